@@ -1,0 +1,276 @@
+"""The SSA core: values, operations, blocks, regions, and the op registry.
+
+Every value has exactly one definition (an op result or a block argument) and keeps the list of
+its uses, so rewrites can replace a value everywhere in O(uses). Ops are instances of one class
+per op name; the class declares traits, verification and folding once (see ``ir/dialects``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Iterator
+
+from ir.errors import IRError
+from ir.types import Type
+
+# Trait names an op class may declare.
+PURE = "Pure"  # no side effects: removable when unused, mergeable by CSE
+ELEMENTWISE = "Elementwise"  # tensor op applied per element, all shapes equal
+COMMUTATIVE = "Commutative"
+TERMINATOR = "Terminator"
+ISOLATED = "IsolatedFromAbove"  # regions may not use values defined outside the op
+NO_TERMINATOR = "NoTerminator"  # its single-block regions need no terminator
+
+
+class Value:
+    """An SSA value: a typed definition and the (op, operand index) pairs that use it."""
+
+    __slots__ = ("type", "uses")
+
+    def __init__(self, type: Type):
+        self.type = type
+        self.uses: list[tuple[Operation, int]] = []
+
+    def replace_all_uses_with(self, new: Value) -> None:
+        for op, i in list(self.uses):
+            op.set_operand(i, new)
+
+    @property
+    def owner(self):
+        raise NotImplementedError
+
+
+class OpResult(Value):
+    __slots__ = ("op", "index")
+
+    def __init__(self, type: Type, op: Operation, index: int):
+        super().__init__(type)
+        self.op = op
+        self.index = index
+
+    @property
+    def owner(self) -> Operation:
+        return self.op
+
+
+class BlockArgument(Value):
+    __slots__ = ("block", "index")
+
+    def __init__(self, type: Type, block: Block, index: int):
+        super().__init__(type)
+        self.block = block
+        self.index = index
+
+    @property
+    def owner(self) -> Block:
+        return self.block
+
+
+OP_REGISTRY: dict[str, type[Operation]] = {}
+
+
+class Operation:
+    """An operation ``dialect.op``: operands, typed results, attributes and regions.
+
+    Subclasses set ``name`` (which registers them) and ``traits``, and override ``verify_op``
+    and ``fold`` where they have rules or a folder.
+    """
+
+    __slots__ = ("_operands", "results", "attributes", "regions", "parent")
+    name: ClassVar[str] = ""
+    traits: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__ and cls.name:
+            if cls.name in OP_REGISTRY:
+                raise IRError(f"op {cls.name} registered twice")
+            OP_REGISTRY[cls.name] = cls
+
+    def __init__(self, operands=(), result_types=(), attributes=None, regions=()):
+        self._operands: list[Value] = []
+        self.results = [OpResult(t, self, i) for i, t in enumerate(result_types)]
+        self.attributes: dict = dict(attributes or {})
+        self.regions: list[Region] = []
+        self.parent: Block | None = None
+        for v in operands:
+            self._append_operand(v)
+        for r in regions:
+            self.add_region(r)
+
+    @classmethod
+    def create(cls, name: str, operands=(), result_types=(), attributes=None, regions=()):
+        """Instantiate the registered class for ``name`` (or a plain, unregistered op)."""
+        op_cls = OP_REGISTRY.get(name)
+        if op_cls is None:
+            op = UnregisteredOp(operands, result_types, attributes, regions)
+            op.unregistered_name = name
+            return op
+        return op_cls(operands, result_types, attributes, regions)
+
+    @property
+    def op_name(self) -> str:
+        return self.name
+
+    # -- operands -------------------------------------------------------------------------
+    @property
+    def operands(self) -> tuple[Value, ...]:
+        return tuple(self._operands)
+
+    def _append_operand(self, v: Value) -> None:
+        if not isinstance(v, Value):
+            raise IRError(f"operand of {self.op_name} must be a Value, got {type(v).__name__}")
+        v.uses.append((self, len(self._operands)))
+        self._operands.append(v)
+
+    def set_operand(self, i: int, v: Value) -> None:
+        old = self._operands[i]
+        old.uses.remove((self, i))
+        v.uses.append((self, i))
+        self._operands[i] = v
+
+    def drop_operands(self) -> None:
+        for i, v in enumerate(self._operands):
+            v.uses.remove((self, i))
+        self._operands = []
+
+    # -- results, regions, placement ------------------------------------------------------
+    @property
+    def result(self) -> OpResult:
+        if len(self.results) != 1:
+            raise IRError(f"{self.op_name} has {len(self.results)} results, not one")
+        return self.results[0]
+
+    @property
+    def result_types(self) -> list[Type]:
+        return [r.type for r in self.results]
+
+    def add_region(self, region: Region) -> Region:
+        region.parent = self
+        self.regions.append(region)
+        return region
+
+    def has_trait(self, trait: str) -> bool:
+        return trait in self.traits
+
+    @property
+    def parent_op(self) -> Operation | None:
+        if self.parent is None or self.parent.parent is None:
+            return None
+        return self.parent.parent.parent
+
+    def erase(self) -> None:
+        """Remove this op from its block; its results must have no uses left."""
+        for r in self.results:
+            if r.uses:
+                raise IRError(f"cannot erase {self.op_name}: a result still has uses")
+        for region in self.regions:
+            for block in region.blocks:
+                for op in reversed(list(block.ops)):
+                    op.drop_all_references()
+        self.drop_operands()
+        if self.parent is not None:
+            self.parent.ops.remove(self)
+            self.parent = None
+
+    def drop_all_references(self) -> None:
+        """Forget operands here and in nested ops (used when erasing whole regions)."""
+        for region in self.regions:
+            for block in region.blocks:
+                for op in block.ops:
+                    op.drop_all_references()
+        self.drop_operands()
+
+    def walk(self) -> Iterator[Operation]:
+        """This op and every op nested in it, in pre-order."""
+        yield self
+        for region in self.regions:
+            for block in region.blocks:
+                for op in list(block.ops):
+                    yield from op.walk()
+
+    # -- hooks for op classes -------------------------------------------------------------
+    def verify_op(self) -> None:
+        """Check this op's own rules; raise ``VerificationError`` via ``self.fail``."""
+
+    def fold(self, constants: list) -> list | None:
+        """Given operand constants (an attribute or None each), return the results as
+        attributes or existing Values, or None when this op does not fold."""
+        return None
+
+    def fail(self, message: str):
+        from ir.errors import VerificationError
+        from ir.printer import print_op
+
+        raise VerificationError(f"'{self.op_name}' op {message}\n  {print_op(self)}")
+
+    def __repr__(self) -> str:
+        from ir.printer import print_op
+
+        return print_op(self)
+
+
+class UnregisteredOp(Operation):
+    """An op whose name no dialect declares; it parses and prints but never verifies."""
+
+    __slots__ = ("unregistered_name",)
+
+    @property
+    def op_name(self) -> str:
+        return self.unregistered_name
+
+
+class Block:
+    """A list of ops with typed arguments; the last op is its terminator where one is needed."""
+
+    __slots__ = ("args", "ops", "parent")
+
+    def __init__(self, arg_types=()):
+        self.args = [BlockArgument(t, self, i) for i, t in enumerate(arg_types)]
+        self.ops: list[Operation] = []
+        self.parent: Region | None = None
+
+    def add_arg(self, t: Type) -> BlockArgument:
+        arg = BlockArgument(t, self, len(self.args))
+        self.args.append(arg)
+        return arg
+
+    def append(self, op: Operation) -> Operation:
+        return self.insert(len(self.ops), op)
+
+    def insert(self, position: int, op: Operation) -> Operation:
+        if op.parent is not None:
+            raise IRError(f"{op.op_name} is already in a block")
+        op.parent = self
+        self.ops.insert(position, op)
+        return op
+
+    def insert_before(self, anchor: Operation, op: Operation) -> Operation:
+        return self.insert(self.ops.index(anchor), op)
+
+    @property
+    def terminator(self) -> Operation | None:
+        if self.ops and self.ops[-1].has_trait(TERMINATOR):
+            return self.ops[-1]
+        return None
+
+
+class Region:
+    """A list of blocks owned by an op."""
+
+    __slots__ = ("blocks", "parent")
+
+    def __init__(self, blocks=()):
+        self.blocks: list[Block] = []
+        self.parent: Operation | None = None
+        for b in blocks:
+            self.append(b)
+
+    def append(self, block: Block) -> Block:
+        block.parent = self
+        self.blocks.append(block)
+        return block
+
+    @property
+    def block(self) -> Block:
+        """The entry block; most regions here have exactly one."""
+        return self.blocks[0]

@@ -1,0 +1,3 @@
+"""Dialect definitions; importing this package registers every op."""
+
+from ir.dialects import arith, array, builtin, func, kernel, math  # noqa: F401

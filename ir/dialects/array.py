@@ -1,0 +1,355 @@
+"""The ``array`` dialect: tensor-level ops, one per primitive, like a jaxpr.
+
+Elementwise ops take operands of one identical type: the tracer makes broadcasting
+(``array.broadcast_in_dim``) and type promotion (``array.convert``) explicit, as a jaxpr does.
+Each op's NumPy meaning is written down once, in ``NUMPY_UFUNCS``, and serves both constant
+folding here and the reference semantics the code generator must match.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ir.attributes import DenseAttr, numpy_dtype
+from ir.core import COMMUTATIVE, ELEMENTWISE, PURE, Operation, Value
+from ir.types import TensorType, i1
+
+# Folding evaluates constants in NumPy; above this many elements it is not worth the compile time.
+FOLD_LIMIT = 1 << 16
+
+UNARY = {
+    "neg": np.negative, "abs": np.absolute, "sign": np.sign, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "tanh": np.tanh, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
+    "floor": np.floor, "ceil": np.ceil, "not": np.invert,
+}
+FLOAT_ONLY = frozenset({"sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "div"})
+BINARY = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+    "floordiv": np.floor_divide, "rem": np.remainder, "pow": np.power,
+    "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
+COMPARE = {
+    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+    "gt": np.greater, "ge": np.greater_equal,
+}
+REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+          "and": np.logical_and, "or": np.logical_or}
+NUMPY_UFUNCS = {**UNARY, **BINARY, **COMPARE}
+
+
+def _constant_array(attr) -> np.ndarray | None:
+    if isinstance(attr, DenseAttr) and attr.array.size <= FOLD_LIMIT:
+        return attr.array
+    return None
+
+
+def _splat_value(v: Value):
+    """The single value of a splat ``array.constant`` operand, else None."""
+    op = getattr(v, "op", None)
+    if isinstance(op, ConstantOp) and op.value.is_splat:
+        return op.value.array.reshape(-1)[0]
+    return None
+
+
+def _is_splat(v: Value, number: float, negative_zero: bool | None = None) -> bool:
+    s = _splat_value(v)
+    if s is None or s != number:
+        return False
+    return negative_zero is None or bool(np.signbit(s)) == negative_zero
+
+
+def _fold_numpy(fn, arrays: list, result_type: TensorType):
+    if any(a is None for a in arrays):
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            out = np.asarray(fn(*arrays))
+    except (ValueError, ArithmeticError, TypeError):
+        return None  # e.g. integers to negative powers: leave it to run time
+    return [DenseAttr(out.astype(numpy_dtype(result_type.element)), result_type)]
+
+
+class ArrayOp(Operation):
+    """Base of the dialect's ops: tensor results, verified by ``check``."""
+
+    __slots__ = ()
+
+    @property
+    def result_type(self) -> TensorType:
+        return self.results[0].type
+
+    def verify_op(self) -> None:
+        if any(not isinstance(v.type, TensorType) for v in (*self.operands, *self.results)):
+            self.fail("takes and returns tensors only")
+        self.check()
+
+    def check(self) -> None:
+        """Op-specific rules."""
+
+    def need(self, operands: int, results: int = 1) -> None:
+        if len(self.operands) != operands or len(self.results) != results:
+            self.fail(f"needs {operands} operand(s) and {results} result(s)")
+
+
+class ElementwiseOp(ArrayOp):
+    __slots__ = ()
+    traits = frozenset({PURE, ELEMENTWISE})
+    kind = ""
+    arity = 1
+
+    def check(self) -> None:
+        self.need(self.arity)
+        t = self.operands[0].type
+        if any(v.type != t for v in self.operands):
+            self.fail("needs operands of one type (broadcast and convert first)")
+        if self.kind in FLOAT_ONLY and not t.element.is_float:
+            self.fail(f"needs a float element type, got {t.element}")
+        expected = t.with_element(i1) if self.kind in COMPARE else t
+        if self.result_type != expected:
+            self.fail(f"must return {expected}")
+
+    def fold(self, constants):
+        arrays = [_constant_array(c) for c in constants]
+        return _fold_numpy(NUMPY_UFUNCS[self.kind], arrays, self.result_type)
+
+
+class UnaryOp(ElementwiseOp):
+    __slots__ = ()
+
+    def fold(self, constants):
+        inner = getattr(self.operands[0], "op", None)
+        if self.kind == "neg" and isinstance(inner, UnaryOp) and inner.kind == "neg":
+            return [inner.operands[0]]
+        return super().fold(constants)
+
+
+class BinaryOp(ElementwiseOp):
+    __slots__ = ()
+    arity = 2
+
+    def fold(self, constants):
+        x, y = self.operands
+        is_float = x.type.element.is_float
+        if self.kind in ("add", "or", "xor") or (self.kind == "sub" and not is_float):
+            # x + 0 → x for integers; for floats only x + (-0.0) is exact (x = -0.0).
+            if _is_splat(y, 0, negative_zero=True if is_float and self.kind == "add" else None):
+                return [x]
+        if self.kind == "sub" and is_float and _is_splat(y, 0, negative_zero=False):
+            return [x]  # x - (+0.0) is x for every x, -0.0 and NaN included
+        if self.kind in ("mul", "div") and _is_splat(y, 1):
+            return [x]
+        if self.kind == "mul" and not is_float and _is_splat(y, 0):
+            return [y]
+        if self.kind in ("max", "min", "and", "or") and x is y:
+            return [x]
+        return super().fold(constants)
+
+
+class CompareOp(ElementwiseOp):
+    __slots__ = ()
+    arity = 2
+
+
+def _define(base, kind: str, commutative: bool = False) -> type:
+    traits = base.traits | ({COMMUTATIVE} if commutative else set())
+    cls = type(f"{kind.capitalize()}Op", (base,), {
+        "name": f"array.{kind}", "kind": kind, "traits": traits, "__slots__": ()})
+    return cls
+
+
+UNARY_OPS = {k: _define(UnaryOp, k) for k in UNARY}
+BINARY_OPS = {k: _define(BinaryOp, k, k in COMMUTATIVE_BINARY) for k in BINARY}
+COMPARE_OPS = {k: _define(CompareOp, k, k in ("eq", "ne")) for k in COMPARE}
+
+
+class SelectOp(ArrayOp):
+    """``select(cond, a, b)``: ``a`` where ``cond`` is true, else ``b``; all one shape."""
+
+    name = "array.select"
+    traits = frozenset({PURE, ELEMENTWISE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        self.need(3)
+        c, a, b = self.operands
+        if c.type.element != i1 or c.type.shape != a.type.shape:
+            self.fail("needs an i1 condition of the same shape as the values")
+        if a.type != b.type or self.result_type != a.type:
+            self.fail("needs both values and the result of one type")
+
+    def fold(self, constants):
+        c, a, b = self.operands
+        if a is b:
+            return [a]
+        if _splat_value(c) is not None:
+            return [a if _splat_value(c) else b]
+        return _fold_numpy(np.where, [_constant_array(x) for x in constants], self.result_type)
+
+
+class ConvertOp(ArrayOp):
+    """Element type conversion with NumPy's ``astype`` semantics (wrapping for integers)."""
+
+    name = "array.convert"
+    traits = frozenset({PURE, ELEMENTWISE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        self.need(1)
+        if self.result_type.shape != self.operands[0].type.shape:
+            self.fail("cannot change the shape")
+
+    def fold(self, constants):
+        x = self.operands[0]
+        if x.type == self.result_type:
+            return [x]
+        arr = _constant_array(constants[0])
+        if arr is None or (arr.dtype.kind == "f" and self.result_type.element.is_integer):
+            return None  # float→int of NaN/inf differs by platform: let codegen define it
+        return _fold_numpy(lambda a: a.astype(numpy_dtype(self.result_type.element)), [arr], self.result_type)
+
+
+class BroadcastInDimOp(ArrayOp):
+    """Operand dim ``i`` becomes result dim ``broadcast_dimensions[i]``; size-1 dims stretch."""
+
+    name = "array.broadcast_in_dim"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def broadcast_dimensions(self) -> tuple[int, ...]:
+        return self.attributes["broadcast_dimensions"]
+
+    def check(self) -> None:
+        self.need(1)
+        src, out = self.operands[0].type, self.result_type
+        dims = self.attributes.get("broadcast_dimensions")
+        if not isinstance(dims, tuple) or len(dims) != src.rank:
+            self.fail("needs 'broadcast_dimensions' with one entry per operand dim")
+        if src.element != out.element:
+            self.fail("cannot change the element type")
+        if list(dims) != sorted(set(dims)) or any(not 0 <= d < out.rank for d in dims):
+            self.fail("needs strictly increasing broadcast_dimensions within the result rank")
+        for i, d in enumerate(dims):
+            if src.shape[i] not in (1, out.shape[d]):
+                self.fail(f"operand dim {i} of size {src.shape[i]} cannot broadcast to {out.shape[d]}")
+
+    def fold(self, constants):
+        x = self.operands[0]
+        if x.type == self.result_type:
+            return [x]
+        arr = _constant_array(constants[0])
+        if arr is None or self.result_type.size > FOLD_LIMIT:
+            return None
+        expanded = [1] * self.result_type.rank
+        for i, d in enumerate(self.broadcast_dimensions):
+            expanded[d] = arr.shape[i]
+        out = np.broadcast_to(arr.reshape(expanded), self.result_type.shape)
+        return [DenseAttr(out, self.result_type)]
+
+
+class ReshapeOp(ArrayOp):
+    name = "array.reshape"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        self.need(1)
+        src = self.operands[0].type
+        if src.size != self.result_type.size or src.element != self.result_type.element:
+            self.fail(f"cannot reshape {src} to {self.result_type}")
+
+    def fold(self, constants):
+        x = self.operands[0]
+        if x.type == self.result_type:
+            return [x]
+        arr = _constant_array(constants[0])
+        return None if arr is None else [DenseAttr(arr.reshape(self.result_type.shape), self.result_type)]
+
+
+class TransposeOp(ArrayOp):
+    """Result dim ``i`` is operand dim ``permutation[i]``."""
+
+    name = "array.transpose"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def permutation(self) -> tuple[int, ...]:
+        return self.attributes["permutation"]
+
+    def check(self) -> None:
+        self.need(1)
+        src = self.operands[0].type
+        perm = self.attributes.get("permutation")
+        if not isinstance(perm, tuple) or sorted(perm) != list(range(src.rank)):
+            self.fail(f"needs a 'permutation' of 0..{src.rank - 1}")
+        if self.result_type != src.with_shape(src.shape[p] for p in perm):
+            self.fail("result type does not match the permuted operand")
+
+    def fold(self, constants):
+        if self.permutation == tuple(range(len(self.permutation))):
+            return [self.operands[0]]
+        arr = _constant_array(constants[0])
+        return None if arr is None else [DenseAttr(arr.transpose(self.permutation), self.result_type)]
+
+
+class ReduceOp(ArrayOp):
+    """Reduce ``axes`` away with ``kind`` (sum, prod, max, min, and, or); NaN propagates."""
+
+    name = "array.reduce"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def kind(self) -> str:
+        return self.attributes["kind"]
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        return self.attributes["axes"]
+
+    def check(self) -> None:
+        self.need(1)
+        src = self.operands[0].type
+        if self.attributes.get("kind") not in REDUCE:
+            self.fail(f"needs 'kind' in {sorted(REDUCE)}")
+        axes = self.attributes.get("axes")
+        if not isinstance(axes, tuple) or list(axes) != sorted(set(axes)) or any(
+            not 0 <= a < src.rank for a in axes
+        ):
+            self.fail("needs strictly increasing 'axes' within the operand rank")
+        kept = tuple(d for i, d in enumerate(src.shape) if i not in axes)
+        if self.result_type != TensorType(kept, src.element):
+            self.fail(f"must return {TensorType(kept, src.element)}")
+        if self.kind in ("max", "min") and any(src.shape[a] == 0 for a in axes):
+            self.fail("cannot reduce an empty axis with max or min (no identity)")
+
+    def fold(self, constants):
+        if not self.axes:
+            return [self.operands[0]]
+        arr = _constant_array(constants[0])
+        if arr is None:
+            return None
+        out = REDUCE[self.kind].reduce(arr, axis=self.axes)
+        return [DenseAttr(np.asarray(out).astype(arr.dtype), self.result_type)]
+
+
+class ConstantOp(ArrayOp):
+    name = "array.constant"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def value(self) -> DenseAttr:
+        return self.attributes["value"]
+
+    def check(self) -> None:
+        self.need(0)
+        value = self.attributes.get("value")
+        if not isinstance(value, DenseAttr) or value.type != self.result_type:
+            self.fail("needs a dense 'value' of the result type")
+
+    def fold(self, constants):
+        return None

@@ -1,0 +1,131 @@
+"""The ``kernel`` dialect: loops over an iteration space with a scalar body (like linalg.generic).
+
+``kernel.generic`` reads each operand through an affine indexing map from the iteration space
+(so broadcasts, transposes and strided slices are maps, not copies) and writes each result
+through its own map. Iterators are ``parallel`` or ``reduction``; a kernel with reduction
+iterators starts each result from its ``inits`` value and its body also receives the running
+accumulators. The iteration extents are derived from the operand and result shapes: every
+iteration dim must appear as a plain ``dN`` in some map.
+"""
+
+from __future__ import annotations
+
+from ir.attributes import AffineMap, ScalarAttr
+from ir.core import PURE, TERMINATOR, Operation
+from ir.types import TensorType
+
+PARALLEL, REDUCTION = "parallel", "reduction"
+
+
+class GenericOp(Operation):
+    name = "kernel.generic"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def indexing_maps(self) -> tuple[AffineMap, ...]:
+        return self.attributes["indexing_maps"]
+
+    @property
+    def iterator_types(self) -> tuple[str, ...]:
+        return self.attributes["iterator_types"]
+
+    @property
+    def has_reduction(self) -> bool:
+        return REDUCTION in self.iterator_types
+
+    @property
+    def input_maps(self) -> tuple[AffineMap, ...]:
+        return self.indexing_maps[: len(self.operands)]
+
+    @property
+    def output_maps(self) -> tuple[AffineMap, ...]:
+        return self.indexing_maps[len(self.operands):]
+
+    @property
+    def body(self):
+        return self.regions[0].block
+
+    def domain(self) -> tuple[int, ...]:
+        """The extent of each iteration dim, read off the first operand or result mapping it."""
+        extents: list[int | None] = [None] * len(self.iterator_types)
+        shaped = [*self.operands, *self.results]
+        for value, amap in zip(shaped, self.indexing_maps):
+            for axis, e in enumerate(amap.exprs):
+                if e.dim is not None and e.scale == 1 and e.offset == 0 and extents[e.dim] is None:
+                    extents[e.dim] = value.type.shape[axis]
+        return tuple(extents)
+
+    def verify_op(self) -> None:
+        iters = self.attributes.get("iterator_types")
+        maps = self.attributes.get("indexing_maps")
+        if not isinstance(iters, tuple) or any(i not in (PARALLEL, REDUCTION) for i in iters):
+            self.fail("needs 'iterator_types', each 'parallel' or 'reduction'")
+        shaped = [*self.operands, *self.results]
+        if not isinstance(maps, tuple) or len(maps) != len(shaped):
+            self.fail("needs one indexing map per operand and per result")
+        if not self.results:
+            self.fail("needs at least one result")
+        for v, m in zip(shaped, maps):
+            if not isinstance(v.type, TensorType):
+                self.fail("takes and returns tensors only")
+            if not isinstance(m, AffineMap) or m.num_dims != len(iters) or len(m.exprs) != v.type.rank:
+                self.fail(f"map {m} does not fit {v.type} over {len(iters)} iteration dims")
+        for m in self.output_maps:
+            if any(e.dim is not None and iters[e.dim] == REDUCTION for e in m.exprs):
+                self.fail("result maps may only use parallel dims")
+        domain = self.domain()
+        if None in domain:
+            self.fail(f"iteration dim d{domain.index(None)} is not a plain dim of any map")
+        for v, m in zip(shaped, maps):
+            for axis, e in enumerate(m.exprs):
+                if v.type.shape[axis] == 0 or 0 in domain:
+                    continue
+                top = e.offset + (e.scale * (domain[e.dim] - 1) if e.dim is not None else 0)
+                low = e.offset if e.dim is None or e.scale >= 0 else top
+                high = top if e.dim is None or e.scale >= 0 else e.offset
+                if low < 0 or high >= v.type.shape[axis]:
+                    self.fail(f"map {m} reads outside dim {axis} of {v.type}")
+        self._verify_body()
+
+    def _verify_body(self) -> None:
+        if len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
+            self.fail("needs one region with one block")
+        expected = [v.type.element for v in self.operands]
+        inits = self.attributes.get("inits")
+        if self.has_reduction:
+            expected += [r.type.element for r in self.results]
+            if not isinstance(inits, tuple) or len(inits) != len(self.results) or any(
+                not isinstance(a, ScalarAttr) or a.type != r.type.element
+                for a, r in zip(inits, self.results)
+            ):
+                self.fail("a reduction needs 'inits': one scalar of each result's element type")
+        elif inits is not None:
+            self.fail("only reductions take 'inits'")
+        got = [a.type for a in self.body.args]
+        if got != expected:
+            self.fail(f"body arguments must be {[str(t) for t in expected]}, got {[str(t) for t in got]}")
+        term = self.body.terminator
+        if term is None or term.op_name != "kernel.yield":
+            self.fail("body must end with kernel.yield")
+        if [v.type for v in term.operands] != [r.type.element for r in self.results]:
+            term.fail("must yield one scalar of each result's element type")
+        # The body is isolated: every value it uses is defined inside it.
+        inside = {id(a) for a in self.body.args}
+        for op in self.body.ops:
+            for v in op.operands:
+                if id(v) not in inside:
+                    op.fail("uses a value from outside its kernel.generic")
+            inside.update(id(r) for r in op.results)
+
+
+class YieldOp(Operation):
+    name = "kernel.yield"
+    traits = frozenset({TERMINATOR, PURE})
+    __slots__ = ()
+
+    def verify_op(self) -> None:
+        if self.results:
+            self.fail("has no results")
+        if self.parent_op is None or self.parent_op.op_name != "kernel.generic":
+            self.fail("must be inside a kernel.generic")

@@ -1,0 +1,13 @@
+"""``math``: scalar transcendental and rounding functions for kernel bodies."""
+
+from __future__ import annotations
+
+from ir.dialects.arith import FLOAT, INT, define
+
+UNARY_FLOAT = ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "absf")
+for _name in UNARY_FLOAT:
+    define("math", _name, 1, FLOAT)
+define("math", "absi", 1, INT)
+define("math", "powf", 2, FLOAT)
+define("math", "ipowi", 2, INT, doc="Integer power; a negative exponent gives 1/b**-e truncated.")
+define("math", "copysign", 2, FLOAT)

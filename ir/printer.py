@@ -1,0 +1,138 @@
+"""MLIR generic-form printer.
+
+``print_op`` writes text that ``ir.parser.parse`` reads back to the same IR, so that
+print → parse → print is the identity. SSA names are given here only: ``%N`` for op results and
+``%argN`` for block arguments, numbered afresh inside each op that is isolated from above.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from ir.attributes import AffineMap, DenseAttr, ScalarAttr, SymbolRef
+from ir.core import ISOLATED, Block, Operation, Value
+from ir.types import FunctionType, ScalarType, Type
+
+
+def print_op(op: Operation) -> str:
+    """The text of ``op`` and everything nested in it."""
+    printer = _Printer()
+    printer.op(op, 0)
+    return "\n".join(printer.lines)
+
+
+def format_attribute(attr) -> str:
+    if isinstance(attr, bool):
+        return "true" if attr else "false"
+    if isinstance(attr, int):
+        return str(attr)
+    if isinstance(attr, float):
+        if not math.isfinite(attr):
+            raise TypeError("non-finite floats must be ScalarAttr, which prints their bits")
+        return repr(attr)
+    if isinstance(attr, str):
+        return json.dumps(attr)
+    if isinstance(attr, tuple):
+        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+    if isinstance(attr, ScalarAttr):
+        return f"{_scalar_text(attr.value, attr.type)} : {attr.type}"
+    if isinstance(attr, DenseAttr):
+        return f"dense<{_dense_body(attr)}> : {attr.type}"
+    if isinstance(attr, (Type, AffineMap, SymbolRef)):
+        return str(attr)
+    raise TypeError(f"cannot print attribute {attr!r} of type {type(attr).__name__}")
+
+
+def _scalar_text(value, t: ScalarType) -> str:
+    if t.is_bool:
+        return "true" if value else "false"
+    if t.is_float:
+        return _float_text(float(value), t)
+    return str(int(value))
+
+
+def _float_text(value: float, t: ScalarType) -> str:
+    if math.isfinite(value):
+        return repr(value)
+    # NaN and inf print as their bit pattern, as MLIR does, so payloads survive.
+    bits = np.array(value, dtype=_float_dtype(t)).view(f"u{t.bitwidth // 8}").item()
+    return f"0x{bits:0{t.bitwidth // 4}X}"
+
+
+def _float_dtype(t: ScalarType):
+    return {16: np.float16, 32: np.float32, 64: np.float64}[t.bitwidth]
+
+
+def _dense_body(attr: DenseAttr) -> str:
+    arr, elem = attr.array, attr.type.element
+    if attr.is_splat:
+        return _scalar_text(arr.reshape(-1)[0].item(), elem)
+    if arr.size > 16:
+        return '"0x' + arr.tobytes().hex().upper() + '"'
+
+    def nested(a):
+        if a.ndim == 0:
+            return _scalar_text(a.item(), elem)
+        return "[" + ", ".join(nested(x) for x in a) + "]"
+
+    return nested(arr)
+
+
+class _Printer:
+    def __init__(self):
+        self.lines: list[str] = []
+        self.names: dict[int, str] = {}
+        self.counters = [[0, 0]]  # [next result number, next argument number] per isolated scope
+
+    def name(self, v: Value) -> str:
+        return self.names.get(id(v), "%<<UNKNOWN>>")
+
+    def define_result(self, v: Value) -> str:
+        counter = self.counters[-1]
+        self.names[id(v)] = f"%{counter[0]}"
+        counter[0] += 1
+        return self.names[id(v)]
+
+    def define_arg(self, v: Value) -> str:
+        counter = self.counters[-1]
+        self.names[id(v)] = f"%arg{counter[1]}"
+        counter[1] += 1
+        return self.names[id(v)]
+
+    def op(self, op: Operation, depth: int) -> None:
+        pad = "  " * depth
+        results = ", ".join(self.define_result(r) for r in op.results)
+        head = f"{results} = " if results else ""
+        operands = ", ".join(self.name(v) for v in op.operands)
+        text = f'{pad}{head}"{op.op_name}"({operands})'
+        isolated = op.has_trait(ISOLATED)
+        if isolated:
+            self.counters.append([0, 0])
+        if op.regions:
+            self.lines.append(text + " ({")
+            for i, region in enumerate(op.regions):
+                if i:
+                    self.lines.append(pad + "}, {")
+                for j, block in enumerate(region.blocks):
+                    label = len(region.blocks) > 1 or bool(block.args)
+                    self.block(block, depth, label=label, number=j)
+            text = pad + "})"
+        if isolated:
+            self.counters.pop()
+        if op.attributes:
+            items = ", ".join(
+                f"{k} = {format_attribute(v)}" for k, v in sorted(op.attributes.items())
+            )
+            text += f" {{{items}}}"
+        signature = FunctionType(tuple(v.type for v in op.operands), tuple(op.result_types))
+        self.lines.append(f"{text} : {signature}")
+
+    def block(self, block: Block, depth: int, label: bool, number: int) -> None:
+        if label:
+            args = ", ".join(f"{self.define_arg(a)}: {a.type}" for a in block.args)
+            self.lines.append("  " * depth + f"^bb{number}" + (f"({args})" if args else "") + ":")
+        for op in block.ops:
+            self.op(op, depth + 1)
