@@ -188,6 +188,24 @@ class Operation:
                 for op in list(block.ops):
                     yield from op.walk()
 
+    def clone(self, mapping: dict[Value, Value]) -> Operation:
+        """A detached copy; operands are looked up in ``mapping`` (kept as they are if absent),
+        and the copy's results and nested block arguments are added to it."""
+        new = type(self)(
+            [mapping.get(v, v) for v in self._operands], self.result_types, self.attributes
+        )
+        if isinstance(self, UnregisteredOp):
+            new.unregistered_name = self.unregistered_name
+        for region in self.regions:
+            new_region = new.add_region(Region())
+            for block in region.blocks:
+                new_block = new_region.append(Block([a.type for a in block.args]))
+                mapping.update(zip(block.args, new_block.args))
+                for op in block.ops:
+                    new_block.append(op.clone(mapping))
+        mapping.update(zip(self.results, new.results))
+        return new
+
     # -- hooks for op classes -------------------------------------------------------------
     def verify_op(self) -> None:
         """Check this op's own rules; raise ``VerificationError`` via ``self.fail``."""

@@ -107,6 +107,8 @@ class CastOp(ScalarOp):
             self.fail(f"must widen, but {src} to {dst} does not")
         if self.name in ("arith.truncf", "arith.trunci") and dst.bitwidth >= src.bitwidth:
             self.fail(f"must narrow, but {src} to {dst} does not")
+        if self.name == "arith.bitcast" and dst.bitwidth != src.bitwidth:
+            self.fail(f"must keep the width, but {src} to {dst} does not")
 
 
 for _name in ("addf", "mulf", "maximumf", "minimumf"):
@@ -125,6 +127,7 @@ CASTS = {
     "extf": (FLOAT, FLOAT), "truncf": (FLOAT, FLOAT), "sitofp": (INT, FLOAT),
     "uitofp": (INT, FLOAT), "fptosi": (FLOAT, INT), "fptoui": (FLOAT, INT),
     "extsi": (INT, INT), "extui": (INT, INT), "trunci": (INT, INT),
+    "bitcast": (INT, INT),  # same width, other signedness (i32 <-> ui32)
 }
 for _name, (_src, _dst) in CASTS.items():
     type(f"{_name.capitalize()}Op", (CastOp,), {
