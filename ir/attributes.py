@@ -73,7 +73,7 @@ class DenseAttr:
     type: TensorType
 
     def __post_init__(self):
-        arr = np.ascontiguousarray(self.array, dtype=numpy_dtype(self.type.element))
+        arr = np.array(self.array, dtype=numpy_dtype(self.type.element), order="C")
         if arr.shape != self.type.shape:
             arr = np.broadcast_to(arr, self.type.shape).copy()
         arr.setflags(write=False)

@@ -1,0 +1,268 @@
+"""Lower an optimised module (kernels, constants, reshapes) to one native entry point.
+
+The entry function ``void @jit_<name>_<n>(i64* desc)`` receives one descriptor array from the
+caller: for each argument its data pointer (and, for a strided argument, its strides in
+elements), then a pointer for each buffer the caller allocated (one per kernel result), then one
+per constant. Each ``kernel.generic`` becomes an internal function with ``noalias`` pointer
+parameters, so LLVM's vectorizer needs no run-time alias checks. Contiguous operands get
+compile-time strides, so inner loops have unit stride; a strided argument's strides are
+parameters. ``CompiledFunction`` says how to lay out the descriptor and which results to return.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import numpy as np
+from llvmlite import ir as ll
+
+from codegen import scalar
+from codegen.llvm_types import I64, PTR, memory_type
+from codegen.target import assembly, compile_module
+from ir.attributes import AffineMap, numpy_dtype
+from ir.core import Operation, Value
+from ir.dialects import array, kernel
+from ir.errors import JitcoreError
+
+_symbols = itertools.count()
+
+
+class CodegenError(JitcoreError):
+    """The module holds something the code generator cannot lower."""
+
+
+@dataclass(frozen=True, slots=True)
+class Storage:
+    """Where a tensor lives: an argument, a caller-allocated buffer, or a constant."""
+
+    kind: str  # "input", "buffer", "constant"
+    index: int
+
+
+@dataclass
+class CompiledFunction:
+    """A compiled entry point and the calling convention of its descriptor array."""
+
+    symbol: str
+    llvm_ir: str
+    arg_strided: tuple[bool, ...]  # argument passes its strides (else: C-contiguous)
+    arg_needs_contiguous: tuple[bool, ...]  # the caller must pass a C-contiguous array
+    buffers: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
+    constants: list[np.ndarray] = field(default_factory=list)
+    outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
+    address: int = 0
+    module: object = None  # the optimised llvmlite ModuleRef, once compiled
+
+    def compile(self) -> CompiledFunction:
+        if not self.address:
+            self.module, addresses = compile_module(self.llvm_ir, [self.symbol])
+            self.address = addresses[self.symbol]
+        return self
+
+    @property
+    def optimized_llvm_ir(self) -> str:
+        return str(self.compile().module)
+
+    @property
+    def assembly(self) -> str:
+        return assembly(self.compile().module)
+
+
+def lower_function(func: Operation, arg_contiguous: tuple[bool, ...]) -> CompiledFunction:
+    """LLVM IR for ``func`` (not yet compiled) and its calling convention."""
+    args = func.body.args
+    reshaped = {id(op.operands[0]) for op in func.body.ops if isinstance(op, array.ReshapeOp)}
+    needs_contiguous = tuple(id(a) in reshaped for a in args)
+    strided = tuple(not (c or n) for c, n in zip(arg_contiguous, needs_contiguous))
+    symbol = f"jit_{func.sym_name}_{next(_symbols)}"
+    plan = CompiledFunction(symbol, "", strided, needs_contiguous)
+    lowering = _Lowering(plan, symbol)
+    lowering.run(func)
+    plan.llvm_ir = str(lowering.module)
+    return plan
+
+
+class _Lowering:
+    def __init__(self, plan: CompiledFunction, symbol: str):
+        self.plan = plan
+        self.module = ll.Module(name=symbol)
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR]), symbol)
+        fn.args[0].name = "desc"
+        self.entry = fn
+        self.b = ll.IRBuilder(fn.append_basic_block("entry"))
+        self.storage: dict[int, Storage] = {}
+        self.pointers: dict[Storage, ll.Value] = {}
+        self.strides: dict[int, list[ll.Value] | None] = {}  # id(value) -> dynamic strides
+        self.slot = 0
+
+    def load_slot(self) -> ll.Value:
+        ptr = self.b.gep(self.entry.args[0], [ll.Constant(I64, self.slot)], source_etype=I64)
+        self.slot += 1
+        return self.b.load(ptr, typ=I64)
+
+    def run(self, func: Operation) -> None:
+        for i, arg in enumerate(func.body.args):
+            self.storage[id(arg)] = Storage("input", i)
+            self.pointers[Storage("input", i)] = self.b.inttoptr(self.load_slot(), PTR)
+            rank = arg.type.rank
+            self.strides[id(arg)] = [self.load_slot() for _ in range(rank)] if self.plan.arg_strided[i] else None
+        body = [op for op in func.body.ops]
+        for op in body:
+            if isinstance(op, kernel.GenericOp):
+                for r in op.results:
+                    self._new_storage(r, "buffer", len(self.plan.buffers))
+                    self.plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
+            elif isinstance(op, array.ConstantOp):
+                self._new_storage(op.result, "constant", len(self.plan.constants))
+                self.plan.constants.append(op.value.array)
+        for op in body:
+            if isinstance(op, kernel.GenericOp):
+                self._call_kernel(op)
+            elif isinstance(op, array.ReshapeOp):
+                self.storage[id(op.result)] = self.storage[id(op.operands[0])]
+                self.strides[id(op.result)] = None
+            elif op.op_name == "func.return":
+                self.plan.outputs = [(self.storage[id(v)], v.type.shape) for v in op.operands]
+            elif not isinstance(op, array.ConstantOp):
+                raise CodegenError(
+                    f"'{op.op_name}' cannot be compiled directly: run the 'fuse' pass first, "
+                    "which turns array ops into kernels"
+                )
+        self.b.ret_void()
+
+    def _new_storage(self, value: Value, kind: str, index: int) -> None:
+        s = Storage(kind, index)
+        self.storage[id(value)] = s
+        self.strides[id(value)] = None
+        self.pointers[s] = self.b.inttoptr(self.load_slot(), PTR)
+
+    def _call_kernel(self, op: kernel.GenericOp) -> None:
+        shaped = [*op.operands, *op.results]
+        dynamic = [self.strides[id(v)] for v in shaped]
+        fn = _KernelEmitter(self.module, op, [d is not None for d in dynamic]).function
+        args = [self.pointers[self.storage[id(v)]] for v in shaped]
+        args += [s for d in dynamic if d is not None for s in d]
+        self.b.call(fn, args)
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
+    strides, step = [], 1
+    for d in reversed(shape):
+        strides.append(step)
+        step *= max(d, 1)
+    return strides[::-1]
+
+
+class _KernelEmitter:
+    """One ``kernel.generic`` as an internal LLVM function: a loop nest around its body."""
+
+    _names = itertools.count()
+
+    def __init__(self, module: ll.Module, op: kernel.GenericOp, strided: list[bool]):
+        self.op = op
+        shaped = [*op.operands, *op.results]
+        params = [PTR] * len(shaped) + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
+        fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), f"kernel_{next(self._names)}")
+        fn.linkage = "internal"
+        for a in fn.args[: len(shaped)]:
+            a.add_attribute("noalias")
+        self.function = fn
+        self.b = ll.IRBuilder(fn.append_basic_block("entry"))
+        rest = iter(fn.args[len(shaped):])
+        self.strides = []
+        for v, s in zip(shaped, strided):
+            if s:
+                self.strides.append([next(rest) for _ in range(v.type.rank)])
+            else:
+                self.strides.append([ll.Constant(I64, x) for x in contiguous_strides(v.type.shape)])
+        self.pointers = list(fn.args[: len(shaped)])
+        self.maps = list(op.indexing_maps)
+        self.domain = list(op.domain())
+        if not op.has_reduction and not any(strided) and all(m.is_identity for m in self.maps):
+            self._flatten()
+        if op.has_reduction:
+            self._emit_inits()
+        self._loop_nest(0, [])
+        self.b.ret_void()
+
+    def _flatten(self) -> None:
+        """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
+        size = int(np.prod(self.domain)) if self.domain else 1
+        self.domain = [size]
+        self.maps = [AffineMap.identity(1) for _ in self.maps]
+        self.strides = [[ll.Constant(I64, 1)] for _ in self.strides]
+
+    def _element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
+        offset: ll.Value = ll.Constant(I64, 0)
+        for e, stride in zip(self.maps[index].exprs, self.strides[index]):
+            position: ll.Value = ll.Constant(I64, e.offset)
+            if e.dim is not None:
+                scaled = ivs[e.dim] if e.scale == 1 else self.b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
+                position = scaled if e.offset == 0 else self.b.add(scaled, position)
+            offset = self.b.add(offset, self.b.mul(position, stride))
+        return self.b.gep(self.pointers[index], [offset], inbounds=True, source_etype=elem)
+
+    def _load(self, index: int, ivs, value: Value) -> ll.Value:
+        t = value.type.element
+        loaded = self.b.load(self._element_pointer(index, ivs, memory_type(t)), typ=memory_type(t))
+        if t.is_bool:
+            return self.b.icmp_unsigned("!=", loaded, ll.Constant(loaded.type, 0))
+        return loaded
+
+    def _store(self, index: int, ivs, value: Value, x: ll.Value) -> None:
+        t = value.type.element
+        if t.is_bool:
+            x = self.b.zext(x, memory_type(t))
+        self.b.store(x, self._element_pointer(index, ivs, memory_type(t)))
+
+    def _loop(self, extent: int, body) -> None:
+        pre = self.b.block
+        fn = self.function
+        header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        iv = self.b.phi(I64)
+        iv.add_incoming(ll.Constant(I64, 0), pre)
+        self.b.cbranch(self.b.icmp_signed("<", iv, ll.Constant(I64, extent)), inner, done)
+        self.b.position_at_end(inner)
+        body(iv)
+        iv.add_incoming(self.b.add(iv, ll.Constant(I64, 1)), self.b.block)
+        self.b.branch(header)
+        self.b.position_at_end(done)
+
+    def _emit_inits(self) -> None:
+        n_in = len(self.op.operands)
+        for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):
+            size = r.type.size
+            t = r.type.element
+            value = ll.Constant(memory_type(t), int(init.value) if t.is_bool else init.value)
+
+            def store(iv, k=k, t=t, value=value):
+                ptr = self.b.gep(self.pointers[n_in + k], [iv], inbounds=True, source_etype=memory_type(t))
+                self.b.store(value, ptr)
+
+            self._loop(size, store)
+
+    def _loop_nest(self, depth: int, ivs: list) -> None:
+        if depth == len(self.domain):
+            self._body(ivs)
+            return
+        self._loop(self.domain[depth], lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+
+    def _body(self, ivs: list) -> None:
+        op = self.op
+        n_in = len(op.operands)
+        values: dict[int, ll.Value] = {}
+        args = op.body.args
+        for i, v in enumerate(op.operands):
+            values[id(args[i])] = self._load(i, ivs, v)
+        if op.has_reduction:
+            for k, r in enumerate(op.results):
+                values[id(args[n_in + k])] = self._load(n_in + k, ivs, r)
+        for inner in op.body.ops[:-1]:
+            operands = [values[id(v)] for v in inner.operands]
+            values[id(inner.results[0])] = scalar.emit(self.b, inner, operands)
+        for k, (r, y) in enumerate(zip(op.results, op.body.terminator.operands)):
+            self._store(n_in + k, ivs, r, values[id(y)])
+

@@ -1,0 +1,199 @@
+"""LLVM code for the scalar ``arith`` and ``math`` ops of kernel bodies.
+
+Every op has a defined result for every input: integer division and remainder by zero give 0,
+``INT_MIN // -1`` wraps, shifts stay in range, and float→int conversion follows x86's
+truncating conversion (NaN and out-of-range values give the type's minimum), which is what
+NumPy produces on x86-64. No op here can hit LLVM undefined behaviour or poison.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from codegen import mathlib
+from codegen.llvm_types import value_type
+from ir.core import Operation
+from ir.types import ScalarType
+
+FLOAT_PREDICATES = {
+    "oeq": ("==", True), "one": ("!=", True), "olt": ("<", True), "ole": ("<=", True),
+    "ogt": (">", True), "oge": (">=", True), "ueq": ("==", False), "une": ("!=", False),
+    "ult": ("<", False), "ule": ("<=", False), "ugt": (">", False), "uge": (">=", False),
+    "ord": ("ord", True), "uno": ("uno", False),
+}
+INT_PREDICATES = {
+    "eq": ("==", True), "ne": ("!=", True), "slt": ("<", True), "sle": ("<=", True),
+    "sgt": (">", True), "sge": (">=", True), "ult": ("<", False), "ule": ("<=", False),
+    "ugt": (">", False), "uge": (">=", False),
+}
+SIMPLE = {
+    "arith.addf": "fadd", "arith.subf": "fsub", "arith.mulf": "fmul", "arith.divf": "fdiv",
+    "arith.remf": "frem", "arith.addi": "add", "arith.subi": "sub", "arith.muli": "mul",
+    "arith.andi": "and_", "arith.ori": "or_", "arith.xori": "xor",
+}
+MINMAX_INT = {"arith.maxsi": ">", "arith.minsi": "<", "arith.maxui": ">", "arith.minui": "<"}
+INTRINSIC_UNARY = {"math.floor": "llvm.floor", "math.ceil": "llvm.ceil", "math.sqrt": "llvm.sqrt",
+                   "math.absf": "llvm.fabs"}
+
+
+def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value]) -> ll.Value:
+    """The LLVM value computing ``op`` on ``args``."""
+    name = op.op_name
+    result: ScalarType = op.results[0].type
+    if name == "arith.constant":
+        return ll.Constant(value_type(result), op.attributes["value"].value)
+    if name in SIMPLE:
+        return getattr(b, SIMPLE[name])(*args)
+    if name == "arith.negf":
+        return b.fneg(args[0])
+    if name in ("arith.maximumf", "arith.minimumf"):
+        # NumPy: NaN in either operand wins; otherwise the strictly larger (smaller) one, so
+        # maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) is -0.0, as NumPy returns.
+        x, y = args
+        better = b.fcmp_ordered(">" if name == "arith.maximumf" else "<", x, y)
+        return b.select(b.or_(better, b.fcmp_unordered("uno", x, x)), x, y)
+    if name in MINMAX_INT:
+        cmp = b.icmp_signed if name.endswith("si") else b.icmp_unsigned
+        return b.select(cmp(MINMAX_INT[name], args[0], args[1]), args[0], args[1])
+    if name == "arith.cmpf":
+        pred, ordered = FLOAT_PREDICATES[op.attributes["predicate"]]
+        return (b.fcmp_ordered if ordered else b.fcmp_unordered)(pred, *args)
+    if name == "arith.cmpi":
+        pred, signed = INT_PREDICATES[op.attributes["predicate"]]
+        return (b.icmp_signed if signed else b.icmp_unsigned)(pred, *args)
+    if name == "arith.select":
+        return b.select(*args)
+    if name in ("arith.floordivsi", "arith.floormodsi"):
+        return _floor_divmod(b, *args, want_mod=name.endswith("modsi"))
+    if name in ("arith.divui", "arith.remui"):
+        x, y = args
+        zero = ll.Constant(y.type, 0)
+        is_zero = b.icmp_unsigned("==", y, zero)
+        safe = b.select(is_zero, ll.Constant(y.type, 1), y)
+        out = b.udiv(x, safe) if name == "arith.divui" else b.urem(x, safe)
+        return b.select(is_zero, zero, out)
+    if name in INTRINSIC_UNARY:
+        return _intrinsic(b, INTRINSIC_UNARY[name], args)
+    if name == "math.copysign":
+        return _intrinsic(b, "llvm.copysign", args)
+    if name == "math.absi":
+        x = args[0]
+        return b.select(b.icmp_signed("<", x, ll.Constant(x.type, 0)), b.neg(x), x)
+    if name == "math.ipowi":
+        return _ipow(b, *args, signed=not op.operands[0].type.is_unsigned)
+    if name.startswith("math."):
+        return _math(b, name[5:], args)
+    return _cast(b, name, op.operands[0].type, result, args[0])
+
+
+def _intrinsic(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
+    fn = b.module.declare_intrinsic(name, [args[0].type])
+    return b.call(fn, args)
+
+
+def _math(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
+    """Transcendentals from jitcore's math library; half precision computes in float."""
+    half = isinstance(args[0].type, ll.HalfType)
+    if half:
+        args = [b.fpext(a, ll.FloatType()) for a in args]
+    lib_name = {"powf": "pow"}.get(name, name)
+    if len(args) == 1:
+        out = mathlib.emit_unary(b, lib_name, args[0])
+    else:
+        out = mathlib.emit_binary(b, lib_name, *args)
+    return b.fptrunc(out, ll.HalfType()) if half else out
+
+
+def _floor_divmod(b: ll.IRBuilder, x: ll.Value, y: ll.Value, want_mod: bool) -> ll.Value:
+    """Python's ``//`` or ``%`` on signed ints; 0 for a zero divisor, wrapping for MIN // -1."""
+    t = x.type
+    zero, one, minus_one = (ll.Constant(t, v) for v in (0, 1, -1))
+    y_zero = b.icmp_signed("==", y, zero)
+    y_minus_one = b.icmp_signed("==", y, minus_one)
+    safe = b.select(b.or_(y_zero, y_minus_one), one, y)
+    q = b.sdiv(x, safe)
+    r = b.srem(x, safe)
+    # Round toward -inf: when the remainder is non-zero and its sign differs from the divisor's.
+    adjust = b.and_(b.icmp_signed("!=", r, zero), b.icmp_signed("<", b.xor(r, y), zero))
+    if want_mod:
+        out = b.select(adjust, b.add(r, y), r)
+        return b.select(b.or_(y_zero, y_minus_one), zero, out)
+    out = b.select(adjust, b.sub(q, one), q)
+    out = b.select(y_minus_one, b.sub(zero, x), out)
+    return b.select(y_zero, zero, out)
+
+
+def _ipow(b: ll.IRBuilder, x: ll.Value, e: ll.Value, signed: bool) -> ll.Value:
+    """``x ** e`` by square-and-multiply over every exponent bit: straight-line, wrapping.
+
+    NumPy raises for a negative integer exponent; jitcore defines it as ``1 / x**-e``
+    truncated toward zero: 1 for x == 1, ±1 for x == -1, else 0.
+    """
+    t = x.type
+    one, zero = ll.Constant(t, 1), ll.Constant(t, 0)
+    result, base, bits = one, x, e
+    for _ in range(t.width):
+        odd = b.trunc(bits, ll.IntType(1))
+        result = b.select(odd, b.mul(result, base), result)
+        base = b.mul(base, base)
+        bits = b.lshr(bits, one)
+    if not signed:
+        return result
+    negative = b.icmp_signed("<", e, zero)
+    x_is_one = b.icmp_signed("==", x, one)
+    x_is_minus_one = b.icmp_signed("==", x, ll.Constant(t, -1))
+    odd_e = b.trunc(e, ll.IntType(1))
+    minus = b.select(odd_e, ll.Constant(t, -1), one)
+    small = b.select(x_is_one, one, b.select(x_is_minus_one, minus, zero))
+    return b.select(negative, small, result)
+
+
+def _cast(b: ll.IRBuilder, name: str, src: ScalarType, dst: ScalarType, x: ll.Value) -> ll.Value:
+    to = value_type(dst)
+    if name == "arith.extf":
+        return b.fpext(x, to)
+    if name == "arith.truncf":
+        return b.fptrunc(x, to)
+    if name == "arith.sitofp":
+        return b.sitofp(x, to)
+    if name == "arith.uitofp":
+        return b.uitofp(x, to)
+    if name == "arith.extsi":
+        return b.sext(x, to)
+    if name == "arith.extui":
+        return b.zext(x, to)
+    if name == "arith.trunci":
+        return b.trunc(x, to)
+    if name == "arith.bitcast":
+        return x  # i32 and ui32 are the same LLVM type
+    if name in ("arith.fptosi", "arith.fptoui"):
+        return _float_to_int(b, x, dst)
+    raise NotImplementedError(f"codegen has no lowering for {name}")
+
+
+def _truncate_to(b: ll.IRBuilder, x: ll.Value, width: int) -> ll.Value:
+    """x86 ``cvtt``: truncate toward zero; NaN and out-of-range give INT_MIN of ``width``."""
+    limit = float(2 ** (width - 1))
+    fits = b.and_(b.fcmp_ordered(">", x, ll.Constant(x.type, -limit - 1.0)),
+                  b.fcmp_ordered("<", x, ll.Constant(x.type, limit)))
+    safe = b.select(fits, x, ll.Constant(x.type, 0.0))
+    int_type = ll.IntType(width)
+    return b.select(fits, b.fptosi(safe, int_type), ll.Constant(int_type, -(1 << (width - 1))))
+
+
+def _float_to_int(b: ll.IRBuilder, x: ll.Value, dst: ScalarType) -> ll.Value:
+    if isinstance(x.type, ll.HalfType):
+        x = b.fpext(x, ll.FloatType())
+    to = value_type(dst)
+    if dst.bitwidth == 64 and dst.is_unsigned:
+        # Values from 2**63 up convert after subtracting 2**63, then get the top bit back.
+        big = b.fcmp_ordered(">=", x, ll.Constant(x.type, 2.0 ** 63))
+        low = _truncate_to(b, x, 64)
+        high = b.xor(_truncate_to(b, b.fsub(x, ll.Constant(x.type, 2.0 ** 63)), 64),
+                     ll.Constant(to, 1 << 63))
+        return b.select(big, high, low)
+    if dst.bitwidth == 64 or (dst.bitwidth == 32 and not dst.is_unsigned):
+        return _truncate_to(b, x, dst.bitwidth)
+    # Narrower types and ui32 convert through a wider int and wrap, as C casts do on x86-64.
+    wide = _truncate_to(b, x, 64 if dst.bitwidth == 32 else 32)
+    return b.trunc(wide, to)

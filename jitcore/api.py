@@ -1,0 +1,225 @@
+"""The user's API: ``jit``, ``make_ir`` and the stages of ``lower``.
+
+``jit(f)`` returns a ``JitFunction``. A call computes the signature key (pytree structure,
+shape, dtype and layout of each array, static argument values), and on a miss traces ``f`` with
+abstract values, optimises, compiles and caches the executable. Later calls with the same key
+go straight to the cached executable.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections import namedtuple
+
+import numpy as np
+
+import ir
+from jitcore import compiler, pytree
+from jitcore.compiler import ArgSpec, CompileOptions
+from jitcore.dispatch import Executable
+from jitcore.dtypes import SUPPORTED_DTYPES
+from jitcore.errors import JitTypeError
+
+CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
+
+_WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+
+
+def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
+        pipeline: str = compiler.DEFAULT_PIPELINE):
+    """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
+
+    Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
+    ``fun`` as Python values (they must be hashable) and are part of the cache key.
+    """
+    if fun is None:
+        return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
+                                 fastmath=fastmath, pipeline=pipeline)
+    options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
+    return JitFunction(fun, static_argnums, static_argnames, options)
+
+
+class JitFunction:
+    """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
+
+    def __init__(self, fun, static_argnums=(), static_argnames=(), options=CompileOptions()):
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.options = options
+        self._cache: dict = {}
+        self._hits = self._misses = self._traces = self._compiles = 0
+        try:
+            self._signature = inspect.signature(fun)
+            params = list(self._signature.parameters)
+        except (TypeError, ValueError):
+            self._signature, params = None, []
+        nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
+        names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
+        nums = {n % len(params) if n < 0 and params else n for n in nums}
+        nums |= {params.index(n) for n in names if n in params}
+        names |= {params[n] for n in nums if n < len(params)}
+        self._static_nums = frozenset(nums)
+        self._static_names = frozenset(names)
+
+    # -- calling -------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        key, leaves, arrays, call = self._signature_key(args, kwargs)
+        executable = self._cache.get(key)
+        if executable is None:
+            self._misses += 1
+            executable = self._compile(key, leaves, call)
+            self._cache[key] = executable
+        else:
+            self._hits += 1
+        return executable(arrays)
+
+    def cache_info(self) -> CacheInfo:
+        return CacheInfo(self._hits, self._misses, self._traces, self._compiles)
+
+    def clear_cache(self) -> None:
+        self._cache.clear()
+
+    def lower(self, *args, **kwargs) -> Lowered:
+        """The compiler's stages for these arguments, without running anything."""
+        key, leaves, _, call = self._signature_key(args, kwargs)
+        return Lowered(self, key, leaves, call)
+
+    # -- internals -----------------------------------------------------------------------
+    def _signature_key(self, args, kwargs):
+        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
+        if kwargs and self._signature is not None:
+            try:
+                bound = self._signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise JitTypeError(f"{self.__name__}(): {e}") from None
+            args, kwargs = bound.args, bound.kwargs
+        static, dyn_args, dyn_kwargs = [], [], {}
+        for i, a in enumerate(args):
+            (static.append((i, a)) if i in self._static_nums else dyn_args.append(a))
+        for k, v in kwargs.items():
+            (static.append((k, v)) if k in self._static_names else dyn_kwargs.__setitem__(k, v))
+        try:
+            static_key = tuple(static)
+            hash(static_key)
+        except TypeError:
+            raise JitTypeError(
+                f"{self.__name__}(): static arguments must be hashable, got "
+                + ", ".join(f"{k}={type(v).__name__}" for k, v in static)
+            ) from None
+        leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs))
+        specs, arrays = [], []
+        for leaf in leaves:
+            spec, arr = self._leaf(leaf, tree, len(specs))
+            specs.append(spec)
+            arrays.append(arr)
+        key = (tree, tuple(specs), static_key)
+
+        def call(traced_leaves):
+            dyn = pytree.unflatten(tree, traced_leaves)
+            full_args = list(dyn[0])
+            for i, v in static:
+                if isinstance(i, int):
+                    full_args.insert(i, v)
+            full_kwargs = dict(dyn[1])
+            full_kwargs.update((k, v) for k, v in static if isinstance(k, str))
+            return self.fun(*full_args, **full_kwargs)
+
+        call.tree = tree
+        return key, specs, arrays, call
+
+    def _leaf(self, leaf, tree, index):
+        if isinstance(leaf, np.ndarray):
+            if leaf.dtype not in SUPPORTED_DTYPES:
+                raise JitTypeError(
+                    f"{self.__name__}(): argument {self._paths(tree)[index]} has dtype {leaf.dtype}, "
+                    "which jitcore does not support; convert it with .astype() first"
+                )
+            contiguous = leaf.flags.c_contiguous
+            if not contiguous and (not leaf.flags.aligned or any(s % leaf.itemsize for s in leaf.strides)):
+                leaf, contiguous = np.ascontiguousarray(leaf), True  # unaligned: one copy
+            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous), leaf
+        if isinstance(leaf, np.generic):
+            return self._leaf(np.asarray(leaf), tree, index)
+        if isinstance(leaf, (bool, int, float)):
+            dtype = _WEAK_DTYPES[type(leaf)]
+            try:
+                arr = np.asarray(leaf, dtype=dtype)
+            except OverflowError:
+                raise JitTypeError(f"{self.__name__}(): {leaf} does not fit in {dtype}") from None
+            return ArgSpec((), dtype, weak=not isinstance(leaf, bool)), arr
+        raise JitTypeError(
+            f"{self.__name__}(): argument {self._paths(tree)[index]} is a {type(leaf).__name__}, "
+            "not an array or number; pass it with static_argnums/static_argnames if it should be "
+            "a compile-time constant"
+        )
+
+    def _paths(self, tree) -> list[str]:
+        params = list(self._signature.parameters) if self._signature else []
+        dyn_params = [p for i, p in enumerate(params) if i not in self._static_nums]
+        args_tree, kwargs_tree = tree.children
+        paths = []
+        for i, child in enumerate(args_tree.children):
+            name = dyn_params[i] if i < len(dyn_params) else f"args[{i}]"
+            paths += pytree.leaf_paths(child, name)
+        for k, child in zip(kwargs_tree.keys, kwargs_tree.children):
+            paths += pytree.leaf_paths(child, k)
+        return paths
+
+    def _trace(self, specs, call):
+        self._traces += 1
+        return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+
+    def _compile(self, key, specs, call) -> Executable:
+        module, out_tree = self._trace(specs, call)
+        optimized = compiler.optimize(module, self.options)
+        plan = compiler.lower(optimized, specs)
+        self._compiles += 1
+        return Executable(plan, out_tree)
+
+
+class Lowered:
+    """The stages of one signature: ``as_text(stage)`` for traced, optimized, llvm, llvm-opt, asm."""
+
+    def __init__(self, jitted: JitFunction, key, specs, call):
+        self.jitted = jitted
+        self._specs = specs
+        self._call = call
+        self.traced, self._out_tree = jitted._trace(specs, call)
+        self._optimized = None
+        self._plan = None
+
+    def optimized(self, **instrumentation):
+        if self._optimized is None or instrumentation:
+            self._optimized = compiler.optimize(self.traced, self.jitted.options, **instrumentation)
+        return self._optimized
+
+    def plan(self):
+        if self._plan is None:
+            self._plan = compiler.lower(self.optimized(), self._specs)
+        return self._plan
+
+    def as_text(self, stage: str = "optimized") -> str:
+        if stage == "traced":
+            return ir.print_op(self.traced)
+        if stage == "optimized":
+            return ir.print_op(self.optimized())
+        if stage == "llvm":
+            return self.plan().llvm_ir
+        if stage == "llvm-opt":
+            return self.plan().optimized_llvm_ir
+        if stage == "asm":
+            return self.plan().assembly
+        raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(compiler.STAGES)}")
+
+
+def make_ir(fun, **jit_kwargs):
+    """``make_ir(f)(*args)`` returns the traced module of ``f`` on these arguments, like
+    ``jax.make_jaxpr``: printable, and the input of every later stage."""
+    jitted = fun if isinstance(fun, JitFunction) else JitFunction(fun, **jit_kwargs)
+
+    @functools.wraps(jitted.fun)
+    def traced(*args, **kwargs):
+        return jitted.lower(*args, **kwargs).traced
+
+    return traced

@@ -1,0 +1,89 @@
+"""From a Python function and abstract arguments to a traced module, an optimised module, and
+native code: the stages that ``jit`` caches and ``lower(...).as_text(stage)`` shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+import ir
+import passes
+import passes.fuse  # noqa: F401  (registers the fusion pass)
+from codegen.cpu import CompiledFunction, lower_function
+from ir.builder import Builder
+from ir.dialects.builtin import ModuleOp
+from ir.dialects.func import FuncOp, ReturnOp
+from ir.types import FunctionType, TensorType
+from jitcore import pytree
+from jitcore.dtypes import ir_type
+from jitcore.errors import JitTypeError
+from jitcore.primitives import as_tracer
+from jitcore.tracer import Trace, Tracer
+
+DEFAULT_PIPELINE = "canonicalize,cse,dce,fuse,canonicalize,cse,dce"
+STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """How a function is compiled; part of every cache entry's identity."""
+
+    pipeline: str = DEFAULT_PIPELINE
+    verify_each: bool = True
+    fastmath: bool = False
+
+
+@dataclass(frozen=True)
+class ArgSpec:
+    """An argument leaf as the tracer sees it: shape, dtype, layout, and Python-scalar weakness."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak: bool = False
+    contiguous: bool = True
+
+
+def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
+    """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
+    argument leaf; return the traced module and the output pytree's structure."""
+    module = ModuleOp.build()
+    arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
+    func = FuncOp.build(name, FunctionType(arg_types, ()))
+    module.body.append(func)
+    t = Trace(Builder(func.body), name)
+    tracers = [
+        Tracer(a, t, frozenset({p}), weak=s.weak) for a, s, p in zip(func.body.args, specs, paths)
+    ]
+    out = rebuild(tracers)
+    leaves, out_tree = pytree.flatten(out)
+    values = []
+    for leaf in leaves:
+        if isinstance(leaf, Tracer):
+            values.append(leaf.value)
+        elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float)):
+            dtype = np.asarray(leaf).dtype
+            values.append(as_tracer(t, leaf, dtype).value)
+        else:
+            raise JitTypeError(
+                f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
+                "return arrays, scalars, and tuples, lists, dicts or None of them"
+            )
+    func.body.append(ReturnOp(values))
+    func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
+    ir.verify(module)
+    return module, out_tree
+
+
+def optimize(module: ModuleOp, options: CompileOptions, **instrumentation) -> ModuleOp:
+    """A copy of ``module`` after the options' pass pipeline."""
+    copy = module.clone({})
+    pm = passes.PassManager(options.pipeline, verify_each=options.verify_each, **instrumentation)
+    pm.run(copy)
+    return copy
+
+
+def lower(module: ModuleOp, specs: list[ArgSpec]) -> CompiledFunction:
+    """LLVM IR for the module's function and its calling convention (compiled on demand)."""
+    (func,) = module.functions()
+    return lower_function(func, tuple(s.contiguous for s in specs))

@@ -1,0 +1,64 @@
+"""NumPy dtypes and their IR element types, and NumPy's own type resolution for ufuncs.
+
+jitcore does not re-implement NumPy's promotion rules: it asks NumPy (``ufunc.resolve_dtypes``)
+which loop NumPy would run, with Python scalars passed as weak types (NEP 50), so
+``x * 2`` stays float32 and ``int / int`` is float64 exactly as in NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ir.attributes import numpy_dtype, scalar_type_of
+from ir.types import ScalarType
+from jitcore.errors import JitTypeError
+
+SUPPORTED_DTYPES = tuple(
+    np.dtype(t)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+              np.uint64, np.float16, np.float32, np.float64)
+)
+
+
+def ir_type(dtype) -> ScalarType:
+    """The IR element type for a NumPy dtype, or a ``JitTypeError`` naming the dtype."""
+    dtype = np.dtype(dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        raise JitTypeError(
+            f"dtype {dtype} is not supported by jitcore; supported: "
+            + ", ".join(str(d) for d in SUPPORTED_DTYPES)
+        )
+    return scalar_type_of(dtype)
+
+
+def np_dtype(t: ScalarType) -> np.dtype:
+    return numpy_dtype(t)
+
+
+def weak_type(value):
+    """What ``resolve_dtypes`` takes for an operand: a dtype, or the Python type of a weak scalar."""
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if getattr(value, "weak", False):  # a traced Python scalar argument
+        return float if value.dtype.kind == "f" else int
+    if isinstance(value, (int, float, complex)):
+        return type(value)
+    return np.dtype(value.dtype)
+
+
+def resolve_ufunc(ufunc: np.ufunc, operands) -> tuple[list[np.dtype], np.dtype]:
+    """The input dtypes and output dtype of the loop NumPy picks for ``ufunc(*operands)``."""
+    try:
+        dtypes = ufunc.resolve_dtypes(tuple(weak_type(v) for v in operands) + (None,))
+    except TypeError as e:
+        kinds = ", ".join(str(weak_type(v)) for v in operands)
+        raise JitTypeError(f"numpy.{ufunc.__name__} does not accept ({kinds}): {e}") from None
+    return list(dtypes[:-1]), dtypes[-1]
+
+
+def scalar_to_dtype(value, dtype: np.dtype):
+    """A Python scalar as a NumPy scalar of ``dtype``, failing as NumPy does when it doesn't fit."""
+    try:
+        return np.asarray(value, dtype=dtype)[()]
+    except OverflowError as e:
+        raise JitTypeError(f"Python scalar {value!r} does not fit in {dtype}: {e}") from None

@@ -1,0 +1,26 @@
+"""jitcore's exception types. Every error raised on purpose derives from ``JitcoreError``."""
+
+from __future__ import annotations
+
+from ir.errors import IRError, JitcoreError, ParseError, VerificationError
+
+__all__ = [
+    "ConcretizationError", "IRError", "JitcoreError", "JitTypeError", "ParseError",
+    "TracerConversionError", "UnsupportedError", "VerificationError",
+]
+
+
+class ConcretizationError(JitcoreError):
+    """A traced value was used where Python needs a concrete one (``if``, ``bool()``, ``int()``)."""
+
+
+class TracerConversionError(JitcoreError):
+    """A traced value was handed to code that needs a real NumPy array (``np.asarray``)."""
+
+
+class UnsupportedError(JitcoreError):
+    """An operation jitcore cannot compile; the message names it and suggests what to do."""
+
+
+class JitTypeError(JitcoreError, TypeError):
+    """Arguments of a type, dtype or shape that the operation does not accept."""

@@ -1,0 +1,203 @@
+"""The primitives the tracer records: NumPy semantics in, explicit ``array`` ops out.
+
+Each function takes tracers, NumPy arrays (closed over: they become constants) and Python
+scalars (weakly typed), lets NumPy decide the result dtype, makes broadcasting and type
+conversion explicit, and emits one ``array`` op per primitive.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ir.attributes import DenseAttr
+from ir.dialects import array
+from ir.types import TensorType
+from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.tracer import Trace, Tracer
+
+UFUNC_KINDS = {
+    np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
+    np.floor_divide: "floordiv", np.remainder: "rem", np.power: "pow", np.maximum: "max",
+    np.minimum: "min", np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor",
+    np.equal: "eq", np.not_equal: "ne", np.less: "lt", np.less_equal: "le",
+    np.greater: "gt", np.greater_equal: "ge", np.negative: "neg", np.absolute: "abs",
+    np.sign: "sign", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.tanh: "tanh",
+    np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.floor: "floor", np.ceil: "ceil",
+    np.invert: "not", np.positive: None,
+}
+
+
+def find_trace(*operands) -> Trace:
+    for x in operands:
+        if isinstance(x, Tracer):
+            return x.trace
+    raise JitTypeError("internal error: a primitive was called without a traced operand")
+
+
+def _sources(*operands) -> frozenset:
+    out = frozenset()
+    for x in operands:
+        if isinstance(x, Tracer):
+            out |= x.sources
+    return out
+
+
+def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
+          sources=None) -> Tracer:
+    op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
+    return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
+
+
+def constant(trace: Trace, value, dtype=None) -> Tracer:
+    """A NumPy array or scalar as an ``array.constant``; one op per closed-over array."""
+    key = id(value)
+    if dtype is None and key in trace.constants:
+        return trace.constants[key][1]
+    arr = np.asarray(value) if dtype is None else np.asarray(scalar_to_dtype(value, dtype))
+    t = TensorType(arr.shape, ir_type(arr.dtype))
+    op = trace.builder.create(array.ConstantOp, [], [t], {"value": DenseAttr(arr, t)})
+    tracer = Tracer(op.result, trace)
+    if dtype is None and isinstance(value, np.ndarray):
+        trace.constants[key] = (value, tracer)  # keep value alive so its id stays unique
+    return tracer
+
+
+def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
+    """``x`` as a tracer of ``dtype``: scalars become constants, tracers are converted."""
+    if isinstance(x, Tracer):
+        return convert(x, dtype)
+    if isinstance(x, (bool, int, float, complex)):
+        return constant(trace, x, dtype)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return convert(constant(trace, x), dtype)
+    raise JitTypeError(f"cannot use a {type(x).__name__} as an array operand: {x!r}")
+
+
+def convert(x: Tracer, dtype: np.dtype) -> Tracer:
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    t = x.value.type.with_element(ir_type(dtype))
+    return _emit(x.trace, array.ConvertOp, [x], t)
+
+
+def broadcast_to(x: Tracer, shape: tuple[int, ...]) -> Tracer:
+    shape = tuple(shape)
+    if x.shape == shape:
+        return x
+    if len(shape) < x.ndim:
+        raise JitTypeError(f"cannot broadcast shape {x.shape} to the smaller rank of {shape}")
+    dims = tuple(range(len(shape) - x.ndim, len(shape)))
+    for d, size in zip(dims, x.shape):
+        if size not in (1, shape[d]):
+            raise JitTypeError(f"cannot broadcast shape {x.shape} to {shape}")
+    t = x.value.type.with_shape(shape)
+    return _emit(x.trace, array.BroadcastInDimOp, [x], t, {"broadcast_dimensions": dims})
+
+
+def _shape_of(x) -> tuple[int, ...]:
+    return x.shape if isinstance(x, (Tracer, np.ndarray, np.generic)) else ()
+
+
+def ufunc(fn: np.ufunc, *operands) -> Tracer:
+    """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes."""
+    if fn not in UFUNC_KINDS:
+        raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
+    trace = find_trace(*operands)
+    in_dtypes, out_dtype = resolve_ufunc(fn, operands)
+    try:
+        shape = np.broadcast_shapes(*(_shape_of(x) for x in operands))
+    except ValueError:
+        shapes = " and ".join(str(_shape_of(x)) for x in operands)
+        raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
+    args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
+    kind = UFUNC_KINDS[fn]
+    if kind is None or (kind in ("floor", "ceil") and args[0].dtype.kind in "iub"):
+        return convert(args[0], out_dtype)  # identity ops: positive, floor of an integer
+    if kind in array.UNARY_OPS:
+        op_cls = array.UNARY_OPS[kind]
+    else:
+        op_cls = array.BINARY_OPS.get(kind) or array.COMPARE_OPS[kind]
+    return _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+
+
+def where(cond, a, b) -> Tracer:
+    trace = find_trace(cond, a, b)
+    dtype = np.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
+    shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
+    c = broadcast_to(as_tracer(trace, cond, np.dtype(bool)), shape)
+    a, b = (broadcast_to(as_tracer(trace, x, dtype), shape) for x in (a, b))
+    return _emit(trace, array.SelectOp, [c, a, b], a.value.type)
+
+
+def reshape(x: Tracer, shape) -> Tracer:
+    shape = (shape,) if isinstance(shape, int) else tuple(operator.index(d) for d in shape)
+    if shape.count(-1) > 1:
+        raise JitTypeError(f"reshape: can only infer one dimension, got {shape}")
+    if -1 in shape:
+        known = int(np.prod([d for d in shape if d != -1]))
+        if known == 0 or x.size % known:
+            raise JitTypeError(f"cannot reshape {x.shape} into {shape}")
+        shape = tuple(x.size // known if d == -1 else d for d in shape)
+    if int(np.prod(shape)) != x.size or any(d < 0 for d in shape):
+        raise JitTypeError(f"cannot reshape an array of shape {x.shape} into shape {shape}")
+    if shape == x.shape:
+        return x
+    return _emit(x.trace, array.ReshapeOp, [x], x.value.type.with_shape(shape))
+
+
+def transpose(x: Tracer, axes=None) -> Tracer:
+    perm = tuple(reversed(range(x.ndim))) if axes is None else normalize_axes(axes, x.ndim, "transpose")
+    if sorted(perm) != list(range(x.ndim)):
+        raise JitTypeError(f"transpose: axes {axes} are not a permutation of {x.ndim} dims")
+    t = x.value.type.with_shape(x.shape[p] for p in perm)
+    return _emit(x.trace, array.TransposeOp, [x], t, {"permutation": perm})
+
+
+def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        a = operator.index(a)
+        if not -ndim <= a < ndim:
+            raise JitTypeError(f"{where}: axis {a} is out of bounds for an array of dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise JitTypeError(f"{where}: repeated axis in {axis}")
+    return tuple(out)
+
+
+_REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
+    """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
+    axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
+    if dtype is None:
+        dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype
+    if kind in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+        raise JitTypeError(
+            f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "
+            "no identity (NumPy raises the same)"
+        )
+    x = convert(x, np.dtype(dtype))
+    kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    out = _emit(x.trace, array.ReduceOp, [x], x.value.type.with_shape(kept), {"kind": kind, "axes": axes})
+    if keepdims:
+        out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    return out
+
+
+def mean(x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "mean")
+    count = int(np.prod([x.shape[a] for a in axes]))
+    if dtype is None:
+        dtype = np.float64 if x.dtype.kind in "biu" else x.dtype
+    result_dtype = np.dtype(dtype)
+    # NumPy accumulates float16 means in float32, then rounds once.
+    acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    total = reduction("sum", convert(x, acc_dtype), axis, keepdims)
+    return convert(ufunc(np.true_divide, total, count), result_dtype)  # count 0 gives NaN as in NumPy

@@ -1,0 +1,72 @@
+"""Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX.
+
+``flatten`` returns the leaves and a hashable ``TreeDef`` that ``unflatten`` rebuilds the
+structure from; the TreeDef is part of a jitted function's signature key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TreeDef:
+    kind: str  # "leaf", "none", "tuple", "list", "dict"
+    children: tuple = ()
+    keys: tuple = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+
+LEAF = TreeDef("leaf")
+
+
+def flatten(tree) -> tuple[list, TreeDef]:
+    leaves: list = []
+    return leaves, _flatten(tree, leaves)
+
+
+def _flatten(tree, leaves: list) -> TreeDef:
+    if tree is None:
+        return TreeDef("none")
+    if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
+        kind = "tuple" if isinstance(tree, tuple) else "list"
+        return TreeDef(kind, tuple(_flatten(x, leaves) for x in tree))
+    if isinstance(tree, dict):
+        keys = tuple(sorted(tree))
+        return TreeDef("dict", tuple(_flatten(tree[k], leaves) for k in keys), keys)
+    leaves.append(tree)
+    return LEAF
+
+
+def unflatten(treedef: TreeDef, leaves) -> object:
+    it = iter(leaves)
+    return _unflatten(treedef, it)
+
+
+def _unflatten(treedef: TreeDef, it):
+    if treedef.kind == "leaf":
+        return next(it)
+    if treedef.kind == "none":
+        return None
+    children = [_unflatten(c, it) for c in treedef.children]
+    if treedef.kind == "tuple":
+        return tuple(children)
+    if treedef.kind == "list":
+        return children
+    return dict(zip(treedef.keys, children))
+
+
+def leaf_paths(treedef: TreeDef, prefix: str) -> list[str]:
+    """Readable names of the leaves, such as ``x``, ``params['w']`` or ``xs[1]``."""
+    if treedef.kind == "leaf":
+        return [prefix]
+    labels = [repr(k) for k in treedef.keys] if treedef.kind == "dict" else range(len(treedef.children))
+    out = []
+    for label, child in zip(labels, treedef.children):
+        out += leaf_paths(child, f"{prefix}[{label}]")
+    return out

@@ -1,0 +1,193 @@
+"""``fuse``: turn ``array`` ops into ``kernel.generic`` loops and fuse producer chains.
+
+Step 1 (kernelize): every elementwise op, ``select``, ``convert``, ``broadcast_in_dim``,
+``transpose`` and ``reduce`` becomes one ``kernel.generic``. Broadcasts and transposes are
+indexing maps with empty bodies, so they cost nothing once fused. ``array.constant`` and
+``array.reshape`` (a view of a contiguous buffer) stay as they are.
+
+Step 2 (fuse), repeated until nothing changes, for each kernel and each of its operands:
+  - a splat constant operand becomes an ``arith.constant`` in the body (no memory read);
+  - a producer kernel without reduction iterators is inlined into the consumer (its body is
+    cloned in, its indexing maps composed with the consumer's) when
+      (a) the consumer is the producer's only user and reads each element once
+          (its map for that operand uses every iteration dim), or
+      (b) the producer is cheap: at most ``CHEAP_OPS`` non-constant scalar ops, so
+          recomputing it per consumer and per broadcast element costs less than a round trip
+          through memory.
+    Otherwise the producer's result is materialised in a buffer.
+Reductions are never inlined into their consumers: their results are materialised. A producer
+left without users is erased.
+"""
+
+from __future__ import annotations
+
+from ir.attributes import AffineMap
+from ir.builder import Builder
+from ir.core import Block, Operation, Region, Value
+from ir.dialects import array, kernel
+from ir.dialects.arith import ConstantOp as ScalarConstantOp
+from ir.types import TensorType
+from passes.manager import Pass, register_pass
+from passes.scalar_lowering import ScalarEmitter, reduction_init
+
+CHEAP_OPS = 2
+_ELEMENTWISE = (array.ElementwiseOp, array.SelectOp, array.ConvertOp)
+
+
+@register_pass
+class Fuse(Pass):
+    name = "fuse"
+
+    def run(self, module: Operation) -> bool:
+        changed = False
+        for func in module.functions():
+            changed |= _kernelize(func.body)
+            while _fuse_once(func.body):
+                changed = True
+        return changed
+
+
+class KernelBuilder:
+    """Collects (operand, map) pairs, deduplicated, for a new kernel and its body arguments."""
+
+    def __init__(self, num_dims: int):
+        self.num_dims = num_dims
+        self.operands: list[Value] = []
+        self.maps: list[AffineMap] = []
+        self.body = Block()
+        self.emit = ScalarEmitter(Builder(self.body))
+
+    def input(self, value: Value, amap: AffineMap) -> Value:
+        """The body argument reading ``value`` through ``amap``; splat constants inline."""
+        producer = getattr(value, "op", None)
+        if isinstance(producer, array.ConstantOp) and producer.value.is_splat:
+            scalar = producer.value.array.reshape(-1)[0].item()
+            return self.emit.const(scalar, value.type.element)
+        for i, (v, m) in enumerate(zip(self.operands, self.maps)):
+            if v is value and m == amap:
+                return self.body.args[i]
+        self.operands.append(value)
+        self.maps.append(amap)
+        return self.body.add_arg(value.type.element)
+
+    def finish(self, at: Operation, result_types, output_maps, iterators, yielded, inits=None,
+               accumulators=()) -> kernel.GenericOp:
+        """Insert the kernel before ``at``; ``accumulators`` are body args made for reductions."""
+        for acc in accumulators:  # accumulators come after all inputs
+            self.body.args.remove(acc)
+            self.body.args.append(acc)
+        for i, a in enumerate(self.body.args):
+            a.index = i
+        self.emit.b.create(kernel.YieldOp, list(yielded))
+        attrs = {"indexing_maps": tuple(self.maps) + tuple(output_maps),
+                 "iterator_types": tuple(iterators)}
+        if inits is not None:
+            attrs["inits"] = tuple(inits)
+        op = kernel.GenericOp(self.operands, result_types, attrs, [Region([self.body])])
+        return Builder.before_op(at).insert(op)
+
+
+def _kernelize(block: Block) -> bool:
+    changed = False
+    for op in list(block.ops):
+        new = _kernel_for(op)
+        if new is not None:
+            op.result.replace_all_uses_with(new.result)
+            op.erase()
+            changed = True
+    return changed
+
+
+def _kernel_for(op: Operation) -> kernel.GenericOp | None:
+    """The one-op kernel equivalent to ``op``, inserted before it, or None."""
+    out_type: TensorType = op.results[0].type if op.results else None
+    if isinstance(op, _ELEMENTWISE):
+        rank = out_type.rank
+        kb = KernelBuilder(rank)
+        args = [kb.input(v, AffineMap.identity(rank)) for v in op.operands]
+        if isinstance(op, array.ConvertOp):
+            value = kb.emit.convert(args[0], out_type.element)
+        else:
+            value = kb.emit.elementwise(getattr(op, "kind", "select"), args)
+        return kb.finish(op, [out_type], [AffineMap.identity(rank)], ["parallel"] * rank, [value])
+    if isinstance(op, (array.BroadcastInDimOp, array.TransposeOp)):
+        rank = out_type.rank
+        kb = KernelBuilder(rank)
+        src = op.operands[0].type
+        if isinstance(op, array.BroadcastInDimOp):
+            dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d
+                    for i, d in enumerate(op.broadcast_dimensions)]
+        else:
+            dims = [op.permutation.index(axis) for axis in range(src.rank)]
+        arg = kb.input(op.operands[0], AffineMap.from_dims(rank, dims))
+        return kb.finish(op, [out_type], [AffineMap.identity(rank)], ["parallel"] * rank, [arg])
+    if isinstance(op, array.ReduceOp):
+        src = op.operands[0].type
+        kb = KernelBuilder(src.rank)
+        x = kb.input(op.operands[0], AffineMap.identity(src.rank))
+        acc = kb.body.add_arg(out_type.element)
+        value = kb.emit.combine(op.kind, acc, x)
+        kept = [d for d in range(src.rank) if d not in op.axes]
+        iterators = ["reduction" if d in op.axes else "parallel" for d in range(src.rank)]
+        return kb.finish(op, [out_type], [AffineMap.from_dims(src.rank, kept)], iterators, [value],
+                         inits=[reduction_init(op.kind, out_type.element)], accumulators=[acc])
+    return None
+
+
+def _fuse_once(block: Block) -> bool:
+    for consumer in list(block.ops):
+        if not isinstance(consumer, kernel.GenericOp):
+            continue
+        for i, value in enumerate(consumer.operands):
+            producer = getattr(value, "op", None)
+            splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
+            if splat or (isinstance(producer, kernel.GenericOp) and _should_inline(producer, consumer, i)):
+                _inline(producer, consumer, i)
+                return True
+    return False
+
+
+def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int) -> bool:
+    if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
+        return False
+    users = {id(op) for r in producer.results for op, _ in r.uses}
+    amap = consumer.input_maps[index]
+    reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+    cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
+    return (users == {id(consumer)} and reads_once) or cost <= CHEAP_OPS
+
+
+def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None:
+    """Replace ``consumer`` by a kernel that computes operand ``index`` itself."""
+    kb = KernelBuilder(len(consumer.iterator_types))
+    mapping: dict[Value, Value] = {}
+    accumulators = []
+    for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
+        if i != index:
+            mapping[consumer.body.args[i]] = kb.input(v, m)
+    target = consumer.body.args[index]
+    value = consumer.operands[index]
+    if isinstance(producer, array.ConstantOp):
+        mapping[target] = kb.input(value, consumer.input_maps[index])
+    else:
+        outer = consumer.input_maps[index]
+        inner: dict[Value, Value] = {}
+        for v, m, arg in zip(producer.operands, producer.input_maps, producer.body.args):
+            inner[arg] = kb.input(v, m.compose(outer))
+        for op in producer.body.ops[:-1]:
+            kb.body.append(op.clone(inner))
+        yielded = producer.body.terminator.operands[value.index]
+        mapping[target] = inner.get(yielded, yielded)
+    for acc in consumer.body.args[len(consumer.operands):]:
+        mapping[acc] = kb.body.add_arg(acc.type)
+        accumulators.append(mapping[acc])
+    for op in consumer.body.ops[:-1]:
+        kb.body.append(op.clone(mapping))
+    yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
+    new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
+                    yielded, consumer.attributes.get("inits"), accumulators)
+    for old, rep in zip(consumer.results, new.results):
+        old.replace_all_uses_with(rep)
+    consumer.erase()
+    if producer is not None and all(not r.uses for r in producer.results):
+        producer.erase()

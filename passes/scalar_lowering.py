@@ -1,0 +1,197 @@
+"""The scalar meaning of each elementwise ``array`` op, as ``arith``/``math`` ops.
+
+Used by the fusion pass to build kernel bodies. Where NumPy's semantics need more than one
+scalar op (float ``//`` and ``%``, ``sign``, conversions to bool) the sequence is written here,
+once, so every backend inherits NumPy's results.
+"""
+
+from __future__ import annotations
+
+from ir.attributes import ScalarAttr
+from ir.builder import Builder
+from ir.core import Value
+from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
+from ir.core import OP_REGISTRY
+from ir.types import ScalarType, i1
+
+FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+SIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+UNSIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+class ScalarEmitter:
+    """Appends scalar ops to a kernel body through ``builder``."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+
+    def op(self, name: str, *operands: Value, result: ScalarType | None = None, **attrs) -> Value:
+        result = result or operands[0].type
+        return self.b.create(OP_REGISTRY[name], list(operands), [result], attrs or None).result
+
+    def const(self, value, t: ScalarType) -> Value:
+        return self.op("arith.constant", result=t, value=ScalarAttr(value, t))
+
+    def cmp(self, pred: str, x: Value, y: Value) -> Value:
+        t = x.type
+        if t.is_float:
+            return self.op("arith.cmpf", x, y, result=i1, predicate=FLOAT_CMP.get(pred, pred))
+        table = UNSIGNED_CMP if t.is_unsigned or t.is_bool else SIGNED_CMP
+        return self.op("arith.cmpi", x, y, result=i1, predicate=table.get(pred, pred))
+
+    def select(self, c: Value, a: Value, b: Value) -> Value:
+        return self.op("arith.select", c, a, b)
+
+    def isnan(self, x: Value) -> Value:
+        return self.op("arith.cmpf", x, x, result=i1, predicate="uno")
+
+    # -- elementwise array ops -----------------------------------------------------------
+    def elementwise(self, kind: str, args: list[Value]) -> Value:
+        t = args[0].type
+        family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
+        method = getattr(self, f"_{kind}", None)
+        if method is not None:
+            return method(family, *args)
+        if kind in FLOAT_CMP:
+            return self.cmp(kind, *args)
+        return self.op(f"math.{kind}", *args)  # sin, cos, ..., float only (checked by verifier)
+
+    def _neg(self, fam, x):
+        return self.op("arith.negf", x) if fam == "f" else self.op("arith.subi", self.const(0, x.type), x)
+
+    def _abs(self, fam, x):
+        return {"f": lambda: self.op("math.absf", x), "s": lambda: self.op("math.absi", x)}.get(fam, lambda: x)()
+
+    def _sign(self, fam, x):
+        t = x.type
+        zero, one = self.const(0, t), self.const(1, t)
+        if fam in "ub":
+            return self.select(self.cmp("gt", x, zero), one, zero)
+        out = self.select(self.cmp("lt", x, zero), self.const(-1, t), zero)
+        out = self.select(self.cmp("gt", x, zero), one, out)
+        return self.select(self.isnan(x), x, out) if fam == "f" else out
+
+    def _not(self, fam, x):
+        return self.op("arith.xori", x, self.const(True if fam == "b" else -1, x.type))
+
+    def _add(self, fam, x, y):
+        return self.op({"f": "arith.addf", "b": "arith.ori"}.get(fam, "arith.addi"), x, y)
+
+    def _sub(self, fam, x, y):
+        return self.op("arith.subf" if fam == "f" else "arith.subi", x, y)
+
+    def _mul(self, fam, x, y):
+        return self.op({"f": "arith.mulf", "b": "arith.andi"}.get(fam, "arith.muli"), x, y)
+
+    def _div(self, fam, x, y):
+        return self.op("arith.divf", x, y)
+
+    def _floordiv(self, fam, x, y):
+        if fam == "f":
+            return self._float_divmod(x, y)[0]
+        return self.op("arith.floordivsi" if fam == "s" else "arith.divui", x, y)
+
+    def _rem(self, fam, x, y):
+        if fam == "f":
+            return self._float_divmod(x, y)[1]
+        return self.op("arith.floormodsi" if fam == "s" else "arith.remui", x, y)
+
+    def _float_divmod(self, a, b):
+        """NumPy's float floor_divide and remainder (npy_divmod), NaN and -0.0 included."""
+        t = a.type
+        zero = self.const(0.0, t)
+        mod = self.op("arith.remf", a, b)
+        div = self.op("arith.divf", self.op("arith.subf", a, mod), b)
+        fix = self.op("arith.andi", self.cmp("ne", mod, zero),
+                      self.op("arith.xori", self.cmp("lt", b, zero), self.cmp("lt", mod, zero)))
+        mod = self.select(fix, self.op("arith.addf", mod, b), self.select(
+            self.cmp("ne", mod, zero), mod, self.op("math.copysign", zero, b)))
+        div = self.select(fix, self.op("arith.subf", div, self.const(1.0, t)), div)
+        floor = self.op("math.floor", div)
+        rounded = self.select(self.cmp("gt", self.op("arith.subf", div, floor), self.const(0.5, t)),
+                              self.op("arith.addf", floor, self.const(1.0, t)), floor)
+        quotient = self.op("arith.divf", a, b)
+        floordiv = self.select(self.cmp("ne", div, zero), rounded, self.op("math.copysign", zero, quotient))
+        floordiv = self.select(self.cmp("eq", b, zero), quotient, floordiv)
+        return floordiv, mod
+
+    def _pow(self, fam, x, y):
+        return self.op("math.powf" if fam == "f" else "math.ipowi", x, y)
+
+    def _max(self, fam, x, y):
+        return self._minmax("max", fam, x, y)
+
+    def _min(self, fam, x, y):
+        return self._minmax("min", fam, x, y)
+
+    def _minmax(self, which, fam, x, y):
+        if fam == "f":
+            return self.op(f"arith.{which}imumf", x, y)
+        if fam == "b":
+            return self.op("arith.ori" if which == "max" else "arith.andi", x, y)
+        return self.op(f"arith.{which}{'si' if fam == 's' else 'ui'}", x, y)
+
+    def _and(self, fam, x, y):
+        return self.op("arith.andi", x, y)
+
+    def _or(self, fam, x, y):
+        return self.op("arith.ori", x, y)
+
+    def _xor(self, fam, x, y):
+        return self.op("arith.xori", x, y)
+
+    def _select(self, fam, c, a, b):
+        return self.select(c, a, b)
+
+    # -- conversions ---------------------------------------------------------------------
+    def convert(self, x: Value, dst: ScalarType) -> Value:
+        """NumPy ``astype``: wrapping integer casts, truth tests for bool, x86 float→int."""
+        src = x.type
+        if src == dst:
+            return x
+        if dst.is_bool:
+            return self.cmp("ne", x, self.const(0, src))
+        if src.is_bool:
+            return self.op("arith.uitofp" if dst.is_float else "arith.extui", x, result=dst)
+        if src.is_float and dst.is_float:
+            return self.op("arith.extf" if dst.bitwidth > src.bitwidth else "arith.truncf", x, result=dst)
+        if dst.is_float:
+            return self.op("arith.uitofp" if src.is_unsigned else "arith.sitofp", x, result=dst)
+        if src.is_float:
+            return self.op("arith.fptoui" if dst.is_unsigned else "arith.fptosi", x, result=dst)
+        if dst.bitwidth > src.bitwidth:
+            return self.op("arith.extui" if src.is_unsigned else "arith.extsi", x, result=dst)
+        if dst.bitwidth < src.bitwidth:
+            return self.op("arith.trunci", x, result=dst)
+        return self.op("arith.bitcast", x, result=dst)
+
+    # -- reductions ----------------------------------------------------------------------
+    def combine(self, kind: str, acc: Value, x: Value) -> Value:
+        t = x.type
+        family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
+        if kind == "sum":
+            return self._add(family, acc, x)
+        if kind == "prod":
+            return self._mul(family, acc, x)
+        if kind in ("max", "min"):
+            # x first: a NaN element must win over the accumulator, as in NumPy.
+            return self._minmax(kind, family, x, acc)
+        return self.op("arith.andi" if kind == "and" else "arith.ori", acc, x)
+
+
+def reduction_init(kind: str, t: ScalarType) -> ScalarAttr:
+    """The identity of a reduction: where an empty reduction starts."""
+    import numpy as np
+
+    from ir.attributes import numpy_dtype
+
+    if kind in ("sum", "or"):
+        return ScalarAttr(0, t)
+    if kind in ("prod", "and"):
+        return ScalarAttr(1, t)
+    if t.is_float:
+        return ScalarAttr(float("-inf") if kind == "max" else float("inf"), t)
+    if t.is_bool:
+        return ScalarAttr(kind == "min", t)
+    info = np.iinfo(numpy_dtype(t))
+    return ScalarAttr(info.min if kind == "max" else info.max, t)
