@@ -1,0 +1,14 @@
+"""Passes over the IR and the manager that runs them; importing this package registers them."""
+
+from passes import canonicalize, cse, dce  # noqa: F401  (registers the passes)
+from passes.manager import (
+    PASSES,
+    Pass,
+    PassFailure,
+    PassManager,
+    PipelineError,
+    parse_pipeline,
+    register_pass,
+)
+
+__all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "parse_pipeline", "register_pass"]

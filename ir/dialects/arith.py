@@ -4,17 +4,108 @@ transcendental functions.
 Integer ops follow NumPy rather than LLVM where the two differ: they wrap on overflow, and
 division or remainder by zero gives 0 (NumPy's result, without its warning). ``floordivsi`` and
 ``floormodsi`` round toward negative infinity like Python's ``//`` and ``%``.
+
+Ops are signless in their bits, as in MLIR: an ``si`` op reads its operands as signed and a
+``ui`` op as unsigned, whatever the signedness of their type (so i1 ``true`` is -1 to ``si``).
+``remf`` is C's ``fmod`` (LLVM's ``frem``). Folders evaluate exactly these rules with NumPy;
+where a result is not pinned down (float→int out of range, ``maximumf`` of +0.0 and -0.0,
+arithmetic on i1), they do not fold.
 """
 
 from __future__ import annotations
 
-from ir.attributes import ScalarAttr
+import math
+
+import numpy as np
+
+from ir.attributes import ScalarAttr, numpy_dtype
 from ir.core import COMMUTATIVE, PURE, Operation
 from ir.types import ScalarType, i1
 
 FLOAT, INT, ANY = "float", "int", "any"
-FLOAT_PREDICATES = frozenset("oeq one olt ole ogt oge ueq une ult ule ugt uge ord uno".split())
-INT_PREDICATES = frozenset("eq ne slt sle sgt sge ult ule ugt uge".split())
+
+
+def _reinterpret(a: np.ndarray, signed: bool) -> np.ndarray:
+    """Integer bits read as a signed or an unsigned number of the same width."""
+    if a.dtype == np.bool_:
+        return -a.astype(np.int8) if signed else a.astype(np.uint8)
+    return a.view(f"{'i' if signed else 'u'}{a.itemsize}")
+
+
+def _signed(fn):
+    return lambda x, y: fn(_reinterpret(x, True), _reinterpret(y, True))
+
+
+def _unsigned(fn):
+    return lambda x, y: fn(_reinterpret(x, False), _reinterpret(y, False))
+
+
+def _unordered(ordered):
+    """The ``u`` predicate: true where the ordered opposite is false (so also for NaN)."""
+    return lambda x, y: ~ordered(x, y)
+
+
+def _ieee_minmax(fn):
+    """NumPy's maximum/minimum, but no answer for +0.0 against -0.0: IEEE orders them by sign,
+    NumPy's loops by operand position, and not the same way in each of its code paths."""
+    return lambda x, y: None if x == 0 and y == 0 and np.signbit(x) != np.signbit(y) else fn(x, y)
+
+
+BITWISE = {"arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor}
+FOLDERS = {
+    **BITWISE,
+    "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply,
+    "arith.divf": np.true_divide, "arith.remf": np.fmod, "arith.negf": np.negative,
+    "arith.maximumf": _ieee_minmax(np.maximum), "arith.minimumf": _ieee_minmax(np.minimum),
+    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
+    "arith.maxsi": _signed(np.maximum), "arith.minsi": _signed(np.minimum),
+    "arith.maxui": _unsigned(np.maximum), "arith.minui": _unsigned(np.minimum),
+    "arith.floordivsi": _signed(np.floor_divide), "arith.floormodsi": _signed(np.remainder),
+    "arith.divui": _unsigned(np.floor_divide), "arith.remui": _unsigned(np.remainder),
+}
+_ONE_SIDED = {"olt": np.less, "ole": np.less_equal, "ogt": np.greater, "oge": np.greater_equal}
+CMPF = {
+    **_ONE_SIDED,
+    "oeq": np.equal, "one": lambda x, y: (x < y) | (x > y),
+    "ord": lambda x, y: ~(np.isnan(x) | np.isnan(y)), "uno": lambda x, y: np.isnan(x) | np.isnan(y),
+    "ueq": _unordered(lambda x, y: (x < y) | (x > y)), "une": np.not_equal,
+    "ult": _unordered(np.greater_equal), "ule": _unordered(np.greater),
+    "ugt": _unordered(np.less_equal), "uge": _unordered(np.less),
+}
+CMPI = {
+    "eq": np.equal, "ne": np.not_equal,
+    **{f"s{p[1:]}": _signed(fn) for p, fn in _ONE_SIDED.items()},
+    **{f"u{p[1:]}": _unsigned(fn) for p, fn in _ONE_SIDED.items()},
+}
+FLOAT_PREDICATES, INT_PREDICATES = frozenset(CMPF), frozenset(CMPI)
+# Constant right operands that give back the left operand, compared bit-exactly (x + 0.0 turns
+# -0.0 into +0.0, so only x + -0.0 is x), and those that give back themselves (integers only:
+# x * 0.0 is NaN for x = inf or NaN).
+RIGHT_IDENTITY = {
+    "arith.addi": 0, "arith.subi": 0, "arith.ori": 0, "arith.xori": 0, "arith.muli": 1,
+    "arith.floordivsi": 1, "arith.divui": 1,
+    "arith.addf": -0.0, "arith.subf": 0.0, "arith.mulf": 1.0, "arith.divf": 1.0,
+}
+RIGHT_ABSORBING = {"arith.muli": 0, "arith.andi": 0}
+
+
+def _evaluate(fn, constants: list, result: ScalarType) -> list | None:
+    """``fn`` applied to the constants as 0-d arrays, or None if any operand is not constant."""
+    if any(c is None for c in constants):
+        return None
+    args = [np.array(c.value, dtype=numpy_dtype(c.type)) for c in constants]
+    with np.errstate(all="ignore"):
+        out = fn(*args)
+        return None if out is None else [ScalarAttr(out, result)]
+
+
+def _float_to_int(x: np.ndarray, dst: ScalarType, signed: bool):
+    """Truncation toward zero; None where it is out of range (NaN, inf, too large)."""
+    v = float(np.trunc(x))
+    if dst.is_bool or not math.isfinite(v):
+        return None
+    info = np.iinfo(f"{'i' if signed else 'u'}{dst.bitwidth // 8}")
+    return int(v) if info.min <= v <= info.max else None
 
 
 class ScalarOp(Operation):
@@ -42,6 +133,18 @@ class ScalarOp(Operation):
     def check_result(self, types) -> None:
         if self.results[0].type != types[0]:
             self.fail("must return its operands' type")
+
+    def fold(self, constants):
+        if self.arity == 2 and constants[1] is not None:
+            rhs = constants[1]
+            if self.name in RIGHT_IDENTITY and rhs == ScalarAttr(RIGHT_IDENTITY[self.name], rhs.type):
+                return [self.operands[0]]
+            if self.name in RIGHT_ABSORBING and rhs == ScalarAttr(RIGHT_ABSORBING[self.name], rhs.type):
+                return [self.operands[1]]
+        fn = FOLDERS.get(self.name)
+        if fn is None or self.operands[0].type.is_bool and self.name not in BITWISE:
+            return None  # i1 arithmetic: NumPy's bool add is `or`, LLVM's is `xor`
+        return _evaluate(fn, constants, self.results[0].type)
 
 
 def define(dialect: str, name: str, arity: int, family: str, base=ScalarOp,
@@ -74,6 +177,10 @@ class CompareOp(ScalarOp):
         if self.results[0].type != i1:
             self.fail("must return i1")
 
+    def fold(self, constants):
+        table = CMPF if self.family == FLOAT else CMPI
+        return _evaluate(table[self.attributes["predicate"]], constants, i1)
+
 
 class SelectOp(ScalarOp):
     name = "arith.select"
@@ -86,6 +193,14 @@ class SelectOp(ScalarOp):
         c, a, b = (v.type for v in self.operands)
         if c != i1 or a != b or self.results[0].type != a:
             self.fail("needs an i1 condition and two values of the result's type")
+
+    def fold(self, constants):
+        _, a, b = self.operands
+        if a is b:
+            return [a]
+        if constants[0] is not None:
+            return [a if constants[0].value else b]
+        return None
 
 
 class CastOp(ScalarOp):
@@ -109,6 +224,24 @@ class CastOp(ScalarOp):
             self.fail(f"must narrow, but {src} to {dst} does not")
         if self.name == "arith.bitcast" and dst.bitwidth != src.bitwidth:
             self.fail(f"must keep the width, but {src} to {dst} does not")
+
+    def fold(self, constants):
+        dst = self.results[0].type
+
+        def convert(x):
+            # ScalarAttr converts the value to ``dst``: rounding to nearest for floats,
+            # wrapping for integers, so only the source's reading needs choosing here.
+            if self.name in ("arith.fptosi", "arith.fptoui"):
+                return _float_to_int(x, dst, signed=self.name == "arith.fptosi")
+            if self.name in ("arith.sitofp", "arith.extsi"):
+                return _reinterpret(x, True)
+            if self.name in ("arith.uitofp", "arith.extui"):
+                return _reinterpret(x, False)
+            if dst.is_bool:
+                return _reinterpret(x, False) & 1  # trunci to i1 keeps the low bit
+            return x
+
+        return _evaluate(convert, constants, dst)
 
 
 for _name in ("addf", "mulf", "maximumf", "minimumf"):

@@ -1,0 +1,180 @@
+"""Canonicalization: fold ops and apply local rewrites until nothing changes.
+
+Folding is each op's own ``fold`` (declared with the op, in ``ir/dialects``); this pass only
+drives it: it hands each pure op the constants of its operands and puts the answer in the IR.
+The rewrites here are the ones a folder cannot express because they build a new op: chains of
+transposes, reshapes, broadcasts and exact conversions collapse into one op. Constant operands
+of commutative ops move to the right, so that folders need only look there. All of it is exact,
+including for NaN, infinities and -0.0 (DESIGN.md §4).
+"""
+
+from __future__ import annotations
+
+from ir.attributes import DenseAttr, ScalarAttr
+from ir.core import COMMUTATIVE, PURE, TERMINATOR, Operation, OpResult, Value
+from ir.dialects import arith, array
+from ir.errors import IRError
+from ir.types import ScalarType
+from passes.manager import Pass, register_pass
+
+_CONSTANTS = (array.ConstantOp, arith.ConstantOp)
+# Significand bits of each float width: the widest integer it holds exactly.
+_SIGNIFICAND = {16: 11, 32: 24, 64: 53}
+
+
+@register_pass
+class Canonicalize(Pass):
+    name = "canonicalize"
+
+    def run(self, module: Operation) -> bool:
+        changed = False
+        while True:
+            progress = False
+            for op in list(module.walk()):
+                if op is not module and _attached(op, module) and _simplify(op):
+                    progress = True
+            if not progress:
+                return changed
+            changed = True
+
+
+def _attached(op: Operation | None, root: Operation) -> bool:
+    """Whether ``op`` is still inside ``root`` (and not erased by an earlier rewrite)."""
+    while op is not root:
+        if op is None or op.parent is None:
+            return False
+        op = op.parent_op
+    return True
+
+
+def constant_of(v: Value) -> DenseAttr | ScalarAttr | None:
+    """The value of ``v`` if an ``array.constant`` or ``arith.constant`` defines it."""
+    op = v.op if isinstance(v, OpResult) else None
+    return op.attributes["value"] if isinstance(op, _CONSTANTS) else None
+
+
+def _simplify(op: Operation) -> bool:
+    if not op.has_trait(PURE) or isinstance(op, _CONSTANTS):
+        return False
+    swapped = _constant_to_right(op)
+    results = op.fold([constant_of(v) for v in op.operands])
+    if results is None:
+        rewrite = _REWRITES.get(op.op_name)
+        results = rewrite(op) if rewrite else None
+    if results is None:
+        return swapped
+    _replace(op, results)
+    return True
+
+
+def _constant_to_right(op: Operation) -> bool:
+    if not op.has_trait(COMMUTATIVE) or len(op.operands) != 2:
+        return False
+    x, y = op.operands
+    if constant_of(x) is None or constant_of(y) is not None:
+        return False
+    op.set_operand(0, y)
+    op.set_operand(1, x)
+    return True
+
+
+def _replace(op: Operation, results: list) -> None:
+    """Replace ``op``'s results by Values or constants, erase it, and erase what it leaves dead."""
+    maybe_dead = [v.op for v in op.operands if isinstance(v, OpResult)]
+    for old, new in zip(op.results, results, strict=True):
+        if isinstance(new, DenseAttr):
+            new = _insert(op, array.ConstantOp((), [new.type], {"value": new})).result
+            maybe_dead.append(new.op)
+        elif isinstance(new, ScalarAttr):
+            new = _insert(op, arith.ConstantOp((), [new.type], {"value": new})).result
+            maybe_dead.append(new.op)
+        elif not isinstance(new, Value):
+            raise IRError(f"folder of {op.op_name} returned {new!r}, not a Value or an attribute")
+        old.replace_all_uses_with(new)
+    op.erase()
+    _erase_dead(maybe_dead)
+
+
+def _insert(anchor: Operation, op: Operation) -> Operation:
+    return anchor.parent.insert_before(anchor, op)
+
+
+def _erase_dead(ops: list[Operation]) -> None:
+    """Erase pure ops left without uses by a rewrite, and then their operands' definers."""
+    while ops:
+        op = ops.pop()
+        if (op.parent is None or not op.has_trait(PURE) or op.has_trait(TERMINATOR)
+                or any(r.uses for r in op.results)):
+            continue
+        ops.extend(v.op for v in op.operands if isinstance(v, OpResult))
+        op.erase()
+
+
+def _producer(v: Value, cls: type[Operation]) -> Operation | None:
+    op = v.op if isinstance(v, OpResult) else None
+    return op if isinstance(op, cls) else None
+
+
+def _rebuild(op: Operation, source: Value, attributes: dict) -> list[Value]:
+    """A new op of ``op``'s kind applied directly to ``source``; if it does nothing, its own
+    folder removes it in the next sweep."""
+    return _insert(op, type(op)([source], op.result_types, attributes)).results
+
+
+def _transpose_of_transpose(op: array.TransposeOp) -> list[Value] | None:
+    inner = _producer(op.operands[0], array.TransposeOp)
+    if inner is None:
+        return None
+    perm = tuple(inner.permutation[p] for p in op.permutation)
+    return _rebuild(op, inner.operands[0], {"permutation": perm})
+
+
+def _reshape_of_reshape(op: array.ReshapeOp) -> list[Value] | None:
+    inner = _producer(op.operands[0], array.ReshapeOp)
+    return None if inner is None else _rebuild(op, inner.operands[0], {})
+
+
+def _broadcast_of_broadcast(op: array.BroadcastInDimOp) -> list[Value] | None:
+    inner = _producer(op.operands[0], array.BroadcastInDimOp)
+    if inner is None:
+        return None
+    dims = tuple(op.broadcast_dimensions[d] for d in inner.broadcast_dimensions)
+    return _rebuild(op, inner.operands[0], {"broadcast_dimensions": dims})
+
+
+def _convert_of_convert(op: array.ConvertOp) -> list[Value] | None:
+    """convert(convert(x, B), C) → convert(x, C) when x → B loses nothing, so that both
+    round or wrap the same number. Not through a float to an integer or bool: float→int is
+    defined by codegen for out-of-range values, and may differ by source width."""
+    inner = _producer(op.operands[0], array.ConvertOp)
+    if inner is None:
+        return None
+    src = inner.operands[0].type.element
+    mid, dst = inner.result.type.element, op.result.type.element
+    if not _exact(src, mid) or (mid.is_float and not dst.is_float):
+        return None
+    return _rebuild(op, inner.operands[0], {})
+
+
+def _exact(src: ScalarType, dst: ScalarType) -> bool:
+    """Whether every value of ``src`` (NaN, inf and -0.0 included) is unchanged in ``dst``."""
+    if src == dst or src.is_bool:
+        return True
+    if dst.is_bool:
+        return False
+    if src.is_float:
+        return dst.is_float and dst.bitwidth >= src.bitwidth
+    magnitude_bits = src.bitwidth - (0 if src.is_unsigned else 1)
+    if dst.is_float:
+        return magnitude_bits <= _SIGNIFICAND[dst.bitwidth]
+    if src.is_unsigned == dst.is_unsigned:
+        return dst.bitwidth >= src.bitwidth
+    return src.is_unsigned and dst.bitwidth > src.bitwidth
+
+
+_REWRITES = {
+    "array.transpose": _transpose_of_transpose,
+    "array.reshape": _reshape_of_reshape,
+    "array.broadcast_in_dim": _broadcast_of_broadcast,
+    "array.convert": _convert_of_convert,
+}

@@ -1,0 +1,41 @@
+"""Dead code elimination: pure ops whose results are unused are erased.
+
+Blocks are walked backwards, so a chain of dead ops goes in one sweep; sweeps repeat until
+nothing changes, since erasing an op inside a region can free a value defined outside it.
+Terminators and ops with side effects (anything not ``Pure``) always stay.
+"""
+
+from __future__ import annotations
+
+from ir.core import PURE, TERMINATOR, Block, Operation
+from passes.manager import Pass, register_pass
+
+
+@register_pass
+class DCE(Pass):
+    name = "dce"
+
+    def run(self, module: Operation) -> bool:
+        changed = False
+        while _dce_op(module):
+            changed = True
+        return changed
+
+
+def _dce_op(op: Operation) -> bool:
+    changed = False
+    for region in op.regions:
+        for block in region.blocks:
+            changed |= _dce_block(block)
+    return changed
+
+
+def _dce_block(block: Block) -> bool:
+    changed = False
+    for op in reversed(list(block.ops)):
+        if op.has_trait(PURE) and not op.has_trait(TERMINATOR) and not any(r.uses for r in op.results):
+            op.erase()
+            changed = True
+        else:
+            changed |= _dce_op(op)
+    return changed

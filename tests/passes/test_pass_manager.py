@@ -1,0 +1,159 @@
+"""The pass manager: pipeline parsing, verification after each pass, IR dumps and timing."""
+# ruff: noqa: E501  (IR text is one op per line, as the printer writes it)
+
+import re
+
+import pytest
+
+import ir
+from passes import (
+    PASSES,
+    Pass,
+    PassFailure,
+    PassManager,
+    PipelineError,
+    manager,
+    parse_pipeline,
+    register_pass,
+)
+
+MODULE = """\
+"builtin.module"() ({
+  "func.func"() ({
+  ^bb0(%arg0: tensor<4xf32>):
+    %0 = "array.neg"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = "array.neg"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    %2 = "array.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%1) : (tensor<4xf32>) -> ()
+  }) {function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "f"} : () -> ()
+}) : () -> ()"""
+
+CLEAN = """\
+"builtin.module"() ({
+  "func.func"() ({
+  ^bb0(%arg0: tensor<4xf32>):
+    %0 = "array.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+    "func.return"(%arg0) : (tensor<4xf32>) -> ()
+  }) {function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "f"} : () -> ()
+}) : () -> ()"""
+
+CLEANEST = CLEAN.replace('    %0 = "array.exp"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>\n', "")
+
+
+class BreakReturn(Pass):
+    """Test-only: makes func.return return a value of the wrong type."""
+
+    name = "break-return"
+
+    def run(self, module):
+        func = module.regions[0].block.ops[0]
+        ret = func.regions[0].block.ops[-1]
+        exp = func.regions[0].block.ops[-2]
+        cast = ir.Operation.create("array.convert", [exp.result], [ir.parse_type("tensor<4xf64>")])
+        func.regions[0].block.insert_before(ret, cast)
+        ret.set_operand(0, cast.result)
+        return True
+
+
+class Nothing(Pass):
+    name = "nothing"
+
+    def run(self, module):
+        return False
+
+
+def test_parse_pipeline_tolerates_whitespace():
+    pipeline = parse_pipeline(" canonicalize ,cse,\tdce ")
+    assert [type(p) for p in pipeline] == [PASSES["canonicalize"], PASSES["cse"], PASSES["dce"]]
+    assert parse_pipeline("") == []
+
+
+def test_unknown_pass_lists_known_passes():
+    with pytest.raises(PipelineError, match=r"unknown pass 'cse2'.*known passes: .*canonicalize, cse, dce"):
+        parse_pipeline("canonicalize,cse2")
+    assert issubclass(PipelineError, ir.JitcoreError)
+
+
+def test_run_returns_the_rewritten_module():
+    module = ir.parse(MODULE)
+    assert PassManager("canonicalize").run(module) is module
+    assert ir.print_op(module) == CLEAN
+    assert ir.print_op(PassManager("dce").run(module)) == CLEANEST
+
+
+def test_print_after_all():
+    dumps = []
+    PassManager("canonicalize,cse", print_after_all=True, printer=dumps.append).run(ir.parse(MODULE))
+    assert dumps == [
+        "// -----// IR Dump After canonicalize //----- //\n" + CLEAN,
+        "// -----// IR Dump After cse //----- //\n" + CLEAN,
+    ]
+
+
+def test_print_after_change_skips_passes_that_changed_nothing():
+    dumps = []
+    PassManager([PASSES["canonicalize"](), Nothing(), PASSES["dce"]()], print_after_change=True,
+                printer=dumps.append).run(ir.parse(MODULE))
+    assert [d.splitlines()[0] for d in dumps] == [
+        "// -----// IR Dump After canonicalize //----- //",
+        "// -----// IR Dump After dce //----- //",
+    ]
+    assert dumps[1].endswith(CLEANEST)
+
+
+def test_default_printer_is_stderr(capsys):
+    PassManager("dce", print_after_all=True).run(ir.parse(MODULE))
+    assert capsys.readouterr().err.startswith("// -----// IR Dump After dce //----- //\n")
+
+
+def test_timing_table():
+    pm = PassManager("canonicalize,cse,dce", timing=True)
+    pm.run(ir.parse(MODULE))
+    assert [name for name, _ in pm.timings] == ["canonicalize", "cse", "dce"]
+    assert all(seconds >= 0 for _, seconds in pm.timings)
+    table = pm.format_timing()
+    assert "Execution time report" in table
+    assert re.search(r"Total Execution Time: \d+\.\d{4} seconds", table)
+    assert "----Wall Time----  ----Name----" in table
+    for name in ("canonicalize", "cse", "dce", "Total"):
+        assert re.search(rf"^  +\d+\.\d{{4}} \( *\d+\.\d%\)  {name}$", table, re.M), name
+    assert re.search(r"\(100\.0%\)  Total$", table)
+
+
+def test_no_timing_unless_asked():
+    pm = PassManager("cse")
+    pm.run(ir.parse(MODULE))
+    assert pm.timings == []
+
+
+def test_broken_pass_is_named():
+    with pytest.raises(PassFailure, match=r"(?s)pass 'break-return' produced invalid IR.*'func.return' op returns"):
+        PassManager([Nothing(), BreakReturn()]).run(ir.parse(MODULE))
+
+
+def test_broken_pass_goes_unnoticed_without_verify_each():
+    module = PassManager([BreakReturn()], verify_each=False).run(ir.parse(MODULE))
+    with pytest.raises(ir.VerificationError):
+        ir.verify(module)
+
+
+def test_invalid_input_is_not_blamed_on_a_pass():
+    module = PassManager([BreakReturn()], verify_each=False).run(ir.parse(MODULE))
+    with pytest.raises(ir.VerificationError):
+        PassManager([Nothing()]).run(module)
+
+
+def test_passes_keep_no_state():
+    pm = PassManager("canonicalize,cse,dce")
+    first, second = ir.parse(MODULE), ir.parse(MODULE)
+    pm.run(first)
+    pm.run(second)
+    assert ir.print_op(first) == ir.print_op(second) == CLEANEST
+
+
+def test_register_pass(monkeypatch):
+    monkeypatch.setattr(manager, "PASSES", dict(PASSES))
+    assert register_pass(Nothing) is Nothing
+    assert [type(p) for p in parse_pipeline("nothing,dce")] == [Nothing, PASSES["dce"]]
+    with pytest.raises(PipelineError, match="two passes are named 'dce'"):
+        register_pass(type("OtherDCE", (Nothing,), {"name": "dce"}))
