@@ -3,6 +3,7 @@ native code: the stages that ``jit`` caches and ``lower(...).as_text(stage)`` sh
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,11 +76,20 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     return module, out_tree
 
 
-def optimize(module: ModuleOp, options: CompileOptions, **instrumentation) -> ModuleOp:
-    """A copy of ``module`` after the options' pass pipeline."""
+def optimize(module: ModuleOp, options: CompileOptions, *,
+             timing_sink: Callable[[str], None] | None = None, **instrumentation) -> ModuleOp:
+    """A copy of ``module`` after the options' pass pipeline.
+
+    ``instrumentation`` goes to the ``PassManager``; with ``timing_sink``, passes are timed and
+    the timing report is handed to it after the run.
+    """
     copy = module.clone({})
+    if timing_sink is not None:
+        instrumentation["timing"] = True
     pm = passes.PassManager(options.pipeline, verify_each=options.verify_each, **instrumentation)
     pm.run(copy)
+    if timing_sink is not None:
+        timing_sink(pm.format_timing())
     return copy
 
 
