@@ -1,0 +1,455 @@
+"""jitcore's math library: transcendentals as straight-line LLVM IR.
+
+LLVM does not vectorize calls to libm, and NVPTX cannot lower ``llvm.exp`` and friends, so each
+function is emitted inline: range reduction, a polynomial, and selects for special values. There
+are no calls except intrinsics that are single instructions on x86 and NVPTX, no branches, and no
+float<->int conversions (AVX2 has none for 64-bit lanes, and fptosi of NaN is poison): integers
+are moved in and out of floats with the 1.5 * 2**mantissa "shifter" trick instead.
+
+Every emitter works on f32 or f64, scalar or vector. f32 sin/cos/tan/pow compute in f64 (a
+Cody-Waite reduction in f64 keeps f32 trig exact far beyond f32's own reach, and pow needs the
+extra bits); the other f32 functions compute natively for full 8-lane SIMD.
+
+Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
+mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
+the fit's own maximum relative error, before rounding the coefficients.
+
+Accuracy, measured against NumPy (see tests/codegen/test_mathlib.py): f32 within 1-2 ULP of the
+correctly rounded result, f64 within a few ULP of NumPy. sin/cos/tan are accurate for
+|x| < 2**43 (both dtypes); beyond that the reduction loses the quadrant and they return NaN.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+# exp(r) = 1 + r + r**2 * P(r) on |r| <= ln2/2.  f32: 2**-28.3, f64: 2**-57.9.
+_EXP = {
+    "f32": (0.4999999403953552, 0.1666651964187622, 0.041668400168418884, 0.008368851616978645,
+            0.0013814311241731048),
+    "f64": (0.5000000000000011, 0.16666666666666408, 0.04166666666652808, 0.008333333333496925,
+            0.0013888888944255642, 0.0001984126950276688, 2.4801492382068012e-05,
+            2.755758838212843e-06, 2.763052554272378e-07, 2.499987425285867e-08),
+}
+# log((1+s)/(1-s)) = 2s + s * z * P(z), z = s**2 <= (3 - 2*sqrt2)**2.  f32: 2**-30.2, f64: 2**-59.5.
+_LOG = {
+    "f32": (0.6666677594184875, 0.39977481961250305, 0.2987363934516907),
+    "f64": (0.6666666666666735, 0.3999999999940917, 0.28571428743771055, 0.22222198415911765,
+            0.18183573253495647, 0.15313803781906601, 0.14798594604140264),
+}
+# sin(r) = r + r * z * P(z), cos(r) = 1 - z/2 + z**2 * Q(z), z = r**2, |r| <= pi/4 + 0.002.
+# f32 (evaluated in f64): 2**-37.5 and 2**-33.0; f64: 2**-57.9 and 2**-63.9.
+_SIN = {
+    "f32": (-0.16666666640260122, 0.008333329242492252, -0.0001983929217662639, 2.717929733927565e-06),
+    "f64": (-0.1666666666666663, 0.008333333333321829, -0.0001984126982934827, 2.755731353492683e-06,
+            -2.5050733820767195e-08, 1.589539988585851e-10),
+}
+_COS = {
+    "f32": (0.04166664535258696, -0.0013887299874179126, 2.443125335958601e-05),
+    "f64": (0.04166666666666659, -0.0013888888888872642, 2.4801587288585722e-05, -2.755731410064367e-07,
+            2.087568991530541e-09, -1.1357959104019593e-11),
+}
+# tanh(x) = x + x * z * P(z), z = x**2, on |x| <= _TANH_POLY (exp formula beyond).
+# f32: 2**-29.8, f64: 2**-56.4.
+_TANH = {
+    "f32": (-0.33333322405815125, 0.13332977890968323, -0.053929299116134644, 0.02166352979838848,
+            -0.008264521136879921, 0.0025826478376984596, -0.0004554530023597181),
+    "f64": (-0.33333333333332854, 0.13333333333262082, -0.053968253931264094, 0.02186948757602267,
+            -0.008863221001791686, 0.0035919891676924605, -0.0014549588491943673, 0.0005863164531207776,
+            -0.0002285640467166005, 7.714419121462751e-05, -1.607248872394124e-05),
+}
+# Past 0.9 (f32) / 0.625 (f64) the cancellation in 1 - 2/(e+1) costs under one ULP.
+_TANH_POLY = {"f32": 0.9, "f64": 0.625}
+# tanh(x) rounds to 1 past 9.01 (f32) / 19.1 (f64); clamping there keeps exp finite.
+_TANH_ONE = {"f32": 9.5, "f64": 19.5}
+# exp input clamp: just past overflow to inf and underflow to 0 (keeps the exponent arithmetic exact).
+_EXP_LIMITS = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
+
+_LN2 = math.log(2)
+# ln2 = head + tail.  For exp's reduction the head is ln2 rounded (n * head is exact inside fma);
+# for log the head has 15 (f32) / 32 (f64) bits so that k * head is exact for every exponent k.
+_LN2_EXP = {"f32": (float.fromhex("0x1.62e43p-1"), -1.9046542121259336e-09),
+            "f64": (_LN2, 2.319046813846299e-17)}
+_LN2_LOG = {"f32": (float.fromhex("0x1.62e4p-1"), 1.428606765330187e-06),
+            "f64": (float.fromhex("0x1.62e42feep-1"), 1.9082149292705877e-10)}
+_SQRT_HALF_BITS = {"f32": 0x3F3504F3, "f64": 0x3FE6A09E667F3BCD}
+_MIN_NORMAL = {"f32": 2.0**-126, "f64": 2.0**-1022}
+# pi/2 in three 53-bit pieces; n * piece is exact inside fma.
+_PIO2 = (float.fromhex("0x1.921fb54442d18p+0"), float.fromhex("0x1.1a62633145c07p-54"),
+         float.fromhex("-0x1.f1976b7ed8fbcp-110"))
+_TRIG_LIMIT = 2.0**43
+
+
+class _Math:
+    """Typed arithmetic on one builder for a float type (scalar or vector), f32 or f64.
+
+    ``prec`` is the precision the result is rounded to; it differs from the computing type when
+    an f32 function computes in f64.
+    """
+
+    def __init__(self, builder: ir.IRBuilder, ty: ir.Type, prec: str | None = None):
+        self.b = builder
+        self.ty = ty
+        self.lanes = ty.count if isinstance(ty, ir.VectorType) else None
+        elem = ty.element if self.lanes else ty
+        self.kind = "f64" if isinstance(elem, ir.DoubleType) else "f32"
+        self.prec = prec or self.kind
+        self.mant, self.bias = (52, 1023) if self.kind == "f64" else (23, 127)
+        ity = ir.IntType(64 if self.kind == "f64" else 32)
+        self.ity = ir.VectorType(ity, self.lanes) if self.lanes else ity
+
+    def wide(self) -> _Math:
+        elem = ir.DoubleType()
+        return _Math(self.b, ir.VectorType(elem, self.lanes) if self.lanes else elem, self.prec)
+
+    def _const(self, ty, v):
+        if self.lanes:
+            return ir.Constant(ir.VectorType(ty.element, self.lanes), [v] * self.lanes)
+        return ir.Constant(ty, v)
+
+    def c(self, v: float) -> ir.Constant:
+        return self._const(self.ty, v)
+
+    def i(self, v: int) -> ir.Constant:
+        return self._const(self.ity, v)
+
+    def call(self, name: str, *args: ir.Value) -> ir.Value:
+        suffix = f"v{self.lanes}{self.kind}" if self.lanes else self.kind
+        full = f"llvm.{name}.{suffix}"
+        module = self.b.module
+        fn = module.globals.get(full) or ir.Function(
+            module, ir.FunctionType(self.ty, [self.ty] * len(args)), full)
+        return self.b.call(fn, args)
+
+    def add(self, a, b):
+        return self.b.fadd(a, b)
+
+    def sub(self, a, b):
+        return self.b.fsub(a, b)
+
+    def mul(self, a, b):
+        return self.b.fmul(a, b)
+
+    def div(self, a, b):
+        return self.b.fdiv(a, b)
+
+    def neg(self, a):
+        return self.b.fneg(a)
+
+    def fma(self, a, b, c):
+        return self.call("fma", a, b, c)
+
+    def abs(self, a):
+        return self.call("fabs", a)
+
+    def lt(self, a, b):
+        return self.b.fcmp_ordered("<", a, b)
+
+    def le(self, a, b):
+        return self.b.fcmp_ordered("<=", a, b)
+
+    def gt(self, a, b):
+        return self.b.fcmp_ordered(">", a, b)
+
+    def eq(self, a, b):
+        return self.b.fcmp_ordered("==", a, b)
+
+    def ne(self, a, b):
+        return self.b.fcmp_unordered("!=", a, b)
+
+    def isnan(self, a):
+        return self.b.fcmp_unordered("uno", a, a)
+
+    def sel(self, cond, a, b):
+        return self.b.select(cond, a, b)
+
+    def poly(self, z, coeffs):
+        """Horner's rule with fma: coeffs[0] + coeffs[1] * z + ..."""
+        acc = self.c(coeffs[-1])
+        for k in reversed(coeffs[:-1]):
+            acc = self.fma(acc, z, self.c(k))
+        return acc
+
+    def bits(self, a):
+        return self.b.bitcast(a, self.ity)
+
+    def from_bits(self, a):
+        return self.b.bitcast(a, self.ty)
+
+    def _shifter(self) -> float:
+        return 1.5 * 2.0**self.mant
+
+    def low_int(self, n):
+        """Integer-valued float n (|n| < 2**(mant-1)) -> its two's-complement low bits."""
+        return self.bits(self.add(n, self.c(self._shifter())))
+
+    def to_float(self, k):
+        """Integer 0 <= k < 2**(mant-1) -> float."""
+        shifter = self.c(self._shifter())
+        return self.sub(self.from_bits(self.b.or_(k, self.bits(shifter))), shifter)
+
+    def pow2(self, n):
+        """2**n for an integer-valued float n in the normal exponent range."""
+        e = self.bits(self.add(n, self.c(self._shifter() + self.bias)))
+        return self.from_bits(self.b.shl(e, self.i(self.mant)))
+
+    def scale(self, p, n):
+        """p * 2**n in two steps, so that n may run from below the subnormals to past overflow."""
+        half = self.call("floor", self.mul(n, self.c(0.5)))
+        return self.mul(self.mul(p, self.pow2(half)), self.pow2(self.sub(n, half)))
+
+
+
+
+def _clamp(m: _Math, x, lo: float, hi: float):
+    """x limited to [lo, hi]; NaN becomes lo (callers restore NaN at the end)."""
+    x = m.sel(m.gt(x, m.c(lo)), x, m.c(lo))
+    return m.sel(m.lt(x, m.c(hi)), x, m.c(hi))
+
+
+def _tiny(m: _Math, x, r, quadratic: bool = False):
+    """x itself where |x| is so small that f(x) rounds to x: f(x) = x + O(x**3) (sin, tan, sinh),
+    or x + O(x**2) if quadratic (expm1, log1p).
+
+    Also restores the sign of -0.0, which the reductions (0 * c + -0.0 = +0.0) lose.
+    """
+    limit = 2.0 ** -(m.mant + 2 if quadratic else m.mant // 2 + 1)
+    return m.sel(m.lt(m.abs(x), m.c(limit)), x, r)
+
+
+# ---- exp family -------------------------------------------------------------------------------
+
+def _exp_reduce(m: _Math, x, x_lo=None):
+    """(u, n) with exp(x + x_lo) = (1 + u) * 2**n and |u| < 0.42, for finite x in _EXP_LIMITS."""
+    hi, lo = _LN2_EXP[m.kind]
+    n = m.call("rint", m.mul(x, m.c(1 / _LN2)))
+    r = m.fma(m.neg(n), m.c(hi), x)  # exact: |r| < 0.5 needs no more bits than x and n * hi share
+    r = m.fma(m.neg(n), m.c(lo), r)
+    if x_lo is not None:
+        r = m.add(r, x_lo)
+    return m.fma(m.mul(r, r), m.poly(r, _EXP[m.prec]), r), n
+
+
+def _exp(m: _Math, x):
+    u, n = _exp_reduce(m, _clamp(m, x, *_EXP_LIMITS[m.kind]))
+    return m.sel(m.isnan(x), x, m.scale(m.add(u, m.c(1.0)), n))
+
+
+def _exp2(m: _Math, x):
+    lo, hi = _EXP_LIMITS[m.kind]
+    xc = _clamp(m, x, lo / _LN2, hi / _LN2)
+    n = m.call("rint", xc)
+    r = m.mul(m.sub(xc, n), m.c(_LN2))  # x - n is exact; the product costs under 0.4 ULP
+    p = m.fma(m.mul(r, r), m.poly(r, _EXP[m.prec]), m.add(r, m.c(1.0)))
+    return m.sel(m.isnan(x), x, m.scale(p, n))
+
+
+def _expm1_parts(m: _Math, x):
+    """(small, big) for x clamped below: e**x - 1 as 2**n * u + (2**n - 1), exact enough while
+    2**n is representable and the -1 matters, and as e**x for large x."""
+    u, n = _exp_reduce(m, x)
+    small = m.add(m.mul(u, m.pow2(n)), m.sub(m.pow2(n), m.c(1.0)))
+    return small, m.scale(m.add(u, m.c(1.0)), n)
+
+
+def _expm1(m: _Math, x):
+    # e**x - 1 is -1 to working precision below -(mant + 8) * ln2.
+    xc = _clamp(m, x, -(m.mant + 8) * _LN2, _EXP_LIMITS[m.kind][1])
+    small, big = _expm1_parts(m, xc)
+    r = m.sel(m.lt(xc, m.c((m.mant + 2) * _LN2)), small, big)
+    return _tiny(m, x, m.sel(m.isnan(x), x, r), quadratic=True)
+
+
+def _half_exp(m: _Math, a):
+    """e**a / 2 for a >= 0 clamped just past overflow of cosh/sinh, without premature overflow."""
+    u, n = _exp_reduce(m, a)
+    return m.scale(m.add(u, m.c(1.0)), m.sub(n, m.c(1.0)))
+
+
+def _cosh(m: _Math, x):
+    a = _clamp(m, m.abs(x), 0.0, _EXP_LIMITS[m.kind][1] + 1)
+    h = _half_exp(m, a)
+    return m.sel(m.isnan(x), x, m.add(h, m.div(m.c(0.25), h)))
+
+
+def _sinh(m: _Math, x):
+    a = _clamp(m, m.abs(x), 0.0, _EXP_LIMITS[m.kind][1] + 1)
+    h = _half_exp(m, a)
+    big = m.sub(h, m.div(m.c(0.25), h))
+    # Below 1, (E + E / (E + 1)) / 2 with E = expm1(a) avoids the cancellation of e**a - e**-a.
+    e, _ = _expm1_parts(m, m.sel(m.lt(a, m.c(1.0)), a, m.c(1.0)))
+    small = m.mul(m.c(0.5), m.add(e, m.div(e, m.add(e, m.c(1.0)))))
+    r = m.call("copysign", m.sel(m.lt(a, m.c(1.0)), small, big), x)
+    return _tiny(m, x, m.sel(m.isnan(x), x, r))
+
+
+def _tanh(m: _Math, x):
+    a = m.abs(x)
+    z = m.mul(a, a)
+    small = m.fma(m.mul(a, z), m.poly(z, _TANH[m.prec]), a)
+    u, n = _exp_reduce(m, m.mul(m.c(2.0), _clamp(m, a, 0.0, _TANH_ONE[m.prec])))
+    e = m.scale(m.add(u, m.c(1.0)), n)
+    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
+    use_poly = m.b.fcmp_unordered("<", a, m.c(_TANH_POLY[m.prec]))  # NaN takes this side
+    return m.call("copysign", m.sel(use_poly, small, big), x)
+
+
+# ---- log family -------------------------------------------------------------------------------
+
+def _log_parts(m: _Math, x):
+    """For finite x > 0: (k, f, hf, hfsq, tail) with x = 2**k * (1 + f), sqrt(1/2) <= 1 + f < sqrt2,
+    hf = f/2, hfsq = hf * f (rounded) and log(1 + f) = f - (hfsq - tail)."""
+    tiny = m.lt(x, m.c(_MIN_NORMAL[m.kind]))
+    xs = m.sel(tiny, m.mul(x, m.c(2.0 ** (m.mant + 2))), x)
+    width = 64 if m.kind == "f64" else 32
+    ix = m.b.sub(m.bits(xs), m.i(_SQRT_HALF_BITS[m.kind]))
+    # k + 2**(width - 2 - mant): the offset keeps the shift logical (no 64-bit ashr on AVX2).
+    k_off = m.b.lshr(m.b.add(ix, m.i(1 << (width - 2))), m.i(m.mant))
+    k = m.sub(m.to_float(k_off), m.sel(tiny, m.c(2.0 ** (width - 2 - m.mant) + m.mant + 2),
+                                        m.c(2.0 ** (width - 2 - m.mant))))
+    mbits = m.b.add(m.b.and_(ix, m.i((1 << m.mant) - 1)), m.i(_SQRT_HALF_BITS[m.kind]))
+    f = m.sub(m.from_bits(mbits), m.c(1.0))
+    s = m.div(f, m.add(f, m.c(2.0)))
+    z = m.mul(s, s)
+    hf = m.mul(m.c(0.5), f)
+    hfsq = m.mul(hf, f)
+    # log(1 + f) = 2s + s * R = f - hfsq + s * (hfsq + R), since 2s = f - s * f.
+    tail = m.mul(s, m.fma(z, m.poly(z, _LOG[m.prec]), hfsq))
+    return k, f, hf, hfsq, tail
+
+
+def _log_special(m: _Math, x, r):
+    """log-like result r fixed up for x = 0 (-inf), x < 0 or NaN (NaN) and x = inf (inf)."""
+    inf = m.c(math.inf)
+    r = m.sel(m.gt(x, m.c(0.0)), r, m.sel(m.eq(x, m.c(0.0)), m.neg(inf), m.c(math.nan)))
+    return m.sel(m.eq(x, inf), inf, r)
+
+
+def _log(m: _Math, x):
+    k, f, _, hfsq, tail = _log_parts(m, x)
+    hi, lo = _LN2_LOG[m.kind]
+    r = m.fma(k, m.c(hi), m.sub(f, m.sub(hfsq, m.fma(k, m.c(lo), tail))))
+    return _log_special(m, x, r)
+
+
+def _log2(m: _Math, x):
+    k, f, _, hfsq, tail = _log_parts(m, x)
+    return _log_special(m, x, m.fma(m.sub(f, m.sub(hfsq, tail)), m.c(1 / _LN2), k))
+
+
+def _log10(m: _Math, x):
+    k, f, _, hfsq, tail = _log_parts(m, x)
+    lg2 = math.log10(2)
+    lg2_hi = float.fromhex("0x1.344p-2") if m.kind == "f32" else float.fromhex("0x1.34413509fp-2")
+    y = m.fma(k, m.c(lg2 - lg2_hi), m.mul(m.sub(f, m.sub(hfsq, tail)), m.c(1 / math.log(10))))
+    return _log_special(m, x, m.fma(k, m.c(lg2_hi), y))
+
+
+def _log1p(m: _Math, x):
+    u = m.add(x, m.c(1.0))
+    # log(1 + x) = log(u) + (1 + x - u) / u to first order; the correction is NaN only where
+    # u is 0 or inf, where log(u) is already right.
+    c = m.div(m.sub(x, m.sub(u, m.c(1.0))), u)
+    r = m.add(_log(m, u), m.sel(m.isnan(c), m.c(0.0), c))
+    return _tiny(m, x, r, quadratic=True)
+
+
+# ---- trigonometric ----------------------------------------------------------------------------
+
+def _trig(m: _Math, name: str, x):
+    # Cody-Waite with three 53-bit pieces of pi/2 in f64 (also for f32 inputs): the first fma is
+    # exact for |n| < 2**52, the rest leave |r| relative error ~2**-52 for |x| < _TRIG_LIMIT,
+    # where n is off by at most one near half-way points (the polynomials cover pi/4 + 0.002).
+    w = m.wide()
+    xd = m.b.fpext(x, w.ty) if m.kind == "f32" else x
+    n = w.call("rint", w.mul(xd, w.c(2 / math.pi)))
+    r = xd
+    for piece in _PIO2:
+        r = w.fma(w.neg(n), w.c(piece), r)
+    q = w.low_int(n)  # low two bits: n mod 4
+    if name == "cos":
+        q = w.b.add(q, w.i(1))
+    z = w.mul(r, r)
+    s = w.fma(w.mul(r, z), w.poly(z, _SIN[m.prec]), r)
+    c = w.fma(w.mul(z, z), w.poly(z, _COS[m.prec]), w.fma(w.c(-0.5), z, w.c(1.0)))
+    odd = w.b.icmp_unsigned("!=", w.b.and_(q, w.i(1)), w.i(0))
+    if name == "tan":
+        r = w.div(w.sel(odd, w.neg(c), s), w.sel(odd, s, c))
+    else:
+        r = w.sel(odd, c, s)
+        r = w.sel(w.b.icmp_unsigned("!=", w.b.and_(q, w.i(2)), w.i(0)), w.neg(r), r)
+    if m.kind == "f32":
+        r = m.b.fptrunc(r, m.ty)
+    r = m.sel(m.le(m.abs(x), m.c(_TRIG_LIMIT)), r, m.c(math.nan))  # also inf and NaN
+    return r if name == "cos" else _tiny(m, x, r)
+
+
+# ---- pow --------------------------------------------------------------------------------------
+
+def _pow(m: _Math, x, y):
+    """C99 pow. Computes in f64 (so f32 is correctly rounded but for double rounding) with log(|x|)
+    as a double-double, which keeps y * log|x| accurate to ~2**-60 relative."""
+    w = _Math(m.b, m.wide().ty)
+    if m.kind == "f32":
+        x, y = m.b.fpext(x, w.ty), m.b.fpext(y, w.ty)
+    ax = w.abs(x)
+    k, f, hf, hfsq, tail = _log_parts(w, ax)
+    hi = w.sub(f, hfsq)
+    # rounding errors of hi (fast two-sum, |f| > hfsq) and of hfsq (fma residual)
+    lo = w.sub(w.sub(w.sub(f, hi), hfsq), w.fma(hf, f, w.neg(hfsq)))
+    lo = w.add(lo, tail)
+    ln2_hi, ln2_lo = _LN2_LOG["f64"]
+    h0 = w.mul(k, w.c(ln2_hi))  # exact
+    big_h = w.add(h0, hi)
+    big_l = w.fma(k, w.c(ln2_lo), w.add(w.sub(hi, w.sub(big_h, h0)), lo))
+    z_hi = w.mul(y, big_h)
+    z_lo = w.fma(y, big_l, w.fma(y, big_h, w.neg(z_hi)))
+    zc = _clamp(w, z_hi, *_EXP_LIMITS["f64"])
+    u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, w.c(0.0)))
+    mag = w.scale(w.add(u, w.c(1.0)), n)
+
+    inf, zero, one = w.c(math.inf), w.c(0.0), w.c(1.0)
+    y_neg = w.lt(y, zero)
+    b = w.b
+    mag = w.sel(w.eq(ax, zero), w.sel(y_neg, inf, zero), mag)
+    mag = w.sel(w.eq(ax, inf), w.sel(y_neg, zero, inf), mag)
+    # y = +-inf: 1 at |x| = 1, else inf when |x| > 1 and y > 0 or |x| < 1 and y < 0, else 0
+    grows = b.icmp_unsigned("==", w.gt(ax, one), w.gt(y, zero))
+    y_inf = w.sel(w.eq(ax, one), one, w.sel(grows, inf, zero))
+    mag = w.sel(w.eq(w.abs(y), inf), y_inf, mag)
+    y_int = w.eq(w.call("trunc", y), y)
+    half = w.mul(y, w.c(0.5))
+    y_odd = b.and_(y_int, w.ne(w.call("trunc", half), half))
+    x_sign = b.icmp_signed("<", w.bits(x), w.i(0))
+    r = w.sel(b.and_(y_odd, x_sign), w.neg(mag), mag)
+    neg_finite = b.and_(w.lt(x, zero), w.gt(x, w.neg(inf)))
+    r = w.sel(b.and_(neg_finite, b.not_(y_int)), w.c(math.nan), r)  # also catches y NaN
+    r = w.sel(b.or_(w.isnan(x), w.isnan(y)), w.c(math.nan), r)
+    r = w.sel(b.or_(w.eq(y, zero), w.eq(x, one)), one, r)
+    return m.b.fptrunc(r, m.ty) if m.kind == "f32" else r
+
+
+# ---- API --------------------------------------------------------------------------------------
+
+_UNARY = {
+    "sin": lambda m, x: _trig(m, "sin", x),
+    "cos": lambda m, x: _trig(m, "cos", x),
+    "tan": lambda m, x: _trig(m, "tan", x),
+    "tanh": _tanh, "exp": _exp, "log": _log, "exp2": _exp2, "expm1": _expm1, "log2": _log2,
+    "log10": _log10, "log1p": _log1p, "sinh": _sinh, "cosh": _cosh,
+}
+_BINARY = {"pow": _pow}
+SUPPORTED_UNARY: frozenset[str] = frozenset(_UNARY)
+SUPPORTED_BINARY: frozenset[str] = frozenset(_BINARY)
+
+
+def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
+    """Emit ``name(x)`` inline at the builder's position; x is f32/f64, scalar or vector."""
+    return _UNARY[name](_Math(builder, x.type), x)
+
+
+def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value) -> ir.Value:
+    """Emit ``name(x, y)`` inline at the builder's position; x and y have the same float type."""
+    return _BINARY[name](_Math(builder, x.type), x, y)
