@@ -76,6 +76,12 @@ _LN2_LOG = {"f32": (float.fromhex("0x1.62e4p-1"), 1.428606765330187e-06),
             "f64": (float.fromhex("0x1.62e42feep-1"), 1.9082149292705877e-10)}
 _SQRT_HALF_BITS = {"f32": 0x3F3504F3, "f64": 0x3FE6A09E667F3BCD}
 _MIN_NORMAL = {"f32": 2.0**-126, "f64": 2.0**-1022}
+# log(j/8) as double-doubles, for pow's log.
+_LOG_EIGHTHS = {
+    6: (-0.2876820724517809, -2.607160616442564e-17), 7: (-0.13353139262452263, 3.664457663660085e-18),
+    9: (0.11778303565638346, -1.1971685747593677e-18), 10: (0.22314355131420976, -9.091270597324799e-18),
+    11: (0.3184537311185346, 2.7114779367326236e-17),
+}
 # pi/2 in three 53-bit pieces; n * piece is exact inside fma.
 _PIO2 = (float.fromhex("0x1.921fb54442d18p+0"), float.fromhex("0x1.1a62633145c07p-54"),
          float.fromhex("-0x1.f1976b7ed8fbcp-110"))
@@ -298,9 +304,8 @@ def _tanh(m: _Math, x):
 
 # ---- log family -------------------------------------------------------------------------------
 
-def _log_parts(m: _Math, x):
-    """For finite x > 0: (k, f, hf, hfsq, tail) with x = 2**k * (1 + f), sqrt(1/2) <= 1 + f < sqrt2,
-    hf = f/2, hfsq = hf * f (rounded) and log(1 + f) = f - (hfsq - tail)."""
+def _log_reduce(m: _Math, x):
+    """(k, f) with x = 2**k * (1 + f) and sqrt(1/2) <= 1 + f < sqrt2, for finite x > 0."""
     tiny = m.lt(x, m.c(_MIN_NORMAL[m.kind]))
     xs = m.sel(tiny, m.mul(x, m.c(2.0 ** (m.mant + 2))), x)
     width = 64 if m.kind == "f64" else 32
@@ -310,14 +315,18 @@ def _log_parts(m: _Math, x):
     k = m.sub(m.to_float(k_off), m.sel(tiny, m.c(2.0 ** (width - 2 - m.mant) + m.mant + 2),
                                         m.c(2.0 ** (width - 2 - m.mant))))
     mbits = m.b.add(m.b.and_(ix, m.i((1 << m.mant) - 1)), m.i(_SQRT_HALF_BITS[m.kind]))
-    f = m.sub(m.from_bits(mbits), m.c(1.0))
+    return k, m.sub(m.from_bits(mbits), m.c(1.0))
+
+
+def _log_parts(m: _Math, x):
+    """(k, f, hfsq, tail) with x = 2**k * (1 + f) and log(1 + f) = f - (hfsq - tail)."""
+    k, f = _log_reduce(m, x)
     s = m.div(f, m.add(f, m.c(2.0)))
     z = m.mul(s, s)
-    hf = m.mul(m.c(0.5), f)
-    hfsq = m.mul(hf, f)
+    hfsq = m.mul(m.mul(m.c(0.5), f), f)
     # log(1 + f) = 2s + s * R = f - hfsq + s * (hfsq + R), since 2s = f - s * f.
     tail = m.mul(s, m.fma(z, m.poly(z, _LOG[m.prec]), hfsq))
-    return k, f, hf, hfsq, tail
+    return k, f, hfsq, tail
 
 
 def _log_special(m: _Math, x, r):
@@ -328,19 +337,19 @@ def _log_special(m: _Math, x, r):
 
 
 def _log(m: _Math, x):
-    k, f, _, hfsq, tail = _log_parts(m, x)
+    k, f, hfsq, tail = _log_parts(m, x)
     hi, lo = _LN2_LOG[m.kind]
     r = m.fma(k, m.c(hi), m.sub(f, m.sub(hfsq, m.fma(k, m.c(lo), tail))))
     return _log_special(m, x, r)
 
 
 def _log2(m: _Math, x):
-    k, f, _, hfsq, tail = _log_parts(m, x)
+    k, f, hfsq, tail = _log_parts(m, x)
     return _log_special(m, x, m.fma(m.sub(f, m.sub(hfsq, tail)), m.c(1 / _LN2), k))
 
 
 def _log10(m: _Math, x):
-    k, f, _, hfsq, tail = _log_parts(m, x)
+    k, f, hfsq, tail = _log_parts(m, x)
     lg2 = math.log10(2)
     lg2_hi = float.fromhex("0x1.344p-2") if m.kind == "f32" else float.fromhex("0x1.34413509fp-2")
     y = m.fma(k, m.c(lg2 - lg2_hi), m.mul(m.sub(f, m.sub(hfsq, tail)), m.c(1 / math.log(10))))
@@ -388,24 +397,54 @@ def _trig(m: _Math, name: str, x):
 
 # ---- pow --------------------------------------------------------------------------------------
 
+def _two_sum(m: _Math, a, b):
+    """(s, e) with s = fl(a + b) and s + e = a + b exactly (Knuth)."""
+    s = m.add(a, b)
+    bb = m.sub(s, a)
+    return s, m.add(m.sub(a, m.sub(s, bb)), m.sub(b, bb))
+
+
+def _log_double(w: _Math, x):
+    """log(x) as a double-double (hi, lo), relative error ~2**-64, for finite f64 x > 0.
+
+    Like _log_parts, but the mantissa is further divided by c = j/8 nearest to it (j = 6..11,
+    log(c) chosen by selects), which shrinks |s| below 0.046 so that the rounding errors of the
+    polynomial tail s**3 * P(s**2) stay below 2**-64 of the result.
+    """
+    k, f = _log_reduce(w, x)
+    mant = w.add(f, w.c(1.0))
+    j = w.call("rint", w.mul(mant, w.c(8.0)))
+    c = w.mul(j, w.c(0.125))
+    num = w.sub(mant, c)  # exact (Sterbenz)
+    den, den_err = _two_sum(w, mant, c)
+    s = w.div(num, den)
+    s_lo = w.div(w.sub(w.fma(w.neg(s), den, num), w.mul(s, den_err)), den)
+    z = w.mul(s, s)
+    # Taylor series of log((1+s)/(1-s)) = 2s + s*z*(2/3 + 2z/5 + ...): on z < 0.0021 six terms
+    # are 2**-56 accurate relative to the tail itself (the minimax _LOG is only relative to 2s).
+    tail = w.mul(w.mul(s, z), w.poly(z, tuple(2 / (2 * i + 3) for i in range(6))))
+    lc_hi, lc_lo = w.c(0.0), w.c(0.0)
+    for jj, (hi, lo) in _LOG_EIGHTHS.items():
+        is_j = w.eq(j, w.c(float(jj)))
+        lc_hi, lc_lo = w.sel(is_j, w.c(hi), lc_hi), w.sel(is_j, w.c(lo), lc_lo)
+    ln2_hi, ln2_lo = _LN2_LOG["f64"]
+    h, e1 = _two_sum(w, w.mul(k, w.c(ln2_hi)), lc_hi)  # k * ln2_hi is exact
+    h, e2 = _two_sum(w, h, w.add(s, s))
+    lo = w.fma(k, w.c(ln2_lo), w.add(w.add(e1, e2), w.add(lc_lo, w.fma(w.c(2.0), s_lo, tail))))
+    hi = w.add(h, lo)
+    return hi, w.sub(lo, w.sub(hi, h))  # renormalized: |lo| <= ulp(hi) / 2
+
+
 def _pow(m: _Math, x, y):
-    """C99 pow. Computes in f64 (so f32 is correctly rounded but for double rounding) with log(|x|)
-    as a double-double, which keeps y * log|x| accurate to ~2**-60 relative."""
+    """C99 pow. Computes in f64 (f32 results are then correctly rounded but for double rounding),
+    with log|x| as a double-double so that y * log|x| stays accurate to ~2**-60 relative."""
     w = _Math(m.b, m.wide().ty)
     if m.kind == "f32":
         x, y = m.b.fpext(x, w.ty), m.b.fpext(y, w.ty)
     ax = w.abs(x)
-    k, f, hf, hfsq, tail = _log_parts(w, ax)
-    hi = w.sub(f, hfsq)
-    # rounding errors of hi (fast two-sum, |f| > hfsq) and of hfsq (fma residual)
-    lo = w.sub(w.sub(w.sub(f, hi), hfsq), w.fma(hf, f, w.neg(hfsq)))
-    lo = w.add(lo, tail)
-    ln2_hi, ln2_lo = _LN2_LOG["f64"]
-    h0 = w.mul(k, w.c(ln2_hi))  # exact
-    big_h = w.add(h0, hi)
-    big_l = w.fma(k, w.c(ln2_lo), w.add(w.sub(hi, w.sub(big_h, h0)), lo))
-    z_hi = w.mul(y, big_h)
-    z_lo = w.fma(y, big_l, w.fma(y, big_h, w.neg(z_hi)))
+    log_hi, log_lo = _log_double(w, ax)
+    z_hi = w.mul(y, log_hi)
+    z_lo = w.fma(y, log_lo, w.fma(y, log_hi, w.neg(z_hi)))
     zc = _clamp(w, z_hi, *_EXP_LIMITS["f64"])
     u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, w.c(0.0)))
     mag = w.scale(w.add(u, w.c(1.0)), n)
