@@ -199,6 +199,8 @@ class _Parser:
             if self.peek("}") or self.peek("^"):
                 continue
             block.append(self.operation())
+        if not region.blocks:
+            region.append(Block())  # `{}` is one empty block, as the printer writes it
         self.scopes.pop()
         return region
 
@@ -298,7 +300,7 @@ class _Parser:
             bits = int(token, 16)
             if t.is_float:
                 width = t.bitwidth // 8
-                return np.array(bits, dtype=f"u{width}").view(numpy_dtype(t)).item()
+                return np.array(bits, dtype=f"u{width}").view(numpy_dtype(t))[()]
             return bits
         if t.is_float:
             return float(token)
@@ -329,6 +331,8 @@ class _Parser:
             return self.scalar_value(b, t.element)
 
         arr = np.array(convert(body), dtype=dtype)
+        if arr.size == 0 and t.size == 0:
+            return arr.reshape(t.shape)  # `[]` cannot spell the dims after the first zero one
         if arr.shape != t.shape and arr.ndim != 0:
             self.error(f"dense literal has shape {arr.shape}, type says {t.shape}")
         return arr

@@ -50,13 +50,15 @@ def _scalar_text(value, t: ScalarType) -> str:
     if t.is_bool:
         return "true" if value else "false"
     if t.is_float:
-        return _float_text(float(value), t)
+        return _float_text(value, t)
     return str(int(value))
 
 
-def _float_text(value: float, t: ScalarType) -> str:
+def _float_text(value, t: ScalarType) -> str:
+    """``value`` is a Python float or a NumPy scalar of type ``t``; the latter keeps the bits
+    of an f32 signalling NaN, which a round trip through a Python float would quieten."""
     if math.isfinite(value):
-        return repr(value)
+        return repr(float(value))
     # NaN and inf print as their bit pattern, as MLIR does, so payloads survive.
     bits = np.array(value, dtype=_float_dtype(t)).view(f"u{t.bitwidth // 8}").item()
     return f"0x{bits:0{t.bitwidth // 4}X}"
@@ -69,13 +71,13 @@ def _float_dtype(t: ScalarType):
 def _dense_body(attr: DenseAttr) -> str:
     arr, elem = attr.array, attr.type.element
     if attr.is_splat:
-        return _scalar_text(arr.reshape(-1)[0].item(), elem)
+        return _scalar_text(arr.reshape(-1)[0], elem)
     if arr.size > 16:
         return '"0x' + arr.tobytes().hex().upper() + '"'
 
     def nested(a):
         if a.ndim == 0:
-            return _scalar_text(a.item(), elem)
+            return _scalar_text(a[()], elem)
         return "[" + ", ".join(nested(x) for x in a) + "]"
 
     return nested(arr)
