@@ -209,9 +209,9 @@ def test_vector_operands():
     module = ir.Module()
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [vty.as_pointer(), vty.as_pointer()]), "v")
     b = ir.IRBuilder(fn.append_basic_block())
-    x = b.load(fn.args[0])
-    b.store(mathlib.emit_binary(b, "pow", mathlib.emit_unary(b, "exp", mathlib.emit_unary(b, "sin", x)), x),
-            fn.args[1])
+    x = b.load(fn.args[0], align=4)  # NumPy buffers need not be 32-byte aligned
+    y = mathlib.emit_binary(b, "pow", mathlib.emit_unary(b, "exp", mathlib.emit_unary(b, "sin", x)), x)
+    b.store(y, fn.args[1], align=4)
     b.ret_void()
     _, addrs = target.compile_module(str(module), ["v"])
     x = np.linspace(-3, 3, 8, dtype=np.float32)
