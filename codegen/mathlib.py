@@ -296,7 +296,7 @@ def _tanh(m: _Math, x):
     z = m.mul(a, a)
     small = m.fma(m.mul(a, z), m.poly(z, _TANH[m.prec]), a)
     u, n = _exp_reduce(m, m.mul(m.c(2.0), _clamp(m, a, 0.0, _TANH_ONE[m.prec])))
-    e = m.scale(m.add(u, m.c(1.0)), n)
+    e = m.mul(m.add(u, m.c(1.0)), m.pow2(n))  # n <= 57: one scaling step suffices
     big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
     use_poly = m.b.fcmp_unordered("<", a, m.c(_TANH_POLY[m.prec]))  # NaN takes this side
     return m.call("copysign", m.sel(use_poly, small, big), x)
@@ -436,17 +436,21 @@ def _log_double(w: _Math, x):
 
 
 def _pow(m: _Math, x, y):
-    """C99 pow. Computes in f64 (f32 results are then correctly rounded but for double rounding),
-    with log|x| as a double-double so that y * log|x| stays accurate to ~2**-60 relative."""
+    """C99 pow, computed in f64. For f64, log|x| is a double-double so that y * log|x| stays
+    accurate to ~2**-60 relative; for f32 a plain f64 log and an f32-accurate exp polynomial
+    leave a result correctly rounded but for double rounding."""
     w = _Math(m.b, m.wide().ty)
     if m.kind == "f32":
         x, y = m.b.fpext(x, w.ty), m.b.fpext(y, w.ty)
     ax = w.abs(x)
-    log_hi, log_lo = _log_double(w, ax)
-    z_hi = w.mul(y, log_hi)
-    z_lo = w.fma(y, log_lo, w.fma(y, log_hi, w.neg(z_hi)))
+    if m.kind == "f32":
+        z_hi, z_lo = w.mul(y, _log(w, ax)), w.c(0.0)
+    else:
+        log_hi, log_lo = _log_double(w, ax)
+        z_hi = w.mul(y, log_hi)
+        z_lo = w.fma(y, log_lo, w.fma(y, log_hi, w.neg(z_hi)))
     zc = _clamp(w, z_hi, *_EXP_LIMITS["f64"])
-    u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, w.c(0.0)))
+    u, n = _exp_reduce(_Math(m.b, w.ty, m.prec), zc, w.sel(w.eq(zc, z_hi), z_lo, w.c(0.0)))
     mag = w.scale(w.add(u, w.c(1.0)), n)
 
     inf, zero, one = w.c(math.inf), w.c(0.0), w.c(1.0)
