@@ -337,9 +337,9 @@ def machine(peers: dict) -> str:
             model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    threads = ""
+    threads = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
     if peers["numexpr"] is not None:
-        threads = f"; numexpr threads: {peers['numexpr'].get_num_threads()}"
+        threads += f"; numexpr threads: {peers['numexpr'].get_num_threads()}"
     return (
         f"machine: {model} (LLVM host CPU {llvm.get_host_cpu_name()}), {os.cpu_count()} CPUs{threads}\n"
         f"python {platform.python_version()}; " + ", ".join(versions)
