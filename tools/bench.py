@@ -337,11 +337,11 @@ def machine(peers: dict) -> str:
             model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    threads = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
+    extra = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
     if peers["numexpr"] is not None:
-        threads += f"; numexpr threads: {peers['numexpr'].get_num_threads()}"
+        extra += f"; numexpr threads: {peers['numexpr'].get_num_threads()}"
     return (
-        f"machine: {model} (LLVM host CPU {llvm.get_host_cpu_name()}), {os.cpu_count()} CPUs{threads}\n"
+        f"machine: {model} (LLVM host CPU {llvm.get_host_cpu_name()}), {os.cpu_count()} CPUs{extra}\n"
         f"python {platform.python_version()}; " + ", ".join(versions)
     )
 
@@ -380,4 +380,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        status = main()
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `bench.py | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        status = 0
+    sys.exit(status)
