@@ -23,6 +23,7 @@ UNARY = {
     "floor": np.floor, "ceil": np.ceil, "not": np.invert,
 }
 FLOAT_ONLY = frozenset({"sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "div"})
+BITWISE = frozenset({"not", "and", "or", "xor"})  # integers and bools only, as in NumPy
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floordiv": np.floor_divide, "rem": np.remainder, "pow": np.power,
@@ -106,6 +107,8 @@ class ElementwiseOp(ArrayOp):
             self.fail("needs operands of one type (broadcast and convert first)")
         if self.kind in FLOAT_ONLY and not t.element.is_float:
             self.fail(f"needs a float element type, got {t.element}")
+        if self.kind in BITWISE and t.element.is_float:
+            self.fail(f"needs an integer or bool element type, got {t.element}")
         expected = t.with_element(i1) if self.kind in COMPARE else t
         if self.result_type != expected:
             self.fail(f"must return {expected}")

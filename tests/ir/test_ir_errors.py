@@ -60,6 +60,8 @@ def verify_error(text: str) -> str:
      "'array.add' op needs operands of one type (broadcast and convert first)"),
     ('%0 = "array.exp"(%arg0) : (tensor<4xi32>) -> tensor<4xi32>', "tensor<4xi32>", "tensor<4xi32>",
      "'array.exp' op needs a float element type, got i32"),
+    ('%0 = "array.xor"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>', "tensor<4xf32>", "tensor<4xf32>",
+     "'array.xor' op needs an integer or bool element type, got f32"),
     ('%0 = "array.lt"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>', "tensor<4xf32>", "tensor<4xf32>",
      "'array.lt' op must return tensor<4xi1>"),
     ('%0 = "array.broadcast_in_dim"(%arg0) {broadcast_dimensions = [1]} : (tensor<3xf32>) -> tensor<2x4xf32>', "tensor<3xf32>", "tensor<2x4xf32>",
