@@ -26,7 +26,11 @@ class PassFailure(JitcoreError):
 
 
 class Pass(ABC):
-    """One rewrite of a module. ``name`` is its spelling in a pipeline string."""
+    """One rewrite of a module. ``name`` is its spelling in a pipeline string.
+
+    A pass keeps no state from one run to the next, and never prints or times itself: the
+    manager does both, the same way for every pass.
+    """
 
     name: ClassVar[str] = ""
 

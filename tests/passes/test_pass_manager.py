@@ -129,6 +129,7 @@ def test_no_timing_unless_asked():
 def test_broken_pass_is_named():
     with pytest.raises(PassFailure, match=r"(?s)pass 'break-return' produced invalid IR.*'func.return' op returns"):
         PassManager([Nothing(), BreakReturn()]).run(ir.parse(MODULE))
+    assert issubclass(PassFailure, ir.JitcoreError)
 
 
 def test_broken_pass_goes_unnoticed_without_verify_each():
