@@ -18,7 +18,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from codegen import scalar
-from codegen.llvm_types import I64, PTR, memory_type
+from codegen.llvm_types import I1, I64, PTR, memory_type
 from codegen.target import assembly, compile_module
 from ir.attributes import AffineMap, numpy_dtype
 from ir.core import Operation, Value
@@ -106,14 +106,17 @@ class _Lowering:
             self.storage[id(arg)] = Storage("input", i)
             self.pointers[Storage("input", i)] = self.b.inttoptr(self.load_slot(), PTR)
             rank = arg.type.rank
-            self.strides[id(arg)] = [self.load_slot() for _ in range(rank)] if self.plan.arg_strided[i] else None
-        body = [op for op in func.body.ops]
+            strided = self.plan.arg_strided[i]
+            self.strides[id(arg)] = [self.load_slot() for _ in range(rank)] if strided else None
+        body = list(func.body.ops)
+        # Descriptor order: arguments, then every buffer, then every constant.
         for op in body:
             if isinstance(op, kernel.GenericOp):
                 for r in op.results:
                     self._new_storage(r, "buffer", len(self.plan.buffers))
                     self.plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
-            elif isinstance(op, array.ConstantOp):
+        for op in body:
+            if isinstance(op, array.ConstantOp):
                 self._new_storage(op.result, "constant", len(self.plan.constants))
                 self.plan.constants.append(op.value.array)
         for op in body:
@@ -181,10 +184,33 @@ class _KernelEmitter:
         self.domain = list(op.domain())
         if not op.has_reduction and not any(strided) and all(m.is_identity for m in self.maps):
             self._flatten()
-        if op.has_reduction:
+        self.precision = scalar.FAST
+        if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
+            self._emit_with_exact_fallback()
+        else:
+            self._emit_nest()
+        self.b.ret_void()
+
+    def _emit_nest(self) -> None:
+        if self.op.has_reduction:
             self._emit_inits()
         self._loop_nest(0, [])
-        self.b.ret_void()
+
+    def _emit_with_exact_fallback(self) -> None:
+        """Run the vectorizable nest, noting any element the fast math cannot compute
+        accurately; if there was one, run the whole nest again with exact (libm) math. Kernels
+        write only their own results, so the second run simply overwrites the first."""
+        flag = self.b.alloca(I1)
+        self.b.store(ll.Constant(I1, 0), flag)
+
+        def report(cond):
+            self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
+
+        self.precision = scalar.Precision(report=report)
+        self._emit_nest()
+        with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
+            self.precision = scalar.Precision(exact=True)
+            self._emit_nest()
 
     def _flatten(self) -> None:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
@@ -262,7 +288,7 @@ class _KernelEmitter:
                 values[id(args[n_in + k])] = self._load(n_in + k, ivs, r)
         for inner in op.body.ops[:-1]:
             operands = [values[id(v)] for v in inner.operands]
-            values[id(inner.results[0])] = scalar.emit(self.b, inner, operands)
+            values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
         for k, (r, y) in enumerate(zip(op.results, op.body.terminator.operands)):
             self._store(n_in + k, ivs, r, values[id(y)])
 

@@ -16,7 +16,9 @@ the fit's own maximum relative error, before rounding the coefficients.
 
 Accuracy, measured against NumPy (see tests/codegen/test_mathlib.py): f32 within 1-2 ULP of the
 correctly rounded result, f64 within a few ULP of NumPy. sin/cos/tan are accurate for
-|x| < 2**43 (both dtypes); beyond that the reduction loses the quadrant and they return NaN.
+|x| <= 2**43 (both dtypes); beyond that the reduction loses the quadrant and they return NaN.
+The code generator checks for such arguments and recomputes those kernels exactly (see
+codegen/cpu.py), so users never see that NaN.
 """
 
 from __future__ import annotations
@@ -85,7 +87,7 @@ _LOG_EIGHTHS = {
 # pi/2 in three 53-bit pieces; n * piece is exact inside fma.
 _PIO2 = (float.fromhex("0x1.921fb54442d18p+0"), float.fromhex("0x1.1a62633145c07p-54"),
          float.fromhex("-0x1.f1976b7ed8fbcp-110"))
-_TRIG_LIMIT = 2.0**43
+TRIG_ARGUMENT_LIMIT = 2.0**43
 
 
 class _Math:
@@ -369,7 +371,7 @@ def _log1p(m: _Math, x):
 
 def _trig(m: _Math, name: str, x):
     # Cody-Waite with three 53-bit pieces of pi/2 in f64 (also for f32 inputs): the first fma is
-    # exact for |n| < 2**52, the rest leave |r| relative error ~2**-52 for |x| < _TRIG_LIMIT,
+    # exact for |n| < 2**52, the rest leave |r| relative error ~2**-52 for |x| < TRIG_ARGUMENT_LIMIT,
     # where n is off by at most one near half-way points (the polynomials cover pi/4 + 0.002).
     w = m.wide()
     xd = m.b.fpext(x, w.ty) if m.kind == "f32" else x
@@ -391,7 +393,7 @@ def _trig(m: _Math, name: str, x):
         r = w.sel(w.b.icmp_unsigned("!=", w.b.and_(q, w.i(2)), w.i(0)), w.neg(r), r)
     if m.kind == "f32":
         r = m.b.fptrunc(r, m.ty)
-    r = m.sel(m.le(m.abs(x), m.c(_TRIG_LIMIT)), r, m.c(math.nan))  # also inf and NaN
+    r = m.sel(m.le(m.abs(x), m.c(TRIG_ARGUMENT_LIMIT)), r, m.c(math.nan))  # also inf and NaN
     return r if name == "cos" else _tiny(m, x, r)
 
 

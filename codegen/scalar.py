@@ -36,7 +36,29 @@ INTRINSIC_UNARY = {"math.floor": "llvm.floor", "math.ceil": "llvm.ceil", "math.s
                    "math.absf": "llvm.fabs"}
 
 
-def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value]) -> ll.Value:
+class Precision:
+    """How transcendentals are computed in one copy of a kernel body.
+
+    ``fast``: jitcore's vectorizable math library; where an argument lies outside the range in
+    which it is accurate (sin/cos/tan beyond ``mathlib.TRIG_ARGUMENT_LIMIT``), ``report`` gets
+    an i1 that is true for that element, and the kernel is then recomputed in ``exact`` mode,
+    which calls the C library (correct for every argument, but scalar).
+    """
+
+    def __init__(self, exact: bool = False, report=None):
+        self.exact = exact
+        self.report = report
+
+
+FAST = Precision()
+EXACT_FALLBACK = frozenset({"sin", "cos", "tan"})
+
+
+def needs_exact_fallback(op: Operation) -> bool:
+    return op.op_name.startswith("math.") and op.op_name[5:] in EXACT_FALLBACK
+
+
+def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precision = FAST) -> ll.Value:
     """The LLVM value computing ``op`` on ``args``."""
     name = op.op_name
     result: ScalarType = op.results[0].type
@@ -82,26 +104,43 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value]) -> ll.Value:
     if name == "math.ipowi":
         return _ipow(b, *args, signed=not op.operands[0].type.is_unsigned)
     if name.startswith("math."):
-        return _math(b, name[5:], args)
+        return _math(b, name[5:], args, precision)
     return _cast(b, name, op.operands[0].type, result, args[0])
 
 
 def _intrinsic(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
-    fn = b.module.declare_intrinsic(name, [args[0].type])
+    t = args[0].type
+    fn = b.module.declare_intrinsic(name, [t], ll.FunctionType(t, [t] * len(args)))
     return b.call(fn, args)
 
 
-def _math(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
+def _math(b: ll.IRBuilder, name: str, args: list[ll.Value], precision: Precision) -> ll.Value:
     """Transcendentals from jitcore's math library; half precision computes in float."""
     half = isinstance(args[0].type, ll.HalfType)
     if half:
         args = [b.fpext(a, ll.FloatType()) for a in args]
     lib_name = {"powf": "pow"}.get(name, name)
-    if len(args) == 1:
+    if name in EXACT_FALLBACK and precision.exact:
+        out = _libm_call(b, lib_name, args)
+    elif len(args) == 1:
         out = mathlib.emit_unary(b, lib_name, args[0])
+        if name in EXACT_FALLBACK and precision.report is not None:
+            x = _intrinsic(b, "llvm.fabs", args)
+            limit, inf = (ll.Constant(x.type, v) for v in (mathlib.TRIG_ARGUMENT_LIMIT, float("inf")))
+            precision.report(b.and_(b.fcmp_ordered(">", x, limit), b.fcmp_ordered("<", x, inf)))
     else:
         out = mathlib.emit_binary(b, lib_name, *args)
     return b.fptrunc(out, ll.HalfType()) if half else out
+
+
+def _libm_call(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
+    """A call of the C library's ``name`` (``sinf`` for float): the rarely taken exact path."""
+    t = args[0].type
+    symbol = name + ("f" if isinstance(t, ll.FloatType) else "")
+    fn = b.module.globals.get(symbol)
+    if fn is None:
+        fn = ll.Function(b.module, ll.FunctionType(t, [t] * len(args)), symbol)
+    return b.call(fn, args)
 
 
 def _floor_divmod(b: ll.IRBuilder, x: ll.Value, y: ll.Value, want_mod: bool) -> ll.Value:
@@ -153,6 +192,8 @@ def _cast(b: ll.IRBuilder, name: str, src: ScalarType, dst: ScalarType, x: ll.Va
     if name == "arith.extf":
         return b.fpext(x, to)
     if name == "arith.truncf":
+        if src.bitwidth == 64 and dst.bitwidth == 16:
+            return _double_to_half(b, x)
         return b.fptrunc(x, to)
     if name == "arith.sitofp":
         return b.sitofp(x, to)
@@ -169,6 +210,19 @@ def _cast(b: ll.IRBuilder, name: str, src: ScalarType, dst: ScalarType, x: ll.Va
     if name in ("arith.fptosi", "arith.fptoui"):
         return _float_to_int(b, x, dst)
     raise NotImplementedError(f"codegen has no lowering for {name}")
+
+
+def _double_to_half(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    """f64 → f16, correctly rounded without the ``__truncdfhf2`` runtime call: round to float
+    with round-to-odd (which cannot cause a second rounding error), then float → half."""
+    f32, i32 = ll.FloatType(), ll.IntType(32)
+    rounded = b.fptrunc(x, f32)
+    back = b.fpext(rounded, x.type)
+    bits = b.bitcast(rounded, i32)
+    away = b.fcmp_ordered(">", _intrinsic(b, "llvm.fabs", [back]), _intrinsic(b, "llvm.fabs", [x]))
+    bits = b.select(away, b.sub(bits, ll.Constant(i32, 1)), bits)
+    bits = b.select(b.fcmp_ordered("!=", back, x), b.or_(bits, ll.Constant(i32, 1)), bits)
+    return b.fptrunc(b.bitcast(bits, f32), ll.HalfType())
 
 
 def _truncate_to(b: ll.IRBuilder, x: ll.Value, width: int) -> ll.Value:

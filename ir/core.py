@@ -7,7 +7,8 @@ per op name; the class declares traits, verification and folding once (see ``ir/
 
 from __future__ import annotations
 
-from typing import ClassVar, Iterator
+from collections.abc import Iterator
+from typing import ClassVar
 
 from ir.errors import IRError
 from ir.types import Type

@@ -14,7 +14,7 @@ import numpy as np
 from ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
 from ir.core import ISOLATED, Block, Operation, Region, Value
 from ir.errors import ParseError
-from ir.types import FunctionType, ScalarType, TensorType, Type, _SCALAR_NAMES
+from ir.types import _SCALAR_NAMES, FunctionType, ScalarType, TensorType, Type
 
 _SPACE = re.compile(r"(\s|//[^\n]*)*")
 _NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+\.\d*(e[-+]?\d+)?|\d+e[-+]?\d+|\d+)")

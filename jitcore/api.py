@@ -43,10 +43,10 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), options=CompileOptions()):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None):
         functools.update_wrapper(self, fun)
         self.fun = fun
-        self.options = options
+        self.options = options or CompileOptions()
         self._cache: dict = {}
         self._hits = self._misses = self._traces = self._compiles = 0
         try:

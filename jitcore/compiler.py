@@ -10,7 +10,6 @@ import numpy as np
 
 import ir
 import passes
-import passes.fuse  # noqa: F401  (registers the fusion pass)
 from codegen.cpu import CompiledFunction, lower_function
 from ir.builder import Builder
 from ir.dialects.builtin import ModuleOp

@@ -37,6 +37,8 @@ def np_dtype(t: ScalarType) -> np.dtype:
 
 def weak_type(value):
     """What ``resolve_dtypes`` takes for an operand: a dtype, or the Python type of a weak scalar."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        return value.dtype  # NumPy scalars are strongly typed, even np.float64 (a float subclass)
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if getattr(value, "weak", False):  # a traced Python scalar argument

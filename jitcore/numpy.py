@@ -35,7 +35,8 @@ divide = true_divide = _ufunc(_np.true_divide)
 floor_divide, remainder, mod = _ufunc(_np.floor_divide), _ufunc(_np.remainder), _ufunc(_np.remainder)
 power = _ufunc(_np.power)
 maximum, minimum = _ufunc(_np.maximum), _ufunc(_np.minimum)
-bitwise_and, bitwise_or, bitwise_xor = _ufunc(_np.bitwise_and), _ufunc(_np.bitwise_or), _ufunc(_np.bitwise_xor)
+bitwise_and, bitwise_or = _ufunc(_np.bitwise_and), _ufunc(_np.bitwise_or)
+bitwise_xor = _ufunc(_np.bitwise_xor)
 equal, not_equal = _ufunc(_np.equal), _ufunc(_np.not_equal)
 less, less_equal = _ufunc(_np.less), _ufunc(_np.less_equal)
 greater, greater_equal = _ufunc(_np.greater), _ufunc(_np.greater_equal)
@@ -65,11 +66,15 @@ def prod(a, axis=None, dtype=None, keepdims=False):
 
 
 def max(a, axis=None, keepdims=False):
-    return _prims.reduction("max", a, axis, keepdims) if _traced(a) else _np.max(a, axis=axis, keepdims=keepdims)
+    if _traced(a):
+        return _prims.reduction("max", a, axis, keepdims)
+    return _np.max(a, axis=axis, keepdims=keepdims)
 
 
 def min(a, axis=None, keepdims=False):
-    return _prims.reduction("min", a, axis, keepdims) if _traced(a) else _np.min(a, axis=axis, keepdims=keepdims)
+    if _traced(a):
+        return _prims.reduction("min", a, axis, keepdims)
+    return _np.min(a, axis=axis, keepdims=keepdims)
 
 
 amax, amin = max, min

@@ -69,10 +69,10 @@ def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
     """``x`` as a tracer of ``dtype``: scalars become constants, tracers are converted."""
     if isinstance(x, Tracer):
         return convert(x, dtype)
-    if isinstance(x, (bool, int, float, complex)):
-        return constant(trace, x, dtype)
     if isinstance(x, (np.ndarray, np.generic)):
         return convert(constant(trace, x), dtype)
+    if isinstance(x, (bool, int, float, complex)):
+        return constant(trace, x, dtype)
     raise JitTypeError(f"cannot use a {type(x).__name__} as an array operand: {x!r}")
 
 
@@ -107,6 +107,10 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     if fn not in UFUNC_KINDS:
         raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
     trace = find_trace(*operands)
+    if UFUNC_KINDS[fn] in array.COMPARE:
+        decided = _compare_out_of_range(trace, UFUNC_KINDS[fn], *operands)
+        if decided is not None:
+            return decided
     in_dtypes, out_dtype = resolve_ufunc(fn, operands)
     try:
         shape = np.broadcast_shapes(*(_shape_of(x) for x in operands))
@@ -115,6 +119,8 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
+    if kind in array.COMPARE and in_dtypes[0] != in_dtypes[1]:
+        return _mixed_sign_compare(fn, kind, *args)
     if kind is None or (kind in ("floor", "ceil") and args[0].dtype.kind in "iub"):
         return convert(args[0], out_dtype)  # identity ops: positive, floor of an integer
     if kind in array.UNARY_OPS:
@@ -122,6 +128,37 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     else:
         op_cls = array.BINARY_OPS.get(kind) or array.COMPARE_OPS[kind]
     return _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+
+
+def _compare_out_of_range(trace: Trace, kind: str, a, b) -> Tracer | None:
+    """An integer array against a Python int outside its dtype's range: NumPy 2 answers
+    without overflow (``uint8_array < -3`` is all False); so do we, as a constant."""
+    for array_side, scalar, flipped in ((a, b, False), (b, a, True)):
+        if isinstance(scalar, int) and not isinstance(scalar, bool) and isinstance(array_side, Tracer):
+            if array_side.dtype.kind not in "iu" or getattr(array_side, "weak", False):
+                continue
+            info = np.iinfo(array_side.dtype)
+            if info.min <= scalar <= info.max:
+                continue
+            array_is_less = scalar > info.max
+            if flipped:
+                array_is_less = not array_is_less
+            answer = {"lt": array_is_less, "le": array_is_less, "gt": not array_is_less,
+                      "ge": not array_is_less, "eq": False, "ne": True}[kind]
+            return broadcast_to(constant(trace, np.bool_(answer)), array_side.shape)
+    return None
+
+
+def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer:
+    """int64 against uint64, exactly as NumPy 2 compares them: a negative signed value is
+    below every unsigned one; otherwise both compare as uint64."""
+    signed_left = a.dtype.kind == "i"
+    signed, unsigned = (a, b) if signed_left else (b, a)
+    as_unsigned = convert(signed, unsigned.dtype)
+    compared = ufunc(fn, as_unsigned, b) if signed_left else ufunc(fn, a, as_unsigned)
+    when_negative = {"lt": signed_left, "le": signed_left, "gt": not signed_left,
+                     "ge": not signed_left, "eq": False, "ne": True}[kind]
+    return where(ufunc(np.less, signed, 0), when_negative, compared)
 
 
 def where(cond, a, b) -> Tracer:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from ir.attributes import ScalarAttr
 from ir.builder import Builder
-from ir.core import Value
+from ir.core import OP_REGISTRY, Value
 from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
-from ir.core import OP_REGISTRY
 from ir.types import ScalarType, i1
 
 FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
@@ -40,7 +39,7 @@ class ScalarEmitter:
         return self.op("arith.cmpi", x, y, result=i1, predicate=table.get(pred, pred))
 
     def select(self, c: Value, a: Value, b: Value) -> Value:
-        return self.op("arith.select", c, a, b)
+        return self.op("arith.select", c, a, b, result=a.type)
 
     def isnan(self, x: Value) -> Value:
         return self.op("arith.cmpf", x, x, result=i1, predicate="uno")
@@ -60,7 +59,9 @@ class ScalarEmitter:
         return self.op("arith.negf", x) if fam == "f" else self.op("arith.subi", self.const(0, x.type), x)
 
     def _abs(self, fam, x):
-        return {"f": lambda: self.op("math.absf", x), "s": lambda: self.op("math.absi", x)}.get(fam, lambda: x)()
+        if fam in "ub":
+            return x
+        return self.op("math.absf" if fam == "f" else "math.absi", x)
 
     def _sign(self, fam, x):
         t = x.type

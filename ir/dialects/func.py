@@ -49,7 +49,8 @@ class FuncOp(Operation):
         if ret is not None and ret.op_name == "func.return":
             got = tuple(v.type for v in ret.operands)
             if got != ftype.results:
-                ret.fail(f"returns {[str(t) for t in got]} but the function type says {[str(t) for t in ftype.results]}")
+                expected = [str(t) for t in ftype.results]
+                ret.fail(f"returns {[str(t) for t in got]} but the function type says {expected}")
 
 
 class ReturnOp(Operation):
