@@ -1,12 +1,16 @@
 """Lower an optimised module (kernels, constants, reshapes) to one native entry point.
 
 The entry function ``void @jit_<name>_<n>(i64* desc)`` receives one descriptor array from the
-caller: for each argument its data pointer (and, for a strided argument, its strides in
-elements), then a pointer for each buffer the caller allocated (one per kernel result), then one
-per constant. Each ``kernel.generic`` becomes an internal function with ``noalias`` pointer
-parameters, so LLVM's vectorizer needs no run-time alias checks. Contiguous operands get
-compile-time strides, so inner loops have unit stride; a strided argument's strides are
-parameters. ``CompiledFunction`` says how to lay out the descriptor and which results to return.
+caller: one slot per argument, then one per buffer the caller allocated (one per kernel result),
+then one per constant. With an ``ArrayHeader`` a slot holds the address of the array's header,
+from which the code reads the data pointer and byte strides itself (the caller then needs no
+per-array work beyond ``id()``); without one, a slot holds the data pointer, and a strided
+argument's element strides follow it.
+
+Each ``kernel.generic`` becomes an internal function with ``noalias`` pointer parameters, so
+LLVM's vectorizer needs no run-time alias checks. Contiguous operands get compile-time strides,
+so inner loops have unit stride; a strided argument's strides are parameters.
+``CompiledFunction`` says how to lay out the descriptor and which results to return.
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ class Storage:
     index: int
 
 
+@dataclass(frozen=True, slots=True)
+class ArrayHeader:
+    """Where an array header keeps its data pointer and its pointer to byte strides."""
+
+    data_offset: int
+    strides_offset: int
+
+
 @dataclass
 class CompiledFunction:
     """A compiled entry point and the calling convention of its descriptor array."""
@@ -48,6 +60,7 @@ class CompiledFunction:
     llvm_ir: str
     arg_strided: tuple[bool, ...]  # argument passes its strides (else: C-contiguous)
     arg_needs_contiguous: tuple[bool, ...]  # the caller must pass a C-contiguous array
+    header: ArrayHeader | None = None  # slots hold header addresses (else data pointers)
     buffers: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
     constants: list[np.ndarray] = field(default_factory=list)
     outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
@@ -69,14 +82,15 @@ class CompiledFunction:
         return assembly(self.compile().module)
 
 
-def lower_function(func: Operation, arg_contiguous: tuple[bool, ...]) -> CompiledFunction:
+def lower_function(func: Operation, arg_contiguous: tuple[bool, ...],
+                   header: ArrayHeader | None = None) -> CompiledFunction:
     """LLVM IR for ``func`` (not yet compiled) and its calling convention."""
     args = func.body.args
     reshaped = {id(op.operands[0]) for op in func.body.ops if isinstance(op, array.ReshapeOp)}
     needs_contiguous = tuple(id(a) in reshaped for a in args)
     strided = tuple(not (c or n) for c, n in zip(arg_contiguous, needs_contiguous))
     symbol = f"jit_{func.sym_name}_{next(_symbols)}"
-    plan = CompiledFunction(symbol, "", strided, needs_contiguous)
+    plan = CompiledFunction(symbol, "", strided, needs_contiguous, header)
     lowering = _Lowering(plan, symbol)
     lowering.run(func)
     plan.llvm_ir = str(lowering.module)
@@ -101,13 +115,33 @@ class _Lowering:
         self.slot += 1
         return self.b.load(ptr, typ=I64)
 
+    def _field(self, obj: ll.Value, offset: int, typ: ll.Type) -> ll.Value:
+        return self.b.load(self.b.gep(obj, [ll.Constant(I64, offset)], source_etype=ll.IntType(8)), typ=typ)
+
+    def load_array(self, value: Value, strided: bool) -> tuple[ll.Value, list[ll.Value] | None]:
+        """The next slot's data pointer, and its element strides if ``strided``."""
+        header = self.plan.header
+        slot = self.b.inttoptr(self.load_slot(), PTR)
+        if header is None:
+            strides = [self.load_slot() for _ in range(value.type.rank)] if strided else None
+            return slot, strides
+        data = self._field(slot, header.data_offset, PTR)
+        if not strided:
+            return data, None
+        byte_strides = self._field(slot, header.strides_offset, PTR)
+        itemsize = ll.Constant(I64, numpy_dtype(value.type.element).itemsize)
+        strides = []
+        for k in range(value.type.rank):
+            at = self.b.gep(byte_strides, [ll.Constant(I64, k)], source_etype=I64)
+            strides.append(self.b.sdiv(self.b.load(at, typ=I64), itemsize))
+        return data, strides
+
     def run(self, func: Operation) -> None:
         for i, arg in enumerate(func.body.args):
             self.storage[id(arg)] = Storage("input", i)
-            self.pointers[Storage("input", i)] = self.b.inttoptr(self.load_slot(), PTR)
-            rank = arg.type.rank
-            strided = self.plan.arg_strided[i]
-            self.strides[id(arg)] = [self.load_slot() for _ in range(rank)] if strided else None
+            pointer, strides = self.load_array(arg, self.plan.arg_strided[i])
+            self.pointers[Storage("input", i)] = pointer
+            self.strides[id(arg)] = strides
         body = list(func.body.ops)
         # Descriptor order: arguments, then every buffer, then every constant.
         for op in body:
@@ -137,8 +171,7 @@ class _Lowering:
     def _new_storage(self, value: Value, kind: str, index: int) -> None:
         s = Storage(kind, index)
         self.storage[id(value)] = s
-        self.strides[id(value)] = None
-        self.pointers[s] = self.b.inttoptr(self.load_slot(), PTR)
+        self.pointers[s], self.strides[id(value)] = self.load_array(value, strided=False)
 
     def _call_kernel(self, op: kernel.GenericOp) -> None:
         shaped = [*op.operands, *op.results]

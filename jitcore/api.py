@@ -48,6 +48,7 @@ class JitFunction:
         self.fun = fun
         self.options = options or CompileOptions()
         self._cache: dict = {}
+        self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
         self._hits = self._misses = self._traces = self._compiles = 0
         try:
             self._signature = inspect.signature(fun)
@@ -64,6 +65,12 @@ class JitFunction:
 
     # -- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        fast_key = None if kwargs or self._static_nums else _contiguous_arrays_key(args)
+        if fast_key is not None:
+            executable = self._fast_cache.get(fast_key)
+            if executable is not None:
+                self._hits += 1
+                return executable(list(args))
         key, leaves, arrays, call = self._signature_key(args, kwargs)
         executable = self._cache.get(key)
         if executable is None:
@@ -72,6 +79,8 @@ class JitFunction:
             self._cache[key] = executable
         else:
             self._hits += 1
+        if fast_key is not None:
+            self._fast_cache[fast_key] = executable
         return executable(arrays)
 
     def cache_info(self) -> CacheInfo:
@@ -79,6 +88,7 @@ class JitFunction:
 
     def clear_cache(self) -> None:
         self._cache.clear()
+        self._fast_cache.clear()
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
@@ -176,6 +186,18 @@ class JitFunction:
         plan = compiler.lower(optimized, specs)
         self._compiles += 1
         return Executable(plan, out_tree)
+
+
+def _contiguous_arrays_key(args) -> tuple | None:
+    """The cache key of a call whose arguments are all C-contiguous arrays, else None.
+
+    Such calls are the common case; this key skips pytree flattening and argument specs."""
+    key = []
+    for a in args:
+        if type(a) is not np.ndarray or not a.flags.c_contiguous:
+            return None
+        key.append((a.dtype, a.shape))
+    return tuple(key)
 
 
 class Lowered:

@@ -16,6 +16,7 @@ from ir.dialects.builtin import ModuleOp
 from ir.dialects.func import FuncOp, ReturnOp
 from ir.types import FunctionType, TensorType
 from jitcore import pytree
+from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
 from jitcore.primitives import as_tracer
@@ -95,4 +96,4 @@ def optimize(module: ModuleOp, options: CompileOptions, *,
 def lower(module: ModuleOp, specs: list[ArgSpec]) -> CompiledFunction:
     """LLVM IR for the module's function and its calling convention (compiled on demand)."""
     (func,) = module.functions()
-    return lower_function(func, tuple(s.contiguous for s in specs))
+    return lower_function(func, tuple(s.contiguous for s in specs), ARRAY_HEADER)

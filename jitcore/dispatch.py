@@ -1,8 +1,11 @@
 """The cached-call fast path: arguments to a descriptor array, one ctypes call, outputs back.
 
-Everything here runs on every call, so it does only what DESIGN.md §6 allows: read argument
-pointers and strides, allocate the outputs with NumPy, and make one foreign call (which releases
-the GIL).
+Everything here runs on every call, so it does only what DESIGN.md §6 allows: collect the
+arrays, allocate the outputs with NumPy, and make one foreign call (which releases the GIL).
+Where NumPy's array header has the layout of its C API (``PyArrayObject_fields``: data pointer
+after the object header, then nd, dimensions, strides), the descriptor holds only ``id()`` of
+each array and the compiled code reads data pointers and strides itself; ``ARRAY_HEADER``
+is None, and the slower portable descriptor is used, if a probe of that layout fails.
 """
 
 from __future__ import annotations
@@ -11,47 +14,74 @@ import ctypes
 
 import numpy as np
 
-from codegen.cpu import CompiledFunction
+from codegen.cpu import ArrayHeader, CompiledFunction
 from jitcore import pytree
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_POINTER = ctypes.sizeof(ctypes.c_void_p)
+
+
+def _probe_array_header() -> ArrayHeader | None:
+    """The header layout of this NumPy's arrays, checked on a strided 2-d view, or None."""
+    base = np.zeros((4, 6), dtype=np.float64)
+    view = base[::2, 1::3]
+    data_offset = 2 * _POINTER  # after the reference count and the type pointer
+    nd_offset, strides_offset = data_offset + _POINTER, data_offset + 3 * _POINTER
+    if ctypes.c_void_p.from_address(id(view) + data_offset).value != view.ctypes.data:
+        return None
+    if ctypes.c_int.from_address(id(view) + nd_offset).value != view.ndim:
+        return None
+    strides_at = ctypes.c_void_p.from_address(id(view) + strides_offset).value
+    if tuple((ctypes.c_ssize_t * 2).from_address(strides_at)) != view.strides:
+        return None
+    return ArrayHeader(data_offset, strides_offset)
+
+
+ARRAY_HEADER = _probe_array_header()
 
 
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
-    __slots__ = ("plan", "out_tree", "_fn", "_constants", "_args_layout", "_buffers", "_outputs")
+    __slots__ = ("plan", "out_tree", "_fn", "_constants", "_slots", "_buffers", "_outputs",
+                 "_copy_args", "_strided")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef):
         plan.compile()
         self.plan = plan
         self.out_tree = out_tree
         self._fn = _ENTRY(plan.address)
-        self._constants = [c.ctypes.data for c in plan.constants]
-        self._args_layout = tuple(zip(plan.arg_strided, plan.arg_needs_contiguous))
-        self._buffers = [(shape, dtype) for shape, dtype in plan.buffers]
+        header = plan.header is not None
+        self._constants = [id(c) if header else c.ctypes.data for c in plan.constants]
+        self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
+        self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
+        self._buffers = list(plan.buffers)
         self._outputs = [(s.kind, s.index, shape) for s, shape in plan.outputs]
 
     def __call__(self, arrays: list[np.ndarray]):
-        desc = []
-        for i, (strided, needs_contiguous) in enumerate(self._args_layout):
-            a = arrays[i]
-            if needs_contiguous and not a.flags.c_contiguous:
-                a = arrays[i] = np.ascontiguousarray(a)
-            desc.append(a.ctypes.data)
-            if strided:
-                size = a.itemsize
-                desc.extend(s // size for s in a.strides)
+        for i in self._copy_args:
+            if not arrays[i].flags.c_contiguous:
+                arrays[i] = np.ascontiguousarray(arrays[i])
         buffers = [np.empty(shape, dtype) for shape, dtype in self._buffers]
-        desc.extend(b.ctypes.data for b in buffers)
-        desc.extend(self._constants)
+        if self.plan.header is not None:
+            desc = [*map(id, arrays), *map(id, buffers), *self._constants]
+        else:
+            desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
-        sources = {"input": arrays, "buffer": buffers}
         outputs = []
         for kind, index, shape in self._outputs:
             if kind == "constant":
                 out = self.plan.constants[index].copy()  # callers may write to what we return
             else:
-                out = sources[kind][index]
+                out = arrays[index] if kind == "input" else buffers[index]
             outputs.append(out if out.shape == shape else out.reshape(shape))
         return pytree.unflatten(self.out_tree, outputs)
+
+    def _portable_descriptor(self, arrays, buffers) -> list[int]:
+        desc = []
+        for i, a in enumerate(arrays):
+            desc.append(a.ctypes.data)
+            if i in self._strided:
+                desc.extend(s // a.itemsize for s in a.strides)
+        desc.extend(b.ctypes.data for b in buffers)
+        return desc + self._constants
