@@ -1,0 +1,428 @@
+"""The pitfalls of tracing, and the errors that explain them: Python control flow on traced
+data, converting tracers to NumPy, print while tracing, retracing, unsupported arguments,
+shape errors, and a cache that stays consistent after an error."""
+
+from __future__ import annotations
+
+import inspect
+import linecache
+import os
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from tests.oracle import assert_matches
+
+THIS_FILE = os.path.abspath(__file__)
+
+
+def info(f):
+    return tuple(f.cache_info())
+
+
+def line_of(fn, text: str) -> int:
+    """The line number, in this file, of the line of ``fn`` containing ``text``."""
+    lines, start = inspect.getsourcelines(fn)
+    (index,) = [i for i, line in enumerate(lines) if text in line]
+    return start + index
+
+
+def assert_explains(message: str, *, function: str, sources: list[str], fn, line_text: str,
+                    what: str):
+    """The ConcretizationError message has everything a user needs to fix the code."""
+    assert what in message, message
+    assert f"{function}()" in message, message
+    for s in sources:
+        assert s in message, f"{s!r} not named in:\n{message}"
+    line = line_of(fn, line_text)
+    # The user's file and line number, and the text of that line.
+    assert f"{fn.__code__.co_filename}:{line}" in message, message
+    assert os.path.abspath(fn.__code__.co_filename) == THIS_FILE
+    assert line_text in message, message
+    # The two ways out.
+    assert "where(" in message, message
+    assert "static_argnames" in message, message
+
+
+# -- (a) Python control flow on traced values --------------------------------------------------
+
+def test_if_on_traced_sum_raises_concretization_error():
+    def bad(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    f = jc.jit(bad)
+    with pytest.raises(jc.ConcretizationError) as err:
+        f(np.ones(8, np.float32))
+    assert_explains(str(err.value), function="bad", sources=["x"], fn=bad,
+                    line_text="if x.sum() > 0:", what="bool()")
+    assert "static_argnames=('x',)" in str(err.value)
+    assert isinstance(err.value, jc.JitcoreError)
+
+
+@pytest.mark.parametrize("convert", ["bool", "int", "float"])
+def test_bool_int_float_of_a_tracer_raise_concretization_error(convert):
+    def bad_bool(x):
+        return x * bool(x.max())
+
+    def bad_int(x):
+        return x * int(x.max())
+
+    def bad_float(x):
+        return x * float(x.max())
+
+    fn = {"bool": bad_bool, "int": bad_int, "float": bad_float}[convert]
+    with pytest.raises(jc.ConcretizationError) as err:
+        jc.jit(fn)(np.arange(5, dtype=np.float64))
+    assert_explains(str(err.value), function=fn.__name__, sources=["x"], fn=fn,
+                    line_text=f"return x * {convert}(x.max())", what=f"{convert}()")
+
+
+def test_index_of_a_tracer_raises_concretization_error():
+    def bad_range(n):
+        total = 0
+        for i in range(n.sum()):
+            total = total + i
+        return total
+
+    with pytest.raises(jc.ConcretizationError) as err:
+        jc.jit(bad_range)(np.arange(3))
+    assert_explains(str(err.value), function="bad_range", sources=["n"], fn=bad_range,
+                    line_text="for i in range(n.sum()):", what="index")
+
+
+def test_concretization_error_names_the_pytree_path():
+    def bad(params, x):
+        if (params["w"] * x).sum() > 0:
+            return x
+        return params["b"]
+
+    with pytest.raises(jc.ConcretizationError) as err:
+        jc.jit(bad)({"w": np.ones(3), "b": np.zeros(3)}, np.ones(3))
+    message = str(err.value)
+    assert_explains(message, function="bad", sources=["params['w']", "x"], fn=bad,
+                    line_text='if (params["w"] * x).sum() > 0:', what="bool()")
+    assert "params['b']" not in message  # b does not flow into the condition
+    # The suggested static names are the parameter names, not the paths.
+    assert "'params'" in message
+
+
+def test_concretization_error_names_list_element_paths():
+    def bad(xs):
+        return xs[0] if xs[1].sum() > 0 else xs[0]
+
+    with pytest.raises(jc.ConcretizationError) as err:
+        jc.jit(bad)([np.ones(2), np.ones(2)])
+    assert "depends on the argument(s) xs[1]:" in str(err.value)
+
+
+def test_value_depending_on_two_arguments_names_both():
+    def bad(x, y, unused):
+        s = x * 2 + y
+        if s.max() > 1:
+            return x
+        return y
+
+    with pytest.raises(jc.ConcretizationError) as err:
+        jc.jit(bad)(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32))
+    message = str(err.value)
+    assert_explains(message, function="bad", sources=["x", "y"], fn=bad,
+                    line_text="if s.max() > 1:", what="bool()")
+    assert "unused" not in message
+
+
+def test_loop_over_python_scalar_argument_suggests_making_it_static():
+    def bad(x, n):
+        for _ in range(n):
+            x = x * 2
+        return x
+
+    f = jc.jit(bad)
+    with pytest.raises(jc.ConcretizationError) as err:
+        f(np.ones(3), 3)
+    assert_explains(str(err.value), function="bad", sources=["n"], fn=bad,
+                    line_text="for _ in range(n):", what="index")
+    assert "static_argnames=('n',)" in str(err.value)
+    # Following the advice works.
+    g = jc.jit(bad, static_argnames=("n",))
+    assert_matches(g(np.ones(3), 3), np.full(3, 8.0))
+    assert_matches(g(np.ones(3), 1), np.full(3, 2.0))
+
+
+def test_where_is_the_fix():
+    @jc.jit
+    def good(x):
+        return jnp.where(x > 0, x, -x)
+
+    x = np.array([-2.0, 0.5, -0.0, 3.0], np.float32)
+    assert_matches(good(x), np.where(x > 0, x, -x))
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
+    "tracer.user_frame compares paths with str.startswith(_PACKAGE_DIR) without a trailing "
+    "separator, so user code in a sibling directory such as <...>/jitcore_user/ (or a package "
+    "like numpyro next to numpy) is skipped as if it were jitcore's, and the error names the "
+    "caller's line instead"))
+def test_user_code_in_a_directory_named_like_the_package_is_reported():
+    filename = os.path.dirname(os.path.abspath(jc.__file__)) + "_user/model.py"
+    source = "def bad(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    try:
+        namespace: dict = {}
+        exec(compile(source, filename, "exec"), namespace)
+        with pytest.raises(jc.ConcretizationError) as err:
+            jc.jit(namespace["bad"])(np.ones(3))
+    finally:
+        linecache.cache.pop(filename, None)
+    assert f"{filename}:2" in str(err.value), str(err.value)
+
+
+# -- (b) converting a tracer to NumPy ----------------------------------------------------------
+
+def test_np_asarray_of_a_tracer_raises_tracer_conversion_error():
+    def bad(x):
+        return np.asarray(x) + 1
+
+    with pytest.raises(jc.TracerConversionError) as err:
+        jc.jit(bad)(np.ones(4, np.float32))
+    message = str(err.value)
+    assert "np.asarray()" in message
+    assert "Traced<f32[4]>" in message
+    assert "bad()" in message
+    assert f"{THIS_FILE}:{line_of(bad, 'np.asarray(x)')}" in message
+    assert "no data" in message  # the explanation
+    assert "jitcore.numpy" in message  # the way out
+    assert isinstance(err.value, jc.JitcoreError)
+
+
+def test_numpy_function_on_a_tracer_raises_tracer_conversion_error():
+    with pytest.raises(jc.TracerConversionError):
+        jc.jit(lambda x: np.cumsum(x))(np.ones(4))
+
+
+def test_iterating_over_a_tracer_raises_tracer_conversion_error():
+    def bad(x):
+        total = 0
+        for v in x:
+            total = total + v
+        return total
+
+    with pytest.raises(jc.TracerConversionError) as err:
+        jc.jit(bad)(np.ones(4))
+    assert "iterated" in str(err.value)
+    assert "bad()" in str(err.value)
+    assert f"{THIS_FILE}:{line_of(bad, 'for v in x:')}" in str(err.value)
+
+
+# -- (c) print while tracing -------------------------------------------------------------------
+
+def test_print_shows_the_abstract_value_once_per_signature(capsys):
+    @jc.jit
+    def f(x):
+        print(x)
+        return x + 1
+
+    x = np.zeros(1000, np.float32)
+    assert_matches(f(x), x + 1)
+    assert capsys.readouterr().out == "Traced<f32[1000]>\n"
+    assert_matches(f(x), x + 1)
+    assert_matches(f(np.ones(1000, np.float32)), np.full(1000, 2, np.float32))
+    assert capsys.readouterr().out == ""  # cached calls do not run the Python body
+    f(np.zeros(10, np.float32))
+    assert capsys.readouterr().out == "Traced<f32[10]>\n"
+    f(np.zeros((2, 3), np.float64))
+    assert capsys.readouterr().out == "Traced<f64[2,3]>\n"
+    f(np.zeros((), np.int32))
+    assert capsys.readouterr().out == "Traced<i32[]>\n"
+    f(np.zeros(10, np.float32))
+    assert capsys.readouterr().out == ""
+    assert info(f) == (3, 4, 4, 4)
+
+
+def test_print_of_intermediate_values_and_shapes(capsys):
+    @jc.jit
+    def f(x, y):
+        s = (x * y).sum(axis=0)
+        print("s:", s, s.shape, s.dtype)
+        return s
+
+    f(np.ones((4, 5), np.float32), np.ones(5, np.float32))
+    assert capsys.readouterr().out == "s: Traced<f32[5]> (5,) float32\n"
+
+
+# -- (d) retracing -----------------------------------------------------------------------------
+
+def test_same_signature_neither_traces_nor_compiles_new_ones_do():
+    traces = []
+
+    @jc.jit
+    def f(x):
+        traces.append((x.shape, x.dtype))
+        return jnp.tanh(x * 2 + 1)
+
+    a = np.linspace(-1, 1, 64, dtype=np.float32)
+    for _ in range(3):
+        assert_matches(f(a), np.tanh(a * 2 + 1), ulps=2)
+    assert info(f) == (2, 1, 1, 1)
+    assert traces == [((64,), np.float32)]
+    f(a[:32].copy())  # new shape
+    assert info(f) == (2, 2, 2, 2)
+    f(a.astype(np.float64))  # new dtype
+    assert info(f) == (2, 3, 3, 3)
+    f(a.astype(np.float64))
+    f(a[:32].copy())
+    assert info(f) == (4, 3, 3, 3)
+    assert traces == [((64,), np.float32), ((32,), np.float32), ((64,), np.float64)]
+
+
+# -- (e) unsupported arguments -----------------------------------------------------------------
+
+@pytest.mark.parametrize("arg, path", [("hello", "x"), (["a", "b"], "x[0]"),
+                                       ({"w": np.ones(2), "name": "n"}, "x['name']"),
+                                       (object(), "x")],
+                         ids=["str", "list-of-str", "dict-with-str", "object"])
+def test_unsupported_argument_type_names_the_argument(arg, path):
+    f = jc.jit(lambda x: x)
+    with pytest.raises(jc.JitTypeError) as err:
+        f(arg)
+    message = str(err.value)
+    assert f"argument {path} " in message, message
+    assert "static_argnums" in message, message
+    assert isinstance(err.value, TypeError)
+    assert info(f) == (0, 0, 0, 0)
+
+
+def test_string_argument_works_when_static():
+    @jc.jit(static_argnums=1)
+    def act(x, name):
+        return jnp.tanh(x) if name == "tanh" else jnp.sin(x)
+
+    x = np.linspace(-1, 1, 9)
+    assert_matches(act(x, "tanh"), np.tanh(x), ulps=2)
+    assert_matches(act(x, "sin"), np.sin(x), ulps=2)
+
+
+@pytest.mark.parametrize("arr", [np.zeros(3, np.complex128), np.array([1, None], dtype=object),
+                                 np.zeros(2, np.complex64), np.array(["a"]),
+                                 np.arange(3, dtype=">f4")],
+                         ids=["complex128", "object", "complex64", "str", "big-endian"])
+def test_unsupported_dtype_names_the_dtype(arr):
+    f = jc.jit(lambda y, x: x + y)
+    with pytest.raises(jc.JitTypeError) as err:
+        f(np.ones(3), arr)
+    message = str(err.value)
+    assert str(arr.dtype) in message, message
+    assert "argument x " in message, message
+    assert "astype" in message
+
+
+def test_unsupported_return_value_is_a_jit_type_error():
+    f = jc.jit(lambda x: (x, "done"))
+    with pytest.raises(jc.JitTypeError, match="returned a str"):
+        f(np.ones(2))
+
+
+# -- (f) shape errors at trace time ------------------------------------------------------------
+
+@pytest.mark.parametrize("shapes", [((3,), (4,)), ((2, 3), (3, 2)), ((5, 1, 3), (4, 2))])
+def test_shape_mismatch_is_a_jit_type_error_at_trace_time(shapes):
+    a_shape, b_shape = shapes
+    f = jc.jit(lambda a, b: a + b)
+    with pytest.raises(jc.JitTypeError) as err:
+        f(np.ones(a_shape, np.float32), np.ones(b_shape, np.float32))
+    message = str(err.value)
+    assert str(a_shape) in message and str(b_shape) in message, message
+    assert "broadcast" in message
+    # Found while tracing, before anything is compiled.
+    assert info(f) == (0, 1, 1, 0)
+
+
+def test_bad_reshape_and_axis_are_jit_type_errors():
+    with pytest.raises(jc.JitTypeError, match=r"\(6,\).*\(4, 2\)"):
+        jc.jit(lambda x: x.reshape(4, 2))(np.ones(6))
+    with pytest.raises(jc.JitTypeError, match="axis 2 is out of bounds"):
+        jc.jit(lambda x: x.sum(axis=2))(np.ones((2, 3)))
+
+
+@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
+    "primitives.where calls np.broadcast_shapes without catching its ValueError, so "
+    "jnp.where(c, a, b) on shapes (3,) and (4,) raises a bare ValueError, not the "
+    "JitTypeError naming both shapes that a + b raises"))
+def test_where_shape_mismatch_is_a_jit_type_error():
+    f = jc.jit(lambda a, b: jnp.where(a > 0, a, b))
+    with pytest.raises(jc.JitTypeError, match=r"\(3,\).*\(4,\)"):
+        f(np.ones(3), np.ones(4))
+
+
+# -- (g) reductions over an empty axis ---------------------------------------------------------
+
+@pytest.mark.parametrize("spelling", ["jnp.max", "jnp.min", "method"])
+def test_max_of_an_empty_axis_is_an_error_like_numpys(spelling):
+    fn = {"jnp.max": lambda x: jnp.max(x, axis=1), "jnp.min": lambda x: jnp.min(x, axis=1),
+          "method": lambda x: x.max(axis=1)}[spelling]
+    x = np.zeros((3, 0), np.float32)
+    with pytest.raises(ValueError) as numpy_err:
+        fn(x)  # outside jit: NumPy itself
+    f = jc.jit(fn)
+    with pytest.raises(jc.JitTypeError) as err:
+        f(x)
+    assert str(numpy_err.value) in str(err.value)
+    assert info(f) == (0, 1, 1, 0)
+
+
+def test_max_over_a_nonempty_axis_of_an_empty_array_is_fine():
+    f = jc.jit(lambda x: (jnp.max(x, axis=1), x.sum(axis=0)))
+    x = np.zeros((0, 3), np.float32)
+    m, s = f(x)
+    assert_matches(m, np.max(x, axis=1))
+    assert_matches(s, x.sum(axis=0))
+
+
+def test_max_of_a_whole_empty_array_is_an_error():
+    with pytest.raises(jc.JitTypeError, match="zero-size array"):
+        jc.jit(jnp.max)(np.zeros(0))
+
+
+# -- (h) errors do not corrupt the cache -------------------------------------------------------
+
+def test_a_failing_call_leaves_the_cache_consistent():
+    @jc.jit
+    def f(x):
+        if x.ndim == 2:  # static: shapes are known while tracing
+            if x.sum() > 0:  # not static: fails for 2-d arguments
+                return x
+        return x * 2
+
+    good = np.arange(4, dtype=np.float32)
+    bad = np.ones((2, 2), np.float32)
+    with pytest.raises(jc.ConcretizationError):
+        f(bad)
+    assert info(f) == (0, 1, 1, 0)  # traced, failed, nothing compiled or cached
+    assert_matches(f(good), good * 2)
+    assert info(f) == (0, 2, 2, 1)
+    assert_matches(f(good), good * 2)
+    assert info(f) == (1, 2, 2, 1)
+    # The failure was not cached: the bad signature fails again (and traces again).
+    with pytest.raises(jc.ConcretizationError):
+        f(bad)
+    assert info(f) == (1, 3, 3, 1)
+    assert_matches(f(good), good * 2)
+    assert info(f) == (2, 3, 3, 1)
+
+
+def test_argument_errors_do_not_count_or_cache():
+    f = jc.jit(lambda x, y: x + y)
+    with pytest.raises(jc.JitTypeError):
+        f(np.ones(3), "y")
+    with pytest.raises(jc.JitTypeError):
+        f(np.ones(3), np.zeros(3, np.complex128))
+    assert info(f) == (0, 0, 0, 0)
+    with pytest.raises(jc.JitTypeError):
+        f(np.ones(3), np.ones(4))  # a trace-time error
+    assert info(f) == (0, 1, 1, 0)
+    assert_matches(f(np.ones(3), np.ones(3)), np.full(3, 2.0))
+    assert_matches(f(np.ones(3), np.ones(3)), np.full(3, 2.0))
+    assert info(f) == (1, 2, 2, 1)
