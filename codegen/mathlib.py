@@ -87,6 +87,65 @@ _LOG_EIGHTHS = {
 # pi/2 in three 53-bit pieces; n * piece is exact inside fma.
 _PIO2 = (float.fromhex("0x1.921fb54442d18p+0"), float.fromhex("0x1.1a62633145c07p-54"),
          float.fromhex("-0x1.f1976b7ed8fbcp-110"))
+# atan(t) = t + t * z * P(z), z = t**2, |t| <= 7/16.  Relative error of P: f32 2**-28.3, f64 2**-51.4
+# (so under 2**-32 / 2**-55 of atan itself).
+_ATAN = {
+    "f32": (-0.33333333238013857, 0.19999963216148037, -0.14283427148496003, 0.11058598439768132,
+            -0.08534237957395722, 0.048265461318273487),
+    "f64": (-0.33333333333333326, 0.19999999999988094, -0.14285714283199175, 0.11111110903770129,
+            -0.09090900301051194, 0.07692089358468134, -0.06663262727912922, 0.058478943109742394,
+            -0.05034686224102745, 0.03784329008476318, -0.01756592546933348),
+}
+_PI = (3.141592653589793, 1.2246467991473532e-16)
+_PIO2_DD = (1.5707963267948966, 6.123233995736766e-17)
+# atan's reduction: t = (a - c*b) / (b + c*a) for a/b in [lo, next lo); c = inf means t = -b/a.
+# atan(c) as (hi, lo) and pi - atan(c) as (hi, lo).
+_ATAN_STEPS = (
+    (7 / 16, 0.5, (0.4636476090008061, 2.2698777452961687e-17), (2.677945044588987, 1.5527705369303147e-16)),
+    (11 / 16, 1.0, (0.7853981633974483, 3.061616997868383e-17), (2.356194490192345, 9.184850993605148e-17)),
+    (19 / 16, 1.5, (0.982793723247329, 1.3903311031230998e-17), (2.158798930342464, 2.1958367134601997e-16)),
+    (39 / 16, math.inf, _PIO2_DD, _PIO2_DD),
+)
+# asin(s) = s + s * z * R(z), z = s**2 <= 1/4.  Relative error of R: f32 2**-29.6, f64 2**-53.0
+# (under 2**-34 / 2**-57 of asin).
+_ASIN = {
+    "f32": (0.16666666686832057, 0.07499992099080593, 0.044647816337976695, 0.03026644883308901,
+            0.023633023998087643, 0.01049777284238768, 0.0310780933205372),
+    "f64": (0.16666666666666669, 0.07499999999998348, 0.04464285714652568, 0.03038194412548683,
+            0.02237217345327051, 0.017352380960253006, 0.013971384063873235, 0.011477541713343187,
+            0.010333234480326865, 0.005413697801752017, 0.017517611340059934, -0.015030485131381196,
+            0.028877357037034895),
+}
+# cbrt(m) on [sqrt(1/2), sqrt2], starting point for Newton: 2**-19.6.
+_CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.5110810228393231,
+         -0.17961021643954106, 0.026964666514504246)
+# erf(x) = x + x * Q(z), z = x**2 <= 1: error of 1 + Q relative to erf(x)/x: f32 2**-34.8, f64 2**-56.0.
+_ERF = {
+    "f32": (0.12837916705877983, -0.37612638437201223, 0.11283782003144498, -0.02686540155907295,
+            0.00522094949086191, -0.0008482886179904983, 0.00011257354122663933, -9.642651187622729e-06),
+    "f64": (0.12837916709551256, -0.3761263890318352, 0.11283791670944218, -0.02686617064311601,
+            0.005223977606153613, -0.0008548325930966115, 0.00012055293626019309, -1.492471324400715e-05,
+            1.6447143172887311e-06, -1.6206402299335457e-07, 1.371136124724311e-08, -7.780173962886533e-10),
+}
+# erfc(x) * exp(x**2) = G(x - centre) on [1, 2), [2, 3), [3, 4.5), [4.5, 6]: (start, centre, coeffs).
+# Relative errors 2**-54.0, 2**-48.6, 2**-45.8, 2**-26.4: each under 2**-54 of 1 - erfc(x) there.
+_ERFC = (
+    (1.0, 1.5, (0.3215854164543175, -0.16362291773256005, 0.07615103985547743, -0.032930905299565216,
+                0.013377340953065303, -0.00514595754784019, 0.0018861348770592816, -0.000661930070062578,
+                0.00022330994423765347, -7.265887346375806e-05, 2.2864308716235765e-05,
+                -6.975359887174379e-06, 2.067022578959058e-06, -5.945023376889841e-07,
+                1.6724962458414908e-07, -4.953918787754262e-08, 1.3135565008385134e-08)),
+    (2.0, 2.5, (0.21080636406114356, -0.07434734678978167, 0.02493799708666185, -0.008001569383560624,
+                0.002467036815670408, -0.0007335908904297908, 0.00021101981968705947,
+                -5.8869604616360174e-05, 1.5961954433049126e-05, -4.2100437353285745e-06,
+                1.0843965881048985e-06, -2.8644928220340656e-07, 7.008741974939262e-08)),
+    (3.0, 3.75, (0.14558972127503844, -0.03645625753268228, 0.00887875552732987, -0.0021072828722245845,
+                 0.00048822238223131096, -0.00011057954570863823, 2.45163217242562e-05,
+                 -5.326850414336881e-06, 1.1353530511166017e-06, -2.370770853725776e-07,
+                 4.877467102578321e-08, -1.0617848322689543e-08, 2.1025180447271344e-09)),
+    (4.5, 5.25, (0.10561273548369907, -0.01944545580531283, 0.003524152322309539, -0.000628943519005743,
+                 0.00011065995786079662, -1.9762145683172335e-05, 3.377975723671728e-06)),
+)
 TRIG_ARGUMENT_LIMIT = 2.0**43
 
 
@@ -476,6 +535,270 @@ def _pow(m: _Math, x, y):
     return m.b.fptrunc(r, m.ty) if m.kind == "f32" else r
 
 
+# ---- inverse trigonometric --------------------------------------------------------------------
+
+def _via_f64(fn):
+    """fn computes in f64. f32 operands are widened (fn sees prec "f32" and may use shorter
+    polynomials) and the result is rounded once."""
+    def emit(m: _Math, *xs):
+        if m.kind == "f64":
+            return fn(m, *xs)
+        w = m.wide()
+        return m.b.fptrunc(fn(w, *(m.b.fpext(x, w.ty) for x in xs)), m.ty)
+    return emit
+
+
+def _atan_core(m: _Math, a, b, x_neg):
+    """atan(a / b) for a, b >= 0 (either may be 0 or inf, not both), or pi - that where x_neg.
+
+    t = (a - c*b) / (b + c*a) reduces to |t| <= 7/16 with atan(a/b) = atan(c) + atan(t); computing t
+    from a and b (not from a/b) keeps it to a rounding or two. Exact where a == 0.
+    """
+    q = m.div(a, b)
+    big = m.b.fcmp_ordered(">=", q, m.c(_ATAN_STEPS[-1][0]))
+    c = m.c(0.0)
+    hi = m.sel(x_neg, m.c(_PI[0]), m.c(0.0))
+    lo = m.sel(x_neg, m.c(_PI[1]), m.c(0.0))
+    first = m.b.fcmp_unordered("<", q, m.c(_ATAN_STEPS[0][0]))  # NaN (0/0, inf/inf): fixed later
+    for start, centre, pos, neg in _ATAN_STEPS:
+        here = m.b.fcmp_ordered(">=", q, m.c(start))
+        if not math.isinf(centre):
+            c = m.sel(here, m.c(centre), c)
+        hi = m.sel(here, m.sel(x_neg, m.c(neg[0]), m.c(pos[0])), hi)
+        lo = m.sel(here, m.sel(x_neg, m.c(neg[1]), m.c(pos[1])), lo)
+    num = m.sel(first, a, m.sel(big, m.neg(b), m.fma(m.neg(c), b, a)))
+    den = m.sel(first, b, m.sel(big, a, m.fma(c, a, b)))
+    t = m.div(num, den)
+    z = m.mul(t, t)
+    v = m.fma(m.mul(t, z), m.poly(z, _ATAN[m.prec]), t)
+    return m.add(hi, m.add(lo, m.sel(x_neg, m.neg(v), v)))
+
+
+@_via_f64
+def _arctan(m: _Math, x):
+    r = _atan_core(m, m.abs(x), m.c(1.0), m.b.icmp_unsigned("!=", m.i(0), m.i(0)))
+    return m.call("copysign", r, x)
+
+
+@_via_f64
+def _arctan2(m: _Math, y, x):
+    a, b = m.abs(y), m.abs(x)
+    if m.prec == "f64":  # keep b + c*a finite and subnormal quotients exact
+        mx = m.sel(m.gt(a, b), a, b)
+        s = m.sel(m.gt(mx, m.c(2.0**1000)), m.c(0.25),
+                  m.sel(m.lt(mx, m.c(2.0**-900)), m.c(2.0**900), m.c(1.0)))
+        a, b = m.mul(a, s), m.mul(b, s)
+    x_neg = m.b.icmp_signed("<", m.bits(x), m.i(0))
+    r = _atan_core(m, a, b, x_neg)
+    inf = m.c(math.inf)
+    r = m.sel(m.eq(a, m.c(0.0)), m.sel(x_neg, m.c(math.pi), m.c(0.0)), r)
+    both_inf = m.b.and_(m.eq(a, inf), m.eq(b, inf))
+    r = m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), r)
+    r = m.sel(m.b.or_(m.isnan(x), m.isnan(y)), m.c(math.nan), r)
+    return m.call("copysign", r, y)
+
+
+def _asin_parts(m: _Math, x):
+    """(big, u, tail): asin(|x|) = u + tail for |x| < 1/2 (big false), and for |x| >= 1/2
+    asin(sqrt((1 - |x|) / 2)) = u + tail, with u and tail >= 0 and tail small."""
+    a = m.abs(x)
+    big = m.b.fcmp_ordered(">=", a, m.c(0.5))
+    zb = m.mul(m.sub(m.c(1.0), a), m.c(0.5))  # exact for |x| >= 1/2; < 0 (sqrt NaN) past 1
+    s = m.call("sqrt", zb)
+    s_lo = m.div(m.fma(m.neg(s), s, zb), m.add(s, s))  # sqrt(zb) = s + s_lo to ~2**-105
+    s_lo = m.sel(m.eq(zb, m.c(0.0)), m.c(0.0), s_lo)
+    z = m.sel(big, zb, m.mul(a, a))
+    u = m.sel(big, s, a)
+    tail = m.fma(m.mul(u, z), m.poly(z, _ASIN[m.prec]), m.sel(big, s_lo, m.c(0.0)))
+    return big, u, tail
+
+
+def _minus(m: _Math, c, u, tail):
+    """c - (u + tail) for a double-double constant c, with the first difference exact."""
+    h, e = _two_sum(m, m.c(c[0]), m.neg(u))
+    return m.add(h, m.add(m.add(e, m.c(c[1])), m.neg(tail)))
+
+
+@_via_f64
+def _arcsin(m: _Math, x):
+    big, u, tail = _asin_parts(m, x)
+    two = m.c(2.0)
+    r = m.sel(big, _minus(m, _PIO2_DD, m.mul(two, u), m.mul(two, tail)), m.add(u, tail))
+    return m.call("copysign", r, x)
+
+
+@_via_f64
+def _arccos(m: _Math, x):
+    big, u, tail = _asin_parts(m, x)
+    two = m.c(2.0)
+    neg = m.lt(x, m.c(0.0))
+    small = _minus(m, _PIO2_DD, x, m.call("copysign", tail, x))
+    r = m.sel(neg, _minus(m, _PI, m.mul(two, u), m.mul(two, tail)), m.mul(two, m.add(u, tail)))
+    return m.sel(big, r, small)
+
+
+# ---- inverse hyperbolic, cbrt, hypot, erf --------------------------------------------------------
+
+def _log_dd(m: _Math, hi, lo, large):
+    """log(hi + lo) for f64 hi > 0 finite, |lo| <= ulp(hi), plus log 2 where `large`; to ~2**-63."""
+    h, h_lo = _log_double(m, hi)
+    h_lo = m.add(h_lo, m.div(lo, hi))
+    ln2_hi, ln2_lo = _LN2_EXP["f64"]
+    h, e = _two_sum(m, h, m.sel(large, m.c(ln2_hi), m.c(0.0)))
+    return m.add(h, m.add(m.add(h_lo, e), m.sel(large, m.c(ln2_lo), m.c(0.0))))
+
+
+def _sqrt_dd(m: _Math, hi, lo):
+    """sqrt(hi + lo) as (s, s_lo), for hi >= 0."""
+    s = m.call("sqrt", hi)
+    s_lo = m.div(m.add(m.fma(m.neg(s), s, hi), lo), m.add(s, s))
+    return s, m.sel(m.eq(hi, m.c(0.0)), m.c(0.0), s_lo)
+
+
+def _inf_nan(m: _Math, x, r):
+    """r, but inf for x = +inf and NaN for NaN x."""
+    return m.sel(m.isnan(x), x, m.sel(m.eq(x, m.c(math.inf)), x, r))
+
+
+@_via_f64
+def _arcsinh(m: _Math, x):
+    a = m.abs(x)
+    one = m.c(1.0)
+    if m.prec == "f32":  # log1p(a + a**2 / (1 + sqrt(1 + a**2))): a**2 is finite for f32 a
+        a2 = m.mul(a, a)
+        r = _log1p(m, m.add(a, m.div(a2, m.add(one, m.call("sqrt", m.add(one, a2))))))
+    else:  # log(a + sqrt(a**2 + 1)) with the argument as a double-double; log(2a) past 2**28
+        large = m.gt(a, m.c(2.0**28))
+        ac = m.sel(large, one, a)
+        a2 = m.mul(ac, ac)
+        h, e = _two_sum(m, a2, one)
+        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(ac, ac, m.neg(a2))))
+        w, w_lo = _two_sum(m, ac, s)
+        w_lo = m.add(w_lo, s_lo)
+        r = _log_dd(m, m.sel(large, a, w), m.sel(large, m.c(0.0), w_lo), large)
+    r = _inf_nan(m, a, r)
+    return m.call("copysign", _tiny(m, x, r), x)
+
+
+@_via_f64
+def _arccosh(m: _Math, x):
+    one = m.c(1.0)
+    if m.prec == "f32":  # x**2 - 1 is exact in f64 for f32 x near 1
+        r = _log(m, m.add(x, m.call("sqrt", m.fma(x, x, m.c(-1.0)))))
+    else:
+        large = m.gt(x, m.c(2.0**28))
+        xc = m.sel(large, one, x)
+        x2 = m.mul(xc, xc)
+        h, e = _two_sum(m, x2, m.c(-1.0))
+        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
+        w, w_lo = _two_sum(m, xc, s)
+        w_lo = m.add(w_lo, s_lo)
+        r = _log_dd(m, m.sel(large, x, w), m.sel(large, m.c(0.0), w_lo), large)
+    r = m.sel(m.b.fcmp_ordered(">=", x, one), r, m.c(math.nan))
+    return _inf_nan(m, x, r)
+
+
+@_via_f64
+def _arctanh(m: _Math, x):
+    a = m.abs(x)
+    one = m.c(1.0)
+    if m.prec == "f32":  # 1 - a is exact in f64
+        r = m.mul(m.c(0.5), _log1p(m, m.div(m.add(a, a), m.sub(one, a))))
+    else:  # log((1 + a) / (1 - a)) / 2 with the quotient as a double-double
+        d, d_lo = _two_sum(m, one, m.neg(a))
+        a2 = m.add(a, a)
+        q = m.div(a2, d)
+        q_lo = m.div(m.sub(m.fma(m.neg(q), d, a2), m.mul(q, d_lo)), d)
+        w, w_lo = _two_sum(m, one, q)
+        r = m.mul(m.c(0.5), _log_dd(m, w, m.add(w_lo, q_lo), m.b.icmp_unsigned("!=", m.i(0), m.i(0))))
+    r = m.sel(m.lt(a, one), r, m.sel(m.eq(a, one), m.c(math.inf), m.c(math.nan)))
+    return m.call("copysign", _tiny(m, x, r), x)
+
+
+@_via_f64
+def _cbrt(m: _Math, x):
+    a = m.abs(x)
+    k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
+    mant = m.add(f, m.c(1.0))
+    q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
+    r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
+    y = m.mul(mant, m.pow2(r))
+    g = m.mul(m.poly(mant, _CBRT), m.sel(m.eq(r, m.c(1.0)), m.c(2 ** (1 / 3)),
+                                          m.sel(m.eq(r, m.c(2.0)), m.c(4 ** (1 / 3)), m.c(1.0))))
+    for _ in range(1 if m.prec == "f32" else 2):
+        gg = m.mul(g, g)
+        res = m.fma(gg, g, m.neg(y))
+        if m.prec == "f64":  # g**3 - y to a rounding of itself
+            res = m.fma(m.fma(g, g, m.neg(gg)), g, res)
+        g = m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
+    g = m.mul(g, m.pow2(q))
+    r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
+    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+
+
+@_via_f64
+def _hypot(m: _Math, x, y):
+    a, b = m.abs(x), m.abs(y)
+    if m.prec == "f32":  # exact squares, one rounding of the sum
+        r = m.call("sqrt", m.fma(a, a, m.mul(b, b)))
+    else:
+        hi = m.sel(m.gt(a, b), a, b)
+        s = m.sel(m.gt(hi, m.c(2.0**500)), m.c(2.0**-600),
+                  m.sel(m.lt(hi, m.c(2.0**-500)), m.c(2.0**600), m.c(1.0)))
+        a, b = m.mul(a, s), m.mul(b, s)
+        p = m.mul(a, a)
+        q = m.mul(b, b)
+        h, e = _two_sum(m, p, q)
+        e = m.add(e, m.add(m.fma(a, a, m.neg(p)), m.fma(b, b, m.neg(q))))
+        r, r_lo = _sqrt_dd(m, h, e)
+        r = m.div(m.add(r, r_lo), s)
+    inf = m.c(math.inf)
+    r = m.sel(m.b.or_(m.isnan(x), m.isnan(y)), m.c(math.nan), r)
+    return m.sel(m.b.or_(m.eq(a, inf), m.eq(b, inf)), inf, r)
+
+
+@_via_f64
+def _erf(m: _Math, x):
+    a = m.abs(x)
+    small = m.fma(a, m.poly(m.mul(a, a), _ERF[m.prec]), a)
+    # erf = 1 - exp(-a**2) * G(a) for a >= 1, with a**2 as a double-double.
+    ac = _clamp(m, a, 1.0, 6.0)
+    centre = m.c(_ERFC[0][1])
+    width = max(len(cs) for _, _, cs in _ERFC)
+    coeffs = [m.c(_ERFC[0][2][k]) for k in range(width)]
+    for start, mid, cs in _ERFC[1:]:
+        here = m.b.fcmp_ordered(">=", ac, m.c(start))
+        centre = m.sel(here, m.c(mid), centre)
+        coeffs = [m.sel(here, m.c(cs[k] if k < len(cs) else 0.0), coeffs[k]) for k in range(width)]
+    t = m.sub(ac, centre)
+    g = coeffs[-1]
+    for ck in reversed(coeffs[:-1]):
+        g = m.fma(g, t, ck)
+    p = m.mul(ac, ac)
+    u, n = _exp_reduce(m, m.neg(p), m.fma(m.neg(ac), ac, p))
+    erfc = m.mul(m.fma(u, g, g), m.pow2(n))
+    r = m.sel(m.lt(a, m.c(1.0)), small, m.sub(m.c(1.0), erfc))
+    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+
+
+# ---- logaddexp, sigmoid -----------------------------------------------------------------------
+
+@_via_f64
+def _logaddexp(m: _Math, a, b):
+    """NumPy's: a + log 2 where a == b (also for infinities), else max + log1p(exp(-|a - b|))."""
+    d = m.sub(a, b)
+    mx = m.sel(m.gt(a, b), a, b)
+    r = m.add(mx, _log1p(m, _exp(m, m.neg(m.abs(d)))))
+    return m.sel(m.eq(a, b), m.add(a, m.c(_LN2)), r)  # NaN: d is NaN, so is r
+
+
+def _sigmoid(m: _Math, x):
+    """1 / (1 + exp(-x)), as e / (1 + e) with e = exp(x) for x < 0 so that exp never overflows."""
+    e = _exp(m, m.neg(m.abs(x)))
+    d = m.add(m.c(1.0), e)
+    return m.sel(m.lt(x, m.c(0.0)), m.div(e, d), m.div(m.c(1.0), d))
+
+
 # ---- API --------------------------------------------------------------------------------------
 
 _UNARY = {
@@ -484,8 +807,10 @@ _UNARY = {
     "tan": lambda m, x: _trig(m, "tan", x),
     "tanh": _tanh, "exp": _exp, "log": _log, "exp2": _exp2, "expm1": _expm1, "log2": _log2,
     "log10": _log10, "log1p": _log1p, "sinh": _sinh, "cosh": _cosh,
+    "arctan": _arctan, "arcsin": _arcsin, "arccos": _arccos, "arcsinh": _arcsinh, "arccosh": _arccosh,
+    "arctanh": _arctanh, "cbrt": _cbrt, "erf": _erf, "sigmoid": _sigmoid,
 }
-_BINARY = {"pow": _pow}
+_BINARY = {"pow": _pow, "arctan2": _arctan2, "hypot": _hypot, "logaddexp": _logaddexp}
 SUPPORTED_UNARY: frozenset[str] = frozenset(_UNARY)
 SUPPORTED_BINARY: frozenset[str] = frozenset(_BINARY)
 
