@@ -198,9 +198,12 @@ def test_np_asarray_of_a_tracer_raises_tracer_conversion_error():
     assert isinstance(err.value, jc.JitcoreError)
 
 
-def test_numpy_function_on_a_tracer_raises_tracer_conversion_error():
-    with pytest.raises(jc.TracerConversionError):
-        jc.jit(lambda x: np.cumsum(x))(np.ones(4))
+def test_unsupported_numpy_function_on_a_tracer_is_a_jitcore_error():
+    # Converted through __array__ (TracerConversionError) or refused by name (UnsupportedError).
+    f = jc.jit(lambda x: np.cumsum(x))
+    with pytest.raises((jc.TracerConversionError, jc.UnsupportedError)):
+        f(np.ones(4))
+    assert f.cache_info().compiles == 0
 
 
 def test_iterating_over_a_tracer_raises_tracer_conversion_error():
