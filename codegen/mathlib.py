@@ -537,13 +537,16 @@ def _pow(m: _Math, x, y):
 
 # ---- inverse trigonometric --------------------------------------------------------------------
 
-def _via_f64(fn):
-    """fn computes in f64. f32 operands are widened (fn sees prec "f32" and may use shorter
-    polynomials) and the result is rounded once."""
+def _via_f64(fn=None, *, full: bool = False):
+    """fn computes in f64. f32 operands are widened and the result is rounded once; fn sees prec
+    "f32" and may use shorter polynomials, unless full (f64 polynomials throughout)."""
+    if fn is None:
+        return lambda f: _via_f64(f, full=full)
+
     def emit(m: _Math, *xs):
         if m.kind == "f64":
             return fn(m, *xs)
-        w = m.wide()
+        w = _Math(m.b, m.wide().ty) if full else m.wide()
         return m.b.fptrunc(fn(w, *(m.b.fpext(x, w.ty) for x in xs)), m.ty)
     return emit
 
@@ -783,9 +786,12 @@ def _erf(m: _Math, x):
 
 # ---- logaddexp, sigmoid -----------------------------------------------------------------------
 
-@_via_f64
+@_via_f64(full=True)  # f32: the sum may cancel (a near -b), so the terms need f64 accuracy
 def _logaddexp(m: _Math, a, b):
-    """NumPy's: a + log 2 where a == b (also for infinities), else max + log1p(exp(-|a - b|))."""
+    """NumPy's: a + log 2 where a == b (also for infinities), else max + log1p(exp(-|a - b|)).
+
+    Where max and log1p(...) nearly cancel (the result near 0) the error is a few ULP of the
+    terms, not of the result; so it is in NumPy."""
     d = m.sub(a, b)
     mx = m.sel(m.gt(a, b), a, b)
     r = m.add(mx, _log1p(m, _exp(m, m.neg(m.abs(d)))))
