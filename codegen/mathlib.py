@@ -289,14 +289,17 @@ def _tiny(m: _Math, x, r, quadratic: bool = False):
 
 # ---- exp family -------------------------------------------------------------------------------
 
-def _exp_reduce(m: _Math, x, x_lo=None):
-    """(u, n) with exp(x + x_lo) = (1 + u) * 2**n and |u| < 0.42, for finite x in _EXP_LIMITS."""
+def _exp_reduce(m: _Math, x, x_lo=None, split: bool = False):
+    """(u, n) with exp(x + x_lo) = (1 + u) * 2**n and |u| < 0.42, for finite x in _EXP_LIMITS;
+    with split, (r, q, n) with u = r + q unrounded."""
     hi, lo = _LN2_EXP[m.kind]
     n = m.call("rint", m.mul(x, m.c(1 / _LN2)))
     r = m.fma(m.neg(n), m.c(hi), x)  # exact: |r| < 0.5 needs no more bits than x and n * hi share
     r = m.fma(m.neg(n), m.c(lo), r)
     if x_lo is not None:
         r = m.add(r, x_lo)
+    if split:
+        return r, m.mul(m.mul(r, r), m.poly(r, _EXP[m.prec])), n
     return m.fma(m.mul(r, r), m.poly(r, _EXP[m.prec]), r), n
 
 
@@ -317,9 +320,12 @@ def _exp2(m: _Math, x):
 def _expm1_parts(m: _Math, x):
     """(small, big) for x clamped below: e**x - 1 as 2**n * u + (2**n - 1), exact enough while
     2**n is representable and the -1 matters, and as e**x for large x."""
-    u, n = _exp_reduce(m, x)
-    small = m.add(m.mul(u, m.pow2(n)), m.sub(m.pow2(n), m.c(1.0)))
-    return small, m.scale(m.add(u, m.c(1.0)), n)
+    r, q, n = _exp_reduce(m, x, split=True)
+    p = m.pow2(n)
+    # 2**n * r + (2**n - 1) with its rounding error e kept: 2**n * u + 2**n - 1 = t + (2**n * q + e).
+    t, e = _two_sum(m, m.mul(r, p), m.sub(p, m.c(1.0)))
+    small = m.add(t, m.fma(q, p, e))
+    return small, m.scale(m.add(m.add(r, q), m.c(1.0)), n)
 
 
 def _expm1(m: _Math, x):

@@ -68,7 +68,7 @@ def measure(name: str, kind: str) -> dict:
 
 NAMES = available()
 # Known failures, measured: (function, dtype) -> rows over the allowed ULP.
-XFAIL = {("expm1", "f64"): 1, ("tan", "f64"): 9}
+XFAIL = {("tan", "f64"): 9}
 CASES = [pytest.param(name, kind, marks=[pytest.mark.xfail(
              strict=True, reason=f"{XFAIL[name, kind]} rows at 2 ULP where NumPy allows 1")]
              if (name, kind) in XFAIL else [])
