@@ -33,7 +33,8 @@ SIMPLE = {
 }
 MINMAX_INT = {"arith.maxsi": ">", "arith.minsi": "<", "arith.maxui": ">", "arith.minui": "<"}
 INTRINSIC_UNARY = {"math.floor": "llvm.floor", "math.ceil": "llvm.ceil", "math.sqrt": "llvm.sqrt",
-                   "math.absf": "llvm.fabs"}
+                   "math.absf": "llvm.fabs", "math.trunc": "llvm.trunc", "math.rint": "llvm.rint"}
+SHIFTS = {"arith.shli": "shl", "arith.shrsi": "ashr", "arith.shrui": "lshr"}
 
 
 class Precision:
@@ -94,6 +95,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         safe = b.select(is_zero, ll.Constant(y.type, 1), y)
         out = b.udiv(x, safe) if name == "arith.divui" else b.urem(x, safe)
         return b.select(is_zero, zero, out)
+    if name in SHIFTS:
+        return _shift(b, SHIFTS[name], *args)
     if name in INTRINSIC_UNARY:
         return _intrinsic(b, INTRINSIC_UNARY[name], args)
     if name == "math.copysign":
@@ -141,6 +144,19 @@ def _libm_call(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
     if fn is None:
         fn = ll.Function(b.module, ll.FunctionType(t, [t] * len(args)), symbol)
     return b.call(fn, args)
+
+
+def _shift(b: ll.IRBuilder, kind: str, x: ll.Value, n: ll.Value) -> ll.Value:
+    """A shift with NumPy's result for counts outside [0, width): LLVM's would be poison."""
+    t = x.type
+    in_range = b.icmp_unsigned("<", n, ll.Constant(t, t.width))
+    shifted = getattr(b, kind)(x, b.select(in_range, n, ll.Constant(t, 0)))
+    zero = ll.Constant(t, 0)
+    if kind == "ashr":
+        beyond = b.select(b.icmp_signed("<", x, zero), ll.Constant(t, -1), zero)
+    else:
+        beyond = zero
+    return b.select(in_range, shifted, beyond)
 
 
 def _floor_divmod(b: ll.IRBuilder, x: ll.Value, y: ll.Value, want_mod: bool) -> ll.Value:

@@ -115,7 +115,7 @@ class JitFunction:
         except TypeError:
             raise JitTypeError(
                 f"{self.__name__}(): static arguments must be hashable, got "
-                + ", ".join(f"{k}={type(v).__name__}" for k, v in static)
+                + ", ".join(f"{self._param_name(k)}={type(v).__name__}" for k, v in static)
             ) from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs))
         specs, arrays = [], []
@@ -152,7 +152,7 @@ class JitFunction:
         if isinstance(leaf, np.generic):
             return self._leaf(np.asarray(leaf), tree, index)
         if isinstance(leaf, (bool, int, float)):
-            dtype = _WEAK_DTYPES[type(leaf)]
+            dtype = _WEAK_DTYPES[bool if isinstance(leaf, bool) else int if isinstance(leaf, int) else float]
             try:
                 arr = np.asarray(leaf, dtype=dtype)
             except OverflowError:
@@ -163,6 +163,10 @@ class JitFunction:
             "not an array or number; pass it with static_argnums/static_argnames if it should be "
             "a compile-time constant"
         )
+
+    def _param_name(self, key) -> str:
+        params = list(self._signature.parameters) if self._signature else []
+        return params[key] if isinstance(key, int) and key < len(params) else str(key)
 
     def _paths(self, tree) -> list[str]:
         params = list(self._signature.parameters) if self._signature else []

@@ -50,11 +50,15 @@ def weak_type(value):
 
 def resolve_ufunc(ufunc: np.ufunc, operands) -> tuple[list[np.dtype], np.dtype]:
     """The input dtypes and output dtype of the loop NumPy picks for ``ufunc(*operands)``."""
+    kinds = [weak_type(v) for v in operands]
+    if all(isinstance(k, type) for k in kinds):
+        # Only weak scalars: NumPy would use Python objects; their default dtypes decide.
+        kinds = [np.asarray(False if k is bool else k(0)).dtype for k in kinds]
     try:
-        dtypes = ufunc.resolve_dtypes(tuple(weak_type(v) for v in operands) + (None,))
+        dtypes = ufunc.resolve_dtypes(tuple(kinds) + (None,))
     except TypeError as e:
-        kinds = ", ".join(str(weak_type(v)) for v in operands)
-        raise JitTypeError(f"numpy.{ufunc.__name__} does not accept ({kinds}): {e}") from None
+        names = ", ".join(str(k) for k in kinds)
+        raise JitTypeError(f"numpy.{ufunc.__name__} does not accept ({names}): {e}") from None
     return list(dtypes[:-1]), dtypes[-1]
 
 

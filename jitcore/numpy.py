@@ -1,51 +1,93 @@
 """``jitcore.numpy``: NumPy's functions, recorded when given traced arrays.
 
-On traced values each function records the same ops as the operator or method spelling; on
-concrete NumPy arrays (outside ``jit``) it simply calls NumPy.
+Each function here records the same ops whether it is called as ``jitcore.numpy.f``, as
+``numpy.f`` on a traced value (through ``__array_function__`` / ``__array_ufunc__``), or as the
+matching operator or method. On concrete NumPy arrays (outside ``jit``) it simply calls NumPy.
+A NumPy function without an entry in ``HANDLED_FUNCTIONS`` raises ``UnsupportedError`` when
+called on a traced value: jitcore never falls back to running Python on data.
 """
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 import numpy as _np
 
 from jitcore import primitives as _prims
+from jitcore.errors import UnsupportedError as _UnsupportedError
 from jitcore.tracer import Tracer as _Tracer
+from jitcore.tracer import user_location as _user_location
+
+HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
+UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
 
 
 def _traced(*args) -> bool:
-    return any(isinstance(a, _Tracer) for a in args)
+    return _builtins.any(isinstance(a, _Tracer) for a in args)
 
 
-def _ufunc(np_fn):
+def _implements(*np_functions):
+    def register(fn):
+        for f in np_functions:
+            HANDLED_FUNCTIONS[f] = fn
+        return fn
+
+    return register
+
+
+def _ufunc(np_fn, traced_impl=None):
+    impl = traced_impl or (lambda *args: _prims.ufunc(np_fn, *args))
+
     def fn(*args):
-        return _prims.ufunc(np_fn, *args) if _traced(*args) else np_fn(*args)
+        return impl(*args) if _traced(*args) else np_fn(*args)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     fn.__doc__ = f"numpy.{np_fn.__name__} on traced or concrete arrays."
+    UFUNCS[np_fn] = impl
     return fn
 
 
-sin, cos, tan, tanh = (_ufunc(f) for f in (_np.sin, _np.cos, _np.tan, _np.tanh))
-exp, log, sqrt = _ufunc(_np.exp), _ufunc(_np.log), _ufunc(_np.sqrt)
-floor, ceil, sign = _ufunc(_np.floor), _ufunc(_np.ceil), _ufunc(_np.sign)
-absolute = abs = _ufunc(_np.absolute)
-negative, positive, invert = _ufunc(_np.negative), _ufunc(_np.positive), _ufunc(_np.invert)
-add, subtract, multiply = _ufunc(_np.add), _ufunc(_np.subtract), _ufunc(_np.multiply)
-divide = true_divide = _ufunc(_np.true_divide)
-floor_divide, remainder, mod = _ufunc(_np.floor_divide), _ufunc(_np.remainder), _ufunc(_np.remainder)
-power = _ufunc(_np.power)
-maximum, minimum = _ufunc(_np.maximum), _ufunc(_np.minimum)
-bitwise_and, bitwise_or = _ufunc(_np.bitwise_and), _ufunc(_np.bitwise_or)
-bitwise_xor = _ufunc(_np.bitwise_xor)
-equal, not_equal = _ufunc(_np.equal), _ufunc(_np.not_equal)
-less, less_equal = _ufunc(_np.less), _ufunc(_np.less_equal)
-greater, greater_equal = _ufunc(_np.greater), _ufunc(_np.greater_equal)
+# Every ufunc with a direct lowering, under NumPy's name.
+for _f in _prims.UFUNC_KINDS:
+    globals()[_f.__name__] = _ufunc(_f)
+abs = absolute  # noqa: F821  (defined by the loop above)
+true_divide = divide  # noqa: F821
+mod = remainder  # noqa: F821
+
+
+def _logical(np_fn, bitwise):
+    def impl(*args):
+        return _prims.ufunc(bitwise, *(_prims.as_bool(a) for a in args))
+
+    return _ufunc(np_fn, impl)
+
+
+logical_and = _logical(_np.logical_and, _np.bitwise_and)
+logical_or = _logical(_np.logical_or, _np.bitwise_or)
+logical_xor = _logical(_np.logical_xor, _np.bitwise_xor)
+logical_not = _logical(_np.logical_not, _np.invert)
+square = _ufunc(_np.square, lambda x: _prims.ufunc(_np.multiply, x, x))
+fabs = _ufunc(_np.fabs, lambda x: _prims.ufunc(
+    _np.absolute, _prims.convert(x, _np.fabs.resolve_dtypes((x.dtype, None))[0])))
+
+
+def _reciprocal(x):
+    if x.dtype.kind != "f":
+        raise _UnsupportedError(
+            f"numpy.reciprocal of {x.dtype} at {_user_location()}: NumPy's integer reciprocal "
+            "is rarely what is meant; write 1 / x (float) or 1 // x (floor) instead"
+        )
+    return _prims.ufunc(_np.true_divide, _np.ones((), x.dtype), x)
+
+
+reciprocal = _ufunc(_np.reciprocal, _reciprocal)
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.uint64, _np.bool_
 
 
+@_implements(_np.where)
 def where(condition, x, y):
     """``numpy.where(condition, x, y)``: x where condition holds, else y (broadcasting)."""
     if _traced(condition, x, y):
@@ -53,46 +95,230 @@ def where(condition, x, y):
     return _np.where(condition, x, y)
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
-    if _traced(a):
-        return _prims.reduction("sum", a, axis, keepdims, dtype)
-    return _np.sum(a, axis=axis, dtype=dtype, keepdims=keepdims)
+@_implements(_np.clip)
+def clip(a, a_min=None, a_max=None):
+    if not _traced(a, a_min, a_max):
+        return _np.clip(a, a_min, a_max)
+    out = a if a_min is None else _prims.ufunc(_np.maximum, a, a_min)
+    return out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
 
 
-def prod(a, axis=None, dtype=None, keepdims=False):
-    if _traced(a):
-        return _prims.reduction("prod", a, axis, keepdims, dtype)
-    return _np.prod(a, axis=axis, dtype=dtype, keepdims=keepdims)
+def _reduction(kind, np_fn):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if not _traced(a):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
+        _no_extras(np_fn, out=out, **kwargs)
+        return _prims.reduction(kind, a, axis, keepdims, dtype)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
 
 
-def max(a, axis=None, keepdims=False):
-    if _traced(a):
-        return _prims.reduction("max", a, axis, keepdims)
-    return _np.max(a, axis=axis, keepdims=keepdims)
+def _no_extras(np_fn, out=None, **kwargs):
+    used = [k for k, v in kwargs.items() if v is not None and k not in ("initial", "where")]
+    if out is not None or used or kwargs.get("initial") is not None or kwargs.get("where", True) is not True:
+        names = (["out"] if out is not None else []) + used
+        raise _UnsupportedError(
+            f"numpy.{np_fn.__name__} with {', '.join(names) or 'initial/where'} is not supported "
+            f"under jit yet (at {_user_location()})"
+        )
 
 
-def min(a, axis=None, keepdims=False):
-    if _traced(a):
-        return _prims.reduction("min", a, axis, keepdims)
-    return _np.min(a, axis=axis, keepdims=keepdims)
+sum = _reduction("sum", _np.sum)
+prod = _reduction("prod", _np.prod)
 
 
-amax, amin = max, min
+def _minmax(kind, np_fn):
+    def fn(a, axis=None, out=None, keepdims=False, **kwargs):
+        if not _traced(a):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        _no_extras(np_fn, out=out, **kwargs)
+        return _prims.reduction(kind, a, axis, keepdims)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
-    if _traced(a):
-        return _prims.mean(a, axis, keepdims, dtype)
-    return _np.mean(a, axis=axis, dtype=dtype, keepdims=keepdims)
+max = amax = _minmax("max", _np.max)
+min = amin = _minmax("min", _np.min)
+HANDLED_FUNCTIONS[_np.amax], HANDLED_FUNCTIONS[_np.amin] = max, min
 
 
-def reshape(a, shape):
-    return _prims.reshape(a, shape) if _traced(a) else _np.reshape(a, shape)
+def _boolean_reduction(kind, np_fn):
+    def fn(a, axis=None, out=None, keepdims=False, **kwargs):
+        if not _traced(a):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+        _no_extras(np_fn, out=out, **kwargs)
+        return _prims.reduction(kind, _prims.as_bool(a), axis, keepdims)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
 
 
+any = _boolean_reduction("or", _np.any)
+all = _boolean_reduction("and", _np.all)
+
+
+@_implements(_np.mean)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    if not _traced(a):
+        return _np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
+    _no_extras(_np.mean, out=out, **kwargs)
+    return _prims.mean(a, axis, keepdims, dtype)
+
+
+@_implements(_np.var)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    if not _traced(a):
+        return _np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
+    _no_extras(_np.var, out=out, **kwargs)
+    return _prims.variance(a, axis, keepdims, dtype, ddof)
+
+
+@_implements(_np.std)
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    if not _traced(a):
+        return _np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
+    _no_extras(_np.std, out=out, **kwargs)
+    return _prims.ufunc(_np.sqrt, _prims.variance(a, axis, keepdims, dtype, ddof))
+
+
+@_implements(_np.reshape)
+def reshape(a, shape=None, order="C", **kwargs):
+    shape = kwargs.pop("newshape", shape)
+    if not _traced(a):
+        return _np.reshape(a, shape, order=order)
+    if order != "C":
+        raise _UnsupportedError(f"numpy.reshape with order={order!r} is not supported under jit")
+    return _prims.reshape(a, shape)
+
+
+@_implements(_np.ravel)
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order=order)
+
+
+@_implements(_np.transpose)
 def transpose(a, axes=None):
     return _prims.transpose(a, axes) if _traced(a) else _np.transpose(a, axes)
 
 
-def astype(a, dtype):
+@_implements(_np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    if not _traced(a):
+        return _np.swapaxes(a, axis1, axis2)
+    perm = list(range(a.ndim))
+    i, j = _prims.normalize_axes((axis1, axis2), a.ndim, "swapaxes") if axis1 != axis2 else (0, 0)
+    perm[i], perm[j] = perm[j], perm[i]
+    return _prims.transpose(a, perm)
+
+
+@_implements(_np.moveaxis)
+def moveaxis(a, source, destination):
+    if not _traced(a):
+        return _np.moveaxis(a, source, destination)
+    src = _prims.normalize_axes(source, a.ndim, "moveaxis")
+    dst = _prims.normalize_axes(destination, a.ndim, "moveaxis")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return _prims.transpose(a, order)
+
+
+@_implements(_np.squeeze)
+def squeeze(a, axis=None):
+    if not _traced(a):
+        return _np.squeeze(a, axis)
+    axes = [i for i, d in enumerate(a.shape) if d == 1] if axis is None else \
+        _prims.normalize_axes(axis, a.ndim, "squeeze")
+    if _builtins.any(a.shape[i] != 1 for i in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return _prims.reshape(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+@_implements(_np.expand_dims)
+def expand_dims(a, axis):
+    if not _traced(a):
+        return _np.expand_dims(a, axis)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    ndim = a.ndim + len(axes)
+    axes = _prims.normalize_axes(axes, ndim, "expand_dims")
+    shape = iter(a.shape)
+    return _prims.reshape(a, tuple(1 if i in axes else next(shape) for i in range(ndim)))
+
+
+@_implements(_np.broadcast_to)
+def broadcast_to(a, shape):
+    if not _traced(a):
+        return _np.broadcast_to(a, shape)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return _prims.broadcast_to(a, shape)
+
+
+def _like(np_fn, fill):
+    def fn(a, dtype=None, order="K", subok=True, shape=None, **kwargs):
+        if not _traced(a):
+            return np_fn(a, dtype=dtype, shape=shape)
+        dtype = _np.dtype(dtype or a.dtype)
+        value = _np.full(a.shape if shape is None else shape, fill(dtype), dtype=dtype)
+        return _prims.constant(a.trace, value)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
+
+
+zeros_like = _like(_np.zeros_like, lambda dt: 0)
+ones_like = _like(_np.ones_like, lambda dt: 1)
+empty_like = _like(_np.empty_like, lambda dt: 0)
+
+
+@_implements(_np.full_like)
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    if not _traced(a, fill_value):
+        return _np.full_like(a, fill_value, dtype=dtype, shape=shape)
+    dtype = _np.dtype(dtype or a.dtype)
+    zero = _prims.constant(a.trace, _np.zeros(a.shape if shape is None else shape, dtype))
+    return _prims.convert(_prims.ufunc(_np.add, zero, fill_value), dtype)
+
+
+@_implements(_np.astype)
+def astype(a, dtype, copy=True):
     return _prims.convert(a, _np.dtype(dtype)) if _traced(a) else _np.asarray(a).astype(dtype)
+
+
+def apply_ufunc(ufunc, method: str, inputs, kwargs):
+    """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    if kwargs.get("out") is not None or _builtins.any(
+        kwargs.get(k) not in (None, True, "same_kind", "K") for k in kwargs if k != "out"
+    ):
+        raise _UnsupportedError(
+            f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
+            f"yet (at {_user_location()})"
+        )
+    if method == "__call__" and ufunc in UFUNCS:
+        return UFUNCS[ufunc](*inputs)
+    if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        (a,) = inputs
+        return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
+                                                         keepdims=kwargs.get("keepdims", False))
+    spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
+
+
+_UFUNC_REDUCTIONS = {_np.add: _np.sum, _np.multiply: _np.prod, _np.maximum: _np.max,
+                     _np.minimum: _np.min, _np.logical_and: _np.all, _np.logical_or: _np.any}
+
+
+def apply_function(func, args, kwargs):
+    """``Tracer.__array_function__``: a NumPy function called with traced values."""
+    impl = HANDLED_FUNCTIONS.get(func)
+    if impl is None:
+        raise _UnsupportedError(
+            f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {_user_location()}); "
+            "compute it outside the jitted function, or express it with supported operations"
+        )
+    return impl(*args, **kwargs)

@@ -26,8 +26,12 @@ UFUNC_KINDS = {
     np.greater: "gt", np.greater_equal: "ge", np.negative: "neg", np.absolute: "abs",
     np.sign: "sign", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.tanh: "tanh",
     np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.floor: "floor", np.ceil: "ceil",
-    np.invert: "not", np.positive: None,
+    np.invert: "not", np.positive: None, np.left_shift: "shl", np.right_shift: "shr",
+    **{getattr(np, name): name for name in array.FLOAT_FUNCTIONS},
+    **{getattr(np, name): name for name in array.PREDICATES},
+    **{getattr(np, name): name for name in array.FLOAT_BINARY},
 }
+IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})
 
 
 def find_trace(*operands) -> Trace:
@@ -121,13 +125,16 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     kind = UFUNC_KINDS[fn]
     if kind in array.COMPARE and in_dtypes[0] != in_dtypes[1]:
         return _mixed_sign_compare(fn, kind, *args)
-    if kind is None or (kind in ("floor", "ceil") and args[0].dtype.kind in "iub"):
+    if kind is None or (kind in IDENTITY_ON_INTEGERS and args[0].dtype.kind in "iub"):
         return convert(args[0], out_dtype)  # identity ops: positive, floor of an integer
     if kind in array.UNARY_OPS:
         op_cls = array.UNARY_OPS[kind]
     else:
         op_cls = array.BINARY_OPS.get(kind) or array.COMPARE_OPS[kind]
-    return _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+    out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+    # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
+    out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
+    return out
 
 
 def _compare_out_of_range(trace: Trace, kind: str, a, b) -> Tracer | None:
@@ -164,7 +171,11 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 def where(cond, a, b) -> Tracer:
     trace = find_trace(cond, a, b)
     dtype = np.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
-    shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
+    try:
+        shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
+    except ValueError:
+        shapes = ", ".join(str(_shape_of(x)) for x in (cond, a, b))
+        raise JitTypeError(f"where: shapes {shapes} do not broadcast") from None
     c = broadcast_to(as_tracer(trace, cond, np.dtype(bool)), shape)
     a, b = (broadcast_to(as_tracer(trace, x, dtype), shape) for x in (a, b))
     return _emit(trace, array.SelectOp, [c, a, b], a.value.type)
@@ -207,7 +218,8 @@ def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
     return tuple(out)
 
 
-_REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum}
+_REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+                 "and": np.logical_and, "or": np.logical_or}
 
 
 def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
@@ -226,6 +238,22 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     if keepdims:
         out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     return out
+
+
+def as_bool(x):
+    """Truth values, as NumPy's logical functions take them."""
+    return convert(x, np.dtype(bool)) if isinstance(x, Tracer) else np.bool_(x)
+
+
+def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer:
+    """``np.var``: mean squared deviation from the mean, divided by ``n - ddof``."""
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "var")
+    count = int(np.prod([x.shape[a] for a in axes]))
+    result_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
+    acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    centered = ufunc(np.subtract, convert(x, acc_dtype), mean(convert(x, acc_dtype), axis, True))
+    total = reduction("sum", ufunc(np.multiply, centered, centered), axis, keepdims)
+    return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 
 def mean(x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:

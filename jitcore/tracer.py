@@ -37,7 +37,6 @@ class Tracer:
 
     __slots__ = ("value", "trace", "sources", "weak")
     __array_priority__ = 1000
-    __array_ufunc__ = None  # NumPy binary operators defer to ours (x + tracer -> tracer.__radd__)
     __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
 
     def __init__(self, value: Value, trace: Trace, sources: frozenset = frozenset(), weak=False):
@@ -139,6 +138,17 @@ class Tracer:
     def __pos__(self): return prims.ufunc(np.positive, self)
     def __abs__(self): return prims.ufunc(np.absolute, self)
     def __invert__(self): return prims.ufunc(np.invert, self)
+    def __lshift__(self, o): return prims.ufunc(np.left_shift, self, o)
+    def __rlshift__(self, o): return prims.ufunc(np.left_shift, o, self)
+    def __rshift__(self, o): return prims.ufunc(np.right_shift, self, o)
+    def __rrshift__(self, o): return prims.ufunc(np.right_shift, o, self)
+
+    # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        return _jnp().apply_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _jnp().apply_function(func, args, kwargs)
 
     # -- array methods ----------------------------------------------------------------------
     def astype(self, dtype): return prims.convert(self, np.dtype(dtype))
@@ -162,13 +172,36 @@ class Tracer:
     def mean(self, axis=None, dtype=None, keepdims=False):
         return prims.mean(self, axis, keepdims, dtype)
 
+    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return prims.variance(self, axis, keepdims, dtype, ddof)
+
+    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+        return prims.ufunc(np.sqrt, prims.variance(self, axis, keepdims, dtype, ddof))
+
+    def any(self, axis=None, keepdims=False):
+        return prims.reduction("or", prims.as_bool(self), axis, keepdims)
+
+    def all(self, axis=None, keepdims=False):
+        return prims.reduction("and", prims.as_bool(self), axis, keepdims)
+
+    def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
+    def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
+    def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
+
+
+def _jnp():
+    """jitcore.numpy, which imports this module: looked up when first needed."""
+    import jitcore.numpy
+
+    return jitcore.numpy
+
 
 def user_frame():
     """The innermost frame of the user's code (outside jitcore and NumPy), or None."""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_PACKAGE_DIR, _NUMPY_DIR)):
+        if not path.startswith((_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep)):
             return frame
         frame = frame.f_back
     return None

@@ -141,6 +141,25 @@ class ScalarEmitter:
     def _xor(self, fam, x, y):
         return self.op("arith.xori", x, y)
 
+    def _shl(self, fam, x, y):
+        return self.op("arith.shli", x, y)
+
+    def _shr(self, fam, x, y):
+        return self.op("arith.shrsi" if fam == "s" else "arith.shrui", x, y)
+
+    def _isnan(self, fam, x):
+        return self.isnan(x) if fam == "f" else self.const(False, i1)
+
+    def _isinf(self, fam, x):
+        if fam != "f":
+            return self.const(False, i1)
+        return self.cmp("eq", self.op("math.absf", x), self.const(float("inf"), x.type))
+
+    def _isfinite(self, fam, x):
+        if fam != "f":
+            return self.const(True, i1)
+        return self.cmp("lt", self.op("math.absf", x), self.const(float("inf"), x.type))
+
     def _select(self, fam, c, a, b):
         return self.select(c, a, b)
 

@@ -253,6 +253,9 @@ for _name in ("addi", "muli", "andi", "ori", "xori", "maxsi", "maxui", "minsi", 
     define("arith", _name, 2, INT, commutative=True)
 for _name in ("subi", "floordivsi", "divui", "floormodsi", "remui"):
     define("arith", _name, 2, INT)
+for _name in ("shli", "shrsi", "shrui"):
+    # Shift counts outside [0, width) give NumPy's results: 0, or -1 for a negative x >> n.
+    define("arith", _name, 2, INT)
 define("arith", "cmpf", 2, FLOAT, base=CompareOp)
 define("arith", "cmpi", 2, INT, base=CompareOp)
 

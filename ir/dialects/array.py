@@ -17,18 +17,27 @@ from ir.types import TensorType, i1
 # Folding evaluates constants in NumPy; above this many elements it is not worth the compile time.
 FOLD_LIMIT = 1 << 16
 
-UNARY = {
-    "neg": np.negative, "abs": np.absolute, "sign": np.sign, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "tanh": np.tanh, "exp": np.exp, "log": np.log, "sqrt": np.sqrt,
-    "floor": np.floor, "ceil": np.ceil, "not": np.invert,
+# Float functions named as in NumPy; each is a ``math`` op of the same name in kernel bodies.
+FLOAT_FUNCTIONS = {
+    name: getattr(np, name) for name in (
+        "sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "trunc", "rint",
+        "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "sinh", "cosh", "arcsin", "arccos",
+        "arctan", "arcsinh", "arccosh", "arctanh")
 }
-FLOAT_ONLY = frozenset({"sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "div"})
-BITWISE = frozenset({"not", "and", "or", "xor"})  # integers and bools only, as in NumPy
+PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # -> i1
+UNARY = {
+    "neg": np.negative, "abs": np.absolute, "sign": np.sign, "not": np.invert,
+    **FLOAT_FUNCTIONS, **PREDICATES,
+}
+FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
+                "logaddexp2": np.logaddexp2}
+FLOAT_ONLY = frozenset({*FLOAT_FUNCTIONS, *FLOAT_BINARY, "div"})
+BITWISE = frozenset({"not", "and", "or", "xor", "shl", "shr"})  # integers and bools only, as in NumPy
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floordiv": np.floor_divide, "rem": np.remainder, "pow": np.power,
     "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
-    "xor": np.bitwise_xor,
+    "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift, **FLOAT_BINARY,
 }
 COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 COMPARE = {
@@ -109,7 +118,7 @@ class ElementwiseOp(ArrayOp):
             self.fail(f"needs a float element type, got {t.element}")
         if self.kind in BITWISE and t.element.is_float:
             self.fail(f"needs an integer or bool element type, got {t.element}")
-        expected = t.with_element(i1) if self.kind in COMPARE else t
+        expected = t.with_element(i1) if self.kind in COMPARE or self.kind in PREDICATES else t
         if self.result_type != expected:
             self.fail(f"must return {expected}")
 

@@ -161,11 +161,6 @@ def test_where_is_the_fix():
     assert_matches(good(x), np.where(x > 0, x, -x))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "tracer.user_frame compares paths with str.startswith(_PACKAGE_DIR) without a trailing "
-    "separator, so user code in a sibling directory such as <...>/jitcore_user/ (or a package "
-    "like numpyro next to numpy) is skipped as if it were jitcore's, and the error names the "
-    "caller's line instead"))
 def test_user_code_in_a_directory_named_like_the_package_is_reported():
     filename = os.path.dirname(os.path.abspath(jc.__file__)) + "_user/model.py"
     source = "def bad(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
@@ -350,10 +345,6 @@ def test_bad_reshape_and_axis_are_jit_type_errors():
         jc.jit(lambda x: x.sum(axis=2))(np.ones((2, 3)))
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "primitives.where calls np.broadcast_shapes without catching its ValueError, so "
-    "jnp.where(c, a, b) on shapes (3,) and (4,) raises a bare ValueError, not the "
-    "JitTypeError naming both shapes that a + b raises"))
 def test_where_shape_mismatch_is_a_jit_type_error():
     f = jc.jit(lambda a, b: jnp.where(a > 0, a, b))
     with pytest.raises(jc.JitTypeError, match=r"\(3,\).*\(4,\)"):
