@@ -142,6 +142,8 @@ class Tracer:
     def __rlshift__(self, o): return prims.ufunc(np.left_shift, o, self)
     def __rshift__(self, o): return prims.ufunc(np.right_shift, self, o)
     def __rrshift__(self, o): return prims.ufunc(np.right_shift, o, self)
+    def __matmul__(self, o): return _jnp().matmul(self, o)
+    def __rmatmul__(self, o): return _jnp().matmul(o, self)
 
     # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

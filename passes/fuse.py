@@ -33,6 +33,20 @@ from passes.scalar_lowering import ScalarEmitter, reduction_init
 CHEAP_OPS = 2
 _ELEMENTWISE = (array.ElementwiseOp, array.SelectOp, array.ConvertOp)
 
+# Kernelization rules that live in other modules: op class -> function(op) returning the
+# equivalent kernel.generic inserted before op (see ``kernelizes``).
+KERNELIZERS: dict[type, object] = {}
+
+
+def kernelizes(op_cls: type):
+    """Register ``fn(op) -> kernel.GenericOp`` as the kernel form of ``op_cls``."""
+
+    def register(fn):
+        KERNELIZERS[op_cls] = fn
+        return fn
+
+    return register
+
 
 @register_pass
 class Fuse(Pass):
@@ -100,6 +114,8 @@ def _kernelize(block: Block) -> bool:
 
 def _kernel_for(op: Operation) -> kernel.GenericOp | None:
     """The one-op kernel equivalent to ``op``, inserted before it, or None."""
+    if type(op) in KERNELIZERS:
+        return KERNELIZERS[type(op)](op)
     out_type: TensorType = op.results[0].type if op.results else None
     if isinstance(op, _ELEMENTWISE):
         rank = out_type.rank
