@@ -12,3 +12,4 @@ from passes.manager import (
 )
 
 __all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "parse_pipeline", "register_pass"]
+from passes import kernelize_linalg  # noqa: E402, F401  (registers the dot_general kernel)

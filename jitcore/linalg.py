@@ -1,0 +1,351 @@
+"""NumPy's products of arrays under ``jit``: matmul (``@``), dot, tensordot, einsum, inner,
+outer and vdot, each recorded as one ``array.dot_general``.
+
+The result dtype is NumPy's: ``numpy.result_type`` of the operands, a Python scalar counting as
+a 0-d array of its default dtype (these functions call ``asarray`` on their arguments, so
+scalars are not weak here). Integer products wrap; a bool product is ``or`` over ``and``.
+float16 products accumulate in float32 and round once, as NumPy's matmul and dot loops do.
+Shape errors are ``JitTypeError`` with NumPy's wording. Importing this module registers the
+functions in ``jitcore.numpy`` (see its last line).
+"""
+
+from __future__ import annotations
+
+import operator
+import string
+
+import numpy as np
+
+from ir.dialects.linalg_ops import DotGeneralOp, free_dims
+from ir.types import TensorType
+from jitcore import numpy as _jnp
+from jitcore import primitives as prims
+from jitcore.dtypes import ir_type
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.tracer import Tracer, user_location
+
+__all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "outer", "tensordot", "vdot"]
+
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def _traced(*args) -> bool:
+    return any(isinstance(a, Tracer) for a in args)
+
+
+def _operands(*xs) -> tuple[list[Tracer], np.dtype]:
+    """The operands as tracers of their common dtype (NumPy's ``result_type``)."""
+    trace = prims.find_trace(*xs)
+    tracers = [x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in xs]
+    dtype = np.result_type(*(t.dtype for t in tracers))
+    ir_type(dtype)  # a JitTypeError naming an unsupported dtype
+    return [prims.convert(t, dtype) for t in tracers], dtype
+
+
+def dot_general(lhs: Tracer, rhs: Tracer, lhs_contracting, rhs_contracting, lhs_batch=(),
+                rhs_batch=()) -> Tracer:
+    """Record ``array.dot_general`` on two tracers of one dtype: the result's dims are the batch
+    dims, then the free dims of ``lhs``, then those of ``rhs``."""
+    if lhs.dtype == _F16:
+        out = dot_general(prims.convert(lhs, _F32), prims.convert(rhs, _F32), lhs_contracting,
+                          rhs_contracting, lhs_batch, rhs_batch)
+        return prims.convert(out, _F16)
+    attrs = {"lhs_batch": tuple(lhs_batch), "rhs_batch": tuple(rhs_batch),
+             "lhs_contracting": tuple(lhs_contracting), "rhs_contracting": tuple(rhs_contracting)}
+    shape = ([lhs.shape[d] for d in lhs_batch]
+             + [lhs.shape[d] for d in free_dims(lhs.ndim, attrs["lhs_batch"], attrs["lhs_contracting"])]
+             + [rhs.shape[d] for d in free_dims(rhs.ndim, attrs["rhs_batch"], attrs["rhs_contracting"])])
+    trace = lhs.trace
+    op = trace.builder.create(DotGeneralOp, [lhs.value, rhs.value],
+                              [TensorType(tuple(shape), lhs.value.type.element)], attrs)
+    return Tracer(op.result, trace, lhs.sources | rhs.sources)
+
+
+def _shape(shape) -> str:
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
+
+
+# -- matmul --------------------------------------------------------------------------------
+_MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
+
+
+def matmul(a, b):
+    """``a @ b`` with NumPy's rules: stacks of matrices broadcast over their leading dims; a 1-d
+    operand is a row (left) or column (right) vector whose dim leaves the result."""
+    if not _traced(a, b):
+        return np.matmul(a, b)
+    (a, b), _ = _operands(a, b)
+    for i, x in enumerate((a, b)):
+        if x.ndim == 0:
+            raise JitTypeError(
+                f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
+                f"with signature {_MATMUL_SIGNATURE} requires 1); use * to multiply by a scalar "
+                f"(at {user_location()})")
+    ka, kb = a.shape[-1], b.shape[-2] if b.ndim >= 2 else b.shape[0]
+    if ka != kb:
+        raise JitTypeError(
+            f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+            f"signature {_MATMUL_SIGNATURE} (size {kb} is different from {ka}) (at {user_location()})")
+    if a.ndim == 1:  # (k) @ (..., k, m): no batch dims, the result is rhs's free dims
+        return dot_general(a, b, (0,), (max(b.ndim - 2, 0),))
+    if b.ndim == 1:  # (..., n, k) @ (k): the result is lhs's free dims
+        return dot_general(a, b, (a.ndim - 1,), (0,))
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise JitTypeError(
+            f"matmul: operands could not be broadcast together: batch shapes {_shape(a.shape[:-2])} "
+            f"and {_shape(b.shape[:-2])} of shapes {_shape(a.shape)} and {_shape(b.shape)} "
+            f"(at {user_location()})") from None
+    a = prims.broadcast_to(a, batch + a.shape[-2:])
+    b = prims.broadcast_to(b, batch + b.shape[-2:])
+    n = len(batch)
+    return dot_general(a, b, (n + 1,), (n,), range(n), range(n))
+
+
+def _matmul_ufunc(a, b):
+    """``numpy.matmul`` reached through ``__array_ufunc__`` (``ndarray @ tracer``)."""
+    return matmul(a, b)
+
+
+# -- dot, inner, vdot, outer, tensordot ----------------------------------------------------
+def dot(a, b, out=None):
+    """``numpy.dot``: the last axis of ``a`` against the second-to-last of ``b`` (the only one
+    if ``b`` is 1-d); a 0-d operand multiplies."""
+    if not _traced(a, b):
+        return np.dot(a, b, out=out)
+    _no_out("dot", out)
+    (a, b), _ = _operands(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return prims.ufunc(np.multiply, a, b)
+    axis_b = max(b.ndim - 2, 0)
+    if a.shape[-1] != b.shape[axis_b]:
+        raise JitTypeError(
+            f"shapes {_shape(a.shape)} and {_shape(b.shape)} not aligned: {a.shape[-1]} "
+            f"(dim {a.ndim - 1}) != {b.shape[axis_b]} (dim {axis_b}) (at {user_location()})")
+    return dot_general(a, b, (a.ndim - 1,), (axis_b,))
+
+
+def inner(a, b):
+    """``numpy.inner``: the last axes of ``a`` and ``b`` against each other."""
+    if not _traced(a, b):
+        return np.inner(a, b)
+    (a, b), _ = _operands(a, b)
+    if a.ndim == 0 or b.ndim == 0:
+        return prims.ufunc(np.multiply, a, b)
+    if a.shape[-1] != b.shape[-1]:
+        b_shape = b.shape[:-2] + b.shape[-1:] + b.shape[-2:-1]  # NumPy reports b transposed
+        raise JitTypeError(
+            f"shapes {_shape(a.shape)} and {_shape(b_shape)} not aligned: {a.shape[-1]} "
+            f"(dim {a.ndim - 1}) != {b.shape[-1]} (dim {max(b.ndim - 2, 0)}) (at {user_location()})")
+    return dot_general(a, b, (a.ndim - 1,), (b.ndim - 1,))
+
+
+def vdot(a, b):
+    """``numpy.vdot`` of real arrays: both flattened, then their inner product."""
+    if not _traced(a, b):
+        return np.vdot(a, b)
+    (a, b), _ = _operands(a, b)
+    if a.size != b.size:
+        raise JitTypeError(f"vdot: cannot reshape array of size {b.size} into shape ({a.size},) "
+                           f"(at {user_location()})")
+    return dot_general(prims.reshape(a, (-1,)), prims.reshape(b, (-1,)), (0,), (0,))
+
+
+def outer(a, b, out=None):
+    """``numpy.outer``: every element of flattened ``a`` times every element of flattened ``b``."""
+    if not _traced(a, b):
+        return np.outer(a, b, out=out)
+    _no_out("outer", out)
+    (a, b), _ = _operands(a, b)
+    return dot_general(prims.reshape(a, (-1,)), prims.reshape(b, (-1,)), (), ())
+
+
+def tensordot(a, b, axes=2):
+    """``numpy.tensordot``: ``axes`` of ``a`` against ``axes`` of ``b`` (an int N means the
+    last N of ``a`` and the first N of ``b``); the result is a's other dims, then b's."""
+    if not _traced(a, b):
+        return np.tensordot(a, b, axes)
+    (a, b), _ = _operands(a, b)
+    try:
+        iter(axes)
+    except TypeError:
+        n = operator.index(axes)
+        axes_a, axes_b = list(range(-n, 0)), list(range(n))
+    else:
+        axes_a, axes_b = axes
+    axes_a = [axes_a] if isinstance(axes_a, int) else list(axes_a)
+    axes_b = [axes_b] if isinstance(axes_b, int) else list(axes_b)
+    norm_a = prims.normalize_axes(axes_a, a.ndim, "tensordot") if axes_a else ()
+    norm_b = prims.normalize_axes(axes_b, b.ndim, "tensordot") if axes_b else ()
+    if len(norm_a) != len(norm_b) or any(a.shape[i] != b.shape[j] for i, j in zip(norm_a, norm_b)):
+        raise JitTypeError(
+            f"tensordot: shape-mismatch for sum: axes {axes_a} of {_shape(a.shape)} against "
+            f"axes {axes_b} of {_shape(b.shape)} (at {user_location()})")
+    return dot_general(a, b, norm_a, norm_b)
+
+
+def _no_out(name: str, out) -> None:
+    if out is not None:
+        raise UnsupportedError(f"numpy.{name} with out= is not supported under jit (at {user_location()})")
+
+
+# -- einsum --------------------------------------------------------------------------------
+_LETTERS = frozenset(string.ascii_letters)
+
+
+def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
+    """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
+    ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
+    left to right. A label repeated within one operand (a diagonal or trace) is unsupported."""
+    if not _traced(*operands):
+        return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
+                         optimize=optimize)
+    if not isinstance(subscripts, str):
+        raise UnsupportedError(
+            f"numpy.einsum in the interleaved (operand, sublist) form is not supported under jit; "
+            f"write the subscripts as a string (at {user_location()})")
+    if out is not None or dtype is not None:
+        raise UnsupportedError(
+            f"numpy.einsum with {'out=' if out is not None else 'dtype='} is not supported under jit "
+            f"(at {user_location()})")
+    tracers, result_dtype = _operands(*operands)
+    inputs, output = _parse_einsum(subscripts, [t.ndim for t in tracers])
+    sizes: dict = {}
+    for labels, t in zip(inputs, tracers):
+        for label, size in zip(labels, t.shape):
+            if sizes.get(label, 1) not in (1, size) and size != 1:
+                raise JitTypeError(
+                    f"einsum {subscripts!r}: operands could not be broadcast together: dim "
+                    f"{_label_name(label)} is {sizes[label]} in one operand and {size} in another "
+                    f"(at {user_location()})")
+            sizes[label] = max(sizes.get(label, 1), size)
+    compute = _F32 if result_dtype == _F16 else result_dtype
+    tracers = [prims.broadcast_to(prims.convert(t, compute), tuple(sizes[lb] for lb in labels))
+               for t, labels in zip(tracers, inputs)]
+
+    acc, acc_labels = _sum_unused(tracers[0], inputs[0], set(output) | _labels_of(inputs[1:]))
+    for i in range(1, len(tracers)):
+        keep = set(output) | _labels_of(inputs[i + 1:])
+        rhs, rhs_labels = _sum_unused(tracers[i], inputs[i], keep | set(acc_labels))
+        acc_labels, acc = _contract(acc, acc_labels, rhs, rhs_labels, keep, output)
+    if acc_labels != output:
+        acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])
+    return prims.convert(acc, result_dtype)
+
+
+def _label_name(label) -> str:
+    return repr(label) if isinstance(label, str) else "of '...'"
+
+
+def _labels_of(groups) -> set:
+    return {lb for labels in groups for lb in labels}
+
+
+def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
+    """Labels per operand and for the output; ``...`` becomes ``(0,)``, ``(1,)``, ... labels,
+    right-aligned across operands as in broadcasting."""
+    spec = subscripts.replace(" ", "")
+    lhs, arrow, rhs = spec.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise JitTypeError(f"einsum {subscripts!r}: {len(terms)} operand subscripts for "
+                           f"{len(ranks)} operands (at {user_location()})")
+    ellipsis_rank = 0
+    for term, rank in zip(terms, ranks):
+        _check_term(subscripts, term)
+        named = len(term.replace("...", ""))
+        if ("..." in term and named > rank) or ("..." not in term and named != rank):
+            raise JitTypeError(f"einsum {subscripts!r}: subscripts {term!r} do not match an operand "
+                               f"of {rank} dims (at {user_location()})")
+        if "..." in term:
+            ellipsis_rank = max(ellipsis_rank, rank - named)
+    inputs = [_expand(term, rank - len(term.replace("...", "")), ellipsis_rank)
+              for term, rank in zip(terms, ranks)]
+    for term, labels in zip(terms, inputs):
+        if len(set(labels)) != len(labels):
+            raise UnsupportedError(
+                f"einsum {subscripts!r}: subscripts {term!r} repeat a label (a diagonal or trace), "
+                f"which is not supported under jit; use numpy.diagonal or numpy.trace outside "
+                f"the jitted function (at {user_location()})")
+    if arrow:
+        _check_term(subscripts, rhs)
+        if "..." not in rhs and ellipsis_rank and any("..." in t for t in terms):
+            raise JitTypeError(f"einsum {subscripts!r}: output subscripts must include '...' when "
+                               f"the inputs' broadcast dims are not all of size 1 "
+                               f"(at {user_location()})")
+        output = _expand(rhs, ellipsis_rank, ellipsis_rank)
+        seen = _labels_of(inputs)
+        for lb in output:
+            if lb not in seen:
+                raise JitTypeError(f"einsum {subscripts!r}: output label {lb!r} appears in no input "
+                                   f"(at {user_location()})")
+        if len(set(output)) != len(output):
+            raise JitTypeError(f"einsum {subscripts!r}: an output label appears more than once "
+                               f"(at {user_location()})")
+    else:
+        letters = [lb for labels in inputs for lb in labels if isinstance(lb, str)]
+        once = sorted(lb for lb in set(letters) if letters.count(lb) == 1)
+        output = [(k,) for k in range(ellipsis_rank)] + once
+    return inputs, output
+
+
+def _check_term(subscripts: str, term: str) -> None:
+    if term.count("...") > 1 or any(c not in _LETTERS for c in term.replace("...", "")):
+        raise JitTypeError(f"einsum {subscripts!r}: invalid subscripts {term!r}; use letters and at "
+                           f"most one '...' per operand (at {user_location()})")
+
+
+def _expand(term: str, own_rank: int, ellipsis_rank: int) -> list:
+    head, _, tail = term.partition("...")
+    if "..." not in term:
+        return list(term)
+    return list(head) + [(k,) for k in range(ellipsis_rank - own_rank, ellipsis_rank)] + list(tail)
+
+
+def _sum_unused(x: Tracer, labels: list, keep: set) -> tuple[Tracer, list]:
+    """Sum away the dims whose labels nothing later needs (einsum keeps the operand dtype)."""
+    gone = [i for i, lb in enumerate(labels) if lb not in keep]
+    if not gone:
+        return x, labels
+    return (prims.reduction("sum", x, tuple(gone), dtype=x.dtype),
+            [lb for lb in labels if lb in keep])
+
+
+def _contract(lhs: Tracer, lhs_labels: list, rhs: Tracer, rhs_labels: list, keep: set,
+              output: list) -> tuple[list, Tracer]:
+    """One pairwise contraction. Shared labels still needed are batch dims (in output order
+    where they appear there); operands are swapped when that makes the result's dim order
+    closer to the output's, as the product is commutative."""
+    order = {lb: i for i, lb in enumerate(output)}
+    shared = [lb for lb in lhs_labels if lb in rhs_labels]
+    batch = sorted((lb for lb in shared if lb in keep), key=lambda lb: order.get(lb, len(order)))
+    contracting = [lb for lb in shared if lb not in keep]
+
+    def labels_after(first, second):
+        return (batch + [lb for lb in first if lb not in shared]
+                + [lb for lb in second if lb not in shared])
+
+    def misplaced(labels):
+        ranked = [order.get(lb, len(order)) for lb in labels]
+        return sum(x > y for i, x in enumerate(ranked) for y in ranked[i + 1:])
+
+    if misplaced(labels_after(rhs_labels, lhs_labels)) < misplaced(labels_after(lhs_labels, rhs_labels)):
+        lhs, lhs_labels, rhs, rhs_labels = rhs, rhs_labels, lhs, lhs_labels
+    out = dot_general(
+        lhs, rhs,
+        [lhs_labels.index(lb) for lb in contracting], [rhs_labels.index(lb) for lb in contracting],
+        [lhs_labels.index(lb) for lb in batch], [rhs_labels.index(lb) for lb in batch])
+    return labels_after(lhs_labels, rhs_labels), out
+
+
+# -- registration --------------------------------------------------------------------------
+def _register() -> None:
+    for fn, np_fn in ((matmul, np.matmul), (dot, np.dot), (inner, np.inner), (vdot, np.vdot),
+                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum)):
+        _jnp._implements(np_fn)(fn)
+        setattr(_jnp, fn.__name__, fn)
+    _jnp.UFUNCS[np.matmul] = _matmul_ufunc
+
+
+_register()

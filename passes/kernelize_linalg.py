@@ -1,0 +1,65 @@
+"""The kernel form of ``array.dot_general``, registered with the ``fuse`` pass.
+
+A contraction is one ``kernel.generic`` whose body is ``acc + lhs * rhs`` (``or`` over ``and``
+for bool, as NumPy's bool matmul), starting from 0. Its iteration dims are, in loop order::
+
+    [batch..., lhs free..., contracting..., rhs free...]
+
+The code generator nests loops in iteration-dim order and keeps reduction accumulators in the
+result buffer, so this order makes the innermost loop run along the rhs free dims: the result
+and the rhs are read and written with unit stride and the loop is parallel, which LLVM
+vectorizes without reassociating float sums. Each result element still sums its products in
+contracting-index order, exactly as the textbook order ``[..., rhs free, contracting]`` would.
+The fusion pass decides separately whether producers of the operands are inlined (a cheap
+elementwise producer is, see its docstring).
+"""
+
+from __future__ import annotations
+
+from ir.attributes import AffineMap
+from ir.dialects import kernel
+from ir.dialects.linalg_ops import DotGeneralOp
+from passes.fuse import KernelBuilder, kernelizes
+from passes.scalar_lowering import reduction_init
+
+
+@kernelizes(DotGeneralOp)
+def kernelize_dot_general(op: DotGeneralOp) -> kernel.GenericOp:
+    lhs, rhs = op.operands
+    out_type = op.result_type
+    batch, lhs_free, rhs_free = len(op.lhs_batch), len(op.lhs_free), len(op.rhs_free)
+    contracting = len(op.lhs_contracting)
+    # Iteration dim of each group's entries, in loop order.
+    batch_dims = list(range(batch))
+    lhs_free_dims = list(range(batch, batch + lhs_free))
+    contracting_dims = list(range(batch + lhs_free, batch + lhs_free + contracting))
+    rhs_free_dims = list(range(batch + lhs_free + contracting, batch + lhs_free + contracting + rhs_free))
+    num_dims = batch + lhs_free + contracting + rhs_free
+
+    def operand_map(rank, batch_axes, contracting_axes, free_axes, free_iteration_dims):
+        dims = [0] * rank
+        for axes, iteration in ((batch_axes, batch_dims), (contracting_axes, contracting_dims),
+                                (free_axes, free_iteration_dims)):
+            for axis, d in zip(axes, iteration):
+                dims[axis] = d
+        return AffineMap.from_dims(num_dims, dims)
+
+    lhs_map = operand_map(lhs.type.rank, op.lhs_batch, op.lhs_contracting, op.lhs_free, lhs_free_dims)
+    rhs_map = operand_map(rhs.type.rank, op.rhs_batch, op.rhs_contracting, op.rhs_free, rhs_free_dims)
+    out_map = AffineMap.from_dims(num_dims, batch_dims + lhs_free_dims + rhs_free_dims)
+    iterators = ["parallel"] * num_dims
+    for d in contracting_dims:
+        iterators[d] = "reduction"
+
+    kb = KernelBuilder(num_dims)
+    a = kb.input(lhs, lhs_map)
+    b = kb.input(rhs, rhs_map)
+    t = out_type.element
+    family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
+    product = kb.emit._mul(family, a, b)
+    if not contracting:  # an outer or elementwise product: no accumulator
+        return kb.finish(op, [out_type], [out_map], iterators, [product])
+    acc = kb.body.add_arg(t)
+    value = kb.emit._add(family, acc, product)
+    return kb.finish(op, [out_type], [out_map], iterators, [value],
+                     inits=[reduction_init("sum", t)], accumulators=[acc])
