@@ -22,7 +22,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from codegen import scalar
-from codegen.llvm_types import I1, I64, PTR, memory_type
+from codegen.llvm_types import I1, I64, PTR, memory_type, value_type
 from codegen.target import assembly, compile_module
 from ir.attributes import AffineMap, numpy_dtype
 from ir.core import Operation, Value
@@ -215,7 +215,12 @@ class _KernelEmitter:
         self.pointers = list(fn.args[: len(shaped)])
         self.maps = list(op.indexing_maps)
         self.domain = list(op.domain())
-        if not op.has_reduction and not any(strided) and all(m.is_identity for m in self.maps):
+        self.shapes = [v.type.shape for v in shaped]
+        positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
+        same_shape = all(s == tuple(self.domain) for s in self.shapes)
+        if not (op.has_reduction or positional or any(strided)) and same_shape and all(
+            m.is_identity for m in self.maps
+        ):
             self._flatten()
         self.precision = scalar.FAST
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
@@ -254,16 +259,24 @@ class _KernelEmitter:
 
     def _element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         offset: ll.Value = ll.Constant(I64, 0)
-        for e, stride in zip(self.maps[index].exprs, self.strides[index]):
+        clamped = index in self.op.clamped
+        for axis, (e, stride) in enumerate(zip(self.maps[index].exprs, self.strides[index])):
             position: ll.Value = ll.Constant(I64, e.offset)
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else self.b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
                 position = scaled if e.offset == 0 else self.b.add(scaled, position)
+            if clamped:
+                last = ll.Constant(I64, self.shapes[index][axis] - 1)
+                position = self.b.select(self.b.icmp_signed(">", position, last), last, position)
+                zero = ll.Constant(I64, 0)
+                position = self.b.select(self.b.icmp_signed("<", position, zero), zero, position)
             offset = self.b.add(offset, self.b.mul(position, stride))
         return self.b.gep(self.pointers[index], [offset], inbounds=True, source_etype=elem)
 
     def _load(self, index: int, ivs, value: Value) -> ll.Value:
         t = value.type.element
+        if index in self.op.clamped and 0 in value.type.shape:
+            return ll.Constant(value_type(t), 0)  # nothing to read; the body selects elsewhere
         loaded = self.b.load(self._element_pointer(index, ivs, memory_type(t)), typ=memory_type(t))
         if t.is_bool:
             return self.b.icmp_unsigned("!=", loaded, ll.Constant(loaded.type, 0))
@@ -320,6 +333,9 @@ class _KernelEmitter:
             for k, r in enumerate(op.results):
                 values[id(args[n_in + k])] = self._load(n_in + k, ivs, r)
         for inner in op.body.ops[:-1]:
+            if isinstance(inner, kernel.IndexOp):
+                values[id(inner.result)] = ivs[inner.dim]
+                continue
             operands = [values[id(v)] for v in inner.operands]
             values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
         for k, (r, y) in enumerate(zip(op.results, op.body.terminator.operands)):

@@ -290,6 +290,173 @@ def astype(a, dtype, copy=True):
     return _prims.convert(a, _np.dtype(dtype)) if _traced(a) else _np.asarray(a).astype(dtype)
 
 
+@_implements(_np.shape)
+def shape(a):
+    return a.shape if _traced(a) else _np.shape(a)
+
+
+@_implements(_np.ndim)
+def ndim(a):
+    return a.ndim if _traced(a) else _np.ndim(a)
+
+
+@_implements(_np.size)
+def size(a, axis=None):
+    if not _traced(a):
+        return _np.size(a, axis)
+    return a.size if axis is None else a.shape[axis]
+
+
+@_implements(_np.result_type)
+def result_type(*arrays_and_dtypes):
+    return _np.result_type(*(a.dtype if isinstance(a, _Tracer) else a for a in arrays_and_dtypes))
+
+
+@_implements(_np.concatenate)
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if not _traced(*arrays):
+        return _np.concatenate(arrays, axis=axis, dtype=dtype)
+    if out is not None:
+        raise _UnsupportedError("numpy.concatenate with out= is not supported under jit")
+    if axis is None:
+        arrays, axis = [_prims.reshape(_lift(a, arrays), (-1,)) for a in arrays], 0
+    out = _prims.concatenate(arrays, axis)
+    return out if dtype is None else _prims.convert(out, _np.dtype(dtype))
+
+
+def _trace_of(arrays):
+    return _prims.find_trace(*arrays)
+
+
+@_implements(_np.stack)
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if not _traced(*arrays):
+        return _np.stack(arrays, axis=axis, dtype=dtype)
+    shapes = {_np.shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    return concatenate([expand_dims(_lift(a, arrays), axis) for a in arrays], axis, out, dtype)
+
+
+def _lift(a, arrays):
+    """A concrete array among traced ones, as a constant of the same trace."""
+    return a if isinstance(a, _Tracer) else _prims.constant(_trace_of(arrays), _np.asarray(a))
+
+
+@_implements(_np.hstack)
+def hstack(tup, dtype=None, casting="same_kind"):
+    arrays = list(tup)
+    if not _traced(*arrays):
+        return _np.hstack(arrays, dtype=dtype)
+    arrays = [_lift(a, arrays) for a in arrays]
+    arrays = [_prims.reshape(a, (1,)) if a.ndim == 0 else a for a in arrays]
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype)
+
+
+@_implements(_np.vstack)
+def vstack(tup, dtype=None, casting="same_kind"):
+    arrays = list(tup)
+    if not _traced(*arrays):
+        return _np.vstack(arrays, dtype=dtype)
+    arrays = [_lift(a, arrays) for a in arrays]
+    arrays = [_prims.reshape(a, (1, -1) if a.ndim < 2 else a.shape) for a in arrays]
+    return concatenate(arrays, 0, dtype=dtype)
+
+
+@_implements(_np.split)
+def split(ary, indices_or_sections, axis=0):
+    if not _traced(ary):
+        return _np.split(ary, indices_or_sections, axis)
+    (axis,) = _prims.normalize_axes(axis, ary.ndim, "split")
+    n = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        step = n // indices_or_sections
+        bounds = list(range(0, n + 1, step)) if step else [0] * (indices_or_sections + 1)
+    else:
+        bounds = [0, *indices_or_sections, n]
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        key = [slice(None)] * ary.ndim
+        key[axis] = slice(lo, hi)
+        parts.append(ary[tuple(key)])
+    return parts
+
+
+@_implements(_np.flip)
+def flip(m, axis=None):
+    if not _traced(m):
+        return _np.flip(m, axis)
+    axes = range(m.ndim) if axis is None else _prims.normalize_axes(axis, m.ndim, "flip")
+    return m[tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(m.ndim))]
+
+
+@_implements(_np.roll)
+def roll(a, shift, axis=None):
+    if not _traced(a):
+        return _np.roll(a, shift, axis)
+    if axis is None:
+        return _prims.reshape(roll(_prims.reshape(a, (-1,)), shift, 0), a.shape)
+    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if len(shifts) == 1:
+        shifts = shifts * len(axes)
+    out = a
+    for s, ax in zip(shifts, (_prims.normalize_axes(x, a.ndim, "roll")[0] for x in axes)):
+        n = out.shape[ax]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        head, tail = split(out, [n - s], axis=ax)
+        out = _prims.concatenate([tail, head], ax)
+    return out
+
+
+@_implements(_np.tile)
+def tile(A, reps):
+    if not _traced(A):
+        return _np.tile(A, reps)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    ndim = _builtins.max(A.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    a = _prims.reshape(A, (1,) * (ndim - A.ndim) + A.shape)
+    # Interleave a unit axis before every axis, broadcast it to the repeat count, then merge.
+    expanded = _prims.reshape(a, tuple(x for d in a.shape for x in (1, d)))
+    target = tuple(x for r, d in zip(reps, a.shape) for x in (r, d))
+    return _prims.reshape(_prims.broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, a.shape)))
+
+
+@_implements(_np.repeat)
+def repeat(a, repeats, axis=None):
+    if not _traced(a):
+        return _np.repeat(a, repeats, axis)
+    if not isinstance(repeats, int):
+        raise _UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
+    if axis is None:
+        a, axis = _prims.reshape(a, (-1,)), 0
+    (axis,) = _prims.normalize_axes(axis, a.ndim, "repeat")
+    expanded = _prims.reshape(a, a.shape[: axis + 1] + (1,) + a.shape[axis + 1:])
+    target = a.shape[: axis + 1] + (repeats,) + a.shape[axis + 1:]
+    shape = a.shape[:axis] + (a.shape[axis] * repeats,) + a.shape[axis + 1:]
+    return _prims.reshape(_prims.broadcast_to(expanded, target), shape)
+
+
+@_implements(_np.pad)
+def pad(array, pad_width, mode="constant", **kwargs):
+    if not _traced(array):
+        return _np.pad(array, pad_width, mode=mode, **kwargs)
+    if mode != "constant":
+        raise _UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only 'constant')")
+    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (array.ndim, 2))
+    values = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (array.ndim, 2))
+    if _builtins.any(v != values.flat[0] for v in values.flat):
+        raise _UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
+    return _prims.pad(array, widths.tolist(), values.flat[0].item())
+
+
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     if kwargs.get("out") is not None or _builtins.any(

@@ -266,3 +266,88 @@ def mean(x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
     total = reduction("sum", convert(x, acc_dtype), axis, keepdims)
     return convert(ufunc(np.true_divide, total, count), result_dtype)  # count 0 gives NaN as in NumPy
+
+
+def slice_(x: Tracer, start, stride, shape) -> Tracer:
+    """``x[start::stride]`` in every dim, with the given result shape."""
+    start, stride, shape = tuple(start), tuple(stride), tuple(shape)
+    if shape == x.shape and all(s == 1 for s in stride):
+        return x
+    t = x.value.type.with_shape(shape)
+    return _emit(x.trace, array.SliceOp, [x], t, {"start": start, "stride": stride})
+
+
+def pad(x: Tracer, widths, value=0) -> Tracer:
+    """Constant padding: ``widths`` is one (low, high) pair per dim."""
+    low = tuple(int(lo) for lo, _ in widths)
+    high = tuple(int(hi) for _, hi in widths)
+    if not any(low) and not any(high):
+        return x
+    fill = as_tracer(x.trace, value, x.dtype)
+    shape = tuple(lo + d + hi for lo, d, hi in zip(low, x.shape, high))
+    t = x.value.type.with_shape(shape)
+    return _emit(x.trace, array.PadOp, [x, fill], t, {"low": low, "high": high})
+
+
+def concatenate(arrays, axis: int = 0) -> Tracer:
+    trace = find_trace(*arrays)
+    dtype = np.result_type(*(a.dtype if hasattr(a, "dtype") else a for a in arrays))
+    parts = [as_tracer(trace, a, dtype) for a in arrays]
+    ndim = parts[0].ndim
+    if ndim == 0:
+        raise JitTypeError("zero-dimensional arrays cannot be concatenated")
+    (axis,) = normalize_axes(axis, ndim, "concatenate")
+    for p in parts:
+        others = [(d, e) for k, (d, e) in enumerate(zip(p.shape, parts[0].shape)) if k != axis]
+        if p.ndim != ndim or any(d != e for d, e in others):
+            shapes = ", ".join(str(q.shape) for q in parts)
+            raise JitTypeError(f"concatenate: shapes {shapes} differ outside axis {axis}")
+    if len(parts) == 1:
+        return parts[0]
+    shape = list(parts[0].shape)
+    shape[axis] = sum(p.shape[axis] for p in parts)
+    t = parts[0].value.type.with_shape(shape)
+    return _emit(trace, array.ConcatenateOp, parts, t, {"axis": axis})
+
+
+def getitem(x: Tracer, key) -> Tracer:
+    """Basic indexing with static ints, slices, None and Ellipsis."""
+    key = key if isinstance(key, tuple) else (key,)
+    for k in key:
+        if isinstance(k, (Tracer, np.ndarray, list)):
+            raise UnsupportedError(
+                f"indexing {x!r} with an array is not supported under jit yet; use basic "
+                "indexing (ints, slices, None, ...) or jnp.where"
+            )
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used > x.ndim:
+        raise IndexError(f"too many indices: the array is {x.ndim}-dimensional, but {used} were indexed")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1:]
+    else:
+        key = key + (slice(None),) * (x.ndim - used)
+    start, stride, sliced, final = [], [], [], []
+    dim = 0
+    for k in key:
+        if k is None:
+            final.append(1)
+            continue
+        size = x.shape[dim]
+        if isinstance(k, slice):
+            r = range(*k.indices(size))
+            start.append(r.start if len(r) else 0)
+            stride.append(r.step)
+            sliced.append(len(r))
+            final.append(len(r))
+        else:
+            i = operator.index(k)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
+            start.append(i % size)
+            stride.append(1)
+            sliced.append(1)
+        dim += 1
+    return reshape(slice_(x, start, stride, sliced), tuple(final))

@@ -93,11 +93,9 @@ class Tracer:
         self._concretize("an index (__index__)")
 
     def __iter__(self):
-        raise TracerConversionError(
-            f"{self!r} cannot be iterated over while tracing {self.trace.function_name}() "
-            f"({user_location()}); use a static-length loop over range(x.shape[0]) or vectorise "
-            "the loop with array operations"
-        )
+        if not self.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.shape[0]))  # static length: unrolled while tracing
 
     def __array__(self, dtype=None, copy=None):
         raise TracerConversionError(
@@ -151,6 +149,8 @@ class Tracer:
 
     def __array_function__(self, func, types, args, kwargs):
         return _jnp().apply_function(func, args, kwargs)
+
+    def __getitem__(self, key): return prims.getitem(self, key)
 
     # -- array methods ----------------------------------------------------------------------
     def astype(self, dtype): return prims.convert(self, np.dtype(dtype))

@@ -27,6 +27,7 @@ from ir.core import Block, Operation, Region, Value
 from ir.dialects import array, kernel
 from ir.dialects.arith import ConstantOp as ScalarConstantOp
 from ir.types import TensorType
+from ir.types import index as index_type
 from passes.manager import Pass, register_pass
 from passes.scalar_lowering import ScalarEmitter, reduction_init
 
@@ -68,24 +69,31 @@ class KernelBuilder:
         self.num_dims = num_dims
         self.operands: list[Value] = []
         self.maps: list[AffineMap] = []
+        self.clamped: list[bool] = []
         self.body = Block()
         self.emit = ScalarEmitter(Builder(self.body))
 
-    def input(self, value: Value, amap: AffineMap) -> Value:
-        """The body argument reading ``value`` through ``amap``; splat constants inline."""
+    def input(self, value: Value, amap: AffineMap, clamped: bool = False) -> Value:
+        """The body argument reading ``value`` through ``amap`` (with indices clamped into
+        range if ``clamped``); splat constants become body constants."""
         producer = getattr(value, "op", None)
         if isinstance(producer, array.ConstantOp) and producer.value.is_splat:
             scalar = producer.value.array.reshape(-1)[0].item()
             return self.emit.const(scalar, value.type.element)
-        for i, (v, m) in enumerate(zip(self.operands, self.maps)):
-            if v is value and m == amap:
+        for i, (v, m, c) in enumerate(zip(self.operands, self.maps, self.clamped)):
+            if v is value and m == amap and c == clamped:
                 return self.body.args[i]
         self.operands.append(value)
         self.maps.append(amap)
+        self.clamped.append(clamped)
         return self.body.add_arg(value.type.element)
 
+    def index(self, dim: int) -> Value:
+        """The iteration position along ``dim`` inside the body."""
+        return self.emit.b.create(kernel.IndexOp, [], [index_type], {"dim": dim}).result
+
     def finish(self, at: Operation, result_types, output_maps, iterators, yielded, inits=None,
-               accumulators=()) -> kernel.GenericOp:
+               accumulators=(), domain=None) -> kernel.GenericOp:
         """Insert the kernel before ``at``; ``accumulators`` are body args made for reductions."""
         for acc in accumulators:  # accumulators come after all inputs
             self.body.args.remove(acc)
@@ -93,10 +101,16 @@ class KernelBuilder:
         for i, a in enumerate(self.body.args):
             a.index = i
         self.emit.b.create(kernel.YieldOp, list(yielded))
-        attrs = {"indexing_maps": tuple(self.maps) + tuple(output_maps),
-                 "iterator_types": tuple(iterators)}
+        maps = tuple(self.maps) + tuple(output_maps)
+        if domain is None:
+            clamped = [i for i, c in enumerate(self.clamped) if c]
+            domain = kernel.derive_domain([v.type for v in self.operands], result_types, maps,
+                                           len(iterators), clamped)
+        attrs = {"indexing_maps": maps, "iterator_types": tuple(iterators), "domain": tuple(domain)}
         if inits is not None:
             attrs["inits"] = tuple(inits)
+        if any(self.clamped):
+            attrs["clamped"] = tuple(i for i, c in enumerate(self.clamped) if c)
         op = kernel.GenericOp(self.operands, result_types, attrs, [Region([self.body])])
         return Builder.before_op(at).insert(op)
 
@@ -166,11 +180,25 @@ def _fuse_once(block: Block) -> bool:
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
+    if index in consumer.clamped:
+        return False  # a clamped read of the producer has no affine form in its inputs
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
     cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
     return (users == {id(consumer)} and reads_once) or cost <= CHEAP_OPS
+
+
+def _position(kb: KernelBuilder, e) -> Value:
+    """The value of affine expression ``e`` at the consumer's iteration point."""
+    if e.dim is None:
+        return kb.emit.const(e.offset, index_type)
+    pos = kb.index(e.dim)
+    if e.scale != 1:
+        pos = kb.emit.op("arith.muli", pos, kb.emit.const(e.scale, index_type))
+    if e.offset:
+        pos = kb.emit.op("arith.addi", pos, kb.emit.const(e.offset, index_type))
+    return pos
 
 
 def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None:
@@ -180,7 +208,7 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     accumulators = []
     for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
         if i != index:
-            mapping[consumer.body.args[i]] = kb.input(v, m)
+            mapping[consumer.body.args[i]] = kb.input(v, m, i in consumer.clamped)
     target = consumer.body.args[index]
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
@@ -188,10 +216,13 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     else:
         outer = consumer.input_maps[index]
         inner: dict[Value, Value] = {}
-        for v, m, arg in zip(producer.operands, producer.input_maps, producer.body.args):
-            inner[arg] = kb.input(v, m.compose(outer))
+        for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, producer.body.args)):
+            inner[arg] = kb.input(v, m.compose(outer), j in producer.clamped)
         for op in producer.body.ops[:-1]:
-            kb.body.append(op.clone(inner))
+            if isinstance(op, kernel.IndexOp):
+                inner[op.result] = _position(kb, outer.exprs[op.dim])
+            else:
+                kb.body.append(op.clone(inner))
         yielded = producer.body.terminator.operands[value.index]
         mapping[target] = inner.get(yielded, yielded)
     for acc in consumer.body.args[len(consumer.operands):]:
@@ -201,7 +232,7 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
         kb.body.append(op.clone(mapping))
     yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
     new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
-                    yielded, consumer.attributes.get("inits"), accumulators)
+                    yielded, consumer.attributes.get("inits"), accumulators, consumer.domain())
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()

@@ -365,3 +365,111 @@ class ConstantOp(ArrayOp):
 
     def fold(self, constants):
         return None
+
+
+class SliceOp(ArrayOp):
+    """Strided slice: result element ``i`` along dim ``k`` is operand element
+    ``start[k] + i * stride[k]`` (a negative stride walks backwards)."""
+
+    name = "array.slice"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return self.attributes["start"]
+
+    @property
+    def stride(self) -> tuple[int, ...]:
+        return self.attributes["stride"]
+
+    def check(self) -> None:
+        self.need(1)
+        src, out = self.operands[0].type, self.result_type
+        start, stride = self.attributes.get("start"), self.attributes.get("stride")
+        if not (isinstance(start, tuple) and isinstance(stride, tuple)
+                and len(start) == len(stride) == src.rank == out.rank):
+            self.fail("needs 'start' and 'stride' with one entry per dim")
+        if src.element != out.element or 0 in stride:
+            self.fail("cannot change the element type, and strides must be non-zero")
+        for k, (n, s, d) in enumerate(zip(out.shape, stride, src.shape)):
+            last = start[k] + s * (n - 1)
+            if n and not (0 <= start[k] < d and 0 <= last < d):
+                self.fail(f"dim {k}: elements {start[k]} to {last} are outside 0..{d - 1}")
+
+    def fold(self, constants):
+        if self.operands[0].type == self.result_type and all(s == 1 for s in self.stride):
+            return [self.operands[0]]
+        arr = _constant_array(constants[0])
+        if arr is None:
+            return None
+        index = tuple(
+            slice(b, (b + s * n) if b + s * n >= 0 else None, s) if n else slice(0, 0)
+            for b, s, n in zip(self.start, self.stride, self.result_type.shape)
+        )
+        return [DenseAttr(arr[index], self.result_type)]
+
+
+class PadOp(ArrayOp):
+    """``pad(x, value)``: ``low[k]`` copies of the 0-d ``value`` before dim ``k``, ``high[k]`` after."""
+
+    name = "array.pad"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        self.need(2)
+        (x, value), out = (v.type for v in self.operands), self.result_type
+        low, high = self.attributes.get("low"), self.attributes.get("high")
+        if not (isinstance(low, tuple) and isinstance(high, tuple) and len(low) == len(high) == x.rank):
+            self.fail("needs 'low' and 'high' with one entry per dim")
+        if value.shape != () or value.element != x.element or out.element != x.element:
+            self.fail("needs a 0-d padding value of the operand's element type")
+        if any(v < 0 for v in (*low, *high)):
+            self.fail("pads must be non-negative")
+        if out.shape != tuple(lo + d + hi for lo, d, hi in zip(low, x.shape, high)):
+            self.fail("result shape must be low + size + high in each dim")
+
+    def fold(self, constants):
+        arr, value = (_constant_array(c) for c in constants)
+        if arr is None or value is None or self.result_type.size > FOLD_LIMIT:
+            return None
+        widths = list(zip(self.attributes["low"], self.attributes["high"]))
+        return [DenseAttr(np.pad(arr, widths, constant_values=value[()]), self.result_type)]
+
+
+class ConcatenateOp(ArrayOp):
+    """The operands, one after another along ``axis``."""
+
+    name = "array.concatenate"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def axis(self) -> int:
+        return self.attributes["axis"]
+
+    def check(self) -> None:
+        if not self.operands or len(self.results) != 1:
+            self.fail("needs at least one operand and one result")
+        axis, out = self.attributes.get("axis"), self.result_type
+        if not isinstance(axis, int) or not 0 <= axis < out.rank:
+            self.fail("needs an 'axis' within the result rank")
+        total = 0
+        for v in self.operands:
+            t = v.type
+            if t.element != out.element or t.rank != out.rank or any(
+                d != o for k, (d, o) in enumerate(zip(t.shape, out.shape)) if k != axis
+            ):
+                self.fail(f"operand {t} does not fit {out} along axis {axis}")
+            total += t.shape[axis]
+        if total != out.shape[axis]:
+            self.fail(f"operands add up to {total} along axis {axis}, the result has {out.shape[axis]}")
+
+    def fold(self, constants):
+        if len(self.operands) == 1:
+            return [self.operands[0]]
+        arrays = [_constant_array(c) for c in constants]
+        if any(a is None for a in arrays) or self.result_type.size > FOLD_LIMIT:
+            return None
+        return [DenseAttr(np.concatenate(arrays, axis=self.axis), self.result_type)]

@@ -4,15 +4,21 @@
 (so broadcasts, transposes and strided slices are maps, not copies) and writes each result
 through its own map. Iterators are ``parallel`` or ``reduction``; a kernel with reduction
 iterators starts each result from its ``inits`` value and its body also receives the running
-accumulators. The iteration extents are derived from the operand and result shapes: every
-iteration dim must appear as a plain ``dN`` in some map.
+accumulators. The iteration extents are the ``domain`` attribute; where it is absent they are
+derived from the result shapes, then the operand shapes: every iteration dim must then appear as
+a plain ``dN`` in some map. (Fusion always writes ``domain``: an inlined slice reads a larger
+operand through a plain ``dN``, so its shape says nothing about the iteration space.)
+
+Inputs listed in ``clamped`` may be read outside their bounds: each index is clamped into range
+(and a read from an empty input gives 0). Kernels that pad or concatenate read their inputs
+this way and ``select`` the value they need, using ``kernel.index`` for the iteration position.
 """
 
 from __future__ import annotations
 
 from ir.attributes import AffineMap, ScalarAttr
 from ir.core import PURE, TERMINATOR, Operation
-from ir.types import TensorType
+from ir.types import TensorType, index
 
 PARALLEL, REDUCTION = "parallel", "reduction"
 
@@ -46,17 +52,37 @@ class GenericOp(Operation):
     def body(self):
         return self.regions[0].block
 
+    @property
+    def clamped(self) -> tuple[int, ...]:
+        return self.attributes.get("clamped", ())
+
     def domain(self) -> tuple[int, ...]:
-        """The extent of each iteration dim, read off the first operand or result mapping it."""
-        extents: list[int | None] = [None] * len(self.iterator_types)
-        shaped = [*self.operands, *self.results]
-        for value, amap in zip(shaped, self.indexing_maps):
-            for axis, e in enumerate(amap.exprs):
-                if e.dim is not None and e.scale == 1 and e.offset == 0 and extents[e.dim] is None:
-                    extents[e.dim] = value.type.shape[axis]
-        return tuple(extents)
+        """The extent of each iteration dim: the ``domain`` attribute, or else read off the
+        first result, then operand, that maps it plainly."""
+        if "domain" in self.attributes:
+            return self.attributes["domain"]
+        return derive_domain([v.type for v in self.operands], self.result_types, self.indexing_maps,
+                             len(self.iterator_types), self.attributes.get("clamped", ()))
 
     def verify_op(self) -> None:
+        self._verify_structure()
+        domain = self.attributes.get("domain")
+        if domain is not None:
+            if not isinstance(domain, tuple) or len(domain) != len(self.iterator_types) or any(
+                not isinstance(d, int) or d < 0 for d in domain
+            ):
+                self.fail("'domain' needs one non-negative extent per iteration dim")
+            for r, m in zip(self.results, self.output_maps):
+                for axis, e in enumerate(m.exprs):
+                    plain = e.dim is not None and e.scale == 1 and e.offset == 0
+                    if plain and r.type.shape[axis] != domain[e.dim]:
+                        self.fail(f"result dim {axis} has size {r.type.shape[axis]}, "
+                                  f"but d{e.dim} spans {domain[e.dim]}")
+        self._verify_ranges()
+        self._verify_body()
+
+
+    def _verify_structure(self) -> None:
         iters = self.attributes.get("iterator_types")
         maps = self.attributes.get("indexing_maps")
         if not isinstance(iters, tuple) or any(i not in (PARALLEL, REDUCTION) for i in iters):
@@ -74,10 +100,20 @@ class GenericOp(Operation):
         for m in self.output_maps:
             if any(e.dim is not None and iters[e.dim] == REDUCTION for e in m.exprs):
                 self.fail("result maps may only use parallel dims")
+        clamped = self.attributes.get("clamped", ())
+        if not isinstance(clamped, tuple) or any(
+            not isinstance(i, int) or not 0 <= i < len(self.operands) for i in clamped
+        ):
+            self.fail("'clamped' must list input operand indices")
+
+    def _verify_ranges(self) -> None:
         domain = self.domain()
         if None in domain:
             self.fail(f"iteration dim d{domain.index(None)} is not a plain dim of any map")
-        for v, m in zip(shaped, maps):
+        shaped = [*self.operands, *self.results]
+        for i, (v, m) in enumerate(zip(shaped, self.indexing_maps)):
+            if i in self.clamped:
+                continue
             for axis, e in enumerate(m.exprs):
                 if v.type.shape[axis] == 0 or 0 in domain:
                     continue
@@ -86,7 +122,6 @@ class GenericOp(Operation):
                 high = top if e.dim is None or e.scale >= 0 else e.offset
                 if low < 0 or high >= v.type.shape[axis]:
                     self.fail(f"map {m} reads outside dim {axis} of {v.type}")
-        self._verify_body()
 
     def _verify_body(self) -> None:
         if len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
@@ -117,6 +152,42 @@ class GenericOp(Operation):
                 if id(v) not in inside:
                     op.fail("uses a value from outside its kernel.generic")
             inside.update(id(r) for r in op.results)
+
+
+def derive_domain(operand_types, result_types, maps, num_dims: int, clamped=()) -> tuple:
+    """Iteration extents from the first result, then operand, mapping each dim plainly (None
+    where no map does); clamped operands say nothing about the iteration space."""
+    extents: list[int | None] = [None] * num_dims
+    n_in = len(operand_types)
+    candidates = [*zip(result_types, maps[n_in:]),
+                  *(tm for i, tm in enumerate(zip(operand_types, maps[:n_in])) if i not in clamped)]
+    for t, amap in candidates:
+        for axis, e in enumerate(amap.exprs):
+            if e.dim is not None and e.scale == 1 and e.offset == 0 and extents[e.dim] is None:
+                extents[e.dim] = t.shape[axis]
+    return tuple(extents)
+
+
+class IndexOp(Operation):
+    """``kernel.index {dim = k}``: the current position along iteration dim ``k``."""
+
+    name = "kernel.index"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def dim(self) -> int:
+        return self.attributes["dim"]
+
+    def verify_op(self) -> None:
+        if self.operands or len(self.results) != 1 or self.results[0].type != index:
+            self.fail("takes no operands and returns one index")
+        parent = self.parent_op
+        if parent is None or parent.op_name != "kernel.generic":
+            self.fail("must be inside a kernel.generic")
+        dim = self.attributes.get("dim")
+        if not isinstance(dim, int) or not 0 <= dim < len(parent.attributes.get("iterator_types", ())):
+            self.fail("needs a 'dim' that is one of its kernel's iteration dims")
 
 
 class YieldOp(Operation):

@@ -1,0 +1,75 @@
+"""Kernel forms of the data-movement ops: slice, pad and concatenate.
+
+A slice is just an indexing map (``d * stride + start``), so it fuses like a transpose. Pad and
+concatenate read their inputs with clamped indices and ``select`` by iteration position
+(``kernel.index``); their inputs are materialised rather than inlined (fuse.py explains why).
+"""
+
+from __future__ import annotations
+
+from ir.attributes import AffineExpr, AffineMap
+from ir.dialects import array, kernel
+from ir.types import i1
+from ir.types import index as index_type
+from passes.fuse import KernelBuilder, kernelizes
+
+
+def _shift_map(rank: int, axis_offsets: dict[int, int]) -> AffineMap:
+    """Identity, except dim ``k`` reads at ``d_k + axis_offsets[k]``."""
+    return AffineMap(rank, tuple(AffineExpr(k, 1, axis_offsets.get(k, 0)) for k in range(rank)))
+
+
+def _parallel(kb: KernelBuilder, op, value) -> kernel.GenericOp:
+    rank = op.result_type.rank
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank, [value])
+
+
+@kernelizes(array.SliceOp)
+def _slice(op: array.SliceOp) -> kernel.GenericOp:
+    rank = op.result_type.rank
+    kb = KernelBuilder(rank)
+    amap = AffineMap(rank, tuple(AffineExpr(k, s, b) for k, (b, s) in enumerate(zip(op.start, op.stride))))
+    return _parallel(kb, op, kb.input(op.operands[0], amap))
+
+
+def _within(kb: KernelBuilder, dim: int, low: int, high: int):
+    """i1: low <= position along ``dim`` < high."""
+    pos = kb.index(dim)
+    emit = kb.emit
+    above = emit.op("arith.cmpi", pos, emit.const(low, index_type), result=i1, predicate="sge")
+    below = emit.op("arith.cmpi", pos, emit.const(high, index_type), result=i1, predicate="slt")
+    return emit.op("arith.andi", above, below)
+
+
+@kernelizes(array.PadOp)
+def _pad(op: array.PadOp) -> kernel.GenericOp:
+    x, fill = op.operands
+    rank = op.result_type.rank
+    low, high = op.attributes["low"], op.attributes["high"]
+    kb = KernelBuilder(rank)
+    value = kb.input(x, _shift_map(rank, {k: -lo for k, lo in enumerate(low) if lo}), clamped=True)
+    pad_value = kb.input(fill, AffineMap(rank, ()))
+    inside = None
+    for k, (lo, hi) in enumerate(zip(low, high)):
+        if lo or hi:
+            cond = _within(kb, k, lo, lo + x.type.shape[k])
+            inside = cond if inside is None else kb.emit.op("arith.andi", inside, cond)
+    if inside is not None:
+        value = kb.emit.select(inside, value, pad_value)
+    return _parallel(kb, op, value)
+
+
+@kernelizes(array.ConcatenateOp)
+def _concatenate(op: array.ConcatenateOp) -> kernel.GenericOp:
+    rank, axis = op.result_type.rank, op.axis
+    kb = KernelBuilder(rank)
+    pieces, start = [], 0
+    for v in op.operands:
+        size = v.type.shape[axis]
+        if size:
+            pieces.append((start, size, kb.input(v, _shift_map(rank, {axis: -start}), clamped=True)))
+        start += size
+    value = pieces[-1][2] if pieces else kb.emit.const(0, op.result_type.element)
+    for begin, size, piece in reversed(pieces[:-1]):
+        value = kb.emit.select(_within(kb, axis, begin, begin + size), piece, value)
+    return _parallel(kb, op, value)
