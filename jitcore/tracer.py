@@ -186,6 +186,10 @@ class Tracer:
     def all(self, axis=None, keepdims=False):
         return prims.reduction("and", prims.as_bool(self), axis, keepdims)
 
+    def argmax(self, axis=None, keepdims=False): return _jnp().argmax(self, axis, keepdims=keepdims)
+    def argmin(self, axis=None, keepdims=False): return _jnp().argmin(self, axis, keepdims=keepdims)
+    def cumsum(self, axis=None, dtype=None): return _jnp().cumsum(self, axis, dtype)
+    def cumprod(self, axis=None, dtype=None): return _jnp().cumprod(self, axis, dtype)
     def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
