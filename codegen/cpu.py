@@ -230,9 +230,36 @@ class _KernelEmitter:
         self.b.ret_void()
 
     def _emit_nest(self) -> None:
+        self._emit_copies()
         if self.op.has_reduction:
             self._emit_inits()
         self._loop_nest(0, [])
+
+    def _emit_copies(self) -> None:
+        """Results that start as a copy of an input get that copy before the nest runs."""
+        n_in = len(self.op.operands)
+        for k, source in enumerate(self.op.copy_inputs):
+            if source < 0:
+                continue
+            shape = self.op.results[k].type.shape
+            elem = memory_type(self.op.results[k].type.element)
+
+            def copy_at(ivs, k=k, source=source, elem=elem):
+                def address(index):
+                    offset: ll.Value = ll.Constant(I64, 0)
+                    for iv, stride in zip(ivs, self.strides[index]):
+                        offset = self.b.add(offset, self.b.mul(iv, stride))
+                    return self.b.gep(self.pointers[index], [offset], inbounds=True, source_etype=elem)
+
+                self.b.store(self.b.load(address(source), typ=elem), address(n_in + k))
+
+            def nest(depth, ivs, shape=shape, copy_at=copy_at):
+                if depth == len(shape):
+                    copy_at(ivs)
+                else:
+                    self._loop(shape[depth], lambda iv: nest(depth + 1, ivs + [iv]))
+
+            nest(0, [])
 
     def _emit_with_exact_fallback(self) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute

@@ -9,6 +9,10 @@ derived from the result shapes, then the operand shapes: every iteration dim mus
 a plain ``dN`` in some map. (Fusion always writes ``domain``: an inlined slice reads a larger
 operand through a plain ``dN``, so its shape says nothing about the iteration space.)
 
+A result whose entry in ``copy_inputs`` names an input (else -1) starts as a copy of that input
+(same type) and the nest then overwrites only the elements its output map reaches: that is how
+``x[1:-1] = v`` becomes a kernel over the slice alone.
+
 Inputs listed in ``clamped`` may be read outside their bounds: each index is clamped into range
 (and a read from an empty input gives 0). Kernels that pad or concatenate read their inputs
 this way and ``select`` the value they need, using ``kernel.index`` for the iteration position.
@@ -56,6 +60,11 @@ class GenericOp(Operation):
     def clamped(self) -> tuple[int, ...]:
         return self.attributes.get("clamped", ())
 
+    @property
+    def copy_inputs(self) -> tuple[int, ...]:
+        """Per result: the input it starts as a copy of, or -1."""
+        return self.attributes.get("copy_inputs", (-1,) * len(self.results))
+
     def domain(self) -> tuple[int, ...]:
         """The extent of each iteration dim: the ``domain`` attribute, or else read off the
         first result, then operand, that maps it plainly."""
@@ -72,7 +81,9 @@ class GenericOp(Operation):
                 not isinstance(d, int) or d < 0 for d in domain
             ):
                 self.fail("'domain' needs one non-negative extent per iteration dim")
-            for r, m in zip(self.results, self.output_maps):
+            for r, m, copied in zip(self.results, self.output_maps, self.copy_inputs):
+                if copied >= 0:
+                    continue  # written only where its map reaches
                 for axis, e in enumerate(m.exprs):
                     plain = e.dim is not None and e.scale == 1 and e.offset == 0
                     if plain and r.type.shape[axis] != domain[e.dim]:
@@ -105,6 +116,14 @@ class GenericOp(Operation):
             not isinstance(i, int) or not 0 <= i < len(self.operands) for i in clamped
         ):
             self.fail("'clamped' must list input operand indices")
+        copies = self.attributes.get("copy_inputs", (-1,) * len(self.results))
+        if not isinstance(copies, tuple) or len(copies) != len(self.results):
+            self.fail("'copy_inputs' needs one entry per result")
+        for r, i in zip(self.results, copies):
+            if not isinstance(i, int) or not -1 <= i < len(self.operands):
+                self.fail("'copy_inputs' entries must be -1 or an input operand index")
+            if i >= 0 and (self.operands[i].type != r.type or i in clamped):
+                self.fail(f"result {r.type} cannot start as a copy of input #{i}")
 
     def _verify_ranges(self) -> None:
         domain = self.domain()
