@@ -198,7 +198,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
     left to right. A label repeated within one operand (a diagonal or trace) is unsupported."""
-    if not _traced(*operands):
+    if not _traced(subscripts, *operands):
         return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
                          optimize=optimize)
     if not isinstance(subscripts, str):
@@ -214,12 +214,14 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     sizes: dict = {}
     for labels, t in zip(inputs, tracers):
         for label, size in zip(labels, t.shape):
-            if sizes.get(label, 1) not in (1, size) and size != 1:
+            known = sizes.setdefault(label, size)
+            if known == 1:
+                sizes[label] = size
+            elif size not in (1, known):
                 raise JitTypeError(
                     f"einsum {subscripts!r}: operands could not be broadcast together: dim "
-                    f"{_label_name(label)} is {sizes[label]} in one operand and {size} in another "
+                    f"{_label_name(label)} is {known} in one operand and {size} in another "
                     f"(at {user_location()})")
-            sizes[label] = max(sizes.get(label, 1), size)
     compute = _F32 if result_dtype == _F16 else result_dtype
     tracers = [prims.broadcast_to(prims.convert(t, compute), tuple(sizes[lb] for lb in labels))
                for t, labels in zip(tracers, inputs)]

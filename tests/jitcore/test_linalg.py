@@ -1,0 +1,394 @@
+"""matmul (``@``), dot, tensordot, einsum, inner, outer and vdot against NumPy: dtypes, 1-d and
+0-d operands, batch broadcasting, size-0 contractions, integer wrapping, bool or-of-and, error
+messages; and the IR they make (one ``array.dot_general``, one kernel after fusion).
+
+Float sums may be added in another order than NumPy's (BLAS): both results are within
+``n * eps * sum(|a| * |b|)`` of the exact one for a contraction of length ``n``, so they are
+compared within twice that. float16 products accumulate in float32 in NumPy and here, in the same
+order, so they are compared exactly where NumPy does not use BLAS.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from tests.oracle import assert_matches
+
+DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16,
+                                np.float32, np.float64)]
+SOME = settings(max_examples=25, deadline=None)
+
+
+def elements(dtype: np.dtype):
+    if dtype.kind == "f":  # finite and small: overflow would make the summation order visible
+        return hnp.from_dtype(dtype, min_value=-8, max_value=8, allow_nan=False, allow_infinity=False)
+    return hnp.from_dtype(dtype)
+
+
+def array_of(data, dtype, shape):
+    return data.draw(hnp.arrays(dtype, shape, elements=elements(np.dtype(dtype))))
+
+
+def assert_product(got, fn, *args):
+    """``got`` is NumPy's ``fn(*args)``: exact for integers and bools, within the rounding
+    error bound of a float sum for floats (the bound is ``fn`` applied to ``|args|``)."""
+    expected = np.asarray(fn(*args))
+    got = np.asarray(got)
+    assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape,
+                                                                         expected.dtype, expected.shape)
+    if expected.dtype.kind != "f":
+        assert_matches(got, expected)
+        return
+    magnitudes = [np.abs(np.asarray(a, dtype=np.float64)) for a in args]
+    bound = np.asarray(fn(*magnitudes), dtype=np.float64)
+    terms = max([1] + [np.size(a) for a in args])  # at least the contraction length
+    accumulate = np.finfo(np.float32 if expected.dtype == np.float16 else expected.dtype).eps
+    tol = 2 * terms * accumulate * bound + np.finfo(expected.dtype).eps * np.abs(expected.astype(np.float64))
+    err = np.abs(got.astype(np.float64) - expected.astype(np.float64))
+    assert (err <= tol + np.finfo(expected.dtype).smallest_subnormal).all(), (
+        f"max error {err.max()} beyond the bound (got {got.ravel()[:4]}, NumPy {expected.ravel()[:4]})")
+
+
+MATMUL = jc.jit(lambda a, b: a @ b)
+
+
+@st.composite
+def matmul_shapes(draw):
+    batch = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, max_side=3))
+    n, k, m = (draw(st.integers(0, 5)) for _ in range(3))
+    a = (k,) if draw(st.integers(0, 4)) == 0 else batch.input_shapes[0] + (n, k)
+    b = (k,) if draw(st.integers(0, 4)) == 0 else batch.input_shapes[1] + (k, m)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_matmul_matches_numpy(dtype, data):
+    sa, sb = data.draw(matmul_shapes())
+    a, b = array_of(data, dtype, sa), array_of(data, dtype, sb)
+    with np.errstate(all="ignore"):
+        assert_product(MATMUL(a, b), np.matmul, a, b)
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (np.int8, np.bool_), (np.uint8, np.int8), (np.int32, np.float32), (np.float16, np.int8),
+    (np.bool_, np.float16), (np.uint64, np.int64), (np.float16, np.float32), (np.uint8, np.float64),
+], ids=str)
+def test_matmul_promotes_as_numpy(lhs, rhs):
+    rng = np.random.default_rng(0)
+    a = rng.integers(0, 5, (3, 4)).astype(lhs)
+    b = rng.integers(0, 5, (4, 2)).astype(rhs)
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+
+
+def test_integer_matmul_wraps():
+    a = np.full((2, 300), 100, np.int8)
+    b = np.full((300, 3), 3, np.int8)
+    assert_matches(MATMUL(a, b), a @ b)  # 90000 wraps to 16 in int8, as in NumPy
+    u = np.full((4,), 200, np.uint8)
+    assert_matches(jc.jit(np.dot)(u, u), np.dot(u, u))
+
+
+def test_bool_matmul_is_or_of_and():
+    a = np.array([[True, False, True], [False, False, False]])
+    b = np.array([[False, True], [False, True], [True, False]])
+    assert_matches(MATMUL(a, b), a @ b)
+    text = jc.jit(lambda a, b: a @ b).lower(a, b).as_text("optimized")
+    assert '"arith.andi"' in text and '"arith.ori"' in text and "arith.muli" not in text
+
+
+def test_float16_accumulates_in_float32_like_numpy():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 700)).astype(np.float16)
+    b = rng.standard_normal((700, 3)).astype(np.float16)
+    assert_matches(MATMUL(a, b), a @ b)  # same order, same float32 sums, one rounding
+    assert_matches(jc.jit(np.dot)(a, b), np.dot(a, b))
+
+
+def test_empty_contraction_gives_zeros():
+    for dtype in (np.float32, np.int16, np.bool_):
+        a, b = np.ones((2, 3, 0), dtype), np.ones((0, 4), dtype)
+        assert_matches(MATMUL(a, b), a @ b)
+
+
+def test_special_values_propagate():
+    a = np.array([[np.nan, 1.0], [1.0, 2.0], [np.inf, 0.0], [np.inf, -np.inf]])
+    b = np.array([[1.0, 0.0], [2.0, 1.0]])
+    with np.errstate(invalid="ignore"):
+        got, expected = MATMUL(a, b), a @ b
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_array_equal(got[~np.isnan(got)], expected[~np.isnan(expected)])
+
+
+def test_matmul_with_closed_over_array_and_operator_forms():
+    w = np.arange(12.0).reshape(3, 4)
+    x = np.arange(8.0).reshape(4, 2)
+    np.testing.assert_allclose(jc.jit(lambda x: w @ x)(x), w @ x)
+    np.testing.assert_allclose(jc.jit(lambda w: w @ x)(w), w @ x)
+    np.testing.assert_allclose(jc.jit(lambda x: np.matmul(w, x))(x), w @ x)
+    np.testing.assert_allclose(jc.jit(lambda w: np.matmul(w, x))(w), w @ x)
+    np.testing.assert_allclose(jc.jit(lambda x: jnp.matmul(w, x))(x), w @ x)
+    np.testing.assert_allclose(jc.jit(lambda w: w.T @ w)(w), w.T @ w)
+
+
+def test_concrete_arrays_call_numpy():
+    a, b = np.arange(6.0).reshape(2, 3), np.arange(6.0).reshape(3, 2)
+    for fn in (jnp.matmul, jnp.dot, jnp.outer, jnp.vdot):
+        np.testing.assert_array_equal(fn(a, b), getattr(np, fn.__name__)(a, b))
+    np.testing.assert_array_equal(jnp.tensordot(a, b, 1), np.tensordot(a, b, 1))
+    np.testing.assert_array_equal(jnp.inner(a, b.T), np.inner(a, b.T))
+    np.testing.assert_array_equal(jnp.einsum("ij,jk", a, b), a @ b)
+
+
+# -- dot, tensordot, inner, outer, vdot ----------------------------------------------------
+@st.composite
+def dot_shapes(draw):
+    k = draw(st.integers(0, 4))
+    a = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
+    b = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
+    a = a[:-1] + (k,) if a else a
+    if len(b) >= 2:
+        b = b[:-2] + (k,) + b[-1:]
+    elif b:
+        b = (k,)
+    return a, b
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.float64], ids=str)
+@SOME
+@given(data=st.data())
+def test_dot_matches_numpy(dtype, data):
+    sa, sb = data.draw(dot_shapes())
+    a, b = array_of(data, dtype, sa), array_of(data, dtype, sb)
+    with np.errstate(all="ignore"):
+        assert_product(jc.jit(np.dot)(a, b), np.dot, a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float16, np.float64], ids=str)
+@SOME
+@given(data=st.data())
+def test_inner_outer_vdot_match_numpy(dtype, data):
+    k = data.draw(st.integers(0, 4))
+    sa = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
+    sb = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
+    a = array_of(data, dtype, sa[:-1] + (k,) if sa else sa)
+    b = array_of(data, dtype, sb[:-1] + (k,) if sb else sb)
+    with np.errstate(all="ignore"):
+        assert_product(jc.jit(np.inner)(a, b), np.inner, a, b)
+        assert_product(jc.jit(np.outer)(a, b), np.outer, a, b)
+        if a.size == b.size:
+            assert_product(jc.jit(np.vdot)(a, b), np.vdot, a, b)
+
+
+@pytest.mark.parametrize("sa, sb, axes", [
+    ((2, 3, 4), (3, 4, 5), 2), ((2, 3), (3, 4), 1), ((2, 3), (4, 5), 0), ((3,), (3,), 1),
+    ((2, 3, 4), (4, 3, 5), ([1, 2], [1, 0])), ((2, 3, 4), (5, 2), (0, 1)), ((3, 0), (0, 2), 1),
+    ((2, 3), (), 0), ((2, 3, 4), (4, 3), ([-1, -2], [0, 1])),
+])
+def test_tensordot_matches_numpy(sa, sb, axes):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal(sa), rng.standard_normal(sb)
+    assert_product(jc.jit(lambda a, b: np.tensordot(a, b, axes))(a, b),
+                   lambda a, b: np.tensordot(a, b, axes), a, b)
+
+
+def test_python_scalars_are_strong_as_in_numpy():
+    a = np.ones((2, 3), np.float32)
+    for fn in (np.dot, np.inner, np.outer):
+        got = jc.jit(lambda a, fn=fn: fn(a, 2.0))(a)
+        assert_matches(got, fn(a, 2.0))  # float64: asarray(2.0), not a weak scalar
+
+
+# -- einsum --------------------------------------------------------------------------------
+@pytest.mark.parametrize("subscripts, shapes", [
+    ("ij,jk->ik", [(3, 4), (4, 5)]),
+    ("ij,jk", [(3, 4), (4, 5)]),
+    ("ij,jk->ki", [(3, 4), (4, 5)]),
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]),
+    ("bij,bkj->bki", [(2, 3, 4), (2, 5, 4)]),
+    ("i,i->", [(5,)]*2),
+    ("i,i", [(5,)]*2),
+    ("i,i->i", [(5,)]*2),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ij,j->i", [(3, 4), (4,)]),
+    ("ij->ji", [(3, 4)]),
+    ("ij->i", [(3, 4)]),
+    ("ij->", [(3, 4)]),
+    ("ij", [(3, 4)]),
+    ("ba", [(3, 4)]),
+    ("ij,kl->", [(2, 3), (4, 5)]),
+    ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]),
+    ("ij,kl,jm->im", [(2, 3), (4, 5), (3, 6)]),
+    ("abc,cd,bd->a", [(2, 3, 4), (4, 5), (3, 5)]),
+    ("...ij,...jk", [(2, 1, 3, 4), (5, 4, 6)]),
+    ("...ij,jk->ik...", [(7, 3, 4), (4, 6)]),
+    ("...i,...i->...", [(2, 3), (3,)]),
+    ("ij,jk->ik", [(3, 1), (4, 5)]),  # size-1 dims broadcast, as in NumPy
+    ("ij,jk->ik", [(3, 0), (0, 5)]),
+    (" ij , jk -> ik ", [(3, 4), (4, 5)]),
+])
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float16, np.float32], ids=str)
+def test_einsum_matches_numpy(subscripts, shapes, dtype):
+    rng = np.random.default_rng(3)
+    args = [(rng.standard_normal(s) * 4).astype(dtype) for s in shapes]
+
+    def fn(*xs):
+        return np.einsum(subscripts, *xs)
+
+    got = jc.jit(fn)(*args)
+    if np.dtype(dtype) == np.float16:  # NumPy's own float16 einsum rounds along the way
+        expected = fn(*(a.astype(np.float64) for a in args)).astype(np.float16)
+        np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=2e-3, atol=1e-2)
+        assert got.dtype == np.float16
+    else:
+        assert_product(got, fn, *args)
+
+
+def test_einsum_mixed_dtypes():
+    a, b = np.ones((2, 3), np.int8), np.ones((3,), np.uint8)
+    assert_matches(jc.jit(lambda a, b: np.einsum("ij,j", a, b))(a, b), np.einsum("ij,j", a, b))
+
+
+def test_einsum_batch_order_needs_no_transpose():
+    a, b = np.ones((2, 3, 4), np.float32), np.ones((2, 4, 5), np.float32)
+    lowered = jc.jit(lambda a, b: np.einsum("bij,bjk->bik", a, b)).lower(a, b)
+    assert "array.transpose" not in lowered.as_text("traced")
+    lowered = jc.jit(lambda a, b: np.einsum("ij,jk->ki", a, b)).lower(a[0], b[0])
+    assert "array.transpose" not in lowered.as_text("traced")  # operands swapped instead
+
+
+# -- errors --------------------------------------------------------------------------------
+@pytest.mark.parametrize("fn, shapes, message", [
+    (lambda a, b: a @ b, [(2, 3), (4, 5)],
+     "matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+     "(n?,k),(k,m?)->(n?,m?) (size 4 is different from 3)"),
+    (lambda a, b: a @ b, [(2, 2, 3), (3, 3, 5)],
+     "matmul: operands could not be broadcast together: batch shapes (2,) and (3,) of shapes (2,2,3) "
+     "and (3,3,5)"),
+    (lambda a, b: a @ b, [(3,), ()], "matmul: Input operand 1 does not have enough dimensions (has 0"),
+    (lambda a, b: np.matmul(a, b), [(), (3,)], "matmul: Input operand 0 does not have enough dimensions"),
+    (np.dot, [(2, 3), (4, 5)], "shapes (2,3) and (4,5) not aligned: 3 (dim 1) != 4 (dim 0)"),
+    (np.dot, [(3,), (4,)], "shapes (3,) and (4,) not aligned: 3 (dim 0) != 4 (dim 0)"),
+    (np.inner, [(2, 3), (4, 5)], "shapes (2,3) and (5,4) not aligned: 3 (dim 1) != 5 (dim 0)"),
+    (np.vdot, [(3,), (4,)], "vdot: cannot reshape array of size 4 into shape (3,)"),
+    (np.tensordot, [(2, 3), (4, 5)], "tensordot: shape-mismatch for sum"),
+    (lambda a, b: np.tensordot(a, b, ([0, 1], [0])), [(2, 3), (2, 5)], "tensordot: shape-mismatch for sum"),
+    (lambda a, b: np.tensordot(a, b, ([2], [0])), [(2, 3), (2, 5)], "tensordot: axis 2 is out of bounds"),
+    (lambda a, b: np.einsum("ij,jk->ik", a, b), [(2, 3), (4, 5)],
+     "einsum 'ij,jk->ik': operands could not be broadcast together: dim 'j' is 3 in one operand and 4"),
+    (lambda a, b: np.einsum("ij,jk->ik", a, b), [(2, 3, 1), (3, 5)],
+     "einsum 'ij,jk->ik': subscripts 'ij' do not match an operand of 3 dims"),
+    (lambda a, b: np.einsum("ij->ix", a, b), [(2, 3), (3, 5)],
+     "einsum 'ij->ix': 1 operand subscripts for 2 operands"),
+    (lambda a: np.einsum("ij->ix", a), [(2, 3)], "einsum 'ij->ix': output label 'x' appears in no input"),
+    (lambda a: np.einsum("ij->ii", a), [(2, 3)], "einsum 'ij->ii': an output label appears more than once"),
+    (lambda a: np.einsum("i1->i", a), [(2, 3)], "einsum 'i1->i': invalid subscripts 'i1'"),
+])
+def test_shape_errors_name_the_problem(fn, shapes, message):
+    args = [np.ones(s, np.float32) for s in shapes]
+    with pytest.raises(jc.JitTypeError) as info:
+        jc.jit(fn)(*args)
+    assert str(info.value).startswith(message), str(info.value)
+
+
+@pytest.mark.parametrize("fn, message", [
+    (lambda a: np.einsum("ii->i", a), "einsum 'ii->i': subscripts 'ii' repeat a label (a diagonal or trace)"),
+    (lambda a: np.einsum("ii", a), "einsum 'ii': subscripts 'ii' repeat a label"),
+    (lambda a: np.einsum(a, [0, 1], [1, 0]), "numpy.einsum in the interleaved (operand, sublist) form"),
+    (lambda a: np.einsum("ij->ji", a, dtype=np.float64), "numpy.einsum with dtype= is not supported"),
+    (lambda a: np.dot(a, a, out=np.empty((3, 3))), "numpy.dot with out= is not supported"),
+    (lambda a: np.matmul(a, a, out=np.empty((3, 3))), "numpy.matmul(..., out=) into an array that is not an argument"),
+])
+def test_unsupported_forms_say_so(fn, message):
+    with pytest.raises(jc.UnsupportedError) as info:
+        jc.jit(fn)(np.ones((3, 3)))
+    assert str(info.value).startswith(message), str(info.value)
+
+
+def test_unsupported_dtype_is_named():
+    with pytest.raises(jc.JitTypeError, match="complex128 is not supported"):
+        jc.jit(lambda a: a @ np.ones((3, 3), np.complex128))(np.ones((3, 3)))
+
+
+# -- IR ------------------------------------------------------------------------------------
+def _ops(text: str, name: str) -> list[str]:
+    return [line for line in text.splitlines() if f'"{name}"' in line]
+
+
+def test_traced_ir_is_one_dot_general():
+    a, b = np.ones((5, 2, 3), np.float32), np.ones((3, 4), np.float32)
+    traced = jc.make_ir(lambda a, b: a @ b)(a, b)
+    text = str(traced)
+    (dot,) = _ops(text, "array.dot_general")
+    assert ("{lhs_batch = [0], lhs_contracting = [2], rhs_batch = [0], rhs_contracting = [1]} : "
+            "(tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>") in dot
+    assert len(_ops(text, "array.broadcast_in_dim")) == 1  # b's batch dim
+
+
+def test_optimized_ir_is_one_reduction_kernel_with_fused_broadcast():
+    a, b = np.ones((5, 2, 3), np.float32), np.ones((3, 4), np.float32)
+    text = jc.jit(lambda a, b: a @ b).lower(a, b).as_text("optimized")
+    (kernel,) = _ops(text, "kernel.generic")
+    assert 'iterator_types = ["parallel", "parallel", "reduction", "parallel"]' in text
+    # b is read through a map that ignores the batch dim: the broadcast costs no copy.
+    assert "affine_map<(d0, d1, d2, d3) -> (d2, d3)>" in text
+    assert "array." not in text.replace('"array.constant"', "")
+
+
+def test_cheap_elementwise_producer_is_fused_into_the_contraction():
+    """``a * 2`` is one scalar op: fuse.py's cost rule (at most CHEAP_OPS ops) recomputes it for
+    each of the m columns it is read for, rather than writing and reading a buffer."""
+    a, b = np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+    fn = jc.jit(lambda a, b: (a * 2) @ b)
+    text = fn.lower(a, b).as_text("optimized")
+    assert len(_ops(text, "kernel.generic")) == 1
+    assert len(_ops(text, "arith.mulf")) == 2 and len(_ops(text, "arith.addf")) == 1
+    np.testing.assert_allclose(fn(a, b), (a * 2) @ b)
+
+
+def test_expensive_producer_read_many_times_is_materialised():
+    """exp(sin(a) * 3 + 1) is four ops and the matmul reads each of its elements m times (its
+    map for ``a`` leaves out the rhs free dim): by fuse.py's rule it gets a buffer."""
+    a, b = np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+    fn = jc.jit(lambda a, b: np.exp(np.sin(a) * 3 + 1) @ b)
+    text = fn.lower(a, b).as_text("optimized")
+    first, second = _ops(text, "kernel.generic")
+    body = text[text.index(first):text.index(second)]
+    assert "math.exp" in body and "iterator_types" in text
+    assert text.count('"reduction"') == 1
+    np.testing.assert_allclose(fn(a, b), np.exp(np.sin(a) * 3 + 1) @ b, rtol=1e-5)
+
+
+def test_expensive_producer_read_once_is_fused():
+    """A matrix-vector product reads each matrix element once (its map uses every iteration
+    dim), so a producer with no other user is fused whatever its cost."""
+    a, x = np.ones((3, 4), np.float32), np.ones((4,), np.float32)
+    fn = jc.jit(lambda a, x: np.exp(np.sin(a) * 3 + 1) @ x)
+    text = fn.lower(a, x).as_text("optimized")
+    assert len(_ops(text, "kernel.generic")) == 1
+    np.testing.assert_allclose(fn(a, x), np.exp(np.sin(a) * 3 + 1) @ x, rtol=1e-5)
+
+
+def test_outer_product_kernel_has_no_reduction():
+    a, b = np.ones(3, np.int32), np.ones(4, np.int32)
+    text = jc.jit(np.outer).lower(a, b).as_text("optimized")
+    assert len(_ops(text, "kernel.generic")) == 1 and "reduction" not in text and "inits" not in text
+
+
+def test_constant_operands_fold():
+    def fn(x):
+        ones = jnp.ones_like(x)  # a traced constant
+        return x + ones @ (ones * 3)
+
+    lowered = jc.jit(fn).lower(np.ones((2, 2)))
+    assert "array.dot_general" in lowered.as_text("traced")
+    optimized = lowered.as_text("optimized")
+    assert "dot_general" not in optimized and len(_ops(optimized, "kernel.generic")) == 1  # the add
+    np.testing.assert_array_equal(jc.jit(fn)(np.ones((2, 2))), np.full((2, 2), 7.0))
