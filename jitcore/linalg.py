@@ -1,5 +1,5 @@
 """NumPy's products of arrays under ``jit``: matmul (``@``), dot, tensordot, einsum, inner,
-outer and vdot, each recorded as one ``array.dot_general``.
+outer, vdot, vecdot, matvec and vecmat, each recorded as one ``array.dot_general``.
 
 The result dtype is NumPy's: ``numpy.result_type`` of the operands, a Python scalar counting as
 a 0-d array of its default dtype (these functions call ``asarray`` on their arguments, so
@@ -24,7 +24,8 @@ from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "outer", "tensordot", "vdot"]
+__all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "vdot",
+           "vecdot", "vecmat"]
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
@@ -90,22 +91,67 @@ def matmul(a, b):
         return dot_general(a, b, (0,), (max(b.ndim - 2, 0),))
     if b.ndim == 1:  # (..., n, k) @ (k): the result is lhs's free dims
         return dot_general(a, b, (a.ndim - 1,), (0,))
-    try:
-        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    except ValueError:
-        raise JitTypeError(
-            f"matmul: operands could not be broadcast together: batch shapes {_shape(a.shape[:-2])} "
-            f"and {_shape(b.shape[:-2])} of shapes {_shape(a.shape)} and {_shape(b.shape)} "
-            f"(at {user_location()})") from None
-    a = prims.broadcast_to(a, batch + a.shape[-2:])
-    b = prims.broadcast_to(b, batch + b.shape[-2:])
-    n = len(batch)
+    a, b, n = _batched("matmul", a, b, 2, 2)
     return dot_general(a, b, (n + 1,), (n,), range(n), range(n))
 
 
-def _matmul_ufunc(a, b):
-    """``numpy.matmul`` reached through ``__array_ufunc__`` (``ndarray @ tracer``)."""
-    return matmul(a, b)
+def _batched(name: str, a: Tracer, b: Tracer, a_core: int, b_core: int) -> tuple[Tracer, Tracer, int]:
+    """``a`` and ``b`` broadcast to one batch shape ahead of their last ``a_core`` and ``b_core``
+    dims (a gufunc's loop dims), and the batch rank."""
+    try:
+        batch = np.broadcast_shapes(a.shape[:a.ndim - a_core], b.shape[:b.ndim - b_core])
+    except ValueError:
+        raise JitTypeError(
+            f"{name}: operands could not be broadcast together: batch shapes "
+            f"{_shape(a.shape[:a.ndim - a_core])} and {_shape(b.shape[:b.ndim - b_core])} of shapes "
+            f"{_shape(a.shape)} and {_shape(b.shape)} (at {user_location()})") from None
+    a = prims.broadcast_to(a, batch + a.shape[a.ndim - a_core:])
+    b = prims.broadcast_to(b, batch + b.shape[b.ndim - b_core:])
+    return a, b, len(batch)
+
+
+def _gufunc_operands(name: str, signature: str, a, b, a_core: int, b_core: int, a_k: int, b_k: int):
+    """The operands of a gufunc ``name`` with core ranks ``a_core``, ``b_core`` whose core dims
+    ``a_k`` and ``b_k`` (counted from the end) must agree: NumPy's checks and messages."""
+    (a, b), _ = _operands(a, b)
+    for i, (x, core) in enumerate(((a, a_core), (b, b_core))):
+        if x.ndim < core:
+            raise JitTypeError(
+                f"{name}: Input operand {i} does not have enough dimensions (has {x.ndim}, gufunc "
+                f"core with signature {signature} requires {core}) (at {user_location()})")
+    if a.shape[-a_k] != b.shape[-b_k]:
+        raise JitTypeError(
+            f"{name}: Input operand 1 has a mismatch in its core dimension {b_core - b_k}, with "
+            f"gufunc signature {signature} (size {b.shape[-b_k]} is different from "
+            f"{a.shape[-a_k]}) (at {user_location()})")
+    return _batched(name, a, b, a_core, b_core)
+
+
+def vecdot(x1, x2, axis=-1):
+    """``numpy.vecdot`` of real arrays: the inner product along ``axis``, broadcasting the rest."""
+    if not _traced(x1, x2):
+        return np.vecdot(x1, x2, axis=axis)
+    if axis != -1:
+        x1, x2 = (_jnp.moveaxis(x, axis, -1) if isinstance(x, Tracer) else np.moveaxis(x, axis, -1)
+                  for x in (x1, x2))
+    a, b, n = _gufunc_operands("vecdot", "(n),(n)->()", x1, x2, 1, 1, 1, 1)
+    return dot_general(a, b, (n,), (n,), range(n), range(n))
+
+
+def matvec(x1, x2):
+    """``numpy.matvec``: stacks of matrices times stacks of vectors, broadcasting the stacks."""
+    if not _traced(x1, x2):
+        return np.matvec(x1, x2)
+    a, b, n = _gufunc_operands("matvec", "(m,n),(n)->(m)", x1, x2, 2, 1, 1, 1)
+    return dot_general(a, b, (n + 1,), (n,), range(n), range(n))
+
+
+def vecmat(x1, x2):
+    """``numpy.vecmat``: stacks of vectors times stacks of matrices, broadcasting the stacks."""
+    if not _traced(x1, x2):
+        return np.vecmat(x1, x2)
+    a, b, n = _gufunc_operands("vecmat", "(n),(n,m)->(m)", x1, x2, 1, 2, 1, 2)
+    return dot_general(a, b, (n,), (n,), range(n), range(n))
 
 
 # -- dot, inner, vdot, outer, tensordot ----------------------------------------------------
@@ -347,7 +393,11 @@ def _register() -> None:
                       (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum)):
         _jnp._implements(np_fn)(fn)
         setattr(_jnp, fn.__name__, fn)
-    _jnp.UFUNCS[np.matmul] = _matmul_ufunc
+    for fn in (matmul, vecdot, matvec, vecmat):
+        np_fn = getattr(np, fn.__name__, None)  # matvec and vecmat are new in NumPy 2.2
+        if np_fn is not None:
+            _jnp.UFUNCS[np_fn] = fn  # reached through __array_ufunc__, e.g. ndarray @ tracer
+            setattr(_jnp, fn.__name__, fn)
 
 
 _register()
