@@ -189,7 +189,7 @@ class JitFunction:
         optimized = compiler.optimize(module, self.options)
         plan = compiler.lower(optimized, specs)
         self._compiles += 1
-        return Executable(plan, out_tree)
+        return Executable(plan, out_tree.tree, out_tree.mutated)
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

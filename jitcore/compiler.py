@@ -45,9 +45,18 @@ class ArgSpec:
     contiguous: bool = True
 
 
+@dataclass(frozen=True)
+class Outputs:
+    """What a traced function returns: the pytree of its results, then (not in the tree) the
+    new values of the arguments it wrote to in place, which the caller copies back."""
+
+    tree: pytree.TreeDef
+    mutated: tuple[int, ...] = ()
+
+
 def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
-    argument leaf; return the traced module and the output pytree's structure."""
+    argument leaf; return the traced module and its ``Outputs``."""
     module = ModuleOp.build()
     arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
     func = FuncOp.build(name, FunctionType(arg_types, ()))
@@ -70,10 +79,12 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
                 f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
                 "return arrays, scalars, and tuples, lists, dicts or None of them"
             )
+    mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
+    values += [tracers[i].value for i in mutated]
     func.body.append(ReturnOp(values))
     func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
     ir.verify(module)
-    return module, out_tree
+    return module, Outputs(out_tree, mutated)
 
 
 def optimize(module: ModuleOp, options: CompileOptions, *,

@@ -16,6 +16,7 @@ import numpy as np
 
 from codegen.cpu import ArrayHeader, CompiledFunction
 from jitcore import pytree
+from jitcore.errors import JitTypeError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
@@ -40,16 +41,28 @@ def _probe_array_header() -> ArrayHeader | None:
 ARRAY_HEADER = _probe_array_header()
 
 
+def _check_no_aliasing(arrays, mutated) -> None:
+    """A function that writes to an argument was traced as if no two arguments overlap."""
+    for i in mutated:
+        for j, other in enumerate(arrays):
+            if j != i and np.may_share_memory(arrays[i], other):
+                raise JitTypeError(
+                    f"argument #{i} is written in place and shares memory with argument #{j}; "
+                    "jitcore compiled the function for separate arrays: pass a copy of one of them"
+                )
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
-    __slots__ = ("plan", "out_tree", "_fn", "_constants", "_slots", "_buffers", "_outputs",
+    __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
                  "_copy_args", "_strided")
 
-    def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef):
+    def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = ()):
         plan.compile()
         self.plan = plan
         self.out_tree = out_tree
+        self.mutated = mutated  # arguments written in place; their values follow the outputs
         self._fn = _ENTRY(plan.address)
         header = plan.header is not None
         self._constants = [id(c) if header else c.ctypes.data for c in plan.constants]
@@ -59,8 +72,12 @@ class Executable:
         self._outputs = [(s.kind, s.index, shape) for s, shape in plan.outputs]
 
     def __call__(self, arrays: list[np.ndarray]):
+        originals = arrays
+        if self.mutated:
+            _check_no_aliasing(arrays, self.mutated)
         for i in self._copy_args:
             if not arrays[i].flags.c_contiguous:
+                arrays = list(arrays) if arrays is originals else arrays
                 arrays[i] = np.ascontiguousarray(arrays[i])
         buffers = [np.empty(shape, dtype) for shape, dtype in self._buffers]
         if self.plan.header is not None:
@@ -75,6 +92,10 @@ class Executable:
             else:
                 out = arrays[index] if kind == "input" else buffers[index]
             outputs.append(out if out.shape == shape else out.reshape(shape))
+        if self.mutated:
+            for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
+                np.copyto(originals[i], new)  # NumPy semantics: the caller's array changed
+            outputs = outputs[: len(outputs) - len(self.mutated)]
         return pytree.unflatten(self.out_tree, outputs)
 
     def _portable_descriptor(self, arrays, buffers) -> list[int]:

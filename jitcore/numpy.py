@@ -193,7 +193,7 @@ def reshape(a, shape=None, order="C", **kwargs):
         return _np.reshape(a, shape, order=order)
     if order != "C":
         raise _UnsupportedError(f"numpy.reshape with order={order!r} is not supported under jit")
-    return _prims.reshape(a, shape)
+    return a.reshape(shape)  # a view, as in NumPy
 
 
 @_implements(_np.ravel)
@@ -203,7 +203,7 @@ def ravel(a, order="C"):
 
 @_implements(_np.transpose)
 def transpose(a, axes=None):
-    return _prims.transpose(a, axes) if _traced(a) else _np.transpose(a, axes)
+    return a.transpose(axes) if _traced(a) else _np.transpose(a, axes)
 
 
 @_implements(_np.swapaxes)
@@ -459,13 +459,21 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
-    if kwargs.get("out") is not None or _builtins.any(
-        kwargs.get(k) not in (None, True, "same_kind", "K") for k in kwargs if k != "out"
-    ):
+    out = kwargs.pop("out", None)
+    if _builtins.any(kwargs.get(k) not in (None, True, "same_kind", "K") for k in kwargs):
         raise _UnsupportedError(
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
             f"yet (at {_user_location()})"
         )
+    if method == "__call__" and ufunc in UFUNCS and out is not None:
+        (target,) = out
+        if not isinstance(target, _Tracer):
+            raise _UnsupportedError(
+                f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
+                f"jitted function (at {_user_location()}): pass that array in as an argument"
+            )
+        target.assign(UFUNCS[ufunc](*inputs), "same_kind", f"ufunc '{ufunc.__name__}'")
+        return target
     if method == "__call__" and ufunc in UFUNCS:
         return UFUNCS[ufunc](*inputs)
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:

@@ -310,8 +310,8 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
     return _emit(trace, array.ConcatenateOp, parts, t, {"axis": axis})
 
 
-def getitem(x: Tracer, key) -> Tracer:
-    """Basic indexing with static ints, slices, None and Ellipsis."""
+def _basic_index(x: Tracer, key):
+    """A basic index as (start, stride, sliced shape, result shape)."""
     key = key if isinstance(key, tuple) else (key,)
     for k in key:
         if isinstance(k, (Tracer, np.ndarray, list)):
@@ -350,4 +350,23 @@ def getitem(x: Tracer, key) -> Tracer:
             stride.append(1)
             sliced.append(1)
         dim += 1
-    return reshape(slice_(x, start, stride, sliced), tuple(final))
+    return start, stride, tuple(sliced), tuple(final)
+
+
+def getitem(x: Tracer, key) -> Tracer:
+    """Basic indexing with static ints, slices, None and Ellipsis."""
+    start, stride, sliced, final = _basic_index(x, key)
+    return reshape(slice_(x, start, stride, sliced), final)
+
+
+def update(x: Tracer, key, value) -> Tracer:
+    """``x`` with ``x[key]`` replaced by ``value`` (broadcast, and cast as NumPy's setitem does)."""
+    start, stride, sliced, final = _basic_index(x, key)
+    v = broadcast_to(as_tracer(x.trace, value, x.dtype), final)
+    if 0 in sliced:
+        return x
+    v = reshape(v, sliced)
+    if sliced == x.shape and all(s == 1 for s in stride):
+        return v
+    attrs = {"start": tuple(start), "stride": tuple(stride)}
+    return _emit(x.trace, array.UpdateSliceOp, [x, v], x.value.type, attrs)

@@ -2,6 +2,12 @@
 but whose data is not. Every operation on it records an ``array`` op in the function being
 traced. Using it where Python needs data (``if``, ``bool()``, ``np.asarray``) raises an error
 that names the function, the arguments the value depends on, and the user's line.
+
+NumPy's in-place semantics are kept: ``x[1:-1] = v``, ``x += y`` and ``out=`` rebind the
+tracer ``x`` to a functionally updated value, and a tracer made by indexing, reshaping or
+transposing is a *view* of its base: a write to it updates the base (through ``backward``), and
+reading it after the base changed re-derives it (through ``forward``). Writes that reach an
+argument are returned from the compiled function and copied into the caller's array.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import numpy as np
 from ir.builder import Builder
 from ir.core import Value
 from jitcore.dtypes import np_dtype
-from jitcore.errors import ConcretizationError, TracerConversionError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -35,15 +41,52 @@ class Trace:
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
-    __slots__ = ("value", "trace", "sources", "weak")
+    __slots__ = ("_value", "trace", "sources", "weak", "view", "index", "version", "_seen")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
 
     def __init__(self, value: Value, trace: Trace, sources: frozenset = frozenset(), weak=False):
-        self.value = value
+        self._value = value
         self.trace = trace
         self.sources = sources
         self.weak = weak  # a Python scalar argument: promotes like one (NEP 50)
+        self.view = None  # (base, forward, backward) when this tracer is a view of base
+        self.index = None  # the key, for a view made by indexing
+        self.version = 0  # writes so far (counted on the root of a view chain)
+        self._seen = 0  # the root's version when a view's value was last derived
+
+    @property
+    def value(self) -> Value:
+        if self.view is not None:
+            root = self.root()
+            if self._seen != root.version:
+                base, forward, _ = self.view
+                self._value = forward(base)._value
+                self._seen = root.version
+        return self._value
+
+    def root(self) -> Tracer:
+        t = self
+        while t.view is not None:
+            t = t.view[0]
+        return t
+
+    def assign(self, new, casting: str = "unsafe", what: str = "assignment") -> None:
+        """Write ``new`` (broadcast and cast to this array's dtype) into this array, as NumPy's
+        in-place operations do; a view passes the write on to its base."""
+        if isinstance(new, Tracer) and not np.can_cast(new.dtype, self.dtype, casting):
+            raise JitTypeError(
+                f"Cannot cast {what} output from {new.dtype} to {self.dtype} with casting rule "
+                f"{casting!r} (NumPy raises the same), at {user_location()}"
+            )
+        new = prims.broadcast_to(prims.as_tracer(self.trace, new, self.dtype), self.shape)
+        if self.view is not None:
+            base, _, backward = self.view
+            base.assign(backward(base, new))
+            return
+        self._value = new._value
+        self.sources = self.sources | new.sources
+        self.version += 1
 
     # -- static properties ----------------------------------------------------------------
     @property
@@ -150,17 +193,50 @@ class Tracer:
     def __array_function__(self, func, types, args, kwargs):
         return _jnp().apply_function(func, args, kwargs)
 
-    def __getitem__(self, key): return prims.getitem(self, key)
+    def __getitem__(self, key):
+        view = make_view(self, lambda b: prims.getitem(b, key), lambda b, v: prims.update(b, key, v))
+        view.index = key
+        return view
+
+    def __setitem__(self, key, value):
+        if isinstance(value, Tracer) and value.view is not None and value.view[0] is self:
+            if value.index is not None and value.index == key:
+                return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
+        self[key].assign(value)
+
+    @property
+    def at(self) -> _IndexUpdates:
+        """JAX's functional updates: ``x.at[idx].set(v)`` returns a new array."""
+        return _IndexUpdates(self)
+
+    # -- in-place arithmetic: NumPy's semantics (same_kind casting) ------------------------
+    def _inplace(self, ufunc, other):
+        self.assign(prims.ufunc(ufunc, self, other), "same_kind", f"ufunc '{ufunc.__name__}'")
+        return self
+
+    def __iadd__(self, o): return self._inplace(np.add, o)
+    def __isub__(self, o): return self._inplace(np.subtract, o)
+    def __imul__(self, o): return self._inplace(np.multiply, o)
+    def __itruediv__(self, o): return self._inplace(np.true_divide, o)
+    def __ifloordiv__(self, o): return self._inplace(np.floor_divide, o)
+    def __imod__(self, o): return self._inplace(np.remainder, o)
+    def __ipow__(self, o): return self._inplace(np.power, o)
+    def __iand__(self, o): return self._inplace(np.bitwise_and, o)
+    def __ior__(self, o): return self._inplace(np.bitwise_or, o)
+    def __ixor__(self, o): return self._inplace(np.bitwise_xor, o)
+    def __ilshift__(self, o): return self._inplace(np.left_shift, o)
+    def __irshift__(self, o): return self._inplace(np.right_shift, o)
 
     # -- array methods ----------------------------------------------------------------------
     def astype(self, dtype): return prims.convert(self, np.dtype(dtype))
-    def reshape(self, *shape): return prims.reshape(self, shape[0] if len(shape) == 1 else shape)
-    def transpose(self, *axes): return prims.transpose(self, axes[0] if len(axes) == 1 else axes or None)
-    def ravel(self): return prims.reshape(self, (-1,))
-    def flatten(self): return prims.reshape(self, (-1,))
+    def reshape(self, *shape): return reshape_view(self, shape[0] if len(shape) == 1 else shape)
+    def transpose(self, *axes): return transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
+    def ravel(self): return reshape_view(self, (-1,))
+    def flatten(self): return prims.reshape(self, (-1,))  # a copy in NumPy, not a view
+    def copy(self): return Tracer(self.value, self.trace, self.sources, self.weak)
 
     @property
-    def T(self): return prims.transpose(self, None)
+    def T(self): return transpose_view(self, None)
 
     def sum(self, axis=None, dtype=None, keepdims=False):
         return prims.reduction("sum", self, axis, keepdims, dtype)
@@ -193,6 +269,65 @@ class Tracer:
     def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
+
+
+def make_view(base: Tracer, forward, backward) -> Tracer:
+    """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``."""
+    out = forward(base)
+    if out is base:
+        out = Tracer(base.value, base.trace, base.sources, base.weak)
+    out.view = (base, forward, backward)
+    out._seen = base.root().version
+    return out
+
+
+def reshape_view(x: Tracer, shape) -> Tracer:
+    return make_view(x, lambda b: prims.reshape(b, shape), lambda b, v: prims.reshape(v, b.shape))
+
+
+def transpose_view(x: Tracer, axes) -> Tracer:
+    def backward(b, v):
+        if axes is None:
+            return prims.transpose(v, None)
+        perm = prims.normalize_axes(axes, b.ndim, "transpose")
+        return prims.transpose(v, tuple(int(p) for p in np.argsort(perm)))
+
+    return make_view(x, lambda b: prims.transpose(b, axes), backward)
+
+
+class _IndexUpdates:
+    __slots__ = ("x",)
+
+    def __init__(self, x: Tracer):
+        self.x = x
+
+    def __getitem__(self, key) -> _IndexUpdate:
+        return _IndexUpdate(self.x, key)
+
+
+class _IndexUpdate:
+    """``x.at[key]``: new arrays with the indexed part replaced or combined, as in JAX."""
+
+    __slots__ = ("x", "key")
+
+    def __init__(self, x: Tracer, key):
+        self.x, self.key = x, key
+
+    def get(self) -> Tracer:
+        return prims.getitem(self.x, self.key)
+
+    def set(self, v) -> Tracer:
+        return prims.update(self.x, self.key, v)
+
+    def _combine(self, ufunc, v) -> Tracer:
+        return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
+
+    def add(self, v): return self._combine(np.add, v)
+    def multiply(self, v): return self._combine(np.multiply, v)
+    def divide(self, v): return self._combine(np.true_divide, v)
+    def power(self, v): return self._combine(np.power, v)
+    def min(self, v): return self._combine(np.minimum, v)
+    def max(self, v): return self._combine(np.maximum, v)
 
 
 def _jnp():

@@ -15,8 +15,9 @@ Step 2 (fuse), repeated until nothing changes, for each kernel and each of its o
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
-Reductions are never inlined into their consumers: their results are materialised. A producer
-left without users is erased.
+Reductions, and kernels whose results start as copies of an input (slice updates), are never
+inlined into their consumers: their results are materialised. A producer left without users
+is erased.
 """
 
 from __future__ import annotations
@@ -73,11 +74,12 @@ class KernelBuilder:
         self.body = Block()
         self.emit = ScalarEmitter(Builder(self.body))
 
-    def input(self, value: Value, amap: AffineMap, clamped: bool = False) -> Value:
+    def input(self, value: Value, amap: AffineMap, clamped: bool = False, copy_source: bool = False) -> Value:
         """The body argument reading ``value`` through ``amap`` (with indices clamped into
-        range if ``clamped``); splat constants become body constants."""
+        range if ``clamped``); splat constants become body constants, except for an input a
+        result starts as a copy of (``copy_source``), which must stay an operand."""
         producer = getattr(value, "op", None)
-        if isinstance(producer, array.ConstantOp) and producer.value.is_splat:
+        if isinstance(producer, array.ConstantOp) and producer.value.is_splat and not copy_source:
             scalar = producer.value.array.reshape(-1)[0].item()
             return self.emit.const(scalar, value.type.element)
         for i, (v, m, c) in enumerate(zip(self.operands, self.maps, self.clamped)):
@@ -93,7 +95,7 @@ class KernelBuilder:
         return self.emit.b.create(kernel.IndexOp, [], [index_type], {"dim": dim}).result
 
     def finish(self, at: Operation, result_types, output_maps, iterators, yielded, inits=None,
-               accumulators=(), domain=None) -> kernel.GenericOp:
+               accumulators=(), domain=None, copy_inputs=None) -> kernel.GenericOp:
         """Insert the kernel before ``at``; ``accumulators`` are body args made for reductions."""
         for acc in accumulators:  # accumulators come after all inputs
             self.body.args.remove(acc)
@@ -111,6 +113,8 @@ class KernelBuilder:
             attrs["inits"] = tuple(inits)
         if any(self.clamped):
             attrs["clamped"] = tuple(i for i, c in enumerate(self.clamped) if c)
+        if copy_inputs is not None and any(i >= 0 for i in copy_inputs):
+            attrs["copy_inputs"] = tuple(copy_inputs)
         op = kernel.GenericOp(self.operands, result_types, attrs, [Region([self.body])])
         return Builder.before_op(at).insert(op)
 
@@ -171,6 +175,8 @@ def _fuse_once(block: Block) -> bool:
         for i, value in enumerate(consumer.operands):
             producer = getattr(value, "op", None)
             splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
+            if i in consumer.copy_inputs:
+                continue
             if splat or (isinstance(producer, kernel.GenericOp) and _should_inline(producer, consumer, i)):
                 _inline(producer, consumer, i)
                 return True
@@ -180,8 +186,10 @@ def _fuse_once(block: Block) -> bool:
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
-    if index in consumer.clamped:
-        return False  # a clamped read of the producer has no affine form in its inputs
+    if any(i >= 0 for i in producer.copy_inputs):
+        return False  # its body computes only part of its result
+    if index in consumer.clamped or index in consumer.copy_inputs:
+        return False  # a clamped read has no affine form; a copy source must be a buffer
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
@@ -206,9 +214,13 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     kb = KernelBuilder(len(consumer.iterator_types))
     mapping: dict[Value, Value] = {}
     accumulators = []
+    copied = {}
     for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
         if i != index:
-            mapping[consumer.body.args[i]] = kb.input(v, m, i in consumer.clamped)
+            source = i in consumer.copy_inputs
+            mapping[consumer.body.args[i]] = kb.input(v, m, i in consumer.clamped, copy_source=source)
+            if source:
+                copied[i] = next(j for j, u in enumerate(kb.operands) if u is v and kb.maps[j] == m)
     target = consumer.body.args[index]
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
@@ -232,7 +244,8 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
         kb.body.append(op.clone(mapping))
     yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
     new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
-                    yielded, consumer.attributes.get("inits"), accumulators, consumer.domain())
+                    yielded, consumer.attributes.get("inits"), accumulators, consumer.domain(),
+                    [copied.get(i, -1) for i in consumer.copy_inputs])
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()

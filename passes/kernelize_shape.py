@@ -1,8 +1,9 @@
-"""Kernel forms of the data-movement ops: slice, pad and concatenate.
+"""Kernel forms of the data-movement ops: slice, pad, concatenate and update_slice.
 
 A slice is just an indexing map (``d * stride + start``), so it fuses like a transpose. Pad and
 concatenate read their inputs with clamped indices and ``select`` by iteration position
 (``kernel.index``); their inputs are materialised rather than inlined (fuse.py explains why).
+An update_slice iterates over the slice only; its result starts as a copy of the array.
 """
 
 from __future__ import annotations
@@ -73,3 +74,15 @@ def _concatenate(op: array.ConcatenateOp) -> kernel.GenericOp:
     for begin, size, piece in reversed(pieces[:-1]):
         value = kb.emit.select(_within(kb, axis, begin, begin + size), piece, value)
     return _parallel(kb, op, value)
+
+
+@kernelizes(array.UpdateSliceOp)
+def _update_slice(op: array.UpdateSliceOp) -> kernel.GenericOp:
+    x, update = op.operands
+    rank = x.type.rank
+    kb = KernelBuilder(rank)
+    region = AffineMap(rank, tuple(AffineExpr(k, s, b) for k, (b, s) in enumerate(zip(op.start, op.stride))))
+    kb.input(x, region, copy_source=True)
+    value = kb.input(update, AffineMap.identity(rank))
+    return kb.finish(op, [x.type], [region], ["parallel"] * rank, [value],
+                     domain=update.type.shape, copy_inputs=[0])

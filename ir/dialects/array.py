@@ -473,3 +473,48 @@ class ConcatenateOp(ArrayOp):
         if any(a is None for a in arrays) or self.result_type.size > FOLD_LIMIT:
             return None
         return [DenseAttr(np.concatenate(arrays, axis=self.axis), self.result_type)]
+
+
+class UpdateSliceOp(ArrayOp):
+    """``x`` with the strided slice ``start[k] + i * stride[k]`` replaced by ``update``
+    (which has the slice's shape): NumPy's ``x[a:b:s] = update`` as a value."""
+
+    name = "array.update_slice"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def start(self) -> tuple[int, ...]:
+        return self.attributes["start"]
+
+    @property
+    def stride(self) -> tuple[int, ...]:
+        return self.attributes["stride"]
+
+    def check(self) -> None:
+        self.need(2)
+        x, update = (v.type for v in self.operands)
+        start, stride = self.attributes.get("start"), self.attributes.get("stride")
+        if self.result_type != x:
+            self.fail("must return the type of the array it updates")
+        if not (isinstance(start, tuple) and isinstance(stride, tuple)
+                and len(start) == len(stride) == x.rank == update.rank):
+            self.fail("needs 'start' and 'stride' with one entry per dim")
+        if update.element != x.element or 0 in stride:
+            self.fail("needs an update of the array's element type and non-zero strides")
+        for k, (n, s, d) in enumerate(zip(update.shape, stride, x.shape)):
+            last = start[k] + s * (n - 1)
+            if n and not (0 <= start[k] < d and 0 <= last < d):
+                self.fail(f"dim {k}: elements {start[k]} to {last} are outside 0..{d - 1}")
+
+    def fold(self, constants):
+        arr, update = (_constant_array(c) for c in constants)
+        if arr is None or update is None:
+            return None
+        out = arr.copy()
+        index = tuple(
+            slice(b, (b + s * n) if b + s * n >= 0 else None, s) if n else slice(0, 0)
+            for b, s, n in zip(self.start, self.stride, update.shape)
+        )
+        out[index] = update
+        return [DenseAttr(out, self.result_type)]
