@@ -91,7 +91,9 @@ class Executable:
                 out = self.plan.constants[index].copy()  # callers may write to what we return
             else:
                 out = arrays[index] if kind == "input" else buffers[index]
-            outputs.append(out if out.shape == shape else out.reshape(shape))
+            out = out if out.shape == shape else out.reshape(shape)
+            # A computed 0-d result is a NumPy scalar, as NumPy returns (np.sum(x) is np.float64).
+            outputs.append(out[()] if shape == () and kind != "input" else out)
         if self.mutated:
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
                 np.copyto(originals[i], new)  # NumPy semantics: the caller's array changed
