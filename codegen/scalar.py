@@ -38,17 +38,24 @@ SHIFTS = {"arith.shli": "shl", "arith.shrsi": "ashr", "arith.shrui": "lshr"}
 
 
 class Precision:
-    """How transcendentals are computed in one copy of a kernel body.
+    """How floating point is computed in one copy of a kernel body.
 
-    ``fast``: jitcore's vectorizable math library; where an argument lies outside the range in
-    which it is accurate (sin/cos/tan beyond ``mathlib.TRIG_ARGUMENT_LIMIT``), ``report`` gets
-    an i1 that is true for that element, and the kernel is then recomputed in ``exact`` mode,
-    which calls the C library (correct for every argument, but scalar).
+    By default transcendentals come from jitcore's vectorizable math library; where an argument
+    lies outside the range in which it is accurate (sin/cos/tan beyond
+    ``mathlib.TRIG_ARGUMENT_LIMIT``), ``report`` gets an i1 that is true for that element, and the
+    kernel is then recomputed in ``exact`` mode, which calls the C library (correct for every
+    argument, but scalar).
+
+    ``fastmath`` (``jit(f, fastmath=True)``) marks float arithmetic ``reassoc contract``: LLVM may
+    reorder sums (so float reductions vectorize) and fuse multiply-adds. NaN, inf and signed zeros
+    keep their IEEE meaning; results may differ from NumPy's in the last bits, by about
+    n * eps * sum(|x|) for a reduction over n elements.
     """
 
-    def __init__(self, exact: bool = False, report=None):
+    def __init__(self, exact: bool = False, report=None, fastmath: bool = False):
         self.exact = exact
         self.report = report
+        self.flags = ("reassoc", "contract") if fastmath else ()
 
 
 FAST = Precision()
@@ -66,7 +73,10 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
     if name == "arith.constant":
         return ll.Constant(value_type(result), op.attributes["value"].value)
     if name in SIMPLE:
-        return getattr(b, SIMPLE[name])(*args)
+        out = getattr(b, SIMPLE[name])(*args)
+        if precision.flags and name.endswith("f"):
+            out.flags.extend(precision.flags)
+        return out
     if name == "arith.negf":
         return b.fneg(args[0])
     if name in ("arith.maximumf", "arith.minimumf"):
