@@ -367,12 +367,9 @@ class ConstantOp(ArrayOp):
         return None
 
 
-class SliceOp(ArrayOp):
-    """Strided slice: result element ``i`` along dim ``k`` is operand element
-    ``start[k] + i * stride[k]`` (a negative stride walks backwards)."""
+class _StridedRegionOp(ArrayOp):
+    """Base of ops addressing the region ``start[k] + i * stride[k]`` of an array."""
 
-    name = "array.slice"
-    traits = frozenset({PURE})
     __slots__ = ()
 
     @property
@@ -383,19 +380,37 @@ class SliceOp(ArrayOp):
     def stride(self) -> tuple[int, ...]:
         return self.attributes["stride"]
 
-    def check(self) -> None:
-        self.need(1)
-        src, out = self.operands[0].type, self.result_type
+    def check_region(self, array_type: TensorType, region_type: TensorType) -> None:
         start, stride = self.attributes.get("start"), self.attributes.get("stride")
         if not (isinstance(start, tuple) and isinstance(stride, tuple)
-                and len(start) == len(stride) == src.rank == out.rank):
+                and len(start) == len(stride) == array_type.rank == region_type.rank):
             self.fail("needs 'start' and 'stride' with one entry per dim")
-        if src.element != out.element or 0 in stride:
+        if region_type.element != array_type.element or 0 in stride:
             self.fail("cannot change the element type, and strides must be non-zero")
-        for k, (n, s, d) in enumerate(zip(out.shape, stride, src.shape)):
+        for k, (n, s, d) in enumerate(zip(region_type.shape, stride, array_type.shape)):
             last = start[k] + s * (n - 1)
             if n and not (0 <= start[k] < d and 0 <= last < d):
                 self.fail(f"dim {k}: elements {start[k]} to {last} are outside 0..{d - 1}")
+
+    def region_index(self, shape) -> tuple[slice, ...]:
+        """The region as a NumPy index, for folding."""
+        return tuple(
+            slice(b, (b + s * n) if b + s * n >= 0 else None, s) if n else slice(0, 0)
+            for b, s, n in zip(self.start, self.stride, shape)
+        )
+
+
+class SliceOp(_StridedRegionOp):
+    """Strided slice: result element ``i`` along dim ``k`` is operand element
+    ``start[k] + i * stride[k]`` (a negative stride walks backwards)."""
+
+    name = "array.slice"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        self.need(1)
+        self.check_region(self.operands[0].type, self.result_type)
 
     def fold(self, constants):
         if self.operands[0].type == self.result_type and all(s == 1 for s in self.stride):
@@ -403,11 +418,7 @@ class SliceOp(ArrayOp):
         arr = _constant_array(constants[0])
         if arr is None:
             return None
-        index = tuple(
-            slice(b, (b + s * n) if b + s * n >= 0 else None, s) if n else slice(0, 0)
-            for b, s, n in zip(self.start, self.stride, self.result_type.shape)
-        )
-        return [DenseAttr(arr[index], self.result_type)]
+        return [DenseAttr(arr[self.region_index(self.result_type.shape)], self.result_type)]
 
 
 class PadOp(ArrayOp):
@@ -475,7 +486,7 @@ class ConcatenateOp(ArrayOp):
         return [DenseAttr(np.concatenate(arrays, axis=self.axis), self.result_type)]
 
 
-class UpdateSliceOp(ArrayOp):
+class UpdateSliceOp(_StridedRegionOp):
     """``x`` with the strided slice ``start[k] + i * stride[k]`` replaced by ``update``
     (which has the slice's shape): NumPy's ``x[a:b:s] = update`` as a value."""
 
@@ -483,38 +494,17 @@ class UpdateSliceOp(ArrayOp):
     traits = frozenset({PURE})
     __slots__ = ()
 
-    @property
-    def start(self) -> tuple[int, ...]:
-        return self.attributes["start"]
-
-    @property
-    def stride(self) -> tuple[int, ...]:
-        return self.attributes["stride"]
-
     def check(self) -> None:
         self.need(2)
         x, update = (v.type for v in self.operands)
-        start, stride = self.attributes.get("start"), self.attributes.get("stride")
         if self.result_type != x:
             self.fail("must return the type of the array it updates")
-        if not (isinstance(start, tuple) and isinstance(stride, tuple)
-                and len(start) == len(stride) == x.rank == update.rank):
-            self.fail("needs 'start' and 'stride' with one entry per dim")
-        if update.element != x.element or 0 in stride:
-            self.fail("needs an update of the array's element type and non-zero strides")
-        for k, (n, s, d) in enumerate(zip(update.shape, stride, x.shape)):
-            last = start[k] + s * (n - 1)
-            if n and not (0 <= start[k] < d and 0 <= last < d):
-                self.fail(f"dim {k}: elements {start[k]} to {last} are outside 0..{d - 1}")
+        self.check_region(x, update)
 
     def fold(self, constants):
         arr, update = (_constant_array(c) for c in constants)
         if arr is None or update is None:
             return None
         out = arr.copy()
-        index = tuple(
-            slice(b, (b + s * n) if b + s * n >= 0 else None, s) if n else slice(0, 0)
-            for b, s, n in zip(self.start, self.stride, update.shape)
-        )
-        out[index] = update
+        out[self.region_index(update.shape)] = update
         return [DenseAttr(out, self.result_type)]
