@@ -1,14 +1,23 @@
 #!/usr/bin/env python3
 """Benchmark jitcore against NumPy and, where installed, numexpr, Numba and JAX.
 
-    python tools/bench.py [--size N] [--repeat R] [--only NAME[,NAME...]]
+    python tools/bench.py [--suite default|math|all] [--size N] [--repeat R] [--only NAME[,NAME...]]
 
-Every implementation of a case runs on the same arrays in this one process. Each is called once
-to warm up (that call compiles), then timed R times; the table shows the median and NumPy's
-median divided by it (above 1: faster than NumPy), and the largest difference from NumPy's
-result relative to NumPy's largest magnitude. Two more sections: jitcore's first call of
+The default suite: every implementation of a case runs on the same arrays in this one process.
+Each is called once to warm up (that call compiles), then timed R times; the table shows the
+median and NumPy's median divided by it (above 1: faster than NumPy), and the largest difference
+from NumPy's result relative to NumPy's largest magnitude. Two more sections: jitcore's first call of
 g(x) = tanh(2x+1), split by stage, and the cost of a cached call on a tiny array next to a
-NumPy ufunc call. Speed is measured here and never asserted in tests (DESIGN.md §8).
+NumPy ufunc call.
+
+The math suite (``--suite math``; ``--suite all`` runs both): each transcendental jitcore
+supports, as ``jc.jit(lambda x: np.<fn>(x))`` against ``np.<fn>(x)``, in float32 and float64, on
+inputs inside the function's domain, plus tanh(2x+1) as its own row; warm medians, the speedup
+(NumPy / jitcore), the largest distance from NumPy's result in ULPs, and a check against the
+target of issue #4 (every function at least as fast as NumPy, tanh(2x+1) at least twice as
+fast; both single-threaded, as NumPy's ufuncs and jitcore's kernels are).
+
+Speed is measured here and never asserted in tests (DESIGN.md §8).
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import shlex
 import statistics
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -176,6 +186,202 @@ CASES = [
          lambda ne, a: ne.evaluate("sum(x * x, axis=0)", local_dict={"x": a[0]}) / a[0].shape[0],
          _nb_mean0, lambda xnp: lambda x: (x * x).mean(axis=0)),
 ]
+
+
+# ----------------------------------------------------------------------------- the math suite
+@dataclass
+class MathCase:
+    """One row of the math suite: ``fn`` is NumPy's spelling, traced by jitcore as it is."""
+
+    name: str
+    fn: Callable
+    domain: str  # the inputs, in words, for the table
+    inputs: Callable  # (rng, n) -> list of float64 arrays inside the domain
+    target: float = 1.0  # the speedup over NumPy that issue #4 asks for
+
+
+def _uniform(lo: float, hi: float, *, open_lo: bool = False):
+    """Uniform on [lo, hi), or on (lo, hi] with ``open_lo``."""
+    if open_lo:
+        return lambda rng, n: [hi - rng.uniform(0.0, hi - lo, n)]
+    return lambda rng, n: [rng.uniform(lo, hi, n)]
+
+
+def _uniform2(lo1: float, hi1: float, lo2: float, hi2: float):
+    return lambda rng, n: [rng.uniform(lo1, hi1, n), rng.uniform(lo2, hi2, n)]
+
+
+def _open(lo: float, hi: float):
+    """Uniform on (lo, hi), both ends excluded."""
+    def make(rng, n):
+        x = rng.uniform(lo, hi, n)
+        return [np.where(x == lo, (lo + hi) / 2, x)]
+    return make
+
+
+def _math_case(name: str, domain: str, inputs: Callable, target: float = 1.0) -> MathCase:
+    return MathCase(name, getattr(np, name), domain, inputs, target)
+
+
+def _tanh_2x1(x):
+    return np.tanh(x * 2 + 1)
+
+
+MATH_CASES = [
+    _math_case("exp", "[-80, 80]", _uniform(-80, 80)),
+    _math_case("exp2", "[-120, 120]", _uniform(-120, 120)),
+    _math_case("expm1", "[-10, 10]", _uniform(-10, 10)),
+    _math_case("log", "(0, 100]", _uniform(0, 100, open_lo=True)),
+    _math_case("log2", "(0, 100]", _uniform(0, 100, open_lo=True)),
+    _math_case("log10", "(0, 100]", _uniform(0, 100, open_lo=True)),
+    _math_case("log1p", "(-1, 100]", _uniform(-1, 100, open_lo=True)),
+    _math_case("sin", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("cos", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("tan", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("tanh", "[-10, 10]", _uniform(-10, 10)),
+    _math_case("sinh", "[-20, 20]", _uniform(-20, 20)),
+    _math_case("cosh", "[-20, 20]", _uniform(-20, 20)),
+    _math_case("arcsin", "[-1, 1]", _uniform(-1, 1)),
+    _math_case("arccos", "[-1, 1]", _uniform(-1, 1)),
+    _math_case("arctan", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("arcsinh", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("arccosh", "[1, 10]", _uniform(1, 10)),
+    _math_case("arctanh", "(-1, 1)", _open(-1, 1)),
+    _math_case("cbrt", "[-100, 100]", _uniform(-100, 100)),
+    _math_case("sqrt", "[0, 100]", _uniform(0, 100)),
+    _math_case("power", "x in (0, 10], y in [-3, 3]",
+               lambda rng, n: [10 - rng.uniform(0, 10, n), rng.uniform(-3, 3, n)]),
+    _math_case("arctan2", "y, x in [-10, 10]", _uniform2(-10, 10, -10, 10)),
+    _math_case("hypot", "x, y in [-100, 100]", _uniform2(-100, 100, -100, 100)),
+    _math_case("logaddexp", "x, y in [-50, 50]", _uniform2(-50, 50, -50, 50)),
+    MathCase("tanh(2x+1)", _tanh_2x1, "[-3, 3]", _uniform(-3, 3), target=2.0),
+]
+
+
+def ulp_distance(a, b) -> np.ndarray:
+    """Elementwise distance in units in the last place between two float arrays of one dtype.
+
+    Floats are mapped to integers in the order of their values (so the distance counts the floats
+    between them; +0 and -0 are the same), and an infinity is one step beyond the largest finite
+    float. Two NaNs are 0 apart, whatever their payloads; a NaN and a number are infinitely far
+    apart (``inf`` in the float64 result).
+    """
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.dtype.kind != "f":
+        raise TypeError(f"ulp_distance: two arrays of one float dtype, got {a.dtype} and {b.dtype}")
+    a, b = np.broadcast_arrays(a, b)
+    signed = np.dtype(f"i{a.dtype.itemsize}")
+    mag = np.iinfo(signed).max
+
+    def ordered(x):
+        bits = x.view(signed).astype(np.int64)
+        return np.where(bits < 0, -(bits & mag), bits)
+
+    ia, ib = ordered(a), ordered(b)
+    # |ia - ib| can pass int64's range (float64s of opposite signs); in uint64 it is exact.
+    dist = (np.maximum(ia, ib).astype(np.uint64) - np.minimum(ia, ib).astype(np.uint64)).astype(np.float64)
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    dist[nan_a & nan_b] = 0.0
+    dist[nan_a ^ nan_b] = np.inf
+    return dist
+
+
+def _max_ulp(result, reference) -> str:
+    result, reference = np.asarray(result), np.asarray(reference)
+    note = "" if result.dtype == reference.dtype else f" (dtype {result.dtype})"
+    if result.shape != reference.shape:
+        return f"shape {result.shape}"
+    if result.size == 0:
+        return "0" + note
+    worst = float(ulp_distance(result.astype(reference.dtype, copy=False), reference).max())
+    return ("inf" if worst == np.inf else f"{worst:.0f}") + note
+
+
+@dataclass
+class MathResult:
+    numpy_ms: float | None = None
+    jitcore_ms: float | None = None
+    max_ulp: str = ""
+    error: str | None = None  # why jitcore could not run it: the row says "unsupported" ...
+    crashed: bool = False  # ... or, when it raised anything but jc.UnsupportedError, "error"
+
+    @property
+    def speedup(self) -> float | None:
+        if self.error is not None or not self.jitcore_ms or self.numpy_ms is None:
+            return None
+        return self.numpy_ms / self.jitcore_ms
+
+
+def bench_math_one(case: MathCase, dtype: np.dtype, size: int, repeat: int) -> MathResult:
+    rng = np.random.default_rng(zlib.crc32(f"{case.name} {dtype.name}".encode()))
+    arrays = [np.ascontiguousarray(a.astype(dtype)) for a in case.inputs(rng, size)]
+    fn = case.fn
+    reference = fn(*arrays)  # NumPy's warm-up call, and the reference result
+    out = MathResult()
+    try:
+        jitted = jc.jit(lambda *xs: fn(*xs))
+        result = jitted(*arrays)  # the first call compiles: not timed
+    except jc.UnsupportedError as e:  # no lowering for this function (or dtype) yet
+        out.error = f"{type(e).__name__}: {e}"
+    except Exception as e:  # a failure, not a gap: the row says so rather than "unsupported"
+        out.error = f"{type(e).__name__}: {e}"
+        out.crashed = True
+    else:
+        out.max_ulp = _max_ulp(result, reference)
+        del result
+    numpy_times, jit_times = [], []
+    for _ in range(repeat):  # alternate the two, so that a burst of load hits both alike
+        start = time.perf_counter()
+        fn(*arrays)
+        numpy_times.append(time.perf_counter() - start)
+        if out.error is None:
+            start = time.perf_counter()
+            jitted(*arrays)
+            jit_times.append(time.perf_counter() - start)
+    out.numpy_ms = statistics.median(numpy_times) * 1e3
+    if jit_times:
+        out.jitcore_ms = statistics.median(jit_times) * 1e3
+    return out
+
+
+_SHORT = {F32: "f32", F64: "f64"}
+
+
+def _ms(v: float) -> str:
+    return f"{v:.2f}" if v >= 1 else f"{v:.4f}"
+
+
+def _target_cell(case: MathCase, results: list[MathResult]) -> str:
+    if any(r.crashed for r in results):
+        return "error"
+    if any(r.error is not None for r in results):
+        return "unsupported"
+    missed = [_SHORT[dt] for dt, r in zip((F32, F64), results, strict=True) if r.speedup < case.target]
+    mark = "✓" if not missed else "✗ " + ", ".join(missed)
+    return mark + (f" (≥{case.target:g}x)" if case.target != 1.0 else "")
+
+
+def bench_math(cases: list[MathCase], size: int, repeat: int) -> tuple[list[list[str]], list[str]]:
+    """The table's rows, and one line per function jitcore did not compile."""
+    rows, notes = [], []
+    for case in cases:
+        results = [bench_math_one(case, dt, size, repeat) for dt in (F32, F64)]
+        row = [case.name, case.domain]
+        for dt, r in zip((F32, F64), results, strict=True):
+            if r.error is not None:
+                row += [_ms(r.numpy_ms), "error" if r.crashed else "unsupported", "", ""]
+                notes.append(("error" if r.crashed else "unsupported")
+                             + f": {case.name} {dt.name}: {r.error.splitlines()[0][:160]}")
+            else:
+                row += [_ms(r.numpy_ms), _ms(r.jitcore_ms), f"{r.speedup:.2f}x", r.max_ulp]
+        row.append(_target_cell(case, results))
+        rows.append(row)
+    return rows, notes
+
+
+MATH_HEADER = ["function", "inputs",
+               "f32 numpy ms", "f32 jitcore ms", "f32 speedup", "f32 max ulp",
+               "f64 numpy ms", "f64 jitcore ms", "f64 speedup", "f64 max ulp", "target"]
 
 
 # ----------------------------------------------------------------------------- measuring
@@ -348,36 +554,69 @@ def machine(peers: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--suite", choices=("default", "math", "all"), default="default",
+                        help="default: the cases against the peers; math: each transcendental, f32 and f64, "
+                             "against NumPy; all: both (default: default)")
     parser.add_argument("--size", type=int, default=10_000_000, help="elements per array (default 10M)")
-    parser.add_argument("--repeat", type=int, default=10, help="timed runs per measurement (default 10)")
-    names = [c.name for c in CASES] + list(SECTIONS)
-    parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(names))
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="timed runs per measurement (default 10 for the default suite, 5 for math)")
+    default_names = [c.name for c in CASES] + list(SECTIONS)
+    math_names = [c.name for c in MATH_CASES]
+    parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(default_names)
+                        + " (default suite); " + ", ".join(math_names) + " (math suite)")
     opts = parser.parse_args(argv)
-    if opts.size < 1 or opts.repeat < 1:
+    run_default, run_math = opts.suite in ("default", "all"), opts.suite in ("math", "all")
+    if opts.size < 1 or (opts.repeat is not None and opts.repeat < 1):
         parser.error("--size and --repeat must be at least 1")
+    names = (default_names if run_default else []) + (math_names if run_math else [])
     only = set(names) if opts.only is None else {n.strip() for n in opts.only.split(",")}
     if only - set(names):
-        parser.error(f"unknown name(s) for --only: {', '.join(sorted(only - set(names)))}")
+        unknown = ", ".join(sorted(only - set(names)))
+        parser.error(f"unknown name(s) for --only with --suite {opts.suite}: {unknown}")
 
     peers = {name: _import_peer(name) for name in PEERS}
     print("command: " + shlex.join(getattr(sys, "orig_argv", [sys.executable, *sys.argv])))
     print(machine(peers))
-    print(f"size {opts.size} elements, median of {opts.repeat} warm runs\n")
-
-    if "first-call" in only:  # first: it wants a process where jitcore compiled nothing yet
-        print("jitcore first call of g(x) = tanh(2x+1), f32")
-        print(table(["stage", "ms"], bench_first_call(opts.size, opts.repeat)) + "\n")
-    cases = [c for c in CASES if c.name in only]
-    if cases:
-        print("speedup = NumPy median / median (above 1: faster than NumPy); "
-              "err = max |result - NumPy| / max |NumPy|")
-        rows = bench_cases(cases, opts.size, opts.repeat, peers)
-        print(table(["case", "impl", "median ms", "speedup", "err"], rows) + "\n")
-    if "dispatch" in only:
-        print("call overhead on an 8-element f32 array")
-        print(table(["call", "µs per call"], bench_dispatch(opts.repeat, peers)))
+    if run_default:
+        repeat = opts.repeat or 10
+        print(f"size {opts.size} elements, median of {repeat} warm runs\n")
+        if "first-call" in only:  # first: it wants a process where jitcore compiled nothing yet
+            print("jitcore first call of g(x) = tanh(2x+1), f32")
+            print(table(["stage", "ms"], bench_first_call(opts.size, repeat)) + "\n")
+        cases = [c for c in CASES if c.name in only]
+        if cases:
+            print("speedup = NumPy median / median (above 1: faster than NumPy); "
+                  "err = max |result - NumPy| / max |NumPy|")
+            rows = bench_cases(cases, opts.size, repeat, peers)
+            print(table(["case", "impl", "median ms", "speedup", "err"], rows) + "\n")
+        if "dispatch" in only:
+            print("call overhead on an 8-element f32 array")
+            print(table(["call", "µs per call"], bench_dispatch(repeat, peers)) + ("\n" if run_math else ""))
+    math_cases = [c for c in MATH_CASES if c.name in only] if run_math else []
+    if math_cases:
+        repeat = opts.repeat or 5
+        print(f"math suite: jc.jit(lambda x: np.<fn>(x)) against np.<fn>(x), {opts.size} elements, "
+              f"median of {repeat} warm runs (the first call, which compiles, is not timed)")
+        print("single-threaded, both: NumPy runs elementwise ufuncs on one thread (no BLAS, no OpenMP), "
+              "and jitcore's kernels are one loop on one thread")
+        print("speedup = NumPy median / jitcore median; max ulp = largest distance from NumPy's result "
+              "in units in the last place (NaN == NaN); target (issue #4): speedup >= 1.0 in both dtypes, "
+              ">= 2.0 for tanh(2x+1)")
+        rows, notes = bench_math(math_cases, opts.size, repeat)
+        print(table(MATH_HEADER, rows))
+        for note in notes:
+            print(note)
+        slower = [r[0] for r in rows if r[-1].startswith("✗")]
+        unsupported = [r[0] for r in rows if r[-1] == "unsupported"]
+        failed = [r[0] for r in rows if r[-1] == "error"]
+        met = len(rows) - len(slower) - len(unsupported) - len(failed)
+        print(f"target met by {met} of {len(rows)}"
+              + (f"; missed by: {', '.join(slower)}" if slower else "")
+              + (f"; unsupported: {', '.join(unsupported)}" if unsupported else "")
+              + (f"; error: {', '.join(failed)}" if failed else ""))
+        if hasattr(os, "getloadavg"):
+            print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
-
 
 if __name__ == "__main__":
     try:
