@@ -61,6 +61,7 @@ class CompiledFunction:
     arg_strided: tuple[bool, ...]  # argument passes its strides (else: C-contiguous)
     arg_needs_contiguous: tuple[bool, ...]  # the caller must pass a C-contiguous array
     header: ArrayHeader | None = None  # slots hold header addresses (else data pointers)
+    has_status: bool = False  # one more buffer slot: error status words (see codegen/gather.py)
     buffers: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
     constants: list[np.ndarray] = field(default_factory=list)
     outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
@@ -231,8 +232,8 @@ class _KernelEmitter:
 
     def _emit_nest(self) -> None:
         self._emit_copies()
-        if self.op.has_reduction:
-            self._emit_inits()
+        if self.op.has_reduction and self.op.scan_dim is None:
+            self._emit_inits()  # a scan starts from its inits at position 0 instead
         self._loop_nest(0, [])
 
     def _emit_copies(self) -> None:
@@ -343,6 +344,21 @@ class _KernelEmitter:
 
             self._loop(size, store)
 
+    def _scan_accumulator(self, k: int, ivs: list, r: Value) -> ll.Value:
+        """Result ``k`` at the previous position along the scan dim, or its init at position 0.
+
+        The nest runs the scan dim in increasing order (and each other dim wholly inside or
+        outside it), so the previous position was stored earlier in this run. At position 0 the
+        read goes to position 0 itself, in bounds, and the select discards it.
+        """
+        scan = self.op.scan_dim
+        t = r.type.element
+        init = self.op.attributes["inits"][k].value
+        first = self.b.icmp_signed("==", ivs[scan], ll.Constant(I64, 0))
+        previous = self.b.select(first, ivs[scan], self.b.sub(ivs[scan], ll.Constant(I64, 1)))
+        loaded = self._load(len(self.op.operands) + k, [*ivs[:scan], previous, *ivs[scan + 1:]], r)
+        return self.b.select(first, ll.Constant(value_type(t), int(init) if t.is_bool else init), loaded)
+
     def _loop_nest(self, depth: int, ivs: list) -> None:
         if depth == len(self.domain):
             self._body(ivs)
@@ -358,7 +374,8 @@ class _KernelEmitter:
             values[id(args[i])] = self._load(i, ivs, v)
         if op.has_reduction:
             for k, r in enumerate(op.results):
-                values[id(args[n_in + k])] = self._load(n_in + k, ivs, r)
+                values[id(args[n_in + k])] = (self._load(n_in + k, ivs, r) if op.scan_dim is None
+                                              else self._scan_accumulator(k, ivs, r))
         for inner in op.body.ops[:-1]:
             if isinstance(inner, kernel.IndexOp):
                 values[id(inner.result)] = ivs[inner.dim]

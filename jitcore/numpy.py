@@ -498,3 +498,4 @@ def apply_function(func, args, kwargs):
         )
     return impl(*args, **kwargs)
 from jitcore import linalg as _linalg  # noqa: E402, F401  (registers matmul, dot, ...)
+from jitcore import reductions as _reductions  # noqa: E402, F401  (registers argmax, cumsum, ...)

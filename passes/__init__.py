@@ -1,6 +1,6 @@
 """Passes over the IR and the manager that runs them; importing this package registers them."""
 
-from passes import canonicalize, cse, dce, fuse, kernelize_shape  # noqa: F401  (registers the passes)
+from passes import canonicalize, cse, dce, fuse, kernelize_index, kernelize_shape  # noqa: F401  (registers the passes)
 from passes.manager import (
     PASSES,
     Pass,

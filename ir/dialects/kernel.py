@@ -2,12 +2,22 @@
 
 ``kernel.generic`` reads each operand through an affine indexing map from the iteration space
 (so broadcasts, transposes and strided slices are maps, not copies) and writes each result
-through its own map. Iterators are ``parallel`` or ``reduction``; a kernel with reduction
-iterators starts each result from its ``inits`` value and its body also receives the running
-accumulators. The iteration extents are the ``domain`` attribute; where it is absent they are
-derived from the result shapes, then the operand shapes: every iteration dim must then appear as
-a plain ``dN`` in some map. (Fusion always writes ``domain``: an inlined slice reads a larger
+through its own map. Iterators are ``parallel``, ``reduction`` or ``scan``; a kernel with
+reduction iterators starts each result from its ``inits`` value and its body also receives the
+running accumulators. The iteration extents are the ``domain`` attribute; where it is absent they
+are derived from the result shapes, then the operand shapes: every iteration dim must then appear
+as a plain ``dN`` in some map. (Fusion always writes ``domain``: an inlined slice reads a larger
 operand through a plain ``dN``, so its shape says nothing about the iteration space.)
+
+A ``scan`` iterator (at most one per kernel, never alongside reductions) makes an inclusive
+prefix computation along its dim: each result map uses it once, plainly, and the body again
+receives one accumulator per result after its inputs: the result at the previous position along
+the scan dim, or the result's ``inits`` value at position 0. What the body yields is the result
+at the current position, so a cumulative sum is ``yield acc + x``. Code generators run the scan
+dim in increasing order, so each position is computed after the previous one is stored.
+``has_reduction`` is true for scans too: either way the kernel carries accumulators and one
+result element depends on many input elements, so fusion never inlines such a kernel into a
+consumer (an elementwise producer may still be inlined into it: it reads each element once).
 
 A result whose entry in ``copy_inputs`` names an input (else -1) starts as a copy of that input
 (same type) and the nest then overwrites only the elements its output map reaches: that is how
@@ -24,7 +34,7 @@ from ir.attributes import AffineMap, ScalarAttr
 from ir.core import PURE, TERMINATOR, Operation
 from ir.types import TensorType, index
 
-PARALLEL, REDUCTION = "parallel", "reduction"
+PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
 
 
 class GenericOp(Operation):
@@ -42,7 +52,14 @@ class GenericOp(Operation):
 
     @property
     def has_reduction(self) -> bool:
-        return REDUCTION in self.iterator_types
+        """Whether the body takes accumulators: there is a reduction or a scan iterator."""
+        return REDUCTION in self.iterator_types or SCAN in self.iterator_types
+
+    @property
+    def scan_dim(self) -> int | None:
+        """The iteration dim of the ``scan`` iterator, or None."""
+        iters = self.iterator_types
+        return iters.index(SCAN) if SCAN in iters else None
 
     @property
     def input_maps(self) -> tuple[AffineMap, ...]:
@@ -96,8 +113,10 @@ class GenericOp(Operation):
     def _verify_structure(self) -> None:
         iters = self.attributes.get("iterator_types")
         maps = self.attributes.get("indexing_maps")
-        if not isinstance(iters, tuple) or any(i not in (PARALLEL, REDUCTION) for i in iters):
-            self.fail("needs 'iterator_types', each 'parallel' or 'reduction'")
+        if not isinstance(iters, tuple) or any(i not in (PARALLEL, REDUCTION, SCAN) for i in iters):
+            self.fail("needs 'iterator_types', each 'parallel', 'reduction' or 'scan'")
+        if iters.count(SCAN) > 1 or (SCAN in iters and REDUCTION in iters):
+            self.fail("may have at most one 'scan' iterator, and then no 'reduction' iterator")
         shaped = [*self.operands, *self.results]
         if not isinstance(maps, tuple) or len(maps) != len(shaped):
             self.fail("needs one indexing map per operand and per result")
@@ -111,6 +130,11 @@ class GenericOp(Operation):
         for m in self.output_maps:
             if any(e.dim is not None and iters[e.dim] == REDUCTION for e in m.exprs):
                 self.fail("result maps may only use parallel dims")
+            if SCAN in iters:
+                scan = iters.index(SCAN)
+                uses = [e for e in m.exprs if e.dim == scan]
+                if len(uses) != 1 or uses[0].scale != 1 or uses[0].offset != 0:
+                    self.fail(f"result map {m} must use the scan dim d{scan} once, plainly")
         clamped = self.attributes.get("clamped", ())
         if not isinstance(clamped, tuple) or any(
             not isinstance(i, int) or not 0 <= i < len(self.operands) for i in clamped
@@ -153,9 +177,9 @@ class GenericOp(Operation):
                 not isinstance(a, ScalarAttr) or a.type != r.type.element
                 for a, r in zip(inits, self.results)
             ):
-                self.fail("a reduction needs 'inits': one scalar of each result's element type")
+                self.fail("a reduction or scan needs 'inits': one scalar of each result's element type")
         elif inits is not None:
-            self.fail("only reductions take 'inits'")
+            self.fail("only reductions and scans take 'inits'")
         got = [a.type for a in self.body.args]
         if got != expected:
             self.fail(f"body arguments must be {[str(t) for t in expected]}, got {[str(t) for t in got]}")

@@ -1,0 +1,84 @@
+"""Kernel forms of ``array.argreduce`` and ``array.scan``, registered with the ``fuse`` pass.
+
+An argreduce is one reduction kernel with two results, the best value so far and its index,
+starting from the kind's identity (-inf for argmax of floats, the type's minimum for integers,
+False for bool) and index 0. At each position along the axis the body takes the element when it
+is strictly better than the best so far, or when it is the first NaN: a later equal element never
+replaces an earlier one (NumPy's first occurrence on ties), and once the best is NaN nothing
+replaces it (NumPy's first NaN). Its position comes from ``kernel.index``. An axis of only the
+identity value (say all -inf) keeps index 0, which is NumPy's answer too.
+
+A scan is one kernel with a ``scan`` iterator along the axis, whose body combines the
+accumulator with the element. It starts from the kind's identity, -0.0 for float sums so that
+a leading -0.0 stays -0.0 as in NumPy.
+"""
+
+from __future__ import annotations
+
+from ir.attributes import AffineMap, ScalarAttr
+from ir.core import Value
+from ir.dialects import kernel
+from ir.dialects.array_index import ArgReduceOp, ScanOp
+from ir.types import ScalarType, i1, i64
+from passes.fuse import KernelBuilder, kernelizes
+from passes.scalar_lowering import ScalarEmitter, reduction_init
+
+
+class _Replacement:
+    """What the fuse pass reads from a kernelizer's answer: ``result``, the value that takes
+    the op's place. The argreduce kernel has two results, so it has no ``result`` of its own."""
+
+    __slots__ = ("result",)
+
+    def __init__(self, result: Value):
+        self.result = result
+
+
+def _better(emit: ScalarEmitter, kind: str, x: Value, best: Value) -> Value:
+    """i1: ``x`` replaces ``best``: strictly beyond it, or NaN while ``best`` is not."""
+    if not x.type.is_float:
+        return emit.cmp("gt" if kind == "max" else "lt", x, best)
+    # ugt/ult also hold when x is NaN; ord(best, best) when best is not NaN.
+    beyond = emit.op("arith.cmpf", x, best, result=i1, predicate="ugt" if kind == "max" else "ult")
+    return emit.op("arith.andi", beyond, emit.op("arith.cmpf", best, best, result=i1, predicate="ord"))
+
+
+@kernelizes(ArgReduceOp)
+def kernelize_argreduce(op: ArgReduceOp) -> _Replacement:
+    x = op.operands[0]
+    rank, axis, t = x.type.rank, op.axis, x.type.element
+    kb = KernelBuilder(rank)
+    value = kb.input(x, AffineMap.identity(rank))
+    best_index = kb.body.add_arg(i64)
+    best = kb.body.add_arg(t)
+    emit = kb.emit
+    take = _better(emit, op.kind, value, best)
+    position = emit.convert(kb.index(axis), i64)
+    kept = [d for d in range(rank) if d != axis]
+    out_map = AffineMap.from_dims(rank, kept)
+    iterators = [kernel.REDUCTION if d == axis else kernel.PARALLEL for d in range(rank)]
+    new = kb.finish(op, [op.result_type, op.result_type.with_element(t)], [out_map, out_map], iterators,
+                    [emit.select(take, position, best_index), emit.select(take, value, best)],
+                    inits=[ScalarAttr(0, i64), reduction_init(op.kind, t)],
+                    accumulators=[best_index, best])
+    return _Replacement(new.results[0])
+
+
+def scan_init(kind: str, t: ScalarType) -> ScalarAttr:
+    """Where a scan starts: the kind's identity, exact for every first element (-0.0 included)."""
+    if kind == "sum" and t.is_float:
+        return ScalarAttr(-0.0, t)
+    return reduction_init(kind, t)
+
+
+@kernelizes(ScanOp)
+def kernelize_scan(op: ScanOp) -> kernel.GenericOp:
+    x = op.operands[0]
+    rank, t = x.type.rank, x.type.element
+    kb = KernelBuilder(rank)
+    value = kb.input(x, AffineMap.identity(rank))
+    acc = kb.body.add_arg(t)
+    iterators = [kernel.SCAN if d == op.axis else kernel.PARALLEL for d in range(rank)]
+    return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators,
+                     [kb.emit.combine(op.kind, acc, value)], inits=[scan_init(op.kind, t)],
+                     accumulators=[acc])
