@@ -224,6 +224,7 @@ class _KernelEmitter:
         ):
             self._flatten()
         self.precision = scalar.FAST
+        self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
             self._emit_with_exact_fallback()
         else:
@@ -347,23 +348,33 @@ class _KernelEmitter:
     def _scan_accumulator(self, k: int, ivs: list, r: Value) -> ll.Value:
         """Result ``k`` at the previous position along the scan dim, or its init at position 0.
 
-        The nest runs the scan dim in increasing order (and each other dim wholly inside or
-        outside it), so the previous position was stored earlier in this run. At position 0 the
-        read goes to position 0 itself, in bounds, and the select discards it.
+        ``_loop_nest`` runs position 0 of the scan dim apart from the others, so this is a
+        constant there and an affine read elsewhere: LLVM then keeps a scan along the inner loop
+        in a register, and vectorizes a scan along an outer one.
         """
-        scan = self.op.scan_dim
         t = r.type.element
-        init = self.op.attributes["inits"][k].value
-        first = self.b.icmp_signed("==", ivs[scan], ll.Constant(I64, 0))
-        previous = self.b.select(first, ivs[scan], self.b.sub(ivs[scan], ll.Constant(I64, 1)))
-        loaded = self._load(len(self.op.operands) + k, [*ivs[:scan], previous, *ivs[scan + 1:]], r)
-        return self.b.select(first, ll.Constant(value_type(t), int(init) if t.is_bool else init), loaded)
+        if self.scan_start:
+            init = self.op.attributes["inits"][k].value
+            return ll.Constant(value_type(t), int(init) if t.is_bool else init)
+        scan = self.op.scan_dim
+        previous = self.b.sub(ivs[scan], ll.Constant(I64, 1))
+        return self._load(len(self.op.operands) + k, [*ivs[:scan], previous, *ivs[scan + 1:]], r)
 
     def _loop_nest(self, depth: int, ivs: list) -> None:
         if depth == len(self.domain):
             self._body(ivs)
             return
-        self._loop(self.domain[depth], lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+        extent = self.domain[depth]
+        if depth == self.op.scan_dim and extent:
+            # Position 0 from the inits, then positions 1.. in order, each reading the one
+            # before it (stored earlier: the other dims run wholly inside or outside this one).
+            self.scan_start = True
+            self._loop_nest(depth + 1, ivs + [ll.Constant(I64, 0)])
+            self.scan_start = False
+            one = ll.Constant(I64, 1)
+            self._loop(extent - 1, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))
+            return
+        self._loop(extent, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
 
     def _body(self, ivs: list) -> None:
         op = self.op
