@@ -69,6 +69,8 @@ class ArgReduceOp(_AxisOp):
             self.fail(f"cannot take the arg{self.kind} of an empty axis {self.axis}")
 
     def fold(self, constants):
+        if self.operands[0].type.shape[self.axis] == 1 and self.result_type.size <= FOLD_LIMIT:
+            return [DenseAttr(np.zeros(self.result_type.shape, np.int64), self.result_type)]
         arr = _constant_array(constants[0])
         if arr is None:
             return None

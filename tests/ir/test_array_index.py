@@ -177,6 +177,11 @@ def test_scan_of_one_element_is_its_operand():
     assert '"func.return"(%arg0)' in ir.print_op(m)
 
 
+def test_argreduce_along_one_element_is_zero():
+    m = ir.parse(one_op("array.argreduce", "tensor<3x1xf32>", "tensor<3xi64>", 'axis = 1, kind = "min"'))
+    np.testing.assert_array_equal(folded(m), np.zeros(3, np.int64))
+
+
 def test_fuse_makes_an_argreduce_kernel_with_value_and_index_results():
     m = ir.parse(one_op("array.argreduce", "tensor<2x3xf32>", "tensor<2xi64>", 'axis = 1, kind = "max"'))
     PassManager("fuse").run(m)
