@@ -22,11 +22,14 @@ import numpy as np
 from llvmlite import ir as ll
 
 from codegen import scalar
+from codegen.gather import emit_gather
 from codegen.llvm_types import I1, I64, PTR, memory_type, value_type
+from codegen.loops import contiguous_strides, emit_loop, emit_nest
 from codegen.target import assembly, compile_module
 from ir.attributes import AffineMap, numpy_dtype
 from ir.core import Operation, Value
 from ir.dialects import array, kernel
+from ir.dialects.gather import GatherOp
 from ir.errors import JitcoreError
 
 _symbols = itertools.count()
@@ -84,7 +87,7 @@ class CompiledFunction:
 
 
 def lower_function(func: Operation, arg_contiguous: tuple[bool, ...],
-                   header: ArrayHeader | None = None) -> CompiledFunction:
+                   header: ArrayHeader | None = None, fastmath: bool = False) -> CompiledFunction:
     """LLVM IR for ``func`` (not yet compiled) and its calling convention."""
     args = func.body.args
     reshaped = {id(op.operands[0]) for op in func.body.ops if isinstance(op, array.ReshapeOp)}
@@ -92,15 +95,16 @@ def lower_function(func: Operation, arg_contiguous: tuple[bool, ...],
     strided = tuple(not (c or n) for c, n in zip(arg_contiguous, needs_contiguous))
     symbol = f"jit_{func.sym_name}_{next(_symbols)}"
     plan = CompiledFunction(symbol, "", strided, needs_contiguous, header)
-    lowering = _Lowering(plan, symbol)
+    lowering = _Lowering(plan, symbol, fastmath)
     lowering.run(func)
     plan.llvm_ir = str(lowering.module)
     return plan
 
 
 class _Lowering:
-    def __init__(self, plan: CompiledFunction, symbol: str):
+    def __init__(self, plan: CompiledFunction, symbol: str, fastmath: bool = False):
         self.plan = plan
+        self.fastmath = fastmath
         self.module = ll.Module(name=symbol)
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR]), symbol)
         fn.args[0].name = "desc"
@@ -146,10 +150,15 @@ class _Lowering:
         body = list(func.body.ops)
         # Descriptor order: arguments, then every buffer, then every constant.
         for op in body:
-            if isinstance(op, kernel.GenericOp):
+            if isinstance(op, (kernel.GenericOp, GatherOp)):
                 for r in op.results:
                     self._new_storage(r, "buffer", len(self.plan.buffers))
                     self.plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
+        if any(isinstance(op, GatherOp) for op in body):
+            self.plan.has_status = True  # one more caller-allocated buffer, after the others
+            self.status = self.b.inttoptr(self.load_slot(), PTR)
+            if self.plan.header is not None:
+                self.status = self._field(self.status, self.plan.header.data_offset, PTR)
         for op in body:
             if isinstance(op, array.ConstantOp):
                 self._new_storage(op.result, "constant", len(self.plan.constants))
@@ -157,6 +166,8 @@ class _Lowering:
         for op in body:
             if isinstance(op, kernel.GenericOp):
                 self._call_kernel(op)
+            elif isinstance(op, GatherOp):
+                self._call_gather(op)
             elif isinstance(op, array.ReshapeOp):
                 self.storage[id(op.result)] = self.storage[id(op.operands[0])]
                 self.strides[id(op.result)] = None
@@ -174,21 +185,19 @@ class _Lowering:
         self.storage[id(value)] = s
         self.pointers[s], self.strides[id(value)] = self.load_array(value, strided=False)
 
+    def _call_gather(self, op: GatherOp) -> None:
+        dynamic = [self.strides[id(v)] for v in op.operands]
+        fn = emit_gather(self.module, op, [d is not None for d in dynamic])
+        args = [self.pointers[self.storage[id(v)]] for v in (*op.operands, op.result)] + [self.status]
+        self.b.call(fn, args + [s for d in dynamic if d is not None for s in d])
+
     def _call_kernel(self, op: kernel.GenericOp) -> None:
         shaped = [*op.operands, *op.results]
         dynamic = [self.strides[id(v)] for v in shaped]
-        fn = _KernelEmitter(self.module, op, [d is not None for d in dynamic]).function
+        fn = _KernelEmitter(self.module, op, [d is not None for d in dynamic], self.fastmath).function
         args = [self.pointers[self.storage[id(v)]] for v in shaped]
         args += [s for d in dynamic if d is not None for s in d]
         self.b.call(fn, args)
-
-
-def contiguous_strides(shape: tuple[int, ...]) -> list[int]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return strides[::-1]
 
 
 class _KernelEmitter:
@@ -196,8 +205,9 @@ class _KernelEmitter:
 
     _names = itertools.count()
 
-    def __init__(self, module: ll.Module, op: kernel.GenericOp, strided: list[bool]):
+    def __init__(self, module: ll.Module, op: kernel.GenericOp, strided: list[bool], fastmath: bool = False):
         self.op = op
+        self.fastmath = fastmath
         shaped = [*op.operands, *op.results]
         params = [PTR] * len(shaped) + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
         fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), f"kernel_{next(self._names)}")
@@ -223,7 +233,7 @@ class _KernelEmitter:
             m.is_identity for m in self.maps
         ):
             self._flatten()
-        self.precision = scalar.FAST
+        self.precision = scalar.Precision(fastmath=fastmath)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
             self._emit_with_exact_fallback()
@@ -255,13 +265,7 @@ class _KernelEmitter:
 
                 self.b.store(self.b.load(address(source), typ=elem), address(n_in + k))
 
-            def nest(depth, ivs, shape=shape, copy_at=copy_at):
-                if depth == len(shape):
-                    copy_at(ivs)
-                else:
-                    self._loop(shape[depth], lambda iv: nest(depth + 1, ivs + [iv]))
-
-            nest(0, [])
+            emit_nest(self.b, shape, copy_at)
 
     def _emit_with_exact_fallback(self) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute
@@ -273,10 +277,10 @@ class _KernelEmitter:
         def report(cond):
             self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
 
-        self.precision = scalar.Precision(report=report)
+        self.precision = scalar.Precision(report=report, fastmath=self.fastmath)
         self._emit_nest()
         with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
-            self.precision = scalar.Precision(exact=True)
+            self.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
             self._emit_nest()
 
     def _flatten(self) -> None:
@@ -318,19 +322,7 @@ class _KernelEmitter:
         self.b.store(x, self._element_pointer(index, ivs, memory_type(t)))
 
     def _loop(self, extent: int, body) -> None:
-        pre = self.b.block
-        fn = self.function
-        header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
-        self.b.branch(header)
-        self.b.position_at_end(header)
-        iv = self.b.phi(I64)
-        iv.add_incoming(ll.Constant(I64, 0), pre)
-        self.b.cbranch(self.b.icmp_signed("<", iv, ll.Constant(I64, extent)), inner, done)
-        self.b.position_at_end(inner)
-        body(iv)
-        iv.add_incoming(self.b.add(iv, ll.Constant(I64, 1)), self.b.block)
-        self.b.branch(header)
-        self.b.position_at_end(done)
+        emit_loop(self.b, extent, body)
 
     def _emit_inits(self) -> None:
         n_in = len(self.op.operands)

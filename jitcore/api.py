@@ -187,7 +187,7 @@ class JitFunction:
     def _compile(self, key, specs, call) -> Executable:
         module, out_tree = self._trace(specs, call)
         optimized = compiler.optimize(module, self.options)
-        plan = compiler.lower(optimized, specs)
+        plan = compiler.lower(optimized, specs, self.options)
         self._compiles += 1
         return Executable(plan, out_tree.tree, out_tree.mutated)
 
@@ -222,7 +222,7 @@ class Lowered:
 
     def plan(self):
         if self._plan is None:
-            self._plan = compiler.lower(self.optimized(), self._specs)
+            self._plan = compiler.lower(self.optimized(), self._specs, self.jitted.options)
         return self._plan
 
     def as_text(self, stage: str = "optimized") -> str:

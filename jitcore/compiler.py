@@ -104,7 +104,8 @@ def optimize(module: ModuleOp, options: CompileOptions, *,
     return copy
 
 
-def lower(module: ModuleOp, specs: list[ArgSpec]) -> CompiledFunction:
+def lower(module: ModuleOp, specs: list[ArgSpec], options: CompileOptions | None = None) -> CompiledFunction:
     """LLVM IR for the module's function and its calling convention (compiled on demand)."""
     (func,) = module.functions()
-    return lower_function(func, tuple(s.contiguous for s in specs), ARRAY_HEADER)
+    fastmath = options is not None and options.fastmath
+    return lower_function(func, tuple(s.contiguous for s in specs), ARRAY_HEADER, fastmath)

@@ -80,11 +80,16 @@ class Executable:
                 arrays = list(arrays) if arrays is originals else arrays
                 arrays[i] = np.ascontiguousarray(arrays[i])
         buffers = [np.empty(shape, dtype) for shape, dtype in self._buffers]
+        if self.plan.has_status:
+            buffers.append(np.zeros(4, np.int64))  # error status: flag, index, axis, size
         if self.plan.header is not None:
             desc = [*map(id, arrays), *map(id, buffers), *self._constants]
         else:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
+        if self.plan.has_status and buffers[-1][0]:
+            _, index, axis, size = buffers[-1].tolist()
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
         for kind, index, shape in self._outputs:
             if kind == "constant":

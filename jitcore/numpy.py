@@ -312,6 +312,18 @@ def result_type(*arrays_and_dtypes):
     return _np.result_type(*(a.dtype if isinstance(a, _Tracer) else a for a in arrays_and_dtypes))
 
 
+@_implements(_np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if not _traced(a, indices):
+        return _np.take(a, indices, axis=axis, out=out, mode=mode)
+    if out is not None or mode != "raise":
+        raise _UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
+    a = _lift(a, [a, indices])
+    if axis is None:
+        a, axis = _prims.reshape(a, (-1,)), 0
+    return _prims.take(a, indices, axis)
+
+
 @_implements(_np.concatenate)
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
     arrays = list(arrays)

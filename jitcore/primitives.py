@@ -13,6 +13,7 @@ import numpy as np
 
 from ir.attributes import DenseAttr
 from ir.dialects import array
+from ir.dialects.gather import GatherOp
 from ir.types import TensorType
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
@@ -316,8 +317,8 @@ def _basic_index(x: Tracer, key):
     for k in key:
         if isinstance(k, (Tracer, np.ndarray, list)):
             raise UnsupportedError(
-                f"indexing {x!r} with an array is not supported under jit yet; use basic "
-                "indexing (ints, slices, None, ...) or jnp.where"
+                f"assigning through an array index ({x!r}[array] = ...) is not supported under "
+                "jit yet; use basic indexing (ints, slices, None, ...) or jnp.where"
             )
     if sum(k is Ellipsis for k in key) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -354,9 +355,55 @@ def _basic_index(x: Tracer, key):
 
 
 def getitem(x: Tracer, key) -> Tracer:
-    """Basic indexing with static ints, slices, None and Ellipsis."""
+    """Basic indexing with static ints, slices, None and Ellipsis; one integer-array or
+    boolean-mask index (the rest full slices) gathers."""
+    keys = key if isinstance(key, tuple) else (key,)
+    arrays = [i for i, k in enumerate(keys) if isinstance(k, (Tracer, np.ndarray, list))]
+    if arrays:
+        return _advanced_getitem(x, keys, arrays)
     start, stride, sliced, final = _basic_index(x, key)
     return reshape(slice_(x, start, stride, sliced), final)
+
+
+def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
+    ellipsis = [i for i, k in enumerate(keys) if k is Ellipsis]  # `in` would call Tracer.__eq__
+    if ellipsis:
+        at = ellipsis[0]
+        keys = keys[:at] + (slice(None),) * (x.ndim - len(keys) + 1) + keys[at + 1:]
+        arrays = [i for i, k in enumerate(keys) if isinstance(k, (Tracer, np.ndarray, list))]
+    others_full = all(k == slice(None) for i, k in enumerate(keys) if i not in arrays)
+    if len(arrays) != 1 or not others_full:
+        raise UnsupportedError(
+            f"indexing {x!r} with {len(arrays)} array(s) mixed with other indices is not supported "
+            "under jit yet: one integer array or boolean mask, with ':' elsewhere, is"
+        )
+    (axis,) = arrays
+    index = keys[axis]
+    index = np.asarray(index) if isinstance(index, list) else index
+    if index.dtype == np.bool_:
+        if isinstance(index, Tracer):
+            raise JitTypeError(
+                f"{x!r}[mask] with a traced boolean mask has a shape that depends on the data, which "
+                "a compiled function cannot have; use jitcore.numpy.where(mask, x, fill) instead"
+            )
+        covered = x.shape[axis: axis + index.ndim]
+        if covered != index.shape:
+            raise IndexError(f"boolean index of shape {index.shape} does not match the indexed "
+                             f"dimensions {covered}")
+        flat = reshape(x, x.shape[:axis] + (-1,) + x.shape[axis + index.ndim:]) if index.ndim != 1 else x
+        return take(flat, np.flatnonzero(index), axis)
+    if index.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    return take(x, index, axis)
+
+
+def take(x: Tracer, indices, axis: int) -> Tracer:
+    """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
+    (axis,) = normalize_axes(axis, x.ndim, "take")
+    idx = as_tracer(x.trace, indices, np.dtype(np.int64))
+    shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
+    return _emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
+                 sources=_sources(x, indices))
 
 
 def update(x: Tracer, key, value) -> Tracer:
