@@ -80,10 +80,12 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
     if name == "arith.negf":
         return b.fneg(args[0])
     if name in ("arith.maximumf", "arith.minimumf"):
-        # NumPy: NaN in either operand wins; otherwise the strictly larger (smaller) one, so
-        # maximum(-0.0, 0.0) is 0.0 and maximum(0.0, -0.0) is -0.0, as NumPy returns.
+        # NumPy: NaN in either operand wins; otherwise the larger (smaller) one. On a tie of
+        # 0.0 and -0.0 NumPy's float32/64 loops return the second operand, its float16 loop
+        # the first, so the comparison is strict except for half.
         x, y = args
-        better = b.fcmp_ordered(">" if name == "arith.maximumf" else "<", x, y)
+        strict = not isinstance(x.type, ll.HalfType)
+        better = b.fcmp_ordered((">" if name == "arith.maximumf" else "<") + ("" if strict else "="), x, y)
         return b.select(b.or_(better, b.fcmp_unordered("uno", x, x)), x, y)
     if name in MINMAX_INT:
         cmp = b.icmp_signed if name.endswith("si") else b.icmp_unsigned

@@ -492,10 +492,15 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
                                                          keepdims=kwargs.get("keepdims", False))
+    if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
+        (a,) = inputs
+        dtype = kwargs.get("dtype")
+        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
 
 
+_UFUNC_ACCUMULATIONS = {_np.add: _np.cumsum, _np.multiply: _np.cumprod}
 _UFUNC_REDUCTIONS = {_np.add: _np.sum, _np.multiply: _np.prod, _np.maximum: _np.max,
                      _np.minimum: _np.min, _np.logical_and: _np.all, _np.logical_or: _np.any}
 

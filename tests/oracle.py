@@ -51,7 +51,8 @@ def assert_matches(actual, expected, ulps: int = 0, context: str = "") -> None:
         return
     dist = ulp_distance(actual, expected)
     nan_mismatch = np.isnan(actual) != np.isnan(expected)
-    bad = (dist > ulps) | nan_mismatch
+    zero_sign = (actual == 0) & (expected == 0) & (np.signbit(actual) != np.signbit(expected))
+    bad = (dist > ulps) | nan_mismatch | zero_sign
     assert not bad.any(), (
         f"{bad.sum()} of {bad.size} elements beyond {ulps} ULP{where}: got {actual[bad][:5]}, "
         f"NumPy {expected[bad][:5]}, max distance {dist.max()}"

@@ -300,3 +300,11 @@ def test_strided_and_negative_stride_inputs_are_read_in_place():
         assert_matches(fn(v), v * 3 - 1, 0, str(v.strides))
     # reshape of a strided view needs a contiguous copy first; the result is still right
     assert_matches(jc.jit(lambda x: x.reshape(-1) + 1)(base.T), base.T.reshape(-1) + 1)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint8, np.int64, np.float32, np.float64])
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply], ids=lambda u: u.__name__)
+def test_ufunc_accumulate_matches_numpy(ufunc, dtype):
+    x = (np.arange(12) % 5).astype(dtype).reshape(3, 4)
+    for axis in (0, 1, -1):
+        assert_matches(jc.jit(lambda v: ufunc.accumulate(v, axis=axis))(x), ufunc.accumulate(x, axis=axis))
