@@ -472,7 +472,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     out = kwargs.pop("out", None)
-    if _builtins.any(kwargs.get(k) not in (None, True, "same_kind", "K") for k in kwargs):
+    structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
+    if _builtins.any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
         raise _UnsupportedError(
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
             f"yet (at {_user_location()})"
@@ -498,6 +499,15 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
+
+
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "subok": True}
+
+
+def _is_default_ufunc_kwarg(key: str, value) -> bool:
+    if isinstance(value, (_Tracer, _np.ndarray)):
+        return False
+    return value is None or (key in _UFUNC_DEFAULTS and value == _UFUNC_DEFAULTS[key])
 
 
 _UFUNC_ACCUMULATIONS = {_np.add: _np.cumsum, _np.multiply: _np.cumprod}
