@@ -357,6 +357,9 @@ class _KernelEmitter:
             self._body(ivs)
             return
         extent = self.domain[depth]
+        if depth == len(self.domain) - 1 and self._lane_combiners() and extent >= 2 * self._lanes():
+            self._blocked_reduction(extent, ivs)
+            return
         if depth == self.op.scan_dim and extent:
             # Position 0 from the inits, then positions 1.. in order, each reading the one
             # before it (stored earlier: the other dims run wholly inside or outside this one).
@@ -368,14 +371,89 @@ class _KernelEmitter:
             return
         self._loop(extent, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
 
-    def _body(self, ivs: list) -> None:
+    def _lanes(self) -> int:
+        """Partial accumulators per result in a blocked reduction: two vectors' worth."""
+        return 16 if self.op.results[0].type.element.bitwidth <= 32 else 8
+
+    def _lane_combiners(self) -> list[str] | None:
+        """For a float sum or product over the innermost dim, each result's combining op.
+
+        Such a loop carries one add from each iteration to the next, which LLVM may not reorder
+        (IEEE), so it would run one element at a time. Only these two ops are reordered here:
+        several partial accumulators, added pairwise at the end, as NumPy's pairwise sum does.
+        """
+        op = self.op
+        if (self.fastmath or op.scan_dim is not None or not op.has_reduction
+                or op.iterator_types[-1] != "reduction"):
+            return None
+        n_in = len(op.operands)
+        names = []
+        for k, y in enumerate(op.body.terminator.operands):
+            acc = op.body.args[n_in + k]
+            combine = getattr(y, "op", None)
+            if (combine is None or combine.op_name not in ("arith.addf", "arith.mulf")
+                    or acc not in combine.operands or len(acc.uses) != 1):
+                return None
+            names.append(combine.op_name)
+        return names
+
+    def _blocked_reduction(self, extent: int, ivs: list) -> None:
+        """The innermost (reduction) loop with ``_lanes()`` partial accumulators per result:
+        blocks of lanes, then the remaining elements into lane 0, then a pairwise sum of the
+        lanes into the result."""
+        op, n_in, lanes = self.op, len(self.op.operands), self._lanes()
+        combiners = self._lane_combiners()
+        slots = []
+        with self.b.goto_entry_block():
+            for r in op.results:
+                slots.append([self.b.alloca(value_type(r.type.element)) for _ in range(lanes)])
+        for k, r in enumerate(op.results):
+            init = op.attributes["inits"][k].value
+            for slot in slots[k]:
+                self.b.store(ll.Constant(value_type(r.type.element), init), slot)
+
+        types = [value_type(r.type.element) for r in op.results]
+
+        def step(position, lane):
+            accs = [self.b.load(slots[k][lane], typ=t) for k, t in enumerate(types)]
+            for slot, y in zip((s[lane] for s in slots), self._body([*ivs, position], accs)):
+                self.b.store(y, slot)
+
+        width = ll.Constant(I64, lanes)
+
+        def block(iv):
+            base = self.b.mul(iv, width)
+            for lane in range(lanes):
+                step(self.b.add(base, ll.Constant(I64, lane)), lane)
+
+        self._loop(extent // lanes, block)
+        start = ll.Constant(I64, extent // lanes * lanes)
+        self._loop(extent % lanes, lambda iv: step(self.b.add(start, iv), 0))
+        for k, (r, name) in enumerate(zip(op.results, combiners)):
+            t = value_type(r.type.element)
+            parts = [self.b.load(slot, typ=t) for slot in slots[k]]
+            while len(parts) > 1:
+                parts = [self._combine(name, a, b) for a, b in zip(parts[::2], parts[1::2])]
+            total = self._combine(name, self._load(n_in + k, [*ivs, ll.Constant(I64, 0)], r), parts[0])
+            self._store(n_in + k, [*ivs, ll.Constant(I64, 0)], r, total)
+
+    def _combine(self, name: str, a: ll.Value, b: ll.Value) -> ll.Value:
+        return self.b.fadd(a, b) if name == "arith.addf" else self.b.fmul(a, b)
+
+    def _body(self, ivs: list, accumulators: list | None = None) -> list | None:
+        """The body at ``ivs``: loads, scalar ops, stores. With ``accumulators`` (a blocked
+        reduction) those are the running values, and the yielded values are returned instead
+        of stored."""
         op = self.op
         n_in = len(op.operands)
         values: dict[int, ll.Value] = {}
         args = op.body.args
         for i, v in enumerate(op.operands):
             values[id(args[i])] = self._load(i, ivs, v)
-        if op.has_reduction:
+        if accumulators is not None:
+            for k, acc in enumerate(accumulators):
+                values[id(args[n_in + k])] = acc
+        elif op.has_reduction:
             for k, r in enumerate(op.results):
                 values[id(args[n_in + k])] = (self._load(n_in + k, ivs, r) if op.scan_dim is None
                                               else self._scan_accumulator(k, ivs, r))
@@ -385,6 +463,10 @@ class _KernelEmitter:
                 continue
             operands = [values[id(v)] for v in inner.operands]
             values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
-        for k, (r, y) in enumerate(zip(op.results, op.body.terminator.operands)):
-            self._store(n_in + k, ivs, r, values[id(y)])
+        yielded = [values[id(y)] for y in op.body.terminator.operands]
+        if accumulators is not None:
+            return yielded
+        for k, (r, y) in enumerate(zip(op.results, yielded)):
+            self._store(n_in + k, ivs, r, y)
+        return None
 
