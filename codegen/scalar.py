@@ -141,7 +141,7 @@ def _math(b: ll.IRBuilder, name: str, args: list[ll.Value], precision: Precision
         out = mathlib.emit_unary(b, lib_name, args[0])
         if name in EXACT_FALLBACK and precision.report is not None:
             x = _intrinsic(b, "llvm.fabs", args)
-            limit, inf = (ll.Constant(x.type, v) for v in (mathlib.TRIG_ARGUMENT_LIMIT, float("inf")))
+            limit, inf = (ll.Constant(x.type, v) for v in (mathlib.trig_argument_limit(x.type), float("inf")))
             precision.report(b.and_(b.fcmp_ordered(">", x, limit), b.fcmp_ordered("<", x, inf)))
     else:
         out = mathlib.emit_binary(b, lib_name, *args)

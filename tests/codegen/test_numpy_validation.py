@@ -5,14 +5,15 @@ error NumPy allows for that function and dtype. Every row of every file whose fu
 implements is run through the compiled loop kernel of test_mathlib and must come within the row's
 ULP (NaN matches NaN; zeros must agree in sign).
 
-sin/cos/tan rows beyond mathlib.TRIG_ARGUMENT_LIMIT are out of the library's documented range: it
-must return NaN there (the code generator detects that and reruns the kernel with libm, see
+sin/cos/tan rows beyond mathlib.TRIG_ARGUMENT_LIMITS[dtype] (2**17 for f32, 2**43 for f64) are out of
+the library's documented range: it must return NaN there (the code generator detects that and reruns the kernel with libm, see
 codegen/cpu.py), and that is what is checked for them.
 
 ``python -m tests.codegen.test_numpy_validation`` (from the repository root) prints rows, max ULP
 and failures per function.
 """
 
+import math
 import os
 
 import numpy as np
@@ -57,7 +58,7 @@ def measure(name: str, kind: str) -> dict:
     x, want, tol = rows(name, kind)
     got = kernel(name, kind)[1](x)
     d = ulp_distance(got, want)
-    far = np.abs(x) > mathlib.TRIG_ARGUMENT_LIMIT if name in TRIG else np.zeros(x.shape, bool)
+    far = np.abs(x) > mathlib.TRIG_ARGUMENT_LIMITS[kind] if name in TRIG else np.zeros(x.shape, bool)
     bad = (d > tol) & ~far
     not_nan = far & ~np.isnan(got)
     worst = [(float(x[k]), float(got[k]), float(want[k]), float(d[k])) for k in np.flatnonzero(bad)[:5]]
@@ -68,7 +69,7 @@ def measure(name: str, kind: str) -> dict:
 
 NAMES = available()
 # Known failures, measured: (function, dtype) -> rows over the allowed ULP.
-XFAIL = {("tan", "f64"): 9}
+XFAIL: dict = {}
 CASES = [pytest.param(name, kind, marks=[pytest.mark.xfail(
              strict=True, reason=f"{XFAIL[name, kind]} rows at 2 ULP where NumPy allows 1")]
              if (name, kind) in XFAIL else [])
@@ -82,7 +83,7 @@ def test_validation_set(name, kind):
     assert r["rows"] > 0, f"no {kind} rows for {name}"
     assert r["failures"] == 0, (f"{name} {kind}: {r['failures']} of {r['checked']} rows over the allowed "
                                 f"ULP, max {r['max_ulp']}: (input, got, want, ulp) {r['worst']}")
-    assert r["beyond_range_not_nan"] == 0, f"{name} {kind}: past TRIG_ARGUMENT_LIMIT without NaN"
+    assert r["beyond_range_not_nan"] == 0, f"{name} {kind}: past the trig argument limit without NaN"
 
 
 def test_every_new_function_has_data():
@@ -95,7 +96,8 @@ def main():
     for name in NAMES:
         for kind in ("f32", "f64"):
             r = measure(name, kind)
-            extra = f"  ({r['beyond_range']} rows past 2**43: NaN as documented)" if r["beyond_range"] else ""
+            limit = math.log2(mathlib.TRIG_ARGUMENT_LIMITS[kind])
+            extra = f"  ({r['beyond_range']} rows past 2**{limit:g}: NaN as documented)" if r["beyond_range"] else ""
             print(f"{name:9s} {kind:5s} {r['rows']:5d} {r['checked']:7d} {r['max_ulp']:7.0f} "
                   f"{r['failures']:8d}{extra}")
 
