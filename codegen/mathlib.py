@@ -59,16 +59,16 @@ _COS = {
             2.087568991530541e-09, -1.1357959104019593e-11),
 }
 # tanh(x) = x + x * z * P(z), z = x**2, on |x| <= _TANH_POLY (exp formula beyond).
-# f32: 2**-29.8, f64: 2**-56.4.
+# f32 (Chebyshev fit): 2**-27.9, f64: 2**-56.4.
 _TANH = {
-    "f32": (-0.33333322405815125, 0.13332977890968323, -0.053929299116134644, 0.02166352979838848,
-            -0.008264521136879921, 0.0025826478376984596, -0.0004554530023597181),
+    "f32": (-0.3333333200797698, 0.1333311372902087, -0.05390942882746055, 0.021309388664443474,
+            -0.006610227831114734),
     "f64": (-0.33333333333332854, 0.13333333333262082, -0.053968253931264094, 0.02186948757602267,
             -0.008863221001791686, 0.0035919891676924605, -0.0014549588491943673, 0.0005863164531207776,
             -0.0002285640467166005, 7.714419121462751e-05, -1.607248872394124e-05),
 }
-# Past 0.9 (f32) / 0.625 (f64) the cancellation in 1 - 2/(e+1) costs under one ULP.
-_TANH_POLY = {"f32": 0.9, "f64": 0.625}
+# Past 0.55 (f32) / 0.625 (f64) the cancellation in 1 - 2/(e+1) costs under one ULP.
+_TANH_POLY = {"f32": 0.55, "f64": 0.625}
 # tanh(x) rounds to 1 past 9.01 (f32) / 19.1 (f64); clamping there keeps exp finite.
 _TANH_ONE = {"f32": 9.5, "f64": 19.5}
 # exp input clamp: just past overflow to inf and underflow to 0 (keeps the exponent arithmetic exact).
@@ -374,8 +374,17 @@ def _tanh(m: _Math, x):
     a = m.abs(x)
     z = m.mul(a, a)
     small = m.fma(m.mul(a, z), m.poly(z, _TANH[m.prec]), a)
-    u, n = _exp_reduce(m, m.mul(m.c(2.0), _clamp(m, a, 0.0, _TANH_ONE[m.prec])))
-    e = m.mul(m.add(u, m.c(1.0)), m.pow2(n))  # n <= 57: one scaling step suffices
+    # e = exp(2a) = 2**n * (1 + u): the fma with the biased shifter rounds 2a / ln2 to n once and
+    # leaves 2**n's exponent field in its low bits (n <= 28: no scaling steps needed).
+    a2 = m.add(a, a)
+    a2 = m.sel(m.lt(a2, m.c(2 * _TANH_ONE[m.prec])), a2, m.c(2 * _TANH_ONE[m.prec]))  # NaN: poly side
+    biased = m._shifter() + m.bias
+    ns = m.fma(a2, m.c(1 / _LN2), m.c(biased))
+    n = m.sub(ns, m.c(biased))
+    hi, lo = _LN2_EXP[m.kind]
+    r = m.fma(m.neg(n), m.c(lo), m.fma(m.neg(n), m.c(hi), a2))
+    u = m.fma(m.mul(r, r), m.poly(r, _EXP[m.prec]), r)
+    e = m.mul(m.add(u, m.c(1.0)), m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant))))
     big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
     use_poly = m.b.fcmp_unordered("<", a, m.c(_TANH_POLY[m.prec]))  # NaN takes this side
     return m.call("copysign", m.sel(use_poly, small, big), x)
