@@ -1,0 +1,1359 @@
+"""The NumPy coverage table of issue #3: every function of item 3, how to draw its arguments, and
+how to compare jitcore's result with NumPy's.
+
+Shared by ``tests/jitcore/test_numpy_coverage.py`` (hypothesis draws the cases) and
+``tools/parity_report.py`` (a seeded generator draws them), so that the suite and the measurement
+run exactly the same table. Every function is written in plain NumPy spelling (``np.exp(x)``,
+``np.sum(x, axis=...)``, ``x[::-1, None]``): under ``jit`` it reaches jitcore through NumPy's
+protocols (``__array_ufunc__``, ``__array_function__``), and on NumPy arrays it is the oracle.
+
+A case draws its arguments through a ``Draw`` (``choice``, ``integer``, ``real``), so one
+generator serves both hypothesis (``HypothesisDraw``) and a seeded ``numpy`` generator
+(``RandomDraw``). Static parameters (axes, keys, shapes) are drawn too and passed to the jitted
+function as one hashable static argument, so each case has one ``JitFunction`` and repeated
+signatures hit its cache.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+import jitcore as jc
+from tests.oracle import ULP_BOUNDS, assert_matches
+
+# -- dtypes -----------------------------------------------------------------------------------
+FAMILIES: dict[str, tuple[np.dtype, ...]] = {
+    "bool": (np.dtype(np.bool_),),
+    "signed": tuple(np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)),
+    "unsigned": tuple(np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)),
+    "float": tuple(np.dtype(t) for t in (np.float16, np.float32, np.float64)),
+}
+ALL_DTYPES = tuple(d for family in FAMILIES.values() for d in family)
+
+# -- ULP bounds ---------------------------------------------------------------------------------
+# tests/oracle.py's ULP_BOUNDS, extended with the functions of issue #3 it does not list yet.
+# TODO: move these into tests/oracle.py's ULP_BOUNDS (its owner's file; requested in issue #3's
+# report) and import them from there. Distances are from NumPy's own result, as the oracle's are:
+# the largest seen (tools/parity_report.py, hypothesis, 360 000-value sweeps of each function)
+# plus one; tests/codegen/test_mathlib.py bounds the library against the correctly rounded result.
+COVERAGE_ULP_BOUNDS = {
+    **ULP_BOUNDS,
+    "exp2": 2, "expm1": 3, "log2": 3, "log10": 3, "log1p": 2, "cbrt": 4, "sinh": 3, "cosh": 3,
+    "arcsin": 2, "arccos": 2, "arctan": 2, "arcsinh": 3, "arccosh": 3, "arctanh": 3,
+    "arctan2": 2, "hypot": 2,
+    # Near a zero result max(x, y) + log1p(exp(-|x - y|)) cancels, so these count the error in ULP
+    # of the largest term, as tests/codegen/test_mathlib.py does (see _within_term_ulps).
+    "logaddexp": 3, "logaddexp2": 3,
+    # (function, dtype): where NumPy's own float32 SIMD loops are further from the correctly
+    # rounded result than jitcore (within 1 ULP there), the two can be further apart than the
+    # oracle's bound. Requested for tests/oracle.py: per-dtype bounds, or these values.
+    ("exp", "float32"): 3,  # x = -0.3451603: NumPy 0.7081067, exact and jitcore 0.7081069
+    ("log", "float32"): 4,  # x = 0.8050246: NumPy -0.21688245, exact and jitcore -0.21688241
+    ("logaddexp", "float32"): 8, ("logaddexp2", "float32"): 8,  # NumPy: up to 7.7 term-ULP off
+}
+
+
+def ulp_bound(key: str, dtype: np.dtype) -> int:
+    dtype = np.dtype(dtype)
+    bound = COVERAGE_ULP_BOUNDS.get((key, dtype.name), COVERAGE_ULP_BOUNDS[key])
+    if dtype == np.float16 and bound:
+        bound = 1  # computed in float32 and rounded once, by NumPy and by jitcore
+    return bound
+
+
+# Relative tolerance of results whose rounding depends on summation order (float reductions and
+# products), by result dtype; the absolute part scales with the inputs (see ``Tol``).
+RTOL = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
+
+
+# -- drawing ------------------------------------------------------------------------------------
+class Draw:
+    """Where a case's randomness comes from: hypothesis or a seeded generator."""
+
+    def choice(self, options: Sequence):
+        raise NotImplementedError
+
+    def integer(self, lo: int, hi: int) -> int:  # inclusive
+        raise NotImplementedError
+
+    def real(self, lo: float, hi: float) -> float:
+        raise NotImplementedError
+
+    # Built on the three above, so that both back ends draw the same kinds of values.
+    def array(self, dtype, shape, domain: str = "any") -> np.ndarray:
+        dtype = np.dtype(dtype)
+        n = math.prod(shape)
+        values = [element(self, dtype, domain) for _ in range(n)]
+        with np.errstate(all="ignore"):
+            return np.array(values, dtype=object).astype(dtype).reshape(shape)
+
+    def dtype(self, family: str) -> np.dtype:
+        return self.choice(FAMILIES[family])
+
+
+class RandomDraw(Draw):
+    def __init__(self, seed: int):
+        self.rng = random.Random(seed)
+
+    def choice(self, options):
+        options = list(options)
+        return options[self.rng.randrange(len(options))]
+
+    def integer(self, lo, hi):
+        return self.rng.randint(lo, hi)
+
+    def real(self, lo, hi):
+        return self.rng.uniform(lo, hi)
+
+
+class HypothesisDraw(Draw):
+    def __init__(self, data):
+        from hypothesis import strategies as st
+
+        self.data, self.st = data, st
+
+    def choice(self, options):
+        return self.data.draw(self.st.sampled_from(list(options)))
+
+    def integer(self, lo, hi):
+        return self.data.draw(self.st.integers(lo, hi))
+
+    def real(self, lo, hi):
+        return self.data.draw(self.st.floats(lo, hi))
+
+
+def float_specials(dtype: np.dtype) -> list[float]:
+    info = np.finfo(dtype)
+    return [math.nan, math.inf, -math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, float(info.max),
+            -float(info.max), float(info.tiny), -float(info.tiny), float(info.smallest_subnormal),
+            float(2**17 + 3), float(2**43 + 3), -1e15, 3.141592653589793, 1e-30]
+
+
+def int_specials(dtype: np.dtype) -> list[int]:
+    info = np.iinfo(dtype)
+    return [v for v in (0, 1, -1, 2, info.min, info.max, info.min + 1, info.max - 1)
+            if info.min <= v <= info.max]
+
+
+def element(draw: Draw, dtype: np.dtype, domain: str):
+    """One element of ``dtype``. Domains: ``any`` (special values, small values, the whole range),
+    ``small`` (|x| <= 100 plus NaN/inf/-0.0, for results that depend on summation order),
+    ``prod`` (|x| <= 1.5: products of a few dozen stay in range), ``finite`` (|x| <= 100, no
+    NaN or inf), ``nonneg`` (0..70: integer exponents, which NumPy refuses below 0)."""
+    kind = dtype.kind
+    if kind == "b":
+        return draw.choice([False, True])
+    if kind in "iu":
+        info = np.iinfo(dtype)
+        if domain == "nonneg":
+            return draw.integer(0, min(info.max, 70))
+        if domain == "small":
+            return draw.integer(max(info.min, -100), min(info.max, 100))
+        mode = draw.choice(["small", "small", "special", "full"])
+        if mode == "small":
+            return draw.integer(max(info.min, -9), min(info.max, 9))
+        if mode == "special":
+            return draw.choice(int_specials(dtype))
+        return draw.integer(int(info.min), int(info.max))
+    if domain == "finite":
+        return draw.real(-100.0, 100.0)
+    if domain in ("small", "prod"):
+        if draw.integer(0, 9) == 0:
+            return draw.choice([math.nan, math.inf, -math.inf, -0.0, 0.0])
+        limit = 100.0 if domain == "small" else 1.5
+        return draw.real(-limit, limit)
+    if domain == "nonneg":
+        return abs(element(draw, dtype, "any"))
+    mode = draw.choice(["unit", "unit", "special", "wide"])
+    if mode == "unit":
+        return draw.real(-4.0, 4.0)
+    if mode == "special":
+        return draw.choice(float_specials(dtype))
+    info = np.finfo(dtype)
+    lo = math.log2(float(info.smallest_subnormal))
+    hi = math.log2(float(info.max)) + 0.5  # sometimes just past the largest: inf after rounding
+    sign, exponent = draw.choice([1.0, -1.0]), draw.real(lo, hi)
+    return sign * 2.0 ** exponent if exponent < 1024 else sign * math.inf
+
+
+# Shapes come from small pools so that repeated signatures hit each case's compile cache.
+UNARY_SHAPES = [(), (0,), (1,), (7,), (17,), (2, 3), (3, 1, 4), (2, 0, 3)]
+BINARY_SHAPES = [((), ()), ((5,), ()), ((), (3,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((0,), (1,)),
+                 ((17,), (17,)), ((3, 1, 2), (4, 1)), ((2, 3), (2, 3)), ((2,), (3,))]  # last: error
+TERNARY_SHAPES = [((), (), ()), ((4,), (), (4,)), ((2, 3), (3,), (2, 1)), ((0,), (1,), ()),
+                  ((17,), (17,), (17,)), ((2, 3), (3,), (2,))]  # last: error
+REDUCTION_SHAPES = [(), (0,), (5,), (17,), (2, 3), (3, 0), (2, 3, 4)]
+SHAPE_OP_SHAPES = [(), (0,), (1,), (6,), (2, 3), (3, 1), (1, 4, 1), (2, 3, 4), (2, 0, 3)]
+
+
+def axis_param(draw: Draw, ndim: int, allow_tuple=True, allow_none=True):
+    options = ["int"] * 3 + (["none"] if allow_none else []) + (["tuple"] * 2 if allow_tuple else [])
+    options += ["bad"] if draw.integer(0, 7) == 0 else []
+    what = draw.choice(options)
+    if what == "none":
+        return None
+    if what == "bad":  # out of range: NumPy raises AxisError, jitcore must raise too
+        return ndim + draw.integer(0, 1)
+    if ndim == 0:
+        return draw.choice([0, -1]) if what == "int" else ()
+    if what == "int":
+        return draw.integer(-ndim, ndim - 1)
+    k = draw.integer(0, ndim)
+    axes = sorted({draw.integer(0, ndim - 1) for _ in range(k)})
+    return tuple(a - ndim if draw.integer(0, 2) == 0 else a for a in axes)
+
+
+# -- the comparison -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Tol:
+    """How a case's float results are compared with NumPy's.
+
+    ``exact``: bit for bit (floats may differ only in NaN payload). ``ulp``: within
+    ``ulp_bound(key, dtype)`` ULP (1 for float16 results, which both compute in float32 and
+    round once). ``rtol``: summation order differs from NumPy's pairwise one, so
+    ``|got - want| <= RTOL * (|want| + scale)`` where ``scale(args)`` bounds the magnitude of the
+    terms. ``meta``: only dtype and shape (``np.empty``)."""
+
+    mode: str = "exact"
+    key: str = ""
+    scale: Callable | None = None
+
+
+EXACT = Tol()
+META = Tol("meta")
+
+
+def ulp(key):
+    return Tol("ulp", key)
+
+
+def _max_abs(*arrays) -> float:
+    m = 1.0
+    for a in arrays:
+        a = np.asarray(a)
+        if a.size and a.dtype.kind in "biuf":
+            with np.errstate(all="ignore"):
+                f = np.abs(a.astype(np.float64))
+            f = f[np.isfinite(f)]
+            if f.size:
+                m = max(m, float(f.max()))
+    return m
+
+
+def _size(*arrays) -> int:
+    return max([1] + [np.asarray(a).size for a in arrays])
+
+
+SUM_TOL = Tol("rtol", scale=lambda args: _max_abs(*args) * _size(*args))
+MEAN_TOL = Tol("rtol", scale=lambda args: _max_abs(*args))
+VAR_TOL = Tol("rtol", scale=lambda args: _max_abs(*args) ** 2)
+STD_TOL = Tol("rtol", scale=lambda args: _max_abs(*args) / 1e-3)  # sqrt amplifies errors near 0
+PROD_TOL = Tol("rtol", scale=lambda args: 1e-30)
+DOT_TOL = Tol("rtol", scale=lambda args: math.prod(_max_abs(a) for a in args) * _size(*args))
+
+
+def _within_term_ulps(actual, expected, args, bound):
+    """``actual`` with the elements within ``bound`` ULP of the largest term (max(x, y), the
+    log1p term, the result) replaced by NumPy's: logaddexp cancels near 0 (see
+    COVERAGE_ULP_BOUNDS; tests/codegen/test_mathlib.py measures it the same way)."""
+    if actual.dtype != expected.dtype or actual.dtype.kind != "f":
+        return actual
+    with np.errstate(all="ignore"):
+        terms = np.maximum(*(np.broadcast_to(np.asarray(a), expected.shape).astype(expected.dtype)
+                             for a in args))
+        scale = np.maximum(np.maximum(np.abs(expected), np.abs(terms)), np.abs(expected - terms))
+        err = np.abs(actual.astype(np.float64) - expected.astype(np.float64))
+        err /= np.spacing(scale).astype(np.float64)
+    ok = np.isfinite(err) & (err <= bound)
+    return np.where(ok, expected, actual)
+
+
+def compare(tol: Tol, actual, expected, args, context: str) -> None:
+    """``actual`` (jitcore) matches ``expected`` (NumPy) as ``tol`` says; AssertionError if not."""
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(actual, (tuple, list)) and len(actual) == len(expected), (
+            f"got {type(actual).__name__} of {len(actual) if hasattr(actual, '__len__') else '?'} "
+            f"results, NumPy {type(expected).__name__} of {len(expected)} ({context})")
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            compare(tol, a, e, args, f"{context}, result {i}")
+        return
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    if tol.mode == "meta":
+        assert (actual.dtype, actual.shape) == (expected.dtype, expected.shape), (
+            f"{actual.dtype}{list(actual.shape)} != NumPy's {expected.dtype}{list(expected.shape)} "
+            f"({context})")
+        return
+    if expected.dtype.kind != "f" or tol.mode == "exact":
+        assert_matches(actual, expected, 0, context)
+        return
+    if tol.mode == "ulp":
+        bound = ulp_bound(tol.key, expected.dtype)
+        if tol.key in ("logaddexp", "logaddexp2") and actual.shape == expected.shape:
+            actual = _within_term_ulps(actual, expected, args, bound)
+        assert_matches(actual, expected, bound, context)
+        return
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, (
+        f"{actual.dtype}{list(actual.shape)} != NumPy's {expected.dtype}{list(expected.shape)} ({context})")
+    rtol = RTOL[expected.dtype]
+    a, e = actual.astype(np.float64), expected.astype(np.float64)
+    same_special = (np.isnan(a) & np.isnan(e)) | (np.isinf(e) & (a == e))
+    with np.errstate(all="ignore"):
+        close = np.abs(a - e) <= rtol * (np.abs(e) + tol.scale(args))
+    bad = ~(same_special | (close & np.isfinite(a) & np.isfinite(e)))
+    assert not bad.any(), (
+        f"{bad.sum()} of {bad.size} elements beyond rtol {rtol} ({context}): got {a[bad][:5]}, "
+        f"NumPy {e[bad][:5]}")
+
+
+# -- cases --------------------------------------------------------------------------------------
+NUMPY_ERRORS = (TypeError, ValueError, IndexError, OverflowError)
+
+
+@dataclass
+class Case:
+    """One row of the table.
+
+    ``fn(*arrays, **params)`` is what runs under ``jit`` (plain NumPy spelling); ``ref`` is the
+    NumPy oracle when ``fn`` itself cannot run on NumPy arrays (``x.at[...]``). ``gen(draw,
+    family)`` returns ``(arrays, params)``; ``params`` must be hashable. ``unsupported`` lists
+    the families jitcore does not lower yet (strict xfail, ``UnsupportedError``); ``raises``
+    overrides the exception those xfails expect. ``error`` cases must raise a ``JitcoreError``
+    under jit (a data-dependent output shape). Known bugs are listed in ``BUGS``, each with the
+    rows it affects."""
+
+    name: str
+    group: str
+    fn: Callable
+    gen: Callable
+    tol: Tol = EXACT
+    ref: Callable | None = None
+    unsupported: tuple[str, ...] = ()
+    raises: type = jc.UnsupportedError
+    reason: str = "not lowered yet"
+    error: bool = False
+    note: str = ""
+
+    @cached_property
+    def jitted(self):
+        fn = self.fn
+
+        def run(arrays, params):
+            return fn(*arrays, **dict(params))
+
+        run.__name__ = run.__qualname__ = "case"
+        return jc.jit(run, static_argnums=1)
+
+    def oracle(self, arrays, params):
+        return (self.ref or self.fn)(*arrays, **dict(params))
+
+
+class Outcome:
+    PASS, NA, UNSUPPORTED, KNOWN_BUG = "pass", "n/a", "unsupported", "known bug"
+
+
+def run_case(case: Case, arrays, params) -> str:
+    """Run one drawn example; raises AssertionError on a mismatch and lets ``UnsupportedError``
+    out. Returns ``Outcome.PASS``, ``NA`` (NumPy refuses and jitcore too) or ``KNOWN_BUG`` (the
+    example hits a bug of ``BUGS``, which has its own strict-xfail reproducer)."""
+    arrays = tuple(arrays)
+    params = tuple(sorted(params.items())) if isinstance(params, dict) else tuple(params)
+    bugs = [b for b in BUGS if case.name in b.cases]
+    if any(b.inputs is not None and b.inputs(arrays, dict(params)) for b in bugs):
+        return Outcome.KNOWN_BUG
+    try:
+        return _run_case(case, arrays, params)
+    except Exception as e:
+        if any(b.error is not None and b.error(e, arrays, dict(params)) for b in bugs):
+            return Outcome.KNOWN_BUG
+        raise
+
+
+def _run_case(case: Case, arrays, params) -> str:
+    context = f"{case.name} on {describe(arrays)} with {dict(params)}"
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            expected = case.oracle(arrays, params)
+            numpy_error = None
+        except NUMPY_ERRORS as e:
+            numpy_error = e
+    if numpy_error is not None or case.error:
+        try:
+            got = case.jitted(arrays, params)
+        except jc.JitcoreError:
+            return Outcome.NA if numpy_error is not None else Outcome.PASS
+        except NUMPY_ERRORS as e:
+            if numpy_error is not None and isinstance(e, type(numpy_error)):
+                return Outcome.NA
+            raise AssertionError(f"jitcore raised {type(e).__name__}: {e}, NumPy "
+                                 f"{type(numpy_error).__name__}: {numpy_error} ({context})") from e
+        if numpy_error is None:
+            raise AssertionError(f"expected a JitcoreError under jit, got {got!r} ({context})")
+        raise AssertionError(f"NumPy raises {type(numpy_error).__name__}: {numpy_error}; jitcore "
+                             f"returned {got!r} ({context})")
+    actual = case.jitted(arrays, params)
+    compare(case.tol, actual, expected, arrays, context)
+    return Outcome.PASS
+
+
+def describe(arrays) -> str:
+    return "(" + ", ".join(f"{np.asarray(a).dtype}{list(np.shape(a))}" for a in arrays) + ")"
+
+
+CASES: list[Case] = []
+
+
+def case(name, group, fn, gen, **kw) -> Case:
+    c = Case(name, group, fn, gen, **kw)
+    assert all(c.name != other.name for other in CASES), name
+    CASES.append(c)
+    return c
+
+
+ALL = tuple(FAMILIES)
+INTS = ("bool", "signed", "unsigned")
+
+
+# -- generators ---------------------------------------------------------------------------------
+def g_unary(domain="any", shapes=UNARY_SHAPES):
+    def gen(draw, family):
+        return (draw.array(draw.dtype(family), draw.choice(shapes), domain),), {}
+    return gen
+
+
+def g_binary(domain_a="any", domain_b="any", shapes=BINARY_SHAPES):
+    def gen(draw, family):
+        sa, sb = draw.choice(shapes)
+        return (draw.array(draw.dtype(family), sa, domain_a),
+                draw.array(draw.dtype(family), sb, domain_b)), {}
+    return gen
+
+
+def g_power(draw, family):
+    # NumPy refuses negative integer exponents (ValueError, data-dependent); jitcore defines
+    # them (see test_negative_integer_power_is_defined), so integer exponents are drawn >= 0.
+    sa, sb = draw.choice(BINARY_SHAPES)
+    return (draw.array(draw.dtype(family), sa), draw.array(draw.dtype(family), sb, "nonneg")), {}
+
+
+def g_ternary(draw, family):
+    shapes = draw.choice(TERNARY_SHAPES)
+    return tuple(draw.array(draw.dtype(family), s) for s in shapes), {}
+
+
+# -- 1. ufuncs: arithmetic, comparison, logical, bitwise ------------------------------------------
+def _u(name, group, gen, tol=EXACT, unsupported=(), **kw):
+    uf = getattr(np, name)
+    label = f"np.{name}(x{', y' if uf.nin == 2 else ''})"
+    return case(label, group, uf, gen, tol=tol, unsupported=unsupported, **kw)
+
+
+for _name in ("add", "subtract", "multiply", "divide", "floor_divide", "remainder"):
+    _u(_name, "arithmetic", g_binary())
+_u("power", "arithmetic", g_power, tol=ulp("pow"))
+for _name in ("fmod", "float_power", "heaviside", "divmod"):
+    _u(_name, "arithmetic", g_binary(), unsupported=ALL)
+for _name in ("gcd", "lcm"):
+    _u(_name, "arithmetic", g_binary(), unsupported=("signed", "unsigned"))
+for _name in ("negative", "positive", "absolute", "fabs", "sign", "square"):
+    _u(_name, "arithmetic", g_unary())
+_u("reciprocal", "arithmetic", g_unary(), unsupported=INTS,
+   reason="integer reciprocal refused on purpose (UnsupportedError suggests 1 / x or 1 // x)")
+for _name in ("maximum", "minimum"):
+    _u(_name, "comparison", g_binary())
+for _name in ("fmax", "fmin"):
+    _u(_name, "comparison", g_binary(), unsupported=ALL)
+for _name in ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal"):
+    _u(_name, "comparison", g_binary())
+for _name in ("logical_and", "logical_or", "logical_xor", "logical_not"):
+    _u(_name, "logical", g_unary() if _name == "logical_not" else g_binary())
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift", "right_shift"):
+    _u(_name, "bitwise", g_unary() if _name == "invert" else g_binary())
+_u("bitwise_count", "bitwise", g_unary(), unsupported=INTS)
+
+_CONST = np.arange(3, dtype=np.int16)
+case("ndarray + x (NumPy array on the left)", "arithmetic", lambda x: _CONST + x, g_unary())
+case("x + 2.5, x * 2 (Python scalars, weak)", "arithmetic", lambda x: (x + 2.5, x * 2, 3 - x), g_unary())
+
+# -- 2. float math ------------------------------------------------------------------------------
+for _name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos",
+              "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
+              "arctanh"):
+    _u(_name, "float math", g_unary(), tol=ulp(_name))
+for _name in ("arctan2", "hypot", "logaddexp", "logaddexp2"):
+    _u(_name, "float math", g_binary(), tol=ulp(_name))
+for _name in ("floor", "ceil", "trunc", "rint", "isnan", "isinf", "isfinite"):
+    _u(_name, "float math", g_unary())
+case("np.clip(x, lo, hi)", "float math", lambda x, lo, hi: np.clip(x, lo, hi), g_ternary)
+
+
+def g_clip_scalar(draw, family):
+    (x,), _ = g_unary()(draw, family)
+    lo, hi = draw.choice([(0, 5), (-3, 3), (None, 1), (1, None), (2.5, 7.5), (True, True)])
+    return (x,), {"lo": lo, "hi": hi}
+
+
+case("np.clip(x, 0, 5) (scalar bounds)", "float math", lambda x, lo, hi: np.clip(x, lo, hi),
+     g_clip_scalar)
+
+
+# -- 3. reductions ------------------------------------------------------------------------------
+def g_reduce(domain="any", ddof=False, tuple_axis=True, keepdims=True, none_axis=True):
+    def gen(draw, family):
+        x = draw.array(draw.dtype(family), draw.choice(REDUCTION_SHAPES), domain)
+        params = {"axis": axis_param(draw, x.ndim, tuple_axis, none_axis)}
+        if keepdims:
+            params["keepdims"] = draw.choice([False, True])
+        if ddof:
+            params["ddof"] = draw.choice([0, 1, 2])
+        return (x,), params
+    return gen
+
+
+def _float_domain(gen_small, gen_any):
+    """Float reductions draw |x| <= 100 (their rounding depends on summation order); integer
+    ones draw anything (they wrap identically in any order)."""
+    def gen(draw, family):
+        return (gen_small if family == "float" else gen_any)(draw, family)
+    return gen
+
+
+case("np.sum(x, axis, keepdims)", "reduction", lambda x, **k: np.sum(x, **k),
+     _float_domain(g_reduce("small"), g_reduce()), tol=SUM_TOL)
+case("np.prod(x, axis, keepdims)", "reduction", lambda x, **k: np.prod(x, **k),
+     _float_domain(g_reduce("prod"), g_reduce()), tol=PROD_TOL)
+case("np.mean(x, axis, keepdims)", "reduction", lambda x, **k: np.mean(x, **k),
+     g_reduce("small"), tol=MEAN_TOL)
+def _float16_in_float32(fn):
+    """NumPy's ``fn``, but float16 input computed in float32 and rounded once, as jitcore does
+    (a documented difference: NumPy's float16 var/std stay in float16 and can overflow)."""
+    def ref(x, **k):
+        if x.dtype == np.float16:
+            return fn(x.astype(np.float32), **k).astype(np.float16)
+        return fn(x, **k)
+    return ref
+
+
+case("np.var(x, axis, keepdims, ddof)", "reduction", lambda x, **k: np.var(x, **k),
+     g_reduce("small", ddof=True), tol=VAR_TOL, ref=_float16_in_float32(np.var))
+case("np.std(x, axis, keepdims, ddof)", "reduction", lambda x, **k: np.std(x, **k),
+     g_reduce("small", ddof=True), tol=STD_TOL, ref=_float16_in_float32(np.std))
+case("np.min(x, axis, keepdims)", "reduction", lambda x, **k: np.min(x, **k), g_reduce())
+case("np.max(x, axis, keepdims)", "reduction", lambda x, **k: np.max(x, **k), g_reduce())
+case("np.any(x, axis, keepdims)", "reduction", lambda x, **k: np.any(x, **k), g_reduce())
+case("np.all(x, axis, keepdims)", "reduction", lambda x, **k: np.all(x, **k), g_reduce())
+case("np.argmin(x, axis, keepdims)", "reduction", lambda x, **k: np.argmin(x, **k),
+     g_reduce(tuple_axis=False))
+case("np.argmax(x, axis, keepdims)", "reduction", lambda x, **k: np.argmax(x, **k),
+     g_reduce(tuple_axis=False))
+case("np.cumsum(x, axis)", "reduction", lambda x, **k: np.cumsum(x, **k),
+     _float_domain(g_reduce("small", tuple_axis=False, keepdims=False),
+                   g_reduce(tuple_axis=False, keepdims=False)), tol=SUM_TOL)
+case("np.cumprod(x, axis)", "reduction", lambda x, **k: np.cumprod(x, **k),
+     _float_domain(g_reduce("prod", tuple_axis=False, keepdims=False),
+                   g_reduce(tuple_axis=False, keepdims=False)), tol=PROD_TOL)
+case("x.sum(), x.any(axis), x.mean() (methods)", "reduction",
+     lambda x, axis, keepdims: (x.sum(axis=axis, keepdims=keepdims), x.any(axis=axis),
+                                x.mean(axis=axis)),
+     _float_domain(g_reduce("small"), g_reduce()), tol=SUM_TOL)
+
+
+for _name, _tol, _dom in (("add", SUM_TOL, "small"), ("multiply", PROD_TOL, "prod"),
+                          ("maximum", EXACT, "any"), ("minimum", EXACT, "any"),
+                          ("logical_and", EXACT, "any"), ("logical_or", EXACT, "any")):
+    case(f"np.{_name}.reduce(x, axis, keepdims)", "ufunc.reduce",
+         lambda x, _f=_name, **k: getattr(np, _f).reduce(x, **k),
+         _float_domain(g_reduce(_dom), g_reduce()), tol=_tol)
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    case(f"np.{_name}.reduce(x, axis)", "ufunc.reduce",
+         lambda x, _f=_name, **k: getattr(np, _f).reduce(x, **k),
+         g_reduce(keepdims=False), unsupported=INTS)
+case("np.add.accumulate(x, axis)", "ufunc.reduce", lambda x, **k: np.add.accumulate(x, **k),
+     _float_domain(g_reduce("small", tuple_axis=False, keepdims=False, none_axis=False),
+                   g_reduce(tuple_axis=False, keepdims=False, none_axis=False)),
+     tol=SUM_TOL)
+
+
+# -- 4. indexing --------------------------------------------------------------------------------
+def decode_key(key):
+    """Keys travel as hashable static parameters: ``("s", start, stop, step)`` is a slice,
+    ``"..."`` is Ellipsis, ``("a", values, shape)`` a NumPy integer array and ``("m", values,
+    shape)`` a NumPy bool mask."""
+    def one(k):
+        if k == "...":
+            return Ellipsis
+        if isinstance(k, tuple) and k and k[0] == "s":
+            return slice(*k[1:])
+        if isinstance(k, tuple) and k and k[0] in ("a", "m"):
+            return np.array(k[1], dtype=np.intp if k[0] == "a" else bool).reshape(k[2])
+        return k
+    if isinstance(key, tuple) and not (key and key[0] in ("s", "a", "m")):
+        return tuple(one(k) for k in key)
+    return one(key)
+
+
+def _draw_index(draw, size, bad=True):
+    """A static int for an axis of ``size`` (sometimes out of range: IndexError in both)."""
+    if bad and draw.integer(0, 9) == 0:
+        return draw.choice([size, -size - 1])
+    return draw.integer(-size, size - 1)
+
+
+def _draw_slice(draw, size):
+    bounds = [None, None, 0, 1, -1, size, -size, size + 2, -size - 3, size // 2]
+    step = draw.choice([None, 1, 2, 3, -1, -2, -3] + ([0] if draw.integer(0, 19) == 0 else []))
+    return ("s", draw.choice(bounds), draw.choice(bounds), step)
+
+
+def g_basic_index(kinds):
+    def gen(draw, family):
+        x = draw.array(draw.dtype(family), draw.choice(SHAPE_OP_SHAPES))
+        key, dim = [], 0
+        ellipsis = False
+        for _ in range(draw.integer(1, x.ndim + 1)):
+            kind = draw.choice(kinds)
+            if kind == "none":
+                key.append(None)
+            elif kind == "ellipsis" and not ellipsis:
+                key.append("...")
+                ellipsis = True
+            elif dim < x.ndim or draw.integer(0, 9) == 0:  # sometimes one index too many
+                size = x.shape[dim] if dim < x.ndim else 1
+                if kind == "int" and size:
+                    key.append(_draw_index(draw, size))
+                else:
+                    key.append(_draw_slice(draw, size))
+                dim += 1
+        key = tuple(key)
+        return (x,), {"key": key if len(key) != 1 or draw.integer(0, 1) else key[0]}
+    return gen
+
+
+def _index(x, key):
+    return x[decode_key(key)]
+
+
+case("x[i, j] (static ints)", "indexing", _index, g_basic_index(["int"]))
+case("x[a:b:s] (slices, negative steps)", "indexing", _index, g_basic_index(["slice"]))
+case("x[None, ..., ::-1, i] (None, Ellipsis, mixed)", "indexing", _index,
+     g_basic_index(["int", "slice", "none", "ellipsis"]))
+
+
+def g_mask(draw, family):
+    x = draw.array(draw.dtype(family), draw.choice(SHAPE_OP_SHAPES[1:]))
+    mask = draw.array(np.bool_, x.shape)
+    return (x,), {"mask": (tuple(mask.ravel().tolist()), mask.shape)}
+
+
+case("x[mask] (NumPy bool mask: static shape)", "indexing",
+     lambda x, mask: x[np.array(mask[0], dtype=bool).reshape(mask[1])], g_mask)
+
+
+def g_int_array(draw, family):
+    x = draw.array(draw.dtype(family), draw.choice(SHAPE_OP_SHAPES[1:]))
+    n = x.shape[0]
+    idx = tuple(_draw_index(draw, n) if n else 0 for _ in range(draw.integer(0, 4)))
+    return (x,), {"idx": idx}
+
+
+case("x[[i, j, k]] (NumPy int array: static shape)", "indexing",
+     lambda x, idx: x[np.array(idx, dtype=np.intp)], g_int_array)
+case("x[[i, j, k]] (Python list)", "indexing", lambda x, idx: x[list(idx)], g_int_array)
+
+
+def g_take(draw, family):
+    (x,), params = g_int_array(draw, family)
+    n = max(x.ndim, 1)
+    axis = draw.choice([None, draw.integer(-n, n - 1)])
+    size = x.size if axis is None else x.shape[axis]
+    idx = tuple(_draw_index(draw, size) if size else 0 for _ in range(draw.integer(0, 3)))
+    return (x,), {"idx": idx, "axis": axis, "kind": draw.choice(["array", "list", "int"])}
+
+
+def _take(x, idx, axis, kind):
+    indices = {"array": np.array(idx, dtype=np.intp), "list": list(idx), "int": idx[0] if idx else 0}[kind]
+    return np.take(x, indices, axis=axis)
+
+
+case("np.take(x, indices, axis)", "indexing", _take, g_take)
+
+
+def g_traced_int_array(draw, family):
+    x = draw.array(draw.dtype(family), draw.choice([(5,), (3, 2), (4, 1, 2), (2, 0)]))
+    n = x.shape[0]
+    # Mostly in [-n, n); sometimes one past either end (IndexError in NumPy and under jit).
+    span = 2 * n + 2 if draw.integer(0, 3) == 0 else 2 * n
+    idx = draw.array(np.int64, draw.choice([(), (3,), (2, 2)]), "nonneg") % span - span // 2
+    return (x, idx), {}
+
+
+case("x[idx] (traced int array: static shape)", "indexing", lambda x, idx: x[idx],
+     g_traced_int_array)
+
+
+def g_advanced_mixed(draw, family):
+    """Integer arrays and masks (NumPy arrays) among slices, ints, None and Ellipsis."""
+    x = draw.array(draw.dtype(family), draw.choice([(4, 3), (2, 3, 4), (3, 1, 2), (0, 3)]))
+    key, dim = [], 0
+    for size in x.shape:
+        kind = draw.choice(["slice", "array", "array", "int", "mask", "none"])
+        if kind == "none":
+            key.append(None)
+        if kind == "int" and size:
+            key.append(_draw_index(draw, size, bad=False))
+        elif kind == "array" and size:
+            shape = draw.choice([(2,), (1,), (2, 1)])
+            values = tuple(_draw_index(draw, size, bad=False) for _ in range(math.prod(shape)))
+            key.append(("a", values, shape))
+        elif kind == "mask":
+            mask = draw.array(np.bool_, (size,))
+            key.append(("m", tuple(mask.tolist()), (size,)))
+        else:
+            key.append(_draw_slice(draw, size))
+        dim += 1
+    if not any(isinstance(k, tuple) and k[0] in ("a", "m") for k in key):  # at least one array
+        key[-1] = ("a", (0,), (1,)) if x.shape[-1] else ("m", (), (0,))
+    if draw.integer(0, 3) == 0:
+        key = ["...", *key[1:]]
+    return (x,), {"key": tuple(key)}
+
+
+case("x[[i, j], :, mask] (arrays among slices, ints, None)", "indexing", _index, g_advanced_mixed,
+     unsupported=ALL)
+case("x[x > 0] (traced mask: data-dependent shape)", "indexing", lambda x: x[x > 0],
+     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+case("np.where(x > 0) (one argument: data-dependent shape)", "indexing", lambda x: np.where(x > 0),
+     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+case("np.nonzero(x) (data-dependent shape)", "indexing", lambda x: np.nonzero(x),
+     g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
+
+
+# -- 5. shapes and data movement ----------------------------------------------------------------
+def g_shape(extra=None, shapes=SHAPE_OP_SHAPES):
+    def gen(draw, family):
+        x = draw.array(draw.dtype(family), draw.choice(shapes))
+        return (x,), (extra(draw, x) if extra else {})
+    return gen
+
+
+def _reshape_target(draw, x):
+    n = x.size
+    divisors = [d for d in range(1, max(n, 1) + 1) if n % d == 0] or [1]
+    d = draw.choice(divisors)
+    options = [(n,), (-1,), (d, n // d), (d, -1), (-1, d, 1), (1, n, 1), (n + 1,)]  # last: error
+    if n == 0:
+        options += [(0, 3), (2, -1, 0)]
+    return {"shape": draw.choice(options)}
+
+
+case("np.reshape(x, shape)", "shape", lambda x, shape: np.reshape(x, shape), g_shape(_reshape_target))
+case("x.reshape(shape) (method)", "shape", lambda x, shape: x.reshape(shape), g_shape(_reshape_target))
+case("np.ravel(x)", "shape", np.ravel, g_shape())
+
+
+def _perm(draw, x):
+    perm = list(range(x.ndim))
+    for i in range(len(perm) - 1, 0, -1):
+        j = draw.integer(0, i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return {"axes": draw.choice([None, tuple(perm), tuple(p - x.ndim for p in perm)])}
+
+
+case("np.transpose(x, axes)", "shape", lambda x, axes: np.transpose(x, axes), g_shape(_perm))
+case("x.T", "shape", lambda x: x.T, g_shape())
+
+
+def _two_axes(draw, x):
+    n = max(x.ndim, 1)
+    return {"a": draw.integer(-n, n - 1), "b": draw.integer(-n, n - 1)}
+
+
+case("np.swapaxes(x, a, b)", "shape", lambda x, a, b: np.swapaxes(x, a, b), g_shape(_two_axes))
+
+
+def _move(draw, x):
+    n = max(x.ndim, 1)
+    k = draw.integer(0, min(x.ndim, 2))
+    src = tuple(draw.integer(-n, n - 1) for _ in range(k))
+    dst = tuple(draw.integer(-n, n - 1) for _ in range(k))
+    if k == 1 and draw.integer(0, 1):
+        src, dst = src[0], dst[0]
+    return {"src": src, "dst": dst}
+
+
+case("np.moveaxis(x, src, dst)", "shape", lambda x, src, dst: np.moveaxis(x, src, dst), g_shape(_move))
+
+
+def _squeeze_axis(draw, x):
+    ones = [i for i, d in enumerate(x.shape) if d == 1]
+    return {"axis": draw.choice([None, tuple(ones), *ones, *(range(x.ndim) if x.ndim else [])])}
+
+
+case("np.squeeze(x, axis)", "shape", lambda x, axis: np.squeeze(x, axis), g_shape(_squeeze_axis))
+
+
+def _expand_axis(draw, x):
+    n = x.ndim + 1
+    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0])}
+
+
+case("np.expand_dims(x, axis)", "shape", lambda x, axis: np.expand_dims(x, axis), g_shape(_expand_axis))
+
+
+def _broadcast_target(draw, x):
+    shape = tuple(draw.choice([d, 3]) if d == 1 else d for d in x.shape)
+    return {"shape": draw.choice([(2,) + shape, shape, (1, 1) + shape, (5,) * x.ndim])}
+
+
+case("np.broadcast_to(x, shape)", "shape", lambda x, shape: np.broadcast_to(x, shape),
+     g_shape(_broadcast_target))
+
+
+def g_join(draw, family):
+    base = draw.choice(SHAPE_OP_SHAPES)
+    axis = draw.integer(-max(len(base), 1), max(len(base), 1) - 1)
+    arrays = []
+    for _ in range(draw.integer(1, 3)):
+        shape = list(base)
+        if shape and draw.integer(0, 1):
+            shape[axis] = draw.integer(0, 3)
+        arrays.append(draw.array(draw.dtype(family), tuple(shape)))
+    return tuple(arrays), {"axis": draw.choice([axis, axis, None])}
+
+
+case("np.concatenate([x, y, ...], axis)", "shape",
+     lambda *xs, axis: np.concatenate(xs, axis=axis), g_join)
+
+
+def g_stack(draw, family):
+    base = draw.choice(SHAPE_OP_SHAPES)
+    n = draw.integer(1, 3)
+    arrays = tuple(draw.array(draw.dtype(family), base) for _ in range(n))
+    if draw.integer(0, 7) == 0:  # mismatched shapes: ValueError in both
+        arrays += (draw.array(draw.dtype(family), base + (2,)),)
+    return arrays, {"axis": draw.integer(-len(base) - 1, len(base))}
+
+
+case("np.stack([x, y, ...], axis)", "shape", lambda *xs, axis: np.stack(xs, axis=axis), g_stack)
+
+
+def g_hvstack(draw, family):
+    base = draw.choice([(), (3,), (2, 3), (0, 2), (2, 1, 2)])
+    arrays = []
+    for _ in range(draw.integer(1, 3)):
+        shape = list(base)
+        if shape and draw.integer(0, 1):
+            shape[draw.choice([0, -1][: len(shape)])] = draw.integer(1, 3)
+        arrays.append(draw.array(draw.dtype(family), tuple(shape)))
+    return tuple(arrays), {}
+
+
+case("np.hstack([x, y, ...])", "shape", lambda *xs: np.hstack(xs), g_hvstack)
+case("np.vstack([x, y, ...])", "shape", lambda *xs: np.vstack(xs), g_hvstack)
+
+
+def _split_arg(draw, x):
+    n = max(x.ndim, 1)
+    axis = draw.integer(-n, n - 1)
+    size = x.shape[axis] if x.ndim else 0
+    return {"axis": axis, "sections": draw.choice(
+        [1, 2, 3, (1,), (0, 2), (2, 1), (size,), (1, size + 2)][: 8 if size else 6])}
+
+
+case("np.split(x, sections, axis)", "shape", lambda x, sections, axis: np.split(x, sections, axis),
+     g_shape(_split_arg, SHAPE_OP_SHAPES[1:]))
+
+
+def _roll_arg(draw, x):
+    n = max(x.ndim, 1)
+    return draw.choice([{"shift": draw.integer(-7, 7), "axis": None},
+                        {"shift": draw.integer(-7, 7), "axis": draw.integer(-n, n - 1)},
+                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)}])
+
+
+case("np.roll(x, shift, axis)", "shape", lambda x, shift, axis: np.roll(x, shift, axis),
+     g_shape(_roll_arg))
+
+
+def _flip_axis(draw, x):
+    return {"axis": axis_param(draw, x.ndim)}
+
+
+case("np.flip(x, axis)", "shape", lambda x, axis: np.flip(x, axis), g_shape(_flip_axis))
+
+
+def _tile_reps(draw, x):
+    return {"reps": draw.choice([2, 0, 1, (2, 1), (1, 3), (2, 1, 2), (3,)])}
+
+
+case("np.tile(x, reps)", "shape", lambda x, reps: np.tile(x, reps), g_shape(_tile_reps))
+
+
+def _repeat_arg(draw, x):
+    n = max(x.ndim, 1)
+    return {"repeats": draw.choice([0, 1, 2, 3]), "axis": draw.choice([None, draw.integer(-n, n - 1)])}
+
+
+case("np.repeat(x, n, axis)", "shape", lambda x, repeats, axis: np.repeat(x, repeats, axis),
+     g_shape(_repeat_arg))
+
+
+def _pad_arg(draw, x):
+    width = draw.choice([1, (1, 2), ((0, 1),) * x.ndim, tuple((draw.integer(0, 2), draw.integer(0, 2))
+                                                            for _ in range(x.ndim))])
+    return {"width": width, "value": draw.choice([0, 1, 7, True])}
+
+
+case("np.pad(x, width, constant_values=c)", "shape",
+     lambda x, width, value: np.pad(x, width, mode="constant", constant_values=value),
+     g_shape(_pad_arg))
+
+
+def g_where(draw, family):
+    sc, sa, sb = draw.choice(TERNARY_SHAPES)
+    return (draw.array(np.bool_, sc), draw.array(draw.dtype(family), sa),
+            draw.array(draw.dtype(family), sb)), {}
+
+
+case("np.where(c, x, y)", "shape", lambda c, x, y: np.where(c, x, y), g_where)
+case("np.select([x > 0, x < 2], [x, x * 2], 0)", "shape",
+     lambda x: np.select([x > 0, x < 2], [x, x * 2], 0), g_unary(), unsupported=ALL)
+
+
+def _astype_arg(draw, x):
+    return {"dtype": draw.choice(ALL_DTYPES).str}
+
+
+def in_range_for(x: np.ndarray, dst) -> np.ndarray:
+    """``x`` with the floats whose conversion to integer ``dst`` C leaves undefined (NaN, inf,
+    out of range after truncation) replaced by 0: NumPy's result there depends on its SIMD path,
+    jitcore's follows x86 truncation (see docs/numpy_support.md)."""
+    dst = np.dtype(dst)
+    if x.dtype.kind != "f" or dst.kind not in "iu":
+        return x
+    info = np.iinfo(dst)
+    with np.errstate(all="ignore"):
+        t = np.trunc(x.astype(np.float64))
+        ok = np.isfinite(t) & (t >= info.min) & (t <= info.max)
+    return np.where(ok, x, 0).astype(x.dtype)
+
+
+def g_astype(draw, family):
+    (x,), params = g_shape(_astype_arg, UNARY_SHAPES)(draw, family)
+    return (in_range_for(x, params["dtype"]),), params
+
+
+case("x.astype(dtype)", "shape", lambda x, dtype: x.astype(dtype), g_astype)
+
+
+# -- 6. products --------------------------------------------------------------------------------
+def g_pairs(pairs, params=None):
+    def gen(draw, family):
+        sa, sb = draw.choice(pairs)
+        p = params(draw) if params else {}
+        return (draw.array(draw.dtype(family), sa, "small"),
+                draw.array(draw.dtype(family), sb, "small")), p
+    return gen
+
+
+_DOT_PAIRS = [((), (3,)), ((3,), (3,)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((2, 3, 4), (4, 2)),
+              ((0, 3), (3, 2)), ((3,), (3, 0)), ((3,), (4,))]
+_MATMUL_PAIRS = [((3,), (3,)), ((2, 3), (3, 4)), ((2, 2, 3), (3, 4)), ((1, 2, 3), (4, 3, 2)),
+                 ((3,), (3, 2)), ((2, 3), (3,)), ((0, 3), (3, 0)), ((2, 3), (2, 3)), ((), (3,))]
+case("np.outer(x, y)", "products", np.outer, g_pairs(BINARY_SHAPES[:-1]), tol=DOT_TOL)
+case("np.dot(x, y)", "products", np.dot, g_pairs(_DOT_PAIRS), tol=DOT_TOL)
+case("np.matmul(x, y)", "products", np.matmul, g_pairs(_MATMUL_PAIRS), tol=DOT_TOL)
+case("x @ y", "products", lambda x, y: x @ y, g_pairs(_MATMUL_PAIRS), tol=DOT_TOL)
+
+
+def g_tensordot(draw, family):
+    sa, sb, axes = draw.choice([((2, 3, 4), (3, 4, 5), 2), ((2, 3), (3, 2), 1),
+                                ((2, 3), (3, 2), ((1,), (0,))), ((2, 3, 4), (4, 3, 2), ((1, 2), (1, 0))),
+                                ((3,), (4,), 0), ((2, 3), (2, 3), 1)])
+    return (draw.array(draw.dtype(family), sa, "small"), draw.array(draw.dtype(family), sb, "small")), \
+        {"axes": axes}
+
+
+case("np.tensordot(x, y, axes)", "products", lambda x, y, axes: np.tensordot(x, y, axes),
+     g_tensordot, tol=DOT_TOL)
+
+EINSUM_FORMS = [("ij,jk->ik", (2, 3), (3, 4)), ("ij->ji", (2, 3)), ("i,i->", (3,), (3,)),
+                ("ij->", (2, 3)), ("ij->i", (2, 3)), ("bij,bjk->bik", (2, 2, 3), (2, 3, 4)),
+                ("i,j->ij", (3,), (4,)), ("...ij,...jk->...ik", (2, 2, 3), (3, 4)),
+                ("ij,ij->ij", (2, 3), (2, 3)), ("ij,jk,kl->il", (2, 3), (3, 2), (2, 2)),
+                ("ij,jk", (2, 3), (3, 4)), ("i,i", (0,), (0,))]
+
+
+def g_einsum(forms):
+    def gen(draw, family):
+        subscripts, *shapes = draw.choice(forms)
+        # Three operands are contracted pairwise (NumPy sums all products at once): with
+        # infinities the association decides between inf and NaN, so those draw finite values.
+        domain = "small" if len(shapes) < 3 else "finite"
+        return tuple(draw.array(draw.dtype(family), s, domain) for s in shapes), {"subscripts": subscripts}
+    return gen
+
+
+case("np.einsum(subscripts, *xs) (common forms)", "products",
+     lambda *xs, subscripts: np.einsum(subscripts, *xs), g_einsum(EINSUM_FORMS), tol=DOT_TOL)
+case("np.einsum('ii->i' / 'ii') (diagonal, trace)", "products",
+     lambda *xs, subscripts: np.einsum(subscripts, *xs),
+     g_einsum([("ii->i", (3, 3)), ("ii", (3, 3)), ("iij->j", (2, 2, 3))]), tol=DOT_TOL,
+     unsupported=ALL)
+
+
+# -- 7. creation (concrete NumPy calls inside jit: constants with static sizes) ----------------------
+case("np.zeros(x.shape, x.dtype) + x", "creation", lambda x: np.zeros(x.shape, x.dtype) + x, g_unary())
+case("np.ones(x.shape, x.dtype) * x", "creation", lambda x: np.ones(x.shape, x.dtype) * x, g_unary())
+case("np.full(x.shape, 3, x.dtype) + x", "creation", lambda x: np.full(x.shape, 3, x.dtype) + x, g_unary())
+case("np.empty(x.shape, x.dtype)", "creation", lambda x: np.empty(x.shape, x.dtype), g_unary(), tol=META)
+case("np.arange(x.size).reshape(x.shape) + x", "creation",
+     lambda x: np.arange(x.size).reshape(x.shape) + x, g_unary())
+case("np.linspace(0, 1, x.size).reshape(x.shape) * x", "creation",
+     lambda x: np.linspace(0, 1, x.size).reshape(x.shape) * x, g_unary())
+case("x[..., None] * np.eye(n, dtype=x.dtype)", "creation",
+     lambda x: x[..., None] * np.eye(x.shape[-1] if x.ndim else 3, dtype=x.dtype), g_unary())
+
+
+def _like_arg(draw, x):
+    return {"dtype": draw.choice([None, None, *(d.str for d in ALL_DTYPES)])}
+
+
+case("np.zeros_like(x, dtype)", "creation", lambda x, dtype: np.zeros_like(x, dtype=dtype),
+     g_shape(_like_arg, UNARY_SHAPES))
+case("np.ones_like(x, dtype)", "creation", lambda x, dtype: np.ones_like(x, dtype=dtype),
+     g_shape(_like_arg, UNARY_SHAPES))
+case("np.empty_like(x, dtype)", "creation", lambda x, dtype: np.empty_like(x, dtype=dtype),
+     g_shape(_like_arg, UNARY_SHAPES), tol=META)
+
+
+def _full_like_arg(draw, x):
+    return {"value": draw.choice([7, 2.5, True, 0, -1, 300]), **_like_arg(draw, x)}
+
+
+case("np.full_like(x, v, dtype)", "creation",
+     lambda x, value, dtype: np.full_like(x, value, dtype=dtype), g_shape(_full_like_arg, UNARY_SHAPES))
+
+
+def _static_properties(x):
+    # Inside jit these must be plain Python values, usable to build static shapes.
+    assert type(x.shape) is tuple and all(type(d) is int for d in x.shape), x.shape
+    assert type(x.ndim) is int and type(x.size) is int and isinstance(x.dtype, np.dtype)
+    return np.zeros((x.ndim, x.size), dtype=x.dtype) + x.reshape(x.size)[: min(x.size, 1)].sum(), \
+        np.asarray(x.shape + (x.ndim, x.size, x.dtype.itemsize), dtype=np.int64)
+
+
+case(".shape .ndim .size .dtype (static Python values)", "creation", _static_properties, g_unary())
+
+
+# -- 8. functional updates (x.at[idx].set / .add, as in JAX) ------------------------------------------
+def g_at(draw, family):
+    (x,), params = g_basic_index(["int", "slice"])(draw, family)
+    params["v"] = draw.choice([0, 1, True])
+    return (x,), params
+
+
+def _at_ref(op):
+    def ref(x, key, v):
+        y = x.copy()
+        if op == "set":
+            y[decode_key(key)] = v
+        else:
+            y[decode_key(key)] += np.asarray(v, dtype=x.dtype)
+        return y
+    return ref
+
+
+case("x.at[idx].set(v)", "update", lambda x, key, v: x.at[decode_key(key)].set(v), g_at,
+     ref=_at_ref("set"))
+case("x.at[idx].add(v)", "update", lambda x, key, v: x.at[decode_key(key)].add(v), g_at,
+     ref=_at_ref("add"))
+
+
+# -- notes for docs/numpy_support.md (differences from NumPy, partial support) ---------------------
+NOTES = {
+    "np.divide(x, y)": "also np.true_divide",
+    "np.remainder(x, y)": "also np.mod; integer x % 0 is 0 as in NumPy",
+    "np.floor_divide(x, y)": "integer x // 0 is 0 as in NumPy; INT_MIN // -1 wraps",
+    "np.power(x, y)": "integer x ** -n is defined (1 // x**n); NumPy raises ValueError",
+    "np.reciprocal(x)": "integers and bool refused on purpose (UnsupportedError: write 1 / x or 1 // x)",
+    "np.absolute(x)": "also np.abs and abs(x)",
+    "np.invert(x)": "also np.bitwise_not and ~x",
+    "np.sin(x)": "|x| beyond 2**17 (f32), 2**43 (f64): the kernel is recomputed with libm",
+    "np.cos(x)": "|x| beyond 2**17 (f32), 2**43 (f64): the kernel is recomputed with libm",
+    "np.tan(x)": "|x| beyond 2**17 (f32), 2**43 (f64): the kernel is recomputed with libm",
+    "np.exp(x)": "float32 up to 3 ULP from NumPy, whose own float32 exp is 2 ULP off",
+    "np.log(x)": "float32 up to 4 ULP from NumPy, whose own float32 log is 3 ULP off",
+    "np.logaddexp(x, y)": "float32: NumPy is up to 8 ULP (of the larger term) off; jitcore within 1",
+    "np.sum(x, axis, keepdims)": "float summation order is not NumPy's (see below); no out=/where=/initial=",
+    "np.prod(x, axis, keepdims)": "float product order is not NumPy's; no out=/where=/initial=",
+    "np.mean(x, axis, keepdims)": "float16 accumulates in float32, as in NumPy",
+    "np.var(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
+    "np.std(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
+    "np.min(x, axis, keepdims)": "no initial=/where=",
+    "np.max(x, axis, keepdims)": "no initial=/where=",
+    "x[idx] (traced int array: static shape)": "out-of-bounds indices raise IndexError when called",
+    "x[x > 0] (traced mask: data-dependent shape)": "raises a JitcoreError: the shape depends on the data",
+    "np.nonzero(x) (data-dependent shape)": "raises a JitcoreError: the shape depends on the data",
+    "np.reshape(x, shape)": "order='C' only",
+    "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
+    "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
+    "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
+    "np.einsum(subscripts, *xs) (common forms)": "no out=/dtype=, no interleaved (operand, sublist) form",
+    "np.empty(x.shape, x.dtype)": "a constant inside jit: zeros (NumPy: uninitialized)",
+    "np.empty_like(x, dtype)": "zeros (NumPy: uninitialized)",
+    ".shape .ndim .size .dtype (static Python values)":
+        "Python values while tracing; returned from jit they become NumPy scalars",
+    "np.add.accumulate(x, axis)": "ufunc methods other than reduce (accumulate, outer, at, ...) unsupported",
+}
+for _case in CASES:
+    _case.note = NOTES.get(_case.name, _case.note)
+
+
+# -- known bugs ---------------------------------------------------------------------------------
+@dataclass
+class Bug:
+    """A known bug, named by a short stable id: ``repro()`` raises ``raises`` while it exists (the
+    suite runs it as a strict xfail). ``cases`` are the rows it affects (each checked by hand,
+    for the ``families`` given); a drawn example of those rows that hits it (by its ``inputs``,
+    or by the ``error`` jitcore raises) counts as the bug's, not as a new failure."""
+
+    name: str
+    cases: tuple[str, ...]
+    families: tuple[str, ...]
+    raises: type
+    reason: str
+    repro: Callable[[], None] = field(repr=False, default=None)
+    inputs: Callable | None = field(repr=False, default=None)
+    error: Callable | None = field(repr=False, default=None)
+
+
+BUGS: list[Bug] = []
+
+
+def bug(name, cases, families, raises, reason, inputs=None, error=None):
+    cases = (cases,) if isinstance(cases, str) else tuple(cases)
+    for c in cases:
+        assert any(c == other.name for other in CASES), c
+
+    def register(repro):
+        BUGS.append(Bug(name, cases, tuple(families), raises, reason, repro, inputs, error))
+        return repro
+    return register
+
+
+def check_same(fn, *args, tol=EXACT):
+    """Reproducer helper: jit(fn)(*args) against fn(*args); AssertionError when they differ."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        expected = fn(*args)
+    compare(tol, jc.jit(fn)(*args), expected, args, getattr(fn, "__name__", "repro"))
+
+
+def _message(*parts):
+    return lambda e, arrays, params: all(p in f"{type(e).__name__}: {e}" for p in parts)
+
+
+_UFUNC_REDUCE_ROWS = [c.name for c in CASES if ".reduce(" in c.name and not c.unsupported]
+
+
+@bug("f16-accumulate",
+     ["np.sum(x, axis, keepdims)", "np.prod(x, axis, keepdims)", "np.add.reduce(x, axis, keepdims)",
+      "np.multiply.reduce(x, axis, keepdims)"], ("float",), AssertionError,
+     "np.sum / np.prod of float16 keep float16 partial results; NumPy accumulates float16 in "
+     "float32 and rounds once: np.sum(np.ones(60000, np.float16)) is 32768 under jit (16 "
+     "partial sums stuck at 2048, where 2048 + 1 == 2048 in float16), 60000 in NumPy; "
+     "np.prod(np.full(1000, 1.001, np.float16)) is 2.584 under jit, 2.654 in NumPy",
+     error=lambda e, arrays, params: isinstance(e, AssertionError) and "beyond rtol" in str(e)
+     and any(a.dtype == np.float16 for a in arrays))
+def _repro_f16_accumulate():
+    check_same(lambda x: np.sum(x), np.ones(60000, np.float16), tol=SUM_TOL)
+    check_same(lambda x: np.prod(x), np.full(1000, 1.0009766, np.float16), tol=PROD_TOL)
+
+
+@bug("square-bool", "np.square(x)", ("bool",), AssertionError,
+     "np.square(bool array) returns bool under jit (x * x); NumPy has no bool loop and returns "
+     "int8 (0 or 1)",
+     inputs=lambda arrays, params: arrays[0].dtype == np.bool_)
+def _repro_square_bool():
+    check_same(lambda x: np.square(x), np.array([True, False]))
+
+
+_F16_COMPILE_ROWS = ["np.arcsin(x)", "np.arctan(x)", "np.arctan2(x, y)", "np.cbrt(x)"]
+
+
+@bug("f16-truncdfhf2", _F16_COMPILE_ROWS,
+     ("bool", "signed", "unsigned", "float"), jc.JitcoreError,
+     "np.arcsin(np.ones(2, np.float16)) raises JitcoreError 'internal error: the compiled code "
+     "needs __truncdfhf2, which this process does not provide' (the f64 -> f16 truncation of "
+     "a vector of 2 or 3 lanes becomes a libcall; sizes 1, 4, 8 compile); also arctan, arctan2 "
+     "and cbrt of float16 and of int8/uint8/bool (whose results are float16)",
+     error=_message("__truncdfhf2"))
+def _repro_truncdfhf2():
+    check_same(lambda x: np.arcsin(x), np.full(2, 0.5, np.float16), tol=ulp("arcsin"))
+
+
+@bug("logaddexp2-crash", "np.logaddexp2(x, y)", ALL, KeyError,
+     "np.logaddexp2 is registered as a ufunc (array.FLOAT_BINARY) but codegen/mathlib.py has no "
+     "emitter: any call raises KeyError: 'logaddexp2' from mathlib.emit_binary at compile time",
+     error=lambda e, arrays, params: isinstance(e, KeyError) and "logaddexp2" in str(e))
+def _repro_logaddexp2():
+    check_same(lambda x, y: np.logaddexp2(x, y), np.ones(3), np.ones(3), tol=ulp("logaddexp2"))
+
+
+@bug("swapaxes-same-axis", "np.swapaxes(x, a, b)", ALL, jc.JitTypeError,
+     "np.swapaxes(x, 0, -1) of a 1-d array raises JitTypeError 'repeated axis in (0, -1)'; "
+     "NumPy returns x unchanged (jitcore.numpy.swapaxes compares the axes before normalizing "
+     "them; for a 0-d array np.swapaxes(x, -1, -1) raises a bare IndexError 'list index out of "
+     "range', NumPy an AxisError)",
+     error=lambda e, arrays, params: "repeated axis" in str(e) or "list index out of range" in str(e))
+def _repro_swapaxes():
+    check_same(lambda x: np.swapaxes(x, 0, -1), np.arange(3.0))
+
+
+def _empty_part(arrays, params):
+    return len(arrays) > 1 and any(a.size == 0 for a in arrays) and any(a.size for a in arrays) \
+        and max(a.ndim for a in arrays) >= 2
+
+
+@bug("concat-empty-part",
+     ["np.concatenate([x, y, ...], axis)", "np.stack([x, y, ...], axis)", "np.hstack([x, y, ...])",
+      "np.vstack([x, y, ...])"], ALL, AssertionError,
+     "np.concatenate([a, b]) of a (2, 3) array and a (0, 3) array returns [[1, 2, 2], [2, 2, 2]] "
+     "for a = [[1, 2, 3], [4, 5, 6]] (also along axis 1 with a (2, 0) part, and through vstack "
+     "and hstack); 1-d parts are right",
+     inputs=_empty_part)
+def _repro_concatenate_empty():
+    check_same(lambda a, b: np.concatenate([a, b]), np.arange(1.0, 7.0).reshape(2, 3), np.zeros((0, 3)))
+
+
+_ZERO_D_AXIS_ROWS = ["np.sum(x, axis, keepdims)", "np.prod(x, axis, keepdims)", "np.min(x, axis, keepdims)",
+                     "np.max(x, axis, keepdims)", "np.any(x, axis, keepdims)", "np.all(x, axis, keepdims)",
+                     "x.sum(), x.any(axis), x.mean() (methods)", "np.repeat(x, n, axis)",
+                     *_UFUNC_REDUCE_ROWS]
+
+
+@bug("0d-axis0", _ZERO_D_AXIS_ROWS, ALL, jc.JitTypeError,
+     "np.sum(x, axis=0) (also axis=-1; prod, min, max, any, all, ufunc.reduce, repeat) of a 0-d "
+     "array raises JitTypeError 'axis 0 is out of bounds for an array of dimension 0'; NumPy "
+     "accepts axis 0 and -1 for a 0-d array in these functions (not in np.mean, and not axis=(0,)) "
+     "and returns the element",
+     error=lambda e, arrays, params: isinstance(e, jc.JitTypeError) and "of dimension 0" in str(e))
+def _repro_zero_d_axis():
+    check_same(lambda x: np.sum(x, axis=0), np.array(5.0))
+
+
+@bug("pad-0d", "np.pad(x, width, constant_values=c)", ALL, IndexError,
+     "np.pad(np.array(2.0), 1) raises IndexError 'index 0 is out of bounds for size 0' under jit; "
+     "NumPy returns the 0-d array unchanged (and for pad_width=() NumPy raises TypeError, jitcore "
+     "a ValueError from np.broadcast_to)",
+     inputs=lambda arrays, params: arrays[0].ndim == 0)
+def _repro_pad_zero_d():
+    check_same(lambda x: np.pad(x, 1), np.array(2.0))
+
+
+@bug("clip-int-range", "np.clip(x, 0, 5) (scalar bounds)",
+     ("signed", "unsigned"), jc.JitTypeError,
+     "np.clip(np.arange(5, dtype=np.uint8), -3, 3) raises JitTypeError 'Python scalar -3 does not "
+     "fit in uint8'; NumPy 2 compares with the out-of-range bound and returns [0 1 2 3 3] "
+     "(likewise int8 with 300)",
+     error=_message("does not fit in"))
+def _repro_clip_out_of_range():
+    check_same(lambda x: np.clip(x, -3, 3), np.arange(5, dtype=np.uint8))
+
+
+@bug("where-one-arg", "np.where(x > 0) (one argument: data-dependent shape)", ALL, TypeError,
+     "np.where(x > 2) (the one-argument form, a tuple of index arrays whose length depends on the "
+     "data) raises a bare TypeError \"where() missing 2 required positional arguments: 'x' and "
+     "'y'\" under jit instead of a JitcoreError saying that the output shape is data-dependent",
+     error=_message("missing 2 required positional arguments"))
+def _repro_where_one_argument():
+    try:
+        jc.jit(lambda x: np.where(x > 2))(np.arange(5.0))
+    except jc.JitcoreError:
+        return
+
+
+@bug("0d-result-kind", (), ALL, AssertionError,
+     "jit(lambda x: x[()])(np.array(1.0)) returns a 0-d ndarray (NumPy: the scalar np.float64), "
+     "while x.astype(np.float32) and np.zeros_like(x) of a 0-d x return NumPy scalars (NumPy: 0-d "
+     "arrays); values, dtypes and shapes agree")
+def _repro_zero_d_kinds():
+    x = np.array(1.0)
+    for fn in (lambda v: v[()], lambda v: v.astype(np.float32), lambda v: np.zeros_like(v)):
+        got, want = jc.jit(fn)(x), fn(x)
+        assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"
+
+
+@bug("accumulate-0d", "np.add.accumulate(x, axis)", ALL, AssertionError,
+     "np.add.accumulate(np.array(5.0)) returns array([5.]) under jit; NumPy raises TypeError "
+     "'cannot accumulate on a scalar' (np.cumsum of a 0-d array is [5.] in both)",
+     inputs=lambda arrays, params: arrays[0].ndim == 0)
+def _repro_accumulate_0d():
+    x = np.array(5.0)
+    try:
+        np.add.accumulate(x)
+    except TypeError:
+        pass
+    try:
+        got = jc.jit(lambda v: np.add.accumulate(v))(x)
+    except (TypeError, jc.JitcoreError):
+        return
+    raise AssertionError(f"NumPy raises TypeError, jitcore returned {got!r}")
+
+
+@bug("gather-oob-empty",
+     ["x[[i, j, k]] (NumPy int array: static shape)", "x[[i, j, k]] (Python list)",
+      "x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],
+     ALL, AssertionError,
+     "an out-of-bounds integer-array index is not caught when the indexed array is empty: "
+     "jit(lambda x: x[np.array([2])])(np.zeros((2, 0))) returns an empty (1, 0) array, NumPy "
+     "raises IndexError 'index 2 is out of bounds for axis 0 with size 2' (the bounds check runs "
+     "inside the gather loop, which has no iterations; a constant index could be checked while "
+     "tracing); the same with a traced index array",
+     error=lambda e, arrays, params: isinstance(e, AssertionError) and "NumPy raises IndexError" in str(e)
+     and arrays[0].size == 0)
+def _repro_gather_oob_empty():
+    x = np.zeros((2, 0))
+    try:
+        got = jc.jit(lambda v: v[np.array([2])])(x)
+    except IndexError:
+        return
+    raise AssertionError(f"NumPy raises IndexError; jitcore returned {got!r}")
+
+
+@bug("take-list", "np.take(x, indices, axis)", ALL, jc.JitTypeError,
+     "np.take(x, [0, 2], axis=1) raises JitTypeError 'cannot use a list as an array operand: "
+     "[0, 2]' (also a tuple); NumPy takes any array-like, and jitcore takes np.array([0, 2]) and "
+     "x[[0, 2]]",
+     error=lambda e, arrays, params: "as an array operand" in str(e))
+def _repro_take_list():
+    check_same(lambda x: np.take(x, [0, 2], axis=1), np.arange(6.0).reshape(2, 3))
+
+
+@bug("index-empty-list", "x[[i, j, k]] (Python list)", ALL, IndexError,
+     "x[[]] raises IndexError 'arrays used as indices must be of integer (or boolean) type' "
+     "under jit (the empty list becomes a float64 array); NumPy treats an empty list as an "
+     "empty integer index and returns shape (0,) + x.shape[1:]",
+     inputs=lambda arrays, params: params.get("idx") == ())
+def _repro_index_empty_list():
+    check_same(lambda x: x[[]], np.arange(6.0).reshape(2, 3))
+
+
+@bug("minmax-reduce-zero-sign",
+     ["np.min(x, axis, keepdims)", "np.max(x, axis, keepdims)", "np.minimum.reduce(x, axis, keepdims)",
+      "np.maximum.reduce(x, axis, keepdims)"], ("float",), AssertionError,
+     "a min/max reduction over both 0.0 and -0.0 returns the other zero than NumPy in about half "
+     "the cases: np.min(np.array([0.0, -0.0])) is -0.0 in NumPy, 0.0 under jit (float16: 0.0 and "
+     "-0.0). NumPy's reduction applies its elementwise rule in order (float32/64: the later "
+     "operand wins a tie, float16: the earlier), which jitcore's np.minimum/np.maximum follow",
+     error=lambda e, arrays, params: isinstance(e, AssertionError) and "max distance 0.0" in str(e))
+def _repro_minmax_zero_sign():
+    check_same(lambda x: np.min(x), np.array([0.0, -0.0]))
