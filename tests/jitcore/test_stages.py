@@ -257,3 +257,17 @@ def test_traced_and_optimized_stages_round_trip(fn, args):
         parsed = ir.parse(text)
         ir.verify(parsed)
         assert ir.print_op(parsed) == text, stage
+
+
+def test_fastmath_marks_float_arithmetic_and_is_off_by_default():
+    x = np.linspace(-1, 1, 1000, dtype=np.float32)
+
+    def chain(v):
+        return (v * 3.0 + 1.0).sum()
+
+    plain = jc.jit(chain).lower(x).as_text("llvm")
+    fast = jc.jit(chain, fastmath=True).lower(x).as_text("llvm")
+    assert "reassoc" not in plain and "contract" not in plain
+    assert "fmul reassoc contract" in fast and "fadd reassoc contract" in fast
+    expected = np.float32(chain(x.astype(np.float64)))
+    assert abs(jc.jit(chain, fastmath=True)(x) - expected) <= 1e-5 * np.abs(x * 3 + 1).sum()
