@@ -18,8 +18,10 @@ JitcoreError or the same builtin exception).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import re
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -214,3 +216,13 @@ def test_float_math_at_special_values():
             check_same(getattr(np, name), v, tol=ulp(name))
         for name in ("arctan2", "hypot", "logaddexp", "power"):
             check_same(getattr(np, name), v, v[::-1].copy(), tol=ulp("pow" if name == "power" else name))
+
+
+def test_parity_report_runs(capsys):
+    path = Path(__file__).resolve().parents[2] / "tools" / "parity_report.py"
+    spec = importlib.util.spec_from_file_location("parity_report", path)
+    report = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(report)
+    assert report.main(["--only", "np.add(", "--cases", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "| np.add(x, y)" in out and "totals" in out
