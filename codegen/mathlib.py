@@ -21,6 +21,26 @@ correctly rounded result, f64 within a few ULP of NumPy. sin/cos/tan are accurat
 to scalar code past 71476), 2**43 for f64; beyond that they return NaN. The code generator checks
 for such arguments and recomputes those kernels exactly (see codegen/cpu.py), so users never see
 that NaN.
+
+fast=True (``emit_unary(builder, name, x, fast=True)``, for ``jc.jit(f, fastmath=True)``) emits a
+cheaper variant of exp, log, tanh, sin and cos: shorter polynomials (_EXP_FAST, _LOG_FAST,
+_TANH_FAST with a lower polynomial/exp cutoff, f32 _SIN_FAST/_COS_FAST) and no extra-precision
+steps (log without the hfsq split, sin/cos without the double-word evaluation). Range reductions,
+the trig argument limit and the special-value selects are unchanged: NaN, +-inf, +-0, overflow
+and gradual underflow are as in the accurate functions. Other names fall back to the accurate
+path. Max error, measured (tests/codegen/test_mathlib_fast.py: the test_mathlib sweeps and
+special values plus 4M random arguments; same references as the accurate bounds, f32 against
+the correctly rounded result, f64 against NumPy):
+
+    ====  ===========  ===========
+    fast  f32          f64
+    ====  ===========  ===========
+    exp   <= 5 ULP     <= 8 ULP
+    log   <= 7 ULP     <= 6 ULP
+    tanh  <= 7 ULP     <= 23 ULP
+    sin   <= 1 ULP     <= 1 ULP
+    cos   <= 1 ULP     <= 1 ULP
+    ====  ===========  ===========
 """
 
 from __future__ import annotations
@@ -73,6 +93,32 @@ _TANH_POLY = {"f32": 0.55, "f64": 0.625}
 _TANH_ONE = {"f32": 9.5, "f64": 19.5}
 # exp input clamp: just past overflow to inf and underflow to 0 (keeps the exponent arithmetic exact).
 _EXP_LIMITS = {"f32": (-104.0, 89.0), "f64": (-746.0, 710.0)}
+
+# fast=True coefficient sets (same forms as above, fewer terms; fitted the same way). Quoted: the
+# fit's relative error of the polynomial itself; the function's measured error is in the docstring.
+# exp: f32 2**-17.6, f64 2**-46.0.
+_EXP_FAST = {
+    "f32": (0.49999750253219666, 0.1666677463086131, 0.041833593306671794, 0.00834121612911724),
+    "f64": (0.4999999999999994, 0.16666666666648397, 0.04166666666681451, 0.00833333335365528,
+            0.001388888883788946, 0.0001984120886007405, 2.480162702870902e-05, 2.7625052949223797e-06,
+            2.757605435059069e-07),
+}
+# log: f32 2**-14.4, f64 2**-43.7.
+_LOG_FAST = {
+    "f32": (0.6666349112804629, 0.40858839738145675),
+    "f64": (0.6666666666666207, 0.4000000001123932, 0.28571424129388384, 0.2222286313130383,
+            0.18140160720140974, 0.16622267073182556),
+}
+# sin (f32: 2**-22.9) and cos (f32: 2**-24.2); f64 keeps _SIN / _COS (one term fewer costs ~100 ULP).
+_SIN_FAST = {"f32": (-0.16666664541898057, 0.008332726826858374, -0.00019583482253747136), "f64": _SIN["f64"]}
+_COS_FAST = {"f32": (0.04166666454895566, -0.0013888282827716186, 2.454372784951254e-05), "f64": _COS["f64"]}
+# tanh polynomial below _TANH_POLY_FAST: f32 on 0.3 2**-19.4, f64 on 0.45 2**-44.3.
+_TANH_FAST = {
+    "f32": (-0.3333328613750807, 0.13323874189818263, -0.051132750394472945),
+    "f64": (-0.3333333333333183, 0.13333333332384578, -0.053968252981078046, 0.02186944928635294,
+            -0.008862465891389388, 0.0035838752819946536, -0.0014061444428794733, 0.0004290449429804938),
+}
+_TANH_POLY_FAST = {"f32": 0.3, "f64": 0.45}
 
 _LN2 = math.log(2)
 # ln2 = head + tail.  For exp's reduction the head is ln2 rounded (n * head is exact inside fma);
@@ -370,10 +416,10 @@ def _sinh(m: _Math, x):
     return _tiny(m, x, m.sel(m.isnan(x), x, r))
 
 
-def _tanh(m: _Math, x):
+def _tanh(m: _Math, x, fast: bool = False):
     a = m.abs(x)
     z = m.mul(a, a)
-    small = m.fma(m.mul(a, z), m.poly(z, _TANH[m.prec]), a)
+    small = m.fma(m.mul(a, z), m.poly(z, (_TANH_FAST if fast else _TANH)[m.prec]), a)
     # e = exp(2a) = 2**n * (1 + u): the fma with the biased shifter rounds 2a / ln2 to n once and
     # leaves 2**n's exponent field in its low bits (n <= 28: no scaling steps needed).
     a2 = m.add(a, a)
@@ -383,10 +429,11 @@ def _tanh(m: _Math, x):
     n = m.sub(ns, m.c(biased))
     hi, lo = _LN2_EXP[m.kind]
     r = m.fma(m.neg(n), m.c(lo), m.fma(m.neg(n), m.c(hi), a2))
-    u = m.fma(m.mul(r, r), m.poly(r, _EXP[m.prec]), r)
+    u = m.fma(m.mul(r, r), m.poly(r, (_EXP_FAST if fast else _EXP)[m.prec]), r)
     e = m.mul(m.add(u, m.c(1.0)), m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant))))
     big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
-    use_poly = m.b.fcmp_unordered("<", a, m.c(_TANH_POLY[m.prec]))  # NaN takes this side
+    cut = (_TANH_POLY_FAST if fast else _TANH_POLY)[m.prec]
+    use_poly = m.b.fcmp_unordered("<", a, m.c(cut))  # NaN takes this side
     return m.call("copysign", m.sel(use_poly, small, big), x)
 
 
@@ -907,6 +954,46 @@ def _sigmoid(m: _Math, x):
     return m.sel(m.lt(x, m.c(0.0)), m.div(e, d), m.div(m.c(1.0), d))
 
 
+# ---- fast variants (fast=True) ------------------------------------------------------------------
+# Same reductions and special-value selects as the accurate functions (NaN, +-inf, +-0, overflow
+# and gradual underflow stay right); shorter polynomials and no extra-precision steps.
+
+def _exp_fast(m: _Math, x):
+    xc = _clamp(m, x, *_EXP_LIMITS[m.kind])
+    hi, lo = _LN2_EXP[m.kind]
+    n = m.call("rint", m.mul(xc, m.c(1 / _LN2)))
+    r = m.fma(m.neg(n), m.c(lo), m.fma(m.neg(n), m.c(hi), xc))
+    u = m.fma(m.mul(r, r), m.poly(r, _EXP_FAST[m.prec]), r)
+    return m.sel(m.isnan(x), x, m.scale(m.add(u, m.c(1.0)), n))
+
+
+def _log_fast(m: _Math, x):
+    """k * ln2 + 2s + s * z * P(z) directly, without _log_parts' f - (hfsq - tail) split."""
+    k, f = _log_reduce(m, x)
+    s = m.div(f, m.add(f, m.c(2.0)))
+    z = m.mul(s, s)
+    p = m.fma(m.mul(s, z), m.poly(z, _LOG_FAST[m.prec]), m.add(s, s))
+    hi, lo = _LN2_LOG[m.kind]
+    return _log_special(m, x, m.fma(k, m.c(hi), m.fma(k, m.c(lo), p)))
+
+
+def _trig_fast(m: _Math, name: str, x):
+    """sin/cos from the same reduction, r_lo kept only to first order, without the double-word
+    evaluation of _sin_cos_dd."""
+    q, r_hi, r_lo = _trig_reduce(m, x)
+    if name == "cos":
+        q = m.b.add(q, m.i(1))
+    z = m.mul(r_hi, r_hi)
+    s = m.add(r_hi, m.fma(m.mul(r_hi, z), m.poly(z, _SIN_FAST[m.prec]), r_lo))
+    c = m.add(m.fma(m.c(-0.5), z, m.c(1.0)),
+              m.fma(m.mul(z, z), m.poly(z, _COS_FAST[m.prec]), m.mul(m.neg(r_hi), r_lo)))
+    odd = m.b.icmp_unsigned("!=", m.b.and_(q, m.i(1)), m.i(0))
+    r = m.sel(odd, c, s)
+    r = m.sel(m.b.icmp_unsigned("!=", m.b.and_(q, m.i(2)), m.i(0)), m.neg(r), r)
+    r = m.sel(m.le(m.abs(x), m.c(TRIG_ARGUMENT_LIMITS[m.kind])), r, m.c(math.nan))  # also inf and NaN
+    return r if name == "cos" else _tiny(m, x, r)
+
+
 # ---- API --------------------------------------------------------------------------------------
 
 _UNARY = {
@@ -919,15 +1006,32 @@ _UNARY = {
     "arctanh": _arctanh, "cbrt": _cbrt, "erf": _erf, "sigmoid": _sigmoid,
 }
 _BINARY = {"pow": _pow, "arctan2": _arctan2, "hypot": _hypot, "logaddexp": _logaddexp}
+# fast=True variants; every other function falls back to its accurate version.
+_UNARY_FAST = {
+    "sin": lambda m, x: _trig_fast(m, "sin", x),
+    "cos": lambda m, x: _trig_fast(m, "cos", x),
+    "tanh": lambda m, x: _tanh(m, x, fast=True), "exp": _exp_fast, "log": _log_fast,
+}
+_BINARY_FAST: dict = {}
 SUPPORTED_UNARY: frozenset[str] = frozenset(_UNARY)
 SUPPORTED_BINARY: frozenset[str] = frozenset(_BINARY)
+FAST_UNARY: frozenset[str] = frozenset(_UNARY_FAST)  # names with a cheaper fast=True variant
+FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 
 
-def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value) -> ir.Value:
-    """Emit ``name(x)`` inline at the builder's position; x is f32/f64, scalar or vector."""
-    return _UNARY[name](_Math(builder, x.type), x)
+def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value, fast: bool = False) -> ir.Value:
+    """Emit ``name(x)`` inline at the builder's position; x is f32/f64, scalar or vector.
+
+    fast=True (``jc.jit(..., fastmath=True)``) emits the cheaper variant for the names in
+    FAST_UNARY, within the error bounds in the module docstring; other names ignore it."""
+    emit = _UNARY_FAST.get(name) if fast else None
+    return (emit or _UNARY[name])(_Math(builder, x.type), x)
 
 
-def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value) -> ir.Value:
-    """Emit ``name(x, y)`` inline at the builder's position; x and y have the same float type."""
-    return _BINARY[name](_Math(builder, x.type), x, y)
+def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value,
+                fast: bool = False) -> ir.Value:
+    """Emit ``name(x, y)`` inline at the builder's position; x and y have the same float type.
+
+    fast=True uses the FAST_BINARY variant where there is one (none yet: the accurate path)."""
+    emit = _BINARY_FAST.get(name) if fast else None
+    return (emit or _BINARY[name])(_Math(builder, x.type), x, y)
