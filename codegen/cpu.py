@@ -229,7 +229,7 @@ class _KernelEmitter:
         self.shapes = [v.type.shape for v in shaped]
         positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
         same_shape = all(s == tuple(self.domain) for s in self.shapes)
-        if not (op.has_reduction or positional or any(strided)) and same_shape and all(
+        if not (op.has_reduction or positional or any(strided) or op.clamped) and same_shape and all(
             m.is_identity for m in self.maps
         ):
             self._flatten()

@@ -14,6 +14,7 @@ import builtins as _builtins
 import numpy as _np
 
 from jitcore import primitives as _prims
+from jitcore.errors import JitTypeError as _JitTypeError
 from jitcore.errors import UnsupportedError as _UnsupportedError
 from jitcore.tracer import Tracer as _Tracer
 from jitcore.tracer import user_location as _user_location
@@ -66,7 +67,8 @@ logical_and = _logical(_np.logical_and, _np.bitwise_and)
 logical_or = _logical(_np.logical_or, _np.bitwise_or)
 logical_xor = _logical(_np.logical_xor, _np.bitwise_xor)
 logical_not = _logical(_np.logical_not, _np.invert)
-square = _ufunc(_np.square, lambda x: _prims.ufunc(_np.multiply, x, x))
+square = _ufunc(_np.square, lambda x: _prims.ufunc(
+    _np.multiply, *[_prims.as_tracer(x.trace, x, _np.square.resolve_dtypes((x.dtype, None))[0])] * 2))
 fabs = _ufunc(_np.fabs, lambda x: _prims.ufunc(
     _np.absolute, _prims.convert(x, _np.fabs.resolve_dtypes((x.dtype, None))[0])))
 
@@ -88,8 +90,14 @@ uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.ui
 
 
 @_implements(_np.where)
-def where(condition, x, y):
+def where(condition, x=None, y=None):
     """``numpy.where(condition, x, y)``: x where condition holds, else y (broadcasting)."""
+    if x is None and y is None and _traced(condition):
+        raise _JitTypeError(
+            f"numpy.where(condition) with one argument returns indices whose number depends on "
+            f"the data, which a compiled function cannot return (at {_user_location()}); use "
+            "numpy.where(condition, x, y)"
+        )
     if _traced(condition, x, y):
         return _prims.where(condition, x, y)
     return _np.where(condition, x, y)
@@ -211,7 +219,7 @@ def swapaxes(a, axis1, axis2):
     if not _traced(a):
         return _np.swapaxes(a, axis1, axis2)
     perm = list(range(a.ndim))
-    i, j = _prims.normalize_axes((axis1, axis2), a.ndim, "swapaxes") if axis1 != axis2 else (0, 0)
+    (i,), (j,) = (_prims.normalize_axes(ax, a.ndim, "swapaxes") for ax in (axis1, axis2))
     perm[i], perm[j] = perm[j], perm[i]
     return _prims.transpose(a, perm)
 
@@ -319,6 +327,8 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None or mode != "raise":
         raise _UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
     a = _lift(a, [a, indices])
+    if isinstance(indices, (list, tuple)):
+        indices = _np.asarray(indices, dtype=_np.int64)
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
     return _prims.take(a, indices, axis)

@@ -233,6 +233,9 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
             f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "
             "no identity (NumPy raises the same)"
         )
+    if np.dtype(dtype) == np.float16 and kind in ("sum", "prod"):
+        # NumPy accumulates float16 sums and products in float32 and rounds once.
+        return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
     x = convert(x, np.dtype(dtype))
     kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
     out = _emit(x.trace, array.ReduceOp, [x], x.value.type.with_shape(kept), {"kind": kind, "axes": axes})
@@ -379,7 +382,8 @@ def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
         )
     (axis,) = arrays
     index = keys[axis]
-    index = np.asarray(index) if isinstance(index, list) else index
+    if isinstance(index, list):  # NumPy reads [] as an empty integer index
+        index = np.asarray(index) if index else np.zeros(0, np.int64)
     if index.dtype == np.bool_:
         if isinstance(index, Tracer):
             raise JitTypeError(

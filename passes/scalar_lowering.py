@@ -194,8 +194,9 @@ class ScalarEmitter:
         if kind == "prod":
             return self._mul(family, acc, x)
         if kind in ("max", "min"):
-            # x first: a NaN element must win over the accumulator, as in NumPy.
-            return self._minmax(kind, family, x, acc)
+            # NumPy reduces with its elementwise rule, accumulator first: ties of 0.0 and -0.0
+            # resolve as in np.maximum(acc, x), and a NaN on either side stays NaN.
+            return self._minmax(kind, family, acc, x)
         return self.op("arith.andi" if kind == "and" else "arith.ori", acc, x)
 
 

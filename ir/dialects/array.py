@@ -29,8 +29,7 @@ UNARY = {
     "neg": np.negative, "abs": np.absolute, "sign": np.sign, "not": np.invert,
     **FLOAT_FUNCTIONS, **PREDICATES,
 }
-FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
-                "logaddexp2": np.logaddexp2}
+FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp}
 FLOAT_ONLY = frozenset({*FLOAT_FUNCTIONS, *FLOAT_BINARY, "div"})
 BITWISE = frozenset({"not", "and", "or", "xor", "shl", "shr"})  # integers and bools only, as in NumPy
 BINARY = {

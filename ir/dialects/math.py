@@ -9,7 +9,7 @@ UNARY_FLOAT = ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil
                "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
 for _name in UNARY_FLOAT:
     define("math", _name, 1, FLOAT)
-for _name in ("arctan2", "hypot", "logaddexp", "logaddexp2"):
+for _name in ("arctan2", "hypot", "logaddexp"):
     define("math", _name, 2, FLOAT)
 define("math", "absi", 1, INT)
 define("math", "powf", 2, FLOAT)

@@ -6,8 +6,8 @@ implements is run through the compiled loop kernel of test_mathlib and must come
 ULP (NaN matches NaN; zeros must agree in sign).
 
 sin/cos/tan rows beyond mathlib.TRIG_ARGUMENT_LIMITS[dtype] (2**17 for f32, 2**43 for f64) are out of
-the library's documented range: it must return NaN there (the code generator detects that and reruns the kernel with libm, see
-codegen/cpu.py), and that is what is checked for them.
+the library's documented range: it must return NaN there (the code generator detects that and
+reruns the kernel with libm, see codegen/cpu.py), and that is what is checked for them.
 
 ``python -m tests.codegen.test_numpy_validation`` (from the repository root) prints rows, max ULP
 and failures per function.
@@ -97,7 +97,9 @@ def main():
         for kind in ("f32", "f64"):
             r = measure(name, kind)
             limit = math.log2(mathlib.TRIG_ARGUMENT_LIMITS[kind])
-            extra = f"  ({r['beyond_range']} rows past 2**{limit:g}: NaN as documented)" if r["beyond_range"] else ""
+            extra = ""
+            if r["beyond_range"]:
+                extra = f"  ({r['beyond_range']} rows past 2**{limit:g}: NaN as documented)"
             print(f"{name:9s} {kind:5s} {r['rows']:5d} {r['checked']:7d} {r['max_ulp']:7.0f} "
                   f"{r['failures']:8d}{extra}")
 

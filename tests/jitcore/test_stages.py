@@ -271,3 +271,15 @@ def test_fastmath_marks_float_arithmetic_and_is_off_by_default():
     assert "fmul reassoc contract" in fast and "fadd reassoc contract" in fast
     expected = np.float32(chain(x.astype(np.float64)))
     assert abs(jc.jit(chain, fastmath=True)(x) - expected) <= 1e-5 * np.abs(x * 3 + 1).sum()
+
+
+def test_fastmath_uses_the_cheaper_float32_math_within_its_bounds():
+    from tests.oracle import ulp_distance
+
+    x = np.linspace(-20, 20, 4001, dtype=np.float32)
+    plain = jc.jit(lambda v: np.exp(v)).lower(x).as_text("llvm")
+    fast = jc.jit(lambda v: np.exp(v), fastmath=True).lower(x).as_text("llvm")
+    assert plain != fast  # a different (shorter) polynomial
+    got = jc.jit(lambda v: np.exp(v), fastmath=True)(x)
+    exact = np.exp(x.astype(np.float64)).astype(np.float32)
+    assert ulp_distance(got, exact).max() <= 5  # mathlib's documented bound for fast exp f32
