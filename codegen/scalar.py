@@ -34,6 +34,9 @@ SIMPLE = {
 MINMAX_INT = {"arith.maxsi": ">", "arith.minsi": "<", "arith.maxui": ">", "arith.minui": "<"}
 INTRINSIC_UNARY = {"math.floor": "llvm.floor", "math.ceil": "llvm.ceil", "math.sqrt": "llvm.sqrt",
                    "math.absf": "llvm.fabs", "math.trunc": "llvm.trunc", "math.rint": "llvm.rint"}
+SIMPLE_CASTS = {"arith.extf": "fpext", "arith.truncf": "fptrunc", "arith.sitofp": "sitofp",
+                "arith.uitofp": "uitofp", "arith.extsi": "sext", "arith.extui": "zext",
+                "arith.trunci": "trunc"}
 SHIFTS = {"arith.shli": "shl", "arith.shrsi": "ashr", "arith.shrui": "lshr"}
 
 
@@ -223,23 +226,10 @@ def _ipow(b: ll.IRBuilder, x: ll.Value, e: ll.Value, signed: bool) -> ll.Value:
 
 
 def _cast(b: ll.IRBuilder, name: str, src: ScalarType, dst: ScalarType, x: ll.Value) -> ll.Value:
-    to = value_type(dst)
-    if name == "arith.extf":
-        return b.fpext(x, to)
-    if name == "arith.truncf":
-        if src.bitwidth == 64 and dst.bitwidth == 16:
-            return _double_to_half(b, x)
-        return b.fptrunc(x, to)
-    if name == "arith.sitofp":
-        return b.sitofp(x, to)
-    if name == "arith.uitofp":
-        return b.uitofp(x, to)
-    if name == "arith.extsi":
-        return b.sext(x, to)
-    if name == "arith.extui":
-        return b.zext(x, to)
-    if name == "arith.trunci":
-        return b.trunc(x, to)
+    if name == "arith.truncf" and src.bitwidth == 64 and dst.bitwidth == 16:
+        return _double_to_half(b, x)
+    if name in SIMPLE_CASTS:
+        return getattr(b, SIMPLE_CASTS[name])(x, value_type(dst))
     if name == "arith.bitcast":
         return x  # i32 and ui32 are the same LLVM type
     if name in ("arith.fptosi", "arith.fptoui"):

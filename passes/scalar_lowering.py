@@ -7,7 +7,9 @@ once, so every backend inherits NumPy's results.
 
 from __future__ import annotations
 
-from ir.attributes import ScalarAttr
+import numpy as np
+
+from ir.attributes import ScalarAttr, numpy_dtype
 from ir.builder import Builder
 from ir.core import OP_REGISTRY, Value
 from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
@@ -202,10 +204,6 @@ class ScalarEmitter:
 
 def reduction_init(kind: str, t: ScalarType) -> ScalarAttr:
     """The identity of a reduction: where an empty reduction starts."""
-    import numpy as np
-
-    from ir.attributes import numpy_dtype
-
     if kind in ("sum", "or"):
         return ScalarAttr(0, t)
     if kind in ("prod", "and"):
