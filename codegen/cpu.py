@@ -23,7 +23,7 @@ from llvmlite import ir as ll
 
 from codegen import scalar
 from codegen.gather import emit_gather
-from codegen.llvm_types import I1, I64, PTR, memory_type, value_type
+from codegen.llvm_types import I1, I64, PTR, constant, memory_type, value_type
 from codegen.loops import contiguous_strides, emit_loop, emit_nest
 from codegen.target import assembly, compile_module
 from ir.attributes import AffineMap, numpy_dtype
@@ -309,7 +309,7 @@ class _KernelEmitter:
     def _load(self, index: int, ivs, value: Value) -> ll.Value:
         t = value.type.element
         if index in self.op.clamped and 0 in value.type.shape:
-            return ll.Constant(value_type(t), 0)  # nothing to read; the body selects elsewhere
+            return constant(t, 0)  # nothing to read; the body selects elsewhere
         loaded = self.b.load(self._element_pointer(index, ivs, memory_type(t)), typ=memory_type(t))
         if t.is_bool:
             return self.b.icmp_unsigned("!=", loaded, ll.Constant(loaded.type, 0))
@@ -329,7 +329,7 @@ class _KernelEmitter:
         for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):
             size = r.type.size
             t = r.type.element
-            value = ll.Constant(memory_type(t), int(init.value) if t.is_bool else init.value)
+            value = constant(t, init.value, memory=True)
 
             def store(iv, k=k, t=t, value=value):
                 ptr = self.b.gep(self.pointers[n_in + k], [iv], inbounds=True, source_etype=memory_type(t))
@@ -347,7 +347,7 @@ class _KernelEmitter:
         t = r.type.element
         if self.scan_start:
             init = self.op.attributes["inits"][k].value
-            return ll.Constant(value_type(t), int(init) if t.is_bool else init)
+            return constant(t, init)
         scan = self.op.scan_dim
         previous = self.b.sub(ivs[scan], ll.Constant(I64, 1))
         return self._load(len(self.op.operands) + k, [*ivs[:scan], previous, *ivs[scan + 1:]], r)
@@ -410,7 +410,7 @@ class _KernelEmitter:
         for k, r in enumerate(op.results):
             init = op.attributes["inits"][k].value
             for slot in slots[k]:
-                self.b.store(ll.Constant(value_type(r.type.element), init), slot)
+                self.b.store(constant(r.type.element, init), slot)
 
         types = [value_type(r.type.element) for r in op.results]
 

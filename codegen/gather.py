@@ -9,7 +9,7 @@ import itertools
 
 from llvmlite import ir as ll
 
-from codegen.llvm_types import I64, PTR, memory_type
+from codegen.llvm_types import I64, PTR, constant, memory_type
 from codegen.loops import contiguous_strides, emit_nest
 from ir.dialects.gather import GatherOp
 
@@ -50,7 +50,7 @@ def emit_gather(module: ll.Module, op: GatherOp, strided: list[bool]) -> ll.Func
             for slot, v in enumerate((ll.Constant(I64, 1), i, ll.Constant(I64, axis), ll.Constant(I64, n))):
                 b.store(v, b.gep(status, [ll.Constant(I64, slot)], source_etype=I64))
         if n == 0:
-            value = ll.Constant(elem, 0)  # nothing can be read; the status reports the error
+            value = constant(x.type.element, 0, memory=True)  # nothing to read: the status has the error
         else:
             safe = b.select(bad, ll.Constant(I64, 0), wrapped)
             at = [*ivs[:axis], safe, *ivs[axis + k:]]

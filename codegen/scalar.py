@@ -11,7 +11,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from codegen import mathlib
-from codegen.llvm_types import value_type
+from codegen.llvm_types import constant, value_type
 from ir.core import Operation
 from ir.types import ScalarType
 
@@ -78,7 +78,12 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
     name = op.op_name
     result: ScalarType = op.results[0].type
     if name == "arith.constant":
-        return ll.Constant(value_type(result), op.attributes["value"].value)
+        return constant(result, op.attributes["value"].value)
+    if name == "complex.create":
+        pair = b.insert_value(ll.Constant(value_type(result), ll.Undefined), args[0], 0)
+        return b.insert_value(pair, args[1], 1)
+    if name in ("complex.re", "complex.im"):
+        return b.extract_value(args[0], 0 if name == "complex.re" else 1)
     if name in SIMPLE:
         out = getattr(b, SIMPLE[name])(*args)
         if precision.flags and name.endswith("f"):
@@ -120,6 +125,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return _intrinsic(b, INTRINSIC_UNARY[name], args)
     if name == "math.copysign":
         return _intrinsic(b, "llvm.copysign", args)
+    if name == "math.fma":
+        return _intrinsic(b, "llvm.fma", args)
     if name == "math.absi":
         x = args[0]
         return b.select(b.icmp_signed("<", x, ll.Constant(x.type, 0)), b.neg(x), x)

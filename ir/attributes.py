@@ -19,6 +19,7 @@ NUMPY_DTYPES = {
     "f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
     "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64, "index": np.int64,
     "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+    "complex<f32>": np.complex64, "complex<f64>": np.complex128,
 }
 
 
@@ -39,7 +40,7 @@ def scalar_type_of(dtype) -> ScalarType:
 class ScalarAttr:
     """A scalar with its element type, e.g. ``2.0 : f32``; ``value`` is a Python number."""
 
-    value: bool | int | float
+    value: bool | int | float | complex
     type: ScalarType
 
     def __post_init__(self):

@@ -21,7 +21,9 @@ _NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+\.\d*(e[-+]?\d+)?|\d+e[-+]?\d+|\d+)"
 _IDENT = re.compile(r"[A-Za-z_][\w.$]*")
 _VALUE_ID = re.compile(r"%[\w$.#]+")
 _STRING = re.compile(r'"(\\.|[^"\\])*"')
-_TENSOR = re.compile(r"tensor<((?:\d+x)*)([a-z]+\d*)>")
+_ELEMENT = r"complex<f\d+>|[a-z]+\d*"
+_TENSOR = re.compile(rf"tensor<((?:\d+x)*)({_ELEMENT})>")
+_SCALAR_TYPE = re.compile(_ELEMENT)
 
 
 def parse(text: str) -> Operation:
@@ -234,7 +236,7 @@ class _Parser:
             else:
                 results = [self.type()]
             return FunctionType(tuple(inputs), tuple(results))
-        return self.scalar(self.match(_IDENT, "a type"))
+        return self.scalar(self.match(_SCALAR_TYPE, "a type"))
 
     def scalar(self, name: str) -> ScalarType:
         if name not in _SCALAR_NAMES:
@@ -264,6 +266,8 @@ class _Parser:
             return tuple(self.comma_list(self.attribute, "]"))
         if self.accept("@"):
             return SymbolRef(self.match(_IDENT, "a symbol name"))
+        if self.peek("(") and _NUMBER.match(self.text, self.pos + 1):
+            return self.typed_scalar(self.complex_pair())
         if self.accept("dense<"):
             body = self.dense_body()
             self.expect(">")
@@ -293,7 +297,20 @@ class _Parser:
             self.error("a typed scalar needs a scalar type")
         return ScalarAttr(self.scalar_value(token, t), t)
 
+    def complex_pair(self) -> tuple[str, str]:
+        """``(re, im)``: a complex number's two float tokens."""
+        self.expect("(")
+        real = self.match(_NUMBER, "a number")
+        self.expect(",")
+        imag = self.match(_NUMBER, "a number")
+        self.expect(")")
+        return real, imag
+
     def scalar_value(self, token, t: ScalarType):
+        if t.is_complex != isinstance(token, tuple):
+            self.error(f"{t} needs {'a (re, im) pair' if t.is_complex else 'a single value'}")
+        if t.is_complex:
+            return complex(*(self.scalar_value(part, t.component) for part in token))
         if isinstance(token, bool):
             return token
         if token.lstrip("-").startswith("0x"):
@@ -316,6 +333,8 @@ class _Parser:
             return self.comma_list(self.dense_body, "]")
         if self.peek("true") or self.peek("false"):
             return self.match(re.compile(r"true|false"), "a boolean") == "true"
+        if self.peek("("):
+            return self.complex_pair()
         return self.match(_NUMBER, "a number")
 
     def dense_array(self, body, t: TensorType) -> np.ndarray:

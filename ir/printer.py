@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ir.attributes import AffineMap, DenseAttr, ScalarAttr, SymbolRef
+from ir.attributes import AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
 from ir.core import ISOLATED, Block, Operation, Value
 from ir.types import FunctionType, ScalarType, Type
 
@@ -47,6 +47,9 @@ def format_attribute(attr) -> str:
 
 
 def _scalar_text(value, t: ScalarType) -> str:
+    if t.is_complex:
+        value = np.asarray(value, dtype=numpy_dtype(t))
+        return f"({_float_text(value.real[()], t.component)}, {_float_text(value.imag[()], t.component)})"
     if t.is_bool:
         return "true" if value else "false"
     if t.is_float:

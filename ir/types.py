@@ -17,7 +17,8 @@ class Type:
 
 @dataclass(frozen=True, slots=True)
 class ScalarType(Type):
-    """An element type: ``f16 f32 f64``, ``i1``, signed ``i8..i64``, unsigned ``ui8..ui64``, ``index``."""
+    """An element type: ``f16 f32 f64``, ``i1``, signed ``i8..i64``, unsigned ``ui8..ui64``,
+    ``index``, and ``complex<f32>`` / ``complex<f64>`` (a pair of floats, as MLIR spells it)."""
 
     name: str
 
@@ -34,9 +35,20 @@ class ScalarType(Type):
         return self.name == "i1"
 
     @property
+    def is_complex(self) -> bool:
+        return self.name[0] == "c"
+
+    @property
     def is_integer(self) -> bool:
         """Signed or unsigned integers and index; not i1 (booleans are their own family)."""
-        return not self.is_float and not self.is_bool
+        return not (self.is_float or self.is_bool or self.is_complex)
+
+    @property
+    def component(self) -> ScalarType:
+        """The float type of a complex type's real and imaginary parts."""
+        if not self.is_complex:
+            raise ValueError(f"{self} is not a complex type")
+        return ScalarType(self.name[8:-1])
 
     @property
     def is_unsigned(self) -> bool:
@@ -46,6 +58,8 @@ class ScalarType(Type):
     def bitwidth(self) -> int:
         if self.name == "index":
             return 64
+        if self.is_complex:
+            return 2 * self.component.bitwidth
         return int(self.name.lstrip("uif"))
 
     def __str__(self) -> str:
@@ -53,13 +67,14 @@ class ScalarType(Type):
 
 
 _SCALAR_NAMES = frozenset(
-    "f16 f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 index".split()
+    "f16 f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 index complex<f32> complex<f64>".split()
 )
 
 f16, f32, f64 = ScalarType("f16"), ScalarType("f32"), ScalarType("f64")
 i1, i8, i16, i32, i64 = (ScalarType(n) for n in ("i1", "i8", "i16", "i32", "i64"))
 ui8, ui16, ui32, ui64 = (ScalarType(n) for n in ("ui8", "ui16", "ui32", "ui64"))
 index = ScalarType("index")
+complex64, complex128 = ScalarType("complex<f32>"), ScalarType("complex<f64>")
 
 
 @dataclass(frozen=True, slots=True)

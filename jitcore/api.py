@@ -23,7 +23,8 @@ from jitcore.errors import JitTypeError
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
 
-_WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+_WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
+                complex: np.dtype(np.complex128)}
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
@@ -151,8 +152,8 @@ class JitFunction:
             return ArgSpec(leaf.shape, leaf.dtype, False, contiguous), leaf
         if isinstance(leaf, np.generic):
             return self._leaf(np.asarray(leaf), tree, index)
-        if isinstance(leaf, (bool, int, float)):
-            dtype = _WEAK_DTYPES[bool if isinstance(leaf, bool) else int if isinstance(leaf, int) else float]
+        if isinstance(leaf, (bool, int, float, complex)):
+            dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
             try:
                 arr = np.asarray(leaf, dtype=dtype)
             except OverflowError:

@@ -71,7 +71,7 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     for leaf in leaves:
         if isinstance(leaf, Tracer):
             values.append(leaf.value)
-        elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float)):
+        elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
             dtype = np.asarray(leaf).dtype
             values.append(as_tracer(t, leaf, dtype).value)
         else:

@@ -16,7 +16,7 @@ from jitcore.errors import JitTypeError
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
-              np.uint64, np.float16, np.float32, np.float64)
+              np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128)
 )
 
 
@@ -42,7 +42,7 @@ def weak_type(value):
     if isinstance(value, bool):
         return np.dtype(np.bool_)
     if getattr(value, "weak", False):  # a traced Python scalar argument
-        return float if value.dtype.kind == "f" else int
+        return {"f": float, "c": complex}.get(value.dtype.kind, int)
     if isinstance(value, (int, float, complex)):
         return type(value)
     return np.dtype(value.dtype)

@@ -74,6 +74,8 @@ fabs = _ufunc(_np.fabs, lambda x: _prims.ufunc(
 
 
 def _reciprocal(x):
+    if x.dtype.kind == "c":
+        return _prims.part("reciprocal", x)
     if x.dtype.kind != "f":
         raise _UnsupportedError(
             f"numpy.reciprocal of {x.dtype} at {_user_location()}: NumPy's integer reciprocal "
@@ -87,6 +89,36 @@ reciprocal = _ufunc(_np.reciprocal, _reciprocal)
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.uint64, _np.bool_
+
+
+@_implements(_np.real)
+def real(val):
+    return val.real if _traced(val) else _np.real(val)
+
+
+@_implements(_np.imag)
+def imag(val):
+    return val.imag if _traced(val) else _np.imag(val)
+
+
+@_implements(_np.angle)
+def angle(z, deg=False):
+    """The argument of complex numbers, ``arctan2(z.imag, z.real)`` (in degrees if ``deg``)."""
+    if not _traced(z):
+        return _np.angle(z, deg)
+    imag, real = (z.imag, z.real) if z.dtype.kind == "c" else (0, z)
+    out = _prims.ufunc(_np.arctan2, imag, real)
+    return _prims.ufunc(_np.multiply, out, 180 / _np.pi) if deg else out
+
+
+@_implements(_np.iscomplexobj)
+def iscomplexobj(x):
+    return x.dtype.kind == "c" if _traced(x) else _np.iscomplexobj(x)
+
+
+@_implements(_np.isrealobj)
+def isrealobj(x):
+    return x.dtype.kind != "c" if _traced(x) else _np.isrealobj(x)
 
 
 @_implements(_np.where)

@@ -8,6 +8,7 @@ conversion explicit, and emits one ``array`` op per primitive.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from ir.dialects.gather import GatherOp
 from ir.types import TensorType
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Trace, Tracer
+from jitcore.tracer import Trace, Tracer, user_location
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -28,6 +29,7 @@ UFUNC_KINDS = {
     np.sign: "sign", np.sin: "sin", np.cos: "cos", np.tan: "tan", np.tanh: "tanh",
     np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.floor: "floor", np.ceil: "ceil",
     np.invert: "not", np.positive: None, np.left_shift: "shl", np.right_shift: "shr",
+    np.conjugate: "conj",
     **{getattr(np, name): name for name in array.FLOAT_FUNCTIONS},
     **{getattr(np, name): name for name in array.PREDICATES},
     **{getattr(np, name): name for name in array.FLOAT_BINARY},
@@ -85,6 +87,11 @@ def convert(x: Tracer, dtype: np.dtype) -> Tracer:
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
+    if x.dtype.kind == "c" and dtype.kind not in "cb":
+        # NumPy's warning, once per trace (at the user's line) rather than once per call.
+        warnings.warn(np.exceptions.ComplexWarning(
+            f"Casting complex values to real discards the imaginary part (at {user_location()})"),
+            stacklevel=2)
     t = x.value.type.with_element(ir_type(dtype))
     return _emit(x.trace, array.ConvertOp, [x], t)
 
@@ -124,6 +131,15 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
+    if kind == "pow" and in_dtypes[0].kind == "c":
+        return _complex_power(args[0], operands[1])
+    if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
+        raise UnsupportedError(
+            f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet (complex "
+            "supports + - * /, abs, exp, sqrt, comparisons, isnan/isinf/isfinite, conj, real, imag)"
+        )
+    if kind in array.COMPLEX_ONLY and in_dtypes[0].kind != "c":
+        kind = None  # conj of a real number is the number
     if kind in array.COMPARE and in_dtypes[0] != in_dtypes[1]:
         return _mixed_sign_compare(fn, kind, *args)
     if kind is None or (kind in IDENTITY_ON_INTEGERS and args[0].dtype.kind in "iub"):
@@ -136,6 +152,35 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
     out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
     return out
+
+
+def _complex_power(z: Tracer, exponent) -> Tracer:
+    """``z ** n`` for complex ``z`` and a static exponent: NumPy's special exponents (2 is
+    ``square``, -1 ``reciprocal``, 0.5 ``sqrt``), then integers below 100 in magnitude by
+    repeated squaring (as NumPy's ``cpow``, and its reciprocal for negative ones)."""
+    e = exponent.real if isinstance(exponent, (complex, np.complexfloating)) and not exponent.imag \
+        else exponent
+    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool):
+        raise UnsupportedError(
+            "numpy.power of complex numbers has no jitcore lowering yet except for a static "
+            f"(Python or NumPy scalar) real exponent such as z ** 2; got {type(exponent).__name__}")
+    if e == 0.5:
+        return ufunc(np.sqrt, z)
+    if e != int(e) or abs(e) >= 100:
+        raise UnsupportedError(f"numpy.power of complex numbers has no jitcore lowering yet for "
+                               f"the exponent {e} (integers below 100 and 0.5 are supported)")
+    n = abs(int(e))
+    if n == 0:
+        return broadcast_to(constant(z.trace, np.ones((), z.dtype)), z.shape)
+    result, square = None, z
+    while True:
+        if n & 1:
+            result = square if result is None else ufunc(np.multiply, result, square)
+        n >>= 1
+        if not n:
+            break
+        square = ufunc(np.multiply, square, square)
+    return part("reciprocal", result) if e < 0 else result
 
 
 def _compare_out_of_range(trace: Trace, kind: str, a, b) -> Tracer | None:
@@ -171,7 +216,7 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 
 def where(cond, a, b) -> Tracer:
     trace = find_trace(cond, a, b)
-    dtype = np.result_type(*(x if isinstance(x, (bool, int, float)) else x.dtype for x in (a, b)))
+    dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
     try:
         shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
     except ValueError:
@@ -228,6 +273,9 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
     if dtype is None:
         dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype
+    if kind in ("max", "min") and x.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.{_REDUCE_UFUNC[kind].__name__} of complex numbers has no "
+                               "jitcore lowering yet (compare abs(x) or x.real instead)")
     if kind in ("max", "min") and any(x.shape[a] == 0 for a in axes):
         raise JitTypeError(
             f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "
@@ -244,19 +292,40 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     return out
 
 
+def part(which: str, x: Tracer) -> Tracer:
+    """``x.real`` or ``x.imag``: the float parts of a complex array; a real array is its own
+    real part and has a zero imaginary part, as in NumPy."""
+    if x.dtype.kind != "c":
+        return x if which == "real" else broadcast_to(constant(x.trace, np.zeros((), x.dtype)), x.shape)
+    t = x.value.type
+    if which in array.COMPLEX_TO_PART:
+        t = t.with_element(t.element.component)
+    return _emit(x.trace, array.UNARY_OPS[which], [x], t)
+
+
 def as_bool(x):
     """Truth values, as NumPy's logical functions take them."""
     return convert(x, np.dtype(bool)) if isinstance(x, Tracer) else np.bool_(x)
 
 
 def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer:
-    """``np.var``: mean squared deviation from the mean, divided by ``n - ddof``."""
+    """``np.var``: mean squared deviation from the mean, divided by ``n - ddof``; for complex
+    numbers the squared magnitude, real-valued as in NumPy."""
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "var")
     count = int(np.prod([x.shape[a] for a in axes]))
-    result_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
-    acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    if x.dtype.kind == "c" and dtype is None:
+        acc_dtype = x.dtype
+        result_dtype = np.dtype(x.dtype.char.lower())  # complex64 -> float32
+    else:
+        result_dtype = np.dtype(dtype or (np.float64 if x.dtype.kind in "biu" else x.dtype))
+        acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
     centered = ufunc(np.subtract, convert(x, acc_dtype), mean(convert(x, acc_dtype), axis, True))
-    total = reduction("sum", ufunc(np.multiply, centered, centered), axis, keepdims)
+    if centered.dtype.kind == "c":
+        re, im = part("real", centered), part("imag", centered)
+        squared = ufunc(np.add, ufunc(np.multiply, re, re), ufunc(np.multiply, im, im))
+    else:
+        squared = ufunc(np.multiply, centered, centered)
+    total = reduction("sum", squared, axis, keepdims)
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 

@@ -238,6 +238,15 @@ class Tracer:
     @property
     def T(self): return transpose_view(self, None)
 
+    @property
+    def real(self): return prims.part("real", self)
+
+    @property
+    def imag(self): return prims.part("imag", self)
+
+    def conj(self): return prims.ufunc(np.conjugate, self)
+    conjugate = conj
+
     def sum(self, axis=None, dtype=None, keepdims=False):
         return prims.reduction("sum", self, axis, keepdims, dtype)
 

@@ -55,11 +55,10 @@ def kernelize_dot_general(op: DotGeneralOp) -> kernel.GenericOp:
     a = kb.input(lhs, lhs_map)
     b = kb.input(rhs, rhs_map)
     t = out_type.element
-    family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
-    product = kb.emit._mul(family, a, b)
+    product = kb.emit.elementwise("mul", [a, b])
     if not contracting:  # an outer or elementwise product: no accumulator
         return kb.finish(op, [out_type], [out_map], iterators, [product])
     acc = kb.body.add_arg(t)
-    value = kb.emit._add(family, acc, product)
+    value = kb.emit.combine("sum", acc, product)
     return kb.finish(op, [out_type], [out_map], iterators, [value],
                      inits=[reduction_init("sum", t)], accumulators=[acc])

@@ -49,6 +49,8 @@ class ScalarEmitter:
     # -- elementwise array ops -----------------------------------------------------------
     def elementwise(self, kind: str, args: list[Value]) -> Value:
         t = args[0].type
+        if t.is_complex:
+            return self.complex_elementwise(kind, args)
         family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
         method = getattr(self, f"_{kind}", None)
         if method is not None:
@@ -165,12 +167,233 @@ class ScalarEmitter:
     def _select(self, fam, c, a, b):
         return self.select(c, a, b)
 
+    # -- complex numbers -----------------------------------------------------------------
+    # NumPy's formulas on the parts, as its loops compute them on x86-64 (products with fused
+    # multiply-adds like its SIMD loops; Smith's division; C99 Annex G special values for exp
+    # and sqrt, as glibc's cexp/csqrt which NumPy calls).
+    def parts(self, z: Value) -> tuple[Value, Value]:
+        part = z.type.component
+        return self.op("complex.re", z, result=part), self.op("complex.im", z, result=part)
+
+    def make_complex(self, re: Value, im: Value) -> Value:
+        return self.op("complex.create", re, im, result=ScalarType(f"complex<{re.type}>"))
+
+    def complex_elementwise(self, kind: str, args: list[Value]) -> Value:
+        method = getattr(self, f"_complex_{kind}", None)
+        if method is None:
+            raise NotImplementedError(f"no complex lowering for '{kind}'")  # refused when traced
+        return method(*[self.parts(z) for z in args])
+
+    def _f(self, name, *operands):
+        return self.op(f"arith.{name}f" if name in ("add", "sub", "mul", "div", "neg") else f"math.{name}",
+                       *operands)
+
+    def _complex_add(self, a, b):
+        return self.make_complex(self._f("add", a[0], b[0]), self._f("add", a[1], b[1]))
+
+    def _complex_sub(self, a, b):
+        return self.make_complex(self._f("sub", a[0], b[0]), self._f("sub", a[1], b[1]))
+
+    def _complex_mul(self, a, b):
+        (ar, ai), (br, bi) = a, b
+        re = self._f("fma", ar, br, self._f("neg", self._f("mul", ai, bi)))
+        return self.make_complex(re, self._f("fma", ar, bi, self._f("mul", ai, br)))
+
+    def _complex_div(self, a, b):
+        (ar, ai), (br, bi) = a, b
+        t = ar.type
+        abs_r, abs_i = self._f("absf", br), self._f("absf", bi)
+        one = self.const(1.0, t)
+        # |br| >= |bi|: scale by 1 / (br + bi * (bi / br)); else the same with the roles swapped.
+        wide = self.cmp("ge", abs_r, abs_i)
+        rat = self.select(wide, self._f("div", bi, br), self._f("div", br, bi))
+        den = self.select(wide, self._f("add", br, self._f("mul", bi, rat)),
+                          self._f("add", bi, self._f("mul", br, rat)))
+        scl = self._f("div", one, den)
+        re = self.select(wide, self._f("add", ar, self._f("mul", ai, rat)),
+                         self._f("add", self._f("mul", ar, rat), ai))
+        im = self.select(wide, self._f("sub", ai, self._f("mul", ar, rat)),
+                         self._f("sub", self._f("mul", ai, rat), ar))
+        re, im = self._f("mul", re, scl), self._f("mul", im, scl)
+        # Division by 0 + 0j: each part divided by +0.0 (inf or nan, as NumPy).
+        zero = self.op("arith.andi", self.cmp("eq", abs_r, self.const(0.0, t)),
+                       self.cmp("eq", abs_i, self.const(0.0, t)))
+        return self.make_complex(self.select(zero, self._f("div", ar, abs_r), re),
+                                 self.select(zero, self._f("div", ai, abs_r), im))
+
+    def _complex_reciprocal(self, a):
+        ar, ai = a
+        t = ar.type
+        one = self.const(1.0, t)
+        small = self.cmp("le", self._f("absf", ai), self._f("absf", ar))
+        r = self.select(small, self._f("div", ai, ar), self._f("div", ar, ai))
+        d = self.select(small, self._f("add", ar, self._f("mul", ai, r)),
+                        self._f("add", self._f("mul", ar, r), ai))
+        re = self.select(small, self._f("div", one, d), self._f("div", r, d))
+        im = self.select(small, self._f("div", self._f("neg", r), d),
+                         self._f("div", self.const(-1.0, t), d))
+        return self.make_complex(re, im)
+
+    def _complex_neg(self, a):
+        return self.make_complex(self._f("neg", a[0]), self._f("neg", a[1]))
+
+    def _complex_conj(self, a):
+        return self.make_complex(a[0], self._f("neg", a[1]))
+
+    def _complex_real(self, a):
+        return a[0]
+
+    def _complex_imag(self, a):
+        return a[1]
+
+    def _complex_abs(self, a):
+        """NumPy's SIMD |z|: big * sqrt(1 + (small / big)**2); inf wins over nan."""
+        t = a[0].type
+        x, y = self._f("absf", a[0]), self._f("absf", a[1])
+        big, small = self.op("arith.maximumf", x, y), self.op("arith.minimumf", x, y)
+        ratio = self._f("div", small, big)
+        out = self._f("mul", big, self._f("sqrt", self._f("fma", ratio, ratio, self.const(1.0, t))))
+        inf, zero = self.const(float("inf"), t), self.const(0.0, t)
+        out = self.select(self.cmp("eq", big, zero), zero, out)
+        nan = self.const(float("nan"), t)
+        out = self.select(self.op("arith.ori", self.isnan(x), self.isnan(y)), nan, out)
+        return self.select(self.op("arith.ori", self.cmp("eq", x, inf), self.cmp("eq", y, inf)), inf, out)
+
+    def _complex_exp(self, a):
+        """cexp: e**re * (cos im, sin im), scaled where e**re alone would overflow."""
+        re, im = a
+        t = re.type
+        # e**re as three factors of at most e**limit each, multiplied into cos and sin in turn:
+        # e**re * sin(im) is finite for re up to about twice the overflow limit of e**re.
+        limit = self.const(80.0 if t.bitwidth == 32 else 700.0, t)
+        zero, inf = self.const(0.0, t), self.const(float("inf"), t)
+        rest = self.op("arith.maximumf", self._f("sub", re, limit), zero)
+        factors = [self._f("exp", self.op("arith.minimumf", re, limit)),
+                   self._f("exp", self.op("arith.minimumf", rest, limit)),
+                   self._f("exp", self.op("arith.maximumf", self._f("sub", rest, limit), zero))]
+        out_re, out_im = self._f("cos", im), self._f("sin", im)
+        for factor in factors:
+            out_re, out_im = self._f("mul", out_re, factor), self._f("mul", out_im, factor)
+        # Imaginary part zero: e**re + im*j exactly (nan + 0j stays nan + 0j).
+        real_only = self.cmp("eq", im, zero)
+        out_re = self.select(real_only, self._f("mul", self._f("mul", factors[0], factors[1]), factors[2]),
+                             out_re)
+        out_im = self.select(real_only, im, out_im)
+        # Infinite real part with an infinite or nan imaginary part.
+        bad_im = self.op("arith.xori", self.cmp("lt", self._f("absf", im), inf), self.const(True, i1))
+        pos_inf = self.op("arith.andi", self.cmp("eq", re, inf), bad_im)
+        neg_inf = self.op("arith.andi", self.cmp("eq", re, self.const(float("-inf"), t)), bad_im)
+        out_re = self.select(pos_inf, inf, self.select(neg_inf, zero, out_re))
+        out_im = self.select(neg_inf, self._f("copysign", zero, im), out_im)
+        return self.make_complex(out_re, out_im)
+
+    def _complex_sqrt(self, a):
+        """csqrt (Kahan's method): no cancellation in |z| +- re, scaled near overflow and
+        underflow, Annex G's special values."""
+        re, im = a
+        t = re.type
+        info = np.finfo(numpy_dtype(t))
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        ax, ay = self._f("absf", re), self._f("absf", im)
+        # Scale into range: down by 4 near overflow, up by 2**(2k) when both parts are tiny.
+        k = (info.nmant + 2) // 2
+        huge = self.cmp("gt", self.op("arith.maximumf", ax, ay), c(info.max / 4))
+        tiny = self.cmp("lt", self.op("arith.maximumf", ax, ay), c(2 * info.tiny))
+        s_in = self.select(huge, c(0.25), self.select(tiny, c(2.0 ** (2 * k)), c(1.0)))
+        s_out = self.select(huge, c(2.0), self.select(tiny, c(2.0 ** -k), c(1.0)))
+        x, y = self._f("mul", re, s_in), self._f("mul", im, s_in)
+        d = self._f("hypot", x, y)
+        half = c(0.5)
+        # re > 0: r = sqrt((d + x) / 2), s = y / 2r; else s = sqrt((d - x) / 2), r = |y| / 2s.
+        positive = self.cmp("gt", x, c(0.0))
+        root = self._f("sqrt", self._f("mul", half, self.select(
+            positive, self._f("add", d, x), self._f("sub", d, x))))
+        other = self._f("mul", half, self._f("div", y, root))
+        r = self.select(positive, root, self._f("absf", other))
+        s = self.select(positive, other, root)
+        r, s = self._f("mul", r, s_out), self._f("absf", self._f("mul", s, s_out))
+        # Zero imaginary part: exact sqrt of the real axis; zero real part: sqrt(|im| / 2).
+        on_real = self.cmp("eq", im, c(0.0))
+        neg = self.cmp("lt", re, c(0.0))
+        sq = self._f("sqrt", ax)
+        r = self.select(on_real, self.select(neg, c(0.0), sq), r)
+        s = self.select(on_real, self.select(neg, sq, c(0.0)), s)
+        on_imag = self.op("arith.andi", self.cmp("eq", re, c(0.0)),
+                          self.op("arith.xori", on_real, self.const(True, i1)))
+        half_y = self.select(self.cmp("ge", ay, c(2 * info.tiny)), self._f("sqrt", self._f("mul", half, ay)),
+                             self._f("mul", half, self._f("sqrt", self._f("mul", c(2.0), ay))))
+        r = self.select(on_imag, half_y, r)
+        s = self.select(on_imag, half_y, s)
+        # Infinities and nan (Annex G): im = +-inf gives inf + im*j whatever re is.
+        inf = c(float("inf"))
+        nan = c(float("nan"))
+        nan_im = self.isnan(im)
+        r = self.select(self.isnan(re), nan, r)
+        s = self.select(self.op("arith.ori", self.isnan(re), nan_im), nan, s)
+        r = self.select(self.cmp("eq", re, inf), inf, r)
+        s = self.select(self.cmp("eq", re, inf), self.select(nan_im, nan, c(0.0)), s)
+        minus_inf = self.cmp("eq", re, c(float("-inf")))
+        r = self.select(minus_inf, self.select(nan_im, nan, c(0.0)), r)
+        s = self.select(minus_inf, inf, s)
+        inf_im = self.cmp("eq", ay, inf)
+        r = self.select(inf_im, inf, r)
+        s = self.select(inf_im, inf, s)
+        return self.make_complex(r, self._f("copysign", s, im))
+
+    def _complex_isnan(self, a):
+        return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
+
+    def _complex_isinf(self, a):
+        return self.op("arith.ori", self._isinf("f", a[0]), self._isinf("f", a[1]))
+
+    def _complex_isfinite(self, a):
+        return self.op("arith.andi", self._isfinite("f", a[0]), self._isfinite("f", a[1]))
+
+    def _complex_eq(self, a, b):
+        return self.op("arith.andi", self.cmp("eq", a[0], b[0]), self.cmp("eq", a[1], b[1]))
+
+    def _complex_ne(self, a, b):
+        return self.op("arith.ori", self.cmp("ne", a[0], b[0]), self.cmp("ne", a[1], b[1]))
+
+    def _complex_order(self, strict, a, b):
+        """NumPy orders complex numbers lexicographically: real parts, then imaginary parts;
+        a nan imaginary part makes the real parts' order not count."""
+        (ar, ai), (br, bi) = a, b
+        by_real = self.op("arith.andi", self.cmp("lt", ar, br),
+                          self.op("arith.xori", self.op("arith.ori", self.isnan(ai), self.isnan(bi)),
+                                  self.const(True, i1)))
+        by_imag = self.op("arith.andi", self.cmp("eq", ar, br), self.cmp("lt" if strict else "le", ai, bi))
+        return self.op("arith.ori", by_real, by_imag)
+
+    def _complex_lt(self, a, b):
+        return self._complex_order(True, a, b)
+
+    def _complex_le(self, a, b):
+        return self._complex_order(False, a, b)
+
+    def _complex_gt(self, a, b):
+        return self._complex_order(True, b, a)
+
+    def _complex_ge(self, a, b):
+        return self._complex_order(False, b, a)
+
     # -- conversions ---------------------------------------------------------------------
     def convert(self, x: Value, dst: ScalarType) -> Value:
-        """NumPy ``astype``: wrapping integer casts, truth tests for bool, x86 float→int."""
+        """NumPy ``astype``: wrapping integer casts, truth tests for bool, x86 float→int; a
+        complex number converts through its real part (NumPy warns ComplexWarning when traced)."""
         src = x.type
         if src == dst:
             return x
+        if src.is_complex:
+            re, im = self.parts(x)
+            if dst.is_bool:
+                return self.op("arith.ori", self.cmp("ne", re, self.const(0.0, re.type)),
+                               self.cmp("ne", im, self.const(0.0, im.type)))
+            if dst.is_complex:
+                return self.make_complex(self.convert(re, dst.component), self.convert(im, dst.component))
+            return self.convert(re, dst)
+        if dst.is_complex:
+            return self.make_complex(self.convert(x, dst.component), self.const(0.0, dst.component))
         if dst.is_bool:
             return self.cmp("ne", x, self.const(0, src))
         if src.is_bool:
@@ -190,6 +413,8 @@ class ScalarEmitter:
     # -- reductions ----------------------------------------------------------------------
     def combine(self, kind: str, acc: Value, x: Value) -> Value:
         t = x.type
+        if t.is_complex and kind in ("sum", "prod"):
+            return self.complex_elementwise("add" if kind == "sum" else "mul", [acc, x])
         family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
         if kind == "sum":
             return self._add(family, acc, x)

@@ -42,6 +42,10 @@ def assert_matches(actual, expected, ulps: int = 0, context: str = "") -> None:
     where = f" ({context})" if context else ""
     assert actual.dtype == expected.dtype, f"dtype {actual.dtype} != NumPy's {expected.dtype}{where}"
     assert actual.shape == expected.shape, f"shape {actual.shape} != NumPy's {expected.shape}{where}"
+    if actual.dtype.kind == "c":  # each part as a float
+        assert_matches(actual.real, expected.real, ulps, f"{context}, real part")
+        assert_matches(actual.imag, expected.imag, ulps, f"{context}, imaginary part")
+        return
     if actual.dtype.kind != "f":
         mismatch = actual != expected
         assert not mismatch.any(), (

@@ -125,6 +125,21 @@ def _nb_chain(nb, dt):
     return h
 
 
+def _nb_complex(nb, dt):
+    @nb.njit
+    def c(z, w):
+        out = np.empty(z.size, np.float32 if dt == np.complex64 else np.float64)
+        for i in range(z.size):
+            out[i] = abs(np.exp(z[i] * w[i] + z[i]))
+        return out
+
+    return c
+
+
+def _complex_chain(z, w):
+    return np.abs(np.exp(z * w + z))
+
+
 def _nb_sum(nb, dt):
     zero = dt.type(0)
 
@@ -161,7 +176,7 @@ def _chain(a, b, c, d):
     return a * b + c * d - 1
 
 
-F32, F64 = np.dtype(np.float32), np.dtype(np.float64)
+F32, F64, C64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64)
 CASES = [
     Case("tanh", "tanh(2x+1)", F32, False, 1,
          lambda x: np.tanh(x * 2 + 1), lambda x: jnp.tanh(x * 2 + 1),
@@ -177,6 +192,9 @@ CASES = [
     Case("chain-f64", "a*b+c*d-1", F64, False, 4, _chain, _chain,
          lambda ne, a: ne.evaluate("a * b + c * d - 1", local_dict=dict(zip("abcd", a, strict=True))),
          _nb_chain, lambda xnp: _chain),
+    Case("complex", "abs(exp(z*w+z))", C64, False, 2, _complex_chain, _complex_chain,
+         lambda ne, a: ne.evaluate("abs(exp(z * w + z))", local_dict={"z": a[0], "w": a[1]}),
+         _nb_complex, lambda xnp: lambda z, w: xnp.abs(xnp.exp(z * w + z))),
     Case("sum", "x.sum()", F32, True, 1,
          lambda x: x.sum(), lambda x: x.sum(),
          lambda ne, a: ne.evaluate("sum(x)", local_dict={"x": a[0]}),
@@ -417,8 +435,8 @@ def _runner(impl: str, case: Case, arrays: list[np.ndarray], peers: dict) -> Cal
 
 
 def _rel_err(result, reference) -> float:
-    got = np.asarray(result, dtype=np.float64)
-    ref = np.asarray(reference, dtype=np.float64)
+    got = np.asarray(result, dtype=np.complex128)
+    ref = np.asarray(reference, dtype=np.complex128)
     scale = max(float(np.max(np.abs(ref))) if ref.size else 0.0, np.finfo(np.float64).tiny)
     return float(np.max(np.abs(got - ref))) / scale if ref.size else 0.0
 
@@ -429,6 +447,8 @@ def bench_cases(cases: list[Case], size: int, repeat: int, peers: dict) -> list[
     for case in cases:
         shape = case.shape(size)
         arrays = [rng.standard_normal(shape).astype(case.dtype) for _ in range(case.n_args)]
+        if case.dtype.kind == "c":
+            arrays = [(a + 1j * rng.standard_normal(shape)).astype(case.dtype) / 2 for a in arrays]
         label = f"{case.name}: {case.title} {case.dtype.name}[{'x'.join(map(str, shape))}]"
         reference, numpy_time = None, None
         first_row = len(rows)

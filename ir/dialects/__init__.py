@@ -1,3 +1,3 @@
 """Dialect definitions; importing this package registers every op."""
 
-from ir.dialects import arith, array, array_index, builtin, func, gather, kernel, linalg_ops, math  # noqa: F401
+from ir.dialects import arith, array, array_index, builtin, complex, func, gather, kernel, linalg_ops, math  # noqa: F401

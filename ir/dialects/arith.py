@@ -126,7 +126,7 @@ class ScalarOp(Operation):
             self.fail("needs operands of one type")
         if types and self.family == FLOAT and not types[0].is_float:
             self.fail(f"needs a float type, got {types[0]}")
-        if types and self.family == INT and types[0].is_float:
+        if types and self.family == INT and (types[0].is_float or types[0].is_complex):
             self.fail(f"needs an integer or i1 type, got {types[0]}")
         self.check_result(types)
 
@@ -216,7 +216,7 @@ class CastOp(ScalarOp):
             self.fail("needs one operand and one result")
         src, dst = self.operands[0].type, self.results[0].type
         for t, family in ((src, self.source), (dst, self.target)):
-            if family == FLOAT and not t.is_float or family == INT and t.is_float:
+            if family == FLOAT and not t.is_float or family == INT and not (t.is_integer or t.is_bool):
                 self.fail(f"cannot convert {src} to {dst}")
         if self.name in ("arith.extf", "arith.extsi", "arith.extui") and dst.bitwidth <= src.bitwidth:
             self.fail(f"must widen, but {src} to {dst} does not")

@@ -25,9 +25,12 @@ FLOAT_FUNCTIONS = {
         "arctan", "arcsinh", "arccosh", "arctanh")
 }
 PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # -> i1
+# Complex numbers: parts, conjugate and reciprocal (floats compute 1 / x instead), and the ops
+# below that NumPy defines for complex too; ``abs``, ``real`` and ``imag`` return the part type.
+COMPLEX_ONLY = {"real": np.real, "imag": np.imag, "conj": np.conjugate, "reciprocal": np.reciprocal}
 UNARY = {
     "neg": np.negative, "abs": np.absolute, "sign": np.sign, "not": np.invert,
-    **FLOAT_FUNCTIONS, **PREDICATES,
+    **FLOAT_FUNCTIONS, **PREDICATES, **COMPLEX_ONLY,
 }
 FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp}
 FLOAT_ONLY = frozenset({*FLOAT_FUNCTIONS, *FLOAT_BINARY, "div"})
@@ -38,6 +41,9 @@ BINARY = {
     "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
     "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift, **FLOAT_BINARY,
 }
+COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "abs", "exp", "sqrt",
+                           "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES})
+COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
 COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 COMPARE = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
@@ -113,11 +119,18 @@ class ElementwiseOp(ArrayOp):
         t = self.operands[0].type
         if any(v.type != t for v in self.operands):
             self.fail("needs operands of one type (broadcast and convert first)")
-        if self.kind in FLOAT_ONLY and not t.element.is_float:
+        if t.element.is_complex:
+            if self.kind not in COMPLEX_KINDS:
+                self.fail(f"is not defined for complex numbers, got {t.element}")
+        elif self.kind in FLOAT_ONLY and not t.element.is_float:
             self.fail(f"needs a float element type, got {t.element}")
+        elif self.kind in COMPLEX_ONLY:
+            self.fail(f"needs a complex element type, got {t.element}")
         if self.kind in BITWISE and t.element.is_float:
             self.fail(f"needs an integer or bool element type, got {t.element}")
         expected = t.with_element(i1) if self.kind in COMPARE or self.kind in PREDICATES else t
+        if t.element.is_complex and self.kind in COMPLEX_TO_PART:
+            expected = t.with_element(t.element.component)
         if self.result_type != expected:
             self.fail(f"must return {expected}")
 
@@ -142,6 +155,8 @@ class BinaryOp(ElementwiseOp):
 
     def fold(self, constants):
         x, y = self.operands
+        if x.type.element.is_complex:
+            return super().fold(constants)  # x * 1 and x + 0 are not exact (inf * 0 in a part)
         is_float = x.type.element.is_float
         if self.kind in ("add", "or", "xor") or (self.kind == "sub" and not is_float):
             # x + 0 → x for integers; for floats only x + (-0.0) is exact (x = -0.0).

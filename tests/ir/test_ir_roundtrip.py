@@ -11,6 +11,7 @@ from ir.core import OP_REGISTRY
 from ir.dialects import arith, array, kernel
 from ir.dialects.builtin import ModuleOp
 from ir.dialects.func import FuncOp, ReturnOp
+from ir.errors import VerificationError
 from ir.types import FunctionType, TensorType, f32, i1, i32
 
 
@@ -43,17 +44,41 @@ def elementwise_body(kinds, operands: int, t: str, result: str) -> list[str]:
 
 
 @pytest.mark.parametrize("kinds, operands, t, result", [
-    (sorted(set(array.UNARY) - array.BITWISE - set(array.PREDICATES)), 1, "tensor<4xf32>", "tensor<4xf32>"),
+    (sorted(set(array.UNARY) - array.BITWISE - set(array.PREDICATES) - set(array.COMPLEX_ONLY)), 1,
+     "tensor<4xf32>", "tensor<4xf32>"),
     (sorted(array.PREDICATES), 1, "tensor<4xf32>", "tensor<4xi1>"),
     (sorted(set(array.BINARY) - array.BITWISE), 2, "tensor<4xf32>", "tensor<4xf32>"),
     (sorted(array.BITWISE & set(array.BINARY)), 2, "tensor<2x3xi8>", "tensor<2x3xi8>"),
     (["not"], 1, "tensor<i1>", "tensor<i1>"),
     (sorted(array.COMPARE), 2, "tensor<4xf16>", "tensor<4xi1>"),
+    (sorted(array.COMPLEX_KINDS - array.COMPLEX_TO_PART - set(array.COMPARE) - set(array.PREDICATES)
+            - set(array.BINARY)), 1, "tensor<2xcomplex<f64>>", "tensor<2xcomplex<f64>>"),
+    (sorted(array.COMPLEX_TO_PART), 1, "tensor<3xcomplex<f32>>", "tensor<3xf32>"),
+    (sorted(array.COMPLEX_KINDS & set(array.BINARY)), 2, "tensor<complex<f32>>", "tensor<complex<f32>>"),
+    (sorted(array.COMPLEX_KINDS & {*array.COMPARE}), 2, "tensor<5xcomplex<f64>>", "tensor<5xi1>"),
 ])
 def test_elementwise_ops(kinds, operands, t, result):
     body = elementwise_body(kinds, operands, t, result)
     body.append(f'"func.return"(%0) : ({result}) -> ()')
     roundtrip(module(func("f", [t] * operands, [result], body)))
+
+
+def test_complex_elementwise_ops_refuse_what_numpy_does_not_define():
+    with pytest.raises(VerificationError, match="not defined for complex"):
+        roundtrip(module(func("f", ["tensor<2xcomplex<f32>>"], ["tensor<2xcomplex<f32>>"], [
+            '%0 = "array.floor"(%arg0) : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>',
+            '"func.return"(%0) : (tensor<2xcomplex<f32>>) -> ()'])))
+    with pytest.raises(VerificationError, match="needs a complex element type"):
+        roundtrip(module(func("f", ["tensor<2xf32>"], ["tensor<2xf32>"], [
+            '%0 = "array.conj"(%arg0) : (tensor<2xf32>) -> tensor<2xf32>',
+            '"func.return"(%0) : (tensor<2xf32>) -> ()'])))
+
+
+def test_complex_constants_round_trip_with_special_parts():
+    roundtrip(module(func("f", [], ["tensor<2xcomplex<f32>>"], [
+        '%0 = "array.constant"() {value = dense<[(1.5, -0.0), (0x7FC00000, 0xFF800000)]> : '
+        'tensor<2xcomplex<f32>>} : () -> tensor<2xcomplex<f32>>',
+        '"func.return"(%0) : (tensor<2xcomplex<f32>>) -> ()'])))
 
 
 def test_structural_array_ops():

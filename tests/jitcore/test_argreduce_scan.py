@@ -181,8 +181,8 @@ def test_argreduce_along_a_nonempty_axis_of_an_empty_array():
 def test_scan_errors():
     with pytest.raises(jc.JitTypeError, match="cumsum: axis 2 is out of bounds for an array of dimension 2"):
         SCAN(np.zeros((2, 3)), "cumsum", 2, None)
-    with pytest.raises(jc.JitTypeError, match="dtype complex128 is not supported"):
-        SCAN(np.zeros(3), "cumprod", 0, np.complex128)
+    with pytest.raises(jc.JitTypeError, match=f"dtype {np.dtype(np.longdouble)} is not supported"):
+        SCAN(np.zeros(3), "cumprod", 0, np.longdouble)
 
 
 @pytest.mark.parametrize("fn, message", [

@@ -303,10 +303,11 @@ def test_string_argument_works_when_static():
     assert_matches(act(x, "sin"), np.sin(x), ulps=2)
 
 
-@pytest.mark.parametrize("arr", [np.zeros(3, np.complex128), np.array([1, None], dtype=object),
-                                 np.zeros(2, np.complex64), np.array(["a"]),
-                                 np.arange(3, dtype=">f4")],
-                         ids=["complex128", "object", "complex64", "str", "big-endian"])
+@pytest.mark.parametrize("arr", [np.zeros(3, np.longdouble), np.array([1, None], dtype=object),
+                                 np.zeros(2, np.clongdouble), np.array(["a"]),
+                                 np.arange(3, dtype=">f4"), np.zeros(2, ">c8")],
+                         ids=["longdouble", "object", "clongdouble", "str", "big-endian",
+                              "big-endian-complex"])
 def test_unsupported_dtype_names_the_dtype(arr):
     f = jc.jit(lambda y, x: x + y)
     with pytest.raises(jc.JitTypeError) as err:
@@ -412,7 +413,7 @@ def test_argument_errors_do_not_count_or_cache():
     with pytest.raises(jc.JitTypeError):
         f(np.ones(3), "y")
     with pytest.raises(jc.JitTypeError):
-        f(np.ones(3), np.zeros(3, np.complex128))
+        f(np.ones(3), np.zeros(3, np.longdouble))
     assert info(f) == (0, 0, 0, 0)
     with pytest.raises(jc.JitTypeError):
         f(np.ones(3), np.ones(4))  # a trace-time error

@@ -1,0 +1,220 @@
+"""complex64 / complex128 (issue #3, item 2): NumPy's results for arithmetic, abs, exp, sqrt,
+comparisons and reductions, at every special value of each part; arrays in and out of jit.
+
+The hypothesis rows of tests/jitcore/test_numpy_coverage.py (family "complex") cover random
+values and shapes; here every pair of special parts (0, -0, tiny, subnormal, huge, inf, nan, and
+the arguments where exp overflows) meets every function, where NumPy's C99 Annex G rules live.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from tests.jitcore.coverage_table import ulp_bound
+from tests.oracle import assert_matches
+
+COMPLEX = [np.complex64, np.complex128]
+
+
+def special_parts(dtype) -> list[float]:
+    info = np.finfo(np.dtype(dtype).char.lower())
+    top = float(np.log(info.max))  # where exp(re) overflows
+    return [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, float(info.tiny), float(info.smallest_subnormal),
+            -float(info.smallest_subnormal), float(info.max), -float(info.max), float(info.max) / 3,
+            top - 1, top + 0.5, top * 2, -top * 1.1, 1e10, np.inf, -np.inf, np.nan]
+
+
+def special_grid(dtype) -> np.ndarray:
+    parts = special_parts(dtype)
+    with np.errstate(all="ignore"):
+        return np.array([complex(a, b) for a, b in itertools.product(parts, parts)], dtype=dtype)
+
+
+def numpy_result(fn, *args):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name, fn, bound", [
+    ("add", lambda z, w: z + w, "exact"),
+    ("subtract", lambda z, w: z - w, "exact"),
+    ("multiply", lambda z, w: z * w, "exact"),
+    ("divide", lambda z, w: z / w, "exact"),
+    ("square", lambda z, w: np.square(z), "exact"),
+    ("reciprocal", lambda z, w: np.reciprocal(z), "exact"),
+    ("negative", lambda z, w: -z, "exact"),
+    ("conjugate", lambda z, w: np.conjugate(z), "exact"),
+    ("absolute", lambda z, w: np.abs(z), "complex absolute"),
+    ("exp", lambda z, w: np.exp(z), "complex exp"),
+    ("sqrt", lambda z, w: np.sqrt(z), "complex sqrt"),
+    ("real, imag", lambda z, w: (z.real, np.imag(z)), "exact"),
+    ("comparisons", lambda z, w: (z == w, z != w, z < w, z <= w,
+                               z > w, z >= w), "exact"),
+    ("predicates", lambda z, w: (np.isnan(z), np.isinf(z), np.isfinite(z)), "exact"),
+    ("to bool", lambda z, w: z.astype(bool), "exact"),
+    ("to the other complex",
+     lambda z, w: z.astype(np.complex64 if z.dtype == np.complex128 else np.complex128), "exact"),
+])
+def test_special_values_match_numpy(dtype, name, fn, bound):
+    # Every special against every other. Contiguous operands: NumPy's SIMD loops fuse the
+    # multiply-adds of complex products as jitcore does; its loop for negative strides does not.
+    z = special_grid(dtype)
+    w = z[::-1].copy()
+    expected = numpy_result(fn, z, w)
+    got = jc.jit(fn)(z, w)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = got if isinstance(got, tuple) else (got,)
+    for g, e in zip(got, expected):
+        ulps = 0 if bound == "exact" else ulp_bound(bound, np.dtype(dtype).char.lower())
+        assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}")
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+def test_real_numbers_meet_complex_ones_with_numpy_promotion(dtype):
+    rng = np.random.default_rng(3)
+    z = (rng.standard_normal(50) + 1j * rng.standard_normal(50)).astype(dtype)
+    x32 = rng.standard_normal(50).astype(np.float32)
+    i16 = rng.integers(-50, 50, 50).astype(np.int16)
+
+    def f(z, x32, i16):
+        return z * x32, x32 / z, z + i16, z * 1j, 2.5 - z, x32 * 1j, z == x32
+
+    for g, e in zip(jc.jit(f)(z, x32, i16), f(z, x32, i16)):
+        assert_matches(g, e)
+
+
+def test_python_complex_arguments_are_weak_like_numpy():
+    x = np.arange(4, dtype=np.float32)
+    got = jc.jit(lambda x, c: x * c)(x, 1 + 2j)
+    assert_matches(got, x * (1 + 2j))  # complex64: a Python complex does not widen float32
+    assert jc.jit(lambda c: c * 2)(1j) == 2j
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+def test_reductions(dtype):
+    rng = np.random.default_rng(4)
+    z = (rng.standard_normal((6, 7)) + 1j * rng.standard_normal((6, 7))).astype(dtype)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-12
+
+    def f(z):
+        return z.sum(), z.sum(axis=0), np.prod(z[:3, :3], axis=1), z.mean(axis=1), z.var(), \
+            np.std(z, axis=0, ddof=1), np.cumsum(z, axis=1), np.any(z), np.all(z, axis=0)
+
+    for g, e in zip(jc.jit(f)(z), f(z)):
+        g, e = np.asarray(g), np.asarray(e)
+        assert g.dtype == e.dtype and g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 10)
+    total = jc.jit(lambda z: z.sum())(z)
+    assert type(total) is np.dtype(dtype).type  # a NumPy scalar, as NumPy returns
+
+
+def test_products_use_complex_multiplication():
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(np.complex128)
+    b = (rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))).astype(np.complex128)
+    np.testing.assert_allclose(jc.jit(lambda a, b: a @ b)(a, b), a @ b, rtol=1e-13)
+    np.testing.assert_allclose(jc.jit(np.outer)(a[0], b[:, 0]), np.outer(a[0], b[:, 0]), rtol=1e-15)
+
+
+def test_complex_arrays_cross_the_boundary_without_copies():
+    rng = np.random.default_rng(6)
+    base = (rng.standard_normal((5, 8)) + 1j * rng.standard_normal((5, 8))).astype(np.complex128)
+    f = jc.jit(lambda z: z * (2 - 1j) + z.conj())
+    for view in (base, np.asfortranarray(base), base[::-2, 1::3], base.T, base[:, ::-1]):
+        assert_matches(f(view), view * (2 - 1j) + view.conj())
+
+
+def test_in_place_updates_of_a_complex_argument_reach_the_caller():
+    z = np.arange(6, dtype=np.complex64)
+
+    @jc.jit
+    def rotate(z):
+        z *= 1j
+        z[1:3] = -z[1:3]
+
+    expected = z.copy()
+    expected *= 1j
+    expected[1:3] = -expected[1:3]
+    assert rotate(z) is None
+    assert_matches(z, expected)
+
+
+def test_shapes_and_indexing_move_complex_values_untouched():
+    z = (np.arange(12) + 1j * np.arange(12)[::-1]).astype(np.complex64).reshape(3, 4)
+    z[1, 2] = complex(np.nan, -0.0)
+
+    def f(z):
+        return z.T[::-1], np.concatenate([z, z[:1]]), z[[2, 0]], np.where(z.real > 3, z, 1j), \
+            np.pad(z, 1, constant_values=2 + 3j), z.at[0, 1].set(-1j)
+
+    def ref(z):
+        padded = np.pad(z, 1, constant_values=2 + 3j)
+        updated = z.copy()
+        updated[0, 1] = -1j
+        return z.T[::-1], np.concatenate([z, z[:1]]), z[[2, 0]], np.where(z.real > 3, z, 1j), padded, updated
+
+    for g, e in zip(jc.jit(f)(z), ref(z)):
+        assert_matches(g, e)
+
+
+def test_complex_types_in_the_ir():
+    lowered = jc.jit(lambda z: np.abs(z * z)).lower(np.ones(4, np.complex64))
+    traced = lowered.as_text("traced")
+    assert '"array.mul"' in traced and "tensor<4xcomplex<f32>>" in traced
+    assert "(tensor<4xcomplex<f32>>) -> tensor<4xf32>" in traced  # abs returns the part type
+    optimized = lowered.as_text("optimized")
+    assert '"complex.re"' in optimized and '"math.fma"' in optimized
+    assert "load {float, float}" in lowered.as_text("llvm")
+
+
+@pytest.mark.parametrize("fn, what", [
+    (np.sin, "numpy.sin of complex numbers"),
+    (np.log, "numpy.log of complex numbers"),
+    (lambda z: np.max(z), "numpy.maximum of complex numbers"),
+    (lambda z: np.argmax(z), "numpy.argmax of complex numbers"),
+    (lambda z: z ** 1.5, "numpy.power of complex numbers"),
+])
+def test_complex_functions_without_a_lowering_say_so(fn, what):
+    with pytest.raises(jc.UnsupportedError, match=what):
+        jc.jit(fn)(np.ones(3, np.complex128))
+
+
+def test_numpy_refusals_of_complex_are_kept():
+    with pytest.raises(jc.JitTypeError, match="floor"):
+        jc.jit(np.floor)(np.ones(3, np.complex64))
+    with pytest.raises(jc.JitTypeError, match="bitwise_and"):
+        jc.jit(lambda z: z & z)(np.ones(3, np.complex64))
+
+
+def test_casting_to_real_warns_like_numpy():
+    z = np.array([1 + 2j, -3.5 + 0j], np.complex128)
+    f = jc.jit(lambda z: z.astype(np.float32))
+    with pytest.warns(np.exceptions.ComplexWarning, match="discards the imaginary part"):
+        got = f(z)
+    assert_matches(got, numpy_result(lambda z: z.astype(np.float32), z))
+
+
+@pytest.mark.parametrize("n", [2, 3, -1, -2, 0, 1, 7, 2.0, 99, -5 + 0j, np.int8(4), 0.5])
+def test_static_powers(n):
+    rng = np.random.default_rng(7)
+    z = ((rng.standard_normal(64) + 1j * rng.standard_normal(64)) * 1.2).astype(np.complex128)
+    got = jc.jit(lambda z, n: z ** n, static_argnums=1)(z, n)
+    expected = numpy_result(lambda z: z ** n, z)
+    assert got.dtype == expected.dtype
+    if isinstance(n, int) and n in (2, -1, 0, 1):
+        assert_matches(got, expected)  # NumPy's square, reciprocal, ones, copy: bit for bit
+    else:  # repeated (fused) products against NumPy's plain ones: rounding differs slightly
+        np.testing.assert_allclose(got, expected, rtol=1e-13 * max(abs(int(np.real(n))), 1))
+
+
+@pytest.mark.parametrize("n", [1.5, 100, 1j, np.ones(3)])
+def test_other_complex_powers_are_refused(n):
+    with pytest.raises(jc.UnsupportedError, match="numpy.power of complex numbers"):
+        jc.jit(lambda z, n: z ** n)(np.ones(3, np.complex64), n)
