@@ -81,7 +81,7 @@ class JitFunction:
             self._hits += 1
         if fast_key is not None:
             self._fast_cache[fast_key] = executable
-        return executable(arrays)
+        return executable(arrays, call.callers)
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, self._traces, self._compiles)
@@ -124,6 +124,8 @@ class JitFunction:
             specs.append(spec)
             arrays.append(arr)
         key = (tree, tuple(specs), static_key)
+        # An unaligned array argument is passed as a copy; writes to it go back to the caller's.
+        copied = any(isinstance(leaf, np.ndarray) and arr is not leaf for leaf, arr in zip(leaves, arrays))
 
         def call(traced_leaves):
             dyn = pytree.unflatten(tree, traced_leaves)
@@ -136,6 +138,8 @@ class JitFunction:
             return self.fun(*full_args, **full_kwargs)
 
         call.tree = tree
+        call.callers = [leaf if isinstance(leaf, np.ndarray) else arr
+                        for leaf, arr in zip(leaves, arrays)] if copied else None
         return key, specs, arrays, call
 
     def _leaf(self, leaf, tree, index):

@@ -71,10 +71,12 @@ class Executable:
         self._buffers = list(plan.buffers)
         self._outputs = [(s.kind, s.index, shape) for s, shape in plan.outputs]
 
-    def __call__(self, arrays: list[np.ndarray]):
+    def __call__(self, arrays: list[np.ndarray], callers: list | None = None):
+        """Run on ``arrays``; ``callers``, when given, are the caller's arguments where
+        ``arrays`` holds copies of some (unaligned arrays): writes in place go to them."""
         originals = arrays
         if self.mutated:
-            _check_no_aliasing(arrays, self.mutated)
+            _check_no_aliasing(arrays if callers is None else callers, self.mutated)
         for i in self._copy_args:
             if not arrays[i].flags.c_contiguous:
                 arrays = list(arrays) if arrays is originals else arrays
@@ -100,8 +102,9 @@ class Executable:
             # A computed 0-d result is a NumPy scalar, as NumPy returns (np.sum(x) is np.float64).
             outputs.append(out[()] if shape == () and kind != "input" else out)
         if self.mutated:
+            targets = originals if callers is None else callers
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
-                np.copyto(originals[i], new)  # NumPy semantics: the caller's array changed
+                np.copyto(targets[i], new)  # NumPy semantics: the caller's array changed
             outputs = outputs[: len(outputs) - len(self.mutated)]
         return pytree.unflatten(self.out_tree, outputs)
 
