@@ -505,6 +505,9 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
                                                          keepdims=kwargs.get("keepdims", False))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
+        if a.ndim == 0:
+            raise _JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
+                                f"at {_user_location()}")
         dtype = kwargs.get("dtype")
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")

@@ -1218,23 +1218,6 @@ def _repro_zero_d_kinds():
         assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"
 
 
-@bug("accumulate-0d", "np.add.accumulate(x, axis)", ALL, AssertionError,
-     "np.add.accumulate(np.array(5.0)) returns array([5.]) under jit; NumPy raises TypeError "
-     "'cannot accumulate on a scalar' (np.cumsum of a 0-d array is [5.] in both)",
-     inputs=lambda arrays, params: arrays[0].ndim == 0)
-def _repro_accumulate_0d():
-    x = np.array(5.0)
-    try:
-        np.add.accumulate(x)
-    except TypeError:
-        pass
-    try:
-        got = jc.jit(lambda v: np.add.accumulate(v))(x)
-    except (TypeError, jc.JitcoreError):
-        return
-    raise AssertionError(f"NumPy raises TypeError, jitcore returned {got!r}")
-
-
 @bug("gather-oob-empty",
      ["x[[i, j, k]] (NumPy int array: static shape)", "x[[i, j, k]] (Python list)",
       "x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],

@@ -318,3 +318,14 @@ def test_ufunc_accumulate_matches_numpy(ufunc, dtype):
     for axis in (0, 1, -1):
         got = jc.jit(lambda v, axis=axis: ufunc.accumulate(v, axis=axis))(x)
         assert_matches(got, ufunc.accumulate(x, axis=axis))
+
+
+# -- 0-d arrays (once known bugs of tests/jitcore/coverage_table.py) ----------------------------
+def test_accumulate_of_a_0d_array_raises_like_numpy():
+    x = np.array(5.0)
+    for ufunc in (np.add, np.multiply):
+        with pytest.raises(TypeError, match="cannot accumulate on a scalar"):
+            ufunc.accumulate(x)
+        with pytest.raises(jc.JitTypeError, match="cannot accumulate on a scalar"):
+            jc.jit(lambda v, u=ufunc: u.accumulate(v))(x)
+    assert_matches(jc.jit(np.cumsum)(x), np.cumsum(x))  # np.cumsum of 0-d is fine in both
