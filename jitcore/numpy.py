@@ -472,11 +472,30 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return _np.pad(array, pad_width, mode=mode, **kwargs)
     if mode != "constant":
         raise _UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only 'constant')")
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (array.ndim, 2))
-    values = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (array.ndim, 2))
-    if _builtins.any(v != values.flat[0] for v in values.flat):
+    pad_width = _np.asarray(pad_width)
+    if pad_width.dtype.kind != "i":
+        raise _JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
+    widths = _pad_pairs(pad_width, array.ndim, as_index=True)
+    values = _np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
+    values = values[_np.ravel(widths) > 0] if values.size else values  # the ones used
+    if _builtins.any(v != values[0] for v in values):
         raise _UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
-    return _prims.pad(array, widths.tolist(), values.flat[0].item())
+    out = _prims.pad(array, widths, values[0].item() if values.size else 0)
+    return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+def _pad_pairs(x, ndim: int, as_index: bool = False):
+    """NumPy's reading of pad_width and constant_values: one (before, after) pair per dim."""
+    x = _np.array(x)
+    if as_index:
+        x = _np.round(x).astype(_np.intp, copy=False)
+    if as_index and x.size and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    if x.ndim < 3 and x.size == 1:
+        return [[x.flat[0]] * 2] * ndim
+    if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
+        return [list(x.flat)] * ndim
+    return _np.broadcast_to(x, (ndim, 2)).tolist()
 
 
 def apply_ufunc(ufunc, method: str, inputs, kwargs):

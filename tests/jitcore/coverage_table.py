@@ -1188,15 +1188,6 @@ def _repro_zero_d_axis():
     check_same(lambda x: np.sum(x, axis=0), np.array(5.0))
 
 
-@bug("pad-0d", "np.pad(x, width, constant_values=c)", ALL, IndexError,
-     "np.pad(np.array(2.0), 1) raises IndexError 'index 0 is out of bounds for size 0' under jit; "
-     "NumPy returns the 0-d array unchanged (and for pad_width=() NumPy raises TypeError, jitcore "
-     "a ValueError from np.broadcast_to)",
-     inputs=lambda arrays, params: arrays[0].ndim == 0)
-def _repro_pad_zero_d():
-    check_same(lambda x: np.pad(x, 1), np.array(2.0))
-
-
 @bug("clip-int-range", "np.clip(x, 0, 5) (scalar bounds)",
      ("signed", "unsigned"), jc.JitTypeError,
      "np.clip(np.arange(5, dtype=np.uint8), -3, 3) raises JitTypeError 'Python scalar -3 does not "

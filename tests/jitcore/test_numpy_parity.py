@@ -329,3 +329,30 @@ def test_accumulate_of_a_0d_array_raises_like_numpy():
         with pytest.raises(jc.JitTypeError, match="cannot accumulate on a scalar"):
             jc.jit(lambda v, u=ufunc: u.accumulate(v))(x)
     assert_matches(jc.jit(np.cumsum)(x), np.cumsum(x))  # np.cumsum of 0-d is fine in both
+
+
+def test_pad_of_a_0d_array_and_pad_width_errors_match_numpy():
+    x = np.array(2.5)
+    for width in (1, (1, 2), ((1, 2),), np.array(3), 0):
+        got = jc.jit(lambda v, w=width: np.pad(v, w, constant_values=7))(x)
+        assert isinstance(got, np.ndarray) and got.shape == () and got == 2.5
+    y = np.arange(6.0).reshape(2, 3)
+    for width, error in (((), TypeError), (1.5, TypeError), (-1, ValueError), ((1, 2, 3), ValueError)):
+        for v in (x, y):
+            with pytest.raises(error):
+                np.pad(v, width)
+            with pytest.raises(error):
+                jc.jit(lambda a, w=width: np.pad(a, w))(v)
+    # only the constants of padded sides count; np.pad returns a new array
+    f = jc.jit(lambda a: (np.pad(a, ((0, 0), (1, 0)), constant_values=((1, 2), (5, 6))), np.pad(a, 0)))
+    got, same = f(y)
+    assert_matches(got, np.pad(y, ((0, 0), (1, 0)), constant_values=((1, 2), (5, 6))))
+
+    def write(a):
+        b = np.pad(a, 0)
+        b += 1
+        return b
+
+    z = y.copy()
+    assert_matches(jc.jit(write)(z), y + 1)
+    assert_matches(z, y)
