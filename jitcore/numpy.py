@@ -10,6 +10,7 @@ called on a traced value: jitcore never falls back to running Python on data.
 from __future__ import annotations
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -240,6 +241,7 @@ def moveaxis(a, source, destination):
 def squeeze(a, axis=None):
     if not _traced(a):
         return _np.squeeze(a, axis)
+    axis = _prims.zero_d_axis(a, axis)
     axes = [i for i, d in enumerate(a.shape) if d == 1] if axis is None else \
         _prims.normalize_axes(axis, a.ndim, "squeeze")
     if _builtins.any(a.shape[i] != 1 for i in axes):
@@ -327,11 +329,17 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None or mode != "raise":
         raise _UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
     a = _lift(a, [a, indices])
+    axis = _prims.zero_d_axis(a, _index_or_none(axis))
     if isinstance(indices, (list, tuple)):
         indices = _np.asarray(indices, dtype=_np.int64)
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
     return _prims.take(a, indices, axis)
+
+
+def _index_or_none(axis):
+    """An axis that must be one int (or None): NumPy raises TypeError for a tuple."""
+    return axis if axis is None else _operator.index(axis)
 
 
 @_implements(_np.concatenate)
@@ -457,6 +465,7 @@ def repeat(a, repeats, axis=None):
         return _np.repeat(a, repeats, axis)
     if not isinstance(repeats, int):
         raise _UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
+    axis = _prims.zero_d_axis(a, _index_or_none(axis))
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
     (axis,) = _prims.normalize_axes(axis, a.ndim, "repeat")

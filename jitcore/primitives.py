@@ -207,7 +207,7 @@ def transpose(x: Tracer, axes=None) -> Tracer:
 
 
 def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:
         a = operator.index(a)
@@ -219,12 +219,21 @@ def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def zero_d_axis(x, axis):
+    """NumPy's ufunc reductions, argmax, cumsum, repeat, take and squeeze take an int axis 0 or -1
+    of a 0-d array as no axis (a tuple of axes is still out of bounds); None for those."""
+    if isinstance(axis, (int, np.integer)) and x.ndim == 0 and axis in (0, -1):
+        return None
+    return axis
+
+
 _REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
                  "and": np.logical_and, "or": np.logical_or}
 
 
 def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
+    axis = zero_d_axis(x, axis)
     axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
     if dtype is None:
         dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype

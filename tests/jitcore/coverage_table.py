@@ -1162,30 +1162,9 @@ def _message(*parts):
     return lambda e, arrays, params: all(p in f"{type(e).__name__}: {e}" for p in parts)
 
 
-_UFUNC_REDUCE_ROWS = [c.name for c in CASES if ".reduce(" in c.name and not c.unsupported]
-
-
-
-
 def _empty_part(arrays, params):
     return len(arrays) > 1 and any(a.size == 0 for a in arrays) and any(a.size for a in arrays) \
         and max(a.ndim for a in arrays) >= 2
-
-
-_ZERO_D_AXIS_ROWS = ["np.sum(x, axis, keepdims)", "np.prod(x, axis, keepdims)", "np.min(x, axis, keepdims)",
-                     "np.max(x, axis, keepdims)", "np.any(x, axis, keepdims)", "np.all(x, axis, keepdims)",
-                     "x.sum(), x.any(axis), x.mean() (methods)", "np.repeat(x, n, axis)",
-                     *_UFUNC_REDUCE_ROWS]
-
-
-@bug("0d-axis0", _ZERO_D_AXIS_ROWS, ALL, jc.JitTypeError,
-     "np.sum(x, axis=0) (also axis=-1; prod, min, max, any, all, ufunc.reduce, repeat) of a 0-d "
-     "array raises JitTypeError 'axis 0 is out of bounds for an array of dimension 0'; NumPy "
-     "accepts axis 0 and -1 for a 0-d array in these functions (not in np.mean, and not axis=(0,)) "
-     "and returns the element",
-     error=lambda e, arrays, params: isinstance(e, jc.JitTypeError) and "of dimension 0" in str(e))
-def _repro_zero_d_axis():
-    check_same(lambda x: np.sum(x, axis=0), np.array(5.0))
 
 
 @bug("clip-int-range", "np.clip(x, 0, 5) (scalar bounds)",

@@ -356,3 +356,31 @@ def test_pad_of_a_0d_array_and_pad_width_errors_match_numpy():
     z = y.copy()
     assert_matches(jc.jit(write)(z), y + 1)
     assert_matches(z, y)
+
+
+_AXIS_FUNCTIONS = {
+    "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "any": np.any, "all": np.all,
+    "mean": np.mean, "var": np.var, "argmax": np.argmax, "cumsum": np.cumsum,
+    "add.reduce": np.add.reduce, "maximum.reduce": np.maximum.reduce,
+    "logical_or.reduce": np.logical_or.reduce, "x.sum": lambda v, axis: v.sum(axis=axis),
+    "x.all": lambda v, axis: v.all(axis=axis), "x.mean": lambda v, axis: v.mean(axis=axis),
+    "repeat": lambda v, axis: np.repeat(v, 2, axis=axis), "take": lambda v, axis: np.take(v, 0, axis=axis),
+    "squeeze": lambda v, axis: np.squeeze(v, axis),
+}
+
+
+@pytest.mark.parametrize("name", list(_AXIS_FUNCTIONS))
+def test_axis_0_and_minus_1_of_a_0d_array_as_numpy(name):
+    # NumPy takes an int axis 0 or -1 of a 0-d array as no axis in its ufunc reductions,
+    # argmax, cumsum, repeat, take and squeeze, but not in mean/var, and never a tuple (0,).
+    fn = _AXIS_FUNCTIONS[name]
+    x = np.array(5, np.int16)
+    for axis in (0, -1, np.int64(0), 1, -2, (0,), (), None):
+        try:
+            want = fn(x, axis)
+        except (TypeError, ValueError) as e:  # np.exceptions.AxisError is both
+            with pytest.raises((type(e), jc.JitcoreError)):
+                jc.jit(lambda v, a=axis: fn(v, a))(x)
+            continue
+        got = jc.jit(lambda v, a=axis: fn(v, a))(x)
+        assert_matches(got, want, 0, f"{name} axis={axis!r}")
