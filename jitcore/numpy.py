@@ -108,8 +108,21 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None):
     if not _traced(a, a_min, a_max):
         return _np.clip(a, a_min, a_max)
+    a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
     out = a if a_min is None else _prims.ufunc(_np.maximum, a, a_min)
-    return out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
+    out = out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
+    return out.copy() if out is a else out  # a new array, as NumPy's
+
+
+def _clip_bound(a, bound, lower: bool):
+    """NumPy 2 clips an integer array to a Python int beyond its dtype's range on the side where
+    that changes nothing (uint8 to -3 from below, 300 from above): such a bound is dropped
+    (None). A bound beyond the range on the other side is kept, and raises like NumPy's."""
+    dtype = getattr(a, "dtype", None)
+    if type(bound) is not int or dtype is None or dtype.kind not in "iu" or getattr(a, "weak", False):
+        return bound
+    info = _np.iinfo(dtype)
+    return None if (bound < info.min if lower else bound > info.max) else bound
 
 
 def _reduction(kind, np_fn):

@@ -1167,16 +1167,6 @@ def _empty_part(arrays, params):
         and max(a.ndim for a in arrays) >= 2
 
 
-@bug("clip-int-range", "np.clip(x, 0, 5) (scalar bounds)",
-     ("signed", "unsigned"), jc.JitTypeError,
-     "np.clip(np.arange(5, dtype=np.uint8), -3, 3) raises JitTypeError 'Python scalar -3 does not "
-     "fit in uint8'; NumPy 2 compares with the out-of-range bound and returns [0 1 2 3 3] "
-     "(likewise int8 with 300)",
-     error=_message("does not fit in"))
-def _repro_clip_out_of_range():
-    check_same(lambda x: np.clip(x, -3, 3), np.arange(5, dtype=np.uint8))
-
-
 @bug("0d-result-kind", (), ALL, AssertionError,
      "jit(lambda x: x[()])(np.array(1.0)) returns a 0-d ndarray (NumPy: the scalar np.float64), "
      "while x.astype(np.float32) and np.zeros_like(x) of a 0-d x return NumPy scalars (NumPy: 0-d "

@@ -384,3 +384,20 @@ def test_axis_0_and_minus_1_of_a_0d_array_as_numpy(name):
             continue
         got = jc.jit(lambda v, a=axis: fn(v, a))(x)
         assert_matches(got, want, 0, f"{name} axis={axis!r}")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64])
+def test_clip_to_python_ints_beyond_the_dtype_range_as_numpy(dtype):
+    # NumPy 2: a bound beyond the range on the side where it changes nothing is fine (uint8 from
+    # -3 up, int8 up to 300); beyond it on the other side NumPy raises OverflowError.
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 0, 1, 5, info.max], dtype)
+    below, above = info.min - 3, info.max + 300
+    for lo, hi in ((below, 3), (0, above), (below, above), (below, None), (None, above), (5, 2)):
+        got = jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x)
+        assert_matches(got, np.clip(x, lo, hi), 0, f"clip({lo}, {hi})")
+    for lo, hi in ((above, None), (None, below), (below, below + 1)):
+        with pytest.raises(OverflowError):
+            np.clip(x, lo, hi)
+        with pytest.raises(jc.JitcoreError, match="does not fit"):
+            jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x)
