@@ -347,6 +347,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         indices = _np.asarray(indices, dtype=_np.int64)
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
+    (axis,) = _prims.normalize_axes(axis, a.ndim, "take")
+    shape = a.shape[:axis] + _np.shape(indices) + a.shape[axis + 1:]
+    if a.shape[axis] == 0 and _np.prod(shape):
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    if not _np.prod(a.shape[:axis]):  # NumPy checks no index then
+        return _prims.constant(a.trace, _np.zeros(shape, a.dtype))
     return _prims.take(a, indices, axis)
 
 

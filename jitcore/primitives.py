@@ -413,10 +413,21 @@ def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
 def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = normalize_axes(axis, x.ndim, "take")
+    check_static_indices(indices, x.shape[axis], axis)
     idx = as_tracer(x.trace, indices, np.dtype(np.int64))
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
     return _emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
                  sources=_sources(x, indices))
+
+
+def check_static_indices(indices, n: int, axis: int) -> None:
+    """Constant indices are checked while tracing (the gather checks traced ones when called)."""
+    if isinstance(indices, Tracer):
+        return
+    indices = np.asarray(indices)
+    bad = (indices < -n) | (indices >= n)
+    if bad.any():
+        raise IndexError(f"index {indices[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
 
 
 def update(x: Tracer, key, value) -> Tracer:

@@ -1176,23 +1176,3 @@ def _repro_zero_d_kinds():
     for fn in (lambda v: v[()], lambda v: v.astype(np.float32), lambda v: np.zeros_like(v)):
         got, want = jc.jit(fn)(x), fn(x)
         assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"
-
-
-@bug("gather-oob-empty",
-     ["x[[i, j, k]] (NumPy int array: static shape)", "x[[i, j, k]] (Python list)",
-      "x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],
-     ALL, AssertionError,
-     "an out-of-bounds integer-array index is not caught when the indexed array is empty: "
-     "jit(lambda x: x[np.array([2])])(np.zeros((2, 0))) returns an empty (1, 0) array, NumPy "
-     "raises IndexError 'index 2 is out of bounds for axis 0 with size 2' (the bounds check runs "
-     "inside the gather loop, which has no iterations; a constant index could be checked while "
-     "tracing); the same with a traced index array",
-     error=lambda e, arrays, params: isinstance(e, AssertionError) and "NumPy raises IndexError" in str(e)
-     and arrays[0].size == 0)
-def _repro_gather_oob_empty():
-    x = np.zeros((2, 0))
-    try:
-        got = jc.jit(lambda v: v[np.array([2])])(x)
-    except IndexError:
-        return
-    raise AssertionError(f"NumPy raises IndexError; jitcore returned {got!r}")
