@@ -193,7 +193,7 @@ class JitFunction:
         optimized = compiler.optimize(module, self.options)
         plan = compiler.lower(optimized, specs, self.options)
         self._compiles += 1
-        return Executable(plan, out_tree.tree, out_tree.mutated)
+        return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars)
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

@@ -18,6 +18,7 @@ from jitcore import primitives as _prims
 from jitcore.errors import JitTypeError as _JitTypeError
 from jitcore.errors import UnsupportedError as _UnsupportedError
 from jitcore.tracer import Tracer as _Tracer
+from jitcore.tracer import fresh as _fresh
 from jitcore.tracer import user_location as _user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
@@ -305,12 +306,12 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
         return _np.full_like(a, fill_value, dtype=dtype, shape=shape)
     dtype = _np.dtype(dtype or a.dtype)
     zero = _prims.constant(a.trace, _np.zeros(a.shape if shape is None else shape, dtype))
-    return _prims.convert(_prims.ufunc(_np.add, zero, fill_value), dtype)
+    return _fresh(_prims.convert(_prims.ufunc(_np.add, zero, fill_value), dtype))  # an array
 
 
 @_implements(_np.astype)
 def astype(a, dtype, copy=True):
-    return _prims.convert(a, _np.dtype(dtype)) if _traced(a) else _np.asarray(a).astype(dtype)
+    return _fresh(_prims.convert(a, _np.dtype(dtype))) if _traced(a) else _np.asarray(a).astype(dtype)
 
 
 @_implements(_np.shape)

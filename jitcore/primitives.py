@@ -7,6 +7,7 @@ conversion explicit, and emits one ``array`` op per primitive.
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import numpy as np
@@ -17,7 +18,7 @@ from ir.dialects.gather import GatherOp
 from ir.types import TensorType
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Trace, Tracer
+from jitcore.tracer import Trace, Tracer, as_scalar
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -33,6 +34,15 @@ UFUNC_KINDS = {
     **{getattr(np, name): name for name in array.FLOAT_BINARY},
 }
 IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})
+
+
+def numpy_scalar(fn):
+    """``fn``'s 0-d results are NumPy scalars (see ``tracer.as_scalar``): ufuncs, reductions."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return as_scalar(fn(*args, **kwargs))
+
+    return wrapped
 
 
 def find_trace(*operands) -> Trace:
@@ -107,6 +117,7 @@ def _shape_of(x) -> tuple[int, ...]:
     return x.shape if isinstance(x, (Tracer, np.ndarray, np.generic)) else ()
 
 
+@numpy_scalar
 def ufunc(fn: np.ufunc, *operands) -> Tracer:
     """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes."""
     if fn not in UFUNC_KINDS:
@@ -231,6 +242,7 @@ _REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": n
                  "and": np.logical_and, "or": np.logical_or}
 
 
+@numpy_scalar
 def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
     axis = zero_d_axis(x, axis)
@@ -258,6 +270,7 @@ def as_bool(x):
     return convert(x, np.dtype(bool)) if isinstance(x, Tracer) else np.bool_(x)
 
 
+@numpy_scalar
 def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer:
     """``np.var``: mean squared deviation from the mean, divided by ``n - ddof``."""
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "var")
@@ -269,6 +282,7 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 
+@numpy_scalar
 def mean(x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "mean")
     count = int(np.prod([x.shape[a] for a in axes]))
@@ -410,6 +424,7 @@ def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
     return take(x, index, axis)
 
 
+@numpy_scalar
 def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = normalize_axes(axis, x.ndim, "take")

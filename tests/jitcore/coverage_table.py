@@ -1165,14 +1165,3 @@ def _message(*parts):
 def _empty_part(arrays, params):
     return len(arrays) > 1 and any(a.size == 0 for a in arrays) and any(a.size for a in arrays) \
         and max(a.ndim for a in arrays) >= 2
-
-
-@bug("0d-result-kind", (), ALL, AssertionError,
-     "jit(lambda x: x[()])(np.array(1.0)) returns a 0-d ndarray (NumPy: the scalar np.float64), "
-     "while x.astype(np.float32) and np.zeros_like(x) of a 0-d x return NumPy scalars (NumPy: 0-d "
-     "arrays); values, dtypes and shapes agree")
-def _repro_zero_d_kinds():
-    x = np.array(1.0)
-    for fn in (lambda v: v[()], lambda v: v.astype(np.float32), lambda v: np.zeros_like(v)):
-        got, want = jc.jit(fn)(x), fn(x)
-        assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"

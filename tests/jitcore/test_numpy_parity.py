@@ -401,3 +401,46 @@ def test_clip_to_python_ints_beyond_the_dtype_range_as_numpy(dtype):
             np.clip(x, lo, hi)
         with pytest.raises(jc.JitcoreError, match="does not fit"):
             jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x)
+
+
+_KIND_FUNCTIONS = {
+    # NumPy scalars: ufuncs, reductions, integer indexing and x[()], products of 1-d arrays
+    "x[()]": lambda v: v[()], "v[1]": lambda v: v.reshape(-1)[0], "x + 1": lambda v: v + 1,
+    "np.sin": np.sin, "np.clip": lambda v: np.clip(v, 0, 1), "np.sum": np.sum,
+    "sum axis 0": lambda v: np.sum(v, axis=0), "np.mean": np.mean, "np.std": np.std,
+    "np.argmax": np.argmax, "add.reduce": np.add.reduce, "v @ v": lambda v: v.reshape(1) @ v.reshape(1),
+    "np.take": lambda v: np.take(v, 0), "sum().astype": lambda v: v.sum().astype(np.float32),
+    # 0-d arrays: astype, copy, *_like, reshape, views, where, pad, tensordot
+    "x": lambda v: v, "x[...]": lambda v: v[...], "astype": lambda v: v.astype(np.float32),
+    "np.astype": lambda v: np.astype(v, np.float64), "copy": lambda v: v.copy(),
+    "zeros_like": np.zeros_like, "full_like": lambda v: np.full_like(v, 3),
+    "reshape": lambda v: v.reshape(()), "v.reshape(())": lambda v: v.reshape(1).reshape(()),
+    "T": lambda v: v.T, "squeeze": np.squeeze,
+    "broadcast_to": lambda v: np.broadcast_to(v, ()), "where": lambda v: np.where(v > 0, v, 1.0),
+    "pad": lambda v: np.pad(v, 1), "tensordot": lambda v: np.tensordot(v.reshape(1), v.reshape(1), 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_KIND_FUNCTIONS))
+def test_0d_results_are_scalars_or_arrays_as_in_numpy(name):
+    fn = _KIND_FUNCTIONS[name]
+    x = np.array(1.5)
+    got, want = jc.jit(fn)(x), fn(x)
+    assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"
+    assert_matches(np.asarray(got), np.asarray(want), 0)
+    pair = jc.jit(lambda v: (fn(v), fn(v) * 1))(x)  # a ufunc of either is a scalar
+    assert [type(p) for p in pair] == [type(want), type(want * 1)]
+
+
+def test_an_indexed_element_is_a_copy_not_a_view():
+    def f(x):
+        first = x[0]
+        x[0] = 5.0
+        first += 1  # rebinds the scalar; x is unchanged
+        x[1] += 1  # but x[i] += 1 writes
+        return first, x[0]
+
+    x, y = np.arange(3.0), np.arange(3.0)
+    got, want = jc.jit(f)(x), f(y)
+    assert got == want and [type(g) for g in got] == [type(w) for w in want]
+    np.testing.assert_array_equal(x, y)
