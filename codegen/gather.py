@@ -41,14 +41,22 @@ def emit_gather(module: ll.Module, op: GatherOp, strided: list[bool]) -> ll.Func
             offset = b.add(offset, b.mul(iv, stride))
         return b.gep(base, [offset], inbounds=True, source_etype=etype)
 
-    def body(ivs):
-        k = indices.type.rank
-        i = b.load(address(idx_ptr, ivs[axis: axis + k], strides[1], I64), typ=I64)
+    def check(i):
+        """(out of bounds?, i wrapped into [0, n)); an index out of bounds is recorded."""
         wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, ll.Constant(I64, n)), i)
         bad = b.icmp_unsigned(">=", wrapped, ll.Constant(I64, n))
         with b.if_then(bad, likely=False):
-            for slot, v in enumerate((ll.Constant(I64, 1), i, ll.Constant(I64, axis), ll.Constant(I64, n))):
-                b.store(v, b.gep(status, [ll.Constant(I64, slot)], source_etype=I64))
+            first = b.icmp_unsigned("==", b.load(status, typ=I64), ll.Constant(I64, 0))
+            with b.if_then(first):  # NumPy reports the first bad index
+                words = (ll.Constant(I64, 1), i, ll.Constant(I64, axis), ll.Constant(I64, n))
+                for slot, v in enumerate(words):
+                    b.store(v, b.gep(status, [ll.Constant(I64, slot)], source_etype=I64))
+        return bad, wrapped
+
+    def body(ivs):
+        k = indices.type.rank
+        i = b.load(address(idx_ptr, ivs[axis: axis + k], strides[1], I64), typ=I64)
+        bad, wrapped = check(i)
         if n == 0:
             value = constant(x.type.element, 0, memory=True)  # nothing to read: the status has the error
         else:
@@ -57,6 +65,11 @@ def emit_gather(module: ll.Module, op: GatherOp, strided: list[bool]) -> ll.Func
             value = b.load(address(x_ptr, at, strides[0], elem), typ=elem)
         b.store(value, address(out_ptr, ivs, strides[2], elem))
 
-    emit_nest(b, out.type.shape, body)
+    if out.type.size == 0 and indices.type.size:
+        # No element to gather (another dim of x is 0), but NumPy checks every index all the same.
+        emit_nest(b, indices.type.shape, lambda ivs: check(
+            b.load(address(idx_ptr, ivs, strides[1], I64), typ=I64)))
+    else:
+        emit_nest(b, out.type.shape, body)
     b.ret_void()
     return fn

@@ -82,7 +82,7 @@ class JitFunction:
             self._hits += 1
         if fast_key is not None:
             self._fast_cache[fast_key] = executable
-        return executable(arrays)
+        return executable(arrays, call.callers)
 
     def cache_info(self) -> CacheInfo:
         return CacheInfo(self._hits, self._misses, self._traces, self._compiles)
@@ -125,6 +125,8 @@ class JitFunction:
             specs.append(spec)
             arrays.append(arr)
         key = (tree, tuple(specs), static_key)
+        # An unaligned array argument is passed as a copy; writes to it go back to the caller's.
+        copied = any(isinstance(leaf, np.ndarray) and arr is not leaf for leaf, arr in zip(leaves, arrays))
 
         def call(traced_leaves):
             dyn = pytree.unflatten(tree, traced_leaves)
@@ -137,6 +139,8 @@ class JitFunction:
             return self.fun(*full_args, **full_kwargs)
 
         call.tree = tree
+        call.callers = [leaf if isinstance(leaf, np.ndarray) else arr
+                        for leaf, arr in zip(leaves, arrays)] if copied else None
         return key, specs, arrays, call
 
     def _leaf(self, leaf, tree, index):
@@ -190,7 +194,7 @@ class JitFunction:
         optimized = compiler.optimize(module, self.options)
         plan = compiler.lower(optimized, specs, self.options)
         self._compiles += 1
-        return Executable(plan, out_tree.tree, out_tree.mutated)
+        return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars)
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

@@ -52,6 +52,7 @@ class Outputs:
 
     tree: pytree.TreeDef
     mutated: tuple[int, ...] = ()
+    scalars: tuple[bool, ...] = ()  # per result: a NumPy scalar rather than a 0-d array
 
 
 def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
@@ -67,13 +68,15 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     ]
     out = rebuild(tracers)
     leaves, out_tree = pytree.flatten(out)
-    values = []
+    values, scalars = [], []
     for leaf in leaves:
         if isinstance(leaf, Tracer):
             values.append(leaf.value)
+            scalars.append(leaf.scalar)
         elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
             dtype = np.asarray(leaf).dtype
             values.append(as_tracer(t, leaf, dtype).value)
+            scalars.append(not isinstance(leaf, np.ndarray))
         else:
             raise JitTypeError(
                 f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
@@ -84,7 +87,7 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     func.body.append(ReturnOp(values))
     func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
     ir.verify(module)
-    return module, Outputs(out_tree, mutated)
+    return module, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated))
 
 
 def optimize(module: ModuleOp, options: CompileOptions, *,

@@ -58,7 +58,8 @@ class Executable:
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
                  "_copy_args", "_strided")
 
-    def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = ()):
+    def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
+                 scalars: tuple[bool, ...] = ()):
         plan.compile()
         self.plan = plan
         self.out_tree = out_tree
@@ -69,12 +70,17 @@ class Executable:
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
-        self._outputs = [(s.kind, s.index, shape) for s, shape in plan.outputs]
+        # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
+        scalars = scalars or (False,) * len(plan.outputs)
+        self._outputs = [(s.kind, s.index, shape, scalar and shape == ())
+                         for (s, shape), scalar in zip(plan.outputs, scalars)]
 
-    def __call__(self, arrays: list[np.ndarray]):
+    def __call__(self, arrays: list[np.ndarray], callers: list | None = None):
+        """Run on ``arrays``; ``callers``, when given, are the caller's arguments where
+        ``arrays`` holds copies of some (unaligned arrays): writes in place go to them."""
         originals = arrays
         if self.mutated:
-            _check_no_aliasing(arrays, self.mutated)
+            _check_no_aliasing(arrays if callers is None else callers, self.mutated)
         for i in self._copy_args:
             if not arrays[i].flags.c_contiguous:
                 arrays = list(arrays) if arrays is originals else arrays
@@ -91,17 +97,17 @@ class Executable:
             _, index, axis, size = buffers[-1].tolist()
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
-        for kind, index, shape in self._outputs:
+        for kind, index, shape, scalar in self._outputs:
             if kind == "constant":
                 out = self.plan.constants[index].copy()  # callers may write to what we return
             else:
                 out = arrays[index] if kind == "input" else buffers[index]
             out = out if out.shape == shape else out.reshape(shape)
-            # A computed 0-d result is a NumPy scalar, as NumPy returns (np.sum(x) is np.float64).
-            outputs.append(out[()] if shape == () and kind != "input" else out)
+            outputs.append(out[()] if scalar else out)
         if self.mutated:
+            targets = originals if callers is None else callers
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
-                np.copyto(originals[i], new)  # NumPy semantics: the caller's array changed
+                np.copyto(targets[i], new)  # NumPy semantics: the caller's array changed
             outputs = outputs[: len(outputs) - len(self.mutated)]
         return pytree.unflatten(self.out_tree, outputs)
 

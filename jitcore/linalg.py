@@ -22,7 +22,7 @@ from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "vdot",
            "vecdot", "vecmat"]
@@ -43,6 +43,7 @@ def _operands(*xs) -> tuple[list[Tracer], np.dtype]:
     return [prims.convert(t, dtype) for t in tracers], dtype
 
 
+@prims.numpy_scalar
 def dot_general(lhs: Tracer, rhs: Tracer, lhs_contracting, rhs_contracting, lhs_batch=(),
                 rhs_batch=()) -> Tracer:
     """Record ``array.dot_general`` on two tracers of one dtype: the result's dims are the batch
@@ -228,7 +229,7 @@ def tensordot(a, b, axes=2):
         raise JitTypeError(
             f"tensordot: shape-mismatch for sum: axes {axes_a} of {_shape(a.shape)} against "
             f"axes {axes_b} of {_shape(b.shape)} (at {user_location()})")
-    return dot_general(a, b, norm_a, norm_b)
+    return fresh(dot_general(a, b, norm_a, norm_b))  # NumPy: a 0-d array, not a scalar
 
 
 def _no_out(name: str, out) -> None:
@@ -240,6 +241,7 @@ def _no_out(name: str, out) -> None:
 _LETTERS = frozenset(string.ascii_letters)
 
 
+@prims.numpy_scalar
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted

@@ -10,6 +10,7 @@ called on a traced value: jitcore never falls back to running Python on data.
 from __future__ import annotations
 
 import builtins as _builtins
+import operator as _operator
 
 import numpy as _np
 
@@ -17,6 +18,7 @@ from jitcore import primitives as _prims
 from jitcore.errors import JitTypeError as _JitTypeError
 from jitcore.errors import UnsupportedError as _UnsupportedError
 from jitcore.tracer import Tracer as _Tracer
+from jitcore.tracer import fresh as _fresh
 from jitcore.tracer import user_location as _user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
@@ -139,8 +141,21 @@ def where(condition, x=None, y=None):
 def clip(a, a_min=None, a_max=None):
     if not _traced(a, a_min, a_max):
         return _np.clip(a, a_min, a_max)
+    a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
     out = a if a_min is None else _prims.ufunc(_np.maximum, a, a_min)
-    return out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
+    out = out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
+    return out.copy() if out is a else out  # a new array, as NumPy's
+
+
+def _clip_bound(a, bound, lower: bool):
+    """NumPy 2 clips an integer array to a Python int beyond its dtype's range on the side where
+    that changes nothing (uint8 to -3 from below, 300 from above): such a bound is dropped
+    (None). A bound beyond the range on the other side is kept, and raises like NumPy's."""
+    dtype = getattr(a, "dtype", None)
+    if type(bound) is not int or dtype is None or dtype.kind not in "iu" or getattr(a, "weak", False):
+        return bound
+    info = _np.iinfo(dtype)
+    return None if (bound < info.min if lower else bound > info.max) else bound
 
 
 def _reduction(kind, np_fn):
@@ -272,6 +287,7 @@ def moveaxis(a, source, destination):
 def squeeze(a, axis=None):
     if not _traced(a):
         return _np.squeeze(a, axis)
+    axis = _prims.zero_d_axis(a, axis)
     axes = [i for i, d in enumerate(a.shape) if d == 1] if axis is None else \
         _prims.normalize_axes(axis, a.ndim, "squeeze")
     if _builtins.any(a.shape[i] != 1 for i in axes):
@@ -322,12 +338,12 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
         return _np.full_like(a, fill_value, dtype=dtype, shape=shape)
     dtype = _np.dtype(dtype or a.dtype)
     zero = _prims.constant(a.trace, _np.zeros(a.shape if shape is None else shape, dtype))
-    return _prims.convert(_prims.ufunc(_np.add, zero, fill_value), dtype)
+    return _fresh(_prims.convert(_prims.ufunc(_np.add, zero, fill_value), dtype))  # an array
 
 
 @_implements(_np.astype)
 def astype(a, dtype, copy=True):
-    return _prims.convert(a, _np.dtype(dtype)) if _traced(a) else _np.asarray(a).astype(dtype)
+    return _fresh(_prims.convert(a, _np.dtype(dtype))) if _traced(a) else _np.asarray(a).astype(dtype)
 
 
 @_implements(_np.shape)
@@ -359,11 +375,23 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if out is not None or mode != "raise":
         raise _UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
     a = _lift(a, [a, indices])
+    axis = _prims.zero_d_axis(a, _index_or_none(axis))
     if isinstance(indices, (list, tuple)):
         indices = _np.asarray(indices, dtype=_np.int64)
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
+    (axis,) = _prims.normalize_axes(axis, a.ndim, "take")
+    shape = a.shape[:axis] + _np.shape(indices) + a.shape[axis + 1:]
+    if a.shape[axis] == 0 and _np.prod(shape):
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    if not _np.prod(a.shape[:axis]):  # NumPy checks no index then
+        return _prims.constant(a.trace, _np.zeros(shape, a.dtype))
     return _prims.take(a, indices, axis)
+
+
+def _index_or_none(axis):
+    """An axis that must be one int (or None): NumPy raises TypeError for a tuple."""
+    return axis if axis is None else _operator.index(axis)
 
 
 @_implements(_np.concatenate)
@@ -489,6 +517,7 @@ def repeat(a, repeats, axis=None):
         return _np.repeat(a, repeats, axis)
     if not isinstance(repeats, int):
         raise _UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
+    axis = _prims.zero_d_axis(a, _index_or_none(axis))
     if axis is None:
         a, axis = _prims.reshape(a, (-1,)), 0
     (axis,) = _prims.normalize_axes(axis, a.ndim, "repeat")
@@ -504,11 +533,30 @@ def pad(array, pad_width, mode="constant", **kwargs):
         return _np.pad(array, pad_width, mode=mode, **kwargs)
     if mode != "constant":
         raise _UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only 'constant')")
-    widths = _np.broadcast_to(_np.asarray(pad_width, dtype=_np.int64), (array.ndim, 2))
-    values = _np.broadcast_to(_np.asarray(kwargs.get("constant_values", 0)), (array.ndim, 2))
-    if _builtins.any(v != values.flat[0] for v in values.flat):
+    pad_width = _np.asarray(pad_width)
+    if pad_width.dtype.kind != "i":
+        raise _JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
+    widths = _pad_pairs(pad_width, array.ndim, as_index=True)
+    values = _np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
+    values = values[_np.ravel(widths) > 0] if values.size else values  # the ones used
+    if _builtins.any(v != values[0] for v in values):
         raise _UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
-    return _prims.pad(array, widths.tolist(), values.flat[0].item())
+    out = _prims.pad(array, widths, values[0].item() if values.size else 0)
+    return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+def _pad_pairs(x, ndim: int, as_index: bool = False):
+    """NumPy's reading of pad_width and constant_values: one (before, after) pair per dim."""
+    x = _np.array(x)
+    if as_index:
+        x = _np.round(x).astype(_np.intp, copy=False)
+    if as_index and x.size and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    if x.ndim < 3 and x.size == 1:
+        return [[x.flat[0]] * 2] * ndim
+    if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
+        return [list(x.flat)] * ndim
+    return _np.broadcast_to(x, (ndim, 2)).tolist()
 
 
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
@@ -537,6 +585,9 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
                                                          keepdims=kwargs.get("keepdims", False))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
+        if a.ndim == 0:
+            raise _JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
+                                f"at {_user_location()}")
         dtype = kwargs.get("dtype")
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")

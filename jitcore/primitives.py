@@ -7,6 +7,7 @@ conversion explicit, and emits one ``array`` op per primitive.
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 
@@ -18,7 +19,7 @@ from ir.dialects.gather import GatherOp
 from ir.types import TensorType
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Trace, Tracer, user_location
+from jitcore.tracer import Trace, Tracer, as_scalar, user_location
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -35,6 +36,15 @@ UFUNC_KINDS = {
     **{getattr(np, name): name for name in array.FLOAT_BINARY},
 }
 IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})
+
+
+def numpy_scalar(fn):
+    """``fn``'s 0-d results are NumPy scalars (see ``tracer.as_scalar``): ufuncs, reductions."""
+    @functools.wraps(fn)
+    def wrapped(*args, **kwargs):
+        return as_scalar(fn(*args, **kwargs))
+
+    return wrapped
 
 
 def find_trace(*operands) -> Trace:
@@ -114,6 +124,7 @@ def _shape_of(x) -> tuple[int, ...]:
     return x.shape if isinstance(x, (Tracer, np.ndarray, np.generic)) else ()
 
 
+@numpy_scalar
 def ufunc(fn: np.ufunc, *operands) -> Tracer:
     """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes."""
     if fn not in UFUNC_KINDS:
@@ -252,7 +263,7 @@ def transpose(x: Tracer, axes=None) -> Tracer:
 
 
 def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:
         a = operator.index(a)
@@ -264,12 +275,22 @@ def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def zero_d_axis(x, axis):
+    """NumPy's ufunc reductions, argmax, cumsum, repeat, take and squeeze take an int axis 0 or -1
+    of a 0-d array as no axis (a tuple of axes is still out of bounds); None for those."""
+    if isinstance(axis, (int, np.integer)) and x.ndim == 0 and axis in (0, -1):
+        return None
+    return axis
+
+
 _REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
                  "and": np.logical_and, "or": np.logical_or}
 
 
+@numpy_scalar
 def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     """``x.sum()`` and friends: NumPy's accumulator dtype, axes as int/tuple/None, keepdims."""
+    axis = zero_d_axis(x, axis)
     axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
     if dtype is None:
         dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype
@@ -308,6 +329,7 @@ def as_bool(x):
     return convert(x, np.dtype(bool)) if isinstance(x, Tracer) else np.bool_(x)
 
 
+@numpy_scalar
 def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer:
     """``np.var``: mean squared deviation from the mean, divided by ``n - ddof``; for complex
     numbers the squared magnitude, real-valued as in NumPy."""
@@ -329,6 +351,7 @@ def variance(x: Tracer, axis=None, keepdims=False, dtype=None, ddof=0) -> Tracer
     return convert(ufunc(np.true_divide, total, max(count - ddof, 0)), result_dtype)
 
 
+@numpy_scalar
 def mean(x: Tracer, axis=None, keepdims=False, dtype=None) -> Tracer:
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim, "mean")
     count = int(np.prod([x.shape[a] for a in axes]))
@@ -470,13 +493,25 @@ def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
     return take(x, index, axis)
 
 
+@numpy_scalar
 def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = normalize_axes(axis, x.ndim, "take")
+    check_static_indices(indices, x.shape[axis], axis)
     idx = as_tracer(x.trace, indices, np.dtype(np.int64))
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
     return _emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
                  sources=_sources(x, indices))
+
+
+def check_static_indices(indices, n: int, axis: int) -> None:
+    """Constant indices are checked while tracing (the gather checks traced ones when called)."""
+    if isinstance(indices, Tracer):
+        return
+    indices = np.asarray(indices)
+    bad = (indices < -n) | (indices >= n)
+    if bad.any():
+        raise IndexError(f"index {indices[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
 
 
 def update(x: Tracer, key, value) -> Tracer:

@@ -53,6 +53,7 @@ def _no_out(name: str, out) -> None:
                                f"(at {user_location()}); use the returned array")
 
 
+@prims.numpy_scalar
 def _argreduce(kind: str, a, axis=None, out=None, keepdims=False):
     name = f"arg{kind}"
     _no_out(name, out)

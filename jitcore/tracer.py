@@ -41,7 +41,7 @@ class Trace:
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
-    __slots__ = ("_value", "trace", "sources", "weak", "view", "index", "version", "_seen")
+    __slots__ = ("_value", "trace", "sources", "weak", "scalar", "view", "index", "version", "_seen")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
 
@@ -50,6 +50,7 @@ class Tracer:
         self.trace = trace
         self.sources = sources
         self.weak = weak  # a Python scalar argument: promotes like one (NEP 50)
+        self.scalar = False  # a NumPy scalar (np.float64), not a 0-d array: see as_scalar
         self.view = None  # (base, forward, backward) when this tracer is a view of base
         self.index = None  # the key, for a view made by indexing
         self.version = 0  # writes so far (counted on the root of a view chain)
@@ -194,6 +195,12 @@ class Tracer:
         return _jnp().apply_function(func, args, kwargs)
 
     def __getitem__(self, key):
+        view = self._view(key)
+        if view.ndim == 0 and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,))):
+            return as_scalar(view)  # NumPy: x[i, j] and x[()] are scalars (copies), x[...] a view
+        return view
+
+    def _view(self, key) -> Tracer:
         view = make_view(self, lambda b: prims.getitem(b, key), lambda b, v: prims.update(b, key, v))
         view.index = key
         return view
@@ -202,7 +209,7 @@ class Tracer:
         if isinstance(value, Tracer) and value.view is not None and value.view[0] is self:
             if value.index is not None and value.index == key:
                 return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
-        self[key].assign(value)
+        self._view(key).assign(value)
 
     @property
     def at(self) -> _IndexUpdates:
@@ -228,12 +235,12 @@ class Tracer:
     def __irshift__(self, o): return self._inplace(np.right_shift, o)
 
     # -- array methods ----------------------------------------------------------------------
-    def astype(self, dtype): return prims.convert(self, np.dtype(dtype))
+    def astype(self, dtype): return fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
     def reshape(self, *shape): return reshape_view(self, shape[0] if len(shape) == 1 else shape)
     def transpose(self, *axes): return transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
     def ravel(self): return reshape_view(self, (-1,))
     def flatten(self): return prims.reshape(self, (-1,))  # a copy in NumPy, not a view
-    def copy(self): return Tracer(self.value, self.trace, self.sources, self.weak)
+    def copy(self): return fresh(self, self.scalar, self.weak)
 
     @property
     def T(self): return transpose_view(self, None)
@@ -278,6 +285,22 @@ class Tracer:
     def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
+
+
+def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
+    """A new tracer of ``x``'s value, not a view: a copy, as NumPy's astype and copy make."""
+    out = Tracer(x.value, x.trace, x.sources, weak)
+    out.scalar = scalar and x.ndim == 0
+    return out
+
+
+def as_scalar(x: Tracer) -> Tracer:
+    """``x`` as NumPy holds the 0-d results of ufuncs, reductions and integer indexing: a NumPy
+    scalar, which a jitted function returns as ``np.float64`` (say) rather than a 0-d array.
+    Other 0-d results (astype, copy, reshape, *_like, where, ...) stay 0-d arrays, as in NumPy."""
+    if not isinstance(x, Tracer) or x.scalar or x.ndim:
+        return x
+    return fresh(x, True, x.weak)
 
 
 def make_view(base: Tracer, forward, backward) -> Tracer:

@@ -71,3 +71,32 @@ def test_data_dependent_shapes_are_refused_with_advice():
         jc.jit(lambda v: v[[0, 1], [1, 0]])(x.reshape(2, 3))
     with pytest.raises(IndexError, match="does not match"):
         jc.jit(lambda v: v[np.array([True, False])])(x)
+
+
+def _outcome(fn, *args):
+    try:
+        r = fn(*args)
+        return r.shape, r.dtype, r.tolist()
+    except IndexError as e:
+        return "IndexError", str(e)
+
+
+def test_indices_into_an_empty_array_are_checked_like_numpy():
+    # The gather loop has no iterations when another dim of x is 0; NumPy checks every index
+    # all the same when indexing, and np.take only when the dims before its axis are not empty.
+    cases = [
+        (lambda v, i: v[i], (2, 0), 0), (lambda v, i: v[:, i], (0, 3), 1),
+        (lambda v, i: v[:, :, i], (2, 0, 3), 2), (lambda v, i: np.take(v, i, axis=0), (2, 0), 0),
+        (lambda v, i: np.take(v, i, axis=1), (0, 3), 1), (lambda v, i: np.take(v, i), (2, 0), None),
+    ]
+    for fn, shape, axis in cases:
+        x = np.zeros(shape, np.float32)
+        n = 0 if axis is None else shape[axis]
+        for idx in ([n], [n + 4], [-n - 1], [[0], [n]], [0, -1] if n else [], [5, -9, 7]):
+            idx = np.asarray(idx, dtype=np.int64)
+            want = _outcome(fn, x, idx)
+            context = f"{shape} {idx.tolist()}"
+            assert _outcome(jc.jit(fn), x, idx) == want, "traced " + context
+            assert _outcome(jc.jit(lambda v, f=fn, i=idx: f(v, i)), x) == want, "constant " + context
+            as_list = idx.tolist()
+            assert _outcome(jc.jit(lambda v, f=fn, i=as_list: f(v, i)), x) == want, "list " + context

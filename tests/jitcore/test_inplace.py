@@ -120,6 +120,31 @@ def test_returns_none_and_the_caller_sees_the_update():
     assert fill.cache_info().hits == 1
 
 
+def _unaligned_float64(n):
+    """n float64 numbers at an odd address (jitcore passes such arguments as aligned copies)."""
+    x = np.frombuffer(bytearray(8 * n + 1), dtype=np.uint8)[1:].view(np.float64)
+    assert not x.flags.aligned
+    return x
+
+
+def test_writes_to_an_unaligned_argument_reach_the_caller():
+    @jc.jit
+    def f(a, s):
+        a += s
+        a[0] = -1
+        return a * 2
+
+    for x in (_unaligned_float64(10)[::2], _unaligned_float64(6).reshape(2, 3).T):
+        x[...] = np.arange(x.size).reshape(x.shape)
+        expected = x.copy()
+        want = f.fun(expected, 1.5)
+        for _ in range(2):  # the first call compiles, the second is cached
+            x[...] = np.arange(x.size).reshape(x.shape)
+            got = f(x, 1.5)
+            np.testing.assert_array_equal(x, expected)
+            np.testing.assert_array_equal(got, want)
+
+
 def test_overlapping_arguments_written_in_place_are_refused():
     base = np.arange(10.0)
 

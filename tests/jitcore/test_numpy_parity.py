@@ -318,3 +318,129 @@ def test_ufunc_accumulate_matches_numpy(ufunc, dtype):
     for axis in (0, 1, -1):
         got = jc.jit(lambda v, axis=axis: ufunc.accumulate(v, axis=axis))(x)
         assert_matches(got, ufunc.accumulate(x, axis=axis))
+
+
+# -- 0-d arrays (once known bugs of tests/jitcore/coverage_table.py) ----------------------------
+def test_accumulate_of_a_0d_array_raises_like_numpy():
+    x = np.array(5.0)
+    for ufunc in (np.add, np.multiply):
+        with pytest.raises(TypeError, match="cannot accumulate on a scalar"):
+            ufunc.accumulate(x)
+        with pytest.raises(jc.JitTypeError, match="cannot accumulate on a scalar"):
+            jc.jit(lambda v, u=ufunc: u.accumulate(v))(x)
+    assert_matches(jc.jit(np.cumsum)(x), np.cumsum(x))  # np.cumsum of 0-d is fine in both
+
+
+def test_pad_of_a_0d_array_and_pad_width_errors_match_numpy():
+    x = np.array(2.5)
+    for width in (1, (1, 2), ((1, 2),), np.array(3), 0):
+        got = jc.jit(lambda v, w=width: np.pad(v, w, constant_values=7))(x)
+        assert isinstance(got, np.ndarray) and got.shape == () and got == 2.5
+    y = np.arange(6.0).reshape(2, 3)
+    for width, error in (((), TypeError), (1.5, TypeError), (-1, ValueError), ((1, 2, 3), ValueError)):
+        for v in (x, y):
+            with pytest.raises(error):
+                np.pad(v, width)
+            with pytest.raises(error):
+                jc.jit(lambda a, w=width: np.pad(a, w))(v)
+    # only the constants of padded sides count; np.pad returns a new array
+    f = jc.jit(lambda a: (np.pad(a, ((0, 0), (1, 0)), constant_values=((1, 2), (5, 6))), np.pad(a, 0)))
+    got, same = f(y)
+    assert_matches(got, np.pad(y, ((0, 0), (1, 0)), constant_values=((1, 2), (5, 6))))
+
+    def write(a):
+        b = np.pad(a, 0)
+        b += 1
+        return b
+
+    z = y.copy()
+    assert_matches(jc.jit(write)(z), y + 1)
+    assert_matches(z, y)
+
+
+_AXIS_FUNCTIONS = {
+    "sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "any": np.any, "all": np.all,
+    "mean": np.mean, "var": np.var, "argmax": np.argmax, "cumsum": np.cumsum,
+    "add.reduce": np.add.reduce, "maximum.reduce": np.maximum.reduce,
+    "logical_or.reduce": np.logical_or.reduce, "x.sum": lambda v, axis: v.sum(axis=axis),
+    "x.all": lambda v, axis: v.all(axis=axis), "x.mean": lambda v, axis: v.mean(axis=axis),
+    "repeat": lambda v, axis: np.repeat(v, 2, axis=axis), "take": lambda v, axis: np.take(v, 0, axis=axis),
+    "squeeze": lambda v, axis: np.squeeze(v, axis),
+}
+
+
+@pytest.mark.parametrize("name", list(_AXIS_FUNCTIONS))
+def test_axis_0_and_minus_1_of_a_0d_array_as_numpy(name):
+    # NumPy takes an int axis 0 or -1 of a 0-d array as no axis in its ufunc reductions,
+    # argmax, cumsum, repeat, take and squeeze, but not in mean/var, and never a tuple (0,).
+    fn = _AXIS_FUNCTIONS[name]
+    x = np.array(5, np.int16)
+    for axis in (0, -1, np.int64(0), 1, -2, (0,), (), None):
+        try:
+            want = fn(x, axis)
+        except (TypeError, ValueError) as e:  # np.exceptions.AxisError is both
+            with pytest.raises((type(e), jc.JitcoreError)):
+                jc.jit(lambda v, a=axis: fn(v, a))(x)
+            continue
+        got = jc.jit(lambda v, a=axis: fn(v, a))(x)
+        assert_matches(got, want, 0, f"{name} axis={axis!r}")
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint32, np.int64, np.uint64])
+def test_clip_to_python_ints_beyond_the_dtype_range_as_numpy(dtype):
+    # NumPy 2: a bound beyond the range on the side where it changes nothing is fine (uint8 from
+    # -3 up, int8 up to 300); beyond it on the other side NumPy raises OverflowError.
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 0, 1, 5, info.max], dtype)
+    below, above = info.min - 3, info.max + 300
+    for lo, hi in ((below, 3), (0, above), (below, above), (below, None), (None, above), (5, 2)):
+        got = jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x)
+        assert_matches(got, np.clip(x, lo, hi), 0, f"clip({lo}, {hi})")
+    for lo, hi in ((above, None), (None, below), (below, below + 1)):
+        with pytest.raises(OverflowError):
+            np.clip(x, lo, hi)
+        with pytest.raises(jc.JitcoreError, match="does not fit"):
+            jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x)
+
+
+_KIND_FUNCTIONS = {
+    # NumPy scalars: ufuncs, reductions, integer indexing and x[()], products of 1-d arrays
+    "x[()]": lambda v: v[()], "v[1]": lambda v: v.reshape(-1)[0], "x + 1": lambda v: v + 1,
+    "np.sin": np.sin, "np.clip": lambda v: np.clip(v, 0, 1), "np.sum": np.sum,
+    "sum axis 0": lambda v: np.sum(v, axis=0), "np.mean": np.mean, "np.std": np.std,
+    "np.argmax": np.argmax, "add.reduce": np.add.reduce, "v @ v": lambda v: v.reshape(1) @ v.reshape(1),
+    "np.take": lambda v: np.take(v, 0), "sum().astype": lambda v: v.sum().astype(np.float32),
+    # 0-d arrays: astype, copy, *_like, reshape, views, where, pad, tensordot
+    "x": lambda v: v, "x[...]": lambda v: v[...], "astype": lambda v: v.astype(np.float32),
+    "np.astype": lambda v: np.astype(v, np.float64), "copy": lambda v: v.copy(),
+    "zeros_like": np.zeros_like, "full_like": lambda v: np.full_like(v, 3),
+    "reshape": lambda v: v.reshape(()), "v.reshape(())": lambda v: v.reshape(1).reshape(()),
+    "T": lambda v: v.T, "squeeze": np.squeeze,
+    "broadcast_to": lambda v: np.broadcast_to(v, ()), "where": lambda v: np.where(v > 0, v, 1.0),
+    "pad": lambda v: np.pad(v, 1), "tensordot": lambda v: np.tensordot(v.reshape(1), v.reshape(1), 1),
+}
+
+
+@pytest.mark.parametrize("name", list(_KIND_FUNCTIONS))
+def test_0d_results_are_scalars_or_arrays_as_in_numpy(name):
+    fn = _KIND_FUNCTIONS[name]
+    x = np.array(1.5)
+    got, want = jc.jit(fn)(x), fn(x)
+    assert type(got) is type(want), f"{type(got).__name__} (NumPy {type(want).__name__})"
+    assert_matches(np.asarray(got), np.asarray(want), 0)
+    pair = jc.jit(lambda v: (fn(v), fn(v) * 1))(x)  # a ufunc of either is a scalar
+    assert [type(p) for p in pair] == [type(want), type(want * 1)]
+
+
+def test_an_indexed_element_is_a_copy_not_a_view():
+    def f(x):
+        first = x[0]
+        x[0] = 5.0
+        first += 1  # rebinds the scalar; x is unchanged
+        x[1] += 1  # but x[i] += 1 writes
+        return first, x[0]
+
+    x, y = np.arange(3.0), np.arange(3.0)
+    got, want = jc.jit(f)(x), f(y)
+    assert got == want and [type(g) for g in got] == [type(w) for w in want]
+    np.testing.assert_array_equal(x, y)
