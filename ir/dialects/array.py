@@ -24,19 +24,40 @@ FLOAT_FUNCTIONS = {
         "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "sinh", "cosh", "arcsin", "arccos",
         "arctan", "arcsinh", "arccosh", "arctanh")
 }
+# ``popcount`` is np.bitwise_count in the operand's own type; the tracer converts it to uint8.
+INTEGER_UNARY = {"popcount": np.bitwise_count}
 PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # -> i1
 UNARY = {
     "neg": np.negative, "abs": np.absolute, "sign": np.sign, "not": np.invert,
-    **FLOAT_FUNCTIONS, **PREDICATES,
+    **FLOAT_FUNCTIONS, **PREDICATES, **INTEGER_UNARY,
 }
-FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp}
+FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
+                "logaddexp2": np.logaddexp2, "heaviside": np.heaviside}
 FLOAT_ONLY = frozenset({*FLOAT_FUNCTIONS, *FLOAT_BINARY, "div"})
 BITWISE = frozenset({"not", "and", "or", "xor", "shl", "shr"})  # integers and bools only, as in NumPy
+INTEGER_FUNCTIONS = frozenset({"gcd", "lcm", "popcount"})  # integers only, as in NumPy
+
+
+def _nan_ignoring(fn):
+    """``np.fmax`` / ``np.fmin`` with one answer for +0.0 against -0.0, the kernels': the second
+    operand, the first for float16. NumPy's own float32/64 answer depends on where the element
+    falls in its SIMD loop (the vector body returns the second, the remainder the first)."""
+    def apply(x, y):
+        out = np.asarray(fn(x, y))
+        if out.dtype.kind == "f":
+            tie = (x == y) & (np.signbit(x) != np.signbit(y))
+            out = np.where(tie, x if out.dtype == np.float16 else y, out)
+        return out
+    return apply
+
+
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floordiv": np.floor_divide, "rem": np.remainder, "pow": np.power,
     "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
     "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift, **FLOAT_BINARY,
+    "fmod": np.fmod, "fmax": _nan_ignoring(np.fmax), "fmin": _nan_ignoring(np.fmin),
+    "gcd": np.gcd, "lcm": np.lcm,
 }
 COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 COMPARE = {
@@ -45,6 +66,8 @@ COMPARE = {
 }
 REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
           "and": np.logical_and, "or": np.logical_or}
+# np.bitwise_and.reduce and friends, on integers and bools ("and"/"or" above are logical).
+REDUCE.update({"bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor})
 NUMPY_UFUNCS = {**UNARY, **BINARY, **COMPARE}
 
 
@@ -115,7 +138,7 @@ class ElementwiseOp(ArrayOp):
             self.fail("needs operands of one type (broadcast and convert first)")
         if self.kind in FLOAT_ONLY and not t.element.is_float:
             self.fail(f"needs a float element type, got {t.element}")
-        if self.kind in BITWISE and t.element.is_float:
+        if (self.kind in BITWISE or self.kind in INTEGER_FUNCTIONS) and t.element.is_float:
             self.fail(f"needs an integer or bool element type, got {t.element}")
         expected = t.with_element(i1) if self.kind in COMPARE or self.kind in PREDICATES else t
         if self.result_type != expected:
