@@ -537,6 +537,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
             f"yet (at {_user_location()})"
         )
+    if method == "__call__" and ufunc in UFUNCS and out is not None and len(out) > 1:
+        return tuple(_assign_out(ufunc, target, r) for target, r in zip(out, UFUNCS[ufunc](*inputs)))
     if method == "__call__" and ufunc in UFUNCS and out is not None:
         (target,) = out
         if not isinstance(target, _Tracer):
@@ -562,6 +564,19 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
+
+
+def _assign_out(ufunc, target, result):
+    """One result of a ufunc with several (divmod) into its ``out=`` array, if one is given."""
+    if target is None:
+        return result
+    if not isinstance(target, _Tracer):
+        raise _UnsupportedError(
+            f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
+            f"jitted function (at {_user_location()}): pass that array in as an argument"
+        )
+    target.assign(result, "same_kind", f"ufunc '{ufunc.__name__}'")
+    return target
 
 
 _UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "subok": True}

@@ -166,6 +166,21 @@ def test_divmod_operator_and_broadcast():
     assert_matches(r, er)
 
 
+def test_divmod_out_arguments():
+    """out= with both results, or one (None for the other), writes the caller's arrays."""
+    x, y = np.arange(-4, 5, dtype=np.int32), np.array(3, np.int32)
+    q, r = np.zeros(9, np.int32), np.zeros(9, np.float64)  # same_kind: int32 into float64
+    jc.jit(lambda x, y, q, r: np.divmod(x, y, out=(q, r)))(x, y, q, r)
+    np.testing.assert_array_equal(q, x // y)
+    np.testing.assert_array_equal(r, x % y)
+    r2 = np.zeros(9, np.int32)
+    got = jc.jit(lambda x, y, r: np.divmod(x, y, out=(None, r))[0])(x, y, r2)
+    np.testing.assert_array_equal(got, x // y)
+    np.testing.assert_array_equal(r2, x % y)
+    with pytest.raises(jc.UnsupportedError, match="not an argument"):
+        jc.jit(lambda x, y: np.divmod(x, y, out=(np.zeros(9, np.int32), None)))(x, y)
+
+
 @pytest.mark.parametrize("dtype", ALL, ids=_ids(ALL))
 @pytest.mark.parametrize("fn", [np.fmax, np.fmin], ids=lambda f: f.__name__)
 def test_fmax_fmin_special_pairs(fn, dtype):
