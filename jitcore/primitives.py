@@ -250,6 +250,8 @@ def bitwise_reduction(fn: np.ufunc, x: Tracer, axis=0, keepdims=False, dtype=Non
             f"numpy.{fn.__name__}.reduce of {x.dtype}: bitwise reductions take integers or bools "
             "(NumPy raises TypeError too)"
         )
+    if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axis = ()  # NumPy's ufunc.reduce takes axis 0 or -1 of a 0-d array (not axis=(0,))
     return reduction(BITWISE_REDUCTIONS[fn], x, axis, keepdims)
 
 

@@ -1186,7 +1186,9 @@ def _message(*parts):
     return lambda e, arrays, params: all(p in f"{type(e).__name__}: {e}" for p in parts)
 
 
-_UFUNC_REDUCE_ROWS = [c.name for c in CASES if ".reduce(" in c.name and not c.unsupported]
+# (the bitwise_*.reduce rows take axis 0 and -1 of a 0-d array as NumPy does)
+_UFUNC_REDUCE_ROWS = [c.name for c in CASES if ".reduce(" in c.name and not c.unsupported
+                      and not c.name.startswith("np.bitwise_")]
 
 
 

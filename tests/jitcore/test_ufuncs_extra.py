@@ -302,6 +302,22 @@ def test_bitwise_reduce_empty_gives_identity(ufunc, dtype):
     assert_matches(got, ufunc.reduce(x, axis=1))
 
 
+@pytest.mark.parametrize("axis", [0, -1, (), None])
+@pytest.mark.parametrize("ufunc", [np.bitwise_and, np.bitwise_or, np.bitwise_xor], ids=lambda f: f.__name__)
+def test_bitwise_reduce_of_0d(ufunc, axis):
+    """NumPy takes axis 0 and -1 of a 0-d array here and returns the element; (0,) and 1 are
+    out of bounds (a JitcoreError under jit)."""
+    x = np.array(-5, np.int16)
+    for keepdims in (False, True):
+        assert_matches(jc.jit(_reducer(ufunc, {"axis": axis, "keepdims": keepdims}))(x),
+                       ufunc.reduce(x, axis=axis, keepdims=keepdims))
+    for bad in ((0,), 1):
+        with pytest.raises(np.exceptions.AxisError):
+            ufunc.reduce(x, axis=bad)
+        with pytest.raises(jc.JitTypeError, match="out of bounds"):
+            jc.jit(_reducer(ufunc, {"axis": bad}))(x)
+
+
 def test_bitwise_reduce_of_floats_raises_jitcore_error():
     with pytest.raises(TypeError):
         np.bitwise_or.reduce(np.ones(3))
