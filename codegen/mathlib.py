@@ -947,6 +947,16 @@ def _logaddexp(m: _Math, a, b):
     return m.sel(m.eq(a, b), m.add(a, m.c(_LN2)), r)  # NaN: d is NaN, so is r
 
 
+@_via_f64(full=True)  # as logaddexp: the sum may cancel
+def _logaddexp2(m: _Math, a, b):
+    """NumPy's: a + 1 where a == b (also for infinities), else max + log2(1 + 2**-|a - b|), the
+    log2 as log1p / ln 2. The error bound is logaddexp's: a few ULP of the terms."""
+    d = m.sub(a, b)
+    mx = m.sel(m.gt(a, b), a, b)
+    r = m.add(mx, m.mul(_log1p(m, _exp2(m, m.neg(m.abs(d)))), m.c(1 / _LN2)))
+    return m.sel(m.eq(a, b), m.add(a, m.c(1.0)), r)  # NaN: d is NaN, so is r
+
+
 def _sigmoid(m: _Math, x):
     """1 / (1 + exp(-x)), as e / (1 + e) with e = exp(x) for x < 0 so that exp never overflows."""
     e = _exp(m, m.neg(m.abs(x)))
@@ -1005,7 +1015,8 @@ _UNARY = {
     "arctan": _arctan, "arcsin": _arcsin, "arccos": _arccos, "arcsinh": _arcsinh, "arccosh": _arccosh,
     "arctanh": _arctanh, "cbrt": _cbrt, "erf": _erf, "sigmoid": _sigmoid,
 }
-_BINARY = {"pow": _pow, "arctan2": _arctan2, "hypot": _hypot, "logaddexp": _logaddexp}
+_BINARY = {"pow": _pow, "arctan2": _arctan2, "hypot": _hypot, "logaddexp": _logaddexp,
+           "logaddexp2": _logaddexp2}
 # fast=True variants; every other function falls back to its accurate version.
 _UNARY_FAST = {
     "sin": lambda m, x: _trig_fast(m, "sin", x),

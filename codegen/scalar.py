@@ -132,6 +132,10 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return b.select(b.icmp_signed("<", x, ll.Constant(x.type, 0)), b.neg(x), x)
     if name == "math.ipowi":
         return _ipow(b, *args, signed=not op.operands[0].type.is_unsigned)
+    if name == "math.ctpop":
+        return _intrinsic(b, "llvm.ctpop", args)
+    if name == "math.gcdui":
+        return _gcd_unsigned(b, *args)
     if name.startswith("math."):
         return _math(b, name[5:], args, precision)
     return _cast(b, name, op.operands[0].type, result, args[0])
@@ -173,6 +177,25 @@ def _libm_call(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:
     if fn is None:
         fn = ll.Function(b.module, ll.FunctionType(t, [t] * len(args)), symbol)
     return b.call(fn, args)
+
+
+def _gcd_unsigned(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
+    """Euclid's algorithm on unsigned bits, as NumPy's npy_gcdu: a loop in the element's code,
+    since the number of steps depends on the data. The builder ends in the loop's exit block."""
+    pre, fn = b.block, b.function
+    head, step, done = (fn.append_basic_block(n) for n in ("gcd", "gcd.step", "gcd.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    a, c = b.phi(x.type), b.phi(x.type)
+    a.add_incoming(x, pre)
+    c.add_incoming(y, pre)
+    b.cbranch(b.icmp_unsigned("!=", c, ll.Constant(x.type, 0)), step, done)
+    b.position_at_end(step)
+    a.add_incoming(c, step)
+    c.add_incoming(b.urem(a, c), step)
+    b.branch(head)
+    b.position_at_end(done)
+    return a
 
 
 def _shift(b: ll.IRBuilder, kind: str, x: ll.Value, n: ll.Value) -> ll.Value:

@@ -87,6 +87,10 @@ def _reciprocal(x):
 
 
 reciprocal = _ufunc(_np.reciprocal, _reciprocal)
+bitwise_count = _ufunc(_np.bitwise_count, _prims.bitwise_count)
+float_power = _ufunc(_np.float_power, _prims.float_power)
+divmod = _ufunc(_np.divmod, lambda x, y: (_prims.ufunc(_np.floor_divide, x, y),
+                                         _prims.ufunc(_np.remainder, x, y)))
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
@@ -135,6 +139,51 @@ def where(condition, x=None, y=None):
     if _traced(condition, x, y):
         return _prims.where(condition, x, y)
     return _np.where(condition, x, y)
+
+
+def _select_kind(v):
+    """What ``np.result_type`` takes for a choice of ``np.select``: Python scalars stay weak."""
+    if isinstance(v, _Tracer):
+        return (0.0 if v.dtype.kind == "f" else 0) if getattr(v, "weak", False) else v.dtype
+    return v
+
+
+@_implements(_np.select)
+def select(condlist, choicelist, default=0):
+    """``numpy.select``: where the first true condition picks its choice, else ``default``;
+    a chain of ``where``, last condition innermost."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if not _traced(*condlist, *choicelist, default):
+        return _np.select(condlist, choicelist, default)
+    condlist, choicelist = ([v if isinstance(v, _Tracer) else _np.asarray(v) for v in vs]
+                            for vs in (condlist, choicelist))
+    if not isinstance(default, _Tracer) and type(default) not in (int, float, complex):
+        default = _np.asarray(default)
+    at = _user_location()
+    if len(condlist) != len(choicelist):
+        raise _JitTypeError(
+            f"numpy.select at {at}: {len(condlist)} conditions but {len(choicelist)} choices; "
+            "give one choice per condition"
+        )
+    if not condlist:
+        raise _JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
+    for i, c in enumerate(condlist):
+        dtype = c.dtype if isinstance(c, _Tracer) else _np.asarray(c).dtype
+        if dtype != _np.bool_:
+            raise _JitTypeError(
+                f"numpy.select at {at}: condition {i} has dtype {dtype}; conditions must be bool "
+                "(compare first, e.g. x > 0, or use x.astype(bool))"
+            )
+    try:
+        dtype = _np.result_type(*(_select_kind(v) for v in (*choicelist, default)))
+    except TypeError as e:
+        raise _JitTypeError(f"numpy.select at {at}: the choices and default have no common "
+                            f"dtype: {e}") from None
+    trace = _trace_of([*condlist, *choicelist, default])
+    out = _prims.as_tracer(trace, default, dtype)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = _prims.where(cond, _prims.as_tracer(trace, choice, dtype), out)
+    return out
 
 
 @_implements(_np.clip)
@@ -568,6 +617,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
             f"yet (at {_user_location()})"
         )
+    if method == "__call__" and ufunc in UFUNCS and out is not None and len(out) > 1:
+        return tuple(_assign_out(ufunc, target, r) for target, r in zip(out, UFUNCS[ufunc](*inputs)))
     if method == "__call__" and ufunc in UFUNCS and out is not None:
         (target,) = out
         if not isinstance(target, _Tracer):
@@ -583,6 +634,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
                                                          keepdims=kwargs.get("keepdims", False))
+    if method == "reduce" and ufunc in _prims.BITWISE_REDUCTIONS:
+        (a,) = inputs
+        return _prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
+                                        kwargs.get("dtype"))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
         if a.ndim == 0:
@@ -592,6 +647,19 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
+
+
+def _assign_out(ufunc, target, result):
+    """One result of a ufunc with several (divmod) into its ``out=`` array, if one is given."""
+    if target is None:
+        return result
+    if not isinstance(target, _Tracer):
+        raise _UnsupportedError(
+            f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
+            f"jitted function (at {_user_location()}): pass that array in as an argument"
+        )
+    target.assign(result, "same_kind", f"ufunc '{ufunc.__name__}'")
+    return target
 
 
 _UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "subok": True}

@@ -34,6 +34,7 @@ UFUNC_KINDS = {
     **{getattr(np, name): name for name in array.FLOAT_FUNCTIONS},
     **{getattr(np, name): name for name in array.PREDICATES},
     **{getattr(np, name): name for name in array.FLOAT_BINARY},
+    np.fmod: "fmod", np.fmax: "fmax", np.fmin: "fmin", np.gcd: "gcd", np.lcm: "lcm",
 }
 IDENTITY_ON_INTEGERS = frozenset({"floor", "ceil", "trunc"})
 
@@ -194,6 +195,21 @@ def _complex_power(z: Tracer, exponent) -> Tracer:
     return part("reciprocal", result) if e < 0 else result
 
 
+def bitwise_count(x) -> Tracer:
+    """``np.bitwise_count``: ``array.popcount`` in the operand's integer type, then uint8."""
+    (dtype,), out_dtype = resolve_ufunc(np.bitwise_count, (x,))
+    x = convert(x, dtype)
+    return convert(_emit(x.trace, array.UNARY_OPS["popcount"], [x], x.value.type), out_dtype)
+
+
+def float_power(x, y) -> Tracer:
+    """``np.float_power``: ``power`` in the dtype NumPy resolves (float64 for every integer and
+    real float dtype)."""
+    trace = find_trace(x, y)
+    in_dtypes, _ = resolve_ufunc(np.float_power, (x, y))
+    return ufunc(np.power, *(as_tracer(trace, v, dt) for v, dt in zip((x, y), in_dtypes)))
+
+
 def _compare_out_of_range(trace: Trace, kind: str, a, b) -> Tracer | None:
     """An integer array against a Python int outside its dtype's range: NumPy 2 answers
     without overflow (``uint8_array < -3`` is all False); so do we, as a constant."""
@@ -285,6 +301,22 @@ def zero_d_axis(x, axis):
 
 _REDUCE_UFUNC = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
                  "and": np.logical_and, "or": np.logical_or}
+BITWISE_REDUCTIONS = {np.bitwise_and: "bitand", np.bitwise_or: "bitor", np.bitwise_xor: "bitxor"}
+_REDUCE_UFUNC.update({kind: fn for fn, kind in BITWISE_REDUCTIONS.items()})
+
+
+def bitwise_reduction(fn: np.ufunc, x: Tracer, axis=0, keepdims=False, dtype=None) -> Tracer:
+    """``np.bitwise_and.reduce`` (``or``, ``xor``): integers and bools, in ``dtype`` if given."""
+    if dtype is not None:
+        x = convert(x, np.dtype(dtype))
+    if x.dtype.kind not in "biu":
+        raise JitTypeError(
+            f"numpy.{fn.__name__}.reduce of {x.dtype}: bitwise reductions take integers or bools "
+            "(NumPy raises TypeError too)"
+        )
+    if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axis = ()  # NumPy's ufunc.reduce takes axis 0 or -1 of a 0-d array (not axis=(0,))
+    return reduction(BITWISE_REDUCTIONS[fn], x, axis, keepdims)
 
 
 @numpy_scalar

@@ -162,6 +162,8 @@ class Tracer:
     def __rfloordiv__(self, o): return prims.ufunc(np.floor_divide, o, self)
     def __mod__(self, o): return prims.ufunc(np.remainder, self, o)
     def __rmod__(self, o): return prims.ufunc(np.remainder, o, self)
+    def __divmod__(self, o): return prims.ufunc(np.floor_divide, self, o), prims.ufunc(np.remainder, self, o)
+    def __rdivmod__(self, o): return prims.ufunc(np.floor_divide, o, self), prims.ufunc(np.remainder, o, self)
     def __pow__(self, o): return prims.ufunc(np.power, self, o)
     def __rpow__(self, o): return prims.ufunc(np.power, o, self)
     def __and__(self, o): return prims.ufunc(np.bitwise_and, self, o)

@@ -13,10 +13,11 @@ from ir.attributes import ScalarAttr, numpy_dtype
 from ir.builder import Builder
 from ir.core import OP_REGISTRY, Value
 from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
-from ir.types import ScalarType, i1
+from ir.types import ScalarType, f16, f32, i1
 
 FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 SIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+BITWISE_REDUCE = {"bitand": "arith.andi", "bitor": "arith.ori", "bitxor": "arith.xori"}
 UNSIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
 
 
@@ -104,6 +105,9 @@ class ScalarEmitter:
     def _float_divmod(self, a, b):
         """NumPy's float floor_divide and remainder (npy_divmod), NaN and -0.0 included."""
         t = a.type
+        if t == f16:  # NumPy's half loops compute in float32 and round each result once
+            q, m = self._float_divmod(self.convert(a, f32), self.convert(b, f32))
+            return self.convert(q, t), self.convert(m, t)
         zero = self.const(0.0, t)
         mod = self.op("arith.remf", a, b)
         div = self.op("arith.divf", self.op("arith.subf", a, mod), b)
@@ -377,6 +381,62 @@ class ScalarEmitter:
     def _complex_ge(self, a, b):
         return self._complex_order(False, b, a)
 
+    # -- ufuncs built from the ops above ---------------------------------------------------
+    def _fmod(self, fam, x, y):
+        """C's fmod: the remainder takes the dividend's sign; an integer x fmod 0 is 0 (NumPy's,
+        which warns), and INT_MIN fmod -1 is 0."""
+        if fam == "f":
+            return self.op("arith.remf", x, y)
+        if fam != "s":
+            return self.op("arith.remui", x, y)
+        r = self.op("arith.floormodsi", x, y)  # the divisor's sign; never overflows
+        zero = self.const(0, x.type)
+        flip = self.op("arith.andi", self.cmp("ne", r, zero),
+                       self.cmp("lt", self.op("arith.xori", r, x), zero))
+        return self.select(flip, self.op("arith.subi", r, y), r)
+
+    def _fmax(self, fam, x, y):
+        return self._nan_ignoring("max", fam, x, y)
+
+    def _fmin(self, fam, x, y):
+        return self._nan_ignoring("min", fam, x, y)
+
+    def _nan_ignoring(self, which, fam, x, y):
+        """np.fmax / np.fmin: a NaN loses to a number. A tie of 0.0 and -0.0 gives the second
+        operand (NumPy's float32/64 SIMD loops; its other paths differ), the first for float16
+        (NumPy's float16 loop, always)."""
+        if fam != "f":
+            return self._minmax(which, fam, x, y)
+        pred = ("g" if which == "max" else "l") + ("e" if x.type.bitwidth == 16 else "t")
+        return self.select(self.op("arith.ori", self.cmp(pred, x, y), self.isnan(y)), x, y)
+
+    def _heaviside(self, fam, x, h0):
+        """NumPy's: NaN for a NaN x, h0 where x == 0, else 0 (x < 0) or 1 (x > 0)."""
+        t = x.type
+        zero = self.const(0.0, t)
+        out = self.select(self.cmp("lt", x, zero), zero, self.const(1.0, t))
+        out = self.select(self.cmp("eq", x, zero), h0, out)
+        return self.select(self.isnan(x), self.const(float("nan"), t), out)
+
+    def _magnitudes(self, fam, x, y):
+        """|x| and |y| as unsigned bits (|INT_MIN| is INT_MIN's bits, 2**(n-1)), as NumPy's
+        signed gcd and lcm take them."""
+        if fam != "s":
+            return x, y
+        return self.op("math.absi", x), self.op("math.absi", y)
+
+    def _gcd(self, fam, x, y):
+        return self.op("math.gcdui", *self._magnitudes(fam, x, y))
+
+    def _lcm(self, fam, x, y):
+        """NumPy's |x| / gcd * |y| in unsigned arithmetic (wrapping); 0 when both are 0."""
+        a, b = self._magnitudes(fam, x, y)
+        return self.op("arith.muli", self.op("arith.divui", a, self.op("math.gcdui", a, b)), b)
+
+    def _popcount(self, fam, x):
+        """np.bitwise_count: the set bits of |x| (|INT_MIN| has one)."""
+        return self.op("math.ctpop", self.op("math.absi", x) if fam == "s" else x)
+
     # -- conversions ---------------------------------------------------------------------
     def convert(self, x: Value, dst: ScalarType) -> Value:
         """NumPy ``astype``: wrapping integer casts, truth tests for bool, x86 float→int; a
@@ -424,11 +484,17 @@ class ScalarEmitter:
             # NumPy reduces with its elementwise rule, accumulator first: ties of 0.0 and -0.0
             # resolve as in np.maximum(acc, x), and a NaN on either side stays NaN.
             return self._minmax(kind, family, acc, x)
+        if kind in BITWISE_REDUCE:
+            return self.op(BITWISE_REDUCE[kind], acc, x)
         return self.op("arith.andi" if kind == "and" else "arith.ori", acc, x)
 
 
 def reduction_init(kind: str, t: ScalarType) -> ScalarAttr:
     """The identity of a reduction: where an empty reduction starts."""
+    if kind == "bitand":
+        return ScalarAttr(True if t.is_bool else -1, t)  # all bits set
+    if kind in BITWISE_REDUCE:
+        return ScalarAttr(0, t)
     if kind in ("sum", "or"):
         return ScalarAttr(0, t)
     if kind in ("prod", "and"):

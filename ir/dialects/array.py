@@ -24,22 +24,43 @@ FLOAT_FUNCTIONS = {
         "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "sinh", "cosh", "arcsin", "arccos",
         "arctan", "arcsinh", "arccosh", "arctanh")
 }
+# ``popcount`` is np.bitwise_count in the operand's own type; the tracer converts it to uint8.
+INTEGER_UNARY = {"popcount": np.bitwise_count}
 PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # -> i1
 # Complex numbers: parts, conjugate and reciprocal (floats compute 1 / x instead), and the ops
 # below that NumPy defines for complex too; ``abs``, ``real`` and ``imag`` return the part type.
 COMPLEX_ONLY = {"real": np.real, "imag": np.imag, "conj": np.conjugate, "reciprocal": np.reciprocal}
 UNARY = {
     "neg": np.negative, "abs": np.absolute, "sign": np.sign, "not": np.invert,
-    **FLOAT_FUNCTIONS, **PREDICATES, **COMPLEX_ONLY,
+    **FLOAT_FUNCTIONS, **PREDICATES, **COMPLEX_ONLY, **INTEGER_UNARY,
 }
-FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp}
+FLOAT_BINARY = {"arctan2": np.arctan2, "hypot": np.hypot, "logaddexp": np.logaddexp,
+                "logaddexp2": np.logaddexp2, "heaviside": np.heaviside}
 FLOAT_ONLY = frozenset({*FLOAT_FUNCTIONS, *FLOAT_BINARY, "div"})
 BITWISE = frozenset({"not", "and", "or", "xor", "shl", "shr"})  # integers and bools only, as in NumPy
+INTEGER_FUNCTIONS = frozenset({"gcd", "lcm", "popcount"})  # integers only, as in NumPy
+
+
+def _nan_ignoring(fn):
+    """``np.fmax`` / ``np.fmin`` with one answer for +0.0 against -0.0, the kernels': the second
+    operand, the first for float16. NumPy's own float32/64 answer depends on where the element
+    falls in its SIMD loop (the vector body returns the second, the remainder the first)."""
+    def apply(x, y):
+        out = np.asarray(fn(x, y))
+        if out.dtype.kind == "f":
+            tie = (x == y) & (np.signbit(x) != np.signbit(y))
+            out = np.where(tie, x if out.dtype == np.float16 else y, out)
+        return out
+    return apply
+
+
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
     "floordiv": np.floor_divide, "rem": np.remainder, "pow": np.power,
     "max": np.maximum, "min": np.minimum, "and": np.bitwise_and, "or": np.bitwise_or,
     "xor": np.bitwise_xor, "shl": np.left_shift, "shr": np.right_shift, **FLOAT_BINARY,
+    "fmod": np.fmod, "fmax": _nan_ignoring(np.fmax), "fmin": _nan_ignoring(np.fmin),
+    "gcd": np.gcd, "lcm": np.lcm,
 }
 COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "abs", "exp", "sqrt",
                            "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES})
@@ -51,6 +72,8 @@ COMPARE = {
 }
 REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
           "and": np.logical_and, "or": np.logical_or}
+# np.bitwise_and.reduce and friends, on integers and bools ("and"/"or" above are logical).
+REDUCE.update({"bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor})
 NUMPY_UFUNCS = {**UNARY, **BINARY, **COMPARE}
 
 
@@ -126,7 +149,7 @@ class ElementwiseOp(ArrayOp):
             self.fail(f"needs a float element type, got {t.element}")
         elif self.kind in COMPLEX_ONLY:
             self.fail(f"needs a complex element type, got {t.element}")
-        if self.kind in BITWISE and t.element.is_float:
+        if (self.kind in BITWISE or self.kind in INTEGER_FUNCTIONS) and t.element.is_float:
             self.fail(f"needs an integer or bool element type, got {t.element}")
         expected = t.with_element(i1) if self.kind in COMPARE or self.kind in PREDICATES else t
         if t.element.is_complex and self.kind in COMPLEX_TO_PART:

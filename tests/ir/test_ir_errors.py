@@ -77,7 +77,7 @@ def verify_error(text: str) -> str:
     ('%0 = "array.reduce"(%arg0) {axes = [0], kind = "sum"} : (tensor<2x3xf32>) -> tensor<2xf32>', "tensor<2x3xf32>", "tensor<2xf32>",
      "'array.reduce' op must return tensor<3xf32>"),
     ('%0 = "array.reduce"(%arg0) {axes = [0], kind = "mean"} : (tensor<4xf32>) -> tensor<f32>', "tensor<4xf32>", "tensor<f32>",
-     "'array.reduce' op needs 'kind' in ['and', 'max', 'min', 'or', 'prod', 'sum']"),
+     "'array.reduce' op needs 'kind' in ['and', 'bitand', 'bitor', 'bitxor', 'max', 'min', 'or', 'prod', 'sum']"),
 ])
 def test_array_op_errors(body, inputs, result, message):
     text = func(f"    {body}\n    \"func.return\"(%0) : ({result}) -> ()", inputs, result)

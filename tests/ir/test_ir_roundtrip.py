@@ -44,11 +44,14 @@ def elementwise_body(kinds, operands: int, t: str, result: str) -> list[str]:
 
 
 @pytest.mark.parametrize("kinds, operands, t, result", [
-    (sorted(set(array.UNARY) - array.BITWISE - set(array.PREDICATES) - set(array.COMPLEX_ONLY)), 1,
+    (sorted(set(array.UNARY) - array.BITWISE - array.INTEGER_FUNCTIONS - set(array.PREDICATES)
+            - set(array.COMPLEX_ONLY)), 1,
      "tensor<4xf32>", "tensor<4xf32>"),
     (sorted(array.PREDICATES), 1, "tensor<4xf32>", "tensor<4xi1>"),
-    (sorted(set(array.BINARY) - array.BITWISE), 2, "tensor<4xf32>", "tensor<4xf32>"),
+    (sorted(set(array.BINARY) - array.BITWISE - array.INTEGER_FUNCTIONS), 2, "tensor<4xf32>", "tensor<4xf32>"),
     (sorted(array.BITWISE & set(array.BINARY)), 2, "tensor<2x3xi8>", "tensor<2x3xi8>"),
+    (sorted(array.INTEGER_FUNCTIONS & set(array.BINARY)), 2, "tensor<2x3xi32>", "tensor<2x3xi32>"),
+    (sorted(array.INTEGER_FUNCTIONS & set(array.UNARY)), 1, "tensor<ui16>", "tensor<ui16>"),
     (["not"], 1, "tensor<i1>", "tensor<i1>"),
     (sorted(array.COMPARE), 2, "tensor<4xf16>", "tensor<4xi1>"),
     (sorted(array.COMPLEX_KINDS - array.COMPLEX_TO_PART - set(array.COMPARE) - set(array.PREDICATES)
