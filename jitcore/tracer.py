@@ -21,7 +21,7 @@ import numpy as np
 from ir.builder import Builder
 from ir.core import Value
 from jitcore.dtypes import np_dtype
-from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -194,11 +194,16 @@ class Tracer:
         return _jnp().apply_function(func, args, kwargs)
 
     def __getitem__(self, key):
+        if _advanced(key):
+            return prims.getitem(self, key)  # a copy in NumPy, not a view
         view = make_view(self, lambda b: prims.getitem(b, key), lambda b, v: prims.update(b, key, v))
         view.index = key
         return view
 
     def __setitem__(self, key, value):
+        if _advanced(key):
+            self.assign(prims.update(self, key, value))
+            return
         if isinstance(value, Tracer) and value.view is not None and value.view[0] is self:
             if value.index is not None and value.index == key:
                 return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
@@ -271,6 +276,12 @@ class Tracer:
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
 
 
+def _advanced(key) -> bool:
+    """Does ``key`` hold an integer array or boolean mask (NumPy's advanced indexing)?"""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (Tracer, np.ndarray, list)) for k in keys)
+
+
 def make_view(base: Tracer, forward, backward) -> Tracer:
     """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``."""
     out = forward(base)
@@ -320,9 +331,20 @@ class _IndexUpdate:
         return prims.update(self.x, self.key, v)
 
     def _combine(self, ufunc, v) -> Tracer:
+        if _advanced(self.key):
+            raise UnsupportedError(
+                f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
+                "supported under jit (repeated indices would have to combine); .set and .add are"
+            )
         return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
 
-    def add(self, v): return self._combine(np.add, v)
+    def add(self, v):
+        if _advanced(self.key):
+            from jitcore import indexing
+
+            return indexing.update(self.x, self.key, v, "add")  # repeated indices accumulate
+        return self._combine(np.add, v)
+
     def multiply(self, v): return self._combine(np.multiply, v)
     def divide(self, v): return self._combine(np.true_divide, v)
     def power(self, v): return self._combine(np.power, v)
