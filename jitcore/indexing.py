@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from ir.dialects import array
-from ir.dialects.gather import GatherNdOp, ScatterNdOp, gather_nd_shape
+from ir.dialects.gather import DiagonalOp, GatherNdOp, ScatterNdOp, gather_nd_shape
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Tracer
@@ -213,3 +213,12 @@ def update(x: Tracer, key, value, mode: str = "set") -> Tracer:
         return x
     return prims._emit(x.trace, array.UpdateSliceOp, [x, new], x.value.type,
                        {"start": tuple(plan.start), "stride": tuple(plan.stride)})
+
+
+def diagonal(x: Tracer, dims: tuple[int, ...]) -> Tracer:
+    """``array.diagonal``: dim ``k`` of ``x`` follows result dim ``dims[k]``; dims that follow
+    one result dim are read at one position (``dims = (0, 0)`` is the main diagonal)."""
+    shape = [0] * (max(dims) + 1)
+    for size, d in zip(x.shape, dims):
+        shape[d] = size
+    return prims._emit(x.trace, DiagonalOp, [x], x.value.type.with_shape(shape), {"dims": tuple(dims)})

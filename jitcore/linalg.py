@@ -18,6 +18,7 @@ import numpy as np
 
 from ir.dialects.linalg_ops import DotGeneralOp, free_dims
 from ir.types import TensorType
+from jitcore import indexing
 from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
@@ -243,7 +244,8 @@ _LETTERS = frozenset(string.ascii_letters)
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
-    left to right. A label repeated within one operand (a diagonal or trace) is unsupported."""
+    left to right. A label repeated within one operand takes a diagonal (``'ii->i'``), summed
+    when the output lacks it (``'ii'``, a trace)."""
     if not _traced(subscripts, *operands):
         return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
                          optimize=optimize)
@@ -257,6 +259,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
             f"(at {user_location()})")
     tracers, result_dtype = _operands(*operands)
     inputs, output = _parse_einsum(subscripts, [t.ndim for t in tracers])
+    for n, labels in enumerate(inputs):
+        if len(set(labels)) != len(labels):  # a diagonal ('ii->i'), summed later for a trace
+            tracers[n], inputs[n] = _diagonal(subscripts, n, tracers[n], labels)
     sizes: dict = {}
     for labels, t in zip(inputs, tracers):
         for label, size in zip(labels, t.shape):
@@ -280,6 +285,18 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if acc_labels != output:
         acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])
     return prims.convert(acc, result_dtype)
+
+
+def _diagonal(subscripts: str, n: int, x: Tracer, labels: list) -> tuple[Tracer, list]:
+    """The diagonal of operand ``n`` over its repeated labels, and its labels, each once."""
+    unique = list(dict.fromkeys(labels))
+    for lb in unique:
+        sizes = [size for size, other in zip(x.shape, labels) if other == lb]
+        if len(set(sizes)) > 1:
+            raise JitTypeError(
+                f"einsum {subscripts!r}: dimensions in operand {n} for collapsing index "
+                f"{_label_name(lb)} don't match ({sizes[0]} != {sizes[-1]}) (at {user_location()})")
+    return indexing.diagonal(x, tuple(unique.index(lb) for lb in labels)), unique
 
 
 def _label_name(label) -> str:
@@ -310,12 +327,6 @@ def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
             ellipsis_rank = max(ellipsis_rank, rank - named)
     inputs = [_expand(term, rank - len(term.replace("...", "")), ellipsis_rank)
               for term, rank in zip(terms, ranks)]
-    for term, labels in zip(terms, inputs):
-        if len(set(labels)) != len(labels):
-            raise UnsupportedError(
-                f"einsum {subscripts!r}: subscripts {term!r} repeat a label (a diagonal or trace), "
-                f"which is not supported under jit; use numpy.diagonal or numpy.trace outside "
-                f"the jitted function (at {user_location()})")
     if arrow:
         _check_term(subscripts, rhs)
         if "..." not in rhs and ellipsis_rank and any("..." in t for t in terms):

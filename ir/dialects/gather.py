@@ -161,3 +161,44 @@ class ScatterNdOp(ArrayOp):
             self.fail(f"needs updates of type {expected}")
         if self.result_type != x:
             self.fail(f"must return {x}")
+
+
+class DiagonalOp(ArrayOp):
+    """A diagonal: ``dims[k]`` is the result dim that dim ``k`` of the operand follows, and
+    operand dims that follow the same result dim are read at one position:
+    ``dims = (0, 0, 1)`` gives ``out[i, j] = x[i, i, j]`` (einsum's ``'iij->ij'``). A strided
+    read, so its kernel form is one indexing map."""
+
+    name = "array.diagonal"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return self.attributes["dims"]
+
+    def check(self) -> None:
+        self.need(1)
+        x = self.operands[0].type
+        dims = self.attributes.get("dims")
+        if not isinstance(dims, tuple) or len(dims) != x.rank or any(not isinstance(d, int) for d in dims):
+            self.fail("needs 'dims': one result dim per operand dim")
+        rank = max(dims, default=-1) + 1
+        if sorted(set(dims)) != list(range(rank)):
+            self.fail("needs 'dims' that use every result dim from 0 up")
+        shape = []
+        for k in range(rank):
+            sizes = {s for s, d in zip(x.shape, dims) if d == k}
+            if len(sizes) != 1:
+                self.fail(f"needs operand dims of one size for result dim {k}")
+            shape.append(sizes.pop())
+        if self.result_type != x.with_shape(shape):
+            self.fail(f"must return {x.with_shape(shape)}")
+
+    def fold(self, constants):
+        x = _constant_array(constants[0])
+        if x is None:
+            return None
+        letters = "".join(chr(ord("a") + d) for d in self.dims)
+        out = "".join(chr(ord("a") + d) for d in range(self.result_type.rank))
+        return [DenseAttr(np.einsum(f"{letters}->{out}", x).copy(), self.result_type)]

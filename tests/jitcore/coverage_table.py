@@ -1014,8 +1014,9 @@ case("np.einsum(subscripts, *xs) (common forms)", "products",
      lambda *xs, subscripts: np.einsum(subscripts, *xs), g_einsum(EINSUM_FORMS), tol=DOT_TOL)
 case("np.einsum('ii->i' / 'ii') (diagonal, trace)", "products",
      lambda *xs, subscripts: np.einsum(subscripts, *xs),
-     g_einsum([("ii->i", (3, 3)), ("ii", (3, 3)), ("iij->j", (2, 2, 3))]), tol=DOT_TOL,
-     unsupported=ALL)
+     g_einsum([("ii->i", (3, 3)), ("ii", (3, 3)), ("iij->j", (2, 2, 3)), ("ij,jj->i", (2, 3), (3, 3)),
+               ("...ii->...i", (2, 3, 3)), ("iii", (2, 2, 2)), ("jii->ij", (2, 3, 3)), ("ii->i", (0, 0)),
+               ("ijij->ji", (2, 3, 2, 3)), ("ii,i->i", (3, 3), (1,))]), tol=DOT_TOL)
 
 
 # -- 7. creation (concrete NumPy calls inside jit: constants with static sizes) ----------------------

@@ -166,12 +166,13 @@ def test_advanced_index_of_a_constant_folds():
     assert "gather" not in f.lower(np.ones(2)).as_text("optimized")
 
 
-def test_gather_nd_and_scatter_nd_round_trip_as_text():
+def test_gather_nd_scatter_nd_and_diagonal_round_trip_as_text():
     def f(v, i):
         v[i, 1:, [0, 2]] += 1
-        return v[:, i, 0, [1, 1]]
+        return v[:, i, 0, [1, 1]], np.einsum("iij->ji", v[:, :2, 0])
     text = str(jc.make_ir(f)(X4, np.array([1, 0])))
-    assert '"array.gather_nd"' in text and '"array.scatter_nd"' in text
+    for op in ("gather_nd", "scatter_nd", "diagonal"):
+        assert f'"array.{op}"' in text
     assert print_op(parse(text)) == text
 
 
