@@ -399,9 +399,53 @@ def _contract(lhs: Tracer, lhs_labels: list, rhs: Tracer, rhs_labels: list, keep
 
 
 # -- registration --------------------------------------------------------------------------
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``numpy.diagonal``: the two axes leave, their diagonal (from ``offset``) becomes the last
+    dim; a strided read (``array.diagonal``), no gather."""
+    if not _traced(a):
+        return np.diagonal(a, offset, axis1, axis2)
+    if a.ndim < 2:
+        raise JitTypeError(f"diag requires an array of at least two dimensions (at {user_location()})")
+    axis1, axis2 = prims.normalize_axes((axis1, axis2), a.ndim, "diagonal")
+    offset = operator.index(offset)
+    rest = [d for d in range(a.ndim) if d not in (axis1, axis2)]
+    x = prims.transpose(a, (*rest, axis1, axis2))
+    n1, n2 = x.shape[-2:]
+    length = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
+    lead = tuple(slice(None) for _ in rest)
+    x = prims.getitem(x, (*lead, slice(max(-offset, 0), max(-offset, 0) + length),
+                          slice(max(offset, 0), max(offset, 0) + length)))
+    return indexing.diagonal(x, (*range(len(rest)), len(rest), len(rest)))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``numpy.trace``: the sum of ``diagonal(a, offset, axis1, axis2)`` along its last dim."""
+    if not _traced(a):
+        return np.trace(a, offset, axis1, axis2, dtype, out)
+    _no_out("trace", out)
+    return prims.reduction("sum", diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
+
+
+def diag(v, k=0):
+    """``numpy.diag``: the ``k``-th diagonal of a 2-d array, or a 2-d array with a 1-d one on
+    its ``k``-th diagonal (zeros elsewhere)."""
+    if not _traced(v):
+        return np.diag(v, k)
+    k = operator.index(k)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise JitTypeError(f"numpy.diag: input must be 1- or 2-d, not {v.ndim}-d (at {user_location()})")
+    n = v.shape[0] + abs(k)
+    column = prims.pad(v, [(0, abs(k))])  # out[i, i + k] = v[i]: by row for k >= 0, else by column
+    spread = prims.reshape(column, (n, 1) if k >= 0 else (1, n))
+    return prims.where(np.eye(n, k=k, dtype=bool), spread, 0)
+
+
 def _register() -> None:
     for fn, np_fn in ((matmul, np.matmul), (dot, np.dot), (inner, np.inner), (vdot, np.vdot),
-                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum)):
+                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum),
+                      (diagonal, np.diagonal), (trace, np.trace), (diag, np.diag)):
         _jnp._implements(np_fn)(fn)
         setattr(_jnp, fn.__name__, fn)
     for fn in (matmul, vecdot, matvec, vecmat):

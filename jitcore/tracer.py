@@ -274,6 +274,7 @@ class Tracer:
     def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
 
 
 def _advanced(key) -> bool:

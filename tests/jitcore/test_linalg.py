@@ -312,6 +312,24 @@ def test_einsum_diagonal_is_one_strided_read_fused_into_the_trace():
     assert_matches(jc.jit(lambda a: a + np.einsum("ii->i", c))(np.ones(3)), 1 + np.diagonal(c))
 
 
+@pytest.mark.parametrize("offset", [-4, -1, 0, 1, 3, 5])
+@pytest.mark.parametrize("axes", [(0, 1), (1, 0), (2, 0), (-1, 1)])
+def test_diagonal_and_trace_match_numpy(offset, axes):
+    x = np.random.default_rng(1).standard_normal((3, 4, 5)).astype(np.float32)
+    assert_matches(jc.jit(lambda a: np.diagonal(a, offset, *axes))(x), np.diagonal(x, offset, *axes))
+    assert_matches(jc.jit(lambda a: a.diagonal(offset, *axes) + 1)(x), x.diagonal(offset, *axes) + 1)
+    assert_product(jc.jit(lambda a: np.trace(a, offset, *axes))(x), lambda a: np.trace(a, offset, *axes), x)
+    xi = np.arange(20, dtype=np.int8).reshape(4, 5)
+    assert_matches(jc.jit(lambda a: np.trace(a, offset))(xi), np.trace(xi, offset))  # summed as int64
+
+
+@pytest.mark.parametrize("k", [-2, 0, 1, 6])
+def test_diag_matches_numpy(k):
+    v, m = np.arange(1.0, 4.0), np.arange(20, dtype=np.int16).reshape(4, 5)
+    assert_matches(jc.jit(lambda a: np.diag(a, k))(v), np.diag(v, k))
+    assert_matches(jc.jit(lambda a: np.diag(a, k))(m), np.diag(m, k))
+
+
 def test_einsum_diagonal_of_unequal_dims_is_refused_like_numpy():
     with pytest.raises(ValueError):
         np.einsum("ii", np.ones((2, 3)))
