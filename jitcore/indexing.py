@@ -8,6 +8,8 @@ index arrays broadcast against each other to B; a constant mask stands for its `
 arrays, and an int (alongside an array) for a 0-d index array. NumPy's placement rule: when
 the advanced indices are adjacent in the key, B replaces them in place; otherwise B comes first.
 Constant indices are checked while tracing, with NumPy's messages; traced ones after the call.
+A traced mask is refused (the result's shape would depend on the data), except to assign one
+value (``x[x < 0] = 0``), which is ``where``.
 """
 
 from __future__ import annotations
@@ -185,6 +187,9 @@ def getitem(x: Tracer, key) -> Tracer:
 def update(x: Tracer, key, value, mode: str = "set") -> Tracer:
     """``x`` after ``x[key] = value`` (``mode`` "set": the last write to an element wins, as in
     NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate)."""
+    masked = _traced_mask_update(x, key, value, mode)
+    if masked is not None:
+        return masked
     plan = _Plan(x, key)
     dtype = x.dtype
     if mode == "add":
@@ -222,3 +227,20 @@ def diagonal(x: Tracer, dims: tuple[int, ...]) -> Tracer:
     for size, d in zip(x.shape, dims):
         shape[d] = size
     return prims._emit(x.trace, DiagonalOp, [x], x.value.type.with_shape(shape), {"dims": tuple(dims)})
+
+
+def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
+    """``x[mask] = scalar`` with a traced mask over the leading dims is ``where``: its shape
+    does not depend on the data (a value of several elements would, and stays refused)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) != 1 or not isinstance(keys[0], Tracer) or keys[0].dtype != np.bool_:
+        return None
+    mask = keys[0]
+    size = value.size if isinstance(value, Tracer) else np.size(value)
+    if mask.shape != x.shape[:mask.ndim] or size != 1:
+        return None
+    v = prims.as_tracer(x.trace, value, x.dtype) if mode == "set" else prims.ufunc(np.add, x, value)
+    if mode == "set":
+        v = prims.reshape(v, ())
+    cond = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return prims.where(cond, prims.convert(v, x.dtype), x)

@@ -223,5 +223,26 @@ def test_at_add_accumulates_repeated_indices_like_add_at():
 def test_unsupported_advanced_forms_are_named():
     with pytest.raises(jc.UnsupportedError, match="at\\[index\\].multiply"):
         jc.jit(lambda v: v.at[[0, 0]].multiply(2))(np.ones(3))
-    with pytest.raises(jc.JitTypeError, match="where"):
-        jc.jit(lambda v: v.at[v > 0].set(0))(np.ones(3))
+    with pytest.raises(jc.JitTypeError, match="where"):  # several values: a data-dependent count
+        jc.jit(lambda v: v.at[v > 0].set(np.array([1.0, 2.0, 3.0])))(np.ones(3))
+
+
+def test_assigning_a_scalar_through_a_traced_mask_is_where():
+    def writes(v):
+        v[v < 0] = 0
+        v[v[:, 0] > 1] = np.float32(7.5)  # a mask over the leading dim
+        return v
+
+    def f(v):
+        v = writes(v)
+        return v, v.at[v > 5].add(1), v.at[v == 0].set(-2.9)
+    x = np.array([[-1, 2, -3], [4, -5, 6], [1, 1, 1]], np.int16)
+    y = x.copy()
+    got = jc.jit(f)(y)
+    written = writes(x.copy())
+    added = written.copy()
+    added[added > 5] += 1
+    assert_matches(got[0], written)
+    assert_matches(got[1], added)
+    assert_matches(got[2], np.where(written == 0, np.int16(-2), written))
+    assert_matches(y, written)
