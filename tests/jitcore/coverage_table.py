@@ -1249,16 +1249,16 @@ def _repro_accumulate_0d():
       "x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],
      ALL, AssertionError,
      "an out-of-bounds integer-array index is not caught when the indexed array is empty: "
-     "jit(lambda x: x[np.array([2])])(np.zeros((2, 0))) returns an empty (1, 0) array, NumPy "
+     "jit(lambda x, i: x[i])(np.zeros((2, 0)), np.array([2])) returns an empty (1, 0) array, NumPy "
      "raises IndexError 'index 2 is out of bounds for axis 0 with size 2' (the bounds check runs "
-     "inside the gather loop, which has no iterations; a constant index could be checked while "
-     "tracing); the same with a traced index array",
+     "inside the gather loop, which has no iterations); the same with np.take (a constant index "
+     "in x[...] is checked while tracing)",
      error=lambda e, arrays, params: isinstance(e, AssertionError) and "NumPy raises IndexError" in str(e)
      and arrays[0].size == 0)
 def _repro_gather_oob_empty():
     x = np.zeros((2, 0))
     try:
-        got = jc.jit(lambda v: v[np.array([2])])(x)
+        got = jc.jit(lambda v, i: v[i])(x, np.array([2]))
     except IndexError:
         return
     raise AssertionError(f"NumPy raises IndexError; jitcore returned {got!r}")
