@@ -1245,8 +1245,7 @@ def _repro_accumulate_0d():
 
 
 @bug("gather-oob-empty",
-     ["x[[i, j, k]] (NumPy int array: static shape)", "x[[i, j, k]] (Python list)",
-      "x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],
+     ["x[idx] (traced int array: static shape)", "np.take(x, indices, axis)"],
      ALL, AssertionError,
      "an out-of-bounds integer-array index is not caught when the indexed array is empty: "
      "jit(lambda x, i: x[i])(np.zeros((2, 0)), np.array([2])) returns an empty (1, 0) array, NumPy "
