@@ -23,16 +23,18 @@ from llvmlite import ir as ll
 
 from codegen import scalar
 from codegen.gather import emit_gather
+from codegen.gather_nd import emit_gather_nd, emit_scatter_nd
 from codegen.llvm_types import I1, I64, PTR, constant, memory_type, value_type
 from codegen.loops import contiguous_strides, emit_loop, emit_nest
 from codegen.target import assembly, compile_module
 from ir.attributes import AffineMap, numpy_dtype
 from ir.core import Operation, Value
 from ir.dialects import array, kernel
-from ir.dialects.gather import GatherOp
+from ir.dialects.gather import GatherNdOp, GatherOp, ScatterNdOp
 from ir.errors import JitcoreError
 
 _symbols = itertools.count()
+_INDEXED = (GatherOp, GatherNdOp, ScatterNdOp)  # ops with index operands: they need the status words
 
 
 class CodegenError(JitcoreError):
@@ -150,11 +152,11 @@ class _Lowering:
         body = list(func.body.ops)
         # Descriptor order: arguments, then every buffer, then every constant.
         for op in body:
-            if isinstance(op, (kernel.GenericOp, GatherOp)):
+            if isinstance(op, (kernel.GenericOp, *_INDEXED)):
                 for r in op.results:
                     self._new_storage(r, "buffer", len(self.plan.buffers))
                     self.plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
-        if any(isinstance(op, GatherOp) for op in body):
+        if any(isinstance(op, _INDEXED) for op in body):
             self.plan.has_status = True  # one more caller-allocated buffer, after the others
             self.status = self.b.inttoptr(self.load_slot(), PTR)
             if self.plan.header is not None:
@@ -168,6 +170,8 @@ class _Lowering:
                 self._call_kernel(op)
             elif isinstance(op, GatherOp):
                 self._call_gather(op)
+            elif isinstance(op, (GatherNdOp, ScatterNdOp)):
+                self._call_indexed(op)
             elif isinstance(op, array.ReshapeOp):
                 self.storage[id(op.result)] = self.storage[id(op.operands[0])]
                 self.strides[id(op.result)] = None
@@ -188,6 +192,13 @@ class _Lowering:
     def _call_gather(self, op: GatherOp) -> None:
         dynamic = [self.strides[id(v)] for v in op.operands]
         fn = emit_gather(self.module, op, [d is not None for d in dynamic])
+        args = [self.pointers[self.storage[id(v)]] for v in (*op.operands, op.result)] + [self.status]
+        self.b.call(fn, args + [s for d in dynamic if d is not None for s in d])
+
+    def _call_indexed(self, op: GatherNdOp | ScatterNdOp) -> None:
+        dynamic = [self.strides[id(v)] for v in op.operands]
+        emit = emit_gather_nd if isinstance(op, GatherNdOp) else emit_scatter_nd
+        fn = emit(self.module, op, [d is not None for d in dynamic])
         args = [self.pointers[self.storage[id(v)]] for v in (*op.operands, op.result)] + [self.status]
         self.b.call(fn, args + [s for d in dynamic if d is not None for s in d])
 

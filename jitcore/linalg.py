@@ -18,6 +18,7 @@ import numpy as np
 
 from ir.dialects.linalg_ops import DotGeneralOp, free_dims
 from ir.types import TensorType
+from jitcore import indexing
 from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
@@ -245,7 +246,8 @@ _LETTERS = frozenset(string.ascii_letters)
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
-    left to right. A label repeated within one operand (a diagonal or trace) is unsupported."""
+    left to right. A label repeated within one operand takes a diagonal (``'ii->i'``), summed
+    when the output lacks it (``'ii'``, a trace)."""
     if not _traced(subscripts, *operands):
         return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
                          optimize=optimize)
@@ -259,6 +261,9 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
             f"(at {user_location()})")
     tracers, result_dtype = _operands(*operands)
     inputs, output = _parse_einsum(subscripts, [t.ndim for t in tracers])
+    for n, labels in enumerate(inputs):
+        if len(set(labels)) != len(labels):  # a diagonal ('ii->i'), summed later for a trace
+            tracers[n], inputs[n] = _diagonal(subscripts, n, tracers[n], labels)
     sizes: dict = {}
     for labels, t in zip(inputs, tracers):
         for label, size in zip(labels, t.shape):
@@ -282,6 +287,18 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if acc_labels != output:
         acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])
     return prims.convert(acc, result_dtype)
+
+
+def _diagonal(subscripts: str, n: int, x: Tracer, labels: list) -> tuple[Tracer, list]:
+    """The diagonal of operand ``n`` over its repeated labels, and its labels, each once."""
+    unique = list(dict.fromkeys(labels))
+    for lb in unique:
+        sizes = [size for size, other in zip(x.shape, labels) if other == lb]
+        if len(set(sizes)) > 1:
+            raise JitTypeError(
+                f"einsum {subscripts!r}: dimensions in operand {n} for collapsing index "
+                f"{_label_name(lb)} don't match ({sizes[0]} != {sizes[-1]}) (at {user_location()})")
+    return indexing.diagonal(x, tuple(unique.index(lb) for lb in labels)), unique
 
 
 def _label_name(label) -> str:
@@ -312,12 +329,6 @@ def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
             ellipsis_rank = max(ellipsis_rank, rank - named)
     inputs = [_expand(term, rank - len(term.replace("...", "")), ellipsis_rank)
               for term, rank in zip(terms, ranks)]
-    for term, labels in zip(terms, inputs):
-        if len(set(labels)) != len(labels):
-            raise UnsupportedError(
-                f"einsum {subscripts!r}: subscripts {term!r} repeat a label (a diagonal or trace), "
-                f"which is not supported under jit; use numpy.diagonal or numpy.trace outside "
-                f"the jitted function (at {user_location()})")
     if arrow:
         _check_term(subscripts, rhs)
         if "..." not in rhs and ellipsis_rank and any("..." in t for t in terms):
@@ -390,9 +401,53 @@ def _contract(lhs: Tracer, lhs_labels: list, rhs: Tracer, rhs_labels: list, keep
 
 
 # -- registration --------------------------------------------------------------------------
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``numpy.diagonal``: the two axes leave, their diagonal (from ``offset``) becomes the last
+    dim; a strided read (``array.diagonal``), no gather."""
+    if not _traced(a):
+        return np.diagonal(a, offset, axis1, axis2)
+    if a.ndim < 2:
+        raise JitTypeError(f"diag requires an array of at least two dimensions (at {user_location()})")
+    axis1, axis2 = prims.normalize_axes((axis1, axis2), a.ndim, "diagonal")
+    offset = operator.index(offset)
+    rest = [d for d in range(a.ndim) if d not in (axis1, axis2)]
+    x = prims.transpose(a, (*rest, axis1, axis2))
+    n1, n2 = x.shape[-2:]
+    length = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
+    lead = tuple(slice(None) for _ in rest)
+    x = prims.getitem(x, (*lead, slice(max(-offset, 0), max(-offset, 0) + length),
+                          slice(max(offset, 0), max(offset, 0) + length)))
+    return indexing.diagonal(x, (*range(len(rest)), len(rest), len(rest)))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """``numpy.trace``: the sum of ``diagonal(a, offset, axis1, axis2)`` along its last dim."""
+    if not _traced(a):
+        return np.trace(a, offset, axis1, axis2, dtype, out)
+    _no_out("trace", out)
+    return prims.reduction("sum", diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
+
+
+def diag(v, k=0):
+    """``numpy.diag``: the ``k``-th diagonal of a 2-d array, or a 2-d array with a 1-d one on
+    its ``k``-th diagonal (zeros elsewhere)."""
+    if not _traced(v):
+        return np.diag(v, k)
+    k = operator.index(k)
+    if v.ndim == 2:
+        return diagonal(v, k)
+    if v.ndim != 1:
+        raise JitTypeError(f"numpy.diag: input must be 1- or 2-d, not {v.ndim}-d (at {user_location()})")
+    n = v.shape[0] + abs(k)
+    column = prims.pad(v, [(0, abs(k))])  # out[i, i + k] = v[i]: by row for k >= 0, else by column
+    spread = prims.reshape(column, (n, 1) if k >= 0 else (1, n))
+    return prims.where(np.eye(n, k=k, dtype=bool), spread, 0)
+
+
 def _register() -> None:
     for fn, np_fn in ((matmul, np.matmul), (dot, np.dot), (inner, np.inner), (vdot, np.vdot),
-                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum)):
+                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum),
+                      (diagonal, np.diagonal), (trace, np.trace), (diag, np.diag)):
         _jnp._implements(np_fn)(fn)
         setattr(_jnp, fn.__name__, fn)
     for fn in (matmul, vecdot, matvec, vecmat):

@@ -441,12 +441,6 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
 def _basic_index(x: Tracer, key):
     """A basic index as (start, stride, sliced shape, result shape)."""
     key = key if isinstance(key, tuple) else (key,)
-    for k in key:
-        if isinstance(k, (Tracer, np.ndarray, list)):
-            raise UnsupportedError(
-                f"assigning through an array index ({x!r}[array] = ...) is not supported under "
-                "jit yet; use basic indexing (ints, slices, None, ...) or jnp.where"
-            )
     if sum(k is Ellipsis for k in key) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(k is not None and k is not Ellipsis for k in key)
@@ -482,47 +476,16 @@ def _basic_index(x: Tracer, key):
 
 
 def getitem(x: Tracer, key) -> Tracer:
-    """Basic indexing with static ints, slices, None and Ellipsis; one integer-array or
-    boolean-mask index (the rest full slices) gathers."""
+    """Basic indexing with static ints, slices, None and Ellipsis; a key with integer arrays
+    or constant boolean masks is advanced indexing (``jitcore/indexing.py``)."""
     keys = key if isinstance(key, tuple) else (key,)
     arrays = [i for i, k in enumerate(keys) if isinstance(k, (Tracer, np.ndarray, list))]
     if arrays:
-        return _advanced_getitem(x, keys, arrays)
+        from jitcore import indexing  # it builds on this module
+
+        return indexing.getitem(x, keys)
     start, stride, sliced, final = _basic_index(x, key)
     return reshape(slice_(x, start, stride, sliced), final)
-
-
-def _advanced_getitem(x: Tracer, keys: tuple, arrays: list[int]) -> Tracer:
-    ellipsis = [i for i, k in enumerate(keys) if k is Ellipsis]  # `in` would call Tracer.__eq__
-    if ellipsis:
-        at = ellipsis[0]
-        keys = keys[:at] + (slice(None),) * (x.ndim - len(keys) + 1) + keys[at + 1:]
-        arrays = [i for i, k in enumerate(keys) if isinstance(k, (Tracer, np.ndarray, list))]
-    others_full = all(k == slice(None) for i, k in enumerate(keys) if i not in arrays)
-    if len(arrays) != 1 or not others_full:
-        raise UnsupportedError(
-            f"indexing {x!r} with {len(arrays)} array(s) mixed with other indices is not supported "
-            "under jit yet: one integer array or boolean mask, with ':' elsewhere, is"
-        )
-    (axis,) = arrays
-    index = keys[axis]
-    if isinstance(index, list):  # NumPy reads [] as an empty integer index
-        index = np.asarray(index) if index else np.zeros(0, np.int64)
-    if index.dtype == np.bool_:
-        if isinstance(index, Tracer):
-            raise JitTypeError(
-                f"{x!r}[mask] with a traced boolean mask has a shape that depends on the data, which "
-                "a compiled function cannot have; use jitcore.numpy.where(mask, x, fill) instead"
-            )
-        covered = x.shape[axis: axis + index.ndim]
-        if covered != index.shape:
-            raise IndexError(f"boolean index of shape {index.shape} does not match the indexed "
-                             f"dimensions {covered}")
-        flat = reshape(x, x.shape[:axis] + (-1,) + x.shape[axis + index.ndim:]) if index.ndim != 1 else x
-        return take(flat, np.flatnonzero(index), axis)
-    if index.dtype.kind not in "iu":
-        raise IndexError("arrays used as indices must be of integer (or boolean) type")
-    return take(x, index, axis)
 
 
 @numpy_scalar
@@ -548,6 +511,11 @@ def check_static_indices(indices, n: int, axis: int) -> None:
 
 def update(x: Tracer, key, value) -> Tracer:
     """``x`` with ``x[key]`` replaced by ``value`` (broadcast, and cast as NumPy's setitem does)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(isinstance(k, (Tracer, np.ndarray, list)) for k in keys):
+        from jitcore import indexing  # it builds on this module
+
+        return indexing.update(x, keys, value)
     start, stride, sliced, final = _basic_index(x, key)
     v = broadcast_to(as_tracer(x.trace, value, x.dtype), final)
     if 0 in sliced:

@@ -21,7 +21,7 @@ import numpy as np
 from ir.builder import Builder
 from ir.core import Value
 from jitcore.dtypes import np_dtype
-from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -197,6 +197,8 @@ class Tracer:
         return _jnp().apply_function(func, args, kwargs)
 
     def __getitem__(self, key):
+        if _advanced(key):
+            return prims.getitem(self, key)  # a copy in NumPy, not a view
         view = self._view(key)
         if view.ndim == 0 and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,))):
             return as_scalar(view)  # NumPy: x[i, j] and x[()] are scalars (copies), x[...] a view
@@ -208,6 +210,9 @@ class Tracer:
         return view
 
     def __setitem__(self, key, value):
+        if _advanced(key):
+            self.assign(prims.update(self, key, value))
+            return
         if isinstance(value, Tracer) and value.view is not None and value.view[0] is self:
             if value.index is not None and value.index == key:
                 return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
@@ -287,6 +292,13 @@ class Tracer:
     def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
+    def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
+
+
+def _advanced(key) -> bool:
+    """Does ``key`` hold an integer array or boolean mask (NumPy's advanced indexing)?"""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (Tracer, np.ndarray, list)) for k in keys)
 
 
 def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
@@ -354,9 +366,20 @@ class _IndexUpdate:
         return prims.update(self.x, self.key, v)
 
     def _combine(self, ufunc, v) -> Tracer:
+        if _advanced(self.key):
+            raise UnsupportedError(
+                f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
+                "supported under jit (repeated indices would have to combine); .set and .add are"
+            )
         return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
 
-    def add(self, v): return self._combine(np.add, v)
+    def add(self, v):
+        if _advanced(self.key):
+            from jitcore import indexing
+
+            return indexing.update(self.x, self.key, v, "add")  # repeated indices accumulate
+        return self._combine(np.add, v)
+
     def multiply(self, v): return self._combine(np.multiply, v)
     def divide(self, v): return self._combine(np.true_divide, v)
     def power(self, v): return self._combine(np.power, v)

@@ -1,4 +1,5 @@
-"""Kernel forms of ``array.argreduce`` and ``array.scan``, registered with the ``fuse`` pass.
+"""Kernel forms of ``array.argreduce``, ``array.scan`` and ``array.diagonal``, registered with
+the ``fuse`` pass.
 
 An argreduce is one reduction kernel with two results, the best value so far and its index,
 starting from the kind's identity (-inf for argmax of floats, the type's minimum for integers,
@@ -15,10 +16,11 @@ a leading -0.0 stays -0.0 as in NumPy.
 
 from __future__ import annotations
 
-from ir.attributes import AffineMap, ScalarAttr
+from ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from ir.core import Value
 from ir.dialects import kernel
 from ir.dialects.array_index import ArgReduceOp, ScanOp
+from ir.dialects.gather import DiagonalOp
 from ir.types import ScalarType, i1, i64
 from passes.fuse import KernelBuilder, kernelizes
 from passes.scalar_lowering import ScalarEmitter, reduction_init
@@ -82,3 +84,12 @@ def kernelize_scan(op: ScanOp) -> kernel.GenericOp:
     return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators,
                      [kb.emit.combine(op.kind, acc, value)], inits=[scan_init(op.kind, t)],
                      accumulators=[acc])
+
+
+@kernelizes(DiagonalOp)
+def kernelize_diagonal(op: DiagonalOp) -> kernel.GenericOp:
+    """A diagonal reads the operand through a map that repeats a domain dim."""
+    rank = op.result_type.rank
+    kb = KernelBuilder(rank)
+    value = kb.input(op.operands[0], AffineMap(rank, tuple(AffineExpr(d, 1, 0) for d in op.dims)))
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank, [value])

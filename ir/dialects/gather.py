@@ -45,3 +45,160 @@ class GatherOp(ArrayOp):
         if indices.size and (indices.min() < -n or indices.max() >= n):
             return None  # NumPy raises: leave it to run time, which raises IndexError too
         return [DenseAttr(np.take(x, indices, axis=self.axis), self.result_type)]
+
+
+def _index_shape(op, indices) -> tuple[int, ...] | None:
+    """The broadcast shape of the index operands (one rank; each dim 1 or the common size)."""
+    if any(t.element != i64 or t.rank != indices[0].rank for t in indices):
+        op.fail("needs i64 index operands of one rank")
+    try:
+        return tuple(np.broadcast_shapes(*(t.shape for t in indices)))
+    except ValueError:
+        op.fail("needs index operands whose shapes broadcast")
+
+
+def _check_axes(op, x, count: int) -> None:
+    axes = op.attributes.get("axes")
+    if (not isinstance(axes, tuple) or len(axes) != count or len(set(axes)) != count
+            or any(not isinstance(a, int) or not 0 <= a < x.rank for a in axes)):
+        op.fail(f"needs 'axes': {count} distinct dims of the operand")
+
+
+def gather_nd_shape(x_shape, axes, index_shape, position: int) -> tuple[int, ...]:
+    """``x_shape`` without ``axes``, with ``index_shape`` inserted at ``position``."""
+    rest = [d for a, d in enumerate(x_shape) if a not in axes]
+    return tuple(rest[:position]) + tuple(index_shape) + tuple(rest[position:])
+
+
+def numpy_gather_nd(x: np.ndarray, indices, axes, position: int) -> np.ndarray:
+    """The reference meaning of ``array.gather_nd`` (and of its scatter), in NumPy."""
+    rest = [a for a in range(x.ndim) if a not in axes]
+    out = np.transpose(x, (*axes, *rest))[tuple(indices)]
+    b = out.ndim - len(rest)
+    return np.moveaxis(out, tuple(range(b)), tuple(range(position, position + b)))
+
+
+class GatherNdOp(ArrayOp):
+    """NumPy's advanced indexing by several integer arrays at once: operand 0 is ``x``, the
+    others one i64 index array each (one rank, broadcasting against each other to the index
+    shape B), for the dims ``axes`` of ``x``. The result is ``x`` without those dims, with B
+    inserted at ``position``: ``out[r..., b..., s...] = x[..., idx_k[b], ...]``. Negative
+    indices count from the end; an index out of range raises ``IndexError`` after the call."""
+
+    name = "array.gather_nd"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        return self.attributes["axes"]
+
+    @property
+    def position(self) -> int:
+        return self.attributes["position"]
+
+    def check(self) -> None:
+        if len(self.operands) < 2 or len(self.results) != 1:
+            self.fail("needs an operand, at least one index array and one result")
+        x = self.operands[0].type
+        _check_axes(self, x, len(self.operands) - 1)
+        b = _index_shape(self, [v.type for v in self.operands[1:]])
+        position = self.attributes.get("position")
+        if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
+            self.fail("needs a 'position' within the rank of the result's other dims")
+        expected = x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
+        if self.result_type != expected:
+            self.fail(f"must return {expected}")
+
+    def fold(self, constants):
+        arrays = [_constant_array(c) for c in constants]
+        if any(a is None for a in arrays):
+            return None
+        x, indices = arrays[0], arrays[1:]
+        for a, idx in zip(self.axes, indices):
+            n = x.shape[a]
+            if idx.size and (idx.min() < -n or idx.max() >= n):
+                return None  # NumPy raises: leave it to run time, which raises IndexError too
+        return [DenseAttr(numpy_gather_nd(x, indices, self.axes, self.position), self.result_type)]
+
+
+class ScatterNdOp(ArrayOp):
+    """The write of ``x[indices] = updates`` (``mode`` "set": in order, the last write to an
+    element wins) or ``np.add.at(x, indices, updates)`` (``mode`` "add": repeated indices
+    accumulate): operand 0 is ``x``, operand 1 ``updates`` of the shape ``array.gather_nd``
+    with the same ``axes`` and ``position`` would return, the others the index arrays. The
+    result is the updated copy of ``x``."""
+
+    name = "array.scatter_nd"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def axes(self) -> tuple[int, ...]:
+        return self.attributes["axes"]
+
+    @property
+    def position(self) -> int:
+        return self.attributes["position"]
+
+    @property
+    def mode(self) -> str:
+        return self.attributes["mode"]
+
+    def check(self) -> None:
+        if len(self.operands) < 3 or len(self.results) != 1:
+            self.fail("needs an operand, updates, at least one index array and one result")
+        x, updates = self.operands[0].type, self.operands[1].type
+        _check_axes(self, x, len(self.operands) - 2)
+        b = _index_shape(self, [v.type for v in self.operands[2:]])
+        position = self.attributes.get("position")
+        if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
+            self.fail("needs a 'position' within the rank of the result's other dims")
+        if self.attributes.get("mode") not in ("set", "add"):
+            self.fail("needs a 'mode': \"set\" or \"add\"")
+        expected = x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
+        if updates != expected:
+            self.fail(f"needs updates of type {expected}")
+        if self.result_type != x:
+            self.fail(f"must return {x}")
+
+
+class DiagonalOp(ArrayOp):
+    """A diagonal: ``dims[k]`` is the result dim that dim ``k`` of the operand follows, and
+    operand dims that follow the same result dim are read at one position:
+    ``dims = (0, 0, 1)`` gives ``out[i, j] = x[i, i, j]`` (einsum's ``'iij->ij'``). A strided
+    read, so its kernel form is one indexing map."""
+
+    name = "array.diagonal"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    @property
+    def dims(self) -> tuple[int, ...]:
+        return self.attributes["dims"]
+
+    def check(self) -> None:
+        self.need(1)
+        x = self.operands[0].type
+        dims = self.attributes.get("dims")
+        if not isinstance(dims, tuple) or len(dims) != x.rank or any(not isinstance(d, int) for d in dims):
+            self.fail("needs 'dims': one result dim per operand dim")
+        rank = max(dims, default=-1) + 1
+        if sorted(set(dims)) != list(range(rank)):
+            self.fail("needs 'dims' that use every result dim from 0 up")
+        shape = []
+        for k in range(rank):
+            sizes = {s for s, d in zip(x.shape, dims) if d == k}
+            if len(sizes) != 1:
+                self.fail(f"needs operand dims of one size for result dim {k}")
+            shape.append(sizes.pop())
+        if self.result_type != x.with_shape(shape):
+            self.fail(f"must return {x.with_shape(shape)}")
+
+    def fold(self, constants):
+        x = _constant_array(constants[0])
+        if x is None:
+            return None
+        letters = "".join(chr(ord("a") + d) for d in self.dims)
+        out = "".join(chr(ord("a") + d) for d in range(self.result_type.rank))
+        return [DenseAttr(np.einsum(f"{letters}->{out}", x).copy(), self.result_type)]

@@ -614,7 +614,7 @@ case("np.add.accumulate(x, axis)", "ufunc.reduce", lambda x, **k: np.add.accumul
 def decode_key(key):
     """Keys travel as hashable static parameters: ``("s", start, stop, step)`` is a slice,
     ``"..."`` is Ellipsis, ``("a", values, shape)`` a NumPy integer array and ``("m", values,
-    shape)`` a NumPy bool mask."""
+    shape)`` a NumPy bool mask, ``("l", values)`` a Python list of ints."""
     def one(k):
         if k == "...":
             return Ellipsis
@@ -622,8 +622,10 @@ def decode_key(key):
             return slice(*k[1:])
         if isinstance(k, tuple) and k and k[0] in ("a", "m"):
             return np.array(k[1], dtype=np.intp if k[0] == "a" else bool).reshape(k[2])
+        if isinstance(k, tuple) and k and k[0] == "l":
+            return list(k[1])
         return k
-    if isinstance(key, tuple) and not (key and key[0] in ("s", "a", "m")):
+    if isinstance(key, tuple) and not (key and key[0] in ("s", "a", "m", "l")):
         return tuple(one(k) for k in key)
     return one(key)
 
@@ -728,34 +730,40 @@ case("x[idx] (traced int array: static shape)", "indexing", lambda x, idx: x[idx
 
 
 def g_advanced_mixed(draw, family):
-    """Integer arrays and masks (NumPy arrays) among slices, ints, None and Ellipsis."""
-    x = draw.array(draw.dtype(family), draw.choice([(4, 3), (2, 3, 4), (3, 1, 2), (0, 3)]))
+    """Integer arrays (NumPy arrays and lists, broadcasting against each other) and masks (over
+    one or two dims) among slices, ints, None and Ellipsis; advanced indices adjacent or apart."""
+    x = draw.array(draw.dtype(family), draw.choice([(4, 3), (2, 3, 4), (3, 1, 2), (0, 3), (2, 3, 2, 2)]))
     key, dim = [], 0
-    for size in x.shape:
-        kind = draw.choice(["slice", "array", "array", "int", "mask", "none"])
+    while dim < x.ndim:
+        size = x.shape[dim]
+        kind = draw.choice(["slice", "array", "array", "list", "int", "mask", "mask2", "none"])
         if kind == "none":
             key.append(None)
         if kind == "int" and size:
             key.append(_draw_index(draw, size, bad=False))
-        elif kind == "array" and size:
-            shape = draw.choice([(2,), (1,), (2, 1)])
-            values = tuple(_draw_index(draw, size, bad=False) for _ in range(math.prod(shape)))
-            key.append(("a", values, shape))
-        elif kind == "mask":
+        elif kind in ("array", "list") and size:
+            shape = draw.choice([(2,), (1,), (2, 1), (), (1, 3)] if kind == "array" else [(2,), (3,), (1,)])
+            bad = draw.integer(0, 4) == 0  # sometimes out of range: IndexError in both
+            values = tuple(_draw_index(draw, size, bad=bad) for _ in range(math.prod(shape)))
+            key.append(("a", values, shape) if kind == "array" else ("l", values))
+        elif kind == "mask2" and dim + 1 < x.ndim:
+            mask = draw.array(np.bool_, x.shape[dim: dim + 2])
+            key.append(("m", tuple(mask.ravel().tolist()), mask.shape))
+            dim += 1
+        elif kind in ("mask", "mask2"):
             mask = draw.array(np.bool_, (size,))
             key.append(("m", tuple(mask.tolist()), (size,)))
         else:
             key.append(_draw_slice(draw, size))
         dim += 1
-    if not any(isinstance(k, tuple) and k[0] in ("a", "m") for k in key):  # at least one array
+    if not any(isinstance(k, tuple) and k[0] in ("a", "m", "l") for k in key):  # at least one array
         key[-1] = ("a", (0,), (1,)) if x.shape[-1] else ("m", (), (0,))
     if draw.integer(0, 3) == 0:
         key = ["...", *key[1:]]
     return (x,), {"key": tuple(key)}
 
 
-case("x[[i, j], :, mask] (arrays among slices, ints, None)", "indexing", _index, g_advanced_mixed,
-     unsupported=ALL)
+case("x[[i, j], :, mask] (arrays among slices, ints, None)", "indexing", _index, g_advanced_mixed)
 case("x[x > 0] (traced mask: data-dependent shape)", "indexing", lambda x: x[x > 0],
      g_unary(shapes=UNARY_SHAPES[1:]), error=True, note="must raise a JitcoreError")
 case("np.where(x > 0) (one argument: data-dependent shape)", "indexing", lambda x: np.where(x > 0),
@@ -1041,8 +1049,9 @@ case("np.einsum(subscripts, *xs) (common forms)", "products",
      lambda *xs, subscripts: np.einsum(subscripts, *xs), g_einsum(EINSUM_FORMS), tol=DOT_TOL)
 case("np.einsum('ii->i' / 'ii') (diagonal, trace)", "products",
      lambda *xs, subscripts: np.einsum(subscripts, *xs),
-     g_einsum([("ii->i", (3, 3)), ("ii", (3, 3)), ("iij->j", (2, 2, 3))]), tol=DOT_TOL,
-     unsupported=ALL)
+     g_einsum([("ii->i", (3, 3)), ("ii", (3, 3)), ("iij->j", (2, 2, 3)), ("ij,jj->i", (2, 3), (3, 3)),
+               ("...ii->...i", (2, 3, 3)), ("iii", (2, 2, 2)), ("jii->ij", (2, 3, 3)), ("ii->i", (0, 0)),
+               ("ijij->ji", (2, 3, 2, 3)), ("ii,i->i", (3, 3), (1,))]), tol=DOT_TOL)
 
 
 # -- 7. creation (concrete NumPy calls inside jit: constants with static sizes) ----------------------

@@ -1,8 +1,11 @@
 """Indexing under jit against NumPy: basic indexing (ints, slices with any step, None,
-Ellipsis), one integer-array or constant boolean-mask index, and the errors where the result's
-shape would depend on the data."""
+Ellipsis), advanced indexing (integer arrays, lists, traced integer arrays and constant boolean
+masks among ints, slices, None and Ellipsis; NumPy's placement rule), writes through advanced
+indices, and the errors where the result's shape would depend on the data."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +14,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from ir.parser import parse
+from ir.printer import print_op
 from tests.oracle import assert_matches
 
 DTYPES = [np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32, np.float64]
@@ -67,9 +72,7 @@ def test_data_dependent_shapes_are_refused_with_advice():
     x = np.arange(6.0)
     with pytest.raises(jc.JitTypeError, match="where"):
         jc.jit(lambda v: v[v > 2])(x)
-    with pytest.raises(jc.UnsupportedError, match="one integer array"):
-        jc.jit(lambda v: v[[0, 1], [1, 0]])(x.reshape(2, 3))
-    with pytest.raises(IndexError, match="does not match"):
+    with pytest.raises(IndexError, match="did not match indexed array along axis 0"):
         jc.jit(lambda v: v[np.array([True, False])])(x)
 
 
@@ -100,3 +103,175 @@ def test_indices_into_an_empty_array_are_checked_like_numpy():
             assert _outcome(jc.jit(lambda v, f=fn, i=idx: f(v, i)), x) == want, "constant " + context
             as_list = idx.tolist()
             assert _outcome(jc.jit(lambda v, f=fn, i=as_list: f(v, i)), x) == want, "list " + context
+
+
+X4 = np.arange(2 * 3 * 4 * 5, dtype=np.float32).reshape(2, 3, 4, 5)  # distinct sizes: shapes tell
+
+
+@pytest.mark.parametrize("key", [
+    (0, slice(None), [1, 2, 0]),  # an int among arrays is advanced: apart, so B goes first
+    (slice(None), 0, [1, 2, 0]),  # adjacent: B in place
+    (slice(None), [0, 1, 2], None, [1, 2, 3]),  # None parts them: B first
+    (slice(None), [0, 1, 2], [1, 2, 3], None),
+    (slice(None), [0, 2], Ellipsis, [1, 4]),  # Ellipsis parts them
+    (slice(None), [[0, 1, 2]], slice(1, 3), [[1], [2]]),  # broadcast (2, 3), apart
+    (slice(None, None, -1), [[0], [2]], [1, 3, -1], slice(None, None, 2)),  # broadcast, in place
+    (None, [1, 0], slice(1, None, 2), -1, None),
+    (Ellipsis, [[0], [1]], [1, 2, 3]),
+    ([0, -1], slice(None, None, -1), np.array([True, False, False, True])),
+    (slice(None), np.arange(12).reshape(3, 4) % 5 == 1, [4, 0, 1]),  # a 2-d mask: two arrays
+    (1, np.array([True, False, True]), 2),
+    ([[1, 0]], [[0], [2], [1]]),
+    (slice(None), [], slice(None), [0]),  # empty result
+    (np.array(1), slice(None), np.array([2, 0])),  # a 0-d array is advanced too
+])
+def test_advanced_index_placement_and_broadcasting(key):
+    f = jc.jit(lambda v: v[key])
+    assert_matches(f(X4), X4[key], 0, repr(key))
+
+
+def test_traced_index_arrays_broadcast_and_wrap():
+    f = jc.jit(lambda v, i, j: v[i, :, j] * 2)
+    x = X4[:, :, :, 0]
+    i, j = np.array([[0], [1], [-1]]), np.array([0, 3, -4, 2], np.int32)
+    assert_matches(f(x, i, j), x[i, :, j] * 2)
+    g = jc.jit(lambda v, i, j: v[1:, i, None, j])
+    assert_matches(g(X4, np.array([2, -3]), np.uint8(1)), X4[1:, np.array([2, -3]), None, np.uint8(1)])
+
+
+def _numpy_error(x, key) -> str:
+    with pytest.raises(IndexError) as e:
+        x[key]
+    return str(e.value)
+
+
+@pytest.mark.parametrize("key", [
+    (slice(None), [0, 7], [1]),
+    (7, [0]),
+    (slice(None), [0, 1], [[1], [2]], [9]),
+    (slice(None), [9, 1], [[1], [2]], [9]),
+    ([0, 1], slice(None), [-6]),
+])
+def test_constant_out_of_range_raises_numpys_index_error_while_tracing(key):
+    message = _numpy_error(X4, key)
+    with pytest.raises(IndexError, match=re.escape(message)):
+        jc.jit(lambda v: v[key])(X4)
+
+
+def test_traced_out_of_range_raises_numpys_index_error_after_the_call():
+    f = jc.jit(lambda v, i, j: v[i, :, j])
+    x = X4[:, :, :, 0]
+    for i, j in [([[0], [5]], [0, 1]), ([[0], [1]], [4]), ([[3], [0]], [-5]), ([9, 0], [8, -9])]:
+        i, j = np.array(i), np.array(j)
+        with pytest.raises(IndexError, match=re.escape(_numpy_error(x, (i, slice(None), j)))):
+            f(x, i, j)
+    assert_matches(f(x, np.array([1]), np.array([-1])), x[[1], :, [-1]])  # the cache still works
+    empty = np.zeros((3, 4, 0), np.float32)  # the result is empty, the index still checked
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        f(empty, np.array([5]), np.array([0]))
+
+
+def test_index_arrays_that_do_not_broadcast_or_masks_that_do_not_fit():
+    with pytest.raises(IndexError, match="shape mismatch"):
+        jc.jit(lambda v: v[:, [0, 1], [1, 2, 3]])(X4)
+    with pytest.raises(IndexError, match="did not match indexed array along axis 1"):
+        jc.jit(lambda v: v[0, np.ones(4, bool)])(X4)
+    with pytest.raises(IndexError, match="integer"):
+        jc.jit(lambda v: v[np.array([0.0]), [1]])(X4)
+
+
+def test_empty_advanced_results():
+    x = np.zeros((0, 3), np.int16)
+    assert_matches(jc.jit(lambda v: v[[], [0, 0][:0]])(X4), X4[[], []])
+    assert_matches(jc.jit(lambda v: v[:, [2, 0], None])(x), x[:, [2, 0], None])
+    assert_matches(jc.jit(lambda v, i: v[i, i])(X4[0, :, :3, 0], np.zeros((2, 0), np.int64)),
+                   X4[0, :, :3, 0][np.zeros((2, 0), np.int64), np.zeros((2, 0), np.int64)])
+
+
+def test_advanced_index_of_a_constant_folds():
+    c = np.arange(12.0).reshape(3, 4)
+    f = jc.jit(lambda v: v + c[[0, 2], [1, -1]])
+    assert_matches(f(np.ones(2)), 1 + c[[0, 2], [1, -1]])
+    assert "gather" not in f.lower(np.ones(2)).as_text("optimized")
+
+
+def test_gather_nd_scatter_nd_and_diagonal_round_trip_as_text():
+    def f(v, i):
+        v[i, 1:, [0, 2]] += 1
+        return v[:, i, 0, [1, 1]], np.einsum("iij->ji", v[:, :2, 0])
+    text = str(jc.make_ir(f)(X4, np.array([1, 0])))
+    for op in ("gather_nd", "scatter_nd", "diagonal"):
+        assert f'"array.{op}"' in text
+    assert print_op(parse(text)) == text
+
+
+def test_setitem_with_advanced_indices_last_write_wins():
+    def f(v, i):
+        v[i, :, [1, 1, 0]] = np.arange(3.0)[:, None]
+        v[[0, 0], ..., [2, 3]] += 10  # as NumPy: each element once, not twice
+        v[1:, np.array([True, False, True]), -1] = -1
+        return v
+    for i in (np.array([0, 1, 0]), np.array([[1], [0]])):
+        x, expected = X4.copy(), X4.copy()
+        f(expected, i)
+        assert_matches(jc.jit(f)(x, i), expected)
+        assert_matches(x, expected)  # the caller's array was written, as in NumPy
+
+
+def test_advanced_getitem_is_a_copy_not_a_view():
+    def f(v):
+        y = v[[0, 1], 0]
+        y += 100
+        return y
+    x = X4.copy()
+    assert_matches(jc.jit(f)(x), f(X4.copy()))
+    assert_matches(x, X4)
+
+
+def test_at_add_accumulates_repeated_indices_like_add_at():
+    v = np.arange(6.0).reshape(2, 3)
+    y = X4[0, :, :, 0].astype(np.float64)
+
+    def f(x, i):
+        return x.at[i, :3].add(v), x.at[i, :3].set(v), x.at[i, 1:].get()
+    i = np.array([1, 1])
+    added = y.copy()
+    np.add.at(added, (i, slice(None, 3)), v)
+    written = y.copy()
+    written[i, :3] = v
+    got = jc.jit(f)(y, i)
+    assert_matches(got[0], added)
+    assert_matches(got[1], written)
+    assert_matches(got[2], y[i, 1:])
+    counts = jc.jit(lambda c, i: c.at[i].add(1))(np.zeros(4, np.int32), np.array([3, 0, 3, 3, -1]))
+    assert_matches(counts, np.array([1, 0, 0, 4], np.int32))
+    with pytest.raises(IndexError, match="index 3 is out of bounds for axis 0 with size 3"):
+        jc.jit(f)(y, np.array([0, 3]))
+
+
+def test_unsupported_advanced_forms_are_named():
+    with pytest.raises(jc.UnsupportedError, match="at\\[index\\].multiply"):
+        jc.jit(lambda v: v.at[[0, 0]].multiply(2))(np.ones(3))
+    with pytest.raises(jc.JitTypeError, match="where"):  # several values: a data-dependent count
+        jc.jit(lambda v: v.at[v > 0].set(np.array([1.0, 2.0, 3.0])))(np.ones(3))
+
+
+def test_assigning_a_scalar_through_a_traced_mask_is_where():
+    def writes(v):
+        v[v < 0] = 0
+        v[v[:, 0] > 1] = np.float32(7.5)  # a mask over the leading dim
+        return v
+
+    def f(v):
+        v = writes(v)
+        return v, v.at[v > 5].add(1), v.at[v == 0].set(-2.9)
+    x = np.array([[-1, 2, -3], [4, -5, 6], [1, 1, 1]], np.int16)
+    y = x.copy()
+    got = jc.jit(f)(y)
+    written = writes(x.copy())
+    added = written.copy()
+    added[added > 5] += 1
+    assert_matches(got[0], written)
+    assert_matches(got[1], added)
+    assert_matches(got[2], np.where(written == 0, np.int16(-2), written))
+    assert_matches(y, written)

@@ -1,0 +1,148 @@
+"""``array.gather_nd`` and ``array.scatter_nd`` as LLVM functions.
+
+Both first check every index array, in operand order and each in C order, as NumPy does: an
+index outside ``[-n, n)`` is recorded in the status words (flag, index, axis, size) unless an
+earlier error already is, and the caller turns the first one into NumPy's ``IndexError``. The
+loops that read or write ``x`` run only while the status is clear, so no index out of range is
+ever used. Negative indices count from the end. A scatter copies ``x`` to the result, then
+walks the updates in C order: with "set" the last write to an element wins, with "add"
+repeated indices accumulate (``np.add.at``).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from llvmlite import ir as ll
+
+from codegen.llvm_types import I64, PTR, memory_type
+from codegen.loops import contiguous_strides, emit_nest
+from ir.core import Operation
+
+_names = itertools.count()
+
+
+class _Emitter:
+    def __init__(self, module: ll.Module, op: Operation, strided: list[bool], prefix: str):
+        shaped = [*op.operands, op.result]
+        flags = [*strided, False]
+        params = [PTR] * (len(shaped) + 1) + [I64] * sum(v.type.rank for v, s in zip(shaped, flags) if s)
+        self.fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), f"{prefix}_{next(_names)}")
+        self.fn.linkage = "internal"
+        self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
+        self.pointers = list(self.fn.args[: len(shaped)])
+        self.status = self.fn.args[len(shaped)]
+        rest = iter(self.fn.args[len(shaped) + 1:])
+        self.strides = [[next(rest) for _ in v.type.shape] if s else
+                        [ll.Constant(I64, s) for s in contiguous_strides(v.type.shape)]
+                        for v, s in zip(shaped, flags)]
+        self.shapes = [v.type.shape for v in shaped]
+
+    def address(self, k: int, ivs, etype):
+        b = self.b
+        offset = ll.Constant(I64, 0)
+        for iv, stride in zip(ivs, self.strides[k]):
+            offset = b.add(offset, b.mul(iv, stride))
+        return b.gep(self.pointers[k], [offset], inbounds=True, source_etype=etype)
+
+    def status_word(self, slot: int):
+        return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
+
+    def load_index(self, k: int, b_ivs):
+        """Index operand ``k`` at broadcast position ``b_ivs`` (size-1 dims read position 0)."""
+        zero = ll.Constant(I64, 0)
+        at = [zero if d == 1 else iv for d, iv in zip(self.shapes[k], b_ivs)]
+        return self.b.load(self.address(k, at, I64), typ=I64)
+
+    def wrap(self, i, n: int):
+        """A negative index counts from the end."""
+        b = self.b
+        return b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, ll.Constant(I64, n)), i)
+
+    def check(self, first_index: int, axes, x_shape) -> None:
+        """Record the first index out of range, operand by operand, each in C order."""
+        b = self.b
+        for k, axis in enumerate(axes, start=first_index):
+            n = x_shape[axis]
+
+            def body(ivs, k=k, axis=axis, n=n):
+                i = b.load(self.address(k, ivs, I64), typ=I64)
+                wrapped = self.wrap(i, n)
+                bad = b.icmp_unsigned(">=", wrapped, ll.Constant(I64, n))
+                first = b.icmp_signed("==", b.load(self.status_word(0), typ=I64), ll.Constant(I64, 0))
+                with b.if_then(b.and_(bad, first), likely=False):
+                    for slot, v in enumerate((1, i, axis, n)):
+                        b.store(v if not isinstance(v, int) else ll.Constant(I64, v), self.status_word(slot))
+
+            emit_nest(b, self.shapes[k], body)
+
+    def when_clear(self, emit) -> None:
+        b = self.b
+        clear = b.icmp_signed("==", b.load(self.status_word(0), typ=I64), ll.Constant(I64, 0))
+        with b.if_then(clear, likely=True):
+            emit()
+
+    def x_position(self, ivs, first_index: int, axes, x_shape, position: int, b_rank: int):
+        """The element of ``x`` that position ``ivs`` of a gather result reads."""
+        b_ivs = ivs[position: position + b_rank]
+        rest = iter([*ivs[:position], *ivs[position + b_rank:]])
+        wrapped = {}
+        for k, axis in enumerate(axes, start=first_index):
+            i = self.load_index(k, b_ivs)
+            wrapped[axis] = self.wrap(i, x_shape[axis])
+        return [wrapped[a] if a in wrapped else next(rest) for a in range(len(x_shape))]
+
+
+def emit_gather_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
+    """``void gather_nd_N(x, idx..., out, status, [strides of strided operands])``."""
+    e = _Emitter(module, op, strided, "gather_nd")
+    x = op.operands[0]
+    elem = memory_type(x.type.element)
+    out = len(op.operands)
+    b_rank = op.operands[1].type.rank
+    e.check(1, op.axes, x.type.shape)
+
+    def body(ivs):
+        at = e.x_position(ivs, 1, op.axes, x.type.shape, op.position, b_rank)
+        value = e.b.load(e.address(0, at, elem), typ=elem)
+        e.b.store(value, e.address(out, ivs, elem))
+
+    e.when_clear(lambda: emit_nest(e.b, op.result.type.shape, body))
+    e.b.ret_void()
+    return e.fn
+
+
+def emit_scatter_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
+    """``void scatter_nd_N(x, updates, idx..., out, status, [strides of strided operands])``."""
+    e = _Emitter(module, op, strided, "scatter_nd")
+    x, updates = op.operands[:2]
+    element = x.type.element
+    elem = memory_type(element)
+    out = len(op.operands)
+    b_rank = op.operands[2].type.rank
+    b = e.b
+    emit_nest(b, x.type.shape, lambda ivs: b.store(b.load(e.address(0, ivs, elem), typ=elem),
+                                                    e.address(out, ivs, elem)))
+    e.check(2, op.axes, x.type.shape)
+
+    def body(ivs):
+        at = e.x_position(ivs, 2, op.axes, x.type.shape, op.position, b_rank)
+        target = e.address(out, at, elem)
+        value = b.load(e.address(1, ivs, elem), typ=elem)
+        if op.mode == "add":
+            old = b.load(target, typ=elem)
+            if element.is_complex:  # part by part
+                for k in (0, 1):
+                    part = b.fadd(b.extract_value(old, k), b.extract_value(value, k))
+                    value = b.insert_value(value, part, k)
+            elif element.is_float:
+                value = b.fadd(old, value)
+            elif element.is_bool:
+                value = b.or_(old, value)
+            else:
+                value = b.add(old, value)
+        b.store(value, target)
+
+    e.when_clear(lambda: emit_nest(b, updates.type.shape, body))
+    b.ret_void()
+    return e.fn

@@ -1,0 +1,246 @@
+"""NumPy's advanced indexing on traced arrays: ``x[key]``, ``x[key] = v`` and ``x.at[key]``
+where ``key`` mixes integer arrays (NumPy arrays, lists, traced integer arrays) and constant
+boolean masks with ints, slices, None and Ellipsis.
+
+A key becomes: a slice of ``x`` (every dim kept, the advanced dims whole), then one
+``array.gather_nd`` over the advanced dims, then a reshape that inserts the None dims. The
+index arrays broadcast against each other to B; a constant mask stands for its ``nonzero()``
+arrays, and an int (alongside an array) for a 0-d index array. NumPy's placement rule: when
+the advanced indices are adjacent in the key, B replaces them in place; otherwise B comes first.
+Constant indices are checked while tracing, with NumPy's messages; traced ones after the call.
+A traced mask is refused (the result's shape would depend on the data), except to assign one
+value (``x[x < 0] = 0``), which is ``where``.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from ir.dialects import array
+from ir.dialects.gather import DiagonalOp, GatherNdOp, ScatterNdOp, gather_nd_shape
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.tracer import Tracer
+
+
+def is_array_index(k) -> bool:
+    return isinstance(k, (Tracer, np.ndarray, list))
+
+
+class _Plan:
+    """A key, taken apart: the slice of ``x`` to take first, the advanced dims with their
+    index arrays (in key order), where the index dims go, and the final shape."""
+
+    def __init__(self, x: Tracer, key):
+        keys = key if isinstance(key, tuple) else (key,)
+        keys = [_as_index(k) for k in keys]
+        ellipses = [i for i, k in enumerate(keys) if k is Ellipsis]  # `in` would call Tracer.__eq__
+        if len(ellipses) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        used = sum(_dims_used(k) for k in keys)
+        if used > x.ndim:
+            raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, "
+                             f"but {used} were indexed")
+        self.start, self.stride, self.sliced = [], [], []
+        self.axes, self.indices = [], []
+        layout = []  # of the result: (size,) per kept dim, 1 per new dim, "B" for the index dims
+        advanced_entries = []
+        dim = 0
+        for entry, k in enumerate(keys):
+            if k is None:
+                layout.append(1)
+            elif k is Ellipsis:
+                for _ in range(x.ndim - used):
+                    self._keep(x, dim, slice(None), layout)
+                    dim += 1
+            elif isinstance(k, slice):
+                self._keep(x, dim, k, layout)
+                dim += 1
+            else:
+                advanced_entries.append(entry)
+                if "B" not in layout:
+                    layout.append("B")
+                for index in _components(x, dim, k):
+                    self.axes.append(dim)
+                    self.indices.append(index)
+                    self._keep(x, dim, slice(None), None)
+                    dim += 1
+        while dim < x.ndim:
+            self._keep(x, dim, slice(None), layout)
+            dim += 1
+        adjacent = advanced_entries == list(range(advanced_entries[0], advanced_entries[-1] + 1))
+        if not adjacent:
+            layout.remove("B")
+            layout.insert(0, "B")
+        shapes = [np.shape(i) if not isinstance(i, Tracer) else i.shape for i in self.indices]
+        try:
+            self.b_shape = tuple(np.broadcast_shapes(*shapes))
+        except ValueError:
+            raise IndexError("shape mismatch: indexing arrays could not be broadcast together with "
+                             "shapes " + "".join(f"{_shape_text(s)} " for s in shapes)) from None
+        for axis, index in zip(self.axes, self.indices):
+            if not isinstance(index, Tracer):
+                _check_bounds(index, axis, x.shape[axis])
+        at = layout.index("B")
+        self.position = sum(1 for v in layout[:at] if isinstance(v, tuple))
+        self.final = tuple(d for v in layout
+                           for d in (self.b_shape if v == "B" else v if isinstance(v, tuple) else (v,)))
+
+    def _keep(self, x: Tracer, dim: int, k: slice, layout) -> None:
+        r = range(*k.indices(x.shape[dim]))
+        self.start.append(r.start if len(r) else 0)
+        self.stride.append(r.step)
+        self.sliced.append(len(r))
+        if layout is not None:
+            layout.append((len(r),))  # a kept dim of x (a new one is a bare 1)
+
+
+def _shape_text(shape) -> str:
+    return "(" + ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _as_index(k):
+    """Lists as NumPy arrays (``[]`` as an empty integer index); everything else as it is."""
+    if isinstance(k, list):
+        arr = np.asarray(k) if k else np.zeros(0, np.int64)
+        if arr.dtype == object:
+            raise UnsupportedError("an index list holding traced arrays is not supported under jit; "
+                                   "stack them into one array first")
+        return arr
+    if isinstance(k, (bool, np.bool_)):
+        raise UnsupportedError("a boolean scalar as an index (x[True]) is not supported under jit")
+    if isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:
+        raise UnsupportedError("a 0-d boolean array as an index is not supported under jit")
+    if isinstance(k, (Tracer, np.ndarray)) and k.dtype != np.bool_ and k.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if k is None or k is Ellipsis or isinstance(k, (slice, Tracer, np.ndarray)):
+        return k
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                         "and integer or boolean arrays are valid indices") from None
+
+
+def _dims_used(k) -> int:
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, (Tracer, np.ndarray)) and k.dtype == np.bool_:
+        return k.ndim
+    return 1
+
+
+def _components(x: Tracer, dim: int, k) -> list:
+    """The index arrays an advanced entry stands for: one, or one per dim of a mask."""
+    if isinstance(k, int):
+        return [np.asarray(k, np.int64)]
+    if k.dtype != np.bool_:
+        return [k]
+    if isinstance(k, Tracer):
+        raise JitTypeError(
+            f"{x!r}[mask] with a traced boolean mask has a shape that depends on the data, which "
+            "a compiled function cannot have; use jitcore.numpy.where(mask, x, fill) instead"
+        )
+    for j, size in enumerate(k.shape):
+        if x.shape[dim + j] != size:
+            raise IndexError(f"boolean index did not match indexed array along axis {dim + j}; size "
+                             f"of axis is {x.shape[dim + j]} but size of corresponding boolean axis "
+                             f"is {size}")
+    return list(np.nonzero(k))
+
+
+def _check_bounds(index, axis: int, size: int) -> None:
+    flat = np.asarray(index).reshape(-1)
+    bad = (flat < -size) | (flat >= size)
+    if bad.any():
+        i = int(flat[np.argmax(bad)])
+        raise IndexError(f"index {i} is out of bounds for axis {axis} with size {size}")
+
+
+def _index_tracers(plan: _Plan, trace) -> list[Tracer]:
+    """The index arrays as i64 tracers of one rank (leading 1s added: a free reshape)."""
+    rank = len(plan.b_shape)
+    out = []
+    for index in plan.indices:
+        t = prims.as_tracer(trace, index, np.dtype(np.int64))
+        out.append(prims.reshape(t, (1,) * (rank - t.ndim) + t.shape))
+    return out
+
+
+def getitem(x: Tracer, key) -> Tracer:
+    """``x[key]`` for a key with at least one integer array or boolean mask."""
+    plan = _Plan(x, key)
+    base = prims.slice_(x, plan.start, plan.stride, plan.sliced)
+    if len(plan.indices) == 1:  # one array: NumPy's take along its axis
+        out = prims.take(base, plan.indices[0], plan.axes[0])
+    else:
+        indices = _index_tracers(plan, x.trace)
+        shape = gather_nd_shape(base.shape, plan.axes, plan.b_shape, plan.position)
+        out = prims._emit(x.trace, GatherNdOp, [base, *indices], base.value.type.with_shape(shape),
+                          {"axes": tuple(plan.axes), "position": plan.position},
+                          sources=prims._sources(x, *plan.indices))
+    return prims.reshape(out, plan.final)
+
+
+def update(x: Tracer, key, value, mode: str = "set") -> Tracer:
+    """``x`` after ``x[key] = value`` (``mode`` "set": the last write to an element wins, as in
+    NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate)."""
+    masked = _traced_mask_update(x, key, value, mode)
+    if masked is not None:
+        return masked
+    plan = _Plan(x, key)
+    dtype = x.dtype
+    if mode == "add":
+        dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float)) else value.dtype)
+    v = prims.as_tracer(x.trace, value, dtype)
+    try:
+        np.broadcast_shapes(v.shape, plan.final)
+        if len(v.shape) > len(plan.final):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v.shape)} could not be "
+                         f"broadcast to indexing result of shape {_shape_text(plan.final)}") from None
+    whole = plan.sliced == list(x.shape) and all(s == 1 for s in plan.stride)
+    base = x if whole else prims.slice_(x, plan.start, plan.stride, plan.sliced)
+    base = prims.convert(base, dtype)
+    shape = gather_nd_shape(base.shape, plan.axes, plan.b_shape, plan.position)
+    updates = prims.reshape(prims.broadcast_to(v, plan.final), shape)
+    indices = _index_tracers(plan, x.trace)
+    new = prims._emit(x.trace, ScatterNdOp, [base, updates, *indices], base.value.type,
+                      {"axes": tuple(plan.axes), "position": plan.position, "mode": mode},
+                      sources=prims._sources(x, v, *plan.indices))
+    new = prims.convert(new, x.dtype)
+    if whole:
+        return new
+    if 0 in plan.sliced:
+        return x
+    return prims._emit(x.trace, array.UpdateSliceOp, [x, new], x.value.type,
+                       {"start": tuple(plan.start), "stride": tuple(plan.stride)})
+
+
+def diagonal(x: Tracer, dims: tuple[int, ...]) -> Tracer:
+    """``array.diagonal``: dim ``k`` of ``x`` follows result dim ``dims[k]``; dims that follow
+    one result dim are read at one position (``dims = (0, 0)`` is the main diagonal)."""
+    shape = [0] * (max(dims) + 1)
+    for size, d in zip(x.shape, dims):
+        shape[d] = size
+    return prims._emit(x.trace, DiagonalOp, [x], x.value.type.with_shape(shape), {"dims": tuple(dims)})
+
+
+def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
+    """``x[mask] = scalar`` with a traced mask over the leading dims is ``where``: its shape
+    does not depend on the data (a value of several elements would, and stays refused)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if len(keys) != 1 or not isinstance(keys[0], Tracer) or keys[0].dtype != np.bool_:
+        return None
+    mask = keys[0]
+    size = value.size if isinstance(value, Tracer) else np.size(value)
+    if mask.shape != x.shape[:mask.ndim] or size != 1:
+        return None
+    v = prims.as_tracer(x.trace, value, x.dtype) if mode == "set" else prims.ufunc(np.add, x, value)
+    if mode == "set":
+        v = prims.reshape(v, ())
+    cond = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return prims.where(cond, prims.convert(v, x.dtype), x)
