@@ -159,12 +159,17 @@ def _kernel_for(op: Operation) -> kernel.GenericOp | None:
         src = op.operands[0].type
         kb = KernelBuilder(src.rank)
         x = kb.input(op.operands[0], AffineMap.identity(src.rank))
+        init = reduction_init(op.kind, out_type.element)
+        if not op.axes:  # each element combined with the identity once: 0.0 + -0.0 is 0.0
+            value = kb.emit.combine(op.kind, kb.emit.const(init.value, init.type), x)
+            return kb.finish(op, [out_type], [AffineMap.identity(src.rank)], ["parallel"] * src.rank,
+                             [value])
         acc = kb.body.add_arg(out_type.element)
         value = kb.emit.combine(op.kind, acc, x)
         kept = [d for d in range(src.rank) if d not in op.axes]
         iterators = ["reduction" if d in op.axes else "parallel" for d in range(src.rank)]
         return kb.finish(op, [out_type], [AffineMap.from_dims(src.rank, kept)], iterators, [value],
-                         inits=[reduction_init(op.kind, out_type.element)], accumulators=[acc])
+                         inits=[init], accumulators=[acc])
     return None
 
 

@@ -21,7 +21,7 @@ from ir.core import Value
 from ir.dialects import kernel
 from ir.dialects.array_index import ArgReduceOp, ScanOp
 from ir.dialects.gather import DiagonalOp
-from ir.types import ScalarType, i1, i64
+from ir.types import ScalarType, i1, i64, index
 from passes.fuse import KernelBuilder, kernelizes
 from passes.scalar_lowering import ScalarEmitter, reduction_init
 
@@ -68,8 +68,8 @@ def kernelize_argreduce(op: ArgReduceOp) -> _Replacement:
 
 def scan_init(kind: str, t: ScalarType) -> ScalarAttr:
     """Where a scan starts: the kind's identity, exact for every first element (-0.0 included)."""
-    if kind == "sum" and t.is_float:
-        return ScalarAttr(-0.0, t)
+    if kind == "sum" and (t.is_float or t.is_complex):
+        return ScalarAttr(complex(-0.0, -0.0) if t.is_complex else -0.0, t)
     return reduction_init(kind, t)
 
 
@@ -81,9 +81,12 @@ def kernelize_scan(op: ScanOp) -> kernel.GenericOp:
     value = kb.input(x, AffineMap.identity(rank))
     acc = kb.body.add_arg(t)
     iterators = [kernel.SCAN if d == op.axis else kernel.PARALLEL for d in range(rank)]
-    return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators,
-                     [kb.emit.combine(op.kind, acc, value)], inits=[scan_init(op.kind, t)],
-                     accumulators=[acc])
+    out = kb.emit.combine(op.kind, acc, value)
+    if t.is_complex and op.kind == "prod":  # (1 + 0j) * x is not x where a part is inf: copy it
+        first = kb.emit.cmp("eq", kb.index(op.axis), kb.emit.const(0, index))
+        out = kb.emit.select(first, value, out)
+    return kb.finish(op, [x.type], [AffineMap.identity(rank)], iterators, [out],
+                     inits=[scan_init(op.kind, t)], accumulators=[acc])
 
 
 @kernelizes(DiagonalOp)

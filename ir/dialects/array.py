@@ -376,7 +376,12 @@ class ReduceOp(ArrayOp):
             self.fail("cannot reduce an empty axis with max or min (no identity)")
 
     def fold(self, constants):
-        if not self.axes:
+        element = self.operands[0].type.element
+        # No axes: NumPy still combines each element with the identity, which changes -0.0 + 0.0
+        # (float sums) and inf * (1 + 0j) (complex products); elsewhere the element is the result.
+        changes = (self.kind == "sum" and (element.is_float or element.is_complex)
+                   or self.kind == "prod" and element.is_complex)
+        if not self.axes and not changes:
             return [self.operands[0]]
         arr = _constant_array(constants[0])
         if arr is None:

@@ -218,3 +218,27 @@ def test_static_powers(n):
 def test_other_complex_powers_are_refused(n):
     with pytest.raises(jc.UnsupportedError, match="numpy.power of complex numbers"):
         jc.jit(lambda z, n: z ** n)(np.ones(3, np.complex64), n)
+
+
+def test_reductions_and_scans_at_special_values():
+    # A reduction combines each element with the identity (over no axes too: 0.0 + -0.0 is 0.0,
+    # (1 + 0j) * (inf + 0j) has a nan part); a scan copies its first element.
+    parts = [0.0, -0.0, 1.0, -1.5, np.inf, -np.inf, np.nan, 0.5]
+    rng = np.random.default_rng(8)
+    f = jc.jit(lambda x: (np.cumprod(x, axis=-1), np.cumsum(x, axis=0), np.prod(x, axis=-1),
+                          np.prod(x, axis=()), np.sum(x, axis=()), np.multiply.reduce(x, axis=0)))
+    for dtype in COMPLEX:
+        for _ in range(200):
+            x = np.array([complex(rng.choice(parts), rng.choice(parts)) for _ in range(6)], dtype)
+            x = x.reshape(2, 3)
+            want = numpy_result(lambda x: (np.cumprod(x, axis=-1), np.cumsum(x, axis=0), np.prod(x, axis=-1),
+                                           np.prod(x, axis=()), np.sum(x, axis=()),
+                                           np.multiply.reduce(x, axis=0)), x)
+            for g, e in zip(f(x), want):
+                assert_matches(g, e, 0, f"{x.tolist()}")
+
+
+def test_a_sum_over_no_axes_adds_zero_as_numpy():
+    x = np.array([-0.0, 1.0, np.nan])
+    assert_matches(jc.jit(lambda x: np.sum(x, axis=()))(x), np.sum(x, axis=()))  # [0.0, 1.0, nan]
+    assert_matches(jc.jit(np.sum)(np.array(-0.0)), np.sum(np.array(-0.0)))  # 0.0
