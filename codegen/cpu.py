@@ -402,6 +402,9 @@ class _KernelEmitter:
         for k, y in enumerate(op.body.terminator.operands):
             acc = op.body.args[n_in + k]
             combine = getattr(y, "op", None)
+            if _is_complex_sum(combine, acc):
+                names.append("complex.add")
+                continue
             if (combine is None or combine.op_name not in ("arith.addf", "arith.mulf")
                     or acc not in combine.operands or len(acc.uses) != 1):
                 return None
@@ -449,6 +452,11 @@ class _KernelEmitter:
             self._store(n_in + k, [*ivs, ll.Constant(I64, 0)], r, total)
 
     def _combine(self, name: str, a: ll.Value, b: ll.Value) -> ll.Value:
+        if name == "complex.add":
+            for k in (0, 1):
+                part = self.b.fadd(self.b.extract_value(a, k), self.b.extract_value(b, k))
+                a = self.b.insert_value(a, part, k)
+            return a
         return self.b.fadd(a, b) if name == "arith.addf" else self.b.fmul(a, b)
 
     def _body(self, ivs: list, accumulators: list | None = None) -> list | None:
@@ -481,3 +489,17 @@ class _KernelEmitter:
             self._store(n_in + k, ivs, r, y)
         return None
 
+
+def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
+    """``complex.create(re(acc) + re(x), im(acc) + im(x))``: a complex sum, whose two float
+    sums may be reordered like a float sum's."""
+    if combine is None or combine.op_name != "complex.create" or len(acc.uses) != 2:
+        return False
+    for part, name in zip(combine.operands, ("complex.re", "complex.im")):
+        add = getattr(part, "op", None)
+        if add is None or add.op_name != "arith.addf":
+            return False
+        if not any(getattr(v, "op", None) is not None and v.op.op_name == name and v.op.operands[0] is acc
+                   for v in add.operands):
+            return False
+    return True

@@ -242,3 +242,13 @@ def test_a_sum_over_no_axes_adds_zero_as_numpy():
     x = np.array([-0.0, 1.0, np.nan])
     assert_matches(jc.jit(lambda x: np.sum(x, axis=()))(x), np.sum(x, axis=()))  # [0.0, 1.0, nan]
     assert_matches(jc.jit(np.sum)(np.array(-0.0)), np.sum(np.array(-0.0)))  # 0.0
+
+
+def test_complex_sums_run_in_partial_accumulators():
+    # Like float sums (codegen/cpu.py _blocked_reduction): the loop-carried complex add would
+    # otherwise run one element at a time; the parts are summed in lanes, pairwise at the end.
+    z = (np.arange(1000) * (0.5 - 0.25j)).astype(np.complex64)
+    f = jc.jit(lambda z: z.sum())
+    np.testing.assert_allclose(f(z), z.astype(np.complex128).sum(), rtol=1e-6)
+    llvm = f.lower(z).as_text("llvm")
+    assert llvm.count("alloca {float, float}") == 8  # eight partial accumulators
