@@ -344,6 +344,28 @@ class ScalarEmitter:
         s = self.select(inf_im, inf, s)
         return self.make_complex(r, self._f("copysign", s, im))
 
+    def _complex_sign(self, a):
+        """NumPy 2's z / |z| with |z| = hypot(re, im): 0 for 0; nan + nanj when |z| is nan or
+        both parts are infinite; an infinite |z| (an overflowing hypot too) gives +-1 along the
+        infinite part, else along the imaginary axis."""
+        re, im = a
+        t = re.type
+        zero, one, minus = self.const(0.0, t), self.const(1.0, t), self.const(-1.0, t)
+        nan, inf = self.const(float("nan"), t), self.const(float("inf"), t)
+        size = self._f("hypot", re, im)
+        inf_re, inf_im = self._isinf("f", re), self._isinf("f", im)
+        unit_re = self.select(self.cmp("gt", re, zero), one, minus)
+        unit_im = self.select(self.cmp("gt", im, zero), one, minus)
+        huge_re = self.select(inf_re, self.select(inf_im, nan, unit_re), zero)
+        huge_im = self.select(inf_re, self.select(inf_im, nan, zero), unit_im)
+        is_zero = self.cmp("eq", size, zero)
+        out_re = self.select(is_zero, zero, self._f("div", re, size))
+        out_im = self.select(is_zero, zero, self._f("div", im, size))
+        huge = self.cmp("eq", size, inf)
+        out_re, out_im = self.select(huge, huge_re, out_re), self.select(huge, huge_im, out_im)
+        no_size = self.isnan(size)
+        return self.make_complex(self.select(no_size, nan, out_re), self.select(no_size, nan, out_im))
+
     def _complex_isnan(self, a):
         return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
 
@@ -380,6 +402,31 @@ class ScalarEmitter:
 
     def _complex_ge(self, a, b):
         return self._complex_order(False, b, a)
+
+    def _complex_pick(self, first, a, b):
+        return self.make_complex(self.select(first, a[0], b[0]), self.select(first, a[1], b[1]))
+
+    def _complex_keep(self, nan, order, a, b):
+        return self._complex_pick(self.op("arith.ori", nan, order), a, b)
+
+    def _complex_has_nan(self, a):
+        return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
+
+    def _complex_max(self, a, b):
+        """np.maximum: the first operand if it has a NaN part or is >= the second (the
+        lexicographic order above), else the second: a NaN in either propagates, the first's
+        wins, and ties (0.0 against -0.0 too) keep the first."""
+        return self._complex_keep(self._complex_has_nan(a), self._complex_ge(a, b), a, b)
+
+    def _complex_min(self, a, b):
+        return self._complex_keep(self._complex_has_nan(a), self._complex_le(a, b), a, b)
+
+    def _complex_fmax(self, a, b):
+        """np.fmax: the first operand if the second has a NaN part or the first is >= it."""
+        return self._complex_keep(self._complex_has_nan(b), self._complex_ge(a, b), a, b)
+
+    def _complex_fmin(self, a, b):
+        return self._complex_keep(self._complex_has_nan(b), self._complex_le(a, b), a, b)
 
     # -- ufuncs built from the ops above ---------------------------------------------------
     def _fmod(self, fam, x, y):
@@ -473,8 +520,8 @@ class ScalarEmitter:
     # -- reductions ----------------------------------------------------------------------
     def combine(self, kind: str, acc: Value, x: Value) -> Value:
         t = x.type
-        if t.is_complex and kind in ("sum", "prod"):
-            return self.complex_elementwise("add" if kind == "sum" else "mul", [acc, x])
+        if t.is_complex and kind in ("sum", "prod", "max", "min"):
+            return self.complex_elementwise({"sum": "add", "prod": "mul"}.get(kind, kind), [acc, x])
         family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
         if kind == "sum":
             return self._add(family, acc, x)
@@ -501,6 +548,9 @@ def reduction_init(kind: str, t: ScalarType) -> ScalarAttr:
         return ScalarAttr(1, t)
     if t.is_float:
         return ScalarAttr(float("-inf") if kind == "max" else float("inf"), t)
+    if t.is_complex:  # below (above) every number in NumPy's lexicographic order
+        inf = float("-inf") if kind == "max" else float("inf")
+        return ScalarAttr(complex(inf, inf), t)
     if t.is_bool:
         return ScalarAttr(kind == "min", t)
     info = np.iinfo(numpy_dtype(t))
