@@ -13,7 +13,7 @@ from ir.attributes import ScalarAttr, numpy_dtype
 from ir.builder import Builder
 from ir.core import OP_REGISTRY, Value
 from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
-from ir.types import ScalarType, f16, f32, i1
+from ir.types import ScalarType, f16, f32, f64, i1
 
 FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 SIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
@@ -345,14 +345,14 @@ class ScalarEmitter:
         return self.make_complex(r, self._f("copysign", s, im))
 
     def _complex_sign(self, a):
-        """NumPy 2's z / |z| with |z| = hypot(re, im): 0 for 0; nan + nanj when |z| is nan or
+        """NumPy 2's z / |z| with |z| = hypot(re, im) (glibc's): 0 for 0; nan + nanj when |z| is nan or
         both parts are infinite; an infinite |z| (an overflowing hypot too) gives +-1 along the
         infinite part, else along the imaginary axis."""
         re, im = a
         t = re.type
         zero, one, minus = self.const(0.0, t), self.const(1.0, t), self.const(-1.0, t)
         nan, inf = self.const(float("nan"), t), self.const(float("inf"), t)
-        size = self._f("hypot", re, im)
+        size = self._libm_hypot(re, im)
         inf_re, inf_im = self._isinf("f", re), self._isinf("f", im)
         unit_re = self.select(self.cmp("gt", re, zero), one, minus)
         unit_im = self.select(self.cmp("gt", im, zero), one, minus)
@@ -365,6 +365,131 @@ class ScalarEmitter:
         out_re, out_im = self.select(huge, huge_re, out_re), self.select(huge, huge_im, out_im)
         no_size = self.isnan(size)
         return self.make_complex(self.select(no_size, nan, out_re), self.select(no_size, nan, out_im))
+
+    def _complex_log(self, a):
+        """clog, as glibc's (which NumPy calls): log|z| + atan2(im, re)j, with log|z| through
+        log1p of |z|**2 - 1 near the unit circle (computed without cancellation), scaled for
+        huge and tiny parts; -inf + (0 or pi)j at zero, inf + nanj for an infinite part with a
+        NaN. complex64 computes in float64, where its squares neither overflow nor lose bits."""
+        re, im = a
+        t = re.type
+        if t.bitwidth == 32:
+            wide = self.parts(self._complex_log((self.convert(re, f64), self.convert(im, f64))))
+            return self.make_complex(*(self.convert(p, t) for p in wide))
+        info = np.finfo(numpy_dtype(t))
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        ax, ay = self._f("absf", re), self._f("absf", im)
+        big, small = self.op("arith.maximumf", ax, ay), self.op("arith.minimumf", ax, ay)
+        huge = self.cmp("gt", big, c(info.max / 2))
+        tiny = self.cmp("lt", big, c(info.tiny))
+        up = c(2.0 ** (info.nmant + 1))
+        x = self.select(huge, self._f("mul", big, c(0.5)), self.select(tiny, self._f("mul", big, up), big))
+        halved = self.select(self.cmp("ge", small, c(2 * info.tiny)), self._f("mul", small, c(0.5)), c(0.0))
+        y = self.select(huge, halved, self.select(tiny, self._f("mul", small, up), small))
+        ln2 = np.log(2.0)
+        shift = self.select(huge, c(-ln2), self.select(tiny, c((info.nmant + 1) * ln2), c(0.0)))
+        plain = self.op("arith.xori", self.op("arith.ori", huge, tiny), self.const(True, i1))
+        # log1p(x**2 + y**2 - 1) / 2 where that is near 0, as glibc decides it.
+        one, half = c(1.0), c(0.5)
+        xm = self._f("mul", self._f("sub", x, one), self._f("add", x, one))
+        yy = self._f("mul", y, y)
+        near = self._f("add", xm, self.select(self.cmp("ge", y, c(info.eps)), yy, c(0.0)))
+        x_lt_1 = self.cmp("lt", x, one)
+        upper = self.op("arith.andi", self.cmp("gt", x, one), self.cmp("lt", x, c(2.0)))
+        upper = self.op("arith.andi", upper, self.cmp("lt", y, one))
+        lower = self.op("arith.andi", x_lt_1, self.cmp("ge", x, half))
+        lower_thin = self.op("arith.andi", lower, self.cmp("lt", y, c(info.eps / 2)))
+        lower_wide = self.op("arith.andi", lower, self.cmp("ge", self._f("fma", x, x, yy), half))
+        d2m1 = self.select(self.cmp("eq", x, one), yy,
+                           self.select(self.op("arith.ori", upper, lower_thin), near, self._x2y2m1(x, y)))
+        use_log1p = self.op("arith.andi", plain, self.op("arith.ori", self.op(
+            "arith.ori", self.cmp("eq", x, one), upper), self.op("arith.ori", lower_thin, lower_wide)))
+        out_re = self.select(use_log1p, self._f("mul", self._f("log1p", d2m1), half),
+                             self._f("sub", self._f("log", self._libm_hypot(x, y)), shift))
+        out_im = self._f("arctan2", im, re)
+        # Zero: -inf, and atan2's +-0 or +-pi. NaN in a part: inf + nanj if the other is infinite.
+        zero = self.cmp("eq", big, c(0.0))
+        out_re = self.select(zero, c(float("-inf")), out_re)
+        has_nan = self._complex_has_nan(a)
+        inf_part = self.op("arith.ori", self._isinf("f", re), self._isinf("f", im))
+        out_re = self.select(has_nan, self.select(inf_part, c(float("inf")), c(float("nan"))), out_re)
+        return self.make_complex(out_re, self.select(has_nan, c(float("nan")), out_im))
+
+    def _x2y2m1(self, x, y):
+        """x**2 + y**2 - 1 for 0.5 <= x < 1, nearly exact as glibc's: the squares split into
+        exact high and low parts (fma), added with error-free two-sums, so that where the sum
+        cancels (x**2 + y**2 near 1) only the last, tiny error terms are rounded."""
+        x2, y2 = self._f("mul", x, x), self._f("mul", y, y)
+        ex = self._f("fma", x, x, self._f("neg", x2))
+        ey = self._f("fma", y, y, self._f("neg", y2))
+        s, e1 = self._two_sum(x2, self.const(-1.0, x.type))
+        u, e2 = self._two_sum(s, y2)
+        low, e3 = self._two_sum(ex, ey)
+        v, e4 = self._two_sum(u, low)
+        return self._f("add", v, self._f("add", self._f("add", e1, e2), self._f("add", e3, e4)))
+
+    def _two_sum(self, a, b):
+        """a + b and its rounding error, exactly (Knuth's two-sum)."""
+        s = self._f("add", a, b)
+        bb = self._f("sub", s, a)
+        return s, self._f("add", self._f("sub", a, self._f("sub", s, bb)), self._f("sub", b, bb))
+
+    def _complex_scaled_log(self, a, factor):
+        """np.log2 / np.log10: clog's parts times log2(e) (log10(e)) in the part type, as NumPy."""
+        re, im = self.parts(self._complex_log(a))
+        k = self.const(factor, re.type)
+        return self.make_complex(self._f("mul", re, k), self._f("mul", im, k))
+
+    def _complex_log2(self, a):
+        return self._complex_scaled_log(a, float(np.log2(np.e)))
+
+    def _complex_log10(self, a):
+        return self._complex_scaled_log(a, float(np.log10(np.e)))
+
+    def _complex_log1p(self, a):
+        """NumPy's own log1p: log(hypot(re + 1, im)) + atan2(im, re + 1)j, plainly. Near
+        |1 + z| = 1 the log cancels, so the hypot is glibc's, to the bit."""
+        re, im = a
+        shifted = self._f("add", re, self.const(1.0, re.type))
+        return self.make_complex(self._f("log", self._libm_hypot(shifted, im)),
+                                 self._f("arctan2", im, shifted))
+
+    def _libm_hypot(self, x, y):
+        """glibc's hypot, which NumPy's complex loops call, to the bit: float32 as the square
+        root of the squares' sum in float64; float64 as its non-fma kernel (a square root and
+        one correction step), with its scaling of huge and tiny operands."""
+        t = x.type
+        ax, ay = self._f("absf", x), self._f("absf", y)
+        big, small = self.op("arith.maximumf", ax, ay), self.op("arith.minimumf", ax, ay)
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        inf = c(float("inf"))
+        infinite = self.op("arith.ori", self.cmp("eq", ax, inf), self.cmp("eq", ay, inf))  # inf even with nan
+        if t.bitwidth != 64:
+            wx, wy = self.convert(big, f64), self.convert(small, f64)
+            wide = self._f("sqrt", self._f("add", self._f("mul", wx, wx), self._f("mul", wy, wy)))
+            return self.select(infinite, inf, self.convert(wide, t))
+        eps = c(2.0 ** -54)
+        large, tiny = self.cmp("gt", big, c(2.0 ** 511)), self.cmp("lt", small, c(2.0 ** -511))
+        trivial = self.select(large, self.cmp("le", small, self._f("mul", big, eps)),
+                              self.select(tiny, self.cmp("ge", big, self._f("div", small, eps)),
+                                          self.cmp("le", small, self._f("mul", big, eps))))
+        scale_in = self.select(large, c(2.0 ** -600), self.select(tiny, c(2.0 ** 600), c(1.0)))
+        scale_out = self.select(large, c(2.0 ** 600), self.select(tiny, c(2.0 ** -600), c(1.0)))
+        ax, ay = self._f("mul", big, scale_in), self._f("mul", small, scale_in)
+        two, four = c(2.0), c(4.0)
+        h = self._f("sqrt", self._f("add", self._f("mul", ax, ax), self._f("mul", ay, ay)))
+        steep = self.cmp("le", h, self._f("mul", two, ay))
+        d1 = self._f("sub", h, ay)
+        t1a = self._f("mul", ax, self._f("sub", self._f("mul", two, d1), ax))
+        t2a = self._f("mul", self._f("sub", d1, self._f("mul", two, self._f("sub", ax, ay))), d1)
+        d2 = self._f("sub", h, ax)
+        t1b = self._f("mul", self._f("mul", two, d2), self._f("sub", ax, self._f("mul", two, ay)))
+        t2b = self._f("add", self._f("mul", self._f("sub", self._f("mul", four, d2), ay), ay),
+                      self._f("mul", d2, d2))
+        t12 = self.select(steep, self._f("add", t1a, t2a), self._f("add", t1b, t2b))
+        h = self._f("sub", h, self._f("div", t12, self._f("mul", two, h)))
+        out = self.select(trivial, self._f("add", big, small), self._f("mul", h, scale_out))
+        return self.select(infinite, inf, out)
 
     def _complex_isnan(self, a):
         return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
