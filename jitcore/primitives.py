@@ -148,7 +148,7 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         raise UnsupportedError(
             f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet (complex "
-            "supports + - * /, abs, exp, sqrt, log, log2, log10, log1p, sign, comparisons, "
+            "supports + - * /, abs, exp, exp2, sqrt, log, log2, log10, log1p, sign, comparisons, "
             "maximum/minimum/fmax/fmin, "
             "isnan/isinf/isfinite, conj, real, imag)"
         )

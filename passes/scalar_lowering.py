@@ -291,6 +291,11 @@ class ScalarEmitter:
         out_im = self.select(neg_inf, self._f("copysign", zero, im), out_im)
         return self.make_complex(out_re, out_im)
 
+    def _complex_exp2(self, a):
+        """NumPy's: cexp of the parts times ln(2)."""
+        k = self.const(float(np.log(2.0)), a[0].type)
+        return self._complex_exp((self._f("mul", a[0], k), self._f("mul", a[1], k)))
+
     def _complex_sqrt(self, a):
         """csqrt (Kahan's method): no cancellation in |z| +- re, scaled near overflow and
         underflow, Annex G's special values."""

@@ -65,6 +65,7 @@ def numpy_result(fn, *args):
     ("log2", lambda z, w: np.log2(z), "complex log2"),
     ("log10", lambda z, w: np.log10(z), "complex log10"),
     ("log1p", lambda z, w: np.log1p(z), "complex log1p"),
+    ("exp2", lambda z, w: np.exp2(z), "complex exp2"),
     ("clip", lambda z, w: (np.clip(z, w, None), np.clip(z, None, w), np.clip(z, w, np.roll(z, 7)),
                            np.clip(z, 0, 5), np.clip(z, -1 + 2j, 1j)), "exact"),
     ("to bool", lambda z, w: z.astype(bool), "exact"),
