@@ -144,13 +144,14 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
     if kind == "pow" and in_dtypes[0].kind == "c":
-        return _complex_power(args[0], operands[1])
+        fast = _complex_power(args[0], operands[1])
+        if fast is not None:
+            return fast
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         raise UnsupportedError(
             f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet (complex "
-            "supports + - * /, abs, exp, exp2, sqrt, log, log2, log10, log1p, sign, comparisons, "
-            "maximum/minimum/fmax/fmin, "
-            "isnan/isinf/isfinite, conj, real, imag)"
+            "supports + - * /, power, abs, exp, exp2, sqrt, log, log2, log10, log1p, sign, "
+            "comparisons, maximum/minimum/fmax/fmin, isnan/isinf/isfinite, conj, real, imag)"
         )
     if kind in array.COMPLEX_ONLY and in_dtypes[0].kind != "c":
         kind = None  # conj of a real number is the number
@@ -168,33 +169,25 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     return out
 
 
-def _complex_power(z: Tracer, exponent) -> Tracer:
-    """``z ** n`` for complex ``z`` and a static exponent: NumPy's special exponents (2 is
-    ``square``, -1 ``reciprocal``, 0.5 ``sqrt``), then integers below 100 in magnitude by
-    repeated squaring (as NumPy's ``cpow``, and its reciprocal for negative ones)."""
+def _complex_power(z: Tracer, exponent) -> Tracer | None:
+    """``z ** e`` for complex ``z`` and the static exponents that NumPy's ``**`` computes by
+    other ufuncs (2 is ``square``, -1 ``reciprocal``, 0.5 ``sqrt``, 0 ones, 1 a copy); None
+    for the others, which take ``array.pow`` (NumPy's complex power loop, see
+    ``ScalarEmitter._complex_pow``)."""
     e = exponent.real if isinstance(exponent, (complex, np.complexfloating)) and not exponent.imag \
         else exponent
-    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool):
-        raise UnsupportedError(
-            "numpy.power of complex numbers has no jitcore lowering yet except for a static "
-            f"(Python or NumPy scalar) real exponent such as z ** 2; got {type(exponent).__name__}")
+    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool) \
+            or e not in (0.5, 0, 1, 2, -1):
+        return None
     if e == 0.5:
         return ufunc(np.sqrt, z)
-    if e != int(e) or abs(e) >= 100:
-        raise UnsupportedError(f"numpy.power of complex numbers has no jitcore lowering yet for "
-                               f"the exponent {e} (integers below 100 and 0.5 are supported)")
-    n = abs(int(e))
-    if n == 0:
+    if e == 0:
         return broadcast_to(constant(z.trace, np.ones((), z.dtype)), z.shape)
-    result, square = None, z
-    while True:
-        if n & 1:
-            result = square if result is None else ufunc(np.multiply, result, square)
-        n >>= 1
-        if not n:
-            break
-        square = ufunc(np.multiply, square, square)
-    return part("reciprocal", result) if e < 0 else result
+    if e == 1:
+        return z
+    if e == 2:
+        return ufunc(np.multiply, z, z)
+    return part("reciprocal", z)
 
 
 def clip(a, lo, hi):
