@@ -191,8 +191,7 @@ def clip(a, a_min=None, a_max=None):
     if not _traced(a, a_min, a_max):
         return _np.clip(a, a_min, a_max)
     a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
-    out = a if a_min is None else _prims.ufunc(_np.maximum, a, a_min)
-    out = out if a_max is None else _prims.ufunc(_np.minimum, out, a_max)
+    out = _prims.clip(a, a_min, a_max)
     return out.copy() if out is a else out  # a new array, as NumPy's
 
 

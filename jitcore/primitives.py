@@ -144,11 +144,14 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
     if kind == "pow" and in_dtypes[0].kind == "c":
-        return _complex_power(args[0], operands[1])
+        fast = _complex_power(args[0], operands[1])
+        if fast is not None:
+            return fast
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         raise UnsupportedError(
             f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet (complex "
-            "supports + - * /, abs, exp, sqrt, comparisons, isnan/isinf/isfinite, conj, real, imag)"
+            "supports + - * /, power, abs, exp, exp2, sqrt, log, log2, log10, log1p, sign, "
+            "comparisons, maximum/minimum/fmax/fmin, isnan/isinf/isfinite, conj, real, imag)"
         )
     if kind in array.COMPLEX_ONLY and in_dtypes[0].kind != "c":
         kind = None  # conj of a real number is the number
@@ -166,33 +169,51 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
     return out
 
 
-def _complex_power(z: Tracer, exponent) -> Tracer:
-    """``z ** n`` for complex ``z`` and a static exponent: NumPy's special exponents (2 is
-    ``square``, -1 ``reciprocal``, 0.5 ``sqrt``), then integers below 100 in magnitude by
-    repeated squaring (as NumPy's ``cpow``, and its reciprocal for negative ones)."""
+def _complex_power(z: Tracer, exponent) -> Tracer | None:
+    """``z ** e`` for complex ``z`` and the static exponents that NumPy's ``**`` computes by
+    other ufuncs (2 is ``square``, -1 ``reciprocal``, 0.5 ``sqrt``, 0 ones, 1 a copy); None
+    for the others, which take ``array.pow`` (NumPy's complex power loop, see
+    ``ScalarEmitter._complex_pow``)."""
     e = exponent.real if isinstance(exponent, (complex, np.complexfloating)) and not exponent.imag \
         else exponent
-    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool):
-        raise UnsupportedError(
-            "numpy.power of complex numbers has no jitcore lowering yet except for a static "
-            f"(Python or NumPy scalar) real exponent such as z ** 2; got {type(exponent).__name__}")
+    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool) \
+            or e not in (0.5, 0, 1, 2, -1):
+        return None
     if e == 0.5:
         return ufunc(np.sqrt, z)
-    if e != int(e) or abs(e) >= 100:
-        raise UnsupportedError(f"numpy.power of complex numbers has no jitcore lowering yet for "
-                               f"the exponent {e} (integers below 100 and 0.5 are supported)")
-    n = abs(int(e))
-    if n == 0:
+    if e == 0:
         return broadcast_to(constant(z.trace, np.ones((), z.dtype)), z.shape)
-    result, square = None, z
-    while True:
-        if n & 1:
-            result = square if result is None else ufunc(np.multiply, result, square)
-        n >>= 1
-        if not n:
-            break
-        square = ufunc(np.multiply, square, square)
-    return part("reciprocal", result) if e < 0 else result
+    if e == 1:
+        return z
+    if e == 2:
+        return ufunc(np.multiply, z, z)
+    return part("reciprocal", z)
+
+
+def clip(a, lo, hi):
+    """``np.clip`` (``lo``, ``hi`` possibly None): NumPy 2 takes np.maximum(a, lo) when ``hi`` is
+    None, np.minimum(a, hi) when ``lo`` is, else its clip loop. That loop is maximum then
+    minimum but on complex numbers, where it keeps ``a`` when it has a NaN part or is > lo
+    (< hi) by real parts, then imaginary parts, else takes the bound: a tie gives the bound
+    (-0j clipped to [0, 5] is 0j), and there is no np.maximum's rule that a NaN imaginary part
+    makes real parts incomparable (a bound 1 + nanj leaves 2 + 0j as it is)."""
+    out = a if lo is None else _clip_side(np.maximum, a, lo, hi is not None)
+    return out if hi is None else _clip_side(np.minimum, out, hi, lo is not None)
+
+
+@numpy_scalar
+def _clip_side(fn: np.ufunc, a, bound, loop: bool) -> Tracer:
+    in_dtypes, out_dtype = resolve_ufunc(fn, (a, bound))
+    if out_dtype.kind != "c" or not loop:
+        return ufunc(fn, a, bound)
+    trace = find_trace(a, bound)
+    shape = np.broadcast_shapes(_shape_of(a), _shape_of(bound))
+    a, b = (broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip((a, bound), in_dtypes))
+    order = np.greater if fn is np.maximum else np.less
+    (ar, ai), (br, bi) = ((part("real", x), part("imag", x)) for x in (a, b))
+    keep = where(ufunc(np.equal, ar, br), ufunc(order, ai, bi), ufunc(order, ar, br))
+    keep = ufunc(np.bitwise_or, ufunc(np.bitwise_or, ufunc(np.isnan, ar), ufunc(np.isnan, ai)), keep)
+    return where(keep, a, b)
 
 
 def bitwise_count(x) -> Tracer:
@@ -326,9 +347,6 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     axes = tuple(range(x.ndim)) if axis is None else tuple(sorted(normalize_axes(axis, x.ndim, kind)))
     if dtype is None:
         dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype
-    if kind in ("max", "min") and x.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.{_REDUCE_UFUNC[kind].__name__} of complex numbers has no "
-                               "jitcore lowering yet (compare abs(x) or x.real instead)")
     if kind in ("max", "min") and any(x.shape[a] == 0 for a in axes):
         raise JitTypeError(
             f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "

@@ -57,9 +57,6 @@ def _no_out(name: str, out) -> None:
 def _argreduce(kind: str, a, axis=None, out=None, keepdims=False):
     name = f"arg{kind}"
     _no_out(name, out)
-    if a.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.{name} of complex numbers has no jitcore lowering yet (at "
-                               f"{user_location()}); use numpy.{name}(abs(x)) or of x.real")
     x, ax = _one_axis(a, axis, name)
     if x.shape[ax] == 0:
         raise JitTypeError(f"attempt to get {name} of an empty sequence (at {user_location()})")

@@ -2,9 +2,11 @@
 the ``fuse`` pass.
 
 An argreduce is one reduction kernel with two results, the best value so far and its index,
-starting from the kind's identity (-inf for argmax of floats, the type's minimum for integers,
-False for bool) and index 0. At each position along the axis the body takes the element when it
-is strictly better than the best so far, or when it is the first NaN: a later equal element never
+starting from the kind's identity (-inf for argmax of floats, -inf - infj for complex numbers,
+the type's minimum for integers, False for bool) and index 0. At each position along the axis
+the body takes the element when it is strictly better than the best so far (complex numbers in
+NumPy's lexicographic order), or when it is the first NaN (a NaN in either part of a complex
+number): a later equal element never
 replaces an earlier one (NumPy's first occurrence on ties), and once the best is NaN nothing
 replaces it (NumPy's first NaN). Its position comes from ``kernel.index``. An axis of only the
 identity value (say all -inf) keeps index 0, which is NumPy's answer too.
@@ -37,7 +39,14 @@ class _Replacement:
 
 
 def _better(emit: ScalarEmitter, kind: str, x: Value, best: Value) -> Value:
-    """i1: ``x`` replaces ``best``: strictly beyond it, or NaN while ``best`` is not."""
+    """i1: ``x`` replaces ``best``: strictly beyond it, or NaN while ``best`` is not. Complex
+    numbers go by NumPy's lexicographic order, a NaN in either part counting as NaN."""
+    if x.type.is_complex:
+        xs, bs = emit.parts(x), emit.parts(best)
+        beyond = emit.complex_elementwise("gt" if kind == "max" else "lt", [x, best])
+        beyond = emit.op("arith.ori", beyond, emit._complex_has_nan(xs))
+        return emit.op("arith.andi", beyond, emit.op("arith.xori", emit._complex_has_nan(bs),
+                                                     emit.const(True, i1)))
     if not x.type.is_float:
         return emit.cmp("gt" if kind == "max" else "lt", x, best)
     # ugt/ult also hold when x is NaN; ord(best, best) when best is not NaN.

@@ -13,7 +13,7 @@ from ir.attributes import ScalarAttr, numpy_dtype
 from ir.builder import Builder
 from ir.core import OP_REGISTRY, Value
 from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
-from ir.types import ScalarType, f16, f32, i1
+from ir.types import ScalarType, f16, f32, f64, i1
 
 FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 SIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
@@ -291,6 +291,88 @@ class ScalarEmitter:
         out_im = self.select(neg_inf, self._f("copysign", zero, im), out_im)
         return self.make_complex(out_re, out_im)
 
+    def _complex_pow(self, a, b):
+        """NumPy's complex power loop: 1 for a zero exponent; for a zero base, 0 if re(b) > 0
+        else nan + nanj; a real integer exponent below 100 in magnitude by repeated squaring
+        with plain (unfused) products, then 1 / that (Smith) for a negative one (1, 2 and 3
+        unrolled); else glibc's cpow, cexp(b * clog(a))."""
+        (ar, ai), (br, bi) = a, b
+        t = ar.type
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        zero, one, nan = c(0.0), c(1.0), c(float("nan"))
+        # Integer exponents: a**(2**k) for k < 7 by squaring, the set bits' powers multiplied.
+        m = self._f("absf", br)
+        integral = self.op("arith.andi", self.op("arith.andi", self.cmp("eq", bi, zero),
+                                                 self.cmp("eq", self._f("trunc", br), br)),
+                           self.cmp("lt", m, c(100.0)))
+        bits = self.convert(self.select(integral, m, zero), ScalarType("i64"))
+        acc, power = (one, zero), a
+        for k in range(7):
+            bit = self.cmp("ne", self.op("arith.andi", self.op("arith.shrui", bits, self.const(k, bits.type)),
+                                         self.const(1, bits.type)), self.const(0, bits.type))
+            prod = self._plain_mul(acc, power)
+            acc = (self.select(bit, prod[0], acc[0]), self.select(bit, prod[1], acc[1]))
+            if k < 6:
+                power = self._plain_mul(power, power)
+        inverse = self.parts(self._complex_div((one, zero), acc))
+        negative = self.cmp("lt", br, zero)
+        acc = (self.select(negative, inverse[0], acc[0]), self.select(negative, inverse[1], acc[1]))
+        square = self._plain_mul(a, a)
+        cube = self._plain_mul(a, square)
+        for n, value in ((1.0, a), (2.0, square), (3.0, cube)):
+            hit = self.cmp("eq", br, c(n))
+            acc = (self.select(hit, value[0], acc[0]), self.select(hit, value[1], acc[1]))
+        # Everything else: cexp(b * clog(a)), the product as C's (GCC's, with __muldc3).
+        log = self.parts(self._complex_log(a))
+        general = self.parts(self._complex_exp(self._c_mul(b, log)))
+        out = (self.select(integral, acc[0], general[0]), self.select(integral, acc[1], general[1]))
+        zero_base = self.op("arith.andi", self.cmp("eq", ar, zero), self.cmp("eq", ai, zero))
+        positive = self.cmp("gt", br, zero)
+        out = (self.select(zero_base, self.select(positive, zero, nan), out[0]),
+               self.select(zero_base, self.select(positive, zero, nan), out[1]))
+        zero_exp = self.op("arith.andi", self.cmp("eq", br, zero), self.cmp("eq", bi, zero))
+        return self.make_complex(self.select(zero_exp, one, out[0]), self.select(zero_exp, zero, out[1]))
+
+    def _c_mul(self, a, b):
+        """C99's complex product as GCC compiles it: the plain formula, and where both parts
+        come out NaN, libgcc's __muldc3 recovery of infinities (Annex G)."""
+        (pa, pb), (pc, pd) = a, b
+        t = pa.type
+        zero, one, inf = self.const(0.0, t), self.const(1.0, t), self.const(float("inf"), t)
+        ac, bd = self._f("mul", pa, pc), self._f("mul", pb, pd)
+        ad, bc = self._f("mul", pa, pd), self._f("mul", pb, pc)
+        x, y = self._f("sub", ac, bd), self._f("add", ad, bc)
+        is_inf = lambda v: self._isinf("f", v)  # noqa: E731
+        either = lambda p, q: self.op("arith.ori", p, q)  # noqa: E731
+        box = lambda v: self._f("copysign", self.select(is_inf(v), one, zero), v)  # noqa: E731
+        unnan = lambda v: self.select(self.isnan(v), self._f("copysign", zero, v), v)  # noqa: E731
+        z_inf, w_inf = either(is_inf(pa), is_inf(pb)), either(is_inf(pc), is_inf(pd))
+        overflow = either(either(is_inf(ac), is_inf(bd)), either(is_inf(ad), is_inf(bc)))
+        # z infinite: box it, NaNs of w to 0; w infinite: likewise; else overflow: all NaNs to 0.
+        ra, rb = self.select(z_inf, box(pa), pa), self.select(z_inf, box(pb), pb)
+        rc, rd = self.select(z_inf, unnan(pc), pc), self.select(z_inf, unnan(pd), pd)
+        rc, rd = self.select(w_inf, box(rc), rc), self.select(w_inf, box(rd), rd)
+        ra, rb = self.select(w_inf, unnan(ra), ra), self.select(w_inf, unnan(rb), rb)
+        only_overflow = self.op("arith.andi", overflow, self.op("arith.xori", either(z_inf, w_inf),
+                                                                 self.const(True, i1)))
+        ra, rb, rc, rd = (self.select(only_overflow, unnan(v), v) for v in (ra, rb, rc, rd))
+        recalc = either(either(z_inf, w_inf), overflow)
+        rx = self._f("mul", inf, self._f("sub", self._f("mul", ra, rc), self._f("mul", rb, rd)))
+        ry = self._f("mul", inf, self._f("add", self._f("mul", ra, rd), self._f("mul", rb, rc)))
+        redo = self.op("arith.andi", self.op("arith.andi", self.isnan(x), self.isnan(y)), recalc)
+        return self.select(redo, rx, x), self.select(redo, ry, y)
+
+    def _plain_mul(self, a, b):
+        """(ar br - ai bi) + (ar bi + ai br)j, each product rounded (C's, NumPy's scalar loops)."""
+        (ar, ai), (br, bi) = a, b
+        return (self._f("sub", self._f("mul", ar, br), self._f("mul", ai, bi)),
+                self._f("add", self._f("mul", ar, bi), self._f("mul", ai, br)))
+
+    def _complex_exp2(self, a):
+        """NumPy's: cexp of the parts times ln(2)."""
+        k = self.const(float(np.log(2.0)), a[0].type)
+        return self._complex_exp((self._f("mul", a[0], k), self._f("mul", a[1], k)))
+
     def _complex_sqrt(self, a):
         """csqrt (Kahan's method): no cancellation in |z| +- re, scaled near overflow and
         underflow, Annex G's special values."""
@@ -344,6 +426,153 @@ class ScalarEmitter:
         s = self.select(inf_im, inf, s)
         return self.make_complex(r, self._f("copysign", s, im))
 
+    def _complex_sign(self, a):
+        """NumPy 2's z / |z| with |z| = hypot(re, im) (glibc's): 0 for 0; nan + nanj when |z| is nan or
+        both parts are infinite; an infinite |z| (an overflowing hypot too) gives +-1 along the
+        infinite part, else along the imaginary axis."""
+        re, im = a
+        t = re.type
+        zero, one, minus = self.const(0.0, t), self.const(1.0, t), self.const(-1.0, t)
+        nan, inf = self.const(float("nan"), t), self.const(float("inf"), t)
+        size = self._libm_hypot(re, im)
+        inf_re, inf_im = self._isinf("f", re), self._isinf("f", im)
+        unit_re = self.select(self.cmp("gt", re, zero), one, minus)
+        unit_im = self.select(self.cmp("gt", im, zero), one, minus)
+        huge_re = self.select(inf_re, self.select(inf_im, nan, unit_re), zero)
+        huge_im = self.select(inf_re, self.select(inf_im, nan, zero), unit_im)
+        is_zero = self.cmp("eq", size, zero)
+        out_re = self.select(is_zero, zero, self._f("div", re, size))
+        out_im = self.select(is_zero, zero, self._f("div", im, size))
+        huge = self.cmp("eq", size, inf)
+        out_re, out_im = self.select(huge, huge_re, out_re), self.select(huge, huge_im, out_im)
+        no_size = self.isnan(size)
+        return self.make_complex(self.select(no_size, nan, out_re), self.select(no_size, nan, out_im))
+
+    def _complex_log(self, a):
+        """clog, as glibc's (which NumPy calls): log|z| + atan2(im, re)j, with log|z| through
+        log1p of |z|**2 - 1 near the unit circle (computed without cancellation), scaled for
+        huge and tiny parts; -inf + (0 or pi)j at zero, inf + nanj for an infinite part with a
+        NaN. complex64 computes in float64, where its squares neither overflow nor lose bits."""
+        re, im = a
+        t = re.type
+        if t.bitwidth == 32:
+            wide = self.parts(self._complex_log((self.convert(re, f64), self.convert(im, f64))))
+            return self.make_complex(*(self.convert(p, t) for p in wide))
+        info = np.finfo(numpy_dtype(t))
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        ax, ay = self._f("absf", re), self._f("absf", im)
+        big, small = self.op("arith.maximumf", ax, ay), self.op("arith.minimumf", ax, ay)
+        huge = self.cmp("gt", big, c(info.max / 2))
+        tiny = self.cmp("lt", big, c(info.tiny))
+        up = c(2.0 ** (info.nmant + 1))
+        x = self.select(huge, self._f("mul", big, c(0.5)), self.select(tiny, self._f("mul", big, up), big))
+        halved = self.select(self.cmp("ge", small, c(2 * info.tiny)), self._f("mul", small, c(0.5)), c(0.0))
+        y = self.select(huge, halved, self.select(tiny, self._f("mul", small, up), small))
+        ln2 = np.log(2.0)
+        shift = self.select(huge, c(-ln2), self.select(tiny, c((info.nmant + 1) * ln2), c(0.0)))
+        plain = self.op("arith.xori", self.op("arith.ori", huge, tiny), self.const(True, i1))
+        # log1p(x**2 + y**2 - 1) / 2 where that is near 0, as glibc decides it.
+        one, half = c(1.0), c(0.5)
+        xm = self._f("mul", self._f("sub", x, one), self._f("add", x, one))
+        yy = self._f("mul", y, y)
+        near = self._f("add", xm, self.select(self.cmp("ge", y, c(info.eps)), yy, c(0.0)))
+        x_lt_1 = self.cmp("lt", x, one)
+        upper = self.op("arith.andi", self.cmp("gt", x, one), self.cmp("lt", x, c(2.0)))
+        upper = self.op("arith.andi", upper, self.cmp("lt", y, one))
+        lower = self.op("arith.andi", x_lt_1, self.cmp("ge", x, half))
+        lower_thin = self.op("arith.andi", lower, self.cmp("lt", y, c(info.eps / 2)))
+        lower_wide = self.op("arith.andi", lower, self.cmp("ge", self._f("fma", x, x, yy), half))
+        d2m1 = self.select(self.cmp("eq", x, one), yy,
+                           self.select(self.op("arith.ori", upper, lower_thin), near, self._x2y2m1(x, y)))
+        use_log1p = self.op("arith.andi", plain, self.op("arith.ori", self.op(
+            "arith.ori", self.cmp("eq", x, one), upper), self.op("arith.ori", lower_thin, lower_wide)))
+        out_re = self.select(use_log1p, self._f("mul", self._f("log1p", d2m1), half),
+                             self._f("sub", self._f("log", self._libm_hypot(x, y)), shift))
+        out_im = self._f("arctan2", im, re)
+        # Zero: -inf, and atan2's +-0 or +-pi. NaN in a part: inf + nanj if the other is infinite.
+        zero = self.cmp("eq", big, c(0.0))
+        out_re = self.select(zero, c(float("-inf")), out_re)
+        has_nan = self._complex_has_nan(a)
+        inf_part = self.op("arith.ori", self._isinf("f", re), self._isinf("f", im))
+        out_re = self.select(has_nan, self.select(inf_part, c(float("inf")), c(float("nan"))), out_re)
+        return self.make_complex(out_re, self.select(has_nan, c(float("nan")), out_im))
+
+    def _x2y2m1(self, x, y):
+        """x**2 + y**2 - 1 for 0.5 <= x < 1, nearly exact as glibc's: the squares split into
+        exact high and low parts (fma), added with error-free two-sums, so that where the sum
+        cancels (x**2 + y**2 near 1) only the last, tiny error terms are rounded."""
+        x2, y2 = self._f("mul", x, x), self._f("mul", y, y)
+        ex = self._f("fma", x, x, self._f("neg", x2))
+        ey = self._f("fma", y, y, self._f("neg", y2))
+        s, e1 = self._two_sum(x2, self.const(-1.0, x.type))
+        u, e2 = self._two_sum(s, y2)
+        low, e3 = self._two_sum(ex, ey)
+        v, e4 = self._two_sum(u, low)
+        return self._f("add", v, self._f("add", self._f("add", e1, e2), self._f("add", e3, e4)))
+
+    def _two_sum(self, a, b):
+        """a + b and its rounding error, exactly (Knuth's two-sum)."""
+        s = self._f("add", a, b)
+        bb = self._f("sub", s, a)
+        return s, self._f("add", self._f("sub", a, self._f("sub", s, bb)), self._f("sub", b, bb))
+
+    def _complex_scaled_log(self, a, factor):
+        """np.log2 / np.log10: clog's parts times log2(e) (log10(e)) in the part type, as NumPy."""
+        re, im = self.parts(self._complex_log(a))
+        k = self.const(factor, re.type)
+        return self.make_complex(self._f("mul", re, k), self._f("mul", im, k))
+
+    def _complex_log2(self, a):
+        return self._complex_scaled_log(a, float(np.log2(np.e)))
+
+    def _complex_log10(self, a):
+        return self._complex_scaled_log(a, float(np.log10(np.e)))
+
+    def _complex_log1p(self, a):
+        """NumPy's own log1p: log(hypot(re + 1, im)) + atan2(im, re + 1)j, plainly. Near
+        |1 + z| = 1 the log cancels, so the hypot is glibc's, to the bit."""
+        re, im = a
+        shifted = self._f("add", re, self.const(1.0, re.type))
+        return self.make_complex(self._f("log", self._libm_hypot(shifted, im)),
+                                 self._f("arctan2", im, shifted))
+
+    def _libm_hypot(self, x, y):
+        """glibc's hypot, which NumPy's complex loops call, to the bit: float32 as the square
+        root of the squares' sum in float64; float64 as its non-fma kernel (a square root and
+        one correction step), with its scaling of huge and tiny operands."""
+        t = x.type
+        ax, ay = self._f("absf", x), self._f("absf", y)
+        big, small = self.op("arith.maximumf", ax, ay), self.op("arith.minimumf", ax, ay)
+        c = lambda v: self.const(float(v), t)  # noqa: E731
+        inf = c(float("inf"))
+        infinite = self.op("arith.ori", self.cmp("eq", ax, inf), self.cmp("eq", ay, inf))  # inf even with nan
+        if t.bitwidth != 64:
+            wx, wy = self.convert(big, f64), self.convert(small, f64)
+            wide = self._f("sqrt", self._f("add", self._f("mul", wx, wx), self._f("mul", wy, wy)))
+            return self.select(infinite, inf, self.convert(wide, t))
+        eps = c(2.0 ** -54)
+        large, tiny = self.cmp("gt", big, c(2.0 ** 511)), self.cmp("lt", small, c(2.0 ** -511))
+        trivial = self.select(large, self.cmp("le", small, self._f("mul", big, eps)),
+                              self.select(tiny, self.cmp("ge", big, self._f("div", small, eps)),
+                                          self.cmp("le", small, self._f("mul", big, eps))))
+        scale_in = self.select(large, c(2.0 ** -600), self.select(tiny, c(2.0 ** 600), c(1.0)))
+        scale_out = self.select(large, c(2.0 ** 600), self.select(tiny, c(2.0 ** -600), c(1.0)))
+        ax, ay = self._f("mul", big, scale_in), self._f("mul", small, scale_in)
+        two, four = c(2.0), c(4.0)
+        h = self._f("sqrt", self._f("add", self._f("mul", ax, ax), self._f("mul", ay, ay)))
+        steep = self.cmp("le", h, self._f("mul", two, ay))
+        d1 = self._f("sub", h, ay)
+        t1a = self._f("mul", ax, self._f("sub", self._f("mul", two, d1), ax))
+        t2a = self._f("mul", self._f("sub", d1, self._f("mul", two, self._f("sub", ax, ay))), d1)
+        d2 = self._f("sub", h, ax)
+        t1b = self._f("mul", self._f("mul", two, d2), self._f("sub", ax, self._f("mul", two, ay)))
+        t2b = self._f("add", self._f("mul", self._f("sub", self._f("mul", four, d2), ay), ay),
+                      self._f("mul", d2, d2))
+        t12 = self.select(steep, self._f("add", t1a, t2a), self._f("add", t1b, t2b))
+        h = self._f("sub", h, self._f("div", t12, self._f("mul", two, h)))
+        out = self.select(trivial, self._f("add", big, small), self._f("mul", h, scale_out))
+        return self.select(infinite, inf, out)
+
     def _complex_isnan(self, a):
         return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
 
@@ -380,6 +609,31 @@ class ScalarEmitter:
 
     def _complex_ge(self, a, b):
         return self._complex_order(False, b, a)
+
+    def _complex_pick(self, first, a, b):
+        return self.make_complex(self.select(first, a[0], b[0]), self.select(first, a[1], b[1]))
+
+    def _complex_keep(self, nan, order, a, b):
+        return self._complex_pick(self.op("arith.ori", nan, order), a, b)
+
+    def _complex_has_nan(self, a):
+        return self.op("arith.ori", self.isnan(a[0]), self.isnan(a[1]))
+
+    def _complex_max(self, a, b):
+        """np.maximum: the first operand if it has a NaN part or is >= the second (the
+        lexicographic order above), else the second: a NaN in either propagates, the first's
+        wins, and ties (0.0 against -0.0 too) keep the first."""
+        return self._complex_keep(self._complex_has_nan(a), self._complex_ge(a, b), a, b)
+
+    def _complex_min(self, a, b):
+        return self._complex_keep(self._complex_has_nan(a), self._complex_le(a, b), a, b)
+
+    def _complex_fmax(self, a, b):
+        """np.fmax: the first operand if the second has a NaN part or the first is >= it."""
+        return self._complex_keep(self._complex_has_nan(b), self._complex_ge(a, b), a, b)
+
+    def _complex_fmin(self, a, b):
+        return self._complex_keep(self._complex_has_nan(b), self._complex_le(a, b), a, b)
 
     # -- ufuncs built from the ops above ---------------------------------------------------
     def _fmod(self, fam, x, y):
@@ -473,8 +727,8 @@ class ScalarEmitter:
     # -- reductions ----------------------------------------------------------------------
     def combine(self, kind: str, acc: Value, x: Value) -> Value:
         t = x.type
-        if t.is_complex and kind in ("sum", "prod"):
-            return self.complex_elementwise("add" if kind == "sum" else "mul", [acc, x])
+        if t.is_complex and kind in ("sum", "prod", "max", "min"):
+            return self.complex_elementwise({"sum": "add", "prod": "mul"}.get(kind, kind), [acc, x])
         family = "f" if t.is_float else "b" if t.is_bool else "u" if t.is_unsigned else "s"
         if kind == "sum":
             return self._add(family, acc, x)
@@ -501,6 +755,9 @@ def reduction_init(kind: str, t: ScalarType) -> ScalarAttr:
         return ScalarAttr(1, t)
     if t.is_float:
         return ScalarAttr(float("-inf") if kind == "max" else float("inf"), t)
+    if t.is_complex:  # below (above) every number in NumPy's lexicographic order
+        inf = float("-inf") if kind == "max" else float("inf")
+        return ScalarAttr(complex(inf, inf), t)
     if t.is_bool:
         return ScalarAttr(kind == "min", t)
     info = np.iinfo(numpy_dtype(t))
