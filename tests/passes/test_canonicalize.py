@@ -172,10 +172,22 @@ def test_identity_shape_ops_and_converts_disappear():
         %1 = "array.convert"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
         %2 = "array.broadcast_in_dim"(%1) {broadcast_dimensions = [0, 1]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
         %3 = "array.reshape"(%2) : (tensor<2x3xf32>) -> tensor<2x3xf32>
-        %4 = "array.reduce"(%3) {axes = [], kind = "sum"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+        %4 = "array.reduce"(%3) {axes = [], kind = "max"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
         "func.return"(%4) : (tensor<2x3xf32>) -> ()
     """, """
         "func.return"(%arg0) : (tensor<2x3xf32>) -> ()
+    """)
+
+
+def test_a_float_sum_over_no_axes_stays():
+    # NumPy adds the identity to each element: -0.0 becomes 0.0, so it is not the operand.
+    keeps = """
+        %0 = "array.reduce"(%arg0) {axes = [], kind = "sum"} : (tensor<2xf32>) -> tensor<2xf32>
+        "func.return"(%0) : (tensor<2xf32>) -> ()
+    """
+    check("(tensor<2xf32>) -> tensor<2xf32>", keeps, keeps)
+    check("(tensor<2xi32>) -> tensor<2xi32>", keeps.replace("f32", "i32"), """
+        "func.return"(%arg0) : (tensor<2xi32>) -> ()
     """)
 
 
