@@ -184,16 +184,20 @@ def getitem(x: Tracer, key) -> Tracer:
     return prims.reshape(out, plan.final)
 
 
-def update(x: Tracer, key, value, mode: str = "set") -> Tracer:
+def update(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
     """``x`` after ``x[key] = value`` (``mode`` "set": the last write to an element wins, as in
-    NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate)."""
-    masked = _traced_mask_update(x, key, value, mode)
+    NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate; "sub",
+    "mul", "max", "min", "and", "or", "xor" likewise, see ``array.scatter_nd``). The updates
+    combine in ``dtype`` (by default the promoted type), the result is cast back once."""
+    masked = _traced_mask_update(x, key, value, mode) if mode in ("set", "add") else None
     if masked is not None:
         return masked
     plan = _Plan(x, key)
-    dtype = x.dtype
-    if mode == "add":
-        dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float)) else value.dtype)
+    if dtype is None:
+        dtype = x.dtype
+        if mode != "set":
+            dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float, complex))
+                                   else value.dtype)
     v = prims.as_tracer(x.trace, value, dtype)
     try:
         np.broadcast_shapes(v.shape, plan.final)

@@ -365,21 +365,22 @@ class _IndexUpdate:
     def set(self, v) -> Tracer:
         return prims.update(self.x, self.key, v)
 
+    _MODES = {np.add: "add", np.multiply: "mul", np.minimum: "min", np.maximum: "max"}
+
     def _combine(self, ufunc, v) -> Tracer:
         if _advanced(self.key):
+            if ufunc in self._MODES:  # repeated indices combine, one after the other
+                from jitcore import indexing
+
+                return indexing.update(self.x, self.key, v, self._MODES[ufunc])
             raise UnsupportedError(
                 f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
-                "supported under jit (repeated indices would have to combine); .set and .add are"
+                "supported under jit (repeated indices would have to combine); .set, .add, "
+                ".multiply, .min and .max are"
             )
         return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
 
-    def add(self, v):
-        if _advanced(self.key):
-            from jitcore import indexing
-
-            return indexing.update(self.x, self.key, v, "add")  # repeated indices accumulate
-        return self._combine(np.add, v)
-
+    def add(self, v): return self._combine(np.add, v)
     def multiply(self, v): return self._combine(np.multiply, v)
     def divide(self, v): return self._combine(np.true_divide, v)
     def power(self, v): return self._combine(np.power, v)
