@@ -166,7 +166,7 @@ def select(condlist, choicelist, default=0):
             "give one choice per condition"
         )
     if not condlist:
-        raise _JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
+        raise ValueError("select with an empty condition list is not possible")  # NumPy's error
     for i, c in enumerate(condlist):
         dtype = c.dtype if isinstance(c, _Tracer) else _np.asarray(c).dtype
         if dtype != _np.bool_:
@@ -348,7 +348,7 @@ def squeeze(a, axis=None):
 def expand_dims(a, axis):
     if not _traced(a):
         return _np.expand_dims(a, axis)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)  # as NumPy: np.int64 too
     ndim = a.ndim + len(axes)
     axes = _prims.normalize_axes(axes, ndim, "expand_dims")
     shape = iter(a.shape)
@@ -531,12 +531,17 @@ def roll(a, shift, axis=None):
         return _np.roll(a, shift, axis)
     if axis is None:
         return _prims.reshape(roll(_prims.reshape(a, (-1,)), shift, 0), a.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    if len(shifts) == 1:
-        shifts = shifts * len(axes)
+    axes = _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    pairs = _np.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    if a.ndim == 0:  # NumPy's roll unpacks its (empty) per-axis slices, and fails so
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
+    total = [0] * a.ndim
+    for s, ax in pairs:  # as NumPy: the shifts of a repeated axis add up
+        total[ax] += int(s)
     out = a
-    for s, ax in zip(shifts, (_prims.normalize_axes(x, a.ndim, "roll")[0] for x in axes)):
+    for ax, s in enumerate(total):
         n = out.shape[ax]
         if n == 0 or s % n == 0:
             continue

@@ -197,6 +197,10 @@ class Tracer:
         return _jnp().apply_function(func, args, kwargs)
 
     def __getitem__(self, key):
+        if _scalar_bool(key):
+            from jitcore import indexing
+
+            return indexing.getitem_scalar_bool(self, key)  # a copy in NumPy, not a view
         if _advanced(key):
             return prims.getitem(self, key)  # a copy in NumPy, not a view
         view = self._view(key)
@@ -210,6 +214,23 @@ class Tracer:
         return view
 
     def __setitem__(self, key, value):
+        if _scalar_bool(key):
+            from jitcore import indexing
+
+            basic, _, position, size = indexing.scalar_bool_key(self, key)
+            target = indexing.getitem_scalar_bool(self, key).shape
+            shape = value.shape if isinstance(value, Tracer) else np.shape(value)
+            try:
+                np.broadcast_to(np.empty(shape, np.int8), target)
+            except ValueError:
+                raise ValueError(f"could not broadcast input array from shape {shape} into "
+                                 f"shape {target}") from None
+            if size:  # x[True] = v writes x[...] (less the new dim of size 1); x[False] nothing
+                v = value if isinstance(value, Tracer) else prims.as_tracer(self.trace, value, self.dtype)
+                v = prims.broadcast_to(v, target)
+                v = prims.reshape(v, target[:position] + target[position + 1:])
+                self[tuple(k for k in basic if k is not None) or Ellipsis] = v
+            return
         if _advanced(key):
             self.assign(prims.update(self, key, value))
             return
@@ -293,6 +314,13 @@ class Tracer:
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
     def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
+
+
+def _scalar_bool(key) -> bool:
+    """Does ``key`` hold a scalar boolean (``x[True]``: a 0-d mask)?"""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
+                                                   and k.dtype == np.bool_) for k in keys)
 
 
 def _advanced(key) -> bool:

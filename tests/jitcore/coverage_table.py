@@ -838,7 +838,8 @@ case("np.squeeze(x, axis)", "shape", lambda x, axis: np.squeeze(x, axis), g_shap
 
 def _expand_axis(draw, x):
     n = x.ndim + 1
-    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0])}
+    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0,
+                                 np.int64(draw.integer(-n, n - 1))])}
 
 
 case("np.expand_dims(x, axis)", "shape", lambda x, axis: np.expand_dims(x, axis), g_shape(_expand_axis))
@@ -912,7 +913,9 @@ def _roll_arg(draw, x):
     n = max(x.ndim, 1)
     return draw.choice([{"shift": draw.integer(-7, 7), "axis": None},
                         {"shift": draw.integer(-7, 7), "axis": draw.integer(-n, n - 1)},
-                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)}])
+                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)},
+                        {"shift": np.int64(draw.integer(-7, 7)), "axis": np.int64(draw.integer(-n, n - 1))},
+                        {"shift": 1, "axis": ()}, {"shift": (1, 2), "axis": (0, 0)}])
 
 
 case("np.roll(x, shift, axis)", "shape", lambda x, shift, axis: np.roll(x, shift, axis),

@@ -191,3 +191,44 @@ def test_ufunc_outer_matches_numpy(ufunc):
 def test_ufunc_outer_with_a_python_scalar_is_not_weak():
     got = jc.jit(lambda a: np.add.outer(a, 2.0))(np.ones(2, np.float32))
     assert got.dtype == np.add.outer(np.ones(2, np.float32), 2.0).dtype == np.float64
+
+
+SCALAR_BOOL_KEYS = [True, False, (True,), (Ellipsis, False), (slice(None), True), (True, 1), (1, True),
+                    (True, None, Ellipsis, False), (0, slice(None), True, 2), (True, 0, slice(1, 3), False),
+                    (np.True_,), (np.array(False),), (True, True), (True, 0, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("key", SCALAR_BOOL_KEYS, ids=repr)
+def test_scalar_boolean_index(key):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    want = _outcome(lambda: x[key])
+    got = _outcome(lambda: jc.jit(lambda a: a[key])(x))
+    if isinstance(want, Exception):
+        assert type(got) is type(want) and str(got) == str(want), (got, want)
+    else:
+        assert _same(got, want)
+    for value in (7.0, np.arange(4.0), np.ones((2, 1))):
+        want = x.copy()
+        want_out = _outcome(lambda v=value, w=want: w.__setitem__(key, v))
+        got = x.copy()
+        got_out = _outcome(lambda v=value, g=got: jc.jit(lambda a: a.__setitem__(key, v))(g))
+        assert isinstance(got_out, Exception) == isinstance(want_out, Exception), (got_out, want_out)
+        assert _same(got, want)
+
+
+def test_scalar_boolean_index_of_a_0d_array():
+    z = np.array(5.0)
+    assert _same(jc.jit(lambda a: a[True])(z), z[True])
+    assert _same(jc.jit(lambda a: a[False])(z), z[False])
+
+
+def test_roll_expand_dims_numpy_integers_and_select_without_conditions():
+    x = np.arange(6.0).reshape(2, 3)
+    for shift, axis in [(np.int64(1), np.int64(0)), ((1, 2), (0, 0)), (1, ()), (np.int32(-4), (1, -1))]:
+        assert _same(jc.jit(lambda a, s=shift, ax=axis: np.roll(a, s, ax))(x), np.roll(x, shift, axis))
+    with pytest.raises(ValueError, match="not enough values to unpack"):  # NumPy's error, 0-d
+        jc.jit(lambda a: np.roll(a, 1, ()))(np.array(5.0))
+    assert jc.jit(lambda a: np.expand_dims(a, np.int64(0)))(x).shape == (1, 2, 3)
+    assert jc.jit(lambda a: np.expand_dims(a, [np.int64(-1), 0]))(x).shape == (1, 2, 3, 1)
+    with pytest.raises(ValueError, match="select with an empty condition list is not possible"):
+        jc.jit(lambda a: np.select([], [], a))(x)
