@@ -166,7 +166,7 @@ def select(condlist, choicelist, default=0):
             "give one choice per condition"
         )
     if not condlist:
-        raise ValueError("select with an empty condition list is not possible")  # NumPy's error
+        raise _JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
     for i, c in enumerate(condlist):
         dtype = c.dtype if isinstance(c, _Tracer) else _np.asarray(c).dtype
         if dtype != _np.bool_:
