@@ -696,7 +696,7 @@ def _ufunc_at(ufunc, x, indices, b=None):
     advanced = _builtins.any(indexing.is_array_index(k) for k in keys)
     constant = not _builtins.any(isinstance(k, _Tracer) for k in keys)
     if constant and advanced:
-        probe = _np.zeros(x.shape, _np.int64)
+        probe = _np.zeros(x.shape, _np.int32)  # counts of each element (trace time only)
         _np.add.at(probe, indices, 1)  # NumPy's IndexError for a bad key
         repeats = bool((probe > 1).any())
     else:
