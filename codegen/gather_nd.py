@@ -5,8 +5,8 @@ index outside ``[-n, n)`` is recorded in the status words (flag, index, axis, si
 earlier error already is, and the caller turns the first one into NumPy's ``IndexError``. The
 loops that read or write ``x`` run only while the status is clear, so no index out of range is
 ever used. Negative indices count from the end. A scatter copies ``x`` to the result, then
-walks the updates in C order: with "set" the last write to an element wins, with "add"
-repeated indices accumulate (``np.add.at``).
+walks the updates in C order: with "set" the last write to an element wins; the other modes
+combine each update with the element in turn, as ``np.ufunc.at`` does (``combine``).
 """
 
 from __future__ import annotations
@@ -129,20 +129,54 @@ def emit_scatter_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
         at = e.x_position(ivs, 2, op.axes, x.type.shape, op.position, b_rank)
         target = e.address(out, at, elem)
         value = b.load(e.address(1, ivs, elem), typ=elem)
-        if op.mode == "add":
-            old = b.load(target, typ=elem)
-            if element.is_complex:  # part by part
-                for k in (0, 1):
-                    part = b.fadd(b.extract_value(old, k), b.extract_value(value, k))
-                    value = b.insert_value(value, part, k)
-            elif element.is_float:
-                value = b.fadd(old, value)
-            elif element.is_bool:
-                value = b.or_(old, value)
-            else:
-                value = b.add(old, value)
+        if op.mode != "set":
+            value = combine(b, op.mode, element, b.load(target, typ=elem), value)
         b.store(value, target)
 
     e.when_clear(lambda: emit_nest(b, updates.type.shape, body))
     b.ret_void()
     return e.fn
+
+
+def combine(b: ll.IRBuilder, mode: str, element, old, value):
+    """NumPy's scalar loop of the ufunc behind ``mode`` on ``(old, value)``: integers wrap,
+    booleans are logical, ``max``/``min`` of floats propagate a NaN (the first operand's when
+    both are NaN; ties give the second, as NumPy's loop, or for float16 the first), complex
+    numbers combine part by part (``mul`` with NumPy's unfused formula, ``max``/``min``
+    lexicographic with NaN first)."""
+    if element.is_complex:
+        return _complex_combine(b, mode, old, value)
+    if element.is_float:
+        if mode in ("max", "min"):
+            op = ">" if mode == "max" else "<"
+            if element.bitwidth == 16:  # NumPy's half loop: npy_half_ge / npy_half_le
+                op += "="
+            better = b.fcmp_ordered(op, old, value)
+            return b.select(b.or_(better, b.fcmp_unordered("uno", old, old)), old, value)
+        return {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[mode](old, value)
+    if element.is_bool:
+        mode = {"add": "or", "mul": "and", "max": "or", "min": "and"}.get(mode, mode)
+    if mode in ("max", "min"):
+        cmp = b.icmp_unsigned if element.is_unsigned else b.icmp_signed
+        return b.select(cmp(">" if mode == "max" else "<", old, value), old, value)
+    return {"add": b.add, "sub": b.sub, "mul": b.mul, "and": b.and_, "or": b.or_,
+            "xor": b.xor}[mode](old, value)
+
+
+def _complex_combine(b: ll.IRBuilder, mode: str, old, value):
+    (ar, ai), (br, bi) = ([b.extract_value(z, k) for k in (0, 1)] for z in (old, value))
+    if mode in ("add", "sub"):
+        f = b.fadd if mode == "add" else b.fsub
+        re, im = f(ar, br), f(ai, bi)
+    elif mode == "mul":
+        re = b.fsub(b.fmul(ar, br), b.fmul(ai, bi))
+        im = b.fadd(b.fmul(ar, bi), b.fmul(ai, br))
+    else:  # NumPy: keep old if it has a NaN part or old >= value (<= for min) lexicographically
+        op = ">" if mode == "max" else "<"
+        eq = ">=" if mode == "max" else "<="
+        no_nan = b.and_(b.fcmp_ordered("ord", ai, ai), b.fcmp_ordered("ord", bi, bi))
+        keep = b.or_(b.and_(b.fcmp_ordered(op, ar, br), no_nan),
+                     b.and_(b.fcmp_ordered("==", ar, br), b.fcmp_ordered(eq, ai, bi)))
+        nan = b.or_(b.fcmp_unordered("uno", ar, ar), b.fcmp_unordered("uno", ai, ai))
+        return b.select(b.or_(keep, nan), old, value)
+    return b.insert_value(b.insert_value(old, re, 0), im, 1)

@@ -184,16 +184,20 @@ def getitem(x: Tracer, key) -> Tracer:
     return prims.reshape(out, plan.final)
 
 
-def update(x: Tracer, key, value, mode: str = "set") -> Tracer:
+def update(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
     """``x`` after ``x[key] = value`` (``mode`` "set": the last write to an element wins, as in
-    NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate)."""
-    masked = _traced_mask_update(x, key, value, mode)
+    NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate; "sub",
+    "mul", "max", "min", "and", "or", "xor" likewise, see ``array.scatter_nd``). The updates
+    combine in ``dtype`` (by default the promoted type), the result is cast back once."""
+    masked = _traced_mask_update(x, key, value, mode) if mode in ("set", "add") else None
     if masked is not None:
         return masked
     plan = _Plan(x, key)
-    dtype = x.dtype
-    if mode == "add":
-        dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float)) else value.dtype)
+    if dtype is None:
+        dtype = x.dtype
+        if mode != "set":
+            dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float, complex))
+                                   else value.dtype)
     v = prims.as_tracer(x.trace, value, dtype)
     try:
         np.broadcast_shapes(v.shape, plan.final)
@@ -244,3 +248,53 @@ def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
         v = prims.reshape(v, ())
     cond = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond, prims.convert(v, x.dtype), x)
+
+
+def is_scalar_bool(k) -> bool:
+    return isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
+                                                and k.dtype == np.bool_)
+
+
+def scalar_bool_key(x: Tracer, key):
+    """A key with scalar booleans (``x[True]``, ``x[..., False]``) and otherwise ints, slices,
+    None and Ellipsis: NumPy's 0-d masks. Each takes no dim of ``x``; together with the ints
+    they are the advanced indices, whose broadcast dim B (size 1, or 0 if one is False) sits
+    where the first of them is when they are adjacent in the key, else first. Returns the
+    basic key (booleans as None), the result dims of those Nones, where B goes, and its size."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(is_array_index(k) and not is_scalar_bool(k) for k in keys):
+        raise UnsupportedError("a boolean scalar index together with an index array is not "
+                               "supported under jit")
+    basic = tuple(None if is_scalar_bool(k) else k for k in keys)
+    used = sum(1 for k in basic if k is not None and k is not Ellipsis)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, "
+                         f"but {used} were indexed")
+    dims, advanced, bool_dims, b_position = 0, [], [], None
+    for entry, (k, b) in enumerate(zip(keys, basic)):
+        if is_scalar_bool(k) or not (k is None or k is Ellipsis or isinstance(k, slice)):
+            advanced.append(entry)
+            if b_position is None:
+                b_position = dims
+        if is_scalar_bool(k):
+            bool_dims.append(dims)
+        if k is Ellipsis:
+            dims += x.ndim - used
+        elif b is None or isinstance(k, slice):
+            dims += 1
+    if advanced != list(range(advanced[0], advanced[-1] + 1)):
+        b_position = 0
+    size = 1 if all(bool(k) for k in keys if is_scalar_bool(k)) else 0
+    return basic, bool_dims, b_position - sum(1 for d in bool_dims if d < b_position), size
+
+
+def getitem_scalar_bool(x: Tracer, key) -> Tracer:
+    """``x[key]`` for a key with scalar booleans (see ``scalar_bool_key``)."""
+    basic, bool_dims, position, size = scalar_bool_key(x, key)
+    r = prims.getitem(x, basic)
+    shape = [d for i, d in enumerate(r.shape) if i not in bool_dims]
+    shape.insert(position, 1)
+    r = prims.reshape(r, tuple(shape))
+    if size == 0:
+        r = prims.getitem(r, (slice(None),) * position + (slice(0, 0),))
+    return r

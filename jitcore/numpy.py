@@ -347,7 +347,7 @@ def squeeze(a, axis=None):
 def expand_dims(a, axis):
     if not _traced(a):
         return _np.expand_dims(a, axis)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)  # as NumPy: np.int64 too
     ndim = a.ndim + len(axes)
     axes = _prims.normalize_axes(axes, ndim, "expand_dims")
     shape = iter(a.shape)
@@ -530,12 +530,17 @@ def roll(a, shift, axis=None):
         return _np.roll(a, shift, axis)
     if axis is None:
         return _prims.reshape(roll(_prims.reshape(a, (-1,)), shift, 0), a.shape)
-    shifts = (shift,) if isinstance(shift, int) else tuple(shift)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    if len(shifts) == 1:
-        shifts = shifts * len(axes)
+    axes = _np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    pairs = _np.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    if a.ndim == 0:  # NumPy's roll unpacks its (empty) per-axis slices, and fails so
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
+    total = [0] * a.ndim
+    for s, ax in pairs:  # as NumPy: the shifts of a repeated axis add up
+        total[ax] += int(s)
     out = a
-    for s, ax in zip(shifts, (_prims.normalize_axes(x, a.ndim, "roll")[0] for x in axes)):
+    for ax, s in enumerate(total):
         n = out.shape[ax]
         if n == 0 or s % n == 0:
             continue
@@ -644,8 +649,95 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
                                 f"at {_user_location()}")
         dtype = kwargs.get("dtype")
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
+    if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
+        return _ufunc_outer(ufunc, *inputs)
+    if method == "at" and ufunc in UFUNCS and ufunc.signature is None:
+        return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise _UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {_user_location()})")
+
+
+def _ufunc_outer(ufunc, a, b):
+    """``ufunc.outer(a, b)``: ``ufunc(a[..., None, ...], b)``, one new dim per dim of ``b``.
+    NumPy turns both operands into arrays first, so Python scalars are not weak here."""
+    a, b = (x if isinstance(x, _Tracer) else _np.asarray(x) for x in (a, b))
+    a = _prims.reshape(a, a.shape + (1,) * b.ndim) if isinstance(a, _Tracer) else a.reshape(
+        a.shape + (1,) * b.ndim)
+    return UFUNCS[ufunc](a, b)
+
+
+_AT_MODES = {_np.add: "add", _np.subtract: "sub", _np.multiply: "mul", _np.maximum: "max",
+             _np.minimum: "min", _np.bitwise_and: "and", _np.bitwise_or: "or", _np.bitwise_xor: "xor"}
+
+
+def _ufunc_at(ufunc, x, indices, b=None):
+    """``ufunc.at(x, indices, b)``: ``x`` updated in place, every occurrence of a repeated index
+    applied in turn; each step computes in NumPy's loop dtype and casts back to ``x.dtype``.
+
+    A key without integer arrays, or with constant indices that never repeat, is
+    ``x[key] = ufunc(x[key], b)``. Otherwise the ufuncs of ``_AT_MODES`` become one
+    ``array.scatter_nd``, which combines in ``x.dtype``: exact when that is the loop dtype,
+    for wrapping integer arithmetic, and for a constant ``b`` exact in ``x.dtype`` (then one
+    rounding of a wider loop dtype gives the same result)."""
+    if not isinstance(x, _Tracer):
+        raise _UnsupportedError(
+            f"numpy.{ufunc.__name__}.at into an array that is not an argument of the jitted "
+            f"function (at {_user_location()}): pass that array in as an argument")
+    if (b is None) != (ufunc.nin == 1):
+        raise ValueError("second operand needed for ufunc" if b is None else
+                        "second operand provided when ufunc is unary")
+    v = None if b is None else b if isinstance(b, _Tracer) else _np.asarray(b)
+    dtypes = (x.dtype,) if v is None else (x.dtype, v.dtype)
+    ct = ufunc.resolve_dtypes(dtypes + (None,) * ufunc.nout)[ufunc.nin]
+    from jitcore import indexing
+
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    advanced = _builtins.any(indexing.is_array_index(k) for k in keys)
+    constant = not _builtins.any(isinstance(k, _Tracer) for k in keys)
+    if constant and advanced:
+        probe = _np.zeros(x.shape, _np.int32)  # counts of each element (trace time only)
+        _np.add.at(probe, indices, 1)  # NumPy's IndexError for a bad key
+        repeats = bool((probe > 1).any())
+    else:
+        repeats = advanced
+    target = indexing._Plan(x, indices).final if advanced else _prims.getitem(x, indices).shape
+    if v is not None:
+        try:
+            ok = _np.broadcast_shapes(v.shape, target) == tuple(target)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError("array is not broadcastable to correct shape")
+    mode = _AT_MODES.get(ufunc)
+    scatter = advanced and mode is not None and _at_exact_in(x.dtype, ct, mode, v)
+    if not scatter and not repeats:  # each element at most once: x[key] = ufunc(x[key], b)
+        part = _prims.convert(_prims.getitem(x, indices), ct)
+        args = (part,) if v is None else (part, _prims.as_tracer(x.trace, v, ct))
+        x.assign(_prims.update(x, indices, _prims.convert(UFUNCS[ufunc](*args), x.dtype)))
+        return None
+    if not scatter:
+        why = (f"numpy.{ufunc.__name__}.at" if mode is None else
+               f"numpy.{ufunc.__name__}.at of {v.dtype} values into a {x.dtype} array (NumPy "
+               f"computes each step in {ct} and casts it back)")
+        raise _UnsupportedError(
+            f"{why} with traced or repeated indices is not supported under jit yet (at "
+            f"{_user_location()}); np.add/subtract/multiply/maximum/minimum/bitwise_*.at are")
+    x.assign(indexing.update(x, indices, v, mode, dtype=x.dtype))
+    return None
+
+
+def _at_exact_in(dtype, ct, mode: str, v) -> bool:
+    """Whether combining in ``dtype`` gives NumPy's steps in loop dtype ``ct``, each cast back."""
+    if ct == dtype:
+        return True
+    if dtype.kind in "iu" and ct.kind in "iu" and mode in ("add", "sub", "mul", "and", "or", "xor"):
+        return True  # wrapping arithmetic: casting back after each step or at the end agree
+    exact_x = dtype.kind == ct.kind or (dtype.kind in "biu" and ct.kind in "iu")
+    if isinstance(v, _Tracer) or not exact_x or (dtype.kind == "c" and mode == "mul"):
+        return False
+    with _np.errstate(all="ignore"):
+        exact_v = _np.array_equal(v.astype(dtype).astype(ct), v.astype(ct), equal_nan=True)
+    return exact_v and (mode in ("max", "min") or dtype.kind in "bfc")
 
 
 def _assign_out(ufunc, target, result):

@@ -197,6 +197,10 @@ class Tracer:
         return _jnp().apply_function(func, args, kwargs)
 
     def __getitem__(self, key):
+        if _scalar_bool(key):
+            from jitcore import indexing
+
+            return indexing.getitem_scalar_bool(self, key)  # a copy in NumPy, not a view
         if _advanced(key):
             return prims.getitem(self, key)  # a copy in NumPy, not a view
         view = self._view(key)
@@ -210,6 +214,23 @@ class Tracer:
         return view
 
     def __setitem__(self, key, value):
+        if _scalar_bool(key):
+            from jitcore import indexing
+
+            basic, _, position, size = indexing.scalar_bool_key(self, key)
+            target = indexing.getitem_scalar_bool(self, key).shape
+            shape = value.shape if isinstance(value, Tracer) else np.shape(value)
+            try:
+                np.broadcast_to(np.empty(shape, np.int8), target)
+            except ValueError:
+                raise ValueError(f"could not broadcast input array from shape {shape} into "
+                                 f"shape {target}") from None
+            if size:  # x[True] = v writes x[...] (less the new dim of size 1); x[False] nothing
+                v = value if isinstance(value, Tracer) else prims.as_tracer(self.trace, value, self.dtype)
+                v = prims.broadcast_to(v, target)
+                v = prims.reshape(v, target[:position] + target[position + 1:])
+                self[tuple(k for k in basic if k is not None) or Ellipsis] = v
+            return
         if _advanced(key):
             self.assign(prims.update(self, key, value))
             return
@@ -295,6 +316,13 @@ class Tracer:
     def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
 
 
+def _scalar_bool(key) -> bool:
+    """Does ``key`` hold a scalar boolean (``x[True]``: a 0-d mask)?"""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
+                                                   and k.dtype == np.bool_) for k in keys)
+
+
 def _advanced(key) -> bool:
     """Does ``key`` hold an integer array or boolean mask (NumPy's advanced indexing)?"""
     keys = key if isinstance(key, tuple) else (key,)
@@ -365,21 +393,22 @@ class _IndexUpdate:
     def set(self, v) -> Tracer:
         return prims.update(self.x, self.key, v)
 
+    _MODES = {np.add: "add", np.multiply: "mul", np.minimum: "min", np.maximum: "max"}
+
     def _combine(self, ufunc, v) -> Tracer:
         if _advanced(self.key):
+            if ufunc in self._MODES:  # repeated indices combine, one after the other
+                from jitcore import indexing
+
+                return indexing.update(self.x, self.key, v, self._MODES[ufunc])
             raise UnsupportedError(
                 f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
-                "supported under jit (repeated indices would have to combine); .set and .add are"
+                "supported under jit (repeated indices would have to combine); .set, .add, "
+                ".multiply, .min and .max are"
             )
         return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
 
-    def add(self, v):
-        if _advanced(self.key):
-            from jitcore import indexing
-
-            return indexing.update(self.x, self.key, v, "add")  # repeated indices accumulate
-        return self._combine(np.add, v)
-
+    def add(self, v): return self._combine(np.add, v)
     def multiply(self, v): return self._combine(np.multiply, v)
     def divide(self, v): return self._combine(np.true_divide, v)
     def power(self, v): return self._combine(np.power, v)

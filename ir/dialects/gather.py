@@ -122,10 +122,15 @@ class GatherNdOp(ArrayOp):
         return [DenseAttr(numpy_gather_nd(x, indices, self.axes, self.position), self.result_type)]
 
 
+SCATTER_MODES = ("set", "add", "sub", "mul", "max", "min", "and", "or", "xor")
+
+
 class ScatterNdOp(ArrayOp):
     """The write of ``x[indices] = updates`` (``mode`` "set": in order, the last write to an
-    element wins) or ``np.add.at(x, indices, updates)`` (``mode`` "add": repeated indices
-    accumulate): operand 0 is ``x``, operand 1 ``updates`` of the shape ``array.gather_nd``
+    element wins) or ``np.<ufunc>.at(x, indices, updates)`` (``mode`` "add", "sub", "mul",
+    "max", "min", "and", "or", "xor": each update combines with the element in turn, as
+    ``np.ufunc.at`` applies every occurrence of a repeated index, unbuffered): operand 0 is
+    ``x``, operand 1 ``updates`` of the shape ``array.gather_nd``
     with the same ``axes`` and ``position`` would return, the others the index arrays. The
     result is the updated copy of ``x``."""
 
@@ -154,8 +159,8 @@ class ScatterNdOp(ArrayOp):
         position = self.attributes.get("position")
         if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
             self.fail("needs a 'position' within the rank of the result's other dims")
-        if self.attributes.get("mode") not in ("set", "add"):
-            self.fail("needs a 'mode': \"set\" or \"add\"")
+        if self.attributes.get("mode") not in SCATTER_MODES:
+            self.fail(f"needs a 'mode': one of {', '.join(SCATTER_MODES)}")
         expected = x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
         if updates != expected:
             self.fail(f"needs updates of type {expected}")

@@ -780,6 +780,35 @@ case("x[idx] (traced int array: static shape)", "indexing", lambda x, idx: x[idx
      g_traced_int_array)
 
 
+def g_ufunc_at(draw, family):
+    """``ufunc.at(x, idx, v)``: traced indices (repeated, negative, sometimes out of range) and
+    values of ``x``'s dtype, one or one per indexed element."""
+    (x, idx), _ = g_traced_int_array(draw, family)
+    v = draw.array(x.dtype, draw.choice([(), idx.shape + x.shape[1:]]))
+    return (x, idx, v), {}
+
+
+def _ufunc_at(ufunc):
+    def fn(x, idx, v):
+        y = x.copy()  # in place on a copy: the drawn arrays stay as they are
+        ufunc.at(y, idx, v)
+        return y
+    return fn
+
+
+for _name in ("add", "subtract", "multiply", "maximum", "minimum"):
+    case(f"np.{_name}.at(x, idx, v)", "indexing", _ufunc_at(getattr(np, _name)), g_ufunc_at)
+def _outer(ufunc):
+    return lambda a, b: ufunc.outer(a, b)
+
+
+for _name in ("add", "subtract", "multiply", "equal", "maximum", "arctan2"):
+    case(f"np.{_name}.outer(a, b)", "ufunc methods", _outer(getattr(np, _name)),
+         g_binary(shapes=[((2,), (3,)), ((2, 2), ()), ((0,), (2, 1)), ((), ())]),
+         **({"tol": ulp("arctan2")} if _name == "arctan2" else
+            {"unsupported": ("complex",)} if _name == "maximum" else {}))  # np.maximum of complex
+
+
 def g_advanced_mixed(draw, family):
     """Integer arrays (NumPy arrays and lists, broadcasting against each other) and masks (over
     one or two dims) among slices, ints, None and Ellipsis; advanced indices adjacent or apart."""
@@ -889,7 +918,8 @@ case("np.squeeze(x, axis)", "shape", lambda x, axis: np.squeeze(x, axis), g_shap
 
 def _expand_axis(draw, x):
     n = x.ndim + 1
-    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0])}
+    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0,
+                                 np.int64(draw.integer(-n, n - 1))])}
 
 
 case("np.expand_dims(x, axis)", "shape", lambda x, axis: np.expand_dims(x, axis), g_shape(_expand_axis))
@@ -963,7 +993,9 @@ def _roll_arg(draw, x):
     n = max(x.ndim, 1)
     return draw.choice([{"shift": draw.integer(-7, 7), "axis": None},
                         {"shift": draw.integer(-7, 7), "axis": draw.integer(-n, n - 1)},
-                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)}])
+                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)},
+                        {"shift": np.int64(draw.integer(-7, 7)), "axis": np.int64(draw.integer(-n, n - 1))},
+                        {"shift": 1, "axis": ()}, {"shift": (1, 2), "axis": (0, 0)}])
 
 
 case("np.roll(x, shift, axis)", "shape", lambda x, shift, axis: np.roll(x, shift, axis),

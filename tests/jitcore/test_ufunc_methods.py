@@ -1,0 +1,235 @@
+"""``ufunc.at`` (in place, every occurrence of a repeated index applied in turn),
+``ufunc.outer`` and ``x.at[idx].multiply/min/max`` with array keys, against NumPy bit for bit."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+AT_UFUNCS = [np.add, np.subtract, np.multiply, np.maximum, np.minimum, np.bitwise_and,
+             np.bitwise_or, np.bitwise_xor]
+DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float16, np.float32,
+          np.float64, np.complex64, np.complex128]
+SPECIALS = np.array([0.0, -0.0, np.nan, 1.5, -2.0, np.inf, -np.inf, 3.0])
+
+
+def _draw(rng, dtype, n):
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return rng.choice(SPECIALS, n).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.choice(SPECIALS, n) + 1j * rng.choice(SPECIALS, n)).astype(dtype)
+    if dtype.kind == "b":
+        return rng.random(n) < 0.5
+    return rng.integers(0, 100, n).astype(dtype)
+
+
+def _same(got, want) -> bool:
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if want.dtype.kind in "fc":  # NaN payloads aside, bit for bit (the sign of zero counts)
+        nan = np.isnan(want)
+        return bool((np.isnan(got) == nan).all() and
+                    (got[~nan].view(np.uint8) == want[~nan].view(np.uint8)).all())
+    return bool((got == want).all())
+
+
+def _outcome(fn):
+    try:
+        return fn()
+    except Exception as e:  # noqa: BLE001 - compared with NumPy's below
+        return e
+
+
+def _check_at(ufunc, x, idx, v, traced_index=True):
+    want = x.copy()
+    want_out = _outcome(lambda: ufunc.at(want, idx, v))
+    got = x.copy()
+    if traced_index:
+        got_out = _outcome(lambda: jc.jit(lambda y, i: ufunc.at(y, i, v))(got, np.asarray(idx)))
+    else:
+        got_out = _outcome(lambda: jc.jit(lambda y: ufunc.at(y, idx, v))(got))
+    if isinstance(want_out, Exception):
+        assert type(got_out) is type(want_out) and str(got_out) == str(want_out), (want_out, got_out)
+        np.testing.assert_array_equal(got, x)  # nothing written
+        return
+    assert got_out is None, got_out
+    assert _same(got, want), (ufunc.__name__, x, idx, v, got, want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("ufunc", AT_UFUNCS, ids=lambda u: u.__name__)
+def test_ufunc_at_matches_numpy(ufunc, dtype):
+    rng = np.random.default_rng(abs(hash((ufunc.__name__, np.dtype(dtype).name))) % 2**32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for _ in range(3):
+            x, v = _draw(rng, dtype, 6), _draw(rng, dtype, 12)
+            idx = rng.integers(-6, 6, 12)  # repeated and negative indices
+            _check_at(ufunc, x, idx, v)
+            _check_at(ufunc, x, idx, v, traced_index=False)
+            _check_at(ufunc, x, idx, v[:1])  # one value, broadcast
+            _check_at(ufunc, x, idx[:4], v[:3])  # shape mismatch: NumPy's ValueError
+            _check_at(ufunc, x, np.array([1, 6]), v[:2])  # out of range: IndexError, no write
+            _check_at(ufunc, x, np.array([1, -7]), v[:2], traced_index=False)
+
+
+def test_ufunc_at_mixed_dtypes_cast_after_every_step():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check_at(np.add, np.zeros(3, np.int8), [0, 0, 0], np.array([100, 100, 100], np.int16))
+        _check_at(np.maximum, np.full(3, 5, np.int8), [0, 0], 100)  # constant, exact in int8
+        _check_at(np.add, np.ones(3, np.float32), [0, 0, 1], 1.0)  # Python float: float64 loop
+        _check_at(np.subtract, np.arange(4, dtype=np.uint8), [1, 1, 2], 3)
+        _check_at(np.bitwise_or, np.arange(4, dtype=np.uint8), [1, 1], np.array([2, 300]))
+        _check_at(np.multiply, np.array([3, 4]), [1, 0], 1.5, traced_index=False)  # no repeats:
+    # ... a repeat with a float64 loop into int64 casts after each step: refused, not wrong
+    with pytest.raises(jc.UnsupportedError, match="casts it back"):
+        jc.jit(lambda y: np.multiply.at(y, [0, 0], 1.5))(np.array([3, 4]))
+    with pytest.raises(jc.UnsupportedError, match="casts it back"):  # traced float64 into float32
+        jc.jit(lambda y, i, v: np.add.at(y, i, v))(np.ones(3, np.float32), np.array([0, 0]), 0.1)
+
+
+def test_ufunc_at_keys_and_shapes():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    keys = [(np.array([1, 1, 0]), slice(None), np.array([3, 3, -1])),
+            (slice(None), np.array([2, 2])),
+            (np.array([True, False]),),
+            (0, slice(1, 3), np.array([[0, 0], [1, 3]])),
+            (Ellipsis, np.array([-1, -1, 0])),
+            1, slice(None, None, -1), (), np.zeros(0, np.int64)]
+    for key in keys:
+        for ufunc in (np.add, np.maximum):
+            want = x.copy()
+            ufunc.at(want, key, 2.5)
+            got = x.copy()
+            jc.jit(lambda y, u=ufunc, k=key: u.at(y, k, 2.5))(got)
+            assert _same(got, want), key
+    zero_d = np.array(4.0)
+    jc.jit(lambda y: np.multiply.at(y, (), 3.0))(zero_d)
+    assert zero_d == 12.0
+    empty = np.zeros((0, 3))
+    jc.jit(lambda y, i: np.add.at(y, i, 1.0))(empty, np.zeros(0, np.int64))
+    assert empty.shape == (0, 3)
+
+
+def test_ufunc_at_other_ufuncs_need_unique_constant_indices():
+    x = np.arange(1.0, 6.0)
+    for ufunc, args in [(np.power, (2.0,)), (np.true_divide, (4.0,)), (np.negative, ())]:
+        want = x.copy()
+        ufunc.at(want, [0, 3, -1], *args)
+        got = x.copy()
+        jc.jit(lambda y, u=ufunc, a=args: u.at(y, [0, 3, -1], *a))(got)
+        assert _same(got, want), ufunc
+    with pytest.raises(jc.UnsupportedError, match="power.at"):
+        jc.jit(lambda y: np.power.at(y, [0, 0], 2.0))(x.copy())
+    with pytest.raises(jc.UnsupportedError, match="power.at"):
+        jc.jit(lambda y, i: np.power.at(y, i, 2.0))(x.copy(), np.array([0, 1]))
+    with pytest.raises(ValueError, match="second operand needed"):
+        jc.jit(lambda y: np.add.at(y, [0]))(x.copy())
+    with pytest.raises(TypeError, match="boolean subtract"):
+        jc.jit(lambda y: np.subtract.at(y, [0], True))(np.ones(3, bool))
+
+
+def test_ufunc_at_writes_through_a_view():
+    x = np.zeros((3, 4))
+    want = x.copy()
+    np.add.at(want[1], [0, 0, 3], 1.0)
+    jc.jit(lambda y: np.add.at(y[1], [0, 0, 3], 1.0))(x)
+    assert _same(x, want)
+
+
+@pytest.mark.parametrize("method", ["multiply", "min", "max", "add"])
+def test_at_index_update_modes_with_array_keys(method):
+    x = np.array([3.0, np.nan, 1.0, 5.0, -0.0])
+    i = np.array([0, 0, 2, 3, 3, -1, 4])
+    v = np.array([2.0, 7.0, np.nan, -1.0, 9.0, 0.0, 0.0])
+    ufunc = {"multiply": np.multiply, "min": np.minimum, "max": np.maximum, "add": np.add}[method]
+    want = x.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ufunc.at(want, i, v)
+    got = jc.jit(lambda x, i, v: getattr(x.at[i], method)(v))(x, i, v)
+    assert _same(got, want)
+    counts = jc.jit(lambda c, i: getattr(c.at[i], method)(2))(np.full(4, 3, np.int32), np.array([3, 0, 3]))
+    want = np.full(4, 3, np.int32)
+    ufunc.at(want, np.array([3, 0, 3]), 2)
+    assert _same(counts, want)
+
+
+OUTER_UFUNCS = [np.add, np.subtract, np.multiply, np.true_divide, np.equal, np.less, np.maximum,
+                np.minimum, np.power, np.bitwise_and, np.logical_xor, np.divmod, np.floor_divide]
+
+
+@pytest.mark.parametrize("ufunc", OUTER_UFUNCS, ids=lambda u: u.__name__)
+def test_ufunc_outer_matches_numpy(ufunc):
+    cases = [(np.arange(6).reshape(2, 3) - 2, np.array([1, 0, 3])),
+             (np.array([0.5, -0.0, np.nan]), np.array([[2.0], [-0.0]])),
+             (np.float64(3.0), np.arange(1, 4)),
+             (np.zeros((0, 2), np.int32), np.arange(1, 3)),
+             (np.arange(1, 4, dtype=np.int8), 2)]
+    for a, b in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = _outcome(lambda a=a, b=b: ufunc.outer(a, b))
+            if isinstance(b, int):
+                got = _outcome(lambda a=a, b=b: jc.jit(lambda t: ufunc.outer(t, b))(a))
+            else:
+                got = _outcome(lambda a=a, b=b: jc.jit(lambda s, t: ufunc.outer(s, t))(a, b))
+        if isinstance(want, Exception):
+            assert isinstance(got, type(want)), (got, want)
+            continue
+        for g, w in zip(got if isinstance(want, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            assert _same(np.asarray(g), w), (ufunc.__name__, a, b, g, w)
+
+
+def test_ufunc_outer_with_a_python_scalar_is_not_weak():
+    got = jc.jit(lambda a: np.add.outer(a, 2.0))(np.ones(2, np.float32))
+    assert got.dtype == np.add.outer(np.ones(2, np.float32), 2.0).dtype == np.float64
+
+
+SCALAR_BOOL_KEYS = [True, False, (True,), (Ellipsis, False), (slice(None), True), (True, 1), (1, True),
+                    (True, None, Ellipsis, False), (0, slice(None), True, 2), (True, 0, slice(1, 3), False),
+                    (np.True_,), (np.array(False),), (True, True), (True, 0, 0, 0, 0)]
+
+
+@pytest.mark.parametrize("key", SCALAR_BOOL_KEYS, ids=repr)
+def test_scalar_boolean_index(key):
+    x = np.arange(24.0).reshape(2, 3, 4)
+    want = _outcome(lambda: x[key])
+    got = _outcome(lambda: jc.jit(lambda a: a[key])(x))
+    if isinstance(want, Exception):
+        assert type(got) is type(want) and str(got) == str(want), (got, want)
+    else:
+        assert _same(got, want)
+    for value in (7.0, np.arange(4.0), np.ones((2, 1))):
+        want = x.copy()
+        want_out = _outcome(lambda v=value, w=want: w.__setitem__(key, v))
+        got = x.copy()
+        got_out = _outcome(lambda v=value, g=got: jc.jit(lambda a: a.__setitem__(key, v))(g))
+        assert isinstance(got_out, Exception) == isinstance(want_out, Exception), (got_out, want_out)
+        assert _same(got, want)
+
+
+def test_scalar_boolean_index_of_a_0d_array():
+    z = np.array(5.0)
+    assert _same(jc.jit(lambda a: a[True])(z), z[True])
+    assert _same(jc.jit(lambda a: a[False])(z), z[False])
+
+
+def test_roll_expand_dims_numpy_integers_and_select_without_conditions():
+    x = np.arange(6.0).reshape(2, 3)
+    for shift, axis in [(np.int64(1), np.int64(0)), ((1, 2), (0, 0)), (1, ()), (np.int32(-4), (1, -1))]:
+        assert _same(jc.jit(lambda a, s=shift, ax=axis: np.roll(a, s, ax))(x), np.roll(x, shift, axis))
+    with pytest.raises(ValueError, match="not enough values to unpack"):  # NumPy's error, 0-d
+        jc.jit(lambda a: np.roll(a, 1, ()))(np.array(5.0))
+    assert jc.jit(lambda a: np.expand_dims(a, np.int64(0)))(x).shape == (1, 2, 3)
+    assert jc.jit(lambda a: np.expand_dims(a, [np.int64(-1), 0]))(x).shape == (1, 2, 3, 1)
+    # np.select([], [], traced) never reaches jitcore (NumPy dispatches on the lists only)
+    with pytest.raises(ValueError, match="select with an empty condition list is not possible"):
+        jc.jit(lambda a: np.select([], [], a))(x)
