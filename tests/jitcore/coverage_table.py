@@ -798,6 +798,8 @@ def _ufunc_at(ufunc):
 
 for _name in ("add", "subtract", "multiply", "maximum", "minimum"):
     case(f"np.{_name}.at(x, idx, v)", "indexing", _ufunc_at(getattr(np, _name)), g_ufunc_at)
+
+
 def _outer(ufunc):
     return lambda a, b: ufunc.outer(a, b)
 
@@ -805,8 +807,7 @@ def _outer(ufunc):
 for _name in ("add", "subtract", "multiply", "equal", "maximum", "arctan2"):
     case(f"np.{_name}.outer(a, b)", "ufunc methods", _outer(getattr(np, _name)),
          g_binary(shapes=[((2,), (3,)), ((2, 2), ()), ((0,), (2, 1)), ((), ())]),
-         **({"tol": ulp("arctan2")} if _name == "arctan2" else
-            {"unsupported": ("complex",)} if _name == "maximum" else {}))  # np.maximum of complex
+         **({"tol": ulp("arctan2")} if _name == "arctan2" else {}))
 
 
 def g_advanced_mixed(draw, family):
