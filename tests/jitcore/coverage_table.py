@@ -26,7 +26,7 @@ from functools import cached_property
 import numpy as np
 
 import jitcore as jc
-from tests.oracle import ULP_BOUNDS, assert_matches
+from tests.oracle import assert_matches, ulp_bound
 
 # -- dtypes -----------------------------------------------------------------------------------
 FAMILIES: dict[str, tuple[np.dtype, ...]] = {
@@ -38,49 +38,6 @@ FAMILIES: dict[str, tuple[np.dtype, ...]] = {
 }
 ALL_DTYPES = tuple(d for family in FAMILIES.values() for d in family)
 
-# -- ULP bounds ---------------------------------------------------------------------------------
-# tests/oracle.py's ULP_BOUNDS, extended with the functions of issue #3 it does not list yet.
-# TODO: move these into tests/oracle.py's ULP_BOUNDS (its owner's file; requested in issue #3's
-# report) and import them from there. Distances are from NumPy's own result, as the oracle's are:
-# the largest seen (tools/parity_report.py, hypothesis, 360 000-value sweeps of each function)
-# plus one; tests/codegen/test_mathlib.py bounds the library against the correctly rounded result.
-COVERAGE_ULP_BOUNDS = {
-    **ULP_BOUNDS,
-    "exp2": 2, "expm1": 3, "log2": 3, "log10": 3, "log1p": 2, "cbrt": 4, "sinh": 3, "cosh": 3,
-    "arcsin": 2, "arccos": 2, "arctan": 2, "arcsinh": 3, "arccosh": 3, "arctanh": 3,
-    "arctan2": 2, "hypot": 2,
-    # Near a zero result max(x, y) + log1p(exp(-|x - y|)) cancels, so these count the error in ULP
-    # of the largest term, as tests/codegen/test_mathlib.py does (see _within_term_ulps).
-    "logaddexp": 3, "logaddexp2": 3,
-    # (function, dtype): where NumPy's own float32 SIMD loops are further from the correctly
-    # rounded result than jitcore (within 1 ULP there), the two can be further apart than the
-    # oracle's bound. Requested for tests/oracle.py: per-dtype bounds, or these values.
-    ("exp", "float32"): 3,  # x = -0.3451603: NumPy 0.7081067, exact and jitcore 0.7081069
-    ("log", "float32"): 4,  # x = 0.8050246: NumPy -0.21688245, exact and jitcore -0.21688241
-    ("logaddexp", "float32"): 8, ("logaddexp2", "float32"): 8,  # NumPy: up to 7.7 term-ULP off
-    # Complex functions, per part: glibc's cexp/csqrt (NumPy's) against exp, sin, cos, hypot and
-    # sqrt of jitcore's math library (np.abs: NumPy's own SIMD formula, matched exactly).
-    "complex exp": 4, "complex sqrt": 3, "complex absolute": 0,
-    # np.sign: exact for real numbers; complex z / hypot(re, im) with glibc's hypot emulated
-    # (measured 0 ULP). log: glibc's clog against jitcore's log, log1p and arctan2 (measured 3
-    # ULP per part on the special-value grid plus 600 000 random values per dtype, log2 and
-    # log10 4); log1p: NumPy's plain log(hypot(re + 1, im)), glibc's hypot emulated (measured 1).
-    "sign": 0, "complex sign": 1, "complex log": 4, "complex log2": 5, "complex log10": 5,
-    "complex log1p": 2,
-    "complex exp2": 4,  # NumPy's cexp(z * ln 2), as complex exp (measured 3)
-    # z ** w, non-integer exponents: glibc's cexp(w clog(z)), compared in ULP of the larger part
-    # times the condition number 1 + |w log z| (see within_conditioned_ulps; measured 3.1);
-    # real integer exponents below 100 in magnitude are bit for bit (NumPy's repeated squaring).
-    "complex pow": 4,
-}
-
-
-def ulp_bound(key: str, dtype: np.dtype) -> int:
-    dtype = np.dtype(dtype)
-    bound = COVERAGE_ULP_BOUNDS.get((key, dtype.name), COVERAGE_ULP_BOUNDS[key])
-    if dtype == np.float16 and bound:
-        bound = 1  # computed in float32 and rounded once, by NumPy and by jitcore
-    return bound
 
 
 # Relative tolerance of results whose rounding depends on summation order (float reductions and
@@ -280,7 +237,7 @@ DOT_TOL = Tol("rtol", scale=lambda args: math.prod(_max_abs(a) for a in args) * 
 def _within_term_ulps(actual, expected, args, bound):
     """``actual`` with the elements within ``bound`` ULP of the largest term (max(x, y), the
     log1p term, the result) replaced by NumPy's: logaddexp cancels near 0 (see
-    COVERAGE_ULP_BOUNDS; tests/codegen/test_mathlib.py measures it the same way)."""
+    ULP_BOUNDS; tests/codegen/test_mathlib.py measures it the same way)."""
     if actual.dtype != expected.dtype or actual.dtype.kind != "f":
         return actual
     with np.errstate(all="ignore"):

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from tests.jitcore.coverage_table import ulp_bound, within_conditioned_ulps
-from tests.oracle import assert_matches
+from tests.jitcore.coverage_table import within_conditioned_ulps
+from tests.oracle import assert_matches, ulp_bound
 
 COMPLEX = [np.complex64, np.complex128]
 
