@@ -324,8 +324,6 @@ class _Math:
         return self.mul(self.mul(p, self.pow2(half)), self.pow2(self.sub(n, half)))
 
 
-
-
 def _clamp(m: _Math, x, lo: float, hi: float):
     """x limited to [lo, hi]; NaN becomes lo (callers restore NaN at the end)."""
     x = m.sel(m.gt(x, m.c(lo)), x, m.c(lo))

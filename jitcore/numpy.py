@@ -776,5 +776,7 @@ def apply_function(func, args, kwargs):
             "compute it outside the jitted function, or express it with supported operations"
         )
     return impl(*args, **kwargs)
+
+
 from jitcore import linalg as _linalg  # noqa: E402, F401  (registers matmul, dot, ...)
 from jitcore import reductions as _reductions  # noqa: E402, F401  (registers argmax, cumsum, ...)

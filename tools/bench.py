@@ -638,6 +638,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     return 0
 
+
 if __name__ == "__main__":
     try:
         status = main()

@@ -109,7 +109,6 @@ class GenericOp(Operation):
         self._verify_ranges()
         self._verify_body()
 
-
     def _verify_structure(self) -> None:
         iters = self.attributes.get("iterator_types")
         maps = self.attributes.get("indexing_maps")
