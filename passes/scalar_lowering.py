@@ -241,6 +241,9 @@ class ScalarEmitter:
     def _complex_neg(self, a):
         return self.make_complex(self._f("neg", a[0]), self._f("neg", a[1]))
 
+    def _complex_rint(self, a):  # each part to the nearest integer, ties to even
+        return self.make_complex(self._f("rint", a[0]), self._f("rint", a[1]))
+
     def _complex_conj(self, a):
         return self.make_complex(a[0], self._f("neg", a[1]))
 

@@ -64,7 +64,7 @@ BINARY = {
 }
 COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "abs", "exp", "sqrt",
                            "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES, "max", "min", "fmax", "fmin",
-                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow"})
+                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint"})
 COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
 COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
 COMPARE = {

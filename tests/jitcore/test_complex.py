@@ -54,6 +54,7 @@ def numpy_result(fn, *args):
     ("absolute", lambda z, w: np.abs(z), "complex absolute"),
     ("exp", lambda z, w: np.exp(z), "complex exp"),
     ("sqrt", lambda z, w: np.sqrt(z), "complex sqrt"),
+    ("rint", lambda z, w: np.rint(z * 2.5), "exact"),
     ("real, imag", lambda z, w: (z.real, np.imag(z)), "exact"),
     ("comparisons", lambda z, w: (z == w, z != w, z < w, z <= w,
                                z > w, z >= w), "exact"),
