@@ -10,7 +10,7 @@ import numpy as np
 from ir.attributes import DenseAttr
 from ir.core import PURE
 from ir.dialects.array import ArrayOp, _constant_array
-from ir.types import i64
+from ir.types import TensorType, i64
 
 
 class GatherOp(ArrayOp):
@@ -78,15 +78,10 @@ def numpy_gather_nd(x: np.ndarray, indices, axes, position: int) -> np.ndarray:
     return np.moveaxis(out, tuple(range(b)), tuple(range(position, position + b)))
 
 
-class GatherNdOp(ArrayOp):
-    """NumPy's advanced indexing by several integer arrays at once: operand 0 is ``x``, the
-    others one i64 index array each (one rank, broadcasting against each other to the index
-    shape B), for the dims ``axes`` of ``x``. The result is ``x`` without those dims, with B
-    inserted at ``position``: ``out[r..., b..., s...] = x[..., idx_k[b], ...]``. Negative
-    indices count from the end; an index out of range raises ``IndexError`` after the call."""
+class _IndexedNdOp(ArrayOp):
+    """What gather_nd and scatter_nd share: index arrays for the dims ``axes`` of ``x``, whose
+    broadcast shape B sits at ``position`` among the other dims of ``x``."""
 
-    name = "array.gather_nd"
-    traits = frozenset({PURE})
     __slots__ = ()
 
     @property
@@ -97,16 +92,31 @@ class GatherNdOp(ArrayOp):
     def position(self) -> int:
         return self.attributes["position"]
 
-    def check(self) -> None:
-        if len(self.operands) < 2 or len(self.results) != 1:
-            self.fail("needs an operand, at least one index array and one result")
-        x = self.operands[0].type
-        _check_axes(self, x, len(self.operands) - 1)
-        b = _index_shape(self, [v.type for v in self.operands[1:]])
+    def indexed_type(self, x: TensorType, index_types: list) -> TensorType:
+        """The type of ``x`` indexed by arrays of ``index_types``, checking the attributes."""
+        _check_axes(self, x, len(index_types))
+        b = _index_shape(self, index_types)
         position = self.attributes.get("position")
         if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
             self.fail("needs a 'position' within the rank of the result's other dims")
-        expected = x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
+        return x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
+
+
+class GatherNdOp(_IndexedNdOp):
+    """NumPy's advanced indexing by several integer arrays at once: operand 0 is ``x``, the
+    others one i64 index array each (one rank, broadcasting against each other to the index
+    shape B), for the dims ``axes`` of ``x``. The result is ``x`` without those dims, with B
+    inserted at ``position``: ``out[r..., b..., s...] = x[..., idx_k[b], ...]``. Negative
+    indices count from the end; an index out of range raises ``IndexError`` after the call."""
+
+    name = "array.gather_nd"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def check(self) -> None:
+        if len(self.operands) < 2 or len(self.results) != 1:
+            self.fail("needs an operand, at least one index array and one result")
+        expected = self.indexed_type(self.operands[0].type, [v.type for v in self.operands[1:]])
         if self.result_type != expected:
             self.fail(f"must return {expected}")
 
@@ -125,7 +135,7 @@ class GatherNdOp(ArrayOp):
 SCATTER_MODES = ("set", "add", "sub", "mul", "max", "min", "and", "or", "xor")
 
 
-class ScatterNdOp(ArrayOp):
+class ScatterNdOp(_IndexedNdOp):
     """The write of ``x[indices] = updates`` (``mode`` "set": in order, the last write to an
     element wins) or ``np.<ufunc>.at(x, indices, updates)`` (``mode`` "add", "sub", "mul",
     "max", "min", "and", "or", "xor": each update combines with the element in turn, as
@@ -139,14 +149,6 @@ class ScatterNdOp(ArrayOp):
     __slots__ = ()
 
     @property
-    def axes(self) -> tuple[int, ...]:
-        return self.attributes["axes"]
-
-    @property
-    def position(self) -> int:
-        return self.attributes["position"]
-
-    @property
     def mode(self) -> str:
         return self.attributes["mode"]
 
@@ -154,14 +156,9 @@ class ScatterNdOp(ArrayOp):
         if len(self.operands) < 3 or len(self.results) != 1:
             self.fail("needs an operand, updates, at least one index array and one result")
         x, updates = self.operands[0].type, self.operands[1].type
-        _check_axes(self, x, len(self.operands) - 2)
-        b = _index_shape(self, [v.type for v in self.operands[2:]])
-        position = self.attributes.get("position")
-        if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
-            self.fail("needs a 'position' within the rank of the result's other dims")
+        expected = self.indexed_type(x, [v.type for v in self.operands[2:]])
         if self.attributes.get("mode") not in SCATTER_MODES:
             self.fail(f"needs a 'mode': one of {', '.join(SCATTER_MODES)}")
-        expected = x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
         if updates != expected:
             self.fail(f"needs updates of type {expected}")
         if self.result_type != x:
