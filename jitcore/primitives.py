@@ -19,7 +19,7 @@ from ir.dialects.gather import GatherOp
 from ir.types import TensorType
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Trace, Tracer, as_scalar, user_location
+from jitcore.tracer import Trace, Tracer, as_scalar, fresh, user_location
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -148,17 +148,18 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         if fast is not None:
             return fast
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
-        raise UnsupportedError(
-            f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet (complex "
-            "supports + - * /, power, abs, exp, exp2, sqrt, log, log2, log10, log1p, sign, "
-            "comparisons, maximum/minimum/fmax/fmin, isnan/isinf/isfinite, conj, real, imag)"
-        )
+        supported = ", ".join(sorted(n.__name__ for n, k in UFUNC_KINDS.items() if k in array.COMPLEX_KINDS))
+        raise UnsupportedError(f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet "
+                               f"(for complex numbers: {supported})")
     if kind in array.COMPLEX_ONLY and in_dtypes[0].kind != "c":
         kind = None  # conj of a real number is the number
     if kind in array.COMPARE and in_dtypes[0] != in_dtypes[1]:
         return _mixed_sign_compare(fn, kind, *args)
     if kind is None or (kind in IDENTITY_ON_INTEGERS and args[0].dtype.kind in "iub"):
-        return convert(args[0], out_dtype)  # identity ops: positive, floor of an integer
+        # Identity ops (positive, floor of an integer): a new array, as every ufunc returns,
+        # so that writing to it in place leaves the operand alone.
+        out = convert(args[0], out_dtype)
+        return fresh(out, weak=out.weak) if out is operands[0] else out
     if kind in array.UNARY_OPS:
         op_cls = array.UNARY_OPS[kind]
     else:
@@ -184,7 +185,7 @@ def _complex_power(z: Tracer, exponent) -> Tracer | None:
     if e == 0:
         return broadcast_to(constant(z.trace, np.ones((), z.dtype)), z.shape)
     if e == 1:
-        return z
+        return fresh(z)  # a copy: z ** 1 is a new array in NumPy
     if e == 2:
         return ufunc(np.multiply, z, z)
     return part("reciprocal", z)

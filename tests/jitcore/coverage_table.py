@@ -1270,7 +1270,3 @@ def check_same(fn, *args, tol=EXACT):
     compare(tol, jc.jit(fn)(*args), expected, args, getattr(fn, "__name__", "repro"))
 
 
-def _message(*parts):
-    return lambda e, arrays, params: all(p in f"{type(e).__name__}: {e}" for p in parts)
-
-

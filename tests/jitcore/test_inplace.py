@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from tests.oracle import assert_matches
 
 
 def run_both(fn, *args):
@@ -180,3 +181,22 @@ def test_interior_update_compiles_to_one_kernel_over_the_interior():
     text = jc.jit(step).lower(np.ones((4, 5))).as_text("optimized")
     assert text.count('"kernel.generic"') == 1
     assert "copy_inputs = [0]" in text and "domain = [2, 3]" in text
+
+
+def test_in_place_writes_to_an_identity_ufunc_result_leave_its_operand_alone():
+    # np.positive(x), x ** 1, np.conj(real x), np.floor(int x) are new arrays in NumPy, not x.
+    def f(x):
+        y = np.positive(x)
+        y += 1
+        z = x ** 1
+        z += 10
+        w = np.conj(x)
+        w -= 100
+        return x, y, z, w
+
+    for x in (np.arange(3.0), np.arange(3), np.arange(3.0) + 0j):
+        for got, want in zip(jc.jit(f)(x.copy()), f(x.copy())):
+            assert_matches(got, want)
+    g = jc.jit(lambda x: (x, np.floor(x).__iadd__(7)))
+    for got, want in zip(g(np.arange(4)), (np.arange(4), np.arange(4) + 7)):
+        assert_matches(got, want)
