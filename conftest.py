@@ -1,7 +1,37 @@
-"""Test-wide settings: hypothesis runs derandomized, so CI and local runs draw the same cases
-(a failure found once reproduces every time instead of flickering)."""
+"""Test-wide settings.
+
+Hypothesis profiles (pick one with ``--hypothesis-profile NAME``; ``ci`` is the default):
+
+- ``ci``: derandomized, so CI and local runs draw the same cases and a failure found once
+  reproduces every time instead of flickering. Every test keeps the example count it asks for.
+- ``thorough``: random draws (``--hypothesis-seed N`` replays one run) and every test's example
+  count multiplied by ``THOROUGH_SCALE`` (tests ask through ``tests.budget.examples``). For a local
+  hunt: ``python -m pytest --hypothesis-profile thorough --hypothesis-seed 1 -m "not long"``.
+
+Markers: ``long`` marks the long random-program runs; they are deselected unless ``--run-long``
+is given (CI runs a short slice of the same generator without the marker).
+"""
 
 from hypothesis import settings
 
-settings.register_profile("jitcore", derandomize=True, deadline=None, print_blob=True)
-settings.load_profile("jitcore")
+settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
+settings.register_profile("thorough", derandomize=False, deadline=None, print_blob=True)
+settings.load_profile("ci")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-long", action="store_true", default=False,
+                     help="also run tests marked `long` (long random-program runs)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "long: long randomized runs, opt-in with --run-long")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-long"):
+        return
+    kept = [item for item in items if "long" not in item.keywords]
+    if len(kept) != len(items):
+        config.hook.pytest_deselected(items=[item for item in items if "long" in item.keywords])
+        items[:] = kept
