@@ -38,11 +38,6 @@ def affine_maps(text: str) -> list[str]:
     return re.findall(r"affine_map<(\([^()]*\) -> \([^()]*\))>", text)
 
 
-def host_has_avx2() -> bool:
-    features = llvm.get_host_cpu_features()
-    return bool(features.get("avx2", False))
-
-
 # -- make_ir -----------------------------------------------------------------------------------
 
 def test_make_ir_of_f_records_add_then_sin():
@@ -143,16 +138,13 @@ def test_llvm_opt_stage_is_vectorised(lowered_g):
     text = lowered_g.as_text("llvm-opt")
     assert "define" in text
     widths = {int(w) for w in re.findall(r"<(\d+) x float>", text)}
+    # Any SIMD host has at least 4 float lanes; how many more is the host's business (the
+    # mathlib tests check full-width code on fixed x86 targets).
     assert widths and max(widths) >= 4, f"no float vectors in the optimised LLVM IR: {widths}"
-    if host_has_avx2():
-        assert max(widths) >= 8, widths
 
 
-def test_asm_of_g_uses_wide_vector_registers_and_no_libm_tanh(lowered_g):
-    if not host_has_avx2():
-        pytest.skip("the host CPU has no AVX2: no ymm registers to look for")
+def test_asm_of_g_has_no_libm_tanh(lowered_g):
     asm = lowered_g.as_text("asm")
-    assert re.search(r"%[yz]mm\d+", asm), "no ymm/zmm register in the assembly of g"
     calls = [line.strip() for line in asm.splitlines() if re.match(r"\s*(call|jmp)\w*\s", line)
              and "tanh" in line]
     assert not calls, f"calls to a libm tanh: {calls}"
