@@ -1,0 +1,238 @@
+"""Mutation check: does the test suite catch seeded bugs?
+
+Each mutant is one small textual edit of the compiler (an op compiled as another, a fold made
+unsafe for -0.0 or NaN, a reduction that skips its last element, an index off by one, a
+predicate always false, a wrong broadcast stride, ...). The tool copies the tree (the files git
+tracks plus untracked ones it does not ignore) to a temporary folder per mutant, applies the edit
+there and runs the mutant's tests with pytest. A mutant is *caught* when a test fails; *survived*
+when all its tests pass (a gap in the suite); *broken* when pytest could not even run (an import
+or collection error, which says nothing about the tests). Every mutant must be caught.
+
+    python tools/mutants.py                 # all mutants, 2 at a time; exit 1 unless all caught
+    python tools/mutants.py -k isnan -j 1   # the mutants whose name contains "isnan"
+    python tools/mutants.py --list          # names, files and tests
+    python tools/mutants.py --check         # only check that every edit still applies
+
+Each edit's ``old`` text must occur exactly once in its file; when the code moves on, ``--check``
+(also run by tests/tools/test_mutants.py) says which mutant to update. Run the tool when you
+change passes or codegen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Tests every mutant runs, on top of its own: the differential NumPy tables and the pass tests.
+CORE_TESTS = ("tests/jitcore/test_numpy_coverage.py", "tests/jitcore/test_numpy_parity.py")
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    old: str
+    new: str
+    why: str
+    tests: tuple[str, ...] = ()
+
+    def apply(self, root: Path) -> None:
+        file = root / self.path
+        text = file.read_text()
+        count = text.count(self.old)
+        if count != 1:
+            raise ValueError(f"mutant {self.name}: {self.path} holds its edit {count} times, not once")
+        file.write_text(text.replace(self.old, self.new))
+
+    def all_tests(self) -> list[str]:
+        return list(dict.fromkeys(self.tests + CORE_TESTS))
+
+
+MUTANTS = [
+    Mutant("subf-as-addf", "codegen/scalar.py",
+           '"arith.subf": "fsub"', '"arith.subf": "fadd"',
+           "an op compiled as another: float subtraction emits an addition",
+           ("tests/codegen",)),
+    Mutant("unsigned-compare-as-signed", "codegen/scalar.py",
+           '    "ugt": (">", False), "uge": (">=", False),\n}\nSIMPLE',
+           '    "ugt": (">", True), "uge": (">=", False),\n}\nSIMPLE',
+           "an op compiled as another: unsigned > compares signed",
+           ("tests/codegen",)),
+    Mutant("less-as-less-equal", "codegen/scalar.py",
+           '"olt": ("<", True)', '"olt": ("<=", True)',
+           "a float < that is true on equal operands",
+           ("tests/codegen",)),
+    Mutant("max-drops-nan", "codegen/scalar.py",
+           'return b.select(b.or_(better, b.fcmp_unordered("uno", x, x)), x, y)',
+           "return b.select(better, x, y)",
+           "np.maximum/np.minimum no longer propagate a NaN in the first operand",
+           ("tests/codegen",)),
+    Mutant("int-divide-by-zero", "codegen/scalar.py",
+           'b.urem(x, safe)\n        return b.select(is_zero, zero, out)',
+           "b.urem(x, safe)\n        return out",
+           "unsigned x // 0 gives x instead of NumPy's 0",
+           ("tests/codegen",)),
+    Mutant("add-zero-fold", "ir/dialects/array.py",
+           'negative_zero=True if is_float and self.kind == "add" else None',
+           "negative_zero=None",
+           "a fold made unsafe for -0.0: x + 0.0 -> x",
+           ("tests/passes", "tests/ir")),
+    Mutant("mul-zero-fold", "ir/dialects/array.py",
+           'if self.kind == "mul" and not is_float and _is_splat(y, 0):',
+           'if self.kind == "mul" and _is_splat(y, 0):',
+           "a fold made unsafe for NaN and inf: x * 0.0 -> 0.0",
+           ("tests/passes", "tests/ir")),
+    Mutant("where-fold-swapped", "ir/dialects/array.py",
+           "return [a if _splat_value(c) else b]", "return [b if _splat_value(c) else a]",
+           "select with a constant condition folds to the wrong branch",
+           ("tests/passes", "tests/ir")),
+    Mutant("cse-ignores-attributes", "passes/cse.py",
+           "return (op.op_name, operands, attributes, tuple(op.result_types))",
+           "return (op.op_name, operands, tuple(op.result_types))",
+           "CSE merges ops that differ only in attributes (constants, axes)",
+           ("tests/passes",)),
+    Mutant("isnan-always-false", "passes/scalar_lowering.py",
+           'return self.isnan(x) if fam == "f" else self.const(False, i1)',
+           'return self.op("arith.cmpf", x, x, result=i1, predicate="one") if fam == "f" '
+           "else self.const(False, i1)",
+           "a predicate always false: np.isnan as an ordered not-equal of x with itself",
+           ("tests/passes",)),
+    Mutant("argmax-last-tie", "passes/kernelize_index.py",
+           'predicate="ugt" if kind == "max" else "ult"',
+           'predicate="uge" if kind == "max" else "ult"',
+           "argmax takes the last of equal maxima, not NumPy's first",
+           ("tests/jitcore/test_argreduce_scan.py",)),
+    Mutant("reduction-skips-last", "codegen/cpu.py",
+           "self._loop(extent % lanes, lambda iv: step(self.b.add(start, iv), 0))",
+           "self._loop(max(extent % lanes - 1, 0), lambda iv: step(self.b.add(start, iv), 0))",
+           "a blocked reduction that skips the last element of its remainder",
+           ("tests/jitcore/test_argreduce_scan.py",)),
+    Mutant("scan-skips-last", "codegen/cpu.py",
+           "self._loop(extent - 1, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))",
+           "self._loop(extent - 2, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))",
+           "cumsum/cumprod stop one element early",
+           ("tests/jitcore/test_argreduce_scan.py",)),
+    Mutant("negative-index-off-by-one", "codegen/gather.py",
+           "b.add(i, ll.Constant(I64, n))", "b.add(i, ll.Constant(I64, n - 1))",
+           "an index off by one: a negative array index wraps to i + n - 1",
+           ("tests/jitcore/test_indexing.py",)),
+    Mutant("slice-start-off-by-one", "passes/kernelize_shape.py",
+           "amap = AffineMap(rank, tuple(AffineExpr(k, s, b) for",
+           "amap = AffineMap(rank, tuple(AffineExpr(k, s, b + (s > 1)) for",
+           "an index off by one: slices with a step above 1 start one element late",
+           ("tests/jitcore/test_indexing.py",)),
+    Mutant("broadcast-stride", "passes/fuse.py",
+           "dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d",
+           "dims = [d if src.shape[i] == 1 and out_type.shape[d] != 1 else d",
+           "a wrong broadcast stride: a broadcast size-1 axis is read with the output's index",
+           ("tests/passes",)),
+    Mutant("transpose-map-inverted", "passes/fuse.py",
+           "dims = [op.permutation.index(axis) for axis in range(src.rank)]",
+           "dims = [op.permutation[axis] for axis in range(src.rank)]",
+           "a transpose read through the permutation instead of its inverse (differs from rank 3)",
+           ("tests/passes",)),
+]
+
+
+def copy_tree(dest: Path) -> None:
+    files = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.split(b"\0")
+    for name in filter(None, files):
+        source = ROOT / os.fsdecode(name)
+        if source.is_file():
+            target = dest / os.fsdecode(name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+@dataclass
+class Result:
+    mutant: Mutant
+    status: str  # caught, survived, broken, timeout
+    detail: str
+    seconds: float
+
+
+def run(mutant: Mutant | None, tests: list[str], timeout: float) -> Result:
+    """Run ``tests`` on a copy of the tree with ``mutant`` applied (None: unmutated)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="jitcore-mutant-") as tmp:
+        root = Path(tmp)
+        copy_tree(root)
+        if mutant is not None:
+            mutant.apply(root)
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-rf", "-p", "no:cacheprovider", *tests]
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        try:
+            proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return Result(mutant, "timeout", f"no verdict in {timeout:.0f} s", time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    out = proc.stdout + proc.stderr
+    failed = re.findall(r"^FAILED (\S+)", out, re.MULTILINE)
+    if proc.returncode == 1 and failed:
+        return Result(mutant, "caught", failed[0], seconds)
+    if proc.returncode == 0:
+        return Result(mutant, "survived", "every test passed", seconds)
+    if proc.returncode < 0 or proc.returncode > 128:  # killed by a signal: the interpreter crashed
+        return Result(mutant, "caught", f"crash (exit {proc.returncode})", seconds)
+    tail = " | ".join(out.strip().splitlines()[-3:])
+    return Result(mutant, "broken", f"pytest exit {proc.returncode}: {tail}", seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-k", default="", help="only mutants whose name contains this text")
+    parser.add_argument("-j", "--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per mutant (default 900)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--check", action="store_true", help="check that every edit applies, and exit")
+    parser.add_argument("--baseline", action="store_true",
+                        help="first run all the mutants' tests unmutated (they must pass)")
+    args = parser.parse_args(argv)
+    mutants = [m for m in MUTANTS if args.k in m.name]
+    if args.list:
+        for m in mutants:
+            print(f"{m.name:28s} {m.path:28s} {m.why}\n{'':28s} tests: {' '.join(m.all_tests())}")
+        return 0
+    problems = []
+    for m in mutants:
+        text = (ROOT / m.path).read_text()
+        if text.count(m.old) != 1:
+            problems.append(f"{m.name}: its edit occurs {text.count(m.old)} times in {m.path}")
+        problems += [f"{m.name}: no test path {t}" for t in m.all_tests()
+                     if not (ROOT / t.split("::")[0]).exists()]
+    if problems or args.check:
+        print("\n".join(problems) or f"all {len(mutants)} mutants apply")
+        return 1 if problems else 0
+    if args.baseline:
+        tests = list(dict.fromkeys(t for m in mutants for t in m.all_tests()))
+        base = run(None, tests, args.timeout)
+        print(f"baseline (unmutated): {'pass' if base.status == 'survived' else base.status} "
+              f"({base.detail}, {base.seconds:.0f} s)")
+        if base.status != "survived":
+            return 1
+    print(f"{'mutant':28s} {'verdict':9s} {'s':>5s}  caught by / detail")
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = []
+        for r in pool.map(lambda m: run(m, m.all_tests(), args.timeout), mutants):
+            print(f"{r.mutant.name:28s} {r.status:9s} {r.seconds:5.0f}  {r.detail}", flush=True)
+            results.append(r)
+    caught = sum(r.status == "caught" for r in results)
+    print(f"\nmutation score: {caught} of {len(results)} caught")
+    return 0 if caught == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
