@@ -132,6 +132,12 @@ MUTANTS = [
            "amap = AffineMap(rank, tuple(AffineExpr(k, s, b + (s > 1)) for",
            "an index off by one: slices with a step above 1 start one element late",
            ("tests/jitcore/test_indexing.py",)),
+    Mutant("strides-in-wrong-units", "codegen/cpu.py",
+           "itemsize = ll.Constant(I64, numpy_dtype(value.type.element).itemsize)",
+           "itemsize = ll.Constant(I64, 8)",
+           "a strided argument's byte strides divided by 8 whatever its dtype (right for 8-byte "
+           "elements only)",
+           ("tests/jitcore/test_inplace.py", "tests/jitcore/test_indexing.py")),
     Mutant("broadcast-stride", "passes/fuse.py",
            "dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d",
            "dims = [d if src.shape[i] == 1 and out_type.shape[d] != 1 else d",
