@@ -28,6 +28,7 @@ from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitTypeError
+from jitcore.tracer import add_user_line
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
 
@@ -206,7 +207,11 @@ class JitFunction:
     def _trace(self, specs, call):
         with self._lock:
             self._traces += 1
-        return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+        try:
+            return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+        except Exception as e:
+            add_user_line(e, self.fun)
+            raise
 
     def _compile_once(self, key, specs, call) -> Executable:
         """The executable of ``key``, compiled by this thread unless another one is compiling
