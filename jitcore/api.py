@@ -4,13 +4,21 @@
 shape, dtype and layout of each array, static argument values), and on a miss traces ``f`` with
 abstract values, optimises, compiles and caches the executable. Later calls with the same key
 go straight to the cached executable.
+
+Calls may come from many threads at once. A cached call takes no lock. A miss takes a short
+lock to claim its key: the first thread to miss traces and compiles it; others missing on the
+same key wait for that one compile (and get its result or its error), while different keys
+compile at the same time.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import itertools
+import threading
 from collections import namedtuple
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -20,6 +28,7 @@ from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitTypeError
+from jitcore.tracer import add_user_line
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
 
@@ -50,7 +59,13 @@ class JitFunction:
         self.options = options or CompileOptions()
         self._cache: dict = {}
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
-        self._hits = self._misses = self._traces = self._compiles = 0
+        # next() of an itertools.count is atomic (one C call under the GIL): cached calls count
+        # their hit without a lock. The other counters change under self._lock.
+        self._hit = itertools.count().__next__
+        self._hit_reads = 0  # values of the hit counter consumed by cache_info
+        self._misses = self._traces = self._compiles = 0
+        self._lock = threading.Lock()
+        self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         try:
             self._signature = inspect.signature(fun)
             params = list(self._signature.parameters)
@@ -70,26 +85,30 @@ class JitFunction:
         if fast_key is not None:
             executable = self._fast_cache.get(fast_key)
             if executable is not None:
-                self._hits += 1
+                self._hit()
                 return executable(list(args))
         key, leaves, arrays, call = self._signature_key(args, kwargs)
         executable = self._cache.get(key)
         if executable is None:
-            self._misses += 1
-            executable = self._compile(key, leaves, call)
-            self._cache[key] = executable
+            executable = self._compile_once(key, leaves, call)
         else:
-            self._hits += 1
+            self._hit()
         if fast_key is not None:
             self._fast_cache[fast_key] = executable
         return executable(arrays, call.callers)
 
     def cache_info(self) -> CacheInfo:
-        return CacheInfo(self._hits, self._misses, self._traces, self._compiles)
+        """hits: calls that ran code compiled before them (or by a concurrent call they waited
+        for); misses: calls that traced; traces (``lower`` traces too) and compiles."""
+        with self._lock:
+            hits = self._hit() - self._hit_reads  # reading the count consumes one value
+            self._hit_reads += 1
+            return CacheInfo(hits, self._misses, self._traces, self._compiles)
 
     def clear_cache(self) -> None:
-        self._cache.clear()
-        self._fast_cache.clear()
+        with self._lock:
+            self._cache.clear()
+            self._fast_cache.clear()
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
@@ -186,14 +205,57 @@ class JitFunction:
         return paths
 
     def _trace(self, specs, call):
-        self._traces += 1
-        return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+        with self._lock:
+            self._traces += 1
+        try:
+            return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+        except Exception as e:
+            add_user_line(e, self.fun)
+            raise
+
+    def _compile_once(self, key, specs, call) -> Executable:
+        """The executable of ``key``, compiled by this thread unless another one is compiling
+        it already: then wait for that compile, and share its result or its error."""
+        me = threading.get_ident()
+        while True:
+            with self._lock:
+                executable = self._cache.get(key)
+                if executable is not None:
+                    self._hit()
+                    return executable
+                owner, future = self._pending.get(key, (None, None))
+                if future is None or owner == me:  # owner == me: the function calls itself
+                    self._misses += 1
+                    future = Future()
+                    self._pending.setdefault(key, (me, future))
+                    break
+            executable = future.result()  # raises the compiling thread's error
+            if executable is not None:  # None: that compile was interrupted; try again
+                self._hit()
+                return executable
+        try:
+            executable = self._compile(key, specs, call)
+        except BaseException as e:
+            with self._lock:
+                if self._pending.get(key, (None, None))[1] is future:
+                    del self._pending[key]
+            if isinstance(e, Exception):
+                future.set_exception(e)  # the waiters' error too
+            else:
+                future.set_result(None)  # an interrupt (KeyboardInterrupt) stops only this thread
+            raise
+        with self._lock:
+            self._cache[key] = executable
+            if self._pending.get(key, (None, None))[1] is future:
+                del self._pending[key]
+            self._compiles += 1
+        future.set_result(executable)
+        return executable
 
     def _compile(self, key, specs, call) -> Executable:
         module, out_tree = self._trace(specs, call)
         optimized = compiler.optimize(module, self.options)
         plan = compiler.lower(optimized, specs, self.options)
-        self._compiles += 1
         return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars)
 
 

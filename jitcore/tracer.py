@@ -14,17 +14,24 @@ from __future__ import annotations
 
 import linecache
 import os
+import re
 import sys
+import traceback
 
 import numpy as np
 
 from ir.builder import Builder
 from ir.core import Value
+from ir.errors import JitcoreError
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
+_ROOT = os.path.dirname(_PACKAGE_DIR)
+# Frames in these directories are jitcore's or NumPy's; every other frame is the user's.
+_LIBRARY_DIRS = tuple(os.path.join(d, "") for d in (
+    _PACKAGE_DIR, _NUMPY_DIR, *(os.path.join(_ROOT, p) for p in ("ir", "passes", "codegen"))))
 
 
 class Trace:
@@ -423,12 +430,17 @@ def _jnp():
     return jitcore.numpy
 
 
+def is_user_file(filename: str) -> bool:
+    """Whether code in ``filename`` is the user's: outside jitcore's packages and NumPy."""
+    path = os.path.abspath(filename)
+    return not path.startswith(_LIBRARY_DIRS)
+
+
 def user_frame():
     """The innermost frame of the user's code (outside jitcore and NumPy), or None."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith((_PACKAGE_DIR + os.sep, _NUMPY_DIR + os.sep)):
+        if is_user_file(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
@@ -439,6 +451,41 @@ def user_location() -> str:
     if frame is None:
         return "an unknown line"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def add_user_line(error: BaseException, fun) -> None:
+    """Name the user's line in ``error``, raised while tracing ``fun``.
+
+    The line is the innermost frame of the user's code in the traceback; when there is none
+    (an error in what ``fun`` returned), it is the line defining ``fun``. A jitcore error gets
+    it in its message, unless the message names it already. Other errors (NumPy's classes:
+    IndexError, ValueError, ...) keep NumPy's message and get it as a note (PEP 678, shown
+    under the message in tracebacks from Python 3.11). Errors raised by the user's own code
+    are left alone: Python's traceback points at them.
+    """
+    frames = [(f.f_code.co_filename, line) for f, line in traceback.walk_tb(error.__traceback__)]
+    if frames and is_user_file(frames[-1][0]):
+        return
+    user = [fl for fl in frames if is_user_file(fl[0])]
+    code = getattr(fun, "__code__", None)
+    if not user and code is not None and is_user_file(code.co_filename):
+        user = [(code.co_filename, code.co_firstlineno)]
+    if not user:
+        return
+    filename, line = user[-1]
+    where = f"{filename}:{line}"
+    text = linecache.getline(filename, line).strip()
+    shown = f"\n    {text}" if text else ""
+    args = error.args
+    if isinstance(error, JitcoreError) and len(args) == 1 and str(error) == args[0]:
+        if not re.search(re.escape(where) + r"(?!\d)", args[0]):  # not already named
+            error.args = (f"{args[0]}\n  at {where}{shown}",)
+        elif text not in args[0]:
+            error.args = (args[0] + shown,)
+        return
+    notes = getattr(error, "__notes__", [])
+    if f"  at {where}{shown}" not in notes:  # an error crossing two traces is noted once
+        error.__notes__ = [*notes, f"  at {where}{shown}"]
 
 
 def concretization_message(tracer: Tracer, what: str) -> str:
