@@ -703,3 +703,57 @@ def test_portable_descriptor_passes_strides_itself():
     outs = run_cpu(text, [x, y], header=None)
     for k, (ref, out) in enumerate(zip(refs, outs)):
         assert_matches(out, np.ascontiguousarray(ref(x, y)), 0, f"map kernel {k}, portable descriptor")
+
+
+# -- indexed ops (codegen/gather.py, codegen/gather_nd.py) ----------------------------------------
+GATHER = """"builtin.module"() ({
+  "func.func"() ({
+  ^bb0(%arg0: tensor<5x4xf64>, %arg1: tensor<3xi64>, %arg2: tensor<3xi64>, %arg3: tensor<3x4xf64>):
+    %0 = "array.gather"(%arg0, %arg1) {axis = 0} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
+    %1 = "array.gather"(%arg0, %arg2) {axis = 1} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<5x3xf64>
+    %2 = "array.gather_nd"(%arg0, %arg1, %arg2) {axes = [0, 1], position = 0} : (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xf64>
+    %3 = "array.scatter_nd"(%arg0, %arg3, %arg1) {axes = [0], mode = "set", position = 0} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
+    %4 = "array.scatter_nd"(%arg0, %arg3, %arg1) {axes = [0], mode = "add", position = 0} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
+    "func.return"(%0, %1, %2, %3, %4) : (tensor<3x4xf64>, tensor<5x3xf64>, tensor<3xf64>, tensor<5x4xf64>, tensor<5x4xf64>) -> ()
+  }) {function_type = (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>, tensor<3x4xf64>) -> (tensor<3x4xf64>, tensor<5x3xf64>, tensor<3xf64>, tensor<5x4xf64>, tensor<5x4xf64>), sym_name = "k"} : () -> ()
+}) : () -> ()"""
+
+
+@pytest.mark.parametrize("layout", ("C", "reversed", "F"))
+def test_gather_and_scatter_with_negative_and_repeated_indices(backend, layout):
+    rng = rng_for("gather", layout)
+    x, v = rng.integers(-50, 50, (5, 4)).astype(np.float64), rng.integers(-50, 50, (3, 4)).astype(np.float64)
+    i, j = np.array([1, -1, -4]), np.array([0, -1, 2])  # rows 1 and -4 are one row: a repeat
+    outs = backend(GATHER, [relayout(x, layout), relayout(i, layout), j, relayout(v, layout)])
+    overwritten, added = x.copy(), x.copy()
+    for k in range(3):  # in order: the last write to a row wins
+        overwritten[i[k]] = v[k]
+    np.add.at(added, i, v)
+    for k, want in enumerate([x[i], x[:, j], x[i, j], overwritten, added]):
+        assert_matches(outs[k], want, 0, f"indexed op {k}, {layout}")
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 5"):
+        backend(GATHER, [x, np.array([0, 5, 1]), j, v])
+    with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
+        backend(GATHER, [x, i, np.array([0, -5, 1]), v])
+
+
+def test_empty_and_zero_d_shapes(backend):
+    """Loops of extent 0 run no iteration; a reduction over an empty dim gives its identity."""
+    m2, t = identity(2), "f32"
+    add = [scalar_op("arith.addf", ["%in0", "%in0"], [t, t], t), f'"kernel.yield"(%v) : ({t}) -> ()']
+    kernels = [
+        Kernel([("%arg0", (0, 8), t, m2)], [((0, 8), t, m2)], add),
+        Kernel([("%arg1", (), t, amap(0, []))], [((), t, amap(0, []))], add, iterators=[]),
+        reduce_kernel("sum", t, "%arg2", (4, 0), m2, (4,), amap(2, ["d0"]), ["parallel", "reduction"]),
+        reduce_kernel("max", t, "%arg2", (4, 0), m2, (), amap(2, []), ["reduction", "reduction"]),
+        reduce_kernel("prod", t, "%arg2", (4, 0), m2, (4, 0), m2, ["parallel", "scan"]),
+        reduce_kernel("sum", t, "%arg0", (0, 8), m2, (8,), amap(2, ["d1"]), ["reduction", "parallel"]),
+    ]
+    text = module([((0, 8), t), ((), t), ((4, 0), t)], kernels)
+    x = np.float32(-1.5)
+    outs = backend(text, [np.zeros((0, 8), np.float32), np.array(x), np.zeros((4, 0), np.float32)])
+    wants = [np.zeros((0, 8), np.float32), np.array(2 * x), np.zeros(4, np.float32), np.array(-np.inf, np.float32),
+             np.zeros((4, 0), np.float32), np.zeros(8, np.float32)]
+    assert len(outs) == len(wants)
+    for k, (out, want) in enumerate(zip(outs, wants)):
+        assert_matches(out, want, 0, f"kernel {k}")

@@ -270,3 +270,44 @@
   %2 = "array.abs"(%1) : (tensor<8xf32>) -> tensor<8xf32>
   "func.return"(%2) : (tensor<8xf32>) -> ()
 }) {function_type = (tensor<8xf32>, tensor<2xf32>) -> tensor<8xf32>, sym_name = "slice_update_is_materialised"} : () -> ()
+
+// -----
+// Each reduction starts from its kind's identity: 1.0 for a product, the type's maximum for
+// an integer min, true for "and". A reduction over no axes combines each element with the
+// identity once (0.0 + -0.0 is 0.0, as NumPy's sum over no axes).
+// RUN: fuse
+// CHECK:      ^bb0([[X:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   [[ZERO:%[0-9]+]] = "arith.constant"() {value = 0.0 : f32}
+// CHECK-NEXT:   [[S:%[0-9]+]] = "arith.addf"([[ZERO]], [[X]])
+// CHECK-NEXT:   "kernel.yield"([[S]])
+// CHECK-NEXT: }) {domain = [4, 8], {{.*}}, iterator_types = ["parallel", "parallel"]}
+// CHECK:        "arith.mulf"
+// CHECK:        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], inits = [1.0 : f32], iterator_types = ["reduction", "reduction"]}
+// CHECK:        "arith.minsi"
+// CHECK:        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], inits = [2147483647 : i32], iterator_types = ["reduction", "parallel"]}
+// CHECK:        "arith.andi"
+// CHECK:        inits = [true : i1], iterator_types = ["reduction"]}
+"func.func"() ({
+^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<3x5xi32>, %arg2: tensor<3xi1>):
+  %0 = "array.reduce"(%arg0) {axes = [], kind = "sum"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = "array.reduce"(%arg0) {axes = [0, 1], kind = "prod"} : (tensor<4x8xf32>) -> tensor<f32>
+  %2 = "array.reduce"(%arg1) {axes = [0], kind = "min"} : (tensor<3x5xi32>) -> tensor<5xi32>
+  %3 = "array.reduce"(%arg2) {axes = [0], kind = "and"} : (tensor<3xi1>) -> tensor<i1>
+  "func.return"(%0, %1, %2, %3) : (tensor<4x8xf32>, tensor<f32>, tensor<5xi32>, tensor<i1>) -> ()
+}) {function_type = (tensor<4x8xf32>, tensor<3x5xi32>, tensor<3xi1>) -> (tensor<4x8xf32>, tensor<f32>, tensor<5xi32>, tensor<i1>), sym_name = "reduction_identities"} : () -> ()
+
+// -----
+// select becomes arith.select, and a chain through it fuses.
+// RUN: fuse
+// CHECK:      "kernel.generic"(%arg1, %arg2, %arg0) ({
+// CHECK-NEXT: ^bb0([[A:%arg[0-9]+]]: f64, [[B:%arg[0-9]+]]: f64, [[C:%arg[0-9]+]]: f64):
+// CHECK-NEXT:   [[LT:%[0-9]+]] = "arith.cmpf"([[C]], [[A]]) {predicate = "olt"}
+// CHECK-NEXT:   [[S:%[0-9]+]] = "arith.select"([[LT]], [[A]], [[B]]) : (i1, f64, f64) -> f64
+// CHECK-NEXT:   "kernel.yield"([[S]])
+// CHECK-NOT:  "kernel.generic"
+"func.func"() ({
+^bb0(%arg0: tensor<6xf64>, %arg1: tensor<6xf64>, %arg2: tensor<6xf64>):
+  %0 = "array.lt"(%arg0, %arg1) : (tensor<6xf64>, tensor<6xf64>) -> tensor<6xi1>
+  %1 = "array.select"(%0, %arg1, %arg2) : (tensor<6xi1>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>
+  "func.return"(%1) : (tensor<6xf64>) -> ()
+}) {function_type = (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>, sym_name = "select_fuses"} : () -> ()
