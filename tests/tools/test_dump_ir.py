@@ -158,3 +158,77 @@ def test_missing_file_and_bad_pipeline(tmp_path, example):
     bad = dump_ir(f"{example}:g", "--args", "f32[4]", "--pipeline", "canonicalize,frobnicate")
     assert bad.returncode == 2 and "unknown pass 'frobnicate'" in bad.stderr
     assert "Traceback" not in missing.stderr + bad.stderr
+
+
+# -- IR in (--ir FILE.mlir), as mlir-opt ---------------------------------------------------------
+FUNC = """\
+"func.func"() ({{
+^bb0(%arg0: tensor<8xf32>):
+  %0 = "array.neg"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = "array.exp"(%0) : (tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%1) : (tensor<8xf32>) -> ()
+}}) {{function_type = (tensor<8xf32>) -> tensor<8xf32>, sym_name = "{name}"}} : () -> ()
+"""
+
+
+@pytest.fixture
+def mlir(tmp_path: Path) -> Path:
+    path = tmp_path / "two.mlir"
+    path.write_text("// first\n" + FUNC.format(name="f") + "// -----\n" + FUNC.format(name="g"))
+    return path
+
+
+def test_ir_in_runs_the_pipeline_and_prints(mlir):
+    out = ok("--ir", str(mlir), "--split-input-file", "--pipeline", "canonicalize,fuse")
+    first, second = out.split("// -----\n")
+    for part, name in ((first, "f"), (second, "g")):
+        assert part.startswith(header("optimized") + '"builtin.module"() ({')
+        assert part.count('"kernel.generic"(') == 1 and "array." not in part
+        assert '"arith.negf"' in part and '"math.exp"' in part and f'sym_name = "{name}"' in part
+
+
+def test_ir_in_without_a_pipeline_prints_the_input_back(tmp_path):
+    path = tmp_path / "f.mlir"
+    path.write_text(FUNC.format(name="f"))
+    out = ok("--ir", str(path))
+    assert out == header("optimized") + '"builtin.module"() ({\n' + "".join(
+        f"  {line}\n" for line in FUNC.format(name="f").splitlines()) + "}) : () -> ()\n"
+
+
+def test_ir_in_llvm_stages_and_instrumentation(tmp_path):
+    path = tmp_path / "f.mlir"
+    path.write_text(FUNC.format(name="f"))
+    out = ok("--ir", str(path), "--pipeline", "fuse,dce", "--stage", "all", "--print-ir-after-all",
+             "--timing")
+    stages = re.findall(r"^// ===== stage: (\S+) =====$", out, re.M)
+    assert stages == ["traced", "optimized", "llvm", "llvm-opt", "asm"]
+    assert re.findall(r"IR Dump After (\S+) ", out) == ["fuse", "dce"]
+    assert re.findall(r"^\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S+)$", out, re.M) == ["fuse", "dce", "Total"]
+    traced = out.split(header("traced"))[1]
+    assert '"array.neg"' in traced.split("// =====")[0]
+    assert re.search(r'^define void @"?jit_f_', out, re.M)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--pipeline", "fuse"], "give either path/to/file.py:function or --ir FILE.mlir"),
+    (["--ir", "{mlir}", "--args", "f32[8]"], "--args is for a Python function"),
+    (["--ir", "{mlir}", "--stage", "llvm", "--pipeline", "fuse"],
+     "the LLVM stages need one function, this IR has 2"),
+    (["--ir", "{mlir}", "--pipeline", "fuse,nope"], "unknown pass 'nope'"),
+    (["--ir", "{missing}"], "no such file"),
+    (["--ir", "{bad}"], "bad.mlir: line 5, column 23: use of undefined value %7"),
+    (["--ir", "{invalid}"], "VerificationError: 'array.sin' op"),
+    (["{example}:g", "--args", "f32[4]", "--split-input-file"], "--split-input-file goes with --ir"),
+])
+def test_ir_in_bad_input_is_one_line_and_exit_2(tmp_path, example, mlir, args, message):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("\n" + FUNC.format(name="f").replace('"array.exp"(%0)', '"array.exp"(%7)'))
+    invalid = tmp_path / "invalid.mlir"
+    invalid.write_text(FUNC.format(name="f").replace("f32", "i32").replace('"array.neg"', '"array.sin"'))
+    paths = {"mlir": mlir, "missing": tmp_path / "missing.mlir", "bad": bad, "invalid": invalid,
+             "example": example}
+    result = dump_ir(*(a.format(**paths) for a in args))
+    assert result.returncode == 2, result.stdout
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("dump-ir: error: ")
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert result.stdout == ""

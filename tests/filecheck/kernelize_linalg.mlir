@@ -1,0 +1,68 @@
+// The kernel form of dot_general (passes/kernelize_linalg.py): iteration dims in the loop
+// order [batch, lhs free, contracting, rhs free], body acc + lhs * rhs from 0.
+
+// RUN: fuse
+// CHECK:      "kernel.generic"(%arg0, %arg1) ({
+// CHECK-NEXT: ^bb0([[A:%arg[0-9]+]]: f32, [[B:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.mulf"([[A]], [[B]])
+// CHECK-NEXT:   [[S:%[0-9]+]] = "arith.addf"([[ACC]], [[P]])
+// CHECK-NEXT:   "kernel.yield"([[S]])
+// CHECK-NEXT: }) {domain = [4, 3, 5], indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], inits = [0.0 : f32], iterator_types = ["parallel", "reduction", "parallel"]}
+"func.func"() ({
+^bb0(%arg0: tensor<4x3xf32>, %arg1: tensor<3x5xf32>):
+  %0 = "array.dot_general"(%arg0, %arg1) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+  "func.return"(%0) : (tensor<4x5xf32>) -> ()
+}) {function_type = (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>, sym_name = "matmul"} : () -> ()
+
+// -----
+// A batched bool product with operands laid out unlike the loop order: or over and, from false.
+// RUN: fuse
+// CHECK:      ^bb0([[A:%arg[0-9]+]]: i1, [[B:%arg[0-9]+]]: i1, [[ACC:%arg[0-9]+]]: i1):
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.andi"([[A]], [[B]])
+// CHECK-NEXT:   [[S:%[0-9]+]] = "arith.ori"([[ACC]], [[P]])
+// CHECK-NEXT:   "kernel.yield"([[S]])
+// CHECK-NEXT: }) {domain = [2, 4, 3, 5], indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>], inits = [false : i1], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+"func.func"() ({
+^bb0(%arg0: tensor<2x3x4xi1>, %arg1: tensor<2x5x3xi1>):
+  %0 = "array.dot_general"(%arg0, %arg1) {lhs_batch = [0], lhs_contracting = [1], rhs_batch = [0], rhs_contracting = [2]} : (tensor<2x3x4xi1>, tensor<2x5x3xi1>) -> tensor<2x4x5xi1>
+  "func.return"(%0) : (tensor<2x4x5xi1>) -> ()
+}) {function_type = (tensor<2x3x4xi1>, tensor<2x5x3xi1>) -> tensor<2x4x5xi1>, sym_name = "batched_bool_product"} : () -> ()
+
+// -----
+// Without contracting dims (an outer product) there is no accumulator and no inits.
+// RUN: fuse
+// CHECK:      ^bb0([[A:%arg[0-9]+]]: i32, [[B:%arg[0-9]+]]: i32):
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.muli"([[A]], [[B]])
+// CHECK-NEXT:   "kernel.yield"([[P]])
+// CHECK-NEXT: }) {domain = [4, 5], indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+"func.func"() ({
+^bb0(%arg0: tensor<4xi32>, %arg1: tensor<5xi32>):
+  %0 = "array.dot_general"(%arg0, %arg1) {lhs_batch = [], lhs_contracting = [], rhs_batch = [], rhs_contracting = []} : (tensor<4xi32>, tensor<5xi32>) -> tensor<4x5xi32>
+  "func.return"(%0) : (tensor<4x5xi32>) -> ()
+}) {function_type = (tensor<4xi32>, tensor<5xi32>) -> tensor<4x5xi32>, sym_name = "outer_product"} : () -> ()
+
+// -----
+// A cheap elementwise producer fuses into the contraction, though it reads each lhs element
+// once per rhs column; an expensive one is materialised.
+// RUN: fuse,dce
+// CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg1) ({
+// CHECK:        "math.sin"
+// CHECK-NEXT:   "math.cos"
+// CHECK-NEXT:   "math.exp"
+// CHECK:      "kernel.generic"([[E]], %arg0) ({
+// CHECK-NEXT: ^bb0([[B:%arg[0-9]+]]: f32, [[A:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   [[C:%[0-9]+]] = "arith.constant"() {value = 2.0 : f32}
+// CHECK-NEXT:   [[A2:%[0-9]+]] = "arith.mulf"([[A]], [[C]])
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.mulf"([[A2]], [[B]])
+// CHECK-NEXT:   "arith.addf"([[ACC]], [[P]])
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+"func.func"() ({
+^bb0(%arg0: tensor<4x3xf32>, %arg1: tensor<3x5xf32>):
+  %0 = "array.constant"() {value = dense<2.0> : tensor<4x3xf32>} : () -> tensor<4x3xf32>
+  %1 = "array.mul"(%arg0, %0) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = "array.sin"(%arg1) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %3 = "array.cos"(%2) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %4 = "array.exp"(%3) : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  %5 = "array.dot_general"(%1, %4) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+  "func.return"(%5) : (tensor<4x5xf32>) -> ()
+}) {function_type = (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>, sym_name = "producers_of_a_contraction"} : () -> ()
