@@ -18,6 +18,11 @@ Step 2 (fuse), repeated until nothing changes, for each kernel and each of its o
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
+
+``kernelize`` is step 1 alone, registered as its own pass: one kernel per array op, nothing
+fused, every intermediate materialised. It is the baseline that fusion is tested against
+(tests/programs): a pipeline with ``kernelize`` in place of ``fuse`` must give bit-identical
+results, since fusing only moves the same scalar ops from one loop into another.
 """
 
 from __future__ import annotations
@@ -51,13 +56,25 @@ def kernelizes(op_cls: type):
 
 
 @register_pass
-class Fuse(Pass):
-    name = "fuse"
+class Kernelize(Pass):
+    """Step 1 only: each array op becomes its own kernel; no producer is inlined."""
+
+    name = "kernelize"
 
     def run(self, module: Operation) -> bool:
         changed = False
         for func in module.functions():
             changed |= _kernelize(func.body)
+        return changed
+
+
+@register_pass
+class Fuse(Pass):
+    name = "fuse"
+
+    def run(self, module: Operation) -> bool:
+        changed = Kernelize().run(module)
+        for func in module.functions():
             while _fuse_once(func.body):
                 changed = True
         return changed

@@ -1,0 +1,65 @@
+"""NumPy with the ±0.0 ties of maximum, minimum, fmax, fmin, max and min settled.
+
+NumPy's answer for +0.0 against -0.0 depends on the position of the element in NumPy's SIMD loop
+and on the host (tests/jitcore/test_ufuncs_extra.py::test_fmax_zero_tie_is_positional). IEEE 754
+allows either zero. ``PINNED`` is ``numpy`` with those ties resolved the way jitcore resolves
+them on every host: the second operand (float16: the first), and for the max/min reductions the
+last zero in iteration order, C order over the reduced axes (float16: the first). Everything
+else is NumPy's own answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def pin_tie(fn):
+    """``fn(x, y)`` (maximum, fmax, ...) with its ±0.0 ties resolved as jitcore does."""
+    def pinned(x, y, *args, **kwargs):
+        out = fn(x, y, *args, **kwargs)
+        res = np.asarray(out)
+        if res.dtype.kind != "f":
+            return out
+        x, y = (np.broadcast_to(np.asarray(v).astype(res.dtype), res.shape) for v in (x, y))
+        tie = (x == y) & (np.signbit(x) != np.signbit(y))
+        fixed = np.where(tie, x if res.dtype == np.float16 else y, res)
+        return fixed[()] if isinstance(out, np.generic) else fixed
+    return pinned
+
+
+def pin_reduction(fn):
+    """``fn(x, axis, keepdims)`` (max, min) with its ±0.0 ties resolved as jitcore does."""
+    def pinned(x, axis=None, keepdims=False, **kwargs):
+        out = fn(x, axis=axis, keepdims=keepdims, **kwargs)
+        x = np.asarray(x)
+        if x.dtype.kind != "f" or x.size == 0 or x.ndim == 0:
+            return out
+        axes = tuple(range(x.ndim)) if axis is None else \
+            tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
+        kept = [d for d in range(x.ndim) if d not in axes]
+        rows = np.transpose(x, kept + sorted(axes)).reshape([x.shape[d] for d in kept] + [-1])
+        zeros = rows == 0
+        n = rows.shape[-1]
+        pick = np.argmax(zeros, -1) if x.dtype == np.float16 else n - 1 - np.argmax(zeros[..., ::-1], -1)
+        chosen = np.take_along_axis(rows, pick[..., None], -1)[..., 0]
+        res = np.asarray(out)
+        fixed = np.where(res.reshape(chosen.shape) == 0, chosen, res.reshape(chosen.shape)).reshape(res.shape)
+        return fixed[()] if isinstance(out, np.generic) else fixed
+    return pinned
+
+
+class PinnedNumPy:
+    """``numpy``, except for the functions whose ±0.0 ties depend on NumPy's SIMD loops."""
+
+    maximum = staticmethod(pin_tie(np.maximum))
+    minimum = staticmethod(pin_tie(np.minimum))
+    fmax = staticmethod(pin_tie(np.fmax))
+    fmin = staticmethod(pin_tie(np.fmin))
+    max = staticmethod(pin_reduction(np.max))
+    min = staticmethod(pin_reduction(np.min))
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+PINNED = PinnedNumPy()

@@ -1,0 +1,235 @@
+"""Random NumPy programs (tests/programs/generator.py) run under jit, compared with NumPy and
+with the unfused pipeline (tests/programs/differential.py).
+
+The CI slice runs ``CI_PROGRAMS`` programs (derandomized: the same ones every run); the ``long``
+test (``--run-long``) runs ``LONG_PROGRAMS`` longer ones. ``--hypothesis-profile thorough``
+draws new programs on every run. The generator itself is checked too: that it reaches every
+feature, and that a deliberately wrong compiler is caught and shrunk to a one-line program.
+
+Known bugs are left out of the generator (see ``_Builder._known_bug`` and the ``frozen`` and
+``returnable`` rules there) and kept here as strict xfails with their minimal programs.
+"""
+
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import jitcore
+from tests.budget import examples
+from tests.programs.differential import UNFUSED, check
+from tests.programs.generator import Input, Program, programs
+from tests.programs.pinned_numpy import PINNED, PinnedNumPy
+
+CI_PROGRAMS = 800
+LONG_PROGRAMS = 2000
+# Generating a program runs NumPy on each statement; a slow draw is not a failure here.
+SETTINGS = dict(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+_checked: set = set()
+
+
+def _check_once(program: Program) -> None:
+    """``check``, skipping a program (source, inputs and layouts) already checked in this run:
+    hypothesis draws some programs more than once, and the answer cannot change."""
+    key = (program.source(), tuple((i.values.tobytes(), i.values.dtype.str, i.values.shape, i.layout)
+                                   for i in program.inputs))
+    if key not in _checked:
+        check(program)
+        _checked.add(key)
+
+
+@settings(max_examples=examples(CI_PROGRAMS), **SETTINGS)
+@given(programs())
+def test_random_programs_match_numpy_and_the_unfused_pipeline(program):
+    _check_once(program)
+
+
+@pytest.mark.long
+@settings(max_examples=examples(LONG_PROGRAMS), **SETTINGS)
+@given(programs(max_statements=12))
+def test_many_long_random_programs(program):
+    _check_once(program)
+
+
+# --- the generator itself ----------------------------------------------------------------------
+
+# Each feature and how many of 500 drawn programs must show it: about a third of what the
+# derandomized draw gives (the thorough profile's random draws vary), at least 1.
+FEATURES = {
+    "unary": 60, "math": 50, "binary": 40, "operator": 35, "constant": 70, "compare": 70,
+    "where": 50, "clip": 35, "promotion": 30, "broadcast": 15, "astype": 30, "float-to-int": 12,
+    "reduce": 35, "reduce-axis": 25, "tuple-axis": 1, "keepdims": 20, "scan": 10, "argreduce": 15,
+    "exact-float-reduction": 6, "slice": 28, "negative-step": 8, "int-index": 5, "newaxis": 20,
+    "transpose": 4, "swapaxes": 4, "flip": 10, "reshape": 5, "inplace-op": 20, "setitem": 18,
+    "write-input": 22, "write-through-view": 8, "scalar-rebind": 2, "alias": 20, "copy": 13,
+    "scalar": 80, "zero-d": 100, "empty": 10, "error": 3, "nan": 24, "inf": 30, "-0.0": 14,
+    "subnormal": 16, "exact-output": 150, "ulp-output": 19, "free-output": 13, "layout-C": 140,
+    **{f"layout-{kind}": 9 for kind in ("F", "reversed", "strided", "broadcast", "unaligned")},
+}
+
+
+def test_the_generator_reaches_every_feature():
+    seen = Counter()
+
+    @settings(max_examples=500, database=None, **SETTINGS)
+    @given(programs())
+    def draw(program):
+        seen.update(program.features)
+
+    draw()
+    scarce = {f: f"{seen[f]} < {n}" for f, n in FEATURES.items() if seen[f] < n}
+    assert not scarce, f"features drawn too rarely in 500 programs: {scarce}"
+
+
+class _Swapped(PinnedNumPy):
+    """NumPy as a wrong compiler would run it: maximum and minimum (and max and min) swapped."""
+
+    maximum, minimum = staticmethod(PinnedNumPy.minimum), staticmethod(PinnedNumPy.maximum)
+    max, min = staticmethod(PinnedNumPy.min), staticmethod(PinnedNumPy.max)
+
+
+def _swapping_compiler(program: Program):
+    args = [i.make() for i in program.inputs]
+    with np.errstate(all="ignore"):
+        return program.function(_Swapped())(*args), args
+
+
+def test_a_wrong_compiler_is_caught_and_shrunk_to_one_statement(capsys):
+    failing = []
+
+    @settings(max_examples=examples(300), database=None, report_multiple_bugs=False, **SETTINGS)
+    @given(programs(errors=False))
+    def differential(program):
+        try:
+            check(program, compilers=(_swapping_compiler,))
+        except AssertionError:
+            failing.append(program)
+            raise
+
+    with pytest.raises(AssertionError):
+        differential()
+    shrunk = failing[-1]  # hypothesis replays the shrunk example last
+    with capsys.disabled():
+        print(f"\nshrunk failing program:\n{shrunk.describe()}")
+    assert len(shrunk.statements) == 1, shrunk.describe()
+    assert re.search(r"np\.(maximum|minimum|max|min)\(", shrunk.statements[0]), shrunk.describe()
+    assert all(i.values.size <= 2 for i in shrunk.inputs), shrunk.describe()
+
+
+def test_fusion_changes_the_kernels_of_random_programs():
+    """The fused/unfused comparison tests something only if the pipelines differ: fusion must
+    merge kernels in a good share of the programs."""
+    counts = []
+
+    @settings(max_examples=40, database=None, **SETTINGS)
+    @given(programs(errors=False))
+    def lower(program):
+        args = [i.make() for i in program.inputs]
+        fn = program.function(np)
+        texts = [jitcore.jit(fn, pipeline=p).lower(*args).as_text("optimized")
+                 for p in (jitcore.compiler.DEFAULT_PIPELINE, UNFUSED)]
+        counts.append(tuple(t.count('"kernel.generic"') for t in texts))
+
+    lower()
+    assert all(fused <= unfused for fused, unfused in counts), counts
+    merged = sum(fused < unfused for fused, unfused in counts)
+    assert merged >= len(counts) // 4, f"fusion merged kernels in only {merged} of {len(counts)}: {counts}"
+
+
+def test_pinned_ties_follow_jitcore_on_every_host():
+    """The NumPy side's ±0.0 rule (tests/programs/pinned_numpy.py): fixed answers, and jitcore's."""
+    x = np.array([0.0, -0.0, 0.0, -0.0, 1.0], np.float32)
+    y = np.array([-0.0, 0.0, 0.0, -0.0, 1.0], np.float32)
+    rows = np.array([[0.0, -0.0], [-0.0, 0.0], [-0.0, -0.0]])
+    assert np.signbit(PINNED.maximum(x, y)).tolist() == np.signbit(y).tolist()
+    assert np.signbit(PINNED.minimum(x.astype(np.float16), y.astype(np.float16))).tolist() == \
+        np.signbit(x).tolist()
+    assert np.signbit(PINNED.max(rows, axis=1)).tolist() == [True, False, True]  # the last zero
+    assert np.signbit(PINNED.min(rows.T.astype(np.float16), axis=0)).tolist() == [False, True, True]
+    cases = [(lambda np, a, b: np.maximum(a, b), x, y), (lambda np, a, b: np.fmin(a, b), x, y),
+             (lambda np, a, b: np.minimum(a, b), x.astype(np.float16), y.astype(np.float16)),
+             (lambda np, a, b: np.max(a, axis=1), rows, None), (lambda np, a, b: np.min(a), rows.T, None),
+             (lambda np, a, b: np.max(a, axis=0), rows.T.astype(np.float16), None)]
+    for fn, a, b in cases:
+        want = fn(PINNED, a, b)
+        got = jitcore.jit(lambda a, b, fn=fn: fn(np, a, b))(a, b)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+# --- known bugs, left out of the generator -----------------------------------------------------
+
+def _program(source: str, *inputs: np.ndarray, raises: bool = False) -> Program:
+    """A hand-written program in the generator's form: statements, then ``return (...)``."""
+    lines = [line.strip() for line in source.strip().splitlines()]
+    returned = re.fullmatch(r"return \((.*)\)", lines[-1]).group(1)
+    returns = [r.strip() for r in returned.split(",") if r.strip()]
+    ins = [Input(name, np.asarray(v), "C", None) for name, v in zip("abc", inputs)]
+    return Program(ins, lines[:-1], returns, [0] * len(returns), [0] * len(ins), raises)
+
+
+def _xfail(reason: str):
+    """Strict, and only for a wrong answer or a jitcore error (a NumPy error would be a bad test)."""
+    return pytest.mark.xfail(strict=True, reason=reason, raises=(AssertionError, jitcore.JitcoreError))
+
+
+@_xfail("`s op= y` on a NumPy scalar (a full reduction, x[i]) updates the tracer in place; NumPy "
+        "rebinds s, so another name for the old scalar keeps its value, and s may change shape "
+        "or dtype")
+@pytest.mark.parametrize("source", [
+    "t = a.sum()\n s = t\n s += 1\n return (s, t)",
+    "s = a.sum()\n s += a\n return (s,)",  # NumPy: s becomes an array; jitcore: JitTypeError
+    "s = np.argmin(a)\n s //= np.nan\n return (s,)",  # NumPy: s becomes float64
+])
+def test_known_bug_scalar_inplace(source):
+    check(_program(source, np.array([1.0, 2.0, 3.0])))
+
+
+@_xfail("a NumPy scalar (a full reduction, x[i], a ufunc of 0-d arrays) accepts item assignment "
+        "under jit; NumPy raises TypeError")
+def test_known_bug_scalar_item_assignment():
+    check(_program("s = a.sum()\n s[...] = 1\n return (s,)", np.array([1.0, 2.0]), raises=True))
+
+
+@_xfail("`x[i] op= y` on one element: NumPy computes x[i] op y as scalars and stores with unsafe "
+        "casting; jitcore casts with same_kind and raises JitTypeError")
+def test_known_bug_element_inplace_cast():
+    check(_program("a[0] *= 0.5\n return (a,)", np.array([3, 4], np.int32)))
+
+
+@_xfail("np.swapaxes, np.moveaxis, np.squeeze and np.expand_dims return copies under jit, "
+        "views in NumPy: writes through them do not reach the base")
+@pytest.mark.parametrize("view", ["np.swapaxes(a, 0, 1)", "np.moveaxis(a, 0, 1)",
+                                  "np.squeeze(a[None])", "np.expand_dims(a, 0)"])
+def test_known_bug_view_functions_copy(view):
+    check(_program(f"v = {view}\n v += 1\n return (a,)", np.array([[1, 2], [3, 4]])))
+
+
+@_xfail("a result that folds to an argument (a.copy(), a + 0, np.maximum(a, a)) is returned as "
+        "the caller's array, so the write-back of the argument shows in it")
+@pytest.mark.parametrize("copy", ["a.copy()", "a + 0", "np.maximum(a, a)"])
+def test_known_bug_copy_of_written_argument(copy):
+    check(_program(f"v = {copy}\n a += 1\n return (v,)", np.array([1, 2, 3])))
+
+
+@_xfail("np.where(c, x, k) with a Python int k outside x's integer dtype: NumPy wraps k (uint8: "
+        "-1 is 255), jitcore raises JitTypeError")
+def test_known_bug_where_wraps_constant():
+    check(_program("v = np.where(a < 2, a, -1)\n return (v,)", np.array([1, 3], np.uint8)))
+
+
+@_xfail("x ** 2 for a bool array: NumPy takes its square fast path, int8; jitcore gives int64 "
+        "(np.power(x, 2), also int64 in NumPy, agrees)")
+def test_known_bug_bool_squared():
+    check(_program("v = a ** 2\n return (v,)", np.array([True, False])))
+
+
+@_xfail("cumsum/cumprod over an axis of length 1 returns its operand's tracer, not a copy: a "
+        "write to either shows in the other")
+@pytest.mark.parametrize("scan", ["np.cumsum(a, axis=0)", "np.cumprod(a, axis=0)"])
+def test_known_bug_trivial_scan_aliases(scan):
+    check(_program(f"v = {scan}\n v[0, 0] = 9\n return (a, v)", np.array([[1.0, 2.0]])))
+
