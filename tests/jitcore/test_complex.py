@@ -288,6 +288,39 @@ def test_general_powers_follow_glibc_cpow(dtype):
     assert_matches(within_conditioned_ulps(got, expected, zz, ww, bound), expected)
 
 
+def _in_place_square(z):
+    z **= 2
+    return z
+
+
+# (spelling, exponent): NumPy's ** computes an array to the Python int 2 or -1 or the Python
+# float 0.5 by square, reciprocal or sqrt; every other spelling takes its power loop (whose
+# (-0-0j) ** 2 is 0j, square's 0-0j), NumPy scalars their scalar math (the loop's values).
+POWER_SPELLINGS = {
+    "z ** 0.5": (lambda z: z ** 0.5, 0.5), "np.power(z, 0.5)": (lambda z: np.power(z, 0.5), 0.5),
+    "z ** 2": (lambda z: z ** 2, 2), "np.power(z, 2)": (lambda z: np.power(z, 2), 2),
+    "z ** 2.0": (lambda z: z ** 2.0, 2), "z ** int64(2)": (lambda z: z ** np.int64(2), 2),
+    "z ** -1": (lambda z: z ** -1, -1), "z ** -1.0": (lambda z: z ** -1.0, -1),
+    "z ** 1": (lambda z: z ** 1, 1), "z ** 0": (lambda z: z ** 0, 0),
+    "z ** (2 + 0j)": (lambda z: z ** (2 + 0j), 2), "z[7] ** 0.5": (lambda z: z[7] ** 0.5, 0.5),
+    "z **= 2": (lambda z: _in_place_square(z.copy()), 2),
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("spelling", list(POWER_SPELLINGS))
+def test_each_spelling_of_a_power_is_numpys(spelling, dtype):
+    fn, e = POWER_SPELLINGS[spelling]
+    z = special_grid(dtype)
+    expected = numpy_result(fn, z)
+    got = jc.jit(fn)(z)
+    assert type(got) is type(expected)
+    zz = z[7] if np.ndim(expected) == 0 else z
+    bound = ulp_bound("complex pow", np.float64)
+    assert_matches(within_conditioned_ulps(np.asarray(got), np.asarray(expected), zz, e, bound), expected,
+                   0, spelling)
+
+
 @pytest.mark.parametrize("n", [1.5, 100, 1j, 2 + 1j, -7, 5])
 def test_static_exponents_without_a_fast_path_take_numpys_power_loop(n):
     z = special_grid(np.complex128)
