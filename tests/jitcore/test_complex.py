@@ -16,6 +16,7 @@ import pytest
 
 import jitcore as jc
 from tests.jitcore.coverage_table import within_conditioned_ulps
+from tests.layouts import relayout
 from tests.oracle import assert_matches, ulp_bound
 
 COMPLEX = [np.complex64, np.complex128]
@@ -76,15 +77,22 @@ def numpy_result(fn, *args):
 def test_special_values_match_numpy(dtype, name, fn, bound):
     # Every special against every other. Contiguous operands: NumPy's SIMD loops fuse the
     # multiply-adds of complex products as jitcore does; its loop for negative strides does not.
+    # Then the grid as a 21 x 21 array through the other layouts, two at a time (one more
+    # compilation), against NumPy on C copies of the same values.
     z = special_grid(dtype)
     w = z[::-1].copy()
-    expected = numpy_result(fn, z, w)
-    got = jc.jit(fn)(z, w)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    got = got if isinstance(got, tuple) else (got,)
-    for g, e in zip(got, expected):
-        ulps = 0 if bound == "exact" else ulp_bound(bound, np.dtype(dtype).char.lower())
-        assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}")
+    jitted = jc.jit(fn)
+    ulps = 0 if bound == "exact" else ulp_bound(bound, np.dtype(dtype).char.lower())
+    square = z.reshape(21, 21), w.reshape(21, 21)
+    cases = [("C", z, w)] + [(f"{k} with {k2}", relayout(square[0], k), relayout(square[1], k2))
+                             for k, k2 in (("F", "reversed"), ("strided", "F"), ("reversed", "broadcast"))]
+    for layouts, a, b in cases:
+        expected = numpy_result(fn, np.array(a, order="C"), np.array(b, order="C"))
+        got = jitted(a, b)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, e in zip(got, expected, strict=True):
+            assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}, {layouts}")
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
@@ -97,7 +105,7 @@ def test_real_numbers_meet_complex_ones_with_numpy_promotion(dtype):
     def f(z, x32, i16):
         return z * x32, x32 / z, z + i16, z * 1j, 2.5 - z, x32 * 1j, z == x32
 
-    for g, e in zip(jc.jit(f)(z, x32, i16), f(z, x32, i16)):
+    for g, e in zip(jc.jit(f)(z, x32, i16), f(z, x32, i16), strict=True):
         assert_matches(g, e)
 
 
@@ -118,7 +126,7 @@ def test_reductions(dtype):
         return z.sum(), z.sum(axis=0), np.prod(z[:3, :3], axis=1), z.mean(axis=1), z.var(), \
             np.std(z, axis=0, ddof=1), np.cumsum(z, axis=1), np.any(z), np.all(z, axis=0)
 
-    for g, e in zip(jc.jit(f)(z), f(z)):
+    for g, e in zip(jc.jit(f)(z), f(z), strict=True):
         g, e = np.asarray(g), np.asarray(e)
         assert g.dtype == e.dtype and g.shape == e.shape
         np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 10)
@@ -140,7 +148,7 @@ def test_max_min_and_arg_reductions_follow_numpy_nan_and_tie_rules(dtype, seed):
             np.minimum.reduce(z, axis=0, keepdims=True), np.max(z, axis=(0, 1)), \
             np.argmax(z), np.argmin(z), np.argmax(z, axis=0), np.argmin(z, axis=1, keepdims=True)
 
-    for g, e in zip(jc.jit(f)(z), f(z)):
+    for g, e in zip(jc.jit(f)(z), f(z), strict=True):
         assert_matches(g, e)
     with pytest.raises(jc.JitTypeError, match="zero-size array"):
         jc.jit(np.max)(np.ones((0, 3), dtype))
@@ -205,7 +213,7 @@ def test_shapes_and_indexing_move_complex_values_untouched():
         updated[0, 1] = -1j
         return z.T[::-1], np.concatenate([z, z[:1]]), z[[2, 0]], np.where(z.real > 3, z, 1j), padded, updated
 
-    for g, e in zip(jc.jit(f)(z), ref(z)):
+    for g, e in zip(jc.jit(f)(z), ref(z), strict=True):
         assert_matches(g, e)
 
 
@@ -347,7 +355,7 @@ def test_reductions_and_scans_at_special_values():
             want = numpy_result(lambda x: (np.cumprod(x, axis=-1), np.cumsum(x, axis=0), np.prod(x, axis=-1),
                                            np.prod(x, axis=()), np.sum(x, axis=()),
                                            np.multiply.reduce(x, axis=0)), x)
-            for g, e in zip(f(x), want):
+            for g, e in zip(f(x), want, strict=True):
                 assert_matches(g, e, 0, f"{x.tolist()}")
 
 
