@@ -509,6 +509,7 @@ A, B, V, X = (_small_integers(*s, seed=i) for i, s in enumerate([(4, 3), (6, 5),
 # through transposed, broadcast, sliced and reversed maps.
 FUSED_PRODUCERS = {
     "transposed": ("arith.mulf", lambda a, b: (a.T * 2) @ b[:4], (A, B)),
+    "rank-3 transpose": ("arith.mulf", lambda x, b: (x.transpose(1, 2, 0) * 2) @ b[:2, :3], (X, B)),
     "broadcast row": ("arith.addf", lambda a, v, b: (a + v) @ b[:3], (A, V, B)),
     "broadcast column": ("arith.subf", lambda a, v, b: (a - v[:, None].T) @ b[1:4], (A, V, B)),
     "sliced and reversed": ("arith.subf", lambda a, b: (a[1:, ::-1] - 1) @ b[::2, :4][:3], (A, B)),
