@@ -19,13 +19,14 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from tests.budget import examples
 from tests.layouts import layouts, relayout
 from tests.oracle import assert_matches
 from tests.strategies import arrays, edge_arrays
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64)]
-SOME = settings(max_examples=15, deadline=None)
+SOME = settings(max_examples=examples(15), deadline=None)
 
 ARG = jc.jit(lambda a, kind, axis, keepdims: getattr(jnp, kind)(a, axis, keepdims=keepdims),
              static_argnames=("kind", "axis", "keepdims"))

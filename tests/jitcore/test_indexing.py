@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 import jitcore as jc
 from ir.parser import parse
 from ir.printer import print_op
+from tests.budget import examples
 from tests.layouts import WRITABLE_LAYOUTS, relayout
 from tests.oracle import assert_matches
 from tests.strategies import arrays
@@ -23,7 +24,7 @@ from tests.strategies import arrays
 DTYPES = [np.bool_, np.int8, np.uint16, np.int64, np.float16, np.float32, np.float64]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_basic_indexing_matches_numpy(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -35,7 +36,7 @@ def test_basic_indexing_matches_numpy(data):
     assert_matches(got, expected, 0, f"x{shape}[{key!r}]")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(data=st.data())
 def test_integer_array_index_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from tests.budget import examples
 from tests.layouts import WRITABLE_LAYOUTS, relayout
 from tests.oracle import assert_matches
 from tests.strategies import arrays
@@ -84,7 +85,7 @@ def test_a_view_taken_before_a_write_sees_it():
     assert_same(f, np.arange(6.0))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_slice_assignment_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6))

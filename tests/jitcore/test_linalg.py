@@ -22,12 +22,13 @@ from hypothesis.extra import numpy as hnp
 import jitcore as jc
 import jitcore.numpy as jnp
 from tests import strategies
+from tests.budget import examples
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import assert_matches
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16,
                                 np.float32, np.float64)]
-SOME = settings(max_examples=25, deadline=None)
+SOME = settings(max_examples=examples(25), deadline=None)
 
 
 def elements(dtype: np.dtype):

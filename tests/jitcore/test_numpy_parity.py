@@ -110,7 +110,7 @@ def test_unary_op_on_every_special(name, dtype):
 
 
 @pytest.mark.parametrize("name", ["add", "mul", "truediv", "floordiv", "lt", "maximum"])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_mixed_dtypes_promote_as_numpy(name, data):
     d1, d2 = data.draw(st.sampled_from(DTYPES)), data.draw(st.sampled_from(DTYPES))
@@ -345,7 +345,7 @@ def test_jnp_reduction_functions():
         assert_matches(jc.jit(fn)(x), np.asarray(fn(x)), 0, name)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_where_matches_numpy(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -353,7 +353,7 @@ def test_where_matches_numpy(data):
     assert_matches(jc.jit(jnp.where)(c, a, b), np.where(c, a, b), 0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_reshape_and_transpose_match_numpy(data):
     dtype = data.draw(st.sampled_from(DTYPES))
