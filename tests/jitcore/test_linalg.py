@@ -175,11 +175,31 @@ def dot_shapes(draw):
     return a, b
 
 
-def scalar_as_multiply(fn):
-    """NumPy's ``fn`` (dot, inner), but ``multiply`` when an operand is 0-d, as NumPy documents:
-    its float32/float64 path for that is BLAS ``scal``, which makes 0 * NaN and 0 * inf zeros
-    (float16, which has no BLAS, gives NaN)."""
-    return lambda a, b: np.multiply(a, b) if np.ndim(a) == 0 or np.ndim(b) == 0 else fn(a, b)
+def _einsum_form(kind: str, a, b) -> str:
+    """The einsum subscripts of ``np.dot`` or ``np.inner`` of operands of a's and b's ranks."""
+    free = iter("abcdefghijkl")
+    lhs = [next(free) for _ in range(a.ndim - 1)]
+    if kind == "dot" and b.ndim >= 2:
+        rhs = [next(free) for _ in range(b.ndim - 2)] + ["z", next(free)]
+    else:
+        rhs = [next(free) for _ in range(b.ndim - 1)] + ["z"]
+    out = lhs + [x for x in rhs if x != "z"]
+    return f"{''.join(lhs)}z,{''.join(rhs)}->{''.join(out)}"
+
+
+def without_blas_scal(fn):
+    """NumPy's ``fn`` (dot or inner), but for float operands of one element computed as NumPy
+    documents (multiply for 0-d, the sum of products otherwise) by multiply or einsum's own
+    loops: NumPy's float32/float64 path for them is BLAS ``scal``, whose 0 * NaN and 0 * inf
+    are 0 (float16, which has no BLAS path, gives NaN)."""
+    def reference(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        if np.result_type(a, b).kind != "f" or (a.size != 1 and b.size != 1):
+            return fn(a, b)
+        if a.ndim == 0 or b.ndim == 0:
+            return np.multiply(a, b)
+        return np.einsum(_einsum_form(fn.__name__, a, b), a, b)
+    return reference
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.float64], ids=str)
@@ -189,7 +209,7 @@ def test_dot_matches_numpy(dtype, data):
     sa, sb = data.draw(dot_shapes())
     a, b = array_of(data, dtype, sa), array_of(data, dtype, sb)
     with np.errstate(all="ignore"):
-        assert_product(jc.jit(np.dot)(a, b), scalar_as_multiply(np.dot), a, b)
+        assert_product(jc.jit(np.dot)(a, b), without_blas_scal(np.dot), a, b)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float16, np.float64], ids=str)
@@ -202,7 +222,7 @@ def test_inner_outer_vdot_match_numpy(dtype, data):
     a = array_of(data, dtype, sa[:-1] + (k,) if sa else sa)
     b = array_of(data, dtype, sb[:-1] + (k,) if sb else sb)
     with np.errstate(all="ignore"):
-        assert_product(jc.jit(np.inner)(a, b), scalar_as_multiply(np.inner), a, b)
+        assert_product(jc.jit(np.inner)(a, b), without_blas_scal(np.inner), a, b)
         assert_product(jc.jit(np.outer)(a, b), np.outer, a, b)
         if a.size == b.size:
             assert_product(jc.jit(np.vdot)(a, b), np.vdot, a, b)
