@@ -18,6 +18,7 @@ import jitcore as jc
 from tests.jitcore.coverage_table import within_conditioned_ulps
 from tests.layouts import relayout
 from tests.oracle import assert_matches, ulp_bound
+from tests.strategies import edge_set
 
 COMPLEX = [np.complex64, np.complex128]
 
@@ -97,15 +98,20 @@ def test_special_values_match_numpy(dtype, name, fn, bound):
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
 def test_real_numbers_meet_complex_ones_with_numpy_promotion(dtype):
+    # Special and ordinary values of each dtype (tests/strategies.py), random ones, and a real
+    # operand meeting each complex one: promoted as NumPy promotes, then complex arithmetic.
     rng = np.random.default_rng(3)
-    z = (rng.standard_normal(50) + 1j * rng.standard_normal(50)).astype(dtype)
-    x32 = rng.standard_normal(50).astype(np.float32)
-    i16 = rng.integers(-50, 50, 50).astype(np.int16)
+    n = edge_set(dtype).size + 50
+    z = np.concatenate([edge_set(dtype), rng.standard_normal(50) + 1j * rng.standard_normal(50)])
+    x32 = np.resize(np.concatenate([edge_set(np.float32), rng.standard_normal(50)]), n)
+    i16 = np.resize(np.concatenate([edge_set(np.int16), rng.integers(-50, 50, 50)]), n)
+    z, x32, i16 = z.astype(dtype), x32.astype(np.float32), i16.astype(np.int16)
 
     def f(z, x32, i16):
         return z * x32, x32 / z, z + i16, z * 1j, 2.5 - z, x32 * 1j, z == x32
 
-    for g, e in zip(jc.jit(f)(z, x32, i16), f(z, x32, i16), strict=True):
+    expected = numpy_result(f, z, x32, i16)
+    for g, e in zip(jc.jit(f)(z, x32, i16), expected, strict=True):
         assert_matches(g, e)
 
 
