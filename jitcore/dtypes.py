@@ -43,8 +43,10 @@ def weak_type(value):
         return np.dtype(np.bool_)
     if getattr(value, "weak", False):  # a traced Python scalar argument
         return {"f": float, "c": complex}.get(value.dtype.kind, int)
-    if isinstance(value, (int, float, complex)):
+    if type(value) in (int, float, complex):
         return type(value)
+    if isinstance(value, (int, float, complex)):  # a subclass (an IntEnum): strong, as in NumPy
+        return np.asarray(value).dtype
     return np.dtype(value.dtype)
 
 

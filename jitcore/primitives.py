@@ -126,8 +126,9 @@ def _shape_of(x) -> tuple[int, ...]:
 
 
 @numpy_scalar
-def ufunc(fn: np.ufunc, *operands) -> Tracer:
-    """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes."""
+def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
+    """Record NumPy ufunc ``fn`` applied to ``operands`` with NumPy's broadcasting and dtypes;
+    ``scalar_math``: as NumPy's operators on NumPy scalars compute it (see ``power_operator``)."""
     if fn not in UFUNC_KINDS:
         raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
     trace = find_trace(*operands)
@@ -143,10 +144,6 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
-    if kind == "pow" and in_dtypes[0].kind == "c":
-        fast = _complex_power(args[0], operands[1])
-        if fast is not None:
-            return fast
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         supported = ", ".join(sorted(n.__name__ for n, k in UFUNC_KINDS.items() if k in array.COMPLEX_KINDS))
         raise UnsupportedError(f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet "
@@ -164,31 +161,46 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         op_cls = array.UNARY_OPS[kind]
     else:
         op_cls = array.BINARY_OPS.get(kind) or array.COMPARE_OPS[kind]
-    out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
+    if kind == "pow" and out_dtype in (np.float32, np.float64) and not scalar_math:
+        out = _real_power(*args, operands[1])
+    else:
+        out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
     out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
     return out
 
 
-def _complex_power(z: Tracer, exponent) -> Tracer | None:
-    """``z ** e`` for complex ``z`` and the static exponents that NumPy's ``**`` computes by
-    other ufuncs (2 is ``square``, -1 ``reciprocal``, 0.5 ``sqrt``, 0 ones, 1 a copy); None
-    for the others, which take ``array.pow`` (NumPy's complex power loop, see
-    ``ScalarEmitter._complex_pow``)."""
-    e = exponent.real if isinstance(exponent, (complex, np.complexfloating)) and not exponent.imag \
-        else exponent
-    if not isinstance(e, (int, float, np.integer, np.floating)) or isinstance(e, bool) \
-            or e not in (0.5, 0, 1, 2, -1):
-        return None
-    if e == 0.5:
-        return ufunc(np.sqrt, z)
-    if e == 0:
-        return broadcast_to(constant(z.trace, np.ones((), z.dtype)), z.shape)
-    if e == 1:
-        return fresh(z)  # a copy: z ** 1 is a new array in NumPy
-    if e == 2:
-        return ufunc(np.multiply, z, z)
-    return part("reciprocal", z)
+def _real_power(x: Tracer, y: Tracer, exponent) -> Tracer:
+    """``x ** y`` in float32 or float64. NumPy's loops for these take an exponent that stays put
+    along the loop (stride 0) and equals 0.5 as ``sqrt``: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5
+    NaN there, where C's pow gives 0.0 and inf. A one-element exponent stays put whatever the
+    layout if it is 0-d or the result has more than one element; jitcore follows NumPy then. (An
+    exponent broadcast along some axes only takes pow: NumPy's answer depends on the layout.)"""
+    power = _emit(x.trace, array.BINARY_OPS["pow"], [x, y], x.value.type)
+    e_shape = _shape_of(exponent)
+    if np.prod(e_shape) != 1 or (e_shape and np.prod(x.shape) < 2):
+        return power
+    if not isinstance(exponent, Tracer):  # a constant: decided now
+        return ufunc(np.sqrt, x) if np.asarray(exponent).item() == 0.5 else power
+    return where(ufunc(np.equal, y, 0.5), ufunc(np.sqrt, x), power)
+
+
+def power_operator(x: Tracer, y):
+    """``x ** y`` and ``x **= y``. NumPy's operator computes a float or complex
+    array to the Python int -1 or 2 or the Python float 0.5 by ``reciprocal``, ``square`` or
+    ``sqrt``, which differ from its power loop at special values (sqrt(-0.0) is -0.0, pow's 0.0;
+    the loop's (-0-0j) ** 2 is 0j, square's 0-0j). Other exponents, NumPy scalars (their own
+    scalar math, which is pow) and ``np.power`` take ``ufunc``."""
+    if not x.scalar and x.dtype.kind in "fc":
+        if type(y) is float and y == 0.5:
+            return ufunc(np.sqrt, x)
+        if type(y) is int and y == 2:
+            return ufunc(np.multiply, x, x)
+        if type(y) is int and y == -1 and x.dtype.kind == "c":  # a float's 1 / x is its pow
+            return part("reciprocal", x)
+    if x.scalar and _shape_of(y) == () and getattr(y, "scalar", True):
+        return ufunc(np.power, x, y, scalar_math=True)
+    return ufunc(np.power, x, y)
 
 
 def clip(a, lo, hi):

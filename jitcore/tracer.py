@@ -171,7 +171,7 @@ class Tracer:
     def __rmod__(self, o): return prims.ufunc(np.remainder, o, self)
     def __divmod__(self, o): return prims.ufunc(np.floor_divide, self, o), prims.ufunc(np.remainder, self, o)
     def __rdivmod__(self, o): return prims.ufunc(np.floor_divide, o, self), prims.ufunc(np.remainder, o, self)
-    def __pow__(self, o): return prims.ufunc(np.power, self, o)
+    def __pow__(self, o): return prims.power_operator(self, o)
     def __rpow__(self, o): return prims.ufunc(np.power, o, self)
     def __and__(self, o): return prims.ufunc(np.bitwise_and, self, o)
     def __rand__(self, o): return prims.ufunc(np.bitwise_and, o, self)
@@ -262,7 +262,9 @@ class Tracer:
     def __itruediv__(self, o): return self._inplace(np.true_divide, o)
     def __ifloordiv__(self, o): return self._inplace(np.floor_divide, o)
     def __imod__(self, o): return self._inplace(np.remainder, o)
-    def __ipow__(self, o): return self._inplace(np.power, o)
+    def __ipow__(self, o):
+        self.assign(prims.power_operator(self, o), "same_kind", "ufunc 'power'")
+        return self
     def __iand__(self, o): return self._inplace(np.bitwise_and, o)
     def __ior__(self, o): return self._inplace(np.bitwise_or, o)
     def __ixor__(self, o): return self._inplace(np.bitwise_xor, o)

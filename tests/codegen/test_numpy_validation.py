@@ -86,9 +86,10 @@ def test_validation_set(name, kind):
     assert r["beyond_range_not_nan"] == 0, f"{name} {kind}: past the trig argument limit without NaN"
 
 
+@pytest.mark.skipif(not NAMES, reason=f"this NumPy ships no umath validation data in {DATA}")
 def test_every_new_function_has_data():
     """The files NumPy ships for the inverse/hyperbolic functions and cbrt are all used."""
-    assert not NAMES or {"arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt"} <= set(NAMES)
+    assert {"arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "cbrt"} <= set(NAMES)
 
 
 def main():

@@ -150,6 +150,10 @@ def test_fold_empty_contraction_gives_zeros():
 
 
 def test_bool_outer_product_type():
+    """A product of i1 operands is i1 (or of and), not a wider integer."""
     t = TensorType((3,), i1)
-    text = module(str(t), "tensor<2xi1>", "tensor<3x2xi1>", dims())
-    ir.verify(ir.parse(text))
+    ir.verify(ir.parse(module(str(t), "tensor<2xi1>", "tensor<3x2xi1>", dims())))
+    for wrong in ("tensor<3x2xi8>", "tensor<2x3xi1>"):
+        with pytest.raises(ir.VerificationError) as info:
+            ir.verify(ir.parse(module(str(t), "tensor<2xi1>", wrong, dims())))
+        assert str(info.value).startswith("'array.dot_general' op must return tensor<3x2xi1>"), str(info.value)

@@ -16,7 +16,9 @@ import pytest
 
 import jitcore as jc
 from tests.jitcore.coverage_table import within_conditioned_ulps
+from tests.layouts import relayout
 from tests.oracle import assert_matches, ulp_bound
+from tests.strategies import edge_set
 
 COMPLEX = [np.complex64, np.complex128]
 
@@ -76,28 +78,40 @@ def numpy_result(fn, *args):
 def test_special_values_match_numpy(dtype, name, fn, bound):
     # Every special against every other. Contiguous operands: NumPy's SIMD loops fuse the
     # multiply-adds of complex products as jitcore does; its loop for negative strides does not.
+    # Then the grid as a 21 x 21 array through the other layouts, two at a time (one more
+    # compilation), against NumPy on C copies of the same values.
     z = special_grid(dtype)
     w = z[::-1].copy()
-    expected = numpy_result(fn, z, w)
-    got = jc.jit(fn)(z, w)
-    expected = expected if isinstance(expected, tuple) else (expected,)
-    got = got if isinstance(got, tuple) else (got,)
-    for g, e in zip(got, expected):
-        ulps = 0 if bound == "exact" else ulp_bound(bound, np.dtype(dtype).char.lower())
-        assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}")
+    jitted = jc.jit(fn)
+    ulps = 0 if bound == "exact" else ulp_bound(bound, np.dtype(dtype).char.lower())
+    square = z.reshape(21, 21), w.reshape(21, 21)
+    cases = [("C", z, w)] + [(f"{k} with {k2}", relayout(square[0], k), relayout(square[1], k2))
+                             for k, k2 in (("F", "reversed"), ("strided", "F"), ("reversed", "broadcast"))]
+    for layouts, a, b in cases:
+        expected = numpy_result(fn, np.array(a, order="C"), np.array(b, order="C"))
+        got = jitted(a, b)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        got = got if isinstance(got, tuple) else (got,)
+        for g, e in zip(got, expected, strict=True):
+            assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}, {layouts}")
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
 def test_real_numbers_meet_complex_ones_with_numpy_promotion(dtype):
+    # Special and ordinary values of each dtype (tests/strategies.py), random ones, and a real
+    # operand meeting each complex one: promoted as NumPy promotes, then complex arithmetic.
     rng = np.random.default_rng(3)
-    z = (rng.standard_normal(50) + 1j * rng.standard_normal(50)).astype(dtype)
-    x32 = rng.standard_normal(50).astype(np.float32)
-    i16 = rng.integers(-50, 50, 50).astype(np.int16)
+    n = edge_set(dtype).size + 50
+    z = np.concatenate([edge_set(dtype), rng.standard_normal(50) + 1j * rng.standard_normal(50)])
+    x32 = np.resize(np.concatenate([edge_set(np.float32), rng.standard_normal(50)]), n)
+    i16 = np.resize(np.concatenate([edge_set(np.int16), rng.integers(-50, 50, 50)]), n)
+    z, x32, i16 = z.astype(dtype), x32.astype(np.float32), i16.astype(np.int16)
 
     def f(z, x32, i16):
         return z * x32, x32 / z, z + i16, z * 1j, 2.5 - z, x32 * 1j, z == x32
 
-    for g, e in zip(jc.jit(f)(z, x32, i16), f(z, x32, i16)):
+    expected = numpy_result(f, z, x32, i16)
+    for g, e in zip(jc.jit(f)(z, x32, i16), expected, strict=True):
         assert_matches(g, e)
 
 
@@ -118,7 +132,7 @@ def test_reductions(dtype):
         return z.sum(), z.sum(axis=0), np.prod(z[:3, :3], axis=1), z.mean(axis=1), z.var(), \
             np.std(z, axis=0, ddof=1), np.cumsum(z, axis=1), np.any(z), np.all(z, axis=0)
 
-    for g, e in zip(jc.jit(f)(z), f(z)):
+    for g, e in zip(jc.jit(f)(z), f(z), strict=True):
         g, e = np.asarray(g), np.asarray(e)
         assert g.dtype == e.dtype and g.shape == e.shape
         np.testing.assert_allclose(g, e, rtol=rtol, atol=rtol * 10)
@@ -140,7 +154,7 @@ def test_max_min_and_arg_reductions_follow_numpy_nan_and_tie_rules(dtype, seed):
             np.minimum.reduce(z, axis=0, keepdims=True), np.max(z, axis=(0, 1)), \
             np.argmax(z), np.argmin(z), np.argmax(z, axis=0), np.argmin(z, axis=1, keepdims=True)
 
-    for g, e in zip(jc.jit(f)(z), f(z)):
+    for g, e in zip(jc.jit(f)(z), f(z), strict=True):
         assert_matches(g, e)
     with pytest.raises(jc.JitTypeError, match="zero-size array"):
         jc.jit(np.max)(np.ones((0, 3), dtype))
@@ -205,7 +219,7 @@ def test_shapes_and_indexing_move_complex_values_untouched():
         updated[0, 1] = -1j
         return z.T[::-1], np.concatenate([z, z[:1]]), z[[2, 0]], np.where(z.real > 3, z, 1j), padded, updated
 
-    for g, e in zip(jc.jit(f)(z), ref(z)):
+    for g, e in zip(jc.jit(f)(z), ref(z), strict=True):
         assert_matches(g, e)
 
 
@@ -288,6 +302,39 @@ def test_general_powers_follow_glibc_cpow(dtype):
     assert_matches(within_conditioned_ulps(got, expected, zz, ww, bound), expected)
 
 
+def _in_place_square(z):
+    z **= 2
+    return z
+
+
+# (spelling, exponent): NumPy's ** computes an array to the Python int 2 or -1 or the Python
+# float 0.5 by square, reciprocal or sqrt; every other spelling takes its power loop (whose
+# (-0-0j) ** 2 is 0j, square's 0-0j), NumPy scalars their scalar math (the loop's values).
+POWER_SPELLINGS = {
+    "z ** 0.5": (lambda z: z ** 0.5, 0.5), "np.power(z, 0.5)": (lambda z: np.power(z, 0.5), 0.5),
+    "z ** 2": (lambda z: z ** 2, 2), "np.power(z, 2)": (lambda z: np.power(z, 2), 2),
+    "z ** 2.0": (lambda z: z ** 2.0, 2), "z ** int64(2)": (lambda z: z ** np.int64(2), 2),
+    "z ** -1": (lambda z: z ** -1, -1), "z ** -1.0": (lambda z: z ** -1.0, -1),
+    "z ** 1": (lambda z: z ** 1, 1), "z ** 0": (lambda z: z ** 0, 0),
+    "z ** (2 + 0j)": (lambda z: z ** (2 + 0j), 2), "z[7] ** 0.5": (lambda z: z[7] ** 0.5, 0.5),
+    "z **= 2": (lambda z: _in_place_square(z.copy()), 2),
+}
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("spelling", list(POWER_SPELLINGS))
+def test_each_spelling_of_a_power_is_numpys(spelling, dtype):
+    fn, e = POWER_SPELLINGS[spelling]
+    z = special_grid(dtype)
+    expected = numpy_result(fn, z)
+    got = jc.jit(fn)(z)
+    assert type(got) is type(expected)
+    zz = z[7] if np.ndim(expected) == 0 else z
+    bound = ulp_bound("complex pow", np.float64)
+    assert_matches(within_conditioned_ulps(np.asarray(got), np.asarray(expected), zz, e, bound), expected,
+                   0, spelling)
+
+
 @pytest.mark.parametrize("n", [1.5, 100, 1j, 2 + 1j, -7, 5])
 def test_static_exponents_without_a_fast_path_take_numpys_power_loop(n):
     z = special_grid(np.complex128)
@@ -314,7 +361,7 @@ def test_reductions_and_scans_at_special_values():
             want = numpy_result(lambda x: (np.cumprod(x, axis=-1), np.cumsum(x, axis=0), np.prod(x, axis=-1),
                                            np.prod(x, axis=()), np.sum(x, axis=()),
                                            np.multiply.reduce(x, axis=0)), x)
-            for g, e in zip(f(x), want):
+            for g, e in zip(f(x), want, strict=True):
                 assert_matches(g, e, 0, f"{x.tolist()}")
 
 

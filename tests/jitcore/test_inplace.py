@@ -10,19 +10,23 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from tests.budget import examples
+from tests.layouts import WRITABLE_LAYOUTS, relayout
 from tests.oracle import assert_matches
+from tests.strategies import arrays
 
 
-def run_both(fn, *args):
-    """Run ``fn`` in NumPy and under jit on separate copies; return both results and arguments."""
+def run_both(fn, *args, layout="C"):
+    """Run ``fn`` in NumPy and under jit on separate copies (jitcore's in ``layout``, one of
+    ``WRITABLE_LAYOUTS``); return both results and arguments."""
     plain = [a.copy() for a in args]
-    jitted = [a.copy() for a in args]
+    jitted = [relayout(a, layout) for a in args]
     return fn(*plain), jc.jit(fn)(*jitted), plain, jitted
 
 
-def assert_same(fn, *args):
-    expected, got, plain, jitted = run_both(fn, *args)
-    for p, j in zip(plain, jitted):
+def assert_same(fn, *args, layout="C"):
+    expected, got, plain, jitted = run_both(fn, *args, layout=layout)
+    for p, j in zip(plain, jitted, strict=True):
         np.testing.assert_array_equal(j, p)
         assert j.dtype == p.dtype
     if expected is None:
@@ -37,7 +41,8 @@ def test_write_through_a_view_changes_the_argument():
         u = U[1:-1, 1:-1]
         u += 1
 
-    assert_same(step, np.arange(20.0).reshape(4, 5))
+    for layout in WRITABLE_LAYOUTS:
+        assert_same(step, np.arange(20.0).reshape(4, 5), layout=layout)
 
 
 def test_stencil_update_reads_the_old_values():
@@ -45,7 +50,8 @@ def test_stencil_update_reads_the_old_values():
         x[1:-1] = (x[:-2] + x[2:]) / 2
         return x.sum()
 
-    assert_same(smooth, np.arange(10.0) ** 2)
+    for layout in WRITABLE_LAYOUTS:
+        assert_same(smooth, np.arange(10.0) ** 2, layout=layout)
 
 
 def test_augmented_assignment_and_out():
@@ -56,7 +62,8 @@ def test_augmented_assignment_and_out():
         np.multiply(c, 3, out=c)
         return a - c
 
-    assert_same(f, np.ones(5), np.arange(5.0), np.zeros(5))
+    for layout in WRITABLE_LAYOUTS:
+        assert_same(f, np.ones(5), np.arange(5.0), np.zeros(5), layout=layout)
 
 
 def test_reshape_and_transpose_are_views():
@@ -78,11 +85,11 @@ def test_a_view_taken_before_a_write_sees_it():
     assert_same(f, np.arange(6.0))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_slice_assignment_matches_numpy(data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=6))
-    x = data.draw(hnp.arrays(np.int32, shape, elements=st.integers(-100, 100)))
+    x = data.draw(arrays(np.int32, shape, st.integers(-100, 100), layout=False))
     key = data.draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
     value = data.draw(st.integers(-5, 5))
 
@@ -90,7 +97,7 @@ def test_slice_assignment_matches_numpy(data):
         x[key] = value
         x[key] += 3
 
-    assert_same(f, x)
+    assert_same(f, x, layout=data.draw(st.sampled_from(WRITABLE_LAYOUTS)))
 
 
 def test_setitem_casts_unsafely_but_augmented_assignment_is_same_kind():
@@ -195,8 +202,8 @@ def test_in_place_writes_to_an_identity_ufunc_result_leave_its_operand_alone():
         return x, y, z, w
 
     for x in (np.arange(3.0), np.arange(3), np.arange(3.0) + 0j):
-        for got, want in zip(jc.jit(f)(x.copy()), f(x.copy())):
+        for got, want in zip(jc.jit(f)(x.copy()), f(x.copy()), strict=True):
             assert_matches(got, want)
     g = jc.jit(lambda x: (x, np.floor(x).__iadd__(7)))
-    for got, want in zip(g(np.arange(4)), (np.arange(4), np.arange(4) + 7)):
+    for got, want in zip(g(np.arange(4)), (np.arange(4), np.arange(4) + 7), strict=True):
         assert_matches(got, want)

@@ -11,6 +11,8 @@ order, so they are compared exactly where NumPy does not use BLAS.
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -19,26 +21,34 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from tests import strategies
+from tests.budget import examples
+from tests.layouts import LAYOUTS, relayout
 from tests.oracle import assert_matches
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int32, np.int64, np.uint8, np.float16,
                                 np.float32, np.float64)]
-SOME = settings(max_examples=25, deadline=None)
+SOME = settings(max_examples=examples(25), deadline=None)
 
 
 def elements(dtype: np.dtype):
-    if dtype.kind == "f":  # finite and small: overflow would make the summation order visible
-        return hnp.from_dtype(dtype, min_value=-8, max_value=8, allow_nan=False, allow_infinity=False)
-    return hnp.from_dtype(dtype)
+    """Any integer or bool (their sums wrap exactly in any order); floats small enough that no
+    sum overflows (which would make the summation order visible), among them NaN, +-inf, +-0.0
+    and subnormals, whose results are the same in any order."""
+    if dtype.kind == "f":
+        small = strategies.elements(dtype, min_value=-8, max_value=8)
+        return st.one_of(small, st.sampled_from([np.inf, -np.inf]))
+    return strategies.elements(dtype)
 
 
 def array_of(data, dtype, shape):
-    return data.draw(hnp.arrays(dtype, shape, elements=elements(np.dtype(dtype))))
+    return data.draw(strategies.arrays(dtype, shape, elements(np.dtype(dtype))))
 
 
 def assert_product(got, fn, *args):
     """``got`` is NumPy's ``fn(*args)``: exact for integers and bools, within the rounding
-    error bound of a float sum for floats (the bound is ``fn`` applied to ``|args|``)."""
+    error bound of a float sum for floats (the bound is ``fn`` applied to ``|args|``), NaN and
+    infinities exactly where NumPy has them."""
     expected = np.asarray(fn(*args))
     got = np.asarray(got)
     assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, got.shape,
@@ -46,14 +56,17 @@ def assert_product(got, fn, *args):
     if expected.dtype.kind != "f":
         assert_matches(got, expected)
         return
-    magnitudes = [np.abs(np.asarray(a, dtype=np.float64)) for a in args]
-    bound = np.asarray(fn(*magnitudes), dtype=np.float64)
+    special = ~np.isfinite(expected)
+    assert_matches(got[special], expected[special], 0, "NaN and infinities")
+    got, expected = got[~special], expected[~special]
+    with np.errstate(invalid="ignore"):  # inf * 0 in terms that made the special results
+        bound = np.asarray(fn(*[np.abs(np.asarray(a, dtype=np.float64)) for a in args]))[~special]
     terms = max([1] + [np.size(a) for a in args])  # at least the contraction length
     accumulate = np.finfo(np.float32 if expected.dtype == np.float16 else expected.dtype).eps
     tol = 2 * terms * accumulate * bound + np.finfo(expected.dtype).eps * np.abs(expected.astype(np.float64))
     err = np.abs(got.astype(np.float64) - expected.astype(np.float64))
     assert (err <= tol + np.finfo(expected.dtype).smallest_subnormal).all(), (
-        f"max error {err.max()} beyond the bound (got {got.ravel()[:4]}, NumPy {expected.ravel()[:4]})")
+        f"max error {err.max(initial=0)} beyond the bound (got {got[:4]}, NumPy {expected[:4]})")
 
 
 MATMUL = jc.jit(lambda a, b: a @ b)
@@ -162,6 +175,33 @@ def dot_shapes(draw):
     return a, b
 
 
+def _einsum_form(kind: str, a, b) -> str:
+    """The einsum subscripts of ``np.dot`` or ``np.inner`` of operands of a's and b's ranks."""
+    free = iter("abcdefghijkl")
+    lhs = [next(free) for _ in range(a.ndim - 1)]
+    if kind == "dot" and b.ndim >= 2:
+        rhs = [next(free) for _ in range(b.ndim - 2)] + ["z", next(free)]
+    else:
+        rhs = [next(free) for _ in range(b.ndim - 1)] + ["z"]
+    out = lhs + [x for x in rhs if x != "z"]
+    return f"{''.join(lhs)}z,{''.join(rhs)}->{''.join(out)}"
+
+
+def without_blas_scal(fn):
+    """NumPy's ``fn`` (dot or inner), but for float operands of one element computed as NumPy
+    documents (multiply for 0-d, the sum of products otherwise) by multiply or einsum's own
+    loops: NumPy's float32/float64 path for them is BLAS ``scal``, whose 0 * NaN and 0 * inf
+    are 0 (float16, which has no BLAS path, gives NaN)."""
+    def reference(a, b):
+        a, b = np.asarray(a), np.asarray(b)
+        if np.result_type(a, b).kind != "f" or (a.size != 1 and b.size != 1):
+            return fn(a, b)
+        if a.ndim == 0 or b.ndim == 0:
+            return np.multiply(a, b)
+        return np.einsum(_einsum_form(fn.__name__, a, b), a, b)
+    return reference
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64, np.float32, np.float64], ids=str)
 @SOME
 @given(data=st.data())
@@ -169,7 +209,7 @@ def test_dot_matches_numpy(dtype, data):
     sa, sb = data.draw(dot_shapes())
     a, b = array_of(data, dtype, sa), array_of(data, dtype, sb)
     with np.errstate(all="ignore"):
-        assert_product(jc.jit(np.dot)(a, b), np.dot, a, b)
+        assert_product(jc.jit(np.dot)(a, b), without_blas_scal(np.dot), a, b)
 
 
 @pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float16, np.float64], ids=str)
@@ -182,7 +222,7 @@ def test_inner_outer_vdot_match_numpy(dtype, data):
     a = array_of(data, dtype, sa[:-1] + (k,) if sa else sa)
     b = array_of(data, dtype, sb[:-1] + (k,) if sb else sb)
     with np.errstate(all="ignore"):
-        assert_product(jc.jit(np.inner)(a, b), np.inner, a, b)
+        assert_product(jc.jit(np.inner)(a, b), without_blas_scal(np.inner), a, b)
         assert_product(jc.jit(np.outer)(a, b), np.outer, a, b)
         if a.size == b.size:
             assert_product(jc.jit(np.vdot)(a, b), np.vdot, a, b)
@@ -283,6 +323,9 @@ def test_python_scalars_are_strong_as_in_numpy():
 def test_einsum_matches_numpy(subscripts, shapes, dtype):
     rng = np.random.default_rng(3)
     args = [(rng.standard_normal(s) * 4).astype(dtype) for s in shapes]
+    # Each operand in a layout of its own, the same on every run (crc32, unlike hash(), is).
+    args = [relayout(a, LAYOUTS[zlib.crc32(f"{subscripts} {i}".encode()) % len(LAYOUTS)])
+            for i, a in enumerate(args)]
 
     def fn(*xs):
         return np.einsum(subscripts, *xs)
@@ -430,38 +473,94 @@ def test_optimized_ir_is_one_reduction_kernel_with_fused_broadcast():
     assert "array." not in text.replace('"array.constant"', "")
 
 
+def _random(*shape, seed=0):
+    """Distinct values, so that reading an element through a wrong index map shows."""
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def _contraction_body(text: str) -> str:
+    """The body and attributes of the one kernel with a reduction in optimized IR ``text``."""
+    (kernel,) = [k for k in text.split('"kernel.generic"')[1:] if '"reduction"' in k]
+    return kernel
+
+
 def test_cheap_elementwise_producer_is_fused_into_the_contraction():
     """``a * 2`` is one scalar op: fuse.py's cost rule (at most CHEAP_OPS ops) recomputes it for
     each of the m columns it is read for, rather than writing and reading a buffer."""
-    a, b = np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+    a, b = _random(3, 4), _random(4, 5, seed=1)
     fn = jc.jit(lambda a, b: (a * 2) @ b)
     text = fn.lower(a, b).as_text("optimized")
     assert len(_ops(text, "kernel.generic")) == 1
     assert len(_ops(text, "arith.mulf")) == 2 and len(_ops(text, "arith.addf")) == 1
-    np.testing.assert_allclose(fn(a, b), (a * 2) @ b)
+    assert_product(fn(a, b), lambda a, b: (a * 2) @ b, a, b)
 
 
 def test_expensive_producer_read_many_times_is_materialised():
     """exp(sin(a) * 3 + 1) is four ops and the matmul reads each of its elements m times (its
     map for ``a`` leaves out the rhs free dim): by fuse.py's rule it gets a buffer."""
-    a, b = np.ones((3, 4), np.float32), np.ones((4, 5), np.float32)
+    a, b = np.abs(_random(3, 4)), _random(4, 5, seed=1)  # a >= 0: fn(|a|, |b|) bounds the terms
     fn = jc.jit(lambda a, b: np.exp(np.sin(a) * 3 + 1) @ b)
     text = fn.lower(a, b).as_text("optimized")
     first, second = _ops(text, "kernel.generic")
     body = text[text.index(first):text.index(second)]
     assert "math.exp" in body and "iterator_types" in text
     assert text.count('"reduction"') == 1
-    np.testing.assert_allclose(fn(a, b), np.exp(np.sin(a) * 3 + 1) @ b, rtol=1e-5)
+    # The producer is jitcore's exp and sin, a few ULP from NumPy's: far inside the sum's bound.
+    assert_product(fn(a, b), lambda a, b: np.exp(np.sin(a) * 3 + 1) @ b, a, b)
 
 
 def test_expensive_producer_read_once_is_fused():
     """A matrix-vector product reads each matrix element once (its map uses every iteration
     dim), so a producer with no other user is fused whatever its cost."""
-    a, x = np.ones((3, 4), np.float32), np.ones((4,), np.float32)
+    a, x = np.abs(_random(3, 4)), _random(4, seed=1)  # a >= 0: fn(|a|, |x|) bounds the terms
     fn = jc.jit(lambda a, x: np.exp(np.sin(a) * 3 + 1) @ x)
     text = fn.lower(a, x).as_text("optimized")
     assert len(_ops(text, "kernel.generic")) == 1
-    np.testing.assert_allclose(fn(a, x), np.exp(np.sin(a) * 3 + 1) @ x, rtol=1e-5)
+    assert_product(fn(a, x), lambda a, x: np.exp(np.sin(a) * 3 + 1) @ x, a, x)
+
+
+def _small_integers(*shape, seed=0):
+    """Integer-valued floats: every product and sum of a few of them is exact, so a contraction
+    equals NumPy's bit for bit in any order, and a wrong index map shows."""
+    return np.random.default_rng(seed).integers(-8, 9, shape).astype(np.float32)
+
+
+A, B, V, X = (_small_integers(*s, seed=i) for i, s in enumerate([(4, 3), (6, 5), (3,), (2, 3, 4)]))
+# (producer op in the contraction kernel, function, arguments): exact elementwise producers read
+# through transposed, broadcast, sliced and reversed maps.
+FUSED_PRODUCERS = {
+    "transposed": ("arith.mulf", lambda a, b: (a.T * 2) @ b[:4], (A, B)),
+    "rank-3 transpose": ("arith.mulf", lambda x, b: (x.transpose(1, 2, 0) * 2) @ b[:2, :3], (X, B)),
+    "broadcast row": ("arith.addf", lambda a, v, b: (a + v) @ b[:3], (A, V, B)),
+    "broadcast column": ("arith.subf", lambda a, v, b: (a - v[:, None].T) @ b[1:4], (A, V, B)),
+    "sliced and reversed": ("arith.subf", lambda a, b: (a[1:, ::-1] - 1) @ b[::2, :4][:3], (A, B)),
+    "both operands": ("arith.addf", lambda a: (a * 2) @ (a.T + 1), (A,)),
+    "matvec": ("arith.maximumf", lambda a, v: np.maximum(a, -2) @ v[::-1], (A, V)),
+    "vecmat": ("arith.mulf", lambda v, a: (v * 3) @ a.T, (V, A)),
+    "einsum": ("arith.subf", lambda a, b: np.einsum("ij,kj->ik", 1 - a, b[:, :3] * 3), (A, B)),
+    "einsum batch": ("arith.subf", lambda x, b: np.einsum("bij,jk->bki", x - 1, b[:4, ::2]), (X, B)),
+    "tensordot": ("arith.mulf", lambda x, a: np.tensordot(x[:, ::-1] * 5, a.T[:, :3], ([1], [1])), (X, A)),
+    "dot of a broadcast": ("arith.mulf", lambda a, v: np.dot(np.broadcast_to(v, (4, 3)) * a, a.T), (A, V)),
+    "strided arguments": ("arith.mulf", lambda a, b: (a.T * 2) @ b, (A[::-1], B[::-1, 1::2][:4, :3].T.T)),
+}
+
+
+@pytest.mark.parametrize("name", list(FUSED_PRODUCERS))
+def test_elementwise_producers_fused_into_contractions_match_numpy(name):
+    """Each producer runs inside the contraction's kernel (fused, not materialised), and the
+    result is NumPy's, bit for bit: a wrong index map for a fused operand reads other values."""
+    op, fn, args = FUSED_PRODUCERS[name]
+    text = jc.jit(fn).lower(*args).as_text("optimized")
+    assert f'"{op}"' in _contraction_body(text), text
+    assert_matches(jc.jit(fn)(*args), fn(*args), 0, name)
+
+
+def test_transcendental_producer_fused_into_a_matvec():
+    a, v = _random(4, 3), _random(4, seed=1)
+    fn = jc.jit(lambda a, v: np.exp(a.T[::-1]) @ v)
+    assert '"math.exp"' in _contraction_body(fn.lower(a, v).as_text("optimized"))
+    # exp is positive: exp(|a|) @ |v|, the bound assert_product takes, bounds every term.
+    assert_product(fn(a, v), lambda a, v: np.exp(a.T[::-1]) @ v, a, v)
 
 
 def test_outer_product_kernel_has_no_reduction():
@@ -471,12 +570,15 @@ def test_outer_product_kernel_has_no_reduction():
 
 
 def test_constant_operands_fold():
-    def fn(x):
-        ones = jnp.ones_like(x)  # a traced constant
-        return x + ones @ (ones * 3)
+    w = np.arange(6.0).reshape(2, 3) - 2.5
 
-    lowered = jc.jit(fn).lower(np.ones((2, 2)))
+    def fn(x):
+        c = jnp.ones_like(x)[:, :1] * w  # a traced constant, w by rows
+        return x + c @ (c.T * 3)
+
+    x = np.random.default_rng(4).standard_normal((2, 2))
+    lowered = jc.jit(fn).lower(x)
     assert "array.dot_general" in lowered.as_text("traced")
     optimized = lowered.as_text("optimized")
     assert "dot_general" not in optimized and len(_ops(optimized, "kernel.generic")) == 1  # the add
-    np.testing.assert_array_equal(jc.jit(fn)(np.ones((2, 2))), np.full((2, 2), 7.0))
+    assert_matches(jc.jit(fn)(x), x + w @ (w.T * 3))

@@ -1,7 +1,12 @@
 """Every op of the first slice against NumPy: all dtypes, broadcasting, 0-d and size-0 arrays,
-NaN, inf, -0.0, integer overflow and division by zero (hypothesis draws the cases)."""
+NaN, inf, -0.0, subnormals, the dtype's extremes, integer overflow and division by zero, and
+every memory layout. Hypothesis draws shapes and values (tests/strategies.py: specials often,
+any layout); each op and dtype also runs on the fixed batches of tests/strategies.py, which hold
+every special value (pairwise for binary ops) in every layout on every run."""
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 import pytest
@@ -11,12 +16,15 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from tests.budget import examples
+from tests.layouts import layouts, relayout
 from tests.oracle import ULP_BOUNDS, assert_close, assert_matches
+from tests.strategies import arrays, edge_arrays, edge_pairs, edge_set, elements
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64)]
 DTYPE_IDS = [str(d) for d in DTYPES]
-FEW = settings(max_examples=8, deadline=None)
+FEW = settings(max_examples=examples(3), deadline=None)
 
 BINARY = {
     "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
@@ -32,49 +40,36 @@ UNARY = {
 JITTED = {name: jc.jit(fn) for name, fn in {**BINARY, **UNARY}.items()}
 
 
-def elements(dtype: np.dtype, nonnegative: bool = False):
-    if dtype.kind == "f":
-        return hnp.from_dtype(dtype, min_value=0 if nonnegative else None, allow_nan=not nonnegative,
-                              allow_infinity=True, allow_subnormal=True)
-    if nonnegative and dtype.kind == "i":
-        return st.integers(0, min(np.iinfo(dtype).max, 70))
-    return hnp.from_dtype(dtype)
-
-
 def draw_arrays(data, dtypes, nonnegative_last=False):
+    """Arrays of ``dtypes`` with mutually broadcastable shapes, specials among their values and
+    each in a drawn layout; the last one without negative values if ``nonnegative_last``."""
     shapes = data.draw(hnp.mutually_broadcastable_shapes(
         num_shapes=len(dtypes), min_dims=0, max_dims=3, min_side=0, max_side=4))
     out = []
-    for i, (dtype, shape) in enumerate(zip(dtypes, shapes.input_shapes)):
-        nonneg = nonnegative_last and i == len(dtypes) - 1
-        out.append(data.draw(hnp.arrays(dtype, shape, elements=elements(dtype, nonneg))))
+    for i, (dtype, shape) in enumerate(zip(dtypes, shapes.input_shapes, strict=True)):
+        low = 0 if nonnegative_last and i == len(dtypes) - 1 else None
+        out.append(data.draw(arrays(dtype, shape, elements(dtype, min_value=low))))
     return out
 
 
-def numpy_reference(fn, args):
-    """NumPy's result through its array loops. With only 0-d operands NumPy takes its scalar
-    math path, whose ties of 0.0 and -0.0 differ from the loops (np.power(-0.0, 0.5) is -0.0
-    there, 0.0 in any array); jitcore compiles the loops' semantics."""
-    if args and all(a.ndim == 0 for a in args):
-        return np.asarray(fn(*(a.reshape(1) for a in args))).reshape(())
-    return fn(*args)
-
-
-def check(name: str, fn, args, ulps: int | None = None):
-    """jitcore agrees with NumPy, or both refuse the dtypes with a TypeError."""
+def check(name: str, fn, args, ulps: int | None = None, context: str = ""):
+    """jitcore agrees with NumPy, or both refuse the dtypes with a TypeError. NumPy runs on C
+    copies of the arguments: its power loop takes an exponent of 0.5 that its strides repeat as
+    sqrt (see docs/numpy_support.md), and jitcore's answer does not depend on the layout."""
     try:
         with np.errstate(all="ignore"):
-            expected = numpy_reference(fn, args)
+            expected = fn(*(np.array(a, order="C") for a in args))
     except TypeError:
         with pytest.raises(jc.JitTypeError):
-            JITTED.get(name, jc.jit(fn))(*args)
+            JITTED[name](*args) if name in JITTED else jc.jit(fn)(*args)
         return
-    actual = JITTED.get(name, jc.jit(fn))(*args)
+    actual = JITTED[name](*args) if name in JITTED else jc.jit(fn)(*args)
     dtype = np.asarray(expected).dtype
     bound = ULP_BOUNDS.get(name, 0) if ulps is None else ulps
     if dtype == np.float16 and bound:
         bound = 1  # computed in float32, then rounded once, as NumPy does
-    assert_matches(actual, expected, bound, f"{name} on {[(a.dtype, a.shape) for a in args]}")
+    where = [(a.dtype, a.shape, a.strides) for a in args]
+    assert_matches(actual, expected, bound, f"{name} on {where} {context}")
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
@@ -88,6 +83,17 @@ def test_binary_op_matches_numpy(name, dtype, data):
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(BINARY))
+def test_binary_op_on_every_pair_of_specials(name, dtype):
+    # Integers to negative integer powers: NumPy raises (test_negative_integer_power_is_defined).
+    exponents = edge_set(dtype)
+    if name == "pow" and dtype.kind in "iu":
+        exponents = exponents[exponents >= 0]
+    for label, a, b in edge_pairs(dtype, exponents):
+        check(name, BINARY[name], [a, b], ULP_BOUNDS["pow"] if name == "pow" else 0, label)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("name", list(UNARY))
 @FEW
 @given(data=st.data())
@@ -96,8 +102,15 @@ def test_unary_op_matches_numpy(name, dtype, data):
     check(name, UNARY[name], [a])
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_op_on_every_special(name, dtype):
+    for label, a in edge_arrays(dtype):
+        check(name, UNARY[name], [a], context=label)
+
+
 @pytest.mark.parametrize("name", ["add", "mul", "truediv", "floordiv", "lt", "maximum"])
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(data=st.data())
 def test_mixed_dtypes_promote_as_numpy(name, data):
     d1, d2 = data.draw(st.sampled_from(DTYPES)), data.draw(st.sampled_from(DTYPES))
@@ -111,7 +124,7 @@ SCALARS = [2, -3, 2.5, True, 0, 1e300, -0.0]
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("scalar", SCALARS, ids=repr)
 def test_python_scalars_are_weakly_typed(dtype, scalar):
-    a = np.array([0, 1, 3, 7], dtype=dtype)
+    a = edge_set(dtype)  # with -0.0: x + 0 is not x
     for name in ("add", "mul", "truediv", "lt"):
         fn = BINARY[name]
         try:
@@ -148,6 +161,42 @@ def test_negative_integer_power_is_defined():
     np.testing.assert_array_equal(jc.jit(lambda a, b: a ** b)(a, b), [1, -1, 1, 0, 0, 1])
 
 
+def _in_place_power(x, e):
+    x **= e
+    return x
+
+
+POWER_SPELLINGS = {
+    "x ** 0.5": lambda x: x ** 0.5, "np.power(x, 0.5)": lambda x: np.power(x, 0.5),
+    "x ** float32(0.5)": lambda x: x ** np.float32(0.5), "x ** 0-d 0.5": lambda x: x ** np.array(0.5),
+    "x ** [0.5]": lambda x: x ** np.array([0.5]), "x[:1] ** [0.5]": lambda x: x[:1] ** np.array([0.5]),
+    "x[0] ** 0.5": lambda x: x[0] ** 0.5, "np.power(x[0], 0.5)": lambda x: np.power(x[0], 0.5),
+    "x[4] ** x[-6]": lambda x: x[4] ** x[-6], "x ** 2": lambda x: x ** 2, "x ** -1.0": lambda x: x ** -1.0,
+    "x **= 0.5": lambda x: _in_place_power(x.copy(), 0.5),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int16], ids=str)
+@pytest.mark.parametrize("spelling", list(POWER_SPELLINGS))
+def test_powers_with_one_exponent_as_numpy(spelling, dtype):
+    """NumPy's ``x ** 0.5`` is ``sqrt`` (its operator's fast path), and so is its float32/64
+    power loop for an exponent of 0.5 that does not move along the loop: (-0.0) ** 0.5 is -0.0
+    and (-inf) ** 0.5 NaN there, where C's pow (NumPy scalars, float16's loop, a one-element
+    result) gives 0.0 and inf."""
+    fn = POWER_SPELLINGS[spelling]
+    x = edge_set(dtype)
+    with np.errstate(all="ignore"):
+        try:
+            expected = fn(x)
+        except TypeError:  # x **= 0.5 of integers
+            with pytest.raises(jc.JitTypeError, match="same_kind"):
+                jc.jit(fn)(x)
+            return
+    got = jc.jit(fn)(x)
+    assert type(got) is type(expected)
+    assert_matches(got, expected, ULP_BOUNDS["pow"], spelling)
+
+
 def in_range_for(a: np.ndarray, dst: np.dtype) -> np.ndarray:
     """``a`` with the floats that C leaves undefined when cast to integer ``dst`` (NaN, inf,
     out of range after truncation) replaced by 0: NumPy's result there depends on which SIMD
@@ -163,15 +212,27 @@ def in_range_for(a: np.ndarray, dst: np.dtype) -> np.ndarray:
 
 @pytest.mark.parametrize("src", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("dst", DTYPES, ids=DTYPE_IDS)
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 @given(data=st.data())
 def test_astype_matches_numpy(src, dst, data):
-    (a,) = draw_arrays(data, [src])
-    a = in_range_for(a, dst)
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+    a = relayout(in_range_for(data.draw(arrays(src, shape, layout=False)), dst), data.draw(layouts()))
     with np.errstate(all="ignore"):
         expected = a.astype(dst)
     actual = jc.jit(lambda x: x.astype(dst))(a)
     assert_matches(actual, expected, 0, f"{src} -> {dst}")
+
+
+@pytest.mark.parametrize("src", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("dst", DTYPES, ids=DTYPE_IDS)
+def test_astype_of_every_special(src, dst):
+    convert = jc.jit(lambda x: x.astype(dst))
+    for label, a in edge_arrays(in_range_for(edge_set(src), dst)):
+        if a.ndim == 1:  # size 0 and length 1: elementwise, as the 67-long rows (the draws have them)
+            continue
+        with np.errstate(all="ignore"):
+            expected = a.astype(dst)
+        assert_matches(convert(a), expected, 0, f"{src} -> {dst}, {label}")
 
 
 def test_float_to_int_outside_the_range_is_defined_as_x86_truncation():
@@ -202,38 +263,64 @@ def axes_for(ndim: int):
     )
 
 
+@functools.cache
+def reduction(kind, axis, keepdims):
+    """One jitted function per reduction, so that calls with one signature compile once."""
+    return jc.jit(lambda x: getattr(x, kind)(axis=axis, keepdims=keepdims))
+
+
+def check_reduction(kind, a, axis, keepdims, context=""):
+    fn = reduction(kind, axis, keepdims)
+    context = f"{kind} axis={axis} keepdims={keepdims} of {a.shape} {a.strides} {context}"
+    try:
+        with np.errstate(all="ignore"):
+            expected = fn.fun(a)
+    except ValueError:  # max/min of an empty axis: NumPy refuses, and so do we
+        with pytest.raises(jc.JitTypeError, match="zero-size"):
+            fn(a)
+        return
+    actual = fn(a)
+    if np.asarray(expected).dtype.kind == "f" and kind in ("sum", "mean"):
+        # The order of a float sum is free; its error is bounded by the sum of the finite |x|.
+        rtol = {np.float16: 1e-2, np.float32: 1e-5, np.float64: 1e-12}[np.asarray(expected).dtype.type]
+        finite = a[np.isfinite(a)].astype(np.float64)
+        assert_close(actual, expected, rtol, context, atol=rtol * max(np.abs(finite).sum(), 1.0))
+    else:
+        assert_matches(actual, expected, 0, context)
+
+
+def reduction_values(kind, dtype, bound=100):
+    """Values whose float sums cannot overflow in any order (NaN and inf are fine: they give
+    the same result in every order); max and min take any."""
+    if dtype.kind != "f" or kind in ("max", "min"):
+        return elements(dtype)
+    return st.one_of(elements(dtype, min_value=-bound, max_value=bound), st.sampled_from([np.inf, -np.inf]))
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("kind", REDUCTIONS)
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(data=st.data())
 def test_reductions_match_numpy(kind, dtype, data):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=5))
-    if dtype.kind == "f":
-        elems = hnp.from_dtype(dtype, min_value=-100, max_value=100, allow_nan=False)
-    else:
-        elems = hnp.from_dtype(dtype)
-    a = data.draw(hnp.arrays(dtype, shape, elements=elems))
-    axis = data.draw(axes_for(a.ndim))
-    keepdims = data.draw(st.booleans())
+    a = data.draw(arrays(dtype, shape, reduction_values(kind, dtype)))
+    check_reduction(kind, a, data.draw(axes_for(a.ndim)), data.draw(st.booleans()))
 
-    def fn(x):
-        return getattr(x, kind)(axis=axis, keepdims=keepdims)
 
-    try:
-        with np.errstate(all="ignore"):
-            expected = fn(a)
-    except ValueError:  # max/min of an empty axis: NumPy refuses, and so do we
-        with pytest.raises(jc.JitTypeError, match="zero-size"):
-            jc.jit(fn)(a)
-        return
-    actual = jc.jit(fn)(a)
-    if np.asarray(expected).dtype.kind == "f" and kind in ("sum", "mean"):
-        rtol = {np.float16: 1e-2, np.float32: 1e-5, np.float64: 1e-12}[np.asarray(expected).dtype.type]
-        magnitude = float(np.abs(a.astype(np.float64)).sum()) if a.size else 0.0
-        assert_close(actual, expected, rtol, f"{kind} axis={axis} keepdims={keepdims}",
-                     atol=rtol * max(magnitude, 1.0))
-    else:
-        assert_matches(actual, expected, 0, f"{kind} axis={axis} keepdims={keepdims}")
+@pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
+@pytest.mark.parametrize("kind", REDUCTIONS)
+def test_reductions_of_every_special(kind, dtype):
+    values = edge_set(dtype)
+    if dtype.kind == "f" and kind in ("sum", "mean"):
+        values = values[~(np.abs(values) > 1000)]  # no overflow in any order (NaN stays)
+    for label, a in edge_arrays(values):
+        if a.ndim < 2:
+            check_reduction(kind, a, None, False, label)
+        elif a.flags.c_contiguous:
+            check_reduction(kind, a, None, True, label)
+        else:
+            check_reduction(kind, a, 0, False, label)
+            check_reduction(kind, a, -1, True, label)
 
 
 def test_reductions_propagate_nan_like_numpy():
@@ -258,7 +345,7 @@ def test_jnp_reduction_functions():
         assert_matches(jc.jit(fn)(x), np.asarray(fn(x)), 0, name)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_where_matches_numpy(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -266,11 +353,11 @@ def test_where_matches_numpy(data):
     assert_matches(jc.jit(jnp.where)(c, a, b), np.where(c, a, b), 0)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(data=st.data())
 def test_reshape_and_transpose_match_numpy(data):
     dtype = data.draw(st.sampled_from(DTYPES))
-    a = data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)))
+    a = data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=4)))
     perm = tuple(data.draw(st.permutations(range(a.ndim))))
     assert_matches(jc.jit(lambda x: x.transpose(perm))(a), a.transpose(perm))
     assert_matches(jc.jit(lambda x: x.T)(a), a.T)
@@ -280,13 +367,19 @@ def test_reshape_and_transpose_match_numpy(data):
 
 
 def test_fused_chain_with_broadcast_and_transpose():
+    """A transpose, a broadcast of y along the rows and three elementwise ops are one kernel
+    that reads x through a transposed map; the values match NumPy's."""
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
     y = np.random.default_rng(1).standard_normal(5).astype(np.float32)
 
     def fn(x, y):
-        return jnp.maximum(x.T * 2 + y, 0) - (x.T - y[None, :]) if False else jnp.maximum(x.T * 2 + y, 0)
+        return jnp.maximum(x.T * 2 + y, 0) - (x.T - y[None, :])
 
     assert_matches(jc.jit(fn)(x, y), fn(x, y))
+    text = jc.jit(fn).lower(x, y).as_text("optimized")
+    assert text.count('"kernel.generic"') == 1, text
+    assert "affine_map<(d0, d1) -> (d1, d0)>" in text and "affine_map<(d0, d1) -> (d1)>" in text, text
+    assert text.count('"arith.subf"') == 2 and '"arith.maximumf"' in text, text
 
 
 def test_closed_over_arrays_are_constants():

@@ -10,9 +10,15 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from tests import strategies
+from tests.budget import examples
+from tests.layouts import relayout
 from tests.oracle import ULP_BOUNDS, assert_matches
 
 INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
@@ -22,17 +28,17 @@ ALL = [np.dtype(np.bool_), *INTS, *FLOATS]
 
 
 def specials(dtype: np.dtype) -> np.ndarray:
+    """tests/strategies.py's special values of ``dtype`` and more small numbers with common
+    factors (for gcd and lcm) and exact quotients."""
     if dtype == np.bool_:
         return np.array([False, True])
     if dtype.kind == "f":
-        info = np.finfo(dtype)
-        return np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.0, 7.0, -7.0,
-                         info.max, -info.max, info.tiny, info.smallest_subnormal, 1e4], dtype)
-    info = np.iinfo(dtype)
-    values = [info.min, info.min + 1, info.max, info.max - 1, 0, 1, 2, 3, 6, 7, 12, 100]
-    if dtype.kind == "i":
-        values += [-1, -2, -6, -7, -12]
-    return np.array(values, dtype)
+        more = [0.5, -2.5, 3.0, 7.0, -7.0, 1e4]
+    else:
+        info = np.iinfo(dtype)
+        more = [info.min + 1, info.max - 1, 2, 3, 6, 7, 12, 100]
+        more += [-2, -6, -7, -12] if dtype.kind == "i" else []
+    return np.concatenate([strategies.specials(dtype), np.array(more, dtype)])
 
 
 def pairs(dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -48,14 +54,18 @@ def numpy(fn, *args):
 
 
 def check(fn, *args, ulps=0):
+    """jitcore's ``fn(*args)`` is NumPy's, for the arguments as given (contiguous) and seen
+    through other layouts (reversed, every other element, unaligned), which compile once more."""
     expected = numpy(fn, *args)
-    actual = jc.jit(fn)(*args)
-    if isinstance(expected, tuple):
-        assert isinstance(actual, tuple) and len(actual) == len(expected)
-        for a, e in zip(actual, expected):
-            assert_matches(a, e, ulps, fn.__name__)
-    else:
-        assert_matches(actual, expected, ulps, fn.__name__)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    views = [relayout(a, ("reversed", "strided", "unaligned")[i % 3]) if isinstance(a, np.ndarray) else a
+             for i, a in enumerate(args)]
+    for inputs in (args, views):
+        actual = jc.jit(fn)(*inputs)
+        actual = actual if isinstance(actual, tuple) else (actual,)
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected, strict=True):
+            assert_matches(a, e, ulps, f"{fn.__name__} of {[np.shape(x) for x in inputs]}")
 
 
 def _ids(dtypes):
@@ -67,6 +77,30 @@ def test_fmod_special_pairs(dtype):
     """C fmod: the dividend's sign, x fmod 0 is NaN for floats and 0 for integers, inf fmod y is
     NaN, x fmod inf is x; INT_MIN fmod -1 is 0."""
     check(np.fmod, *pairs(dtype))
+
+
+DRAWN = {np.fmod: ALL, np.gcd: INTS, np.lcm: INTS, np.heaviside: FLOATS, np.divmod: ALL, np.fmax: ALL,
+         np.fmin: ALL, np.float_power: ALL, np.bitwise_count: [np.dtype(np.bool_), *INTS]}
+
+
+@pytest.mark.parametrize("fn", list(DRAWN), ids=lambda f: f.__name__)
+@settings(max_examples=examples(6), deadline=None)
+@given(data=st.data())
+def test_drawn_arrays_match_numpy(fn, data):
+    """Broadcast shapes, specials among the values and any layout (tests/strategies.py)."""
+    dtype = data.draw(st.sampled_from(DRAWN[fn]))
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=fn.nin, max_dims=3, max_side=4))
+    args = [data.draw(strategies.arrays(dtype, shape)) for shape in shapes.input_shapes]
+    expected = numpy(fn, *args)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    actual = jc.jit(fn)(*args)
+    actual = actual if isinstance(actual, tuple) else (actual,)
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected, strict=True):
+        if fn in (np.fmax, np.fmin):  # +0.0 against -0.0: either is NumPy's (test_fmax_fmin_zero_tie)
+            tie = (np.asarray(args[0]) == 0) & (np.asarray(args[1]) == 0)
+            e = np.where(tie, a, e).astype(e.dtype)
+        assert_matches(a, e, ULP_BOUNDS["pow"] if fn is np.float_power else 0, fn.__name__)
 
 
 def test_fmod_exact_values():
