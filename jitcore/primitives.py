@@ -450,7 +450,7 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
             shapes = ", ".join(str(q.shape) for q in parts)
             raise JitTypeError(f"concatenate: shapes {shapes} differ outside axis {axis}")
     if len(parts) == 1:
-        return parts[0]
+        return fresh(parts[0])  # a new array, not the operand
     shape = list(parts[0].shape)
     shape[axis] = sum(p.shape[axis] for p in parts)
     t = parts[0].value.type.with_shape(shape)

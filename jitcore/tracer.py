@@ -274,7 +274,7 @@ class Tracer:
     def reshape(self, *shape): return reshape_view(self, shape[0] if len(shape) == 1 else shape)
     def transpose(self, *axes): return transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
     def ravel(self): return reshape_view(self, (-1,))
-    def flatten(self): return prims.reshape(self, (-1,))  # a copy in NumPy, not a view
+    def flatten(self): return fresh(prims.reshape(self, (-1,)))  # a copy in NumPy, not a view
     def copy(self): return fresh(self, self.scalar, self.weak)
 
     @property
