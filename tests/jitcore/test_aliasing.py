@@ -1,7 +1,7 @@
 """Which results share memory, under jit as in NumPy: a copy is a new array even when the
-compiled function computes it as its operand (``a.copy()``, ``a + 0``); a function that
-returns its argument returns the caller's array. Written as user code, checked against NumPy
-and with ``np.shares_memory``."""
+compiled function computes it as its operand (``a.copy()``, ``a + 0``); a view (``swapaxes``,
+``expand_dims``, ...) writes through to its base; a function that returns its argument returns
+the caller's array. Written as user code, checked against NumPy and with ``np.shares_memory``."""
 
 from __future__ import annotations
 
@@ -164,3 +164,54 @@ def test_an_argument_set_from_another_and_returned():
     out = jc.jit(f)(a, b)
     assert out is a and not np.shares_memory(out, b)
     assert_same(f, np.zeros(3), np.arange(3.0))
+
+
+# -- views ----------------------------------------------------------------------------------
+
+VIEWS = {
+    "np.swapaxes(a, 0, 1)": lambda a: np.swapaxes(a, 0, 1),
+    "a.swapaxes(1, 0)": lambda a: a.swapaxes(1, 0),
+    "np.moveaxis(a, 0, -1)": lambda a: np.moveaxis(a, 0, -1),
+    "np.squeeze(a[None])": lambda a: np.squeeze(a[None]),
+    "a[None].squeeze(0)": lambda a: a[None].squeeze(0),
+    "np.expand_dims(a, 0)": lambda a: np.expand_dims(a, 0),
+    "np.expand_dims(a, (0, 3))": lambda a: np.expand_dims(a, (0, 3)),
+    "a.T": lambda a: a.T,
+    "a.reshape(6)": lambda a: a.reshape(6),
+    "a[:, ::-1]": lambda a: a[:, ::-1],
+}
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_a_write_through_a_view_reaches_its_base(name):
+    view = VIEWS[name]
+
+    def f(a):
+        v = view(a)
+        v += 1
+        v[(0,) * v.ndim] = -5
+        return a
+
+    assert_same(f, np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.parametrize("name", VIEWS)
+def test_a_view_sees_a_later_write_to_its_base(name):
+    view = VIEWS[name]
+
+    def f(a):
+        v = view(a)
+        a[0] *= 3
+        return v
+
+    assert_same(f, np.arange(6).reshape(2, 3))
+
+
+def test_views_of_views():
+    def f(a):
+        v = np.expand_dims(np.swapaxes(a, 0, 1), 1)
+        w = np.squeeze(v, 1)
+        w[1:] = 0
+        return a, v
+
+    assert_same(f, np.arange(6.0).reshape(2, 3))
