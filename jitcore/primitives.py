@@ -272,8 +272,19 @@ def where(cond, a, b) -> Tracer:
         shapes = ", ".join(str(_shape_of(x)) for x in (cond, a, b))
         raise JitTypeError(f"where: shapes {shapes} do not broadcast") from None
     c = broadcast_to(as_tracer(trace, cond, np.dtype(bool)), shape)
-    a, b = (broadcast_to(as_tracer(trace, x, dtype), shape) for x in (a, b))
+    a, b = (broadcast_to(as_tracer(trace, _where_int(x, dtype), dtype), shape) for x in (a, b))
     return _emit(trace, array.SelectOp, [c, a, b], a.value.type)
+
+
+def _where_int(x, dtype: np.dtype):
+    """A Python int choice of ``np.where`` as NumPy takes it: an int64 (uint64 past its range)
+    array first, then cast unsafely to the result dtype, so -1 is 255 for uint8."""
+    if type(x) is not int or dtype.kind not in "iu":
+        return x
+    if not -2**63 <= x < 2**64:
+        raise OverflowError(f"Python int {x} too large to convert to C long (NumPy's where "
+                            f"raises the same), at {user_location()}")
+    return int(np.array(x, np.int64 if x < 2**63 else np.uint64).astype(dtype))
 
 
 def reshape(x: Tracer, shape) -> Tracer:

@@ -87,6 +87,12 @@ class Tracer:
                 f"Cannot cast {what} output from {new.dtype} to {self.dtype} with casting rule "
                 f"{casting!r} (NumPy raises the same), at {user_location()}"
             )
+        if self.scalar:
+            raise JitTypeError(
+                f"'numpy.{self.dtype.name}' object does not support item assignment: a NumPy scalar "
+                f"(a full reduction, x[i]) is immutable (NumPy raises the same TypeError), at "
+                f"{user_location()}"
+            )
         new = prims.broadcast_to(prims.as_tracer(self.trace, new, self.dtype), self.shape)
         if self.view is not None:
             base, _, backward = self.view
@@ -253,7 +259,10 @@ class Tracer:
 
     # -- in-place arithmetic: NumPy's semantics (same_kind casting) ------------------------
     def _inplace(self, ufunc, other):
-        self.assign(prims.ufunc(ufunc, self, other), "same_kind", f"ufunc '{ufunc.__name__}'")
+        new = prims.ufunc(ufunc, self, other)
+        if self.scalar:  # a NumPy scalar is immutable: s += y rebinds s to s + y
+            return new
+        self.assign(new, "same_kind", f"ufunc '{ufunc.__name__}'")
         return self
 
     def __iadd__(self, o): return self._inplace(np.add, o)

@@ -1,7 +1,9 @@
 """Which results share memory, under jit as in NumPy: a copy is a new array even when the
 compiled function computes it as its operand (``a.copy()``, ``a + 0``); a view (``swapaxes``,
-``expand_dims``, ...) writes through to its base; a function that returns its argument returns
-the caller's array. Written as user code, checked against NumPy and with ``np.shares_memory``."""
+``expand_dims``, ...) writes through to its base; a NumPy scalar is immutable; a function that
+returns its argument returns the caller's array. Also the results NumPy computes by paths of
+their own (``np.where``'s Python ints). Written as user code,
+checked against NumPy and with ``np.shares_memory``."""
 
 from __future__ import annotations
 
@@ -215,3 +217,69 @@ def test_views_of_views():
         return a, v
 
     assert_same(f, np.arange(6.0).reshape(2, 3))
+
+
+# -- NumPy scalars --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("source", [
+    "t = a.sum(); s = t; s += 1; return s, t",  # s is rebound; t keeps its value
+    "s = a.sum(); s += a; return s",  # s becomes an array
+    "s = np.argmin(a); s //= 2.5; return s",  # s becomes float64
+    "s = a[1]; s *= 10; return a, s",  # an element is a copy
+    "s = a.max(); s -= a[0]; u = s; u **= 2; return s, u",
+])
+def test_augmented_assignment_to_a_numpy_scalar_rebinds_it(source):
+    scope = {"np": np}
+    exec("def f(a):\n    " + source.replace("; ", "\n    "), scope)
+    assert_same(scope["f"], np.array([1.0, 2.0, 3.0]))
+
+
+@pytest.mark.parametrize("write", ["s[...] = 1", "s[()] = 1", "np.add(s, 1, out=s)"])
+def test_a_numpy_scalar_is_immutable(write):
+    scope = {"np": np}
+    exec(f"def f(a):\n    s = a.sum()\n    {write}\n    return s", scope)
+    with pytest.raises(TypeError):
+        scope["f"](np.arange(3.0))
+    with pytest.raises(TypeError):
+        jc.jit(scope["f"])(np.arange(3.0))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.int64])
+@pytest.mark.parametrize("op", ["*= 0.5", "+= 2.7", "-= 3", "/= 2", "//= 1.5", "+= True"])
+def test_an_element_updated_in_place_is_cast_unsafely(dtype, op):
+    """``x[i] op= y`` computes ``x[i] op y`` on NumPy scalars and stores it as ``x[i] = ...``."""
+    scope = {"np": np}
+    exec(f"def f(a):\n    a[0] {op}\n    a[-1] {op}\n    return a", scope)
+    assert_same(scope["f"], np.array([7, 4, 1], dtype))
+
+
+def test_a_slice_updated_in_place_is_cast_same_kind():
+    def f(a):
+        a[1:] *= 0.5
+
+    with pytest.raises(TypeError, match="same_kind"):
+        f(np.array([3, 4], np.int32))
+    with pytest.raises(jc.JitTypeError, match="same_kind"):
+        jc.jit(f)(np.array([3, 4], np.int32))
+
+
+# -- NumPy's own paths: where's Python ints ----------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int32, np.int64, np.uint64])
+@pytest.mark.parametrize("k", [-1, 300, -200, 70000, 2**40, 2**63, 2**64 - 1, -2**63, True])
+def test_where_wraps_a_python_int_into_the_arrays_dtype(dtype, k):
+    def f(a):
+        return np.where(a < 2, a, k), np.where(a < 2, k, a)
+
+    assert_same(f, np.array([1, 3, 0], dtype))
+
+
+@pytest.mark.parametrize("k", [2**64, -2**63 - 1])
+def test_where_of_a_python_int_past_64_bits_raises_overflow_error(k):
+    def f(a):
+        return np.where(a < 2, a, k)
+
+    with pytest.raises(OverflowError):
+        f(np.array([1, 3], np.uint8))
+    with pytest.raises(OverflowError):
+        jc.jit(f)(np.array([1, 3], np.uint8))
