@@ -57,6 +57,7 @@ for _f in _prims.UFUNC_KINDS:
     globals()[_f.__name__] = _ufunc(_f)
 abs = absolute  # noqa: F821  (defined by the loop above)
 true_divide = divide  # noqa: F821
+power = _ufunc(_np.power, _prims.power)
 mod = remainder  # noqa: F821
 
 

@@ -143,6 +143,9 @@ def ufunc(fn: np.ufunc, *operands) -> Tracer:
         raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
+    if kind == "pow" and in_dtypes[1].kind in "iu" and not isinstance(operands[1], Tracer) \
+            and np.any(np.asarray(operands[1]) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")  # as NumPy
     if kind == "pow" and in_dtypes[0].kind == "c":
         fast = _complex_power(args[0], operands[1])
         if fast is not None:
@@ -222,6 +225,28 @@ def bitwise_count(x) -> Tracer:
     (dtype,), out_dtype = resolve_ufunc(np.bitwise_count, (x,))
     x = convert(x, dtype)
     return convert(_emit(x.trace, array.UNARY_OPS["popcount"], [x], x.value.type), out_dtype)
+
+
+@numpy_scalar
+def power(x, y) -> Tracer:
+    """``np.power``: NumPy's float32 and float64 loops compute a scalar exponent of -1, 0, 0.5, 1
+    or 2 as 1/x, 1, sqrt(x), x or x*x, which differ from pow at (-0.0) ** 0.5 (-0.0) and
+    (-inf) ** 0.5 (NaN). A traced exponent takes pow: its value is not known here."""
+    in_dtypes, _ = resolve_ufunc(np.power, (x, y))
+    if isinstance(y, Tracer) or np.ndim(y) or in_dtypes[0] not in (np.float32, np.float64):
+        return ufunc(np.power, x, y)
+    x, e = convert(x, in_dtypes[0]), np.asarray(y).astype(in_dtypes[1])
+    if e == -1:
+        return ufunc(np.true_divide, np.ones((), x.dtype), x)
+    if e == 0:
+        return broadcast_to(constant(x.trace, np.ones((), x.dtype)), x.shape)
+    if e == 0.5:
+        return ufunc(np.sqrt, x)
+    if e == 1:
+        return fresh(x, weak=x.weak)  # a new array, as every ufunc returns
+    if e == 2:
+        return ufunc(np.multiply, x, x)
+    return ufunc(np.power, x, y)
 
 
 def float_power(x, y) -> Tracer:

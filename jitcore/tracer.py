@@ -177,7 +177,16 @@ class Tracer:
     def __rmod__(self, o): return prims.ufunc(np.remainder, o, self)
     def __divmod__(self, o): return prims.ufunc(np.floor_divide, self, o), prims.ufunc(np.remainder, self, o)
     def __rdivmod__(self, o): return prims.ufunc(np.floor_divide, o, self), prims.ufunc(np.remainder, o, self)
-    def __pow__(self, o): return prims.ufunc(np.power, self, o)
+    def __pow__(self, o):
+        if self.scalar and not isinstance(o, np.ndarray):  # NumPy's scalar math: pow itself
+            return prims.ufunc(np.power, self, o)
+        # NumPy's ** takes np.square for a Python 2 (of bool: int8, where np.power gives int64),
+        # and for floats np.reciprocal and np.sqrt for -1 and 0.5 ((-0.0) ** 0.5 is -0.0).
+        fast = _FAST_POWERS.get((type(o), o)) if type(o) in (int, float) and self.dtype.kind != "c" else None
+        if fast == "square" or (fast and self.dtype.kind == "f"):
+            return getattr(_jnp(), fast)(self)
+        return _jnp().power(self, o)
+
     def __rpow__(self, o): return prims.ufunc(np.power, o, self)
     def __and__(self, o): return prims.ufunc(np.bitwise_and, self, o)
     def __rand__(self, o): return prims.ufunc(np.bitwise_and, o, self)
@@ -259,7 +268,7 @@ class Tracer:
 
     # -- in-place arithmetic: NumPy's semantics (same_kind casting) ------------------------
     def _inplace(self, ufunc, other):
-        new = prims.ufunc(ufunc, self, other)
+        new = self ** other if ufunc is np.power else prims.ufunc(ufunc, self, other)
         if self.scalar:  # a NumPy scalar is immutable: s += y rebinds s to s + y
             return new
         self.assign(new, "same_kind", f"ufunc '{ufunc.__name__}'")
@@ -330,6 +339,9 @@ class Tracer:
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
     def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
+
+
+_FAST_POWERS = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 
 
 def _scalar_bool(key) -> bool:

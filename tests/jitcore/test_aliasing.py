@@ -2,7 +2,7 @@
 compiled function computes it as its operand (``a.copy()``, ``a + 0``); a view (``swapaxes``,
 ``expand_dims``, ...) writes through to its base; a NumPy scalar is immutable; a function that
 returns its argument returns the caller's array. Also the results NumPy computes by paths of
-their own (``np.where``'s Python ints). Written as user code,
+their own (``np.where``'s Python ints, ``**``'s special exponents). Written as user code,
 checked against NumPy and with ``np.shares_memory``."""
 
 from __future__ import annotations
@@ -263,7 +263,7 @@ def test_a_slice_updated_in_place_is_cast_same_kind():
         jc.jit(f)(np.array([3, 4], np.int32))
 
 
-# -- NumPy's own paths: where's Python ints ----------------------------------------------
+# -- NumPy's own paths: where's Python ints, special exponents ----------------------------
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int32, np.int64, np.uint64])
 @pytest.mark.parametrize("k", [-1, 300, -200, 70000, 2**40, 2**63, 2**64 - 1, -2**63, True])
@@ -283,3 +283,50 @@ def test_where_of_a_python_int_past_64_bits_raises_overflow_error(k):
         f(np.array([1, 3], np.uint8))
     with pytest.raises(OverflowError):
         jc.jit(f)(np.array([1, 3], np.uint8))
+
+
+@pytest.mark.parametrize("fn", [lambda a: a ** 2, lambda a: np.power(a, 2), lambda a: a ** True,
+                                lambda a: a ** np.int64(2), lambda a: a ** 3, lambda a: a ** 2.0])
+def test_powers_of_a_bool_array(fn):
+    """``x ** 2`` is NumPy's square (int8 for bool); ``np.power(x, 2)`` is int64."""
+    assert_same(fn, np.array([True, False]))
+
+
+POWERS = {
+    "x ** 0.5": lambda x: x ** 0.5,  # ndarray's **: np.sqrt for a Python 0.5 (float16 too)
+    "x ** -1": lambda x: x ** -1,
+    "x ** 2": lambda x: x ** 2,
+    "np.power(x, 0.5)": lambda x: np.power(x, 0.5),  # float32/64 loop: sqrt; float16: pow
+    "np.power(x, np.float32(0.5))": lambda x: np.power(x, np.float32(0.5)),
+    "np.power(x, 0)": lambda x: np.power(x, 0),
+    "np.power(x, 1.0)": lambda x: np.power(x, 1.0),
+    "x ** np.array(0.5)": lambda x: x ** np.array(0.5),
+    "x[1] ** 0.5": lambda x: x[1] ** 0.5,  # NumPy's scalar math: pow
+    "x.min() ** 0.5": lambda x: x.min() ** 0.5,
+    "np.power(x.min(), 0.5)": lambda x: np.power(x.min(), 0.5),
+    "x[1] ** np.array(0.5)": lambda x: x[1] ** np.array(0.5),
+    "x **= 0.5": lambda x: x.__ipow__(0.5),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("name", POWERS)
+def test_special_exponents_take_numpys_paths(name, dtype):
+    """Where NumPy computes a power by sqrt, 1/x, x*x, 1 or a copy: (-0.0) ** 0.5 is -0.0 and
+    (-inf) ** 0.5 NaN by sqrt, but 0.0 and inf by pow."""
+    x = np.array([-0.0, -np.inf, 4.0, np.inf, 0.0, 2.0], dtype)
+    with np.errstate(invalid="ignore"):
+        want = POWERS[name](x.copy())
+    got = jc.jit(POWERS[name])(x.copy())
+    assert type(got) is type(want) and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int64])
+def test_a_negative_integer_power_of_integers_raises(dtype):
+    for fn in (lambda x: x ** -1, lambda x: np.power(x, -2), lambda x: x[0] ** -1):
+        with pytest.raises(ValueError, match="negative integer powers"):
+            fn(np.array([1, 2], dtype))
+        with pytest.raises(ValueError, match="negative integer powers"):
+            jc.jit(fn)(np.array([1, 2], dtype))
