@@ -256,7 +256,8 @@ class JitFunction:
         module, out_tree = self._trace(specs, call)
         optimized = compiler.optimize(module, self.options)
         plan = compiler.lower(optimized, specs, self.options)
-        return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars)
+        return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars, out_tree.owners,
+                          out_tree.arguments)
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

@@ -53,6 +53,10 @@ class Outputs:
     tree: pytree.TreeDef
     mutated: tuple[int, ...] = ()
     scalars: tuple[bool, ...] = ()  # per result: a NumPy scalar rather than a 0-d array
+    # Per value (results, then new values of arguments): the argument it is or is a view of
+    # (NumPy lets it share that argument's memory), else a number of its own; see ``owners``.
+    owners: tuple[int, ...] = ()
+    arguments: tuple[int, ...] = ()  # per result: the argument it is (the caller's array), or -1
 
 
 def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
@@ -87,7 +91,22 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     func.body.append(ReturnOp(values))
     func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
     ir.verify(module)
-    return module, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated))
+    arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
+    return module, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
+                           owners(leaves, tracers) + mutated, arguments)
+
+
+def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:
+    """Per leaf, who may share memory with it: argument ``i`` for that argument's tracer and
+    its views (as NumPy's views share the argument's memory), else one number per distinct
+    array (its view chain's root), from ``len(tracers)`` on. Distinct arrays never share
+    memory in NumPy, even where the compiled function computes them as one value."""
+    ids = {id(t): i for i, t in enumerate(tracers)}
+    out = []
+    for leaf in leaves:
+        root = leaf.root() if isinstance(leaf, Tracer) else leaf
+        out.append(ids.setdefault(id(root), len(tracers) + len(ids)))
+    return tuple(out)
 
 
 def optimize(module: ModuleOp, options: CompileOptions, *,

@@ -52,14 +52,39 @@ def _check_no_aliasing(arrays, mutated) -> None:
                 )
 
 
+def _copies(outputs, owners, mutated) -> list[bool]:
+    """Which outputs to copy when the call returns, decided once per executable.
+
+    The compiled function may return one value for several arrays (``a.copy()``, ``a + 0`` and
+    ``np.maximum(a, a)`` fold to ``a``): each array NumPy would give its own memory (see
+    ``compiler.owners``) gets it. A result is copied when it is an argument's storage but not
+    that argument or a view of it, or when an earlier result with another owner has its
+    storage; an argument's new value is copied when it is the storage of another argument that
+    is written back before it is read.
+    """
+    results = len(outputs) - len(mutated)
+    claimed: dict[int, int] = {}
+    copies = []
+    for k, ((storage, _), owner) in enumerate(zip(outputs, owners)):
+        if storage.kind == "input":
+            copy = owner != storage.index and (k < results or storage.index in mutated)
+        elif storage.kind == "buffer" and k < results:
+            copy = claimed.setdefault(storage.index, owner) != owner
+        else:
+            copy = False  # a constant is copied anyway; new values of arguments are copied back
+        copies.append(copy)
+    return copies
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
-                 "_copy_args", "_strided")
+                 "_arguments", "_copy_args", "_strided")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
-                 scalars: tuple[bool, ...] = ()):
+                 scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
+                 arguments: tuple[int, ...] = ()):
         plan.compile()
         self.plan = plan
         self.out_tree = out_tree
@@ -72,8 +97,13 @@ class Executable:
         self._buffers = list(plan.buffers)
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
-        self._outputs = [(s.kind, s.index, shape, scalar and shape == ())
-                         for (s, shape), scalar in zip(plan.outputs, scalars)]
+        copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
+        self._outputs = [(s.kind, s.index, shape, scalar and shape == (), copy)
+                         for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
+        # A result that is an argument itself is the caller's array, as in NumPy (written back).
+        self._arguments = [(k, i) for k, i in enumerate(arguments) if i >= 0]
+        for k, _ in self._arguments:
+            self._outputs[k] = ("argument",) + self._outputs[k][1:]
 
     def __call__(self, arrays: list[np.ndarray], callers: list | None = None):
         """Run on ``arrays``; ``callers``, when given, are the caller's arguments where
@@ -97,18 +127,24 @@ class Executable:
             _, index, axis, size = buffers[-1].tolist()
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
-        for kind, index, shape, scalar in self._outputs:
+        for kind, index, shape, scalar, copy in self._outputs:
             if kind == "constant":
                 out = self.plan.constants[index].copy()  # callers may write to what we return
+            elif kind == "argument":
+                outputs.append(None)  # filled in below, after the write-back
+                continue
             else:
                 out = arrays[index] if kind == "input" else buffers[index]
+                out = out.copy() if copy else out
             out = out if out.shape == shape else out.reshape(shape)
             outputs.append(out[()] if scalar else out)
+        targets = originals if callers is None else callers
         if self.mutated:
-            targets = originals if callers is None else callers
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
                 np.copyto(targets[i], new)  # NumPy semantics: the caller's array changed
             outputs = outputs[: len(outputs) - len(self.mutated)]
+        for k, i in self._arguments:
+            outputs[k] = targets[i]
         return pytree.unflatten(self.out_tree, outputs)
 
     def _portable_descriptor(self, arrays, buffers) -> list[int]:

@@ -19,6 +19,8 @@ from jitcore.errors import JitTypeError as _JitTypeError
 from jitcore.errors import UnsupportedError as _UnsupportedError
 from jitcore.tracer import Tracer as _Tracer
 from jitcore.tracer import fresh as _fresh
+from jitcore.tracer import reshape_view as _reshape_view
+from jitcore.tracer import transpose_view as _transpose_view
 from jitcore.tracer import user_location as _user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
@@ -316,7 +318,7 @@ def swapaxes(a, axis1, axis2):
     perm = list(range(a.ndim))
     (i,), (j,) = (_prims.normalize_axes(ax, a.ndim, "swapaxes") for ax in (axis1, axis2))
     perm[i], perm[j] = perm[j], perm[i]
-    return _prims.transpose(a, perm)
+    return _transpose_view(a, perm)  # a view, as in NumPy
 
 
 @_implements(_np.moveaxis)
@@ -328,7 +330,7 @@ def moveaxis(a, source, destination):
     order = [n for n in range(a.ndim) if n not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
-    return _prims.transpose(a, order)
+    return _transpose_view(a, order)  # a view, as in NumPy
 
 
 @_implements(_np.squeeze)
@@ -340,7 +342,7 @@ def squeeze(a, axis=None):
         _prims.normalize_axes(axis, a.ndim, "squeeze")
     if _builtins.any(a.shape[i] != 1 for i in axes):
         raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
-    return _prims.reshape(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+    return _reshape_view(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))  # a view
 
 
 @_implements(_np.expand_dims)
@@ -351,7 +353,7 @@ def expand_dims(a, axis):
     ndim = a.ndim + len(axes)
     axes = _prims.normalize_axes(axes, ndim, "expand_dims")
     shape = iter(a.shape)
-    return _prims.reshape(a, tuple(1 if i in axes else next(shape) for i in range(ndim)))
+    return _reshape_view(a, tuple(1 if i in axes else next(shape) for i in range(ndim)))  # a view
 
 
 @_implements(_np.broadcast_to)

@@ -144,6 +144,9 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
         raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
+    if kind == "pow" and in_dtypes[1].kind in "iu" and not isinstance(operands[1], Tracer) \
+            and np.any(np.asarray(operands[1]) < 0):
+        raise ValueError("Integers to negative integer powers are not allowed.")  # as NumPy
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         supported = ", ".join(sorted(n.__name__ for n, k in UFUNC_KINDS.items() if k in array.COMPLEX_KINDS))
         raise UnsupportedError(f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet "
@@ -191,6 +194,9 @@ def power_operator(x: Tracer, y):
     ``sqrt``, which differ from its power loop at special values (sqrt(-0.0) is -0.0, pow's 0.0;
     the loop's (-0-0j) ** 2 is 0j, square's 0-0j). Other exponents, NumPy scalars (their own
     scalar math, which is pow) and ``np.power`` take ``ufunc``."""
+    if not x.scalar and type(y) is int and y == 2 and x.dtype.kind == "b":
+        x8 = convert(x, np.dtype(np.int8))  # np.square of bools is int8; np.power's is int64
+        return ufunc(np.multiply, x8, x8)
     if not x.scalar and x.dtype.kind in "fc":
         if type(y) is float and y == 0.5:
             return ufunc(np.sqrt, x)
@@ -198,7 +204,7 @@ def power_operator(x: Tracer, y):
             return ufunc(np.multiply, x, x)
         if type(y) is int and y == -1 and x.dtype.kind == "c":  # a float's 1 / x is its pow
             return part("reciprocal", x)
-    if x.scalar and _shape_of(y) == () and getattr(y, "scalar", True):
+    if x.scalar and _shape_of(y) == () and getattr(y, "scalar", not isinstance(y, np.ndarray)):
         return ufunc(np.power, x, y, scalar_math=True)
     return ufunc(np.power, x, y)
 
@@ -284,8 +290,19 @@ def where(cond, a, b) -> Tracer:
         shapes = ", ".join(str(_shape_of(x)) for x in (cond, a, b))
         raise JitTypeError(f"where: shapes {shapes} do not broadcast") from None
     c = broadcast_to(as_tracer(trace, cond, np.dtype(bool)), shape)
-    a, b = (broadcast_to(as_tracer(trace, x, dtype), shape) for x in (a, b))
+    a, b = (broadcast_to(as_tracer(trace, _where_int(x, dtype), dtype), shape) for x in (a, b))
     return _emit(trace, array.SelectOp, [c, a, b], a.value.type)
+
+
+def _where_int(x, dtype: np.dtype):
+    """A Python int choice of ``np.where`` as NumPy takes it: an int64 (uint64 past its range)
+    array first, then cast unsafely to the result dtype, so -1 is 255 for uint8."""
+    if type(x) is not int or dtype.kind not in "iu":
+        return x
+    if not -2**63 <= x < 2**64:
+        raise OverflowError(f"Python int {x} too large to convert to C long (NumPy's where "
+                            f"raises the same), at {user_location()}")
+    return int(np.array(x, np.int64 if x < 2**63 else np.uint64).astype(dtype))
 
 
 def reshape(x: Tracer, shape) -> Tracer:
@@ -462,7 +479,7 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
             shapes = ", ".join(str(q.shape) for q in parts)
             raise JitTypeError(f"concatenate: shapes {shapes} differ outside axis {axis}")
     if len(parts) == 1:
-        return parts[0]
+        return fresh(parts[0])  # a new array, not the operand
     shape = list(parts[0].shape)
     shape[axis] = sum(p.shape[axis] for p in parts)
     t = parts[0].value.type.with_shape(shape)

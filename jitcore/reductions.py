@@ -22,7 +22,7 @@ from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["argmax", "argmin", "cumprod", "cumsum"]
 
@@ -95,7 +95,7 @@ def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None) -> Tracer:
     ir_type(dtype)  # a JitTypeError naming an unsupported dtype
     x = prims.convert(x, dtype)
     if x.shape[ax] <= 1:
-        return x  # nothing to accumulate
+        return fresh(x)  # nothing to accumulate; still a new array, not the operand
     return _emit(ScanOp, x, x.value.type, kind, ax)
 
 

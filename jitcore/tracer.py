@@ -87,6 +87,12 @@ class Tracer:
                 f"Cannot cast {what} output from {new.dtype} to {self.dtype} with casting rule "
                 f"{casting!r} (NumPy raises the same), at {user_location()}"
             )
+        if self.scalar:
+            raise JitTypeError(
+                f"'numpy.{self.dtype.name}' object does not support item assignment: a NumPy scalar "
+                f"(a full reduction, x[i]) is immutable (NumPy raises the same TypeError), at "
+                f"{user_location()}"
+            )
         new = prims.broadcast_to(prims.as_tracer(self.trace, new, self.dtype), self.shape)
         if self.view is not None:
             base, _, backward = self.view
@@ -253,7 +259,10 @@ class Tracer:
 
     # -- in-place arithmetic: NumPy's semantics (same_kind casting) ------------------------
     def _inplace(self, ufunc, other):
-        self.assign(prims.ufunc(ufunc, self, other), "same_kind", f"ufunc '{ufunc.__name__}'")
+        new = prims.power_operator(self, other) if ufunc is np.power else prims.ufunc(ufunc, self, other)
+        if self.scalar:  # a NumPy scalar is immutable: s += y rebinds s to s + y
+            return new
+        self.assign(new, "same_kind", f"ufunc '{ufunc.__name__}'")
         return self
 
     def __iadd__(self, o): return self._inplace(np.add, o)
@@ -262,9 +271,7 @@ class Tracer:
     def __itruediv__(self, o): return self._inplace(np.true_divide, o)
     def __ifloordiv__(self, o): return self._inplace(np.floor_divide, o)
     def __imod__(self, o): return self._inplace(np.remainder, o)
-    def __ipow__(self, o):
-        self.assign(prims.power_operator(self, o), "same_kind", "ufunc 'power'")
-        return self
+    def __ipow__(self, o): return self._inplace(np.power, o)
     def __iand__(self, o): return self._inplace(np.bitwise_and, o)
     def __ior__(self, o): return self._inplace(np.bitwise_or, o)
     def __ixor__(self, o): return self._inplace(np.bitwise_xor, o)
@@ -276,7 +283,7 @@ class Tracer:
     def reshape(self, *shape): return reshape_view(self, shape[0] if len(shape) == 1 else shape)
     def transpose(self, *axes): return transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
     def ravel(self): return reshape_view(self, (-1,))
-    def flatten(self): return prims.reshape(self, (-1,))  # a copy in NumPy, not a view
+    def flatten(self): return fresh(prims.reshape(self, (-1,)))  # a copy in NumPy, not a view
     def copy(self): return fresh(self, self.scalar, self.weak)
 
     @property
@@ -323,6 +330,8 @@ class Tracer:
     def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
     def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
     def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
+
+
 
 
 def _scalar_bool(key) -> bool:
