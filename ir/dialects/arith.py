@@ -244,9 +244,10 @@ class CastOp(ScalarOp):
         return _evaluate(convert, constants, dst)
 
 
-for _name in ("addf", "mulf", "maximumf", "minimumf"):
+for _name in ("addf", "mulf"):
     define("arith", _name, 2, FLOAT, commutative=True)
-for _name in ("subf", "divf", "remf"):
+# maximumf/minimumf are not commutative: which of +0.0 and -0.0 they return depends on the order.
+for _name in ("subf", "divf", "remf", "maximumf", "minimumf"):
     define("arith", _name, 2, FLOAT)
 define("arith", "negf", 1, FLOAT)
 for _name in ("addi", "muli", "andi", "ori", "xori", "maxsi", "maxui", "minsi", "minui"):

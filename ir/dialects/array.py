@@ -66,7 +66,8 @@ COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "ab
                            "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES, "max", "min", "fmax", "fmin",
                            "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint"})
 COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
-COMMUTATIVE_BINARY = frozenset({"add", "mul", "max", "min", "and", "or", "xor"})
+# Not max/min: which of -0.0 and 0.0 a float maximum returns depends on the operands' order.
+COMMUTATIVE_BINARY = frozenset({"add", "mul", "and", "or", "xor"})
 COMPARE = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,

@@ -314,9 +314,8 @@ class _Builder:
         fn = self.choose(EXACT_BINARY + tuple(MATH_BINARY))
         tx, px, bx = x, self.meta[x].prec, self.meta[x].bound
         ty, py, by = self.operand(y, loose)
-        # A constant (or variable) on the left: 2 - x. Not a constant in np.maximum/minimum:
-        # jitcore moves it to the right, which flips a ±0.0 tie (test_known_bug_max_constant_left).
-        if self.chance(0.15) and not (fn in ("maximum", "minimum") and ty not in self.meta):
+        # A constant (or variable) on the left: 2 - x.
+        if self.chance(0.15):
             (tx, px, bx), (ty, py, by) = (ty, py, by), (tx, px, bx)
         if fn == "power" and _dtype(self.ns[x]).kind in "biu":
             tx, px, bx = x, self.meta[x].prec, self.meta[x].bound

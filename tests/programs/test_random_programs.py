@@ -256,8 +256,8 @@ def _xfail(reason: str):
     return pytest.mark.xfail(strict=True, reason=reason, raises=(AssertionError, jitcore.JitcoreError))
 
 
-@_xfail("canonicalize moves a constant to the right of array.max/min (they carry the Commutative "
-        "trait), which flips jitcore's ±0.0 tie rule (the second operand wins; float16: the first)")
 @pytest.mark.parametrize("fn", ["maximum", "minimum"])
-def test_known_bug_max_constant_left(fn):
+def test_max_with_a_constant_on_the_left_keeps_the_tie_rule(fn):
+    # canonicalize moved a constant to the right of array.max/min while they carried the
+    # Commutative trait, which flipped jitcore's ±0.0 tie rule.
     check(_program(f"v = np.{fn}(-0.0, a)\n return (v,)", np.array([0.0, 0.0])))
