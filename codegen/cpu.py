@@ -21,17 +21,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from llvmlite import ir as ll
 
-from codegen import scalar
-from codegen.gather import emit_gather
-from codegen.gather_nd import emit_gather_nd, emit_scatter_nd
-from codegen.llvm_types import I1, I64, PTR, constant, memory_type, value_type
-from codegen.loops import contiguous_strides, emit_loop, emit_nest
-from codegen.target import assembly, compile_module
-from ir.attributes import AffineMap, numpy_dtype
-from ir.core import Operation, Value
-from ir.dialects import array, kernel
-from ir.dialects.gather import GatherNdOp, GatherOp, ScatterNdOp
-from ir.errors import JitcoreError
+from jitcore.codegen import scalar
+from jitcore.codegen.gather import emit_gather
+from jitcore.codegen.gather_nd import emit_gather_nd, emit_scatter_nd
+from jitcore.codegen.llvm_types import I1, I64, PTR, constant, memory_type, value_type
+from jitcore.codegen.loops import contiguous_strides, emit_loop, emit_nest
+from jitcore.codegen.target import assembly, compile_module
+from jitcore.ir.attributes import AffineMap, numpy_dtype
+from jitcore.ir.core import Operation, Value
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects.gather import GatherNdOp, GatherOp, ScatterNdOp
+from jitcore.ir.errors import JitcoreError
 
 _symbols = itertools.count()
 _INDEXED = (GatherOp, GatherNdOp, ScatterNdOp)  # ops with index operands: they need the status words

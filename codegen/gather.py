@@ -9,9 +9,9 @@ import itertools
 
 from llvmlite import ir as ll
 
-from codegen.llvm_types import I64, PTR, constant, memory_type
-from codegen.loops import contiguous_strides, emit_nest
-from ir.dialects.gather import GatherOp
+from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
+from jitcore.codegen.loops import contiguous_strides, emit_nest
+from jitcore.ir.dialects.gather import GatherOp
 
 _names = itertools.count()
 

@@ -15,9 +15,9 @@ import itertools
 
 from llvmlite import ir as ll
 
-from codegen.llvm_types import I64, PTR, memory_type
-from codegen.loops import contiguous_strides, emit_nest
-from ir.core import Operation
+from jitcore.codegen.llvm_types import I64, PTR, memory_type
+from jitcore.codegen.loops import contiguous_strides, emit_nest
+from jitcore.ir.core import Operation
 
 _names = itertools.count()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from ir.types import ScalarType
+from jitcore.ir.types import ScalarType
 
 PTR = ll.PointerType()
 I64 = ll.IntType(64)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from codegen.llvm_types import I64
+from jitcore.codegen.llvm_types import I64
 
 
 def emit_loop(b: ll.IRBuilder, extent: int, body) -> None:

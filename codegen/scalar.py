@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from codegen import mathlib
-from codegen.llvm_types import constant, value_type
-from ir.core import Operation
-from ir.types import ScalarType
+from jitcore.codegen import mathlib
+from jitcore.codegen.llvm_types import constant, value_type
+from jitcore.ir.core import Operation
+from jitcore.ir.types import ScalarType
 
 FLOAT_PREDICATES = {
     "oeq": ("==", True), "one": ("!=", True), "olt": ("<", True), "ole": ("<=", True),

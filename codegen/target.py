@@ -14,7 +14,7 @@ from functools import cache
 
 import llvmlite.binding as llvm
 
-from ir.errors import JitcoreError
+from jitcore.ir.errors import JitcoreError
 
 _lock = threading.Lock()
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ir.types import ScalarType, TensorType
+from jitcore.ir.types import ScalarType, TensorType
 
 # NumPy dtype for each IR element type; ``index`` is a 64-bit signed integer.
 NUMPY_DTYPES = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ir.core import Block, Operation
+from jitcore.ir.core import Block, Operation
 
 
 class Builder:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar
 
-from ir.errors import IRError
-from ir.types import Type
+from jitcore.ir.errors import IRError
+from jitcore.ir.types import Type
 
 # Trait names an op class may declare.
 PURE = "Pure"  # no side effects: removable when unused, mergeable by CSE
@@ -217,13 +217,13 @@ class Operation:
         return None
 
     def fail(self, message: str):
-        from ir.errors import VerificationError
-        from ir.printer import print_op
+        from jitcore.ir.errors import VerificationError
+        from jitcore.ir.printer import print_op
 
         raise VerificationError(f"'{self.op_name}' op {message}\n  {print_op(self)}")
 
     def __repr__(self) -> str:
-        from ir.printer import print_op
+        from jitcore.ir.printer import print_op
 
         return print_op(self)
 

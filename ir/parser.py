@@ -11,10 +11,10 @@ import re
 
 import numpy as np
 
-from ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
-from ir.core import ISOLATED, Block, Operation, Region, Value
-from ir.errors import ParseError
-from ir.types import _SCALAR_NAMES, FunctionType, ScalarType, TensorType, Type
+from jitcore.ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
+from jitcore.ir.core import ISOLATED, Block, Operation, Region, Value
+from jitcore.ir.errors import ParseError
+from jitcore.ir.types import _SCALAR_NAMES, FunctionType, ScalarType, TensorType, Type
 
 _SPACE = re.compile(r"(\s|//[^\n]*)*")
 _NUMBER = re.compile(r"-?(0x[0-9a-fA-F]+|\d+\.\d*(e[-+]?\d+)?|\d+e[-+]?\d+|\d+)")

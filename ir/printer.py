@@ -12,9 +12,9 @@ import math
 
 import numpy as np
 
-from ir.attributes import AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
-from ir.core import ISOLATED, Block, Operation, Value
-from ir.types import FunctionType, ScalarType, Type
+from jitcore.ir.attributes import AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
+from jitcore.ir.core import ISOLATED, Block, Operation, Value
+from jitcore.ir.types import FunctionType, ScalarType, Type
 
 
 def print_op(op: Operation) -> str:

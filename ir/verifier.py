@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ir.core import ISOLATED, NO_TERMINATOR, TERMINATOR, Operation, UnregisteredOp
+from jitcore.ir.core import ISOLATED, NO_TERMINATOR, TERMINATOR, Operation, UnregisteredOp
 
 
 def verify(op: Operation) -> None:

@@ -22,8 +22,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-import ir
-from jitcore import compiler, pytree
+from jitcore import compiler, ir, pytree
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES

@@ -8,17 +8,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import ir
-import passes
-from codegen.cpu import CompiledFunction, lower_function
-from ir.builder import Builder
-from ir.dialects.builtin import ModuleOp
-from ir.dialects.func import FuncOp, ReturnOp
-from ir.types import FunctionType, TensorType
-from jitcore import pytree
+from jitcore import ir, passes, pytree
+from jitcore.codegen.cpu import CompiledFunction, lower_function
 from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
+from jitcore.ir.builder import Builder
+from jitcore.ir.dialects.builtin import ModuleOp
+from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Trace, Tracer
 

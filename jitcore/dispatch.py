@@ -14,8 +14,8 @@ import ctypes
 
 import numpy as np
 
-from codegen.cpu import ArrayHeader, CompiledFunction
 from jitcore import pytree
+from jitcore.codegen.cpu import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import numpy_dtype, scalar_type_of
-from ir.types import ScalarType
 from jitcore.errors import JitTypeError
+from jitcore.ir.attributes import numpy_dtype, scalar_type_of
+from jitcore.ir.types import ScalarType
 
 SUPPORTED_DTYPES = tuple(
     np.dtype(t)

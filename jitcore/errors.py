@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ir.errors import IRError, JitcoreError, ParseError, VerificationError
+from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
     "ConcretizationError", "IRError", "JitcoreError", "JitTypeError", "ParseError",

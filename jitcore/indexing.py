@@ -18,10 +18,10 @@ import operator
 
 import numpy as np
 
-from ir.dialects import array
-from ir.dialects.gather import DiagonalOp, GatherNdOp, ScatterNdOp, gather_nd_shape
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.dialects import array
+from jitcore.ir.dialects.gather import DiagonalOp, GatherNdOp, ScatterNdOp, gather_nd_shape
 from jitcore.tracer import Tracer
 
 

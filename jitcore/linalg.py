@@ -16,13 +16,13 @@ import string
 
 import numpy as np
 
-from ir.dialects.linalg_ops import DotGeneralOp, free_dims
-from ir.types import TensorType
 from jitcore import indexing
 from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.dialects.linalg_ops import DotGeneralOp, free_dims
+from jitcore.ir.types import TensorType
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "vdot",

@@ -20,11 +20,11 @@ import traceback
 
 import numpy as np
 
-from ir.builder import Builder
-from ir.core import Value
-from ir.errors import JitcoreError
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Value
+from jitcore.ir.errors import JitcoreError
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))

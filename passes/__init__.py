@@ -1,7 +1,7 @@
 """Passes over the IR and the manager that runs them; importing this package registers them."""
 
-from passes import canonicalize, cse, dce, fuse, kernelize_index, kernelize_shape  # noqa: F401  (registers the passes)
-from passes.manager import (
+from jitcore.passes import canonicalize, cse, dce, fuse, kernelize_index, kernelize_shape  # noqa: F401  (registers the passes)
+from jitcore.passes.manager import (
     PASSES,
     Pass,
     PassFailure,
@@ -12,4 +12,4 @@ from passes.manager import (
 )
 
 __all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "parse_pipeline", "register_pass"]
-from passes import kernelize_linalg  # noqa: E402, F401  (registers the dot_general kernel)
+from jitcore.passes import kernelize_linalg  # noqa: E402, F401  (registers the dot_general kernel)

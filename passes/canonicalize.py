@@ -10,12 +10,12 @@ including for NaN, infinities and -0.0 (DESIGN.md §4).
 
 from __future__ import annotations
 
-from ir.attributes import DenseAttr, ScalarAttr
-from ir.core import COMMUTATIVE, PURE, TERMINATOR, Operation, OpResult, Value
-from ir.dialects import arith, array
-from ir.errors import IRError
-from ir.types import ScalarType
-from passes.manager import Pass, register_pass
+from jitcore.ir.attributes import DenseAttr, ScalarAttr
+from jitcore.ir.core import COMMUTATIVE, PURE, TERMINATOR, Operation, OpResult, Value
+from jitcore.ir.dialects import arith, array
+from jitcore.ir.errors import IRError
+from jitcore.ir.types import ScalarType
+from jitcore.passes.manager import Pass, register_pass
 
 _CONSTANTS = (array.ConstantOp, arith.ConstantOp)
 # Significand bits of each float width: the widest integer it holds exactly.

@@ -13,9 +13,9 @@ from __future__ import annotations
 import struct
 from collections import ChainMap
 
-import ir
-from ir.core import COMMUTATIVE, ISOLATED, PURE, TERMINATOR, Block, Operation
-from passes.manager import Pass, register_pass
+from jitcore import ir
+from jitcore.ir.core import COMMUTATIVE, ISOLATED, PURE, TERMINATOR, Block, Operation
+from jitcore.passes.manager import Pass, register_pass
 
 
 @register_pass

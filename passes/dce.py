@@ -7,8 +7,8 @@ Terminators and ops with side effects (anything not ``Pure``) always stay.
 
 from __future__ import annotations
 
-from ir.core import PURE, TERMINATOR, Block, Operation
-from passes.manager import Pass, register_pass
+from jitcore.ir.core import PURE, TERMINATOR, Block, Operation
+from jitcore.passes.manager import Pass, register_pass
 
 
 @register_pass

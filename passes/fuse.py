@@ -27,15 +27,15 @@ results, since fusing only moves the same scalar ops from one loop into another.
 
 from __future__ import annotations
 
-from ir.attributes import AffineMap
-from ir.builder import Builder
-from ir.core import Block, Operation, Region, Value
-from ir.dialects import array, kernel
-from ir.dialects.arith import ConstantOp as ScalarConstantOp
-from ir.types import TensorType
-from ir.types import index as index_type
-from passes.manager import Pass, register_pass
-from passes.scalar_lowering import ScalarEmitter, reduction_init
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Block, Operation, Region, Value
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
+from jitcore.ir.types import TensorType
+from jitcore.ir.types import index as index_type
+from jitcore.passes.manager import Pass, register_pass
+from jitcore.passes.scalar_lowering import ScalarEmitter, reduction_init
 
 CHEAP_OPS = 2
 _ELEMENTWISE = (array.ElementwiseOp, array.SelectOp, array.ConvertOp)

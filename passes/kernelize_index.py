@@ -18,14 +18,14 @@ a leading -0.0 stays -0.0 as in NumPy.
 
 from __future__ import annotations
 
-from ir.attributes import AffineExpr, AffineMap, ScalarAttr
-from ir.core import Value
-from ir.dialects import kernel
-from ir.dialects.array_index import ArgReduceOp, ScanOp
-from ir.dialects.gather import DiagonalOp
-from ir.types import ScalarType, i1, i64, index
-from passes.fuse import KernelBuilder, kernelizes
-from passes.scalar_lowering import ScalarEmitter, reduction_init
+from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
+from jitcore.ir.core import Value
+from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.gather import DiagonalOp
+from jitcore.ir.types import ScalarType, i1, i64, index
+from jitcore.passes.fuse import KernelBuilder, kernelizes
+from jitcore.passes.scalar_lowering import ScalarEmitter, reduction_init
 
 
 class _Replacement:

@@ -16,11 +16,11 @@ elementwise producer is, see its docstring).
 
 from __future__ import annotations
 
-from ir.attributes import AffineMap
-from ir.dialects import kernel
-from ir.dialects.linalg_ops import DotGeneralOp
-from passes.fuse import KernelBuilder, kernelizes
-from passes.scalar_lowering import reduction_init
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects.linalg_ops import DotGeneralOp
+from jitcore.passes.fuse import KernelBuilder, kernelizes
+from jitcore.passes.scalar_lowering import reduction_init
 
 
 @kernelizes(DotGeneralOp)

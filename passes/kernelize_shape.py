@@ -8,11 +8,11 @@ An update_slice iterates over the slice only; its result starts as a copy of the
 
 from __future__ import annotations
 
-from ir.attributes import AffineExpr, AffineMap
-from ir.dialects import array, kernel
-from ir.types import i1
-from ir.types import index as index_type
-from passes.fuse import KernelBuilder, kernelizes
+from jitcore.ir.attributes import AffineExpr, AffineMap
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import i1
+from jitcore.ir.types import index as index_type
+from jitcore.passes.fuse import KernelBuilder, kernelizes
 
 
 def _shift_map(rank: int, axis_offsets: dict[int, int]) -> AffineMap:

@@ -12,9 +12,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
 
-import ir
-from ir.core import Operation
-from ir.errors import JitcoreError, VerificationError
+from jitcore import ir
+from jitcore.ir.core import Operation
+from jitcore.ir.errors import JitcoreError, VerificationError
 
 
 class PipelineError(JitcoreError):

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import ScalarAttr, numpy_dtype
-from ir.builder import Builder
-from ir.core import OP_REGISTRY, Value
-from ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
-from ir.types import ScalarType, f16, f32, f64, i1
+from jitcore.ir.attributes import ScalarAttr, numpy_dtype
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import OP_REGISTRY, Value
+from jitcore.ir.dialects import arith, math  # noqa: F401  (registers the ops used below)
+from jitcore.ir.types import ScalarType, f16, f32, f64, i1
 
 FLOAT_CMP = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 SIGNED_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}

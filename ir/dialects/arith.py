@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
-from ir.attributes import ScalarAttr, numpy_dtype
-from ir.core import COMMUTATIVE, PURE, Operation
-from ir.types import ScalarType, i1
+from jitcore.ir.attributes import ScalarAttr, numpy_dtype
+from jitcore.ir.core import COMMUTATIVE, PURE, Operation
+from jitcore.ir.types import ScalarType, i1
 
 FLOAT, INT, ANY = "float", "int", "any"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import DenseAttr, numpy_dtype
-from ir.core import COMMUTATIVE, ELEMENTWISE, PURE, Operation, Value
-from ir.types import TensorType, i1
+from jitcore.ir.attributes import DenseAttr, numpy_dtype
+from jitcore.ir.core import COMMUTATIVE, ELEMENTWISE, PURE, Operation, Value
+from jitcore.ir.types import TensorType, i1
 
 # Folding evaluates constants in NumPy; above this many elements it is not worth the compile time.
 FOLD_LIMIT = 1 << 16

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import DenseAttr
-from ir.core import PURE
-from ir.dialects.array import FOLD_LIMIT, ArrayOp, _constant_array
-from ir.types import TensorType, i64
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.core import PURE
+from jitcore.ir.dialects.array import FOLD_LIMIT, ArrayOp, _constant_array
+from jitcore.ir.types import TensorType, i64
 
 ARGREDUCE = {"max": np.argmax, "min": np.argmin}
 SCAN = {"sum": np.add, "prod": np.multiply}

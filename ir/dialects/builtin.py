@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ir.core import ISOLATED, NO_TERMINATOR, Block, Operation, Region
+from jitcore.ir.core import ISOLATED, NO_TERMINATOR, Block, Operation, Region
 
 
 class ModuleOp(Operation):

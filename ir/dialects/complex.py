@@ -7,8 +7,8 @@ and take apart pairs: ``complex.create``, ``complex.re`` and ``complex.im``, as 
 
 from __future__ import annotations
 
-from ir.core import PURE, Operation
-from ir.types import ScalarType
+from jitcore.ir.core import PURE, Operation
+from jitcore.ir.types import ScalarType
 
 
 class _ComplexOp(Operation):

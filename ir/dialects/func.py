@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ir.attributes import SymbolRef
-from ir.core import ISOLATED, TERMINATOR, Block, Operation, Region
-from ir.types import FunctionType
+from jitcore.ir.attributes import SymbolRef
+from jitcore.ir.core import ISOLATED, TERMINATOR, Block, Operation, Region
+from jitcore.ir.types import FunctionType
 
 
 class FuncOp(Operation):

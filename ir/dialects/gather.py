@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import DenseAttr
-from ir.core import PURE
-from ir.dialects.array import ArrayOp, _constant_array
-from ir.types import TensorType, i64
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.core import PURE
+from jitcore.ir.dialects.array import ArrayOp, _constant_array
+from jitcore.ir.types import TensorType, i64
 
 
 class GatherOp(ArrayOp):

@@ -30,9 +30,9 @@ this way and ``select`` the value they need, using ``kernel.index`` for the iter
 
 from __future__ import annotations
 
-from ir.attributes import AffineMap, ScalarAttr
-from ir.core import PURE, TERMINATOR, Operation
-from ir.types import TensorType, index
+from jitcore.ir.attributes import AffineMap, ScalarAttr
+from jitcore.ir.core import PURE, TERMINATOR, Operation
+from jitcore.ir.types import TensorType, index
 
 PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
 

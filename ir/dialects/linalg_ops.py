@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ir.attributes import DenseAttr
-from ir.core import PURE
-from ir.dialects.array import FOLD_LIMIT, ArrayOp
-from ir.types import TensorType
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.core import PURE
+from jitcore.ir.dialects.array import FOLD_LIMIT, ArrayOp
+from jitcore.ir.types import TensorType
 
 DIMENSION_ATTRIBUTES = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ir.dialects.arith import FLOAT, INT, define
+from jitcore.ir.dialects.arith import FLOAT, INT, define
 
 UNARY_FLOAT = ("sin", "cos", "tan", "tanh", "exp", "log", "sqrt", "floor", "ceil", "absf", "trunc",
                "rint", "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "sinh", "cosh", "arcsin",

@@ -22,11 +22,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import ir
-from codegen.cpu import lower_function
-from ir.attributes import numpy_dtype
-from jitcore import pytree
+from jitcore import ir, pytree
+from jitcore.codegen.cpu import lower_function
 from jitcore.dispatch import ARRAY_HEADER, Executable
+from jitcore.ir.attributes import numpy_dtype
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import assert_matches, ulp_bound
 

@@ -8,7 +8,7 @@ import pytest
 from llvmlite import ir
 from test_mathlib import DTYPES, TRIG_LIMIT, build_loop, reference, specials, sweep, ulp_distance
 
-from codegen import mathlib, target
+from jitcore.codegen import mathlib, target
 
 # The table in codegen/mathlib.py's docstring (keep the two in step).
 FAST_ULP_BOUND = {

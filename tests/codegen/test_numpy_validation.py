@@ -19,7 +19,7 @@ import os
 import numpy as np
 import pytest
 
-from codegen import mathlib
+from jitcore.codegen import mathlib
 from tests.codegen.test_mathlib import kernel, ulp_distance
 
 DATA = os.path.join(os.path.dirname(np.__file__), "_core", "tests", "data")

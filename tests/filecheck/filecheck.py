@@ -23,8 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import ir
-import passes
+from jitcore import ir, passes
 
 SPLIT = re.compile(r"^// -----[ \t]*(?:\n|$)", re.M)
 DIRECTIVE = re.compile(r"//\s*(RUN|CHECK(?:-[A-Z]+)*):(.*)$")

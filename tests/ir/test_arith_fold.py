@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-import ir
-from ir.attributes import ScalarAttr
-from ir.core import OP_REGISTRY
-from ir.types import ScalarType
+from jitcore import ir
+from jitcore.ir.attributes import ScalarAttr
+from jitcore.ir.core import OP_REGISTRY
+from jitcore.ir.types import ScalarType
 
 NAN, INF = float("nan"), float("inf")
 

@@ -5,15 +5,15 @@ trip, the verifier's messages, constant folding, and the kernels the fuse pass m
 import numpy as np
 import pytest
 
-import ir
-from ir.attributes import DenseAttr, scalar_type_of
-from ir.builder import Builder
-from ir.dialects import array
-from ir.dialects.array_index import ArgReduceOp, ScanOp
-from ir.dialects.builtin import ModuleOp
-from ir.dialects.func import FuncOp, ReturnOp
-from ir.types import FunctionType, TensorType
-from passes import PassManager
+from jitcore import ir
+from jitcore.ir.attributes import DenseAttr, scalar_type_of
+from jitcore.ir.builder import Builder
+from jitcore.ir.dialects import array
+from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.builtin import ModuleOp
+from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.types import FunctionType, TensorType
+from jitcore.passes import PassManager
 
 
 def module(operand: str, result: str, body: list[str]) -> str:

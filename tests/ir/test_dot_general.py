@@ -4,15 +4,15 @@
 import numpy as np
 import pytest
 
-import ir
-from ir.attributes import DenseAttr
-from ir.builder import Builder
-from ir.dialects import array
-from ir.dialects.builtin import ModuleOp
-from ir.dialects.func import FuncOp, ReturnOp
-from ir.dialects.linalg_ops import DotGeneralOp
-from ir.types import FunctionType, TensorType, f32, i1, i8
-from passes import PassManager
+from jitcore import ir
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.builder import Builder
+from jitcore.ir.dialects import array
+from jitcore.ir.dialects.builtin import ModuleOp
+from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.dialects.linalg_ops import DotGeneralOp
+from jitcore.ir.types import FunctionType, TensorType, f32, i1, i8
+from jitcore.passes import PassManager
 
 
 def module(lhs: str, rhs: str, result: str, attrs: str) -> str:

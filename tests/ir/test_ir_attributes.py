@@ -5,10 +5,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-import ir
-from ir.attributes import DenseAttr, ScalarAttr, numpy_dtype
-from ir.printer import format_attribute
-from ir.types import ScalarType, TensorType
+from jitcore import ir
+from jitcore.ir.attributes import DenseAttr, ScalarAttr, numpy_dtype
+from jitcore.ir.printer import format_attribute
+from jitcore.ir.types import ScalarType, TensorType
 
 SCALAR_TYPES = [ScalarType(n) for n in "f16 f32 f64 i1 i8 i16 i32 i64 ui8 ui16 ui32 ui64 index".split()]
 

@@ -5,12 +5,12 @@ import re
 
 import pytest
 
-import ir
-from ir.builder import Builder
-from ir.dialects import array
-from ir.dialects.builtin import ModuleOp
-from ir.dialects.func import FuncOp, ReturnOp
-from ir.types import FunctionType, TensorType, f32
+from jitcore import ir
+from jitcore.ir.builder import Builder
+from jitcore.ir.dialects import array
+from jitcore.ir.dialects.builtin import ModuleOp
+from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.types import FunctionType, TensorType, f32
 
 
 def func(body: str, inputs: str = "tensor<4xf32>", results: str = "tensor<4xf32>") -> str:

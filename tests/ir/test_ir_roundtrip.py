@@ -4,15 +4,15 @@
 import numpy as np
 import pytest
 
-import ir
-from ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr
-from ir.builder import Builder
-from ir.core import OP_REGISTRY
-from ir.dialects import arith, array, kernel
-from ir.dialects.builtin import ModuleOp
-from ir.dialects.func import FuncOp, ReturnOp
-from ir.errors import VerificationError
-from ir.types import FunctionType, TensorType, f32, i1, i32
+from jitcore import ir
+from jitcore.ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import OP_REGISTRY
+from jitcore.ir.dialects import arith, array, kernel
+from jitcore.ir.dialects.builtin import ModuleOp
+from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.errors import VerificationError
+from jitcore.ir.types import FunctionType, TensorType, f32, i1, i32
 
 
 def roundtrip(text: str, verify: bool = True) -> None:

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
-from ir.parser import parse
-from ir.printer import print_op
+from jitcore.ir.parser import parse
+from jitcore.ir.printer import print_op
 from tests.budget import examples
 from tests.layouts import WRITABLE_LAYOUTS, relayout
 from tests.oracle import assert_matches

@@ -9,9 +9,9 @@ import llvmlite.binding as llvm
 import numpy as np
 import pytest
 
-import ir
 import jitcore as jc
 import jitcore.numpy as jnp
+from jitcore import ir
 from jitcore.compiler import STAGES
 from tests.oracle import ULP_BOUNDS, assert_close, assert_matches
 

@@ -5,8 +5,8 @@ import textwrap
 
 import pytest
 
-import ir
-from passes import PassManager
+from jitcore import ir
+from jitcore.passes import PassManager
 
 
 def func(signature: str, body: str) -> str:

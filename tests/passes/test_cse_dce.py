@@ -3,8 +3,8 @@
 
 import textwrap
 
-import ir
-from passes import PassManager
+from jitcore import ir
+from jitcore.passes import PassManager
 
 
 def func(signature: str, body: str) -> str:

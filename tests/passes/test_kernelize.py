@@ -7,9 +7,9 @@ so it must keep one kernel per op: if it fused, that comparison would test nothi
 
 import numpy as np
 
-import ir
 import jitcore
-from passes import PassManager
+from jitcore import ir
+from jitcore.passes import PassManager
 
 # sin(x) * 2 + sum(y, axis=0): six array ops besides the constant (sin, broadcast, mul, reduce,
 # broadcast, add), as the tracer writes them.

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-import ir
-from passes import (
+from jitcore import ir
+from jitcore.passes import (
     PASSES,
     Pass,
     PassFailure,

@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 
 import jitcore
-from codegen.cpu import CodegenError
-from ir.errors import IRError
+from jitcore.codegen.cpu import CodegenError
 from jitcore.compiler import DEFAULT_PIPELINE
-from passes import PassFailure
+from jitcore.ir.errors import IRError
+from jitcore.passes import PassFailure
 from tests.oracle import assert_matches
 from tests.programs.generator import FREE, Program
 from tests.programs.pinned_numpy import PINNED
