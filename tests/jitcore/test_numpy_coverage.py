@@ -196,11 +196,20 @@ def test_empty_is_zeros_under_jit():
     np.testing.assert_array_equal(jc.jit(lambda v: np.empty_like(v))(x), np.zeros((2, 3), np.float32))
 
 
-def test_data_dependent_shapes_raise_a_clear_error():
-    x = np.arange(5.0)
-    for fn in (lambda v: v[v > 2], lambda v: np.nonzero(v)):  # np.where(v > 2): bug in BUGS
-        with pytest.raises(jc.JitcoreError):
-            jc.jit(fn)(x)
+@pytest.mark.parametrize("spelling, fn", [
+    ("[mask]", lambda v: v[v > 2]),
+    ("numpy.where(condition)", lambda v: np.where(v > 2)),
+    ("numpy.nonzero", lambda v: np.nonzero(v)),
+    ("numpy.argwhere", lambda v: np.argwhere(v)),
+    ("numpy.flatnonzero", lambda v: np.flatnonzero(v)),
+])
+def test_data_dependent_shapes_raise_a_clear_error(spelling, fn):
+    # A clear error: a JitTypeError that names the operation, says why, and says what to use.
+    with pytest.raises(jc.JitTypeError) as info:
+        jc.jit(fn)(np.arange(5.0))
+    message = str(info.value)
+    assert spelling in message and "depends on the data" in message, message
+    assert "numpy.where(" in message, message
 
 
 def test_float_math_at_special_values():
