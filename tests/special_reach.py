@@ -133,29 +133,41 @@ def pytest_runtest_teardown(item):
     _current.clear()
 
 
-def summary() -> list[tuple[str, str, int, int]]:
-    """(feature, over which tests, tests reaching it, tests counted)."""
-    tests = {node: s for node, s in _reached.items() if "any array" in s}
-    floats = [s for s in tests.values() if "float array" in s]
-    complexes = [s for s in tests.values() if "complex array" in s]
-    ints = [s for s in tests.values() if "int array" in s]
+GROUPS = (("float", "float array", FLOAT_FEATURES + SHAPE_FEATURES + LAYOUT_FEATURES),
+          ("complex", "complex array", tuple(f"complex {f}" for f in FLOAT_FEATURES)),
+          ("int", "int array", INT_FEATURES),
+          ("all", "any array", SHAPE_FEATURES + LAYOUT_FEATURES))
+
+
+def summary(reached=None) -> tuple[list[str], list[tuple[str, str, list[tuple[int, int]]]]]:
+    """Test files, and for each (feature, group of tests) the (tests reaching it, tests of the
+    group) in each file and in all of them."""
+    reached = _reached if reached is None else reached
+    files = sorted({node.split("::")[0] for node, s in reached.items() if "any array" in s})
     rows = []
-    for group, name, feats in (("float", floats, FLOAT_FEATURES + SHAPE_FEATURES + LAYOUT_FEATURES),
-                               ("complex", complexes, tuple(f"complex {f}" for f in FLOAT_FEATURES)),
-                               ("int", ints, INT_FEATURES),
-                               ("all", list(tests.values()), SHAPE_FEATURES + LAYOUT_FEATURES)):
+    for group, marker, feats in GROUPS:
         for f in feats:
-            rows.append((f, group, sum(f in s for s in name), len(name)))
-    return rows
+            counts = []
+            for where in files + [None]:
+                tests = [s for node, s in reached.items()
+                         if marker in s and (where is None or node.split("::")[0] == where)]
+                counts.append((sum(f in s for s in tests), len(tests)))
+            rows.append((f, group, counts))
+    return files, rows
 
 
 def pytest_terminal_summary(terminalreporter, config):
     write = terminalreporter.write_line
+    files, rows = summary()
     write("")
-    write("special inputs reaching jitted calls (tests reaching / tests with such arrays):")
-    write(f"  {'feature':<18} {'tests':<8} reached")
-    for feature, group, hits, total in summary():
-        write(f"  {feature:<18} {group:<8} {hits:>5} / {total}")
+    write("special inputs reaching jitted calls: tests reaching each / tests passing such arrays")
+    for i, name in enumerate(files):
+        write(f"  [{i + 1}] {name}")
+    head = [f"[{i + 1}]" for i in range(len(files))] + ["all"]
+    write(f"  {'feature':<18} {'tests':<8} " + " ".join(f"{h:>11}" for h in head))
+    for feature, group, counts in rows:
+        cells = " ".join(f"{f'{hits}/{total}':>11}" for hits, total in counts)
+        write(f"  {feature:<18} {group:<8} {cells}")
     path = config.getoption("--special-reach-json")
     if path:
         with open(path, "w") as f:
