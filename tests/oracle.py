@@ -5,6 +5,7 @@ Every float tolerance lives here, in two tables, each entry with the reason for 
 ``ORDER_BOUNDS`` for results whose rounding depends on the order of operations (sums, means,
 variances, products, contractions), which are bounded by a forward error model instead.
 tests/test_tolerances.py feeds each of them a known-wrong answer and checks it is rejected.
+(``assert_close`` takes an ``rtol`` from its caller: kept for the older tests that use it.)
 """
 
 from __future__ import annotations
@@ -111,7 +112,9 @@ def assert_matches(actual, expected, ulps: int = 0, context: str = "") -> None:
 
 def assert_close(actual, expected, rtol: float, context: str = "", atol: float | None = None) -> None:
     """For results whose rounding depends on summation order (float reductions): the error
-    bound of a sum scales with the sum of magnitudes, which ``atol`` may carry."""
+    bound of a sum scales with the sum of magnitudes, which ``atol`` may carry. The caller picks
+    ``rtol``; new tests should take their bound from ``ORDER_BOUNDS`` (``order_bound`` and
+    ``assert_within``), where each bound has its error model and its reason."""
     actual = np.asarray(actual)
     expected = np.asarray(expected)
     assert actual.dtype == expected.dtype and actual.shape == expected.shape, context

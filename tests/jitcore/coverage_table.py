@@ -7,11 +7,18 @@ run exactly the same table. Every function is written in plain NumPy spelling (`
 ``np.sum(x, axis=...)``, ``x[::-1, None]``): under ``jit`` it reaches jitcore through NumPy's
 protocols (``__array_ufunc__``, ``__array_function__``), and on NumPy arrays it is the oracle.
 
-A case draws its arguments through a ``Draw`` (``choice``, ``integer``, ``real``), so one
-generator serves both hypothesis (``HypothesisDraw``) and a seeded ``numpy`` generator
-(``RandomDraw``). Static parameters (axes, keys, shapes) are drawn too and passed to the jitted
-function as one hashable static argument, so each case has one ``JitFunction`` and repeated
-signatures hit its cache.
+A case draws its arguments through a ``Draw`` (``choice``, ``integer``, ``real``, and ``shape``
+for an entry of a pool of shapes), so one generator serves hypothesis (``HypothesisDraw``), a
+seeded generator (``RandomDraw``) and the fixed edge batch (``EdgeDraw``, ``edge_draws``: every
+dtype of the family, the special values, the shapes (), (0,), (1,) and one of odd length past any
+vector width, every memory layout). Every drawn array comes in a layout of tests/layouts.py.
+Static parameters (axes, keys, shapes) are drawn too and passed to the jitted function as one
+hashable static argument, so each case has one ``JitFunction`` and repeated signatures hit its
+cache.
+
+Float results are compared exactly, within the ULP bounds of tests/oracle.py (``ULP_BOUNDS``), or,
+where the order of operations is not NumPy's, within its forward error bound (``ORDER_BOUNDS``):
+see ``Tol``. Where NumPy raises, jitcore must refuse (``REFUSALS``) or raise the same.
 """
 
 from __future__ import annotations
@@ -275,12 +282,12 @@ def edge_shape(pool, plan: str):
 
 
 class EdgeDraw(Draw):
-    """One fixed edge example: shapes as ``plan`` says (``edge_shape``), every array of
-    ``dtype``'s family ``dtype`` and filled from its domain's special values (``long``: every
-    other element; ``multi``: every third, so that some slices stay finite; a single element:
-    one of them, chosen by ``seed``), handed over in ``layout``. Other choices (axes, keys,
-    plain values between the specials) come from a generator seeded with ``seed``, so the same
-    seed gives the same example in every layout."""
+    """One fixed edge example: shapes as ``plan`` says (``edge_shape``), the family's arrays of
+    ``dtype``, every array filled from its domain's special values (``long``: every other
+    element; ``multi``: every third, so that some slices stay finite; a single element: one of
+    them, chosen by ``seed``) and handed over in ``layout``. Other choices (axes, keys, plain
+    values between the specials) come from a generator seeded with ``seed``, so the same seed
+    gives the same example in every layout."""
 
     def __init__(self, dtype, plan: str, layout: str, seed: int):
         self.fixed, self.plan, self.layout, self.seed = np.dtype(dtype), plan, layout, seed
@@ -353,15 +360,14 @@ EDGE_PLANS = {
 
 def edge_draws(case_name: str, family: str) -> list[EdgeDraw]:
     """The edge batch of one row and family, one signature per plan (each compiled once): the
-    ``long`` example C-contiguous and unaligned (jitcore copies the unaligned one: the same
-    compiled code), the ``multi`` one in the other layouts (one compiled strided variant serves
-    them all), the small shapes C-contiguous."""
+    ``multi`` example in the non-C layouts (one compiled strided variant serves them all), the
+    others C-contiguous and, but for size 0, unaligned too (a contiguous array is read in place
+    by the same compiled code, aligned or not)."""
     dtypes = FAMILIES[family]
     base = zlib.crc32(f"{case_name}/{family}".encode())
     draws = []
     for j, plan in enumerate(EDGE_PLANS[family]):
         dtype = dtypes[(base + j) % len(dtypes)]
-        # (0-d, size 1 and long C-contiguous arrays are read in place even when unaligned)
         layouts = {"multi": NON_C_LAYOUTS, "size 0": ("C",)}.get(plan, ("C", "unaligned"))
         draws += [EdgeDraw(dtype, plan, layout, base + j) for layout in layouts]
     return draws
@@ -1466,8 +1472,11 @@ NOTES = {
     "np.exp(x)": "float32 up to 3 ULP from NumPy, whose own float32 exp is 2 ULP off",
     "np.log(x)": "float32 up to 4 ULP from NumPy, whose own float32 log is 3 ULP off",
     "np.logaddexp(x, y)": "float32: NumPy is up to 8 ULP (of the larger term) off; jitcore within 1",
-    "np.sum(x, axis, keepdims)": "float summation order is not NumPy's (see below); no out=/where=/initial=",
-    "np.prod(x, axis, keepdims)": "float product order is not NumPy's; no out=/where=/initial=",
+    "np.sum(x, axis, keepdims)": "float summation order is not NumPy's (see below); float16 in float32 "
+                                 "(NumPy: in float16 along other than the innermost axis); "
+                                 "no out=/where=/initial=",
+    "np.prod(x, axis, keepdims)": "float product order is not NumPy's; float16 in float32; "
+                                  "no out=/where=/initial=",
     "np.mean(x, axis, keepdims)": "float16 accumulates in float32, as in NumPy",
     "np.var(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
     "np.std(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
