@@ -518,7 +518,9 @@ def compare(tol: Tol, actual, expected, args, context: str, fn=None, params=()) 
     if tol.mode == "order" and expected.dtype.kind in "fc":
         assert fn is not None, "an order tolerance needs the operation"
         bound = _order_bound(tol, fn, args, params, expected)
-        assert_within(actual, expected, bound, context, ORDER_BOUNDS[tol.key].zero_sign)
+        rule = ORDER_BOUNDS[tol.key]
+        assert_within(actual, expected, bound, context,
+                      rule.complex_zero_sign if expected.dtype.kind == "c" else rule.zero_sign)
         return
     if expected.dtype.kind == "c" and actual.dtype == expected.dtype and tol.mode == "ulp":
         part_tol = Tol("ulp", f"complex {tol.key}")
@@ -1603,6 +1605,20 @@ def _max_min_asymmetric(arrays, params) -> bool:
 def _repro_constant_left_maximum():
     c = np.zeros(3)
     check_same(lambda x: np.maximum(c, x), np.array([-0.0, -0.0, -0.0]))  # NumPy -0.0
+
+
+def _empty_in_numpy(e, arrays, params) -> bool:
+    return isinstance(e, IndexError) and _quiet(lambda x: x[decode_key(params["key"])], arrays[0]).size == 0
+
+
+# NumPy checks the bounds of integer index arrays only where an element is read: when the index
+# arrays broadcast to size 0 (an empty mask or list among them), out-of-range ones pass.
+@bug("out-of-range-index-in-an-empty-selection", "x[[i, j], :, mask] (arrays among slices, ints, None)",
+     ALL, IndexError, "x[[], [5]] of a (2, 3) array is an empty array in NumPy; jitcore checks the "
+     "index 5 against the axis anyway and raises IndexError", error=_empty_in_numpy)
+def _repro_out_of_range_index_in_an_empty_selection():
+    x = np.zeros((2, 3))
+    jc.jit(lambda v: v[np.array([], dtype=np.intp), np.array([5])])(x)  # NumPy: shape (0,)
 
 
 # NumPy clips a float32/64 array to Python scalar bounds in a loop that keeps x where it equals a
