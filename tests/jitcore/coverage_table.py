@@ -54,6 +54,13 @@ ALL_DTYPES = tuple(d for family in FAMILIES.values() for d in family)
 DRAW_LAYOUTS = ("C", "C") + LAYOUTS[1:]
 
 
+def in_layout(a: np.ndarray, kind: str) -> np.ndarray:
+    """``relayout(a, kind)``, always an array (tests/layouts.py gives a 0-d array ``reversed``
+    as a NumPy scalar, which an in-place reference such as ``x.at``'s cannot write to)."""
+    out = relayout(a, kind)
+    return out if isinstance(out, np.ndarray) else np.array(out)
+
+
 class Draw:
     """Where a case's randomness comes from: hypothesis, a seeded generator, or a fixed edge
     example (``EdgeDraw``)."""
@@ -74,7 +81,7 @@ class Draw:
         values = [element(self, dtype, domain) for _ in range(n)]
         with np.errstate(all="ignore"):
             a = np.array(values, dtype=object).astype(dtype).reshape(shape)
-        return relayout(a, self.choice(DRAW_LAYOUTS))
+        return in_layout(a, self.choice(DRAW_LAYOUTS))
 
     def dtype(self, family: str) -> np.dtype:
         return self.choice(FAMILIES[family])
@@ -327,7 +334,7 @@ class EdgeDraw(Draw):
             values = self._values(dtype, n, domain, j)
         with np.errstate(all="ignore"):
             a = np.array(values, dtype=object).astype(dtype).reshape(shape)
-        return relayout(a, self.layout)
+        return in_layout(a, self.layout)
 
     def _values(self, dtype, n, domain, j):
         specials = edge_specials(dtype, domain)
@@ -682,7 +689,7 @@ def layout_kind(a) -> str:
 
 def same_layout(new: np.ndarray, like: np.ndarray) -> np.ndarray:
     """``new`` (values computed from ``like``) in ``like``'s layout."""
-    return new if new is like else relayout(new, layout_kind(like))
+    return new if new is like else in_layout(new, layout_kind(like))
 
 
 def describe(arrays) -> str:

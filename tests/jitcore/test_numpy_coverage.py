@@ -106,6 +106,8 @@ def test_edges_match_numpy(case, family):
             run_case(case, arrays, params)
         except AssertionError as e:
             raise AssertionError(f"{draw!r}: {e}") from None
+        except Exception as e:  # noqa: BLE001  (a crash: say which example)
+            raise AssertionError(f"{draw!r}: {type(e).__name__}: {e}") from e
 
 
 @pytest.mark.parametrize("case, family", NOT_LOWERED)
@@ -117,7 +119,7 @@ def test_matches_numpy_not_lowered_yet(case, family):
             run_case(case, *case.gen(RandomDraw(zlib.crc32(f"{case.name}/{family}/{i}".encode())), family))
 
 
-if BUGS:  # (none known today: an empty parametrization would show as a skip)
+if BUGS:  # (an empty parametrization would show as a skip)
     @pytest.mark.parametrize("bug", [
         pytest.param(b, id=_id(b.name),
                      marks=pytest.mark.xfail(strict=True, raises=b.raises, reason=b.reason))
