@@ -143,6 +143,23 @@ def where(condition, x=None, y=None):
     return _np.where(condition, x, y)
 
 
+def _data_dependent(np_fn):
+    """``numpy.nonzero`` and friends: how many indices they return depends on the data."""
+    def fn(a, *args, **kwargs):
+        if not _traced(a):
+            return np_fn(a, *args, **kwargs)
+        raise _JitTypeError(
+            f"numpy.{np_fn.__name__} returns indices whose number depends on the data, which a "
+            f"compiled function cannot return (at {_user_location()}); use numpy.where(condition, "
+            "x, y) or a mask, or call it outside the jitted function"
+        )
+    HANDLED_FUNCTIONS[np_fn] = fn
+
+
+for _fn in (_np.nonzero, _np.argwhere, _np.flatnonzero):
+    _data_dependent(_fn)
+
+
 def _select_kind(v):
     """What ``np.result_type`` takes for a choice of ``np.select``: Python scalars stay weak."""
     if isinstance(v, _Tracer):

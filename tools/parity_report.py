@@ -2,7 +2,8 @@
 """Parity with NumPy, function by function and dtype family by dtype family (issue #3).
 
 Runs the table of tests/jitcore/coverage_table.py (the one tests/jitcore/test_numpy_coverage.py
-runs under hypothesis) on a fixed, seeded set of cases per (function, family) and prints
+runs under hypothesis) on a fixed, seeded set of cases per (function, family), plus the table's
+edge batch (every dtype, the special values and shapes, every layout), and prints
 
     function | bool | signed | unsigned | float
 
@@ -41,7 +42,15 @@ BEGIN, END = "<!-- parity-report:begin -->", "<!-- parity-report:end -->"
 import numpy as np  # noqa: E402
 
 import jitcore as jc  # noqa: E402
-from tests.jitcore.coverage_table import BUGS, CASES, FAMILIES, Outcome, RandomDraw, run_case  # noqa: E402
+from tests.jitcore.coverage_table import (  # noqa: E402
+    BUGS,
+    CASES,
+    FAMILIES,
+    Outcome,
+    RandomDraw,
+    edge_draws,
+    run_case,
+)
 
 FAIL = "FAIL"
 
@@ -50,8 +59,8 @@ def measure_cell(case, family: str, n: int, seed: int) -> tuple[str, str]:
     """The cell's status and, for a failure, the first message."""
     seen: list[str] = []
     first_failure = ""
-    for i in range(n):
-        draw = RandomDraw(zlib.crc32(f"{seed}/{case.name}/{family}/{i}".encode()))
+    draws = [RandomDraw(zlib.crc32(f"{seed}/{case.name}/{family}/{i}".encode())) for i in range(n)]
+    for draw in draws + edge_draws(case.name, family):
         try:
             arrays, params = case.gen(draw, family)
             seen.append(run_case(case, arrays, params))

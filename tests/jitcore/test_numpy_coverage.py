@@ -1,13 +1,24 @@
 """Issue #3: every NumPy function jitcore is meant to cover, against NumPy, by dtype family.
 
 The table lives in tests/jitcore/coverage_table.py (tools/parity_report.py runs the same one and
-prints the parity table). Each (function, family) is one test: hypothesis draws dtypes of the
-family (bool; int8..int64; uint8..uint64; float16/32/64), shapes (broadcasting, 0-d, size 0),
-static parameters (axes, keys, ...) and values (NaN, +-inf, -0.0, subnormals, extremes), calls
-the function in plain NumPy spelling under ``jit`` and on NumPy arrays, and compares: exact for
-integers, bools and exact float ops, ULP bounds (tests/oracle.py ULP_BOUNDS) for float math, a relative
-tolerance for float reductions and products. Where NumPy raises, jitcore must raise too (a
-JitcoreError or the same builtin exception).
+prints the parity table). Each (function, family) is two tests:
+
+- ``test_matches_numpy``: hypothesis draws dtypes of the family (bool; int8..int64;
+  uint8..uint64; float16/32/64; complex64/128), shapes (broadcasting, 0-d, size 0), static
+  parameters (axes, keys, ...), values (NaN, +-inf, -0.0, subnormals, extremes) and layouts
+  (tests/layouts.py: Fortran order, negative strides, every other element, stride 0, unaligned).
+  The ``ci`` profile (the default) draws the same few examples every run; for a longer random
+  hunt: ``python -m pytest tests/jitcore/test_numpy_coverage.py --hypothesis-profile thorough
+  --hypothesis-seed 1`` (25 times the examples, see conftest.py and tests/budget.py).
+- ``test_edges_match_numpy``: the fixed edge batch (``edge_draws``), the same every run: every
+  dtype of the family, the domain's special values, the shapes (), (0,), (1,) and an odd length
+  past any vector width, every layout.
+
+Each example calls the function in plain NumPy spelling under ``jit`` and on NumPy arrays, and
+compares: exact for integers, bools and exact float ops, ULP bounds (tests/oracle.py
+``ULP_BOUNDS``) for float math, forward error bounds (``ORDER_BOUNDS``) for float reductions
+and products. Where NumPy raises, jitcore must refuse too: a ``JitTypeError``, an
+``UnsupportedError`` or NumPy's own exception, never an internal error.
 
 - Functions jitcore does not lower yet are strict xfails (raises=UnsupportedError): the suite
   turns red when they start working; then drop ``unsupported=`` from their row.
@@ -25,22 +36,27 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from tests.budget import examples
 from tests.jitcore.coverage_table import (
     BUGS,
     CASES,
+    EDGE_PLANS,
     FAMILIES,
+    LONG,
     HypothesisDraw,
     RandomDraw,
     check_same,
+    edge_draws,
     run_case,
     ulp,
     ulp_bound,
 )
 from tests.oracle import assert_matches
+from tests.special_reach import features
 
 
 def _id(text: str) -> str:
@@ -70,9 +86,9 @@ for _case in CASES:
         else:
             SUPPORTED.append(pytest.param(_case, _family, id=f"{_id(_case.name)}-{_family}"))
 
-# Few examples: each new signature compiles (~20-40 ms); shapes come from small pools so that
-# repeated signatures hit each case's cache.
-QUICK = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+# Few examples: each new signature compiles (~10-40 ms); shapes come from small pools so that
+# repeated signatures hit each case's cache. The edge batch below covers the edges every run.
+QUICK = settings(max_examples=examples(6), deadline=None)
 
 
 @pytest.mark.parametrize("case, family", SUPPORTED)
@@ -80,6 +96,18 @@ QUICK = settings(max_examples=6, deadline=None, suppress_health_check=list(Healt
 @given(data=st.data())
 def test_matches_numpy(case, family, data):
     run_case(case, *case.gen(HypothesisDraw(data), family))
+
+
+@pytest.mark.parametrize("case, family", SUPPORTED)
+def test_edges_match_numpy(case, family):
+    for draw in edge_draws(case.name, family):
+        arrays, params = case.gen(draw, family)
+        try:
+            run_case(case, arrays, params)
+        except AssertionError as e:
+            raise AssertionError(f"{draw!r}: {e}") from None
+        except Exception as e:  # noqa: BLE001  (a crash: say which example)
+            raise AssertionError(f"{draw!r}: {type(e).__name__}: {e}") from e
 
 
 @pytest.mark.parametrize("case, family", NOT_LOWERED)
@@ -91,7 +119,7 @@ def test_matches_numpy_not_lowered_yet(case, family):
             run_case(case, *case.gen(RandomDraw(zlib.crc32(f"{case.name}/{family}/{i}".encode())), family))
 
 
-if BUGS:  # (none known today: an empty parametrization would show as a skip)
+if BUGS:  # (an empty parametrization would show as a skip)
     @pytest.mark.parametrize("bug", [
         pytest.param(b, id=_id(b.name),
                      marks=pytest.mark.xfail(strict=True, raises=b.raises, reason=b.reason))
@@ -99,6 +127,54 @@ if BUGS:  # (none known today: an empty parametrization would show as a skip)
     def test_known_bug(bug):
         with short_traceback():
             bug.repro()
+
+
+# What the edge batch must hand to every row, checked without compiling anything: every dtype of
+# the family, the layouts, for float rows the specials, for integer rows min and max; rows whose
+# shapes are drawn as elementwise or reduction operands also the shapes of the family's plans
+# ((), (0,), (1,) and one of length LONG; indexing rows need an axis, shape and product rows
+# derive their shapes from their parameters) and an unaligned array (where its 0-d, size-1 or
+# long array has items of more than one byte).
+SHAPED_GROUPS = ("arithmetic", "comparison", "logical", "bitwise", "float math", "reduction",
+                 "ufunc.reduce", "creation")
+# x.astype(dtype) replaces NaN and inf by 0 where it converts to an integer (undefined in C).
+NO_FLOAT_SPECIALS = ("x.astype(dtype)",)
+
+
+def _edge_reach(case, family) -> tuple[set, set]:
+    seen, dtypes = set(), set()
+    for draw in edge_draws(case.name, family):
+        arrays, _ = case.gen(draw, family)
+        for a in arrays:
+            dtypes.add(a.dtype)
+            seen |= features(a)
+            if a.ndim and max(a.shape) >= LONG:
+                seen.add("long")
+            if a.ndim and a.size == 1:
+                seen.add("size 1")
+    return seen, dtypes
+
+
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_the_edge_batch_reaches_the_edges(family):
+    wanted = ["Fortran-only", "negative stride", "stride 0"]
+    wanted += {"float": ["nan", "+inf", "-inf", "-0.0", "subnormal"],
+               "signed": ["int min", "int max"], "unsigned": ["int min", "int max"]}.get(family, [])
+    gaps = []
+    for case in CASES:
+        if family in case.unsupported:
+            continue
+        seen, dtypes = _edge_reach(case, family)
+        missing = [str(d) for d in FAMILIES[family] if d not in dtypes]
+        missing += [w for w in wanted if w not in seen
+                    and not (case.name in NO_FLOAT_SPECIALS and w in ("nan", "+inf", "-inf"))]
+        if case.group in SHAPED_GROUPS:
+            missing += [w for w in EDGE_PLANS[family] if w != "multi" and w not in seen]
+            if family != "bool" and "unaligned" not in seen:  # one-byte items are always aligned
+                missing.append("unaligned")
+        if missing:
+            gaps.append((case.name, missing))
+    assert not gaps, gaps
 
 
 def test_every_function_of_issue_3_has_a_row():
@@ -143,7 +219,7 @@ def test_integer_reciprocal_is_refused():
         jc.jit(np.reciprocal)(np.array([1, 2, 3]))
 
 
-def test_trig_of_huge_arguments_is_exact():
+def test_trig_of_huge_arguments_is_within_its_ulp_bound():
     # Beyond 2**17 (float32) or 2**43 (float64) the vector reduction loses the quadrant; codegen
     # recomputes those kernels with libm, so sin/cos/tan stay within their bounds there too.
     x = np.array([2.0**17 + 3, 71476.5, 2.0**43 + 3, -1e15, 1e22, 1e300, 2.0**1000, 0.5, 3e38])
@@ -196,28 +272,41 @@ def test_empty_is_zeros_under_jit():
     np.testing.assert_array_equal(jc.jit(lambda v: np.empty_like(v))(x), np.zeros((2, 3), np.float32))
 
 
-def test_data_dependent_shapes_raise_a_clear_error():
-    x = np.arange(5.0)
-    for fn in (lambda v: v[v > 2], lambda v: np.nonzero(v)):  # np.where(v > 2): bug in BUGS
-        with pytest.raises(jc.JitcoreError):
-            jc.jit(fn)(x)
+@pytest.mark.parametrize("spelling, fn", [
+    ("[mask]", lambda v: v[v > 2]),
+    ("numpy.where(condition)", lambda v: np.where(v > 2)),
+    ("numpy.nonzero", lambda v: np.nonzero(v)),
+    ("numpy.argwhere", lambda v: np.argwhere(v)),
+    ("numpy.flatnonzero", lambda v: np.flatnonzero(v)),
+])
+def test_data_dependent_shapes_raise_a_clear_error(spelling, fn):
+    # A clear error: a JitTypeError that names the operation, says why, and says what to use.
+    with pytest.raises(jc.JitTypeError) as info:
+        jc.jit(fn)(np.arange(5.0))
+    message = str(info.value)
+    assert spelling in message and "depends on the data" in message, message
+    assert "numpy.where(" in message, message
 
 
 def test_float_math_at_special_values():
-    # Every float function at the special values, in all three float dtypes (hypothesis draws
-    # them too, but not all of them in every run).
+    # Every float function at the special values, in all three float dtypes: the whole list (15
+    # values, odd) and, in turn by function, 1, 2 or 3 of them, which only a remainder loop (or
+    # a scalar path) reads.
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 0.5, -0.5, 2.0, 1e-30, 1e30,
                          np.finfo(np.float64).max, np.finfo(np.float64).tiny, 5e-324])
     names = ["exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos",
              "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh",
-             "arctanh"]
+             "arctanh", "arctan2", "hypot", "logaddexp", "power"]
     for dtype in (np.float32, np.float64, np.float16):
         with np.errstate(all="ignore"):
-            v = np.resize(specials.astype(dtype), 16)  # 16 lanes: avoids bug #4's vector widths
-        for name in names:
-            check_same(getattr(np, name), v, tol=ulp(name))
-        for name in ("arctan2", "hypot", "logaddexp", "power"):
-            check_same(getattr(np, name), v, v[::-1].copy(), tol=ulp("pow" if name == "power" else name))
+            v = specials.astype(dtype)
+        for i, name in enumerate(names):
+            n = 1 + i % 3
+            short = v[(5 * i) % (v.size - n):][:n]
+            tol = ulp("pow" if name == "power" else name)
+            for x in (v, short):
+                binary = name in ("arctan2", "hypot", "logaddexp", "power")
+                check_same(getattr(np, name), *((x, x[::-1].copy()) if binary else (x,)), tol=tol)
 
 
 def test_parity_report_runs(capsys):
