@@ -154,6 +154,16 @@ class Operation:
         return trait in self.traits
 
     @property
+    def commutes(self) -> bool:
+        """Its two operands may be swapped without changing a bit of the result: Commutative,
+        and not on complex numbers, whose products (fused multiply-adds on the parts, as in
+        NumPy's loop) can differ in the last bit or the sign of a zero part when swapped."""
+        if COMMUTATIVE not in self.traits or len(self.operands) != 2:
+            return False
+        elements = (getattr(v.type, "element", v.type) for v in self.operands)
+        return not any(getattr(t, "is_complex", False) for t in elements)
+
+    @property
     def parent_op(self) -> Operation | None:
         if self.parent is None or self.parent.parent is None:
             return None

@@ -11,7 +11,7 @@ including for NaN, infinities and -0.0 (DESIGN.md §4).
 from __future__ import annotations
 
 from jitcore.ir.attributes import DenseAttr, ScalarAttr
-from jitcore.ir.core import COMMUTATIVE, PURE, TERMINATOR, Operation, OpResult, Value
+from jitcore.ir.core import PURE, TERMINATOR, Operation, OpResult, Value
 from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType
@@ -68,7 +68,7 @@ def _simplify(op: Operation) -> bool:
 
 
 def _constant_to_right(op: Operation) -> bool:
-    if not op.has_trait(COMMUTATIVE) or len(op.operands) != 2:
+    if not op.commutes:
         return False
     x, y = op.operands
     if constant_of(x) is None or constant_of(y) is not None:

@@ -14,7 +14,7 @@ import struct
 from collections import ChainMap
 
 from jitcore import ir
-from jitcore.ir.core import COMMUTATIVE, ISOLATED, PURE, TERMINATOR, Block, Operation
+from jitcore.ir.core import ISOLATED, PURE, TERMINATOR, Block, Operation
 from jitcore.passes.manager import Pass, register_pass
 
 
@@ -62,7 +62,7 @@ def _key(op: Operation) -> tuple:
     """What two ops must share to compute the same values. Operands are Values, hashed by
     identity; attributes by their exact bits (so 1 ≠ 1.0 ≠ true and -0.0 ≠ 0.0)."""
     operands = op.operands
-    if op.has_trait(COMMUTATIVE):
+    if op.commutes:
         operands = tuple(sorted(operands, key=id))
     if op.regions:  # isolated, so the text and the operands say everything the body reads
         return ("regions", ir.print_op(op), operands)

@@ -22,6 +22,8 @@ def relayout(a: np.ndarray, kind: str) -> np.ndarray:
     if kind in ("C", "F"):
         return np.array(a, order=kind, copy=True)
     if kind == "reversed":  # negative strides on every axis
+        if a.ndim == 0:
+            return a.copy()  # a[()] would be a NumPy scalar, not an array
         flipped = np.array(a[(slice(None, None, -1),) * a.ndim], order="C")
         return flipped[(slice(None, None, -1),) * a.ndim]
     if kind == "strided":  # every other element of a buffer twice as long on every axis

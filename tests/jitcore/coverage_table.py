@@ -54,13 +54,6 @@ ALL_DTYPES = tuple(d for family in FAMILIES.values() for d in family)
 DRAW_LAYOUTS = ("C", "C") + LAYOUTS[1:]
 
 
-def in_layout(a: np.ndarray, kind: str) -> np.ndarray:
-    """``relayout(a, kind)``, always an array (tests/layouts.py gives a 0-d array ``reversed``
-    as a NumPy scalar, which an in-place reference such as ``x.at``'s cannot write to)."""
-    out = relayout(a, kind)
-    return out if isinstance(out, np.ndarray) else np.array(out)
-
-
 class Draw:
     """Where a case's randomness comes from: hypothesis, a seeded generator, or a fixed edge
     example (``EdgeDraw``)."""
@@ -81,7 +74,7 @@ class Draw:
         values = [element(self, dtype, domain) for _ in range(n)]
         with np.errstate(all="ignore"):
             a = np.array(values, dtype=object).astype(dtype).reshape(shape)
-        return in_layout(a, self.choice(DRAW_LAYOUTS))
+        return relayout(a, self.choice(DRAW_LAYOUTS))
 
     def dtype(self, family: str) -> np.dtype:
         return self.choice(FAMILIES[family])
@@ -334,7 +327,7 @@ class EdgeDraw(Draw):
             values = self._values(dtype, n, domain, j)
         with np.errstate(all="ignore"):
             a = np.array(values, dtype=object).astype(dtype).reshape(shape)
-        return in_layout(a, self.layout)
+        return relayout(a, self.layout)
 
     def _values(self, dtype, n, domain, j):
         specials = edge_specials(dtype, domain)
@@ -689,7 +682,7 @@ def layout_kind(a) -> str:
 
 def same_layout(new: np.ndarray, like: np.ndarray) -> np.ndarray:
     """``new`` (values computed from ``like``) in ``like``'s layout."""
-    return new if new is like else in_layout(new, layout_kind(like))
+    return new if new is like else relayout(new, layout_kind(like))
 
 
 def describe(arrays) -> str:
@@ -1574,44 +1567,6 @@ def _quiet(fn, *args):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         return fn(*args)
-
-
-# canonicalize moves the constant operand of a commutative op to the right (passes/canonicalize.py
-# _constant_to_right), but NumPy's result depends on the operand order where the op is not
-# commutative bit for bit: a complex product through fma (NumPy's SIMD loop, as jitcore lowers
-# it: re = fma(a, c, -(b d)), im = fma(a, d, b c)), and maximum/minimum of 0.0 against -0.0,
-# where NumPy returns the second operand (float16: the first).
-def _linspace_times_x_asymmetric(arrays, params) -> bool:
-    x = arrays[0]
-    if x.dtype.kind != "c":
-        return False
-    lin = np.linspace(0, 1, x.size).reshape(x.shape)
-    return numpy_differs(_quiet(np.multiply, lin, x), _quiet(np.multiply, x, lin))
-
-
-@bug("constant-left-complex-multiply", "np.linspace(0, 1, x.size).reshape(x.shape) * x", ["complex"],
-     AssertionError, "constant * x for complex x: canonicalize swaps the operands, and an fma "
-     "complex product is not commutative bit for bit (1 ULP, or the sign of a zero part)",
-     inputs=_linspace_times_x_asymmetric)
-def _repro_constant_left_complex_multiply():
-    c = np.array([0.1 + 0.2j], np.complex64)
-    check_same(lambda x: c * x, np.array([0.3 + 0.7j], np.complex64))  # NumPy -0.11+0.13j
-
-
-def _max_min_asymmetric(arrays, params) -> bool:
-    x = arrays[0]
-    return x.dtype.kind in "fc" and any(numpy_differs(_quiet(fn, _ZERO, x), _quiet(fn, x, _ZERO))
-                                        for fn in (np.maximum, np.minimum))
-
-
-@bug("constant-left-maximum", "np.maximum(ndarray, x), np.minimum(ndarray, x) (constant on the left)",
-     ["float", "complex"], AssertionError,
-     "np.maximum(constant, x) with x = -0.0 where the constant is 0: canonicalize swaps the "
-     "operands, so jitcore returns the constant's 0.0 where NumPy returns x's -0.0",
-     inputs=_max_min_asymmetric)
-def _repro_constant_left_maximum():
-    c = np.zeros(3)
-    check_same(lambda x: np.maximum(c, x), np.array([-0.0, -0.0, -0.0]))  # NumPy -0.0
 
 
 def _empty_in_numpy(e, arrays, params) -> bool:
