@@ -281,7 +281,7 @@ def edge_shape(pool, plan: str):
     return min(pool, key=lambda e: (ndim(e), size(e)))
 
 
-class EdgeDraw(Draw):
+class EdgeDraw(RandomDraw):
     """One fixed edge example: shapes as ``plan`` says (``edge_shape``), the family's arrays of
     ``dtype``, every array filled from its domain's special values (``long``: every other
     element; ``multi``: every third, so that some slices stay finite; a single element: one of
@@ -290,22 +290,12 @@ class EdgeDraw(Draw):
     gives the same example in every layout."""
 
     def __init__(self, dtype, plan: str, layout: str, seed: int):
+        super().__init__(seed)
         self.fixed, self.plan, self.layout, self.seed = np.dtype(dtype), plan, layout, seed
-        self.rng = random.Random(seed)
         self.count = 0  # arrays drawn so far: each starts at another special
 
     def __repr__(self):
         return f"EdgeDraw({self.fixed}, {self.plan!r}, {self.layout!r}, {self.seed})"
-
-    def choice(self, options):
-        options = list(options)
-        return options[self.rng.randrange(len(options))]
-
-    def integer(self, lo, hi):
-        return self.rng.randint(lo, hi)
-
-    def real(self, lo, hi):
-        return self.rng.uniform(lo, hi)
 
     def dtype(self, family):
         return self.fixed if self.fixed in FAMILIES[family] else super().dtype(family)

@@ -379,3 +379,17 @@ def test_complex_sums_run_in_partial_accumulators():
     np.testing.assert_allclose(f(z), z.astype(np.complex128).sum(), rtol=1e-6)
     llvm = f.lower(z).as_text("llvm")
     assert llvm.count("alloca {float, float}") == 8  # eight partial accumulators
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_a_constant_on_either_side_of_a_product_keeps_its_side(dtype):
+    # NumPy's fused complex product is not commutative bit for bit (0.1+0.2j times 0.3+0.7j:
+    # -0.11+0.13j one way, -0.11+0.13000001j the other in complex64), so canonicalize must not
+    # move a constant to the right and CSE must not merge c * x with x * c.
+    c = np.array([0.1 + 0.2j, 0.5 - 0.25j, -3 + 1e-3j], dtype)
+    x = np.array([0.3 + 0.7j, 1.5 + 2j, -0.7 + 9j], dtype)
+    assert_matches(jc.jit(lambda v: c * v)(x), c * x)
+    assert_matches(jc.jit(lambda v: v * c)(x), x * c)
+    got_left, got_right = jc.jit(lambda v: (c * v, v * c))(x)
+    assert_matches(got_left, c * x)
+    assert_matches(got_right, x * c)
