@@ -7,9 +7,12 @@ from jitcore.passes.manager import (
     PassFailure,
     PassManager,
     PipelineError,
+    format_pipeline,
+    parse_pass,
     parse_pipeline,
     register_pass,
 )
 
-__all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "parse_pipeline", "register_pass"]
+__all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "format_pipeline", "parse_pass",
+           "parse_pipeline", "register_pass"]
 from jitcore.passes import kernelize_linalg  # noqa: E402, F401  (registers the dot_general kernel)

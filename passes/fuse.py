@@ -11,7 +11,8 @@ Step 2 (fuse), repeated until nothing changes, for each kernel and each of its o
     cloned in, its indexing maps composed with the consumer's) when
       (a) the consumer is the producer's only user and reads each element once
           (its map for that operand uses every iteration dim), or
-      (b) the producer is cheap: at most ``CHEAP_OPS`` non-constant scalar ops, so
+      (b) the producer is cheap: at most ``max_recompute`` non-constant scalar ops (the pass
+          option ``fuse{max-recompute=N}``, 2 by default), so
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
@@ -34,10 +35,9 @@ from jitcore.ir.dialects import array, kernel
 from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.types import TensorType
 from jitcore.ir.types import index as index_type
-from jitcore.passes.manager import Pass, register_pass
+from jitcore.passes.manager import Pass, PipelineError, register_pass
 from jitcore.passes.scalar_lowering import ScalarEmitter, reduction_init
 
-CHEAP_OPS = 2
 _ELEMENTWISE = (array.ElementwiseOp, array.SelectOp, array.ConvertOp)
 
 # Kernelization rules that live in other modules: op class -> function(op) returning the
@@ -70,12 +70,21 @@ class Kernelize(Pass):
 
 @register_pass
 class Fuse(Pass):
+    """Steps 1 and 2; a producer of at most ``max_recompute`` scalar ops is recomputed by each
+    consumer rather than materialised."""
+
     name = "fuse"
+    max_recompute: int = 2
+
+    def __post_init__(self):
+        if self.max_recompute < 0:
+            raise PipelineError(f"option 'max-recompute' of pass 'fuse' must be >= 0, "
+                                f"got {self.max_recompute}")
 
     def run(self, module: Operation) -> bool:
         changed = Kernelize().run(module)
         for func in module.functions():
-            while _fuse_once(func.body):
+            while _fuse_once(func.body, self.max_recompute):
                 changed = True
         return changed
 
@@ -190,7 +199,7 @@ def _kernel_for(op: Operation) -> kernel.GenericOp | None:
     return None
 
 
-def _fuse_once(block: Block) -> bool:
+def _fuse_once(block: Block, max_recompute: int) -> bool:
     for consumer in list(block.ops):
         if not isinstance(consumer, kernel.GenericOp):
             continue
@@ -199,13 +208,15 @@ def _fuse_once(block: Block) -> bool:
             splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
             if i in consumer.copy_inputs:
                 continue
-            if splat or (isinstance(producer, kernel.GenericOp) and _should_inline(producer, consumer, i)):
+            if splat or (isinstance(producer, kernel.GenericOp)
+                         and _should_inline(producer, consumer, i, max_recompute)):
                 _inline(producer, consumer, i)
                 return True
     return False
 
 
-def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int) -> bool:
+def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
+                   max_recompute: int) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
     if any(i >= 0 for i in producer.copy_inputs):
@@ -216,7 +227,7 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
     cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
-    return (users == {id(consumer)} and reads_once) or cost <= CHEAP_OPS
+    return (users == {id(consumer)} and reads_once) or cost <= max_recompute
 
 
 def _position(kb: KernelBuilder, e) -> Value:

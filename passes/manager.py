@@ -6,8 +6,11 @@ pass gets them for free and none of them prints or times itself (DESIGN.md §4).
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import sys
 import time
+import typing
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import ClassVar
@@ -18,25 +21,42 @@ from jitcore.ir.errors import JitcoreError, VerificationError
 
 
 class PipelineError(JitcoreError):
-    """A pipeline string names a pass that does not exist."""
+    """A pipeline string names a pass or option that does not exist, or gives a bad value."""
 
 
 class PassFailure(JitcoreError):
     """A pass left the IR invalid; the message names the pass and the verifier's complaint."""
 
 
+@dataclasses.dataclass(frozen=True)
 class Pass(ABC):
     """One rewrite of a module. ``name`` is its spelling in a pipeline string.
 
-    A pass keeps no state from one run to the next, and never prints or times itself: the
+    Every subclass is made a frozen dataclass whose fields are the pass's options, spelt with
+    dashes in a pipeline: ``fuse{max-recompute=3}`` is ``Fuse(max_recompute=3)``. Being frozen,
+    a pass keeps no state from one run to the next; it never prints or times itself either: the
     manager does both, the same way for every pass.
     """
 
     name: ClassVar[str] = ""
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        dataclasses.dataclass(frozen=True)(cls)  # in place: the class object stays the same
+
     @abstractmethod
     def run(self, module: Operation) -> bool:
         """Rewrite ``module`` in place; return True if anything changed."""
+
+    def __str__(self) -> str:
+        """The pass as a pipeline spells it, with the options that differ from their defaults."""
+        changed = [f"{f.name.replace('_', '-')}={_format_value(getattr(self, f.name))}"
+                   for f in dataclasses.fields(self) if getattr(self, f.name) != f.default]
+        return f"{self.name}{{{','.join(changed)}}}" if changed else self.name
+
+
+def _format_value(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
 
 
 PASSES: dict[str, type[Pass]] = {}
@@ -52,17 +72,80 @@ def register_pass(cls: type[Pass]) -> type[Pass]:
     return cls
 
 
+_ITEM = re.compile(r"\s*([\w-]+)\s*(?:\{(.*)\})?\s*", re.S)
+
+
+def _split_top_level(text: str, where: str) -> list[str]:
+    """``text`` split at the commas outside braces."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0 or depth > 1:
+            raise PipelineError(f"unbalanced braces in pipeline {where!r}")
+        if ch == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    if depth:
+        raise PipelineError(f"unbalanced braces in pipeline {where!r}")
+    return [*parts, text[start:]]
+
+
+def _parse_value(text: str, kind: type, where: str):
+    """``text`` as a value of ``kind`` (int, float, bool or str)."""
+    if kind is bool:
+        if text in ("true", "false"):
+            return text == "true"
+    elif kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    elif kind is str:
+        return text
+    raise PipelineError(f"{where}: expected {'true or false' if kind is bool else kind.__name__}, "
+                        f"got {text!r}")
+
+
+def parse_pass(text: str, pipeline: str | None = None) -> Pass:
+    """``"fuse{max-recompute=3}"`` → ``Fuse(max_recompute=3)``; options omitted keep their defaults."""
+    pipeline = text if pipeline is None else pipeline
+    m = _ITEM.fullmatch(text)
+    if m is None:
+        raise PipelineError(f"cannot parse {text.strip()!r} in pipeline {pipeline!r}")
+    name, body = m.group(1), m.group(2)
+    if name not in PASSES:
+        known = ", ".join(sorted(PASSES))
+        raise PipelineError(f"unknown pass {name!r} in pipeline {pipeline!r}; known passes: {known}")
+    cls = PASSES[name]
+    fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls) if f.init}
+    types = typing.get_type_hints(cls)
+    options = {}
+    for item in ([] if body is None or not body.strip() else body.split(",")):
+        key, eq, value = (s.strip() for s in item.partition("="))
+        if key not in fields:
+            valid = ", ".join(fields) or "none"
+            raise PipelineError(f"unknown option {key!r} of pass {name!r} in pipeline {pipeline!r}; "
+                                f"its options: {valid}")
+        if not eq:
+            raise PipelineError(f"option {key!r} of pass {name!r} has no value (write {key}=VALUE)")
+        if fields[key].name in options:
+            raise PipelineError(f"option {key!r} of pass {name!r} given twice")
+        where = f"option {key!r} of pass {name!r} in pipeline {pipeline!r}"
+        options[fields[key].name] = _parse_value(value, types[fields[key].name], where)
+    return cls(**options)
+
+
 def parse_pipeline(text: str) -> list[Pass]:
-    """``"canonicalize, cse,dce"`` → pass instances, in order; ``""`` is the empty pipeline."""
+    """``"canonicalize, cse,fuse{max-recompute=3}"`` → pass instances, in order; ``""`` is the
+    empty pipeline."""
     if not text.strip():
         return []
-    passes = []
-    for name in (part.strip() for part in text.split(",")):
-        if name not in PASSES:
-            known = ", ".join(sorted(PASSES))
-            raise PipelineError(f"unknown pass {name!r} in pipeline {text!r}; known passes: {known}")
-        passes.append(PASSES[name]())
-    return passes
+    return [parse_pass(part, text) for part in _split_top_level(text, text)]
+
+
+def format_pipeline(passes: list[Pass]) -> str:
+    """The pipeline text that ``parse_pipeline`` turns back into ``passes``."""
+    return ",".join(str(p) for p in passes)
 
 
 def _write_stderr(text: str) -> None:
@@ -103,14 +186,14 @@ class PassManager:
             start = time.perf_counter()
             changed = p.run(module)
             if self.timing:
-                self.timings.append((p.name, time.perf_counter() - start))
+                self.timings.append((str(p), time.perf_counter() - start))
             if self.verify_each:
                 try:
                     ir.verify(module)
                 except VerificationError as e:
-                    raise PassFailure(f"pass '{p.name}' produced invalid IR: {e}") from e
+                    raise PassFailure(f"pass '{p}' produced invalid IR: {e}") from e
             if self.print_after_all or (self.print_after_change and changed):
-                self.printer(f"// -----// IR Dump After {p.name} //----- //\n" + ir.print_op(module))
+                self.printer(f"// -----// IR Dump After {p} //----- //\n" + ir.print_op(module))
         return module
 
     def format_timing(self) -> str:
