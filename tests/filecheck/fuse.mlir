@@ -1,5 +1,6 @@
 // The fusion rule of passes/fuse.py, case by case: what fuses, what is recomputed (a cheap
-// producer: at most CHEAP_OPS = 2 non-constant scalar ops), and what is materialised.
+// producer: at most max-recompute non-constant scalar ops, 2 unless the pipeline says
+// fuse{max-recompute=N}), and what is materialised.
 
 // An elementwise chain with a broadcast operand and a splat constant is one kernel: the
 // broadcast is an indexing map and the constant a body constant.
@@ -25,7 +26,7 @@
 }) {function_type = (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>, sym_name = "elementwise_chain_is_one_kernel"} : () -> ()
 
 // -----
-// Two users of a producer of exactly CHEAP_OPS ops (the constant does not count): each user
+// Two users of a producer of exactly max-recompute = 2 ops (the constant does not count): each user
 // recomputes it, and nothing is materialised.
 // RUN: fuse,dce
 // CHECK:      [[R1:%[0-9]+]] = "kernel.generic"(%arg{{[01]}}, %arg{{[01]}}) ({
@@ -51,7 +52,7 @@
 }) {function_type = (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>), sym_name = "cheap_producer_with_two_users_is_recomputed"} : () -> ()
 
 // -----
-// One op over the boundary (CHEAP_OPS + 1): the producer is computed once, into a buffer that
+// One op over the boundary (max-recompute + 1): the producer is computed once, into a buffer that
 // both users read.
 // RUN: fuse,dce
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
@@ -77,6 +78,57 @@
   %5 = "array.sub"(%3, %arg1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
   "func.return"(%4, %5) : (tensor<16xf32>, tensor<16xf32>) -> ()
 }) {function_type = (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>), sym_name = "expensive_producer_with_two_users_is_materialised"} : () -> ()
+
+// -----
+// The same 3-op producer under fuse{max-recompute=3}: the boundary moved, so each user
+// recomputes it and nothing is materialised.
+// RUN: fuse{max-recompute=3},dce
+// CHECK:      [[R1:%[0-9]+]] = "kernel.generic"(%arg{{[01]}}, %arg{{[01]}}) ({
+// CHECK:        "math.sin"
+// CHECK:        "arith.addf"
+// CHECK-NEXT:   [[E1:%[0-9]+]] = "math.exp"
+// CHECK-NEXT:   "arith.mulf"([[E1]],
+// CHECK:      [[R2:%[0-9]+]] = "kernel.generic"(%arg{{[01]}}, %arg{{[01]}}) ({
+// CHECK:        "math.sin"
+// CHECK:        "arith.addf"
+// CHECK-NEXT:   [[E2:%[0-9]+]] = "math.exp"
+// CHECK-NEXT:   "arith.subf"([[E2]],
+// CHECK-NOT:  "kernel.generic"
+// CHECK:      "func.return"([[R1]], [[R2]])
+"func.func"() ({
+^bb0(%arg0: tensor<16xf32>, %arg1: tensor<16xf32>):
+  %0 = "array.sin"(%arg0) : (tensor<16xf32>) -> tensor<16xf32>
+  %1 = "array.constant"() {value = dense<1.0> : tensor<16xf32>} : () -> tensor<16xf32>
+  %2 = "array.add"(%0, %1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %3 = "array.exp"(%2) : (tensor<16xf32>) -> tensor<16xf32>
+  %4 = "array.mul"(%3, %arg1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %5 = "array.sub"(%3, %arg1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  "func.return"(%4, %5) : (tensor<16xf32>, tensor<16xf32>) -> ()
+}) {function_type = (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>), sym_name = "max_recompute_3_recomputes_a_3_op_producer"} : () -> ()
+
+// -----
+// And under fuse{max-recompute=1} a 2-op producer with two users is materialised.
+// RUN: fuse{max-recompute=1},dce
+// CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "math.sin"
+// CHECK:        "arith.addf"
+// CHECK-NEXT:   "kernel.yield"
+// CHECK:      [[R1:%[0-9]+]] = "kernel.generic"([[P]], %arg1) ({
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT:   "arith.mulf"
+// CHECK:      [[R2:%[0-9]+]] = "kernel.generic"([[P]], %arg1) ({
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT:   "arith.subf"
+// CHECK:      "func.return"([[R1]], [[R2]])
+"func.func"() ({
+^bb0(%arg0: tensor<16xf32>, %arg1: tensor<16xf32>):
+  %0 = "array.sin"(%arg0) : (tensor<16xf32>) -> tensor<16xf32>
+  %1 = "array.constant"() {value = dense<1.0> : tensor<16xf32>} : () -> tensor<16xf32>
+  %2 = "array.add"(%0, %1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %3 = "array.mul"(%2, %arg1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  %4 = "array.sub"(%2, %arg1) : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  "func.return"(%3, %4) : (tensor<16xf32>, tensor<16xf32>) -> ()
+}) {function_type = (tensor<16xf32>, tensor<16xf32>) -> (tensor<16xf32>, tensor<16xf32>), sym_name = "max_recompute_1_materialises_a_2_op_producer"} : () -> ()
 
 // -----
 // A sole user that reads each element once takes in a producer of any cost.

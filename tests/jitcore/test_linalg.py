@@ -485,7 +485,7 @@ def _contraction_body(text: str) -> str:
 
 
 def test_cheap_elementwise_producer_is_fused_into_the_contraction():
-    """``a * 2`` is one scalar op: fuse.py's cost rule (at most CHEAP_OPS ops) recomputes it for
+    """``a * 2`` is one scalar op: fuse.py's cost rule (at most max-recompute = 2 ops) recomputes it for
     each of the m columns it is read for, rather than writing and reading a buffer."""
     a, b = _random(3, 4), _random(4, 5, seed=1)
     fn = jc.jit(lambda a, b: (a * 2) @ b)

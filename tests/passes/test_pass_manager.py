@@ -1,6 +1,7 @@
 """The pass manager: pipeline parsing, verification after each pass, IR dumps and timing."""
 # ruff: noqa: E501  (IR text is one op per line, as the printer writes it)
 
+import dataclasses
 import re
 
 import pytest
@@ -12,7 +13,9 @@ from jitcore.passes import (
     PassFailure,
     PassManager,
     PipelineError,
+    format_pipeline,
     manager,
+    parse_pass,
     parse_pipeline,
     register_pass,
 )
@@ -158,3 +161,92 @@ def test_register_pass(monkeypatch):
     assert [type(p) for p in parse_pipeline("nothing,dce")] == [Nothing, PASSES["dce"]]
     with pytest.raises(PipelineError, match="two passes are named 'dce'"):
         register_pass(type("OtherDCE", (Nothing,), {"name": "dce"}))
+
+
+class Knobs(Pass):
+    """Test-only: one option of each type a pipeline can spell."""
+
+    name = "knobs"
+    count: int = 1
+    scale: float = 0.5
+    strict: bool = False
+    mode: str = "fast"
+
+    def run(self, module):
+        return False
+
+
+@pytest.fixture
+def knobs(monkeypatch):
+    monkeypatch.setattr(manager, "PASSES", dict(PASSES))
+    register_pass(Knobs)
+
+
+def test_options_are_typed_by_their_fields(knobs):
+    assert parse_pass("knobs") == Knobs()
+    assert parse_pass("knobs{}") == Knobs()
+    assert parse_pass("knobs{count=-3, scale=1e-2,strict=true , mode=slow}") == Knobs(-3, 0.01, True, "slow")
+    got = parse_pass("knobs{strict=false,count=7}")
+    assert (type(got.count), got.count, got.strict) == (int, 7, False)
+
+
+def test_options_in_a_pipeline_keep_their_commas(knobs):
+    pipeline = parse_pipeline("cse, knobs{count=2,mode=x} ,fuse{max-recompute=3},knobs")
+    assert pipeline == [PASSES["cse"](), Knobs(count=2, mode="x"), PASSES["fuse"](max_recompute=3), Knobs()]
+
+
+def test_fuse_recompute_budget_defaults_to_two():
+    assert parse_pass("fuse").max_recompute == 2
+    assert parse_pass("fuse{max-recompute=0}").max_recompute == 0
+
+
+def test_passes_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        parse_pass("fuse").max_recompute = 5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Nothing().anything = 1  # a pass without options is frozen too
+
+
+@pytest.mark.parametrize("text, message", [
+    ("fuse{max=1}", r"unknown option 'max' of pass 'fuse' in pipeline 'fuse\{max=1\}'; its options: max-recompute$"),
+    ("fuse{max_recompute=1}", r"unknown option 'max_recompute' .*its options: max-recompute$"),
+    ("cse{max-recompute=1}", r"unknown option 'max-recompute' of pass 'cse' .*its options: none$"),
+    ("knobs{speed=1}", r"its options: count, scale, strict, mode$"),
+    ("fuse{max-recompute=two}", r"option 'max-recompute' of pass 'fuse' in pipeline .*: expected int, got 'two'"),
+    ("fuse{max-recompute=2.5}", r"expected int, got '2.5'"),
+    ("fuse{max-recompute=}", r"expected int, got ''"),
+    ("knobs{scale=half}", r"option 'scale' .*expected float, got 'half'"),
+    ("knobs{strict=1}", r"option 'strict' .*expected true or false, got '1'"),
+    ("fuse{max-recompute=-1}", r"'max-recompute' of pass 'fuse' must be >= 0, got -1"),
+    ("fuse{max-recompute}", r"option 'max-recompute' of pass 'fuse' has no value"),
+    ("fuse{max-recompute=1,max-recompute=2}", r"option 'max-recompute' of pass 'fuse' given twice"),
+    ("cse,fuse{max-recompute=1", r"unbalanced braces in pipeline 'cse,fuse\{max-recompute=1'"),
+    ("fuse}", r"unbalanced braces"),
+    ("fuse{a={b=1}}", r"unbalanced braces"),
+    ("fuse{max-recompute=1}x", r"cannot parse 'fuse\{max-recompute=1\}x'"),
+    ("fuze{max-recompute=1}", r"unknown pass 'fuze' .*known passes: "),
+])
+def test_bad_options_are_pipeline_errors(knobs, text, message):
+    with pytest.raises(PipelineError, match=message):
+        parse_pipeline(text)
+
+
+def test_a_pass_prints_its_non_default_options(knobs):
+    assert str(Knobs()) == "knobs"
+    assert str(Knobs(count=1, strict=True, scale=2.0)) == "knobs{scale=2.0,strict=true}"
+    assert str(PASSES["fuse"](max_recompute=3)) == "fuse{max-recompute=3}"
+    text = "cse,knobs{count=4,strict=true,mode=slow},fuse{max-recompute=0},dce"
+    assert format_pipeline(parse_pipeline(text)) == text
+    assert parse_pipeline(format_pipeline([Knobs(scale=0.1)])) == [Knobs(scale=0.1)]
+    assert format_pipeline(parse_pipeline("fuse{max-recompute=2}")) == "fuse"
+
+
+def test_dumps_and_timings_name_non_default_options():
+    dumps = []
+    pm = PassManager("fuse{max-recompute=3},fuse", timing=True, print_after_all=True, printer=dumps.append)
+    pm.run(ir.parse(MODULE))
+    assert [d.splitlines()[0] for d in dumps] == [
+        "// -----// IR Dump After fuse{max-recompute=3} //----- //",
+        "// -----// IR Dump After fuse //----- //",
+    ]
+    assert [name for name, _ in pm.timings] == ["fuse{max-recompute=3}", "fuse"]
