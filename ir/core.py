@@ -73,15 +73,18 @@ class Operation:
     """An operation ``dialect.op``: operands, typed results, attributes and regions.
 
     Subclasses set ``name`` (which registers them) and ``traits``, and override ``verify_op``
-    and ``fold`` where they have rules or a folder.
+    and ``fold`` where they have rules or a folder. ``class AddOp(BinaryOp, commutative=True)``
+    adds the commutative trait to the base's traits.
     """
 
     __slots__ = ("_operands", "results", "attributes", "regions", "parent")
     name: ClassVar[str] = ""
     traits: ClassVar[frozenset[str]] = frozenset()
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, commutative: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
+        if commutative:
+            cls.traits = cls.traits | {COMMUTATIVE}
         if "name" in cls.__dict__ and cls.name:
             if cls.name in OP_REGISTRY:
                 raise IRError(f"op {cls.name} registered twice")

@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from jitcore.ir.attributes import ScalarAttr, numpy_dtype
-from jitcore.ir.core import COMMUTATIVE, PURE, Operation
+from jitcore.ir.core import PURE, Operation
 from jitcore.ir.types import ScalarType, i1
 
 FLOAT, INT, ANY = "float", "int", "any"
@@ -147,13 +147,28 @@ class ScalarOp(Operation):
         return _evaluate(fn, constants, self.results[0].type)
 
 
-def define(dialect: str, name: str, arity: int, family: str, base=ScalarOp,
-           commutative: bool = False, doc: str = "") -> type:
-    traits = base.traits | ({COMMUTATIVE} if commutative else set())
-    cls_name = "".join(p.capitalize() for p in name.split("_")) + "Op"
-    return type(cls_name, (base,), {
-        "name": f"{dialect}.{name}", "arity": arity, "family": family, "traits": traits,
-        "__slots__": (), "__doc__": doc})
+class FloatOp(ScalarOp):
+    """Base of binary float ops (and, with ``arity`` set, of other float ops)."""
+
+    __slots__ = ()
+    family = FLOAT
+
+
+class FloatUnaryOp(FloatOp):
+    __slots__ = ()
+    arity = 1
+
+
+class IntOp(ScalarOp):
+    """Base of binary integer ops (and, with ``arity`` set, of other integer ops)."""
+
+    __slots__ = ()
+    family = INT
+
+
+class IntUnaryOp(IntOp):
+    __slots__ = ()
+    arity = 1
 
 
 class ConstantOp(ScalarOp):
@@ -244,28 +259,132 @@ class CastOp(ScalarOp):
         return _evaluate(convert, constants, dst)
 
 
-for _name in ("addf", "mulf"):
-    define("arith", _name, 2, FLOAT, commutative=True)
+class AddfOp(FloatOp, commutative=True):
+    name = "arith.addf"
+    __slots__ = ()
+class MulfOp(FloatOp, commutative=True):
+    name = "arith.mulf"
+    __slots__ = ()
+class SubfOp(FloatOp):
+    name = "arith.subf"
+    __slots__ = ()
+class DivfOp(FloatOp):
+    name = "arith.divf"
+    __slots__ = ()
+class RemfOp(FloatOp):
+    name = "arith.remf"
+    __slots__ = ()
 # maximumf/minimumf are not commutative: which of +0.0 and -0.0 they return depends on the order.
-for _name in ("subf", "divf", "remf", "maximumf", "minimumf"):
-    define("arith", _name, 2, FLOAT)
-define("arith", "negf", 1, FLOAT)
-for _name in ("addi", "muli", "andi", "ori", "xori", "maxsi", "maxui", "minsi", "minui"):
-    define("arith", _name, 2, INT, commutative=True)
-for _name in ("subi", "floordivsi", "divui", "floormodsi", "remui"):
-    define("arith", _name, 2, INT)
-for _name in ("shli", "shrsi", "shrui"):
-    # Shift counts outside [0, width) give NumPy's results: 0, or -1 for a negative x >> n.
-    define("arith", _name, 2, INT)
-define("arith", "cmpf", 2, FLOAT, base=CompareOp)
-define("arith", "cmpi", 2, INT, base=CompareOp)
+class MaximumfOp(FloatOp):
+    name = "arith.maximumf"
+    __slots__ = ()
+class MinimumfOp(FloatOp):
+    name = "arith.minimumf"
+    __slots__ = ()
+class NegfOp(FloatUnaryOp):
+    name = "arith.negf"
+    __slots__ = ()
+class AddiOp(IntOp, commutative=True):
+    name = "arith.addi"
+    __slots__ = ()
+class MuliOp(IntOp, commutative=True):
+    name = "arith.muli"
+    __slots__ = ()
+class AndiOp(IntOp, commutative=True):
+    name = "arith.andi"
+    __slots__ = ()
+class OriOp(IntOp, commutative=True):
+    name = "arith.ori"
+    __slots__ = ()
+class XoriOp(IntOp, commutative=True):
+    name = "arith.xori"
+    __slots__ = ()
+class MaxsiOp(IntOp, commutative=True):
+    name = "arith.maxsi"
+    __slots__ = ()
+class MaxuiOp(IntOp, commutative=True):
+    name = "arith.maxui"
+    __slots__ = ()
+class MinsiOp(IntOp, commutative=True):
+    name = "arith.minsi"
+    __slots__ = ()
+class MinuiOp(IntOp, commutative=True):
+    name = "arith.minui"
+    __slots__ = ()
+class SubiOp(IntOp):
+    name = "arith.subi"
+    __slots__ = ()
+class FloordivsiOp(IntOp):
+    name = "arith.floordivsi"
+    __slots__ = ()
+class DivuiOp(IntOp):
+    name = "arith.divui"
+    __slots__ = ()
+class FloormodsiOp(IntOp):
+    name = "arith.floormodsi"
+    __slots__ = ()
+class RemuiOp(IntOp):
+    name = "arith.remui"
+    __slots__ = ()
+# Shift counts outside [0, width) give NumPy's results: 0, or -1 for a negative x >> n.
+class ShliOp(IntOp):
+    name = "arith.shli"
+    __slots__ = ()
+class ShrsiOp(IntOp):
+    name = "arith.shrsi"
+    __slots__ = ()
+class ShruiOp(IntOp):
+    name = "arith.shrui"
+    __slots__ = ()
 
-CASTS = {
-    "extf": (FLOAT, FLOAT), "truncf": (FLOAT, FLOAT), "sitofp": (INT, FLOAT),
-    "uitofp": (INT, FLOAT), "fptosi": (FLOAT, INT), "fptoui": (FLOAT, INT),
-    "extsi": (INT, INT), "extui": (INT, INT), "trunci": (INT, INT),
-    "bitcast": (INT, INT),  # same width, other signedness (i32 <-> ui32)
-}
-for _name, (_src, _dst) in CASTS.items():
-    type(f"{_name.capitalize()}Op", (CastOp,), {
-        "name": f"arith.{_name}", "source": _src, "target": _dst, "__slots__": ()})
+
+class CmpfOp(CompareOp):
+    name = "arith.cmpf"
+    family = FLOAT
+    __slots__ = ()
+class CmpiOp(CompareOp):
+    name = "arith.cmpi"
+    family = INT
+    __slots__ = ()
+
+
+class ExtfOp(CastOp):
+    name = "arith.extf"
+    source = target = FLOAT
+    __slots__ = ()
+class TruncfOp(CastOp):
+    name = "arith.truncf"
+    source = target = FLOAT
+    __slots__ = ()
+class SitofpOp(CastOp):
+    name = "arith.sitofp"
+    source, target = INT, FLOAT
+    __slots__ = ()
+class UitofpOp(CastOp):
+    name = "arith.uitofp"
+    source, target = INT, FLOAT
+    __slots__ = ()
+class FptosiOp(CastOp):
+    name = "arith.fptosi"
+    source, target = FLOAT, INT
+    __slots__ = ()
+class FptouiOp(CastOp):
+    name = "arith.fptoui"
+    source, target = FLOAT, INT
+    __slots__ = ()
+class ExtsiOp(CastOp):
+    name = "arith.extsi"
+    source = target = INT
+    __slots__ = ()
+class ExtuiOp(CastOp):
+    name = "arith.extui"
+    source = target = INT
+    __slots__ = ()
+class TrunciOp(CastOp):
+    name = "arith.trunci"
+    source = target = INT
+    __slots__ = ()
+class BitcastOp(CastOp):
+    name = "arith.bitcast"
+    source = target = INT
+    __slots__ = ()

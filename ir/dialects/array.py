@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore.ir.attributes import DenseAttr, numpy_dtype
-from jitcore.ir.core import COMMUTATIVE, ELEMENTWISE, PURE, Operation, Value
+from jitcore.ir.core import ELEMENTWISE, PURE, Operation, Value
 from jitcore.ir.types import TensorType, i1
 
 # Folding evaluates constants in NumPy; above this many elements it is not worth the compile time.
@@ -66,8 +66,6 @@ COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "ab
                            "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES, "max", "min", "fmax", "fmin",
                            "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint"})
 COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
-# Not max/min: which of -0.0 and 0.0 a float maximum returns depends on the operands' order.
-COMMUTATIVE_BINARY = frozenset({"add", "mul", "and", "or", "xor"})
 COMPARE = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
@@ -134,10 +132,18 @@ class ArrayOp(Operation):
 
 
 class ElementwiseOp(ArrayOp):
+    """Base of the elementwise families below; ``kind`` (the name without ``array.``) is the
+    key of the op's NumPy meaning in ``NUMPY_UFUNCS``."""
+
     __slots__ = ()
     traits = frozenset({PURE, ELEMENTWISE})
     kind = ""
     arity = 1
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            cls.kind = cls.name.removeprefix("array.")
 
     def check(self) -> None:
         self.need(self.arity)
@@ -203,16 +209,220 @@ class CompareOp(ElementwiseOp):
     arity = 2
 
 
-def _define(base, kind: str, commutative: bool = False) -> type:
-    traits = base.traits | ({COMMUTATIVE} if commutative else set())
-    cls = type(f"{kind.capitalize()}Op", (base,), {
-        "name": f"array.{kind}", "kind": kind, "traits": traits, "__slots__": ()})
-    return cls
+# One class per op, grouped by family; each family's ops, keyed by kind, are in UNARY_OPS,
+# BINARY_OPS and COMPARE_OPS (tests/ir check these cover UNARY, BINARY and COMPARE).
+class NegOp(UnaryOp):
+    name = "array.neg"
+    __slots__ = ()
+class AbsOp(UnaryOp):
+    name = "array.abs"
+    __slots__ = ()
+class SignOp(UnaryOp):
+    name = "array.sign"
+    __slots__ = ()
+class NotOp(UnaryOp):
+    name = "array.not"
+    __slots__ = ()
+class SinOp(UnaryOp):
+    name = "array.sin"
+    __slots__ = ()
+class CosOp(UnaryOp):
+    name = "array.cos"
+    __slots__ = ()
+class TanOp(UnaryOp):
+    name = "array.tan"
+    __slots__ = ()
+class TanhOp(UnaryOp):
+    name = "array.tanh"
+    __slots__ = ()
+class ExpOp(UnaryOp):
+    name = "array.exp"
+    __slots__ = ()
+class LogOp(UnaryOp):
+    name = "array.log"
+    __slots__ = ()
+class SqrtOp(UnaryOp):
+    name = "array.sqrt"
+    __slots__ = ()
+class FloorOp(UnaryOp):
+    name = "array.floor"
+    __slots__ = ()
+class CeilOp(UnaryOp):
+    name = "array.ceil"
+    __slots__ = ()
+class TruncOp(UnaryOp):
+    name = "array.trunc"
+    __slots__ = ()
+class RintOp(UnaryOp):
+    name = "array.rint"
+    __slots__ = ()
+class Exp2Op(UnaryOp):
+    name = "array.exp2"
+    __slots__ = ()
+class Expm1Op(UnaryOp):
+    name = "array.expm1"
+    __slots__ = ()
+class Log2Op(UnaryOp):
+    name = "array.log2"
+    __slots__ = ()
+class Log10Op(UnaryOp):
+    name = "array.log10"
+    __slots__ = ()
+class Log1pOp(UnaryOp):
+    name = "array.log1p"
+    __slots__ = ()
+class CbrtOp(UnaryOp):
+    name = "array.cbrt"
+    __slots__ = ()
+class SinhOp(UnaryOp):
+    name = "array.sinh"
+    __slots__ = ()
+class CoshOp(UnaryOp):
+    name = "array.cosh"
+    __slots__ = ()
+class ArcsinOp(UnaryOp):
+    name = "array.arcsin"
+    __slots__ = ()
+class ArccosOp(UnaryOp):
+    name = "array.arccos"
+    __slots__ = ()
+class ArctanOp(UnaryOp):
+    name = "array.arctan"
+    __slots__ = ()
+class ArcsinhOp(UnaryOp):
+    name = "array.arcsinh"
+    __slots__ = ()
+class ArccoshOp(UnaryOp):
+    name = "array.arccosh"
+    __slots__ = ()
+class ArctanhOp(UnaryOp):
+    name = "array.arctanh"
+    __slots__ = ()
+class IsnanOp(UnaryOp):
+    name = "array.isnan"
+    __slots__ = ()
+class IsinfOp(UnaryOp):
+    name = "array.isinf"
+    __slots__ = ()
+class IsfiniteOp(UnaryOp):
+    name = "array.isfinite"
+    __slots__ = ()
+class RealOp(UnaryOp):
+    name = "array.real"
+    __slots__ = ()
+class ImagOp(UnaryOp):
+    name = "array.imag"
+    __slots__ = ()
+class ConjOp(UnaryOp):
+    name = "array.conj"
+    __slots__ = ()
+class ReciprocalOp(UnaryOp):
+    name = "array.reciprocal"
+    __slots__ = ()
+class PopcountOp(UnaryOp):
+    name = "array.popcount"
+    __slots__ = ()
 
 
-UNARY_OPS = {k: _define(UnaryOp, k) for k in UNARY}
-BINARY_OPS = {k: _define(BinaryOp, k, k in COMMUTATIVE_BINARY) for k in BINARY}
-COMPARE_OPS = {k: _define(CompareOp, k, k in ("eq", "ne")) for k in COMPARE}
+class AddOp(BinaryOp, commutative=True):
+    name = "array.add"
+    __slots__ = ()
+class SubOp(BinaryOp):
+    name = "array.sub"
+    __slots__ = ()
+class MulOp(BinaryOp, commutative=True):
+    name = "array.mul"
+    __slots__ = ()
+class DivOp(BinaryOp):
+    name = "array.div"
+    __slots__ = ()
+class FloordivOp(BinaryOp):
+    name = "array.floordiv"
+    __slots__ = ()
+class RemOp(BinaryOp):
+    name = "array.rem"
+    __slots__ = ()
+class PowOp(BinaryOp):
+    name = "array.pow"
+    __slots__ = ()
+# max/min are not commutative: which of -0.0 and 0.0 a float maximum returns depends on the
+# operands' order.
+class MaxOp(BinaryOp):
+    name = "array.max"
+    __slots__ = ()
+class MinOp(BinaryOp):
+    name = "array.min"
+    __slots__ = ()
+class AndOp(BinaryOp, commutative=True):
+    name = "array.and"
+    __slots__ = ()
+class OrOp(BinaryOp, commutative=True):
+    name = "array.or"
+    __slots__ = ()
+class XorOp(BinaryOp, commutative=True):
+    name = "array.xor"
+    __slots__ = ()
+class ShlOp(BinaryOp):
+    name = "array.shl"
+    __slots__ = ()
+class ShrOp(BinaryOp):
+    name = "array.shr"
+    __slots__ = ()
+class Arctan2Op(BinaryOp):
+    name = "array.arctan2"
+    __slots__ = ()
+class HypotOp(BinaryOp):
+    name = "array.hypot"
+    __slots__ = ()
+class LogaddexpOp(BinaryOp):
+    name = "array.logaddexp"
+    __slots__ = ()
+class Logaddexp2Op(BinaryOp):
+    name = "array.logaddexp2"
+    __slots__ = ()
+class HeavisideOp(BinaryOp):
+    name = "array.heaviside"
+    __slots__ = ()
+class FmodOp(BinaryOp):
+    name = "array.fmod"
+    __slots__ = ()
+class FmaxOp(BinaryOp):
+    name = "array.fmax"
+    __slots__ = ()
+class FminOp(BinaryOp):
+    name = "array.fmin"
+    __slots__ = ()
+class GcdOp(BinaryOp):
+    name = "array.gcd"
+    __slots__ = ()
+class LcmOp(BinaryOp):
+    name = "array.lcm"
+    __slots__ = ()
+
+
+class EqOp(CompareOp, commutative=True):
+    name = "array.eq"
+    __slots__ = ()
+class NeOp(CompareOp, commutative=True):
+    name = "array.ne"
+    __slots__ = ()
+class LtOp(CompareOp):
+    name = "array.lt"
+    __slots__ = ()
+class LeOp(CompareOp):
+    name = "array.le"
+    __slots__ = ()
+class GtOp(CompareOp):
+    name = "array.gt"
+    __slots__ = ()
+class GeOp(CompareOp):
+    name = "array.ge"
+    __slots__ = ()
+
+
+UNARY_OPS = {cls.kind: cls for cls in UnaryOp.__subclasses__()}
+BINARY_OPS = {cls.kind: cls for cls in BinaryOp.__subclasses__()}
+COMPARE_OPS = {cls.kind: cls for cls in CompareOp.__subclasses__()}
 
 
 class SelectOp(ArrayOp):

@@ -257,3 +257,12 @@ def test_ir_built_in_python_prints_and_parses_back():
         '"func.return"(%2) : (tensor<8xf32>) -> ()',
     ]))
     roundtrip(text)
+
+
+def test_every_elementwise_kind_has_its_op_class():
+    """The op classes are written out one by one; none of the NumPy meanings may lack one."""
+    assert set(array.UNARY_OPS) == set(array.UNARY)
+    assert set(array.BINARY_OPS) == set(array.BINARY)
+    assert set(array.COMPARE_OPS) == set(array.COMPARE)
+    for family in (array.UNARY_OPS, array.BINARY_OPS, array.COMPARE_OPS):
+        assert all(cls.name == f"array.{kind}" for kind, cls in family.items())
