@@ -6,7 +6,7 @@ Hypothesis profiles (pick one with ``--hypothesis-profile NAME``; ``ci`` is the 
   reproduces every time instead of flickering. Every test keeps the example count it asks for.
 - ``thorough``: random draws (``--hypothesis-seed N`` replays one run) and every test's example
   count multiplied by ``THOROUGH_SCALE`` (tests ask through ``tests.budget.examples``). For a local
-  hunt: ``python -m pytest --hypothesis-profile thorough --hypothesis-seed 1 -m "not long"``.
+  hunt: ``python -m pytest --hypothesis-profile thorough --hypothesis-seed 1``.
 
 Markers: ``long`` marks the long random-program runs; they are deselected unless ``--run-long``
 is given (CI runs a short slice of the same generator without the marker).

@@ -36,6 +36,14 @@ def parse(text: str) -> Operation:
     return op
 
 
+def parse_module(text: str) -> Operation:
+    """A ``builtin.module``, or bare top-level ops (``func.func``) wrapped in one, as mlir-opt
+    reads a file. Line numbers in errors stay those of ``text``."""
+    if not re.sub(r"(\s|//[^\n]*)*", "", text, count=1).startswith('"builtin.module"'):
+        text = '"builtin.module"() ({' + text + "\n}) : () -> ()"
+    return parse(text)
+
+
 def parse_type(text: str) -> Type:
     parser = _Parser(text)
     t = parser.type()

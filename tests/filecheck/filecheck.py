@@ -111,9 +111,7 @@ def run_case(case: Case) -> None:
 
 def run_pipeline(text: str, pipeline: str) -> str:
     """``text`` parsed (bare functions wrapped in a module), run through ``pipeline``, printed."""
-    if not re.sub(r"(\s|//[^\n]*)*", "", text, count=1).startswith('"builtin.module"'):
-        text = '"builtin.module"() ({' + text + "\n}) : () -> ()"
-    module = ir.parse(text)
+    module = ir.parse_module(text)
     passes.PassManager(pipeline, verify_each=True).run(module)
     return ir.print_op(module)
 
