@@ -5,41 +5,28 @@ into NumPy's ``IndexError``."""
 
 from __future__ import annotations
 
-import itertools
-
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
-from jitcore.codegen.loops import contiguous_strides, emit_nest
+from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.llvm_types import I64, constant, memory_type
+from jitcore.codegen.loops import element_pointer, emit_nest, extents
 from jitcore.ir.dialects.gather import GatherOp
 
-_names = itertools.count()
 
-
-def emit_gather(module: ll.Module, op: GatherOp, strided: list[bool]) -> ll.Function:
-    """``void gather_N(x, indices, out, status, [x strides], [indices strides])``."""
+def emit_gather(module: ll.Module, name: str, op: GatherOp, strided: list[bool]) -> ll.Function:
+    """``void name(x, indices, out, status, [x strides], [indices strides])``."""
     x, indices = op.operands
     out = op.result
-    ranks = [x.type.rank, indices.type.rank]
-    params = [PTR] * 4 + [I64] * sum(r for r, s in zip(ranks, strided) if s)
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), f"gather_{next(_names)}")
-    fn.linkage = "internal"
+    fn, operands, (status,) = kernel_function(module, name, [x, indices, out], strided,
+                                              extra_pointers=1, noalias=False)
     b = ll.IRBuilder(fn.append_basic_block("entry"))
-    x_ptr, idx_ptr, out_ptr, status = fn.args[:4]
-    rest = iter(fn.args[4:])
-    strides = []
-    for value, is_strided in zip((x, indices, out), [*strided, False]):
-        shape = value.type.shape
-        strides.append([next(rest) for _ in shape] if is_strided else
-                       [ll.Constant(I64, s) for s in contiguous_strides(shape)])
+    x_ptr, idx_ptr, out_ptr = (o.pointer for o in operands)
+    strides = [o.strides for o in operands]
     axis, n = op.axis, x.type.shape[op.axis]
     elem = memory_type(x.type.element)
 
     def address(base, ivs, stride_list, etype):
-        offset = ll.Constant(I64, 0)
-        for iv, stride in zip(ivs, stride_list):
-            offset = b.add(offset, b.mul(iv, stride))
-        return b.gep(base, [offset], inbounds=True, source_etype=etype)
+        return element_pointer(b, base, ivs, stride_list, etype)
 
     def check(i):
         """(out of bounds?, i wrapped into [0, n)); an index out of bounds is recorded."""
@@ -67,9 +54,9 @@ def emit_gather(module: ll.Module, op: GatherOp, strided: list[bool]) -> ll.Func
 
     if out.type.size == 0 and indices.type.size:
         # No element to gather (another dim of x is 0), but NumPy checks every index all the same.
-        emit_nest(b, indices.type.shape, lambda ivs: check(
+        emit_nest(b, extents(indices.type.shape), lambda ivs: check(
             b.load(address(idx_ptr, ivs, strides[1], I64), typ=I64)))
     else:
-        emit_nest(b, out.type.shape, body)
+        emit_nest(b, extents(out.type.shape), body)
     b.ret_void()
     return fn

@@ -11,39 +11,26 @@ combine each update with the element in turn, as ``np.ufunc.at`` does (``combine
 
 from __future__ import annotations
 
-import itertools
-
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I64, PTR, memory_type
-from jitcore.codegen.loops import contiguous_strides, emit_nest
+from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.llvm_types import I64, memory_type
+from jitcore.codegen.loops import element_pointer, emit_nest, extents
 from jitcore.ir.core import Operation
-
-_names = itertools.count()
 
 
 class _Emitter:
-    def __init__(self, module: ll.Module, op: Operation, strided: list[bool], prefix: str):
+    def __init__(self, module: ll.Module, name: str, op: Operation, strided: list[bool]):
         shaped = [*op.operands, op.result]
-        flags = [*strided, False]
-        params = [PTR] * (len(shaped) + 1) + [I64] * sum(v.type.rank for v, s in zip(shaped, flags) if s)
-        self.fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), f"{prefix}_{next(_names)}")
-        self.fn.linkage = "internal"
+        self.fn, operands, (self.status,) = kernel_function(module, name, shaped, strided,
+                                                            extra_pointers=1, noalias=False)
         self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
-        self.pointers = list(self.fn.args[: len(shaped)])
-        self.status = self.fn.args[len(shaped)]
-        rest = iter(self.fn.args[len(shaped) + 1:])
-        self.strides = [[next(rest) for _ in v.type.shape] if s else
-                        [ll.Constant(I64, s) for s in contiguous_strides(v.type.shape)]
-                        for v, s in zip(shaped, flags)]
+        self.pointers = [o.pointer for o in operands]
+        self.strides = [o.strides for o in operands]
         self.shapes = [v.type.shape for v in shaped]
 
     def address(self, k: int, ivs, etype):
-        b = self.b
-        offset = ll.Constant(I64, 0)
-        for iv, stride in zip(ivs, self.strides[k]):
-            offset = b.add(offset, b.mul(iv, stride))
-        return b.gep(self.pointers[k], [offset], inbounds=True, source_etype=etype)
+        return element_pointer(self.b, self.pointers[k], ivs, self.strides[k], etype)
 
     def status_word(self, slot: int):
         return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
@@ -74,7 +61,7 @@ class _Emitter:
                     for slot, v in enumerate((1, i, axis, n)):
                         b.store(v if not isinstance(v, int) else ll.Constant(I64, v), self.status_word(slot))
 
-            emit_nest(b, self.shapes[k], body)
+            emit_nest(b, extents(self.shapes[k]), body)
 
     def when_clear(self, emit) -> None:
         b = self.b
@@ -93,9 +80,9 @@ class _Emitter:
         return [wrapped[a] if a in wrapped else next(rest) for a in range(len(x_shape))]
 
 
-def emit_gather_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
-    """``void gather_nd_N(x, idx..., out, status, [strides of strided operands])``."""
-    e = _Emitter(module, op, strided, "gather_nd")
+def emit_gather_nd(module: ll.Module, name: str, op, strided: list[bool]) -> ll.Function:
+    """``void name(x, idx..., out, status, [strides of strided operands])``."""
+    e = _Emitter(module, name, op, strided)
     x = op.operands[0]
     elem = memory_type(x.type.element)
     out = len(op.operands)
@@ -107,21 +94,21 @@ def emit_gather_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
         value = e.b.load(e.address(0, at, elem), typ=elem)
         e.b.store(value, e.address(out, ivs, elem))
 
-    e.when_clear(lambda: emit_nest(e.b, op.result.type.shape, body))
+    e.when_clear(lambda: emit_nest(e.b, extents(op.result.type.shape), body))
     e.b.ret_void()
     return e.fn
 
 
-def emit_scatter_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
-    """``void scatter_nd_N(x, updates, idx..., out, status, [strides of strided operands])``."""
-    e = _Emitter(module, op, strided, "scatter_nd")
+def emit_scatter_nd(module: ll.Module, name: str, op, strided: list[bool]) -> ll.Function:
+    """``void name(x, updates, idx..., out, status, [strides of strided operands])``."""
+    e = _Emitter(module, name, op, strided)
     x, updates = op.operands[:2]
     element = x.type.element
     elem = memory_type(element)
     out = len(op.operands)
     b_rank = op.operands[2].type.rank
     b = e.b
-    emit_nest(b, x.type.shape, lambda ivs: b.store(b.load(e.address(0, ivs, elem), typ=elem),
+    emit_nest(b, extents(x.type.shape), lambda ivs: b.store(b.load(e.address(0, ivs, elem), typ=elem),
                                                     e.address(out, ivs, elem)))
     e.check(2, op.axes, x.type.shape)
 
@@ -133,7 +120,7 @@ def emit_scatter_nd(module: ll.Module, op, strided: list[bool]) -> ll.Function:
             value = combine(b, op.mode, element, b.load(target, typ=elem), value)
         b.store(value, target)
 
-    e.when_clear(lambda: emit_nest(b, updates.type.shape, body))
+    e.when_clear(lambda: emit_nest(b, extents(updates.type.shape), body))
     b.ret_void()
     return e.fn
 

@@ -23,6 +23,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from jitcore import compiler, ir, pytree
+from jitcore.codegen.backend import backend_for
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
@@ -302,7 +303,8 @@ class Lowered:
         if stage == "llvm-opt":
             return self.plan().optimized_llvm_ir
         if stage == "asm":
-            return self.plan().assembly
+            plan = self.plan()
+            return backend_for(plan.target).assembly(plan)
         raise ValueError(f"unknown stage {stage!r}; stages are {', '.join(compiler.STAGES)}")
 
 

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitcore import ir, passes, pytree
-from jitcore.codegen.cpu import CompiledFunction, lower_function
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
@@ -31,6 +32,10 @@ class CompileOptions:
     pipeline: str = DEFAULT_PIPELINE
     verify_each: bool = True
     fastmath: bool = False
+    target: str = "cpu"  # a backend of codegen.backend: "cpu"
+
+    def __post_init__(self):
+        backend_for(self.target)  # an unknown target fails here, naming the known ones
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,9 @@ def optimize(module: ModuleOp, options: CompileOptions, *,
 
 
 def lower(module: ModuleOp, specs: list[ArgSpec], options: CompileOptions | None = None) -> CompiledFunction:
-    """LLVM IR for the module's function and its calling convention (compiled on demand)."""
+    """The module's function compiled by the options' target: a plan (its calling convention,
+    launches and code, as data) that ``dispatch.Executable`` loads and calls."""
+    options = options or CompileOptions()
     (func,) = module.functions()
-    fastmath = options is not None and options.fastmath
-    return lower_function(func, tuple(s.contiguous for s in specs), ARRAY_HEADER, fastmath)
+    lowering = LowerOptions(header=ARRAY_HEADER, fastmath=options.fastmath)
+    return backend_for(options.target).lower(func, tuple(s.contiguous for s in specs), lowering)

@@ -15,7 +15,8 @@ import ctypes
 import numpy as np
 
 from jitcore import pytree
-from jitcore.codegen.cpu import ArrayHeader, CompiledFunction
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
@@ -85,11 +86,10 @@ class Executable:
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
                  arguments: tuple[int, ...] = ()):
-        plan.compile()
         self.plan = plan
         self.out_tree = out_tree
         self.mutated = mutated  # arguments written in place; their values follow the outputs
-        self._fn = _ENTRY(plan.address)
+        self._fn = _ENTRY(backend_for(plan.target).load(plan))
         header = plan.header is not None
         self._constants = [id(c) if header else c.ctypes.data for c in plan.constants]
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]

@@ -23,7 +23,8 @@ import numpy as np
 import pytest
 
 from jitcore import ir, pytree
-from jitcore.codegen.cpu import lower_function
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.ir.attributes import numpy_dtype
 from tests.layouts import LAYOUTS, relayout
@@ -36,7 +37,7 @@ def _cpu_executable(text: str, contiguous: tuple[bool, ...], header) -> Executab
     module = ir.parse(text)
     ir.verify(module)
     (func,) = module.functions()
-    plan = lower_function(func, contiguous, header)
+    plan = backend_for("cpu").lower(func, contiguous, LowerOptions(header=header))
     results = len(func.attributes["function_type"].results)
     return Executable(plan, pytree.flatten(tuple(range(results)))[1])
 

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from llvmlite import ir
 
-from jitcore.codegen import mathlib, target
+from jitcore.codegen import mathlib
+from jitcore.codegen.cpu import target
 
 # Max ULP distance allowed. f32: from the correctly rounded result (NumPy in f64, rounded);
 # f64: from NumPy's own f64 result.

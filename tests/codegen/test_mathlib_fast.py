@@ -8,7 +8,8 @@ import pytest
 from llvmlite import ir
 from test_mathlib import DTYPES, TRIG_LIMIT, build_loop, reference, specials, sweep, ulp_distance
 
-from jitcore.codegen import mathlib, target
+from jitcore.codegen import mathlib
+from jitcore.codegen.cpu import target
 
 # The table in codegen/mathlib.py's docstring (keep the two in step).
 FAST_ULP_BOUND = {

@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 import jitcore
-from jitcore.codegen.cpu import CodegenError
+from jitcore.codegen.errors import CodegenError
 from jitcore.compiler import DEFAULT_PIPELINE
 from jitcore.ir.errors import IRError
 from jitcore.passes import PassFailure

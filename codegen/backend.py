@@ -1,0 +1,53 @@
+"""What a target is to the rest of jitcore: a backend that lowers a function to a plan and
+loads a plan into the process.
+
+A backend is an object with:
+
+- ``name``: the target's name, as ``CompileOptions.target`` spells it;
+- ``lower(func, specs, options) -> CompiledFunction``: an optimised ``func.func`` to a plan
+  (plain data, ``codegen/plan.py``) holding the target's code; ``specs`` holds, per argument,
+  whether it is C-contiguous (a strided one passes its strides);
+- ``magic() -> tuple[str, str, str]``: what the code depends on besides the IR (for the CPU:
+  triple, CPU name, features), part of any key that stores code across processes;
+- ``load(plan) -> int``: the address of the plan's entry point in this process, loading its
+  code the first time;
+- ``assembly(plan) -> str``: the plan's machine code as text (the "asm" stage).
+
+Targets are peers under ``codegen/`` (``codegen/cpu/`` today); ``backend_for`` finds one by
+name.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from jitcore.codegen.cpu import CpuBackend
+from jitcore.codegen.plan import CompiledFunction, LowerOptions
+from jitcore.ir.core import Operation
+from jitcore.ir.errors import JitcoreError
+
+
+class Backend(Protocol):
+    name: str
+
+    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction: ...
+
+    def magic(self) -> tuple[str, str, str]: ...
+
+    def load(self, plan: CompiledFunction) -> int: ...
+
+    def assembly(self, plan: CompiledFunction) -> str: ...
+
+
+_BACKENDS: dict[str, Backend] = {backend.name: backend for backend in (CpuBackend(),)}
+TARGETS = tuple(sorted(_BACKENDS))
+
+
+def backend_for(target: str) -> Backend:
+    """The backend of ``target``; a JitcoreError naming the known targets if there is none."""
+    try:
+        return _BACKENDS[target]
+    except KeyError:
+        raise JitcoreError(
+            f"unknown compilation target {target!r}; the targets are {', '.join(TARGETS)}"
+        ) from None

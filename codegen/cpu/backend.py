@@ -1,0 +1,86 @@
+"""The CPU backend: a function to a plan whose entry point and kernels are one LLVM module,
+optimised and emitted as host object code; loading it adds that code to MCJIT once.
+
+Symbols come from the code, not from a counter: the entry point is ``jit_<name>_<hash>``, where
+the hash is of the LLVM IR emitted for it (a function of the optimised IR, the argument layouts
+and the options), and launch ``i`` runs ``<entry>_k<i>``. The same function compiled in any
+order, in any process, gets the same names; two functions that get one name have the same code,
+so a second load of a name reuses the first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu import target
+from jitcore.codegen.cpu.schedule import emit_kernel
+from jitcore.codegen.gather import emit_gather
+from jitcore.codegen.gather_nd import emit_gather_nd, emit_scatter_nd
+from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
+from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
+from jitcore.ir.core import Operation
+from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects.gather import GatherNdOp, GatherOp
+from jitcore.ir.errors import JitcoreError
+
+_UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
+
+
+class CpuBackend:
+    name = "cpu"
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._loaded: dict[str, tuple[str, int]] = {}  # symbol -> (its LLVM IR, address)
+
+    def magic(self) -> tuple[str, str, str]:
+        return target.magic()
+
+    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
+        draft = f"jit_{func.sym_name}_{_UNHASHED}"
+        plan, ops = plan_function(func, self.name, draft, specs, options.header)
+        module = ll.Module(name=draft)
+        entry = declare_entry(module, draft)
+        kernels = [self._kernel(module, plan, launch, op, options.fastmath)
+                   for launch, op in zip(plan.launches, ops)]
+        emit_entry(entry, plan, arg_types(func), kernels)
+        text = str(module)
+        symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
+        plan.symbol = symbol
+        plan.launches = [Launch(launch.kernel.replace(draft, symbol), launch.operands, launch.parallel_extent)
+                         for launch in plan.launches]
+        plan.llvm_ir = text.replace(draft, symbol)
+        optimized, plan.object_code = target.compile_ir(plan.llvm_ir)
+        if optimized.get_function(symbol) is None:
+            raise JitcoreError(f"internal error: compiled module has no function {symbol!r}")
+        plan.optimized_llvm_ir = str(optimized)
+        return plan
+
+    @staticmethod
+    def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
+                fastmath: bool) -> ll.Function:
+        strided = strided_operands(plan, launch)
+        if isinstance(op, kernel.GenericOp):
+            return emit_kernel(module, launch.kernel, op, strided, fastmath)
+        emit = emit_gather if isinstance(op, GatherOp) else (
+            emit_gather_nd if isinstance(op, GatherNdOp) else emit_scatter_nd)
+        return emit(module, launch.kernel, op, strided)
+
+    def load(self, plan: CompiledFunction) -> int:
+        """The entry point's address; the plan's code is added to the engine once per symbol."""
+        with self._lock:
+            loaded = self._loaded.get(plan.symbol)
+            if loaded is None:
+                address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]
+                loaded = self._loaded[plan.symbol] = (plan.llvm_ir, address)
+            elif loaded[0] != plan.llvm_ir:
+                raise JitcoreError(
+                    f"internal error: two different compiled functions are both named {plan.symbol!r}"
+                )
+            return loaded[1]
+
+    def assembly(self, plan: CompiledFunction) -> str:
+        return target.assembly(plan.optimized_llvm_ir)

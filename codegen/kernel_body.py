@@ -1,0 +1,133 @@
+"""The body of a ``kernel.generic`` at one point of its iteration space, for any target.
+
+``KernelBody`` emits, at the builder's position, the loads of the operands through their
+indexing maps, the scalar ops, and the stores of the results. It takes the induction variables
+as LLVM values and knows nothing of how they are produced (a CPU loop nest, a blocked
+reduction, GPU thread ids): that is the target's schedule. ``kernel_function`` declares the
+function a kernel becomes, and ``Operand`` is how the body sees one of its arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from llvmlite import ir as ll
+
+from jitcore.codegen import scalar
+from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
+from jitcore.codegen.loops import contiguous_strides, element_pointer, extents, static_value
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.core import Value
+from jitcore.ir.dialects import kernel
+
+
+@dataclass
+class Operand:
+    """One array of a kernel: its data pointer, element strides and extents (LLVM values)."""
+
+    pointer: ll.Value
+    strides: list[ll.Value]
+    shape: list[ll.Value]
+
+
+def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: list[bool],
+                    extra_pointers: int = 0, noalias: bool = True) -> tuple[ll.Function, list[Operand], list]:
+    """``void name(ptr operand..., ptr extra..., i64 strides of strided operands...)``, internal:
+    the kernel ABI. A contiguous operand's strides are constants, so its inner loop has unit
+    stride; a strided operand's are parameters. With ``noalias`` the operand pointers promise not
+    to overlap, so LLVM's vectorizer needs no run-time alias checks."""
+    n = len(shaped) + extra_pointers
+    params = [PTR] * n + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
+    fn.linkage = "internal"
+    if noalias:
+        for a in fn.args[: len(shaped)]:
+            a.add_attribute("noalias")
+    rest = iter(fn.args[n:])
+    operands = []
+    for v, pointer, s in zip(shaped, fn.args, strided):
+        strides = ([next(rest) for _ in range(v.type.rank)] if s else
+                   [ll.Constant(I64, x) for x in contiguous_strides(v.type.shape)])
+        operands.append(Operand(pointer, strides, extents(v.type.shape)))
+    return fn, operands, list(fn.args[len(shaped): n])
+
+
+class KernelBody:
+    """Loads, scalar ops and stores of one ``kernel.generic``; ``maps`` and ``operands`` may be
+    a schedule's rewrite of the op's own (a flattened nest reads every operand at one index)."""
+
+    def __init__(self, b: ll.IRBuilder, op: kernel.GenericOp, operands: list[Operand],
+                 maps: list[AffineMap], precision: scalar.Precision):
+        self.b = b
+        self.op = op
+        self.operands = operands
+        self.maps = maps
+        self.precision = precision  # a schedule may swap it between two emissions of the body
+
+    def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
+        """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
+        (clamped into its bounds for a ``clamped`` input)."""
+        b = self.b
+        operand = self.operands[index]
+        clamped = index in self.op.clamped
+        positions = []
+        for axis, e in enumerate(self.maps[index].exprs):
+            position: ll.Value = ll.Constant(I64, e.offset)
+            if e.dim is not None:
+                scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
+                position = scaled if e.offset == 0 else b.add(scaled, position)
+            if clamped:
+                size = static_value(operand.shape[axis])
+                last = (ll.Constant(I64, size - 1) if size is not None
+                        else b.sub(operand.shape[axis], ll.Constant(I64, 1)))
+                position = b.select(b.icmp_signed(">", position, last), last, position)
+                zero = ll.Constant(I64, 0)
+                position = b.select(b.icmp_signed("<", position, zero), zero, position)
+            positions.append(position)
+        return element_pointer(b, operand.pointer, positions, operand.strides, elem)
+
+    def load(self, index: int, ivs, value: Value) -> ll.Value:
+        t = value.type.element
+        if index in self.op.clamped and 0 in value.type.shape:
+            return constant(t, 0)  # nothing to read; the body selects elsewhere
+        loaded = self.b.load(self.element_pointer(index, ivs, memory_type(t)), typ=memory_type(t))
+        if t.is_bool:
+            return self.b.icmp_unsigned("!=", loaded, ll.Constant(loaded.type, 0))
+        return loaded
+
+    def store(self, index: int, ivs, value: Value, x: ll.Value) -> None:
+        t = value.type.element
+        if t.is_bool:
+            x = self.b.zext(x, memory_type(t))
+        self.b.store(x, self.element_pointer(index, ivs, memory_type(t)))
+
+    def load_results(self, ivs) -> list[ll.Value]:
+        """The results at ``ivs``: a reduction's running accumulators, kept in its results."""
+        n_in = len(self.op.operands)
+        return [self.load(n_in + k, ivs, r) for k, r in enumerate(self.op.results)]
+
+    def evaluate(self, ivs, accumulators: Callable[[], list] | None = None) -> list[ll.Value]:
+        """The values the body yields at ``ivs``. A kernel with accumulators gets them from
+        ``accumulators()``, called once the inputs are loaded."""
+        op = self.op
+        n_in = len(op.operands)
+        values: dict[int, ll.Value] = {}
+        args = op.body.args
+        for i, v in enumerate(op.operands):
+            values[id(args[i])] = self.load(i, ivs, v)
+        if accumulators is not None:
+            for k, acc in enumerate(accumulators()):
+                values[id(args[n_in + k])] = acc
+        for inner in op.body.ops[:-1]:
+            if isinstance(inner, kernel.IndexOp):
+                values[id(inner.result)] = ivs[inner.dim]
+                continue
+            operands = [values[id(v)] for v in inner.operands]
+            values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
+        return [values[id(y)] for y in op.body.terminator.operands]
+
+    def store_results(self, ivs, yielded: list[ll.Value]) -> None:
+        n_in = len(self.op.operands)
+        for k, (r, y) in enumerate(zip(self.op.results, yielded)):
+            self.store(n_in + k, ivs, r, y)

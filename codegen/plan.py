@@ -1,0 +1,76 @@
+"""What a compiled function is, as plain data: its calling convention, its launches, its code.
+
+A ``CompiledFunction`` holds no live handle (no LLVM module, no engine, no address): its object
+code is bytes, and everything else is numbers, strings, dtypes and NumPy arrays, so it pickles
+and compares as data. Loading it into a process is the backend's business
+(``codegen.backend.Backend.load``), and returns the entry point's address.
+
+The entry point takes one descriptor array: one slot per argument, then one per buffer the
+caller allocates (one per kernel result), then the status words when ``has_status``, then one
+per constant. With an ``ArrayHeader`` a slot holds the address of the array's header, from
+which the code reads the data pointer and byte strides itself (the caller then needs no
+per-array work beyond ``id()``); without one, a slot holds the data pointer, and a strided
+argument's element strides follow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Storage:
+    """Where a tensor lives: an argument, a caller-allocated buffer, a constant, or the status
+    words of indexed ops (flag, index, axis, size)."""
+
+    kind: str  # "input", "buffer", "constant", "status"
+    index: int
+
+
+@dataclass(frozen=True)
+class ArrayHeader:
+    """Where an array header keeps its data pointer and its pointer to byte strides."""
+
+    data_offset: int
+    strides_offset: int
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel run by the entry point, in order: its symbol, the storage of each operand
+    (inputs then results, then the status words for an indexed op), and the extents of its
+    parallel iteration space (where a threaded or GPU runtime may split it)."""
+
+    kernel: str
+    operands: tuple[Storage, ...]
+    parallel_extent: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LowerOptions:
+    """What a backend needs besides the function: the caller's array-header layout (None: the
+    portable descriptor) and fast math."""
+
+    header: ArrayHeader | None = None
+    fastmath: bool = False
+
+
+@dataclass
+class CompiledFunction:
+    """A compiled entry point, the calling convention of its descriptor array, and its code."""
+
+    target: str  # the backend that made it and can load it (codegen.backend.backend_for)
+    symbol: str
+    arg_strided: tuple[bool, ...]  # argument passes its strides (else: C-contiguous)
+    arg_needs_contiguous: tuple[bool, ...]  # the caller must pass a C-contiguous array
+    header: ArrayHeader | None = None  # slots hold header addresses (else data pointers)
+    has_status: bool = False  # one more buffer slot: error status words (see codegen/gather.py)
+    buffers: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
+    constants: list[np.ndarray] = field(default_factory=list)
+    outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
+    launches: list[Launch] = field(default_factory=list)
+    llvm_ir: str = ""  # as emitted (the "llvm" stage)
+    optimized_llvm_ir: str = ""  # after the target's pipeline (the "llvm-opt" stage)
+    object_code: bytes = b""  # what the backend loads

@@ -1,0 +1,134 @@
+"""The backend seam: plans are data, symbols come from the code, targets are found by name."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import jitcore
+import jitcore.numpy as jnp
+from jitcore import compiler, ir, pytree
+from jitcore.codegen.backend import TARGETS, backend_for
+from jitcore.codegen.plan import CompiledFunction, LowerOptions
+from jitcore.dispatch import ARRAY_HEADER, Executable
+from jitcore.errors import JitcoreError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+
+def f_sum(x, y):
+    return jnp.tanh(x + y)
+
+
+def f_difference(x, y):
+    return jnp.tanh(x - y)
+
+
+f_sum.__name__ = f_difference.__name__ = "f"  # one name, two functions
+_ARGS = (np.zeros(64, np.float32), np.zeros(64, np.float32))
+SUM_TANH = ir.print_op(jitcore.make_ir(f_sum)(*_ARGS))
+DIFFERENCE = ir.print_op(jitcore.make_ir(f_difference)(*_ARGS))
+
+
+def lower(text: str, contiguous=(True, True)) -> CompiledFunction:
+    module = compiler.optimize(ir.parse_module(text), compiler.CompileOptions())
+    (func,) = module.functions()
+    return backend_for("cpu").lower(func, contiguous, LowerOptions(header=ARRAY_HEADER))
+
+
+def run(plan: CompiledFunction, *arrays):
+    (result,) = Executable(plan, pytree.flatten((0,))[1])(list(arrays))
+    return result
+
+
+def test_same_ir_gets_the_same_symbols_in_any_order():
+    first = [lower(SUM_TANH), lower(DIFFERENCE)]
+    second = [lower(DIFFERENCE), lower(SUM_TANH)][::-1]
+    for a, b in zip(first, second):
+        assert a.symbol == b.symbol and a.llvm_ir == b.llvm_ir
+        assert [launch.kernel for launch in a.launches] == [launch.kernel for launch in b.launches]
+    assert first[0].symbol != first[1].symbol  # one name, two functions: two symbols
+    assert first[0].symbol.startswith("jit_f_")
+    assert all(launch.kernel.startswith(first[0].symbol + "_k") for launch in first[0].launches)
+    assert "_0000000000000000" not in first[0].llvm_ir + first[0].optimized_llvm_ir
+
+
+def test_functions_of_one_name_run_side_by_side():
+    x, y = np.linspace(-2, 2, 64, dtype=np.float32), np.full(64, 0.5, np.float32)
+    add, sub = lower(SUM_TANH), lower(DIFFERENCE)
+    np.testing.assert_allclose(run(add, x, y), np.tanh(x + y), rtol=1e-6)
+    np.testing.assert_allclose(run(sub, x, y), np.tanh(x - y), rtol=1e-6)
+    again = lower(SUM_TANH)  # same code, same name: loaded once, reused
+    assert backend_for("cpu").load(again) == backend_for("cpu").load(add)
+
+
+def test_a_symbol_names_one_code():
+    plan = lower(SUM_TANH)
+    backend_for("cpu").load(plan)
+    forged = pickle.loads(pickle.dumps(plan))
+    forged.llvm_ir += "; something else\n"
+    with pytest.raises(JitcoreError, match="both named"):
+        backend_for("cpu").load(forged)
+
+
+def test_a_plan_is_data_that_pickles():
+    plan = lower(SUM_TANH, contiguous=(False, True))
+    copy = pickle.loads(pickle.dumps(plan))
+    assert copy == plan
+    assert isinstance(copy.object_code, bytes) and copy.object_code
+    x = np.linspace(-2, 2, 128, dtype=np.float32)[::2]  # strided: its strides are passed
+    y = np.full(64, 0.25, np.float32)
+    np.testing.assert_allclose(run(copy, x, y), np.tanh(x + y), rtol=1e-6)
+
+
+def test_a_pickled_plan_loads_and_runs_in_a_fresh_process(tmp_path):
+    x, y = np.linspace(-3, 3, 64, dtype=np.float32), np.full(64, 0.5, np.float32)
+    (tmp_path / "plan.pkl").write_bytes(pickle.dumps(lower(SUM_TANH)))
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", y)
+    script = f"""
+import pickle, sys
+import numpy as np
+from jitcore import pytree
+from jitcore.dispatch import Executable
+plan = pickle.loads(open({str(tmp_path / 'plan.pkl')!r}, 'rb').read())
+x, y = np.load({str(tmp_path / 'x.npy')!r}), np.load({str(tmp_path / 'y.npy')!r})
+(out,) = Executable(plan, pytree.flatten((0,))[1])([x, y])
+np.save({str(tmp_path / 'out.npy')!r}, out)
+assert "jitcore.passes" not in sys.modules  # nothing was compiled here: the plan was loaded
+"""
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, timeout=120)
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), np.tanh(x + y), rtol=1e-6)
+
+
+def test_an_unknown_target_is_a_clear_error():
+    with pytest.raises(JitcoreError, match=r"unknown compilation target 'nope'.*cpu"):
+        backend_for("nope")
+    with pytest.raises(JitcoreError, match="cpu"):
+        compiler.CompileOptions(target="nope")
+    assert "cpu" in TARGETS
+
+
+def test_magic_is_triple_cpu_and_features():
+    magic = backend_for("cpu").magic()
+    assert isinstance(magic, tuple) and len(magic) == 3
+    assert all(isinstance(part, str) and part for part in magic[:2])
+    assert isinstance(magic[2], str)
+
+
+def test_jit_compiles_through_the_backend():
+    @jitcore.jit
+    def f(x):
+        return jnp.tanh(x * 2 + 1)
+
+    x = np.linspace(-1, 1, 100)
+    np.testing.assert_allclose(f(x), np.tanh(x * 2 + 1), rtol=1e-12)
+    plan = f.lower(x).plan()
+    assert plan.target == "cpu" and plan.symbol.startswith("jit_f_")
+    assert plan.launches and all(launch.parallel_extent == (100,) for launch in plan.launches)
