@@ -19,8 +19,8 @@ Accuracy, measured against NumPy (see tests/codegen/test_mathlib.py): f32 within
 correctly rounded result, f64 within a few ULP of NumPy. sin/cos/tan are accurate for
 |x| <= trig_argument_limit(type): 2**17 for f32 (as NumPy's own f32 SIMD sin/cos, which switch
 to scalar code past 71476), 2**43 for f64; beyond that they return NaN. The code generator checks
-for such arguments and recomputes those kernels exactly (see codegen/cpu.py), so users never see
-that NaN.
+for such arguments and recomputes those kernels exactly (see codegen/cpu/schedule.py), so users
+never see that NaN.
 
 fast=True (``emit_unary(builder, name, x, fast=True)``, for ``jc.jit(f, fastmath=True)``) emits a
 cheaper variant of exp, log, tanh, sin and cos: shorter polynomials (_EXP_FAST, _LOG_FAST,

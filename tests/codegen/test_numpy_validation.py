@@ -7,7 +7,7 @@ ULP (NaN matches NaN; zeros must agree in sign).
 
 sin/cos/tan rows beyond mathlib.TRIG_ARGUMENT_LIMITS[dtype] (2**17 for f32, 2**43 for f64) are out of
 the library's documented range: it must return NaN there (the code generator detects that and
-reruns the kernel with libm, see codegen/cpu.py), and that is what is checked for them.
+reruns the kernel with libm, see codegen/cpu/schedule.py), and that is what is checked for them.
 
 ``python -m tests.codegen.test_numpy_validation`` (from the repository root) prints rows, max ULP
 and failures per function.

@@ -372,7 +372,7 @@ def test_a_sum_over_no_axes_adds_zero_as_numpy():
 
 
 def test_complex_sums_run_in_partial_accumulators():
-    # Like float sums (codegen/cpu.py _blocked_reduction): the loop-carried complex add would
+    # Like float sums (codegen/cpu/schedule.py _blocked_reduction): the loop-carried complex add would
     # otherwise run one element at a time; the parts are summed in lanes, pairwise at the end.
     z = (np.arange(1000) * (0.5 - 0.25j)).astype(np.complex64)
     f = jc.jit(lambda z: z.sum())
