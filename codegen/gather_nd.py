@@ -1,73 +1,36 @@
 """``array.gather_nd`` and ``array.scatter_nd`` as LLVM functions.
 
-Both first check every index array, in operand order and each in C order, as NumPy does: an
-index outside ``[-n, n)`` is recorded in the status words (flag, index, axis, size) unless an
-earlier error already is, and the caller turns the first one into NumPy's ``IndexError``. The
-loops that read or write ``x`` run only while the status is clear, so no index out of range is
-ever used. Negative indices count from the end. A scatter copies ``x`` to the result, then
-walks the updates in C order: with "set" the last write to an element wins; the other modes
-combine each update with the element in turn, as ``np.ufunc.at`` does (``combine``).
+Both first check every index array, in operand order and each in C order, as NumPy does
+(``codegen/indexed.py`` records the first index out of range in the status words). The loops
+that read or write ``x`` run only while the status is clear, so no index out of range is ever
+used. A scatter copies ``x`` to the result, then walks the updates in C order: with "set" the
+last write to an element wins; the other modes combine each update with the element in turn, as
+``np.ufunc.at`` does (``combine``).
 """
 
 from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.indexed import IndexedEmitter
 from jitcore.codegen.llvm_types import I64, memory_type
-from jitcore.codegen.loops import element_pointer, emit_nest, extents
-from jitcore.ir.core import Operation
+from jitcore.codegen.loops import emit_nest, extents
 
 
-class _Emitter:
-    def __init__(self, module: ll.Module, name: str, op: Operation, strided: list[bool]):
-        shaped = [*op.operands, op.result]
-        self.fn, operands, (self.status,) = kernel_function(module, name, shaped, strided,
-                                                            extra_pointers=1, noalias=False)
-        self.b = ll.IRBuilder(self.fn.append_basic_block("entry"))
-        self.pointers = [o.pointer for o in operands]
-        self.strides = [o.strides for o in operands]
-        self.shapes = [v.type.shape for v in shaped]
-
-    def address(self, k: int, ivs, etype):
-        return element_pointer(self.b, self.pointers[k], ivs, self.strides[k], etype)
-
-    def status_word(self, slot: int):
-        return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
-
+class _Emitter(IndexedEmitter):
     def load_index(self, k: int, b_ivs):
         """Index operand ``k`` at broadcast position ``b_ivs`` (size-1 dims read position 0)."""
         zero = ll.Constant(I64, 0)
         at = [zero if d == 1 else iv for d, iv in zip(self.shapes[k], b_ivs)]
         return self.b.load(self.address(k, at, I64), typ=I64)
 
-    def wrap(self, i, n: int):
-        """A negative index counts from the end."""
-        b = self.b
-        return b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, ll.Constant(I64, n)), i)
-
     def check(self, first_index: int, axes, x_shape) -> None:
         """Record the first index out of range, operand by operand, each in C order."""
         b = self.b
         for k, axis in enumerate(axes, start=first_index):
             n = x_shape[axis]
-
-            def body(ivs, k=k, axis=axis, n=n):
-                i = b.load(self.address(k, ivs, I64), typ=I64)
-                wrapped = self.wrap(i, n)
-                bad = b.icmp_unsigned(">=", wrapped, ll.Constant(I64, n))
-                first = b.icmp_signed("==", b.load(self.status_word(0), typ=I64), ll.Constant(I64, 0))
-                with b.if_then(b.and_(bad, first), likely=False):
-                    for slot, v in enumerate((1, i, axis, n)):
-                        b.store(v if not isinstance(v, int) else ll.Constant(I64, v), self.status_word(slot))
-
-            emit_nest(b, extents(self.shapes[k]), body)
-
-    def when_clear(self, emit) -> None:
-        b = self.b
-        clear = b.icmp_signed("==", b.load(self.status_word(0), typ=I64), ll.Constant(I64, 0))
-        with b.if_then(clear, likely=True):
-            emit()
+            emit_nest(b, extents(self.shapes[k]), lambda ivs, k=k, axis=axis, n=n: self.check_index(
+                b.load(self.address(k, ivs, I64), typ=I64), axis, n))
 
     def x_position(self, ivs, first_index: int, axes, x_shape, position: int, b_rank: int):
         """The element of ``x`` that position ``ivs`` of a gather result reads."""

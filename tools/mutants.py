@@ -123,7 +123,7 @@ MUTANTS = [
            "rest = self._minus(trip_count, 2)",
            "cumsum/cumprod stop one element early",
            ("tests/jitcore/test_argreduce_scan.py",)),
-    Mutant("negative-index-off-by-one", "codegen/gather.py",
+    Mutant("negative-index-off-by-one", "codegen/indexed.py",
            "b.add(i, ll.Constant(I64, n))", "b.add(i, ll.Constant(I64, n - 1))",
            "an index off by one: a negative array index wraps to i + n - 1",
            ("tests/jitcore/test_indexing.py",)),
