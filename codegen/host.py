@@ -68,9 +68,11 @@ def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tup
 
 
 def _parallel_extent(op: Operation) -> tuple[int, ...]:
+    """The extents of a kernel's parallel dims. An indexed op has none: it reports the first
+    bad index in C order, and a scatter applies its updates in order."""
     if isinstance(op, kernel.GenericOp):
         return tuple(d for d, it in zip(op.domain(), op.iterator_types) if it == kernel.PARALLEL)
-    return op.results[0].type.shape
+    return ()
 
 
 def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:

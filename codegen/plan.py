@@ -41,7 +41,7 @@ class ArrayHeader:
 class Launch:
     """One kernel run by the entry point, in order: its symbol, the storage of each operand
     (inputs then results, then the status words for an indexed op), and the extents of its
-    parallel iteration space (where a threaded or GPU runtime may split it)."""
+    parallel dims, where a threaded or GPU runtime may split it (none: it runs as one piece)."""
 
     kernel: str
     operands: tuple[Storage, ...]

@@ -14,7 +14,7 @@ import jitcore
 import jitcore.numpy as jnp
 from jitcore import compiler, ir, pytree
 from jitcore.codegen.backend import TARGETS, backend_for
-from jitcore.codegen.plan import CompiledFunction, LowerOptions
+from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import JitcoreError
 
@@ -132,3 +132,18 @@ def test_jit_compiles_through_the_backend():
     plan = f.lower(x).plan()
     assert plan.target == "cpu" and plan.symbol.startswith("jit_f_")
     assert plan.launches and all(launch.parallel_extent == (100,) for launch in plan.launches)
+
+
+def test_launches_name_their_kernels_operands_and_parallel_dims():
+    def g(x, i):
+        return jnp.sum(x, axis=0), x[i]
+
+    x, i = np.arange(12.0).reshape(3, 4), np.array([2, -1])
+    plan = jitcore.jit(g).lower(x, i).plan()
+    by_operands = {len(launch.operands): launch for launch in plan.launches}
+    total, gather = by_operands[2], by_operands[4]
+    assert total.operands[0] == Storage("input", 0) and total.operands[1].kind == "buffer"
+    assert total.parallel_extent == (4,)  # the reduced dim is not split
+    assert gather.operands[:2] == (Storage("input", 0), Storage("input", 1))
+    assert gather.operands[3] == Storage("status", 0) and gather.parallel_extent == ()
+    assert plan.has_status
