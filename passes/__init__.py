@@ -1,6 +1,6 @@
 """Passes over the IR and the manager that runs them; importing this package registers them."""
 
-from jitcore.passes import canonicalize, cse, dce, fuse, kernelize_index, kernelize_shape  # noqa: F401  (registers the passes)
+from jitcore.passes import canonicalize, cse, dce, fuse, kernelize  # noqa: F401  (registers the passes)
 from jitcore.passes.manager import (
     PASSES,
     Pass,
@@ -15,4 +15,3 @@ from jitcore.passes.manager import (
 
 __all__ = ["PASSES", "Pass", "PassFailure", "PassManager", "PipelineError", "format_pipeline", "parse_pass",
            "parse_pipeline", "register_pass"]
-from jitcore.passes import kernelize_linalg  # noqa: E402, F401  (registers the dot_general kernel)

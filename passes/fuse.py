@@ -1,11 +1,7 @@
-"""``fuse``: turn ``array`` ops into ``kernel.generic`` loops and fuse producer chains.
+"""``fuse``: fuse producer kernels into their consumers (after ``kernelize``).
 
-Step 1 (kernelize): every elementwise op, ``select``, ``convert``, ``broadcast_in_dim``,
-``transpose`` and ``reduce`` becomes one ``kernel.generic``. Broadcasts and transposes are
-indexing maps with empty bodies, so they cost nothing once fused. ``array.constant`` and
-``array.reshape`` (a view of a contiguous buffer) stay as they are.
-
-Step 2 (fuse), repeated until nothing changes, for each kernel and each of its operands:
+The pass takes the kernels that ``kernelize`` made, one per array op, and repeats, until
+nothing changes, for each kernel and each of its operands:
   - a splat constant operand becomes an ``arith.constant`` in the body (no memory read);
   - a producer kernel without reduction iterators is inlined into the consumer (its body is
     cloned in, its indexing maps composed with the consumer's) when
@@ -20,58 +16,27 @@ Reductions, and kernels whose results start as copies of an input (slice updates
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
 
-``kernelize`` is step 1 alone, registered as its own pass: one kernel per array op, nothing
-fused, every intermediate materialised. It is the baseline that fusion is tested against
-(tests/programs): a pipeline with ``kernelize`` in place of ``fuse`` must give bit-identical
-results, since fusing only moves the same scalar ops from one loop into another.
+Fusion only moves the same scalar ops from one loop into another, so a pipeline without
+``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
+``kernelize`` would have turned into a kernel is a pipeline error (``kernelize`` must come
+first), not something to skip silently.
 """
 
 from __future__ import annotations
 
-from jitcore.ir.attributes import AffineMap
-from jitcore.ir.builder import Builder
-from jitcore.ir.core import Block, Operation, Region, Value
+from jitcore.ir.core import Block, Operation, Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
-from jitcore.ir.types import TensorType
 from jitcore.ir.types import index as index_type
+from jitcore.passes.kernelize import rule_for
+from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.manager import Pass, PipelineError, register_pass
-from jitcore.passes.scalar_lowering import ScalarEmitter, reduction_init
-
-_ELEMENTWISE = (array.ElementwiseOp, array.SelectOp, array.ConvertOp)
-
-# Kernelization rules that live in other modules: op class -> function(op) returning the
-# equivalent kernel.generic inserted before op (see ``kernelizes``).
-KERNELIZERS: dict[type, object] = {}
-
-
-def kernelizes(op_cls: type):
-    """Register ``fn(op) -> kernel.GenericOp`` as the kernel form of ``op_cls``."""
-
-    def register(fn):
-        KERNELIZERS[op_cls] = fn
-        return fn
-
-    return register
-
-
-@register_pass
-class Kernelize(Pass):
-    """Step 1 only: each array op becomes its own kernel; no producer is inlined."""
-
-    name = "kernelize"
-
-    def run(self, module: Operation) -> bool:
-        changed = False
-        for func in module.functions():
-            changed |= _kernelize(func.body)
-        return changed
 
 
 @register_pass
 class Fuse(Pass):
-    """Steps 1 and 2; a producer of at most ``max_recompute`` scalar ops is recomputed by each
-    consumer rather than materialised."""
+    """Inline producer kernels into consumers; a producer of at most ``max_recompute`` scalar
+    ops is recomputed by each consumer rather than materialised."""
 
     name = "fuse"
     max_recompute: int = 2
@@ -82,121 +47,19 @@ class Fuse(Pass):
                                 f"got {self.max_recompute}")
 
     def run(self, module: Operation) -> bool:
-        changed = Kernelize().run(module)
+        changed = False
         for func in module.functions():
+            _require_kernels(func.body)
             while _fuse_once(func.body, self.max_recompute):
                 changed = True
         return changed
 
 
-class KernelBuilder:
-    """Collects (operand, map) pairs, deduplicated, for a new kernel and its body arguments."""
-
-    def __init__(self, num_dims: int):
-        self.num_dims = num_dims
-        self.operands: list[Value] = []
-        self.maps: list[AffineMap] = []
-        self.clamped: list[bool] = []
-        self.body = Block()
-        self.emit = ScalarEmitter(Builder(self.body))
-
-    def input(self, value: Value, amap: AffineMap, clamped: bool = False, copy_source: bool = False) -> Value:
-        """The body argument reading ``value`` through ``amap`` (with indices clamped into
-        range if ``clamped``); splat constants become body constants, except for an input a
-        result starts as a copy of (``copy_source``), which must stay an operand."""
-        producer = getattr(value, "op", None)
-        if isinstance(producer, array.ConstantOp) and producer.value.is_splat and not copy_source:
-            scalar = producer.value.array.reshape(-1)[0].item()
-            return self.emit.const(scalar, value.type.element)
-        for i, (v, m, c) in enumerate(zip(self.operands, self.maps, self.clamped)):
-            if v is value and m == amap and c == clamped:
-                return self.body.args[i]
-        self.operands.append(value)
-        self.maps.append(amap)
-        self.clamped.append(clamped)
-        return self.body.add_arg(value.type.element)
-
-    def index(self, dim: int) -> Value:
-        """The iteration position along ``dim`` inside the body."""
-        return self.emit.b.create(kernel.IndexOp, [], [index_type], {"dim": dim}).result
-
-    def finish(self, at: Operation, result_types, output_maps, iterators, yielded, inits=None,
-               accumulators=(), domain=None, copy_inputs=None) -> kernel.GenericOp:
-        """Insert the kernel before ``at``; ``accumulators`` are body args made for reductions."""
-        for acc in accumulators:  # accumulators come after all inputs
-            self.body.args.remove(acc)
-            self.body.args.append(acc)
-        for i, a in enumerate(self.body.args):
-            a.index = i
-        self.emit.b.create(kernel.YieldOp, list(yielded))
-        maps = tuple(self.maps) + tuple(output_maps)
-        if domain is None:
-            clamped = [i for i, c in enumerate(self.clamped) if c]
-            domain = kernel.derive_domain([v.type for v in self.operands], result_types, maps,
-                                           len(iterators), clamped)
-        attrs = {"indexing_maps": maps, "iterator_types": tuple(iterators), "domain": tuple(domain)}
-        if inits is not None:
-            attrs["inits"] = tuple(inits)
-        if any(self.clamped):
-            attrs["clamped"] = tuple(i for i, c in enumerate(self.clamped) if c)
-        if copy_inputs is not None and any(i >= 0 for i in copy_inputs):
-            attrs["copy_inputs"] = tuple(copy_inputs)
-        op = kernel.GenericOp(self.operands, result_types, attrs, [Region([self.body])])
-        return Builder.before_op(at).insert(op)
-
-
-def _kernelize(block: Block) -> bool:
-    changed = False
-    for op in list(block.ops):
-        new = _kernel_for(op)
-        if new is not None:
-            op.result.replace_all_uses_with(new.result)
-            op.erase()
-            changed = True
-    return changed
-
-
-def _kernel_for(op: Operation) -> kernel.GenericOp | None:
-    """The one-op kernel equivalent to ``op``, inserted before it, or None."""
-    if type(op) in KERNELIZERS:
-        return KERNELIZERS[type(op)](op)
-    out_type: TensorType = op.results[0].type if op.results else None
-    if isinstance(op, _ELEMENTWISE):
-        rank = out_type.rank
-        kb = KernelBuilder(rank)
-        args = [kb.input(v, AffineMap.identity(rank)) for v in op.operands]
-        if isinstance(op, array.ConvertOp):
-            value = kb.emit.convert(args[0], out_type.element)
-        else:
-            value = kb.emit.elementwise(getattr(op, "kind", "select"), args)
-        return kb.finish(op, [out_type], [AffineMap.identity(rank)], ["parallel"] * rank, [value])
-    if isinstance(op, (array.BroadcastInDimOp, array.TransposeOp)):
-        rank = out_type.rank
-        kb = KernelBuilder(rank)
-        src = op.operands[0].type
-        if isinstance(op, array.BroadcastInDimOp):
-            dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d
-                    for i, d in enumerate(op.broadcast_dimensions)]
-        else:
-            dims = [op.permutation.index(axis) for axis in range(src.rank)]
-        arg = kb.input(op.operands[0], AffineMap.from_dims(rank, dims))
-        return kb.finish(op, [out_type], [AffineMap.identity(rank)], ["parallel"] * rank, [arg])
-    if isinstance(op, array.ReduceOp):
-        src = op.operands[0].type
-        kb = KernelBuilder(src.rank)
-        x = kb.input(op.operands[0], AffineMap.identity(src.rank))
-        init = reduction_init(op.kind, out_type.element)
-        if not op.axes:  # each element combined with the identity once: 0.0 + -0.0 is 0.0
-            value = kb.emit.combine(op.kind, kb.emit.const(init.value, init.type), x)
-            return kb.finish(op, [out_type], [AffineMap.identity(src.rank)], ["parallel"] * src.rank,
-                             [value])
-        acc = kb.body.add_arg(out_type.element)
-        value = kb.emit.combine(op.kind, acc, x)
-        kept = [d for d in range(src.rank) if d not in op.axes]
-        iterators = ["reduction" if d in op.axes else "parallel" for d in range(src.rank)]
-        return kb.finish(op, [out_type], [AffineMap.from_dims(src.rank, kept)], iterators, [value],
-                         inits=[init], accumulators=[acc])
-    return None
+def _require_kernels(block: Block) -> None:
+    for op in block.ops:
+        if rule_for(op) is not None:
+            raise PipelineError(f"pass 'fuse' fuses kernels, but '{op.op_name}' is not one yet: "
+                                f"run 'kernelize' before 'fuse' (e.g. 'kernelize,fuse')")
 
 
 def _fuse_once(block: Block, max_recompute: int) -> bool:

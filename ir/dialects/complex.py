@@ -1,7 +1,7 @@
 """``complex``: the three ops that connect complex scalars with their float parts.
 
 Complex arithmetic in kernel bodies is written with float ``arith``/``math`` ops on the parts
-(``passes/scalar_lowering.py`` spells out NumPy's formulas once), so a backend only has to build
+(``passes/kernelize/complex.py`` spells out NumPy's formulas once), so a backend only has to build
 and take apart pairs: ``complex.create``, ``complex.re`` and ``complex.im``, as in MLIR.
 """
 

@@ -1,7 +1,7 @@
 // Invalid input is refused with a message that names the problem (CHECK-ERROR cases).
 
 // A kernel whose map reads past the end of its operand.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK-ERROR: VerificationError: 'kernel.generic' op map affine_map<(d0) -> (d0 + 1)> reads outside dim 0 of tensor<4xf32>
 "func.func"() ({
 ^bb0(%arg0: tensor<4xf32>):
@@ -14,7 +14,7 @@
 
 // -----
 // A reduction kernel without its inits.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK-ERROR: a reduction or scan needs 'inits'
 "func.func"() ({
 ^bb0(%arg0: tensor<4xf32>):
@@ -28,7 +28,7 @@
 
 // -----
 // A scan of a kind that has none.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK-ERROR: 'array.scan' op needs 'kind' in ['prod', 'sum']
 "func.func"() ({
 ^bb0(%arg0: tensor<6xi16>):
@@ -38,7 +38,7 @@
 
 // -----
 // Parse errors give the line in this file.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK-ERROR: ParseError: line [[@LINE+4]], column {{[0-9]+}}: use of undefined value %7
 "func.func"() ({
 ^bb0(%arg0: tensor<4xf32>):
@@ -48,9 +48,19 @@
 
 // -----
 // A pipeline naming a pass that does not exist.
-// RUN: fuse,frobnicate
-// CHECK-ERROR: PipelineError: unknown pass 'frobnicate' in pipeline 'fuse,frobnicate'; known passes: {{.*}}fuse
+// RUN: kernelize,fuse,frobnicate
+// CHECK-ERROR: PipelineError: unknown pass 'frobnicate' in pipeline 'kernelize,fuse,frobnicate'; known passes: {{.*}}fuse
 "func.func"() ({
 ^bb0(%arg0: tensor<4xf32>):
   "func.return"(%arg0) : (tensor<4xf32>) -> ()
 }) {function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "unknown_pass"} : () -> ()
+
+// -----
+// fuse only fuses kernels: an array op that kernelize converts must not reach it.
+// RUN: fuse
+// CHECK-ERROR: PipelineError: pass 'fuse' fuses kernels, but 'array.neg' is not one yet: run 'kernelize' before 'fuse'
+"func.func"() ({
+^bb0(%arg0: tensor<4xf32>):
+  %0 = "array.neg"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  "func.return"(%0) : (tensor<4xf32>) -> ()
+}) {function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "fuse_without_kernelize"} : () -> ()

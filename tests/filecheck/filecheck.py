@@ -4,7 +4,7 @@ A file holds one or more cases separated by ``// -----`` lines (mlir-opt's --spl
 Each case is IR text (a ``"builtin.module"``, or bare ``"func.func"`` ops that are wrapped in one)
 with comment lines that drive it:
 
-    // RUN: canonicalize,fuse      the pass pipeline (run with the verifier after each pass)
+    // RUN: kernelize,fuse        the pass pipeline (run with the verifier after each pass)
     // CHECK: text                 found after the previous match
     // CHECK-NEXT: text            found on the line after the previous match
     // CHECK-SAME: text            found on the same line as the previous match

@@ -4,7 +4,7 @@
 
 // An elementwise chain with a broadcast operand and a splat constant is one kernel: the
 // broadcast is an indexing map and the constant a body constant.
-// RUN: fuse,dce
+// RUN: kernelize,fuse,dce
 // CHECK:      ^bb0(%arg0: tensor<4x8xf32>, %arg1: tensor<8xf32>):
 // CHECK-NEXT:   [[K:%[0-9]+]] = "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT:   ^bb0([[X:%arg[0-9]+]]: f32, [[Y:%arg[0-9]+]]: f32):
@@ -28,7 +28,7 @@
 // -----
 // Two users of a producer of exactly max-recompute = 2 ops (the constant does not count): each user
 // recomputes it, and nothing is materialised.
-// RUN: fuse,dce
+// RUN: kernelize,fuse,dce
 // CHECK:      [[R1:%[0-9]+]] = "kernel.generic"(%arg{{[01]}}, %arg{{[01]}}) ({
 // CHECK:        [[S1:%[0-9]+]] = "math.sin"
 // CHECK-NEXT:   [[C1:%[0-9]+]] = "arith.constant"() {value = 1.0 : f32}
@@ -54,7 +54,7 @@
 // -----
 // One op over the boundary (max-recompute + 1): the producer is computed once, into a buffer that
 // both users read.
-// RUN: fuse,dce
+// RUN: kernelize,fuse,dce
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.sin"
 // CHECK:        "arith.addf"
@@ -82,7 +82,7 @@
 // -----
 // The same 3-op producer under fuse{max-recompute=3}: the boundary moved, so each user
 // recomputes it and nothing is materialised.
-// RUN: fuse{max-recompute=3},dce
+// RUN: kernelize,fuse{max-recompute=3},dce
 // CHECK:      [[R1:%[0-9]+]] = "kernel.generic"(%arg{{[01]}}, %arg{{[01]}}) ({
 // CHECK:        "math.sin"
 // CHECK:        "arith.addf"
@@ -108,7 +108,7 @@
 
 // -----
 // And under fuse{max-recompute=1} a 2-op producer with two users is materialised.
-// RUN: fuse{max-recompute=1},dce
+// RUN: kernelize,fuse{max-recompute=1},dce
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.sin"
 // CHECK:        "arith.addf"
@@ -132,7 +132,7 @@
 
 // -----
 // A sole user that reads each element once takes in a producer of any cost.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      "kernel.generic"(%arg1, %arg0) ({
 // CHECK:        "math.sin"
 // CHECK-NEXT:   "math.cos"
@@ -153,7 +153,7 @@
 // -----
 // A sole user that reads each element many times (here through a broadcast) recomputes a
 // cheap producer per element it reads...
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      "kernel.generic"(%arg1, %arg0) ({
 // CHECK:        "math.sin"
 // CHECK-NEXT:   "math.cos"
@@ -171,7 +171,7 @@
 
 // -----
 // ... and materialises an expensive one, which it then reads through the broadcast map.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.sin"
 // CHECK-NEXT:   "math.cos"
@@ -195,7 +195,7 @@
 // -----
 // A function result is a user too: an expensive value that is also returned is computed once
 // and read back...
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.cos"
 // CHECK:      [[R:%[0-9]+]] = "kernel.generic"([[P]], %arg1) ({
@@ -212,7 +212,7 @@
 
 // -----
 // ... while a cheap one is stored for the return and recomputed in the user.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.sin"
 // CHECK:      [[R:%[0-9]+]] = "kernel.generic"(%arg1, %arg0) ({
@@ -229,7 +229,7 @@
 // -----
 // Elementwise producers fuse into a reduction (it reads each element once); the reduction's
 // body combines the accumulator (the last body argument) with the element.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: f32, [[Y:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   [[S:%[0-9]+]] = "math.sin"([[X]])
@@ -252,7 +252,7 @@
 // -----
 // A reduction never fuses into its consumer: its result is materialised, and the broadcast
 // that reads it becomes the consumer's map.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      [[MAX:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "arith.maximumf"
 // CHECK:        inits = [0xFF800000 : f32], iterator_types = ["parallel", "reduction"]}
@@ -271,7 +271,7 @@
 // -----
 // A transpose and slices (one with a negative stride) compose into one indexing map:
 // y[a, b] = x.T[5 - 2a, 1 + b] = x[1 + b, 5 - 2a].
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0
 // CHECK-NEXT:   "arith.addf"
@@ -289,7 +289,7 @@
 
 // -----
 // A clamped read (pad, concatenate) has no affine form: even a cheap producer is materialised.
-// RUN: fuse,dce
+// RUN: kernelize,fuse,dce
 // CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.exp"
 // CHECK:      "kernel.generic"([[E]]) ({
@@ -306,7 +306,7 @@
 // -----
 // A slice update writes only part of its result: it is never inlined into its user, and the
 // array it starts as a copy of stays a buffer.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      [[N:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "arith.negf"
 // CHECK:      [[U:%[0-9]+]] = "kernel.generic"([[N]], %arg1) ({
@@ -327,7 +327,7 @@
 // Each reduction starts from its kind's identity: 1.0 for a product, the type's maximum for
 // an integer min, true for "and". A reduction over no axes combines each element with the
 // identity once (0.0 + -0.0 is 0.0, as NumPy's sum over no axes).
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      ^bb0([[X:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   [[ZERO:%[0-9]+]] = "arith.constant"() {value = 0.0 : f32}
 // CHECK-NEXT:   [[S:%[0-9]+]] = "arith.addf"([[ZERO]], [[X]])
@@ -350,7 +350,7 @@
 
 // -----
 // select becomes arith.select, and a chain through it fuses.
-// RUN: fuse
+// RUN: kernelize,fuse
 // CHECK:      "kernel.generic"(%arg1, %arg2, %arg0) ({
 // CHECK-NEXT: ^bb0([[A:%arg[0-9]+]]: f64, [[B:%arg[0-9]+]]: f64, [[C:%arg[0-9]+]]: f64):
 // CHECK-NEXT:   [[LT:%[0-9]+]] = "arith.cmpf"([[C]], [[A]]) {predicate = "olt"}

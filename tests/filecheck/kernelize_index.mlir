@@ -1,9 +1,9 @@
-// The kernel forms of argreduce, scan and diagonal (passes/kernelize_index.py).
+// The kernel forms of argreduce, scan and diagonal (passes/kernelize/index.py).
 
 // argmax of floats: one reduction kernel with two results (index, best value) from inits
 // 0 and -inf. An element replaces the best when it is greater or NaN (ugt) while the best is
 // not NaN (ord): the first maximum, or the first NaN, wins.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      %0, %1 = "kernel.generic"(%arg0) ({
 // CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: f32, [[BI:%arg[0-9]+]]: i64, [[BEST:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   [[GT:%[0-9]+]] = "arith.cmpf"([[X]], [[BEST]]) {predicate = "ugt"}
@@ -25,7 +25,7 @@
 // -----
 // argmin of unsigned integers along axis 0: a strict unsigned compare (ties keep the first)
 // from the type's maximum.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      ^bb0([[X:%arg[0-9]+]]: ui8, [[BI:%arg[0-9]+]]: i64, [[BEST:%arg[0-9]+]]: ui8):
 // CHECK-NEXT:   [[TAKE:%[0-9]+]] = "arith.cmpi"([[X]], [[BEST]]) {predicate = "ult"}
 // CHECK-NEXT:   "kernel.index"() {dim = 0}
@@ -40,7 +40,7 @@
 // A scan is one kernel with a scan iterator: acc + x from -0.0 for a float sum (so that a
 // leading -0.0 stays -0.0), acc * x from 1 for an integer product, and for a complex product
 // the first element copied (1 * x is not x where a part is infinite).
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      ^bb0([[X:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   [[S:%[0-9]+]] = "arith.addf"([[ACC]], [[X]])
 // CHECK-NEXT:   "kernel.yield"([[S]])
@@ -66,7 +66,7 @@
 
 // -----
 // A diagonal reads its operand through a map that repeats an iteration dim.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0) ({
 // CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   "kernel.yield"([[X]])

@@ -1,7 +1,7 @@
-// The kernel form of dot_general (passes/kernelize_linalg.py): iteration dims in the loop
+// The kernel form of dot_general (passes/kernelize/linalg.py): iteration dims in the loop
 // order [batch, lhs free, contracting, rhs free], body acc + lhs * rhs from 0.
 
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0([[A:%arg[0-9]+]]: f32, [[B:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   [[P:%[0-9]+]] = "arith.mulf"([[A]], [[B]])
@@ -16,7 +16,7 @@
 
 // -----
 // A batched bool product with operands laid out unlike the loop order: or over and, from false.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      ^bb0([[A:%arg[0-9]+]]: i1, [[B:%arg[0-9]+]]: i1, [[ACC:%arg[0-9]+]]: i1):
 // CHECK-NEXT:   [[P:%[0-9]+]] = "arith.andi"([[A]], [[B]])
 // CHECK-NEXT:   [[S:%[0-9]+]] = "arith.ori"([[ACC]], [[P]])
@@ -30,7 +30,7 @@
 
 // -----
 // Without contracting dims (an outer product) there is no accumulator and no inits.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      ^bb0([[A:%arg[0-9]+]]: i32, [[B:%arg[0-9]+]]: i32):
 // CHECK-NEXT:   [[P:%[0-9]+]] = "arith.muli"([[A]], [[B]])
 // CHECK-NEXT:   "kernel.yield"([[P]])
@@ -44,7 +44,7 @@
 // -----
 // A cheap elementwise producer fuses into the contraction, though it reads each lhs element
 // once per rhs column; an expensive one is materialised.
-// RUN: fuse,dce
+// RUN: kernelize,fuse,dce
 // CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg1) ({
 // CHECK:        "math.sin"
 // CHECK-NEXT:   "math.cos"

@@ -1,7 +1,7 @@
-// The kernel forms of the data-movement ops (passes/kernelize_shape.py), one op at a time.
+// The kernel forms of the data-movement ops (passes/kernelize/shape.py), one op at a time.
 
 // A slice is an indexing map, d * stride + start, with an empty body.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0) ({
 // CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   "kernel.yield"([[X]])
@@ -15,7 +15,7 @@
 // -----
 // A pad reads its input shifted by the low padding, clamped, and selects the fill value
 // outside low <= d < low + size on each padded dim.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: i32, [[FILL:%arg[0-9]+]]: i32):
 // CHECK-NEXT:   [[I:%[0-9]+]] = "kernel.index"() {dim = 0}
@@ -43,7 +43,7 @@
 // -----
 // A concatenate reads each non-empty piece shifted by its start, clamped, and selects by the
 // position along the axis: the last piece by default, then each earlier one where it lies.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0, %arg2, %arg3) ({
 // CHECK-NEXT: ^bb0([[P0:%arg[0-9]+]]: f64, [[P2:%arg[0-9]+]]: f64, [[P3:%arg[0-9]+]]: f64):
 // CHECK-NEXT:   [[I:%[0-9]+]] = "kernel.index"() {dim = 1}
@@ -71,7 +71,7 @@
 // -----
 // A slice update iterates over the update only; its result starts as a copy of the array
 // (copy_inputs) and is written through the slice's map.
-// RUN: fuse
+// RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0, %arg1) ({
 // CHECK-NEXT: ^bb0(%arg2: f32, [[U:%arg[0-9]+]]: f32):
 // CHECK-NEXT:   "kernel.yield"([[U]])

@@ -1,9 +1,9 @@
-// The scalar meaning of elementwise array ops (passes/scalar_lowering.py), as the fuse pass
-// writes it into kernel bodies. Each CHECK-LABEL starts the next op's kernel.
+// The scalar meaning of elementwise array ops (passes/kernelize/scalar.py and complex.py), as
+// the kernelize pass writes it into kernel bodies. Each CHECK-LABEL starts the next op's kernel.
 
 // Float predicates: isnan is an unordered compare of x with itself (an ordered one is always
 // false); isinf and isfinite compare |x| with inf; sign keeps a NaN.
-// RUN: fuse
+// RUN: kernelize
 // CHECK-LABEL: "kernel.generic"(%arg0)
 // CHECK-NEXT:  ^bb0([[X:%arg[0-9]+]]: f32):
 // CHECK-NEXT:    [[R:%[0-9]+]] = "arith.cmpf"([[X]], [[X]]) {predicate = "uno"}
@@ -45,7 +45,7 @@
 // Integer // and % round toward -inf for signed types (floordivsi/floormodsi, whose result for
 // a zero divisor is defined as 0, see ir/dialects/arith.py) and are plain unsigned ops for
 // unsigned types. Float16 // is computed in float32 and rounded once, as NumPy's half loop.
-// RUN: fuse
+// RUN: kernelize
 // CHECK-LABEL: "kernel.generic"(%arg0, %arg1)
 // CHECK-NEXT:  ^bb0([[X:%arg[0-9]+]]: i32, [[Y:%arg[0-9]+]]: i32):
 // CHECK-NEXT:    [[R:%[0-9]+]] = "arith.floordivsi"([[X]], [[Y]])
@@ -83,7 +83,7 @@
 // Complex numbers work on their parts. A product is NumPy's fused form:
 // re = fma(ar, br, -(ai * bi)), im = fma(ar, bi, ai * br). isnan is a NaN in either part; <
 // orders by real parts (unless an imaginary part is NaN), then by imaginary parts.
-// RUN: fuse
+// RUN: kernelize
 // CHECK-LABEL: "kernel.generic"(%arg0, %arg1)
 // CHECK-NEXT:  ^bb0([[A:%arg[0-9]+]]: complex<f32>, [[B:%arg[0-9]+]]: complex<f32>):
 // CHECK-NEXT:    [[AR:%[0-9]+]] = "complex.re"([[A]])
@@ -126,7 +126,7 @@
 // Conversions, NumPy's astype: float to int truncates (signed or unsigned), to bool is x != 0
 // (unordered, so NaN is true), widths change by ext/trunc, same-width integers bitcast, bools
 // convert as unsigned, complex numbers through their real part (to bool: either part nonzero).
-// RUN: fuse
+// RUN: kernelize
 // CHECK-LABEL: "kernel.generic"(%arg0)
 // CHECK-NEXT:  ^bb0
 // CHECK-NEXT:    "arith.fptosi"({{%arg[0-9]+}}) : (f64) -> i32
@@ -204,7 +204,7 @@
 // operand; integer min is signed or unsigned; bool max is or, bool + is or; integer negation
 // is 0 - x; bool not is xor with true; >> is arithmetic for signed types; comparisons of
 // unsigned ints are unsigned and float != is unordered (NaN != NaN).
-// RUN: fuse
+// RUN: kernelize
 // CHECK-LABEL: "kernel.generic"(%arg0, %arg1)
 // CHECK-NEXT:  ^bb0([[X:%arg[0-9]+]]: f32, [[Y:%arg[0-9]+]]: f32):
 // CHECK-NEXT:    "arith.maximumf"([[X]], [[Y]])

@@ -157,7 +157,7 @@ def test_line_expressions():
 
 def test_split_cases_numbers_lines_from_the_file():
     source = textwrap.dedent("""\
-        // RUN: fuse
+        // RUN: kernelize
         // CHECK: a
         x
         // -----
@@ -166,7 +166,7 @@ def test_split_cases_numbers_lines_from_the_file():
         // CHECK-NEXT: c
     """)
     first, second = split_cases(source, "f.mlir")
-    assert (first.line, first.pipeline) == (1, "fuse")
+    assert (first.line, first.pipeline) == (1, "kernelize")
     assert [(c.kind, c.line) for c in first.checks] == [("CHECK", 2)]
     assert second.line == 5 and second.pipeline == "canonicalize, cse"
     found = [(c.kind, c.pattern, c.line) for c in second.checks]
@@ -176,10 +176,11 @@ def test_split_cases_numbers_lines_from_the_file():
 
 @pytest.mark.parametrize(("source", "message"), [
     ("// CHECK: a\n", "f.mlir:1: case has no RUN line"),
-    ("// RUN: fuse\n// CHECK-NOT: a\n", "no positive CHECK line"),
-    ("// RUN: fuse\n// CHECK: a\n// RUN: cse\n", "f.mlir:3: a second RUN line"),
-    ("// RUN: fuse\n// CHECK-NXT: a\n", "f.mlir:2: unknown directive CHECK-NXT"),
-    ("// RUN: fuse\n// CHECK: a\n// -----\n// RUN: fuse\n// CHECK-EROR: a\n", "f.mlir:5: unknown directive"),
+    ("// RUN: kernelize\n// CHECK-NOT: a\n", "no positive CHECK line"),
+    ("// RUN: kernelize\n// CHECK: a\n// RUN: cse\n", "f.mlir:3: a second RUN line"),
+    ("// RUN: kernelize\n// CHECK-NXT: a\n", "f.mlir:2: unknown directive CHECK-NXT"),
+    ("// RUN: kernelize\n// CHECK: a\n// -----\n// RUN: kernelize\n// CHECK-EROR: a\n",
+     "f.mlir:5: unknown directive"),
 ])
 def test_malformed_files_are_refused(source, message):
     with pytest.raises(CheckFailure, match=message):
@@ -196,7 +197,7 @@ FUNCTION = """
 
 
 def test_run_case_runs_the_pipeline_on_a_bare_function():
-    (case,) = split_cases('// RUN: fuse\n// CHECK: "arith.negf"' + FUNCTION, "f.mlir")
+    (case,) = split_cases('// RUN: kernelize\n// CHECK: "arith.negf"' + FUNCTION, "f.mlir")
     run_case(case)
     (case,) = split_cases('// RUN: canonicalize\n// CHECK: "arith.negf"' + FUNCTION, "f.mlir")
     with pytest.raises(CheckFailure, match="expected text not found"):
@@ -204,25 +205,25 @@ def test_run_case_runs_the_pipeline_on_a_bare_function():
 
 
 def test_check_error_needs_an_error_and_other_errors_propagate():
-    (case,) = split_cases("// RUN: fuse\n// CHECK-ERROR: anything" + FUNCTION, "f.mlir")
+    (case,) = split_cases("// RUN: kernelize\n// CHECK-ERROR: anything" + FUNCTION, "f.mlir")
     with pytest.raises(CheckFailure, match="expected an error, but the pipeline succeeded"):
         run_case(case)
     broken = FUNCTION.replace('"func.return"(%0)', '"func.return"(%5)')
-    (case,) = split_cases('// RUN: fuse\n// CHECK: "arith.negf"' + broken, "f.mlir")
+    (case,) = split_cases('// RUN: kernelize\n// CHECK: "arith.negf"' + broken, "f.mlir")
     with pytest.raises(Exception, match="use of undefined value %5"):
         run_case(case)
-    (case,) = split_cases("// RUN: fuse\n// CHECK-ERROR: VerificationError" + broken, "f.mlir")
+    (case,) = split_cases("// RUN: kernelize\n// CHECK-ERROR: VerificationError" + broken, "f.mlir")
     with pytest.raises(CheckFailure, match="expected text not found"):
         run_case(case)
-    (case,) = split_cases("// RUN: fuse\n// CHECK-ERROR: a\n// CHECK: b" + broken, "f.mlir")
+    (case,) = split_cases("// RUN: kernelize\n// CHECK-ERROR: a\n// CHECK: b" + broken, "f.mlir")
     with pytest.raises(CheckFailure, match="cannot mix"):
         run_case(case)
 
 
 def test_the_collector_reports_a_failing_case_by_name_line_and_output(tmp_path):
     (tmp_path / "demo.mlir").write_text(
-        '// RUN: fuse\n// CHECK: "arith.negf"' + FUNCTION
-        + '// -----\n// RUN: fuse\n// CHECK: "arith.subf"' + FUNCTION.replace('"f"', '"g"'))
+        '// RUN: kernelize\n// CHECK: "arith.negf"' + FUNCTION
+        + '// -----\n// RUN: kernelize\n// CHECK: "arith.subf"' + FUNCTION.replace('"f"', '"g"'))
     env = dict(os.environ, PYTHONPATH=str(REPO))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "tests.filecheck.conftest", "-q", "-p", "no:cacheprovider",

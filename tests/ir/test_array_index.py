@@ -1,5 +1,5 @@
 """``array.argreduce``, ``array.scan`` and the ``scan`` iterator of ``kernel.generic``: text round
-trip, the verifier's messages, constant folding, and the kernels the fuse pass makes of them."""
+trip, the verifier's messages, constant folding, and the kernels kernelize makes of them."""
 # ruff: noqa: E501  (IR text is one op per line, as the printer writes it)
 
 import numpy as np
@@ -184,7 +184,7 @@ def test_argreduce_along_one_element_is_zero():
 
 def test_fuse_makes_an_argreduce_kernel_with_value_and_index_results():
     m = ir.parse(one_op("array.argreduce", "tensor<2x3xf32>", "tensor<2xi64>", 'axis = 1, kind = "max"'))
-    PassManager("fuse").run(m)
+    PassManager("kernelize,fuse").run(m)
     text = ir.print_op(m)
     assert '%0, %1 = "kernel.generic"(%arg0)' in text
     assert 'iterator_types = ["parallel", "reduction"]' in text
@@ -198,7 +198,7 @@ def test_fuse_makes_a_scan_kernel_and_inlines_elementwise_producers():
         '%1 = "array.neg"(%arg0) : (tensor<3x4xi32>) -> tensor<3x4xi32>',
         '%0 = "array.scan"(%1) {axis = 0, kind = "prod"} : (tensor<3x4xi32>) -> tensor<3x4xi32>',
     ]))
-    PassManager("fuse").run(m)
+    PassManager("kernelize,fuse").run(m)
     text = ir.print_op(m)
     assert text.count('"kernel.generic"') == 1
     assert 'iterator_types = ["scan", "parallel"]' in text
@@ -211,7 +211,7 @@ def test_fuse_never_inlines_a_scan_into_its_consumer():
         '%1 = "array.scan"(%arg0) {axis = 1, kind = "sum"} : (tensor<3x4xf32>) -> tensor<3x4xf32>',
         '%0 = "array.neg"(%1) : (tensor<3x4xf32>) -> tensor<3x4xf32>',
     ]))
-    PassManager("fuse").run(m)
+    PassManager("kernelize,fuse").run(m)
     text = ir.print_op(m)
     assert text.count('"kernel.generic"') == 2
     assert 'iterator_types = ["parallel", "scan"]' in text

@@ -1,15 +1,18 @@
 """The ``kernelize`` pass: each array op becomes its own kernel, and nothing is fused.
 
 It is the unfused baseline of tests/programs (fused and unfused pipelines must agree bit for bit),
-so it must keep one kernel per op: if it fused, that comparison would test nothing.
+so it must keep one kernel per op: if it fused, that comparison would test nothing. ``fuse``
+only fuses kernels, so it needs ``kernelize`` before it.
 """
 # ruff: noqa: E501  (IR text is one op per line, as the printer writes it)
 
 import numpy as np
+import pytest
 
 import jitcore
 from jitcore import ir
-from jitcore.passes import PassManager
+from jitcore.compiler import DEFAULT_PIPELINE
+from jitcore.passes import PassManager, PipelineError
 
 # sin(x) * 2 + sum(y, axis=0): six array ops besides the constant (sin, broadcast, mul, reduce,
 # broadcast, add), as the tracer writes them.
@@ -51,7 +54,7 @@ def test_each_array_op_becomes_one_kernel():
 
 
 def test_fuse_still_fuses_the_same_module():
-    module = PassManager("fuse,dce").run(ir.parse(MODULE))
+    module = PassManager("kernelize,fuse,dce").run(ir.parse(MODULE))
     assert _names(module).count("kernel.generic") == 2  # the reduction is materialised, then one loop
 
 
@@ -66,3 +69,26 @@ def test_unfused_pipeline_runs_and_matches_the_fused_one():
     np.testing.assert_array_equal(unfused(x, y), fused(x, y))
     text = unfused.lower(x, y).as_text("optimized")
     assert text.count('"kernel.generic"') == 5  # the constant's broadcast folds into the mul
+
+
+def test_the_default_pipeline_kernelizes_then_fuses():
+    names = DEFAULT_PIPELINE.split(",")
+    assert names.index("kernelize") < names.index("fuse")
+
+
+def test_fuse_without_kernelize_is_a_pipeline_error():
+    with pytest.raises(PipelineError, match=r"pass 'fuse' fuses kernels, but 'array.sin' is not one yet: "
+                                            r"run 'kernelize' before 'fuse' \(e.g. 'kernelize,fuse'\)"):
+        PassManager("fuse").run(ir.parse(MODULE))
+
+
+def test_fuse_alone_fuses_kernels_already_made():
+    kernels = ir.print_op(PassManager("kernelize").run(ir.parse(MODULE)))
+    module = PassManager("fuse,dce").run(ir.parse(kernels))
+    assert _names(module).count("kernel.generic") == 2
+
+
+def test_a_jitted_pipeline_with_fuse_but_no_kernelize_fails_clearly():
+    f = jitcore.jit(lambda x: np.sin(x) * 2, pipeline="canonicalize,fuse")
+    with pytest.raises(PipelineError, match="run 'kernelize' before 'fuse'"):
+        f(np.ones(3))

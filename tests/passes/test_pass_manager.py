@@ -243,10 +243,12 @@ def test_a_pass_prints_its_non_default_options(knobs):
 
 def test_dumps_and_timings_name_non_default_options():
     dumps = []
-    pm = PassManager("fuse{max-recompute=3},fuse", timing=True, print_after_all=True, printer=dumps.append)
+    pm = PassManager("kernelize,fuse{max-recompute=3},fuse", timing=True, print_after_all=True,
+                     printer=dumps.append)
     pm.run(ir.parse(MODULE))
     assert [d.splitlines()[0] for d in dumps] == [
+        "// -----// IR Dump After kernelize //----- //",
         "// -----// IR Dump After fuse{max-recompute=3} //----- //",
         "// -----// IR Dump After fuse //----- //",
     ]
-    assert [name for name, _ in pm.timings] == ["fuse{max-recompute=3}", "fuse"]
+    assert [name for name, _ in pm.timings] == ["kernelize", "fuse{max-recompute=3}", "fuse"]

@@ -35,7 +35,7 @@ def branchy(x):
         return x
     return -x
 '''
-DEFAULT_PASSES = ["canonicalize", "cse", "dce", "fuse", "canonicalize", "cse", "dce"]
+DEFAULT_PASSES = ["canonicalize", "cse", "dce", "kernelize", "fuse", "canonicalize", "cse", "dce"]
 
 
 @pytest.fixture
@@ -105,13 +105,14 @@ def test_print_ir_after_all_dumps_after_each_pass(example):
     assert re.findall(r"IR Dump After (\S+) ", out) == DEFAULT_PASSES
     dumps = out.split("IR Dump After")[1:]
     assert all('"builtin.module"' in d for d in dumps)
-    assert "array.tanh" in dumps[0] and "kernel.generic" in dumps[3]  # fuse is the fourth pass
+    assert "array.tanh" in dumps[0] and "kernel.generic" in dumps[3]  # kernelize is the fourth pass
     assert out.rstrip().endswith("}) : () -> ()") and header("optimized") in out
 
 
 def test_pipeline_option_replaces_the_pipeline(example):
-    out = ok(f"{example}:g", "--args", "f32[8]", "--pipeline", "canonicalize,fuse", "--print-ir-after-all")
-    assert re.findall(r"IR Dump After (\S+) ", out) == ["canonicalize", "fuse"]
+    out = ok(f"{example}:g", "--args", "f32[8]", "--pipeline", "canonicalize,kernelize,fuse",
+             "--print-ir-after-all")
+    assert re.findall(r"IR Dump After (\S+) ", out) == ["canonicalize", "kernelize", "fuse"]
     unfused = ok(f"{example}:g", "--args", "f32[8]", "--pipeline", "canonicalize")
     assert "kernel.generic" not in unfused and "array.tanh" in unfused
 
@@ -179,7 +180,7 @@ def mlir(tmp_path: Path) -> Path:
 
 
 def test_ir_in_runs_the_pipeline_and_prints(mlir):
-    out = ok("--ir", str(mlir), "--split-input-file", "--pipeline", "canonicalize,fuse")
+    out = ok("--ir", str(mlir), "--split-input-file", "--pipeline", "canonicalize,kernelize,fuse")
     first, second = out.split("// -----\n")
     for part, name in ((first, "f"), (second, "g")):
         assert part.startswith(header("optimized") + '"builtin.module"() ({')
@@ -198,23 +199,24 @@ def test_ir_in_without_a_pipeline_prints_the_input_back(tmp_path):
 def test_ir_in_llvm_stages_and_instrumentation(tmp_path):
     path = tmp_path / "f.mlir"
     path.write_text(FUNC.format(name="f"))
-    out = ok("--ir", str(path), "--pipeline", "fuse,dce", "--stage", "all", "--print-ir-after-all",
+    out = ok("--ir", str(path), "--pipeline", "kernelize,fuse,dce", "--stage", "all", "--print-ir-after-all",
              "--timing")
     stages = re.findall(r"^// ===== stage: (\S+) =====$", out, re.M)
     assert stages == ["traced", "optimized", "llvm", "llvm-opt", "asm"]
-    assert re.findall(r"IR Dump After (\S+) ", out) == ["fuse", "dce"]
-    assert re.findall(r"^\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S+)$", out, re.M) == ["fuse", "dce", "Total"]
+    assert re.findall(r"IR Dump After (\S+) ", out) == ["kernelize", "fuse", "dce"]
+    timed = re.findall(r"^\s+\d+\.\d+ \(\s*\d+\.\d%\)\s+(\S+)$", out, re.M)
+    assert timed == ["kernelize", "fuse", "dce", "Total"]
     traced = out.split(header("traced"))[1]
     assert '"array.neg"' in traced.split("// =====")[0]
     assert re.search(r'^define void @"?jit_f_', out, re.M)
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--pipeline", "fuse"], "give either path/to/file.py:function or --ir FILE.mlir"),
+    (["--pipeline", "kernelize,fuse"], "give either path/to/file.py:function or --ir FILE.mlir"),
     (["--ir", "{mlir}", "--args", "f32[8]"], "--args is for a Python function"),
-    (["--ir", "{mlir}", "--stage", "llvm", "--pipeline", "fuse"],
+    (["--ir", "{mlir}", "--stage", "llvm", "--pipeline", "kernelize,fuse"],
      "the LLVM stages need one function, this IR has 2"),
-    (["--ir", "{mlir}", "--pipeline", "fuse,nope"], "unknown pass 'nope'"),
+    (["--ir", "{mlir}", "--pipeline", "kernelize,fuse,nope"], "unknown pass 'nope'"),
     (["--ir", "{missing}"], "no such file"),
     (["--ir", "{bad}"], "bad.mlir: line 5, column 23: use of undefined value %7"),
     (["--ir", "{invalid}"], "VerificationError: 'array.sin' op"),

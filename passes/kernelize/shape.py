@@ -1,5 +1,8 @@
-"""Kernel forms of the data-movement ops: slice, pad, concatenate and update_slice.
+"""Kernel forms of the data-movement ops: broadcast_in_dim, transpose, slice, pad, concatenate
+and update_slice.
 
+Broadcasts and transposes are indexing maps with empty bodies, so they cost nothing once fused
+(a broadcast size-1 axis is read at index 0, a transpose through the inverse permutation).
 A slice is just an indexing map (``d * stride + start``), so it fuses like a transpose. Pad and
 concatenate read their inputs with clamped indices and ``select`` by iteration position
 (``kernel.index``); their inputs are materialised rather than inlined (fuse.py explains why).
@@ -12,7 +15,7 @@ from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1
 from jitcore.ir.types import index as index_type
-from jitcore.passes.fuse import KernelBuilder, kernelizes
+from jitcore.passes.kernelize.builder import KernelBuilder
 
 
 def _shift_map(rank: int, axis_offsets: dict[int, int]) -> AffineMap:
@@ -25,8 +28,22 @@ def _parallel(kb: KernelBuilder, op, value) -> kernel.GenericOp:
     return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank, [value])
 
 
-@kernelizes(array.SliceOp)
-def _slice(op: array.SliceOp) -> kernel.GenericOp:
+def broadcast_in_dim(op: array.BroadcastInDimOp) -> kernel.GenericOp:
+    src, out_type = op.operands[0].type, op.result_type
+    dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d
+            for i, d in enumerate(op.broadcast_dimensions)]
+    kb = KernelBuilder(out_type.rank)
+    return _parallel(kb, op, kb.input(op.operands[0], AffineMap.from_dims(out_type.rank, dims)))
+
+
+def transpose(op: array.TransposeOp) -> kernel.GenericOp:
+    src, rank = op.operands[0].type, op.result_type.rank
+    dims = [op.permutation.index(axis) for axis in range(src.rank)]
+    kb = KernelBuilder(rank)
+    return _parallel(kb, op, kb.input(op.operands[0], AffineMap.from_dims(rank, dims)))
+
+
+def slice_(op: array.SliceOp) -> kernel.GenericOp:
     rank = op.result_type.rank
     kb = KernelBuilder(rank)
     amap = AffineMap(rank, tuple(AffineExpr(k, s, b) for k, (b, s) in enumerate(zip(op.start, op.stride))))
@@ -42,8 +59,7 @@ def _within(kb: KernelBuilder, dim: int, low: int, high: int):
     return emit.op("arith.andi", above, below)
 
 
-@kernelizes(array.PadOp)
-def _pad(op: array.PadOp) -> kernel.GenericOp:
+def pad(op: array.PadOp) -> kernel.GenericOp:
     x, fill = op.operands
     rank = op.result_type.rank
     low, high = op.attributes["low"], op.attributes["high"]
@@ -60,8 +76,7 @@ def _pad(op: array.PadOp) -> kernel.GenericOp:
     return _parallel(kb, op, value)
 
 
-@kernelizes(array.ConcatenateOp)
-def _concatenate(op: array.ConcatenateOp) -> kernel.GenericOp:
+def concatenate(op: array.ConcatenateOp) -> kernel.GenericOp:
     rank, axis = op.result_type.rank, op.axis
     kb = KernelBuilder(rank)
     pieces, start = [], 0
@@ -76,8 +91,7 @@ def _concatenate(op: array.ConcatenateOp) -> kernel.GenericOp:
     return _parallel(kb, op, value)
 
 
-@kernelizes(array.UpdateSliceOp)
-def _update_slice(op: array.UpdateSliceOp) -> kernel.GenericOp:
+def update_slice(op: array.UpdateSliceOp) -> kernel.GenericOp:
     x, update = op.operands
     rank = x.type.rank
     kb = KernelBuilder(rank)
@@ -86,3 +100,13 @@ def _update_slice(op: array.UpdateSliceOp) -> kernel.GenericOp:
     value = kb.input(update, AffineMap.identity(rank))
     return kb.finish(op, [x.type], [region], ["parallel"] * rank, [value],
                      domain=update.type.shape, copy_inputs=[0])
+
+
+RULES = {
+    array.BroadcastInDimOp: broadcast_in_dim,
+    array.TransposeOp: transpose,
+    array.SliceOp: slice_,
+    array.PadOp: pad,
+    array.ConcatenateOp: concatenate,
+    array.UpdateSliceOp: update_slice,
+}

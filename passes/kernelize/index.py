@@ -1,5 +1,4 @@
-"""Kernel forms of ``array.argreduce``, ``array.scan`` and ``array.diagonal``, registered with
-the ``fuse`` pass.
+"""Kernel forms of ``array.argreduce``, ``array.scan`` and ``array.diagonal``.
 
 An argreduce is one reduction kernel with two results, the best value so far and its index,
 starting from the kind's identity (-inf for argmax of floats, -inf - infj for complex numbers,
@@ -24,28 +23,19 @@ from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
 from jitcore.ir.dialects.gather import DiagonalOp
 from jitcore.ir.types import ScalarType, i1, i64, index
-from jitcore.passes.fuse import KernelBuilder, kernelizes
-from jitcore.passes.scalar_lowering import ScalarEmitter, reduction_init
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.complex import ComplexEmitter
+from jitcore.passes.kernelize.scalar import reduction_init
 
 
-class _Replacement:
-    """What the fuse pass reads from a kernelizer's answer: ``result``, the value that takes
-    the op's place. The argreduce kernel has two results, so it has no ``result`` of its own."""
-
-    __slots__ = ("result",)
-
-    def __init__(self, result: Value):
-        self.result = result
-
-
-def _better(emit: ScalarEmitter, kind: str, x: Value, best: Value) -> Value:
+def _better(emit: ComplexEmitter, kind: str, x: Value, best: Value) -> Value:
     """i1: ``x`` replaces ``best``: strictly beyond it, or NaN while ``best`` is not. Complex
     numbers go by NumPy's lexicographic order, a NaN in either part counting as NaN."""
     if x.type.is_complex:
         xs, bs = emit.parts(x), emit.parts(best)
         beyond = emit.complex_elementwise("gt" if kind == "max" else "lt", [x, best])
-        beyond = emit.op("arith.ori", beyond, emit._complex_has_nan(xs))
-        return emit.op("arith.andi", beyond, emit.op("arith.xori", emit._complex_has_nan(bs),
+        beyond = emit.op("arith.ori", beyond, emit.has_nan(xs))
+        return emit.op("arith.andi", beyond, emit.op("arith.xori", emit.has_nan(bs),
                                                      emit.const(True, i1)))
     if not x.type.is_float:
         return emit.cmp("gt" if kind == "max" else "lt", x, best)
@@ -54,8 +44,8 @@ def _better(emit: ScalarEmitter, kind: str, x: Value, best: Value) -> Value:
     return emit.op("arith.andi", beyond, emit.op("arith.cmpf", best, best, result=i1, predicate="ord"))
 
 
-@kernelizes(ArgReduceOp)
-def kernelize_argreduce(op: ArgReduceOp) -> _Replacement:
+def argreduce(op: ArgReduceOp) -> kernel.GenericOp:
+    """The kernel's first result, the index, replaces the op's; the second is the best value."""
     x = op.operands[0]
     rank, axis, t = x.type.rank, op.axis, x.type.element
     kb = KernelBuilder(rank)
@@ -68,11 +58,10 @@ def kernelize_argreduce(op: ArgReduceOp) -> _Replacement:
     kept = [d for d in range(rank) if d != axis]
     out_map = AffineMap.from_dims(rank, kept)
     iterators = [kernel.REDUCTION if d == axis else kernel.PARALLEL for d in range(rank)]
-    new = kb.finish(op, [op.result_type, op.result_type.with_element(t)], [out_map, out_map], iterators,
+    return kb.finish(op, [op.result_type, op.result_type.with_element(t)], [out_map, out_map], iterators,
                     [emit.select(take, position, best_index), emit.select(take, value, best)],
                     inits=[ScalarAttr(0, i64), reduction_init(op.kind, t)],
                     accumulators=[best_index, best])
-    return _Replacement(new.results[0])
 
 
 def scan_init(kind: str, t: ScalarType) -> ScalarAttr:
@@ -82,8 +71,7 @@ def scan_init(kind: str, t: ScalarType) -> ScalarAttr:
     return reduction_init(kind, t)
 
 
-@kernelizes(ScanOp)
-def kernelize_scan(op: ScanOp) -> kernel.GenericOp:
+def scan(op: ScanOp) -> kernel.GenericOp:
     x = op.operands[0]
     rank, t = x.type.rank, x.type.element
     kb = KernelBuilder(rank)
@@ -98,10 +86,12 @@ def kernelize_scan(op: ScanOp) -> kernel.GenericOp:
                      inits=[scan_init(op.kind, t)], accumulators=[acc])
 
 
-@kernelizes(DiagonalOp)
-def kernelize_diagonal(op: DiagonalOp) -> kernel.GenericOp:
+def diagonal(op: DiagonalOp) -> kernel.GenericOp:
     """A diagonal reads the operand through a map that repeats a domain dim."""
     rank = op.result_type.rank
     kb = KernelBuilder(rank)
     value = kb.input(op.operands[0], AffineMap(rank, tuple(AffineExpr(d, 1, 0) for d in op.dims)))
     return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank, [value])
+
+
+RULES = {ArgReduceOp: argreduce, ScanOp: scan, DiagonalOp: diagonal}

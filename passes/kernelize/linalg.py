@@ -1,4 +1,4 @@
-"""The kernel form of ``array.dot_general``, registered with the ``fuse`` pass.
+"""The kernel form of ``array.dot_general``.
 
 A contraction is one ``kernel.generic`` whose body is ``acc + lhs * rhs`` (``or`` over ``and``
 for bool, as NumPy's bool matmul), starting from 0. Its iteration dims are, in loop order::
@@ -19,12 +19,11 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.linalg_ops import DotGeneralOp
-from jitcore.passes.fuse import KernelBuilder, kernelizes
-from jitcore.passes.scalar_lowering import reduction_init
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.scalar import reduction_init
 
 
-@kernelizes(DotGeneralOp)
-def kernelize_dot_general(op: DotGeneralOp) -> kernel.GenericOp:
+def dot_general(op: DotGeneralOp) -> kernel.GenericOp:
     lhs, rhs = op.operands
     out_type = op.result_type
     batch, lhs_free, rhs_free = len(op.lhs_batch), len(op.lhs_free), len(op.rhs_free)
@@ -62,3 +61,6 @@ def kernelize_dot_general(op: DotGeneralOp) -> kernel.GenericOp:
     value = kb.emit.combine("sum", acc, product)
     return kb.finish(op, [out_type], [out_map], iterators, [value],
                      inits=[reduction_init("sum", t)], accumulators=[acc])
+
+
+RULES = {DotGeneralOp: dot_general}

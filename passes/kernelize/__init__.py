@@ -1,0 +1,62 @@
+"""``kernelize``: the mandatory conversion of ``array`` ops into ``kernel.generic`` loops.
+
+Every op with a rule becomes one kernel of its own, inserted where the op was; nothing is
+fused and every intermediate is materialised. ``array.constant``, ``array.reshape`` (a view of
+a contiguous buffer) and the gather/scatter ops have no rule: the code generator takes them as
+they are. Fusing kernels into one another is the separate, optional ``fuse`` pass, so a
+pipeline without it (``...,kernelize,...``) is the unfused baseline that fusion is tested
+against (tests/programs): both must give bit-identical results, since fusing only moves the
+same scalar ops from one loop into another.
+
+The rules, one module per op family, each map an op class to a function that builds the
+op's kernel before it and returns it; the kernel's leading results replace the op's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from jitcore.ir.core import Block, Operation
+from jitcore.ir.dialects import kernel
+from jitcore.passes.kernelize import elementwise, index, linalg, shape
+from jitcore.passes.manager import Pass, register_pass
+
+Rule = Callable[[Operation], kernel.GenericOp]
+
+# Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
+RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES}
+
+
+def rule_for(op: Operation) -> Rule | None:
+    """The rule that turns ``op`` into a kernel, or None if ``op`` stays as it is."""
+    for cls in type(op).__mro__:
+        if cls in RULES:
+            return RULES[cls]
+    return None
+
+
+@register_pass
+class Kernelize(Pass):
+    """Each array op that has a rule becomes its own kernel; no producer is inlined."""
+
+    name = "kernelize"
+
+    def run(self, module: Operation) -> bool:
+        changed = False
+        for func in module.functions():
+            changed |= _kernelize(func.body)
+        return changed
+
+
+def _kernelize(block: Block) -> bool:
+    changed = False
+    for op in list(block.ops):
+        rule = rule_for(op)
+        if rule is None:
+            continue
+        new = rule(op)
+        for old, result in zip(op.results, new.results):
+            old.replace_all_uses_with(result)
+        op.erase()
+        changed = True
+    return changed

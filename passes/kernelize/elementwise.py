@@ -1,0 +1,63 @@
+"""Kernel forms of the elementwise ops (unary, binary, compare, ``select``, ``convert``) and of
+``array.reduce``.
+
+An elementwise op is one kernel whose operands and result all use the identity map, with the
+op's scalar meaning (``scalar.py``, ``complex.py``) as its body. A reduction iterates over its
+operand's dims, the reduced ones as ``reduction`` iterators, and combines an accumulator that
+starts at the kind's identity with each element.
+"""
+
+from __future__ import annotations
+
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.dialects import array, kernel
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.scalar import reduction_init
+
+
+def _parallel(kb: KernelBuilder, op, value) -> kernel.GenericOp:
+    rank = op.result_type.rank
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank, [value])
+
+
+def elementwise(op: array.ElementwiseOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    args = [kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands]
+    return _parallel(kb, op, kb.emit.elementwise(op.kind, args))
+
+
+def select(op: array.SelectOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    args = [kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands]
+    return _parallel(kb, op, kb.emit.select(*args))
+
+
+def convert(op: array.ConvertOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    x = kb.input(op.operands[0], AffineMap.identity(op.result_type.rank))
+    return _parallel(kb, op, kb.emit.convert(x, op.result_type.element))
+
+
+def reduce(op: array.ReduceOp) -> kernel.GenericOp:
+    out_type = op.result_type
+    src = op.operands[0].type
+    kb = KernelBuilder(src.rank)
+    x = kb.input(op.operands[0], AffineMap.identity(src.rank))
+    init = reduction_init(op.kind, out_type.element)
+    if not op.axes:  # each element combined with the identity once: 0.0 + -0.0 is 0.0
+        value = kb.emit.combine(op.kind, kb.emit.const(init.value, init.type), x)
+        return kb.finish(op, [out_type], [AffineMap.identity(src.rank)], ["parallel"] * src.rank, [value])
+    acc = kb.body.add_arg(out_type.element)
+    value = kb.emit.combine(op.kind, acc, x)
+    kept = [d for d in range(src.rank) if d not in op.axes]
+    iterators = ["reduction" if d in op.axes else "parallel" for d in range(src.rank)]
+    return kb.finish(op, [out_type], [AffineMap.from_dims(src.rank, kept)], iterators, [value],
+                     inits=[init], accumulators=[acc])
+
+
+RULES = {
+    array.ElementwiseOp: elementwise,
+    array.SelectOp: select,
+    array.ConvertOp: convert,
+    array.ReduceOp: reduce,
+}
