@@ -27,7 +27,8 @@ def test_bench_prints_its_tables_at_a_tiny_size():
     assert len(jit_rows) == 7 and not any("error" in r for r in jit_rows)
     for peer in ("numexpr", "numba", "jax"):
         assert any(f"| {peer} " in r for r in rows)
-    assert "trace (signature + tracing)" in out and "LLVM: parse, O3, MCJIT" in out
+    assert "trace (signature + tracing)" in out and "codegen: LLVM IR, O3, object code" in out
+    assert "load: MCJIT" in out
     assert "jitcore g(x), cached" in out and "µs per call" in out
 
 
