@@ -83,7 +83,7 @@ def select(condlist, choicelist, default=0):
         dtype = np.result_type(*(_select_kind(v) for v in (*choicelist, default)))
     except TypeError as e:
         raise JitTypeError(f"numpy.select at {at}: the choices and default have no common "
-                            f"dtype: {e}") from None
+                           f"dtype: {e}") from None
     trace = prims.find_trace(*condlist, *choicelist, default)
     out = prims.as_tracer(trace, default, dtype)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):

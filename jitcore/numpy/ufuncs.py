@@ -142,7 +142,7 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         if a.ndim == 0:
             raise JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
-                                f"at {user_location()}")
+                               f"at {user_location()}")
         dtype = kwargs.get("dtype")
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
