@@ -5,37 +5,13 @@ it, and compiles it with LLVM to vectorised native code that runs on NumPy array
 """
 
 import importlib
-import importlib.util
 import os
-import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_LAYERS = ("ir", "passes", "codegen")
+# _layers first (the import keeps this order): it makes jitcore.ir, jitcore.passes and
+# jitcore.codegen importable from a checkout, and array_methods imports the IR.
+from jitcore import _layers, array_methods  # noqa: F401  (array_methods installs Tracer's operators)
 
-
-class _LayerFinder:
-    """Finds jitcore.ir, jitcore.passes and jitcore.codegen in a checkout.
-
-    The compiler layers are the repository's top-level folders ir/, passes/, codegen/, but they
-    import only as jitcore.<layer>, so a user's own ir.py or passes/ cannot shadow them. Installed,
-    they sit inside this package; in a checkout this maps exactly those three names to the folders
-    beside it (their submodules then follow the package's __path__).
-    """
-
-    @staticmethod
-    def find_spec(fullname, path=None, target=None):
-        package, _, layer = fullname.rpartition(".")
-        folder = os.path.join(os.path.dirname(_HERE), layer)
-        if package != __name__ or layer not in _LAYERS or not os.path.isdir(folder):
-            return None
-        return importlib.util.spec_from_file_location(
-            fullname, os.path.join(folder, "__init__.py"), submodule_search_locations=[folder])
-
-
-if not os.path.isdir(os.path.join(_HERE, "ir")):  # a checkout, not an install
-    sys.meta_path.insert(0, _LayerFinder)
-
-# The frontend loads on first use, so importing jitcore.ir alone does not pull in passes and LLVM.
+# The API loads on first use, so importing jitcore.ir alone does not pull in passes and LLVM.
 _API = {
     "CacheInfo": "api", "JitFunction": "api", "Lowered": "api", "jit": "api", "make_ir": "api",
     "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
@@ -47,7 +23,8 @@ __all__ = sorted(_API)
 def __getattr__(name):
     if name in _API:
         value = getattr(importlib.import_module(f"{__name__}.{_API[name]}"), name)
-    elif os.path.isfile(os.path.join(_HERE, name + ".py")) or name in _LAYERS:  # jitcore.numpy etc.
+    elif name in _layers.LAYERS or any(os.path.isfile(os.path.join(_layers.PACKAGE_DIR, *path))
+                                       for path in ((name + ".py",), (name, "__init__.py"))):
         value = importlib.import_module(f"{__name__}.{name}")
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,7 +3,7 @@ native code: the stages that ``jit`` caches and ``lower(...).as_text(stage)`` sh
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +15,7 @@ from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
 from jitcore.ir.builder import Builder
+from jitcore.ir.core import Value
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.types import FunctionType, TensorType
@@ -66,14 +67,38 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
     """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
     argument leaf; return the traced module and its ``Outputs``."""
     module = ModuleOp.build()
-    arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
-    func = FuncOp.build(name, FunctionType(arg_types, ()))
+    func = FuncOp.build(name, FunctionType((), ()))
     module.body.append(func)
-    t = Trace(Builder(func.body), name)
-    tracers = [
-        Tracer(a, t, frozenset({p}), weak=s.weak) for a, s, p in zip(func.body.args, specs, paths)
-    ]
-    out = rebuild(tracers)
+    arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
+
+    def call(*leaves):
+        return rebuild(list(leaves))
+
+    values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
+                                     weak=[s.weak for s in specs])
+    func.body.append(ReturnOp(values))
+    func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
+    ir.verify(module)
+    return module, outputs
+
+
+def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Builder, *, name: str,
+                   paths: Sequence[str] | None = None,
+                   weak: Sequence[bool] | None = None) -> tuple[list[Value], Outputs]:
+    """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
+    argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
+    ``paths`` in error messages; ``weak``: a Python scalar's). Returns the values ``fn`` returned
+    (flattened as a pytree), then the new values of the arguments it wrote to in place, and the
+    ``Outputs`` that describe them; the caller adds the terminator that uses them.
+
+    Each call is its own ``Trace`` (its own constants), so the body of a function and each
+    region of an op (a loop body, a branch) are traced the same way."""
+    t = Trace(builder, name)
+    paths = paths if paths is not None else [f"arg{i}" for i in range(len(arg_types))]
+    weak = weak if weak is not None else [False] * len(arg_types)
+    tracers = [Tracer(builder.block.add_arg(a), t, frozenset({p}), weak=w)
+               for a, p, w in zip(arg_types, paths, weak)]
+    out = fn(*tracers)
     leaves, out_tree = pytree.flatten(out)
     values, scalars = [], []
     for leaf in leaves:
@@ -91,11 +116,8 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
             )
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
-    func.body.append(ReturnOp(values))
-    func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
-    ir.verify(module)
     arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
-    return module, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
+    return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
                            owners(leaves, tracers) + mutated, arguments)
 
 

@@ -1,15 +1,18 @@
-"""NumPy's advanced indexing on traced arrays: ``x[key]``, ``x[key] = v`` and ``x.at[key]``
-where ``key`` mixes integer arrays (NumPy arrays, lists, traced integer arrays) and constant
-boolean masks with ints, slices, None and Ellipsis.
+"""NumPy's indexing on traced arrays: ``x[key]``, ``x[key] = v`` and ``x.at[key]``.
 
-A key becomes: a slice of ``x`` (every dim kept, the advanced dims whole), then one
-``array.gather_nd`` over the advanced dims, then a reshape that inserts the None dims. The
-index arrays broadcast against each other to B; a constant mask stands for its ``nonzero()``
-arrays, and an int (alongside an array) for a 0-d index array. NumPy's placement rule: when
-the advanced indices are adjacent in the key, B replaces them in place; otherwise B comes first.
-Constant indices are checked while tracing, with NumPy's messages; traced ones after the call.
-A traced mask is refused (the result's shape would depend on the data), except to assign one
-value (``x[x < 0] = 0``), which is ``where``.
+Basic keys (ints, slices, None, Ellipsis) become an ``array.slice`` and a reshape, and
+``x[key]`` is a *view* of ``x`` (see ``tracer.make_view``); a write through it is an
+``array.update_slice``. Keys with scalar booleans (``x[True]``) are NumPy's 0-d masks.
+
+Advanced keys mix integer arrays (NumPy arrays, lists, traced integer arrays) and constant
+boolean masks with the basic kinds. Such a key becomes: a slice of ``x`` (every dim kept, the
+advanced dims whole), then one ``array.gather_nd`` over the advanced dims, then a reshape that
+inserts the None dims. The index arrays broadcast against each other to B; a constant mask
+stands for its ``nonzero()`` arrays, and an int (alongside an array) for a 0-d index array.
+NumPy's placement rule: when the advanced indices are adjacent in the key, B replaces them in
+place; otherwise B comes first. Constant indices are checked while tracing, with NumPy's
+messages; traced ones after the call. A traced mask is refused (the result's shape would depend
+on the data), except to assign one value (``x[x < 0] = 0``), which is ``where``.
 """
 
 from __future__ import annotations
@@ -21,14 +24,100 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.gather import DiagonalOp, GatherNdOp, ScatterNdOp, gather_nd_shape
-from jitcore.tracer import Tracer
+from jitcore.ir.dialects.gather import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
+from jitcore.tracer import Tracer, as_scalar, make_view
 
 
 def is_array_index(k) -> bool:
     return isinstance(k, (Tracer, np.ndarray, list))
 
 
+# -- basic indexing ------------------------------------------------------------------------
+def _basic_index(x: Tracer, key):
+    """A basic index as (start, stride, sliced shape, result shape)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if sum(k is Ellipsis for k in key) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(k is not None and k is not Ellipsis for k in key)
+    if used > x.ndim:
+        raise IndexError(f"too many indices: the array is {x.ndim}-dimensional, but {used} were indexed")
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1:]
+    else:
+        key = key + (slice(None),) * (x.ndim - used)
+    start, stride, sliced, final = [], [], [], []
+    dim = 0
+    for k in key:
+        if k is None:
+            final.append(1)
+            continue
+        size = x.shape[dim]
+        if isinstance(k, slice):
+            r = range(*k.indices(size))
+            start.append(r.start if len(r) else 0)
+            stride.append(r.step)
+            sliced.append(len(r))
+            final.append(len(r))
+        else:
+            i = operator.index(k)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
+            start.append(i % size)
+            stride.append(1)
+            sliced.append(1)
+        dim += 1
+    return start, stride, tuple(sliced), tuple(final)
+
+
+def getitem(x: Tracer, key) -> Tracer:
+    """The value of ``x[key]`` (no view): basic indexing with static ints, slices, None and
+    Ellipsis; a key with integer arrays or constant boolean masks is advanced (``gather``)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(is_array_index(k) for k in keys):
+        return gather(x, keys)
+    start, stride, sliced, final = _basic_index(x, key)
+    return prims.reshape(prims.slice_(x, start, stride, sliced), final)
+
+
+@prims.numpy_scalar
+def take(x: Tracer, indices, axis: int) -> Tracer:
+    """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
+    (axis,) = prims.normalize_axes(axis, x.ndim, "take")
+    check_static_indices(indices, x.shape[axis], axis)
+    idx = prims.as_tracer(x.trace, indices, np.dtype(np.int64))
+    shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
+    return prims._emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
+                       sources=prims._sources(x, indices))
+
+
+def check_static_indices(indices, n: int, axis: int) -> None:
+    """Constant indices are checked while tracing (the gather checks traced ones when called)."""
+    if isinstance(indices, Tracer):
+        return
+    indices = np.asarray(indices)
+    bad = (indices < -n) | (indices >= n)
+    if bad.any():
+        raise IndexError(f"index {indices[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
+
+
+def update(x: Tracer, key, value) -> Tracer:
+    """``x`` with ``x[key]`` replaced by ``value`` (broadcast, and cast as NumPy's setitem does)."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if any(is_array_index(k) for k in keys):
+        return scatter(x, keys, value)
+    start, stride, sliced, final = _basic_index(x, key)
+    v = prims.broadcast_to(prims.as_tracer(x.trace, value, x.dtype), final)
+    if 0 in sliced:
+        return x
+    v = prims.reshape(v, sliced)
+    if sliced == x.shape and all(s == 1 for s in stride):
+        return v
+    attrs = {"start": tuple(start), "stride": tuple(stride)}
+    return prims._emit(x.trace, array.UpdateSliceOp, [x, v], x.value.type, attrs)
+
+
+# -- advanced indexing ---------------------------------------------------------------------
 class _Plan:
     """A key, taken apart: the slice of ``x`` to take first, the advanced dims with their
     index arrays (in key order), where the index dims go, and the final shape."""
@@ -169,12 +258,12 @@ def _index_tracers(plan: _Plan, trace) -> list[Tracer]:
     return out
 
 
-def getitem(x: Tracer, key) -> Tracer:
+def gather(x: Tracer, key) -> Tracer:
     """``x[key]`` for a key with at least one integer array or boolean mask."""
     plan = _Plan(x, key)
     base = prims.slice_(x, plan.start, plan.stride, plan.sliced)
     if len(plan.indices) == 1:  # one array: NumPy's take along its axis
-        out = prims.take(base, plan.indices[0], plan.axes[0])
+        out = take(base, plan.indices[0], plan.axes[0])
     else:
         indices = _index_tracers(plan, x.trace)
         shape = gather_nd_shape(base.shape, plan.axes, plan.b_shape, plan.position)
@@ -184,7 +273,7 @@ def getitem(x: Tracer, key) -> Tracer:
     return prims.reshape(out, plan.final)
 
 
-def update(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
+def scatter(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
     """``x`` after ``x[key] = value`` (``mode`` "set": the last write to an element wins, as in
     NumPy) or ``np.add.at(x, key, value)`` (``mode`` "add": repeated indices accumulate; "sub",
     "mul", "max", "min", "and", "or", "xor" likewise, see ``array.scatter_nd``). The updates
@@ -291,10 +380,119 @@ def scalar_bool_key(x: Tracer, key):
 def getitem_scalar_bool(x: Tracer, key) -> Tracer:
     """``x[key]`` for a key with scalar booleans (see ``scalar_bool_key``)."""
     basic, bool_dims, position, size = scalar_bool_key(x, key)
-    r = prims.getitem(x, basic)
+    r = getitem(x, basic)
     shape = [d for i, d in enumerate(r.shape) if i not in bool_dims]
     shape.insert(position, 1)
     r = prims.reshape(r, tuple(shape))
     if size == 0:
-        r = prims.getitem(r, (slice(None),) * position + (slice(0, 0),))
+        r = getitem(r, (slice(None),) * position + (slice(0, 0),))
     return r
+
+
+# -- x[key] and x[key] = v on a traced array: views, NumPy scalars, in-place writes -------------
+def has_scalar_bool(key) -> bool:
+    """Does ``key`` hold a scalar boolean (``x[True]``: a 0-d mask)?"""
+    return any(is_scalar_bool(k) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def is_advanced(key) -> bool:
+    """Does ``key`` hold an integer array or boolean mask (NumPy's advanced indexing)?"""
+    return any(is_array_index(k) for k in (key if isinstance(key, tuple) else (key,)))
+
+
+def subscript(x: Tracer, key) -> Tracer:
+    """``x[key]`` as NumPy reads it: a view for a basic key, a copy for an advanced one."""
+    if has_scalar_bool(key):
+        return getitem_scalar_bool(x, key)  # a copy in NumPy, not a view
+    if is_advanced(key):
+        return getitem(x, key)  # a copy in NumPy, not a view
+    out = view(x, key)
+    if out.ndim == 0 and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,))):
+        return as_scalar(out)  # NumPy: x[i, j] and x[()] are scalars (copies), x[...] a view
+    return out
+
+
+def view(x: Tracer, key) -> Tracer:
+    """``x[key]`` for a basic key, as a view: a write to it updates ``x``."""
+    out = make_view(x, lambda b: getitem(b, key), lambda b, v: update(b, key, v))
+    out.index = key
+    return out
+
+
+def assign_subscript(x: Tracer, key, value) -> None:
+    """``x[key] = value``: ``x`` (and the array it is a view of, if any) updated in place."""
+    if has_scalar_bool(key):
+        setitem_scalar_bool(x, key, value)
+        return
+    if is_advanced(key):
+        prims.assign(x, update(x, key, value))
+        return
+    if isinstance(value, Tracer) and value.view is not None and value.view[0] is x:
+        if value.index is not None and value.index == key:
+            return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
+    prims.assign(view(x, key), value)
+
+
+def setitem_scalar_bool(x: Tracer, key, value) -> None:
+    """``x[key] = value`` for a key with scalar booleans (see ``scalar_bool_key``)."""
+    basic, _, position, size = scalar_bool_key(x, key)
+    target = getitem_scalar_bool(x, key).shape
+    shape = value.shape if isinstance(value, Tracer) else np.shape(value)
+    try:
+        np.broadcast_to(np.empty(shape, np.int8), target)
+    except ValueError:
+        raise ValueError(f"could not broadcast input array from shape {shape} into "
+                         f"shape {target}") from None
+    if size:  # x[True] = v writes x[...] (less the new dim of size 1); x[False] nothing
+        v = value if isinstance(value, Tracer) else prims.as_tracer(x.trace, value, x.dtype)
+        v = prims.broadcast_to(v, target)
+        v = prims.reshape(v, target[:position] + target[position + 1:])
+        assign_subscript(x, tuple(k for k in basic if k is not None) or Ellipsis, v)
+
+
+# -- x.at[key]: JAX's functional updates ----------------------------------------------------
+class IndexUpdates:
+    """``x.at``: indexed by a key, gives the ``IndexUpdate`` of that part of ``x``."""
+
+    __slots__ = ("x",)
+
+    def __init__(self, x: Tracer):
+        self.x = x
+
+    def __getitem__(self, key) -> IndexUpdate:
+        return IndexUpdate(self.x, key)
+
+
+class IndexUpdate:
+    """``x.at[key]``: new arrays with the indexed part replaced or combined, as in JAX."""
+
+    __slots__ = ("x", "key")
+
+    def __init__(self, x: Tracer, key):
+        self.x, self.key = x, key
+
+    def get(self) -> Tracer:
+        return getitem(self.x, self.key)
+
+    def set(self, v) -> Tracer:
+        return update(self.x, self.key, v)
+
+    _MODES = {np.add: "add", np.multiply: "mul", np.minimum: "min", np.maximum: "max"}
+
+    def _combine(self, ufunc, v) -> Tracer:
+        if is_advanced(self.key):
+            if ufunc in self._MODES:  # repeated indices combine, one after the other
+                return scatter(self.x, self.key, v, self._MODES[ufunc])
+            raise UnsupportedError(
+                f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
+                "supported under jit (repeated indices would have to combine); .set, .add, "
+                ".multiply, .min and .max are"
+            )
+        return update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
+
+    def add(self, v): return self._combine(np.add, v)
+    def multiply(self, v): return self._combine(np.multiply, v)
+    def divide(self, v): return self._combine(np.true_divide, v)
+    def power(self, v): return self._combine(np.power, v)
+    def min(self, v): return self._combine(np.minimum, v)
+    def max(self, v): return self._combine(np.maximum, v)

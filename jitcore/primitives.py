@@ -17,9 +17,8 @@ from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.gather import GatherOp
 from jitcore.ir.types import TensorType
-from jitcore.tracer import Trace, Tracer, as_scalar, fresh, user_location
+from jitcore.tracer import Trace, Tracer, as_scalar, fresh, make_view, user_location
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -342,6 +341,44 @@ def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
     return tuple(out)
 
 
+def reshape_view(x: Tracer, shape) -> Tracer:
+    """``x.reshape(shape)``: a view, as NumPy's reshape of a contiguous array is."""
+    return make_view(x, lambda b: reshape(b, shape), lambda b, v: reshape(v, b.shape))
+
+
+def transpose_view(x: Tracer, axes) -> Tracer:
+    """``x.transpose(axes)``: a view, whose writes go back through the inverse permutation."""
+    def backward(b, v):
+        if axes is None:
+            return transpose(v, None)
+        perm = normalize_axes(axes, b.ndim, "transpose")
+        return transpose(v, tuple(int(p) for p in np.argsort(perm)))
+
+    return make_view(x, lambda b: transpose(b, axes), backward)
+
+
+def moveaxis(a: Tracer, source, destination) -> Tracer:
+    """``np.moveaxis``: the axes ``source`` moved to ``destination``, the others in order; a view."""
+    src = normalize_axes(source, a.ndim, "moveaxis")
+    dst = normalize_axes(destination, a.ndim, "moveaxis")
+    order = [n for n in range(a.ndim) if n not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return transpose_view(a, order)
+
+
+def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") -> None:
+    """Write ``new`` (broadcast and cast to ``x``'s dtype) into ``x``, as NumPy's in-place
+    operations do: ``x`` is rebound to the new value (see ``Tracer.rebind``)."""
+    if isinstance(new, Tracer) and not np.can_cast(new.dtype, x.dtype, casting):
+        raise JitTypeError(
+            f"Cannot cast {what} output from {new.dtype} to {x.dtype} with casting rule "
+            f"{casting!r} (NumPy raises the same), at {user_location()}"
+        )
+    x.check_writable()
+    x.rebind(broadcast_to(as_tracer(x.trace, new, x.dtype), x.shape))
+
+
 def zero_d_axis(x, axis):
     """NumPy's ufunc reductions, argmax, cumsum, repeat, take and squeeze take an int axis 0 or -1
     of a 0-d array as no axis (a tuple of axes is still out of bounds); None for those."""
@@ -484,92 +521,3 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
     shape[axis] = sum(p.shape[axis] for p in parts)
     t = parts[0].value.type.with_shape(shape)
     return _emit(trace, array.ConcatenateOp, parts, t, {"axis": axis})
-
-
-def _basic_index(x: Tracer, key):
-    """A basic index as (start, stride, sliced shape, result shape)."""
-    key = key if isinstance(key, tuple) else (key,)
-    if sum(k is Ellipsis for k in key) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    used = sum(k is not None and k is not Ellipsis for k in key)
-    if used > x.ndim:
-        raise IndexError(f"too many indices: the array is {x.ndim}-dimensional, but {used} were indexed")
-    if Ellipsis in key:
-        at = key.index(Ellipsis)
-        key = key[:at] + (slice(None),) * (x.ndim - used) + key[at + 1:]
-    else:
-        key = key + (slice(None),) * (x.ndim - used)
-    start, stride, sliced, final = [], [], [], []
-    dim = 0
-    for k in key:
-        if k is None:
-            final.append(1)
-            continue
-        size = x.shape[dim]
-        if isinstance(k, slice):
-            r = range(*k.indices(size))
-            start.append(r.start if len(r) else 0)
-            stride.append(r.step)
-            sliced.append(len(r))
-            final.append(len(r))
-        else:
-            i = operator.index(k)
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
-            start.append(i % size)
-            stride.append(1)
-            sliced.append(1)
-        dim += 1
-    return start, stride, tuple(sliced), tuple(final)
-
-
-def getitem(x: Tracer, key) -> Tracer:
-    """Basic indexing with static ints, slices, None and Ellipsis; a key with integer arrays
-    or constant boolean masks is advanced indexing (``jitcore/indexing.py``)."""
-    keys = key if isinstance(key, tuple) else (key,)
-    arrays = [i for i, k in enumerate(keys) if isinstance(k, (Tracer, np.ndarray, list))]
-    if arrays:
-        from jitcore import indexing  # it builds on this module
-
-        return indexing.getitem(x, keys)
-    start, stride, sliced, final = _basic_index(x, key)
-    return reshape(slice_(x, start, stride, sliced), final)
-
-
-@numpy_scalar
-def take(x: Tracer, indices, axis: int) -> Tracer:
-    """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
-    (axis,) = normalize_axes(axis, x.ndim, "take")
-    check_static_indices(indices, x.shape[axis], axis)
-    idx = as_tracer(x.trace, indices, np.dtype(np.int64))
-    shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
-    return _emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
-                 sources=_sources(x, indices))
-
-
-def check_static_indices(indices, n: int, axis: int) -> None:
-    """Constant indices are checked while tracing (the gather checks traced ones when called)."""
-    if isinstance(indices, Tracer):
-        return
-    indices = np.asarray(indices)
-    bad = (indices < -n) | (indices >= n)
-    if bad.any():
-        raise IndexError(f"index {indices[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
-
-
-def update(x: Tracer, key, value) -> Tracer:
-    """``x`` with ``x[key]`` replaced by ``value`` (broadcast, and cast as NumPy's setitem does)."""
-    keys = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (Tracer, np.ndarray, list)) for k in keys):
-        from jitcore import indexing  # it builds on this module
-
-        return indexing.update(x, keys, value)
-    start, stride, sliced, final = _basic_index(x, key)
-    v = broadcast_to(as_tracer(x.trace, value, x.dtype), final)
-    if 0 in sliced:
-        return x
-    v = reshape(v, sliced)
-    if sliced == x.shape and all(s == 1 for s in stride):
-        return v
-    attrs = {"start": tuple(start), "stride": tuple(stride)}
-    return _emit(x.trace, array.UpdateSliceOp, [x, v], x.value.type, attrs)

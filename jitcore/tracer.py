@@ -8,6 +8,10 @@ tracer ``x`` to a functionally updated value, and a tracer made by indexing, res
 transposing is a *view* of its base: a write to it updates the base (through ``backward``), and
 reading it after the base changed re-derives it (through ``forward``). Writes that reach an
 argument are returned from the compiled function and copied into the caller's array.
+
+This module holds the state only. Operators, ``x[key]`` and the ndarray methods are installed
+on ``Tracer`` by ``jitcore/array_methods.py``, so that the modules that record ops can import
+this one without it importing them.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import traceback
 import numpy as np
 
 from jitcore.dtypes import np_dtype
-from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.errors import JitcoreError
@@ -79,24 +83,21 @@ class Tracer:
             t = t.view[0]
         return t
 
-    def assign(self, new, casting: str = "unsafe", what: str = "assignment") -> None:
-        """Write ``new`` (broadcast and cast to this array's dtype) into this array, as NumPy's
-        in-place operations do; a view passes the write on to its base."""
-        if isinstance(new, Tracer) and not np.can_cast(new.dtype, self.dtype, casting):
-            raise JitTypeError(
-                f"Cannot cast {what} output from {new.dtype} to {self.dtype} with casting rule "
-                f"{casting!r} (NumPy raises the same), at {user_location()}"
-            )
+    def check_writable(self) -> None:
         if self.scalar:
             raise JitTypeError(
                 f"'numpy.{self.dtype.name}' object does not support item assignment: a NumPy scalar "
                 f"(a full reduction, x[i]) is immutable (NumPy raises the same TypeError), at "
                 f"{user_location()}"
             )
-        new = prims.broadcast_to(prims.as_tracer(self.trace, new, self.dtype), self.shape)
+
+    def rebind(self, new: Tracer) -> None:
+        """Make this array hold ``new`` (of its shape and dtype), as an in-place write does; a
+        view passes the write on to its base. ``primitives.assign`` broadcasts and casts first."""
+        self.check_writable()
         if self.view is not None:
             base, _, backward = self.view
-            base.assign(backward(base, new))
+            base.rebind(backward(base, new))
             return
         self._value = new._value
         self.sources = self.sources | new.sources
@@ -162,190 +163,6 @@ class Tracer:
             "supports) on it, or compute the array outside the jitted function."
         )
 
-    # -- arithmetic (NumPy's ufuncs decide every result type) -------------------------------
-    def __add__(self, o): return prims.ufunc(np.add, self, o)
-    def __radd__(self, o): return prims.ufunc(np.add, o, self)
-    def __sub__(self, o): return prims.ufunc(np.subtract, self, o)
-    def __rsub__(self, o): return prims.ufunc(np.subtract, o, self)
-    def __mul__(self, o): return prims.ufunc(np.multiply, self, o)
-    def __rmul__(self, o): return prims.ufunc(np.multiply, o, self)
-    def __truediv__(self, o): return prims.ufunc(np.true_divide, self, o)
-    def __rtruediv__(self, o): return prims.ufunc(np.true_divide, o, self)
-    def __floordiv__(self, o): return prims.ufunc(np.floor_divide, self, o)
-    def __rfloordiv__(self, o): return prims.ufunc(np.floor_divide, o, self)
-    def __mod__(self, o): return prims.ufunc(np.remainder, self, o)
-    def __rmod__(self, o): return prims.ufunc(np.remainder, o, self)
-    def __divmod__(self, o): return prims.ufunc(np.floor_divide, self, o), prims.ufunc(np.remainder, self, o)
-    def __rdivmod__(self, o): return prims.ufunc(np.floor_divide, o, self), prims.ufunc(np.remainder, o, self)
-    def __pow__(self, o): return prims.power_operator(self, o)
-    def __rpow__(self, o): return prims.ufunc(np.power, o, self)
-    def __and__(self, o): return prims.ufunc(np.bitwise_and, self, o)
-    def __rand__(self, o): return prims.ufunc(np.bitwise_and, o, self)
-    def __or__(self, o): return prims.ufunc(np.bitwise_or, self, o)
-    def __ror__(self, o): return prims.ufunc(np.bitwise_or, o, self)
-    def __xor__(self, o): return prims.ufunc(np.bitwise_xor, self, o)
-    def __rxor__(self, o): return prims.ufunc(np.bitwise_xor, o, self)
-    def __eq__(self, o): return prims.ufunc(np.equal, self, o)
-    def __ne__(self, o): return prims.ufunc(np.not_equal, self, o)
-    def __lt__(self, o): return prims.ufunc(np.less, self, o)
-    def __le__(self, o): return prims.ufunc(np.less_equal, self, o)
-    def __gt__(self, o): return prims.ufunc(np.greater, self, o)
-    def __ge__(self, o): return prims.ufunc(np.greater_equal, self, o)
-    def __neg__(self): return prims.ufunc(np.negative, self)
-    def __pos__(self): return prims.ufunc(np.positive, self)
-    def __abs__(self): return prims.ufunc(np.absolute, self)
-    def __invert__(self): return prims.ufunc(np.invert, self)
-    def __lshift__(self, o): return prims.ufunc(np.left_shift, self, o)
-    def __rlshift__(self, o): return prims.ufunc(np.left_shift, o, self)
-    def __rshift__(self, o): return prims.ufunc(np.right_shift, self, o)
-    def __rrshift__(self, o): return prims.ufunc(np.right_shift, o, self)
-    def __matmul__(self, o): return _jnp().matmul(self, o)
-    def __rmatmul__(self, o): return _jnp().matmul(o, self)
-
-    # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _jnp().apply_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func, types, args, kwargs):
-        return _jnp().apply_function(func, args, kwargs)
-
-    def __getitem__(self, key):
-        if _scalar_bool(key):
-            from jitcore import indexing
-
-            return indexing.getitem_scalar_bool(self, key)  # a copy in NumPy, not a view
-        if _advanced(key):
-            return prims.getitem(self, key)  # a copy in NumPy, not a view
-        view = self._view(key)
-        if view.ndim == 0 and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,))):
-            return as_scalar(view)  # NumPy: x[i, j] and x[()] are scalars (copies), x[...] a view
-        return view
-
-    def _view(self, key) -> Tracer:
-        view = make_view(self, lambda b: prims.getitem(b, key), lambda b, v: prims.update(b, key, v))
-        view.index = key
-        return view
-
-    def __setitem__(self, key, value):
-        if _scalar_bool(key):
-            from jitcore import indexing
-
-            basic, _, position, size = indexing.scalar_bool_key(self, key)
-            target = indexing.getitem_scalar_bool(self, key).shape
-            shape = value.shape if isinstance(value, Tracer) else np.shape(value)
-            try:
-                np.broadcast_to(np.empty(shape, np.int8), target)
-            except ValueError:
-                raise ValueError(f"could not broadcast input array from shape {shape} into "
-                                 f"shape {target}") from None
-            if size:  # x[True] = v writes x[...] (less the new dim of size 1); x[False] nothing
-                v = value if isinstance(value, Tracer) else prims.as_tracer(self.trace, value, self.dtype)
-                v = prims.broadcast_to(v, target)
-                v = prims.reshape(v, target[:position] + target[position + 1:])
-                self[tuple(k for k in basic if k is not None) or Ellipsis] = v
-            return
-        if _advanced(key):
-            self.assign(prims.update(self, key, value))
-            return
-        if isinstance(value, Tracer) and value.view is not None and value.view[0] is self:
-            if value.index is not None and value.index == key:
-                return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
-        self._view(key).assign(value)
-
-    @property
-    def at(self) -> _IndexUpdates:
-        """JAX's functional updates: ``x.at[idx].set(v)`` returns a new array."""
-        return _IndexUpdates(self)
-
-    # -- in-place arithmetic: NumPy's semantics (same_kind casting) ------------------------
-    def _inplace(self, ufunc, other):
-        new = prims.power_operator(self, other) if ufunc is np.power else prims.ufunc(ufunc, self, other)
-        if self.scalar:  # a NumPy scalar is immutable: s += y rebinds s to s + y
-            return new
-        self.assign(new, "same_kind", f"ufunc '{ufunc.__name__}'")
-        return self
-
-    def __iadd__(self, o): return self._inplace(np.add, o)
-    def __isub__(self, o): return self._inplace(np.subtract, o)
-    def __imul__(self, o): return self._inplace(np.multiply, o)
-    def __itruediv__(self, o): return self._inplace(np.true_divide, o)
-    def __ifloordiv__(self, o): return self._inplace(np.floor_divide, o)
-    def __imod__(self, o): return self._inplace(np.remainder, o)
-    def __ipow__(self, o): return self._inplace(np.power, o)
-    def __iand__(self, o): return self._inplace(np.bitwise_and, o)
-    def __ior__(self, o): return self._inplace(np.bitwise_or, o)
-    def __ixor__(self, o): return self._inplace(np.bitwise_xor, o)
-    def __ilshift__(self, o): return self._inplace(np.left_shift, o)
-    def __irshift__(self, o): return self._inplace(np.right_shift, o)
-
-    # -- array methods ----------------------------------------------------------------------
-    def astype(self, dtype): return fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
-    def reshape(self, *shape): return reshape_view(self, shape[0] if len(shape) == 1 else shape)
-    def transpose(self, *axes): return transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
-    def ravel(self): return reshape_view(self, (-1,))
-    def flatten(self): return fresh(prims.reshape(self, (-1,)))  # a copy in NumPy, not a view
-    def copy(self): return fresh(self, self.scalar, self.weak)
-
-    @property
-    def T(self): return transpose_view(self, None)
-
-    @property
-    def real(self): return prims.part("real", self)
-
-    @property
-    def imag(self): return prims.part("imag", self)
-
-    def conj(self): return prims.ufunc(np.conjugate, self)
-    conjugate = conj
-
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return prims.reduction("sum", self, axis, keepdims, dtype)
-
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return prims.reduction("prod", self, axis, keepdims, dtype)
-
-    def max(self, axis=None, keepdims=False): return prims.reduction("max", self, axis, keepdims)
-    def min(self, axis=None, keepdims=False): return prims.reduction("min", self, axis, keepdims)
-
-    def mean(self, axis=None, dtype=None, keepdims=False):
-        return prims.mean(self, axis, keepdims, dtype)
-
-    def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return prims.variance(self, axis, keepdims, dtype, ddof)
-
-    def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
-        return prims.ufunc(np.sqrt, prims.variance(self, axis, keepdims, dtype, ddof))
-
-    def any(self, axis=None, keepdims=False):
-        return prims.reduction("or", prims.as_bool(self), axis, keepdims)
-
-    def all(self, axis=None, keepdims=False):
-        return prims.reduction("and", prims.as_bool(self), axis, keepdims)
-
-    def argmax(self, axis=None, keepdims=False): return _jnp().argmax(self, axis, keepdims=keepdims)
-    def argmin(self, axis=None, keepdims=False): return _jnp().argmin(self, axis, keepdims=keepdims)
-    def cumsum(self, axis=None, dtype=None): return _jnp().cumsum(self, axis, dtype)
-    def cumprod(self, axis=None, dtype=None): return _jnp().cumprod(self, axis, dtype)
-    def clip(self, min=None, max=None): return _jnp().clip(self, min, max)
-    def squeeze(self, axis=None): return _jnp().squeeze(self, axis)
-    def swapaxes(self, a, b): return _jnp().swapaxes(self, a, b)
-    def diagonal(self, offset=0, axis1=0, axis2=1): return _jnp().diagonal(self, offset, axis1, axis2)
-
-
-
-
-def _scalar_bool(key) -> bool:
-    """Does ``key`` hold a scalar boolean (``x[True]``: a 0-d mask)?"""
-    keys = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (bool, np.bool_)) or (isinstance(k, np.ndarray) and k.ndim == 0
-                                                   and k.dtype == np.bool_) for k in keys)
-
-
-def _advanced(key) -> bool:
-    """Does ``key`` hold an integer array or boolean mask (NumPy's advanced indexing)?"""
-    keys = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (Tracer, np.ndarray, list)) for k in keys)
-
 
 def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
     """A new tracer of ``x``'s value, not a view: a copy, as NumPy's astype and copy make."""
@@ -371,74 +188,6 @@ def make_view(base: Tracer, forward, backward) -> Tracer:
     out.view = (base, forward, backward)
     out._seen = base.root().version
     return out
-
-
-def reshape_view(x: Tracer, shape) -> Tracer:
-    return make_view(x, lambda b: prims.reshape(b, shape), lambda b, v: prims.reshape(v, b.shape))
-
-
-def transpose_view(x: Tracer, axes) -> Tracer:
-    def backward(b, v):
-        if axes is None:
-            return prims.transpose(v, None)
-        perm = prims.normalize_axes(axes, b.ndim, "transpose")
-        return prims.transpose(v, tuple(int(p) for p in np.argsort(perm)))
-
-    return make_view(x, lambda b: prims.transpose(b, axes), backward)
-
-
-class _IndexUpdates:
-    __slots__ = ("x",)
-
-    def __init__(self, x: Tracer):
-        self.x = x
-
-    def __getitem__(self, key) -> _IndexUpdate:
-        return _IndexUpdate(self.x, key)
-
-
-class _IndexUpdate:
-    """``x.at[key]``: new arrays with the indexed part replaced or combined, as in JAX."""
-
-    __slots__ = ("x", "key")
-
-    def __init__(self, x: Tracer, key):
-        self.x, self.key = x, key
-
-    def get(self) -> Tracer:
-        return prims.getitem(self.x, self.key)
-
-    def set(self, v) -> Tracer:
-        return prims.update(self.x, self.key, v)
-
-    _MODES = {np.add: "add", np.multiply: "mul", np.minimum: "min", np.maximum: "max"}
-
-    def _combine(self, ufunc, v) -> Tracer:
-        if _advanced(self.key):
-            if ufunc in self._MODES:  # repeated indices combine, one after the other
-                from jitcore import indexing
-
-                return indexing.update(self.x, self.key, v, self._MODES[ufunc])
-            raise UnsupportedError(
-                f"x.at[index].{ufunc.__name__}(v) with an integer-array or mask index is not "
-                "supported under jit (repeated indices would have to combine); .set, .add, "
-                ".multiply, .min and .max are"
-            )
-        return prims.update(self.x, self.key, prims.ufunc(ufunc, self.get(), v))
-
-    def add(self, v): return self._combine(np.add, v)
-    def multiply(self, v): return self._combine(np.multiply, v)
-    def divide(self, v): return self._combine(np.true_divide, v)
-    def power(self, v): return self._combine(np.power, v)
-    def min(self, v): return self._combine(np.minimum, v)
-    def max(self, v): return self._combine(np.maximum, v)
-
-
-def _jnp():
-    """jitcore.numpy, which imports this module: looked up when first needed."""
-    import jitcore.numpy
-
-    return jitcore.numpy
 
 
 def is_user_file(filename: str) -> bool:
@@ -519,5 +268,3 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"jit(f, static_argnames=({static},)) — each new value then compiles once."
     )
 
-
-import jitcore.primitives as prims  # noqa: E402  (primitives needs Tracer defined first)

@@ -23,7 +23,6 @@ def test_the_graph_sees_the_known_arrows(graph):
     assert "passes.manager" in graph["passes.cse"]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 9 item 2: the frontend circle is being untied")
 def test_no_import_circle_in_jitcore(graph):
     assert circles(graph, within="jitcore") == []
 

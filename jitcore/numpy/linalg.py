@@ -5,8 +5,8 @@ The result dtype is NumPy's: ``numpy.result_type`` of the operands, a Python sca
 a 0-d array of its default dtype (these functions call ``asarray`` on their arguments, so
 scalars are not weak here). Integer products wrap; a bool product is ``or`` over ``and``.
 float16 products accumulate in float32 and round once, as NumPy's matmul and dot loops do.
-Shape errors are ``JitTypeError`` with NumPy's wording. Importing this module registers the
-functions in ``jitcore.numpy`` (see its last line).
+Shape errors are ``JitTypeError`` with NumPy's wording. Also here: ``diagonal``, ``trace`` and
+``diag``, strided reads of a diagonal (``array.diagonal``).
 """
 
 from __future__ import annotations
@@ -17,22 +17,18 @@ import string
 import numpy as np
 
 from jitcore import indexing
-from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects.linalg_ops import DotGeneralOp, free_dims
 from jitcore.ir.types import TensorType
+from jitcore.numpy.registry import UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
-__all__ = ["dot", "dot_general", "einsum", "inner", "matmul", "matvec", "outer", "tensordot", "vdot",
-           "vecdot", "vecmat"]
+__all__ = ["diag", "diagonal", "dot", "einsum", "inner", "matmul", "outer", "tensordot", "trace", "vdot",
+           "vecdot", *(name for name in ("matvec", "vecmat") if hasattr(np, name))]  # NumPy 2.2 on
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-
-
-def _traced(*args) -> bool:
-    return any(isinstance(a, Tracer) for a in args)
 
 
 def _operands(*xs) -> tuple[list[Tracer], np.dtype]:
@@ -72,10 +68,11 @@ def _shape(shape) -> str:
 _MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 
 
+@implements(np.matmul)
 def matmul(a, b):
     """``a @ b`` with NumPy's rules: stacks of matrices broadcast over their leading dims; a 1-d
     operand is a row (left) or column (right) vector whose dim leaves the result."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.matmul(a, b)
     (a, b), _ = _operands(a, b)
     for i, x in enumerate((a, b)):
@@ -131,10 +128,10 @@ def _gufunc_operands(name: str, signature: str, a, b, a_core: int, b_core: int, 
 
 def vecdot(x1, x2, axis=-1):
     """``numpy.vecdot`` of real arrays: the inner product along ``axis``, broadcasting the rest."""
-    if not _traced(x1, x2):
+    if not traced(x1, x2):
         return np.vecdot(x1, x2, axis=axis)
     if axis != -1:
-        x1, x2 = (_jnp.moveaxis(x, axis, -1) if isinstance(x, Tracer) else np.moveaxis(x, axis, -1)
+        x1, x2 = (prims.moveaxis(x, axis, -1) if isinstance(x, Tracer) else np.moveaxis(x, axis, -1)
                   for x in (x1, x2))
     a, b, n = _gufunc_operands("vecdot", "(n),(n)->()", x1, x2, 1, 1, 1, 1)
     return dot_general(a, b, (n,), (n,), range(n), range(n))
@@ -142,7 +139,7 @@ def vecdot(x1, x2, axis=-1):
 
 def matvec(x1, x2):
     """``numpy.matvec``: stacks of matrices times stacks of vectors, broadcasting the stacks."""
-    if not _traced(x1, x2):
+    if not traced(x1, x2):
         return np.matvec(x1, x2)
     a, b, n = _gufunc_operands("matvec", "(m,n),(n)->(m)", x1, x2, 2, 1, 1, 1)
     return dot_general(a, b, (n + 1,), (n,), range(n), range(n))
@@ -150,17 +147,18 @@ def matvec(x1, x2):
 
 def vecmat(x1, x2):
     """``numpy.vecmat``: stacks of vectors times stacks of matrices, broadcasting the stacks."""
-    if not _traced(x1, x2):
+    if not traced(x1, x2):
         return np.vecmat(x1, x2)
     a, b, n = _gufunc_operands("vecmat", "(n),(n,m)->(m)", x1, x2, 1, 2, 1, 2)
     return dot_general(a, b, (n,), (n,), range(n), range(n))
 
 
 # -- dot, inner, vdot, outer, tensordot ----------------------------------------------------
+@implements(np.dot)
 def dot(a, b, out=None):
     """``numpy.dot``: the last axis of ``a`` against the second-to-last of ``b`` (the only one
     if ``b`` is 1-d); a 0-d operand multiplies."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.dot(a, b, out=out)
     _no_out("dot", out)
     (a, b), _ = _operands(a, b)
@@ -174,9 +172,10 @@ def dot(a, b, out=None):
     return dot_general(a, b, (a.ndim - 1,), (axis_b,))
 
 
+@implements(np.inner)
 def inner(a, b):
     """``numpy.inner``: the last axes of ``a`` and ``b`` against each other."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.inner(a, b)
     (a, b), _ = _operands(a, b)
     if a.ndim == 0 or b.ndim == 0:
@@ -189,9 +188,10 @@ def inner(a, b):
     return dot_general(a, b, (a.ndim - 1,), (b.ndim - 1,))
 
 
+@implements(np.vdot)
 def vdot(a, b):
     """``numpy.vdot`` of real arrays: both flattened, then their inner product."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.vdot(a, b)
     (a, b), _ = _operands(a, b)
     if a.size != b.size:
@@ -200,19 +200,21 @@ def vdot(a, b):
     return dot_general(prims.reshape(a, (-1,)), prims.reshape(b, (-1,)), (0,), (0,))
 
 
+@implements(np.outer)
 def outer(a, b, out=None):
     """``numpy.outer``: every element of flattened ``a`` times every element of flattened ``b``."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.outer(a, b, out=out)
     _no_out("outer", out)
     (a, b), _ = _operands(a, b)
     return dot_general(prims.reshape(a, (-1,)), prims.reshape(b, (-1,)), (), ())
 
 
+@implements(np.tensordot)
 def tensordot(a, b, axes=2):
     """``numpy.tensordot``: ``axes`` of ``a`` against ``axes`` of ``b`` (an int N means the
     last N of ``a`` and the first N of ``b``); the result is a's other dims, then b's."""
-    if not _traced(a, b):
+    if not traced(a, b):
         return np.tensordot(a, b, axes)
     (a, b), _ = _operands(a, b)
     try:
@@ -242,13 +244,14 @@ def _no_out(name: str, out) -> None:
 _LETTERS = frozenset(string.ascii_letters)
 
 
+@implements(np.einsum)
 @prims.numpy_scalar
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
     left to right. A label repeated within one operand takes a diagonal (``'ii->i'``), summed
     when the output lacks it (``'ii'``, a trace)."""
-    if not _traced(subscripts, *operands):
+    if not traced(subscripts, *operands):
         return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
                          optimize=optimize)
     if not isinstance(subscripts, str):
@@ -400,11 +403,12 @@ def _contract(lhs: Tracer, lhs_labels: list, rhs: Tracer, rhs_labels: list, keep
     return labels_after(lhs_labels, rhs_labels), out
 
 
-# -- registration --------------------------------------------------------------------------
+# -- diagonals -----------------------------------------------------------------------------
+@implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """``numpy.diagonal``: the two axes leave, their diagonal (from ``offset``) becomes the last
     dim; a strided read (``array.diagonal``), no gather."""
-    if not _traced(a):
+    if not traced(a):
         return np.diagonal(a, offset, axis1, axis2)
     if a.ndim < 2:
         raise JitTypeError(f"diag requires an array of at least two dimensions (at {user_location()})")
@@ -415,23 +419,25 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     n1, n2 = x.shape[-2:]
     length = max(0, min(n1 + min(offset, 0), n2 - max(offset, 0)))
     lead = tuple(slice(None) for _ in rest)
-    x = prims.getitem(x, (*lead, slice(max(-offset, 0), max(-offset, 0) + length),
+    x = indexing.getitem(x, (*lead, slice(max(-offset, 0), max(-offset, 0) + length),
                           slice(max(offset, 0), max(offset, 0) + length)))
     return indexing.diagonal(x, (*range(len(rest)), len(rest), len(rest)))
 
 
+@implements(np.trace)
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``numpy.trace``: the sum of ``diagonal(a, offset, axis1, axis2)`` along its last dim."""
-    if not _traced(a):
+    if not traced(a):
         return np.trace(a, offset, axis1, axis2, dtype, out)
     _no_out("trace", out)
     return prims.reduction("sum", diagonal(a, offset, axis1, axis2), -1, dtype=dtype)
 
 
+@implements(np.diag)
 def diag(v, k=0):
     """``numpy.diag``: the ``k``-th diagonal of a 2-d array, or a 2-d array with a 1-d one on
     its ``k``-th diagonal (zeros elsewhere)."""
-    if not _traced(v):
+    if not traced(v):
         return np.diag(v, k)
     k = operator.index(k)
     if v.ndim == 2:
@@ -444,17 +450,8 @@ def diag(v, k=0):
     return prims.where(np.eye(n, k=k, dtype=bool), spread, 0)
 
 
-def _register() -> None:
-    for fn, np_fn in ((matmul, np.matmul), (dot, np.dot), (inner, np.inner), (vdot, np.vdot),
-                      (outer, np.outer), (tensordot, np.tensordot), (einsum, np.einsum),
-                      (diagonal, np.diagonal), (trace, np.trace), (diag, np.diag)):
-        _jnp._implements(np_fn)(fn)
-        setattr(_jnp, fn.__name__, fn)
-    for fn in (matmul, vecdot, matvec, vecmat):
-        np_fn = getattr(np, fn.__name__, None)  # matvec and vecmat are new in NumPy 2.2
-        if np_fn is not None:
-            _jnp.UFUNCS[np_fn] = fn  # reached through __array_ufunc__, e.g. ndarray @ tracer
-            setattr(_jnp, fn.__name__, fn)
-
-
-_register()
+# ndarray @ tracer and np.vecdot(...) reach these through __array_ufunc__ (matvec and vecmat
+# are new in NumPy 2.2).
+for _fn in (matmul, vecdot, matvec, vecmat):
+    if hasattr(np, _fn.__name__):
+        UFUNCS[getattr(np, _fn.__name__)] = _fn

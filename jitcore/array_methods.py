@@ -1,0 +1,255 @@
+"""The operators and ndarray methods of ``Tracer``, installed on the class when jitcore is imported.
+
+``tracer.py`` holds a traced array's state; what ``x + y``, ``x[k]``, ``x.sum()`` and
+``np.sin(x)`` record is up to ``primitives``, ``indexing`` and ``jitcore.numpy``, which all import
+``tracer.py``. Installing the methods from here, above all of them, keeps every import pointing
+one way (JAX installs its array methods the same way, from ``jax/_src/numpy/array_methods.py``).
+
+NumPy's ufuncs decide every result type; in-place operators follow NumPy's ``same_kind``
+casting and rebind the tracer (see ``Tracer.rebind``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import indexing
+from jitcore import primitives as prims
+from jitcore.numpy import linalg, manipulation, reductions, registry, selection, ufuncs
+from jitcore.tracer import Tracer, fresh
+
+# x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
+_ARITHMETIC = {
+    "add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+    "floordiv": np.floor_divide, "mod": np.remainder, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "lshift": np.left_shift, "rshift": np.right_shift,
+}
+_COMPARISONS = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+                "gt": np.greater, "ge": np.greater_equal}
+_UNARY = {"neg": np.negative, "pos": np.positive, "abs": np.absolute, "invert": np.invert}
+
+
+def _method(fn, name: str):
+    fn.__name__ = name
+    fn.__qualname__ = f"Tracer.{name}"
+    return fn
+
+
+def _operator(ufunc, name: str):
+    def operator(self, other):
+        return prims.ufunc(ufunc, self, other)
+
+    return _method(operator, name)
+
+
+def _reflected(ufunc, name: str):
+    def reflected(self, other):
+        return prims.ufunc(ufunc, other, self)
+
+    return _method(reflected, name)
+
+
+def _unary(ufunc, name: str):
+    def unary(self):
+        return prims.ufunc(ufunc, self)
+
+    return _method(unary, name)
+
+
+def _in_place(ufunc, name: str):
+    def in_place(self, other):
+        return in_place_operator(self, ufunc, other)
+
+    return _method(in_place, name)
+
+
+def in_place_operator(x: Tracer, ufunc, other):
+    """``x OP= other`` with NumPy's semantics: ``x`` is written with ``same_kind`` casting; a
+    NumPy scalar is immutable, so there ``s += y`` rebinds ``s`` to ``s + y``."""
+    new = prims.power_operator(x, other) if ufunc is np.power else prims.ufunc(ufunc, x, other)
+    if x.scalar:
+        return new
+    prims.assign(x, new, "same_kind", f"ufunc '{ufunc.__name__}'")
+    return x
+
+
+# -- operators that are not one ufunc ------------------------------------------------------
+def power(self, other):
+    return prims.power_operator(self, other)
+
+
+def reflected_power(self, other):
+    return prims.ufunc(np.power, other, self)
+
+
+def divmod_(self, other):
+    return prims.ufunc(np.floor_divide, self, other), prims.ufunc(np.remainder, self, other)
+
+
+def reflected_divmod(self, other):
+    return prims.ufunc(np.floor_divide, other, self), prims.ufunc(np.remainder, other, self)
+
+
+def matmul(self, other):
+    return linalg.matmul(self, other)
+
+
+def reflected_matmul(self, other):
+    return linalg.matmul(other, self)
+
+
+# -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------------
+def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    return ufuncs.apply_ufunc(ufunc, method, inputs, kwargs)
+
+
+def array_function(self, func, types, args, kwargs):
+    return registry.apply_function(func, args, kwargs)
+
+
+def index_updates(self) -> indexing.IndexUpdates:
+    """JAX's functional updates: ``x.at[idx].set(v)`` returns a new array."""
+    return indexing.IndexUpdates(self)
+
+
+# -- ndarray methods and properties ----------------------------------------------------------
+def astype(self, dtype):
+    return fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
+
+
+def reshape(self, *shape):
+    return prims.reshape_view(self, shape[0] if len(shape) == 1 else shape)
+
+
+def transpose(self, *axes):
+    return prims.transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
+
+
+def ravel(self):
+    return prims.reshape_view(self, (-1,))
+
+
+def flatten(self):
+    return fresh(prims.reshape(self, (-1,)))  # a copy in NumPy, not a view
+
+
+def copy(self):
+    return fresh(self, self.scalar, self.weak)
+
+
+def transposed(self):
+    return prims.transpose_view(self, None)
+
+
+def real(self):
+    return prims.part("real", self)
+
+
+def imag(self):
+    return prims.part("imag", self)
+
+
+def conj(self):
+    return prims.ufunc(np.conjugate, self)
+
+
+def sum_(self, axis=None, dtype=None, keepdims=False):
+    return prims.reduction("sum", self, axis, keepdims, dtype)
+
+
+def prod(self, axis=None, dtype=None, keepdims=False):
+    return prims.reduction("prod", self, axis, keepdims, dtype)
+
+
+def max_(self, axis=None, keepdims=False):
+    return prims.reduction("max", self, axis, keepdims)
+
+
+def min_(self, axis=None, keepdims=False):
+    return prims.reduction("min", self, axis, keepdims)
+
+
+def mean(self, axis=None, dtype=None, keepdims=False):
+    return prims.mean(self, axis, keepdims, dtype)
+
+
+def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+    return prims.variance(self, axis, keepdims, dtype, ddof)
+
+
+def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+    return prims.ufunc(np.sqrt, prims.variance(self, axis, keepdims, dtype, ddof))
+
+
+def any_(self, axis=None, keepdims=False):
+    return prims.reduction("or", prims.as_bool(self), axis, keepdims)
+
+
+def all_(self, axis=None, keepdims=False):
+    return prims.reduction("and", prims.as_bool(self), axis, keepdims)
+
+
+def argmax(self, axis=None, keepdims=False):
+    return reductions.argmax(self, axis, keepdims=keepdims)
+
+
+def argmin(self, axis=None, keepdims=False):
+    return reductions.argmin(self, axis, keepdims=keepdims)
+
+
+def cumsum(self, axis=None, dtype=None):
+    return reductions.cumsum(self, axis, dtype)
+
+
+def cumprod(self, axis=None, dtype=None):
+    return reductions.cumprod(self, axis, dtype)
+
+
+def clip(self, min=None, max=None):
+    return selection.clip(self, min, max)
+
+
+def squeeze(self, axis=None):
+    return manipulation.squeeze(self, axis)
+
+
+def swapaxes(self, a, b):
+    return manipulation.swapaxes(self, a, b)
+
+
+def diagonal(self, offset=0, axis1=0, axis2=1):
+    return linalg.diagonal(self, offset, axis1, axis2)
+
+
+_METHODS = {
+    "__pow__": power, "__rpow__": reflected_power, "__divmod__": divmod_,
+    "__rdivmod__": reflected_divmod, "__matmul__": matmul, "__rmatmul__": reflected_matmul,
+    "__array_ufunc__": array_ufunc, "__array_function__": array_function,
+    "__getitem__": indexing.subscript, "__setitem__": indexing.assign_subscript,
+    "astype": astype, "reshape": reshape, "transpose": transpose, "ravel": ravel, "flatten": flatten,
+    "copy": copy, "conj": conj, "conjugate": conj, "sum": sum_, "prod": prod, "max": max_,
+    "min": min_, "mean": mean, "var": var, "std": std, "any": any_, "all": all_, "argmax": argmax,
+    "argmin": argmin, "cumsum": cumsum, "cumprod": cumprod, "clip": clip, "squeeze": squeeze,
+    "swapaxes": swapaxes, "diagonal": diagonal,
+}
+_PROPERTIES = {"T": transposed, "real": real, "imag": imag, "at": index_updates}
+
+
+def install() -> None:
+    """Give ``Tracer`` its operators, methods and properties."""
+    for name, ufunc in _ARITHMETIC.items():
+        setattr(Tracer, f"__{name}__", _operator(ufunc, f"__{name}__"))
+        setattr(Tracer, f"__r{name}__", _reflected(ufunc, f"__r{name}__"))
+    for name, ufunc in {**_ARITHMETIC, "pow": np.power}.items():
+        setattr(Tracer, f"__i{name}__", _in_place(ufunc, f"__i{name}__"))
+    for name, ufunc in _COMPARISONS.items():
+        setattr(Tracer, f"__{name}__", _operator(ufunc, f"__{name}__"))
+    for name, ufunc in _UNARY.items():
+        setattr(Tracer, f"__{name}__", _unary(ufunc, f"__{name}__"))
+    for name, fn in _METHODS.items():
+        setattr(Tracer, name, fn)
+    for name, fn in _PROPERTIES.items():
+        setattr(Tracer, name, property(fn))
+
+
+install()

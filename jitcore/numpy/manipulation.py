@@ -1,0 +1,306 @@
+"""NumPy's array manipulation under ``jit``: shape and dims (``reshape``, ``transpose``,
+``squeeze``, ``expand_dims``, ``broadcast_to``, ...), joining and splitting (``concatenate``,
+``stack``, ``split``), rearranging (``flip``, ``roll``, ``tile``, ``repeat``, ``pad``), ``take``,
+and the queries ``shape``, ``ndim``, ``size`` and ``result_type``.
+
+Where NumPy returns a view (``reshape``, ``transpose``, ``swapaxes``, ``moveaxis``, ``squeeze``,
+``expand_dims``), so does this: a write through it reaches the array it views.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from jitcore import indexing
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy.registry import implements, traced
+from jitcore.tracer import Tracer
+
+__all__ = ["broadcast_to", "concatenate", "expand_dims", "flip", "hstack", "moveaxis", "ndim", "pad",
+           "ravel", "repeat", "reshape", "result_type", "roll", "shape", "size", "split", "squeeze",
+           "stack", "swapaxes", "take", "tile", "transpose", "vstack"]
+
+
+@implements(np.reshape)
+def reshape(a, shape=None, order="C", **kwargs):
+    shape = kwargs.pop("newshape", shape)
+    if not traced(a):
+        return np.reshape(a, shape, order=order)
+    if order != "C":
+        raise UnsupportedError(f"numpy.reshape with order={order!r} is not supported under jit")
+    return prims.reshape_view(a, shape)  # a view, as in NumPy
+
+
+@implements(np.ravel)
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order=order)
+
+
+@implements(np.transpose)
+def transpose(a, axes=None):
+    return a.transpose(axes) if traced(a) else np.transpose(a, axes)
+
+
+@implements(np.swapaxes)
+def swapaxes(a, axis1, axis2):
+    if not traced(a):
+        return np.swapaxes(a, axis1, axis2)
+    perm = list(range(a.ndim))
+    (i,), (j,) = (prims.normalize_axes(ax, a.ndim, "swapaxes") for ax in (axis1, axis2))
+    perm[i], perm[j] = perm[j], perm[i]
+    return prims.transpose_view(a, perm)  # a view, as in NumPy
+
+
+@implements(np.moveaxis)
+def moveaxis(a, source, destination):
+    if not traced(a):
+        return np.moveaxis(a, source, destination)
+    return prims.moveaxis(a, source, destination)  # a view, as in NumPy
+
+
+@implements(np.squeeze)
+def squeeze(a, axis=None):
+    if not traced(a):
+        return np.squeeze(a, axis)
+    axis = prims.zero_d_axis(a, axis)
+    axes = [i for i, d in enumerate(a.shape) if d == 1] if axis is None else \
+        prims.normalize_axes(axis, a.ndim, "squeeze")
+    if any(a.shape[i] != 1 for i in axes):
+        raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return prims.reshape_view(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))  # a view
+
+
+@implements(np.expand_dims)
+def expand_dims(a, axis):
+    if not traced(a):
+        return np.expand_dims(a, axis)
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)  # as NumPy: np.int64 too
+    ndim = a.ndim + len(axes)
+    axes = prims.normalize_axes(axes, ndim, "expand_dims")
+    shape = iter(a.shape)
+    return prims.reshape_view(a, tuple(1 if i in axes else next(shape) for i in range(ndim)))  # a view
+
+
+@implements(np.broadcast_to)
+def broadcast_to(a, shape):
+    if not traced(a):
+        return np.broadcast_to(a, shape)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    return prims.broadcast_to(a, shape)
+
+
+@implements(np.shape)
+def shape(a):
+    return a.shape if traced(a) else np.shape(a)
+
+
+@implements(np.ndim)
+def ndim(a):
+    return a.ndim if traced(a) else np.ndim(a)
+
+
+@implements(np.size)
+def size(a, axis=None):
+    if not traced(a):
+        return np.size(a, axis)
+    return a.size if axis is None else a.shape[axis]
+
+
+@implements(np.result_type)
+def result_type(*arrays_and_dtypes):
+    return np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in arrays_and_dtypes))
+
+
+@implements(np.take)
+def take(a, indices, axis=None, out=None, mode="raise"):
+    if not traced(a, indices):
+        return np.take(a, indices, axis=axis, out=out, mode=mode)
+    if out is not None or mode != "raise":
+        raise UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
+    a = _lift(a, [a, indices])
+    axis = prims.zero_d_axis(a, _index_or_none(axis))
+    if isinstance(indices, (list, tuple)):
+        indices = np.asarray(indices, dtype=np.int64)
+    if axis is None:
+        a, axis = prims.reshape(a, (-1,)), 0
+    (axis,) = prims.normalize_axes(axis, a.ndim, "take")
+    shape = a.shape[:axis] + np.shape(indices) + a.shape[axis + 1:]
+    if a.shape[axis] == 0 and np.prod(shape):
+        raise IndexError("cannot do a non-empty take from an empty axes.")
+    if not np.prod(a.shape[:axis]):  # NumPy checks no index then
+        return prims.constant(a.trace, np.zeros(shape, a.dtype))
+    return indexing.take(a, indices, axis)
+
+
+def _index_or_none(axis):
+    """An axis that must be one int (or None): NumPy raises TypeError for a tuple."""
+    return axis if axis is None else operator.index(axis)
+
+
+@implements(np.concatenate)
+def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if not traced(*arrays):
+        return np.concatenate(arrays, axis=axis, dtype=dtype)
+    if out is not None:
+        raise UnsupportedError("numpy.concatenate with out= is not supported under jit")
+    if axis is None:
+        arrays, axis = [prims.reshape(_lift(a, arrays), (-1,)) for a in arrays], 0
+    out = prims.concatenate(arrays, axis)
+    return out if dtype is None else prims.convert(out, np.dtype(dtype))
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    arrays = list(arrays)
+    if not traced(*arrays):
+        return np.stack(arrays, axis=axis, dtype=dtype)
+    shapes = {np.shape(a) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError("all input arrays must have the same shape")
+    return concatenate([expand_dims(_lift(a, arrays), axis) for a in arrays], axis, out, dtype)
+
+
+def _lift(a, arrays):
+    """A concrete array among traced ones, as a constant of the same trace."""
+    return a if isinstance(a, Tracer) else prims.constant(prims.find_trace(*arrays), np.asarray(a))
+
+
+@implements(np.hstack)
+def hstack(tup, dtype=None, casting="same_kind"):
+    arrays = list(tup)
+    if not traced(*arrays):
+        return np.hstack(arrays, dtype=dtype)
+    arrays = [_lift(a, arrays) for a in arrays]
+    arrays = [prims.reshape(a, (1,)) if a.ndim == 0 else a for a in arrays]
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1, dtype=dtype)
+
+
+@implements(np.vstack)
+def vstack(tup, dtype=None, casting="same_kind"):
+    arrays = list(tup)
+    if not traced(*arrays):
+        return np.vstack(arrays, dtype=dtype)
+    arrays = [_lift(a, arrays) for a in arrays]
+    arrays = [prims.reshape(a, (1, -1) if a.ndim < 2 else a.shape) for a in arrays]
+    return concatenate(arrays, 0, dtype=dtype)
+
+
+@implements(np.split)
+def split(ary, indices_or_sections, axis=0):
+    if not traced(ary):
+        return np.split(ary, indices_or_sections, axis)
+    (axis,) = prims.normalize_axes(axis, ary.ndim, "split")
+    n = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        step = n // indices_or_sections
+        bounds = list(range(0, n + 1, step)) if step else [0] * (indices_or_sections + 1)
+    else:
+        bounds = [0, *indices_or_sections, n]
+    parts = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        key = [slice(None)] * ary.ndim
+        key[axis] = slice(lo, hi)
+        parts.append(ary[tuple(key)])
+    return parts
+
+
+@implements(np.flip)
+def flip(m, axis=None):
+    if not traced(m):
+        return np.flip(m, axis)
+    axes = range(m.ndim) if axis is None else prims.normalize_axes(axis, m.ndim, "flip")
+    return m[tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(m.ndim))]
+
+
+@implements(np.roll)
+def roll(a, shift, axis=None):
+    if not traced(a):
+        return np.roll(a, shift, axis)
+    if axis is None:
+        return prims.reshape(roll(prims.reshape(a, (-1,)), shift, 0), a.shape)
+    axes = np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    pairs = np.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    if a.ndim == 0:  # NumPy's roll unpacks its (empty) per-axis slices, and fails so
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
+    total = [0] * a.ndim
+    for s, ax in pairs:  # as NumPy: the shifts of a repeated axis add up
+        total[ax] += int(s)
+    out = a
+    for ax, s in enumerate(total):
+        n = out.shape[ax]
+        if n == 0 or s % n == 0:
+            continue
+        s %= n
+        head, tail = split(out, [n - s], axis=ax)
+        out = prims.concatenate([tail, head], ax)
+    return out
+
+
+@implements(np.tile)
+def tile(A, reps):
+    if not traced(A):
+        return np.tile(A, reps)
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    ndim = max(A.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    a = prims.reshape(A, (1,) * (ndim - A.ndim) + A.shape)
+    # Interleave a unit axis before every axis, broadcast it to the repeat count, then merge.
+    expanded = prims.reshape(a, tuple(x for d in a.shape for x in (1, d)))
+    target = tuple(x for r, d in zip(reps, a.shape) for x in (r, d))
+    return prims.reshape(prims.broadcast_to(expanded, target), tuple(r * d for r, d in zip(reps, a.shape)))
+
+
+@implements(np.repeat)
+def repeat(a, repeats, axis=None):
+    if not traced(a):
+        return np.repeat(a, repeats, axis)
+    if not isinstance(repeats, int):
+        raise UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
+    axis = prims.zero_d_axis(a, _index_or_none(axis))
+    if axis is None:
+        a, axis = prims.reshape(a, (-1,)), 0
+    (axis,) = prims.normalize_axes(axis, a.ndim, "repeat")
+    expanded = prims.reshape(a, a.shape[: axis + 1] + (1,) + a.shape[axis + 1:])
+    target = a.shape[: axis + 1] + (repeats,) + a.shape[axis + 1:]
+    shape = a.shape[:axis] + (a.shape[axis] * repeats,) + a.shape[axis + 1:]
+    return prims.reshape(prims.broadcast_to(expanded, target), shape)
+
+
+@implements(np.pad)
+def pad(array, pad_width, mode="constant", **kwargs):
+    if not traced(array):
+        return np.pad(array, pad_width, mode=mode, **kwargs)
+    if mode != "constant":
+        raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only 'constant')")
+    pad_width = np.asarray(pad_width)
+    if pad_width.dtype.kind != "i":
+        raise JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
+    widths = _pad_pairs(pad_width, array.ndim, as_index=True)
+    values = np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
+    values = values[np.ravel(widths) > 0] if values.size else values  # the ones used
+    if any(v != values[0] for v in values):
+        raise UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
+    out = prims.pad(array, widths, values[0].item() if values.size else 0)
+    return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+def _pad_pairs(x, ndim: int, as_index: bool = False):
+    """NumPy's reading of pad_width and constant_values: one (before, after) pair per dim."""
+    x = np.array(x)
+    if as_index:
+        x = np.round(x).astype(np.intp, copy=False)
+    if as_index and x.size and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    if x.ndim < 3 and x.size == 1:
+        return [[x.flat[0]] * 2] * ndim
+    if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
+        return [list(x.flat)] * ndim
+    return np.broadcast_to(x, (ndim, 2)).tolist()

@@ -1,0 +1,41 @@
+"""Which NumPy function or ufunc each traced implementation stands for, and NumPy's protocol
+entry that looks it up (``__array_function__``; ``__array_ufunc__`` is in ``ufuncs.py``).
+
+Each family module registers its entries on import (``@implements(np.f)``), and
+``jitcore/numpy/__init__.py`` imports every family, so the tables are full once
+``jitcore.numpy`` is.
+"""
+
+from __future__ import annotations
+
+from jitcore.errors import UnsupportedError
+from jitcore.tracer import Tracer, user_location
+
+HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
+UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
+
+
+def traced(*args) -> bool:
+    """Is any of ``args`` a traced array? (Otherwise a function simply calls NumPy.)"""
+    return any(isinstance(a, Tracer) for a in args)
+
+
+def implements(*np_functions):
+    """Register the decorated function as the traced implementation of ``np_functions``."""
+    def register(fn):
+        for f in np_functions:
+            HANDLED_FUNCTIONS[f] = fn
+        return fn
+
+    return register
+
+
+def apply_function(func, args, kwargs):
+    """``Tracer.__array_function__``: a NumPy function called with traced values."""
+    impl = HANDLED_FUNCTIONS.get(func)
+    if impl is None:
+        raise UnsupportedError(
+            f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {user_location()}); "
+            "compute it outside the jitted function, or express it with supported operations"
+        )
+    return impl(*args, **kwargs)

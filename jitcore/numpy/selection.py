@@ -1,0 +1,111 @@
+"""Choosing elements under ``jit``: ``where``, ``select`` and ``clip``; and the functions whose
+result has as many indices as the data says (``nonzero``, ``argwhere``, ``flatnonzero``), which a
+compiled function cannot return, refused with the way out.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
+from jitcore.tracer import Tracer, user_location
+
+__all__ = ["clip", "select", "where"]
+
+
+@implements(np.where)
+def where(condition, x=None, y=None):
+    """``numpy.where(condition, x, y)``: x where condition holds, else y (broadcasting)."""
+    if x is None and y is None and traced(condition):
+        raise JitTypeError(
+            f"numpy.where(condition) with one argument returns indices whose number depends on "
+            f"the data, which a compiled function cannot return (at {user_location()}); use "
+            "numpy.where(condition, x, y)"
+        )
+    if traced(condition, x, y):
+        return prims.where(condition, x, y)
+    return np.where(condition, x, y)
+
+
+def _data_dependent(np_fn):
+    """``numpy.nonzero`` and friends: how many indices they return depends on the data."""
+    def fn(a, *args, **kwargs):
+        if not traced(a):
+            return np_fn(a, *args, **kwargs)
+        raise JitTypeError(
+            f"numpy.{np_fn.__name__} returns indices whose number depends on the data, which a "
+            f"compiled function cannot return (at {user_location()}); use numpy.where(condition, "
+            "x, y) or a mask, or call it outside the jitted function"
+        )
+    HANDLED_FUNCTIONS[np_fn] = fn
+
+
+for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
+    _data_dependent(_fn)
+
+
+def _select_kind(v):
+    """What ``np.result_type`` takes for a choice of ``np.select``: Python scalars stay weak."""
+    if isinstance(v, Tracer):
+        return (0.0 if v.dtype.kind == "f" else 0) if getattr(v, "weak", False) else v.dtype
+    return v
+
+
+@implements(np.select)
+def select(condlist, choicelist, default=0):
+    """``numpy.select``: where the first true condition picks its choice, else ``default``;
+    a chain of ``where``, last condition innermost."""
+    condlist, choicelist = list(condlist), list(choicelist)
+    if not traced(*condlist, *choicelist, default):
+        return np.select(condlist, choicelist, default)
+    condlist, choicelist = ([v if isinstance(v, Tracer) else np.asarray(v) for v in vs]
+                            for vs in (condlist, choicelist))
+    if not isinstance(default, Tracer) and type(default) not in (int, float, complex):
+        default = np.asarray(default)
+    at = user_location()
+    if len(condlist) != len(choicelist):
+        raise JitTypeError(
+            f"numpy.select at {at}: {len(condlist)} conditions but {len(choicelist)} choices; "
+            "give one choice per condition"
+        )
+    if not condlist:
+        raise JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
+    for i, c in enumerate(condlist):
+        dtype = c.dtype if isinstance(c, Tracer) else np.asarray(c).dtype
+        if dtype != np.bool_:
+            raise JitTypeError(
+                f"numpy.select at {at}: condition {i} has dtype {dtype}; conditions must be bool "
+                "(compare first, e.g. x > 0, or use x.astype(bool))"
+            )
+    try:
+        dtype = np.result_type(*(_select_kind(v) for v in (*choicelist, default)))
+    except TypeError as e:
+        raise JitTypeError(f"numpy.select at {at}: the choices and default have no common "
+                           f"dtype: {e}") from None
+    trace = prims.find_trace(*condlist, *choicelist, default)
+    out = prims.as_tracer(trace, default, dtype)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = prims.where(cond, prims.as_tracer(trace, choice, dtype), out)
+    return out
+
+
+@implements(np.clip)
+def clip(a, a_min=None, a_max=None):
+    if not traced(a, a_min, a_max):
+        return np.clip(a, a_min, a_max)
+    a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
+    out = prims.clip(a, a_min, a_max)
+    return out.copy() if out is a else out  # a new array, as NumPy's
+
+
+def _clip_bound(a, bound, lower: bool):
+    """NumPy 2 clips an integer array to a Python int beyond its dtype's range on the side where
+    that changes nothing (uint8 to -3 from below, 300 from above): such a bound is dropped
+    (None). A bound beyond the range on the other side is kept, and raises like NumPy's."""
+    dtype = getattr(a, "dtype", None)
+    if type(bound) is not int or dtype is None or dtype.kind not in "iu" or getattr(a, "weak", False):
+        return bound
+    info = np.iinfo(dtype)
+    return None if (bound < info.min if lower else bound > info.max) else bound

@@ -1,0 +1,261 @@
+"""NumPy's ufuncs on traced arrays: one wrapper per ufunc (``jitcore.numpy.sin`` and friends),
+the complex-number helpers ``real``, ``imag`` and ``angle``, and ``__array_ufunc__``:
+``np.sin(tracer)``, ``ndarray + tracer``, ``out=``, and the ufunc methods ``reduce``,
+``accumulate``, ``outer`` and ``at``.
+
+A wrapper records the ufunc when given a traced value and simply calls NumPy otherwise. A ufunc
+with a direct lowering needs no entry here: it is one line of ``primitives.UFUNC_KINDS``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import indexing
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
+from jitcore.tracer import Tracer, user_location
+
+__all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
+    "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
+    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
+    "real", "reciprocal", "square", "true_divide"]
+
+
+def _ufunc(np_fn, traced_impl=None):
+    impl = traced_impl or (lambda *args: prims.ufunc(np_fn, *args))
+
+    def fn(*args):
+        return impl(*args) if traced(*args) else np_fn(*args)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    fn.__doc__ = f"numpy.{np_fn.__name__} on traced or concrete arrays."
+    UFUNCS[np_fn] = impl
+    return fn
+
+
+# Every ufunc with a direct lowering, under NumPy's name.
+for _f in prims.UFUNC_KINDS:
+    globals()[_f.__name__] = _ufunc(_f)
+abs = absolute  # noqa: F821  (defined by the loop above)
+true_divide = divide  # noqa: F821
+mod = remainder  # noqa: F821
+
+
+def _logical(np_fn, bitwise):
+    def impl(*args):
+        return prims.ufunc(bitwise, *(prims.as_bool(a) for a in args))
+
+    return _ufunc(np_fn, impl)
+
+
+logical_and = _logical(np.logical_and, np.bitwise_and)
+logical_or = _logical(np.logical_or, np.bitwise_or)
+logical_xor = _logical(np.logical_xor, np.bitwise_xor)
+logical_not = _logical(np.logical_not, np.invert)
+square = _ufunc(np.square, lambda x: prims.ufunc(
+    np.multiply, *[prims.as_tracer(x.trace, x, np.square.resolve_dtypes((x.dtype, None))[0])] * 2))
+fabs = _ufunc(np.fabs, lambda x: prims.ufunc(
+    np.absolute, prims.convert(x, np.fabs.resolve_dtypes((x.dtype, None))[0])))
+
+
+def _reciprocal(x):
+    if x.dtype.kind == "c":
+        return prims.part("reciprocal", x)
+    if x.dtype.kind != "f":
+        raise UnsupportedError(
+            f"numpy.reciprocal of {x.dtype} at {user_location()}: NumPy's integer reciprocal "
+            "is rarely what is meant; write 1 / x (float) or 1 // x (floor) instead"
+        )
+    return prims.ufunc(np.true_divide, np.ones((), x.dtype), x)
+
+
+reciprocal = _ufunc(np.reciprocal, _reciprocal)
+bitwise_count = _ufunc(np.bitwise_count, prims.bitwise_count)
+float_power = _ufunc(np.float_power, prims.float_power)
+divmod = _ufunc(np.divmod, lambda x, y: (prims.ufunc(np.floor_divide, x, y),
+                                         prims.ufunc(np.remainder, x, y)))
+
+
+@implements(np.real)
+def real(val):
+    return val.real if traced(val) else np.real(val)
+
+
+@implements(np.imag)
+def imag(val):
+    return val.imag if traced(val) else np.imag(val)
+
+
+@implements(np.angle)
+def angle(z, deg=False):
+    """The argument of complex numbers, ``arctan2(z.imag, z.real)`` (in degrees if ``deg``)."""
+    if not traced(z):
+        return np.angle(z, deg)
+    imag, real = (z.imag, z.real) if z.dtype.kind == "c" else (0, z)
+    out = prims.ufunc(np.arctan2, imag, real)
+    return prims.ufunc(np.multiply, out, 180 / np.pi) if deg else out
+
+
+@implements(np.iscomplexobj)
+def iscomplexobj(x):
+    return x.dtype.kind == "c" if traced(x) else np.iscomplexobj(x)
+
+
+@implements(np.isrealobj)
+def isrealobj(x):
+    return x.dtype.kind != "c" if traced(x) else np.isrealobj(x)
+
+
+def apply_ufunc(ufunc, method: str, inputs, kwargs):
+    """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    out = kwargs.pop("out", None)
+    structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
+    if any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
+        raise UnsupportedError(
+            f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
+            f"yet (at {user_location()})"
+        )
+    if method == "__call__" and ufunc in UFUNCS and out is not None and len(out) > 1:
+        return tuple(_assign_out(ufunc, target, r) for target, r in zip(out, UFUNCS[ufunc](*inputs)))
+    if method == "__call__" and ufunc in UFUNCS and out is not None:
+        (target,) = out
+        if not isinstance(target, Tracer):
+            raise UnsupportedError(
+                f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
+                f"jitted function (at {user_location()}): pass that array in as an argument"
+            )
+        prims.assign(target, UFUNCS[ufunc](*inputs), "same_kind", f"ufunc '{ufunc.__name__}'")
+        return target
+    if method == "__call__" and ufunc in UFUNCS:
+        return UFUNCS[ufunc](*inputs)
+    if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        (a,) = inputs
+        return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
+                                                         keepdims=kwargs.get("keepdims", False))
+    if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
+        (a,) = inputs
+        return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
+                                        kwargs.get("dtype"))
+    if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
+        (a,) = inputs
+        if a.ndim == 0:
+            raise JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
+                               f"at {user_location()}")
+        dtype = kwargs.get("dtype")
+        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
+    if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
+        return _ufunc_outer(ufunc, *inputs)
+    if method == "at" and ufunc in UFUNCS and ufunc.signature is None:
+        return _ufunc_at(ufunc, *inputs)
+    spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _ufunc_outer(ufunc, a, b):
+    """``ufunc.outer(a, b)``: ``ufunc(a[..., None, ...], b)``, one new dim per dim of ``b``.
+    NumPy turns both operands into arrays first, so Python scalars are not weak here."""
+    a, b = (x if isinstance(x, Tracer) else np.asarray(x) for x in (a, b))
+    a = prims.reshape(a, a.shape + (1,) * b.ndim) if isinstance(a, Tracer) else a.reshape(
+        a.shape + (1,) * b.ndim)
+    return UFUNCS[ufunc](a, b)
+
+
+_AT_MODES = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.maximum: "max",
+             np.minimum: "min", np.bitwise_and: "and", np.bitwise_or: "or", np.bitwise_xor: "xor"}
+
+
+def _ufunc_at(ufunc, x, indices, b=None):
+    """``ufunc.at(x, indices, b)``: ``x`` updated in place, every occurrence of a repeated index
+    applied in turn; each step computes in NumPy's loop dtype and casts back to ``x.dtype``.
+
+    A key without integer arrays, or with constant indices that never repeat, is
+    ``x[key] = ufunc(x[key], b)``. Otherwise the ufuncs of ``_AT_MODES`` become one
+    ``array.scatter_nd``, which combines in ``x.dtype``: exact when that is the loop dtype,
+    for wrapping integer arithmetic, and for a constant ``b`` exact in ``x.dtype`` (then one
+    rounding of a wider loop dtype gives the same result)."""
+    if not isinstance(x, Tracer):
+        raise UnsupportedError(
+            f"numpy.{ufunc.__name__}.at into an array that is not an argument of the jitted "
+            f"function (at {user_location()}): pass that array in as an argument")
+    if (b is None) != (ufunc.nin == 1):
+        raise ValueError("second operand needed for ufunc" if b is None else
+                        "second operand provided when ufunc is unary")
+    v = None if b is None else b if isinstance(b, Tracer) else np.asarray(b)
+    dtypes = (x.dtype,) if v is None else (x.dtype, v.dtype)
+    ct = ufunc.resolve_dtypes(dtypes + (None,) * ufunc.nout)[ufunc.nin]
+    keys = indices if isinstance(indices, tuple) else (indices,)
+    advanced = any(indexing.is_array_index(k) for k in keys)
+    constant = not any(isinstance(k, Tracer) for k in keys)
+    if constant and advanced:
+        probe = np.zeros(x.shape, np.int32)  # counts of each element (trace time only)
+        np.add.at(probe, indices, 1)  # NumPy's IndexError for a bad key
+        repeats = bool((probe > 1).any())
+    else:
+        repeats = advanced
+    target = indexing._Plan(x, indices).final if advanced else indexing.getitem(x, indices).shape
+    if v is not None:
+        try:
+            ok = np.broadcast_shapes(v.shape, target) == tuple(target)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError("array is not broadcastable to correct shape")
+    mode = _AT_MODES.get(ufunc)
+    scatter = advanced and mode is not None and _at_exact_in(x.dtype, ct, mode, v)
+    if not scatter and not repeats:  # each element at most once: x[key] = ufunc(x[key], b)
+        part = prims.convert(indexing.getitem(x, indices), ct)
+        args = (part,) if v is None else (part, prims.as_tracer(x.trace, v, ct))
+        prims.assign(x, indexing.update(x, indices, prims.convert(UFUNCS[ufunc](*args), x.dtype)))
+        return None
+    if not scatter:
+        why = (f"numpy.{ufunc.__name__}.at" if mode is None else
+               f"numpy.{ufunc.__name__}.at of {v.dtype} values into a {x.dtype} array (NumPy "
+               f"computes each step in {ct} and casts it back)")
+        raise UnsupportedError(
+            f"{why} with traced or repeated indices is not supported under jit yet (at "
+            f"{user_location()}); np.add/subtract/multiply/maximum/minimum/bitwise_*.at are")
+    prims.assign(x, indexing.scatter(x, indices, v, mode, dtype=x.dtype))
+    return None
+
+
+def _at_exact_in(dtype, ct, mode: str, v) -> bool:
+    """Whether combining in ``dtype`` gives NumPy's steps in loop dtype ``ct``, each cast back."""
+    if ct == dtype:
+        return True
+    if dtype.kind in "iu" and ct.kind in "iu" and mode in ("add", "sub", "mul", "and", "or", "xor"):
+        return True  # wrapping arithmetic: casting back after each step or at the end agree
+    exact_x = dtype.kind == ct.kind or (dtype.kind in "biu" and ct.kind in "iu")
+    if isinstance(v, Tracer) or not exact_x or (dtype.kind == "c" and mode == "mul"):
+        return False
+    with np.errstate(all="ignore"):
+        exact_v = np.array_equal(v.astype(dtype).astype(ct), v.astype(ct), equal_nan=True)
+    return exact_v and (mode in ("max", "min") or dtype.kind in "bfc")
+
+
+def _assign_out(ufunc, target, result):
+    """One result of a ufunc with several (divmod) into its ``out=`` array, if one is given."""
+    if target is None:
+        return result
+    if not isinstance(target, Tracer):
+        raise UnsupportedError(
+            f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
+            f"jitted function (at {user_location()}): pass that array in as an argument"
+        )
+    prims.assign(target, result, "same_kind", f"ufunc '{ufunc.__name__}'")
+    return target
+
+
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "subok": True}
+
+
+def _is_default_ufunc_kwarg(key: str, value) -> bool:
+    if isinstance(value, (Tracer, np.ndarray)):
+        return False
+    return value is None or (key in _UFUNC_DEFAULTS and value == _UFUNC_DEFAULTS[key])
+
+
+_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod}
+_UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
+                     np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
