@@ -30,7 +30,7 @@ from jitcore.codegen.target import assembly, compile_module
 from jitcore.ir.attributes import AffineMap, numpy_dtype
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.dialects.gather import GatherNdOp, GatherOp, ScatterNdOp
+from jitcore.ir.dialects.array import GatherNdOp, GatherOp, ScatterNdOp
 from jitcore.ir.errors import JitcoreError
 
 _symbols = itertools.count()

@@ -11,7 +11,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
 from jitcore.codegen.loops import contiguous_strides, emit_nest
-from jitcore.ir.dialects.gather import GatherOp
+from jitcore.ir.dialects.array import GatherOp
 
 _names = itertools.count()
 

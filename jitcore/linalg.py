@@ -21,7 +21,7 @@ from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.ir.dialects.linalg_ops import DotGeneralOp, free_dims
+from jitcore.ir.dialects.array import DotGeneralOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.tracer import Tracer, fresh, user_location
 

@@ -17,7 +17,7 @@ from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.gather import GatherOp
+from jitcore.ir.dialects.array import GatherOp
 from jitcore.ir.types import TensorType
 from jitcore.tracer import Trace, Tracer, as_scalar, fresh, user_location
 

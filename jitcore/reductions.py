@@ -20,7 +20,7 @@ from jitcore import numpy as _jnp
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.tracer import Tracer, fresh, user_location
 
