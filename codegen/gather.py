@@ -9,7 +9,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.indexed import IndexedEmitter
 from jitcore.codegen.llvm_types import I64, constant, memory_type
 from jitcore.codegen.loops import emit_nest, extents
-from jitcore.ir.dialects.gather import GatherOp
+from jitcore.ir.dialects.array import GatherOp
 
 _X, _INDICES, _OUT = 0, 1, 2  # the arrays of the function, in order
 

@@ -19,7 +19,7 @@ from jitcore.codegen.plan import ArrayHeader, CompiledFunction, Launch, Storage
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.dialects.gather import GatherNdOp, GatherOp, ScatterNdOp
+from jitcore.ir.dialects.array import GatherNdOp, GatherOp, ScatterNdOp
 
 INDEXED = (GatherOp, GatherNdOp, ScatterNdOp)  # ops with index operands: they need the status words
 STATUS = Storage("status", 0)

@@ -23,7 +23,7 @@ from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_func
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.gather import GatherNdOp, GatherOp
+from jitcore.ir.dialects.array import GatherNdOp, GatherOp
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted

@@ -20,8 +20,7 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
-from jitcore.ir.dialects.gather import DiagonalOp
+from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, ScanOp
 from jitcore.ir.types import ScalarType, i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter

@@ -9,7 +9,7 @@ from jitcore import ir
 from jitcore.ir.attributes import DenseAttr, scalar_type_of
 from jitcore.ir.builder import Builder
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.types import FunctionType, TensorType

@@ -8,9 +8,9 @@ from jitcore import ir
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.builder import Builder
 from jitcore.ir.dialects import array
+from jitcore.ir.dialects.array import DotGeneralOp
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
-from jitcore.ir.dialects.linalg_ops import DotGeneralOp
 from jitcore.ir.types import FunctionType, TensorType, f32, i1, i8
 from jitcore.passes import PassManager
 

@@ -1,6 +1,9 @@
-"""``array.gather``: NumPy's ``take`` along one axis (what ``x[idx]`` with an integer array
-does). Negative indices count from the end; an index outside ``[-n, n)`` makes the compiled
-function raise ``IndexError`` after the call, as NumPy does, instead of reading out of bounds.
+"""Indexing ops of the ``array`` dialect: ``gather`` (NumPy's ``take`` along one axis),
+``gather_nd`` and ``scatter_nd`` (advanced indexing by several integer arrays, its write and
+``np.ufunc.at``), and ``diagonal`` (a strided read).
+
+Negative indices count from the end; an index outside ``[-n, n)`` makes the compiled function
+raise ``IndexError`` after the call, as NumPy does, instead of reading out of bounds.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array import ArrayOp, _constant_array
+from jitcore.ir.dialects.array.base import ArrayOp, constant_array
 from jitcore.ir.types import TensorType, i64
 
 
@@ -38,7 +41,7 @@ class GatherOp(ArrayOp):
             self.fail(f"must return {x.with_shape(shape)}")
 
     def fold(self, constants):
-        x, indices = (_constant_array(c) for c in constants)
+        x, indices = (constant_array(c) for c in constants)
         if x is None or indices is None:
             return None
         n = x.shape[self.axis]
@@ -121,7 +124,7 @@ class GatherNdOp(_IndexedNdOp):
             self.fail(f"must return {expected}")
 
     def fold(self, constants):
-        arrays = [_constant_array(c) for c in constants]
+        arrays = [constant_array(c) for c in constants]
         if any(a is None for a in arrays):
             return None
         x, indices = arrays[0], arrays[1:]
@@ -198,7 +201,7 @@ class DiagonalOp(ArrayOp):
             self.fail(f"must return {x.with_shape(shape)}")
 
     def fold(self, constants):
-        x = _constant_array(constants[0])
+        x = constant_array(constants[0])
         if x is None:
             return None
         letters = "".join(chr(ord("a") + d) for d in self.dims)

@@ -14,7 +14,7 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array import FOLD_LIMIT, ArrayOp
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp
 from jitcore.ir.types import TensorType
 
 DIMENSION_ATTRIBUTES = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
