@@ -88,7 +88,7 @@ def test_verifier_wants_two_operands():
     b.create(DotGeneralOp, [func.body.args[0]], [TensorType((), f32)],
              {"lhs_batch": (), "rhs_batch": (), "lhs_contracting": (0,), "rhs_contracting": (0,)})
     with pytest.raises(ir.VerificationError, match="needs 2 operand"):
-        func.body.ops[0].verify_op()
+        ir.verify(func.body.ops[0])
 
 
 def _constant_module(lhs: np.ndarray, rhs: np.ndarray, attrs: dict, result_shape):

@@ -49,7 +49,6 @@ from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     numpy_gather_nd,
 )
 from jitcore.ir.dialects.array.linalg import (  # noqa: F401  (re-exported)
-    DIMENSION_ATTRIBUTES,
     DotGeneralOp,
     free_dims,
 )

@@ -8,6 +8,7 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr, numpy_dtype
 from jitcore.ir.core import PURE, Operation, Value
+from jitcore.ir.opdef import attr, of
 from jitcore.ir.types import TensorType
 
 # Folding evaluates constants in NumPy; above this many elements it is not worth the compile time.
@@ -47,7 +48,8 @@ def fold_numpy(fn, arrays: list, result_type: TensorType):
 
 
 class ArrayOp(Operation):
-    """Base of the dialect's ops: tensor results, verified by ``check``."""
+    """Base of the dialect's ops: tensor operands and results, verified by ``check`` after the
+    declared ``arity`` and attributes (``ir.opdef``)."""
 
     __slots__ = ()
 
@@ -63,24 +65,16 @@ class ArrayOp(Operation):
     def check(self) -> None:
         """Op-specific rules."""
 
-    def need(self, operands: int, results: int = 1) -> None:
-        if len(self.operands) != operands or len(self.results) != results:
-            self.fail(f"needs {operands} operand(s) and {results} result(s)")
-
 
 class ConstantOp(ArrayOp):
     name = "array.constant"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def value(self) -> DenseAttr:
-        return self.attributes["value"]
+    arity = (0, 1)
+    value = attr(of(DenseAttr, ": a dense value of the result type"))
 
     def check(self) -> None:
-        self.need(0)
-        value = self.attributes.get("value")
-        if not isinstance(value, DenseAttr) or value.type != self.result_type:
+        if self.value.type != self.result_type:
             self.fail("needs a dense 'value' of the result type")
 
     def fold(self, constants):

@@ -79,7 +79,7 @@ class ElementwiseOp(ArrayOp):
     __slots__ = ()
     traits = frozenset({PURE, ELEMENTWISE})
     kind = ""
-    arity = 1
+    arity = (1, 1)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -87,7 +87,6 @@ class ElementwiseOp(ArrayOp):
             cls.kind = cls.name.removeprefix("array.")
 
     def check(self) -> None:
-        self.need(self.arity)
         t = self.operands[0].type
         if any(v.type != t for v in self.operands):
             self.fail("needs operands of one type (broadcast and convert first)")
@@ -123,7 +122,7 @@ class UnaryOp(ElementwiseOp):
 
 class BinaryOp(ElementwiseOp):
     __slots__ = ()
-    arity = 2
+    arity = (2, 1)
 
     def fold(self, constants):
         x, y = self.operands
@@ -147,7 +146,7 @@ class BinaryOp(ElementwiseOp):
 
 class CompareOp(ElementwiseOp):
     __slots__ = ()
-    arity = 2
+    arity = (2, 1)
 
 
 # One class per op, grouped by family; each family's ops, keyed by kind, are in UNARY_OPS,
@@ -372,9 +371,9 @@ class SelectOp(ArrayOp):
     name = "array.select"
     traits = frozenset({PURE, ELEMENTWISE})
     __slots__ = ()
+    arity = (3, 1)
 
     def check(self) -> None:
-        self.need(3)
         c, a, b = self.operands
         if c.type.element != i1 or c.type.shape != a.type.shape:
             self.fail("needs an i1 condition of the same shape as the values")
@@ -396,9 +395,9 @@ class ConvertOp(ArrayOp):
     name = "array.convert"
     traits = frozenset({PURE, ELEMENTWISE})
     __slots__ = ()
+    arity = (1, 1)
 
     def check(self) -> None:
-        self.need(1)
         if self.result_type.shape != self.operands[0].type.shape:
             self.fail("cannot change the shape")
 

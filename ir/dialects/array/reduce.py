@@ -23,6 +23,7 @@ import numpy as np
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
 REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
@@ -34,25 +35,15 @@ SCAN = {"sum": np.add, "prod": np.multiply}
 
 
 class _AxisOp(ArrayOp):
-    """One operand, one result, a ``kind`` from ``kinds`` and an ``axis`` of the operand."""
+    """One operand, one result, a ``kind`` (declared by each op) and an ``axis`` of the operand."""
 
     __slots__ = ()
-    kinds: dict = {}
-
-    @property
-    def kind(self) -> str:
-        return self.attributes["kind"]
-
-    @property
-    def axis(self) -> int:
-        return self.attributes["axis"]
+    arity = (1, 1)
+    axis = attr(of(int))
 
     def check(self) -> None:
-        self.need(1)
-        if self.attributes.get("kind") not in self.kinds:
-            self.fail(f"needs 'kind' in {sorted(self.kinds)}")
-        axis, rank = self.attributes.get("axis"), self.operands[0].type.rank
-        if type(axis) is not int or not 0 <= axis < rank:
+        axis, rank = self.axis, self.operands[0].type.rank
+        if not 0 <= axis < rank:
             self.fail(f"needs an 'axis' in 0..{rank - 1} (the operand has rank {rank})")
         expected = self.expected_type()
         if self.result_type != expected:
@@ -66,7 +57,7 @@ class ArgReduceOp(_AxisOp):
     name = "array.argreduce"
     traits = frozenset({PURE})
     __slots__ = ()
-    kinds = ARGREDUCE
+    kind = attr(one_of(ARGREDUCE))
 
     def expected_type(self) -> TensorType:
         src = self.operands[0].type
@@ -93,7 +84,7 @@ class ScanOp(_AxisOp):
     name = "array.scan"
     traits = frozenset({PURE})
     __slots__ = ()
-    kinds = SCAN
+    kind = attr(one_of(SCAN))
 
     def expected_type(self) -> TensorType:
         return self.operands[0].type
@@ -115,24 +106,14 @@ class ReduceOp(ArrayOp):
     name = "array.reduce"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def kind(self) -> str:
-        return self.attributes["kind"]
-
-    @property
-    def axes(self) -> tuple[int, ...]:
-        return self.attributes["axes"]
+    arity = (1, 1)
+    kind = attr(one_of(REDUCE))
+    axes = attr(tuple_of(int))
 
     def check(self) -> None:
-        self.need(1)
         src = self.operands[0].type
-        if self.attributes.get("kind") not in REDUCE:
-            self.fail(f"needs 'kind' in {sorted(REDUCE)}")
-        axes = self.attributes.get("axes")
-        if not isinstance(axes, tuple) or list(axes) != sorted(set(axes)) or any(
-            not 0 <= a < src.rank for a in axes
-        ):
+        axes = self.axes
+        if list(axes) != sorted(set(axes)) or any(not 0 <= a < src.rank for a in axes):
             self.fail("needs strictly increasing 'axes' within the operand rank")
         kept = tuple(d for i, d in enumerate(src.shape) if i not in axes)
         if self.result_type != TensorType(kept, src.element):

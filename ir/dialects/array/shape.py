@@ -9,6 +9,7 @@ import numpy as np
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.opdef import attr, of, tuple_of
 from jitcore.ir.types import TensorType
 
 
@@ -18,16 +19,13 @@ class BroadcastInDimOp(ArrayOp):
     name = "array.broadcast_in_dim"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def broadcast_dimensions(self) -> tuple[int, ...]:
-        return self.attributes["broadcast_dimensions"]
+    arity = (1, 1)
+    broadcast_dimensions = attr(tuple_of(int))
 
     def check(self) -> None:
-        self.need(1)
         src, out = self.operands[0].type, self.result_type
-        dims = self.attributes.get("broadcast_dimensions")
-        if not isinstance(dims, tuple) or len(dims) != src.rank:
+        dims = self.broadcast_dimensions
+        if len(dims) != src.rank:
             self.fail("needs 'broadcast_dimensions' with one entry per operand dim")
         if src.element != out.element:
             self.fail("cannot change the element type")
@@ -55,9 +53,9 @@ class ReshapeOp(ArrayOp):
     name = "array.reshape"
     traits = frozenset({PURE})
     __slots__ = ()
+    arity = (1, 1)
 
     def check(self) -> None:
-        self.need(1)
         src = self.operands[0].type
         if src.size != self.result_type.size or src.element != self.result_type.element:
             self.fail(f"cannot reshape {src} to {self.result_type}")
@@ -76,16 +74,13 @@ class TransposeOp(ArrayOp):
     name = "array.transpose"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def permutation(self) -> tuple[int, ...]:
-        return self.attributes["permutation"]
+    arity = (1, 1)
+    permutation = attr(tuple_of(int))
 
     def check(self) -> None:
-        self.need(1)
         src = self.operands[0].type
-        perm = self.attributes.get("permutation")
-        if not isinstance(perm, tuple) or sorted(perm) != list(range(src.rank)):
+        perm = self.permutation
+        if sorted(perm) != list(range(src.rank)):
             self.fail(f"needs a 'permutation' of 0..{src.rank - 1}")
         if self.result_type != src.with_shape(src.shape[p] for p in perm):
             self.fail("result type does not match the permuted operand")
@@ -101,19 +96,12 @@ class _StridedRegionOp(ArrayOp):
     """Base of ops addressing the region ``start[k] + i * stride[k]`` of an array."""
 
     __slots__ = ()
-
-    @property
-    def start(self) -> tuple[int, ...]:
-        return self.attributes["start"]
-
-    @property
-    def stride(self) -> tuple[int, ...]:
-        return self.attributes["stride"]
+    start = attr(tuple_of(int))
+    stride = attr(tuple_of(int))
 
     def check_region(self, array_type: TensorType, region_type: TensorType) -> None:
-        start, stride = self.attributes.get("start"), self.attributes.get("stride")
-        if not (isinstance(start, tuple) and isinstance(stride, tuple)
-                and len(start) == len(stride) == array_type.rank == region_type.rank):
+        start, stride = self.start, self.stride
+        if not len(start) == len(stride) == array_type.rank == region_type.rank:
             self.fail("needs 'start' and 'stride' with one entry per dim")
         if region_type.element != array_type.element or 0 in stride:
             self.fail("cannot change the element type, and strides must be non-zero")
@@ -137,9 +125,9 @@ class SliceOp(_StridedRegionOp):
     name = "array.slice"
     traits = frozenset({PURE})
     __slots__ = ()
+    arity = (1, 1)
 
     def check(self) -> None:
-        self.need(1)
         self.check_region(self.operands[0].type, self.result_type)
 
     def fold(self, constants):
@@ -157,12 +145,14 @@ class PadOp(ArrayOp):
     name = "array.pad"
     traits = frozenset({PURE})
     __slots__ = ()
+    arity = (2, 1)
+    low = attr(tuple_of(int))
+    high = attr(tuple_of(int))
 
     def check(self) -> None:
-        self.need(2)
         (x, value), out = (v.type for v in self.operands), self.result_type
-        low, high = self.attributes.get("low"), self.attributes.get("high")
-        if not (isinstance(low, tuple) and isinstance(high, tuple) and len(low) == len(high) == x.rank):
+        low, high = self.low, self.high
+        if not len(low) == len(high) == x.rank:
             self.fail("needs 'low' and 'high' with one entry per dim")
         if value.shape != () or value.element != x.element or out.element != x.element:
             self.fail("needs a 0-d padding value of the operand's element type")
@@ -175,7 +165,7 @@ class PadOp(ArrayOp):
         arr, value = (constant_array(c) for c in constants)
         if arr is None or value is None or self.result_type.size > FOLD_LIMIT:
             return None
-        widths = list(zip(self.attributes["low"], self.attributes["high"]))
+        widths = list(zip(self.low, self.high))
         return [DenseAttr(np.pad(arr, widths, constant_values=value[()]), self.result_type)]
 
 
@@ -185,16 +175,13 @@ class ConcatenateOp(ArrayOp):
     name = "array.concatenate"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def axis(self) -> int:
-        return self.attributes["axis"]
+    axis = attr(of(int))
 
     def check(self) -> None:
         if not self.operands or len(self.results) != 1:
             self.fail("needs at least one operand and one result")
-        axis, out = self.attributes.get("axis"), self.result_type
-        if not isinstance(axis, int) or not 0 <= axis < out.rank:
+        axis, out = self.axis, self.result_type
+        if not 0 <= axis < out.rank:
             self.fail("needs an 'axis' within the result rank")
         total = 0
         for v in self.operands:
@@ -223,9 +210,9 @@ class UpdateSliceOp(_StridedRegionOp):
     name = "array.update_slice"
     traits = frozenset({PURE})
     __slots__ = ()
+    arity = (2, 1)
 
     def check(self) -> None:
-        self.need(2)
         x, update = (v.type for v in self.operands)
         if self.result_type != x:
             self.fail("must return the type of the array it updates")
