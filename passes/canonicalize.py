@@ -242,14 +242,11 @@ def _splat_value(v: Value) -> int | float | None:
 
 
 def _ones(anchor: Operation, t, element: ScalarType, scalar: bool) -> Value:
-    """A 1 of type ``t`` before ``anchor``: for an array a 0-d constant broadcast, not a dense
-    array of ones."""
+    """A constant 1 of type ``t``, before ``anchor``."""
     if scalar:
         return _insert(anchor, arith.ConstantOp((), [t], {"value": ScalarAttr(1, t)})).result
-    t0 = t.with_shape(())
-    value = DenseAttr(np.ones((), numpy_dtype(element)), t0)
-    one = _insert(anchor, array.ConstantOp((), [t0], {"value": value}))
-    return _insert(anchor, array.BroadcastInDimOp([one.result], [t], {"broadcast_dimensions": ()})).result
+    value = DenseAttr(np.ones((), numpy_dtype(element)), t)
+    return _insert(anchor, array.ConstantOp((), [t], {"value": value})).result
 
 
 _REWRITES = {
