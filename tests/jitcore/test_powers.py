@@ -7,8 +7,10 @@ What NumPy 2.4 does (measured here; it is the oracle): its float32/float64 power
 exponent that stays put along the loop, computes -1, 0, 0.5, 1 and 2 as 1 / x, 1, sqrt(x), x and
 x * x, for every spelling whose exponent is a scalar or one element (the operator's own fast
 path gives the same); a full array of exponents, and any other exponent, take pow (on an
-AVX-512 host its SIMD pow, within pow's ULP bound of x * x). jitcore matches the fast paths bit for bit, and
-does pow's work by multiplications only where that is exact (passes/canonicalize.py)."""
+AVX-512 host its SIMD pow, within pow's ULP bound of x * x). jitcore matches the fast paths bit
+for bit, and does pow's work by multiplications only where that is exact (passes/canonicalize.py).
+NumPy scalars (``np.float32(v) ** 2``) take C's pow, which is not always correctly rounded: there
+jitcore's x * x may be one ULP from NumPy, within pow's bound (tests/jitcore/test_numpy_parity.py)."""
 
 from __future__ import annotations
 
