@@ -37,17 +37,19 @@ class _Schedule:
         self.op = op
         self.fastmath = fastmath
         shaped = [*op.operands, *op.results]
-        self.function, operands, _ = kernel_function(module, name, shaped, strided)
+        checks = kernel.checks_indices(op)
+        self.function, operands, status = kernel_function(module, name, shaped, strided,
+                                                          extra_pointers=int(checks))
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
         positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
-        if not (op.has_reduction or positional or any(strided) or op.clamped) and same_shape and all(
-            m.is_identity for m in maps
-        ):
+        plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
+        if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
-        self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath))
+        self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
+                               status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
             self._emit_with_exact_fallback()
