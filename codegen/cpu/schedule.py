@@ -90,9 +90,15 @@ class _Schedule:
     def _emit_with_exact_fallback(self) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute
         accurately; if there was one, run the whole nest again with exact (libm) math. Kernels
-        write only their own results, so the second run simply overwrites the first."""
+        write only their own results, so the second run simply overwrites the first (a scatter
+        copies its input again first); the status words are put back as they were, so that
+        only the exact run's index checks count."""
         flag = self.b.alloca(I1)
         self.b.store(ll.Constant(I1, 0), flag)
+        status = self.body.status
+        words = [] if status is None else [self.b.gep(status, [ll.Constant(I64, k)], source_etype=I64)
+                                           for k in range(4)]
+        saved = [self.b.load(w, typ=I64) for w in words]
 
         def report(cond):
             self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
@@ -100,6 +106,8 @@ class _Schedule:
         self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
         self._emit_nest()
         with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
+            for word, value in zip(words, saved):
+                self.b.store(value, word)
             self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
             self._emit_nest()
 
