@@ -34,7 +34,7 @@ tensor (read by ``kernel.extract``), and an indexed result is yielded nothing: i
 only by ``kernel.insert`` (after starting as its ``copy_inputs`` source, if it has one). The
 positions come from ``kernel.check_index``, which wraps a negative index and records the first
 one out of range in the function's status words, so that no access is ever out of bounds.
-Gathers and scatters are such kernels (``passes/kernelize/gather.py``).
+Gathers and scatters are such kernels (``passes/kernelize/index.py``).
 """
 
 from __future__ import annotations
