@@ -74,12 +74,16 @@ class Operation:
 
     Subclasses set ``name`` (which registers them) and ``traits``, and override ``verify_op``
     and ``fold`` where they have rules or a folder. ``class AddOp(BinaryOp, commutative=True)``
-    adds the commutative trait to the base's traits.
+    adds the commutative trait to the base's traits. ``arity = (operands, results)`` and the
+    attributes declared with ``ir.opdef.attr`` are checked by ``verify_declared``, before
+    ``verify_op``, which then holds only the op's own rules.
     """
 
     __slots__ = ("_operands", "results", "attributes", "regions", "parent")
     name: ClassVar[str] = ""
     traits: ClassVar[frozenset[str]] = frozenset()
+    arity: ClassVar[tuple[int, int] | None] = None  # (operands, results); None: the op checks
+    declared_attributes: ClassVar[tuple] = ()  # ir.opdef.attr declarations, collected by attr
 
     def __init_subclass__(cls, commutative: bool = False, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -221,6 +225,13 @@ class Operation:
         return new
 
     # -- hooks for op classes -------------------------------------------------------------
+    def verify_declared(self) -> None:
+        """Check the declared ``arity`` and attributes (see ``ir.opdef``)."""
+        if self.arity is not None and (len(self._operands), len(self.results)) != self.arity:
+            self.fail(f"needs {self.arity[0]} operand(s) and {self.arity[1]} result(s)")
+        for declared in self.declared_attributes:
+            declared.check(self)
+
     def verify_op(self) -> None:
         """Check this op's own rules; raise ``VerificationError`` via ``self.fail``."""
 

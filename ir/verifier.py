@@ -13,6 +13,7 @@ def verify(op: Operation) -> None:
 def _verify(op: Operation, visible: frozenset[int]) -> None:
     if isinstance(op, UnregisteredOp):
         op.fail("is not registered by any dialect")
+    op.verify_declared()
     op.verify_op()
     for region in op.regions:
         outer = frozenset() if op.has_trait(ISOLATED) else visible

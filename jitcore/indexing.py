@@ -24,7 +24,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.gather import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
+from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
 from jitcore.tracer import Tracer, as_scalar, make_view
 
 

@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 import pytest
 
-from tests.jitcore.coverage_table import (
+from tests.coverage.compare import (
     DOT_TOL,
     EXACT,
     MEAN_TOL,
@@ -24,10 +24,9 @@ from tests.jitcore.coverage_table import (
     STD_TOL,
     SUM_TOL,
     VAR_TOL,
-    Case,
-    run_case,
     ulp,
 )
+from tests.coverage.harness import Case, run_case
 from tests.oracle import ORDER_BOUNDS, ULP_BOUNDS, assert_matches, ulp_bound
 
 FLOATS = (np.float16, np.float32, np.float64)

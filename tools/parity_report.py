@@ -1,9 +1,9 @@
 #!/usr/bin/env python
 """Parity with NumPy, function by function and dtype family by dtype family (issue #3).
 
-Runs the table of tests/jitcore/coverage_table.py (the one tests/jitcore/test_numpy_coverage.py
-runs under hypothesis) on a fixed, seeded set of cases per (function, family), plus the table's
-edge batch (every dtype, the special values and shapes, every layout), and prints
+Runs the coverage table of tests/coverage/ (the one tests/jitcore/test_numpy_coverage.py runs
+under hypothesis) on a fixed, seeded set of cases per (function, family), plus the table's edge
+batch (every dtype, the special values and shapes, every layout), and prints
 
     function | bool | signed | unsigned | float
 
@@ -22,6 +22,10 @@ Then the totals per family: functions passing out of those NumPy accepts.
 
 ``--write-docs`` puts the Markdown version into docs/numpy_support.md (between its
 ``parity-report`` markers), so the table there comes from the same run.
+
+The measurement runs as pytest tests (tests/coverage/parity_cells.py, in a subprocess, with the
+plugin tools/parity_plugin.py writing what each test measured to a JSON file): the table and its
+harness stay test code, and no tool imports a test module.
 """
 
 from __future__ import annotations
@@ -29,57 +33,46 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
+import subprocess
 import sys
+import tempfile
 import time
-import zlib
+from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
 DOCS = REPO / "docs" / "numpy_support.md"
 BEGIN, END = "<!-- parity-report:begin -->", "<!-- parity-report:end -->"
-
-import numpy as np  # noqa: E402
-
-import jitcore as jc  # noqa: E402
-from tests.jitcore.coverage_table import (  # noqa: E402
-    BUGS,
-    CASES,
-    FAMILIES,
-    Outcome,
-    RandomDraw,
-    edge_draws,
-    run_case,
-)
-
-FAIL = "FAIL"
+CELLS = "tests/coverage/parity_cells.py"
+# The statuses a cell is measured as (tests/coverage/harness.py's ``Outcome``, and FAIL).
+PASS, NA, UNSUPPORTED, KNOWN_BUG, FAIL = "pass", "n/a", "unsupported", "known bug", "FAIL"
 
 
-def measure_cell(case, family: str, n: int, seed: int) -> tuple[str, str]:
-    """The cell's status and, for a failure, the first message."""
-    seen: list[str] = []
-    first_failure = ""
-    draws = [RandomDraw(zlib.crc32(f"{seed}/{case.name}/{family}/{i}".encode())) for i in range(n)]
-    for draw in draws + edge_draws(case.name, family):
-        try:
-            arrays, params = case.gen(draw, family)
-            seen.append(run_case(case, arrays, params))
-        except jc.UnsupportedError as e:
-            seen.append(Outcome.UNSUPPORTED)
-            first_failure = first_failure or str(e).splitlines()[0]
-        except AttributeError as e:
-            if family in case.unsupported and case.raises is AttributeError:
-                seen.append(Outcome.UNSUPPORTED)
-            else:
-                seen.append(FAIL)
-                first_failure = first_failure or f"AttributeError: {e}"
-        except Exception as e:  # noqa: BLE001  (a mismatch or a crash: both are failures)
-            seen.append(FAIL)
-            first_failure = first_failure or f"{type(e).__name__}: {str(e).splitlines()[0][:200]}"
-    for status in (FAIL, Outcome.KNOWN_BUG, Outcome.UNSUPPORTED, Outcome.PASS):
-        if status in seen:
-            return status, first_failure if status == FAIL else ""
-    return Outcome.NA, ""
+@dataclass(frozen=True)
+class Row:
+    name: str
+    note: str
+
+
+def measure(cases: int, seed: int, only: str) -> dict[str, list]:
+    """Run the measurement; its records by kind (``families``, ``cell``, ``bug``), in order."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "parity.json"
+        command = [sys.executable, "-m", "pytest", CELLS, "-p", "tools.parity_plugin",
+                   "-p", "no:cacheprovider", "--parity-json", str(out), "--parity-cases", str(cases),
+                   "--parity-seed", str(seed), "--parity-only", only]
+        run = subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+        if run.returncode != 0 or not out.exists():
+            raise SystemExit(f"the measurement failed ({' '.join(command)}):\n"
+                               f"{(run.stdout + run.stderr)[-4000:]}")
+        records = json.loads(out.read_text())
+    by_kind: dict[str, list] = {"families": [], "cell": [], "bug": []}
+    for record in records:
+        by_kind[record["key"]].append(record["value"])
+    return by_kind
 
 
 def print_table(rows, families, markdown: bool) -> None:
@@ -115,21 +108,6 @@ def print_totals(totals, n_rows: int, markdown: bool) -> None:
           f"({n_rows} functions)")
 
 
-def known_bugs() -> dict[str, bool]:
-    """Each bug of the table: does its reproducer still fail?"""
-    still = {}
-    for b in BUGS:
-        try:
-            b.repro()
-        except b.raises:
-            still[b.name] = True
-        except Exception:  # noqa: BLE001  (it fails differently now: still a bug)
-            still[b.name] = True
-        else:
-            still[b.name] = False
-    return still
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=12, help="cases per function and family")
@@ -160,24 +138,22 @@ def main(argv=None) -> int:
 
 def report(args) -> int:
     start = time.perf_counter()
-    bugs = known_bugs()
-    families = list(FAMILIES)
+    measured = measure(args.cases, args.seed, args.only)
+    families = measured["families"][0]
+    bugs = measured["bug"]
     rows, failures = [], []
-    for case in CASES:
-        if args.only and args.only not in case.name:
-            continue
-        cells = []
-        for family in families:
-            status, message = measure_cell(case, family, args.cases, args.seed)
-            hit = status == Outcome.KNOWN_BUG
-            known = [b.name for b in BUGS if case.name in b.cases and family in b.families
-                     and bugs[b.name] and (hit or status != Outcome.NA)]
-            if known and status in (Outcome.PASS, Outcome.KNOWN_BUG, Outcome.NA):
-                status = FAIL + " (" + ", ".join(known) + ")"
-            elif status == FAIL:
-                failures.append((case.name, family, message))
-            cells.append(status)
-        rows.append((case, cells))
+    for cell in measured["cell"]:
+        if not rows or rows[-1][0].name != cell["case"]:
+            rows.append((Row(cell["case"], cell["note"]), []))
+        status, family = cell["status"], cell["family"]
+        hit = status == KNOWN_BUG
+        known = [b["name"] for b in bugs if cell["case"] in b["cases"] and family in b["families"]
+                 and b["still"] and (hit or status != NA)]
+        if known and status in (PASS, KNOWN_BUG, NA):
+            status = FAIL + " (" + ", ".join(known) + ")"
+        elif status == FAIL:
+            failures.append((cell["case"], family, cell["message"]))
+        rows[-1][1].append(status)
 
     print(f"jitcore parity with NumPy {np.__version__}: {args.cases} cases per cell, seed {args.seed}")
     print()
@@ -186,24 +162,24 @@ def report(args) -> int:
     totals = []
     for j, family in enumerate(families):
         column = [cells[j] for _, cells in rows]
-        totals.append((family, column.count(Outcome.PASS), sum(c != Outcome.NA for c in column),
-                       column.count(Outcome.UNSUPPORTED), sum(c.startswith(FAIL) for c in column),
-                       column.count(Outcome.NA)))
+        totals.append((family, column.count(PASS), sum(c != NA for c in column),
+                       column.count(UNSUPPORTED), sum(c.startswith(FAIL) for c in column),
+                       column.count(NA)))
     print_totals(totals, len(rows), args.markdown)
     if failures:
         print()
         print("failures outside the known bugs:")
         for name, family, message in failures:
             print(f"  {name} [{family}]: {message}")
-    shown = [b for b in BUGS if not args.only or any(c.name in b.cases for c, _ in rows)]
+    shown = [b for b in bugs if not args.only or any(row.name in b["cases"] for row, _ in rows)]
     if shown:
         print()
-        print("known bugs (FAIL (id) above; BUGS in tests/jitcore/coverage_table.py, strict xfails "
+        print("known bugs (FAIL (id) above; BUGS in tests/coverage/bugs.py, strict xfails "
               "in the suite):")
         for b in shown:
-            state = "" if bugs[b.name] else " [FIXED: remove it from BUGS]"
-            print(f"{'- ' if args.markdown else '  '}{'`' + b.name + '`' if args.markdown else b.name}"
-                  f"{state}: {b.reason}")
+            state = "" if b["still"] else " [FIXED: remove it from BUGS]"
+            name = f"`{b['name']}`" if args.markdown else b["name"]
+            print(f"{'- ' if args.markdown else '  '}{name}{state}: {b['reason']}")
     print()
     print(f"({time.perf_counter() - start:.1f} s)")
     return 0

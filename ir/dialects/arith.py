@@ -20,6 +20,7 @@ import numpy as np
 
 from jitcore.ir.attributes import ScalarAttr, numpy_dtype
 from jitcore.ir.core import PURE, Operation
+from jitcore.ir.opdef import attr, of, one_of
 from jitcore.ir.types import ScalarType, i1
 
 FLOAT, INT, ANY = "float", "int", "any"
@@ -109,16 +110,14 @@ def _float_to_int(x: np.ndarray, dst: ScalarType, signed: bool):
 
 
 class ScalarOp(Operation):
-    """Base of scalar ops: ``arity`` operands of one type ``family``, result of the same type."""
+    """Base of scalar ops: operands of one type ``family``, result of the same type."""
 
     __slots__ = ()
     traits = frozenset({PURE})
-    arity = 2
+    arity = (2, 1)
     family = ANY
 
     def verify_op(self) -> None:
-        if len(self.operands) != self.arity or len(self.results) != 1:
-            self.fail(f"needs {self.arity} operand(s) and one result")
         types = [v.type for v in self.operands]
         if any(not isinstance(t, ScalarType) for t in [*types, self.results[0].type]):
             self.fail("takes and returns scalars only")
@@ -135,7 +134,7 @@ class ScalarOp(Operation):
             self.fail("must return its operands' type")
 
     def fold(self, constants):
-        if self.arity == 2 and constants[1] is not None:
+        if self.arity == (2, 1) and constants[1] is not None:
             rhs = constants[1]
             if self.name in RIGHT_IDENTITY and rhs == ScalarAttr(RIGHT_IDENTITY[self.name], rhs.type):
                 return [self.operands[0]]
@@ -156,7 +155,7 @@ class FloatOp(ScalarOp):
 
 class FloatUnaryOp(FloatOp):
     __slots__ = ()
-    arity = 1
+    arity = (1, 1)
 
 
 class IntOp(ScalarOp):
@@ -168,17 +167,17 @@ class IntOp(ScalarOp):
 
 class IntUnaryOp(IntOp):
     __slots__ = ()
-    arity = 1
+    arity = (1, 1)
 
 
 class ConstantOp(ScalarOp):
     name = "arith.constant"
-    arity = 0
+    arity = (0, 1)
     __slots__ = ()
+    value = attr(of(ScalarAttr, ": a scalar of the result type"))
 
     def check_result(self, types) -> None:
-        value = self.attributes.get("value")
-        if not isinstance(value, ScalarAttr) or value.type != self.results[0].type:
+        if self.value.type != self.results[0].type:
             self.fail("needs a scalar 'value' of the result type")
 
 
@@ -186,25 +185,20 @@ class CompareOp(ScalarOp):
     __slots__ = ()
 
     def check_result(self, types) -> None:
-        allowed = FLOAT_PREDICATES if self.family == FLOAT else INT_PREDICATES
-        if self.attributes.get("predicate") not in allowed:
-            self.fail(f"needs a 'predicate' in {sorted(allowed)}")
         if self.results[0].type != i1:
             self.fail("must return i1")
 
     def fold(self, constants):
         table = CMPF if self.family == FLOAT else CMPI
-        return _evaluate(table[self.attributes["predicate"]], constants, i1)
+        return _evaluate(table[self.predicate], constants, i1)
 
 
 class SelectOp(ScalarOp):
     name = "arith.select"
-    arity = 3
+    arity = (3, 1)
     __slots__ = ()
 
     def verify_op(self) -> None:
-        if len(self.operands) != 3 or len(self.results) != 1:
-            self.fail("needs a condition, two values and one result")
         c, a, b = (v.type for v in self.operands)
         if c != i1 or a != b or self.results[0].type != a:
             self.fail("needs an i1 condition and two values of the result's type")
@@ -222,13 +216,11 @@ class CastOp(ScalarOp):
     """A conversion; ``source`` and ``target`` say which type families it connects."""
 
     __slots__ = ()
-    arity = 1
+    arity = (1, 1)
     source = ANY
     target = ANY
 
     def verify_op(self) -> None:
-        if len(self.operands) != 1 or len(self.results) != 1:
-            self.fail("needs one operand and one result")
         src, dst = self.operands[0].type, self.results[0].type
         for t, family in ((src, self.source), (dst, self.target)):
             if family == FLOAT and not t.is_float or family == INT and not (t.is_integer or t.is_bool):
@@ -342,10 +334,12 @@ class CmpfOp(CompareOp):
     name = "arith.cmpf"
     family = FLOAT
     __slots__ = ()
+    predicate = attr(one_of(FLOAT_PREDICATES))
 class CmpiOp(CompareOp):
     name = "arith.cmpi"
     family = INT
     __slots__ = ()
+    predicate = attr(one_of(INT_PREDICATES))
 
 
 class ExtfOp(CastOp):

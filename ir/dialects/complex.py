@@ -27,10 +27,9 @@ class CreateOp(_ComplexOp):
 
     name = "complex.create"
     __slots__ = ()
+    arity = (2, 1)
 
     def verify_op(self) -> None:
-        if len(self.operands) != 2 or len(self.results) != 1:
-            self.fail("needs a real and an imaginary part and one result")
         re, im, out = self.scalar_types()
         if not out.is_complex or re != out.component or im != out.component:
             self.fail(f"needs two {getattr(out, 'component', 'float')} parts for a {out} result")
@@ -38,10 +37,9 @@ class CreateOp(_ComplexOp):
 
 class _PartOp(_ComplexOp):
     __slots__ = ()
+    arity = (1, 1)
 
     def verify_op(self) -> None:
-        if len(self.operands) != 1 or len(self.results) != 1:
-            self.fail("needs one complex operand and one result")
         z, out = self.scalar_types()
         if not z.is_complex or out != z.component:
             self.fail(f"needs a complex operand and its part type as result, got {z} -> {out}")

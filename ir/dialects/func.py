@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from jitcore.ir.attributes import SymbolRef
 from jitcore.ir.core import ISOLATED, TERMINATOR, Block, Operation, Region
+from jitcore.ir.opdef import attr, of
 from jitcore.ir.types import FunctionType
 
 
@@ -11,6 +12,9 @@ class FuncOp(Operation):
     name = "func.func"
     traits = frozenset({ISOLATED})
     __slots__ = ()
+    arity = (0, 0)
+    sym_name = attr(of(str, ": a string"))
+    function_type = attr(of(FunctionType, ": a function type"))
 
     @staticmethod
     def build(sym_name: str, function_type: FunctionType) -> FuncOp:
@@ -21,27 +25,13 @@ class FuncOp(Operation):
         )
 
     @property
-    def sym_name(self) -> str:
-        return self.attributes["sym_name"]
-
-    @property
-    def function_type(self) -> FunctionType:
-        return self.attributes["function_type"]
-
-    @property
     def body(self) -> Block:
         return self.regions[0].block
 
     def verify_op(self) -> None:
-        if not isinstance(self.attributes.get("sym_name"), str):
-            self.fail("needs a string attribute 'sym_name'")
-        ftype = self.attributes.get("function_type")
-        if not isinstance(ftype, FunctionType):
-            self.fail("needs a function type attribute 'function_type'")
-        if self.operands or self.results or len(self.regions) != 1:
-            self.fail("must have no operands or results and exactly one region")
-        if len(self.regions[0].blocks) != 1:
-            self.fail("must have exactly one block")
+        ftype = self.function_type
+        if len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
+            self.fail("must have exactly one region with one block")
         arg_types = tuple(a.type for a in self.body.args)
         if arg_types != ftype.inputs:
             self.fail(f"block arguments {arg_types} do not match function_type inputs {ftype.inputs}")
@@ -68,7 +58,4 @@ class ReturnOp(Operation):
 class CallOp(Operation):
     name = "func.call"
     __slots__ = ()
-
-    def verify_op(self) -> None:
-        if not isinstance(self.attributes.get("callee"), SymbolRef):
-            self.fail("needs a symbol attribute 'callee'")
+    callee = attr(of(SymbolRef, ": a symbol"))

@@ -41,23 +41,23 @@ from __future__ import annotations
 
 from jitcore.ir.attributes import AffineMap, ScalarAttr
 from jitcore.ir.core import PURE, TERMINATOR, Operation
+from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
 from jitcore.ir.types import ScalarType, TensorType, i64, index
 
 PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
+_ITERATORS = Kind(", each 'parallel', 'reduction' or 'scan'",
+                  lambda v: isinstance(v, tuple) and all(i in (PARALLEL, REDUCTION, SCAN) for i in v))
 
 
 class GenericOp(Operation):
     name = "kernel.generic"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def indexing_maps(self) -> tuple[AffineMap, ...]:
-        return self.attributes["indexing_maps"]
-
-    @property
-    def iterator_types(self) -> tuple[str, ...]:
-        return self.attributes["iterator_types"]
+    iterator_types = attr(_ITERATORS)
+    indexing_maps = attr(tuple_of(AffineMap, ": one indexing map per operand and per result"))
+    clamped = attr(tuple_of(int), optional=True, default=())
+    inits = attr(tuple_of(ScalarAttr), optional=True)
+    indexed = attr(tuple_of(int), optional=True, default=())  # operands, then results, by number
 
     @property
     def has_reduction(self) -> bool:
@@ -83,15 +83,6 @@ class GenericOp(Operation):
         return self.regions[0].block
 
     @property
-    def clamped(self) -> tuple[int, ...]:
-        return self.attributes.get("clamped", ())
-
-    @property
-    def indexed(self) -> tuple[int, ...]:
-        """Operands, then results (numbered as the maps), that the body addresses itself."""
-        return self.attributes.get("indexed", ())
-
-    @property
     def copy_inputs(self) -> tuple[int, ...]:
         """Per result: the input it starts as a copy of, or -1."""
         return self.attributes.get("copy_inputs", (-1,) * len(self.results))
@@ -102,7 +93,7 @@ class GenericOp(Operation):
         if "domain" in self.attributes:
             return self.attributes["domain"]
         return derive_domain([v.type for v in self.operands], self.result_types, self.indexing_maps,
-                             len(self.iterator_types), self.attributes.get("clamped", ()))
+                             len(self.iterator_types), self.clamped)
 
     def verify_op(self) -> None:
         self._verify_structure()
@@ -124,27 +115,22 @@ class GenericOp(Operation):
         self._verify_body()
 
     def _verify_structure(self) -> None:
-        iters = self.attributes.get("iterator_types")
-        maps = self.attributes.get("indexing_maps")
-        if not isinstance(iters, tuple) or any(i not in (PARALLEL, REDUCTION, SCAN) for i in iters):
-            self.fail("needs 'iterator_types', each 'parallel', 'reduction' or 'scan'")
+        iters, maps = self.iterator_types, self.indexing_maps
         if iters.count(SCAN) > 1 or (SCAN in iters and REDUCTION in iters):
             self.fail("may have at most one 'scan' iterator, and then no 'reduction' iterator")
         shaped = [*self.operands, *self.results]
-        if not isinstance(maps, tuple) or len(maps) != len(shaped):
+        if len(maps) != len(shaped):
             self.fail("needs one indexing map per operand and per result")
         if not self.results:
             self.fail("needs at least one result")
-        indexed = self.attributes.get("indexed", ())
-        if not isinstance(indexed, tuple) or any(
-            not isinstance(i, int) or not 0 <= i < len(shaped) for i in indexed
-        ):
+        indexed = self.indexed
+        if any(not 0 <= i < len(shaped) for i in indexed):
             self.fail("'indexed' must list operand and result numbers")
         for i, (v, m) in enumerate(zip(shaped, maps)):
             if not isinstance(v.type, TensorType):
                 self.fail("takes and returns tensors only")
             rank = 0 if i in indexed else v.type.rank  # an indexed one's map has no exprs
-            if not isinstance(m, AffineMap) or m.num_dims != len(iters) or len(m.exprs) != rank:
+            if m.num_dims != len(iters) or len(m.exprs) != rank:
                 self.fail(f"map {m} does not fit {v.type} over {len(iters)} iteration dims")
         for m in self.output_maps:
             if any(e.dim is not None and iters[e.dim] == REDUCTION for e in m.exprs):
@@ -154,10 +140,8 @@ class GenericOp(Operation):
                 uses = [e for e in m.exprs if e.dim == scan]
                 if len(uses) != 1 or uses[0].scale != 1 or uses[0].offset != 0:
                     self.fail(f"result map {m} must use the scan dim d{scan} once, plainly")
-        clamped = self.attributes.get("clamped", ())
-        if not isinstance(clamped, tuple) or any(
-            not isinstance(i, int) or not 0 <= i < len(self.operands) for i in clamped
-        ):
+        clamped = self.clamped
+        if any(not 0 <= i < len(self.operands) for i in clamped):
             self.fail("'clamped' must list input operand indices")
         copies = self.attributes.get("copy_inputs", (-1,) * len(self.results))
         if not isinstance(copies, tuple) or len(copies) != len(self.results):
@@ -192,12 +176,11 @@ class GenericOp(Operation):
         expected = [v.type if i in indexed else v.type.element for i, v in enumerate(self.operands)]
         n_in = len(self.operands)
         yields = [r.type.element for k, r in enumerate(self.results) if n_in + k not in indexed]
-        inits = self.attributes.get("inits")
+        inits = self.inits
         if self.has_reduction:
             expected += [r.type.element for r in self.results]
-            if not isinstance(inits, tuple) or len(inits) != len(self.results) or any(
-                not isinstance(a, ScalarAttr) or a.type != r.type.element
-                for a, r in zip(inits, self.results)
+            if inits is None or len(inits) != len(self.results) or any(
+                a.type != r.type.element for a, r in zip(inits, self.results)
             ):
                 self.fail("a reduction or scan needs 'inits': one scalar of each result's element type")
         elif inits is not None:
@@ -239,19 +222,16 @@ class IndexOp(Operation):
     name = "kernel.index"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def dim(self) -> int:
-        return self.attributes["dim"]
+    arity = (0, 1)
+    dim = attr(of(int))
 
     def verify_op(self) -> None:
-        if self.operands or len(self.results) != 1 or self.results[0].type != index:
-            self.fail("takes no operands and returns one index")
+        if self.results[0].type != index:
+            self.fail("must return index")
         parent = self.parent_op
         if parent is None or parent.op_name != "kernel.generic":
             self.fail("must be inside a kernel.generic")
-        dim = self.attributes.get("dim")
-        if not isinstance(dim, int) or not 0 <= dim < len(parent.attributes.get("iterator_types", ())):
+        if not 0 <= self.dim < len(parent.attributes.get("iterator_types", ())):
             self.fail("needs a 'dim' that is one of its kernel's iteration dims")
 
 
@@ -310,25 +290,16 @@ class CheckIndexOp(Operation):
     name = "kernel.check_index"
     traits = frozenset()
     __slots__ = ()
-
-    @property
-    def axis(self) -> int:
-        return self.attributes["axis"]
-
-    @property
-    def size(self) -> int:
-        return self.attributes["size"]
+    arity = (1, 1)
+    axis = attr(of(int))
+    size = attr(of(int))
 
     def verify_op(self) -> None:
         _enclosing_generic(self)
-        if len(self.operands) != 1 or self.operands[0].type != i64:
-            self.fail("takes one i64 index")
-        if len(self.results) != 1 or self.results[0].type != index:
-            self.fail("returns one index")
-        for key in ("axis", "size"):
-            value = self.attributes.get(key)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                self.fail(f"needs a non-negative integer '{key}'")
+        if self.operands[0].type != i64 or self.results[0].type != index:
+            self.fail("takes one i64 index and returns one index")
+        if self.axis < 0 or self.size < 0:
+            self.fail("needs a non-negative 'axis' and 'size'")
 
 
 SCATTER_MODES = ("set", "add", "sub", "mul", "max", "min", "and", "or", "xor")
@@ -345,25 +316,18 @@ class InsertOp(Operation):
     traits = frozenset()
     __slots__ = ()
 
-    @property
-    def result(self) -> int:
-        return self.attributes["result"]
-
-    @property
-    def mode(self) -> str:
-        return self.attributes["mode"]
+    result = attr(of(int))
+    mode = attr(one_of(SCATTER_MODES))
 
     def verify_op(self) -> None:
         parent = _enclosing_generic(self)
         if self.results:
             self.fail("has no results")
-        k = self.attributes.get("result")
-        if not isinstance(k, int) or not 0 <= k < len(parent.results) or (
+        k = self.result
+        if not 0 <= k < len(parent.results) or (
             len(parent.operands) + k not in parent.attributes.get("indexed", ())
         ):
             self.fail("needs a 'result': one of its kernel's indexed results")
-        if self.attributes.get("mode") not in SCATTER_MODES:
-            self.fail(f"needs a 'mode': one of {', '.join(SCATTER_MODES)}")
         target = parent.results[k].type
         if not self.operands or not isinstance(self.operands[0].type, ScalarType) or (
             self.operands[0].type != target.element

@@ -111,7 +111,7 @@ class CopysignOp(FloatOp):
 class FmaOp(FloatOp):
     """a * b + c with one rounding (complex products, as NumPy's SIMD loops)."""
     name = "math.fma"
-    arity = 3
+    arity = (3, 1)
     __slots__ = ()
 class CtpopOp(IntUnaryOp):
     """The number of set bits."""

@@ -20,7 +20,7 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.ir.dialects.linalg_ops import DotGeneralOp, free_dims
+from jitcore.ir.dialects.array import DotGeneralOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location

@@ -21,7 +21,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location

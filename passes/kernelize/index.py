@@ -32,8 +32,7 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
-from jitcore.ir.dialects.gather import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp
+from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, GatherNdOp, GatherOp, ScanOp, ScatterNdOp
 from jitcore.ir.types import ScalarType, i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter

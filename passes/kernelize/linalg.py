@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.linalg_ops import DotGeneralOp
+from jitcore.ir.dialects.array import DotGeneralOp
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.scalar import reduction_init
 

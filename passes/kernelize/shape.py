@@ -62,7 +62,7 @@ def _within(kb: KernelBuilder, dim: int, low: int, high: int):
 def pad(op: array.PadOp) -> kernel.GenericOp:
     x, fill = op.operands
     rank = op.result_type.rank
-    low, high = op.attributes["low"], op.attributes["high"]
+    low, high = op.low, op.high
     kb = KernelBuilder(rank)
     value = kb.input(x, _shift_map(rank, {k: -lo for k, lo in enumerate(low) if lo}), clamped=True)
     pad_value = kb.input(fill, AffineMap(rank, ()))

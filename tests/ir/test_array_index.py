@@ -9,7 +9,7 @@ from jitcore import ir
 from jitcore.ir.attributes import DenseAttr, scalar_type_of
 from jitcore.ir.builder import Builder
 from jitcore.ir.dialects import array
-from jitcore.ir.dialects.array_index import ArgReduceOp, ScanOp
+from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.types import FunctionType, TensorType
@@ -88,7 +88,7 @@ def verify_error(text: str) -> str:
     ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi64>", 'axis = 0, kind = "sum"', "needs 'kind' in ['max', 'min']"),
     ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi64>", 'axis = 2, kind = "max"', "needs an 'axis' in 0..1 (the operand has rank 2)"),
     ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi64>", 'axis = -1, kind = "max"', "needs an 'axis' in 0..1 (the operand has rank 2)"),
-    ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi64>", 'kind = "max"', "needs an 'axis' in 0..1 (the operand has rank 2)"),
+    ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi64>", 'kind = "max"', "needs 'axis': an int"),
     ("array.argreduce", "tensor<f32>", "tensor<i64>", 'axis = 0, kind = "max"', "needs an 'axis' in 0..-1 (the operand has rank 0)"),
     ("array.argreduce", "tensor<2x3xf32>", "tensor<3xi32>", 'axis = 0, kind = "max"', "must return tensor<3xi64>"),
     ("array.argreduce", "tensor<2x3xf32>", "tensor<2xi64>", 'axis = 0, kind = "min"', "must return tensor<3xi64>"),

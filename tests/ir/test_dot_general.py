@@ -8,9 +8,9 @@ from jitcore import ir
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.builder import Builder
 from jitcore.ir.dialects import array
+from jitcore.ir.dialects.array import DotGeneralOp
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
-from jitcore.ir.dialects.linalg_ops import DotGeneralOp
 from jitcore.ir.types import FunctionType, TensorType, f32, i1, i8
 from jitcore.passes import PassManager
 
@@ -88,7 +88,7 @@ def test_verifier_wants_two_operands():
     b.create(DotGeneralOp, [func.body.args[0]], [TensorType((), f32)],
              {"lhs_batch": (), "rhs_batch": (), "lhs_contracting": (0,), "rhs_contracting": (0,)})
     with pytest.raises(ir.VerificationError, match="needs 2 operand"):
-        func.body.ops[0].verify_op()
+        ir.verify(func.body.ops[0])
 
 
 def _constant_module(lhs: np.ndarray, rhs: np.ndarray, attrs: dict, result_shape):

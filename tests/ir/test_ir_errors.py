@@ -135,7 +135,7 @@ POSITION = '%2 = "kernel.index"() {dim = 0} : () -> index'
     (indexed(['%3 = "arith.constant"() {value = 1 : i64} : () -> i64',
               '%2 = "kernel.check_index"(%3) {axis = 0} : (i64) -> index',
               '%1 = "kernel.extract"(%arg1, %2) : (tensor<4xf32>, index) -> f32']),
-     "'kernel.check_index' op needs a non-negative integer 'size'"),
+     "'kernel.check_index' op needs 'size': an int"),
     (indexed([POSITION, '%1 = "arith.constant"() {value = 1.0 : f32} : () -> f32',
               '"kernel.insert"(%1, %2) {mode = "add", result = 0} : (f32, index) -> ()']),
      "'kernel.insert' op needs a 'result': one of its kernel's indexed results"),

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from tests.jitcore.coverage_table import within_conditioned_ulps
+from tests.coverage.compare import within_conditioned_ulps
 from tests.layouts import relayout
 from tests.oracle import assert_matches, ulp_bound
 from tests.strategies import edge_set

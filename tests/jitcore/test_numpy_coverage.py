@@ -1,7 +1,7 @@
 """Issue #3: every NumPy function jitcore is meant to cover, against NumPy, by dtype family.
 
-The table lives in tests/jitcore/coverage_table.py (tools/parity_report.py runs the same one and
-prints the parity table). Each (function, family) is two tests:
+The table lives in tests/coverage/ (table.py assembles it; tools/parity_report.py runs the same
+one through tests/coverage/parity_cells.py and prints the parity table). Each (function, family) is two tests:
 
 - ``test_matches_numpy``: hypothesis draws dtypes of the family (bool; int8..int64;
   uint8..uint64; float16/32/64; complex64/128), shapes (broadcasting, 0-d, size 0), static
@@ -29,10 +29,8 @@ and products. Where NumPy raises, jitcore must refuse too: a ``JitTypeError``, a
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import re
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,21 +39,12 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from tests.budget import examples
-from tests.jitcore.coverage_table import (
-    BUGS,
-    CASES,
-    EDGE_PLANS,
-    FAMILIES,
-    LONG,
-    HypothesisDraw,
-    RandomDraw,
-    check_same,
-    edge_draws,
-    run_case,
-    ulp,
-    ulp_bound,
-)
-from tests.oracle import assert_matches
+from tests.coverage.compare import ulp
+from tests.coverage.draw import FAMILIES, HypothesisDraw, RandomDraw
+from tests.coverage.edges import EDGE_PLANS, LONG, edge_draws
+from tests.coverage.harness import check_same, run_case
+from tests.coverage.table import BUGS, CASES
+from tests.oracle import assert_matches, ulp_bound
 from tests.special_reach import features
 
 
@@ -308,12 +297,3 @@ def test_float_math_at_special_values():
                 binary = name in ("arctan2", "hypot", "logaddexp", "power")
                 check_same(getattr(np, name), *((x, x[::-1].copy()) if binary else (x,)), tol=tol)
 
-
-def test_parity_report_runs(capsys):
-    path = Path(__file__).resolve().parents[2] / "tools" / "parity_report.py"
-    spec = importlib.util.spec_from_file_location("parity_report", path)
-    report = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(report)
-    assert report.main(["--only", "np.add(", "--cases", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "| np.add(x, y)" in out and "totals" in out

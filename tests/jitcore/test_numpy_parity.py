@@ -413,7 +413,7 @@ def test_ufunc_accumulate_matches_numpy(ufunc, dtype):
         assert_matches(got, ufunc.accumulate(x, axis=axis))
 
 
-# -- 0-d arrays (once known bugs of tests/jitcore/coverage_table.py) ----------------------------
+# -- 0-d arrays (once known bugs of the coverage table, tests/coverage/bugs.py) -----------------
 def test_accumulate_of_a_0d_array_raises_like_numpy():
     x = np.array(5.0)
     for ufunc in (np.add, np.multiply):

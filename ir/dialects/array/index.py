@@ -1,6 +1,9 @@
-"""``array.gather``: NumPy's ``take`` along one axis (what ``x[idx]`` with an integer array
-does). Negative indices count from the end; an index outside ``[-n, n)`` makes the compiled
-function raise ``IndexError`` after the call, as NumPy does, instead of reading out of bounds.
+"""Indexing ops of the ``array`` dialect: ``gather`` (NumPy's ``take`` along one axis),
+``gather_nd`` and ``scatter_nd`` (advanced indexing by several integer arrays, its write and
+``np.ufunc.at``), and ``diagonal`` (a strided read).
+
+Negative indices count from the end; an index outside ``[-n, n)`` makes the compiled function
+raise ``IndexError`` after the call, as NumPy does, instead of reading out of bounds.
 """
 
 from __future__ import annotations
@@ -9,7 +12,8 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array import ArrayOp, _constant_array
+from jitcore.ir.dialects.array.base import ArrayOp, constant_array
+from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
 
@@ -20,16 +24,13 @@ class GatherOp(ArrayOp):
     name = "array.gather"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def axis(self) -> int:
-        return self.attributes["axis"]
+    arity = (2, 1)
+    axis = attr(of(int))
 
     def check(self) -> None:
-        self.need(2)
         x, indices = (v.type for v in self.operands)
-        axis = self.attributes.get("axis")
-        if not isinstance(axis, int) or not 0 <= axis < x.rank:
+        axis = self.axis
+        if not 0 <= axis < x.rank:
             self.fail("needs an 'axis' within the operand's rank")
         if indices.element != i64:
             self.fail("needs i64 indices")
@@ -38,7 +39,7 @@ class GatherOp(ArrayOp):
             self.fail(f"must return {x.with_shape(shape)}")
 
     def fold(self, constants):
-        x, indices = (_constant_array(c) for c in constants)
+        x, indices = (constant_array(c) for c in constants)
         if x is None or indices is None:
             return None
         n = x.shape[self.axis]
@@ -55,13 +56,6 @@ def _index_shape(op, indices) -> tuple[int, ...] | None:
         return tuple(np.broadcast_shapes(*(t.shape for t in indices)))
     except ValueError:
         op.fail("needs index operands whose shapes broadcast")
-
-
-def _check_axes(op, x, count: int) -> None:
-    axes = op.attributes.get("axes")
-    if (not isinstance(axes, tuple) or len(axes) != count or len(set(axes)) != count
-            or any(not isinstance(a, int) or not 0 <= a < x.rank for a in axes)):
-        op.fail(f"needs 'axes': {count} distinct dims of the operand")
 
 
 def gather_nd_shape(x_shape, axes, index_shape, position: int) -> tuple[int, ...]:
@@ -83,21 +77,17 @@ class _IndexedNdOp(ArrayOp):
     broadcast shape B sits at ``position`` among the other dims of ``x``."""
 
     __slots__ = ()
-
-    @property
-    def axes(self) -> tuple[int, ...]:
-        return self.attributes["axes"]
-
-    @property
-    def position(self) -> int:
-        return self.attributes["position"]
+    axes = attr(tuple_of(int))
+    position = attr(of(int))
 
     def indexed_type(self, x: TensorType, index_types: list) -> TensorType:
         """The type of ``x`` indexed by arrays of ``index_types``, checking the attributes."""
-        _check_axes(self, x, len(index_types))
+        axes, count = self.axes, len(index_types)
+        if len(axes) != count or len(set(axes)) != count or any(not 0 <= a < x.rank for a in axes):
+            self.fail(f"needs 'axes': {count} distinct dims of the operand")
         b = _index_shape(self, index_types)
-        position = self.attributes.get("position")
-        if not isinstance(position, int) or not 0 <= position <= x.rank - len(self.axes):
+        position = self.position
+        if not 0 <= position <= x.rank - len(axes):
             self.fail("needs a 'position' within the rank of the result's other dims")
         return x.with_shape(gather_nd_shape(x.shape, self.axes, b, position))
 
@@ -121,7 +111,7 @@ class GatherNdOp(_IndexedNdOp):
             self.fail(f"must return {expected}")
 
     def fold(self, constants):
-        arrays = [_constant_array(c) for c in constants]
+        arrays = [constant_array(c) for c in constants]
         if any(a is None for a in arrays):
             return None
         x, indices = arrays[0], arrays[1:]
@@ -147,18 +137,13 @@ class ScatterNdOp(_IndexedNdOp):
     name = "array.scatter_nd"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def mode(self) -> str:
-        return self.attributes["mode"]
+    mode = attr(one_of(SCATTER_MODES))
 
     def check(self) -> None:
         if len(self.operands) < 3 or len(self.results) != 1:
             self.fail("needs an operand, updates, at least one index array and one result")
         x, updates = self.operands[0].type, self.operands[1].type
         expected = self.indexed_type(x, [v.type for v in self.operands[2:]])
-        if self.attributes.get("mode") not in SCATTER_MODES:
-            self.fail(f"needs a 'mode': one of {', '.join(SCATTER_MODES)}")
         if updates != expected:
             self.fail(f"needs updates of type {expected}")
         if self.result_type != x:
@@ -174,16 +159,13 @@ class DiagonalOp(ArrayOp):
     name = "array.diagonal"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def dims(self) -> tuple[int, ...]:
-        return self.attributes["dims"]
+    arity = (1, 1)
+    dims = attr(tuple_of(int))
 
     def check(self) -> None:
-        self.need(1)
         x = self.operands[0].type
-        dims = self.attributes.get("dims")
-        if not isinstance(dims, tuple) or len(dims) != x.rank or any(not isinstance(d, int) for d in dims):
+        dims = self.dims
+        if len(dims) != x.rank:
             self.fail("needs 'dims': one result dim per operand dim")
         rank = max(dims, default=-1) + 1
         if sorted(set(dims)) != list(range(rank)):
@@ -198,7 +180,7 @@ class DiagonalOp(ArrayOp):
             self.fail(f"must return {x.with_shape(shape)}")
 
     def fold(self, constants):
-        x = _constant_array(constants[0])
+        x = constant_array(constants[0])
         if x is None:
             return None
         letters = "".join(chr(ord("a") + d) for d in self.dims)

@@ -14,10 +14,11 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array import FOLD_LIMIT, ArrayOp
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp
+from jitcore.ir.opdef import attr, tuple_of
 from jitcore.ir.types import TensorType
 
-DIMENSION_ATTRIBUTES = ("lhs_batch", "rhs_batch", "lhs_contracting", "rhs_contracting")
+_DIMENSIONS = tuple_of(int, ": a list of dimension numbers")
 
 
 class DotGeneralOp(ArrayOp):
@@ -26,22 +27,11 @@ class DotGeneralOp(ArrayOp):
     name = "array.dot_general"
     traits = frozenset({PURE})
     __slots__ = ()
-
-    @property
-    def lhs_batch(self) -> tuple[int, ...]:
-        return self.attributes["lhs_batch"]
-
-    @property
-    def rhs_batch(self) -> tuple[int, ...]:
-        return self.attributes["rhs_batch"]
-
-    @property
-    def lhs_contracting(self) -> tuple[int, ...]:
-        return self.attributes["lhs_contracting"]
-
-    @property
-    def rhs_contracting(self) -> tuple[int, ...]:
-        return self.attributes["rhs_contracting"]
+    arity = (2, 1)
+    lhs_batch = attr(_DIMENSIONS)
+    rhs_batch = attr(_DIMENSIONS)
+    lhs_contracting = attr(_DIMENSIONS)
+    rhs_contracting = attr(_DIMENSIONS)
 
     @property
     def lhs_free(self) -> tuple[int, ...]:
@@ -52,18 +42,13 @@ class DotGeneralOp(ArrayOp):
         return free_dims(self.operands[1].type.rank, self.rhs_batch, self.rhs_contracting)
 
     def check(self) -> None:
-        self.need(2)
         lhs, rhs = (v.type for v in self.operands)
-        for attr in DIMENSION_ATTRIBUTES:
-            dims = self.attributes.get(attr)
-            if not isinstance(dims, tuple) or any(type(d) is not int for d in dims):
-                self.fail(f"needs '{attr}': a list of dimension numbers")
         for side, t in (("lhs", lhs), ("rhs", rhs)):
             batch, contracting = self.attributes[f"{side}_batch"], self.attributes[f"{side}_contracting"]
-            for attr, dims in ((f"{side}_batch", batch), (f"{side}_contracting", contracting)):
+            for name, dims in ((f"{side}_batch", batch), (f"{side}_contracting", contracting)):
                 for d in dims:
                     if not 0 <= d < t.rank:
-                        self.fail(f"'{attr}' dim {d} is out of range for the {side} of rank {t.rank}")
+                        self.fail(f"'{name}' dim {d} is out of range for the {side} of rank {t.rank}")
             if len(set(batch + contracting)) != len(batch + contracting):
                 self.fail(f"repeats a {side} dim in '{side}_batch' {list(batch)} and "
                           f"'{side}_contracting' {list(contracting)}")

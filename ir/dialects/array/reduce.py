@@ -1,4 +1,9 @@
-"""Positional reductions and scans along one axis: ``array.argreduce`` and ``array.scan``.
+"""Reductions of the ``array`` dialect: ``reduce`` over a set of axes, and along one axis the
+positional ``argreduce`` and the prefix ``scan``.
+
+``array.reduce {kind, axes}`` combines the elements along ``axes`` with ``kind`` (``REDUCE``:
+sum, prod, max, min, logical and/or, bitwise and/or/xor), starting from the kind's identity;
+NaN propagates.
 
 ``array.argreduce {kind, axis}`` (kind ``max`` or ``min``) gives, for each position of the other
 dims, the int64 index along ``axis`` of the largest (smallest) element, as ``numpy.argmax``
@@ -17,33 +22,28 @@ import numpy as np
 
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
-from jitcore.ir.dialects.array import FOLD_LIMIT, ArrayOp, _constant_array
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
+REDUCE = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+          "and": np.logical_and, "or": np.logical_or}
+# np.bitwise_and.reduce and friends, on integers and bools ("and"/"or" above are logical).
+REDUCE.update({"bitand": np.bitwise_and, "bitor": np.bitwise_or, "bitxor": np.bitwise_xor})
 ARGREDUCE = {"max": np.argmax, "min": np.argmin}
 SCAN = {"sum": np.add, "prod": np.multiply}
 
 
 class _AxisOp(ArrayOp):
-    """One operand, one result, a ``kind`` from ``kinds`` and an ``axis`` of the operand."""
+    """One operand, one result, a ``kind`` (declared by each op) and an ``axis`` of the operand."""
 
     __slots__ = ()
-    kinds: dict = {}
-
-    @property
-    def kind(self) -> str:
-        return self.attributes["kind"]
-
-    @property
-    def axis(self) -> int:
-        return self.attributes["axis"]
+    arity = (1, 1)
+    axis = attr(of(int))
 
     def check(self) -> None:
-        self.need(1)
-        if self.attributes.get("kind") not in self.kinds:
-            self.fail(f"needs 'kind' in {sorted(self.kinds)}")
-        axis, rank = self.attributes.get("axis"), self.operands[0].type.rank
-        if type(axis) is not int or not 0 <= axis < rank:
+        axis, rank = self.axis, self.operands[0].type.rank
+        if not 0 <= axis < rank:
             self.fail(f"needs an 'axis' in 0..{rank - 1} (the operand has rank {rank})")
         expected = self.expected_type()
         if self.result_type != expected:
@@ -57,7 +57,7 @@ class ArgReduceOp(_AxisOp):
     name = "array.argreduce"
     traits = frozenset({PURE})
     __slots__ = ()
-    kinds = ARGREDUCE
+    kind = attr(one_of(ARGREDUCE))
 
     def expected_type(self) -> TensorType:
         src = self.operands[0].type
@@ -71,7 +71,7 @@ class ArgReduceOp(_AxisOp):
     def fold(self, constants):
         if self.operands[0].type.shape[self.axis] == 1 and self.result_type.size <= FOLD_LIMIT:
             return [DenseAttr(np.zeros(self.result_type.shape, np.int64), self.result_type)]
-        arr = _constant_array(constants[0])
+        arr = constant_array(constants[0])
         if arr is None:
             return None
         out = ARGREDUCE[self.kind](arr, axis=self.axis)
@@ -84,7 +84,7 @@ class ScanOp(_AxisOp):
     name = "array.scan"
     traits = frozenset({PURE})
     __slots__ = ()
-    kinds = SCAN
+    kind = attr(one_of(SCAN))
 
     def expected_type(self) -> TensorType:
         return self.operands[0].type
@@ -92,9 +92,45 @@ class ScanOp(_AxisOp):
     def fold(self, constants):
         if self.operands[0].type.shape[self.axis] <= 1:
             return [self.operands[0]]  # nothing to accumulate (-0.0 stays -0.0, as in NumPy)
-        arr = _constant_array(constants[0])
+        arr = constant_array(constants[0])
         if arr is None or self.result_type.size > FOLD_LIMIT:
             return None
         with np.errstate(all="ignore"):
             out = SCAN[self.kind].accumulate(arr, axis=self.axis, dtype=arr.dtype)
         return [DenseAttr(out, self.result_type)]
+
+
+class ReduceOp(ArrayOp):
+    """Reduce ``axes`` away with ``kind`` (sum, prod, max, min, and, or); NaN propagates."""
+
+    name = "array.reduce"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (1, 1)
+    kind = attr(one_of(REDUCE))
+    axes = attr(tuple_of(int))
+
+    def check(self) -> None:
+        src = self.operands[0].type
+        axes = self.axes
+        if list(axes) != sorted(set(axes)) or any(not 0 <= a < src.rank for a in axes):
+            self.fail("needs strictly increasing 'axes' within the operand rank")
+        kept = tuple(d for i, d in enumerate(src.shape) if i not in axes)
+        if self.result_type != TensorType(kept, src.element):
+            self.fail(f"must return {TensorType(kept, src.element)}")
+        if self.kind in ("max", "min") and any(src.shape[a] == 0 for a in axes):
+            self.fail("cannot reduce an empty axis with max or min (no identity)")
+
+    def fold(self, constants):
+        element = self.operands[0].type.element
+        # No axes: NumPy still combines each element with the identity, which changes -0.0 + 0.0
+        # (float sums) and inf * (1 + 0j) (complex products); elsewhere the element is the result.
+        changes = (self.kind == "sum" and (element.is_float or element.is_complex)
+                   or self.kind == "prod" and element.is_complex)
+        if not self.axes and not changes:
+            return [self.operands[0]]
+        arr = constant_array(constants[0])
+        if arr is None:
+            return None
+        out = REDUCE[self.kind].reduce(arr, axis=self.axes)
+        return [DenseAttr(np.asarray(out).astype(arr.dtype), self.result_type)]

@@ -1,0 +1,71 @@
+"""The ``array`` dialect: tensor-level ops, one per primitive, like a jaxpr.
+
+One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and the folding
+helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
+movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
+``gather_nd``, ``scatter_nd``, ``diagonal``) and ``linalg`` (``dot_general``). Their op
+classes and tables are names of this package too (``array.ReduceOp``, ``array.UNARY_OPS``),
+except the one-line elementwise classes, which are ``elementwise.AddOp`` and so on, or
+``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
+"""
+
+from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
+    FOLD_LIMIT,
+    ArrayOp,
+    ConstantOp,
+)
+from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
+    BINARY,
+    BINARY_OPS,
+    BITWISE,
+    COMPARE,
+    COMPARE_OPS,
+    COMPLEX_KINDS,
+    COMPLEX_ONLY,
+    COMPLEX_TO_PART,
+    FLOAT_BINARY,
+    FLOAT_FUNCTIONS,
+    FLOAT_ONLY,
+    INTEGER_FUNCTIONS,
+    INTEGER_UNARY,
+    NUMPY_UFUNCS,
+    PREDICATES,
+    UNARY,
+    UNARY_OPS,
+    BinaryOp,
+    CompareOp,
+    ConvertOp,
+    ElementwiseOp,
+    SelectOp,
+    UnaryOp,
+)
+from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
+    SCATTER_MODES,
+    DiagonalOp,
+    GatherNdOp,
+    GatherOp,
+    ScatterNdOp,
+    gather_nd_shape,
+    numpy_gather_nd,
+)
+from jitcore.ir.dialects.array.linalg import (  # noqa: F401  (re-exported)
+    DotGeneralOp,
+    free_dims,
+)
+from jitcore.ir.dialects.array.reduce import (  # noqa: F401  (re-exported)
+    ARGREDUCE,
+    REDUCE,
+    SCAN,
+    ArgReduceOp,
+    ReduceOp,
+    ScanOp,
+)
+from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
+    BroadcastInDimOp,
+    ConcatenateOp,
+    PadOp,
+    ReshapeOp,
+    SliceOp,
+    TransposeOp,
+    UpdateSliceOp,
+)

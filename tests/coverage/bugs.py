@@ -1,0 +1,91 @@
+"""The known bugs of the coverage table: each a strict xfail with a minimal reproducer, and a
+rule saying which drawn examples of its rows it accounts for (tests/coverage/table.py hands each
+bug to its rows, whose ``run_case`` then counts those examples as the bug's)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import jitcore as jc
+from tests.coverage.draw import ALL
+from tests.coverage.harness import check_same
+from tests.coverage.indexing import decode_key
+from tests.oracle import assert_matches
+
+
+@dataclass
+class Bug:
+    """A known bug, named by a short stable id: ``repro()`` raises ``raises`` while it exists (the
+    suite runs it as a strict xfail). ``cases`` are the rows it affects (each checked by hand,
+    for the ``families`` given); a drawn example of those rows that hits it (by its ``inputs``,
+    or by the ``error`` jitcore raises) counts as the bug's, not as a new failure."""
+
+    name: str
+    cases: tuple[str, ...]
+    families: tuple[str, ...]
+    raises: type
+    reason: str
+    repro: Callable[[], None] = field(repr=False, default=None)
+    inputs: Callable | None = field(repr=False, default=None)
+    error: Callable | None = field(repr=False, default=None)
+
+
+BUGS: list[Bug] = []
+
+
+def bug(name, cases, families, raises, reason, inputs=None, error=None):
+    cases = (cases,) if isinstance(cases, str) else tuple(cases)
+
+    def register(repro):
+        BUGS.append(Bug(name, cases, tuple(families), raises, reason, repro, inputs, error))
+        return repro
+    return register
+
+
+def numpy_differs(a, b) -> bool:
+    """Whether two NumPy results differ bit for bit (the sign of zero counts; NaN matches NaN)."""
+    try:
+        assert_matches(a, b, 0)
+    except AssertionError:
+        return True
+    return False
+
+
+def _quiet(fn, *args):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args)
+
+
+def _empty_in_numpy(e, arrays, params) -> bool:
+    return isinstance(e, IndexError) and _quiet(lambda x: x[decode_key(params["key"])], arrays[0]).size == 0
+
+
+# NumPy checks the bounds of integer index arrays only where an element is read: when the index
+# arrays broadcast to size 0 (an empty mask or list among them), out-of-range ones pass.
+@bug("out-of-range-index-in-an-empty-selection", "x[[i, j], :, mask] (arrays among slices, ints, None)",
+     ALL, IndexError, "x[[], [5]] of a (2, 3) array is an empty array in NumPy; jitcore checks the "
+     "index 5 against the axis anyway and raises IndexError", error=_empty_in_numpy)
+def _repro_out_of_range_index_in_an_empty_selection():
+    x = np.zeros((2, 3))
+    jc.jit(lambda v: v[np.array([], dtype=np.intp), np.array([5])])(x)  # NumPy: shape (0,)
+
+
+# NumPy clips a float32/64 array to Python scalar bounds in a loop that keeps x where it equals a
+# bound (np.clip(-0.0, 0, 5) is -0.0); with array bounds, and in jitcore, it is maximum then
+# minimum, which returns the bound (0.0).
+@bug("clip-scalar-bound-zero-tie", "np.clip(x, 0, 5) (scalar bounds)", ["float"], AssertionError,
+     "np.clip(x, 0, 5) of x = -0.0 is 0.0 under jit, -0.0 in NumPy (its scalar-bound loop keeps x "
+     "on a tie with a bound)",
+     inputs=lambda arrays, params: arrays[0].dtype.kind == "f" and None not in (
+         params["lo"], params["hi"]) and numpy_differs(
+         _quiet(np.clip, arrays[0], params["lo"], params["hi"]),
+         _quiet(lambda x: np.minimum(np.maximum(x, params["lo"]), params["hi"]), arrays[0])))
+def _repro_clip_scalar_bound_zero_tie():
+    check_same(lambda x: np.clip(x, 0, 5), np.array([-0.0, 1.0, -0.0]))
+
+

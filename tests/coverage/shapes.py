@@ -1,0 +1,242 @@
+"""Rows of the coverage table: shapes and data movement (reshape, transpose, joins, splits,
+pads, ``np.where``, ``astype``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.coverage.draw import ALL_DTYPES
+from tests.coverage.generators import (
+    SHAPE_OP_SHAPES,
+    TERNARY_SHAPES,
+    UNARY_SHAPES,
+    axis_param,
+    g_shape,
+    g_unary,
+)
+from tests.coverage.harness import Case, case_adder, same_layout
+
+CASES: list[Case] = []
+case = case_adder(CASES)
+
+
+def _reshape_target(draw, x):
+    n = x.size
+    divisors = [d for d in range(1, max(n, 1) + 1) if n % d == 0] or [1]
+    d = draw.choice(divisors)
+    options = [(n,), (-1,), (d, n // d), (d, -1), (-1, d, 1), (1, n, 1), (n + 1,)]  # last: error
+    if n == 0:
+        options += [(0, 3), (2, -1, 0)]
+    return {"shape": draw.choice(options)}
+
+
+case("np.reshape(x, shape)", "shape", lambda x, shape: np.reshape(x, shape), g_shape(_reshape_target))
+case("x.reshape(shape) (method)", "shape", lambda x, shape: x.reshape(shape), g_shape(_reshape_target))
+case("np.ravel(x)", "shape", np.ravel, g_shape())
+
+
+def _perm(draw, x):
+    perm = list(range(x.ndim))
+    for i in range(len(perm) - 1, 0, -1):
+        j = draw.integer(0, i)
+        perm[i], perm[j] = perm[j], perm[i]
+    return {"axes": draw.choice([None, tuple(perm), tuple(p - x.ndim for p in perm)])}
+
+
+case("np.transpose(x, axes)", "shape", lambda x, axes: np.transpose(x, axes), g_shape(_perm))
+case("x.T", "shape", lambda x: x.T, g_shape())
+
+
+def _two_axes(draw, x):
+    n = max(x.ndim, 1)
+    return {"a": draw.integer(-n, n - 1), "b": draw.integer(-n, n - 1)}
+
+
+case("np.swapaxes(x, a, b)", "shape", lambda x, a, b: np.swapaxes(x, a, b), g_shape(_two_axes))
+
+
+def _move(draw, x):
+    n = max(x.ndim, 1)
+    k = draw.integer(0, min(x.ndim, 2))
+    src = tuple(draw.integer(-n, n - 1) for _ in range(k))
+    dst = tuple(draw.integer(-n, n - 1) for _ in range(k))
+    if k == 1 and draw.integer(0, 1):
+        src, dst = src[0], dst[0]
+    return {"src": src, "dst": dst}
+
+
+case("np.moveaxis(x, src, dst)", "shape", lambda x, src, dst: np.moveaxis(x, src, dst), g_shape(_move))
+
+
+def _squeeze_axis(draw, x):
+    ones = [i for i, d in enumerate(x.shape) if d == 1]
+    return {"axis": draw.choice([None, tuple(ones), *ones, *(range(x.ndim) if x.ndim else [])])}
+
+
+case("np.squeeze(x, axis)", "shape", lambda x, axis: np.squeeze(x, axis), g_shape(_squeeze_axis))
+
+
+def _expand_axis(draw, x):
+    n = x.ndim + 1
+    return {"axis": draw.choice([draw.integer(-n, n - 1), (0, -1), (0, 1) if n > 1 else 0,
+                                 np.int64(draw.integer(-n, n - 1))])}
+
+
+case("np.expand_dims(x, axis)", "shape", lambda x, axis: np.expand_dims(x, axis), g_shape(_expand_axis))
+
+
+def _broadcast_target(draw, x):
+    shape = tuple(draw.choice([d, 3]) if d == 1 else d for d in x.shape)
+    return {"shape": draw.choice([(2,) + shape, shape, (1, 1) + shape, (5,) * x.ndim])}
+
+
+case("np.broadcast_to(x, shape)", "shape", lambda x, shape: np.broadcast_to(x, shape),
+     g_shape(_broadcast_target))
+
+
+def g_join(draw, family):
+    base = draw.shape(SHAPE_OP_SHAPES)
+    axis = draw.integer(-max(len(base), 1), max(len(base), 1) - 1)
+    arrays = []
+    for _ in range(draw.integer(1, 3)):
+        shape = list(base)
+        if shape and draw.integer(0, 1):
+            shape[axis] = draw.integer(0, 3)
+        arrays.append(draw.array(draw.dtype(family), tuple(shape)))
+    return tuple(arrays), {"axis": draw.choice([axis, axis, None])}
+
+
+case("np.concatenate([x, y, ...], axis)", "shape",
+     lambda *xs, axis: np.concatenate(xs, axis=axis), g_join)
+
+
+def g_stack(draw, family):
+    base = draw.shape(SHAPE_OP_SHAPES)
+    n = draw.integer(1, 3)
+    arrays = tuple(draw.array(draw.dtype(family), base) for _ in range(n))
+    if draw.integer(0, 7) == 0:  # mismatched shapes: ValueError in both
+        arrays += (draw.array(draw.dtype(family), base + (2,)),)
+    return arrays, {"axis": draw.integer(-len(base) - 1, len(base))}
+
+
+case("np.stack([x, y, ...], axis)", "shape", lambda *xs, axis: np.stack(xs, axis=axis), g_stack)
+
+
+def g_hvstack(draw, family):
+    base = draw.shape([(), (3,), (2, 3), (0, 2), (2, 1, 2), (17,)])
+    arrays = []
+    for _ in range(draw.integer(1, 3)):
+        shape = list(base)
+        if shape and draw.integer(0, 1):
+            shape[draw.choice([0, -1][: len(shape)])] = draw.integer(1, 3)
+        arrays.append(draw.array(draw.dtype(family), tuple(shape)))
+    return tuple(arrays), {}
+
+
+case("np.hstack([x, y, ...])", "shape", lambda *xs: np.hstack(xs), g_hvstack)
+case("np.vstack([x, y, ...])", "shape", lambda *xs: np.vstack(xs), g_hvstack)
+
+
+def _split_arg(draw, x):
+    n = max(x.ndim, 1)
+    axis = draw.integer(-n, n - 1)
+    size = x.shape[axis] if x.ndim else 0
+    return {"axis": axis, "sections": draw.choice(
+        [1, 2, 3, (1,), (0, 2), (2, 1), (size,), (1, size + 2)][: 8 if size else 6])}
+
+
+case("np.split(x, sections, axis)", "shape", lambda x, sections, axis: np.split(x, sections, axis),
+     g_shape(_split_arg, SHAPE_OP_SHAPES[1:]))
+
+
+def _roll_arg(draw, x):
+    n = max(x.ndim, 1)
+    return draw.choice([{"shift": draw.integer(-7, 7), "axis": None},
+                        {"shift": draw.integer(-7, 7), "axis": draw.integer(-n, n - 1)},
+                        {"shift": (1, -2), "axis": (0, -1)}, {"shift": 2, "axis": (0, -1)},
+                        {"shift": np.int64(draw.integer(-7, 7)), "axis": np.int64(draw.integer(-n, n - 1))},
+                        {"shift": 1, "axis": ()}, {"shift": (1, 2), "axis": (0, 0)}])
+
+
+case("np.roll(x, shift, axis)", "shape", lambda x, shift, axis: np.roll(x, shift, axis),
+     g_shape(_roll_arg))
+
+
+def _flip_axis(draw, x):
+    return {"axis": axis_param(draw, x.ndim)}
+
+
+case("np.flip(x, axis)", "shape", lambda x, axis: np.flip(x, axis), g_shape(_flip_axis))
+
+
+def _tile_reps(draw, x):
+    return {"reps": draw.choice([2, 0, 1, (2, 1), (1, 3), (2, 1, 2), (3,)])}
+
+
+case("np.tile(x, reps)", "shape", lambda x, reps: np.tile(x, reps), g_shape(_tile_reps))
+
+
+def _repeat_arg(draw, x):
+    n = max(x.ndim, 1)
+    return {"repeats": draw.choice([0, 1, 2, 3]), "axis": draw.choice([None, draw.integer(-n, n - 1)])}
+
+
+case("np.repeat(x, n, axis)", "shape", lambda x, repeats, axis: np.repeat(x, repeats, axis),
+     g_shape(_repeat_arg))
+
+
+def _pad_arg(draw, x):
+    width = draw.choice([1, (1, 2), ((0, 1),) * x.ndim, tuple((draw.integer(0, 2), draw.integer(0, 2))
+                                                            for _ in range(x.ndim))])
+    return {"width": width, "value": draw.choice([0, 1, 7, True])}
+
+
+case("np.pad(x, width, constant_values=c)", "shape",
+     lambda x, width, value: np.pad(x, width, mode="constant", constant_values=value),
+     g_shape(_pad_arg))
+
+
+def g_where(draw, family):
+    sc, sa, sb = draw.shape(TERNARY_SHAPES)
+    return (draw.array(np.bool_, sc), draw.array(draw.dtype(family), sa),
+            draw.array(draw.dtype(family), sb)), {}
+
+
+case("np.where(c, x, y)", "shape", lambda c, x, y: np.where(c, x, y), g_where)
+case("np.select([x > 0, x < 2], [x, x * 2], 0)", "shape",
+     lambda x: np.select([x > 0, x < 2], [x, x * 2], 0), g_unary())
+
+
+def _astype_arg(draw, x):
+    return {"dtype": draw.choice(ALL_DTYPES).str}
+
+
+def in_range_for(x: np.ndarray, dst) -> np.ndarray:
+    """``x`` with the floats whose conversion to integer ``dst`` C leaves undefined (NaN, inf,
+    out of range after truncation) replaced by 0: NumPy's result there depends on its SIMD path,
+    jitcore's follows x86 truncation (see docs/numpy_support.md)."""
+    dst = np.dtype(dst)
+    if x.dtype.kind != "f" or dst.kind not in "iu":
+        return x
+    info = np.iinfo(dst)
+    with np.errstate(all="ignore"):
+        t = np.trunc(x.astype(np.float64))
+        ok = np.isfinite(t) & (t >= info.min) & (t <= info.max)
+    return np.where(ok, x, 0).astype(x.dtype)
+
+
+def g_astype(draw, family):
+    (x,), params = g_shape(_astype_arg, UNARY_SHAPES)(draw, family)
+    return (same_layout(in_range_for(x, params["dtype"]), x),), params
+
+
+case("x.astype(dtype)", "shape", lambda x, dtype: x.astype(dtype), g_astype)
+
+
+# Notes for docs/numpy_support.md: differences from NumPy, partial support.
+NOTES = {
+    "np.reshape(x, shape)": "order='C' only",
+    "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
+    "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
+    "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
+}
