@@ -146,9 +146,12 @@ class GenericOp(Operation):
         copies = self.attributes.get("copy_inputs", (-1,) * len(self.results))
         if not isinstance(copies, tuple) or len(copies) != len(self.results):
             self.fail("'copy_inputs' needs one entry per result")
-        for r, i in zip(self.results, copies):
+        for k, (r, i) in enumerate(zip(self.results, copies)):
             if not isinstance(i, int) or not -1 <= i < len(self.operands):
                 self.fail("'copy_inputs' entries must be -1 or an input operand index")
+            if len(self.operands) + k in indexed and (i < 0 or SCAN in iters or REDUCTION in iters):
+                self.fail("an indexed result must start as a copy of an input, in a kernel "
+                          "without reduction or scan iterators")
             if i >= 0 and (self.operands[i].type != r.type or i in clamped):
                 self.fail(f"result {r.type} cannot start as a copy of input #{i}")
 

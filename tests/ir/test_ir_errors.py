@@ -112,12 +112,12 @@ def test_kernel_errors(text, message):
 
 
 def indexed(body: list[str], attrs: str = 'indexed = [0]', maps: str = "affine_map<(d0) -> ()>",
-            arg: str = "%arg1: tensor<4xf32>", yielded: str = "%1") -> str:
+            arg: str = "%arg1: tensor<4xf32>", yielded: str = "%1", out_map: str = "affine_map<(d0) -> (d0)>") -> str:
     """A kernel over 2 points reading (or writing) the whole of %arg0: tensor<4xf32>."""
     lines = ['    %0 = "kernel.generic"(%arg0) ({', f"    ^bb0({arg}):"]
     lines += [f"      {line}" for line in body]
     lines.append(f'      "kernel.yield"({yielded}) : ({"f32" if yielded else ""}) -> ()')
-    lines.append(f'    }}) {{domain = [2], {attrs}, indexing_maps = [{maps}, affine_map<(d0) -> (d0)>], '
+    lines.append(f'    }}) {{domain = [2], {attrs}, indexing_maps = [{maps}, {out_map}], '
                  'iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<2xf32>')
     return func("\n".join(lines) + '\n    "func.return"(%0) : (tensor<2xf32>) -> ()', results="tensor<2xf32>")
 
@@ -139,6 +139,10 @@ POSITION = '%2 = "kernel.index"() {dim = 0} : () -> index'
     (indexed([POSITION, '%1 = "arith.constant"() {value = 1.0 : f32} : () -> f32',
               '"kernel.insert"(%1, %2) {mode = "add", result = 0} : (f32, index) -> ()']),
      "'kernel.insert' op needs a 'result': one of its kernel's indexed results"),
+    (indexed([POSITION, '%1 = "arith.constant"() {value = 1.0 : f32} : () -> f32',
+              '"kernel.insert"(%1, %2) {mode = "set", result = 0} : (f32, index) -> ()'],
+             attrs="indexed = [0, 1]", out_map="affine_map<(d0) -> ()>", yielded=""),
+     "'kernel.generic' op an indexed result must start as a copy of an input, in a kernel without reduction or scan iterators"),
 ])
 def test_indexed_kernel_errors(text, message):
     assert verify_error(text).startswith(message + "\n")
