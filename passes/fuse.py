@@ -16,6 +16,17 @@ Reductions, and kernels whose results start as copies of an input (slice updates
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
 
+Indexed kernels (gathers and scatters: ``indexed`` operands, ``kernel.check_index``,
+``kernel.insert``) stay whole. Such a kernel is never inlined into a consumer: its checks
+record the first bad index and its inserts apply in order, so running its body inside another
+nest (reordered, or again per consumer or per broadcast element) would change what is recorded
+or written; and a gather recomputed per use would read and check its indices again. Into
+such a kernel may fuse, by the rules above, producers of the operands it reads through maps
+(an index array computed elementwise, a scatter's updates): each value is still computed once
+per iteration point, before the checks and writes of that point, in the same order. Its
+indexed operands (read at computed positions, or the copy a scatter starts from) are never
+fused: they have no map to compose with, so they stay buffers.
+
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
 ``kernelize`` would have turned into a kernel is a pipeline error (``kernelize`` must come
@@ -69,8 +80,8 @@ def _fuse_once(block: Block, max_recompute: int) -> bool:
         for i, value in enumerate(consumer.operands):
             producer = getattr(value, "op", None)
             splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
-            if i in consumer.copy_inputs:
-                continue
+            if i in consumer.copy_inputs or i in consumer.indexed:
+                continue  # read whole: a buffer
             if splat or (isinstance(producer, kernel.GenericOp)
                          and _should_inline(producer, consumer, i, max_recompute)):
                 _inline(producer, consumer, i)
@@ -82,6 +93,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
                    max_recompute: int) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
+    if producer.indexed or kernel.runs_in_order(producer):
+        return False  # an indexed kernel stays whole (see the module docstring)
     if any(i >= 0 for i in producer.copy_inputs):
         return False  # its body computes only part of its result
     if index in consumer.clamped or index in consumer.copy_inputs:
@@ -114,9 +127,12 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
         if i != index:
             source = i in consumer.copy_inputs
-            mapping[consumer.body.args[i]] = kb.input(v, m, i in consumer.clamped, copy_source=source)
+            indexed = i in consumer.indexed
+            mapping[consumer.body.args[i]] = (kb.indexed_input(v) if indexed else
+                                              kb.input(v, m, i in consumer.clamped, copy_source=source))
             if source:
-                copied[i] = next(j for j, u in enumerate(kb.operands) if u is v and kb.maps[j] == m)
+                copied[i] = next(j for j, u in enumerate(kb.operands)
+                                 if u is v and kb.maps[j] == m and kb.indexed[j] == indexed)
     target = consumer.body.args[index]
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
@@ -139,9 +155,11 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     for op in consumer.body.ops[:-1]:
         kb.body.append(op.clone(mapping))
     yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
+    n_in = len(consumer.operands)
+    indexed_results = [k for k in range(len(consumer.results)) if n_in + k in consumer.indexed]
     new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
                     yielded, consumer.attributes.get("inits"), accumulators, consumer.domain(),
-                    [copied.get(i, -1) for i in consumer.copy_inputs])
+                    [copied.get(i, -1) for i in consumer.copy_inputs], indexed_results)
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()

@@ -17,13 +17,9 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import target
 from jitcore.codegen.cpu.schedule import emit_kernel
-from jitcore.codegen.gather import emit_gather
-from jitcore.codegen.gather_nd import emit_gather_nd, emit_scatter_nd
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array import GatherNdOp, GatherOp
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
@@ -62,12 +58,7 @@ class CpuBackend:
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool) -> ll.Function:
-        strided = strided_operands(plan, launch)
-        if isinstance(op, kernel.GenericOp):
-            return emit_kernel(module, launch.kernel, op, strided, fastmath)
-        emit = emit_gather if isinstance(op, GatherOp) else (
-            emit_gather_nd if isinstance(op, GatherNdOp) else emit_scatter_nd)
-        return emit(module, launch.kernel, op, strided)
+        return emit_kernel(module, launch.kernel, op, strided_operands(plan, launch), fastmath)
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""

@@ -363,3 +363,33 @@
   %1 = "array.select"(%0, %arg1, %arg2) : (tensor<6xi1>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>
   "func.return"(%1) : (tensor<6xf64>) -> ()
 }) {function_type = (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>, sym_name = "select_fuses"} : () -> ()
+
+// -----
+// A gather stays whole (passes/fuse.py): the index arithmetic that feeds its index array fuses
+// into it, but the array it reads at computed positions stays a buffer (an indexed input has
+// no map to compose), and the gather itself, whose body checks indices, is not inlined into
+// its consumer even though that reads each element once.
+// RUN: kernelize,fuse,dce
+// CHECK:      [[X:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "arith.mulf"
+// CHECK:      [[G:%[0-9]+]] = "kernel.generic"([[X]], %arg1) ({
+// CHECK-NEXT: ^bb0([[T:%arg[0-9]+]]: tensor<5xf32>, [[I:%arg[0-9]+]]: i64):
+// CHECK-NEXT:   [[ONE:%[0-9]+]] = "arith.constant"() {value = 1 : i64}
+// CHECK-NEXT:   [[J:%[0-9]+]] = "arith.addi"([[I]], [[ONE]])
+// CHECK-NEXT:   [[P:%[0-9]+]] = "kernel.check_index"([[J]]) {axis = 0, size = 5}
+// CHECK-NEXT:   [[V:%[0-9]+]] = "kernel.extract"([[T]], [[P]])
+// CHECK-NEXT:   "kernel.yield"([[V]])
+// CHECK:      [[Y:%[0-9]+]] = "kernel.generic"([[G]]) ({
+// CHECK-NEXT: ^bb0([[E:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   "arith.mulf"([[E]], [[E]])
+// CHECK:      "func.return"([[Y]])
+"func.func"() ({
+^bb0(%arg0: tensor<5xf32>, %arg1: tensor<3xi64>):
+  %0 = "array.constant"() {value = dense<2.0> : tensor<5xf32>} : () -> tensor<5xf32>
+  %1 = "array.mul"(%arg0, %0) : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  %2 = "array.constant"() {value = dense<1> : tensor<3xi64>} : () -> tensor<3xi64>
+  %3 = "array.add"(%arg1, %2) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %4 = "array.gather"(%1, %3) {axis = 0} : (tensor<5xf32>, tensor<3xi64>) -> tensor<3xf32>
+  %5 = "array.mul"(%4, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  "func.return"(%5) : (tensor<3xf32>) -> ()
+}) {function_type = (tensor<5xf32>, tensor<3xi64>) -> tensor<3xf32>, sym_name = "gather_stays_whole"} : () -> ()
