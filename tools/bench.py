@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import shlex
@@ -696,7 +697,8 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
     bandwidth_bytes = max(8 * size, 1 << 26)
     bandwidth = bw.copy_bandwidth(bandwidth_bytes, repeat)
     report.say(f"workloads (issue #10): --size {size} is {scale:g}x each workload's default element count; "
-               f"median of {repeat} warm runs after one warm-up call (which compiles); float32 and float64")
+               f"median of {repeat} warm runs after one warm-up call (which compiles); float32 and float64 "
+               "(the MLP: float32)")
     report.say(f"copy bandwidth {bandwidth / 1e9:.1f} GB/s: np.copyto of {bandwidth_bytes >> 20} MiB "
                f"float64 (a read and a write per byte), one thread, median of {max(repeat, 5)}")
     report.say("bound ms = the bytes a workload must move (its inputs read once, its outputs written once) / "
@@ -710,7 +712,7 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
     for work in works:
         if work.note:
             report.say(f"{work.name}: {work.note}")
-    measured = [bw.measure(work, dt, scale, repeat, peers) for work in works for dt in (F32, F64)]
+    measured = [bw.measure(work, np.dtype(dt), scale, repeat, peers) for work in works for dt in work.dtypes]
     rows, notes, records = workload_rows(measured, bandwidth)
     for record in records:
         record["bandwidth_bytes_per_s"] = bandwidth
@@ -828,13 +830,24 @@ def main(argv: list[str] | None = None) -> int:
     if opts.json is not None:
         document = {"command": command, "host": info, "load_average_end": load_end, "size": opts.size,
                     "repeat": opts.repeat, "suite": opts.suite, "sections": report.sections}
-        text = json.dumps(document, indent=1, default=_json_default, allow_nan=False)
+        text = json.dumps(_finite(document), indent=1, default=_json_default, allow_nan=False)
         if opts.json == "-":
             print(text)
         else:
             with open(opts.json, "w") as f:
                 f.write(text + "\n")
     return 0
+
+
+def _finite(value):
+    """JSON has no infinity or NaN: they become null (an err of inf: the shapes differ)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _json_default(value):
