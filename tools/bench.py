@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark jitcore against NumPy and, where installed, numexpr, Numba and JAX.
 
-    python tools/bench.py [--suite default|math|all] [--size N] [--repeat R] [--only NAME[,NAME...]]
+    python tools/bench.py [--suite default|math|workloads|all] [--size N] [--repeat R]
+                          [--only NAME[,NAME...]] [--json [FILE]]
 
 The default suite: every implementation of a case runs on the same arrays in this one process.
 Each is called once to warm up (that call compiles), then timed R times; the table shows the
@@ -16,6 +17,19 @@ inputs inside the function's domain, plus tanh(2x+1) as its own row; warm median
 (NumPy / jitcore), the largest distance from NumPy's result in ULPs, and a check against the
 target of issue #4 (every function at least as fast as NumPy, tanh(2x+1) at least twice as
 fast; both single-threaded, as NumPy's ufuncs and jitcore's kernels are).
+
+The workloads suite (``--suite workloads``; tools/bench_workloads.py holds the workloads): the
+workloads of issue #10, each a plain NumPy function run by NumPy, by jitcore unchanged under
+``jc.jit`` and, where installed and where they can express it, by numexpr, Numba and JAX; float32
+and float64; medians, each implementation's time over jitcore's, each workload's lower bound from
+a measured copy bandwidth and jitcore's time as a multiple of it, and the peak memory of two fused
+chains (tracemalloc) against NumPy's. ``--size`` scales every workload (by SIZE / 10M). The
+default suite does not include it (it takes about two minutes); ``--suite all`` runs all three.
+docs/performance.md shows one run and says how to reproduce it.
+
+``--json`` writes every table as JSON: with no FILE to stdout, in place of the text; with a FILE
+there, and the text still to stdout. Each section has its key, its description, header, rows and
+notes as printed, and, for the workloads, records with the numbers unformatted.
 
 Speed is measured here and never asserted in tests (DESIGN.md §8).
 """
@@ -708,7 +722,8 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
                "(above 1: jitcore is faster); jc err = max |jitcore - NumPy| / max |NumPy|")
     report.say("JAX: jax.jit of the same function (np bound to jax.numpy) on arrays already on its device; "
                "Numba: numba.njit of the same function; numexpr: the expression in its language; "
-               "numexpr and JAX may use every core, NumPy's ufuncs and jitcore one")
+               "numexpr and JAX may use every core, NumPy's ufuncs and jitcore one (NumPy's @: its BLAS's "
+               "threads)")
     for work in works:
         if work.note:
             report.say(f"{work.name}: {work.note}")
