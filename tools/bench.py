@@ -629,10 +629,11 @@ class Report:
         self.sections: list[dict] = []
         self._said: list[str] = []
 
-    def say(self, line: str = "") -> None:
+    def say(self, line: str = "", *, describes: bool = True) -> None:
+        """Print ``line``; unless ``describes`` is false, it also describes the next table."""
         if self.text:
             print(line)
-        if line:
+        if line and describes:
             self._said.append(line)
 
     def table(self, key: str, header: list[str], rows: list[list[str]], notes: list[str] = (),
@@ -798,8 +799,8 @@ def main(argv: list[str] | None = None) -> int:
     peers = {name: _import_peer(name) for name in PEERS}
     command = shlex.join(getattr(sys, "orig_argv", [sys.executable, *sys.argv]))
     info = host(peers)
-    report.say("command: " + command)
-    report.say(machine(peers, info))
+    report.say("command: " + command, describes=False)  # in the JSON: its own fields
+    report.say(machine(peers, info), describes=False)
     if run_default:
         repeat = opts.repeat or 10
         report.say(f"size {opts.size} elements, median of {repeat} warm runs")
@@ -841,7 +842,7 @@ def main(argv: list[str] | None = None) -> int:
         run_workloads(report, works, "peak-memory" in only, opts.size, opts.repeat or 5, peers)
     load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     if load_end is not None:
-        report.say(f"load average at the end: {load_end:.2f}")
+        report.say(f"load average at the end: {load_end:.2f}", describes=False)
     if opts.json is not None:
         document = {"command": command, "host": info, "load_average_end": load_end, "size": opts.size,
                     "repeat": opts.repeat, "suite": opts.suite, "sections": report.sections}

@@ -223,6 +223,10 @@ def _with_np(fn: Callable, module) -> Callable:
                               fn.__defaults__, fn.__closure__)
 
 
+class NotExpressible(Exception):
+    """A peer's language cannot say this workload."""
+
+
 @dataclass
 class Impl:
     """One implementation made ready: ``call(*args)`` returns a finished result."""
@@ -247,10 +251,6 @@ def _prepare(impl: str, work: Workload, arrays: list[np.ndarray], peers: dict) -
     jax = peers["jax"]
     fn = jax.jit(_with_np(work.fn, jax.numpy))
     return Impl(lambda *a: jax.block_until_ready(fn(*a)), [jax.device_put(a) for a in arrays])
-
-
-class NotExpressible(Exception):
-    """A peer's language cannot say this workload."""
 
 
 # ----------------------------------------------------------------------------- measuring
