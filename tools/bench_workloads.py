@@ -75,6 +75,10 @@ def matmul(a, b):
     return a @ b
 
 
+def matmul_t(a, b):
+    return a.T @ b
+
+
 def row_norms(x):
     return np.sqrt(np.sum(np.abs(x) ** 2, 1))
 
@@ -187,6 +191,8 @@ WORKLOADS = [
              note="output p.size x q.size"),
     Workload("matmul", "a @ b", matmul, lambda s: [(_side(1024, s),) * 2] * 2,
              "no matrix product", compute_bound=True),
+    Workload("matmul-t", "a.T @ b", matmul_t, lambda s: [(_side(1024, s),) * 2] * 2,
+             "no matrix product", compute_bound=True, note="a transposed operand: a strided read"),
     Workload("rownorm", "sqrt(sum(abs(x)**2, 1))", row_norms, lambda s: [(_side(1000, s), _side(1000, s))],
              _ne_row_norms, note="numexpr: sum, then sqrt in a second call"),
     Workload("pdist", "sum((X[None,:]-X[:,None])**2,-1)**0.5", pairwise_distances,

@@ -72,9 +72,9 @@ def test_ulp_distance():
 
 
 WORKLOADS = ("tanh(2x+1)", "sin(x+y)", "GELU, tanh form", "sum(x*y)", "softmax over rows",
-             "layernorm over rows", "exp(-(p[:,None]-q[None,:])**2)", "a @ b", "sqrt(sum(abs(x)**2, 1))",
-             "sum((X[None,:]-X[:,None])**2,-1)**0.5", "sum(log(exp(x)))", "np.roll(x, 3)",
-             "MLP, 100 SGD steps")
+             "layernorm over rows", "exp(-(p[:,None]-q[None,:])**2)", "a @ b", "a.T @ b",
+             "sqrt(sum(abs(x)**2, 1))", "sum((X[None,:]-X[:,None])**2,-1)**0.5", "sum(log(exp(x)))",
+             "np.roll(x, 3)", "MLP, 100 SGD steps")
 
 
 def _run_bench(*args: str) -> subprocess.CompletedProcess:
