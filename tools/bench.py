@@ -24,7 +24,7 @@ workloads of issue #10, each a plain NumPy function run by NumPy, by jitcore unc
 and float64; medians, each implementation's time over jitcore's, each workload's lower bound from
 a measured copy bandwidth and jitcore's time as a multiple of it, and the peak memory of two fused
 chains (tracemalloc) against NumPy's. ``--size`` scales every workload (by SIZE / 10M). The
-default suite does not include it (it takes about two minutes); ``--suite all`` runs all three.
+default suite does not include it (it takes 1-3 minutes on 2 cores); ``--suite all`` runs all three.
 docs/performance.md shows one run and says how to reproduce it.
 
 ``--json`` writes every table as JSON: with no FILE to stdout, in place of the text; with a FILE
