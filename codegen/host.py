@@ -4,12 +4,15 @@ and the LLVM entry point that runs them.
 ``plan_function`` is target-neutral: it walks an optimised function (kernels, constants,
 reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
 program order. ``emit_entry`` is the entry point of a target whose kernels are functions in the
-same LLVM module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
-``codegen/plan.py`` describes and calls each launch's kernel with its operands' data pointers
-(and the element strides of strided arguments), reading nothing but the plan.
+same LLVM module (the CPU): ``void @entry(i64* desc, i64* settings)`` reads the descriptor
+array laid out as ``codegen/plan.py`` describes and runs each launch's kernel on its operands'
+data pointers (and the element strides of strided arguments), reading nothing but the plan.
+How a launch runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from llvmlite import ir as ll
 
@@ -21,6 +24,16 @@ from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
+
+# Emits one launch at the builder's position: (builder, launch number, kernel, its arguments,
+# the run-time settings pointer).
+LaunchEmitter = Callable[[ll.IRBuilder, int, ll.Function, list[ll.Value], ll.Value], None]
+
+
+def call_once(b: ll.IRBuilder, index: int, kernel: ll.Function, args: list[ll.Value],
+              settings: ll.Value) -> None:
+    """A launch as one call of its kernel: the launch emitter of a target that never splits."""
+    b.call(kernel, args)
 
 
 def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tuple[bool, ...],
@@ -80,16 +93,18 @@ def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:
 
 
 def declare_entry(module: ll.Module, symbol: str) -> ll.Function:
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR]), symbol)
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR, PTR]), symbol)
     fn.args[0].name = "desc"
+    fn.args[1].name = "settings"
     return fn
 
 
 def emit_entry(fn: ll.Function, plan: CompiledFunction, arg_types: list[tuple[int, int]],
-               kernels: list[ll.Function]) -> None:
-    """The body of the entry point ``fn``: load every slot, then call ``kernels`` (one per
-    launch) in order. ``arg_types`` holds each argument's (rank, itemsize)."""
-    _Entry(fn, plan, arg_types).run(kernels)
+               kernels: list[ll.Function], launch: LaunchEmitter = call_once) -> None:
+    """The body of the entry point ``fn``: load every slot, then run ``kernels`` (one per
+    launch) in order, each as ``launch`` emits it. ``arg_types`` holds each argument's (rank,
+    itemsize)."""
+    _Entry(fn, plan, arg_types).run(kernels, launch)
 
 
 class _Entry:
@@ -102,7 +117,7 @@ class _Entry:
         self.pointers: dict[Storage, ll.Value] = {}
         self.strides: dict[Storage, list[ll.Value]] = {}  # strided arguments only
 
-    def run(self, kernels: list[ll.Function]) -> None:
+    def run(self, kernels: list[ll.Function], launch: LaunchEmitter) -> None:
         plan = self.plan
         for i, (rank, itemsize) in enumerate(self.arg_types):
             self.load_array(Storage("input", i), rank if plan.arg_strided[i] else None, itemsize)
@@ -112,10 +127,10 @@ class _Entry:
             self.load_array(STATUS)
         for i in range(len(plan.constants)):
             self.load_array(Storage("constant", i))
-        for launch, fn in zip(plan.launches, kernels):
-            args = [self.pointers[s] for s in launch.operands]
-            args += [x for s in launch.operands for x in self.strides.get(s, ())]
-            self.b.call(fn, args)
+        for index, (planned, fn) in enumerate(zip(plan.launches, kernels)):
+            args = [self.pointers[s] for s in planned.operands]
+            args += [x for s in planned.operands for x in self.strides.get(s, ())]
+            launch(self.b, index, fn, args, self.fn.args[1])
         self.b.ret_void()
 
     def load_slot(self) -> ll.Value:

@@ -38,13 +38,17 @@ class Operand:
 
 
 def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: list[bool],
-                    extra_pointers: int = 0, noalias: bool = True) -> tuple[ll.Function, list[Operand], list]:
-    """``void name(ptr operand..., ptr extra..., i64 strides of strided operands...)``, internal:
-    the kernel ABI. A contiguous operand's strides are constants, so its inner loop has unit
-    stride; a strided operand's are parameters. With ``noalias`` the operand pointers promise not
-    to overlap, so LLVM's vectorizer needs no run-time alias checks."""
+                    extra_pointers: int = 0, noalias: bool = True,
+                    split: bool = False) -> tuple[ll.Function, list[Operand], list, tuple | None]:
+    """``void name(ptr operand..., ptr extra..., i64 strides of strided operands...[, i64 lo,
+    i64 hi])``, internal: the kernel ABI. A contiguous operand's strides are constants, so its
+    inner loop has unit stride; a strided operand's are parameters. With ``noalias`` the operand
+    pointers promise not to overlap, so LLVM's vectorizer needs no run-time alias checks. A
+    ``split`` kernel runs only positions ``[lo, hi)`` of the dim its schedule splits (a
+    runtime's chunk); the last value returned is that ``(lo, hi)``, or None."""
     n = len(shaped) + extra_pointers
     params = [PTR] * n + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
+    params += [I64, I64] if split else []
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
     if noalias:
@@ -56,7 +60,11 @@ def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: 
         strides = ([next(rest) for _ in range(v.type.rank)] if s else
                    [ll.Constant(I64, x) for x in contiguous_strides(v.type.shape)])
         operands.append(Operand(pointer, strides, extents(v.type.shape)))
-    return fn, operands, list(fn.args[len(shaped): n])
+    bounds = None
+    if split:
+        bounds = fn.args[-2], fn.args[-1]
+        bounds[0].name, bounds[1].name = "lo", "hi"
+    return fn, operands, list(fn.args[len(shaped): n]), bounds
 
 
 class KernelBody:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "IRError", "JitcoreError", "JitTypeError", "ParseError",
+    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "ParseError",
     "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
@@ -24,3 +24,7 @@ class UnsupportedError(JitcoreError):
 
 class JitTypeError(JitcoreError, TypeError):
     """Arguments of a type, dtype or shape that the operation does not accept."""
+
+
+class ConfigError(JitcoreError, ValueError):
+    """A setting (``jitcore.config``, or the environment variable behind it) out of its range."""

@@ -11,11 +11,12 @@ so a second load of a name reuses the first.
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import target
+from jitcore.codegen.cpu import runtime, target
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
@@ -40,9 +41,16 @@ class CpuBackend:
         plan, ops = plan_function(func, self.name, draft, specs, options.header)
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
-        kernels = [self._kernel(module, plan, launch, op, options.fastmath)
-                   for launch, op in zip(plan.launches, ops)]
-        emit_entry(entry, plan, arg_types(func), kernels)
+        kernels, splits = [], []
+        for launch, op in zip(plan.launches, ops):
+            kernel, extent = self._kernel(module, plan, launch, op, options.fastmath)
+            kernels.append(kernel)
+            splits.append(None if extent is None else runtime.Split(extent, _work(op)))
+
+        def run_launch(b, index, kernel, args, settings):
+            runtime.emit_launch(b, kernel, args, splits[index], settings)
+
+        emit_entry(entry, plan, arg_types(func), kernels, run_launch)
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
@@ -57,8 +65,9 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool) -> ll.Function:
-        return emit_kernel(module, launch.kernel, op, strided_operands(plan, launch), fastmath)
+                fastmath: bool) -> tuple[ll.Function, int | None]:
+        return emit_kernel(module, launch.kernel, op, strided_operands(plan, launch), fastmath,
+                           split=bool(launch.parallel_extent))
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""
@@ -75,3 +84,8 @@ class CpuBackend:
 
     def assembly(self, plan: CompiledFunction) -> str:
         return target.assembly(plan.optimized_llvm_ir)
+
+
+def _work(op: Operation) -> int:
+    """A kernel's iteration points: what the runtime's threshold and chunks are measured in."""
+    return math.prod(op.domain())

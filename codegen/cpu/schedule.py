@@ -26,20 +26,27 @@ from jitcore.ir.dialects import kernel
 
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                fastmath: bool = False) -> ll.Function:
-    """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``)."""
-    return _Schedule(module, name, op, strided, fastmath).function
+                fastmath: bool = False, split: bool = False) -> tuple[ll.Function, int | None]:
+    """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), and the
+    extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split).
+    That dim is its first parallel one of extent above 1, or the one loop of a flattened
+    kernel; each point of the other dims lies in one range, so ranges run independently."""
+    schedule = _Schedule(module, name, op, strided, fastmath, split)
+    return schedule.function, schedule.split_extent
 
 
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                 fastmath: bool):
+                 fastmath: bool, split: bool = False):
         self.op = op
         self.fastmath = fastmath
         shaped = [*op.operands, *op.results]
         checks = kernel.checks_indices(op)
-        self.function, operands, status = kernel_function(module, name, shaped, strided,
-                                                          extra_pointers=int(checks))
+        split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
+                      if split and it == kernel.PARALLEL and d > 1]
+        self.function, operands, status, self.bounds = kernel_function(
+            module, name, shaped, strided, extra_pointers=int(checks), split=bool(split_dims))
+        self.split_dim = split_dims[0] if split_dims else None
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
@@ -48,6 +55,8 @@ class _Schedule:
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
+            self.split_dim = 0 if split_dims else None
+        self.split_extent = None if self.split_dim is None else static_value(self.domain[self.split_dim])
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
@@ -112,6 +121,9 @@ class _Schedule:
             self._emit_nest()
 
     def _emit_inits(self) -> None:
+        if self.split_dim is not None:
+            self._emit_split_inits()
+            return
         n_in = len(self.op.operands)
         for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):
             t = r.type.element
@@ -123,6 +135,31 @@ class _Schedule:
                 self.b.store(value, ptr)
 
             emit_loop(self.b, extent(r.type.size), store)
+
+    def _emit_split_inits(self) -> None:
+        """The inits of the results this range computes (the parallel points in it) only: the
+        other ranges, maybe running at the same time, own the rest."""
+        op, n_in = self.op, len(self.op.operands)
+        zero = ll.Constant(I64, 0)
+
+        def store(depth: int, ivs: list) -> None:
+            if depth == len(self.domain):
+                for k, (r, init) in enumerate(zip(op.results, op.attributes["inits"])):
+                    self.body.store(n_in + k, ivs, r, constant(r.type.element, init.value))
+            elif op.iterator_types[depth] != kernel.PARALLEL:
+                store(depth + 1, ivs + [zero])  # the results do not depend on this dim
+            else:
+                self._range_loop(depth, lambda iv: store(depth + 1, ivs + [iv]))
+
+        store(0, [])
+
+    def _range_loop(self, depth: int, body) -> None:
+        """The loop over dim ``depth``: only the range ``[lo, hi)`` of the split dim."""
+        if depth != self.split_dim:
+            emit_loop(self.b, self.domain[depth], body)
+            return
+        lo, hi = self.bounds
+        emit_loop(self.b, self.b.sub(hi, lo), lambda iv: body(self.b.add(iv, lo)))
 
     def _point(self, ivs: list) -> None:
         """The body at ``ivs``, its results stored; accumulators are read from the results (a
@@ -169,7 +206,7 @@ class _Schedule:
             rest = self._minus(trip_count, 1)
             emit_loop(self.b, rest, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))
             return
-        emit_loop(self.b, trip_count, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+        self._range_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
 
     def _minus(self, value: ll.Value, n: int) -> ll.Value:
         known = static_value(value)

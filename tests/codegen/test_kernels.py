@@ -22,7 +22,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from jitcore import ir, pytree
+from jitcore import config, ir, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
@@ -47,7 +47,14 @@ def run_cpu(text: str, arrays: list[np.ndarray], header=ARRAY_HEADER) -> tuple:
     return _cpu_executable(text, tuple(a.flags.c_contiguous for a in arrays), header)(list(arrays))
 
 
-BACKENDS = {"cpu": run_cpu}
+def run_cpu_threaded(text: str, arrays: list[np.ndarray]) -> tuple:
+    """The CPU backend with every launch that may split cut into chunks of 37 iteration points
+    (odd, so ranges start mid-vector) on 3 threads, whatever the size: the threshold is 0."""
+    with config.using(num_threads=3, parallel_threshold=0, chunk_size=37):
+        return run_cpu(text, arrays)
+
+
+BACKENDS = {"cpu": run_cpu, "cpu-threads": run_cpu_threaded}
 
 
 @pytest.fixture(params=sorted(BACKENDS))
