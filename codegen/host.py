@@ -4,10 +4,10 @@ and the LLVM entry point that runs them.
 ``plan_function`` is target-neutral: it walks an optimised function (kernels, constants,
 reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
 program order. ``emit_entry`` is the entry point of a target whose kernels are functions in the
-same LLVM module (the CPU): ``void @entry(i64* desc, i64* settings)`` reads the descriptor
-array laid out as ``codegen/plan.py`` describes and runs each launch's kernel on its operands'
-data pointers (and the element strides of strided arguments), reading nothing but the plan.
-How a launch runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
+same LLVM module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
+``codegen/plan.py`` describes and runs each launch's kernel on its operands' data pointers
+(and the element strides of strided arguments), reading nothing but the plan. How a launch
+runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
 """
 
 from __future__ import annotations
@@ -25,13 +25,11 @@ from jitcore.ir.dialects import array, kernel
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
 
-# Emits one launch at the builder's position: (builder, launch number, kernel, its arguments,
-# the run-time settings pointer).
-LaunchEmitter = Callable[[ll.IRBuilder, int, ll.Function, list[ll.Value], ll.Value], None]
+# Emits one launch at the builder's position: (builder, launch number, kernel, its arguments).
+LaunchEmitter = Callable[[ll.IRBuilder, int, ll.Function, list[ll.Value]], None]
 
 
-def call_once(b: ll.IRBuilder, index: int, kernel: ll.Function, args: list[ll.Value],
-              settings: ll.Value) -> None:
+def call_once(b: ll.IRBuilder, index: int, kernel: ll.Function, args: list[ll.Value]) -> None:
     """A launch as one call of its kernel: the launch emitter of a target that never splits."""
     b.call(kernel, args)
 
@@ -93,9 +91,8 @@ def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:
 
 
 def declare_entry(module: ll.Module, symbol: str) -> ll.Function:
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR, PTR]), symbol)
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR]), symbol)
     fn.args[0].name = "desc"
-    fn.args[1].name = "settings"
     return fn
 
 
@@ -130,7 +127,7 @@ class _Entry:
         for index, (planned, fn) in enumerate(zip(plan.launches, kernels)):
             args = [self.pointers[s] for s in planned.operands]
             args += [x for s in planned.operands for x in self.strides.get(s, ())]
-            launch(self.b, index, fn, args, self.fn.args[1])
+            launch(self.b, index, fn, args)
         self.b.ret_void()
 
     def load_slot(self) -> ll.Value:

@@ -11,10 +11,6 @@ per constant. With an ``ArrayHeader`` a slot holds the address of the array's he
 which the code reads the data pointer and byte strides itself (the caller then needs no
 per-array work beyond ``id()``); without one, a slot holds the data pointer, and a strided
 argument's element strides follow it.
-
-Its second argument is the run-time settings array, one int64 per name in ``RUNTIME_SETTINGS``
-(the frontend's ``jitcore.config`` keeps it): how a target's runtime may split a launch. The
-settings are read when the code runs, so changing them never recompiles.
 """
 
 from __future__ import annotations
@@ -22,12 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-
-RUNTIME_SETTINGS = (
-    "num_threads",  # threads a launch may run on (the calling one included)
-    "parallel_threshold",  # a launch with less work (iteration points) runs as one piece
-    "chunk_size",  # iteration points per chunk of a split launch (the chunks depend on nothing else)
-)
 
 
 @dataclass(frozen=True)

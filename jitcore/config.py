@@ -11,8 +11,8 @@
   thread, so small calls pay nothing for threads.
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
-The values live in ``SETTINGS``, the int64 array that every compiled entry point reads when it
-runs (laid out as ``codegen.plan.RUNTIME_SETTINGS``): changing one never recompiles. Results do
+The values live in the CPU runtime's ``SETTINGS`` (``codegen/cpu/runtime.py``), which compiled
+code reads when it runs: changing one never recompiles, and a call passes nothing for them. Results do
 not depend on ``num_threads``; a kernel with an exact-math fallback (sin, cos, tan of huge
 arguments) may depend, in its last bits, on the chunks, which the other two settings and the
 sizes alone decide.
@@ -20,14 +20,13 @@ sizes alone decide.
 
 from __future__ import annotations
 
-import ctypes
 import os
 import sys
 import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from jitcore.codegen.plan import RUNTIME_SETTINGS
+from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
 
 MAX_THREADS = 1024
@@ -37,8 +36,6 @@ DEFAULT_PARALLEL_THRESHOLD = 1 << 16
 DEFAULT_CHUNK_SIZE = 1 << 15
 _LOWEST = {"num_threads": 1, "parallel_threshold": 0, "chunk_size": 1}
 _HIGHEST = {"num_threads": MAX_THREADS}
-
-SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))()
 
 
 def available_cpus() -> int:

@@ -1,8 +1,7 @@
 """The cached-call fast path: arguments to a descriptor array, one ctypes call, outputs back.
 
 Everything here runs on every call, so it does only what DESIGN.md §6 allows: collect the
-arrays, allocate the outputs with NumPy, and make one foreign call (which releases the GIL),
-passing the descriptor and ``config.SETTINGS``, which the code reads when it runs (threads).
+arrays, allocate the outputs with NumPy, and make one foreign call (which releases the GIL).
 Where NumPy's array header has the layout of its C API (``PyArrayObject_fields``: data pointer
 after the object header, then nd, dimensions, strides), the descriptor holds only ``id()`` of
 each array and the compiled code reads data pointers and strides itself; ``ARRAY_HEADER``
@@ -15,12 +14,12 @@ import ctypes
 
 import numpy as np
 
-from jitcore import config, pytree
+from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError
 
-_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)  # (descriptor, settings)
+_ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
 
 
@@ -123,7 +122,7 @@ class Executable:
             desc = [*map(id, arrays), *map(id, buffers), *self._constants]
         else:
             desc = self._portable_descriptor(arrays, buffers)
-        self._fn((ctypes.c_int64 * len(desc))(*desc), config.SETTINGS)
+        self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
             _, index, axis, size = buffers[-1].tolist()
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

@@ -47,8 +47,8 @@ class CpuBackend:
             kernels.append(kernel)
             splits.append(None if extent is None else runtime.Split(extent, _work(op)))
 
-        def run_launch(b, index, kernel, args, settings):
-            runtime.emit_launch(b, kernel, args, splits[index], settings)
+        def run_launch(b, index, kernel, args):
+            runtime.emit_launch(b, kernel, args, splits[index])
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch)
         text = str(module)

@@ -13,18 +13,33 @@ one ctypes call, made without the GIL. The calling thread works too; the others 
 per launch (``min(num_threads, chunks) - 1`` of them) and take chunks from a shared atomic
 counter until none is left, so a thread slowed by another process does not hold the rest up.
 If a thread cannot be started, the ones that did (or the caller alone) take its chunks.
-Everything is read from the settings array when the code runs (``plan.RUNTIME_SETTINGS``).
+The settings are read when the code runs, from ``SETTINGS``: one int64 per name in
+``RUNTIME_SETTINGS``, at the address the code knows as the symbol ``SETTINGS_SYMBOL``
+(registered with LLVM when this module is imported). So changing them never recompiles, and a
+call passes nothing more than before: below the threshold it pays one load and one compare per
+launch. The frontend's ``jitcore.config`` sets them.
 """
 
 from __future__ import annotations
 
+import ctypes
+
+import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
 from jitcore.codegen.loops import emit_loop
-from jitcore.codegen.plan import RUNTIME_SETTINGS
 
 I32 = ll.IntType(32)
+
+RUNTIME_SETTINGS = (
+    "num_threads",  # threads a launch may run on, the calling one included
+    "parallel_threshold",  # a launch with fewer iteration points runs as one call
+    "chunk_size",  # iteration points per chunk of a launch at or above the threshold
+)
+SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)  # one call: as before threads
+SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
+llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
@@ -39,13 +54,13 @@ class Split:
         self.work = work
 
 
-def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None,
-                settings: ll.Value) -> None:
+def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None) -> None:
     """Run ``kernel(args)`` at the builder's position: in one call if it is not split, else
     in one ranged call below the threshold, in chunks on threads above it."""
     if split is None:
         b.call(kernel, args)
         return
+    settings = _settings(b.module)
     whole = [*args, ll.Constant(I64, 0), ll.Constant(I64, split.extent)]
     small = b.icmp_signed("<", ll.Constant(I64, split.work), _setting(b, settings, "parallel_threshold"))
     with b.if_else(small) as (then, otherwise):
@@ -53,6 +68,15 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
             b.call(kernel, whole)
         with otherwise:
             _emit_chunked(b, kernel, args, split, settings)
+
+
+def _settings(module: ll.Module) -> ll.GlobalVariable:
+    existing = module.globals.get(SETTINGS_SYMBOL)
+    if existing is not None:
+        return existing
+    settings = ll.GlobalVariable(module, ll.ArrayType(I64, len(RUNTIME_SETTINGS)), SETTINGS_SYMBOL)
+    settings.linkage = "external"
+    return settings
 
 
 def _setting(b: ll.IRBuilder, settings: ll.Value, name: str) -> ll.Value:
