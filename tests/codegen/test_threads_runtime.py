@@ -1,0 +1,208 @@
+"""The CPU runtime's threads: a launch split into chunks gives the same bits on any number of
+threads, the settings change without a recompile, and bad settings are refused clearly.
+
+Every count is forced (``config.using``), so no test depends on the host's cores; the
+threshold and chunk size are made small, so that small arrays are split into many uneven chunks
+(tests/codegen/test_kernels.py also runs every kernel test split, on 3 threads).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from jitcore import config
+from jitcore.codegen.cpu import runtime
+from jitcore.errors import ConfigError
+
+THREADS = (1, 2, 3, 7)
+rng = np.random.default_rng(10)
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layernorm(x):
+    mean = x.mean(axis=1, keepdims=True)
+    centred = x - mean
+    return centred / jnp.sqrt((centred * centred).mean(axis=1, keepdims=True) + 1e-5)
+
+
+WORKLOADS = {
+    "elementwise": (lambda x: jnp.tanh(2 * x + 1), (1001,)),
+    "elementwise-2d": (lambda x: x * 3 - jnp.exp(x), (37, 29)),
+    "row-sum": (lambda x: x.sum(axis=1), (203, 67)),
+    "column-sum": (lambda x: x.sum(axis=0), (67, 203)),
+    "middle-sum": (lambda x: x.sum(axis=1), (9, 31, 17)),
+    "full-sum": (lambda x: (x * x).sum(), (3001,)),
+    "row-max": (lambda x: x.max(axis=1), (101, 33)),
+    "row-argmax": (lambda x: x.argmax(axis=1), (101, 33)),
+    "row-cumsum": (lambda x: jnp.cumsum(x, axis=1), (41, 19)),
+    "column-cumsum": (lambda x: jnp.cumsum(x, axis=0), (19, 41)),
+    "softmax": (softmax, (57, 129)),
+    "layernorm": (layernorm, (57, 129)),
+    "outer": (lambda p, q: jnp.exp(-(p[:, None] - q[None, :]) ** 2), ((301,), (257,))),
+    "sliced": (lambda x: jnp.sqrt(jnp.abs(x[::2, 1::3])) + x[1::2, ::3], (82, 62)),
+    "empty-rows": (lambda x: x.sum(axis=1), (0, 7)),
+    "empty-columns": (lambda x: x.sum(axis=0), (0, 7)),
+}
+
+
+def _arguments(shape):
+    shapes = shape if isinstance(shape[0], tuple) else (shape,)
+    return [rng.standard_normal(s).astype(np.float32) for s in shapes]
+
+
+def _run(f, args, threads, threshold=0, chunk_size=5):
+    with config.using(num_threads=threads, parallel_threshold=threshold, chunk_size=chunk_size):
+        return np.asarray(f(*args))
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_results_are_the_same_bits_on_any_number_of_threads(name):
+    fn, shape = WORKLOADS[name]
+    f = jc.jit(fn)
+    args = _arguments(shape)
+    whole = _run(f, args, 1, threshold=1 << 62)  # one call, as without threads
+    np.testing.assert_allclose(whole, np.asarray(fn(*args)), rtol=2e-5, atol=1e-6)
+    for threads in THREADS:
+        for chunk_size in (1, 5, 64):
+            np.testing.assert_array_equal(_run(f, args, threads, chunk_size=chunk_size), whole,
+                                          err_msg=f"{threads} threads, chunks of {chunk_size}")
+    assert f.cache_info().compiles == 1
+
+
+@pytest.mark.parametrize("fn", [lambda x: jnp.tanh(x) * 2, lambda x: x.sum(axis=1), lambda x: x.sum(axis=0)])
+def test_strided_arguments_split_the_same(fn):
+    f = jc.jit(fn)
+    x = rng.standard_normal((90, 70)).astype(np.float32)[::3, 1::2]  # strided code
+    whole = _run(f, [x], 1, threshold=1 << 62)
+    np.testing.assert_allclose(whole, np.asarray(fn(np.ascontiguousarray(x))), rtol=2e-5, atol=1e-6)
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(f, [x], threads), whole)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.complex64])
+def test_other_dtypes_split_the_same(dtype):
+    f = jc.jit(lambda x: (x * x).sum(axis=1) + x[:, 0])
+    x = (rng.standard_normal((77, 45)) * 9).astype(dtype)
+    whole = _run(f, [x], 1, threshold=1 << 62)
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(f, [x], threads), whole)
+
+
+def test_sizes_just_below_at_and_above_the_threshold():
+    f = jc.jit(lambda x: jnp.sin(x) * x + 1)
+    for size in (999, 1000, 1001):
+        x = rng.standard_normal(size)
+        whole = _run(f, [x], 1, threshold=1 << 62)
+        for threads in THREADS:
+            np.testing.assert_array_equal(_run(f, [x], threads, threshold=1000, chunk_size=97), whole)
+
+
+def test_an_exact_math_fallback_depends_on_the_chunks_never_on_the_threads():
+    # sin of a huge argument reruns its chunk with the C library's sin: which elements are
+    # rerun follows the chunks, which the size and settings decide, not the thread count.
+    f = jc.jit(jnp.sin)
+    x = rng.standard_normal(5000)
+    x[[7, 4321]] = 1e22
+    first = _run(f, [x], 1, chunk_size=256)
+    np.testing.assert_allclose(first, np.sin(x), rtol=1e-15, atol=1e-15)
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(f, [x], threads, chunk_size=256), first)
+
+
+def test_indexed_kernels_never_split_so_the_first_bad_index_is_reported():
+    f = jc.jit(lambda x, i: x[i] * 2)
+    x = np.arange(10.0)
+    i = np.array([1, 2, 30, 3, -40] * 50)
+    for threads in THREADS:
+        with pytest.raises(IndexError, match="index 30 is out of bounds for axis 0 with size 10"):
+            _run(f, [x, i], threads, chunk_size=1)
+    plan = jc.jit(lambda x, i: x[i] * 2).lower(x, i).plan()
+    checking = [launch for launch in plan.launches if any(s.kind == "status" for s in launch.operands)]
+    assert checking and all(launch.parallel_extent == () for launch in checking)
+
+
+def test_settings_change_without_recompiling():
+    f = jc.jit(lambda x: x * 2 + 1)
+    x = rng.standard_normal((64, 64))
+    want = x * 2 + 1
+    for threads in (1, 4, 2):
+        for threshold in (0, 100, 1 << 40):
+            np.testing.assert_array_equal(_run(f, [x], threads, threshold), want)
+    config.update("num_threads", 3)
+    jc.config.num_threads = 1
+    np.testing.assert_array_equal(f(x), want)
+    assert f.cache_info().compiles == 1
+
+
+def test_the_code_reads_the_settings_not_constants():
+    # Small or large, a split launch is compiled with both ways to run: the threshold is read
+    # when the code runs.
+    for size in (10, 10**6):
+        text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
+        assert runtime.SETTINGS_SYMBOL in text and "pthread_create" in text
+
+
+def test_using_puts_the_settings_back():
+    before = (config.num_threads, config.parallel_threshold, config.chunk_size)
+    with pytest.raises(RuntimeError), config.using(num_threads=5, chunk_size=3):
+        assert (config.num_threads, config.chunk_size) == (5, 3)
+        raise RuntimeError
+    assert (config.num_threads, config.parallel_threshold, config.chunk_size) == before
+
+
+@pytest.mark.parametrize("name, value", [
+    ("num_threads", 0), ("num_threads", -2), ("num_threads", config.MAX_THREADS + 1),
+    ("num_threads", 2.0), ("num_threads", True), ("num_threads", "4"), ("chunk_size", 0),
+    ("parallel_threshold", -1),
+])
+def test_bad_settings_are_refused(name, value):
+    before = getattr(config, name)
+    with pytest.raises(ConfigError, match=name):
+        setattr(jc.config, name, value)
+    with pytest.raises(ConfigError, match=name):
+        config.update(name, value)
+    assert getattr(config, name) == before
+
+
+def test_unknown_settings_are_refused():
+    with pytest.raises(ConfigError, match="no setting 'threads'"):
+        config.update("threads", 2)
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "two", "2.5", "1025"])
+def test_bad_environment_thread_counts_are_errors(text):
+    with pytest.raises(ConfigError, match=f"JITCORE_NUM_THREADS='{text}'"):
+        config.threads_from_environment({"JITCORE_NUM_THREADS": text})
+
+
+def test_environment_thread_counts():
+    assert config.threads_from_environment({"JITCORE_NUM_THREADS": " 3 "}) == 3
+    for environ in ({}, {"JITCORE_NUM_THREADS": ""}):
+        assert config.threads_from_environment(environ) == min(config.available_cpus(), config.MAX_THREADS)
+
+
+def _python(code: str, threads: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, JITCORE_NUM_THREADS=threads)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=root, capture_output=True, text=True)
+
+
+def test_the_environment_sets_the_count_a_call_uses():
+    code = ("import numpy as np, jitcore as jc\n"
+            "from jitcore.codegen.cpu import runtime\n"
+            "jc.jit(lambda x: x + 1)(np.ones(3))\n"
+            "print(runtime.SETTINGS[0], jc.config.num_threads)")
+    assert _python(code, "3").stdout.split() == ["3", "3"]
+    failed = _python(code, "lots")
+    assert failed.returncode != 0 and "JITCORE_NUM_THREADS='lots' is not a thread count" in failed.stderr
