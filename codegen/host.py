@@ -78,8 +78,10 @@ def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tup
 
 def _parallel_extent(op: kernel.GenericOp) -> tuple[int, ...]:
     """The extents of a kernel's parallel dims; none for a kernel that must run in order (it
-    reports the first bad index in C order, or a scatter applies its updates in order)."""
-    if kernel.runs_in_order(op):
+    reports the first bad index in C order, or a scatter applies its updates in order) or
+    whose result starts as a copy of an input (the copy covers the whole result, the domain
+    maybe only a part: every piece of the domain would copy it again over the others' writes)."""
+    if kernel.runs_in_order(op) or any(source >= 0 for source in op.copy_inputs):
         return ()
     return tuple(d for d, it in zip(op.domain(), op.iterator_types) if it == kernel.PARALLEL)
 

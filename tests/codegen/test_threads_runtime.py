@@ -132,6 +132,23 @@ def test_indexed_kernels_never_split_so_the_first_bad_index_is_reported():
     assert checking and all(launch.parallel_extent == () for launch in checking)
 
 
+def test_kernels_whose_result_starts_as_a_copy_never_split():
+    # The copy covers the whole result, the domain only the written part: a piece of the
+    # domain copying again would undo the other pieces' writes.
+    def f(v):
+        v[1:, ::2] = -v[1:, ::2] * 2
+        return v
+
+    x = rng.standard_normal((300, 41))
+    want = x.copy()
+    f(want)
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(jc.jit(f), [x.copy()], threads, chunk_size=1), want)
+    copying = [launch for launch in jc.jit(f).lower(x).plan().launches
+               if launch.parallel_extent == ()]
+    assert copying
+
+
 def test_settings_change_without_recompiling():
     f = jc.jit(lambda x: x * 2 + 1)
     x = rng.standard_normal((64, 64))
