@@ -169,6 +169,18 @@ MUTANTS = [
            "dims = [op.permutation[axis] for axis in range(src.rank)]",
            "a transpose read through the permutation instead of its inverse (differs from rank 3)",
            ("tests/passes",)),
+    Mutant("chunks-overlap", "codegen/cpu/runtime.py",
+           "return b.add(b.mul(c, quotient), b.select(b.icmp_signed(\"<\", c, remainder), c, remainder))",
+           "return b.add(b.mul(c, quotient), remainder)",
+           "a split launch's chunks start at c*q + r: the first r positions are never computed "
+           "and chunks overlap where the extent does not divide evenly",
+           ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("split-inits-whole-result", "codegen/cpu/schedule.py",
+           "if self.split_dim is not None:\n            self._emit_split_inits()",
+           "if self.split_dim is None:\n            self._emit_split_inits()",
+           "every chunk of a split reduction starts the whole result from its inits, wiping "
+           "the other chunks' results",
+           ("tests/codegen/test_threads_runtime.py",)),
 ]
 
 

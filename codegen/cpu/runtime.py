@@ -37,7 +37,8 @@ RUNTIME_SETTINGS = (
     "parallel_threshold",  # a launch with fewer iteration points runs as one call
     "chunk_size",  # iteration points per chunk of a launch at or above the threshold
 )
-SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)  # one call: as before threads
+# Until jitcore.config sets them: every launch runs as one call, on the calling thread.
+SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)
 SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
 llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 
