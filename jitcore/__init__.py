@@ -2,6 +2,7 @@
 
 ``@jitcore.jit`` traces a function on abstract arrays into an MLIR-style IR, optimises and fuses
 it, and compiles it with LLVM to vectorised native code that runs on NumPy arrays in place.
+``jitcore.config`` holds the run-time settings (the thread count).
 """
 
 import importlib
@@ -33,4 +34,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_API))
+    return sorted(set(globals()) | set(_API) | {"config"})

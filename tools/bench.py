@@ -723,8 +723,8 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
                "(above 1: jitcore is faster); jc err = max |jitcore - NumPy| / max |NumPy|")
     report.say("JAX: jax.jit of the same function (np bound to jax.numpy) on arrays already on its device; "
                "Numba: numba.njit of the same function; numexpr: the expression in its language; "
-               "numexpr and JAX may use every core, NumPy's ufuncs and jitcore one (NumPy's @: its BLAS's "
-               "threads)")
+               "numexpr, JAX and jitcore may use every core (jitcore: JITCORE_NUM_THREADS), NumPy's ufuncs "
+               "one (NumPy's @: its BLAS's threads)")
     for work in works:
         if work.note:
             report.say(f"{work.name}: {work.note}")

@@ -8,6 +8,7 @@ threshold and chunk size are made small, so that small arrays are split into man
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -149,6 +150,19 @@ def test_kernels_whose_result_starts_as_a_copy_never_split():
     assert copying
 
 
+def test_python_threads_calling_split_functions_at_once():
+    f = jc.jit(lambda x: jnp.exp(x).sum(axis=1))
+    arrays = [rng.standard_normal((200, 50)) + k for k in range(6)]
+    with config.using(num_threads=1, parallel_threshold=1 << 62):
+        want = [f(x) for x in arrays]
+    with config.using(num_threads=3, parallel_threshold=0, chunk_size=50):
+        with concurrent.futures.ThreadPoolExecutor(len(arrays)) as pool:
+            got = list(pool.map(lambda x: [f(x) for _ in range(20)], arrays))
+    for results, expected in zip(got, want):
+        for result in results:
+            np.testing.assert_array_equal(result, expected)
+
+
 def test_settings_change_without_recompiling():
     f = jc.jit(lambda x: x * 2 + 1)
     x = rng.standard_normal((64, 64))
@@ -168,6 +182,10 @@ def test_the_code_reads_the_settings_not_constants():
     for size in (10, 10**6):
         text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
         assert runtime.SETTINGS_SYMBOL in text and "pthread_create" in text
+
+
+def test_config_is_part_of_the_api():
+    assert "config" in dir(jc) and jc.config is config
 
 
 def test_using_puts_the_settings_back():
