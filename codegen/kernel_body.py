@@ -62,6 +62,7 @@ def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: 
         operands.append(Operand(pointer, strides, extents(v.type.shape)))
     bounds = None
     if split:
+        fn.attributes.add("noinline")  # called whole and per chunk: one copy, not one per caller
         bounds = fn.args[-2], fn.args[-1]
         bounds[0].name, bounds[1].name = "lo", "hi"
     return fn, operands, list(fn.args[len(shaped): n]), bounds

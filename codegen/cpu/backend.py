@@ -74,6 +74,8 @@ class CpuBackend:
         with self._lock:
             loaded = self._loaded.get(plan.symbol)
             if loaded is None:
+                if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
+                    runtime.load_run_chunks(_compile_and_load)
                 address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]
                 loaded = self._loaded[plan.symbol] = (plan.llvm_ir, address)
             elif loaded[0] != plan.llvm_ir:
@@ -84,6 +86,10 @@ class CpuBackend:
 
     def assembly(self, plan: CompiledFunction) -> str:
         return target.assembly(plan.optimized_llvm_ir)
+
+
+def _compile_and_load(llvm_ir: str, symbol: str) -> int:
+    return target.compile_module(llvm_ir, [symbol])[1][symbol]
 
 
 def _work(op: Operation) -> int:

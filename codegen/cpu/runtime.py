@@ -8,11 +8,14 @@ count or of timing: each result element is computed by one chunk, in the same or
 thread runs it, so results are the same on 1 thread or 64.
 
 The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
-from the process on Linux and macOS), started by the entry point itself: the whole call stays
-one ctypes call, made without the GIL. The calling thread works too; the others are started
-per launch (``min(num_threads, chunks) - 1`` of them) and take chunks from a shared atomic
-counter until none is left, so a thread slowed by another process does not hold the rest up.
-If a thread cannot be started, the ones that did (or the caller alone) take its chunks.
+from the process on Linux and macOS), started by the compiled code itself: the whole call stays
+one ctypes call, made without the GIL. A split launch fills in a context (a counter, the
+chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per process, which
+starts ``min(num_threads, chunks) - 1`` threads, works too, and joins them; every thread runs
+the kernel's ``_worker``, taking chunks from the shared atomic counter until none is left, so
+a thread slowed by another process does not hold the rest up. If a thread cannot be started,
+the others (or the caller alone) take its chunks.
+
 The settings are read when the code runs, from ``SETTINGS``: one int64 per name in
 ``RUNTIME_SETTINGS``, at the address the code knows as the symbol ``SETTINGS_SYMBOL``
 (registered with LLVM when this module is imported). So changing them never recompiles, and a
@@ -23,14 +26,12 @@ launch. The frontend's ``jitcore.config`` sets them.
 from __future__ import annotations
 
 import ctypes
+import threading
 
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR
-from jitcore.codegen.loops import emit_loop
-
-I32 = ll.IntType(32)
 
 RUNTIME_SETTINGS = (
     "num_threads",  # threads a launch may run on, the calling one included
@@ -40,6 +41,7 @@ RUNTIME_SETTINGS = (
 # Until jitcore.config sets them: every launch runs as one call, on the calling thread.
 SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)
 SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
+RUN_CHUNKS_SYMBOL = "jitcore_cpu_run_chunks"
 llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
@@ -61,8 +63,11 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
     if split is None:
         b.call(kernel, args)
         return
-    settings = _settings(b.module)
     whole = [*args, ll.Constant(I64, 0), ll.Constant(I64, split.extent)]
+    if split.extent < 2:  # nothing to share (a flattened kernel with an empty dim)
+        b.call(kernel, whole)
+        return
+    settings = _settings(b.module)
     small = b.icmp_signed("<", ll.Constant(I64, split.work), _setting(b, settings, "parallel_threshold"))
     with b.if_else(small) as (then, otherwise):
         with then:
@@ -96,49 +101,105 @@ def _at_most(b: ll.IRBuilder, x: ll.Value, ceiling: ll.Value) -> ll.Value:
 
 def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split,
                   settings: ll.Value) -> None:
-    """Chunks of ``chunk_size`` points (at least one position of the split dim each), run by
-    the caller and ``min(num_threads, chunks) - 1`` started threads, which are then joined."""
-    module = b.module
+    """Chunks of ``chunk_size`` points (at least one position of the split dim each): the
+    context the threads share, filled in, and the process's ``RUN_CHUNKS_SYMBOL`` running the
+    kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
     extent = ll.Constant(I64, split.extent)
     chunks = _at_most(b, _at_least(b, b.sdiv(ll.Constant(I64, split.work), per_chunk), 1), extent)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))
-        started = b.alloca(I64)
     for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, *args]):
         if isinstance(value.type, ll.PointerType):
             value = b.ptrtoint(value, I64)
         b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
-    threads = _at_most(b, _at_least(b, _setting(b, settings, "num_threads"), 1), chunks)
-    helpers = b.sub(threads, ll.Constant(I64, 1))
-    handles = b.alloca(I64, size=_at_least(b, helpers, 1))
-    b.store(ll.Constant(I64, 0), started)
-    worker = _worker(module, kernel)
-    create, join = _pthreads(module)
-
-    def start(i):
-        # Stop at the first failure, keeping the count of threads started.
-        with b.if_then(b.icmp_signed("==", b.load(started, typ=I64), i)):
-            handle = b.gep(handles, [i], source_etype=I64)
-            failed = b.call(create, [handle, ll.Constant(PTR, None), worker, context])
-            with b.if_then(b.icmp_signed("==", failed, ll.Constant(I32, 0))):
-                b.store(b.add(i, ll.Constant(I64, 1)), started)
-
-    emit_loop(b, helpers, start)
-    b.call(worker, [context])
-    emit_loop(b, b.load(started, typ=I64),
-              lambda i: b.call(join, [b.load(b.gep(handles, [i], source_etype=I64), typ=I64),
-                                      ll.Constant(PTR, None)]))
+    b.call(_declare(b.module, RUN_CHUNKS_SYMBOL, ll.VoidType(), [PTR, PTR, I64]),
+           [_worker(b.module, kernel), context, chunks])
 
 
-def _pthreads(module: ll.Module) -> tuple[ll.Function, ll.Function]:
-    """``pthread_create`` and ``pthread_join``, declared once per module (a ``pthread_t`` is
-    passed as an i64: an integer or a pointer, both one register in the C calling convention)."""
-    def declare(name: str, params: list[ll.Type]) -> ll.Function:
-        existing = module.globals.get(name)
-        return existing if existing is not None else ll.Function(module, ll.FunctionType(I32, params), name)
+def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
+    existing = module.globals.get(name)
+    return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
 
-    return declare("pthread_create", [PTR, PTR, PTR, PTR]), declare("pthread_join", [I64, PTR])
+
+# void run_chunks(ptr worker, ptr context, i64 chunks): start min(num_threads, chunks) - 1
+# threads running worker(context), run it on this thread too, then join the threads started.
+# One copy per process, not one per compiled function. A thread that cannot be started ends
+# the starting (the others take its chunks). pthread_t is passed as an i64: an integer or a
+# pointer, one register in the C calling convention. Written as text: llvmlite's builder
+# cannot call through an opaque pointer.
+_RUN_CHUNKS = """
+@{settings} = external global [{count} x i64]
+declare i32 @pthread_create(ptr, ptr, ptr, ptr)
+declare i32 @pthread_join(i64, ptr)
+
+define void @{name}(ptr %worker, ptr %context, i64 %chunks) {{
+entry:
+  %setting = getelementptr i64, ptr @{settings}, i64 {threads_index}
+  %asked = load i64, ptr %setting
+  %some = call i64 @llvm.smax.i64(i64 %asked, i64 1)
+  %threads = call i64 @llvm.smin.i64(i64 %some, i64 %chunks)
+  %helpers = sub i64 %threads, 1
+  %slots = call i64 @llvm.smax.i64(i64 %helpers, i64 1)
+  %handles = alloca i64, i64 %slots
+  br label %start
+
+start:
+  %started = phi i64 [ 0, %entry ], [ %next, %created ]
+  %more = icmp slt i64 %started, %helpers
+  br i1 %more, label %create, label %work
+
+create:
+  %handle = getelementptr i64, ptr %handles, i64 %started
+  %failed = call i32 @pthread_create(ptr %handle, ptr null, ptr %worker, ptr %context)
+  %ok = icmp eq i32 %failed, 0
+  %next = add i64 %started, 1
+  br i1 %ok, label %created, label %work
+
+created:
+  br label %start
+
+work:
+  %running = phi i64 [ %started, %start ], [ %started, %create ]
+  %unused = call ptr %worker(ptr %context)
+  br label %join
+
+join:
+  %joined = phi i64 [ 0, %work ], [ %after, %joining ]
+  %left = icmp slt i64 %joined, %running
+  br i1 %left, label %joining, label %done
+
+joining:
+  %at = getelementptr i64, ptr %handles, i64 %joined
+  %thread = load i64, ptr %at
+  %status = call i32 @pthread_join(i64 %thread, ptr null)
+  %after = add i64 %joined, 1
+  br label %join
+
+done:
+  ret void
+}}
+
+declare i64 @llvm.smax.i64(i64, i64)
+declare i64 @llvm.smin.i64(i64, i64)
+"""
+
+
+_lock = threading.Lock()
+_loaded: list[int] = []  # the address of run_chunks, once compiled
+
+
+def load_run_chunks(compile_and_load) -> None:
+    """Compile ``run_chunks`` once per process with ``compile_and_load(llvm_ir, symbol) ->
+    address`` and give its address to LLVM, before code that calls it is loaded."""
+    with _lock:
+        if _loaded:
+            return
+        text = _RUN_CHUNKS.format(name=RUN_CHUNKS_SYMBOL, settings=SETTINGS_SYMBOL,
+                                  count=len(RUNTIME_SETTINGS),
+                                  threads_index=RUNTIME_SETTINGS.index("num_threads"))
+        _loaded.append(compile_and_load(text, RUN_CHUNKS_SYMBOL))
+        llvm.add_symbol(RUN_CHUNKS_SYMBOL, _loaded[0])
 
 
 def _worker(module: ll.Module, kernel: ll.Function) -> ll.Function:

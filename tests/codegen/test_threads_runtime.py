@@ -54,6 +54,7 @@ WORKLOADS = {
     "sliced": (lambda x: jnp.sqrt(jnp.abs(x[::2, 1::3])) + x[1::2, ::3], (82, 62)),
     "empty-rows": (lambda x: x.sum(axis=1), (0, 7)),
     "empty-columns": (lambda x: x.sum(axis=0), (0, 7)),
+    "empty-elementwise": (lambda x: x * 2, (0, 8)),
 }
 
 
@@ -181,7 +182,7 @@ def test_the_code_reads_the_settings_not_constants():
     # when the code runs.
     for size in (10, 10**6):
         text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
-        assert runtime.SETTINGS_SYMBOL in text and "pthread_create" in text
+        assert runtime.SETTINGS_SYMBOL in text and runtime.RUN_CHUNKS_SYMBOL in text
 
 
 def test_config_is_part_of_the_api():
