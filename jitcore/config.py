@@ -5,15 +5,15 @@
     jc.config.num_threads = 4               # or jc.config.update("num_threads", 4)
 
 - ``num_threads``: how many threads a large launch runs on, the calling one included.
-  ``JITCORE_NUM_THREADS`` sets it at import (a positive integer; unset or empty: the CPUs this
-  process may run on). A value that is not a positive integer is an error, not a fallback.
+  ``JITCORE_NUM_THREADS`` sets it at import (unset or empty: the CPUs this process may run
+  on). Anything but an integer from 1 to ``MAX_THREADS`` is an error, not a fallback.
 - ``parallel_threshold``: a launch with fewer iteration points runs as one call on the calling
   thread, so small calls pay nothing for threads.
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
 The values live in the CPU runtime's ``SETTINGS`` (``codegen/cpu/runtime.py``), which compiled
-code reads when it runs: changing one never recompiles, and a call passes nothing for them. Results do
-not depend on ``num_threads``; a kernel with an exact-math fallback (sin, cos, tan of huge
+code reads when it runs: changing one never recompiles, and a call passes nothing for them.
+Results do not depend on ``num_threads``; a kernel with an exact-math fallback (sin, cos, tan of huge
 arguments) may depend, in its last bits, on the chunks, which the other two settings and the
 sizes alone decide.
 """
@@ -30,7 +30,7 @@ from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
 
 MAX_THREADS = 1024
-# Measured on a shared 2-core Xeon: starting and joining a thread per launch costs 15-40 us,
+# Measured on a shared 2-core AMD EPYC: starting and joining a thread per launch costs 15-40 us,
 # what one thread spends on about 128K points of tanh(2x+1) in float32; splitting pays from
 # about twice that. Chunks of 32K points make the call and the atomic per chunk negligible and
 # leave a few dozen chunks per thread to even out threads slowed by other processes.
