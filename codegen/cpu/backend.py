@@ -67,7 +67,7 @@ class CpuBackend:
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool) -> tuple[ll.Function, int | None]:
         return emit_kernel(module, launch.kernel, op, strided_operands(plan, launch), fastmath,
-                           split=bool(launch.parallel_extent))
+                           split=bool(launch.parallel_extent) and _work(op) >= runtime.MIN_SPLIT_WORK)
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""

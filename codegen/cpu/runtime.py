@@ -44,6 +44,12 @@ SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
 RUN_CHUNKS_SYMBOL = "jitcore_cpu_run_chunks"
 llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 
+# Kernels with fewer iteration points are compiled unsplit, whatever the threshold: no thread
+# could pay for itself there, and a split kernel costs about twice the LLVM time of an unsplit
+# one (a loop with bounds known only when it runs, a worker, a second path in the entry),
+# which a small function's first call would pay for nothing. Tests set it to 0.
+MIN_SPLIT_WORK = 1 << 15
+
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
 _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)

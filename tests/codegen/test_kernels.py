@@ -14,16 +14,19 @@ a threaded runtime) adds an entry and must pass the whole file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import zlib
 from dataclasses import dataclass, field
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 import pytest
 
 from jitcore import config, ir, pytree
 from jitcore.codegen.backend import backend_for
+from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.ir.attributes import numpy_dtype
@@ -33,11 +36,13 @@ from tests.oracle import assert_matches, ulp_bound
 
 # -- backends -----------------------------------------------------------------------------------
 @functools.cache
-def _cpu_executable(text: str, contiguous: tuple[bool, ...], header) -> Executable:
+def _cpu_executable(text: str, contiguous: tuple[bool, ...], header, split: bool = False) -> Executable:
     module = ir.parse(text)
     ir.verify(module)
     (func,) = module.functions()
-    plan = backend_for("cpu").lower(func, contiguous, LowerOptions(header=header))
+    # split: every kernel that may split is compiled split, however small
+    with mock.patch.object(runtime, "MIN_SPLIT_WORK", 0) if split else contextlib.nullcontext():
+        plan = backend_for("cpu").lower(func, contiguous, LowerOptions(header=header))
     results = len(func.attributes["function_type"].results)
     return Executable(plan, pytree.flatten(tuple(range(results)))[1])
 
@@ -49,9 +54,11 @@ def run_cpu(text: str, arrays: list[np.ndarray], header=ARRAY_HEADER) -> tuple:
 
 def run_cpu_threaded(text: str, arrays: list[np.ndarray]) -> tuple:
     """The CPU backend with every launch that may split cut into chunks of 37 iteration points
-    (odd, so ranges start mid-vector) on 3 threads, whatever the size: the threshold is 0."""
+    (odd, so ranges start mid-vector) on 3 threads, whatever the size: compiled split, and the
+    threshold is 0."""
+    contiguous = tuple(a.flags.c_contiguous for a in arrays)
     with config.using(num_threads=3, parallel_threshold=0, chunk_size=37):
-        return run_cpu(text, arrays)
+        return _cpu_executable(text, contiguous, ARRAY_HEADER, split=True)(list(arrays))
 
 
 BACKENDS = {"cpu": run_cpu, "cpu-threads": run_cpu_threaded}

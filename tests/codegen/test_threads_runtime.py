@@ -26,6 +26,12 @@ THREADS = (1, 2, 3, 7)
 rng = np.random.default_rng(10)
 
 
+@pytest.fixture(autouse=True)
+def split_every_kernel(monkeypatch):
+    """Kernels of any size are compiled split here (the threshold is then set at run time)."""
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 0)
+
+
 def softmax(x):
     e = jnp.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
@@ -187,6 +193,15 @@ def test_the_code_reads_the_settings_not_constants():
 
 def test_config_is_part_of_the_api():
     assert "config" in dir(jc) and jc.config is config
+
+
+def test_small_kernels_are_compiled_unsplit(monkeypatch):
+    # No thread pays below MIN_SPLIT_WORK points, so a small function's first call does not
+    # pay for compiling the split form either.
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    for size, split in ((999, False), (1000, True)):
+        text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
+        assert (runtime.RUN_CHUNKS_SYMBOL in text) == split
 
 
 def test_using_puts_the_settings_back():
