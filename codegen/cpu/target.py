@@ -124,8 +124,14 @@ def elf_symbols(elf: bytes) -> tuple[set[str], list[str]]:
     return defined, undefined
 
 
-@cache
 def _process_provides(symbol: str) -> bool:
+    """Whether the loader resolves ``symbol``: the process has it, or it was registered
+    (``llvm.add_symbol``: a library routine a plan calls, see ``codegen/cpu/blas.py``)."""
+    return llvm.address_of_symbol(symbol) is not None or _process_exports(symbol)
+
+
+@cache
+def _process_exports(symbol: str) -> bool:
     return hasattr(ctypes.CDLL(None), symbol)
 
 
