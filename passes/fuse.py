@@ -12,6 +12,9 @@ nothing changes, for each kernel and each of its operands:
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
+Into a float contraction (``passes/kernelize/linalg.py``) go only producers that compute
+nothing (transposes, slices, broadcasts), no splat constant: it stays a plain contraction,
+which a code generator may run as a BLAS call, and a producer is computed once instead.
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
@@ -41,6 +44,7 @@ from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.types import index as index_type
 from jitcore.passes.kernelize import rule_for
 from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.linalg import is_float_contraction
 from jitcore.passes.manager import Pass, PipelineError, register_pass
 
 
@@ -79,7 +83,8 @@ def _fuse_once(block: Block, max_recompute: int) -> bool:
             continue
         for i, value in enumerate(consumer.operands):
             producer = getattr(value, "op", None)
-            splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
+            splat = (isinstance(producer, array.ConstantOp) and producer.value.is_splat
+                     and not is_float_contraction(consumer))
             if i in consumer.copy_inputs or i in consumer.indexed:
                 continue  # read whole: a buffer
             if splat or (isinstance(producer, kernel.GenericOp)
@@ -103,6 +108,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
     cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
+    if cost and is_float_contraction(consumer):
+        return False  # it stays a plain contraction, which may run as a BLAS call
     return (users == {id(consumer)} and reads_once) or cost <= max_recompute
 
 
