@@ -12,9 +12,11 @@ nothing changes, for each kernel and each of its operands:
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
-Into a float contraction (``passes/kernelize/linalg.py``) go only producers that compute
-nothing (transposes, slices, broadcasts), no splat constant: it stays a plain contraction,
-which a code generator may run as a BLAS call, and a producer is computed once instead.
+Rule (b) does not apply to a float contraction (``passes/kernelize/linalg.py``), nor does the
+splat rule: into it go only producers that compute nothing (transposes, slices, broadcasts,
+which become its maps) or that it reads once (a) (a matrix-vector product's matrix). A
+matrix product then stays a plain contraction, which a code generator may run as a BLAS
+call, and its producers are computed once each instead of once per column.
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
@@ -108,9 +110,11 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
     cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
+    if users == {id(consumer)} and reads_once:
+        return True
     if cost and is_float_contraction(consumer):
-        return False  # it stays a plain contraction, which may run as a BLAS call
-    return (users == {id(consumer)} and reads_once) or cost <= max_recompute
+        return False  # recomputed per column it would keep the contraction from a BLAS call
+    return cost <= max_recompute
 
 
 def _position(kb: KernelBuilder, e) -> Value:

@@ -67,8 +67,9 @@ def dot_general(op: DotGeneralOp) -> kernel.GenericOp:
 def is_float_contraction(op: kernel.GenericOp) -> bool:
     """Whether ``op`` is a float contraction as ``dot_general`` makes it: two inputs and the body
     ``acc + x * y``. A code generator may hand such a kernel whole to a tuned library (BLAS, see
-    ``codegen/contraction.py``), so ``fuse`` inlines into it only producers that compute
-    nothing (transposes, slices, broadcasts: they become its maps)."""
+    ``codegen/contraction.py``), so ``fuse`` does not recompute a producer per column inside
+    it (its cheap-producer rule): it inlines only producers that compute nothing (transposes,
+    slices, broadcasts: they become its maps) or that it reads once."""
     ops = op.body.ops
     return (len(op.operands) == 2 and len(op.results) == 1 and op.has_reduction
             and op.results[0].type.element.is_float and len(ops) == 3

@@ -484,14 +484,26 @@ def _contraction_body(text: str) -> str:
     return kernel
 
 
-def test_cheap_elementwise_producer_is_fused_into_the_contraction():
+def test_cheap_elementwise_producer_is_fused_into_an_integer_contraction():
     """``a * 2`` is one scalar op: fuse.py's cost rule (at most max-recompute = 2 ops) recomputes it for
     each of the m columns it is read for, rather than writing and reading a buffer."""
-    a, b = _random(3, 4), _random(4, 5, seed=1)
+    a, b = _small_integers(3, 4).astype(np.int32), _small_integers(4, 5, seed=1).astype(np.int32)
     fn = jc.jit(lambda a, b: (a * 2) @ b)
     text = fn.lower(a, b).as_text("optimized")
     assert len(_ops(text, "kernel.generic")) == 1
-    assert len(_ops(text, "arith.mulf")) == 2 and len(_ops(text, "arith.addf")) == 1
+    assert len(_ops(text, "arith.muli")) == 2 and len(_ops(text, "arith.addi")) == 1
+    assert_product(fn(a, b), lambda a, b: (a * 2) @ b, a, b)
+
+
+def test_cheap_producer_of_a_float_matrix_product_is_computed_once():
+    """Not so into a float matrix product: recomputed per column, ``a * 2`` would keep it from
+    being a BLAS call, so it gets a buffer and the product stays ``acc + a * b``."""
+    a, b = _random(3, 4), _random(4, 5, seed=1)
+    fn = jc.jit(lambda a, b: (a * 2) @ b)
+    text = fn.lower(a, b).as_text("optimized")
+    assert len(_ops(text, "kernel.generic")) == 2
+    body = _contraction_body(text)
+    assert body.count('"arith.mulf"') == 1 and "arith.constant" not in body
     assert_product(fn(a, b), lambda a, b: (a * 2) @ b, a, b)
 
 
@@ -545,13 +557,29 @@ FUSED_PRODUCERS = {
 }
 
 
+_AS_INTEGER = {"arith.mulf": "arith.muli", "arith.addf": "arith.addi", "arith.subf": "arith.subi",
+               "arith.maximumf": "arith.maxsi"}
+
+
 @pytest.mark.parametrize("name", list(FUSED_PRODUCERS))
 def test_elementwise_producers_fused_into_contractions_match_numpy(name):
-    """Each producer runs inside the contraction's kernel (fused, not materialised), and the
-    result is NumPy's, bit for bit: a wrong index map for a fused operand reads other values."""
+    """In int32 each producer runs inside the contraction's kernel (fused, not materialised),
+    and the result is NumPy's, bit for bit: a wrong index map for a fused operand reads other
+    values."""
     op, fn, args = FUSED_PRODUCERS[name]
+    args = tuple(a.astype(np.int32) for a in args)
     text = jc.jit(fn).lower(*args).as_text("optimized")
-    assert f'"{op}"' in _contraction_body(text), text
+    body = _contraction_body(text)
+    producers = body.replace('"arith.muli"', "", 1).replace('"arith.addi"', "", 1)  # its own ops
+    assert f'"{_AS_INTEGER[op]}"' in producers, text
+    assert_matches(jc.jit(fn)(*args), fn(*args), 0, name)
+
+
+@pytest.mark.parametrize("name", list(FUSED_PRODUCERS))
+def test_producers_of_float_contractions_match_numpy(name):
+    """The same in float32, where a contraction runs as a BLAS call when its operands allow
+    (producers it would recompute are materialised): NumPy's result, bit for bit."""
+    _, fn, args = FUSED_PRODUCERS[name]
     assert_matches(jc.jit(fn)(*args), fn(*args), 0, name)
 
 
