@@ -1,9 +1,9 @@
 """A float contraction as a call of the BLAS that NumPy itself uses.
 
-Measured on this project's 2-core AVX-512 host (see the notes of issue 10): OpenBLAS's
-hand-written kernels run a 1024² float32 product about 2.5x faster than the loop nest LLVM
-vectorizes, the gap a tiled LLVM kernel would have to close on every CPU; calling NumPy's copy
-of the library instead gives NumPy's speed and NumPy's bits. So a kernel that
+Measured on this project's 2-core AVX-512 host (issue 10): OpenBLAS's hand-written kernels
+run a 1024² float32 product about 2.5x faster on one core than the loop nest LLVM vectorizes,
+a gap a tiled LLVM kernel would have to close on every CPU; calling NumPy's copy of the
+library instead gives NumPy's speed, threads and bits. So a kernel that
 ``codegen.contraction`` recognises, of float32 or float64, becomes a function with the kernel
 ABI that:
 
@@ -13,8 +13,8 @@ ABI that:
    dimensions from the other stride. Dims of one role (two contracted axes of a tensordot)
    pass as one when their strides nest;
 2. if the strides fit (a unit stride per matrix, leading dimensions in range, positive vector
-   increments), calls ``gemm`` (``dot`` when the product is 1x1, ``gemv`` when it has one row
-   or one column) once per batch index;
+   increments, aligned elements), calls ``gemm`` (``dot`` when the product is 1x1, ``gemv``
+   when it has one row or one column) once per batch index;
 3. else calls the kernel's ordinary loop nest (emitted alongside, same parameters), as do
    empty contractions (decided here, statically).
 
@@ -78,6 +78,10 @@ class _Call:
         self.ok: ll.Value = ll.Constant(I1, 1)
         routine = routine_for(c)
         args = self.arguments(routine)
+        for i in (_A, _B):  # as NumPy, never hand BLAS a misaligned array (an unaligned view)
+            address = b.ptrtoint(operands[i].pointer, I64)
+            misaligned = b.and_(address, ll.Constant(I64, c.element.bitwidth // 8 - 1))
+            self.require(b.icmp_unsigned("==", misaligned, ll.Constant(I64, 0)))
         call_blas, call_loops = fn.append_basic_block("blas"), fn.append_basic_block("loops")
         b.cbranch(self.ok, call_blas, call_loops)
         b.position_at_end(call_loops)

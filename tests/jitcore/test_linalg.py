@@ -21,6 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from jitcore.codegen.cpu import blas
 from tests import strategies
 from tests.budget import examples
 from tests.layouts import LAYOUTS, relayout
@@ -610,3 +611,130 @@ def test_constant_operands_fold():
     optimized = lowered.as_text("optimized")
     assert "dot_general" not in optimized and len(_ops(optimized, "kernel.generic")) == 1  # the add
     assert_matches(jc.jit(fn)(x), x + w @ (w.T * 3))
+
+
+# -- float contractions as BLAS calls (codegen/cpu/gemm.py) ----------------------------------
+HAS_BLAS = blas.library() is not None
+needs_blas = pytest.mark.skipif(not HAS_BLAS, reason="NumPy's OpenBLAS not found in this process")
+
+
+def _llvm(fn, *args) -> str:
+    return jc.jit(fn).lower(*args).plan().llvm_ir
+
+
+def _calls(text: str) -> list[str]:
+    """The BLAS routines an LLVM module calls."""
+    return sorted({line.split("@")[1].split("(")[0].strip('"') for line in text.splitlines()
+                   if line.lstrip().startswith("declare") and "cblas" in line})
+
+
+# (n, k, m): a sparse set of sizes from 1 to 2048, square and not, with vector shapes.
+SIZES = [(1, 1, 1), (2, 3, 4), (7, 1, 5), (16, 16, 16), (33, 65, 17), (64, 64, 64), (100, 3, 257),
+         (255, 256, 257), (1024, 1024, 1024), (2048, 2048, 2048), (1, 2048, 3), (3, 2048, 1)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("n, k, m", SIZES, ids=str)
+def test_float_matmul_of_any_size_is_numpys_bit_for_bit(n, k, m, dtype):
+    """Contiguous operands reach the same BLAS routine NumPy calls, with the same arguments."""
+    if n * k * m > 2 ** 27 and dtype == np.float64:
+        pytest.skip("the 2048-cube product runs in float32 only (time)")
+    rng = np.random.default_rng(n * 7 + k * 3 + m)
+    a, b = rng.standard_normal((n, k)).astype(dtype), rng.standard_normal((k, m)).astype(dtype)
+    assert_matches(MATMUL(a, b), a @ b, 0, f"{n}x{k} @ {k}x{m}")
+
+
+@needs_blas
+@pytest.mark.parametrize("fn, shapes, routine", [
+    (lambda a, b: a @ b, [(8, 5), (5, 6)], "gemm"),
+    (lambda a, b: a.T @ b, [(5, 8), (5, 6)], "gemm"),
+    (lambda a, x: a @ x, [(8, 5), (5,)], "gemv"),
+    (lambda x, a: x @ a, [(5,), (5, 8)], "gemv"),
+    (lambda x, y: x @ y, [(5,), (5,)], "dot"),
+    (lambda a, b: np.einsum("bij,bjk->bik", a, b), [(3, 4, 5), (3, 5, 6)], "gemm"),
+    (lambda a, b: np.tensordot(a, b, 2), [(4, 5, 6), (5, 6, 7)], "gemm"),
+], ids=["matmul", "transposed", "matvec", "vecmat", "dot", "batched", "tensordot"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_float_contraction_calls_blas(fn, shapes, routine, dtype):
+    """The LLVM module calls the routine, and the plan names it (resolved when loaded); the
+    launch runs as one piece (the library threads it)."""
+    args = [np.ones(s, dtype) for s in shapes]
+    symbol = blas.library().routine(("s" if dtype == np.float32 else "d") + routine)
+    plan = jc.jit(fn).lower(*args).plan()
+    assert _calls(plan.llvm_ir) == [symbol]
+    (launch,) = [launch for launch in plan.launches if launch.calls]
+    assert launch.calls == (symbol,) and launch.parallel_extent == ()
+    assert_matches(jc.jit(fn)(*args), fn(*args), 0, routine)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.complex64, np.complex128, np.float16, np.bool_],
+                         ids=str)
+def test_other_dtypes_keep_the_loop_nest(dtype):
+    """Integers, bools and complex numbers stay loop nests (exact, or NumPy's own order);
+    float16 contracts in float32, so it calls sgemm."""
+    rng = np.random.default_rng(1)
+    a, b = (rng.integers(-3, 4, s).astype(dtype) for s in [(9, 7), (7, 5)])
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.integers(-3, 4, a.shape).astype(dtype)
+    called = _calls(_llvm(lambda a, b: a @ b, a, b))
+    assert called == ([blas.library().routine("sgemm")] if dtype == np.float16 and HAS_BLAS else [])
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+
+
+def _layouts(a: np.ndarray):
+    """``a``'s values with C, F, transposed-copy, row-strided, column-strided and reversed
+    layouts (the last two have no unit stride: BLAS cannot take them, the loops do)."""
+    big = np.zeros((2 * a.shape[0], 2 * a.shape[1]), a.dtype)
+    big[::2, ::2] = a
+    rows = np.zeros((a.shape[0], a.shape[1] + 3), a.dtype)
+    rows[:, 1:-2] = a
+    reversed_ = a[::-1, ::-1].copy()[::-1, ::-1]
+    return {"C": a, "F": np.asfortranarray(a), "T": np.ascontiguousarray(a.T).T,
+            "row-strided": rows[:, 1:-2], "every-other": big[::2, ::2], "reversed": reversed_}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("left", ["C", "F", "T", "row-strided", "every-other", "reversed"])
+@pytest.mark.parametrize("right", ["C", "F", "every-other"])
+def test_strided_and_transposed_operands(left, right, dtype):
+    """Any layout, within the float bound of NumPy's result (and exactly it where both call
+    the same routine on the same layout)."""
+    rng = np.random.default_rng(2)
+    a = _layouts(rng.standard_normal((37, 29)).astype(dtype))[left]
+    b = _layouts(rng.standard_normal((29, 31)).astype(dtype))[right]
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    x = _layouts(rng.standard_normal((29, 2)).astype(dtype))[right][:, 0]  # a strided vector
+    assert_product(MATMUL(a, x), np.matmul, a, x)
+    assert_product(MATMUL(x, a.T), np.matmul, x, a.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_batched_and_broadcast_products(dtype):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 2, 17, 9)).astype(dtype)
+    b = rng.standard_normal((2, 9, 11)).astype(dtype)
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    assert_product(MATMUL(a[:, :, ::2], b[:1]), np.matmul, a[:, :, ::2], b[:1])
+    assert_product(MATMUL(a, b[0, :, 0]), np.matmul, a, b[0, :, 0])
+    assert_product(MATMUL(a.swapaxes(-1, -2), a), np.matmul, a.swapaxes(-1, -2), a)
+    einsum = jc.jit(lambda a, b: np.einsum("abij,bjk->kai", a, b))
+    assert_product(einsum(a, b), lambda a, b: np.einsum("abij,bjk->kai", a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("sa, sb", [((0, 4), (4, 3)), ((3, 0), (0, 5)), ((3, 4), (4, 0)), ((0,), (0,)),
+                                    ((2, 0, 3), (3, 4))], ids=str)
+def test_empty_float_contractions(sa, sb, dtype):
+    a, b = np.ones(sa, dtype), np.ones(sb, dtype)
+    assert_matches(MATMUL(a, b), np.matmul(a, b), 0, "empty")
+
+
+def test_epilogue_is_one_elementwise_kernel_after_the_product():
+    """A bias and an activation on the product are one kernel that reads it once."""
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 12), (12,)])
+    fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0))
+    text = fn.lower(a, b, c).as_text("optimized")
+    product, epilogue = _ops(text, "kernel.generic")
+    assert "arith.maximumf" in text[text.index(epilogue):] and "arith.maximumf" not in _contraction_body(text)
+    assert_matches(fn(a, b, c), np.maximum(a @ b + c, 0), 0, "bias and relu")
