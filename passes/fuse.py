@@ -14,9 +14,10 @@ nothing changes, for each kernel and each of its operands:
     Otherwise the producer's result is materialised in a buffer.
 Rule (b) does not apply to a float contraction (``passes/kernelize/linalg.py``), nor does the
 splat rule: into it go only producers that compute nothing (transposes, slices, broadcasts,
-which become its maps) or that it reads once (a) (a matrix-vector product's matrix). A
-matrix product then stays a plain contraction, which a code generator may run as a BLAS
-call, and its producers are computed once each instead of once per column.
+which become its maps) or that it reads once (a) (a matrix-vector product's matrix); nor into
+a kernel that only moves data into float contractions (the transpose of ``h.T @ g``, which
+they absorb next). A matrix product then stays a plain contraction, which a code generator may
+run as a BLAS call, and its producers are computed once each instead of once per column.
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
@@ -109,12 +110,25 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
-    cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
+    cost = _cost(producer)
     if users == {id(consumer)} and reads_once:
         return True
-    if cost and is_float_contraction(consumer):
+    if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):
         return False  # recomputed per column it would keep the contraction from a BLAS call
     return cost <= max_recompute
+
+
+def _cost(op: kernel.GenericOp) -> int:
+    """The scalar ops of a kernel's body that compute something."""
+    return sum(not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)) for inner in op.body.ops)
+
+
+def _feeds_float_contractions(op: kernel.GenericOp) -> bool:
+    """Whether ``op`` only moves data (a transpose, a slice) into float contractions: it will
+    become their maps, so a producer shared with others should not be recomputed inside it."""
+    users = [user for r in op.results for user, _ in r.uses]
+    return (_cost(op) == 0 and bool(users)
+            and all(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users))
 
 
 def _position(kb: KernelBuilder, e) -> Value:

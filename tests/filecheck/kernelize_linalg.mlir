@@ -88,3 +88,30 @@
   %5 = "array.dot_general"(%1, %4) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xi32>, tensor<3x5xi32>) -> tensor<4x5xi32>
   "func.return"(%5) : (tensor<4x5xi32>) -> ()
 }) {function_type = (tensor<4x3xi32>, tensor<3x5xi32>) -> tensor<4x5xi32>, sym_name = "producers_of_an_integer_contraction"} : () -> ()
+
+// -----
+// A cheap producer shared by a matrix product, the transpose feeding another and an
+// elementwise kernel (an MLP's h = tanh(x): h @ w, h.T @ g and 1 - h * h) is computed once for
+// both products: not inlined into the transpose, which the second product absorbs as its map.
+// The elementwise kernel still recomputes it (the cheap-producer rule).
+// RUN: kernelize,fuse,dce
+// CHECK:      [[H:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "math.tanh"
+// CHECK:      "kernel.generic"([[H]], %arg1) ({
+// CHECK-NOT:    "math.tanh"
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK:      "kernel.generic"(%arg2, [[H]]) ({
+// CHECK-NOT:    "math.tanh"
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:        "math.tanh"
+// CHECK-NOT:  "math.tanh"
+"func.func"() ({
+^bb0(%arg0: tensor<5x3xf32>, %arg1: tensor<3x2xf32>, %arg2: tensor<5x2xf32>):
+  %0 = "array.tanh"(%arg0) : (tensor<5x3xf32>) -> tensor<5x3xf32>
+  %1 = "array.dot_general"(%0, %arg1) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<5x3xf32>, tensor<3x2xf32>) -> tensor<5x2xf32>
+  %2 = "array.transpose"(%0) {permutation = [1, 0]} : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %3 = "array.dot_general"(%2, %arg2) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<3x5xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>
+  %4 = "array.mul"(%0, %0) : (tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  "func.return"(%1, %3, %4) : (tensor<5x2xf32>, tensor<3x2xf32>, tensor<5x3xf32>) -> ()
+}) {function_type = (tensor<5x3xf32>, tensor<3x2xf32>, tensor<5x2xf32>) -> (tensor<5x2xf32>, tensor<3x2xf32>, tensor<5x3xf32>), sym_name = "shared_producer_of_two_products"} : () -> ()
