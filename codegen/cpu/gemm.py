@@ -12,11 +12,13 @@ ABI that:
    result, each matrix transposed or not from which of its dims has unit stride, leading
    dimensions from the other stride. Dims of one role (two contracted axes of a tensordot)
    pass as one when their strides nest;
-2. if the strides fit (a unit stride per matrix, leading dimensions in range, positive vector
-   increments, aligned elements), calls ``gemm`` (``dot`` when the product is 1x1, ``gemv``
-   when it has one row or one column) once per batch index;
-3. else calls the kernel's ordinary loop nest (emitted alongside, same parameters), as do
-   empty contractions (decided here, statically).
+2. calls ``gemm`` (``dot`` when the product is 1x1, ``gemv`` when it has one row or one column)
+   once per batch index. An input whose strides do not fit (no unit stride, a leading
+   dimension out of range, a negative increment, a misaligned start, role dims that do not
+   nest) is first copied into a row-major buffer, as NumPy does;
+3. runs the kernel's ordinary loop nest instead (emitted alongside, same parameters) when the
+   result's strides do not fit or no buffer could be allocated; empty contractions are plain
+   loop nests (decided here, statically).
 
 The routine's name is recorded in the plan (``Launch.calls``) and resolved when it is loaded
 (``codegen/cpu/blas.py``). Integer, bool and complex contractions keep the loop nest.
@@ -68,27 +70,73 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     return fn, symbol
 
 
+class _Input:
+    """How an input reaches BLAS: as it is when its strides fit, else packed per batch index
+    into a row-major buffer (as NumPy copies such an operand); the strides the call sees."""
+
+    def __init__(self, call: _Call, index: int, row_dims: tuple[int, ...], col_dims: tuple[int, ...]):
+        b, c = call.b, call.c
+        self.index, self.dims = index, row_dims + col_dims
+        rows, cols = c.extent(row_dims), c.extent(col_dims)
+        self.strides = [call.dim_stride(index, d) for d in self.dims]
+        row_stride, rows_nest = call.role_stride(index, row_dims)
+        col_stride, cols_nest = call.role_stride(index, col_dims)
+        row_ok, _ = call.storage(rows, cols, row_stride, col_stride, row_major=True)
+        col_ok, _ = call.storage(rows, cols, row_stride, col_stride, row_major=False)
+        # As NumPy, never hand BLAS a misaligned array (an unaligned view): pack it.
+        address = b.ptrtoint(call.operands[index].pointer, I64)
+        aligned = b.icmp_unsigned("==", b.and_(address, ll.Constant(I64, call.itemsize - 1)),
+                                  ll.Constant(I64, 0))
+        self.direct = b.and_(b.and_(rows_nest, cols_nest), b.and_(aligned, b.or_(row_ok, col_ok)))
+        self.row_stride = b.select(self.direct, row_stride, ll.Constant(I64, cols))
+        self.col_stride = b.select(self.direct, col_stride, ll.Constant(I64, 1))
+        before = b.block
+        with b.if_then(b.not_(self.direct), likely=False):
+            allocated = b.call(call.malloc, [ll.Constant(I64, rows * cols * call.itemsize)])
+            allocating = b.block
+        self.buffer = b.phi(PTR)
+        self.buffer.add_incoming(ll.Constant(PTR, None), before)
+        self.buffer.add_incoming(allocated, allocating)
+        call.require(b.or_(self.direct, b.icmp_unsigned("!=", self.buffer, ll.Constant(PTR, None))))
+        self.packed_strides = [ll.Constant(I64, x) for x in _row_major([c.domain[d] for d in self.dims])]
+
+    def pointer(self, call: _Call, source: ll.Value) -> ll.Value:
+        """What the call reads at one batch index: ``source``, or a packed copy of it."""
+        b = call.b
+        with b.if_then(b.not_(self.direct), likely=False):
+            def copy(ivs):
+                src = b.gep(source, [_dot(b, ivs, self.strides)], source_etype=call.float)
+                dst = b.gep(self.buffer, [_dot(b, ivs, self.packed_strides)], source_etype=call.float)
+                b.store(b.load(src, typ=call.float), dst)
+            emit_nest(b, [extent(call.c.domain[d]) for d in self.dims], copy)
+        return b.select(self.direct, source, self.buffer)
+
+
 class _Call:
     def __init__(self, fn: ll.Function, c: Contraction, operands: list[Operand], maps: list[AffineMap],
                  library: BlasLibrary, symbol: str, loops: ll.Function):
         self.c, self.operands, self.maps = c, operands, maps
         self.int = ll.IntType(library.int_bits)
         self.float = value_type(c.element)
+        self.itemsize = c.element.bitwidth // 8
+        self.malloc = _declare(fn.module, "malloc", [I64], PTR)
+        free = _declare(fn.module, "free", [PTR], ll.VoidType())
         self.b = b = ll.IRBuilder(fn.append_basic_block("entry"))
         self.ok: ll.Value = ll.Constant(I1, 1)
+        self.inputs = (_Input(self, _A, c.m, c.k), _Input(self, _B, c.k, c.n))
         routine = routine_for(c)
         args = self.arguments(routine)
-        for i in (_A, _B):  # as NumPy, never hand BLAS a misaligned array (an unaligned view)
-            address = b.ptrtoint(operands[i].pointer, I64)
-            misaligned = b.and_(address, ll.Constant(I64, c.element.bitwidth // 8 - 1))
-            self.require(b.icmp_unsigned("==", misaligned, ll.Constant(I64, 0)))
         call_blas, call_loops = fn.append_basic_block("blas"), fn.append_basic_block("loops")
         b.cbranch(self.ok, call_blas, call_loops)
-        b.position_at_end(call_loops)
+        b.position_at_end(call_loops)  # a result BLAS cannot write, or no memory to pack into
         b.call(loops, list(fn.args))
+        for operand in self.inputs:
+            b.call(free, [operand.buffer])
         b.ret_void()
         b.position_at_end(call_blas)
         self.emit_calls(fn.module, symbol, routine, args)
+        for operand in self.inputs:
+            b.call(free, [operand.buffer])
         b.ret_void()
 
     # -- strides -------------------------------------------------------------------------
@@ -103,16 +151,17 @@ class _Call:
                 stride = self.b.add(stride, step)
         return stride
 
-    def role_stride(self, i: int, dims: tuple[int, ...]) -> ll.Value:
-        """Operand ``i``'s stride along a role's dims taken as one; they must nest (the outer
-        stride is the inner one times the inner extent), else the call is off."""
+    def role_stride(self, i: int, dims: tuple[int, ...]) -> tuple[ll.Value, ll.Value]:
+        """Operand ``i``'s stride along a role's dims taken as one, and whether they nest (the
+        outer stride is the inner one times the inner extent), as one dim needs."""
+        nest: ll.Value = ll.Constant(I1, 1)
         if not dims:
-            return ll.Constant(I64, 0)
+            return ll.Constant(I64, 0), nest
         strides = [self.dim_stride(i, d) for d in dims]
         for outer, inner, d in zip(strides, strides[1:], dims[1:]):
             nested = self.b.mul(inner, ll.Constant(I64, self.c.domain[d]))
-            self.require(self.b.icmp_signed("==", outer, nested))
-        return strides[-1]
+            nest = self.b.and_(nest, self.b.icmp_signed("==", outer, nested))
+        return strides[-1], nest
 
     def base(self, i: int) -> ll.Value:
         """Operand ``i``'s first element read (its map may start at an offset)."""
@@ -159,9 +208,9 @@ class _Call:
         result is stored, not passed), checking on the way that the strides fit."""
         c, b = self.c, self.b
         rows, cols, depth = c.extent(c.m), c.extent(c.n), c.extent(c.k)
-        sa_m, sa_k = self.role_stride(_A, c.m), self.role_stride(_A, c.k)
-        sb_k, sb_n = self.role_stride(_B, c.k), self.role_stride(_B, c.n)
-        sc_m, sc_n = self.role_stride(_C, c.m), self.role_stride(_C, c.n)
+        (sa_m, sa_k), (sb_k, sb_n) = ((x.row_stride, x.col_stride) for x in self.inputs)
+        (sc_m, c_rows_nest), (sc_n, c_cols_nest) = self.role_stride(_C, c.m), self.role_stride(_C, c.n)
+        self.require(b.and_(c_rows_nest, c_cols_nest))
         one, zero = ll.Constant(self.float, 1.0), ll.Constant(self.float, 0.0)
         if routine == "dot":
             return [depth, _Array(_A), self.increment(depth, sa_k), _Array(_B), self.increment(depth, sb_k)]
@@ -214,12 +263,9 @@ class _Call:
                       result)
 
         def call(ivs):
-            pointers = []
-            for base, strides in zip(bases, batch_strides):
-                offset: ll.Value = ll.Constant(I64, 0)
-                for iv, stride in zip(ivs, strides):
-                    offset = b.add(offset, b.mul(iv, stride))
-                pointers.append(b.gep(base, [offset], source_etype=self.float))
+            pointers = [b.gep(base, [_dot(b, ivs, strides)], source_etype=self.float)
+                        for base, strides in zip(bases, batch_strides)]
+            pointers[:2] = [x.pointer(self, p) for x, p in zip(self.inputs, pointers)]
             value = b.call(fn, [fixed[n] if n in fixed else pointers[a] for n, a in enumerate(args)])
             if routine == "dot":
                 b.store(value, pointers[_C])
@@ -232,3 +278,19 @@ def _declare(module: ll.Module, symbol: str, params: list[ll.Type], result: ll.T
     if existing is not None:
         return existing
     return ll.Function(module, ll.FunctionType(result, params), symbol)
+
+
+def _dot(b: ll.IRBuilder, ivs, strides) -> ll.Value:
+    """``sum(iv * stride)``: an element offset."""
+    offset: ll.Value = ll.Constant(I64, 0)
+    for iv, stride in zip(ivs, strides):
+        offset = b.add(offset, b.mul(iv, stride))
+    return offset
+
+
+def _row_major(shape: list[int]) -> list[int]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= n
+    return strides[::-1]

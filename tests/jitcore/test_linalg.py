@@ -716,6 +716,8 @@ def test_batched_and_broadcast_products(dtype):
     assert_product(MATMUL(a, b), np.matmul, a, b)
     assert_product(MATMUL(a[:, :, ::2], b[:1]), np.matmul, a[:, :, ::2], b[:1])
     assert_product(MATMUL(a, b[0, :, 0]), np.matmul, a, b[0, :, 0])
+    packed = a[..., ::2], b[:, ::2, ::-1]  # no unit stride, a negative one: packed per batch
+    assert_product(MATMUL(*packed), np.matmul, *packed)  # NumPy: its own loop, another order
     assert_product(MATMUL(a.swapaxes(-1, -2), a), np.matmul, a.swapaxes(-1, -2), a)
     einsum = jc.jit(lambda a, b: np.einsum("abij,bjk->kai", a, b))
     assert_product(einsum(a, b), lambda a, b: np.einsum("abij,bjk->kai", a, b), a, b)
