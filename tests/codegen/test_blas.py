@@ -173,3 +173,26 @@ print("ok")
     out = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@needs_blas
+def test_a_pickled_blas_plan_resolves_its_routine_in_a_fresh_process(tmp_path):
+    """The plan carries the routine's name, not an address: a new process finds it again."""
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((6, 5)).astype(np.float32), rng.standard_normal((5, 4)).astype(np.float32)
+    (tmp_path / "plan.pkl").write_bytes(pickle.dumps(lower(lambda a, b: a @ b, a, b)))
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "b.npy", b)
+    script = f"""
+import pickle, sys
+import numpy as np
+from jitcore import pytree
+from jitcore.dispatch import Executable
+plan = pickle.loads(open({str(tmp_path / 'plan.pkl')!r}, 'rb').read())
+a, b = np.load({str(tmp_path / 'a.npy')!r}), np.load({str(tmp_path / 'b.npy')!r})
+(out,) = Executable(plan, pytree.flatten((0,))[1])([a, b])
+np.save({str(tmp_path / 'out.npy')!r}, out)
+assert "jitcore.passes" not in sys.modules  # nothing was compiled here: the plan was loaded
+"""
+    subprocess.run([sys.executable, "-c", script], cwd=ROOT, check=True, timeout=120)
+    assert np.array_equal(np.load(tmp_path / "out.npy"), a @ b)
