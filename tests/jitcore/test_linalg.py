@@ -651,7 +651,7 @@ def test_float_matmul_of_any_size_is_numpys_bit_for_bit(n, k, m, dtype):
     (lambda a, x: a @ x, [(8, 5), (5,)], "gemv"),
     (lambda x, a: x @ a, [(5,), (5, 8)], "gemv"),
     (lambda x, y: x @ y, [(5,), (5,)], "dot"),
-    (lambda a, b: np.einsum("bij,bjk->bik", a, b), [(3, 4, 5), (3, 5, 6)], "gemm"),
+    (lambda a, b: np.einsum("bij,bjk->bik", a, b), [(3, 32, 33), (3, 33, 34)], "gemm"),
     (lambda a, b: np.tensordot(a, b, 2), [(4, 5, 6), (5, 6, 7)], "gemm"),
 ], ids=["matmul", "transposed", "matvec", "vecmat", "dot", "batched", "tensordot"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
@@ -665,6 +665,21 @@ def test_float_contraction_calls_blas(fn, shapes, routine, dtype):
     (launch,) = [launch for launch in plan.launches if launch.calls]
     assert launch.calls == (symbol,) and launch.parallel_extent == ()
     assert_matches(jc.jit(fn)(*args), fn(*args), 0, routine)
+
+
+@needs_blas
+@pytest.mark.parametrize("fn, shapes", [
+    (lambda a, b: np.einsum("ij,ij->i", a, b), [(1000, 8), (1000, 8)]),
+    (lambda a, x: np.einsum("bij,bj->bi", a, x), [(100, 8, 8), (100, 8)]),
+    (lambda a, b: a @ b, [(100, 16, 16), (100, 16, 16)]),
+], ids=["row dots", "matvecs", "matmuls"])
+def test_batches_of_small_products_stay_loops(fn, shapes):
+    """A call per batch index costs more than the loop nest's work on small products
+    (``MIN_BATCHED_WORK`` in codegen/cpu/gemm.py); one large enough product takes the call."""
+    args = [np.random.default_rng(5).standard_normal(s).astype(np.float32) for s in shapes]
+    assert _calls(_llvm(fn, *args)) == []
+    assert_product(jc.jit(fn)(*args), fn, *args)
+    assert _calls(_llvm(fn, *[a[:1] for a in args])) != []  # a batch of one: a call
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.complex64, np.complex128, np.float16, np.bool_],
