@@ -23,8 +23,8 @@ from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.types import ScalarType
 
-_PRODUCT_SUM = {("arith.mulf", "arith.addf"), ("arith.muli", "arith.addi"),
-                ("complex.mul", "complex.add")}
+# Real products and sums (a complex body is written out in real parts: not recognised).
+_PRODUCT_SUM = {("arith.mulf", "arith.addf"), ("arith.muli", "arith.addi")}
 
 
 @dataclass(frozen=True)
