@@ -124,15 +124,11 @@ def elf_symbols(elf: bytes) -> tuple[set[str], list[str]]:
     return defined, undefined
 
 
-def _process_provides(symbol: str) -> bool:
-    """Whether the loader resolves ``symbol``: the process has it, or it was registered
-    (``llvm.add_symbol``: a library routine a plan calls, see ``codegen/cpu/blas.py``)."""
-    return llvm.address_of_symbol(symbol) is not None or _process_exports(symbol)
-
-
 @cache
-def _process_exports(symbol: str) -> bool:
-    return hasattr(ctypes.CDLL(None), symbol)
+def _process_provides(symbol: str) -> bool:
+    """Whether the process defines ``symbol``, or the runtime gave LLVM its address
+    (``llvm.add_symbol``: the runtime's settings)."""
+    return hasattr(ctypes.CDLL(None), symbol) or llvm.address_of_symbol(symbol) is not None
 
 
 def assembly(optimized_llvm_ir: str) -> str:
