@@ -126,7 +126,9 @@ def elf_symbols(elf: bytes) -> tuple[set[str], list[str]]:
 
 @cache
 def _process_provides(symbol: str) -> bool:
-    return hasattr(ctypes.CDLL(None), symbol)
+    """Whether the process defines ``symbol``, or the runtime gave LLVM its address
+    (``llvm.add_symbol``: the runtime's settings)."""
+    return hasattr(ctypes.CDLL(None), symbol) or llvm.address_of_symbol(symbol) is not None
 
 
 def assembly(optimized_llvm_ir: str) -> str:
