@@ -13,10 +13,11 @@ decides per target instead (``vector_bits``) and states it in the target machine
 ``magic()``'s features and code compiled for one width is never taken for the other's:
 
 - measured (``MEASURED_VECTOR_BITS``): ``znver5`` 512. On the development machine (AMD EPYC,
-  Zen 5; tools/bench.py's math suite, 10M elements, medians, one process per width, see
-  docs/performance.md "Vector width") 512-bit kernels are as fast or faster than 256-bit ones in
-  every case: the compute-bound f32 trigonometry gains most (f32 sin 1.3x, cos 1.3x),
-  the memory-bound cases (sqrt, a*b+c*d-1, sums) are equal within the noise;
+  Zen 5, 2 cores; docs/performance.md "Vector width" has the tables and how to rerun them) the
+  512-bit kernels of the math library run 1.7-2.0x faster than 256-bit ones while the data is in
+  cache (100k elements: exp, log, tanh, sin, cos, sqrt, f32 and f64) and 1.1-1.8x faster at 10M
+  elements, where memory bounds part of the time; elementwise arithmetic (a*b+c*d-1) and sums
+  are equal within the noise (0.9-1.1x) at every size;
 - not measured, by rule: 512 on every other AVX-512 CPU (NumPy's own AVX-512 loops are 512-bit
   there, and a math kernel is compute-bound), except the first AVX-512 server cores,
   ``skylake-avx512``, ``cascadelake`` and ``cooperlake``, where 512-bit floating-point work
