@@ -12,17 +12,19 @@ nothing changes, for each kernel and each of its operands:
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
-Clamped reads (the pieces of a pad or a concatenate, read everywhere and selected by
-position) take producers too, so a shift such as ``np.roll`` or ``np.concatenate([x[3:],
-x[:3]])`` is one kernel reading ``x`` through shifted maps, with no slice copied. Such a
-producer's body runs at every point of the consumer, in range or not, once per piece, so only a
-cheap producer (rule (b)) is inlined there; each of its reads becomes clamped into its operand's
-bounds. Where the consumer selects the piece, the composed position is the one the producer
-would have read (in range, the clamp changes nothing); elsewhere the value is discarded, and
-clamping keeps the read in bounds (scalar bodies cannot trap: integer division guards zero).
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
+
+Clamped reads (the pieces of a pad or a concatenate, read everywhere and selected by
+position) take producers too, so a shift such as ``np.roll`` or ``np.concatenate([x[3:],
+x[:3]])`` is one kernel reading ``x`` through shifted maps, with no slice copied. Such a
+producer's body runs at every point of the consumer, in range or not, once per piece, so only
+a cheap producer (rule (b)) is inlined there, and each of its reads becomes clamped into its
+operand's bounds. Where the consumer selects the piece, the composed position is the one the
+producer would have read (in range, the clamp changes nothing); elsewhere the value is
+discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: integer division
+guards zero).
 
 Indexed kernels (gathers and scatters: ``indexed`` operands, ``kernel.check_index``,
 ``kernel.insert``) stay whole. Such a kernel is never inlined into a consumer: its checks
@@ -107,13 +109,13 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # its body computes only part of its result
     if index in consumer.copy_inputs:
         return False  # a copy source must be a buffer
-    cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
-    if index in consumer.clamped:
-        # a pad or concatenate evaluates every piece at every point, then selects one
-        return cost <= max_recompute
+    if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
+        ops = producer.body.ops
+        return sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in ops) <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+    cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
     return (users == {id(consumer)} and reads_once) or cost <= max_recompute
 
 
