@@ -22,6 +22,16 @@ Reductions, and kernels whose results start as copies of an input (slice updates
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
 
+Clamped reads (the pieces of a pad or a concatenate, read everywhere and selected by
+position) take producers too, so a shift such as ``np.roll`` or ``np.concatenate([x[3:],
+x[:3]])`` is one kernel reading ``x`` through shifted maps, with no slice copied. Such a
+producer's body runs at every point of the consumer, in range or not, once per piece, so only
+a cheap producer (rule (b)) is inlined there, and each of its reads becomes clamped into its
+operand's bounds. Where the consumer selects the piece, the composed position is the one the
+producer would have read (in range, the clamp changes nothing); elsewhere the value is
+discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: integer division
+guards zero).
+
 Indexed kernels (gathers and scatters: ``indexed`` operands, ``kernel.check_index``,
 ``kernel.insert``) stay whole. Such a kernel is never inlined into a consumer: its checks
 record the first bad index and its inserts apply in order, so running its body inside another
@@ -105,8 +115,11 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # an indexed kernel stays whole (see the module docstring)
     if any(i >= 0 for i in producer.copy_inputs):
         return False  # its body computes only part of its result
-    if index in consumer.clamped or index in consumer.copy_inputs:
-        return False  # a clamped read has no affine form; a copy source must be a buffer
+    if index in consumer.copy_inputs:
+        return False  # a copy source must be a buffer
+    if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
+        ops = producer.body.ops
+        return sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in ops) <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
@@ -164,9 +177,10 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
         mapping[target] = kb.input(value, consumer.input_maps[index])
     else:
         outer = consumer.input_maps[index]
+        clamp_all = index in consumer.clamped  # see "Clamped reads" in the module docstring
         inner: dict[Value, Value] = {}
         for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, producer.body.args)):
-            inner[arg] = kb.input(v, m.compose(outer), j in producer.clamped)
+            inner[arg] = kb.input(v, m.compose(outer), clamp_all or j in producer.clamped)
         for op in producer.body.ops[:-1]:
             if isinstance(op, kernel.IndexOp):
                 inner[op.result] = _position(kb, outer.exprs[op.dim])
