@@ -41,11 +41,14 @@ class ArrayHeader:
 class Launch:
     """One kernel run by the entry point, in order: its symbol, the storage of each operand
     (inputs then results, then the status words for a kernel that checks indices), and the extents of its
-    parallel dims, where a threaded or GPU runtime may split it (none: it runs as one piece)."""
+    parallel dims, where a threaded or GPU runtime may split it (none: it runs as one piece).
+    ``calls`` names the library routines the kernel calls (a BLAS contraction's ``sgemm``, say,
+    by its symbol), which the backend resolves when it loads the plan."""
 
     kernel: str
     operands: tuple[Storage, ...]
     parallel_extent: tuple[int, ...]
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,15 @@ so a second load of a name reuses the first.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, target
+from jitcore.codegen.cpu import blas, runtime, target
+from jitcore.codegen.cpu.gemm import emit_blas_kernel
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
@@ -42,9 +44,11 @@ class CpuBackend:
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
         kernels, splits = [], []
-        for launch, op in zip(plan.launches, ops):
-            kernel, extent = self._kernel(module, plan, launch, op, options.fastmath)
-            kernels.append(kernel)
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            fn, calls, extent = self._kernel(module, plan, launch, op, options.fastmath)
+            kernels.append(fn)
+            if calls:  # the library threads the call itself: the launch runs as one piece
+                plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
             splits.append(None if extent is None else runtime.Split(extent, _work(op)))
 
         def run_launch(b, index, kernel, args):
@@ -54,7 +58,7 @@ class CpuBackend:
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
-        plan.launches = [Launch(launch.kernel.replace(draft, symbol), launch.operands, launch.parallel_extent)
+        plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                          for launch in plan.launches]
         plan.llvm_ir = text.replace(draft, symbol)
         optimized, plan.object_code = target.compile_ir(plan.llvm_ir)
@@ -65,15 +69,26 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool) -> tuple[ll.Function, int | None]:
-        return emit_kernel(module, launch.kernel, op, strided_operands(plan, launch), fastmath,
-                           split=bool(launch.parallel_extent) and _work(op) >= runtime.MIN_SPLIT_WORK)
+                fastmath: bool) -> tuple[ll.Function, tuple[str, ...], int | None]:
+        """The kernel of ``launch``, the library routines it calls, and the extent its range
+        splits (None: not split): a float contraction calls BLAS where the process has one
+        (``codegen/cpu/gemm.py``), the rest are loops, split for the runtime's threads when
+        they may be and are large enough (``runtime.MIN_SPLIT_WORK``)."""
+        strided = strided_operands(plan, launch)
+        called = emit_blas_kernel(module, launch.kernel, op, strided, fastmath, blas.library())
+        if called is not None:
+            return called[0], (called[1],), None
+        split = bool(launch.parallel_extent) and _work(op) >= runtime.MIN_SPLIT_WORK
+        fn, extent = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)
+        return fn, (), extent
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""
         with self._lock:
             loaded = self._loaded.get(plan.symbol)
             if loaded is None:
+                for symbol in sorted({name for launch in plan.launches for name in launch.calls}):
+                    blas.register(symbol)
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
                     runtime.load_run_chunks(_compile_and_load)
                 address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]

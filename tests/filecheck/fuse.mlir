@@ -288,8 +288,9 @@
 }) {function_type = (tensor<8x6xf32>, tensor<3x8xf32>) -> tensor<3x7xf32>, sym_name = "transpose_and_slices_are_index_maps"} : () -> ()
 
 // -----
-// A clamped read (pad, concatenate) has no affine form: even a cheap producer is materialised.
-// RUN: kernelize,fuse,dce
+// A clamped read (pad, concatenate) evaluates its piece at every point and selects: a producer
+// above max-recompute ops is materialised there, even with one user that reads each element once.
+// RUN: kernelize,fuse{max-recompute=0},dce
 // CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.exp"
 // CHECK:      "kernel.generic"([[E]]) ({
@@ -301,7 +302,41 @@
   %1 = "array.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
   %2 = "array.pad"(%0, %1) {high = [2], low = [1]} : (tensor<5xf32>, tensor<f32>) -> tensor<8xf32>
   "func.return"(%2) : (tensor<8xf32>) -> ()
-}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "producer_of_a_clamped_read_is_materialised"} : () -> ()
+}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "costly_producer_of_a_clamped_read_is_materialised"} : () -> ()
+
+// -----
+// A cheap producer of a clamped read is inlined, and its own reads become clamped: the pad is
+// one kernel reading %arg0 at d0 - 1 (out of range at the edges, where the fill is selected).
+// RUN: kernelize,fuse,dce
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:        "math.exp"
+// CHECK:        "arith.select"
+// CHECK:      }) {clamped = [0], domain = [8], indexing_maps = [affine_map<(d0) -> (d0 + -1)>, affine_map<(d0) -> (d0)>]
+// CHECK-NOT:  "kernel.generic"
+"func.func"() ({
+^bb0(%arg0: tensor<5xf32>):
+  %0 = "array.exp"(%arg0) : (tensor<5xf32>) -> tensor<5xf32>
+  %1 = "array.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %2 = "array.pad"(%0, %1) {high = [2], low = [1]} : (tensor<5xf32>, tensor<f32>) -> tensor<8xf32>
+  "func.return"(%2) : (tensor<8xf32>) -> ()
+}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "cheap_producer_of_a_clamped_read_is_inlined"} : () -> ()
+
+// -----
+// np.roll(x, 3) is a concatenate of two slices of x: one kernel reading x through two shifted,
+// clamped maps and selecting by position; no slice is copied.
+// RUN: kernelize,fuse,dce
+// CHECK:      ^bb0(%arg0: tensor<10xf32>):
+// CHECK-NEXT:   [[R:%[0-9]+]] = "kernel.generic"(%arg0, %arg0) ({
+// CHECK:          "arith.select"
+// CHECK:        }) {clamped = [0, 1], domain = [10], indexing_maps = [affine_map<(d0) -> (d0 + 7)>, affine_map<(d0) -> (d0 + -3)>, affine_map<(d0) -> (d0)>]
+// CHECK-NEXT:   "func.return"([[R]])
+"func.func"() ({
+^bb0(%arg0: tensor<10xf32>):
+  %0 = "array.slice"(%arg0) {start = [7], stride = [1]} : (tensor<10xf32>) -> tensor<3xf32>
+  %1 = "array.slice"(%arg0) {start = [0], stride = [1]} : (tensor<10xf32>) -> tensor<7xf32>
+  %2 = "array.concatenate"(%0, %1) {axis = 0} : (tensor<3xf32>, tensor<7xf32>) -> tensor<10xf32>
+  "func.return"(%2) : (tensor<10xf32>) -> ()
+}) {function_type = (tensor<10xf32>) -> tensor<10xf32>, sym_name = "roll_reads_in_place"} : () -> ()
 
 // -----
 // A slice update writes only part of its result: it is never inlined into its user, and the
