@@ -4,8 +4,11 @@ vectorizers.
 The CPU's tactics, each a choice a GPU would make differently:
 
 - an all-identity, all-contiguous kernel is one flat loop (``_flatten``);
-- a float sum or product over the innermost dim keeps several partial accumulators
-  (``_blocked_reduction``), as NumPy's pairwise sum does, so the loop vectorizes;
+- a reduction over trailing dims of contiguous operands reduces them as one dim
+  (``_collapse_reduction``): a full ``x.sum()`` is one long row;
+- a float sum or product over the innermost dim keeps several partial accumulators, combined
+  in blocks and pairwise (``reduction.BlockedReduction``: vectorized, in a fixed order, with
+  error growing like log(n)), as NumPy's pairwise sum does;
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
@@ -17,11 +20,12 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
+from jitcore.codegen.cpu import reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
-from jitcore.codegen.llvm_types import I1, I64, constant, memory_type, value_type
+from jitcore.codegen.llvm_types import I1, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.ir.attributes import AffineMap
-from jitcore.ir.core import Operation, Value
+from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
 
@@ -47,6 +51,8 @@ class _Schedule:
             m.is_identity for m in maps
         ):
             maps = self._flatten(operands, maps)
+        elif not (positional or any(strided) or op.clamped):
+            maps = self._collapse_reduction(operands, maps)
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath))
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
@@ -62,6 +68,30 @@ class _Schedule:
         for operand in operands:
             operand.strides, operand.shape = [extent(1)], [size]
         return [AffineMap.identity(1) for _ in maps]
+
+    def _collapse_reduction(self, operands, maps) -> list[AffineMap]:
+        """Trailing reduction dims that every input reads whole and contiguously (identity maps
+        over inputs shaped like the domain) become one dim, so the blocked reduction sees the
+        whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not ``m`` row
+        totals added in order."""
+        op = self.op
+        its = list(op.iterator_types)
+        trailing = len(its) - next((d + 1 for d in reversed(range(len(its))) if its[d] != "reduction"), 0)
+        if (trailing < 2 or op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
+                or any(v.type.shape != tuple(op.domain()) for v in op.operands)
+                or not all(m.is_identity for m in op.input_maps)):
+            return maps
+        kept = len(its) - trailing
+        if any(e.dim is not None and e.dim >= kept for m in op.output_maps for e in m.exprs):
+            return maps
+        size = extent(int(np.prod(op.domain()[kept:])))
+        self.domain = self.domain[:kept] + [size]
+        for operand in operands[: len(op.operands)]:
+            operand.strides = operand.strides[:kept] + [extent(1)]
+            operand.shape = operand.shape[:kept] + [size]
+        inputs = [AffineMap.identity(kept + 1) for _ in op.operands]
+        outputs = [AffineMap(kept + 1, m.exprs) for m in op.output_maps]
+        return inputs + outputs
 
     def _emit_nest(self) -> None:
         self._emit_copies()
@@ -146,8 +176,9 @@ class _Schedule:
             self._point(ivs)
             return
         trip_count = self.domain[depth]
-        if depth == len(self.domain) - 1 and self._lane_combiners() and self._worth_blocking(trip_count):
-            self._blocked_reduction(trip_count, ivs)
+        combiners = self._lane_combiners() if depth == len(self.domain) - 1 else None
+        if combiners and self._worth_blocking(trip_count):
+            reduction.BlockedReduction(self.b, self.op, self.body, combiners).emit(trip_count, ivs)
             return
         if depth == self.op.scan_dim and static_value(trip_count) != 0:
             # Position 0 from the inits, then positions 1.. in order, each reading the one
@@ -165,108 +196,13 @@ class _Schedule:
         known = static_value(value)
         return extent(known - n) if known is not None else self.b.sub(value, extent(n))
 
-    def _lanes(self) -> int:
-        """Partial accumulators per result in a blocked reduction: two vectors' worth."""
-        return 16 if self.op.results[0].type.element.bitwidth <= 32 else 8
-
     def _worth_blocking(self, trip_count: ll.Value) -> bool:
-        """A blocked reduction pays once there are two blocks of lanes (or the count is known
+        """A blocked reduction pays once there are two groups of lanes (or the count is known
         only at run time)."""
         known = static_value(trip_count)
-        return known is None or known >= 2 * self._lanes()
+        return known is None or known >= 2 * reduction.lanes_for(self.op.results[0].type.element)
 
     def _lane_combiners(self) -> list[str] | None:
-        """For a float sum or product over the innermost dim, each result's combining op.
-
-        Such a loop carries one add from each iteration to the next, which LLVM may not reorder
-        (IEEE), so it would run one element at a time. Only these two ops are reordered here:
-        several partial accumulators, added pairwise at the end, as NumPy's pairwise sum does.
-        """
-        op = self.op
-        if (self.fastmath or op.scan_dim is not None or not op.has_reduction
-                or op.iterator_types[-1] != "reduction"):
-            return None
-        n_in = len(op.operands)
-        names = []
-        for k, y in enumerate(op.body.terminator.operands):
-            acc = op.body.args[n_in + k]
-            combine = getattr(y, "op", None)
-            if _is_complex_sum(combine, acc):
-                names.append("complex.add")
-                continue
-            if (combine is None or combine.op_name not in ("arith.addf", "arith.mulf")
-                    or acc not in combine.operands or len(acc.uses) != 1):
-                return None
-            names.append(combine.op_name)
-        return names
-
-    def _blocked_reduction(self, trip_count: ll.Value, ivs: list) -> None:
-        """The innermost (reduction) loop with ``_lanes()`` partial accumulators per result:
-        blocks of lanes, then the remaining elements into lane 0, then a pairwise sum of the
-        lanes into the result."""
-        op, n_in, lanes = self.op, len(self.op.operands), self._lanes()
-        combiners = self._lane_combiners()
-        slots = []
-        with self.b.goto_entry_block():
-            for r in op.results:
-                slots.append([self.b.alloca(value_type(r.type.element)) for _ in range(lanes)])
-        for k, r in enumerate(op.results):
-            init = op.attributes["inits"][k].value
-            for slot in slots[k]:
-                self.b.store(constant(r.type.element, init), slot)
-
-        types = [value_type(r.type.element) for r in op.results]
-
-        def step(position, lane):
-            accs = lambda: [self.b.load(slots[k][lane], typ=t) for k, t in enumerate(types)]  # noqa: E731
-            for slot, y in zip((s[lane] for s in slots), self.body.evaluate([*ivs, position], accs)):
-                self.b.store(y, slot)
-
-        width = ll.Constant(I64, lanes)
-
-        def block(iv):
-            base = self.b.mul(iv, width)
-            for lane in range(lanes):
-                step(self.b.add(base, ll.Constant(I64, lane)), lane)
-
-        known = static_value(trip_count)
-        if known is not None:
-            blocks, start = extent(known // lanes), extent(known // lanes * lanes)
-            remainder = extent(known % lanes)
-        else:
-            blocks = self.b.udiv(trip_count, width)
-            start = self.b.mul(blocks, width)
-            remainder = self.b.sub(trip_count, start)
-        emit_loop(self.b, blocks, block)
-        emit_loop(self.b, remainder, lambda iv: step(self.b.add(start, iv), 0))
-        zero = [*ivs, ll.Constant(I64, 0)]
-        for k, (r, name) in enumerate(zip(op.results, combiners)):
-            t = value_type(r.type.element)
-            parts = [self.b.load(slot, typ=t) for slot in slots[k]]
-            while len(parts) > 1:
-                parts = [self._combine(name, a, b) for a, b in zip(parts[::2], parts[1::2])]
-            total = self._combine(name, self.body.load(n_in + k, zero, r), parts[0])
-            self.body.store(n_in + k, zero, r, total)
-
-    def _combine(self, name: str, a: ll.Value, b: ll.Value) -> ll.Value:
-        if name == "complex.add":
-            for k in (0, 1):
-                part = self.b.fadd(self.b.extract_value(a, k), self.b.extract_value(b, k))
-                a = self.b.insert_value(a, part, k)
-            return a
-        return self.b.fadd(a, b) if name == "arith.addf" else self.b.fmul(a, b)
-
-
-def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
-    """``complex.create(re(acc) + re(x), im(acc) + im(x))``: a complex sum, whose two float
-    sums may be reordered like a float sum's."""
-    if combine is None or combine.op_name != "complex.create" or len(acc.uses) != 2:
-        return False
-    for part, name in zip(combine.operands, ("complex.re", "complex.im")):
-        add = getattr(part, "op", None)
-        if add is None or add.op_name != "arith.addf":
-            return False
-        if not any(getattr(v, "op", None) is not None and v.op.op_name == name and v.op.operands[0] is acc
-                   for v in add.operands):
-            return False
-    return True
+        """The combiners of a float sum or product along the innermost dim, reordered as
+        ``reduction`` documents; with ``fastmath`` LLVM reorders the plain loop itself."""
+        return None if self.fastmath else reduction.lane_combiners(self.op)
