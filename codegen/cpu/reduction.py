@@ -39,6 +39,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
+from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
 
 STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per accumulator
@@ -51,14 +52,18 @@ def lanes_for(element) -> int:
     return 16 if element.bitwidth <= 32 else 8
 
 
-def lane_combiners(op) -> list[str] | None:
-    """For a float sum or product over the innermost dim, each result's combining op (None when
-    the kernel is not such a reduction).
+def lane_combiners(op, dim: int = -1) -> list[str] | None:
+    """For a float sum or product over dim ``dim`` (-1: the innermost; -2: the one before,
+    with a parallel innermost dim), each result's combining op (None when the kernel is not such
+    a reduction).
 
     Only these ops are reordered: ``arith.addf``, ``arith.mulf`` and a complex sum (two float
     sums). Their accumulator is used once, by the combine, so the body is ``acc (+) f(inputs)``.
     """
-    if op.scan_dim is not None or not op.has_reduction or op.iterator_types[-1] != "reduction":
+    its = op.iterator_types
+    if op.scan_dim is not None or not op.has_reduction or len(its) < -dim or its[dim] != "reduction":
+        return None
+    if dim == -2 and its[-1] != "parallel":
         return None
     n_in = len(op.operands)
     names = []
@@ -100,21 +105,41 @@ def combine(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
     return b.fadd(x, y) if name == "arith.addf" else b.fmul(x, y)
 
 
-class BlockedReduction:
-    """One row's reduction in the order of the module docstring, at the builder's position.
+def _while_bit(b: ll.IRBuilder, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
+    """``level = 0; while <test>: body(level); level += 1``, returning ``level`` after the loop.
+    The test is bit ``level`` of ``bits`` being set, or (``stop_when_zero``) ``bits >> level``
+    being non-zero."""
+    pre = b.block
+    fn = b.function
+    header, inner, done = (fn.append_basic_block(n) for n in ("cascade", "carry", "carried"))
+    b.branch(header)
+    b.position_at_end(header)
+    level = b.phi(I64)
+    level.add_incoming(ll.Constant(I64, 0), pre)
+    shifted = b.lshr(bits, level)
+    if not stop_when_zero:
+        shifted = b.and_(shifted, ll.Constant(I64, 1))
+    b.cbranch(b.icmp_unsigned("!=", shifted, ll.Constant(I64, 0)), inner, done)
+    b.position_at_end(inner)
+    body(level)
+    level.add_incoming(b.add(level, ll.Constant(I64, 1)), b.block)
+    b.branch(header)
+    b.position_at_end(done)
+    return level
 
-    ``body`` is the schedule's ``KernelBody``; ``ivs`` the outer induction values (the row).
-    """
 
-    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[str]):
-        self.b, self.op, self.body, self.combiners = b, op, body, combiners
-        self.lanes = lanes_for(op.results[0].type.element)
+class _Cascade:
+    """Lanes of partial results and their cascade; subclasses say which element a lane adds at
+    each step (``_block``, ``_tail``) and where the lanes end up (``_finish``)."""
+
+    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[str], lanes: int):
+        self.b, self.op, self.body, self.combiners, self.lanes = b, op, body, combiners, lanes
         self.types = [value_type(r.type.element) for r in op.results]
         self.inits = [constant(r.type.element, init.value)
                       for r, init in zip(op.results, op.attributes["inits"])]
         with b.goto_entry_block():
-            self.slots = [[b.alloca(t) for _ in range(self.lanes)] for t in self.types]
-            self.stacks = [b.alloca(t, size=LEVELS * self.lanes) for t in self.types]
+            self.slots = [[b.alloca(t) for _ in range(lanes)] for t in self.types]
+            self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
 
     # -- lanes ------------------------------------------------------------------------------
     def _reset_lanes(self) -> None:
@@ -122,17 +147,15 @@ class BlockedReduction:
             for slot in slots:
                 self.b.store(init, slot)
 
-    def _step(self, ivs: list, position: ll.Value, lane: int) -> None:
-        """The body at ``position`` of the row, accumulating into lane ``lane``."""
+    def _step(self, point: list, lane: int) -> None:
+        """The body at iteration point ``point``, accumulating into lane ``lane``."""
         b = self.b
         accs = lambda: [b.load(s[lane], typ=t) for s, t in zip(self.slots, self.types)]  # noqa: E731
-        for slots, y in zip(self.slots, self.body.evaluate([*ivs, position], accs)):
+        for slots, y in zip(self.slots, self.body.evaluate(point, accs)):
             b.store(y, slots[lane])
 
-    def _group(self, ivs: list, base: ll.Value) -> None:
-        """Elements ``base .. base + LANES - 1``, one per lane."""
-        for lane in range(self.lanes):
-            self._step(ivs, self.b.add(base, ll.Constant(I64, lane)), lane)
+    def _lane_values(self, k: int) -> list[ll.Value]:
+        return [self.b.load(slot, typ=self.types[k]) for slot in self.slots[k]]
 
     # -- the cascade ------------------------------------------------------------------------
     def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
@@ -148,65 +171,19 @@ class BlockedReduction:
                 b.store(combine(b, name, earlier, b.load(slot, typ=t)), slot)
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
-        """``level = 0; while <test>: body(level); level += 1``, returning ``level`` after the loop.
-        The test is bit ``level`` of ``bits`` being set, or (``stop_when_zero``) ``bits >> level``
-        being non-zero."""
-        b = self.b
-        pre = b.block
-        fn = b.function
-        header, inner, done = (fn.append_basic_block(n) for n in ("cascade", "carry", "carried"))
-        b.branch(header)
-        b.position_at_end(header)
-        level = b.phi(I64)
-        level.add_incoming(ll.Constant(I64, 0), pre)
-        shifted = b.lshr(bits, level)
-        if not stop_when_zero:
-            shifted = b.and_(shifted, ll.Constant(I64, 1))
-        b.cbranch(b.icmp_unsigned("!=", shifted, ll.Constant(I64, 0)), inner, done)
-        b.position_at_end(inner)
-        body(level)
-        level.add_incoming(b.add(level, ll.Constant(I64, 1)), b.block)
-        b.branch(header)
-        b.position_at_end(done)
-        return level
+        return _while_bit(self.b, bits, stop_when_zero, body)
 
     def _push_block(self, block: ll.Value) -> None:
         """Merge block number ``block`` (in the lanes) into the cascade, as a binary counter
         carries: one merge per trailing one bit of ``block``, then store at the level reached."""
         top = self._while_bit(block, False, self._add_level_to_lanes)
-        for k, (slots, t) in enumerate(zip(self.slots, self.types)):
-            for lane, slot in enumerate(slots):
-                self.b.store(self.b.load(slot, typ=t), self._level(k, top, lane))
+        for k in range(len(self.slots)):
+            for lane, value in enumerate(self._lane_values(k)):
+                self.b.store(value, self._level(k, top, lane))
 
-    # -- the row ----------------------------------------------------------------------------
-    def emit(self, trip_count: ll.Value, ivs: list) -> None:
-        b, lanes = self.b, self.lanes
-        width = ll.Constant(I64, lanes)
-        block_size = ll.Constant(I64, lanes * STEPS)
-        known = static_value(trip_count)
-        if known is not None:
-            blocks = extent(known // (lanes * STEPS))
-            start = extent(known // (lanes * STEPS) * lanes * STEPS)
-            groups = extent(known % (lanes * STEPS) // lanes)
-            rest = extent(known // lanes * lanes)
-            leftover = extent(known % lanes)
-        else:
-            blocks = b.udiv(trip_count, block_size)
-            start = b.mul(blocks, block_size)
-            groups = b.udiv(b.sub(trip_count, start), width)
-            rest = b.mul(b.udiv(trip_count, width), width)
-            leftover = b.sub(trip_count, rest)
-
-        def block(j):
-            self._reset_lanes()
-            base = b.mul(j, block_size)
-            emit_loop(b, extent(STEPS), lambda s: self._group(ivs, b.add(base, b.mul(s, width))))
-            self._push_block(j)
-
-        emit_loop(b, blocks, block)
-        self._reset_lanes()
-        emit_loop(b, groups, lambda g: self._group(ivs, b.add(start, b.mul(g, width))))
-        emit_loop(b, leftover, lambda i: self._step(ivs, b.add(rest, i), 0))
+    def _fold_stack(self, blocks: ll.Value) -> None:
+        """The occupied levels onto the lanes (the tail), lowest level first."""
+        b = self.b
 
         def add_level(level):
             bit = b.and_(b.lshr(blocks, level), ll.Constant(I64, 1))
@@ -214,15 +191,196 @@ class BlockedReduction:
                 self._add_level_to_lanes(level)
 
         self._while_bit(blocks, True, add_level)
-        self._store_total(ivs)
 
-    def _store_total(self, ivs: list) -> None:
+    def emit(self) -> None:
+        """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
+        then ``_finish``."""
+        blocks = self.blocks
+
+        def block(j):
+            self._reset_lanes()
+            self._block(j)
+            self._push_block(j)
+
+        emit_loop(self.b, blocks, block)
+        self._reset_lanes()
+        self._tail()
+        self._fold_stack(blocks)
+        self._finish()
+
+
+class RowReduction(_Cascade):
+    """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
+    ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end."""
+
+    def __init__(self, b, op, body, combiners, trip_count: ll.Value, ivs: list):
+        super().__init__(b, op, body, combiners, lanes_for(op.results[0].type.element))
+        self.ivs = ivs
+        lanes = self.lanes
+        self.width = ll.Constant(I64, lanes)
+        self.block_size = ll.Constant(I64, lanes * STEPS)
+        known = static_value(trip_count)
+        if known is not None:
+            self.blocks = extent(known // (lanes * STEPS))
+            self.start = extent(known // (lanes * STEPS) * lanes * STEPS)
+            self.groups = extent(known % (lanes * STEPS) // lanes)
+            self.rest = extent(known // lanes * lanes)
+            self.leftover = extent(known % lanes)
+        else:
+            self.blocks = b.udiv(trip_count, self.block_size)
+            self.start = b.mul(self.blocks, self.block_size)
+            self.groups = b.udiv(b.sub(trip_count, self.start), self.width)
+            self.rest = b.mul(b.udiv(trip_count, self.width), self.width)
+            self.leftover = b.sub(trip_count, self.rest)
+
+    def _group(self, base: ll.Value) -> None:
+        """Elements ``base .. base + LANES - 1``, one per lane."""
+        for lane in range(self.lanes):
+            self._step([*self.ivs, self.b.add(base, ll.Constant(I64, lane))], lane)
+
+    def _block(self, j: ll.Value) -> None:
+        b = self.b
+        base = b.mul(j, self.block_size)
+        emit_loop(b, extent(STEPS), lambda s: self._group(b.add(base, b.mul(s, self.width))))
+
+    def _tail(self) -> None:
+        b = self.b
+        emit_loop(b, self.groups, lambda g: self._group(b.add(self.start, b.mul(g, self.width))))
+        emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, b.add(self.rest, i)], 0))
+
+    def _finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""
         b, n_in = self.b, len(self.op.operands)
-        zero = [*ivs, ll.Constant(I64, 0)]
-        for k, (r, t, name) in enumerate(zip(self.op.results, self.types, self.combiners)):
-            parts = [b.load(slot, typ=t) for slot in self.slots[k]]
+        zero = [*self.ivs, ll.Constant(I64, 0)]
+        for k, (r, name) in enumerate(zip(self.op.results, self.combiners)):
+            parts = self._lane_values(k)
             while len(parts) > 1:
                 parts = [combine(b, name, x, y) for x, y in zip(parts[::2], parts[1::2])]
             total = combine(b, name, self.body.load(n_in + k, zero, r), parts[0])
             self.body.store(n_in + k, zero, r, total)
+
+
+SCRATCH_BYTES = 128 * 1024  # a column reduction's lanes and stack, on the stack
+
+
+class ColumnReduction:
+    """A reduction along the second-innermost dim (``x.sum(axis=0)`` of a matrix) at outer
+    point ``ivs``. Every column is summed in the row order of ``RowReduction`` with one lane:
+    blocks of ``STEPS`` rows in order, the block totals combined by the cascade, the tail rows,
+    the occupied levels from the lowest up, then added to the result.
+
+    Columns go in tiles of adjacent columns, as many as let a tile's lanes and stack fit in
+    ``SCRATCH_BYTES`` (the last tile may be narrower), so each row is read in long runs (runs of
+    a few KiB cost a memory latency each: the prefetchers stop at page ends). A tile's lanes and
+    stack live in memory, indexed by column, and each step is a loop over the tile's columns,
+    which LLVM vectorizes; a column's order does not depend on the tile it falls in.
+    """
+
+    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[str], rows: ll.Value,
+                 columns: ll.Value, ivs: list):
+        self.b, self.op, self.body, self.combiners, self.ivs = b, op, body, combiners, ivs
+        self.columns = columns
+        self.types = [value_type(r.type.element) for r in op.results]
+        self.inits = [constant(r.type.element, init.value)
+                      for r, init in zip(op.results, op.attributes["inits"])]
+        size = sum(numpy_dtype(r.type.element).itemsize for r in op.results)
+        known = static_value(rows)
+        levels = (known // STEPS).bit_length() + 1 if known is not None else LEVELS
+        self.width = max(1, SCRATCH_BYTES // ((levels + 1) * size))
+        if static_value(columns) is not None:
+            self.width = min(self.width, max(1, static_value(columns)))
+        if known is not None:
+            self.blocks, self.start = extent(known // STEPS), extent(known // STEPS * STEPS)
+            self.leftover = extent(known % STEPS)
+        else:
+            self.blocks = b.udiv(rows, extent(STEPS))
+            self.start = b.mul(self.blocks, extent(STEPS))
+            self.leftover = b.sub(rows, self.start)
+        with b.goto_entry_block():
+            self.lanes = [b.alloca(t, size=self.width) for t in self.types]
+            self.stacks = [b.alloca(t, size=levels * self.width) for t in self.types]
+
+    def _lane(self, k: int, c: ll.Value) -> ll.Value:
+        return self.b.gep(self.lanes[k], [c], inbounds=True, source_etype=self.types[k])
+
+    def _level(self, k: int, level: ll.Value, c: ll.Value) -> ll.Value:
+        index = self.b.add(self.b.mul(level, extent(self.width)), c)
+        return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
+
+    def _each_column(self, body) -> None:
+        emit_loop(self.b, self.tile, body)
+
+    def _reset(self) -> None:
+        def reset(c):
+            for k, init in enumerate(self.inits):
+                self.b.store(init, self._lane(k, c))
+        self._each_column(reset)
+
+    def _row(self, row: ll.Value) -> None:
+        b = self.b
+
+        def step(c):
+            accs = lambda: [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+            ys = self.body.evaluate([*self.ivs, row, b.add(self.column, c)], accs)
+            for k, y in enumerate(ys):
+                b.store(y, self._lane(k, c))
+
+        self._each_column(step)
+
+    def _add_level(self, level: ll.Value) -> None:
+        """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
+        b = self.b
+
+        def add(c):
+            for k, (t, name) in enumerate(zip(self.types, self.combiners)):
+                earlier = b.load(self._level(k, level, c), typ=t)
+                b.store(combine(b, name, earlier, b.load(self._lane(k, c), typ=t)), self._lane(k, c))
+
+        self._each_column(add)
+
+    def _block(self, j: ll.Value) -> None:
+        b = self.b
+        self._reset()
+        emit_loop(b, extent(STEPS), lambda s: self._row(b.add(b.mul(j, extent(STEPS)), s)))
+        top = _while_bit(b, j, False, self._add_level)
+
+        def push(c):
+            for k, t in enumerate(self.types):
+                b.store(b.load(self._lane(k, c), typ=t), self._level(k, top, c))
+
+        self._each_column(push)
+
+    def _tile(self, column: ll.Value) -> None:
+        b = self.b
+        self.column = column
+        rest = b.sub(self.columns, column)
+        width = extent(self.width)
+        self.tile = b.select(b.icmp_unsigned("<", rest, width), rest, width)
+        emit_loop(b, self.blocks, self._block)
+        self._reset()
+        emit_loop(b, self.leftover, lambda i: self._row(b.add(self.start, i)))
+
+        def add_level(level):
+            bit = b.and_(b.lshr(self.blocks, level), ll.Constant(I64, 1))
+            with b.if_then(b.icmp_unsigned("!=", bit, ll.Constant(I64, 0))):
+                self._add_level(level)
+
+        _while_bit(b, self.blocks, True, add_level)
+        n_in = len(self.op.operands)
+
+        def finish(c):
+            at = [*self.ivs, ll.Constant(I64, 0), b.add(column, c)]
+            for k, (r, t, name) in enumerate(zip(self.op.results, self.types, self.combiners)):
+                total = combine(b, name, self.body.load(n_in + k, at, r), b.load(self._lane(k, c), typ=t))
+                self.body.store(n_in + k, at, r, total)
+
+        self._each_column(finish)
+
+    def emit(self) -> None:
+        b = self.b
+        width = extent(self.width)
+        known = static_value(self.columns)
+        tiles = (extent(-(-known // self.width)) if known is not None
+                 else b.udiv(b.add(self.columns, extent(self.width - 1)), width))
+        emit_loop(b, tiles, lambda t: self._tile(b.mul(t, width)))
+

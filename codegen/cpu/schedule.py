@@ -176,9 +176,14 @@ class _Schedule:
             self._point(ivs)
             return
         trip_count = self.domain[depth]
-        combiners = self._lane_combiners() if depth == len(self.domain) - 1 else None
+        combiners = self._lane_combiners(-1) if depth == len(self.domain) - 1 else None
         if combiners and self._worth_blocking(trip_count):
-            reduction.BlockedReduction(self.b, self.op, self.body, combiners).emit(trip_count, ivs)
+            reduction.RowReduction(self.b, self.op, self.body, combiners, trip_count, ivs).emit()
+            return
+        combiners = self._lane_combiners(-2) if depth == len(self.domain) - 2 else None
+        if combiners and self._worth_blocking_rows(trip_count):
+            reduction.ColumnReduction(self.b, self.op, self.body, combiners, trip_count, self.domain[-1],
+                                      ivs).emit()
             return
         if depth == self.op.scan_dim and static_value(trip_count) != 0:
             # Position 0 from the inits, then positions 1.. in order, each reading the one
@@ -202,7 +207,13 @@ class _Schedule:
         known = static_value(trip_count)
         return known is None or known >= 2 * reduction.lanes_for(self.op.results[0].type.element)
 
-    def _lane_combiners(self) -> list[str] | None:
-        """The combiners of a float sum or product along the innermost dim, reordered as
-        ``reduction`` documents; with ``fastmath`` LLVM reorders the plain loop itself."""
-        return None if self.fastmath else reduction.lane_combiners(self.op)
+    def _worth_blocking_rows(self, rows: ll.Value) -> bool:
+        """Columns are summed in blocks once there are two blocks of rows."""
+        known = static_value(rows)
+        return known is None or known >= 2 * reduction.STEPS
+
+    def _lane_combiners(self, dim: int) -> list[str] | None:
+        """The combiners of a float sum or product along dim ``dim`` (the innermost or, across
+        columns, the one before), reordered as ``reduction`` documents; with ``fastmath`` LLVM
+        reorders the plain loops itself."""
+        return None if self.fastmath else reduction.lane_combiners(self.op, dim)

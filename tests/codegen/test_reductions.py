@@ -60,7 +60,8 @@ KINDS = ["constant", "positive", "alternating", "alternating-signs"]
 def test_float32_sum_error_grows_like_log_n(kind, n):
     x = adversarial(kind, n, np.float32)
     assert abs(float(SUM(x)) - exact(x)) <= bound(x)
-    assert abs(float(MEAN(x)) - exact(x) / n) <= bound(x) / n + abs(exact(x) / n) * 2 * np.finfo(np.float32).eps
+    rounding = abs(exact(x) / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
+    assert abs(float(MEAN(x)) - exact(x) / n) <= bound(x) / n + rounding
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -106,11 +107,14 @@ def test_columns_of_a_tall_array(kind):
 
 # -- the documented order, bit for bit ------------------------------------------------------
 
-def documented_sum(x: np.ndarray) -> np.ndarray:
-    """``reduction.py``'s order, in NumPy arithmetic of ``x``'s dtype (each add rounded once)."""
+def documented_sum(x: np.ndarray, lanes: int | None = None) -> np.ndarray:
+    """``reduction.py``'s order, in NumPy arithmetic of ``x``'s dtype (each add rounded once):
+    a row's with ``lanes_for`` lanes, or a column's with one lane."""
     t = x.dtype.type
-    n, lanes = x.size, lanes_for(f32 if x.dtype.itemsize <= 4 else f64)
-    if n < 2 * lanes:  # too short to block: in order
+    n = x.size
+    short = 2 * STEPS if lanes == 1 else None
+    lanes = lanes or lanes_for(f32 if x.dtype.itemsize <= 4 else f64)
+    if n < (short or 2 * lanes):  # too short to block: in order
         acc = t(0)
         for v in x:
             acc = t(acc + v)
@@ -153,6 +157,18 @@ def test_the_order_is_the_documented_one(dtype, n):
     assert SUM(x) == got  # and the same from call to call
     if n % 2 == 0:
         assert (SUM_ROWS(x.reshape(2, -1)) == [documented_sum(x[: n // 2]), documented_sum(x[n // 2:])]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(31, 3), (32, 3), (33, 40), (1000, 7), (16 * 37 + 5, 300), (300, 5000)])
+def test_columns_follow_the_documented_order(dtype, shape):
+    """Each column alone, in blocks of STEPS rows and the cascade; tiles make no difference."""
+    x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype) * np.float32(1e3)
+    x[::3] = np.float32(1e-3)
+    got = SUM_COLUMNS(x)
+    expected = [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]
+    assert (got == expected).all()
+    assert (SUM_COLUMNS(x) == got).all()
 
 
 # -- fusion and vector code -----------------------------------------------------------------
