@@ -35,8 +35,11 @@ A product is reassociated the same way, with the same relative bound.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir as ll
 
+from jitcore.codegen import scalar
 from jitcore.codegen.llvm_types import I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
@@ -52,13 +55,28 @@ def lanes_for(element) -> int:
     return 16 if element.bitwidth <= 32 else 8
 
 
-def lane_combiners(op, dim: int = -1) -> list[str] | None:
-    """For a float sum or product over dim ``dim`` (-1: the innermost; -2: the one before,
-    with a parallel innermost dim), each result's combining op (None when the kernel is not such
-    a reduction).
+REORDERED = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf")
 
-    Only these ops are reordered: ``arith.addf``, ``arith.mulf`` and a complex sum (two float
-    sums). Their accumulator is used once, by the combine, so the body is ``acc (+) f(inputs)``.
+
+@dataclass(frozen=True)
+class Combiner:
+    """How a result's accumulator takes in an element: the body's combining op (None for a
+    complex sum, two float sums), and whether the accumulator is its first operand."""
+
+    op: Operation | None
+    acc_first: bool = True
+
+
+def lane_combiners(op, dim: int = -1) -> list[Combiner] | None:
+    """For a float sum, product, max or min over dim ``dim`` (-1: the innermost; -2: the one
+    before, with a parallel innermost dim), each result's combiner (None when the kernel is not
+    such a reduction).
+
+    Only these ops are reordered: ``REORDERED`` and a complex sum. Their accumulator is used
+    once, by the combine, so the body is ``acc (+) f(inputs)``. Integer reductions are exactly
+    associative, so LLVM vectorizes their plain loops itself. A max or min in lanes differs from
+    one in order only in which of 0.0 and -0.0 a tie of them gives (and which NaN's payload), as
+    NumPy's vectorized max and min do.
     """
     its = op.iterator_types
     if op.scan_dim is not None or not op.has_reduction or len(its) < -dim or its[dim] != "reduction":
@@ -66,18 +84,18 @@ def lane_combiners(op, dim: int = -1) -> list[str] | None:
     if dim == -2 and its[-1] != "parallel":
         return None
     n_in = len(op.operands)
-    names = []
+    combiners = []
     for k, y in enumerate(op.body.terminator.operands):
         acc = op.body.args[n_in + k]
         combine = getattr(y, "op", None)
         if _is_complex_sum(combine, acc):
-            names.append("complex.add")
+            combiners.append(Combiner(None))
             continue
-        if (combine is None or combine.op_name not in ("arith.addf", "arith.mulf")
+        if (combine is None or combine.op_name not in REORDERED
                 or acc not in combine.operands or len(acc.uses) != 1):
             return None
-        names.append(combine.op_name)
-    return names
+        combiners.append(Combiner(combine, combine.operands[0] is acc))
+    return combiners
 
 
 def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
@@ -95,14 +113,14 @@ def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
     return True
 
 
-def combine(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
-    """``x (+) y`` for a combiner named by ``lane_combiners``."""
-    if name == "complex.add":
+def combine(b: ll.IRBuilder, combiner: Combiner, x: ll.Value, y: ll.Value) -> ll.Value:
+    """``x (+) y``: the body's combine with ``x`` as the accumulator and ``y`` as the element."""
+    if combiner.op is None:
         for k in (0, 1):
             part = b.fadd(b.extract_value(x, k), b.extract_value(y, k))
             x = b.insert_value(x, part, k)
         return x
-    return b.fadd(x, y) if name == "arith.addf" else b.fmul(x, y)
+    return scalar.emit(b, combiner.op, [x, y] if combiner.acc_first else [y, x])
 
 
 def _while_bit(b: ll.IRBuilder, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
@@ -132,7 +150,7 @@ class _Cascade:
     """Lanes of partial results and their cascade; subclasses say which element a lane adds at
     each step (``_block``, ``_tail``) and where the lanes end up (``_finish``)."""
 
-    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[str], lanes: int):
+    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[Combiner], lanes: int):
         self.b, self.op, self.body, self.combiners, self.lanes = b, op, body, combiners, lanes
         self.types = [value_type(r.type.element) for r in op.results]
         self.inits = [constant(r.type.element, init.value)
@@ -165,10 +183,10 @@ class _Cascade:
     def _add_level_to_lanes(self, level: ll.Value) -> None:
         """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
         b = self.b
-        for k, (slots, t, name) in enumerate(zip(self.slots, self.types, self.combiners)):
+        for k, (slots, t, combiner) in enumerate(zip(self.slots, self.types, self.combiners)):
             for lane, slot in enumerate(slots):
                 earlier = b.load(self._level(k, level, lane), typ=t)
-                b.store(combine(b, name, earlier, b.load(slot, typ=t)), slot)
+                b.store(combine(b, combiner, earlier, b.load(slot, typ=t)), slot)
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
@@ -252,11 +270,11 @@ class RowReduction(_Cascade):
         """result (+) (the lanes combined pairwise)."""
         b, n_in = self.b, len(self.op.operands)
         zero = [*self.ivs, ll.Constant(I64, 0)]
-        for k, (r, name) in enumerate(zip(self.op.results, self.combiners)):
+        for k, (r, combiner) in enumerate(zip(self.op.results, self.combiners)):
             parts = self._lane_values(k)
             while len(parts) > 1:
-                parts = [combine(b, name, x, y) for x, y in zip(parts[::2], parts[1::2])]
-            total = combine(b, name, self.body.load(n_in + k, zero, r), parts[0])
+                parts = [combine(b, combiner, x, y) for x, y in zip(parts[::2], parts[1::2])]
+            total = combine(b, combiner, self.body.load(n_in + k, zero, r), parts[0])
             self.body.store(n_in + k, zero, r, total)
 
 
@@ -276,7 +294,7 @@ class ColumnReduction:
     which LLVM vectorizes; a column's order does not depend on the tile it falls in.
     """
 
-    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[str], rows: ll.Value,
+    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[Combiner], rows: ll.Value,
                  columns: ll.Value, ivs: list):
         self.b, self.op, self.body, self.combiners, self.ivs = b, op, body, combiners, ivs
         self.columns = columns
@@ -332,9 +350,9 @@ class ColumnReduction:
         b = self.b
 
         def add(c):
-            for k, (t, name) in enumerate(zip(self.types, self.combiners)):
+            for k, (t, combiner) in enumerate(zip(self.types, self.combiners)):
                 earlier = b.load(self._level(k, level, c), typ=t)
-                b.store(combine(b, name, earlier, b.load(self._lane(k, c), typ=t)), self._lane(k, c))
+                b.store(combine(b, combiner, earlier, b.load(self._lane(k, c), typ=t)), self._lane(k, c))
 
         self._each_column(add)
 
@@ -370,8 +388,8 @@ class ColumnReduction:
 
         def finish(c):
             at = [*self.ivs, ll.Constant(I64, 0), b.add(column, c)]
-            for k, (r, t, name) in enumerate(zip(self.op.results, self.types, self.combiners)):
-                total = combine(b, name, self.body.load(n_in + k, at, r), b.load(self._lane(k, c), typ=t))
+            for k, (r, t, combiner) in enumerate(zip(self.op.results, self.types, self.combiners)):
+                total = combine(b, combiner, self.body.load(n_in + k, at, r), b.load(self._lane(k, c), typ=t))
                 self.body.store(n_in + k, at, r, total)
 
         self._each_column(finish)

@@ -212,8 +212,8 @@ class _Schedule:
         known = static_value(rows)
         return known is None or known >= 2 * reduction.STEPS
 
-    def _lane_combiners(self, dim: int) -> list[str] | None:
-        """The combiners of a float sum or product along dim ``dim`` (the innermost or, across
-        columns, the one before), reordered as ``reduction`` documents; with ``fastmath`` LLVM
-        reorders the plain loops itself."""
+    def _lane_combiners(self, dim: int) -> list[reduction.Combiner] | None:
+        """The combiners of a float sum, product, max or min along dim ``dim`` (the innermost
+        or, across columns, the one before), reordered as ``reduction`` documents; with
+        ``fastmath`` LLVM reorders the plain loops itself."""
         return None if self.fastmath else reduction.lane_combiners(self.op, dim)

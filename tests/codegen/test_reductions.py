@@ -193,7 +193,9 @@ def vector_ops(text: str, op: str, element: str) -> list[int]:
     (lambda x: x.sum(axis=0), (4096, 64), np.float32, "fadd", "float"),
     (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), (100, 1000), np.float64, "fadd", "double"),
     (lambda x: np.exp(x).sum(axis=1), (100, 1000), np.float64, "fadd", "double"),
-], ids=["rows", "full", "columns", "row-norms", "exp-rows"])
+    (lambda x: x.max(axis=1), (64, 1024), np.float32, "fcmp", "float"),
+    (lambda x: x.min(), (64, 1024), np.float64, "fcmp", "double"),
+], ids=["rows", "full", "columns", "row-norms", "exp-rows", "max-rows", "min-full"])
 def test_reductions_are_vector_code(fn, shape, dtype, op, element):
     """Host-independent: some vector add of at least 2 lanes, whatever width the host picks."""
     text = jc.jit(fn).lower(np.ones(shape, dtype)).as_text("llvm-opt")
@@ -208,3 +210,20 @@ def test_complex_sums_and_float_products():
     assert abs(got.imag - math.fsum(z.imag.astype(np.float64))) <= bound(z.imag)
     p = rng.uniform(0.999, 1.001, 5000)
     np.testing.assert_allclose(jc.jit(lambda x: x.prod(axis=0))(p), np.prod(p), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_max_and_min_in_lanes_match_numpy_on_zeros_nan_and_inf(dtype):
+    """Lanes change only which zero a tie of 0.0 and -0.0 gives; NumPy's vectorized loops agree."""
+    rng = np.random.default_rng(7)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf], dtype)
+    for shape in [(700,), (3, 257), (64, 40)]:
+        for p_nan in (0.0, 0.002):
+            p = np.array([0.3, 0.3, 0.1, 0.1, p_nan, 0.1, 0.1])
+            x = rng.choice(special, shape, p=p / p.sum()).astype(dtype)
+            for name in ("max", "min"):
+                for axis in (None, -1, 0):
+                    got = jc.jit(lambda a, name=name, axis=axis: getattr(a, name)(axis=axis))(x)
+                    expected = getattr(np, name)(x, axis=axis)
+                    np.testing.assert_array_equal(got, expected)
+                    assert (np.signbit(got) == np.signbit(expected)).all(), (name, axis, shape)
