@@ -44,6 +44,7 @@ from jitcore.codegen.llvm_types import I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
+from jitcore.ir.dialects import kernel
 
 STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per accumulator
 LEVELS = 64  # cascade levels: one per bit of the block count
@@ -67,22 +68,81 @@ class Combiner:
     acc_first: bool = True
 
 
-def lane_combiners(op, dim: int = -1) -> list[Combiner] | None:
-    """For a float sum, product, max or min over dim ``dim`` (-1: the innermost; -2: the one
-    before, with a parallel innermost dim), each result's combiner (None when the kernel is not
-    such a reduction).
+@dataclass(frozen=True)
+class PerResult:
+    """Lanes merged result by result, each with its own combiner."""
 
-    Only these ops are reordered: ``REORDERED`` and a complex sum. Their accumulator is used
-    once, by the combine, so the body is ``acc (+) f(inputs)``. Integer reductions are exactly
-    associative, so LLVM vectorizes their plain loops itself. A max or min in lanes differs from
-    one in order only in which of 0.0 and -0.0 a tie of them gives (and which NaN's payload), as
-    NumPy's vectorized max and min do.
+    combiners: tuple[Combiner, ...]
+
+    def merge(self, b: ll.IRBuilder, xs: list, ys: list) -> list[ll.Value]:
+        return [combine(b, c, x, y) for c, x, y in zip(self.combiners, xs, ys)]
+
+
+@dataclass(frozen=True)
+class ArgBest:
+    """An argmax or argmin (results: the index, the best value): lanes merged by the body's own
+    test ``take`` (the element replaces the best so far), the smaller index winning when neither
+    replaces the other (equal values, or two NaNs): NumPy's first occurrence."""
+
+    take: Value  # the body's i1 test
+    element: Value  # the value the test compares with the best so far
+    best: Value  # the best-so-far accumulator
+
+    def _takes(self, b: ll.IRBuilder, x: ll.Value, best: ll.Value) -> ll.Value:
+        """The body's test with ``x`` as the element and ``best`` as the best so far."""
+        values = {id(self.element): x, id(self.best): best}
+        for inner in _slice(self.take, {id(self.element), id(self.best)}):
+            values[id(inner.results[0])] = scalar.emit(b, inner, [values[id(v)] for v in inner.operands])
+        return values[id(self.take)]
+
+    def merge(self, b: ll.IRBuilder, xs: list, ys: list) -> list[ll.Value]:
+        (xi, xv), (yi, yv) = xs, ys
+        y_better = self._takes(b, yv, xv)
+        x_better = self._takes(b, xv, yv)
+        earlier = b.icmp_signed("<", yi, xi)
+        use_y = b.or_(y_better, b.and_(b.not_(x_better), earlier))
+        return [b.select(use_y, yi, xi), b.select(use_y, yv, xv)]
+
+
+def _slice(root: Value, leaves: set[int]) -> list[Operation] | None:
+    """The ops computing ``root`` from the values ``leaves`` (ids) and constants, in order;
+    None if it needs anything else."""
+    ops: list[Operation] = []
+    seen: set[int] = set()
+
+    def visit(v: Value) -> bool:
+        if id(v) in leaves or id(v) in seen:
+            return True
+        op = getattr(v, "op", None)
+        if op is None or len(op.results) != 1 or isinstance(op, kernel.IndexOp):
+            return False
+        if not all(visit(u) for u in op.operands):
+            return False
+        seen.add(id(v))
+        ops.append(op)
+        return True
+
+    return ops if visit(root) else None
+
+
+def reassociation(op, dim: int = -1, fastmath: bool = False) -> PerResult | ArgBest | None:
+    """How lanes of ``op``'s reduction over dim ``dim`` (-1: the innermost; -2: the one before,
+    with a parallel innermost dim) merge, or None when they may not.
+
+    Float sums and products (and complex sums), max and min (``REORDERED``): their accumulator
+    is used once, by the combine, so the body is ``acc (+) f(inputs)``; with ``fastmath`` LLVM
+    reorders sums and products itself. A max or min in lanes differs from one in order only in
+    which of 0.0 and -0.0 a tie of them gives (and which NaN's payload), as NumPy's vectorized
+    loops do. Along the innermost dim, an argmax or argmin (``ArgBest``). Integer reductions are
+    exactly associative, so LLVM vectorizes their plain loops itself.
     """
     its = op.iterator_types
     if op.scan_dim is not None or not op.has_reduction or len(its) < -dim or its[dim] != "reduction":
         return None
     if dim == -2 and its[-1] != "parallel":
         return None
+    if dim == -1 and (best := _arg_best(op)) is not None:
+        return best
     n_in = len(op.operands)
     combiners = []
     for k, y in enumerate(op.body.terminator.operands):
@@ -94,8 +154,34 @@ def lane_combiners(op, dim: int = -1) -> list[Combiner] | None:
         if (combine is None or combine.op_name not in REORDERED
                 or acc not in combine.operands or len(acc.uses) != 1):
             return None
+        if fastmath and combine.op_name in ("arith.addf", "arith.mulf"):
+            return None
         combiners.append(Combiner(combine, combine.operands[0] is acc))
-    return combiners
+    return PerResult(tuple(combiners))
+
+
+def _arg_best(op) -> ArgBest | None:
+    """``yield select(take, position, index), select(take, x, best)`` over one reduction dim,
+    ``position`` that dim's index and ``take`` computed from ``x`` and ``best`` alone."""
+    n_in = len(op.operands)
+    if len(op.results) != 2 or op.iterator_types.count("reduction") != 1:
+        return None
+    index, best = op.body.args[n_in:]
+    first, second = (getattr(y, "op", None) for y in op.body.terminator.operands)
+    if any(s is None or s.op_name != "arith.select" for s in (first, second)):
+        return None
+    take = first.operands[0]
+    if second.operands[0] is not take or first.operands[2] is not index or second.operands[2] is not best:
+        return None
+    position = first.operands[1]
+    while getattr(position, "op", None) is not None and position.op.op_name == "arith.bitcast":
+        position = position.op.operands[0]
+    dim = op.iterator_types.index("reduction")
+    if not (isinstance(position.op, kernel.IndexOp) and position.op.dim == dim == len(op.iterator_types) - 1):
+        return None
+    if len(index.uses) != 1 or _slice(take, {id(second.operands[1]), id(best)}) is None:
+        return None
+    return ArgBest(take, second.operands[1], best)
 
 
 def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
@@ -150,8 +236,8 @@ class _Cascade:
     """Lanes of partial results and their cascade; subclasses say which element a lane adds at
     each step (``_block``, ``_tail``) and where the lanes end up (``_finish``)."""
 
-    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[Combiner], lanes: int):
-        self.b, self.op, self.body, self.combiners, self.lanes = b, op, body, combiners, lanes
+    def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult | ArgBest, lanes: int):
+        self.b, self.op, self.body, self.merging, self.lanes = b, op, body, merging, lanes
         self.types = [value_type(r.type.element) for r in op.results]
         self.inits = [constant(r.type.element, init.value)
                       for r, init in zip(op.results, op.attributes["inits"])]
@@ -183,10 +269,11 @@ class _Cascade:
     def _add_level_to_lanes(self, level: ll.Value) -> None:
         """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
         b = self.b
-        for k, (slots, t, combiner) in enumerate(zip(self.slots, self.types, self.combiners)):
-            for lane, slot in enumerate(slots):
-                earlier = b.load(self._level(k, level, lane), typ=t)
-                b.store(combine(b, combiner, earlier, b.load(slot, typ=t)), slot)
+        for lane in range(self.lanes):
+            earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
+            lanes = [b.load(s[lane], typ=t) for s, t in zip(self.slots, self.types)]
+            for slots, value in zip(self.slots, self.merging.merge(b, earlier, lanes)):
+                b.store(value, slots[lane])
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
@@ -231,8 +318,8 @@ class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
     ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end."""
 
-    def __init__(self, b, op, body, combiners, trip_count: ll.Value, ivs: list):
-        super().__init__(b, op, body, combiners, lanes_for(op.results[0].type.element))
+    def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list):
+        super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
         self.ivs = ivs
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
@@ -270,11 +357,11 @@ class RowReduction(_Cascade):
         """result (+) (the lanes combined pairwise)."""
         b, n_in = self.b, len(self.op.operands)
         zero = [*self.ivs, ll.Constant(I64, 0)]
-        for k, (r, combiner) in enumerate(zip(self.op.results, self.combiners)):
-            parts = self._lane_values(k)
-            while len(parts) > 1:
-                parts = [combine(b, combiner, x, y) for x, y in zip(parts[::2], parts[1::2])]
-            total = combine(b, combiner, self.body.load(n_in + k, zero, r), parts[0])
+        parts = [list(lane) for lane in zip(*(self._lane_values(k) for k in range(len(self.types))))]
+        while len(parts) > 1:
+            parts = [self.merging.merge(b, x, y) for x, y in zip(parts[::2], parts[1::2])]
+        results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
+        for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, parts[0]))):
             self.body.store(n_in + k, zero, r, total)
 
 
@@ -294,9 +381,9 @@ class ColumnReduction:
     which LLVM vectorizes; a column's order does not depend on the tile it falls in.
     """
 
-    def __init__(self, b: ll.IRBuilder, op, body, combiners: list[Combiner], rows: ll.Value,
+    def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult, rows: ll.Value,
                  columns: ll.Value, ivs: list):
-        self.b, self.op, self.body, self.combiners, self.ivs = b, op, body, combiners, ivs
+        self.b, self.op, self.body, self.merging, self.ivs = b, op, body, merging, ivs
         self.columns = columns
         self.types = [value_type(r.type.element) for r in op.results]
         self.inits = [constant(r.type.element, init.value)
@@ -350,9 +437,10 @@ class ColumnReduction:
         b = self.b
 
         def add(c):
-            for k, (t, combiner) in enumerate(zip(self.types, self.combiners)):
-                earlier = b.load(self._level(k, level, c), typ=t)
-                b.store(combine(b, combiner, earlier, b.load(self._lane(k, c), typ=t)), self._lane(k, c))
+            earlier = [b.load(self._level(k, level, c), typ=t) for k, t in enumerate(self.types)]
+            lanes = [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]
+            for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
+                b.store(value, self._lane(k, c))
 
         self._each_column(add)
 
@@ -388,8 +476,9 @@ class ColumnReduction:
 
         def finish(c):
             at = [*self.ivs, ll.Constant(I64, 0), b.add(column, c)]
-            for k, (r, t, combiner) in enumerate(zip(self.op.results, self.types, self.combiners)):
-                total = combine(b, combiner, self.body.load(n_in + k, at, r), b.load(self._lane(k, c), typ=t))
+            results = [self.body.load(n_in + k, at, r) for k, r in enumerate(self.op.results)]
+            lanes = [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]
+            for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, lanes))):
                 self.body.store(n_in + k, at, r, total)
 
         self._each_column(finish)

@@ -176,13 +176,13 @@ class _Schedule:
             self._point(ivs)
             return
         trip_count = self.domain[depth]
-        combiners = self._lane_combiners(-1) if depth == len(self.domain) - 1 else None
-        if combiners and self._worth_blocking(trip_count):
-            reduction.RowReduction(self.b, self.op, self.body, combiners, trip_count, ivs).emit()
+        merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
+        if merging and self._worth_blocking(trip_count):
+            reduction.RowReduction(self.b, self.op, self.body, merging, trip_count, ivs).emit()
             return
-        combiners = self._lane_combiners(-2) if depth == len(self.domain) - 2 else None
-        if combiners and self._worth_blocking_rows(trip_count):
-            reduction.ColumnReduction(self.b, self.op, self.body, combiners, trip_count, self.domain[-1],
+        merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
+        if merging and self._worth_blocking_rows(trip_count):
+            reduction.ColumnReduction(self.b, self.op, self.body, merging, trip_count, self.domain[-1],
                                       ivs).emit()
             return
         if depth == self.op.scan_dim and static_value(trip_count) != 0:
@@ -205,15 +205,14 @@ class _Schedule:
         """A blocked reduction pays once there are two groups of lanes (or the count is known
         only at run time)."""
         known = static_value(trip_count)
-        return known is None or known >= 2 * reduction.lanes_for(self.op.results[0].type.element)
+        return known is None or known >= 2 * reduction.lanes_for(self.op.results[-1].type.element)
 
     def _worth_blocking_rows(self, rows: ll.Value) -> bool:
         """Columns are summed in blocks once there are two blocks of rows."""
         known = static_value(rows)
         return known is None or known >= 2 * reduction.STEPS
 
-    def _lane_combiners(self, dim: int) -> list[reduction.Combiner] | None:
-        """The combiners of a float sum, product, max or min along dim ``dim`` (the innermost
-        or, across columns, the one before), reordered as ``reduction`` documents; with
-        ``fastmath`` LLVM reorders the plain loops itself."""
-        return None if self.fastmath else reduction.lane_combiners(self.op, dim)
+    def _reassociation(self, dim: int) -> reduction.PerResult | reduction.ArgBest | None:
+        """How a reduction along dim ``dim`` (the innermost or, across columns, the one before)
+        runs in lanes, reordered as ``reduction`` documents (None: it runs in order)."""
+        return reduction.reassociation(self.op, dim, self.fastmath)

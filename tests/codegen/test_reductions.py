@@ -227,3 +227,19 @@ def test_max_and_min_in_lanes_match_numpy_on_zeros_nan_and_inf(dtype):
                     expected = getattr(np, name)(x, axis=axis)
                     np.testing.assert_array_equal(got, expected)
                     assert (np.signbit(got) == np.signbit(expected)).all(), (name, axis, shape)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64,
+                                   np.complex64])
+def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
+    """Lanes merge by the body's own test, the smaller index winning a tie: NumPy's first
+    occurrence of the best value (the first NaN, for floats), in rows long enough for lanes."""
+    rng = np.random.default_rng(11)
+    for shape in [(1000,), (5, 300), (3, 4097)]:
+        for values in ([0, 1, 2], [0.0, -0.0, np.inf, -np.inf, 3.0], [-np.inf], [1.0, np.nan]):
+            if not np.issubdtype(dtype, np.inexact) and not all(np.isfinite(values)):
+                continue
+            x = rng.choice(np.array(values, dtype), shape)
+            for name in ("argmax", "argmin"):
+                got = jc.jit(lambda a, name=name: getattr(a, name)(axis=-1))(x)
+                np.testing.assert_array_equal(got, getattr(np, name)(x, axis=-1), err_msg=f"{name} {values}")
