@@ -1,10 +1,15 @@
-"""The CPU's reassociated reductions: a float sum or product along the innermost dim, in a
-fixed, documented order whose rounding error grows like NumPy's pairwise sum.
+"""The CPU's reassociated reductions: float sums and products in a fixed, documented order
+whose rounding error grows like NumPy's pairwise sum, and max, min, argmax and argmin in lanes,
+all shaped so that LLVM vectorizes them.
 
 A float add carried from one iteration to the next may not be reordered by LLVM (IEEE), so a
 plain loop runs one element at a time and its error grows linearly with the count: 10**7 terms
-of 1e-7 in float32 summed in order give 1.0038, not 1.0. Here the reduced dim of length ``n``
-(a row, or a whole array flattened) is summed in this order, the same on every host:
+of 1e-7 in float32 summed in order give 1.0038, not 1.0. The same holds for NaN-aware max and
+min and for argmax, which also ran one element at a time.
+
+**Along the innermost dim** (``RowReduction``: a row, or a whole contiguous array, which
+``schedule._collapse_reduction`` flattens into one dim first) the ``n`` elements go in this
+order, the same on every host:
 
 1. ``LANES`` partial accumulators ("lanes"), each starting from the identity (the result's
    ``init``). Element ``i`` of a block goes to lane ``i % LANES``, so the lanes are independent
@@ -19,18 +24,32 @@ of 1e-7 in float32 summed in order give 1.0038, not 1.0. Here the reduced dim of
    added onto it from the lowest level up (``stack[k] + lanes``).
 4. The lanes are combined pairwise (lane 0 + lane 1, lane 2 + lane 3, ... then the same on the
    results), and that total is added to the result (its init, or the total of the outer
-   reduction dims so far: a full reduction of contiguous arrays is flattened into one dim first,
-   see ``schedule._collapse_reduction``).
+   reduction dims so far).
+
+Rows shorter than ``2 * LANES`` are reduced in order.
+
+**Along the dim before a parallel innermost one** (``ColumnReduction``: ``x.sum(axis=0)``) each
+column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block
+totals through the cascade, the tail rows, the stack, then the result. Tiles of adjacent
+columns run together (vectorized across the columns); a column's order does not depend on its
+tile. Columns shorter than ``2 * STEPS`` rows are summed in order.
 
 ``LANES`` comes from the element type, never from the host's vector width: 16 for types of at
-most 32 bits, 8 for 64-bit ones (two 256-bit vectors, or one 512-bit vector, either way), so a
-result is bit-identical on AVX2, AVX-512 and ARM hosts and from run to run.
+most 32 bits, 8 for 64-bit ones (64 bytes either way: two 256-bit vectors or one 512-bit
+vector, so both AVX2 and AVX-512 hosts keep their units busy), so a result is bit-identical on
+AVX2, AVX-512 and ARM hosts, and from run to run. ``tests/codegen/test_reductions.py``
+recomputes the order in NumPy and compares bit for bit.
 
-Rounding error: each lane adds at most ``STEPS + LANES`` terms in order; the cascade adds
-``ceil(log2(n / BLOCK))`` levels and the lane tree ``log2(LANES)``. So
+Rounding error: a lane adds at most ``STEPS + LANES`` terms in order (a column ``2 * STEPS``);
+the cascade adds ``ceil(log2(n / BLOCK))`` levels and the lane tree ``log2(LANES)``. So
 ``|sum - exact| <= (log2(n) + 2 * STEPS) * eps * sum(|x|)`` (first order; NumPy's bound has the
 same form with its 8 accumulators of blocks of 128), against ``n * eps * sum(|x|)`` in order.
 A product is reassociated the same way, with the same relative bound.
+
+Max and min do not round, so their order matters only for which of 0.0 and -0.0 a tie gives
+(NumPy's vectorized loops are no more specific); argmax and argmin merge lanes by the body's
+own test, the smaller index winning ties, which is exactly NumPy's first occurrence. Integer
+reductions are exactly associative: LLVM vectorizes their plain loops itself.
 """
 
 from __future__ import annotations
