@@ -6,9 +6,13 @@ The CPU's tactics, each a choice a GPU would make differently:
 - an all-identity, all-contiguous kernel is one flat loop (``_flatten``);
 - a reduction over trailing dims of contiguous operands reduces them as one dim
   (``_collapse_reduction``): a full ``x.sum()`` is one long row;
-- a float sum or product over the innermost dim keeps several partial accumulators, combined
-  in blocks and pairwise (``reduction.BlockedReduction``: vectorized, in a fixed order, with
-  error growing like log(n)), as NumPy's pairwise sum does;
+- a float sum, product, max or min, an argmax or argmin over the innermost dim keeps several
+  partial accumulators (``reduction.RowReduction``), sums and products combined in blocks and
+  pairwise as NumPy's pairwise sum does: vectorized, in a fixed order, with error growing like
+  log(n);
+- a float sum, product, max or min over the dim before a parallel innermost one (``axis=0``)
+  sums each column in the same blocked, pairwise order, vectorized across columns
+  (``reduction.ColumnReduction``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
