@@ -144,7 +144,8 @@ def _slice(root: Value, leaves: set[int]) -> list[Operation] | None:
     return ops if visit(root) else None
 
 
-def reassociation(op, dim: int = -1, fastmath: bool = False) -> PerResult | ArgBest | None:
+def reassociation(op, dim: int = -1, fastmath: bool = False,
+                  iterators: list[str] | None = None) -> PerResult | ArgBest | None:
     """How lanes of ``op``'s reduction over dim ``dim`` (-1: the innermost; -2: the one before,
     with a parallel innermost dim) merge, or None when they may not.
 
@@ -153,9 +154,10 @@ def reassociation(op, dim: int = -1, fastmath: bool = False) -> PerResult | ArgB
     reorders sums and products itself. A max or min in lanes differs from one in order only in
     which of 0.0 and -0.0 a tie of them gives (and which NaN's payload), as NumPy's vectorized
     loops do. Along the innermost dim, an argmax or argmin (``ArgBest``). Integer reductions are
-    exactly associative, so LLVM vectorizes their plain loops itself.
+    exactly associative, so LLVM vectorizes their plain loops itself. ``iterators``: the
+    schedule's iterator kinds, where it merged dims (``op``'s own by default).
     """
-    its = op.iterator_types
+    its = iterators or op.iterator_types
     if op.scan_dim is not None or not op.has_reduction or len(its) < -dim or its[dim] != "reduction":
         return None
     if dim == -2 and its[-1] != "parallel":

@@ -4,7 +4,7 @@ vectorizers.
 The CPU's tactics, each a choice a GPU would make differently:
 
 - an all-identity, all-contiguous kernel is one flat loop (``_flatten``);
-- a reduction over trailing dims of contiguous operands reduces them as one dim
+- a reduction over contiguous operands merges adjacent dims of one kind into one
   (``_collapse_reduction``): a full ``x.sum()`` is one long row;
 - a float sum, product, max or min, an argmax or argmin over the innermost dim keeps several
   partial accumulators (``reduction.RowReduction``), sums and products combined in blocks and
@@ -28,7 +28,7 @@ from jitcore.codegen.cpu import reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.ir.attributes import AffineMap
+from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
@@ -49,6 +49,7 @@ class _Schedule:
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
+        self.iterators = list(op.iterator_types)  # one per entry of self.domain
         positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         if not (op.has_reduction or positional or any(strided) or op.clamped) and same_shape and all(
@@ -68,34 +69,62 @@ class _Schedule:
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
         size = extent(int(np.prod(self.op.domain())) if self.domain else 1)
-        self.domain = [size]
+        self.domain, self.iterators = [size], ["parallel"]
         for operand in operands:
             operand.strides, operand.shape = [extent(1)], [size]
         return [AffineMap.identity(1) for _ in maps]
 
     def _collapse_reduction(self, operands, maps) -> list[AffineMap]:
-        """Trailing reduction dims that every input reads whole and contiguously (identity maps
-        over inputs shaped like the domain) become one dim, so the blocked reduction sees the
-        whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not ``m`` row
-        totals added in order."""
+        """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
+        contiguously (identity maps over inputs shaped like the domain) become one dim, so the
+        lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
+        ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
+        ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
+        axes, in order (a reduction's result does, keepdims or not)."""
         op = self.op
         its = list(op.iterator_types)
-        trailing = len(its) - next((d + 1 for d in reversed(range(len(its))) if its[d] != "reduction"), 0)
-        if (trailing < 2 or op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
+        if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
                 or any(v.type.shape != tuple(op.domain()) for v in op.operands)
                 or not all(m.is_identity for m in op.input_maps)):
             return maps
-        kept = len(its) - trailing
-        if any(e.dim is not None and e.dim >= kept for m in op.output_maps for e in m.exprs):
+        groups: list[list[int]] = []
+        for d, it in enumerate(its):
+            if groups and its[groups[-1][0]] == it:
+                groups[-1].append(d)
+            else:
+                groups.append([d])
+        if len(groups) == len(its):
             return maps
-        size = extent(int(np.prod(op.domain()[kept:])))
-        self.domain = self.domain[:kept] + [size]
+        group_of = {d: g for g, dims in enumerate(groups) for d in dims}
+        outputs = []
+        for m in op.output_maps:
+            exprs, axes, k = [], [], 0
+            while k < len(m.exprs):
+                e = m.exprs[k]
+                if e.dim is None:
+                    exprs.append(e)
+                    axes.append([k])
+                    k += 1
+                    continue
+                dims = groups[group_of[e.dim]]
+                if e.scale != 1 or e.offset or e.dim != dims[0] or its[e.dim] != "parallel":
+                    return maps
+                if tuple(x.dim for x in m.exprs[k:k + len(dims)]) != tuple(dims):
+                    return maps
+                exprs.append(AffineExpr(group_of[e.dim]))
+                axes.append(list(range(k, k + len(dims))))
+                k += len(dims)
+            outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
+        sizes = [int(np.prod([op.domain()[d] for d in dims])) for dims in groups]
+        self.domain = [extent(n) for n in sizes]
+        self.iterators = [its[dims[0]] for dims in groups]
         for operand in operands[: len(op.operands)]:
-            operand.strides = operand.strides[:kept] + [extent(1)]
-            operand.shape = operand.shape[:kept] + [size]
-        inputs = [AffineMap.identity(kept + 1) for _ in op.operands]
-        outputs = [AffineMap(kept + 1, m.exprs) for m in op.output_maps]
-        return inputs + outputs
+            operand.strides = [operand.strides[dims[-1]] for dims in groups]
+            operand.shape = list(self.domain)
+        for operand, (_, axes) in zip(operands[len(op.operands):], outputs):
+            operand.strides = [operand.strides[a[-1]] for a in axes]
+            operand.shape = [extent(int(np.prod([static_value(operand.shape[i]) for i in a]))) for a in axes]
+        return [AffineMap.identity(len(groups)) for _ in op.operands] + [m for m, _ in outputs]
 
     def _emit_nest(self) -> None:
         self._emit_copies()
@@ -219,4 +248,4 @@ class _Schedule:
     def _reassociation(self, dim: int) -> reduction.PerResult | reduction.ArgBest | None:
         """How a reduction along dim ``dim`` (the innermost or, across columns, the one before)
         runs in lanes, reordered as ``reduction`` documents (None: it runs in order)."""
-        return reduction.reassociation(self.op, dim, self.fastmath)
+        return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)

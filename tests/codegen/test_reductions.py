@@ -243,3 +243,26 @@ def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
             for name in ("argmax", "argmin"):
                 got = jc.jit(lambda a, name=name: getattr(a, name)(axis=-1))(x)
                 np.testing.assert_array_equal(got, getattr(np, name)(x, axis=-1), err_msg=f"{name} {values}")
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, (0, 1), (1, 2), (0, 2), None])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_adjacent_dims_of_one_kind_merge(axis, keepdims):
+    """Every axis combination of a 3-d array (adjacent reduced or kept dims merge), against
+    fsum per output element, within the bound."""
+    x = adversarial("positive", 40 * 30 * 50, np.float32).reshape(40, 30, 50)
+    got = jc.jit(lambda a: a.sum(axis=axis, keepdims=keepdims))(x)
+    expected = x.astype(np.float64).sum(axis=axis, keepdims=keepdims)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    n = x.size // expected.size
+    eps = float(np.finfo(np.float32).eps)
+    np.testing.assert_allclose(got, expected, rtol=(math.log2(n) + 2 * STEPS) * eps, atol=0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_columns_of_a_tall_3d_array(kind):
+    x = adversarial(kind, 200_003 * 2 * 3, np.float32).reshape(-1, 2, 3)
+    got = SUM_COLUMNS(x)
+    for i in range(2):
+        for j in range(3):
+            assert abs(float(got[i, j]) - exact(x[:, i, j])) <= bound(x[:, i, j])
