@@ -263,24 +263,32 @@ class _Cascade:
         self.inits = [constant(r.type.element, init.value)
                       for r, init in zip(op.results, op.attributes["inits"])]
         with b.goto_entry_block():
-            self.slots = [[b.alloca(t) for _ in range(lanes)] for t in self.types]
+            self.arrays = [b.alloca(t, size=lanes) for t in self.types]
             self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
 
     # -- lanes ------------------------------------------------------------------------------
     def _reset_lanes(self) -> None:
-        for slots, init in zip(self.slots, self.inits):
-            for slot in slots:
+        for k, init in enumerate(self.inits):
+            for slot in self._slots(k):
                 self.b.store(init, slot)
 
     def _step(self, point: list, lane: int) -> None:
         """The body at iteration point ``point``, accumulating into lane ``lane``."""
         b = self.b
-        accs = lambda: [b.load(s[lane], typ=t) for s, t in zip(self.slots, self.types)]  # noqa: E731
-        for slots, y in zip(self.slots, self.body.evaluate(point, accs)):
-            b.store(y, slots[lane])
+        accs = lambda: [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+        for k, y in enumerate(self.body.evaluate(point, accs)):
+            b.store(y, self._slot(k, lane))
 
     def _lane_values(self, k: int) -> list[ll.Value]:
-        return [self.b.load(slot, typ=self.types[k]) for slot in self.slots[k]]
+        return [self.b.load(slot, typ=self.types[k]) for slot in self._slots(k)]
+
+    def _slot(self, k: int, lane) -> ll.Value:
+        """Result ``k``'s lane ``lane`` (an int, or a value in a loop over the lanes)."""
+        lane = ll.Constant(I64, lane) if isinstance(lane, int) else lane
+        return self.b.gep(self.arrays[k], [lane], inbounds=True, source_etype=self.types[k])
+
+    def _slots(self, k: int) -> list[ll.Value]:
+        return [self._slot(k, lane) for lane in range(self.lanes)]
 
     # -- the cascade ------------------------------------------------------------------------
     def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
@@ -292,9 +300,9 @@ class _Cascade:
         b = self.b
         for lane in range(self.lanes):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
-            lanes = [b.load(s[lane], typ=t) for s, t in zip(self.slots, self.types)]
-            for slots, value in zip(self.slots, self.merging.merge(b, earlier, lanes)):
-                b.store(value, slots[lane])
+            lanes = [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]
+            for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
+                b.store(value, self._slot(k, lane))
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
@@ -303,7 +311,7 @@ class _Cascade:
         """Merge block number ``block`` (in the lanes) into the cascade, as a binary counter
         carries: one merge per trailing one bit of ``block``, then store at the level reached."""
         top = self._while_bit(block, False, self._add_level_to_lanes)
-        for k in range(len(self.slots)):
+        for k in range(len(self.types)):
             for lane, value in enumerate(self._lane_values(k)):
                 self.b.store(value, self._level(k, top, lane))
 
@@ -360,9 +368,11 @@ class RowReduction(_Cascade):
             self.leftover = b.sub(trip_count, self.rest)
 
     def _group(self, base: ll.Value) -> None:
-        """Elements ``base .. base + LANES - 1``, one per lane."""
-        for lane in range(self.lanes):
-            self._step([*self.ivs, self.b.add(base, ll.Constant(I64, lane))], lane)
+        """Elements ``base .. base + LANES - 1``, one per lane: a loop over the lanes, which
+        LLVM's loop vectorizer turns into vector code whatever the body (calls of the math
+        library included), or unrolls for the SLP vectorizer."""
+        b = self.b
+        emit_loop(b, extent(self.lanes), lambda lane: self._step([*self.ivs, b.add(base, lane)], lane))
 
     def _block(self, j: ll.Value) -> None:
         b = self.b
