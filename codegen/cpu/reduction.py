@@ -32,7 +32,8 @@ Rows shorter than ``2 * LANES`` are reduced in order.
 column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block
 totals through the cascade, the tail rows, the stack, then the result. Tiles of adjacent
 columns run together (vectorized across the columns); a column's order does not depend on its
-tile. Columns shorter than ``2 * STEPS`` rows are summed in order.
+tile. Columns shorter than ``2 * STEPS`` rows are summed in order. (A max or min down columns
+runs in order: it does not round, and LLVM vectorizes that loop across the columns itself.)
 
 ``LANES`` comes from the element type, never from the host's vector width: 16 for types of at
 most 32 bits, 8 for 64-bit ones (64 bytes either way: two 256-bit vectors or one 512-bit
@@ -93,6 +94,11 @@ class PerResult:
 
     combiners: tuple[Combiner, ...]
 
+    @property
+    def rounds(self) -> bool:
+        """Whether merging rounds (a float sum or product): then the order needs the cascade."""
+        return any(c.op is None or c.op.op_name in ("arith.addf", "arith.mulf") for c in self.combiners)
+
     def merge(self, b: ll.IRBuilder, xs: list, ys: list) -> list[ll.Value]:
         return [combine(b, c, x, y) for c, x, y in zip(self.combiners, xs, ys)]
 
@@ -106,6 +112,7 @@ class ArgBest:
     take: Value  # the body's i1 test
     element: Value  # the value the test compares with the best so far
     best: Value  # the best-so-far accumulator
+    rounds = False  # (not a field) merging never rounds
 
     def _takes(self, b: ll.IRBuilder, x: ll.Value, best: ll.Value) -> ll.Value:
         """The body's test with ``x`` as the element and ``best`` as the best so far."""

@@ -10,9 +10,10 @@ The CPU's tactics, each a choice a GPU would make differently:
   partial accumulators (``reduction.RowReduction``), sums and products combined in blocks and
   pairwise as NumPy's pairwise sum does: vectorized, in a fixed order, with error growing like
   log(n);
-- a float sum, product, max or min over the dim before a parallel innermost one (``axis=0``)
-  sums each column in the same blocked, pairwise order, vectorized across columns
-  (``reduction.ColumnReduction``);
+- a float sum or product over the dim before a parallel innermost one (``axis=0``) sums each
+  column in the same blocked, pairwise order, vectorized across columns
+  (``reduction.ColumnReduction``); a max or min there needs no order, and LLVM vectorizes its
+  plain loop across the columns;
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
@@ -214,7 +215,7 @@ class _Schedule:
             reduction.RowReduction(self.b, self.op, self.body, merging, trip_count, ivs).emit()
             return
         merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
-        if merging and self._worth_blocking_rows(trip_count):
+        if merging and merging.rounds and self._worth_blocking_rows(trip_count):
             reduction.ColumnReduction(self.b, self.op, self.body, merging, trip_count, self.domain[-1],
                                       ivs).emit()
             return
