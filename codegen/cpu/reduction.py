@@ -205,7 +205,8 @@ def _arg_best(op) -> ArgBest | None:
     while getattr(position, "op", None) is not None and position.op.op_name == "arith.bitcast":
         position = position.op.operands[0]
     dim = op.iterator_types.index("reduction")
-    if not (isinstance(position.op, kernel.IndexOp) and position.op.dim == dim == len(op.iterator_types) - 1):
+    index_op = getattr(position, "op", None)
+    if not (isinstance(index_op, kernel.IndexOp) and index_op.dim == dim == len(op.iterator_types) - 1):
         return None
     if len(index.uses) != 1 or _slice(take, {id(second.operands[1]), id(best)}) is None:
         return None
@@ -279,8 +280,9 @@ class _Cascade:
             for slot in self._slots(k):
                 self.b.store(init, slot)
 
-    def _step(self, point: list, lane: int) -> None:
-        """The body at iteration point ``point``, accumulating into lane ``lane``."""
+    def _step(self, point: list, lane) -> None:
+        """The body at iteration point ``point``, accumulating into lane ``lane`` (an int, or a
+        value in a loop over the lanes)."""
         b = self.b
         accs = lambda: [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
         for k, y in enumerate(self.body.evaluate(point, accs)):
