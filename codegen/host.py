@@ -1,8 +1,8 @@
 """The host side of a compiled function: where each tensor lives, the ordered kernel launches,
 and the LLVM entry point that runs them.
 
-``plan_function`` is target-neutral: it walks an optimised function (kernels, indexed ops,
-constants, reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
+``plan_function`` is target-neutral: it walks an optimised function (kernels, constants,
+reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
 program order. ``emit_entry`` is the entry point of a target whose kernels are functions in the
 same LLVM module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
 ``codegen/plan.py`` describes and calls each launch's kernel with its operands' data pointers
@@ -19,10 +19,8 @@ from jitcore.codegen.plan import ArrayHeader, CompiledFunction, Launch, Storage
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.dialects.array import GatherNdOp, GatherOp, ScatterNdOp
 
-INDEXED = (GatherOp, GatherNdOp, ScatterNdOp)  # ops with index operands: they need the status words
-STATUS = Storage("status", 0)
+STATUS = Storage("status", 0)  # the status words, for kernels that check indices
 
 
 def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tuple[bool, ...],
@@ -38,20 +36,20 @@ def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tup
     storage: dict[int, Storage] = {id(a): Storage("input", i) for i, a in enumerate(args)}
     # Descriptor order: arguments, then every buffer, then the status words, then every constant.
     for op in body:
-        if isinstance(op, (kernel.GenericOp, *INDEXED)):
+        if isinstance(op, kernel.GenericOp):
             for r in op.results:
                 storage[id(r)] = Storage("buffer", len(plan.buffers))
                 plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
-    plan.has_status = any(isinstance(op, INDEXED) for op in body)
+    plan.has_status = any(isinstance(op, kernel.GenericOp) and kernel.checks_indices(op) for op in body)
     for op in body:
         if isinstance(op, array.ConstantOp):
             storage[id(op.result)] = Storage("constant", len(plan.constants))
             plan.constants.append(op.value.array)
     kernels = []
     for op in body:
-        if isinstance(op, (kernel.GenericOp, *INDEXED)):
+        if isinstance(op, kernel.GenericOp):
             operands = tuple(storage[id(v)] for v in (*op.operands, *op.results))
-            if isinstance(op, INDEXED):
+            if kernel.checks_indices(op):
                 operands += (STATUS,)
             plan.launches.append(Launch(f"{symbol}_k{len(kernels)}", operands, _parallel_extent(op)))
             kernels.append(op)
@@ -67,12 +65,12 @@ def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tup
     return plan, kernels
 
 
-def _parallel_extent(op: Operation) -> tuple[int, ...]:
-    """The extents of a kernel's parallel dims. An indexed op has none: it reports the first
-    bad index in C order, and a scatter applies its updates in order."""
-    if isinstance(op, kernel.GenericOp):
-        return tuple(d for d, it in zip(op.domain(), op.iterator_types) if it == kernel.PARALLEL)
-    return ()
+def _parallel_extent(op: kernel.GenericOp) -> tuple[int, ...]:
+    """The extents of a kernel's parallel dims; none for a kernel that must run in order (it
+    reports the first bad index in C order, or a scatter applies its updates in order)."""
+    if kernel.runs_in_order(op):
+        return ()
+    return tuple(d for d, it in zip(op.domain(), op.iterator_types) if it == kernel.PARALLEL)
 
 
 def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:

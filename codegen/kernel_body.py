@@ -5,6 +5,11 @@ indexing maps, the scalar ops, and the stores of the results. It takes the induc
 as LLVM values and knows nothing of how they are produced (a CPU loop nest, a blocked
 reduction, GPU thread ids): that is the target's schedule. ``kernel_function`` declares the
 function a kernel becomes, and ``Operand`` is how the body sees one of its arrays.
+
+Indexed operands are not loaded: ``kernel.extract`` and ``kernel.insert`` address them at the
+positions the body computes, through the same ``element_pointer``, and ``kernel.check_index``
+records a bad index in the status words (flag, index, axis, size), which a kernel that checks
+takes as one more pointer after its arrays.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
+from jitcore.codegen.combine import combine
 from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
 from jitcore.codegen.loops import contiguous_strides, element_pointer, extents, static_value
 from jitcore.ir.attributes import AffineMap
@@ -58,12 +64,13 @@ class KernelBody:
     a schedule's rewrite of the op's own (a flattened nest reads every operand at one index)."""
 
     def __init__(self, b: ll.IRBuilder, op: kernel.GenericOp, operands: list[Operand],
-                 maps: list[AffineMap], precision: scalar.Precision):
+                 maps: list[AffineMap], precision: scalar.Precision, status: ll.Value | None = None):
         self.b = b
         self.op = op
         self.operands = operands
         self.maps = maps
         self.precision = precision  # a schedule may swap it between two emissions of the body
+        self.status = status  # the status words, for a kernel with kernel.check_index
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -114,20 +121,79 @@ class KernelBody:
         n_in = len(op.operands)
         values: dict[int, ll.Value] = {}
         args = op.body.args
+        tensors = {}  # an indexed input's body argument -> its operand number
         for i, v in enumerate(op.operands):
-            values[id(args[i])] = self.load(i, ivs, v)
+            if i in op.indexed:
+                tensors[id(args[i])] = i
+            else:
+                values[id(args[i])] = self.load(i, ivs, v)
         if accumulators is not None:
             for k, acc in enumerate(accumulators()):
                 values[id(args[n_in + k])] = acc
         for inner in op.body.ops[:-1]:
             if isinstance(inner, kernel.IndexOp):
                 values[id(inner.result)] = ivs[inner.dim]
-                continue
-            operands = [values[id(v)] for v in inner.operands]
-            values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
+            elif isinstance(inner, kernel.ExtractOp):
+                tensor, *positions = inner.operands
+                at = [values[id(p)] for p in positions]
+                values[id(inner.result)] = self.extract(tensors[id(tensor)], at)
+            elif isinstance(inner, kernel.CheckIndexOp):
+                i = values[id(inner.operands[0])]
+                values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
+            elif isinstance(inner, kernel.InsertOp):
+                value, *positions = (values[id(v)] for v in inner.operands)
+                self.insert(n_in + inner.result, positions, value, inner.mode)
+            else:
+                operands = [values[id(v)] for v in inner.operands]
+                values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
         return [values[id(y)] for y in op.body.terminator.operands]
 
     def store_results(self, ivs, yielded: list[ll.Value]) -> None:
+        """Store what the body yields: one value per result that is not indexed."""
         n_in = len(self.op.operands)
-        for k, (r, y) in enumerate(zip(self.op.results, yielded)):
+        stored = [(k, r) for k, r in enumerate(self.op.results) if n_in + k not in self.op.indexed]
+        for (k, r), y in zip(stored, yielded):
             self.store(n_in + k, ivs, r, y)
+
+    def _at(self, index: int, positions, elem: ll.Type) -> ll.Value:
+        operand = self.operands[index]
+        return element_pointer(self.b, operand.pointer, positions, operand.strides, elem)
+
+    def extract(self, index: int, positions) -> ll.Value:
+        """Operand ``index``'s element at ``positions`` (in range, or the operand is empty: then
+        only a failed check led here, and the value is never used)."""
+        t = self.op.operands[index].type
+        if 0 in t.shape:
+            return constant(t.element, 0)
+        loaded = self.b.load(self._at(index, positions, memory_type(t.element)), typ=memory_type(t.element))
+        if t.element.is_bool:
+            return self.b.icmp_unsigned("!=", loaded, ll.Constant(loaded.type, 0))
+        return loaded
+
+    def insert(self, index: int, positions, value: ll.Value, mode: str) -> None:
+        """Write ``value`` into result ``index`` (numbered as the maps) at ``positions``."""
+        t = self.op.results[index - len(self.op.operands)].type.element
+        elem = memory_type(t)
+        if t.is_bool:
+            value = self.b.zext(value, elem)
+        target = self._at(index, positions, elem)
+        if mode != "set":
+            value = combine(self.b, mode, t, self.b.load(target, typ=elem), value)
+        self.b.store(value, target)
+
+    def _status_word(self, slot: int) -> ll.Value:
+        return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
+
+    def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:
+        """``i`` wrapped into ``[0, size)`` (a negative index counts from the end), or 0 if it
+        is out of range: then it is recorded unless an earlier one is (NumPy reports the first)."""
+        b = self.b
+        n = ll.Constant(I64, size)
+        wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, n), i)
+        bad = b.icmp_unsigned(">=", wrapped, n)
+        with b.if_then(bad, likely=False):
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            with b.if_then(first):
+                for slot, v in enumerate((ll.Constant(I64, 1), i, ll.Constant(I64, axis), n)):
+                    b.store(v, self._status_word(slot))
+        return b.select(bad, ll.Constant(I64, 0), wrapped)

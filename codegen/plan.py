@@ -23,7 +23,7 @@ import numpy as np
 @dataclass(frozen=True)
 class Storage:
     """Where a tensor lives: an argument, a caller-allocated buffer, a constant, or the status
-    words of indexed ops (flag, index, axis, size)."""
+    words of kernels that check indices (flag, index, axis, size)."""
 
     kind: str  # "input", "buffer", "constant", "status"
     index: int
@@ -40,12 +40,15 @@ class ArrayHeader:
 @dataclass(frozen=True)
 class Launch:
     """One kernel run by the entry point, in order: its symbol, the storage of each operand
-    (inputs then results, then the status words for an indexed op), and the extents of its
-    parallel dims, where a threaded or GPU runtime may split it (none: it runs as one piece)."""
+    (inputs then results, then the status words for a kernel that checks indices), and the extents of its
+    parallel dims, where a threaded or GPU runtime may split it (none: it runs as one piece).
+    ``calls`` names the library routines the kernel calls (a BLAS contraction's ``sgemm``, say,
+    by its symbol), which the backend resolves when it loads the plan."""
 
     kernel: str
     operands: tuple[Storage, ...]
     parallel_extent: tuple[int, ...]
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,7 @@ class CompiledFunction:
     arg_strided: tuple[bool, ...]  # argument passes its strides (else: C-contiguous)
     arg_needs_contiguous: tuple[bool, ...]  # the caller must pass a C-contiguous array
     header: ArrayHeader | None = None  # slots hold header addresses (else data pointers)
-    has_status: bool = False  # one more buffer slot: error status words (see codegen/gather.py)
+    has_status: bool = False  # one more buffer slot: error status words (see codegen/kernel_body.py)
     buffers: list[tuple[tuple[int, ...], np.dtype]] = field(default_factory=list)
     constants: list[np.ndarray] = field(default_factory=list)
     outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)

@@ -174,17 +174,27 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
 
 def _real_power(x: Tracer, y: Tracer, exponent) -> Tracer:
     """``x ** y`` in float32 or float64. NumPy's loops for these take an exponent that stays put
-    along the loop (stride 0) and equals 0.5 as ``sqrt``: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5
-    NaN there, where C's pow gives 0.0 and inf. A one-element exponent stays put whatever the
-    layout if it is 0-d or the result has more than one element; jitcore follows NumPy then. (An
-    exponent broadcast along some axes only takes pow: NumPy's answer depends on the layout.)"""
+    along the loop (stride 0) and equals -1, 0, 0.5, 1 or 2 without pow: as 1 / x, 1, sqrt(x),
+    x and x * x. Only sqrt differs from pow at some x ((-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5
+    NaN there, where C's pow gives 0.0 and inf); the others equal a correctly rounded pow, and
+    for a constant exponent canonicalize spells them out (passes/canonicalize.py). A one-element
+    exponent stays put whatever the layout if it is 0-d or the result has more than one element;
+    jitcore follows NumPy then. (An exponent broadcast along some axes only takes pow: NumPy's
+    answer depends on the layout.) An exponent known only at run time selects among the fast paths
+    and pow (whose own select gives 1 for 0), since jitcore's pow need not round x * x and 1 / x
+    as they do."""
     power = _emit(x.trace, array.BINARY_OPS["pow"], [x, y], x.value.type)
     e_shape = _shape_of(exponent)
     if np.prod(e_shape) != 1 or (e_shape and np.prod(x.shape) < 2):
         return power
     if not isinstance(exponent, Tracer):  # a constant: decided now
         return ufunc(np.sqrt, x) if np.asarray(exponent).item() == 0.5 else power
-    return where(ufunc(np.equal, y, 0.5), ufunc(np.sqrt, x), power)
+    fast = {0.5: lambda: ufunc(np.sqrt, x), 2.0: lambda: ufunc(np.multiply, x, x),
+            -1.0: lambda: ufunc(np.true_divide, np.ones((), x.dtype), x), 1.0: lambda: x}
+    out = power
+    for value, compute in fast.items():
+        out = where(ufunc(np.equal, y, value), compute(), out)
+    return out
 
 
 def power_operator(x: Tracer, y):
@@ -201,7 +211,7 @@ def power_operator(x: Tracer, y):
             return ufunc(np.sqrt, x)
         if type(y) is int and y == 2:
             return ufunc(np.multiply, x, x)
-        if type(y) is int and y == -1 and x.dtype.kind == "c":  # a float's 1 / x is its pow
+        if type(y) is int and y == -1 and x.dtype.kind == "c":  # a float's takes _real_power
             return part("reciprocal", x)
     if x.scalar and _shape_of(y) == () and getattr(y, "scalar", not isinstance(y, np.ndarray)):
         return ufunc(np.power, x, y, scalar_math=True)

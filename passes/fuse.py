@@ -12,9 +12,36 @@ nothing changes, for each kernel and each of its operands:
           recomputing it per consumer and per broadcast element costs less than a round trip
           through memory.
     Otherwise the producer's result is materialised in a buffer.
+Rule (b) does not apply to a float contraction (``passes/kernelize/linalg.py``), nor does the
+splat rule: into it go only producers that compute nothing (transposes, slices, broadcasts,
+which become its maps) or that it reads once (a) (a matrix-vector product's matrix); nor into
+a kernel that only moves data into float contractions (the transpose of ``h.T @ g``, which
+they absorb next). A matrix product then stays a plain contraction, which a code generator may
+run as a BLAS call, and its producers are computed once each instead of once per column.
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
+
+Clamped reads (the pieces of a pad or a concatenate, read everywhere and selected by
+position) take producers too, so a shift such as ``np.roll`` or ``np.concatenate([x[3:],
+x[:3]])`` is one kernel reading ``x`` through shifted maps, with no slice copied. Such a
+producer's body runs at every point of the consumer, in range or not, once per piece, so only
+a cheap producer (rule (b)) is inlined there, and each of its reads becomes clamped into its
+operand's bounds. Where the consumer selects the piece, the composed position is the one the
+producer would have read (in range, the clamp changes nothing); elsewhere the value is
+discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: integer division
+guards zero).
+
+Indexed kernels (gathers and scatters: ``indexed`` operands, ``kernel.check_index``,
+``kernel.insert``) stay whole. Such a kernel is never inlined into a consumer: its checks
+record the first bad index and its inserts apply in order, so running its body inside another
+nest (reordered, or again per consumer or per broadcast element) would change what is recorded
+or written; and a gather recomputed per use would read and check its indices again. Into
+such a kernel may fuse, by the rules above, producers of the operands it reads through maps
+(an index array computed elementwise, a scatter's updates): each value is still computed once
+per iteration point, before the checks and writes of that point, in the same order. Its
+indexed operands (read at computed positions, or the copy a scatter starts from) are never
+fused: they have no map to compose with, so they stay buffers.
 
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
@@ -30,6 +57,7 @@ from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.types import index as index_type
 from jitcore.passes.kernelize import rule_for
 from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.linalg import is_float_contraction
 from jitcore.passes.manager import Pass, PipelineError, register_pass
 
 
@@ -68,9 +96,10 @@ def _fuse_once(block: Block, max_recompute: int) -> bool:
             continue
         for i, value in enumerate(consumer.operands):
             producer = getattr(value, "op", None)
-            splat = isinstance(producer, array.ConstantOp) and producer.value.is_splat
-            if i in consumer.copy_inputs:
-                continue
+            splat = (isinstance(producer, array.ConstantOp) and producer.value.is_splat
+                     and not is_float_contraction(consumer))
+            if i in consumer.copy_inputs or i in consumer.indexed:
+                continue  # read whole: a buffer
             if splat or (isinstance(producer, kernel.GenericOp)
                          and _should_inline(producer, consumer, i, max_recompute)):
                 _inline(producer, consumer, i)
@@ -82,15 +111,37 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
                    max_recompute: int) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
+    if producer.indexed or kernel.runs_in_order(producer):
+        return False  # an indexed kernel stays whole (see the module docstring)
     if any(i >= 0 for i in producer.copy_inputs):
         return False  # its body computes only part of its result
-    if index in consumer.clamped or index in consumer.copy_inputs:
-        return False  # a clamped read has no affine form; a copy source must be a buffer
+    if index in consumer.copy_inputs:
+        return False  # a copy source must be a buffer
+    if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
+        ops = producer.body.ops
+        return sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in ops) <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
-    cost = sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in producer.body.ops)
-    return (users == {id(consumer)} and reads_once) or cost <= max_recompute
+    cost = _cost(producer)
+    if users == {id(consumer)} and reads_once:
+        return True
+    if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):
+        return False  # recomputed per column it would keep the contraction from a BLAS call
+    return cost <= max_recompute
+
+
+def _cost(op: kernel.GenericOp) -> int:
+    """The scalar ops of a kernel's body that compute something."""
+    return sum(not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)) for inner in op.body.ops)
+
+
+def _feeds_float_contractions(op: kernel.GenericOp) -> bool:
+    """Whether ``op`` only moves data (a transpose, a slice) into float contractions: it will
+    become their maps, so a producer shared with others should not be recomputed inside it."""
+    users = [user for r in op.results for user, _ in r.uses]
+    return (_cost(op) == 0 and bool(users)
+            and all(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users))
 
 
 def _position(kb: KernelBuilder, e) -> Value:
@@ -114,18 +165,22 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
         if i != index:
             source = i in consumer.copy_inputs
-            mapping[consumer.body.args[i]] = kb.input(v, m, i in consumer.clamped, copy_source=source)
+            indexed = i in consumer.indexed
+            mapping[consumer.body.args[i]] = (kb.indexed_input(v) if indexed else
+                                              kb.input(v, m, i in consumer.clamped, copy_source=source))
             if source:
-                copied[i] = next(j for j, u in enumerate(kb.operands) if u is v and kb.maps[j] == m)
+                copied[i] = next(j for j, u in enumerate(kb.operands)
+                                 if u is v and kb.maps[j] == m and kb.indexed[j] == indexed)
     target = consumer.body.args[index]
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
         mapping[target] = kb.input(value, consumer.input_maps[index])
     else:
         outer = consumer.input_maps[index]
+        clamp_all = index in consumer.clamped  # see "Clamped reads" in the module docstring
         inner: dict[Value, Value] = {}
         for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, producer.body.args)):
-            inner[arg] = kb.input(v, m.compose(outer), j in producer.clamped)
+            inner[arg] = kb.input(v, m.compose(outer), clamp_all or j in producer.clamped)
         for op in producer.body.ops[:-1]:
             if isinstance(op, kernel.IndexOp):
                 inner[op.result] = _position(kb, outer.exprs[op.dim])
@@ -139,9 +194,11 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None
     for op in consumer.body.ops[:-1]:
         kb.body.append(op.clone(mapping))
     yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
+    n_in = len(consumer.operands)
+    indexed_results = [k for k in range(len(consumer.results)) if n_in + k in consumer.indexed]
     new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
                     yielded, consumer.attributes.get("inits"), accumulators, consumer.domain(),
-                    [copied.get(i, -1) for i in consumer.copy_inputs])
+                    [copied.get(i, -1) for i in consumer.copy_inputs], indexed_results)
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark jitcore against NumPy and, where installed, numexpr, Numba and JAX.
 
-    python tools/bench.py [--suite default|math|all] [--size N] [--repeat R] [--only NAME[,NAME...]]
+    python tools/bench.py [--suite default|math|workloads|all] [--size N] [--repeat R]
+                          [--only NAME[,NAME...]] [--json [FILE]]
 
 The default suite: every implementation of a case runs on the same arrays in this one process.
 Each is called once to warm up (that call compiles), then timed R times; the table shows the
@@ -17,12 +18,27 @@ inputs inside the function's domain, plus tanh(2x+1) as its own row; warm median
 target of issue #4 (every function at least as fast as NumPy, tanh(2x+1) at least twice as
 fast; both single-threaded, as NumPy's ufuncs and jitcore's kernels are).
 
+The workloads suite (``--suite workloads``; tools/bench_workloads.py holds the workloads): the
+workloads of issue #10, each a plain NumPy function run by NumPy, by jitcore unchanged under
+``jc.jit`` and, where installed and where they can express it, by numexpr, Numba and JAX; float32
+and float64; medians, each implementation's time over jitcore's, each workload's lower bound from
+a measured copy bandwidth and jitcore's time as a multiple of it, and the peak memory of two fused
+chains (tracemalloc) against NumPy's. ``--size`` scales every workload (by SIZE / 10M). The
+default suite does not include it (it takes 1-3 minutes on 2 cores); ``--suite all`` runs all three.
+docs/performance.md shows one run and says how to reproduce it.
+
+``--json`` writes every table as JSON: with no FILE to stdout, in place of the text; with a FILE
+there, and the text still to stdout. Each section has its key, its description, header, rows and
+notes as printed, and, for the workloads, records with the numbers unformatted.
+
 Speed is measured here and never asserted in tests (DESIGN.md §8).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import platform
 import shlex
@@ -36,6 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 try:
+    import bench_workloads as bw  # tools/, which is on sys.path when this file runs as a script
+
     import jitcore as jc
     import jitcore.numpy as jnp
     from jitcore.codegen.backend import backend_for
@@ -550,94 +568,308 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *map(line, rows)])
 
 
-def machine(peers: dict) -> str:
+# The LLVM host features worth naming: the vector widths and the instructions kernels lean on.
+_FEATURES = ("sse4.2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw", "avx512vl", "avx512fp16",
+             "neon", "sve")
+
+
+def host(peers: dict) -> dict:
+    """The machine and the versions, for the header (and --json)."""
     import llvmlite
     import llvmlite.binding as llvm
 
-    versions = [f"numpy {np.__version__}", f"llvmlite {llvmlite.__version__}"]
+    versions = {"python": platform.python_version(), "numpy": np.__version__,
+                "llvmlite": llvmlite.__version__}
     for name in PEERS:
         mod = peers[name]
-        versions.append(f"{name} {mod.__version__}" if mod is not None else f"{name} not installed")
+        versions[name] = mod.__version__ if mod is not None else None
     model = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
             model = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    extra = f"; load average {os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else ""
+    try:
+        features = llvm.get_host_cpu_features()
+        present = [f for f in _FEATURES if features.get(f)]
+    except RuntimeError:  # LLVM cannot tell on this host
+        present = []
+    info = {"cpu": model, "llvm_cpu": llvm.get_host_cpu_name(), "llvm_features": present,
+            "cpus": os.cpu_count(), "versions": versions,
+            "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
     if peers["numexpr"] is not None:
-        extra += f"; numexpr threads: {peers['numexpr'].get_num_threads()}"
+        info["numexpr_threads"] = peers["numexpr"].get_num_threads()
+    return info
+
+
+def machine(peers: dict, info: dict | None = None) -> str:
+    info = info or host(peers)
+    extra = f"; load average {info['load_average']:.2f}" if info["load_average"] is not None else ""
+    if "numexpr_threads" in info:
+        extra += f"; numexpr threads: {info['numexpr_threads']}"
+    features = " ".join("+" + f for f in info["llvm_features"]) or "unknown"
+    versions = [f"{name} {v}" if v is not None else f"{name} not installed"
+                for name, v in info["versions"].items() if name != "python"]
     return (
-        f"machine: {model} (LLVM host CPU {llvm.get_host_cpu_name()}), {os.cpu_count()} CPUs{extra}\n"
-        f"python {platform.python_version()}; " + ", ".join(versions)
+        f"machine: {info['cpu']} (LLVM host CPU {info['llvm_cpu']}; features {features}), "
+        f"{info['cpus']} CPUs{extra}\n"
+        f"python {info['versions']['python']}; " + ", ".join(versions)
     )
+
+
+class Report:
+    """Where the output goes: printed as it comes, or gathered for --json (or both).
+
+    ``say`` is a line of prose; ``table`` a table, with the prose said since the last table as
+    its description and, for JSON, ``records`` holding the numbers unformatted.
+    """
+
+    def __init__(self, text: bool):
+        self.text = text
+        self.sections: list[dict] = []
+        self._said: list[str] = []
+
+    def say(self, line: str = "", *, describes: bool = True) -> None:
+        """Print ``line``; unless ``describes`` is false, it also describes the next table."""
+        if self.text:
+            print(line)
+        if line and describes:
+            self._said.append(line)
+
+    def table(self, key: str, header: list[str], rows: list[list[str]], notes: list[str] = (),
+              records: list[dict] | None = None) -> None:
+        if self.text:
+            print(table(header, rows))
+            for note in notes:
+                print(note)
+            print()
+        section = {"key": key, "description": self._said, "header": header, "rows": rows,
+                   "notes": list(notes)}
+        if records is not None:
+            section["records"] = records
+        self.sections.append(section)
+        self._said = []
+
+
+# ----------------------------------------------------------------------------- the workloads suite
+def _cell_ms(out: bw.Outcome) -> str:
+    return _ms(out.ms) if out.status == "ok" else out.status
+
+
+def _shape_text(m: bw.Measured) -> str:
+    if m.work.steps:
+        (_, hidden), _, (_, outputs), _, x, _ = m.shapes
+        return f"x {x[0]}x{x[1]}, hidden {hidden}, out {outputs}"
+    dims = lambda s: "x".join(map(str, s)) or "scalar"  # noqa: E731
+    shapes = [s for k, s in enumerate(m.shapes) if s not in m.shapes[:k]]  # x and y alike: once
+    text = ", ".join(map(dims, shapes))
+    return text if m.out_shape in m.shapes else f"{text} -> {dims(m.out_shape)}"
+
+
+def workload_rows(measured: list[bw.Measured],
+                  bandwidth: float) -> tuple[list[list[str]], list[str], list[dict]]:
+    """The table's rows, one note per implementation that did not run, and the JSON records."""
+    rows, notes, records = [], {}, []
+    for m in measured:
+        outs, bound_ms = m.outcomes, m.min_bytes / bandwidth * 1e3
+        jit = outs["jitcore"]
+        row = [m.work.title + (" *" if m.work.compute_bound else ""), _SHORT[m.dtype], _shape_text(m),
+               _ms(bound_ms), _cell_ms(jit), f"{jit.ms / bound_ms:.1f}" if jit.ms else ""]
+        for impl in ("numpy", *PEERS):
+            out = outs[impl]
+            ratio = f"{out.ms / jit.ms:.2f}x" if jit.ms and out.ms else ""
+            row += [_cell_ms(out), ratio]
+        timed = {impl: out.ms for impl, out in outs.items() if out.ms}
+        row.append(min(timed, key=timed.get) if timed else "")
+        row.append(f"{jit.err:.1e}" if jit.err is not None else "")
+        rows.append(row)
+        for impl, out in outs.items():
+            if out.reason:  # the same reason in f32 and f64: one note
+                notes.setdefault((m.work.title, impl, out.status, out.reason), []).append(_SHORT[m.dtype])
+        records.append({
+            "workload": m.work.name, "title": m.work.title, "dtype": m.dtype.name,
+            "shapes": [list(s) for s in m.shapes], "steps": m.work.steps,
+            "compute_bound": m.work.compute_bound, "min_bytes": m.min_bytes, "bound_ms": bound_ms,
+            "impls": {impl: {"status": out.status, "ms": out.ms, "reason": out.reason or None, "err": out.err}
+                      for impl, out in outs.items()},
+        })
+    lines = [f"{status}: {title} ({', '.join(dts)}), {impl}: {reason}"
+             for (title, impl, status, reason), dts in notes.items() if status != "not installed"]
+    return rows, lines, records
+
+
+WORKLOAD_HEADER = ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound",
+                   "numpy ms", "numpy/jc", "numexpr ms", "numexpr/jc", "numba ms", "numba/jc",
+                   "jax ms", "jax/jc", "fastest", "jc err"]
+
+
+PEAK_SLACK = 64 << 10  # bytes: the call's own Python objects (its argument tuple, the result's header)
+
+
+def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, size: int, repeat: int,
+                  peers: dict) -> None:
+    scale = size / bw.DEFAULT_SIZE
+    bandwidth_bytes = max(8 * size, 1 << 26)
+    bandwidth = bw.copy_bandwidth(bandwidth_bytes, repeat)
+    report.say(f"workloads (issue #10): --size {size} is {scale:g}x each workload's default element count; "
+               f"median of {repeat} warm runs after one warm-up call (which compiles); float32 and float64 "
+               "(the MLP: float32)")
+    report.say(f"copy bandwidth {bandwidth / 1e9:.1f} GB/s: np.copyto of {bandwidth_bytes >> 20} MiB "
+               f"float64 (a read and a write per byte), one thread, median of {max(repeat, 5)}")
+    report.say("bound ms = the bytes a workload must move (its inputs read once, its outputs written once) / "
+               "that bandwidth; x bound = jitcore ms / bound ms; * = compute-bound, the bandwidth bound "
+               "is not reachable there")
+    report.say("numpy/jc, numexpr/jc, ...: that implementation's median / jitcore's "
+               "(above 1: jitcore is faster); jc err = max |jitcore - NumPy| / max |NumPy|")
+    report.say("JAX: jax.jit of the same function (np bound to jax.numpy) on arrays already on its device; "
+               "Numba: numba.njit of the same function; numexpr: the expression in its language; "
+               "numexpr and JAX may use every core, NumPy's ufuncs and jitcore one (NumPy's @: its BLAS's "
+               "threads)")
+    for work in works:
+        if work.note:
+            report.say(f"{work.name}: {work.note}")
+    measured = [bw.measure(work, np.dtype(dt), scale, repeat, peers) for work in works for dt in work.dtypes]
+    rows, notes, records = workload_rows(measured, bandwidth)
+    for record in records:
+        record["bandwidth_bytes_per_s"] = bandwidth
+    report.table("workloads", WORKLOAD_HEADER, rows, notes, records)
+    if with_peak:
+        mib = lambda b: f"{b / 2**20:.1f}" if b is not None else "error"  # noqa: E731
+        report.say(f"peak memory of a fused chain, {size} elements: the inputs plus the most allocated "
+                   "during one warm call (tracemalloc, which sees NumPy's allocations and so jitcore's "
+                   "outputs and buffers); a fused chain's peak is its inputs plus its outputs, NumPy's "
+                   "adds its temporaries; fused = jitcore's peak is inputs + outputs, give or take "
+                   f"{PEAK_SLACK >> 10} KiB of Python objects")
+        peak_rows, peak_records, peak_notes = [], [], []
+        for dt in (F32, F64):
+            for r in bw.peak_memory(size, dt):
+                fused = r["inputs_bytes"] + r.get("outputs_bytes", 0)
+                jit_peak = r.get("jitcore_peak_bytes")
+                extra = jit_peak - fused if jit_peak is not None else None
+                peak_rows.append([r["chain"], _SHORT[dt], mib(r["inputs_bytes"]), mib(r.get("outputs_bytes")),
+                                  mib(r.get("numpy_peak_bytes")), mib(jit_peak),
+                                  f"{extra / 1024:.1f}" if extra is not None else "",
+                                  ("yes" if extra <= PEAK_SLACK else "no") if extra is not None else ""])
+                peak_notes += [f"{r['chain']} {dt.name}, {impl}: {r[impl + '_error']}"
+                               for impl in ("numpy", "jitcore") if impl + "_error" in r]
+                peak_records.append(r)
+        report.table("peak-memory", ["chain", "dtype", "inputs MiB", "outputs MiB", "numpy peak MiB",
+                                     "jitcore peak MiB", "jitcore - (in + out) KiB", "fused"],
+                     peak_rows, peak_notes, peak_records)
+
+
+# ----------------------------------------------------------------------------- main
+SUITES = ("default", "math", "workloads", "all")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--suite", choices=("default", "math", "all"), default="default",
+    parser.add_argument("--suite", choices=SUITES, default="default",
                         help="default: the cases against the peers; math: each transcendental, f32 and f64, "
-                             "against NumPy; all: both (default: default)")
-    parser.add_argument("--size", type=int, default=10_000_000, help="elements per array (default 10M)")
+                             "against NumPy; workloads: the workloads of issue #10 against every peer, with "
+                             "their bandwidth bounds and peak memory; all: the three (default: default)")
+    parser.add_argument("--size", type=int, default=bw.DEFAULT_SIZE,
+                        help="elements per array (default 10M); the workloads scale their sizes by "
+                             "SIZE / 10M")
     parser.add_argument("--repeat", type=int, default=None,
-                        help="timed runs per measurement (default 10 for the default suite, 5 for math)")
+                        help="timed runs per measurement (default 10 for the default suite, 5 for math "
+                             "and workloads)")
+    parser.add_argument("--json", nargs="?", const="-", metavar="FILE",
+                        help="write every table as JSON: to FILE, or, with no FILE, to stdout in place of "
+                             "the text tables")
     default_names = [c.name for c in CASES] + list(SECTIONS)
     math_names = [c.name for c in MATH_CASES]
+    workload_names = [w.name for w in bw.WORKLOADS] + ["peak-memory"]
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(default_names)
-                        + " (default suite); " + ", ".join(math_names) + " (math suite)")
+                        + " (default suite); " + ", ".join(math_names) + " (math suite); "
+                        + ", ".join(workload_names) + " (workloads suite)")
     opts = parser.parse_args(argv)
     run_default, run_math = opts.suite in ("default", "all"), opts.suite in ("math", "all")
+    run_workloads_suite = opts.suite in ("workloads", "all")
     if opts.size < 1 or (opts.repeat is not None and opts.repeat < 1):
         parser.error("--size and --repeat must be at least 1")
-    names = (default_names if run_default else []) + (math_names if run_math else [])
+    names = ((default_names if run_default else []) + (math_names if run_math else [])
+             + (workload_names if run_workloads_suite else []))
     only = set(names) if opts.only is None else {n.strip() for n in opts.only.split(",")}
     if only - set(names):
         unknown = ", ".join(sorted(only - set(names)))
         parser.error(f"unknown name(s) for --only with --suite {opts.suite}: {unknown}")
 
+    report = Report(text=opts.json != "-")
     peers = {name: _import_peer(name) for name in PEERS}
-    print("command: " + shlex.join(getattr(sys, "orig_argv", [sys.executable, *sys.argv])))
-    print(machine(peers))
+    command = shlex.join(getattr(sys, "orig_argv", [sys.executable, *sys.argv]))
+    info = host(peers)
+    report.say("command: " + command, describes=False)  # in the JSON: its own fields
+    report.say(machine(peers, info), describes=False)
     if run_default:
         repeat = opts.repeat or 10
-        print(f"size {opts.size} elements, median of {repeat} warm runs\n")
+        report.say(f"size {opts.size} elements, median of {repeat} warm runs")
+        report.say()
         if "first-call" in only:  # first: it wants a process where jitcore compiled nothing yet
-            print("jitcore first call of g(x) = tanh(2x+1), f32")
-            print(table(["stage", "ms"], bench_first_call(opts.size, repeat)) + "\n")
+            report.say("jitcore first call of g(x) = tanh(2x+1), f32")
+            report.table("first-call", ["stage", "ms"], bench_first_call(opts.size, repeat))
         cases = [c for c in CASES if c.name in only]
         if cases:
-            print("speedup = NumPy median / median (above 1: faster than NumPy); "
-                  "err = max |result - NumPy| / max |NumPy|")
+            report.say("speedup = NumPy median / median (above 1: faster than NumPy); "
+                       "err = max |result - NumPy| / max |NumPy|")
             rows = bench_cases(cases, opts.size, repeat, peers)
-            print(table(["case", "impl", "median ms", "speedup", "err"], rows) + "\n")
+            report.table("cases", ["case", "impl", "median ms", "speedup", "err"], rows)
         if "dispatch" in only:
-            print("call overhead on an 8-element f32 array")
-            print(table(["call", "µs per call"], bench_dispatch(repeat, peers)) + ("\n" if run_math else ""))
+            report.say("call overhead on an 8-element f32 array")
+            report.table("dispatch", ["call", "µs per call"], bench_dispatch(repeat, peers))
     math_cases = [c for c in MATH_CASES if c.name in only] if run_math else []
     if math_cases:
         repeat = opts.repeat or 5
-        print(f"math suite: jc.jit(lambda x: np.<fn>(x)) against np.<fn>(x), {opts.size} elements, "
-              f"median of {repeat} warm runs (the first call, which compiles, is not timed)")
-        print("single-threaded, both: NumPy runs elementwise ufuncs on one thread (no BLAS, no OpenMP), "
-              "and jitcore's kernels are one loop on one thread")
-        print("speedup = NumPy median / jitcore median; max ulp = largest distance from NumPy's result "
-              "in units in the last place (NaN == NaN); target (issue #4): speedup >= 1.0 in both dtypes, "
-              ">= 2.0 for tanh(2x+1)")
+        report.say(f"math suite: jc.jit(lambda x: np.<fn>(x)) against np.<fn>(x), {opts.size} elements, "
+                   f"median of {repeat} warm runs (the first call, which compiles, is not timed)")
+        report.say("single-threaded, both: NumPy runs elementwise ufuncs on one thread (no BLAS, no OpenMP), "
+                   "and jitcore's kernels are one loop on one thread")
+        report.say("speedup = NumPy median / jitcore median; max ulp = largest distance from NumPy's "
+                   "result in units in the last place (NaN == NaN); target (issue #4): speedup >= 1.0 in "
+                   "both dtypes, >= 2.0 for tanh(2x+1)")
         rows, notes = bench_math(math_cases, opts.size, repeat)
-        print(table(MATH_HEADER, rows))
-        for note in notes:
-            print(note)
         slower = [r[0] for r in rows if r[-1].startswith("✗")]
         unsupported = [r[0] for r in rows if r[-1] == "unsupported"]
         failed = [r[0] for r in rows if r[-1] == "error"]
         met = len(rows) - len(slower) - len(unsupported) - len(failed)
-        print(f"target met by {met} of {len(rows)}"
-              + (f"; missed by: {', '.join(slower)}" if slower else "")
-              + (f"; unsupported: {', '.join(unsupported)}" if unsupported else "")
-              + (f"; error: {', '.join(failed)}" if failed else ""))
-        if hasattr(os, "getloadavg"):
-            print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+        notes.append(f"target met by {met} of {len(rows)}"
+                     + (f"; missed by: {', '.join(slower)}" if slower else "")
+                     + (f"; unsupported: {', '.join(unsupported)}" if unsupported else "")
+                     + (f"; error: {', '.join(failed)}" if failed else ""))
+        report.table("math", MATH_HEADER, rows, notes)
+    works = [w for w in bw.WORKLOADS if w.name in only] if run_workloads_suite else []
+    if works or (run_workloads_suite and "peak-memory" in only):
+        run_workloads(report, works, "peak-memory" in only, opts.size, opts.repeat or 5, peers)
+    load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    if load_end is not None:
+        report.say(f"load average at the end: {load_end:.2f}", describes=False)
+    if opts.json is not None:
+        document = {"command": command, "host": info, "load_average_end": load_end, "size": opts.size,
+                    "repeat": opts.repeat, "suite": opts.suite, "sections": report.sections}
+        text = json.dumps(_finite(document), indent=1, default=_json_default, allow_nan=False)
+        if opts.json == "-":
+            print(text)
+        else:
+            with open(opts.json, "w") as f:
+                f.write(text + "\n")
     return 0
+
+
+def _finite(value):
+    """JSON has no infinity or NaN: they become null (an err of inf: the shapes differ)."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _json_default(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 if __name__ == "__main__":

@@ -10,20 +10,18 @@ so a second load of a name reuses the first.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import target
+from jitcore.codegen.cpu import blas, target
+from jitcore.codegen.cpu.gemm import emit_blas_kernel
 from jitcore.codegen.cpu.schedule import emit_kernel
-from jitcore.codegen.gather import emit_gather
-from jitcore.codegen.gather_nd import emit_gather_nd, emit_scatter_nd
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array import GatherNdOp, GatherOp
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
@@ -44,13 +42,17 @@ class CpuBackend:
         plan, ops = plan_function(func, self.name, draft, specs, options.header)
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
-        kernels = [self._kernel(module, plan, launch, op, options.fastmath)
-                   for launch, op in zip(plan.launches, ops)]
+        kernels = []
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            fn, calls = self._kernel(module, plan, launch, op, options.fastmath)
+            kernels.append(fn)
+            if calls:  # the library threads the call itself: the launch runs as one piece
+                plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
         emit_entry(entry, plan, arg_types(func), kernels)
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
-        plan.launches = [Launch(launch.kernel.replace(draft, symbol), launch.operands, launch.parallel_extent)
+        plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                          for launch in plan.launches]
         plan.llvm_ir = text.replace(draft, symbol)
         optimized, plan.object_code = target.compile_ir(plan.llvm_ir)
@@ -61,19 +63,22 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool) -> ll.Function:
+                fastmath: bool) -> tuple[ll.Function, tuple[str, ...]]:
+        """The kernel of ``launch`` and the library routines it calls: a float contraction
+        calls BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops."""
         strided = strided_operands(plan, launch)
-        if isinstance(op, kernel.GenericOp):
-            return emit_kernel(module, launch.kernel, op, strided, fastmath)
-        emit = emit_gather if isinstance(op, GatherOp) else (
-            emit_gather_nd if isinstance(op, GatherNdOp) else emit_scatter_nd)
-        return emit(module, launch.kernel, op, strided)
+        called = emit_blas_kernel(module, launch.kernel, op, strided, fastmath, blas.library())
+        if called is not None:
+            return called[0], (called[1],)
+        return emit_kernel(module, launch.kernel, op, strided, fastmath), ()
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""
         with self._lock:
             loaded = self._loaded.get(plan.symbol)
             if loaded is None:
+                for symbol in sorted({name for launch in plan.launches for name in launch.calls}):
+                    blas.register(symbol)
                 address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]
                 loaded = self._loaded[plan.symbol] = (plan.llvm_ir, address)
             elif loaded[0] != plan.llvm_ir:

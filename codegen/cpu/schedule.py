@@ -46,20 +46,22 @@ class _Schedule:
         self.op = op
         self.fastmath = fastmath
         shaped = [*op.operands, *op.results]
-        self.function, operands, _ = kernel_function(module, name, shaped, strided)
+        checks = kernel.checks_indices(op)
+        self.function, operands, status = kernel_function(module, name, shaped, strided,
+                                                          extra_pointers=int(checks))
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
         self.iterators = list(op.iterator_types)  # one per entry of self.domain
         positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
-        if not (op.has_reduction or positional or any(strided) or op.clamped) and same_shape and all(
-            m.is_identity for m in maps
-        ):
+        plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
+        if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
-        elif not (positional or any(strided) or op.clamped):
+        elif not (positional or any(strided) or op.clamped or op.indexed):
             maps = self._collapse_reduction(operands, maps)
-        self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath))
+        self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
+                               status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
             self._emit_with_exact_fallback()
@@ -152,9 +154,15 @@ class _Schedule:
     def _emit_with_exact_fallback(self) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute
         accurately; if there was one, run the whole nest again with exact (libm) math. Kernels
-        write only their own results, so the second run simply overwrites the first."""
+        write only their own results, so the second run simply overwrites the first (a scatter
+        copies its input again first); the status words are put back as they were, so that
+        only the exact run's index checks count."""
         flag = self.b.alloca(I1)
         self.b.store(ll.Constant(I1, 0), flag)
+        status = self.body.status
+        words = [] if status is None else [self.b.gep(status, [ll.Constant(I64, k)], source_etype=I64)
+                                           for k in range(4)]
+        saved = [self.b.load(w, typ=I64) for w in words]
 
         def report(cond):
             self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
@@ -162,6 +170,8 @@ class _Schedule:
         self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
         self._emit_nest()
         with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
+            for word, value in zip(words, saved):
+                self.b.store(value, word)
             self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
             self._emit_nest()
 
@@ -248,5 +258,8 @@ class _Schedule:
 
     def _reassociation(self, dim: int) -> reduction.PerResult | reduction.ArgBest | None:
         """How a reduction along dim ``dim`` (the innermost or, across columns, the one before)
-        runs in lanes, reordered as ``reduction`` documents (None: it runs in order)."""
+        runs in lanes, reordered as ``reduction`` documents (None: it runs in order). Never for
+        a kernel that checks indices: it reports the first bad one in C order."""
+        if self.op.indexed:
+            return None
         return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)

@@ -3,11 +3,40 @@
 Created once per process (LLVM's target setup is global and not cheap). Every compiled module
 is optimised for the host CPU's name and features with loop and SLP vectorization on, emitted
 as object code, and that object code is added to one shared MCJIT engine.
+
+Vector width. On a CPU with AVX-512 the kernels can compute on 512-bit vectors (16 floats, 8
+doubles) or on 256-bit ones, and LLVM's own choice is a tuning flag of the CPU model, not a
+measurement of our code: it prefers 256 bits on every Intel AVX-512 model (``skylake-avx512``
+through ``graniterapids``, and ``x86-64-v4``) and 512 on AMD's ``znver4``/``znver5``. jitcore
+decides per target instead (``vector_bits``) and states it in the target machine's features,
+``-prefer-256-bit`` for 512 and ``+prefer-256-bit`` for 256, so the choice is part of
+``magic()``'s features and code compiled for one width is never taken for the other's:
+
+- measured (``MEASURED_VECTOR_BITS``): ``znver5`` 512. On the development machine (AMD EPYC,
+  Zen 5, 2 cores; docs/performance.md "Vector width" has the tables and how to rerun them) the
+  512-bit kernels of the math library run 1.7-2.0x faster than 256-bit ones while the data is in
+  cache (100k elements: exp, log, tanh, sin, cos, sqrt, f32 and f64) and 1.1-1.8x faster at 10M
+  elements, where memory bounds part of the time; elementwise arithmetic (a*b+c*d-1) and sums
+  are equal within the noise (0.9-1.1x) at every size;
+- not measured, by rule: 512 on every other AVX-512 CPU (NumPy's own AVX-512 loops are 512-bit
+  there, and a math kernel is compute-bound), except the first AVX-512 server cores,
+  ``skylake-avx512``, ``cascadelake`` and ``cooperlake``, where 512-bit floating-point work
+  lowers the core's clock for every instruction that follows and many parts have a single
+  512-bit FMA unit: 256 there, as LLVM chooses;
+- without AVX-512 there is no choice to make: LLVM uses the widest registers (256-bit with AVX,
+  128-bit NEON or SSE), and the features are the host's, unchanged.
+
+``JITCORE_VECTOR_BITS=256`` or ``512`` overrides the choice on an AVX-512 CPU (to measure it, or
+for a CPU the rule gets wrong); it is read once, when the target machine is created, and is
+ignored elsewhere. No test assumes a width: tests that look at machine code compile for fixed
+CPUs (``target_machine``), never the host.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
+import re
 import struct
 import threading
 from functools import cache
@@ -18,19 +47,60 @@ from jitcore.ir.errors import JitcoreError
 
 _lock = threading.Lock()
 
+# Widths measured on a CPU model (LLVM's name for it), by tools/bench.py's math suite.
+MEASURED_VECTOR_BITS = {"znver5": 512}
+# AVX-512 cores whose 512-bit floating-point instructions lower the clock (Intel's "licence"
+# levels) enough that LLVM keeps them at 256 bits; not measured here.
+DOWNCLOCKING_AVX512 = frozenset({"skylake-avx512", "cascadelake", "cooperlake"})
+VECTOR_BITS_VARIABLE = "JITCORE_VECTOR_BITS"
+
+
+def vector_bits(cpu: str, features: str, override: str | None = None) -> int | None:
+    """The vector width for kernels on ``cpu`` with LLVM ``features``: 512 or 256 on a CPU with
+    AVX-512, None elsewhere (LLVM's choice: the widest registers there are). ``override``, the
+    value of JITCORE_VECTOR_BITS, replaces the choice on an AVX-512 CPU."""
+    if "+avx512f" not in features.split(","):
+        return None
+    if override:
+        if override.strip() not in ("256", "512"):
+            raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be 256 or 512, not {override!r}")
+        return int(override)
+    if cpu in MEASURED_VECTOR_BITS:
+        return MEASURED_VECTOR_BITS[cpu]
+    return 256 if cpu in DOWNCLOCKING_AVX512 else 512
+
+
+def with_vector_bits(features: str, bits: int | None) -> str:
+    """``features`` with the x86 tuning flag that makes LLVM use ``bits``-wide vectors."""
+    if bits is None:
+        return features
+    flag = "+prefer-256-bit" if bits == 256 else "-prefer-256-bit"
+    kept = [f for f in features.split(",") if f and f[1:] != "prefer-256-bit"]
+    return ",".join([*kept, flag])
+
+
+@cache
+def target_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
+    """An O3 target machine for ``cpu`` with ``features`` as given (with_vector_bits included)."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    return llvm.Target.from_triple(triple).create_target_machine(
+        cpu=cpu, features=features, opt=3, reloc="default", codemodel="jitdefault"
+    )
+
+
+@cache
+def host_features() -> str:
+    """The host CPU's features, with the vector width this target uses (see the docstring)."""
+    cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    return with_vector_bits(features, vector_bits(cpu, features, os.environ.get(VECTOR_BITS_VARIABLE)))
+
 
 @cache
 def host_target_machine() -> llvm.TargetMachine:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-        reloc="default",
-        codemodel="jitdefault",
-    )
+    return target_machine(llvm.get_process_triple(), llvm.get_host_cpu_name(), host_features())
 
 
 @cache
@@ -53,21 +123,35 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> No
 
 
 def magic() -> tuple[str, str, str]:
-    """What the machine code depends on besides the IR: triple, CPU name, CPU features."""
+    """What the machine code depends on besides the IR: triple, CPU name, and the features the
+    code is compiled with (the host's, with the vector width: ``host_features``)."""
     tm = host_target_machine()
-    return (tm.triple, llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+    return (tm.triple, llvm.get_host_cpu_name(), host_features())
 
 
-def compile_ir(llvm_ir: str) -> tuple[llvm.ModuleRef, bytes]:
-    """Parse, verify and optimise ``llvm_ir`` for the host; the optimised module and its
-    object code."""
-    tm = host_target_machine()
-    module = llvm.parse_assembly(llvm_ir)
+def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None) -> tuple[llvm.ModuleRef, bytes]:
+    """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
+    name and features, as ``magic()`` names the host); the optimised module and its object code."""
+    tm = target_machine(*machine) if machine else host_target_machine()
+    module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
     module.verify()
     optimize(module, tm)
     return module, tm.emit_object(module)
+
+
+def with_legal_width(llvm_ir: str, features: str) -> str:
+    """``llvm_ir`` with every function limited to 256-bit registers where ``features`` prefer
+    256 bits. ``-prefer-256-bit`` alone only steers the vectorizers: LLVM still computes an
+    explicit 512-bit type (f32 math widened to f64 lanes, say) in zmm registers, which lowers the
+    clock just as well, unless the function says, as clang's code does, that it needs no wider
+    registers (``min-legal-vector-width``). llvmlite's IR builder has no string attributes, so
+    the attribute is added to the text of each definition."""
+    if "+prefer-256-bit" not in features.split(","):
+        return llvm_ir
+    return re.sub(r"^(define [^\n]*?)(\s*\{)?$", r'\1 "min-legal-vector-width"="256"\2', llvm_ir,
+                  flags=re.MULTILINE)
 
 
 def load_object(obj: bytes, symbols: list[str]) -> dict[str, int]:
@@ -126,7 +210,9 @@ def elf_symbols(elf: bytes) -> tuple[set[str], list[str]]:
 
 @cache
 def _process_provides(symbol: str) -> bool:
-    return hasattr(ctypes.CDLL(None), symbol)
+    """Whether the process defines ``symbol``, or the runtime gave LLVM its address
+    (``llvm.add_symbol``: the runtime's settings)."""
+    return hasattr(ctypes.CDLL(None), symbol) or llvm.address_of_symbol(symbol) is not None
 
 
 def assembly(optimized_llvm_ir: str) -> str:

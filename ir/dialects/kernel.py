@@ -26,14 +26,23 @@ A result whose entry in ``copy_inputs`` names an input (else -1) starts as a cop
 Inputs listed in ``clamped`` may be read outside their bounds: each index is clamped into range
 (and a read from an empty input gives 0). Kernels that pad or concatenate read their inputs
 this way and ``select`` the value they need, using ``kernel.index`` for the iteration position.
+
+Operands and results listed in ``indexed`` (numbered as the maps: inputs, then results) are
+addressed by the body itself at computed positions, as ``tensor.extract`` inside a
+``linalg.generic``: their map has no exprs, an indexed input's body argument is the whole
+tensor (read by ``kernel.extract``), and an indexed result is yielded nothing: it is written
+only by ``kernel.insert`` (after starting as its ``copy_inputs`` source, if it has one). The
+positions come from ``kernel.check_index``, which wraps a negative index and records the first
+one out of range in the function's status words, so that no access is ever out of bounds.
+Gathers and scatters are such kernels (``passes/kernelize/index.py``).
 """
 
 from __future__ import annotations
 
 from jitcore.ir.attributes import AffineMap, ScalarAttr
 from jitcore.ir.core import PURE, TERMINATOR, Operation
-from jitcore.ir.opdef import Kind, attr, of, tuple_of
-from jitcore.ir.types import TensorType, index
+from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
+from jitcore.ir.types import ScalarType, TensorType, i64, index
 
 PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
 _ITERATORS = Kind(", each 'parallel', 'reduction' or 'scan'",
@@ -48,6 +57,7 @@ class GenericOp(Operation):
     indexing_maps = attr(tuple_of(AffineMap, ": one indexing map per operand and per result"))
     clamped = attr(tuple_of(int), optional=True, default=())
     inits = attr(tuple_of(ScalarAttr), optional=True)
+    indexed = attr(tuple_of(int), optional=True, default=())  # operands, then results, by number
 
     @property
     def has_reduction(self) -> bool:
@@ -113,10 +123,14 @@ class GenericOp(Operation):
             self.fail("needs one indexing map per operand and per result")
         if not self.results:
             self.fail("needs at least one result")
-        for v, m in zip(shaped, maps):
+        indexed = self.indexed
+        if any(not 0 <= i < len(shaped) for i in indexed):
+            self.fail("'indexed' must list operand and result numbers")
+        for i, (v, m) in enumerate(zip(shaped, maps)):
             if not isinstance(v.type, TensorType):
                 self.fail("takes and returns tensors only")
-            if m.num_dims != len(iters) or len(m.exprs) != v.type.rank:
+            rank = 0 if i in indexed else v.type.rank  # an indexed one's map has no exprs
+            if m.num_dims != len(iters) or len(m.exprs) != rank:
                 self.fail(f"map {m} does not fit {v.type} over {len(iters)} iteration dims")
         for m in self.output_maps:
             if any(e.dim is not None and iters[e.dim] == REDUCTION for e in m.exprs):
@@ -132,9 +146,12 @@ class GenericOp(Operation):
         copies = self.attributes.get("copy_inputs", (-1,) * len(self.results))
         if not isinstance(copies, tuple) or len(copies) != len(self.results):
             self.fail("'copy_inputs' needs one entry per result")
-        for r, i in zip(self.results, copies):
+        for k, (r, i) in enumerate(zip(self.results, copies)):
             if not isinstance(i, int) or not -1 <= i < len(self.operands):
                 self.fail("'copy_inputs' entries must be -1 or an input operand index")
+            if len(self.operands) + k in indexed and (i < 0 or SCAN in iters or REDUCTION in iters):
+                self.fail("an indexed result must start as a copy of an input, in a kernel "
+                          "without reduction or scan iterators")
             if i >= 0 and (self.operands[i].type != r.type or i in clamped):
                 self.fail(f"result {r.type} cannot start as a copy of input #{i}")
 
@@ -158,7 +175,10 @@ class GenericOp(Operation):
     def _verify_body(self) -> None:
         if len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
             self.fail("needs one region with one block")
-        expected = [v.type.element for v in self.operands]
+        indexed = self.indexed
+        expected = [v.type if i in indexed else v.type.element for i, v in enumerate(self.operands)]
+        n_in = len(self.operands)
+        yields = [r.type.element for k, r in enumerate(self.results) if n_in + k not in indexed]
         inits = self.inits
         if self.has_reduction:
             expected += [r.type.element for r in self.results]
@@ -174,7 +194,7 @@ class GenericOp(Operation):
         term = self.body.terminator
         if term is None or term.op_name != "kernel.yield":
             self.fail("body must end with kernel.yield")
-        if [v.type for v in term.operands] != [r.type.element for r in self.results]:
+        if [v.type for v in term.operands] != yields:
             term.fail("must yield one scalar of each result's element type")
         # The body is isolated: every value it uses is defined inside it.
         inside = {id(a) for a in self.body.args}
@@ -228,3 +248,103 @@ class YieldOp(Operation):
             self.fail("has no results")
         if self.parent_op is None or self.parent_op.op_name != "kernel.generic":
             self.fail("must be inside a kernel.generic")
+
+
+def _enclosing_generic(op: Operation) -> GenericOp:
+    parent = op.parent_op
+    if parent is None or parent.op_name != "kernel.generic":
+        op.fail("must be inside a kernel.generic")
+    return parent
+
+
+def _check_positions(op: Operation, positions, rank: int) -> None:
+    if len(positions) != rank or any(v.type != index for v in positions):
+        op.fail(f"needs {rank} index positions, one per dim of the tensor it addresses")
+
+
+class ExtractOp(Operation):
+    """``kernel.extract %t, %i...``: the element of the indexed input ``%t`` (a body argument
+    of tensor type) at positions ``%i...`` (index values), which must be in range: they come
+    from ``kernel.index`` or ``kernel.check_index``."""
+
+    name = "kernel.extract"
+    traits = frozenset({PURE})
+    __slots__ = ()
+
+    def verify_op(self) -> None:
+        parent = _enclosing_generic(self)
+        if not self.operands:
+            self.fail("needs a tensor and its positions")
+        tensor, *positions = self.operands
+        if not isinstance(tensor.type, TensorType) or not any(tensor is a for a in parent.body.args):
+            self.fail("reads a tensor argument of its kernel's body (an indexed input)")
+        _check_positions(self, positions, tensor.type.rank)
+        if len(self.results) != 1 or self.results[0].type != tensor.type.element:
+            self.fail(f"returns one {tensor.type.element}")
+
+
+class CheckIndexOp(Operation):
+    """``kernel.check_index %i {axis, size}``: the i64 index ``%i`` into a dim of ``size``
+    elements as an in-range position. A negative index counts from the end; one outside
+    ``[-size, size)`` gives position 0 and is recorded in the status words (index, axis, size)
+    unless an earlier one is, so the caller raises NumPy's IndexError for the first. Not pure:
+    the record is a side effect that CSE and DCE keep and fusion never duplicates."""
+
+    name = "kernel.check_index"
+    traits = frozenset()
+    __slots__ = ()
+    arity = (1, 1)
+    axis = attr(of(int))
+    size = attr(of(int))
+
+    def verify_op(self) -> None:
+        _enclosing_generic(self)
+        if self.operands[0].type != i64 or self.results[0].type != index:
+            self.fail("takes one i64 index and returns one index")
+        if self.axis < 0 or self.size < 0:
+            self.fail("needs a non-negative 'axis' and 'size'")
+
+
+SCATTER_MODES = ("set", "add", "sub", "mul", "max", "min", "and", "or", "xor")
+
+
+class InsertOp(Operation):
+    """``kernel.insert %v, %i... {result = k, mode}``: writes ``%v`` into the indexed result
+    ``k`` at positions ``%i...`` (in range, as for ``kernel.extract``). With mode ``set`` the
+    value replaces the element; otherwise it combines with it (``add``: old + v, ...) as
+    ``np.ufunc.at`` does. Not pure: the kernel's iterations run in order, so for repeated
+    positions the last ``set`` wins and every combine applies."""
+
+    name = "kernel.insert"
+    traits = frozenset()
+    __slots__ = ()
+
+    result = attr(of(int))
+    mode = attr(one_of(SCATTER_MODES))
+
+    def verify_op(self) -> None:
+        parent = _enclosing_generic(self)
+        if self.results:
+            self.fail("has no results")
+        k = self.result
+        if not 0 <= k < len(parent.results) or (
+            len(parent.operands) + k not in parent.attributes.get("indexed", ())
+        ):
+            self.fail("needs a 'result': one of its kernel's indexed results")
+        target = parent.results[k].type
+        if not self.operands or not isinstance(self.operands[0].type, ScalarType) or (
+            self.operands[0].type != target.element
+        ):
+            self.fail(f"writes one {target.element}")
+        _check_positions(self, self.operands[1:], target.rank)
+
+
+def checks_indices(op: GenericOp) -> bool:
+    """Whether ``op``'s body records bad indices (it then needs the status words)."""
+    return any(isinstance(inner, CheckIndexOp) for inner in op.body.ops)
+
+
+def runs_in_order(op: GenericOp) -> bool:
+    """Whether ``op``'s iterations must run one after another, in C order: it records the
+    first bad index, or writes at computed positions (repeats apply in order)."""
+    return any(isinstance(inner, (CheckIndexOp, InsertOp)) for inner in op.body.ops)

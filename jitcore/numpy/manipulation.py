@@ -19,7 +19,7 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer
 
-__all__ = ["broadcast_to", "concatenate", "expand_dims", "flip", "hstack", "moveaxis", "ndim", "pad",
+__all__ = ["broadcast_to", "concatenate", "diff", "expand_dims", "flip", "hstack", "moveaxis", "ndim", "pad",
            "ravel", "repeat", "reshape", "result_type", "roll", "shape", "size", "split", "squeeze",
            "stack", "swapaxes", "take", "tile", "transpose", "vstack"]
 
@@ -242,6 +242,40 @@ def roll(a, shift, axis=None):
         head, tail = split(out, [n - s], axis=ax)
         out = prims.concatenate([tail, head], ax)
     return out
+
+
+@implements(np.diff)
+def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """As NumPy: ``a[1:] - a[:-1]`` along ``axis``, ``n`` times (``!=`` for booleans). Each
+    step is one subtraction of two slices, which fusion turns into shifted reads of ``a``."""
+    if not traced(a, *(v for v in (prepend, append) if v is not np._NoValue)):
+        return np.diff(a, n, axis, prepend, append)
+    n = operator.index(n)
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError(f"order must be non-negative but got {n!r}")
+    if not isinstance(a, Tracer):
+        a = _lift(a, [v for v in (prepend, append) if isinstance(v, Tracer)])
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    (axis,) = prims.normalize_axes(axis, a.ndim, "diff")
+    pieces = []
+    for value in (prepend, a, append):
+        if value is np._NoValue:
+            continue
+        value = _lift(value, [a])
+        if value.ndim == 0:
+            value = prims.broadcast_to(value, a.shape[:axis] + (1,) + a.shape[axis + 1:])
+        pieces.append(value)
+    if len(pieces) > 1:
+        a = prims.concatenate(pieces, axis)
+    op = np.not_equal if a.dtype == np.bool_ else np.subtract
+    for _ in range(n):
+        later = tuple(slice(1, None) if k == axis else slice(None) for k in range(a.ndim))
+        earlier = tuple(slice(None, -1) if k == axis else slice(None) for k in range(a.ndim))
+        a = prims.ufunc(op, a[later], a[earlier])
+    return a
 
 
 @implements(np.tile)

@@ -1,11 +1,12 @@
 """``kernelize``: the mandatory conversion of ``array`` ops into ``kernel.generic`` loops.
 
-Every op with a rule becomes one kernel of its own, inserted where the op was; nothing is
-fused and every intermediate is materialised. ``array.constant``, ``array.reshape`` (a view of
-a contiguous buffer) and the gather/scatter ops have no rule: the code generator takes them as
-they are. Fusing kernels into one another is the separate, optional ``fuse`` pass, so a
-pipeline without it (``...,kernelize,...``) is the unfused baseline that fusion is tested
-against (tests/programs): both must give bit-identical results, since fusing only moves the
+Every op with a rule becomes one kernel of its own (a gather or scatter with several index
+arrays: one more per index array, which checks it), inserted where the op was; nothing is
+fused and every intermediate is materialised. ``array.constant`` and ``array.reshape`` (a view
+of a contiguous buffer) have no rule: the code generator takes them as they are. Fusing
+kernels into one another is the separate, optional ``fuse`` pass, so a pipeline without it
+(``...,kernelize,...``) is the unfused baseline that fusion is tested against
+(tests/programs): both must give bit-identical results, since fusing only moves the
 same scalar ops from one loop into another.
 
 The rules, one module per op family, each map an op class to a function that builds the

@@ -1,4 +1,5 @@
-"""Kernel forms of ``array.argreduce``, ``array.scan`` and ``array.diagonal``.
+"""Kernel forms of ``array.argreduce``, ``array.scan``, ``array.diagonal`` and of the indexed
+ops ``array.gather``, ``array.gather_nd`` and ``array.scatter_nd``.
 
 An argreduce is one reduction kernel with two results, the best value so far and its index,
 starting from the kind's identity (-inf for argmax of floats, -inf - infj for complex numbers,
@@ -13,6 +14,17 @@ identity value (say all -inf) keeps index 0, which is NumPy's answer too.
 A scan is one kernel with a ``scan`` iterator along the axis, whose body combines the
 accumulator with the element. It starts from the kind's identity, -0.0 for float sums so that
 a leading -0.0 stays -0.0 as in NumPy.
+
+A gather is a kernel over its result whose body loads an index, makes it a position with
+``kernel.check_index`` (negative indices wrap; the first out of range is recorded for NumPy's
+IndexError and read as 0) and reads ``x`` there with ``kernel.extract``; its other positions
+are ``kernel.index``. A scatter is a kernel over its updates whose result starts as a copy of
+``x`` and whose body writes each update with ``kernel.insert`` in the op's mode. NumPy reports
+the first bad index taking the index arrays one after another, each in C order: with a single
+index array the kernel's own C order does that (its first row of the other dims sweeps every
+index), so the check sits in its body. With several index arrays, or when the kernel has no
+iteration at all (another dim of ``x`` is empty), each index array is first checked by a
+kernel of its own, in order, that yields the positions, and the gather or scatter reads those.
 """
 
 from __future__ import annotations
@@ -20,7 +32,7 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
-from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, ScanOp
+from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, GatherNdOp, GatherOp, ScanOp, ScatterNdOp
 from jitcore.ir.types import ScalarType, i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter
@@ -93,4 +105,92 @@ def diagonal(op: DiagonalOp) -> kernel.GenericOp:
     return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank, [value])
 
 
-RULES = {ArgReduceOp: argreduce, ScanOp: scan, DiagonalOp: diagonal}
+def _broadcast_map(num_dims: int, first: int, shape: tuple[int, ...], full: tuple[int, ...]) -> AffineMap:
+    """An index array of ``shape`` read at dims ``first..`` of a nest whose dims there span
+    ``full`` (its size-1 dims broadcast: read at 0)."""
+    exprs = tuple(AffineExpr(None, 1, 0) if n == 1 and m != 1 else AffineExpr(first + k, 1, 0)
+                  for k, (n, m) in enumerate(zip(shape, full)))
+    return AffineMap(num_dims, exprs)
+
+
+def _checked_indices(at, indices: list[Value], axes, x_shape) -> list[Value]:
+    """One kernel per index array, in order before ``at``, yielding its positions checked (as
+    i64)."""
+    checked = []
+    for idx, axis in zip(indices, axes):
+        rank = idx.type.rank
+        kb = KernelBuilder(rank)
+        i = kb.input(idx, AffineMap.identity(rank))
+        position = kb.emit.convert(kb.check_index(i, axis, x_shape[axis]), i64)
+        new = kb.finish(at, [idx.type], [AffineMap.identity(rank)],
+                        [kernel.PARALLEL] * rank, [position])
+        checked.append(new.results[0])
+    return checked
+
+
+class _Indexed:
+    """The positions in ``x`` that iteration point of a gather result (or scatter update)
+    addresses: index arrays for ``axes`` at dims ``first..first+len(B)`` of the nest, the other
+    dims of ``x`` in order around them."""
+
+    def __init__(self, at, axes, first: int, x: Value, indices: list[Value], domain: tuple[int, ...]):
+        self.x, self.domain = x, domain
+        self.axes, self.first = axes, first
+        self.b_shape = tuple(domain[self.first: self.first + indices[0].type.rank])
+        self.inline_check = len(indices) == 1 and 0 not in domain
+        self.indices = indices if self.inline_check else _checked_indices(at, indices, axes, x.type.shape)
+
+    def positions(self, kb: KernelBuilder) -> list[Value]:
+        rank = len(self.domain)
+        b_rank = len(self.b_shape)
+        at = {}
+        for idx, axis in zip(self.indices, self.axes):
+            i = kb.input(idx, _broadcast_map(rank, self.first, idx.type.shape, self.b_shape))
+            if self.inline_check:
+                at[axis] = kb.check_index(i, axis, self.x.type.shape[axis])
+            else:
+                at[axis] = kb.emit.convert(i, index)
+        others = [d for d in range(rank) if not self.first <= d < self.first + b_rank]
+        rest = iter(others)
+        return [at[a] if a in at else kb.index(next(rest)) for a in range(self.x.type.rank)]
+
+
+def gather_nd(op: GatherNdOp) -> kernel.GenericOp:
+    x, indices = op.operands[0], list(op.operands[1:])
+    domain = op.result_type.shape
+    rank = len(domain)
+    indexed = _Indexed(op, op.axes, op.position, x, indices, domain)
+    kb = KernelBuilder(rank)
+    xt = kb.indexed_input(x)
+    value = kb.extract(xt, indexed.positions(kb))
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
+                     [value], domain=domain)
+
+
+def scatter_nd(op: ScatterNdOp) -> kernel.GenericOp:
+    x, updates, indices = op.operands[0], op.operands[1], list(op.operands[2:])
+    domain = updates.type.shape
+    rank = len(domain)
+    indexed = _Indexed(op, op.axes, op.position, x, indices, domain)
+    kb = KernelBuilder(rank)
+    kb.indexed_input(x)  # the result starts as a copy of it
+    value = kb.input(updates, AffineMap.identity(rank))
+    kb.insert(value, indexed.positions(kb), 0, op.mode)
+    return kb.finish(op, [x.type], [AffineMap(rank, ())], [kernel.PARALLEL] * rank, [],
+                     domain=domain, copy_inputs=[0], indexed_results=[0])
+
+
+def gather(op: GatherOp) -> kernel.GenericOp:
+    x, idx = op.operands
+    domain = op.result_type.shape
+    rank = len(domain)
+    indexed = _Indexed(op, (op.axis,), op.axis, x, [idx], domain)  # one index array at ``axis``
+    kb = KernelBuilder(rank)
+    xt = kb.indexed_input(x)
+    value = kb.extract(xt, indexed.positions(kb))
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], [kernel.PARALLEL] * rank,
+                     [value], domain=domain)
+
+
+RULES = {ArgReduceOp: argreduce, ScanOp: scan, DiagonalOp: diagonal, GatherOp: gather,
+         GatherNdOp: gather_nd, ScatterNdOp: scatter_nd}

@@ -11,7 +11,8 @@ and the rhs are read and written with unit stride and the loop is parallel, whic
 vectorizes without reassociating float sums. Each result element still sums its products in
 contracting-index order, exactly as the textbook order ``[..., rhs free, contracting]`` would.
 The fusion pass decides separately whether producers of the operands are inlined (a cheap
-elementwise producer is, see its docstring).
+elementwise producer is, see its docstring), except into a float contraction, which a code
+generator may run as a library call (``is_float_contraction``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,18 @@ def dot_general(op: DotGeneralOp) -> kernel.GenericOp:
     value = kb.emit.combine("sum", acc, product)
     return kb.finish(op, [out_type], [out_map], iterators, [value],
                      inits=[reduction_init("sum", t)], accumulators=[acc])
+
+
+def is_float_contraction(op: kernel.GenericOp) -> bool:
+    """Whether ``op`` is a float contraction as ``dot_general`` makes it: two inputs and the body
+    ``acc + x * y``. A code generator may hand such a kernel whole to a tuned library (BLAS, see
+    ``codegen/contraction.py``), so ``fuse`` does not recompute a producer per column inside
+    it (its cheap-producer rule): it inlines only producers that compute nothing (transposes,
+    slices, broadcasts: they become its maps) or that it reads once."""
+    ops = op.body.ops
+    return (len(op.operands) == 2 and len(op.results) == 1 and op.has_reduction
+            and op.results[0].type.element.is_float and len(ops) == 3
+            and (ops[0].op_name, ops[1].op_name) == ("arith.mulf", "arith.addf"))
 
 
 RULES = {DotGeneralOp: dot_general}

@@ -5,7 +5,8 @@ Broadcasts and transposes are indexing maps with empty bodies, so they cost noth
 (a broadcast size-1 axis is read at index 0, a transpose through the inverse permutation).
 A slice is just an indexing map (``d * stride + start``), so it fuses like a transpose. Pad and
 concatenate read their inputs with clamped indices and ``select`` by iteration position
-(``kernel.index``); their inputs are materialised rather than inlined (fuse.py explains why).
+(``kernel.index``); a cheap producer of such an input (a slice: ``np.roll``, ``np.concatenate([x[3:],
+x[:3]])``) is inlined with its reads clamped, a costlier one materialised (fuse.py explains why).
 An update_slice iterates over the slice only; its result starts as a copy of the array.
 """
 

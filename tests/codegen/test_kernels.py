@@ -705,16 +705,60 @@ def test_portable_descriptor_passes_strides_itself():
         assert_matches(out, np.ascontiguousarray(ref(x, y)), 0, f"map kernel {k}, portable descriptor")
 
 
-# -- indexed ops (codegen/gather.py, codegen/gather_nd.py) ----------------------------------------
+# -- indexed reads and writes (kernel.extract, kernel.check_index, kernel.insert) ------------------------------------------------
+# What kernelize makes of x[i], x[:, j], x[i, j], x[i] = v and np.add.at(x, i, v): index
+# checks, extracts and inserts in kernel bodies (passes/kernelize/index.py).
 GATHER = """"builtin.module"() ({
   "func.func"() ({
   ^bb0(%arg0: tensor<5x4xf64>, %arg1: tensor<3xi64>, %arg2: tensor<3xi64>, %arg3: tensor<3x4xf64>):
-    %0 = "array.gather"(%arg0, %arg1) {axis = 0} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
-    %1 = "array.gather"(%arg0, %arg2) {axis = 1} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<5x3xf64>
-    %2 = "array.gather_nd"(%arg0, %arg1, %arg2) {axes = [0, 1], position = 0} : (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xf64>
-    %3 = "array.scatter_nd"(%arg0, %arg3, %arg1) {axes = [0], mode = "set", position = 0} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
-    %4 = "array.scatter_nd"(%arg0, %arg3, %arg1) {axes = [0], mode = "add", position = 0} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
-    "func.return"(%0, %1, %2, %3, %4) : (tensor<3x4xf64>, tensor<5x3xf64>, tensor<3xf64>, tensor<5x4xf64>, tensor<5x4xf64>) -> ()
+    %0 = "kernel.generic"(%arg0, %arg1) ({
+    ^bb0(%arg4: tensor<5x4xf64>, %arg5: i64):
+      %1 = "kernel.check_index"(%arg5) {axis = 0, size = 5} : (i64) -> index
+      %2 = "kernel.index"() {dim = 1} : () -> index
+      %3 = "kernel.extract"(%arg4, %1, %2) : (tensor<5x4xf64>, index, index) -> f64
+      "kernel.yield"(%3) : (f64) -> ()
+    }) {domain = [3, 4], indexed = [0], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>
+    %4 = "kernel.generic"(%arg0, %arg2) ({
+    ^bb0(%arg6: tensor<5x4xf64>, %arg7: i64):
+      %5 = "kernel.check_index"(%arg7) {axis = 1, size = 4} : (i64) -> index
+      %6 = "kernel.index"() {dim = 0} : () -> index
+      %7 = "kernel.extract"(%arg6, %6, %5) : (tensor<5x4xf64>, index, index) -> f64
+      "kernel.yield"(%7) : (f64) -> ()
+    }) {domain = [5, 3], indexed = [0], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<5x3xf64>
+    %8 = "kernel.generic"(%arg1) ({
+    ^bb0(%arg8: i64):
+      %9 = "kernel.check_index"(%arg8) {axis = 0, size = 5} : (i64) -> index
+      %10 = "arith.bitcast"(%9) : (index) -> i64
+      "kernel.yield"(%10) : (i64) -> ()
+    }) {domain = [3], indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<3xi64>) -> tensor<3xi64>
+    %11 = "kernel.generic"(%arg2) ({
+    ^bb0(%arg9: i64):
+      %12 = "kernel.check_index"(%arg9) {axis = 1, size = 4} : (i64) -> index
+      %13 = "arith.bitcast"(%12) : (index) -> i64
+      "kernel.yield"(%13) : (i64) -> ()
+    }) {domain = [3], indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<3xi64>) -> tensor<3xi64>
+    %14 = "kernel.generic"(%arg0, %8, %11) ({
+    ^bb0(%arg10: tensor<5x4xf64>, %arg11: i64, %arg12: i64):
+      %15 = "arith.bitcast"(%arg11) : (i64) -> index
+      %16 = "arith.bitcast"(%arg12) : (i64) -> index
+      %17 = "kernel.extract"(%arg10, %15, %16) : (tensor<5x4xf64>, index, index) -> f64
+      "kernel.yield"(%17) : (f64) -> ()
+    }) {domain = [3], indexed = [0], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xf64>
+    %18 = "kernel.generic"(%arg0, %arg3, %arg1) ({
+    ^bb0(%arg13: tensor<5x4xf64>, %arg14: f64, %arg15: i64):
+      %19 = "kernel.check_index"(%arg15) {axis = 0, size = 5} : (i64) -> index
+      %20 = "kernel.index"() {dim = 1} : () -> index
+      "kernel.insert"(%arg14, %19, %20) {mode = "set", result = 0} : (f64, index, index) -> ()
+      "kernel.yield"() : () -> ()
+    }) {copy_inputs = [0], domain = [3, 4], indexed = [0, 3], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> ()>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
+    %21 = "kernel.generic"(%arg0, %arg3, %arg1) ({
+    ^bb0(%arg16: tensor<5x4xf64>, %arg17: f64, %arg18: i64):
+      %22 = "kernel.check_index"(%arg18) {axis = 0, size = 5} : (i64) -> index
+      %23 = "kernel.index"() {dim = 1} : () -> index
+      "kernel.insert"(%arg17, %22, %23) {mode = "add", result = 0} : (f64, index, index) -> ()
+      "kernel.yield"() : () -> ()
+    }) {copy_inputs = [0], domain = [3, 4], indexed = [0, 3], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> ()>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>
+    "func.return"(%0, %4, %14, %18, %21) : (tensor<3x4xf64>, tensor<5x3xf64>, tensor<3xf64>, tensor<5x4xf64>, tensor<5x4xf64>) -> ()
   }) {function_type = (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>, tensor<3x4xf64>) -> (tensor<3x4xf64>, tensor<5x3xf64>, tensor<3xf64>, tensor<5x4xf64>, tensor<5x4xf64>), sym_name = "k"} : () -> ()
 }) : () -> ()"""
 
@@ -735,6 +779,75 @@ def test_gather_and_scatter_with_negative_and_repeated_indices(backend, layout):
         backend(GATHER, [x, np.array([0, 5, 1]), j, v])
     with pytest.raises(IndexError, match="index -5 is out of bounds for axis 1 with size 4"):
         backend(GATHER, [x, i, np.array([0, -5, 1]), v])
+
+
+# x[i, j] (each index array checked by a kernel of its own, then read unchecked),
+# np.multiply.at on complex numbers with a repeated index, and x[:, i] of an x with no rows.
+CHECKED_FIRST = """"builtin.module"() ({
+  "func.func"() ({
+  ^bb0(%arg0: tensor<5x4xf64>, %arg1: tensor<3xi64>, %arg2: tensor<3xi64>, %arg3: tensor<3xcomplex<f64>>, %arg4: tensor<4xi64>, %arg5: tensor<4xcomplex<f64>>, %arg6: tensor<0x4xf64>):
+    %0 = "kernel.generic"(%arg1) ({
+    ^bb0(%arg7: i64):
+      %1 = "kernel.check_index"(%arg7) {axis = 0, size = 5} : (i64) -> index
+      %2 = "arith.bitcast"(%1) : (index) -> i64
+      "kernel.yield"(%2) : (i64) -> ()
+    }) {domain = [3], indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<3xi64>) -> tensor<3xi64>
+    %3 = "kernel.generic"(%arg2) ({
+    ^bb0(%arg8: i64):
+      %4 = "kernel.check_index"(%arg8) {axis = 1, size = 4} : (i64) -> index
+      %5 = "arith.bitcast"(%4) : (index) -> i64
+      "kernel.yield"(%5) : (i64) -> ()
+    }) {domain = [3], indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<3xi64>) -> tensor<3xi64>
+    %6 = "kernel.generic"(%arg0, %0, %3) ({
+    ^bb0(%arg9: tensor<5x4xf64>, %arg10: i64, %arg11: i64):
+      %7 = "arith.bitcast"(%arg10) : (i64) -> index
+      %8 = "arith.bitcast"(%arg11) : (i64) -> index
+      %9 = "kernel.extract"(%arg9, %7, %8) : (tensor<5x4xf64>, index, index) -> f64
+      "kernel.yield"(%9) : (f64) -> ()
+    }) {domain = [3], indexed = [0], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xf64>
+    %10 = "kernel.generic"(%arg3, %arg5, %arg4) ({
+    ^bb0(%arg12: tensor<3xcomplex<f64>>, %arg13: complex<f64>, %arg14: i64):
+      %11 = "kernel.check_index"(%arg14) {axis = 0, size = 3} : (i64) -> index
+      "kernel.insert"(%arg13, %11) {mode = "mul", result = 0} : (complex<f64>, index) -> ()
+      "kernel.yield"() : () -> ()
+    }) {copy_inputs = [0], domain = [4], indexed = [0, 3], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]} : (tensor<3xcomplex<f64>>, tensor<4xcomplex<f64>>, tensor<4xi64>) -> tensor<3xcomplex<f64>>
+    %12 = "kernel.generic"(%arg1) ({
+    ^bb0(%arg15: i64):
+      %13 = "kernel.check_index"(%arg15) {axis = 1, size = 4} : (i64) -> index
+      %14 = "arith.bitcast"(%13) : (index) -> i64
+      "kernel.yield"(%14) : (i64) -> ()
+    }) {domain = [3], indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<3xi64>) -> tensor<3xi64>
+    %15 = "kernel.generic"(%arg6, %12) ({
+    ^bb0(%arg16: tensor<0x4xf64>, %arg17: i64):
+      %16 = "arith.bitcast"(%arg17) : (i64) -> index
+      %17 = "kernel.index"() {dim = 0} : () -> index
+      %18 = "kernel.extract"(%arg16, %17, %16) : (tensor<0x4xf64>, index, index) -> f64
+      "kernel.yield"(%18) : (f64) -> ()
+    }) {domain = [0, 3], indexed = [0], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} : (tensor<0x4xf64>, tensor<3xi64>) -> tensor<0x3xf64>
+    "func.return"(%6, %10, %15) : (tensor<3xf64>, tensor<3xcomplex<f64>>, tensor<0x3xf64>) -> ()
+  }) {function_type = (tensor<5x4xf64>, tensor<3xi64>, tensor<3xi64>, tensor<3xcomplex<f64>>, tensor<4xi64>, tensor<4xcomplex<f64>>, tensor<0x4xf64>) -> (tensor<3xf64>, tensor<3xcomplex<f64>>, tensor<0x3xf64>), sym_name = "k"} : () -> ()
+}) : () -> ()"""
+
+
+def test_indexed_kernels_check_every_index_array_in_order(backend):
+    x = np.arange(20.0).reshape(5, 4)
+    i, j = np.array([1, -1, -4]), np.array([0, -4, 3])
+    z, at, v = np.array([1 + 2j, 3 - 1j, 0.5j]), np.array([2, 0, 2, -1]), np.array([2 + 1j, 1 - 1j, 3j, -1 + 0j])
+    empty = np.zeros((0, 4))
+    outs = backend(CHECKED_FIRST, [x, i, j, z, at, v, empty])
+    want = z.copy()
+    np.multiply.at(want, at, v)  # the last index, -1, is the repeated 2
+    for k, w in enumerate([x[i, j], want, empty[:, i]]):
+        assert_matches(outs[k], w, 0, f"indexed kernel {k}")
+    # j's bad index comes first in C order, but NumPy checks i whole first.
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 0 with size 5"):
+        backend(CHECKED_FIRST, [x, np.array([0, 1, 7]), np.array([-9, 0, 0]), z, at, v, empty])
+    with pytest.raises(IndexError, match="index -4 is out of bounds for axis 0 with size 3"):
+        backend(CHECKED_FIRST, [x, i, j, z, np.array([0, -4, 1, 9]), v, empty])
+    # x[:, i] reads nothing from an x without rows, yet checks i, as NumPy does (4 is in range
+    # for x[i, j]'s axis 0 of size 5, not for the empty x's axis 1 of size 4).
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 1 with size 4"):
+        backend(CHECKED_FIRST, [x, np.array([0, 4, 1]), j, z, at, v, empty])
 
 
 def test_empty_and_zero_d_shapes(backend):

@@ -288,8 +288,9 @@
 }) {function_type = (tensor<8x6xf32>, tensor<3x8xf32>) -> tensor<3x7xf32>, sym_name = "transpose_and_slices_are_index_maps"} : () -> ()
 
 // -----
-// A clamped read (pad, concatenate) has no affine form: even a cheap producer is materialised.
-// RUN: kernelize,fuse,dce
+// A clamped read (pad, concatenate) evaluates its piece at every point and selects: a producer
+// above max-recompute ops is materialised there, even with one user that reads each element once.
+// RUN: kernelize,fuse{max-recompute=0},dce
 // CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.exp"
 // CHECK:      "kernel.generic"([[E]]) ({
@@ -301,7 +302,41 @@
   %1 = "array.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
   %2 = "array.pad"(%0, %1) {high = [2], low = [1]} : (tensor<5xf32>, tensor<f32>) -> tensor<8xf32>
   "func.return"(%2) : (tensor<8xf32>) -> ()
-}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "producer_of_a_clamped_read_is_materialised"} : () -> ()
+}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "costly_producer_of_a_clamped_read_is_materialised"} : () -> ()
+
+// -----
+// A cheap producer of a clamped read is inlined, and its own reads become clamped: the pad is
+// one kernel reading %arg0 at d0 - 1 (out of range at the edges, where the fill is selected).
+// RUN: kernelize,fuse,dce
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:        "math.exp"
+// CHECK:        "arith.select"
+// CHECK:      }) {clamped = [0], domain = [8], indexing_maps = [affine_map<(d0) -> (d0 + -1)>, affine_map<(d0) -> (d0)>]
+// CHECK-NOT:  "kernel.generic"
+"func.func"() ({
+^bb0(%arg0: tensor<5xf32>):
+  %0 = "array.exp"(%arg0) : (tensor<5xf32>) -> tensor<5xf32>
+  %1 = "array.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %2 = "array.pad"(%0, %1) {high = [2], low = [1]} : (tensor<5xf32>, tensor<f32>) -> tensor<8xf32>
+  "func.return"(%2) : (tensor<8xf32>) -> ()
+}) {function_type = (tensor<5xf32>) -> tensor<8xf32>, sym_name = "cheap_producer_of_a_clamped_read_is_inlined"} : () -> ()
+
+// -----
+// np.roll(x, 3) is a concatenate of two slices of x: one kernel reading x through two shifted,
+// clamped maps and selecting by position; no slice is copied.
+// RUN: kernelize,fuse,dce
+// CHECK:      ^bb0(%arg0: tensor<10xf32>):
+// CHECK-NEXT:   [[R:%[0-9]+]] = "kernel.generic"(%arg0, %arg0) ({
+// CHECK:          "arith.select"
+// CHECK:        }) {clamped = [0, 1], domain = [10], indexing_maps = [affine_map<(d0) -> (d0 + 7)>, affine_map<(d0) -> (d0 + -3)>, affine_map<(d0) -> (d0)>]
+// CHECK-NEXT:   "func.return"([[R]])
+"func.func"() ({
+^bb0(%arg0: tensor<10xf32>):
+  %0 = "array.slice"(%arg0) {start = [7], stride = [1]} : (tensor<10xf32>) -> tensor<3xf32>
+  %1 = "array.slice"(%arg0) {start = [0], stride = [1]} : (tensor<10xf32>) -> tensor<7xf32>
+  %2 = "array.concatenate"(%0, %1) {axis = 0} : (tensor<3xf32>, tensor<7xf32>) -> tensor<10xf32>
+  "func.return"(%2) : (tensor<10xf32>) -> ()
+}) {function_type = (tensor<10xf32>) -> tensor<10xf32>, sym_name = "roll_reads_in_place"} : () -> ()
 
 // -----
 // A slice update writes only part of its result: it is never inlined into its user, and the
@@ -363,3 +398,33 @@
   %1 = "array.select"(%0, %arg1, %arg2) : (tensor<6xi1>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>
   "func.return"(%1) : (tensor<6xf64>) -> ()
 }) {function_type = (tensor<6xf64>, tensor<6xf64>, tensor<6xf64>) -> tensor<6xf64>, sym_name = "select_fuses"} : () -> ()
+
+// -----
+// A gather stays whole (passes/fuse.py): the index arithmetic that feeds its index array fuses
+// into it, but the array it reads at computed positions stays a buffer (an indexed input has
+// no map to compose), and the gather itself, whose body checks indices, is not inlined into
+// its consumer even though that reads each element once.
+// RUN: kernelize,fuse,dce
+// CHECK:      [[X:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "arith.mulf"
+// CHECK:      [[G:%[0-9]+]] = "kernel.generic"([[X]], %arg1) ({
+// CHECK-NEXT: ^bb0([[T:%arg[0-9]+]]: tensor<5xf32>, [[I:%arg[0-9]+]]: i64):
+// CHECK-NEXT:   [[ONE:%[0-9]+]] = "arith.constant"() {value = 1 : i64}
+// CHECK-NEXT:   [[J:%[0-9]+]] = "arith.addi"([[I]], [[ONE]])
+// CHECK-NEXT:   [[P:%[0-9]+]] = "kernel.check_index"([[J]]) {axis = 0, size = 5}
+// CHECK-NEXT:   [[V:%[0-9]+]] = "kernel.extract"([[T]], [[P]])
+// CHECK-NEXT:   "kernel.yield"([[V]])
+// CHECK:      [[Y:%[0-9]+]] = "kernel.generic"([[G]]) ({
+// CHECK-NEXT: ^bb0([[E:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   "arith.mulf"([[E]], [[E]])
+// CHECK:      "func.return"([[Y]])
+"func.func"() ({
+^bb0(%arg0: tensor<5xf32>, %arg1: tensor<3xi64>):
+  %0 = "array.constant"() {value = dense<2.0> : tensor<5xf32>} : () -> tensor<5xf32>
+  %1 = "array.mul"(%arg0, %0) : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  %2 = "array.constant"() {value = dense<1> : tensor<3xi64>} : () -> tensor<3xi64>
+  %3 = "array.add"(%arg1, %2) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %4 = "array.gather"(%1, %3) {axis = 0} : (tensor<5xf32>, tensor<3xi64>) -> tensor<3xf32>
+  %5 = "array.mul"(%4, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  "func.return"(%5) : (tensor<3xf32>) -> ()
+}) {function_type = (tensor<5xf32>, tensor<3xi64>) -> tensor<3xf32>, sym_name = "gather_stays_whole"} : () -> ()

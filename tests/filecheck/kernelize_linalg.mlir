@@ -42,27 +42,76 @@
 }) {function_type = (tensor<4xi32>, tensor<5xi32>) -> tensor<4x5xi32>, sym_name = "outer_product"} : () -> ()
 
 // -----
-// A cheap elementwise producer fuses into the contraction, though it reads each lhs element
-// once per rhs column; an expensive one is materialised.
+// Into a float contraction fuse only producers that compute nothing (here a transpose of the
+// rhs, which becomes its map): even a cheap scale of the lhs is materialised, so the
+// contraction stays `acc + a * b` over its operands, which the CPU runs as a BLAS call.
 // RUN: kernelize,fuse,dce
-// CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg1) ({
-// CHECK:        "math.sin"
-// CHECK-NEXT:   "math.cos"
-// CHECK-NEXT:   "math.exp"
-// CHECK:      "kernel.generic"([[E]], %arg0) ({
-// CHECK-NEXT: ^bb0([[B:%arg[0-9]+]]: f32, [[A:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
-// CHECK-NEXT:   [[C:%[0-9]+]] = "arith.constant"() {value = 2.0 : f32}
-// CHECK-NEXT:   [[A2:%[0-9]+]] = "arith.mulf"([[A]], [[C]])
-// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.mulf"([[A2]], [[B]])
-// CHECK-NEXT:   "arith.addf"([[ACC]], [[P]])
-// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK:      [[S:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "arith.mulf"
+// CHECK:      "kernel.generic"([[S]], %arg1) ({
+// CHECK-NEXT: ^bb0([[A:%arg[0-9]+]]: f32, [[B:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.mulf"([[A]], [[B]])
+// CHECK-NEXT:   [[R:%[0-9]+]] = "arith.addf"([[ACC]], [[P]])
+// CHECK-NEXT:   "kernel.yield"([[R]])
+// CHECK-NEXT: }) {domain = [4, 3, 5], indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
 "func.func"() ({
-^bb0(%arg0: tensor<4x3xf32>, %arg1: tensor<3x5xf32>):
+^bb0(%arg0: tensor<4x3xf32>, %arg1: tensor<5x3xf32>):
   %0 = "array.constant"() {value = dense<2.0> : tensor<4x3xf32>} : () -> tensor<4x3xf32>
   %1 = "array.mul"(%arg0, %0) : (tensor<4x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
-  %2 = "array.sin"(%arg1) : (tensor<3x5xf32>) -> tensor<3x5xf32>
-  %3 = "array.cos"(%2) : (tensor<3x5xf32>) -> tensor<3x5xf32>
-  %4 = "array.exp"(%3) : (tensor<3x5xf32>) -> tensor<3x5xf32>
-  %5 = "array.dot_general"(%1, %4) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
-  "func.return"(%5) : (tensor<4x5xf32>) -> ()
-}) {function_type = (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>, sym_name = "producers_of_a_contraction"} : () -> ()
+  %2 = "array.transpose"(%arg1) {permutation = [1, 0]} : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %3 = "array.dot_general"(%1, %2) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xf32>, tensor<3x5xf32>) -> tensor<4x5xf32>
+  "func.return"(%3) : (tensor<4x5xf32>) -> ()
+}) {function_type = (tensor<4x3xf32>, tensor<5x3xf32>) -> tensor<4x5xf32>, sym_name = "producers_of_a_float_contraction"} : () -> ()
+
+// -----
+// Into an integer contraction (always a loop nest) a cheap elementwise producer fuses, though
+// it reads each lhs element once per rhs column; an expensive one is materialised.
+// RUN: kernelize,fuse,dce
+// CHECK:      [[E:%[0-9]+]] = "kernel.generic"(%arg1) ({
+// CHECK:        "arith.muli"
+// CHECK-NEXT:   "arith.addi"
+// CHECK-NEXT:   "arith.muli"
+// CHECK:      "kernel.generic"([[E]], %arg0) ({
+// CHECK-NEXT: ^bb0([[B:%arg[0-9]+]]: i32, [[A:%arg[0-9]+]]: i32, [[ACC:%arg[0-9]+]]: i32):
+// CHECK-NEXT:   [[C:%[0-9]+]] = "arith.constant"() {value = 2 : i32}
+// CHECK-NEXT:   [[A2:%[0-9]+]] = "arith.muli"([[A]], [[C]])
+// CHECK-NEXT:   [[P:%[0-9]+]] = "arith.muli"([[A2]], [[B]])
+// CHECK-NEXT:   "arith.addi"([[ACC]], [[P]])
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+"func.func"() ({
+^bb0(%arg0: tensor<4x3xi32>, %arg1: tensor<3x5xi32>):
+  %0 = "array.constant"() {value = dense<2> : tensor<4x3xi32>} : () -> tensor<4x3xi32>
+  %1 = "array.mul"(%arg0, %0) : (tensor<4x3xi32>, tensor<4x3xi32>) -> tensor<4x3xi32>
+  %2 = "array.mul"(%arg1, %arg1) : (tensor<3x5xi32>, tensor<3x5xi32>) -> tensor<3x5xi32>
+  %3 = "array.add"(%2, %arg1) : (tensor<3x5xi32>, tensor<3x5xi32>) -> tensor<3x5xi32>
+  %4 = "array.mul"(%3, %3) : (tensor<3x5xi32>, tensor<3x5xi32>) -> tensor<3x5xi32>
+  %5 = "array.dot_general"(%1, %4) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<4x3xi32>, tensor<3x5xi32>) -> tensor<4x5xi32>
+  "func.return"(%5) : (tensor<4x5xi32>) -> ()
+}) {function_type = (tensor<4x3xi32>, tensor<3x5xi32>) -> tensor<4x5xi32>, sym_name = "producers_of_an_integer_contraction"} : () -> ()
+
+// -----
+// A cheap producer shared by a matrix product, the transpose feeding another and an
+// elementwise kernel (an MLP's h = tanh(x): h @ w, h.T @ g and 1 - h * h) is computed once for
+// both products: not inlined into the transpose, which the second product absorbs as its map.
+// The elementwise kernel still recomputes it (the cheap-producer rule).
+// RUN: kernelize,fuse,dce
+// CHECK:      [[H:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "math.tanh"
+// CHECK:      "kernel.generic"([[H]], %arg1) ({
+// CHECK-NOT:    "math.tanh"
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK:      "kernel.generic"(%arg2, [[H]]) ({
+// CHECK-NOT:    "math.tanh"
+// CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:        "math.tanh"
+// CHECK-NOT:  "math.tanh"
+"func.func"() ({
+^bb0(%arg0: tensor<5x3xf32>, %arg1: tensor<3x2xf32>, %arg2: tensor<5x2xf32>):
+  %0 = "array.tanh"(%arg0) : (tensor<5x3xf32>) -> tensor<5x3xf32>
+  %1 = "array.dot_general"(%0, %arg1) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<5x3xf32>, tensor<3x2xf32>) -> tensor<5x2xf32>
+  %2 = "array.transpose"(%0) {permutation = [1, 0]} : (tensor<5x3xf32>) -> tensor<3x5xf32>
+  %3 = "array.dot_general"(%2, %arg2) {lhs_batch = [], lhs_contracting = [1], rhs_batch = [], rhs_contracting = [0]} : (tensor<3x5xf32>, tensor<5x2xf32>) -> tensor<3x2xf32>
+  %4 = "array.mul"(%0, %0) : (tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<5x3xf32>
+  "func.return"(%1, %3, %4) : (tensor<5x2xf32>, tensor<3x2xf32>, tensor<5x3xf32>) -> ()
+}) {function_type = (tensor<5x3xf32>, tensor<3x2xf32>, tensor<5x2xf32>) -> (tensor<5x2xf32>, tensor<3x2xf32>, tensor<5x3xf32>), sym_name = "shared_producer_of_two_products"} : () -> ()

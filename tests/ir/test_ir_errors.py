@@ -111,6 +111,51 @@ def test_kernel_errors(text, message):
     assert verify_error(text).startswith(message + "\n")
 
 
+def indexed(body: list[str], attrs: str = 'indexed = [0]', maps: str = "affine_map<(d0) -> ()>",
+            arg: str = "%arg1: tensor<4xf32>", yielded: str = "%1", out_map: str = "affine_map<(d0) -> (d0)>") -> str:
+    """A kernel over 2 points reading (or writing) the whole of %arg0: tensor<4xf32>."""
+    lines = ['    %0 = "kernel.generic"(%arg0) ({', f"    ^bb0({arg}):"]
+    lines += [f"      {line}" for line in body]
+    lines.append(f'      "kernel.yield"({yielded}) : ({"f32" if yielded else ""}) -> ()')
+    lines.append(f'    }}) {{domain = [2], {attrs}, indexing_maps = [{maps}, {out_map}], '
+                 'iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<2xf32>')
+    return func("\n".join(lines) + '\n    "func.return"(%0) : (tensor<2xf32>) -> ()', results="tensor<2xf32>")
+
+
+POSITION = '%2 = "kernel.index"() {dim = 0} : () -> index'
+
+
+@pytest.mark.parametrize("text, message", [
+    (indexed([POSITION, '%1 = "kernel.extract"(%arg1, %2) : (tensor<4xf32>, index) -> f32'], maps=IDENTITY),
+     "'kernel.generic' op map affine_map<(d0) -> (d0)> does not fit tensor<4xf32> over 1 iteration dims"),
+    (indexed([POSITION, '%1 = "kernel.extract"(%arg1, %2) : (tensor<4xf32>, index) -> f32'], attrs="clamped = []"),
+     "'kernel.generic' op map affine_map<(d0) -> ()> does not fit tensor<4xf32> over 1 iteration dims"),
+    (indexed([POSITION, '%1 = "kernel.extract"(%arg1, %2, %2) : (tensor<4xf32>, index, index) -> f32']),
+     "'kernel.extract' op needs 1 index positions, one per dim of the tensor it addresses"),
+    (indexed(['%3 = "arith.constant"() {value = 1 : i64} : () -> i64',
+              '%2 = "kernel.check_index"(%3) {axis = 0} : (i64) -> index',
+              '%1 = "kernel.extract"(%arg1, %2) : (tensor<4xf32>, index) -> f32']),
+     "'kernel.check_index' op needs 'size': an int"),
+    (indexed([POSITION, '%1 = "arith.constant"() {value = 1.0 : f32} : () -> f32',
+              '"kernel.insert"(%1, %2) {mode = "add", result = 0} : (f32, index) -> ()']),
+     "'kernel.insert' op needs a 'result': one of its kernel's indexed results"),
+    (indexed([POSITION, '%1 = "arith.constant"() {value = 1.0 : f32} : () -> f32',
+              '"kernel.insert"(%1, %2) {mode = "set", result = 0} : (f32, index) -> ()'],
+             attrs="indexed = [0, 1]", out_map="affine_map<(d0) -> ()>", yielded=""),
+     "'kernel.generic' op an indexed result must start as a copy of an input, in a kernel without reduction or scan iterators"),
+])
+def test_indexed_kernel_errors(text, message):
+    assert verify_error(text).startswith(message + "\n")
+
+
+def test_check_index_and_insert_are_not_pure():
+    """They record a bad index and write in order: CSE must not merge them nor DCE drop them."""
+    from jitcore.ir.core import PURE
+    from jitcore.ir.dialects import kernel
+    assert not kernel.CheckIndexOp.traits & {PURE} and not kernel.InsertOp.traits & {PURE}
+    assert PURE in kernel.ExtractOp.traits
+
+
 def test_kernel_body_may_not_use_outside_values():
     text = func(
         '    %0 = "arith.constant"() {value = 1.0 : f32} : () -> f32\n'

@@ -122,6 +122,28 @@ def test_kernels_with_affine_maps_reductions_and_several_results():
     ])))
 
 
+def test_kernels_with_indexed_reads_and_writes():
+    """A gather (kernel.check_index, kernel.extract of an indexed input) and a scatter-add (a
+    result written only by kernel.insert, starting as a copy of x)."""
+    roundtrip(module(func("k", ["tensor<5x4xf64>", "tensor<3xi64>", "tensor<3x4xf64>"], ["tensor<3x4xf64>", "tensor<5x4xf64>"], [
+        '%0 = "kernel.generic"(%arg0, %arg1) ({',
+        '^bb0(%arg3: tensor<5x4xf64>, %arg4: i64):',
+        '  %1 = "kernel.check_index"(%arg4) {axis = 0, size = 5} : (i64) -> index',
+        '  %2 = "kernel.index"() {dim = 1} : () -> index',
+        '  %3 = "kernel.extract"(%arg3, %1, %2) : (tensor<5x4xf64>, index, index) -> f64',
+        '  "kernel.yield"(%3) : (f64) -> ()',
+        '}) {domain = [3, 4], indexed = [0], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3xi64>) -> tensor<3x4xf64>',
+        '%4 = "kernel.generic"(%arg0, %arg2, %arg1) ({',
+        '^bb0(%arg5: tensor<5x4xf64>, %arg6: f64, %arg7: i64):',
+        '  %5 = "kernel.check_index"(%arg7) {axis = 0, size = 5} : (i64) -> index',
+        '  %6 = "kernel.index"() {dim = 1} : () -> index',
+        '  "kernel.insert"(%arg6, %5, %6) {mode = "add", result = 0} : (f64, index, index) -> ()',
+        '  "kernel.yield"() : () -> ()',
+        '}) {copy_inputs = [0], domain = [3, 4], indexed = [0, 3], indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> ()>], iterator_types = ["parallel", "parallel"]} : (tensor<5x4xf64>, tensor<3x4xf64>, tensor<3xi64>) -> tensor<5x4xf64>',
+        '"func.return"(%0, %4) : (tensor<3x4xf64>, tensor<5x4xf64>) -> ()',
+    ])))
+
+
 def test_several_functions_calls_and_empty_module():
     roundtrip(module(
         func("f", ["tensor<2xf32>"], ["tensor<2xf32>"], [

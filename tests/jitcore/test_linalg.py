@@ -21,6 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 import jitcore.numpy as jnp
+from jitcore.codegen.cpu import blas
 from tests import strategies
 from tests.budget import examples
 from tests.layouts import LAYOUTS, relayout
@@ -484,14 +485,26 @@ def _contraction_body(text: str) -> str:
     return kernel
 
 
-def test_cheap_elementwise_producer_is_fused_into_the_contraction():
+def test_cheap_elementwise_producer_is_fused_into_an_integer_contraction():
     """``a * 2`` is one scalar op: fuse.py's cost rule (at most max-recompute = 2 ops) recomputes it for
     each of the m columns it is read for, rather than writing and reading a buffer."""
-    a, b = _random(3, 4), _random(4, 5, seed=1)
+    a, b = _small_integers(3, 4).astype(np.int32), _small_integers(4, 5, seed=1).astype(np.int32)
     fn = jc.jit(lambda a, b: (a * 2) @ b)
     text = fn.lower(a, b).as_text("optimized")
     assert len(_ops(text, "kernel.generic")) == 1
-    assert len(_ops(text, "arith.mulf")) == 2 and len(_ops(text, "arith.addf")) == 1
+    assert len(_ops(text, "arith.muli")) == 2 and len(_ops(text, "arith.addi")) == 1
+    assert_product(fn(a, b), lambda a, b: (a * 2) @ b, a, b)
+
+
+def test_cheap_producer_of_a_float_matrix_product_is_computed_once():
+    """Not so into a float matrix product: recomputed per column, ``a * 2`` would keep it from
+    being a BLAS call, so it gets a buffer and the product stays ``acc + a * b``."""
+    a, b = _random(3, 4), _random(4, 5, seed=1)
+    fn = jc.jit(lambda a, b: (a * 2) @ b)
+    text = fn.lower(a, b).as_text("optimized")
+    assert len(_ops(text, "kernel.generic")) == 2
+    body = _contraction_body(text)
+    assert body.count('"arith.mulf"') == 1 and "arith.constant" not in body
     assert_product(fn(a, b), lambda a, b: (a * 2) @ b, a, b)
 
 
@@ -545,13 +558,29 @@ FUSED_PRODUCERS = {
 }
 
 
+_AS_INTEGER = {"arith.mulf": "arith.muli", "arith.addf": "arith.addi", "arith.subf": "arith.subi",
+               "arith.maximumf": "arith.maxsi"}
+
+
 @pytest.mark.parametrize("name", list(FUSED_PRODUCERS))
 def test_elementwise_producers_fused_into_contractions_match_numpy(name):
-    """Each producer runs inside the contraction's kernel (fused, not materialised), and the
-    result is NumPy's, bit for bit: a wrong index map for a fused operand reads other values."""
+    """In int32 each producer runs inside the contraction's kernel (fused, not materialised),
+    and the result is NumPy's, bit for bit: a wrong index map for a fused operand reads other
+    values."""
     op, fn, args = FUSED_PRODUCERS[name]
+    args = tuple(a.astype(np.int32) for a in args)
     text = jc.jit(fn).lower(*args).as_text("optimized")
-    assert f'"{op}"' in _contraction_body(text), text
+    body = _contraction_body(text)
+    producers = body.replace('"arith.muli"', "", 1).replace('"arith.addi"', "", 1)  # its own ops
+    assert f'"{_AS_INTEGER[op]}"' in producers, text
+    assert_matches(jc.jit(fn)(*args), fn(*args), 0, name)
+
+
+@pytest.mark.parametrize("name", list(FUSED_PRODUCERS))
+def test_producers_of_float_contractions_match_numpy(name):
+    """The same in float32, where a contraction runs as a BLAS call when its operands allow
+    (producers it would recompute are materialised): NumPy's result, bit for bit."""
+    _, fn, args = FUSED_PRODUCERS[name]
     assert_matches(jc.jit(fn)(*args), fn(*args), 0, name)
 
 
@@ -582,3 +611,149 @@ def test_constant_operands_fold():
     optimized = lowered.as_text("optimized")
     assert "dot_general" not in optimized and len(_ops(optimized, "kernel.generic")) == 1  # the add
     assert_matches(jc.jit(fn)(x), x + w @ (w.T * 3))
+
+
+# -- float contractions as BLAS calls (codegen/cpu/gemm.py) ----------------------------------
+HAS_BLAS = blas.library() is not None
+needs_blas = pytest.mark.skipif(not HAS_BLAS, reason="NumPy's OpenBLAS not found in this process")
+
+
+def _llvm(fn, *args) -> str:
+    return jc.jit(fn).lower(*args).plan().llvm_ir
+
+
+def _calls(text: str) -> list[str]:
+    """The BLAS routines an LLVM module calls."""
+    return sorted({line.split("@")[1].split("(")[0].strip('"') for line in text.splitlines()
+                   if line.lstrip().startswith("declare") and "cblas" in line})
+
+
+# (n, k, m): a sparse set of sizes from 1 to 2048, square and not, with vector shapes.
+SIZES = [(1, 1, 1), (2, 3, 4), (7, 1, 5), (16, 16, 16), (33, 65, 17), (64, 64, 64), (100, 3, 257),
+         (255, 256, 257), (1024, 1024, 1024), (2048, 2048, 2048), (1, 2048, 3), (3, 2048, 1)]
+
+
+# The 2048-cube product runs in float32 only, to keep the suite's time.
+FLOAT_MATMULS = [(n, k, m, dtype) for n, k, m in SIZES for dtype in (np.float32, np.float64)
+                 if n * k * m <= 2 ** 27 or dtype == np.float32]
+
+
+@pytest.mark.parametrize("n, k, m, dtype", FLOAT_MATMULS, ids=str)
+def test_float_matmul_of_any_size_is_numpys_bit_for_bit(n, k, m, dtype):
+    """Contiguous operands reach the same BLAS routine NumPy calls, with the same arguments."""
+    rng = np.random.default_rng(n * 7 + k * 3 + m)
+    a, b = rng.standard_normal((n, k)).astype(dtype), rng.standard_normal((k, m)).astype(dtype)
+    assert_matches(MATMUL(a, b), a @ b, 0, f"{n}x{k} @ {k}x{m}")
+
+
+@needs_blas
+@pytest.mark.parametrize("fn, shapes, routine", [
+    (lambda a, b: a @ b, [(8, 5), (5, 6)], "gemm"),
+    (lambda a, b: a.T @ b, [(5, 8), (5, 6)], "gemm"),
+    (lambda a, x: a @ x, [(8, 5), (5,)], "gemv"),
+    (lambda x, a: x @ a, [(5,), (5, 8)], "gemv"),
+    (lambda x, y: x @ y, [(5,), (5,)], "dot"),
+    (lambda a, b: np.einsum("bij,bjk->bik", a, b), [(3, 32, 33), (3, 33, 34)], "gemm"),
+    (lambda a, b: np.tensordot(a, b, 2), [(4, 5, 6), (5, 6, 7)], "gemm"),
+], ids=["matmul", "transposed", "matvec", "vecmat", "dot", "batched", "tensordot"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_float_contraction_calls_blas(fn, shapes, routine, dtype):
+    """The LLVM module calls the routine, and the plan names it (resolved when loaded); the
+    launch runs as one piece (the library threads it)."""
+    args = [np.ones(s, dtype) for s in shapes]
+    symbol = blas.library().routine(("s" if dtype == np.float32 else "d") + routine)
+    plan = jc.jit(fn).lower(*args).plan()
+    assert _calls(plan.llvm_ir) == [symbol]
+    (launch,) = [launch for launch in plan.launches if launch.calls]
+    assert launch.calls == (symbol,) and launch.parallel_extent == ()
+    assert_matches(jc.jit(fn)(*args), fn(*args), 0, routine)
+
+
+@needs_blas
+@pytest.mark.parametrize("fn, shapes", [
+    (lambda a, b: np.einsum("ij,ij->i", a, b), [(1000, 8), (1000, 8)]),
+    (lambda a, x: np.einsum("bij,bj->bi", a, x), [(100, 8, 8), (100, 8)]),
+    (lambda a, b: a @ b, [(100, 16, 16), (100, 16, 16)]),
+], ids=["row dots", "matvecs", "matmuls"])
+def test_batches_of_small_products_stay_loops(fn, shapes):
+    """A call per batch index costs more than the loop nest's work on small products
+    (``MIN_BATCHED_WORK`` in codegen/cpu/gemm.py); one large enough product takes the call."""
+    args = [np.random.default_rng(5).standard_normal(s).astype(np.float32) for s in shapes]
+    assert _calls(_llvm(fn, *args)) == []
+    assert_product(jc.jit(fn)(*args), fn, *args)
+    assert _calls(_llvm(fn, *[a[:1] for a in args])) != []  # a batch of one: a call
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.complex64, np.complex128, np.float16, np.bool_],
+                         ids=str)
+def test_other_dtypes_keep_the_loop_nest(dtype):
+    """Integers, bools and complex numbers stay loop nests (exact, or NumPy's own order);
+    float16 contracts in float32, so it calls sgemm."""
+    rng = np.random.default_rng(1)
+    a, b = (rng.integers(-3, 4, s).astype(dtype) for s in [(9, 7), (7, 5)])
+    if np.dtype(dtype).kind == "c":
+        a = a + 1j * rng.integers(-3, 4, a.shape).astype(dtype)
+    called = _calls(_llvm(lambda a, b: a @ b, a, b))
+    assert called == ([blas.library().routine("sgemm")] if dtype == np.float16 and HAS_BLAS else [])
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+
+
+def _layouts(a: np.ndarray):
+    """``a``'s values with C, F, transposed-copy, row-strided, column-strided and reversed
+    layouts (the last two have no unit stride: BLAS cannot take them, the loops do)."""
+    big = np.zeros((2 * a.shape[0], 2 * a.shape[1]), a.dtype)
+    big[::2, ::2] = a
+    rows = np.zeros((a.shape[0], a.shape[1] + 3), a.dtype)
+    rows[:, 1:-2] = a
+    reversed_ = a[::-1, ::-1].copy()[::-1, ::-1]
+    return {"C": a, "F": np.asfortranarray(a), "T": np.ascontiguousarray(a.T).T,
+            "row-strided": rows[:, 1:-2], "every-other": big[::2, ::2], "reversed": reversed_}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("left", ["C", "F", "T", "row-strided", "every-other", "reversed"])
+@pytest.mark.parametrize("right", ["C", "F", "every-other"])
+def test_strided_and_transposed_operands(left, right, dtype):
+    """Any layout, within the float bound of NumPy's result (and exactly it where both call
+    the same routine on the same layout)."""
+    rng = np.random.default_rng(2)
+    a = _layouts(rng.standard_normal((37, 29)).astype(dtype))[left]
+    b = _layouts(rng.standard_normal((29, 31)).astype(dtype))[right]
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    x = _layouts(rng.standard_normal((29, 2)).astype(dtype))[right][:, 0]  # a strided vector
+    assert_product(MATMUL(a, x), np.matmul, a, x)
+    assert_product(MATMUL(x, a.T), np.matmul, x, a.T)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_batched_and_broadcast_products(dtype):
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 2, 17, 9)).astype(dtype)
+    b = rng.standard_normal((2, 9, 11)).astype(dtype)
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    assert_product(MATMUL(a[:, :, ::2], b[:1]), np.matmul, a[:, :, ::2], b[:1])
+    assert_product(MATMUL(a, b[0, :, 0]), np.matmul, a, b[0, :, 0])
+    packed = a[..., ::2], b[:, ::2, ::-1]  # no unit stride, a negative one: packed per batch
+    assert_product(MATMUL(*packed), np.matmul, *packed)  # NumPy: its own loop, another order
+    assert_product(MATMUL(a.swapaxes(-1, -2), a), np.matmul, a.swapaxes(-1, -2), a)
+    einsum = jc.jit(lambda a, b: np.einsum("abij,bjk->kai", a, b))
+    assert_product(einsum(a, b), lambda a, b: np.einsum("abij,bjk->kai", a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+@pytest.mark.parametrize("sa, sb", [((0, 4), (4, 3)), ((3, 0), (0, 5)), ((3, 4), (4, 0)), ((0,), (0,)),
+                                    ((2, 0, 3), (3, 4))], ids=str)
+def test_empty_float_contractions(sa, sb, dtype):
+    a, b = np.ones(sa, dtype), np.ones(sb, dtype)
+    assert_matches(MATMUL(a, b), np.matmul(a, b), 0, "empty")
+
+
+def test_epilogue_is_one_elementwise_kernel_after_the_product():
+    """A bias and an activation on the product are one kernel that reads it once."""
+    rng = np.random.default_rng(4)
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 12), (12,)])
+    fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0))
+    text = fn.lower(a, b, c).as_text("optimized")
+    product, epilogue = _ops(text, "kernel.generic")
+    assert "arith.maximumf" in text[text.index(epilogue):] and "arith.maximumf" not in _contraction_body(text)
+    assert_matches(fn(a, b, c), np.maximum(a @ b + c, 0), 0, "bias and relu")

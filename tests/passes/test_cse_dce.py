@@ -217,3 +217,32 @@ def test_full_pipeline():
         %2 = "array.mul"(%1, %0) : ({T}, {T}) -> {T}
         "func.return"(%2, %2) : ({T}, {T}) -> ()
     """)
+
+
+def test_index_checks_and_inserts_survive_cse_and_dce():
+    """kernel.check_index records a bad index and kernel.insert writes: neither is pure, so CSE
+    merges no two of them and DCE drops none, though a check's result is unused; the pure
+    kernel.extract is merged and dropped like any scalar op."""
+    X = "tensor<5xf32>"
+    body = f"""
+        %0 = "kernel.generic"(%arg0, %arg1, %arg2) ({{
+        ^bb0(%arg3: {X}, %arg4: f32, %arg5: i64):
+          %1 = "kernel.check_index"(%arg5) {{axis = 0, size = 5}} : (i64) -> index
+          %2 = "kernel.check_index"(%arg5) {{axis = 0, size = 5}} : (i64) -> index
+          %3 = "kernel.check_index"(%arg5) {{axis = 0, size = 5}} : (i64) -> index
+          %4 = "kernel.index"() {{dim = 0}} : () -> index
+          %5 = "kernel.extract"(%arg3, %4) : ({X}, index) -> f32
+          %6 = "kernel.extract"(%arg3, %4) : ({X}, index) -> f32
+          %7 = "arith.addf"(%5, %6) : (f32, f32) -> f32
+          %8 = "kernel.extract"(%arg3, %2) : ({X}, index) -> f32
+          "kernel.insert"(%7, %1) {{mode = "add", result = 0}} : (f32, index) -> ()
+          "kernel.insert"(%7, %1) {{mode = "add", result = 0}} : (f32, index) -> ()
+          "kernel.yield"() : () -> ()
+        }}) {{copy_inputs = [0], domain = [2], indexed = [0, 3], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]}} : ({X}, tensor<2xf32>, tensor<2xi64>) -> {X}
+        "func.return"(%0) : ({X}) -> ()
+    """
+    module = PassManager("cse,dce").run(ir.parse(func(f"({X}, tensor<2xf32>, tensor<2xi64>) -> {X}", body)))
+    (kernel_op,) = [op for op in module.functions()[0].body.ops if op.op_name == "kernel.generic"]
+    names = [op.op_name for op in kernel_op.body.ops]
+    assert names.count("kernel.check_index") == 3 and names.count("kernel.insert") == 2
+    assert names.count("kernel.extract") == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -68,3 +69,103 @@ def test_ulp_distance():
         assert ulp_distance(a, b).tolist() == [0, 0, 1, 0, np.inf, 1, 0]
         tiny = np.array([np.finfo(dt).smallest_subnormal], dt)
         assert ulp_distance(tiny, -tiny).tolist() == [2]
+
+
+WORKLOADS = ("tanh(2x+1)", "sin(x+y)", "GELU, tanh form", "sum(x*y)", "softmax over rows",
+             "layernorm over rows", "exp(-(p[:,None]-q[None,:])**2)", "a @ b", "a.T @ b",
+             "sqrt(sum(abs(x)**2, 1))", "sum((X[None,:]-X[:,None])**2,-1)**0.5", "sum(log(exp(x)))",
+             "np.roll(x, 3)", "MLP, 100 SGD steps")
+
+
+def _run_bench(*args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
+    result = subprocess.run([sys.executable, "tools/bench.py", *args], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_bench_workloads_suite_at_a_tiny_size():
+    out = _run_bench("--suite", "workloads", "--size", "1000", "--repeat", "1").stdout
+    assert "tools/bench.py --suite workloads --size 1000 --repeat 1" in out
+    assert "LLVM host CPU" in out and "features" in out and "load average at the end" in out
+    assert "copy bandwidth" in out and "GB/s" in out
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("| ")]
+    header = rows[0]
+    assert header[:6] == ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound"]
+    assert {"numpy/jc", "numexpr/jc", "numba/jc", "jax/jc", "fastest"} <= set(header)
+    table = {(r[0].rstrip(" *"), r[1]): dict(zip(header, r)) for r in rows
+             if r[1] in ("f32", "f64") and len(r) == len(header)}
+    for title in WORKLOADS:
+        for dt in ("f32",) if title.startswith("MLP") else ("f32", "f64"):
+            row = table[title, dt]
+            # each row has a jitcore time, or says why not (never a missing row, never a crash of the bench)
+            assert row["jitcore ms"] in ("unsupported", "error") or float(row["jitcore ms"]) > 0, row
+            assert float(row["numpy ms"]) > 0 and float(row["bound ms"]) >= 0, row
+            for peer in ("numexpr", "numba", "jax"):
+                assert row[f"{peer} ms"] in ("not installed", "n/a") or float(row[f"{peer} ms"]) > 0, row
+    assert table["MLP, 100 SGD steps", "f32"]["workload"].endswith("*")  # compute-bound
+    peak = [r for r in rows if r[0] in ("tanh(2x+1)", "GELU, tanh form") and len(r) == 8]
+    assert len(peak) == 4 and all(r[-1] == "yes" for r in peak), peak  # jitcore: inputs + outputs
+    assert "| case" not in out and "| function" not in out  # only the workloads suite
+
+
+def test_bench_json_parses_and_holds_every_table():
+    result = _run_bench("--suite", "workloads", "--size", "1000", "--repeat", "1", "--json",
+                        "--only", "tanh,softmax,mlp,peak-memory")
+    document = json.loads(result.stdout)  # --json alone: the JSON is all of stdout
+    assert document["host"]["cpus"] >= 1 and "numpy" in document["host"]["versions"]
+    sections = {s["key"]: s for s in document["sections"]}
+    assert set(sections) == {"workloads", "peak-memory"}
+    records = sections["workloads"]["records"]
+    assert {(r["workload"], r["dtype"]) for r in records} == {
+        (w, dt) for w in ("tanh", "softmax") for dt in ("float32", "float64")} | {("mlp", "float32")}
+    for r in records:
+        assert r["impls"]["numpy"]["ms"] > 0 and r["bound_ms"] > 0
+        assert r["impls"]["jitcore"]["status"] in ("ok", "unsupported", "error")
+    mlp = next(r for r in records if r["workload"] == "mlp")
+    assert mlp["steps"] == 100 and mlp["compute_bound"]
+    for r in sections["peak-memory"]["records"]:
+        assert r["jitcore_peak_bytes"] >= r["inputs_bytes"] + r["outputs_bytes"]
+        assert r["numpy_peak_bytes"] > r["jitcore_peak_bytes"]  # NumPy's temporaries
+
+
+def test_bench_json_to_a_file_keeps_the_text(tmp_path):
+    path = tmp_path / "bench.json"
+    out = _run_bench("--size", "1000", "--repeat", "1", "--only", "tanh,dispatch", "--json", str(path)).stdout
+    assert "| case" in out and "µs per call" in out  # the default suite still prints its tables
+    sections = {s["key"]: s for s in json.loads(path.read_text())["sections"]}
+    assert set(sections) == {"cases", "dispatch"}
+    assert sections["cases"]["header"] == ["case", "impl", "median ms", "speedup", "err"]
+
+
+def test_a_workload_jitcore_cannot_compile_keeps_its_row_and_says_why():
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        import bench
+        import bench_workloads as bw
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+    import numpy as np
+
+    def uniques(x):
+        return np.unique(x)  # no jitcore lowering (yet)
+
+    work = bw.Workload("uniques", "np.unique(x)", uniques, lambda scale: [(16,)], "no unique")
+    peers = {"numexpr": object(), "numba": None, "jax": None}  # numexpr "installed", the rest not
+    measured = bw.measure(work, np.dtype(np.float32), 1.0, 2, peers)
+    outcomes = measured.outcomes
+    assert outcomes["numpy"].status == "ok" and outcomes["numpy"].ms > 0
+    assert outcomes["jitcore"].status == "unsupported" and outcomes["jitcore"].ms is None
+    assert outcomes["jitcore"].reason.startswith("UnsupportedError: numpy.unique has no jitcore lowering")
+    assert (outcomes["numexpr"].status, outcomes["numexpr"].reason) == ("n/a", "no unique")
+    assert outcomes["numba"].status == outcomes["jax"].status == "not installed"
+    rows, notes, records = bench.workload_rows([measured], bandwidth=1e10)
+    row = dict(zip(bench.WORKLOAD_HEADER, rows[0]))
+    assert row["jitcore ms"] == "unsupported" and row["numpy/jc"] == "" and row["fastest"] == "numpy"
+    assert row["numexpr ms"] == "n/a" and row["numba ms"] == "not installed"
+    assert any(n.startswith("unsupported: np.unique(x) (f32), jitcore: UnsupportedError: numpy.unique")
+               for n in notes), notes
+    assert "n/a: np.unique(x) (f32), numexpr: no unique" in notes
+    assert records[0]["impls"]["jitcore"]["status"] == "unsupported"

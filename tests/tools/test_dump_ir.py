@@ -35,7 +35,8 @@ def branchy(x):
         return x
     return -x
 '''
-DEFAULT_PASSES = ["canonicalize", "cse", "dce", "kernelize", "fuse", "canonicalize", "cse", "dce"]
+DEFAULT_PASSES = ["canonicalize", "cse", "dce", "kernelize", "fuse", "interchange",
+                  "canonicalize", "cse", "dce"]
 
 
 @pytest.fixture

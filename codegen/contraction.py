@@ -1,0 +1,101 @@
+"""Recognising a ``kernel.generic`` that is a plain contraction, for any target.
+
+A contraction kernel (``passes/kernelize/linalg.py``, possibly with transposes, slices and
+broadcasts of its operands composed into its maps by fusion) has two inputs, one result
+starting from 0, and the body ``acc + x * y``. Its iteration dims then fall into four roles:
+
+- batch: read by both inputs and written (a stack of products);
+- m: read by the first input only and written (the rows of the product);
+- n: read by the second input only and written (its columns);
+- k: read by both inputs and summed away (the ``reduction`` dims).
+
+A target may run such a kernel as a library call or a tiled kernel instead of the plain loop
+nest; ``match_contraction`` says whether a kernel is one and gives the roles. A kernel with
+anything else in its body (an inlined producer, a scale), a dim that only one operand reads
+but none writes, or a result written through a non-plain map is not a contraction here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from jitcore.ir.core import Operation
+from jitcore.ir.dialects import kernel
+from jitcore.ir.types import ScalarType
+
+# Real products and sums (a complex body is written out in real parts: not recognised).
+_PRODUCT_SUM = {("arith.mulf", "arith.addf"), ("arith.muli", "arith.addi")}
+
+
+@dataclass(frozen=True)
+class Contraction:
+    """``C[batch, m, n] = sum over k of A[batch, m, k] * B[batch, k, n]``: ``A`` is input 0
+    and ``B`` input 1 of the kernel. Each role lists iteration dims (those of extent 1
+    dropped: they index nothing), m and n in the result's axis order, k in ``A``'s."""
+
+    element: ScalarType
+    domain: tuple[int, ...]
+    batch: tuple[int, ...]
+    m: tuple[int, ...]
+    n: tuple[int, ...]
+    k: tuple[int, ...]
+
+    def extent(self, dims: tuple[int, ...]) -> int:
+        size = 1
+        for d in dims:
+            size *= self.domain[d]
+        return size
+
+
+def match_contraction(op: Operation) -> Contraction | None:
+    """The roles of ``op``'s dims if it is a plain contraction (see the module docstring)."""
+    if not isinstance(op, kernel.GenericOp) or len(op.operands) != 2 or len(op.results) != 1:
+        return None
+    if op.indexed or op.clamped or op.scan_dim is not None or op.copy_inputs != (-1,):
+        return None
+    if not _sums_products(op):
+        return None
+    domain = op.domain()
+    a_map, b_map, c_map = op.indexing_maps
+    if any(e.dim is None or e.scale != 1 or e.offset != 0 for e in c_map.exprs):
+        return None
+    written = [e.dim for e in c_map.exprs]
+    if len(set(written)) != len(written):
+        return None
+    reads_a = {e.dim for e in a_map.exprs if e.dim is not None}
+    reads_b = {e.dim for e in b_map.exprs if e.dim is not None}
+    roles: dict[str, list[int]] = {"batch": [], "m": [], "n": [], "k": []}
+    for d, it in enumerate(op.iterator_types):
+        if (it == kernel.PARALLEL) != (d in written):
+            return None  # a summed dim that is written, or a parallel one that is not
+        key = {(True, True, True): "batch", (True, False, True): "m", (False, True, True): "n",
+               (True, True, False): "k"}.get((d in reads_a, d in reads_b, d in written))
+        if key is None:
+            return None  # summed by one operand alone, or written but read by neither
+        if domain[d] != 1:
+            roles[key].append(d)
+    if not any(it == kernel.REDUCTION for it in op.iterator_types):
+        return None
+    in_order = {d: i for i, d in enumerate(written)}
+    first_in_a = {}
+    for axis, e in enumerate(a_map.exprs):
+        first_in_a.setdefault(e.dim, axis)
+    return Contraction(
+        op.results[0].type.element, tuple(domain), tuple(roles["batch"]),
+        tuple(sorted(roles["m"], key=in_order.__getitem__)),
+        tuple(sorted(roles["n"], key=in_order.__getitem__)),
+        tuple(sorted(roles["k"], key=first_in_a.__getitem__)))
+
+
+def _sums_products(op: kernel.GenericOp) -> bool:
+    """Whether the body is exactly ``yield acc + in0 * in1`` (either operand order) from 0."""
+    ops = op.body.ops
+    if len(ops) != 3 or not op.inits or op.inits[0].value != 0:
+        return False
+    mul, add, yielded = ops
+    if (mul.op_name, add.op_name) not in _PRODUCT_SUM:
+        return False
+    x, y, acc = op.body.args
+    return ({id(v) for v in mul.operands} == {id(x), id(y)}
+            and {id(v) for v in add.operands} == {id(acc), id(mul.results[0])}
+            and list(yielded.operands) == [add.results[0]])

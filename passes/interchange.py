@@ -1,0 +1,90 @@
+"""``interchange``: order a kernel's loops so that the innermost walks most of its arrays with
+unit stride (after ``fuse``).
+
+Code generators run a kernel's iteration dims in order, ``d0`` outermost. Every array inside a
+compiled function is C-contiguous (arguments are taken as such: a strided argument's layout is
+known only at run time), so an operand or result is walked with unit stride by dim ``k`` when its
+map's last expr is ``dk`` with scale 1 or -1. After fusion, a kernel reading transposed operands
+(``a.T + b.T``, ``np.exp(a.T) * a.T``) may have an innermost dim that walks most of its arrays
+by whole rows. The pass counts, for each dim, the arrays it walks with unit stride (an array
+read invariantly along the dim, a broadcast, costs nothing either way and is not counted) and
+makes the dim with the most the innermost, moving it there and keeping the others in order;
+the current innermost dim wins ties, so ``a.T + b`` and ``a.T + a`` (output and one operand
+unit stride) keep their order. The result is then written through a permuted map.
+
+Only kernels whose dims are all parallel are reordered: the order of a reduction or scan is
+the code generator's schedule, and a kernel that checks indices or scatters runs in C order.
+A kernel whose result starts as a copy (a slice update) keeps its order too. Reordering
+changes no value: each point runs the same body once, and ``kernel.index`` follows its dim.
+"""
+
+from __future__ import annotations
+
+from jitcore.ir.attributes import AffineExpr, AffineMap
+from jitcore.ir.core import Operation
+from jitcore.ir.dialects import kernel
+from jitcore.passes.manager import Pass, register_pass
+
+
+@register_pass
+class Interchange(Pass):
+    """Make the dim that walks most arrays with unit stride the innermost loop."""
+
+    name = "interchange"
+
+    def run(self, module: Operation) -> bool:
+        changed = False
+        for func in module.functions():
+            for op in func.body.ops:
+                if isinstance(op, kernel.GenericOp) and _reorderable(op):
+                    changed |= _make_innermost(op, _best_innermost(op))
+        return changed
+
+
+def _reorderable(op: kernel.GenericOp) -> bool:
+    return (len(op.iterator_types) >= 2
+            and all(t == kernel.PARALLEL for t in op.iterator_types)
+            and not op.indexed and not kernel.runs_in_order(op)
+            and all(i < 0 for i in op.copy_inputs))
+
+
+def _unit_stride_dim(amap: AffineMap) -> int | None:
+    """The dim that walks an array read through ``amap`` with unit stride, if any."""
+    if not amap.exprs:
+        return None
+    last = amap.exprs[-1]
+    return last.dim if last.dim is not None and abs(last.scale) == 1 else None
+
+
+def _best_innermost(op: kernel.GenericOp) -> int:
+    n = len(op.iterator_types)
+    counts = [0] * n
+    for amap in op.indexing_maps:
+        k = _unit_stride_dim(amap)
+        if k is not None:
+            counts[k] += 1
+    best = n - 1
+    for k in range(n):
+        if counts[k] > counts[best]:
+            best = k
+    return best
+
+
+def _make_innermost(op: kernel.GenericOp, k: int) -> bool:
+    n = len(op.iterator_types)
+    if k == n - 1:
+        return False
+    order = [d for d in range(n) if d != k] + [k]  # new position -> old dim
+    new_of = {old: new for new, old in enumerate(order)}
+
+    def remap(amap: AffineMap) -> AffineMap:
+        return AffineMap(n, tuple(e if e.dim is None else AffineExpr(new_of[e.dim], e.scale, e.offset)
+                                  for e in amap.exprs))
+
+    domain = op.domain()
+    op.attributes["indexing_maps"] = tuple(remap(m) for m in op.indexing_maps)
+    op.attributes["domain"] = tuple(domain[d] for d in order)
+    for inner in op.body.ops:
+        if isinstance(inner, kernel.IndexOp):
+            inner.attributes["dim"] = new_of[inner.dim]
+    return True
