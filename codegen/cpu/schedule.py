@@ -4,8 +4,16 @@ vectorizers.
 The CPU's tactics, each a choice a GPU would make differently:
 
 - an all-identity, all-contiguous kernel is one flat loop (``_flatten``);
-- a float sum or product over the innermost dim keeps several partial accumulators
-  (``_blocked_reduction``), as NumPy's pairwise sum does, so the loop vectorizes;
+- a reduction over contiguous operands merges adjacent dims of one kind into one
+  (``_collapse_reduction``): a full ``x.sum()`` is one long row;
+- a float sum, product, max or min, an argmax or argmin over the innermost dim keeps several
+  partial accumulators (``reduction.RowReduction``), sums and products combined in blocks and
+  pairwise as NumPy's pairwise sum does: vectorized, in a fixed order, with error growing like
+  log(n);
+- a float sum or product over the dim before a parallel innermost one (``axis=0``) sums each
+  column in the same blocked, pairwise order, vectorized across columns
+  (``reduction.ColumnReduction``); a max or min there needs no order, and LLVM vectorizes its
+  plain loop across the columns;
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
@@ -17,11 +25,12 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
+from jitcore.codegen.cpu import reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
-from jitcore.codegen.llvm_types import I1, I64, constant, memory_type, value_type
+from jitcore.codegen.llvm_types import I1, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
-from jitcore.ir.attributes import AffineMap
-from jitcore.ir.core import Operation, Value
+from jitcore.ir.attributes import AffineExpr, AffineMap
+from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
 
@@ -50,12 +59,17 @@ class _Schedule:
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
+        self.iterators = list(op.iterator_types)  # one per entry of self.domain
         positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
-            self.split_dim = 0 if split_dims else None
+        elif not (positional or any(strided) or op.clamped or op.indexed):
+            maps = self._collapse_reduction(operands, maps)
+        if split_dims:  # the first parallel dim above 1 of the domain as flattened or collapsed
+            self.split_dim = next(i for i, (d, it) in enumerate(zip(self.domain, self.iterators))
+                                  if it == kernel.PARALLEL and (static_value(d) or 2) > 1)
         self.split_extent = None if self.split_dim is None else static_value(self.domain[self.split_dim])
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
@@ -69,10 +83,62 @@ class _Schedule:
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
         size = extent(int(np.prod(self.op.domain())) if self.domain else 1)
-        self.domain = [size]
+        self.domain, self.iterators = [size], ["parallel"]
         for operand in operands:
             operand.strides, operand.shape = [extent(1)], [size]
         return [AffineMap.identity(1) for _ in maps]
+
+    def _collapse_reduction(self, operands, maps) -> list[AffineMap]:
+        """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
+        contiguously (identity maps over inputs shaped like the domain) become one dim, so the
+        lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
+        ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
+        ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
+        axes, in order (a reduction's result does, keepdims or not)."""
+        op = self.op
+        its = list(op.iterator_types)
+        if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
+                or any(v.type.shape != tuple(op.domain()) for v in op.operands)
+                or not all(m.is_identity for m in op.input_maps)):
+            return maps
+        groups: list[list[int]] = []
+        for d, it in enumerate(its):
+            if groups and its[groups[-1][0]] == it:
+                groups[-1].append(d)
+            else:
+                groups.append([d])
+        if len(groups) == len(its):
+            return maps
+        group_of = {d: g for g, dims in enumerate(groups) for d in dims}
+        outputs = []
+        for m in op.output_maps:
+            exprs, axes, k = [], [], 0
+            while k < len(m.exprs):
+                e = m.exprs[k]
+                if e.dim is None:
+                    exprs.append(e)
+                    axes.append([k])
+                    k += 1
+                    continue
+                dims = groups[group_of[e.dim]]
+                if e.scale != 1 or e.offset or e.dim != dims[0] or its[e.dim] != "parallel":
+                    return maps
+                if tuple(x.dim for x in m.exprs[k:k + len(dims)]) != tuple(dims):
+                    return maps
+                exprs.append(AffineExpr(group_of[e.dim]))
+                axes.append(list(range(k, k + len(dims))))
+                k += len(dims)
+            outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
+        sizes = [int(np.prod([op.domain()[d] for d in dims])) for dims in groups]
+        self.domain = [extent(n) for n in sizes]
+        self.iterators = [its[dims[0]] for dims in groups]
+        for operand in operands[: len(op.operands)]:
+            operand.strides = [operand.strides[dims[-1]] for dims in groups]
+            operand.shape = list(self.domain)
+        for operand, (_, axes) in zip(operands[len(op.operands):], outputs):
+            operand.strides = [operand.strides[a[-1]] for a in axes]
+            operand.shape = [extent(int(np.prod([static_value(operand.shape[i]) for i in a]))) for a in axes]
+        return [AffineMap.identity(len(groups)) for _ in op.operands] + [m for m, _ in outputs]
 
     def _emit_nest(self) -> None:
         self._emit_copies()
@@ -146,7 +212,7 @@ class _Schedule:
             if depth == len(self.domain):
                 for k, (r, init) in enumerate(zip(op.results, op.attributes["inits"])):
                     self.body.store(n_in + k, ivs, r, constant(r.type.element, init.value))
-            elif op.iterator_types[depth] != kernel.PARALLEL:
+            elif self.iterators[depth] != kernel.PARALLEL:
                 store(depth + 1, ivs + [zero])  # the results do not depend on this dim
             else:
                 self._range_loop(depth, lambda iv: store(depth + 1, ivs + [iv]))
@@ -193,8 +259,17 @@ class _Schedule:
             self._point(ivs)
             return
         trip_count = self.domain[depth]
-        if depth == len(self.domain) - 1 and self._lane_combiners() and self._worth_blocking(trip_count):
-            self._blocked_reduction(trip_count, ivs)
+        merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
+        if merging and self._worth_blocking(trip_count):
+            reduction.RowReduction(self.b, self.op, self.body, merging, trip_count, ivs).emit()
+            return
+        merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
+        if merging and merging.rounds and self._worth_blocking_rows(trip_count):
+            # A split kernel sums only the columns of its range (a column's order does not
+            # depend on which columns share its tile).
+            first, columns = self.bounds if self.split_dim == depth + 1 else (None, self.domain[-1])
+            reduction.ColumnReduction(self.b, self.op, self.body, merging, trip_count, columns,
+                                      ivs, first).emit()
             return
         if depth == self.op.scan_dim and static_value(trip_count) != 0:
             # Position 0 from the inits, then positions 1.. in order, each reading the one
@@ -212,108 +287,21 @@ class _Schedule:
         known = static_value(value)
         return extent(known - n) if known is not None else self.b.sub(value, extent(n))
 
-    def _lanes(self) -> int:
-        """Partial accumulators per result in a blocked reduction: two vectors' worth."""
-        return 16 if self.op.results[0].type.element.bitwidth <= 32 else 8
-
     def _worth_blocking(self, trip_count: ll.Value) -> bool:
-        """A blocked reduction pays once there are two blocks of lanes (or the count is known
+        """A blocked reduction pays once there are two groups of lanes (or the count is known
         only at run time)."""
         known = static_value(trip_count)
-        return known is None or known >= 2 * self._lanes()
+        return known is None or known >= 2 * reduction.lanes_for(self.op.results[-1].type.element)
 
-    def _lane_combiners(self) -> list[str] | None:
-        """For a float sum or product over the innermost dim, each result's combining op.
+    def _worth_blocking_rows(self, rows: ll.Value) -> bool:
+        """Columns are summed in blocks once there are two blocks of rows."""
+        known = static_value(rows)
+        return known is None or known >= 2 * reduction.STEPS
 
-        Such a loop carries one add from each iteration to the next, which LLVM may not reorder
-        (IEEE), so it would run one element at a time. Only these two ops are reordered here:
-        several partial accumulators, added pairwise at the end, as NumPy's pairwise sum does.
-        """
-        op = self.op
-        if (self.fastmath or op.scan_dim is not None or not op.has_reduction
-                or op.iterator_types[-1] != "reduction"):
+    def _reassociation(self, dim: int) -> reduction.PerResult | reduction.ArgBest | None:
+        """How a reduction along dim ``dim`` (the innermost or, across columns, the one before)
+        runs in lanes, reordered as ``reduction`` documents (None: it runs in order). Never for
+        a kernel that checks indices: it reports the first bad one in C order."""
+        if self.op.indexed:
             return None
-        n_in = len(op.operands)
-        names = []
-        for k, y in enumerate(op.body.terminator.operands):
-            acc = op.body.args[n_in + k]
-            combine = getattr(y, "op", None)
-            if _is_complex_sum(combine, acc):
-                names.append("complex.add")
-                continue
-            if (combine is None or combine.op_name not in ("arith.addf", "arith.mulf")
-                    or acc not in combine.operands or len(acc.uses) != 1):
-                return None
-            names.append(combine.op_name)
-        return names
-
-    def _blocked_reduction(self, trip_count: ll.Value, ivs: list) -> None:
-        """The innermost (reduction) loop with ``_lanes()`` partial accumulators per result:
-        blocks of lanes, then the remaining elements into lane 0, then a pairwise sum of the
-        lanes into the result."""
-        op, n_in, lanes = self.op, len(self.op.operands), self._lanes()
-        combiners = self._lane_combiners()
-        slots = []
-        with self.b.goto_entry_block():
-            for r in op.results:
-                slots.append([self.b.alloca(value_type(r.type.element)) for _ in range(lanes)])
-        for k, r in enumerate(op.results):
-            init = op.attributes["inits"][k].value
-            for slot in slots[k]:
-                self.b.store(constant(r.type.element, init), slot)
-
-        types = [value_type(r.type.element) for r in op.results]
-
-        def step(position, lane):
-            accs = lambda: [self.b.load(slots[k][lane], typ=t) for k, t in enumerate(types)]  # noqa: E731
-            for slot, y in zip((s[lane] for s in slots), self.body.evaluate([*ivs, position], accs)):
-                self.b.store(y, slot)
-
-        width = ll.Constant(I64, lanes)
-
-        def block(iv):
-            base = self.b.mul(iv, width)
-            for lane in range(lanes):
-                step(self.b.add(base, ll.Constant(I64, lane)), lane)
-
-        known = static_value(trip_count)
-        if known is not None:
-            blocks, start = extent(known // lanes), extent(known // lanes * lanes)
-            remainder = extent(known % lanes)
-        else:
-            blocks = self.b.udiv(trip_count, width)
-            start = self.b.mul(blocks, width)
-            remainder = self.b.sub(trip_count, start)
-        emit_loop(self.b, blocks, block)
-        emit_loop(self.b, remainder, lambda iv: step(self.b.add(start, iv), 0))
-        zero = [*ivs, ll.Constant(I64, 0)]
-        for k, (r, name) in enumerate(zip(op.results, combiners)):
-            t = value_type(r.type.element)
-            parts = [self.b.load(slot, typ=t) for slot in slots[k]]
-            while len(parts) > 1:
-                parts = [self._combine(name, a, b) for a, b in zip(parts[::2], parts[1::2])]
-            total = self._combine(name, self.body.load(n_in + k, zero, r), parts[0])
-            self.body.store(n_in + k, zero, r, total)
-
-    def _combine(self, name: str, a: ll.Value, b: ll.Value) -> ll.Value:
-        if name == "complex.add":
-            for k in (0, 1):
-                part = self.b.fadd(self.b.extract_value(a, k), self.b.extract_value(b, k))
-                a = self.b.insert_value(a, part, k)
-            return a
-        return self.b.fadd(a, b) if name == "arith.addf" else self.b.fmul(a, b)
-
-
-def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
-    """``complex.create(re(acc) + re(x), im(acc) + im(x))``: a complex sum, whose two float
-    sums may be reordered like a float sum's."""
-    if combine is None or combine.op_name != "complex.create" or len(acc.uses) != 2:
-        return False
-    for part, name in zip(combine.operands, ("complex.re", "complex.im")):
-        add = getattr(part, "op", None)
-        if add is None or add.op_name != "arith.addf":
-            return False
-        if not any(getattr(v, "op", None) is not None and v.op.op_name == name and v.op.operands[0] is acc
-                   for v in add.operands):
-            return False
-    return True
+        return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)

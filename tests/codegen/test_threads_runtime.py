@@ -48,6 +48,10 @@ WORKLOADS = {
     "elementwise-2d": (lambda x: x * 3 - jnp.exp(x), (37, 29)),
     "row-sum": (lambda x: x.sum(axis=1), (203, 67)),
     "column-sum": (lambda x: x.sum(axis=0), (67, 203)),
+    # Tall enough for the blocked, pairwise column sums (codegen/cpu/reduction.py), whose
+    # tiles of columns must keep to a chunk's range; 3-d: the collapsed domain is split.
+    "column-sum-tall": (lambda x: x.sum(axis=0), (300, 517)),
+    "column-sum-3d": (lambda x: x.sum(axis=0), (70, 3, 41)),
     "middle-sum": (lambda x: x.sum(axis=1), (9, 31, 17)),
     "full-sum": (lambda x: (x * x).sum(), (3001,)),
     "row-max": (lambda x: x.max(axis=1), (101, 33)),

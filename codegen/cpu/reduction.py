@@ -1,0 +1,540 @@
+"""The CPU's reassociated reductions: float sums and products in a fixed, documented order
+whose rounding error grows like NumPy's pairwise sum, and max, min, argmax and argmin in lanes,
+all shaped so that LLVM vectorizes them.
+
+A float add carried from one iteration to the next may not be reordered by LLVM (IEEE), so a
+plain loop runs one element at a time and its error grows linearly with the count: 10**7 terms
+of 1e-7 in float32 summed in order give 1.0038, not 1.0. The same holds for NaN-aware max and
+min and for argmax, which also ran one element at a time.
+
+**Along the innermost dim** (``RowReduction``: a row, or a whole contiguous array, which
+``schedule._collapse_reduction`` flattens into one dim first) the ``n`` elements go in this
+order, the same on every host:
+
+1. ``LANES`` partial accumulators ("lanes"), each starting from the identity (the result's
+   ``init``). Element ``i`` of a block goes to lane ``i % LANES``, so the lanes are independent
+   chains that LLVM's SLP vectorizer packs into vector registers.
+2. Blocks of ``BLOCK = STEPS * LANES`` elements: each lane adds ``STEPS`` (16) elements in order.
+   A block's lanes are then merged into a *cascade*, lane by lane: a stack of lane vectors where
+   level ``k`` holds the sum of ``2**k`` consecutive blocks. Block ``j`` is added to the levels
+   below it as a binary counter carries (``stack[k] + block``, the earlier blocks on the left),
+   so block totals are combined as a balanced binary tree: pairwise summation of the blocks.
+3. The tail (fewer than ``BLOCK`` elements) goes into fresh lanes, whole groups of ``LANES``
+   first and the last ``n % LANES`` elements into lane 0. The occupied stack levels are then
+   added onto it from the lowest level up (``stack[k] + lanes``).
+4. The lanes are combined pairwise (lane 0 + lane 1, lane 2 + lane 3, ... then the same on the
+   results), and that total is added to the result (its init, or the total of the outer
+   reduction dims so far).
+
+Rows shorter than ``2 * LANES`` are reduced in order.
+
+**Along the dim before a parallel innermost one** (``ColumnReduction``: ``x.sum(axis=0)``) each
+column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block
+totals through the cascade, the tail rows, the stack, then the result. Tiles of adjacent
+columns run together (vectorized across the columns); a column's order does not depend on its
+tile. Columns shorter than ``2 * STEPS`` rows are summed in order. (A max or min down columns
+runs in order: it does not round, and LLVM vectorizes that loop across the columns itself.)
+
+``LANES`` comes from the element type, never from the host's vector width: 16 for types of at
+most 32 bits, 8 for 64-bit ones (64 bytes either way: two 256-bit vectors or one 512-bit
+vector, so both AVX2 and AVX-512 hosts keep their units busy), so a result is bit-identical on
+AVX2, AVX-512 and ARM hosts, and from run to run. ``tests/codegen/test_reductions.py``
+recomputes the order in NumPy and compares bit for bit.
+
+Rounding error: a lane adds at most ``STEPS + LANES`` terms in order (a column ``2 * STEPS``);
+the cascade adds ``ceil(log2(n / BLOCK))`` levels and the lane tree ``log2(LANES)``. So
+``|sum - exact| <= (log2(n) + 2 * STEPS) * eps * sum(|x|)`` (first order; NumPy's bound has the
+same form with its 8 accumulators of blocks of 128), against ``n * eps * sum(|x|)`` in order.
+A product is reassociated the same way, with the same relative bound.
+
+Max and min do not round, so their order matters only for which of 0.0 and -0.0 a tie gives
+(NumPy's vectorized loops are no more specific); argmax and argmin merge lanes by the body's
+own test, the smaller index winning ties, which is exactly NumPy's first occurrence. Integer
+reductions are exactly associative: LLVM vectorizes their plain loops itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir as ll
+
+from jitcore.codegen import scalar
+from jitcore.codegen.llvm_types import I64, constant, value_type
+from jitcore.codegen.loops import emit_loop, extent, static_value
+from jitcore.ir.attributes import numpy_dtype
+from jitcore.ir.core import Operation, Value
+from jitcore.ir.dialects import kernel
+
+STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per accumulator
+LEVELS = 64  # cascade levels: one per bit of the block count
+
+
+def lanes_for(element) -> int:
+    """Partial accumulators per result: 16 for types up to 32 bits, 8 for 64-bit and wider ones
+    (chosen from the type, not the host, so the order is the same everywhere)."""
+    return 16 if element.bitwidth <= 32 else 8
+
+
+REORDERED = ("arith.addf", "arith.mulf", "arith.maximumf", "arith.minimumf")
+
+
+@dataclass(frozen=True)
+class Combiner:
+    """How a result's accumulator takes in an element: the body's combining op (None for a
+    complex sum, two float sums), and whether the accumulator is its first operand."""
+
+    op: Operation | None
+    acc_first: bool = True
+
+
+@dataclass(frozen=True)
+class PerResult:
+    """Lanes merged result by result, each with its own combiner."""
+
+    combiners: tuple[Combiner, ...]
+
+    @property
+    def rounds(self) -> bool:
+        """Whether merging rounds (a float sum or product): then the order needs the cascade."""
+        return any(c.op is None or c.op.op_name in ("arith.addf", "arith.mulf") for c in self.combiners)
+
+    def merge(self, b: ll.IRBuilder, xs: list, ys: list) -> list[ll.Value]:
+        return [combine(b, c, x, y) for c, x, y in zip(self.combiners, xs, ys)]
+
+
+@dataclass(frozen=True)
+class ArgBest:
+    """An argmax or argmin (results: the index, the best value): lanes merged by the body's own
+    test ``take`` (the element replaces the best so far), the smaller index winning when neither
+    replaces the other (equal values, or two NaNs): NumPy's first occurrence."""
+
+    take: Value  # the body's i1 test
+    element: Value  # the value the test compares with the best so far
+    best: Value  # the best-so-far accumulator
+    rounds = False  # (not a field) merging never rounds
+
+    def _takes(self, b: ll.IRBuilder, x: ll.Value, best: ll.Value) -> ll.Value:
+        """The body's test with ``x`` as the element and ``best`` as the best so far."""
+        values = {id(self.element): x, id(self.best): best}
+        for inner in _slice(self.take, {id(self.element), id(self.best)}):
+            values[id(inner.results[0])] = scalar.emit(b, inner, [values[id(v)] for v in inner.operands])
+        return values[id(self.take)]
+
+    def merge(self, b: ll.IRBuilder, xs: list, ys: list) -> list[ll.Value]:
+        (xi, xv), (yi, yv) = xs, ys
+        y_better = self._takes(b, yv, xv)
+        x_better = self._takes(b, xv, yv)
+        earlier = b.icmp_signed("<", yi, xi)
+        use_y = b.or_(y_better, b.and_(b.not_(x_better), earlier))
+        return [b.select(use_y, yi, xi), b.select(use_y, yv, xv)]
+
+
+def _slice(root: Value, leaves: set[int]) -> list[Operation] | None:
+    """The ops computing ``root`` from the values ``leaves`` (ids) and constants, in order;
+    None if it needs anything else."""
+    ops: list[Operation] = []
+    seen: set[int] = set()
+
+    def visit(v: Value) -> bool:
+        if id(v) in leaves or id(v) in seen:
+            return True
+        op = getattr(v, "op", None)
+        if op is None or len(op.results) != 1 or isinstance(op, kernel.IndexOp):
+            return False
+        if not all(visit(u) for u in op.operands):
+            return False
+        seen.add(id(v))
+        ops.append(op)
+        return True
+
+    return ops if visit(root) else None
+
+
+def reassociation(op, dim: int = -1, fastmath: bool = False,
+                  iterators: list[str] | None = None) -> PerResult | ArgBest | None:
+    """How lanes of ``op``'s reduction over dim ``dim`` (-1: the innermost; -2: the one before,
+    with a parallel innermost dim) merge, or None when they may not.
+
+    Float sums and products (and complex sums), max and min (``REORDERED``): their accumulator
+    is used once, by the combine, so the body is ``acc (+) f(inputs)``; with ``fastmath`` LLVM
+    reorders sums and products itself. A max or min in lanes differs from one in order only in
+    which of 0.0 and -0.0 a tie of them gives (and which NaN's payload), as NumPy's vectorized
+    loops do. Along the innermost dim, an argmax or argmin (``ArgBest``). Integer reductions are
+    exactly associative, so LLVM vectorizes their plain loops itself. ``iterators``: the
+    schedule's iterator kinds, where it merged dims (``op``'s own by default).
+    """
+    its = iterators or op.iterator_types
+    if op.scan_dim is not None or not op.has_reduction or len(its) < -dim or its[dim] != "reduction":
+        return None
+    if dim == -2 and its[-1] != "parallel":
+        return None
+    if dim == -1 and (best := _arg_best(op)) is not None:
+        return best
+    n_in = len(op.operands)
+    combiners = []
+    for k, y in enumerate(op.body.terminator.operands):
+        acc = op.body.args[n_in + k]
+        combine = getattr(y, "op", None)
+        if _is_complex_sum(combine, acc):
+            combiners.append(Combiner(None))
+            continue
+        if (combine is None or combine.op_name not in REORDERED
+                or acc not in combine.operands or len(acc.uses) != 1):
+            return None
+        if fastmath and combine.op_name in ("arith.addf", "arith.mulf"):
+            return None
+        combiners.append(Combiner(combine, combine.operands[0] is acc))
+    return PerResult(tuple(combiners))
+
+
+def _arg_best(op) -> ArgBest | None:
+    """``yield select(take, position, index), select(take, x, best)`` over one reduction dim,
+    ``position`` that dim's index and ``take`` computed from ``x`` and ``best`` alone."""
+    n_in = len(op.operands)
+    if len(op.results) != 2 or op.iterator_types.count("reduction") != 1:
+        return None
+    index, best = op.body.args[n_in:]
+    first, second = (getattr(y, "op", None) for y in op.body.terminator.operands)
+    if any(s is None or s.op_name != "arith.select" for s in (first, second)):
+        return None
+    take = first.operands[0]
+    if second.operands[0] is not take or first.operands[2] is not index or second.operands[2] is not best:
+        return None
+    position = first.operands[1]
+    while getattr(position, "op", None) is not None and position.op.op_name == "arith.bitcast":
+        position = position.op.operands[0]
+    dim = op.iterator_types.index("reduction")
+    index_op = getattr(position, "op", None)
+    if not (isinstance(index_op, kernel.IndexOp) and index_op.dim == dim == len(op.iterator_types) - 1):
+        return None
+    if len(index.uses) != 1 or _slice(take, {id(second.operands[1]), id(best)}) is None:
+        return None
+    return ArgBest(take, second.operands[1], best)
+
+
+def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
+    """``complex.create(re(acc) + re(x), im(acc) + im(x))``: a complex sum, whose two float
+    sums may be reordered like a float sum's."""
+    if combine is None or combine.op_name != "complex.create" or len(acc.uses) != 2:
+        return False
+    for part, name in zip(combine.operands, ("complex.re", "complex.im")):
+        add = getattr(part, "op", None)
+        if add is None or add.op_name != "arith.addf":
+            return False
+        if not any(getattr(v, "op", None) is not None and v.op.op_name == name and v.op.operands[0] is acc
+                   for v in add.operands):
+            return False
+    return True
+
+
+def combine(b: ll.IRBuilder, combiner: Combiner, x: ll.Value, y: ll.Value) -> ll.Value:
+    """``x (+) y``: the body's combine with ``x`` as the accumulator and ``y`` as the element."""
+    if combiner.op is None:
+        for k in (0, 1):
+            part = b.fadd(b.extract_value(x, k), b.extract_value(y, k))
+            x = b.insert_value(x, part, k)
+        return x
+    return scalar.emit(b, combiner.op, [x, y] if combiner.acc_first else [y, x])
+
+
+def _while_bit(b: ll.IRBuilder, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
+    """``level = 0; while <test>: body(level); level += 1``, returning ``level`` after the loop.
+    The test is bit ``level`` of ``bits`` being set, or (``stop_when_zero``) ``bits >> level``
+    being non-zero."""
+    pre = b.block
+    fn = b.function
+    header, inner, done = (fn.append_basic_block(n) for n in ("cascade", "carry", "carried"))
+    b.branch(header)
+    b.position_at_end(header)
+    level = b.phi(I64)
+    level.add_incoming(ll.Constant(I64, 0), pre)
+    shifted = b.lshr(bits, level)
+    if not stop_when_zero:
+        shifted = b.and_(shifted, ll.Constant(I64, 1))
+    b.cbranch(b.icmp_unsigned("!=", shifted, ll.Constant(I64, 0)), inner, done)
+    b.position_at_end(inner)
+    body(level)
+    level.add_incoming(b.add(level, ll.Constant(I64, 1)), b.block)
+    b.branch(header)
+    b.position_at_end(done)
+    return level
+
+
+class _Cascade:
+    """Lanes of partial results and their cascade; subclasses say which element a lane adds at
+    each step (``_block``, ``_tail``) and where the lanes end up (``_finish``)."""
+
+    def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult | ArgBest, lanes: int):
+        self.b, self.op, self.body, self.merging, self.lanes = b, op, body, merging, lanes
+        self.types = [value_type(r.type.element) for r in op.results]
+        self.inits = [constant(r.type.element, init.value)
+                      for r, init in zip(op.results, op.attributes["inits"])]
+        with b.goto_entry_block():
+            self.arrays = [b.alloca(t, size=lanes) for t in self.types]
+            self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
+
+    # -- lanes ------------------------------------------------------------------------------
+    def _reset_lanes(self) -> None:
+        for k, init in enumerate(self.inits):
+            for slot in self._slots(k):
+                self.b.store(init, slot)
+
+    def _step(self, point: list, lane) -> None:
+        """The body at iteration point ``point``, accumulating into lane ``lane`` (an int, or a
+        value in a loop over the lanes)."""
+        b = self.b
+        accs = lambda: [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+        for k, y in enumerate(self.body.evaluate(point, accs)):
+            b.store(y, self._slot(k, lane))
+
+    def _lane_values(self, k: int) -> list[ll.Value]:
+        return [self.b.load(slot, typ=self.types[k]) for slot in self._slots(k)]
+
+    def _slot(self, k: int, lane) -> ll.Value:
+        """Result ``k``'s lane ``lane`` (an int, or a value in a loop over the lanes)."""
+        lane = ll.Constant(I64, lane) if isinstance(lane, int) else lane
+        return self.b.gep(self.arrays[k], [lane], inbounds=True, source_etype=self.types[k])
+
+    def _slots(self, k: int) -> list[ll.Value]:
+        return [self._slot(k, lane) for lane in range(self.lanes)]
+
+    # -- the cascade ------------------------------------------------------------------------
+    def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
+        index = self.b.add(self.b.mul(level, ll.Constant(I64, self.lanes)), ll.Constant(I64, lane))
+        return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
+
+    def _add_level_to_lanes(self, level: ll.Value) -> None:
+        """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
+        b = self.b
+        for lane in range(self.lanes):
+            earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
+            lanes = [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]
+            for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
+                b.store(value, self._slot(k, lane))
+
+    def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
+        return _while_bit(self.b, bits, stop_when_zero, body)
+
+    def _push_block(self, block: ll.Value) -> None:
+        """Merge block number ``block`` (in the lanes) into the cascade, as a binary counter
+        carries: one merge per trailing one bit of ``block``, then store at the level reached."""
+        top = self._while_bit(block, False, self._add_level_to_lanes)
+        for k in range(len(self.types)):
+            for lane, value in enumerate(self._lane_values(k)):
+                self.b.store(value, self._level(k, top, lane))
+
+    def _fold_stack(self, blocks: ll.Value) -> None:
+        """The occupied levels onto the lanes (the tail), lowest level first."""
+        b = self.b
+
+        def add_level(level):
+            bit = b.and_(b.lshr(blocks, level), ll.Constant(I64, 1))
+            with b.if_then(b.icmp_unsigned("!=", bit, ll.Constant(I64, 0))):
+                self._add_level_to_lanes(level)
+
+        self._while_bit(blocks, True, add_level)
+
+    def emit(self) -> None:
+        """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
+        then ``_finish``."""
+        blocks = self.blocks
+
+        def block(j):
+            self._reset_lanes()
+            self._block(j)
+            self._push_block(j)
+
+        emit_loop(self.b, blocks, block)
+        self._reset_lanes()
+        self._tail()
+        self._fold_stack(blocks)
+        self._finish()
+
+
+class RowReduction(_Cascade):
+    """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
+    ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end."""
+
+    def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list):
+        super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
+        self.ivs = ivs
+        lanes = self.lanes
+        self.width = ll.Constant(I64, lanes)
+        self.block_size = ll.Constant(I64, lanes * STEPS)
+        known = static_value(trip_count)
+        if known is not None:
+            self.blocks = extent(known // (lanes * STEPS))
+            self.start = extent(known // (lanes * STEPS) * lanes * STEPS)
+            self.groups = extent(known % (lanes * STEPS) // lanes)
+            self.rest = extent(known // lanes * lanes)
+            self.leftover = extent(known % lanes)
+        else:
+            self.blocks = b.udiv(trip_count, self.block_size)
+            self.start = b.mul(self.blocks, self.block_size)
+            self.groups = b.udiv(b.sub(trip_count, self.start), self.width)
+            self.rest = b.mul(b.udiv(trip_count, self.width), self.width)
+            self.leftover = b.sub(trip_count, self.rest)
+
+    def _group(self, base: ll.Value) -> None:
+        """Elements ``base .. base + LANES - 1``, one per lane: a loop over the lanes, which
+        LLVM's loop vectorizer turns into vector code whatever the body (calls of the math
+        library included), or unrolls for the SLP vectorizer."""
+        b = self.b
+        emit_loop(b, extent(self.lanes), lambda lane: self._step([*self.ivs, b.add(base, lane)], lane))
+
+    def _block(self, j: ll.Value) -> None:
+        b = self.b
+        base = b.mul(j, self.block_size)
+        emit_loop(b, extent(STEPS), lambda s: self._group(b.add(base, b.mul(s, self.width))))
+
+    def _tail(self) -> None:
+        b = self.b
+        emit_loop(b, self.groups, lambda g: self._group(b.add(self.start, b.mul(g, self.width))))
+        emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, b.add(self.rest, i)], 0))
+
+    def _finish(self) -> None:
+        """result (+) (the lanes combined pairwise)."""
+        b, n_in = self.b, len(self.op.operands)
+        zero = [*self.ivs, ll.Constant(I64, 0)]
+        parts = [list(lane) for lane in zip(*(self._lane_values(k) for k in range(len(self.types))))]
+        while len(parts) > 1:
+            parts = [self.merging.merge(b, x, y) for x, y in zip(parts[::2], parts[1::2])]
+        results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
+        for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, parts[0]))):
+            self.body.store(n_in + k, zero, r, total)
+
+
+SCRATCH_BYTES = 128 * 1024  # a column reduction's lanes and stack, on the stack
+
+
+class ColumnReduction:
+    """A reduction along the second-innermost dim (``x.sum(axis=0)`` of a matrix) at outer
+    point ``ivs``. Every column is summed in the row order of ``RowReduction`` with one lane:
+    blocks of ``STEPS`` rows in order, the block totals combined by the cascade, the tail rows,
+    the occupied levels from the lowest up, then added to the result.
+
+    Columns go in tiles of adjacent columns, as many as let a tile's lanes and stack fit in
+    ``SCRATCH_BYTES`` (the last tile may be narrower), so each row is read in long runs (runs of
+    a few KiB cost a memory latency each: the prefetchers stop at page ends). A tile's lanes and
+    stack live in memory, indexed by column, and each step is a loop over the tile's columns,
+    which LLVM vectorizes; a column's order does not depend on the tile it falls in.
+    """
+
+    def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult, rows: ll.Value,
+                 columns: ll.Value, ivs: list, first: ll.Value | None = None):
+        """Sums columns ``[first, columns)`` (``first`` None: from column 0)."""
+        self.b, self.op, self.body, self.merging, self.ivs = b, op, body, merging, ivs
+        self.columns, self.first = columns, first
+        self.types = [value_type(r.type.element) for r in op.results]
+        self.inits = [constant(r.type.element, init.value)
+                      for r, init in zip(op.results, op.attributes["inits"])]
+        size = sum(numpy_dtype(r.type.element).itemsize for r in op.results)
+        known = static_value(rows)
+        levels = (known // STEPS).bit_length() + 1 if known is not None else LEVELS
+        self.width = max(1, SCRATCH_BYTES // ((levels + 1) * size))
+        if static_value(columns) is not None:
+            self.width = min(self.width, max(1, static_value(columns)))
+        if known is not None:
+            self.blocks, self.start = extent(known // STEPS), extent(known // STEPS * STEPS)
+            self.leftover = extent(known % STEPS)
+        else:
+            self.blocks = b.udiv(rows, extent(STEPS))
+            self.start = b.mul(self.blocks, extent(STEPS))
+            self.leftover = b.sub(rows, self.start)
+        with b.goto_entry_block():
+            self.lanes = [b.alloca(t, size=self.width) for t in self.types]
+            self.stacks = [b.alloca(t, size=levels * self.width) for t in self.types]
+
+    def _lane(self, k: int, c: ll.Value) -> ll.Value:
+        return self.b.gep(self.lanes[k], [c], inbounds=True, source_etype=self.types[k])
+
+    def _level(self, k: int, level: ll.Value, c: ll.Value) -> ll.Value:
+        index = self.b.add(self.b.mul(level, extent(self.width)), c)
+        return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
+
+    def _each_column(self, body) -> None:
+        emit_loop(self.b, self.tile, body)
+
+    def _reset(self) -> None:
+        def reset(c):
+            for k, init in enumerate(self.inits):
+                self.b.store(init, self._lane(k, c))
+        self._each_column(reset)
+
+    def _row(self, row: ll.Value) -> None:
+        b = self.b
+
+        def step(c):
+            accs = lambda: [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+            ys = self.body.evaluate([*self.ivs, row, b.add(self.column, c)], accs)
+            for k, y in enumerate(ys):
+                b.store(y, self._lane(k, c))
+
+        self._each_column(step)
+
+    def _add_level(self, level: ll.Value) -> None:
+        """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
+        b = self.b
+
+        def add(c):
+            earlier = [b.load(self._level(k, level, c), typ=t) for k, t in enumerate(self.types)]
+            lanes = [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]
+            for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
+                b.store(value, self._lane(k, c))
+
+        self._each_column(add)
+
+    def _block(self, j: ll.Value) -> None:
+        b = self.b
+        self._reset()
+        emit_loop(b, extent(STEPS), lambda s: self._row(b.add(b.mul(j, extent(STEPS)), s)))
+        top = _while_bit(b, j, False, self._add_level)
+
+        def push(c):
+            for k, t in enumerate(self.types):
+                b.store(b.load(self._lane(k, c), typ=t), self._level(k, top, c))
+
+        self._each_column(push)
+
+    def _tile(self, column: ll.Value) -> None:
+        b = self.b
+        self.column = column
+        rest = b.sub(self.columns, column)
+        width = extent(self.width)
+        self.tile = b.select(b.icmp_unsigned("<", rest, width), rest, width)
+        emit_loop(b, self.blocks, self._block)
+        self._reset()
+        emit_loop(b, self.leftover, lambda i: self._row(b.add(self.start, i)))
+
+        def add_level(level):
+            bit = b.and_(b.lshr(self.blocks, level), ll.Constant(I64, 1))
+            with b.if_then(b.icmp_unsigned("!=", bit, ll.Constant(I64, 0))):
+                self._add_level(level)
+
+        _while_bit(b, self.blocks, True, add_level)
+        n_in = len(self.op.operands)
+
+        def finish(c):
+            at = [*self.ivs, ll.Constant(I64, 0), b.add(column, c)]
+            results = [self.body.load(n_in + k, at, r) for k, r in enumerate(self.op.results)]
+            lanes = [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]
+            for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, lanes))):
+                self.body.store(n_in + k, at, r, total)
+
+        self._each_column(finish)
+
+    def emit(self) -> None:
+        b = self.b
+        width = extent(self.width)
+        count = self.columns if self.first is None else b.sub(self.columns, self.first)
+        known = static_value(count)
+        tiles = (extent(-(-known // self.width)) if known is not None
+                 else b.udiv(b.add(count, extent(self.width - 1)), width))
+
+        def column_of(t):
+            column = b.mul(t, width)
+            return column if self.first is None else b.add(self.first, column)
+
+        emit_loop(b, tiles, lambda t: self._tile(column_of(t)))
+

@@ -1,0 +1,268 @@
+"""Reductions: the documented order (``codegen/cpu/reduction.py``), its error bound on adversarial
+data against ``math.fsum``, determinism, fusion of producers, and vector code.
+
+The bound tested is the module's: ``|sum - fsum| <= (log2(n) + 2 * STEPS) * eps * fsum(|x|)``
+(STEPS = 16), which for the sizes here (n >= 4096) is below ``4 * log2(n) * eps * fsum(|x|)``; a
+sum in order exceeds it by orders of magnitude on these inputs (the issue's 10**7 terms of 1e-7
+in float32 gave 1.0038).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.codegen.cpu.reduction import STEPS, lanes_for
+from jitcore.ir.types import f32, f64
+
+SUM = jc.jit(lambda x: x.sum())
+SUM_ROWS = jc.jit(lambda x: x.sum(axis=1))
+SUM_COLUMNS = jc.jit(lambda x: x.sum(axis=0))
+MEAN = jc.jit(lambda x: x.mean())
+MEAN_ROWS = jc.jit(lambda x: x.mean(axis=1))
+
+
+def adversarial(kind: str, n: int, dtype) -> np.ndarray:
+    """Inputs on which a sum in order drifts: one constant, all positive, or alternating large
+    and small magnitudes (of one sign, and of alternating signs)."""
+    rng = np.random.default_rng(n)
+    if kind == "constant":
+        return np.full(n, 1e-7, dtype)
+    if kind == "positive":
+        return rng.uniform(0.0, 1.0, n).astype(dtype)
+    if kind == "alternating":
+        x = np.full(n, 1e-3, dtype)
+        x[::2] = 1e3
+        return x
+    x = rng.uniform(0.5, 1.0, n).astype(dtype)
+    x[::2] *= -1e4
+    return x
+
+
+def bound(x: np.ndarray) -> float:
+    eps = np.finfo(x.dtype).eps
+    return (math.log2(x.size) + 2 * STEPS) * float(eps) * math.fsum(np.abs(x.astype(np.float64)).ravel())
+
+
+def exact(x: np.ndarray) -> float:
+    return math.fsum(x.astype(np.float64).ravel())
+
+
+KINDS = ["constant", "positive", "alternating", "alternating-signs"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("n", [4096, 100_003, 10**7])
+def test_float32_sum_error_grows_like_log_n(kind, n):
+    x = adversarial(kind, n, np.float32)
+    assert abs(float(SUM(x)) - exact(x)) <= bound(x)
+    rounding = abs(exact(x) / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
+    assert abs(float(MEAN(x)) - exact(x) / n) <= bound(x) / n + rounding
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_float64_sum_error_grows_like_log_n(kind):
+    x = adversarial(kind, 10**6 + 7, np.float64)
+    assert abs(float(SUM(x)) - exact(x)) <= bound(x)
+
+
+def test_the_issue_example():
+    """10**7 terms of 1e-7 in float32: NumPy's pairwise sum gives 1.0, a sum in order 1.0038."""
+    x = np.full(10**7, 1e-7, np.float32)
+    assert abs(float(SUM(x)) - 1.0) < 1e-6
+    assert abs(float(MEAN(x)) - 1e-7) < 1e-13
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_long_rows_and_their_means(kind):
+    x = adversarial(kind, 3 * 1_000_003, np.float32).reshape(3, -1)
+    rows, means = SUM_ROWS(x), MEAN_ROWS(x)
+    for i in range(3):
+        assert abs(float(rows[i]) - exact(x[i])) <= bound(x[i])
+        assert abs(float(means[i]) - exact(x[i]) / x.shape[1]) <= 2 * bound(x[i]) / x.shape[1]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_full_sum_of_a_matrix_is_one_long_row(kind):
+    x = adversarial(kind, 2000 * 1001, np.float32).reshape(2000, 1001)
+    assert abs(float(SUM(x)) - exact(x)) <= bound(x)
+    x3 = x.reshape(2, 1000, 1001)
+    both = jc.jit(lambda a: a.sum(axis=(1, 2)))(x3)
+    for i in range(2):
+        assert abs(float(both[i]) - exact(x3[i])) <= bound(x3[i])
+        assert both[i] == SUM(x3[i])  # the same order as the 1-D sum of that slice
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_columns_of_a_tall_array(kind):
+    x = adversarial(kind, 1_000_003 * 5, np.float32).reshape(-1, 5)
+    columns = SUM_COLUMNS(x)
+    for j in range(5):
+        assert abs(float(columns[j]) - exact(x[:, j])) <= bound(x[:, j])
+
+
+# -- the documented order, bit for bit ------------------------------------------------------
+
+def documented_sum(x: np.ndarray, lanes: int | None = None) -> np.ndarray:
+    """``reduction.py``'s order, in NumPy arithmetic of ``x``'s dtype (each add rounded once):
+    a row's with ``lanes_for`` lanes, or a column's with one lane."""
+    t = x.dtype.type
+    n = x.size
+    short = 2 * STEPS if lanes == 1 else None
+    lanes = lanes or lanes_for(f32 if x.dtype.itemsize <= 4 else f64)
+    if n < (short or 2 * lanes):  # too short to block: in order
+        acc = t(0)
+        for v in x:
+            acc = t(acc + v)
+        return acc
+    block = lanes * STEPS
+    blocks, stack = n // block, {}
+    for j in range(blocks):
+        acc = np.zeros(lanes, x.dtype)
+        for s in range(STEPS):
+            acc = acc + x[j * block + s * lanes: j * block + (s + 1) * lanes]
+        level = 0
+        while (j >> level) & 1:
+            acc = stack[level] + acc
+            level += 1
+        stack[level] = acc
+    acc = np.zeros(lanes, x.dtype)
+    start = blocks * block
+    for g in range((n - start) // lanes):
+        acc = acc + x[start + g * lanes: start + (g + 1) * lanes]
+    for i in range(n // lanes * lanes, n):
+        acc[0] = t(acc[0] + x[i])
+    level = 0
+    while blocks >> level:
+        if (blocks >> level) & 1:
+            acc = stack[level] + acc
+        level += 1
+    parts = list(acc)
+    while len(parts) > 1:
+        parts = [t(a + b) for a, b in zip(parts[::2], parts[1::2])]
+    return t(t(0) + parts[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 15, 16, 31, 32, 33, 255, 256, 257, 1000, 4095, 4096, 4097, 33 * 256 + 7])
+def test_the_order_is_the_documented_one(dtype, n):
+    x = np.random.default_rng(n).standard_normal(n).astype(dtype) * np.float32(1e3)
+    x[::3] = np.float32(1e-3)
+    got = SUM(x)
+    assert got == documented_sum(x), (got, documented_sum(x))
+    assert SUM(x) == got  # and the same from call to call
+    if n % 2 == 0:
+        assert (SUM_ROWS(x.reshape(2, -1)) == [documented_sum(x[: n // 2]), documented_sum(x[n // 2:])]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(31, 3), (32, 3), (33, 40), (1000, 7), (16 * 37 + 5, 300), (300, 5000)])
+def test_columns_follow_the_documented_order(dtype, shape):
+    """Each column alone, in blocks of STEPS rows and the cascade; tiles make no difference."""
+    x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype) * np.float32(1e3)
+    x[::3] = np.float32(1e-3)
+    got = SUM_COLUMNS(x)
+    expected = [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]
+    assert (got == expected).all()
+    assert (SUM_COLUMNS(x) == got).all()
+
+
+# -- fusion and vector code -----------------------------------------------------------------
+
+def test_a_producer_is_fused_into_the_sum():
+    """sum(x*y) reads x and y once: one kernel, no buffer for x*y."""
+    f = jc.jit(lambda x, y: (x * y).sum())
+    x = np.random.default_rng(0).standard_normal(10_001).astype(np.float32)
+    y = np.random.default_rng(1).standard_normal(10_001).astype(np.float32)
+    assert f.lower(x, y).as_text("optimized").count("kernel.generic") == 1
+    assert abs(float(f(x, y)) - exact(x.astype(np.float64) * y)) <= bound(np.abs(x * y))
+
+
+def vector_ops(text: str, op: str, element: str) -> list[int]:
+    """The widths of ``op``s on vectors of ``element`` in optimised LLVM IR."""
+    return [int(w) for w in re.findall(rf"= {op}(?: \w+)* <(\d+) x {element}>", text)]
+
+
+@pytest.mark.parametrize("fn, shape, dtype, op, element", [
+    (lambda x: x.sum(axis=1), (64, 1024), np.float32, "fadd", "float"),
+    (lambda x: x.sum(), (64, 1024), np.float32, "fadd", "float"),
+    (lambda x: x.sum(axis=0), (4096, 64), np.float32, "fadd", "float"),
+    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), (100, 1000), np.float64, "fadd", "double"),
+    (lambda x: np.exp(x).sum(axis=1), (100, 1000), np.float64, "fadd", "double"),
+    (lambda x: x.max(axis=1), (64, 1024), np.float32, "fcmp", "float"),
+    (lambda x: x.min(), (64, 1024), np.float64, "fcmp", "double"),
+], ids=["rows", "full", "columns", "row-norms", "exp-rows", "max-rows", "min-full"])
+def test_reductions_are_vector_code(fn, shape, dtype, op, element):
+    """Host-independent: some vector add of at least 2 lanes, whatever width the host picks."""
+    text = jc.jit(fn).lower(np.ones(shape, dtype)).as_text("llvm-opt")
+    assert any(w >= 2 for w in vector_ops(text, op, element)), "the reduction did not vectorize"
+
+
+def test_complex_sums_and_float_products():
+    rng = np.random.default_rng(3)
+    z = (rng.standard_normal(5000) + 1j * rng.standard_normal(5000)).astype(np.complex64)
+    got = SUM(z)
+    assert abs(got.real - math.fsum(z.real.astype(np.float64))) <= bound(z.real)
+    assert abs(got.imag - math.fsum(z.imag.astype(np.float64))) <= bound(z.imag)
+    p = rng.uniform(0.999, 1.001, 5000)
+    np.testing.assert_allclose(jc.jit(lambda x: x.prod(axis=0))(p), np.prod(p), rtol=1e-13)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_max_and_min_in_lanes_match_numpy_on_zeros_nan_and_inf(dtype):
+    """Lanes change only which zero a tie of 0.0 and -0.0 gives; NumPy's vectorized loops agree."""
+    rng = np.random.default_rng(7)
+    special = np.array([0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf], dtype)
+    for shape in [(700,), (3, 257), (64, 40)]:
+        for p_nan in (0.0, 0.002):
+            p = np.array([0.3, 0.3, 0.1, 0.1, p_nan, 0.1, 0.1])
+            x = rng.choice(special, shape, p=p / p.sum()).astype(dtype)
+            for name in ("max", "min"):
+                for axis in (None, -1, 0):
+                    got = jc.jit(lambda a, name=name, axis=axis: getattr(a, name)(axis=axis))(x)
+                    expected = getattr(np, name)(x, axis=axis)
+                    np.testing.assert_array_equal(got, expected)
+                    assert (np.signbit(got) == np.signbit(expected)).all(), (name, axis, shape)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64,
+                                   np.complex64])
+def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
+    """Lanes merge by the body's own test, the smaller index winning a tie: NumPy's first
+    occurrence of the best value (the first NaN, for floats), in rows long enough for lanes."""
+    rng = np.random.default_rng(11)
+    for shape in [(1000,), (5, 300), (3, 4097)]:
+        for values in ([0, 1, 2], [0.0, -0.0, np.inf, -np.inf, 3.0], [-np.inf], [1.0, np.nan]):
+            if not np.issubdtype(dtype, np.inexact) and not all(np.isfinite(values)):
+                continue
+            x = rng.choice(np.array(values, dtype), shape)
+            for name in ("argmax", "argmin"):
+                got = jc.jit(lambda a, name=name: getattr(a, name)(axis=-1))(x)
+                np.testing.assert_array_equal(got, getattr(np, name)(x, axis=-1), err_msg=f"{name} {values}")
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, (0, 1), (1, 2), (0, 2), None])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_adjacent_dims_of_one_kind_merge(axis, keepdims):
+    """Every axis combination of a 3-d array (adjacent reduced or kept dims merge), against
+    fsum per output element, within the bound."""
+    x = adversarial("positive", 40 * 30 * 50, np.float32).reshape(40, 30, 50)
+    got = jc.jit(lambda a: a.sum(axis=axis, keepdims=keepdims))(x)
+    expected = x.astype(np.float64).sum(axis=axis, keepdims=keepdims)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    n = x.size // expected.size
+    eps = float(np.finfo(np.float32).eps)
+    np.testing.assert_allclose(got, expected, rtol=(math.log2(n) + 2 * STEPS) * eps, atol=0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_columns_of_a_tall_3d_array(kind):
+    x = adversarial(kind, 200_003 * 2 * 3, np.float32).reshape(-1, 2, 3)
+    got = SUM_COLUMNS(x)
+    for i in range(2):
+        for j in range(3):
+            assert abs(float(got[i, j]) - exact(x[:, i, j])) <= bound(x[:, i, j])
