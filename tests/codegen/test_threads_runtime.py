@@ -84,7 +84,8 @@ def test_results_are_the_same_bits_on_any_number_of_threads(name):
     f = jc.jit(fn)
     args = _arguments(shape)
     whole = _run(f, args, 1, threshold=1 << 62)  # one call, as without threads
-    np.testing.assert_allclose(whole, np.asarray(fn(*args)), rtol=2e-5, atol=1e-6)
+    # NumPy's float32 column sums add rows in order: ~sqrt(300) * eps * 17 apart from ours.
+    np.testing.assert_allclose(whole, np.asarray(fn(*args)), rtol=2e-5, atol=5e-5)
     for threads in THREADS:
         for chunk_size in (1, 5, 64):
             np.testing.assert_array_equal(_run(f, args, threads, chunk_size=chunk_size), whole,
