@@ -11,6 +11,10 @@
   thread, so small calls pay nothing for threads.
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
+Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
+library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
+``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
+
 The values live in the CPU runtime's ``SETTINGS`` (``codegen/cpu/runtime.py``), which compiled
 code reads when it runs: changing one never recompiles, and a call passes nothing for them.
 Results do not depend on ``num_threads``; a kernel with an exact-math fallback (sin, cos, tan of huge
@@ -26,6 +30,7 @@ import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from jitcore.codegen.cpu import blas, target
 from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
 
@@ -105,6 +110,8 @@ class _ConfigModule(types.ModuleType):
     chunk_size = _setting("chunk_size")
 
 
+blas.choose(os.environ.get("JITCORE_BLAS", ""))
+target.override_vector_bits(os.environ.get(target.VECTOR_BITS_VARIABLE))
 update("num_threads", threads_from_environment())
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)

@@ -88,10 +88,21 @@ def probe(path: str) -> BlasLibrary | None:
     return None
 
 
+# The value of JITCORE_BLAS; jitcore.config, which reads the environment, sets it.
+CHOICE = ""
+
+
+def choose(text: str) -> None:
+    """Use the library ``text`` names (a path, ``none``, or ``""``: NumPy's own) from now on."""
+    global CHOICE
+    CHOICE = text.strip()
+    library.cache_clear()
+
+
 @cache
 def library() -> BlasLibrary | None:
     """The BLAS that contractions call in this process, or None (then they run as loops)."""
-    choice = os.environ.get("JITCORE_BLAS", "").strip()
+    choice = CHOICE
     if choice.lower() in _OFF:
         return None
     for path in [choice] if choice else _candidates():
@@ -108,5 +119,5 @@ def register(symbol: str) -> None:
     if address is None:
         raise JitcoreError(
             f"this compiled function calls the BLAS routine {symbol!r}, which this process does "
-            f"not provide (JITCORE_BLAS={os.environ.get('JITCORE_BLAS', '')!r}); compile it again here")
+            f"not provide (JITCORE_BLAS={CHOICE!r}); compile it again here")
     llvm.add_symbol(symbol, address)

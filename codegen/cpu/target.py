@@ -35,7 +35,6 @@ CPUs (``target_machine``), never the host.
 from __future__ import annotations
 
 import ctypes
-import os
 import re
 import struct
 import threading
@@ -53,6 +52,20 @@ MEASURED_VECTOR_BITS = {"znver5": 512}
 # levels) enough that LLVM keeps them at 256 bits; not measured here.
 DOWNCLOCKING_AVX512 = frozenset({"skylake-avx512", "cascadelake", "cooperlake"})
 VECTOR_BITS_VARIABLE = "JITCORE_VECTOR_BITS"
+# The value of JITCORE_VECTOR_BITS; jitcore.config, which reads the environment, sets it.
+VECTOR_BITS_OVERRIDE: str | None = None
+
+
+def override_vector_bits(text: str | None) -> None:
+    """Use ``text`` (``"256"``, ``"512"``, or None: the CPU's choice). Only before the first
+    compilation: the target machine, made once, keeps the width it was made with."""
+    global VECTOR_BITS_OVERRIDE
+    if (text or None) == VECTOR_BITS_OVERRIDE:
+        return
+    if host_target_machine.cache_info().currsize:
+        raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be chosen before the first compilation")
+    VECTOR_BITS_OVERRIDE = text or None
+    host_features.cache_clear()
 
 
 def vector_bits(cpu: str, features: str, override: str | None = None) -> int | None:
@@ -93,7 +106,7 @@ def target_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
 def host_features() -> str:
     """The host CPU's features, with the vector width this target uses (see the docstring)."""
     cpu, features = llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
-    return with_vector_bits(features, vector_bits(cpu, features, os.environ.get(VECTOR_BITS_VARIABLE)))
+    return with_vector_bits(features, vector_bits(cpu, features, VECTOR_BITS_OVERRIDE))
 
 
 @cache

@@ -91,14 +91,13 @@ def test_a_file_that_is_no_blas_is_not_taken(tmp_path):
     assert blas.probe(str(tmp_path / "missing.so")) is None
 
 
-def test_jitcore_blas_none_turns_the_library_off(monkeypatch):
-    monkeypatch.setenv("JITCORE_BLAS", "none")
-    blas.library.cache_clear()
+def test_jitcore_blas_none_turns_the_library_off():
+    before = blas.CHOICE
+    blas.choose("none")  # what jitcore.config does with JITCORE_BLAS=none
     try:
         assert blas.library() is None
     finally:
-        monkeypatch.delenv("JITCORE_BLAS")
-        blas.library.cache_clear()
+        blas.choose(before)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)

@@ -90,12 +90,12 @@ def test_magic_holds_the_features_the_code_is_compiled_with():
     triple, cpu, features = target.magic()
     assert features == target.host_features()
     host = llvm.get_host_cpu_features().flatten()
-    bits = target.vector_bits(cpu, host, os.environ.get(target.VECTOR_BITS_VARIABLE))
+    bits = target.vector_bits(cpu, host, target.VECTOR_BITS_OVERRIDE)
     assert features == target.with_vector_bits(host, bits)
 
 
 def _magic_with(bits: str) -> str:
-    script = "from jitcore.codegen.cpu import target; print(repr(target.magic()))"
+    script = "import jitcore.config; from jitcore.codegen.cpu import target; print(repr(target.magic()))"
     env = {**os.environ, target.VECTOR_BITS_VARIABLE: bits}
     return subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, check=True,
                           capture_output=True, text=True, timeout=120).stdout

@@ -30,3 +30,11 @@ def test_no_import_circle_in_jitcore(graph):
 def test_a_circle_is_found():
     toy = {"a.x": {"a.y"}, "a.y": {"a.z"}, "a.z": {"a.x"}, "a.w": {"a.x"}}
     assert circles(toy, within="a") == [["a.x", "a.y", "a.z"]]
+
+
+def test_only_jitcore_config_reads_the_environment():
+    """DESIGN §7: environment variables are read in one place; the layers below take values."""
+    from tools.import_graph import LAYERS, ROOT
+    readers = sorted(str(p.relative_to(ROOT)) for layer in LAYERS for p in (ROOT / layer).rglob("*.py")
+                     if "os.environ" in p.read_text() or "getenv(" in p.read_text())
+    assert readers == ["jitcore/config.py"]
