@@ -1,0 +1,117 @@
+"""A reduction to one value per call (``x.sum()``, ``x.argmax()``: every parallel dim of extent
+1) split into pieces that threads reduce at the same time, with the bits of one thread.
+
+``reduction.RowReduction`` sums blocks of ``BLOCK`` elements per lane and merges block totals
+as a binary counter carries, so the first ``2**p`` blocks form one balanced tree, as do the
+next ``2**p``, and so on. A *piece* is ``2**p`` blocks (``piece_size``: ``p`` a function of the
+size only, never of the thread count), so:
+
+1. each whole piece's lanes are exactly its tree, the cascade's level ``p`` (no merge with the
+   identity); the last piece (fewer blocks and the tail) is a ``RowReduction`` of its own,
+   whose lanes are exactly what the whole row's tail lanes are after folding levels below
+   ``p``;
+2. the pieces' lanes go to a scratch buffer of partials (``Pieces.scratch_bytes``, stack space
+   the caller's entry allocates), piece ``i`` into its own slot: any thread may reduce any;
+3. one thread then merges them as the cascade would have: whole pieces through a binary
+   counter, its occupied levels onto the last piece's lanes from the lowest up, the lanes
+   pairwise, then the result's init on the left.
+
+That is the same sequence of merges as one ``RowReduction`` of the whole row, so the result
+is bit for bit the unsplit one on any number of threads (``tests/codegen/test_threads_runtime``).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu.reduction import STEPS, ArgBest, PerResult, RowReduction, lanes_for
+from jitcore.codegen.llvm_types import I8, I64, constant, value_type
+from jitcore.codegen.loops import emit_loop, extent
+from jitcore.ir.attributes import numpy_dtype
+
+MIN_PIECE_BLOCKS = 16  # a piece is at least 16 blocks (4096 float32 elements)
+MAX_PIECES = 64  # whole pieces at most: the piece doubles until they fit
+
+
+def piece_size(n: int, lanes: int) -> int:
+    """Elements per piece of a row of ``n``: ``BLOCK`` times a power of two from ``n`` alone."""
+    block = lanes * STEPS
+    blocks = MIN_PIECE_BLOCKS
+    while n // block > blocks * MAX_PIECES:
+        blocks *= 2
+    return blocks * block
+
+
+class Pieces:
+    """How a full reduction of a row of ``n`` elements is cut: ``count`` pieces of ``size``
+    elements (the last one ``n - whole * size``, when that is not zero)."""
+
+    def __init__(self, op, n: int):
+        self.op, self.n = op, n
+        self.lanes = lanes_for(op.results[-1].type.element)
+        self.size = piece_size(n, self.lanes)
+        self.whole, self.rest = divmod(n, self.size)
+        self.count = self.whole + (self.rest > 0)
+        self.offsets, bytes_ = [], 0
+        for r in op.results:  # one array of count * lanes values per result, 16-byte aligned
+            self.offsets.append(bytes_)
+            bytes_ += -(-self.count * self.lanes * numpy_dtype(r.type.element).itemsize // 16) * 16
+        self.scratch_bytes = bytes_
+
+    def slot(self, b: ll.IRBuilder, scratch: ll.Value, k: int, piece: ll.Value, lane: int) -> ll.Value:
+        t = value_type(self.op.results[k].type.element)
+        base = b.gep(scratch, [extent(self.offsets[k])], inbounds=True, source_etype=I8)
+        index = b.add(b.mul(piece, extent(self.lanes)), extent(lane))
+        return b.gep(base, [index], inbounds=True, source_etype=t)
+
+    def emit_piece(self, b: ll.IRBuilder, body, merging: PerResult | ArgBest, ivs: list,
+                   scratch: ll.Value, piece: ll.Value) -> None:
+        """Piece ``piece``'s lanes, reduced in ``RowReduction``'s order, into its slots."""
+        def keep(k, lane, value):
+            b.store(value, self.slot(b, scratch, k, piece, lane))
+
+        first = b.mul(piece, extent(self.size))
+        if not self.rest:
+            RowReduction(b, self.op, body, merging, extent(self.size), ivs, first).emit_whole_blocks(keep)
+            return
+        with b.if_else(b.icmp_signed("<", piece, extent(self.whole))) as (whole, last):
+            with whole:
+                RowReduction(b, self.op, body, merging, extent(self.size), ivs, first).emit_whole_blocks(keep)
+            with last:
+                RowReduction(b, self.op, body, merging, extent(self.rest), ivs, first).emit(keep)
+
+    def emit_pieces(self, b: ll.IRBuilder, lo: ll.Value, hi: ll.Value, emit_one) -> None:
+        """``emit_one(piece)`` for the pieces in ``[lo, hi)``."""
+        emit_loop(b, b.sub(hi, lo), lambda i: emit_one(b.add(i, lo)))
+
+    def emit_combine(self, b: ll.IRBuilder, body, merging: PerResult | ArgBest, ivs: list,
+                     scratch: ll.Value) -> None:
+        """The partials merged as the whole row's cascade would have, then stored."""
+        results = range(len(self.op.results))
+        types = [value_type(r.type.element) for r in self.op.results]
+
+        def lanes_of(piece: int) -> list[list[ll.Value]]:
+            return [[b.load(self.slot(b, scratch, k, extent(piece), lane), typ=types[k]) for k in results]
+                    for lane in range(self.lanes)]
+
+        def merge(earlier, later):
+            return [merging.merge(b, x, y) for x, y in zip(earlier, later)]
+
+        stack: dict[int, list] = {}
+        for piece in range(self.whole):  # a binary counter of whole pieces
+            lanes, level = lanes_of(piece), 0
+            while piece >> level & 1:
+                lanes = merge(stack.pop(level), lanes)
+                level += 1
+            stack[level] = lanes
+        inits = [constant(r.type.element, init.value)
+                 for r, init in zip(self.op.results, self.op.attributes["inits"])]
+        lanes = lanes_of(self.whole) if self.rest else [list(inits) for _ in range(self.lanes)]
+        for level in sorted(stack):  # lowest first, the earlier pieces on the left
+            lanes = merge(stack[level], lanes)
+        while len(lanes) > 1:
+            lanes = [merging.merge(b, x, y) for x, y in zip(lanes[::2], lanes[1::2])]
+        n_in = len(self.op.operands)
+        at = [*ivs, ll.Constant(I64, 0)]
+        for k, (r, total) in enumerate(zip(self.op.results, merging.merge(b, inits, lanes[0]))):
+            body.store(n_in + k, at, r, total)
