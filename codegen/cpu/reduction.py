@@ -26,7 +26,8 @@ order, the same on every host:
    results), and that total is added to the result (its init, or the total of the outer
    reduction dims so far).
 
-Rows shorter than ``2 * LANES`` are reduced in order.
+Rows shorter than ``2 * LANES`` are reduced in order. A whole-array reduction on threads
+(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks.
 
 **Along the dim before a parallel innermost one** (``ColumnReduction``: ``x.sum(axis=0)``) each
 column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block

@@ -5,7 +5,10 @@ of one parallel dim) and whose work, its number of iteration points, reaches the
 ``parallel_threshold`` setting is cut into chunks of about ``chunk_size`` points each. The
 chunks are a function of the kernel's size and those two settings only, never of the thread
 count or of timing: each result element is computed by one chunk, in the same order whichever
-thread runs it, so results are the same on 1 thread or 64.
+thread runs it, so results are the same on 1 thread or 64. A reduction to one value has no
+parallel dim to split: its kernel takes pieces of the reduced dim instead, each into its own
+partial slot (stack space of the launch), and a last call merges them in a fixed order
+(``full_reduction.py``).
 
 The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
 from the process on Linux and macOS), started by the compiled code itself: the whole call stays

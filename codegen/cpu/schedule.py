@@ -14,6 +14,9 @@ The CPU's tactics, each a choice a GPU would make differently:
   column in the same blocked, pairwise order, vectorized across columns
   (``reduction.ColumnReduction``); a max or min there needs no order, and LLVM vectorizes its
   plain loop across the columns;
+- a reduction to one value per call (``x.sum()``, ``x.argmax()``), split, runs in pieces of its
+  reduced dim whose partials merge into the unsplit result, bit for bit
+  (``full_reduction.Pieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
