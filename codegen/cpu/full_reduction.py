@@ -18,6 +18,9 @@ size only, never of the thread count), so:
 
 That is the same sequence of merges as one ``RowReduction`` of the whole row, so the result
 is bit for bit the unsplit one on any number of threads (``tests/codegen/test_threads_runtime``).
+A body whose fast math may be inaccurate notes per piece (a flag byte after the partials)
+whether it was; the merge then reduces every piece again with exact math first, as the unsplit
+kernel reruns its whole row (``schedule._emit_pieces``).
 """
 
 from __future__ import annotations
@@ -56,7 +59,8 @@ class Pieces:
         for r in op.results:  # one array of count * lanes values per result, 16-byte aligned
             self.offsets.append(bytes_)
             bytes_ += -(-self.count * self.lanes * numpy_dtype(r.type.element).itemsize // 16) * 16
-        self.scratch_bytes = bytes_
+        self.flags = bytes_  # then one byte per piece: its body needed exact math somewhere
+        self.scratch_bytes = bytes_ + self.count
 
     def slot(self, b: ll.IRBuilder, scratch: ll.Value, k: int, piece: ll.Value, lane: int) -> ll.Value:
         t = value_type(self.op.results[k].type.element)
@@ -79,6 +83,10 @@ class Pieces:
                 RowReduction(b, self.op, body, merging, extent(self.size), ivs, first).emit_whole_blocks(keep)
             with last:
                 RowReduction(b, self.op, body, merging, extent(self.rest), ivs, first).emit(keep)
+
+    def flag(self, b: ll.IRBuilder, scratch: ll.Value, piece: ll.Value) -> ll.Value:
+        """Piece ``piece``'s i8 flag: whether its body met an element that needs exact math."""
+        return b.gep(scratch, [b.add(extent(self.flags), piece)], inbounds=True, source_etype=I8)
 
     def emit_pieces(self, b: ll.IRBuilder, lo: ll.Value, hi: ll.Value, emit_one) -> None:
         """``emit_one(piece)`` for the pieces in ``[lo, hi)``."""

@@ -30,7 +30,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import full_reduction, reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
-from jitcore.codegen.llvm_types import I1, I64, constant, memory_type
+from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.core import Value
@@ -102,24 +102,45 @@ class _Schedule:
     def _emit_pieces(self, exact_fallback: bool) -> None:
         """A full reduction cut into pieces (``full_reduction.py``): a range ``[lo, hi)`` of
         pieces reduces each into its partial slots; the empty range at the end, ``[count,
-        count)``, merges the partials into the results. A body that may need exact math runs
-        again exactly per piece, so each piece's bits do not depend on who else ran it."""
-        b, pieces = self.b, self.pieces
+        count)``, merges the partials into the results. A body that may need exact math notes,
+        per piece, whether it met an element that does; if any piece did, the merging call
+        first reduces every piece again with exact math, as the unsplit kernel reruns the
+        whole row: the same bits."""
+        b, pieces, scratch = self.b, self.pieces, self.scratch
         lo, hi = self.bounds
         merging = self._reassociation(-1)
         ivs = [ll.Constant(I64, 0)] * (len(self.domain) - 1)
+
+        def reduce_piece(piece):
+            pieces.emit_piece(b, self.body, merging, ivs, scratch, piece)
+
         with b.if_else(b.icmp_signed(">=", lo, extent(pieces.count))) as (combine, reduce):
             with combine:
-                pieces.emit_combine(b, self.body, merging, ivs, self.scratch)
+                if exact_fallback:
+                    needed = ll.Constant(I8, 0)
+                    for piece in range(pieces.count):
+                        needed = b.or_(needed, b.load(pieces.flag(b, scratch, extent(piece)), typ=I8))
+                    with b.if_then(b.icmp_unsigned("!=", needed, ll.Constant(I8, 0)), likely=False):
+                        self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
+                        emit_loop(b, extent(pieces.count), reduce_piece)
+                pieces.emit_combine(b, self.body, merging, ivs, scratch)
             with reduce:
-                def one(piece):
-                    emit = lambda: pieces.emit_piece(b, self.body, merging, ivs, self.scratch, piece)  # noqa: E731
-                    if exact_fallback:
-                        self._emit_with_exact_fallback(emit)
-                    else:
-                        emit()
+                if not exact_fallback:
+                    pieces.emit_pieces(b, lo, hi, reduce_piece)
+                    return
+                with b.goto_entry_block():
+                    flag = b.alloca(I1)
 
-                pieces.emit_pieces(b, lo, hi, one)
+                def report(cond):
+                    b.store(b.or_(b.load(flag, typ=I1), cond), flag)
+
+                def noting(piece):
+                    b.store(ll.Constant(I1, 0), flag)
+                    self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
+                    reduce_piece(piece)
+                    b.store(b.zext(b.load(flag, typ=I1), I8), pieces.flag(b, scratch, piece))
+
+                pieces.emit_pieces(b, lo, hi, noting)
 
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""

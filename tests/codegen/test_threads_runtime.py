@@ -224,6 +224,31 @@ def test_full_reductions_in_pieces_give_the_unsplit_bits_on_any_threads(name, dt
                                    rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
 
 
+def test_a_full_reduction_needing_exact_math_reruns_every_piece(monkeypatch):
+    # sin of a huge argument in one piece: the merge reruns all pieces with the C library's
+    # sin, as the unsplit kernel reruns its whole row, so the bits stay the unsplit ones.
+    fn = lambda x: jnp.sin(x).sum()  # noqa: E731
+    x = rng.standard_normal(50001)
+    x[[7, 40000]] = 1e22
+    want = _unsplit(fn, [x], monkeypatch)
+    np.testing.assert_allclose(want, np.sin(x).sum(), rtol=1e-12)
+    f = jc.jit(fn)
+    for threads in THREADS:
+        for chunk_size in (1, 9000):
+            np.testing.assert_array_equal(_run(f, [x], threads, chunk_size=chunk_size), want)
+    np.testing.assert_array_equal(_run(f, [x], 1, threshold=1 << 62), want)
+
+
+def test_complex_full_sums_in_pieces(monkeypatch):
+    fn = lambda z: z.sum()  # noqa: E731
+    z = (rng.standard_normal(30001) + 1j * rng.standard_normal(30001)).astype(np.complex64)
+    want = _unsplit(fn, [z], monkeypatch)
+    f = jc.jit(fn)
+    assert runtime.RUN_CHUNKS_SYMBOL in f.lower(z).plan().llvm_ir
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(f, [z], threads, chunk_size=1), want)
+
+
 def test_small_full_reductions_stay_one_piece():
     # Fewer than two pieces: nothing to share, the kernel is not split.
     x = rng.standard_normal(4096).astype(np.float32)
