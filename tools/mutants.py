@@ -190,6 +190,15 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("pieces-fold-highest-first", "codegen/cpu/full_reduction.py",
+           "for level in sorted(stack):", "for level in sorted(stack, reverse=True):",
+           "a full reduction's merge folds the whole pieces' levels highest first: a different "
+           "tree than the unsplit cascade's, so other bits than one thread's",
+           ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("pieces-skip-last-piece", "codegen/cpu/full_reduction.py",
+           "self.count = self.whole + (self.rest > 0)", "self.count = self.whole",
+           "a full reduction in pieces drops its last, short piece (and the tail)",
+           ("tests/codegen/test_threads_runtime.py",)),
     Mutant("split-inits-whole-result", "codegen/cpu/schedule.py",
            "if self.split_dim is not None:\n            self._emit_split_inits()",
            "if self.split_dim is None:\n            self._emit_split_inits()",
