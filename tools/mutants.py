@@ -190,10 +190,10 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
-    Mutant("pieces-fold-highest-first", "codegen/cpu/full_reduction.py",
-           "for level in sorted(stack):", "for level in sorted(stack, reverse=True):",
-           "a full reduction's merge folds the whole pieces' levels highest first: a different "
-           "tree than the unsplit cascade's, so other bits than one thread's",
+    Mutant("pieces-counter-off-by-one", "codegen/cpu/full_reduction.py",
+           "cascade._push_block(piece)", "cascade._push_block(b.add(piece, extent(1)))",
+           "a full reduction's merge counts whole pieces from 1: they carry at other levels "
+           "than the unsplit cascade's blocks, so another tree, other bits than one thread's",
            ("tests/codegen/test_threads_runtime.py",)),
     Mutant("pieces-skip-last-piece", "codegen/cpu/full_reduction.py",
            "self.count = self.whole + (self.rest > 0)", "self.count = self.whole",

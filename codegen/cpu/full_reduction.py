@@ -94,32 +94,31 @@ class Pieces:
 
     def emit_combine(self, b: ll.IRBuilder, body, merging: PerResult | ArgBest, ivs: list,
                      scratch: ll.Value) -> None:
-        """The partials merged as the whole row's cascade would have, then stored."""
+        """The partials merged by a ``RowReduction``'s own cascade code, a whole piece taken
+        for a block: whole pieces through its binary counter, then the last piece's lanes (or
+        the identity) as its tail, its levels folded onto them, the lane tree and the init.
+        Loops, not unrolled merges: an argmax's merge is a dozen instructions a lane."""
+        cascade = RowReduction(b, self.op, body, merging, extent(0), ivs)
         results = range(len(self.op.results))
-        types = [value_type(r.type.element) for r in self.op.results]
 
-        def lanes_of(piece: int) -> list[list[ll.Value]]:
-            return [[b.load(self.slot(b, scratch, k, extent(piece), lane), typ=types[k]) for k in results]
-                    for lane in range(self.lanes)]
+        def take(piece: ll.Value) -> None:
+            for k in results:
+                for lane in range(self.lanes):
+                    value = b.load(self.slot(b, scratch, k, piece, lane), typ=cascade.types[k])
+                    b.store(value, cascade._slot(k, lane))
 
-        def merge(earlier, later):
-            return [merging.merge(b, x, y) for x, y in zip(earlier, later)]
+        def push(piece: ll.Value) -> None:
+            take(piece)
+            cascade._push_block(piece)
 
-        stack: dict[int, list] = {}
-        for piece in range(self.whole):  # a binary counter of whole pieces
-            lanes, level = lanes_of(piece), 0
-            while piece >> level & 1:
-                lanes = merge(stack.pop(level), lanes)
-                level += 1
-            stack[level] = lanes
-        inits = [constant(r.type.element, init.value)
-                 for r, init in zip(self.op.results, self.op.attributes["inits"])]
-        lanes = lanes_of(self.whole) if self.rest else [list(inits) for _ in range(self.lanes)]
-        for level in sorted(stack):  # lowest first, the earlier pieces on the left
-            lanes = merge(stack[level], lanes)
-        while len(lanes) > 1:
-            lanes = [merging.merge(b, x, y) for x, y in zip(lanes[::2], lanes[1::2])]
-        n_in = len(self.op.operands)
+        emit_loop(b, extent(self.whole), push)
+        if self.rest:
+            take(extent(self.whole))
+        else:
+            cascade._reset_lanes()
+        cascade._fold_stack(extent(self.whole))
         at = [*ivs, ll.Constant(I64, 0)]
-        for k, (r, total) in enumerate(zip(self.op.results, merging.merge(b, inits, lanes[0]))):
-            body.store(n_in + k, at, r, total)
+        n_in = len(self.op.operands)
+        for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):
+            body.store(n_in + k, at, r, constant(r.type.element, init.value))
+        cascade._finish()
