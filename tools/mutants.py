@@ -190,6 +190,15 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("pieces-counter-off-by-one", "codegen/cpu/full_reduction.py",
+           "cascade._push_block(piece)", "cascade._push_block(b.add(piece, extent(1)))",
+           "a full reduction's merge counts whole pieces from 1: they carry at other levels "
+           "than the unsplit cascade's blocks, so another tree, other bits than one thread's",
+           ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("pieces-skip-last-piece", "codegen/cpu/full_reduction.py",
+           "self.count = self.whole + (self.rest > 0)", "self.count = self.whole",
+           "a full reduction in pieces drops its last, short piece (and the tail)",
+           ("tests/codegen/test_threads_runtime.py",)),
     Mutant("split-inits-whole-result", "codegen/cpu/schedule.py",
            "if self.split_dim is not None:\n            self._emit_split_inits()",
            "if self.split_dim is None:\n            self._emit_split_inits()",

@@ -23,6 +23,7 @@ from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
+from jitcore.ir.dialects import kernel
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
@@ -45,11 +46,11 @@ class CpuBackend:
         entry = declare_entry(module, draft)
         kernels, splits = [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
-            fn, calls, extent = self._kernel(module, plan, launch, op, options.fastmath)
+            fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath)
             kernels.append(fn)
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
-            splits.append(None if extent is None else runtime.Split(extent, _work(op)))
+            splits.append(None if extent is None else runtime.Split(extent, _work(op), partials))
 
         def run_launch(b, index, kernel, args):
             runtime.emit_launch(b, kernel, args, splits[index])
@@ -69,18 +70,21 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool) -> tuple[ll.Function, tuple[str, ...], int | None]:
-        """The kernel of ``launch``, the library routines it calls, and the extent its range
-        splits (None: not split): a float contraction calls BLAS where the process has one
-        (``codegen/cpu/gemm.py``), the rest are loops, split for the runtime's threads when
-        they may be and are large enough (``runtime.MIN_SPLIT_WORK``)."""
+                fastmath: bool) -> tuple[ll.Function, tuple[str, ...], int | None, int]:
+        """The kernel of ``launch``, the library routines it calls, the extent its range
+        splits (None: not split) and the bytes of partials it needs: a float contraction calls
+        BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
+        for the runtime's threads when they may be and are large enough
+        (``runtime.MIN_SPLIT_WORK``); a reduction to one value per call (every parallel dim of
+        extent 1) may be split too, into pieces of its reduced dim."""
         strided = strided_operands(plan, launch)
         called = emit_blas_kernel(module, launch.kernel, op, strided, fastmath, blas.library())
         if called is not None:
-            return called[0], (called[1],), None
-        split = bool(launch.parallel_extent) and _work(op) >= runtime.MIN_SPLIT_WORK
-        fn, extent = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)
-        return fn, (), extent
+            return called[0], (called[1],), None, 0
+        may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
+        split = may_split and _work(op) >= runtime.MIN_SPLIT_WORK
+        fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)
+        return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is added to the engine once per symbol."""
@@ -110,3 +114,12 @@ def _compile_and_load(llvm_ir: str, symbol: str) -> int:
 def _work(op: Operation) -> int:
     """A kernel's iteration points: what the runtime's threshold and chunks are measured in."""
     return math.prod(op.domain())
+
+
+def _reduces_to_one(op: Operation) -> bool:
+    """A reduction whose parallel dims all have extent 1 (the plan gives it no parallel extent
+    when it has none), that may run in pieces: it neither runs in order nor starts from a copy
+    of an input (see ``host._parallel_extent``)."""
+    return (op.has_reduction and op.scan_dim is None and not kernel.runs_in_order(op)
+            and all(source < 0 for source in op.copy_inputs)
+            and all(d == 1 for d, it in zip(op.domain(), op.iterator_types) if it == kernel.PARALLEL))

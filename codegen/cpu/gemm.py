@@ -71,7 +71,7 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if c.extent(c.batch) > 1 and c.extent(c.m + c.n + c.k) < MIN_BATCHED_WORK[routine_for(c)]:
         return None
     symbol = library.routine(("s" if c.element.bitwidth == 32 else "d") + routine_for(c))
-    loops, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath)
+    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath)
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     _Call(fn, c, operands, list(op.indexing_maps), library, symbol, loops)
     return fn, symbol

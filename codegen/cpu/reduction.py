@@ -26,7 +26,8 @@ order, the same on every host:
    results), and that total is added to the result (its init, or the total of the outer
    reduction dims so far).
 
-Rows shorter than ``2 * LANES`` are reduced in order.
+Rows shorter than ``2 * LANES`` are reduced in order. A whole-array reduction on threads
+(``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks.
 
 **Along the dim before a parallel innermost one** (``ColumnReduction``: ``x.sum(axis=0)``) each
 column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block
@@ -335,30 +336,51 @@ class _Cascade:
 
         self._while_bit(blocks, True, add_level)
 
-    def emit(self) -> None:
-        """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
-        then ``_finish``."""
-        blocks = self.blocks
-
+    def _emit_blocks(self) -> None:
         def block(j):
             self._reset_lanes()
             self._block(j)
             self._push_block(j)
 
-        emit_loop(self.b, blocks, block)
+        emit_loop(self.b, self.blocks, block)
+
+    def emit(self, keep=None) -> None:
+        """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
+        then ``_finish`` (or, given ``keep``, ``keep(k, lane, value)`` for every result ``k``'s
+        lanes, not yet combined: a piece of a full reduction, ``full_reduction.py``)."""
+        self._emit_blocks()
         self._reset_lanes()
         self._tail()
-        self._fold_stack(blocks)
-        self._finish()
+        self._fold_stack(self.blocks)
+        if keep is None:
+            self._finish()
+            return
+        for k in range(len(self.types)):
+            for lane, value in enumerate(self._lane_values(k)):
+                keep(k, lane, value)
+
+    def emit_whole_blocks(self, keep) -> None:
+        """A power of two of whole blocks (no tail): their cascade's one occupied level, the
+        lanes of its balanced tree, to ``keep(k, lane, value)``; no merge with the identity."""
+        blocks = static_value(self.blocks)
+        assert blocks and blocks & (blocks - 1) == 0 and static_value(self.groups) == 0 \
+            and static_value(self.leftover) == 0, "whole blocks only"
+        self._emit_blocks()
+        top = ll.Constant(I64, blocks.bit_length() - 1)
+        for k, t in enumerate(self.types):
+            for lane in range(self.lanes):
+                keep(k, lane, self.b.load(self._level(k, top, lane), typ=t))
 
 
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
-    ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end."""
+    ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end. With
+    ``first``, the row is elements ``first .. first + trip_count - 1`` of the dim (a piece)."""
 
-    def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list):
+    def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
+                 first: ll.Value | None = None):
         super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
-        self.ivs = ivs
+        self.ivs, self.first = ivs, first
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
@@ -376,6 +398,9 @@ class RowReduction(_Cascade):
             self.rest = b.mul(b.udiv(trip_count, self.width), self.width)
             self.leftover = b.sub(trip_count, self.rest)
 
+    def _at(self, i: ll.Value) -> ll.Value:
+        return i if self.first is None else self.b.add(self.first, i)
+
     def _group(self, base: ll.Value) -> None:
         """Elements ``base .. base + LANES - 1``, one per lane: a loop over the lanes, which
         LLVM's loop vectorizer turns into vector code whatever the body (calls of the math
@@ -385,13 +410,13 @@ class RowReduction(_Cascade):
 
     def _block(self, j: ll.Value) -> None:
         b = self.b
-        base = b.mul(j, self.block_size)
+        base = self._at(b.mul(j, self.block_size))
         emit_loop(b, extent(STEPS), lambda s: self._group(b.add(base, b.mul(s, self.width))))
 
     def _tail(self) -> None:
         b = self.b
-        emit_loop(b, self.groups, lambda g: self._group(b.add(self.start, b.mul(g, self.width))))
-        emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, b.add(self.rest, i)], 0))
+        emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, self.width)))))
+        emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0))
 
     def _finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""

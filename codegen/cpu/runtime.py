@@ -5,7 +5,10 @@ of one parallel dim) and whose work, its number of iteration points, reaches the
 ``parallel_threshold`` setting is cut into chunks of about ``chunk_size`` points each. The
 chunks are a function of the kernel's size and those two settings only, never of the thread
 count or of timing: each result element is computed by one chunk, in the same order whichever
-thread runs it, so results are the same on 1 thread or 64.
+thread runs it, so results are the same on 1 thread or 64. A reduction to one value has no
+parallel dim to split: its kernel takes pieces of the reduced dim instead, each into its own
+partial slot (stack space of the launch), and a last call merges them in a fixed order
+(``full_reduction.py``).
 
 The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
 from the process on Linux and macOS), started by the compiled code itself: the whole call stays
@@ -56,30 +59,43 @@ _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
 
 
 class Split:
-    """A split kernel's launch: the extent of the dim it takes a range of, and its work."""
+    """A split kernel's launch: the extent of the dim it takes a range of, its work, and the
+    bytes of partials it needs (a full reduction in pieces, ``schedule.emit_kernel``)."""
 
-    def __init__(self, extent: int, work: int):
+    def __init__(self, extent: int, work: int, partials: int = 0):
         self.extent = extent
         self.work = work
+        self.partials = partials
 
 
 def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None) -> None:
     """Run ``kernel(args)`` at the builder's position: in one call if it is not split, else
-    in one ranged call below the threshold, in chunks on threads above it."""
+    in one ranged call below the threshold, in chunks on threads above it. A kernel with
+    partials gets them as its last pointer (stack space of the caller) and is called once
+    more afterwards, with the empty range ``[extent, extent)``, to merge them."""
     if split is None:
         b.call(kernel, args)
         return
+    if split.partials:
+        with b.goto_entry_block():
+            scratch = b.alloca(I64, size=-(-split.partials // 8))
+            scratch.align = 16
+        at = sum(isinstance(t, ll.PointerType) for t in kernel.function_type.args) - 1
+        args = [*args[:at], scratch, *args[at:]]
     whole = [*args, ll.Constant(I64, 0), ll.Constant(I64, split.extent)]
     if split.extent < 2:  # nothing to share (a flattened kernel with an empty dim)
         b.call(kernel, whole)
-        return
-    settings = _settings(b.module)
-    small = b.icmp_signed("<", ll.Constant(I64, split.work), _setting(b, settings, "parallel_threshold"))
-    with b.if_else(small) as (then, otherwise):
-        with then:
-            b.call(kernel, whole)
-        with otherwise:
-            _emit_chunked(b, kernel, args, split, settings)
+    else:
+        settings = _settings(b.module)
+        small = b.icmp_signed("<", ll.Constant(I64, split.work), _setting(b, settings, "parallel_threshold"))
+        with b.if_else(small) as (then, otherwise):
+            with then:
+                b.call(kernel, whole)
+            with otherwise:
+                _emit_chunked(b, kernel, args, split, settings)
+    if split.partials:
+        end = ll.Constant(I64, split.extent)
+        b.call(kernel, [*args, end, end])
 
 
 def _settings(module: ll.Module) -> ll.GlobalVariable:

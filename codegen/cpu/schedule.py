@@ -14,6 +14,9 @@ The CPU's tactics, each a choice a GPU would make differently:
   column in the same blocked, pairwise order, vectorized across columns
   (``reduction.ColumnReduction``); a max or min there needs no order, and LLVM vectorizes its
   plain loop across the columns;
+- a reduction to one value per call (``x.sum()``, ``x.argmax()``), split, runs in pieces of its
+  reduced dim whose partials merge into the unsplit result, bit for bit
+  (``full_reduction.Pieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
@@ -25,9 +28,9 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import reduction
+from jitcore.codegen.cpu import full_reduction, reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
-from jitcore.codegen.llvm_types import I1, I64, constant, memory_type
+from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.core import Value
@@ -35,13 +38,20 @@ from jitcore.ir.dialects import kernel
 
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                fastmath: bool = False, split: bool = False) -> tuple[ll.Function, int | None]:
-    """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), and the
-    extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split).
+                fastmath: bool = False, split: bool = False) -> tuple[ll.Function, int | None, int]:
+    """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
+    extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
+    and the bytes of partials it needs (0: none).
+
     That dim is its first parallel one of extent above 1, or the one loop of a flattened
-    kernel; each point of the other dims lies in one range, so ranges run independently."""
+    kernel; each point of the other dims lies in one range, so ranges run independently. A
+    reduction to one value per call has none: it is cut into pieces of its reduced dim
+    instead (``full_reduction.py``), and then takes, as its last pointer, a scratch buffer of
+    that many bytes for the pieces' partials, and must be called once more, after every
+    piece ran, with the empty range ``[extent, extent)``: that call merges them."""
     schedule = _Schedule(module, name, op, strided, fastmath, split)
-    return schedule.function, schedule.split_extent
+    partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
+    return schedule.function, schedule.split_extent, partials
 
 
 class _Schedule:
@@ -53,16 +63,21 @@ class _Schedule:
         checks = kernel.checks_indices(op)
         split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
                       if split and it == kernel.PARALLEL and d > 1]
-        self.function, operands, status, self.bounds = kernel_function(
-            module, name, shaped, strided, extra_pointers=int(checks), split=bool(split_dims))
+        positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
+        same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
+        plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
+        self.pieces = (_pieces(op, strided, positional, fastmath)
+                       if split and not split_dims and not checks else None)
+        self.function, operands, extras, self.bounds = kernel_function(
+            module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
+            split=bool(split_dims) or self.pieces is not None)
+        status = extras[:int(checks)]
+        self.scratch = extras[-1] if self.pieces is not None else None
         self.split_dim = split_dims[0] if split_dims else None
         self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
         maps = list(op.indexing_maps)
         self.domain = [extent(d) for d in op.domain()]
         self.iterators = list(op.iterator_types)  # one per entry of self.domain
-        positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
-        same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
-        plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
         elif not (positional or any(strided) or op.clamped or op.indexed):
@@ -74,11 +89,58 @@ class _Schedule:
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
-        if any(scalar.needs_exact_fallback(inner) for inner in op.body.ops):
-            self._emit_with_exact_fallback()
+        exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in op.body.ops)
+        if self.pieces is not None:
+            self.split_extent = self.pieces.count
+            self._emit_pieces(exact_fallback)
+        elif exact_fallback:
+            self._emit_with_exact_fallback(self._emit_nest)
         else:
             self._emit_nest()
         self.b.ret_void()
+
+    def _emit_pieces(self, exact_fallback: bool) -> None:
+        """A full reduction cut into pieces (``full_reduction.py``): a range ``[lo, hi)`` of
+        pieces reduces each into its partial slots; the empty range at the end, ``[count,
+        count)``, merges the partials into the results. A body that may need exact math notes,
+        per piece, whether it met an element that does; if any piece did, the merging call
+        first reduces every piece again with exact math, as the unsplit kernel reruns the
+        whole row: the same bits."""
+        b, pieces, scratch = self.b, self.pieces, self.scratch
+        lo, hi = self.bounds
+        merging = self._reassociation(-1)
+        ivs = [ll.Constant(I64, 0)] * (len(self.domain) - 1)
+
+        def reduce_piece(piece):
+            pieces.emit_piece(b, self.body, merging, ivs, scratch, piece)
+
+        with b.if_else(b.icmp_signed(">=", lo, extent(pieces.count))) as (combine, reduce):
+            with combine:
+                if exact_fallback:
+                    needed = ll.Constant(I8, 0)
+                    for piece in range(pieces.count):
+                        needed = b.or_(needed, b.load(pieces.flag(b, scratch, extent(piece)), typ=I8))
+                    with b.if_then(b.icmp_unsigned("!=", needed, ll.Constant(I8, 0)), likely=False):
+                        self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
+                        emit_loop(b, extent(pieces.count), reduce_piece)
+                pieces.emit_combine(b, self.body, merging, ivs, scratch)
+            with reduce:
+                if not exact_fallback:
+                    pieces.emit_pieces(b, lo, hi, reduce_piece)
+                    return
+                with b.goto_entry_block():
+                    flag = b.alloca(I1)
+
+                def report(cond):
+                    b.store(b.or_(b.load(flag, typ=I1), cond), flag)
+
+                def noting(piece):
+                    b.store(ll.Constant(I1, 0), flag)
+                    self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
+                    reduce_piece(piece)
+                    b.store(b.zext(b.load(flag, typ=I1), I8), pieces.flag(b, scratch, piece))
+
+                pieces.emit_pieces(b, lo, hi, noting)
 
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
@@ -89,46 +151,14 @@ class _Schedule:
         return [AffineMap.identity(1) for _ in maps]
 
     def _collapse_reduction(self, operands, maps) -> list[AffineMap]:
-        """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
-        contiguously (identity maps over inputs shaped like the domain) become one dim, so the
-        lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
-        ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
-        ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
-        axes, in order (a reduction's result does, keepdims or not)."""
+        """Adjacent dims of one kind merged (``_collapsed_dims``): the domain, the operands'
+        strides and shapes and the maps rewritten to match."""
+        collapsed = _collapsed_dims(self.op)
+        if collapsed is None:
+            return maps
         op = self.op
+        groups, outputs = collapsed
         its = list(op.iterator_types)
-        if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
-                or any(v.type.shape != tuple(op.domain()) for v in op.operands)
-                or not all(m.is_identity for m in op.input_maps)):
-            return maps
-        groups: list[list[int]] = []
-        for d, it in enumerate(its):
-            if groups and its[groups[-1][0]] == it:
-                groups[-1].append(d)
-            else:
-                groups.append([d])
-        if len(groups) == len(its):
-            return maps
-        group_of = {d: g for g, dims in enumerate(groups) for d in dims}
-        outputs = []
-        for m in op.output_maps:
-            exprs, axes, k = [], [], 0
-            while k < len(m.exprs):
-                e = m.exprs[k]
-                if e.dim is None:
-                    exprs.append(e)
-                    axes.append([k])
-                    k += 1
-                    continue
-                dims = groups[group_of[e.dim]]
-                if e.scale != 1 or e.offset or e.dim != dims[0] or its[e.dim] != "parallel":
-                    return maps
-                if tuple(x.dim for x in m.exprs[k:k + len(dims)]) != tuple(dims):
-                    return maps
-                exprs.append(AffineExpr(group_of[e.dim]))
-                axes.append(list(range(k, k + len(dims))))
-                k += len(dims)
-            outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
         sizes = [int(np.prod([op.domain()[d] for d in dims])) for dims in groups]
         self.domain = [extent(n) for n in sizes]
         self.iterators = [its[dims[0]] for dims in groups]
@@ -162,13 +192,14 @@ class _Schedule:
 
             emit_nest(self.b, [extent(d) for d in result.type.shape], copy_at)
 
-    def _emit_with_exact_fallback(self) -> None:
+    def _emit_with_exact_fallback(self, emit) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute
         accurately; if there was one, run the whole nest again with exact (libm) math. Kernels
         write only their own results, so the second run simply overwrites the first (a scatter
         copies its input again first); the status words are put back as they were, so that
         only the exact run's index checks count."""
-        flag = self.b.alloca(I1)
+        with self.b.goto_entry_block():
+            flag = self.b.alloca(I1)
         self.b.store(ll.Constant(I1, 0), flag)
         status = self.body.status
         words = [] if status is None else [self.b.gep(status, [ll.Constant(I64, k)], source_etype=I64)
@@ -179,12 +210,12 @@ class _Schedule:
             self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
 
         self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
-        self._emit_nest()
+        emit()
         with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
             for word, value in zip(words, saved):
                 self.b.store(value, word)
             self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
-            self._emit_nest()
+            emit()
 
     def _emit_inits(self) -> None:
         if self.split_dim is not None:
@@ -305,3 +336,71 @@ class _Schedule:
         if self.op.indexed:
             return None
         return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)
+
+
+def _collapsed_dims(op: kernel.GenericOp):
+    """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
+    contiguously (identity maps over inputs shaped like the domain) become one dim, so the
+    lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
+    ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
+    ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
+    axes, in order (a reduction's result does, keepdims or not).
+
+    The groups of dims and, per result, its map over them and the axes each expr covers;
+    None when nothing merges. A function of ``op`` alone."""
+    its = list(op.iterator_types)
+    if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
+            or any(v.type.shape != tuple(op.domain()) for v in op.operands)
+            or not all(m.is_identity for m in op.input_maps)):
+        return None
+    groups: list[list[int]] = []
+    for d, it in enumerate(its):
+        if groups and its[groups[-1][0]] == it:
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    if len(groups) == len(its):
+        return None
+    group_of = {d: g for g, dims in enumerate(groups) for d in dims}
+    outputs = []
+    for m in op.output_maps:
+        exprs, axes, k = [], [], 0
+        while k < len(m.exprs):
+            e = m.exprs[k]
+            if e.dim is None:
+                exprs.append(e)
+                axes.append([k])
+                k += 1
+                continue
+            dims = groups[group_of[e.dim]]
+            if e.scale != 1 or e.offset or e.dim != dims[0] or its[e.dim] != "parallel":
+                return None
+            if tuple(x.dim for x in m.exprs[k:k + len(dims)]) != tuple(dims):
+                return None
+            exprs.append(AffineExpr(group_of[e.dim]))
+            axes.append(list(range(k, k + len(dims))))
+            k += len(dims)
+        outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
+    return groups, outputs
+
+
+def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
+            fastmath: bool) -> full_reduction.Pieces | None:
+    """How a split kernel that reduces to one value per call (every parallel dim of extent 1)
+    is cut into pieces, or None: it is not such a kernel, its reduction runs in order, or it
+    has fewer than two pieces."""
+    if not op.has_reduction or op.scan_dim is not None or op.indexed:
+        return None
+    domain, its = list(op.domain()), list(op.iterator_types)
+    # The domain as __init__ collapses it (the same test).
+    collapsed = None if positional or any(strided) or op.clamped else _collapsed_dims(op)
+    if collapsed is not None:
+        groups = collapsed[0]
+        domain = [int(np.prod([domain[d] for d in dims])) for dims in groups]
+        its = [its[dims[0]] for dims in groups]
+    if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
+        return None
+    if reduction.reassociation(op, -1, fastmath, its) is None:
+        return None
+    pieces = full_reduction.Pieces(op, domain[-1])
+    return pieces if pieces.count >= 2 else None

@@ -175,6 +175,86 @@ def test_python_threads_calling_split_functions_at_once():
             np.testing.assert_array_equal(result, expected)
 
 
+FULL_REDUCTIONS = {
+    "full-sum": lambda x, y: x.sum(),
+    "full-sum-2d": lambda x, y: x.reshape(8, -1).sum() if x.size % 8 == 0 else x.sum(),
+    "full-dot": lambda x, y: (x * y - x).sum(),  # (x * y).sum() alone calls BLAS's dot
+    "full-max": lambda x, y: x.max(),
+    "full-min": lambda x, y: y.min(),
+    "full-argmax": lambda x, y: x.argmax(),
+    "full-argmin": lambda x, y: jnp.argmin(y),
+    "full-log-exp": lambda x, y: jnp.sum(jnp.log(jnp.exp(x))),
+    "full-mean-keepdims": lambda x, y: x.mean(keepdims=True),
+}
+# Around the pieces' bounds (full_reduction.piece_size: 4096 float32 elements, 2048 float64,
+# doubling past 64 pieces), with whole pieces only, a short last one, and a tail of lanes.
+PIECE_SIZES = {np.float32: (4096 * 2 - 1, 4096 * 2, 4096 * 2 + 1, 4096 * 3 + 300, 64 * 4096 + 4096 + 7),
+               np.float64: (2048 * 2 + 17, 2048 * 5)}
+
+
+def _unsplit(fn, args, monkeypatch):
+    """The result of ``fn`` compiled unsplit, as every full reduction ran before pieces."""
+    with monkeypatch.context() as m:
+        m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+        f = jc.jit(fn)
+        assert runtime.RUN_CHUNKS_SYMBOL not in f.lower(*args).plan().llvm_ir
+        return np.asarray(f(*args))
+
+
+@pytest.mark.parametrize("name", sorted(FULL_REDUCTIONS))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_full_reductions_in_pieces_give_the_unsplit_bits_on_any_threads(name, dtype, monkeypatch):
+    # A reduction to one value is cut into pieces of its reduced dim whose merge repeats the
+    # unsplit cascade's merges (codegen/cpu/full_reduction.py): the bits are the unsplit ones.
+    fn = FULL_REDUCTIONS[name]
+    for size in PIECE_SIZES[dtype]:
+        x, y = (rng.standard_normal(size).astype(dtype) for _ in range(2))
+        x[[3, size // 2]] = x.max() + 1  # ties: the first occurrence wins
+        y[[5, size - 1]] = y.min() - 1
+        args = [x, y]
+        f = jc.jit(fn)
+        assert runtime.RUN_CHUNKS_SYMBOL in f.lower(*args).plan().llvm_ir, "not split"
+        want = _unsplit(fn, args, monkeypatch)
+        np.testing.assert_array_equal(_run(f, args, 1, threshold=1 << 62), want)
+        for threads in THREADS:
+            for chunk_size in (1, 5000, 30000):
+                np.testing.assert_array_equal(_run(f, args, threads, chunk_size=chunk_size), want,
+                                              err_msg=f"n={size}: {threads} threads, chunks of {chunk_size}")
+        np.testing.assert_allclose(want, fn(*args) if "log" not in name else x.astype(np.float64).sum(),
+                                   rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-4)
+
+
+def test_a_full_reduction_needing_exact_math_reruns_every_piece(monkeypatch):
+    # sin of a huge argument in one piece: the merge reruns all pieces with the C library's
+    # sin, as the unsplit kernel reruns its whole row, so the bits stay the unsplit ones.
+    fn = lambda x: jnp.sin(x).sum()  # noqa: E731
+    x = rng.standard_normal(50001)
+    x[[7, 40000]] = 1e22
+    want = _unsplit(fn, [x], monkeypatch)
+    np.testing.assert_allclose(want, np.sin(x).sum(), rtol=1e-12)
+    f = jc.jit(fn)
+    for threads in THREADS:
+        for chunk_size in (1, 9000):
+            np.testing.assert_array_equal(_run(f, [x], threads, chunk_size=chunk_size), want)
+    np.testing.assert_array_equal(_run(f, [x], 1, threshold=1 << 62), want)
+
+
+def test_complex_full_sums_in_pieces(monkeypatch):
+    fn = lambda z: z.sum()  # noqa: E731
+    z = (rng.standard_normal(30001) + 1j * rng.standard_normal(30001)).astype(np.complex64)
+    want = _unsplit(fn, [z], monkeypatch)
+    f = jc.jit(fn)
+    assert runtime.RUN_CHUNKS_SYMBOL in f.lower(z).plan().llvm_ir
+    for threads in THREADS:
+        np.testing.assert_array_equal(_run(f, [z], threads, chunk_size=1), want)
+
+
+def test_small_full_reductions_stay_one_piece():
+    # Fewer than two pieces: nothing to share, the kernel is not split.
+    x = rng.standard_normal(4096).astype(np.float32)
+    assert runtime.RUN_CHUNKS_SYMBOL not in jc.jit(lambda x: x.sum()).lower(x).plan().llvm_ir
+
+
 def test_settings_change_without_recompiling():
     f = jc.jit(lambda x: x * 2 + 1)
     x = rng.standard_normal((64, 64))
