@@ -144,67 +144,69 @@ def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type
     return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
 
 
-# void run_chunks(ptr worker, ptr context, i64 chunks): start min(num_threads, chunks) - 1
-# threads running worker(context), run it on this thread too, then join the threads started.
-# One copy per process, not one per compiled function. A thread that cannot be started ends
-# the starting (the others take its chunks). pthread_t is passed as an i64: an integer or a
-# pointer, one register in the C calling convention. Written as text: llvmlite's builder
-# cannot call through an opaque pointer.
-_RUN_CHUNKS = """
-@{settings} = external global [{count} x i64]
-declare i32 @pthread_create(ptr, ptr, ptr, ptr)
-declare i32 @pthread_join(i64, ptr)
+# The type of a thread's entry, ``ptr worker(ptr context)``, which run_chunks calls too.
+_WORKER = ll.FunctionType(PTR, [PTR])
 
-define void @{name}(ptr %worker, ptr %context, i64 %chunks) {{
-entry:
-  %setting = getelementptr i64, ptr @{settings}, i64 {threads_index}
-  %asked = load i64, ptr %setting
-  %some = call i64 @llvm.smax.i64(i64 %asked, i64 1)
-  %threads = call i64 @llvm.smin.i64(i64 %some, i64 %chunks)
-  %helpers = sub i64 %threads, 1
-  %slots = call i64 @llvm.smax.i64(i64 %helpers, i64 1)
-  %handles = alloca i64, i64 %slots
-  br label %start
 
-start:
-  %started = phi i64 [ 0, %entry ], [ %next, %created ]
-  %more = icmp slt i64 %started, %helpers
-  br i1 %more, label %create, label %work
+def run_chunks_module() -> ll.Module:
+    """``void run_chunks(worker, ptr context, i64 chunks)``: start ``min(num_threads, chunks)
+    - 1`` threads running ``worker(context)``, run it on this thread too, then join the threads
+    started. One copy per process, not one per compiled function. A thread that cannot be
+    started ends the starting (the others take its chunks). ``pthread_t`` is passed as an i64:
+    an integer or a pointer, one register in the C calling convention. ``worker`` is typed as
+    a pointer to ``_WORKER`` so the builder can call through it."""
+    module = ll.Module()
+    i32 = ll.IntType(32)
+    create = _declare(module, "pthread_create", i32, [PTR, PTR, PTR, PTR])
+    join = _declare(module, "pthread_join", i32, [I64, PTR])
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [_WORKER.as_pointer(), PTR, I64]),
+                     RUN_CHUNKS_SYMBOL)
+    worker, context, chunks = fn.args
+    zero, one, null = ll.Constant(I64, 0), ll.Constant(I64, 1), ll.Constant(PTR, None)
+    blocks = {n: fn.append_basic_block(n) for n in ("entry", "start", "create", "created",
+                                                    "work", "join", "joining", "done")}
+    b = ll.IRBuilder(blocks["entry"])
+    threads = _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1), chunks)
+    helpers = b.sub(threads, one)
+    handles = b.alloca(I64, size=_at_least(b, helpers, 1))
+    b.branch(blocks["start"])
 
-create:
-  %handle = getelementptr i64, ptr %handles, i64 %started
-  %failed = call i32 @pthread_create(ptr %handle, ptr null, ptr %worker, ptr %context)
-  %ok = icmp eq i32 %failed, 0
-  %next = add i64 %started, 1
-  br i1 %ok, label %created, label %work
+    b.position_at_end(blocks["start"])
+    started = b.phi(I64)
+    b.cbranch(b.icmp_signed("<", started, helpers), blocks["create"], blocks["work"])
 
-created:
-  br label %start
+    b.position_at_end(blocks["create"])
+    handle = b.gep(handles, [started], source_etype=I64)
+    failed = b.call(create, [handle, null, b.bitcast(worker, PTR), context])
+    following = b.add(started, one)
+    b.cbranch(b.icmp_signed("==", failed, ll.Constant(i32, 0)), blocks["created"], blocks["work"])
 
-work:
-  %running = phi i64 [ %started, %start ], [ %started, %create ]
-  %unused = call ptr %worker(ptr %context)
-  br label %join
+    b.position_at_end(blocks["created"])
+    b.branch(blocks["start"])
+    started.add_incoming(zero, blocks["entry"])
+    started.add_incoming(following, blocks["created"])
 
-join:
-  %joined = phi i64 [ 0, %work ], [ %after, %joining ]
-  %left = icmp slt i64 %joined, %running
-  br i1 %left, label %joining, label %done
+    b.position_at_end(blocks["work"])
+    running = b.phi(I64)
+    running.add_incoming(started, blocks["start"])
+    running.add_incoming(started, blocks["create"])
+    b.call(worker, [context])
+    b.branch(blocks["join"])
 
-joining:
-  %at = getelementptr i64, ptr %handles, i64 %joined
-  %thread = load i64, ptr %at
-  %status = call i32 @pthread_join(i64 %thread, ptr null)
-  %after = add i64 %joined, 1
-  br label %join
+    b.position_at_end(blocks["join"])
+    joined = b.phi(I64)
+    b.cbranch(b.icmp_signed("<", joined, running), blocks["joining"], blocks["done"])
 
-done:
-  ret void
-}}
+    b.position_at_end(blocks["joining"])
+    b.call(join, [b.load(b.gep(handles, [joined], source_etype=I64), typ=I64), null])
+    after = b.add(joined, one)
+    b.branch(blocks["join"])
+    joined.add_incoming(zero, blocks["work"])
+    joined.add_incoming(after, blocks["joining"])
 
-declare i64 @llvm.smax.i64(i64, i64)
-declare i64 @llvm.smin.i64(i64, i64)
-"""
+    b.position_at_end(blocks["done"])
+    b.ret_void()
+    return module
 
 
 _lock = threading.Lock()
@@ -217,10 +219,7 @@ def load_run_chunks(compile_and_load) -> None:
     with _lock:
         if _loaded:
             return
-        text = _RUN_CHUNKS.format(name=RUN_CHUNKS_SYMBOL, settings=SETTINGS_SYMBOL,
-                                  count=len(RUNTIME_SETTINGS),
-                                  threads_index=RUNTIME_SETTINGS.index("num_threads"))
-        _loaded.append(compile_and_load(text, RUN_CHUNKS_SYMBOL))
+        _loaded.append(compile_and_load(str(run_chunks_module()), RUN_CHUNKS_SYMBOL))
         llvm.add_symbol(RUN_CHUNKS_SYMBOL, _loaded[0])
 
 
