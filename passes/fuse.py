@@ -115,15 +115,12 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # an indexed kernel stays whole (see the module docstring)
     if any(i >= 0 for i in producer.copy_inputs):
         return False  # its body computes only part of its result
-    if index in consumer.copy_inputs:
-        return False  # a copy source must be a buffer
+    cost = _cost(producer)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
-        ops = producer.body.ops
-        return sum(not isinstance(op, (ScalarConstantOp, kernel.YieldOp)) for op in ops) <= max_recompute
+        return cost <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
-    cost = _cost(producer)
     if users == {id(consumer)} and reads_once:
         return True
     if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):

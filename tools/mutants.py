@@ -191,7 +191,7 @@ MUTANTS = [
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
     Mutant("pieces-counter-off-by-one", "codegen/cpu/full_reduction.py",
-           "cascade._push_block(piece)", "cascade._push_block(b.add(piece, extent(1)))",
+           "cascade.push_block(piece)", "cascade.push_block(b.add(piece, extent(1)))",
            "a full reduction's merge counts whole pieces from 1: they carry at other levels "
            "than the unsplit cascade's blocks, so another tree, other bits than one thread's",
            ("tests/codegen/test_threads_runtime.py",)),

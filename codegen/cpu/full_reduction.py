@@ -105,20 +105,20 @@ class Pieces:
             for k in results:
                 for lane in range(self.lanes):
                     value = b.load(self.slot(b, scratch, k, piece, lane), typ=cascade.types[k])
-                    b.store(value, cascade._slot(k, lane))
+                    b.store(value, cascade.lane_slot(k, lane))
 
         def push(piece: ll.Value) -> None:
             take(piece)
-            cascade._push_block(piece)
+            cascade.push_block(piece)
 
         emit_loop(b, extent(self.whole), push)
         if self.rest:
             take(extent(self.whole))
         else:
-            cascade._reset_lanes()
-        cascade._fold_stack(extent(self.whole))
+            cascade.reset_lanes()
+        cascade.fold_stack(extent(self.whole))
         at = [*ivs, ll.Constant(I64, 0)]
         n_in = len(self.op.operands)
         for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):
             body.store(n_in + k, at, r, constant(r.type.element, init.value))
-        cascade._finish()
+        cascade.finish()

@@ -264,7 +264,7 @@ def _while_bit(b: ll.IRBuilder, bits: ll.Value, stop_when_zero: bool, body) -> l
 
 class _Cascade:
     """Lanes of partial results and their cascade; subclasses say which element a lane adds at
-    each step (``_block``, ``_tail``) and where the lanes end up (``_finish``)."""
+    each step (``_block``, ``_tail``) and where the lanes end up (``finish``)."""
 
     def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult | ArgBest, lanes: int):
         self.b, self.op, self.body, self.merging, self.lanes = b, op, body, merging, lanes
@@ -276,7 +276,7 @@ class _Cascade:
             self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
 
     # -- lanes ------------------------------------------------------------------------------
-    def _reset_lanes(self) -> None:
+    def reset_lanes(self) -> None:
         for k, init in enumerate(self.inits):
             for slot in self._slots(k):
                 self.b.store(init, slot)
@@ -285,20 +285,20 @@ class _Cascade:
         """The body at iteration point ``point``, accumulating into lane ``lane`` (an int, or a
         value in a loop over the lanes)."""
         b = self.b
-        accs = lambda: [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+        accs = lambda: [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
         for k, y in enumerate(self.body.evaluate(point, accs)):
-            b.store(y, self._slot(k, lane))
+            b.store(y, self.lane_slot(k, lane))
 
     def _lane_values(self, k: int) -> list[ll.Value]:
         return [self.b.load(slot, typ=self.types[k]) for slot in self._slots(k)]
 
-    def _slot(self, k: int, lane) -> ll.Value:
+    def lane_slot(self, k: int, lane) -> ll.Value:
         """Result ``k``'s lane ``lane`` (an int, or a value in a loop over the lanes)."""
         lane = ll.Constant(I64, lane) if isinstance(lane, int) else lane
         return self.b.gep(self.arrays[k], [lane], inbounds=True, source_etype=self.types[k])
 
     def _slots(self, k: int) -> list[ll.Value]:
-        return [self._slot(k, lane) for lane in range(self.lanes)]
+        return [self.lane_slot(k, lane) for lane in range(self.lanes)]
 
     # -- the cascade ------------------------------------------------------------------------
     def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
@@ -310,14 +310,14 @@ class _Cascade:
         b = self.b
         for lane in range(self.lanes):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
-            lanes = [b.load(self._slot(k, lane), typ=t) for k, t in enumerate(self.types)]
+            lanes = [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
-                b.store(value, self._slot(k, lane))
+                b.store(value, self.lane_slot(k, lane))
 
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
 
-    def _push_block(self, block: ll.Value) -> None:
+    def push_block(self, block: ll.Value) -> None:
         """Merge block number ``block`` (in the lanes) into the cascade, as a binary counter
         carries: one merge per trailing one bit of ``block``, then store at the level reached."""
         top = self._while_bit(block, False, self._add_level_to_lanes)
@@ -325,7 +325,7 @@ class _Cascade:
             for lane, value in enumerate(self._lane_values(k)):
                 self.b.store(value, self._level(k, top, lane))
 
-    def _fold_stack(self, blocks: ll.Value) -> None:
+    def fold_stack(self, blocks: ll.Value) -> None:
         """The occupied levels onto the lanes (the tail), lowest level first."""
         b = self.b
 
@@ -338,22 +338,22 @@ class _Cascade:
 
     def _emit_blocks(self) -> None:
         def block(j):
-            self._reset_lanes()
+            self.reset_lanes()
             self._block(j)
-            self._push_block(j)
+            self.push_block(j)
 
         emit_loop(self.b, self.blocks, block)
 
     def emit(self, keep=None) -> None:
         """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
-        then ``_finish`` (or, given ``keep``, ``keep(k, lane, value)`` for every result ``k``'s
+        then ``finish`` (or, given ``keep``, ``keep(k, lane, value)`` for every result ``k``'s
         lanes, not yet combined: a piece of a full reduction, ``full_reduction.py``)."""
         self._emit_blocks()
-        self._reset_lanes()
+        self.reset_lanes()
         self._tail()
-        self._fold_stack(self.blocks)
+        self.fold_stack(self.blocks)
         if keep is None:
-            self._finish()
+            self.finish()
             return
         for k in range(len(self.types)):
             for lane, value in enumerate(self._lane_values(k)):
@@ -418,7 +418,7 @@ class RowReduction(_Cascade):
         emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, self.width)))))
         emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0))
 
-    def _finish(self) -> None:
+    def finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""
         b, n_in = self.b, len(self.op.operands)
         zero = [*self.ivs, ll.Constant(I64, 0)]
