@@ -8,4 +8,5 @@ from jitcore.ir.dialects import (  # noqa: F401
     func,
     kernel,
     math,
+    scf,
 )
