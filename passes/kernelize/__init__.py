@@ -10,7 +10,9 @@ kernels into one another is the separate, optional ``fuse`` pass, so a pipeline 
 same scalar ops from one loop into another.
 
 The rules, one module per op family, each map an op class to a function that builds the
-op's kernel before it and returns it; the kernel's leading results replace the op's.
+op's kernel before it and returns it; the kernel's leading results replace the op's. A rule may
+return None for an op that stays (an ``scf`` loop whose body is array work runs on the host):
+the pass then converts the ops inside its regions, as it does those of any op without a rule.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from jitcore.ir.dialects import kernel
 from jitcore.passes.kernelize import elementwise, index, linalg, shape
 from jitcore.passes.manager import Pass, register_pass
 
-Rule = Callable[[Operation], kernel.GenericOp]
+Rule = Callable[[Operation], "kernel.GenericOp | None"]
 
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES}
@@ -53,9 +55,14 @@ def _kernelize(block: Block) -> bool:
     changed = False
     for op in list(block.ops):
         rule = rule_for(op)
-        if rule is None:
+        new = rule(op) if rule is not None else None
+        if new is None:
+            if isinstance(op, kernel.GenericOp):
+                continue  # its body is scalar already
+            for region in op.regions:
+                for inner in region.blocks:
+                    changed |= _kernelize(inner)
             continue
-        new = rule(op)
         for old, result in zip(op.results, new.results):
             old.replace_all_uses_with(result)
         op.erase()
