@@ -171,7 +171,7 @@ def _rebuild(op: Operation, dropped: set[int], inits: list[Value],
             terminator.erase()
         _erase_unused(block)
     leading = len(op.operands) - len(inits)
-    operands = list(op.operands[:leading]) + [inits[i] for i in keep]
+    operands = list(op.operands[:leading]) + [inits[i] for i in keep if inits]
     new = type(op)(operands, [op.results[i].type for i in keep], op.attributes)
     for region in op.regions:
         new.add_region(region)
