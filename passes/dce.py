@@ -5,7 +5,8 @@ nothing changes, since erasing an op inside a region can free a value defined ou
 Terminators and ops with side effects always stay: anything not ``Pure``, and an ``scf`` op
 whose regions hold such an op (a kernel body's loop that writes with ``kernel.insert``) or an
 ``scf.for`` whose step may be zero (``passes/effects.py``). Inside the regions of the ops that
-stay, dead ops go too.
+stay, dead ops go too. As in MLIR, an ``scf.while`` without side effects is erased even if it
+would never end: a loop whose results nothing reads is not worth keeping for its running time.
 """
 
 from __future__ import annotations
