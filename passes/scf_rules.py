@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from jitcore.ir.core import Block, Operation, Value
 from jitcore.passes.constants import scalar_constant
-from jitcore.passes.effects import defined_outside, has_side_effects
+from jitcore.passes.effects import has_side_effects
 
 _I64 = (-(2 ** 63), 2 ** 63 - 1)
 
@@ -59,7 +59,7 @@ def _simplify_if(op: Operation) -> bool:
     changed = False
     then_values, else_values = op.then_block.terminator.operands, op.else_block.terminator.operands
     for result, a, b in zip(op.results, then_values, else_values, strict=True):
-        if a is b and result.uses and defined_outside(a, op):
+        if a is b and result.uses:  # one value in both branches: defined outside, as neither sees the other's
             result.replace_all_uses_with(a)
             changed = True
     unused = {i for i, r in enumerate(op.results) if not r.uses}

@@ -132,51 +132,59 @@ _CONSTANTS = {"c0": 0, "c1": 1, "c2": 2, "c3": 3, "c4": 4, "c5": 5, "cm1": -1}
 
 
 @st.composite
-def loop_functions(draw) -> str:
+def _loop(draw, pool: list[str], p: str, depth: int) -> list[str]:
+    """An scf.for or scf.while named with prefix ``p`` whose body is random ops, perhaps a
+    branch and (above ``depth`` 0) a nested loop; its results join ``pool``."""
     carries = draw(st.integers(1, 3))
-    lines = [f'%{n} = "arith.constant"() {{value = {v} : i64}} : () -> i64' for n, v in _CONSTANTS.items()]
-    outer = ["%a", "%b", "%n", "%c1", "%c2"]
-    lines += draw(_ops(outer, "o", draw(st.integers(0, 2))))
-    inits = [draw(st.sampled_from(outer)) for _ in range(carries)]
+    inits = [draw(st.sampled_from(pool)) for _ in range(carries)]
     kind = draw(st.sampled_from(["for", "while"]))
     if kind == "while":  # carry 0 counts up by one from a small start to %n or 3, so the loop ends
         inits[0] = draw(st.sampled_from(["%cm1", "%c0", "%c4"]))
-    carried = [f"%k{i}" for i in range(carries)]
-    pool = outer + carried
-    if kind == "for":
-        pool.append("%iv")
-    else:
-        pool.remove("%k0")
-    body = draw(_ops(pool, "x", draw(st.integers(0, 5))))
+    carried = [f"%{p}k{i}" for i in range(carries)]
+    inner = pool + (carried if kind == "for" else carried[1:]) + ([f"%{p}iv"] if kind == "for" else [])
+    body = draw(_ops(inner, f"{p}x", draw(st.integers(0, 4))))
     if draw(st.booleans()):
-        body += draw(_branch(pool, "y"))
-    body += draw(_ops(pool, "z", draw(st.integers(0, 2))))
+        body += draw(_branch(inner, f"{p}y"))
+    if depth > 0 and draw(st.booleans()):
+        body += draw(_loop(inner, f"{p}l", depth - 1))
+    body += draw(_ops(inner, f"{p}z", draw(st.integers(0, 2))))
     yields = []
     for i in range(carries):
         choice = draw(st.sampled_from(["pool", "self", "init"]))
-        yields.append(draw(st.sampled_from(pool)) if choice == "pool" else carried[i] if choice == "self" else inits[i])
+        yields.append(draw(st.sampled_from(inner)) if choice == "pool" else carried[i] if choice == "self" else inits[i])
     types = ", ".join(["i64"] * carries)
-    results = [f"%r{i}" for i in range(carries)]
+    results = [f"%{p}r{i}" for i in range(carries)]
+    lines = []
     if kind == "for":
         lb, ub, step = draw(st.sampled_from(_BOUNDS))
         lines.append(f'{", ".join(results)} = "scf.for"({lb}, {ub}, {step}, {", ".join(inits)}) ({{')
-        lines.append(f'^bb0(%iv: i64, {", ".join(f"{c}: i64" for c in carried)}):')
+        lines.append(f'^bb0(%{p}iv: i64, {", ".join(f"{c}: i64" for c in carried)}):')
         lines += body + [f'"scf.yield"({", ".join(yields)}) : ({types}) -> ()']
         lines.append(f"}}) : (i64, i64, i64, {types}) -> ({types})")
     else:
         limit = draw(st.sampled_from(["%n", "%c3"]))
-        yields[0] = "%next"
+        yields[0] = f"%{p}next"
         lines.append(f'{", ".join(results)} = "scf.while"({", ".join(inits)}) ({{')
-        lines.append(f'^bb0({", ".join(f"%w{i}: i64" for i in range(carries))}):')
-        lines.append(f'%go = "arith.cmpi"(%w0, {limit}) {{predicate = "slt"}} : (i64, i64) -> i1')
-        lines += ['"scf.condition"(%go) : (i1) -> ()', "}, {"]
+        lines.append(f'^bb0({", ".join(f"%{p}w{i}: i64" for i in range(carries))}):')
+        lines.append(f'%{p}go = "arith.cmpi"(%{p}w0, {limit}) {{predicate = "slt"}} : (i64, i64) -> i1')
+        lines += [f'"scf.condition"(%{p}go) : (i1) -> ()', "}, {"]
         lines.append(f'^bb0({", ".join(f"{c}: i64" for c in carried)}):')
-        lines.append('%next = "arith.addi"(%k0, %c1) : (i64, i64) -> i64')
+        lines.append(f'%{p}next = "arith.addi"(%{p}k0, %c1) : (i64, i64) -> i64')
         lines += body + [f'"scf.yield"({", ".join(yields)}) : ({types}) -> ()']
         lines.append(f"}}) : ({types}) -> ({types})")
-    after = list(results) + ["%a"]
-    lines += draw(_ops(after, "p", draw(st.integers(0, 2))))
-    returned = draw(st.lists(st.sampled_from(after), min_size=1, max_size=3))
+    pool += results
+    return lines
+
+
+@st.composite
+def loop_functions(draw) -> str:
+    """A function of (%a, %b, %n) with a loop, perhaps holding a loop, between random ops."""
+    lines = [f'%{n} = "arith.constant"() {{value = {v} : i64}} : () -> i64' for n, v in _CONSTANTS.items()]
+    pool = ["%a", "%b", "%n", "%c1", "%c2"]
+    lines += draw(_ops(pool, "o", draw(st.integers(0, 2))))
+    lines += draw(_loop(pool, "", 1))
+    lines += draw(_ops(pool, "p", draw(st.integers(0, 2))))
+    returned = draw(st.lists(st.sampled_from(pool[5:] or pool), min_size=1, max_size=3))
     lines.append(f'"func.return"({", ".join(returned)}) : ({", ".join(["i64"] * len(returned))}) -> ()')
     signature = f'({", ".join(["i64"] * len(returned))})'
     body_text = "\n".join("  " + line for line in lines)
