@@ -13,6 +13,9 @@ from jitcore.ir.core import PURE, Block, BlockArgument, Operation, OpResult, Val
 from jitcore.passes.constants import scalar_constant
 
 STRUCTURED_OPS = ("scf.for", "scf.while", "scf.if")
+# Ops that check indices at run time and record the first out of range, for the caller to raise
+# NumPy's IndexError: at the array level, and in kernel bodies.
+_INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index")
 LOOP_OPS = ("scf.for", "scf.while")
 # Terminators that only pass values to their parent: they do nothing of their own.
 _REGION_TERMINATORS = ("scf.yield", "scf.condition", "kernel.yield")
@@ -28,6 +31,13 @@ def has_side_effects(op: Operation) -> bool:
         return True
     return any(has_side_effects(inner) for region in op.regions for block in region.blocks
                for inner in block.ops)
+
+
+def may_raise(op: Operation) -> bool:
+    """Whether running ``op`` (its regions included) may make the call raise ``IndexError``:
+    such an op is pure (erasing it when unused is allowed, as JAX does) but must not be made to
+    run where it would not have run."""
+    return any(inner.op_name in _INDEX_CHECKS for inner in op.walk())
 
 
 def kernel_writes(op: Operation) -> bool:

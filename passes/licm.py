@@ -10,8 +10,13 @@ that writes with ``kernel.insert``: the element it reads may change from one ite
 next.
 
 Moving an op out of a loop that may run no iteration is still safe: the op has no side effects,
-and no op of this IR traps (integer division by zero, out-of-range indices and the like have
+and no op of this IR traps (integer division by zero, shifts past the width and the like have
 defined results, DESIGN §5), so computing a value that is never used changes nothing but time.
+Except for one thing a pure op may do: an index check (``array.gather``, ``array.scatter_nd``, a
+kernel holding ``kernel.check_index``) makes the call raise ``IndexError`` for an index out of
+range. ``for i in range(n): s += x[k]`` with ``n = 0`` must not raise for a bad ``k``, so such
+ops leave only regions that surely run: the body of an ``scf.for`` whose constant bounds give an
+iteration, and a while loop's cond region.
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from jitcore.passes.effects import (
     LOOP_OPS,
     has_side_effects,
     kernel_writes,
+    may_raise,
     uses_only_outside,
 )
 from jitcore.passes.manager import Pass, register_pass
+from jitcore.passes.scf_rules import trip_count
 
 
 @register_pass
@@ -41,15 +48,26 @@ class LICM(Pass):
 def _hoist(loop: Operation) -> bool:
     frozen_reads = kernel_writes(loop)
     changed = False
-    for region in loop.regions:
+    for k, region in enumerate(loop.regions):
+        surely_runs = _surely_runs(loop, k)
         for block in region.blocks:
             for op in list(block.ops):
                 if op is block.terminator or has_side_effects(op) or not uses_only_outside(op, loop):
                     continue
                 if frozen_reads and any(inner.op_name == "kernel.extract" for inner in op.walk()):
                     continue
+                if not surely_runs and may_raise(op):
+                    continue
                 block.ops.remove(op)
                 op.parent = None
                 loop.parent.insert_before(loop, op)
                 changed = True
     return changed
+
+
+def _surely_runs(loop: Operation, region: int) -> bool:
+    """Whether region number ``region`` of ``loop`` runs whenever the loop does."""
+    if loop.op_name == "scf.while":
+        return region == 0
+    trips = trip_count(loop)
+    return trips is not None and trips > 0

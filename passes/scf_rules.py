@@ -70,7 +70,8 @@ def _simplify_if(op: Operation) -> bool:
 
 
 # -- scf.for ------------------------------------------------------------------------------
-def _trip_count(op: Operation) -> int | None:
+def trip_count(op: Operation) -> int | None:
+    """How many iterations an ``scf.for`` runs, if its bounds and step are constants."""
     lb, ub, step = (scalar_constant(v) for v in op.operands[:3])
     if lb is None or ub is None or not step:
         return None
@@ -79,7 +80,7 @@ def _trip_count(op: Operation) -> int | None:
 
 
 def _simplify_for(op: Operation) -> bool:
-    trips = _trip_count(op)
+    trips = trip_count(op)
     if trips == 0:
         return _replace_op(op, list(op.inits))
     if trips == 1 and _I64[0] <= scalar_constant(op.lower) + scalar_constant(op.step) <= _I64[1]:

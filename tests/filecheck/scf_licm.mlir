@@ -140,3 +140,55 @@
   }) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>, tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>
   "func.return"(%k) : (tensor<4xf32>) -> ()
 }) {function_type = (tensor<4xf32>, tensor<4xf32>, tensor<4xi64>) -> tensor<4xf32>, sym_name = "licm_kernel"} : () -> ()
+
+// -----
+// An element read x[k] checks its index, and an index out of range raises IndexError: it leaves
+// a loop only if the loop surely runs (constant bounds with an iteration, or a while loop's
+// cond region), so a loop that runs zero times never raises for it. Its pure neighbour moves.
+// RUN: licm
+// CHECK:      ^bb0([[X:%arg[0-9]+]]: tensor<8xf32>, [[K:%arg[0-9]+]]: tensor<i64>, [[N:%arg[0-9]+]]: tensor<i64>):
+// CHECK:      [[E:%[0-9]+]] = "array.exp"([[X]])
+// CHECK-NEXT: "scf.for"(%{{[0-9]+}}, [[N]],
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT:   "array.gather"([[X]], [[K]])
+// CHECK:      [[G2:%[0-9]+]] = "array.gather"([[X]], [[K]])
+// CHECK-NEXT: "scf.for"(%{{[0-9]+}}, %{{[0-9]+}},
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT:   "array.add"(%arg{{[0-9]+}}, [[G2]])
+// CHECK:      [[G3:%[0-9]+]] = "array.gather"([[X]], [[K]])
+// CHECK-NEXT: "scf.while"
+// CHECK:        "array.lt"(%arg{{[0-9]+}}, [[G3]])
+// CHECK:      ^bb0(
+// CHECK-NEXT:   "array.gather"([[X]], [[K]])
+"func.func"() ({
+^bb0(%x: tensor<8xf32>, %k: tensor<i64>, %n: tensor<i64>):
+  %lb = "array.constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %st = "array.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %three = "array.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %z = "array.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %r = "scf.for"(%lb, %n, %st, %z) ({
+  ^bb0(%i: tensor<i64>, %acc: tensor<f32>):
+    %g = "array.gather"(%x, %k) {axis = 0} : (tensor<8xf32>, tensor<i64>) -> tensor<f32>
+    %e = "array.exp"(%x) : (tensor<8xf32>) -> tensor<8xf32>
+    %s = "array.add"(%acc, %g) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "scf.yield"(%s) : (tensor<f32>) -> ()
+  }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f32>) -> tensor<f32>
+  %r2 = "scf.for"(%lb, %three, %st, %r) ({
+  ^bb0(%j: tensor<i64>, %acc2: tensor<f32>):
+    %g2 = "array.gather"(%x, %k) {axis = 0} : (tensor<8xf32>, tensor<i64>) -> tensor<f32>
+    %s2 = "array.add"(%acc2, %g2) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "scf.yield"(%s2) : (tensor<f32>) -> ()
+  }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f32>) -> tensor<f32>
+  %w = "scf.while"(%r2) ({
+  ^bb0(%a: tensor<f32>):
+    %g3 = "array.gather"(%x, %k) {axis = 0} : (tensor<8xf32>, tensor<i64>) -> tensor<f32>
+    %c = "array.lt"(%a, %g3) : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    "scf.condition"(%c) : (tensor<i1>) -> ()
+  }, {
+  ^bb0(%b: tensor<f32>):
+    %g4 = "array.gather"(%x, %k) {axis = 0} : (tensor<8xf32>, tensor<i64>) -> tensor<f32>
+    %s4 = "array.add"(%b, %g4) : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    "scf.yield"(%s4) : (tensor<f32>) -> ()
+  }) : (tensor<f32>) -> tensor<f32>
+  "func.return"(%w) : (tensor<f32>) -> ()
+}) {function_type = (tensor<8xf32>, tensor<i64>, tensor<i64>) -> tensor<f32>, sym_name = "licm_index_checks"} : () -> ()
