@@ -27,17 +27,21 @@ def has_side_effects(op: Operation) -> bool:
         return False
     if op.op_name not in STRUCTURED_OPS:
         return not op.has_trait(PURE)
-    if op.op_name == "scf.for" and scalar_constant(op.operands[2]) in (None, 0):
+    if _may_step_zero(op):
         return True
     return any(has_side_effects(inner) for region in op.regions for block in region.blocks
                for inner in block.ops)
 
 
+def _may_step_zero(op: Operation) -> bool:
+    return op.op_name == "scf.for" and scalar_constant(op.operands[2]) in (None, 0)
+
+
 def may_raise(op: Operation) -> bool:
-    """Whether running ``op`` (its regions included) may make the call raise ``IndexError``:
-    such an op is pure (erasing it when unused is allowed, as JAX does) but must not be made to
-    run where it would not have run."""
-    return any(inner.op_name in _INDEX_CHECKS for inner in op.walk())
+    """Whether running ``op`` (its regions included) may make the call raise: an index out of
+    range (``IndexError``) or a loop's zero step. Such an op may be pure (erasing it when unused
+    is allowed, as JAX does) but must not be made to run where it would not have run."""
+    return any(inner.op_name in _INDEX_CHECKS or _may_step_zero(inner) for inner in op.walk())
 
 
 def kernel_writes(op: Operation) -> bool:

@@ -192,3 +192,42 @@
   }) : (tensor<f32>) -> tensor<f32>
   "func.return"(%w) : (tensor<f32>) -> ()
 }) {function_type = (tensor<8xf32>, tensor<i64>, tensor<i64>) -> tensor<f32>, sym_name = "licm_index_checks"} : () -> ()
+
+// -----
+// After kernelize, in a loop run on the host: an invariant kernel moves out of a loop that may
+// run zero times, unless its body checks an index (it could raise where the loop would not).
+// RUN: licm
+// CHECK:      ^bb0([[X:%arg[0-9]+]]: tensor<8xf32>, [[IDX:%arg[0-9]+]]: tensor<4xi64>, [[Y:%arg[0-9]+]]: tensor<4xf32>, [[N:%arg[0-9]+]]: tensor<i64>):
+// CHECK:      [[E:%[0-9]+]] = "kernel.generic"([[Y]])
+// CHECK:      "scf.for"
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT:   [[G:%[0-9]+]] = "kernel.generic"([[X]], [[IDX]])
+// CHECK-NEXT:   ^bb0(
+// CHECK-NEXT:     "kernel.check_index"
+"func.func"() ({
+^bb0(%x: tensor<8xf32>, %idx: tensor<4xi64>, %y: tensor<4xf32>, %n: tensor<i64>):
+  %lb = "array.constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %st = "array.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r = "scf.for"(%lb, %n, %st, %y) ({
+  ^bb0(%i: tensor<i64>, %acc: tensor<4xf32>):
+    %g = "kernel.generic"(%x, %idx) ({
+    ^bb0(%t: tensor<8xf32>, %j: i64):
+      %p = "kernel.check_index"(%j) {axis = 0, size = 8} : (i64) -> index
+      %v = "kernel.extract"(%t, %p) : (tensor<8xf32>, index) -> f32
+      "kernel.yield"(%v) : (f32) -> ()
+    }) {indexed = [0], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<8xf32>, tensor<4xi64>) -> tensor<4xf32>
+    %e = "kernel.generic"(%y) ({
+    ^bb0(%a: f32):
+      %m = "math.exp"(%a) : (f32) -> f32
+      "kernel.yield"(%m) : (f32) -> ()
+    }) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>) -> tensor<4xf32>
+    %s = "kernel.generic"(%acc, %g, %e) ({
+    ^bb0(%a1: f32, %a2: f32, %a3: f32):
+      %s1 = "arith.addf"(%a1, %a2) : (f32, f32) -> f32
+      %s2 = "arith.addf"(%s1, %a3) : (f32, f32) -> f32
+      "kernel.yield"(%s2) : (f32) -> ()
+    }) {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    "scf.yield"(%s) : (tensor<4xf32>) -> ()
+  }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<4xf32>) -> tensor<4xf32>
+  "func.return"(%r) : (tensor<4xf32>) -> ()
+}) {function_type = (tensor<8xf32>, tensor<4xi64>, tensor<4xf32>, tensor<i64>) -> tensor<4xf32>, sym_name = "licm_kernels"} : () -> ()
