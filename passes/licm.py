@@ -12,11 +12,12 @@ next.
 Moving an op out of a loop that may run no iteration is still safe: the op has no side effects,
 and no op of this IR traps (integer division by zero, shifts past the width and the like have
 defined results, DESIGN §5), so computing a value that is never used changes nothing but time.
-Except for one thing a pure op may do: an index check (``array.gather``, ``array.scatter_nd``, a
-kernel holding ``kernel.check_index``) makes the call raise ``IndexError`` for an index out of
-range, and a kernel whose loop may have a zero step raises for it. ``for i in range(n): s += x[k]`` with ``n = 0`` must not raise for a bad ``k``, so such
-ops leave only regions that surely run: the body of an ``scf.for`` whose constant bounds give an
-iteration, and a while loop's cond region.
+Except for the one thing a pure op may do: make the call raise. An index check
+(``array.gather``, ``array.scatter_nd``, a kernel holding ``kernel.check_index``) raises
+``IndexError`` for an index out of range, and a kernel whose loop may have a zero step raises
+for it; ``for i in range(n): s += x[k]`` with ``n = 0`` must not raise for a bad ``k``. So such
+ops leave only regions that surely run: the body of an ``scf.for`` whose constant bounds give
+an iteration, and a while loop's cond region.
 """
 
 from __future__ import annotations
