@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jitcore import ir
+from jitcore.compiler import DEFAULT_PIPELINE
 from jitcore.passes import PassManager
 
 # -- a reference interpreter for functions of i64 scalars ------------------------------------
@@ -349,3 +350,27 @@ def test_while_false_keeps_the_writes_of_its_cond_region():
       %i = "arith.addi"(%c0, %c1) : (i64, i64) -> i64''').replace("}) : (i64, i64, i64) -> ()", "}) : () -> ()")
     body = _kernel_body_after("canonicalize", text)
     assert "scf.while" not in _names(body) and _names(body).count("kernel.insert") == 1
+
+
+def test_default_pipeline_moves_invariant_kernels_out_of_host_loops():
+    """exp(x) does not change from one iteration to the next: after the default pipeline it is
+    a kernel before the loop, and the loop's body holds only the accumulating kernel."""
+    text = '''"func.func"() ({
+    ^bb0(%x: tensor<4xf32>, %n: tensor<i64>):
+      %lb = "array.constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+      %st = "array.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+      %r = "scf.for"(%lb, %n, %st, %x) ({
+      ^bb0(%i: tensor<i64>, %acc: tensor<4xf32>):
+        %e = "array.exp"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+        %y = "array.add"(%acc, %e) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+        "scf.yield"(%y) : (tensor<4xf32>) -> ()
+      }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<4xf32>) -> tensor<4xf32>
+      "func.return"(%r) : (tensor<4xf32>) -> ()
+    }) {function_type = (tensor<4xf32>, tensor<i64>) -> tensor<4xf32>, sym_name = "f"} : () -> ()'''
+    module = PassManager(DEFAULT_PIPELINE).run(ir.parse_module(text))
+    (func,) = module.functions()
+    names = [op.op_name for op in func.body.ops]
+    assert names.count("kernel.generic") == 1 and names.index("kernel.generic") < names.index("scf.for")
+    loop = func.body.ops[names.index("scf.for")]
+    (kernel,) = loop.regions[0].block.ops[:-1]
+    assert [op.op_name for op in kernel.regions[0].block.ops] == ["arith.addf", "kernel.yield"]
