@@ -13,10 +13,10 @@ from jitcore.ir.core import PURE, Block, BlockArgument, Operation, OpResult, Val
 from jitcore.passes.constants import scalar_constant
 
 STRUCTURED_OPS = ("scf.for", "scf.while", "scf.if")
+LOOP_OPS = ("scf.for", "scf.while")
 # Ops that check indices at run time and record the first out of range, for the caller to raise
 # NumPy's IndexError: at the array level, and in kernel bodies.
 _INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index")
-LOOP_OPS = ("scf.for", "scf.while")
 # Terminators that only pass values to their parent: they do nothing of their own.
 _REGION_TERMINATORS = ("scf.yield", "scf.condition", "kernel.yield")
 

@@ -58,8 +58,9 @@ def _simplify_if(op: Operation) -> bool:
         return _replace_op(op, _inline_block(block, op, []))
     changed = False
     then_values, else_values = op.then_block.terminator.operands, op.else_block.terminator.operands
+    # A value both branches yield is defined outside the op: neither branch sees the other's.
     for result, a, b in zip(op.results, then_values, else_values, strict=True):
-        if a is b and result.uses:  # one value in both branches: defined outside, as neither sees the other's
+        if a is b and result.uses:
             result.replace_all_uses_with(a)
             changed = True
     unused = {i for i, r in enumerate(op.results) if not r.uses}
