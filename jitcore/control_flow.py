@@ -400,17 +400,18 @@ def _split_step(api: str, out, where: str):
     return out
 
 
-def scan(f, init, xs=None, length=None):
+def scan(f, init, xs=None, length=None, *, reverse=False):
     """``carry, y = f(carry, x)`` for each row ``x`` of ``xs`` (``length`` steps, x None without
     xs); returns ``(carry, ys)``, the ys stacked along a new leading axis. An ``scf.for``
-    carrying the user's carry and the ys, whose row ``i`` each step writes."""
+    carrying the user's carry and the ys, whose row ``i`` each step writes. ``reverse``: the
+    rows from the last to the first, each y still in its row (as JAX's)."""
     api = "jc.scan"
     xs_leaves, xs_tree = pytree.flatten(xs)
     xs_paths = pytree.leaf_paths(xs_tree, "xs")
     n = _scan_length(api, xs_leaves, xs_paths, length)
     trace = _find_trace(init, xs)
     if trace is None:
-        return _eager_scan(f, init, xs_leaves, xs_tree, n)
+        return _eager_scan(f, init, xs_leaves, xs_tree, n, reverse)
     where = user_location()
     xs_leaves = [leaf if isinstance(leaf, Tracer) else prims.as_tracer(trace, leaf, np.asarray(leaf).dtype)
                  for leaf in xs_leaves]
@@ -418,6 +419,8 @@ def scan(f, init, xs=None, length=None):
 
     def call(block, carry):
         i = Tracer(block.args[0], trace)
+        if reverse:
+            i = prims.ufunc(np.subtract, n - 1, i)
         x = pytree.unflatten(xs_tree, [leaf[i] for leaf in xs_leaves])
         new, y = _split_step(api, f(carry, x), where)
         return new, (i, y)
@@ -491,13 +494,13 @@ def _eager_fori(lower, upper, step, body_fun, init_val):
     return val
 
 
-def _eager_scan(f, init, xs_leaves, xs_tree, n: int):
+def _eager_scan(f, init, xs_leaves, xs_tree, n: int, reverse: bool):
     where = user_location()
     xs_leaves = [np.asarray(leaf) for leaf in xs_leaves]
     val = _copy_arrays(init)
     carry = _EagerCarry("jc.scan", "f", val)
     rows, y_tree = [], None
-    for i in range(n):
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
         val, y = _split_step("jc.scan", f(val, pytree.unflatten(xs_tree, [x[i] for x in xs_leaves])), where)
         carry.check(val)
         leaves, tree = pytree.flatten(y)
@@ -515,4 +518,6 @@ def _eager_scan(f, init, xs_leaves, xs_tree, n: int):
         shapes = {(r[k].shape, r[k].dtype) for r in rows}
         if len(shapes) > 1:
             raise JitTypeError(f"jc.scan: y leaf {k} changes shape or dtype between steps, at {where}")
+    if reverse:
+        rows.reverse()
     return val, pytree.unflatten(y_tree, [np.stack([r[k] for r in rows]) for k in range(len(rows[0]))])

@@ -224,3 +224,18 @@ def test_a_while_inside_a_scan(x):
     total, got = jc.jit(f)(x)
     np.testing.assert_array_equal(got, np.array(ys).reshape(len(x)))
     assert total == sum(ys)
+
+
+@settings(max_examples=20)
+@given(x=vectors(max_size=10, elements=st.floats(-2, 2)))
+def test_scan_in_reverse(x):
+    def f(xs):
+        return jc.scan(lambda c, v: (c * 0.5 + v, c), 0.0, xs, reverse=True)
+
+    c, rows = 0.0, [0.0] * len(x)
+    for i in reversed(range(len(x))):
+        rows[i] = c
+        c = c * 0.5 + x[i]
+    carry, ys = jc.jit(f)(x)
+    assert carry == pytest.approx(c, abs=1e-12)
+    np.testing.assert_allclose(ys, np.array(rows).reshape(len(x)), atol=1e-12)

@@ -530,3 +530,26 @@ def test_the_tracer_leaves_no_region_state_behind():
     # After tracing, calls outside jit are eager again (no trace left running).
     assert jc.fori_loop(0, 3, lambda i, c: c + 1, 0) == 3
     assert not re.search("Traced", repr(jc.cond(True, lambda: X, lambda: X)))
+
+
+def test_scan_in_reverse_reads_and_writes_row_n_minus_1_minus_i():
+    def f(xs):
+        return jc.scan(lambda c, x: (c + x, c), np.float32(0), xs, reverse=True)
+
+    loop = the_op(traced(f, X), "scf.for")
+    sub = next(op for op in loop.body.ops if op.op_name == "array.sub")
+    assert sub.operands[1] is loop.induction_variable
+    gather = next(op for op in loop.body.ops if op.op_name == "array.gather")
+    assert gather.operands[1] is sub.results[0]
+
+
+@settings(max_examples=25)
+@given(xs=hnp.arrays(np.float64, st.integers(0, 6), elements=st.floats(-10, 10)))
+def test_eager_scan_in_reverse(xs):
+    carry, ys = jc.scan(lambda c, x: (c * 0.5 + x, c), 0.0, xs, reverse=True)
+    c, rows = 0.0, [0.0] * len(xs)
+    for i in reversed(range(len(xs))):
+        rows[i] = c
+        c = c * 0.5 + xs[i]
+    assert carry == pytest.approx(c)
+    np.testing.assert_allclose(ys, np.array(rows).reshape(len(xs)))
