@@ -553,3 +553,24 @@ def test_eager_scan_in_reverse(xs):
         c = c * 0.5 + xs[i]
     assert carry == pytest.approx(c)
     np.testing.assert_allclose(ys, np.array(rows).reshape(len(xs)))
+
+
+@pytest.mark.parametrize("init, body_dtype, carried", [
+    (0, np.float32, np.float32), (0, np.uint8, np.uint8), (0.0, np.float16, np.float16),
+    (0.0, np.complex64, np.complex64), (0, np.bool_, None), (0.0, np.int32, None),
+    (0j, np.float32, None), (np.int64(0), np.int32, None), (0, np.int64, np.int64),
+])
+def test_a_weak_init_takes_the_body_dtype_where_numpy_promotion_allows(init, body_dtype, carried):
+    def f(x):
+        return jc.fori_loop(0, 3, lambda i, c: x[0].astype(body_dtype), init)
+
+    if carried is None:
+        with pytest.raises(JitTypeError, match="going into body_fun but"):
+            traced(f, X)
+        with pytest.raises(JitTypeError, match="going into body_fun but"):
+            jc.fori_loop(0, 3, lambda i, c: np.asarray(1, body_dtype)[()], init)
+    else:
+        loop = the_op(traced(f, X), "scf.for")
+        assert loop.result_types[0].element == jc.dtypes.ir_type(carried)
+        # eager: the same rule
+        assert jc.fori_loop(0, 3, lambda i, c: np.asarray(1, body_dtype)[()], init).dtype == carried
