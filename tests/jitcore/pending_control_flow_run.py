@@ -239,3 +239,51 @@ def test_scan_in_reverse(x):
     carry, ys = jc.jit(f)(x)
     assert carry == pytest.approx(c, abs=1e-12)
     np.testing.assert_allclose(ys, np.array(rows).reshape(len(x)), atol=1e-12)
+
+
+# -- array work in the body: loops that run kernels ------------------------------------------------
+@settings(max_examples=15)
+@given(u=vectors(min_size=3, max_size=40, elements=st.floats(-1, 1)), steps=st.integers(0, 30))
+def test_fori_loop_heat_equation_on_a_carried_array(u, steps):
+    def heat(u, steps):
+        def step(t, u):
+            u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+            return u
+        return jc.fori_loop(0, steps, step, u)
+
+    expected = u.copy()
+    for _ in range(steps):
+        expected[1:-1] = expected[1:-1] + 0.25 * (expected[2:] - 2 * expected[1:-1] + expected[:-2])
+    before = u.copy()
+    got = jc.jit(heat)(u, np.int64(steps))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(u, before)  # the loop carried a copy: the argument is unchanged
+
+
+@settings(max_examples=15)
+@given(x=vectors(min_size=1, max_size=30, elements=st.floats(-1e3, 1e3)))
+def test_while_loop_on_an_array_carry(x):
+    def shrink(x):
+        return jc.while_loop(lambda s: np.abs(s[0]).max() > 1, lambda s: (s[0] / 2, s[1] + 1), (x, 0))
+
+    y, k = x.copy(), 0
+    while np.abs(y).max() > 1:
+        y, k = y / 2, k + 1
+    got, n = jc.jit(shrink)(x)
+    np.testing.assert_array_equal(got, y)
+    assert int(n) == k
+
+
+@settings(max_examples=15)
+@given(x=hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 5)), elements=FLOATS))
+def test_scan_over_rows_of_a_matrix(x):
+    def f(xs):
+        return jc.scan(lambda c, row: (c + row, (c * row).sum()), np.zeros(xs.shape[1]), xs)
+
+    c, dots = np.zeros(x.shape[1]), []
+    for row in x:
+        dots.append((c * row).sum())
+        c = c + row
+    carry, ys = jc.jit(f)(x)
+    np.testing.assert_allclose(carry, c, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(ys, dots, rtol=1e-12, atol=1e-9)
