@@ -247,20 +247,20 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
     op_leaves = [prims.as_tracer(trace, leaf, a.dtype) if isinstance(leaf, np.ndarray) else leaf
                  for leaf, a in zip(op_leaves, op_avals)]
     blocks, outs = [], []
-    for fun, _ in (then, orelse):
+    for fun, name in (then, orelse):
         block = Block()
-        with trace.region(block):
+        with trace.region(block):  # values made in it are read only in it
             args = [fresh(leaf, leaf.scalar, leaf.weak) if isinstance(leaf, Tracer) else leaf
                     for leaf in op_leaves]
-            out = fun(*pytree.unflatten(op_tree, args))
+            leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
+            paths = pytree.leaf_paths(tree, "output")
+            leaf_avals = [aval_of(leaf, api, f"{p} of {name}") for leaf, p in zip(leaves, paths)]
+            outs.append((leaves, tree, leaf_avals))
         blocks.append(block)
-        outs.append(pytree.flatten(out))
-    (then_leaves, tree), (else_leaves, else_tree) = outs
+    (then_leaves, tree, then_avals), (else_leaves, else_tree, else_avals) = outs
     then_name, else_name = then[1], orelse[1]
     _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
     paths = pytree.leaf_paths(tree, "output")
-    then_avals = [aval_of(leaf, api, f"{p} of {then_name}") for leaf, p in zip(then_leaves, paths)]
-    else_avals = [aval_of(leaf, api, f"{p} of {else_name}") for leaf, p in zip(else_leaves, paths)]
     avals = _join_leaves(
         api, paths, then_avals, else_avals,
         lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
@@ -295,13 +295,14 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
     sources = _sources(init_leaves)
     for _ in range(len(avals) + 2):  # each retrace makes at least one leaf's dtype wider
         block = Block([*extra_types, *(a.ir_type for a in avals)])
-        with trace.region(block):
+        with trace.region(block):  # values made in it are read only in it
             carry = [Tracer(arg, trace, sources, a.weak)
                      for arg, a in zip(block.args[len(extra_types):], avals)]
             out, rest = call(block, pytree.unflatten(tree, carry))
-        out_leaves, out_tree = pytree.flatten(out)
-        _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
-        out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}") for leaf, p in zip(out_leaves, paths)]
+            out_leaves, out_tree = pytree.flatten(out)
+            _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
+            out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}")
+                         for leaf, p in zip(out_leaves, paths)]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         if [j.dtype for j in joined] == [a.dtype for a in avals]:
             return block, joined, out_leaves, rest
@@ -427,10 +428,10 @@ def scan(f, init, xs=None, length=None, *, reverse=False):
 
     body, avals, out_leaves, (i, y) = _trace_body(trace, api, "f", init_leaves, tree,
                                                   (TensorType((), ir_type(INDEX)),), call)
-    y_leaves, y_tree = pytree.flatten(y)
-    y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
-    stacked = [Aval((n, *a.shape), a.dtype) for a in y_avals]
     with trace.region(body):
+        y_leaves, y_tree = pytree.flatten(y)
+        y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
+        stacked = [Aval((n, *a.shape), a.dtype) for a in y_avals]
         rows = []
         for leaf, a, s in zip(y_leaves, y_avals, stacked):
             buffer = Tracer(body.add_arg(s.ir_type), trace)

@@ -115,6 +115,8 @@ class Tracer:
 
     @property
     def value(self) -> Value:
+        if self.level > self.trace.depth:
+            self._escaped()
         if self.view is not None:
             root = self.root()
             if self._seen != root.version:
@@ -124,6 +126,15 @@ class Tracer:
                 self._value = forward(base)._value
                 self._seen = root.version
         return self._value
+
+    def _escaped(self):
+        dims = ",".join(map(str, self._value.type.shape))
+        raise JitTypeError(
+            f"a value computed inside a loop body or branch (Traced<{self._value.type.element}"
+            f"[{dims}]>) is used after it, at {user_location()}: it exists only inside. Return "
+            "it from the body or branch (in the loop's carry, scan's ys or the branch's output) "
+            "and use what the loop or branch returns."
+        )
 
     def _derived_in_region(self, version: int) -> Value:
         """A view from outside the region, stale, read in it: derived once per region, in the

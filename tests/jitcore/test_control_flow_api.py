@@ -574,3 +574,18 @@ def test_a_weak_init_takes_the_body_dtype_where_numpy_promotion_allows(init, bod
         assert loop.result_types[0].element == jc.dtypes.ir_type(carried)
         # eager: the same rule
         assert jc.fori_loop(0, 3, lambda i, c: np.asarray(1, body_dtype)[()], init).dtype == carried
+
+
+def test_a_value_from_inside_a_body_used_after_it_is_an_error():
+    def f(x):
+        stash = []
+
+        def body(i, c):
+            stash.append(c * 2)
+            return c + 1
+        out = jc.fori_loop(0, 3, body, x)
+        return out + stash[0]  # ESCAPE-1
+
+    with pytest.raises(JitTypeError) as e:
+        traced(f, X)
+    raises_at(e, "ESCAPE-1", "inside a loop body or branch", "f32[5]", "used after it")
