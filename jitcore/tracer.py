@@ -74,7 +74,8 @@ class Trace:
     def region(self, block):
         """Trace into ``block`` (a region of an op being built) instead of the current block.
         Constants made inside stay inside: the caches are restored on the way out, since a value
-        defined in a region cannot be used after it."""
+        defined in a region cannot be used after it. If the body raises, the block is dropped:
+        its ops let go of the values outside, which would otherwise keep uses that no op has."""
         saved = self.builder, self.constants, self.derived
         self.builder = Builder(block)
         self.constants = dict(self.constants)
@@ -82,6 +83,10 @@ class Trace:
         self.depth += 1
         try:
             yield block
+        except BaseException:
+            for op in reversed(block.ops):
+                op.drop_all_references()
+            raise
         finally:
             self.builder, self.constants, self.derived = saved
             self.depth -= 1

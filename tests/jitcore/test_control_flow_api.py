@@ -589,3 +589,18 @@ def test_a_value_from_inside_a_body_used_after_it_is_an_error():
     with pytest.raises(JitTypeError) as e:
         traced(f, X)
     raises_at(e, "ESCAPE-1", "inside a loop body or branch", "f32[5]", "used after it")
+
+
+def test_a_body_that_raises_leaves_no_uses_behind():
+    from jitcore.ir.builder import Builder
+    from jitcore.ir.core import Block
+    from jitcore.tracer import Trace, Tracer
+
+    outer = Block([ir.types.TensorType((3,), jc.dtypes.ir_type(np.float32))])
+    trace = Trace(Builder(outer), "f")
+    x = Tracer(outer.args[0], trace)
+    body = Block()
+    with pytest.raises(ZeroDivisionError), trace.region(body):
+        y = x * 2
+        y = y / 0 if y.shape == (2,) else 1 // 0
+    assert outer.args[0].uses == [] and trace.depth == 0 and trace.builder.block is outer
