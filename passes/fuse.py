@@ -134,18 +134,31 @@ def _fuse_block(block: Block, max_recompute: int) -> bool:
     """
     changed = False
     position = 0
+    built: dict[kernel.GenericOp, dict] = {}  # kernels made here -> their reads (see _Assembly)
+    in_order: dict[kernel.GenericOp, bool] = {}  # kernel.runs_in_order, which scans a whole body
     while True:
-        found = _next_pair(block, position, max_recompute)
+        found = _next_pair(block, position, max_recompute, in_order)
         if found is None:
             return changed
         consumer, producer, i = found
         was_contraction = is_float_contraction(consumer)
-        new = _inline(producer, consumer, i)
+        consumer_in_order = _runs_in_order(consumer, in_order)
+        new = _inline(producer, consumer, i, built)
+        in_order[new] = consumer_in_order  # what it takes from the producer never runs in order
         changed = True
-        position = 0 if was_contraction and not is_float_contraction(new) else block.ops.index(new)
+        position = block.ops.index(new)
+        if was_contraction and not is_float_contraction(new):
+            position = 0
+            built.clear()  # kernels before ``new`` may be rebuilt, and their operands change
 
 
-def _next_pair(block: Block, start: int, max_recompute: int):
+def _runs_in_order(op: kernel.GenericOp, known: dict[kernel.GenericOp, bool]) -> bool:
+    if op not in known:
+        known[op] = kernel.runs_in_order(op)
+    return known[op]
+
+
+def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict):
     """The first (consumer, producer, operand number) from op ``start`` on that may fuse."""
     ops = block.ops
     for k in range(start, len(ops)):
@@ -161,20 +174,21 @@ def _next_pair(block: Block, start: int, max_recompute: int):
                 if producer.value.is_splat and not is_float_contraction(consumer):
                     return consumer, producer, i
             elif (isinstance(producer, kernel.GenericOp) and producer.parent is block
-                  and _should_inline(producer, consumer, i, max_recompute)):
+                  and _should_inline(producer, consumer, i, max_recompute, in_order)):
                 return consumer, producer, i
     return None
 
 
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
-                   max_recompute: int) -> bool:
+                   max_recompute: int, in_order: dict) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
-    if producer.indexed or kernel.runs_in_order(producer):
-        return False  # an indexed kernel stays whole (see the module docstring)
-    if any(i >= 0 for i in producer.copy_inputs):
-        return False  # its body computes only part of its result
-    cost = _cost(producer)
+    if producer.indexed or any(i >= 0 for i in producer.copy_inputs):
+        return False  # an indexed kernel stays whole (see the module docstring), and a
+        # kernel whose result starts as a copy computes only part of it
+    if _runs_in_order(producer, in_order):
+        return False
+    cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
@@ -187,16 +201,24 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     return cost <= max_recompute
 
 
-def _cost(op: kernel.GenericOp) -> int:
-    """The scalar ops of a kernel's body that compute something."""
-    return sum(not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)) for inner in op.body.ops)
+def _cost(op: kernel.GenericOp, cap: int) -> int:
+    """The scalar ops of a kernel's body that compute something, counted up to ``cap + 1``:
+    the rules only compare the cost with 0 and with ``max_recompute``, and a fused body may
+    be long."""
+    count = 0
+    for inner in op.body.ops:
+        if not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)):
+            count += 1
+            if count > cap:
+                break
+    return count
 
 
 def _feeds_float_contractions(op: kernel.GenericOp) -> bool:
     """Whether ``op`` only moves data (a transpose, a slice) into float contractions: it will
     become their maps, so a producer shared with others should not be recomputed inside it."""
     users = [user for r in op.results for user, _ in r.uses]
-    return (_cost(op) == 0 and bool(users)
+    return (_cost(op, 0) == 0 and bool(users)
             and all(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users))
 
 
@@ -210,6 +232,11 @@ def _position(emit: ComplexEmitter, e) -> Value:
     if e.offset:
         pos = emit.op("arith.addi", pos, emit.const(e.offset, index_type))
     return pos
+
+
+def _key(value: Value, amap, clamped: bool, indexed: bool) -> tuple:
+    """What makes two reads one operand: an indexed one reads all of ``value``."""
+    return (value, True) if indexed else (value, amap, clamped)
 
 
 class _Assembly:
@@ -236,7 +263,7 @@ class _Assembly:
         if (not indexed and not copy_source and isinstance(producer, array.ConstantOp)
                 and producer.value.is_splat):
             return self.emit.const(producer.value.array.reshape(-1)[0].item(), value.type.element)
-        key = (value, True) if indexed else (value, amap, clamped)
+        key = _key(value, amap, clamped, indexed)
         found = self.seen.get(key)
         if found is not None:
             return found
@@ -248,6 +275,41 @@ class _Assembly:
         self.clamped.append(clamped)
         self.indexed.append(indexed)
         return arg
+
+    def take(self, kernel_op: kernel.GenericOp, reads: dict, skip: int = -1) -> None:
+        """Move in the inputs of ``kernel_op`` but its operand ``skip``, as ``read`` would,
+        given ``reads``: its (operand, map, clamped) reads, each once, none a splat constant,
+        to their block arguments. Only the reads that are here already are looked at one by
+        one; the rest are taken over in bulk."""
+        n = len(kernel_op.operands)
+        operands, maps = kernel_op.operands, kernel_op.input_maps
+        clamped, indexed = set(kernel_op.clamped), set(kernel_op.indexed)
+        args = kernel_op.body.args[:n]
+        dropped = {}  # operand number -> the argument here that replaces it, None: skip
+        if skip >= 0:
+            key = _key(operands[skip], maps[skip], skip in clamped, skip in indexed)
+            dropped[skip] = None
+            reads.pop(key)
+        small, large = sorted((reads, self.seen), key=len)
+        for key in [k for k in small if k in large]:
+            dropped[reads.pop(key).index] = self.seen[key]
+        start = 0
+        for j in [*sorted(dropped), n]:  # the operands between two dropped ones, in bulk
+            self._move_args(args[start:j])
+            self.operands += operands[start:j]
+            self.maps += maps[start:j]
+            self.clamped += [k in clamped for k in range(start, j)] if clamped else [False] * (j - start)
+            self.indexed += [k in indexed for k in range(start, j)] if indexed else [False] * (j - start)
+            if j < n and dropped[j] is not None:
+                args[j].replace_all_uses_with(dropped[j])
+            start = j + 1
+        self.seen.update(reads)
+
+    def _move_args(self, args: list[BlockArgument]) -> None:
+        base = len(self.block.args)
+        for i, arg in enumerate(args, base):
+            arg.block, arg.index = self.block, i
+        self.block.args += args
 
     def _move_arg(self, arg: BlockArgument) -> BlockArgument:
         arg.block, arg.index = self.block, len(self.block.args)
@@ -282,29 +344,35 @@ class _Assembly:
         return Builder.before_op(consumer).insert(op)
 
 
-def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> kernel.GenericOp:
-    """Replace ``consumer`` by a kernel that computes operand ``index`` itself; return it."""
+def _inline(producer: Operation, consumer: kernel.GenericOp, index: int,
+            built: dict[kernel.GenericOp, dict]) -> kernel.GenericOp:
+    """Replace ``consumer`` by a kernel that computes operand ``index`` itself; return it.
+
+    ``built`` holds the reads of the kernels this search made: their operands are distinct
+    reads and none is a splat constant that the body could hold, so such a kernel's operands
+    are taken over as they are, without looking at each again (``_Assembly.take``)."""
     out = _Assembly()
     body = consumer.body
-    copied = {}
-    for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
-        if i == index:
-            continue
-        source = i in consumer.copy_inputs
-        indexed = i in consumer.indexed
-        arg = body.args[i]
-        new = out.read(arg, v, m, i in consumer.clamped, indexed, source)
-        if new is not arg:
-            arg.replace_all_uses_with(new)
-        if source:
-            copied[i] = next(j for j, u in enumerate(out.operands)
-                             if u is v and out.maps[j] == m and out.indexed[j] == indexed)
+    reads = built.pop(consumer, None)
+    if reads is not None:
+        out.take(consumer, reads, skip=index)
+    else:
+        for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
+            if i != index:
+                arg = body.args[i]
+                new = out.read(arg, v, m, i in consumer.clamped, i in consumer.indexed,
+                               i in consumer.copy_inputs)
+                if new is not arg:
+                    arg.replace_all_uses_with(new)
+    copied = {i: next(j for j, u in enumerate(out.operands) if u is consumer.operands[i]
+                      and out.maps[j] == consumer.input_maps[i] and out.indexed[j] == (i in consumer.indexed))
+              for i in consumer.copy_inputs if i >= 0}
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
         computed = out.read(None, value, consumer.input_maps[index])
     else:
         computed = _splice_producer(out, producer, value, consumer.input_maps[index],
-                                    index in consumer.clamped)
+                                    index in consumer.clamped, built.pop(producer, None))
     body.args[index].replace_all_uses_with(computed)
     accumulators = body.args[len(consumer.operands):]
     body.args = []
@@ -316,28 +384,36 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> kern
     consumer.erase()
     if all(not r.uses for r in producer.results):
         producer.erase()
+    built[new] = out.seen
     return new
 
 
 def _splice_producer(out: _Assembly, producer: kernel.GenericOp, value: Value, outer,
-                     clamp_all: bool) -> Value:
+                     clamp_all: bool, reads: dict | None) -> Value:
     """Put ``producer``'s body into ``out``, its reads composed with ``outer`` (the consumer's
     map for ``value``); return the body's value of ``value``. A producer that the consumer
-    is the last user of is taken apart (its ops moved); one with other users is copied."""
+    is the last user of is taken apart (its ops moved); one with other users is copied.
+    ``reads``: the producer's, if this search built it."""
     last_use = sum(len(r.uses) for r in producer.results) == 1
     identity = outer.is_identity
     inner: dict[Value, Value] = {}
     body = producer.body
-    for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, body.args)):
-        composed = m if identity else m.compose(outer)
-        read = out.read(arg if last_use else None, v, composed, clamp_all or j in producer.clamped)
-        if read is not arg:
-            inner[arg] = read
+    if last_use and reads is not None and identity and not clamp_all:
+        out.take(producer, reads)  # its reads, composed with the identity, are the same
+    else:
+        for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, body.args)):
+            composed = m if identity else m.compose(outer)
+            read = out.read(arg if last_use else None, v, composed, clamp_all or j in producer.clamped)
+            if read is not arg:
+                inner[arg] = read
     if last_use:
         for arg, read in inner.items():
             arg.replace_all_uses_with(read)
         body.args = []
     ops, terminator = body.ops[:-1], body.ops[-1]
+    if last_use and identity:
+        out.move_ops(ops)  # its index ops read the consumer's dims as they are
+        ops = []
     for op in ops:
         if isinstance(op, kernel.IndexOp):
             position = _position(out.emit, outer.exprs[op.dim])
