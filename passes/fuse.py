@@ -146,7 +146,7 @@ def _fuse_block(block: Block, max_recompute: int) -> bool:
         new = _inline(producer, consumer, i, built)
         in_order[new] = consumer_in_order  # what it takes from the producer never runs in order
         changed = True
-        position = block.ops.index(new)
+        position = block.position(new)
         if was_contraction and not is_float_contraction(new):
             position = 0
             built.clear()  # kernels before ``new`` may be rebuilt, and their operands change

@@ -115,3 +115,25 @@ def test_the_clock_splits_a_compile_into_tracing_each_pass_the_verifier_and_code
     assert all(seconds >= 0 for seconds in stages.values())
     assert clock.slowest()[1] == max(stages.values())
     assert clock.total == pytest.approx(sum(stages.values()))
+
+
+def test_a_function_of_many_kernels_keeps_them_as_functions_and_computes_what_numpy_does():
+    # Past codegen/cpu/backend.py's INLINED_KERNELS, LLVM does not inline the kernels into the
+    # entry function, whose optimisation would take time superlinear in the program's length.
+    from jitcore.codegen.cpu.backend import INLINED_KERNELS
+
+    def heat(u):
+        u = u * 1.0
+        for _ in range(40):
+            u[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        return u
+
+    u = np.linspace(0.0, 1.0, 50) ** 2
+    jitted = jc.jit(heat)
+    lowered = jitted.lower(u)
+    kernels = [line for line in lowered.as_text("llvm").splitlines() if line.startswith("define internal")]
+    assert len(kernels) > INLINED_KERNELS
+    assert all(line.endswith("noinline") for line in kernels)
+    defined = [line for line in lowered.as_text("llvm-opt").splitlines() if line.startswith("define")]
+    assert len(defined) > INLINED_KERNELS
+    np.testing.assert_array_equal(jitted(u), heat(u))
