@@ -100,8 +100,12 @@ class Operation:
         self.attributes: dict = dict(attributes or {})
         self.regions: list[Region] = []
         self.parent: Block | None = None
-        for v in operands:
-            self._append_operand(v)
+        mine = self._operands
+        for v in operands:  # _append_operand, inline: kernels with thousands of operands are built
+            if not isinstance(v, Value):
+                raise IRError(f"operand of {self.op_name} must be a Value, got {type(v).__name__}")
+            v.uses.append((self, len(mine)))
+            mine.append(v)
         for r in regions:
             self.add_region(r)
 

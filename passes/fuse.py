@@ -44,16 +44,21 @@ indexed operands (read at computed positions, or the copy a scatter starts from)
 fused: they have no map to compose with, so they stay buffers.
 
 Fusion works within each block: the function's body and, one by one, the blocks of the
-``scf`` loops and branches in it (docs/control-flow.md §4). A producer outside a region is never
-inlined into a consumer inside it (that would recompute it at every iteration), nor is anything
-fused across blocks.
+``scf`` loops and branches in it (docs/control-flow.md §4). A kernel producer outside a region
+is never inlined into a consumer inside it (that would recompute it at every iteration), nor is
+anything fused across blocks; a splat constant from outside becomes a body constant, as one
+from inside does (it costs nothing per iteration).
 
-Compile time is linear in the size of the function: a fused kernel is built by moving the ops
+Compile time grows about linearly with the function: a fused kernel is built by moving the ops
 and block arguments of the kernels it replaces into it, never by copying them (a producer with
-other users left is the exception, and rule (b) makes it small), and after each inline the
-search goes on from the new kernel instead of from the top of the block. Nothing before that
-kernel can have become fusable (see ``_fuse_block``), so the decisions, and the IR,
-are those of a search from the top.
+other users left is the exception, and rule (b) makes it small); the operands of a kernel this
+search built are known to be distinct reads, so they are taken over in bulk; and after each
+inline the search goes on from the new kernel instead of from the top of the block. Nothing
+before that kernel can have become fusable (see ``_fuse_block``), so the decisions, and the IR,
+are those of a search from the top. What remains per inline is a pass over the operand list
+of the new kernel (a new op is built): a kernel that reads thousands of different slices (a sum
+of ``x[i]`` over a long static ``i``) costs time quadratic in that count, at about a
+microsecond per operand and inline.
 
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that

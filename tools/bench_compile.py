@@ -33,7 +33,6 @@ import numpy as np  # noqa: E402
 
 import jitcore as jc  # noqa: E402
 from jitcore import compiler  # noqa: E402
-from jitcore.compile_time import CompileClock  # noqa: E402
 
 
 def sumsq(steps):
@@ -89,7 +88,10 @@ def steps_for(make, ops: int) -> int:
     return max(1, round((ops - base) / per_step))
 
 
-def compile_once(make, steps, pipeline) -> CompileClock:
+def compile_once(make, steps, pipeline):
+    """One compile of the program, timed by stage (a ``jitcore.compile_time.CompileClock``)."""
+    from jitcore.compile_time import CompileClock
+
     f, args = make(steps)
     clock = CompileClock()
     jitted = jc.jit(f, pipeline=pipeline)
