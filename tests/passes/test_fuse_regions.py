@@ -122,3 +122,40 @@ def test_splat_constants_from_outside_a_loop_become_body_constants():
     (inside,) = _kernels(loop.regions[0].block)
     assert "arith.constant" in _body_ops(inside)
     assert all(getattr(v, "op", None) is None or isinstance(v.op, kernel.GenericOp) for v in inside.operands)
+
+
+# A loop in a loop: the inner body's chain fuses in the inner block, the outer body's own chain
+# in the outer block, and the inner loop reads the outer body's kernel without inlining it.
+NESTED = '''"func.func"() ({
+^bb0(%x: tensor<8xf32>, %n: tensor<i64>):
+  %lb = "array.constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %st = "array.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %r = "scf.for"(%lb, %n, %st, %x) ({
+  ^bb0(%i: tensor<i64>, %acc: tensor<8xf32>):
+    %s = "array.sin"(%acc) : (tensor<8xf32>) -> tensor<8xf32>
+    %c = "array.cos"(%s) : (tensor<8xf32>) -> tensor<8xf32>
+    %inner = "scf.for"(%lb, %n, %st, %c) ({
+    ^bb0(%j: tensor<i64>, %v: tensor<8xf32>):
+      %e = "array.exp"(%v) : (tensor<8xf32>) -> tensor<8xf32>
+      %m = "array.mul"(%e, %c) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+      "scf.yield"(%m) : (tensor<8xf32>) -> ()
+    }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<8xf32>) -> tensor<8xf32>
+    %y = "array.neg"(%inner) : (tensor<8xf32>) -> tensor<8xf32>
+    "scf.yield"(%y) : (tensor<8xf32>) -> ()
+  }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<8xf32>) -> tensor<8xf32>
+  "func.return"(%r) : (tensor<8xf32>) -> ()
+}) {function_type = (tensor<8xf32>, tensor<i64>) -> tensor<8xf32>, sym_name = "nested"} : () -> ()
+'''
+
+
+def test_loops_in_loops_fuse_block_by_block():
+    func = _run(NESTED)
+    outer = next(op for op in func.body.ops if op.op_name == "scf.for")
+    outer_body = outer.regions[0].block
+    sin_cos, neg = _kernels(outer_body)
+    assert _body_ops(sin_cos) == ["math.sin", "math.cos", "kernel.yield"]
+    assert _body_ops(neg) == ["arith.negf", "kernel.yield"]
+    inner = next(op for op in outer_body.ops if op.op_name == "scf.for")
+    (exp_mul,) = _kernels(inner.regions[0].block)
+    assert _body_ops(exp_mul) == ["math.exp", "arith.mulf", "kernel.yield"]
+    assert sin_cos.result in exp_mul.operands  # read from the outer body, not recomputed
