@@ -5,8 +5,8 @@ from __future__ import annotations
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "CompileTimeWarning", "ConcretizationError", "ConfigError", "IRError", "JitcoreError",
-    "JitTypeError", "ParseError", "TracerConversionError", "UnsupportedError", "VerificationError",
+    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "ParseError",
+    "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
 
