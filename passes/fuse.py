@@ -340,7 +340,7 @@ class _Assembly:
         if any(i >= 0 for i in copy_inputs):
             attrs["copy_inputs"] = tuple(copy_inputs)
         n_in = len(consumer.operands)
-        indexed = [i for i, x in enumerate(self.indexed) if x]
+        indexed = [i for i, x in enumerate(self.indexed) if x] if any(self.indexed) else []
         indexed += [len(self.operands) + k for k in range(len(consumer.results))
                     if n_in + k in consumer.indexed]
         if indexed:
