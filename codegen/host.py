@@ -1,13 +1,24 @@
-"""The host side of a compiled function: where each tensor lives, the ordered kernel launches,
-and the LLVM entry point that runs them.
+"""The host side of a compiled function: where each tensor lives, the kernel launches, the
+program of steps that runs them, and the LLVM entry point that runs the program.
 
 ``plan_function`` is target-neutral: it walks an optimised function (kernels, constants,
-reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
-program order. ``emit_entry`` is the entry point of a target whose kernels are functions in the
-same LLVM module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
-``codegen/plan.py`` describes and runs each launch's kernel on its operands' data pointers
-(and the element strides of strided arguments), reading nothing but the plan. How a launch
-runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
+reshapes, and array-level ``scf`` ops whose regions hold more of the same), gives every tensor
+a ``Storage``, lists one ``Launch`` per kernel and makes the program: a ``Run`` per launch in
+program order, and for an ``scf`` op a ``ForLoop``, ``WhileLoop`` or ``Branch`` of the steps of
+its regions. The values an ``scf`` op carries (its results and its blocks' carried arguments)
+share one buffer each, never an init's storage (the init may be the caller's array, or used
+again after the loop): the inits are copied in before the loop, and each iteration's yields are
+copied in at its end, as if all at once (a value that another carried value's buffer holds is
+staged first). An ``scf.for``'s induction variable is a 0-d buffer the entry writes before each
+iteration, so kernels read it as any 0-d input. Every buffer is the caller's, allocated once
+per call, however many times a loop runs.
+
+``emit_entry`` is the entry point of a target whose kernels are functions in the same LLVM
+module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
+``codegen/plan.py`` describes and runs the program, its loops and branches as LLVM loops and
+branches (bounds and conditions loaded from their storage), each launch's kernel on its
+operands' data pointers (and the element strides of strided arguments), reading nothing but the
+plan. How a launch runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
 """
 
 from __future__ import annotations

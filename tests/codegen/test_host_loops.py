@@ -358,3 +358,34 @@ def test_pickled_plan_runs_in_a_fresh_process():
                          capture_output=True, check=True, timeout=120)
     u = np.linspace(0.0, 1.0, 17) ** 2
     np.testing.assert_allclose(eval(out.stdout.decode()), heat_numpy(u, 0.3, 25), rtol=1e-12)
+
+
+# -- a kernel that checks indices, in a loop: a bad index stops the call -----------------------
+ROW_SUM = module(
+    "%x: tensor<3x4xf64>, %lo: tensor<i64>, %hi: tensor<i64>",
+    "tensor<4xf64>",
+    '''    %c1 = "array.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+    %zero = "array.constant"() {value = dense<0.0> : tensor<4xf64>} : () -> tensor<4xf64>
+    %r = "scf.for"(%lo, %hi, %c1, %zero) ({
+    ^bb0(%i: tensor<i64>, %acc: tensor<4xf64>):
+      %row = "array.gather"(%x, %i) {axis = 0} : (tensor<3x4xf64>, tensor<i64>) -> tensor<4xf64>
+      %next = "array.add"(%acc, %row) : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
+      "scf.yield"(%next) : (tensor<4xf64>) -> ()
+    }) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<4xf64>) -> tensor<4xf64>''',
+    "%r")
+
+
+@settings(max_examples=examples(40))
+@given(lo=st.integers(-5, 5), hi=st.integers(-5, 5))
+def test_rows_indexed_by_the_loop_variable(lo, hi):
+    x = np.arange(12.0).reshape(3, 4) ** 2
+    want = np.zeros(4)
+    try:
+        for i in range(lo, hi):
+            want = want + x[i]
+    except IndexError as e:
+        with pytest.raises(IndexError, match=str(e).split(" is ")[0]):
+            run(ROW_SUM, x, np.int64(lo), np.int64(hi))
+        return
+    (got,) = run(ROW_SUM, x, np.int64(lo), np.int64(hi))
+    np.testing.assert_array_equal(got, want)
