@@ -30,9 +30,9 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
+from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
 from jitcore.codegen.plan import (
-    ZERO_STEP,
     ArrayHeader,
     Branch,
     CompiledFunction,
@@ -316,8 +316,10 @@ class _Entry:
         zero = ll.Constant(I64, 0)
         if step.check_step:
             with b.if_then(b.icmp_signed("==", by, zero), likely=False):
-                b.store(ll.Constant(I64, ZERO_STEP), self.status_pointer(0))
-                b.store(ll.Constant(I64, step.number), self.status_pointer(1))
+                # an earlier bad index keeps its report: NumPy would have stopped there
+                with b.if_then(b.icmp_unsigned("==", self.status_word(0), zero)):
+                    b.store(ll.Constant(I64, ZERO_STEP), self.status_pointer(0))
+                    b.store(ll.Constant(I64, step.number), self.status_pointer(1))
                 b.ret_void()
         upward = b.icmp_signed(">", by, zero)
         before = b.block

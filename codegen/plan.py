@@ -81,7 +81,8 @@ class ForLoop:
     """A step: ``body`` for ``iv = lower, lower + step, ...`` while ``iv < upper`` (``iv >
     upper`` for a negative step). The bounds are 0-d int64 storages, loaded once before the
     loop; ``iv`` is the 0-d int64 buffer written before each iteration. ``check_step``: the
-    step may be zero, which stops the call with status ``ZERO_STEP`` rather than loop forever."""
+    step may be zero, which stops the call with status ``kernel_body.ZERO_STEP`` (word 1: the
+    loop's ``number``) rather than loop forever."""
 
     lower: Storage
     upper: Storage
@@ -109,11 +110,6 @@ class Branch:
     condition: Storage
     then: tuple
     otherwise: tuple
-
-
-# The status flag (word 0) of a call that stopped at an scf.for with step 0; word 1 holds the
-# loop's number in program order. Flag 1 is a bad index (codegen/kernel_body.py).
-ZERO_STEP = 2
 
 
 @dataclass(frozen=True)

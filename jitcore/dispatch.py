@@ -16,8 +16,9 @@ import numpy as np
 
 from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.codegen.backend import backend_for
-from jitcore.codegen.plan import ZERO_STEP, ArrayHeader, CompiledFunction
-from jitcore.errors import JitRuntimeError, JitTypeError
+from jitcore.codegen.kernel_body import ZERO_STEP
+from jitcore.codegen.plan import ArrayHeader, CompiledFunction
+from jitcore.errors import JitTypeError, LoopStepError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
@@ -77,15 +78,6 @@ def _copies(outputs, owners, mutated) -> list[bool]:
     return copies
 
 
-def _raise_status(status: list[int]) -> None:
-    """The error a call that set its status words stopped at (``codegen/plan.py``)."""
-    flag, index, axis, size = status
-    if flag == ZERO_STEP:
-        raise JitRuntimeError(f"a loop's step is zero (the function's scf.for #{index}, in program "
-                              "order): it would never end")
-    raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
-
-
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
@@ -133,7 +125,11 @@ class Executable:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
-            _raise_status(buffers[-1].tolist())
+            flag, index, axis, size = buffers[-1].tolist()
+            if flag == ZERO_STEP:
+                raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
+                                    "it would never end)")
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
         for kind, index, shape, scalar, copy in self._outputs:
             if kind == "constant":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitRuntimeError", "JitTypeError",
+    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "LoopStepError",
     "ParseError", "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
@@ -30,5 +30,5 @@ class ConfigError(JitcoreError, ValueError):
     """A setting (``jitcore.config``, or the environment variable behind it) out of its range."""
 
 
-class JitRuntimeError(JitcoreError, ValueError):
-    """A value the compiled code computed made it stop (a loop whose step is zero)."""
+class LoopStepError(JitcoreError, ValueError):
+    """A compiled loop ran with a step of zero (Python's ``range`` refuses one too)."""
