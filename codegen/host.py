@@ -24,6 +24,7 @@ plan. How a launch runs (one call, chunks on threads, a grid) is the target's ``
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterator
 
 import numpy as np
@@ -192,22 +193,41 @@ class _Planner:
             copies.append(Copy(source, target, _nbytes(value)))
         return staged + copies
 
+    def swaps(self, block, targets: list[Storage]) -> tuple[Copy, ...]:
+        """The yields of a loop's ``block`` that may trade buffers with their carried value
+        instead of being copied into it: a kernel result of the block itself (so written
+        whole each iteration, and read by nothing after the iteration ends) yielded once."""
+        yields = block.terminator.operands
+        counts = Counter(self.of(v) for v in yields)
+        return tuple(Copy(self.of(v), target, _nbytes(v)) for v, target in zip(yields, targets)
+                     if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
+                     and counts[self.of(v)] == 1)
+
+    def loop_body(self, block, targets: list[Storage]) -> tuple[tuple, tuple[Copy, ...]]:
+        """The steps of a loop's body, its yields moved into ``targets``, and the swaps."""
+        steps = self.steps(block)
+        swaps = self.swaps(block, targets)
+        swapped = {swap.target for swap in swaps}
+        kept = [(v, t) for v, t in zip(block.terminator.operands, targets) if t not in swapped]
+        moves = self.moves([v for v, _ in kept], [t for _, t in kept])
+        return tuple(steps + moves), swaps
+
     def for_loop(self, op: scf.ForOp) -> list:
         iv = self.buffer((), np.int64)
         self.storage[id(op.induction_variable)] = iv
         storages, inits = self.carried(op, op.inits, [op.body])
-        body = self.steps(op.body) + self.moves(op.body.terminator.operands, storages)
+        body, swaps = self.loop_body(op.body, storages)
         number, self.loops = self.loops, self.loops + 1
-        loop = ForLoop(self.of(op.lower), self.of(op.upper), self.of(op.step), iv, tuple(body),
-                       _may_step_by_zero(op), number)
+        loop = ForLoop(self.of(op.lower), self.of(op.upper), self.of(op.step), iv, body,
+                       _may_step_by_zero(op), number, swaps)
         return [*inits, loop]
 
     def while_loop(self, op: scf.WhileOp) -> list:
         storages, inits = self.carried(op, op.operands, [op.cond, op.body])
         before = self.steps(op.cond)
         condition = self.of(op.cond.terminator.operands[0])
-        body = self.steps(op.body) + self.moves(op.body.terminator.operands, storages)
-        return [*inits, WhileLoop(tuple(before), condition, tuple(body))]
+        body, swaps = self.loop_body(op.body, storages)
+        return [*inits, WhileLoop(tuple(before), condition, body, swaps)]
 
     def branch(self, op: scf.IfOp) -> list:
         storages, _ = self.carried(op, (), [])
@@ -305,10 +325,11 @@ class _Entry:
             self.stop_if(self.b.icmp_unsigned("!=", self.status_word(0), ll.Constant(I64, 0)))
 
     def emit_copy(self, step: Copy) -> None:
+        self.memcpy(self.pointers[step.target], self.pointers[step.source], step.nbytes)
+
+    def memcpy(self, target: ll.Value, source: ll.Value, nbytes: int) -> None:
         memcpy = self.fn.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
-        size = ll.Constant(I64, step.nbytes)
-        self.b.call(memcpy, [self.pointers[step.target], self.pointers[step.source], size,
-                             ll.Constant(ll.IntType(1), 0)])
+        self.b.call(memcpy, [target, source, ll.Constant(I64, nbytes), ll.Constant(ll.IntType(1), 0)])
 
     def emit_for(self, step: ForLoop) -> None:
         b = self.b
@@ -322,10 +343,8 @@ class _Entry:
                     b.store(ll.Constant(I64, step.number), self.status_pointer(1))
                 b.ret_void()
         upward = b.icmp_signed(">", by, zero)
-        before = b.block
-        header, body, done = (self.fn.append_basic_block(n) for n in ("for.header", "for.body", "for.done"))
-        b.branch(header)
-        b.position_at_end(header)
+        header, body, done = (self.fn.append_basic_block(f"for.{n}") for n in ("header", "body", "done"))
+        before, traded = self.open_loop(header, step.swaps)
         iv = b.phi(I64)
         iv.add_incoming(lower, before)
         more = b.select(upward, b.icmp_signed("<", iv, upper), b.icmp_signed(">", iv, upper))
@@ -334,20 +353,51 @@ class _Entry:
         b.store(iv, self.pointers[step.iv])
         self.emit_steps(step.body, in_loop=True)
         iv.add_incoming(b.add(iv, by), b.block)
-        b.branch(header)
-        b.position_at_end(done)
+        self.close_loop(header, done, step.swaps, traded)
 
     def emit_while(self, step: WhileLoop) -> None:
         b = self.b
         header, body, done = (self.fn.append_basic_block(f"while.{n}") for n in ("cond", "body", "done"))
-        b.branch(header)
-        b.position_at_end(header)
+        traded = self.open_loop(header, step.swaps)[1]
         self.emit_steps(step.before, in_loop=True)
         b.cbranch(self.load_condition(step.condition), body, done)
         b.position_at_end(body)
         self.emit_steps(step.body, in_loop=True)
+        self.close_loop(header, done, step.swaps, traded)
+
+    def open_loop(self, header: ll.Block, swaps) -> tuple[ll.Block, list]:
+        """Branch to ``header`` and start it with a phi per buffer that ``swaps`` trade: inside
+        the loop, the steps use those phis as the buffers' pointers. Returns the block that
+        entered the loop and, per swap, the (original pointer, phi) of target and source."""
+        b = self.b
+        before = b.block
+        b.branch(header)
+        b.position_at_end(header)
+        traded = []
+        for swap in swaps:
+            pair = []
+            for storage in (swap.target, swap.source):
+                phi = b.phi(PTR)
+                phi.add_incoming(self.pointers[storage], before)
+                pair.append((self.pointers[storage], phi))
+                self.pointers[storage] = phi
+            traded.append(pair)
+        return before, traded
+
+    def close_loop(self, header: ll.Block, done: ll.Block, swaps, traded: list) -> None:
+        """The back edge, the buffers of each swap exchanged on it, and after the loop (at
+        ``done``) each carried value copied into its own buffer where it ended in the other."""
+        b = self.b
+        latch = b.block
+        for (_, target), (_, source) in traded:
+            target.add_incoming(source, latch)
+            source.add_incoming(target, latch)
         b.branch(header)
         b.position_at_end(done)
+        for swap, ((target0, target), (source0, _)) in zip(swaps, traded):
+            with b.if_then(b.icmp_unsigned("!=", target, target0)):
+                self.memcpy(target0, target, swap.nbytes)
+            self.pointers[swap.target], self.pointers[swap.source] = target0, source0
 
     def load_condition(self, storage: Storage) -> ll.Value:
         """A 0-d bool's value: NumPy's bool is one byte, true when not zero."""

@@ -91,16 +91,23 @@ class ForLoop:
     body: tuple
     check_step: bool = True
     number: int = 0  # which scf.for, in program order: what a zero-step error names
+    swaps: tuple = ()  # yields moved by trading buffers (see WhileLoop)
 
 
 @dataclass(frozen=True)
 class WhileLoop:
     """A step: ``before`` (the cond region), then, while the 0-d bool ``condition`` is true,
-    ``body`` and ``before`` again."""
+    ``body`` and ``before`` again.
+
+    ``swaps`` (here and in ``ForLoop``) are yields moved into a carried value's storage by
+    trading buffers rather than copying: each ``Copy(source, target)`` has the two buffers
+    exchange roles at the end of every iteration, and after the loop, where the carried value
+    ended in ``source``'s buffer, it is copied into ``target``'s."""
 
     before: tuple
     condition: Storage
     body: tuple
+    swaps: tuple = ()
 
 
 @dataclass(frozen=True)

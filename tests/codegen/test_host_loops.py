@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from jitcore import config, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
-from jitcore.codegen.plan import ForLoop, LowerOptions, Run, WhileLoop
+from jitcore.codegen.plan import Copy, ForLoop, LowerOptions, Run, WhileLoop
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import LoopStepError
 from tests.budget import examples
@@ -334,6 +334,10 @@ def test_plan_is_a_program_with_buffers_allocated_once():
     # every buffer, loop bodies' included, is in the plan: the caller allocates each once per call
     assert {s.index for launch in plan.launches for s in launch.operands if s.kind == "buffer"} <= set(
         range(len(plan.buffers)))
+    plan, _ = lower(heat(17), (True,) * 3)
+    (loop,) = [s for s in plan.program if isinstance(s, ForLoop)]
+    # the new u is a kernel result of the body: it trades buffers with u instead of a copy
+    assert len(loop.swaps) == 1 and not any(isinstance(s, Copy) for s in loop.body)
     plan, _ = lower(WHILE_TOL, (True, True))
     (loop,) = [s for s in plan.program if isinstance(s, WhileLoop)]
     assert loop.before and loop.body
