@@ -5,6 +5,8 @@ Each test writes a function as array-level IR text (as tracing would give it, wi
 the CPU backend once, and compares it with plain NumPy on hypothesis draws of the run-time
 values: data, trip counts, steps (negative, zero trips), tolerances and conditions. The plan's
 program runs the loops as LLVM loops in the entry function: no Python between iterations.
+The last section runs the same kinds of loops written with the frontend's ``jc.fori_loop``,
+``jc.while_loop``, ``jc.cond`` and ``jc.scan``.
 """
 # ruff: noqa: E501  (IR text is one op per line)
 
@@ -22,7 +24,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
+import jitcore as jc
 from jitcore import config, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
@@ -393,3 +397,93 @@ def test_rows_indexed_by_the_loop_variable(lo, hi):
         return
     (got,) = run(ROW_SUM, x, np.int64(lo), np.int64(hi))
     np.testing.assert_array_equal(got, want)
+
+
+# -- through the frontend: jc.fori_loop, jc.while_loop, jc.cond, jc.scan of array work -----------
+def heat_fori(u, c, steps):
+    def step(t, u):
+        return u.at[1:-1].set(u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2]))
+    return jc.fori_loop(0, steps, step, u)
+
+
+@settings(max_examples=examples(25))
+@given(u=hnp.arrays(np.float64, st.integers(3, 40), elements=floats), c=st.floats(0, 0.5),
+       steps=st.integers(-2, 30))
+def test_jit_heat_equation(u, c, steps):
+    before = u.copy()
+    got = jc.jit(heat_fori)(u, c, np.int64(steps))
+    np.testing.assert_allclose(got, heat_numpy(u, c, steps), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(u, before)
+
+
+def test_jit_heat_equation_ten_thousand_steps_first_call():
+    u = np.random.default_rng(3).standard_normal(1000)
+    f = jc.jit(heat_fori)
+    start = time.process_time()  # this process's CPU time: other processes' load does not count
+    got = f(u, 0.2, np.int64(10_000))
+    first_call = time.process_time() - start
+    np.testing.assert_allclose(got, heat_numpy(u, 0.2, 10_000), rtol=1e-9, atol=1e-12)
+    assert first_call < 0.5, f"first call took {first_call:.2f} s of CPU"
+
+
+def newton_sqrt(a, tol):
+    def far(x):
+        return np.abs(x * x - a).max() > tol
+    return jc.while_loop(far, lambda x: 0.5 * (x + a / x), a + 1.0)
+
+
+@settings(max_examples=examples(25))
+@given(a=hnp.arrays(np.float64, st.integers(1, 9), elements=st.floats(0.01, 1e4)),
+       tol=st.floats(1e-9, 1.0))
+def test_jit_newton_iteration_to_tolerance(a, tol):
+    x = a + 1.0
+    while np.abs(x * x - a).max() > tol:
+        x = 0.5 * (x + a / x)
+    np.testing.assert_array_equal(jc.jit(newton_sqrt)(a, tol), x)
+
+
+def choose(x):
+    return jc.cond(x.sum() > 0, lambda v: np.sqrt(v * v + 1), lambda v: v[::-1] * 2, x)
+
+
+@settings(max_examples=examples(25))
+@given(x=hnp.arrays(np.float64, st.integers(1, 12), elements=floats))
+def test_jit_cond_between_two_array_computations(x):
+    want = np.sqrt(x * x + 1) if x.sum() > 0 else x[::-1] * 2
+    np.testing.assert_allclose(jc.jit(choose)(x), want, rtol=1e-15)
+
+
+def nested(x, n, m):
+    def outer(i, acc):
+        def inner(j, v):
+            return jc.cond(j < i, lambda w: w + x, lambda w: w * 0.5, v)
+        return jc.fori_loop(0, m, inner, acc) - i
+    return jc.fori_loop(0, n, outer, x)
+
+
+@settings(max_examples=examples(25))
+@given(x=hnp.arrays(np.float64, 4, elements=floats), n=st.integers(-1, 5), m=st.integers(-1, 5))
+def test_jit_nested_loops_with_a_branch(x, n, m):
+    acc = x.copy()
+    for i in range(n):
+        for j in range(m):
+            acc = acc + x if j < i else acc * 0.5
+        acc = acc - i
+    np.testing.assert_allclose(jc.jit(nested)(x, np.int64(n), np.int64(m)), acc, rtol=1e-12)
+
+
+def running(xs, c0):
+    return jc.scan(lambda c, row: (c * 0.5 + row, c.sum()), c0, xs)
+
+
+@settings(max_examples=examples(20))
+@given(xs=hnp.arrays(np.float64, st.tuples(st.integers(0, 6), st.just(3)), elements=floats),
+       c0=hnp.arrays(np.float64, 3, elements=floats))
+def test_jit_scan_of_rows(xs, c0):
+    c, ys = c0, []
+    for row in xs:
+        c, y = c * 0.5 + row, c.sum()
+        ys.append(y)
+    got_c, got_ys = jc.jit(running)(xs, c0)
+    np.testing.assert_allclose(got_c, c, rtol=1e-12)
+    np.testing.assert_allclose(got_ys, np.array(ys).reshape(len(ys)), rtol=1e-12)
