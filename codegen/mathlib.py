@@ -9,7 +9,10 @@ are moved in and out of floats with the 1.5 * 2**mantissa "shifter" trick instea
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
 polynomials take r_lo and the rounding of 1 - r**2/2 into account. f32 pow splits x in f32 and
-computes only log2, the product and exp2 in f64; f32 tan and the inverse functions compute in f64.
+computes only log2, the product and exp2 in f64; f32 tan, arctan2, arcsinh, arccosh, arctanh,
+hypot and erf compute in f64. f32 arctan, arcsin, arccos and cbrt compute natively in f32 lanes
+(twice the lanes of f64): their reductions are exact or carry the rounding in a low part, so the
+result stays within 1 ULP of the correctly rounded one (checked on every f32 in the domain).
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
@@ -172,6 +175,9 @@ _ASIN = {
 # cbrt(m) on [sqrt(1/2), sqrt2], starting point for Newton: 2**-19.6.
 _CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.5110810228393231,
          -0.17961021643954106, 0.026964666514504246)
+# f32: cbrt(m) (2**-16.7) and cbrt(m)**-2 / 3 (2**-10.3), for the Newton step of _cbrt_f32.
+_CBRT_F32 = (0.45166877, 0.90481123, -0.53561994, 0.2169308, -0.03778661)
+_CBRT_STEP_F32 = (0.90655417, -1.07169314, 0.64685258, -0.14859797)
 # erf(x) = x + x * Q(z), z = x**2 <= 1: error of 1 + Q relative to erf(x)/x: f32 2**-34.8, f64 2**-56.0.
 _ERF = {
     "f32": (0.12837916705877983, -0.37612638437201223, 0.11283782003144498, -0.02686540155907295,
@@ -724,7 +730,6 @@ def _atan_core(m: _Math, a, b, x_neg):
     return m.add(hi, m.add(lo, m.sel(x_neg, m.neg(v), v)))
 
 
-@_via_f64
 def _arctan(m: _Math, x):
     r = _atan_core(m, m.abs(x), m.c(1.0), m.b.icmp_unsigned("!=", m.i(0), m.i(0)))
     return m.call("copysign", r, x)
@@ -769,7 +774,6 @@ def _minus(m: _Math, c, u, tail):
     return m.add(h, m.add(m.add(e, m.c(c[1])), m.neg(tail)))
 
 
-@_via_f64
 def _arcsin(m: _Math, x):
     big, u, tail = _asin_parts(m, x)
     two = m.c(2.0)
@@ -777,7 +781,6 @@ def _arcsin(m: _Math, x):
     return m.call("copysign", r, x)
 
 
-@_via_f64
 def _arccos(m: _Math, x):
     big, u, tail = _asin_parts(m, x)
     two = m.c(2.0)
@@ -848,12 +851,31 @@ def _arccosh(m: _Math, x):
     return _inf_nan(m, x, r)
 
 
+def _atanh_by_ratio(m: _Math, a):
+    """atanh(a) for f32 a in [2**-12, 1) computed in f64, with one division and no log call.
+
+    atanh(a) = log(q) / 2 with q = (1 + a) / (1 - a) = 2**k * (1 + s) / (1 - s), so atanh(a) =
+    k * ln2 / 2 + atanh(s) with s = (n - c * md) / (n + c * md): n = 1 + a and 1 - a = 2**-j * md
+    are exact in f64, k = j or j + 1 (c = 1 or 2) keeps (1 + s) / (1 - s) in [sqrt(1/2), sqrt2),
+    and the numerator is exact, so s is good to 2**-52 and atanh(s) = s + s * z * P(z) / 2."""
+    n = m.add(m.c(1.0), a)
+    j, fd = _log_reduce(m, m.sub(m.c(1.0), a))  # garbage at a = 1; the caller selects inf there
+    md = m.add(fd, m.c(1.0))
+    up = m.b.fcmp_ordered(">=", n, m.mul(md, m.c(math.sqrt(2.0))))
+    cmd = m.sel(up, m.add(md, md), md)
+    k = m.sub(m.sel(up, m.c(1.0), m.c(0.0)), j)
+    s = m.div(m.sub(n, cmd), m.add(n, cmd))
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, tuple(c / 2 for c in _LOG[m.prec])))
+    return m.fma(k, m.c(_LN2 / 2), m.add(s, tail))
+
+
 @_via_f64
 def _arctanh(m: _Math, x):
     a = m.abs(x)
     one = m.c(1.0)
-    if m.prec == "f32":  # 1 - a is exact in f64
-        r = m.mul(m.c(0.5), _log1p(m, m.div(m.add(a, a), m.sub(one, a))))
+    if m.prec == "f32":
+        r = _atanh_by_ratio(m, a)
     else:  # log((1 + a) / (1 - a)) / 2 with the quotient as a double-double
         d, d_lo = _two_sum(m, one, m.neg(a))
         a2 = m.add(a, a)
@@ -865,8 +887,38 @@ def _arctanh(m: _Math, x):
     return m.call("copysign", _tiny(m, x, r), x)
 
 
-@_via_f64
 def _cbrt(m: _Math, x):
+    if m.kind == "f32":
+        return _cbrt_f32(m, x)
+    return _cbrt_wide(m, x)
+
+
+def _cbrt_f32(m: _Math, x):
+    """cbrt in f32 lanes: a = 2**(3q + r) * mant, g ~ cbrt(2**r * mant) from a polynomial, then one
+    Newton step g - (g**3 - y) * h with h ~ 1 / (3 g**2) from a second polynomial instead of a
+    division (the correction is 2**-16.7 relative, so h needs only 2**-10). g**3 - y is exact to
+    a rounding of itself (gg's error kept), so the step leaves ~2**-27 before the last rounding."""
+    a = m.abs(x)
+    k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
+    mant = m.add(f, m.c(1.0))
+    q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
+    r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
+    y = m.mul(mant, m.pow2(r))
+    r1, r2 = m.eq(r, m.c(1.0)), m.eq(r, m.c(2.0))
+
+    def by_r(p: float):  # (2**r)**p for r in {0, 1, 2}
+        return m.sel(r1, m.c(2**p), m.sel(r2, m.c(4**p), m.c(1.0)))
+    g = m.mul(m.poly(mant, _CBRT_F32), by_r(1 / 3))
+    h = m.mul(m.poly(mant, _CBRT_STEP_F32), by_r(-2 / 3))
+    gg = m.mul(g, g)
+    res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
+    g = m.mul(m.fma(m.neg(res), h, g), m.pow2(q))
+    r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
+    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+
+
+@_via_f64
+def _cbrt_wide(m: _Math, x):
     a = m.abs(x)
     k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
     mant = m.add(f, m.c(1.0))
