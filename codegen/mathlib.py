@@ -178,6 +178,9 @@ _CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.511081022
 # f32: cbrt(m) (2**-16.7) and cbrt(m)**-2 / 3 (2**-10.3), for the Newton step of _cbrt_f32.
 _CBRT_F32 = (0.45166877, 0.90481123, -0.53561994, 0.2169308, -0.03778661)
 _CBRT_STEP_F32 = (0.90655417, -1.07169314, 0.64685258, -0.14859797)
+# f32: atanh(s) = s + s * z * P(z), z = s**2 <= 0.09: 2**-32.9.
+_ATANH_F32 = (0.33333333274784793, 0.19999966361629531, 0.1428993762256177, 0.10965158506554157,
+              0.10987120665671116)
 # erf(x) = x + x * Q(z), z = x**2 <= 1: error of 1 + Q relative to erf(x)/x: f32 2**-34.8, f64 2**-56.0.
 _ERF = {
     "f32": (0.12837916705877983, -0.37612638437201223, 0.11283782003144498, -0.02686540155907295,
@@ -851,40 +854,66 @@ def _arccosh(m: _Math, x):
     return _inf_nan(m, x, r)
 
 
-def _atanh_by_ratio(m: _Math, a):
-    """atanh(a) for f32 a in [2**-12, 1) computed in f64, with one division and no log call.
-
-    atanh(a) = log(q) / 2 with q = (1 + a) / (1 - a) = 2**k * (1 + s) / (1 - s), so atanh(a) =
-    k * ln2 / 2 + atanh(s) with s = (n - c * md) / (n + c * md): n = 1 + a and 1 - a = 2**-j * md
-    are exact in f64, k = j or j + 1 (c = 1 or 2) keeps (1 + s) / (1 - s) in [sqrt(1/2), sqrt2),
-    and the numerator is exact, so s is good to 2**-52 and atanh(s) = s + s * z * P(z) / 2."""
-    n = m.add(m.c(1.0), a)
-    j, fd = _log_reduce(m, m.sub(m.c(1.0), a))  # garbage at a = 1; the caller selects inf there
-    md = m.add(fd, m.c(1.0))
-    up = m.b.fcmp_ordered(">=", n, m.mul(md, m.c(math.sqrt(2.0))))
-    cmd = m.sel(up, m.add(md, md), md)
-    k = m.sub(m.sel(up, m.c(1.0), m.c(0.0)), j)
-    s = m.div(m.sub(n, cmd), m.add(n, cmd))
-    z = m.mul(s, s)
-    tail = m.mul(m.mul(s, z), m.poly(z, tuple(c / 2 for c in _LOG[m.prec])))
-    return m.fma(k, m.c(_LN2 / 2), m.add(s, tail))
-
-
-@_via_f64
-def _arctanh(m: _Math, x):
+def _atanh_f32(m: _Math, x):
+    """f32 atanh in f32 lanes: atanh(a) = k * ln2/2 + atanh(s), s = (n - 2**k d) / (n + 2**k d) for
+    n = 1 + a and d = 1 - a, each kept as hi + lo (exact sums), k = 0 below 0.3 (s = a exactly),
+    else the k that keeps |s| <= 0.172. n_hi - 2**k d_hi is exact (Sterbenz) and the denominator
+    keeps its rounding, so s is good to ~1.5 roundings where it is a small part of the result;
+    k * ln2/2's head is exact and the sum with s keeps its error: within 1 ULP."""
     a = m.abs(x)
     one = m.c(1.0)
-    if m.prec == "f32":
-        r = _atanh_by_ratio(m, a)
-    else:  # log((1 + a) / (1 - a)) / 2 with the quotient as a double-double
-        d, d_lo = _two_sum(m, one, m.neg(a))
-        a2 = m.add(a, a)
-        q = m.div(a2, d)
-        q_lo = m.div(m.sub(m.fma(m.neg(q), d, a2), m.mul(q, d_lo)), d)
-        w, w_lo = _two_sum(m, one, q)
-        r = m.mul(m.c(0.5), _log_dd(m, w, m.add(w_lo, q_lo), m.b.icmp_unsigned("!=", m.i(0), m.i(0))))
+    n_hi, n_lo = _fast_two_sum(m, one, a)
+    d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
+    j, fd = _log_reduce(m, d_hi)  # d_hi = 2**j * md; garbage at a = 1, selected away below
+    md = m.add(fd, one)
+    up = m.b.fcmp_ordered(">=", n_hi, m.mul(md, m.c(math.sqrt(2.0))))
+    k = m.sub(m.sel(up, one, m.c(0.0)), j)
+    k = m.sel(m.lt(a, m.c(0.3)), m.c(0.0), k)
+    c = m.pow2(k)
+    num = m.add(m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))
+    den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
+    den = m.add(den, m.add(den_lo, m.fma(c, d_lo, n_lo)))
+    s = m.sel(m.eq(k, m.c(0.0)), a, m.div(num, den))
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, _ATANH_F32))
+    ln2_hi, ln2_lo = _LN2_LOG["f32"]
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi / 2)), s)  # k * ln2_hi / 2 is exact
+    r = m.add(h, m.add(m.add(e, tail), m.mul(k, m.c(ln2_lo / 2))))
     r = m.sel(m.lt(a, one), r, m.sel(m.eq(a, one), m.c(math.inf), m.c(math.nan)))
-    return m.call("copysign", _tiny(m, x, r), x)
+    return m.call("copysign", r, x)
+
+
+def _arctanh(m: _Math, x):
+    if m.kind == "f32":
+        return _atanh_f32(m, x)
+    return _arctanh_f64(m, x)
+
+
+def _arctanh_f64(m: _Math, x):
+    """atanh(a) = k * ln2/2 + atanh(s) as in _atanh_f32, with k from 1 - a's exponent alone (|s| <=
+    0.172 throughout) and s carried as s + s_lo: one division (1 / den), no log, no table."""
+    a = m.abs(x)
+    one = m.c(1.0)
+    n_hi, n_lo = _fast_two_sum(m, one, a)
+    d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
+    j, fd = _log_reduce(m, d_hi)  # d_hi = 2**j * md; garbage at a = 1, selected away below
+    md = m.add(fd, one)
+    k = m.sub(m.sel(m.b.fcmp_ordered(">=", n_hi, m.mul(md, m.c(math.sqrt(2.0)))), one, m.c(0.0)), j)
+    c = m.pow2(k)
+    lo = m.fma(c, d_lo, n_lo)
+    num, num_lo = _two_sum(m, m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))  # first exact
+    den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
+    den_lo = m.add(den_lo, lo)
+    rcp = m.div(one, den)
+    s = m.mul(num, rcp)
+    s_lo = m.mul(m.sub(m.add(m.fma(m.neg(s), den, num), num_lo), m.mul(s, den_lo)), rcp)
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, tuple(c / 2 for c in _LOG["f64"])))
+    ln2_hi, ln2_lo = _LN2_LOG["f64"]
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi / 2)), s)  # k * ln2_hi / 2 is exact
+    r = m.add(h, m.add(e, m.add(m.add(s_lo, tail), m.mul(k, m.c(ln2_lo / 2)))))
+    r = m.sel(m.lt(a, one), r, m.sel(m.eq(a, one), m.c(math.inf), m.c(math.nan)))
+    return m.call("copysign", r, x)
 
 
 def _cbrt(m: _Math, x):
