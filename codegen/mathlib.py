@@ -9,10 +9,12 @@ are moved in and out of floats with the 1.5 * 2**mantissa "shifter" trick instea
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
 polynomials take r_lo and the rounding of 1 - r**2/2 into account. f32 pow splits x in f32 and
-computes only log2, the product and exp2 in f64; f32 tan, arctan2, arcsinh, arccosh, arctanh,
-hypot and erf compute in f64. f32 arctan, arcsin, arccos and cbrt compute natively in f32 lanes
-(twice the lanes of f64): their reductions are exact or carry the rounding in a low part, so the
-result stays within 1 ULP of the correctly rounded one (checked on every f32 in the domain).
+computes only log2, the product and exp2 in f64; f32 tan, arctan2, hypot and erf compute in f64.
+f32 arctan, arcsin, arccos, arcsinh, arccosh, arctanh and cbrt compute in f32 lanes (twice the
+lanes of f64): their reductions are exact or carry the rounding in a low part, so the result
+stays within 1 ULP of the correctly rounded one. arcsinh, arccosh (_log_of_sum) and arctanh take
+log(q) as k ln2 + 2 atanh(s) with s = (q - 2**k) / (q + 2**k) from exact sums: one division,
+no table, no double-double log.
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
@@ -795,13 +797,34 @@ def _arccos(m: _Math, x):
 
 # ---- inverse hyperbolic, cbrt, hypot, erf --------------------------------------------------------
 
-def _log_dd(m: _Math, hi, lo, large):
-    """log(hi + lo) for f64 hi > 0 finite, |lo| <= ulp(hi), plus log 2 where `large`; to ~2**-63."""
-    h, h_lo = _log_double(m, hi)
-    h_lo = m.add(h_lo, m.div(lo, hi))
-    ln2_hi, ln2_lo = _LN2_EXP["f64"]
-    h, e = _two_sum(m, h, m.sel(large, m.c(ln2_hi), m.c(0.0)))
-    return m.add(h, m.add(m.add(h_lo, e), m.sel(large, m.c(ln2_lo), m.c(0.0))))
+def _log_of_sum(m: _Math, w, w_lo, large):
+    """log(w + w_lo), plus 3 ln2 where ``large``, for finite w >= 1/4 below 2**max_exp / 2 and
+    |w_lo| <= ulp(w); to ~2**-60 (f64) / 2**-30 (f32) before the last rounding, with one
+    division and no table.
+
+    w = 2**k * mw with mw in [sqrt(1/2), sqrt2), so log(w) = k ln2 + log((1 + s) / (1 - s)) with
+    s = (w - 2**k) / (w + 2**k): the numerator's head is exact (Sterbenz), both sums keep their
+    errors, and s is carried as s + s_lo from one reciprocal."""
+    one = m.c(1.0)
+    k, _ = _log_reduce(m, w)
+    c = m.pow2(k)
+    num, num_lo = _two_sum(m, m.sub(w, c), w_lo)
+    den, den_lo = _two_sum(m, w, c)
+    den_lo = m.add(den_lo, w_lo)
+    rcp = m.div(one, den)
+    s = m.mul(num, rcp)
+    s_lo = m.mul(m.sub(m.add(m.fma(m.neg(s), den, num), num_lo), m.mul(s, den_lo)), rcp)
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, _LOG[m.prec]))  # log((1 + s) / (1 - s)) = 2s + tail
+    k = m.add(k, m.sel(large, m.c(3.0), m.c(0.0)))
+    ln2_hi, ln2_lo = _LN2_LOG[m.kind]  # k * ln2_hi is exact
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi)), m.add(s, s))  # |k ln2| >= |2s| unless k = 0
+    return m.add(h, m.add(e, m.add(m.fma(m.c(2.0), s_lo, tail), m.mul(k, m.c(ln2_lo)))))
+
+
+# Past this, asinh(a) and acosh(a) are log(2a) to working precision (the next term, 1/(4a**2),
+# is under 2**-58 / 2**-26 of it) and a**2 might overflow.
+_HYPERBOLIC_LARGE = {"f32": 2.0**12, "f64": 2.0**28}
 
 
 def _sqrt_dd(m: _Math, hi, lo):
@@ -816,40 +839,35 @@ def _inf_nan(m: _Math, x, r):
     return m.sel(m.isnan(x), x, m.sel(m.eq(x, m.c(math.inf)), x, r))
 
 
-@_via_f64
 def _arcsinh(m: _Math, x):
+    """log(a + sqrt(a**2 + 1)) with the argument as a double word (exact square and sums, sqrt
+    with its remainder), in the lanes of x's own type; log(2a) = log(a/4) + 3 ln2 past
+    _HYPERBOLIC_LARGE (a/4: 2**k stays finite)."""
     a = m.abs(x)
     one = m.c(1.0)
-    if m.prec == "f32":  # log(a + sqrt(a**2 + 1)) in f64: a**2 is finite for f32 a, and the log's
-        # absolute error ~2**-52 is under 2**-40 of the result for a >= 2**-12 (below, _tiny)
-        r = _log(m, m.add(a, m.call("sqrt", m.fma(a, a, one))))
-    else:  # log(a + sqrt(a**2 + 1)) with the argument as a double-double; log(2a) past 2**28
-        large = m.gt(a, m.c(2.0**28))
-        ac = m.sel(large, one, a)
-        a2 = m.mul(ac, ac)
-        h, e = _two_sum(m, a2, one)
-        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(ac, ac, m.neg(a2))))
-        w, w_lo = _two_sum(m, ac, s)
-        w_lo = m.add(w_lo, s_lo)
-        r = _log_dd(m, m.sel(large, a, w), m.sel(large, m.c(0.0), w_lo), large)
+    large = m.gt(a, m.c(_HYPERBOLIC_LARGE[m.kind]))
+    ac = m.sel(large, one, a)
+    a2 = m.mul(ac, ac)
+    h, e = _two_sum(m, a2, one)
+    s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(ac, ac, m.neg(a2))))
+    w, w_lo = _fast_two_sum(m, s, ac)  # s >= ac
+    w_lo = m.add(w_lo, s_lo)
+    r = _log_of_sum(m, m.sel(large, m.mul(a, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = _inf_nan(m, a, r)
     return m.call("copysign", _tiny(m, x, r), x)
 
 
-@_via_f64
 def _arccosh(m: _Math, x):
+    """log(x + sqrt(x**2 - 1)) as _arcsinh: near x = 1, x**2 - 1 is exact as a double word."""
     one = m.c(1.0)
-    if m.prec == "f32":  # x**2 - 1 is exact in f64 for f32 x near 1
-        r = _log(m, m.add(x, m.call("sqrt", m.fma(x, x, m.c(-1.0)))))
-    else:
-        large = m.gt(x, m.c(2.0**28))
-        xc = m.sel(large, one, x)
-        x2 = m.mul(xc, xc)
-        h, e = _two_sum(m, x2, m.c(-1.0))
-        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
-        w, w_lo = _two_sum(m, xc, s)
-        w_lo = m.add(w_lo, s_lo)
-        r = _log_dd(m, m.sel(large, x, w), m.sel(large, m.c(0.0), w_lo), large)
+    large = m.gt(x, m.c(_HYPERBOLIC_LARGE[m.kind]))
+    xc = m.sel(large, one, x)
+    x2 = m.mul(xc, xc)
+    h, e = _two_sum(m, x2, m.c(-1.0))
+    s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
+    w, w_lo = _two_sum(m, xc, s)
+    w_lo = m.add(w_lo, s_lo)
+    r = _log_of_sum(m, m.sel(large, m.mul(x, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = m.sel(m.b.fcmp_ordered(">=", x, one), r, m.c(math.nan))
     return _inf_nan(m, x, r)
 
