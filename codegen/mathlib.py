@@ -177,9 +177,9 @@ _ASIN = {
 # cbrt(m) on [sqrt(1/2), sqrt2], starting point for Newton: 2**-19.6.
 _CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.5110810228393231,
          -0.17961021643954106, 0.026964666514504246)
-# f32: cbrt(m) (2**-16.7) and cbrt(m)**-2 / 3 (2**-10.3), for the Newton step of _cbrt_f32.
+# cbrt(m) (2**-16.7, for f32) and cbrt(m)**-2 / 3 (2**-10.3), for _cbrt's first Newton step.
 _CBRT_F32 = (0.45166877, 0.90481123, -0.53561994, 0.2169308, -0.03778661)
-_CBRT_STEP_F32 = (0.90655417, -1.07169314, 0.64685258, -0.14859797)
+_CBRT_STEP = (0.90655417, -1.07169314, 0.64685258, -0.14859797)
 # f32: atanh(s) = s + s * z * P(z), z = s**2 <= 0.09: 2**-32.9.
 _ATANH_F32 = (0.33333333274784793, 0.19999966361629531, 0.1428993762256177, 0.10965158506554157,
               0.10987120665671116)
@@ -935,16 +935,12 @@ def _arctanh_f64(m: _Math, x):
 
 
 def _cbrt(m: _Math, x):
-    if m.kind == "f32":
-        return _cbrt_f32(m, x)
-    return _cbrt_wide(m, x)
-
-
-def _cbrt_f32(m: _Math, x):
-    """cbrt in f32 lanes: a = 2**(3q + r) * mant, g ~ cbrt(2**r * mant) from a polynomial, then one
-    Newton step g - (g**3 - y) * h with h ~ 1 / (3 g**2) from a second polynomial instead of a
-    division (the correction is 2**-16.7 relative, so h needs only 2**-10). g**3 - y is exact to
-    a rounding of itself (gg's error kept), so the step leaves ~2**-27 before the last rounding."""
+    """cbrt in the lanes of x's own type: a = 2**(3q + r) * mant, g ~ cbrt(2**r * mant) from a
+    polynomial, then Newton steps g - (g**3 - y) * h. The first step's h ~ 1 / (3 g**2) comes from
+    a second polynomial instead of a division (the correction is 2**-16.7 (f32) / 2**-19.6 (f64)
+    relative, so 2**-10 in h is enough); f64 takes a second step with the exact quotient. g**3 - y
+    is exact to a rounding of itself (gg's error kept): f32 leaves ~2**-27, f64 ~2**-59 before the
+    last rounding."""
     a = m.abs(x)
     k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
     mant = m.add(f, m.c(1.0))
@@ -955,31 +951,12 @@ def _cbrt_f32(m: _Math, x):
 
     def by_r(p: float):  # (2**r)**p for r in {0, 1, 2}
         return m.sel(r1, m.c(2**p), m.sel(r2, m.c(4**p), m.c(1.0)))
-    g = m.mul(m.poly(mant, _CBRT_F32), by_r(1 / 3))
-    h = m.mul(m.poly(mant, _CBRT_STEP_F32), by_r(-2 / 3))
-    gg = m.mul(g, g)
-    res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
-    g = m.mul(m.fma(m.neg(res), h, g), m.pow2(q))
-    r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
-    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
-
-
-@_via_f64
-def _cbrt_wide(m: _Math, x):
-    a = m.abs(x)
-    k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
-    mant = m.add(f, m.c(1.0))
-    q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
-    r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
-    y = m.mul(mant, m.pow2(r))
-    g = m.mul(m.poly(mant, _CBRT), m.sel(m.eq(r, m.c(1.0)), m.c(2 ** (1 / 3)),
-                                          m.sel(m.eq(r, m.c(2.0)), m.c(4 ** (1 / 3)), m.c(1.0))))
-    for _ in range(1 if m.prec == "f32" else 2):
+    g = m.mul(m.poly(mant, _CBRT_F32 if m.kind == "f32" else _CBRT), by_r(1 / 3))
+    h = m.mul(m.poly(mant, _CBRT_STEP), by_r(-2 / 3))
+    for step in range(1 if m.kind == "f32" else 2):
         gg = m.mul(g, g)
-        res = m.fma(gg, g, m.neg(y))
-        if m.prec == "f64":  # g**3 - y to a rounding of itself
-            res = m.fma(m.fma(g, g, m.neg(gg)), g, res)
-        g = m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
+        res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
+        g = m.fma(m.neg(res), h, g) if step == 0 else m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
     g = m.mul(g, m.pow2(q))
     r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
     return m.call("copysign", m.sel(m.isnan(x), x, r), x)
