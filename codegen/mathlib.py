@@ -947,10 +947,10 @@ def _cbrt(m: _Math, x):
     q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
     r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
     y = m.mul(mant, m.pow2(r))
-    r1, r2 = m.eq(r, m.c(1.0)), m.eq(r, m.c(2.0))
 
-    def by_r(p: float):  # (2**r)**p for r in {0, 1, 2}
-        return m.sel(r1, m.c(2**p), m.sel(r2, m.c(4**p), m.c(1.0)))
+    def by_r(p: float):  # (2**r)**p for r in {0, 1, 2}: the quadratic through the three points
+        beta = (4**p - 2 * 2**p + 1) / 2
+        return m.fma(m.fma(m.c(beta), r, m.c(2**p - 1 - beta)), r, m.c(1.0))
     g = m.mul(m.poly(mant, _CBRT_F32 if m.kind == "f32" else _CBRT), by_r(1 / 3))
     h = m.mul(m.poly(mant, _CBRT_STEP), by_r(-2 / 3))
     for step in range(1 if m.kind == "f32" else 2):
@@ -958,8 +958,10 @@ def _cbrt(m: _Math, x):
         res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
         g = m.fma(m.neg(res), h, g) if step == 0 else m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
     g = m.mul(g, m.pow2(q))
-    r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
-    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+    # 0 < a < inf as one unsigned compare; cbrt is x itself for +-0, +-inf and NaN.
+    inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
+    finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))
+    return m.sel(finite, m.call("copysign", g, x), x)
 
 
 @_via_f64
