@@ -174,12 +174,9 @@ _ASIN = {
             0.010333234480326865, 0.005413697801752017, 0.017517611340059934, -0.015030485131381196,
             0.028877357037034895),
 }
-# cbrt(m) on [sqrt(1/2), sqrt2], starting point for Newton: 2**-19.6.
-_CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.5110810228393231,
-         -0.17961021643954106, 0.026964666514504246)
-# cbrt(m) (2**-16.7, for f32) and cbrt(m)**-2 / 3 (2**-10.3), for _cbrt's first Newton step.
-_CBRT_F32 = (0.45166877, 0.90481123, -0.53561994, 0.2169308, -0.03778661)
-_CBRT_STEP = (0.90655417, -1.07169314, 0.64685258, -0.14859797)
+# cbrt's start: the bits of a**(-1/3) (f64: their high word) are about this minus a's / 3
+# (fitted: 2**-4.9 relative).
+_CBRT_MAGIC = {"f32": 0x54A232A0, "f64": 0x553EF0FF}
 # f32: atanh(s) = s + s * z * P(z), z = s**2 <= 0.09: 2**-32.9.
 _ATANH_F32 = (0.33333333274784793, 0.19999966361629531, 0.1428993762256177, 0.10965158506554157,
               0.10987120665671116)
@@ -935,32 +932,42 @@ def _arctanh_f64(m: _Math, x):
 
 
 def _cbrt(m: _Math, x):
-    """cbrt in the lanes of x's own type: a = 2**(3q + r) * mant, g ~ cbrt(2**r * mant) from a
-    polynomial, then Newton steps g - (g**3 - y) * h. The first step's h ~ 1 / (3 g**2) comes from
-    a second polynomial instead of a division (the correction is 2**-16.7 (f32) / 2**-19.6 (f64)
-    relative, so 2**-10 in h is enough); f64 takes a second step with the exact quotient. g**3 - y
-    is exact to a rounding of itself (gg's error kept): f32 leaves ~2**-27, f64 ~2**-59 before the
-    last rounding."""
+    """cbrt without a reduction or a division: z ~ a**(-1/3) from a's bits divided by 3 (the bits
+    of a float are about 2**mant * (log2 + bias); f64 uses the high word, so that every integer
+    conversion is 32-bit), 2**-4.9; Newton steps for the inverse cube root, z (4 - a z**3) / 3,
+    which need no division (two for f32: 2**-16, three for f64: 2**-32); g = a z**2, and one Newton
+    step for the cube root itself with 1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of
+    itself: ~2**-30 (f32) / 2**-60 (f64) before the last rounding. Subnormal a is scaled by
+    2**24 / 2**54 first and the result by 2**-8 / 2**-18."""
     a = m.abs(x)
-    k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
-    mant = m.add(f, m.c(1.0))
-    q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
-    r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
-    y = m.mul(mant, m.pow2(r))
-
-    def by_r(p: float):  # (2**r)**p for r in {0, 1, 2}: the quadratic through the three points
-        beta = (4**p - 2 * 2**p + 1) / 2
-        return m.fma(m.fma(m.c(beta), r, m.c(2**p - 1 - beta)), r, m.c(1.0))
-    g = m.mul(m.poly(mant, _CBRT_F32 if m.kind == "f32" else _CBRT), by_r(1 / 3))
-    h = m.mul(m.poly(mant, _CBRT_STEP), by_r(-2 / 3))
-    for step in range(1 if m.kind == "f32" else 2):
-        gg = m.mul(g, g)
-        res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
-        g = m.fma(m.neg(res), h, g) if step == 0 else m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
-    g = m.mul(g, m.pow2(q))
-    # 0 < a < inf as one unsigned compare; cbrt is x itself for +-0, +-inf and NaN.
     inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
-    finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))
+    finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))  # 0 < a < inf
+    sub = m.lt(a, m.c(_MIN_NORMAL[m.kind]))
+    up = 24 if m.kind == "f32" else 54  # multiples of 3 that make any subnormal normal
+    y = m.sel(finite, m.sel(sub, m.mul(a, m.c(2.0**up)), a), m.c(1.0))
+    i32 = ir.IntType(32)
+    i32v = ir.VectorType(i32, m.lanes) if m.lanes else i32
+    if m.kind == "f32":
+        word = m.bits(y)
+    else:
+        word = m.b.trunc(m.b.lshr(m.bits(y), m.i(32)), i32v)
+    third = m.mul(m.b.sitofp(word, m.ty), m.c(1 / 3))  # exact enough: 2**-24 of it
+    magic = _CBRT_MAGIC[m.kind]
+    magic = ir.Constant(i32v, [magic] * m.lanes) if m.lanes else ir.Constant(i32, magic)
+    z_word = m.b.sub(magic, m.b.fptosi(third, i32v))
+    if m.kind == "f32":
+        z = m.from_bits(z_word)
+    else:
+        z = m.from_bits(m.b.shl(m.b.zext(z_word, m.ity), m.i(32)))
+    y3 = m.mul(y, m.c(1 / 3))
+    for _ in range(2 if m.kind == "f32" else 3):
+        z = m.mul(z, m.fma(m.neg(y3), m.mul(m.mul(z, z), z), m.c(4 / 3)))
+    zz = m.mul(z, z)
+    g = m.mul(y, zz)
+    gg = m.mul(g, g)
+    res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
+    g = m.fma(m.neg(res), m.mul(zz, m.c(1 / 3)), g)
+    g = m.sel(sub, m.mul(g, m.c(2.0 ** -(up // 3))), g)
     return m.sel(finite, m.call("copysign", g, x), x)
 
 

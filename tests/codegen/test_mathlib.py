@@ -371,10 +371,10 @@ def test_f32_computes_in_f32(name):
     assert "double" not in text and "fpext" not in text
 
 
-# Divisions (and square roots) are the slow instructions of these functions: cbrt's Newton step
-# takes its 1/(3g**2) from a polynomial, arctanh and the log of arcsinh/arccosh one reciprocal,
-# and the square root's remainder one more.
-DIVISIONS = {"cbrt": {"f32": 0, "f64": 1}, "arctanh": {"f32": 1, "f64": 1}, "arcsinh": {"f32": 2, "f64": 2},
+# Divisions are the longest-latency instructions of these functions: cbrt takes none (Newton
+# steps for the inverse cube root, and 1/(3g**2) = z**2/3), arctanh and the log of
+# arcsinh/arccosh one reciprocal, and the square root's remainder one more.
+DIVISIONS = {"cbrt": {"f32": 0, "f64": 0}, "arctanh": {"f32": 1, "f64": 1}, "arcsinh": {"f32": 2, "f64": 2},
              "arccosh": {"f32": 2, "f64": 2}}
 
 
