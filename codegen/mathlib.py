@@ -800,12 +800,14 @@ def _log_of_sum(m: _Math, w, w_lo, large):
     division and no table.
 
     w = 2**k * mw with mw in [sqrt(1/2), sqrt2), so log(w) = k ln2 + log((1 + s) / (1 - s)) with
-    s = (w - 2**k) / (w + 2**k): the numerator's head is exact (Sterbenz), both sums keep their
-    errors, and s is carried as s + s_lo from one reciprocal."""
+    s = (w - 2**k) / (w + 2**k): the numerator's head is exact (Sterbenz), the denominator keeps
+    its rounding, and s is carried as s + s_lo from one reciprocal. w_lo enters only s_lo (the
+    tail's error from leaving it out of s is under s**2 * s_lo), so the work that computes it
+    overlaps the division."""
     one = m.c(1.0)
     k, _ = _log_reduce(m, w)
     c = m.pow2(k)
-    num, num_lo = _two_sum(m, m.sub(w, c), w_lo)
+    num, num_lo = m.sub(w, c), w_lo  # w_lo is kept apart: it stays off the path to s
     den, den_lo = _two_sum(m, w, c)
     den_lo = m.add(den_lo, w_lo)
     rcp = m.div(one, den)
