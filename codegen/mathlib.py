@@ -3,8 +3,10 @@
 LLVM does not vectorize calls to libm, and NVPTX cannot lower ``llvm.exp`` and friends, so each
 function is emitted inline: range reduction, a polynomial, and selects for special values. There
 are no calls except intrinsics that are single instructions on x86 and NVPTX, no branches, and no
-float<->int conversions (AVX2 has none for 64-bit lanes, and fptosi of NaN is poison): integers
-are moved in and out of floats with the 1.5 * 2**mantissa "shifter" trick instead.
+64-bit float<->int conversions (AVX2 has none for 64-bit lanes): integers are moved in and out
+of floats with the 1.5 * 2**mantissa "shifter" trick instead. The one conversion is cbrt's
+32-bit one (the bits of a finite, positive float divided by 3: never NaN, whose fptosi is
+poison; f64 converts the high word).
 
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
