@@ -350,6 +350,16 @@ def test_loop_is_simd_fma_without_calls_on_x86(name, kind, cpu, bits):
     assert not re.search(r"\bcall", asm)
 
 
+F32_SPREAD = ["arctan", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh", "cbrt", "tanh"]
+
+
+@pytest.mark.parametrize("name", F32_SPREAD)
+def test_f32_every_4099th_float(name):
+    """Every 4099th f32 bit pattern (both signs, subnormals, inf and NaN included): about a million
+    values spread evenly over every exponent, where the sweeps concentrate on the usual range."""
+    check(name, "f32", np.arange(0, 2**32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32))
+
+
 def emitted(name, kind):
     """The LLVM IR text of ``name`` emitted once on a scalar of ``kind``, before optimisation."""
     fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
