@@ -796,6 +796,28 @@ def _arccos(m: _Math, x):
 
 # ---- inverse hyperbolic, cbrt, hypot, erf --------------------------------------------------------
 
+def _power_of_two_near(m: _Math, w):
+    """2**k with w / 2**k in [sqrt(1/2), sqrt2) (to a rounding at the ends), for finite normal
+    w > 0 with w * sqrt2 finite: the exponent field of w * sqrt2, two instructions deep."""
+    exponent = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
+    return m.from_bits(m.b.and_(m.bits(m.mul(w, m.c(math.sqrt(2.0)))), m.i(exponent)))
+
+
+def _log2_of_power(m: _Math, c):
+    """k for c = 2**k normal, from its exponent field."""
+    return m.sub(m.to_float(m.b.lshr(m.bits(c), m.i(m.mant))), m.c(m.bias))
+
+
+def _ratio_scale(m: _Math, n, d):
+    """2**k with (n / d) / 2**k in [sqrt(1/2), sqrt2) (to a rounding at the ends), for n in [1, 2]
+    and normal d > 0, without dividing: d = p * md by its exponent, then a factor 2 more where
+    n / md >= sqrt2."""
+    p = _power_of_two_near(m, d)
+    inv_p = m.from_bits(m.b.sub(m.i((2 * m.bias) << m.mant), m.bits(p)))  # 1 / p, exactly
+    up = m.b.fcmp_ordered(">=", m.mul(n, p), m.mul(d, m.c(math.sqrt(2.0))))
+    return m.sel(up, m.add(inv_p, inv_p), inv_p)
+
+
 def _log_of_sum(m: _Math, w, w_lo, large):
     """log(w + w_lo), plus 3 ln2 where ``large``, for finite w >= 1/4 below 2**max_exp / 2 and
     |w_lo| <= ulp(w); to ~2**-60 (f64) / 2**-30 (f32) before the last rounding, with one
@@ -807,8 +829,8 @@ def _log_of_sum(m: _Math, w, w_lo, large):
     tail's error from leaving it out of s is under s**2 * s_lo), so the work that computes it
     overlaps the division."""
     one = m.c(1.0)
-    k, _ = _log_reduce(m, w)
-    c = m.pow2(k)
+    c = _power_of_two_near(m, w)
+    k = _log2_of_power(m, c)  # off the path to s
     num, num_lo = m.sub(w, c), w_lo  # w_lo is kept apart: it stays off the path to s
     den, den_lo = _two_sum(m, w, c)
     den_lo = m.add(den_lo, w_lo)
@@ -883,12 +905,8 @@ def _atanh_f32(m: _Math, x):
     one = m.c(1.0)
     n_hi, n_lo = _fast_two_sum(m, one, a)
     d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
-    j, fd = _log_reduce(m, d_hi)  # d_hi = 2**j * md; garbage at a = 1, selected away below
-    md = m.add(fd, one)
-    up = m.b.fcmp_ordered(">=", n_hi, m.mul(md, m.c(math.sqrt(2.0))))
-    k = m.sub(m.sel(up, one, m.c(0.0)), j)
-    k = m.sel(m.lt(a, m.c(0.3)), m.c(0.0), k)
-    c = m.pow2(k)
+    c = m.sel(m.lt(a, m.c(0.3)), one, _ratio_scale(m, n_hi, d_hi))  # garbage at a >= 1: selected away
+    k = _log2_of_power(m, c)
     num = m.add(m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))
     den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
     den = m.add(den, m.add(den_lo, m.fma(c, d_lo, n_lo)))
@@ -915,10 +933,8 @@ def _arctanh_f64(m: _Math, x):
     one = m.c(1.0)
     n_hi, n_lo = _fast_two_sum(m, one, a)
     d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
-    j, fd = _log_reduce(m, d_hi)  # d_hi = 2**j * md; garbage at a = 1, selected away below
-    md = m.add(fd, one)
-    k = m.sub(m.sel(m.b.fcmp_ordered(">=", n_hi, m.mul(md, m.c(math.sqrt(2.0)))), one, m.c(0.0)), j)
-    c = m.pow2(k)
+    c = _ratio_scale(m, n_hi, d_hi)  # garbage at a >= 1: selected away below
+    k = _log2_of_power(m, c)
     lo = m.fma(c, d_lo, n_lo)
     num, num_lo = _two_sum(m, m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))  # first exact
     den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
