@@ -4,9 +4,9 @@ LLVM does not vectorize calls to libm, and NVPTX cannot lower ``llvm.exp`` and f
 function is emitted inline: range reduction, a polynomial, and selects for special values. There
 are no calls except intrinsics that are single instructions on x86 and NVPTX, no branches, and no
 64-bit float<->int conversions (AVX2 has none for 64-bit lanes): integers are moved in and out
-of floats with the 1.5 * 2**mantissa "shifter" trick instead. The one conversion is cbrt's
+of floats with the 1.5 * 2**mantissa "shifter" trick instead. The one conversion is f32 cbrt's
 32-bit one (the bits of a finite, positive float divided by 3: never NaN, whose fptosi is
-poison; f64 converts the high word).
+poison).
 
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
@@ -951,37 +951,39 @@ def _arctanh_f64(m: _Math, x):
     return m.call("copysign", r, x)
 
 
+def _inverse_cbrt_start(m: _Math, y):
+    """y**(-1/3) to 2**-4.9 for finite normal y > 0: the bits of y**(-1/3) are about a constant
+    minus y's bits / 3. f32 divides its bits as a float (one 32-bit conversion each way, of
+    finite values); f64 its high word, moved in and out of a double with the shifter (exact:
+    the word is below 2**31, and adding the shifter rounds the quotient to an integer)."""
+    if m.kind == "f32":
+        third = m.mul(m.b.sitofp(m.bits(y), m.ty), m.c(1 / 3))  # exact enough: 2**-24 of it
+        return m.from_bits(m.b.sub(m.i(_CBRT_MAGIC["f32"]), m.b.fptosi(third, m.ity)))
+    high = m.to_float(m.b.lshr(m.bits(y), m.i(32)))
+    shifted = m.bits(m.add(m.mul(high, m.c(1 / 3)), m.c(m._shifter())))  # shifter bits + round(high / 3)
+    shifter_bits = 0x4338000000000000  # the bits of 1.5 * 2**52
+    z_word = m.b.sub(m.i(_CBRT_MAGIC["f64"] + shifter_bits), shifted)
+    return m.from_bits(m.b.shl(z_word, m.i(32)))
+
+
 def _cbrt(m: _Math, x):
     """cbrt without a reduction or a division: z ~ a**(-1/3) from a's bits divided by 3 (the bits
-    of a float are about 2**mant * (log2 + bias); f64 uses the high word, so that every integer
-    conversion is 32-bit), 2**-4.9; Newton steps for the inverse cube root, z (4 - a z**3) / 3,
-    which need no division (two for f32: 2**-16, three for f64: 2**-32); g = a z**2, and one Newton
-    step for the cube root itself with 1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of
-    itself: ~2**-30 (f32) / 2**-60 (f64) before the last rounding. Subnormal a is scaled by
-    2**24 / 2**54 first and the result by 2**-8 / 2**-18."""
+    of a float are about 2**mant * (log2 + bias); _inverse_cbrt_start), 2**-4.9; Newton steps
+    for the inverse cube root, z + z/3 (1 - a z**3), which need no division (two for f32:
+    2**-16, three for f64: 2**-32); g = a z**2, and one Newton step for the cube root itself with
+    1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of itself: ~2**-30 (f32) / 2**-60
+    (f64) before the last rounding. Subnormal a is scaled by 2**24 / 2**54 first and the result
+    by 2**-8 / 2**-18."""
     a = m.abs(x)
     inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
     finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))  # 0 < a < inf
     sub = m.lt(a, m.c(_MIN_NORMAL[m.kind]))
     up = 24 if m.kind == "f32" else 54  # multiples of 3 that make any subnormal normal
     y = m.sel(finite, m.sel(sub, m.mul(a, m.c(2.0**up)), a), m.c(1.0))
-    i32 = ir.IntType(32)
-    i32v = ir.VectorType(i32, m.lanes) if m.lanes else i32
-    if m.kind == "f32":
-        word = m.bits(y)
-    else:
-        word = m.b.trunc(m.b.lshr(m.bits(y), m.i(32)), i32v)
-    third = m.mul(m.b.sitofp(word, m.ty), m.c(1 / 3))  # exact enough: 2**-24 of it
-    magic = _CBRT_MAGIC[m.kind]
-    magic = ir.Constant(i32v, [magic] * m.lanes) if m.lanes else ir.Constant(i32, magic)
-    z_word = m.b.sub(magic, m.b.fptosi(third, i32v))
-    if m.kind == "f32":
-        z = m.from_bits(z_word)
-    else:
-        z = m.from_bits(m.b.shl(m.b.zext(z_word, m.ity), m.i(32)))
-    y3 = m.mul(y, m.c(1 / 3))
-    for _ in range(2 if m.kind == "f32" else 3):
-        z = m.mul(z, m.fma(m.neg(y3), m.mul(m.mul(z, z), z), m.c(4 / 3)))
+    z = _inverse_cbrt_start(m, y)
+    for _ in range(2 if m.kind == "f32" else 3):  # z + z/3 (1 - y z**3): three steps deep
+        t = m.fma(m.neg(m.mul(y, z)), m.mul(z, z), m.c(1.0))
+        z = m.fma(m.mul(z, m.c(1 / 3)), t, z)
     zz = m.mul(z, z)
     g = m.mul(y, zz)
     gg = m.mul(g, g)
