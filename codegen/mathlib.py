@@ -438,8 +438,8 @@ def _tanh(m: _Math, x, fast: bool = False):
     hi, lo = _LN2_EXP[m.kind]
     r = m.fma(m.neg(n), m.c(lo), m.fma(m.neg(n), m.c(hi), a2))
     u = m.fma(m.mul(r, r), m.poly(r, (_EXP_FAST if fast else _EXP)[m.prec]), r)
-    e = m.mul(m.add(u, m.c(1.0)), m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant))))
-    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
+    p = m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant)))  # 2**n; e = p (1 + u)
+    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.fma(u, p, m.add(p, m.c(1.0)))))  # 1 - 2 / (e + 1)
     cut = (_TANH_POLY_FAST if fast else _TANH_POLY)[m.prec]
     use_poly = m.b.fcmp_unordered("<", a, m.c(cut))  # NaN takes this side
     return m.call("copysign", m.sel(use_poly, small, big), x)
