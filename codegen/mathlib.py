@@ -786,12 +786,17 @@ def _arcsin(m: _Math, x):
 
 
 def _arccos(m: _Math, x):
+    """c - (v + t) once, with c, v, t chosen per branch: pi/2 - (x + tail) below 1/2,
+    pi - 2 (u + tail) for x <= -1/2 and 0 - (-2u - 2 tail) for x >= 1/2."""
     big, u, tail = _asin_parts(m, x)
-    two = m.c(2.0)
     neg = m.lt(x, m.c(0.0))
-    small = _minus(m, _PIO2_DD, x, m.call("copysign", tail, x))
-    r = m.sel(neg, _minus(m, _PI, m.mul(two, u), m.mul(two, tail)), m.mul(two, m.add(u, tail)))
-    return m.sel(big, r, small)
+    sign2 = m.sel(neg, m.c(2.0), m.c(-2.0))
+    v = m.sel(big, m.mul(sign2, u), x)
+    t = m.sel(big, m.mul(sign2, tail), m.call("copysign", tail, x))
+    c_hi = m.sel(big, m.sel(neg, m.c(_PI[0]), m.c(0.0)), m.c(_PIO2_DD[0]))
+    c_lo = m.sel(big, m.sel(neg, m.c(_PI[1]), m.c(0.0)), m.c(_PIO2_DD[1]))
+    h, e = _two_sum(m, c_hi, m.neg(v))
+    return m.add(h, m.add(m.add(e, c_lo), m.neg(t)))
 
 
 # ---- inverse hyperbolic, cbrt, hypot, erf --------------------------------------------------------
