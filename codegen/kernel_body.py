@@ -158,7 +158,7 @@ class KernelBody:
                 values[id(inner.result)] = self.extract(tensors[id(tensor)], at)
             elif isinstance(inner, kernel.ExtractResultOp):
                 at = [values[id(p)] for p in inner.operands]
-                values[id(inner.result)] = self.extract(n_in + inner.result, at)
+                values[id(inner.results[0])] = self.extract(n_in + inner.result, at)
             elif isinstance(inner, kernel.CheckIndexOp):
                 i = values[id(inner.operands[0])]
                 values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)

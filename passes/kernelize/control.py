@@ -312,12 +312,12 @@ class _Converter:
                 tensor, *positions = (mapping.get(v, v) for v in inner.operands)
                 root = tensors[inner.operands[0]]
                 if root in self.analysis.result_of:
-                    new = builder.create(kernel.ExtractResultOp, positions, [inner.result.type],
+                    new = builder.create(kernel.ExtractResultOp, positions, [inner.results[0].type],
                                          {"result": self.analysis.result_of[root]})
                 else:
                     new = builder.create(kernel.ExtractOp, [self.tensors[root], *positions],
                                          [inner.result.type])
-                mapping[inner.result] = new.result
+                mapping[inner.results[0]] = new.results[0]
             elif isinstance(inner, kernel.InsertOp):
                 source = k.operands[k.copy_inputs[inner.result]]
                 builder.create(kernel.InsertOp, [mapping.get(v, v) for v in inner.operands], [],
