@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import jitcore as jc
 from jitcore import ir, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import LowerOptions
@@ -413,3 +414,106 @@ def test_reading_an_old_version_after_a_write_is_not_done_in_place():
     PassManager("kernelize").run(module)
     (func,) = module.functions()
     assert any(isinstance(op, scf.ForOp) for op in func.body.ops)
+
+
+# -- through the API: jc.fori_loop and jc.while_loop under jit ----------------------------------
+def _one_scalar_kernel_under_jit(f, *args) -> str:
+    """The optimised IR of ``jit(f)``: one kernel, no scf op left for the host."""
+    lowered = jc.jit(f).lower(*args)
+    text = lowered.as_text("optimized")
+    top = [line.strip() for line in text.splitlines() if line.startswith("    %") or line.startswith('    "')]
+    assert not [line for line in top if '"scf.' in line], text
+    assert sum('"kernel.generic"' in line for line in top) == 1, text
+    return lowered.as_text("llvm-opt")
+
+
+def api_gauss_seidel(u, sweeps):
+    def sweep(_, v):
+        def point(i, w):
+            w[i] = 0.5 * (w[i - 1] + w[i + 1])
+            return w
+        return jc.fori_loop(1, v.shape[0] - 1, point, v)
+    return jc.fori_loop(0, sweeps, sweep, u)
+
+
+@EXAMPLES
+@given(st.lists(finite, min_size=N, max_size=N), st.integers(0, 3))
+def test_api_gauss_seidel(us, sweeps):
+    u = np.array(us)
+    got = jc.jit(api_gauss_seidel)(u, np.int64(sweeps))
+    np.testing.assert_array_equal(got, python_gauss_seidel(u, sweeps))
+
+
+def test_api_gauss_seidel_is_one_kernel():
+    _one_scalar_kernel_under_jit(api_gauss_seidel, np.zeros(N), np.int64(2))
+
+
+def api_histogram(x, h):
+    def body(i, g):
+        g[x[i].astype(np.int64)] += 1
+        return g
+    return jc.fori_loop(0, x.shape[0], body, h)
+
+
+@EXAMPLES
+@given(st.lists(st.floats(0, 7.99), min_size=N, max_size=N))
+def test_api_histogram(xs):
+    h = np.zeros(8, np.int64)
+    expected = h.copy()
+    for v in xs:
+        expected[int(v)] += 1
+    np.testing.assert_array_equal(jc.jit(api_histogram)(np.array(xs), h), expected)
+
+
+def api_mandelbrot(out, maxit, x0, y0, d):
+    def row(i, o1):
+        ci = y0 + i.astype(np.float64) * d
+
+        def pixel(j, o2):
+            cr = x0 + j.astype(np.float64) * d
+
+            def cond(s):
+                zr, zi, k = s
+                return (zr * zr + zi * zi <= 4.0) & (k < maxit)
+
+            def step(s):
+                zr, zi, k = s
+                return zr * zr - zi * zi + cr, 2.0 * zr * zi + ci, k + 1
+
+            _, _, k = jc.while_loop(cond, step, (np.float64(0.0), np.float64(0.0), np.int64(0)))
+            o2[i, j] = k
+            return o2
+        return jc.fori_loop(0, o1.shape[1], pixel, o1)
+    return jc.fori_loop(0, out.shape[0], row, out)
+
+
+@EXAMPLES
+@given(st.integers(0, 40), st.floats(-2.2, -1.5), st.floats(-1.3, -0.9), st.floats(0.05, 0.3))
+def test_api_mandelbrot(maxit, x0, y0, d):
+    h, w = 9, 11
+    got = jc.jit(api_mandelbrot)(np.zeros((h, w), np.int64), np.int64(maxit), np.float64(x0),
+                                 np.float64(y0), np.float64(d))
+    np.testing.assert_array_equal(got, python_mandelbrot(h, w, maxit, x0, y0, d))
+
+
+def api_sum_of_squares(x, n):
+    return jc.fori_loop(0, n, lambda i, s: s + x[i] * x[i], 0.0)
+
+
+@pytest.mark.parametrize("f, args", [
+    (api_sum_of_squares, (np.ones(1000), np.int64(1000))),
+    (api_mandelbrot, (np.zeros((4, 4), np.int64), np.int64(50), np.float64(-2.0), np.float64(-1.0),
+                      np.float64(0.5))),
+], ids=["sum-of-squares", "mandelbrot"])
+def test_api_loops_are_native_loops(f, args):
+    """``as_text("llvm-opt")``: carried scalars in phis, no calls, no stack slots."""
+    code = _functions(_one_scalar_kernel_under_jit(f, *args))
+    assert " phi double " in code and "alloca" not in code
+    assert not [line for line in code.splitlines() if " call " in line and "llvm." not in line]
+
+
+def test_api_traced_zero_step_raises():
+    f = jc.jit(lambda x, s: jc.fori_loop(0, 4, lambda i, c: c + x[i], 0.0, step=s))
+    with pytest.raises(LoopStepError, match="step of zero"):
+        f(np.ones(4), np.int64(0))
+    assert f(np.ones(4), np.int64(2)) == 2.0
