@@ -10,7 +10,8 @@ Indexed operands are not loaded: ``kernel.extract`` and ``kernel.insert`` addres
 positions the body computes, through the same ``element_pointer``, and ``kernel.check_index``
 records a bad index in the status words (flag, index, axis, size), which a kernel that checks
 takes as one more pointer after its arrays. Scalar ``scf`` ops in a body become LLVM loops and
-branches (``scalar_control.py``); a loop whose step is zero records flag 2 instead of running.
+branches (``scalar_control.py``); a loop whose step is zero records flag 2, and a body with loops
+returns at its first error (a loop that read a bad index as 0 might never end).
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ class KernelBody:
         self.maps = maps
         self.precision = precision  # a schedule may swap it between two emissions of the body
         self.status = status  # the status words, for a kernel with kernel.check_index
+        # A body with loops stops at its first error: a loop reading a bad index (read as 0)
+        # might otherwise never end. The caller raises, so nothing it wrote is used.
+        self.stop_on_error = any(inner.regions for inner in op.body.ops)
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -210,17 +214,19 @@ class KernelBody:
         return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
 
     def record_zero_step(self, step: ll.Value) -> None:
-        """A zero loop step is recorded (flag 2) unless an earlier error is; the loop then
-        runs no iteration, and the caller raises."""
+        """A zero loop step is recorded (flag 2) unless an earlier error is, and the kernel
+        returns: the caller raises."""
         b = self.b
         with b.if_then(b.icmp_signed("==", step, ll.Constant(step.type, 0)), likely=False):
             first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
             with b.if_then(first):
                 b.store(ll.Constant(I64, ZERO_STEP), self._status_word(0))
+            b.ret_void()
 
     def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:
         """``i`` wrapped into ``[0, size)`` (a negative index counts from the end), or 0 if it
-        is out of range: then it is recorded unless an earlier one is (NumPy reports the first)."""
+        is out of range: then it is recorded unless an earlier one is (NumPy reports the first),
+        and a body with loops returns at once (``stop_on_error``)."""
         b = self.b
         n = ll.Constant(I64, size)
         wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, n), i)
@@ -230,4 +236,6 @@ class KernelBody:
             with b.if_then(first):
                 for slot, v in enumerate((ll.Constant(I64, INDEX_ERROR), i, ll.Constant(I64, axis), n)):
                     b.store(v, self._status_word(slot))
+            if self.stop_on_error:
+                b.ret_void()
         return b.select(bad, ll.Constant(I64, 0), wrapped)

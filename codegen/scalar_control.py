@@ -4,7 +4,7 @@ A loop is a header block whose phis hold the induction variable and the carried 
 body block (or several, when loops nest) and an exit: carried values stay in SSA registers, so
 LLVM keeps them in machine registers and nothing goes through memory but the body's own reads
 and writes. ``scf.for`` runs while ``iv < ub`` for a positive step, ``iv > ub`` for a negative
-one, and not at all for a zero step, which is recorded in the status words (unless the step is a
+one; a zero step is recorded in the status words and the kernel returns (unless the step is a
 constant: then it is known not to be zero). ``scf.if`` is a branch whose results are phis in
 the block where both sides meet.
 """

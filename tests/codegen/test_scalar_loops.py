@@ -287,6 +287,24 @@ def test_out_of_range_index_raises():
     assert got == 0.0 + 1.0
 
 
+def first_above(n: int) -> str:
+    """``k = 0; while x[k] <= t: k += 1``: reads past the end when no element is above t."""
+    p = Program([f"tensor<{n}xf64>", F64])
+    x, t = p.args
+    zero, one = p.const(0, "i64"), p.const(1, "i64")
+    (k,) = p.while_([zero], lambda k: p.binary("le", p.get(x, k), t), lambda k: p.binary("add", k, one))
+    return p.text([k])
+
+
+def test_a_loop_stops_at_its_first_bad_index():
+    """The bad read gives 0.0 (x[0]), so the loop would run forever: the kernel returns at the
+    first bad index and the call raises."""
+    x = np.array([0.0, 1.0, 2.0, 3.0])
+    assert run(first_above(4), x, np.float64(2.5)) == [3]
+    with pytest.raises(IndexError, match="index 4 is out of bounds for axis 0 with size 4"):
+        run(first_above(4), x, np.float64(20.0))
+
+
 def test_zero_step_raises():
     with pytest.raises(LoopStepError, match="step of zero"):
         run(sum_of_squares(N), np.ones(N), np.int64(0), np.int64(5), np.int64(0))
