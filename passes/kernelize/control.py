@@ -16,9 +16,12 @@ arguments and results carrying it and the branch results yielding it are one var
 variable that is only read is an indexed input of the kernel. One that is written or carried is
 an indexed result that starts as a copy of the array the op was given, is written in place by
 ``kernel.insert`` and read back by ``kernel.extract_result``, so later reads see earlier writes
-(a Gauss–Seidel sweep). In place is only right if no older version of the array is read after a
-newer one exists; the rule checks that, walking the regions in order, and otherwise returns
-None (as it does when two carried values share one array, or a write is not carried out).
+(a Gauss–Seidel sweep). The array as given stays the kernel's input, never written, so reading
+it gives its original elements wherever that happens (a Jacobi step reading ``x`` while it
+writes the copy it carries). In place is only right if no other older version of the array is
+used after a newer one exists; the rule checks that, walking the regions in order, and
+otherwise returns None (as it does when two carried values share one array, or a write is not
+carried out).
 """
 
 from __future__ import annotations
@@ -138,6 +141,7 @@ class _Analysis:
         for k, r in enumerate(top.results):
             if _is_array(r):
                 self.result_of[self.vars.find(r)] = k
+        self.starts = set(self.start.values())
         current = {root: v for root, v in self.start.items()}
         self._versions([top], current)
 
@@ -169,9 +173,12 @@ class _Analysis:
         overwritten in place); a region may change a variable only if it carries it out."""
         find = self.vars.find
         for op in ops:
-            for v in op.operands:
-                if _is_array(v) and current[find(v)] is not v:
-                    raise _Refused("an array read after a newer version of it exists")
+            for k, v in enumerate(op.operands):
+                if not _is_array(v) or current[find(v)] is v:
+                    continue
+                if k == 0 and isinstance(op, (array.GatherOp, array.GatherNdOp)) and v in self.starts:
+                    continue  # the array as given: the kernel's input, which it never writes
+                raise _Refused("an array used after a newer version of it exists")
             if isinstance(op, array.ScatterNdOp):
                 current[find(op.result)] = op.result
             elif isinstance(op, _LOOPS):
@@ -301,17 +308,18 @@ class _Converter:
     def _inline(self, k: kernel.GenericOp, builder: Builder) -> None:
         n_in = len(k.operands)
         mapping: dict[Value, Value] = {}
-        tensors: dict[Value, Value] = {}  # an indexed body argument -> its variable
+        tensors: dict[Value, Value] = {}  # an indexed body argument -> the array it reads
         for i, (v, arg) in enumerate(zip(k.operands, k.body.args)):
             if i in k.indexed:
-                tensors[arg] = self.find(v)
+                tensors[arg] = v
             else:
                 mapping[arg] = self._scalar(v)
         for inner in k.body.ops[:-1]:
             if isinstance(inner, kernel.ExtractOp):
                 tensor, *positions = (mapping.get(v, v) for v in inner.operands)
-                root = tensors[inner.operands[0]]
-                if root in self.analysis.result_of:
+                source = tensors[inner.operands[0]]
+                root = self.find(source)
+                if root in self.analysis.result_of and source not in self.analysis.starts:
                     new = builder.create(kernel.ExtractResultOp, positions, [inner.results[0].type],
                                          {"result": self.analysis.result_of[root]})
                 else:

@@ -535,3 +535,59 @@ def test_api_traced_zero_step_raises():
     with pytest.raises(LoopStepError, match="step of zero"):
         f(np.ones(4), np.int64(0))
     assert f(np.ones(4), np.int64(2)) == 2.0
+
+
+def jacobi(n: int) -> str:
+    """``w = x.copy(); for i in 1..n-1: w[i] = 0.5 * (x[i-1] + x[i+1])``: the loop carries the
+    copy it writes (starting from ``x``) and reads ``x`` as given."""
+    p = Program([f"tensor<{n}xf64>"])
+    (x,) = p.args
+    one, last, half = p.const(1, "i64"), p.const(n - 1, "i64"), p.const(0.5, "f64")
+
+    def point(i, w):
+        left, right = p.get(x, p.binary("sub", i, one)), p.get(x, p.binary("add", i, one))
+        return p.set(w, p.binary("mul", half, p.binary("add", left, right)), i)
+
+    (out,) = p.for_(one, last, one, [x], point)
+    return p.text([out])
+
+
+@EXAMPLES
+@given(st.lists(finite, min_size=N, max_size=N))
+def test_reading_the_array_as_given_while_writing_its_copy(xs):
+    x = np.array(xs)
+    text = jacobi(N)
+    one_loop_kernel(text)
+    expected = x.copy()
+    expected[1:-1] = 0.5 * (x[:-2] + x[2:])
+    (got,) = run(text, x)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_api_jacobi_step_is_one_kernel():
+    def step(x):
+        def point(i, w):
+            w[i] = 0.5 * (x[i - 1] + x[i + 1])
+            return w
+        return jc.fori_loop(1, x.shape[0] - 1, point, x)
+
+    x = np.arange(N, dtype=np.float64) ** 2
+    _one_scalar_kernel_under_jit(step, x)
+    expected = x.copy()
+    expected[1:-1] = 0.5 * (x[:-2] + x[2:])
+    np.testing.assert_array_equal(jc.jit(step)(x), expected)
+
+
+def test_two_carried_values_from_one_array_stay_on_the_host():
+    """Both carried values start as ``x``: one array cannot hold both, so kernelize leaves the
+    loop (it must not return None halfway, leaving the regions half converted)."""
+    p = Program(["tensor<4xf64>"])
+    (x,) = p.args
+    zero, one, four, v = p.const(0, "i64"), p.const(1, "i64"), p.const(4, "i64"), p.const(2.0, "f64")
+    a, b = p.for_(zero, four, one, [x, x], lambda i, a, b: (p.set(a, v, i), b))
+    text = p.text([a, b])
+    module = ir.parse(text)
+    PassManager("kernelize").run(module)
+    (func,) = module.functions()
+    (loop,) = [op for op in func.body.ops if isinstance(op, scf.ForOp)]
+    assert [type(op) for op in loop.body.ops] == [kernel.GenericOp, scf.YieldOp]  # the scatter
