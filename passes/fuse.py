@@ -85,7 +85,7 @@ class Fuse(Pass):
 
 def _require_kernels(block: Block) -> None:
     for op in block.ops:
-        if rule_for(op) is not None:
+        if rule_for(op) is not None and not op.regions:  # an scf op its rule left is a host loop
             raise PipelineError(f"pass 'fuse' fuses kernels, but '{op.op_name}' is not one yet: "
                                 f"run 'kernelize' before 'fuse' (e.g. 'kernelize,fuse')")
 
