@@ -3,7 +3,8 @@
 (docs/control-flow.md §5, "Scalar loops become one kernel").
 
 Scalar work is: ops on 0-d tensors (elementwise, select, convert, 0-d shape ops), 0-d
-constants, element reads (``array.gather``/``gather_nd`` of 0-d indices giving a 0-d value),
+constants, element reads (``array.gather``/``gather_nd`` of 0-d indices giving a 0-d value, or
+a one-element ``array.slice`` reshaped to 0-d, of an array or of a row gathered at a 0-d index),
 element writes (``array.scatter_nd`` of a 0-d update at 0-d indices) and nested ``scf`` ops
 made of the same. Anything else (an op on a non-0-d array) makes the rule return None: the loop
 stays on the host (``codegen/host.py``) and ``kernelize`` converts its regions instead.
@@ -31,6 +32,7 @@ from jitcore.ir.builder import Builder
 from jitcore.ir.core import Block, Operation, Region, Value
 from jitcore.ir.dialects import array, kernel, scf
 from jitcore.ir.types import TensorType
+from jitcore.ir.types import index as index_type
 from jitcore.passes.kernelize import elementwise, index, shape
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter
@@ -68,6 +70,13 @@ def _rule(op: Operation):
                 return _SCALAR_RULES[cls]
             return None
     return None
+
+
+def _only_element_reads(view: Value) -> bool:
+    """Whether every use of ``view`` (a non-0-d value) is a further step of an element read:
+    a slice, a reshape, or a gather of it at a 0-d index."""
+    return all(isinstance(u, array.SliceOp | array.ReshapeOp) or isinstance(u, array.GatherOp)
+               and u.operands[0] is view and not _is_array(u.operands[1]) for u, _ in view.uses)
 
 
 def _carried(op: Operation) -> list[tuple[Value, ...]]:
@@ -118,6 +127,10 @@ class _Analysis:
             if op is not top:
                 inside.update(op.results)
         self.outside: list[Value] = []
+        # An element read written as views (``x[-1]``: a slice of one element, reshaped to 0-d;
+        # ``d[i][j]``: a row gathered, then an element of it): the view's array and its
+        # positions (None for an axis the view still spans).
+        self.views: dict[Value, tuple[Value, list]] = {}
         seen: set[Value] = set()
         for op in top.walk():
             self._admit(op)
@@ -145,7 +158,48 @@ class _Analysis:
         current = {root: v for root, v in self.start.items()}
         self._versions([top], current)
 
+    def _view(self, op: Operation) -> bool:
+        """Record ``op``'s result as a view if it is one step of an element read (see
+        ``views``); False if it is not such an op. A view's positions, per axis of its array:
+        ``("free", offset, stride, extent)`` for an axis the view still spans, ``("const", c)``,
+        or ``("checked", i, axis, extent, offset, stride)``: ``offset + stride * i`` with ``i``
+        checked against ``extent`` as axis ``axis`` of the view it indexed."""
+        x = op.operands[0] if op.operands else None
+        if isinstance(op, array.GatherOp):
+            if _is_array(op.operands[1]) or not (x in self.views or _is_array(op.result)):
+                return False
+        elif isinstance(op, array.SliceOp | array.ReshapeOp):
+            if x not in self.views and not (
+                    isinstance(op, array.SliceOp) and _only_element_reads(op.result)):
+                return False
+        else:
+            return False
+        base, positions = self.views.get(x, (x, [("free", 0, 1, n) for n in x.type.shape]))
+        free = [k for k, p in enumerate(positions) if p[0] == "free"]
+        positions = list(positions)
+        if isinstance(op, array.GatherOp):
+            _, offset, stride, extent = positions[free[op.axis]]
+            positions[free[op.axis]] = ("checked", op.operands[1], op.axis, extent, offset, stride)
+        elif isinstance(op, array.SliceOp):
+            for k, start, step, n in zip(free, op.start, op.stride, op.result_type.shape):
+                _, offset, stride, _ = positions[k]
+                positions[k] = ("free", offset + stride * start, stride * step, n)
+        else:  # a reshape may only add or drop axes of one element
+            extents = [positions[k][3] for k in free]
+            if [n for n in extents if n != 1] != [n for n in op.result_type.shape if n != 1] or (
+                    any(n == 1 for n in op.result_type.shape)):
+                raise _Refused("a reshape of a view that moves elements")
+            for k in free:
+                if positions[k][3] == 1:
+                    positions[k] = ("const", positions[k][1])
+        if _is_array(op.results[0]) and not _only_element_reads(op.results[0]):
+            raise _Refused("a view of an array used as an array")
+        self.views[op.results[0]] = (base, positions)
+        return True
+
     def _admit(self, op: Operation) -> None:
+        if self._view(op):
+            return
         if isinstance(op, _LOOPS):
             if scf.is_scalar_level(op):
                 raise _Refused("already scalar")
@@ -174,9 +228,16 @@ class _Analysis:
         find = self.vars.find
         for op in ops:
             for k, v in enumerate(op.operands):
+                if v in self.views:
+                    base = self.views[v][0]
+                    if current[find(base)] is not base and base not in self.starts:
+                        raise _Refused("an array read after a newer version of it exists")
+                    continue
                 if not _is_array(v) or current[find(v)] is v:
                     continue
-                if k == 0 and isinstance(op, (array.GatherOp, array.GatherNdOp)) and v in self.starts:
+                reads = isinstance(op, array.GatherOp | array.GatherNdOp) or (
+                    bool(op.results) and op.results[0] in self.views)
+                if k == 0 and reads and v in self.starts:
                     continue  # the array as given: the kernel's input, which it never writes
                 raise _Refused("an array used after a newer version of it exists")
             if isinstance(op, array.ScatterNdOp):
@@ -257,6 +318,10 @@ class _Converter:
                 builder.create(scf.YieldOp, [self._scalar(v) for v in op.operands if not _is_array(v)])
             elif isinstance(op, scf.ConditionOp):
                 builder.create(scf.ConditionOp, [self._scalar(op.operands[0])])
+            elif op.results and op.results[0] in self.analysis.views:
+                # A step of an element read: read where it becomes 0-d (here, or at a reshape).
+                if op.results[0].type.rank == 0:
+                    self.scalars[op.results[0]] = self._read_view(op.results[0], builder)
             elif isinstance(op, array.ConstantOp):
                 value = op.value.array.reshape(-1)[0].item()
                 self.scalars[op.result] = ComplexEmitter(builder).const(value, op.result_type.element)
@@ -305,6 +370,35 @@ class _Converter:
             if not _is_array(old):
                 self.scalars[old] = self.scalars[new]
 
+    def _read(self, source: Value, positions, element, builder: Builder) -> Value:
+        """The element of ``source`` (the array as given, or a version of a variable) at
+        ``positions`` (in range)."""
+        root = self.find(source)
+        if root in self.analysis.result_of and source not in self.analysis.starts:
+            new = builder.create(kernel.ExtractResultOp, positions, [element],
+                                 {"result": self.analysis.result_of[root]})
+        else:
+            new = builder.create(kernel.ExtractOp, [self.tensors[root], *positions], [element])
+        return new.results[0]
+
+    def _read_view(self, view: Value, builder: Builder) -> Value:
+        base, positions = self.analysis.views[view]
+        emit = ComplexEmitter(builder)
+        at = []
+        for p in positions:
+            if p[0] != "checked":  # a constant, or an axis of one element left in the view
+                at.append(emit.const(p[1], index_type))
+                continue
+            _, i, axis, extent, offset, stride = p
+            position = builder.create(kernel.CheckIndexOp, [self._scalar(i)], [index_type],
+                                      {"axis": axis, "size": extent}).results[0]
+            if stride != 1:
+                position = emit.op("arith.muli", position, emit.const(stride, index_type))
+            if offset:
+                position = emit.op("arith.addi", position, emit.const(offset, index_type))
+            at.append(position)
+        return self._read(base, at, base.type.element, builder)
+
     def _inline(self, k: kernel.GenericOp, builder: Builder) -> None:
         n_in = len(k.operands)
         mapping: dict[Value, Value] = {}
@@ -316,16 +410,9 @@ class _Converter:
                 mapping[arg] = self._scalar(v)
         for inner in k.body.ops[:-1]:
             if isinstance(inner, kernel.ExtractOp):
-                tensor, *positions = (mapping.get(v, v) for v in inner.operands)
+                _, *positions = (mapping.get(v, v) for v in inner.operands)
                 source = tensors[inner.operands[0]]
-                root = self.find(source)
-                if root in self.analysis.result_of and source not in self.analysis.starts:
-                    new = builder.create(kernel.ExtractResultOp, positions, [inner.results[0].type],
-                                         {"result": self.analysis.result_of[root]})
-                else:
-                    new = builder.create(kernel.ExtractOp, [self.tensors[root], *positions],
-                                         [inner.result.type])
-                mapping[inner.results[0]] = new.results[0]
+                mapping[inner.results[0]] = self._read(source, positions, inner.results[0].type, builder)
             elif isinstance(inner, kernel.InsertOp):
                 source = k.operands[k.copy_inputs[inner.result]]
                 builder.create(kernel.InsertOp, [mapping.get(v, v) for v in inner.operands], [],
