@@ -614,3 +614,23 @@ def test_api_element_reads_through_slices_and_rows(ds, xs):
     for i in range(N):
         w[i] = d[i][(i + 1) % N] + x[-1] * w[0] + d[-1][i]
     np.testing.assert_array_equal(jc.jit(api_reads_through_views)(d, x), w)
+
+
+def api_strided_views(x):
+    """Element reads of strided views of the carried array, which the loop writes:
+    ``w[::-1][i]``, ``w[1::2][i // 2]``."""
+    def body(i, w):
+        w[i] = w[::-1][i] * 0.5 - w[1::2][i // 2]
+        return w
+    return jc.fori_loop(0, x.shape[0], body, x)
+
+
+@EXAMPLES
+@given(st.lists(finite, min_size=N, max_size=N))
+def test_api_element_reads_of_strided_views(xs):
+    x = np.array(xs)
+    _one_scalar_kernel_under_jit(api_strided_views, x)
+    w = x.copy()
+    for i in range(N):
+        w[i] = w[::-1][i] * 0.5 - w[1::2][i // 2]
+    np.testing.assert_array_equal(jc.jit(api_strided_views)(x), w)
