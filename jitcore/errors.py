@@ -30,5 +30,10 @@ class ConfigError(JitcoreError, ValueError):
     """A setting (``jitcore.config``, or the environment variable behind it) out of its range."""
 
 
+class CompileTimeWarning(UserWarning):
+    """A compile took long (``jitcore.compile_time``); the message names the function and the
+    stage that took longest. Given once per jitted function."""
+
+
 class LoopStepError(JitcoreError, ValueError):
     """A compiled loop ran with a step of zero (Python's ``range`` refuses one too)."""
