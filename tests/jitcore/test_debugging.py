@@ -110,6 +110,16 @@ def test_a_print_of_an_unused_value_is_kept(capsys):
     _same_as_python(capsys, f, np.array([0.5, 1.0]))
 
 
+def test_prints_strided_arguments_and_folded_constants(capsys):
+    def f(x):
+        jc.debug_print("x={} z={}", x, np.zeros_like(x) + 3)  # z folds to a constant
+        return x + 1
+
+    base = np.arange(24.0).reshape(4, 6)
+    for x in (base.T, base[::2, 1::3], base[:, ::-1]):
+        _same_as_python(capsys, f, x)
+
+
 def test_a_print_of_static_values_only_prints_on_every_call(capsys):
     @jc.jit
     def f(x):
@@ -145,6 +155,18 @@ def test_prints_every_iteration_with_traced_bounds(capsys, n, lower):
         return jc.fori_loop(lo, hi, body, x)
 
     _same_as_python(capsys, f, np.int64(1), np.int64(lower), np.int64(lower + n))
+
+
+def test_prints_every_step_of_a_scan(capsys):
+    def f(xs):
+        def step(carry, x):
+            jc.debug_print("carry={} x={}", carry, x)
+            return carry + x, carry * x
+
+        return jc.scan(step, np.float64(1.0), xs)
+
+    text = _same_as_python(capsys, f, np.array([0.5, 2.0, -1.0]))
+    assert len(text.splitlines()) == 3
 
 
 def test_a_loop_invariant_print_is_not_hoisted(capsys):
