@@ -16,8 +16,9 @@ import numpy as np
 
 from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.codegen.backend import backend_for
+from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, LoopStepError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
@@ -124,7 +125,10 @@ class Executable:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
-            _, index, axis, size = buffers[-1].tolist()
+            flag, index, axis, size = buffers[-1].tolist()
+            if flag == ZERO_STEP:
+                raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
+                                    "it would never end)")
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
         for kind, index, shape, scalar, copy in self._outputs:
