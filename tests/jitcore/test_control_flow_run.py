@@ -362,3 +362,22 @@ def test_negative_step_writes_in_reverse(x):
     got_out, got_acc = jc.jit(f)(x)
     np.testing.assert_allclose(got_out, out, rtol=1e-12, atol=1e-12)
     assert got_acc == pytest.approx(acc, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=15)
+@given(x=vectors(min_size=4, max_size=10))
+def test_views_read_in_bodies_and_carried(x):
+    def f(x):
+        v = x[1:4]
+        x[1] = 100.0  # v sees the write: it is re-derived, inside the loop's body
+        total = jc.fori_loop(0, 3, lambda i, c: c + v[i] * (i + 1), 0.0)
+        doubled = jc.fori_loop(0, 2, lambda i, c: c * 2, v)  # carried as its value
+        return total, doubled
+
+    expected_x = x.copy()
+    expected = f(expected_x)  # eager: NumPy views, a Python loop
+    got_x = x.copy()
+    got = jc.jit(f)(got_x)
+    assert got[0] == pytest.approx(expected[0], rel=1e-12)
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got_x, expected_x)  # the write reached the caller's array
