@@ -12,7 +12,9 @@ NumPy's promotion of a Python scalar gives that dtype, as JAX's weak types do (a
 body turns a ``0`` carry into float32 is traced again with a float32 carry).
 
 Called outside ``jit`` (on NumPy arrays) the functions run in Python with the same meaning,
-so code works both ways; a concrete predicate or index calls only the chosen branch.
+so code works both ways; a concrete predicate or index calls only the chosen branch. (One
+difference: an eager loop that runs zero times returns its init as it is, a weak ``0``
+included, since no body ran to give it a dtype.)
 """
 
 from __future__ import annotations
@@ -192,8 +194,8 @@ def _concrete_predicate(pred, api: str, what: str) -> bool:
 
 
 def _copy_arrays(tree):
-    """Eager carries are the loop's own: in-place writes in a body leave the caller's arrays be,
-    as writes to a carried tracer do under jit."""
+    """NumPy arrays in eager carries and operands are the loop's or branch's own: in-place
+    writes in a body leave the caller's arrays be, as writes to a carried tracer do under jit."""
     leaves, tree_def = pytree.flatten(tree)
     return pytree.unflatten(tree_def, [leaf.copy() if isinstance(leaf, np.ndarray) else leaf
                                        for leaf in leaves])
@@ -205,7 +207,7 @@ def cond(pred, true_fun, false_fun, *operands):
     0-d bool or number, true when not 0) traces both into an ``scf.if``."""
     if not isinstance(pred, Tracer):
         taken = _concrete_predicate(pred, "jc.cond", "the predicate")
-        return (true_fun if taken else false_fun)(*operands)
+        return (true_fun if taken else false_fun)(*_copy_arrays(operands))
     trace = _find_trace(pred, operands)
     p = _predicate(trace, pred, "jc.cond", "the predicate")
     return _traced_if(trace, p, (true_fun, "true_fun"), (false_fun, "false_fun"), operands, "jc.cond")
@@ -219,7 +221,7 @@ def switch(index, branches, *operands):
         raise JitTypeError(f"jc.switch: branches is empty, at {user_location()}")
     _check_scalar(index, "iu", "jc.switch", "the index")
     if not isinstance(index, Tracer):
-        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+        return branches[min(max(int(index), 0), len(branches) - 1)](*_copy_arrays(operands))
     if len(branches) == 1:
         return branches[0](*operands)
     trace = _find_trace(index, operands)
