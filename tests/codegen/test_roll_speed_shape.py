@@ -93,3 +93,48 @@ def test_in_bounds():
     strided = AffineExpr(0, 2, 1)  # 2 * d0 + 1: in [0, 10) for d0 in [0, 5)
     assert positions.in_bounds(strided, {0: (0, 5)}, 10)
     assert not positions.in_bounds(strided, {0: (0, 6)}, 10)
+
+
+# -- max and min in any order, with the documented order's bits --------------------------------
+
+def _pick(name, acc, x):
+    """The body's combine: NumPy's max or min, NaN sticky, a tie going to ``x``."""
+    better = acc > x if name == "max" else acc < x
+    return acc if better or acc != acc else x
+
+
+def _documented(name, row, lanes):
+    """The documented lane order (codegen/cpu/reduction.py) in Python: element i in lane
+    i % lanes, the last len % lanes in lane 0, each lane in order; lanes pairwise; the init
+    (the identity) on the left."""
+    init = row.dtype.type(-np.inf if name == "max" else np.inf)
+    rest = len(row) // lanes * lanes
+    parts = [init] * lanes
+    for i, x in enumerate(row):
+        lane = i % lanes if i < rest else 0
+        parts[lane] = _pick(name, parts[lane], x)
+    while len(parts) > 1:
+        parts = [_pick(name, a, b) for a, b in zip(parts[::2], parts[1::2])]
+    return _pick(name, init, parts[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [40, 81, 300, 1000, 4101])
+def test_max_and_min_keep_the_documented_bits(dtype, n):
+    """Zeros of both signs and NaNs of two payloads, few or many: any order gives the values,
+    and a lane that holds a zero or a NaN is taken again in the documented order for its bits."""
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    nan_a = np.array(np.nan, dtype)
+    nan_b = (nan_a.view(bits) | bits(1)).view(dtype)
+    specials = np.array([0.0, -0.0, 2.0, -2.0, nan_a, nan_b], dtype)
+    lanes = 16 if dtype == np.float32 else 8
+    for weights in ([1, 1, 0, 0, 0, 0], [1, 1, 5, 5, 0, 0], [1, 1, 40, 40, 1, 1], [0, 0, 1, 1, 0, 0]):
+        p = np.array(weights, float) / sum(weights)
+        x = rng.choice(specials, (3, n), p=p).astype(dtype)
+        x[1] = rng.standard_normal(n)  # a row with no ties
+        for name in ("max", "min"):
+            got = jc.jit(lambda a, name=name: getattr(a, name)(axis=-1))(x)
+            expected = np.array([_documented(name, row, lanes) for row in x], dtype)
+            np.testing.assert_array_equal(got.view(bits), expected.view(bits), err_msg=f"{name} {weights}")
+            whole = jc.jit(lambda a, name=name: getattr(a, name)())(x[0])
+            assert np.array(whole).view(bits) == np.array(_documented(name, x[0], lanes)).view(bits)
