@@ -516,7 +516,8 @@ class RowReduction(_Cascade):
             for u in range(SETS):
                 group(b.add(base, extent(u * lanes)), u)
 
-        emit_loop(b, chunks, run)
+        if not self._fold_arg_best(sets, chunks):
+            emit_loop(b, chunks, run)
         # The tail's groups, then the last n % LANES elements, into chain 0 (lane i % LANES, the
         # last ones lane 0): one copy of the body each, not one per chain.
         lane_of = lambda j: b.and_(j, extent(lanes - 1))  # noqa: E731  (LANES is a power of 2)
@@ -536,6 +537,63 @@ class RowReduction(_Cascade):
                 b.store(value, self.lane_slot(k, lane))
 
         emit_loop(b, extent(lanes), merge_chains)
+
+    def _fold_arg_best(self, sets, chunks: ll.Value) -> bool:
+        """The whole chunks of an argmax or argmin (``_fold_lanes``), each chain keeping its
+        best value and, as an i32, the number of the chunk it was taken in (-1: none yet),
+        made positions once at the end: half the width of the i64 positions the body selects,
+        and no position computed per element. False (nothing emitted) where the element is not
+        a function of the inputs alone, or a vector cannot hold it."""
+        merging, op, b, lanes = self.merging, self.op, self.b, self.lanes
+        if not isinstance(merging, ArgBest):
+            return False
+        n_in, args = len(op.operands), op.body.args
+        ops = _slice(merging.element, {id(a) for a in args[:n_in]})
+        best_type = self.types[1]
+        if ops is None or best_type == ll.IntType(1) or isinstance(best_type, ll.LiteralStructType):
+            return False
+        i32 = ll.IntType(32)
+        with b.goto_entry_block():
+            vectors = [b.alloca(ll.VectorType(i32, lanes)) for _ in range(SETS)]
+        for vector in vectors:
+            b.store(ll.Constant(ll.VectorType(i32, lanes), [-1] * lanes), vector)
+        taken = [b.bitcast(v, i32.as_pointer()) for v in vectors]
+
+        def slot(array, lane, t):
+            return b.gep(array, [lane], inbounds=True, source_etype=t)
+
+        def element(point):
+            values = {id(args[i]): self.body.load(i, point, v) for i, v in enumerate(op.operands)}
+            for inner in ops:
+                operands = [values[id(v)] for v in inner.operands]
+                values[id(inner.results[0])] = scalar.emit(b, inner, operands, self.body.precision)
+            return values[id(merging.element)]
+
+        def run(c):
+            number, base = b.trunc(c, i32), b.mul(c, extent(SETS * lanes))
+            for u in range(SETS):
+                def step(lane, u=u):
+                    x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
+                    best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
+                    best = b.load(best_slot, typ=best_type)
+                    take = merging._takes(b, x, best)
+                    b.store(b.select(take, x, best), best_slot)
+                    b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
+
+                emit_loop(b, extent(lanes), step)
+
+        emit_loop(b, chunks, run)
+        for u in range(SETS):  # chunk numbers to positions
+            def position(lane, u=u):
+                number = b.load(slot(taken[u], lane, i32), typ=i32)
+                first = b.mul(b.sext(number, I64), extent(SETS * lanes))
+                within = b.add(first, b.add(extent(u * lanes), lane))
+                index_slot = slot(sets[u][0], lane, self.types[0])
+                never = b.icmp_signed("<", number, ll.Constant(i32, 0))
+                b.store(b.select(never, b.load(index_slot, typ=self.types[0]), self._at(within)), index_slot)
+
+            emit_loop(b, extent(lanes), position)
+        return True
 
     def _minus(self, x: ll.Value, y: ll.Value) -> ll.Value:
         if static_value(x) is not None and static_value(y) is not None:

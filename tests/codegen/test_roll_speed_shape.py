@@ -138,3 +138,22 @@ def test_max_and_min_keep_the_documented_bits(dtype, n):
             np.testing.assert_array_equal(got.view(bits), expected.view(bits), err_msg=f"{name} {weights}")
             whole = jc.jit(lambda a, name=name: getattr(a, name)())(x[0])
             assert np.array(whole).view(bits) == np.array(_documented(name, x[0], lanes)).view(bits)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 5000), dtype=st.sampled_from([np.float32, np.float64, np.int32]),
+       values=st.sampled_from([(0.0, -0.0, 1.0), (np.nan, 2.0, -np.inf), (5.0, 5.0, 4.0), (3.0, np.inf)]),
+       threads=st.sampled_from([1, 3]))
+def test_argmax_and_argmin_take_the_first_occurrence_in_any_split(n, dtype, values, threads):
+    """Chains of chunks, the tail and the last elements, and pieces on threads: NumPy's first
+    occurrence (the first NaN) whatever the length."""
+    if dtype == np.int32:
+        values = tuple(v for v in values if np.isfinite(v)) or (1.0,)
+    x = rng.choice(np.array(values, dtype), n)
+    with (mock.patch.object(runtime, "MIN_SPLIT_WORK", 0),
+          config.using(num_threads=threads, parallel_threshold=0, chunk_size=7)):
+        for name in ("argmax", "argmin"):
+            got = jc.jit(lambda a, name=name: getattr(np, name)(a))(x)
+            assert got == getattr(np, name)(x), (name, n)
+            rows = jc.jit(lambda a, name=name: getattr(np, name)(a, axis=-1))(x.reshape(1, -1))
+            assert rows[0] == getattr(np, name)(x), (name, n)
