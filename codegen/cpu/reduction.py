@@ -52,6 +52,13 @@ Max and min do not round, so their order matters only for which of 0.0 and -0.0 
 (NumPy's vectorized loops are no more specific); argmax and argmin merge lanes by the body's
 own test, the smaller index winning ties, which is exactly NumPy's first occurrence. Integer
 reductions are exactly associative: LLVM vectorizes their plain loops itself.
+
+So a float max or min, an argmax or argmin along a row need not run the blocks and the
+cascade to get the lanes above (``RowReduction._fold_lanes``): each lane is folded in ``SETS``
+interleaved chains of groups, kept in vector registers, merged at the end. An argmax or argmin
+gets exactly the documented lanes that way (its merge orders by index); a max or min lane gets
+the same value, so the same bits unless the value is a zero or a NaN, and where some lane's is,
+the lanes are computed again in the documented order. Same bits, without a block's cascade.
 """
 
 from __future__ import annotations
