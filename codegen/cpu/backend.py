@@ -17,7 +17,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import blas, runtime, target
+from jitcore.codegen.cpu import blas, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_blas_kernel
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
@@ -50,9 +50,12 @@ class CpuBackend:
         plan, ops = plan_function(func, self.name, draft, specs, options.header)
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
+        groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK)
+        grouped = {i for group in groups for i in group.launches}
         kernels, splits = [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
-            fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath)
+            fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
+                                                       row_split=i in grouped)
             kernels.append(fn)
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
@@ -62,8 +65,24 @@ class CpuBackend:
                 if "noinline" not in fn.attributes:
                     fn.attributes.add("noinline")
 
+        # A row group runs as one launch where its last kernel's step is: its kernels' steps
+        # are consecutive, so the arguments of the earlier ones are kept until then.
+        group_of = {group.launches[-1]: group for group in groups}
+        waiting: dict[int, list] = {}
+
         def run_launch(b, index, kernel, args):
-            runtime.emit_launch(b, kernel, args, splits[index])
+            if index in grouped and index not in group_of:
+                waiting[index] = args
+                return
+            group = group_of.get(index)
+            if group is None:
+                runtime.emit_launch(b, kernel, args, splits[index])
+                return
+            waiting[index] = args
+            members = [kernels[i] for i in group.launches]
+            fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group, members)
+            runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
+                                runtime.Split(group.rows, group.work))
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch)
         text = str(module)
@@ -80,19 +99,22 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool) -> tuple[ll.Function, tuple[str, ...], int | None, int]:
+                fastmath: bool, row_split: bool = False
+                ) -> tuple[ll.Function, tuple[str, ...], int | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
         for the runtime's threads when they may be and are large enough
         (``runtime.MIN_SPLIT_WORK``); a reduction to one value per call (every parallel dim of
-        extent 1) may be split too, into pieces of its reduced dim."""
+        extent 1) may be split too, into pieces of its reduced dim. A kernel of a row group
+        (``row_split``) is split whatever its size: its group runs it on blocks of rows."""
         strided = strided_operands(plan, launch)
-        called = emit_blas_kernel(module, launch.kernel, op, strided, fastmath, blas.library())
+        called = None if row_split else emit_blas_kernel(module, launch.kernel, op, strided, fastmath,
+                                                         blas.library())
         if called is not None:
             return called[0], (called[1],), None, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
-        split = may_split and _work(op) >= runtime.MIN_SPLIT_WORK
+        split = row_split or (may_split and _work(op) >= runtime.MIN_SPLIT_WORK)
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)
         return fn, (), extent, partials
 

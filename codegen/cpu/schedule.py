@@ -59,6 +59,25 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     return schedule.function, schedule.split_extent, partials
 
 
+def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
+    """Whether ``op``'s kernel, emitted split, takes ranges ``[lo, hi)`` of its own domain's
+    dim 0 (a range of rows), as ``rowwise.py`` needs to run several kernels row block by row
+    block. It must agree with ``_Schedule``'s choice of split dim: a flattened kernel splits
+    rows only when dim 0 is all there is; a collapsed one when dim 0 stays a dim of its own."""
+    domain = op.domain()
+    if not domain or domain[0] < 2 or op.iterator_types[0] != kernel.PARALLEL:
+        return False
+    positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))
+    if (positional or any(strided) or op.clamped or op.indexed or kernel.checks_indices(op)
+            or op.scan_dim is not None):
+        return False
+    same_shape = all(v.type.shape == tuple(domain) for v in [*op.operands, *op.results])
+    if not op.has_reduction and same_shape and all(m.is_identity for m in op.indexing_maps):
+        return all(d == 1 for d in domain[1:])
+    collapsed = _collapsed_dims(op)
+    return collapsed is None or collapsed[0][0] == [0]
+
+
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                  fastmath: bool, split: bool = False):

@@ -1,0 +1,140 @@
+"""Row groups: consecutive kernels over the same rows run row block by row block, so that a
+row's reductions and the elementwise kernel that uses them read it while it is in cache.
+
+Softmax over rows is three kernels after ``fuse`` (the row maxima; the row sums of
+``exp(x - max)``; ``exp(x - max) / sum``), each reading all of ``x``: three passes over memory
+when run one after another. Run as a group, each block of rows (``ROW_BLOCK_BYTES`` of its
+widest row) goes through the three kernels in turn: ``x`` comes from memory once, the second
+and third kernels find it in the cache. Layernorm likewise.
+
+A group is a run of consecutive launches of one block (no step between them) where:
+  - each kernel, split, takes ranges of its domain's dim 0, of one extent for the group
+    (``schedule.splits_rows``); none checks indices, runs in order, starts from a copy, or
+    calls BLAS;
+  - each operand that an earlier kernel of the group wrote is read row by row: the writer's
+    map and the reader's both index that buffer's dim 0 by domain dim 0, and both see it with
+    that leading extent (a buffer is C-contiguous, so row ``r`` is the same bytes in both
+    views: a reshape such as ``(n,) -> (n, 1)`` keeps rows, ``(n,) -> (a, b)`` does not).
+So when a block of rows of kernel ``j`` runs, the rows it reads of earlier kernels' results
+have been written, by the same code that writes them ungrouped: every element is computed by
+the same scalar ops in the same order, only the interleaving of kernels changes, and results
+are bit-identical. The group is one split launch (``runtime.emit_launch``): threads take
+chunks of rows and run the blocks of their chunk.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.contraction import match_contraction
+from jitcore.codegen.cpu.schedule import splits_rows
+from jitcore.codegen.host import STATUS, strided_operands
+from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.loops import emit_loop
+from jitcore.codegen.plan import CompiledFunction, Run
+from jitcore.ir.attributes import AffineExpr
+from jitcore.ir.core import Operation
+
+# A block of rows is about this many bytes of the group's widest row (at least one row): the
+# block's rows of every operand stay in the first- and second-level caches between kernels.
+ROW_BLOCK_BYTES = 16 * 1024
+
+
+@dataclass
+class RowGroup:
+    launches: list[int]  # launch indices, in program order
+    rows: int  # the extent of dim 0 the group splits
+    block: int  # rows per block
+    work: int  # iteration points of all its kernels together
+
+
+def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> list[RowGroup]:
+    """The row groups of the function's top-level steps: of two kernels or more and at least
+    ``min_work`` iteration points (a smaller one is not worth a split launch)."""
+    groups: list[RowGroup] = []
+    current: list[int] = []
+
+    def close() -> None:
+        if len(current) > 1:
+            work = sum(math.prod(ops[i].domain()) for i in current)
+            if work >= min_work:
+                rows = ops[current[0]].domain()[0]
+                widest = max(_row_bytes(ops[i]) for i in current)
+                groups.append(RowGroup(list(current), rows, max(1, ROW_BLOCK_BYTES // max(widest, 1)), work))
+        current.clear()
+
+    for step in plan.program:
+        index = step.launch if isinstance(step, Run) else None
+        if index is None or not _candidate(plan, index, ops[index]):
+            close()
+            continue
+        if current and not _joins(plan, ops, current, index):
+            close()
+        current.append(index)
+    close()
+    return groups
+
+
+def _candidate(plan: CompiledFunction, index: int, op: Operation) -> bool:
+    launch = plan.launches[index]
+    return (bool(launch.parallel_extent) and STATUS not in launch.operands
+            and match_contraction(op) is None and splits_rows(op, strided_operands(plan, launch)))
+
+
+def _joins(plan: CompiledFunction, ops: list[Operation], current: list[int], index: int) -> bool:
+    op = ops[index]
+    rows = ops[current[0]].domain()[0]
+    if op.domain()[0] != rows:
+        return False
+    written = {}  # storage -> (writer's map, the value it writes)
+    for i in current:
+        n_in = len(ops[i].operands)
+        for k, storage in enumerate(plan.launches[i].operands[n_in:]):
+            written[storage] = (ops[i].indexing_maps[n_in + k], ops[i].results[k])
+    for k, storage in enumerate(plan.launches[index].operands[:len(op.operands)]):
+        if storage not in written:
+            continue
+        writer_map, value = written[storage]
+        if not (_by_row(writer_map, value, rows) and _by_row(op.indexing_maps[k], op.operands[k], rows)):
+            return False
+    return True
+
+
+def _by_row(indexing_map, value, rows: int) -> bool:
+    shape = value.type.shape
+    return bool(indexing_map.exprs) and indexing_map.exprs[0] == AffineExpr(0) and shape[0] == rows
+
+
+def _row_bytes(op: Operation) -> int:
+    itemsize = max(v.type.element.bitwidth for v in [*op.operands, *op.results]) // 8
+    return math.prod(op.domain()[1:]) * max(itemsize, 1)
+
+
+def emit_group(module: ll.Module, name: str, group: RowGroup, kernels: list[ll.Function]) -> ll.Function:
+    """``void name(args of each kernel..., i64 lo, i64 hi)``: rows ``[lo, hi)`` in blocks of
+    ``group.block``, each block through every kernel in order."""
+    params = [t for fn in kernels for t in fn.function_type.args[:-2]]
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [*params, I64, I64]), name)
+    fn.linkage = "internal"
+    fn.attributes.add("noinline")  # called whole and per chunk: one copy
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    lo, hi = fn.args[-2], fn.args[-1]
+    block = ll.Constant(I64, group.block)
+    count = b.sdiv(b.add(b.sub(hi, lo), ll.Constant(I64, group.block - 1)), block)
+
+    def run_block(iv):
+        start = b.add(lo, b.mul(iv, block))
+        end = b.add(start, block)
+        end = b.select(b.icmp_signed(">", end, hi), hi, end)
+        at = 0
+        for kernel in kernels:
+            n = len(kernel.function_type.args) - 2
+            b.call(kernel, [*fn.args[at:at + n], start, end])
+            at += n
+
+    emit_loop(b, count, run_block)
+    b.ret_void()
+    return fn
