@@ -1,0 +1,116 @@
+"""Row groups (codegen/cpu/rowwise.py): softmax, layernorm and other chains of kernels over the
+same rows run row block by row block, one launch, and give the bits of the kernels run one
+after another, on any number of threads; kernels that read another's result across rows are
+never grouped. NumPy is the oracle for the values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from jitcore import config
+from jitcore.codegen.cpu import rowwise, runtime
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layernorm(x):
+    mean = x.mean(axis=1, keepdims=True)
+    centred = x - mean
+    return centred / jnp.sqrt((centred * centred).mean(axis=1, keepdims=True) + 1e-5)
+
+
+def row_scaled(x):  # a row's norm, then every element over it: two kernels
+    return x / jnp.sqrt((x * x).sum(axis=1, keepdims=True))
+
+
+def across_rows(x):  # row sums read as a row: every row needs every row's sum first
+    return x - x.sum(axis=1)[None, :]
+
+
+def numpy_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def numpy_layernorm(x):
+    centred = x - x.mean(axis=1, keepdims=True)
+    return centred / np.sqrt((centred * centred).mean(axis=1, keepdims=True) + 1e-5)
+
+
+ORACLES = {softmax: numpy_softmax, layernorm: numpy_layernorm,
+           row_scaled: lambda x: x / np.sqrt((x * x).sum(axis=1, keepdims=True)),
+           across_rows: lambda x: x - x.sum(axis=1)[None, :]}
+
+
+@pytest.fixture(autouse=True)
+def small_groups(monkeypatch):
+    """Groups and split kernels at any size, and blocks of a few rows, so that small arrays
+    cross many block and chunk boundaries."""
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 0)
+    monkeypatch.setattr(rowwise, "ROW_BLOCK_BYTES", 3 * 8 * 7)
+
+
+def _llvm(fn, x) -> str:
+    return jc.jit(fn).lower(x).as_text("llvm")
+
+
+def _ungrouped(fn, x, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(rowwise, "row_groups", lambda *args: [])
+        jitted = jc.jit(fn)
+        assert "_rows" not in jitted.lower(x).as_text("llvm")
+        return jitted(x)
+
+
+def _same_bits(a, b) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("fn", [softmax, layernorm, row_scaled], ids=lambda f: f.__name__)
+def test_row_chains_run_as_one_group(fn):
+    text = _llvm(fn, np.ones((40, 30), np.float32))
+    assert text.count("_rows\"(") >= 1 and "_rows_worker" in text
+
+
+def test_a_read_across_rows_is_not_grouped(monkeypatch):
+    x = np.random.default_rng(1).standard_normal((30, 30))
+    assert "_rows\"(" not in _llvm(across_rows, x)
+    with config.using(num_threads=3, parallel_threshold=0, chunk_size=40):
+        got = jc.jit(across_rows)(x)
+    np.testing.assert_allclose(got, ORACLES[across_rows](x), rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(fn=st.sampled_from([softmax, layernorm, row_scaled]),
+       dtype=st.sampled_from([np.float32, np.float64]),
+       rows=st.integers(2, 41), cols=st.integers(1, 70), seed=st.integers(0, 2**32 - 1),
+       threads=st.sampled_from([1, 2, 3]))
+def test_grouped_rows_give_the_ungrouped_bits(fn, dtype, rows, cols, seed, threads):
+    x = (np.random.default_rng(seed).standard_normal((rows, cols)) * 4 + 1).astype(dtype)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        expected = _ungrouped(fn, x, monkeypatch)
+    with config.using(num_threads=threads, parallel_threshold=0, chunk_size=17):
+        got = jc.jit(fn)(x)
+    assert _same_bits(got, expected)
+    tolerance = 1e-5 if dtype == np.float32 else 1e-13
+    np.testing.assert_allclose(got, ORACLES[fn](x), rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("fn", [softmax, layernorm], ids=lambda f: f.__name__)
+def test_full_size_rows_on_threads(fn, dtype, monkeypatch):
+    monkeypatch.setattr(rowwise, "ROW_BLOCK_BYTES", 16 * 1024)
+    x = np.random.default_rng(5).standard_normal((515, 1024)).astype(dtype)
+    expected = _ungrouped(fn, x, monkeypatch)
+    for threads in (1, 2):
+        with config.using(num_threads=threads, parallel_threshold=0, chunk_size=50_000):
+            assert _same_bits(jc.jit(fn)(x), expected)
+
