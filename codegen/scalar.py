@@ -12,7 +12,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import mathlib
 from jitcore.codegen.llvm_types import constant, value_type
-from jitcore.ir.core import Operation
+from jitcore.ir.core import Operation, OpResult
 from jitcore.ir.types import ScalarType
 
 FLOAT_PREDICATES = {
@@ -136,9 +136,48 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return _intrinsic(b, "llvm.ctpop", args)
     if name == "math.gcdui":
         return _gcd_unsigned(b, *args)
+    if name == "math.powf" and _constant_exponent(op) == 3.0 and not isinstance(args[0].type, ll.HalfType):
+        return _cube(b, args[0])
     if name.startswith("math."):
         return _math(b, name[5:], args, precision)
     return _cast(b, name, op.operands[0].type, result, args[0])
+
+
+def _constant_exponent(op: Operation) -> float | None:
+    exponent = op.operands[1]
+    if isinstance(exponent, OpResult) and exponent.op.op_name == "arith.constant":
+        return exponent.op.attributes["value"].value
+    return None
+
+
+def _cube(b: ll.IRBuilder, x: ll.Value) -> ll.Value:
+    """``pow(x, 3)`` rounded once, as a correctly rounded pow is (``x * x * x`` rounds twice:
+    canonicalize leaves ``c = 3`` to pow for that), and vectorizable where the math library's
+    pow costs a double-double log and exp. float64: ``x * x = hi + lo`` exactly (an FMA), so
+    ``x**3 = hi * x + lo * x``, of which only ``lo * x`` (2**-53 of the result) is rounded before
+    the one rounding of the FMA that adds them. Where ``hi * x`` is not finite (the cube
+    overflows; x is inf or NaN) ``lo`` or ``lo * x`` may be inf or NaN of either sign, and
+    ``hi * x`` is the answer (inf with x's sign, or NaN); only an exact cube within an ULP of
+    the largest float may then give inf where the largest float is nearer. A tiny ``x`` (below
+    2**-300, where ``lo * x`` would lose bits to underflow) is cubed scaled by 2**400 and the
+    cube scaled back by 2**-1200, exactly unless the cube is subnormal (then it rounds twice:
+    within a subnormal ULP).
+    float32: in float64, where ``x * x`` is exact and ``x * x * x`` rounds once, then to
+    float32: within 0.5 ULP + 2**-29, as the math library's float32 pow."""
+    if isinstance(x.type, ll.FloatType):
+        wide = b.fpext(x, ll.DoubleType())
+        return b.fptrunc(b.fmul(b.fmul(wide, wide), wide), x.type)
+    tiny = b.fcmp_ordered("<", _intrinsic(b, "llvm.fabs", [x]), ll.Constant(x.type, 2.0 ** -300))
+    x = b.select(tiny, b.fmul(x, ll.Constant(x.type, 2.0 ** 400)), x)
+    hi = b.fmul(x, x)
+    lo = _intrinsic(b, "llvm.fma", [x, x, b.fneg(hi)])
+    rounded_once = _intrinsic(b, "llvm.fma", [hi, x, b.fmul(lo, x)])
+    rounded_twice = b.fmul(hi, x)
+    inf = ll.Constant(hi.type, float("inf"))
+    finite = b.fcmp_ordered("<", _intrinsic(b, "llvm.fabs", [rounded_twice]), inf)
+    cube = b.select(finite, rounded_once, rounded_twice)
+    back = ll.Constant(x.type, 2.0 ** -600)
+    return b.select(tiny, b.fmul(b.fmul(cube, back), back), cube)
 
 
 def _intrinsic(b: ll.IRBuilder, name: str, args: list[ll.Value]) -> ll.Value:

@@ -1,9 +1,12 @@
 """Row groups (codegen/cpu/rowwise.py): softmax, layernorm and other chains of kernels over the
 same rows run row block by row block, one launch, and give the bits of the kernels run one
 after another, on any number of threads; kernels that read another's result across rows are
-never grouped. NumPy is the oracle for the values."""
+never grouped. NumPy is the oracle for the values. And GELU's ``x ** 3`` is the exact cube
+rounded once."""
 
 from __future__ import annotations
+
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -114,3 +117,56 @@ def test_full_size_rows_on_threads(fn, dtype, monkeypatch):
         with config.using(num_threads=threads, parallel_threshold=0, chunk_size=50_000):
             assert _same_bits(jc.jit(fn)(x), expected)
 
+
+
+# GELU's cube: ``x ** 3`` (pow with the constant exponent 3, codegen/scalar.py ``_cube``) is
+# rounded once from the exact cube, as a correctly rounded pow is, at any magnitude.
+
+def _nearest(x: float, got: float, other: float) -> bool:
+    """``got`` is at least as near the exact ``x**3`` as ``other`` (both finite)."""
+    exact = Fraction(x) ** 3
+    return abs(Fraction(got) - exact) <= abs(Fraction(other) - exact)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cube_is_rounded_once(dtype):
+    rng = np.random.default_rng(11)
+    exponents = (-40, 40) if dtype == np.float32 else (-350, 350)
+    x = rng.uniform(1, 2, 20_000) * 2.0 ** rng.integers(*exponents, 20_000)
+    x = (x * rng.choice([-1, 1], x.size)).astype(dtype)
+    got = jc.jit(lambda v: v ** 3)(x)
+    info = np.finfo(dtype)
+    with np.errstate(all="ignore"):
+        want = x ** 3
+    finite = np.isfinite(want) & (np.abs(want) >= info.tiny)
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    assert finite.sum() > x.size // 4
+    ulps = np.abs(got.view(np.int64 if dtype == np.float64 else np.int32).astype(np.int64)
+                  - want.view(np.int64 if dtype == np.float64 else np.int32).astype(np.int64))
+    assert ulps[finite].max() <= 1
+    for i in np.flatnonzero(finite & (ulps > 0))[:300]:
+        neighbours = [np.nextafter(got[i], dtype(np.inf)), np.nextafter(got[i], dtype(-np.inf))]
+        assert all(_nearest(float(x[i]), float(got[i]), float(n)) for n in neighbours), x[i]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cube_special_values(dtype):
+    big = 5.7e102 if dtype == np.float64 else 7e12
+    x = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, big, -big, 1e-300, -1e-300, 2.0 ** -310,
+                  -3.0, 1.5], dtype)
+    with np.errstate(all="ignore"):
+        want = x ** 3
+    got = jc.jit(lambda v: v ** 3)(x)
+    np.testing.assert_array_equal(got, want)  # NaN where NaN; zeros, infs and exact cubes
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-1e102, max_value=1e102))
+def test_cube_of_any_float64_is_the_nearest(v):
+    got = float(jc.jit(lambda x: x ** 3)(np.array([v]))[0])
+    assume_normal = abs(Fraction(v) ** 3) >= Fraction(np.finfo(np.float64).tiny)
+    if assume_normal:
+        for n in (np.nextafter(got, np.inf), np.nextafter(got, -np.inf)):
+            assert _nearest(v, got, float(n))
