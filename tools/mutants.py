@@ -216,6 +216,12 @@ MUTANTS = [
            "start, count = extent(first), extent(last - first - 1)",
            "each segment of a shift (np.roll, a concatenation) stops one position early",
            ("tests/codegen/test_roll_speed_shape.py", "tests/jitcore/test_rowwise.py")),
+    Mutant("row-group-ignores-cross-row-reads", "codegen/cpu/rowwise.py",
+           "        if not (_by_row(writer_map, value, rows)"
+           " and _by_row(op.indexing_maps[k], op.operands[k], rows)):",
+           "        if not _by_row(writer_map, value, rows):",
+           "a row group runs a kernel that reads every row's result before those rows are written",
+           ("tests/codegen/test_rowwise_passes.py",)),
 ]
 
 
