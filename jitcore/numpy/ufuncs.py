@@ -9,6 +9,7 @@ with a direct lowering needs no entry here: it is one line of ``primitives.UFUNC
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -23,7 +24,8 @@ __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
     "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
     "real", "reciprocal", "square", "true_divide",
-    "around", "copysign", "deg2rad", "degrees", "nan_to_num", "rad2deg", "radians", "round", "signbit"]
+    "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
+    "radians", "round", "signbit"]
 
 
 def _ufunc(np_fn, traced_impl=None):
@@ -381,3 +383,46 @@ def _finite(x, nan, posinf, neginf):
     out = prims.where(prims.ufunc(np.isnan, x), fill[nan], x)
     out = prims.where(prims.ufunc(np.equal, x, np.inf), fill[big], out)
     return prims.where(prims.ufunc(np.equal, x, -np.inf), fill[small], out)
+
+
+@implements(np.isclose)
+def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    """NumPy 2's formula: ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or ``a == b``
+    (``b`` taken as ``result_type(b, 1.0)``); NaNs equal if ``equal_nan``."""
+    if not traced(a, b, rtol, atol):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    trace = prims.find_trace(a, b, rtol, atol)
+    x, y = (v if isinstance(v, Tracer) or type(v) in (int, float, complex) else np.asarray(v)
+            for v in (a, b))
+    if isinstance(y, Tracer) or isinstance(y, np.ndarray):
+        y = prims.as_tracer(trace, y, np.result_type(y.dtype, 1.0))
+    elif type(y) is int:
+        y = float(y)
+    bound = _op(np.add, atol, _op(np.multiply, rtol, _op(np.absolute, y)))
+    close = _op(np.less_equal, _op(np.absolute, _op(np.subtract, x, y)), bound)
+    out = _op(np.bitwise_or, _op(np.bitwise_and, close, _op(np.isfinite, y)),
+                      _op(np.equal, x, y))
+    if equal_nan:
+        both = _op(np.bitwise_and, _op(np.isnan, x), _op(np.isnan, y))
+        out = _op(np.bitwise_or, out, both)
+    return prims.as_scalar(out) if out.ndim == 0 else out
+
+
+def _op(fn, *args):
+    """``fn(*args)``, recorded if an operand is traced; on Python numbers Python's arithmetic
+    (so that they stay weak, as in NumPy's own isclose)."""
+    if traced(*args):
+        return prims.ufunc(fn, *args)
+    python = {np.add: operator.add, np.multiply: operator.mul, np.absolute: builtins.abs}
+    if fn in python and builtins.all(type(v) in (int, float, complex) for v in args):
+        return python[fn](*args)
+    return fn(*args)
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    """``all(isclose(...))``; under jit a NumPy bool (a 0-d traced bool), not a Python bool,
+    so it cannot steer Python's ``if`` (use ``jnp.where`` or ``lax.cond``-style control flow)."""
+    if not traced(a, b, rtol, atol):
+        return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return prims.reduction("and", prims.as_bool(isclose(a, b, rtol, atol, equal_nan)))
