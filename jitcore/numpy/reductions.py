@@ -14,21 +14,24 @@ NumPy's.
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
 
+from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
-__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "count_nonzero", "cumprod", "cumsum", "max",
-           "mean", "min", "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmin", "nanprod", "nanstd",
-           "nansum", "nanvar", "prod", "std", "sum", "var"]
+__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
+           "cumprod", "cumsum", "histogram", "max", "mean", "min", "nanargmax", "nanargmin",
+           "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "std",
+           "sum", "var"]
 
 
 def _reduction(kind, np_fn):
@@ -433,3 +436,163 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     if not isinstance(a, Tracer):
         return np.count_nonzero(a, axis=axis, keepdims=keepdims)
     return prims.reduction("sum", prims.as_bool(a), axis, keepdims, np.intp)
+
+
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """NumPy's average: the mean, or ``sum(a * w) / sum(w)`` in ``result_type(a, w)`` (float64
+    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). A zero sum
+    of weights gives inf/NaN here where NumPy raises ZeroDivisionError (it needs the data)."""
+    if not traced(a, weights):
+        return np.average(a, axis, weights, returned, keepdims=keepdims)
+    trace = prims.find_trace(a, weights)
+    a = a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a))
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        scl = prims.constant(trace, np.asarray(a.size / builtins.max(avg.size, 1) if avg.size else 0,
+                                               avg.dtype))
+    else:
+        w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+        result = np.result_type(a.dtype, w.dtype, "f8") if a.dtype.kind in "biu" else \
+            np.result_type(a.dtype, w.dtype)
+        if a.shape != w.shape:
+            if axis is None:
+                raise JitTypeError("Axis must be specified when shapes of a and weights differ.")
+            axes = prims.normalize_axes(axis, a.ndim, "average")
+            if w.shape != tuple(a.shape[ax] for ax in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along "
+                                 "specified axis.")
+            w = prims.transpose(w, tuple(int(i) for i in np.argsort(axes)))
+            w = prims.reshape(w, tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
+        scl = prims.reduction("sum", prims.broadcast_to(prims.convert(w, result), a.shape)
+                              if w.shape != a.shape else prims.convert(w, result), axis, keepdims, result)
+        total = prims.reduction("sum", prims.ufunc(np.multiply, prims.convert(a, result),
+                                                   prims.convert(w, result)), axis, keepdims, result)
+        avg = prims.numpy_scalar(prims.ufunc)(np.true_divide, total, scl)
+    if not returned:
+        return avg
+    if scl.shape != avg.shape:
+        scl = prims.broadcast_to(scl, avg.shape)
+    return avg, prims.as_scalar(scl) if scl.ndim == 0 else scl
+
+
+def _count_into(trace, idx: Tracer, values, length: int, dtype) -> Tracer:
+    """``np.add.at(zeros(length, dtype), idx, values)``: one scatter-add."""
+    zeros = prims.constant(trace, np.zeros(length, dtype))
+    return indexing.scatter(zeros, (idx,), values, "add", dtype=np.dtype(dtype))
+
+
+@implements(np.bincount)
+def bincount(x, weights=None, minlength=0):
+    """How often each value of ``x`` occurs (summing ``weights`` if given, in float64). Under
+    jit the result's length must be known while tracing: it is ``minlength`` (required), and a
+    value of ``x`` at or past it, or negative, raises IndexError after the call (NumPy grows the
+    result instead, and raises ValueError for a negative value)."""
+    if not traced(x, weights):
+        return np.bincount(x, weights, minlength)
+    trace = prims.find_trace(x, weights)
+    x = x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                         "object of too small depth for desired array")
+    if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp):
+        raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
+                           "to the rule 'safe'")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if minlength == 0:
+        raise ConcretizationError(
+            f"numpy.bincount under jit needs minlength= (at {user_location()}): the length of its "
+            "result depends on the largest value otherwise, and a compiled function's shapes are "
+            "fixed when it is traced. Values at or past minlength raise IndexError")
+    idx = prims.where(prims.ufunc(np.less, x, 0), minlength, prims.convert(x, np.dtype(np.intp)))
+    if weights is None:
+        return _count_into(trace, idx, 1, minlength, np.intp)
+    w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+    if w.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if w.dtype.kind == "c":
+        raise JitTypeError(f"Cannot cast array data from {w.dtype!r} to dtype('float64') according "
+                           "to the rule 'safe'")
+    return _count_into(trace, idx, prims.convert(w, np.dtype(np.float64)), minlength, np.float64)
+
+
+@implements(np.histogram)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogram with static bins: an int count with a static ``range``, or an array of
+    edges. Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also ``x == edges[-1]``;
+    values outside (and NaN) are left out. Returns ``(hist, edges)``."""
+    if not traced(a, weights):
+        return np.histogram(a, bins, range, density, weights)
+    trace = prims.find_trace(a, weights)
+    a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
+    edges, first, last = _histogram_edges(a, bins, range)
+    n = len(edges) - 1
+    x = prims.convert(a, np.result_type(a.dtype, edges.dtype))
+    keep = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, a, first),
+                       prims.ufunc(np.less_equal, a, last))
+    inner = prims.constant(trace, edges[1:-1])
+    # The bin: how many inner edges lie at or below x (the last edge belongs to the last bin).
+    above = prims.ufunc(np.greater_equal, prims.reshape(x, x.shape + (1,)), inner)
+    idx = prims.reduction("sum", above, 1, False, np.intp) if n > 1 else \
+        prims.constant(trace, np.zeros(x.shape, np.intp))
+    idx = prims.where(keep, idx, n)  # left out: counted in an extra bin, dropped below
+    if weights is None:
+        ntype, values = np.dtype(np.intp), 1
+    else:
+        w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+        if w.size != a.size or (w.shape != a.shape and w.ndim == a.ndim):
+            raise ValueError("weights should have the same shape as a.")
+        if w.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.histogram with complex weights is not supported under "
+                                   f"jit yet (at {user_location()})")
+        ntype, values = w.dtype, prims.convert(prims.reshape(w, (-1,)), np.dtype(np.float64))
+    counts = _count_into(trace, idx, values, n + 1, np.float64 if weights is not None else np.intp)
+    hist = prims.convert(counts[:n], ntype)
+    edges_out = prims.constant(trace, edges)
+    if density:
+        widths = np.diff(edges).astype(float)
+        hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
+                           prims.reduction("sum", hist))
+    return hist, edges_out
+
+
+def _histogram_edges(a, bins, range):
+    """NumPy's bin edges for static ``bins``/``range``, and the outer edges values are kept by."""
+    if isinstance(bins, str):
+        raise UnsupportedError(f"numpy.histogram with bins={bins!r} (edges chosen from the data) "
+                               f"is not supported under jit (at {user_location()}); give a count "
+                               "and range=, or the edges")
+    if isinstance(bins, Tracer):
+        raise ConcretizationError(f"numpy.histogram under jit needs static bins (at "
+                                  f"{user_location()}): the number of bins sets the result's shape")
+    if np.ndim(bins) == 0:
+        n = operator.index(bins)
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is None:
+            raise ConcretizationError(
+                f"numpy.histogram under jit needs a static range= with a bin count (at "
+                f"{user_location()}): the edges depend on the data otherwise")
+        first, last = range
+        if isinstance(first, Tracer) or isinstance(last, Tracer):
+            raise ConcretizationError(f"numpy.histogram's range= must be static under jit (at "
+                                      f"{user_location()})")
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        bin_type = np.result_type(first, last, a.dtype)
+        if bin_type.kind in "biu":
+            bin_type = np.result_type(bin_type, float)
+        edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+        return edges, first, last
+    edges = np.asarray(bins)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges, edges[0], edges[-1]
