@@ -20,10 +20,11 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "copy", "cross", "diff",
-           "ediff1d", "expand_dims", "flip", "hstack", "meshgrid", "moveaxis", "ndim", "pad", "ravel",
-           "repeat", "reshape", "result_type", "roll", "shape", "size", "split", "squeeze", "stack",
-           "swapaxes", "take", "tile", "transpose", "tril", "triu", "vstack"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
+           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
+           "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
+           "roll", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
+           "transpose", "tril", "triu", "vstack"]
 
 
 @implements(np.reshape)
@@ -482,3 +483,62 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     out = prims.concatenate([prims.reshape(prims.broadcast_to(p, shape), shape + (1,)) for p in parts], -1)
     (axisc,) = prims.normalize_axes(axisc, out.ndim, "cross")
     return prims.moveaxis(out, -1, axisc)
+
+
+def _full_correlation(a: Tracer, w: Tracer) -> Tracer:
+    """``c[k] = sum_j a[k + j - (m - 1)] * w[j]`` for every overlap (zeros outside ``a``): one
+    gather of the shifted windows, a product and a sum along the window, in the promoted dtype
+    (integers wrap as NumPy's do; booleans are an "or" of "and"s)."""
+    n, m = a.shape[0], w.shape[0]
+    dtype = np.result_type(a.dtype, w.dtype)
+    padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
+    windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]  # static (n + m - 1, m)
+    products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
+    kind = "or" if dtype == np.bool_ else "sum"
+    return prims.reduction(kind, products, 1, False, dtype)
+
+
+def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):
+    trace = prims.find_trace(a, v)
+    a, v = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, v))
+    for x in (a, v):
+        if x.ndim != 1:
+            raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                             "object of too small depth for desired array")
+    if a.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    n, m = a.shape[0], v.shape[0]
+    w = prims.ufunc(np.conjugate, v) if conjugate and v.dtype.kind == "c" else v
+    if name == "convolve":
+        w = w[::-1]
+    full = _full_correlation(a, w)
+    if mode == "full":
+        return full
+    if mode == "same":
+        start, length = same_start(n, m), max(n, m)
+    elif mode == "valid":
+        start, length = min(n, m) - 1, max(n, m) - min(n, m) + 1
+    else:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    return full[start:start + length]
+
+
+
+@implements(np.convolve)
+def convolve(a, v, mode="full"):
+    """NumPy's discrete convolution of two 1-d arrays with static lengths (modes full, same,
+    valid), each output one dot product of a window; float sums in another order than NumPy's."""
+    if not traced(a, v):
+        return np.convolve(a, v, mode)
+    return _sliding("convolve", a, v, mode, False, lambda n, m: (min(n, m) - 1) // 2)
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """NumPy's cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-d arrays
+    with static lengths (modes valid, same, full)."""
+    if not traced(a, v):
+        return np.correlate(a, v, mode)
+    return _sliding("correlate", a, v, mode, True, lambda n, m: (m - 1) // 2 if n >= m else n // 2)
