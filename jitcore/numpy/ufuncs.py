@@ -269,7 +269,14 @@ _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
 # -- Everyday float helpers built from the ufuncs above, at NumPy's exact arithmetic. --------
 
 def _float_dtype(fn, x) -> np.dtype:
+    _no_complex(fn, x)
     return fn.resolve_dtypes((x.dtype, None))[1]
+
+
+def _no_complex(fn, *xs) -> None:
+    if builtins.any(isinstance(x, Tracer) and x.dtype.kind == "c" for x in xs):
+        raise JitTypeError(f"ufunc '{fn.__name__}' not supported for the input types (complex "
+                           f"numbers; NumPy raises the same TypeError), at {user_location()}")
 
 
 def _scale(np_fn, factor):
@@ -301,6 +308,7 @@ UFUNCS[np.radians], UFUNCS[np.degrees] = UFUNCS[np.deg2rad], UFUNCS[np.rad2deg]
 def _signbit(x):
     """Negative, or -0.0 (whose reciprocal is -inf). A NaN's sign bit is not visible to
     jitcore's ops (no bit casts): ``signbit(-nan)`` is False here, True in NumPy (documented)."""
+    _no_complex(np.signbit, x)
     if x.dtype.kind in "biu":
         return prims.ufunc(np.less, x, 0) if x.dtype.kind == "i" else prims.ufunc(np.not_equal, x, x)
     negative_zero = prims.ufunc(np.less, prims.ufunc(np.divide, 1, x), 0)
@@ -309,6 +317,7 @@ def _signbit(x):
 
 
 def _copysign(x1, x2):
+    _no_complex(np.copysign, x1, x2)
     trace = prims.find_trace(x1, x2)
     dtype = np.copysign.resolve_dtypes(tuple(_dtype_or_weak(v) for v in (x1, x2)) + (None,))[2]
     a = prims.ufunc(np.absolute, prims.as_tracer(trace, x1, dtype))
@@ -367,11 +376,20 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     if x.dtype.kind not in "fc":
         return fresh(x)
     if x.dtype.kind == "c":
-        re, im = (_finite(p, nan, posinf, neginf) for p in (prims.part("real", x), prims.part("imag", x)))
-        # Both parts are finite now, so re + im * 1j is exact (no inf * 0).
-        im = prims.ufunc(np.multiply, prims.convert(im, x.dtype), 1j)
-        return prims.ufunc(np.add, prims.convert(re, x.dtype), im)
+        return _finite_complex(x, nan, posinf, neginf)
     return _finite(x, nan, posinf, neginf)
+
+
+def _finite_complex(x, nan, posinf, neginf):
+    """Part by part. jitcore has no op that joins two float parts into a complex number, so an
+    element with a NaN or inf part is rebuilt as ``re + im * 1j`` (exact for the finite parts it
+    then has, but for the sign of a zero part: +0.0 where NumPy keeps -0.0, documented); the
+    other elements are passed through unchanged."""
+    re, im = prims.part("real", x), prims.part("imag", x)
+    fixed_re, fixed_im = (_finite(p, nan, posinf, neginf) for p in (re, im))
+    rebuilt = prims.ufunc(np.add, prims.convert(fixed_re, x.dtype),
+                          prims.ufunc(np.multiply, prims.convert(fixed_im, x.dtype), 1j))
+    return prims.where(prims.ufunc(np.isfinite, x), x, rebuilt)
 
 
 def _finite(x, nan, posinf, neginf):
