@@ -98,7 +98,7 @@ NOTES = {
     "np.signbit(x)": "the sign bit of a NaN is not seen: signbit(-nan) is False (NumPy: True)",
     "np.copysign(x, y)": "the sign of a NaN y is not seen (taken as positive)",
     "np.round(x, decimals)": "NumPy's rint(x * 10**d) / 10**d (d < 0: rint(x / 10**-d) * 10**-d); "
-                             "integers with d < 0 through float64, as NumPy (drawn away from the dtype's limits, "
-                             "where the cast back is undefined); complex not yet",
+                             "integers with d < 0 through float64, as NumPy (drawn away from the "
+                             "dtype's limits, where the cast back is undefined); complex not yet",
     "np.allclose(x, y, rtol, atol, equal_nan)": "under jit a NumPy bool (0-d), not a Python bool",
 }
