@@ -35,7 +35,7 @@ __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincoun
 
 
 def _reduction(kind, np_fn):
-    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
@@ -47,10 +47,10 @@ def _reduction(kind, np_fn):
     return fn
 
 
-def _given(initial=None, where=True) -> dict:
+def _given(initial=np._NoValue, where=True) -> dict:
     """The ``initial=``/``where=`` keywords the caller gave (NumPy's defaults are left out)."""
     return {k: v for k, v in (("initial", initial), ("where", where))
-            if not (v is None or (v is True and k == "where"))}
+            if not (v is np._NoValue or (v is True and k == "where"))}
 
 
 def _operand(a, where):
@@ -68,20 +68,26 @@ _IDENTITY = {"sum": 0, "prod": 1, "or": False, "and": True}
 
 
 @prims.numpy_scalar
-def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=None, where=True):
+def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, where=True):
     """NumPy's ``where=`` (masked-out elements count as the identity, or as ``initial`` for
-    max/min, which have none) and ``initial=`` (one more element of every reduced slice)."""
+    max/min, which have none) and ``initial=`` (one more element of every reduced slice); an
+    explicit ``initial=None`` takes the identity away, as in NumPy."""
+    removed = initial is None  # NumPy: an explicit initial=None takes the identity away
+    no_identity = removed or kind in ("max", "min")
+    initial = None if initial is np._NoValue else initial
     axis = prims.zero_d_axis(a, axis)
     axes = tuple(range(a.ndim)) if axis is None else tuple(sorted(prims.normalize_axes(axis, a.ndim, kind)))
     if dtype is None:
         dtype = prims._REDUCE_UFUNC[kind].reduce(np.zeros(1, a.dtype)).dtype
     dtype = np.dtype(dtype)
+    name = prims._REDUCE_UFUNC[kind].__name__
+    if removed and builtins.any(a.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     if where is not True:
-        if initial is None and kind in ("max", "min"):
-            name = prims._REDUCE_UFUNC[kind].__name__
+        if no_identity and initial is None:
             raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
                              "where mask one has to specify 'initial'")
-        fill = _IDENTITY[kind] if initial is None else initial
+        fill = initial if no_identity else _IDENTITY[kind]
         fill = prims.constant(a.trace, _in_dtype(fill, dtype))
         a = prims.where(_mask(a, where), prims.convert(a, dtype), fill)
     if initial is None:
@@ -90,7 +96,7 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=None, where=T
     kept = [i for i in range(a.ndim) if i not in axes]
     x = prims.transpose(prims.convert(a, dtype), kept + list(axes))
     kept_shape = tuple(a.shape[i] for i in kept)
-    x = prims.reshape(x, kept_shape + (-1,))
+    x = prims.reshape(x, kept_shape + (int(np.prod([a.shape[i] for i in axes])),))
     first = prims.constant(a.trace, np.full(kept_shape + (1,), _in_dtype(initial, dtype)))
     out = prims.reduction(kind, prims.concatenate([first, x], len(kept)), len(kept), False, dtype)
     if keepdims:
@@ -109,7 +115,7 @@ prod = _reduction("prod", np.prod)
 
 
 def _minmax(kind, np_fn):
-    def fn(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
         _no_out(np_fn.__name__, out)
@@ -130,7 +136,8 @@ def _boolean_reduction(kind, np_fn):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(where=where))
         _no_out(np_fn.__name__, out)
-        return _masked_reduction(kind, prims.as_bool(_operand(a, where)), axis, keepdims, None, None, where)
+        a = prims.as_bool(_operand(a, where))
+        return _masked_reduction(kind, a, axis, keepdims, None, np._NoValue, where)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -150,7 +157,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
         return prims.mean(a, axis, keepdims, dtype)
     a = _operand(a, where)
     count = _masked_reduction("sum", _mask(a, where), axis, keepdims, np.intp)
-    return _divide(_masked_reduction("sum", _mean_input(a, dtype), axis, keepdims, None, None, where),
+    return _divide(_masked_reduction("sum", _mean_input(a, dtype), axis, keepdims, None, np._NoValue, where),
                    count, _mean_dtype(a, dtype))
 
 
@@ -301,7 +308,7 @@ def _replace_nan(a, value):
 
 
 def _nan_reduction(np_fn, kind, fill):
-    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
@@ -321,7 +328,7 @@ nanprod = _nan_reduction(np.nanprod, "prod", 1)
 def _nan_extreme(np_fn, kind):
     """``nanmax``/``nanmin``: NaN as -inf (+inf) for the reduction; a slice of NaNs only gives
     NaN, as NumPy's (which warns)."""
-    def fn(a, axis=None, out=None, keepdims=False, initial=None, where=True):
+    def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
         _no_out(np_fn.__name__, out)
@@ -336,7 +343,7 @@ def _nan_extreme(np_fn, kind):
         if where is not True:
             mask = prims.ufunc(np.bitwise_or, mask, prims.ufunc(np.invert, _mask(a, where)))
         all_nan = _masked_reduction("and", mask, axis, keepdims)
-        if initial is not None and not np.isnan(initial):
+        if initial not in (None, np._NoValue) and not np.isnan(initial):
             return out
         return prims.numpy_scalar(prims.where)(all_nan, np.asarray(np.nan, a.dtype), out)
 
@@ -386,7 +393,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if mask is None:
         return mean(a, axis, dtype, out, keepdims, where=where)
     _no_out("nanmean", out)
-    total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, None, where)
+    total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, np._NoValue, where)
     return _divide(total, _nan_count(a, mask, axis, keepdims, where), _mean_dtype(a, dtype))
 
 
@@ -400,6 +407,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     _no_out("nanvar", out)
     a = _operand(a, where)
     filled, mask = _replace_nan(a, 0)
+    if mask is None and axis is not None:  # NumPy's var then: no int axis of a 0-d array
+        prims.normalize_axes(axis, a.ndim, "nanvar")
     if mask is None:
         mask = prims.constant(a.trace, np.zeros(a.shape, bool))
     if where is not True:
@@ -408,7 +417,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
                       a.dtype.char.lower() if a.dtype.kind == "c" else a.dtype)
     x = _mean_input(filled, dtype if a.dtype.kind != "c" else None)
     count = _nan_count(a, mask, axis, True)
-    avg = _divide(_masked_reduction("sum", x, axis, True, None, None, where), count, x.dtype)
+    avg = _divide(_masked_reduction("sum", x, axis, True, None, np._NoValue, where), count, x.dtype)
     dev = prims.where(mask, prims.constant(a.trace, np.zeros((), x.dtype)), prims.ufunc(np.subtract, x, avg))
     if dev.dtype.kind == "c":
         re, im = prims.part("real", dev), prims.part("imag", dev)
@@ -449,8 +458,9 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     a = a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a))
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
-        scl = prims.constant(trace, np.asarray(a.size / builtins.max(avg.size, 1) if avg.size else 0,
-                                               avg.dtype))
+        if avg.size == 0:
+            raise ZeroDivisionError("division by zero")  # NumPy's count a.size / avg.size
+        scl = prims.constant(trace, np.asarray(a.size / avg.size, avg.dtype))
     else:
         w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
         result = np.result_type(a.dtype, w.dtype, "f8") if a.dtype.kind in "biu" else \
@@ -495,7 +505,7 @@ def bincount(x, weights=None, minlength=0):
     if x.ndim != 1:
         raise ValueError("object too deep for desired array" if x.ndim > 1 else
                          "object of too small depth for desired array")
-    if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp):
+    if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
         raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
                            "to the rule 'safe'")
     minlength = operator.index(minlength)
@@ -507,7 +517,7 @@ def bincount(x, weights=None, minlength=0):
             "result depends on the largest value otherwise, and a compiled function's shapes are "
             "fixed when it is traced. Values at or past minlength raise IndexError")
     idx = prims.where(prims.ufunc(np.less, x, 0), minlength, prims.convert(x, np.dtype(np.intp)))
-    if weights is None:
+    if weights is None or x.size == 0:  # NumPy: counts (intp) for an empty x, weights or not
         return _count_into(trace, idx, 1, minlength, np.intp)
     w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
     if w.shape != x.shape:
@@ -527,6 +537,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         return np.histogram(a, bins, range, density, weights)
     trace = prims.find_trace(a, weights)
     a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.histogram of complex numbers is not supported under jit "
+                               f"(at {user_location()}); NumPy compares them by real part first")
     edges, first, last = _histogram_edges(a, bins, range)
     n = len(edges) - 1
     x = prims.convert(a, np.result_type(a.dtype, edges.dtype))
