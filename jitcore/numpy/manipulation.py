@@ -353,6 +353,9 @@ def _tri_select(np_fn, m, k, lower: bool):
     k = operator.index(k)
     if not traced(m):
         return np_fn(m, k)
+    if m.ndim == 0:
+        raise JitTypeError(f"numpy.{np_fn.__name__} of a 0-d array (NumPy raises TypeError: tri() "
+                           "missing 1 required positional argument: 'N')")
     rows, cols = (m.shape[-2:] if m.ndim >= 2 else (m.shape[-1],) * 2)
     keep = np.tri(rows, cols, k if lower else k - 1, dtype=bool)
     zero = np.zeros((), m.dtype)
