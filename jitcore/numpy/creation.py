@@ -105,17 +105,20 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
         raise UnsupportedError(f"numpy.linspace with traced array endpoints is not supported "
                                f"under jit yet (at {user_location()}); 0-d endpoints are")
     trace = prims.find_trace(start, stop)
-    calc = np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in (start, stop)), float)
+    calc = np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in (start, stop)), 1.0)
     start, stop = (prims.as_tracer(trace, v, calc) for v in (start, stop))
     div = (num - 1) if endpoint else num
     delta = prims.ufunc(np.subtract, stop, start)
     i = prims.constant(trace, np.arange(num, dtype=calc))
-    step = prims.ufunc(np.divide, delta, div) if div > 0 else None
-    if step is not None:
-        y = prims.ufunc(np.add, prims.ufunc(np.multiply, i, step), start)
-    else:  # NumPy: a NaN step, y = i * delta + start
-        y = prims.ufunc(np.add, prims.ufunc(np.multiply, i, delta), start)
+    if div > 0:
+        step = prims.ufunc(np.divide, delta, div)
+        # NumPy: i * step, or (i / div) * delta where the step underflows to 0.
+        tiny = prims.ufunc(np.multiply, prims.ufunc(np.divide, i, div), delta)
+        y = prims.where(prims.ufunc(np.equal, step, 0), tiny, prims.ufunc(np.multiply, i, step))
+    else:  # NumPy: a NaN step, y = i * delta
+        y = prims.ufunc(np.multiply, i, delta)
         step = prims.ufunc(np.multiply, delta, np.nan)
+    y = prims.ufunc(np.add, y, start)
     if endpoint and num > 1:
         last = prims.constant(trace, np.arange(num) == num - 1)
         y = prims.where(last, prims.broadcast_to(stop, (num,)), y)
