@@ -135,6 +135,8 @@ def identity(n, dtype=None):
 
 
 def asarray(a, dtype=None, order=None, copy=None):
+    if current_trace() is None:
+        return np.asarray(a, dtype=dtype, order=order, copy=copy)
     return array(a, dtype, copy=bool(copy))
 
 
@@ -149,7 +151,7 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
     elif isinstance(object, (list, tuple)) and _holds_tracer(object):
         out = _stack_nested(trace, object, dtype)
     else:
-        return _traced(np.array(object, dtype, copy=True, order=order))
+        return _traced(np.array(object, dtype, copy=True, order=order, ndmin=ndmin))
     if out.ndim < ndmin:
         out = prims.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out

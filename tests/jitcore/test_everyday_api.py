@@ -52,6 +52,9 @@ def test_jnp_names_outside_jit_are_numpy():
     assert np.array_equal(jnp.eye(3, k=1), np.eye(3, k=1))
     assert jnp.pi == np.pi and jnp.e == np.e and np.isinf(jnp.inf) and np.isnan(jnp.nan)
     assert jnp.newaxis is None and jnp.linalg.matmul is jnp.matmul
+    assert jnp.asarray([1, 2]).tolist() == [1, 2] and jnp.array(3, ndmin=2).shape == (1, 1)
+    x = np.arange(3.0)
+    assert jnp.asarray(x) is x  # no copy, as np.asarray
 
 
 @settings(max_examples=examples(15), deadline=None)
@@ -80,6 +83,7 @@ def test_array_of_traced_values_and_traced_linspace(x):
     same(lambda x: jnp.array([x.sum(), x[0], 1.0]), x, rtol=1e-12)  # sum order
     same(lambda x: jnp.array([[x[0], x[1]], [x[1], x[0]]]), x)
     same(lambda x: jnp.asarray(x) + jnp.full(x.shape, 2.0), x)
+    same(lambda x: jnp.array([1.5, 2.0], ndmin=2) + jnp.asarray([0.5, x[0]]), x)
     same(lambda x: jnp.linspace(x[0], x[1], 7), x)
     same(lambda x: jnp.linspace(x[0], x[1], 4, endpoint=False, retstep=True), x)
 
