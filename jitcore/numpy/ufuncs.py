@@ -279,29 +279,19 @@ def _no_complex(fn, *xs) -> None:
                            f"numbers; NumPy raises the same TypeError), at {user_location()}")
 
 
-def _scale(np_fn, factor):
-    """``deg2rad``/``rad2deg``: NumPy multiplies by the factor rounded to the loop's float type
-    (float16 computes in float32, then rounds)."""
+def _scale(np_fn, numer: float, denom: float):
+    """``deg2rad``/``rad2deg``: NumPy multiplies by ``numer / denom`` computed in the loop's
+    float type (float16 computes in float32, then rounds)."""
     def impl(x):
         out_dtype = _float_dtype(np_fn, x)
         loop = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
-        f = loop.type(factor()) if loop != np.float32 else np.float32(np.float32(factor.numer) /
-                                                                    np.float32(factor.denom))
-        y = prims.ufunc(np.multiply, prims.convert(x, loop), f)
-        return prims.convert(y, out_dtype)
+        factor = loop.type(numer) / loop.type(denom)
+        return prims.convert(prims.ufunc(np.multiply, prims.convert(x, loop), factor), out_dtype)
     return _ufunc(np_fn, impl)
 
 
-class _Ratio:
-    def __init__(self, numer, denom):
-        self.numer, self.denom = numer, denom
-
-    def __call__(self):
-        return self.numer / self.denom
-
-
-deg2rad = radians = _scale(np.deg2rad, _Ratio(np.pi, 180.0))
-rad2deg = degrees = _scale(np.rad2deg, _Ratio(180.0, np.pi))
+deg2rad = radians = _scale(np.deg2rad, np.pi, 180.0)
+rad2deg = degrees = _scale(np.rad2deg, 180.0, np.pi)
 UFUNCS[np.radians], UFUNCS[np.degrees] = UFUNCS[np.deg2rad], UFUNCS[np.rad2deg]
 
 
