@@ -36,6 +36,7 @@ from jitcore.codegen.llvm_types import I8, I64, PTR
 from jitcore.codegen.plan import (
     ArrayHeader,
     Branch,
+    Callback,
     CompiledFunction,
     Copy,
     ForLoop,
@@ -49,6 +50,9 @@ from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel, scf
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
+CALLBACK_FAILED = 3  # status word 0 after a callback raised (see kernel_body's INDEX_ERROR)
+# The caller's trampoline: int32 (int64 callback number, i8** operand data); nonzero: it raised.
+TRAMPOLINE = ll.FunctionType(ll.IntType(32), [I64, PTR.as_pointer()])
 
 # Emits one launch at the builder's position: (builder, launch number, kernel, its arguments).
 LaunchEmitter = Callable[[ll.IRBuilder, int, ll.Function, list[ll.Value]], None]
@@ -69,11 +73,13 @@ def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tup
     # copied as bytes: both need the argument's elements in C order.
     contiguous = {id(op.operands[0]) for op in ops if isinstance(op, array.ReshapeOp)}
     contiguous |= {id(v) for op in ops for v in _copied_operands(op)}
+    # A callback's operands become NumPy arrays from their data pointers alone.
+    contiguous |= {id(v) for op in ops if isinstance(op, array.CallbackOp) for v in op.operands}
     needs_contiguous = tuple(id(a) in contiguous for a in args)
     strided = tuple(not (c or n) for c, n in zip(arg_contiguous, needs_contiguous))
     plan = CompiledFunction(target, symbol, strided, needs_contiguous, header)
     plan.has_status = any(isinstance(op, kernel.GenericOp) and kernel.checks_indices(op)
-                          or _may_step_by_zero(op) for op in ops)
+                          or _may_step_by_zero(op) or isinstance(op, array.CallbackOp) for op in ops)
     planner = _Planner(plan, symbol, {id(a): Storage("input", i) for i, a in enumerate(args)})
     plan.program = planner.steps(func.body)
     return plan, planner.kernels
@@ -145,6 +151,8 @@ class _Planner:
                 steps.extend(self.while_loop(op))
             elif isinstance(op, scf.IfOp):
                 steps.extend(self.branch(op))
+            elif isinstance(op, array.CallbackOp):
+                steps.append(self.callback(op))
             elif op.op_name == "func.return":
                 self.plan.outputs = [(self.of(v), v.type.shape) for v in op.operands]
             elif not isinstance(op, (scf.YieldOp, scf.ConditionOp)):
@@ -153,6 +161,11 @@ class _Planner:
                     "first, which turns array ops into kernels"
                 )
         return steps
+
+    def callback(self, op: array.CallbackOp) -> Callback:
+        self.plan.callbacks[op.callback] = tuple(
+            (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands)
+        return Callback(op.callback, tuple(self.of(v) for v in op.operands))
 
     def launch(self, op: kernel.GenericOp) -> Run:
         for r in op.results:
@@ -291,6 +304,11 @@ class _Entry:
             self.load_array(STATUS)
         for i in range(len(plan.constants)):
             self.load_array(Storage("constant", i))
+        if plan.callbacks:
+            self.trampoline = self.b.inttoptr(self.load_slot(), TRAMPOLINE.as_pointer())
+            with self.b.goto_entry_block():  # one array for every call: no stack growth in loops
+                width = max(1, max(len(types) for types in plan.callbacks.values()))
+                self.callback_data = self.b.alloca(PTR, width)
         self.kernels, self.launch = kernels, launch
         self.emit_steps(plan.program, in_loop=False)
         self.b.ret_void()
@@ -305,6 +323,8 @@ class _Entry:
                 self.emit_for(step)
             elif isinstance(step, WhileLoop):
                 self.emit_while(step)
+            elif isinstance(step, Callback):
+                self.emit_callback(step)
             elif isinstance(step, Branch):
                 with self.b.if_else(self.load_condition(step.condition)) as (then, otherwise):
                     with then:
@@ -323,6 +343,20 @@ class _Entry:
             # A bad index stops the call: the loop's later values (a while's condition) are
             # not to be trusted, and NumPy would have raised here.
             self.stop_if(self.b.icmp_unsigned("!=", self.status_word(0), ll.Constant(I64, 0)))
+
+    def emit_callback(self, step: Callback) -> None:
+        """Call the trampoline on the calling thread, unless an earlier index went out of range
+        (NumPy would have raised before the callback ran); if it raised, stop the call."""
+        b = self.b
+        zero = ll.Constant(I64, 0)
+        self.stop_if(b.icmp_unsigned("!=", self.status_word(0), zero))
+        for k, storage in enumerate(step.operands):
+            slot = b.gep(self.callback_data, [ll.Constant(I64, k)], source_etype=PTR)
+            b.store(self.pointers[storage], slot)
+        failed = b.call(self.trampoline, [ll.Constant(I64, step.number), self.callback_data])
+        with b.if_then(b.icmp_unsigned("!=", failed, ll.Constant(ll.IntType(32), 0)), likely=False):
+            b.store(ll.Constant(I64, CALLBACK_FAILED), self.status_pointer(0))
+            b.ret_void()
 
     def emit_copy(self, step: Copy) -> None:
         self.memcpy(self.pointers[step.target], self.pointers[step.source], step.nbytes)

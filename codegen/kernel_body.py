@@ -23,8 +23,9 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar, scalar_control
 from jitcore.codegen.combine import combine
-from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
+from jitcore.codegen.llvm_types import I1, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import contiguous_strides, element_pointer, extents, static_value
+from jitcore.codegen.positions import fold_position_test, in_bounds
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
@@ -87,6 +88,10 @@ class KernelBody:
         # A body with loops stops at its first error: a loop reading a bad index (read as 0)
         # might otherwise never end. The caller raises, so nothing it wrote is used.
         self.stop_on_error = any(inner.regions for inner in op.body.ops)
+        # dim -> (lo, hi): positions a schedule knows that dim's induction value lies in (a
+        # segment of the loop), so a clamp that cannot bind and a test of the position that
+        # cannot change are left out (``positions.py``)
+        self.known: dict[int, tuple[int, int]] = {}
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -100,7 +105,7 @@ class KernelBody:
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
                 position = scaled if e.offset == 0 else b.add(scaled, position)
-            if clamped:
+            if clamped and not in_bounds(e, self.known, static_value(operand.shape[axis])):
                 size = static_value(operand.shape[axis])
                 last = (ll.Constant(I64, size - 1) if size is not None
                         else b.sub(operand.shape[axis], ll.Constant(I64, 1)))
@@ -166,6 +171,8 @@ class KernelBody:
             elif isinstance(inner, kernel.CheckIndexOp):
                 i = values[id(inner.operands[0])]
                 values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
+            elif (folded := fold_position_test(inner, self.known)) is not None:
+                values[id(inner.result)] = ll.Constant(I1, int(folded))
             elif isinstance(inner, kernel.InsertOp):
                 value, *positions = (values[id(v)] for v in inner.operands)
                 self.insert(n_in + inner.result, positions, value, inner.mode)

@@ -7,8 +7,9 @@ and compares as data. Loading it into a process is the backend's business
 
 The entry point takes one descriptor array: one slot per argument, then one per buffer the
 caller allocates (one per kernel result), then the status words when ``has_status``, then one
-per constant. The buffers include the storage of values that loops and branches carry, the
-induction variable of each ``scf.for`` (a 0-d int64 the entry writes each iteration) and the
+per constant, then, when the function calls back into Python (``callbacks``), the address of
+the caller's trampoline. The buffers include the storage of values that loops and branches
+carry, the induction variable of each ``scf.for`` (a 0-d int64 the entry writes each iteration) and the
 staging space of yields that swap carried values; all are allocated once per call.
 
 The entry runs ``program``: steps that are launches (by number in ``launches``), copies of one
@@ -120,6 +121,17 @@ class Branch:
 
 
 @dataclass(frozen=True)
+class Callback:
+    """A step: call the caller's callback trampoline with ``number`` (which Python function)
+    and the data pointers of ``operands`` (C-contiguous storages), on the calling thread. A
+    nonzero return (the function raised) stops the call with status ``host.CALLBACK_FAILED``.
+    The operands' shapes and dtypes are the plan's ``callbacks[number]``."""
+
+    number: int
+    operands: tuple[Storage, ...]
+
+
+@dataclass(frozen=True)
 class LowerOptions:
     """What a backend needs besides the function: the caller's array-header layout (None: the
     portable descriptor) and fast math."""
@@ -142,7 +154,11 @@ class CompiledFunction:
     constants: list[np.ndarray] = field(default_factory=list)
     outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
-    program: list = field(default_factory=list)  # steps: Run, Copy, ForLoop, WhileLoop, Branch
+    program: list = field(default_factory=list)  # steps: Run, Copy, ForLoop, WhileLoop, Branch,
+    # Callback
+    # callback number -> its operands' (shape, dtype); when not empty, the descriptor's last
+    # slot is the address of the caller's trampoline, ``int32 (int64 number, void **data)``
+    callbacks: dict[int, tuple[tuple[tuple[int, ...], np.dtype], ...]] = field(default_factory=dict)
     llvm_ir: str = ""  # as emitted (the "llvm" stage)
     optimized_llvm_ir: str = ""  # after the target's pipeline (the "llvm-opt" stage)
     object_code: bytes = b""  # what the backend loads

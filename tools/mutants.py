@@ -205,6 +205,17 @@ MUTANTS = [
            "every chunk of a split reduction starts the whole result from its inits, wiping "
            "the other chunks' results",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("max-min-trusts-zero-lanes", "codegen/cpu/reduction.py",
+           'return b.icmp_unsigned("!=", b.load(found, typ=I8), ll.Constant(I8, 0))',
+           'return b.icmp_unsigned("==", ll.Constant(I8, 1), ll.Constant(I8, 0))',
+           "a max or min folded in any order keeps a lane's zero or NaN as it came, never taking "
+           "the lanes again in the documented order: the sign of a zero or a NaN's payload moves",
+           ("tests/codegen/test_roll_speed_shape.py",)),
+    Mutant("segment-drops-its-last", "codegen/cpu/schedule.py",
+           "start, count = extent(first), extent(last - first)",
+           "start, count = extent(first), extent(last - first - 1)",
+           "each segment of a shift (np.roll, a concatenation) stops one position early",
+           ("tests/codegen/test_roll_speed_shape.py", "tests/jitcore/test_rowwise.py")),
 ]
 
 

@@ -52,6 +52,13 @@ Max and min do not round, so their order matters only for which of 0.0 and -0.0 
 (NumPy's vectorized loops are no more specific); argmax and argmin merge lanes by the body's
 own test, the smaller index winning ties, which is exactly NumPy's first occurrence. Integer
 reductions are exactly associative: LLVM vectorizes their plain loops itself.
+
+So a float max or min, an argmax or argmin along a row need not run the blocks and the
+cascade to get the lanes above (``RowReduction._fold_lanes``): each lane is folded in ``SETS``
+interleaved chains of groups, kept in vector registers, merged at the end. An argmax or argmin
+gets exactly the documented lanes that way (its merge orders by index); a max or min lane gets
+the same value, so the same bits unless the value is a zero or a NaN, and where some lane's is,
+the lanes are computed again in the documented order. Same bits, without a block's cascade.
 """
 
 from __future__ import annotations
@@ -61,7 +68,7 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.llvm_types import I64, constant, value_type
+from jitcore.codegen.llvm_types import I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
@@ -69,6 +76,7 @@ from jitcore.ir.dialects import kernel
 
 STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per accumulator
 LEVELS = 64  # cascade levels: one per bit of the block count
+SETS = 4  # interleaved chains per lane of a max, min, argmax or argmin (``_fold_lanes``)
 
 
 def lanes_for(element) -> int:
@@ -281,13 +289,19 @@ class _Cascade:
             for slot in self._slots(k):
                 self.b.store(init, slot)
 
-    def _step(self, point: list, lane) -> None:
+    def _step(self, point: list, lane, arrays: list | None = None) -> None:
         """The body at iteration point ``point``, accumulating into lane ``lane`` (an int, or a
-        value in a loop over the lanes)."""
+        value in a loop over the lanes) of ``arrays`` (the lanes by default)."""
         b = self.b
-        accs = lambda: [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
+        arrays = arrays or self.arrays
+
+        def slot(k):
+            at = ll.Constant(I64, lane) if isinstance(lane, int) else lane
+            return b.gep(arrays[k], [at], inbounds=True, source_etype=self.types[k])
+
+        accs = lambda: [b.load(slot(k), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
         for k, y in enumerate(self.body.evaluate(point, accs)):
-            b.store(y, self.lane_slot(k, lane))
+            b.store(y, slot(k))
 
     def _lane_values(self, k: int) -> list[ll.Value]:
         return [self.b.load(slot, typ=self.types[k]) for slot in self._slots(k)]
@@ -344,14 +358,31 @@ class _Cascade:
 
         emit_loop(self.b, self.blocks, block)
 
-    def emit(self, keep=None) -> None:
-        """``self.blocks`` blocks into the cascade, then the tail, then the stack onto the tail,
-        then ``finish`` (or, given ``keep``, ``keep(k, lane, value)`` for every result ``k``'s
-        lanes, not yet combined: a piece of a full reduction, ``full_reduction.py``)."""
+    def _ordered_lanes(self) -> None:
+        """The lanes in the documented order: ``self.blocks`` blocks into the cascade, then the
+        tail, then the stack onto the tail."""
         self._emit_blocks()
         self.reset_lanes()
         self._tail()
         self.fold_stack(self.blocks)
+
+    def _lanes(self) -> None:
+        """The lanes' values: folded in any order where that gives the same bits (``SETS``),
+        else, or where a lane's value may differ in its bits, in the documented order."""
+        if not self._unordered():
+            self._ordered_lanes()
+            return
+        self._fold_lanes()
+        if isinstance(self.merging, ArgBest):
+            return  # ties go by index: the same pair in any order
+        with self.b.if_then(self._zero_or_nan(), likely=False):
+            self._ordered_lanes()
+
+    def emit(self, keep=None) -> None:
+        """The lanes (``_lanes``), then ``finish`` (or, given ``keep``, ``keep(k, lane,
+        value)`` for every result ``k``'s lanes, not yet combined: a piece of a full reduction,
+        ``full_reduction.py``)."""
+        self._lanes()
         if keep is None:
             self.finish()
             return
@@ -365,12 +396,24 @@ class _Cascade:
         blocks = static_value(self.blocks)
         assert blocks and blocks & (blocks - 1) == 0 and static_value(self.groups) == 0 \
             and static_value(self.leftover) == 0, "whole blocks only"
-        self._emit_blocks()
         top = ll.Constant(I64, blocks.bit_length() - 1)
-        for k, t in enumerate(self.types):
-            for lane in range(self.lanes):
-                keep(k, lane, self.b.load(self._level(k, top, lane), typ=t))
 
+        def ordered():
+            self._emit_blocks()
+            for k, t in enumerate(self.types):
+                for lane in range(self.lanes):
+                    self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
+
+        if not self._unordered():
+            ordered()
+        else:
+            self._fold_lanes()
+            if not isinstance(self.merging, ArgBest):
+                with self.b.if_then(self._zero_or_nan(), likely=False):
+                    ordered()
+        for k in range(len(self.types)):
+            for lane, value in enumerate(self._lane_values(k)):
+                keep(k, lane, value)
 
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
@@ -428,6 +471,157 @@ class RowReduction(_Cascade):
         results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
         for k, (r, total) in enumerate(zip(self.op.results, self.merging.merge(b, results, parts[0]))):
             self.body.store(n_in + k, zero, r, total)
+
+    # -- max, min, argmax, argmin in any order ---------------------------------------------
+    def _unordered(self) -> bool:
+        """Whether the lanes may be folded in any order (``_fold_lanes``): an argmax or argmin,
+        or float max and min only (``PerResult`` that never rounds)."""
+        if isinstance(self.merging, ArgBest):
+            return True
+        return all(c.op is not None and c.op.op_name in ("arith.maximumf", "arith.minimumf")
+                   for c in self.merging.combiners)
+
+    def _fold_lanes(self) -> None:
+        """Each lane's value, its elements (``i % LANES == lane``, the last ``n % LANES`` in
+        lane 0) taken in ``SETS`` interleaved chains of groups, merged at the end: independent
+        chains that keep the vector units busy, where one chain waits on its own latency.
+
+        An argmax or argmin gets exactly the documented lanes so: its merge breaks ties by
+        index, so any order gives the same pair. A max or min gets the same *value* per lane
+        (it does not round), and so the same bits unless that value is a zero (0.0 or -0.0,
+        which compare equal) or a NaN (which payload): ``_zero_or_nan`` tells."""
+        b, lanes = self.b, self.lanes
+        chunk = SETS * lanes
+        # One vector per chain (set) and result: promoted whole into a register, where an array
+        # would become scalars for the SLP vectorizer to regroup (an array for i1, whose
+        # vector packs bits, and for complex pairs).
+        def chain_slots(t, init):
+            if t == ll.IntType(1) or isinstance(t, ll.LiteralStructType):
+                with b.goto_entry_block():
+                    slots = b.alloca(t, size=lanes)
+                for lane in range(lanes):
+                    b.store(init, b.gep(slots, [extent(lane)], inbounds=True, source_etype=t))
+                return slots
+            with b.goto_entry_block():
+                vector = b.alloca(ll.VectorType(t, lanes))
+            b.store(ll.Constant(ll.VectorType(t, lanes), [init] * lanes), vector)
+            return b.bitcast(vector, t.as_pointer())
+
+        sets = [[chain_slots(t, init) for t, init in zip(self.types, self.inits)] for _ in range(SETS)]
+        count = b.add(self.rest, self.leftover) if static_value(self.rest) is None else \
+            extent(static_value(self.rest) + static_value(self.leftover))
+        known = static_value(count)
+        chunks = extent(known // chunk) if known is not None else b.udiv(count, extent(chunk))
+        done = extent(known // chunk * chunk) if known is not None else b.mul(chunks, extent(chunk))
+
+        def group(base, u):
+            emit_loop(b, extent(lanes), lambda lane: self._step([*self.ivs, self._at(b.add(base, lane))],
+                                                                lane, sets[u]))
+
+        def run(c):
+            base = b.mul(c, extent(chunk))
+            for u in range(SETS):
+                group(b.add(base, extent(u * lanes)), u)
+
+        if not self._fold_arg_best(sets, chunks):
+            emit_loop(b, chunks, run)
+        # The tail's groups, then the last n % LANES elements, into chain 0 (lane i % LANES, the
+        # last ones lane 0): one copy of the body each, not one per chain.
+        lane_of = lambda j: b.and_(j, extent(lanes - 1))  # noqa: E731  (LANES is a power of 2)
+        emit_loop(b, self._minus(self.rest, done),
+                  lambda j: self._step([*self.ivs, self._at(b.add(done, j))], lane_of(j), sets[0]))
+        emit_loop(b, self.leftover,
+                  lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0, sets[0]))
+
+        def merge_chains(lane):
+            def element(k, u):
+                return b.load(b.gep(sets[u][k], [lane], inbounds=True, source_etype=self.types[k]),
+                              typ=self.types[k])
+            values = [element(k, 0) for k in range(len(self.types))]
+            for u in range(1, SETS):
+                values = self.merging.merge(b, values, [element(k, u) for k in range(len(self.types))])
+            for k, value in enumerate(values):
+                b.store(value, self.lane_slot(k, lane))
+
+        emit_loop(b, extent(lanes), merge_chains)
+
+    def _fold_arg_best(self, sets, chunks: ll.Value) -> bool:
+        """The whole chunks of an argmax or argmin (``_fold_lanes``), each chain keeping its
+        best value and, as an i32, the number of the chunk it was taken in (-1: none yet),
+        made positions once at the end: half the width of the i64 positions the body selects,
+        and no position computed per element. False (nothing emitted) where the element is not
+        a function of the inputs alone, or a vector cannot hold it."""
+        merging, op, b, lanes = self.merging, self.op, self.b, self.lanes
+        if not isinstance(merging, ArgBest):
+            return False
+        n_in, args = len(op.operands), op.body.args
+        ops = _slice(merging.element, {id(a) for a in args[:n_in]})
+        best_type = self.types[1]
+        if ops is None or best_type == ll.IntType(1) or isinstance(best_type, ll.LiteralStructType):
+            return False
+        i32 = ll.IntType(32)
+        with b.goto_entry_block():
+            vectors = [b.alloca(ll.VectorType(i32, lanes)) for _ in range(SETS)]
+        for vector in vectors:
+            b.store(ll.Constant(ll.VectorType(i32, lanes), [-1] * lanes), vector)
+        taken = [b.bitcast(v, i32.as_pointer()) for v in vectors]
+
+        def slot(array, lane, t):
+            return b.gep(array, [lane], inbounds=True, source_etype=t)
+
+        def element(point):
+            values = {id(args[i]): self.body.load(i, point, v) for i, v in enumerate(op.operands)}
+            for inner in ops:
+                operands = [values[id(v)] for v in inner.operands]
+                values[id(inner.results[0])] = scalar.emit(b, inner, operands, self.body.precision)
+            return values[id(merging.element)]
+
+        def run(c):
+            number, base = b.trunc(c, i32), b.mul(c, extent(SETS * lanes))
+            for u in range(SETS):
+                def step(lane, u=u):
+                    x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
+                    best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
+                    best = b.load(best_slot, typ=best_type)
+                    take = merging._takes(b, x, best)
+                    b.store(b.select(take, x, best), best_slot)
+                    b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
+
+                emit_loop(b, extent(lanes), step)
+
+        emit_loop(b, chunks, run)
+        for u in range(SETS):  # chunk numbers to positions
+            def position(lane, u=u):
+                number = b.load(slot(taken[u], lane, i32), typ=i32)
+                first = b.mul(b.sext(number, I64), extent(SETS * lanes))
+                within = b.add(first, b.add(extent(u * lanes), lane))
+                index_slot = slot(sets[u][0], lane, self.types[0])
+                never = b.icmp_signed("<", number, ll.Constant(i32, 0))
+                b.store(b.select(never, b.load(index_slot, typ=self.types[0]), self._at(within)), index_slot)
+
+            emit_loop(b, extent(lanes), position)
+        return True
+
+    def _minus(self, x: ll.Value, y: ll.Value) -> ll.Value:
+        if static_value(x) is not None and static_value(y) is not None:
+            return extent(static_value(x) - static_value(y))
+        return self.b.sub(x, y)
+
+    def _zero_or_nan(self) -> ll.Value:
+        """i1: some lane holds a zero or a NaN (then only the documented order gives its bits)."""
+        b = self.b
+        with b.goto_entry_block():
+            found = b.alloca(I8)
+        b.store(ll.Constant(I8, 0), found)
+
+        def check(lane):
+            for k, t in enumerate(self.types):
+                value = b.load(self.lane_slot(k, lane), typ=t)
+                hit = b.zext(b.fcmp_unordered("==", value, ll.Constant(t, 0.0)), I8)
+                b.store(b.or_(b.load(found, typ=I8), hit), found)
+
+        emit_loop(b, extent(self.lanes), check)
+        return b.icmp_unsigned("!=", b.load(found, typ=I8), ll.Constant(I8, 0))
 
 
 SCRATCH_BYTES = 128 * 1024  # a column reduction's lanes and stack, on the stack

@@ -18,6 +18,10 @@ The CPU's tactics, each a choice a GPU would make differently:
   reduced dim whose partials merge into the unsplit result, bit for bit
   (``full_reduction.Pieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
+- a dim along which the body tests its position or clamps a read (a concatenation, a pad,
+  ``np.roll``) runs in segments between the positions where those change
+  (``positions.breakpoints``), each segment emitted knowing its range, so the tests are
+  constants and the clamps gone: a plain shifted copy per piece, vectorized;
 - a body whose fast math may be inaccurate for some element runs again, whole, with exact libm
   math when one was seen (``_emit_with_exact_fallback``).
 """
@@ -32,6 +36,7 @@ from jitcore.codegen.cpu import full_reduction, reduction
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
+from jitcore.codegen.positions import breakpoints
 from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
@@ -89,6 +94,10 @@ class _Schedule:
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
+        # Segments only where the nest's dims are the op's own (never flattened or collapsed).
+        segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
+        self.breakpoints = {d: breakpoints(op, d) for d in range(len(self.domain))
+                            if segmented and d != op.scan_dim}
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if self.pieces is not None:
             self.split_extent = self.pieces.count
@@ -312,7 +321,28 @@ class _Schedule:
             rest = self._minus(trip_count, 1)
             emit_loop(self.b, rest, lambda iv: self._loop_nest(depth + 1, ivs + [self.b.add(iv, one)]))
             return
+        if self.breakpoints.get(depth):
+            self._segmented_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+            return
         self._range_loop(depth, lambda iv: self._loop_nest(depth + 1, ivs + [iv]))
+
+    def _segmented_loop(self, depth: int, body) -> None:
+        """The loop over dim ``depth`` as one loop per segment between its breakpoints, in
+        order, each emitted with the segment's range known to the body (a split dim: each
+        segment's part of ``[lo, hi)``)."""
+        b = self.b
+        ends = [0, *self.breakpoints[depth], static_value(self.domain[depth])]
+        for first, last in zip(ends, ends[1:]):
+            self.body.known[depth] = (first, last)
+            if depth == self.split_dim:
+                lo, hi = self.bounds
+                start = b.select(b.icmp_signed(">", lo, extent(first)), lo, extent(first))
+                stop = b.select(b.icmp_signed("<", hi, extent(last)), hi, extent(last))
+                count = b.select(b.icmp_signed(">", stop, start), b.sub(stop, start), extent(0))
+            else:
+                start, count = extent(first), extent(last - first)
+            emit_loop(b, count, lambda iv, start=start: body(b.add(iv, start)))
+        del self.body.known[depth]
 
     def _minus(self, value: ll.Value, n: int) -> ll.Value:
         known = static_value(value)
