@@ -116,3 +116,21 @@ def _repro_nanargmax_all_nan_slice():
     except ValueError:
         jc.jit(np.nanargmax)(x)  # returns 0
         raise AssertionError("jitcore returned an index where NumPy raises ValueError") from None
+
+
+def _nonfinite_beside_negative_zero(arrays, params) -> bool:
+    z = np.asarray(arrays[0])
+    if z.dtype.kind != "c":
+        return False
+    re, im = z.real, z.imag
+    bad_re, bad_im = ~np.isfinite(re), ~np.isfinite(im)
+    return bool(((bad_re & (im == 0) & np.signbit(im)) | (bad_im & (re == 0) & np.signbit(re))).any())
+
+
+# jitcore has no op that joins two float parts into a complex number: nan_to_num rebuilds an
+# element with a NaN or inf part as re + im * 1j, which turns a -0.0 other part into +0.0.
+@bug("nan-to-num-complex-negative-zero", "np.nan_to_num(x, nan, posinf, neginf)", ["complex"],
+     AssertionError, "np.nan_to_num(complex(nan, -0.0)) has imaginary part +0.0 under jit, -0.0 "
+     "in NumPy", inputs=_nonfinite_beside_negative_zero)
+def _repro_nan_to_num_complex_negative_zero():
+    check_same(np.nan_to_num, np.array([complex(np.nan, -0.0)]))
