@@ -14,8 +14,8 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``selection``: ``where``, ``select``, ``clip``;
 - ``reductions``: ``sum``, ``mean``, ``var``, ``argmax``, ``cumsum``, ...;
 - ``manipulation``: ``reshape``, ``transpose``, ``concatenate``, ``take``, ``pad``, ...;
-- ``creation``: ``zeros_like`` and friends, ``astype``;
-- ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ...;
+- ``creation``: ``zeros``, ``arange``, ``array`` (traced under jit), ``zeros_like``, ``astype``;
+- ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ...; also ``jitcore.numpy.linalg``;
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``.
 """
 
@@ -27,8 +27,11 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
 int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
 uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.uint64, _np.bool_
-__all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "float16", "float32", "float64",
-           "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+complex64, complex128 = _np.complex64, _np.complex128
+pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis
+__all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64", "complex128", "e",
+           "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
+           "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)

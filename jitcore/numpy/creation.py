@@ -1,16 +1,23 @@
-"""New arrays from traced ones under ``jit``: ``zeros_like``, ``ones_like``, ``empty_like``,
-``full_like`` (constants of the operand's shape) and ``astype`` (a converted copy).
+"""New arrays under ``jit``: ``zeros_like``, ``ones_like``, ``empty_like``, ``full_like``
+(constants of the operand's shape) and ``astype`` (a converted copy); and ``jitcore.numpy``'s
+own ``zeros``, ``ones``, ``empty``, ``full``, ``arange``, ``linspace``, ``eye``, ``identity``,
+``array`` and ``asarray``, which give NumPy arrays outside ``jit`` and traced ones inside.
 """
 
 from __future__ import annotations
 
+import builtins
+import operator
+
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
-from jitcore.tracer import fresh
+from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
-__all__ = ["astype", "empty_like", "full_like", "ones_like", "zeros_like"]
+__all__ = ["arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like",
+           "identity", "linspace", "ones", "ones_like", "zeros", "zeros_like"]
 
 
 def _like(np_fn, fill):
@@ -43,3 +50,145 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
 @implements(np.astype)
 def astype(a, dtype, copy=True):
     return fresh(prims.convert(a, np.dtype(dtype))) if traced(a) else np.asarray(a).astype(dtype)
+
+
+# -- Creation from shapes and values: the names JAX users type first (``jnp.zeros``...). ----
+# Outside ``jit`` each is NumPy's function. Inside, the result is a traced array (a constant of
+# the trace running), so ``out = jnp.zeros(n); out[i] = v`` records a store into it.
+
+def _traced(value: np.ndarray):
+    """``value`` as a new, writable traced array of the running trace, or itself outside jit."""
+    trace = current_trace()
+    return value if trace is None else fresh(prims.constant(trace, value))
+
+
+def zeros(shape, dtype=float, order="C"):
+    return _traced(np.zeros(shape, dtype, order))
+
+
+def ones(shape, dtype=None, order="C"):
+    return _traced(np.ones(shape, dtype, order))
+
+
+def empty(shape, dtype=float, order="C"):
+    # Under jit an empty array is zeros: nothing reads it before it is written, so the constant
+    # costs no work once folded; outside jit it is NumPy's uninitialised array.
+    return np.empty(shape, dtype, order) if current_trace() is None else zeros(shape, dtype, order)
+
+
+def full(shape, fill_value, dtype=None, order="C"):
+    if not traced(fill_value):
+        return _traced(np.full(shape, fill_value, dtype, order))
+    dtype = np.dtype(fill_value.dtype if dtype is None else dtype)
+    zero = prims.constant(fill_value.trace, np.zeros(shape, dtype))
+    return fresh(prims.convert(prims.ufunc(np.add, zero, fill_value), dtype))
+
+
+def arange(start, stop=None, step=None, dtype=None):
+    return _traced(np.arange(start, stop, step, dtype=dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    if traced(start, stop):
+        return _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    out = np.linspace(start, stop, num, endpoint, retstep, dtype, axis)
+    return (_traced(out[0]), out[1]) if retstep else _traced(out)
+
+
+def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
+    """NumPy's formula for traced (0-d) endpoints and a static count: ``start + i * step``
+    with ``step = (stop - start) / div``, and the last point exactly ``stop``."""
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if np.ndim(start) or np.ndim(stop) or axis not in (0, -1):
+        raise UnsupportedError(f"numpy.linspace with traced array endpoints is not supported "
+                               f"under jit yet (at {user_location()}); 0-d endpoints are")
+    trace = prims.find_trace(start, stop)
+    calc = np.result_type(*(a.dtype if isinstance(a, Tracer) else a for a in (start, stop)), 1.0)
+    start, stop = (prims.as_tracer(trace, v, calc) for v in (start, stop))
+    div = (num - 1) if endpoint else num
+    delta = prims.ufunc(np.subtract, stop, start)
+    i = prims.constant(trace, np.arange(num, dtype=calc))
+    if div > 0:
+        step = prims.ufunc(np.divide, delta, div)
+        # NumPy: i * step, or (i / div) * delta where the step underflows to 0.
+        tiny = prims.ufunc(np.multiply, prims.ufunc(np.divide, i, div), delta)
+        y = prims.where(prims.ufunc(np.equal, step, 0), tiny, prims.ufunc(np.multiply, i, step))
+    else:  # NumPy: a NaN step, y = i * delta
+        y = prims.ufunc(np.multiply, i, delta)
+        step = prims.ufunc(np.multiply, delta, np.nan)
+    y = prims.ufunc(np.add, y, start)
+    if endpoint and num > 1:
+        last = prims.constant(trace, np.arange(num) == num - 1)
+        y = prims.where(last, prims.broadcast_to(stop, (num,)), y)
+    y = fresh(prims.convert(y, np.dtype(dtype or calc)))
+    return (y, step) if retstep else y
+
+
+def eye(N, M=None, k=0, dtype=float, order="C"):
+    return _traced(np.eye(N, M, k, dtype, order))
+
+
+def identity(n, dtype=None):
+    return _traced(np.identity(n, dtype))
+
+
+def asarray(a, dtype=None, order=None, copy=None):
+    if current_trace() is None:
+        return np.asarray(a, dtype=dtype, order=order, copy=copy)
+    return array(a, dtype, copy=bool(copy))
+
+
+def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
+    """``numpy.array``; under jit a traced array, also of lists holding traced values."""
+    trace = current_trace()
+    if trace is None:
+        return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
+    if isinstance(object, Tracer):
+        out = object if dtype is None else prims.convert(object, np.dtype(dtype))
+        out = fresh(out) if copy and out is object else out
+    elif isinstance(object, (list, tuple)) and _holds_tracer(object):
+        out = _stack_nested(trace, object, dtype)
+    else:
+        return _traced(np.array(object, dtype, copy=True, order=order, ndmin=ndmin))
+    if out.ndim < ndmin:
+        out = prims.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
+    return out
+
+
+def _holds_tracer(obj) -> bool:
+    if isinstance(obj, Tracer):
+        return True
+    return isinstance(obj, (list, tuple)) and builtins.any(_holds_tracer(v) for v in obj)
+
+
+def _leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from _leaves(v)
+    else:
+        yield obj
+
+
+def _stack_nested(trace, obj, dtype):
+    """Nested lists of traced and concrete values as one array: NumPy's dtype of the leaves
+    (Python scalars weak, as in ``np.array([x, 1.0])``), stacked along new leading axes."""
+    if dtype is None:
+        kinds = [v.dtype if isinstance(v, Tracer) else v if type(v) in (int, float, complex, bool)
+                 else np.asarray(v).dtype for v in _leaves(obj)]
+        dtype = np.result_type(*kinds)
+    dtype = np.dtype(dtype)
+
+    def build(node):
+        if isinstance(node, (list, tuple)):
+            parts = [build(v) for v in node]
+            if len({p.shape for p in parts}) > 1:
+                raise ValueError("setting an array element with a sequence. The requested array "
+                                 "has an inhomogeneous shape")
+            if not parts:
+                return prims.constant(trace, np.zeros((0,), dtype))
+            return prims.concatenate([prims.reshape(p, (1,) + p.shape) for p in parts], 0)
+        return prims.as_tracer(trace, node if isinstance(node, Tracer) else np.asarray(node), dtype)
+
+    return fresh(build(obj))

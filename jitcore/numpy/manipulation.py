@@ -10,6 +10,7 @@ Where NumPy returns a view (``reshape``, ``transpose``, ``swapaxes``, ``moveaxis
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -17,11 +18,13 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer
+from jitcore.tracer import Tracer, fresh
 
-__all__ = ["broadcast_to", "concatenate", "diff", "expand_dims", "flip", "hstack", "moveaxis", "ndim", "pad",
-           "ravel", "repeat", "reshape", "result_type", "roll", "shape", "size", "split", "squeeze",
-           "stack", "swapaxes", "take", "tile", "transpose", "vstack"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
+           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
+           "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
+           "roll", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
+           "transpose", "tril", "triu", "vstack"]
 
 
 @implements(np.reshape)
@@ -338,3 +341,207 @@ def _pad_pairs(x, ndim: int, as_index: bool = False):
     if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
         return [list(x.flat)] * ndim
     return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+@implements(np.copy)
+def copy(a, order="K", subok=False):
+    """A new array of ``a``'s values (never a view)."""
+    return fresh(a) if traced(a) else np.copy(a, order=order, subok=subok)
+
+
+def _tri_select(np_fn, m, k, lower: bool):
+    k = operator.index(k)
+    if not traced(m):
+        return np_fn(m, k)
+    if m.ndim == 0:
+        raise JitTypeError(f"numpy.{np_fn.__name__} of a 0-d array (NumPy raises TypeError: tri() "
+                           "missing 1 required positional argument: 'N')")
+    rows, cols = (m.shape[-2:] if m.ndim >= 2 else (m.shape[-1],) * 2)
+    keep = np.tri(rows, cols, k if lower else k - 1, dtype=bool)
+    zero = np.zeros((), m.dtype)
+    out = prims.where(keep, m, zero) if lower else prims.where(keep, zero, m)
+    return out
+
+
+@implements(np.triu)
+def triu(m, k=0):
+    """``m`` with the elements below its ``k``-th diagonal zeroed (the last two dims)."""
+    return _tri_select(np.triu, m, k, lower=False)
+
+
+@implements(np.tril)
+def tril(m, k=0):
+    """``m`` with the elements above its ``k``-th diagonal zeroed (the last two dims)."""
+    return _tri_select(np.tril, m, k, lower=True)
+
+
+def _atleast(np_fn, shape_of):
+    def fn(*arys):
+        if not traced(*arys):
+            return np_fn(*arys)
+        trace = prims.find_trace(*arys)
+        out = [a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)) for a in arys]
+        out = tuple(prims.reshape_view(a, shape_of(a.shape)) for a in out)  # views, as NumPy's
+        return out[0] if len(out) == 1 else out
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    implements(np_fn)(fn)
+    return fn
+
+
+atleast_1d = _atleast(np.atleast_1d, lambda s: s or (1,))
+atleast_2d = _atleast(np.atleast_2d, lambda s: s if len(s) >= 2 else (1,) * (2 - len(s)) + s)
+atleast_3d = _atleast(np.atleast_3d, lambda s: {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s))
+
+
+@implements(np.meshgrid)
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """Coordinate arrays from 1-d ones, as NumPy builds them: each input along its own dim
+    (the first two swapped for ``indexing="xy"``), broadcast to the full grid unless sparse."""
+    if not traced(*xi):
+        return np.meshgrid(*xi, copy=copy, sparse=sparse, indexing=indexing)
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    trace = prims.find_trace(*xi)
+    ndim = len(xi)
+    shapes = [[1] * ndim for _ in xi]
+    for i, s in enumerate(shapes):
+        s[i] = -1
+    if indexing == "xy" and ndim > 1:
+        shapes[0][:2], shapes[1][:2] = [1, -1], [-1, 1]
+    out = [prims.reshape(x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)), tuple(s))
+           for x, s in zip(xi, shapes)]
+    if not sparse:
+        full = np.broadcast_shapes(*(o.shape for o in out))
+        out = [prims.broadcast_to(o, full) for o in out]
+    return tuple(fresh(o) for o in out)
+
+
+@implements(np.ediff1d)
+def ediff1d(ary, to_end=None, to_begin=None):
+    """The differences of the flattened ``ary``, with ``to_begin`` and ``to_end`` around them,
+    all in ``ary``'s dtype (NumPy refuses values that do not cast to it by same_kind)."""
+    if not traced(ary, to_end, to_begin):
+        return np.ediff1d(ary, to_end, to_begin)
+    trace = prims.find_trace(ary, to_end, to_begin)
+    a = prims.reshape(ary if isinstance(ary, Tracer) else prims.constant(trace, np.asarray(ary)), (-1,))
+    if a.dtype == np.bool_:
+        raise JitTypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                           "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    diffs = prims.ufunc(np.subtract, a[1:], a[:-1]) if a.size > 1 else \
+        prims.constant(trace, np.zeros(0, a.dtype))
+    pieces = [_ediff_extra(trace, to_begin, "to_begin", a.dtype), diffs,
+              _ediff_extra(trace, to_end, "to_end", a.dtype)]
+    pieces = [p for p in pieces if p is not None]
+    return prims.convert(prims.concatenate(pieces, 0), a.dtype) if len(pieces) > 1 else pieces[0]
+
+
+def _ediff_extra(trace, extra, name: str, dtype):
+    if extra is None:
+        return None
+    dt = extra.dtype if isinstance(extra, Tracer) else np.asarray(extra).dtype
+    if not np.can_cast(dt, dtype, casting="same_kind"):
+        raise JitTypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
+                           "`same_kind` rule.")
+    value = extra if isinstance(extra, Tracer) else prims.constant(trace, np.asarray(extra))
+    return prims.convert(prims.reshape(value, (-1,)), dtype)
+
+
+@implements(np.cross)
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """NumPy's cross product of 2- and 3-vectors along ``axisa``/``axisb`` (or ``axis``),
+    component by component in the promoted dtype, the result's vectors along ``axisc``."""
+    if not traced(a, b):
+        return np.cross(a, b, axisa, axisb, axisc, axis)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    trace = prims.find_trace(a, b)
+    a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
+    a, b = prims.moveaxis(a, axisa, -1), prims.moveaxis(b, axisb, -1)
+    if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    if a.shape[-1] == 2 or b.shape[-1] == 2:
+        warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of 3-dimensional "
+                      "vectors instead. (deprecated in NumPy 2.0)", DeprecationWarning, stacklevel=3)
+    dtype = np.result_type(a.dtype, b.dtype)
+    ac = [prims.convert(a[..., i], dtype) for i in range(a.shape[-1])]
+    bc = [prims.convert(b[..., i], dtype) for i in range(b.shape[-1])]
+
+    def mul(x, y):
+        return prims.ufunc(np.multiply, x, y)
+
+    def sub(x, y):
+        return prims.ufunc(np.subtract, x, y)
+
+    z = sub(mul(ac[0], bc[1]), mul(ac[1], bc[0]))
+    if len(ac) == 2 and len(bc) == 2:
+        return z
+    if len(ac) == 2:
+        parts = [mul(ac[1], bc[2]), prims.ufunc(np.negative, mul(ac[0], bc[2])), z]
+    elif len(bc) == 2:
+        parts = [prims.ufunc(np.negative, mul(ac[2], bc[1])), mul(ac[2], bc[0]), z]
+    else:
+        parts = [sub(mul(ac[1], bc[2]), mul(ac[2], bc[1])), sub(mul(ac[2], bc[0]), mul(ac[0], bc[2])), z]
+    shape = np.broadcast_shapes(*(p.shape for p in parts))
+    out = prims.concatenate([prims.reshape(prims.broadcast_to(p, shape), shape + (1,)) for p in parts], -1)
+    (axisc,) = prims.normalize_axes(axisc, out.ndim, "cross")
+    return prims.moveaxis(out, -1, axisc)
+
+
+def _full_correlation(a: Tracer, w: Tracer) -> Tracer:
+    """``c[k] = sum_j a[k + j - (m - 1)] * w[j]`` for every overlap (zeros outside ``a``): one
+    gather of the shifted windows, a product and a sum along the window, in the promoted dtype
+    (integers wrap as NumPy's do; booleans are an "or" of "and"s)."""
+    n, m = a.shape[0], w.shape[0]
+    dtype = np.result_type(a.dtype, w.dtype)
+    padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
+    windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]  # static (n + m - 1, m)
+    products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
+    kind = "or" if dtype == np.bool_ else "sum"
+    return prims.reduction(kind, products, 1, False, dtype)
+
+
+def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):
+    trace = prims.find_trace(a, v)
+    a, v = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, v))
+    for x in (a, v):
+        if x.ndim != 1:
+            raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                             "object of too small depth for desired array")
+    if a.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    n, m = a.shape[0], v.shape[0]
+    w = prims.ufunc(np.conjugate, v) if conjugate and v.dtype.kind == "c" else v
+    if name == "convolve":
+        w = w[::-1]
+    full = _full_correlation(a, w)
+    if mode == "full":
+        return full
+    if mode == "same":
+        start, length = same_start(n, m), max(n, m)
+    elif mode == "valid":
+        start, length = min(n, m) - 1, max(n, m) - min(n, m) + 1
+    else:
+        raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
+    return full[start:start + length]
+
+
+
+@implements(np.convolve)
+def convolve(a, v, mode="full"):
+    """NumPy's discrete convolution of two 1-d arrays with static lengths (modes full, same,
+    valid), each output one dot product of a window; float sums in another order than NumPy's."""
+    if not traced(a, v):
+        return np.convolve(a, v, mode)
+    return _sliding("convolve", a, v, mode, False, lambda n, m: (min(n, m) - 1) // 2)
+
+
+@implements(np.correlate)
+def correlate(a, v, mode="valid"):
+    """NumPy's cross-correlation ``c[k] = sum_n a[n + k] * conj(v[n])`` of two 1-d arrays
+    with static lengths (modes valid, same, full)."""
+    if not traced(a, v):
+        return np.correlate(a, v, mode)
+    return _sliding("correlate", a, v, mode, True, lambda n, m: (m - 1) // 2 if n >= m else n // 2)

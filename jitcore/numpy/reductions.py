@@ -14,42 +14,100 @@ NumPy's.
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
 
+from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
-__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "cumprod", "cumsum", "max", "mean", "min",
-           "prod", "std", "sum", "var"]
+__all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
+           "cumprod", "cumsum", "histogram", "max", "mean", "min", "nanargmax", "nanargmin",
+           "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "std",
+           "sum", "var"]
 
 
 def _reduction(kind, np_fn):
-    def fn(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        if not traced(a):
-            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
-        _no_extras(np_fn, out=out, **kwargs)
-        return prims.reduction(kind, a, axis, keepdims, dtype)
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if not traced(a, where):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                         **_given(initial=initial, where=where))
+        _no_out(np_fn.__name__, out)
+        return _masked_reduction(kind, _operand(a, where), axis, keepdims, dtype, initial, where)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
     return fn
 
 
-def _no_extras(np_fn, out=None, **kwargs):
-    used = [k for k, v in kwargs.items() if v is not None and k not in ("initial", "where")]
-    if out is not None or used or kwargs.get("initial") is not None or kwargs.get("where", True) is not True:
-        names = (["out"] if out is not None else []) + used
-        raise UnsupportedError(
-            f"numpy.{np_fn.__name__} with {', '.join(names) or 'initial/where'} is not supported "
-            f"under jit yet (at {user_location()})"
-        )
+def _given(initial=np._NoValue, where=True) -> dict:
+    """The ``initial=``/``where=`` keywords the caller gave (NumPy's defaults are left out)."""
+    return {k: v for k, v in (("initial", initial), ("where", where))
+            if not (v is np._NoValue or (v is True and k == "where"))}
+
+
+def _operand(a, where):
+    """``a`` as a tracer (a concrete array reduced under a traced ``where=`` mask)."""
+    return a if isinstance(a, Tracer) else prims.constant(where.trace, np.asarray(a))
+
+
+def _mask(a, where):
+    """``where=`` as a traced bool array of ``a``'s shape (NumPy broadcasts it so)."""
+    w = where if isinstance(where, Tracer) else np.asarray(where)
+    return prims.broadcast_to(prims.as_tracer(a.trace, w, np.dtype(bool)), a.shape)
+
+
+_IDENTITY = {"sum": 0, "prod": 1, "or": False, "and": True}
+
+
+@prims.numpy_scalar
+def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, where=True):
+    """NumPy's ``where=`` (masked-out elements count as the identity, or as ``initial`` for
+    max/min, which have none) and ``initial=`` (one more element of every reduced slice); an
+    explicit ``initial=None`` takes the identity away, as in NumPy."""
+    removed = initial is None  # NumPy: an explicit initial=None takes the identity away
+    no_identity = removed or kind in ("max", "min")
+    initial = None if initial is np._NoValue else initial
+    axis = prims.zero_d_axis(a, axis)
+    axes = tuple(range(a.ndim)) if axis is None else tuple(sorted(prims.normalize_axes(axis, a.ndim, kind)))
+    if dtype is None:
+        dtype = prims._REDUCE_UFUNC[kind].reduce(np.zeros(1, a.dtype)).dtype
+    dtype = np.dtype(dtype)
+    name = prims._REDUCE_UFUNC[kind].__name__
+    if removed and builtins.any(a.shape[i] == 0 for i in axes):
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if where is not True:
+        if no_identity and initial is None:
+            raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
+                             "where mask one has to specify 'initial'")
+        fill = initial if no_identity else _IDENTITY[kind]
+        fill = prims.constant(a.trace, _in_dtype(fill, dtype))
+        a = prims.where(_mask(a, where), prims.convert(a, dtype), fill)
+    if initial is None:
+        return prims.reduction(kind, a, axes, keepdims, dtype)
+    # The reduced axes last, merged into one, with ``initial`` in front of each slice.
+    kept = [i for i in range(a.ndim) if i not in axes]
+    x = prims.transpose(prims.convert(a, dtype), kept + list(axes))
+    kept_shape = tuple(a.shape[i] for i in kept)
+    x = prims.reshape(x, kept_shape + (int(np.prod([a.shape[i] for i in axes])),))
+    first = prims.constant(a.trace, np.full(kept_shape + (1,), _in_dtype(initial, dtype)))
+    out = prims.reduction(kind, prims.concatenate([first, x], len(kept)), len(kept), False, dtype)
+    if keepdims:
+        out = prims.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
+    return out
+
+
+def _in_dtype(value, dtype):
+    """``initial=`` in the reduction's dtype: NumPy 2 raises OverflowError for a Python int out
+    of its range."""
+    return np.array(value, dtype) if type(value) is int else np.asarray(value).astype(dtype)
 
 
 sum = _reduction("sum", np.sum)
@@ -57,11 +115,11 @@ prod = _reduction("prod", np.prod)
 
 
 def _minmax(kind, np_fn):
-    def fn(a, axis=None, out=None, keepdims=False, **kwargs):
-        if not traced(a):
-            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-        _no_extras(np_fn, out=out, **kwargs)
-        return prims.reduction(kind, a, axis, keepdims)
+    def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if not traced(a, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
+        _no_out(np_fn.__name__, out)
+        return _masked_reduction(kind, _operand(a, where), axis, keepdims, None, initial, where)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -74,11 +132,12 @@ HANDLED_FUNCTIONS[np.amax], HANDLED_FUNCTIONS[np.amin] = max, min
 
 
 def _boolean_reduction(kind, np_fn):
-    def fn(a, axis=None, out=None, keepdims=False, **kwargs):
-        if not traced(a):
-            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-        _no_extras(np_fn, out=out, **kwargs)
-        return prims.reduction(kind, prims.as_bool(a), axis, keepdims)
+    def fn(a, axis=None, out=None, keepdims=False, *, where=True):
+        if not traced(a, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(where=where))
+        _no_out(np_fn.__name__, out)
+        a = prims.as_bool(_operand(a, where))
+        return _masked_reduction(kind, a, axis, keepdims, None, np._NoValue, where)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -90,18 +149,43 @@ all = _boolean_reduction("and", np.all)
 
 
 @implements(np.mean)
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    if not traced(a):
-        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **kwargs)
-    _no_extras(np.mean, out=out, **kwargs)
-    return prims.mean(a, axis, keepdims, dtype)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    if not traced(a, where):
+        return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
+    _no_out("mean", out)
+    if where is True:
+        return prims.mean(a, axis, keepdims, dtype)
+    a = _operand(a, where)
+    count = _masked_reduction("sum", _mask(a, where), axis, keepdims, np.intp)
+    return _divide(_masked_reduction("sum", _mean_input(a, dtype), axis, keepdims, None, np._NoValue, where),
+                   count, _mean_dtype(a, dtype))
+
+
+def _mean_dtype(a, dtype=None) -> np.dtype:
+    return np.dtype(dtype if dtype is not None else np.float64 if a.dtype.kind in "biu" else a.dtype)
+
+
+def _mean_input(a, dtype=None):
+    """``a`` in the dtype NumPy sums it in for a mean: float16 in float32."""
+    result = _mean_dtype(a, dtype)
+    return prims.convert(a, np.dtype(np.float32) if result == np.float16 else result)
+
+
+@prims.numpy_scalar
+def _divide(total, count, dtype):
+    """``total / count`` rounded once to ``dtype`` (computed in float64 or complex128, which
+    rounds float32 and float16 results exactly as their own division would)."""
+    wide = np.dtype(np.complex128 if total.dtype.kind == "c" else np.float64)
+    wide = np.result_type(wide, total.dtype)
+    q = prims.ufunc(np.true_divide, prims.convert(total, wide), prims.convert(count, np.dtype(np.float64)))
+    return prims.convert(q, dtype)
 
 
 @implements(np.var)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     if not traced(a):
         return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
-    _no_extras(np.var, out=out, **kwargs)
+    _no_where(np.var, out, **kwargs)
     return prims.variance(a, axis, keepdims, dtype, ddof)
 
 
@@ -109,8 +193,15 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     if not traced(a):
         return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
-    _no_extras(np.std, out=out, **kwargs)
+    _no_where(np.std, out, **kwargs)
     return prims.ufunc(np.sqrt, prims.variance(a, axis, keepdims, dtype, ddof))
+
+
+def _no_where(np_fn, out, **kwargs):
+    _no_out(np_fn.__name__, out)
+    if _given(**kwargs):
+        raise UnsupportedError(f"numpy.{np_fn.__name__} with where= is not supported under jit yet "
+                               f"(at {user_location()})")
 
 
 def _emit(op_cls, x: Tracer, result_type: TensorType, kind: str, axis: int) -> Tracer:
@@ -201,3 +292,320 @@ def cumprod(a, axis=None, dtype=None, out=None):
     if not isinstance(a, Tracer):
         return np.cumprod(a, axis=axis, dtype=dtype, out=out)
     return _scan("prod", a, axis, dtype, out)
+
+
+# -- NaN-ignoring reductions: NaN replaced by the identity, as NumPy's own nan* functions do. --
+
+def _nan_mask(a):
+    return prims.ufunc(np.isnan, a) if a.dtype.kind in "fc" else None
+
+
+def _replace_nan(a, value):
+    mask = _nan_mask(a)
+    if mask is None:
+        return a, None
+    return prims.where(mask, prims.constant(a.trace, np.asarray(value).astype(a.dtype)), a), mask
+
+
+def _nan_reduction(np_fn, kind, fill):
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if not traced(a, where):
+            return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                         **_given(initial=initial, where=where))
+        _no_out(np_fn.__name__, out)
+        a, _ = _replace_nan(_operand(a, where), fill)
+        return _masked_reduction(kind, a, axis, keepdims, dtype, initial, where)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
+
+
+nansum = _nan_reduction(np.nansum, "sum", 0)
+nanprod = _nan_reduction(np.nanprod, "prod", 1)
+
+
+def _nan_extreme(np_fn, kind):
+    """``nanmax``/``nanmin``: NaN as -inf (+inf) for the reduction; a slice of NaNs only gives
+    NaN, as NumPy's (which warns)."""
+    def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
+        if not traced(a, where):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
+        _no_out(np_fn.__name__, out)
+        a = _operand(a, where)
+        if a.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.{np_fn.__name__} of complex numbers is not supported "
+                                   f"under jit yet (at {user_location()})")
+        filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        out = _masked_reduction(kind, filled, axis, keepdims, None, initial, where)
+        if mask is None:
+            return out
+        if where is not True:
+            mask = prims.ufunc(np.bitwise_or, mask, prims.ufunc(np.invert, _mask(a, where)))
+        all_nan = _masked_reduction("and", mask, axis, keepdims)
+        if initial not in (None, np._NoValue) and not np.isnan(initial):
+            return out
+        return prims.numpy_scalar(prims.where)(all_nan, np.asarray(np.nan, a.dtype), out)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
+
+
+nanmax = _nan_extreme(np.nanmax, "max")
+nanmin = _nan_extreme(np.nanmin, "min")
+
+
+def _nan_arg(np_fn, kind):
+    """``nanargmax``/``nanargmin``: NaN as -inf (+inf), then argmax, as NumPy computes it. A
+    slice of NaNs only, where NumPy raises ValueError, gives that slice's first index (0): the
+    check needs the data, which the compiled function cannot raise on (documented)."""
+    def fn(a, axis=None, out=None, *, keepdims=False):
+        if not isinstance(a, Tracer):
+            return np_fn(a, axis=axis, out=out, keepdims=keepdims)
+        filled, _ = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        return _argreduce(kind, filled, axis, out, keepdims)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    HANDLED_FUNCTIONS[np_fn] = fn
+    return fn
+
+
+nanargmax = _nan_arg(np.nanargmax, "max")
+nanargmin = _nan_arg(np.nanargmin, "min")
+
+
+def _nan_count(a, mask, axis, keepdims, where=True):
+    """How many non-NaN (and unmasked) elements each slice has, as intp."""
+    ok = prims.ufunc(np.invert, mask)
+    if where is not True:
+        ok = prims.ufunc(np.bitwise_and, ok, _mask(a, where))
+    return _masked_reduction("sum", ok, axis, keepdims, np.intp)
+
+
+@implements(np.nanmean)
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    """The mean of the non-NaN elements (NaN for a slice of NaNs only, as NumPy's)."""
+    if not traced(a, where):
+        return np.nanmean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
+    a = _operand(a, where)
+    filled, mask = _replace_nan(a, 0)
+    if mask is None:
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    _no_out("nanmean", out)
+    total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, np._NoValue, where)
+    return _divide(total, _nan_count(a, mask, axis, keepdims, where), _mean_dtype(a, dtype))
+
+
+@implements(np.nanvar)
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    """NumPy's nanvar: deviations from the non-NaN mean, squared, summed over the non-NaN
+    elements, divided by ``count - ddof`` (NaN where that is not positive)."""
+    if not traced(a, where):
+        return np.nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                         **_given(where=where))
+    _no_out("nanvar", out)
+    a = _operand(a, where)
+    filled, mask = _replace_nan(a, 0)
+    if mask is None and axis is not None:  # NumPy's var then: no int axis of a 0-d array
+        prims.normalize_axes(axis, a.ndim, "nanvar")
+    if mask is None:
+        mask = prims.constant(a.trace, np.zeros(a.shape, bool))
+    if where is not True:
+        mask = prims.ufunc(np.bitwise_or, mask, prims.ufunc(np.invert, _mask(a, where)))
+    result = np.dtype(dtype if dtype is not None else np.float64 if a.dtype.kind in "biu" else
+                      a.dtype.char.lower() if a.dtype.kind == "c" else a.dtype)
+    x = _mean_input(filled, dtype if a.dtype.kind != "c" else None)
+    count = _nan_count(a, mask, axis, True)
+    avg = _divide(_masked_reduction("sum", x, axis, True, None, np._NoValue, where), count, x.dtype)
+    dev = prims.where(mask, prims.constant(a.trace, np.zeros((), x.dtype)), prims.ufunc(np.subtract, x, avg))
+    if dev.dtype.kind == "c":
+        re, im = prims.part("real", dev), prims.part("imag", dev)
+        sq = prims.ufunc(np.add, prims.ufunc(np.multiply, re, re), prims.ufunc(np.multiply, im, im))
+    else:
+        sq = prims.ufunc(np.multiply, dev, dev)
+    total = _masked_reduction("sum", sq, axis, keepdims)
+    dof = prims.ufunc(np.subtract, _nan_count(a, mask, axis, keepdims), ddof)
+    var = _divide(total, dof, result)
+    return prims.numpy_scalar(prims.where)(prims.ufunc(np.less_equal, dof, 0),
+                                           np.asarray(np.nan, result), var)
+
+
+@implements(np.nanstd)
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    if not traced(a, where):
+        return np.nanstd(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                         **_given(where=where))
+    return prims.ufunc(np.sqrt, nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+
+
+@implements(np.count_nonzero)
+def count_nonzero(a, axis=None, *, keepdims=False):
+    """How many elements are not zero (intp), along ``axis``."""
+    if not isinstance(a, Tracer):
+        return np.count_nonzero(a, axis=axis, keepdims=keepdims)
+    return prims.reduction("sum", prims.as_bool(a), axis, keepdims, np.intp)
+
+
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """NumPy's average: the mean, or ``sum(a * w) / sum(w)`` in ``result_type(a, w)`` (float64
+    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). A zero sum
+    of weights gives inf/NaN here where NumPy raises ZeroDivisionError (it needs the data)."""
+    if not traced(a, weights):
+        return np.average(a, axis, weights, returned, keepdims=keepdims)
+    trace = prims.find_trace(a, weights)
+    a = a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a))
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        if avg.size == 0:
+            raise ZeroDivisionError("division by zero")  # NumPy's count a.size / avg.size
+        scl = prims.constant(trace, np.asarray(a.size / avg.size, avg.dtype))
+    else:
+        w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+        result = np.result_type(a.dtype, w.dtype, "f8") if a.dtype.kind in "biu" else \
+            np.result_type(a.dtype, w.dtype)
+        if a.shape != w.shape:
+            if axis is None:
+                raise JitTypeError("Axis must be specified when shapes of a and weights differ.")
+            axes = prims.normalize_axes(axis, a.ndim, "average")
+            if w.shape != tuple(a.shape[ax] for ax in axes):
+                raise ValueError("Shape of weights must be consistent with shape of a along "
+                                 "specified axis.")
+            w = prims.transpose(w, tuple(int(i) for i in np.argsort(axes)))
+            w = prims.reshape(w, tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
+        scl = prims.reduction("sum", prims.broadcast_to(prims.convert(w, result), a.shape)
+                              if w.shape != a.shape else prims.convert(w, result), axis, keepdims, result)
+        total = prims.reduction("sum", prims.ufunc(np.multiply, prims.convert(a, result),
+                                                   prims.convert(w, result)), axis, keepdims, result)
+        avg = prims.numpy_scalar(prims.ufunc)(np.true_divide, total, scl)
+    if not returned:
+        return avg
+    if scl.shape != avg.shape:
+        scl = prims.broadcast_to(scl, avg.shape)
+    return avg, prims.as_scalar(scl) if scl.ndim == 0 else scl
+
+
+def _count_into(trace, idx: Tracer, values, length: int, dtype) -> Tracer:
+    """``np.add.at(zeros(length, dtype), idx, values)``: one scatter-add."""
+    zeros = prims.constant(trace, np.zeros(length, dtype))
+    return indexing.scatter(zeros, (idx,), values, "add", dtype=np.dtype(dtype))
+
+
+@implements(np.bincount)
+def bincount(x, weights=None, minlength=0):
+    """How often each value of ``x`` occurs (summing ``weights`` if given, in float64). Under
+    jit the result's length must be known while tracing: it is ``minlength`` (required), and a
+    value of ``x`` at or past it, or negative, raises IndexError after the call (NumPy grows the
+    result instead, and raises ValueError for a negative value)."""
+    if not traced(x, weights):
+        return np.bincount(x, weights, minlength)
+    trace = prims.find_trace(x, weights)
+    x = x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
+    if x.ndim != 1:
+        raise ValueError("object too deep for desired array" if x.ndim > 1 else
+                         "object of too small depth for desired array")
+    if x.dtype.kind not in "biu" or not np.can_cast(x.dtype, np.intp, "same_kind"):
+        raise JitTypeError(f"Cannot cast array data from {x.dtype!r} to dtype('int64') according "
+                           "to the rule 'safe'")
+    minlength = operator.index(minlength)
+    if minlength < 0:
+        raise ValueError("'minlength' must not be negative")
+    if minlength == 0:
+        raise ConcretizationError(
+            f"numpy.bincount under jit needs minlength= (at {user_location()}): the length of its "
+            "result depends on the largest value otherwise, and a compiled function's shapes are "
+            "fixed when it is traced. Values at or past minlength raise IndexError")
+    idx = prims.where(prims.ufunc(np.less, x, 0), minlength, prims.convert(x, np.dtype(np.intp)))
+    if weights is None or x.size == 0:  # NumPy: counts (intp) for an empty x, weights or not
+        return _count_into(trace, idx, 1, minlength, np.intp)
+    w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+    if w.shape != x.shape:
+        raise ValueError("The weights and list don't have the same length.")
+    if w.dtype.kind == "c":
+        raise JitTypeError(f"Cannot cast array data from {w.dtype!r} to dtype('float64') according "
+                           "to the rule 'safe'")
+    return _count_into(trace, idx, prims.convert(w, np.dtype(np.float64)), minlength, np.float64)
+
+
+@implements(np.histogram)
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogram with static bins: an int count with a static ``range``, or an array of
+    edges. Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also ``x == edges[-1]``;
+    values outside (and NaN) are left out. Returns ``(hist, edges)``."""
+    if not traced(a, weights):
+        return np.histogram(a, bins, range, density, weights)
+    trace = prims.find_trace(a, weights)
+    a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.histogram of complex numbers is not supported under jit "
+                               f"(at {user_location()}); NumPy compares them by real part first")
+    edges, first, last = _histogram_edges(a, bins, range)
+    n = len(edges) - 1
+    x = prims.convert(a, np.result_type(a.dtype, edges.dtype))
+    keep = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, a, first),
+                       prims.ufunc(np.less_equal, a, last))
+    inner = prims.constant(trace, edges[1:-1])
+    # The bin: how many inner edges lie at or below x (the last edge belongs to the last bin).
+    above = prims.ufunc(np.greater_equal, prims.reshape(x, x.shape + (1,)), inner)
+    idx = prims.reduction("sum", above, 1, False, np.intp) if n > 1 else \
+        prims.constant(trace, np.zeros(x.shape, np.intp))
+    idx = prims.where(keep, idx, n)  # left out: counted in an extra bin, dropped below
+    if weights is None:
+        ntype, values = np.dtype(np.intp), 1
+    else:
+        w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+        if w.size != a.size or (w.shape != a.shape and w.ndim == a.ndim):
+            raise ValueError("weights should have the same shape as a.")
+        if w.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.histogram with complex weights is not supported under "
+                                   f"jit yet (at {user_location()})")
+        ntype, values = w.dtype, prims.convert(prims.reshape(w, (-1,)), np.dtype(np.float64))
+    counts = _count_into(trace, idx, values, n + 1, np.float64 if weights is not None else np.intp)
+    hist = prims.convert(counts[:n], ntype)
+    edges_out = prims.constant(trace, edges)
+    if density:
+        widths = np.diff(edges).astype(float)
+        hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
+                           prims.reduction("sum", hist))
+    return hist, edges_out
+
+
+def _histogram_edges(a, bins, range):
+    """NumPy's bin edges for static ``bins``/``range``, and the outer edges values are kept by."""
+    if isinstance(bins, str):
+        raise UnsupportedError(f"numpy.histogram with bins={bins!r} (edges chosen from the data) "
+                               f"is not supported under jit (at {user_location()}); give a count "
+                               "and range=, or the edges")
+    if isinstance(bins, Tracer):
+        raise ConcretizationError(f"numpy.histogram under jit needs static bins (at "
+                                  f"{user_location()}): the number of bins sets the result's shape")
+    if np.ndim(bins) == 0:
+        n = operator.index(bins)
+        if n < 1:
+            raise ValueError("`bins` must be positive, when an integer")
+        if range is None:
+            raise ConcretizationError(
+                f"numpy.histogram under jit needs a static range= with a bin count (at "
+                f"{user_location()}): the edges depend on the data otherwise")
+        first, last = range
+        if isinstance(first, Tracer) or isinstance(last, Tracer):
+            raise ConcretizationError(f"numpy.histogram's range= must be static under jit (at "
+                                      f"{user_location()})")
+        if first > last:
+            raise ValueError("max must be larger than min in range parameter.")
+        if not (np.isfinite(first) and np.isfinite(last)):
+            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+        if first == last:
+            first, last = first - 0.5, last + 0.5
+        bin_type = np.result_type(first, last, a.dtype)
+        if bin_type.kind in "biu":
+            bin_type = np.result_type(bin_type, float)
+        edges = np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+        return edges, first, last
+    edges = np.asarray(bins)
+    if edges.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges, edges[0], edges[-1]

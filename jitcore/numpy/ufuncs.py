@@ -9,18 +9,23 @@ with a direct lowering needs no entry here: it is one line of ``primitives.UFUNC
 
 from __future__ import annotations
 
+import builtins
+import operator
+
 import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
     "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
-    "real", "reciprocal", "square", "true_divide"]
+    "real", "reciprocal", "square", "true_divide",
+    "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
+    "radians", "round", "signbit"]
 
 
 def _ufunc(np_fn, traced_impl=None):
@@ -259,3 +264,173 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
 _UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod}
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
                      np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
+
+
+# -- Everyday float helpers built from the ufuncs above, at NumPy's exact arithmetic. --------
+
+def _float_dtype(fn, x) -> np.dtype:
+    _no_complex(fn, x)
+    return fn.resolve_dtypes((x.dtype, None))[1]
+
+
+def _no_complex(fn, *xs) -> None:
+    if builtins.any(isinstance(x, Tracer) and x.dtype.kind == "c" for x in xs):
+        raise JitTypeError(f"ufunc '{fn.__name__}' not supported for the input types (complex "
+                           f"numbers; NumPy raises the same TypeError), at {user_location()}")
+
+
+def _scale(np_fn, numer: float, denom: float):
+    """``deg2rad``/``rad2deg``: NumPy multiplies by ``numer / denom`` computed in the loop's
+    float type (float16 computes in float32, then rounds)."""
+    def impl(x):
+        out_dtype = _float_dtype(np_fn, x)
+        loop = np.dtype(np.float32) if out_dtype == np.float16 else out_dtype
+        factor = loop.type(numer) / loop.type(denom)
+        return prims.convert(prims.ufunc(np.multiply, prims.convert(x, loop), factor), out_dtype)
+    return _ufunc(np_fn, impl)
+
+
+deg2rad = radians = _scale(np.deg2rad, np.pi, 180.0)
+rad2deg = degrees = _scale(np.rad2deg, 180.0, np.pi)
+UFUNCS[np.radians], UFUNCS[np.degrees] = UFUNCS[np.deg2rad], UFUNCS[np.rad2deg]
+
+
+def _signbit(x):
+    """Negative, or -0.0 (whose reciprocal is -inf). A NaN's sign bit is not visible to
+    jitcore's ops (no bit casts): ``signbit(-nan)`` is False here, True in NumPy (documented)."""
+    _no_complex(np.signbit, x)
+    if x.dtype.kind in "biu":
+        return prims.ufunc(np.less, x, 0) if x.dtype.kind == "i" else prims.ufunc(np.not_equal, x, x)
+    negative_zero = prims.ufunc(np.less, prims.ufunc(np.divide, 1, x), 0)
+    return prims.ufunc(np.bitwise_or, prims.ufunc(np.less, x, 0),
+                       prims.ufunc(np.bitwise_and, prims.ufunc(np.equal, x, 0), negative_zero))
+
+
+def _copysign(x1, x2):
+    _no_complex(np.copysign, x1, x2)
+    trace = prims.find_trace(x1, x2)
+    dtype = np.copysign.resolve_dtypes(tuple(_dtype_or_weak(v) for v in (x1, x2)) + (None,))[2]
+    a = prims.ufunc(np.absolute, prims.as_tracer(trace, x1, dtype))
+    negative = _signbit(prims.as_tracer(trace, x2, dtype))
+    return prims.where(negative, prims.ufunc(np.negative, a), a)
+
+
+def _dtype_or_weak(v):
+    if isinstance(v, Tracer):
+        return v.dtype
+    return type(v) if type(v) in (int, float, complex) else np.asarray(v).dtype
+
+
+signbit = _ufunc(np.signbit, _signbit)
+copysign = _ufunc(np.copysign, _copysign)
+
+
+@implements(np.round, np.around)
+def round(a, decimals=0, out=None):
+    """NumPy's rounding: half to even; for ``decimals`` d > 0 ``rint(a * 10**d) / 10**d``, for
+    d < 0 ``rint(a / 10**-d) * 10**-d`` (integers through float64, then cast back; integers
+    with d >= 0 are copied)."""
+    if not traced(a):
+        return np.round(a, decimals, out)
+    if out is not None:
+        raise UnsupportedError(f"numpy.round with out= is not supported under jit yet (at {user_location()})")
+    decimals = operator.index(decimals)
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.round of complex numbers is not supported under jit yet "
+                               f"(at {user_location()})")
+    if a.dtype.kind == "b" and decimals:
+        raise JitTypeError(f"numpy.round of a bool array with decimals={decimals}: NumPy cannot "
+                           f"cast the scaled float64 back to bool (at {user_location()})")
+    if a.dtype.kind in "iu":
+        if decimals >= 0:
+            return fresh(a)
+        f = float(10.0 ** -decimals)
+        y = prims.ufunc(np.multiply, prims.ufunc(np.rint, prims.ufunc(np.divide, a, f)), f)
+        return prims.convert(y, a.dtype)
+    if decimals == 0:
+        return prims.ufunc(np.rint, a)
+    f = float(10.0 ** abs(decimals))
+    first, then = (np.multiply, np.divide) if decimals > 0 else (np.divide, np.multiply)
+    return prims.ufunc(then, prims.ufunc(np.rint, prims.ufunc(first, a, f)), f)
+
+
+around = round
+
+
+@implements(np.nan_to_num)
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """NaN to ``nan``, +-inf to ``posinf``/``neginf`` (default: the dtype's largest finite
+    magnitudes); complex numbers part by part; other dtypes are copied."""
+    if not traced(x):
+        return np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
+    if x.dtype.kind not in "fc":
+        return fresh(x)
+    if x.dtype.kind == "c":
+        return _finite_complex(x, nan, posinf, neginf)
+    return _finite(x, nan, posinf, neginf)
+
+
+def _finite_complex(x, nan, posinf, neginf):
+    """Part by part. jitcore has no op that joins two float parts into a complex number, so an
+    element with a NaN or inf part is rebuilt as ``re + im * 1j`` (exact for the finite parts it
+    then has, but for the sign of a zero part: +0.0 where NumPy keeps -0.0, documented); the
+    other elements are passed through unchanged."""
+    re, im = prims.part("real", x), prims.part("imag", x)
+    fixed_re, fixed_im = (_finite(p, nan, posinf, neginf) for p in (re, im))
+    rebuilt = prims.ufunc(np.add, prims.convert(fixed_re, x.dtype),
+                          prims.ufunc(np.multiply, prims.convert(fixed_im, x.dtype), 1j))
+    return prims.where(prims.ufunc(np.isfinite, x), x, rebuilt)
+
+
+def _finite(x, nan, posinf, neginf):
+    info = np.finfo(x.dtype)
+    big = info.max if posinf is None else posinf
+    small = -info.max if neginf is None else neginf
+    trace = x.trace
+    fill = {v: prims.as_tracer(trace, np.asarray(v).astype(x.dtype), x.dtype) for v in (nan, big, small)}
+    out = prims.where(prims.ufunc(np.isnan, x), fill[nan], x)
+    out = prims.where(prims.ufunc(np.equal, x, np.inf), fill[big], out)
+    return prims.where(prims.ufunc(np.equal, x, -np.inf), fill[small], out)
+
+
+@implements(np.isclose)
+def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    """NumPy 2's formula: ``|a - b| <= atol + rtol * |b|`` where ``b`` is finite, or ``a == b``
+    (``b`` taken as ``result_type(b, 1.0)``); NaNs equal if ``equal_nan``."""
+    if not traced(a, b, rtol, atol):
+        return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    trace = prims.find_trace(a, b, rtol, atol)
+    x, y = (v if isinstance(v, Tracer) or type(v) in (int, float, complex) else np.asarray(v)
+            for v in (a, b))
+    if isinstance(y, Tracer) or isinstance(y, np.ndarray):
+        y = prims.as_tracer(trace, y, np.result_type(y.dtype, 1.0))
+    elif type(y) is int:
+        y = float(y)
+    bound = _op(np.add, atol, _op(np.multiply, rtol, _op(np.absolute, y)))
+    close = _op(np.less_equal, _op(np.absolute, _op(np.subtract, x, y)), bound)
+    out = _op(np.bitwise_or, _op(np.bitwise_and, close, _op(np.isfinite, y)),
+                      _op(np.equal, x, y))
+    if equal_nan:
+        both = _op(np.bitwise_and, _op(np.isnan, x), _op(np.isnan, y))
+        out = _op(np.bitwise_or, out, both)
+    return prims.as_scalar(out) if out.ndim == 0 else out
+
+
+def _op(fn, *args):
+    """``fn(*args)``, recorded if an operand is traced; on Python numbers Python's arithmetic
+    (so that they stay weak, as in NumPy's own isclose)."""
+    if traced(*args):
+        return prims.ufunc(fn, *args)
+    python = {np.add: operator.add, np.multiply: operator.mul, np.absolute: builtins.abs}
+    if fn in python and builtins.all(type(v) in (int, float, complex) for v in args):
+        return python[fn](*args)
+    return fn(*args)
+
+
+@implements(np.allclose)
+def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    """``all(isclose(...))``; under jit a NumPy bool (a 0-d traced bool), not a Python bool,
+    so it cannot steer Python's ``if`` (use ``jnp.where`` or ``lax.cond``-style control flow)."""
+    if not traced(a, b, rtol, atol):
+        return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return prims.reduction("and", prims.as_bool(isclose(a, b, rtol, atol, equal_nan)))

@@ -89,3 +89,48 @@ def _repro_clip_scalar_bound_zero_tie():
     check_same(lambda x: np.clip(x, 0, 5), np.array([-0.0, 1.0, -0.0]))
 
 
+
+
+def _all_nan_slice(arrays, params) -> bool:
+    x = arrays[0]
+    if x.dtype.kind not in "fc" or x.size == 0:
+        return False
+    axis = params.get("axis")
+    try:
+        return bool(_quiet(lambda v: np.isnan(v).all(axis=axis).any(), x))
+    except (ValueError, IndexError):
+        return False
+
+
+# NumPy's nanargmax/nanargmin raise ValueError for a slice of NaNs only; that check needs the
+# data, which a compiled function has only when it runs: jitcore gives that slice index 0
+# (documented in docs/numpy_support.md).
+@bug("nanargmax-all-nan-slice", ("np.nanargmax(x, axis, keepdims)", "np.nanargmin(x, axis, keepdims)"),
+     ["float", "complex"], AssertionError,
+     "np.nanargmax of a slice of NaNs only is 0 under jit; NumPy raises ValueError",
+     inputs=_all_nan_slice)
+def _repro_nanargmax_all_nan_slice():
+    x = np.array([np.nan, np.nan])
+    try:
+        np.nanargmax(x)
+    except ValueError:
+        jc.jit(np.nanargmax)(x)  # returns 0
+        raise AssertionError("jitcore returned an index where NumPy raises ValueError") from None
+
+
+def _nonfinite_beside_negative_zero(arrays, params) -> bool:
+    z = np.asarray(arrays[0])
+    if z.dtype.kind != "c":
+        return False
+    re, im = z.real, z.imag
+    bad_re, bad_im = ~np.isfinite(re), ~np.isfinite(im)
+    return bool(((bad_re & (im == 0) & np.signbit(im)) | (bad_im & (re == 0) & np.signbit(re))).any())
+
+
+# jitcore has no op that joins two float parts into a complex number: nan_to_num rebuilds an
+# element with a NaN or inf part as re + im * 1j, which turns a -0.0 other part into +0.0.
+@bug("nan-to-num-complex-negative-zero", "np.nan_to_num(x, nan, posinf, neginf)", ["complex"],
+     AssertionError, "np.nan_to_num(complex(nan, -0.0)) has imaginary part +0.0 under jit, -0.0 "
+     "in NumPy", inputs=_nonfinite_beside_negative_zero)
+def _repro_nan_to_num_complex_negative_zero():
+    check_same(np.nan_to_num, np.array([complex(np.nan, -0.0)]))

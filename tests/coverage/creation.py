@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import jitcore.numpy as jnp
 from tests.coverage.compare import META
 from tests.coverage.draw import ALL_DTYPES
 from tests.coverage.generators import UNARY_SHAPES, g_shape, g_unary
@@ -24,6 +25,27 @@ case("np.linspace(0, 1, x.size).reshape(x.shape) * x", "creation",
      lambda x: np.linspace(0, 1, x.size).reshape(x.shape) * x, g_unary())
 case("x[..., None] * np.eye(n, dtype=x.dtype)", "creation",
      lambda x: x[..., None] * np.eye(x.shape[-1] if x.ndim else 3, dtype=x.dtype), g_unary())
+
+
+# jitcore.numpy's own creation functions (JAX users type jnp.zeros): traced arrays under jit,
+# NumPy's outside (where the same function is the oracle), so writes into them are stores.
+def _jnp_fill(x):
+    out = jnp.zeros(x.shape, x.dtype)
+    out[...] = x
+    return out, jnp.ones(3), jnp.full((2,), 7, x.dtype), jnp.arange(5), jnp.eye(3, k=1), jnp.identity(2)
+
+
+def _jnp_array(x):
+    flat = x.reshape(-1)
+    first = flat[0] if flat.size else jnp.zeros((), x.dtype)
+    return jnp.array([first, first]), jnp.asarray(x), jnp.array([[1, 2], [3, 4]], dtype=x.dtype)
+
+
+case("jnp.zeros/ones/full/arange/eye/identity (written into)", "creation", _jnp_fill, g_unary())
+case("jnp.array([...traced...]), jnp.asarray(x)", "creation", _jnp_array, g_unary())
+case("jnp.linspace(x[0], x[-1], 5)", "creation",
+     lambda x: jnp.linspace(x.reshape(-1)[0], x.reshape(-1)[-1], 5),
+     g_unary("finite", [(1,), (7,), (2, 3)]))
 
 
 def _like_arg(draw, x):
@@ -61,6 +83,7 @@ case(".shape .ndim .size .dtype (static Python values)", "creation", _static_pro
 NOTES = {
     "np.empty(x.shape, x.dtype)": "a constant inside jit: zeros (NumPy: uninitialized)",
     "np.empty_like(x, dtype)": "zeros (NumPy: uninitialized)",
+    "jnp.linspace(x[0], x[-1], 5)": "traced 0-d endpoints and a static count: NumPy's formula",
     ".shape .ndim .size .dtype (static Python values)":
         "Python values while tracing; returned from jit they become NumPy scalars",
 }

@@ -43,6 +43,49 @@ case("np.clip(x, 0, 5) (scalar bounds)", "float math", lambda x, lo, hi: np.clip
      g_clip_scalar)
 
 
+# The everyday float helpers (issue 12): built from the ops above at NumPy's own arithmetic.
+for _name in ("signbit", "deg2rad", "rad2deg", "degrees", "radians"):
+    _u(_name, "float math", g_unary())
+_u("copysign", "float math", g_binary())
+
+
+def g_round(draw, family):
+    decimals = draw.choice([0, 0, 1, 2, 3, -1, -2])
+    # Integers with decimals < 0 go through float64 and back: near the dtype's limits the result
+    # overflows it, and that float-to-int cast is undefined (platform-dependent) in NumPy.
+    domain = "small" if decimals < 0 and family in ("signed", "unsigned") else "any"
+    (x,), _ = g_unary(domain)(draw, family)
+    return (x,), {"decimals": decimals}
+
+
+case("np.round(x, decimals)", "float math", lambda x, decimals: np.round(x, decimals), g_round,
+     unsupported=("complex",))
+case("np.around(x, decimals)", "float math", lambda x, decimals: np.around(x, decimals), g_round,
+     unsupported=("complex",))
+
+
+def g_nan_to_num(draw, family):
+    (x,), _ = g_unary()(draw, family)
+    return (x,), {"nan": draw.choice([0.0, 1.5, -7]), "posinf": draw.choice([None, 1e3, -2]),
+                  "neginf": draw.choice([None, -1e3, 4])}
+
+
+case("np.nan_to_num(x, nan, posinf, neginf)", "float math",
+     lambda x, **k: np.nan_to_num(x, **k), g_nan_to_num)
+
+
+def g_close(draw, family):
+    (x, y), _ = g_binary()(draw, family)
+    return (x, y), {"rtol": draw.choice([1e-5, 0.1, 0.0]), "atol": draw.choice([1e-8, 0.0, 1.0]),
+                    "equal_nan": draw.choice([False, True])}
+
+
+case("np.isclose(x, y, rtol, atol, equal_nan)", "float math", lambda x, y, **k: np.isclose(x, y, **k),
+     g_close)
+case("np.allclose(x, y, rtol, atol, equal_nan)", "float math",
+     lambda x, y, **k: np.allclose(x, y, **k), g_close)
+
+
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
     "np.logaddexp2(x, y)": "float32: NumPy is up to 2 ULP (of the larger term) off; jitcore within 1",
@@ -52,4 +95,10 @@ NOTES = {
     "np.exp(x)": "float32 up to 3 ULP from NumPy, whose own float32 exp is 2 ULP off",
     "np.log(x)": "float32 up to 4 ULP from NumPy, whose own float32 log is 3 ULP off",
     "np.logaddexp(x, y)": "float32: NumPy is up to 8 ULP (of the larger term) off; jitcore within 1",
+    "np.signbit(x)": "the sign bit of a NaN is not seen: signbit(-nan) is False (NumPy: True)",
+    "np.copysign(x, y)": "the sign of a NaN y is not seen (taken as positive)",
+    "np.round(x, decimals)": "NumPy's rint(x * 10**d) / 10**d (d < 0: rint(x / 10**-d) * 10**-d); "
+                             "integers with d < 0 through float64, as NumPy (drawn away from the "
+                             "dtype's limits, where the cast back is undefined); complex not yet",
+    "np.allclose(x, y, rtol, atol, equal_nan)": "under jit a NumPy bool (0-d), not a Python bool",
 }

@@ -83,17 +83,186 @@ case("np.add.accumulate(x, axis)", "ufunc.reduce", lambda x, **k: np.add.accumul
                    g_reduce(tuple_axis=False, keepdims=False, none_axis=False)))  # a scan: exact
 
 
+# NaN-ignoring reductions (issue 12): NaN replaced by the identity, as NumPy's own nan* functions.
+case("np.nansum(x, axis, keepdims)", "reduction", lambda x, **k: np.nansum(x, **k),
+     _float_domain(g_reduce("small"), g_reduce()), tol=SUM_TOL)
+case("np.nanprod(x, axis, keepdims)", "reduction", lambda x, **k: np.nanprod(x, **k),
+     _float_domain(g_reduce("prod"), g_reduce()), tol=PROD_TOL)
+case("np.nanmean(x, axis, keepdims)", "reduction", lambda x, **k: np.nanmean(x, **k),
+     _float_domain(g_reduce("small"), g_reduce()), tol=MEAN_TOL)
+
+
+def _no_0d_axis(gen):
+    """NumPy's nanvar takes an int axis of a 0-d float array, but the error bound's np.mean of
+    it does not: such draws reduce with axis=None."""
+    def wrapped(draw, family):
+        (x,), params = gen(draw, family)
+        if x.ndim == 0:
+            params["axis"] = None
+        return (x,), params
+    return wrapped
+
+
+case("np.nanvar(x, axis, keepdims, ddof)", "reduction", lambda x, **k: np.nanvar(x, **k),
+     _no_0d_axis(_float_domain(g_reduce("small", ddof=True), g_reduce(ddof=True))), tol=VAR_TOL)
+case("np.nanstd(x, axis, keepdims, ddof)", "reduction", lambda x, **k: np.nanstd(x, **k),
+     _no_0d_axis(_float_domain(g_reduce("small", ddof=True), g_reduce(ddof=True))), tol=STD_TOL)
+case("np.nanmax(x, axis, keepdims)", "reduction", lambda x, **k: np.nanmax(x, **k), g_reduce(),
+     unsupported=("complex",))
+case("np.nanmin(x, axis, keepdims)", "reduction", lambda x, **k: np.nanmin(x, **k), g_reduce(),
+     unsupported=("complex",))
+case("np.nanargmax(x, axis, keepdims)", "reduction", lambda x, **k: np.nanargmax(x, **k),
+     g_reduce(tuple_axis=False))
+case("np.nanargmin(x, axis, keepdims)", "reduction", lambda x, **k: np.nanargmin(x, **k),
+     g_reduce(tuple_axis=False))
+case("np.count_nonzero(x, axis, keepdims)", "reduction", lambda x, **k: np.count_nonzero(x, **k),
+     g_reduce())
+
+
+def g_masked(initial=True, values=(None, 0, 1, 5, -3)):
+    """A reduction's operand, a ``where=`` mask of its shape (or of its last dim; a static
+    parameter, as tuple and shape: the error bounds apply the function to |x|) and sometimes
+    ``initial=``. tests/jitcore/test_everyday_api.py passes traced masks."""
+    def gen(draw, family):
+        domain = "small" if family in ("float", "complex") else "any"
+        (x,), params = g_reduce(domain)(draw, family)
+        mask_shape = draw.choice([x.shape, x.shape[-1:]])
+        mask = draw.array(np.dtype(bool), mask_shape)
+        params["mask"] = (tuple(mask.ravel().tolist()), mask.shape)
+        if initial:
+            value = draw.choice(["default", *values])
+            if value != "default":  # initial=None: no identity (NumPy's ValueError with where=)
+                params["initial"] = value
+        return (x,), params
+    return gen
+
+
+# A product's error bound is taken on |x| (and |initial|): initial >= 0 for them.
+_POSITIVE_INITIAL = (None, 0, 1, 5)
+
+
+def _mask(mask):
+    values, shape = mask
+    return np.asarray(values, bool).reshape(shape)
+
+
+for _name, _tol in (("sum", SUM_TOL), ("prod", PROD_TOL), ("max", EXACT), ("min", EXACT)):
+    case(f"np.{_name}(x, axis, keepdims, where, initial)", "reduction",
+         lambda x, mask, _f=_name, **k: getattr(np, _f)(x, where=_mask(mask), **k),
+         g_masked(values=_POSITIVE_INITIAL) if _name == "prod" else g_masked(), tol=_tol)
+for _name, _tol in (("any", EXACT), ("all", EXACT), ("mean", MEAN_TOL), ("nansum", SUM_TOL),
+                    ("nanmean", MEAN_TOL)):
+    case(f"np.{_name}(x, axis, keepdims, where)", "reduction",
+         lambda x, mask, _f=_name, **k: getattr(np, _f)(x, where=_mask(mask), **k),
+         g_masked(initial=False), tol=_tol)
+
+
+def g_initial(values=(0, 3, -2, 2.5)):
+    def gen(draw, family):
+        (x,), params = _float_domain(g_reduce("small"), g_reduce())(draw, family)
+        return (x,), {**params, "initial": draw.choice(values)}
+    return gen
+
+
+
+for _name, _tol in (("sum", SUM_TOL), ("prod", PROD_TOL), ("max", EXACT), ("min", EXACT),
+                    ("nansum", SUM_TOL), ("nanmax", EXACT)):
+    case(f"np.{_name}(x, axis, keepdims, initial)", "reduction",
+         lambda x, _f=_name, **k: getattr(np, _f)(x, **k),
+         g_initial((0, 3, 2.5)) if _name == "prod" else g_initial(), tol=_tol,
+         unsupported=("complex",) if _name == "nanmax" else ())
+
+
+def g_average(draw, family):
+    domain = "small" if family in ("float", "complex") else "any"
+    x = draw.array(draw.dtype(family), draw.shape([(5,), (2, 3), (2, 3, 4), (17,)]), domain)
+    axis = axis_param(draw, x.ndim)
+    params = {"axis": axis, "keepdims": draw.choice([False, True]),
+              "returned": draw.choice([False, True])}
+    weights = draw.choice(["none", "full", "axis"])
+    if x.size == 0:  # NumPy's ZeroDivisionError for weights, or an empty result's count
+        params["axis"] = None
+    if weights == "none" or x.size == 0:
+        return (x,), params
+    if weights == "axis" and isinstance(axis, int) and -x.ndim <= axis < x.ndim:
+        shape = (x.shape[axis],)
+    else:
+        shape = x.shape
+    w = np.asarray([draw.real(0.25, 2.0) for _ in range(int(np.prod(shape)))]).reshape(shape)
+    return (x, w), params
+
+
+case("np.average(x, axis, weights, returned, keepdims)", "reduction",
+     lambda x, w=None, **k: np.average(x, weights=w, **k), g_average, tol=MEAN_TOL)
+
+
+def g_bincount(draw, family):
+    dtype = draw.dtype(family)
+    n = draw.choice([2, 4, 9] if dtype == np.bool_ else [1, 4, 9])  # values below minlength
+    if dtype.kind in "iu":
+        x = np.asarray([draw.integer(0, n - 1) for _ in range(draw.choice([0, 1, 7, 17]))], dtype)
+    else:
+        x = draw.array(dtype, draw.shape([(0,), (1,), (7,), (17,)]))
+    size = x.size
+    if draw.choice([False, True]):
+        w = np.asarray([draw.real(-2.0, 2.0) for _ in range(size)])
+        return (x, w), {"minlength": n}
+    return (x,), {"minlength": n}
+
+
+# Exact: the weights are added one after another in the order of x, by both.
+case("np.bincount(x, weights, minlength)", "reduction",
+     lambda x, w=None, **k: np.bincount(x, w, **k), g_bincount)
+
+
+def g_histogram(draw, family):
+    dtype = draw.dtype(family)
+    x = draw.array(dtype, draw.shape([(0,), (1,), (7,), (17,), (2, 5)]), "small")
+    bins = draw.choice([("count", 1, (0, 0)), ("count", 4, (-3, 5)), ("count", 10, (-100.0, 100.0)),
+                        ("count", 3, (0.5, 1.5)), ("edges", (-50.0, -1.0, 0.0, 2.5, 60.0)),
+                        ("edges", (0, 1, 1, 2))])
+    params = {"density": draw.choice([None, True]) if family != "bool" else None}
+    if bins[0] == "count":
+        params.update(bins=bins[1], range=bins[2])
+    else:
+        params.update(bins=np.asarray(bins[1]).tobytes(), edges_dtype=np.asarray(bins[1]).dtype.str)
+    if draw.choice([False, True]):
+        w = np.asarray([draw.real(0.0, 2.0) for _ in range(x.size)]).reshape(x.shape)
+        return (x, w), params
+    return (x,), params
+
+
+def _histogram(x, w=None, bins=10, range=None, density=None, edges_dtype=None):
+    if edges_dtype is not None:  # edges travel as bytes: static parameters must be hashable
+        bins = np.frombuffer(bins, edges_dtype)
+    return np.histogram(x, bins, range, density, w)
+
+
+case("np.histogram(x, bins, range, density, weights)", "reduction", _histogram, g_histogram,
+     tol=MEAN_TOL, unsupported=("complex",))
+
+
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
     "np.sum(x, axis, keepdims)": "float summation order is not NumPy's (see below); float16 in float32 "
                                  "(NumPy: in float16 along other than the innermost axis); "
-                                 "no out=/where=/initial=",
+                                 "no out=",
     "np.prod(x, axis, keepdims)": "float product order is not NumPy's; float16 in float32; "
-                                  "no out=/where=/initial=",
+                                  "no out=",
     "np.mean(x, axis, keepdims)": "float16 accumulates in float32, as in NumPy",
     "np.var(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
     "np.std(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
-    "np.min(x, axis, keepdims)": "no initial=/where=",
-    "np.max(x, axis, keepdims)": "no initial=/where=",
     "np.add.accumulate(x, axis)": "accumulate: add and multiply (others: UnsupportedError)",
+    "np.nanmax(x, axis, keepdims)": "complex not yet",
+    "np.nanmin(x, axis, keepdims)": "complex not yet",
+    "np.nanargmax(x, axis, keepdims)": "a slice of NaNs only gives 0 (NumPy raises ValueError: the "
+                                       "check needs the data)",
+    "np.nanargmin(x, axis, keepdims)": "a slice of NaNs only gives 0 (NumPy raises ValueError)",
+    "np.average(x, axis, weights, returned, keepdims)": "weights summing to 0 give inf/NaN (NumPy "
+                                                        "raises ZeroDivisionError)",
+    "np.bincount(x, weights, minlength)": "minlength= required under jit (the result's length); a "
+                                          "value at or past it, or negative, raises IndexError "
+                                          "after the call",
+    "np.histogram(x, bins, range, density, weights)": "static bins: a count with range=, or edges; "
+                                                      "cost O(size x bins)",
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.coverage.compare import DOT_TOL, SUM_TOL
 from tests.coverage.draw import ALL_DTYPES
 from tests.coverage.generators import (
     SHAPE_OP_SHAPES,
@@ -233,8 +234,80 @@ def g_astype(draw, family):
 case("x.astype(dtype)", "shape", lambda x, dtype: x.astype(dtype), g_astype)
 
 
+# The everyday array functions of issue 12.
+case("np.copy(x)", "shape", lambda x: np.copy(x), g_shape())
+
+
+def _k(draw, x):
+    return {"k": draw.choice([0, 1, -1, 2, -3])}
+
+
+case("np.triu(x, k)", "shape", lambda x, k: np.triu(x, k), g_shape(_k))
+case("np.tril(x, k)", "shape", lambda x, k: np.tril(x, k), g_shape(_k))
+case("np.atleast_1d(x)", "shape", lambda x: np.atleast_1d(x), g_shape())
+case("np.atleast_2d(x)", "shape", lambda x: np.atleast_2d(x), g_shape())
+case("np.atleast_3d(x)", "shape", lambda x: np.atleast_3d(x), g_shape())
+
+
+def g_meshgrid(draw, family):
+    arrays = tuple(draw.array(draw.dtype(family), (draw.choice([0, 1, 3, 4]),))
+                   for _ in range(draw.choice([1, 2, 3])))
+    return arrays, {"indexing": draw.choice(["xy", "ij"]), "sparse": draw.choice([False, True])}
+
+
+case("np.meshgrid(*xi, indexing, sparse)", "shape", lambda *xi, **k: np.meshgrid(*xi, **k), g_meshgrid)
+
+
+def _ediff_arg(draw, x):
+    return {"to_begin": draw.choice([None, 0, (1, 2)]), "to_end": draw.choice([None, -1, (3,)])}
+
+
+case("np.ediff1d(x, to_end, to_begin)", "shape", lambda x, **k: np.ediff1d(x, **k),
+     g_shape(_ediff_arg, [(0,), (1,), (6,), (2, 3), (17,)]))
+
+
+def g_cross(draw, family):
+    na, nb = draw.choice([(3, 3), (3, 3), (2, 3), (3, 2), (2, 2), (4, 3)])  # last: error
+    lead = draw.choice([(), (4,), (2, 1)])
+    a = draw.array(draw.dtype(family), lead + (na,), "finite")
+    b = draw.array(draw.dtype(family), (nb,) if draw.choice([False, True]) else lead + (nb,), "finite")
+    params = {"axisc": draw.choice([-1, 0])}
+    if draw.choice([False, True]) and a.ndim > 1:
+        a = np.ascontiguousarray(np.moveaxis(a, -1, 0))
+        params["axisa"] = 0
+    return (a, b), params
+
+
+case("np.cross(a, b, axisa, axisb, axisc)", "shape", lambda a, b, **k: np.cross(a, b, **k), g_cross)
+
+
+def g_sliding(draw, family):
+    a = draw.array(draw.dtype(family), (draw.choice([1, 2, 5, 17]),), "finite")
+    v = draw.array(draw.dtype(family), (draw.choice([1, 3, 4, 9]),), "finite")
+    return (a, v), {"mode": draw.choice(["full", "same", "valid"])}
+
+
+case("np.convolve(a, v, mode)", "shape", lambda a, v, mode: np.convolve(a, v, mode), g_sliding,
+     tol=DOT_TOL)
+case("np.correlate(a, v, mode)", "shape", lambda a, v, mode: np.correlate(a, v, mode), g_sliding,
+     tol=DOT_TOL)
+
+
+def _trace_arg(draw, x):
+    axes = (0, 1) if x.ndim < 3 else draw.choice([(0, 1), (1, 2), (-1, 0)])
+    return {"offset": draw.choice([0, 1, -1, 5]), "axis1": axes[0], "axis2": axes[1]}
+
+
+case("np.trace(x, offset, axis1, axis2)", "shape", lambda x, **k: np.trace(x, **k),
+     g_shape(_trace_arg, [(2, 3), (3, 3), (0, 2), (2, 3, 4)]), tol=SUM_TOL)
+
+
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
+    "np.cross(a, b, axisa, axisb, axisc)": "2-vectors warn as in NumPy 2 (deprecated)",
+    "np.convolve(a, v, mode)": "1-d with static lengths; each output one dot product of a window "
+                               "(float sums in another order than NumPy's)",
+    "np.correlate(a, v, mode)": "as convolve; v conjugated, as NumPy's",
     "np.reshape(x, shape)": "order='C' only",
     "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
     "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
