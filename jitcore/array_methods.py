@@ -221,6 +221,10 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
     return linalg.diagonal(self, offset, axis1, axis2)
 
 
+def round_(self, decimals=0, out=None):
+    return ufuncs.round(self, decimals, out)
+
+
 _METHODS = {
     "__pow__": power, "__rpow__": reflected_power, "__divmod__": divmod_,
     "__rdivmod__": reflected_divmod, "__matmul__": matmul, "__rmatmul__": reflected_matmul,
@@ -230,7 +234,7 @@ _METHODS = {
     "copy": copy, "conj": conj, "conjugate": conj, "sum": sum_, "prod": prod, "max": max_,
     "min": min_, "mean": mean, "var": var, "std": std, "any": any_, "all": all_, "argmax": argmax,
     "argmin": argmin, "cumsum": cumsum, "cumprod": cumprod, "clip": clip, "squeeze": squeeze,
-    "swapaxes": swapaxes, "diagonal": diagonal,
+    "swapaxes": swapaxes, "diagonal": diagonal, "round": round_,
 }
 _PROPERTIES = {"T": transposed, "real": real, "imag": imag, "at": index_updates}
 

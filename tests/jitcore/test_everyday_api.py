@@ -307,3 +307,12 @@ def test_moving_average_and_filter_program():
         return np.convolve(padded, kernel, "valid"), np.isclose(np.convolve(signal, kernel, "same"),
                                                                 signal, atol=0.5)
     same(smooth, np.sin(np.linspace(0, 6, 40)), rtol=1e-12, atol=1e-12)
+
+
+def test_round_is_a_method_too():
+    def f(x):
+        return x.round(2), x.round(), np.trace(x.reshape(3, 4), 1)
+
+    x = np.linspace(-3.14159, 7.5, 12)
+    for got, want in zip(jc.jit(f)(x), f(x)):
+        np.testing.assert_array_equal(got, want)
