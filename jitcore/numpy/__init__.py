@@ -21,7 +21,7 @@ The functions live in one module per family; adding one is one entry in its fami
 
 import numpy as _np
 
-from jitcore.numpy import creation, linalg, manipulation, reductions, selection, ufuncs
+from jitcore.numpy import creation, linalg, manipulation, reductions, selection, sorting, ufuncs
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
@@ -30,6 +30,6 @@ uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.ui
 __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "float16", "float32", "float64",
            "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 
-for _family in (ufuncs, selection, reductions, manipulation, creation, linalg):
+for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__

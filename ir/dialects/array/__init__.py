@@ -3,7 +3,7 @@
 One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and the folding
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
-``gather_nd``, ``scatter_nd``, ``diagonal``) and ``linalg`` (``dot_general``). Their op
+``gather_nd``, ``scatter_nd``, ``diagonal``) ``linalg`` (``dot_general``) and ``sort`` (``sort``, ``argsort``). Their op
 classes and tables are names of this package too (``array.ReduceOp``, ``array.UNARY_OPS``),
 except the one-line elementwise classes, which are ``elementwise.AddOp`` and so on, or
 ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
@@ -68,4 +68,8 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
     SliceOp,
     TransposeOp,
     UpdateSliceOp,
+)
+from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
+    ArgSortOp,
+    SortOp,
 )
