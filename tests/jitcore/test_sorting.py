@@ -1,0 +1,118 @@
+"""np.sort and np.argsort (the compiled ``array.sort``/``array.argsort``) against NumPy's stable
+sort: every real dtype, axes None / int / negative, 0-d and size-0 arrays, NaN (either sign),
+infinities, -0.0 and 0.0 (equal: they keep their input order), ties; lanes short enough to
+merge and long enough to radix-sort; strided layouts. Then the order statistics built on them.
+
+jitcore's sort is stable for every ``kind``; NumPy's default kind documents no tie order, so the
+oracle is always ``kind='stable'`` (the sorted values are the same for any kind).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitcore as jc
+from jitcore.passes.kernelize.sort import RADIX_FROM
+from tests.budget import examples
+from tests.layouts import layouts, relayout
+from tests.strategies import arrays
+
+DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                np.uint32, np.uint64, np.float16, np.float32, np.float64)]
+SOME = settings(max_examples=examples(15), deadline=None)
+
+SORT = jc.jit(lambda a, axis: np.sort(a, axis=axis), static_argnames=("axis",))
+ARGSORT = jc.jit(lambda a, axis: np.argsort(a, axis=axis), static_argnames=("axis",))
+
+
+def assert_same_sort(actual, expected, context: str) -> None:
+    """Equal values in equal places (NaN matching NaN), and every zero's sign where NumPy's
+    stable sort puts it: -0.0 and 0.0 compare equal, so only stability decides their order."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, context
+    assert np.array_equal(actual, expected, equal_nan=expected.dtype.kind == "f"), context
+    if expected.dtype.kind == "f":
+        assert np.array_equal(np.signbit(actual), np.signbit(expected)), f"signs differ: {context}"
+
+
+@st.composite
+def array_and_axis(draw, dtype: np.dtype):
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
+    a = draw(arrays(dtype, shape, layout=False))
+    axis = draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None
+    return a, axis
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_sort_and_argsort_match_numpy_stable(dtype, data):
+    a, axis = data.draw(array_and_axis(dtype))
+    a = relayout(a, data.draw(layouts()))
+    context = f"{a!r}, axis={axis}"
+    assert_same_sort(SORT(a, axis), np.sort(a, axis=axis, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(a, axis), np.argsort(a, axis=axis, kind="stable"), context)
+
+
+def _special_lane(dtype: np.dtype, n: int, rng) -> np.ndarray:
+    """n values with many ties and, for floats, NaN of both signs, +-inf and zeros of both signs."""
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind == "u":
+        info = np.iinfo(dtype)
+        return np.concatenate([rng.integers(0, 40, n - 2).astype(dtype), np.array([info.max, 0], dtype)])
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        return np.concatenate([rng.integers(-20, 20, n - 2), [info.max, info.min]]).astype(dtype)
+    x = (rng.integers(-40, 40, n) * 0.25).astype(dtype)
+    x[rng.random(n) < 0.05] = np.nan
+    x[rng.random(n) < 0.03] = -np.nan
+    x[rng.random(n) < 0.05] = -0.0
+    x[rng.random(n) < 0.02] = np.inf
+    x[rng.random(n) < 0.02] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("n", [RADIX_FROM - 1, RADIX_FROM, 5 * RADIX_FROM + 3])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_long_lanes_merge_and_radix_sort_stably(dtype, n):
+    x = _special_lane(dtype, n, np.random.default_rng(n))
+    context = f"{dtype}, n={n}"
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_several_long_lanes_along_any_axis(axis):
+    rng = np.random.default_rng(1)
+    x = _special_lane(np.dtype(np.float64), 3 * RADIX_FROM * 3, rng).reshape(3, -1)[:, ::3].T.copy()
+    y = relayout(x, "F") if axis == 0 else x
+    assert_same_sort(SORT(y, axis), np.sort(x, axis=axis, kind="stable"), f"axis={axis}")
+    np.testing.assert_array_equal(ARGSORT(y, axis), np.argsort(x, axis=axis, kind="stable"))
+
+
+def test_every_kind_and_the_method_sort_is_stable():
+    x = np.array([2.0, -0.0, 1.0, 0.0, np.nan, -np.nan, 1.0, -0.0])
+    for kind in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        f = jc.jit(lambda a, kind=kind: np.argsort(a, kind=kind))
+        np.testing.assert_array_equal(f(x), np.argsort(x, kind="stable"), kind)
+    assert_same_sort(jc.jit(lambda a: np.sort(a, stable=True))(x), np.sort(x, kind="stable"), "stable=True")
+
+
+def test_sort_is_compiled_as_one_kernel():
+    text = jc.jit(lambda a: np.sort(a)).lower(np.zeros(10_000)).as_text("optimized")
+    assert "array.sort" not in text and "kernel.generic" in text and "scf.for" in text
+
+
+def test_bad_sort_arguments_raise_numpy_errors():
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="sort kind must be one of"):
+        jc.jit(lambda a: np.sort(a, kind="bogus"))(x)
+    with pytest.raises(jc.JitTypeError, match="axis 2 is out of bounds"):
+        jc.jit(lambda a: np.sort(a, axis=2))(x)
+    with pytest.raises(jc.UnsupportedError, match="complex"):
+        jc.jit(lambda a: np.sort(a))(x + 1j)
