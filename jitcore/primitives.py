@@ -541,3 +541,8 @@ def sort(x: Tracer, axis: int) -> Tracer:
 def argsort(x: Tracer, axis: int) -> Tracer:
     """The int64 positions that stably sort each lane along ``axis`` (normalised)."""
     return _emit(x.trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})
+
+
+def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
+    """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
+    return _emit(a.trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})

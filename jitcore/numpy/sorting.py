@@ -1,4 +1,5 @@
-"""NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``.
+"""NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
+``median``, ``quantile``, ``percentile``.
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -17,7 +18,7 @@ from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["argsort", "sort"]
+__all__ = ["argsort", "median", "percentile", "quantile", "searchsorted", "sort"]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -57,3 +58,178 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
     x, ax = _lane_axis(a, axis, "argsort", kind, order)
     return prims.argsort(x, ax)
+
+
+def _as_traced(trace, x) -> Tracer:
+    return x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
+
+
+@implements(np.searchsorted)
+def searchsorted(a, v, side="left", sorter=None):
+    """``numpy.searchsorted``: a compiled binary search per value (NaN sorts last), in the
+    common dtype of ``a`` and ``v``; ``sorter`` reads ``a`` through those positions first."""
+    if not traced(a, v, sorter):
+        return np.searchsorted(a, v, side=side, sorter=sorter)
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r}) (at {user_location()})")
+    trace = prims.find_trace(a, v, sorter)
+    a, v = _as_traced(trace, a), _as_traced(trace, v)
+    if a.ndim != 1:
+        raise ValueError(f"object too deep for desired array: searchsorted needs a 1-d array, "
+                         f"got {a.ndim}-d (at {user_location()})")
+    if a.dtype.kind == "c" or v.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.searchsorted of complex numbers is not supported under jit "
+                               f"yet (at {user_location()})")
+    if sorter is not None:
+        a = np.take(a, _as_traced(trace, sorter))
+    dtype = np.result_type(a.dtype, v.dtype)
+    return prims.searchsorted(prims.convert(a, dtype), prims.convert(v, dtype), side)
+
+
+def _concrete(q, name: str) -> np.ndarray:
+    if isinstance(q, Tracer):
+        raise UnsupportedError(f"numpy.{name} with a traced q is not supported under jit: pass q "
+                               f"as a constant or a static argument (at {user_location()})")
+    return np.asanyarray(q)
+
+
+def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``a`` with the reduced axes (all for None) merged into one last axis, and the shape
+    ``keepdims`` gives (those axes as 1)."""
+    axes = tuple(range(a.ndim)) if axis is None else tuple(
+        sorted(prims.normalize_axes(axis, a.ndim, name)))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    x = prims.transpose(a, (*kept, *axes)) if axes != tuple(range(a.ndim - len(axes), a.ndim)) else a
+    lane = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    x = prims.reshape(x, (*(a.shape[d] for d in kept), lane))
+    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    return x, keep_shape
+
+
+def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
+    """``value`` where the lane holds no NaN (NaN sorts last), else NaN, as NumPy's order
+    statistics give."""
+    if sorted_lanes.dtype.kind != "f":
+        return value
+    last = sorted_lanes[..., -1]
+    return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)
+
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
+    """NumPy's neighbours and interpolation weight (None: take, no interpolation) for quantile
+    ``q`` of ``n`` sorted values, as its ``_get_indexes`` and ``_get_gamma`` compute them: past
+    the last position both neighbours are the last value and the weight is counted from -1, so
+    an infinite last value interpolates to NaN there, as in NumPy."""
+    virtual = (n - 1) * q
+    if method in ("lower", "higher", "nearest"):
+        i = int({"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](virtual))
+        return i, i, None
+    below = -1 if virtual >= n - 1 else int(np.floor(virtual))
+    gamma = virtual - below
+    if method == "midpoint":
+        gamma = 0.0 if gamma == 0 else 0.5
+    return below % n, (below + 1) % n if below >= 0 else n - 1, gamma
+
+
+def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
+    """NumPy's ``_lerp``: ``a + (b - a) t`` below t = 0.5, ``b - (b - a)(1 - t)`` from it."""
+    diff = prims.convert(b - a, dtype)
+    a, b = prims.convert(a, dtype), prims.convert(b, dtype)
+    w = prims.constant(a.trace, t, dtype)
+    if t >= 0.5:
+        return b - diff * prims.constant(a.trace, 1 - t, dtype)
+    return a + diff * w
+
+
+def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
+    if method not in _METHODS:
+        raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
+                               f"the methods are {', '.join(_METHODS)} (at {user_location()})")
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.{name} of complex numbers is not supported under jit yet "
+                               f"(at {user_location()})")
+    # NumPy's result dtype (a Python float q is weak; its errors, e.g. for bool) from the
+    # same call on two values.
+    dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
+    x, keep_shape = _lanes_last(a, axis, name)
+    n = x.shape[-1]
+    if n == 0:
+        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    s = prims.sort(x, x.ndim - 1)
+    out = []
+    for qv in q.reshape(-1):
+        lo, hi, t = _positions(n, float(qv), method)
+        value = prims.convert(s[..., lo], dtype) if t is None else _lerp(s[..., lo], s[..., hi], t, dtype)
+        value = _nan_where_any(s, value)
+        out.append(prims.reshape(value, keep_shape) if keepdims else value)
+    return out[0] if q.ndim == 0 else np.reshape(np.stack(out), q.shape + out[0].shape)
+
+
+def _check_q(q: np.ndarray, name: str) -> None:
+    if q.size and not (np.all(q >= 0) and np.all(q <= 1)):
+        what = "Percentiles must be in the range [0, 100]" if name == "percentile" else (
+            "Quantiles must be in the range [0, 1]")
+        raise ValueError(f"{what} (at {user_location()})")
+
+
+@implements(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None, interpolation=None):
+    """``numpy.quantile`` for a constant ``q``: a compiled sort, then NumPy's neighbours and
+    interpolation (methods linear, lower, higher, nearest, midpoint); a lane holding NaN
+    gives NaN."""
+    if not traced(a, q):
+        return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                           method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("quantile", out, weights, interpolation)
+    qs = _concrete(q, "quantile")
+    _check_q(qs, "quantile")
+    return _quantile(a, qs, axis, method, keepdims, "quantile", q)
+
+
+@implements(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+               *, weights=None, interpolation=None):
+    """``numpy.percentile``: ``quantile`` at ``q / 100``."""
+    if not traced(a, q):
+        return np.percentile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                             method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("percentile", out, weights, interpolation)
+    qs = np.true_divide(_concrete(q, "percentile"), 100)
+    _check_q(qs, "percentile")
+    return _quantile(a, qs, axis, method, keepdims, "percentile", q)
+
+
+def _unsupported_extras(name: str, out, weights, interpolation) -> None:
+    for what, given in (("out=", out), ("weights=", weights), ("interpolation=", interpolation)):
+        if given is not None:
+            raise UnsupportedError(f"numpy.{name} with {what} is not supported under jit "
+                                   f"(at {user_location()})")
+
+
+@implements(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``numpy.median``: the middle of the sorted lane, or the mean of the two middle values
+    (added in NumPy's mean accumulator: float32 for float16, float64 for integers); NaN if the
+    lane holds one."""
+    if not traced(a):
+        return np.median(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
+    _unsupported_extras("median", out, None, None)
+    if a.dtype.kind in "cb":
+        raise UnsupportedError(f"numpy.median of {a.dtype} is not supported under jit "
+                               f"(at {user_location()})")
+    dtype = np.median(np.zeros(2, a.dtype)).dtype
+    x, keep_shape = _lanes_last(a, axis, "median")
+    n = x.shape[-1]
+    if n == 0:
+        raise ValueError(f"numpy.median of an empty axis has no value (at {user_location()})")
+    s = prims.sort(x, x.ndim - 1)
+    acc = np.dtype(np.float32) if dtype == np.float16 else dtype
+    mid = prims.convert(s[..., n // 2], acc)
+    if n % 2 == 0:
+        mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
+    value = _nan_where_any(s, prims.convert(mid, dtype))
+    return prims.reshape(value, keep_shape) if keepdims else value

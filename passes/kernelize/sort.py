@@ -356,4 +356,34 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
 
 
-RULES = {array.SortOp: sort, array.ArgSortOp: sort}
+
+
+def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
+    """A binary search per value: an ``scf.while`` narrowing ``[lo, hi)`` over the indexed
+    sorted operand, in the sort's order (``less``), so NaN values land after every number."""
+    a, v = op.operands
+    rank = v.type.rank
+    kb = KernelBuilder(rank)
+    table = kb.indexed_input(a)
+    value = kb.input(v, AffineMap.identity(rank))
+    e = kb.emit
+
+    def go_on(e, carried):
+        return e.op("arith.cmpi", carried[0], carried[1], result=i1, predicate="slt")
+
+    def halve(e, carried):
+        lo, hi = carried
+        mid = e.op("arith.shrui", e.op("arith.addi", lo, hi), e.const(1, index))
+        x = e.b.create(kernel.ExtractOp, [table, mid], [a.type.element]).results[0]
+        # left: go right while a[mid] < v; right: while not v < a[mid]
+        right = less(e, x, value) if op.side == "left" else e.op(
+            "arith.xori", less(e, value, x), e.const(True, i1))
+        up = e.op("arith.addi", mid, e.const(1, index))
+        return [e.select(right, up, lo), e.select(right, hi, mid)]
+
+    lo, _ = _while(e, [e.const(0, index), e.const(a.type.shape[0], index)], go_on, halve)
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank,
+                     [_to_i64(e, lo)])
+
+
+RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.SearchSortedOp: searchsorted}

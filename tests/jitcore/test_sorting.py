@@ -116,3 +116,76 @@ def test_bad_sort_arguments_raise_numpy_errors():
         jc.jit(lambda a: np.sort(a, axis=2))(x)
     with pytest.raises(jc.UnsupportedError, match="complex"):
         jc.jit(lambda a: np.sort(a))(x + 1j)
+
+
+def _sorted_with_specials(dtype: np.dtype, n: int, rng) -> np.ndarray:
+    return np.sort(_special_lane(dtype, n, rng), kind="stable")
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_searchsorted_matches_numpy(dtype, side, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    a = _sorted_with_specials(dtype, data.draw(st.integers(2, 40)), rng)
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    v = _special_lane(dtype, int(np.prod(shape)) + 2, rng)[:int(np.prod(shape))].reshape(shape)
+    f = jc.jit(lambda a, v: np.searchsorted(a, v, side=side))
+    np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v, side=side), f"{a!r} {v!r}")
+
+
+def test_searchsorted_with_sorter_scalar_and_mixed_dtypes():
+    a = np.array([3.0, -1.0, np.nan, 2.0, 2.0, 0.0])
+    sorter = np.argsort(a, kind="stable")
+    v = np.array([2.0, np.nan, -5.0, 0.5])
+    for side in ("left", "right"):
+        f = jc.jit(lambda a, v, s, side=side: np.searchsorted(a, v, side=side, sorter=s))
+        np.testing.assert_array_equal(f(a, v, sorter), np.searchsorted(a, v, side=side, sorter=sorter))
+    ints = np.array([1, 3, 3, 7], np.int32)
+    assert jc.jit(lambda a: np.searchsorted(a, 3.5))(ints) == np.searchsorted(ints, 3.5)
+    np.testing.assert_array_equal(jc.jit(lambda a, v: np.searchsorted(a, v))(ints, v),
+                                  np.searchsorted(ints, v))
+
+
+FLOATS_AND_INTS = [np.dtype(t) for t in (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS_AND_INTS, ids=str)
+@SOME
+@given(data=st.data())
+def test_median_quantile_percentile_match_numpy(dtype, data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    a = data.draw(arrays(dtype, shape, layout=False))
+    axis = data.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1),
+                               st.just(tuple(range(a.ndim)))))
+    keepdims = data.draw(st.booleans())
+    q = data.draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3)))
+    method = data.draw(st.sampled_from(["linear", "lower", "higher", "nearest", "midpoint"]))
+    context = f"{a!r}, axis={axis}, q={q}, method={method}, keepdims={keepdims}"
+    # Python floats: NumPy's result dtype for a NumPy float64 q depends on whether the data
+    # holds NaN (float32 data gives float32 then, float64 otherwise); a traced result cannot.
+    p = [v * 100 for v in q] if isinstance(q, list) else q * 100
+    cases = [
+        (lambda x: np.median(x, axis=axis, keepdims=keepdims),
+         lambda x: np.median(x, axis=axis, keepdims=keepdims)),
+        (lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims),
+         lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)),
+        (lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims),
+         lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims)),
+    ]
+    with np.errstate(all="ignore"):
+        for traced, oracle in cases:
+            got, want = np.asarray(jc.jit(traced)(a)), np.asarray(oracle(a))
+            assert got.dtype == want.dtype and got.shape == want.shape, context
+            np.testing.assert_array_equal(got, want, context)
+
+
+def test_quantile_errors():
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"):
+        jc.jit(lambda a: np.quantile(a, 1.5))(x)
+    with pytest.raises(jc.UnsupportedError, match="method='weibull'"):
+        jc.jit(lambda a: np.quantile(a, 0.5, method="weibull"))(x)
+    with pytest.raises(jc.UnsupportedError, match="traced q"):
+        jc.jit(lambda a, q: np.quantile(a, q))(x, np.array(0.5))

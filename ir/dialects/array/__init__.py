@@ -4,7 +4,7 @@ One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
 ``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``) and ``sort``
-(``sort``, ``argsort``). Their op classes and tables are names of this package too
+(``sort``, ``argsort``, ``searchsorted``). Their op classes and tables are names of this package too
 (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line elementwise classes, which
 are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
 """
@@ -71,5 +71,6 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
 )
 from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
     ArgSortOp,
+    SearchSortedOp,
     SortOp,
 )

@@ -1,4 +1,5 @@
-"""Sorting in the ``array`` dialect: ``sort`` and ``argsort`` along one axis.
+"""Sorting in the ``array`` dialect: ``sort`` and ``argsort`` along one axis, and
+``searchsorted`` (binary search in a sorted 1-d array).
 
 ``array.sort {axis}`` returns the operand with each 1-d lane along ``axis`` in ascending order;
 ``array.argsort {axis}`` returns, in int64, the positions that order each lane. Both are
@@ -14,7 +15,7 @@ import numpy as np
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
-from jitcore.ir.opdef import attr, of
+from jitcore.ir.opdef import attr, of, one_of
 from jitcore.ir.types import TensorType, i64
 
 
@@ -65,3 +66,23 @@ class ArgSortOp(_SortFamily):
 
     def expected_type(self) -> TensorType:
         return TensorType(self.operands[0].type.shape, i64)
+
+
+class SearchSortedOp(ArrayOp):
+    """``array.searchsorted {side}`` of a sorted 1-d ``a`` and values ``v`` (one dtype): per
+    value, the int64 number of elements of ``a`` before it (``left``: those that sort before
+    it; ``right``: those that do not sort after it), in the sort's order (NaN last), as
+    ``numpy.searchsorted``."""
+
+    name = "array.searchsorted"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (2, 1)
+    side = attr(one_of(("left", "right")))
+
+    def check(self) -> None:
+        a, v = (x.type for x in self.operands)
+        if a.rank != 1 or a.element != v.element or a.element.is_complex:
+            self.fail("needs a 1-d sorted operand and values of its (real) element type")
+        if self.result_type != TensorType(v.shape, i64):
+            self.fail(f"must return {TensorType(v.shape, i64)}")
