@@ -1,5 +1,5 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
-``median``, ``quantile``, ``percentile``.
+``median``, ``quantile``, ``percentile``, and ``interp`` (a binary search per point).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -14,11 +14,11 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import UnsupportedError
+from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["argsort", "median", "percentile", "quantile", "searchsorted", "sort"]
+__all__ = ["argsort", "interp", "median", "percentile", "quantile", "searchsorted", "sort"]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -148,12 +148,12 @@ def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, us
     if method not in _METHODS:
         raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
                                f"the methods are {', '.join(_METHODS)} (at {user_location()})")
-    if a.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.{name} of complex numbers is not supported under jit yet "
-                               f"(at {user_location()})")
-    # NumPy's result dtype (a Python float q is weak; its errors, e.g. for bool) from the
+    # NumPy's result dtype (a Python float q is weak) and its errors (bool, complex) from the
     # same call on two values.
-    dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
+    try:
+        dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
+    except TypeError as e:
+        raise JitTypeError(f"{e} (at {user_location()})") from None
     x, keep_shape = _lanes_last(a, axis, name)
     n = x.shape[-1]
     if n == 0:
@@ -233,3 +233,56 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
     value = _nan_where_any(s, prims.convert(mid, dtype))
     return prims.reshape(value, keep_shape) if keepdims else value
+
+
+@implements(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``numpy.interp`` in float64, as NumPy's compiled loop computes it: the interval by a
+    compiled binary search (``searchsorted``), the slope ``(fp[j+1] - fp[j]) / (xp[j+1] - xp[j])``,
+    ``fp[j]`` exactly at a knot, ``left``/``right`` (default ``fp[0]``/``fp[-1]``) outside, NaN
+    for NaN; with ``period``, the knots sorted and wrapped around once."""
+    if not traced(x, xp, fp, left, right, period):
+        return np.interp(x, xp, fp, left=left, right=right, period=period)
+    trace = prims.find_trace(x, xp, fp, left, right, period)
+    f64 = np.dtype(np.float64)
+    x, xp, fp = (_as_traced(trace, v) for v in (x, xp, fp))
+    for v in (x, xp):
+        if not np.can_cast(v.dtype, f64):
+            raise JitTypeError(f"Cannot cast array data from {v.dtype!r} to {f64!r} according to "
+                               f"the rule 'safe' (at {user_location()})")
+    if fp.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.interp of complex fp is not supported under jit yet "
+                               f"(at {user_location()})")
+    x, xp, fp = (prims.convert(v, f64) for v in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"object too deep for desired array: interp needs 1-d xp and fp "
+                         f"(at {user_location()})")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError(f"fp and xp are not of the same length. (at {user_location()})")
+    if xp.shape[0] == 0:
+        raise ValueError(f"array of sample points is empty (at {user_location()})")
+    if period is not None:
+        if not isinstance(period, Tracer) and period == 0:
+            raise ValueError(f"period must be a non-zero value (at {user_location()})")
+        period = np.abs(period)
+        left = right = None
+        x, xp = np.remainder(x, period), np.remainder(xp, period)
+        order = prims.argsort(xp, 0)
+        xp, fp = np.take(xp, order), np.take(fp, order)
+        xp = np.concatenate([xp[-1:] - period, xp, xp[0:1] + period])
+        fp = np.concatenate([fp[-1:], fp, fp[0:1]])
+    n = xp.shape[0]
+    lval = fp[0] if left is None else prims.convert(_as_traced(trace, left), f64)
+    rval = fp[-1] if right is None else prims.convert(_as_traced(trace, right), f64)
+    if n == 1:  # NumPy's loop for one knot: fp[0] unless x is beside it (NaN is not)
+        return np.where(x < xp[0], lval, np.where(x > xp[0], rval, np.broadcast_to(fp[0], x.shape)))
+    j = np.clip(prims.searchsorted(xp, x, "right") - 1, 0, n - 2)
+    x0, x1, y0, y1 = np.take(xp, j), np.take(xp, j + 1), np.take(fp, j), np.take(fp, j + 1)
+    slope = (y1 - y0) / (x1 - x0)
+    inside = slope * (x - x0) + y0
+    again = slope * (x - x1) + y1  # NumPy's second try where the first is NaN (inf slopes)
+    inside = np.where(np.isnan(inside), np.where(np.isnan(again) & (y0 == y1), y0, again), inside)
+    inside = np.where(x == x0, y0, inside)
+    inside = np.where(x == xp[-1], fp[-1], inside)
+    out = np.where(x < xp[0], lval, np.where(x > xp[-1], rval, inside))
+    return np.where(np.isnan(x), x, out)

@@ -189,3 +189,28 @@ def test_quantile_errors():
         jc.jit(lambda a: np.quantile(a, 0.5, method="weibull"))(x)
     with pytest.raises(jc.UnsupportedError, match="traced q"):
         jc.jit(lambda a, q: np.quantile(a, q))(x, np.array(0.5))
+
+
+def test_interp_matches_numpy_loop():
+    rng = np.random.default_rng(3)
+    xp, fp = np.sort(rng.random(20)), rng.random(20)
+    x = np.concatenate([rng.random(50) * 1.4 - 0.2, xp, [np.nan, np.inf, -np.inf]])
+    for kw in ({}, {"left": -1.0, "right": 7.0}):
+        got = jc.jit(lambda x, xp, fp, kw=kw: np.interp(x, xp, fp, **kw))(x, xp, fp)
+        np.testing.assert_array_equal(got, np.interp(x, xp, fp, **kw))
+    # repeated knots and infinite values: NumPy's exact-knot and second-try rules
+    xi, fi = np.array([0, 1, 1, 2, 3.0]), np.array([0, np.inf, 5, np.inf, 1.0])
+    xx = np.linspace(-1, 4, 23)
+    np.testing.assert_array_equal(jc.jit(lambda x: np.interp(x, xi, fi))(xx), np.interp(xx, xi, fi))
+    one = np.array([0.0, 1.0, 2.0, np.nan])
+    np.testing.assert_array_equal(jc.jit(lambda x: np.interp(x, [1.0], [5.0]))(one),
+                                  np.interp(one, [1.0], [5.0]))
+
+
+def test_interp_with_period():
+    rng = np.random.default_rng(4)
+    xp, fp, x = rng.random(10) * 360, rng.random(10), rng.random(30) * 1000 - 300
+    got = jc.jit(lambda x, xp, fp: np.interp(x, xp, fp, period=360))(x, xp, fp)
+    np.testing.assert_array_equal(got, np.interp(x, xp, fp, period=360))
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        jc.jit(lambda x: np.interp(x, xp, fp, period=0))(x)
