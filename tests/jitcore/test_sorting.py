@@ -214,3 +214,47 @@ def test_interp_with_period():
     np.testing.assert_array_equal(got, np.interp(x, xp, fp, period=360))
     with pytest.raises(ValueError, match="period must be a non-zero value"):
         jc.jit(lambda x: np.interp(x, xp, fp, period=0))(x)
+
+
+NORM_DTYPES = [np.dtype(t) for t in (np.float64, np.float32, np.int32, np.complex128)]
+
+
+@pytest.mark.parametrize("dtype", NORM_DTYPES, ids=str)
+@pytest.mark.parametrize("ord_", [None, 2, 1, np.inf, -np.inf, 0, 3, 0.5])
+def test_vector_norms_match_numpy(dtype, ord_):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    for axis in (0, -1):
+        for keepdims in (False, True):
+            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
+            want = np.linalg.norm(x, ord_, axis, keepdims)
+            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+
+
+@pytest.mark.parametrize("dtype", NORM_DTYPES, ids=str)
+@pytest.mark.parametrize("ord_", [None, "fro", 1, -1, np.inf, -np.inf])
+def test_matrix_norms_match_numpy(dtype, ord_):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    for axis in ((0, 1), (2, 0), (-1, -2)):
+        for keepdims in (False, True):
+            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
+            want = np.linalg.norm(x, ord_, axis, keepdims)
+            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    # the whole array: sqrt(x . x) (a dot product: its summation order is BLAS's, within ULPs)
+    for part in (x, x[0], x[0, 0]):
+        got, want = jc.jit(lambda x: np.linalg.norm(x))(part), np.linalg.norm(part)
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+
+
+def test_norm_errors():
+    x = np.ones((2, 3))
+    with pytest.raises(jc.UnsupportedError, match="singular values"):
+        jc.jit(lambda x: np.linalg.norm(x, 2))(x)
+    with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
+        jc.jit(lambda x: np.linalg.norm(x, "fro", axis=0))(x)
+    with pytest.raises(ValueError, match="Invalid norm order for matrices"):
+        jc.jit(lambda x: np.linalg.norm(x, 3, axis=(0, 1)))(x)
