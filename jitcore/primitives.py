@@ -546,3 +546,8 @@ def argsort(x: Tracer, axis: int) -> Tracer:
 def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
     """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
     return _emit(a.trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})
+
+
+def det(a: Tracer) -> Tracer:
+    """The determinant of each square float matrix of the stack ``a`` (LU, as NumPy)."""
+    return _emit(a.trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))

@@ -532,3 +532,26 @@ def norm(x, ord=None, axis=None, keepdims=False):
         shape = [1 if d in (row, col) else s for d, s in enumerate(x.shape)]
         ret = prims.reshape(ret, tuple(shape))
     return ret
+
+
+@implements(np.linalg.det)
+def det(a):
+    """``numpy.linalg.det``: a compiled LU factorisation with partial pivoting per matrix, and
+    NumPy's ``sign * exp(sum(log|u_ii|))`` (so results agree with LAPACK's to rounding, not
+    bit for bit); integers in float64; a singular matrix gives 0 (or what rounding leaves)."""
+    if not traced(a):
+        return np.linalg.det(a)
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                                    f"two-dimensional (at {user_location()})")
+    if a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square "
+                                    f"(at {user_location()})")
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.linalg.det of complex matrices is not supported under jit "
+                               f"yet (at {user_location()})")
+    if a.dtype == np.float16 or a.dtype.kind == "b":
+        raise JitTypeError(f"array type {a.dtype} is unsupported in linalg (at {user_location()})")
+    if a.dtype.kind in "iu":
+        a = prims.convert(a, np.dtype(np.float64))
+    return prims.det(a)

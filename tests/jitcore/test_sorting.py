@@ -258,3 +258,29 @@ def test_norm_errors():
         jc.jit(lambda x: np.linalg.norm(x, "fro", axis=0))(x)
     with pytest.raises(ValueError, match="Invalid norm order for matrices"):
         jc.jit(lambda x: np.linalg.norm(x, 3, axis=(0, 1)))(x)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.float64, np.float32, np.int64)], ids=str)
+@SOME
+@given(data=st.data())
+def test_det_matches_numpy(dtype, data):
+    n = data.draw(st.integers(0, 6))
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    a = (rng.standard_normal((*batch, n, n)) * 3).astype(dtype)
+    if n > 1 and data.draw(st.booleans()):  # a singular one: two equal rows
+        a[..., 1, :] = a[..., 0, :]
+    got, want = jc.jit(lambda a: np.linalg.det(a))(a), np.linalg.det(a)
+    assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+    scale = np.prod(np.maximum(np.abs(a).max(axis=-1, initial=0), 1), axis=-1) if n else 1
+    eps = np.finfo(want.dtype).eps
+    np.testing.assert_allclose(got, want, rtol=64 * eps, atol=64 * eps * np.max(scale, initial=1))
+
+
+def test_det_special_cases():
+    f = jc.jit(lambda a: np.linalg.det(a))
+    assert f(np.array([[0.0, 1.0], [1.0, 0.0]])) == -1.0
+    assert f(np.array([[1.0, 2.0], [2.0, 4.0]])) == 0.0
+    assert np.isnan(f(np.array([[1.0, np.nan], [1.0, 0.0]])))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        f(np.ones((2, 3)))
