@@ -337,7 +337,12 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
     outer = [kb.index(d) for d in range(len(outer_dims))]
     lane = _Lane(outer, axis, n)
     lane.key_bits = key_bits
-    if with_positions:  # results: positions A, B, keys A, B
+    if n <= RUN:  # one insertion-sorted run: no second buffer
+        if with_positions:  # results: positions, keys
+            result_types, copies, keys, positions = [op.result_type, x.type], [0, 1], (1,), (0,)
+        else:
+            result_types, copies, keys, positions = [x.type], [0], (0,), None
+    elif with_positions:  # results: positions A, B, keys A, B
         result_types = [op.result_type, op.result_type, x.type, x.type]
         copies, keys, positions = [0, 0, 1, 1], (2, 3), (0, 1)
     else:
