@@ -1,5 +1,6 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
-``median``, ``quantile``, ``percentile``, and ``interp`` (a binary search per point).
+``median``, ``quantile``, ``percentile``, ``partition``/``argpartition`` (as the full sort), and
+``interp`` (a binary search per point).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -18,7 +19,8 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["argsort", "interp", "median", "percentile", "quantile", "searchsorted", "sort"]
+__all__ = ["argpartition", "argsort", "interp", "median", "partition", "percentile", "quantile",
+           "searchsorted", "sort"]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -286,3 +288,40 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     inside = np.where(x == xp[-1], fp[-1], inside)
     out = np.where(x < xp[0], lval, np.where(x > xp[-1], rval, inside))
     return np.where(np.isnan(x), x, out)
+
+
+def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int]:
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r}) (at {user_location()})")
+    if isinstance(kth, Tracer):
+        raise UnsupportedError(f"numpy.{name} with a traced kth is not supported under jit "
+                               f"(at {user_location()})")
+    x, ax = _lane_axis(a, axis, name, None, order)
+    n = x.shape[ax]
+    for k in np.atleast_1d(np.asarray(kth)).tolist():
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise JitTypeError(f"Partition index must be integer (at {user_location()})")
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k if k >= 0 else k + n}) out of bounds ({n}) "
+                             f"(at {user_location()})")
+    return x, ax
+
+
+@implements(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.partition`` as the full stable sort: every ``kth`` element is where sorting puts
+    it, smaller ones before it and larger ones after, which is all NumPy promises (its own
+    arrangement of the other elements is introselect's and differs)."""
+    if not traced(a, kth):
+        return np.partition(a, kth, axis=axis, kind=kind, order=order)
+    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
+    return prims.sort(x, ax)
+
+
+@implements(np.argpartition)
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.argpartition`` as the stable argsort (see ``partition``)."""
+    if not traced(a, kth):
+        return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
+    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    return prims.argsort(x, ax)

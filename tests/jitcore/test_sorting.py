@@ -284,3 +284,31 @@ def test_det_special_cases():
     assert np.isnan(f(np.array([[1.0, np.nan], [1.0, 0.0]])))
     with pytest.raises(np.linalg.LinAlgError, match="must be square"):
         f(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_partition_and_argpartition_partition(dtype, data):
+    """What NumPy promises: the kth element where sorting puts it, none larger before it and
+    none smaller after it (here the whole lane is sorted, stably)."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6))
+    a = data.draw(arrays(dtype, shape, layout=False))
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    kth = data.draw(st.integers(-a.shape[axis], a.shape[axis] - 1))
+    part = jc.jit(lambda x: np.partition(x, kth, axis=axis))(a)
+    order = jc.jit(lambda x: np.argpartition(x, kth, axis=axis))(a)
+    want = np.partition(a, kth, axis=axis)
+    k = kth % a.shape[axis]
+    kth_got, kth_want = np.take(part, k, axis=axis), np.take(want, k, axis=axis)
+    assert np.array_equal(kth_got, kth_want, equal_nan=dtype.kind == "f")
+    assert_same_sort(part, np.sort(a, axis=axis, kind="stable"), f"{a!r}")
+    np.testing.assert_array_equal(order, np.argsort(a, axis=axis, kind="stable"))
+
+
+def test_partition_errors():
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"kth\(=5\) out of bounds \(5\)"):
+        jc.jit(lambda a: np.partition(a, 5))(x)
+    with pytest.raises(ValueError, match="select kind must be 'introselect'"):
+        jc.jit(lambda a: np.argpartition(a, 2, kind="quick"))(x)
