@@ -19,6 +19,7 @@ from jitcore.codegen.backend import backend_for
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError, LoopStepError
+from jitcore.ir.dialects.kernel import SINGULAR_MATRIX
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
@@ -126,6 +127,8 @@ class Executable:
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
             flag, index, axis, size = buffers[-1].tolist()
+            if flag == SINGULAR_MATRIX:
+                raise np.linalg.LinAlgError("Singular matrix")
             if flag == ZERO_STEP:
                 raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
                                     "it would never end)")

@@ -551,3 +551,9 @@ def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
 def det(a: Tracer) -> Tracer:
     """The determinant of each square float matrix of the stack ``a`` (LU, as NumPy)."""
     return _emit(a.trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))
+
+
+def solve(a: Tracer, b: Tracer) -> Tracer:
+    """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
+    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""
+    return _emit(a.trace, array.SolveOp, [a, b], b.value.type)

@@ -541,17 +541,69 @@ def det(a):
     bit for bit); integers in float64; a singular matrix gives 0 (or what rounding leaves)."""
     if not traced(a):
         return np.linalg.det(a)
+    _square_stack(a, "det")
+    if a.dtype.kind == "b":
+        raise JitTypeError(f"array type bool is unsupported in linalg (at {user_location()})")
+    a = _linalg_float(a, "det")
+    return prims.det(a)
+
+
+def _linalg_float(x, name: str):
+    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex is
+    not supported under jit yet."""
+    if x.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
+                               f"jit yet (at {user_location()})")
+    if x.dtype == np.float16:
+        raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
+    return x if x.dtype.kind == "f" else prims.convert(x, np.dtype(np.float64))
+
+
+def _square_stack(a, name: str) -> None:
     if a.ndim < 2:
         raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
                                     f"two-dimensional (at {user_location()})")
     if a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square "
                                     f"(at {user_location()})")
-    if a.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.linalg.det of complex matrices is not supported under jit "
-                               f"yet (at {user_location()})")
-    if a.dtype == np.float16 or a.dtype.kind == "b":
-        raise JitTypeError(f"array type {a.dtype} is unsupported in linalg (at {user_location()})")
-    if a.dtype.kind in "iu":
-        a = prims.convert(a, np.dtype(np.float64))
-    return prims.det(a)
+
+
+@implements(np.linalg.solve)
+def solve(a, b):
+    """``numpy.linalg.solve``: a compiled LU factorisation with partial pivoting and two
+    triangular solves per matrix (agreeing with LAPACK's ``gesv`` to rounding); ``b`` is a
+    vector when 1-d, else a stack ``(..., n, k)``, batch dims broadcast; a singular matrix
+    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag."""
+    if not traced(a, b):
+        return np.linalg.solve(a, b)
+    trace = prims.find_trace(a, b)
+    a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
+    _square_stack(a, "solve")
+    dtype = np.result_type(a.dtype, b.dtype)
+    a, b = prims.convert(a, dtype), prims.convert(b, dtype)
+    a, b = _linalg_float(a, "solve"), _linalg_float(b, "solve")
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    rhs = prims.reshape(b, (n, 1)) if vector and b.shape[0] == n else b
+    if rhs.ndim < 2 or rhs.shape[-2] != n:
+        raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0 "
+                         f"(size {b.shape[0] if vector else b.shape[-2] if b.ndim > 1 else 0} is "
+                         f"different from {n}) (at {user_location()})")
+    batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    a = prims.broadcast_to(a, (*batch, n, n))
+    rhs = prims.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
+    x = prims.solve(a, rhs)
+    return prims.reshape(x, (*batch, n)) if vector else x
+
+
+@implements(np.linalg.inv)
+def inv(a):
+    """``numpy.linalg.inv``: ``solve(a, I)``, as NumPy's ``gesv`` with the identity; a singular
+    matrix raises ``LinAlgError('Singular matrix')``."""
+    if not traced(a):
+        return np.linalg.inv(a)
+    _square_stack(a, "inv")
+    a = _linalg_float(a, "inv")
+    n = a.shape[-1]
+    eye = prims.constant(a.trace, np.eye(n, dtype=a.dtype))
+    return prims.solve(a, prims.broadcast_to(eye, a.shape))

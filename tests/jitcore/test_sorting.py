@@ -312,3 +312,34 @@ def test_partition_errors():
         jc.jit(lambda a: np.partition(a, 5))(x)
     with pytest.raises(ValueError, match="select kind must be 'introselect'"):
         jc.jit(lambda a: np.argpartition(a, 2, kind="quick"))(x)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.float64, np.float32, np.int64)], ids=str)
+@SOME
+@given(data=st.data())
+def test_solve_and_inv_match_numpy(dtype, data):
+    n = data.draw(st.integers(1, 6))
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    # well conditioned: a strictly dominant diagonal, so the comparison bound can be tight
+    noise = rng.integers(-2, 3, (*batch, n, n)) if dtype.kind == "i" else rng.uniform(-2, 2, (*batch, n, n))
+    a = (noise + np.eye(n) * 5 * n).astype(dtype)
+    vector = data.draw(st.booleans())
+    b = (rng.standard_normal((n,) if vector else (*batch, n, data.draw(st.integers(1, 3)))) * 3).astype(dtype)
+    eps = np.finfo(np.linalg.inv(a).dtype).eps
+    for got, want in ((jc.jit(lambda a, b: np.linalg.solve(a, b))(a, b), np.linalg.solve(a, b)),
+                      (jc.jit(lambda a: np.linalg.inv(a))(a), np.linalg.inv(a))):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=256 * eps, atol=256 * eps)
+
+
+def test_singular_matrices_raise_linalg_error_after_the_call():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jc.jit(lambda a: np.linalg.inv(a))(singular)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jc.jit(lambda a, b: np.linalg.solve(a, b))(singular, np.ones((2, 2, 1)))
+    f = jc.jit(lambda a: np.linalg.inv(a))  # the same compiled code, on a regular stack
+    np.testing.assert_allclose(f(singular[::-1] + np.eye(2)), np.linalg.inv(singular[::-1] + np.eye(2)))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        jc.jit(lambda a: np.linalg.inv(a))(np.ones((2, 3)))

@@ -4,7 +4,7 @@ One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
 ``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``), ``sort``
-(``sort``, ``argsort``, ``searchsorted``) and ``factor`` (``det``). Their op classes and tables
+(``sort``, ``argsort``, ``searchsorted``) and ``factor`` (``det``, ``solve``). Their op classes and tables
 are names of this package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line
 elementwise classes, which are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``,
 ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
@@ -40,7 +40,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     SelectOp,
     UnaryOp,
 )
-from jitcore.ir.dialects.array.factor import DetOp  # noqa: F401  (re-exported)
+from jitcore.ir.dialects.array.factor import DetOp, SolveOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     SCATTER_MODES,
     DiagonalOp,

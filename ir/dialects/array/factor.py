@@ -1,4 +1,4 @@
-"""Matrix factorisations in the ``array`` dialect: ``det``.
+"""Matrix factorisations in the ``array`` dialect: ``det`` and ``solve``.
 
 ``array.det`` of a stack of square float matrices ``(..., n, n)`` gives each one's determinant
 ``(...)``, as ``numpy.linalg.det`` computes it: an LU factorisation with partial pivoting (the
@@ -25,3 +25,23 @@ class DetOp(ArrayOp):
             self.fail("needs a stack of square float matrices (..., n, n)")
         if self.result_type != TensorType(src.shape[:-2], src.element):
             self.fail(f"must return {TensorType(src.shape[:-2], src.element)}")
+
+
+class SolveOp(ArrayOp):
+    """``array.solve`` of square float matrices ``a (..., n, n)`` and right-hand sides
+    ``b (..., n, k)`` (same batch shape and element type): ``x`` with ``a x = b``, by the LU
+    factorisation with partial pivoting, as ``numpy.linalg.solve``; a matrix with an exactly
+    zero pivot makes the call raise ``LinAlgError``."""
+
+    name = "array.solve"
+    traits = frozenset()  # it may raise: never removed, duplicated or hoisted as pure
+    __slots__ = ()
+    arity = (2, 1)
+
+    def check(self) -> None:
+        a, b = (v.type for v in self.operands)
+        if (a.rank < 2 or a.shape[-1] != a.shape[-2] or not a.element.is_float or b.rank != a.rank
+                or b.shape[:-1] != a.shape[:-1] or b.element != a.element):
+            self.fail("needs square float matrices (..., n, n) and right-hand sides (..., n, k)")
+        if self.result_type != b:
+            self.fail(f"must return {b}")
