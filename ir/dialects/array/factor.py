@@ -34,7 +34,7 @@ class SolveOp(ArrayOp):
     zero pivot makes the call raise ``LinAlgError``."""
 
     name = "array.solve"
-    traits = frozenset()  # it may raise: never removed, duplicated or hoisted as pure
+    traits = frozenset({PURE})  # it may raise: passes/effects.py's may_raise keeps it in place
     __slots__ = ()
     arity = (2, 1)
 
