@@ -157,7 +157,7 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
 
     _lu(e, n, t, read, write, _swapper(n, [(read, write, n), (read_x, write_x, cols)]), singular)
 
-    def forward(e, i, _):  # x[i] -= l[i, j] x[j] for j < i
+    def subtract_rows(e, i, lo, hi) -> None:  # x[i] -= m[i, j] x[j] for lo <= j < hi
         def row(e, j, _):
             def col(e, c, _):
                 product = e.op("arith.mulf", read(e, i, j), read_x(e, j, c))
@@ -167,22 +167,16 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
             _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], col)
             return []
 
-        _for(e, _idx(e, 0), i, _idx(e, 1), [], row)
+        _for(e, lo, hi, _idx(e, 1), [], row)
+
+    def forward(e, i, _):  # the unit lower factor
+        subtract_rows(e, i, _idx(e, 0), i)
         return []
 
     _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [], forward)
 
-    def backward(e, i, _):  # x[i] = (x[i] - u[i, j] x[j] for j > i) / u[i, i]
-        def row(e, j, _):
-            def col(e, c, _):
-                product = e.op("arith.mulf", read(e, i, j), read_x(e, j, c))
-                write_x(e, i, c, e.op("arith.subf", read_x(e, i, c), product))
-                return []
-
-            _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], col)
-            return []
-
-        _for(e, e.op("arith.addi", i, _idx(e, 1)), _idx(e, n), _idx(e, 1), [], row)
+    def backward(e, i, _):  # the upper factor, then the diagonal
+        subtract_rows(e, i, e.op("arith.addi", i, _idx(e, 1)), _idx(e, n))
         pivot = read(e, i, i)
 
         def divide(e, c, _):
