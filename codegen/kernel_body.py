@@ -173,6 +173,8 @@ class KernelBody:
                 values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
             elif (folded := fold_position_test(inner, self.known)) is not None:
                 values[id(inner.result)] = ll.Constant(I1, int(folded))
+            elif isinstance(inner, kernel.RaiseOp):
+                self.record_error(values[id(inner.operands[0])], inner.code)
             elif isinstance(inner, kernel.InsertOp):
                 value, *positions = (values[id(v)] for v in inner.operands)
                 self.insert(n_in + inner.result, positions, value, inner.mode)
@@ -228,6 +230,16 @@ class KernelBody:
             first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
             with b.if_then(first):
                 b.store(ll.Constant(I64, ZERO_STEP), self._status_word(0))
+            b.ret_void()
+
+    def record_error(self, cond: ll.Value, code: int) -> None:
+        """Where ``cond`` holds, ``code`` is recorded unless an earlier error is, and the
+        kernel returns (``kernel.raise``): the caller raises."""
+        b = self.b
+        with b.if_then(cond, likely=False):
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            with b.if_then(first):
+                b.store(ll.Constant(I64, code), self._status_word(0))
             b.ret_void()
 
     def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:

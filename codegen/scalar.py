@@ -300,6 +300,8 @@ def _cast(b: ll.IRBuilder, name: str, src: ScalarType, dst: ScalarType, x: ll.Va
     if name in SIMPLE_CASTS:
         return getattr(b, SIMPLE_CASTS[name])(x, value_type(dst))
     if name == "arith.bitcast":
+        if src.is_float != dst.is_float:  # a float's bits as an integer, or back
+            return b.bitcast(x, value_type(dst))
         return x  # i32 and ui32 are the same LLVM type
     if name in ("arith.fptosi", "arith.fptoui"):
         return _float_to_int(b, x, dst)

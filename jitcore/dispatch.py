@@ -22,6 +22,7 @@ from jitcore.codegen.host import CALLBACK_FAILED
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError, LoopStepError
+from jitcore.ir.dialects.kernel import SINGULAR_MATRIX
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
@@ -193,6 +194,8 @@ class Executable:
             flag, index, axis, size = buffers[-1].tolist()
             if flag == CALLBACK_FAILED:
                 self._trampoline.raise_error()
+            if flag == SINGULAR_MATRIX:
+                raise np.linalg.LinAlgError("Singular matrix")
             if flag == ZERO_STEP:
                 raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
                                     "it would never end)")

@@ -17,7 +17,7 @@ from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
-from jitcore.ir.types import TensorType
+from jitcore.ir.types import TensorType, i64
 from jitcore.tracer import Trace, Tracer, as_scalar, fresh, make_view, user_location
 
 UFUNC_KINDS = {
@@ -531,3 +531,29 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
     shape[axis] = sum(p.shape[axis] for p in parts)
     t = parts[0].value.type.with_shape(shape)
     return _emit(trace, array.ConcatenateOp, parts, t, {"axis": axis})
+
+
+def sort(x: Tracer, axis: int) -> Tracer:
+    """Each lane along ``axis`` (normalised) in stable ascending order, NaN last."""
+    return _emit(x.trace, array.SortOp, [x], x.value.type, {"axis": axis})
+
+
+def argsort(x: Tracer, axis: int) -> Tracer:
+    """The int64 positions that stably sort each lane along ``axis`` (normalised)."""
+    return _emit(x.trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})
+
+
+def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
+    """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
+    return _emit(a.trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})
+
+
+def det(a: Tracer) -> Tracer:
+    """The determinant of each square float matrix of the stack ``a`` (LU, as NumPy)."""
+    return _emit(a.trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))
+
+
+def solve(a: Tracer, b: Tracer) -> Tracer:
+    """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
+    sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""
+    return _emit(a.trace, array.SolveOp, [a, b], b.value.type)

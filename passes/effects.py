@@ -15,8 +15,10 @@ from jitcore.passes.constants import scalar_constant
 STRUCTURED_OPS = ("scf.for", "scf.while", "scf.if")
 LOOP_OPS = ("scf.for", "scf.while")
 # Ops that check indices at run time and record the first out of range, for the caller to raise
-# NumPy's IndexError: at the array level, and in kernel bodies.
-_INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index")
+# NumPy's IndexError: at the array level, and in kernel bodies; and those that record another
+# error (a singular matrix: LinAlgError).
+_INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index",
+                 "array.solve", "kernel.raise")
 # Terminators that only pass values to their parent: they do nothing of their own.
 _REGION_TERMINATORS = ("scf.yield", "scf.condition", "kernel.yield")
 
@@ -39,8 +41,9 @@ def _may_step_zero(op: Operation) -> bool:
 
 def may_raise(op: Operation) -> bool:
     """Whether running ``op`` (its regions included) may make the call raise: an index out of
-    range (``IndexError``) or a loop's zero step. Such an op may be pure (erasing it when unused
-    is allowed, as JAX does) but must not be made to run where it would not have run."""
+    range (``IndexError``), a singular matrix (``LinAlgError``) or a loop's zero step. Such an
+    op may be pure (erasing it when unused is allowed, as JAX does) but must not be made to run
+    where it would not have run."""
     return any(inner.op_name in _INDEX_CHECKS or _may_step_zero(inner) for inner in op.walk())
 
 

@@ -379,6 +379,13 @@ class TrunciOp(CastOp):
     source = target = INT
     __slots__ = ()
 class BitcastOp(CastOp):
+    """The same bits as another type of the same width: integers of either signedness, or a
+    float's bits as an integer and back (the radix sort's keys)."""
+
     name = "arith.bitcast"
-    source = target = INT
     __slots__ = ()
+
+    def fold(self, constants):
+        if self.operands[0].type.is_float != self.results[0].type.is_float:
+            return None  # folding converts values, not bits
+        return super().fold(constants)

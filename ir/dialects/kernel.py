@@ -47,7 +47,7 @@ from __future__ import annotations
 from jitcore.ir.attributes import AffineMap, ScalarAttr
 from jitcore.ir.core import PURE, TERMINATOR, Operation
 from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
-from jitcore.ir.types import ScalarType, TensorType, i64, index
+from jitcore.ir.types import ScalarType, TensorType, i1, i64, index
 
 PARALLEL, REDUCTION, SCAN = "parallel", "reduction", "scan"
 _ITERATORS = Kind(", each 'parallel', 'reduction' or 'scan'",
@@ -374,6 +374,30 @@ class ExtractResultOp(Operation):
             self.fail(f"returns one {target.element}")
 
 
+# The one error ``kernel.raise`` records so far: NumPy's LinAlgError. Status codes 1-3 are an
+# index out of range, a zero step and a failed callback (codegen/kernel_body.py, codegen/host.py).
+SINGULAR_MATRIX = 4
+
+
+class RaiseOp(Operation):
+    """``kernel.raise %cond {code}``: where ``%cond`` (i1) holds, records ``code`` in the status
+    words unless an earlier error is, and the kernel returns; the caller then raises the error
+    the code names (``SINGULAR_MATRIX``: ``numpy.linalg.LinAlgError``). Not pure."""
+
+    name = "kernel.raise"
+    traits = frozenset()
+    __slots__ = ()
+    arity = (1, 0)
+    code = attr(of(int))
+
+    def verify_op(self) -> None:
+        _enclosing_generic(self)
+        if self.operands[0].type != i1:
+            self.fail("takes one i1 condition")
+        if self.code != SINGULAR_MATRIX:
+            self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix)")
+
+
 def body_ops(op: GenericOp):
     """Every op of ``op``'s body, those inside nested (scalar ``scf``) regions included."""
     for inner in op.body.ops:
@@ -393,11 +417,12 @@ def checks_step(op: Operation) -> bool:
 def checks_indices(op: GenericOp) -> bool:
     """Whether ``op``'s body records errors in the status words (a bad index, or a zero loop
     step): it then needs them."""
-    return any(isinstance(inner, CheckIndexOp) or checks_step(inner) for inner in body_ops(op))
+    return any(isinstance(inner, (CheckIndexOp, RaiseOp)) or checks_step(inner) for inner in body_ops(op))
 
 
 def runs_in_order(op: GenericOp) -> bool:
     """Whether ``op``'s iterations must run one after another, in C order: it records the
     first bad index, writes at computed positions (repeats apply in order), or runs scalar
     loops and branches (a whole program, never to be repeated per consumer element)."""
-    return any(isinstance(inner, (CheckIndexOp, InsertOp)) or inner.regions for inner in body_ops(op))
+    return any(isinstance(inner, (CheckIndexOp, InsertOp, RaiseOp)) or inner.regions
+               for inner in body_ops(op))

@@ -21,7 +21,7 @@ The functions live in one module per family; adding one is one entry in its fami
 
 import numpy as _np
 
-from jitcore.numpy import creation, linalg, manipulation, reductions, selection, ufuncs
+from jitcore.numpy import creation, linalg, manipulation, reductions, selection, sorting, ufuncs
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
@@ -33,6 +33,6 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
-for _family in (ufuncs, selection, reductions, manipulation, creation, linalg):
+for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__

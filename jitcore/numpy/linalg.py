@@ -455,3 +455,155 @@ def diag(v, k=0):
 for _fn in (matmul, vecdot, matvec, vecmat):
     if hasattr(np, _fn.__name__):
         UFUNCS[getattr(np, _fn.__name__)] = _fn
+
+
+def _max_or_zero(v, axis: int, keepdims: bool = False, kind=np.max):
+    """``kind(v, axis)`` with NumPy's ``initial=0`` for an empty axis (max) or its error (min)."""
+    if v.shape[axis] == 0 and kind is np.max:
+        shape = list(v.shape)
+        shape[axis] = 1
+        zeros = prims.constant(v.trace, np.zeros(shape, v.dtype))
+        return zeros if keepdims else np.squeeze(zeros, axis)
+    return kind(v, axis=axis, keepdims=keepdims)
+
+
+@implements(np.linalg.norm)
+def norm(x, ord=None, axis=None, keepdims=False):
+    """``numpy.linalg.norm``, as NumPy computes it: vector norms (ord None/2 as ``sqrt(x.x)``
+    through the same BLAS dot when the whole array is reduced, inf, -inf, 0, 1, any p) and
+    matrix norms (None/'fro', 1, -1, inf, -inf) over one or two axes. ord 2, -2 and 'nuc' of a
+    matrix need its singular values and are not supported under jit yet."""
+    if not traced(x):
+        return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    if x.dtype.kind not in "fc":
+        x = prims.convert(x, np.dtype(np.float64))
+    nd = x.ndim
+    if axis is None and (ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1)):
+        flat = prims.reshape(x, (-1,))
+        if x.dtype.kind == "c":
+            re, im = np.real(flat), np.imag(flat)
+            sq = np.dot(re, re) + np.dot(im, im)
+        else:
+            sq = np.dot(flat, flat)
+        out = np.sqrt(sq)
+        return prims.reshape(out, (1,) * nd) if keepdims else out
+    if axis is None:
+        axis = tuple(range(nd))
+    elif not isinstance(axis, tuple):
+        axis = (operator.index(axis),)
+    if len(axis) == 1:
+        (ax,) = prims.normalize_axes(axis[0], nd, "norm")
+        absx = np.abs(x)
+        if ord == np.inf:
+            return _max_or_zero(absx, ax, keepdims)
+        if ord == -np.inf:
+            return np.min(absx, axis=ax, keepdims=keepdims)
+        if ord == 0:
+            real = np.dtype(np.real(np.zeros(0, x.dtype)).dtype)
+            return np.sum(prims.convert(x != 0, real), axis=ax, keepdims=keepdims)
+        if ord == 1:
+            return np.sum(absx, axis=ax, keepdims=keepdims)
+        if ord is None or ord == 2:
+            return np.sqrt(np.sum(np.real(np.conj(x) * x), axis=ax, keepdims=keepdims))
+        if isinstance(ord, str):
+            raise ValueError(f"Invalid norm order '{ord}' for vectors (at {user_location()})")
+        total = np.sum(absx ** np.array(ord, absx.dtype), axis=ax, keepdims=keepdims)
+        return total ** np.reciprocal(np.array(ord, total.dtype))
+    if len(axis) != 2:
+        raise ValueError(f"Improper number of dimensions to norm. (at {user_location()})")
+    row, col = prims.normalize_axes(axis[0], nd, "norm") + prims.normalize_axes(axis[1], nd, "norm")
+    if row == col:
+        raise ValueError(f"Duplicate axes given. (at {user_location()})")
+    absx = np.abs(x)
+    if ord in (1, -1):
+        kind = np.max if ord == 1 else np.min
+        ret = _max_or_zero(np.sum(absx, axis=row), col - 1 if col > row else col, kind=kind)
+    elif ord in (np.inf, -np.inf):
+        kind = np.max if ord == np.inf else np.min
+        ret = _max_or_zero(np.sum(absx, axis=col), row - 1 if row > col else row, kind=kind)
+    elif ord in (None, "fro", "f"):
+        ret = np.sqrt(np.sum(np.real(np.conj(x) * x), axis=(row, col)))
+    elif ord in (2, -2, "nuc"):
+        raise UnsupportedError(f"numpy.linalg.norm with ord={ord!r} of a matrix (singular values) "
+                               f"is not supported under jit yet (at {user_location()})")
+    else:
+        raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
+    if keepdims:
+        shape = [1 if d in (row, col) else s for d, s in enumerate(x.shape)]
+        ret = prims.reshape(ret, tuple(shape))
+    return ret
+
+
+@implements(np.linalg.det)
+def det(a):
+    """``numpy.linalg.det``: a compiled LU factorisation with partial pivoting per matrix, and
+    NumPy's ``sign * exp(sum(log|u_ii|))`` (so results agree with LAPACK's to rounding, not
+    bit for bit); integers in float64; a singular matrix gives 0 (or what rounding leaves)."""
+    if not traced(a):
+        return np.linalg.det(a)
+    _square_stack(a, "det")
+    if a.dtype.kind == "b":
+        raise JitTypeError(f"array type bool is unsupported in linalg (at {user_location()})")
+    a = _linalg_float(a, "det")
+    return prims.det(a)
+
+
+def _linalg_float(x, name: str):
+    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex is
+    not supported under jit yet."""
+    if x.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
+                               f"jit yet (at {user_location()})")
+    if x.dtype == np.float16:
+        raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
+    return x if x.dtype.kind == "f" else prims.convert(x, np.dtype(np.float64))
+
+
+def _square_stack(a, name: str) -> None:
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                                    f"two-dimensional (at {user_location()})")
+    if a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square "
+                                    f"(at {user_location()})")
+
+
+@implements(np.linalg.solve)
+def solve(a, b):
+    """``numpy.linalg.solve``: a compiled LU factorisation with partial pivoting and two
+    triangular solves per matrix (agreeing with LAPACK's ``gesv`` to rounding); ``b`` is a
+    vector when 1-d, else a stack ``(..., n, k)``, batch dims broadcast; a singular matrix
+    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag."""
+    if not traced(a, b):
+        return np.linalg.solve(a, b)
+    trace = prims.find_trace(a, b)
+    a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
+    _square_stack(a, "solve")
+    dtype = np.result_type(a.dtype, b.dtype)
+    a, b = prims.convert(a, dtype), prims.convert(b, dtype)
+    a, b = _linalg_float(a, "solve"), _linalg_float(b, "solve")
+    n = a.shape[-1]
+    vector = b.ndim == 1
+    rhs = prims.reshape(b, (n, 1)) if vector and b.shape[0] == n else b
+    if rhs.ndim < 2 or rhs.shape[-2] != n:
+        raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0 "
+                         f"(size {b.shape[0] if vector else b.shape[-2] if b.ndim > 1 else 0} is "
+                         f"different from {n}) (at {user_location()})")
+    batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
+    a = prims.broadcast_to(a, (*batch, n, n))
+    rhs = prims.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
+    x = prims.solve(a, rhs)
+    return prims.reshape(x, (*batch, n)) if vector else x
+
+
+@implements(np.linalg.inv)
+def inv(a):
+    """``numpy.linalg.inv``: ``solve(a, I)``, as NumPy's ``gesv`` with the identity; a singular
+    matrix raises ``LinAlgError('Singular matrix')``."""
+    if not traced(a):
+        return np.linalg.inv(a)
+    _square_stack(a, "inv")
+    a = _linalg_float(a, "inv")
+    n = a.shape[-1]
+    eye = prims.constant(a.trace, np.eye(n, dtype=a.dtype))
+    return prims.solve(a, prims.broadcast_to(eye, a.shape))

@@ -20,6 +20,7 @@ from tests.coverage import (
     products,
     reductions,
     shapes,
+    sorting,
     ufuncs,
     updates,
 )
@@ -29,7 +30,7 @@ from tests.coverage.harness import Case
 
 __all__ = ["BUGS", "CASES", "FAMILIES"]
 
-FAMILY_TABLES = (ufuncs, float_math, reductions, indexing, shapes, products, creation, updates)
+FAMILY_TABLES = (ufuncs, float_math, reductions, indexing, shapes, products, creation, updates, sorting)
 
 CASES: list[Case] = [row for table in FAMILY_TABLES for row in table.CASES]
 _BY_NAME = {row.name: row for row in CASES}

@@ -3,11 +3,12 @@
 One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and the folding
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
-``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``) and ``effects``
+``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``), ``sort``
+(``sort``, ``argsort``, ``searchsorted``), ``factor`` (``det``, ``solve``) and ``effects``
 (``callback``: a call into Python at run time). Their op classes and tables are names of this
 package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line elementwise classes,
-which are ``elementwise.AddOp`` and so on, or
-``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
+which are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``,
+``COMPARE_OPS[kind]``.
 """
 
 from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
@@ -41,6 +42,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     SelectOp,
     UnaryOp,
 )
+from jitcore.ir.dialects.array.factor import DetOp, SolveOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.index import (  # noqa: F401  (re-exported)
     SCATTER_MODES,
     DiagonalOp,
@@ -70,4 +72,9 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
     SliceOp,
     TransposeOp,
     UpdateSliceOp,
+)
+from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
+    ArgSortOp,
+    SearchSortedOp,
+    SortOp,
 )

@@ -1,0 +1,88 @@
+"""Sorting in the ``array`` dialect: ``sort`` and ``argsort`` along one axis, and
+``searchsorted`` (binary search in a sorted 1-d array).
+
+``array.sort {axis}`` returns the operand with each 1-d lane along ``axis`` in ascending order;
+``array.argsort {axis}`` returns, in int64, the positions that order each lane. Both are
+*stable* (equal elements keep their input order, so ``-0.0`` and ``0.0`` stay as given) and
+order NaN after every number, as ``numpy.sort(kind='stable')`` does. Bool sorts False before
+True; integers by value, unsigned ones as unsigned. Complex operands are not sorted here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.core import PURE
+from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
+from jitcore.ir.opdef import attr, of, one_of
+from jitcore.ir.types import TensorType, i64
+
+
+class _SortFamily(ArrayOp):
+    """One operand, one result of the operand's shape, and an ``axis`` of the operand."""
+
+    __slots__ = ()
+    traits = frozenset({PURE})
+    arity = (1, 1)
+    axis = attr(of(int))
+
+    def check(self) -> None:
+        src = self.operands[0].type
+        if not 0 <= self.axis < src.rank:
+            self.fail(f"needs an 'axis' in 0..{src.rank - 1} (the operand has rank {src.rank})")
+        if src.element.is_complex:
+            self.fail("cannot sort complex numbers")
+        expected = self.expected_type()
+        if self.result_type != expected:
+            self.fail(f"must return {expected}")
+
+    def fold(self, constants):
+        arr = constant_array(constants[0])
+        if arr is None or arr.size > FOLD_LIMIT:
+            return None
+        out = self.numpy(arr, axis=self.axis, kind="stable")
+        return [DenseAttr(np.asarray(out, dtype=arr.dtype if self.numpy is np.sort else np.int64),
+                          self.result_type)]
+
+
+class SortOp(_SortFamily):
+    """Each lane along ``axis`` in stable ascending order, NaN last."""
+
+    name = "array.sort"
+    __slots__ = ()
+    numpy = staticmethod(np.sort)
+
+    def expected_type(self) -> TensorType:
+        return self.operands[0].type
+
+
+class ArgSortOp(_SortFamily):
+    """The int64 positions that put each lane along ``axis`` in stable ascending order."""
+
+    name = "array.argsort"
+    __slots__ = ()
+    numpy = staticmethod(np.argsort)
+
+    def expected_type(self) -> TensorType:
+        return TensorType(self.operands[0].type.shape, i64)
+
+
+class SearchSortedOp(ArrayOp):
+    """``array.searchsorted {side}`` of a sorted 1-d ``a`` and values ``v`` (one dtype): per
+    value, the int64 number of elements of ``a`` before it (``left``: those that sort before
+    it; ``right``: those that do not sort after it), in the sort's order (NaN last), as
+    ``numpy.searchsorted``."""
+
+    name = "array.searchsorted"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (2, 1)
+    side = attr(one_of(("left", "right")))
+
+    def check(self) -> None:
+        a, v = (x.type for x in self.operands)
+        if a.rank != 1 or a.element != v.element or a.element.is_complex:
+            self.fail("needs a 1-d sorted operand and values of its (real) element type")
+        if self.result_type != TensorType(v.shape, i64):
+            self.fail(f"must return {TensorType(v.shape, i64)}")

@@ -1,0 +1,327 @@
+"""NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
+``median``, ``quantile``, ``percentile``, ``partition``/``argpartition`` (as the full sort), and
+``interp`` (a binary search per point).
+
+Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
+``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
+``kind='stable'`` gives and one of the orders its default ``'quicksort'`` may give (NumPy
+documents no tie order for it; values are the same either way). NaN sorts last.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy.registry import implements, traced
+from jitcore.tracer import Tracer, user_location
+
+__all__ = ["argpartition", "argsort", "interp", "median", "partition", "percentile", "quantile",
+           "searchsorted", "sort"]
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _lane_axis(a: Tracer, axis, name: str, kind, order) -> tuple[Tracer, int]:
+    """``a`` (flattened for ``axis=None``) and its normalised sort axis; NumPy's errors."""
+    if order is not None:
+        raise UnsupportedError(f"numpy.{name} with order= (structured arrays) is not supported "
+                               f"under jit (at {user_location()})")
+    if kind not in _KINDS:
+        raise ValueError(f"{name} kind must be one of 'quick', 'heap', or 'stable' (got {kind!r}) "
+                         f"(at {user_location()})")
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.{name} of complex numbers is not supported under jit yet "
+                               f"(at {user_location()})")
+    if axis is None:
+        return prims.reshape(a, (-1,)), 0
+    if a.ndim == 0:
+        raise np.exceptions.AxisError(operator.index(axis), 0)
+    (ax,) = prims.normalize_axes(operator.index(axis), a.ndim, name)
+    return a, ax
+
+
+@implements(np.sort)
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """``numpy.sort``: a sorted copy; ``axis=None`` sorts the flattened array."""
+    if not traced(a):
+        return np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
+    x, ax = _lane_axis(a, axis, "sort", kind, order)
+    return prims.sort(x, ax)
+
+
+@implements(np.argsort)
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    """``numpy.argsort``: int64 positions in stable order (ties keep their input order)."""
+    if not traced(a):
+        return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
+    x, ax = _lane_axis(a, axis, "argsort", kind, order)
+    return prims.argsort(x, ax)
+
+
+def _as_traced(trace, x) -> Tracer:
+    return x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
+
+
+@implements(np.searchsorted)
+def searchsorted(a, v, side="left", sorter=None):
+    """``numpy.searchsorted``: a compiled binary search per value (NaN sorts last), in the
+    common dtype of ``a`` and ``v``; ``sorter`` reads ``a`` through those positions first."""
+    if not traced(a, v, sorter):
+        return np.searchsorted(a, v, side=side, sorter=sorter)
+    if side not in ("left", "right"):
+        raise ValueError(f"side must be 'left' or 'right' (got {side!r}) (at {user_location()})")
+    trace = prims.find_trace(a, v, sorter)
+    a, v = _as_traced(trace, a), _as_traced(trace, v)
+    if a.ndim != 1:
+        raise ValueError(f"object too deep for desired array: searchsorted needs a 1-d array, "
+                         f"got {a.ndim}-d (at {user_location()})")
+    if a.dtype.kind == "c" or v.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.searchsorted of complex numbers is not supported under jit "
+                               f"yet (at {user_location()})")
+    if sorter is not None:
+        a = np.take(a, _as_traced(trace, sorter))
+    dtype = np.result_type(a.dtype, v.dtype)
+    return prims.searchsorted(prims.convert(a, dtype), prims.convert(v, dtype), side)
+
+
+def _concrete(q, name: str) -> np.ndarray:
+    if isinstance(q, Tracer):
+        raise UnsupportedError(f"numpy.{name} with a traced q is not supported under jit: pass q "
+                               f"as a constant or a static argument (at {user_location()})")
+    return np.asanyarray(q)
+
+
+def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``a`` with the reduced axes (all for None) merged into one last axis, and the shape
+    ``keepdims`` gives (those axes as 1)."""
+    axes = tuple(range(a.ndim)) if axis is None else tuple(
+        sorted(prims.normalize_axes(axis, a.ndim, name)))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    x = prims.transpose(a, (*kept, *axes)) if axes != tuple(range(a.ndim - len(axes), a.ndim)) else a
+    lane = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    x = prims.reshape(x, (*(a.shape[d] for d in kept), lane))
+    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    return x, keep_shape
+
+
+def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
+    """``value`` where the lane holds no NaN (NaN sorts last), else NaN, as NumPy's order
+    statistics give."""
+    if sorted_lanes.dtype.kind != "f":
+        return value
+    last = sorted_lanes[..., -1]
+    return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)
+
+
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
+    """NumPy's neighbours and interpolation weight (None: take, no interpolation) for quantile
+    ``q`` of ``n`` sorted values, as its ``_get_indexes`` and ``_get_gamma`` compute them: past
+    the last position both neighbours are the last value and the weight is counted from -1, so
+    an infinite last value interpolates to NaN there, as in NumPy."""
+    virtual = (n - 1) * q
+    if method in ("lower", "higher", "nearest"):
+        i = int({"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](virtual))
+        return i, i, None
+    below = -1 if virtual >= n - 1 else int(np.floor(virtual))
+    gamma = virtual - below
+    if method == "midpoint":
+        gamma = 0.0 if gamma == 0 else 0.5
+    return below % n, (below + 1) % n if below >= 0 else n - 1, gamma
+
+
+def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
+    """NumPy's ``_lerp``: ``a + (b - a) t`` below t = 0.5, ``b - (b - a)(1 - t)`` from it."""
+    diff = prims.convert(b - a, dtype)
+    a, b = prims.convert(a, dtype), prims.convert(b, dtype)
+    w = prims.constant(a.trace, t, dtype)
+    if t >= 0.5:
+        return b - diff * prims.constant(a.trace, 1 - t, dtype)
+    return a + diff * w
+
+
+def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
+    if method not in _METHODS:
+        raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
+                               f"the methods are {', '.join(_METHODS)} (at {user_location()})")
+    # NumPy's result dtype (a Python float q is weak) and its errors (bool, complex) from the
+    # same call on two values.
+    try:
+        dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
+    except TypeError as e:
+        raise JitTypeError(f"{e} (at {user_location()})") from None
+    x, keep_shape = _lanes_last(a, axis, name)
+    n = x.shape[-1]
+    if n == 0:
+        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    s = prims.sort(x, x.ndim - 1)
+    out = []
+    for qv in q.reshape(-1):
+        lo, hi, t = _positions(n, float(qv), method)
+        value = prims.convert(s[..., lo], dtype) if t is None else _lerp(s[..., lo], s[..., hi], t, dtype)
+        value = _nan_where_any(s, value)
+        out.append(prims.reshape(value, keep_shape) if keepdims else value)
+    return out[0] if q.ndim == 0 else np.reshape(np.stack(out), q.shape + out[0].shape)
+
+
+def _check_q(q: np.ndarray, name: str) -> None:
+    if q.size and not (np.all(q >= 0) and np.all(q <= 1)):
+        what = "Percentiles must be in the range [0, 100]" if name == "percentile" else (
+            "Quantiles must be in the range [0, 1]")
+        raise ValueError(f"{what} (at {user_location()})")
+
+
+@implements(np.quantile)
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+             *, weights=None, interpolation=None):
+    """``numpy.quantile`` for a constant ``q``: a compiled sort, then NumPy's neighbours and
+    interpolation (methods linear, lower, higher, nearest, midpoint); a lane holding NaN
+    gives NaN."""
+    if not traced(a, q):
+        return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                           method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("quantile", out, weights, interpolation)
+    qs = _concrete(q, "quantile")
+    _check_q(qs, "quantile")
+    return _quantile(a, qs, axis, method, keepdims, "quantile", q)
+
+
+@implements(np.percentile)
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+               *, weights=None, interpolation=None):
+    """``numpy.percentile``: ``quantile`` at ``q / 100``."""
+    if not traced(a, q):
+        return np.percentile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                             method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("percentile", out, weights, interpolation)
+    qs = np.true_divide(_concrete(q, "percentile"), 100)
+    _check_q(qs, "percentile")
+    return _quantile(a, qs, axis, method, keepdims, "percentile", q)
+
+
+def _unsupported_extras(name: str, out, weights, interpolation) -> None:
+    for what, given in (("out=", out), ("weights=", weights), ("interpolation=", interpolation)):
+        if given is not None:
+            raise UnsupportedError(f"numpy.{name} with {what} is not supported under jit "
+                                   f"(at {user_location()})")
+
+
+@implements(np.median)
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``numpy.median``: the middle of the sorted lane, or the mean of the two middle values
+    (added in NumPy's mean accumulator: float32 for float16, float64 for integers); NaN if the
+    lane holds one."""
+    if not traced(a):
+        return np.median(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
+    _unsupported_extras("median", out, None, None)
+    if a.dtype.kind in "cb":
+        raise UnsupportedError(f"numpy.median of {a.dtype} is not supported under jit "
+                               f"(at {user_location()})")
+    dtype = np.median(np.zeros(2, a.dtype)).dtype
+    x, keep_shape = _lanes_last(a, axis, "median")
+    n = x.shape[-1]
+    if n == 0:
+        raise ValueError(f"numpy.median of an empty axis has no value (at {user_location()})")
+    s = prims.sort(x, x.ndim - 1)
+    acc = np.dtype(np.float32) if dtype == np.float16 else dtype
+    mid = prims.convert(s[..., n // 2], acc)
+    if n % 2 == 0:
+        mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
+    value = _nan_where_any(s, prims.convert(mid, dtype))
+    return prims.reshape(value, keep_shape) if keepdims else value
+
+
+@implements(np.interp)
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``numpy.interp`` in float64, as NumPy's compiled loop computes it: the interval by a
+    compiled binary search (``searchsorted``), the slope ``(fp[j+1] - fp[j]) / (xp[j+1] - xp[j])``,
+    ``fp[j]`` exactly at a knot, ``left``/``right`` (default ``fp[0]``/``fp[-1]``) outside, NaN
+    for NaN; with ``period``, the knots sorted and wrapped around once."""
+    if not traced(x, xp, fp, left, right, period):
+        return np.interp(x, xp, fp, left=left, right=right, period=period)
+    trace = prims.find_trace(x, xp, fp, left, right, period)
+    f64 = np.dtype(np.float64)
+    x, xp, fp = (_as_traced(trace, v) for v in (x, xp, fp))
+    for v in (x, xp):
+        if not np.can_cast(v.dtype, f64):
+            raise JitTypeError(f"Cannot cast array data from {v.dtype!r} to {f64!r} according to "
+                               f"the rule 'safe' (at {user_location()})")
+    if fp.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.interp of complex fp is not supported under jit yet "
+                               f"(at {user_location()})")
+    x, xp, fp = (prims.convert(v, f64) for v in (x, xp, fp))
+    if xp.ndim != 1 or fp.ndim != 1:
+        raise ValueError(f"object too deep for desired array: interp needs 1-d xp and fp "
+                         f"(at {user_location()})")
+    if xp.shape[0] != fp.shape[0]:
+        raise ValueError(f"fp and xp are not of the same length. (at {user_location()})")
+    if xp.shape[0] == 0:
+        raise ValueError(f"array of sample points is empty (at {user_location()})")
+    if period is not None:
+        if not isinstance(period, Tracer) and period == 0:
+            raise ValueError(f"period must be a non-zero value (at {user_location()})")
+        period = np.abs(period)
+        left = right = None
+        x, xp = np.remainder(x, period), np.remainder(xp, period)
+        order = prims.argsort(xp, 0)
+        xp, fp = np.take(xp, order), np.take(fp, order)
+        xp = np.concatenate([xp[-1:] - period, xp, xp[0:1] + period])
+        fp = np.concatenate([fp[-1:], fp, fp[0:1]])
+    n = xp.shape[0]
+    lval = fp[0] if left is None else prims.convert(_as_traced(trace, left), f64)
+    rval = fp[-1] if right is None else prims.convert(_as_traced(trace, right), f64)
+    if n == 1:  # NumPy's loop for one knot: fp[0] unless x is beside it (NaN is not)
+        return np.where(x < xp[0], lval, np.where(x > xp[0], rval, np.broadcast_to(fp[0], x.shape)))
+    j = np.clip(prims.searchsorted(xp, x, "right") - 1, 0, n - 2)
+    x0, x1, y0, y1 = np.take(xp, j), np.take(xp, j + 1), np.take(fp, j), np.take(fp, j + 1)
+    slope = (y1 - y0) / (x1 - x0)
+    inside = slope * (x - x0) + y0
+    again = slope * (x - x1) + y1  # NumPy's second try where the first is NaN (inf slopes)
+    inside = np.where(np.isnan(inside), np.where(np.isnan(again) & (y0 == y1), y0, again), inside)
+    inside = np.where(x == x0, y0, inside)
+    inside = np.where(x == xp[-1], fp[-1], inside)
+    out = np.where(x < xp[0], lval, np.where(x > xp[-1], rval, inside))
+    return np.where(np.isnan(x), x, out)
+
+
+def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int]:
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r}) (at {user_location()})")
+    if isinstance(kth, Tracer):
+        raise UnsupportedError(f"numpy.{name} with a traced kth is not supported under jit "
+                               f"(at {user_location()})")
+    x, ax = _lane_axis(a, axis, name, None, order)
+    n = x.shape[ax]
+    for k in np.atleast_1d(np.asarray(kth)).tolist():
+        if not isinstance(k, int) or isinstance(k, bool):
+            raise JitTypeError(f"Partition index must be integer (at {user_location()})")
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k if k >= 0 else k + n}) out of bounds ({n}) "
+                             f"(at {user_location()})")
+    return x, ax
+
+
+@implements(np.partition)
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.partition`` as the full stable sort: every ``kth`` element is where sorting puts
+    it, smaller ones before it and larger ones after, which is all NumPy promises (its own
+    arrangement of the other elements is introselect's and differs)."""
+    if not traced(a, kth):
+        return np.partition(a, kth, axis=axis, kind=kind, order=order)
+    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
+    return prims.sort(x, ax)
+
+
+@implements(np.argpartition)
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    """``numpy.argpartition`` as the stable argsort (see ``partition``)."""
+    if not traced(a, kth):
+        return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
+    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    return prims.argsort(x, ax)

@@ -1,0 +1,195 @@
+"""The kernel forms of ``array.det`` and ``array.solve``: an LU factorisation per matrix in
+scalar loops.
+
+One ``kernel.generic`` over the batch dims; its body factors one matrix in place in an indexed
+result (its second, a copy of the input) with partial pivoting, as LAPACK's unblocked ``getf2`` does (the
+pivot is the first largest magnitude below the diagonal, so NaN never wins over a number), and
+yields NumPy's ``sign * exp(sum(log|u_ii|))``, the sign flipped per row swap and per negative
+pivot; an exactly zero pivot makes the sign, and so the determinant, 0.
+"""
+
+from __future__ import annotations
+
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.core import Block, Region, Value
+from jitcore.ir.dialects import array, kernel, scf
+from jitcore.ir.types import i1, index
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.sort import _emitter, _for
+
+
+def _if(e, cond: Value):
+    """An ``scf.if`` without results at ``e``; the emitters of its two branches, to be closed
+    with ``_close``."""
+    op = e.b.create(scf.IfOp, [cond], [], None, [Region([Block(())]), Region([Block(())])])
+    return _emitter(op.regions[0].block), _emitter(op.regions[1].block)
+
+
+def _close(*emitters) -> None:
+    for e in emitters:
+        e.b.create(scf.YieldOp, [])
+
+
+def _idx(e, v: int) -> Value:
+    return e.const(v, index)
+
+
+def _lu(e, n: int, t, read, write, swap_rows, zero_pivot) -> Value:
+    """Factor the n x n matrix that ``read(e, i, j)``/``write(e, i, j, v)`` address in place,
+    as LAPACK's ``getf2``: per column the first largest magnitude on or below the diagonal is
+    the pivot, its row swapped up (``swap_rows(e, k, p)`` swaps what else must follow), the
+    column below divided by it and the trailing matrix updated; ``zero_pivot(e, pivot_is_zero)``
+    says what an exactly zero pivot does (the column is then left as it is). Returns the sign
+    of the row permutation (a float of ``t``)."""
+    def column(e, k, carried):
+        (sign,) = carried
+        kp1 = e.op("arith.addi", k, _idx(e, 1))
+
+        def largest(e, i, carried):
+            p, m = carried
+            v = e.elementwise("abs", [read(e, i, k)])
+            bigger = e.op("arith.cmpf", v, m, result=i1, predicate="ogt")
+            return [e.select(bigger, i, p), e.select(bigger, v, m)]
+
+        p, _ = _for(e, kp1, _idx(e, n), _idx(e, 1), [k, e.elementwise("abs", [read(e, k, k)])], largest)
+        swapped = e.op("arith.cmpi", p, k, result=i1, predicate="ne")
+        then, other = _if(e, swapped)
+        swap_rows(then, k, p)
+        _close(then, other)
+        sign = e.select(swapped, e.op("arith.negf", sign), sign)
+        pivot = read(e, k, k)
+        zero = e.op("arith.cmpf", pivot, e.const(0.0, t), result=i1, predicate="oeq")
+        zero_pivot(e, zero)
+
+        def eliminate(e, i, _):
+            factor = e.op("arith.divf", read(e, i, k), pivot)
+            write(e, i, k, factor)
+
+            def update(e, j, _):
+                write(e, i, j, e.op("arith.subf", read(e, i, j), e.op("arith.mulf", factor, read(e, k, j))))
+                return []
+
+            _for(e, kp1, _idx(e, n), _idx(e, 1), [], update)
+            return []
+
+        no, yes = _if(e, zero)
+        _for(yes, yes.op("arith.addi", k, _idx(yes, 1)), _idx(yes, n), _idx(yes, 1), [], eliminate)
+        _close(no, yes)
+        return [sign]
+
+    (sign,) = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [e.const(1.0, t)], column)
+    return sign
+
+
+def _matrix_access(outer, t, result: int):
+    """``read(e, i, j)`` and ``write(e, i, j, v)`` of matrix result ``result`` at the batch
+    position ``outer``."""
+    def read(e, i: Value, j: Value) -> Value:
+        return e.b.create(kernel.ExtractResultOp, [*outer, i, j], [t], {"result": result}).results[0]
+
+    def write(e, i: Value, j: Value, v: Value) -> None:
+        e.b.create(kernel.InsertOp, [v, *outer, i, j], [], {"result": result, "mode": "set"})
+
+    return read, write
+
+
+def _swapper(n: int, accesses):
+    """``swap_rows(e, k, p)`` swapping rows k and p of each matrix in ``accesses`` ((read,
+    write, columns) triples)."""
+    def swap_rows(e, k, p):
+        for read, write, columns in accesses:
+            def swap(e, j, _, read=read, write=write):
+                top, low = read(e, k, j), read(e, p, j)
+                write(e, k, j, low)
+                write(e, p, j, top)
+                return []
+
+            _for(e, _idx(e, 0), _idx(e, columns), _idx(e, 1), [], swap)
+
+    return swap_rows
+
+
+def det(op: array.DetOp) -> kernel.GenericOp:
+    a = op.operands[0]
+    batch, n = a.type.rank - 2, a.type.shape[-1]
+    t = a.type.element
+    kb = KernelBuilder(batch)
+    kb.indexed_input(a)
+    outer = [kb.index(d) for d in range(batch)]
+    read, write = _matrix_access(outer, t, 1)
+    e = kb.emit
+    sign = _lu(e, n, t, read, write, _swapper(n, [(read, write, n)]), lambda e, zero: None)
+
+    def diagonal(e, k, carried):
+        sign, logdet = carried
+        d = read(e, k, k)
+        negative = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="olt")
+        zero = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="oeq")
+        sign = e.select(negative, e.op("arith.negf", sign), sign)
+        sign = e.select(zero, e.const(0.0, t), sign)
+        return [sign, e.op("arith.addf", logdet, e.elementwise("log", [e.elementwise("abs", [d])]))]
+
+    sign, logdet = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [sign, e.const(0.0, t)], diagonal)
+    value = e.op("arith.mulf", sign, e.elementwise("exp", [logdet]))
+    ident = AffineMap.identity(batch)
+    return kb.finish(op, [op.result_type, a.type], [ident, AffineMap(batch, ())], ["parallel"] * batch,
+                     [value], domain=list(a.type.shape[:-2]), copy_inputs=[-1, 0], indexed_results=[1])
+
+
+def solve(op: array.SolveOp) -> kernel.GenericOp:
+    """``a x = b`` per batch position: ``a`` factored in place (its copy, result 1) with the
+    row swaps applied to ``x`` (result 0, a copy of ``b``), then forward substitution with the
+    unit lower factor and back substitution with the upper one, as LAPACK's ``gesv``; an exactly
+    zero pivot raises ``LinAlgError`` (``kernel.raise``)."""
+    a, b = op.operands
+    batch, n, cols = a.type.rank - 2, a.type.shape[-1], b.type.shape[-1]
+    t = a.type.element
+    kb = KernelBuilder(batch)
+    kb.indexed_input(b)
+    kb.indexed_input(a)
+    outer = [kb.index(d) for d in range(batch)]
+    read, write = _matrix_access(outer, t, 1)
+    read_x, write_x = _matrix_access(outer, t, 0)
+    e = kb.emit
+
+    def singular(e, zero):
+        e.b.create(kernel.RaiseOp, [zero], [], {"code": kernel.SINGULAR_MATRIX})
+
+    _lu(e, n, t, read, write, _swapper(n, [(read, write, n), (read_x, write_x, cols)]), singular)
+
+    def subtract_rows(e, i, lo, hi) -> None:  # x[i] -= m[i, j] x[j] for lo <= j < hi
+        def row(e, j, _):
+            def col(e, c, _):
+                product = e.op("arith.mulf", read(e, i, j), read_x(e, j, c))
+                write_x(e, i, c, e.op("arith.subf", read_x(e, i, c), product))
+                return []
+
+            _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], col)
+            return []
+
+        _for(e, lo, hi, _idx(e, 1), [], row)
+
+    def forward(e, i, _):  # the unit lower factor
+        subtract_rows(e, i, _idx(e, 0), i)
+        return []
+
+    _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [], forward)
+
+    def backward(e, i, _):  # the upper factor, then the diagonal
+        subtract_rows(e, i, e.op("arith.addi", i, _idx(e, 1)), _idx(e, n))
+        pivot = read(e, i, i)
+
+        def divide(e, c, _):
+            write_x(e, i, c, e.op("arith.divf", read_x(e, i, c), pivot))
+            return []
+
+        _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], divide)
+        return []
+
+    _for(e, _idx(e, n - 1), _idx(e, -1), _idx(e, -1), [], backward)
+    empty = AffineMap(batch, ())
+    return kb.finish(op, [op.result_type, a.type], [empty, empty], ["parallel"] * batch, [],
+                     domain=list(a.type.shape[:-2]), copy_inputs=[0, 1], indexed_results=[0, 1])
+
+
+RULES = {array.DetOp: det, array.SolveOp: solve}

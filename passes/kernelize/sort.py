@@ -1,0 +1,394 @@
+"""The kernel form of ``array.sort`` and ``array.argsort``: a stable merge sort per lane.
+
+One ``kernel.generic`` whose parallel dims are the operand's dims other than the sorted axis;
+its body sorts one 1-d lane with scalar ``scf`` loops (docs/control-flow.md §5), so the sort is
+native code, never a call back into Python. The lane length ``n`` is static, so the sort's
+shape is unrolled here and only the data-dependent parts are loops:
+
+1. insertion sort of runs of ``RUN`` elements, in place in buffer A;
+2. bottom-up merge passes of widths RUN, 2 RUN, ... from one buffer into the other (A, B, A,
+   ...), each merge branch-free (a select picks the side, as one compare decides);
+3. one copy from B to A when the number of passes is odd.
+
+Both buffers are indexed results that start as copies of their inputs (the sorted result is
+result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
+with the keys: insertion writes each element's own position, merges move positions with keys.
+Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
+compares above every number, so NaNs gather at the end in input order, as NumPy's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore.ir.attributes import AffineMap, DenseAttr
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Block, Operation, Region, Value
+from jitcore.ir.dialects import array, kernel, scf
+from jitcore.ir.types import ScalarType, TensorType, i1, i8, i16, i32, i64, index
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.complex import ComplexEmitter
+from jitcore.passes.kernelize.shape import broadcast_in_dim
+
+RUN = 16  # insertion-sorted run length: short enough that its quadratic cost stays small
+
+
+def _emitter(block: Block) -> ComplexEmitter:
+    return ComplexEmitter(Builder(block))
+
+
+def _for(e, lb: Value, ub: Value, step: Value, inits: list[Value], body) -> list[Value]:
+    """``scf.for`` over ``index`` values; ``body(e, iv, carried)`` returns the next carried."""
+    block = Block((index, *(v.type for v in inits)))
+    inner = _emitter(block)
+    inner.b.create(scf.YieldOp, list(body(inner, block.args[0], list(block.args[1:]))))
+    return list(e.b.create(scf.ForOp, [lb, ub, step, *inits], [v.type for v in inits], None,
+                           [Region([block])]).results)
+
+
+def _while(e, inits: list[Value], cond, body) -> list[Value]:
+    """``scf.while``: ``cond(e, carried)`` gives the i1 to go on, ``body`` the next carried."""
+    types = tuple(v.type for v in inits)
+    cond_block, body_block = Block(types), Block(types)
+    c = _emitter(cond_block)
+    c.b.create(scf.ConditionOp, [cond(c, list(cond_block.args))])
+    b = _emitter(body_block)
+    b.b.create(scf.YieldOp, list(body(b, list(body_block.args))))
+    return list(e.b.create(scf.WhileOp, list(inits), list(types), None,
+                           [Region([cond_block]), Region([body_block])]).results)
+
+
+class _Lane:
+    """Reads and writes of one lane of the kernel's indexed results, and the sort's order."""
+
+    def __init__(self, outer: list[Value], axis: int, n: int):
+        self.outer, self.axis, self.n = outer, axis, n
+
+    def at(self, p: Value) -> list[Value]:
+        return [*self.outer[: self.axis], p, *self.outer[self.axis:]]
+
+    def read(self, e, result: int, p: Value) -> Value:
+        t = self.types[result]
+        return e.b.create(kernel.ExtractResultOp, self.at(p), [t], {"result": result}).results[0]
+
+    def write(self, e, result: int, p: Value, v: Value) -> None:
+        e.b.create(kernel.InsertOp, [v, *self.at(p)], [], {"result": result, "mode": "set"})
+
+    def read_counts(self, e, result: int, slot: Value) -> Value:
+        """Counter ``slot`` of this lane (the counts' last dim, after the outer dims)."""
+        return e.b.create(kernel.ExtractResultOp, [*self.outer, slot], [i64], {"result": result}).results[0]
+
+    def write_counts(self, e, result: int, slot: Value, v: Value, mode: str = "set") -> None:
+        e.b.create(kernel.InsertOp, [v, *self.outer, slot], [], {"result": result, "mode": mode})
+
+
+def less(e, a: Value, b: Value) -> Value:
+    """i1: ``a`` sorts strictly before ``b`` (NaN after every number, NaN not before NaN)."""
+    lt = e.cmp("lt", a, b)
+    if not a.type.is_float:
+        return lt
+    nan_b = e.isnan(b)
+    num_a = e.op("arith.cmpf", a, a, result=i1, predicate="ord")
+    return e.op("arith.ori", lt, e.op("arith.andi", nan_b, num_a))
+
+
+def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int] | None) -> None:
+    n = lane.n
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+    a_key, a_pos = keys[0], positions[0] if positions else None
+
+    def run(e, lo, _):
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(RUN, index)), e.const(n, index))
+        if positions:
+            lane.write(e, a_pos, lo, _to_i64(e, lo))
+
+        def insert(e, i, _):
+            v = lane.read(e, a_key, i)
+
+            def go_on(e, carried):
+                (j,) = carried
+                before = e.op("arith.maxsi", e.op("arith.subi", j, e.const(1, index)), lo)
+                above = e.op("arith.cmpi", j, lo, result=i1, predicate="sgt")
+                return e.op("arith.andi", above, less(e, v, lane.read(e, a_key, before)))
+
+            def shift(e, carried):
+                (j,) = carried
+                before = e.op("arith.subi", j, e.const(1, index))
+                lane.write(e, a_key, j, lane.read(e, a_key, before))
+                if positions:
+                    lane.write(e, a_pos, j, lane.read(e, a_pos, before))
+                return [before]
+
+            (j,) = _while(e, [i], go_on, shift)
+            lane.write(e, a_key, j, v)
+            if positions:
+                lane.write(e, a_pos, j, _to_i64(e, i))
+            return []
+
+        _for(e, e.op("arith.addi", lo, e.const(1, index)), hi, e.const(1, index), [], insert)
+        return []
+
+    _for(e, c(0), c(n), c(RUN), [], run)
+    src, dst = 0, 1
+    width = RUN
+    while width < n:
+        _merge_pass(e, lane, width, keys[src], keys[dst],
+                    positions[src] if positions else None, positions[dst] if positions else None)
+        src, dst = dst, src
+        width *= 2
+    if src == 1:  # the sorted lane is in buffer B: copy it into A, the result
+        def copy(e, k, _):
+            lane.write(e, keys[0], k, lane.read(e, keys[1], k))
+            if positions:
+                lane.write(e, positions[0], k, lane.read(e, positions[1], k))
+            return []
+
+        _for(e, c(0), c(n), c(1), [], copy)
+
+
+def _to_i64(e, v: Value) -> Value:
+    """An ``index`` value as i64 (the same 64 bits)."""
+    return e.op("arith.bitcast", v, result=i64)
+
+
+def _merge_pass(e, lane: _Lane, width: int, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+    n = lane.n
+
+    def merge(e, lo, _):
+        mid = e.op("arith.minsi", e.op("arith.addi", lo, e.const(width, index)), e.const(n, index))
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(2 * width, index)), e.const(n, index))
+        last = e.const(n - 1, index)
+
+        def go_on(e, carried):
+            return e.op("arith.cmpi", carried[2], hi, result=i1, predicate="slt")
+
+        def step(e, carried):
+            i, j, k = carried
+            ic, jc = e.op("arith.minsi", i, last), e.op("arith.minsi", j, last)
+            left, right = lane.read(e, src_key, ic), lane.read(e, src_key, jc)
+            left_done = e.op("arith.cmpi", i, mid, result=i1, predicate="sge")
+            right_open = e.op("arith.cmpi", j, hi, result=i1, predicate="slt")
+            take_right = e.op("arith.andi", right_open,
+                              e.op("arith.ori", left_done, less(e, right, left)))
+            lane.write(e, dst_key, k, e.select(take_right, right, left))
+            if src_pos is not None:
+                lane.write(e, dst_pos, k, e.select(take_right, lane.read(e, src_pos, jc),
+                                                   lane.read(e, src_pos, ic)))
+            one, zero = e.const(1, index), e.const(0, index)
+            right_step = e.select(take_right, one, zero)
+            return [e.op("arith.addi", i, e.op("arith.subi", one, right_step)),
+                    e.op("arith.addi", j, right_step), e.op("arith.addi", k, one)]
+
+        _while(e, [lo, mid, lo], go_on, step)
+        return []
+
+    _for(e, e.const(0, index), e.const(n, index), e.const(2 * width, index), [], merge)
+
+
+def _sort_key(e, v: Value) -> Value:
+    """``v``'s bits as an unsigned integer (signless, of its width) that orders as ``v`` sorts:
+    a float's sign flips the rest of its bits, -0.0 keys as 0.0 (they are equal) and every NaN
+    as all ones (after +inf); a signed integer's sign bit flips; bool widens to i8."""
+    t = v.type
+    if t.is_bool:
+        return e.op("arith.extui", v, result=i8)
+    width = t.bitwidth
+    it = _INT_OF_WIDTH[width]
+    sign = e.const(-(1 << (width - 1)), it)
+    if t.is_unsigned:
+        return v
+    if not t.is_float:
+        return e.op("arith.xori", v, e.const(-(1 << (width - 1)), t))
+    bits = e.op("arith.bitcast", v, result=it)
+    negative = e.op("arith.shrsi", bits, e.const(width - 1, it))  # all ones for a negative sign
+    key = e.op("arith.xori", bits, e.op("arith.ori", negative, sign))
+    zero = e.op("arith.cmpf", v, e.const(0.0, t), result=i1, predicate="oeq")
+    key = e.select(zero, sign, key)
+    return e.select(e.isnan(v), e.const(-1, it), key)
+
+
+_INT_OF_WIDTH = {8: i8, 16: i16, 32: i32, 64: i64}
+
+
+def digit_bits(key_bits: int) -> int:
+    """Bits per radix pass, as measured on 10^6 keys: 11 for 32-bit keys (3 passes; 2048
+    counters fit in L1), 8 for the others (64-bit keys: 8 passes beat 6 of 11 bits, whose 2048
+    scatter streams thrash the cache; 8- and 16-bit keys: one or two passes)."""
+    return 11 if key_bits == 32 else 8
+
+
+def _digit(e, key: Value, p: int) -> Value:
+    """Digit ``p`` of ``key`` (``digit_bits`` wide, from the low end) as an index."""
+    width = digit_bits(key.type.bitwidth)
+    shifted = e.op("arith.shrui", key, e.const(width * p, key.type)) if p else key
+    byte = e.op("arith.andi", shifted, e.const((1 << width) - 1, key.type))
+    if key.type.bitwidth == 64:
+        return e.op("arith.bitcast", byte, result=index)
+    return e.op("arith.extui", byte, result=index)
+
+
+def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int) -> None:
+    """LSD radix sort of one lane: one read counts every byte of every key, then per byte a
+    stable scatter from one buffer into the other (a byte that is the same for the whole lane
+    is a plain copy instead); an odd number of passes ends with a copy back into buffer A."""
+    n, buckets = lane.n, 1 << digit_bits(lane.key_bits)
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+    one64 = e.const(1, i64)
+
+    def clear(e, b, _):
+        lane.write_counts(e, counts, b, e.const(0, i64))
+        return []
+
+    _for(e, c(0), c(buckets * passes), c(1), [], clear)
+
+    def count(e, k, _):
+        key = _sort_key(e, lane.read(e, keys[0], k))
+        if positions:
+            lane.write(e, positions[0], k, _to_i64(e, k))
+        for p in range(passes):
+            slot = e.op("arith.addi", _digit(e, key, p), e.const(p * buckets, index))
+            lane.write_counts(e, counts, slot, one64, mode="add")
+        return []
+
+    _for(e, c(0), c(n), c(1), [], count)
+    src, dst = 0, 1
+    for p in range(passes):
+        base = p * buckets
+
+        def prefix(e, b, carried, base=base):
+            total, uniform = carried
+            slot = e.op("arith.addi", b, e.const(base, index))
+            here = lane.read_counts(e, counts, slot)
+            lane.write_counts(e, counts, slot, total)
+            full = e.op("arith.cmpi", here, e.const(n, i64), result=i1, predicate="eq")
+            return [e.op("arith.addi", total, here), e.op("arith.ori", uniform, full)]
+
+        _, uniform = _for(e, c(0), c(buckets), c(1), [e.const(0, i64), e.const(False, i1)], prefix)
+        if_op = e.b.create(scf.IfOp, [uniform], [], None, [Region([Block(())]), Region([Block(())])])
+        then, other = _emitter(if_op.regions[0].block), _emitter(if_op.regions[1].block)
+        _copy(then, lane, keys[src], keys[dst], positions and positions[src], positions and positions[dst])
+
+        def scatter(e, k, _, p=p, base=base, src=src, dst=dst):
+            v = lane.read(e, keys[src], k)
+            slot = e.op("arith.addi", _digit(e, _sort_key(e, v), p), e.const(base, index))
+            at = lane.read_counts(e, counts, slot)
+            lane.write_counts(e, counts, slot, e.op("arith.addi", at, one64))
+            to = e.op("arith.bitcast", at, result=index)
+            lane.write(e, keys[dst], to, v)
+            if positions:
+                lane.write(e, positions[dst], to, lane.read(e, positions[src], k))
+            return []
+
+        _for(other, other.const(0, index), other.const(n, index), other.const(1, index), [], scatter)
+        then.b.create(scf.YieldOp, [])
+        other.b.create(scf.YieldOp, [])
+        src, dst = dst, src
+    if src == 1:
+        _copy(e, lane, keys[1], keys[0], positions and positions[1], positions and positions[0])
+
+
+def _copy(e, lane: _Lane, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+    """Copy a lane from one buffer (and its positions) into the other."""
+    def copy(e, k, _):
+        lane.write(e, dst_key, k, lane.read(e, src_key, k))
+        if src_pos is not None:
+            lane.write(e, dst_pos, k, lane.read(e, src_pos, k))
+        return []
+
+    _for(e, e.const(0, index), e.const(lane.n, index), e.const(1, index), [], copy)
+
+
+def _zeros_like(op: Operation, t: TensorType) -> Value:
+    """A materialised int64 buffer of ``t``'s shape (for the position buffers to start from)."""
+    b = Builder.before_op(op)
+    zero = b.create(array.ConstantOp, [], [TensorType((), i64)],
+                    {"value": DenseAttr(np.zeros((), np.int64), TensorType((), i64))}).result
+    bcast = b.create(array.BroadcastInDimOp, [zero], [t], {"broadcast_dimensions": ()})
+    k = broadcast_in_dim(bcast)
+    bcast.result.replace_all_uses_with(k.results[0])
+    bcast.erase()
+    return k.results[0]
+
+
+RADIX_FROM = 2048  # lanes at least this long sort by radix; shorter ones merge (less setup)
+
+
+def _key_bits(t: ScalarType) -> int:
+    return 8 if t.is_bool else t.bitwidth
+
+
+def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
+    x = op.operands[0]
+    shape, axis = x.type.shape, op.axis
+    n = shape[axis]
+    outer_dims = [d for d in range(len(shape)) if d != axis]
+    outer_shape = tuple(shape[d] for d in outer_dims)
+    radix = n >= RADIX_FROM
+    key_bits = _key_bits(x.type.element)
+    passes = -(-key_bits // digit_bits(key_bits))
+    kb = KernelBuilder(len(outer_dims))
+    with_positions = isinstance(op, array.ArgSortOp)
+    if with_positions:
+        kb.indexed_input(_zeros_like(op, op.result_type))
+    kb.indexed_input(x)
+    counts_type = TensorType((*outer_shape, passes << digit_bits(key_bits)), i64)
+    if radix:
+        kb.indexed_input(_zeros_like(op, counts_type))
+    outer = [kb.index(d) for d in range(len(outer_dims))]
+    lane = _Lane(outer, axis, n)
+    lane.key_bits = key_bits
+    if n <= RUN:  # one insertion-sorted run: no second buffer
+        if with_positions:  # results: positions, keys
+            result_types, copies, keys, positions = [op.result_type, x.type], [0, 1], (1,), (0,)
+        else:
+            result_types, copies, keys, positions = [x.type], [0], (0,), None
+    elif with_positions:  # results: positions A, B, keys A, B
+        result_types = [op.result_type, op.result_type, x.type, x.type]
+        copies, keys, positions = [0, 0, 1, 1], (2, 3), (0, 1)
+    else:
+        result_types, copies, keys, positions = [x.type, x.type], [0, 0], (0, 1), None
+    if radix:  # and the byte counters, a last indexed result
+        result_types.append(counts_type)
+        copies.append(len(kb.operands) - 1)
+    lane.types = [t.element for t in result_types]
+    if radix:
+        _radix_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
+    elif n > 1:
+        _sort_lane(kb.emit, lane, keys, positions)
+    empty = AffineMap(len(outer_dims), ())
+    return kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * len(outer_dims),
+                     [], domain=list(outer_shape), copy_inputs=copies,
+                     indexed_results=list(range(len(result_types))))
+
+
+
+
+def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
+    """A binary search per value: an ``scf.while`` narrowing ``[lo, hi)`` over the indexed
+    sorted operand, in the sort's order (``less``), so NaN values land after every number."""
+    a, v = op.operands
+    rank = v.type.rank
+    kb = KernelBuilder(rank)
+    table = kb.indexed_input(a)
+    value = kb.input(v, AffineMap.identity(rank))
+    e = kb.emit
+
+    def go_on(e, carried):
+        return e.op("arith.cmpi", carried[0], carried[1], result=i1, predicate="slt")
+
+    def halve(e, carried):
+        lo, hi = carried
+        mid = e.op("arith.shrui", e.op("arith.addi", lo, hi), e.const(1, index))
+        x = e.b.create(kernel.ExtractOp, [table, mid], [a.type.element]).results[0]
+        # left: go right while a[mid] < v; right: while not v < a[mid]
+        right = less(e, x, value) if op.side == "left" else e.op(
+            "arith.xori", less(e, value, x), e.const(True, i1))
+        up = e.op("arith.addi", mid, e.const(1, index))
+        return [e.select(right, up, lo), e.select(right, hi, mid)]
+
+    lo, _ = _while(e, [e.const(0, index), e.const(a.type.shape[0], index)], go_on, halve)
+    return kb.finish(op, [op.result_type], [AffineMap.identity(rank)], ["parallel"] * rank,
+                     [_to_i64(e, lo)])
+
+
+RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.SearchSortedOp: searchsorted}

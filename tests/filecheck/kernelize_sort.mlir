@@ -1,0 +1,53 @@
+// The kernel form of array.sort, argsort and searchsorted (passes/kernelize/sort.py).
+
+// A short lane (n <= 16) is insertion-sorted in place: one kernel over the other dims, its
+// result an indexed copy of the input, a while loop shifting larger elements (NaN last) up.
+// RUN: kernelize
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:        [[ROW:%[0-9]+]] = "kernel.index"() {dim = 0}
+// CHECK:        "scf.for"
+// CHECK:          [[V:%[0-9]+]] = "kernel.extract_result"([[ROW]], %arg3) {result = 0}
+// CHECK:          "scf.while"
+// CHECK:            "arith.cmpf"({{.*}}) {predicate = "olt"}
+// CHECK:            "arith.cmpf"({{.*}}) {predicate = "uno"}
+// CHECK:            "scf.condition"
+// CHECK:          "kernel.insert"([[V]], [[ROW]], {{%[0-9]+}}) {mode = "set", result = 0}
+// CHECK:      }) {copy_inputs = [0], domain = [3], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]}
+"func.func"() ({
+^bb0(%arg0: tensor<3x5xf32>):
+  %0 = "array.sort"(%arg0) {axis = 1} : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  "func.return"(%0) : (tensor<3x5xf32>) -> ()
+}) {function_type = (tensor<3x5xf32>) -> tensor<3x5xf32>, sym_name = "sort_rows"} : () -> ()
+
+// -----
+// A long lane is radix-sorted: float keys from the bits, byte counters as a third indexed
+// result (starting from a zero buffer), a scatter per byte that is a copy when the byte is the
+// same for the whole lane.
+// RUN: kernelize
+// CHECK:      "arith.bitcast"({{.*}}) : (f64) -> i64
+// CHECK:      "kernel.insert"({{.*}}) {mode = "add", result = 2}
+// CHECK:      "scf.if"
+// CHECK:      }) {copy_inputs = [0, 0, 1], domain = [], indexed = [0, 1, 2, 3, 4]
+"func.func"() ({
+^bb0(%arg0: tensor<5000xf64>):
+  %0 = "array.sort"(%arg0) {axis = 0} : (tensor<5000xf64>) -> tensor<5000xf64>
+  "func.return"(%0) : (tensor<5000xf64>) -> ()
+}) {function_type = (tensor<5000xf64>) -> tensor<5000xf64>, sym_name = "sort_long"} : () -> ()
+
+// -----
+// searchsorted: a binary search per value over the indexed sorted operand; left side goes
+// right while a[mid] < v.
+// RUN: kernelize
+// CHECK:      "kernel.generic"(%arg0, %arg1) ({
+// CHECK-NEXT: ^bb0(%arg2: tensor<8xi32>, %arg3: i32):
+// CHECK:        "scf.while"
+// CHECK:          "arith.shrui"
+// CHECK:          [[X:%[0-9]+]] = "kernel.extract"(%arg2, {{%[0-9]+}})
+// CHECK:          "arith.cmpi"([[X]], %arg3) {predicate = "slt"}
+// CHECK:        "kernel.yield"
+// CHECK:      }) {domain = [4], indexed = [0], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+"func.func"() ({
+^bb0(%arg0: tensor<8xi32>, %arg1: tensor<4xi32>):
+  %0 = "array.searchsorted"(%arg0, %arg1) {side = "left"} : (tensor<8xi32>, tensor<4xi32>) -> tensor<4xi64>
+  "func.return"(%0) : (tensor<4xi64>) -> ()
+}) {function_type = (tensor<8xi32>, tensor<4xi32>) -> tensor<4xi64>, sym_name = "search"} : () -> ()

@@ -1,0 +1,345 @@
+"""np.sort and np.argsort (the compiled ``array.sort``/``array.argsort``) against NumPy's stable
+sort: every real dtype, axes None / int / negative, 0-d and size-0 arrays, NaN (either sign),
+infinities, -0.0 and 0.0 (equal: they keep their input order), ties; lanes short enough to
+merge and long enough to radix-sort; strided layouts. Then the order statistics built on them.
+
+jitcore's sort is stable for every ``kind``; NumPy's default kind documents no tie order, so the
+oracle is always ``kind='stable'`` (the sorted values are the same for any kind).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitcore as jc
+from jitcore.passes.kernelize.sort import RADIX_FROM
+from tests.budget import examples
+from tests.layouts import layouts, relayout
+from tests.strategies import arrays
+
+DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                                np.uint32, np.uint64, np.float16, np.float32, np.float64)]
+SOME = settings(max_examples=examples(15), deadline=None)
+
+SORT = jc.jit(lambda a, axis: np.sort(a, axis=axis), static_argnames=("axis",))
+ARGSORT = jc.jit(lambda a, axis: np.argsort(a, axis=axis), static_argnames=("axis",))
+
+
+def assert_same_sort(actual, expected, context: str) -> None:
+    """Equal values in equal places (NaN matching NaN), and every zero's sign where NumPy's
+    stable sort puts it: -0.0 and 0.0 compare equal, so only stability decides their order."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape, context
+    assert np.array_equal(actual, expected, equal_nan=expected.dtype.kind == "f"), context
+    if expected.dtype.kind == "f":
+        assert np.array_equal(np.signbit(actual), np.signbit(expected)), f"signs differ: {context}"
+
+
+@st.composite
+def array_and_axis(draw, dtype: np.dtype):
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
+    a = draw(arrays(dtype, shape, layout=False))
+    axis = draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1))) if a.ndim else None
+    return a, axis
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_sort_and_argsort_match_numpy_stable(dtype, data):
+    a, axis = data.draw(array_and_axis(dtype))
+    a = relayout(a, data.draw(layouts()))
+    context = f"{a!r}, axis={axis}"
+    assert_same_sort(SORT(a, axis), np.sort(a, axis=axis, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(a, axis), np.argsort(a, axis=axis, kind="stable"), context)
+
+
+def _special_lane(dtype: np.dtype, n: int, rng) -> np.ndarray:
+    """n values with many ties and, for floats, NaN of both signs, +-inf and zeros of both signs."""
+    if dtype.kind == "b":
+        return rng.integers(0, 2, n).astype(bool)
+    if dtype.kind == "u":
+        info = np.iinfo(dtype)
+        return np.concatenate([rng.integers(0, 40, n - 2).astype(dtype), np.array([info.max, 0], dtype)])
+    if dtype.kind == "i":
+        info = np.iinfo(dtype)
+        return np.concatenate([rng.integers(-20, 20, n - 2), [info.max, info.min]]).astype(dtype)
+    x = (rng.integers(-40, 40, n) * 0.25).astype(dtype)
+    x[rng.random(n) < 0.05] = np.nan
+    x[rng.random(n) < 0.03] = -np.nan
+    x[rng.random(n) < 0.05] = -0.0
+    x[rng.random(n) < 0.02] = np.inf
+    x[rng.random(n) < 0.02] = -np.inf
+    return x
+
+
+@pytest.mark.parametrize("n", [RADIX_FROM - 1, RADIX_FROM, 5 * RADIX_FROM + 3])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_long_lanes_merge_and_radix_sort_stably(dtype, n):
+    x = _special_lane(dtype, n, np.random.default_rng(n))
+    context = f"{dtype}, n={n}"
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_several_long_lanes_along_any_axis(axis):
+    rng = np.random.default_rng(1)
+    x = _special_lane(np.dtype(np.float64), 3 * RADIX_FROM * 3, rng).reshape(3, -1)[:, ::3].T.copy()
+    y = relayout(x, "F") if axis == 0 else x
+    assert_same_sort(SORT(y, axis), np.sort(x, axis=axis, kind="stable"), f"axis={axis}")
+    np.testing.assert_array_equal(ARGSORT(y, axis), np.argsort(x, axis=axis, kind="stable"))
+
+
+def test_every_kind_and_the_method_sort_is_stable():
+    x = np.array([2.0, -0.0, 1.0, 0.0, np.nan, -np.nan, 1.0, -0.0])
+    for kind in (None, "quicksort", "mergesort", "heapsort", "stable"):
+        f = jc.jit(lambda a, kind=kind: np.argsort(a, kind=kind))
+        np.testing.assert_array_equal(f(x), np.argsort(x, kind="stable"), kind)
+    assert_same_sort(jc.jit(lambda a: np.sort(a, stable=True))(x), np.sort(x, kind="stable"), "stable=True")
+
+
+def test_sort_is_compiled_as_one_kernel():
+    text = jc.jit(lambda a: np.sort(a)).lower(np.zeros(10_000)).as_text("optimized")
+    assert "array.sort" not in text and "kernel.generic" in text and "scf.for" in text
+
+
+def test_bad_sort_arguments_raise_numpy_errors():
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="sort kind must be one of"):
+        jc.jit(lambda a: np.sort(a, kind="bogus"))(x)
+    with pytest.raises(jc.JitTypeError, match="axis 2 is out of bounds"):
+        jc.jit(lambda a: np.sort(a, axis=2))(x)
+    with pytest.raises(jc.UnsupportedError, match="complex"):
+        jc.jit(lambda a: np.sort(a))(x + 1j)
+
+
+def _sorted_with_specials(dtype: np.dtype, n: int, rng) -> np.ndarray:
+    return np.sort(_special_lane(dtype, n, rng), kind="stable")
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_searchsorted_matches_numpy(dtype, side, data):
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    a = _sorted_with_specials(dtype, data.draw(st.integers(2, 40)), rng)
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    v = _special_lane(dtype, int(np.prod(shape)) + 2, rng)[:int(np.prod(shape))].reshape(shape)
+    f = jc.jit(lambda a, v: np.searchsorted(a, v, side=side))
+    np.testing.assert_array_equal(f(a, v), np.searchsorted(a, v, side=side), f"{a!r} {v!r}")
+
+
+def test_searchsorted_with_sorter_scalar_and_mixed_dtypes():
+    a = np.array([3.0, -1.0, np.nan, 2.0, 2.0, 0.0])
+    sorter = np.argsort(a, kind="stable")
+    v = np.array([2.0, np.nan, -5.0, 0.5])
+    for side in ("left", "right"):
+        f = jc.jit(lambda a, v, s, side=side: np.searchsorted(a, v, side=side, sorter=s))
+        np.testing.assert_array_equal(f(a, v, sorter), np.searchsorted(a, v, side=side, sorter=sorter))
+    ints = np.array([1, 3, 3, 7], np.int32)
+    assert jc.jit(lambda a: np.searchsorted(a, 3.5))(ints) == np.searchsorted(ints, 3.5)
+    np.testing.assert_array_equal(jc.jit(lambda a, v: np.searchsorted(a, v))(ints, v),
+                                  np.searchsorted(ints, v))
+
+
+FLOATS_AND_INTS = [np.dtype(t) for t in (np.float64, np.float32, np.float16, np.int32, np.int64, np.uint8)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS_AND_INTS, ids=str)
+@SOME
+@given(data=st.data())
+def test_median_quantile_percentile_match_numpy(dtype, data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=5))
+    a = data.draw(arrays(dtype, shape, layout=False))
+    axis = data.draw(st.one_of(st.none(), st.integers(-a.ndim, a.ndim - 1),
+                               st.just(tuple(range(a.ndim)))))
+    keepdims = data.draw(st.booleans())
+    q = data.draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3)))
+    method = data.draw(st.sampled_from(["linear", "lower", "higher", "nearest", "midpoint"]))
+    context = f"{a!r}, axis={axis}, q={q}, method={method}, keepdims={keepdims}"
+    # Python floats: NumPy's result dtype for a NumPy float64 q depends on whether the data
+    # holds NaN (float32 data gives float32 then, float64 otherwise); a traced result cannot.
+    p = [v * 100 for v in q] if isinstance(q, list) else q * 100
+    cases = [
+        (lambda x: np.median(x, axis=axis, keepdims=keepdims),
+         lambda x: np.median(x, axis=axis, keepdims=keepdims)),
+        (lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims),
+         lambda x: np.quantile(x, q, axis=axis, method=method, keepdims=keepdims)),
+        (lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims),
+         lambda x: np.percentile(x, p, axis=axis, method=method, keepdims=keepdims)),
+    ]
+    with np.errstate(all="ignore"):
+        for traced, oracle in cases:
+            got, want = np.asarray(jc.jit(traced)(a)), np.asarray(oracle(a))
+            assert got.dtype == want.dtype and got.shape == want.shape, context
+            np.testing.assert_array_equal(got, want, context)
+
+
+def test_quantile_errors():
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"Quantiles must be in the range \[0, 1\]"):
+        jc.jit(lambda a: np.quantile(a, 1.5))(x)
+    with pytest.raises(jc.UnsupportedError, match="method='weibull'"):
+        jc.jit(lambda a: np.quantile(a, 0.5, method="weibull"))(x)
+    with pytest.raises(jc.UnsupportedError, match="traced q"):
+        jc.jit(lambda a, q: np.quantile(a, q))(x, np.array(0.5))
+
+
+def test_interp_matches_numpy_loop():
+    rng = np.random.default_rng(3)
+    xp, fp = np.sort(rng.random(20)), rng.random(20)
+    x = np.concatenate([rng.random(50) * 1.4 - 0.2, xp, [np.nan, np.inf, -np.inf]])
+    for kw in ({}, {"left": -1.0, "right": 7.0}):
+        got = jc.jit(lambda x, xp, fp, kw=kw: np.interp(x, xp, fp, **kw))(x, xp, fp)
+        np.testing.assert_array_equal(got, np.interp(x, xp, fp, **kw))
+    # repeated knots and infinite values: NumPy's exact-knot and second-try rules
+    xi, fi = np.array([0, 1, 1, 2, 3.0]), np.array([0, np.inf, 5, np.inf, 1.0])
+    xx = np.linspace(-1, 4, 23)
+    np.testing.assert_array_equal(jc.jit(lambda x: np.interp(x, xi, fi))(xx), np.interp(xx, xi, fi))
+    one = np.array([0.0, 1.0, 2.0, np.nan])
+    np.testing.assert_array_equal(jc.jit(lambda x: np.interp(x, [1.0], [5.0]))(one),
+                                  np.interp(one, [1.0], [5.0]))
+
+
+def test_interp_with_period():
+    rng = np.random.default_rng(4)
+    xp, fp, x = rng.random(10) * 360, rng.random(10), rng.random(30) * 1000 - 300
+    got = jc.jit(lambda x, xp, fp: np.interp(x, xp, fp, period=360))(x, xp, fp)
+    np.testing.assert_array_equal(got, np.interp(x, xp, fp, period=360))
+    with pytest.raises(ValueError, match="period must be a non-zero value"):
+        jc.jit(lambda x: np.interp(x, xp, fp, period=0))(x)
+
+
+NORM_DTYPES = [np.dtype(t) for t in (np.float64, np.float32, np.int32, np.complex128)]
+
+
+@pytest.mark.parametrize("dtype", NORM_DTYPES, ids=str)
+@pytest.mark.parametrize("ord_", [None, 2, 1, np.inf, -np.inf, 0, 3, 0.5])
+def test_vector_norms_match_numpy(dtype, ord_):
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    for axis in (0, -1):
+        for keepdims in (False, True):
+            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
+            want = np.linalg.norm(x, ord_, axis, keepdims)
+            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+
+
+@pytest.mark.parametrize("dtype", NORM_DTYPES, ids=str)
+@pytest.mark.parametrize("ord_", [None, "fro", 1, -1, np.inf, -np.inf])
+def test_matrix_norms_match_numpy(dtype, ord_):
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
+    for axis in ((0, 1), (2, 0), (-1, -2)):
+        for keepdims in (False, True):
+            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
+            want = np.linalg.norm(x, ord_, axis, keepdims)
+            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
+            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    # the whole array: sqrt(x . x) (a dot product: its summation order is BLAS's, within ULPs)
+    for part in (x, x[0], x[0, 0]):
+        got, want = jc.jit(lambda x: np.linalg.norm(x))(part), np.linalg.norm(part)
+        assert np.asarray(got).dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+
+
+def test_norm_errors():
+    x = np.ones((2, 3))
+    with pytest.raises(jc.UnsupportedError, match="singular values"):
+        jc.jit(lambda x: np.linalg.norm(x, 2))(x)
+    with pytest.raises(ValueError, match="Invalid norm order 'fro' for vectors"):
+        jc.jit(lambda x: np.linalg.norm(x, "fro", axis=0))(x)
+    with pytest.raises(ValueError, match="Invalid norm order for matrices"):
+        jc.jit(lambda x: np.linalg.norm(x, 3, axis=(0, 1)))(x)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.float64, np.float32, np.int64)], ids=str)
+@SOME
+@given(data=st.data())
+def test_det_matches_numpy(dtype, data):
+    n = data.draw(st.integers(0, 6))
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    a = (rng.standard_normal((*batch, n, n)) * 3).astype(dtype)
+    if n > 1 and data.draw(st.booleans()):  # a singular one: two equal rows
+        a[..., 1, :] = a[..., 0, :]
+    got, want = jc.jit(lambda a: np.linalg.det(a))(a), np.linalg.det(a)
+    assert np.asarray(got).dtype == want.dtype and np.shape(got) == np.shape(want)
+    scale = np.prod(np.maximum(np.abs(a).max(axis=-1, initial=0), 1), axis=-1) if n else 1
+    eps = np.finfo(want.dtype).eps
+    np.testing.assert_allclose(got, want, rtol=64 * eps, atol=64 * eps * np.max(scale, initial=1))
+
+
+def test_det_special_cases():
+    f = jc.jit(lambda a: np.linalg.det(a))
+    assert f(np.array([[0.0, 1.0], [1.0, 0.0]])) == -1.0
+    assert f(np.array([[1.0, 2.0], [2.0, 4.0]])) == 0.0
+    assert np.isnan(f(np.array([[1.0, np.nan], [1.0, 0.0]])))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        f(np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@SOME
+@given(data=st.data())
+def test_partition_and_argpartition_partition(dtype, data):
+    """What NumPy promises: the kth element where sorting puts it, none larger before it and
+    none smaller after it (here the whole lane is sorted, stably)."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=6))
+    a = data.draw(arrays(dtype, shape, layout=False))
+    axis = data.draw(st.integers(-a.ndim, a.ndim - 1))
+    kth = data.draw(st.integers(-a.shape[axis], a.shape[axis] - 1))
+    part = jc.jit(lambda x: np.partition(x, kth, axis=axis))(a)
+    order = jc.jit(lambda x: np.argpartition(x, kth, axis=axis))(a)
+    want = np.partition(a, kth, axis=axis)
+    k = kth % a.shape[axis]
+    kth_got, kth_want = np.take(part, k, axis=axis), np.take(want, k, axis=axis)
+    assert np.array_equal(kth_got, kth_want, equal_nan=dtype.kind == "f")
+    assert_same_sort(part, np.sort(a, axis=axis, kind="stable"), f"{a!r}")
+    np.testing.assert_array_equal(order, np.argsort(a, axis=axis, kind="stable"))
+
+
+def test_partition_errors():
+    x = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"kth\(=5\) out of bounds \(5\)"):
+        jc.jit(lambda a: np.partition(a, 5))(x)
+    with pytest.raises(ValueError, match="select kind must be 'introselect'"):
+        jc.jit(lambda a: np.argpartition(a, 2, kind="quick"))(x)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in (np.float64, np.float32, np.int64)], ids=str)
+@SOME
+@given(data=st.data())
+def test_solve_and_inv_match_numpy(dtype, data):
+    n = data.draw(st.integers(1, 6))
+    batch = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    # well conditioned: a strictly dominant diagonal, so the comparison bound can be tight
+    noise = rng.integers(-2, 3, (*batch, n, n)) if dtype.kind == "i" else rng.uniform(-2, 2, (*batch, n, n))
+    a = (noise + np.eye(n) * 5 * n).astype(dtype)
+    vector = data.draw(st.booleans())
+    b = (rng.standard_normal((n,) if vector else (*batch, n, data.draw(st.integers(1, 3)))) * 3).astype(dtype)
+    eps = np.finfo(np.linalg.inv(a).dtype).eps
+    for got, want in ((jc.jit(lambda a, b: np.linalg.solve(a, b))(a, b), np.linalg.solve(a, b)),
+                      (jc.jit(lambda a: np.linalg.inv(a))(a), np.linalg.inv(a))):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=256 * eps, atol=256 * eps)
+
+
+def test_singular_matrices_raise_linalg_error_after_the_call():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[1.0, 0.0], [0.0, 1.0]]])
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jc.jit(lambda a: np.linalg.inv(a))(singular)
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        jc.jit(lambda a, b: np.linalg.solve(a, b))(singular, np.ones((2, 2, 1)))
+    f = jc.jit(lambda a: np.linalg.inv(a))  # the same compiled code, on a regular stack
+    np.testing.assert_allclose(f(singular[::-1] + np.eye(2)), np.linalg.inv(singular[::-1] + np.eye(2)))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        jc.jit(lambda a: np.linalg.inv(a))(np.ones((2, 3)))
