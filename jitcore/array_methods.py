@@ -15,7 +15,7 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.numpy import linalg, manipulation, reductions, registry, selection, ufuncs
+from jitcore.numpy import linalg, manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.tracer import Tracer, fresh
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
@@ -221,6 +221,15 @@ def diagonal(self, offset=0, axis1=0, axis2=1):
     return linalg.diagonal(self, offset, axis1, axis2)
 
 
+def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):
+    """``x.sort()``: sorts ``x`` in place (and the array it is a view of), returns None."""
+    prims.assign(self, sorting.sort(self, axis, kind, order, stable=stable))
+
+
+def argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    return sorting.argsort(self, axis, kind, order, stable=stable)
+
+
 def round_(self, decimals=0, out=None):
     return ufuncs.round(self, decimals, out)
 
@@ -235,6 +244,7 @@ _METHODS = {
     "min": min_, "mean": mean, "var": var, "std": std, "any": any_, "all": all_, "argmax": argmax,
     "argmin": argmin, "cumsum": cumsum, "cumprod": cumprod, "clip": clip, "squeeze": squeeze,
     "swapaxes": swapaxes, "diagonal": diagonal, "round": round_,
+    "sort": sort_in_place, "argsort": argsort,
 }
 _PROPERTIES = {"T": transposed, "real": real, "imag": imag, "at": index_updates}
 

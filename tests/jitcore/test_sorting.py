@@ -343,3 +343,16 @@ def test_singular_matrices_raise_linalg_error_after_the_call():
     np.testing.assert_allclose(f(singular[::-1] + np.eye(2)), np.linalg.inv(singular[::-1] + np.eye(2)))
     with pytest.raises(np.linalg.LinAlgError, match="must be square"):
         jc.jit(lambda a: np.linalg.inv(a))(np.ones((2, 3)))
+
+
+def test_sort_and_argsort_methods():
+    def f(x):
+        order = x.argsort(axis=0, kind="stable")
+        row = x[1]
+        row.sort()  # sorts x's row 1 in place, as NumPy's view does
+        x.sort(axis=0)
+        return order, x
+
+    x = np.array([[3.0, np.nan, 1.0], [2.0, -0.0, 0.0], [2.0, 5.0, -1.0]])
+    for got, want in zip(jc.jit(f)(x.copy()), f(x.copy())):
+        np.testing.assert_array_equal(got, want)
