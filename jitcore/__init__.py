@@ -15,6 +15,8 @@ from jitcore import _layers, array_methods  # noqa: F401  (array_methods install
 # The API loads on first use, so importing jitcore.ir alone does not pull in passes and LLVM.
 _API = {
     "CacheInfo": "api", "JitFunction": "api", "Lowered": "api", "jit": "api", "make_ir": "api",
+    "cond": "control_flow", "fori_loop": "control_flow", "scan": "control_flow",
+    "switch": "control_flow", "while_loop": "control_flow",
     "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
     "TracerConversionError": "errors", "UnsupportedError": "errors",
 }

@@ -98,7 +98,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     weak = weak if weak is not None else [False] * len(arg_types)
     tracers = [Tracer(builder.block.add_arg(a), t, frozenset({p}), weak=w)
                for a, p, w in zip(arg_types, paths, weak)]
-    out = fn(*tracers)
+    with t.running():
+        out = fn(*tracers)
     leaves, out_tree = pytree.flatten(out)
     values, scalars = [], []
     for leaf in leaves:

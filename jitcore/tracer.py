@@ -20,7 +20,9 @@ import linecache
 import os
 import re
 import sys
+import threading
 import traceback
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -38,21 +40,64 @@ _LIBRARY_DIRS = tuple(os.path.join(d, "") for d in (
     _PACKAGE_DIR, _NUMPY_DIR, *(os.path.join(_ROOT, p) for p in ("ir", "passes", "codegen"))))
 
 
-class Trace:
-    """The function being traced: where new ops go, and what its arguments are called."""
+_ACTIVE = threading.local()  # .traces: the Traces whose function is running, innermost last
 
-    __slots__ = ("builder", "function_name", "constants")
+
+class Trace:
+    """The function being traced: where new ops go, and what its arguments are called.
+
+    ``depth`` counts the regions (loop bodies, branches) being traced into, innermost at the
+    builder: a tracer made at a smaller depth is from outside the current region."""
+
+    __slots__ = ("builder", "function_name", "constants", "depth", "derived")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = builder
         self.function_name = function_name
         self.constants: dict[int, tuple[object, Tracer]] = {}  # id(array) -> (array, tracer)
+        self.depth = 0
+        # id(view) -> (view, root version, value): views from outside re-derived in a region
+        self.derived: dict[int, tuple[Tracer, int, Value]] = {}
+
+    @contextmanager
+    def running(self):
+        """While the traced function runs: ``current_trace()`` is this trace, so the control-flow
+        API traces a loop even when none of its own arguments is a tracer."""
+        stack = _ACTIVE.__dict__.setdefault("traces", [])
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    @contextmanager
+    def region(self, block):
+        """Trace into ``block`` (a region of an op being built) instead of the current block.
+        Constants made inside stay inside: the caches are restored on the way out, since a value
+        defined in a region cannot be used after it."""
+        saved = self.builder, self.constants, self.derived
+        self.builder = Builder(block)
+        self.constants = dict(self.constants)
+        self.derived = dict(self.derived)
+        self.depth += 1
+        try:
+            yield block
+        finally:
+            self.builder, self.constants, self.derived = saved
+            self.depth -= 1
+
+
+def current_trace() -> Trace | None:
+    """The innermost trace whose function is running on this thread, or None (eager Python)."""
+    stack = getattr(_ACTIVE, "traces", None)
+    return stack[-1] if stack else None
 
 
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
-    __slots__ = ("_value", "trace", "sources", "weak", "scalar", "view", "index", "version", "_seen")
+    __slots__ = ("_value", "trace", "sources", "weak", "scalar", "view", "index", "version", "_seen",
+                 "level")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
 
@@ -66,16 +111,31 @@ class Tracer:
         self.index = None  # the key, for a view made by indexing
         self.version = 0  # writes so far (counted on the root of a view chain)
         self._seen = 0  # the root's version when a view's value was last derived
+        self.level = trace.depth  # the region depth it was made at (see Trace.region)
 
     @property
     def value(self) -> Value:
         if self.view is not None:
             root = self.root()
             if self._seen != root.version:
+                if self.level < self.trace.depth:
+                    return self._derived_in_region(root.version)
                 base, forward, _ = self.view
                 self._value = forward(base)._value
                 self._seen = root.version
         return self._value
+
+    def _derived_in_region(self, version: int) -> Value:
+        """A view from outside the region, stale, read in it: derived once per region, in the
+        trace's region-scoped cache rather than on the view, as the value is not valid after."""
+        derived = self.trace.derived
+        cached = derived.get(id(self))
+        if cached is not None and cached[1] == version:
+            return cached[2]
+        base, forward, _ = self.view
+        value = forward(base)._value
+        derived[id(self)] = (self, version, value)  # holding the view keeps its id unique
+        return value
 
     def root(self) -> Tracer:
         t = self
@@ -99,6 +159,13 @@ class Tracer:
             base, _, backward = self.view
             base.rebind(backward(base, new))
             return
+        if self.level < self.trace.depth:
+            raise JitTypeError(
+                f"an in-place write, inside a loop body or branch, to {self!r}, an array from "
+                f"outside it, at {user_location()}: a region cannot change a value defined "
+                "outside it. Carry the array instead: pass it in the loop's carry (or the "
+                "branch's operands) and use the value the loop or branch returns."
+            )
         self._value = new._value
         self.sources = self.sources | new.sources
         self.version += 1

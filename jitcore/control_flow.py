@@ -1,0 +1,518 @@
+"""JAX's structured control flow: ``cond``, ``switch``, ``while_loop``, ``fori_loop``, ``scan``.
+
+Under ``jit`` each call becomes one ``scf`` op (docs/control-flow.md §2): ``scf.if`` for a
+branch on a traced predicate, ``scf.while``, and ``scf.for`` for ``fori_loop`` and ``scan``,
+whatever the trip count: nothing is unrolled. A region (a branch, a loop body) is traced
+through the same ``Trace`` as the enclosing function, its builder pointed into the region's
+block (``Trace.region``), so a body may use tracers from outside and its ops land in the body.
+
+Carries and operands are pytrees. Branch outputs and loop carries must agree leaf by leaf in
+shape and dtype; a weakly typed leaf (a Python scalar) takes the other side's dtype where
+NumPy's promotion of a Python scalar gives that dtype, as JAX's weak types do (a loop whose
+body turns a ``0`` carry into float32 is traced again with a float32 carry).
+
+Called outside ``jit`` (on NumPy arrays) the functions run in Python with the same meaning,
+so code works both ways; a concrete predicate or index calls only the chosen branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore import pytree
+from jitcore.dtypes import ir_type
+from jitcore.errors import JitTypeError
+from jitcore.ir.core import Block, Region
+from jitcore.ir.dialects import scf
+from jitcore.ir.types import TensorType
+from jitcore.tracer import Trace, Tracer, current_trace, fresh, user_location
+
+__all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
+
+INDEX = np.dtype(np.int64)
+_PYTHON_KIND = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+# -- abstract values of pytree leaves ---------------------------------------------------------
+@dataclass(frozen=True)
+class Aval:
+    """What must agree between branches, or between a carry going in and coming out."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    weak: bool = False  # a Python scalar's: takes the other side's dtype where NumPy would
+
+    def __str__(self) -> str:
+        dims = ",".join(map(str, self.shape))
+        return f"{self.dtype}[{dims}]" + (" (a Python scalar)" if self.weak else "")
+
+    @property
+    def ir_type(self) -> TensorType:
+        return TensorType(self.shape, ir_type(self.dtype))
+
+
+def aval_of(leaf, api: str, path: str) -> Aval:
+    if isinstance(leaf, Tracer):
+        return Aval(leaf.shape, leaf.dtype, leaf.weak)
+    if type(leaf) in (int, float, complex):
+        return Aval((), np.asarray(leaf).dtype, True)
+    if isinstance(leaf, (bool, np.ndarray, np.generic, int, float, complex)):
+        arr = np.asarray(leaf)
+        return Aval(arr.shape, arr.dtype)
+    raise JitTypeError(
+        f"{api}: {path} is a {type(leaf).__name__} ({leaf!r}), at {user_location()}; carries, "
+        "operands and outputs are arrays and scalars, in tuples, lists, dicts or None"
+    )
+
+
+def _takes(weak: Aval, dtype: np.dtype) -> bool:
+    """Whether a Python scalar of ``weak``'s kind combined with ``dtype`` gives ``dtype``."""
+    return np.result_type(_PYTHON_KIND[weak.dtype.kind](0), dtype) == dtype
+
+
+def join(a: Aval, b: Aval) -> Aval | None:
+    """The aval both ``a`` and ``b`` fit, or None: equal, or a weak side taking the other's dtype."""
+    if a.shape != b.shape:
+        return None
+    if a.dtype == b.dtype:
+        return Aval(a.shape, a.dtype, a.weak and b.weak)
+    if a.weak and _takes(a, b.dtype):
+        return b
+    if b.weak and _takes(b, a.dtype):
+        return a
+    return None
+
+
+def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeDef, where: str):
+    if expected != got:
+        raise JitTypeError(
+            f"{api}: {what} has a different structure ({_tree_text(got)} against "
+            f"{_tree_text(expected)}), at {where}"
+        )
+
+
+def _tree_text(tree: pytree.TreeDef) -> str:
+    return repr(pytree.unflatten(tree, ["*"] * tree.num_leaves))
+
+
+def _join_leaves(api, paths, left, right, describe, where) -> list[Aval]:
+    out = []
+    for path, a, b in zip(paths, left, right):
+        j = join(a, b)
+        if j is None:
+            raise JitTypeError(f"{api}: {describe(path, a, b)}, at {where}")
+        out.append(j)
+    return out
+
+
+# -- tracing regions ----------------------------------------------------------------------------
+def _find_trace(*trees) -> Trace | None:
+    trace = current_trace()
+    if trace is not None:
+        return trace
+    for tree in trees:
+        for leaf in pytree.flatten(tree)[0]:
+            if isinstance(leaf, Tracer):
+                return leaf.trace
+    return None
+
+
+def _sources(leaves) -> frozenset:
+    out = frozenset()
+    for leaf in leaves:
+        if isinstance(leaf, Tracer):
+            out |= leaf.sources
+    return out
+
+
+def _discard(block: Block) -> None:
+    """Drop a block traced for nothing (a carry's type changed): its uses of outer values go."""
+    for op in reversed(block.ops):
+        op.drop_all_references()
+
+
+def _yield(trace: Trace, block: Block, leaves, avals: list[Aval], op_cls=scf.YieldOp) -> None:
+    """End ``block`` with ``op_cls`` of ``leaves`` cast to ``avals`` (a weak leaf's cast)."""
+    with trace.region(block):
+        values = [prims.as_tracer(trace, leaf, a.dtype).value for leaf, a in zip(leaves, avals)]
+        trace.builder.create(op_cls, values)
+
+
+def _is_scalar(leaf) -> bool:
+    """A NumPy scalar rather than a 0-d array (see ``tracer.as_scalar``)."""
+    if isinstance(leaf, Tracer):
+        return leaf.scalar
+    return not isinstance(leaf, np.ndarray)
+
+
+def _results(trace: Trace, op, avals: list[Aval], sources: frozenset, scalars) -> list[Tracer]:
+    out = []
+    for r, a, s in zip(op.results, avals, scalars):
+        t = Tracer(r, trace, sources, a.weak)
+        t.scalar = bool(s) and not a.shape
+        out.append(t)
+    return out
+
+
+def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
+    """The leaves as tracers of ``avals``, in the current block (operands of the op)."""
+    return [prims.as_tracer(trace, leaf, a.dtype) for leaf, a in zip(leaves, avals)]
+
+
+def _predicate(trace: Trace, pred, api: str, what: str) -> Tracer:
+    """``pred`` as a 0-d bool tracer, as JAX casts it (a number is true when not 0)."""
+    shape = pred.shape if isinstance(pred, Tracer) else np.shape(pred)
+    dtype = pred.dtype if isinstance(pred, Tracer) else np.asarray(pred).dtype
+    if shape != ():
+        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) bool or number, got shape "
+                           f"{shape} at {user_location()}")
+    if dtype.kind not in "biufc":
+        raise JitTypeError(f"{api}: {what} must be a bool or number, got {dtype} at {user_location()}")
+    if not isinstance(pred, Tracer):
+        return prims.constant(trace, bool(pred), np.dtype(bool))
+    if dtype.kind == "b":
+        return pred
+    return prims.ufunc(np.not_equal, pred, 0)
+
+
+def _concrete_predicate(pred, api: str, what: str) -> bool:
+    arr = np.asarray(pred)
+    if arr.shape != ():
+        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) bool or number, got shape "
+                           f"{arr.shape} at {user_location()}")
+    if arr.dtype.kind not in "biufc":
+        raise JitTypeError(f"{api}: {what} must be a bool or number, got {arr.dtype} at {user_location()}")
+    return bool(arr)
+
+
+def _copy_arrays(tree):
+    """Eager carries are the loop's own: in-place writes in a body leave the caller's arrays be,
+    as writes to a carried tracer do under jit."""
+    leaves, tree_def = pytree.flatten(tree)
+    return pytree.unflatten(tree_def, [leaf.copy() if isinstance(leaf, np.ndarray) else leaf
+                                       for leaf in leaves])
+
+
+# -- cond and switch ---------------------------------------------------------------------------
+def cond(pred, true_fun, false_fun, *operands):
+    """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``; a traced ``pred`` (a
+    0-d bool or number, true when not 0) traces both into an ``scf.if``."""
+    if not isinstance(pred, Tracer):
+        taken = _concrete_predicate(pred, "jc.cond", "the predicate")
+        return (true_fun if taken else false_fun)(*operands)
+    trace = _find_trace(pred, operands)
+    p = _predicate(trace, pred, "jc.cond", "the predicate")
+    return _traced_if(trace, p, (true_fun, "true_fun"), (false_fun, "false_fun"), operands, "jc.cond")
+
+
+def switch(index, branches, *operands):
+    """``branches[index](*operands)``, ``index`` clamped into ``[0, len(branches) - 1]``; a
+    traced index becomes a chain of ``scf.if``."""
+    branches = list(branches)
+    if not branches:
+        raise JitTypeError(f"jc.switch: branches is empty, at {user_location()}")
+    dtype = index.dtype if isinstance(index, (Tracer, np.ndarray, np.generic)) else np.asarray(index).dtype
+    shape = index.shape if isinstance(index, (Tracer, np.ndarray, np.generic)) else np.shape(index)
+    if shape != () or dtype.kind not in "iu":
+        raise JitTypeError(f"jc.switch: the index must be a scalar (0-d) integer, got "
+                           f"{dtype}[{','.join(map(str, shape))}] at {user_location()}")
+    if not isinstance(index, Tracer):
+        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+    if len(branches) == 1:
+        return branches[0](*operands)
+    trace = _find_trace(index, operands)
+    clamped = prims.clip(prims.convert(index, INDEX), 0, len(branches) - 1)
+    return _switch_from(trace, clamped, branches, 0, operands)
+
+
+def _switch_from(trace: Trace, index: Tracer, branches: list, k: int, operands):
+    """``branches[k:]`` chosen by ``index``: if index == k then branches[k] else the rest."""
+    if k == len(branches) - 1:
+        return branches[k](*operands)
+    p = prims.ufunc(np.equal, index, k)
+    rest = (lambda *ops: _switch_from(trace, index, branches, k + 1, ops), f"branches[{k + 1}:]")
+    return _traced_if(trace, p, (branches[k], f"branches[{k}]"), rest, operands, "jc.switch")
+
+
+def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
+    where = user_location()
+    op_leaves, op_tree = pytree.flatten(operands)
+    op_avals = [aval_of(leaf, api, path) for leaf, path in
+                zip(op_leaves, pytree.leaf_paths(op_tree, "operands"))]
+    # Arrays become tracers outside the branches; each branch gets its own copies of the
+    # tracers, so an in-place write in one branch changes neither the other nor the caller's.
+    op_leaves = [prims.as_tracer(trace, leaf, a.dtype) if isinstance(leaf, np.ndarray) else leaf
+                 for leaf, a in zip(op_leaves, op_avals)]
+    blocks, outs = [], []
+    for fun, _ in (then, orelse):
+        block = Block()
+        with trace.region(block):
+            args = [fresh(leaf, leaf.scalar, leaf.weak) if isinstance(leaf, Tracer) else leaf
+                    for leaf in op_leaves]
+            out = fun(*pytree.unflatten(op_tree, args))
+        blocks.append(block)
+        outs.append(pytree.flatten(out))
+    (then_leaves, tree), (else_leaves, else_tree) = outs
+    then_name, else_name = then[1], orelse[1]
+    _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
+    paths = pytree.leaf_paths(tree, "output")
+    then_avals = [aval_of(leaf, api, f"{p} of {then_name}") for leaf, p in zip(then_leaves, paths)]
+    else_avals = [aval_of(leaf, api, f"{p} of {else_name}") for leaf, p in zip(else_leaves, paths)]
+    avals = _join_leaves(
+        api, paths, then_avals, else_avals,
+        lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
+                            "branches must return the same shapes and dtypes"), where)
+    _yield(trace, blocks[0], then_leaves, avals)
+    _yield(trace, blocks[1], else_leaves, avals)
+    op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals],
+                              regions=[Region([b]) for b in blocks])
+    scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(then_leaves, else_leaves)]
+    sources = p.sources | _sources(then_leaves) | _sources(else_leaves)
+    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+
+
+# -- loops ----------------------------------------------------------------------------------------
+def _carry_mismatch(fun_name: str):
+    def describe(path, a, b):
+        return (f"{path} is {a} going into {fun_name} but {b} coming out; a loop carry "
+                "keeps its shape and dtype (cast it, e.g. with .astype, or start from a value of "
+                "the type the body gives)")
+    return describe
+
+
+def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_types, call):
+    """Trace a loop body until its carries' types settle. ``call(block, carry_tree)`` runs the
+    body in ``block`` (whose first args are ``extra_types``: a loop index), returning the carry
+    it gives and anything else; a weak init leaf takes the dtype the body gives it, which needs
+    one more trace with that carry. Returns the block, the final avals, the body's carry leaves
+    and the rest of what ``call`` returned."""
+    where = user_location()
+    paths = pytree.leaf_paths(tree, "carry")
+    avals = [aval_of(leaf, api, path) for leaf, path in zip(init_leaves, paths)]
+    sources = _sources(init_leaves)
+    for _ in range(len(avals) + 2):  # each retrace makes at least one leaf's dtype wider
+        block = Block([*extra_types, *(a.ir_type for a in avals)])
+        with trace.region(block):
+            carry = [Tracer(arg, trace, sources, a.weak)
+                     for arg, a in zip(block.args[len(extra_types):], avals)]
+            out, rest = call(block, pytree.unflatten(tree, carry))
+        out_leaves, out_tree = pytree.flatten(out)
+        _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
+        out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}") for leaf, p in zip(out_leaves, paths)]
+        joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
+        if [j.dtype for j in joined] == [a.dtype for a in avals]:
+            return block, joined, out_leaves, rest
+        _discard(block)
+        avals = joined
+    raise JitTypeError(f"{api}: the carry's dtypes did not settle, at {where}")  # not reached
+
+
+def while_loop(cond_fun, body_fun, init_val):
+    """``val = init_val; while cond_fun(val): val = body_fun(val)``, as an ``scf.while``."""
+    trace = _find_trace(init_val)
+    if trace is None:
+        return _eager_while(cond_fun, body_fun, init_val)
+    init_leaves, tree = pytree.flatten(init_val)
+    body, avals, out_leaves, _ = _trace_body(
+        trace, "jc.while_loop", "body_fun", init_leaves, tree, (),
+        lambda block, carry: (body_fun(carry), None))
+    cond_block = Block([a.ir_type for a in avals])
+    with trace.region(cond_block):
+        carry = [Tracer(arg, trace, _sources(init_leaves), a.weak) for arg, a in zip(cond_block.args, avals)]
+        p = _predicate(trace, cond_fun(pytree.unflatten(tree, carry)), "jc.while_loop",
+                       "what cond_fun returns")
+        trace.builder.create(scf.ConditionOp, [p.value])
+    _yield(trace, body, out_leaves, avals)
+    inits = _to_tracers(trace, init_leaves, avals)
+    op = trace.builder.create(scf.WhileOp, [t.value for t in inits], [a.ir_type for a in avals],
+                              regions=[Region([cond_block]), Region([body])])
+    scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
+    sources = _sources(init_leaves) | _sources(out_leaves) | p.sources
+    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+
+
+def _bound(trace: Trace, value, api: str, what: str) -> Tracer:
+    """A loop bound as a 0-d int64 tracer; it must be an integer scalar."""
+    dtype = value.dtype if isinstance(value, (Tracer, np.ndarray, np.generic)) else np.asarray(value).dtype
+    shape = value.shape if isinstance(value, (Tracer, np.ndarray, np.generic)) else np.shape(value)
+    if shape != () or dtype.kind not in "iu":
+        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) integer, got "
+                           f"{dtype}[{','.join(map(str, shape))}] at {user_location()}")
+    return prims.as_tracer(trace, value if isinstance(value, Tracer) else int(value), INDEX)
+
+
+def fori_loop(lower, upper, body_fun, init_val, *, step=1):
+    """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper, step)``, as an ``scf.for``
+    whatever the bounds (Python ints or traced integers): never unrolled. ``i`` is a traced
+    int64 scalar that indexes arrays. (``step`` is jitcore's addition to JAX's signature.)"""
+    trace = _find_trace(lower, upper, step, init_val)
+    if trace is None:
+        return _eager_fori(lower, upper, step, body_fun, init_val)
+    lb, ub, st = (_bound(trace, v, "jc.fori_loop", w) for v, w in
+                  ((lower, "lower"), (upper, "upper"), (step, "step")))
+    if not isinstance(step, Tracer) and int(step) == 0:
+        raise JitTypeError(f"jc.fori_loop: step is 0, at {user_location()}")
+    init_leaves, tree = pytree.flatten(init_val)
+    index_sources = lb.sources | ub.sources | st.sources
+
+    def call(block, carry):
+        return body_fun(Tracer(block.args[0], trace, index_sources), carry), None
+
+    body, avals, out_leaves, _ = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,
+                                             (TensorType((), ir_type(INDEX)),), call)
+    _yield(trace, body, out_leaves, avals)
+    inits = _to_tracers(trace, init_leaves, avals)
+    op = trace.builder.create(scf.ForOp, [lb.value, ub.value, st.value, *(t.value for t in inits)],
+                              [a.ir_type for a in avals], regions=[Region([body])])
+    scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
+    sources = _sources(init_leaves) | _sources(out_leaves) | index_sources
+    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+
+
+def _scan_length(api: str, xs_leaves, xs_paths, length) -> int:
+    lengths = set()
+    for leaf, path in zip(xs_leaves, xs_paths):
+        shape = leaf.shape if isinstance(leaf, (Tracer, np.ndarray, np.generic)) else np.shape(leaf)
+        if not shape:
+            raise JitTypeError(f"{api}: {path} is a scalar; each leaf of xs needs a leading axis "
+                               f"to scan over, at {user_location()}")
+        lengths.add(shape[0])
+    if length is not None:
+        if not isinstance(length, (int, np.integer)) or isinstance(length, bool) or length < 0:
+            raise JitTypeError(f"jc.scan: length must be a Python int >= 0, got {length!r}, at "
+                               f"{user_location()}")
+        lengths.add(int(length))
+    if len(lengths) > 1:
+        raise JitTypeError(f"{api}: the leading axes of xs (and length) differ: "
+                           f"{sorted(lengths)}, at {user_location()}")
+    if not lengths:
+        raise JitTypeError(f"{api}: with no xs, length must be given, at {user_location()}")
+    return lengths.pop()
+
+
+def _split_step(api: str, out, where: str):
+    if not isinstance(out, (tuple, list)) or len(out) != 2:
+        raise JitTypeError(f"{api}: f must return a pair (carry, y), got {type(out).__name__}, "
+                           f"at {where}")
+    return out
+
+
+def scan(f, init, xs=None, length=None):
+    """``carry, y = f(carry, x)`` for each row ``x`` of ``xs`` (``length`` steps, x None without
+    xs); returns ``(carry, ys)``, the ys stacked along a new leading axis. An ``scf.for``
+    carrying the user's carry and the ys, whose row ``i`` each step writes."""
+    api = "jc.scan"
+    xs_leaves, xs_tree = pytree.flatten(xs)
+    xs_paths = pytree.leaf_paths(xs_tree, "xs")
+    n = _scan_length(api, xs_leaves, xs_paths, length)
+    trace = _find_trace(init, xs)
+    if trace is None:
+        return _eager_scan(f, init, xs_leaves, xs_tree, n)
+    where = user_location()
+    xs_leaves = [leaf if isinstance(leaf, Tracer) else prims.as_tracer(trace, leaf, np.asarray(leaf).dtype)
+                 for leaf in xs_leaves]
+    init_leaves, tree = pytree.flatten(init)
+
+    def call(block, carry):
+        i = Tracer(block.args[0], trace)
+        x = pytree.unflatten(xs_tree, [leaf[i] for leaf in xs_leaves])
+        new, y = _split_step(api, f(carry, x), where)
+        return new, (i, y)
+
+    body, avals, out_leaves, (i, y) = _trace_body(trace, api, "f", init_leaves, tree,
+                                                  (TensorType((), ir_type(INDEX)),), call)
+    y_leaves, y_tree = pytree.flatten(y)
+    y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
+    stacked = [Aval((n, *a.shape), a.dtype) for a in y_avals]
+    with trace.region(body):
+        rows = []
+        for leaf, a, s in zip(y_leaves, y_avals, stacked):
+            buffer = Tracer(body.add_arg(s.ir_type), trace)
+            rows.append(buffer.at[i].set(prims.as_tracer(trace, leaf, a.dtype)))
+    _yield(trace, body, [*out_leaves, *rows], [*avals, *stacked])
+    inits = _to_tracers(trace, init_leaves, avals)
+    zeros = [prims.broadcast_to(prims.constant(trace, 0, s.dtype), s.shape) for s in stacked]
+    bounds = [prims.constant(trace, v, INDEX) for v in (0, n, 1)]
+    op = trace.builder.create(scf.ForOp, [t.value for t in (*bounds, *inits, *zeros)],
+                              [a.ir_type for a in (*avals, *stacked)], regions=[Region([body])])
+    scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
+    sources = _sources(init_leaves) | _sources(out_leaves) | _sources(xs_leaves) | _sources(y_leaves)
+    results = _results(trace, op, [*avals, *stacked], sources, scalars + [False] * len(stacked))
+    carry = pytree.unflatten(tree, results[:len(avals)])
+    return carry, pytree.unflatten(y_tree, results[len(avals):])
+
+
+# -- outside jit: the same meaning in Python --------------------------------------------------------
+class _EagerCarry:
+    """Checks, step by step, that an eager loop's carry keeps its structure, shapes and dtypes."""
+
+    def __init__(self, api: str, fun_name: str, init):
+        self.api, self.fun_name = api, fun_name
+        leaves, self.tree = pytree.flatten(init)
+        self.paths = pytree.leaf_paths(self.tree, "carry")
+        self.avals = [aval_of(leaf, api, p) for leaf, p in zip(leaves, self.paths)]
+
+    def check(self, out) -> None:
+        where = user_location()
+        leaves, tree = pytree.flatten(out)
+        _check_tree(self.api, f"the carry that {self.fun_name} returns", self.tree, tree, where)
+        out_avals = [aval_of(leaf, self.api, p) for leaf, p in zip(leaves, self.paths)]
+        self.avals = _join_leaves(self.api, self.paths, self.avals, out_avals,
+                                  _carry_mismatch(self.fun_name), where)
+
+
+def _eager_while(cond_fun, body_fun, init_val):
+    val = _copy_arrays(init_val)
+    carry = _EagerCarry("jc.while_loop", "body_fun", val)
+    while _concrete_predicate(cond_fun(val), "jc.while_loop", "what cond_fun returns"):
+        val = body_fun(val)
+        carry.check(val)
+    return val
+
+
+def _eager_fori(lower, upper, step, body_fun, init_val):
+    bounds = []
+    for value, what in ((lower, "lower"), (upper, "upper"), (step, "step")):
+        arr = np.asarray(value)
+        if arr.shape != () or arr.dtype.kind not in "iu":
+            raise JitTypeError(f"jc.fori_loop: {what} must be a scalar (0-d) integer, got "
+                               f"{arr.dtype}[{','.join(map(str, arr.shape))}] at {user_location()}")
+        bounds.append(int(arr))
+    if bounds[2] == 0:
+        raise JitTypeError(f"jc.fori_loop: step is 0, at {user_location()}")
+    val = _copy_arrays(init_val)
+    carry = _EagerCarry("jc.fori_loop", "body_fun", val)
+    for i in range(*bounds):
+        val = body_fun(INDEX.type(i), val)
+        carry.check(val)
+    return val
+
+
+def _eager_scan(f, init, xs_leaves, xs_tree, n: int):
+    where = user_location()
+    xs_leaves = [np.asarray(leaf) for leaf in xs_leaves]
+    val = _copy_arrays(init)
+    carry = _EagerCarry("jc.scan", "f", val)
+    rows, y_tree = [], None
+    for i in range(n):
+        val, y = _split_step("jc.scan", f(val, pytree.unflatten(xs_tree, [x[i] for x in xs_leaves])), where)
+        carry.check(val)
+        leaves, tree = pytree.flatten(y)
+        if y_tree is not None:
+            _check_tree("jc.scan", "the y that f returns", y_tree, tree, where)
+        y_tree = tree
+        rows.append([np.asarray(leaf) for leaf in leaves])
+    if not n:  # no step: one call on zeros tells the shapes of y
+        x0 = [np.zeros(x.shape[1:], x.dtype) for x in xs_leaves]
+        _, y = _split_step("jc.scan", f(_copy_arrays(init), pytree.unflatten(xs_tree, x0)), where)
+        leaves, y_tree = pytree.flatten(y)
+        return val, pytree.unflatten(y_tree, [np.zeros((0, *np.shape(leaf)), np.asarray(leaf).dtype)
+                                              for leaf in leaves])
+    for k in range(len(rows[0])):
+        shapes = {(r[k].shape, r[k].dtype) for r in rows}
+        if len(shapes) > 1:
+            raise JitTypeError(f"jc.scan: y leaf {k} changes shape or dtype between steps, at {where}")
+    return val, pytree.unflatten(y_tree, [np.stack([r[k] for r in rows]) for k in range(len(rows[0]))])
