@@ -208,3 +208,22 @@ class Liveness:
             for t in targets:
                 _targets(t, kills, False)
         return (live - kills) | loaded(s)
+
+
+# Calls that change Python objects or the outside world: a loop making them runs in Python
+# (traced once as a compiled loop, its body would make them once).
+_EFFECTS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
+            "setdefault", "popitem", "write"}
+
+
+def has_python_effects(stmts) -> bool:
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
+                f = f.args[0]
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
+                return True
+            if isinstance(f, ast.Name) and f.id == "print":
+                return True
+    return False

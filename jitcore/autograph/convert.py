@@ -24,6 +24,7 @@ from jitcore.tracer import is_user_file
 _LIBRARY_PATHS = tuple(os.path.join(os.path.abspath(p), "") for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 _FACTORY = "__agf_factory"
+_CONVERTED = "__agf_converted"
 _cache: dict = {}  # code object -> (factory code, free variable names), or None: unconverted
 _lock = threading.Lock()
 
@@ -63,6 +64,9 @@ def converted(fun):
     closure = dict(zip(code.co_freevars, cells))
     factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
     new = factory(runtime, *[closure[name] for name in freevars])
+    new.__code__ = new.__code__.replace(co_name=code.co_name, **(
+        {"co_qualname": code.co_qualname} if hasattr(code, "co_qualname") else {}))
+    new.__name__, new.__qualname__ = fun.__name__, fun.__qualname__
     new.__defaults__ = fun.__defaults__
     new.__kwdefaults__ = fun.__kwdefaults__
     new.__dict__.update(fun.__dict__)
@@ -98,6 +102,7 @@ def _factory(fun):
         if "type_params" in ast.FunctionDef._fields:
             node.type_params = []
     transform.convert_function(node)
+    node.name = _CONVERTED  # the factory must not bind the user's name: f may call (global) f
     freevars = tuple(n for n in code.co_freevars if n != "__ag__")
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ("__ag__", *freevars)],
                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])

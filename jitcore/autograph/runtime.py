@@ -11,12 +11,14 @@ import operator
 
 import numpy as np
 
+from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.convert import converted
 from jitcore.autograph.lowering import RETVAL
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.core import Block
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, fresh
+from jitcore.tracer import Tracer, current_trace, fresh
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled.
 UNROLL_LIMIT = 64
@@ -199,11 +201,6 @@ def call(f):
 
 
 # -- statements ----------------------------------------------------------------------------------
-def _control_flow():
-    from jitcore import control_flow
-    return control_flow
-
-
 def _refuse_in_try(in_try: bool, what: str, line) -> None:
     if in_try:
         raise UnsupportedError(f"a {what} with a traced condition inside try/except at "
@@ -216,279 +213,226 @@ def _carriable(value) -> bool:
                for leaf in pytree.flatten(value)[0])
 
 
-def _as_array(trace, value):
-    """A carried leaf as a tracer: Python numbers stay weakly typed, as JAX's are."""
-    def leaf(x):
-        if isinstance(x, Tracer):
-            return x
-        if isinstance(x, (bool, int, float, complex)):
-            dtype = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}[type(x)]
-            t = as_tracer(trace, x, np.dtype(dtype))
-            t.weak = not isinstance(x, bool)
-            return t
-        return as_tracer(trace, x, np.asarray(x).dtype)
-    leaves, tree = pytree.flatten(value)
-    return pytree.unflatten(tree, [leaf(x) for x in leaves])
-
-
-def _find_trace(*values):
-    for leaf in pytree.flatten(values)[0]:
-        if isinstance(leaf, Tracer):
-            return leaf.trace
-    return None
-
-
-def _scalar_pred(pred, what, line):
+def _pred(pred, what, line):
+    """A traced condition as one value: a size-1 array is fine (as in Python's ``if``)."""
     if pred.shape != ():
         if pred.size != 1:
             raise JitTypeError(f"the condition of the {what} at {_where(line)} is a traced array "
                                f"of shape {pred.shape}; use .any() or .all() to make one value")
         pred = pred.reshape(())
-    return pred if pred.dtype == np.bool_ else pred != 0
+    return pred
+
+
+def _cannot_carry(name, value, what, line):
+    return UnsupportedError(
+        f"'{name}' holds a {type(value).__name__} and is assigned in the {what} at {_where(line)}, "
+        "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
+        "dicts) can change there")
 
 
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "if", line)
-    pred = _scalar_pred(pred, "if", line)
-    outs, filled = [], None
+    pred = _pred(pred, "if", line)
+    filled = None  # the result variable, defined by one branch only (the other has returned)
     for i, (name, value) in enumerate(zip(names, init)):
-        if not isinstance(value, Undefined):
-            outs.append(i)
-        elif name in then_defined and name in else_defined:
-            outs.append(i)
-        elif name == RETVAL and (name in then_defined or name in else_defined):
-            outs.append(i)
-            filled = i
-        else:
+        if isinstance(value, Undefined):
+            if name in then_defined and name in else_defined:
+                continue
+            if name == RETVAL and (name in then_defined or name in else_defined):
+                filled = i
+                continue
             raise UnsupportedError(
                 f"'{name}' is assigned in only one branch of the if at {_where(line)}, whose "
                 "condition is traced, and it is used after the if; give it a value before the if "
                 "or in both branches")
-    for i in outs:
-        if not isinstance(init[i], Undefined) and not _carriable(init[i]):
-            raise UnsupportedError(
-                f"'{names[i]}' holds a {type(init[i]).__name__}, which cannot change inside the "
-                f"if at {_where(line)}: its condition is traced, so only arrays and numbers can "
-                "be assigned in its branches")
-    trace = pred.trace
-    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and _carriable(v)]
-    operands = tuple(_as_array(trace, init[i]) for i in carried)
+        if not _carriable(value):
+            raise _cannot_carry(name, value, "if", line)
+    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined)]
     first_type = {}
 
-    def branch(fn, record: bool):
+    def branch(fn, first: bool):
         def run(*ops):
             full = list(init)
             for i, v in zip(carried, ops):
                 full[i] = v
-            out = fn(*full)
-            values = []
-            for i in outs:
-                v = out[i]
+            out = list(fn(*full))
+            for i, (name, v) in enumerate(zip(names, out)):
                 if isinstance(v, Undefined):
-                    if i != filled or record:
-                        raise UnsupportedError(
-                            f"'{names[i]}' is not assigned on every path of the if at "
-                            f"{_where(line)}, whose condition is traced")
-                    v = np.zeros(first_type[i][0], first_type[i][1])
-                if not _carriable(v):
-                    raise UnsupportedError(
-                        f"'{names[i]}' is assigned a {type(v).__name__} in the if at "
-                        f"{_where(line)}, whose condition is traced: only arrays and numbers can be")
-                v = _as_array(trace, v)
-                if record and i == filled:
-                    first_type[i] = (v.shape, v.dtype)
-                values.append(v)
-            return tuple(values)
+                    if i != filled or first:
+                        raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
+                                               f"at {_where(line)}, whose condition is traced")
+                    out[i] = np.zeros(*first_type[i])
+                elif not _carriable(v):
+                    raise _cannot_carry(name, v, "if", line)
+                elif first and i == filled:
+                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype)
+            return {name: v for name, v in zip(names, out)}
         return run
 
-    cf = _control_flow()
+    operands = tuple(init[i] for i in carried)
     if filled is not None and names[filled] not in then_defined:
-        results = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
+        out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
     else:
-        results = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
-    final = list(init)
-    for i, v in zip(outs, results):
-        final[i] = v
-    return tuple(final)
+        out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
+    return tuple(out[name] for name in names)
 
 
 def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
     values = tuple(init)
     pred = test_fn(*values)
-    while not isinstance(pred, Tracer):
+    while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
             return values
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "while loop", line)
-    loop = _Loop(names, values, line, "while loop", pred.trace)
-
-    def cond_fun(carry):
-        return _scalar_pred(_as_array(pred.trace, test_fn(*loop.full(carry))), "while loop", line)
-
-    def body_fun(carry):
-        return loop.out(body_fn(*loop.full(carry)))
-
-    carry = loop.prepare(lambda full: body_fn(*full))
-    return loop.full(_control_flow().while_loop(cond_fun, body_fun, carry))
+    loop = _Loop(names, values, line, "while loop")
+    carry = loop.init(lambda full: body_fn(*full))
+    out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
+                        lambda c: loop.out(body_fn(*loop.full(c))), carry)
+    return loop.full(out)
 
 
-def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets):
+def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
+    values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "for loop", line)
-        return _traced_for(iterable.start, iterable.stop, iterable.step, None, extra_test, body_fn,
-                           tuple(init), names, line, targets)
-    if isinstance(iterable, Tracer) and iterable.ndim and iterable.shape[0] > UNROLL_LIMIT:
-        return _traced_for(0, iterable.shape[0], 1, iterable, extra_test, body_fn, tuple(init),
-                           names, line, targets)
-    values = tuple(init)
-    is_range = isinstance(iterable, range)
+        return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
+    if isinstance(iterable, Tracer) and iterable.ndim and iterable.shape[0] > UNROLL_LIMIT \
+            and not effects and _all_carriable(values):
+        return _traced_for(range(iterable.shape[0]), iterable, extra_test, body_fn, values, names,
+                           line, targets)
+    if isinstance(iterable, range) and len(iterable) > UNROLL_LIMIT and not in_try \
+            and not effects and names and _all_carriable(values) and current_trace() is not None:
+        return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     iterator = iter(iterable)
-    count = 0
     for item in iterator:
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: guard the rest
-                return _guarded_rest(go, item, iterator, extra_test, body_fn, values, names, line)
+                return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
             if not go:
                 return values
-        if (is_range and len(iterable) - count > UNROLL_LIMIT and _find_trace(values) is not None
-                and all(_carriable(v) or isinstance(v, Undefined) for v in values)):
-            rest = iterable[count:]
-            return _traced_for(rest.start, rest.stop, rest.step, None, extra_test, body_fn, values,
-                               names, line, targets)
         values = tuple(body_fn(item, *values))
-        count += 1
     return values
 
 
-def _guarded_rest(go, item, iterator, extra_test, body_fn, values, names, line):
+def _all_carriable(values) -> bool:
+    return all(_carriable(v) or isinstance(v, Undefined) for v in values)
+
+
+def _guarded_rest(item, iterator, extra_test, body_fn, values, names, line):
     """The rest of a Python loop after a traced ``break``: each iteration runs under ``if``."""
-    defined = tuple(n for n, v in zip(names, values) if not isinstance(v, Undefined))
     for it in [item, *iterator]:
         go = extra_test(*values)
         if not isinstance(go, Tracer) and not go:
             return values
+        defined = tuple(n for n, v in zip(names, values) if not isinstance(v, Undefined))
         values = if_stmt(go, lambda *v, it=it: body_fn(it, *v), lambda *v: v, init=values,
                          names=names, line=line, in_try=False, then_defined=defined,
                          else_defined=defined)
     return values
 
 
-def _traced_for(start, stop, step, source, extra_test, body_fn, values, names, line, targets):
-    trace = _find_trace(start, stop, step, source, values)
-    loop = _Loop(names, values, line, "for loop", trace, targets)
+def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
+    """A for loop over ``rng`` (a range, maybe with traced bounds) as ``fori_loop``, or as a
+    ``while_loop`` over a count when it may break."""
+    start, stop, step = rng.start, rng.stop, rng.step
+    loop = _Loop(names, values, line, "for loop", targets)
 
     def item(i):
         return source[i] if source is not None else i
 
-    cf = _control_flow()
-    if extra_test is None and not isinstance(step, Tracer) and step == 1:
-        def body_fun(i, carry):
-            return loop.out(body_fn(item(i), *loop.full(carry)))
-
-        carry = loop.prepare(lambda full: body_fn(item(_as_array(trace, start)), *full))
-        return loop.full(cf.fori_loop(start, stop, body_fun, carry))
-    # A count k = 0, 1, ... of the range's length, and i = start + k * step.
-    n = _range_length(trace, start, stop, step, line)
-    start_t = _as_array(trace, start).astype(np.int64)
-    step_t = _as_array(trace, step).astype(np.int64)
+    if extra_test is None:
+        carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
+        out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
+                           carry, step=step)
+        return loop.full(out)
+    # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
+    n = _range_length(start, stop, step, line)
+    first, stride = _int64(start), _int64(step)
 
     def cond_fun(both):
-        k, carry = both
-        go = k < n
-        if extra_test is not None:
-            go = np.logical_and(go, _as_array(trace, extra_test(*loop.full(carry))))
-        return go
+        k, c = both
+        return np.logical_and(k < n, extra_test(*loop.full(c)))
 
     def body_fun(both):
-        k, carry = both
-        return k + 1, loop.out(body_fn(item(start_t + k * step_t), *loop.full(carry)))
+        k, c = both
+        return k + 1, loop.out(body_fn(item(first + k * stride), *loop.full(c)))
 
-    carry = loop.prepare(lambda full: body_fn(item(start_t), *full))
-    zero = _as_array(trace, np.int64(0))
-    _, carry = cf.while_loop(cond_fun, body_fun, (zero, carry))
-    return loop.full(carry)
+    carry = loop.init(lambda full: body_fn(item(first), *full))
+    _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
+    return loop.full(out)
 
 
-def _range_length(trace, start, stop, step, line):
+def _int64(x):
+    trace = current_trace()
+    return as_tracer(trace, x, np.dtype(np.int64))
+
+
+def _range_length(start, stop, step, line):
+    if not any(isinstance(v, Tracer) for v in (start, stop, step)):
+        return len(range(start, stop, step))
     if not isinstance(step, Tracer) and step == 0:
-        raise ValueError("range() arg 3 must not be zero")
-    start, stop, step = (_as_array(trace, v).astype(np.int64) for v in (start, stop, step))
+        raise ValueError(f"range() arg 3 must not be zero (at {_where(line)})")
+    start, stop, step = _int64(start), _int64(stop), _int64(step)
     up = (stop - start + step - 1) // step
     down = (start - stop - step - 1) // (-step)
     return np.maximum(np.where(step > 0, up, down), 0)
 
 
 class _Loop:
-    """A traced loop's carry: the state that can be carried, as a dict by name (so carry
-    errors name the variable); the rest (Python objects the body does not change) passes
-    through unchanged."""
+    """A traced loop's carry: the state, as a dict by name (so carry errors name the variable)."""
 
-    def __init__(self, names, values, line, what, trace, targets=()):
+    def __init__(self, names, values, line, what, targets=()):
         self.names, self.values, self.line, self.what = names, values, line, what
-        self.trace, self.targets = trace, set(targets)
-        self.carried = [i for i, v in enumerate(values) if isinstance(v, Undefined) or _carriable(v)]
+        self.targets = set(targets)
+        for name, v in zip(names, values):
+            if not isinstance(v, Undefined) and not _carriable(v):
+                raise _cannot_carry(name, v, what, line)
 
     def full(self, carry) -> tuple:
-        out = list(self.values)
-        for i in self.carried:
-            out[i] = carry[self.names[i]]
-        return tuple(out)
+        return tuple(carry[name] for name in self.names)
 
     def out(self, values) -> dict:
         carry = {}
-        for i, (name, v) in enumerate(zip(self.names, values)):
-            if i in self.carried:
-                if isinstance(v, Undefined):
-                    raise UnsupportedError(
-                        f"'{name}' has no value at the end of an iteration of the {self.what} at "
-                        f"{_where(self.line)}")
-                carry[name] = _as_array(self.trace, v)
-            elif v is not self.values[i]:
-                raise UnsupportedError(
-                    f"'{name}' holds a {type(self.values[i]).__name__} and is assigned in the "
-                    f"{self.what} at {_where(self.line)}, which runs as a loop in compiled code: "
-                    "only arrays and numbers can change in it")
+        for name, v in zip(self.names, values):
+            if isinstance(v, Undefined):
+                raise UnsupportedError(f"'{name}' has no value at the end of an iteration of the "
+                                       f"{self.what} at {_where(self.line)}")
+            carry[name] = v
         return carry
 
-    def prepare(self, run_once) -> dict:
-        """The initial carry. Where a variable has no value yet, or holds a Python number,
-        one speculative run of the body (its ops are unused, so they are removed) gives the
-        type the loop carries."""
-        need = [i for i in self.carried
-                if isinstance(self.values[i], (Undefined, bool, int, float, complex))]
-        types = {}
-        if need:
-            copies = [fresh(v) if isinstance(v, Tracer) else _as_array(self.trace, v)
-                      if isinstance(v, (np.ndarray, np.generic)) else v for v in self.values]
-            after = run_once(tuple(copies))
-            for i in need:
-                v = after[i]
-                if isinstance(self.values[i], Undefined) and not (
-                        self.names[i] == RETVAL or self.names[i] in self.targets):
-                    raise UnsupportedError(
-                        f"'{self.names[i]}' is first assigned inside the {self.what} at "
-                        f"{_where(self.line)}, whose bounds or condition are traced, and is used "
-                        "after it or in the next iteration; give it a value before the loop")
-                if isinstance(v, Undefined) or not _carriable(v):
-                    continue
-                v = _as_array(self.trace, v)
-                types[i] = (v.shape, v.dtype)
-        carry = {}
-        for i in self.carried:
-            v = self.values[i]
-            if i in types:
-                shape, dtype = types[i]
-                if isinstance(v, Undefined):
-                    v = np.zeros(shape, dtype)
-                else:
-                    v = as_tracer(self.trace, v, dtype)
-            elif isinstance(v, Undefined):
+    def init(self, run_once) -> dict:
+        """The initial carry. A variable with no value yet (the function's result, the loop
+        variable) gets zeros of the type one run of the body gives it, traced into a block that
+        is then dropped; any other is an error: Python would raise if the loop ran zero times."""
+        missing = [i for i, v in enumerate(self.values) if isinstance(v, Undefined)]
+        for i in missing:
+            name = self.names[i]
+            if name != RETVAL and name not in self.targets:
                 raise UnsupportedError(
-                    f"'{self.names[i]}' has no value before the {self.what} at "
-                    f"{_where(self.line)} and none after its first iteration")
-            carry[self.names[i]] = _as_array(self.trace, v)
-        return carry
+                    f"'{name}' is first assigned inside the {self.what} at {_where(self.line)}, "
+                    "whose bounds or condition are traced, and is used after it or in the next "
+                    "iteration; give it a value before the loop")
+        values = list(self.values)
+        if missing:
+            trace = current_trace()
+            block = Block()
+            with trace.region(block):
+                copies = [fresh(v) if isinstance(v, Tracer) else v for v in self.values]
+                after = run_once(tuple(copies))
+                types = {i: (np.shape(after[i]), _dtype(after[i])) for i in missing}
+            for op in reversed(block.ops):
+                op.drop_all_references()
+            for i in missing:
+                values[i] = np.zeros(*types[i])
+        return {name: v for name, v in zip(self.names, values)}
+
+
+def _dtype(v):
+    if isinstance(v, Undefined):
+        raise v._unbound()
+    return v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype

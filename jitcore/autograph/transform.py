@@ -237,6 +237,7 @@ class ControlFlow(ast.NodeTransformer):
             test = _load(test_fn)
         site = self._site(node, state)
         site["targets"] = _strings(sorted(analysis.assigned([bind])))
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
