@@ -102,6 +102,7 @@ def _factory(fun):
         if "type_params" in ast.FunctionDef._fields:
             node.type_params = []
     transform.convert_function(node)
+    _strip_definition_time(node)
     node.name = _CONVERTED  # the factory must not bind the user's name: f may call (global) f
     freevars = tuple(n for n in code.co_freevars if n != "__ag__")
     args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ("__ag__", *freevars)],
@@ -124,6 +125,19 @@ def _factory(fun):
                                f"{code.co_filename}:{code.co_firstlineno}: {e}") from None
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     return factory_code, freevars
+
+
+def _strip_definition_time(node) -> None:
+    """Drop what a ``def`` evaluates when it runs (defaults, annotations): they may name the
+    enclosing scope, which the factory does not have; the original function's defaults are
+    copied onto the converted one."""
+    a = node.args
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    node.returns = None
 
 
 def _find(tree, fun, code):
