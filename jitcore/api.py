@@ -23,7 +23,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from jitcore import compiler, ir, pytree
-from jitcore.autograph import converted, refuse_generator
+from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
@@ -221,6 +221,8 @@ class JitFunction:
             return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
         except Exception as e:
             add_user_line(e, self.fun)
+            if self.autograph:
+                e.__traceback__ = without_helper_frames(e.__traceback__)
             raise
 
     def _compile_once(self, key, specs, call) -> Executable:

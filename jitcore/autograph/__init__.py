@@ -8,6 +8,6 @@ Modules: ``analysis`` (names a statement assigns, reads; liveness), ``lowering``
 flags), ``transform`` (the AST rewrite), ``convert`` (source in, function out), ``runtime``.
 """
 
-from jitcore.autograph.convert import converted, refuse_generator
+from jitcore.autograph.convert import converted, refuse_generator, without_helper_frames
 
-__all__ = ["converted", "refuse_generator"]
+__all__ = ["converted", "refuse_generator", "without_helper_frames"]

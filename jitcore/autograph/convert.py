@@ -162,3 +162,20 @@ def refuse_generator(fun) -> None:
                                "is a generator (it uses yield); a jitted function must return "
                                "its results")
 
+
+
+_HELPERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+
+
+def without_helper_frames(tb):
+    """``tb`` without the frames of the conversion's helpers: between two lines of the user's
+    converted code they would only confuse."""
+    kept = []
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_HELPERS_DIR):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out

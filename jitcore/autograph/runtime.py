@@ -7,7 +7,9 @@ state as the operands or the loop's carry.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import operator
+import re
 
 import numpy as np
 
@@ -203,7 +205,7 @@ def call(f):
 # -- statements ----------------------------------------------------------------------------------
 def _refuse_in_try(in_try: bool, what: str, line) -> None:
     if in_try:
-        raise UnsupportedError(f"a {what} with a traced condition inside try/except at "
+        raise UnsupportedError(f"{what} with a traced condition inside try/except at "
                                f"{_where(line)} cannot be converted: exceptions cannot be caught "
                                "in compiled code; move the try out of the jitted function")
 
@@ -233,7 +235,7 @@ def _cannot_carry(name, value, what, line):
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
-    _refuse_in_try(in_try, "if", line)
+    _refuse_in_try(in_try, "an if", line)
     pred = _pred(pred, "if", line)
     filled = None  # the result variable, defined by one branch only (the other has returned)
     for i, (name, value) in enumerate(zip(names, init)):
@@ -272,11 +274,32 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         return run
 
     operands = tuple(init[i] for i in carried)
-    if filled is not None and names[filled] not in then_defined:
-        out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
-    else:
-        out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
+    with _in_user_terms():
+        if filled is not None and names[filled] not in then_defined:
+            out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
+        else:
+            out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
     return tuple(out[name] for name in names)
+
+
+_LEAF = re.compile(r"\b(?:output|carry)(?:\[\d+\])?\['(\w+)'\]")
+
+
+@contextlib.contextmanager
+def _in_user_terms():
+    """The control-flow API's type errors, worded for the user's statement: its leaves are the
+    user's variables (and the function's result)."""
+    try:
+        yield
+    except JitTypeError as e:
+        if len(e.args) == 1 and isinstance(e.args[0], str):
+            text = _LEAF.sub(lambda m: "the value returned" if m.group(1) == RETVAL
+                             else f"'{m.group(1)}'", e.args[0])
+            text = re.sub(r"^jc\.(cond|while_loop|fori_loop): ", "", text)
+            text = text.replace("true_fun", "the if branch").replace("false_fun", "the else branch")
+            text = text.replace("body_fun", "the loop body")
+            e.args = (text,)
+        raise
 
 
 def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
@@ -287,18 +310,19 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
             return values
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
-    _refuse_in_try(in_try, "while loop", line)
+    _refuse_in_try(in_try, "a while loop", line)
     loop = _Loop(names, values, line, "while loop")
     carry = loop.init(lambda full: body_fn(*full))
-    out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
-                        lambda c: loop.out(body_fn(*loop.full(c))), carry)
+    with _in_user_terms():
+        out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
+                            lambda c: loop.out(body_fn(*loop.full(c))), carry)
     return loop.full(out)
 
 
 def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
-        _refuse_in_try(in_try, "for loop", line)
+        _refuse_in_try(in_try, "a for loop", line)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     if isinstance(iterable, Tracer) and iterable.ndim and iterable.shape[0] > UNROLL_LIMIT \
             and not effects and _all_carriable(values):
@@ -347,8 +371,9 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
 
     if extra_test is None:
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
-        out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
-                           carry, step=step)
+        with _in_user_terms():
+            out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
+                               carry, step=step)
         return loop.full(out)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
@@ -363,7 +388,8 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         return k + 1, loop.out(body_fn(item(first + k * stride), *loop.full(c)))
 
     carry = loop.init(lambda full: body_fn(item(first), *full))
-    _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
+    with _in_user_terms():
+        _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
     return loop.full(out)
 
 
