@@ -123,7 +123,15 @@ def written(stmts) -> set[str]:
         for t in targets:
             if isinstance(t, ast.Subscript):
                 _targets(t, out, True)
+        if isinstance(n, ast.Assign) and _is_setitem(n.value):  # as converted: h = setitem(h, ...)
+            _targets(n.targets[0], out, False)
     return out
+
+
+def _is_setitem(value) -> bool:
+    f = value.func if isinstance(value, ast.Call) else None
+    return (isinstance(f, ast.Attribute) and f.attr in ("setitem", "aug_setitem")
+            and isinstance(f.value, ast.Name) and f.value.id == "__ag__")
 
 
 def loaded(node) -> set[str]:
@@ -184,6 +192,9 @@ class Liveness:
             self.live_out[id(s)] = live
             after = self.block(s.orelse, live)
             head = after | (loaded(s.test) if isinstance(s, ast.While) else set())
+            extra = getattr(s, "extra_test", None)  # a for loop's break flag (lowering)
+            if extra is not None:
+                head |= loaded(extra)
             while True:
                 body_in = self.block(s.body, head)
                 if isinstance(s, ast.For):

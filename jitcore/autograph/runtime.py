@@ -253,6 +253,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             raise _cannot_carry(name, value, "if", line)
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined)]
     first_type = {}
+    writes = _InPlace(names, init, "if", line)
 
     def branch(fn, first: bool):
         def run(*ops):
@@ -260,6 +261,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             for i, v in zip(carried, ops):
                 full[i] = v
             out = list(fn(*full))
+            writes.saw(full, out)
             for i, (name, v) in enumerate(zip(names, out)):
                 if isinstance(v, Undefined):
                     if i != filled or first:
@@ -279,7 +281,40 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
-    return tuple(out[name] for name in names)
+    return writes.result(tuple(out[name] for name in names))
+
+
+class _InPlace:
+    """Python's aliasing through a traced branch or loop: a variable whose array a region only
+    wrote in place (``out[i] = v``; the name still holds the same object) is updated in place
+    afterwards, so the caller's argument and other views of it see the writes, as in Python.
+    A variable a region rebinds (``y = y + 1``) just takes the new value."""
+
+    def __init__(self, names, init, what, line):
+        self.names, self.init, self.what, self.line = names, init, what, line
+        self.kept = [True] * len(names)  # every run returned the object it was given
+        self.wrote = [False] * len(names)  # some run wrote to it in place
+
+    def saw(self, given, returned) -> None:
+        for i, (a, b) in enumerate(zip(given, returned)):
+            if a is not b:
+                self.kept[i] = False
+            elif isinstance(a, Tracer) and a.root().version:
+                self.wrote[i] = True
+
+    def result(self, values) -> tuple:
+        out = list(values)
+        for i, orig in enumerate(self.init):
+            if not self.wrote[i] or not isinstance(orig, Tracer):
+                continue
+            if not self.kept[i]:
+                raise UnsupportedError(
+                    f"'{self.names[i]}' is written in place on one path of the {self.what} at "
+                    f"{_where(self.line)} and assigned a new array on another; the condition is "
+                    "traced, so write it the same way on every path")
+            orig.rebind(out[i])
+            out[i] = orig
+        return tuple(out)
 
 
 _LEAF = re.compile(r"\b(?:output|carry)(?:\[\d+\])?\['(\w+)'\]")
@@ -316,7 +351,7 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
                             lambda c: loop.out(body_fn(*loop.full(c))), carry)
-    return loop.full(out)
+    return loop.result(out)
 
 
 def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
@@ -374,7 +409,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         with _in_user_terms():
             out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
                                carry, step=step)
-        return loop.full(out)
+        return loop.result(out)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
@@ -390,7 +425,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     carry = loop.init(lambda full: body_fn(item(first), *full))
     with _in_user_terms():
         _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
-    return loop.full(out)
+    return loop.result(out)
 
 
 def _int64(x):
@@ -415,14 +450,21 @@ class _Loop:
     def __init__(self, names, values, line, what, targets=()):
         self.names, self.values, self.line, self.what = names, values, line, what
         self.targets = set(targets)
+        self.writes = _InPlace(names, values, what, line)
+        self._given = None
         for name, v in zip(names, values):
             if not isinstance(v, Undefined) and not _carriable(v):
                 raise _cannot_carry(name, v, what, line)
 
     def full(self, carry) -> tuple:
-        return tuple(carry[name] for name in self.names)
+        self._given = tuple(carry[name] for name in self.names)
+        return self._given
+
+    def result(self, carry) -> tuple:
+        return self.writes.result(tuple(carry[name] for name in self.names))
 
     def out(self, values) -> dict:
+        self.writes.saw(self._given, values)
         carry = {}
         for name, v in zip(self.names, values):
             if isinstance(v, Undefined):
