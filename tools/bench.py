@@ -52,7 +52,8 @@ from dataclasses import dataclass
 import numpy as np
 
 try:
-    import bench_workloads as bw  # tools/, which is on sys.path when this file runs as a script
+    import bench_loops as bl  # tools/, which is on sys.path when this file runs as a script
+    import bench_workloads as bw
 
     import jitcore as jc
     import jitcore.numpy as jnp
@@ -758,8 +759,31 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
                      peak_rows, peak_notes, peak_records)
 
 
+# ----------------------------------------------------------------------------- the loops suite
+def run_loops_suite(report: Report, programs: list, with_compile_time: bool, scale: float, repeat: int,
+                    peers: dict) -> None:
+    report.say(f"loops (issue #11): plain Python loops over array elements, {scale:g}x each program's "
+               f"size; median of {repeat} warm runs after one warm-up call (which compiles), on fresh "
+               "copies of the arguments")
+    report.say("jitcore: jc.jit of the program unchanged; numba: numba.njit of it unchanged; numpy: a "
+               "vectorised version where one exists; python: the program itself on a smaller size, its "
+               "time scaled up by the ratio of the work; x/jc: that median / jitcore's (above 1: jitcore "
+               "is faster)")
+    if programs:
+        records = [bl.measure(p, repeat, peers, scale) for p in programs]
+        notes = [f"{r['title']}, {impl}: {e['reason']}" for r in records
+                 for impl, e in r["impls"].items() if e.get("reason")]
+        notes += [f"{r['title']}, {impl}: result differs from jitcore's" for r in records
+                  for impl, e in r["impls"].items() if e.get("matches") is False]
+        report.table("loops", bl.LOOP_HEADER, bl.loop_rows(records), notes, records)
+    if with_compile_time:
+        report.say("first call of a jitted `for i in range(n): s += x[i % 8] * 0.5`, n a constant of the "
+                   "function: compile time must not grow with n")
+        report.table("compile-time", ["n", "first call ms", "second call ms"], bl.compile_time_rows())
+
+
 # ----------------------------------------------------------------------------- main
-SUITES = ("default", "math", "workloads", "all")
+SUITES = ("default", "math", "workloads", "loops", "all")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -780,16 +804,19 @@ def main(argv: list[str] | None = None) -> int:
     default_names = [c.name for c in CASES] + list(SECTIONS)
     math_names = [c.name for c in MATH_CASES]
     workload_names = [w.name for w in bw.WORKLOADS] + ["peak-memory"]
+    loop_names = [p.name for p in bl.PROGRAMS] + ["compile-time"]
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(default_names)
                         + " (default suite); " + ", ".join(math_names) + " (math suite); "
-                        + ", ".join(workload_names) + " (workloads suite)")
+                        + ", ".join(workload_names) + " (workloads suite); " + ", ".join(loop_names)
+                        + " (loops suite)")
     opts = parser.parse_args(argv)
     run_default, run_math = opts.suite in ("default", "all"), opts.suite in ("math", "all")
     run_workloads_suite = opts.suite in ("workloads", "all")
+    run_loops = opts.suite in ("loops", "all")
     if opts.size < 1 or (opts.repeat is not None and opts.repeat < 1):
         parser.error("--size and --repeat must be at least 1")
     names = ((default_names if run_default else []) + (math_names if run_math else [])
-             + (workload_names if run_workloads_suite else []))
+             + (workload_names if run_workloads_suite else []) + (loop_names if run_loops else []))
     only = set(names) if opts.only is None else {n.strip() for n in opts.only.split(",")}
     if only - set(names):
         unknown = ", ".join(sorted(only - set(names)))
@@ -840,6 +867,10 @@ def main(argv: list[str] | None = None) -> int:
     works = [w for w in bw.WORKLOADS if w.name in only] if run_workloads_suite else []
     if works or (run_workloads_suite and "peak-memory" in only):
         run_workloads(report, works, "peak-memory" in only, opts.size, opts.repeat or 5, peers)
+    programs = [p for p in bl.PROGRAMS if p.name in only] if run_loops else []
+    if programs or (run_loops and "compile-time" in only):
+        run_loops_suite(report, programs, "compile-time" in only, opts.size / bw.DEFAULT_SIZE,
+                        opts.repeat or 3, peers)
     load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     if load_end is not None:
         report.say(f"load average at the end: {load_end:.2f}", describes=False)
