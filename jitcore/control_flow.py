@@ -247,20 +247,20 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
     op_leaves = [prims.as_tracer(trace, leaf, a.dtype) if isinstance(leaf, np.ndarray) else leaf
                  for leaf, a in zip(op_leaves, op_avals)]
     blocks, outs = [], []
-    for fun, _ in (then, orelse):
+    for fun, name in (then, orelse):
         block = Block()
-        with trace.region(block):
+        with trace.region(block):  # values made in it are read only in it
             args = [fresh(leaf, leaf.scalar, leaf.weak) if isinstance(leaf, Tracer) else leaf
                     for leaf in op_leaves]
-            out = fun(*pytree.unflatten(op_tree, args))
+            leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
+            paths = pytree.leaf_paths(tree, "output")
+            leaf_avals = [aval_of(leaf, api, f"{p} of {name}") for leaf, p in zip(leaves, paths)]
+            outs.append((leaves, tree, leaf_avals))
         blocks.append(block)
-        outs.append(pytree.flatten(out))
-    (then_leaves, tree), (else_leaves, else_tree) = outs
+    (then_leaves, tree, then_avals), (else_leaves, else_tree, else_avals) = outs
     then_name, else_name = then[1], orelse[1]
     _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
     paths = pytree.leaf_paths(tree, "output")
-    then_avals = [aval_of(leaf, api, f"{p} of {then_name}") for leaf, p in zip(then_leaves, paths)]
-    else_avals = [aval_of(leaf, api, f"{p} of {else_name}") for leaf, p in zip(else_leaves, paths)]
     avals = _join_leaves(
         api, paths, then_avals, else_avals,
         lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
@@ -295,13 +295,14 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
     sources = _sources(init_leaves)
     for _ in range(len(avals) + 2):  # each retrace makes at least one leaf's dtype wider
         block = Block([*extra_types, *(a.ir_type for a in avals)])
-        with trace.region(block):
+        with trace.region(block):  # values made in it are read only in it
             carry = [Tracer(arg, trace, sources, a.weak)
                      for arg, a in zip(block.args[len(extra_types):], avals)]
             out, rest = call(block, pytree.unflatten(tree, carry))
-        out_leaves, out_tree = pytree.flatten(out)
-        _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
-        out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}") for leaf, p in zip(out_leaves, paths)]
+            out_leaves, out_tree = pytree.flatten(out)
+            _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
+            out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}")
+                         for leaf, p in zip(out_leaves, paths)]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         if [j.dtype for j in joined] == [a.dtype for a in avals]:
             return block, joined, out_leaves, rest
@@ -400,17 +401,18 @@ def _split_step(api: str, out, where: str):
     return out
 
 
-def scan(f, init, xs=None, length=None):
+def scan(f, init, xs=None, length=None, *, reverse=False):
     """``carry, y = f(carry, x)`` for each row ``x`` of ``xs`` (``length`` steps, x None without
     xs); returns ``(carry, ys)``, the ys stacked along a new leading axis. An ``scf.for``
-    carrying the user's carry and the ys, whose row ``i`` each step writes."""
+    carrying the user's carry and the ys, whose row ``i`` each step writes. ``reverse``: the
+    rows from the last to the first, each y still in its row (as JAX's)."""
     api = "jc.scan"
     xs_leaves, xs_tree = pytree.flatten(xs)
     xs_paths = pytree.leaf_paths(xs_tree, "xs")
     n = _scan_length(api, xs_leaves, xs_paths, length)
     trace = _find_trace(init, xs)
     if trace is None:
-        return _eager_scan(f, init, xs_leaves, xs_tree, n)
+        return _eager_scan(f, init, xs_leaves, xs_tree, n, reverse)
     where = user_location()
     xs_leaves = [leaf if isinstance(leaf, Tracer) else prims.as_tracer(trace, leaf, np.asarray(leaf).dtype)
                  for leaf in xs_leaves]
@@ -418,16 +420,18 @@ def scan(f, init, xs=None, length=None):
 
     def call(block, carry):
         i = Tracer(block.args[0], trace)
+        if reverse:
+            i = prims.ufunc(np.subtract, n - 1, i)
         x = pytree.unflatten(xs_tree, [leaf[i] for leaf in xs_leaves])
         new, y = _split_step(api, f(carry, x), where)
         return new, (i, y)
 
     body, avals, out_leaves, (i, y) = _trace_body(trace, api, "f", init_leaves, tree,
                                                   (TensorType((), ir_type(INDEX)),), call)
-    y_leaves, y_tree = pytree.flatten(y)
-    y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
-    stacked = [Aval((n, *a.shape), a.dtype) for a in y_avals]
     with trace.region(body):
+        y_leaves, y_tree = pytree.flatten(y)
+        y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
+        stacked = [Aval((n, *a.shape), a.dtype) for a in y_avals]
         rows = []
         for leaf, a, s in zip(y_leaves, y_avals, stacked):
             buffer = Tracer(body.add_arg(s.ir_type), trace)
@@ -491,13 +495,13 @@ def _eager_fori(lower, upper, step, body_fun, init_val):
     return val
 
 
-def _eager_scan(f, init, xs_leaves, xs_tree, n: int):
+def _eager_scan(f, init, xs_leaves, xs_tree, n: int, reverse: bool):
     where = user_location()
     xs_leaves = [np.asarray(leaf) for leaf in xs_leaves]
     val = _copy_arrays(init)
     carry = _EagerCarry("jc.scan", "f", val)
     rows, y_tree = [], None
-    for i in range(n):
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
         val, y = _split_step("jc.scan", f(val, pytree.unflatten(xs_tree, [x[i] for x in xs_leaves])), where)
         carry.check(val)
         leaves, tree = pytree.flatten(y)
@@ -515,4 +519,6 @@ def _eager_scan(f, init, xs_leaves, xs_tree, n: int):
         shapes = {(r[k].shape, r[k].dtype) for r in rows}
         if len(shapes) > 1:
             raise JitTypeError(f"jc.scan: y leaf {k} changes shape or dtype between steps, at {where}")
+    if reverse:
+        rows.reverse()
     return val, pytree.unflatten(y_tree, [np.stack([r[k] for r in rows]) for k in range(len(rows[0]))])

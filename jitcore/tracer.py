@@ -74,7 +74,8 @@ class Trace:
     def region(self, block):
         """Trace into ``block`` (a region of an op being built) instead of the current block.
         Constants made inside stay inside: the caches are restored on the way out, since a value
-        defined in a region cannot be used after it."""
+        defined in a region cannot be used after it. If the body raises, the block is dropped:
+        its ops let go of the values outside, which would otherwise keep uses that no op has."""
         saved = self.builder, self.constants, self.derived
         self.builder = Builder(block)
         self.constants = dict(self.constants)
@@ -82,6 +83,10 @@ class Trace:
         self.depth += 1
         try:
             yield block
+        except BaseException:
+            for op in reversed(block.ops):
+                op.drop_all_references()
+            raise
         finally:
             self.builder, self.constants, self.derived = saved
             self.depth -= 1
@@ -115,6 +120,8 @@ class Tracer:
 
     @property
     def value(self) -> Value:
+        if self.level > self.trace.depth:
+            self._escaped()
         if self.view is not None:
             root = self.root()
             if self._seen != root.version:
@@ -124,6 +131,15 @@ class Tracer:
                 self._value = forward(base)._value
                 self._seen = root.version
         return self._value
+
+    def _escaped(self):
+        dims = ",".join(map(str, self._value.type.shape))
+        raise JitTypeError(
+            f"a value computed inside a loop body or branch (Traced<{self._value.type.element}"
+            f"[{dims}]>) is used after it, at {user_location()}: it exists only inside. Return "
+            "it from the body or branch (in the loop's carry, scan's ys or the branch's output) "
+            "and use what the loop or branch returns."
+        )
 
     def _derived_in_region(self, version: int) -> Value:
         """A view from outside the region, stale, read in it: derived once per region, in the

@@ -530,3 +530,77 @@ def test_the_tracer_leaves_no_region_state_behind():
     # After tracing, calls outside jit are eager again (no trace left running).
     assert jc.fori_loop(0, 3, lambda i, c: c + 1, 0) == 3
     assert not re.search("Traced", repr(jc.cond(True, lambda: X, lambda: X)))
+
+
+def test_scan_in_reverse_reads_and_writes_row_n_minus_1_minus_i():
+    def f(xs):
+        return jc.scan(lambda c, x: (c + x, c), np.float32(0), xs, reverse=True)
+
+    loop = the_op(traced(f, X), "scf.for")
+    sub = next(op for op in loop.body.ops if op.op_name == "array.sub")
+    assert sub.operands[1] is loop.induction_variable
+    gather = next(op for op in loop.body.ops if op.op_name == "array.gather")
+    assert gather.operands[1] is sub.results[0]
+
+
+@settings(max_examples=25)
+@given(xs=hnp.arrays(np.float64, st.integers(0, 6), elements=st.floats(-10, 10)))
+def test_eager_scan_in_reverse(xs):
+    carry, ys = jc.scan(lambda c, x: (c * 0.5 + x, c), 0.0, xs, reverse=True)
+    c, rows = 0.0, [0.0] * len(xs)
+    for i in reversed(range(len(xs))):
+        rows[i] = c
+        c = c * 0.5 + xs[i]
+    assert carry == pytest.approx(c)
+    np.testing.assert_allclose(ys, np.array(rows).reshape(len(xs)))
+
+
+@pytest.mark.parametrize("init, body_dtype, carried", [
+    (0, np.float32, np.float32), (0, np.uint8, np.uint8), (0.0, np.float16, np.float16),
+    (0.0, np.complex64, np.complex64), (0, np.bool_, None), (0.0, np.int32, None),
+    (0j, np.float32, None), (np.int64(0), np.int32, None), (0, np.int64, np.int64),
+])
+def test_a_weak_init_takes_the_body_dtype_where_numpy_promotion_allows(init, body_dtype, carried):
+    def f(x):
+        return jc.fori_loop(0, 3, lambda i, c: x[0].astype(body_dtype), init)
+
+    if carried is None:
+        with pytest.raises(JitTypeError, match="going into body_fun but"):
+            traced(f, X)
+        with pytest.raises(JitTypeError, match="going into body_fun but"):
+            jc.fori_loop(0, 3, lambda i, c: np.asarray(1, body_dtype)[()], init)
+    else:
+        loop = the_op(traced(f, X), "scf.for")
+        assert loop.result_types[0].element == jc.dtypes.ir_type(carried)
+        # eager: the same rule
+        assert jc.fori_loop(0, 3, lambda i, c: np.asarray(1, body_dtype)[()], init).dtype == carried
+
+
+def test_a_value_from_inside_a_body_used_after_it_is_an_error():
+    def f(x):
+        stash = []
+
+        def body(i, c):
+            stash.append(c * 2)
+            return c + 1
+        out = jc.fori_loop(0, 3, body, x)
+        return out + stash[0]  # ESCAPE-1
+
+    with pytest.raises(JitTypeError) as e:
+        traced(f, X)
+    raises_at(e, "ESCAPE-1", "inside a loop body or branch", "f32[5]", "used after it")
+
+
+def test_a_body_that_raises_leaves_no_uses_behind():
+    from jitcore.ir.builder import Builder
+    from jitcore.ir.core import Block
+    from jitcore.tracer import Trace, Tracer
+
+    outer = Block([ir.types.TensorType((3,), jc.dtypes.ir_type(np.float32))])
+    trace = Trace(Builder(outer), "f")
+    x = Tracer(outer.args[0], trace)
+    body = Block()
+    with pytest.raises(ZeroDivisionError), trace.region(body):
+        y = x * 2
+        y = y / 0 if y.shape == (2,) else 1 // 0
+    assert outer.args[0].uses == [] and trace.depth == 0 and trace.builder.block is outer
