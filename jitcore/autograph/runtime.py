@@ -367,10 +367,15 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
             and not effects and names and _all_carriable(values) and current_trace() is not None:
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     iterator = iter(iterable)
-    for item in iterator:
+    for done, item in enumerate(iterator):
         if extra_test is not None:
             go = extra_test(*values)
-            if isinstance(go, Tracer):  # a break under a traced condition: guard the rest
+            if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop
+                if isinstance(iterable, (range, Tracer)) and not effects and not in_try \
+                        and _all_carriable(values):
+                    rest = range(len(iterable))[done:] if isinstance(iterable, Tracer) else iterable[done:]
+                    return _traced_for(rest, iterable if isinstance(iterable, Tracer) else None,
+                                       extra_test, body_fn, values, names, line, targets)
                 return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
             if not go:
                 return values
