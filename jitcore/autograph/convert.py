@@ -26,6 +26,7 @@ _LIBRARY_PATHS = tuple(os.path.join(os.path.abspath(p), "") for p in {
 _FACTORY = "__agf_factory"
 _CONVERTED = "__agf_converted"
 _cache: dict = {}  # code object -> (factory code, free variable names), or None: unconverted
+_converted_codes: set = set()  # code objects that conversion made
 _lock = threading.Lock()
 
 
@@ -44,7 +45,7 @@ def converted(fun):
     if isinstance(fun, types.MethodType):
         inner = converted(fun.__func__)
         return fun if inner is fun.__func__ else types.MethodType(inner, fun.__self__)
-    if getattr(fun, "__wrapped_by_jitcore__", False) or not _convertible(fun):
+    if not _convertible(fun) or fun.__code__ in _converted_codes:
         return fun
     code = fun.__code__
     with _lock:
@@ -64,13 +65,10 @@ def converted(fun):
     closure = dict(zip(code.co_freevars, cells))
     factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
     new = factory(runtime, *[closure[name] for name in freevars])
-    new.__code__ = new.__code__.replace(co_name=code.co_name, **(
-        {"co_qualname": code.co_qualname} if hasattr(code, "co_qualname") else {}))
     new.__name__, new.__qualname__ = fun.__name__, fun.__qualname__
     new.__defaults__ = fun.__defaults__
     new.__kwdefaults__ = fun.__kwdefaults__
     new.__dict__.update(fun.__dict__)
-    new.__wrapped_by_jitcore__ = True
     return new
 
 
@@ -124,7 +122,24 @@ def _factory(fun):
         raise UnsupportedError(f"jitcore could not convert {fun.__qualname__}() at "
                                f"{code.co_filename}:{code.co_firstlineno}: {e}") from None
     factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    # The converted function's code under the user's name, for tracebacks.
+    names = {"co_name": code.co_name}
+    if hasattr(code, "co_qualname"):
+        names["co_qualname"] = code.co_qualname
+    factory_code = factory_code.replace(co_consts=tuple(
+        c.replace(**names) if isinstance(c, types.CodeType) and c.co_name == _CONVERTED else c
+        for c in factory_code.co_consts))
+    _mark_converted(factory_code)
     return factory_code, freevars
+
+
+def _mark_converted(code) -> None:
+    """Remember the code objects of converted code (nested functions and lambdas included):
+    called later, they are converted already."""
+    _converted_codes.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _mark_converted(c)
 
 
 def _strip_definition_time(node) -> None:

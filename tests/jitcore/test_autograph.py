@@ -271,6 +271,31 @@ def uses_a_traced_helper(x):
     return helper_clip(x.sum(), 0.0, 1.0)
 
 
+def nested_def_in_the_api(x, n):
+    def body(i, s):
+        if x[i] > 0:  # converted with the function that defines it
+            s = s + x[i]
+        return s
+    return jc.fori_loop(0, n, body, 0.0)
+
+
+def traced_negative_step(x, n):
+    s = 0.0
+    for i in range(n, 0, -1):
+        s = s * 0.5 + x[i - 1]
+    return s
+
+
+def test_nested_functions_are_converted_with_their_parent():
+    text = traced(nested_def_in_the_api, np.ones(4), 3)
+    assert text.index('"scf.for"') < text.index('"scf.if"')  # the if is in the loop's body
+
+
+def test_traced_bounds_with_a_negative_step():
+    text = traced(traced_negative_step, np.ones(4), 3)
+    assert text.count('"scf.for"(') == 1 and 'dense<-1> : tensor<i64>' in text  # the step
+
+
 def test_traced_if_is_scf_if():
     text = traced(sign_of_sum, np.ones(3))
     assert text.count('"scf.if"') == 1
