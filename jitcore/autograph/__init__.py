@@ -8,6 +8,7 @@ Modules: ``analysis`` (names a statement assigns, reads; liveness), ``lowering``
 flags), ``transform`` (the AST rewrite), ``convert`` (source in, function out), ``runtime``.
 """
 
-from jitcore.autograph.convert import converted, refuse_generator, without_helper_frames
+from jitcore.autograph.convert import refuse_generator, without_helper_frames
+from jitcore.autograph.runtime import converted
 
 __all__ = ["converted", "refuse_generator", "without_helper_frames"]

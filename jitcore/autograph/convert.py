@@ -18,6 +18,7 @@ import textwrap
 import threading
 import types
 
+from jitcore.autograph import transform
 from jitcore.errors import UnsupportedError
 from jitcore.tracer import is_user_file
 
@@ -40,10 +41,11 @@ def _convertible(fun) -> bool:
     return not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
 
 
-def converted(fun):
-    """``fun`` converted, or ``fun`` itself when it is not the user's Python function."""
+def converted(fun, helpers):
+    """``fun`` converted, or ``fun`` itself when it is not the user's Python function.
+    ``helpers`` is what the converted code calls as ``__ag__`` (the ``runtime`` module)."""
     if isinstance(fun, types.MethodType):
-        inner = converted(fun.__func__)
+        inner = converted(fun.__func__, helpers)
         return fun if inner is fun.__func__ else types.MethodType(inner, fun.__self__)
     if not _convertible(fun) or fun.__code__ in _converted_codes:
         return fun
@@ -57,14 +59,13 @@ def converted(fun):
     if entry is None:
         return fun
     factory_code, freevars = entry
-    from jitcore.autograph import runtime
     try:
         cells = [c.cell_contents for c in (fun.__closure__ or ())]
     except ValueError:  # a closure variable with no value yet
         return fun
     closure = dict(zip(code.co_freevars, cells))
     factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
-    new = factory(runtime, *[closure[name] for name in freevars])
+    new = factory(helpers, *[closure[name] for name in freevars])
     new.__name__, new.__qualname__ = fun.__name__, fun.__qualname__
     new.__defaults__ = fun.__defaults__
     new.__kwdefaults__ = fun.__kwdefaults__
@@ -92,7 +93,6 @@ def _factory(fun):
         return None
     if any(isinstance(n, ast.Nonlocal) for n in ast.walk(node)):
         return None  # its writes must reach the enclosing function's own cells
-    from jitcore.autograph import transform
     if isinstance(node, ast.Lambda):
         node = ast.FunctionDef(name=fun.__name__, args=node.args, body=[ast.Return(value=node.body)],
                                decorator_list=[], returns=None, type_comment=None,

@@ -10,12 +10,13 @@ import builtins
 import contextlib
 import operator
 import re
+import sys
 
 import numpy as np
 
 from jitcore import control_flow as cf
 from jitcore import pytree
-from jitcore.autograph.convert import converted
+from jitcore.autograph import convert
 from jitcore.autograph.lowering import RETVAL
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.core import Block
@@ -190,6 +191,11 @@ def _range(*args):
 
 
 _BUILTINS = {int: _int, float: _float, bool: _bool, range: _range}
+
+
+def converted(f):
+    """``f`` converted (``convert.converted``), its code calling the helpers of this module."""
+    return convert.converted(f, sys.modules[__name__])
 
 
 def call(f):
