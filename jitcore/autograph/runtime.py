@@ -311,8 +311,8 @@ class _InPlace:
     def result(self, values) -> tuple:
         out = list(values)
         for i, orig in enumerate(self.init):
-            if not self.wrote[i] or not isinstance(orig, Tracer):
-                continue
+            if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
+                continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
             if not self.kept[i]:
                 raise UnsupportedError(
                     f"'{self.names[i]}' is written in place on one path of the {self.what} at "
@@ -369,11 +369,16 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
             and not effects and _all_carriable(values):
         return _traced_for(range(iterable.shape[0]), iterable, extra_test, body_fn, values, names,
                            line, targets)
-    if isinstance(iterable, range) and len(iterable) > UNROLL_LIMIT and not in_try \
-            and not effects and names and _all_carriable(values) and current_trace() is not None:
-        return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
+    # A long static range becomes a loop once its state holds an array (at once, or after the
+    # first iterations ran in Python); a loop computing only Python numbers stays Python.
+    long_range = isinstance(iterable, range) and len(iterable) > UNROLL_LIMIT and not in_try \
+        and not effects and names and current_trace() is not None
     iterator = iter(iterable)
     for done, item in enumerate(iterator):
+        if long_range and len(iterable) - done > UNROLL_LIMIT and _holds_arrays(values) \
+                and _all_carriable(values):
+            return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
+                               targets)
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop
@@ -387,6 +392,10 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
                 return values
         values = tuple(body_fn(item, *values))
     return values
+
+
+def _holds_arrays(values) -> bool:
+    return any(isinstance(leaf, (Tracer, np.ndarray)) for leaf in pytree.flatten(values)[0])
 
 
 def _all_carriable(values) -> bool:

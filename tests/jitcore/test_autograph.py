@@ -322,6 +322,27 @@ def test_short_static_range_unrolls_and_long_one_is_a_loop():
     assert long.count('"scf.for"') == 1 and '"array.scatter_nd"' in long
 
 
+def python_counter(x):
+    n = 0
+    for i in range(100):  # long, but only Python numbers change: stays Python
+        n += i % 3
+    return x[: n % 5]  # n is still a Python int: a static bound
+
+
+def scalar_accumulator(x):
+    s = 0.0
+    for i in range(100):  # s becomes traced in the first iteration; the rest is a loop
+        s += x[i % 8] * 0.5
+    return s
+
+
+def test_a_long_static_loop_stays_python_until_its_state_is_traced():
+    counter = traced(python_counter, np.ones(8))
+    assert '"scf.' not in counter and "tensor<4xf64>" in counter  # 99 % 5 == 4
+    text = traced(scalar_accumulator, np.ones(8))
+    assert text.count('"scf.for"(') == 1 and text.count('"array.add"') == 2
+
+
 def test_histogram_over_a_traced_array_is_one_loop():
     text = traced(histogram, np.zeros(100))
     assert text.count('"scf.for"') == 1
