@@ -162,15 +162,23 @@ def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
     return [prims.as_tracer(trace, leaf, a.dtype) for leaf, a in zip(leaves, avals)]
 
 
+def _check_scalar(x, kinds: str, api: str, what: str) -> np.dtype:
+    """``x``'s dtype, after checking that it is 0-d and of one of NumPy's ``kinds``."""
+    if isinstance(x, (Tracer, np.ndarray, np.generic)):
+        shape, dtype = x.shape, x.dtype
+    else:
+        arr = np.asarray(x)
+        shape, dtype = arr.shape, arr.dtype
+    if shape != () or dtype.kind not in kinds:
+        wanted = "an integer" if kinds == "iu" else "a bool or number"
+        raise JitTypeError(f"{api}: {what} must be a scalar (0-d), {wanted}; got "
+                           f"{Aval(shape, dtype)} at {user_location()}")
+    return dtype
+
+
 def _predicate(trace: Trace, pred, api: str, what: str) -> Tracer:
     """``pred`` as a 0-d bool tracer, as JAX casts it (a number is true when not 0)."""
-    shape = pred.shape if isinstance(pred, Tracer) else np.shape(pred)
-    dtype = pred.dtype if isinstance(pred, Tracer) else np.asarray(pred).dtype
-    if shape != ():
-        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) bool or number, got shape "
-                           f"{shape} at {user_location()}")
-    if dtype.kind not in "biufc":
-        raise JitTypeError(f"{api}: {what} must be a bool or number, got {dtype} at {user_location()}")
+    dtype = _check_scalar(pred, "biufc", api, what)
     if not isinstance(pred, Tracer):
         return prims.constant(trace, bool(pred), np.dtype(bool))
     if dtype.kind == "b":
@@ -179,13 +187,8 @@ def _predicate(trace: Trace, pred, api: str, what: str) -> Tracer:
 
 
 def _concrete_predicate(pred, api: str, what: str) -> bool:
-    arr = np.asarray(pred)
-    if arr.shape != ():
-        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) bool or number, got shape "
-                           f"{arr.shape} at {user_location()}")
-    if arr.dtype.kind not in "biufc":
-        raise JitTypeError(f"{api}: {what} must be a bool or number, got {arr.dtype} at {user_location()}")
-    return bool(arr)
+    _check_scalar(pred, "biufc", api, what)
+    return bool(pred)
 
 
 def _copy_arrays(tree):
@@ -214,11 +217,7 @@ def switch(index, branches, *operands):
     branches = list(branches)
     if not branches:
         raise JitTypeError(f"jc.switch: branches is empty, at {user_location()}")
-    dtype = index.dtype if isinstance(index, (Tracer, np.ndarray, np.generic)) else np.asarray(index).dtype
-    shape = index.shape if isinstance(index, (Tracer, np.ndarray, np.generic)) else np.shape(index)
-    if shape != () or dtype.kind not in "iu":
-        raise JitTypeError(f"jc.switch: the index must be a scalar (0-d) integer, got "
-                           f"{dtype}[{','.join(map(str, shape))}] at {user_location()}")
+    _check_scalar(index, "iu", "jc.switch", "the index")
     if not isinstance(index, Tracer):
         return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
     if len(branches) == 1:
@@ -337,11 +336,7 @@ def while_loop(cond_fun, body_fun, init_val):
 
 def _bound(trace: Trace, value, api: str, what: str) -> Tracer:
     """A loop bound as a 0-d int64 tracer; it must be an integer scalar."""
-    dtype = value.dtype if isinstance(value, (Tracer, np.ndarray, np.generic)) else np.asarray(value).dtype
-    shape = value.shape if isinstance(value, (Tracer, np.ndarray, np.generic)) else np.shape(value)
-    if shape != () or dtype.kind not in "iu":
-        raise JitTypeError(f"{api}: {what} must be a scalar (0-d) integer, got "
-                           f"{dtype}[{','.join(map(str, shape))}] at {user_location()}")
+    _check_scalar(value, "iu", api, what)
     return prims.as_tracer(trace, value if isinstance(value, Tracer) else int(value), INDEX)
 
 
@@ -480,11 +475,8 @@ def _eager_while(cond_fun, body_fun, init_val):
 def _eager_fori(lower, upper, step, body_fun, init_val):
     bounds = []
     for value, what in ((lower, "lower"), (upper, "upper"), (step, "step")):
-        arr = np.asarray(value)
-        if arr.shape != () or arr.dtype.kind not in "iu":
-            raise JitTypeError(f"jc.fori_loop: {what} must be a scalar (0-d) integer, got "
-                               f"{arr.dtype}[{','.join(map(str, arr.shape))}] at {user_location()}")
-        bounds.append(int(arr))
+        _check_scalar(value, "iu", "jc.fori_loop", what)
+        bounds.append(int(value))
     if bounds[2] == 0:
         raise JitTypeError(f"jc.fori_loop: step is 0, at {user_location()}")
     val = _copy_arrays(init_val)

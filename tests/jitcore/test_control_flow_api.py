@@ -356,7 +356,7 @@ def test_non_scalar_predicate_is_an_error():
 
     with pytest.raises(JitTypeError) as e:
         traced(f, X)
-    raises_at(e, "PRED-1", "scalar (0-d)", "(5,)")
+    raises_at(e, "PRED-1", "scalar (0-d)", "got bool[5]")
 
 
 def test_non_scalar_while_condition_is_an_error():
@@ -384,7 +384,7 @@ def test_fori_loop_bounds_must_be_integers():
 
     with pytest.raises(JitTypeError) as e:
         traced(f, X)
-    raises_at(e, "BOUND-1", "upper", "integer")
+    raises_at(e, "BOUND-1", "upper must be a scalar (0-d), an integer; got float32[]")
 
 
 def test_a_write_to_an_outer_array_in_a_body_says_to_carry_it():
