@@ -465,28 +465,37 @@ def _range_length(start, stop, step, line):
 
 
 class _Loop:
-    """A traced loop's carry: the state, as a dict by name (so carry errors name the variable)."""
+    """A traced loop's carry: the state, as a dict by name (so carry errors name the variable).
+    A variable the body never gives a value (the function's result, where no path through the
+    body returns) is not carried: it stays undefined."""
 
     def __init__(self, names, values, line, what, targets=()):
         self.names, self.values, self.line, self.what = names, values, line, what
         self.targets = set(targets)
         self.writes = _InPlace(names, values, what, line)
+        self.absent: set[str] = set()
         self._given = None
         for name, v in zip(names, values):
             if not isinstance(v, Undefined) and not _carriable(v):
                 raise _cannot_carry(name, v, what, line)
 
     def full(self, carry) -> tuple:
-        self._given = tuple(carry[name] for name in self.names)
+        self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
         return self._given
 
     def result(self, carry) -> tuple:
-        return self.writes.result(tuple(carry[name] for name in self.names))
+        return self.writes.result(self.full(carry))
 
     def out(self, values) -> dict:
         self.writes.saw(self._given, values)
         carry = {}
         for name, v in zip(self.names, values):
+            if name in self.absent:
+                if not isinstance(v, Undefined):
+                    raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "
+                                           f"at {_where(self.line)} that one trial run of its body "
+                                           "did not take; give it a value before the loop")
+                continue
             if isinstance(v, Undefined):
                 raise UnsupportedError(f"'{name}' has no value at the end of an iteration of the "
                                        f"{self.what} at {_where(self.line)}")
@@ -510,17 +519,34 @@ class _Loop:
             trace = current_trace()
             block = Block()
             with trace.region(block):
-                copies = [fresh(v) if isinstance(v, Tracer) else v for v in self.values]
+                # Every value traced, as in the loop: a branch on it traces both ways.
+                copies = [v if isinstance(v, Undefined) else _traced_copy(trace, v) for v in self.values]
                 after = run_once(tuple(copies))
-                types = {i: (np.shape(after[i]), _dtype(after[i])) for i in missing}
+                types = {i: (np.shape(after[i]), _dtype(after[i])) for i in missing
+                         if not isinstance(after[i], Undefined)}
             for op in reversed(block.ops):
                 op.drop_all_references()
             for i in missing:
-                values[i] = np.zeros(*types[i])
-        return {name: v for name, v in zip(self.names, values)}
+                if i in types:
+                    values[i] = np.zeros(*types[i])
+                else:
+                    self.absent.add(self.names[i])
+        return {n: v for n, v in zip(self.names, values) if n not in self.absent}
+
+
+def _traced_copy(trace, value):
+    """``value`` (a pytree of arrays and numbers) as new tracers: Python numbers weakly typed."""
+    def leaf(x):
+        if isinstance(x, Tracer):
+            return fresh(x, x.scalar, x.weak)
+        if isinstance(x, (bool, int, float, complex)):
+            t = as_tracer(trace, x, np.asarray(x).dtype)
+            t.weak = not isinstance(x, bool)
+            return t
+        return as_tracer(trace, x, np.asarray(x).dtype)
+    leaves, tree = pytree.flatten(value)
+    return pytree.unflatten(tree, [leaf(x) for x in leaves])
 
 
 def _dtype(v):
-    if isinstance(v, Undefined):
-        raise v._unbound()
     return v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype

@@ -286,6 +286,59 @@ def traced_negative_step(x, n):
     return s
 
 
+def find_with_while(x, t):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > t:
+            return i
+        i += 1
+    return -1
+
+
+def capped_collatz(n):
+    steps = 0
+    while n != 1:
+        if steps > 50:
+            return -1
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def skip_negatives(x, n):
+    s = 0.0
+    for i in range(n):
+        if x[i] < 0:
+            continue
+        s = s + x[i]
+    return s
+
+
+def nested_traced_break(x, n, m):
+    total = 0.0
+    for i in range(n):
+        for j in range(m):
+            if x[i] * x[j] > 10:
+                break
+            total = total + x[i] * x[j]
+    return total
+
+
+JUMPS = {  # function, arguments, (scf.for, scf.while) counts
+    "return in a while that becomes traced": (find_with_while, (np.arange(10.0), 3.0), (0, 1)),
+    "return in a traced while": (capped_collatz, (np.int64(7),), (0, 1)),
+    "continue in a traced for": (skip_negatives, (np.ones(5), 3), (1, 0)),
+    "break in a traced for in a traced for": (nested_traced_break, (np.ones(5), 3, 4), (1, 1)),
+}
+
+
+@pytest.mark.parametrize("case", JUMPS)
+def test_jumps_in_traced_loops(case):
+    fn, args, (fors, whiles) = JUMPS[case]
+    text = traced(fn, *args)
+    assert (text.count('"scf.for"('), text.count('"scf.while"(')) == (fors, whiles), text
+
+
 def test_nested_functions_are_converted_with_their_parent():
     text = traced(nested_def_in_the_api, np.ones(4), 3)
     assert text.index('"scf.for"') < text.index('"scf.if"')  # the if is in the loop's body
