@@ -207,3 +207,39 @@ def test_nested_loops_with_break(x, y, t):
 @given(hnp.arrays(np.float64, st.integers(1, 200), elements=FLOATS), FLOATS)
 def test_return_from_inside_a_loop(x, t):
     assert_same(first_index_above, x, np.float64(t))
+
+
+def find_with_while(x, t):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > t:
+            return i
+        i += 1
+    return -1
+
+
+def capped_collatz(n):
+    steps = 0
+    while n != 1:
+        if steps > 50:
+            return -1
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def skip_negatives(x, n):
+    s = 0.0
+    for i in range(n):
+        if x[i] < 0:
+            continue
+        s = s + x[i]
+    return s
+
+
+@settings(max_examples=20, deadline=None)
+@given(hnp.arrays(np.float64, st.integers(1, 100), elements=FLOATS), FLOATS, st.integers(1, 10**4))
+def test_return_and_continue_in_traced_loops(x, t, n):
+    assert_same(find_with_while, x, np.float64(t))
+    assert_same(capped_collatz, np.int64(n))
+    assert_same(skip_negatives, x, np.int64(x.shape[0]))
