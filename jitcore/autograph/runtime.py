@@ -21,7 +21,7 @@ from jitcore.autograph.lowering import RETVAL
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.core import Block
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, current_trace, fresh, user_frame, user_location
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled.
 UNROLL_LIMIT = 64
@@ -64,7 +64,6 @@ def traced(x) -> bool:
 
 
 def _where(line) -> str:
-    from jitcore.tracer import user_frame
     frame = user_frame()
     filename = frame.f_code.co_filename if frame is not None else "<unknown>"
     return f"{filename}:{line}"
@@ -179,9 +178,12 @@ class TracedRange:
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
         self.start, self.stop, self.step = start, stop, step
 
-    def __iter__(self):
-        raise UnsupportedError("range() with a traced bound can only be the iterable of a for "
-                               "loop in a jitted function")
+    def _only_in_for(self, *args):
+        raise UnsupportedError(f"range() with a traced bound, at {user_location()}, can only be "
+                               "the iterable of a for loop (for i in range(n)); its length and "
+                               "elements are not known while tracing")
+
+    __iter__ = __len__ = __reversed__ = __getitem__ = __contains__ = _only_in_for
 
 
 def _range(*args):

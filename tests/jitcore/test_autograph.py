@@ -175,6 +175,13 @@ def test_what_is_not_converted():
     assert converted(jc.jit) is jc.jit  # jitcore's own
 
 
+def test_code_without_source_runs_unconverted():
+    namespace: dict = {}
+    exec("def typed_at_a_prompt(x):\n    return x + 1\n", namespace)
+    f = namespace["typed_at_a_prompt"]
+    assert converted(f) is f and f(1) == 2
+
+
 def test_closures_defaults_and_lambdas():
     scale = 3
 
@@ -476,6 +483,13 @@ def carries_a_list(x, n):
     return parts[0]
 
 
+def reversed_traced_range(x, n):
+    s = x[0]
+    for i in reversed(range(n)):
+        s = s + x[i]
+    return s
+
+
 ERRORS = {
     "first assigned in a traced loop": (used_after_loop, (np.ones(3), 2), jc.UnsupportedError,
                                         "for i in range(n):", "'y' is first assigned inside the for loop"),
@@ -487,6 +501,8 @@ ERRORS = {
                                "if x.sum() > 0:", "inside try/except"),
     "a list carried by a traced loop": (carries_a_list, (np.ones(3), 2), jc.JitTypeError,
                                         "for _ in range(n):", "has a different structure"),
+    "a traced range used as a sequence": (reversed_traced_range, (np.ones(3), 2), jc.UnsupportedError,
+                                          "for i in reversed(range(n)):", "can only be the iterable"),
 }
 
 
