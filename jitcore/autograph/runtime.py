@@ -192,7 +192,52 @@ def _range(*args):
     return range(*args)
 
 
-_BUILTINS = {int: _int, float: _float, bool: _bool, range: _range}
+class Indexed:
+    """``zip``/``enumerate`` over traced arrays: a sequence of known length whose item ``i`` can
+    be built for a traced ``i``, so a long ``for`` over it becomes one loop. Iterated in Python
+    (a short loop), it gives the items ``zip``/``enumerate`` would."""
+
+    def __init__(self, length: int, item):
+        self.length, self.item = length, item
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        return self.item(i)
+
+    def __iter__(self):
+        return (self.item(i) for i in range(self.length))
+
+
+def _indexable(x) -> bool:
+    if isinstance(x, (range, Indexed)):
+        return True
+    return isinstance(x, (Tracer, np.ndarray)) and x.ndim > 0
+
+
+def _element(x, i):
+    if isinstance(x, range):
+        return x.start + i * x.step
+    if isinstance(x, np.ndarray) and isinstance(i, Tracer):
+        x = as_tracer(i.trace, x, x.dtype)
+    return x[i]
+
+
+def _zip(*args, **kwargs):
+    if kwargs or not args or not any(isinstance(a, (Tracer, Indexed)) for a in args) \
+            or not all(_indexable(a) for a in args):
+        return zip(*args, **kwargs)
+    return Indexed(min(len(a) for a in args), lambda i: tuple(_element(a, i) for a in args))
+
+
+def _enumerate(x, start=0):
+    if not isinstance(x, (Tracer, Indexed)) or not _indexable(x):
+        return enumerate(x, start)
+    return Indexed(len(x), lambda i: (start + i, x[i]))
+
+
+_BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate}
 
 
 def converted(f):
@@ -367,9 +412,9 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
-    if isinstance(iterable, Tracer) and iterable.ndim and iterable.shape[0] > UNROLL_LIMIT \
-            and not effects and _all_carriable(values):
-        return _traced_for(range(iterable.shape[0]), iterable, extra_test, body_fn, values, names,
+    if isinstance(iterable, (Tracer, Indexed)) and len(iterable) > UNROLL_LIMIT \
+            and not effects and not in_try and _all_carriable(values):
+        return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
                            line, targets)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
@@ -384,10 +429,11 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop
-                if isinstance(iterable, (range, Tracer)) and not effects and not in_try \
+                if isinstance(iterable, (range, Tracer, Indexed)) and not effects and not in_try \
                         and _all_carriable(values):
-                    rest = range(len(iterable))[done:] if isinstance(iterable, Tracer) else iterable[done:]
-                    return _traced_for(rest, iterable if isinstance(iterable, Tracer) else None,
+                    indexed = not isinstance(iterable, range)
+                    rest = range(len(iterable))[done:] if indexed else iterable[done:]
+                    return _traced_for(rest, iterable if indexed else None,
                                        extra_test, body_fn, values, names, line, targets)
                 return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
             if not go:

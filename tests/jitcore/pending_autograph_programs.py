@@ -243,3 +243,17 @@ def test_return_and_continue_in_traced_loops(x, t, n):
     assert_same(find_with_while, x, np.float64(t))
     assert_same(capped_collatz, np.int64(n))
     assert_same(skip_negatives, x, np.int64(x.shape[0]))
+
+
+def weighted_sum(x, w):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, w)):
+        s = s + i * a * b
+    return s
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 150).flatmap(lambda n: st.tuples(
+    hnp.arrays(np.float64, n, elements=FLOATS), hnp.arrays(np.float64, n, elements=FLOATS))))
+def test_enumerate_zip(xw):
+    assert_same(weighted_sum, *xw, rtol=1e-9, atol=1e-9)

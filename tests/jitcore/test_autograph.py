@@ -396,6 +396,19 @@ def scalar_accumulator(x):
     return s
 
 
+def weighted_sum(x, w):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, w)):
+        s = s + i * a * b
+    return s
+
+
+def test_enumerate_and_zip_over_traced_arrays():
+    assert traced(weighted_sum, np.ones(100), np.ones(100)).count('"scf.for"(') == 1
+    assert '"scf.' not in traced(weighted_sum, np.ones(5), np.ones(5))  # short: unrolled
+    assert converted(weighted_sum)([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 46.0  # plain Python
+
+
 def test_a_long_static_loop_stays_python_until_its_state_is_traced():
     counter = traced(python_counter, np.ones(8))
     assert '"scf.' not in counter and "tensor<4xf64>" in counter  # 99 % 5 == 4
