@@ -5,7 +5,8 @@ in Python on concrete values and build ``scf`` ops through ``jitcore.control_flo
 ones. ``jit`` applies it before the first trace (``jit(f, autograph=False)`` turns it off).
 
 Modules: ``analysis`` (names a statement assigns, reads; liveness), ``lowering`` (jumps as
-flags), ``transform`` (the AST rewrite), ``convert`` (source in, function out), ``runtime``.
+flags), ``transform`` (the AST rewrite), ``convert`` (source in, function out), ``runtime``
+(what converted code calls: the helpers of ``statements`` and ``expressions``).
 """
 
 from jitcore.autograph.convert import refuse_generator, without_helper_frames
