@@ -22,7 +22,7 @@ from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Trace, Tracer
 
-DEFAULT_PIPELINE = "canonicalize,cse,dce,kernelize,fuse,interchange,canonicalize,cse,dce"
+DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
 
 

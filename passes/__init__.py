@@ -1,6 +1,6 @@
 """Passes over the IR and the manager that runs them; importing this package registers them."""
 
-from jitcore.passes import canonicalize, cse, dce, fuse, interchange, kernelize  # noqa: F401  (registers the passes)
+from jitcore.passes import canonicalize, cse, dce, fuse, interchange, kernelize, licm  # noqa: F401  (registers the passes)
 from jitcore.passes.manager import (
     PASSES,
     Pass,

@@ -19,9 +19,10 @@ from jitcore.ir.core import PURE, TERMINATOR, Operation, OpResult, Value
 from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType
+from jitcore.passes.constants import CONSTANT_OPS, constant_of
 from jitcore.passes.manager import Pass, register_pass
+from jitcore.passes.scf_rules import SCF_RULES
 
-_CONSTANTS = (array.ConstantOp, arith.ConstantOp)
 # Significand bits of each float width: the widest integer it holds exactly.
 _SIGNIFICAND = {16: 11, 32: 24, 64: 53}
 
@@ -51,14 +52,11 @@ def _attached(op: Operation | None, root: Operation) -> bool:
     return True
 
 
-def constant_of(v: Value) -> DenseAttr | ScalarAttr | None:
-    """The value of ``v`` if an ``array.constant`` or ``arith.constant`` defines it."""
-    op = v.op if isinstance(v, OpResult) else None
-    return op.attributes["value"] if isinstance(op, _CONSTANTS) else None
-
-
 def _simplify(op: Operation) -> bool:
-    if not op.has_trait(PURE) or isinstance(op, _CONSTANTS):
+    rule = SCF_RULES.get(op.op_name)
+    if rule is not None:
+        return rule(op)
+    if not op.has_trait(PURE) or isinstance(op, CONSTANT_OPS):
         return False
     swapped = _constant_to_right(op)
     results = op.fold([constant_of(v) for v in op.operands])

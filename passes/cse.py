@@ -6,6 +6,13 @@ entries of the blocks around it, except in ops whose regions are isolated from a
 afresh. Two ops are equal when they have the same name, operands (in any order for commutative
 ops), attributes and result types. Pure ops with isolated regions, such as ``kernel.generic``,
 are equal when they have the same operands and print identically, which compares their bodies.
+
+The regions of ``scf`` ops are scoped the same way: a loop body or branch sees (and may be
+replaced by) the values computed before the op, while what it computes stays in its own scope,
+so a value defined in a region never replaces one outside it, where it would not dominate.
+Ops with side effects (not ``Pure``: ``kernel.insert``, ``kernel.check_index``, and the ``scf``
+ops themselves) are never merged, and two ``kernel.extract`` reads only when no
+``kernel.insert`` may run between them: a read after a write may see a different element.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from collections import ChainMap
 
 from jitcore import ir
 from jitcore.ir.core import ISOLATED, PURE, TERMINATOR, Block, Operation
+from jitcore.passes.effects import LOOP_OPS, kernel_writes
 from jitcore.passes.manager import Pass, register_pass
 
 
@@ -23,39 +31,52 @@ class CSE(Pass):
     name = "cse"
 
     def run(self, module: Operation) -> bool:
-        return _cse_regions(module, ChainMap())
+        return _Scopes().cse_regions(module, ChainMap())
 
 
 def _isolated(op: Operation) -> bool:
     return op.has_trait(ISOLATED) or op.op_name == "kernel.generic"
 
 
-def _cse_regions(op: Operation, scope: ChainMap) -> bool:
-    if _isolated(op):
-        scope = ChainMap()
-    changed = False
-    for region in op.regions:
-        for block in region.blocks:
-            changed |= _cse_block(block, scope.new_child())
-    return changed
+class _Scopes:
+    """One walk of CSE. ``writes`` counts the element writes passed so far: it is part of a
+    ``kernel.extract``'s key, so two reads merge only with no ``kernel.insert`` between them
+    (nor one in a loop around the later read, or in an op passed between them)."""
 
+    def __init__(self):
+        self.writes = 0
 
-def _cse_block(block: Block, scope: ChainMap) -> bool:
-    changed = False
-    for op in list(block.ops):
-        changed |= _cse_regions(op, scope)
-        if not op.has_trait(PURE) or op.has_trait(TERMINATOR) or op.regions and not _isolated(op):
-            continue
-        key = _key(op)
-        earlier = scope.get(key)
-        if earlier is None:
-            scope[key] = op
-            continue
-        for old, new in zip(op.results, earlier.results, strict=True):
-            old.replace_all_uses_with(new)
-        op.erase()
-        changed = True
-    return changed
+    def cse_regions(self, op: Operation, scope: ChainMap) -> bool:
+        if _isolated(op):
+            scope = ChainMap()
+        writes = op.op_name in LOOP_OPS and kernel_writes(op)
+        self.writes += writes  # a read in the body may follow a write of the iteration before
+        changed = False
+        for region in op.regions:
+            for block in region.blocks:
+                changed |= self.cse_block(block, scope.new_child())
+        self.writes += writes or (op.op_name == "scf.if" and kernel_writes(op))
+        return changed
+
+    def cse_block(self, block: Block, scope: ChainMap) -> bool:
+        changed = False
+        for op in list(block.ops):
+            changed |= self.cse_regions(op, scope)
+            self.writes += op.op_name == "kernel.insert"
+            if not op.has_trait(PURE) or op.has_trait(TERMINATOR) or op.regions and not _isolated(op):
+                continue
+            key = _key(op)
+            if op.op_name == "kernel.extract":
+                key = (key, self.writes)
+            earlier = scope.get(key)
+            if earlier is None:
+                scope[key] = op
+                continue
+            for old, new in zip(op.results, earlier.results, strict=True):
+                old.replace_all_uses_with(new)
+            op.erase()
+            changed = True
+        return changed
 
 
 def _key(op: Operation) -> tuple:

@@ -1,13 +1,18 @@
-"""Dead code elimination: pure ops whose results are unused are erased.
+"""Dead code elimination: ops without side effects whose results are unused are erased.
 
 Blocks are walked backwards, so a chain of dead ops goes in one sweep; sweeps repeat until
 nothing changes, since erasing an op inside a region can free a value defined outside it.
-Terminators and ops with side effects (anything not ``Pure``) always stay.
+Terminators and ops with side effects always stay: anything not ``Pure``, and an ``scf`` op
+whose regions hold such an op (a kernel body's loop that writes with ``kernel.insert``) or an
+``scf.for`` whose step may be zero (``passes/effects.py``). Inside the regions of the ops that
+stay, dead ops go too. As in MLIR, an ``scf.while`` without side effects is erased even if it
+would never end: a loop whose results nothing reads is not worth keeping for its running time.
 """
 
 from __future__ import annotations
 
-from jitcore.ir.core import PURE, TERMINATOR, Block, Operation
+from jitcore.ir.core import TERMINATOR, Block, Operation
+from jitcore.passes.effects import has_side_effects
 from jitcore.passes.manager import Pass, register_pass
 
 
@@ -33,7 +38,7 @@ def _dce_op(op: Operation) -> bool:
 def _dce_block(block: Block) -> bool:
     changed = False
     for op in reversed(list(block.ops)):
-        if op.has_trait(PURE) and not op.has_trait(TERMINATOR) and not any(r.uses for r in op.results):
+        if not op.has_trait(TERMINATOR) and not any(r.uses for r in op.results) and not has_side_effects(op):
             op.erase()
             changed = True
         else:

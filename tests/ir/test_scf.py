@@ -43,21 +43,30 @@ def test_scf_ops_round_trip_and_verify():
         "scf.for", "scf.while", "scf.if"]
 
 
-@pytest.mark.parametrize("old, new, message", [
-    ('"scf.yield"(%y) : (tensor<4xf32>) -> ()', '"scf.yield"(%acc, %y) : (tensor<4xf32>, tensor<4xf32>) -> ()',
-     "yields"),
-    ('^bb0(%i: tensor<i64>, %acc', '^bb0(%i: tensor<i32>, %acc', "the body takes"),
+BROKEN = [
+    # a yield with one value too many
+    ('"scf.yield"(%y) : (tensor<4xf32>) -> ()',
+     '"scf.yield"(%acc, %y) : (tensor<4xf32>, tensor<4xf32>) -> ()', "yields"),
+    # an induction variable of the wrong type
+    ("^bb0(%i: tensor<i64>, %acc", "^bb0(%i: tensor<i32>, %acc", "the body takes"),
+    # a while whose cond region does not end in scf.condition
     ('"scf.condition"(%c) : (tensor<i1>) -> ()', '"scf.yield"(%a) : (tensor<4xf32>) -> ()',
      "cond region must end with scf.condition"),
-    ('"scf.if"(%c)', '"scf.if"(%n)', "needs one condition"),
+    # an if on an integer
+    ('"scf.if"(%c) ({', '"scf.if"(%n) ({', "needs one condition"),
+    # a step that is not a bound
     ('"scf.for"(%lb, %n, %st, %x)', '"scf.for"(%lb, %n, %x, %x)', "bounds and step"),
-])
+]
+
+
+@pytest.mark.parametrize("old, new, message", BROKEN)
 def test_scf_verifier_rules(old, new, message):
     broken = LOOPS.replace(old, new, 1)
-    broken = broken.replace("(tensor<i64>, tensor<i64>, tensor<i64>, tensor<4xf32>)",
-                            "(tensor<i64>, tensor<i64>, tensor<4xf32>, tensor<4xf32>)") if "%x, %x" in new else broken
-    broken = broken.replace("}) : (tensor<i1>) -> tensor<4xf32>", "}) : (tensor<i64>) -> tensor<4xf32>") \
-        if "%n)" in new else broken
     assert broken != LOOPS
+    if "%x, %x" in new:
+        broken = broken.replace("(tensor<i64>, tensor<i64>, tensor<i64>, tensor<4xf32>)",
+                                "(tensor<i64>, tensor<i64>, tensor<4xf32>, tensor<4xf32>)")
+    if "%n)" in new:
+        broken = broken.replace("}) : (tensor<i1>) -> tensor<4xf32>", "}) : (tensor<i64>) -> tensor<4xf32>")
     with pytest.raises(VerificationError, match=message):
         ir.verify(parse(broken))

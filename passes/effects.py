@@ -1,0 +1,85 @@
+"""What an op may do beyond computing its results, and where a value is defined: the questions
+``dce``, ``cse``, ``licm`` and the ``scf`` rules of ``canonicalize`` ask of ops with regions.
+
+An op has a side effect when it is not ``Pure`` (``kernel.insert`` writes an array,
+``kernel.check_index`` records an out-of-range index). An ``scf`` op has one when an op in its
+regions has one, or when it is an ``scf.for`` whose step is not a known non-zero constant: a zero
+step is reported at run time, and erasing the loop would hide that.
+"""
+
+from __future__ import annotations
+
+from jitcore.ir.core import PURE, Block, BlockArgument, Operation, OpResult, Value
+from jitcore.passes.constants import scalar_constant
+
+STRUCTURED_OPS = ("scf.for", "scf.while", "scf.if")
+LOOP_OPS = ("scf.for", "scf.while")
+# Ops that check indices at run time and record the first out of range, for the caller to raise
+# NumPy's IndexError: at the array level, and in kernel bodies.
+_INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index")
+# Terminators that only pass values to their parent: they do nothing of their own.
+_REGION_TERMINATORS = ("scf.yield", "scf.condition", "kernel.yield")
+
+
+def has_side_effects(op: Operation) -> bool:
+    """Whether running ``op`` (its regions included) may do more than compute its results."""
+    if op.op_name in _REGION_TERMINATORS:
+        return False
+    if op.op_name not in STRUCTURED_OPS:
+        return not op.has_trait(PURE)
+    if _may_step_zero(op):
+        return True
+    return any(has_side_effects(inner) for region in op.regions for block in region.blocks
+               for inner in block.ops)
+
+
+def _may_step_zero(op: Operation) -> bool:
+    return op.op_name == "scf.for" and scalar_constant(op.operands[2]) in (None, 0)
+
+
+def may_raise(op: Operation) -> bool:
+    """Whether running ``op`` (its regions included) may make the call raise: an index out of
+    range (``IndexError``) or a loop's zero step. Such an op may be pure (erasing it when unused
+    is allowed, as JAX does) but must not be made to run where it would not have run."""
+    return any(inner.op_name in _INDEX_CHECKS or _may_step_zero(inner) for inner in op.walk())
+
+
+def kernel_writes(op: Operation) -> bool:
+    """Whether ``op`` or an op in its regions writes elements with ``kernel.insert``, so that a
+    ``kernel.extract`` may read a different element after it than before it."""
+    return any(inner.op_name == "kernel.insert" for inner in op.walk())
+
+
+def defining_block(v: Value) -> Block | None:
+    if isinstance(v, BlockArgument):
+        return v.block
+    return v.op.parent if isinstance(v, OpResult) else None
+
+
+def is_inside(block: Block | None, op: Operation) -> bool:
+    """Whether ``block`` is one of ``op``'s blocks or nested in one of them."""
+    while block is not None and block.parent is not None:
+        owner = block.parent.parent
+        if owner is op:
+            return True
+        if owner is None:
+            return False
+        block = owner.parent
+    return False
+
+
+def defined_outside(v: Value, op: Operation) -> bool:
+    """Whether ``v`` is defined outside ``op``'s regions (so it is the same in every run of
+    them)."""
+    return not is_inside(defining_block(v), op)
+
+
+def uses_only_outside(op: Operation, loop: Operation) -> bool:
+    """Whether every value ``op`` and the ops nested in it read, apart from those defined
+    inside ``op`` itself, is defined outside ``loop``."""
+    for inner in op.walk():
+        for v in inner.operands:
+            if not defined_outside(v, loop):
+                if inner is op or not is_inside(defining_block(v), op):
+                    return False
+    return True
