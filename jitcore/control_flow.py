@@ -192,8 +192,8 @@ def _concrete_predicate(pred, api: str, what: str) -> bool:
 
 
 def _copy_arrays(tree):
-    """Eager carries are the loop's own: in-place writes in a body leave the caller's arrays be,
-    as writes to a carried tracer do under jit."""
+    """NumPy arrays in eager carries and operands are the loop's or branch's own: in-place
+    writes in a body leave the caller's arrays be, as writes to a carried tracer do under jit."""
     leaves, tree_def = pytree.flatten(tree)
     return pytree.unflatten(tree_def, [leaf.copy() if isinstance(leaf, np.ndarray) else leaf
                                        for leaf in leaves])
@@ -205,7 +205,7 @@ def cond(pred, true_fun, false_fun, *operands):
     0-d bool or number, true when not 0) traces both into an ``scf.if``."""
     if not isinstance(pred, Tracer):
         taken = _concrete_predicate(pred, "jc.cond", "the predicate")
-        return (true_fun if taken else false_fun)(*operands)
+        return (true_fun if taken else false_fun)(*_copy_arrays(operands))
     trace = _find_trace(pred, operands)
     p = _predicate(trace, pred, "jc.cond", "the predicate")
     return _traced_if(trace, p, (true_fun, "true_fun"), (false_fun, "false_fun"), operands, "jc.cond")
@@ -219,7 +219,7 @@ def switch(index, branches, *operands):
         raise JitTypeError(f"jc.switch: branches is empty, at {user_location()}")
     _check_scalar(index, "iu", "jc.switch", "the index")
     if not isinstance(index, Tracer):
-        return branches[min(max(int(index), 0), len(branches) - 1)](*operands)
+        return branches[min(max(int(index), 0), len(branches) - 1)](*_copy_arrays(operands))
     if len(branches) == 1:
         return branches[0](*operands)
     trace = _find_trace(index, operands)

@@ -462,6 +462,18 @@ def test_eager_cond_and_switch():
         assert jc.switch(np.int32(k), branches, 2) == expected
 
 
+def test_eager_branches_leave_the_callers_arrays_alone():
+    x = np.zeros(3)
+
+    def write(a):
+        a[0] = 7.0
+        return a
+
+    np.testing.assert_array_equal(jc.cond(True, write, write, x), [7, 0, 0])
+    np.testing.assert_array_equal(jc.switch(0, [write], x), [7, 0, 0])
+    np.testing.assert_array_equal(x, 0)
+
+
 def test_eager_loops_leave_the_callers_arrays_alone():
     out = np.zeros(4)
 
