@@ -134,6 +134,14 @@ def _is_setitem(value) -> bool:
             and isinstance(f.value, ast.Name) and f.value.id == "__ag__")
 
 
+def _sub_blocks(s) -> list:
+    """The statement lists nested in a compound statement other than if/for/while."""
+    out = [getattr(s, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(s, f, None), list)]
+    out += [h.body for h in getattr(s, "handlers", ())]
+    out += [c.body for c in getattr(s, "cases", ())]
+    return out
+
+
 def loaded(node) -> set[str]:
     """Every name read anywhere in ``node`` (nested functions included)."""
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
@@ -207,10 +215,14 @@ class Liveness:
             return head | (loaded(s.iter) if isinstance(s, ast.For) else set())
         if isinstance(s, (ast.Return,)):
             return loaded(s) | self.always
-        if isinstance(s, (ast.Try, ast.With)):
-            return live | loaded(s)
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return (live - {s.name}) | loaded(s)
+        blocks = _sub_blocks(s)
+        if blocks:  # with, try, match: every name they read is live throughout (over-approximate)
+            everything = live | loaded(s)
+            for b in blocks:
+                self.block(b, everything)
+            return everything
         if isinstance(s, ast.Delete):
             return live - assigned([ast.Assign(targets=s.targets, value=ast.Constant(0))])
         kills = set()

@@ -170,8 +170,10 @@ class ControlFlow(ast.NodeTransformer):
     visit_TryStar = visit_Try
 
     # -- the three statements --------------------------------------------------------------
-    def _state(self, stmts, live: set[str]) -> list[str]:
-        names = ((analysis.assigned(stmts) & live) | analysis.written(stmts)) & self.own
+    def _state(self, stmts, live: set[str] | None) -> list[str]:
+        assigned = analysis.assigned(stmts)
+        live = assigned if live is None else live  # not analysed: every assigned name is state
+        names = ((assigned & live) | analysis.written(stmts)) & self.own
         return sorted(n for n in names - self.declared if not n.startswith(GENERATED))
 
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
@@ -200,7 +202,7 @@ class ControlFlow(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        state = self._state(node.body + node.orelse, self.live.live_out.get(id(node), set()))
+        state = self._state(node.body + node.orelse, self.live.live_out.get(id(node)))
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
         defs = [self._function(then_fn, state, node.body, state, node),
                 self._function(else_fn, state, node.orelse, state, node)]
@@ -212,7 +214,7 @@ class ControlFlow(ast.NodeTransformer):
 
     def visit_While(self, node):
         self.generic_visit(node)
-        state = self._state(node.body, self.live.live_in.get(id(node), set()))
+        state = self._state(node.body, self.live.live_in.get(id(node)))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
@@ -224,7 +226,7 @@ class ControlFlow(ast.NodeTransformer):
         self.generic_visit(node)
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
-        state = self._state(body, self.live.live_in.get(id(node), set()))
+        state = self._state(body, self.live.live_in.get(id(node)))
         body_fn = self.fresh("body")
         defs = [self._function(body_fn, [ITER, *state], body, state, node)]
         test = ast.Constant(None)

@@ -123,6 +123,33 @@ def calls_a_helper(a, b):
     return [helper_clip(v, a, b) for v in range(-5, 6)]
 
 
+def inside_with_try_and_match(n):
+    import contextlib
+    with contextlib.nullcontext():
+        if n > 2:
+            a = n * 2
+        else:
+            a = -n
+    try:
+        for i in range(n):
+            if i == 3:
+                b = a + i
+                break
+        else:
+            b = 0
+    except ZeroDivisionError:
+        b = None
+    match n % 3:
+        case 0:
+            if a > 4:
+                c = 1
+            else:
+                c = 2
+        case _:
+            c = 3
+    return a, b, c
+
+
 SMALL = st.integers(-6, 12)
 POSITIVE = st.integers(1, 9)
 
@@ -131,6 +158,12 @@ POSITIVE = st.integers(1, 9)
 @given(SMALL, POSITIVE)
 def test_loops_break_continue_else_as_python(n, k):
     assert converted(loops_and_jumps)(n, k) == loops_and_jumps(n, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(SMALL)
+def test_statements_inside_with_try_and_match_as_python(n):
+    assert converted(inside_with_try_and_match)(n) == inside_with_try_and_match(n)
 
 
 @settings(max_examples=60, deadline=None)
