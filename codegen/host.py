@@ -1,29 +1,58 @@
-"""The host side of a compiled function: where each tensor lives, the ordered kernel launches,
-and the LLVM entry point that runs them.
+"""The host side of a compiled function: where each tensor lives, the kernel launches, the
+program of steps that runs them, and the LLVM entry point that runs the program.
 
 ``plan_function`` is target-neutral: it walks an optimised function (kernels, constants,
-reshapes), gives every tensor a ``Storage`` and lists one ``Launch`` per kernel, in
-program order. ``emit_entry`` is the entry point of a target whose kernels are functions in the
-same LLVM module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
-``codegen/plan.py`` describes and runs each launch's kernel on its operands' data pointers
-(and the element strides of strided arguments), reading nothing but the plan. How a launch
-runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
+reshapes, and array-level ``scf`` ops whose regions hold more of the same), gives every tensor
+a ``Storage``, lists one ``Launch`` per kernel and makes the program: a ``Run`` per launch in
+program order, and for an ``scf`` op a ``ForLoop``, ``WhileLoop`` or ``Branch`` of the steps of
+its regions. The values an ``scf`` op carries (its results and its blocks' carried arguments)
+share one buffer each, never an init's storage (the init may be the caller's array, or used
+again after the loop): the inits are copied in before the loop, and each iteration's yields are
+copied in at its end, as if all at once (a value that another carried value's buffer holds is
+staged first). An ``scf.for``'s induction variable is a 0-d buffer the entry writes before each
+iteration, so kernels read it as any 0-d input. Every buffer is the caller's, allocated once
+per call, however many times a loop runs.
+
+``emit_entry`` is the entry point of a target whose kernels are functions in the same LLVM
+module (the CPU): ``void @entry(i64* desc)`` reads the descriptor array laid out as
+``codegen/plan.py`` describes and runs the program, its loops and branches as LLVM loops and
+branches (bounds and conditions loaded from their storage), each launch's kernel on its
+operands' data pointers (and the element strides of strided arguments), reading nothing but the
+plan. How a launch runs (one call, chunks on threads, a grid) is the target's ``LaunchEmitter``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator
 
+import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
-from jitcore.codegen.llvm_types import I64, PTR
-from jitcore.codegen.plan import ArrayHeader, CompiledFunction, Launch, Storage
+from jitcore.codegen.kernel_body import ZERO_STEP
+from jitcore.codegen.llvm_types import I8, I64, PTR
+from jitcore.codegen.plan import (
+    ArrayHeader,
+    Branch,
+    Callback,
+    CompiledFunction,
+    Copy,
+    ForLoop,
+    Launch,
+    Run,
+    Storage,
+    WhileLoop,
+)
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects import array, kernel, scf
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
+CALLBACK_FAILED = 3  # status word 0 after a callback raised (see kernel_body's INDEX_ERROR)
+# The caller's trampoline: int32 (int64 callback number, i8** operand data); nonzero: it raised.
+TRAMPOLINE = ll.FunctionType(ll.IntType(32), [I64, PTR.as_pointer()])
 
 # Emits one launch at the builder's position: (builder, launch number, kernel, its arguments).
 LaunchEmitter = Callable[[ll.IRBuilder, int, ll.Function, list[ll.Value]], None]
@@ -36,44 +65,193 @@ def call_once(b: ll.IRBuilder, index: int, kernel: ll.Function, args: list[ll.Va
 
 def plan_function(func: Operation, target: str, symbol: str, arg_contiguous: tuple[bool, ...],
                   header: ArrayHeader | None) -> tuple[CompiledFunction, list[Operation]]:
-    """The calling convention and launches of ``func`` (its code still empty), and the op each
-    launch runs, in launch order. Launch ``i`` runs kernel ``<symbol>_k<i>``."""
+    """The calling convention, launches and program of ``func`` (its code still empty), and
+    the op each launch runs, in launch order. Launch ``i`` runs kernel ``<symbol>_k<i>``."""
     args = func.body.args
-    body = list(func.body.ops)
-    reshaped = {id(op.operands[0]) for op in body if isinstance(op, array.ReshapeOp)}
-    needs_contiguous = tuple(id(a) in reshaped for a in args)
+    ops = list(_walk(func.body))
+    # A reshaped argument is a view of its data, and a copied one (a loop's init, a yield) is
+    # copied as bytes: both need the argument's elements in C order.
+    contiguous = {id(op.operands[0]) for op in ops if isinstance(op, array.ReshapeOp)}
+    contiguous |= {id(v) for op in ops for v in _copied_operands(op)}
+    # A callback's operands become NumPy arrays from their data pointers alone.
+    contiguous |= {id(v) for op in ops if isinstance(op, array.CallbackOp) for v in op.operands}
+    needs_contiguous = tuple(id(a) in contiguous for a in args)
     strided = tuple(not (c or n) for c, n in zip(arg_contiguous, needs_contiguous))
     plan = CompiledFunction(target, symbol, strided, needs_contiguous, header)
-    storage: dict[int, Storage] = {id(a): Storage("input", i) for i, a in enumerate(args)}
-    # Descriptor order: arguments, then every buffer, then the status words, then every constant.
-    for op in body:
-        if isinstance(op, kernel.GenericOp):
-            for r in op.results:
-                storage[id(r)] = Storage("buffer", len(plan.buffers))
-                plan.buffers.append((r.type.shape, numpy_dtype(r.type.element)))
-    plan.has_status = any(isinstance(op, kernel.GenericOp) and kernel.checks_indices(op) for op in body)
-    for op in body:
-        if isinstance(op, array.ConstantOp):
-            storage[id(op.result)] = Storage("constant", len(plan.constants))
-            plan.constants.append(op.value.array)
-    kernels = []
-    for op in body:
-        if isinstance(op, kernel.GenericOp):
-            operands = tuple(storage[id(v)] for v in (*op.operands, *op.results))
-            if kernel.checks_indices(op):
-                operands += (STATUS,)
-            plan.launches.append(Launch(f"{symbol}_k{len(kernels)}", operands, _parallel_extent(op)))
-            kernels.append(op)
-        elif isinstance(op, array.ReshapeOp):
-            storage[id(op.result)] = storage[id(op.operands[0])]
-        elif op.op_name == "func.return":
-            plan.outputs = [(storage[id(v)], v.type.shape) for v in op.operands]
-        elif not isinstance(op, array.ConstantOp):
-            raise CodegenError(
-                f"'{op.op_name}' cannot be compiled directly: run the 'fuse' pass first, "
-                "which turns array ops into kernels"
-            )
-    return plan, kernels
+    plan.has_status = any(isinstance(op, kernel.GenericOp) and kernel.checks_indices(op)
+                          or _may_step_by_zero(op) or isinstance(op, array.CallbackOp) for op in ops)
+    planner = _Planner(plan, symbol, {id(a): Storage("input", i) for i, a in enumerate(args)})
+    plan.program = planner.steps(func.body)
+    return plan, planner.kernels
+
+
+def _walk(block) -> Iterator[Operation]:
+    """Every op of ``block`` and of the regions of its scf ops, in program order (kernel bodies,
+    being scalar code, are not entered)."""
+    for op in block.ops:
+        yield op
+        if isinstance(op, (scf.ForOp, scf.WhileOp, scf.IfOp)):
+            for region in op.regions:
+                yield from _walk(region.block)
+
+
+def _copied_operands(op: Operation) -> tuple:
+    if isinstance(op, scf.ForOp):
+        return tuple(op.inits)
+    if isinstance(op, (scf.WhileOp, scf.YieldOp)):
+        return tuple(op.operands)
+    return ()
+
+
+def _may_step_by_zero(op: Operation) -> bool:
+    """An scf.for whose step is not a constant other than zero."""
+    if not isinstance(op, scf.ForOp):
+        return False
+    step = op.step.owner
+    return not (isinstance(step, array.ConstantOp) and int(step.value.array) != 0)
+
+
+class _Planner:
+    """Storage for every value and the steps of every block, in one walk in program order
+    (so a function without loops gets its buffers, constants and launches numbered as they
+    always were)."""
+
+    def __init__(self, plan: CompiledFunction, symbol: str, storage: dict[int, Storage]):
+        self.plan = plan
+        self.symbol = symbol
+        self.storage = storage
+        self.kernels: list[Operation] = []
+        self.loops = 0
+
+    def buffer(self, shape: tuple[int, ...], dtype) -> Storage:
+        self.plan.buffers.append((tuple(shape), np.dtype(dtype)))
+        return Storage("buffer", len(self.plan.buffers) - 1)
+
+    def buffer_for(self, value) -> Storage:
+        return self.buffer(value.type.shape, numpy_dtype(value.type.element))
+
+    def of(self, value) -> Storage:
+        return self.storage[id(value)]
+
+    def steps(self, block) -> list:
+        """The steps of ``block``'s ops; its terminator is the caller's business, except
+        ``func.return``, which sets the outputs."""
+        steps: list = []
+        for op in block.ops:
+            if isinstance(op, kernel.GenericOp):
+                steps.append(self.launch(op))
+            elif isinstance(op, array.ConstantOp):
+                self.storage[id(op.result)] = Storage("constant", len(self.plan.constants))
+                self.plan.constants.append(op.value.array)
+            elif isinstance(op, array.ReshapeOp):
+                self.storage[id(op.result)] = self.of(op.operands[0])
+            elif isinstance(op, scf.ForOp):
+                steps.extend(self.for_loop(op))
+            elif isinstance(op, scf.WhileOp):
+                steps.extend(self.while_loop(op))
+            elif isinstance(op, scf.IfOp):
+                steps.extend(self.branch(op))
+            elif isinstance(op, array.CallbackOp):
+                steps.append(self.callback(op))
+            elif op.op_name == "func.return":
+                self.plan.outputs = [(self.of(v), v.type.shape) for v in op.operands]
+            elif not isinstance(op, (scf.YieldOp, scf.ConditionOp)):
+                raise CodegenError(
+                    f"'{op.op_name}' cannot be compiled directly: run the 'kernelize' pass "
+                    "first, which turns array ops into kernels"
+                )
+        return steps
+
+    def callback(self, op: array.CallbackOp) -> Callback:
+        self.plan.callbacks[op.callback] = tuple(
+            (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands)
+        return Callback(op.callback, tuple(self.of(v) for v in op.operands))
+
+    def launch(self, op: kernel.GenericOp) -> Run:
+        for r in op.results:
+            self.storage[id(r)] = self.buffer_for(r)
+        operands = tuple(self.of(v) for v in (*op.operands, *op.results))
+        if kernel.checks_indices(op):
+            operands += (STATUS,)
+        name = f"{self.symbol}_k{len(self.kernels)}"
+        self.plan.launches.append(Launch(name, operands, _parallel_extent(op)))
+        self.kernels.append(op)
+        return Run(len(self.plan.launches) - 1)
+
+    def carried(self, op: Operation, inits, blocks) -> tuple[list[Storage], list[Copy]]:
+        """Storage of their own for ``op``'s carried values (its results and the carried args of
+        ``blocks``: one buffer per value, never an init's, which may be the caller's array or
+        used again later) and the copies of the inits into it."""
+        storages = [self.buffer_for(r) for r in op.results]
+        for r, s in zip(op.results, storages):
+            self.storage[id(r)] = s
+        for block in blocks:
+            for arg, s in zip(block.args[len(block.args) - len(storages):], storages):
+                self.storage[id(arg)] = s
+        return storages, [Copy(self.of(v), s, _nbytes(v)) for v, s in zip(inits, storages)]
+
+    def moves(self, values, targets: list[Storage]) -> list[Copy]:
+        """Copies of ``values`` into ``targets`` as if all at once: a value whose storage is
+        another target (a loop that swaps two carried values) is first staged in a buffer of
+        its own, so no copy reads a target that an earlier one wrote."""
+        staged, copies = [], []
+        for value, target in zip(values, targets):
+            source = self.of(value)
+            if source == target:
+                continue
+            if source in targets:
+                stage = self.buffer_for(value)
+                staged.append(Copy(source, stage, _nbytes(value)))
+                source = stage
+            copies.append(Copy(source, target, _nbytes(value)))
+        return staged + copies
+
+    def swaps(self, block, targets: list[Storage]) -> tuple[Copy, ...]:
+        """The yields of a loop's ``block`` that may trade buffers with their carried value
+        instead of being copied into it: a kernel result of the block itself (so written
+        whole each iteration, and read by nothing after the iteration ends) yielded once."""
+        yields = block.terminator.operands
+        counts = Counter(self.of(v) for v in yields)
+        return tuple(Copy(self.of(v), target, _nbytes(v)) for v, target in zip(yields, targets)
+                     if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
+                     and counts[self.of(v)] == 1)
+
+    def loop_body(self, block, targets: list[Storage]) -> tuple[tuple, tuple[Copy, ...]]:
+        """The steps of a loop's body, its yields moved into ``targets``, and the swaps."""
+        steps = self.steps(block)
+        swaps = self.swaps(block, targets)
+        swapped = {swap.target for swap in swaps}
+        kept = [(v, t) for v, t in zip(block.terminator.operands, targets) if t not in swapped]
+        moves = self.moves([v for v, _ in kept], [t for _, t in kept])
+        return tuple(steps + moves), swaps
+
+    def for_loop(self, op: scf.ForOp) -> list:
+        iv = self.buffer((), np.int64)
+        self.storage[id(op.induction_variable)] = iv
+        storages, inits = self.carried(op, op.inits, [op.body])
+        body, swaps = self.loop_body(op.body, storages)
+        number, self.loops = self.loops, self.loops + 1
+        loop = ForLoop(self.of(op.lower), self.of(op.upper), self.of(op.step), iv, body,
+                       _may_step_by_zero(op), number, swaps)
+        return [*inits, loop]
+
+    def while_loop(self, op: scf.WhileOp) -> list:
+        storages, inits = self.carried(op, op.operands, [op.cond, op.body])
+        before = self.steps(op.cond)
+        condition = self.of(op.cond.terminator.operands[0])
+        body, swaps = self.loop_body(op.body, storages)
+        return [*inits, WhileLoop(tuple(before), condition, body, swaps)]
+
+    def branch(self, op: scf.IfOp) -> list:
+        storages, _ = self.carried(op, (), [])
+        arms = []
+        for block in (op.then_block, op.else_block):
+            arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
+        return [Branch(self.of(op.condition), *arms)]
+
+
+def _nbytes(value) -> int:
+    return math.prod(value.type.shape) * numpy_dtype(value.type.element).itemsize
 
 
 def _parallel_extent(op: kernel.GenericOp) -> tuple[int, ...]:
@@ -126,11 +304,148 @@ class _Entry:
             self.load_array(STATUS)
         for i in range(len(plan.constants)):
             self.load_array(Storage("constant", i))
-        for index, (planned, fn) in enumerate(zip(plan.launches, kernels)):
-            args = [self.pointers[s] for s in planned.operands]
-            args += [x for s in planned.operands for x in self.strides.get(s, ())]
-            launch(self.b, index, fn, args)
+        if plan.callbacks:
+            self.trampoline = self.b.inttoptr(self.load_slot(), TRAMPOLINE.as_pointer())
+            with self.b.goto_entry_block():  # one array for every call: no stack growth in loops
+                width = max(1, max(len(types) for types in plan.callbacks.values()))
+                self.callback_data = self.b.alloca(PTR, width)
+        self.kernels, self.launch = kernels, launch
+        self.emit_steps(plan.program, in_loop=False)
         self.b.ret_void()
+
+    def emit_steps(self, steps, in_loop: bool) -> None:
+        for step in steps:
+            if isinstance(step, Run):
+                self.emit_run(step.launch, in_loop)
+            elif isinstance(step, Copy):
+                self.emit_copy(step)
+            elif isinstance(step, ForLoop):
+                self.emit_for(step)
+            elif isinstance(step, WhileLoop):
+                self.emit_while(step)
+            elif isinstance(step, Callback):
+                self.emit_callback(step)
+            elif isinstance(step, Branch):
+                with self.b.if_else(self.load_condition(step.condition)) as (then, otherwise):
+                    with then:
+                        self.emit_steps(step.then, in_loop)
+                    with otherwise:
+                        self.emit_steps(step.otherwise, in_loop)
+            else:
+                raise CodegenError(f"internal error: unknown step {step!r}")
+
+    def emit_run(self, index: int, in_loop: bool) -> None:
+        planned = self.plan.launches[index]
+        args = [self.pointers[s] for s in planned.operands]
+        args += [x for s in planned.operands for x in self.strides.get(s, ())]
+        self.launch(self.b, index, self.kernels[index], args)
+        if in_loop and STATUS in planned.operands:
+            # A bad index stops the call: the loop's later values (a while's condition) are
+            # not to be trusted, and NumPy would have raised here.
+            self.stop_if(self.b.icmp_unsigned("!=", self.status_word(0), ll.Constant(I64, 0)))
+
+    def emit_callback(self, step: Callback) -> None:
+        """Call the trampoline on the calling thread, unless an earlier index went out of range
+        (NumPy would have raised before the callback ran); if it raised, stop the call."""
+        b = self.b
+        zero = ll.Constant(I64, 0)
+        self.stop_if(b.icmp_unsigned("!=", self.status_word(0), zero))
+        for k, storage in enumerate(step.operands):
+            slot = b.gep(self.callback_data, [ll.Constant(I64, k)], source_etype=PTR)
+            b.store(self.pointers[storage], slot)
+        failed = b.call(self.trampoline, [ll.Constant(I64, step.number), self.callback_data])
+        with b.if_then(b.icmp_unsigned("!=", failed, ll.Constant(ll.IntType(32), 0)), likely=False):
+            b.store(ll.Constant(I64, CALLBACK_FAILED), self.status_pointer(0))
+            b.ret_void()
+
+    def emit_copy(self, step: Copy) -> None:
+        self.memcpy(self.pointers[step.target], self.pointers[step.source], step.nbytes)
+
+    def memcpy(self, target: ll.Value, source: ll.Value, nbytes: int) -> None:
+        memcpy = self.fn.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
+        self.b.call(memcpy, [target, source, ll.Constant(I64, nbytes), ll.Constant(ll.IntType(1), 0)])
+
+    def emit_for(self, step: ForLoop) -> None:
+        b = self.b
+        lower, upper, by = (b.load(self.pointers[s], typ=I64) for s in (step.lower, step.upper, step.step))
+        zero = ll.Constant(I64, 0)
+        if step.check_step:
+            with b.if_then(b.icmp_signed("==", by, zero), likely=False):
+                # an earlier bad index keeps its report: NumPy would have stopped there
+                with b.if_then(b.icmp_unsigned("==", self.status_word(0), zero)):
+                    b.store(ll.Constant(I64, ZERO_STEP), self.status_pointer(0))
+                    b.store(ll.Constant(I64, step.number), self.status_pointer(1))
+                b.ret_void()
+        upward = b.icmp_signed(">", by, zero)
+        header, body, done = (self.fn.append_basic_block(f"for.{n}") for n in ("header", "body", "done"))
+        before, traded = self.open_loop(header, step.swaps)
+        iv = b.phi(I64)
+        iv.add_incoming(lower, before)
+        more = b.select(upward, b.icmp_signed("<", iv, upper), b.icmp_signed(">", iv, upper))
+        b.cbranch(more, body, done)
+        b.position_at_end(body)
+        b.store(iv, self.pointers[step.iv])
+        self.emit_steps(step.body, in_loop=True)
+        iv.add_incoming(b.add(iv, by), b.block)
+        self.close_loop(header, done, step.swaps, traded)
+
+    def emit_while(self, step: WhileLoop) -> None:
+        b = self.b
+        header, body, done = (self.fn.append_basic_block(f"while.{n}") for n in ("cond", "body", "done"))
+        traded = self.open_loop(header, step.swaps)[1]
+        self.emit_steps(step.before, in_loop=True)
+        b.cbranch(self.load_condition(step.condition), body, done)
+        b.position_at_end(body)
+        self.emit_steps(step.body, in_loop=True)
+        self.close_loop(header, done, step.swaps, traded)
+
+    def open_loop(self, header: ll.Block, swaps) -> tuple[ll.Block, list]:
+        """Branch to ``header`` and start it with a phi per buffer that ``swaps`` trade: inside
+        the loop, the steps use those phis as the buffers' pointers. Returns the block that
+        entered the loop and, per swap, the (original pointer, phi) of target and source."""
+        b = self.b
+        before = b.block
+        b.branch(header)
+        b.position_at_end(header)
+        traded = []
+        for swap in swaps:
+            pair = []
+            for storage in (swap.target, swap.source):
+                phi = b.phi(PTR)
+                phi.add_incoming(self.pointers[storage], before)
+                pair.append((self.pointers[storage], phi))
+                self.pointers[storage] = phi
+            traded.append(pair)
+        return before, traded
+
+    def close_loop(self, header: ll.Block, done: ll.Block, swaps, traded: list) -> None:
+        """The back edge, the buffers of each swap exchanged on it, and after the loop (at
+        ``done``) each carried value copied into its own buffer where it ended in the other."""
+        b = self.b
+        latch = b.block
+        for (_, target), (_, source) in traded:
+            target.add_incoming(source, latch)
+            source.add_incoming(target, latch)
+        b.branch(header)
+        b.position_at_end(done)
+        for swap, ((target0, target), (source0, _)) in zip(swaps, traded):
+            with b.if_then(b.icmp_unsigned("!=", target, target0)):
+                self.memcpy(target0, target, swap.nbytes)
+            self.pointers[swap.target], self.pointers[swap.source] = target0, source0
+
+    def load_condition(self, storage: Storage) -> ll.Value:
+        """A 0-d bool's value: NumPy's bool is one byte, true when not zero."""
+        return self.b.icmp_unsigned("!=", self.b.load(self.pointers[storage], typ=I8), ll.Constant(I8, 0))
+
+    def status_pointer(self, word: int) -> ll.Value:
+        return self.b.gep(self.pointers[STATUS], [ll.Constant(I64, word)], source_etype=I64)
+
+    def status_word(self, word: int) -> ll.Value:
+        return self.b.load(self.status_pointer(word), typ=I64)
+
+    def stop_if(self, flag: ll.Value) -> None:
+        with self.b.if_then(flag, likely=False):
+            self.b.ret_void()
 
     def load_slot(self) -> ll.Value:
         ptr = self.b.gep(self.fn.args[0], [ll.Constant(I64, self.slot)], source_etype=I64)

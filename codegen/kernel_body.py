@@ -9,7 +9,9 @@ function a kernel becomes, and ``Operand`` is how the body sees one of its array
 Indexed operands are not loaded: ``kernel.extract`` and ``kernel.insert`` address them at the
 positions the body computes, through the same ``element_pointer``, and ``kernel.check_index``
 records a bad index in the status words (flag, index, axis, size), which a kernel that checks
-takes as one more pointer after its arrays.
+takes as one more pointer after its arrays. Scalar ``scf`` ops in a body become LLVM loops and
+branches (``scalar_control.py``); a loop whose step is zero records flag 2, and a body with loops
+returns at its first error (a loop that read a bad index as 0 might never end).
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import scalar
+from jitcore.codegen import scalar, scalar_control
 from jitcore.codegen.combine import combine
 from jitcore.codegen.llvm_types import I64, PTR, constant, memory_type
 from jitcore.codegen.loops import contiguous_strides, element_pointer, extents, static_value
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
+
+INDEX_ERROR, ZERO_STEP = 1, 2  # what status word 0 holds after an error (0: none)
 
 
 @dataclass
@@ -80,6 +84,9 @@ class KernelBody:
         self.maps = maps
         self.precision = precision  # a schedule may swap it between two emissions of the body
         self.status = status  # the status words, for a kernel with kernel.check_index
+        # A body with loops stops at its first error: a loop reading a bad index (read as 0)
+        # might otherwise never end. The caller raises, so nothing it wrote is used.
+        self.stop_on_error = any(inner.regions for inner in op.body.ops)
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -139,23 +146,35 @@ class KernelBody:
         if accumulators is not None:
             for k, acc in enumerate(accumulators()):
                 values[id(args[n_in + k])] = acc
-        for inner in op.body.ops[:-1]:
+        self._emit_ops(op.body.ops[:-1], values, tensors, ivs)
+        return [values[id(y)] for y in op.body.terminator.operands]
+
+    def _emit_ops(self, ops, values: dict, tensors: dict, ivs) -> None:
+        """Emit ``ops`` (of the body or of a region nested in it), recording their results in
+        ``values``; ``tensors`` maps an indexed input's body argument to its operand number."""
+        n_in = len(self.op.operands)
+        for inner in ops:
             if isinstance(inner, kernel.IndexOp):
                 values[id(inner.result)] = ivs[inner.dim]
             elif isinstance(inner, kernel.ExtractOp):
                 tensor, *positions = inner.operands
                 at = [values[id(p)] for p in positions]
                 values[id(inner.result)] = self.extract(tensors[id(tensor)], at)
+            elif isinstance(inner, kernel.ExtractResultOp):
+                at = [values[id(p)] for p in inner.operands]
+                values[id(inner.results[0])] = self.extract(n_in + inner.result, at)
             elif isinstance(inner, kernel.CheckIndexOp):
                 i = values[id(inner.operands[0])]
                 values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
             elif isinstance(inner, kernel.InsertOp):
                 value, *positions = (values[id(v)] for v in inner.operands)
                 self.insert(n_in + inner.result, positions, value, inner.mode)
+            elif inner.regions:
+                scalar_control.emit(self, inner, values, lambda block_ops: self._emit_ops(
+                    block_ops, values, tensors, ivs))
             else:
                 operands = [values[id(v)] for v in inner.operands]
                 values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
-        return [values[id(y)] for y in op.body.terminator.operands]
 
     def store_results(self, ivs, yielded: list[ll.Value]) -> None:
         """Store what the body yields: one value per result that is not indexed."""
@@ -169,9 +188,10 @@ class KernelBody:
         return element_pointer(self.b, operand.pointer, positions, operand.strides, elem)
 
     def extract(self, index: int, positions) -> ll.Value:
-        """Operand ``index``'s element at ``positions`` (in range, or the operand is empty: then
-        only a failed check led here, and the value is never used)."""
-        t = self.op.operands[index].type
+        """Operand ``index``'s element (numbered as the maps: a result's too) at ``positions``
+        (in range, or the operand is empty: then only a failed check led here, and the value is
+        never used)."""
+        t = [*self.op.operands, *self.op.results][index].type
         if 0 in t.shape:
             return constant(t.element, 0)
         loaded = self.b.load(self._at(index, positions, memory_type(t.element)), typ=memory_type(t.element))
@@ -193,9 +213,20 @@ class KernelBody:
     def _status_word(self, slot: int) -> ll.Value:
         return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
 
+    def record_zero_step(self, step: ll.Value) -> None:
+        """A zero loop step is recorded (flag 2) unless an earlier error is, and the kernel
+        returns: the caller raises."""
+        b = self.b
+        with b.if_then(b.icmp_signed("==", step, ll.Constant(step.type, 0)), likely=False):
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            with b.if_then(first):
+                b.store(ll.Constant(I64, ZERO_STEP), self._status_word(0))
+            b.ret_void()
+
     def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:
         """``i`` wrapped into ``[0, size)`` (a negative index counts from the end), or 0 if it
-        is out of range: then it is recorded unless an earlier one is (NumPy reports the first)."""
+        is out of range: then it is recorded unless an earlier one is (NumPy reports the first),
+        and a body with loops returns at once (``stop_on_error``)."""
         b = self.b
         n = ll.Constant(I64, size)
         wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, n), i)
@@ -203,6 +234,8 @@ class KernelBody:
         with b.if_then(bad, likely=False):
             first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
             with b.if_then(first):
-                for slot, v in enumerate((ll.Constant(I64, 1), i, ll.Constant(I64, axis), n)):
+                for slot, v in enumerate((ll.Constant(I64, INDEX_ERROR), i, ll.Constant(I64, axis), n)):
                     b.store(v, self._status_word(slot))
+            if self.stop_on_error:
+                b.ret_void()
         return b.select(bad, ll.Constant(I64, 0), wrapped)

@@ -3,13 +3,20 @@
 LLVM does not vectorize calls to libm, and NVPTX cannot lower ``llvm.exp`` and friends, so each
 function is emitted inline: range reduction, a polynomial, and selects for special values. There
 are no calls except intrinsics that are single instructions on x86 and NVPTX, no branches, and no
-float<->int conversions (AVX2 has none for 64-bit lanes, and fptosi of NaN is poison): integers
-are moved in and out of floats with the 1.5 * 2**mantissa "shifter" trick instead.
+64-bit float<->int conversions (AVX2 has none for 64-bit lanes): integers are moved in and out
+of floats with the 1.5 * 2**mantissa "shifter" trick instead. The one conversion is f32 cbrt's
+32-bit one (the bits of a finite, positive float divided by 3: never NaN, whose fptosi is
+poison).
 
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
 polynomials take r_lo and the rounding of 1 - r**2/2 into account. f32 pow splits x in f32 and
-computes only log2, the product and exp2 in f64; f32 tan and the inverse functions compute in f64.
+computes only log2, the product and exp2 in f64; f32 tan, arctan2, hypot and erf compute in f64.
+f32 arctan, arcsin, arccos, arcsinh, arccosh, arctanh and cbrt compute in f32 lanes (twice the
+lanes of f64): their reductions are exact or carry the rounding in a low part, so the result
+stays within 1 ULP of the correctly rounded one. arcsinh, arccosh (_log_of_sum) and arctanh take
+log(q) as k ln2 + 2 atanh(s) with s = (q - 2**k) / (q + 2**k) from exact sums: one division,
+no table, no double-double log.
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
@@ -169,9 +176,12 @@ _ASIN = {
             0.010333234480326865, 0.005413697801752017, 0.017517611340059934, -0.015030485131381196,
             0.028877357037034895),
 }
-# cbrt(m) on [sqrt(1/2), sqrt2], starting point for Newton: 2**-19.6.
-_CBRT = (0.4216767149059351, 1.056078853712002, -0.8361920376546399, 0.5110810228393231,
-         -0.17961021643954106, 0.026964666514504246)
+# cbrt's start: the bits of a**(-1/3) (f64: their high word) are about this minus a's / 3
+# (fitted: 2**-4.9 relative).
+_CBRT_MAGIC = {"f32": 0x54A232A0, "f64": 0x553EF0FF}
+# f32: atanh(s) = s + s * z * P(z), z = s**2 <= 0.09: 2**-32.9.
+_ATANH_F32 = (0.33333333274784793, 0.19999966361629531, 0.1428993762256177, 0.10965158506554157,
+              0.10987120665671116)
 # erf(x) = x + x * Q(z), z = x**2 <= 1: error of 1 + Q relative to erf(x)/x: f32 2**-34.8, f64 2**-56.0.
 _ERF = {
     "f32": (0.12837916705877983, -0.37612638437201223, 0.11283782003144498, -0.02686540155907295,
@@ -428,8 +438,8 @@ def _tanh(m: _Math, x, fast: bool = False):
     hi, lo = _LN2_EXP[m.kind]
     r = m.fma(m.neg(n), m.c(lo), m.fma(m.neg(n), m.c(hi), a2))
     u = m.fma(m.mul(r, r), m.poly(r, (_EXP_FAST if fast else _EXP)[m.prec]), r)
-    e = m.mul(m.add(u, m.c(1.0)), m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant))))
-    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.add(e, m.c(1.0))))
+    p = m.from_bits(m.b.shl(m.bits(ns), m.i(m.mant)))  # 2**n; e = p (1 + u)
+    big = m.sub(m.c(1.0), m.div(m.c(2.0), m.fma(u, p, m.add(p, m.c(1.0)))))  # 1 - 2 / (e + 1)
     cut = (_TANH_POLY_FAST if fast else _TANH_POLY)[m.prec]
     use_poly = m.b.fcmp_unordered("<", a, m.c(cut))  # NaN takes this side
     return m.call("copysign", m.sel(use_poly, small, big), x)
@@ -724,7 +734,6 @@ def _atan_core(m: _Math, a, b, x_neg):
     return m.add(hi, m.add(lo, m.sel(x_neg, m.neg(v), v)))
 
 
-@_via_f64
 def _arctan(m: _Math, x):
     r = _atan_core(m, m.abs(x), m.c(1.0), m.b.icmp_unsigned("!=", m.i(0), m.i(0)))
     return m.call("copysign", r, x)
@@ -769,7 +778,6 @@ def _minus(m: _Math, c, u, tail):
     return m.add(h, m.add(m.add(e, m.c(c[1])), m.neg(tail)))
 
 
-@_via_f64
 def _arcsin(m: _Math, x):
     big, u, tail = _asin_parts(m, x)
     two = m.c(2.0)
@@ -777,25 +785,74 @@ def _arcsin(m: _Math, x):
     return m.call("copysign", r, x)
 
 
-@_via_f64
 def _arccos(m: _Math, x):
+    """c - (v + t) once, with c, v, t chosen per branch: pi/2 - (x + tail) below 1/2,
+    pi - 2 (u + tail) for x <= -1/2 and 0 - (-2u - 2 tail) for x >= 1/2."""
     big, u, tail = _asin_parts(m, x)
-    two = m.c(2.0)
     neg = m.lt(x, m.c(0.0))
-    small = _minus(m, _PIO2_DD, x, m.call("copysign", tail, x))
-    r = m.sel(neg, _minus(m, _PI, m.mul(two, u), m.mul(two, tail)), m.mul(two, m.add(u, tail)))
-    return m.sel(big, r, small)
+    sign2 = m.sel(neg, m.c(2.0), m.c(-2.0))
+    v = m.sel(big, m.mul(sign2, u), x)
+    t = m.sel(big, m.mul(sign2, tail), m.call("copysign", tail, x))
+    c_hi = m.sel(big, m.sel(neg, m.c(_PI[0]), m.c(0.0)), m.c(_PIO2_DD[0]))
+    c_lo = m.sel(big, m.sel(neg, m.c(_PI[1]), m.c(0.0)), m.c(_PIO2_DD[1]))
+    h, e = _two_sum(m, c_hi, m.neg(v))
+    return m.add(h, m.add(m.add(e, c_lo), m.neg(t)))
 
 
 # ---- inverse hyperbolic, cbrt, hypot, erf --------------------------------------------------------
 
-def _log_dd(m: _Math, hi, lo, large):
-    """log(hi + lo) for f64 hi > 0 finite, |lo| <= ulp(hi), plus log 2 where `large`; to ~2**-63."""
-    h, h_lo = _log_double(m, hi)
-    h_lo = m.add(h_lo, m.div(lo, hi))
-    ln2_hi, ln2_lo = _LN2_EXP["f64"]
-    h, e = _two_sum(m, h, m.sel(large, m.c(ln2_hi), m.c(0.0)))
-    return m.add(h, m.add(m.add(h_lo, e), m.sel(large, m.c(ln2_lo), m.c(0.0))))
+def _power_of_two_near(m: _Math, w):
+    """2**k with w / 2**k in [sqrt(1/2), sqrt2) (to a rounding at the ends), for finite normal
+    w > 0 with w * sqrt2 finite: the exponent field of w * sqrt2, two instructions deep."""
+    exponent = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
+    return m.from_bits(m.b.and_(m.bits(m.mul(w, m.c(math.sqrt(2.0)))), m.i(exponent)))
+
+
+def _log2_of_power(m: _Math, c):
+    """k for c = 2**k normal, from its exponent field."""
+    return m.sub(m.to_float(m.b.lshr(m.bits(c), m.i(m.mant))), m.c(m.bias))
+
+
+def _ratio_scale(m: _Math, n, d):
+    """2**k with (n / d) / 2**k in [sqrt(1/2), sqrt2) (to a rounding at the ends), for n in [1, 2]
+    and normal d > 0, without dividing: d = p * md by its exponent, then a factor 2 more where
+    n / md >= sqrt2."""
+    p = _power_of_two_near(m, d)
+    inv_p = m.from_bits(m.b.sub(m.i((2 * m.bias) << m.mant), m.bits(p)))  # 1 / p, exactly
+    up = m.b.fcmp_ordered(">=", m.mul(n, p), m.mul(d, m.c(math.sqrt(2.0))))
+    return m.sel(up, m.add(inv_p, inv_p), inv_p)
+
+
+def _log_of_sum(m: _Math, w, w_lo, large):
+    """log(w + w_lo), plus 3 ln2 where ``large``, for finite w >= 1/4 below 2**max_exp / 2 and
+    |w_lo| <= ulp(w); to ~2**-60 (f64) / 2**-30 (f32) before the last rounding, with one
+    division and no table.
+
+    w = 2**k * mw with mw in [sqrt(1/2), sqrt2), so log(w) = k ln2 + log((1 + s) / (1 - s)) with
+    s = (w - 2**k) / (w + 2**k): the numerator's head is exact (Sterbenz), the denominator keeps
+    its rounding, and s is carried as s + s_lo from one reciprocal. w_lo enters only s_lo (the
+    tail's error from leaving it out of s is under s**2 * s_lo), so the work that computes it
+    overlaps the division."""
+    one = m.c(1.0)
+    c = _power_of_two_near(m, w)
+    k = _log2_of_power(m, c)  # off the path to s
+    num, num_lo = m.sub(w, c), w_lo  # w_lo is kept apart: it stays off the path to s
+    den, den_lo = _two_sum(m, w, c)
+    den_lo = m.add(den_lo, w_lo)
+    rcp = m.div(one, den)
+    s = m.mul(num, rcp)
+    s_lo = m.mul(m.sub(m.add(m.fma(m.neg(s), den, num), num_lo), m.mul(s, den_lo)), rcp)
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, _LOG[m.prec]))  # log((1 + s) / (1 - s)) = 2s + tail
+    k = m.add(k, m.sel(large, m.c(3.0), m.c(0.0)))
+    ln2_hi, ln2_lo = _LN2_LOG[m.kind]  # k * ln2_hi is exact
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi)), m.add(s, s))  # |k ln2| >= |2s| unless k = 0
+    return m.add(h, m.add(e, m.add(m.fma(m.c(2.0), s_lo, tail), m.mul(k, m.c(ln2_lo)))))
+
+
+# Past this, asinh(a) and acosh(a) are log(2a) to working precision (the next term, 1/(4a**2),
+# is under 2**-58 / 2**-26 of it) and a**2 might overflow.
+_HYPERBOLIC_LARGE = {"f32": 2.0**12, "f64": 2.0**28}
 
 
 def _sqrt_dd(m: _Math, hi, lo):
@@ -810,80 +867,135 @@ def _inf_nan(m: _Math, x, r):
     return m.sel(m.isnan(x), x, m.sel(m.eq(x, m.c(math.inf)), x, r))
 
 
-@_via_f64
 def _arcsinh(m: _Math, x):
+    """log(a + sqrt(a**2 + 1)) with the argument as a double word (exact square and sums, sqrt
+    with its remainder), in the lanes of x's own type; log(2a) = log(a/4) + 3 ln2 past
+    _HYPERBOLIC_LARGE (a/4: 2**k stays finite)."""
     a = m.abs(x)
     one = m.c(1.0)
-    if m.prec == "f32":  # log(a + sqrt(a**2 + 1)) in f64: a**2 is finite for f32 a, and the log's
-        # absolute error ~2**-52 is under 2**-40 of the result for a >= 2**-12 (below, _tiny)
-        r = _log(m, m.add(a, m.call("sqrt", m.fma(a, a, one))))
-    else:  # log(a + sqrt(a**2 + 1)) with the argument as a double-double; log(2a) past 2**28
-        large = m.gt(a, m.c(2.0**28))
-        ac = m.sel(large, one, a)
-        a2 = m.mul(ac, ac)
-        h, e = _two_sum(m, a2, one)
-        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(ac, ac, m.neg(a2))))
-        w, w_lo = _two_sum(m, ac, s)
-        w_lo = m.add(w_lo, s_lo)
-        r = _log_dd(m, m.sel(large, a, w), m.sel(large, m.c(0.0), w_lo), large)
+    large = m.gt(a, m.c(_HYPERBOLIC_LARGE[m.kind]))
+    ac = m.sel(large, one, a)
+    a2 = m.mul(ac, ac)
+    h, e = _two_sum(m, a2, one)
+    s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(ac, ac, m.neg(a2))))
+    w, w_lo = _fast_two_sum(m, s, ac)  # s >= ac
+    w_lo = m.add(w_lo, s_lo)
+    r = _log_of_sum(m, m.sel(large, m.mul(a, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = _inf_nan(m, a, r)
     return m.call("copysign", _tiny(m, x, r), x)
 
 
-@_via_f64
 def _arccosh(m: _Math, x):
+    """log(x + sqrt(x**2 - 1)) as _arcsinh: near x = 1, x**2 - 1 is exact as a double word."""
     one = m.c(1.0)
-    if m.prec == "f32":  # x**2 - 1 is exact in f64 for f32 x near 1
-        r = _log(m, m.add(x, m.call("sqrt", m.fma(x, x, m.c(-1.0)))))
-    else:
-        large = m.gt(x, m.c(2.0**28))
-        xc = m.sel(large, one, x)
-        x2 = m.mul(xc, xc)
-        h, e = _two_sum(m, x2, m.c(-1.0))
-        s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
-        w, w_lo = _two_sum(m, xc, s)
-        w_lo = m.add(w_lo, s_lo)
-        r = _log_dd(m, m.sel(large, x, w), m.sel(large, m.c(0.0), w_lo), large)
+    large = m.gt(x, m.c(_HYPERBOLIC_LARGE[m.kind]))
+    xc = m.sel(large, one, x)
+    x2 = m.mul(xc, xc)
+    h, e = _two_sum(m, x2, m.c(-1.0))
+    s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
+    w, w_lo = _two_sum(m, xc, s)
+    w_lo = m.add(w_lo, s_lo)
+    r = _log_of_sum(m, m.sel(large, m.mul(x, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = m.sel(m.b.fcmp_ordered(">=", x, one), r, m.c(math.nan))
     return _inf_nan(m, x, r)
 
 
-@_via_f64
-def _arctanh(m: _Math, x):
+def _atanh_f32(m: _Math, x):
+    """f32 atanh in f32 lanes: atanh(a) = k * ln2/2 + atanh(s), s = (n - 2**k d) / (n + 2**k d) for
+    n = 1 + a and d = 1 - a, each kept as hi + lo (exact sums), k = 0 below 0.3 (s = a exactly),
+    else the k that keeps |s| <= 0.172. n_hi - 2**k d_hi is exact (Sterbenz) and the denominator
+    keeps its rounding, so s is good to ~1.5 roundings where it is a small part of the result;
+    k * ln2/2's head is exact and the sum with s keeps its error: within 1 ULP."""
     a = m.abs(x)
     one = m.c(1.0)
-    if m.prec == "f32":  # 1 - a is exact in f64
-        r = m.mul(m.c(0.5), _log1p(m, m.div(m.add(a, a), m.sub(one, a))))
-    else:  # log((1 + a) / (1 - a)) / 2 with the quotient as a double-double
-        d, d_lo = _two_sum(m, one, m.neg(a))
-        a2 = m.add(a, a)
-        q = m.div(a2, d)
-        q_lo = m.div(m.sub(m.fma(m.neg(q), d, a2), m.mul(q, d_lo)), d)
-        w, w_lo = _two_sum(m, one, q)
-        r = m.mul(m.c(0.5), _log_dd(m, w, m.add(w_lo, q_lo), m.b.icmp_unsigned("!=", m.i(0), m.i(0))))
+    n_hi, n_lo = _fast_two_sum(m, one, a)
+    d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
+    c = m.sel(m.lt(a, m.c(0.3)), one, _ratio_scale(m, n_hi, d_hi))  # garbage at a >= 1: selected away
+    k = _log2_of_power(m, c)
+    num = m.add(m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))
+    den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
+    den = m.add(den, m.add(den_lo, m.fma(c, d_lo, n_lo)))
+    s = m.sel(m.eq(k, m.c(0.0)), a, m.div(num, den))
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, _ATANH_F32))
+    ln2_hi, ln2_lo = _LN2_LOG["f32"]
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi / 2)), s)  # k * ln2_hi / 2 is exact
+    r = m.add(h, m.add(m.add(e, tail), m.mul(k, m.c(ln2_lo / 2))))
     r = m.sel(m.lt(a, one), r, m.sel(m.eq(a, one), m.c(math.inf), m.c(math.nan)))
-    return m.call("copysign", _tiny(m, x, r), x)
+    return m.call("copysign", r, x)
 
 
-@_via_f64
-def _cbrt(m: _Math, x):
+def _arctanh(m: _Math, x):
+    if m.kind == "f32":
+        return _atanh_f32(m, x)
+    return _arctanh_f64(m, x)
+
+
+def _arctanh_f64(m: _Math, x):
+    """atanh(a) = k * ln2/2 + atanh(s) as in _atanh_f32, with k from 1 - a's exponent alone (|s| <=
+    0.172 throughout) and s carried as s + s_lo: one division (1 / den), no log, no table."""
     a = m.abs(x)
-    k, f = _log_reduce(m, a)  # a = 2**k * mant, mant in [sqrt(1/2), sqrt2)
-    mant = m.add(f, m.c(1.0))
-    q = m.call("floor", m.mul(m.add(k, m.c(0.5)), m.c(1 / 3)))  # (k + 1/2) / 3 is 1/6 off integers
-    r = m.sub(k, m.mul(q, m.c(3.0)))  # 0, 1 or 2
-    y = m.mul(mant, m.pow2(r))
-    g = m.mul(m.poly(mant, _CBRT), m.sel(m.eq(r, m.c(1.0)), m.c(2 ** (1 / 3)),
-                                          m.sel(m.eq(r, m.c(2.0)), m.c(4 ** (1 / 3)), m.c(1.0))))
-    for _ in range(1 if m.prec == "f32" else 2):
-        gg = m.mul(g, g)
-        res = m.fma(gg, g, m.neg(y))
-        if m.prec == "f64":  # g**3 - y to a rounding of itself
-            res = m.fma(m.fma(g, g, m.neg(gg)), g, res)
-        g = m.sub(g, m.div(res, m.mul(m.c(3.0), gg)))
-    g = m.mul(g, m.pow2(q))
-    r = m.sel(m.b.or_(m.eq(a, m.c(0.0)), m.eq(a, m.c(math.inf))), a, g)
-    return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+    one = m.c(1.0)
+    n_hi, n_lo = _fast_two_sum(m, one, a)
+    d_hi, d_lo = _fast_two_sum(m, one, m.neg(a))
+    c = _ratio_scale(m, n_hi, d_hi)  # garbage at a >= 1: selected away below
+    k = _log2_of_power(m, c)
+    lo = m.fma(c, d_lo, n_lo)
+    num, num_lo = _two_sum(m, m.fma(m.neg(c), d_hi, n_hi), m.fma(m.neg(c), d_lo, n_lo))  # first exact
+    den, den_lo = _two_sum(m, n_hi, m.mul(c, d_hi))
+    den_lo = m.add(den_lo, lo)
+    rcp = m.div(one, den)
+    s = m.mul(num, rcp)
+    s_lo = m.mul(m.sub(m.add(m.fma(m.neg(s), den, num), num_lo), m.mul(s, den_lo)), rcp)
+    z = m.mul(s, s)
+    tail = m.mul(m.mul(s, z), m.poly(z, tuple(c / 2 for c in _LOG["f64"])))
+    ln2_hi, ln2_lo = _LN2_LOG["f64"]
+    h, e = _fast_two_sum(m, m.mul(k, m.c(ln2_hi / 2)), s)  # k * ln2_hi / 2 is exact
+    r = m.add(h, m.add(e, m.add(m.add(s_lo, tail), m.mul(k, m.c(ln2_lo / 2)))))
+    r = m.sel(m.lt(a, one), r, m.sel(m.eq(a, one), m.c(math.inf), m.c(math.nan)))
+    return m.call("copysign", r, x)
+
+
+def _inverse_cbrt_start(m: _Math, y):
+    """y**(-1/3) to 2**-4.9 for finite normal y > 0: the bits of y**(-1/3) are about a constant
+    minus y's bits / 3. f32 divides its bits as a float (one 32-bit conversion each way, of
+    finite values); f64 its high word, moved in and out of a double with the shifter (exact:
+    the word is below 2**31, and adding the shifter rounds the quotient to an integer)."""
+    if m.kind == "f32":
+        third = m.mul(m.b.sitofp(m.bits(y), m.ty), m.c(1 / 3))  # exact enough: 2**-24 of it
+        return m.from_bits(m.b.sub(m.i(_CBRT_MAGIC["f32"]), m.b.fptosi(third, m.ity)))
+    high = m.to_float(m.b.lshr(m.bits(y), m.i(32)))
+    shifted = m.bits(m.add(m.mul(high, m.c(1 / 3)), m.c(m._shifter())))  # shifter bits + round(high / 3)
+    shifter_bits = 0x4338000000000000  # the bits of 1.5 * 2**52
+    z_word = m.b.sub(m.i(_CBRT_MAGIC["f64"] + shifter_bits), shifted)
+    return m.from_bits(m.b.shl(z_word, m.i(32)))
+
+
+def _cbrt(m: _Math, x):
+    """cbrt without a reduction or a division: z ~ a**(-1/3) from a's bits divided by 3 (the bits
+    of a float are about 2**mant * (log2 + bias); _inverse_cbrt_start), 2**-4.9; Newton steps
+    for the inverse cube root, z + z/3 (1 - a z**3), which need no division (two for f32:
+    2**-16, three for f64: 2**-32); g = a z**2, and one Newton step for the cube root itself with
+    1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of itself: ~2**-30 (f32) / 2**-60
+    (f64) before the last rounding. Subnormal a is scaled by 2**24 / 2**54 first and the result
+    by 2**-8 / 2**-18."""
+    a = m.abs(x)
+    inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
+    finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))  # 0 < a < inf
+    sub = m.lt(a, m.c(_MIN_NORMAL[m.kind]))
+    up = 24 if m.kind == "f32" else 54  # multiples of 3 that make any subnormal normal
+    y = m.sel(finite, m.sel(sub, m.mul(a, m.c(2.0**up)), a), m.c(1.0))
+    z = _inverse_cbrt_start(m, y)
+    for _ in range(2 if m.kind == "f32" else 3):  # z + z/3 (1 - y z**3): three steps deep
+        t = m.fma(m.neg(m.mul(y, z)), m.mul(z, z), m.c(1.0))
+        z = m.fma(m.mul(z, m.c(1 / 3)), t, z)
+    zz = m.mul(z, z)
+    g = m.mul(y, zz)
+    gg = m.mul(g, g)
+    res = m.fma(m.fma(g, g, m.neg(gg)), g, m.fma(gg, g, m.neg(y)))
+    g = m.fma(m.neg(res), m.mul(zz, m.c(1 / 3)), g)
+    g = m.sel(sub, m.mul(g, m.c(2.0 ** -(up // 3))), g)
+    return m.sel(finite, m.call("copysign", g, x), x)
 
 
 @_via_f64

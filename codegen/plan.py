@@ -7,10 +7,19 @@ and compares as data. Loading it into a process is the backend's business
 
 The entry point takes one descriptor array: one slot per argument, then one per buffer the
 caller allocates (one per kernel result), then the status words when ``has_status``, then one
-per constant. With an ``ArrayHeader`` a slot holds the address of the array's header, from
-which the code reads the data pointer and byte strides itself (the caller then needs no
-per-array work beyond ``id()``); without one, a slot holds the data pointer, and a strided
-argument's element strides follow it.
+per constant, then, when the function calls back into Python (``callbacks``), the address of
+the caller's trampoline. The buffers include the storage of values that loops and branches
+carry, the induction variable of each ``scf.for`` (a 0-d int64 the entry writes each iteration) and the
+staging space of yields that swap carried values; all are allocated once per call.
+
+The entry runs ``program``: steps that are launches (by number in ``launches``), copies of one
+storage into another, loops over steps and branches between them, so loops of array work run
+as loops in the compiled code with no Python between iterations.
+
+With an ``ArrayHeader`` a slot holds the address of the array's header, from which the code
+reads the data pointer and byte strides itself (the caller then needs no per-array work beyond
+``id()``); without one, a slot holds the data pointer, and a strided argument's element strides
+follow it.
 """
 
 from __future__ import annotations
@@ -52,6 +61,77 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class Run:
+    """A step: run launch number ``launch`` of the plan's ``launches``."""
+
+    launch: int
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A step: copy ``nbytes`` from one C-contiguous storage to another (a carried value's
+    new value moved into its storage)."""
+
+    source: Storage
+    target: Storage
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class ForLoop:
+    """A step: ``body`` for ``iv = lower, lower + step, ...`` while ``iv < upper`` (``iv >
+    upper`` for a negative step). The bounds are 0-d int64 storages, loaded once before the
+    loop; ``iv`` is the 0-d int64 buffer written before each iteration. ``check_step``: the
+    step may be zero, which stops the call with status ``kernel_body.ZERO_STEP`` (word 1: the
+    loop's ``number``) rather than loop forever."""
+
+    lower: Storage
+    upper: Storage
+    step: Storage
+    iv: Storage
+    body: tuple
+    check_step: bool = True
+    number: int = 0  # which scf.for, in program order: what a zero-step error names
+    swaps: tuple = ()  # yields moved by trading buffers (see WhileLoop)
+
+
+@dataclass(frozen=True)
+class WhileLoop:
+    """A step: ``before`` (the cond region), then, while the 0-d bool ``condition`` is true,
+    ``body`` and ``before`` again.
+
+    ``swaps`` (here and in ``ForLoop``) are yields moved into a carried value's storage by
+    trading buffers rather than copying: each ``Copy(source, target)`` has the two buffers
+    exchange roles at the end of every iteration, and after the loop, where the carried value
+    ended in ``source``'s buffer, it is copied into ``target``'s."""
+
+    before: tuple
+    condition: Storage
+    body: tuple
+    swaps: tuple = ()
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A step: ``then`` if the 0-d bool ``condition`` is true, else ``otherwise``."""
+
+    condition: Storage
+    then: tuple
+    otherwise: tuple
+
+
+@dataclass(frozen=True)
+class Callback:
+    """A step: call the caller's callback trampoline with ``number`` (which Python function)
+    and the data pointers of ``operands`` (C-contiguous storages), on the calling thread. A
+    nonzero return (the function raised) stops the call with status ``host.CALLBACK_FAILED``.
+    The operands' shapes and dtypes are the plan's ``callbacks[number]``."""
+
+    number: int
+    operands: tuple[Storage, ...]
+
+
+@dataclass(frozen=True)
 class LowerOptions:
     """What a backend needs besides the function: the caller's array-header layout (None: the
     portable descriptor) and fast math."""
@@ -74,6 +154,11 @@ class CompiledFunction:
     constants: list[np.ndarray] = field(default_factory=list)
     outputs: list[tuple[Storage, tuple[int, ...]]] = field(default_factory=list)
     launches: list[Launch] = field(default_factory=list)
+    program: list = field(default_factory=list)  # steps: Run, Copy, ForLoop, WhileLoop, Branch,
+    # Callback
+    # callback number -> its operands' (shape, dtype); when not empty, the descriptor's last
+    # slot is the address of the caller's trampoline, ``int32 (int64 number, void **data)``
+    callbacks: dict[int, tuple[tuple[tuple[int, ...], np.dtype], ...]] = field(default_factory=dict)
     llvm_ir: str = ""  # as emitted (the "llvm" stage)
     optimized_llvm_ir: str = ""  # after the target's pipeline (the "llvm-opt" stage)
     object_code: bytes = b""  # what the backend loads

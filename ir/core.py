@@ -100,8 +100,12 @@ class Operation:
         self.attributes: dict = dict(attributes or {})
         self.regions: list[Region] = []
         self.parent: Block | None = None
-        for v in operands:
-            self._append_operand(v)
+        mine = self._operands
+        for v in operands:  # _append_operand, inline: kernels with thousands of operands are built
+            if not isinstance(v, Value):
+                raise IRError(f"operand of {self.op_name} must be a Value, got {type(v).__name__}")
+            v.uses.append((self, len(mine)))
+            mine.append(v)
         for r in regions:
             self.add_region(r)
 
@@ -187,7 +191,7 @@ class Operation:
                     op.drop_all_references()
         self.drop_operands()
         if self.parent is not None:
-            self.parent.ops.remove(self)
+            del self.parent.ops[self.parent.position(self)]
             self.parent = None
 
     def drop_all_references(self) -> None:
@@ -265,12 +269,29 @@ class UnregisteredOp(Operation):
 class Block:
     """A list of ops with typed arguments; the last op is its terminator where one is needed."""
 
-    __slots__ = ("args", "ops", "parent")
+    __slots__ = ("args", "ops", "parent", "_hint")
 
     def __init__(self, arg_types=()):
         self.args = [BlockArgument(t, self, i) for i, t in enumerate(arg_types)]
         self.ops: list[Operation] = []
         self.parent: Region | None = None
+        self._hint = 0  # where the last op looked up or inserted was (see ``position``)
+
+    def position(self, op: Operation) -> int:
+        """The index of ``op`` in ``ops``. Passes rewrite a block in order, inserting and
+        erasing next to the op they are at, so the places around the last one looked up or
+        inserted are tried first: a search of the whole block for each rewrite would make a
+        pass over a long block quadratic."""
+        ops, hint = self.ops, self._hint
+        for i in (hint, hint + 1, hint - 1):
+            if 0 <= i < len(ops) and ops[i] is op:
+                self._hint = i
+                return i
+        try:
+            self._hint = ops.index(op, max(hint - 64, 0), hint + 64)
+        except ValueError:
+            self._hint = ops.index(op)
+        return self._hint
 
     def add_arg(self, t: Type) -> BlockArgument:
         arg = BlockArgument(t, self, len(self.args))
@@ -285,10 +306,11 @@ class Block:
             raise IRError(f"{op.op_name} is already in a block")
         op.parent = self
         self.ops.insert(position, op)
+        self._hint = position
         return op
 
     def insert_before(self, anchor: Operation, op: Operation) -> Operation:
-        return self.insert(self.ops.index(anchor), op)
+        return self.insert(self.position(anchor), op)
 
     @property
     def terminator(self) -> Operation | None:

@@ -17,6 +17,7 @@ _API = {
     "CacheInfo": "api", "JitFunction": "api", "Lowered": "api", "jit": "api", "make_ir": "api",
     "cond": "control_flow", "fori_loop": "control_flow", "scan": "control_flow",
     "switch": "control_flow", "while_loop": "control_flow",
+    "debug_callback": "debugging", "debug_print": "debugging",
     "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
     "TracerConversionError": "errors", "UnsupportedError": "errors",
 }

@@ -25,6 +25,7 @@ import numpy as np
 from jitcore import compiler, ir, pytree
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
+from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
@@ -265,11 +266,17 @@ class JitFunction:
         return executable
 
     def _compile(self, key, specs, call) -> Executable:
-        module, out_tree = self._trace(specs, call)
-        optimized = compiler.optimize(module, self.options)
-        plan = compiler.lower(optimized, specs, self.options)
-        return Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars, out_tree.owners,
-                          out_tree.arguments)
+        clock = CompileClock()  # timed by stage, for the warning about a long compile
+        with clock.stage("tracing"):
+            module, out_tree = self._trace(specs, call)
+        with clock.stage("optimizing"):
+            optimized = compiler.optimize(module, self.options)
+        with clock.stage("code generation"):
+            plan = compiler.lower(optimized, specs, self.options)
+            executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
+                                    out_tree.owners, out_tree.arguments)
+        warn_if_slow(self, self.__name__, clock)
+        return executable
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

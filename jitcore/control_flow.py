@@ -12,7 +12,9 @@ NumPy's promotion of a Python scalar gives that dtype, as JAX's weak types do (a
 body turns a ``0`` carry into float32 is traced again with a float32 carry).
 
 Called outside ``jit`` (on NumPy arrays) the functions run in Python with the same meaning,
-so code works both ways; a concrete predicate or index calls only the chosen branch.
+so code works both ways; a concrete predicate or index calls only the chosen branch. (One
+difference: an eager loop that runs zero times returns its init as it is, a weak ``0``
+included, since no body ran to give it a dtype.)
 """
 
 from __future__ import annotations

@@ -11,16 +11,79 @@ is None, and the slower portable descriptor is used, if a probe of that layout f
 from __future__ import annotations
 
 import ctypes
+import itertools
+import threading
 
 import numpy as np
 
 from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.codegen.backend import backend_for
+from jitcore.codegen.host import CALLBACK_FAILED
+from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, LoopStepError
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)
+# What compiled code calls to run a Python callback: (callback number, operand data pointers)
+# -> 0, or 1 if it raised. ctypes takes the GIL for the call (the entry call released it).
+_TRAMPOLINE = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p))
+
+# Callback number -> the Python function that ``array.callback`` ops with that number run on
+# their operands (a list of NumPy arrays). Numbers are never reused, so an executable finds its
+# functions whatever was traced since; an entry lives as long as the process (one per traced
+# debug_print, not per call).
+_CALLBACKS: dict[int, object] = {}
+_numbers = itertools.count()  # next() is atomic under the GIL: tracing threads get distinct numbers
+
+
+def register_callback(fn) -> int:
+    """The number that ``array.callback`` uses to run ``fn(arrays)`` at run time."""
+    number = next(_numbers)
+    _CALLBACKS[number] = fn
+    return number
+
+
+def run_callback(number: int, arrays: list[np.ndarray]) -> None:
+    _CALLBACKS[number](arrays)
+
+
+def _read_array(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """A copy of the C-contiguous array at ``address``: the callback may keep it, and the
+    buffer behind it is reused by the next iteration or call."""
+    out = np.empty(shape, dtype)
+    if out.nbytes:
+        ctypes.memmove(out.ctypes.data, address, out.nbytes)
+    return out
+
+
+class _Trampoline:
+    """The C function an executable's compiled code calls back into Python through. An
+    exception from the callback is kept (per thread: each thread's call is its own) for the
+    jitted call to raise once the native code has stopped."""
+
+    def __init__(self, types: dict):
+        self.types = types
+        self.errors = threading.local()
+        self.function = _TRAMPOLINE(self._call)  # kept alive as long as the executable
+        self.address = ctypes.cast(self.function, ctypes.c_void_p).value
+
+    def _call(self, number, data) -> int:
+        try:
+            arrays = [_read_array(data[k], shape, dtype)
+                      for k, (shape, dtype) in enumerate(self.types[number])]
+            run_callback(number, arrays)
+            return 0
+        except BaseException as e:  # nothing may cross back into the native frames
+            self.errors.exception = e
+            return 1
+
+    def raise_error(self) -> None:
+        error = getattr(self.errors, "exception", None)
+        self.errors.exception = None
+        if error is None:
+            raise RuntimeError("internal error: a callback failed without an exception")
+        raise error.with_traceback(error.__traceback__)
 
 
 def _probe_array_header() -> ArrayHeader | None:
@@ -81,7 +144,7 @@ class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
-                 "_arguments", "_copy_args", "_strided")
+                 "_arguments", "_copy_args", "_strided", "_trampoline")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
@@ -92,6 +155,9 @@ class Executable:
         self._fn = _ENTRY(backend_for(plan.target).load(plan))
         header = plan.header is not None
         self._constants = [id(c) if header else c.ctypes.data for c in plan.constants]
+        self._trampoline = _Trampoline(plan.callbacks) if plan.callbacks else None
+        if self._trampoline is not None:  # the descriptor's last slot (see codegen/plan.py)
+            self._constants.append(self._trampoline.address)
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
@@ -124,7 +190,12 @@ class Executable:
             desc = self._portable_descriptor(arrays, buffers)
         self._fn((ctypes.c_int64 * len(desc))(*desc))
         if self.plan.has_status and buffers[-1][0]:
-            _, index, axis, size = buffers[-1].tolist()
+            flag, index, axis, size = buffers[-1].tolist()
+            if flag == CALLBACK_FAILED:
+                self._trampoline.raise_error()
+            if flag == ZERO_STEP:
+                raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
+                                    "it would never end)")
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         outputs = []
         for kind, index, shape, scalar, copy in self._outputs:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "ParseError",
-    "TracerConversionError", "UnsupportedError", "VerificationError",
+    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "LoopStepError",
+    "ParseError", "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
 
@@ -28,3 +28,12 @@ class JitTypeError(JitcoreError, TypeError):
 
 class ConfigError(JitcoreError, ValueError):
     """A setting (``jitcore.config``, or the environment variable behind it) out of its range."""
+
+
+class CompileTimeWarning(UserWarning):
+    """A compile took long (``jitcore.compile_time``); the message names the function and the
+    stage that took longest. Given once per jitted function."""
+
+
+class LoopStepError(JitcoreError, ValueError):
+    """A compiled loop ran with a step of zero (Python's ``range`` refuses one too)."""

@@ -400,11 +400,23 @@ def is_advanced(key) -> bool:
     return any(is_array_index(k) for k in (key if isinstance(key, tuple) else (key,)))
 
 
+def is_traced_int(k) -> bool:
+    """A traced integer scalar (a loop index): NumPy's basic indexing, whose result is a view,
+    although jitcore reads and writes it with a gather and a scatter."""
+    return isinstance(k, Tracer) and k.ndim == 0 and k.dtype.kind in "iu"
+
+
+def is_copying(key) -> bool:
+    """Does ``x[key]`` copy (an integer array or a mask in it), rather than view ``x``?"""
+    keys = key if isinstance(key, tuple) else (key,)
+    return any(is_array_index(k) and not is_traced_int(k) for k in keys)
+
+
 def subscript(x: Tracer, key) -> Tracer:
     """``x[key]`` as NumPy reads it: a view for a basic key, a copy for an advanced one."""
     if has_scalar_bool(key):
         return getitem_scalar_bool(x, key)  # a copy in NumPy, not a view
-    if is_advanced(key):
+    if is_copying(key):
         return getitem(x, key)  # a copy in NumPy, not a view
     out = view(x, key)
     if out.ndim == 0 and not any(k is Ellipsis for k in (key if isinstance(key, tuple) else (key,))):
@@ -415,6 +427,7 @@ def subscript(x: Tracer, key) -> Tracer:
 def view(x: Tracer, key) -> Tracer:
     """``x[key]`` for a basic key, as a view: a write to it updates ``x``."""
     out = make_view(x, lambda b: getitem(b, key), lambda b, v: update(b, key, v))
+    out.scalar = False  # a gather at a traced index gives a NumPy scalar; a view is an array
     out.index = key
     return out
 
@@ -424,13 +437,21 @@ def assign_subscript(x: Tracer, key, value) -> None:
     if has_scalar_bool(key):
         setitem_scalar_bool(x, key, value)
         return
-    if is_advanced(key):
+    if is_copying(key):
         prims.assign(x, update(x, key, value))
         return
     if isinstance(value, Tracer) and value.view is not None and value.view[0] is x:
-        if value.index is not None and value.index == key:
+        if value.index is not None and _same_key(value.index, key):
             return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
     prims.assign(view(x, key), value)
+
+
+def _same_key(a, b) -> bool:
+    """``a == b`` for two keys, comparing traced indices by identity (== would trace a compare)."""
+    a, b = (k if isinstance(k, tuple) else (k,) for k in (a, b))
+    return len(a) == len(b) and all(
+        p is q if isinstance(p, Tracer) or isinstance(q, Tracer) else (type(p) is type(q) and p == q)
+        for p, q in zip(a, b))
 
 
 def setitem_scalar_bool(x: Tracer, key, value) -> None:

@@ -43,6 +43,23 @@ per iteration point, before the checks and writes of that point, in the same ord
 indexed operands (read at computed positions, or the copy a scatter starts from) are never
 fused: they have no map to compose with, so they stay buffers.
 
+Fusion works within each block: the function's body and, one by one, the blocks of the
+``scf`` loops and branches in it (docs/control-flow.md §4). A kernel producer outside a region
+is never inlined into a consumer inside it (that would recompute it at every iteration), nor is
+anything fused across blocks; a splat constant from outside becomes a body constant, as one
+from inside does (it costs nothing per iteration).
+
+Compile time grows about linearly with the function: a fused kernel is built by moving the ops
+and block arguments of the kernels it replaces into it, never by copying them (a producer with
+other users left is the exception, and rule (b) makes it small); the operands of a kernel this
+search built are known to be distinct reads, so they are taken over in bulk; and after each
+inline the search goes on from the new kernel instead of from the top of the block. Nothing
+before that kernel can have become fusable (see ``_fuse_block``), so the decisions, and the IR,
+are those of a search from the top. What remains per inline is a pass over the operand list
+of the new kernel (a new op is built): a kernel that reads thousands of different slices (a sum
+of ``x[i]`` over a long static ``i``) costs time quadratic in that count, at about a
+microsecond per operand and inline.
+
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
 ``kernelize`` would have turned into a kernel is a pipeline error (``kernelize`` must come
@@ -51,12 +68,14 @@ first), not something to skip silently.
 
 from __future__ import annotations
 
-from jitcore.ir.core import Block, Operation, Value
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Block, BlockArgument, Operation, Region, Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.types import index as index_type
 from jitcore.passes.kernelize import rule_for
-from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.linalg import is_float_contraction
 from jitcore.passes.manager import Pass, PipelineError, register_pass
 
@@ -78,44 +97,103 @@ class Fuse(Pass):
         changed = False
         for func in module.functions():
             _require_kernels(func.body)
-            while _fuse_once(func.body, self.max_recompute):
-                changed = True
+            for block in _blocks(func.body):
+                changed |= _fuse_block(block, self.max_recompute)
         return changed
 
 
 def _require_kernels(block: Block) -> None:
     for op in block.ops:
-        if rule_for(op) is not None:
+        if isinstance(op, kernel.GenericOp):
+            continue
+        if rule_for(op) is not None and not op.regions:
             raise PipelineError(f"pass 'fuse' fuses kernels, but '{op.op_name}' is not one yet: "
                                 f"run 'kernelize' before 'fuse' (e.g. 'kernelize,fuse')")
+        for region in op.regions:
+            for inner in region.blocks:
+                _require_kernels(inner)
 
 
-def _fuse_once(block: Block, max_recompute: int) -> bool:
-    for consumer in list(block.ops):
+def _blocks(block: Block):
+    """``block``, then the blocks of the regions of its ops (loop bodies, branches), in
+    pre-order; kernel bodies hold scalar ops only, so they are not visited."""
+    yield block
+    for op in list(block.ops):
+        if isinstance(op, kernel.GenericOp):
+            continue
+        for region in op.regions:
+            for inner in region.blocks:
+                yield from _blocks(inner)
+
+
+def _fuse_block(block: Block, max_recompute: int) -> bool:
+    """Inline, again and again, the first (consumer, operand) pair of ``block`` that may fuse,
+    consumers in block order and operands in order, until no pair may.
+
+    After an inline nothing before the new kernel has become fusable: the kernels before it
+    and their producers are the same ops, and their producers' users only changed identity
+    (the consumer, or a producer that was erased, became the new kernel), not number. The one
+    exception: a consumer that was a float contraction and whose replacement is not, for a
+    data-moving kernel that fed only contractions (``_feeds_float_contractions``) may take
+    producers it refused before; then the search starts again from the top.
+    """
+    changed = False
+    position = 0
+    built: dict[kernel.GenericOp, dict] = {}  # kernels made here -> their reads (see _Assembly)
+    in_order: dict[kernel.GenericOp, bool] = {}  # kernel.runs_in_order, which scans a whole body
+    while True:
+        found = _next_pair(block, position, max_recompute, in_order)
+        if found is None:
+            return changed
+        consumer, producer, i = found
+        was_contraction = is_float_contraction(consumer)
+        consumer_in_order = _runs_in_order(consumer, in_order)
+        new = _inline(producer, consumer, i, built)
+        in_order[new] = consumer_in_order  # what it takes from the producer never runs in order
+        changed = True
+        position = block.position(new)
+        if was_contraction and not is_float_contraction(new):
+            position = 0
+            built.clear()  # kernels before ``new`` may be rebuilt, and their operands change
+
+
+def _runs_in_order(op: kernel.GenericOp, known: dict[kernel.GenericOp, bool]) -> bool:
+    if op not in known:
+        known[op] = kernel.runs_in_order(op)
+    return known[op]
+
+
+def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict):
+    """The first (consumer, producer, operand number) from op ``start`` on that may fuse."""
+    ops = block.ops
+    for k in range(start, len(ops)):
+        consumer = ops[k]
         if not isinstance(consumer, kernel.GenericOp):
             continue
+        copies, indexed = consumer.copy_inputs, consumer.indexed
         for i, value in enumerate(consumer.operands):
             producer = getattr(value, "op", None)
-            splat = (isinstance(producer, array.ConstantOp) and producer.value.is_splat
-                     and not is_float_contraction(consumer))
-            if i in consumer.copy_inputs or i in consumer.indexed:
-                continue  # read whole: a buffer
-            if splat or (isinstance(producer, kernel.GenericOp)
-                         and _should_inline(producer, consumer, i, max_recompute)):
-                _inline(producer, consumer, i)
-                return True
-    return False
+            if producer is None or i in copies or i in indexed:
+                continue  # an argument, or read whole (a buffer)
+            if isinstance(producer, array.ConstantOp):  # a splat from any enclosing block: no work
+                if producer.value.is_splat and not is_float_contraction(consumer):
+                    return consumer, producer, i
+            elif (isinstance(producer, kernel.GenericOp) and producer.parent is block
+                  and _should_inline(producer, consumer, i, max_recompute, in_order)):
+                return consumer, producer, i
+    return None
 
 
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
-                   max_recompute: int) -> bool:
+                   max_recompute: int, in_order: dict) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
-    if producer.indexed or kernel.runs_in_order(producer):
-        return False  # an indexed kernel stays whole (see the module docstring)
-    if any(i >= 0 for i in producer.copy_inputs):
-        return False  # its body computes only part of its result
-    cost = _cost(producer)
+    if producer.indexed or any(i >= 0 for i in producer.copy_inputs):
+        return False  # an indexed kernel stays whole (see the module docstring), and a
+        # kernel whose result starts as a copy computes only part of it
+    if _runs_in_order(producer, in_order):
+        return False
+    cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute
     users = {id(op) for r in producer.results for op, _ in r.uses}
@@ -128,76 +206,234 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
     return cost <= max_recompute
 
 
-def _cost(op: kernel.GenericOp) -> int:
-    """The scalar ops of a kernel's body that compute something."""
-    return sum(not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)) for inner in op.body.ops)
+def _cost(op: kernel.GenericOp, cap: int) -> int:
+    """The scalar ops of a kernel's body that compute something, counted up to ``cap + 1``:
+    the rules only compare the cost with 0 and with ``max_recompute``, and a fused body may
+    be long."""
+    count = 0
+    for inner in op.body.ops:
+        if not isinstance(inner, (ScalarConstantOp, kernel.YieldOp)):
+            count += 1
+            if count > cap:
+                break
+    return count
 
 
 def _feeds_float_contractions(op: kernel.GenericOp) -> bool:
     """Whether ``op`` only moves data (a transpose, a slice) into float contractions: it will
     become their maps, so a producer shared with others should not be recomputed inside it."""
     users = [user for r in op.results for user, _ in r.uses]
-    return (_cost(op) == 0 and bool(users)
+    return (_cost(op, 0) == 0 and bool(users)
             and all(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users))
 
 
-def _position(kb: KernelBuilder, e) -> Value:
+def _position(emit: ComplexEmitter, e) -> Value:
     """The value of affine expression ``e`` at the consumer's iteration point."""
     if e.dim is None:
-        return kb.emit.const(e.offset, index_type)
-    pos = kb.index(e.dim)
+        return emit.const(e.offset, index_type)
+    pos = emit.b.create(kernel.IndexOp, [], [index_type], {"dim": e.dim}).result
     if e.scale != 1:
-        pos = kb.emit.op("arith.muli", pos, kb.emit.const(e.scale, index_type))
+        pos = emit.op("arith.muli", pos, emit.const(e.scale, index_type))
     if e.offset:
-        pos = kb.emit.op("arith.addi", pos, kb.emit.const(e.offset, index_type))
+        pos = emit.op("arith.addi", pos, emit.const(e.offset, index_type))
     return pos
 
 
-def _inline(producer: Operation, consumer: kernel.GenericOp, index: int) -> None:
-    """Replace ``consumer`` by a kernel that computes operand ``index`` itself."""
-    kb = KernelBuilder(len(consumer.iterator_types))
-    mapping: dict[Value, Value] = {}
-    accumulators = []
-    copied = {}
-    for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
-        if i != index:
-            source = i in consumer.copy_inputs
-            indexed = i in consumer.indexed
-            mapping[consumer.body.args[i]] = (kb.indexed_input(v) if indexed else
-                                              kb.input(v, m, i in consumer.clamped, copy_source=source))
-            if source:
-                copied[i] = next(j for j, u in enumerate(kb.operands)
-                                 if u is v and kb.maps[j] == m and kb.indexed[j] == indexed)
-    target = consumer.body.args[index]
+def _key(value: Value, amap, clamped: bool, indexed: bool) -> tuple:
+    """What makes two reads one operand: an indexed one reads all of ``value``."""
+    return (value, True) if indexed else (value, amap, clamped)
+
+
+class _Assembly:
+    """The operands, maps and body of the kernel that replaces a consumer, in the order the
+    kernelize builder would give them: each (operand, map, clamped) read once, a splat constant
+    as a body constant. Block arguments and ops are moved in from the kernels being replaced
+    rather than copied, so an inline costs the size of the operand lists, not of the bodies."""
+
+    def __init__(self):
+        self.block = Block()
+        self.emit = ComplexEmitter(Builder(self.block))
+        self.operands: list[Value] = []
+        self.maps: list = []
+        self.clamped: list[bool] = []
+        self.indexed: list[bool] = []
+        self.seen: dict[tuple, BlockArgument] = {}
+
+    def read(self, arg: BlockArgument | None, value: Value, amap, clamped=False, indexed=False,
+             copy_source=False) -> Value:
+        """The new body's value for ``value`` read through ``amap``: ``arg`` itself, moved in,
+        unless the read is there already or is a splat constant (then ``arg`` is left as it
+        is, for the caller to replace). ``arg`` None: a new block argument."""
+        producer = getattr(value, "op", None)
+        if (not indexed and not copy_source and isinstance(producer, array.ConstantOp)
+                and producer.value.is_splat):
+            return self.emit.const(producer.value.array.reshape(-1)[0].item(), value.type.element)
+        key = _key(value, amap, clamped, indexed)
+        found = self.seen.get(key)
+        if found is not None:
+            return found
+        if arg is None:
+            arg = BlockArgument(value.type if indexed else value.type.element, self.block, 0)
+        self.seen[key] = self._move_arg(arg)
+        self.operands.append(value)
+        self.maps.append(AffineMap(amap.num_dims, ()) if indexed else amap)
+        self.clamped.append(clamped)
+        self.indexed.append(indexed)
+        return arg
+
+    def take(self, kernel_op: kernel.GenericOp, reads: dict, skip: int = -1) -> None:
+        """Move in the inputs of ``kernel_op`` but its operand ``skip``, as ``read`` would,
+        given ``reads``: its (operand, map, clamped) reads, each once, none a splat constant,
+        to their block arguments. Only the reads that are here already are looked at one by
+        one; the rest are taken over in bulk."""
+        n = len(kernel_op.operands)
+        operands, maps = kernel_op.operands, kernel_op.input_maps
+        clamped, indexed = set(kernel_op.clamped), set(kernel_op.indexed)
+        args = kernel_op.body.args[:n]
+        dropped = {}  # operand number -> the argument here that replaces it, None: skip
+        if skip >= 0:
+            key = _key(operands[skip], maps[skip], skip in clamped, skip in indexed)
+            dropped[skip] = None
+            reads.pop(key)
+        small, large = sorted((reads, self.seen), key=len)
+        for key in [k for k in small if k in large]:
+            dropped[reads.pop(key).index] = self.seen[key]
+        start = 0
+        for j in [*sorted(dropped), n]:  # the operands between two dropped ones, in bulk
+            self._move_args(args[start:j])
+            self.operands += operands[start:j]
+            self.maps += maps[start:j]
+            self.clamped += [k in clamped for k in range(start, j)] if clamped else [False] * (j - start)
+            self.indexed += [k in indexed for k in range(start, j)] if indexed else [False] * (j - start)
+            if j < n and dropped[j] is not None:
+                args[j].replace_all_uses_with(dropped[j])
+            start = j + 1
+        self.seen.update(reads)
+
+    def _move_args(self, args: list[BlockArgument]) -> None:
+        base = len(self.block.args)
+        for i, arg in enumerate(args, base):
+            arg.block, arg.index = self.block, i
+        self.block.args += args
+
+    def _move_arg(self, arg: BlockArgument) -> BlockArgument:
+        arg.block, arg.index = self.block, len(self.block.args)
+        self.block.args.append(arg)
+        return arg
+
+    def move_ops(self, ops) -> None:
+        for op in ops:
+            op.parent = self.block
+        self.block.ops.extend(ops)
+
+    def finish(self, consumer: kernel.GenericOp, copy_inputs, accumulators) -> kernel.GenericOp:
+        """The new kernel, before ``consumer``, with the consumer's results and iteration."""
+        for acc in accumulators:
+            self._move_arg(acc)
+        maps = tuple(self.maps) + consumer.output_maps
+        attrs = {"indexing_maps": maps, "iterator_types": consumer.iterator_types,
+                 "domain": tuple(consumer.domain())}
+        if consumer.attributes.get("inits") is not None:
+            attrs["inits"] = tuple(consumer.attributes["inits"])
+        if any(self.clamped):
+            attrs["clamped"] = tuple(i for i, c in enumerate(self.clamped) if c)
+        if any(i >= 0 for i in copy_inputs):
+            attrs["copy_inputs"] = tuple(copy_inputs)
+        n_in = len(consumer.operands)
+        indexed = [i for i, x in enumerate(self.indexed) if x] if any(self.indexed) else []
+        indexed += [len(self.operands) + k for k in range(len(consumer.results))
+                    if n_in + k in consumer.indexed]
+        if indexed:
+            attrs["indexed"] = tuple(indexed)
+        op = kernel.GenericOp(self.operands, consumer.result_types, attrs, [Region([self.block])])
+        return Builder.before_op(consumer).insert(op)
+
+
+def _inline(producer: Operation, consumer: kernel.GenericOp, index: int,
+            built: dict[kernel.GenericOp, dict]) -> kernel.GenericOp:
+    """Replace ``consumer`` by a kernel that computes operand ``index`` itself; return it.
+
+    ``built`` holds the reads of the kernels this search made: their operands are distinct
+    reads and none is a splat constant that the body could hold, so such a kernel's operands
+    are taken over as they are, without looking at each again (``_Assembly.take``)."""
+    out = _Assembly()
+    body = consumer.body
+    reads = built.pop(consumer, None)
+    if reads is not None:
+        out.take(consumer, reads, skip=index)
+    else:
+        for i, (v, m) in enumerate(zip(consumer.operands, consumer.input_maps)):
+            if i != index:
+                arg = body.args[i]
+                new = out.read(arg, v, m, i in consumer.clamped, i in consumer.indexed,
+                               i in consumer.copy_inputs)
+                if new is not arg:
+                    arg.replace_all_uses_with(new)
+    copied = {i: next(j for j, u in enumerate(out.operands) if u is consumer.operands[i]
+                      and out.maps[j] == consumer.input_maps[i] and out.indexed[j] == (i in consumer.indexed))
+              for i in consumer.copy_inputs if i >= 0}
     value = consumer.operands[index]
     if isinstance(producer, array.ConstantOp):
-        mapping[target] = kb.input(value, consumer.input_maps[index])
+        computed = out.read(None, value, consumer.input_maps[index])
     else:
-        outer = consumer.input_maps[index]
-        clamp_all = index in consumer.clamped  # see "Clamped reads" in the module docstring
-        inner: dict[Value, Value] = {}
-        for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, producer.body.args)):
-            inner[arg] = kb.input(v, m.compose(outer), clamp_all or j in producer.clamped)
-        for op in producer.body.ops[:-1]:
-            if isinstance(op, kernel.IndexOp):
-                inner[op.result] = _position(kb, outer.exprs[op.dim])
-            else:
-                kb.body.append(op.clone(inner))
-        yielded = producer.body.terminator.operands[value.index]
-        mapping[target] = inner.get(yielded, yielded)
-    for acc in consumer.body.args[len(consumer.operands):]:
-        mapping[acc] = kb.body.add_arg(acc.type)
-        accumulators.append(mapping[acc])
-    for op in consumer.body.ops[:-1]:
-        kb.body.append(op.clone(mapping))
-    yielded = [mapping.get(v, v) for v in consumer.body.terminator.operands]
-    n_in = len(consumer.operands)
-    indexed_results = [k for k in range(len(consumer.results)) if n_in + k in consumer.indexed]
-    new = kb.finish(consumer, consumer.result_types, consumer.output_maps, consumer.iterator_types,
-                    yielded, consumer.attributes.get("inits"), accumulators, consumer.domain(),
-                    [copied.get(i, -1) for i in consumer.copy_inputs], indexed_results)
+        computed = _splice_producer(out, producer, value, consumer.input_maps[index],
+                                    index in consumer.clamped, built.pop(producer, None))
+    body.args[index].replace_all_uses_with(computed)
+    accumulators = body.args[len(consumer.operands):]
+    body.args = []
+    out.move_ops(body.ops)
+    body.ops = []
+    new = out.finish(consumer, [copied.get(i, -1) for i in consumer.copy_inputs], accumulators)
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()
-    if producer is not None and all(not r.uses for r in producer.results):
+    if all(not r.uses for r in producer.results):
         producer.erase()
+    built[new] = out.seen
+    return new
+
+
+def _splice_producer(out: _Assembly, producer: kernel.GenericOp, value: Value, outer,
+                     clamp_all: bool, reads: dict | None) -> Value:
+    """Put ``producer``'s body into ``out``, its reads composed with ``outer`` (the consumer's
+    map for ``value``); return the body's value of ``value``. A producer that the consumer
+    is the last user of is taken apart (its ops moved); one with other users is copied.
+    ``reads``: the producer's, if this search built it."""
+    last_use = sum(len(r.uses) for r in producer.results) == 1
+    identity = outer.is_identity
+    inner: dict[Value, Value] = {}
+    body = producer.body
+    if last_use and reads is not None and identity and not clamp_all:
+        out.take(producer, reads)  # its reads, composed with the identity, are the same
+    else:
+        for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, body.args)):
+            composed = m if identity else m.compose(outer)
+            read = out.read(arg if last_use else None, v, composed, clamp_all or j in producer.clamped)
+            if read is not arg:
+                inner[arg] = read
+    if last_use:
+        for arg, read in inner.items():
+            arg.replace_all_uses_with(read)
+        body.args = []
+    ops, terminator = body.ops[:-1], body.ops[-1]
+    if last_use and identity:
+        out.move_ops(ops)  # its index ops read the consumer's dims as they are
+        ops = []
+    for op in ops:
+        if isinstance(op, kernel.IndexOp):
+            position = _position(out.emit, outer.exprs[op.dim])
+            if last_use:
+                op.result.replace_all_uses_with(position)
+                op.parent = None
+            else:
+                inner[op.result] = position
+        elif last_use:
+            out.move_ops([op])
+        else:
+            out.block.append(op.clone(inner))
+    yielded = terminator.operands[value.index]
+    if last_use:
+        terminator.drop_operands()
+        body.ops = []
+        return yielded
+    return inner.get(yielded, yielded)

@@ -12,7 +12,9 @@ import sys
 import time
 import typing
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import ClassVar
 
 from jitcore import ir
@@ -152,6 +154,24 @@ def _write_stderr(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+# Where every PassManager run in this context also reports each pass's wall time, and the
+# verifier's as "verify": a list that a compile sets for its own duration (``recording_times``),
+# for jitcore's warning about a long compile, which names the stage that took longest.
+_TIMES: ContextVar[list[tuple[str, float]] | None] = ContextVar("pass_times", default=None)
+
+
+@contextmanager
+def recording_times() -> Iterator[list[tuple[str, float]]]:
+    """A list that the pass managers run inside the ``with`` block (in this thread or task)
+    append ``(pass, seconds)`` to, one entry per pass run and per verification."""
+    times: list[tuple[str, float]] = []
+    token = _TIMES.set(times)
+    try:
+        yield times
+    finally:
+        _TIMES.reset(token)
+
+
 class PassManager:
     """Runs a pipeline over a module, verifying, dumping and timing around each pass."""
 
@@ -180,21 +200,35 @@ class PassManager:
         pass's fault. ``timings`` holds the passes of the latest run only.
         """
         self.timings = []
+        sink = _TIMES.get()
         if self.verify_each:
-            ir.verify(module)
+            self._verify(module, sink, None)
         for p in self.passes:
             start = time.perf_counter()
             changed = p.run(module)
+            seconds = time.perf_counter() - start
             if self.timing:
-                self.timings.append((str(p), time.perf_counter() - start))
+                self.timings.append((str(p), seconds))
+            if sink is not None:
+                sink.append((str(p), seconds))
             if self.verify_each:
-                try:
-                    ir.verify(module)
-                except VerificationError as e:
-                    raise PassFailure(f"pass '{p}' produced invalid IR: {e}") from e
+                self._verify(module, sink, p)
             if self.print_after_all or (self.print_after_change and changed):
                 self.printer(f"// -----// IR Dump After {p} //----- //\n" + ir.print_op(module))
         return module
+
+    @staticmethod
+    def _verify(module: Operation, sink: list | None, after: Pass | None) -> None:
+        start = time.perf_counter()
+        try:
+            ir.verify(module)
+        except VerificationError as e:
+            if after is None:
+                raise
+            raise PassFailure(f"pass '{after}' produced invalid IR: {e}") from e
+        finally:
+            if sink is not None:
+                sink.append(("verify", time.perf_counter() - start))
 
     def format_timing(self) -> str:
         """A report of the latest run's wall time per pass, in the layout of MLIR's -mlir-timing."""

@@ -28,6 +28,12 @@ from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
 
+# Up to this many kernels, LLVM may inline each into the entry function (each is called once).
+# Beyond it they stay functions: one entry function holding hundreds of inlined loop nests
+# (a long unrolled Python loop) takes LLVM's O3 time superlinear in its size (measured: twice
+# the kernels, three times the time), where separate functions take linear time.
+INLINED_KERNELS = 32
+
 
 class CpuBackend:
     name = "cpu"
@@ -51,6 +57,10 @@ class CpuBackend:
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
             splits.append(None if extent is None else runtime.Split(extent, _work(op), partials))
+        if len(kernels) > INLINED_KERNELS:
+            for fn in kernels:
+                if "noinline" not in fn.attributes:
+                    fn.attributes.add("noinline")
 
         def run_launch(b, index, kernel, args):
             runtime.emit_launch(b, kernel, args, splits[index])

@@ -63,7 +63,7 @@ class _Schedule:
         checks = kernel.checks_indices(op)
         split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
                       if split and it == kernel.PARALLEL and d > 1]
-        positional = any(isinstance(inner, kernel.IndexOp) for inner in op.body.ops)
+        positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         self.pieces = (_pieces(op, strided, positional, fastmath)
@@ -89,7 +89,7 @@ class _Schedule:
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
-        exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in op.body.ops)
+        exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if self.pieces is not None:
             self.split_extent = self.pieces.count
             self._emit_pieces(exact_fallback)

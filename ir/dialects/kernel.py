@@ -35,6 +35,11 @@ only by ``kernel.insert`` (after starting as its ``copy_inputs`` source, if it h
 positions come from ``kernel.check_index``, which wraps a negative index and records the first
 one out of range in the function's status words, so that no access is ever out of bounds.
 Gathers and scatters are such kernels (``passes/kernelize/index.py``).
+
+A body may hold scalar-level ``scf`` loops and branches (``passes/kernelize/control.py``): a
+kernel with an empty iteration space then runs a whole scalar loop nest once. Inside it,
+``kernel.extract_result`` reads an indexed result back, so a loop sees its own writes (a
+Gauss–Seidel sweep). The indexed ops may sit anywhere inside the body's nested regions.
 """
 
 from __future__ import annotations
@@ -196,13 +201,18 @@ class GenericOp(Operation):
             self.fail("body must end with kernel.yield")
         if [v.type for v in term.operands] != yields:
             term.fail("must yield one scalar of each result's element type")
-        # The body is isolated: every value it uses is defined inside it.
+        # The body is isolated: every value it uses is defined inside it (nested regions
+        # included; their ops are checked by their own verifiers for order).
         inside = {id(a) for a in self.body.args}
-        for op in self.body.ops:
-            for v in op.operands:
-                if id(v) not in inside:
-                    op.fail("uses a value from outside its kernel.generic")
-            inside.update(id(r) for r in op.results)
+        for top in self.body.ops:
+            for op in top.walk():
+                for v in op.operands:
+                    if id(v) not in inside:
+                        op.fail("uses a value from outside its kernel.generic")
+                inside.update(id(r) for r in op.results)
+                for region in op.regions:
+                    for block in region.blocks:
+                        inside.update(id(a) for a in block.args)
 
 
 def derive_domain(operand_types, result_types, maps, num_dims: int, clamped=()) -> tuple:
@@ -231,9 +241,7 @@ class IndexOp(Operation):
     def verify_op(self) -> None:
         if self.results[0].type != index:
             self.fail("must return index")
-        parent = self.parent_op
-        if parent is None or parent.op_name != "kernel.generic":
-            self.fail("must be inside a kernel.generic")
+        parent = _enclosing_generic(self)
         if not 0 <= self.dim < len(parent.attributes.get("iterator_types", ())):
             self.fail("needs a 'dim' that is one of its kernel's iteration dims")
 
@@ -251,7 +259,10 @@ class YieldOp(Operation):
 
 
 def _enclosing_generic(op: Operation) -> GenericOp:
+    """The ``kernel.generic`` whose body holds ``op``, maybe inside scalar ``scf`` ops."""
     parent = op.parent_op
+    while parent is not None and parent.op_name.startswith("scf."):
+        parent = parent.parent_op
     if parent is None or parent.op_name != "kernel.generic":
         op.fail("must be inside a kernel.generic")
     return parent
@@ -339,12 +350,54 @@ class InsertOp(Operation):
         _check_positions(self, self.operands[1:], target.rank)
 
 
+class ExtractResultOp(Operation):
+    """``kernel.extract_result %i... {result = k}``: the element of the indexed result ``k``
+    at positions ``%i...`` (in range, as for ``kernel.extract``) as the body has written it so
+    far (or as copied from its input). Not pure: a ``kernel.insert`` between two reads changes
+    what the second one sees, so CSE must not merge them."""
+
+    name = "kernel.extract_result"
+    traits = frozenset()
+    __slots__ = ()
+    result = attr(of(int))
+
+    def verify_op(self) -> None:
+        parent = _enclosing_generic(self)
+        k = self.result
+        if not 0 <= k < len(parent.results) or (
+            len(parent.operands) + k not in parent.attributes.get("indexed", ())
+        ):
+            self.fail("needs a 'result': one of its kernel's indexed results")
+        target = parent.results[k].type
+        _check_positions(self, self.operands, target.rank)
+        if len(self.results) != 1 or self.results[0].type != target.element:
+            self.fail(f"returns one {target.element}")
+
+
+def body_ops(op: GenericOp):
+    """Every op of ``op``'s body, those inside nested (scalar ``scf``) regions included."""
+    for inner in op.body.ops:
+        yield from inner.walk()
+
+
+def checks_step(op: Operation) -> bool:
+    """A scalar ``scf.for`` whose step is not a constant other than zero: the code checks it at
+    run time and records a zero step in the status words."""
+    if op.op_name != "scf.for":
+        return False
+    step = getattr(op.operands[2], "op", None)
+    return not (step is not None and step.op_name == "arith.constant"
+                and step.attributes["value"].value != 0)
+
+
 def checks_indices(op: GenericOp) -> bool:
-    """Whether ``op``'s body records bad indices (it then needs the status words)."""
-    return any(isinstance(inner, CheckIndexOp) for inner in op.body.ops)
+    """Whether ``op``'s body records errors in the status words (a bad index, or a zero loop
+    step): it then needs them."""
+    return any(isinstance(inner, CheckIndexOp) or checks_step(inner) for inner in body_ops(op))
 
 
 def runs_in_order(op: GenericOp) -> bool:
     """Whether ``op``'s iterations must run one after another, in C order: it records the
-    first bad index, or writes at computed positions (repeats apply in order)."""
-    return any(isinstance(inner, (CheckIndexOp, InsertOp)) for inner in op.body.ops)
+    first bad index, writes at computed positions (repeats apply in order), or runs scalar
+    loops and branches (a whole program, never to be repeated per consumer element)."""
+    return any(isinstance(inner, (CheckIndexOp, InsertOp)) or inner.regions for inner in body_ops(op))

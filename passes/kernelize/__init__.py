@@ -21,13 +21,14 @@ from collections.abc import Callable
 
 from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
-from jitcore.passes.kernelize import elementwise, index, linalg, shape
+from jitcore.passes.kernelize import control, elementwise, index, linalg, shape
 from jitcore.passes.manager import Pass, register_pass
 
 Rule = Callable[[Operation], "kernel.GenericOp | None"]
 
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
-RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES}
+RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
+                           **control.RULES}
 
 
 def rule_for(op: Operation) -> Rule | None:

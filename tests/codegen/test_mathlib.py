@@ -350,6 +350,49 @@ def test_loop_is_simd_fma_without_calls_on_x86(name, kind, cpu, bits):
     assert not re.search(r"\bcall", asm)
 
 
+F32_SPREAD = ["arctan", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh", "cbrt", "tanh"]
+
+
+@pytest.mark.parametrize("name", F32_SPREAD)
+def test_f32_every_4099th_float(name):
+    """Every 4099th f32 bit pattern (both signs, subnormals, inf and NaN included): about a million
+    values spread evenly over every exponent, where the sweeps concentrate on the usual range."""
+    check(name, "f32", np.arange(0, 2**32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32))
+
+
+def emitted(name, kind):
+    """The LLVM IR text of ``name`` emitted once on a scalar of ``kind``, before optimisation."""
+    fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
+    module = ir.Module()
+    fn = ir.Function(module, ir.FunctionType(fty, [fty]), "f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    b.ret(mathlib.emit_unary(b, name, fn.args[0]))
+    return str(module)
+
+
+# f32 functions that compute in f32 lanes (twice as many per vector as f64), never widened.
+F32_IN_F32 = ["sin", "cos", "exp", "log", "tanh", "arctan", "arcsin", "arccos", "arcsinh", "arccosh",
+              "arctanh", "cbrt"]
+
+
+@pytest.mark.parametrize("name", F32_IN_F32)
+def test_f32_computes_in_f32(name):
+    text = emitted(name, "f32")
+    assert "double" not in text and "fpext" not in text
+
+
+# Divisions are the longest-latency instructions of these functions: cbrt takes none (Newton
+# steps for the inverse cube root, and 1/(3g**2) = z**2/3), arctanh and the log of
+# arcsinh/arccosh one reciprocal, and the square root's remainder one more.
+DIVISIONS = {"cbrt": {"f32": 0, "f64": 0}, "arctanh": {"f32": 1, "f64": 1}, "arcsinh": {"f32": 2, "f64": 2},
+             "arccosh": {"f32": 2, "f64": 2}}
+
+
+@pytest.mark.parametrize(("name", "kind"), [(n, k) for n, ks in DIVISIONS.items() for k in ks])
+def test_division_count(name, kind):
+    assert len(re.findall(r"= fdiv ", emitted(name, kind))) == DIVISIONS[name][kind]
+
+
 def test_vector_operands():
     """The emitters accept <8 x float> directly and agree with the scalar loop."""
     vty = ir.VectorType(ir.FloatType(), 8)

@@ -282,3 +282,23 @@ def test_assigning_a_scalar_through_a_traced_mask_is_where():
     assert_matches(got[1], added)
     assert_matches(got[2], np.where(written == 0, np.int16(-2), written))
     assert_matches(y, written)
+
+
+# -- a traced integer index is basic indexing: x[i] is a view, as in NumPy ----------------------
+def _write_through_views(x, i, j):
+    row = x[i]
+    row[j] = 5.0  # writes x
+    x[i][0] += 1.0  # a view of a view
+    x[j % x.shape[0]] *= 2.0
+    return x, x[i, j], x[i][j]
+
+
+@given(st.integers(0, 2), st.integers(0, 1))
+@settings(max_examples=20, deadline=None)
+def test_traced_integer_index_is_a_view(i, j):
+    f = jc.jit(_write_through_views)
+    got = f(np.arange(6.0).reshape(3, 2), i, j)
+    want = _write_through_views(np.arange(6.0).reshape(3, 2), i, j)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert isinstance(got[1], np.float64) and isinstance(got[2], np.float64)

@@ -3,9 +3,10 @@
 One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and the folding
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
-``gather_nd``, ``scatter_nd``, ``diagonal``) and ``linalg`` (``dot_general``). Their op
-classes and tables are names of this package too (``array.ReduceOp``, ``array.UNARY_OPS``),
-except the one-line elementwise classes, which are ``elementwise.AddOp`` and so on, or
+``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``) and ``effects``
+(``callback``: a call into Python at run time). Their op classes and tables are names of this
+package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line elementwise classes,
+which are ``elementwise.AddOp`` and so on, or
 ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
 """
 
@@ -14,6 +15,7 @@ from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
     ArrayOp,
     ConstantOp,
 )
+from jitcore.ir.dialects.array.effects import CallbackOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     BINARY,
     BINARY_OPS,

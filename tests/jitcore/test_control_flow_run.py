@@ -287,3 +287,97 @@ def test_scan_over_rows_of_a_matrix(x):
     carry, ys = jc.jit(f)(x)
     np.testing.assert_allclose(carry, c, rtol=1e-12, atol=1e-9)
     np.testing.assert_allclose(ys, dots, rtol=1e-12, atol=1e-9)
+
+
+# -- dtypes, pytrees and zero trips ---------------------------------------------------------------------
+@settings(max_examples=20)
+@given(x=vectors(np.float32, min_size=1, elements=st.floats(-10, 10, width=32)), n=st.integers(0, 12))
+def test_a_weak_init_takes_the_body_dtype_when_compiled(x, n):
+    def f(x, n):
+        return jc.fori_loop(0, n, lambda i, c: c + x[i % x.shape[0]], 0)
+
+    expected = np.float32(0)
+    for i in range(n):
+        expected = expected + x[i % x.shape[0]]
+    got = jc.jit(f)(x, np.int64(n))
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-5)
+
+
+@settings(max_examples=20)
+@given(x=vectors(min_size=1, max_size=8), start=st.floats(-5, 5))
+def test_a_while_loop_that_runs_zero_times_returns_its_init(x, start):
+    def f(x, s):
+        return jc.while_loop(lambda c: c["t"] < s, lambda c: {"t": c["t"] + 1, "x": c["x"] * 2},
+                             {"t": s, "x": x})
+
+    got = jc.jit(f)(x, np.float64(start))
+    assert got["t"] == start
+    np.testing.assert_array_equal(got["x"], x)
+
+
+@settings(max_examples=20)
+@given(x=vectors(min_size=1, max_size=8), k=st.integers(-2, 4), p=st.booleans())
+def test_branches_on_pytrees_of_mixed_dtypes(x, k, p):
+    def f(x, k, p):
+        def first(ops):
+            a, (b, c) = ops
+            return {"sum": a.sum(), "n": b + 1, "flag": c}
+
+        def second(ops):
+            a, (b, c) = ops
+            return {"sum": a.max(), "n": b * 3, "flag": np.logical_not(c)}
+
+        ops = (x, (k, p))
+        return jc.switch(k, [first, second, lambda ops: jc.cond(ops[1][1], first, second, ops)], ops)
+
+    branch = [0, 1, 2][min(max(k, 0), 2)]
+    if branch == 2:
+        branch = 0 if p else 1
+    expected = ({"sum": x.sum(), "n": k + 1, "flag": p} if branch == 0
+                else {"sum": x.max(), "n": k * 3, "flag": not p})
+    got = jc.jit(f)(x, np.int32(k), np.bool_(p))
+    assert got["sum"] == pytest.approx(expected["sum"], rel=1e-12, abs=1e-12)
+    assert int(got["n"]) == expected["n"] and got["n"].dtype == np.int32
+    assert bool(got["flag"]) == expected["flag"]
+
+
+@settings(max_examples=20)
+@given(x=vectors(min_size=1, max_size=10))
+def test_negative_step_writes_in_reverse(x):
+    def f(x):
+        n = x.shape[0]
+
+        def body(i, c):
+            out, acc = c
+            acc = acc + x[i]
+            out[i] = acc
+            return out, acc
+        return jc.fori_loop(n - 1, -1, body, (np.zeros_like(x), 0.0), step=-1)
+
+    out, acc = np.zeros_like(x), 0.0
+    for i in range(len(x) - 1, -1, -1):
+        acc = acc + x[i]
+        out[i] = acc
+    got_out, got_acc = jc.jit(f)(x)
+    np.testing.assert_allclose(got_out, out, rtol=1e-12, atol=1e-12)
+    assert got_acc == pytest.approx(acc, rel=1e-12, abs=1e-12)
+
+
+@settings(max_examples=15)
+@given(x=vectors(min_size=4, max_size=10))
+def test_views_read_in_bodies_and_carried(x):
+    def f(x):
+        v = x[1:4]
+        x[1] = 100.0  # v sees the write: it is re-derived, inside the loop's body
+        total = jc.fori_loop(0, 3, lambda i, c: c + v[i] * (i + 1), 0.0)
+        doubled = jc.fori_loop(0, 2, lambda i, c: c * 2, v)  # carried as its value
+        return total, doubled
+
+    expected_x = x.copy()
+    expected = f(expected_x)  # eager: NumPy views, a Python loop
+    got_x = x.copy()
+    got = jc.jit(f)(got_x)
+    assert got[0] == pytest.approx(expected[0], rel=1e-12)
+    np.testing.assert_array_equal(got[1], expected[1])
+    np.testing.assert_array_equal(got_x, expected_x)  # the write reached the caller's array

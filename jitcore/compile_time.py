@@ -1,0 +1,69 @@
+"""How long each stage of a compile takes, and a warning when a compile takes long.
+
+``jit`` times every compile by stage: tracing, each pass of the pipeline (a pass that runs
+twice counts once, with both runs), the verifier between passes, and code generation (LLVM
+included). When a compile takes more than ``WARN_AFTER_SECONDS``, a ``CompileTimeWarning``
+names the function and the stage that took longest, once per jitted function: a user who
+unrolled a long Python loop into the trace learns why the first call was slow, and where the
+time went, without a profiler.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from jitcore.errors import CompileTimeWarning
+from jitcore.passes.manager import recording_times
+
+WARN_AFTER_SECONDS = 5.0
+
+_warned: weakref.WeakSet = weakref.WeakSet()  # the jitted functions warned about already
+
+
+class CompileClock:
+    """Seconds per stage of one compile, in the order the stages first ran."""
+
+    def __init__(self):
+        self.stages: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Time the ``with`` block as stage ``name``, less the passes that run in it, which are
+        stages of their own (``pass 'fuse'``; ``verifier``)."""
+        start = time.perf_counter()
+        with recording_times() as passes:
+            yield
+        rest = time.perf_counter() - start
+        for pass_name, seconds in passes:
+            self._add("verifier" if pass_name == "verify" else f"pass '{pass_name}'", seconds)
+            rest -= seconds
+        self._add(name, max(rest, 0.0))
+
+    def _add(self, name: str, seconds: float) -> None:
+        self.stages[name] = self.stages.get(name, 0.0) + seconds
+
+    @property
+    def total(self) -> float:
+        return sum(self.stages.values())
+
+    def slowest(self) -> tuple[str, float]:
+        return max(self.stages.items(), key=lambda item: item[1])
+
+
+def warn_if_slow(owner: object, name: str, clock: CompileClock) -> None:
+    """Warn if ``clock``'s compile of ``name`` took over ``WARN_AFTER_SECONDS``, unless this
+    ``owner`` (the jitted function) was warned about before."""
+    total = clock.total
+    if total <= WARN_AFTER_SECONDS or owner in _warned:
+        return
+    _warned.add(owner)
+    stage, seconds = clock.slowest()
+    warnings.warn(CompileTimeWarning(
+        f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). "
+        "Compile time grows with the traced program: a Python loop over a static range is "
+        "unrolled, one copy of its body per step, where a loop over a traced bound compiles "
+        "once (docs/control-flow.md)."), stacklevel=5)
