@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 
 import numpy as np
 
@@ -208,22 +209,50 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
     return loop.result(out)
 
 
+_UNROLLING = threading.local()  # .copies: how many times the enclosing unrolled loops repeat a body
+
+
+def _copies() -> int:
+    return getattr(_UNROLLING, "copies", 1)
+
+
+@contextlib.contextmanager
+def _unrolling(times: int):
+    before = _copies()
+    _UNROLLING.copies = before * max(times, 1)
+    try:
+        yield
+    finally:
+        _UNROLLING.copies = before
+
+
 def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
-    if isinstance(iterable, (Tracer, Indexed)) and len(iterable) > UNROLL_LIMIT \
-            and not effects and not in_try and _all_carriable(values):
+    # A loop is unrolled while its body's copies (this loop's trip count times those of the
+    # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
+    sized = isinstance(iterable, (range, Tracer, Indexed))
+    long = sized and len(iterable) * _copies() > UNROLL_LIMIT
+    if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
+            and _all_carriable(values):
         return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
                            line, targets)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
-    long_range = isinstance(iterable, range) and len(iterable) > UNROLL_LIMIT and not in_try \
-        and not effects and names and current_trace() is not None
+    long_range = long and isinstance(iterable, range) and not in_try and not effects and names \
+        and current_trace() is not None
+    return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
+                       in_try, long_range, len(iterable) if sized else 1)
+
+
+def _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects, in_try,
+                long_range, trips):
+    """The loop run by Python (unrolled into the trace), until it must become a traced loop."""
     iterator = iter(iterable)
     for done, item in enumerate(iterator):
-        if long_range and len(iterable) - done > UNROLL_LIMIT and _holds_arrays(values) \
+        if long_range and (trips - done) * _copies() > UNROLL_LIMIT and _holds_arrays(values) \
                 and _all_carriable(values):
             return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
                                targets)
@@ -236,10 +265,12 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
                     rest = range(len(iterable))[done:] if indexed else iterable[done:]
                     return _traced_for(rest, iterable if indexed else None,
                                        extra_test, body_fn, values, names, line, targets)
-                return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
+                with _unrolling(trips):
+                    return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
             if not go:
                 return values
-        values = tuple(body_fn(item, *values))
+        with _unrolling(trips):
+            values = tuple(body_fn(item, *values))
     return values
 
 
