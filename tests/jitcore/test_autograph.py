@@ -3,8 +3,7 @@
 Three kinds of test: on concrete values a converted function does exactly what the original
 does (hypothesis, plain Python as the oracle); on traced values its loops and branches become
 ``scf`` ops (the traced IR); what cannot be converted raises a jitcore error naming the user's
-file:line. The programs compiled and run are in ``pending_autograph_programs.py`` (to be renamed
-test_autograph_programs.py once its run is green on this branch).
+file:line. The programs compiled and run are in ``test_autograph_programs.py``.
 """
 
 from __future__ import annotations
