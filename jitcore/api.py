@@ -23,6 +23,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from jitcore import compiler, ir, pytree
+from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
@@ -38,25 +39,31 @@ _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dty
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
-        pipeline: str = compiler.DEFAULT_PIPELINE):
+        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True):
     """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
 
     Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
-    ``fun`` as Python values (they must be hashable) and are part of the cache key.
+    ``fun`` as Python values (they must be hashable) and are part of the cache key. With
+    ``autograph`` (the default), ``fun``'s own ``if``/``for``/``while`` on traced values become
+    loops and branches in the compiled code (``jitcore.autograph``).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 fastmath=fastmath, pipeline=pipeline)
+                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph)
     options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
-    return JitFunction(fun, static_argnums, static_argnames, options)
+    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph)
 
 
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
-    def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None):
+    def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None,
+                 autograph: bool = True):
         functools.update_wrapper(self, fun)
         self.fun = fun
+        self.autograph = autograph
+        if autograph:
+            refuse_generator(fun)
         self.options = options or CompileOptions()
         self._cache: dict = {}
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
@@ -156,7 +163,10 @@ class JitFunction:
                     full_args.insert(i, v)
             full_kwargs = dict(dyn[1])
             full_kwargs.update((k, v) for k, v in static if isinstance(k, str))
-            return self.fun(*full_args, **full_kwargs)
+            # Converted on each trace (the conversion itself is cached per code object), so
+            # the closure values are the current ones; compiled calls never get here.
+            fun = converted(self.fun) if self.autograph else self.fun
+            return fun(*full_args, **full_kwargs)
 
         call.tree = tree
         call.callers = [leaf if isinstance(leaf, np.ndarray) else arr
@@ -212,6 +222,8 @@ class JitFunction:
             return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
         except Exception as e:
             add_user_line(e, self.fun)
+            if self.autograph:
+                e.__traceback__ = without_helper_frames(e.__traceback__)
             raise
 
     def _compile_once(self, key, specs, call) -> Executable:

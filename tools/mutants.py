@@ -153,7 +153,7 @@ MUTANTS = [
            "threads missing on one signature each compile it (no per-key claim)",
            ("tests/jitcore/test_threads.py",)),
     Mutant("error-without-user-line", "jitcore/api.py",
-           "add_user_line(e, self.fun)\n            raise", "raise",
+           "add_user_line(e, self.fun)\n            if self.autograph:", "if self.autograph:",
            "errors raised while tracing no longer name the user's line",
            ("tests/jitcore/test_errors.py",)),
     Mutant("fuse-recomputes-more", "passes/fuse.py",
@@ -222,6 +222,18 @@ MUTANTS = [
            "        if not _by_row(writer_map, value, rows):",
            "a row group runs a kernel that reads every row's result before those rows are written",
            ("tests/codegen/test_rowwise_passes.py",)),
+    Mutant("autograph-and-evaluates-both", "jitcore/autograph/expressions.py",
+           "elif not value:\n            return value", "elif False:\n            return value",
+           "a converted `a and b` goes on to b when a is a concrete false value",
+           ("tests/jitcore/test_autograph.py",)),
+    Mutant("autograph-break-flag-not-carried", "jitcore/autograph/analysis.py",
+           "head |= loaded(extra)", "head |= set()",
+           "a for loop's break flag is not live at its head, so not part of the loop's state",
+           ("tests/jitcore/test_autograph.py",)),
+    Mutant("autograph-in-place-write-lost", "jitcore/autograph/statements.py",
+           "            orig.rebind(out[i])\n", "",
+           "an array written in place in a traced branch keeps its old value after it",
+           ("tests/jitcore/test_autograph.py",)),
 ]
 
 

@@ -47,6 +47,8 @@ def assert_explains(message: str, *, function: str, sources: list[str], fn, line
 
 
 # -- (a) Python control flow on traced values --------------------------------------------------
+# With jit(f, autograph=False): the code runs as Python, so a traced condition cannot decide it.
+# (With autograph, the default, the same code compiles: tests/jitcore/test_autograph.py.)
 
 def test_if_on_traced_sum_raises_concretization_error():
     def bad(x):
@@ -54,7 +56,7 @@ def test_if_on_traced_sum_raises_concretization_error():
             return x
         return -x
 
-    f = jc.jit(bad)
+    f = jc.jit(bad, autograph=False)
     with pytest.raises(jc.ConcretizationError) as err:
         f(np.ones(8, np.float32))
     assert_explains(str(err.value), function="bad", sources=["x"], fn=bad,
@@ -76,7 +78,7 @@ def test_bool_int_float_of_a_tracer_raise_concretization_error(convert):
 
     fn = {"bool": bad_bool, "int": bad_int, "float": bad_float}[convert]
     with pytest.raises(jc.ConcretizationError) as err:
-        jc.jit(fn)(np.arange(5, dtype=np.float64))
+        jc.jit(fn, autograph=False)(np.arange(5, dtype=np.float64))
     assert_explains(str(err.value), function=fn.__name__, sources=["x"], fn=fn,
                     line_text=f"return x * {convert}(x.max())", what=f"{convert}()")
 
@@ -89,7 +91,7 @@ def test_index_of_a_tracer_raises_concretization_error():
         return total
 
     with pytest.raises(jc.ConcretizationError) as err:
-        jc.jit(bad_range)(np.arange(3))
+        jc.jit(bad_range, autograph=False)(np.arange(3))
     assert_explains(str(err.value), function="bad_range", sources=["n"], fn=bad_range,
                     line_text="for i in range(n.sum()):", what="index")
 
@@ -101,7 +103,7 @@ def test_concretization_error_names_the_pytree_path():
         return params["b"]
 
     with pytest.raises(jc.ConcretizationError) as err:
-        jc.jit(bad)({"w": np.ones(3), "b": np.zeros(3)}, np.ones(3))
+        jc.jit(bad, autograph=False)({"w": np.ones(3), "b": np.zeros(3)}, np.ones(3))
     message = str(err.value)
     assert_explains(message, function="bad", sources=["params['w']", "x"], fn=bad,
                     line_text='if (params["w"] * x).sum() > 0:', what="bool()")
@@ -115,7 +117,7 @@ def test_concretization_error_names_list_element_paths():
         return xs[0] if xs[1].sum() > 0 else xs[0]
 
     with pytest.raises(jc.ConcretizationError) as err:
-        jc.jit(bad)([np.ones(2), np.ones(2)])
+        jc.jit(bad, autograph=False)([np.ones(2), np.ones(2)])
     assert "depends on the argument(s) xs[1]:" in str(err.value)
 
 
@@ -127,7 +129,7 @@ def test_value_depending_on_two_arguments_names_both():
         return y
 
     with pytest.raises(jc.ConcretizationError) as err:
-        jc.jit(bad)(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32))
+        jc.jit(bad, autograph=False)(np.ones(3, np.float32), np.ones(3, np.float32), np.ones(3, np.float32))
     message = str(err.value)
     assert_explains(message, function="bad", sources=["x", "y"], fn=bad,
                     line_text="if s.max() > 1:", what="bool()")
@@ -140,7 +142,7 @@ def test_loop_over_python_scalar_argument_suggests_making_it_static():
             x = x * 2
         return x
 
-    f = jc.jit(bad)
+    f = jc.jit(bad, autograph=False)
     with pytest.raises(jc.ConcretizationError) as err:
         f(np.ones(3), 3)
     assert_explains(str(err.value), function="bad", sources=["n"], fn=bad,
@@ -169,7 +171,7 @@ def test_user_code_in_a_directory_named_like_the_package_is_reported():
         namespace: dict = {}
         exec(compile(source, filename, "exec"), namespace)
         with pytest.raises(jc.ConcretizationError) as err:
-            jc.jit(namespace["bad"])(np.ones(3))
+            jc.jit(namespace["bad"], autograph=False)(np.ones(3))
     finally:
         linecache.cache.pop(filename, None)
     assert f"{filename}:2" in str(err.value), str(err.value)
@@ -384,7 +386,7 @@ def test_max_of_a_whole_empty_array_is_an_error():
 # -- (h) errors do not corrupt the cache -------------------------------------------------------
 
 def test_a_failing_call_leaves_the_cache_consistent():
-    @jc.jit
+    @jc.jit(autograph=False)
     def f(x):
         if x.ndim == 2:  # static: shapes are known while tracing
             if x.sum() > 0:  # not static: fails for 2-d arguments

@@ -160,7 +160,7 @@ def test_cached_calls_from_many_threads_are_right_and_counted():
 def test_a_compile_that_raises_reaches_every_waiting_thread():
     traces = []
 
-    @jc.jit
+    @jc.jit(autograph=False)
     def f(x):
         traces.append(None)
         if len(traces) == 1:
@@ -183,7 +183,7 @@ def test_a_compile_that_raises_reaches_every_waiting_thread():
 
 def test_failing_compiles_from_many_threads_never_hang():
     # No waiting inside the trace: threads fail one by one, or together, depending on timing.
-    f = jc.jit(lambda x: x if x.sum() > 0 else -x)
+    f = jc.jit(lambda x: x if x.sum() > 0 else -x, autograph=False)
     results = run_threads(lambda i: f(data(i)))
     assert all(isinstance(r, jc.ConcretizationError) for r in results), results
     hits, misses, traces, compiles = f.cache_info()

@@ -1,0 +1,252 @@
+"""Name analysis of a function's AST for the conversion: which names a statement assigns, which
+it reads, which it assigns on every path, and which are live after it.
+
+Liveness is the usual backward dataflow over structured code (a loop iterates to a fixed
+point). Names that a nested function or lambda reads are treated as live everywhere: a closure
+may run at any later point. Generated helper functions (``GENERATED`` prefix) are not state.
+"""
+
+from __future__ import annotations
+
+import ast
+
+GENERATED = "__agf_"  # names of the functions the conversion defines; never loop state
+
+
+def _targets(target: ast.AST, out: set[str], subscripts: bool) -> None:
+    """Names bound by an assignment target; with ``subscripts``, also the base name of a
+    subscript target (``out[i] = v`` changes ``out``'s value)."""
+    if isinstance(target, ast.Name):
+        out.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _targets(elt, out, subscripts)
+    elif isinstance(target, ast.Starred):
+        _targets(target.value, out, subscripts)
+    elif subscripts and isinstance(target, (ast.Subscript, ast.Attribute)):
+        base = target.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if isinstance(base, ast.Name):
+            out.add(base.id)
+
+
+class _Assigned(ast.NodeVisitor):
+    """Every name a statement list may assign (not inside nested functions' own scopes)."""
+
+    def __init__(self, subscripts: bool = True):
+        self.names: set[str] = set()
+        self.subscripts = subscripts
+
+    def visit_Assign(self, node):
+        for t in node.targets:
+            _targets(t, self.names, self.subscripts)
+        self.generic_visit(node)
+
+    def visit_AugAssign(self, node):
+        _targets(node.target, self.names, self.subscripts)
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node):
+        _targets(node.target, self.names, self.subscripts)
+        self.generic_visit(node)
+
+    def visit_For(self, node):
+        _targets(node.target, self.names, False)
+        self.generic_visit(node)
+
+    def visit_NamedExpr(self, node):
+        self.names.add(node.target.id)
+        self.generic_visit(node)
+
+    def visit_With(self, node):
+        for item in node.items:
+            if item.optional_vars is not None:
+                _targets(item.optional_vars, self.names, False)
+        self.generic_visit(node)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.names.add((alias.asname or alias.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_FunctionDef(self, node):
+        if not node.name.startswith(GENERATED):
+            self.names.add(node.name)
+        for d in node.decorator_list:
+            self.visit(d)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_ClassDef(self, node):
+        self.names.add(node.name)
+
+    def visit_Lambda(self, node):
+        pass
+
+    def visit_ExceptHandler(self, node):
+        if node.name:
+            self.names.add(node.name)
+        self.generic_visit(node)
+
+    def visit_comprehension(self, node):
+        self.visit(node.iter)  # its target is the comprehension's own
+
+
+def local_names(fn: ast.FunctionDef) -> set[str]:
+    """The function's own locals: parameters and names it binds (not only subscripts)."""
+    a = fn.args
+    params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
+    v = _Assigned(subscripts=False)
+    for s in fn.body:
+        v.visit(s)
+    return params | v.names
+
+
+def assigned(stmts) -> set[str]:
+    v = _Assigned()
+    for s in stmts:
+        v.visit(s)
+    return v.names
+
+
+def written(stmts) -> set[str]:
+    """Base names of subscript targets (``out[i] = v``, ``h[k] += 1``): arrays changed in place,
+    which are state wherever they are written, live or not (an argument's caller sees them)."""
+    out: set[str] = set()
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+            n, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Subscript):
+                _targets(t, out, True)
+        if isinstance(n, ast.Assign) and _is_setitem(n.value):  # as converted: h = setitem(h, ...)
+            _targets(n.targets[0], out, False)
+    return out
+
+
+def _is_setitem(value) -> bool:
+    f = value.func if isinstance(value, ast.Call) else None
+    return (isinstance(f, ast.Attribute) and f.attr in ("setitem", "aug_setitem")
+            and isinstance(f.value, ast.Name) and f.value.id == "__ag__")
+
+
+def _sub_blocks(s) -> list:
+    """The statement lists nested in a compound statement other than if/for/while."""
+    out = [getattr(s, f) for f in ("body", "orelse", "finalbody") if isinstance(getattr(s, f, None), list)]
+    out += [h.body for h in getattr(s, "handlers", ())]
+    out += [c.body for c in getattr(s, "cases", ())]
+    return out
+
+
+def loaded(node) -> set[str]:
+    """Every name read anywhere in ``node`` (nested functions included)."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def captured(fn: ast.AST) -> set[str]:
+    """Names read by functions and lambdas nested in ``fn`` (closures run at any time)."""
+    out: set[str] = set()
+    for n in ast.walk(fn):
+        if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(n, ast.FunctionDef) and n.name.startswith(GENERATED):
+                continue
+            out |= loaded(n)
+    return out
+
+
+def definitely_assigned(stmts) -> set[str]:
+    """Names assigned on every path through ``stmts`` (loops may run zero times)."""
+    out: set[str] = set()
+    for s in stmts:
+        if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in targets:
+                _targets(t, out, False)
+        elif isinstance(s, ast.If):
+            out |= definitely_assigned(s.body) & definitely_assigned(s.orelse)
+        elif isinstance(s, (ast.FunctionDef, ast.ClassDef)):
+            out.add(s.name)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            out |= assigned([s])
+        elif isinstance(s, ast.With):
+            out |= definitely_assigned(s.body)
+    return out
+
+
+class Liveness:
+    """``live_out[id(stmt)]``: names that may be read after ``stmt`` (If, For, While)."""
+
+    def __init__(self, fn: ast.FunctionDef):
+        self.always = captured(fn) | {"__ag_retval", "__ag_do_return"}  # read by locals()
+        self.live_out: dict[int, set[str]] = {}
+        self.live_in: dict[int, set[str]] = {}  # of loops: live at the head of the loop
+        self.block(fn.body, set())
+
+    def block(self, stmts, live: set[str]) -> set[str]:
+        for s in reversed(stmts):
+            live = self.stmt(s, live)
+        return live
+
+    def stmt(self, s, live: set[str]) -> set[str]:
+        live = set(live) | self.always
+        if isinstance(s, ast.If):
+            self.live_out[id(s)] = live
+            return loaded(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
+        if isinstance(s, (ast.For, ast.While)):
+            self.live_out[id(s)] = live
+            after = self.block(s.orelse, live)
+            head = after | (loaded(s.test) if isinstance(s, ast.While) else set())
+            extra = getattr(s, "extra_test", None)  # a for loop's break flag (lowering)
+            if extra is not None:
+                head |= loaded(extra)
+            while True:
+                body_in = self.block(s.body, head)
+                if isinstance(s, ast.For):
+                    body_in = body_in - assigned([ast.Assign(targets=[s.target], value=ast.Constant(0))])
+                new = head | body_in
+                if new == head:
+                    break
+                head = new
+            self.live_in[id(s)] = head
+            return head | (loaded(s.iter) if isinstance(s, ast.For) else set())
+        if isinstance(s, (ast.Return,)):
+            return loaded(s) | self.always
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return (live - {s.name}) | loaded(s)
+        blocks = _sub_blocks(s)
+        if blocks:  # with, try, match: every name they read is live throughout (over-approximate)
+            everything = live | loaded(s)
+            for b in blocks:
+                self.block(b, everything)
+            return everything
+        if isinstance(s, ast.Delete):
+            return live - assigned([ast.Assign(targets=s.targets, value=ast.Constant(0))])
+        kills = set()
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            targets = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in targets:
+                _targets(t, kills, False)
+        return (live - kills) | loaded(s)
+
+
+# Calls that change Python objects or the outside world: a loop making them runs in Python
+# (traced once as a compiled loop, its body would make them once).
+_EFFECTS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
+            "setdefault", "popitem", "write"}
+
+
+def has_python_effects(stmts) -> bool:
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
+                f = f.args[0]
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
+                return True
+            if isinstance(f, ast.Name) and f.id == "print":
+                return True
+    return False

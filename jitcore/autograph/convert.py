@@ -1,0 +1,196 @@
+"""From a Python function to its converted twin: read the source, rewrite the AST
+(``transform``), compile it under the user's file name and line numbers, and rebuild the
+function with the same globals, closure values and defaults.
+
+The compiled code is cached per code object; the function itself is rebuilt on each call of
+``converted`` from the current closure values (cheap, and it happens only while tracing).
+Functions without source (builtins, C functions, code typed at a prompt), functions of
+jitcore, NumPy and installed libraries, and generators run unconverted.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import os
+import sysconfig
+import textwrap
+import threading
+import types
+
+from jitcore.autograph import transform
+from jitcore.errors import UnsupportedError
+from jitcore.tracer import is_user_file
+
+_LIBRARY_PATHS = tuple(os.path.join(os.path.abspath(p), "") for p in {
+    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_FACTORY = "__agf_factory"
+_CONVERTED = "__agf_converted"
+_cache: dict = {}  # code object -> (factory code, free variable names), or None: unconverted
+_converted_codes: set = set()  # code objects that conversion made
+_lock = threading.Lock()
+
+
+def _convertible(fun) -> bool:
+    code = getattr(fun, "__code__", None)
+    if not isinstance(fun, types.FunctionType) or code is None:
+        return False
+    filename = code.co_filename
+    if filename.startswith("<") or not is_user_file(filename):
+        return False
+    return not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
+
+
+def converted(fun, helpers):
+    """``fun`` converted, or ``fun`` itself when it is not the user's Python function.
+    ``helpers`` is what the converted code calls as ``__ag__`` (the ``runtime`` module)."""
+    if isinstance(fun, types.MethodType):
+        inner = converted(fun.__func__, helpers)
+        return fun if inner is fun.__func__ else types.MethodType(inner, fun.__self__)
+    if not _convertible(fun) or fun.__code__ in _converted_codes:
+        return fun
+    code = fun.__code__
+    with _lock:
+        entry = _cache.get(code, ...)
+    if entry is ...:
+        entry = _factory(fun)
+        with _lock:
+            _cache[code] = entry
+    if entry is None:
+        return fun
+    factory_code, freevars = entry
+    try:
+        cells = [c.cell_contents for c in (fun.__closure__ or ())]
+    except ValueError:  # a closure variable with no value yet
+        return fun
+    closure = dict(zip(code.co_freevars, cells))
+    factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
+    new = factory(helpers, *[closure[name] for name in freevars])
+    new.__name__, new.__qualname__ = fun.__name__, fun.__qualname__
+    new.__defaults__ = fun.__defaults__
+    new.__kwdefaults__ = fun.__kwdefaults__
+    new.__dict__.update(fun.__dict__)
+    return new
+
+
+def _factory(fun):
+    """The compiled factory of ``fun``'s converted code and its parameters, or None."""
+    code = fun.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        return None
+    try:
+        lines, first = inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return None
+    source = textwrap.dedent("".join(lines))
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # a lambda cut out of a longer expression
+        return None
+    ast.increment_lineno(tree, first - 1)
+    node = _find(tree, fun, code)
+    if node is None:
+        return None
+    if any(isinstance(n, ast.Nonlocal) for n in ast.walk(node)):
+        return None  # its writes must reach the enclosing function's own cells
+    if isinstance(node, ast.Lambda):
+        node = ast.FunctionDef(name=fun.__name__, args=node.args, body=[ast.Return(value=node.body)],
+                               decorator_list=[], returns=None, type_comment=None,
+                               lineno=node.lineno, col_offset=node.col_offset)
+        if "type_params" in ast.FunctionDef._fields:
+            node.type_params = []
+    transform.convert_function(node)
+    _strip_definition_time(node)
+    node.name = _CONVERTED  # the factory must not bind the user's name: f may call (global) f
+    freevars = tuple(n for n in code.co_freevars if n != "__ag__")
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=a) for a in ("__ag__", *freevars)],
+                         vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+    factory = ast.FunctionDef(name=_FACTORY, args=args,
+                              body=[node, ast.Return(value=ast.Name(id=node.name, ctx=ast.Load()))],
+                              decorator_list=[], returns=None, type_comment=None,
+                              lineno=node.lineno, col_offset=0)
+    if "type_params" in ast.FunctionDef._fields:
+        factory.type_params = []
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    for n in ast.walk(module):  # generated nodes span their statement's first line
+        if hasattr(n, "lineno") and (n.end_lineno is None or n.end_lineno < n.lineno):
+            n.end_lineno, n.end_col_offset = n.lineno, n.col_offset
+    try:
+        compiled = compile(module, code.co_filename, "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise UnsupportedError(f"jitcore could not convert {fun.__qualname__}() at "
+                               f"{code.co_filename}:{code.co_firstlineno}: {e}") from None
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    # The converted function's code under the user's name, for tracebacks.
+    names = {"co_name": code.co_name}
+    if hasattr(code, "co_qualname"):
+        names["co_qualname"] = code.co_qualname
+    factory_code = factory_code.replace(co_consts=tuple(
+        c.replace(**names) if isinstance(c, types.CodeType) and c.co_name == _CONVERTED else c
+        for c in factory_code.co_consts))
+    _mark_converted(factory_code)
+    return factory_code, freevars
+
+
+def _mark_converted(code) -> None:
+    """Remember the code objects of converted code (nested functions and lambdas included):
+    called later, they are converted already."""
+    _converted_codes.add(code)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _mark_converted(c)
+
+
+def _strip_definition_time(node) -> None:
+    """Drop what a ``def`` evaluates when it runs (defaults, annotations): they may name the
+    enclosing scope, which the factory does not have; the original function's defaults are
+    copied onto the converted one."""
+    a = node.args
+    a.defaults = [ast.Constant(None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else ast.Constant(None) for d in a.kw_defaults]
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    node.returns = None
+
+
+def _find(tree, fun, code):
+    """The function's node in the parsed source: the def of its name at its first line, or the
+    only lambda on that line."""
+    if fun.__name__ == "<lambda>":
+        lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+        return lambdas[0] if len(lambdas) == 1 else None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.FunctionDef) and n.name == fun.__name__:
+            start = min([n.lineno, *(d.lineno for d in n.decorator_list)])
+            if start == code.co_firstlineno:
+                return n
+    return None
+
+
+def refuse_generator(fun) -> None:
+    """A jitted generator cannot be compiled: say so, at its line."""
+    code = getattr(fun, "__code__", None)
+    if code is not None and code.co_flags & inspect.CO_GENERATOR:
+        raise UnsupportedError(f"{fun.__qualname__}() at {code.co_filename}:{code.co_firstlineno} "
+                               "is a generator (it uses yield); a jitted function must return "
+                               "its results")
+
+
+
+_HELPERS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "")
+
+
+def without_helper_frames(tb):
+    """``tb`` without the frames of the conversion's helpers: between two lines of the user's
+    converted code they would only confuse."""
+    kept = []
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_HELPERS_DIR):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out

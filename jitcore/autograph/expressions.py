@@ -1,0 +1,201 @@
+"""The expressions converted code calls: ``and``/``or``/``not`` and chained comparisons
+(logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
+subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
+``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
+traced arrays (indexed sequences a loop can run over).
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from jitcore import pytree
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.primitives import as_tracer
+from jitcore.tracer import Tracer, fresh, user_frame, user_location
+
+
+def traced(x) -> bool:
+    return any(isinstance(leaf, Tracer) for leaf in pytree.flatten(x)[0])
+
+
+def where(line) -> str:
+    """The user's file and ``line``: where a statement being converted sits."""
+    frame = user_frame()
+    filename = frame.f_code.co_filename if frame is not None else "<unknown>"
+    return f"{filename}:{line}"
+
+
+# -- expressions -------------------------------------------------------------------------------
+def and_(*thunks):
+    value = thunks[0]()
+    for thunk in thunks[1:]:
+        if isinstance(value, Tracer):
+            value = np.logical_and(value, thunk())
+        elif not value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+def or_(*thunks):
+    value = thunks[0]()
+    for thunk in thunks[1:]:
+        if isinstance(value, Tracer):
+            value = np.logical_or(value, thunk())
+        elif value:
+            return value
+        else:
+            value = thunk()
+    return value
+
+
+def not_(x):
+    return np.logical_not(x) if isinstance(x, Tracer) else not x
+
+
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+            ">": operator.gt, ">=": operator.ge, "is": operator.is_, "is not": operator.is_not,
+            "in": lambda a, b: a in b, "not in": lambda a, b: a not in b}
+
+
+def compare(left, *pairs):
+    """``a < b < c``: each operand evaluated once, in order, stopping at a concrete False."""
+    a = left()
+    value = True
+    for op, right in pairs:
+        b = right()
+        this = _COMPARE[op](a, b)
+        value = this if value is True else and_(lambda: value, lambda: this)  # noqa: B023
+        if not isinstance(value, Tracer) and not value:
+            return value
+        a = b
+    return value
+
+
+def if_exp(test, then, orelse):
+    if not isinstance(test, Tracer):
+        return then() if test else orelse()
+    return np.where(test, then(), orelse())
+
+
+def setitem(base, key, value):
+    base = _writable(base, key, value)
+    base[key] = value
+    return base
+
+
+_AUG = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,
+        "FloorDiv": operator.ifloordiv, "Mod": operator.imod, "Pow": operator.ipow,
+        "MatMult": operator.imatmul, "BitAnd": operator.iand, "BitOr": operator.ior,
+        "BitXor": operator.ixor, "LShift": operator.ilshift, "RShift": operator.irshift}
+
+
+def aug_setitem(base, key, op, value):
+    base = _writable(base, key, value)
+    base[key] = _AUG[op](base[key], value)
+    return base
+
+
+def _writable(base, key, value):
+    """A NumPy array written at a traced index or with a traced value becomes a traced copy."""
+    if isinstance(base, np.ndarray) and (traced(key) or traced(value)):
+        tracer = next(x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer))
+        return fresh(as_tracer(tracer.trace, base, base.dtype))
+    return base
+
+
+# -- builtins ---------------------------------------------------------------------------------------
+def _int(x=0, *rest):
+    if isinstance(x, Tracer) and not rest:
+        return _cast(x, np.int64, "int")
+    return int(x, *rest)
+
+
+def _float(x=0.0):
+    return _cast(x, np.float64, "float") if isinstance(x, Tracer) else float(x)
+
+
+def _bool(x=False):
+    return _cast(x, np.bool_, "bool") if isinstance(x, Tracer) else bool(x)
+
+
+def _cast(x: Tracer, dtype, name: str):
+    if x.size != 1:
+        raise JitTypeError(f"{name}() of a traced array of shape {x.shape}: only a single value "
+                           f"converts to a Python {name} (at {user_location()})")
+    return x.reshape(()).astype(dtype)
+
+
+class TracedRange:
+    """``range(...)`` with a traced bound: only a ``for`` loop can use it."""
+
+    def __init__(self, *args):
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+        self.start, self.stop, self.step = start, stop, step
+
+    def _only_in_for(self, *args):
+        raise UnsupportedError(f"range() with a traced bound, at {user_location()}, can only be "
+                               "the iterable of a for loop (for i in range(n)); its length and "
+                               "elements are not known while tracing")
+
+    __iter__ = __len__ = __reversed__ = __getitem__ = __contains__ = _only_in_for
+
+
+def _range(*args):
+    if any(isinstance(a, Tracer) for a in args):
+        return TracedRange(*args)
+    return range(*args)
+
+
+class Indexed:
+    """``zip``/``enumerate`` over traced arrays: a sequence of known length whose item ``i`` can
+    be built for a traced ``i``, so a long ``for`` over it becomes one loop. Iterated in Python
+    (a short loop), it gives the items ``zip``/``enumerate`` would."""
+
+    def __init__(self, length: int, item):
+        self.length, self.item = length, item
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, i):
+        return self.item(i)
+
+    def __iter__(self):
+        return (self.item(i) for i in range(self.length))
+
+
+def _indexable(x) -> bool:
+    if isinstance(x, (range, Indexed)):
+        return True
+    return isinstance(x, (Tracer, np.ndarray)) and x.ndim > 0
+
+
+def _element(x, i):
+    if isinstance(x, range):
+        return x.start + i * x.step
+    if isinstance(x, np.ndarray) and isinstance(i, Tracer):
+        x = as_tracer(i.trace, x, x.dtype)
+    return x[i]
+
+
+def _zip(*args, **kwargs):
+    if kwargs or not args or not any(isinstance(a, (Tracer, Indexed)) for a in args) \
+            or not all(_indexable(a) for a in args):
+        return zip(*args, **kwargs)
+    return Indexed(min(len(a) for a in args), lambda i: tuple(_element(a, i) for a in args))
+
+
+def _enumerate(x, start=0):
+    if not isinstance(x, (Tracer, Indexed)) or not _indexable(x):
+        return enumerate(x, start)
+    return Indexed(len(x), lambda i: (start + i, x[i]))
+
+
+BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate}
+
+

@@ -1,0 +1,432 @@
+"""The statements converted code calls: ``if_stmt``, ``while_stmt``, ``for_stmt``. Each gets the
+statement's state (its variables' values, ``Undefined`` for none yet) and nested functions for
+its branches, test and body, which take the state and return it. On concrete conditions and
+bounds they run them in Python, as the original statement would; on traced ones they build
+``scf`` ops with ``jitcore.control_flow``, the state as operands or the loop's carry.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+
+import numpy as np
+
+from jitcore import control_flow as cf
+from jitcore import pytree
+from jitcore.autograph.expressions import Indexed, TracedRange, where
+from jitcore.autograph.lowering import RETVAL
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.core import Block
+from jitcore.primitives import as_tracer
+from jitcore.tracer import Tracer, current_trace, fresh
+
+# A static ``range`` longer than this becomes a loop in the IR rather than being unrolled.
+UNROLL_LIMIT = 64
+
+
+class Undefined:
+    """The value of a variable that has none yet (Python would raise UnboundLocalError)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self):
+        return f"<undefined {self.name}>"
+
+    def _unbound(self, *args):
+        raise UnboundLocalError(f"local variable '{self.name}' referenced before assignment")
+
+    __bool__ = __len__ = __iter__ = __getitem__ = __call__ = __index__ = _unbound
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _unbound
+    __lt__ = __le__ = __gt__ = __ge__ = __neg__ = __float__ = __int__ = _unbound
+
+    def __getattr__(self, attr):
+        self._unbound()
+
+
+def state(local_vars: dict, names) -> tuple:
+    return tuple(local_vars.get(n, Undefined(n)) for n in names)
+
+
+def result(local_vars: dict):
+    value = local_vars.get(RETVAL)
+    return None if isinstance(value, Undefined) else value
+
+
+# -- the statements ----------------------------------------------------------------------------------
+def _refuse_in_try(in_try: bool, what: str, line) -> None:
+    if in_try:
+        raise UnsupportedError(f"{what} with a traced condition inside try/except at "
+                               f"{where(line)} cannot be converted: exceptions cannot be caught "
+                               "in compiled code; move the try out of the jitted function")
+
+
+def _carriable(value) -> bool:
+    return all(isinstance(leaf, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
+               for leaf in pytree.flatten(value)[0])
+
+
+def _pred(pred, what, line):
+    """A traced condition as one value: a size-1 array is fine (as in Python's ``if``)."""
+    if pred.shape != ():
+        if pred.size != 1:
+            raise JitTypeError(f"the condition of the {what} at {where(line)} is a traced array "
+                               f"of shape {pred.shape}; use .any() or .all() to make one value")
+        pred = pred.reshape(())
+    return pred
+
+
+def _cannot_carry(name, value, what, line):
+    return UnsupportedError(
+        f"'{name}' holds a {type(value).__name__} and is assigned in the {what} at {where(line)}, "
+        "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
+        "dicts) can change there")
+
+
+def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined):
+    if not isinstance(pred, Tracer):
+        return then_fn(*init) if pred else else_fn(*init)
+    _refuse_in_try(in_try, "an if", line)
+    pred = _pred(pred, "if", line)
+    filled = None  # the result variable, defined by one branch only (the other has returned)
+    for i, (name, value) in enumerate(zip(names, init)):
+        if isinstance(value, Undefined):
+            if name in then_defined and name in else_defined:
+                continue
+            if name == RETVAL and (name in then_defined or name in else_defined):
+                filled = i
+                continue
+            raise UnsupportedError(
+                f"'{name}' is assigned in only one branch of the if at {where(line)}, whose "
+                "condition is traced, and it is used after the if; give it a value before the if "
+                "or in both branches")
+        if not _carriable(value):
+            raise _cannot_carry(name, value, "if", line)
+    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined)]
+    first_type = {}
+    writes = _InPlace(names, init, "if", line)
+
+    def branch(fn, first: bool):
+        def run(*ops):
+            full = list(init)
+            for i, v in zip(carried, ops):
+                full[i] = v
+            out = list(fn(*full))
+            writes.saw(full, out)
+            for i, (name, v) in enumerate(zip(names, out)):
+                if isinstance(v, Undefined):
+                    if i != filled or first:
+                        raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
+                                               f"at {where(line)}, whose condition is traced")
+                    out[i] = np.zeros(*first_type[i])
+                elif not _carriable(v):
+                    raise _cannot_carry(name, v, "if", line)
+                elif first and i == filled:
+                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype)
+            return {name: v for name, v in zip(names, out)}
+        return run
+
+    operands = tuple(init[i] for i in carried)
+    with _in_user_terms():
+        if filled is not None and names[filled] not in then_defined:
+            out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
+        else:
+            out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
+    return writes.result(tuple(out[name] for name in names))
+
+
+class _InPlace:
+    """Python's aliasing through a traced branch or loop: a variable whose array a region only
+    wrote in place (``out[i] = v``; the name still holds the same object) is updated in place
+    afterwards, so the caller's argument and other views of it see the writes, as in Python.
+    A variable a region rebinds (``y = y + 1``) just takes the new value."""
+
+    def __init__(self, names, init, what, line):
+        self.names, self.init, self.what, self.line = names, init, what, line
+        self.kept = [True] * len(names)  # every run returned the object it was given
+        self.wrote = [False] * len(names)  # some run wrote to it in place
+
+    def saw(self, given, returned) -> None:
+        for i, (a, b) in enumerate(zip(given, returned)):
+            if a is not b:
+                self.kept[i] = False
+            elif isinstance(a, Tracer) and a.root().version:
+                self.wrote[i] = True
+
+    def result(self, values) -> tuple:
+        out = list(values)
+        for i, orig in enumerate(self.init):
+            if not self.wrote[i] or not isinstance(orig, Tracer) or orig.scalar:
+                continue  # a NumPy scalar is immutable: its ``s += 1`` rebinds s
+            if not self.kept[i]:
+                raise UnsupportedError(
+                    f"'{self.names[i]}' is written in place on one path of the {self.what} at "
+                    f"{where(self.line)} and assigned a new array on another; the condition is "
+                    "traced, so write it the same way on every path")
+            orig.rebind(out[i])
+            out[i] = orig
+        return tuple(out)
+
+
+_LEAF = re.compile(r"\b(?:output|carry)(?:\[\d+\])?\['(\w+)'\]")
+
+
+@contextlib.contextmanager
+def _in_user_terms():
+    """The control-flow API's type errors, worded for the user's statement: its leaves are the
+    user's variables (and the function's result)."""
+    try:
+        yield
+    except JitTypeError as e:
+        if len(e.args) == 1 and isinstance(e.args[0], str):
+            text = _LEAF.sub(lambda m: "the value returned" if m.group(1) == RETVAL
+                             else f"'{m.group(1)}'", e.args[0])
+            text = re.sub(r"^jc\.(cond|while_loop|fori_loop): ", "", text)
+            text = text.replace("true_fun", "the if branch").replace("false_fun", "the else branch")
+            text = text.replace("body_fun", "the loop body")
+            e.args = (text,)
+        raise
+
+
+def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
+    values = tuple(init)
+    pred = test_fn(*values)
+    while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
+        if not pred:
+            return values
+        values = tuple(body_fn(*values))
+        pred = test_fn(*values)
+    _refuse_in_try(in_try, "a while loop", line)
+    loop = _Loop(names, values, line, "while loop")
+    carry = loop.init(lambda full: body_fn(*full))
+    with _in_user_terms():
+        out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
+                            lambda c: loop.out(body_fn(*loop.full(c))), carry)
+    return loop.result(out)
+
+
+_UNROLLING = threading.local()  # .copies: how many times the enclosing unrolled loops repeat a body
+
+
+def _copies() -> int:
+    return getattr(_UNROLLING, "copies", 1)
+
+
+@contextlib.contextmanager
+def _unrolling(times: int):
+    before = _copies()
+    _UNROLLING.copies = before * max(times, 1)
+    try:
+        yield
+    finally:
+        _UNROLLING.copies = before
+
+
+def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
+    values = tuple(init)
+    if isinstance(iterable, TracedRange):
+        _refuse_in_try(in_try, "a for loop", line)
+        return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
+    # A loop is unrolled while its body's copies (this loop's trip count times those of the
+    # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
+    sized = isinstance(iterable, (range, Tracer, Indexed))
+    long = sized and len(iterable) * _copies() > UNROLL_LIMIT
+    if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
+            and _all_carriable(values):
+        return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
+                           line, targets)
+    # A long static range becomes a loop once its state holds an array (at once, or after the
+    # first iterations ran in Python); a loop computing only Python numbers stays Python.
+    long_range = long and isinstance(iterable, range) and not in_try and not effects and names \
+        and current_trace() is not None
+    return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
+                       in_try, long_range, len(iterable) if sized else 1)
+
+
+def _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects, in_try,
+                long_range, trips):
+    """The loop run by Python (unrolled into the trace), until it must become a traced loop."""
+    iterator = iter(iterable)
+    for done, item in enumerate(iterator):
+        if long_range and (trips - done) * _copies() > UNROLL_LIMIT and _holds_arrays(values) \
+                and _all_carriable(values):
+            return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
+                               targets)
+        if extra_test is not None:
+            go = extra_test(*values)
+            if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop
+                if isinstance(iterable, (range, Tracer, Indexed)) and not effects and not in_try \
+                        and _all_carriable(values):
+                    indexed = not isinstance(iterable, range)
+                    rest = range(len(iterable))[done:] if indexed else iterable[done:]
+                    return _traced_for(rest, iterable if indexed else None,
+                                       extra_test, body_fn, values, names, line, targets)
+                with _unrolling(trips):
+                    return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
+            if not go:
+                return values
+        with _unrolling(trips):
+            values = tuple(body_fn(item, *values))
+    return values
+
+
+def _holds_arrays(values) -> bool:
+    return any(isinstance(leaf, (Tracer, np.ndarray)) for leaf in pytree.flatten(values)[0])
+
+
+def _all_carriable(values) -> bool:
+    return all(_carriable(v) or isinstance(v, Undefined) for v in values)
+
+
+def _guarded_rest(item, iterator, extra_test, body_fn, values, names, line):
+    """The rest of a Python loop after a traced ``break``: each iteration runs under ``if``."""
+    for it in [item, *iterator]:
+        go = extra_test(*values)
+        if not isinstance(go, Tracer) and not go:
+            return values
+        defined = tuple(n for n, v in zip(names, values) if not isinstance(v, Undefined))
+        values = if_stmt(go, lambda *v, it=it: body_fn(it, *v), lambda *v: v, init=values,
+                         names=names, line=line, in_try=False, then_defined=defined,
+                         else_defined=defined)
+    return values
+
+
+def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
+    """A for loop over ``rng`` (a range, maybe with traced bounds) as ``fori_loop``, or as a
+    ``while_loop`` over a count when it may break."""
+    start, stop, step = rng.start, rng.stop, rng.step
+    loop = _Loop(names, values, line, "for loop", targets)
+
+    def item(i):
+        return source[i] if source is not None else i
+
+    if extra_test is None:
+        carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
+        with _in_user_terms():
+            out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
+                               carry, step=step)
+        return loop.result(out)
+    # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
+    n = _range_length(start, stop, step, line)
+    first, stride = _int64(start), _int64(step)
+
+    def cond_fun(both):
+        k, c = both
+        return np.logical_and(k < n, extra_test(*loop.full(c)))
+
+    def body_fun(both):
+        k, c = both
+        return k + 1, loop.out(body_fn(item(first + k * stride), *loop.full(c)))
+
+    carry = loop.init(lambda full: body_fn(item(first), *full))
+    with _in_user_terms():
+        _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
+    return loop.result(out)
+
+
+def _int64(x):
+    trace = current_trace()
+    return as_tracer(trace, x, np.dtype(np.int64))
+
+
+def _range_length(start, stop, step, line):
+    if not any(isinstance(v, Tracer) for v in (start, stop, step)):
+        return len(range(start, stop, step))
+    if not isinstance(step, Tracer) and step == 0:
+        raise ValueError(f"range() arg 3 must not be zero (at {where(line)})")
+    start, stop, step = _int64(start), _int64(stop), _int64(step)
+    up = (stop - start + step - 1) // step
+    down = (start - stop - step - 1) // (-step)
+    return np.maximum(np.where(step > 0, up, down), 0)
+
+
+class _Loop:
+    """A traced loop's carry: the state, as a dict by name (so carry errors name the variable).
+    A variable the body never gives a value (the function's result, where no path through the
+    body returns) is not carried: it stays undefined."""
+
+    def __init__(self, names, values, line, what, targets=()):
+        self.names, self.values, self.line, self.what = names, values, line, what
+        self.targets = set(targets)
+        self.writes = _InPlace(names, values, what, line)
+        self.absent: set[str] = set()
+        self._given = None
+        for name, v in zip(names, values):
+            if not isinstance(v, Undefined) and not _carriable(v):
+                raise _cannot_carry(name, v, what, line)
+
+    def full(self, carry) -> tuple:
+        self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
+        return self._given
+
+    def result(self, carry) -> tuple:
+        return self.writes.result(self.full(carry))
+
+    def out(self, values) -> dict:
+        self.writes.saw(self._given, values)
+        carry = {}
+        for name, v in zip(self.names, values):
+            if name in self.absent:
+                if not isinstance(v, Undefined):
+                    raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "
+                                           f"at {where(self.line)} that one trial run of its body "
+                                           "did not take; give it a value before the loop")
+                continue
+            if isinstance(v, Undefined):
+                raise UnsupportedError(f"'{name}' has no value at the end of an iteration of the "
+                                       f"{self.what} at {where(self.line)}")
+            carry[name] = v
+        return carry
+
+    def init(self, run_once) -> dict:
+        """The initial carry. A variable with no value yet (the function's result, the loop
+        variable) gets zeros of the type one run of the body gives it, traced into a block that
+        is then dropped; any other is an error: Python would raise if the loop ran zero times."""
+        missing = [i for i, v in enumerate(self.values) if isinstance(v, Undefined)]
+        for i in missing:
+            name = self.names[i]
+            if name != RETVAL and name not in self.targets:
+                raise UnsupportedError(
+                    f"'{name}' is first assigned inside the {self.what} at {where(self.line)}, "
+                    "whose bounds or condition are traced, and is used after it or in the next "
+                    "iteration; give it a value before the loop")
+        values = list(self.values)
+        if missing:
+            trace = current_trace()
+            block = Block()
+            with trace.region(block):
+                # Every value traced, as in the loop: a branch on it traces both ways.
+                copies = [v if isinstance(v, Undefined) else _traced_copy(trace, v) for v in self.values]
+                after = run_once(tuple(copies))
+                types = {i: (np.shape(after[i]), _dtype(after[i])) for i in missing
+                         if not isinstance(after[i], Undefined)}
+            for op in reversed(block.ops):
+                op.drop_all_references()
+            for i in missing:
+                if i in types:
+                    values[i] = np.zeros(*types[i])
+                else:
+                    self.absent.add(self.names[i])
+        return {n: v for n, v in zip(self.names, values) if n not in self.absent}
+
+
+def _traced_copy(trace, value):
+    """``value`` (a pytree of arrays and numbers) as new tracers: Python numbers weakly typed."""
+    def leaf(x):
+        if isinstance(x, Tracer):
+            return fresh(x, x.scalar, x.weak)
+        if isinstance(x, (bool, int, float, complex)):
+            t = as_tracer(trace, x, np.asarray(x).dtype)
+            t.weak = not isinstance(x, bool)
+            return t
+        return as_tracer(trace, x, np.asarray(x).dtype)
+    leaves, tree = pytree.flatten(value)
+    return pytree.unflatten(tree, [leaf(x) for x in leaves])
+
+
+def _dtype(v):
+    return v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype

@@ -1,0 +1,274 @@
+"""The AST rewrite: every ``if``/``while``/``for`` becomes nested functions (the branches, the
+loop test and body) that take the statement's state as parameters and return it, and one call
+of a runtime helper (``__ag__.if_stmt`` and so on) that decides, from the values, whether to
+run them in Python or to build ``scf`` ops. ``and``/``or``/``not``, chained comparisons and
+calls go through helpers too. Every generated node carries the line of the statement it
+replaces, so tracebacks and error locations point at the user's lines.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from jitcore.autograph import analysis, lowering
+from jitcore.autograph.analysis import GENERATED
+
+AG = "__ag__"
+ITER = "__ag_it"
+_COMPARE = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+            ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def _load(name: str) -> ast.Name:
+    return ast.Name(id=name, ctx=ast.Load())
+
+
+def _helper(name: str) -> ast.Attribute:
+    return ast.Attribute(value=_load(AG), attr=name, ctx=ast.Load())
+
+
+def _call(func, *args, **kwargs) -> ast.Call:
+    return ast.Call(func=func, args=list(args),
+                    keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
+
+
+def _thunk(expr) -> ast.Lambda:
+    no_args = ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                            kwarg=None, defaults=[])
+    return ast.Lambda(args=no_args, body=expr)
+
+
+def _strings(names) -> ast.Tuple:
+    return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
+
+
+def _tuple(names, store=False) -> ast.Tuple:
+    ctx = ast.Store() if store else ast.Load()
+    return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in names], ctx=ctx)
+
+
+def _plain_subscript(target, own) -> bool:
+    return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in own
+
+
+def _key(node):
+    """A subscript's key as an expression: slices become ``slice(...)`` calls."""
+    if isinstance(node, ast.Slice):
+        parts = [p if p is not None else ast.Constant(None) for p in (node.lower, node.upper, node.step)]
+        return ast.copy_location(_call(_helper("slice"), *parts), node)
+    if isinstance(node, ast.Tuple):
+        return ast.copy_location(ast.Tuple(elts=[_key(e) for e in node.elts], ctx=ast.Load()), node)
+    return node
+
+
+def _has_walrus(node) -> bool:
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
+
+
+class Expressions(ast.NodeTransformer):
+    """``a and b`` -> ``and_(lambda: a, lambda: b)``; ``not a`` -> ``not_(a)``; ``a < b < c``
+    -> ``compare(...)`` evaluating each operand once, in order; ``f(x)`` -> ``call(f)(x)``."""
+
+    def __init__(self, top=None, own=frozenset()):
+        self.top = top
+        self.own = own  # names local to the function: a subscript write may rebind only them
+
+    def visit_FunctionDef(self, node):  # a nested function gets its own conversion
+        if node is self.top:
+            self.generic_visit(node)
+        return node
+
+    def visit_Assign(self, node):
+        """``h[k] = v`` -> ``h = setitem(h, k, v)``: a NumPy array written with traced values
+        becomes a traced array (NumPy cannot hold them)."""
+        self.generic_visit(node)
+        if len(node.targets) == 1 and _plain_subscript(node.targets[0], self.own):
+            t = node.targets[0]
+            call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
+                                                value=call), node)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        if _plain_subscript(node.target, self.own):
+            t = node.target
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("aug_setitem"), _load(t.value.id), _key(t.slice), op, node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
+                                                value=call), node)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        if _has_walrus(node):  # a lambda would bind the name in its own scope
+            return node
+        helper = "and_" if isinstance(node.op, ast.And) else "or_"
+        return ast.copy_location(_call(_helper(helper), *map(_thunk, node.values)), node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return ast.copy_location(_call(_helper("not_"), node.operand), node)
+
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) == 1 or _has_walrus(node):
+            return node
+        pairs = [ast.Tuple(elts=[ast.Constant(_COMPARE[type(op)]), _thunk(right)], ctx=ast.Load())
+                 for op, right in zip(node.ops, node.comparators)]
+        return ast.copy_location(_call(_helper("compare"), _thunk(node.left), *pairs), node)
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(_call(_helper("if_exp"), node.test, _thunk(node.body),
+                                       _thunk(node.orelse)), node)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in ("locals", "super", "globals", "vars"):
+            return node
+        if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == AG:
+            return node
+        node.func = ast.copy_location(_call(_helper("call"), node.func), node.func)
+        return node
+
+
+class ControlFlow(ast.NodeTransformer):
+    """Statements to helper calls, inner statements first. ``live`` is the function's
+    liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
+
+    def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str]):
+        self.live = live
+        self.declared = declared
+        self.own = own  # the function's locals: only they can be state
+        self.in_try = 0
+        self.count = 0
+
+    def fresh(self, stem: str) -> str:
+        self.count += 1
+        return f"{GENERATED}{stem}_{self.count}"
+
+    # -- scopes the conversion leaves to their own pass ---------------------------------
+    def visit_FunctionDef(self, node):
+        return convert_function(node)
+
+    def visit_AsyncFunctionDef(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def visit_Try(self, node):
+        self.in_try += 1
+        self.generic_visit(node)
+        self.in_try -= 1
+        return node
+
+    visit_TryStar = visit_Try
+
+    # -- the three statements --------------------------------------------------------------
+    def _state(self, stmts, live: set[str] | None) -> list[str]:
+        assigned = analysis.assigned(stmts)
+        live = assigned if live is None else live  # not analysed: every assigned name is state
+        names = ((assigned & live) | analysis.written(stmts)) & self.own
+        return sorted(n for n in names - self.declared if not n.startswith(GENERATED))
+
+    def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
+                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+        declared = sorted(analysis.assigned(body) & self.declared)
+        head = [ast.Global(names=declared)] if declared else []
+        fn = ast.FunctionDef(name=name, args=args, body=[*head, *(body or [ast.Pass()]),
+                                                         ast.Return(value=_tuple(state))],
+                             decorator_list=[], returns=None, type_comment=None)
+        if "type_params" in ast.FunctionDef._fields:
+            fn.type_params = []
+        return _locate(fn, where)
+
+    def _finish(self, defs, call, state, where) -> list:
+        if state:
+            stmt = ast.Assign(targets=[_tuple(state, store=True)], value=call)
+        else:
+            stmt = ast.Expr(value=call)
+        return [*defs, _locate(stmt, where)]
+
+    def _site(self, node, state) -> dict:
+        init = _call(_helper("state"), _call(_load("locals")), _strings(state))
+        return {"init": init, "names": _strings(state), "line": ast.Constant(node.lineno),
+                "in_try": ast.Constant(bool(self.in_try))}
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        state = self._state(node.body + node.orelse, self.live.live_out.get(id(node)))
+        then_fn, else_fn = self.fresh("then"), self.fresh("else")
+        defs = [self._function(then_fn, state, node.body, state, node),
+                self._function(else_fn, state, node.orelse, state, node)]
+        site = self._site(node, state)
+        site["then_defined"] = _strings(sorted(analysis.definitely_assigned(node.body)))
+        site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
+        call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
+        return self._finish(defs, call, state, node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        state = self._state(node.body, self.live.live_in.get(id(node)))
+        test_fn, body_fn = self.fresh("test"), self.fresh("body")
+        test = self._function(test_fn, state, [], [], node)
+        test.body = [ast.Return(value=node.test)]
+        defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
+        call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **self._site(node, state))
+        return self._finish(defs, call, state, node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        bind = ast.Assign(targets=[node.target], value=_load(ITER))
+        body = [_locate(bind, node), *node.body]
+        state = self._state(body, self.live.live_in.get(id(node)))
+        body_fn = self.fresh("body")
+        defs = [self._function(body_fn, [ITER, *state], body, state, node)]
+        test = ast.Constant(None)
+        extra = getattr(node, "extra_test", None)
+        if extra is not None:
+            test_fn = self.fresh("test")
+            fn = self._function(test_fn, state, [], [], node)
+            fn.body = [ast.Return(value=Expressions(None, self.own).visit(extra))]
+            defs.insert(0, _locate(fn, node))
+            test = _load(test_fn)
+        site = self._site(node, state)
+        site["targets"] = _strings(sorted(analysis.assigned([bind])))
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
+        call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
+        return self._finish(defs, call, state, node)
+
+
+def _locate(node, where):
+    for n in ast.walk(node):
+        if isinstance(n, (ast.stmt, ast.expr, ast.arg)) and not hasattr(n, "lineno"):
+            ast.copy_location(n, where)
+            n.end_lineno, n.end_col_offset = where.lineno, where.col_offset
+    return node
+
+
+def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
+    """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
+    helper calls."""
+    lowering.lower_returns(fn)
+    lowering.lower_jumps(fn)
+    declared = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared |= set(n.names)
+    live = analysis.Liveness(fn)
+    own = analysis.local_names(fn) - declared
+    Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
+    converter = ControlFlow(live, declared, own)
+    fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
+    fn.decorator_list = []
+    return fn
+
+
+def _as_list(x):
+    return x if isinstance(x, list) else [x]

@@ -1,0 +1,586 @@
+"""The user's own Python control flow, converted (jitcore/autograph, docs/control-flow.md §3).
+
+Three kinds of test: on concrete values a converted function does exactly what the original
+does (hypothesis, plain Python as the oracle); on traced values its loops and branches become
+``scf`` ops (the traced IR); what cannot be converted raises a jitcore error naming the user's
+file:line. The programs compiled and run are in ``test_autograph_programs.py``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import traceback
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.autograph import converted
+
+THIS_FILE = os.path.abspath(__file__)
+
+
+def line_of(fn, text: str) -> int:
+    lines, start = inspect.getsourcelines(fn)
+    (index,) = [i for i, line in enumerate(lines) if text in line]
+    return start + index
+
+
+def traced(fn, *args, **jit_kwargs) -> str:
+    return jc.jit(fn, **jit_kwargs).lower(*args).as_text("traced")
+
+
+# -- on concrete values: Python's meaning, exactly ----------------------------------------------
+
+def loops_and_jumps(n, k):
+    total = 0
+    for i in range(n):
+        if i % k == 0:
+            continue
+        if total > 3 * n:
+            break
+        total += i
+    else:
+        total = -total
+    j = 0
+    while j < n and total != 7:
+        j += 1
+        if j > k:
+            break
+    return total, j
+
+
+def early_returns(x, y):
+    if x > y:
+        return x - y
+    elif x == y:
+        return 0
+    for i in range(x):
+        if i * i > y:
+            return i
+        for j in range(i):
+            if j * i == y:
+                return -j
+    return None
+
+
+def logic(a, b, c):
+    return (a and b) or c, not a, a < b <= c, (a or b) and not c, b if a else c, a == b != c
+
+
+def nested_with_effects(n, m):
+    found = []
+    for i in range(n):
+        for j in range(m):
+            if (i + j) % 3 == 2:
+                break
+            found.append((i, j))
+        else:
+            found.append("full")
+    return found
+
+
+def while_else(n):
+    steps = 0
+    while n > 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+        if n == 5:
+            break
+    else:
+        return -steps
+    return steps
+
+
+def long_static_loop(n):
+    acc = 0.0
+    for i in range(200):  # over the unroll limit, but nothing is traced: plain Python
+        acc = acc * 0.5 + (i % (n + 1))
+    return acc
+
+
+def subscript_writes(n):
+    out = np.zeros(5)
+    for i in range(n):
+        out[i % 5] += i
+        out[(i + 1) % 5] = out[i % 5] * 2
+    return out.tolist()
+
+
+def helper_clip(v, lo, hi):
+    if v < lo:
+        return lo
+    if v > hi:
+        return hi
+    return v
+
+
+def calls_a_helper(a, b):
+    return [helper_clip(v, a, b) for v in range(-5, 6)]
+
+
+def inside_with_try_and_match(n):
+    import contextlib
+    with contextlib.nullcontext():
+        if n > 2:
+            a = n * 2
+        else:
+            a = -n
+    try:
+        for i in range(n):
+            if i == 3:
+                b = a + i
+                break
+        else:
+            b = 0
+    except ZeroDivisionError:
+        b = None
+    match n % 3:
+        case 0:
+            if a > 4:
+                c = 1
+            else:
+                c = 2
+        case _:
+            c = 3
+    return a, b, c
+
+
+SMALL = st.integers(-6, 12)
+POSITIVE = st.integers(1, 9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(SMALL, POSITIVE)
+def test_loops_break_continue_else_as_python(n, k):
+    assert converted(loops_and_jumps)(n, k) == loops_and_jumps(n, k)
+
+
+@settings(max_examples=30, deadline=None)
+@given(SMALL)
+def test_statements_inside_with_try_and_match_as_python(n):
+    assert converted(inside_with_try_and_match)(n) == inside_with_try_and_match(n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(SMALL, SMALL)
+def test_early_returns_as_python(x, y):
+    assert converted(early_returns)(x, y) == early_returns(x, y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(st.integers(-2, 2), st.booleans(), st.just(None), st.just(""), st.just([1])),
+       st.integers(-2, 2), st.one_of(st.integers(-2, 2), st.booleans()))
+def test_and_or_not_and_chained_comparisons_as_python(a, b, c):
+    try:
+        want = logic(a, b, c)
+    except TypeError as e:  # None < 1: the converted code raises the same
+        with pytest.raises(TypeError, match=str(e).split("'")[0]):
+            converted(logic)(a, b, c)
+        return
+    got = converted(logic)(a, b, c)
+    assert got == want and [type(g) for g in got] == [type(w) for w in want]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 6), st.integers(0, 6))
+def test_nested_loops_with_break_and_list_effects_as_python(n, m):
+    assert converted(nested_with_effects)(n, m) == nested_with_effects(n, m)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-3, 60))
+def test_while_else_and_long_static_loops_as_python(n):
+    assert converted(while_else)(n) == while_else(n)
+    assert converted(long_static_loop)(abs(n)) == long_static_loop(abs(n))
+    assert converted(subscript_writes)(abs(n)) == subscript_writes(abs(n))
+    assert converted(calls_a_helper)(-n, n) == calls_a_helper(-n, n)
+
+
+def test_what_is_not_converted():
+    assert converted(np.sum) is np.sum  # NumPy's
+    assert converted(len) is len  # a builtin
+    assert converted(os.path.join) is os.path.join  # the standard library
+    assert converted(jc.jit) is jc.jit  # jitcore's own
+
+
+def test_code_without_source_runs_unconverted():
+    namespace: dict = {}
+    exec("def typed_at_a_prompt(x):\n    return x + 1\n", namespace)
+    f = namespace["typed_at_a_prompt"]
+    assert converted(f) is f and f(1) == 2
+
+
+def test_closures_defaults_and_lambdas():
+    scale = 3
+
+    def inner(x, offset=10, *, twice=False):
+        y = x * scale + offset
+        if twice:
+            y = y * 2
+        return y
+
+    f = converted(inner)
+    assert f is not inner and f.__name__ == "inner"
+    assert f(1) == 13 and f(1, 0, twice=True) == 6
+    scale = 5  # the closure's current value is used
+    assert converted(inner)(1) == 15
+    both = converted(lambda a, b: a and b)
+    assert both(0, 2) == 0 and both(1, 2) == 2
+
+
+# -- on traced values: scf ops --------------------------------------------------------------------
+
+def sign_of_sum(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+def branch_with_elif(x):
+    s = x.sum()
+    if s > 1:
+        y = x * 2
+    elif s < -1:
+        y = x / 2
+    else:
+        y = x
+    return y
+
+
+def traced_while(x):
+    total = x[0] * 0
+    k = 0
+    while total < 100 and k < x.shape[0]:
+        total = total + x[k]
+        k += 1
+    return total, k
+
+
+def traced_bounds(x, n):
+    s = 0
+    for i in range(1, n, 2):
+        s = s + x[i]
+    return s
+
+
+def static_short(x):
+    s = x[0]
+    for i in range(1, 4):
+        s = s + x[i]
+    return s
+
+
+def static_long(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        out[i] = out[i - 1] + x[i]
+    return out
+
+
+def histogram(x):
+    h = np.zeros(8)
+    for v in x:
+        h[int(v)] += 1
+    return h
+
+
+def first_index_above(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            return i
+    return -1
+
+
+def logic_on_traced(x):
+    a = x[0] > 0
+    b = x[1] > 0
+    return a and b, a or b, not a, 0 < x[2] < 1
+
+
+def writes_its_argument(x):
+    if x[0] > 0:
+        x[1] = 5.0
+
+
+def uses_a_traced_helper(x):
+    return helper_clip(x.sum(), 0.0, 1.0)
+
+
+def nested_def_in_the_api(x, n):
+    def body(i, s):
+        if x[i] > 0:  # converted with the function that defines it
+            s = s + x[i]
+        return s
+    return jc.fori_loop(0, n, body, 0.0)
+
+
+def traced_negative_step(x, n):
+    s = 0.0
+    for i in range(n, 0, -1):
+        s = s * 0.5 + x[i - 1]
+    return s
+
+
+def find_with_while(x, t):
+    i = 0
+    while i < x.shape[0]:
+        if x[i] > t:
+            return i
+        i += 1
+    return -1
+
+
+def capped_collatz(n):
+    steps = 0
+    while n != 1:
+        if steps > 50:
+            return -1
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+def skip_negatives(x, n):
+    s = 0.0
+    for i in range(n):
+        if x[i] < 0:
+            continue
+        s = s + x[i]
+    return s
+
+
+def nested_traced_break(x, n, m):
+    total = 0.0
+    for i in range(n):
+        for j in range(m):
+            if x[i] * x[j] > 10:
+                break
+            total = total + x[i] * x[j]
+    return total
+
+
+JUMPS = {  # function, arguments, (scf.for, scf.while) counts
+    "return in a while that becomes traced": (find_with_while, (np.arange(10.0), 3.0), (0, 1)),
+    "return in a traced while": (capped_collatz, (np.int64(7),), (0, 1)),
+    "continue in a traced for": (skip_negatives, (np.ones(5), 3), (1, 0)),
+    "break in a traced for in a traced for": (nested_traced_break, (np.ones(5), 3, 4), (1, 1)),
+}
+
+
+@pytest.mark.parametrize("case", JUMPS)
+def test_jumps_in_traced_loops(case):
+    fn, args, (fors, whiles) = JUMPS[case]
+    text = traced(fn, *args)
+    assert (text.count('"scf.for"('), text.count('"scf.while"(')) == (fors, whiles), text
+
+
+def test_nested_functions_are_converted_with_their_parent():
+    text = traced(nested_def_in_the_api, np.ones(4), 3)
+    assert text.index('"scf.for"') < text.index('"scf.if"')  # the if is in the loop's body
+
+
+def test_traced_bounds_with_a_negative_step():
+    text = traced(traced_negative_step, np.ones(4), 3)
+    assert text.count('"scf.for"(') == 1 and 'dense<-1> : tensor<i64>' in text  # the step
+
+
+def test_traced_if_is_scf_if():
+    text = traced(sign_of_sum, np.ones(3))
+    assert text.count('"scf.if"') == 1
+    text = traced(branch_with_elif, np.ones(3))
+    assert text.count('"scf.if"') == 2  # the elif is an if in the else branch
+
+
+def test_traced_while_with_and_is_scf_while():
+    text = traced(traced_while, np.ones(5))
+    assert text.count('"scf.while"') == 1 and '"array.and"' in text
+
+
+def test_traced_range_bounds_are_scf_for_with_the_body_dtype():
+    text = traced(traced_bounds, np.ones(6), 5)
+    assert text.count('"scf.for"(') == 1
+    # (lb, ub, step, s) -> s: s = 0 takes the body's float64
+    assert "}) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f64>) -> tensor<f64>" in text
+
+
+def test_short_static_range_unrolls_and_long_one_is_a_loop():
+    short = traced(static_short, np.ones(6))
+    assert '"scf.' not in short and short.count('"array.add"') == 3
+    long = traced(static_long, np.ones(100))
+    assert long.count('"scf.for"') == 1 and '"array.scatter_nd"' in long
+
+
+def python_counter(x):
+    n = 0
+    for i in range(100):  # long, but only Python numbers change: stays Python
+        n += i % 3
+    return x[: n % 5]  # n is still a Python int: a static bound
+
+
+def scalar_accumulator(x):
+    s = 0.0
+    for i in range(100):  # s becomes traced in the first iteration; the rest is a loop
+        s += x[i % 8] * 0.5
+    return s
+
+
+def weighted_sum(x, w):
+    s = 0.0
+    for i, (a, b) in enumerate(zip(x, w)):
+        s = s + i * a * b
+    return s
+
+
+def test_enumerate_and_zip_over_traced_arrays():
+    assert traced(weighted_sum, np.ones(100), np.ones(100)).count('"scf.for"(') == 1
+    assert '"scf.' not in traced(weighted_sum, np.ones(5), np.ones(5))  # short: unrolled
+    assert converted(weighted_sum)([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]) == 46.0  # plain Python
+
+
+def test_a_long_static_loop_stays_python_until_its_state_is_traced():
+    counter = traced(python_counter, np.ones(8))
+    assert '"scf.' not in counter and "tensor<4xf64>" in counter  # 99 % 5 == 4
+    text = traced(scalar_accumulator, np.ones(8))
+    assert text.count('"scf.for"(') == 1 and text.count('"array.add"') == 2
+
+
+def test_histogram_over_a_traced_array_is_one_loop():
+    text = traced(histogram, np.zeros(100))
+    assert text.count('"scf.for"') == 1
+    assert '"array.convert"' in text and '"array.scatter_nd"' in text
+    assert '"scf.' not in traced(histogram, np.zeros(10))  # short: unrolled
+
+
+def test_return_inside_a_traced_loop_is_a_while_loop():
+    text = traced(first_index_above, np.arange(100.0), 5.0)
+    assert text.count('"scf.while"') == 1 and '"scf.if"' in text
+
+
+def test_and_or_not_on_traced_booleans_are_logical_ops():
+    text = traced(logic_on_traced, np.ones(3))
+    assert '"array.and"' in text and '"array.or"' in text and '"array.not"' in text
+
+
+def test_a_written_argument_is_carried_out_of_the_branch():
+    text = traced(writes_its_argument, np.ones(3))
+    (branch,) = [ln for ln in text.splitlines() if '"scf.if"' in ln]
+    (ret,) = [ln for ln in text.splitlines() if '"func.return"' in ln]
+    # The function returns nothing but x's new value (the caller's array gets it): the if's.
+    assert ret.split("(")[1].split(")")[0] == branch.split("=")[0].strip()
+    assert '"array.update_slice"' in text
+
+
+def test_helpers_are_converted_too():
+    assert traced(uses_a_traced_helper, np.ones(3)).count('"scf.if"') == 2
+
+
+def test_static_arguments_still_unroll():
+    text = traced(traced_bounds, np.ones(6), 5, static_argnames="n")
+    assert '"scf.' not in text
+
+
+def test_autograph_off_keeps_python_control_flow():
+    with pytest.raises(jc.ConcretizationError):
+        traced(sign_of_sum, np.ones(3), autograph=False)
+
+
+# -- what cannot be converted: a jitcore error at the user's line -----------------------------------
+
+def used_after_loop(x, n):
+    for i in range(n):
+        y = x[i]
+    return y
+
+
+def one_branch_only(x):
+    if x.sum() > 0:
+        y = x
+    return y
+
+
+def returns_differ(x):
+    if x.sum() > 0:
+        return x
+    return x.sum()
+
+
+def try_around(x):
+    try:
+        if x.sum() > 0:
+            x = x + 1
+    except ValueError:
+        pass
+    return x
+
+
+def a_generator(x):
+    yield x
+
+
+def carries_a_list(x, n):
+    parts = [x]
+    for _ in range(n):
+        parts = parts + [x]
+    return parts[0]
+
+
+def reversed_traced_range(x, n):
+    s = x[0]
+    for i in reversed(range(n)):
+        s = s + x[i]
+    return s
+
+
+ERRORS = {
+    "first assigned in a traced loop": (used_after_loop, (np.ones(3), 2), jc.UnsupportedError,
+                                        "for i in range(n):", "'y' is first assigned inside the for loop"),
+    "assigned in one branch": (one_branch_only, (np.ones(3),), jc.UnsupportedError,
+                               "if x.sum() > 0:", "'y' is assigned in only one branch"),
+    "branches return different types": (returns_differ, (np.ones(3),), jc.JitTypeError,
+                                        "if x.sum() > 0:", "the value returned is float64[3]"),
+    "try around a traced if": (try_around, (np.ones(3),), jc.UnsupportedError,
+                               "if x.sum() > 0:", "inside try/except"),
+    "a list carried by a traced loop": (carries_a_list, (np.ones(3), 2), jc.JitTypeError,
+                                        "for _ in range(n):", "has a different structure"),
+    "a traced range used as a sequence": (reversed_traced_range, (np.ones(3), 2), jc.UnsupportedError,
+                                          "for i in reversed(range(n)):", "can only be the iterable"),
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_unconvertible_code_names_the_line_and_the_reason(case):
+    fn, args, error, line_text, reason = ERRORS[case]
+    with pytest.raises(error) as info:
+        jc.jit(fn)(*args)
+    message = str(info.value)
+    assert f"{THIS_FILE}:{line_of(fn, line_text)}" in message, message
+    assert reason in message, message
+
+
+def test_a_jitted_generator_is_refused_at_its_line():
+    with pytest.raises(jc.UnsupportedError, match="generator") as info:
+        jc.jit(a_generator)
+    assert f"{THIS_FILE}:{line_of(a_generator, 'def a_generator')}" in str(info.value)
+
+
+def raises_in_a_loop(x):
+    for i in range(3):
+        if i == 2:
+            raise KeyError("from the user's code")
+    return x
+
+
+def test_tracebacks_point_at_the_users_lines_without_the_helpers():
+    with pytest.raises(KeyError) as info:
+        jc.jit(raises_in_a_loop)(np.ones(2))
+    frames = traceback.extract_tb(info.value.__traceback__)
+    raised = line_of(raises_in_a_loop, "raise KeyError")
+    assert (frames[-1].filename, frames[-1].lineno) == (THIS_FILE, raised)
+    ours = [f for f in frames if f.filename == THIS_FILE]
+    assert [f.lineno for f in ours[-3:]] == [line_of(raises_in_a_loop, t) for t in
+                                            ("for i in", "if i == 2", "raise KeyError")]
+    assert not any(os.sep + "autograph" + os.sep in f.filename for f in frames)
