@@ -205,9 +205,9 @@ MUTANTS = [
            "every chunk of a split reduction starts the whole result from its inits, wiping "
            "the other chunks' results",
            ("tests/codegen/test_threads_runtime.py",)),
-    Mutant("autograph-and-evaluates-both", "jitcore/autograph/expressions.py",
-           "elif not value:\n            return value", "elif False:\n            return value",
-           "a converted `a and b` goes on to b when a is a concrete false value",
+    Mutant("autograph-or-evaluates-both", "jitcore/autograph/expressions.py",
+           "elif value:\n            return value", "elif False:\n            return value",
+           "a converted `a or b` goes on to b when a is a concrete true value",
            ("tests/jitcore/test_autograph.py",)),
     Mutant("autograph-break-flag-not-carried", "jitcore/autograph/analysis.py",
            "head |= loaded(extra)", "head |= set()",
