@@ -22,7 +22,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import compiler, ir, pytree
+from jitcore import compiler, ir, pytree, tracebacks
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
@@ -98,7 +98,11 @@ class JitFunction:
         key, leaves, arrays, call = self._signature_key(args, kwargs)
         executable = self._cache.get(key)
         if executable is None:
-            executable = self._compile_once(key, leaves, call)
+            try:
+                executable = self._compile_once(key, leaves, call)
+            except Exception as e:
+                e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
+                raise
         else:
             self._hit()
         if fast_key is not None:

@@ -11,6 +11,10 @@
   thread, so small calls pay nothing for threads.
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
+- ``traceback_filtering``: whether a traceback of an error raised while tracing leaves out
+  jitcore's own frames (``jitcore/tracebacks.py``); ``JITCORE_TRACEBACK_FILTERING=off`` (or
+  ``0``, ``false``) sets it to False at import.
+
 Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
 library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
 ``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
@@ -30,6 +34,7 @@ import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
+from jitcore import tracebacks
 from jitcore.codegen.cpu import blas, target
 from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
@@ -109,10 +114,23 @@ class _ConfigModule(types.ModuleType):
     parallel_threshold = _setting("parallel_threshold")
     chunk_size = _setting("chunk_size")
 
+    @property
+    def traceback_filtering(self) -> bool:
+        """Leave jitcore's own frames out of tracing errors' tracebacks (``jitcore/tracebacks.py``)."""
+        return tracebacks.enabled
+
+    @traceback_filtering.setter
+    def traceback_filtering(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise ConfigError(f"traceback_filtering must be True or False, not {value!r}")
+        tracebacks.enabled = value
+
 
 blas.choose(os.environ.get("JITCORE_BLAS", ""))
 target.override_vector_bits(os.environ.get(target.VECTOR_BITS_VARIABLE))
 update("num_threads", threads_from_environment())
+tracebacks.enabled = os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip().lower() not in (
+    "off", "0", "false", "no")
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)
 sys.modules[__name__].__class__ = _ConfigModule
