@@ -35,3 +35,15 @@ def pytest_collection_modifyitems(config, items):
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if "long" in item.keywords])
         items[:] = kept
+
+
+def pytest_runtest_setup(item):
+    """Undo the Hypothesis pytest plugin's wrapping of a parametrized test's settings before
+    each of its cases: the plugin gives the shared test function new settings whose parent is
+    the previous case's, so the chain grows by one per case, and reading a setting through it
+    overflows the stack after about a thousand cases (the NumPy coverage table has more)."""
+    fn = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    if fn is None or not hasattr(fn, "_hypothesis_internal_use_settings"):
+        return
+    original = fn.__dict__.setdefault("_jitcore_unwrapped_settings", fn._hypothesis_internal_use_settings)
+    fn._hypothesis_internal_use_settings = original
