@@ -34,7 +34,7 @@ def traced_ops(f, args) -> int:
 
 
 def compile_seconds(f, args) -> float:
-    """Trace, optimise and lower (LLVM included) once, timed in this process's CPU time (the least of the repeats): the
+    """Trace, optimise and lower (LLVM included) once, timed in this process's CPU time: the
     machine is shared, and other processes stretch wall time, not the work done here."""
     start = time.process_time()
     lowered = jc.jit(f).lower(*args)
