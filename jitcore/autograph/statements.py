@@ -17,7 +17,7 @@ from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.lowering import RETVAL
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.core import Block
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, current_trace, fresh
@@ -237,8 +237,11 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
     long = sized and len(iterable) * _copies() > UNROLL_LIMIT
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
             and _all_carriable(values):
-        return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
-                           line, targets)
+        try:
+            return _traced_for(range(len(iterable)), iterable, extra_test, body_fn, values, names,
+                               line, targets)
+        except ConcretizationError:
+            pass  # the body needs its position as a Python int: unrolled below, as before
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
     long_range = long and isinstance(iterable, range) and not in_try and not effects and names \
@@ -254,8 +257,13 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
     for done, item in enumerate(iterator):
         if long_range and (trips - done) * _copies() > UNROLL_LIMIT and _holds_arrays(values) \
                 and _all_carriable(values):
-            return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
-                               targets)
+            try:
+                return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
+                                   targets)
+            except ConcretizationError:
+                # The body needs the index as a Python int (a slice bound, a shape, a static
+                # argument): the loop runs unrolled, as it did before loops were compiled.
+                long_range = False
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop

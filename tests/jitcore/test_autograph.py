@@ -584,3 +584,15 @@ def test_tracebacks_point_at_the_users_lines_without_the_helpers():
     assert [f.lineno for f in ours[-3:]] == [line_of(raises_in_a_loop, t) for t in
                                             ("for i in", "if i == 2", "raise KeyError")]
     assert not any(os.sep + "autograph" + os.sep in f.filename for f in frames)
+
+
+def _sliding_sums(x):
+    out = x * 0
+    for i in range(100):  # long, and x[i:i + 3] needs i as a Python int: unrolled, as before
+        out[i] = x[i:i + 3].sum()
+    return out
+
+
+def test_a_long_static_loop_whose_body_needs_its_index_as_an_int_still_runs():
+    x = np.arange(200.0)
+    np.testing.assert_array_equal(jc.jit(_sliding_sums)(x), _sliding_sums(x))
