@@ -50,7 +50,7 @@ from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel, scf
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
-CALLBACK_FAILED = 3  # status word 0 after a callback raised (see kernel_body's INDEX_ERROR)
+CALLBACK_FAILED = kernel.CALLBACK_FAILED  # status word 0 after a callback raised
 # The caller's trampoline: int32 (int64 callback number, i8** operand data); nonzero: it raised.
 TRAMPOLINE = ll.FunctionType(ll.IntType(32), [I64, PTR.as_pointer()])
 

@@ -30,7 +30,7 @@ from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
-INDEX_ERROR, ZERO_STEP = 1, 2  # what status word 0 holds after an error (0: none)
+INDEX_ERROR, ZERO_STEP = kernel.INDEX_ERROR, kernel.ZERO_STEP  # status codes (ir/dialects/kernel.py)
 
 
 @dataclass

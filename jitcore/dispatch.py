@@ -18,11 +18,9 @@ import numpy as np
 
 from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.codegen.backend import backend_for
-from jitcore.codegen.host import CALLBACK_FAILED
-from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError, LoopStepError
-from jitcore.ir.dialects.kernel import SINGULAR_MATRIX
+from jitcore.ir.dialects.kernel import CALLBACK_FAILED, SINGULAR_MATRIX, ZERO_STEP
 
 _ENTRY = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _POINTER = ctypes.sizeof(ctypes.c_void_p)

@@ -374,9 +374,10 @@ class ExtractResultOp(Operation):
             self.fail(f"returns one {target.element}")
 
 
-# The one error ``kernel.raise`` records so far: NumPy's LinAlgError. Status codes 1-3 are an
-# index out of range, a zero step and a failed callback (codegen/kernel_body.py, codegen/host.py).
-SINGULAR_MATRIX = 4
+# What status word 0 holds after a compiled call stopped on an error (0: none), one table for
+# every producer (index checks and loop steps in kernels, callbacks on the host, ``kernel.raise``)
+# and for the dispatcher that raises the matching Python error.
+INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX = 1, 2, 3, 4
 
 
 class RaiseOp(Operation):
