@@ -22,7 +22,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import compiler, ir, pytree, tracebacks
+from jitcore import compiler, disk_cache, ir, pytree, tracebacks
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
@@ -32,36 +32,52 @@ from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitTypeError
 from jitcore.tracer import add_user_line
 
-CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
+
+class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
+    """The four counts of ``JitFunction.cache_info``, and ``from_disk``: of the compiles, those
+    whose code came from the disk cache (``jitcore.disk_cache``: neither passes nor LLVM ran).
+    ``from_disk`` is an attribute beside the tuple, so the four counts still unpack."""
+
+    def __new__(cls, hits, misses, traces, compiles, from_disk=0):
+        info = super().__new__(cls, hits, misses, traces, compiles)
+        info.from_disk = from_disk
+        return info
+
+    def __repr__(self):
+        return f"{super().__repr__()[:-1]}, from_disk={self.from_disk})"
+
 
 _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
                 complex: np.dtype(np.complex128)}
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
-        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True):
+        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True, cache: bool = True):
     """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
 
     Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
     ``fun`` as Python values (they must be hashable) and are part of the cache key. With
     ``autograph`` (the default), ``fun``'s own ``if``/``for``/``while`` on traced values become
-    loops and branches in the compiled code (``jitcore.autograph``).
+    loops and branches in the compiled code (``jitcore.autograph``). With ``cache`` (the
+    default; ``jitcore.config.disk_cache`` turns it off for all), compiled code is kept in the
+    disk cache and a later process loads it from there (``jitcore.disk_cache``).
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph)
+                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph, cache=cache)
     options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
-    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph)
+    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph, cache=cache)
 
 
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None,
-                 autograph: bool = True):
+                 autograph: bool = True, cache: bool = True):
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.autograph = autograph
+        self.disk_cache = cache
         if autograph:
             refuse_generator(fun)
         self.options = options or CompileOptions()
@@ -71,7 +87,7 @@ class JitFunction:
         # their hit without a lock. The other counters change under self._lock.
         self._hit = itertools.count().__next__
         self._hit_reads = 0  # values of the hit counter consumed by cache_info
-        self._misses = self._traces = self._compiles = 0
+        self._misses = self._traces = self._compiles = self._from_disk = 0
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         try:
@@ -115,7 +131,7 @@ class JitFunction:
         with self._lock:
             hits = self._hit() - self._hit_reads  # reading the count consumes one value
             self._hit_reads += 1
-            return CacheInfo(hits, self._misses, self._traces, self._compiles)
+            return CacheInfo(hits, self._misses, self._traces, self._compiles, self._from_disk)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -273,10 +289,21 @@ class JitFunction:
         clock = CompileClock()  # timed by stage, for the warning about a long compile
         with clock.stage("tracing"):
             module, out_tree = self._trace(specs, call)
-        with clock.stage("optimizing"):
-            optimized = compiler.optimize(module, self.options)
+        with clock.stage("disk cache"):
+            entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
+            plan = entry.load() if entry is not None else None
+        if plan is None:
+            with clock.stage("optimizing"):
+                optimized = compiler.optimize(module, self.options)
+            with clock.stage("code generation"):
+                plan = compiler.lower(optimized, specs, self.options)
+            if entry is not None:
+                with clock.stage("disk cache"):
+                    entry.store(plan)
+        else:
+            with self._lock:
+                self._from_disk += 1
         with clock.stage("code generation"):
-            plan = compiler.lower(optimized, specs, self.options)
             executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                                     out_tree.owners, out_tree.arguments)
         warn_if_slow(self, self.__name__, clock)

@@ -37,3 +37,8 @@ class CompileTimeWarning(UserWarning):
 
 class LoopStepError(JitcoreError, ValueError):
     """A compiled loop ran with a step of zero (Python's ``range`` refuses one too)."""
+
+
+class DiskCacheWarning(UserWarning):
+    """The disk cache's directory is not safe to use (``jitcore.disk_cache``): another user owns
+    it or others can write to it. Compiled code is then kept in memory only."""
