@@ -131,14 +131,22 @@ def source_version() -> str:
     import jitcore.ir
     import jitcore.passes
 
-    roots = [_layers.PACKAGE_DIR, *jitcore.ir.__path__, *jitcore.passes.__path__, *jitcore.codegen.__path__]
-    files = set()
-    for root in roots:
-        for folder, _, names in os.walk(root):
-            files.update(os.path.abspath(os.path.join(folder, n)) for n in names if n.endswith(".py"))
+    files: dict[str, os.stat_result] = {}
+
+    def visit(folder: str) -> None:
+        with os.scandir(folder) as found:
+            for item in found:
+                if item.name.endswith(".py"):
+                    files[os.path.abspath(item.path)] = item.stat()
+                elif item.is_dir() and item.name != "__pycache__":
+                    visit(item.path)
+
+    for layer in (jitcore.ir, jitcore.passes, jitcore.codegen):
+        for root in layer.__path__:
+            visit(root)
+    visit(_layers.PACKAGE_DIR)
     digest = hashlib.sha256()
-    for path in sorted(files):
-        info = os.stat(path)
+    for path, info in sorted(files.items()):
         digest.update(f"{os.path.basename(path)} {info.st_size} {info.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 

@@ -17,14 +17,24 @@ flat time per op down a program's rows.
 
 ``--pipeline`` compiles with another pass pipeline (say the default with ``fuse`` replaced),
 to compare a pass's cost.
+
+    python tools/bench_compile.py --first-call [--repeat R]
+
+times instead the first call of the seed's ``g = tanh(x * 2 + y)`` (float32[8]) in fresh
+processes: *cold* (an empty disk cache: trace, passes, LLVM) and *disk-warm* (the cache holds
+``g``: trace, then the plan loaded from disk). Each row is the median of R processes, in wall
+and CPU time, with the stages of that first call (``FIRST_CALL``'s timers) and the import.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -104,13 +114,92 @@ def compile_once(make, steps, pipeline):
     return clock
 
 
+# Run in a fresh process: times the import, then the first call of g, by stage. Each stage is
+# a function of the compile path wrapped in a timer (wall and CPU seconds).
+FIRST_CALL = """
+import json, sys, time
+start = time.perf_counter(), time.process_time()
+import numpy as np
+import jitcore as jc, jitcore.numpy as jnp
+from jitcore import api, compiler, disk_cache
+imported = time.perf_counter(), time.process_time()
+stages = {}
+
+def timed(name, fn):
+    def run(*args, **kwargs):
+        t = time.perf_counter(), time.process_time()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            wall, cpu = stages.get(name, (0.0, 0.0))
+            stages[name] = (wall + time.perf_counter() - t[0], cpu + time.process_time() - t[1])
+    return run
+
+compiler.trace = timed("trace", compiler.trace)
+disk_cache.entry = timed("disk key", disk_cache.entry)
+disk_cache.Entry.load = timed("disk load", disk_cache.Entry.load)
+disk_cache.Entry.store = timed("disk store", disk_cache.Entry.store)
+compiler.optimize = timed("passes", compiler.optimize)
+compiler.lower = timed("lower+LLVM", compiler.lower)
+api.Executable = timed("load code", api.Executable)
+
+@jc.jit
+def g(x, y):
+    return jnp.tanh(x * 2 + y)
+
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = g(x, y)
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": stages, "from_disk": g.cache_info().from_disk}))
+"""
+
+
+def first_call(folder: str) -> dict:
+    """One fresh process's first call of g with cache directory ``folder``. The program is a
+    file, as a user's is: autograph reads g's source (``python -c`` code has none)."""
+    env = dict(os.environ, JITCORE_CACHE_DIR=folder,
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    program = os.path.join(folder, "first_call.py")
+    with open(program, "w") as f:
+        f.write(FIRST_CALL)
+    done = subprocess.run([sys.executable, program], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout)
+
+
+def first_calls(repeat: int) -> None:
+    print("first call of g = tanh(x * 2 + y), float32[8], in a fresh process (ms; median of "
+          f"{repeat} processes)")
+    print(f"{'':10} {'wall':>7} {'cpu':>7} {'import':>7}  stages (cpu)")
+    for name in ("cold", "disk-warm"):
+        runs = []
+        for _ in range(repeat):
+            with tempfile.TemporaryDirectory() as folder:
+                if name == "disk-warm":
+                    first_call(folder)
+                runs.append(first_call(folder))
+        assert all(r["from_disk"] == (name == "disk-warm") for r in runs)
+        run = sorted(runs, key=lambda r: r["first"][1])[len(runs) // 2]
+        stages = ", ".join(f"{stage} {1e3 * cpu:.1f}" for stage, (_, cpu) in run["stages"].items())
+        print(f"{name:10} {1e3 * statistics.median(r['first'][0] for r in runs):7.1f} "
+              f"{1e3 * run['first'][1]:7.1f} {1e3 * run['import'][1]:7.0f}  {stages}", flush=True)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="bench_compile.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", default="1000,2000,5000", help="program sizes, in traced ops")
     parser.add_argument("--only", default=",".join(PROGRAMS), help="programs: " + ", ".join(PROGRAMS))
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--pipeline", default=compiler.DEFAULT_PIPELINE)
+    parser.add_argument("--first-call", action="store_true",
+                        help="time g's first call in fresh processes, cold and from the disk cache")
     args = parser.parse_args(argv)
+    if args.first_call:
+        first_calls(max(args.repeat, 1))
+        return
     compile_once(sumsq, 5, args.pipeline)  # warm up: imports, LLVM's target machine
     print(f"{'program':8} {'ops':>6} {'compile s':>10} {'us/op':>7}  slowest stages")
     for name in args.only.split(","):
