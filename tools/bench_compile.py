@@ -29,6 +29,7 @@ and CPU time, with the stages of that first call (``FIRST_CALL``'s timers) and t
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -158,34 +159,83 @@ print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "f
 """
 
 
-def first_call(folder: str) -> dict:
+# The same first call with Numba (its on-disk cache: ``cache=True``, NUMBA_CACHE_DIR) and JAX
+# (its persistent compilation cache); JAX's CPU client is made before the timed call.
+NUMBA_FIRST_CALL = """
+import json, time
+start = time.perf_counter(), time.process_time()
+import numpy as np, numba
+imported = time.perf_counter(), time.process_time()
+
+@numba.njit(cache=True)
+def g(x, y):
+    return np.tanh(x * 2 + y)
+
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = g(x, y)
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": {}, "from_disk": bool(sum(g.stats.cache_hits.values()))}))
+"""
+
+JAX_FIRST_CALL = """
+import json, os, time
+start = time.perf_counter(), time.process_time()
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_compilation_cache_dir", os.path.dirname(os.path.abspath(__file__)))
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+jax.devices()
+imported = time.perf_counter(), time.process_time()
+g = jax.jit(lambda x, y: jnp.tanh(x * 2 + y))
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = np.asarray(g(x, y))
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": {}, "from_disk": None}))
+"""
+
+FIRST_CALL_PROGRAMS = {"jitcore": FIRST_CALL, "numba": NUMBA_FIRST_CALL, "jax": JAX_FIRST_CALL}
+
+
+def first_call(folder: str, program: str = FIRST_CALL) -> dict:
     """One fresh process's first call of g with cache directory ``folder``. The program is a
     file, as a user's is: autograph reads g's source (``python -c`` code has none)."""
-    env = dict(os.environ, JITCORE_CACHE_DIR=folder,
+    env = dict(os.environ, JITCORE_CACHE_DIR=folder, NUMBA_CACHE_DIR=folder,
                PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    program = os.path.join(folder, "first_call.py")
-    with open(program, "w") as f:
-        f.write(FIRST_CALL)
-    done = subprocess.run([sys.executable, program], capture_output=True, text=True, env=env, check=True)
+    path = os.path.join(folder, "first_call.py")
+    with open(path, "w") as f:
+        f.write(program)
+    done = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env, check=True)
     return json.loads(done.stdout)
 
 
 def first_calls(repeat: int) -> None:
     print("first call of g = tanh(x * 2 + y), float32[8], in a fresh process (ms; median of "
-          f"{repeat} processes)")
-    print(f"{'':10} {'wall':>7} {'cpu':>7} {'import':>7}  stages (cpu)")
-    for name in ("cold", "disk-warm"):
-        runs = []
-        for _ in range(repeat):
-            with tempfile.TemporaryDirectory() as folder:
-                if name == "disk-warm":
-                    first_call(folder)
-                runs.append(first_call(folder))
-        assert all(r["from_disk"] == (name == "disk-warm") for r in runs)
-        run = sorted(runs, key=lambda r: r["first"][1])[len(runs) // 2]
-        stages = ", ".join(f"{stage} {1e3 * cpu:.1f}" for stage, (_, cpu) in run["stages"].items())
-        print(f"{name:10} {1e3 * statistics.median(r['first'][0] for r in runs):7.1f} "
-              f"{1e3 * run['first'][1]:7.1f} {1e3 * run['import'][1]:7.0f}  {stages}", flush=True)
+          f"{repeat} processes; import: CPU ms)")
+    print(f"{'':18} {'wall':>7} {'cpu':>7} {'import':>7}  stages (cpu)")
+    for tool, program in FIRST_CALL_PROGRAMS.items():
+        if tool != "jitcore" and importlib.util.find_spec(tool) is None:
+            print(f"{tool}: not installed (pip install -e '.[bench]')")
+            continue
+        for name in ("cold", "disk-warm"):
+            runs = []
+            for _ in range(repeat):
+                with tempfile.TemporaryDirectory() as folder:
+                    if name == "disk-warm":
+                        first_call(folder, program)
+                    runs.append(first_call(folder, program))
+            assert all(r["from_disk"] in (None, name == "disk-warm") for r in runs), runs
+            run = sorted(runs, key=lambda r: r["first"][1])[len(runs) // 2]
+            stages = ", ".join(f"{stage} {1e3 * cpu:.1f}" for stage, (_, cpu) in run["stages"].items())
+            print(f"{tool + ' ' + name:18} {1e3 * statistics.median(r['first'][0] for r in runs):7.1f} "
+                  f"{1e3 * run['first'][1]:7.1f} {1e3 * run['import'][1]:7.0f}  {stages}", flush=True)
 
 
 def main(argv=None) -> None:
