@@ -19,6 +19,7 @@ os.environ.pop("JITCORE_CACHE", None)  # on, as users have it
 
 @pytest.fixture(autouse=True)
 def _empty_disk_cache():
+    os.makedirs(CACHE_DIR, mode=0o700, exist_ok=True)
     with os.scandir(CACHE_DIR) as found:
         for item in found:
             if item.is_dir(follow_symlinks=False):
