@@ -68,15 +68,17 @@ class JitFunction:
                  autograph: bool = True):
         self._given = (fun, static_argnums, static_argnames)  # what copies and pickles rebuild from
         fun, self._binds = callables.unwrap_method_kind(fun)
+        named = callables.named_after(fun)
         # A callable object's own attributes are not the wrapper's: copy only names and docs.
         own_dict = functools.WRAPPER_UPDATES if inspect.isfunction(fun) else ()
-        functools.update_wrapper(self, fun, updated=own_dict)
+        functools.update_wrapper(self, named, updated=own_dict)
+        self.__wrapped__ = fun  # inspect.signature(self) is fun's
         self.__name__ = callables.function_name(fun)
-        self.__qualname__ = getattr(fun, "__qualname__", self.__name__)
+        self.__qualname__ = getattr(named, "__qualname__", self.__name__)
         self.fun = fun
         self.autograph = autograph
         if autograph:
-            refuse_generator(fun)
+            refuse_generator(named)
         self.options = options or CompileOptions()
         self._cache: dict = {}
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each

@@ -16,11 +16,16 @@ from jitcore.errors import StaticArgumentError
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
+def named_after(fun):
+    """What a jitted ``fun`` takes its name, module and docstring from: a partial's function."""
+    while isinstance(fun, functools.partial):
+        fun = fun.func
+    return fun
+
+
 def function_name(fun) -> str:
     """The name messages use: the function's own, a partial's function's, else the type's."""
-    if isinstance(fun, functools.partial):
-        return function_name(fun.func)
-    return getattr(fun, "__name__", type(fun).__name__)
+    return getattr(named_after(fun), "__name__", type(fun).__name__)
 
 
 def unwrap_method_kind(fun):

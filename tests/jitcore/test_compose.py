@@ -136,7 +136,7 @@ def test_partial():
     f = jc.jit(functools.partial(affine, 3.0))
     assert_matches(f(A), A * 3.0)
     assert_matches(f(A, shift=1.5), A * 3.0 + 1.5)
-    assert f.__name__ == "affine"
+    assert f.__name__ == "affine" and f.__module__ == __name__
     # Positions count the partial's remaining parameters: x is 0, shift is 1.
     g = jc.jit(functools.partial(affine, 2.0), static_argnums=1)
     assert_matches(g(A, 4), A * 2.0 + 4)

@@ -97,7 +97,7 @@ def test_copies_are_equivalent_jitted_functions(copier, capfd):
     assert capfd.readouterr().err == ""  # no noise from a half-copied LLVM object's __del__
 
 
-@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("method", ["fork", "spawn", "forkserver"])
 def test_process_pool_map(method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"no {method} start method on this platform")
