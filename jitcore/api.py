@@ -23,7 +23,7 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import callables, compiler, ir, pickling, primitives, pytree, tracebacks
+from jitcore import callables, compiler, ir, methods, pickling, primitives, pytree, tracebacks
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.autograph.runtime import call as autograph_call
 from jitcore.codegen.backend import backend_for
@@ -89,7 +89,7 @@ class JitFunction:
         self._misses = self._traces = self._compiles = 0
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
-        self._method: JitFunction | None = None  # the twin that bound methods call (__get__)
+        self._methods: dict = {}  # the twins that bound methods call (__get__)
         self._signature = callables.signature_of(fun)
         self._static_nums, self._static_names = callables.static_arguments(
             self._signature, static_argnums, static_argnames, self.__name__)
@@ -97,17 +97,33 @@ class JitFunction:
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
         """``@jit`` on a method binds as the function would: ``obj.method`` passes ``obj`` (a
-        classmethod: the class) as the first argument, which is *static*: compared by its own
-        ``==``/``hash`` (identity for ordinary classes), read when tracing, and part of the
-        signature. One compile cache serves the method for all instances."""
+        classmethod: the class) as the first argument. The instance's arrays are arguments,
+        read on every call, and its other attributes static (``jitcore.methods``); one compile
+        cache serves the method for all instances."""
         if self._binds is None or (instance is None and self._binds == "instance"):
             return self
-        if self._method is None:
+        if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None \
+                and methods.has_plain_state(instance):
+            return methods.BoundMethod(self, instance, self._method_twin("state"))
+        return types.MethodType(self._method_twin("static"), owner if self._binds == "class" else instance)
+
+    def _method_twin(self, kind: str) -> JitFunction:
+        """The jitted function that bound calls go through: over ``methods.MethodBody`` (the
+        instance's state as arguments), or over the method itself with ``self`` static."""
+        twin = self._methods.get(kind)
+        if twin is None:
             with self._lock:
-                if self._method is None:
-                    self._method = JitFunction(self.fun, self._static_nums | {0}, self._static_names,
-                                               self.options, autograph=self.autograph)
-        return types.MethodType(self._method, owner if self._binds == "class" else instance)
+                twin = self._methods.get(kind)
+                if twin is None:
+                    if kind == "state":
+                        body = methods.MethodBody(self.fun, self.autograph, self._signature)
+                        twin = JitFunction(body, methods.twin_static_argnums(self._static_nums),
+                                           self._static_names, self.options, autograph=False)
+                    else:
+                        twin = JitFunction(self.fun, self._static_nums | {0}, self._static_names,
+                                           self.options, autograph=self.autograph)
+                    self._methods[kind] = twin
+        return twin
 
     def __copy__(self) -> JitFunction:
         """An equivalent jitted function (same function and options) with a cache of its own."""

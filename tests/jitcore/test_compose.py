@@ -175,16 +175,25 @@ def test_bound_method():
 
 
 class Scaler:
-    def __init__(self, scale):
+    def __init__(self, scale, offset=None):
         self.scale = scale
+        self.offset = np.zeros(len(A)) if offset is None else offset
 
     @jc.jit
     def apply(self, x):
-        return x * self.scale
+        return x * self.scale + self.offset
 
     @jc.jit(static_argnames=("power",))
     def apply_power(self, x, power):
         return (x * self.scale) ** power
+
+    @jc.jit
+    def twice(self, x):
+        return self.apply(self.apply(x))  # a jitted method of the stand-in: inlined
+
+    @jc.jit
+    def shift_offset(self, by):
+        self.offset += by  # a write into the instance's array reaches it
 
     @jc.jit
     @staticmethod
@@ -201,14 +210,95 @@ class Scaler:
 
 def test_jit_on_a_method():
     two, three = Scaler(2.0), Scaler(3.0)
+    start = np.array(two.apply.cache_info())
     assert_matches(two.apply(A), A * 2.0)
     assert_matches(three.apply(A), A * 3.0)
     assert_matches(two.apply(A), A * 2.0)
-    # One cache for the method: self is a static argument, one compile per instance.
-    assert two.apply.cache_info() == three.apply.cache_info()
-    assert two.apply.cache_info().compiles == 2
-    assert two.apply.cache_info().hits == 1
     assert_matches(two.apply_power(A, power=3), (A * 2.0) ** 3)
+    assert_matches(two.twice(A), A * 4.0)
+    # One cache for the method, shared by all instances: each static state compiles once.
+    assert two.apply.cache_info() == three.apply.cache_info()
+    assert tuple(np.array(two.apply.cache_info()) - start) == (1, 2, 2, 2)  # hits, misses, ...
+    assert_matches(Scaler(2.0).apply(A), A * 2.0)  # an equal instance: no compile
+    assert tuple(np.array(two.apply.cache_info()) - start) == (2, 2, 2, 2)
+
+
+def test_an_instances_arrays_are_read_at_every_call():
+    s = Scaler(1.0)
+    assert_matches(s.apply(A), A)
+    compiled = s.apply.cache_info().compiles
+    s.offset[:] = 5.0  # in place
+    assert_matches(s.apply(A), A + 5.0)
+    s.offset = np.arange(len(A), dtype=np.float64)  # rebound
+    assert_matches(s.apply(A), A + np.arange(len(A)))
+    s.scale = 4.0  # a static attribute: a new signature
+    assert_matches(s.apply(A), A * 4.0 + np.arange(len(A)))
+    assert s.apply.cache_info().compiles == compiled + 1
+    offset = s.offset
+    s.shift_offset(1.5)
+    assert s.offset is offset
+    assert_matches(s.offset, np.arange(len(A)) + 1.5)
+
+
+def test_a_method_rebinding_an_attribute_is_refused():
+    class Counter:
+        def __init__(self):
+            self.calls = 0
+
+        @jc.jit
+        def step(self, x):
+            self.calls += 1  # would happen once, while tracing
+            return x
+
+    with pytest.raises(jc.UnsupportedError, match=r"step\(\) assigns self.calls: a jitted method may write"):
+        Counter().step(A)
+
+
+def test_unhashable_instances_and_attributes():
+    @dataclasses.dataclass
+    class Params:  # eq=True without frozen: no __hash__
+        scale: float
+        weights: list
+
+        @jc.jit
+        def apply(self, x):
+            return x * self.scale + self.weights[0] * self.weights[1]
+
+    p = Params(2.0, [np.ones(len(A)), np.full(len(A), 3.0)])  # a list of arrays: arguments
+    assert_matches(p.apply(A), A * 2.0 + 3.0)
+    p.weights[1][:] = 4.0
+    assert_matches(p.apply(A), A * 2.0 + 4.0)
+
+
+def test_self_static_by_request_and_for_slotted_classes():
+    class Slotted:
+        __slots__ = ("scale",)
+
+        def __init__(self, scale):
+            self.scale = scale
+
+        @jc.jit
+        def apply(self, x):
+            return x * self.scale
+
+    class Hashed:
+        def __init__(self, scale):
+            self.scale = scale
+
+        def __eq__(self, other):
+            return self.scale == other.scale
+
+        def __hash__(self):
+            return hash(self.scale)
+
+        @jc.jit(static_argnums=0)
+        def apply(self, x):
+            return x * self.scale
+
+    assert_matches(Slotted(3.0).apply(A), A * 3.0)
+    assert_matches(Hashed(3.0).apply(A), A * 3.0)
+    assert_matches(Hashed(3.0).apply(A), A * 3.0)
+    assert Hashed(5.0).apply.cache_info().compiles == 1  # compared by its own ==
 
 
 def test_jit_on_static_and_class_methods():
@@ -222,19 +312,6 @@ def test_method_called_inside_another_jitted_function():
     s = Scaler(4.0)
     f = jc.jit(lambda x: s.apply(x) + Scaler.shifted(x))
     assert_matches(f(A), A * 4.0 + A + 1.0)
-
-
-def test_method_of_an_unhashable_instance_says_so():
-    @dataclasses.dataclass
-    class Params:  # eq=True without frozen: no __hash__
-        scale: float
-
-        @jc.jit
-        def apply(self, x):
-            return x * self.scale
-
-    with pytest.raises(jc.JitTypeError, match="static arguments must be hashable, got self=Params"):
-        Params(2.0).apply(A)
 
 
 # -- static_argnums / static_argnames checked at jit() -----------------------------------------
