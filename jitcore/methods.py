@@ -163,6 +163,12 @@ class BoundMethod:
         key, arrays = split(self.__self__)
         return self._twin.lower(key, arrays, *args, **kwargs)
 
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The method's signature without ``self``, as a bound method's."""
+        params = list(self.__func__._signature.parameters.values())
+        return self.__func__._signature.replace(parameters=params[1:])
+
     def __getattr__(self, name):
         return getattr(self._twin, name)
 
