@@ -60,6 +60,25 @@ def test_concrete_arguments_inside_a_trace_are_inlined_too():
     assert compiles(g) == 0
 
 
+def test_inlined_callee_writing_its_argument():
+    @jc.jit
+    def bump(u):
+        u[0] += 1.0
+        return u.sum()
+
+    # A traced argument: the write reaches the caller's variable, and the caller's array.
+    outer = jc.jit(lambda x: bump(x) + x[0])
+    x, ref = A.copy(), A.copy()
+    assert_matches(outer(x), bump.fun(ref) + ref[0])  # NumPy: the same code on a copy
+    assert_matches(x, ref)
+    # A NumPy array the caller holds cannot be written by compiled code: refused, not lost.
+    table = A.copy()
+    writes_table = jc.jit(lambda x: x + bump(table))
+    with pytest.raises(jc.UnsupportedError, match=r"bump\(\) writes to its argument u, which the calling"):
+        writes_table(A)
+    assert_matches(table, A)
+
+
 def test_inlined_callee_keeps_its_static_arguments():
     @jc.jit(static_argnames=("n",))
     def repeat_square(x, n):

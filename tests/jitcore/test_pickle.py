@@ -76,6 +76,13 @@ def test_local_function_without_cloudpickle_is_refused(without_cloudpickle):
     assert_matches(restored(X), X ** 2)
 
 
+def test_callable_object_and_bound_method_pickle_without_cloudpickle(without_cloudpickle):
+    restored = roundtrip(jc.jit(helpers.Affine(2.0, 1.0)))
+    assert_matches(restored(X), X * 2.0 + 1.0)
+    restored = roundtrip(jc.jit(helpers.Affine(3.0, 0.0).__call__))
+    assert_matches(restored(X), X * 3.0)
+
+
 def test_method_and_bound_method_pickle():
     model = helpers.Model(3.0)
     assert roundtrip(helpers.Model.apply) is helpers.Model.apply
