@@ -23,16 +23,15 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import callables, compiler, ir, methods, pickling, primitives, pytree, tracebacks
+from jitcore import callables, compiler, inlining, ir, methods, pickling, pytree, tracebacks
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
-from jitcore.autograph.runtime import call as autograph_call
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
-from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, add_user_line, current_trace
+from jitcore.errors import JitTypeError
+from jitcore.tracer import add_user_line, current_trace
 
 CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
 
@@ -139,7 +138,7 @@ class JitFunction:
     # -- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if current_trace() is not None:  # called while another function is being traced
-            return self._inline(args, kwargs)
+            return inlining.inline(self, args, kwargs)
         fast_key = None if kwargs or self._static_nums else _contiguous_arrays_key(args)
         if fast_key is not None:
             executable = self._fast_cache.get(fast_key)
@@ -159,74 +158,6 @@ class JitFunction:
         if fast_key is not None:
             self._fast_cache[fast_key] = executable
         return executable(arrays, call.callers)
-
-    def _inline(self, args, kwargs):
-        """Trace this function's body into the trace being built (converted by its own
-        ``autograph`` setting), seeing what a compiled call of its own would see: its static
-        arguments as Python values (a traced one is refused), the others as traced values (a
-        NumPy array or number the caller passes becomes a constant). One function compiles
-        with one set of options: the caller's pipeline and ``fastmath`` apply to the inlined
-        body too (the IR has no per-op fastmath flag)."""
-        if self._signature is not None:
-            try:
-                bound = self._signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise JitTypeError(f"{self.__name__}(): {e}") from None
-            args, kwargs = bound.args, bound.kwargs
-        args, kwargs = list(args), dict(kwargs)
-        dyn_nums = [i for i, a in enumerate(args) if i not in self._static_nums]
-        dyn_names = [k for k in kwargs if k not in self._static_names]
-        for key in [*(i for i in range(len(args)) if i in self._static_nums),
-                    *(k for k in kwargs if k in self._static_names)]:
-            self._check_static(key, args[key] if isinstance(key, int) else kwargs[key])
-        leaves, tree = pytree.flatten((tuple(args[i] for i in dyn_nums), {k: kwargs[k] for k in dyn_names}))
-        trace = current_trace()
-        traced = [self._inline_leaf(trace, leaf, tree, n) for n, leaf in enumerate(leaves)]
-        dyn_args, dyn_kwargs = pytree.unflatten(tree, traced)
-        for i, a in zip(dyn_nums, dyn_args):
-            args[i] = a
-        kwargs.update(dyn_kwargs)
-        versions = [(n, t, t.version) for n, (t, leaf) in enumerate(zip(traced, leaves)) if t is not leaf]
-        fun = autograph_call(self.fun) if self.autograph else self.fun
-        out = fun(*args, **kwargs)
-        for n, t, version in versions:
-            if t.version != version:
-                raise UnsupportedError(
-                    f"{self.__name__}() writes to its argument {self._paths(tree)[n]}, which the "
-                    "calling function passed as a NumPy array or number, not a traced value: the "
-                    "write cannot reach it. Pass a traced array, or return the new value")
-        return out
-
-    def _inline_leaf(self, trace, leaf, tree, index):
-        """A dynamic argument of an inlined call as a traced value (a Python number weak, as a
-        compiled call's is)."""
-        if isinstance(leaf, Tracer):
-            return leaf
-        if isinstance(leaf, (np.ndarray, np.generic)) or hasattr(leaf, "__array__"):
-            return primitives.constant(trace, leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf))
-        if isinstance(leaf, (bool, int, float, complex)):
-            dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
-            tracer = primitives.constant(trace, leaf, dtype)
-            tracer.weak = not isinstance(leaf, bool)
-            return tracer
-        raise JitTypeError(
-            f"{self.__name__}(): argument {self._paths(tree)[index]} is a {type(leaf).__name__}, "
-            "not an array or number; pass it with static_argnums/static_argnames if it should be "
-            "a compile-time constant"
-        )
-
-    def _check_static(self, key, value) -> None:
-        """A static argument of an inlined call: refuse a traced or unhashable value."""
-        if any(isinstance(leaf, Tracer) for leaf in pytree.flatten(value)[0]):
-            raise JitTypeError(
-                f"{self.__name__}(): static argument {self._param_name(key)} got a traced value; "
-                "a static argument must be a Python value known while tracing (pass the array "
-                "as a non-static argument, or the caller's own static value)")
-        try:
-            hash(value)
-        except TypeError:
-            raise JitTypeError(f"{self.__name__}(): static arguments must be hashable, got "
-                               f"{self._param_name(key)}={type(value).__name__}") from None
 
     def cache_info(self) -> CacheInfo:
         """hits: calls that ran code compiled before them (or by a concurrent call they waited
