@@ -259,6 +259,28 @@ def test_an_instances_arrays_are_read_at_every_call():
     assert_matches(s.offset, np.arange(len(A)) + 1.5)
 
 
+def test_a_methods_control_flow_is_converted_and_its_errors_name_its_line():
+    class Sign:
+        def __init__(self, limit):
+            self.limit = limit
+
+        @jc.jit
+        def fix(self, x):
+            if x.sum() > self.limit:  # data-dependent: a compiled branch
+                return x
+            return -x
+
+        @jc.jit
+        def bad(self, x):
+            return x + np.ones(len(x) + 1)
+
+    s = Sign(0.0)
+    assert_matches(s.fix(A), A)
+    assert_matches(s.fix(-A - 5.0), A + 5.0)
+    with pytest.raises(jc.JitTypeError, match=r"test_compose.py:\d+.*\n.*return x \+ np.ones"):
+        s.bad(A)
+
+
 def test_a_method_rebinding_an_attribute_is_refused():
     class Counter:
         def __init__(self):
