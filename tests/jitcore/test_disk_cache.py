@@ -438,3 +438,13 @@ def test_the_test_run_itself_uses_a_temporary_cache():
     assert config.cache_dir == folder
     assert os.path.commonpath([folder, tempfile.gettempdir()]) == tempfile.gettempdir()
     assert entries(folder) == []
+
+
+def test_copies_and_pickles_keep_cache_false():
+    import copy
+    import pickle
+
+    jitted = jc.jit(np.negative, cache=False)  # a module-level function: pickled by reference
+    assert copy.copy(jitted).disk_cache is False and copy.deepcopy(jitted).disk_cache is False
+    assert pickle.loads(pickle.dumps(jitted)).disk_cache is False
+    assert pickle.loads(pickle.dumps(jc.jit(np.negative))).disk_cache is True
