@@ -68,6 +68,7 @@ PLAN, OBJECT = b"plan", b"objc"  # what an entry holds
 
 _lock = threading.Lock()
 _checked: dict[str, str | None] = {}  # directory -> None (usable) or why it is not
+_UNCHECKED = object()
 _totals: dict[str, int] = {}  # directory -> bytes of entries, as this process counts them
 
 
@@ -90,7 +91,8 @@ def directory() -> str | None:
     if not config.disk_cache:
         return None
     path = config.cache_dir
-    if path not in _checked:
+    problem = _checked.get(path, _UNCHECKED)
+    if problem is _UNCHECKED:
         problem = _check_directory(path)
         with _lock:
             if path not in _checked and problem is not None:
@@ -99,7 +101,7 @@ def directory() -> str | None:
                     "in memory only; make the directory yours alone (chmod 700) or set "
                     "JITCORE_CACHE_DIR to one that is"), stacklevel=2)
             _checked[path] = problem
-    return path if _checked[path] is None else None
+    return path if problem is None else None
 
 
 def _check_directory(path: str) -> str | None:
