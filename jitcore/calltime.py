@@ -1,0 +1,308 @@
+"""Call-time inputs: values the compiled code reads that are not its arguments, fetched by the
+dispatcher on every call and passed as hidden arguments after the real ones.
+
+Three kinds, found while tracing:
+
+- a global or closed-over *array* of the traced function (or of a user function it calls) that
+  meets a traced value: it becomes a block argument of the function, read on every call from
+  the module's globals dict (by name) or from the closure cell, so ``W[:] = 5`` and
+  ``W = np.ones(4)`` between calls are both seen, without a copy. Its dtype, shape and layout
+  are checked on every call: a new one compiles a new variant.
+- a global or closed-over Python *scalar* (or string) the code names: part of the signature.
+  A new value compiles a new variant; it is not a run-time value because such names usually
+  decide shapes and Python control flow (``np.zeros(N)``, ``range(STEPS)``, ``if MODE == ...``),
+  which a run-time value could not.
+- a *draw* from ``np.random`` (see ``jitcore.random``): NumPy's own sampler called with the
+  same static arguments on the same generator, in program order, before the native call.
+
+A ``Recorder`` collects them while one function is traced; its ``Inputs`` (plain data) are what
+the dispatcher reads at call time.
+"""
+
+from __future__ import annotations
+
+import threading
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from jitcore import pytree
+from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
+from jitcore.errors import UnsupportedError
+from jitcore.ir.types import TensorType
+from jitcore.tracer import Tracer
+
+_MISSING = object()
+_ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
+_GUARDED = (bool, int, float, complex, str, bytes, np.generic)  # immutable: compared by value
+_GENERATORS = (np.random.RandomState, np.random.Generator, np.random.BitGenerator)
+
+
+class GlobalRead:
+    """Reads ``name`` from a module's globals dict on each call."""
+
+    __slots__ = ("namespace", "name")
+
+    def __init__(self, namespace: dict, name: str):
+        self.namespace, self.name = namespace, name
+
+    def __call__(self):
+        return self.namespace.get(self.name, _MISSING)
+
+
+class CellRead:
+    """Reads a closure cell on each call."""
+
+    __slots__ = ("cell", "name")
+
+    def __init__(self, cell, name: str):
+        self.cell, self.name = cell, name
+
+    def __call__(self):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # the enclosing function deleted the variable
+            return _MISSING
+
+
+def _same(a, b) -> bool:
+    """Whether a guarded scalar still has its value (NaN equals NaN here)."""
+    if type(a) is not type(b):
+        return False
+    if a is b:
+        return True
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except Exception:  # noqa: BLE001  (an odd np.generic: treat as changed)
+        return False
+
+
+@dataclass
+class Inputs:
+    """What one compiled variant reads on each call, in hidden-argument order."""
+
+    slots: list = field(default_factory=list)  # per hidden argument: ("array", read, spec) or ("draw", fn)
+    guards: list = field(default_factory=list)  # (read, value): scalars the code named
+    effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
+
+    def __bool__(self) -> bool:
+        return bool(self.slots or self.guards or self.effects)
+
+    def read(self) -> list | None:
+        """The arrays of the array slots (None at draw slots), or None when a global changed
+        dtype, shape or layout, or a guarded scalar changed: this variant does not apply."""
+        for read, value in self.guards:
+            if not _same(read(), value):
+                return None
+        values = []
+        for slot in self.slots:
+            if slot[0] == "array":
+                _, read, (shape, dtype, contiguous) = slot
+                a = read()
+                if (type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape
+                        or (contiguous and not a.flags.c_contiguous)):
+                    return None
+                values.append(a)
+            else:
+                values.append(None)
+        return values
+
+    def draw(self, values: list) -> list:
+        """``values`` with each draw made, in program order (seeds included)."""
+        effects = iter(self.effects)
+        effect = next(effects, None)
+        for k, slot in enumerate(self.slots):
+            while effect is not None and effect[0] <= k:
+                effect[1]()
+                effect = next(effects, None)
+            if slot[0] == "draw":
+                values[k] = np.asarray(slot[1]())
+        while effect is not None:
+            effect[1]()
+            effect = next(effects, None)
+        return values
+
+
+def _names(code) -> set[str]:
+    """The names a code object and the code nested in it may load from globals."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
+
+
+def _state(obj):
+    """A comparable snapshot of a random generator's state."""
+    if isinstance(obj, np.random.RandomState):
+        state = obj.get_state(legacy=False)
+    elif isinstance(obj, np.random.Generator):
+        state = obj.bit_generator.state
+    else:
+        state = obj.state
+    return _frozen(state)
+
+
+def _frozen(x):
+    if isinstance(x, dict):
+        return tuple((k, _frozen(v)) for k, v in sorted(x.items()))
+    if isinstance(x, np.ndarray):
+        return (x.dtype.str, x.tobytes())
+    return x
+
+
+class Recorder:
+    """The call-time inputs of one trace, and the random generators it must leave untouched."""
+
+    def __init__(self, function_name: str):
+        self.function_name = function_name
+        self.trace = None
+        self.block = None
+        self.inputs = Inputs()
+        self.specs: list = []  # (shape, dtype, contiguous) per hidden argument
+        self.tracers: list[Tracer] = []  # per hidden argument
+        self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
+        self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
+        self._guarded: set = set()
+        self._registered: set = set()  # code objects whose names were looked at
+        self._watched: dict[int, tuple] = {}  # id(generator) -> (generator, state at first sight)
+        self._local: dict[int, object] = {}  # generators made while tracing (seeded)
+
+    @contextmanager
+    def recording(self, trace, block):
+        """While ``trace`` runs into ``block`` (the function's body): this thread's recorder."""
+        self.trace, self.block = trace, block
+        self._watch(np.random.mtrand._rand)
+        previous = getattr(_ACTIVE, "recorder", None)
+        _ACTIVE.recorder = self
+        try:
+            yield self
+        finally:
+            _ACTIVE.recorder = previous
+        self._check_generators()
+
+    # -- names the code reads ----------------------------------------------------------------
+    def register(self, fun) -> None:
+        """Note the globals and closure cells that ``fun``'s code names (once per code object)."""
+        fun = getattr(fun, "__func__", fun)
+        code = getattr(fun, "__code__", None)
+        if not isinstance(fun, types.FunctionType) or code is None or code in self._registered:
+            return
+        self._registered.add(code)
+        namespace = fun.__globals__
+        for name in _names(code):
+            if name in namespace:
+                self._note(GlobalRead(namespace, name), name)
+        for name, cell in zip(code.co_freevars, fun.__closure__ or ()):
+            self._note(CellRead(cell, name), name)
+
+    def _note(self, read, name: str) -> None:
+        value = read()
+        if type(value) is np.ndarray:
+            self._known.setdefault(id(value), (value, read, name))
+        elif isinstance(value, _GUARDED):
+            key = (id(read.namespace if isinstance(read, GlobalRead) else read.cell), name)
+            if key not in self._guarded:
+                self._guarded.add(key)
+                self.inputs.guards.append((read, value))
+        elif isinstance(value, _GENERATORS):
+            self._watch(value)
+
+    def hidden_array(self, trace, value: np.ndarray) -> Tracer | None:
+        """The hidden argument standing for ``value`` when it is a global or closed-over array
+        of the traced code, else None (it is then a constant, as arrays made while tracing)."""
+        if trace is not self.trace:
+            return None
+        tracer = self._hidden.get(id(value))
+        if tracer is not None:
+            return tracer
+        known = self._known.get(id(value))
+        if known is None or known[0] is not value or value.dtype not in SUPPORTED_DTYPES:
+            return None
+        contiguous = value.flags.c_contiguous
+        if not contiguous and (not value.flags.aligned or any(s % value.itemsize for s in value.strides)):
+            return None  # the code would need a copy, and writes would not reach the array
+        tracer = self._argument((value.shape, value.dtype, contiguous), ("array", known[1],
+                                (value.shape, value.dtype, contiguous)), known[2])
+        self._hidden[id(value)] = tracer
+        return tracer
+
+    # -- random draws ------------------------------------------------------------------------
+    def draw(self, fn, sample) -> Tracer:
+        """A hidden argument that ``fn()`` fills on each call; ``sample`` (a draw from a copy
+        of the generator) gives its shape and dtype."""
+        sample = np.asarray(sample)
+        tracer = self._argument((sample.shape, sample.dtype, True), ("draw", fn), "a random draw")
+        tracer.scalar = sample.ndim == 0
+        return tracer
+
+    def effect(self, fn) -> None:
+        """``fn()`` runs on each call, after the draws traced before it (``seed``)."""
+        self.inputs.effects.append((len(self.inputs.slots), fn))
+
+    def is_local(self, generator) -> bool:
+        return id(generator) in self._local
+
+    def make_local(self, generator) -> None:
+        self._local[id(generator)] = generator
+
+    def _watch(self, generator) -> None:
+        if id(generator) not in self._watched and id(generator) not in self._local:
+            self._watched[id(generator)] = (generator, _state(generator))
+
+    def _check_generators(self) -> None:
+        for generator, state in self._watched.values():
+            if _state(generator) != state:
+                owner = ("np.random's global generator" if generator is np.random.mtrand._rand
+                         else f"a {type(generator).__name__}")
+                raise UnsupportedError(
+                    f"while tracing {self.function_name}(), {owner} drew numbers that jitcore "
+                    "did not see (a library function using np.random, or jit(..., "
+                    "autograph=False)): they would be frozen into the compiled code. Draw them in "
+                    f"{self.function_name}() itself with autograph on, or outside and pass them in."
+                )
+
+    def _argument(self, spec, slot, name: str) -> Tracer:
+        shape, dtype, _ = spec
+        value = self.block.add_arg(TensorType(shape, ir_type(dtype)))
+        tracer = Tracer(value, self.trace, frozenset({name}))
+        tracer.level = 0  # a function argument: visible in every region
+        self.inputs.slots.append(slot)
+        self.specs.append(spec)
+        self.tracers.append(tracer)
+        return tracer
+
+
+def recorder() -> Recorder | None:
+    """The recorder of the function being traced on this thread, or None."""
+    return getattr(_ACTIVE, "recorder", None)
+
+
+def hidden_array(trace, value) -> Tracer | None:
+    """``value``'s hidden argument in ``trace``, if it is a call-time array there."""
+    r = getattr(_ACTIVE, "recorder", None)
+    return None if r is None else r.hidden_array(trace, value)
+
+
+def register(fun) -> None:
+    """Note ``fun``'s globals and cells, when a function is being traced on this thread."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is not None:
+        r.register(fun)
+        wrapped = getattr(fun, "__wrapped__", None)  # a jitted function: its Python function
+        if wrapped is not None:
+            r.register(wrapped)
+
+
+def outer_target(base, key, value):
+    """What ``base[key] = value`` writes to, ``base`` a global's or closure's array: its hidden
+    argument when the write is traced, else ``base`` itself (NumPy's write, or NumPy's error)."""
+    if type(base) is not np.ndarray:
+        return base
+    tracer = next((x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer)), None)
+    if tracer is None:
+        return base
+    hidden = hidden_array(tracer.trace, base)
+    return base if hidden is None else hidden
