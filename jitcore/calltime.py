@@ -181,7 +181,20 @@ class Recorder:
             yield self
         finally:
             _ACTIVE.recorder = previous
-        self._check_generators()
+
+    def check_generators(self) -> None:
+        """Refuse a trace during which a random generator the code can reach drew numbers that
+        were not made call-time draws: they would be constants in the compiled code."""
+        for generator, state in self._watched.values():
+            if _state(generator) != state:
+                owner = ("np.random's global generator" if generator is np.random.mtrand._rand
+                         else f"a {type(generator).__name__}")
+                raise UnsupportedError(
+                    f"while tracing {self.function_name}(), {owner} drew numbers that jitcore "
+                    "did not see (a library function using np.random, or jit(..., "
+                    "autograph=False)): they would be frozen into the compiled code. Draw them in "
+                    f"{self.function_name}() itself with autograph on, or outside and pass them in."
+                )
 
     # -- names the code reads ----------------------------------------------------------------
     def register(self, fun) -> None:
@@ -251,18 +264,6 @@ class Recorder:
     def _watch(self, generator) -> None:
         if id(generator) not in self._watched and id(generator) not in self._local:
             self._watched[id(generator)] = (generator, _state(generator))
-
-    def _check_generators(self) -> None:
-        for generator, state in self._watched.values():
-            if _state(generator) != state:
-                owner = ("np.random's global generator" if generator is np.random.mtrand._rand
-                         else f"a {type(generator).__name__}")
-                raise UnsupportedError(
-                    f"while tracing {self.function_name}(), {owner} drew numbers that jitcore "
-                    "did not see (a library function using np.random, or jit(..., "
-                    "autograph=False)): they would be frozen into the compiled code. Draw them in "
-                    f"{self.function_name}() itself with autograph on, or outside and pass them in."
-                )
 
     def _argument(self, spec, slot, name: str) -> Tracer:
         shape, dtype, _ = spec

@@ -66,6 +66,8 @@ def intercept(f):
     owner = getattr(f, "__self__", None)
     if isinstance(owner, (np.random.RandomState, np.random.Generator)):
         return functools.partial(_draw, owner, f.__name__)
+    if f is np.random.seed:  # a function of its own, which reseeds the global RandomState
+        return functools.partial(_draw, np.random.mtrand._rand, "seed")
     if any(f is c for c in _CONSTRUCTORS) or f is np.random.Generator:
         return functools.partial(_construct, f)
     return None
@@ -87,7 +89,8 @@ def _draw(owner, method: str, *args, **kwargs):
     if method == "seed":
         if traced:
             raise UnsupportedError(f"{label} {where} with a traced seed: seed with a Python value")
-        recorder.effect(functools.partial(owner.seed, *args, **kwargs))
+        seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
+        recorder.effect(functools.partial(seed, *args, **kwargs))
         return None
     if method not in SAMPLERS:
         raise UnsupportedError(
