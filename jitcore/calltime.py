@@ -21,6 +21,7 @@ the dispatcher reads at call time.
 
 from __future__ import annotations
 
+import functools
 import threading
 import types
 from contextlib import contextmanager
@@ -199,7 +200,11 @@ class Recorder:
     # -- names the code reads ----------------------------------------------------------------
     def register(self, fun) -> None:
         """Note the globals and closure cells that ``fun``'s code names (once per code object)."""
+        if isinstance(fun, functools.partial):
+            fun = fun.func
         fun = getattr(fun, "__func__", fun)
+        if not isinstance(fun, (types.FunctionType, type)) and callable(fun):
+            fun = type(fun).__dict__.get("__call__", fun)  # a callable object: its __call__
         code = getattr(fun, "__code__", None)
         if not isinstance(fun, types.FunctionType) or code is None or code in self._registered:
             return

@@ -184,3 +184,21 @@ def test_hypothesis_the_global_each_call_sees_is_numpys(n, values):
         np.testing.assert_array_equal(f(x), add_w(x))
         W[: n // 2] = -v  # written in place between calls
         np.testing.assert_array_equal(f(x), add_w(x))
+
+
+def test_the_stages_show_a_global_as_an_argument_after_the_real_ones():
+    lowered = jc.jit(add_w).lower(np.ones(4))
+    traced = lowered.as_text("traced")
+    assert "%arg1: tensor<4xf64>" in traced and "array.constant" not in traced
+    assert lowered.as_text("llvm")
+
+
+def test_a_callable_objects_globals_are_read_at_call_time():
+    class AddW:
+        def __call__(self, x):
+            return x + W
+
+    f = jc.jit(AddW().__call__)
+    f(np.ones(4))
+    W[:] = 3
+    np.testing.assert_array_equal(f(np.ones(4)), np.full(4, 4.0))
