@@ -38,6 +38,7 @@ from jitcore.tracer import Tracer
 _MISSING = object()
 _ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
 _GUARDED = (bool, int, float, complex, str, bytes, np.generic)  # immutable: compared by value
+FROZEN_GUARD_LIMIT = 256  # elements: a global array this small is compared by content on each call
 _GENERATORS = (np.random.RandomState, np.random.Generator, np.random.BitGenerator)
 
 
@@ -87,15 +88,21 @@ class Inputs:
     slots: list = field(default_factory=list)  # per hidden argument: ("array", read, spec) or ("draw", fn)
     guards: list = field(default_factory=list)  # (read, value): scalars the code named
     effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
+    contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
 
     def __bool__(self) -> bool:
-        return bool(self.slots or self.guards or self.effects)
+        return bool(self.slots or self.guards or self.effects or self.contents)
 
     def read(self) -> list | None:
         """The arrays of the array slots (None at draw slots), or None when a global changed
-        dtype, shape or layout, or a guarded scalar changed: this variant does not apply."""
+        dtype, shape or layout, or a guarded scalar or small frozen array changed: this variant
+        does not apply."""
         for read, value in self.guards:
             if not _same(read(), value):
+                return None
+        for read, dtype, shape, data in self.contents:
+            a = read()
+            if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape or a.tobytes() != data:
                 return None
         values = []
         for slot in self.slots:
@@ -182,6 +189,14 @@ class Recorder:
             yield self
         finally:
             _ACTIVE.recorder = previous
+
+    def guard_frozen(self) -> None:
+        """Guard by content each small array the code names but did not use with a traced value:
+        NumPy work on it ran while tracing (``W.sum()``, a mask's count), so a change must
+        recompile. A larger one stays frozen (comparing it on each call would cost a pass)."""
+        for value, read, _ in self._known.values():
+            if id(value) not in self._hidden and value.size <= FROZEN_GUARD_LIMIT and value.dtype.kind != "O":
+                self.inputs.contents.append((read, value.dtype, value.shape, value.tobytes()))
 
     def check_generators(self) -> None:
         """Refuse a trace during which a random generator the code can reach drew numbers that

@@ -132,6 +132,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 )
     if recorder is not None:
         recorder.check_generators()
+        recorder.guard_frozen()
         tracers += recorder.tracers
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]

@@ -15,6 +15,7 @@ W = np.arange(4.0)
 SCALE = 2.0
 STEPS = 3
 OFFSETS = np.zeros(3)
+MASK = np.array([True, False, True, True])
 
 
 def add_w(x):
@@ -51,12 +52,11 @@ def w_in_compiled_loop(x, n):
 
 
 @pytest.fixture(autouse=True)
-def _restore_globals():
-    global W, SCALE, STEPS, OFFSETS
-    saved = W, SCALE, STEPS, OFFSETS
-    W = np.arange(4.0)
-    yield
-    W, SCALE, STEPS, OFFSETS = saved
+def _fresh_globals():
+    """Each test starts from the module's values (tests write to them and rebind them)."""
+    global W, SCALE, STEPS, OFFSETS, MASK
+    W, SCALE, STEPS, OFFSETS = np.arange(4.0), 2.0, 3, np.zeros(3)
+    MASK = np.array([True, False, True, True])
 
 
 def test_a_global_written_between_calls_is_seen_without_recompiling():
@@ -202,3 +202,23 @@ def test_a_callable_objects_globals_are_read_at_call_time():
     f(np.ones(4))
     W[:] = 3
     np.testing.assert_array_equal(f(np.ones(4)), np.full(4, 4.0))
+
+
+def masked(x):
+    return x[MASK] * 2 + x[MASK].size
+
+
+def plus_sum(x):
+    return x + OFFSETS.sum()  # NumPy computes the sum while tracing
+
+
+def test_a_small_array_read_only_while_tracing_is_guarded_by_content():
+    f, g = jc.jit(masked), jc.jit(plus_sum)
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(f(x), masked(x))
+    np.testing.assert_array_equal(g(x), plus_sum(x))
+    MASK[:] = [False, True, False, False]  # a new count: a new shape
+    OFFSETS[:] = [1.0, 2.0, 4.0]
+    np.testing.assert_array_equal(f(x), masked(x))
+    np.testing.assert_array_equal(g(x), plus_sum(x))
+    assert f.cache_info().compiles == g.cache_info().compiles == 2
