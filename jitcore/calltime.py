@@ -85,7 +85,8 @@ def _same(a, b) -> bool:
 class Inputs:
     """What one compiled variant reads on each call, in hidden-argument order."""
 
-    slots: list = field(default_factory=list)  # per hidden argument: ("array", read, spec) or ("draw", fn)
+    # per hidden argument: ("array", read, (shape, dtype, contiguous), copied) or ("draw", fn)
+    slots: list = field(default_factory=list)
     guards: list = field(default_factory=list)  # (read, value): scalars the code named
     effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
     contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
@@ -107,15 +108,27 @@ class Inputs:
         values = []
         for slot in self.slots:
             if slot[0] == "array":
-                _, read, (shape, dtype, contiguous) = slot
+                _, read, (shape, dtype, contiguous), copied = slot
                 a = read()
-                if (type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape
-                        or (contiguous and not a.flags.c_contiguous)):
+                if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape:
                     return None
+                if not copied and (not a.flags.c_contiguous if contiguous else _unaligned(a)):
+                    return None  # the code was compiled for another layout
                 values.append(a)
             else:
                 values.append(None)
         return values
+
+    def copied(self, hidden: list) -> list:
+        """``hidden`` with each unaligned array a contiguous copy (the code's writes are copied
+        back to the original, as for an unaligned argument); ``hidden`` itself when none is."""
+        copies = [i for i, slot in enumerate(self.slots) if slot[0] == "array" and slot[3]]
+        if not copies:
+            return hidden
+        out = list(hidden)
+        for i in copies:
+            out[i] = np.ascontiguousarray(out[i])
+        return out
 
     def draw(self, values: list) -> list:
         """``values`` with each draw made, in program order (seeds included)."""
@@ -131,6 +144,11 @@ class Inputs:
             effect[1]()
             effect = next(effects, None)
         return values
+
+
+def _unaligned(a: np.ndarray) -> bool:
+    """Whether compiled code cannot address ``a`` by element strides."""
+    return not a.flags.aligned or any(s % a.itemsize for s in a.strides)
 
 
 def _names(code) -> set[str]:
@@ -255,10 +273,9 @@ class Recorder:
         if known is None or known[0] is not value or value.dtype not in SUPPORTED_DTYPES:
             return None
         contiguous = value.flags.c_contiguous
-        if not contiguous and (not value.flags.aligned or any(s % value.itemsize for s in value.strides)):
-            return None  # the code would need a copy, and writes would not reach the array
-        tracer = self._argument((value.shape, value.dtype, contiguous), ("array", known[1],
-                                (value.shape, value.dtype, contiguous)), known[2])
+        copied = not contiguous and _unaligned(value)  # passed as a copy on each call
+        spec = (value.shape, value.dtype, contiguous or copied)
+        tracer = self._argument(spec, ("array", known[1], spec, copied), known[2])
         self._hidden[id(value)] = tracer
         return tracer
 

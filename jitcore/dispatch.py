@@ -255,7 +255,10 @@ class CallTimeExecutable:
     @staticmethod
     def _run(executable, inputs, values, arrays, callers):
         hidden = inputs.draw(values)
-        return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)
+        passed = inputs.copied(hidden)
+        if passed is hidden:
+            return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)
+        return executable(list(arrays) + passed, list(arrays if callers is None else callers) + hidden)
 
     def _stale(self, arrays, callers):
         with self._lock:  # one thread compiles the new variant; the others then find it

@@ -100,9 +100,9 @@ def _draw(owner, method: str, *args, **kwargs):
     if trace.depth:
         raise UnsupportedError(
             f"{label} {where}, in a loop body or branch that runs compiled: each iteration or "
-            "branch taken would need its own draws. Draw all the numbers before the loop "
-            f"(e.g. {method}(..., size=(n, ...)) and index them by iteration), or make the loop "
-            "run in Python (a static trip count, unrolled).")
+            "branch taken would need its own draws, which jitcore makes before the call. Draw "
+            "the numbers of all iterations before the loop (one call with size=(n, ...)) and "
+            "index them by the loop's index, or draw in both branches before the branch.")
     if traced:
         return _affine(recorder, owner, method, label, where, args, kwargs)
     return _call_time_draw(recorder, owner, method, label, where, args, kwargs)

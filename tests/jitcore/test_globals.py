@@ -222,3 +222,17 @@ def test_a_small_array_read_only_while_tracing_is_guarded_by_content():
     np.testing.assert_array_equal(f(x), masked(x))
     np.testing.assert_array_equal(g(x), plus_sum(x))
     assert f.cache_info().compiles == g.cache_info().compiles == 2
+
+
+def test_an_unaligned_global_is_passed_as_a_copy_and_written_back():
+    global W
+    raw = np.zeros(8 * 8 + 1, np.uint8)
+    W = raw[1:].view(np.float64)[::2]  # unaligned and strided: the code cannot address it
+    assert not W.flags.aligned and not W.flags.c_contiguous
+    W[:] = [1, 2, 3, 4]
+    f, g = jc.jit(add_w), jc.jit(write_w)
+    np.testing.assert_array_equal(f(np.ones(4)), np.ones(4) + W)
+    W[:] = 7
+    np.testing.assert_array_equal(f(np.ones(4)), np.full(4, 8.0))
+    g(np.array([10.0, 20.0, 0.0, 0.0]))
+    np.testing.assert_array_equal(W, [7, 10, 27, 7])
