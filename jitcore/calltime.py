@@ -94,6 +94,21 @@ class Inputs:
     def __bool__(self) -> bool:
         return bool(self.slots or self.guards or self.effects or self.contents)
 
+    def prepare(self) -> None:
+        """What each call does, worked out once when the trace is done."""
+        layouts = []  # per array slot: (index, read, dtype, shape, 0: C order, 1: strided, 2: copied)
+        for k, slot in enumerate(self.slots):
+            if slot[0] == "array":
+                _, read, (shape, dtype, contiguous), copied = slot
+                layouts.append((k, read, dtype, shape, 2 if copied else 0 if contiguous else 1))
+        self._arrays = layouts
+        self._copies = [k for k, *_, layout in layouts if layout == 2]
+        draws = [(k, slot[1]) for k, slot in enumerate(self.slots) if slot[0] == "draw"]
+        # In program order: a seed runs before the draws traced after it.
+        self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects],
+                               key=lambda a: a[:2])
+        self._count = len(self.slots)
+
     def read(self) -> list | None:
         """The arrays of the array slots (None at draw slots), or None when a global changed
         dtype, shape or layout, or a guarded scalar or small frozen array changed: this variant
@@ -105,45 +120,34 @@ class Inputs:
             a = read()
             if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape or a.tobytes() != data:
                 return None
-        values = []
-        for slot in self.slots:
-            if slot[0] == "array":
-                _, read, (shape, dtype, contiguous), copied = slot
-                a = read()
-                if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape:
-                    return None
-                if not copied and (not a.flags.c_contiguous if contiguous else _unaligned(a)):
-                    return None  # the code was compiled for another layout
-                values.append(a)
+        values = [None] * self._count
+        for k, read, dtype, shape, layout in self._arrays:
+            a = read()
+            if type(a) is not np.ndarray or a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
+                return None
+            if layout == 0 and not a.flags.c_contiguous or layout == 1 and _unaligned(a):
+                return None  # the code was compiled for another layout
+            values[k] = a
+        return values
+
+    def draw(self, values: list) -> list:
+        """``values`` with each draw made, in program order (seeds included)."""
+        for k, kind, fn in self._actions:
+            if kind == 0:
+                values[k] = np.asarray(fn())
             else:
-                values.append(None)
+                fn()
         return values
 
     def copied(self, hidden: list) -> list:
         """``hidden`` with each unaligned array a contiguous copy (the code's writes are copied
         back to the original, as for an unaligned argument); ``hidden`` itself when none is."""
-        copies = [i for i, slot in enumerate(self.slots) if slot[0] == "array" and slot[3]]
-        if not copies:
+        if not self._copies:
             return hidden
         out = list(hidden)
-        for i in copies:
-            out[i] = np.ascontiguousarray(out[i])
+        for k in self._copies:
+            out[k] = np.ascontiguousarray(out[k])
         return out
-
-    def draw(self, values: list) -> list:
-        """``values`` with each draw made, in program order (seeds included)."""
-        effects = iter(self.effects)
-        effect = next(effects, None)
-        for k, slot in enumerate(self.slots):
-            while effect is not None and effect[0] <= k:
-                effect[1]()
-                effect = next(effects, None)
-            if slot[0] == "draw":
-                values[k] = np.asarray(slot[1]())
-        while effect is not None:
-            effect[1]()
-            effect = next(effects, None)
-        return values
 
 
 def _unaligned(a: np.ndarray) -> bool:
@@ -207,6 +211,12 @@ class Recorder:
             yield self
         finally:
             _ACTIVE.recorder = previous
+
+    def finish(self) -> None:
+        """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
+        self.check_generators()
+        self.guard_frozen()
+        self.inputs.prepare()
 
     def guard_frozen(self) -> None:
         """Guard by content each small array the code names but did not use with a traced value:

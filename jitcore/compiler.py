@@ -131,8 +131,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                     "return arrays, scalars, and tuples, lists, dicts or None of them"
                 )
     if recorder is not None:
-        recorder.check_generators()
-        recorder.guard_frozen()
+        recorder.finish()
         tracers += recorder.tracers
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
