@@ -40,7 +40,8 @@ def call(f):
         sampler = random.intercept(f)
         if sampler is not None:
             return sampler
-        calltime.register(f)
+        if getattr(f, "__code__", None) not in convert._converted_codes:
+            calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
     return converted(f)
 
 

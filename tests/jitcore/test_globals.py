@@ -236,3 +236,19 @@ def test_an_unaligned_global_is_passed_as_a_copy_and_written_back():
     np.testing.assert_array_equal(f(np.ones(4)), np.full(4, 8.0))
     g(np.array([10.0, 20.0, 0.0, 0.0]))
     np.testing.assert_array_equal(W, [7, 10, 27, 7])
+
+
+def test_an_array_a_nested_function_closes_over_while_tracing_stays_a_constant():
+    def f(x):
+        table = np.zeros(3)
+
+        def helper(y):
+            return y + table
+
+        out = helper(x)
+        table[0] = 5  # after helper ran: NumPy's result does not see it
+        return out
+
+    jitted = jc.jit(f)
+    for _ in range(2):
+        np.testing.assert_array_equal(jitted(np.ones(3)), f(np.ones(3)))
