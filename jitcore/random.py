@@ -92,11 +92,11 @@ def _draw(owner, method: str, *args, **kwargs):
         seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
         recorder.effect(functools.partial(seed, *args, **kwargs))
         return None
-    if method not in SAMPLERS:
+    if method not in SAMPLERS or kwargs.get("out") is not None:
         raise UnsupportedError(
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
-            f"and {method}() is not one it supports (it writes to its argument or returns no "
-            "numbers). Call it outside the jitted function.")
+            f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
+            "returns no numbers). Call it outside the jitted function.")
     if trace.depth:
         raise UnsupportedError(
             f"{label} {where}, in a loop body or branch that runs compiled: each iteration or "

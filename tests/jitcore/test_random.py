@@ -118,6 +118,7 @@ def test_draws_in_an_unrolled_loop_are_each_their_own():
     (lambda x: x + np.random.poisson(x), "traced argument"),
     (lambda x: x + RNG.normal(0.0, 1.0, size=x.shape[0] + x[0].astype(int)), "traced size"),
     (lambda x: x + len(RNG.bytes(3)), "bytes"),
+    (lambda x: x + RNG.standard_normal(out=np.zeros(3)), "out="),
 ])
 def test_unsupported_draws_name_the_function(body, message):
     def user_function(x):
