@@ -252,3 +252,13 @@ def test_an_array_a_nested_function_closes_over_while_tracing_stays_a_constant()
     jitted = jc.jit(f)
     for _ in range(2):
         np.testing.assert_array_equal(jitted(np.ones(3)), f(np.ones(3)))
+
+
+def test_a_global_of_an_inlined_jitted_callee_is_read_at_call_time():
+    inner = jc.jit(add_w)
+    outer = jc.jit(lambda x: inner(x) * 2)
+    x = np.ones(4)
+    np.testing.assert_array_equal(outer(x), (x + W) * 2)
+    W[:] = 10
+    np.testing.assert_array_equal(outer(x), np.full(4, 22.0))
+    assert outer.cache_info().compiles == 1
