@@ -81,6 +81,40 @@ def _same(a, b) -> bool:
         return False
 
 
+class LoopDraws:
+    """The random draws in the body of a loop with a static trip count: on each call, every
+    step's draws in program order (step 0's first draw, its second, ..., step 1's first, ...),
+    stacked into one array per draw site, which the body indexes by its step."""
+
+    def __init__(self, block, trip: int):
+        self.block = block  # the body's block: a body traced again (a carry's dtype) drops it
+        self.trip = trip
+        self.sites: list = []  # (slot, fn, shape, dtype) per draw in the body, in order
+
+    def alive(self) -> bool:
+        """Whether the body this was traced in is the loop's (not one traced for nothing)."""
+        return self.block.parent is not None
+
+    def run(self, values: list) -> None:
+        outs = [np.empty((self.trip, *shape), dtype) for _, _, shape, dtype in self.sites]
+        if self.alive():
+            for step in range(self.trip):
+                for out, (_, fn, _, _) in zip(outs, self.sites):
+                    out[step] = fn()
+        for (k, *_), out in zip(self.sites, outs):
+            values[k] = out
+
+
+class LoopFrame:
+    """A static-trip-count loop whose body is being traced."""
+
+    __slots__ = ("block", "index", "steps", "depth", "group")
+
+    def __init__(self, block, index: Tracer, steps: range, depth: int):
+        self.block, self.index, self.steps, self.depth = block, index, steps, depth
+        self.group: LoopDraws | None = None
+
+
 @dataclass
 class Inputs:
     """What one compiled variant reads on each call, in hidden-argument order."""
@@ -90,9 +124,10 @@ class Inputs:
     guards: list = field(default_factory=list)  # (read, value): scalars the code named
     effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
     contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
+    groups: list = field(default_factory=list)  # (position, LoopDraws): the draws of a loop's steps
 
     def __bool__(self) -> bool:
-        return bool(self.slots or self.guards or self.effects or self.contents)
+        return bool(self.slots or self.guards or self.effects or self.contents or self.groups)
 
     def prepare(self) -> None:
         """What each call does, worked out once when the trace is done."""
@@ -104,9 +139,10 @@ class Inputs:
         self._arrays = layouts
         self._copies = [k for k, *_, layout in layouts if layout == 2]
         draws = [(k, slot[1]) for k, slot in enumerate(self.slots) if slot[0] == "draw"]
-        # In program order: a seed runs before the draws traced after it.
-        self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects],
-                               key=lambda a: a[:2])
+        # In program order: a seed runs before the draws traced after it; a loop's draws, all
+        # of its steps, where its first draw was traced.
+        self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects]
+                               + [(k, 1, group) for k, group in self.groups], key=lambda a: a[:2])
         self._count = len(self.slots)
 
     def read(self) -> list | None:
@@ -135,6 +171,8 @@ class Inputs:
         for k, kind, fn in self._actions:
             if kind == 0:
                 values[k] = np.asarray(fn())
+            elif kind == 1:
+                fn.run(values)
             else:
                 fn()
         return values
@@ -199,6 +237,7 @@ class Recorder:
         self._registered: set = set()  # code objects whose names were looked at
         self._watched: dict[int, tuple] = {}  # id(generator) -> (generator, state at first sight)
         self._local: dict[int, object] = {}  # generators made while tracing (seeded)
+        self.loops: list[LoopFrame] = []  # static-trip-count loop bodies being traced, innermost last
 
     @contextmanager
     def recording(self, trace, block):
@@ -298,6 +337,29 @@ class Recorder:
         tracer.scalar = sample.ndim == 0
         return tracer
 
+    def loop_frame(self, trace) -> LoopFrame | None:
+        """The loop whose body is being traced, when a draw there can be made for each of its
+        steps before the call: the body of one loop with a static trip count, in no branch."""
+        if trace is not self.trace or len(self.loops) != 1 or trace.depth != 1:
+            return None
+        frame = self.loops[0]
+        return frame if frame.depth == 1 and frame.steps is not None else None
+
+    def loop_draw(self, frame: LoopFrame, fn, sample) -> Tracer:
+        """This step's value of a draw in ``frame``'s body: a hidden argument holding every
+        step's draw, indexed by the step."""
+        if frame.group is None:
+            frame.group = LoopDraws(frame.block, len(frame.steps))
+            self.inputs.groups.append((len(self.inputs.slots), frame.group))
+        sample = np.asarray(sample)
+        group = frame.group
+        stacked = self._argument(((group.trip, *sample.shape), sample.dtype, True), ("loop",),
+                                 "random draws of a loop")
+        group.sites.append((len(self.inputs.slots) - 1, fn, sample.shape, sample.dtype))
+        start, stride = frame.steps.start, frame.steps.step
+        step = frame.index if (start, stride) == (0, 1) else (frame.index - start) // stride
+        return stacked[step]
+
     def effect(self, fn) -> None:
         """``fn()`` runs on each call, after the draws traced before it (``seed``)."""
         self.inputs.effects.append((len(self.inputs.slots), fn))
@@ -321,6 +383,21 @@ class Recorder:
         self.specs.append(spec)
         self.tracers.append(tracer)
         return tracer
+
+
+@contextmanager
+def static_loop(trace, block, index: Tracer, steps: range | None):
+    """While a ``fori_loop`` body is traced into ``block``: ``steps`` is its range when the
+    trip count is static (draws in it are then made for every step), else None."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is None or trace is not r.trace:
+        yield
+        return
+    r.loops.append(LoopFrame(block, index, steps, trace.depth))
+    try:
+        yield
+    finally:
+        r.loops.pop()
 
 
 def recorder() -> Recorder | None:

@@ -7,7 +7,10 @@ Autograph's ``call`` hands this module every bound method of a ``RandomState`` o
 tracing, a draw becomes a call-time input (``calltime.Recorder.draw``): the same method with the
 same static arguments, on the same generator, called in program order before the native call;
 its shape and dtype come from a draw on a copy of the generator, which leaves the real one
-untouched. ``seed`` is kept in that order too. Traced parameters are supported only where
+untouched. ``seed`` is kept in that order too. In the body of a loop with a static trip count
+(``fori_loop``, or autograph's ``for i in range(N)`` that compiles), each draw is made for
+every step, in the program's order, into one array that the body indexes by its step
+(``calltime.LoopDraws``). Traced parameters are supported only where
 NumPy's own formula is arithmetic on a standard draw (``normal``: ``loc + scale * z``,
 ``uniform``: ``low + (high - low) * u``), which then runs compiled on a standard draw: the same
 bits. Anything else raises ``UnsupportedError`` naming the function.
@@ -27,7 +30,7 @@ from jitcore import calltime, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.primitives import convert
-from jitcore.tracer import Tracer, current_trace
+from jitcore.tracer import Tracer, current_trace, fresh
 
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
 SAMPLERS = frozenset({
@@ -97,30 +100,36 @@ def _draw(owner, method: str, *args, **kwargs):
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
             "returns no numbers). Call it outside the jitted function.")
-    if trace.depth:
+    frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
+    if trace.depth and frame is None:
         raise UnsupportedError(
-            f"{label} {where}, in a loop body or branch that runs compiled: each iteration or "
-            "branch taken would need its own draws, which jitcore makes before the call. Draw "
-            "the numbers of all iterations before the loop (one call with size=(n, ...)) and "
-            "index them by the loop's index, or draw in both branches before the branch.")
+            f"{label} {where}, in a loop body or branch that runs compiled, where jitcore cannot "
+            "make its draws before the call: a branch (taken or not at run time), a loop whose "
+            "trip count is traced, a while loop, a loop in a loop, or a seed. Draw the numbers "
+            "of all iterations before the loop (one call with size=(n, ...)) and index them by "
+            "the loop's index, or draw before the branch; a loop over a static range may draw.")
     if traced:
-        return _affine(recorder, owner, method, label, where, args, kwargs)
-    return _call_time_draw(recorder, owner, method, label, where, args, kwargs)
+        return _affine(recorder, owner, method, label, where, args, kwargs, frame)
+    return _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame)
 
 
-def _call_time_draw(recorder, owner, method, label, where, args, kwargs):
+def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=None):
     sample = getattr(copy.deepcopy(owner), method)(*args, **kwargs)  # shape and dtype only
     dtype = np.asarray(sample).dtype
     numeric = isinstance(sample, (np.ndarray, np.generic, bool, int, float, complex))
     if not numeric or dtype not in SUPPORTED_DTYPES:
         raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
                                f"{dtype}, which jitcore cannot use")
-    tracer = recorder.draw(functools.partial(getattr(owner, method), *args, **kwargs), sample)
+    fn = functools.partial(getattr(owner, method), *args, **kwargs)
+    if frame is None:
+        tracer = recorder.draw(fn, sample)
+    else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
+        tracer = fresh(recorder.loop_draw(frame, fn, sample), scalar=np.ndim(sample) == 0)
     tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
     return tracer
 
 
-def _affine(recorder, owner, method, label, where, args, kwargs):
+def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
     """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw."""
     spec = _AFFINE.get(method)
     if spec is None:
@@ -148,7 +157,7 @@ def _affine(recorder, owner, method, label, where, args, kwargs):
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         size = shape or None
     std = standard[isinstance(owner, np.random.Generator)]
-    z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size})
+    z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size}, frame)
     return formula(*values, z)
 
 

@@ -137,7 +137,7 @@ def test_a_draw_jitcore_could_not_see_is_refused():
         jc.jit(f, autograph=False)(np.zeros(3))
 
 
-def test_a_draw_in_a_compiled_loop_is_refused_not_repeated():
+def test_a_draw_in_a_loop_with_a_traced_trip_count_is_refused_not_repeated():
     def f(x, n):
         for _ in range(n):
             x = x + np.random.rand(3)
@@ -145,6 +145,38 @@ def test_a_draw_in_a_compiled_loop_is_refused_not_repeated():
 
     with pytest.raises(UnsupportedError, match="loop body or branch"):
         jc.jit(f)(np.zeros(3), 4)
+
+
+def test_a_draw_in_a_branch_in_a_loop_is_refused():
+    def f(x):
+        for _ in range(500):
+            if x.sum() > 0:
+                x = x - np.random.rand(3)
+            x = x + 1
+        return x
+
+    with pytest.raises(UnsupportedError, match="loop body or branch"):
+        jc.jit(f)(np.zeros(3))
+
+
+def random_walk(x):
+    total = 0
+    for i in range(3, 1500, 2):  # static, and too long to unroll: a compiled loop
+        x = 0.5 * x + np.random.normal(x, 1.0) + RNG.integers(0, 3, size=3) * i
+        total = total + np.random.rand()
+    return x + total
+
+
+def test_draws_in_a_compiled_loop_with_a_static_trip_count_are_made_for_every_step():
+    jitted = compare_runs(random_walk, (np.zeros(3),), 5)
+    assert "scf.for" in jitted.lower(np.zeros(3)).as_text("traced")
+
+
+def test_draws_in_a_fori_loop_body_traced_twice_are_made_once_per_step():
+    def f(x):  # the int carry becomes a float: the body is traced a second time
+        return x + jc.fori_loop(0, 300, lambda i, acc: acc + np.random.rand(), 0)
+
+    compare_runs(f, (np.zeros(1),), 6)
 
 
 def test_two_threads_never_get_the_same_draws():
