@@ -28,7 +28,7 @@ from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
-from jitcore.dispatch import Executable
+from jitcore.dispatch import CallTimeExecutable, Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitTypeError
 from jitcore.tracer import add_user_line, current_trace
@@ -289,7 +289,7 @@ class JitFunction:
         with self._lock:
             self._traces += 1
         try:
-            return compiler.trace(self.__name__, specs, self._paths(call.tree), call)
+            return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,))
         except Exception as e:
             add_user_line(e, self.fun)
             if self.autograph:
@@ -335,10 +335,35 @@ class JitFunction:
         future.set_result(executable)
         return executable
 
-    def _compile(self, key, specs, call) -> Executable:
+    def _compile(self, key, specs, call) -> Executable | CallTimeExecutable:
+        """The executable of one signature; when its code reads call-time inputs (globals,
+        closed-over arrays, random draws), the table of its variants, the first one in it."""
+        executable, inputs = self._compile_executable(specs, call)
+        if not inputs:
+            return executable
+        table = CallTimeExecutable(functools.partial(self._compile_variant, specs, call))
+        table.variants.append((executable, inputs))
+        return table
+
+    def _compile_variant(self, specs, call):
+        """A new variant of a signature whose call-time inputs changed dtype, shape or value."""
+        with self._lock:
+            self._misses += 1
+            self._hit_reads += 1  # the call was counted as a hit before its variants were read
+        try:
+            result = self._compile_executable(specs, call)
+        except Exception as e:
+            e.__traceback__ = tracebacks.filtered(e)
+            raise
+        with self._lock:
+            self._compiles += 1
+        return result
+
+    def _compile_executable(self, specs, call):
         clock = CompileClock()  # timed by stage, for the warning about a long compile
         with clock.stage("tracing"):
             module, out_tree = self._trace(specs, call)
+        specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
         with clock.stage("disk cache"):
             entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
             plan = entry.load() if entry is not None else None
@@ -357,7 +382,7 @@ class JitFunction:
             executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                                     out_tree.owners, out_tree.arguments)
         warn_if_slow(self, self.__name__, clock)
-        return executable
+        return executable, out_tree.inputs
 
 
 def _contiguous_arrays_key(args) -> tuple | None:
@@ -390,7 +415,8 @@ class Lowered:
 
     def plan(self):
         if self._plan is None:
-            self._plan = compiler.lower(self.optimized(), self._specs, self.jitted.options)
+            specs = [*self._specs, *self._out_tree.hidden]  # the call-time inputs after the arguments
+            self._plan = compiler.lower(self.optimized(), specs, self.jitted.options)
         return self._plan
 
     def as_text(self, stage: str = "optimized") -> str:

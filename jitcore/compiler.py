@@ -4,11 +4,12 @@ native code: the stages that ``jit`` caches and ``lower(...).as_text(stage)`` sh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import ir, passes, pytree
+from jitcore import calltime, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
@@ -61,30 +62,40 @@ class Outputs:
     # (NumPy lets it share that argument's memory), else a number of its own; see ``owners``.
     owners: tuple[int, ...] = ()
     arguments: tuple[int, ...] = ()  # per result: the argument it is (the caller's array), or -1
+    # The call-time inputs (hidden arguments after the real ones, see ``calltime``) and specs.
+    inputs: calltime.Inputs | None = None
+    hidden: tuple[ArgSpec, ...] = ()
 
 
-def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild):
+def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=()):
     """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
-    argument leaf; return the traced module and its ``Outputs``."""
+    argument leaf; return the traced module and its ``Outputs``. The globals and closure cells
+    that ``functions`` name (and those of the user functions they call) are call-time inputs
+    where the traced code uses them: hidden arguments after the leaves' (``calltime``)."""
     module = ModuleOp.build()
     func = FuncOp.build(name, FunctionType((), ()))
     module.body.append(func)
     arg_types = tuple(TensorType(s.shape, ir_type(s.dtype)) for s in specs)
+    recorder = calltime.Recorder(name)
+    for f in functions:
+        recorder.register(f)
 
     def call(*leaves):
         return rebuild(list(leaves))
 
     values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
-                                     weak=[s.weak for s in specs])
+                                     weak=[s.weak for s in specs], recorder=recorder)
     func.body.append(ReturnOp(values))
-    func.attributes["function_type"] = FunctionType(arg_types, tuple(v.type for v in values))
+    func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
+                                                    tuple(v.type for v in values))
     ir.verify(module)
     return module, outputs
 
 
 def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Builder, *, name: str,
                    paths: Sequence[str] | None = None,
-                   weak: Sequence[bool] | None = None) -> tuple[list[Value], Outputs]:
+                   weak: Sequence[bool] | None = None,
+                   recorder: calltime.Recorder | None = None) -> tuple[list[Value], Outputs]:
     """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
     argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
     ``paths`` in error messages; ``weak``: a Python scalar's). Returns the values ``fn`` returned
@@ -92,34 +103,44 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     ``Outputs`` that describe them; the caller adds the terminator that uses them.
 
     Each call is its own ``Trace`` (its own constants), so the body of a function and each
-    region of an op (a loop body, a branch) are traced the same way."""
+    region of an op (a loop body, a branch) are traced the same way. With a ``recorder``, the
+    block gets more arguments while ``fn`` runs, one per call-time input (after the others);
+    writes to them are returned as writes to arguments are."""
     t = Trace(builder, name)
     paths = paths if paths is not None else [f"arg{i}" for i in range(len(arg_types))]
     weak = weak if weak is not None else [False] * len(arg_types)
     tracers = [Tracer(builder.block.add_arg(a), t, frozenset({p}), weak=w)
                for a, p, w in zip(arg_types, paths, weak)]
-    with t.running():
-        out = fn(*tracers)
-    leaves, out_tree = pytree.flatten(out)
-    values, scalars = [], []
-    for leaf in leaves:
-        if isinstance(leaf, Tracer):
-            values.append(leaf.value)
-            scalars.append(leaf.scalar)
-        elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
-            dtype = np.asarray(leaf).dtype
-            values.append(as_tracer(t, leaf, dtype).value)
-            scalars.append(not isinstance(leaf, np.ndarray))
-        else:
-            raise JitTypeError(
-                f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
-                "return arrays, scalars, and tuples, lists, dicts or None of them"
-            )
+    recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)
+    with recording:  # open while the results are made values: a returned global is an input
+        with t.running():
+            out = fn(*tracers)
+        leaves, out_tree = pytree.flatten(out)
+        values, scalars = [], []
+        for leaf in leaves:
+            if isinstance(leaf, Tracer):
+                values.append(leaf.value)
+                scalars.append(leaf.scalar)
+            elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
+                dtype = np.asarray(leaf).dtype
+                values.append(as_tracer(t, leaf, dtype).value)
+                scalars.append(not isinstance(leaf, np.ndarray))
+            else:
+                raise JitTypeError(
+                    f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
+                    "return arrays, scalars, and tuples, lists, dicts or None of them"
+                )
+    if recorder is not None:
+        recorder.finish()
+        tracers += recorder.tracers
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
     arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
+    hidden = () if recorder is None else tuple(ArgSpec(shape, dtype, contiguous=c)
+                                                        for shape, dtype, c in recorder.specs)
     return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
-                           owners(leaves, tracers) + mutated, arguments)
+                           owners(leaves, tracers) + mutated, arguments,
+                           None if recorder is None else recorder.inputs, hidden)
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

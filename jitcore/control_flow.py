@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from jitcore import calltime, pytree
 from jitcore import primitives as prims
-from jitcore import pytree
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
 from jitcore.ir.core import Block, Region
@@ -356,8 +356,14 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1):
     init_leaves, tree = pytree.flatten(init_val)
     index_sources = lb.sources | ub.sources | st.sources
 
+    # A static trip count lets random draws in the body be made for every step before the call.
+    steps = None if any(isinstance(v, Tracer) for v in (lower, upper, step)) else \
+        range(int(lower), int(upper), int(step))
+
     def call(block, carry):
-        return body_fun(Tracer(block.args[0], trace, index_sources), carry), None
+        index = Tracer(block.args[0], trace, index_sources)
+        with calltime.static_loop(trace, block, index, steps):
+            return body_fun(index, carry), None
 
     body, avals, out_leaves, _ = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,
                                              (TensorType((), ir_type(INDEX)),), call)

@@ -227,3 +227,50 @@ class Executable:
                 desc.extend(s // a.itemsize for s in a.strides)
         desc.extend(b.ctypes.data for b in buffers)
         return desc + self._constants
+
+
+class CallTimeExecutable:
+    """The compiled variants of one signature whose code reads call-time inputs (globals,
+    closed-over arrays, random draws: ``jitcore.calltime``).
+
+    A call reads the inputs of each variant until one applies (same dtypes, shapes and layouts
+    of the global arrays, same guarded scalars), makes its draws and calls it with the inputs
+    after the arguments. When none applies (a global changed shape, say), ``compile_variant``
+    traces and compiles a new one."""
+
+    __slots__ = ("variants", "_compile_variant", "_lock")
+
+    def __init__(self, compile_variant):
+        self.variants: list = []  # (Executable, calltime.Inputs); appends are atomic
+        self._compile_variant = compile_variant  # () -> (Executable, calltime.Inputs)
+        self._lock = threading.Lock()
+
+    def __call__(self, arrays: list[np.ndarray], callers: list | None = None):
+        for executable, inputs in self.variants:
+            values = inputs.read()
+            if values is not None:
+                return self._run(executable, inputs, values, arrays, callers)
+        return self._stale(arrays, callers)
+
+    @staticmethod
+    def _run(executable, inputs, values, arrays, callers):
+        hidden = inputs.draw(values)
+        passed = inputs.copied(hidden)
+        if passed is hidden:
+            return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)
+        return executable(list(arrays) + passed, list(arrays if callers is None else callers) + hidden)
+
+    def _stale(self, arrays, callers):
+        with self._lock:  # one thread compiles the new variant; the others then find it
+            for variant in self.variants:
+                values = variant[1].read()
+                if values is not None:
+                    executable, inputs = variant
+                    break
+            else:
+                executable, inputs = self._compile_variant()
+                self.variants.append((executable, inputs))
+                values = inputs.read()
+        if values is None:  # a global changed again while compiling
+            return self(arrays, callers)
+        return self._run(executable, inputs, values, arrays, callers)

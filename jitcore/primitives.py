@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from jitcore import calltime
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -71,6 +72,10 @@ def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType,
 def constant(trace: Trace, value, dtype=None) -> Tracer:
     """A NumPy array or scalar as an ``array.constant``; one op per closed-over array."""
     key = id(value)
+    if dtype is None and type(value) is np.ndarray:
+        hidden = calltime.hidden_array(trace, value)  # a global array: read at call time
+        if hidden is not None:
+            return hidden
     if dtype is None and key in trace.constants:
         return trace.constants[key][1]
     arr = np.asarray(value) if dtype is None else np.asarray(scalar_to_dtype(value, dtype))

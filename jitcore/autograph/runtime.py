@@ -8,12 +8,14 @@ from __future__ import annotations
 import builtins
 import sys
 
-from jitcore.autograph import convert
+from jitcore import calltime, random
+from jitcore.autograph import convert, expressions
 from jitcore.autograph.expressions import BUILTINS, and_, aug_setitem, compare, if_exp, not_, or_, setitem
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
 
 __all__ = ["and_", "aug_setitem", "call", "compare", "converted", "for_stmt", "if_exp", "if_stmt",
-           "not_", "or_", "result", "setitem", "slice", "state", "while_stmt"]
+           "not_", "or_", "result", "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state",
+           "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 
@@ -25,11 +27,32 @@ def converted(f):
 
 def call(f):
     """What converted code calls in place of ``f``: the converted user function, a traced-aware
-    builtin, or ``f`` itself."""
+    builtin, a random draw made at call time (``jitcore.random``), or ``f`` itself. While a
+    function is traced, the globals and cells of each function it calls are noted: those it
+    uses with traced values are read at call time (``jitcore.calltime``)."""
     try:
         special = BUILTINS.get(f)
     except TypeError:  # unhashable callable
         special = None
-    return special if special is not None else converted(f)
+    if special is not None:
+        return special
+    if calltime.recorder() is not None:
+        sampler = random.intercept(f)
+        if sampler is not None:
+            return sampler
+        if getattr(f, "__code__", None) not in convert._converted_codes:
+            calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
+    return converted(f)
+
+
+def setitem_outer(base, key, value) -> None:
+    """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
+    array the caller sees (a call-time input's, when the write is traced)."""
+    calltime.outer_target(base, key, value)[key] = value
+
+
+def aug_setitem_outer(base, key, op, value) -> None:
+    target = calltime.outer_target(base, key, value)
+    target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer
 
 

@@ -51,6 +51,12 @@ def _plain_subscript(target, own) -> bool:
     return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in own
 
 
+def _outer_subscript(target, own) -> bool:
+    """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable."""
+    return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+            and target.value.id not in own)
+
+
 def _key(node):
     """A subscript's key as an expression: slices become ``slice(...)`` calls."""
     if isinstance(node, ast.Slice):
@@ -87,6 +93,10 @@ class Expressions(ast.NodeTransformer):
             call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if len(node.targets) == 1 and _outer_subscript(node.targets[0], self.own):
+            t = node.targets[0]  # a global's or closure's array: written where it is
+            call = _call(_helper("setitem_outer"), _load(t.value.id), _key(t.slice), node.value)
+            return ast.copy_location(ast.Expr(value=call), node)
         return node
 
     def visit_AugAssign(self, node):
@@ -97,6 +107,11 @@ class Expressions(ast.NodeTransformer):
             call = _call(_helper("aug_setitem"), _load(t.value.id), _key(t.slice), op, node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if _outer_subscript(node.target, self.own):
+            t = node.target
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("aug_setitem_outer"), _load(t.value.id), _key(t.slice), op, node.value)
+            return ast.copy_location(ast.Expr(value=call), node)
         return node
 
     def visit_BoolOp(self, node):

@@ -1,0 +1,433 @@
+"""Call-time inputs: values the compiled code reads that are not its arguments, fetched by the
+dispatcher on every call and passed as hidden arguments after the real ones.
+
+Three kinds, found while tracing:
+
+- a global or closed-over *array* of the traced function (or of a user function it calls) that
+  meets a traced value: it becomes a block argument of the function, read on every call from
+  the module's globals dict (by name) or from the closure cell, so ``W[:] = 5`` and
+  ``W = np.ones(4)`` between calls are both seen, without a copy. Its dtype, shape and layout
+  are checked on every call: a new one compiles a new variant.
+- a global or closed-over Python *scalar* (or string) the code names: part of the signature.
+  A new value compiles a new variant; it is not a run-time value because such names usually
+  decide shapes and Python control flow (``np.zeros(N)``, ``range(STEPS)``, ``if MODE == ...``),
+  which a run-time value could not.
+- a *draw* from ``np.random`` (see ``jitcore.random``): NumPy's own sampler called with the
+  same static arguments on the same generator, in program order, before the native call.
+
+A ``Recorder`` collects them while one function is traced; its ``Inputs`` (plain data) are what
+the dispatcher reads at call time.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import types
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from jitcore import pytree
+from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
+from jitcore.errors import UnsupportedError
+from jitcore.ir.types import TensorType
+from jitcore.tracer import Tracer
+
+_MISSING = object()
+_ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
+_GUARDED = (bool, int, float, complex, str, bytes, np.generic)  # immutable: compared by value
+FROZEN_GUARD_LIMIT = 256  # elements: a global array this small is compared by content on each call
+_GENERATORS = (np.random.RandomState, np.random.Generator, np.random.BitGenerator)
+
+
+class GlobalRead:
+    """Reads ``name`` from a module's globals dict on each call."""
+
+    __slots__ = ("namespace", "name")
+
+    def __init__(self, namespace: dict, name: str):
+        self.namespace, self.name = namespace, name
+
+    def __call__(self):
+        return self.namespace.get(self.name, _MISSING)
+
+
+class CellRead:
+    """Reads a closure cell on each call."""
+
+    __slots__ = ("cell", "name")
+
+    def __init__(self, cell, name: str):
+        self.cell, self.name = cell, name
+
+    def __call__(self):
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # the enclosing function deleted the variable
+            return _MISSING
+
+
+def _same(a, b) -> bool:
+    """Whether a guarded scalar still has its value (NaN equals NaN here)."""
+    if type(a) is not type(b):
+        return False
+    if a is b:
+        return True
+    try:
+        return bool(a == b) or (a != a and b != b)
+    except Exception:  # noqa: BLE001  (an odd np.generic: treat as changed)
+        return False
+
+
+class LoopDraws:
+    """The random draws in the body of a loop with a static trip count: on each call, every
+    step's draws in program order (step 0's first draw, its second, ..., step 1's first, ...),
+    stacked into one array per draw site, which the body indexes by its step."""
+
+    def __init__(self, block, trip: int):
+        self.block = block  # the body's block: a body traced again (a carry's dtype) drops it
+        self.trip = trip
+        self.sites: list = []  # (slot, fn, shape, dtype) per draw in the body, in order
+
+    def alive(self) -> bool:
+        """Whether the body this was traced in is the loop's (not one traced for nothing)."""
+        return self.block.parent is not None
+
+    def run(self, values: list) -> None:
+        outs = [np.empty((self.trip, *shape), dtype) for _, _, shape, dtype in self.sites]
+        if self.alive():
+            for step in range(self.trip):
+                for out, (_, fn, _, _) in zip(outs, self.sites):
+                    out[step] = fn()
+        for (k, *_), out in zip(self.sites, outs):
+            values[k] = out
+
+
+class LoopFrame:
+    """A static-trip-count loop whose body is being traced."""
+
+    __slots__ = ("block", "index", "steps", "depth", "group")
+
+    def __init__(self, block, index: Tracer, steps: range, depth: int):
+        self.block, self.index, self.steps, self.depth = block, index, steps, depth
+        self.group: LoopDraws | None = None
+
+
+@dataclass
+class Inputs:
+    """What one compiled variant reads on each call, in hidden-argument order."""
+
+    # per hidden argument: ("array", read, (shape, dtype, contiguous), copied) or ("draw", fn)
+    slots: list = field(default_factory=list)
+    guards: list = field(default_factory=list)  # (read, value): scalars the code named
+    effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
+    contents: list = field(default_factory=list)  # (read, dtype, shape, bytes): small frozen arrays
+    groups: list = field(default_factory=list)  # (position, LoopDraws): the draws of a loop's steps
+
+    def __bool__(self) -> bool:
+        return bool(self.slots or self.guards or self.effects or self.contents or self.groups)
+
+    def prepare(self) -> None:
+        """What each call does, worked out once when the trace is done."""
+        layouts = []  # per array slot: (index, read, dtype, shape, 0: C order, 1: strided, 2: copied)
+        for k, slot in enumerate(self.slots):
+            if slot[0] == "array":
+                _, read, (shape, dtype, contiguous), copied = slot
+                layouts.append((k, read, dtype, shape, 2 if copied else 0 if contiguous else 1))
+        self._arrays = layouts
+        self._copies = [k for k, *_, layout in layouts if layout == 2]
+        draws = [(k, slot[1]) for k, slot in enumerate(self.slots) if slot[0] == "draw"]
+        # In program order: a seed runs before the draws traced after it; a loop's draws, all
+        # of its steps, where its first draw was traced.
+        self._actions = sorted([(k, 0, fn) for k, fn in draws] + [(k, -1, fn) for k, fn in self.effects]
+                               + [(k, 1, group) for k, group in self.groups], key=lambda a: a[:2])
+        self._count = len(self.slots)
+
+    def read(self) -> list | None:
+        """The arrays of the array slots (None at draw slots), or None when a global changed
+        dtype, shape or layout, or a guarded scalar or small frozen array changed: this variant
+        does not apply."""
+        for read, value in self.guards:
+            if not _same(read(), value):
+                return None
+        for read, dtype, shape, data in self.contents:
+            a = read()
+            if type(a) is not np.ndarray or a.dtype != dtype or a.shape != shape or a.tobytes() != data:
+                return None
+        values = [None] * self._count
+        for k, read, dtype, shape, layout in self._arrays:
+            a = read()
+            if type(a) is not np.ndarray or a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
+                return None
+            if layout == 0 and not a.flags.c_contiguous or layout == 1 and _unaligned(a):
+                return None  # the code was compiled for another layout
+            values[k] = a
+        return values
+
+    def draw(self, values: list) -> list:
+        """``values`` with each draw made, in program order (seeds included)."""
+        for k, kind, fn in self._actions:
+            if kind == 0:
+                values[k] = np.asarray(fn())
+            elif kind == 1:
+                fn.run(values)
+            else:
+                fn()
+        return values
+
+    def copied(self, hidden: list) -> list:
+        """``hidden`` with each unaligned array a contiguous copy (the code's writes are copied
+        back to the original, as for an unaligned argument); ``hidden`` itself when none is."""
+        if not self._copies:
+            return hidden
+        out = list(hidden)
+        for k in self._copies:
+            out[k] = np.ascontiguousarray(out[k])
+        return out
+
+
+def _unaligned(a: np.ndarray) -> bool:
+    """Whether compiled code cannot address ``a`` by element strides."""
+    return not a.flags.aligned or any(s % a.itemsize for s in a.strides)
+
+
+def _names(code) -> set[str]:
+    """The names a code object and the code nested in it may load from globals."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _names(c)
+    return names
+
+
+def _state(obj):
+    """A comparable snapshot of a random generator's state."""
+    if isinstance(obj, np.random.RandomState):
+        state = obj.get_state(legacy=False)
+    elif isinstance(obj, np.random.Generator):
+        state = obj.bit_generator.state
+    else:
+        state = obj.state
+    return _frozen(state)
+
+
+def _frozen(x):
+    if isinstance(x, dict):
+        return tuple((k, _frozen(v)) for k, v in sorted(x.items()))
+    if isinstance(x, np.ndarray):
+        return (x.dtype.str, x.tobytes())
+    return x
+
+
+class Recorder:
+    """The call-time inputs of one trace, and the random generators it must leave untouched."""
+
+    def __init__(self, function_name: str):
+        self.function_name = function_name
+        self.trace = None
+        self.block = None
+        self.inputs = Inputs()
+        self.specs: list = []  # (shape, dtype, contiguous) per hidden argument
+        self.tracers: list[Tracer] = []  # per hidden argument
+        self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
+        self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
+        self._guarded: set = set()
+        self._registered: set = set()  # code objects whose names were looked at
+        self._watched: dict[int, tuple] = {}  # id(generator) -> (generator, state at first sight)
+        self._local: dict[int, object] = {}  # generators made while tracing (seeded)
+        self.loops: list[LoopFrame] = []  # static-trip-count loop bodies being traced, innermost last
+
+    @contextmanager
+    def recording(self, trace, block):
+        """While ``trace`` runs into ``block`` (the function's body): this thread's recorder."""
+        self.trace, self.block = trace, block
+        self._watch(np.random.mtrand._rand)
+        previous = getattr(_ACTIVE, "recorder", None)
+        _ACTIVE.recorder = self
+        try:
+            yield self
+        finally:
+            _ACTIVE.recorder = previous
+
+    def finish(self) -> None:
+        """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
+        self.check_generators()
+        self.guard_frozen()
+        self.inputs.prepare()
+
+    def guard_frozen(self) -> None:
+        """Guard by content each small array the code names but did not use with a traced value:
+        NumPy work on it ran while tracing (``W.sum()``, a mask's count), so a change must
+        recompile. A larger one stays frozen (comparing it on each call would cost a pass)."""
+        for value, read, _ in self._known.values():
+            if id(value) not in self._hidden and value.size <= FROZEN_GUARD_LIMIT and value.dtype.kind != "O":
+                self.inputs.contents.append((read, value.dtype, value.shape, value.tobytes()))
+
+    def check_generators(self) -> None:
+        """Refuse a trace during which a random generator the code can reach drew numbers that
+        were not made call-time draws: they would be constants in the compiled code."""
+        for generator, state in self._watched.values():
+            if _state(generator) != state:
+                owner = ("np.random's global generator" if generator is np.random.mtrand._rand
+                         else f"a {type(generator).__name__}")
+                raise UnsupportedError(
+                    f"while tracing {self.function_name}(), {owner} drew numbers that jitcore "
+                    "did not see (a library function using np.random, or jit(..., "
+                    "autograph=False)): they would be frozen into the compiled code. Draw them in "
+                    f"{self.function_name}() itself with autograph on, or outside and pass them in."
+                )
+
+    # -- names the code reads ----------------------------------------------------------------
+    def register(self, fun) -> None:
+        """Note the globals and closure cells that ``fun``'s code names (once per code object)."""
+        if isinstance(fun, functools.partial):
+            fun = fun.func
+        fun = getattr(fun, "__func__", fun)
+        if not isinstance(fun, (types.FunctionType, type)) and callable(fun):
+            fun = type(fun).__dict__.get("__call__", fun)  # a callable object: its __call__
+        code = getattr(fun, "__code__", None)
+        if not isinstance(fun, types.FunctionType) or code is None or code in self._registered:
+            return
+        self._registered.add(code)
+        namespace = fun.__globals__
+        for name in _names(code):
+            if name in namespace:
+                self._note(GlobalRead(namespace, name), name)
+        for name, cell in zip(code.co_freevars, fun.__closure__ or ()):
+            self._note(CellRead(cell, name), name)
+
+    def _note(self, read, name: str) -> None:
+        value = read()
+        if type(value) is np.ndarray:
+            self._known.setdefault(id(value), (value, read, name))
+        elif isinstance(value, _GUARDED):
+            key = (id(read.namespace if isinstance(read, GlobalRead) else read.cell), name)
+            if key not in self._guarded:
+                self._guarded.add(key)
+                self.inputs.guards.append((read, value))
+        elif isinstance(value, _GENERATORS):
+            self._watch(value)
+
+    def hidden_array(self, trace, value: np.ndarray) -> Tracer | None:
+        """The hidden argument standing for ``value`` when it is a global or closed-over array
+        of the traced code, else None (it is then a constant, as arrays made while tracing)."""
+        if trace is not self.trace:
+            return None
+        tracer = self._hidden.get(id(value))
+        if tracer is not None:
+            return tracer
+        known = self._known.get(id(value))
+        if known is None or known[0] is not value or value.dtype not in SUPPORTED_DTYPES:
+            return None
+        contiguous = value.flags.c_contiguous
+        copied = not contiguous and _unaligned(value)  # passed as a copy on each call
+        spec = (value.shape, value.dtype, contiguous or copied)
+        tracer = self._argument(spec, ("array", known[1], spec, copied), known[2])
+        self._hidden[id(value)] = tracer
+        return tracer
+
+    # -- random draws ------------------------------------------------------------------------
+    def draw(self, fn, sample) -> Tracer:
+        """A hidden argument that ``fn()`` fills on each call; ``sample`` (a draw from a copy
+        of the generator) gives its shape and dtype."""
+        sample = np.asarray(sample)
+        tracer = self._argument((sample.shape, sample.dtype, True), ("draw", fn), "a random draw")
+        tracer.scalar = sample.ndim == 0
+        return tracer
+
+    def loop_frame(self, trace) -> LoopFrame | None:
+        """The loop whose body is being traced, when a draw there can be made for each of its
+        steps before the call: the body of one loop with a static trip count, in no branch."""
+        if trace is not self.trace or len(self.loops) != 1 or trace.depth != 1:
+            return None
+        frame = self.loops[0]
+        return frame if frame.depth == 1 and frame.steps is not None else None
+
+    def loop_draw(self, frame: LoopFrame, fn, sample) -> Tracer:
+        """This step's value of a draw in ``frame``'s body: a hidden argument holding every
+        step's draw, indexed by the step."""
+        if frame.group is None:
+            frame.group = LoopDraws(frame.block, len(frame.steps))
+            self.inputs.groups.append((len(self.inputs.slots), frame.group))
+        sample = np.asarray(sample)
+        group = frame.group
+        stacked = self._argument(((group.trip, *sample.shape), sample.dtype, True), ("loop",),
+                                 "random draws of a loop")
+        group.sites.append((len(self.inputs.slots) - 1, fn, sample.shape, sample.dtype))
+        start, stride = frame.steps.start, frame.steps.step
+        step = frame.index if (start, stride) == (0, 1) else (frame.index - start) // stride
+        return stacked[step]
+
+    def effect(self, fn) -> None:
+        """``fn()`` runs on each call, after the draws traced before it (``seed``)."""
+        self.inputs.effects.append((len(self.inputs.slots), fn))
+
+    def is_local(self, generator) -> bool:
+        return id(generator) in self._local
+
+    def make_local(self, generator) -> None:
+        self._local[id(generator)] = generator
+
+    def _watch(self, generator) -> None:
+        if id(generator) not in self._watched and id(generator) not in self._local:
+            self._watched[id(generator)] = (generator, _state(generator))
+
+    def _argument(self, spec, slot, name: str) -> Tracer:
+        shape, dtype, _ = spec
+        value = self.block.add_arg(TensorType(shape, ir_type(dtype)))
+        tracer = Tracer(value, self.trace, frozenset({name}))
+        tracer.level = 0  # a function argument: visible in every region
+        self.inputs.slots.append(slot)
+        self.specs.append(spec)
+        self.tracers.append(tracer)
+        return tracer
+
+
+@contextmanager
+def static_loop(trace, block, index: Tracer, steps: range | None):
+    """While a ``fori_loop`` body is traced into ``block``: ``steps`` is its range when the
+    trip count is static (draws in it are then made for every step), else None."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is None or trace is not r.trace:
+        yield
+        return
+    r.loops.append(LoopFrame(block, index, steps, trace.depth))
+    try:
+        yield
+    finally:
+        r.loops.pop()
+
+
+def recorder() -> Recorder | None:
+    """The recorder of the function being traced on this thread, or None."""
+    return getattr(_ACTIVE, "recorder", None)
+
+
+def hidden_array(trace, value) -> Tracer | None:
+    """``value``'s hidden argument in ``trace``, if it is a call-time array there."""
+    r = getattr(_ACTIVE, "recorder", None)
+    return None if r is None else r.hidden_array(trace, value)
+
+
+def register(fun) -> None:
+    """Note ``fun``'s globals and cells, when a function is being traced on this thread."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is not None:
+        r.register(fun)
+        wrapped = getattr(fun, "__wrapped__", None)  # a jitted function: its Python function
+        if wrapped is not None:
+            r.register(wrapped)
+
+
+def outer_target(base, key, value):
+    """What ``base[key] = value`` writes to, ``base`` a global's or closure's array: its hidden
+    argument when the write is traced, else ``base`` itself (NumPy's write, or NumPy's error)."""
+    if type(base) is not np.ndarray:
+        return base
+    tracer = next((x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer)), None)
+    if tracer is None:
+        return base
+    hidden = hidden_array(tracer.trace, base)
+    return base if hidden is None else hidden

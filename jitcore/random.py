@@ -1,0 +1,184 @@
+"""``np.random`` inside a jitted function: each draw is made by NumPy's own sampler on every
+call, so the numbers are exactly NumPy's at that point of the program and the generator's state
+advances as it would without ``jit``.
+
+Autograph's ``call`` hands this module every bound method of a ``RandomState`` or
+``Generator`` (``np.random.rand`` is one: a method of the global ``RandomState``). While
+tracing, a draw becomes a call-time input (``calltime.Recorder.draw``): the same method with the
+same static arguments, on the same generator, called in program order before the native call;
+its shape and dtype come from a draw on a copy of the generator, which leaves the real one
+untouched. ``seed`` is kept in that order too. In the body of a loop with a static trip count
+(``fori_loop``, or autograph's ``for i in range(N)`` that compiles), each draw is made for
+every step, in the program's order, into one array that the body indexes by its step
+(``calltime.LoopDraws``). Traced parameters are supported only where
+NumPy's own formula is arithmetic on a standard draw (``normal``: ``loc + scale * z``,
+``uniform``: ``low + (high - low) * u``), which then runs compiled on a standard draw: the same
+bits. Anything else raises ``UnsupportedError`` naming the function.
+
+A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
+numbers on every call in NumPy: its draws are made while tracing and are constants.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+
+import numpy as np
+
+from jitcore import calltime, pytree
+from jitcore.dtypes import SUPPORTED_DTYPES
+from jitcore.errors import UnsupportedError
+from jitcore.primitives import convert
+from jitcore.tracer import Tracer, current_trace, fresh
+
+# Methods that draw numbers (arrays or scalars) without writing to their arguments.
+SAMPLERS = frozenset({
+    "rand", "randn", "random", "random_sample", "ranf", "sample", "uniform", "normal",
+    "standard_normal", "randint", "random_integers", "integers", "choice", "permutation",
+    "exponential", "standard_exponential", "poisson", "binomial", "negative_binomial", "beta",
+    "gamma", "standard_gamma", "laplace", "logistic", "lognormal", "geometric", "gumbel",
+    "chisquare", "noncentral_chisquare", "standard_cauchy", "standard_t", "weibull", "pareto",
+    "power", "rayleigh", "triangular", "vonmises", "wald", "zipf", "hypergeometric", "logseries",
+    "f", "noncentral_f", "multinomial", "multivariate_normal", "dirichlet",
+})
+_BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
+                   np.random.SFC64)
+_CONSTRUCTORS = (np.random.default_rng, np.random.RandomState, *_BIT_GENERATORS)
+
+
+def _normal(loc, scale, z):
+    return loc + scale * z
+
+
+def _uniform(low, high, u):
+    return low + (high - low) * u
+
+
+# method -> (parameter names and defaults, the standard draw's method for RandomState and for
+# Generator, NumPy's formula on it)
+_AFFINE = {
+    "normal": ((("loc", 0.0), ("scale", 1.0)), ("standard_normal", "standard_normal"), _normal),
+    "uniform": ((("low", 0.0), ("high", 1.0)), ("random_sample", "random"), _uniform),
+}
+
+
+def intercept(f):
+    """What a traced call of ``f`` runs, when ``f`` draws random numbers or makes a generator;
+    else None."""
+    owner = getattr(f, "__self__", None)
+    if isinstance(owner, (np.random.RandomState, np.random.Generator)):
+        return functools.partial(_draw, owner, f.__name__)
+    if f is np.random.seed:  # a function of its own, which reseeds the global RandomState
+        return functools.partial(_draw, np.random.mtrand._rand, "seed")
+    if any(f is c for c in _CONSTRUCTORS) or f is np.random.Generator:
+        return functools.partial(_construct, f)
+    return None
+
+
+def _label(owner, method: str) -> str:
+    if owner is np.random.mtrand._rand:
+        return f"np.random.{method}()"
+    return f"{type(owner).__name__}.{method}()"
+
+
+def _draw(owner, method: str, *args, **kwargs):
+    recorder, trace = calltime.recorder(), current_trace()
+    if recorder is None or trace is not recorder.trace or recorder.is_local(owner):
+        return getattr(owner, method)(*args, **kwargs)  # eager, or a seeded local generator
+    label = _label(owner, method)
+    where = f"inside {recorder.function_name}()"
+    traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
+    if method == "seed":
+        if traced:
+            raise UnsupportedError(f"{label} {where} with a traced seed: seed with a Python value")
+        seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
+        recorder.effect(functools.partial(seed, *args, **kwargs))
+        return None
+    if method not in SAMPLERS or kwargs.get("out") is not None:
+        raise UnsupportedError(
+            f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
+            f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
+            "returns no numbers). Call it outside the jitted function.")
+    frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
+    if trace.depth and frame is None:
+        raise UnsupportedError(
+            f"{label} {where}, in a loop body or branch that runs compiled, where jitcore cannot "
+            "make its draws before the call: a branch (taken or not at run time), a loop whose "
+            "trip count is traced, a while loop, a loop in a loop, or a seed. Draw the numbers "
+            "of all iterations before the loop (one call with size=(n, ...)) and index them by "
+            "the loop's index, or draw before the branch; a loop over a static range may draw.")
+    if traced:
+        return _affine(recorder, owner, method, label, where, args, kwargs, frame)
+    return _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame)
+
+
+def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=None):
+    sample = getattr(copy.deepcopy(owner), method)(*args, **kwargs)  # shape and dtype only
+    dtype = np.asarray(sample).dtype
+    numeric = isinstance(sample, (np.ndarray, np.generic, bool, int, float, complex))
+    if not numeric or dtype not in SUPPORTED_DTYPES:
+        raise UnsupportedError(f"{label} {where} returns a {type(sample).__name__} of dtype "
+                               f"{dtype}, which jitcore cannot use")
+    fn = functools.partial(getattr(owner, method), *args, **kwargs)
+    if frame is None:
+        tracer = recorder.draw(fn, sample)
+    else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
+        tracer = fresh(recorder.loop_draw(frame, fn, sample), scalar=np.ndim(sample) == 0)
+    tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
+    return tracer
+
+
+def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
+    """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw."""
+    spec = _AFFINE.get(method)
+    if spec is None:
+        raise UnsupportedError(
+            f"{label} {where} with a traced argument: jitcore draws with NumPy's sampler before "
+            "the compiled code runs, so the arguments must be Python values or arrays known while "
+            "compiling (only normal() and uniform() take traced parameters). Pass the parameters "
+            "as static arguments, or draw outside the jitted function.")
+    params, standard, formula = spec
+    names = [p for p, _ in params] + ["size"]
+    if len(args) > len(names) or set(kwargs) - set(names):
+        raise UnsupportedError(f"{label} {where}: unexpected arguments")
+    bound = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k in bound:
+            raise UnsupportedError(f"{label} {where}: {k} given twice")
+        bound[k] = v
+    size = bound.get("size")
+    if any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
+        raise UnsupportedError(f"{label} {where} with a traced size: the size must be a Python "
+                               "value (a static argument)")
+    values = [bound.get(p, default) for p, default in params]
+    values = [convert(v, np.float64) if isinstance(v, Tracer) else np.asarray(v, np.float64) for v in values]
+    if size is None:
+        shape = np.broadcast_shapes(*(np.shape(v) for v in values))
+        size = shape or None
+    std = standard[isinstance(owner, np.random.Generator)]
+    z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size}, frame)
+    return formula(*values, z)
+
+
+def _construct(f, *args, **kwargs):
+    """A generator made while tracing: with a seed it gives NumPy's same numbers on every call,
+    so its draws are made now; without one, NumPy would draw fresh entropy on every call."""
+    recorder = calltime.recorder()
+    if recorder is None:
+        return f(*args, **kwargs)
+    name = getattr(f, "__name__", "generator")
+    label = f"np.random.{name}()"
+    if any(isinstance(x, Tracer) for x in pytree.flatten((args, kwargs))[0]):
+        raise UnsupportedError(f"{label} inside {recorder.function_name}() with a traced seed: "
+                               "seed it with a Python value")
+    seed = args[0] if args else next(iter(kwargs.values()), None)
+    if seed is None:
+        raise UnsupportedError(
+            f"{label} without a seed inside {recorder.function_name}(): NumPy would draw new "
+            "entropy on every call. Make the generator outside the jitted function (a global "
+            "or a closure variable) and draw from it inside: draws then advance it on each call.")
+    made = f(*args, **kwargs)
+    if f is not np.random.Generator or recorder.is_local(seed):
+        recorder.make_local(made)
+    return made

@@ -1,0 +1,218 @@
+"""np.random inside a jitted function draws fresh numbers on every call (issue 12, item 3):
+exactly NumPy's numbers at that point of the program, advancing the same generator state.
+
+The oracle: the same function run by NumPy from the same seed."""
+
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.errors import UnsupportedError
+from tests.budget import examples
+
+RNG = np.random.default_rng(0)
+
+
+def legacy_mix(x):
+    a = np.random.rand(3)
+    b = np.random.randn(2, 3)
+    c = np.random.randint(0, 10, size=3)
+    d = np.random.random()
+    e = np.random.choice(5, 3)
+    f = np.random.normal(size=3) + np.random.exponential(2.0, size=3) + np.random.poisson(3.0, size=3)
+    return x + a + b.sum(0) + c + d + e + f
+
+
+def generator_mix(x):
+    return (x + RNG.random(3) + RNG.integers(0, 100, size=3) + RNG.standard_normal(3)
+            + RNG.uniform(1.0, 2.0, size=3) + RNG.choice(10, 3))
+
+
+def traced_parameters(x, loc):
+    return np.random.normal(loc, 2.0) + np.random.uniform(x, 4.0) + RNG.normal(x, loc, size=(2, 3))
+
+
+def compare_runs(fun, args, seed_legacy, calls=3):
+    """``fun`` jitted and plain, each from the same seeds, called ``calls`` times: equal."""
+    global RNG
+    np.random.seed(seed_legacy)
+    RNG = np.random.default_rng(seed_legacy)
+    jitted = jc.jit(fun)
+    got = [jitted(*args) for _ in range(calls)]
+    after = np.random.rand(), RNG.random()
+    np.random.seed(seed_legacy)
+    RNG = np.random.default_rng(seed_legacy)
+    expected = [fun(*args) for _ in range(calls)]
+    assert (np.random.rand(), RNG.random()) == after  # the state advanced as NumPy's
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+    assert not np.array_equal(got[0], got[1])  # fresh numbers on each call
+    return jitted
+
+
+def test_legacy_draws_are_numpys_on_every_call():
+    compare_runs(legacy_mix, (np.zeros(3),), 0)
+
+
+def test_generator_draws_are_numpys_on_every_call():
+    compare_runs(generator_mix, (np.zeros(3),), 1)
+
+
+def test_traced_loc_scale_and_bounds_are_arithmetic_on_a_standard_draw():
+    jitted = compare_runs(traced_parameters, (np.arange(3.0), np.float64(0.5)), 2)
+    assert jitted.cache_info().compiles == 1
+
+
+def test_a_python_float_draw_promotes_weakly():
+    f = jc.jit(lambda x: x * np.random.rand())
+    np.random.seed(3)
+    out = f(np.ones(3, np.float32))
+    np.random.seed(3)
+    expected = np.ones(3, np.float32) * np.random.rand()
+    assert out.dtype == expected.dtype == np.float32
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_seed_inside_the_function_reseeds_on_every_call():
+    def f(x):
+        np.random.seed(7)
+        return x + np.random.rand(3)
+
+    jitted = jc.jit(f)
+    np.testing.assert_array_equal(jitted(np.zeros(3)), f(np.zeros(3)))
+    np.random.rand(5)
+    np.testing.assert_array_equal(jitted(np.zeros(3)), f(np.zeros(3)))
+    assert np.random.rand() == (np.random.seed(7), np.random.rand(3), np.random.rand())[2]
+
+
+def test_a_seeded_generator_made_inside_gives_the_same_numbers_each_call():
+    def f(x):
+        return x + np.random.default_rng(5).normal(size=3)
+
+    jitted = jc.jit(f)
+    np.testing.assert_array_equal(jitted(np.zeros(3)), f(np.zeros(3)))
+    np.testing.assert_array_equal(jitted(np.zeros(3)), f(np.zeros(3)))
+
+
+def test_draws_in_an_unrolled_loop_are_each_their_own():
+    def f(x):
+        for _ in range(3):
+            x = x + np.random.rand(2)
+        return x
+
+    jitted = jc.jit(f)
+    np.random.seed(4)
+    got = [jitted(np.zeros(2)) for _ in range(2)]
+    np.random.seed(4)
+    expected = [f(np.zeros(2)) for _ in range(2)]
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("body, message", [
+    (lambda x: x + np.random.default_rng().random(3), "without a seed"),
+    (lambda x: np.random.shuffle(np.arange(3)) or x, "shuffle"),
+    (lambda x: x + np.random.poisson(x), "traced argument"),
+    (lambda x: x + RNG.normal(0.0, 1.0, size=x.shape[0] + x[0].astype(int)), "traced size"),
+    (lambda x: x + len(RNG.bytes(3)), "bytes"),
+    (lambda x: x + RNG.standard_normal(out=np.zeros(3)), "out="),
+])
+def test_unsupported_draws_name_the_function(body, message):
+    def user_function(x):
+        return body(x)
+
+    with pytest.raises(UnsupportedError, match=message) as e:
+        jc.jit(user_function)(np.zeros(3))
+    assert "user_function()" in str(e.value)
+
+
+def test_a_draw_jitcore_could_not_see_is_refused():
+    def f(x):
+        return x + np.random.rand(3)
+
+    with pytest.raises(UnsupportedError, match=r"f\(\).*did not see"):
+        jc.jit(f, autograph=False)(np.zeros(3))
+
+
+def test_a_draw_in_a_loop_with_a_traced_trip_count_is_refused_not_repeated():
+    def f(x, n):
+        for _ in range(n):
+            x = x + np.random.rand(3)
+        return x
+
+    with pytest.raises(UnsupportedError, match="loop body or branch"):
+        jc.jit(f)(np.zeros(3), 4)
+
+
+def test_a_draw_in_a_branch_in_a_loop_is_refused():
+    def f(x):
+        for _ in range(500):
+            if x.sum() > 0:
+                x = x - np.random.rand(3)
+            x = x + 1
+        return x
+
+    with pytest.raises(UnsupportedError, match="loop body or branch"):
+        jc.jit(f)(np.zeros(3))
+
+
+def random_walk(x):
+    total = 0
+    for i in range(3, 1500, 2):  # static, and too long to unroll: a compiled loop
+        x = 0.5 * x + np.random.normal(x, 1.0) + RNG.integers(0, 3, size=3) * i
+        total = total + np.random.rand()
+    return x + total
+
+
+def test_draws_in_a_compiled_loop_with_a_static_trip_count_are_made_for_every_step():
+    jitted = compare_runs(random_walk, (np.zeros(3),), 5)
+    assert "scf.for" in jitted.lower(np.zeros(3)).as_text("traced")
+
+
+def test_draws_in_a_fori_loop_body_traced_twice_are_made_once_per_step():
+    def f(x):  # the int carry becomes a float: the body is traced a second time
+        return x + jc.fori_loop(0, 300, lambda i, acc: acc + np.random.rand(), 0)
+
+    compare_runs(f, (np.zeros(1),), 6)
+
+
+def test_two_threads_never_get_the_same_draws():
+    f = jc.jit(lambda x: x + np.random.rand(4))
+    f(np.zeros(4))
+    np.random.seed(11)
+    results = [[], []]
+
+    def worker(k):
+        for _ in range(50):
+            results[k].append(f(np.zeros(4)))
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    got = np.sort(np.concatenate([np.concatenate(r) for r in results]))
+    np.random.seed(11)
+    expected = np.sort(np.random.rand(100 * 4))
+    np.testing.assert_array_equal(got, expected)  # each draw once: none repeated, none lost
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(shape=st.lists(st.integers(0, 4), max_size=3).map(tuple), seed=st.integers(0, 2**31))
+def test_hypothesis_draws_of_any_shape_match_numpy(shape, seed):
+    def f(x):
+        return x + np.random.standard_normal(shape) * RNG.random(shape)
+
+    global RNG
+    np.random.seed(seed)
+    RNG = np.random.default_rng(seed)
+    jitted = jc.jit(f)
+    got = [jitted(np.float64(1.0)) for _ in range(2)]
+    np.random.seed(seed)
+    RNG = np.random.default_rng(seed)
+    expected = [f(np.float64(1.0)) for _ in range(2)]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
