@@ -90,9 +90,8 @@ def interp_linear(xp, fp, x):
 
 def moving_median(x, window):
     """The median of each run of ``window`` consecutive values of ``x``."""
-    n = len(x) - window + 1
-    windows = np.stack([x[k:k + n] for k in range(window)], axis=1)
-    return np.median(windows, axis=1)
+    windows = np.lib.stride_tricks.sliding_window_view(x, window)
+    return np.median(windows, axis=-1)
 
 
 def normalized_histogram(x):
