@@ -5,8 +5,9 @@ jitcore API inside. jitcore runs it unchanged under ``jc.jit`` (the arguments th
 such as a window length or a sample count, named static); NumPy runs the same function
 uncompiled, which is also the oracle; Numba, when installed, runs it unchanged under
 ``numba.njit``, and where Numba cannot compile a program its row says ``n/a`` with Numba's own
-first line (these are whole-array programs, and Numba supports only part of NumPy's signatures:
-``axis=`` in ``median`` and ``norm``, ufunc methods such as ``np.add.at``, ``np.pad``).
+reason (these are whole-array programs, and Numba supports only part of NumPy's signatures:
+Numba 0.68 has no ``axis=`` in ``min``, ``median`` or ``linalg.norm``, no ``density=`` in
+``histogram``, no ``np.pad``).
 
 tests/programs/test_scientific.py runs the same functions at small sizes against NumPy. Nothing
 here prints: the functions return rows and records, and bench.py renders them.
@@ -14,6 +15,7 @@ here prints: the functions return rows and records, and bench.py renders them.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections.abc import Callable
@@ -239,6 +241,22 @@ def _first_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[0] if text else ''}"[:200]
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_WHY = ("TypingError:", "Use of unsupported", "Unknown attribute", "NotImplementedError:")
+
+
+def _reason(e: BaseException) -> str:
+    """The first line of an error; for Numba's long typing errors, the call it could not type and
+    the reason it gives (its first line only names the compiler stage)."""
+    lines = [line.strip() for line in _ANSI.sub("", str(e)).splitlines() if line.strip()]
+    call = next((line[4:] for line in lines if line.startswith(">>> ")), None)
+    why = next((line for line in lines[1:] if line.startswith(_WHY)), None)
+    if call is None and why is None:
+        return _first_line(e)
+    why = why.removeprefix(f"{type(e).__name__}: ") if why else None
+    return f"{type(e).__name__}: " + ": ".join(part for part in (call, why) if part)[:240]
+
+
 def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> dict:
     """NumPy, jitcore and Numba on the same arguments: two calls each that are checked against
     NumPy's two (the first compiles), then ``repeat`` rounds in which each implementation is
@@ -258,7 +276,7 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
             first_s = time.perf_counter() - start
         except Exception as e:
             record["impls"][impl] = {"status": "error" if impl == "jitcore" else "n/a",
-                                     "reason": _first_line(e)}
+                                     "reason": _reason(e)}
             del runners[impl]
             continue
         entry = {"status": "ok", "first_calls_ms": first_s * 1e3}
@@ -267,8 +285,11 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
         else:
             entry["matches"] = same_result(first, reference[0]) and same_result(second, reference[1])
             if not entry["matches"]:
-                entry["reason"] = ("result differs from NumPy's" if not program.random else
-                                   "result differs from NumPy's after the same seed")
+                entry["reason"] = "result differs from NumPy's"
+                if program.random:
+                    entry["reason"] += " after the same seed" + (
+                        " (Numba's np.random keeps a state of its own, which np.random.seed called "
+                        "outside compiled code does not seed)" if impl == "numba" else "")
         record["impls"][impl] = entry
     times = {impl: [] for impl in runners}
     for _ in range(repeat):
@@ -284,7 +305,8 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
 def _cell(entry: dict) -> str:
     if entry.get("ms") is None:
         return entry["status"]
-    return f"{entry['ms']:.2f}" + ("" if entry.get("matches", True) else " (wrong)")
+    ms = entry["ms"]
+    return (f"{ms:.2f}" if ms >= 1 else f"{ms:.4f}") + ("" if entry.get("matches", True) else " (wrong)")
 
 
 def program_rows(records: list[dict]) -> tuple[list[list[str]], list[str]]:
