@@ -48,7 +48,7 @@ def run_both(name: str, *args, rtol: float | tuple = 0.0, atol: float = 0.0):
     were."""
     fn = PROGRAMS[name].fn
     with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # 0/0 in an edge case warns in NumPy; jitcore never does
+        warnings.simplefilter("ignore")  # NumPy warns of 0/0 in some edge cases: not under test
         want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
     given_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     got = JITTED[name](*given_args)
