@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark jitcore against NumPy and, where installed, numexpr, Numba and JAX.
 
-    python tools/bench.py [--suite default|math|workloads|all] [--size N] [--repeat R]
+    python tools/bench.py [--suite default|math|workloads|loops|programs|all] [--size N] [--repeat R]
                           [--only NAME[,NAME...]] [--json [FILE]]
 
 The default suite: every implementation of a case runs on the same arrays in this one process.
@@ -26,6 +26,12 @@ a measured copy bandwidth and jitcore's time as a multiple of it, and the peak m
 chains (tracemalloc) against NumPy's. ``--size`` scales every workload (by SIZE / 10M). The
 default suite does not include it (it takes 1-3 minutes on 2 cores); ``--suite all`` runs all three.
 docs/performance.md shows one run and says how to reproduce it.
+
+The programs suite (``--suite programs``; tools/bench_programs.py holds them): ten scientific
+NumPy programs of issue #12 (a particle step, k-means, a heat solver, a filter, Monte-Carlo, ...),
+each run unchanged by NumPy, by jitcore under ``jc.jit`` and, where installed and able, by Numba;
+the medians, NumPy's and Numba's over jitcore's, and whether jitcore's two first results match
+NumPy's. ``--size`` scales each program's size by SIZE / 10M.
 
 ``--json`` writes every table as JSON: with no FILE to stdout, in place of the text; with a FILE
 there, and the text still to stdout. Each section has its key, its description, header, rows and
@@ -53,6 +59,7 @@ import numpy as np
 
 try:
     import bench_loops as bl  # tools/, which is on sys.path when this file runs as a script
+    import bench_programs as bp
     import bench_workloads as bw
 
     import jitcore as jc
@@ -782,8 +789,23 @@ def run_loops_suite(report: Report, programs: list, with_compile_time: bool, sca
         report.table("compile-time", ["n", "first call ms", "second call ms"], bl.compile_time_rows())
 
 
+# ----------------------------------------------------------------------------- the programs suite
+def run_programs_suite(report: Report, programs: list, scale: float, repeat: int, peers: dict) -> None:
+    report.say(f"programs (issue #12): ten scientific NumPy programs, {scale:g}x each program's size; "
+               f"median of {repeat} warm runs after two checked calls (the first compiles)")
+    report.say("jitcore: jc.jit of the program unchanged (shape-fixing arguments static); numpy: the same "
+               "function uncompiled, which is also the oracle; numba: numba.njit of it unchanged; x/jc: "
+               "that median / jitcore's (above 1: jitcore is faster); a result that differs from NumPy's "
+               "is marked wrong and gets no ratio")
+    records = [bp.measure(p, repeat, peers, scale) for p in programs]
+    rows, notes = bp.program_rows(records)
+    runs = sum(r[2] == "yes" for r in rows)
+    notes.append(f"{runs} of {len(rows)} run under jit and match NumPy")
+    report.table("programs", bp.PROGRAM_HEADER, rows, notes, records)
+
+
 # ----------------------------------------------------------------------------- main
-SUITES = ("default", "math", "workloads", "loops", "all")
+SUITES = ("default", "math", "workloads", "loops", "programs", "all")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -791,7 +813,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", choices=SUITES, default="default",
                         help="default: the cases against the peers; math: each transcendental, f32 and f64, "
                              "against NumPy; workloads: the workloads of issue #10 against every peer, with "
-                             "their bandwidth bounds and peak memory; all: the three (default: default)")
+                             "their bandwidth bounds and peak memory; loops: the loops of issue #11; "
+                             "programs: the scientific programs of issue #12; all: every suite "
+                             "(default: default)")
     parser.add_argument("--size", type=int, default=bw.DEFAULT_SIZE,
                         help="elements per array (default 10M); the workloads scale their sizes by "
                              "SIZE / 10M")
@@ -805,18 +829,21 @@ def main(argv: list[str] | None = None) -> int:
     math_names = [c.name for c in MATH_CASES]
     workload_names = [w.name for w in bw.WORKLOADS] + ["peak-memory"]
     loop_names = [p.name for p in bl.PROGRAMS] + ["compile-time"]
+    program_names = [p.name for p in bp.PROGRAMS]
     parser.add_argument("--only", help="comma-separated subset of: " + ", ".join(default_names)
                         + " (default suite); " + ", ".join(math_names) + " (math suite); "
                         + ", ".join(workload_names) + " (workloads suite); " + ", ".join(loop_names)
-                        + " (loops suite)")
+                        + " (loops suite); " + ", ".join(program_names) + " (programs suite)")
     opts = parser.parse_args(argv)
     run_default, run_math = opts.suite in ("default", "all"), opts.suite in ("math", "all")
     run_workloads_suite = opts.suite in ("workloads", "all")
     run_loops = opts.suite in ("loops", "all")
+    run_programs = opts.suite in ("programs", "all")
     if opts.size < 1 or (opts.repeat is not None and opts.repeat < 1):
         parser.error("--size and --repeat must be at least 1")
     names = ((default_names if run_default else []) + (math_names if run_math else [])
-             + (workload_names if run_workloads_suite else []) + (loop_names if run_loops else []))
+             + (workload_names if run_workloads_suite else []) + (loop_names if run_loops else [])
+             + (program_names if run_programs else []))
     only = set(names) if opts.only is None else {n.strip() for n in opts.only.split(",")}
     if only - set(names):
         unknown = ", ".join(sorted(only - set(names)))
@@ -871,6 +898,9 @@ def main(argv: list[str] | None = None) -> int:
     if programs or (run_loops and "compile-time" in only):
         run_loops_suite(report, programs, "compile-time" in only, opts.size / bw.DEFAULT_SIZE,
                         opts.repeat or 3, peers)
+    scientific = [p for p in bp.PROGRAMS if p.name in only] if run_programs else []
+    if scientific:
+        run_programs_suite(report, scientific, opts.size / bw.DEFAULT_SIZE, opts.repeat or 5, peers)
     load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     if load_end is not None:
         report.say(f"load average at the end: {load_end:.2f}", describes=False)

@@ -16,11 +16,13 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``manipulation``: ``reshape``, ``transpose``, ``concatenate``, ``take``, ``pad``, ...;
 - ``creation``: ``zeros``, ``arange``, ``array`` (traced under jit), ``zeros_like``, ``astype``;
 - ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ...; also ``jitcore.numpy.linalg``;
+- ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``.
 """
 
 import numpy as _np
 
+import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 from jitcore.numpy import creation, linalg, manipulation, reductions, selection, sorting, ufuncs
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 
