@@ -11,14 +11,9 @@ from tests.coverage.harness import Case, case_adder, ufunc_case
 CASES: list[Case] = []
 case = case_adder(CASES)
 
-# Complex numbers: the float math not lowered yet (NumPy accepts complex there).
-COMPLEX_NOT_LOWERED = ("expm1", "sin", "cos", "tan", "arcsin",
-                       "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
-
 
 def _u(name, group, gen, **kw):
-    unsupported = ("complex",) if name in COMPLEX_NOT_LOWERED else ()
-    return ufunc_case(case, name, group, gen, unsupported=unsupported, **kw)
+    return ufunc_case(case, name, group, gen, **kw)
 
 
 for _name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos",

@@ -63,7 +63,9 @@ BINARY = {
 }
 COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "abs", "exp", "sqrt",
                            "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES, "max", "min", "fmax", "fmin",
-                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint"})
+                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint", "expm1",
+                           "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
+                           "arcsinh", "arccosh", "arctanh"})
 COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
 COMPARE = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
