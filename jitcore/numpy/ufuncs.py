@@ -25,7 +25,7 @@ __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
     "real", "reciprocal", "square", "true_divide",
     "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
-    "radians", "round", "signbit"]
+    "radians", "round"]  # signbit: an array op now, among UFUNC_KINDS
 
 
 def _ufunc(np_fn, traced_impl=None):

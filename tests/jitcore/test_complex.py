@@ -460,3 +460,17 @@ def test_a_constant_on_either_side_of_a_product_keeps_its_side(dtype):
     got_left, got_right = jc.jit(lambda v: (c * v, v * c))(x)
     assert_matches(got_left, c * x)
     assert_matches(got_right, x * c)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+def test_products_that_conjugate_their_first_operand(dtype):
+    # np.vdot, np.vecdot and np.vecmat conjugate a complex first operand; np.matvec does not.
+    rng = np.random.default_rng(12)
+    v = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(dtype)
+    m = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    for fn, args in ((np.vdot, (v, v[::-1])), (np.vecdot, (v, v[::-1])), (np.vecmat, (v, m)),
+                     (np.matvec, (m.T, v)), (np.vecdot, (v.real, v)), (np.vdot, (v, v.real))):
+        got, want = jc.jit(fn)(*args), fn(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, err_msg=fn.__name__)
