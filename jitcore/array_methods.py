@@ -15,7 +15,9 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.numpy import linalg, manipulation, reductions, registry, selection, sorting, ufuncs
+from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
+from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
+from jitcore.numpy.linalg import matmul as _matmul
 from jitcore.tracer import Tracer, fresh
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
@@ -91,11 +93,11 @@ def reflected_divmod(self, other):
 
 
 def matmul(self, other):
-    return linalg.matmul(self, other)
+    return _matmul(self, other)
 
 
 def reflected_matmul(self, other):
-    return linalg.matmul(other, self)
+    return _matmul(other, self)
 
 
 # -- NumPy's protocols: np.sin(tracer), np.sum(tracer), ndarray + tracer ---------------------
@@ -218,7 +220,7 @@ def swapaxes(self, a, b):
 
 
 def diagonal(self, offset=0, axis1=0, axis2=1):
-    return linalg.diagonal(self, offset, axis1, axis2)
+    return _diagonal(self, offset, axis1, axis2)
 
 
 def sort_in_place(self, axis=-1, kind=None, order=None, *, stable=None):

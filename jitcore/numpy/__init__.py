@@ -15,15 +15,20 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``reductions``: ``sum``, ``mean``, ``var``, ``argmax``, ``cumsum``, ...;
 - ``manipulation``: ``reshape``, ``transpose``, ``concatenate``, ``take``, ``pad``, ...;
 - ``creation``: ``zeros``, ``arange``, ``array`` (traced under jit), ``zeros_like``, ``astype``;
-- ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ...; also ``jitcore.numpy.linalg``;
+- ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ``norm``, ``solve``, ...;
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
-- ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``.
+- ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``;
+- ``linalg_api``: ``numpy.linalg``'s names as ``jitcore.numpy.linalg``;
+- ``not_supported``: NumPy's public names not exported here, with the reason for each.
+
+So ``import jitcore.numpy as jnp`` serves JAX-style code: every public NumPy name jitcore supports
+is here under NumPy's name (aliases such as ``abs``, ``concat`` and ``pow`` included).
 """
 
 import numpy as _np
 
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
-from jitcore.numpy import creation, linalg, manipulation, reductions, selection, sorting, ufuncs
+from jitcore.numpy import creation, linalg, linalg_api, manipulation, reductions, selection, sorting, ufuncs
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
@@ -38,3 +43,28 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
+
+# NumPy's names for what is above: aliases of the same NumPy object (abs, acos, concat, pow,
+# permute_dims, the dtype aliases double, intp, ...) get the same jitcore function or type.
+_BY_NUMPY_OBJECT = {id(getattr(_np, name)): globals()[name] for name in __all__
+                    if callable(getattr(_np, name, None))}
+for _name in dir(_np):
+    if not _name.startswith("_") and _name not in globals() and id(getattr(_np, _name)) in _BY_NUMPY_OBJECT:
+        globals()[_name] = _BY_NUMPY_OBJECT[id(getattr(_np, _name))]
+        __all__.append(_name)
+
+# NumPy's own helpers on dtypes and shapes (static under jit, so NumPy's functions serve as is),
+# its abstract scalar types, and one more constant.
+_STATIC = ("dtype", "finfo", "iinfo", "issubdtype", "isdtype", "promote_types", "can_cast",
+           "broadcast_shapes", "ndarray", "generic", "number", "integer", "signedinteger",
+           "unsignedinteger", "inexact", "floating", "complexfloating", "longlong", "ulonglong",
+           "True_", "False_", "euler_gamma")
+globals().update((name, getattr(_np, name)) for name in _STATIC)
+__all__ += _STATIC
+
+# ``numpy.linalg``'s names with its meaning (its diagonal and trace take the last two axes).
+# The family module stays ``sys.modules["jitcore.numpy.linalg"]``: import its functions with
+# ``from jitcore.numpy.linalg import ...`` (``from jitcore.numpy import linalg`` is this one).
+linalg = linalg_api
+matrix_transpose = linalg_api.matrix_transpose
+__all__.append("matrix_transpose")

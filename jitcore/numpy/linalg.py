@@ -126,10 +126,17 @@ def _gufunc_operands(name: str, signature: str, a, b, a_core: int, b_core: int, 
     return _batched(name, a, b, a_core, b_core)
 
 
+def _conjugated(x):
+    """``x``, conjugated if complex (the first operand of vdot, vecdot and vecmat)."""
+    return np.conjugate(x) if (x.dtype if isinstance(x, Tracer) else np.asarray(x).dtype).kind == "c" else x
+
+
 def vecdot(x1, x2, axis=-1):
-    """``numpy.vecdot`` of real arrays: the inner product along ``axis``, broadcasting the rest."""
+    """``numpy.vecdot``: the inner product along ``axis``, broadcasting the rest; a complex
+    ``x1`` is conjugated first, as NumPy does."""
     if not traced(x1, x2):
         return np.vecdot(x1, x2, axis=axis)
+    x1 = _conjugated(x1)
     if axis != -1:
         x1, x2 = (prims.moveaxis(x, axis, -1) if isinstance(x, Tracer) else np.moveaxis(x, axis, -1)
                   for x in (x1, x2))
@@ -146,9 +153,11 @@ def matvec(x1, x2):
 
 
 def vecmat(x1, x2):
-    """``numpy.vecmat``: stacks of vectors times stacks of matrices, broadcasting the stacks."""
+    """``numpy.vecmat``: stacks of vectors times stacks of matrices, broadcasting the stacks;
+    a complex vector is conjugated first, as NumPy does."""
     if not traced(x1, x2):
         return np.vecmat(x1, x2)
+    x1 = _conjugated(x1)
     a, b, n = _gufunc_operands("vecmat", "(n),(n,m)->(m)", x1, x2, 1, 2, 1, 2)
     return dot_general(a, b, (n,), (n,), range(n), range(n))
 
@@ -190,9 +199,10 @@ def inner(a, b):
 
 @implements(np.vdot)
 def vdot(a, b):
-    """``numpy.vdot`` of real arrays: both flattened, then their inner product."""
+    """``numpy.vdot``: both flattened, then their inner product, a complex ``a`` conjugated."""
     if not traced(a, b):
         return np.vdot(a, b)
+    a = _conjugated(a)
     (a, b), _ = _operands(a, b)
     if a.size != b.size:
         raise JitTypeError(f"vdot: cannot reshape array of size {b.size} into shape ({a.size},) "

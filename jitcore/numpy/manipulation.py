@@ -497,6 +497,10 @@ def _full_correlation(a: Tracer, w: Tracer) -> Tracer:
     padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
     windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]  # static (n + m - 1, m)
     products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
+    # Terms past a's ends are left out, as NumPy's overlap is: 0 * nan (or inf) in w is nan.
+    outside = (windows < m - 1) | (windows >= n + m - 1)
+    if outside.any():
+        products = prims.where(outside, np.zeros((), dtype), products)
     kind = "or" if dtype == np.bool_ else "sum"
     return prims.reduction(kind, products, 1, False, dtype)
 

@@ -456,6 +456,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
         return np.average(a, axis, weights, returned, keepdims=keepdims)
     trace = prims.find_trace(a, weights)
     a = a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a))
+    if axis is not None:
+        prims.normalize_axes(axis, a.ndim, "average")  # NumPy's AxisError first (0-d: no axis 0)
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         if avg.size == 0:

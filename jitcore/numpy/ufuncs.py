@@ -25,7 +25,7 @@ __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
     "real", "reciprocal", "square", "true_divide",
     "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
-    "radians", "round", "signbit"]
+    "radians", "round"]  # signbit: an array op now, among UFUNC_KINDS
 
 
 def _ufunc(np_fn, traced_impl=None):
@@ -296,14 +296,11 @@ UFUNCS[np.radians], UFUNCS[np.degrees] = UFUNCS[np.deg2rad], UFUNCS[np.rad2deg]
 
 
 def _signbit(x):
-    """Negative, or -0.0 (whose reciprocal is -inf). A NaN's sign bit is not visible to
-    jitcore's ops (no bit casts): ``signbit(-nan)`` is False here, True in NumPy (documented)."""
+    """The sign bit (``array.signbit``): -0.0 and -nan included, as in NumPy."""
     _no_complex(np.signbit, x)
     if x.dtype.kind in "biu":
         return prims.ufunc(np.less, x, 0) if x.dtype.kind == "i" else prims.ufunc(np.not_equal, x, x)
-    negative_zero = prims.ufunc(np.less, prims.ufunc(np.divide, 1, x), 0)
-    return prims.ufunc(np.bitwise_or, prims.ufunc(np.less, x, 0),
-                       prims.ufunc(np.bitwise_and, prims.ufunc(np.equal, x, 0), negative_zero))
+    return prims.ufunc(np.signbit, x)
 
 
 def _copysign(x1, x2):

@@ -13,10 +13,11 @@ import numpy as np
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Value
 from jitcore.ir.types import ScalarType, f64, i1
+from jitcore.passes.kernelize.complex_functions import ComplexFunctions
 from jitcore.passes.kernelize.scalar import ScalarEmitter
 
 
-class ComplexEmitter(ScalarEmitter):
+class ComplexEmitter(ComplexFunctions, ScalarEmitter):
     """A ``ScalarEmitter`` that also lowers complex numbers (``complex.create``/``re``/``im``
     around float ops on the parts)."""
 

@@ -174,6 +174,15 @@ class ScalarEmitter:
     def _isfinite(self, fam, x):
         return self.isfinite(x) if fam == "f" else self.const(True, i1)
 
+    def _signbit(self, fam, x):
+        """The sign bit, read from the bits (so -0.0 and -nan count, as in NumPy)."""
+        if fam == "f":
+            bits = self.op("arith.bitcast", x, result=ScalarType(f"i{x.type.bitwidth}"))
+            return self.cmp("lt", bits, self.const(0, bits.type))
+        if fam == "s":
+            return self.cmp("lt", x, self.const(0, x.type))
+        return self.const(False, i1)
+
     def _select(self, fam, c, a, b):
         return self.select(c, a, b)
 

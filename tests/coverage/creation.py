@@ -45,7 +45,7 @@ case("jnp.zeros/ones/full/arange/eye/identity (written into)", "creation", _jnp_
 case("jnp.array([...traced...]), jnp.asarray(x)", "creation", _jnp_array, g_unary())
 case("jnp.linspace(x[0], x[-1], 5)", "creation",
      lambda x: jnp.linspace(x.reshape(-1)[0], x.reshape(-1)[-1], 5),
-     g_unary("finite", [(1,), (7,), (2, 3)]))
+     g_unary("any", [(), (0,), (1,), (7,), (2, 3), (17,)]))
 
 
 def _like_arg(draw, x):

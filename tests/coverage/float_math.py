@@ -11,14 +11,9 @@ from tests.coverage.harness import Case, case_adder, ufunc_case
 CASES: list[Case] = []
 case = case_adder(CASES)
 
-# Complex numbers: the float math not lowered yet (NumPy accepts complex there).
-COMPLEX_NOT_LOWERED = ("expm1", "sin", "cos", "tan", "arcsin",
-                       "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh")
-
 
 def _u(name, group, gen, **kw):
-    unsupported = ("complex",) if name in COMPLEX_NOT_LOWERED else ()
-    return ufunc_case(case, name, group, gen, unsupported=unsupported, **kw)
+    return ufunc_case(case, name, group, gen, **kw)
 
 
 for _name in ("exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos",
@@ -95,8 +90,6 @@ NOTES = {
     "np.exp(x)": "float32 up to 3 ULP from NumPy, whose own float32 exp is 2 ULP off",
     "np.log(x)": "float32 up to 4 ULP from NumPy, whose own float32 log is 3 ULP off",
     "np.logaddexp(x, y)": "float32: NumPy is up to 8 ULP (of the larger term) off; jitcore within 1",
-    "np.signbit(x)": "the sign bit of a NaN is not seen: signbit(-nan) is False (NumPy: True)",
-    "np.copysign(x, y)": "the sign of a NaN y is not seen (taken as positive)",
     "np.round(x, decimals)": "NumPy's rint(x * 10**d) / 10**d (d < 0: rint(x / 10**-d) * 10**-d); "
                              "integers with d < 0 through float64, as NumPy (drawn away from the "
                              "dtype's limits, where the cast back is undefined); complex not yet",

@@ -262,3 +262,19 @@
   %11 = "array.ne"(%arg0, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
   "func.return"(%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11) : (tensor<4xf32>, tensor<4xf32>, tensor<4xi8>, tensor<4xui8>, tensor<4xi1>, tensor<4xi1>, tensor<4xi8>, tensor<4xi1>, tensor<4xi8>, tensor<4xui8>, tensor<4xi1>, tensor<4xi1>) -> ()
 }) {function_type = (tensor<4xf32>, tensor<4xf32>, tensor<4xi8>, tensor<4xui8>, tensor<4xi1>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xi8>, tensor<4xui8>, tensor<4xi1>, tensor<4xi1>, tensor<4xi8>, tensor<4xi1>, tensor<4xi8>, tensor<4xui8>, tensor<4xi1>, tensor<4xi1>), sym_name = "op_per_family"} : () -> ()
+
+// -----
+// signbit reads the sign bit itself: a bit cast to the integer of the float's width and a signed
+// compare with 0, so -0.0 and -nan count (a float compare would see neither).
+// RUN: kernelize
+// CHECK-LABEL: "kernel.generic"(%arg0)
+// CHECK-NEXT:  ^bb0([[X:%arg[0-9]+]]: f64):
+// CHECK-NEXT:    [[B:%[0-9]+]] = "arith.bitcast"([[X]]) : (f64) -> i64
+// CHECK-NEXT:    [[Z:%[0-9]+]] = "arith.constant"() {value = 0 : i64}
+// CHECK-NEXT:    [[R:%[0-9]+]] = "arith.cmpi"([[B]], [[Z]]) {predicate = "slt"}
+// CHECK-NEXT:    "kernel.yield"([[R]])
+"func.func"() ({
+^bb0(%arg0: tensor<4xf64>):
+  %0 = "array.signbit"(%arg0) : (tensor<4xf64>) -> tensor<4xi1>
+  "func.return"(%0) : (tensor<4xi1>) -> ()
+}) {function_type = (tensor<4xf64>) -> (tensor<4xi1>), sym_name = "signbit"} : () -> ()

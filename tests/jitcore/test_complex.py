@@ -14,9 +14,11 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
-from tests.coverage.compare import within_conditioned_ulps
+from tests.coverage.compare import complex_expm1_within_term_ulps, within_conditioned_ulps
 from tests.layouts import relayout
 from tests.oracle import assert_matches, ulp_bound
 from tests.strategies import edge_set
@@ -70,6 +72,10 @@ def numpy_result(fn, *args):
     ("log10", lambda z, w: np.log10(z), "complex log10"),
     ("log1p", lambda z, w: np.log1p(z), "complex log1p"),
     ("exp2", lambda z, w: np.exp2(z), "complex exp2"),
+    *[(name, lambda z, w, _name=name: getattr(np, _name)(z), f"complex {name}") for name in (
+        "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "arcsinh",
+        "arccosh", "arctanh")],
+    ("expm1", lambda z, w: np.expm1(z), "complex expm1"),
     ("clip", lambda z, w: (np.clip(z, w, None), np.clip(z, None, w), np.clip(z, w, np.roll(z, 7)),
                            np.clip(z, 0, 5), np.clip(z, -1 + 2j, 1j)), "exact"),
     ("to bool", lambda z, w: z.astype(bool), "exact"),
@@ -94,6 +100,8 @@ def test_special_values_match_numpy(dtype, name, fn, bound):
         expected = expected if isinstance(expected, tuple) else (expected,)
         got = got if isinstance(got, tuple) else (got,)
         for g, e in zip(got, expected, strict=True):
+            if name == "expm1":
+                g = complex_expm1_within_term_ulps(g, e, np.array(a, order="C"), ulps)
             assert_matches(g, e, ulps, f"{name} of {np.dtype(dtype).name}, {layouts}")
 
 
@@ -234,10 +242,67 @@ def test_complex_types_in_the_ir():
     assert "load {float, float}" in lowered.as_text("llvm")
 
 
+TRANSCENDENTALS = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
+                   "arcsinh", "arccosh", "arctanh", "expm1")
+
+
+def _ordinary_and_branch_cut_values(dtype, n=4000):
+    """Random values over many scales, the unit square, near the unit circle and +-1 and +-1j
+    (where the inverses' regions meet), and both axes with either sign of zero (the branch cuts
+    of the inverses lie on the axes beyond +-1 and +-1j)."""
+    rng = np.random.default_rng(11)
+    spread = (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * np.exp(rng.uniform(-20, 20, n))
+    square = rng.uniform(-2, 2, n) + 1j * rng.uniform(-2, 2, n)
+    circle = np.exp(1j * rng.uniform(-np.pi, np.pi, n)) * (1 + 1e-7 * rng.standard_normal(n))
+    near_one = rng.choice([1, -1, 1j, -1j], n) + (rng.standard_normal(n) + 1j * rng.standard_normal(n)) * 1e-6
+    axis = rng.uniform(-5, 5, n)
+    zero = rng.choice([0.0, -0.0], n)
+    axes = _pairs(np.concatenate([axis, zero]), np.concatenate([zero, axis]), dtype)
+    return np.concatenate([spread, square, circle, near_one]).astype(dtype), axes
+
+
+def _pairs(re, im, dtype):
+    out = np.empty(re.shape, dtype)
+    out.real, out.imag = re, im  # keeps -0.0 parts, which re + 1j * im would not
+    return out
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("name", TRANSCENDENTALS)
+def test_transcendentals_match_numpy_on_ordinary_values_and_branch_cuts(name, dtype):
+    fn = getattr(np, name)
+    jitted = jc.jit(fn)
+    bound = ulp_bound(f"complex {name}", np.dtype(dtype).char.lower())
+    for z in _ordinary_and_branch_cut_values(dtype):
+        got, expected = jitted(z), numpy_result(fn, z)
+        if name == "expm1":
+            got = complex_expm1_within_term_ulps(got, expected, z, bound)
+        assert_matches(got, expected, bound, f"{name} of {np.dtype(dtype).name}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_transcendentals_differential(data):
+    dtype = data.draw(st.sampled_from(COMPLEX))
+    name = data.draw(st.sampled_from(TRANSCENDENTALS))
+    width = 32 if dtype == np.complex64 else 64
+    part = st.floats(width=width, allow_nan=True, allow_infinity=True)
+    values = data.draw(st.lists(st.tuples(part, part), min_size=1, max_size=12))
+    z = _pairs(np.array([v[0] for v in values]), np.array([v[1] for v in values]), dtype)
+    fn = getattr(np, name)
+    got, expected = _JITTED.setdefault(name, jc.jit(fn))(z), numpy_result(fn, z)
+    bound = ulp_bound(f"complex {name}", np.dtype(dtype).char.lower())
+    if name == "expm1":
+        got = complex_expm1_within_term_ulps(got, expected, z, bound)
+    assert_matches(got, expected, bound, f"{name} of {z!r}")
+
+
+_JITTED: dict = {}
+
+
 @pytest.mark.parametrize("fn, what", [
-    (np.sin, "numpy.sin of complex numbers"),
-    (np.tan, "numpy.tan of complex numbers"),
-    (lambda z: np.arctan(z), "numpy.arctan of complex numbers"),
+    (np.sort, "numpy.sort of complex numbers"),
+    (np.round, "numpy.round of complex numbers"),
 ])
 def test_complex_functions_without_a_lowering_say_so(fn, what):
     with pytest.raises(jc.UnsupportedError, match=what):
@@ -395,3 +460,17 @@ def test_a_constant_on_either_side_of_a_product_keeps_its_side(dtype):
     got_left, got_right = jc.jit(lambda v: (c * v, v * c))(x)
     assert_matches(got_left, c * x)
     assert_matches(got_right, x * c)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
+def test_products_that_conjugate_their_first_operand(dtype):
+    # np.vdot, np.vecdot and np.vecmat conjugate a complex first operand; np.matvec does not.
+    rng = np.random.default_rng(12)
+    v = (rng.standard_normal((2, 3)) + 1j * rng.standard_normal((2, 3))).astype(dtype)
+    m = (rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))).astype(dtype)
+    rtol = 1e-5 if dtype == np.complex64 else 1e-13
+    for fn, args in ((np.vdot, (v, v[::-1])), (np.vecdot, (v, v[::-1])), (np.vecmat, (v, m)),
+                     (np.matvec, (m.T, v)), (np.vecdot, (v.real, v)), (np.vdot, (v, v.real))):
+        got, want = jc.jit(fn)(*args), fn(*args)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=rtol, err_msg=fn.__name__)

@@ -25,7 +25,8 @@ FLOAT_FUNCTIONS = {
 }
 # ``popcount`` is np.bitwise_count in the operand's own type; the tracer converts it to uint8.
 INTEGER_UNARY = {"popcount": np.bitwise_count}
-PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}  # -> i1
+PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,  # -> i1
+              "signbit": np.signbit}  # the sign bit itself: -0.0 and -nan too
 # Complex numbers: parts, conjugate and reciprocal (floats compute 1 / x instead), and the ops
 # below that NumPy defines for complex too; ``abs``, ``real`` and ``imag`` return the part type.
 COMPLEX_ONLY = {"real": np.real, "imag": np.imag, "conj": np.conjugate, "reciprocal": np.reciprocal}
@@ -62,8 +63,11 @@ BINARY = {
     "gcd": np.gcd, "lcm": np.lcm,
 }
 COMPLEX_KINDS = frozenset({*COMPLEX_ONLY, "add", "sub", "mul", "div", "neg", "abs", "exp", "sqrt",
-                           "eq", "ne", "lt", "le", "gt", "ge", *PREDICATES, "max", "min", "fmax", "fmin",
-                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint"})
+                           "eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite",
+                           "max", "min", "fmax", "fmin",
+                           "sign", "log", "log2", "log10", "log1p", "exp2", "pow", "rint", "expm1",
+                           "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan",
+                           "arcsinh", "arccosh", "arctanh"})
 COMPLEX_TO_PART = frozenset({"abs", "real", "imag"})
 COMPARE = {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
@@ -246,6 +250,9 @@ class IsinfOp(UnaryOp):
     __slots__ = ()
 class IsfiniteOp(UnaryOp):
     name = "array.isfinite"
+    __slots__ = ()
+class SignbitOp(UnaryOp):
+    name = "array.signbit"
     __slots__ = ()
 class RealOp(UnaryOp):
     name = "array.real"
