@@ -127,10 +127,7 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     if method == "__call__" and ufunc in UFUNCS and out is not None:
         (target,) = out
         if not isinstance(target, Tracer):
-            raise UnsupportedError(
-                f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
-                f"jitted function (at {user_location()}): pass that array in as an argument"
-            )
+            raise UnsupportedError(_out_refused(ufunc))
         prims.assign(target, UFUNCS[ufunc](*inputs), "same_kind", f"ufunc '{ufunc.__name__}'")
         return target
     if method == "__call__" and ufunc in UFUNCS:
@@ -156,6 +153,17 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _out_refused(ufunc) -> str:
+    """Why ``out=`` into a NumPy array cannot take traced values, and what to write instead."""
+    name = ufunc.__name__
+    return (f"numpy.{name}(..., out=) into a NumPy array that jitcore cannot rebind to the traced "
+            f"result (at {user_location()}): out= must be a local variable, in a statement of "
+            f"its own (np.{name}(a, b, out=tmp) or y = np.{name}(a, b, out=tmp)), or an argument "
+            f"of the jitted function. For an attribute, a global or a container element, assign "
+            f"the result instead (tmp = np.{name}(a, b)); with jit(..., autograph=False) only an "
+            "argument can be out=")
 
 
 def _ufunc_outer(ufunc, a, b):
