@@ -16,7 +16,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.debugging import debug_callback
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Tracer, user_location
 
 
@@ -166,7 +166,8 @@ class MaskedSelection:
         value, and a call that selected nothing raises NumPy's ValueError."""
         _no_out(out, np_fn.__name__)
         if self.dtype.kind == "c":
-            raise JitTypeError(refused(self.values, f"{np_fn.__name__} of complex numbers"))
+            raise UnsupportedError(f"x[mask].{np_fn.__name__}() of complex numbers is not supported "
+                                   f"under jit yet (at {user_location()})")
         message = f"zero-size array to reduction operation {name} which has no identity"
         if 0 in self.values.shape[self.mask.ndim:] and axis is None:
             raise ValueError(message)
