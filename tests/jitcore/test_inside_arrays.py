@@ -318,3 +318,20 @@ def test_empty_inside_jit_is_the_same_for_every_compile():
     texts = {jc.jit(f).lower(np.arange(4.0)).as_text("traced") for _ in range(3)}
     assert len(texts) == 1
     same(f, np.arange(4.0))
+
+
+def test_an_empty_written_whole_costs_no_initialisation():
+    def f(x):
+        y = np.empty(x.shape)
+        y[:] = x * 2
+        return y
+
+    def g(x):
+        y = np.empty(x.shape)
+        np.multiply(x, 2, out=y)
+        return y
+
+    for fn in (f, g):
+        text = jc.jit(fn).lower(np.arange(4.0)).as_text("optimized")
+        assert "array.constant" not in text, text  # no zeros are made, only the product
+        same(fn, np.arange(4.0))
