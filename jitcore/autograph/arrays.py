@@ -16,6 +16,8 @@ written with traced values becomes a traced copy, which the converted statement 
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
 import jitcore.numpy as jnp
@@ -74,18 +76,53 @@ def _scalar_type(np_type):
     return scalar
 
 
+# Parameters that are not array operands (axes, shapes, counts): a list there holding traced
+# values stays as it is, for the function's own error (a traced axis or shape cannot compile).
+_STRUCTURAL = frozenset({"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "shape",
+                         "newshape", "reps", "repeats", "indices_or_sections", "pad_width", "source",
+                         "destination", "subscripts", "kth", "num", "k", "n", "N", "M", "ddof",
+                         "decimals", "range", "dtype", "order", "mode", "side", "kind", "casting"})
+
+
+def _read(value, sequence: bool):
+    """An argument as NumPy reads an array operand: a list holding traced values is one traced
+    array (or, for a sequence of arrays, each such item is)."""
+    if not _traced_list(value):
+        return value
+    if sequence:
+        return [prims.array_operand(x) if prims.holds_tracer(x) else x for x in value]
+    return prims.array_operand(value)
+
+
 def _operands_read(np_fn):
-    """``np_fn`` with its array operands that are lists holding traced values made arrays:
-    the first argument (each of its items for ``_SEQUENCE_OF_ARRAYS``), every input of a ufunc."""
-    sequence = np_fn in _SEQUENCE_OF_ARRAYS
-    count = np_fn.nin if isinstance(np_fn, np.ufunc) else 2 if np_fn is np.select else 1
+    """``np_fn`` with its array operands that are lists holding traced values made arrays: every
+    input of a ufunc; for a function, every argument but the structural ones (named by the
+    parameters of jitcore's implementation), each item of a sequence of arrays."""
+    impl = HANDLED_FUNCTIONS.get(np_fn)
+    try:
+        signature = None if impl is None else inspect.signature(impl)
+    except (TypeError, ValueError):
+        signature = None
+    sequences = 2 if np_fn is np.select else 1 if np_fn in _SEQUENCE_OF_ARRAYS else 0
 
     def call(*args, **kwargs):
-        if not any(_traced_list(a) for a in args[:count]):
+        if not any(_traced_list(a) for a in (*args, *kwargs.values())):
             return np_fn(*args, **kwargs)
-        read = [[prims.array_operand(x) if prims.holds_tracer(x) else x for x in a] if sequence
-                else prims.array_operand(a) if _traced_list(a) else a for a in args[:count]]
-        return np_fn(*read, *args[count:], **kwargs)
+        if isinstance(np_fn, np.ufunc):
+            return np_fn(*(_read(a, False) for a in args), **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except (AttributeError, TypeError):  # no signature, or arguments it refuses: NumPy's error
+            return np_fn(*args, **kwargs)
+        for i, (name, value) in enumerate(bound.arguments.items()):
+            kind = signature.parameters[name].kind
+            if name in _STRUCTURAL or kind is inspect.Parameter.VAR_KEYWORD:
+                continue
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                bound.arguments[name] = tuple(_read(v, False) for v in value)
+            else:
+                bound.arguments[name] = _read(value, i < sequences)
+        return np_fn(*bound.args, **bound.kwargs)
 
     call.__name__ = call.__qualname__ = getattr(np_fn, "__name__", "call")
     return call

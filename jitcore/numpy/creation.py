@@ -163,7 +163,8 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
         return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
     if isinstance(object, Tracer):
         out = object if dtype is None else prims.convert(object, np.dtype(dtype))
-        out = fresh(out) if copy and out is object else out
+        # A copy when asked for; a NumPy scalar (x[0], x.sum()) becomes a 0-d array either way.
+        out = fresh(out) if (copy or object.scalar) and out is object else out
     elif isinstance(object, (list, tuple)) and prims.holds_tracer(object):
         out = prims.nested_array(object, dtype)
     else:

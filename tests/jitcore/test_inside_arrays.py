@@ -76,6 +76,7 @@ def test_asarray_of_a_traced_value_is_the_value_and_array_copies(x):
     same(lambda x: np.asanyarray(x) * 2, x)
     same(lambda x: np.ascontiguousarray(x)[::-1], x)
     same(lambda x: np.asarray(x, dtype=np.float32), x)
+    same(lambda x: (np.asarray(x[0]), np.array(x.sum())), x, rtol=1e-12)  # 0-d arrays, not scalars
 
     def asarray_aliases(x):
         y = np.asarray(x)
@@ -106,6 +107,20 @@ def test_lists_holding_traced_values_as_operands_numpy_cannot_see(x):
     same(lambda x: np.sort([x[-1], x[0]]), x)
     same(lambda x: np.maximum([x[0], x[-1]], 0.0), x)
     same(lambda x: np.float32(x[0]) + np.float64(x.sum()), x, rtol=1e-6)
+
+
+@settings(max_examples=examples(10), deadline=None)
+@given(vectors(FINITE, min_size=3, max_size=3))
+def test_lists_holding_traced_values_in_any_operand(x):
+    same(lambda x: np.dot(x, [x[0], x[1], 2.0]), x, rtol=1e-12)
+    same(lambda x: np.interp(x, [-200.0, x[1], 200.0], [0, 1, 2]), x, rtol=1e-12)
+    same(lambda x: np.einsum("i,i", x, [x[0], x[1], 2.0]), x, rtol=1e-12)
+    same(lambda x: np.searchsorted(np.sort(x), [x[0], 2.5]), x)
+    same(lambda x: np.cross(x, [x[0], 0, 1]), x, rtol=1e-12)
+    same(lambda x: np.outer(x, [x[0], 2]), x)
+    same(lambda x: np.meshgrid(x, [x[0], 1.0])[0], x)
+    same(lambda x: np.average(x, weights=[abs(x[0]) + 1, 1, 1]), x, rtol=1e-12)
+    same(lambda x: np.select([x > 1, x < 1], [x, [x[0], 0, 0]]), x)
 
 
 def test_a_helper_function_builds_the_array():
