@@ -156,8 +156,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
 def _out_refused(ufunc) -> str:
     """Why ``out=`` into a NumPy array cannot take traced values, and what to write instead."""
     name = ufunc.__name__
-    return (f"numpy.{name}(..., out=) into a NumPy array that is not an argument of the jitted "
-            f"function and that jitcore cannot rebind to the traced result (at {user_location()}): "
+    return (f"numpy.{name}(..., out=) into an array that is not an argument of the jitted "
+            f"function, a NumPy array jitcore cannot rebind to the traced result (at {user_location()}): "
             f"out= must be a local variable, in a statement of its own (np.{name}(a, b, out=tmp) "
             f"or y = np.{name}(a, b, out=tmp)), or an argument. For an attribute, a global or a "
             f"container element, assign the result instead (tmp = np.{name}(a, b)); with "
