@@ -9,9 +9,19 @@ A backend is an object with:
   whether it is C-contiguous (a strided one passes its strides);
 - ``magic() -> tuple[str, str, str]``: what the code depends on besides the IR (for the CPU:
   triple, CPU name, features), part of any key that stores code across processes;
+- ``fingerprint() -> str``: what else, in this process, the code ``lower`` makes depends on:
+  the libraries it calls and the backend's size thresholds (for the CPU: which BLAS, when a
+  launch is split, row blocks), part of any key that stores plans across processes;
 - ``load(plan) -> int``: the address of the plan's entry point in this process, loading its
   code the first time;
-- ``assembly(plan) -> str``: the plan's machine code as text (the "asm" stage).
+- ``assembly(plan) -> str``: the plan's machine code as text (the "asm" stage);
+- ``use_object_cache(cache)``: where to keep the object code of the target's own support code
+  (the CPU's thread runtime), compiled once per process otherwise; ``cache`` is an
+  ``ObjectCache`` (the frontend's disk cache) or None.
+
+An ``ObjectCache`` keeps object code by the name and the source (LLVM IR, say) it was compiled
+from; it alone decides what else the key holds (the target's ``magic()``, versions), and it
+never returns code that was not stored for that name and source.
 
 Targets are peers under ``codegen/`` (``codegen/cpu/`` today); ``backend_for`` finds one by
 name.
@@ -27,6 +37,12 @@ from jitcore.ir.core import Operation
 from jitcore.ir.errors import JitcoreError
 
 
+class ObjectCache(Protocol):
+    def load_object(self, name: str, source: str) -> bytes | None: ...
+
+    def store_object(self, name: str, source: str, code: bytes) -> None: ...
+
+
 class Backend(Protocol):
     name: str
 
@@ -34,9 +50,13 @@ class Backend(Protocol):
 
     def magic(self) -> tuple[str, str, str]: ...
 
+    def fingerprint(self) -> str: ...
+
     def load(self, plan: CompiledFunction) -> int: ...
 
     def assembly(self, plan: CompiledFunction) -> str: ...
+
+    def use_object_cache(self, cache: ObjectCache | None) -> None: ...
 
 
 _BACKENDS: dict[str, Backend] = {backend.name: backend for backend in (CpuBackend(),)}

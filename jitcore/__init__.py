@@ -20,6 +20,7 @@ _API = {
     "debug_callback": "debugging", "debug_print": "debugging",
     "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
     "TracerConversionError": "errors", "UnsupportedError": "errors",
+    "cache_clear": "disk_cache",
 }
 __all__ = sorted(_API)
 

@@ -2,11 +2,16 @@
 
 Compiles two small functions, checks them against NumPy on 10 million float32 numbers, shows
 the IR of ``g`` before and after optimisation (one fused kernel), and times both against NumPy.
+
+``python -m jitcore cache info`` shows the disk cache (its directory, state, entries and size);
+``python -m jitcore cache clear`` empties it (``jitcore/disk_cache.py``).
 """
 
 from __future__ import annotations
 
+import argparse
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -86,5 +91,26 @@ def main() -> None:
         raise SystemExit("jitcore's results differ from NumPy's")
 
 
+def cache_command(action: str) -> None:
+    from jitcore import disk_cache
+
+    if action == "info":
+        print(disk_cache.describe(disk_cache.info()))
+    else:
+        removed = disk_cache.cache_clear()
+        print(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {jc.config.cache_dir}")
+
+
+def command_line(argv: list[str]) -> None:
+    if not argv:
+        main()
+        return
+    parser = argparse.ArgumentParser(prog="python -m jitcore", description="Without arguments: a demo.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    cache = commands.add_parser("cache", help="the disk cache of compiled functions")
+    cache.add_argument("action", choices=("info", "clear"))
+    cache_command(parser.parse_args(argv).action)
+
+
 if __name__ == "__main__":
-    main()
+    command_line(sys.argv[1:])

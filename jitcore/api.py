@@ -17,12 +17,13 @@ import functools
 import inspect
 import itertools
 import threading
+import types
 from collections import namedtuple
 from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import compiler, ir, pytree, tracebacks
+from jitcore import callables, compiler, disk_cache, inlining, ir, methods, pickling, pytree, tracebacks
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
@@ -30,40 +31,69 @@ from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitTypeError
-from jitcore.tracer import add_user_line
+from jitcore.tracer import add_user_line, current_trace
 
-CacheInfo = namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])
+
+class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
+    """The four counts of ``JitFunction.cache_info``, and ``from_disk``: of the compiles, those
+    whose code came from the disk cache (``jitcore.disk_cache``: neither passes nor LLVM ran).
+    ``from_disk`` is an attribute beside the tuple, so the four counts still unpack."""
+
+    def __new__(cls, hits, misses, traces, compiles, from_disk=0):
+        info = super().__new__(cls, hits, misses, traces, compiles)
+        info.from_disk = from_disk
+        return info
+
+    def __repr__(self):
+        return f"{super().__repr__()[:-1]}, from_disk={self.from_disk})"
+
 
 _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
                 complex: np.dtype(np.complex128)}
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
-        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True):
+        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True, cache: bool = True):
     """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
 
     Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
-    ``fun`` as Python values (they must be hashable) and are part of the cache key. With
-    ``autograph`` (the default), ``fun``'s own ``if``/``for``/``while`` on traced values become
-    loops and branches in the compiled code (``jitcore.autograph``).
+    ``fun`` as Python values (they must be hashable) and are part of the cache key; entries
+    that name no argument of ``fun`` raise ``StaticArgumentError`` here. With ``autograph``
+    (the default), ``fun``'s own ``if``/``for``/``while`` on traced values become loops and
+    branches in the compiled code (``jitcore.autograph``). With ``cache`` (the default;
+    ``jitcore.config.disk_cache`` turns it off for all), compiled code is kept in the disk
+    cache and a later process loads it from there (``jitcore.disk_cache``).
+
+    ``fun`` may be a function, a ``functools.partial``, a bound method, a callable object or,
+    in a class body, a method, ``staticmethod`` or ``classmethod`` (``self``/``cls`` is then a
+    static argument). Called while another function is traced, the result is inlined there.
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph)
+                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph, cache=cache)
     options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
-    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph)
+    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph, cache=cache)
 
 
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None,
-                 autograph: bool = True):
-        functools.update_wrapper(self, fun)
+                 autograph: bool = True, cache: bool = True):
+        self._given = (fun, static_argnums, static_argnames)  # what copies and pickles rebuild from
+        fun, self._binds = callables.unwrap_method_kind(fun)
+        named = callables.named_after(fun)
+        # A callable object's own attributes are not the wrapper's: copy only names and docs.
+        own_dict = functools.WRAPPER_UPDATES if inspect.isfunction(fun) else ()
+        functools.update_wrapper(self, named, updated=own_dict)
+        self.__wrapped__ = fun  # inspect.signature(self) is fun's
+        self.__name__ = callables.function_name(fun)
+        self.__qualname__ = getattr(named, "__qualname__", self.__name__)
         self.fun = fun
         self.autograph = autograph
+        self.disk_cache = cache
         if autograph:
-            refuse_generator(fun)
+            refuse_generator(named)
         self.options = options or CompileOptions()
         self._cache: dict = {}
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
@@ -71,24 +101,60 @@ class JitFunction:
         # their hit without a lock. The other counters change under self._lock.
         self._hit = itertools.count().__next__
         self._hit_reads = 0  # values of the hit counter consumed by cache_info
-        self._misses = self._traces = self._compiles = 0
+        self._misses = self._traces = self._compiles = self._from_disk = 0
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
-        try:
-            self._signature = inspect.signature(fun)
-            params = list(self._signature.parameters)
-        except (TypeError, ValueError):
-            self._signature, params = None, []
-        nums = {static_argnums} if isinstance(static_argnums, int) else set(static_argnums)
-        names = {static_argnames} if isinstance(static_argnames, str) else set(static_argnames)
-        nums = {n % len(params) if n < 0 and params else n for n in nums}
-        nums |= {params.index(n) for n in names if n in params}
-        names |= {params[n] for n in nums if n < len(params)}
-        self._static_nums = frozenset(nums)
-        self._static_names = frozenset(names)
+        self._methods: dict = {}  # the twins that bound methods call (__get__)
+        self._signature = callables.signature_of(fun)
+        self._static_nums, self._static_names = callables.static_arguments(
+            self._signature, static_argnums, static_argnames, self.__name__)
+
+    # -- as a class attribute, a copy, a pickle ------------------------------------------
+    def __get__(self, instance, owner=None):
+        """``@jit`` on a method binds as the function would: ``obj.method`` passes ``obj`` (a
+        classmethod: the class) as the first argument. The instance's arrays are arguments,
+        read on every call, and its other attributes static (``jitcore.methods``); one compile
+        cache serves the method for all instances."""
+        if self._binds is None or (instance is None and self._binds == "instance"):
+            return self
+        if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None \
+                and methods.has_plain_state(instance):
+            return methods.BoundMethod(self, instance, self._method_twin("state"))
+        return types.MethodType(self._method_twin("static"), owner if self._binds == "class" else instance)
+
+    def _method_twin(self, kind: str) -> JitFunction:
+        """The jitted function that bound calls go through: over ``methods.MethodBody`` (the
+        instance's state as arguments), or over the method itself with ``self`` static."""
+        twin = self._methods.get(kind)
+        if twin is None:
+            with self._lock:
+                twin = self._methods.get(kind)
+                if twin is None:
+                    if kind == "state":
+                        body = methods.MethodBody(self.fun, self.autograph, self._signature)
+                        twin = JitFunction(body, methods.twin_static_argnums(self._static_nums),
+                                           self._static_names, self.options, autograph=False)
+                    else:
+                        twin = JitFunction(self.fun, self._static_nums | {0}, self._static_names,
+                                           self.options, autograph=self.autograph)
+                    self._methods[kind] = twin
+        return twin
+
+    def __copy__(self) -> JitFunction:
+        """An equivalent jitted function (same function and options) with a cache of its own."""
+        fun, nums, names = self._given
+        return JitFunction(fun, nums, names, self.options, autograph=self.autograph, cache=self.disk_cache)
+
+    def __deepcopy__(self, memo) -> JitFunction:
+        return self.__copy__()  # the function is shared, as copy.deepcopy shares functions
+
+    def __reduce__(self):
+        return pickling.reduce(self)
 
     # -- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if current_trace() is not None:  # called while another function is being traced
+            return inlining.inline(self, args, kwargs)
         fast_key = None if kwargs or self._static_nums else _contiguous_arrays_key(args)
         if fast_key is not None:
             executable = self._fast_cache.get(fast_key)
@@ -115,7 +181,7 @@ class JitFunction:
         with self._lock:
             hits = self._hit() - self._hit_reads  # reading the count consumes one value
             self._hit_reads += 1
-            return CacheInfo(hits, self._misses, self._traces, self._compiles)
+            return CacheInfo(hits, self._misses, self._traces, self._compiles, self._from_disk)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -273,10 +339,21 @@ class JitFunction:
         clock = CompileClock()  # timed by stage, for the warning about a long compile
         with clock.stage("tracing"):
             module, out_tree = self._trace(specs, call)
-        with clock.stage("optimizing"):
-            optimized = compiler.optimize(module, self.options)
+        with clock.stage("disk cache"):
+            entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
+            plan = entry.load() if entry is not None else None
+        if plan is None:
+            with clock.stage("optimizing"):
+                optimized = compiler.optimize(module, self.options)
+            with clock.stage("code generation"):
+                plan = compiler.lower(optimized, specs, self.options)
+            if entry is not None:
+                with clock.stage("disk cache"):
+                    entry.store(plan)
+        else:
+            with self._lock:
+                self._from_disk += 1
         with clock.stage("code generation"):
-            plan = compiler.lower(optimized, specs, self.options)
             executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                                     out_tree.owners, out_tree.arguments)
         warn_if_slow(self, self.__name__, clock)

@@ -15,6 +15,16 @@
   jitcore's own frames (``jitcore/tracebacks.py``); ``JITCORE_TRACEBACK_FILTERING=off`` (or
   ``0``, ``false``) sets it to False at import.
 
+The disk cache (``jitcore/disk_cache.py``), read by it at each compile:
+
+- ``disk_cache``: whether compiled functions are kept on disk and reused by later processes;
+  ``JITCORE_CACHE=0`` (or ``off``, ``false``, ``no``) turns it off at import.
+- ``cache_dir``: where; ``JITCORE_CACHE_DIR`` at import, else the user's cache directory
+  (``$XDG_CACHE_HOME/jitcore``, ``~/.cache/jitcore``; ``~/Library/Caches/jitcore`` on macOS,
+  ``%LOCALAPPDATA%\\jitcore\\Cache`` on Windows).
+- ``cache_max_bytes``: the size above which the least recently used entries are removed;
+  ``JITCORE_CACHE_MAX_BYTES`` (bytes, or with a ``K``, ``M`` or ``G`` suffix) at import.
+
 Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
 library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
 ``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
@@ -46,6 +56,9 @@ MAX_THREADS = 1024
 # leave a few dozen chunks per thread to even out threads slowed by other processes.
 DEFAULT_PARALLEL_THRESHOLD = 1 << 18
 DEFAULT_CHUNK_SIZE = 1 << 15
+DEFAULT_CACHE_MAX_BYTES = 256 << 20  # about 20,000 entries of a small function (~12 KiB each)
+_OFF = ("0", "off", "false", "no")
+_ON = ("", "1", "on", "true", "yes")
 _LOWEST = {"num_threads": 1, "parallel_threshold": 0, "chunk_size": 1}
 _HIGHEST = {"num_threads": MAX_THREADS}
 
@@ -72,6 +85,60 @@ def threads_from_environment(environ: Mapping[str, str] = os.environ) -> int:
             f"to {MAX_THREADS}, or leave it unset to use every CPU this process may run on"
         )
     return count
+
+
+def cache_enabled_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
+    """``JITCORE_CACHE``: unset, empty, 1, on, true or yes: the disk cache is on; 0, off, false or
+    no: off; anything else is an error."""
+    text = environ.get("JITCORE_CACHE", "").strip().lower()
+    if text not in _OFF + _ON:
+        raise ConfigError(f"JITCORE_CACHE={text!r} is neither on (1) nor off (0)")
+    return text not in _OFF
+
+
+def cache_dir_from_environment(environ: Mapping[str, str] = os.environ, platform: str = sys.platform) -> str:
+    """``JITCORE_CACHE_DIR``, else the user's cache directory as the platform names it."""
+    explicit = environ.get("JITCORE_CACHE_DIR", "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    home = os.path.expanduser("~")
+    if platform == "win32":
+        base = environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, "jitcore", "Cache")
+    if platform == "darwin":
+        return os.path.join(home, "Library", "Caches", "jitcore")
+    xdg = environ.get("XDG_CACHE_HOME", "")
+    base = xdg if os.path.isabs(xdg) else os.path.join(home, ".cache")  # XDG: relative is invalid
+    return os.path.join(base, "jitcore")
+
+
+def cache_max_bytes_from_environment(environ: Mapping[str, str] = os.environ) -> int:
+    """``JITCORE_CACHE_MAX_BYTES``: a byte count, with an optional K, M or G (binary) suffix."""
+    text = environ.get("JITCORE_CACHE_MAX_BYTES", "").strip()
+    if not text:
+        return DEFAULT_CACHE_MAX_BYTES
+    scale = 1 << (10 * "KMG".index(text[-1].upper()) + 10) if text[-1].upper() in "KMG" else 1
+    number = text[:-1] if scale > 1 else text
+    if not number.isdigit():
+        raise ConfigError(f"JITCORE_CACHE_MAX_BYTES={text!r} is not a size: write bytes, or a number "
+                          "with K, M or G (512M, say)")
+    return int(number) * scale
+
+
+# The disk cache's settings (see the docstring); jitcore/disk_cache.py reads them at each use.
+_CACHE = {"disk_cache": True, "cache_dir": "", "cache_max_bytes": DEFAULT_CACHE_MAX_BYTES}
+
+
+def _set_cache(name: str, value) -> None:
+    if name == "disk_cache" and not isinstance(value, bool):
+        raise ConfigError(f"jitcore.config.disk_cache must be True or False, not {value!r}")
+    if name == "cache_dir":
+        if not isinstance(value, (str, os.PathLike)) or not str(value):
+            raise ConfigError(f"jitcore.config.cache_dir must be a directory's path, not {value!r}")
+        value = os.path.abspath(os.path.expanduser(os.fspath(value)))
+    if name == "cache_max_bytes" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ConfigError(f"jitcore.config.cache_max_bytes must be an integer of at least 0, not {value!r}")
+    _CACHE[name] = value
 
 
 def update(name: str, value: int) -> None:
@@ -114,6 +181,14 @@ class _ConfigModule(types.ModuleType):
     parallel_threshold = _setting("parallel_threshold")
     chunk_size = _setting("chunk_size")
 
+    disk_cache = property(lambda self: _CACHE["disk_cache"], lambda self, v: _set_cache("disk_cache", v),
+                          doc="Keep compiled functions on disk for later processes (the docstring).")
+    cache_dir = property(lambda self: _CACHE["cache_dir"], lambda self, v: _set_cache("cache_dir", v),
+                         doc="The disk cache's directory (see the module's docstring).")
+    cache_max_bytes = property(lambda self: _CACHE["cache_max_bytes"],
+                               lambda self, v: _set_cache("cache_max_bytes", v),
+                               doc="The disk cache's size cap (see the module's docstring).")
+
     @property
     def traceback_filtering(self) -> bool:
         """Leave jitcore's own frames out of tracing errors' tracebacks (``jitcore/tracebacks.py``)."""
@@ -131,6 +206,9 @@ target.override_vector_bits(os.environ.get(target.VECTOR_BITS_VARIABLE))
 update("num_threads", threads_from_environment())
 tracebacks.enabled = os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip().lower() not in (
     "off", "0", "false", "no")
+_set_cache("disk_cache", cache_enabled_from_environment())
+_set_cache("cache_dir", cache_dir_from_environment())
+_set_cache("cache_max_bytes", cache_max_bytes_from_environment())
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)
 sys.modules[__name__].__class__ = _ConfigModule

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pickle
+
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitTypeError", "LoopStepError",
-    "ParseError", "TracerConversionError", "UnsupportedError", "VerificationError",
+    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitPicklingError", "JitTypeError",
+    "LoopStepError", "ParseError", "StaticArgumentError", "TracerConversionError", "UnsupportedError",
+    "VerificationError",
 ]
 
 
@@ -37,3 +40,17 @@ class CompileTimeWarning(UserWarning):
 
 class LoopStepError(JitcoreError, ValueError):
     """A compiled loop ran with a step of zero (Python's ``range`` refuses one too)."""
+
+
+class StaticArgumentError(JitcoreError, ValueError):
+    """``jit(f, static_argnums=..., static_argnames=...)`` names an argument ``f`` does not have."""
+
+
+class JitPicklingError(JitcoreError, pickle.PicklingError):
+    """A jitted function whose function cannot be pickled (a lambda, a closure, a local function)
+    and no cloudpickle to pickle it by value."""
+
+
+class DiskCacheWarning(UserWarning):
+    """The disk cache's directory is not safe to use (``jitcore.disk_cache``): another user owns
+    it or others can write to it. Compiled code is then kept in memory only."""

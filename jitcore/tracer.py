@@ -94,7 +94,7 @@ class Trace:
 
 def current_trace() -> Trace | None:
     """The innermost trace whose function is running on this thread, or None (eager Python)."""
-    stack = getattr(_ACTIVE, "traces", None)
+    stack = _ACTIVE.__dict__.get("traces")  # getattr of a missing name costs an exception
     return stack[-1] if stack else None
 
 

@@ -17,14 +17,26 @@ flat time per op down a program's rows.
 
 ``--pipeline`` compiles with another pass pipeline (say the default with ``fuse`` replaced),
 to compare a pass's cost.
+
+    python tools/bench_compile.py --first-call [--repeat R]
+
+times instead the first call of the seed's ``g = tanh(x * 2 + y)`` (float32[8]) in fresh
+processes: *cold* (an empty disk cache: trace, passes, LLVM) and *disk-warm* (the cache holds
+``g``: trace, then the plan loaded from disk). Each row is the median of R processes, in wall
+and CPU time, with the stages of that first call (``FIRST_CALL``'s timers, each less the timers
+it called) and the import; then the same for Numba and JAX where they are installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -104,13 +116,151 @@ def compile_once(make, steps, pipeline):
     return clock
 
 
+# Run in a fresh process: times the import, then the first call of g, by stage. Each stage is
+# a function of the compile path wrapped in a timer (wall and CPU seconds).
+FIRST_CALL = """
+import json, sys, time
+start = time.perf_counter(), time.process_time()
+import numpy as np
+import jitcore as jc, jitcore.numpy as jnp
+from jitcore import api, compiler, disk_cache
+from jitcore.codegen.cpu import blas, target
+imported = time.perf_counter(), time.process_time()
+stages, inside = {}, []  # inside: per running timer, the seconds of the timers it called
+
+def timed(name, fn):
+    def run(*args, **kwargs):
+        t = time.perf_counter(), time.process_time()
+        inside.append([0.0, 0.0])
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent = time.perf_counter() - t[0], time.process_time() - t[1]
+            inner = inside.pop()
+            wall, cpu = stages.get(name, (0.0, 0.0))
+            stages[name] = (wall + spent[0] - inner[0], cpu + spent[1] - inner[1])
+            if inside:
+                inside[-1][0] += spent[0]
+                inside[-1][1] += spent[1]
+    return run
+
+compiler.trace = timed("trace", compiler.trace)
+disk_cache.entry = timed("disk key", disk_cache.entry)
+disk_cache.source_version = timed("source version", disk_cache.source_version)
+target.host_target_machine = timed("LLVM target setup", target.host_target_machine)
+blas.library = timed("BLAS probe", blas.library)
+disk_cache.Entry.load = timed("disk load", disk_cache.Entry.load)
+disk_cache.Entry.store = timed("disk store", disk_cache.Entry.store)
+compiler.optimize = timed("passes", compiler.optimize)
+compiler.lower = timed("lower+LLVM", compiler.lower)
+api.Executable = timed("load code", api.Executable)
+
+@jc.jit
+def g(x, y):
+    return jnp.tanh(x * 2 + y)
+
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = g(x, y)
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": stages, "from_disk": g.cache_info().from_disk}))
+"""
+
+
+# The same first call with Numba (its on-disk cache: ``cache=True``, NUMBA_CACHE_DIR) and JAX
+# (its persistent compilation cache); JAX's CPU client is made before the timed call.
+NUMBA_FIRST_CALL = """
+import json, time
+start = time.perf_counter(), time.process_time()
+import numpy as np, numba
+imported = time.perf_counter(), time.process_time()
+
+@numba.njit(cache=True)
+def g(x, y):
+    return np.tanh(x * 2 + y)
+
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = g(x, y)
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": {}, "from_disk": bool(sum(g.stats.cache_hits.values()))}))
+"""
+
+JAX_FIRST_CALL = """
+import json, os, time
+start = time.perf_counter(), time.process_time()
+import numpy as np, jax, jax.numpy as jnp
+jax.config.update("jax_compilation_cache_dir", os.path.dirname(os.path.abspath(__file__)))
+jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+jax.devices()
+imported = time.perf_counter(), time.process_time()
+g = jax.jit(lambda x, y: jnp.tanh(x * 2 + y))
+x = np.linspace(-1, 1, 8).astype(np.float32)
+y = x[::-1].copy()
+t = time.perf_counter(), time.process_time()
+out = np.asarray(g(x, y))
+first = time.perf_counter() - t[0], time.process_time() - t[1]
+assert np.allclose(out, np.tanh(x * 2 + y), rtol=1e-6, atol=1e-6)
+print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "first": first,
+                  "stages": {}, "from_disk": None}))
+"""
+
+FIRST_CALL_PROGRAMS = {"jitcore": FIRST_CALL, "numba": NUMBA_FIRST_CALL, "jax": JAX_FIRST_CALL}
+
+
+def first_call(folder: str, program: str = FIRST_CALL) -> dict:
+    """One fresh process's first call of g with cache directory ``folder``. The program is a
+    file, as a user's is: autograph reads g's source (``python -c`` code has none)."""
+    env = dict(os.environ, JITCORE_CACHE_DIR=folder, NUMBA_CACHE_DIR=folder,
+               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    path = os.path.join(folder, "first_call.py")
+    with open(path, "w") as f:
+        f.write(program)
+    done = subprocess.run([sys.executable, path], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout)
+
+
+def first_calls(repeat: int) -> None:
+    print("first call of g = tanh(x * 2 + y), float32[8], in a fresh process (ms; median of "
+          f"{repeat} processes; import: CPU ms)")
+    print(f"{'':18} {'wall':>7} {'cpu':>7} {'import':>7}  stages (cpu)")
+    for tool, program in FIRST_CALL_PROGRAMS.items():
+        if tool != "jitcore" and importlib.util.find_spec(tool) is None:
+            print(f"{tool}: not installed (pip install -e '.[bench]')")
+            continue
+        for name in ("cold", "disk-warm"):
+            runs = []
+            for _ in range(repeat):
+                with tempfile.TemporaryDirectory() as folder:
+                    if name == "disk-warm":
+                        first_call(folder, program)
+                    runs.append(first_call(folder, program))
+            assert all(r["from_disk"] in (None, name == "disk-warm") for r in runs), runs
+            run = sorted(runs, key=lambda r: r["first"][1])[len(runs) // 2]
+            stages = ", ".join(f"{stage} {1e3 * cpu:.1f}" for stage, (_, cpu) in run["stages"].items())
+            print(f"{tool + ' ' + name:18} {1e3 * statistics.median(r['first'][0] for r in runs):7.1f} "
+                  f"{1e3 * run['first'][1]:7.1f} {1e3 * run['import'][1]:7.0f}  {stages}", flush=True)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="bench_compile.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", default="1000,2000,5000", help="program sizes, in traced ops")
     parser.add_argument("--only", default=",".join(PROGRAMS), help="programs: " + ", ".join(PROGRAMS))
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--pipeline", default=compiler.DEFAULT_PIPELINE)
+    parser.add_argument("--first-call", action="store_true",
+                        help="time g's first call in fresh processes, cold and from the disk cache")
     args = parser.parse_args(argv)
+    if args.first_call:
+        first_calls(max(args.repeat, 1))
+        return
     compile_once(sumsq, 5, args.pipeline)  # warm up: imports, LLVM's target machine
     print(f"{'program':8} {'ops':>6} {'compile s':>10} {'us/op':>7}  slowest stages")
     for name in args.only.split(","):

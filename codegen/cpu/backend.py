@@ -41,9 +41,17 @@ class CpuBackend:
     def __init__(self):
         self._lock = threading.Lock()
         self._loaded: dict[str, tuple[str, int]] = {}  # symbol -> (its LLVM IR, address)
+        self._object_cache = None  # codegen.backend.ObjectCache of the runtime's code, or None
+
+    def use_object_cache(self, cache) -> None:
+        self._object_cache = cache
 
     def magic(self) -> tuple[str, str, str]:
         return target.magic()
+
+    def fingerprint(self) -> str:
+        return (f"blas={blas.library()!r} min_split_work={runtime.MIN_SPLIT_WORK} "
+                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -126,7 +134,7 @@ class CpuBackend:
                 for symbol in sorted({name for launch in plan.launches for name in launch.calls}):
                     blas.register(symbol)
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
-                    runtime.load_run_chunks(_compile_and_load)
+                    runtime.load_run_chunks(self._compile_and_load)
                 address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]
                 loaded = self._loaded[plan.symbol] = (plan.llvm_ir, address)
             elif loaded[0] != plan.llvm_ir:
@@ -138,9 +146,16 @@ class CpuBackend:
     def assembly(self, plan: CompiledFunction) -> str:
         return target.assembly(plan.optimized_llvm_ir)
 
-
-def _compile_and_load(llvm_ir: str, symbol: str) -> int:
-    return target.compile_module(llvm_ir, [symbol])[1][symbol]
+    def _compile_and_load(self, llvm_ir: str, symbol: str) -> int:
+        """Load the support code ``llvm_ir`` defining ``symbol``: its object code from the
+        object cache when it has it (a new process then runs no LLVM for it), else compiled."""
+        cache = self._object_cache
+        code = cache.load_object(symbol, llvm_ir) if cache is not None else None
+        if code is None:
+            code = target.compile_ir(llvm_ir)[1]
+            if cache is not None:
+                cache.store_object(symbol, llvm_ir, code)
+        return target.load_object(code, [symbol])[symbol]
 
 
 def _work(op: Operation) -> int:

@@ -4,13 +4,15 @@ function with the same globals, closure values and defaults.
 
 The compiled code is cached per code object; the function itself is rebuilt on each call of
 ``converted`` from the current closure values (cheap, and it happens only while tracing).
-Functions without source (builtins, C functions, code typed at a prompt), functions of
-jitcore, NumPy and installed libraries, and generators run unconverted.
+A partial converts its function, a callable object its class's ``__call__``. Functions
+without source (builtins, C functions, code typed at a prompt), functions of jitcore, NumPy and
+installed libraries, and generators run unconverted.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import os
 import sysconfig
@@ -47,6 +49,13 @@ def converted(fun, helpers):
     if isinstance(fun, types.MethodType):
         inner = converted(fun.__func__, helpers)
         return fun if inner is fun.__func__ else types.MethodType(inner, fun.__self__)
+    if isinstance(fun, functools.partial):
+        inner = converted(fun.func, helpers)
+        return fun if inner is fun.func else functools.partial(inner, *fun.args, **fun.keywords)
+    call = type(fun).__call__ if callable(fun) and not isinstance(fun, type) else None
+    if isinstance(call, types.FunctionType):  # an object of a class with a Python __call__
+        inner = converted(call, helpers)
+        return fun if inner is call else types.MethodType(inner, fun)
     if not _convertible(fun) or fun.__code__ in _converted_codes:
         return fun
     code = fun.__code__

@@ -4,6 +4,7 @@ gives the same answer (codegen/cpu/gemm.py)."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
@@ -168,7 +169,8 @@ assert "cblas" not in fn.lower(a, b).as_text("llvm")
 assert np.array_equal(fn(a, b), a @ b)
 print("ok")
 """
-    env = {"JITCORE_BLAS": "none", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    env = {"JITCORE_BLAS": "none", "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+           "JITCORE_CACHE_DIR": os.environ["JITCORE_CACHE_DIR"]}  # the run's (tests/conftest.py)
     out = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True,
                          text=True, timeout=300)
     assert out.stdout.strip() == "ok", out.stderr

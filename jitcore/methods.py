@@ -1,0 +1,179 @@
+"""``@jit`` on a method: what ``obj.method`` is (``JitFunction.__get__``).
+
+An instance's arrays are read on every call, as NumPy code expects: ``obj.method(x)`` passes
+the arrays among ``obj``'s own attributes (an array of a dtype jitcore supports, or a list,
+tuple or dict of such arrays) as arguments, so ``obj.W[:] = 5`` or ``obj.W = np.ones(4)``
+between calls is seen, and a write into ``self.W`` inside the method reaches ``obj.W``. Its
+other attributes are static: part of the signature, compared by ``==`` (by identity where a
+value is not hashable), so changing ``obj.scale`` compiles again. The method traces on a
+stand-in object of ``obj``'s class holding those attributes; instances of one class with
+equal static attributes share compiled code. A method that rebinds an attribute of ``self``
+(``self.n += 1``) is refused: a compiled call could not repeat it. Only ``obj``'s own
+attributes are looked at: an object it holds is a static attribute like any other, read while
+tracing.
+
+Objects this cannot stand in for (``__slots__``, a ``__new__`` of their own), a classmethod's
+class, and a method with ``static_argnums=0`` pass ``self`` as a plain static argument instead
+(compared by ``==``/``hash``, read while tracing).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from jitcore import pytree
+from jitcore.autograph.runtime import call as autograph_call
+from jitcore.dtypes import SUPPORTED_DTYPES
+from jitcore.errors import UnsupportedError
+from jitcore.tracer import Tracer
+
+
+def has_plain_state(obj) -> bool:
+    """Whether ``obj``'s state is its ``__dict__`` and a bare object of its class can hold it."""
+    cls = type(obj)
+    return (hasattr(obj, "__dict__") and cls.__new__ is object.__new__
+            and all("__slots__" not in vars(c) for c in cls.__mro__))
+
+
+class _Same:
+    """An unhashable attribute value in a signature: equal only to itself."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __eq__(self, other):
+        return type(other) is _Same and other.value is self.value
+
+    def __hash__(self):
+        return id(self.value)
+
+
+class InstanceKey:
+    """The static part of an instance: its class and its attributes other than arrays."""
+
+    __slots__ = ("cls", "attributes", "_hash")
+
+    def __init__(self, cls, attributes: tuple):
+        self.cls = cls
+        self.attributes = attributes
+        self._hash = hash((cls, attributes))
+
+    def __eq__(self, other):
+        return type(other) is InstanceKey and other.cls is self.cls and other.attributes == self.attributes
+
+    def __hash__(self):
+        return self._hash
+
+    def values(self) -> dict:
+        return {name: v.value if type(v) is _Same else v for name, v in self.attributes}
+
+
+def _is_array(value) -> bool:
+    """An array a compiled function can take (others, such as strings, stay static)."""
+    return isinstance(value, Tracer) or (isinstance(value, np.ndarray) and value.dtype in SUPPORTED_DTYPES)
+
+
+def _is_arrays(value) -> bool:
+    if isinstance(value, (list, tuple, dict)) and not hasattr(value, "_fields"):
+        leaves = pytree.flatten(value)[0]
+        return bool(leaves) and all(_is_array(leaf) for leaf in leaves)
+    return _is_array(value)
+
+
+def _keyed(value):
+    try:
+        hash(value)
+    except TypeError:
+        return _Same(value)
+    return value
+
+
+def split(obj) -> tuple[InstanceKey, dict]:
+    """``obj``'s (static key, arrays by attribute name)."""
+    arrays, static = {}, []
+    for name, value in vars(obj).items():
+        if _is_arrays(value):
+            arrays[name] = value
+        else:
+            static.append((name, _keyed(value)))
+    return InstanceKey(type(obj), tuple(static)), arrays
+
+
+class MethodBody:
+    """The function a method's twin compiles: ``(key, attributes, *args)``, calling the method
+    on a stand-in instance built from the key's attributes and the (traced) arrays."""
+
+    def __init__(self, fun, autograph: bool, signature: inspect.Signature):
+        self.fun = fun
+        self.autograph = autograph
+        self.__name__ = fun.__name__
+        self.__qualname__ = fun.__qualname__
+        self.__module__ = fun.__module__
+        self.__doc__ = fun.__doc__
+        params = list(signature.parameters.values())
+        self_param = params[0]
+        attributes = inspect.Parameter(f"{self_param.name}_attributes", self_param.kind)
+        self.__signature__ = signature.replace(parameters=[self_param, attributes, *params[1:]])
+
+    def __call__(self, key: InstanceKey, attributes: dict, *args, **kwargs):
+        stand_in = object.__new__(key.cls)
+        stand_in.__dict__.update(key.values())
+        stand_in.__dict__.update(attributes)
+        before = dict(stand_in.__dict__)
+        fun = autograph_call(self.fun) if self.autograph else self.fun
+        out = fun(stand_in, *args, **kwargs)
+        after = stand_in.__dict__
+        changed = sorted(n for n in before.keys() | after.keys()
+                         if before.get(n, before) is not after.get(n, after))  # absent: the dict
+        if changed:
+            self_name = next(iter(self.__signature__.parameters))
+            raise UnsupportedError(
+                f"{self.__name__}() assigns {', '.join(f'{self_name}.{n}' for n in changed)}: a jitted "
+                "method may write into its instance's arrays (self.x[...] = v, self.x += v) but not "
+                "rebind its attributes, which a compiled call could not repeat; return the new "
+                "values and assign them after the call")
+        return out
+
+
+def twin_static_argnums(static_nums) -> frozenset:
+    """The twin's static positions: the key, and the method's own, shifted past the attributes."""
+    return frozenset({0} | {n + 1 for n in static_nums})
+
+
+class BoundMethod:
+    """``obj.method`` of a jitted method: calls the twin with ``obj``'s state; other attributes
+    (``cache_info``, ``clear_cache``) are the twin's, whose cache all instances share."""
+
+    __slots__ = ("__func__", "__self__", "_twin")
+
+    def __init__(self, jitted, obj, twin):
+        self.__func__ = jitted
+        self.__self__ = obj
+        self._twin = twin
+
+    def __call__(self, *args, **kwargs):
+        key, arrays = split(self.__self__)
+        return self._twin(key, arrays, *args, **kwargs)
+
+    def lower(self, *args, **kwargs):
+        key, arrays = split(self.__self__)
+        return self._twin.lower(key, arrays, *args, **kwargs)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The method's signature without ``self``, as a bound method's."""
+        params = list(self.__func__._signature.parameters.values())
+        return self.__func__._signature.replace(parameters=params[1:])
+
+    def __getattr__(self, name):
+        return getattr(self._twin, name)
+
+    def __reduce__(self):
+        return getattr, (self.__self__, self.__func__.__name__)
+
+    def __repr__(self):
+        return f"<bound jitted method {self.__func__.__qualname__} of {self.__self__!r}>"
