@@ -17,6 +17,7 @@ from jitcore import primitives as prims
 from jitcore.control_flow import cond
 from jitcore.debugging import debug_callback
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.core import PURE, OpResult
 from jitcore.tracer import Tracer, user_location
 
 
@@ -92,7 +93,7 @@ class MaskedSelection:
         """An operand of an elementwise op: a selection by this mask (its values), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
-            if x.mask is not self.mask or x.values.shape != self.values.shape:
+            if not same_mask(x.mask, self.mask) or x.values.shape != self.values.shape:
                 raise JitTypeError(refused(self.values, f"numpy.{name} of selections by two masks"))
             return x.values
         if np.ndim(x) >= self.ndim:
@@ -258,9 +259,28 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
     return MaskedSelection(x, mask)
 
 
+def _same_value(a, b, depth: int = 8) -> bool:
+    """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
+    the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
+    if a is b:
+        return True
+    if depth == 0 or not (isinstance(a, OpResult) and isinstance(b, OpResult)) or a.index != b.index:
+        return False
+    p, q = a.op, b.op
+    return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
+            and p.attributes == q.attributes and len(p.operands) == len(q.operands)
+            and [r.type for r in p.results] == [r.type for r in q.results]
+            and all(_same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
+
+
+def same_mask(a: Tracer, b: Tracer) -> bool:
+    return a is b or (a.shape == b.shape and _same_value(a.value, b.value))
+
+
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
-    """``x[mask] = f(x[mask])``: ``where(mask, f(x), x)``."""
-    if value.mask is not mask or value.values.shape != x.shape:
+    """``x[mask] = f(x[mask])`` (the same mask, or one computed the same way: ``x[x < 0] =
+    -x[x < 0]``): ``where(mask, f(x), x)``."""
+    if not same_mask(value.mask, mask) or value.values.shape != x.shape:
         raise JitTypeError(refused(x, "assigning a selection by another mask"))
     cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
     return prims.where(cond_, prims.convert(value.values, x.dtype), x)

@@ -304,7 +304,25 @@ def test_write_through_a_traced_mask_of_a_function_of_the_selection():
         x[m] = np.sqrt(-x[m])
         return x
 
+    def g(x):
+        x[x < 0] = -x[x < 0] * 2  # the mask computed twice, the same way
+        return x
+
+    def h(x, y):
+        return (x[x > 1] * y[x > 1]).sum()  # two arrays selected by one condition
+
     same(f, np.array([-4.0, 2.0, -9.0]))
+    same(g, np.array([-4.0, 2.0, -9.0]))
+    same(h, np.array([-4.0, 2.0, 9.0]), np.array([1.0, 2.0, 3.0]))
+
+
+def test_selections_by_different_masks_do_not_mix():
+    def f(x):
+        x[x < 0] = x[x > 0]
+        return x
+
+    with pytest.raises(jc.JitTypeError, match="depends on the data"):
+        jc.jit(f)(np.array([-1.0, 2.0]))
 
 
 @pytest.mark.parametrize("use", [
