@@ -89,6 +89,11 @@ class MaskedSelection:
             return tuple(MaskedSelection(o, self.mask) for o in out)
         return MaskedSelection(out, self.mask)
 
+    def __jitcore_ufunc__(self, ufunc, operands):
+        """``primitives.ufunc`` with this selection among its operands (``t - x[m]``, where the
+        tracer's operator comes first)."""
+        return self.__array_ufunc__(ufunc, "__call__", *operands)
+
     def _operand(self, x, name: str):
         """An operand of an elementwise op: a selection by this mask (its values), or a value
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""

@@ -180,6 +180,10 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     if fn not in UFUNC_KINDS:
         raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
     operands = tuple(map(array_operand, operands))
+    for x in operands:  # an operand that computes elementwise ops itself (masked.MaskedSelection)
+        deferred = getattr(type(x), "__jitcore_ufunc__", None)
+        if deferred is not None:
+            return deferred(x, fn, operands)
     trace = find_trace(*operands)
     if UFUNC_KINDS[fn] in array.COMPARE:
         decided = _compare_out_of_range(trace, UFUNC_KINDS[fn], *operands)

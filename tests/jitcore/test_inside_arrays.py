@@ -278,6 +278,8 @@ def test_masked_reductions_of_elementwise_results(x, t):
     same(lambda x: x[x > t].var(), x, rtol=1e-9, atol=1e-9)
     same(lambda x: np.std(x[x > t], ddof=1), x, rtol=1e-9, atol=1e-9)
     same(lambda x: (x[x > t] > 0).sum(), x)
+    same(lambda x: (x.mean() - x[x > t]).sum(), x, rtol=1e-9, atol=1e-9)  # the tracer on the left
+    same(lambda x: np.maximum(x.min(), x[x > t]).max(), x)
 
 
 @settings(max_examples=examples(15), deadline=None)
