@@ -22,8 +22,9 @@ import numpy as np
 
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS
-from jitcore.tracer import Tracer, as_scalar, current_trace, fresh
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_location
 
 # Functions whose first argument is a sequence of arrays (NumPy looks at each of them); a list
 # inside it that holds traced values is one array operand.
@@ -125,6 +126,7 @@ def _operands_read(np_fn):
         return np_fn(*bound.args, **bound.kwargs)
 
     call.__name__ = call.__qualname__ = getattr(np_fn, "__name__", "call")
+    call.__wrapped__ = np_fn
     return call
 
 
@@ -151,5 +153,22 @@ def out_call(func, out, /, *args, **kwargs):
     operands = (args, list(kwargs.values()))
     if isinstance(out, np.ndarray) and trace is not None and prims.holds_tracer(operands):
         out = fresh(prims.as_tracer(trace, out, out.dtype))
+    target = getattr(func, "__wrapped__", func)
+    if isinstance(out, Tracer) and target in HANDLED_FUNCTIONS:
+        return _function_out(target, out, func(*args, **kwargs))
     result = func(*args, out=out, **kwargs)
     return out if isinstance(out, Tracer) else result
+
+
+def _function_out(np_fn, out: Tracer, result):
+    """``np.sum(x, out=tmp)``, ``np.dot(a, b, out=tmp)``...: the result written into ``out``
+    when it has ``out``'s shape and dtype (then NumPy's ``out=`` gives the same values; other
+    cases compute in ``out``'s dtype or cast, which jitcore does not follow)."""
+    if not isinstance(result, Tracer) or result.shape != out.shape or result.dtype != out.dtype:
+        shape, dtype = np.shape(result), getattr(result, "dtype", type(result).__name__)
+        raise UnsupportedError(
+            f"numpy.{np_fn.__name__}(..., out=) into an array of shape {out.shape} and dtype "
+            f"{out.dtype}, for a result of shape {shape} and dtype {dtype}, is not supported under "
+            f"jit (at {user_location()}): assign the result instead (tmp = np.{np_fn.__name__}(...))")
+    prims.assign(out, result)
+    return out

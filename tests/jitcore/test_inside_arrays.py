@@ -169,6 +169,33 @@ def test_out_into_a_local_array_in_a_compiled_loop():
     same(f, np.arange(3.0), 5)  # n traced: the loop compiles
 
 
+@settings(max_examples=examples(10), deadline=None)
+@given(hnp.arrays(np.float64, (3, 3), elements=FINITE))
+def test_out_of_numpy_functions_into_a_local_array(m):
+    def f(m):
+        total = np.empty(3)
+        np.sum(m, axis=0, out=total)
+        prod = np.zeros((3, 3))
+        np.dot(m, m, out=prod)
+        both = np.empty(6)
+        np.concatenate([m[0], m[1]], out=both)
+        clipped = np.empty((3, 3))
+        np.clip(m, -1, 1, out=clipped)
+        return total, prod, both, clipped
+
+    same(f, m, rtol=1e-12)
+
+
+def test_out_of_another_dtype_than_the_result_is_refused():
+    def f(m):
+        total = np.empty(3, np.float32)
+        np.sum(m, axis=0, out=total)
+        return total
+
+    with pytest.raises(jc.UnsupportedError, match="assign the result instead"):
+        jc.jit(f)(np.ones((3, 3)))
+
+
 def test_out_into_an_attribute_or_a_global_is_refused_with_what_to_write():
     class Buffers:
         tmp = np.zeros(3)
