@@ -11,8 +11,9 @@ inserts the None dims. The index arrays broadcast against each other to B; a con
 stands for its ``nonzero()`` arrays, and an int (alongside an array) for a 0-d index array.
 NumPy's placement rule: when the advanced indices are adjacent in the key, B replaces them in
 place; otherwise B comes first. Constant indices are checked while tracing, with NumPy's
-messages; traced ones after the call. A traced mask is refused (the result's shape would depend
-on the data), except to assign one value (``x[x < 0] = 0``), which is ``where``.
+messages; traced ones after the call. A traced mask gives a selection whose shape depends on the
+data (``masked.py``): reductions of it compile (``x[m].sum()``), and so do ``x[m] = scalar`` and
+``x[m] = f(x[m])``, which are ``where``; other uses are refused.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import operator
 
 import numpy as np
 
+from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
@@ -412,8 +414,20 @@ def is_copying(key) -> bool:
     return any(is_array_index(k) and not is_traced_int(k) for k in keys)
 
 
-def subscript(x: Tracer, key) -> Tracer:
-    """``x[key]`` as NumPy reads it: a view for a basic key, a copy for an advanced one."""
+def traced_mask(key) -> Tracer | None:
+    """The key if it is one traced boolean array of at least one dim (``x[x > 0]``), else None."""
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim:
+        return k
+    return None
+
+
+def subscript(x: Tracer, key):
+    """``x[key]`` as NumPy reads it: a view for a basic key, a copy for an advanced one, and
+    for a traced mask a selection that only a reduction can use (``masked.MaskedSelection``)."""
+    mask = traced_mask(key)
+    if mask is not None:
+        return masked.select(x, mask)
     if has_scalar_bool(key):
         return getitem_scalar_bool(x, key)  # a copy in NumPy, not a view
     if is_copying(key):
@@ -436,6 +450,9 @@ def assign_subscript(x: Tracer, key, value) -> None:
     """``x[key] = value``: ``x`` (and the array it is a view of, if any) updated in place."""
     if has_scalar_bool(key):
         setitem_scalar_bool(x, key, value)
+        return
+    if isinstance(value, masked.MaskedSelection) and traced_mask(key) is not None:
+        prims.assign(x, masked.write(x, traced_mask(key), value))  # x[m] = f(x[m])
         return
     if is_copying(key):
         prims.assign(x, update(x, key, value))

@@ -87,8 +87,57 @@ def constant(trace: Trace, value, dtype=None) -> Tracer:
     return tracer
 
 
+def holds_tracer(obj) -> bool:
+    """Is ``obj`` a tracer, or a (nested) list or tuple holding one?"""
+    if isinstance(obj, Tracer):
+        return True
+    return isinstance(obj, (list, tuple)) and any(holds_tracer(v) for v in obj)
+
+
+def array_operand(x):
+    """A Python list or tuple used as an array operand, read as NumPy reads it (``np.asarray``):
+    a NumPy array, or a traced one when it holds traced values. Anything else is ``x``."""
+    if not isinstance(x, (list, tuple)):
+        return x
+    return nested_array(x) if holds_tracer(x) else np.asarray(x)
+
+
+def leaves(obj):
+    if isinstance(obj, (list, tuple)):
+        for v in obj:
+            yield from leaves(v)
+    else:
+        yield obj
+
+
+def nested_array(obj, dtype=None) -> Tracer:
+    """Nested lists and tuples of tracers, arrays and numbers as one traced array, stacked along
+    new leading axes, in the dtype ``np.array`` gives them (a Python float is float64 there, not
+    a weak scalar: ``np.array([float32_value, 1.0])`` is float64)."""
+    items = list(leaves(obj))
+    trace = find_trace(*items)
+    if dtype is None:
+        dtype = np.result_type(*(v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
+                                 for v in items)) if items else np.dtype(float)
+    dtype = np.dtype(dtype)
+
+    def build(node):
+        if not isinstance(node, (list, tuple)):
+            return as_tracer(trace, node if isinstance(node, Tracer) else np.asarray(node), dtype)
+        parts = [build(v) for v in node]
+        if len({p.shape for p in parts}) > 1:
+            raise ValueError("setting an array element with a sequence. The requested array has an "
+                             f"inhomogeneous shape (at {user_location()})")
+        if not parts:
+            return constant(trace, np.zeros((0,), dtype))
+        return concatenate([reshape(p, (1,) + p.shape) for p in parts], 0)
+
+    return fresh(build(obj))
+
+
 def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:
     """``x`` as a tracer of ``dtype``: scalars become constants, tracers are converted."""
+    x = array_operand(x)
     if isinstance(x, Tracer):
         return convert(x, dtype)
     if isinstance(x, (np.ndarray, np.generic)):
@@ -135,6 +184,11 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     ``scalar_math``: as NumPy's operators on NumPy scalars compute it (see ``power_operator``)."""
     if fn not in UFUNC_KINDS:
         raise UnsupportedError(f"numpy.{fn.__name__} has no jitcore lowering yet")
+    operands = tuple(map(array_operand, operands))
+    for x in operands:  # an operand that computes elementwise ops itself (masked.MaskedSelection)
+        deferred = getattr(type(x), "__jitcore_ufunc__", None)
+        if deferred is not None:
+            return deferred(x, fn, operands)
     trace = find_trace(*operands)
     if UFUNC_KINDS[fn] in array.COMPARE:
         decided = _compare_out_of_range(trace, UFUNC_KINDS[fn], *operands)
@@ -230,6 +284,7 @@ def clip(a, lo, hi):
     (< hi) by real parts, then imaginary parts, else takes the bound: a tie gives the bound
     (-0j clipped to [0, 5] is 0j), and there is no np.maximum's rule that a NaN imaginary part
     makes real parts incomparable (a bound 1 + nanj leaves 2 + 0j as it is)."""
+    a, lo, hi = map(array_operand, (a, lo, hi))
     out = a if lo is None else _clip_side(np.maximum, a, lo, hi is not None)
     return out if hi is None else _clip_side(np.minimum, out, hi, lo is not None)
 
@@ -296,6 +351,7 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 
 
 def where(cond, a, b) -> Tracer:
+    cond, a, b = map(array_operand, (cond, a, b))
     trace = find_trace(cond, a, b)
     dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
     try:
@@ -518,6 +574,7 @@ def pad(x: Tracer, widths, value=0) -> Tracer:
 
 
 def concatenate(arrays, axis: int = 0) -> Tracer:
+    arrays = [array_operand(a) for a in arrays]
     trace = find_trace(*arrays)
     dtype = np.result_type(*(a.dtype if hasattr(a, "dtype") else a for a in arrays))
     parts = [as_tracer(trace, a, dtype) for a in arrays]

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from jitcore import pytree
+from jitcore.autograph.arrays import ARRAY_CALLS
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, fresh, user_frame, user_location
@@ -198,4 +199,6 @@ def _enumerate(x, start=0):
 
 BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate}
 
-
+# NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
+# traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
+BUILTINS.update(ARRAY_CALLS)

@@ -10,12 +10,13 @@ import sys
 
 from jitcore import calltime, random
 from jitcore.autograph import convert, expressions
+from jitcore.autograph.arrays import out_call
 from jitcore.autograph.expressions import BUILTINS, and_, aug_setitem, compare, if_exp, not_, or_, setitem
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
 
 __all__ = ["and_", "aug_setitem", "call", "compare", "converted", "for_stmt", "if_exp", "if_stmt",
-           "not_", "or_", "result", "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state",
-           "while_stmt"]
+           "not_", "or_", "out_call", "result", "setitem", "setitem_outer", "aug_setitem_outer", "slice",
+           "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 

@@ -67,6 +67,25 @@ def _key(node):
     return node
 
 
+def _out_name(value, own):
+    """The local name a call writes through ``out=name``, or None (not a call, or ``out`` is an
+    attribute, a global or an element, which the converted code cannot rebind)."""
+    if not isinstance(value, ast.Call):
+        return None
+    for k in value.keywords:
+        if k.arg == "out" and isinstance(k.value, ast.Name) and k.value.id in own:
+            return k.value.id
+    return None
+
+
+def _out_call(call, name: str) -> ast.Assign:
+    """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)``."""
+    keywords = [k for k in call.keywords if k.arg != "out"]
+    value = ast.copy_location(ast.Call(func=_helper("out_call"), args=[call.func, _load(name), *call.args],
+                                       keywords=keywords), call)
+    return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), call)
+
+
 def _has_walrus(node) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
@@ -84,10 +103,27 @@ class Expressions(ast.NodeTransformer):
             self.generic_visit(node)
         return node
 
+    def visit_Expr(self, node):
+        """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``: a local NumPy
+        array written with traced values becomes a traced array bound to ``tmp``."""
+        self.generic_visit(node)
+        name = _out_name(node.value, self.own)
+        return node if name is None else _out_call(node.value, name)
+
     def visit_Assign(self, node):
         """``h[k] = v`` -> ``h = setitem(h, k, v)``: a NumPy array written with traced values
-        becomes a traced array (NumPy cannot hold them)."""
+        becomes a traced array (NumPy cannot hold them). ``y = f(..., out=tmp)`` -> ``tmp =
+        out_call(f, tmp, ...)`` then ``y = tmp``."""
         self.generic_visit(node)
+        name = _out_name(node.value, self.own)
+        if name is not None:
+            first = _out_call(node.value, name)
+            node.value = ast.copy_location(_load(name), node.value)
+            rest = self._subscript_write(node)
+            return [first, rest]
+        return self._subscript_write(node)
+
+    def _subscript_write(self, node):
         if len(node.targets) == 1 and _plain_subscript(node.targets[0], self.own):
             t = node.targets[0]
             call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)

@@ -6,7 +6,6 @@ own ``zeros``, ``ones``, ``empty``, ``full``, ``arange``, ``linspace``, ``eye``,
 
 from __future__ import annotations
 
-import builtins
 import operator
 
 import numpy as np
@@ -17,7 +16,7 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, current_trace, fresh, user_location
 
 __all__ = ["arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like",
-           "identity", "linspace", "ones", "ones_like", "zeros", "zeros_like"]
+           "identity", "linspace", "logspace", "ones", "ones_like", "zeros", "zeros_like"]
 
 
 def _like(np_fn, fill):
@@ -88,6 +87,7 @@ def arange(start, stop=None, step=None, dtype=None):
     return _traced(np.arange(start, stop, step, dtype=dtype))
 
 
+@implements(np.linspace)
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
     if traced(start, stop):
         return _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis)
@@ -122,8 +122,24 @@ def _traced_linspace(start, stop, num, endpoint, retstep, dtype, axis):
     if endpoint and num > 1:
         last = prims.constant(trace, np.arange(num) == num - 1)
         y = prims.where(last, prims.broadcast_to(stop, (num,)), y)
-    y = fresh(prims.convert(y, np.dtype(dtype or calc)))
+    dtype = np.dtype(dtype or calc)
+    if dtype.kind in "iu":  # NumPy floors before casting to an integer dtype
+        y = prims.ufunc(np.floor, y)
+    y = fresh(prims.convert(y, dtype))
     return (y, step) if retstep else y
+
+
+@implements(np.logspace)
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """NumPy's ``base ** linspace(start, stop, num)``, for traced 0-d endpoints or base."""
+    if not traced(start, stop, base):
+        return _traced(np.logspace(start, stop, num, endpoint, base, dtype, axis))
+    if np.ndim(base):
+        raise UnsupportedError(f"numpy.logspace with an array base is not supported under jit yet "
+                               f"(at {user_location()})")
+    y = linspace(start, stop, num, endpoint, axis=axis)
+    y = prims.ufunc(np.power, base, y)
+    return fresh(y if dtype is None else prims.convert(y, np.dtype(dtype)))
 
 
 def eye(N, M=None, k=0, dtype=float, order="C"):
@@ -147,48 +163,12 @@ def array(object, dtype=None, *, copy=True, order="K", ndmin=0):
         return np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
     if isinstance(object, Tracer):
         out = object if dtype is None else prims.convert(object, np.dtype(dtype))
-        out = fresh(out) if copy and out is object else out
-    elif isinstance(object, (list, tuple)) and _holds_tracer(object):
-        out = _stack_nested(trace, object, dtype)
+        # A copy when asked for; a NumPy scalar (x[0], x.sum()) becomes a 0-d array either way.
+        out = fresh(out) if (copy or object.scalar) and out is object else out
+    elif isinstance(object, (list, tuple)) and prims.holds_tracer(object):
+        out = prims.nested_array(object, dtype)
     else:
         return _traced(np.array(object, dtype, copy=True, order=order, ndmin=ndmin))
     if out.ndim < ndmin:
         out = prims.reshape(out, (1,) * (ndmin - out.ndim) + out.shape)
     return out
-
-
-def _holds_tracer(obj) -> bool:
-    if isinstance(obj, Tracer):
-        return True
-    return isinstance(obj, (list, tuple)) and builtins.any(_holds_tracer(v) for v in obj)
-
-
-def _leaves(obj):
-    if isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from _leaves(v)
-    else:
-        yield obj
-
-
-def _stack_nested(trace, obj, dtype):
-    """Nested lists of traced and concrete values as one array: NumPy's dtype of the leaves
-    (Python scalars weak, as in ``np.array([x, 1.0])``), stacked along new leading axes."""
-    if dtype is None:
-        kinds = [v.dtype if isinstance(v, Tracer) else v if type(v) in (int, float, complex, bool)
-                 else np.asarray(v).dtype for v in _leaves(obj)]
-        dtype = np.result_type(*kinds)
-    dtype = np.dtype(dtype)
-
-    def build(node):
-        if isinstance(node, (list, tuple)):
-            parts = [build(v) for v in node]
-            if len({p.shape for p in parts}) > 1:
-                raise ValueError("setting an array element with a sequence. The requested array "
-                                 "has an inhomogeneous shape")
-            if not parts:
-                return prims.constant(trace, np.zeros((0,), dtype))
-            return prims.concatenate([prims.reshape(p, (1,) + p.shape) for p in parts], 0)
-        return prims.as_tracer(trace, node if isinstance(node, Tracer) else np.asarray(node), dtype)
-
-    return fresh(build(obj))

@@ -20,7 +20,7 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
+__all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
            "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
            "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
            "roll", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
@@ -145,7 +145,7 @@ def _index_or_none(axis):
 
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    arrays = list(arrays)
+    arrays = _operands(arrays)
     if not traced(*arrays):
         return np.concatenate(arrays, axis=axis, dtype=dtype)
     if out is not None:
@@ -158,7 +158,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
 
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
-    arrays = list(arrays)
+    arrays = _operands(arrays)
     if not traced(*arrays):
         return np.stack(arrays, axis=axis, dtype=dtype)
     shapes = {np.shape(a) for a in arrays}
@@ -169,12 +169,31 @@ def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
 
 def _lift(a, arrays):
     """A concrete array among traced ones, as a constant of the same trace."""
+    a = prims.array_operand(a)
     return a if isinstance(a, Tracer) else prims.constant(prims.find_trace(*arrays), np.asarray(a))
+
+
+def _operands(arrays) -> list:
+    """The arrays of a sequence (``concatenate``'s first argument): each list or tuple among
+    them read as NumPy reads it, a traced array if it holds traced values."""
+    return [prims.array_operand(a) if prims.holds_tracer(a) else a for a in arrays]
+
+
+@implements(np.append)
+def append(arr, values, axis=None):
+    """``values`` after ``arr``: both flattened when ``axis`` is None, as NumPy's."""
+    arr, values = prims.array_operand(arr), prims.array_operand(values)
+    if not traced(arr, values):
+        return np.append(arr, values, axis)
+    if axis is None:
+        arr, values = (prims.reshape(_lift(a, [arr, values]), (-1,)) for a in (arr, values))
+        axis = 0
+    return concatenate([arr, values], axis)
 
 
 @implements(np.hstack)
 def hstack(tup, dtype=None, casting="same_kind"):
-    arrays = list(tup)
+    arrays = _operands(tup)
     if not traced(*arrays):
         return np.hstack(arrays, dtype=dtype)
     arrays = [_lift(a, arrays) for a in arrays]
@@ -184,7 +203,7 @@ def hstack(tup, dtype=None, casting="same_kind"):
 
 @implements(np.vstack)
 def vstack(tup, dtype=None, casting="same_kind"):
-    arrays = list(tup)
+    arrays = _operands(tup)
     if not traced(*arrays):
         return np.vstack(arrays, dtype=dtype)
     arrays = [_lift(a, arrays) for a in arrays]

@@ -116,6 +116,7 @@ def isrealobj(x):
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     out = kwargs.pop("out", None)
+    casting = kwargs.pop("casting", "same_kind") if out is not None and method == "__call__" else None
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
     if any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
         raise UnsupportedError(
@@ -123,16 +124,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
             f"yet (at {user_location()})"
         )
     if method == "__call__" and ufunc in UFUNCS and out is not None and len(out) > 1:
-        return tuple(_assign_out(ufunc, target, r) for target, r in zip(out, UFUNCS[ufunc](*inputs)))
+        return tuple(_assign_out(ufunc, target, r, casting) for target, r in zip(out, UFUNCS[ufunc](*inputs)))
     if method == "__call__" and ufunc in UFUNCS and out is not None:
         (target,) = out
-        if not isinstance(target, Tracer):
-            raise UnsupportedError(
-                f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
-                f"jitted function (at {user_location()}): pass that array in as an argument"
-            )
-        prims.assign(target, UFUNCS[ufunc](*inputs), "same_kind", f"ufunc '{ufunc.__name__}'")
-        return target
+        return _assign_out(ufunc, target, UFUNCS[ufunc](*inputs), casting)
     if method == "__call__" and ufunc in UFUNCS:
         return UFUNCS[ufunc](*inputs)
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
@@ -156,6 +151,17 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _out_refused(ufunc) -> str:
+    """Why ``out=`` into a NumPy array cannot take traced values, and what to write instead."""
+    name = ufunc.__name__
+    return (f"numpy.{name}(..., out=) into an array that is not an argument of the jitted "
+            f"function, a NumPy array jitcore cannot rebind to the traced result (at {user_location()}): "
+            f"out= must be a local variable, in a statement of its own (np.{name}(a, b, out=tmp) "
+            f"or y = np.{name}(a, b, out=tmp)), or an argument. For an attribute, a global or a "
+            f"container element, assign the result instead (tmp = np.{name}(a, b)); with "
+            "jit(..., autograph=False) only an argument can be out=")
 
 
 def _ufunc_outer(ufunc, a, b):
@@ -239,16 +245,16 @@ def _at_exact_in(dtype, ct, mode: str, v) -> bool:
     return exact_v and (mode in ("max", "min") or dtype.kind in "bfc")
 
 
-def _assign_out(ufunc, target, result):
-    """One result of a ufunc with several (divmod) into its ``out=`` array, if one is given."""
+def _assign_out(ufunc, target, result, casting: str = "same_kind"):
+    """A result of the ufunc into its ``out=`` array, if one is given, cast by ``casting``."""
     if target is None:
         return result
     if not isinstance(target, Tracer):
-        raise UnsupportedError(
-            f"numpy.{ufunc.__name__}(..., out=) into an array that is not an argument of the "
-            f"jitted function (at {user_location()}): pass that array in as an argument"
-        )
-    prims.assign(target, result, "same_kind", f"ufunc '{ufunc.__name__}'")
+        raise UnsupportedError(_out_refused(ufunc))
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                         f"(got {casting!r})")
+    prims.assign(target, result, casting, f"ufunc '{ufunc.__name__}'")
     return target
 
 

@@ -48,6 +48,13 @@ case("jnp.linspace(x[0], x[-1], 5)", "creation",
      g_unary("any", [(), (0,), (1,), (7,), (2, 3), (17,)]))
 
 
+# np.linspace with traced endpoints (issue 12): NumPy's formula, bit for bit. (np.array of traced
+# values needs autograph, which the table's wrapper does not run: see test_inside_arrays.py.)
+case("np.linspace(x[0], x[-1], 7) (traced endpoints)", "creation",
+     lambda x: np.linspace(x.reshape(-1)[0], x.reshape(-1)[-1], 7),
+     g_unary("finite", [(1,), (7,), (2, 3)]))
+
+
 def _like_arg(draw, x):
     return {"dtype": draw.choice([None, None, *(d.str for d in ALL_DTYPES)])}
 

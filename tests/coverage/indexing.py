@@ -210,6 +210,7 @@ case("np.nonzero(x) (data-dependent shape)", "indexing", lambda x: np.nonzero(x)
 # Notes for docs/numpy_support.md: differences from NumPy, partial support.
 NOTES = {
     "x[idx] (traced int array: static shape)": "out-of-bounds indices raise IndexError when called",
-    "x[x > 0] (traced mask: data-dependent shape)": "raises a JitcoreError: the shape depends on the data",
+    "x[x > 0] (traced mask: data-dependent shape)": "raises a JitcoreError: the shape depends on the data "
+    "(reductions of it compile: see x[m].sum())",
     "np.nonzero(x) (data-dependent shape)": "raises a JitcoreError: the shape depends on the data",
 }

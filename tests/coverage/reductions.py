@@ -270,3 +270,25 @@ NOTES = {
     "np.histogram(x, bins, range, density, weights)": "static bins: a count with range=, or edges; "
                                                       "cost O(size x bins)",
 }
+
+
+# Reductions of a read through a traced mask (issue 12): ``x[m]`` has a data-dependent shape,
+# but a reduction of it compiles (jitcore/masked.py). The mask is a traced argument of ``x``'s
+# shape (or of its leading dim), read as ``m != 0`` so that the error bounds, which apply the row
+# to |x| and |m|, select the same elements.
+def g_selection(domain="small"):
+    def gen(draw, family):
+        x = draw.array(draw.dtype(family), draw.shape([(1,), (5,), (17,), (2, 3), (3, 0), (2, 3, 4)]),
+                       domain if family in ("float", "complex") else "any")
+        m = draw.array(np.dtype(bool), draw.choice([x.shape, x.shape[:1]]))
+        return (x, m), {}
+    return gen
+
+
+case("x[m].sum() (traced mask m)", "reduction", lambda x, m: x[m != 0].sum(), g_selection(), tol=SUM_TOL)
+case("np.mean(x[m]) (traced mask m)", "reduction", lambda x, m: np.mean(x[m != 0]), g_selection(),
+     tol=MEAN_TOL)
+case("x[m].max(), x[m].min() (traced mask m)", "reduction", lambda x, m: (x[m != 0].max(), x[m != 0].min()),
+     g_selection("any"), unsupported=("complex",))
+case("x[m].any(), x[m].all(axis=0) (traced mask m)", "reduction",
+     lambda x, m: (x[m != 0].any(), x[m != 0].all(axis=0)), g_selection("any"))

@@ -120,6 +120,8 @@ def g_stack(draw, family):
     return arrays, {"axis": draw.integer(-len(base) - 1, len(base))}
 
 
+case("np.concatenate([x, [0, 1]]), np.append(x, [[1, 2]]) (lists as operands)", "shape",
+     lambda x: (np.concatenate([x.reshape(-1), [0, 1]]), np.append(x, [[1, 2]])), g_shape())
 case("np.stack([x, y, ...], axis)", "shape", lambda *xs, axis: np.stack(xs, axis=axis), g_stack)
 
 

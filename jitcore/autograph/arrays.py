@@ -1,0 +1,174 @@
+"""NumPy calls that cannot see the traced values they are given, and what converted code calls
+in their place.
+
+NumPy's ``__array_function__`` dispatches on a function's array arguments, not on what Python
+lists inside them hold, and ``np.array``/``np.asarray`` do not dispatch at all: so
+``np.array([a.sum(), b.sum()])``, ``np.asarray(x)`` and ``np.sum([x, y])`` of traced values
+would reach NumPy, which cannot hold them. ``ARRAY_CALLS`` maps such functions to versions that
+build the traced array NumPy would have built, and that are NumPy's own function, called with
+the same arguments, when nothing is traced. Without autograph (``jit(f, autograph=False)``)
+these calls keep raising ``TracerConversionError``.
+
+``out_call`` is ``f(..., out=name)`` where ``name`` is a local variable: a local NumPy array
+written with traced values becomes a traced copy, which the converted statement binds to
+``name`` (as ``out[i] = v`` does through ``expressions.setitem``).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+import jitcore.numpy as jnp
+from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_location
+
+# Functions whose first argument is a sequence of arrays (NumPy looks at each of them); a list
+# inside it that holds traced values is one array operand.
+_SEQUENCE_OF_ARRAYS = {np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
+                       np.column_stack, np.select, np.linalg.multi_dot, np.lexsort}
+
+
+def _traced_list(x) -> bool:
+    return isinstance(x, (list, tuple)) and prims.holds_tracer(x)
+
+
+def _array(object, dtype=None, *args, **kwargs):
+    """``np.array``: a traced array (a copy of a traced one) when ``object`` holds traced values."""
+    if not prims.holds_tracer(object):
+        return np.array(object, dtype, *args, **kwargs)
+    return jnp.array(object, dtype, copy=kwargs.get("copy", True), ndmin=kwargs.get("ndmin", 0))
+
+
+def _asarray(np_fn):
+    def asarray(a, dtype=None, *args, **kwargs):
+        """``np.asarray`` and friends: a traced value itself (converted to ``dtype``), or the
+        traced array of a list holding traced values."""
+        if not prims.holds_tracer(a):
+            return np_fn(a, dtype, *args, **kwargs)
+        return jnp.array(a, dtype, copy=bool(kwargs.get("copy")))
+
+    asarray.__name__ = asarray.__qualname__ = np_fn.__name__
+    return asarray
+
+
+def _empty(np_fn, zeros_fn):
+    def empty(*args, **kwargs):
+        """Inside a jitted function, NumPy's uninitialised array is zeros: the same for every
+        compile (its bytes become a constant once traced values are written into it)."""
+        return np_fn(*args, **kwargs) if current_trace() is None else zeros_fn(*args, **kwargs)
+
+    empty.__name__ = empty.__qualname__ = np_fn.__name__
+    return empty
+
+
+def _scalar_type(np_type):
+    def scalar(value=0, *args, **kwargs):
+        """``np.float32(x)`` of a traced ``x``: ``x`` converted, a NumPy scalar if 0-d."""
+        if not prims.holds_tracer(value) or args or kwargs:
+            return np_type(value, *args, **kwargs)
+        return as_scalar(fresh(prims.as_tracer(prims.find_trace(*prims.leaves(value)), value,
+                                               np.dtype(np_type))))
+
+    scalar.__name__ = scalar.__qualname__ = np_type.__name__
+    return scalar
+
+
+# Parameters that are not array operands (axes, shapes, counts): a list there holding traced
+# values stays as it is, for the function's own error (a traced axis or shape cannot compile).
+_STRUCTURAL = frozenset({"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "shape",
+                         "newshape", "reps", "repeats", "indices_or_sections", "pad_width", "source",
+                         "destination", "subscripts", "kth", "num", "k", "n", "N", "M", "ddof",
+                         "decimals", "range", "dtype", "order", "mode", "side", "kind", "casting"})
+
+
+def _read(value, sequence: bool):
+    """An argument as NumPy reads an array operand: a list holding traced values is one traced
+    array (or, for a sequence of arrays, each such item is)."""
+    if not _traced_list(value):
+        return value
+    if sequence:
+        return [prims.array_operand(x) if prims.holds_tracer(x) else x for x in value]
+    return prims.array_operand(value)
+
+
+def _operands_read(np_fn):
+    """``np_fn`` with its array operands that are lists holding traced values made arrays: every
+    input of a ufunc; for a function, every argument but the structural ones (named by the
+    parameters of jitcore's implementation), each item of a sequence of arrays."""
+    impl = HANDLED_FUNCTIONS.get(np_fn)
+    try:
+        signature = None if impl is None else inspect.signature(impl)
+    except (TypeError, ValueError):
+        signature = None
+    sequences = 2 if np_fn is np.select else 1 if np_fn in _SEQUENCE_OF_ARRAYS else 0
+
+    def call(*args, **kwargs):
+        if not any(_traced_list(a) for a in (*args, *kwargs.values())):
+            return np_fn(*args, **kwargs)
+        if isinstance(np_fn, np.ufunc):
+            return np_fn(*(_read(a, False) for a in args), **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except (AttributeError, TypeError):  # no signature, or arguments it refuses: NumPy's error
+            return np_fn(*args, **kwargs)
+        for i, (name, value) in enumerate(bound.arguments.items()):
+            kind = signature.parameters[name].kind
+            if name in _STRUCTURAL or kind is inspect.Parameter.VAR_KEYWORD:
+                continue
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                bound.arguments[name] = tuple(_read(v, False) for v in value)
+            else:
+                bound.arguments[name] = _read(value, i < sequences)
+        return np_fn(*bound.args, **bound.kwargs)
+
+    call.__name__ = call.__qualname__ = getattr(np_fn, "__name__", "call")
+    call.__wrapped__ = np_fn
+    return call
+
+
+def _array_calls() -> dict:
+    calls = {f: _operands_read(f) for f in (*HANDLED_FUNCTIONS, *UFUNCS)}
+    calls[np.array] = _array
+    for f in (np.asarray, np.asanyarray, np.ascontiguousarray):
+        calls[f] = _asarray(f)
+    calls[np.empty] = _empty(np.empty, np.zeros)
+    for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+              np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
+        calls[t] = _scalar_type(t)
+    return calls
+
+
+ARRAY_CALLS = _array_calls()
+
+
+def out_call(func, out, /, *args, **kwargs):
+    """``func(*args, out=out, **kwargs)``, as the statement ``out = out_call(...)``: a NumPy
+    array given traced operands is written as a traced copy, which the statement binds to the
+    local name ``out`` was (NumPy returns ``out`` itself)."""
+    trace = current_trace()
+    operands = (args, list(kwargs.values()))
+    if isinstance(out, np.ndarray) and trace is not None and prims.holds_tracer(operands):
+        out = fresh(prims.as_tracer(trace, out, out.dtype))
+    target = getattr(func, "__wrapped__", func)
+    if isinstance(out, Tracer) and target in HANDLED_FUNCTIONS:
+        return _function_out(target, out, func(*args, **kwargs))
+    result = func(*args, out=out, **kwargs)
+    return out if isinstance(out, Tracer) else result
+
+
+def _function_out(np_fn, out: Tracer, result):
+    """``np.sum(x, out=tmp)``, ``np.dot(a, b, out=tmp)``...: the result written into ``out``
+    when it has ``out``'s shape and dtype (then NumPy's ``out=`` gives the same values; other
+    cases compute in ``out``'s dtype or cast, which jitcore does not follow)."""
+    if not isinstance(result, Tracer) or result.shape != out.shape or result.dtype != out.dtype:
+        shape, dtype = np.shape(result), getattr(result, "dtype", type(result).__name__)
+        raise UnsupportedError(
+            f"numpy.{np_fn.__name__}(..., out=) into an array of shape {out.shape} and dtype "
+            f"{out.dtype}, for a result of shape {shape} and dtype {dtype}, is not supported under "
+            f"jit (at {user_location()}): assign the result instead (tmp = np.{np_fn.__name__}(...))")
+    prims.assign(out, result)
+    return out

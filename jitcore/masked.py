@@ -1,0 +1,291 @@
+"""``x[m]`` with a traced boolean mask ``m``: how many elements it selects is known only at run
+time, so no compiled array can hold it. What can be compiled is a reduction of it: ``x[m].sum()``
+is ``np.sum(x, where=m)``, ``np.mean(x[x > 0])`` a masked mean, ``x[m].max()`` a masked max that
+raises NumPy's ValueError at run time when nothing is selected.
+
+``x[m]`` is therefore a ``MaskedSelection``: ``x`` and the mask (over ``x``'s leading dims).
+Elementwise ufuncs and operators on it with scalars (or with selections by the same mask) give
+another selection; a reduction over all of it, or over its first axis, gives a traced array;
+``x[m] = f(x[m])`` is a select. Every other use raises the error ``x[m]`` raised before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.control_flow import cond
+from jitcore.debugging import debug_callback
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.ir.core import PURE, OpResult
+from jitcore.tracer import Tracer, user_location
+
+
+def refused(x, what: str = "") -> str:
+    """The message for a use of ``x[mask]`` that needs the selection's data-dependent shape."""
+    use = f" ({what})" if what else ""
+    return (f"{x!r}[mask] with a traced boolean mask has a shape that depends on the data, which a "
+            f"compiled function cannot have{use}, at {user_location()}. Reduce it at once "
+            "(x[mask].sum(), .max(), .any(), np.mean(x[mask]), elementwise ufuncs first), write "
+            "through it (x[mask] = v), or use jitcore.numpy.where(mask, x, fill) instead")
+
+
+class MaskedSelection:
+    """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
+
+    __slots__ = ("values", "mask")
+    __array_priority__ = 2000  # above Tracer's: ``tracer + selection`` asks the selection
+    __hash__ = None
+
+    def __init__(self, values: Tracer, mask: Tracer):
+        self.values, self.mask = values, mask
+
+    # -- what is static --------------------------------------------------------------------------
+    @property
+    def dtype(self) -> np.dtype:
+        return self.values.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self.values.ndim - self.mask.ndim + 1
+
+    @property
+    def shape(self):
+        raise JitTypeError(refused(self.values, "its shape"))
+
+    size = shape
+
+    def __len__(self):
+        raise JitTypeError(refused(self.values, "len()"))
+
+    def __iter__(self):
+        raise JitTypeError(refused(self.values, "iteration"))
+
+    def __getitem__(self, key):
+        raise JitTypeError(refused(self.values, "indexing it"))
+
+    def __setitem__(self, key, value):
+        raise JitTypeError(refused(self.values, "writing into it (write x[mask] = v instead)"))
+
+    def __array__(self, dtype=None, copy=None):
+        raise JitTypeError(refused(self.values, "np.asarray()"))
+
+    def __bool__(self):
+        raise JitTypeError(refused(self.values, "bool()"))
+
+    def __repr__(self) -> str:
+        return (f"{self.values!r}[mask], a selection by a traced mask whose size depends on the data: "
+                "reduce it (x[mask].sum()) or use jitcore.numpy.where(mask, x, fill)")
+
+    # -- elementwise: another selection by the same mask -------------------------------------------
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method != "__call__" or kwargs:
+            raise JitTypeError(refused(self.values, f"numpy.{ufunc.__name__}.{method}"
+                                       if method != "__call__" else f"numpy.{ufunc.__name__} with "
+                                       f"{', '.join(sorted(kwargs))}"))
+        args = [self._operand(x, ufunc.__name__) for x in inputs]
+        out = ufunc(*args)
+        if isinstance(out, tuple):
+            return tuple(MaskedSelection(o, self.mask) for o in out)
+        return MaskedSelection(out, self.mask)
+
+    def __jitcore_ufunc__(self, ufunc, operands):
+        """``primitives.ufunc`` with this selection among its operands (``t - x[m]``, where the
+        tracer's operator comes first)."""
+        return self.__array_ufunc__(ufunc, "__call__", *operands)
+
+    def _operand(self, x, name: str):
+        """An operand of an elementwise op: a selection by this mask (its values), or a value
+        that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
+        if isinstance(x, MaskedSelection):
+            if not same_mask(x.mask, self.mask) or x.values.shape != self.values.shape:
+                raise JitTypeError(refused(self.values, f"numpy.{name} of selections by two masks"))
+            return x.values
+        if np.ndim(x) >= self.ndim:
+            raise JitTypeError(refused(self.values, f"numpy.{name} with an array of shape "
+                                                    f"{np.shape(x)}"))
+        return x
+
+    def astype(self, dtype, *args, **kwargs):
+        return MaskedSelection(self.values.astype(dtype, *args, **kwargs), self.mask)
+
+    # -- reductions ------------------------------------------------------------------------------
+    def __array_function__(self, func, types, args, kwargs):
+        reduce = _REDUCTIONS.get(func)
+        others = (*args[1:], *kwargs.values())
+        if reduce is None or args[0] is not self or any(isinstance(a, MaskedSelection) for a in others):
+            name = getattr(func, "__name__", str(func))
+            raise JitTypeError(refused(self.values, f"numpy.{name}"))
+        return reduce(self, *args[1:], **kwargs)
+
+    def _axes(self, axis, keepdims: bool):
+        """The axes of ``values`` that ``axis`` of the selection reduces, and the shape that
+        ``keepdims`` gives the result (None: as reduced)."""
+        k, rest = self.mask.ndim, self.values.shape[self.mask.ndim:]
+        if axis is not None:
+            (axis,) = prims.normalize_axes(axis, self.ndim, "reduction")
+            if axis != 0:
+                raise JitTypeError(refused(self.values, "a reduction along a kept axis"))
+        axes = tuple(range(self.values.ndim)) if axis is None else tuple(range(k))
+        kept = (1,) * self.ndim if axis is None else (1, *rest)
+        return axes, kept if keepdims else None
+
+    def _where(self):
+        """The mask broadcast over ``values``' trailing dims."""
+        rest = self.values.ndim - self.mask.ndim
+        return prims.broadcast_to(prims.reshape(self.mask, self.mask.shape + (1,) * rest),
+                                  self.values.shape)
+
+    def _reduce(self, np_fn, axis, keepdims, **kwargs):
+        axes, kept = self._axes(axis, keepdims)
+        out = np_fn(self.values, axis=axes, where=self._where(), **kwargs)
+        return out if kept is None else prims.reshape(out, kept)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False):
+        _no_out(out, "sum")
+        return self._reduce(np.sum, axis, keepdims, dtype=dtype)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False):
+        _no_out(out, "prod")
+        return self._reduce(np.prod, axis, keepdims, dtype=dtype)
+
+    def any(self, axis=None, out=None, keepdims=False):
+        _no_out(out, "any")
+        return self._reduce(np.any, axis, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False):
+        _no_out(out, "all")
+        return self._reduce(np.all, axis, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False):
+        _no_out(out, "mean")
+        return self._reduce(np.mean, axis, keepdims, dtype=dtype)
+
+    def max(self, axis=None, out=None, keepdims=False):
+        return self._extreme(np.max, "maximum", axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False):
+        return self._extreme(np.min, "minimum", axis, out, keepdims)
+
+    def _extreme(self, np_fn, name: str, axis, out, keepdims):
+        """max/min have no identity: the masked-out elements count as the dtype's lowest (highest)
+        value, and a call that selected nothing raises NumPy's ValueError."""
+        _no_out(out, np_fn.__name__)
+        if self.dtype.kind == "c":
+            raise UnsupportedError(f"x[mask].{np_fn.__name__}() of complex numbers is not supported "
+                                   f"under jit yet (at {user_location()})")
+        message = f"zero-size array to reduction operation {name} which has no identity"
+        if 0 in self.values.shape[self.mask.ndim:] and axis is None:
+            raise ValueError(message)
+        _raise_if_none_selected(self.mask, message)
+        return self._reduce(np_fn, axis, keepdims, initial=_lowest(self.dtype, np_fn is np.max))
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        _no_out(out, "var")
+        axes, kept = self._axes(axis, keepdims)
+        where = self._where()
+        if dtype is None and self.dtype.kind in "biu":
+            dtype = np.float64  # as NumPy: the mean of integers in float64
+        mean = np.mean(self.values, axis=axes, dtype=dtype, keepdims=True, where=where)
+        d = self.values - mean
+        sq = (d * np.conj(d)).real if d.dtype.kind == "c" else d * d
+        total = np.sum(sq, axis=axes, dtype=dtype, where=where)
+        count = np.sum(where, axis=axes) - ddof
+        out = total / np.maximum(count, 0)
+        return out if kept is None else prims.reshape(out, kept)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return np.sqrt(self.var(axis, dtype, out, ddof, keepdims))
+
+    def count_nonzero(self, axis=None, keepdims=False):
+        return (self != 0).sum(axis=axis, keepdims=keepdims)
+
+
+def _no_out(out, name: str) -> None:
+    if out is not None:
+        raise JitTypeError(f"x[mask].{name}(out=...) is not supported under jit (at {user_location()})")
+
+
+def _lowest(dtype: np.dtype, for_max: bool):
+    """The value that never wins a max (``for_max``) or min among ``dtype``'s values."""
+    if dtype.kind == "f":
+        return -np.inf if for_max else np.inf
+    if dtype.kind == "b":
+        return not for_max
+    info = np.iinfo(dtype)
+    return info.min if for_max else info.max
+
+
+def _raise_if_none_selected(mask: Tracer, message: str) -> None:
+    """At run time, when ``mask`` selects nothing: NumPy's ValueError, raised by the call (a
+    callback on the branch that is taken only then)."""
+    def fail(count):
+        raise ValueError(message)
+
+    def check():
+        debug_callback(fail, 0)
+
+    cond(np.logical_not(np.any(mask)), check, lambda: None)
+
+
+def _binary(ufunc, reflected=False):
+    def op(self, other):
+        return ufunc(other, self) if reflected else ufunc(self, other)
+    return op
+
+
+for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
+                      "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
+                      "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}.items():
+    setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
+    setattr(MaskedSelection, f"__r{_name}__", _binary(_ufunc, reflected=True))
+for _name, _ufunc in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
+                      "gt": np.greater, "ge": np.greater_equal}.items():
+    setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
+for _name, _ufunc in {"neg": np.negative, "pos": np.positive, "abs": np.absolute,
+                      "invert": np.invert}.items():
+    setattr(MaskedSelection, f"__{_name}__", lambda self, f=_ufunc: f(self))
+
+_REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.any: MaskedSelection.any,
+               np.all: MaskedSelection.all, np.mean: MaskedSelection.mean, np.max: MaskedSelection.max,
+               np.amax: MaskedSelection.max, np.min: MaskedSelection.min, np.amin: MaskedSelection.min,
+               np.var: MaskedSelection.var, np.std: MaskedSelection.std,
+               np.count_nonzero: MaskedSelection.count_nonzero}
+
+
+def select(x: Tracer, mask: Tracer) -> MaskedSelection:
+    """``x[mask]`` for a traced boolean ``mask`` of at least one dim; NumPy's IndexError when its
+    shape is not that of ``x``'s leading dims."""
+    for j, size in enumerate(mask.shape):
+        if j >= x.ndim or x.shape[j] != size:
+            axis_size = x.shape[j] if j < x.ndim else 0
+            raise IndexError(f"boolean index did not match indexed array along axis {j}; size of "
+                             f"axis is {axis_size} but size of corresponding boolean axis is {size}")
+    return MaskedSelection(x, mask)
+
+
+def _same_value(a, b, depth: int = 8) -> bool:
+    """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
+    the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
+    if a is b:
+        return True
+    if depth == 0 or not (isinstance(a, OpResult) and isinstance(b, OpResult)) or a.index != b.index:
+        return False
+    p, q = a.op, b.op
+    return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
+            and p.attributes == q.attributes and len(p.operands) == len(q.operands)
+            and [r.type for r in p.results] == [r.type for r in q.results]
+            and all(_same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
+
+
+def same_mask(a: Tracer, b: Tracer) -> bool:
+    return a is b or (a.shape == b.shape and _same_value(a.value, b.value))
+
+
+def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:
+    """``x[mask] = f(x[mask])`` (the same mask, or one computed the same way: ``x[x < 0] =
+    -x[x < 0]``): ``where(mask, f(x), x)``."""
+    if not same_mask(value.mask, mask) or value.values.shape != x.shape:
+        raise JitTypeError(refused(x, "assigning a selection by another mask"))
+    cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return prims.where(cond_, prims.convert(value.values, x.dtype), x)
