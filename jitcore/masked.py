@@ -15,7 +15,6 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
-from jitcore.debugging import debug_callback
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.core import PURE, OpResult
 from jitcore.tracer import Tracer, user_location
@@ -223,6 +222,8 @@ def _raise_if_none_selected(mask: Tracer, message: str) -> None:
         raise ValueError(message)
 
     def check():
+        from jitcore.debugging import debug_callback  # here: it loads the codegen's callbacks
+
         debug_callback(fail, 0)
 
     cond(np.logical_not(np.any(mask)), check, lambda: None)

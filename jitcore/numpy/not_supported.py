@@ -12,7 +12,7 @@ from __future__ import annotations
 # reason -> names of ``numpy``
 NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "not lowered yet (raises UnsupportedError on traced arrays)": (
-        "append", "apply_along_axis", "apply_over_axes", "array_equal", "array_equiv", "array_split",
+        "apply_along_axis", "apply_over_axes", "array_equal", "array_equiv", "array_split",
         "bartlett", "blackman", "block", "broadcast_arrays", "choose", "column_stack", "compress",
         "corrcoef", "cov", "cumulative_prod", "cumulative_sum", "delete", "diagflat", "digitize",
         "dsplit", "dstack", "einsum_path", "extract", "fill_diagonal", "fix", "fliplr", "flipud",
@@ -33,7 +33,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "index helpers computed from static shapes: call them outside jit (plain NumPy)": (
         "c_", "diag_indices", "diag_indices_from", "index_exp", "indices", "ix_", "mask_indices", "mgrid",
         "ogrid", "r_", "ravel_multi_index", "s_", "tril_indices", "tril_indices_from", "triu_indices",
-        "triu_indices_from", "unravel_index", "fromfunction", "geomspace", "logspace",
+        "triu_indices_from", "unravel_index", "fromfunction", "geomspace",
     ),
     "dtypes jitcore has no IR type for (strings, objects, dates, extended precision)": (
         "bytes_", "character", "clongdouble", "complex256", "datetime64", "flexible", "float128",
