@@ -18,8 +18,9 @@ _API = {
     "cond": "control_flow", "fori_loop": "control_flow", "scan": "control_flow",
     "switch": "control_flow", "while_loop": "control_flow",
     "debug_callback": "debugging", "debug_print": "debugging",
-    "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
-    "TracerConversionError": "errors", "UnsupportedError": "errors",
+    "ConcretizationError": "errors", "JitAxisError": "errors", "JitIndexError": "errors",
+    "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
+    "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
 }
 __all__ = sorted(_API)
 

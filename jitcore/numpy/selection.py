@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, JitValueError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, user_location
 
@@ -66,12 +66,12 @@ def select(condlist, choicelist, default=0):
         default = np.asarray(default)
     at = user_location()
     if len(condlist) != len(choicelist):
-        raise JitTypeError(
+        raise JitValueError(
             f"numpy.select at {at}: {len(condlist)} conditions but {len(choicelist)} choices; "
             "give one choice per condition"
         )
     if not condlist:
-        raise JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
+        raise JitValueError(f"numpy.select at {at}: the list of conditions is empty")
     for i, c in enumerate(condlist):
         dtype = c.dtype if isinstance(c, Tracer) else np.asarray(c).dtype
         if dtype != np.bool_:
