@@ -91,7 +91,8 @@ def searchsorted(a, v, side="left", sorter=None):
 def _concrete(q, name: str) -> np.ndarray:
     if isinstance(q, Tracer):
         raise UnsupportedError(f"numpy.{name} with a traced q is not supported under jit: pass q "
-                               f"as a constant or a static argument (at {user_location()})")
+                               "as a constant (a NumPy array closed over, or a Python float or "
+                               f"tuple named in static_argnames) (at {user_location()})")
     return np.asanyarray(q)
 
 

@@ -263,6 +263,19 @@ def test_methods_that_need_no_data_match_numpy(case):
         assert np.asarray(g).dtype == np.asarray(w).dtype
 
 
+def test_no_tracer_attribute_shadows_an_ndarray_method():
+    from jitcore.tracer import Tracer
+
+    for name in dir(np.ndarray):
+        if name.startswith("_") or not hasattr(Tracer, name):
+            continue
+        ours = getattr(Tracer, name)
+        method = callable(getattr(np.ndarray, name)) and not isinstance(
+            getattr(np.ndarray, name), type)
+        assert callable(ours) == method or isinstance(ours, property), name
+    assert not set(Tracer.__slots__) & set(dir(np.ndarray))
+
+
 def test_fill_and_view_write_as_numpy_does():
     def fill_and_write(x):
         y = np.empty_like(x)
