@@ -18,7 +18,7 @@ _API = {
     "cond": "control_flow", "fori_loop": "control_flow", "scan": "control_flow",
     "switch": "control_flow", "while_loop": "control_flow",
     "debug_callback": "debugging", "debug_print": "debugging",
-    "ConcretizationError": "errors", "JitAxisError": "errors", "JitIndexError": "errors",
+    "ConcretizationError": "errors", "JitAxisError": "errors",
     "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
     "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
 }

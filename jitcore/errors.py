@@ -7,7 +7,7 @@ import numpy as np
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError", "JitIndexError",
+    "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError",
     "JitOverflowError", "JitTypeError", "JitValueError", "LoopStepError", "ParseError",
     "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
@@ -36,10 +36,6 @@ class JitTypeError(JitcoreError, TypeError):
 class JitValueError(JitTypeError, ValueError):
     """Arguments NumPy refuses with ValueError: shapes that do not broadcast or align, an empty
     array to argmax, a zero-size reduction without identity."""
-
-
-class JitIndexError(JitTypeError, IndexError):
-    """An index NumPy refuses with IndexError."""
 
 
 class JitAxisError(JitTypeError, np.exceptions.AxisError):
