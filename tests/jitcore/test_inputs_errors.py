@@ -339,3 +339,22 @@ def test_fortran_result_mixed_with_a_c_array_is_c_ordered_as_in_numpy():
     f, c = np.asfortranarray(np.ones((3, 4))), np.ones((3, 4))
     got = jc.jit(lambda a, b: a + b)(f, c)
     assert got.flags.c_contiguous and not got.flags.f_contiguous
+
+
+BROADCAST_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 4), (3, 1)), ((3, 4), (1, 4)),
+                    ((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (3, 4)), ((2, 3, 4), (2, 1, 4)),
+                    ((1, 4), (3, 1)), ((3, 1, 4), (3, 1, 4))]
+
+
+@pytest.mark.parametrize("orders", ["CC", "CF", "FC", "FF"])
+@pytest.mark.parametrize("shapes", BROADCAST_SHAPES)
+def test_broadcast_results_take_numpys_contiguous_layout(shapes, orders):
+    a, b = (np.asarray(np.arange(np.prod(s), dtype=np.float64).reshape(s), order=o)
+            for s, o in zip(shapes, orders))
+    fn = jc.jit(lambda a, b: a * b + 1)
+    want, got = a * b + 1, fn(a, b)
+    np.testing.assert_array_equal(got, want)
+    if not (want.flags.c_contiguous or want.flags.f_contiguous):
+        return  # NumPy's own mixed strides: jitcore gives a contiguous result of the same values
+    layout = (want.flags.c_contiguous, want.flags.f_contiguous)
+    assert (got.flags.c_contiguous, got.flags.f_contiguous) == layout
