@@ -343,7 +343,8 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 
 def where(cond, a, b) -> Tracer:
     trace = find_trace(cond, a, b)
-    dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
+    dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else _weak_zero(x)
+                             for x in (a, b)))
     try:
         shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
     except ValueError:
@@ -355,6 +356,14 @@ def where(cond, a, b) -> Tracer:
     out = _emit(trace, array.SelectOp, [c, a, b], a.value.type)
     out.fortran = layout
     return out
+
+
+def _weak_zero(x):
+    """What ``np.result_type`` takes for ``x``: its dtype, or for a Python scalar argument a
+    Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
+    if getattr(x, "weak", False):
+        return {"f": 0.0, "c": 0j}.get(x.dtype.kind, 0)
+    return x.dtype
 
 
 def _where_int(x, dtype: np.dtype):

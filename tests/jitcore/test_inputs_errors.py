@@ -151,6 +151,27 @@ def test_python_int_against_integer_array_matches_numpy(dtype, value, op):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("bounds", [(0, 1000), (-1000, 50), (-5, 50), (None, 1000), (-1000, None),
+                                    (2, None)])
+def test_clip_of_an_int8_array_to_python_int_arguments_matches_numpy(bounds):
+    a = np.array([1, -5, 100], np.int8)
+    lo, hi = bounds
+    want = np.clip(a, lo, hi)  # NumPy 2 drops a bound beyond the dtype on its harmless side
+    got = jc.jit(lambda a, lo, hi: np.clip(a, lo, hi))(a, lo, hi)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("value", [5, 1000, 2.5])
+def test_where_with_a_python_scalar_argument_keeps_the_arrays_dtype(value):
+    c, a = np.array([True, False, True]), np.ones(3, np.int8)
+    fn = jc.jit(lambda c, a, v: np.where(c, a, v))
+    for arr in (a, a.astype(np.float32)):
+        want, got = np.where(c, arr, value), fn(c, arr, value)
+        assert got.dtype == want.dtype  # int8 with 1000 wraps, as in NumPy
+        np.testing.assert_array_equal(got, want)
+
+
 # -- a traced axis, shape or count ---------------------------------------------------------
 
 TRACED_STATIC = {
