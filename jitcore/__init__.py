@@ -18,8 +18,9 @@ _API = {
     "cond": "control_flow", "fori_loop": "control_flow", "scan": "control_flow",
     "switch": "control_flow", "while_loop": "control_flow",
     "debug_callback": "debugging", "debug_print": "debugging",
-    "ConcretizationError": "errors", "JitTypeError": "errors", "JitcoreError": "errors",
-    "TracerConversionError": "errors", "UnsupportedError": "errors",
+    "ConcretizationError": "errors", "JitAxisError": "errors",
+    "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
+    "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
     "cache_clear": "disk_cache",
 }
 __all__ = sorted(_API)

@@ -30,8 +30,8 @@ from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
-from jitcore.errors import JitTypeError
-from jitcore.tracer import add_user_line, current_trace
+from jitcore.errors import JitOverflowError, JitTypeError
+from jitcore.tracer import Tracer, add_user_line, current_trace
 
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
@@ -244,6 +244,8 @@ class JitFunction:
         return key, specs, arrays, call
 
     def _leaf(self, leaf, tree, index):
+        if isinstance(leaf, np.ndarray) and type(leaf) is not np.ndarray:
+            leaf = self._plain_array(leaf, tree, index)
         if isinstance(leaf, np.ndarray):
             if leaf.dtype not in SUPPORTED_DTYPES:
                 raise JitTypeError(
@@ -253,7 +255,8 @@ class JitFunction:
             contiguous = leaf.flags.c_contiguous
             if not contiguous and (not leaf.flags.aligned or any(s % leaf.itemsize for s in leaf.strides)):
                 leaf, contiguous = np.ascontiguousarray(leaf), True  # unaligned: one copy
-            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous), leaf
+            fortran = not contiguous and leaf.flags.f_contiguous
+            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran), leaf
         if isinstance(leaf, np.generic):
             return self._leaf(np.asarray(leaf), tree, index)
         if isinstance(leaf, (bool, int, float, complex)):
@@ -261,13 +264,43 @@ class JitFunction:
             try:
                 arr = np.asarray(leaf, dtype=dtype)
             except OverflowError:
-                raise JitTypeError(f"{self.__name__}(): {leaf} does not fit in {dtype}") from None
-            return ArgSpec((), dtype, weak=not isinstance(leaf, bool)), arr
+                raise JitOverflowError(f"{self.__name__}(): argument {self._paths(tree)[index]}: "
+                                       f"Python integer {leaf} out of bounds for {dtype}") from None
+            bounds = int_range(leaf) if dtype.kind == "i" else None
+            return ArgSpec((), dtype, weak=not isinstance(leaf, bool), int_range=bounds), arr
+        if not isinstance(leaf, Tracer) and _converts_to_array(leaf):
+            return self._leaf(self._as_array(leaf, tree, index), tree, index)
         raise JitTypeError(
             f"{self.__name__}(): argument {self._paths(tree)[index]} is a {type(leaf).__name__}, "
-            "not an array or number; pass it with static_argnums/static_argnames if it should be "
-            "a compile-time constant"
+            "not an array or number; " + _static_advice(leaf)
         )
+
+    def _plain_array(self, leaf: np.ndarray, tree, index) -> np.ndarray:
+        """An ndarray subclass as the plain ndarray it holds, if its behaviour is only its data's
+        (np.memmap: a view, so writes still reach the file); refused otherwise, since compiled
+        code sees only the data and would silently drop a mask or matrix semantics."""
+        if isinstance(leaf, _PLAIN_SUBCLASSES):
+            return leaf.view(np.ndarray)
+        path = self._paths(tree)[index]
+        kind = f"{type(leaf).__module__}.{type(leaf).__qualname__}"
+        if isinstance(leaf, np.ma.MaskedArray):
+            how = (f"jitcore sees only the data and would drop the mask: pass {path}.filled(value) "
+                   "(masked entries replaced by value), or np.asarray(" + path + ") for the data alone")
+        elif isinstance(leaf, np.matrix):
+            how = ("its * and ** are matrix products and its results stay 2-d, which compiled code "
+                   f"would not keep: pass np.asarray({path}) (and use @ for the matrix product)")
+        else:
+            how = (f"a subclass of ndarray whose behaviour of its own compiled code would drop: "
+                   f"pass np.asarray({path})")
+        raise JitTypeError(f"{self.__name__}(): argument {path} is a {kind}; {how}")
+
+    def _as_array(self, leaf, tree, index) -> np.ndarray:
+        """An object that offers its data as an array (pandas, xarray) as NumPy converts it."""
+        try:
+            return np.asarray(leaf)
+        except Exception as e:
+            raise JitTypeError(f"{self.__name__}(): argument {self._paths(tree)[index]} is a "
+                               f"{type(leaf).__name__} that np.asarray() cannot convert: {e}") from e
 
     def _param_name(self, key) -> str:
         params = list(self._signature.parameters) if self._signature else []
@@ -380,9 +413,39 @@ class JitFunction:
                 self._from_disk += 1
         with clock.stage("code generation"):
             executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
-                                    out_tree.owners, out_tree.arguments)
+                                    out_tree.owners, out_tree.arguments, out_tree.transposed)
         warn_if_slow(self, self.__name__, clock)
         return executable, out_tree.inputs
+
+
+# ndarray subclasses that add nothing to how their data computes.
+_PLAIN_SUBCLASSES = (np.memmap,)
+_NONNEGATIVE_BOUNDS = tuple(2 ** b - 1 for b in (7, 8, 15, 16, 31, 32, 63))
+_NEGATIVE_BOUNDS = tuple(-(2 ** b) for b in (7, 15, 31, 63))
+
+
+def int_range(value: int) -> tuple[int, int]:
+    """Bounds around a Python int that fit an integer dtype exactly when the int does: the
+    signature holds them (one of eleven) rather than the value, so a call with another int
+    reuses the code unless NumPy 2's OverflowError check could answer differently."""
+    if value >= 0:
+        return 0, next(b for b in _NONNEGATIVE_BOUNDS if value <= b)
+    return next(b for b in _NEGATIVE_BOUNDS if value >= b), -1
+
+
+def _converts_to_array(leaf) -> bool:
+    """An object NumPy functions take as an array: pandas Series, xarray, anything with
+    ``__array__`` or the array interface."""
+    return any(hasattr(type(leaf), name) for name in ("__array__", "__array_interface__"))
+
+
+def _static_advice(leaf) -> str:
+    """Static arguments must be hashable: advise it only for a value that is."""
+    try:
+        hash(leaf)
+    except TypeError:
+        return "convert it to an array (np.asarray) or to numbers before the call"
+    return "pass it with static_argnums/static_argnames if it should be a compile-time constant"
 
 
 def _contiguous_arrays_key(args) -> tuple | None:

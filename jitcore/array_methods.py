@@ -15,10 +15,11 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
+from jitcore.errors import JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
 from jitcore.numpy.linalg import matmul as _matmul
-from jitcore.tracer import Tracer, fresh
+from jitcore.tracer import Tracer, fresh, make_view, user_location
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
 _ARITHMETIC = {
@@ -116,7 +117,9 @@ def index_updates(self) -> indexing.IndexUpdates:
 
 # -- ndarray methods and properties ----------------------------------------------------------
 def astype(self, dtype):
-    return fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
+    out = fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
+    out.fortran = self.fortran  # order="K", NumPy's default: the layout is kept
+    return out
 
 
 def reshape(self, *shape):
@@ -236,6 +239,47 @@ def round_(self, decimals=0, out=None):
     return ufuncs.round(self, decimals, out)
 
 
+def fill(self, value):
+    """``x.fill(v)``: every element set to ``v`` in place (cast unsafely, as NumPy does)."""
+    prims.assign(self, value)
+
+
+def partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
+    prims.assign(self, registry.apply_function(np.partition, (self, kth, axis, kind, order), {}))
+
+
+def view(self, dtype=None, type=None):
+    """``x.view()``: a new array sharing ``x``'s data; reinterpreting its bytes as another
+    dtype is not compiled."""
+    if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
+        raise UnsupportedError(
+            f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore does not "
+            f"compile (at {user_location()}); use .astype() to convert the values")
+    return make_view(self, lambda base: base, lambda base, new: new)
+
+
+def matrix_transposed(self):
+    if self.ndim < 2:
+        raise JitValueError("matrix transpose with ndim < 2 is undefined")
+    return manipulation.swapaxes(self, -1, -2)
+
+
+def _function_method(np_function, name: str):
+    """``x.name(...)`` as NumPy defines it: ``np_function(x, ...)``."""
+    def method(self, *args, **kwargs):
+        return registry.apply_function(np_function, (self, *args), kwargs)
+
+    return _method(method, name)
+
+
+def _needs_data(name: str):
+    """A method that returns Python data (``item``, ``tolist``): a traced array has none."""
+    def method(self, *args, **kwargs):
+        self._concretize(f"{name}()")
+
+    return _method(method, name)
+
+
 _METHODS = {
     "__pow__": power, "__rpow__": reflected_power, "__divmod__": divmod_,
     "__rdivmod__": reflected_divmod, "__matmul__": matmul, "__rmatmul__": reflected_matmul,
@@ -246,9 +290,15 @@ _METHODS = {
     "min": min_, "mean": mean, "var": var, "std": std, "any": any_, "all": all_, "argmax": argmax,
     "argmin": argmin, "cumsum": cumsum, "cumprod": cumprod, "clip": clip, "squeeze": squeeze,
     "swapaxes": swapaxes, "diagonal": diagonal, "round": round_,
-    "sort": sort_in_place, "argsort": argsort,
+    "sort": sort_in_place, "argsort": argsort, "fill": fill, "partition": partition_in_place,
+    "view": view,
+    **{name: _function_method(getattr(np, name), name)
+       for name in ("argpartition", "dot", "nonzero", "repeat", "searchsorted", "take", "trace")},
+    **{name: _needs_data(name) for name in ("item", "tolist", "tobytes", "tofile", "dump", "dumps")},
 }
-_PROPERTIES = {"T": transposed, "real": real, "imag": imag, "at": index_updates}
+_PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,
+               "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
+               "nbytes": lambda self: self.size * self.dtype.itemsize}
 
 
 def install() -> None:

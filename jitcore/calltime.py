@@ -429,5 +429,5 @@ def outer_target(base, key, value):
     tracer = next((x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer)), None)
     if tracer is None:
         return base
-    hidden = hidden_array(tracer.trace, base)
+    hidden = hidden_array(tracer.owner_trace, base)
     return base if hidden is None else hidden

@@ -20,7 +20,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.types import FunctionType, TensorType
-from jitcore.primitives import as_tracer
+from jitcore.primitives import as_tracer, transpose
 from jitcore.tracer import Trace, Tracer
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
@@ -48,6 +48,8 @@ class ArgSpec:
     dtype: np.dtype
     weak: bool = False
     contiguous: bool = True
+    int_range: tuple[int, int] | None = None  # a Python int's bounds (api.int_range)
+    fortran: bool = False  # Fortran-ordered and not C-contiguous
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,9 @@ class Outputs:
     # The call-time inputs (hidden arguments after the real ones, see ``calltime``) and specs.
     inputs: calltime.Inputs | None = None
     hidden: tuple[ArgSpec, ...] = ()
+    # Per result: computed transposed, in C order, so that its transpose (returned) has the
+    # Fortran order NumPy would give it.
+    transposed: tuple[bool, ...] = ()
 
 
 def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=()):
@@ -84,7 +89,9 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
         return rebuild(list(leaves))
 
     values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
-                                     weak=[s.weak for s in specs], recorder=recorder)
+                                     weak=[s.weak for s in specs],
+                                     int_ranges=[s.int_range for s in specs],
+                                     fortran=[s.fortran for s in specs], recorder=recorder)
     func.body.append(ReturnOp(values))
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
@@ -95,10 +102,13 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
 def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Builder, *, name: str,
                    paths: Sequence[str] | None = None,
                    weak: Sequence[bool] | None = None,
+                   int_ranges: Sequence | None = None,
+                   fortran: Sequence[bool] | None = None,
                    recorder: calltime.Recorder | None = None) -> tuple[list[Value], Outputs]:
     """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
     argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
-    ``paths`` in error messages; ``weak``: a Python scalar's). Returns the values ``fn`` returned
+    ``paths`` in error messages; ``weak``: a Python scalar's; ``int_ranges``: a Python int's
+    bounds, or None). Returns the values ``fn`` returned
     (flattened as a pytree), then the new values of the arguments it wrote to in place, and the
     ``Outputs`` that describe them; the caller adds the terminator that uses them.
 
@@ -111,14 +121,25 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     weak = weak if weak is not None else [False] * len(arg_types)
     tracers = [Tracer(builder.block.add_arg(a), t, frozenset({p}), weak=w)
                for a, p, w in zip(arg_types, paths, weak)]
+    for tracer, bounds in zip(tracers, int_ranges or ()):
+        tracer.int_range = bounds
+    for tracer, layout in zip(tracers, fortran or ()):
+        tracer.fortran = layout
+    # A top-level argument that is a scalar may be made static; hints advise it for no other.
+    t.scalar_arguments = frozenset(p for a, p in zip(arg_types, paths) if not a.shape and "[" not in p)
     recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)
     with recording:  # open while the results are made values: a returned global is an input
         with t.running():
             out = fn(*tracers)
         leaves, out_tree = pytree.flatten(out)
         values, scalars = [], []
-        for leaf in leaves:
-            if isinstance(leaf, Tracer):
+        transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
+                           for leaf in leaves)
+        for leaf, turn in zip(leaves, transposed):
+            if turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
+                values.append(transpose(leaf).value)
+                scalars.append(False)
+            elif isinstance(leaf, Tracer):
                 values.append(leaf.value)
                 scalars.append(leaf.scalar)
             elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
@@ -140,7 +161,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                                                         for shape, dtype, c in recorder.specs)
     return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
                            owners(leaves, tracers) + mutated, arguments,
-                           None if recorder is None else recorder.inputs, hidden)
+                           inputs=None if recorder is None else recorder.inputs, hidden=hidden,
+                           transposed=transposed)
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

@@ -118,7 +118,7 @@ def _find_trace(*trees) -> Trace | None:
     for tree in trees:
         for leaf in pytree.flatten(tree)[0]:
             if isinstance(leaf, Tracer):
-                return leaf.trace
+                return leaf.owner_trace
     return None
 
 

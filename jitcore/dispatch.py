@@ -143,11 +143,11 @@ class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
-                 "_arguments", "_copy_args", "_strided", "_trampoline")
+                 "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
-                 arguments: tuple[int, ...] = ()):
+                 arguments: tuple[int, ...] = (), transposed: tuple[bool, ...] = ()):
         self.plan = plan
         self.out_tree = out_tree
         self.mutated = mutated  # arguments written in place; their values follow the outputs
@@ -165,6 +165,8 @@ class Executable:
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
         self._outputs = [(s.kind, s.index, shape, scalar and shape == (), copy)
                          for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
+        # A result computed transposed is returned as its (Fortran-ordered) transpose: NumPy's layout.
+        self._transposed = [k for k, turn in enumerate(transposed) if turn]
         # A result that is an argument itself is the caller's array, as in NumPy (written back).
         self._arguments = [(k, i) for k, i in enumerate(arguments) if i >= 0]
         for k, _ in self._arguments:
@@ -217,6 +219,8 @@ class Executable:
             outputs = outputs[: len(outputs) - len(self.mutated)]
         for k, i in self._arguments:
             outputs[k] = targets[i]
+        for k in self._transposed:
+            outputs[k] = outputs[k].T
         return pytree.unflatten(self.out_tree, outputs)
 
     def _portable_descriptor(self, arrays, buffers) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitOverflowError, JitTypeError
 from jitcore.ir.attributes import numpy_dtype, scalar_type_of
 from jitcore.ir.types import ScalarType
 
@@ -69,4 +69,4 @@ def scalar_to_dtype(value, dtype: np.dtype):
     try:
         return np.asarray(value, dtype=dtype)[()]
     except OverflowError as e:
-        raise JitTypeError(f"Python scalar {value!r} does not fit in {dtype}: {e}") from None
+        raise JitOverflowError(f"Python scalar {value!r} does not fit in {dtype}: {e}") from None

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
+
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitcoreError", "JitPicklingError", "JitTypeError",
-    "LoopStepError", "ParseError", "StaticArgumentError", "TracerConversionError", "UnsupportedError",
-    "VerificationError",
+    "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError",
+    "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "LoopStepError", "ParseError",
+    "StaticArgumentError", "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
 
@@ -27,6 +29,30 @@ class UnsupportedError(JitcoreError):
 
 class JitTypeError(JitcoreError, TypeError):
     """Arguments of a type, dtype or shape that the operation does not accept."""
+
+
+# Errors that mirror one NumPy raises derive from NumPy's class too, so ``except ValueError``
+# written for NumPy keeps working under jit. They stay JitTypeErrors (jitcore's one class for
+# arguments an operation refuses), so code catching that keeps working: the same compromise
+# as NumPy's own AxisError, both a ValueError and an IndexError.
+class JitValueError(JitTypeError, ValueError):
+    """Arguments NumPy refuses with ValueError: shapes that do not broadcast or align, an empty
+    array to argmax, a zero-size reduction without identity."""
+
+
+class JitAxisError(JitTypeError, np.exceptions.AxisError):
+    """An axis out of range or repeated (NumPy's AxisError: a ValueError and an IndexError)."""
+
+    def __init__(self, message: str):
+        np.exceptions.AxisError.__init__(self, message)  # the one-argument form: the message
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class JitOverflowError(JitTypeError, OverflowError):
+    """A Python int out of the range of the integer dtype it meets (NumPy 2's OverflowError:
+    ``np.ones(3, np.int8) + 1000``)."""
 
 
 class ConfigError(JitcoreError, ValueError):

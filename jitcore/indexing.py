@@ -87,9 +87,9 @@ def take(x: Tracer, indices, axis: int) -> Tracer:
     """``np.take(x, indices, axis)``; indices out of range raise IndexError after the call."""
     (axis,) = prims.normalize_axes(axis, x.ndim, "take")
     check_static_indices(indices, x.shape[axis], axis)
-    idx = prims.as_tracer(x.trace, indices, np.dtype(np.int64))
+    idx = prims.as_tracer(x.owner_trace, indices, np.dtype(np.int64))
     shape = x.shape[:axis] + idx.shape + x.shape[axis + 1:]
-    return prims._emit(x.trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
+    return prims._emit(x.owner_trace, GatherOp, [x, idx], x.value.type.with_shape(shape), {"axis": axis},
                        sources=prims._sources(x, indices))
 
 
@@ -109,14 +109,14 @@ def update(x: Tracer, key, value) -> Tracer:
     if any(is_array_index(k) for k in keys):
         return scatter(x, keys, value)
     start, stride, sliced, final = _basic_index(x, key)
-    v = prims.broadcast_to(prims.as_tracer(x.trace, value, x.dtype), final)
+    v = prims.broadcast_to(prims.as_tracer(x.owner_trace, value, x.dtype), final)
     if 0 in sliced:
         return x
     v = prims.reshape(v, sliced)
     if sliced == x.shape and all(s == 1 for s in stride):
         return v
     attrs = {"start": tuple(start), "stride": tuple(stride)}
-    return prims._emit(x.trace, array.UpdateSliceOp, [x, v], x.value.type, attrs)
+    return prims._emit(x.owner_trace, array.UpdateSliceOp, [x, v], x.value.type, attrs)
 
 
 # -- advanced indexing ---------------------------------------------------------------------
@@ -267,9 +267,9 @@ def gather(x: Tracer, key) -> Tracer:
     if len(plan.indices) == 1:  # one array: NumPy's take along its axis
         out = take(base, plan.indices[0], plan.axes[0])
     else:
-        indices = _index_tracers(plan, x.trace)
+        indices = _index_tracers(plan, x.owner_trace)
         shape = gather_nd_shape(base.shape, plan.axes, plan.b_shape, plan.position)
-        out = prims._emit(x.trace, GatherNdOp, [base, *indices], base.value.type.with_shape(shape),
+        out = prims._emit(x.owner_trace, GatherNdOp, [base, *indices], base.value.type.with_shape(shape),
                           {"axes": tuple(plan.axes), "position": plan.position},
                           sources=prims._sources(x, *plan.indices))
     return prims.reshape(out, plan.final)
@@ -289,7 +289,7 @@ def scatter(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
         if mode != "set":
             dtype = np.result_type(x.dtype, value if isinstance(value, (bool, int, float, complex))
                                    else value.dtype)
-    v = prims.as_tracer(x.trace, value, dtype)
+    v = prims.as_tracer(x.owner_trace, value, dtype)
     try:
         np.broadcast_shapes(v.shape, plan.final)
         if len(v.shape) > len(plan.final):
@@ -302,8 +302,8 @@ def scatter(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
     base = prims.convert(base, dtype)
     shape = gather_nd_shape(base.shape, plan.axes, plan.b_shape, plan.position)
     updates = prims.reshape(prims.broadcast_to(v, plan.final), shape)
-    indices = _index_tracers(plan, x.trace)
-    new = prims._emit(x.trace, ScatterNdOp, [base, updates, *indices], base.value.type,
+    indices = _index_tracers(plan, x.owner_trace)
+    new = prims._emit(x.owner_trace, ScatterNdOp, [base, updates, *indices], base.value.type,
                       {"axes": tuple(plan.axes), "position": plan.position, "mode": mode},
                       sources=prims._sources(x, v, *plan.indices))
     new = prims.convert(new, x.dtype)
@@ -311,7 +311,7 @@ def scatter(x: Tracer, key, value, mode: str = "set", dtype=None) -> Tracer:
         return new
     if 0 in plan.sliced:
         return x
-    return prims._emit(x.trace, array.UpdateSliceOp, [x, new], x.value.type,
+    return prims._emit(x.owner_trace, array.UpdateSliceOp, [x, new], x.value.type,
                        {"start": tuple(plan.start), "stride": tuple(plan.stride)})
 
 
@@ -321,7 +321,7 @@ def diagonal(x: Tracer, dims: tuple[int, ...]) -> Tracer:
     shape = [0] * (max(dims) + 1)
     for size, d in zip(x.shape, dims):
         shape[d] = size
-    return prims._emit(x.trace, DiagonalOp, [x], x.value.type.with_shape(shape), {"dims": tuple(dims)})
+    return prims._emit(x.owner_trace, DiagonalOp, [x], x.value.type.with_shape(shape), {"dims": tuple(dims)})
 
 
 def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
@@ -334,7 +334,7 @@ def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
     size = value.size if isinstance(value, Tracer) else np.size(value)
     if mask.shape != x.shape[:mask.ndim] or size != 1:
         return None
-    v = prims.as_tracer(x.trace, value, x.dtype) if mode == "set" else prims.ufunc(np.add, x, value)
+    v = prims.as_tracer(x.owner_trace, value, x.dtype) if mode == "set" else prims.ufunc(np.add, x, value)
     if mode == "set":
         v = prims.reshape(v, ())
     cond = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
@@ -457,7 +457,7 @@ def assign_subscript(x: Tracer, key, value) -> None:
     if is_copying(key):
         prims.assign(x, update(x, key, value))
         return
-    if isinstance(value, Tracer) and value.view is not None and value.view[0] is x:
+    if isinstance(value, Tracer) and value.view_of is not None and value.view_of[0] is x:
         if value.index is not None and _same_key(value.index, key):
             return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
     prims.assign(view(x, key), value)
@@ -482,7 +482,7 @@ def setitem_scalar_bool(x: Tracer, key, value) -> None:
         raise ValueError(f"could not broadcast input array from shape {shape} into "
                          f"shape {target}") from None
     if size:  # x[True] = v writes x[...] (less the new dim of size 1); x[False] nothing
-        v = value if isinstance(value, Tracer) else prims.as_tracer(x.trace, value, x.dtype)
+        v = value if isinstance(value, Tracer) else prims.as_tracer(x.owner_trace, value, x.dtype)
         v = prims.broadcast_to(v, target)
         v = prims.reshape(v, target[:position] + target[position + 1:])
         assign_subscript(x, tuple(k for k in basic if k is not None) or Ellipsis, v)

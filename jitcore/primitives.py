@@ -15,11 +15,11 @@ import numpy as np
 
 from jitcore import calltime
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
 from jitcore.ir.types import TensorType, i64
-from jitcore.tracer import Trace, Tracer, as_scalar, fresh, make_view, user_location
+from jitcore.tracer import Trace, Tracer, as_scalar, fresh, make_view, refuse_traced, user_location
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -51,7 +51,7 @@ def numpy_scalar(fn):
 def find_trace(*operands) -> Trace:
     for x in operands:
         if isinstance(x, Tracer):
-            return x.trace
+            return x.owner_trace
     raise JitTypeError("internal error: a primitive was called without a traced operand")
 
 
@@ -157,7 +157,7 @@ def convert(x: Tracer, dtype: np.dtype) -> Tracer:
             f"Casting complex values to real discards the imaginary part (at {user_location()})"),
             stacklevel=2)
     t = x.value.type.with_element(ir_type(dtype))
-    return _emit(x.trace, array.ConvertOp, [x], t)
+    return _emit(x.owner_trace, array.ConvertOp, [x], t)
 
 
 def broadcast_to(x: Tracer, shape: tuple[int, ...]) -> Tracer:
@@ -165,13 +165,13 @@ def broadcast_to(x: Tracer, shape: tuple[int, ...]) -> Tracer:
     if x.shape == shape:
         return x
     if len(shape) < x.ndim:
-        raise JitTypeError(f"cannot broadcast shape {x.shape} to the smaller rank of {shape}")
+        raise JitValueError(f"cannot broadcast shape {x.shape} to the smaller rank of {shape}")
     dims = tuple(range(len(shape) - x.ndim, len(shape)))
     for d, size in zip(dims, x.shape):
         if size not in (1, shape[d]):
-            raise JitTypeError(f"cannot broadcast shape {x.shape} to {shape}")
+            raise JitValueError(f"cannot broadcast shape {x.shape} to {shape}")
     t = x.value.type.with_shape(shape)
-    return _emit(x.trace, array.BroadcastInDimOp, [x], t, {"broadcast_dimensions": dims})
+    return _emit(x.owner_trace, array.BroadcastInDimOp, [x], t, {"broadcast_dimensions": dims})
 
 
 def _shape_of(x) -> tuple[int, ...]:
@@ -195,11 +195,19 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
         if decided is not None:
             return decided
     in_dtypes, out_dtype = resolve_ufunc(fn, operands)
+    unfit = [i for i, (x, dt) in enumerate(zip(operands, in_dtypes)) if not int_fits(x, dt)]
+    if unfit and UFUNC_KINDS[fn] in array.COMPARE:
+        # NumPy 2 compares a Python int with an array it does not fit exactly: as a strong
+        # int64 (the array's integers widened, or against uint64 by sign), the answer is exact.
+        return ufunc(fn, *(strong(x) if i in unfit else x for i, x in enumerate(operands)))
+    if unfit:
+        x, dt = operands[unfit[0]], in_dtypes[unfit[0]]
+        raise JitOverflowError(int_overflow_message(x, dt))
     try:
         shape = np.broadcast_shapes(*(_shape_of(x) for x in operands))
     except ValueError:
         shapes = " and ".join(str(_shape_of(x)) for x in operands)
-        raise JitTypeError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
+        raise JitValueError(f"numpy.{fn.__name__}: shapes {shapes} do not broadcast") from None
     args = [broadcast_to(as_tracer(trace, x, dt), shape) for x, dt in zip(operands, in_dtypes)]
     kind = UFUNC_KINDS[fn]
     if kind == "pow" and in_dtypes[1].kind in "iu" and not isinstance(operands[1], Tracer) \
@@ -228,6 +236,49 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
         out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
     out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
+    out.fortran = fortran_layout(operands, out.shape)
+    return out
+
+
+def _spans(shape) -> bool:
+    """More than one dim longer than 1: C and Fortran order differ."""
+    return sum(d > 1 for d in shape) > 1
+
+
+def fortran_layout(operands, shape) -> bool:
+    """Whether NumPy gives an elementwise result of ``operands`` Fortran order: when every
+    operand of the result's rank whose orders differ is Fortran-ordered (broadcast operands of
+    lower rank, and those C and Fortran at once, do not decide)."""
+    if not _spans(shape):
+        return False
+    deciding = [x for x in operands if isinstance(x, (Tracer, np.ndarray))
+                and len(x.shape) == len(shape) and _spans(x.shape)]
+    return bool(deciding) and all(
+        x.fortran if isinstance(x, Tracer) else x.flags.f_contiguous for x in deciding)
+
+
+def int_fits(x, dtype: np.dtype) -> bool:
+    """Whether ``x``, if a traced Python int argument (whose bounds the signature holds), fits
+    in ``dtype`` as NumPy 2 requires of a Python int meeting an integer array."""
+    bounds = getattr(x, "int_range", None)
+    if bounds is None or dtype.kind not in "iu":
+        return True
+    info = np.iinfo(dtype)
+    return info.min <= bounds[0] and bounds[1] <= info.max
+
+
+def int_overflow_message(x: Tracer, dtype: np.dtype) -> str:
+    lo, hi = x.int_range
+    names = ", ".join(sorted(x.sources))
+    return (f"Python integer {names} (a value between {lo} and {hi}) out of bounds for {dtype}: "
+            f"NumPy 2 raises OverflowError (at {user_location()}); pass it as an array of a wider "
+            f"dtype (np.int64({names})), or cast the array first (.astype(np.int64))")
+
+
+def strong(x: Tracer) -> Tracer:
+    """A Python int argument as a NumPy int64: promotes as an array of its own dtype."""
+    out = fresh(x, x.scalar)
+    out.int_range = None
     return out
 
 
@@ -242,7 +293,7 @@ def _real_power(x: Tracer, y: Tracer, exponent) -> Tracer:
     answer depends on the layout.) An exponent known only at run time selects among the fast paths
     and pow (whose own select gives 1 for 0), since jitcore's pow need not round x * x and 1 / x
     as they do."""
-    power = _emit(x.trace, array.BINARY_OPS["pow"], [x, y], x.value.type)
+    power = _emit(x.owner_trace, array.BINARY_OPS["pow"], [x, y], x.value.type)
     e_shape = _shape_of(exponent)
     if np.prod(e_shape) != 1 or (e_shape and np.prod(x.shape) < 2):
         return power
@@ -308,7 +359,7 @@ def bitwise_count(x) -> Tracer:
     """``np.bitwise_count``: ``array.popcount`` in the operand's integer type, then uint8."""
     (dtype,), out_dtype = resolve_ufunc(np.bitwise_count, (x,))
     x = convert(x, dtype)
-    return convert(_emit(x.trace, array.UNARY_OPS["popcount"], [x], x.value.type), out_dtype)
+    return convert(_emit(x.owner_trace, array.UNARY_OPS["popcount"], [x], x.value.type), out_dtype)
 
 
 def float_power(x, y) -> Tracer:
@@ -353,15 +404,27 @@ def _mixed_sign_compare(fn: np.ufunc, kind: str, a: Tracer, b: Tracer) -> Tracer
 def where(cond, a, b) -> Tracer:
     cond, a, b = map(array_operand, (cond, a, b))
     trace = find_trace(cond, a, b)
-    dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else x.dtype for x in (a, b)))
+    dtype = np.result_type(*(x if isinstance(x, (bool, int, float, complex)) else _weak_zero(x)
+                             for x in (a, b)))
     try:
         shape = np.broadcast_shapes(_shape_of(cond), _shape_of(a), _shape_of(b))
     except ValueError:
         shapes = ", ".join(str(_shape_of(x)) for x in (cond, a, b))
-        raise JitTypeError(f"where: shapes {shapes} do not broadcast") from None
+        raise JitValueError(f"where: shapes {shapes} do not broadcast") from None
     c = broadcast_to(as_tracer(trace, cond, np.dtype(bool)), shape)
+    layout = fortran_layout((cond, a, b), shape)
     a, b = (broadcast_to(as_tracer(trace, _where_int(x, dtype), dtype), shape) for x in (a, b))
-    return _emit(trace, array.SelectOp, [c, a, b], a.value.type)
+    out = _emit(trace, array.SelectOp, [c, a, b], a.value.type)
+    out.fortran = layout
+    return out
+
+
+def _weak_zero(x):
+    """What ``np.result_type`` takes for ``x``: its dtype, or for a Python scalar argument a
+    Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
+    if getattr(x, "weak", False):
+        return {"f": 0.0, "c": 0j}.get(x.dtype.kind, 0)
+    return x.dtype
 
 
 def _where_int(x, dtype: np.dtype):
@@ -376,39 +439,44 @@ def _where_int(x, dtype: np.dtype):
 
 
 def reshape(x: Tracer, shape) -> Tracer:
+    refuse_traced(shape, "a shape")
     shape = (shape,) if isinstance(shape, int) else tuple(operator.index(d) for d in shape)
     if shape.count(-1) > 1:
-        raise JitTypeError(f"reshape: can only infer one dimension, got {shape}")
+        raise JitValueError(f"reshape: can only infer one dimension, got {shape}")
     if -1 in shape:
         known = int(np.prod([d for d in shape if d != -1]))
         if known == 0 or x.size % known:
-            raise JitTypeError(f"cannot reshape {x.shape} into {shape}")
+            raise JitValueError(f"cannot reshape {x.shape} into {shape}")
         shape = tuple(x.size // known if d == -1 else d for d in shape)
     if int(np.prod(shape)) != x.size or any(d < 0 for d in shape):
-        raise JitTypeError(f"cannot reshape an array of shape {x.shape} into shape {shape}")
+        raise JitValueError(f"cannot reshape an array of shape {x.shape} into shape {shape}")
     if shape == x.shape:
         return x
-    return _emit(x.trace, array.ReshapeOp, [x], x.value.type.with_shape(shape))
+    return _emit(x.owner_trace, array.ReshapeOp, [x], x.value.type.with_shape(shape))
 
 
 def transpose(x: Tracer, axes=None) -> Tracer:
     perm = tuple(reversed(range(x.ndim))) if axes is None else normalize_axes(axes, x.ndim, "transpose")
     if sorted(perm) != list(range(x.ndim)):
-        raise JitTypeError(f"transpose: axes {axes} are not a permutation of {x.ndim} dims")
+        raise JitValueError(f"transpose: axes {axes} are not a permutation of {x.ndim} dims")
     t = x.value.type.with_shape(x.shape[p] for p in perm)
-    return _emit(x.trace, array.TransposeOp, [x], t, {"permutation": perm})
+    out = _emit(x.owner_trace, array.TransposeOp, [x], t, {"permutation": perm})
+    # Reversing the axes turns C order into Fortran order and back, as NumPy's x.T does.
+    out.fortran = perm == tuple(reversed(range(x.ndim))) and not x.fortran
+    return out
 
 
 def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
+    refuse_traced(axis, f"the axis of {where}")
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     out = []
     for a in axes:
         a = operator.index(a)
         if not -ndim <= a < ndim:
-            raise JitTypeError(f"{where}: axis {a} is out of bounds for an array of dimension {ndim}")
+            raise JitAxisError(f"{where}: axis {a} is out of bounds for an array of dimension {ndim}")
         out.append(a % ndim)
     if len(set(out)) != len(out):
-        raise JitTypeError(f"{where}: repeated axis in {axis}")
+        raise JitValueError(f"{where}: repeated axis in {axis}")
     return tuple(out)
 
 
@@ -446,13 +514,16 @@ def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") ->
             f"Cannot cast {what} output from {new.dtype} to {x.dtype} with casting rule "
             f"{casting!r} (NumPy raises the same), at {user_location()}"
         )
+    if not int_fits(new, x.dtype):
+        raise JitOverflowError(int_overflow_message(new, x.dtype))
     x.check_writable()
-    x.rebind(broadcast_to(as_tracer(x.trace, new, x.dtype), x.shape))
+    x.rebind(broadcast_to(as_tracer(x.owner_trace, new, x.dtype), x.shape))
 
 
 def zero_d_axis(x, axis):
     """NumPy's ufunc reductions, argmax, cumsum, repeat, take and squeeze take an int axis 0 or -1
     of a 0-d array as no axis (a tuple of axes is still out of bounds); None for those."""
+    refuse_traced(axis, "an axis")
     if isinstance(axis, (int, np.integer)) and x.ndim == 0 and axis in (0, -1):
         return None
     return axis
@@ -486,7 +557,7 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
     if dtype is None:
         dtype = _REDUCE_UFUNC[kind].reduce(np.zeros(1, x.dtype)).dtype
     if kind in ("max", "min") and any(x.shape[a] == 0 for a in axes):
-        raise JitTypeError(
+        raise JitValueError(
             f"zero-size array to reduction operation {_REDUCE_UFUNC[kind].__name__} which has "
             "no identity (NumPy raises the same)"
         )
@@ -495,7 +566,8 @@ def reduction(kind: str, x: Tracer, axis=None, keepdims=False, dtype=None) -> Tr
         return convert(reduction(kind, convert(x, np.dtype(np.float32)), axis, keepdims), np.dtype(dtype))
     x = convert(x, np.dtype(dtype))
     kept = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-    out = _emit(x.trace, array.ReduceOp, [x], x.value.type.with_shape(kept), {"kind": kind, "axes": axes})
+    out = _emit(x.owner_trace, array.ReduceOp, [x], x.value.type.with_shape(kept),
+                {"kind": kind, "axes": axes})
     if keepdims:
         out = reshape(out, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     return out
@@ -505,11 +577,11 @@ def part(which: str, x: Tracer) -> Tracer:
     """``x.real`` or ``x.imag``: the float parts of a complex array; a real array is its own
     real part and has a zero imaginary part, as in NumPy."""
     if x.dtype.kind != "c":
-        return x if which == "real" else broadcast_to(constant(x.trace, np.zeros((), x.dtype)), x.shape)
+        return x if which == "real" else broadcast_to(constant(x.owner_trace, np.zeros((), x.dtype)), x.shape)
     t = x.value.type
     if which in array.COMPLEX_TO_PART:
         t = t.with_element(t.element.component)
-    return _emit(x.trace, array.UNARY_OPS[which], [x], t)
+    return _emit(x.owner_trace, array.UNARY_OPS[which], [x], t)
 
 
 def as_bool(x):
@@ -558,7 +630,7 @@ def slice_(x: Tracer, start, stride, shape) -> Tracer:
     if shape == x.shape and all(s == 1 for s in stride):
         return x
     t = x.value.type.with_shape(shape)
-    return _emit(x.trace, array.SliceOp, [x], t, {"start": start, "stride": stride})
+    return _emit(x.owner_trace, array.SliceOp, [x], t, {"start": start, "stride": stride})
 
 
 def pad(x: Tracer, widths, value=0) -> Tracer:
@@ -567,10 +639,10 @@ def pad(x: Tracer, widths, value=0) -> Tracer:
     high = tuple(int(hi) for _, hi in widths)
     if not any(low) and not any(high):
         return x
-    fill = as_tracer(x.trace, value, x.dtype)
+    fill = as_tracer(x.owner_trace, value, x.dtype)
     shape = tuple(lo + d + hi for lo, d, hi in zip(low, x.shape, high))
     t = x.value.type.with_shape(shape)
-    return _emit(x.trace, array.PadOp, [x, fill], t, {"low": low, "high": high})
+    return _emit(x.owner_trace, array.PadOp, [x, fill], t, {"low": low, "high": high})
 
 
 def concatenate(arrays, axis: int = 0) -> Tracer:
@@ -580,13 +652,13 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
     parts = [as_tracer(trace, a, dtype) for a in arrays]
     ndim = parts[0].ndim
     if ndim == 0:
-        raise JitTypeError("zero-dimensional arrays cannot be concatenated")
+        raise JitValueError("zero-dimensional arrays cannot be concatenated")
     (axis,) = normalize_axes(axis, ndim, "concatenate")
     for p in parts:
         others = [(d, e) for k, (d, e) in enumerate(zip(p.shape, parts[0].shape)) if k != axis]
         if p.ndim != ndim or any(d != e for d, e in others):
             shapes = ", ".join(str(q.shape) for q in parts)
-            raise JitTypeError(f"concatenate: shapes {shapes} differ outside axis {axis}")
+            raise JitValueError(f"concatenate: shapes {shapes} differ outside axis {axis}")
     if len(parts) == 1:
         return fresh(parts[0])  # a new array, not the operand
     shape = list(parts[0].shape)
@@ -597,25 +669,25 @@ def concatenate(arrays, axis: int = 0) -> Tracer:
 
 def sort(x: Tracer, axis: int) -> Tracer:
     """Each lane along ``axis`` (normalised) in stable ascending order, NaN last."""
-    return _emit(x.trace, array.SortOp, [x], x.value.type, {"axis": axis})
+    return _emit(x.owner_trace, array.SortOp, [x], x.value.type, {"axis": axis})
 
 
 def argsort(x: Tracer, axis: int) -> Tracer:
     """The int64 positions that stably sort each lane along ``axis`` (normalised)."""
-    return _emit(x.trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})
+    return _emit(x.owner_trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})
 
 
 def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
     """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
-    return _emit(a.trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})
+    return _emit(a.owner_trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})
 
 
 def det(a: Tracer) -> Tracer:
     """The determinant of each square float matrix of the stack ``a`` (LU, as NumPy)."""
-    return _emit(a.trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))
+    return _emit(a.owner_trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))
 
 
 def solve(a: Tracer, b: Tracer) -> Tracer:
     """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
     sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""
-    return _emit(a.trace, array.SolveOp, [a, b], b.value.type)
+    return _emit(a.owner_trace, array.SolveOp, [a, b], b.value.type)

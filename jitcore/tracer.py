@@ -49,7 +49,7 @@ class Trace:
     ``depth`` counts the regions (loop bodies, branches) being traced into, innermost at the
     builder: a tracer made at a smaller depth is from outside the current region."""
 
-    __slots__ = ("builder", "function_name", "constants", "depth", "derived")
+    __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = builder
@@ -58,6 +58,9 @@ class Trace:
         self.depth = 0
         # id(view) -> (view, root version, value): views from outside re-derived in a region
         self.derived: dict[int, tuple[Tracer, int, Value]] = {}
+        # The arguments (by path) that are 0-d: the only ones a hint may advise making static,
+        # since an array is not hashable.
+        self.scalar_arguments: frozenset[str] = frozenset()
 
     @contextmanager
     def running(self):
@@ -101,33 +104,39 @@ def current_trace() -> Trace | None:
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
-    __slots__ = ("_value", "trace", "sources", "weak", "scalar", "view", "index", "version", "_seen",
-                 "level")
+    __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
+                 "_seen", "level", "int_range", "fortran")
     __array_priority__ = 1000
     __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
 
     def __init__(self, value: Value, trace: Trace, sources: frozenset = frozenset(), weak=False):
         self._value = value
-        self.trace = trace
+        self.owner_trace = trace
         self.sources = sources
         self.weak = weak  # a Python scalar argument: promotes like one (NEP 50)
         self.scalar = False  # a NumPy scalar (np.float64), not a 0-d array: see as_scalar
-        self.view = None  # (base, forward, backward) when this tracer is a view of base
+        self.view_of = None  # (base, forward, backward) when this tracer is a view of base
         self.index = None  # the key, for a view made by indexing
         self.version = 0  # writes so far (counted on the root of a view chain)
         self._seen = 0  # the root's version when a view's value was last derived
         self.level = trace.depth  # the region depth it was made at (see Trace.region)
+        # A Python int argument's bounds (see api.int_range): NumPy 2 raises OverflowError when
+        # the value does not fit the integer dtype of the array it meets; None: not known.
+        self.int_range: tuple[int, int] | None = None
+        # The memory order NumPy would give this array: Fortran (column-major) rather than C,
+        # as elementwise results of Fortran-ordered arrays are (see primitives.fortran_layout).
+        self.fortran = False
 
     @property
     def value(self) -> Value:
-        if self.level > self.trace.depth:
+        if self.level > self.owner_trace.depth:
             self._escaped()
-        if self.view is not None:
+        if self.view_of is not None:
             root = self.root()
             if self._seen != root.version:
-                if self.level < self.trace.depth:
+                if self.level < self.owner_trace.depth:
                     return self._derived_in_region(root.version)
-                base, forward, _ = self.view
+                base, forward, _ = self.view_of
                 self._value = forward(base)._value
                 self._seen = root.version
         return self._value
@@ -144,19 +153,19 @@ class Tracer:
     def _derived_in_region(self, version: int) -> Value:
         """A view from outside the region, stale, read in it: derived once per region, in the
         trace's region-scoped cache rather than on the view, as the value is not valid after."""
-        derived = self.trace.derived
+        derived = self.owner_trace.derived
         cached = derived.get(id(self))
         if cached is not None and cached[1] == version:
             return cached[2]
-        base, forward, _ = self.view
+        base, forward, _ = self.view_of
         value = forward(base)._value
         derived[id(self)] = (self, version, value)  # holding the view keeps its id unique
         return value
 
     def root(self) -> Tracer:
         t = self
-        while t.view is not None:
-            t = t.view[0]
+        while t.view_of is not None:
+            t = t.view_of[0]
         return t
 
     def check_writable(self) -> None:
@@ -171,11 +180,11 @@ class Tracer:
         """Make this array hold ``new`` (of its shape and dtype), as an in-place write does; a
         view passes the write on to its base. ``primitives.assign`` broadcasts and casts first."""
         self.check_writable()
-        if self.view is not None:
-            base, _, backward = self.view
+        if self.view_of is not None:
+            base, _, backward = self.view_of
             base.rebind(backward(base, new))
             return
-        if self.level < self.trace.depth:
+        if self.level < self.owner_trace.depth:
             raise JitTypeError(
                 f"an in-place write, inside a loop body or branch, to {self!r}, an array from "
                 f"outside it, at {user_location()}: a region cannot change a value defined "
@@ -240,7 +249,7 @@ class Tracer:
 
     def __array__(self, dtype=None, copy=None):
         raise TracerConversionError(
-            f"np.asarray() of {self!r} while tracing {self.trace.function_name}() at "
+            f"np.asarray() of {self!r} while tracing {self.owner_trace.function_name}() at "
             f"{user_location()}: a traced value has a shape and dtype but no data yet, so it "
             "cannot become a NumPy array. Use jitcore.numpy (or NumPy functions jitcore "
             "supports) on it, or compute the array outside the jitted function."
@@ -249,8 +258,9 @@ class Tracer:
 
 def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
     """A new tracer of ``x``'s value, not a view: a copy, as NumPy's astype and copy make."""
-    out = Tracer(x.value, x.trace, x.sources, weak)
+    out = Tracer(x.value, x.owner_trace, x.sources, weak)
     out.scalar = scalar and x.ndim == 0
+    out.int_range = x.int_range  # the same value
     return out
 
 
@@ -267,8 +277,8 @@ def make_view(base: Tracer, forward, backward) -> Tracer:
     """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``."""
     out = forward(base)
     if out is base:
-        out = Tracer(base.value, base.trace, base.sources, base.weak)
-    out.view = (base, forward, backward)
+        out = Tracer(base.value, base.owner_trace, base.sources, base.weak)
+    out.view_of = (base, forward, backward)
     out._seen = base.root().version
     return out
 
@@ -337,17 +347,40 @@ def concretization_message(tracer: Tracer, what: str) -> str:
     if frame is not None:
         where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
         line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+    trace = tracer.owner_trace
     sources = ", ".join(sorted(tracer.sources)) or "no argument (a value computed inside)"
-    static = ", ".join(repr(s.split("[")[0]) for s in sorted(tracer.sources))
     return (
         f"{what} needs a concrete value, but {tracer!r} is traced.\n"
-        f"  in {tracer.trace.function_name}(), at {where}\n"
+        f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
         + f"The value depends on the argument(s) {sources}: while jitcore compiles "
-        f"{tracer.trace.function_name}() it knows their shapes and dtypes, not their data, so "
-        "Python control flow cannot depend on them.\n"
-        "Instead: choose values element-wise with jitcore.numpy.where(cond, a, b), or, if the "
-        "argument is a Python value that decides the control flow, mark it static: "
-        f"jit(f, static_argnames=({static},)) — each new value then compiles once."
+        f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
+        "Python control flow, shapes and axes cannot depend on them.\n"
+        + _static_hint(tracer)
     )
 
+
+def _static_hint(tracer: Tracer) -> str:
+    """What to do instead. Only a scalar argument may be made static: an array is not
+    hashable, so advising ``static_argnames`` for one would only lead to the next error."""
+    scalars = sorted(s for s in tracer.sources if s in tracer.owner_trace.scalar_arguments)
+    arrays = sorted(s for s in tracer.sources if s not in tracer.owner_trace.scalar_arguments)
+    hint = "Instead: choose values element-wise with jitcore.numpy.where(cond, a, b)"
+    if scalars:
+        names = ", ".join(repr(s) for s in scalars)
+        hint += (", or, as the argument is a Python value that decides the control flow (or an "
+                 f"axis, a shape, a count), mark it static: jit(f, static_argnames=({names},)) "
+                 "— each new value then compiles once")
+    if arrays:
+        hint += (f". {', '.join(arrays)} cannot be static (an array is not hashable): compute "
+                 "what needs its data outside the jitted function and pass the result in as a "
+                 "Python value named in static_argnames")
+    return hint + "."
+
+
+def refuse_traced(value, what: str) -> None:
+    """Raise ``ConcretizationError`` if ``value`` (an axis, a shape, a count: an int or a sequence
+    of ints) is or holds a traced value: NumPy needs it as a number while jitcore traces."""
+    for v in value if isinstance(value, (tuple, list)) else (value,):
+        if isinstance(v, Tracer):
+            raise ConcretizationError(concretization_message(v, what))

@@ -105,7 +105,7 @@ def _writable(base, key, value):
     """A NumPy array written at a traced index or with a traced value becomes a traced copy."""
     if isinstance(base, np.ndarray) and (traced(key) or traced(value)):
         tracer = next(x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer))
-        return fresh(as_tracer(tracer.trace, base, base.dtype))
+        return fresh(as_tracer(tracer.owner_trace, base, base.dtype))
     return base
 
 
@@ -180,7 +180,7 @@ def _element(x, i):
     if isinstance(x, range):
         return x.start + i * x.step
     if isinstance(x, np.ndarray) and isinstance(i, Tracer):
-        x = as_tracer(i.trace, x, x.dtype)
+        x = as_tracer(i.owner_trace, x, x.dtype)
     return x[i]
 
 

@@ -25,7 +25,7 @@ def _like(np_fn, fill):
             return np_fn(a, dtype=dtype, shape=shape)
         dtype = np.dtype(dtype or a.dtype)
         value = np.full(a.shape if shape is None else shape, fill(dtype), dtype=dtype)
-        return prims.constant(a.trace, value)
+        return prims.constant(a.owner_trace, value)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -42,7 +42,7 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     if not traced(a, fill_value):
         return np.full_like(a, fill_value, dtype=dtype, shape=shape)
     dtype = np.dtype(dtype or a.dtype)
-    zero = prims.constant(a.trace, np.zeros(a.shape if shape is None else shape, dtype))
+    zero = prims.constant(a.owner_trace, np.zeros(a.shape if shape is None else shape, dtype))
     return fresh(prims.convert(prims.ufunc(np.add, zero, fill_value), dtype))  # an array
 
 
@@ -79,7 +79,7 @@ def full(shape, fill_value, dtype=None, order="C"):
     if not traced(fill_value):
         return _traced(np.full(shape, fill_value, dtype, order))
     dtype = np.dtype(fill_value.dtype if dtype is None else dtype)
-    zero = prims.constant(fill_value.trace, np.zeros(shape, dtype))
+    zero = prims.constant(fill_value.owner_trace, np.zeros(shape, dtype))
     return fresh(prims.convert(prims.ufunc(np.add, zero, fill_value), dtype))
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import DotGeneralOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
@@ -54,7 +54,7 @@ def dot_general(lhs: Tracer, rhs: Tracer, lhs_contracting, rhs_contracting, lhs_
     shape = ([lhs.shape[d] for d in lhs_batch]
              + [lhs.shape[d] for d in free_dims(lhs.ndim, attrs["lhs_batch"], attrs["lhs_contracting"])]
              + [rhs.shape[d] for d in free_dims(rhs.ndim, attrs["rhs_batch"], attrs["rhs_contracting"])])
-    trace = lhs.trace
+    trace = lhs.owner_trace
     op = trace.builder.create(DotGeneralOp, [lhs.value, rhs.value],
                               [TensorType(tuple(shape), lhs.value.type.element)], attrs)
     return Tracer(op.result, trace, lhs.sources | rhs.sources)
@@ -77,13 +77,13 @@ def matmul(a, b):
     (a, b), _ = _operands(a, b)
     for i, x in enumerate((a, b)):
         if x.ndim == 0:
-            raise JitTypeError(
+            raise JitValueError(
                 f"matmul: Input operand {i} does not have enough dimensions (has 0, gufunc core "
                 f"with signature {_MATMUL_SIGNATURE} requires 1); use * to multiply by a scalar "
                 f"(at {user_location()})")
     ka, kb = a.shape[-1], b.shape[-2] if b.ndim >= 2 else b.shape[0]
     if ka != kb:
-        raise JitTypeError(
+        raise JitValueError(
             f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
             f"signature {_MATMUL_SIGNATURE} (size {kb} is different from {ka}) (at {user_location()})")
     if a.ndim == 1:  # (k) @ (..., k, m): no batch dims, the result is rhs's free dims
@@ -100,7 +100,7 @@ def _batched(name: str, a: Tracer, b: Tracer, a_core: int, b_core: int) -> tuple
     try:
         batch = np.broadcast_shapes(a.shape[:a.ndim - a_core], b.shape[:b.ndim - b_core])
     except ValueError:
-        raise JitTypeError(
+        raise JitValueError(
             f"{name}: operands could not be broadcast together: batch shapes "
             f"{_shape(a.shape[:a.ndim - a_core])} and {_shape(b.shape[:b.ndim - b_core])} of shapes "
             f"{_shape(a.shape)} and {_shape(b.shape)} (at {user_location()})") from None
@@ -115,11 +115,11 @@ def _gufunc_operands(name: str, signature: str, a, b, a_core: int, b_core: int, 
     (a, b), _ = _operands(a, b)
     for i, (x, core) in enumerate(((a, a_core), (b, b_core))):
         if x.ndim < core:
-            raise JitTypeError(
+            raise JitValueError(
                 f"{name}: Input operand {i} does not have enough dimensions (has {x.ndim}, gufunc "
                 f"core with signature {signature} requires {core}) (at {user_location()})")
     if a.shape[-a_k] != b.shape[-b_k]:
-        raise JitTypeError(
+        raise JitValueError(
             f"{name}: Input operand 1 has a mismatch in its core dimension {b_core - b_k}, with "
             f"gufunc signature {signature} (size {b.shape[-b_k]} is different from "
             f"{a.shape[-a_k]}) (at {user_location()})")
@@ -175,7 +175,7 @@ def dot(a, b, out=None):
         return prims.ufunc(np.multiply, a, b)
     axis_b = max(b.ndim - 2, 0)
     if a.shape[-1] != b.shape[axis_b]:
-        raise JitTypeError(
+        raise JitValueError(
             f"shapes {_shape(a.shape)} and {_shape(b.shape)} not aligned: {a.shape[-1]} "
             f"(dim {a.ndim - 1}) != {b.shape[axis_b]} (dim {axis_b}) (at {user_location()})")
     return dot_general(a, b, (a.ndim - 1,), (axis_b,))
@@ -191,7 +191,7 @@ def inner(a, b):
         return prims.ufunc(np.multiply, a, b)
     if a.shape[-1] != b.shape[-1]:
         b_shape = b.shape[:-2] + b.shape[-1:] + b.shape[-2:-1]  # NumPy reports b transposed
-        raise JitTypeError(
+        raise JitValueError(
             f"shapes {_shape(a.shape)} and {_shape(b_shape)} not aligned: {a.shape[-1]} "
             f"(dim {a.ndim - 1}) != {b.shape[-1]} (dim {max(b.ndim - 2, 0)}) (at {user_location()})")
     return dot_general(a, b, (a.ndim - 1,), (b.ndim - 1,))
@@ -205,7 +205,7 @@ def vdot(a, b):
     a = _conjugated(a)
     (a, b), _ = _operands(a, b)
     if a.size != b.size:
-        raise JitTypeError(f"vdot: cannot reshape array of size {b.size} into shape ({a.size},) "
+        raise JitValueError(f"vdot: cannot reshape array of size {b.size} into shape ({a.size},) "
                            f"(at {user_location()})")
     return dot_general(prims.reshape(a, (-1,)), prims.reshape(b, (-1,)), (0,), (0,))
 
@@ -239,7 +239,7 @@ def tensordot(a, b, axes=2):
     norm_a = prims.normalize_axes(axes_a, a.ndim, "tensordot") if axes_a else ()
     norm_b = prims.normalize_axes(axes_b, b.ndim, "tensordot") if axes_b else ()
     if len(norm_a) != len(norm_b) or any(a.shape[i] != b.shape[j] for i, j in zip(norm_a, norm_b)):
-        raise JitTypeError(
+        raise JitValueError(
             f"tensordot: shape-mismatch for sum: axes {axes_a} of {_shape(a.shape)} against "
             f"axes {axes_b} of {_shape(b.shape)} (at {user_location()})")
     return fresh(dot_general(a, b, norm_a, norm_b))  # NumPy: a 0-d array, not a scalar
@@ -284,7 +284,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
             if known == 1:
                 sizes[label] = size
             elif size not in (1, known):
-                raise JitTypeError(
+                raise JitValueError(
                     f"einsum {subscripts!r}: operands could not be broadcast together: dim "
                     f"{_label_name(label)} is {known} in one operand and {size} in another "
                     f"(at {user_location()})")
@@ -308,7 +308,7 @@ def _diagonal(subscripts: str, n: int, x: Tracer, labels: list) -> tuple[Tracer,
     for lb in unique:
         sizes = [size for size, other in zip(x.shape, labels) if other == lb]
         if len(set(sizes)) > 1:
-            raise JitTypeError(
+            raise JitValueError(
                 f"einsum {subscripts!r}: dimensions in operand {n} for collapsing index "
                 f"{_label_name(lb)} don't match ({sizes[0]} != {sizes[-1]}) (at {user_location()})")
     return indexing.diagonal(x, tuple(unique.index(lb) for lb in labels)), unique
@@ -329,14 +329,14 @@ def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
     lhs, arrow, rhs = spec.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(ranks):
-        raise JitTypeError(f"einsum {subscripts!r}: {len(terms)} operand subscripts for "
+        raise JitValueError(f"einsum {subscripts!r}: {len(terms)} operand subscripts for "
                            f"{len(ranks)} operands (at {user_location()})")
     ellipsis_rank = 0
     for term, rank in zip(terms, ranks):
         _check_term(subscripts, term)
         named = len(term.replace("...", ""))
         if ("..." in term and named > rank) or ("..." not in term and named != rank):
-            raise JitTypeError(f"einsum {subscripts!r}: subscripts {term!r} do not match an operand "
+            raise JitValueError(f"einsum {subscripts!r}: subscripts {term!r} do not match an operand "
                                f"of {rank} dims (at {user_location()})")
         if "..." in term:
             ellipsis_rank = max(ellipsis_rank, rank - named)
@@ -345,17 +345,17 @@ def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
     if arrow:
         _check_term(subscripts, rhs)
         if "..." not in rhs and ellipsis_rank and any("..." in t for t in terms):
-            raise JitTypeError(f"einsum {subscripts!r}: output subscripts must include '...' when "
+            raise JitValueError(f"einsum {subscripts!r}: output subscripts must include '...' when "
                                f"the inputs' broadcast dims are not all of size 1 "
                                f"(at {user_location()})")
         output = _expand(rhs, ellipsis_rank, ellipsis_rank)
         seen = _labels_of(inputs)
         for lb in output:
             if lb not in seen:
-                raise JitTypeError(f"einsum {subscripts!r}: output label {lb!r} appears in no input "
+                raise JitValueError(f"einsum {subscripts!r}: output label {lb!r} appears in no input "
                                    f"(at {user_location()})")
         if len(set(output)) != len(output):
-            raise JitTypeError(f"einsum {subscripts!r}: an output label appears more than once "
+            raise JitValueError(f"einsum {subscripts!r}: an output label appears more than once "
                                f"(at {user_location()})")
     else:
         letters = [lb for labels in inputs for lb in labels if isinstance(lb, str)]
@@ -366,7 +366,7 @@ def _parse_einsum(subscripts: str, ranks: list[int]) -> tuple[list[list], list]:
 
 def _check_term(subscripts: str, term: str) -> None:
     if term.count("...") > 1 or any(c not in _LETTERS for c in term.replace("...", "")):
-        raise JitTypeError(f"einsum {subscripts!r}: invalid subscripts {term!r}; use letters and at "
+        raise JitValueError(f"einsum {subscripts!r}: invalid subscripts {term!r}; use letters and at "
                            f"most one '...' per operand (at {user_location()})")
 
 
@@ -421,7 +421,7 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
     if not traced(a):
         return np.diagonal(a, offset, axis1, axis2)
     if a.ndim < 2:
-        raise JitTypeError(f"diag requires an array of at least two dimensions (at {user_location()})")
+        raise JitValueError(f"diag requires an array of at least two dimensions (at {user_location()})")
     axis1, axis2 = prims.normalize_axes((axis1, axis2), a.ndim, "diagonal")
     offset = operator.index(offset)
     rest = [d for d in range(a.ndim) if d not in (axis1, axis2)]
@@ -453,7 +453,7 @@ def diag(v, k=0):
     if v.ndim == 2:
         return diagonal(v, k)
     if v.ndim != 1:
-        raise JitTypeError(f"numpy.diag: input must be 1- or 2-d, not {v.ndim}-d (at {user_location()})")
+        raise JitValueError(f"numpy.diag: input must be 1- or 2-d, not {v.ndim}-d (at {user_location()})")
     n = v.shape[0] + abs(k)
     column = prims.pad(v, [(0, abs(k))])  # out[i, i + k] = v[i]: by row for k >= 0, else by column
     spread = prims.reshape(column, (n, 1) if k >= 0 else (1, n))
@@ -472,7 +472,7 @@ def _max_or_zero(v, axis: int, keepdims: bool = False, kind=np.max):
     if v.shape[axis] == 0 and kind is np.max:
         shape = list(v.shape)
         shape[axis] = 1
-        zeros = prims.constant(v.trace, np.zeros(shape, v.dtype))
+        zeros = prims.constant(v.owner_trace, np.zeros(shape, v.dtype))
         return zeros if keepdims else np.squeeze(zeros, axis)
     return kind(v, axis=axis, keepdims=keepdims)
 
@@ -615,5 +615,5 @@ def inv(a):
     _square_stack(a, "inv")
     a = _linalg_float(a, "inv")
     n = a.shape[-1]
-    eye = prims.constant(a.trace, np.eye(n, dtype=a.dtype))
+    eye = prims.constant(a.owner_trace, np.eye(n, dtype=a.dtype))
     return prims.solve(a, prims.broadcast_to(eye, a.shape))

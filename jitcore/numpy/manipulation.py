@@ -18,7 +18,7 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, fresh
+from jitcore.tracer import Tracer, fresh, refuse_traced
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
            "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
@@ -134,7 +134,7 @@ def take(a, indices, axis=None, out=None, mode="raise"):
     if a.shape[axis] == 0 and np.prod(shape):
         raise IndexError("cannot do a non-empty take from an empty axes.")
     if not np.prod(a.shape[:axis]):  # NumPy checks no index then
-        return prims.constant(a.trace, np.zeros(shape, a.dtype))
+        return prims.constant(a.owner_trace, np.zeros(shape, a.dtype))
     return indexing.take(a, indices, axis)
 
 
@@ -304,6 +304,7 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
 def tile(A, reps):
     if not traced(A):
         return np.tile(A, reps)
+    refuse_traced(reps, "the repeat counts of numpy.tile")
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     ndim = max(A.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
@@ -318,6 +319,8 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None):
     if not traced(a):
         return np.repeat(a, repeats, axis)
+    if isinstance(repeats, Tracer) and repeats.ndim == 0:
+        refuse_traced(repeats, "the repeat count of numpy.repeat")
     if not isinstance(repeats, int):
         raise UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
     axis = prims.zero_d_axis(a, _index_or_none(axis))

@@ -22,7 +22,7 @@ import numpy as np
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
@@ -55,13 +55,13 @@ def _given(initial=np._NoValue, where=True) -> dict:
 
 def _operand(a, where):
     """``a`` as a tracer (a concrete array reduced under a traced ``where=`` mask)."""
-    return a if isinstance(a, Tracer) else prims.constant(where.trace, np.asarray(a))
+    return a if isinstance(a, Tracer) else prims.constant(where.owner_trace, np.asarray(a))
 
 
 def _mask(a, where):
     """``where=`` as a traced bool array of ``a``'s shape (NumPy broadcasts it so)."""
     w = where if isinstance(where, Tracer) else np.asarray(where)
-    return prims.broadcast_to(prims.as_tracer(a.trace, w, np.dtype(bool)), a.shape)
+    return prims.broadcast_to(prims.as_tracer(a.owner_trace, w, np.dtype(bool)), a.shape)
 
 
 _IDENTITY = {"sum": 0, "prod": 1, "or": False, "and": True}
@@ -88,7 +88,7 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
             raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
                              "where mask one has to specify 'initial'")
         fill = initial if no_identity else _IDENTITY[kind]
-        fill = prims.constant(a.trace, _in_dtype(fill, dtype))
+        fill = prims.constant(a.owner_trace, _in_dtype(fill, dtype))
         a = prims.where(_mask(a, where), prims.convert(a, dtype), fill)
     if initial is None:
         return prims.reduction(kind, a, axes, keepdims, dtype)
@@ -97,7 +97,7 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
     x = prims.transpose(prims.convert(a, dtype), kept + list(axes))
     kept_shape = tuple(a.shape[i] for i in kept)
     x = prims.reshape(x, kept_shape + (int(np.prod([a.shape[i] for i in axes])),))
-    first = prims.constant(a.trace, np.full(kept_shape + (1,), _in_dtype(initial, dtype)))
+    first = prims.constant(a.owner_trace, np.full(kept_shape + (1,), _in_dtype(initial, dtype)))
     out = prims.reduction(kind, prims.concatenate([first, x], len(kept)), len(kept), False, dtype)
     if keepdims:
         out = prims.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
@@ -205,8 +205,8 @@ def _no_where(np_fn, out, **kwargs):
 
 
 def _emit(op_cls, x: Tracer, result_type: TensorType, kind: str, axis: int) -> Tracer:
-    op = x.trace.builder.create(op_cls, [x.value], [result_type], {"kind": kind, "axis": axis})
-    return Tracer(op.result, x.trace, x.sources)
+    op = x.owner_trace.builder.create(op_cls, [x.value], [result_type], {"kind": kind, "axis": axis})
+    return Tracer(op.result, x.owner_trace, x.sources)
 
 
 def _one_axis(x: Tracer, axis, name: str) -> tuple[Tracer, int]:
@@ -236,7 +236,7 @@ def _argreduce(kind: str, a, axis=None, out=None, keepdims=False):
     _no_out(name, out)
     x, ax = _one_axis(a, axis, name)
     if x.shape[ax] == 0:
-        raise JitTypeError(f"attempt to get {name} of an empty sequence (at {user_location()})")
+        raise JitValueError(f"attempt to get {name} of an empty sequence (at {user_location()})")
     shape = x.shape[:ax] + x.shape[ax + 1:]
     result = _emit(ArgReduceOp, x, TensorType(shape, i64), kind, ax)
     if keepdims and a.ndim:
@@ -304,7 +304,7 @@ def _replace_nan(a, value):
     mask = _nan_mask(a)
     if mask is None:
         return a, None
-    return prims.where(mask, prims.constant(a.trace, np.asarray(value).astype(a.dtype)), a), mask
+    return prims.where(mask, prims.constant(a.owner_trace, np.asarray(value).astype(a.dtype)), a), mask
 
 
 def _nan_reduction(np_fn, kind, fill):
@@ -410,7 +410,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if mask is None and axis is not None:  # NumPy's var then: no int axis of a 0-d array
         prims.normalize_axes(axis, a.ndim, "nanvar")
     if mask is None:
-        mask = prims.constant(a.trace, np.zeros(a.shape, bool))
+        mask = prims.constant(a.owner_trace, np.zeros(a.shape, bool))
     if where is not True:
         mask = prims.ufunc(np.bitwise_or, mask, prims.ufunc(np.invert, _mask(a, where)))
     result = np.dtype(dtype if dtype is not None else np.float64 if a.dtype.kind in "biu" else
@@ -418,7 +418,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     x = _mean_input(filled, dtype if a.dtype.kind != "c" else None)
     count = _nan_count(a, mask, axis, True)
     avg = _divide(_masked_reduction("sum", x, axis, True, None, np._NoValue, where), count, x.dtype)
-    dev = prims.where(mask, prims.constant(a.trace, np.zeros((), x.dtype)), prims.ufunc(np.subtract, x, avg))
+    zero = prims.constant(a.owner_trace, np.zeros((), x.dtype))
+    dev = prims.where(mask, zero, prims.ufunc(np.subtract, x, avg))
     if dev.dtype.kind == "c":
         re, im = prims.part("real", dev), prims.part("imag", dev)
         sq = prims.ufunc(np.add, prims.ufunc(np.multiply, re, re), prims.ufunc(np.multiply, im, im))

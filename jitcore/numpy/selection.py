@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, JitValueError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, user_location
 
@@ -66,12 +66,12 @@ def select(condlist, choicelist, default=0):
         default = np.asarray(default)
     at = user_location()
     if len(condlist) != len(choicelist):
-        raise JitTypeError(
+        raise JitValueError(
             f"numpy.select at {at}: {len(condlist)} conditions but {len(choicelist)} choices; "
             "give one choice per condition"
         )
     if not condlist:
-        raise JitTypeError(f"numpy.select at {at}: the list of conditions is empty")
+        raise JitValueError(f"numpy.select at {at}: the list of conditions is empty")
     for i, c in enumerate(condlist):
         dtype = c.dtype if isinstance(c, Tracer) else np.asarray(c).dtype
         if dtype != np.bool_:
@@ -105,7 +105,26 @@ def _clip_bound(a, bound, lower: bool):
     that changes nothing (uint8 to -3 from below, 300 from above): such a bound is dropped
     (None). A bound beyond the range on the other side is kept, and raises like NumPy's."""
     dtype = getattr(a, "dtype", None)
+    if isinstance(bound, Tracer) and bound.int_range is not None and dtype is not None:
+        return _traced_int_bound(a, bound, lower)
     if type(bound) is not int or dtype is None or dtype.kind not in "iu" or getattr(a, "weak", False):
         return bound
     info = np.iinfo(dtype)
     return None if (bound < info.min if lower else bound > info.max) else bound
+
+
+def _traced_int_bound(a, bound: Tracer, lower: bool):
+    """The same for a Python int argument, of which the signature knows a range (see
+    ``api.int_range``): a range all on the side that changes nothing drops the bound, one all
+    on the other side raises (``prims.ufunc``'s OverflowError). A range across the dtype's
+    limit is clamped to the dtype, in int64: the same result where NumPy gives one (it raises
+    for a value past the limit on the wrong side; jitcore then clips at the limit)."""
+    if prims.int_fits(bound, a.dtype) or getattr(a, "weak", False):
+        return bound
+    (lo, hi), info = bound.int_range, np.iinfo(a.dtype)
+    if (hi < info.min) if lower else (lo > info.max):
+        return None
+    if (lo > info.max) if lower else (hi < info.min):
+        return bound
+    wide = prims.ufunc(np.minimum, prims.ufunc(np.maximum, prims.strong(bound), info.min), info.max)
+    return prims.convert(wide, a.dtype)

@@ -91,7 +91,8 @@ def searchsorted(a, v, side="left", sorter=None):
 def _concrete(q, name: str) -> np.ndarray:
     if isinstance(q, Tracer):
         raise UnsupportedError(f"numpy.{name} with a traced q is not supported under jit: pass q "
-                               f"as a constant or a static argument (at {user_location()})")
+                               "as a constant (a NumPy array closed over, or a Python float or "
+                               f"tuple named in static_argnames) (at {user_location()})")
     return np.asanyarray(q)
 
 
@@ -140,9 +141,9 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
     """NumPy's ``_lerp``: ``a + (b - a) t`` below t = 0.5, ``b - (b - a)(1 - t)`` from it."""
     diff = prims.convert(b - a, dtype)
     a, b = prims.convert(a, dtype), prims.convert(b, dtype)
-    w = prims.constant(a.trace, t, dtype)
+    w = prims.constant(a.owner_trace, t, dtype)
     if t >= 0.5:
-        return b - diff * prims.constant(a.trace, 1 - t, dtype)
+        return b - diff * prims.constant(a.owner_trace, 1 - t, dtype)
     return a + diff * w
 
 

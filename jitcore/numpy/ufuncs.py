@@ -60,7 +60,7 @@ logical_or = _logical(np.logical_or, np.bitwise_or)
 logical_xor = _logical(np.logical_xor, np.bitwise_xor)
 logical_not = _logical(np.logical_not, np.invert)
 square = _ufunc(np.square, lambda x: prims.ufunc(
-    np.multiply, *[prims.as_tracer(x.trace, x, np.square.resolve_dtypes((x.dtype, None))[0])] * 2))
+    np.multiply, *[prims.as_tracer(x.owner_trace, x, np.square.resolve_dtypes((x.dtype, None))[0])] * 2))
 fabs = _ufunc(np.fabs, lambda x: prims.ufunc(
     np.absolute, prims.convert(x, np.fabs.resolve_dtypes((x.dtype, None))[0])))
 
@@ -217,7 +217,7 @@ def _ufunc_at(ufunc, x, indices, b=None):
     scatter = advanced and mode is not None and _at_exact_in(x.dtype, ct, mode, v)
     if not scatter and not repeats:  # each element at most once: x[key] = ufunc(x[key], b)
         part = prims.convert(indexing.getitem(x, indices), ct)
-        args = (part,) if v is None else (part, prims.as_tracer(x.trace, v, ct))
+        args = (part,) if v is None else (part, prims.as_tracer(x.owner_trace, v, ct))
         prims.assign(x, indexing.update(x, indices, prims.convert(UFUNCS[ufunc](*args), x.dtype)))
         return None
     if not scatter:
@@ -389,7 +389,7 @@ def _finite(x, nan, posinf, neginf):
     info = np.finfo(x.dtype)
     big = info.max if posinf is None else posinf
     small = -info.max if neginf is None else neginf
-    trace = x.trace
+    trace = x.owner_trace
     fill = {v: prims.as_tracer(trace, np.asarray(v).astype(x.dtype), x.dtype) for v in (nan, big, small)}
     out = prims.where(prims.ufunc(np.isnan, x), fill[nan], x)
     out = prims.where(prims.ufunc(np.equal, x, np.inf), fill[big], out)

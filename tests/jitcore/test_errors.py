@@ -197,10 +197,20 @@ JIT_TYPE = {
 }
 
 
+# Where NumPy raises ValueError (or AxisError), jitcore's error is that class too (and still a
+# JitTypeError): ``except ValueError`` keeps working under jit.
+JIT_TYPE_CLASS = {"broadcast": jc.JitValueError, "reshape": jc.JitValueError, "axis": jc.JitAxisError,
+                  "where": jc.JitValueError, "matmul": jc.JitValueError,
+                  "concatenate": jc.JitValueError, "empty-axis": jc.JitValueError,
+                  "assign": jc.JitValueError}
+
+
 @pytest.mark.parametrize("case", JIT_TYPE)
 def test_jit_type_error_names_the_line(case):
     fn, args, text = JIT_TYPE[case]
-    raises_naming_the_line(jc.JitTypeError, fn, args, text)
+    error = JIT_TYPE_CLASS.get(case, jc.JitTypeError)
+    message = raises_naming_the_line(error, fn, args, text)
+    assert issubclass(error, jc.JitTypeError), message
 
 
 def returns_a_string(x):
@@ -281,7 +291,7 @@ def calls_a_helper(a, b):
 
 
 def test_the_innermost_user_line_is_named():
-    message = raises_naming_the_line(jc.JitTypeError, calls_a_helper, (F3, F4), "return a - b",
+    message = raises_naming_the_line(jc.JitValueError, calls_a_helper, (F3, F4), "return a - b",
                                      line_fn=helper_that_broadcasts)
     assert f"{THIS_FILE}:{line_of(calls_a_helper, 'helper_that_broadcasts(c, b)')}" not in message
 

@@ -373,7 +373,9 @@ def test_fused_chain_with_broadcast_and_transpose():
     y = np.random.default_rng(1).standard_normal(5).astype(np.float32)
 
     def fn(x, y):
-        return jnp.maximum(x.T * 2 + y, 0) - (x.T - y[None, :])
+        # .copy(): C order (the chain alone is Fortran-ordered in NumPy, as x.T is, and is
+        # computed transposed, reading x in order; test_inputs_errors checks that layout)
+        return (jnp.maximum(x.T * 2 + y, 0) - (x.T - y[None, :])).copy()
 
     assert_matches(jc.jit(fn)(x, y), fn(x, y))
     text = jc.jit(fn).lower(x, y).as_text("optimized")

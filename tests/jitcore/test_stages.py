@@ -198,17 +198,20 @@ def test_broadcasting_chain_is_one_kernel_with_broadcast_maps():
 
 
 def test_transpose_and_broadcast_fuse_into_one_kernel():
-    def h(x, y):
-        return jnp.tanh(x.T * 2 + y)
+    def h(x, y, w):
+        # w, C-ordered, makes the result C-ordered as in NumPy (x.T alone would make it
+        # Fortran-ordered, computed transposed, and the two transposes cancel)
+        return jnp.tanh(x.T * 2 + y) + w
 
     x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)
     y = np.linspace(0, 1, 4, dtype=np.float32).reshape(4, 1)
-    text = jc.jit(h).lower(x, y).as_text("optimized")
+    w = np.zeros((4, 3), np.float32)
+    text = jc.jit(h).lower(x, y, w).as_text("optimized")
     assert ops_in(text).count("kernel.generic") == 1, text
     maps = affine_maps(text)
     assert "(d0, d1) -> (d1, d0)" in maps  # the transpose, as a permuted map
     assert "(d0, d1) -> (d0, 0)" in maps  # the broadcast of y
-    assert_matches(jc.jit(h)(x, y), np.tanh(x.T * 2 + y), ulps=ULP_BOUNDS["tanh"])
+    assert_matches(jc.jit(h)(x, y, w), np.tanh(x.T * 2 + y) + w, ulps=ULP_BOUNDS["tanh"])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
