@@ -599,9 +599,11 @@ def test_outer_product_kernel_has_no_reduction():
 
 
 def test_constant_operands_fold():
-    w = np.arange(6.0).reshape(2, 3) - 2.5
+    def weights():
+        return np.arange(6.0).reshape(2, 3) - 2.5
 
     def fn(x):
+        w = weights()  # made while tracing: a constant (a closed-over array is read per call)
         c = jnp.ones_like(x)[:, :1] * w  # a traced constant, w by rows
         return x + c @ (c.T * 3)
 
@@ -610,6 +612,7 @@ def test_constant_operands_fold():
     assert "array.dot_general" in lowered.as_text("traced")
     optimized = lowered.as_text("optimized")
     assert "dot_general" not in optimized and len(_ops(optimized, "kernel.generic")) == 1  # the add
+    w = weights()
     assert_matches(jc.jit(fn)(x), x + w @ (w.T * 3))
 
 
