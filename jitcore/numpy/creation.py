@@ -11,12 +11,13 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import UnsupportedError
+from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.numpy.manipulation import stack
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
-from jitcore.tracer import Tracer, current_trace, fresh, user_location
+from jitcore.tracer import Tracer, current_trace, fresh, refuse_traced, user_location
 
 __all__ = ["arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like",
-           "identity", "linspace", "logspace", "ones", "ones_like", "zeros", "zeros_like"]
+           "identity", "linspace", "logspace", "ones", "ones_like", "vander", "zeros", "zeros_like"]
 
 
 def _like(np_fn, fill):
@@ -140,6 +141,31 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     y = linspace(start, stop, num, endpoint, axis=axis)
     y = prims.ufunc(np.power, base, y)
     return fresh(y if dtype is None else prims.convert(y, np.dtype(dtype)))
+
+
+@implements(np.vander)
+def vander(x, N=None, increasing=False):
+    """Columns of powers of ``x`` for a static ``N``, each the previous times ``x`` in the
+    result's dtype: NumPy's order of products (its ``multiply.accumulate``), so equal bits."""
+    x = prims.array_operand(x)
+    if not traced(x):
+        return np.vander(x, N, increasing)
+    refuse_traced(N, "the column count N of numpy.vander")
+    if x.ndim != 1:
+        raise JitValueError(f"numpy.vander at {user_location()}: x must be a one-dimensional "
+                            "array or sequence.")
+    N = x.shape[0] if N is None else operator.index(N)
+    if N < 0:
+        raise JitValueError(f"numpy.vander at {user_location()}: negative dimensions are not "
+                            "allowed")
+    dtype = np.promote_types(x.dtype, int)
+    if N == 0:
+        return prims.constant(x.owner_trace, np.empty((x.shape[0], 0), dtype))
+    x = prims.convert(x, dtype)
+    columns = [prims.constant(x.owner_trace, np.ones(x.shape, dtype))]
+    for _ in range(1, N):
+        columns.append(x if len(columns) == 1 else prims.ufunc(np.multiply, columns[-1], x))
+    return stack(columns if increasing else columns[::-1], axis=1)
 
 
 def eye(N, M=None, k=0, dtype=float, order="C"):

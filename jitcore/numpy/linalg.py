@@ -71,7 +71,9 @@ _MATMUL_SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
 @implements(np.matmul)
 def matmul(a, b):
     """``a @ b`` with NumPy's rules: stacks of matrices broadcast over their leading dims; a 1-d
-    operand is a row (left) or column (right) vector whose dim leaves the result."""
+    operand is a row (left) or column (right) vector whose dim leaves the result. A list
+    operand (``x @ [x[0], 1.0]``) is read as ``np.asarray`` reads it, traced values and all."""
+    a, b = prims.array_operand(a), prims.array_operand(b)
     if not traced(a, b):
         return np.matmul(a, b)
     (a, b), _ = _operands(a, b)

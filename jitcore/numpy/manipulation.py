@@ -16,9 +16,9 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, fresh, refuse_traced
+from jitcore.tracer import Tracer, fresh, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
            "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
@@ -337,17 +337,41 @@ def repeat(a, repeats, axis=None):
 def pad(array, pad_width, mode="constant", **kwargs):
     if not traced(array):
         return np.pad(array, pad_width, mode=mode, **kwargs)
-    if mode != "constant":
-        raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only 'constant')")
+    if mode not in ("constant", *_INDEX_PAD_MODES):
+        raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only "
+                               f"'constant', {', '.join(map(repr, _INDEX_PAD_MODES))})")
     pad_width = np.asarray(pad_width)
     if pad_width.dtype.kind != "i":
         raise JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
     widths = _pad_pairs(pad_width, array.ndim, as_index=True)
+    if mode != "constant":
+        return _pad_by_index(array, widths, mode, **kwargs)
     values = np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
     values = values[np.ravel(widths) > 0] if values.size else values  # the ones used
     if any(v != values[0] for v in values):
         raise UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
     out = prims.pad(array, widths, values[0].item() if values.size else 0)
+    return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+_INDEX_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_by_index(array, widths, mode, reflect_type="even"):
+    """The modes whose padding only repeats elements: along each axis, a gather at the indices
+    NumPy's own ``pad`` of ``arange(n)`` gives, so NumPy's rules (a reflection repeated where
+    the pad is wider than the array, its errors for an empty axis) hold by construction."""
+    if reflect_type != "even":
+        raise UnsupportedError(f"numpy.pad with reflect_type={reflect_type!r} is not supported "
+                               "under jit (only 'even')")
+    out = array
+    for axis, (before, after) in enumerate(widths):
+        if before or after:
+            try:
+                indices = np.pad(np.arange(array.shape[axis]), (before, after), mode=mode)
+            except ValueError as e:  # an empty axis: NumPy's error, at the user's line
+                raise JitValueError(f"numpy.pad at {user_location()}: {e}") from None
+            out = indexing.take(out, indices, axis)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
 

@@ -115,16 +115,11 @@ def _clip_bound(a, bound, lower: bool):
 
 def _traced_int_bound(a, bound: Tracer, lower: bool):
     """The same for a Python int argument, of which the signature knows a range (see
-    ``api.int_range``): a range all on the side that changes nothing drops the bound, one all
-    on the other side raises (``prims.ufunc``'s OverflowError). A range across the dtype's
-    limit is clamped to the dtype, in int64: the same result where NumPy gives one (it raises
-    for a value past the limit on the wrong side; jitcore then clips at the limit)."""
+    ``api.int_range``). The ranges are cut at every integer dtype's limits, all of one sign, so
+    a range that does not fit ``a``'s dtype says on which side the value lies: below the
+    minimum (a negative range) or above the maximum. On the side that changes nothing the bound
+    is dropped; on the other ``prims.ufunc`` raises NumPy's OverflowError."""
     if prims.int_fits(bound, a.dtype) or getattr(a, "weak", False):
         return bound
-    (lo, hi), info = bound.int_range, np.iinfo(a.dtype)
-    if (hi < info.min) if lower else (lo > info.max):
-        return None
-    if (lo > info.max) if lower else (hi < info.min):
-        return bound
-    wide = prims.ufunc(np.minimum, prims.ufunc(np.maximum, prims.strong(bound), info.min), info.max)
-    return prims.convert(wide, a.dtype)
+    above = bound.int_range[0] >= 0
+    return bound if above == lower else None

@@ -154,9 +154,6 @@ def smooth_with_edge_padding(image):
     return sum(padded[i:i + h, j:j + w] for i in range(3) for j in range(3)) / 9
 
 
-@pytest.mark.xfail(strict=True, raises=jc.UnsupportedError,
-                   reason="UnsupportedError: numpy.pad with mode='edge' is not supported under jit "
-                   "(only 'constant'); np.pad is in jitcore/numpy/manipulation.py")
 def test_filter_with_edge_padding():
     """mode='edge' (or 'reflect') is the other way users pad an image."""
     image = np.random.default_rng(4).standard_normal((6, 5))
@@ -289,9 +286,6 @@ def fit_with_vander(x, y):
     return np.linalg.solve(design.T @ design, design.T @ y)
 
 
-@pytest.mark.xfail(strict=True, raises=jc.UnsupportedError,
-                   reason="UnsupportedError: numpy.vander has no jitcore lowering yet; it belongs "
-                   "with the creation functions in jitcore/numpy/creation.py")
 def test_polyfit_with_vander():
     """np.vander is how many users build the design matrix."""
     y = np.cos(X_FIT)

@@ -1,0 +1,158 @@
+"""Issue 12: small NumPy gaps the scientific programs met (np.pad's index modes, np.vander, a
+list operand of ``@``, np.clip to out-of-range Python int arguments), each under jit against
+NumPy, bit for bit."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import jitcore as jc
+from tests.budget import examples
+
+INDEX_MODES = ["edge", "reflect", "symmetric", "wrap"]
+DTYPES = [np.float64, np.float32, np.int8, np.uint16, np.int64, np.bool_, np.complex128]
+
+
+def assert_same(got, want):
+    """Equal values, bits, dtype and shape; ``got`` a new array like NumPy's."""
+    assert type(got) is type(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+
+
+def _arrays(min_side=1):
+    return st.sampled_from(DTYPES).flatmap(lambda dt: hnp.arrays(
+        dt, hnp.array_shapes(min_dims=1, max_dims=3, min_side=min_side, max_side=4)))
+
+
+# -- np.pad: 'edge', 'reflect', 'symmetric', 'wrap' ------------------------------------------------
+@st.composite
+def pad_widths(draw, ndim):
+    """The spellings of pad_width NumPy takes: one int, one pair, one pair per axis; widths up
+    to three times an axis, so reflections repeat."""
+    one = st.integers(0, 9)
+    return draw(st.one_of(one, st.tuples(one, one), st.tuples(*[st.tuples(one, one)] * ndim)))
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(data=st.data(), x=_arrays(), mode=st.sampled_from(INDEX_MODES))
+def test_pad_index_modes_match_numpy(data, x, mode):
+    width = data.draw(pad_widths(x.ndim))
+    fn = lambda v: np.pad(v, width, mode=mode)  # noqa: E731
+    assert_same(jc.jit(fn)(x), fn(x))
+
+
+@pytest.mark.parametrize("mode", INDEX_MODES)
+def test_pad_wider_than_the_array_repeats_as_numpy(mode):
+    x = np.array([1.0, 2.0, 3.0])
+    fn = lambda v: np.pad(v, (7, 11), mode=mode)  # noqa: E731
+    assert_same(jc.jit(fn)(x), fn(x))
+
+
+@pytest.mark.parametrize("mode", INDEX_MODES)
+def test_pad_returns_a_new_array_for_zero_widths(mode):
+    x = np.arange(6.0).reshape(2, 3)
+    got = jc.jit(lambda v: np.pad(v, 0, mode=mode))(x)
+    assert_same(got, np.pad(x, 0, mode=mode))
+    assert not np.shares_memory(got, x)
+
+
+@pytest.mark.parametrize("mode", ["edge", "reflect", "wrap"])
+def test_pad_of_an_empty_axis_raises_numpys_value_error_at_the_users_line(mode):
+    x = np.ones((0, 3))
+    with pytest.raises(ValueError, match="can't extend empty axis"):
+        np.pad(x, 1, mode=mode)
+    with pytest.raises(jc.JitcoreError, match="can't extend empty axis") as info:
+        jc.jit(lambda v: np.pad(v, 1, mode=mode))(x)
+    assert isinstance(info.value, ValueError)
+    assert "test_numpy_gaps.py" in str(info.value)
+
+
+def test_pad_modes_not_lowered_are_refused_by_name():
+    with pytest.raises(jc.UnsupportedError, match="linear_ramp"):
+        jc.jit(lambda v: np.pad(v, 1, mode="linear_ramp"))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="reflect_type='odd'"):
+        jc.jit(lambda v: np.pad(v, 1, mode="reflect", reflect_type="odd"))(np.ones(3))
+
+
+# -- np.vander ---------------------------------------------------------------------------------
+@settings(max_examples=examples(40), deadline=None)
+@given(x=st.sampled_from(DTYPES).flatmap(lambda dt: hnp.arrays(dt, st.integers(0, 6))),
+       n=st.one_of(st.none(), st.integers(0, 6)), increasing=st.booleans())
+def test_vander_matches_numpy(x, n, increasing):
+    fn = lambda v: np.vander(v, n, increasing=increasing)  # noqa: E731
+    with np.errstate(all="ignore"):
+        assert_same(jc.jit(fn)(x), fn(x))
+
+
+def test_vander_refuses_as_numpy_does():
+    with pytest.raises(ValueError, match="one-dimensional"):
+        jc.jit(lambda v: np.vander(v))(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="negative dimensions"):
+        jc.jit(lambda v: np.vander(v, -1))(np.ones(3))
+    with pytest.raises(jc.ConcretizationError, match="static_argnames"):
+        jc.jit(lambda v, n: np.vander(v, n))(np.ones(3), 2)
+    assert_same(jc.jit(lambda v, n: np.vander(v, n), static_argnames="n")(np.ones(3), 2),
+                np.vander(np.ones(3), 2))
+
+
+# -- a list operand of @ holding traced values -------------------------------------------------------
+LIST_PRODUCTS = {
+    "x @ [x[0, 0], 1.0]": lambda x: x @ [x[0, 0], 1.0],
+    "[x[0, 0], 1.0] @ x": lambda x: [x[0, 0], 1.0] @ x,
+    "x @ [[x[0, 0]], [2]]": lambda x: x @ [[x[0, 0]], [2]],
+    "x[0] @ (x[1, 0], 1)": lambda x: x[0] @ (x[1, 0], 1),
+    "np.matmul(x, [x[0, 1], 3])": lambda x: np.matmul(x, [x[0, 1], 3]),
+    "f32 @ [x[0, 0], 1]": lambda x: x.astype(np.float32) @ [x[0, 0], 1],
+    "f32 @ [1, 2]": lambda x: x.astype(np.float32) @ [1, 2],
+}
+
+
+@pytest.mark.parametrize("name", list(LIST_PRODUCTS))
+def test_list_operand_of_matmul_is_read_as_numpy_reads_it(name):
+    fn = LIST_PRODUCTS[name]
+    x = np.array([[1.5, -2.0], [3.0, 0.25]])
+    assert_same(jc.jit(fn)(x), fn(x))
+
+
+def test_list_operand_of_matmul_with_a_wrong_length_raises_like_numpy():
+    x = np.ones((2, 2))
+    with pytest.raises(ValueError):
+        x @ [x[0, 0], 1.0, 2.0]
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        jc.jit(lambda v: v @ [v[0, 0], 1.0, 2.0])(x)
+
+
+# -- np.clip of an integer array to Python int arguments past its range ------------------------------
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32])
+def test_clip_to_python_int_arguments_past_the_range_as_numpy(dtype):
+    """The bounds are arguments of the jitted function (traced Python ints): NumPy 2 raises
+    OverflowError for one past the range on the side where it would change the values."""
+    info = np.iinfo(dtype)
+    x = np.array([info.min, 0, 1, 5, info.max], dtype)
+    below, above = info.min - 1, info.max + 1
+    clip = jc.jit(lambda v, lo, hi: np.clip(v, lo, hi))
+    cases = [(above, above + 1000), (below - 1000, below), (above, 2 * above), (below, 3),
+             (0, above), (below, above), (2, 3), (-1000 if info.min else 0, 1000)]
+    for lo, hi in cases:
+        try:
+            want = np.clip(x, lo, hi)
+        except OverflowError:
+            with pytest.raises(OverflowError, match="out of bounds"):
+                clip(x, lo, hi)
+        else:
+            assert_same(clip(x, lo, hi), want)
+
+
+def test_clip_int8_to_1000_2000_raises_overflow_error():
+    x = np.array([1, 2, -3], np.int8)
+    with pytest.raises(OverflowError):
+        np.clip(x, 1000, 2000)
+    with pytest.raises(OverflowError):
+        jc.jit(lambda v, lo, hi: np.clip(v, lo, hi))(x, 1000, 2000)
+    with pytest.raises(OverflowError):
+        jc.jit(lambda v: v.clip(1000, 2000))(x)
