@@ -17,7 +17,8 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, current_trace, fresh, refuse_traced, user_location
 
 __all__ = ["arange", "array", "asarray", "astype", "empty", "empty_like", "eye", "full", "full_like",
-           "identity", "linspace", "logspace", "ones", "ones_like", "vander", "zeros", "zeros_like"]
+           "geomspace", "identity", "linspace", "logspace", "ones", "ones_like", "vander", "zeros",
+           "zeros_like"]
 
 
 def _like(np_fn, fill):
@@ -141,6 +142,16 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     y = linspace(start, stop, num, endpoint, axis=axis)
     y = prims.ufunc(np.power, base, y)
     return fresh(y if dtype is None else prims.convert(y, np.dtype(dtype)))
+
+
+@implements(np.geomspace)
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """NumPy's own ``geomspace`` of static endpoints, as a traced constant under jit."""
+    if traced(start, stop):
+        raise UnsupportedError(f"numpy.geomspace with traced endpoints is not supported under jit "
+                               f"yet (at {user_location()}); static endpoints are, or use "
+                               "numpy.logspace of the endpoints' logarithms")
+    return _traced(np.geomspace(start, stop, num, endpoint, dtype, axis))
 
 
 @implements(np.vander)

@@ -21,9 +21,10 @@ from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
-           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "hstack",
+           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr", "flipud",
+           "hstack",
            "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
-           "roll", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
+           "roll", "rot90", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
            "transpose", "tril", "triu", "vstack"]
 
 
@@ -238,6 +239,51 @@ def flip(m, axis=None):
         return np.flip(m, axis)
     axes = range(m.ndim) if axis is None else prims.normalize_axes(axis, m.ndim, "flip")
     return m[tuple(slice(None, None, -1) if k in axes else slice(None) for k in range(m.ndim))]
+
+
+@implements(np.fliplr)
+def fliplr(m):
+    if not traced(m):
+        return np.fliplr(m)
+    if m.ndim < 2:
+        raise JitValueError(f"numpy.fliplr at {user_location()}: Input must be >= 2-d.")
+    return m[:, ::-1]  # a view, as in NumPy
+
+
+@implements(np.flipud)
+def flipud(m):
+    if not traced(m):
+        return np.flipud(m)
+    if m.ndim < 1:
+        raise JitValueError(f"numpy.flipud at {user_location()}: Input must be >= 1-d.")
+    return m[::-1]  # a view, as in NumPy
+
+
+@implements(np.rot90)
+def rot90(m, k=1, axes=(0, 1)):
+    """A quarter turn ``k`` times (static) from the first axis towards the second: flips and
+    one transpose, so a view as in NumPy."""
+    if not traced(m):
+        return np.rot90(m, k, axes)
+    refuse_traced(k, "the turn count k of numpy.rot90")
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise JitValueError(f"numpy.rot90 at {user_location()}: len(axes) must be 2.")
+    first, second = (operator.index(ax) for ax in axes)
+    if first == second or abs(first - second) == m.ndim:
+        raise JitValueError(f"numpy.rot90 at {user_location()}: Axes must be different.")
+    if not all(-m.ndim <= ax < m.ndim for ax in (first, second)):
+        raise JitValueError(f"numpy.rot90 at {user_location()}: Axes={axes} out of range for "
+                            f"array of ndim={m.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m[...]
+    if k == 2:
+        return flip(flip(m, first), second)
+    swapped = list(range(m.ndim))
+    swapped[first], swapped[second] = swapped[second], swapped[first]
+    # One turn: reverse the second axis, then swap the two; three: swap, then reverse.
+    return transpose(flip(m, second), swapped) if k == 1 else flip(transpose(m, swapped), second)
 
 
 @implements(np.roll)

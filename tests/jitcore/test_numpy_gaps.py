@@ -4,6 +4,8 @@ NumPy, bit for bit."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -156,3 +158,65 @@ def test_clip_int8_to_1000_2000_raises_overflow_error():
         jc.jit(lambda v, lo, hi: np.clip(v, lo, hi))(x, 1000, 2000)
     with pytest.raises(OverflowError):
         jc.jit(lambda v: v.clip(1000, 2000))(x)
+
+
+# -- np.fliplr, np.flipud, np.rot90 (static k) ------------------------------------------------------
+@settings(max_examples=examples(40), deadline=None)
+@given(x=_arrays(min_side=0), k=st.integers(-5, 5),
+       axes=st.sampled_from([(0, 1), (1, 0), (0, 2), (-1, 0), (2, 1), (0, -3)]))
+def test_rot90_matches_numpy(x, k, axes):
+    fn = lambda v: np.rot90(v, k, axes)  # noqa: E731
+    try:
+        want = fn(x)
+    except ValueError as e:  # axes out of range or equal for this ndim: the same refusal
+        with pytest.raises(ValueError, match=re.escape(str(e))):
+            jc.jit(fn)(x)
+    else:
+        assert_same(jc.jit(fn)(x), want)
+
+
+@pytest.mark.parametrize("fn", [np.fliplr, np.flipud], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(), (4,), (3, 4), (2, 3, 2), (0, 2)])
+def test_fliplr_and_flipud_match_numpy(fn, shape):
+    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    try:
+        want = fn(x)
+    except ValueError as e:
+        with pytest.raises(ValueError, match=re.escape(str(e))) as info:
+            jc.jit(fn)(x)
+        assert isinstance(info.value, jc.JitcoreError)
+    else:
+        assert_same(jc.jit(fn)(x), want)
+
+
+def test_flips_and_turns_are_views_as_in_numpy():
+    """A write through the result reaches the array, as NumPy's views do."""
+    def write_through(v):
+        out = v.copy()
+        np.rot90(out)[0, 0] = -1.0
+        np.fliplr(out)[1, 0] = -2.0
+        np.flipud(out)[0, 1] = -3.0
+        return out
+
+    x = np.arange(12.0).reshape(3, 4)
+    assert_same(jc.jit(write_through)(x), write_through(x))
+
+
+def test_rot90_with_a_traced_k_names_static_argnames():
+    with pytest.raises(jc.ConcretizationError, match="static_argnames"):
+        jc.jit(lambda v, k: np.rot90(v, k))(np.ones((2, 2)), 1)
+
+
+# -- np.geomspace with static endpoints -----------------------------------------------------------
+@pytest.mark.parametrize("args", [(1, 1000, 4), (-1, -1000, 5), (2.0, 3.0, 7), (1j, 1000j, 3)])
+def test_geomspace_of_static_endpoints_matches_numpy(args):
+    import jitcore.numpy as jnp
+
+    fn = lambda v: v * jnp.geomspace(*args)  # noqa: E731
+    x = np.ones(args[2])
+    assert_same(jc.jit(fn)(x), x * np.geomspace(*args))
+
+
+def test_geomspace_of_traced_endpoints_is_refused_by_name():
+    with pytest.raises(jc.UnsupportedError, match="numpy.geomspace"):
+        jc.jit(lambda v: np.geomspace(v[0], 10.0, 3))(np.ones(2))
