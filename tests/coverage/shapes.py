@@ -199,6 +199,14 @@ case("np.pad(x, width, constant_values=c)", "shape",
      g_shape(_pad_arg))
 
 
+def _pad_mode_arg(draw, x):
+    return {**_pad_arg(draw, x), "mode": draw.choice(["edge", "reflect", "symmetric", "wrap"])}
+
+
+case("np.pad(x, width, mode)", "shape",
+     lambda x, width, value, mode: np.pad(x, width, mode=mode), g_shape(_pad_mode_arg))
+
+
 def g_where(draw, family):
     sc, sa, sb = draw.shape(TERNARY_SHAPES)
     return (draw.array(np.bool_, sc), draw.array(draw.dtype(family), sa),
@@ -318,5 +326,7 @@ NOTES = {
     "np.reshape(x, shape)": "order='C' only",
     "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
     "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
+    "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap'; "
+                              "other modes: UnsupportedError",
     "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
 }
