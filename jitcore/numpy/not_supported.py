@@ -21,7 +21,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "isposinf", "isreal", "kaiser", "kron", "ldexp", "lexsort", "modf",
         "nancumprod", "nancumsum", "nanmedian", "nanpercentile", "nanquantile", "nextafter",
         "piecewise", "place", "poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint",
-        "polymul", "polysub", "polyval", "ptp", "put", "put_along_axis", "putmask", "real_if_close",
+        "polymul", "polysub", "polyval", "put", "put_along_axis", "putmask", "real_if_close",
         "resize", "rollaxis", "roots", "row_stack", "setdiff1d", "setxor1d", "sinc",
         "sort_complex", "spacing", "take_along_axis", "trapezoid", "tri", "trim_zeros", "union1d",
         "unstack", "unwrap", "vsplit", "fft", "random", "polynomial", "emath",

@@ -1,4 +1,5 @@
-"""Choosing elements under ``jit``: ``where``, ``select`` and ``clip``; and the functions whose
+"""Choosing elements under ``jit``: ``where``, ``select``, ``clip`` and ``ptp`` (the largest
+less the smallest); and the functions whose
 result has as many indices as the data says (``nonzero``, ``argwhere``, ``flatnonzero``), which a
 compiled function cannot return, refused with the way out.
 """
@@ -8,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, JitValueError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["clip", "select", "where"]
+__all__ = ["clip", "ptp", "select", "where"]
 
 
 @implements(np.where)
@@ -123,3 +124,15 @@ def _traced_int_bound(a, bound: Tracer, lower: bool):
         return bound
     above = bound.int_range[0] >= 0
     return bound if above == lower else None
+
+
+@implements(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=np._NoValue):
+    """``numpy.ptp``: NumPy's ``max - min`` in the array's dtype (integers wrap as NumPy's do;
+    booleans raise its TypeError from subtract)."""
+    if not traced(a):
+        return np.ptp(a, axis, out, keepdims)
+    if out is not None:
+        raise UnsupportedError(f"numpy.ptp with out= is not supported under jit yet (at {user_location()})")
+    kw = {} if keepdims is np._NoValue else {"keepdims": keepdims}
+    return np.subtract(np.max(a, axis=axis, **kw), np.min(a, axis=axis, **kw))

@@ -220,3 +220,24 @@ def test_geomspace_of_static_endpoints_matches_numpy(args):
 def test_geomspace_of_traced_endpoints_is_refused_by_name():
     with pytest.raises(jc.UnsupportedError, match="numpy.geomspace"):
         jc.jit(lambda v: np.geomspace(v[0], 10.0, 3))(np.ones(2))
+
+
+# -- np.ptp ----------------------------------------------------------------------------------------
+@settings(max_examples=examples(40), deadline=None)
+@given(x=_arrays(min_side=0), axis=st.sampled_from([None, 0, -1, (0, -1)]), keepdims=st.booleans())
+def test_ptp_matches_numpy(x, axis, keepdims):
+    fn = lambda v: np.ptp(v, axis=axis, keepdims=keepdims)  # noqa: E731
+    with np.errstate(all="ignore"):
+        try:
+            want = fn(x)
+        except (TypeError, ValueError) as e:  # bool (subtract), an empty reduction: the same refusal
+            with pytest.raises(type(e)):
+                jc.jit(fn)(x)
+            return
+        assert_same(jc.jit(fn)(x), want)
+
+
+def test_ptp_of_int8_wraps_as_numpy():
+    x = np.array([127, -128], np.int8)
+    with np.errstate(all="ignore"):
+        assert_same(jc.jit(np.ptp)(x), np.ptp(x))
