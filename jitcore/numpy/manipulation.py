@@ -413,10 +413,10 @@ def _pad_by_index(array, widths, mode, reflect_type="even"):
     out = array
     for axis, (before, after) in enumerate(widths):
         if before or after:
-            try:
-                indices = np.pad(np.arange(array.shape[axis]), (before, after), mode=mode)
-            except ValueError as e:  # an empty axis: NumPy's error, at the user's line
-                raise JitValueError(f"numpy.pad at {user_location()}: {e}") from None
+            if array.shape[axis] == 0:  # NumPy's error, at the user's line
+                raise JitValueError(f"numpy.pad at {user_location()}: can't extend empty axis "
+                                    f"{axis} using modes other than 'constant' or 'empty'")
+            indices = np.pad(np.arange(array.shape[axis]), (before, after), mode=mode)
             out = indexing.take(out, indices, axis)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
