@@ -383,13 +383,16 @@ def repeat(a, repeats, axis=None):
 def pad(array, pad_width, mode="constant", **kwargs):
     if not traced(array):
         return np.pad(array, pad_width, mode=mode, **kwargs)
-    if mode not in ("constant", *_INDEX_PAD_MODES):
+    if mode not in ("constant", *_INDEX_PAD_MODES, *_EXTREME_PAD_MODES):
         raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only "
-                               f"'constant', {', '.join(map(repr, _INDEX_PAD_MODES))})")
+                               f"'constant', {', '.join(map(repr, _INDEX_PAD_MODES))}, "
+                               f"{', '.join(map(repr, _EXTREME_PAD_MODES))})")
     pad_width = np.asarray(pad_width)
     if pad_width.dtype.kind != "i":
         raise JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
     widths = _pad_pairs(pad_width, array.ndim, as_index=True)
+    if mode in _EXTREME_PAD_MODES:
+        return _pad_with_extreme(array, widths, _EXTREME_PAD_MODES[mode], **kwargs)
     if mode != "constant":
         return _pad_by_index(array, widths, mode, **kwargs)
     values = np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
@@ -413,11 +416,38 @@ def _pad_by_index(array, widths, mode, reflect_type="even"):
     out = array
     for axis, (before, after) in enumerate(widths):
         if before or after:
-            if array.shape[axis] == 0:  # NumPy's error, at the user's line
-                raise JitValueError(f"numpy.pad at {user_location()}: can't extend empty axis "
-                                    f"{axis} using modes other than 'constant' or 'empty'")
+            _refuse_empty_axis(array, axis)
             indices = np.pad(np.arange(array.shape[axis]), (before, after), mode=mode)
             out = indexing.take(out, indices, axis)
+    return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+def _refuse_empty_axis(array, axis: int) -> None:
+    """NumPy's error for padding an empty axis in a mode other than 'constant', at the user's line."""
+    if array.shape[axis] == 0:
+        raise JitValueError(f"numpy.pad at {user_location()}: can't extend empty axis {axis} using "
+                            "modes other than 'constant' or 'empty'")
+
+
+_EXTREME_PAD_MODES = {"maximum": np.max, "minimum": np.min}
+
+
+def _pad_with_extreme(array, widths, reduce, stat_length=None):
+    """'maximum' and 'minimum' over the whole axis: axis after axis, each extreme taken over
+    the array padded so far, which gives NumPy's corners (the extreme of the extremes)."""
+    if stat_length is not None:
+        raise UnsupportedError(f"numpy.pad with stat_length= is not supported under jit yet (at "
+                               f"{user_location()})")
+    out = array
+    for axis, (before, after) in enumerate(widths):
+        if not (before or after):
+            continue
+        _refuse_empty_axis(out, axis)
+        extreme = reduce(out, axis=axis, keepdims=True)
+        edge = out.shape[:axis] + (1,) + out.shape[axis + 1:]
+        pad = [prims.broadcast_to(extreme, edge[:axis] + (int(n),) + edge[axis + 1:])
+               for n in (before, after)]
+        out = prims.concatenate([p for p in (pad[0], out, pad[1]) if p.shape[axis]], axis)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
 

@@ -200,7 +200,8 @@ case("np.pad(x, width, constant_values=c)", "shape",
 
 
 def _pad_mode_arg(draw, x):
-    return {**_pad_arg(draw, x), "mode": draw.choice(["edge", "reflect", "symmetric", "wrap"])}
+    return {**_pad_arg(draw, x), "mode": draw.choice(["edge", "reflect", "symmetric", "wrap",
+                                                                  "maximum", "minimum"])}
 
 
 case("np.pad(x, width, mode)", "shape",
@@ -326,7 +327,8 @@ NOTES = {
     "np.reshape(x, shape)": "order='C' only",
     "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
     "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
-    "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap'; "
-                              "other modes: UnsupportedError",
+    "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap', "
+                              "'maximum', 'minimum' (no stat_length); other modes: "
+                              "UnsupportedError",
     "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
 }

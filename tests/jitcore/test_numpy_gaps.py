@@ -16,6 +16,7 @@ import jitcore as jc
 from tests.budget import examples
 
 INDEX_MODES = ["edge", "reflect", "symmetric", "wrap"]
+EXTREME_MODES = ["maximum", "minimum"]
 DTYPES = [np.float64, np.float32, np.int8, np.uint16, np.int64, np.bool_, np.complex128]
 
 
@@ -40,8 +41,8 @@ def pad_widths(draw, ndim):
     return draw(st.one_of(one, st.tuples(one, one), st.tuples(*[st.tuples(one, one)] * ndim)))
 
 
-@settings(max_examples=examples(60), deadline=None)
-@given(data=st.data(), x=_arrays(min_side=0), mode=st.sampled_from(INDEX_MODES))
+@settings(max_examples=examples(80), deadline=None)
+@given(data=st.data(), x=_arrays(min_side=0), mode=st.sampled_from(INDEX_MODES + EXTREME_MODES))
 def test_pad_index_modes_match_numpy(data, x, mode):
     width = data.draw(pad_widths(x.ndim))
     fn = lambda v: np.pad(v, width, mode=mode)  # noqa: E731
@@ -80,9 +81,20 @@ def test_pad_of_an_empty_axis_raises_numpys_value_error_at_the_users_line(mode):
     assert "test_numpy_gaps.py" in str(info.value)
 
 
+@pytest.mark.parametrize("mode", EXTREME_MODES)
+def test_pad_with_the_extreme_fills_corners_as_numpy(mode):
+    x = np.array([[1.0, 5.0, 2.0], [7.0, np.nan, 3.0], [-1.0, 4.0, 0.0]])
+    for width in (1, ((1, 2), (3, 0)), ((0, 0), (2, 1))):
+        fn = lambda v, w=width: np.pad(v, w, mode=mode)  # noqa: E731
+        assert_same(jc.jit(fn)(x), fn(x))
+        assert_same(jc.jit(fn)(x[:, :2] + 0.0), fn(x[:, :2] + 0.0))
+
+
 def test_pad_modes_not_lowered_are_refused_by_name():
     with pytest.raises(jc.UnsupportedError, match="linear_ramp"):
         jc.jit(lambda v: np.pad(v, 1, mode="linear_ramp"))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="stat_length"):
+        jc.jit(lambda v: np.pad(v, 1, mode="maximum", stat_length=2))(np.ones(3))
     with pytest.raises(jc.UnsupportedError, match="reflect_type='odd'"):
         jc.jit(lambda v: np.pad(v, 1, mode="reflect", reflect_type="odd"))(np.ones(3))
 
