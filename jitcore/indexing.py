@@ -422,12 +422,20 @@ def traced_mask(key) -> Tracer | None:
     return None
 
 
+def _traced_scalar_mask(key) -> Tracer | None:
+    k = key[0] if isinstance(key, tuple) and len(key) == 1 else key
+    return k if isinstance(k, Tracer) and k.dtype == np.bool_ and not k.ndim else None
+
+
 def subscript(x: Tracer, key):
     """``x[key]`` as NumPy reads it: a view for a basic key, a copy for an advanced one, and
     for a traced mask a selection that only a reduction can use (``masked.MaskedSelection``)."""
     mask = traced_mask(key)
     if mask is not None:
         return masked.select(x, mask)
+    mask = _traced_scalar_mask(key)
+    if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
+        return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))
     if has_scalar_bool(key):
         return getitem_scalar_bool(x, key)  # a copy in NumPy, not a view
     if is_copying(key):

@@ -278,7 +278,7 @@ NOTES = {
 # to |x| and |m|, select the same elements.
 def g_selection(domain="small"):
     def gen(draw, family):
-        x = draw.array(draw.dtype(family), draw.shape([(1,), (5,), (17,), (2, 3), (3, 0), (2, 3, 4)]),
+        x = draw.array(draw.dtype(family), draw.shape([(), (1,), (5,), (17,), (2, 3), (3, 0), (2, 3, 4)]),
                        domain if family in ("float", "complex") else "any")
         m = draw.array(np.dtype(bool), draw.choice([x.shape, x.shape[:1]]))
         return (x, m), {}
