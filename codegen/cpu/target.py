@@ -191,13 +191,22 @@ def load_object_owned(obj: bytes, symbols: list[str]) -> tuple[llvm.ExecutionEng
     _check_symbols(obj, symbols)
     with _lock:
         # The engine owns (and disposes) its target machine: a new one, not the cached host's.
-        tm = target_machine.__wrapped__(llvm.get_process_triple(), llvm.get_host_cpu_name(), host_features())
+        tm = target_machine.__wrapped__(*_host_machine())
         empty = llvm.parse_assembly("")
         empty.triple = tm.triple
         engine = llvm.create_mcjit_compiler(empty, tm)
+        # An engine is made with a module, which finalize_object would compile (~1 ms for
+        # nothing): taken out again, the engine holds only the object code.
+        engine.remove_module(empty)
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         return engine, {name: engine.get_function_address(name) for name in symbols}
+
+
+@cache
+def _host_machine() -> tuple[str, str, str]:
+    """The host's triple, CPU name and features, as ``target_machine`` takes them."""
+    return llvm.get_process_triple(), llvm.get_host_cpu_name(), host_features()
 
 
 def _check_symbols(obj: bytes, symbols: list[str]) -> None:
