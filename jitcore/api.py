@@ -9,6 +9,12 @@ Calls may come from many threads at once. A cached call takes no lock. A miss ta
 lock to claim its key: the first thread to miss traces and compiles it; others missing on the
 same key wait for that one compile (and get its result or its error), while different keys
 compile at the same time.
+
+Each jitted function keeps at most ``max_signatures`` signatures compiled (``jit``'s argument,
+else ``jitcore.config.max_signatures``): a compile beyond it drops the least recently used
+one, whose code is then freed once no call is running it. Recency is refreshed on the slow path
+only (a call that builds the full key); the fast cache of all-contiguous calls, which takes no
+lock, is bounded alike and drops the entry inserted first, so a fast call stays a dict lookup.
 """
 
 from __future__ import annotations
@@ -17,13 +23,26 @@ import functools
 import inspect
 import itertools
 import threading
+import time
 import types
-from collections import namedtuple
+from collections import OrderedDict, deque, namedtuple
 from concurrent.futures import Future
 
 import numpy as np
 
-from jitcore import callables, compiler, disk_cache, inlining, ir, methods, pickling, pytree, tracebacks
+from jitcore import (
+    callables,
+    compile_log,
+    compiler,
+    config,
+    disk_cache,
+    inlining,
+    ir,
+    methods,
+    pickling,
+    pytree,
+    tracebacks,
+)
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
@@ -32,6 +51,8 @@ from jitcore.dispatch import CallTimeExecutable, Executable
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
 from jitcore.tracer import Tracer, add_user_line, current_trace
+
+DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises
 
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
@@ -53,7 +74,8 @@ _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dty
 
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
-        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True, cache: bool = True):
+        pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True, cache: bool = True,
+        max_signatures: int | None = None):
     """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
 
     Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
@@ -62,7 +84,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
     (the default), ``fun``'s own ``if``/``for``/``while`` on traced values become loops and
     branches in the compiled code (``jitcore.autograph``). With ``cache`` (the default;
     ``jitcore.config.disk_cache`` turns it off for all), compiled code is kept in the disk
-    cache and a later process loads it from there (``jitcore.disk_cache``).
+    cache and a later process loads it from there (``jitcore.disk_cache``). ``max_signatures``
+    bounds the signatures kept compiled (default: ``jitcore.config.max_signatures``).
 
     ``fun`` may be a function, a ``functools.partial``, a bound method, a callable object or,
     in a class body, a method, ``staticmethod`` or ``classmethod`` (``self``/``cls`` is then a
@@ -70,16 +93,18 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
     """
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
-                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph, cache=cache)
+                                 fastmath=fastmath, pipeline=pipeline, autograph=autograph, cache=cache,
+                                 max_signatures=max_signatures)
     options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
-    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph, cache=cache)
+    return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph, cache=cache,
+                       max_signatures=max_signatures)
 
 
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
     def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None,
-                 autograph: bool = True, cache: bool = True):
+                 autograph: bool = True, cache: bool = True, max_signatures: int | None = None):
         self._given = (fun, static_argnums, static_argnames)  # what copies and pickles rebuild from
         fun, self._binds = callables.unwrap_method_kind(fun)
         named = callables.named_after(fun)
@@ -95,8 +120,12 @@ class JitFunction:
         if autograph:
             refuse_generator(named)
         self.options = options or CompileOptions()
-        self._cache: dict = {}
+        # None: jitcore.config.max_signatures, read at each compile.
+        self.max_signatures = None if max_signatures is None else config.check_max_signatures(
+            max_signatures, "jit(max_signatures=)")
+        self._cache: OrderedDict = OrderedDict()  # least recently used first
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
+        self._dropped: deque = deque(maxlen=DROPPED_KEYS_LOGGED)  # for the compile log
         # next() of an itertools.count is atomic (one C call under the GIL): cached calls count
         # their hit without a lock. The other counters change under self._lock.
         self._hit = itertools.count().__next__
@@ -143,7 +172,8 @@ class JitFunction:
     def __copy__(self) -> JitFunction:
         """An equivalent jitted function (same function and options) with a cache of its own."""
         fun, nums, names = self._given
-        return JitFunction(fun, nums, names, self.options, autograph=self.autograph, cache=self.disk_cache)
+        return JitFunction(fun, nums, names, self.options, autograph=self.autograph, cache=self.disk_cache,
+                           max_signatures=self.max_signatures)
 
     def __deepcopy__(self, memo) -> JitFunction:
         return self.__copy__()  # the function is shared, as copy.deepcopy shares functions
@@ -171,8 +201,14 @@ class JitFunction:
                 raise
         else:
             self._hit()
-        if fast_key is not None:
+            try:
+                self._cache.move_to_end(key)  # one C call: atomic, no lock
+            except KeyError:  # dropped meanwhile by another thread's compile
+                pass
+        if fast_key is not None and fast_key not in self._fast_cache:
             self._fast_cache[fast_key] = executable
+            if len(self._fast_cache) > self._limit():
+                self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
         return executable(arrays, call.callers)
 
     def cache_info(self) -> CacheInfo:
@@ -183,15 +219,36 @@ class JitFunction:
             self._hit_reads += 1
             return CacheInfo(hits, self._misses, self._traces, self._compiles, self._from_disk)
 
+    def _limit(self) -> int:
+        return self.max_signatures or config.max_signatures
+
+    def _evict(self) -> None:
+        """Drop the least recently used signatures beyond the bound, from both caches (under
+        ``self._lock``); nothing else here holds their executables, so their code is freed."""
+        while len(self._cache) > self._limit():
+            key, dropped = self._cache.popitem(last=False)
+            if config.log_compiles:
+                self._dropped.append(key)
+            for fast_key, executable in list(self._fast_cache.items()):
+                if executable is dropped:
+                    self._fast_cache.pop(fast_key, None)
+
     def clear_cache(self) -> None:
         with self._lock:
+            if config.log_compiles:
+                self._dropped.extend(self._cache)
             self._cache.clear()
             self._fast_cache.clear()
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
         key, leaves, _, call = self._signature_key(args, kwargs)
-        return Lowered(self, key, leaves, call)
+        start = time.perf_counter()
+        lowered = Lowered(self, key, leaves, call)
+        if config.log_compiles:
+            compile_log.log_trace(self.__name__, self._describe(key, call), time.perf_counter() - start,
+                                  "lower()")
+        return lowered
 
     # -- internals -----------------------------------------------------------------------
     def _signature_key(self, args, kwargs):
@@ -318,6 +375,16 @@ class JitFunction:
             paths += pytree.leaf_paths(child, k)
         return paths
 
+    def _describe(self, key, call) -> str:
+        return compile_log.describe_signature(key, self._paths(call.tree), self._param_name)
+
+    def _why_missed(self, key, call) -> str | None:
+        """Why ``key`` missed, for the compile log (None when it is off); under ``self._lock``."""
+        if not config.log_compiles:
+            return None
+        return compile_log.explain_miss(key, list(self._cache), self._dropped, self._paths(call.tree),
+                                        self._param_name)
+
     def _trace(self, specs, call):
         with self._lock:
             self._traces += 1
@@ -342,6 +409,7 @@ class JitFunction:
                 owner, future = self._pending.get(key, (None, None))
                 if future is None or owner == me:  # owner == me: the function calls itself
                     self._misses += 1
+                    why = self._why_missed(key, call)
                     future = Future()
                     self._pending.setdefault(key, (me, future))
                     break
@@ -350,7 +418,7 @@ class JitFunction:
                 self._hit()
                 return executable
         try:
-            executable = self._compile(key, specs, call)
+            executable = self._compile(key, specs, call, why)
         except BaseException as e:
             with self._lock:
                 if self._pending.get(key, (None, None))[1] is future:
@@ -362,29 +430,34 @@ class JitFunction:
             raise
         with self._lock:
             self._cache[key] = executable
+            self._evict()
             if self._pending.get(key, (None, None))[1] is future:
                 del self._pending[key]
             self._compiles += 1
         future.set_result(executable)
         return executable
 
-    def _compile(self, key, specs, call) -> Executable | CallTimeExecutable:
+    def _compile(self, key, specs, call, why: str | None = None) -> Executable | CallTimeExecutable:
         """The executable of one signature; when its code reads call-time inputs (globals,
-        closed-over arrays, random draws), the table of its variants, the first one in it."""
-        executable, inputs = self._compile_executable(specs, call)
+        closed-over arrays, random draws), the table of its variants, the first one in it.
+        ``why``: the cache miss's reason, for the compile log (None: not logging)."""
+        log = None if why is None else (self._describe(key, call), why)
+        executable, inputs = self._compile_executable(specs, call, log)
         if not inputs:
             return executable
-        table = CallTimeExecutable(functools.partial(self._compile_variant, specs, call))
+        table = CallTimeExecutable(functools.partial(self._compile_variant, key, specs, call))
         table.variants.append((executable, inputs))
         return table
 
-    def _compile_variant(self, specs, call):
+    def _compile_variant(self, key, specs, call):
         """A new variant of a signature whose call-time inputs changed dtype, shape or value."""
         with self._lock:
             self._misses += 1
             self._hit_reads += 1  # the call was counted as a hit before its variants were read
+        log = (self._describe(key, call), "a call-time input (a global or closed-over array) changed "
+               "dtype, shape or value") if config.log_compiles else None
         try:
-            result = self._compile_executable(specs, call)
+            result = self._compile_executable(specs, call, log)
         except Exception as e:
             e.__traceback__ = tracebacks.filtered(e)
             raise
@@ -392,14 +465,17 @@ class JitFunction:
             self._compiles += 1
         return result
 
-    def _compile_executable(self, specs, call):
-        clock = CompileClock()  # timed by stage, for the warning about a long compile
+    def _compile_executable(self, specs, call, log: tuple[str, str] | None = None):
+        """Trace, optimise and generate code (or load it from the disk cache); ``log``: the
+        signature and the miss's reason to log it with, or None."""
+        clock = CompileClock()  # timed by stage, for the warning about a long compile and the log
         with clock.stage("tracing"):
             module, out_tree = self._trace(specs, call)
         specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
         with clock.stage("disk cache"):
             entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
             plan = entry.load() if entry is not None else None
+        from_disk = plan is not None
         if plan is None:
             with clock.stage("optimizing"):
                 optimized = compiler.optimize(module, self.options)
@@ -415,6 +491,8 @@ class JitFunction:
             executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                                     out_tree.owners, out_tree.arguments, out_tree.transposed)
         warn_if_slow(self, self.__name__, clock)
+        if log is not None:
+            compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs
 
 

@@ -25,6 +25,15 @@ The disk cache (``jitcore/disk_cache.py``), read by it at each compile:
 - ``cache_max_bytes``: the size above which the least recently used entries are removed;
   ``JITCORE_CACHE_MAX_BYTES`` (bytes, or with a ``K``, ``M`` or ``G`` suffix) at import.
 
+Compiles in memory, read by ``jitcore/api.py`` at each compile:
+
+- ``log_compiles``: log every trace and compile, with its stages' times and why the cache
+  missed, to the ``logging`` logger ``"jitcore"`` (``jitcore/compile_log.py``);
+  ``JITCORE_LOG_COMPILES=1`` (or ``on``, ``true``, ``yes``) turns it on at import.
+- ``max_signatures``: how many signatures each jitted function keeps compiled (least recently
+  used dropped first, its code freed); ``JITCORE_MAX_SIGNATURES`` at import, default
+  ``DEFAULT_MAX_SIGNATURES``; ``jit(..., max_signatures=)`` overrides it per function.
+
 Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
 library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
 ``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
@@ -57,6 +66,7 @@ MAX_THREADS = 1024
 DEFAULT_PARALLEL_THRESHOLD = 1 << 18
 DEFAULT_CHUNK_SIZE = 1 << 15
 DEFAULT_CACHE_MAX_BYTES = 256 << 20  # about 20,000 entries of a small function (~12 KiB each)
+DEFAULT_MAX_SIGNATURES = 64
 _OFF = ("0", "off", "false", "no")
 _ON = ("", "1", "on", "true", "yes")
 _LOWEST = {"num_threads": 1, "parallel_threshold": 0, "chunk_size": 1}
@@ -125,8 +135,37 @@ def cache_max_bytes_from_environment(environ: Mapping[str, str] = os.environ) ->
     return int(number) * scale
 
 
+def log_compiles_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
+    """``JITCORE_LOG_COMPILES``: 1, on, true or yes: log compiles; unset, empty, 0, off, false or
+    no: do not; anything else is an error."""
+    text = environ.get("JITCORE_LOG_COMPILES", "").strip().lower()
+    if text not in _OFF + _ON:
+        raise ConfigError(f"JITCORE_LOG_COMPILES={text!r} is neither on (1) nor off (0)")
+    return text not in _OFF + ("",)
+
+
+def max_signatures_from_environment(environ: Mapping[str, str] = os.environ) -> int:
+    """``JITCORE_MAX_SIGNATURES``: a count of at least 1; unset or empty: the default."""
+    text = environ.get("JITCORE_MAX_SIGNATURES", "").strip()
+    if not text:
+        return DEFAULT_MAX_SIGNATURES
+    if not text.isdigit() or int(text) < 1:
+        raise ConfigError(f"JITCORE_MAX_SIGNATURES={text!r} is not a count: set it to an integer "
+                          "of at least 1, or leave it unset")
+    return int(text)
+
+
+def check_max_signatures(value, where: str) -> int:
+    """``value`` if it is a count of signatures to keep (an int of at least 1), else an error."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{where} must be an integer of at least 1, not {value!r}")
+    return value
+
+
 # The disk cache's settings (see the docstring); jitcore/disk_cache.py reads them at each use.
-_CACHE = {"disk_cache": True, "cache_dir": "", "cache_max_bytes": DEFAULT_CACHE_MAX_BYTES}
+# The compile log's and the in-memory cache's too; jitcore/api.py reads them at each compile.
+_CACHE = {"disk_cache": True, "cache_dir": "", "cache_max_bytes": DEFAULT_CACHE_MAX_BYTES,
+          "log_compiles": False, "max_signatures": DEFAULT_MAX_SIGNATURES}
 
 
 def _set_cache(name: str, value) -> None:
@@ -138,6 +177,10 @@ def _set_cache(name: str, value) -> None:
         value = os.path.abspath(os.path.expanduser(os.fspath(value)))
     if name == "cache_max_bytes" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ConfigError(f"jitcore.config.cache_max_bytes must be an integer of at least 0, not {value!r}")
+    if name == "log_compiles" and not isinstance(value, bool):
+        raise ConfigError(f"jitcore.config.log_compiles must be True or False, not {value!r}")
+    if name == "max_signatures":
+        check_max_signatures(value, "jitcore.config.max_signatures")
     _CACHE[name] = value
 
 
@@ -188,6 +231,12 @@ class _ConfigModule(types.ModuleType):
     cache_max_bytes = property(lambda self: _CACHE["cache_max_bytes"],
                                lambda self, v: _set_cache("cache_max_bytes", v),
                                doc="The disk cache's size cap (see the module's docstring).")
+    log_compiles = property(lambda self: _CACHE["log_compiles"],
+                            lambda self, v: _set_cache("log_compiles", v),
+                            doc="Log every trace and compile and why it missed (the docstring).")
+    max_signatures = property(lambda self: _CACHE["max_signatures"],
+                              lambda self, v: _set_cache("max_signatures", v),
+                              doc="Signatures kept compiled per jitted function (the docstring).")
 
     @property
     def traceback_filtering(self) -> bool:
@@ -209,6 +258,8 @@ tracebacks.enabled = os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip()
 _set_cache("disk_cache", cache_enabled_from_environment())
 _set_cache("cache_dir", cache_dir_from_environment())
 _set_cache("cache_max_bytes", cache_max_bytes_from_environment())
+_set_cache("log_compiles", log_compiles_from_environment())
+_set_cache("max_signatures", max_signatures_from_environment())
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)
 sys.modules[__name__].__class__ = _ConfigModule

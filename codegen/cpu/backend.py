@@ -14,6 +14,7 @@ import dataclasses
 import hashlib
 import math
 import threading
+import weakref
 
 from llvmlite import ir as ll
 
@@ -35,12 +36,36 @@ _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitt
 INLINED_KERNELS = 32
 
 
+class LoadedCode:
+    """One plan's machine code in an MCJIT engine of its own: freed with this object."""
+
+    __slots__ = ("engine", "address", "source", "__weakref__")
+
+    def __init__(self, engine, address: int, source: bytes):
+        self.engine = engine
+        self.address = address
+        self.source = source  # a digest of the LLVM IR: two plans with one symbol must agree
+
+    def __reduce__(self):
+        # A plan is data that pickles (and deep-copies); its loaded code stays in this process.
+        return _unloaded, ()
+
+
+def _unloaded() -> None:
+    return None
+
+
+def _digest(llvm_ir: str) -> bytes:
+    return hashlib.sha256(llvm_ir.encode()).digest()
+
+
 class CpuBackend:
     name = "cpu"
 
     def __init__(self):
         self._lock = threading.Lock()
-        self._loaded: dict[str, tuple[str, int]] = {}  # symbol -> (its LLVM IR, address)
+        # symbol -> its loaded code, while a plan holds it (see ``load``)
+        self._loaded: weakref.WeakValueDictionary[str, LoadedCode] = weakref.WeakValueDictionary()
         self._object_cache = None  # codegen.backend.ObjectCache of the runtime's code, or None
 
     def use_object_cache(self, cache) -> None:
@@ -127,7 +152,12 @@ class CpuBackend:
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:
-        """The entry point's address; the plan's code is added to the engine once per symbol."""
+        """The entry point's address; the plan's code is loaded once per symbol while loaded.
+
+        The code lives as long as the plans loaded with it: each such plan holds it
+        (``plan.loaded_code``), and the backend only a weak reference, so when the last plan
+        of a symbol is collected (its jitted function deleted, or the signature dropped by
+        ``max_signatures``), the engine holding its machine code is freed."""
         with self._lock:
             loaded = self._loaded.get(plan.symbol)
             if loaded is None:
@@ -135,13 +165,15 @@ class CpuBackend:
                     blas.register(symbol)
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
                     runtime.load_run_chunks(self._compile_and_load)
-                address = target.load_object(plan.object_code, [plan.symbol])[plan.symbol]
-                loaded = self._loaded[plan.symbol] = (plan.llvm_ir, address)
-            elif loaded[0] != plan.llvm_ir:
+                engine, addresses = target.load_object_owned(plan.object_code, [plan.symbol])
+                loaded = self._loaded[plan.symbol] = LoadedCode(engine, addresses[plan.symbol],
+                                                                _digest(plan.llvm_ir))
+            elif loaded.source != _digest(plan.llvm_ir):
                 raise JitcoreError(
                     f"internal error: two different compiled functions are both named {plan.symbol!r}"
                 )
-            return loaded[1]
+            plan.loaded_code = loaded
+            return loaded.address
 
     def assembly(self, plan: CompiledFunction) -> str:
         return target.assembly(plan.optimized_llvm_ir)

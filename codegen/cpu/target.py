@@ -168,12 +168,49 @@ def with_legal_width(llvm_ir: str, features: str) -> str:
 
 
 def load_object(obj: bytes, symbols: list[str]) -> dict[str, int]:
-    """Add object code to the process's engine; the addresses of ``symbols`` in it.
+    """Add object code to the process's engine, for good; the addresses of ``symbols`` in it.
 
     Its undefined symbols are checked against this process first: LLVM may call a runtime
     helper (``__truncdfhf2``, say) that the process lacks, and jumping to an unresolved symbol
     would crash the interpreter. So would asking the engine for a symbol it lacks.
     """
+    _check_symbols(obj, symbols)
+    with _lock:
+        engine = _engine()
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        engine.finalize_object()
+        return {name: engine.get_function_address(name) for name in symbols}
+
+
+def load_object_owned(obj: bytes, symbols: list[str]) -> tuple[llvm.ExecutionEngine, dict[str, int]]:
+    """Load object code into an engine of its own: the engine, and the addresses of
+    ``symbols``. MCJIT cannot remove object code from an engine, so code that may be freed
+    gets its own; collecting the engine frees the code, after which its addresses must not be
+    called. Its undefined symbols resolve as ``load_object``'s do: the process's and those
+    given with ``llvm.add_symbol`` (the runtime's, BLAS)."""
+    _check_symbols(obj, symbols)
+    with _lock:
+        # The engine owns (and disposes) its target machine: a new one, not the cached host's.
+        tm = target_machine.__wrapped__(*_host_machine())
+        empty = llvm.parse_assembly("")
+        empty.triple = tm.triple
+        engine = llvm.create_mcjit_compiler(empty, tm)
+        # An engine is made with a module, which finalize_object would compile (~1 ms for
+        # nothing): taken out again, the engine holds only the object code.
+        engine.remove_module(empty)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        engine.finalize_object()
+        return engine, {name: engine.get_function_address(name) for name in symbols}
+
+
+@cache
+def _host_machine() -> tuple[str, str, str]:
+    """The host's triple, CPU name and features, as ``target_machine`` takes them."""
+    return llvm.get_process_triple(), llvm.get_host_cpu_name(), host_features()
+
+
+def _check_symbols(obj: bytes, symbols: list[str]) -> None:
+    """Refuse object code that lacks one of ``symbols`` or needs one the process lacks."""
     defined, undefined = elf_symbols(obj)
     lost = [name for name in symbols if name not in defined]
     if lost:
@@ -184,11 +221,6 @@ def load_object(obj: bytes, symbols: list[str]) -> dict[str, int]:
             f"internal error: the compiled code needs {', '.join(missing)}, which this process "
             "does not provide; please report this with the function that triggered it"
         )
-    with _lock:
-        engine = _engine()
-        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-        engine.finalize_object()
-        return {name: engine.get_function_address(name) for name in symbols}
 
 
 def compile_module(llvm_ir: str, symbols: list[str]) -> tuple[llvm.ModuleRef, dict[str, int]]:
