@@ -26,7 +26,7 @@ from tests.strategies import arrays, edge_arrays
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                                 np.uint32, np.uint64, np.float16, np.float32, np.float64)]
-SOME = settings(max_examples=examples(15), deadline=None)
+SOME = settings(max_examples=examples(15, ci=8), deadline=None)  # CI: about half, see tests/budget.py
 
 ARG = jc.jit(lambda a, kind, axis, keepdims: getattr(jnp, kind)(a, axis, keepdims=keepdims),
              static_argnames=("kind", "axis", "keepdims"))

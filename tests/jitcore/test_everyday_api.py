@@ -57,7 +57,7 @@ def test_jnp_names_outside_jit_are_numpy():
     assert jnp.asarray(x) is x  # no copy, as np.asarray
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(15, ci=8), deadline=None)
 @given(vectors(FINITE))
 def test_zeros_written_in_a_loop(x):
     """``out = jnp.zeros(n); out[i] = ...`` in a Python loop and in a compiled fori_loop."""
@@ -77,7 +77,7 @@ def test_zeros_written_in_a_loop(x):
     same(compiled, x)
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(15, ci=8), deadline=None)
 @given(vectors(FINITE, min_size=2))
 def test_array_of_traced_values_and_traced_linspace(x):
     same(lambda x: jnp.array([x.sum(), x[0], 1.0]), x, rtol=1e-12)  # sum order
@@ -90,7 +90,7 @@ def test_array_of_traced_values_and_traced_linspace(x):
 
 # -- float helpers ------------------------------------------------------------------------------
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(vectors(), st.integers(-3, 4))
 def test_round_half_even_with_decimals(x, decimals):
     same(lambda x: np.round(x, decimals), x)
@@ -105,7 +105,7 @@ def test_round_ties_go_to_even():
     same(lambda i: np.round(i, -1), np.array([15, 25, -15, 149], np.int32))
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(vectors(), vectors())
 def test_sign_and_angle_helpers(x, y):
     same(lambda x: (np.signbit(x), np.deg2rad(x), np.rad2deg(x), np.radians(x), np.degrees(x)), x)
@@ -124,14 +124,14 @@ def test_signbit_of_negative_zero_and_negative_nan():
         assert np.signbit(jc.jit(np.copysign)(x[5:6], -1.0)).tolist() == [True]
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(vectors(), st.sampled_from([0.0, -5.0]), st.sampled_from([None, 9.0]))
 def test_nan_to_num(x, nan, posinf):
     same(lambda x: np.nan_to_num(x, nan=nan, posinf=posinf), x)
     same(lambda x: np.nan_to_num(x.astype(np.float32) + 1j * x[::-1].astype(np.float32)), x)
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(vectors(), vectors(), st.booleans())
 def test_isclose_allclose(x, y, equal_nan):
     y = np.resize(y, x.shape)
@@ -143,7 +143,7 @@ def test_isclose_allclose(x, y, equal_nan):
 
 # -- reductions ---------------------------------------------------------------------------------
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(matrices(), st.sampled_from([None, 0, 1, -1, (0, 1)]), st.booleans())
 def test_nan_reductions(x, axis, keepdims):
     for f in (np.nansum, np.nanmean, np.nanmax, np.nanmin, np.count_nonzero):
@@ -152,7 +152,7 @@ def test_nan_reductions(x, axis, keepdims):
         same(lambda x, f=f: f(x, axis=axis, keepdims=keepdims, ddof=1), x, rtol=1e-6, atol=1e-6)
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(matrices(FINITE), st.sampled_from([None, 0, 1]))
 def test_nanargmax_nanargmin(x, axis):
     if min(x.shape) > 1:
@@ -168,7 +168,7 @@ def test_nanargmax_of_an_all_nan_slice_is_documented():
     assert jc.jit(lambda x: np.nanargmax(x, axis=1))(x).tolist() == [0, 0]
 
 
-@settings(max_examples=examples(25), deadline=None)
+@settings(max_examples=examples(25, ci=13), deadline=None)
 @given(matrices(FINITE), st.data())
 def test_traced_where_and_initial(x, data):
     mask = data.draw(hnp.arrays(bool, x.shape))
@@ -186,7 +186,7 @@ def test_where_without_initial_for_max_is_numpys_error():
         jc.jit(lambda x: np.max(x, where=x > 0))(np.arange(3.0))
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(matrices(FINITE), st.sampled_from([None, 0, 1]), st.booleans())
 def test_average(x, axis, returned):
     w = np.abs(x) + 0.5
@@ -197,7 +197,7 @@ def test_average(x, axis, returned):
         same(lambda x, w: np.average(x, axis=axis, weights=w), x, w1, rtol=1e-12)
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(hnp.arrays(np.int64, st.integers(0, 30), elements=st.integers(0, 9)), st.booleans())
 def test_bincount_with_static_minlength(x, weighted):
     if weighted:
@@ -216,7 +216,7 @@ def test_bincount_needs_minlength_and_checks_values_after_the_call():
         jc.jit(lambda x: np.bincount(x, minlength=9))(x - 1)  # -1: NumPy's ValueError
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(vectors(st.one_of(st.floats(-5, 5), st.sampled_from([np.nan, np.inf, -4.0, 4.0]))), st.booleans())
 def test_histogram_with_static_bins(x, density):
     same(lambda x: np.histogram(x, 8, (-4, 4), density=density), x, rtol=1e-12)
@@ -233,7 +233,7 @@ def test_histogram_right_edge_and_needs_a_range():
 
 # -- arrays -------------------------------------------------------------------------------------
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(matrices(FINITE), st.integers(-3, 3))
 def test_triangles_copy_atleast_ediff1d(x, k):
     same(lambda x: (np.triu(x, k), np.tril(x, k), np.copy(x)), x)
@@ -249,14 +249,14 @@ def test_copy_is_not_a_view():
     same(f, np.arange(3.0))
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(vectors(FINITE, max_size=5), vectors(FINITE, max_size=4), st.sampled_from(["xy", "ij"]),
        st.booleans())
 def test_meshgrid(a, b, indexing, sparse):
     same(lambda a, b: np.meshgrid(a, b, indexing=indexing, sparse=sparse), a, b)
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 4), st.just(3)), elements=FINITE),
        hnp.arrays(np.float64, st.just(3), elements=FINITE))
 def test_cross_products(a, b):
@@ -267,7 +267,7 @@ def test_cross_products(a, b):
         same(lambda a, b: np.cross(a[:, :2], b[:2]), a, b, rtol=1e-12, atol=1e-9)
 
 
-@settings(max_examples=examples(20), deadline=None)
+@settings(max_examples=examples(20, ci=10), deadline=None)
 @given(vectors(FINITE, max_size=20), vectors(FINITE, max_size=6), st.sampled_from(["full", "same", "valid"]))
 def test_convolve_correlate(a, v, mode):
     same(lambda a, v: np.convolve(a, v, mode), a, v, rtol=1e-9, atol=1e-9)
@@ -275,7 +275,7 @@ def test_convolve_correlate(a, v, mode):
     same(lambda a, v: np.correlate(a + 1j * a[::-1], v - 2j, mode), a, v, rtol=1e-9, atol=1e-9)
 
 
-@settings(max_examples=examples(15), deadline=None)
+@settings(max_examples=examples(15, ci=8), deadline=None)
 @given(hnp.arrays(np.float64, st.just((3, 4, 5)), elements=FINITE), st.integers(-2, 2))
 def test_trace(x, offset):
     same(lambda x: (np.trace(x, offset), np.trace(x, offset, 1, 2)), x, rtol=1e-12, atol=1e-9)
