@@ -253,7 +253,72 @@ def _key_range(e, lane: _Lane, src: int, positions) -> tuple[Value, Value]:
     return lo, e.op("arith.subi", hi, lo)
 
 
-def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int) -> None:
+def _int_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int) -> None:
+    """A long lane: radix-sorted, except that a sort of ints (no positions) whose span fits in
+    the counters is a counting sort (equal ints are indistinguishable, so no order to keep)."""
+    ranged = lane.key_float is False and passes > 1
+    if not ranged:
+        _radix_lane(e, lane, keys, positions, counts, passes, None, None)
+        return
+    lo, span = _key_range(e, lane, keys[0], positions)
+    if positions:
+        _radix_lane(e, lane, keys, positions, counts, passes, lo, span)
+        return
+    fits = e.op("arith.cmpi", span, e.const(lane.count_slots, span.type), result=i1, predicate="ult")
+    _if(e, fits, lambda e: _counting_lane(e, lane, keys[0], counts, lo, span),
+        lambda e: _radix_lane(e, lane, keys, positions, counts, passes, lo, span))
+
+
+def _counting_lane(e, lane: _Lane, key: int, counts: int, lo: Value, span: Value) -> None:
+    """Counting sort of a lane of ints whose keys lie in ``lo .. lo + span`` (span below the
+    counter count): count each key - lo, then write each key's value as often as it occurred."""
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+    slots = e.op("arith.addi", _key_index(e, span), c(1))
+
+    def clear(e, b, _):
+        lane.write_counts(e, counts, b, e.const(0, i64))
+        return []
+
+    _for(e, c(0), slots, c(1), [], clear)
+
+    def count(e, k, _):
+        slot = _key_index(e, e.op("arith.subi", _sort_key(e, lane.read(e, key, k)), lo))
+        lane.write_counts(e, counts, slot, e.const(1, i64), mode="add")
+        return []
+
+    _for(e, c(0), c(lane.n), c(1), [], count)
+
+    def emit(e, b, carried):
+        at, k = carried
+        value = _from_sort_key(e, k)
+        upto = e.op("arith.addi", at, e.op("arith.bitcast", lane.read_counts(e, counts, b), result=index))
+
+        def put(e, j, _):
+            lane.write(e, key, j, value)
+            return []
+
+        _for(e, at, upto, e.const(1, index), [], put)
+        return [upto, e.op("arith.addi", k, e.const(1, k.type))]
+
+    _for(e, c(0), slots, c(1), [c(0), lo], emit)
+
+
+def _key_index(e, key: Value) -> Value:
+    """An unsigned key (below the counter count) as an index."""
+    if key.type.bitwidth == 64:
+        return e.op("arith.bitcast", key, result=index)
+    return e.op("arith.extui", key, result=index)
+
+
+def _from_sort_key(e, key: Value) -> Value:
+    """The int whose ``_sort_key`` is ``key`` (a signed int's sign bit flips back)."""
+    if key.type.is_unsigned:
+        return key
+    return e.op("arith.xori", key, e.const(-(1 << (key.type.bitwidth - 1)), key.type))
+
+
+def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int,
+                lo: Value | None, span: Value | None) -> None:
     """LSD radix sort of one lane: one read counts every digit of every key, then per digit a
     stable scatter from one buffer into the other (a digit that is the same for the whole lane
     is a plain copy instead); an odd number of passes ends with a copy back into buffer A.
@@ -265,8 +330,7 @@ def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, p
     buckets = 1 << bits
     c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
     one64 = e.const(1, i64)
-    ranged = lane.key_float is False and passes > 1
-    lo, span = _key_range(e, lane, keys[0], positions) if ranged else (None, None)
+    ranged = lo is not None
 
     def key_of(e, v):
         key = _sort_key(e, v)
@@ -382,12 +446,18 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
     if with_positions:
         kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
-    counts_type = TensorType((*outer_shape, passes << digit_bits(key_bits)), i64)
+    # a single lane of 2^16 or more ints also counting-sorts spans up to 2^16 (512 KiB of counters)
+    lanes = int(np.prod(outer_shape, dtype=np.int64))
+    slots = passes << digit_bits(key_bits)
+    if lanes == 1 and n >= 1 << 16:
+        slots = max(slots, 1 << 16)
+    counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
     outer = [kb.index(d) for d in range(len(outer_dims))]
     lane = _Lane(outer, axis, n)
     lane.key_bits = key_bits
+    lane.count_slots = slots
     lane.key_float = x.type.element.is_float or x.type.element.is_bool
     if n <= RUN:  # one insertion-sorted run: no second buffer
         if with_positions:  # results: positions, keys
@@ -404,7 +474,7 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
         copies.append(len(kb.operands) - 1)
     lane.types = [t.element for t in result_types]
     if radix:
-        _radix_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
+        _int_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
     elif n > 1:
         _sort_lane(kb.emit, lane, keys, positions)
     empty = AffineMap(len(outer_dims), ())

@@ -109,6 +109,22 @@ def test_radix_sorts_ints_of_any_span_and_offset(dtype, data):
     np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
 
 
+@pytest.mark.parametrize("span", [0, (1 << 16) - 1, 1 << 16, 1 << 40])
+@pytest.mark.parametrize("dtype", [np.dtype(np.int64), np.dtype(np.uint32)], ids=str)
+def test_one_lane_of_2_to_the_16_ints_counting_sorts_up_to_that_span(dtype, span):
+    """A single lane of 2^16 or more ints counting-sorts spans below 2^16 and radix-sorts the
+    rest; both ends of each side of that bound."""
+    info = np.iinfo(dtype)
+    span = min(span, int(info.max) - int(info.min))
+    lo = int(info.max) - span if dtype.kind == "u" else -(span // 2)
+    rng = np.random.default_rng(span)
+    offsets = rng.integers(0, span, 1 << 16, dtype=np.uint64, endpoint=True)
+    offsets[:2] = [span, 0]
+    x = (np.array(lo, dtype=object) + offsets.astype(object)).astype(dtype)
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), f"{dtype}, span={span}")
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"))
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
 def test_several_long_lanes_along_any_axis(axis):
     rng = np.random.default_rng(1)
