@@ -227,13 +227,114 @@ def _digit(e, key: Value, p: int) -> Value:
     return e.op("arith.extui", byte, result=index)
 
 
-def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int) -> None:
-    """LSD radix sort of one lane: one read counts every byte of every key, then per byte a
-    stable scatter from one buffer into the other (a byte that is the same for the whole lane
-    is a plain copy instead); an odd number of passes ends with a copy back into buffer A."""
-    n, buckets = lane.n, 1 << digit_bits(lane.key_bits)
+def _if(e, cond: Value, then_body, else_body=None) -> None:
+    """``scf.if`` without results; each body is ``body(e)`` emitting into its branch."""
+    if_op = e.b.create(scf.IfOp, [cond], [], None, [Region([Block(())]), Region([Block(())])])
+    for region, body in zip(if_op.regions, (then_body, else_body)):
+        inner = _emitter(region.block)
+        if body is not None:
+            body(inner)
+        inner.b.create(scf.YieldOp, [])
+
+
+def _key_range(e, lane: _Lane, src: int, positions) -> tuple[Value, Value]:
+    """The lane's smallest sort key and its span (largest - smallest), in one read that also
+    writes each element's own position when sorting with positions."""
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+
+    def scan(e, k, carried):
+        key = _sort_key(e, lane.read(e, src, k))
+        if positions:
+            lane.write(e, positions[0], k, _to_i64(e, k))
+        return [e.op("arith.minui", carried[0], key), e.op("arith.maxui", carried[1], key)]
+
+    kt = _sort_key(e, lane.read(e, src, c(0))).type
+    lo, hi = _for(e, c(0), c(lane.n), c(1), [e.const(-1, kt), e.const(0, kt)], scan)
+    return lo, e.op("arith.subi", hi, lo)
+
+
+def _int_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int) -> None:
+    """A long lane: radix-sorted, except that a sort of ints (no positions) whose span fits in
+    the counters is a counting sort (equal ints are indistinguishable, so no order to keep)."""
+    ranged = lane.key_float is False and passes > 1
+    if not ranged:
+        _radix_lane(e, lane, keys, positions, counts, passes, None, None)
+        return
+    lo, span = _key_range(e, lane, keys[0], positions)
+    if positions:
+        _radix_lane(e, lane, keys, positions, counts, passes, lo, span)
+        return
+    fits = e.op("arith.cmpi", span, e.const(lane.count_slots, span.type), result=i1, predicate="ult")
+    _if(e, fits, lambda e: _counting_lane(e, lane, keys[0], counts, lo, span),
+        lambda e: _radix_lane(e, lane, keys, positions, counts, passes, lo, span))
+
+
+def _counting_lane(e, lane: _Lane, key: int, counts: int, lo: Value, span: Value) -> None:
+    """Counting sort of a lane of ints whose keys lie in ``lo .. lo + span`` (span below the
+    counter count): count each key - lo, then write each key's value as often as it occurred."""
+    c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
+    slots = e.op("arith.addi", _key_index(e, span), c(1))
+
+    def clear(e, b, _):
+        lane.write_counts(e, counts, b, e.const(0, i64))
+        return []
+
+    _for(e, c(0), slots, c(1), [], clear)
+
+    def count(e, k, _):
+        slot = _key_index(e, e.op("arith.subi", _sort_key(e, lane.read(e, key, k)), lo))
+        lane.write_counts(e, counts, slot, e.const(1, i64), mode="add")
+        return []
+
+    _for(e, c(0), c(lane.n), c(1), [], count)
+
+    def emit(e, b, carried):
+        at, k = carried
+        value = _from_sort_key(e, k)
+        upto = e.op("arith.addi", at, e.op("arith.bitcast", lane.read_counts(e, counts, b), result=index))
+
+        def put(e, j, _):
+            lane.write(e, key, j, value)
+            return []
+
+        _for(e, at, upto, e.const(1, index), [], put)
+        return [upto, e.op("arith.addi", k, e.const(1, k.type))]
+
+    _for(e, c(0), slots, c(1), [c(0), lo], emit)
+
+
+def _key_index(e, key: Value) -> Value:
+    """An unsigned key (below the counter count) as an index."""
+    if key.type.bitwidth == 64:
+        return e.op("arith.bitcast", key, result=index)
+    return e.op("arith.extui", key, result=index)
+
+
+def _from_sort_key(e, key: Value) -> Value:
+    """The int whose ``_sort_key`` is ``key`` (a signed int's sign bit flips back)."""
+    if key.type.is_unsigned:
+        return key
+    return e.op("arith.xori", key, e.const(-(1 << (key.type.bitwidth - 1)), key.type))
+
+
+def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, passes: int,
+                lo: Value | None, span: Value | None) -> None:
+    """LSD radix sort of one lane: one read counts every digit of every key, then per digit a
+    stable scatter from one buffer into the other (a digit that is the same for the whole lane
+    is a plain copy instead); an odd number of passes ends with a copy back into buffer A.
+
+    Integer keys first subtract the lane's smallest key, and a digit above the span's highest
+    set bit is skipped outright (no copy): small ints of either sign need only their low
+    digits (a sign flip would otherwise make every high byte differ between -1 and 0)."""
+    n, bits = lane.n, digit_bits(lane.key_bits)
+    buckets = 1 << bits
     c = lambda v: e.const(v, index)  # noqa: E731  (an index constant)
     one64 = e.const(1, i64)
+    ranged = lo is not None
+
+    def key_of(e, v):
+        key = _sort_key(e, v)
+        return e.op("arith.subi", key, lo) if ranged else key
 
     def clear(e, b, _):
         lane.write_counts(e, counts, b, e.const(0, i64))
@@ -242,8 +343,8 @@ def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, p
     _for(e, c(0), c(buckets * passes), c(1), [], clear)
 
     def count(e, k, _):
-        key = _sort_key(e, lane.read(e, keys[0], k))
-        if positions:
+        key = key_of(e, lane.read(e, keys[0], k))
+        if positions and not ranged:
             lane.write(e, positions[0], k, _to_i64(e, k))
         for p in range(passes):
             slot = e.op("arith.addi", _digit(e, key, p), e.const(p * buckets, index))
@@ -251,11 +352,11 @@ def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, p
         return []
 
     _for(e, c(0), c(n), c(1), [], count)
-    src, dst = 0, 1
-    for p in range(passes):
+
+    def one_pass(e, p, src, dst):
         base = p * buckets
 
-        def prefix(e, b, carried, base=base):
+        def prefix(e, b, carried):
             total, uniform = carried
             slot = e.op("arith.addi", b, e.const(base, index))
             here = lane.read_counts(e, counts, slot)
@@ -263,14 +364,12 @@ def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, p
             full = e.op("arith.cmpi", here, e.const(n, i64), result=i1, predicate="eq")
             return [e.op("arith.addi", total, here), e.op("arith.ori", uniform, full)]
 
-        _, uniform = _for(e, c(0), c(buckets), c(1), [e.const(0, i64), e.const(False, i1)], prefix)
-        if_op = e.b.create(scf.IfOp, [uniform], [], None, [Region([Block(())]), Region([Block(())])])
-        then, other = _emitter(if_op.regions[0].block), _emitter(if_op.regions[1].block)
-        _copy(then, lane, keys[src], keys[dst], positions and positions[src], positions and positions[dst])
+        _, uniform = _for(e, e.const(0, index), e.const(buckets, index), e.const(1, index),
+                          [e.const(0, i64), e.const(False, i1)], prefix)
 
-        def scatter(e, k, _, p=p, base=base, src=src, dst=dst):
+        def scatter(e, k, _):
             v = lane.read(e, keys[src], k)
-            slot = e.op("arith.addi", _digit(e, _sort_key(e, v), p), e.const(base, index))
+            slot = e.op("arith.addi", _digit(e, key_of(e, v), p), e.const(base, index))
             at = lane.read_counts(e, counts, slot)
             lane.write_counts(e, counts, slot, e.op("arith.addi", at, one64))
             to = e.op("arith.bitcast", at, result=index)
@@ -279,11 +378,27 @@ def _radix_lane(e, lane: _Lane, keys: tuple[int, int], positions, counts: int, p
                 lane.write(e, positions[dst], to, lane.read(e, positions[src], k))
             return []
 
-        _for(other, other.const(0, index), other.const(n, index), other.const(1, index), [], scatter)
-        then.b.create(scf.YieldOp, [])
-        other.b.create(scf.YieldOp, [])
+        _if(e, uniform,
+            lambda e: _copy(e, lane, keys[src], keys[dst], positions and positions[src],
+                            positions and positions[dst]),
+            lambda e: _for(e, e.const(0, index), e.const(n, index), e.const(1, index), [], scatter))
+
+    odd = e.const(True, i1)  # (ranged) whether the sorted lane ends in buffer B: pass 0 ran
+    src, dst = 0, 1
+    for p in range(passes):
+        if ranged and p > 0:  # run pass p only when the span has bits at or above digit p
+            high = e.op("arith.shrui", span, e.const(bits * p, span.type))
+            needed = e.op("arith.cmpi", high, e.const(0, span.type), result=i1, predicate="ne")
+            _if(e, needed, lambda e, p=p, src=src, dst=dst: one_pass(e, p, src, dst))
+            # every pass that runs moves the lane to the other buffer
+            odd = e.op("arith.xori", odd, needed)
+        else:
+            one_pass(e, p, src, dst)
         src, dst = dst, src
-    if src == 1:
+    if ranged:
+        _if(e, odd, lambda e: _copy(e, lane, keys[1], keys[0], positions and positions[1],
+                                    positions and positions[0]))
+    elif src == 1:
         _copy(e, lane, keys[1], keys[0], positions and positions[1], positions and positions[0])
 
 
@@ -331,12 +446,19 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
     if with_positions:
         kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
-    counts_type = TensorType((*outer_shape, passes << digit_bits(key_bits)), i64)
+    # a single lane of 2^16 or more ints also counting-sorts spans up to 2^16 (512 KiB of counters)
+    lanes = int(np.prod(outer_shape, dtype=np.int64))
+    slots = passes << digit_bits(key_bits)
+    if lanes == 1 and n >= 1 << 16:
+        slots = max(slots, 1 << 16)
+    counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
     outer = [kb.index(d) for d in range(len(outer_dims))]
     lane = _Lane(outer, axis, n)
     lane.key_bits = key_bits
+    lane.count_slots = slots
+    lane.key_float = x.type.element.is_float or x.type.element.is_bool
     if n <= RUN:  # one insertion-sorted run: no second buffer
         if with_positions:  # results: positions, keys
             result_types, copies, keys, positions = [op.result_type, x.type], [0, 1], (1,), (0,)
@@ -352,7 +474,7 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
         copies.append(len(kb.operands) - 1)
     lane.types = [t.element for t in result_types]
     if radix:
-        _radix_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
+        _int_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
     elif n > 1:
         _sort_lane(kb.emit, lane, keys, positions)
     empty = AffineMap(len(outer_dims), ())

@@ -35,6 +35,35 @@
 }) {function_type = (tensor<5000xf64>) -> tensor<5000xf64>, sym_name = "sort_long"} : () -> ()
 
 // -----
+// A long lane of ints first finds its smallest key and span (one read, unsigned min and max of
+// the sign-flipped keys). A span below the 6144 counters counting-sorts (count key - smallest,
+// then write each value as often as counted); else the radix sort counts digits of key -
+// smallest and runs the second digit's pass only when the span reaches it; a last copy back
+// runs when an odd number of passes ran.
+// RUN: kernelize
+// CHECK:      "arith.xori"({{.*}}) : (i32, i32) -> i32
+// CHECK:      "arith.minui"
+// CHECK:      "arith.maxui"
+// CHECK:      [[SPAN:%[0-9]+]] = "arith.subi"
+// CHECK:      "arith.constant"() {value = 6144 : i32}
+// CHECK-NEXT: "arith.cmpi"([[SPAN]], {{%[0-9]+}}) {predicate = "ult"}
+// CHECK:      "scf.if"
+// CHECK:      "kernel.insert"({{.*}}) {mode = "add", result = 2}
+// CHECK:      "scf.for"
+// CHECK:        "kernel.insert"({{.*}}) {mode = "set", result = 0}
+// CHECK:      "arith.subi"({{.*}}) : (i32, i32) -> i32
+// CHECK:      "kernel.insert"({{.*}}) {mode = "add", result = 2}
+// CHECK:      "arith.shrui"([[SPAN]], {{%[0-9]+}})
+// CHECK:      "arith.cmpi"({{.*}}) {predicate = "ne"}
+// CHECK:      "scf.if"
+// CHECK:      }) {copy_inputs = [0, 0, 1], domain = [], indexed = [0, 1, 2, 3, 4]
+"func.func"() ({
+^bb0(%arg0: tensor<5000xi32>):
+  %0 = "array.sort"(%arg0) {axis = 0} : (tensor<5000xi32>) -> tensor<5000xi32>
+  "func.return"(%0) : (tensor<5000xi32>) -> ()
+}) {function_type = (tensor<5000xi32>) -> tensor<5000xi32>, sym_name = "sort_long_ints"} : () -> ()
+
+// -----
 // searchsorted: a binary search per value over the indexed sorted operand; left side goes
 // right while a[mid] < v.
 // RUN: kernelize

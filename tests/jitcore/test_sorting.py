@@ -86,6 +86,45 @@ def test_long_lanes_merge_and_radix_sort_stably(dtype, n):
     np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
 
 
+INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint16, np.uint32, np.uint64)]
+
+
+@pytest.mark.parametrize("dtype", INTS, ids=str)
+@settings(max_examples=examples(12), deadline=None)
+@given(data=st.data())
+def test_radix_sorts_ints_of_any_span_and_offset(dtype, data):
+    """Integer radix sorting subtracts the lane's smallest key and skips the digits above the
+    span: draw spans of every bit length (digit boundaries included) at any offset, so any
+    number of passes runs and the sorted lane ends in either buffer."""
+    info = np.iinfo(dtype)
+    span_bits = data.draw(st.integers(0, dtype.itemsize * 8), label="span_bits")
+    span = min((1 << span_bits) - 1, int(info.max) - int(info.min))
+    lo = data.draw(st.integers(int(info.min), int(info.max) - span), label="lo")
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    offsets = rng.integers(0, span, RADIX_FROM, dtype=np.uint64, endpoint=True)
+    offsets[rng.integers(0, RADIX_FROM, 2)] = [0, span]  # both ends of the span occur
+    x = (np.array(lo, dtype=object) + offsets.astype(object)).astype(dtype)
+    context = f"{dtype}, span_bits={span_bits}, lo={lo}"
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
+
+
+@pytest.mark.parametrize("span", [0, (1 << 16) - 1, 1 << 16, 1 << 40])
+@pytest.mark.parametrize("dtype", [np.dtype(np.int64), np.dtype(np.uint32)], ids=str)
+def test_one_lane_of_2_to_the_16_ints_counting_sorts_up_to_that_span(dtype, span):
+    """A single lane of 2^16 or more ints counting-sorts spans below 2^16 and radix-sorts the
+    rest; both ends of each side of that bound."""
+    info = np.iinfo(dtype)
+    span = min(span, int(info.max) - int(info.min))
+    lo = int(info.max) - span if dtype.kind == "u" else -(span // 2)
+    rng = np.random.default_rng(span)
+    offsets = rng.integers(0, span, 1 << 16, dtype=np.uint64, endpoint=True)
+    offsets[:2] = [span, 0]
+    x = (np.array(lo, dtype=object) + offsets.astype(object)).astype(dtype)
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), f"{dtype}, span={span}")
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"))
+
+
 @pytest.mark.parametrize("axis", [0, 1, -1, None])
 def test_several_long_lanes_along_any_axis(axis):
     rng = np.random.default_rng(1)
