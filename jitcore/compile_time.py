@@ -10,6 +10,8 @@ time went, without a profiler.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import warnings
 import weakref
@@ -66,4 +68,14 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock) -> None:
         f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). "
         "Compile time grows with the traced program: a Python loop over a static range is "
         "unrolled, one copy of its body per step, where a loop over a traced bound compiles "
-        "once (docs/control-flow.md)."), stacklevel=5)
+        "once (docs/control-flow.md)."), stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the first frame outside jitcore: the user's
+    call that compiled, however deep the compile path inside jitcore is."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1  # warn_if_slow's frame is level 1 of warnings.warn
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
