@@ -19,6 +19,13 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.autograph import converted
+from tests.jitcore.test_autograph_programs import (  # one copy of each
+    capped_collatz,
+    find_with_while,
+    first_index_above,
+    skip_negatives,
+    weighted_sum,
+)
 
 THIS_FILE = os.path.abspath(__file__)
 
@@ -288,13 +295,6 @@ def histogram(x):
     return h
 
 
-def first_index_above(x, t):
-    for i in range(x.shape[0]):
-        if x[i] > t:
-            return i
-    return -1
-
-
 def logic_on_traced(x):
     a = x[0] > 0
     b = x[1] > 0
@@ -322,34 +322,6 @@ def traced_negative_step(x, n):
     s = 0.0
     for i in range(n, 0, -1):
         s = s * 0.5 + x[i - 1]
-    return s
-
-
-def find_with_while(x, t):
-    i = 0
-    while i < x.shape[0]:
-        if x[i] > t:
-            return i
-        i += 1
-    return -1
-
-
-def capped_collatz(n):
-    steps = 0
-    while n != 1:
-        if steps > 50:
-            return -1
-        n = n // 2 if n % 2 == 0 else 3 * n + 1
-        steps += 1
-    return steps
-
-
-def skip_negatives(x, n):
-    s = 0.0
-    for i in range(n):
-        if x[i] < 0:
-            continue
-        s = s + x[i]
     return s
 
 
@@ -425,13 +397,6 @@ def scalar_accumulator(x):
     s = 0.0
     for i in range(100):  # s becomes traced in the first iteration; the rest is a loop
         s += x[i % 8] * 0.5
-    return s
-
-
-def weighted_sum(x, w):
-    s = 0.0
-    for i, (a, b) in enumerate(zip(x, w)):
-        s = s + i * a * b
     return s
 
 

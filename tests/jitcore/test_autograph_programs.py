@@ -8,12 +8,21 @@ Each program's traced IR is checked for its ``scf`` ops where the loop must be o
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+try:  # the loop programs the benchmark times (tools/bench_loops.py), one copy of each
+    from bench_loops import floyd_warshall, gauss_seidel, histogram
+finally:
+    sys.path.pop(0)
 
 FLOATS = st.floats(-10, 10, allow_nan=False, width=64)
 # Each new shape compiles anew: a few examples per program keep this file to about a minute.
@@ -61,20 +70,6 @@ def heat(u, c, steps):
     return u
 
 
-def gauss_seidel(u, sweeps):
-    n = u.shape[0]
-    for _ in range(sweeps):
-        for i in range(1, n - 1):
-            u[i] = 0.5 * (u[i - 1] + u[i + 1])
-    return u
-
-
-def histogram(x, h):
-    for v in x:
-        h[int(v)] += 1
-    return h
-
-
 def running_max(x):
     out = np.empty_like(x)
     m = x[0]
@@ -92,16 +87,6 @@ def newton_sqrt(a, tol):
         x = x - (x * x - a) / (2 * x)
         steps += 1
     return x, steps
-
-
-def floyd_warshall(d):
-    n = d.shape[0]
-    for k in range(n):
-        for i in range(n):
-            for j in range(n):
-                if d[i, k] + d[k, j] < d[i, j]:
-                    d[i, j] = d[i, k] + d[k, j]
-    return d
 
 
 def collatz(n):
