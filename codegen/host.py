@@ -24,6 +24,7 @@ plan. How a launch runs (one call, chunks on threads, a grid) is the target's ``
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 
@@ -51,6 +52,8 @@ from jitcore.ir.dialects import array, kernel, scf
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
 CALLBACK_FAILED = kernel.CALLBACK_FAILED  # status word 0 after a callback raised
+# struct timespec on the 64-bit targets we build for: seconds and nanoseconds, as C longs.
+TIMESPEC = ll.LiteralStructType([I64, I64])
 # The caller's trampoline: int32 (int64 callback number, i8** operand data); nonzero: it raised.
 TRAMPOLINE = ll.FunctionType(ll.IntType(32), [I64, PTR.as_pointer()])
 
@@ -174,7 +177,8 @@ class _Planner:
         if kernel.checks_indices(op):
             operands += (STATUS,)
         name = f"{self.symbol}_k{len(self.kernels)}"
-        self.plan.launches.append(Launch(name, operands, _parallel_extent(op)))
+        self.plan.launches.append(Launch(name, operands, _parallel_extent(op), results=len(op.results),
+                                         flops=_flops(op)))
         self.kernels.append(op)
         return Run(len(self.plan.launches) - 1)
 
@@ -254,6 +258,20 @@ def _nbytes(value) -> int:
     return math.prod(value.type.shape) * numpy_dtype(value.type.element).itemsize
 
 
+def _flops(op: kernel.GenericOp) -> int:
+    """Floating-point ops of a kernel: its body's float arithmetic (``arith.*f``, ``fma`` as
+    two) and math functions (one each: a rough count, for a profile's GFLOP/s), per point of
+    its domain."""
+    per_point = 0
+    for body_op in op.body.ops:
+        name = body_op.name
+        if name.startswith("math."):
+            per_point += 2 if name == "math.fma" else 1
+        elif name.startswith("arith.") and name.endswith("f") and name != "arith.cmpf":
+            per_point += 1
+    return per_point * math.prod(op.domain())
+
+
 def _parallel_extent(op: kernel.GenericOp) -> tuple[int, ...]:
     """The extents of a kernel's parallel dims; none for a kernel that must run in order (it
     reports the first bad index in C order, or a scatter applies its updates in order) or
@@ -309,9 +327,48 @@ class _Entry:
             with self.b.goto_entry_block():  # one array for every call: no stack growth in loops
                 width = max(1, max(len(types) for types in plan.callbacks.values()))
                 self.callback_data = self.b.alloca(PTR, width)
+        self.stamps = None
+        if plan.profile:
+            self.stamps = self.b.inttoptr(self.load_slot(), I64.as_pointer())
+            with self.b.goto_entry_block():
+                self.timespec = self.b.alloca(TIMESPEC)
+            self.b.store(self.now(), self.stamp(0))
         self.kernels, self.launch = kernels, launch
         self.emit_steps(plan.program, in_loop=False)
+        if self.stamps is not None:
+            self.b.store(self.now(), self.stamp(1))
         self.b.ret_void()
+
+    def stamp(self, word: int) -> ll.Value:
+        return self.b.gep(self.stamps, [ll.Constant(I64, word)], source_etype=I64)
+
+    def now(self) -> ll.Value:
+        """CLOCK_MONOTONIC in nanoseconds, from the C library's ``clock_gettime``."""
+        b = self.b
+        module = self.fn.module
+        i32 = ll.IntType(32)
+        clock = module.globals.get("clock_gettime") or ll.Function(
+            module, ll.FunctionType(i32, [i32, TIMESPEC.as_pointer()]), "clock_gettime")
+        b.call(clock, [ll.Constant(i32, time.CLOCK_MONOTONIC), self.timespec])
+        seconds, nanos = (b.load(b.gep(self.timespec, [ll.Constant(i32, 0), ll.Constant(i32, k)]))
+                          for k in (0, 1))
+        return b.add(b.mul(seconds, ll.Constant(I64, 1_000_000_000)), nanos)
+
+    def timed(self, index: int, run) -> None:
+        """``run()`` between two clock reads, added to launch ``index``'s words: its first
+        start (kept from the first run in a loop), total nanoseconds and count."""
+        if self.stamps is None or self.plan.launches[index].runs_with >= 0:
+            run()
+            return
+        b = self.b
+        start = self.now()
+        run()
+        elapsed = b.sub(self.now(), start)
+        first, total, count = (self.stamp(2 + 3 * index + k) for k in range(3))
+        runs = b.load(count)
+        b.store(b.select(b.icmp_unsigned("==", runs, ll.Constant(I64, 0)), start, b.load(first)), first)
+        b.store(b.add(b.load(total), elapsed), total)
+        b.store(b.add(runs, ll.Constant(I64, 1)), count)
 
     def emit_steps(self, steps, in_loop: bool) -> None:
         for step in steps:
@@ -338,7 +395,7 @@ class _Entry:
         planned = self.plan.launches[index]
         args = [self.pointers[s] for s in planned.operands]
         args += [x for s in planned.operands for x in self.strides.get(s, ())]
-        self.launch(self.b, index, self.kernels[index], args)
+        self.timed(index, lambda: self.launch(self.b, index, self.kernels[index], args))
         if in_loop and STATUS in planned.operands:
             # A bad index stops the call: the loop's later values (a while's condition) are
             # not to be trusted, and NumPy would have raised here.

@@ -58,6 +58,9 @@ class Launch:
     operands: tuple[Storage, ...]
     parallel_extent: tuple[int, ...]
     calls: tuple[str, ...] = ()
+    results: int = 0  # how many of the operands (after the inputs) it writes
+    flops: int = 0  # floating-point ops per launch, counted from its body (for profiles)
+    runs_with: int = -1  # runs inside launch ``runs_with``'s (a CPU row group's last kernel)
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ class LowerOptions:
 
     header: ArrayHeader | None = None
     fastmath: bool = False
+    profile: bool = False  # the entry times each launch (``CompiledFunction.profile``)
 
 
 @dataclass
@@ -159,6 +163,10 @@ class CompiledFunction:
     # callback number -> its operands' (shape, dtype); when not empty, the descriptor's last
     # slot is the address of the caller's trampoline, ``int32 (int64 number, void **data)``
     callbacks: dict[int, tuple[tuple[tuple[int, ...], np.dtype], ...]] = field(default_factory=dict)
+    # The entry times its launches into one more slot after all the others: the address of
+    # int64 words [entry start, entry end, then per launch: first start, total ns, count]
+    # (CLOCK_MONOTONIC nanoseconds; jitcore.profiler reads them).
+    profile: bool = False
     llvm_ir: str = ""  # as emitted (the "llvm" stage)
     optimized_llvm_ir: str = ""  # after the target's pipeline (the "llvm-opt" stage)
     object_code: bytes = b""  # what the backend loads

@@ -21,7 +21,7 @@ _API = {
     "ConcretizationError": "errors", "JitAxisError": "errors",
     "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
     "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
-    "cache_clear": "disk_cache",
+    "cache_clear": "disk_cache", "profile": "profiler",
 }
 __all__ = sorted(_API)
 

@@ -488,8 +488,11 @@ class JitFunction:
             with self._lock:
                 self._from_disk += 1
         with clock.stage("code generation"):
-            executable = Executable(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
-                                    out_tree.owners, out_tree.arguments, out_tree.transposed)
+            kind = Executable
+            if plan.profile:  # compiled for jitcore.profiler: its executable reads the timings
+                from jitcore.profiled_executable import ProfiledExecutable as kind
+            executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
+                              out_tree.owners, out_tree.arguments, out_tree.transposed)
         warn_if_slow(self, self.__name__, clock)
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)

@@ -35,6 +35,7 @@ class CompileOptions:
     verify_each: bool = True
     fastmath: bool = False
     target: str = "cpu"  # a backend of codegen.backend: "cpu"
+    profile: bool = False  # time each kernel launch (jitcore.profiler)
 
     def __post_init__(self):
         backend_for(self.target)  # an unknown target fails here, naming the known ones
@@ -200,5 +201,5 @@ def lower(module: ModuleOp, specs: list[ArgSpec], options: CompileOptions | None
     launches and code, as data) that ``dispatch.Executable`` loads and calls."""
     options = options or CompileOptions()
     (func,) = module.functions()
-    lowering = LowerOptions(header=ARRAY_HEADER, fastmath=options.fastmath)
+    lowering = LowerOptions(header=ARRAY_HEADER, fastmath=options.fastmath, profile=options.profile)
     return backend_for(options.target).lower(func, tuple(s.contiguous for s in specs), lowering)

@@ -81,10 +81,14 @@ class CpuBackend:
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
         plan, ops = plan_function(func, self.name, draft, specs, options.header)
+        plan.profile = options.profile
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
         groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK)
         grouped = {i for group in groups for i in group.launches}
+        for group in groups:  # run (and timed, when profiling) as their last kernel's launch
+            for i in group.launches[:-1]:
+                plan.launches[i] = dataclasses.replace(plan.launches[i], runs_with=group.launches[-1])
         kernels, splits = [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
