@@ -103,8 +103,9 @@ def _scalar(kind: str, value: str | None, item: str):
         return make()
     try:
         literal = ast.literal_eval(value.strip())
-        if kind == "bool" and not isinstance(literal, bool):
-            raise ValueError
+        accepted = {"bool": (bool,), "int": (int,), "float": (int, float), "complex": (int, float, complex)}
+        if not isinstance(literal, accepted[kind]) or (kind != "bool" and isinstance(literal, bool)):
+            raise ValueError  # int=2.5 would otherwise truncate quietly
         return make(literal)
     except (ValueError, SyntaxError, TypeError):
         raise ArgumentSpecError(f"bad value in {item.strip()!r}: {value.strip()!r} is not a "
@@ -148,7 +149,9 @@ def _import(module: str):
 def from_call(text: str) -> tuple[list, dict]:
     """``module:expr`` → the arguments ``expr`` evaluates to in ``module``: a tuple is the
     positional arguments, a ``(tuple, dict)`` pair adds keywords, anything else is one argument."""
-    module, sep, expr = text.rpartition(":")
+    # The module ends at the first ':' (after '.py' for a path): the expression may hold colons.
+    cut = text.find(".py:")
+    module, sep, expr = (text[:cut + 3], ":", text[cut + 4:]) if cut >= 0 else text.partition(":")
     if not sep or not module or not expr.strip():
         raise ArgumentSpecError(f"bad --call {text!r}: expected module:expression, such as "
                                 "'mydata:(x, y)' or 'path/to/data.py:make_args()'")

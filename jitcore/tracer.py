@@ -109,7 +109,7 @@ class LocatingBuilder(Builder):
 
 
 _USER_FILES: dict[str, bool] = {}  # co_filename -> is_user_file, asked once per file
-_LOCATIONS: dict[tuple, Location] = {}  # (code, instruction offset) -> its location
+_LOCATIONS: dict[tuple, tuple] = {}  # (id(code), instruction offset) -> (code, its location)
 
 
 def user_source_location() -> Location:
@@ -123,11 +123,13 @@ def user_source_location() -> Location:
         if user is None:
             user = _USER_FILES[code.co_filename] = is_user_file(code.co_filename)
         if user:
-            key = (code, frame.f_lasti)
-            loc = _LOCATIONS.get(key)
-            if loc is None:
-                loc = _LOCATIONS[key] = _instruction_location(frame)
-            return loc
+            # Keyed by the code's id (hashing a code object hashes its bytecode); the entry
+            # holds the code, so the id is not reused while the entry lives.
+            key = (id(code), frame.f_lasti)
+            entry = _LOCATIONS.get(key)
+            if entry is None or entry[0] is not code:
+                entry = _LOCATIONS[key] = (code, _instruction_location(frame))
+            return entry[1]
         frame = frame.f_back
     return UNKNOWN
 
