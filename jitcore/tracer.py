@@ -398,9 +398,12 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     trace = tracer.owner_trace
     sources = ", ".join(sorted(tracer.sources)) or "no argument (a value computed inside)"
+    # Where the value came from, when that is another line than the one that needs it.
     made = getattr(tracer.value, "op", None)
+    origin = made.loc.parts()[:1] if made is not None else ()
+    here = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
     made_at = (f"{tracer!r} was computed at {describe(made.loc)}.\n"
-               if made is not None and made.loc.known else "")
+               if origin and (origin[0].file, origin[0].line) != here else "")
     return (
         f"{what} needs a concrete value, but {tracer!r} is traced.\n"
         f"  in {trace.function_name}(), at {where}\n"
