@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import ClassVar
 
 from jitcore.ir.errors import IRError
+from jitcore.ir.location import UNKNOWN, Location, describe
 from jitcore.ir.types import Type
 
 # Trait names an op class may declare.
@@ -79,7 +80,7 @@ class Operation:
     ``verify_op``, which then holds only the op's own rules.
     """
 
-    __slots__ = ("_operands", "results", "attributes", "regions", "parent")
+    __slots__ = ("_operands", "results", "attributes", "regions", "parent", "loc")
     name: ClassVar[str] = ""
     traits: ClassVar[frozenset[str]] = frozenset()
     arity: ClassVar[tuple[int, int] | None] = None  # (operands, results); None: the op checks
@@ -100,6 +101,7 @@ class Operation:
         self.attributes: dict = dict(attributes or {})
         self.regions: list[Region] = []
         self.parent: Block | None = None
+        self.loc: Location = UNKNOWN  # where in the user's code it came from (ir.location)
         mine = self._operands
         for v in operands:  # _append_operand, inline: kernels with thousands of operands are built
             if not isinstance(v, Value):
@@ -216,6 +218,7 @@ class Operation:
         new = type(self)(
             [mapping.get(v, v) for v in self._operands], self.result_types, self.attributes
         )
+        new.loc = self.loc
         if isinstance(self, UnregisteredOp):
             new.unregistered_name = self.unregistered_name
         for region in self.regions:
@@ -248,7 +251,8 @@ class Operation:
         from jitcore.ir.errors import VerificationError
         from jitcore.ir.printer import print_op
 
-        raise VerificationError(f"'{self.op_name}' op {message}\n  {print_op(self)}")
+        where = f"\n  at {describe(self.loc)}" if self.loc.known else ""
+        raise VerificationError(f"'{self.op_name}' op {message}{where}\n  {print_op(self)}")
 
     def __repr__(self) -> str:
         from jitcore.ir.printer import print_op

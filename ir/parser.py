@@ -14,6 +14,7 @@ import numpy as np
 from jitcore.ir.attributes import AffineExpr, AffineMap, DenseAttr, ScalarAttr, SymbolRef, numpy_dtype
 from jitcore.ir.core import ISOLATED, Block, Operation, Region, Value
 from jitcore.ir.errors import ParseError
+from jitcore.ir.location import UNKNOWN, FileLineCol, Location, fuse
 from jitcore.ir.types import _SCALAR_NAMES, FunctionType, ScalarType, TensorType, Type
 
 _SPACE = re.compile(r"(\s|//[^\n]*)*")
@@ -158,6 +159,11 @@ class _Parser:
             self.pos = start
             self.error(f"{name} names {len(result_names)} results but its type has {len(signature.results)}")
         op = Operation.create(name, operands, signature.results, attributes)
+        at = self.pos
+        if self.peek("loc("):
+            op.loc = self.location()
+        else:
+            self.pos = at  # errors about this op point at its end, not at the next line
         if region_texts_at is not None:
             end = self.pos
             self.pos = region_texts_at
@@ -228,6 +234,28 @@ class _Parser:
         self.expect(":")
         return block
 
+    # -- locations ------------------------------------------------------------------------
+    def location(self) -> Location:
+        """``loc(unknown)``, ``loc("f.py":3:5)`` or ``loc(fused["f.py":3:5, ...])``."""
+        self.expect("loc(")
+        if self.accept("unknown"):
+            loc = UNKNOWN
+        elif self.accept("fused"):
+            self.expect("[")
+            loc = fuse(*self.comma_list(self.file_line_col, "]"))
+        else:
+            loc = self.file_line_col()
+        self.expect(")")
+        return loc
+
+    def file_line_col(self) -> FileLineCol:
+        file = json.loads(self.match(_STRING, 'a location like "file.py":3:5'))
+        self.expect(":")
+        line = int(self.match(re.compile(r"\d+"), "a line number"))
+        self.expect(":")
+        column = int(self.match(re.compile(r"\d+"), "a column number"))
+        return FileLineCol(file, line, column)
+
     # -- types ----------------------------------------------------------------------------
     def type(self) -> Type:
         self.skip()
@@ -276,6 +304,10 @@ class _Parser:
             return SymbolRef(self.match(_IDENT, "a symbol name"))
         if self.peek("(") and _NUMBER.match(self.text, self.pos + 1):
             return self.typed_scalar(self.complex_pair())
+        if self.peek("dense_resource<"):
+            self.error("this constant was elided when the IR was printed (dense_resource<__elided__>), "
+                       "so its data is not in the text; print it in full (dump-ir "
+                       "--print-large-constants, or print_op without elide_larger_than) to parse it")
         if self.accept("dense<"):
             body = self.dense_body()
             self.expect(">")

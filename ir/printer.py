@@ -17,14 +17,24 @@ from jitcore.ir.core import ISOLATED, Block, Operation, Value
 from jitcore.ir.types import FunctionType, ScalarType, Type
 
 
-def print_op(op: Operation) -> str:
-    """The text of ``op`` and everything nested in it."""
-    printer = _Printer()
+def print_op(op: Operation, *, debug_locations: bool = False, elide_larger_than: int | None = None) -> str:
+    """The text of ``op`` and everything nested in it.
+
+    ``debug_locations``: each op's source location after its type, ``loc("f.py":3:5)``
+    (mlir-opt's ``--mlir-print-debuginfo``; an unknown one is left out, as it reads back).
+    ``elide_larger_than``: a dense constant of more elements prints as
+    ``dense_resource<__elided__>`` (mlir-opt's ``--mlir-elide-elementsattrs-if-larger``),
+    which the parser refuses. The defaults print
+    everything the parser needs and nothing else, as the disk cache's key wants."""
+    printer = _Printer(debug_locations, elide_larger_than)
     printer.op(op, 0)
     return "\n".join(printer.lines)
 
 
-def format_attribute(attr) -> str:
+ELIDED = "dense_resource<__elided__>"
+
+
+def format_attribute(attr, elide_larger_than: int | None = None) -> str:
     if isinstance(attr, bool):
         return "true" if attr else "false"
     if isinstance(attr, int):
@@ -36,10 +46,12 @@ def format_attribute(attr) -> str:
     if isinstance(attr, str):
         return json.dumps(attr)
     if isinstance(attr, tuple):
-        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+        return "[" + ", ".join(format_attribute(a, elide_larger_than) for a in attr) + "]"
     if isinstance(attr, ScalarAttr):
         return f"{_scalar_text(attr.value, attr.type)} : {attr.type}"
     if isinstance(attr, DenseAttr):
+        if elide_larger_than is not None and attr.array.size > elide_larger_than and not attr.is_splat:
+            return f"{ELIDED} : {attr.type}"
         return f"dense<{_dense_body(attr)}> : {attr.type}"
     if isinstance(attr, (Type, AffineMap, SymbolRef)):
         return str(attr)
@@ -87,7 +99,9 @@ def _dense_body(attr: DenseAttr) -> str:
 
 
 class _Printer:
-    def __init__(self):
+    def __init__(self, debug_locations: bool = False, elide_larger_than: int | None = None):
+        self.debug_locations = debug_locations
+        self.elide_larger_than = elide_larger_than
         self.lines: list[str] = []
         self.names: dict[int, str] = {}
         self.counters = [[0, 0]]  # [next result number, next argument number] per isolated scope
@@ -128,12 +142,12 @@ class _Printer:
         if isolated:
             self.counters.pop()
         if op.attributes:
-            items = ", ".join(
-                f"{k} = {format_attribute(v)}" for k, v in sorted(op.attributes.items())
-            )
+            elide = self.elide_larger_than
+            items = ", ".join(f"{k} = {format_attribute(v, elide)}" for k, v in sorted(op.attributes.items()))
             text += f" {{{items}}}"
         signature = FunctionType(tuple(v.type for v in op.operands), tuple(op.result_types))
-        self.lines.append(f"{text} : {signature}")
+        where = f" {op.loc.text()}" if self.debug_locations and op.loc.known else ""
+        self.lines.append(f"{text} : {signature}{where}")
 
     def block(self, block: Block, depth: int, label: bool, number: int) -> None:
         if label:

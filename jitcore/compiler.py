@@ -19,6 +19,7 @@ from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
+from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer, transpose
 from jitcore.tracer import Trace, Tracer
@@ -93,11 +94,18 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
                                      weak=[s.weak for s in specs],
                                      int_ranges=[s.int_range for s in specs],
                                      fortran=[s.fortran for s in specs], recorder=recorder)
-    func.body.append(ReturnOp(values))
+    func.loc = _definition(functions)
+    func.body.append(ReturnOp(values)).loc = func.loc
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
     ir.verify(module)
     return module, outputs
+
+
+def _definition(functions) -> Location:
+    """Where the traced function is defined (its ``def`` line), if it is plain Python."""
+    code = next((f.__code__ for f in functions if hasattr(f, "__code__")), None)
+    return UNKNOWN if code is None else FileLineCol(code.co_filename, code.co_firstlineno, 1)
 
 
 def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Builder, *, name: str,

@@ -31,6 +31,7 @@ from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionEr
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.errors import JitcoreError
+from jitcore.ir.location import UNKNOWN, FileLineCol, Location, describe
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -52,7 +53,7 @@ class Trace:
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments")
 
     def __init__(self, builder: Builder, function_name: str):
-        self.builder = builder
+        self.builder = LocatingBuilder(builder.block, builder.before)
         self.function_name = function_name
         self.constants: dict[int, tuple[object, Tracer]] = {}  # id(array) -> (array, tracer)
         self.depth = 0
@@ -80,7 +81,7 @@ class Trace:
         defined in a region cannot be used after it. If the body raises, the block is dropped:
         its ops let go of the values outside, which would otherwise keep uses that no op has."""
         saved = self.builder, self.constants, self.derived
-        self.builder = Builder(block)
+        self.builder = LocatingBuilder(block)
         self.constants = dict(self.constants)
         self.derived = dict(self.derived)
         self.depth += 1
@@ -93,6 +94,54 @@ class Trace:
         finally:
             self.builder, self.constants, self.derived = saved
             self.depth -= 1
+
+
+class LocatingBuilder(Builder):
+    """The trace's builder: each op it inserts gets the user's line that made it (its
+    ``loc``), so that dumps, fused kernels and error messages can point back at it."""
+
+    __slots__ = ()
+
+    def insert(self, op):
+        if op.loc is UNKNOWN:
+            op.loc = user_source_location()
+        return super().insert(op)
+
+
+_USER_FILES: dict[str, bool] = {}  # co_filename -> is_user_file, asked once per file
+_LOCATIONS: dict[tuple, tuple] = {}  # (id(code), instruction offset) -> (code, its location)
+
+
+def user_source_location() -> Location:
+    """The innermost frame of the user's code as a location: file, line and (1-based) column
+    of the instruction running there. Called once per traced op, so it is cheap: a frame walk
+    with one dict lookup per frame, and the location itself cached per instruction."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        user = _USER_FILES.get(code.co_filename)
+        if user is None:
+            user = _USER_FILES[code.co_filename] = is_user_file(code.co_filename)
+        if user:
+            # Keyed by the code's id (hashing a code object hashes its bytecode); the entry
+            # holds the code, so the id is not reused while the entry lives.
+            key = (id(code), frame.f_lasti)
+            entry = _LOCATIONS.get(key)
+            if entry is None or entry[0] is not code:
+                entry = _LOCATIONS[key] = (code, _instruction_location(frame))
+            return entry[1]
+        frame = frame.f_back
+    return UNKNOWN
+
+
+def _instruction_location(frame) -> Location:
+    code, line, column = frame.f_code, frame.f_lineno, 0
+    positions = getattr(code, "co_positions", None)  # Python 3.11+: columns
+    if positions is not None and frame.f_lasti >= 0:
+        start_line, _, start_column, _ = list(positions())[frame.f_lasti // 2]
+        line = start_line or line
+        column = start_column or 0
+    return FileLineCol(code.co_filename, line or 0, column + 1)
 
 
 def current_trace() -> Trace | None:
@@ -349,10 +398,17 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     trace = tracer.owner_trace
     sources = ", ".join(sorted(tracer.sources)) or "no argument (a value computed inside)"
+    # Where the value came from, when that is another line than the one that needs it.
+    made = getattr(tracer.value, "op", None)
+    origin = made.loc.parts()[:1] if made is not None else ()
+    here = (frame.f_code.co_filename, frame.f_lineno) if frame is not None else None
+    made_at = (f"{tracer!r} was computed at {describe(made.loc)}.\n"
+               if origin and (origin[0].file, origin[0].line) != here else "")
     return (
         f"{what} needs a concrete value, but {tracer!r} is traced.\n"
         f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
+        + made_at
         + f"The value depends on the argument(s) {sources}: while jitcore compiles "
         f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
         "Python control flow, shapes and axes cannot depend on them.\n"

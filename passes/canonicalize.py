@@ -98,6 +98,9 @@ def _replace(op: Operation, results: list) -> None:
 
 
 def _insert(anchor: Operation, op: Operation) -> Operation:
+    """``op`` before ``anchor``, at its source location: what a rewrite makes stands for it."""
+    if not op.loc.known:
+        op.loc = anchor.loc
     return anchor.parent.insert_before(anchor, op)
 
 

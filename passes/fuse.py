@@ -73,8 +73,9 @@ from jitcore.ir.builder import Builder
 from jitcore.ir.core import Block, BlockArgument, Operation, Region, Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
+from jitcore.ir.location import fuse as fuse_locations
 from jitcore.ir.types import index as index_type
-from jitcore.passes.kernelize import rule_for
+from jitcore.passes.kernelize import locate, rule_for
 from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.linalg import is_float_contraction
 from jitcore.passes.manager import Pass, PipelineError, register_pass
@@ -99,6 +100,9 @@ class Fuse(Pass):
             _require_kernels(func.body)
             for block in _blocks(func.body):
                 changed |= _fuse_block(block, self.max_recompute)
+                for op in block.ops:  # the reads and index ops fusing made stand for their kernel
+                    if isinstance(op, kernel.GenericOp):
+                        locate(op, op.loc)
         return changed
 
 
@@ -384,6 +388,7 @@ def _inline(producer: Operation, consumer: kernel.GenericOp, index: int,
     out.move_ops(body.ops)
     body.ops = []
     new = out.finish(consumer, [copied.get(i, -1) for i in consumer.copy_inputs], accumulators)
+    new.loc = fuse_locations(producer.loc, consumer.loc)  # as MLIR's FusedLoc
     for old, rep in zip(consumer.results, new.results):
         old.replace_all_uses_with(rep)
     consumer.erase()

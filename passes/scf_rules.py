@@ -175,6 +175,7 @@ def _rebuild(op: Operation, dropped: set[int], inits: list[Value],
     leading = len(op.operands) - len(inits)
     operands = list(op.operands[:leading]) + [inits[i] for i in keep if inits]
     new = type(op)(operands, [op.results[i].type for i in keep], op.attributes)
+    new.loc = op.loc
     for region in op.regions:
         new.add_region(region)
     op.regions = []

@@ -42,6 +42,7 @@ from functools import cache
 
 import llvmlite.binding as llvm
 
+from jitcore.codegen import stage_times
 from jitcore.ir.errors import JitcoreError
 
 _lock = threading.Lock()
@@ -146,12 +147,14 @@ def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None) -> tup
     """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
     name and features, as ``magic()`` names the host); the optimised module and its object code."""
     tm = target_machine(*machine) if machine else host_target_machine()
-    module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
-    module.triple = tm.triple
-    module.data_layout = str(tm.target_data)
-    module.verify()
-    optimize(module, tm)
-    return module, tm.emit_object(module)
+    with stage_times.timed(stage_times.LLVM_OPTIMIZATION):
+        module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
+        module.triple = tm.triple
+        module.data_layout = str(tm.target_data)
+        module.verify()
+        optimize(module, tm)
+    with stage_times.timed(stage_times.MACHINE_CODE):
+        return module, tm.emit_object(module)
 
 
 def with_legal_width(llvm_ir: str, features: str) -> str:

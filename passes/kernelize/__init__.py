@@ -21,6 +21,7 @@ from collections.abc import Callable
 
 from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
+from jitcore.ir.location import Location
 from jitcore.passes.kernelize import control, elementwise, factor, index, linalg, shape, sort
 from jitcore.passes.manager import Pass, register_pass
 
@@ -56,6 +57,7 @@ def _kernelize(block: Block) -> bool:
     changed = False
     for op in list(block.ops):
         rule = rule_for(op)
+        start = block.position(op)
         new = rule(op) if rule is not None else None
         if new is None:
             if isinstance(op, kernel.GenericOp):
@@ -64,8 +66,18 @@ def _kernelize(block: Block) -> bool:
                 for inner in region.blocks:
                     changed |= _kernelize(inner)
             continue
+        for made in block.ops[start:block.position(op)]:  # what the rule inserted before op
+            locate(made, op.loc)
         for old, result in zip(op.results, new.results):
             old.replace_all_uses_with(result)
         op.erase()
         changed = True
     return changed
+
+
+def locate(op: Operation, loc: Location) -> None:
+    """Give ``op`` and the ops nested in it that have no location of their own ``loc``: a
+    kernel and its scalar body stand for the array op they were made from."""
+    for inner in op.walk():
+        if not inner.loc.known:
+            inner.loc = loc
