@@ -77,7 +77,7 @@ class CpuBackend:
     def fingerprint(self) -> str:
         return (f"blas={blas.library()!r} min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
-                f"cheap_divisor={cost.CHEAP_DIVISOR}")
+                f"cheap_divisor={cost.CHEAP_DIVISOR} copy_divisor={cost.COPY_DIVISOR}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"

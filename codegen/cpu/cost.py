@@ -7,6 +7,12 @@ a shifted copy, runs four to six times faster per point (measured on a 2-core AM
 thread, f32: 0.05-0.1 ns a point against 0.3 for ``tanh``), so a split pays only from that many
 times more points. Such a kernel's points are weighed ``1 / CHEAP_DIVISOR`` each.
 
+A body that only moves data (a copy, a transpose, ``np.roll``'s shifted segments: nothing but
+position tests and selects) is bound by memory, which one core of that machine already takes
+nearly all of: ``np.roll`` of 10M elements ran no faster on two threads than on one, and up to
+1.6x slower when other processes held the second core. Its points weigh ``1 / COPY_DIVISOR``,
+so it splits only past 16M points.
+
 The weight only moves where the threshold falls. The chunks are still counted in points
 (``chunk_size``), so which chunks a kernel is cut into, hence its results, do not depend on it.
 """
@@ -26,6 +32,9 @@ _CHEAP_MATH = frozenset({
 # Measured 4-6x (see above); 8 keeps a cheap kernel whole where a split would save at most a
 # thread start's worth (a 1000x1000 float32 row norm: 50 us on one thread).
 CHEAP_DIVISOR = 8
+COPY_DIVISOR = 64
+# Ops of a body that moves data: where a position falls, and which operand's element it takes.
+_MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
 
 
 def is_cheap(op: Operation) -> bool:
@@ -40,7 +49,23 @@ def is_cheap(op: Operation) -> bool:
     return True
 
 
+def only_moves_data(op: Operation) -> bool:
+    """Whether ``op``'s body computes nothing from its elements: each op is a position, a
+    constant, a test on positions (index and i1 operands and results) or a select of an
+    element."""
+    for inner in kernel.body_ops(op):
+        if inner.op_name in _MOVING:
+            continue
+        values = [*inner.operands, *inner.results]
+        if not inner.op_name.startswith("arith.") or not all(
+                getattr(v.type, "name", None) in ("index", "i1") for v in values):
+            return False
+    return True
+
+
 def threshold_work(op: Operation) -> int:
     """``op``'s iteration points as the threshold weighs them."""
     points = math.prod(op.domain())
+    if only_moves_data(op):
+        return points // COPY_DIVISOR
     return points // CHEAP_DIVISOR if is_cheap(op) else points
