@@ -51,8 +51,8 @@ def is_cheap(op: Operation) -> bool:
 
 def only_moves_data(op: Operation) -> bool:
     """Whether ``op``'s body computes nothing from its elements: each op is a position, a
-    constant, a test on positions (index and i1 operands and results) or a select of an
-    element."""
+    constant, a select of an element, or arithmetic on index and i1 values only (tests on
+    positions; logic on booleans, which is as cheap as copying them)."""
     for inner in kernel.body_ops(op):
         if inner.op_name in _MOVING:
             continue
