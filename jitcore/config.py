@@ -8,7 +8,9 @@
   ``JITCORE_NUM_THREADS`` sets it at import (unset or empty: the CPUs this process may run
   on). Anything but an integer from 1 to ``MAX_THREADS`` is an error, not a fallback.
 - ``parallel_threshold``: a launch with fewer iteration points runs as one call on the calling
-  thread, so small calls pay nothing for threads.
+  thread, so small calls pay nothing for threads. A kernel of arithmetic only (no math-library
+  call) counts an eighth of its points (``codegen/cpu/cost.py``): it splits from 2M points; a
+  copy (``np.roll``, a transpose) a 64th: it splits from 16M.
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
 - ``traceback_filtering``: whether a traceback of an error raised while tracing leaves out

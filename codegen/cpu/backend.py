@@ -18,7 +18,7 @@ import weakref
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import blas, rowwise, runtime, target
+from jitcore.codegen.cpu import blas, cost, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_blas_kernel
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
@@ -76,7 +76,8 @@ class CpuBackend:
 
     def fingerprint(self) -> str:
         return (f"blas={blas.library()!r} min_split_work={runtime.MIN_SPLIT_WORK} "
-                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS}")
+                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
+                f"cheap_divisor={cost.CHEAP_DIVISOR} copy_divisor={cost.COPY_DIVISOR}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -96,7 +97,8 @@ class CpuBackend:
             kernels.append(fn)
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
-            splits.append(None if extent is None else runtime.Split(extent, _work(op), partials))
+            splits.append(None if extent is None
+                          else runtime.Split(extent, _work(op), partials, cost.threshold_work(op)))
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
                 if "noinline" not in fn.attributes:
@@ -119,7 +121,8 @@ class CpuBackend:
             members = [kernels[i] for i in group.launches]
             fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group, members)
             runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
-                                runtime.Split(group.rows, group.work))
+                                runtime.Split(group.rows, group.work, threshold_work=sum(
+                                    cost.threshold_work(ops[i]) for i in group.launches)))
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch)
         text = str(module)

@@ -1,14 +1,14 @@
 """How the CPU runs a launch: as one call, or in chunks on several threads.
 
 A launch whose kernel is split (``schedule.emit_kernel``: the kernel takes a range ``[lo, hi)``
-of one parallel dim) and whose work, its number of iteration points, reaches the
-``parallel_threshold`` setting is cut into chunks of about ``chunk_size`` points each. The
-chunks are a function of the kernel's size and those two settings only, never of the thread
-count or of timing: each result element is computed by one chunk, in the same order whichever
-thread runs it, so results are the same on 1 thread or 64. A reduction to one value has no
-parallel dim to split: its kernel takes pieces of the reduced dim instead, each into its own
-partial slot (stack space of the launch), and a last call merges them in a fixed order
-(``full_reduction.py``).
+of one parallel dim) and whose work, its number of iteration points (a body of arithmetic only
+weighing less, ``cost.py``), reaches the ``parallel_threshold`` setting is cut into chunks of
+about ``chunk_size`` points each. The chunks are a function of the kernel's size and those two
+settings only, never of the thread count or of timing: each result element is computed by one
+chunk, in the same order whichever thread runs it, so results are the same on 1 thread or 64. A
+reduction to one value has no parallel dim to split: its kernel takes pieces of the reduced dim
+instead, each into its own partial slot (stack space of the launch), and a last call merges
+them in a fixed order (``full_reduction.py``).
 
 The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
 from the process on Linux and macOS), started by the compiled code itself: the whole call stays
@@ -59,13 +59,16 @@ _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
 
 
 class Split:
-    """A split kernel's launch: the extent of the dim it takes a range of, its work, and the
-    bytes of partials it needs (a full reduction in pieces, ``schedule.emit_kernel``)."""
+    """A split kernel's launch: the extent of the dim it takes a range of, its work (iteration
+    points: what its chunks are counted in), the bytes of partials it needs (a full reduction in
+    pieces, ``schedule.emit_kernel``), and its work as the threshold weighs it (``cost.py``: a
+    cheap body's points count less; by default its points)."""
 
-    def __init__(self, extent: int, work: int, partials: int = 0):
+    def __init__(self, extent: int, work: int, partials: int = 0, threshold_work: int | None = None):
         self.extent = extent
         self.work = work
         self.partials = partials
+        self.threshold_work = work if threshold_work is None else threshold_work
 
 
 def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None) -> None:
@@ -87,7 +90,8 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
         b.call(kernel, whole)
     else:
         settings = _settings(b.module)
-        small = b.icmp_signed("<", ll.Constant(I64, split.work), _setting(b, settings, "parallel_threshold"))
+        threshold = _setting(b, settings, "parallel_threshold")
+        small = b.icmp_signed("<", ll.Constant(I64, split.threshold_work), threshold)
         with b.if_else(small) as (then, otherwise):
             with then:
                 b.call(kernel, whole)

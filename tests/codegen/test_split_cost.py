@@ -1,0 +1,83 @@
+"""What the thread threshold weighs (codegen/cpu/cost.py): a kernel that only moves data counts a
+64th of its points, one of arithmetic only an eighth, one that calls the math library all; the
+weight moves where the threshold falls, never which chunks a split kernel is cut into, so the
+bits do not change."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import config
+from jitcore.codegen.cpu import cost
+from jitcore.ir.dialects import kernel
+
+rng = np.random.default_rng(7)
+
+
+def _kernels(fn, *args):
+    func = jc.jit(fn).lower(*args).optimized()
+    return [op for op in func.walk() if isinstance(op, kernel.GenericOp)]
+
+
+@pytest.mark.parametrize("fn, cheap", [
+    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), [True, True]),  # a row norm: sum, then sqrt
+    (lambda x: np.floor(x * 2 + 1), [True]),
+    (lambda x: np.exp(-x), [False]),
+    (lambda x: np.sum(np.log(x), 1), [False]),
+    (lambda x: x ** 2.5, [False]),
+])
+def test_bodies_that_call_the_math_library_are_not_cheap(fn, cheap):
+    x = rng.random((4, 8)).astype(np.float32)
+    ops = _kernels(fn, x)
+    assert [cost.is_cheap(op) for op in ops] == cheap
+    for op in ops:
+        points = int(np.prod(op.domain()))
+        assert not cost.only_moves_data(op)
+        assert cost.threshold_work(op) == (points // cost.CHEAP_DIVISOR if cost.is_cheap(op) else points)
+
+
+@pytest.mark.parametrize("fn, moves", [
+    (lambda x: np.roll(x, 3), True),
+    (lambda x: np.concatenate([x, x[::-1]]), True),
+    (lambda x: np.pad(x, 2), True),
+    (lambda x: x[1:] - x[:-1], False),
+    (lambda x: np.where(x > 0, x, 0), False),  # a test on the elements: arithmetic
+    (lambda x: x + 1, False),
+])
+def test_copies_only_move_data(fn, moves):
+    x = rng.standard_normal(64).astype(np.float32)
+    (op,) = _kernels(fn, x)
+    assert cost.only_moves_data(op) == moves
+    points = int(np.prod(op.domain()))
+    assert cost.threshold_work(op) == points // (cost.COPY_DIVISOR if moves else cost.CHEAP_DIVISOR)
+
+
+def _threshold_constants(fn, x) -> list[int]:
+    """The work constants the entry compares with the ``parallel_threshold`` setting."""
+    text = jc.jit(fn).lower(x).as_text("llvm")
+    return [int(m) for m in re.findall(r"icmp slt i64 (\d+), %\"?[\w.]+\"?\n", text)]
+
+
+def test_the_entry_compares_the_weighed_work_with_the_threshold():
+    x = np.ones((512, 512), np.float32)  # 2^18 points: a split kernel either way
+    assert _threshold_constants(lambda x: x * 2 + 1, x) == [(1 << 18) // cost.CHEAP_DIVISOR]
+    assert _threshold_constants(lambda x: np.exp(x), x) == [1 << 18]
+    assert _threshold_constants(lambda x: np.roll(x, 3), x) == [(1 << 18) // cost.COPY_DIVISOR]
+
+
+@pytest.mark.parametrize("fn, divisor", [(lambda x: np.sqrt(np.sum(x * x, 1)), cost.CHEAP_DIVISOR),
+                                         (lambda x: np.roll(x, 5, axis=1), cost.COPY_DIVISOR)])
+def test_a_light_kernel_splits_the_same_bits_at_its_threshold(fn, divisor):
+    f = jc.jit(fn)
+    x = rng.standard_normal((64, 4096)).astype(np.float32)
+    work = x.size // divisor
+    with config.using(num_threads=1, parallel_threshold=1 << 62):
+        whole = f(x)
+    for threshold in (work, work + 1):  # split on two threads, then whole
+        with config.using(num_threads=2, parallel_threshold=threshold, chunk_size=1000):
+            np.testing.assert_array_equal(f(x), whole)
+    np.testing.assert_allclose(whole, fn(x.astype(np.float64)), rtol=1e-5)
