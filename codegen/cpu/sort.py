@@ -45,8 +45,12 @@ I8 = ll.IntType(8)
 DIGIT_BITS = 8  # 256 counters per pass and piece
 RADIX = 1 << DIGIT_BITS
 PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces is one piece)
-MAX_PIECES = 8
+# At most this many pieces. 1: measured on the shared 2-core host (10^6 floats, load about 10),
+# 8 pieces on 2 threads took 1.7x the CPU time of one piece (each pass after the first counts
+# its pieces again) and 1.7x the wall time; raise it where cores are idle.
+MAX_PIECES = 1
 SORT_AXIS = "sort_axis"  # the attribute kernelize/sort.py marks its radix kernels with
+ENABLED = True  # False: the kernels' own scf loops (tools/bench_sort.py's baseline)
 
 
 def pieces(n: int) -> int:
@@ -58,7 +62,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
     ``scf`` body)."""
     axis = op.attributes.get(SORT_AXIS)
-    if axis is None:
+    if axis is None or not ENABLED:
         return None
     argsort = len(op.results) == 5  # positions A, B, keys A, B, counters (kernelize/sort.py)
     x = op.operands[1] if argsort else op.operands[0]

@@ -215,15 +215,15 @@ def test_long_float_lanes_sort_in_the_native_routine():
 
 def _compiled_in_pieces(fn, dtypes):
     """``fn`` jitted (no disk cache) and compiled for a lane of ``NATIVE_N`` of each dtype while
-    the native routine cuts lanes into pieces of 512: several pieces, as a lane of millions."""
+    the native routine cuts lanes into pieces of 512 (4 pieces; off by default, see MAX_PIECES)."""
     jitted = jc.jit(fn, cache=False)
-    saved = native_sort.PIECE
-    native_sort.PIECE = 512
+    saved = native_sort.PIECE, native_sort.MAX_PIECES
+    native_sort.PIECE, native_sort.MAX_PIECES = 512, 8
     try:
         for dtype in dtypes:
             jitted(np.zeros(NATIVE_N, dtype))
     finally:
-        native_sort.PIECE = saved
+        native_sort.PIECE, native_sort.MAX_PIECES = saved
     return jitted
 
 
