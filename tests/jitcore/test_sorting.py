@@ -203,6 +203,15 @@ def test_radix_sort_of_adversarial_keys_matches_numpy(dtype, pattern, seed):
     np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
 
 
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(pattern):
+    """float64 sorts first by buckets of its top bits: of 16 where the kernel's counter result
+    holds the tables (one lane of 2^16 or more), each bucket then insertion- or radix-sorted."""
+    x = _adversarial_lane(np.dtype(np.float64), 1 << 16, pattern, 7)
+    x[: 1 << 12] *= 1e-300  # denormals and a spread of exponents: small and large buckets
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), pattern)
+
+
 def test_long_float_lanes_sort_in_the_native_routine():
     """The float32/float64 radix kernels are codegen/cpu/sort.py's routine (its scatter kernel),
     along the last axis; other dtypes and axes keep the kernel's own loops."""
@@ -215,15 +224,16 @@ def test_long_float_lanes_sort_in_the_native_routine():
 
 def _compiled_in_pieces(fn, dtypes):
     """``fn`` jitted (no disk cache) and compiled for a lane of ``NATIVE_N`` of each dtype while
-    the native routine cuts lanes into pieces of 512 (4 pieces; off by default, see MAX_PIECES)."""
+    the native routine cuts lanes into pieces of 512 (4 pieces; off by default, see MAX_PIECES),
+    and sorts float64 by LSD passes over the whole lane (MSD off)."""
     jitted = jc.jit(fn, cache=False)
-    saved = native_sort.PIECE, native_sort.MAX_PIECES
-    native_sort.PIECE, native_sort.MAX_PIECES = 512, 8
+    saved = native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD
+    native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD = 512, 8, False
     try:
         for dtype in dtypes:
             jitted(np.zeros(NATIVE_N, dtype))
     finally:
-        native_sort.PIECE, native_sort.MAX_PIECES = saved
+        native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD = saved
     return jitted
 
 
