@@ -1,33 +1,29 @@
-"""A long float sort kernel as an LSD radix sort emitted directly as LLVM IR, on the
-runtime's threads.
+"""Long float sorts as radix sorts emitted directly as LLVM IR.
 
 ``passes/kernelize/sort.py`` marks the radix-sort kernels it builds with ``sort_axis``; their
 ``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
-(counters as an indexed result, the key recomputed from the value) and runs on one thread. For
-float32 and float64 lanes along the last axis, this module emits the same sort as a routine of
-its own (measured on 10^6 floats: docs/performance.md, "Sorting"):
+(counters as an indexed result, the key recomputed from the value). For float32 and float64
+lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
+10^6 floats: docs/performance.md, "Sorting"). Keys are ``sort_keys.SortKeys``: -0.0 keys as
+0.0, every NaN as all ones, so the passes move keys, and a lane holding -0.0 or NaN ends with
+``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
+order: exactly NumPy's stable sort. A float64 ``sort`` goes by buckets (``sort_buckets.py``);
+float32 and every ``argsort`` by LSD passes over the whole lane (``_LaneSort`` here):
 
-1. the lane is cut into ``chunks`` pieces; one read of each piece turns each float into an
-   unsigned key that orders as the float sorts (-0.0 keys as 0.0, every NaN as all ones, after
-   +inf) and counts every digit of every key, per piece;
-2. per digit (8 bits: 4 passes for float32, 8 for float64; 11 bits measured slower, and so did
-   write-combining buffers per bucket) the counts are summed bucket by bucket and piece by
-   piece, so each piece knows where each of its keys goes; a digit that is the same for the
+1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
+   float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
+2. per digit, the counts become where each bucket starts; a digit that is the same for the
    whole lane skips its pass;
-3. each remaining pass scatters the pieces stably from one buffer into the other, each piece
-   on its own: the first pass reads the floats themselves, the last writes floats back, and the
-   buffers alternate so that the last pass lands in result 0 (the result);
-4. keys lose the sign of a zero and a NaN's bits, so when the lane holds -0.0 or NaN, one more
-   read of the input writes its zeros, then its NaNs, in input order over the (contiguous)
-   zeros and NaNs of the sorted lane: exactly the stable sort's signs and bits.
+3. each remaining pass scatters stably from one buffer into the other: the first reads the
+   floats themselves, the last writes floats back (``argsort``: the positions it carries with
+   the keys), and the buffers alternate so that the last pass lands in the result.
 
-Steps 1 and 3 run the pieces on the runtime's threads (``runtime.emit_launch``, above its
-``parallel_threshold``). Where each key goes is a function of the pieces only, never of the
-thread count, so the order is the same stable order on one thread or many. ``argsort``
-carries each element's int64 position with its key and writes only positions in its last pass
-(it needs no step 4). The buffers are the kernel's results as ``kernelize/sort.py`` makes them
-(keys A and B, positions A and B; its counter result is not used); the counters are on the
-calling thread's stack.
+The lane may be cut into pieces (``MAX_PIECES``, 1 by default: measured slower) that steps 1
+and 3 run on the runtime's threads (``runtime.emit_launch``, above its ``parallel_threshold``);
+a pass after the first counts its pieces again, as they hold other keys by then. Where each key
+goes is a function of the pieces only, never of the thread count. The buffers are the kernel's
+results as ``kernelize/sort.py`` makes them (keys A and B, positions A and B, and its counter
+result, which only ``sort_buckets.py`` uses); the LSD counters are on the calling thread's stack.
 """
 
 from __future__ import annotations
@@ -35,6 +31,9 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu.sort_buckets import BucketSort
+from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
+from jitcore.codegen.cpu.sort_keys import c64 as _c
 from jitcore.codegen.kernel_body import kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR
 from jitcore.codegen.loops import element_pointer, emit_loop, extents
@@ -42,8 +41,9 @@ from jitcore.ir.core import Operation
 
 I32 = ll.IntType(32)
 I8 = ll.IntType(8)
-DIGIT_BITS = 8  # 256 counters per pass and piece
-RADIX = 1 << DIGIT_BITS
+# float64 sorts (not argsorts) by buckets of the top digit first (sort_buckets.py); float32 too
+# measured no faster (slower on values spread over many exponents: many small buckets).
+MSD = True
 PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces is one piece)
 # At most this many pieces. 1: measured on the shared 2-core host (10^6 floats, load about 10),
 # 8 pieces on 2 threads took 1.7x the CPU time of one piece (each pass after the first counts
@@ -79,7 +79,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     bucketed = MSD and not argsort and t.bitwidth == 64
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
     if bucketed:
-        sorter = _BucketSort(module, name, b, t.bitwidth, n, table_slots)
+        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots)
     else:
         sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n)
 
@@ -109,45 +109,13 @@ def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
     emit_loop(b, outer[0], lambda iv: _nest(b, outer[1:], body, (*ivs, iv)))
 
 
-class _Keys:
-    """Order-preserving unsigned keys of ``width``-bit floats, and back."""
-
-    def __init__(self, width: int):
-        self.width = width
-        self.type = ll.IntType(width)
-        self.sign = ll.Constant(self.type, 1 << (width - 1))
-        self.ones = ll.Constant(self.type, (1 << width) - 1)
-        self.inf = ll.Constant(self.type, (0x7F800000 if width == 32 else 0x7FF0000000000000))
-        self.float = ll.FloatType() if width == 32 else ll.DoubleType()
-
-    def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value]:
-        """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it)."""
-        magnitude = b.and_(bits, b.not_(self.sign))
-        flip = b.or_(b.ashr(bits, ll.Constant(self.type, self.width - 1)), self.sign)
-        key = b.xor(bits, flip)
-        zero = b.icmp_unsigned("==", magnitude, ll.Constant(self.type, 0))
-        nan = b.icmp_unsigned(">", magnitude, self.inf)
-        key = b.select(nan, self.ones, b.select(zero, self.sign, key))
-        lost = b.or_(nan, b.icmp_unsigned("==", bits, self.sign))
-        return key, lost
-
-    def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
-        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0)."""
-        flip = b.or_(b.xor(b.ashr(key, ll.Constant(self.type, self.width - 1)), self.ones), self.sign)
-        return b.xor(key, flip)
-
-
-def _c(v: int) -> ll.Constant:
-    return ll.Constant(I64, v)
-
-
 class _LaneSort:
     """The sort of one lane of ``n`` keys of ``width`` bits, emitted at ``b``: the counting and
     scatter phases are kernels of their own (the runtime runs their pieces)."""
 
     def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
         self.module, self.b, self.argsort, self.n = module, b, argsort, n
-        self.k = _Keys(width)
+        self.k = SortKeys(width)
         self.passes = -(-width // DIGIT_BITS)
         self.pieces = pieces(n)
         self.counter = self._count_kernel(f"{name}_count")
@@ -319,7 +287,7 @@ class _LaneSort:
         # 4. zeros and NaNs back in input order, with their signs and bits
         if not self.argsort:
             with b.if_then(lost, likely=False):
-                self.restore_lost(src, stride, key_a)
+                restore_lost(b, self.k, src, stride, key_a, self.n)
 
     def prefix(self, p: ll.Value, n32: ll.Value) -> ll.Value:
         """Turn the counts of digit ``p`` into each piece's first position per bucket (bucket by
@@ -380,247 +348,3 @@ class _LaneSort:
                 b.store(b.add(j, _c(1)), self.j)
 
         emit_loop(b, _c(self.passes), one)
-
-    def restore_lost(self, src, stride, out) -> None:
-        """Write the input's zeros, then its NaNs, in input order over the sorted lane's run of
-        zeros (where its first non-negative value is) and its NaNs (its tail)."""
-        b, k = self.b, self.k
-        with b.goto_entry_block():
-            zero_at = b.alloca(I64)
-            nan_at = b.alloca(I64)
-        b.store(_c(0), zero_at)
-        b.store(_c(0), nan_at)
-        fzero = ll.Constant(k.float, 0.0)
-
-        def find(i):  # count the negatives and the numbers of the sorted lane
-            v = b.bitcast(b.load(b.gep(out, [i], source_etype=k.type), typ=k.type), k.float)
-            b.store(b.add(b.load(zero_at, typ=I64), b.zext(b.fcmp_ordered("<", v, fzero), I64)), zero_at)
-            b.store(b.add(b.load(nan_at, typ=I64), b.zext(b.fcmp_ordered("ord", v, v), I64)), nan_at)
-
-        emit_loop(b, _c(self.n), find)
-
-        def put(i):
-            bits = self.load(b, src, stride, i)
-            magnitude = b.and_(bits, b.not_(k.sign))
-            zero = b.icmp_unsigned("==", magnitude, ll.Constant(k.type, 0))
-            nan = b.icmp_unsigned(">", magnitude, k.inf)
-            with b.if_then(b.or_(zero, nan), likely=False):
-                slot = b.select(zero, zero_at, nan_at)
-                at = b.load(slot, typ=I64)
-                b.store(bits, b.gep(out, [at], inbounds=True, source_etype=k.type))
-                b.store(b.add(at, _c(1)), slot)
-
-        emit_loop(b, _c(self.n), put)
-
-
-# The first pass's digit: a float's sign, exponent and 4 (float32: 7) more bits, where the
-# kernel's counter result holds its two tables of 2^16 counters (a single lane of 2^16 or more,
-# see kernelize/sort.py), so buckets are small enough for the cache; else sign and exponent
-# (float32: and 3 more bits), with the tables on the stack.
-WIDE_MSD_BITS, MSD_BITS = 16, 12
-# float64 sorts (not argsorts) by buckets of the top digit first (_BucketSort); float32 too
-# measured no faster (slower on values spread over many exponents: many small buckets).
-MSD = True
-# A bucket up to this many keys per LSD pass it would need is insertion-sorted (no counters to
-# clear and sum; insertion costs its size squared, the passes 256 counters each).
-SMALL_BUCKET_PER_PASS = 8
-
-
-class _BucketSort:
-    """The sort of one lane by its top ``MSD_BITS`` first, then each bucket by the rest of its
-    bits: one counting read and one scatter over the whole lane, then LSD passes (8-bit digits,
-    uniform ones skipped) over each bucket alone, small enough for the cache where the whole
-    lane is not; a last read of each bucket turns keys back into floats in result A."""
-
-    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, n: int,
-                 table_slots: int):
-        self.module, self.b, self.n = module, b, n
-        self.k = _Keys(width)
-        self.wide = table_slots >= 2 << WIDE_MSD_BITS
-        bits = WIDE_MSD_BITS if self.wide else MSD_BITS
-        self.shift = width - bits
-        self.buckets = 1 << bits
-        self.passes = -(-self.shift // DIGIT_BITS)
-        self.ranger = self._range_function(f"{name}_bucket")
-        with b.goto_entry_block():
-            if not self.wide:
-                self.counts = b.alloca(I32, size=self.buckets)
-                self.counts.align = 64
-                self.starts = b.alloca(I32, size=self.buckets)
-            self.lost = b.alloca(I1)
-
-    def use_tables(self, tables: ll.Value) -> None:
-        """Put the two tables of counters in ``tables`` (a lane of the kernel's counter result)."""
-        if self.wide:
-            self.counts = tables
-            self.starts = self.b.gep(tables, [_c(self.buckets)], source_etype=I32)
-
-    def load(self, b, src, stride, i):
-        at = b.gep(src, [b.mul(i, stride)], inbounds=True, source_etype=self.k.type)
-        return b.load(at, typ=self.k.type)
-
-    def top(self, b, key):
-        d = b.lshr(key, ll.Constant(self.k.type, self.shift))
-        return b.zext(d, I64) if self.k.width < 64 else d
-
-    def sort(self, src, stride, key_a, key_b) -> None:
-        b, k = self.b, self.k
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * self.buckets), ll.Constant(I1, 0)])
-        b.store(ll.Constant(I1, 0), self.lost)
-
-        def count(i):
-            key, special = k.of(b, self.load(b, src, stride, i))
-            b.store(b.or_(b.load(self.lost, typ=I1), special), self.lost)
-            at = b.gep(self.counts, [self.top(b, key)], source_etype=I32)
-            b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
-
-        emit_loop(b, _c(self.n), count)
-        with b.goto_entry_block():
-            total = b.alloca(I32)
-        b.store(ll.Constant(I32, 0), total)
-
-        def prefix(r):
-            at = b.gep(self.counts, [r], source_etype=I32)
-            here = b.load(at, typ=I32)
-            before = b.load(total, typ=I32)
-            b.store(before, at)
-            b.store(before, b.gep(self.starts, [r], source_etype=I32))
-            b.store(b.add(before, here), total)
-
-        emit_loop(b, _c(self.buckets), prefix)
-
-        def scatter(i):
-            key, _ = k.of(b, self.load(b, src, stride, i))
-            slot = b.gep(self.counts, [self.top(b, key)], source_etype=I32)
-            at = b.load(slot, typ=I32)
-            b.store(b.add(at, ll.Constant(I32, 1)), slot)
-            b.store(key, b.gep(key_b, [b.zext(at, I64)], inbounds=True, source_etype=k.type))
-
-        emit_loop(b, _c(self.n), scatter)
-
-        def bucket(r):
-            lo = b.zext(b.load(b.gep(self.starts, [r], source_etype=I32), typ=I32), I64)
-            # after the scatter, a bucket's counter is where it ends
-            hi = b.zext(b.load(b.gep(self.counts, [r], source_etype=I32), typ=I32), I64)
-            with b.if_then(b.icmp_unsigned("<", lo, hi)):
-                b.call(self.ranger, [b.gep(key_b, [lo], source_etype=k.type),
-                                     b.gep(key_a, [lo], source_etype=k.type), b.sub(hi, lo)])
-
-        emit_loop(b, _c(self.buckets), bucket)
-        with b.if_then(b.load(self.lost, typ=I1), likely=False):
-            _LaneSort.restore_lost(self, src, stride, key_a)
-
-    def _range_function(self, name: str) -> ll.Function:
-        """``void name(ptr keys, ptr out, i64 m)``: sort the ``m`` keys at ``keys`` by their
-        low ``shift`` bits (their top digit is the same) into floats at ``out``; both are
-        scratch of ``m`` keys."""
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]), name)
-        fn.linkage = "internal"
-        fn.attributes.add("noinline")
-        for a in fn.args[:2]:
-            a.add_attribute("noalias")
-        keys, out, m = fn.args
-        b = ll.IRBuilder(fn.append_basic_block("entry"))
-        k, t = self.k, self.k.type
-        with b.if_then(b.icmp_unsigned("<=", m, _c(SMALL_BUCKET_PER_PASS * self.passes))):
-            self._insertion_sort(b, keys, out, m)
-            b.ret_void()
-        counts = b.alloca(I32, size=self.passes * RADIX)
-        counts.align = 64
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        b.call(memset, [counts, ll.Constant(I8, 0), _c(4 * self.passes * RADIX), ll.Constant(I1, 0)])
-
-        def digit(key, p):
-            shift = b.mul(b.trunc(p, t) if t.width < 64 else p, ll.Constant(t, DIGIT_BITS))
-            d = b.and_(b.lshr(key, shift), ll.Constant(t, RADIX - 1))
-            return b.zext(d, I64) if t.width < 64 else d
-
-        def slot(p, d):
-            return b.gep(counts, [b.add(b.mul(p, _c(RADIX)), d)], source_etype=I32)
-
-        def count(i):
-            key = b.load(b.gep(keys, [i], inbounds=True, source_etype=t), typ=t)
-            for p in range(self.passes):
-                at = slot(_c(p), digit(key, _c(p)))
-                b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
-
-        emit_loop(b, m, count)
-        m32 = b.trunc(m, I32)
-        here_ptr = b.alloca(PTR)  # where the keys are now
-        there_ptr = b.alloca(PTR)
-        total = b.alloca(I32)
-        uniform = b.alloca(I1)
-        b.store(keys, here_ptr)
-        b.store(out, there_ptr)
-
-        def one(p):
-            b.store(ll.Constant(I32, 0), total)
-            b.store(ll.Constant(I1, 0), uniform)
-
-            def prefix(r):
-                at = slot(p, r)
-                here = b.load(at, typ=I32)
-                before = b.load(total, typ=I32)
-                b.store(before, at)
-                b.store(b.add(before, here), total)
-                b.store(b.or_(b.load(uniform, typ=I1), b.icmp_unsigned("==", here, m32)), uniform)
-
-            emit_loop(b, _c(RADIX), prefix)
-            with b.if_then(b.not_(b.load(uniform, typ=I1))):
-                src, dst = b.load(here_ptr, typ=PTR), b.load(there_ptr, typ=PTR)
-
-                def move(i):
-                    key = b.load(b.gep(src, [i], inbounds=True, source_etype=t), typ=t)
-                    at_slot = slot(p, digit(key, p))
-                    at = b.load(at_slot, typ=I32)
-                    b.store(b.add(at, ll.Constant(I32, 1)), at_slot)
-                    b.store(key, b.gep(dst, [b.zext(at, I64)], inbounds=True, source_etype=t))
-
-                emit_loop(b, m, move)
-                b.store(dst, here_ptr)
-                b.store(src, there_ptr)
-
-        emit_loop(b, _c(self.passes), one)
-        src = b.load(here_ptr, typ=PTR)
-
-        def back(i):
-            key = b.load(b.gep(src, [i], inbounds=True, source_etype=t), typ=t)
-            b.store(k.back(b, key), b.gep(out, [i], inbounds=True, source_etype=t))
-
-        emit_loop(b, m, back)
-        b.ret_void()
-        return fn
-
-    def _insertion_sort(self, b: ll.IRBuilder, keys, out, m) -> None:
-        """The keys at ``keys`` into floats at ``out``, insertion-sorted there (stable: an
-        element moves only past larger keys)."""
-        k, t = self.k, self.k.type
-        emit_loop(b, m, lambda i: b.store(b.load(b.gep(keys, [i], source_etype=t), typ=t),
-                                           b.gep(out, [i], source_etype=t)))
-
-        def insert(i):
-            i = b.add(i, _c(1))
-            v = b.load(b.gep(out, [i], source_etype=t), typ=t)
-            entry = b.block
-            cond = b.append_basic_block("insert.cond")
-            shift = b.append_basic_block("insert.shift")
-            done = b.append_basic_block("insert.done")
-            b.branch(cond)
-            b.position_at_end(cond)
-            j = b.phi(I64)
-            j.add_incoming(i, entry)
-            above = b.icmp_unsigned(">", j, _c(0))
-            before = b.sub(j, _c(1))
-            prev = b.load(b.gep(out, [b.select(above, before, _c(0))], source_etype=t), typ=t)
-            b.cbranch(b.and_(above, b.icmp_unsigned(">", prev, v)), shift, done)
-            b.position_at_end(shift)
-            b.store(prev, b.gep(out, [j], source_etype=t))
-            j.add_incoming(before, shift)
-            b.branch(cond)
-            b.position_at_end(done)
-            b.store(v, b.gep(out, [j], source_etype=t))
-
-        emit_loop(b, b.sub(m, _c(1)), insert)
-        emit_loop(b, m, lambda i: b.store(k.back(b, b.load(b.gep(out, [i], source_etype=t), typ=t)),
-                                           b.gep(out, [i], source_etype=t)))
