@@ -212,6 +212,19 @@ def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(patter
     assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), pattern)
 
 
+FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_native_sort_reads_strided_lanes(dtype):
+    """Every third element of rows, or rows of a transposed array: the routine reads the input
+    through its strides (the first pass and the restoring read)."""
+    x = _adversarial_lane(dtype, 3 * 2 * NATIVE_N, "specials", 3).reshape(2, -1)
+    view = x[:, ::3] if dtype == np.float32 else x.reshape(-1, 2).T
+    assert_same_sort(SORT(view, -1), np.sort(view, kind="stable"), f"{dtype} {view.strides}")
+    np.testing.assert_array_equal(ARGSORT(view, -1), np.argsort(view, kind="stable"))
+
+
 def test_long_float_lanes_sort_in_the_native_routine():
     """The float32/float64 radix kernels are codegen/cpu/sort.py's routine (its scatter kernel),
     along the last axis; other dtypes and axes keep the kernel's own loops."""
@@ -235,9 +248,6 @@ def _compiled_in_pieces(fn, dtypes):
     finally:
         native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD = saved
     return jitted
-
-
-FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
 
 
 @functools.cache
