@@ -203,13 +203,17 @@ def test_radix_sort_of_adversarial_keys_matches_numpy(dtype, pattern, seed):
     np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("pattern", PATTERNS)
-def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(pattern):
+def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(pattern, threads):
     """float64 sorts first by buckets of its top bits: of 16 where the kernel's counter result
-    holds the tables (one lane of 2^16 or more), each bucket then insertion- or radix-sorted."""
+    holds the tables (one lane of 2^16 or more), each bucket then insertion- or radix-sorted, on
+    one thread or several."""
     x = _adversarial_lane(np.dtype(np.float64), 1 << 16, pattern, 7)
     x[: 1 << 12] *= 1e-300  # denormals and a spread of exponents: small and large buckets
-    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), pattern)
+    with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
+        got = SORT(x, -1)
+    assert_same_sort(got, np.sort(x, kind="stable"), f"{pattern}, threads={threads}")
 
 
 FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
