@@ -21,6 +21,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.cpu import blas, cost, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_blas_kernel
 from jitcore.codegen.cpu.schedule import emit_kernel
+from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
@@ -153,6 +154,9 @@ class CpuBackend:
                                                          blas.library())
         if called is not None:
             return called[0], (called[1],), None, 0
+        sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py
+        if sorter is not None:
+            return sorter, (), None, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
         split = row_split or (may_split and _work(op) >= runtime.MIN_SPLIT_WORK)
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)

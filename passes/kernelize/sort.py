@@ -478,9 +478,12 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
     elif n > 1:
         _sort_lane(kb.emit, lane, keys, positions)
     empty = AffineMap(len(outer_dims), ())
-    return kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * len(outer_dims),
+    generic = kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * len(outer_dims),
                      [], domain=list(outer_shape), copy_inputs=copies,
                      indexed_results=list(range(len(result_types))))
+    if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
+        generic.attributes["sort_axis"] = axis
+    return generic
 
 
 

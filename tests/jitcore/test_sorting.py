@@ -9,6 +9,8 @@ oracle is always ``kind='stable'`` (the sorted values are the same for any kind)
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from jitcore.codegen.cpu import sort as native_sort
 from jitcore.passes.kernelize.sort import RADIX_FROM
 from tests.budget import examples
 from tests.layouts import layouts, relayout
@@ -155,6 +158,121 @@ def test_bad_sort_arguments_raise_numpy_errors():
         jc.jit(lambda a: np.sort(a, axis=2))(x)
     with pytest.raises(jc.UnsupportedError, match="complex"):
         jc.jit(lambda a: np.sort(a))(x + 1j)
+
+
+PATTERNS = ("equal", "sorted", "reversed", "few", "random", "specials", "denormals")
+
+
+def _adversarial_lane(dtype: np.dtype, n: int, pattern: str, seed: int) -> np.ndarray:
+    """``n`` values of ``dtype`` shaped to stress a radix sort: every key equal (no pass runs),
+    already sorted, reversed, a few distinct values (most digits uniform), random bits, and for
+    floats NaN of both signs, +-inf, zeros of both signs and denormals mixed in."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 256, n * dtype.itemsize, dtype=np.uint8).view(dtype)
+    if dtype.kind == "b":
+        bits = bits.view(np.uint8) & 1
+    x = np.asarray(bits, dtype)
+    if dtype.kind == "f":
+        x = np.where(np.isnan(x), rng.standard_normal(n), x).astype(dtype)
+    if pattern == "equal":
+        x = np.full(n, x[0], dtype)
+    elif pattern in ("sorted", "reversed"):
+        x = np.sort(x)[:: 1 if pattern == "sorted" else -1].copy()
+    elif pattern == "few":
+        x = rng.choice(x[:3], n)
+    elif pattern in ("specials", "denormals") and dtype.kind == "f":
+        info = np.finfo(dtype)
+        pool = ([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0] if pattern == "specials" else
+                [info.smallest_subnormal, -info.smallest_subnormal, info.smallest_normal / 2, 0.0, -0.0])
+        mask = rng.random(n) < 0.3
+        x[mask] = np.array(pool, dtype)[rng.integers(0, len(pool), int(mask.sum()))]
+    return x
+
+
+NATIVE_N = RADIX_FROM  # radix-sorted: the native routine for float32 and float64 (and the same
+# signature as test_long_lanes_merge_and_radix_sort_stably's, so no more compiles)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@settings(max_examples=examples(8, ci=4), deadline=None)
+@given(pattern=st.sampled_from(PATTERNS), seed=st.integers(0, 2**32 - 1))
+def test_radix_sort_of_adversarial_keys_matches_numpy(dtype, pattern, seed):
+    x = _adversarial_lane(dtype, NATIVE_N, pattern, seed)
+    context = f"{dtype}, {pattern}, seed={seed}"
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), context)
+    np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(pattern, threads):
+    """float64 sorts first by buckets of its top bits: of 16 where the kernel's counter result
+    holds the tables (one lane of 2^16 or more), each bucket then insertion- or radix-sorted, on
+    one thread or several."""
+    x = _adversarial_lane(np.dtype(np.float64), 1 << 16, pattern, 7)
+    x[: 1 << 12] *= 1e-300  # denormals and a spread of exponents: small and large buckets
+    with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
+        got = SORT(x, -1)
+    assert_same_sort(got, np.sort(x, kind="stable"), f"{pattern}, threads={threads}")
+
+
+FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_native_sort_reads_strided_lanes(dtype):
+    """Every third element of rows, or rows of a transposed array: the routine reads the input
+    through its strides (the first pass and the restoring read)."""
+    x = _adversarial_lane(dtype, 3 * 2 * NATIVE_N, "specials", 3).reshape(2, -1)
+    view = x[:, ::3] if dtype == np.float32 else x.reshape(-1, 2).T
+    assert_same_sort(SORT(view, -1), np.sort(view, kind="stable"), f"{dtype} {view.strides}")
+    np.testing.assert_array_equal(ARGSORT(view, -1), np.argsort(view, kind="stable"))
+
+
+def test_long_float_lanes_sort_in_the_native_routine():
+    """The float32/float64 radix kernels are codegen/cpu/sort.py's routine (its scatter kernel),
+    along the last axis; other dtypes and axes keep the kernel's own loops."""
+    def llvm(a, axis=-1):
+        return jc.jit(lambda a: np.sort(a, axis=axis)).lower(a).as_text("llvm")
+    assert "_scatter" in llvm(np.zeros((2, NATIVE_N), np.float32))
+    assert "_scatter" not in llvm(np.zeros(NATIVE_N, np.float16))
+    assert "_scatter" not in llvm(np.zeros((NATIVE_N, 2)), axis=0)
+
+
+def _compiled_in_pieces(fn, dtypes):
+    """``fn`` jitted (no disk cache) and compiled for a lane of ``NATIVE_N`` of each dtype while
+    the native routine cuts lanes into pieces of 512 (4 pieces; off by default, see MAX_PIECES),
+    and sorts float64 by LSD passes over the whole lane (MSD off)."""
+    jitted = jc.jit(fn, cache=False)
+    saved = native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD
+    native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD = 512, 8, False
+    try:
+        for dtype in dtypes:
+            jitted(np.zeros(NATIVE_N, dtype))
+    finally:
+        native_sort.PIECE, native_sort.MAX_PIECES, native_sort.MSD = saved
+    return jitted
+
+
+@functools.cache
+def _pieces() -> tuple:
+    return (_compiled_in_pieces(lambda a: np.sort(a), FLOATS),
+            _compiled_in_pieces(lambda a: np.argsort(a), FLOATS))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@settings(max_examples=examples(6, ci=3), deadline=None)
+@given(pattern=st.sampled_from(PATTERNS), seed=st.integers(0, 2**32 - 1))
+def test_radix_sort_in_pieces_on_threads_is_the_stable_sort(dtype, threads, pattern, seed):
+    """A lane in pieces (each counted and scattered on its own, on any thread) sorts exactly as
+    NumPy's stable sort, on one thread or several."""
+    x = _adversarial_lane(dtype, NATIVE_N, pattern, seed)
+    context = f"{dtype}, {pattern}, seed={seed}, threads={threads}"
+    with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+        got, order = (f(x) for f in _pieces())
+    assert_same_sort(got, np.sort(x, kind="stable"), context)
+    np.testing.assert_array_equal(order, np.argsort(x, kind="stable"), context)
 
 
 def _sorted_with_specials(dtype: np.dtype, n: int, rng) -> np.ndarray:

@@ -1,0 +1,350 @@
+"""Long float sorts as radix sorts emitted directly as LLVM IR.
+
+``passes/kernelize/sort.py`` marks the radix-sort kernels it builds with ``sort_axis``; their
+``scf`` bodies sort correctly, but each pass goes through the kernel's indexed-result machinery
+(counters as an indexed result, the key recomputed from the value). For float32 and float64
+lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own instead (measured on
+10^6 floats: docs/performance.md, "Sorting"). Keys are ``sort_keys.SortKeys``: -0.0 keys as
+0.0, every NaN as all ones, so the passes move keys, and a lane holding -0.0 or NaN ends with
+``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
+order: exactly NumPy's stable sort. A float64 ``sort`` goes by buckets (``sort_buckets.py``);
+float32 and every ``argsort`` by LSD passes over the whole lane (``_LaneSort`` here):
+
+1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
+   float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
+2. per digit, the counts become where each bucket starts; a digit that is the same for the
+   whole lane skips its pass;
+3. each remaining pass scatters stably from one buffer into the other: the first reads the
+   floats themselves, the last writes floats back (``argsort``: the positions it carries with
+   the keys), and the buffers alternate so that the last pass lands in the result.
+
+The lane may be cut into pieces (``MAX_PIECES``, 1 by default: measured slower) that steps 1
+and 3 run on the runtime's threads (``runtime.emit_launch``, above its ``parallel_threshold``);
+a pass after the first counts its pieces again, as they hold other keys by then. Where each key
+goes is a function of the pieces only, never of the thread count. The buffers are the kernel's
+results as ``kernelize/sort.py`` makes them (keys A and B, positions A and B, and its counter
+result, which only ``sort_buckets.py`` uses); the LSD counters are on the calling thread's stack.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu.sort_buckets import BucketSort
+from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
+from jitcore.codegen.cpu.sort_keys import c64 as _c
+from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.llvm_types import I1, I64, PTR
+from jitcore.codegen.loops import element_pointer, emit_loop, extents
+from jitcore.ir.core import Operation
+
+I32 = ll.IntType(32)
+I8 = ll.IntType(8)
+# float64 sorts (not argsorts) by buckets of the top digit first (sort_buckets.py); float32 too
+# measured no faster (slower on values spread over many exponents: many small buckets).
+MSD = True
+PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces is one piece)
+# At most this many pieces. 1: measured on the shared 2-core host (10^6 floats, load about 10),
+# 8 pieces on 2 threads took 1.7x the CPU time of one piece (each pass after the first counts
+# its pieces again) and 1.7x the wall time; raise it where cores are idle.
+MAX_PIECES = 1
+SORT_AXIS = "sort_axis"  # the attribute kernelize/sort.py marks its radix kernels with
+ENABLED = True  # False: the kernels' own scf loops (tools/bench_sort.py's baseline)
+
+
+def pieces(n: int) -> int:
+    return max(1, min(MAX_PIECES, n // PIECE))
+
+
+def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool]) -> ll.Function | None:
+    """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
+    is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
+    ``scf`` body)."""
+    axis = op.attributes.get(SORT_AXIS)
+    if axis is None or not ENABLED:
+        return None
+    argsort = len(op.results) == 5  # positions A, B, keys A, B, counters (kernelize/sort.py)
+    x = op.operands[1] if argsort else op.operands[0]
+    t = x.type.element
+    n = x.type.shape[axis] if x.type.rank else 0
+    if axis != x.type.rank - 1 or not t.is_float or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
+        return None
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
+    source = operands[1 if argsort else 0]
+    results = operands[len(op.operands):]
+    buffers = [results[2], results[3], results[0], results[1]] if argsort else [results[0], results[1]]
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    elem = ll.IntType(t.bitwidth)
+    bucketed = MSD and not argsort and t.bitwidth == 64
+    table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
+    if bucketed:
+        sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots)
+    else:
+        sorter = _LaneSort(module, name, b, t.bitwidth, argsort, n)
+
+    def run_lane(ivs):
+        zero = [*ivs, ll.Constant(I64, 0)]
+        src = element_pointer(b, source.pointer, zero, source.strides, elem)
+        bufs = [element_pointer(b, r.pointer, zero, r.strides, elem if k < 2 else I64)
+                for k, r in enumerate(buffers)]
+        if bucketed:
+            counts = results[-1]
+            sorter.use_tables(element_pointer(b, counts.pointer, zero, counts.strides, I64))
+            sorter.sort(src, source.strides[-1], *bufs)
+            return
+        if not argsort:
+            bufs += [ll.Constant(PTR, None)] * 2
+        sorter.sort(src, source.strides[-1], *bufs)
+
+    _nest(b, extents(x.type.shape[:-1]), run_lane)
+    b.ret_void()
+    return fn
+
+
+def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
+    if not outer:
+        body(list(ivs))
+        return
+    emit_loop(b, outer[0], lambda iv: _nest(b, outer[1:], body, (*ivs, iv)))
+
+
+class _LaneSort:
+    """The sort of one lane of ``n`` keys of ``width`` bits, emitted at ``b``: the counting and
+    scatter phases are kernels of their own (the runtime runs their pieces)."""
+
+    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
+        self.module, self.b, self.argsort, self.n = module, b, argsort, n
+        self.k = SortKeys(width)
+        self.passes = -(-width // DIGIT_BITS)
+        self.pieces = pieces(n)
+        self.counter = self._count_kernel(f"{name}_count")
+        self.scatterer = self._scatter_kernel(f"{name}_scatter")
+        self.recounter = self._recount_kernel(f"{name}_recount") if self.pieces > 1 else None
+        with b.goto_entry_block():
+            self.counts = b.alloca(I32, size=self.pieces * self.passes * RADIX)
+            self.counts.align = 64
+            self.lost = b.alloca(I8, size=self.pieces)
+            self.active = b.alloca(I1, size=self.passes)
+            self.j = b.alloca(I64)
+
+    def slot(self, b: ll.IRBuilder, counts, piece, p, digit) -> ll.Value:
+        """The counter of ``digit`` in pass ``p`` of ``piece``."""
+        at = b.add(b.mul(b.add(b.mul(piece, _c(self.passes)), p), _c(RADIX)), digit)
+        return b.gep(counts, [at], source_etype=I32)
+
+    def bounds(self, b: ll.IRBuilder, piece: ll.Value) -> tuple[ll.Value, ll.Value]:
+        """Elements ``[lo, hi)`` of ``piece``."""
+        def start(c):
+            return b.udiv(b.mul(c, _c(self.n)), _c(self.pieces))
+        return start(piece), start(b.add(piece, _c(1)))
+
+    def digit(self, b: ll.IRBuilder, key: ll.Value, p: ll.Value) -> ll.Value:
+        """Digit ``p`` of ``key`` as an i64 bucket number."""
+        t = self.k.type
+        shift = b.mul(b.trunc(p, t) if t.width < 64 else p, ll.Constant(t, DIGIT_BITS))
+        d = b.and_(b.lshr(key, shift), ll.Constant(t, RADIX - 1))
+        return b.zext(d, I64) if t.width < 64 else d
+
+    def load(self, b: ll.IRBuilder, src, stride, i) -> ll.Value:
+        at = b.gep(src, [b.mul(i, stride)], inbounds=True, source_etype=self.k.type)
+        return b.load(at, typ=self.k.type)
+
+    def _kernel(self, name: str, pointers: int, ints: int):
+        params = [PTR] * pointers + [I64] * (ints + 2)  # ..., lo, hi: the pieces to run
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), params), name)
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")  # called whole and per chunk: one copy
+        for a in fn.args[:pointers]:
+            a.add_attribute("noalias")
+        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
+
+    def _pieces_loop(self, b: ll.IRBuilder, fn: ll.Function, body) -> None:
+        lo, hi = fn.args[-2], fn.args[-1]
+        emit_loop(b, b.sub(hi, lo), lambda c: body(b.add(lo, c)))
+
+    def _count_kernel(self, name: str) -> ll.Function:
+        """``(src, counts, lost, stride, lo, hi)``: count every digit of each piece's keys, and
+        note a piece holding -0.0 or NaN."""
+        fn, b = self._kernel(name, 3, 1)
+        src, counts, lost, stride = fn.args[:4]
+
+        def piece(c):
+            first, end = self.bounds(b, c)
+            with b.goto_entry_block():
+                flag = b.alloca(I1)
+            b.store(ll.Constant(I1, 0), flag)
+
+            def count(i):
+                key, special = self.k.of(b, self.load(b, src, stride, b.add(first, i)))
+                b.store(b.or_(b.load(flag, typ=I1), special), flag)
+                for p in range(self.passes):
+                    at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
+                    b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+            emit_loop(b, b.sub(end, first), count)
+            b.store(b.zext(b.load(flag, typ=I1), I8), b.gep(lost, [c], source_etype=I8))
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+    def _recount_kernel(self, name: str) -> ll.Function:
+        """``(keys, counts, p, lo, hi)``: count digit ``p`` of each piece of the keys anew (a
+        pass after the first scatters each piece's keys from where the last pass put them)."""
+        fn, b = self._kernel(name, 2, 1)
+        keys, counts, p = fn.args[:3]
+
+        def piece(c):
+            first, end = self.bounds(b, c)
+            emit_loop(b, _c(RADIX), lambda r: b.store(ll.Constant(I32, 0), self.slot(b, counts, c, p, r)))
+
+            def count(i):
+                at = b.gep(keys, [b.add(first, i)], inbounds=True, source_etype=self.k.type)
+                key = b.load(at, typ=self.k.type)
+                at = self.slot(b, counts, c, p, self.digit(b, key, p))
+                b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+            emit_loop(b, b.sub(end, first), count)
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+    def _scatter_kernel(self, name: str) -> ll.Function:
+        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, lo, hi)``:
+        pass ``p`` of each piece, from the floats at ``src`` when ``first`` (else the keys at
+        ``key_src``), writing floats (argsort: positions only) when ``last``."""
+        fn, b = self._kernel(name, 6, 4)
+        src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last = fn.args[:10]
+
+        def variant(c, lo, hi, is_first: bool, is_last: bool):
+            k = self.k
+
+            def move(i):
+                i = b.add(lo, i)
+                if is_first:
+                    key, _ = k.of(b, self.load(b, src, stride, i))
+                else:
+                    key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
+                at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
+                at32 = b.load(at_slot, typ=I32)
+                b.store(b.add(at32, ll.Constant(I32, 1)), at_slot)
+                at = b.zext(at32, I64)
+                if self.argsort:
+                    pos = i if is_first else b.load(b.gep(pos_src, [i], inbounds=True, source_etype=I64),
+                                                    typ=I64)
+                    b.store(pos, b.gep(pos_dst, [at], inbounds=True, source_etype=I64))
+                if not (self.argsort and is_last):
+                    value = k.back(b, key) if is_last else key
+                    b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
+
+            emit_loop(b, b.sub(hi, lo), move)
+
+        def piece(c):
+            lo, hi = self.bounds(b, c)
+            is_first = b.icmp_unsigned("!=", first, _c(0))
+            is_last = b.icmp_unsigned("!=", last, _c(0))
+            with b.if_else(is_first) as (yes, no):
+                for flag, block in ((True, yes), (False, no)):
+                    with block:
+                        with b.if_else(is_last) as (ends, goes_on):
+                            with ends:
+                                variant(c, lo, hi, flag, True)
+                            with goes_on:
+                                variant(c, lo, hi, flag, False)
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+    def launch(self, kernel: ll.Function, args: list) -> None:
+        runtime.emit_launch(self.b, kernel, args, runtime.Split(self.pieces, self.n))
+
+    def sort(self, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+        b = self.b
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        size = self.pieces * self.passes * RADIX
+        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * size), ll.Constant(I1, 0)])
+        # 1. count, per piece
+        self.launch(self.counter, [src, self.counts, self.lost, stride])
+        lost = ll.Constant(I1, 0)
+        for c in range(self.pieces):
+            lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
+        # 2. where each piece's keys go; a digit that one bucket holds whole needs no pass
+        n32 = ll.Constant(I32, self.n)
+        m = _c(0)
+        for p in range(self.passes):
+            needed = b.not_(self.prefix(_c(p), n32))
+            b.store(needed, b.gep(self.active, [_c(p)], source_etype=I1))
+            m = b.add(m, b.zext(needed, I64))
+        # 3. the passes; pass j of m writes buffer A when m - 1 - j is even
+        with b.if_else(b.icmp_unsigned("==", m, _c(0))) as (none, some):
+            with none:  # every key equal: the lane is sorted as it is
+                self.copy_lane(src, stride, key_a, pos_a)
+            with some:
+                self.run_passes(m, src, stride, key_a, key_b, pos_a, pos_b)
+        # 4. zeros and NaNs back in input order, with their signs and bits
+        if not self.argsort:
+            with b.if_then(lost, likely=False):
+                restore_lost(b, self.k, src, stride, key_a, self.n)
+
+    def prefix(self, p: ll.Value, n32: ll.Value) -> ll.Value:
+        """Turn the counts of digit ``p`` into each piece's first position per bucket (bucket by
+        bucket, piece by piece); i1: one bucket holds the whole lane."""
+        b = self.b
+        with b.goto_entry_block():
+            total = b.alloca(I32)
+            uniform = b.alloca(I1)
+        b.store(ll.Constant(I32, 0), total)
+        b.store(ll.Constant(I1, 0), uniform)
+
+        def bucket(r):
+            whole = ll.Constant(I32, 0)
+            for c in range(self.pieces):
+                at = self.slot(b, self.counts, _c(c), p, r)
+                here = b.load(at, typ=I32)
+                before = b.load(total, typ=I32)
+                b.store(before, at)
+                b.store(b.add(before, here), total)
+                whole = b.add(whole, here)
+            b.store(b.or_(b.load(uniform, typ=I1), b.icmp_unsigned("==", whole, n32)), uniform)
+
+        emit_loop(b, _c(RADIX), bucket)
+        return b.load(uniform, typ=I1)
+
+    def copy_lane(self, src, stride, key_a, pos_a) -> None:
+        b = self.b
+
+        def copy(i):
+            if self.argsort:
+                b.store(i, b.gep(pos_a, [i], inbounds=True, source_etype=I64))
+            else:
+                to = b.gep(key_a, [i], inbounds=True, source_etype=self.k.type)
+                b.store(self.load(b, src, stride, i), to)
+
+        emit_loop(b, _c(self.n), copy)
+
+    def run_passes(self, m, src, stride, key_a, key_b, pos_a, pos_b) -> None:
+        b = self.b
+        b.store(_c(0), self.j)
+
+        def one(p):
+            active = b.load(b.gep(self.active, [p], source_etype=I1), typ=I1)
+            with b.if_then(active):
+                j = b.load(self.j, typ=I64)
+                to_a = b.icmp_unsigned("==", b.and_(b.sub(b.sub(m, _c(1)), j), _c(1)), _c(0))
+                key_src, key_dst = b.select(to_a, key_b, key_a), b.select(to_a, key_a, key_b)
+                pos_src, pos_dst = b.select(to_a, pos_b, pos_a), b.select(to_a, pos_a, pos_b)
+                is_first = b.icmp_unsigned("==", j, _c(0))
+                if self.recounter is not None:  # the pieces hold other keys than those counted
+                    with b.if_then(b.not_(is_first)):
+                        self.launch(self.recounter, [key_src, self.counts, p])
+                        self.prefix(p, ll.Constant(I32, self.n))
+                first = b.zext(is_first, I64)
+                last = b.zext(b.icmp_unsigned("==", j, b.sub(m, _c(1))), I64)
+                self.launch(self.scatterer, [src, key_src, key_dst, pos_src, pos_dst, self.counts,
+                                             stride, p, first, last])
+                b.store(b.add(j, _c(1)), self.j)
+
+        emit_loop(b, _c(self.passes), one)

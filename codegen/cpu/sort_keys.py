@@ -1,0 +1,85 @@
+"""Sort keys of floats for the native radix sorts (``codegen/cpu/sort.py``,
+``codegen/cpu/sort_buckets.py``): a float's bits as an unsigned integer that orders as NumPy
+sorts (-0.0 as 0.0, every NaN after +inf, all NaNs equal), back, and the one read that gives
+back the signs of zeros and the bits of NaNs that the keys lost."""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.loops import emit_loop
+
+DIGIT_BITS = 8  # bits per LSD pass: 256 counters per pass
+RADIX = 1 << DIGIT_BITS
+
+
+def c64(v: int) -> ll.Constant:
+    return ll.Constant(I64, v)
+
+
+class SortKeys:
+    """Order-preserving unsigned keys of ``width``-bit floats, and back."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.type = ll.IntType(width)
+        self.sign = ll.Constant(self.type, 1 << (width - 1))
+        self.ones = ll.Constant(self.type, (1 << width) - 1)
+        self.inf = ll.Constant(self.type, (0x7F800000 if width == 32 else 0x7FF0000000000000))
+        self.float = ll.FloatType() if width == 32 else ll.DoubleType()
+
+    def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value]:
+        """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it)."""
+        magnitude = b.and_(bits, b.not_(self.sign))
+        flip = b.or_(b.ashr(bits, ll.Constant(self.type, self.width - 1)), self.sign)
+        key = b.xor(bits, flip)
+        zero = b.icmp_unsigned("==", magnitude, ll.Constant(self.type, 0))
+        nan = b.icmp_unsigned(">", magnitude, self.inf)
+        key = b.select(nan, self.ones, b.select(zero, self.sign, key))
+        lost = b.or_(nan, b.icmp_unsigned("==", bits, self.sign))
+        return key, lost
+
+    def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
+        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0)."""
+        flip = b.or_(b.xor(b.ashr(key, ll.Constant(self.type, self.width - 1)), self.ones), self.sign)
+        return b.xor(key, flip)
+
+
+    def load(self, b: ll.IRBuilder, src: ll.Value, stride: ll.Value, i: ll.Value) -> ll.Value:
+        """The bits of float ``i`` of the floats at ``src``, ``stride`` elements apart."""
+        at = b.gep(src, [b.mul(i, stride)], inbounds=True, source_etype=self.type)
+        return b.load(at, typ=self.type)
+
+
+def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, out: ll.Value,
+                 n: int) -> None:
+    """Write the zeros, then the NaNs, of the ``n`` floats at ``src`` (``stride`` elements
+    apart) in input order over the sorted lane ``out``'s run of zeros (from its first
+    non-negative value) and its NaNs (its tail): the signs and bits their keys lost."""
+    with b.goto_entry_block():
+        zero_at = b.alloca(I64)
+        nan_at = b.alloca(I64)
+    b.store(c64(0), zero_at)
+    b.store(c64(0), nan_at)
+    fzero = ll.Constant(k.float, 0.0)
+
+    def find(i):  # count the negatives and the numbers of the sorted lane
+        v = b.bitcast(b.load(b.gep(out, [i], source_etype=k.type), typ=k.type), k.float)
+        b.store(b.add(b.load(zero_at, typ=I64), b.zext(b.fcmp_ordered("<", v, fzero), I64)), zero_at)
+        b.store(b.add(b.load(nan_at, typ=I64), b.zext(b.fcmp_ordered("ord", v, v), I64)), nan_at)
+
+    emit_loop(b, c64(n), find)
+
+    def put(i):
+        bits = k.load(b, src, stride, i)
+        magnitude = b.and_(bits, b.not_(k.sign))
+        zero = b.icmp_unsigned("==", magnitude, ll.Constant(k.type, 0))
+        nan = b.icmp_unsigned(">", magnitude, k.inf)
+        with b.if_then(b.or_(zero, nan), likely=False):
+            slot = b.select(zero, zero_at, nan_at)
+            at = b.load(slot, typ=I64)
+            b.store(bits, b.gep(out, [at], inbounds=True, source_etype=k.type))
+            b.store(b.add(at, c64(1)), slot)
+
+    emit_loop(b, c64(n), put)
