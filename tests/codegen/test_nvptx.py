@@ -214,3 +214,21 @@ def test_unsupported_on_gpu_is_refused():
 
     with pytest.raises(jc.JitcoreError, match="cannot call back into Python"):
         gpu_plan(f, np.ones(3))
+
+
+def test_dump_ir_tool_prints_ptx(tmp_path):
+    """``dump-ir file.py:f --stage ptx --gpu-arch sm_90``, run as a user would."""
+    import os
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    source = tmp_path / "prog.py"
+    source.write_text("import numpy as np\n\ndef g(x):\n    return np.tanh(x).sum(axis=1)\n")
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run([sys.executable, str(repo / "tools" / "dump-ir"), f"{source}:g", "--args",
+                           "f32[4x2000]", "--stage", "ptx", "--gpu-arch", "sm_90"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "// ===== stage: ptx (sm_90) =====" in done.stdout and ".target sm_90" in done.stdout
+    assert "shfl.sync.down" in done.stdout  # the row sums are block reductions
