@@ -1,0 +1,236 @@
+"""The CUDA runtime (``jitcore/cuda/``): the driver binding's error translation and the "no
+driver" path, checked everywhere with stand-ins for ``libcuda``; device arrays on a stand-in
+device; and jitted functions run on a real GPU against NumPy, where one is present (skipped
+elsewhere, with the reason)."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import config
+from jitcore.cuda import device_array
+from jitcore.cuda import driver as cuda_driver
+from jitcore.cuda.driver import CudaDriverError, Driver, NoCudaDriverError
+from jitcore.errors import ConfigError
+from tests.oracle import assert_matches, ulp_bound
+
+ERRORS = {100: (b"CUDA_ERROR_NO_DEVICE", b"no CUDA-capable device is detected"),
+          218: (b"CUDA_ERROR_INVALID_PTX", b"a PTX JIT compilation failed")}
+
+
+def _out(ref, value) -> int:
+    ref._obj.value = value  # what the driver writes through a pointer argument
+    return 0
+
+
+class FakeLibcuda:
+    """Stands in for libcuda.so: one device of compute capability 9.0; ``fail`` maps a call's
+    name to the CUresult it returns."""
+
+    def __init__(self, fail=None, devices=1):
+        self.fail = fail or {}
+        self.devices = devices
+        self.calls = []
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args):
+            self.calls.append(name)
+            if name in self.fail:
+                return self.fail[name]
+            return getattr(self, "_" + name, lambda *a: 0)(*args)
+
+        return call
+
+    def _cuGetErrorName(self, code, ref):
+        return _out(ref, ERRORS[code][0]) if code in ERRORS else 500
+
+    def _cuGetErrorString(self, code, ref):
+        return _out(ref, ERRORS[code][1]) if code in ERRORS else 500
+
+    def _cuDeviceGetCount(self, ref):
+        return _out(ref, self.devices)
+
+    def _cuDeviceGetAttribute(self, ref, attribute, device):
+        return _out(ref, {75: 9, 76: 0}[attribute])
+
+
+def test_driver_reads_the_compute_capability():
+    lib = FakeLibcuda()
+    cuda = Driver(lib)
+    assert cuda.capability == (9, 0)
+    assert lib.calls[:4] == ["cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDevicePrimaryCtxRetain"]
+
+
+def test_every_failure_carries_the_drivers_name_and_description():
+    cuda = Driver(FakeLibcuda(fail={"cuModuleLoadData": 218}))
+    with pytest.raises(CudaDriverError) as info:
+        cuda.load_module(b".version 8.0")
+    e = info.value
+    assert isinstance(e, jc.JitcoreError)
+    assert (e.call, e.code, e.name) == ("cuModuleLoadData", 218, "CUDA_ERROR_INVALID_PTX")
+    assert "cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218): a PTX JIT compilation failed" in str(e)
+    with pytest.raises(CudaDriverError, match="CUDA_ERROR_NO_DEVICE"):
+        Driver(FakeLibcuda(fail={"cuInit": 100}))
+    unknown = Driver(FakeLibcuda(fail={"cuMemAlloc_v2": 999}))
+    with pytest.raises(CudaDriverError, match=r"cuMemAlloc failed: CUDA_ERROR_UNKNOWN \(999\)"):
+        unknown.allocate(16)
+
+
+def test_a_driver_without_a_gpu_is_no_driver():
+    with pytest.raises(NoCudaDriverError, match="found no GPU; use backend='cpu'"):
+        Driver(FakeLibcuda(devices=0))
+
+
+@pytest.fixture
+def no_driver(monkeypatch):
+    """A process in which libcuda cannot be found (whatever this machine has)."""
+    monkeypatch.setattr(cuda_driver, "LIBRARIES", ("libcuda-not-installed.so.1",))
+    monkeypatch.setattr(cuda_driver.ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(cuda_driver, "_driver", None)
+
+
+def test_backend_cuda_without_a_driver_is_a_clear_error(no_driver):
+    x = np.arange(4.0)
+    with pytest.raises(NoCudaDriverError, match=r"no CUDA driver \(libcuda.so\) found: .*use backend='cpu'"):
+        jc.jit(lambda a: a * 2, backend="cuda")(x)
+    with pytest.raises(jc.JitcoreError, match="no CUDA driver"):
+        jc.device_put(x)
+    assert_matches(jc.jit(lambda a: a * 2)(x), x * 2)  # everything else works
+    assert ".entry" in jc.jit(lambda a: a * 2, backend="cuda").lower(x).as_text("asm")  # PTX still
+
+
+def test_config_backend(monkeypatch):
+    assert config.backend_from_environment({}) == "cpu"
+    assert config.backend_from_environment({"JITCORE_BACKEND": "CUDA"}) == "cuda"
+    with pytest.raises(ConfigError, match="JITCORE_BACKEND must be one of 'cpu', 'cuda', not 'tpu'"):
+        config.backend_from_environment({"JITCORE_BACKEND": "tpu"})
+    with pytest.raises(ConfigError):
+        config.backend = "gpu"
+    monkeypatch.setattr(config, "backend", "cuda")
+    assert jc.jit(lambda a: a).options.target == "cuda"
+    assert jc.jit(lambda a: a, backend="cpu").options.target == "cpu"
+    with pytest.raises(jc.JitcoreError, match="unknown compilation target 'tpu'"):
+        jc.jit(lambda a: a, backend="tpu")
+
+
+class FakeDevice:
+    """Device memory as host buffers, for DeviceArray's bookkeeping without a GPU."""
+
+    def __init__(self):
+        self.memory, self.next = {}, itertools.count(4096, 4096)
+
+    def allocate(self, nbytes):
+        pointer = next(self.next)
+        self.memory[pointer] = ctypes.create_string_buffer(max(1, nbytes))
+        return pointer
+
+    def free(self, pointer):
+        del self.memory[pointer]
+
+    def to_device(self, pointer, host, nbytes):
+        ctypes.memmove(self.memory[pointer], host, nbytes)
+
+    def to_host(self, host, pointer, nbytes):
+        ctypes.memmove(host, self.memory[pointer], nbytes)
+
+    def synchronize(self):
+        pass
+
+
+def test_device_arrays_round_trip(monkeypatch):
+    device = FakeDevice()
+    monkeypatch.setattr(device_array, "driver", lambda: device)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
+    d = jc.device_put(x)
+    assert isinstance(d, jc.DeviceArray) and jc.device_put(d) is d
+    assert (d.shape, d.dtype, d.ndim, d.size, d.nbytes, len(d)) == ((3, 2), np.float32, 2, 6, 24, 3)
+    assert_matches(d.to_numpy(), x)
+    assert_matches(np.asarray(d), x)
+    assert_matches(np.asarray(d, dtype=np.float64), x.astype(np.float64))
+    turned = device_array.DeviceArray(d.memory, (2, 3), d.dtype, transposed=True)
+    assert_matches(turned.to_numpy(), x.T)
+    del d, turned
+    assert not device.memory  # freed with the last array that used it
+
+
+# -- on a GPU ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def gpu():
+    from jitcore import cuda
+
+    try:
+        return cuda.require()
+    except NoCudaDriverError as e:
+        pytest.skip(f"no GPU to run on: {e}")
+
+
+RNG = np.random.default_rng(1)
+
+
+def on_gpu(f, *args, **kwargs):
+    out = jc.jit(f, backend="cuda", **kwargs)(*args)
+    return [np.asarray(o) for o in out] if isinstance(out, tuple) else np.asarray(out)
+
+
+def test_elementwise_and_math_on_gpu(gpu):
+    for dtype in (np.float32, np.float64):
+        x = RNG.standard_normal(100_003).astype(dtype)
+        for name in ("exp", "log", "tanh", "sin", "cos", "arctan", "expm1", "cbrt"):
+            fn = getattr(np, name)
+            arg = np.abs(x) + 0.5 if name == "log" else x
+            assert_matches(on_gpu(fn, arg), fn(arg), ulp_bound(name, dtype),
+                           context=f"{name} {dtype.__name__}")
+        assert_matches(on_gpu(lambda a: a * 2 + 1, x), x * 2 + 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 5000), (500, 7), (6, 5, 300)])
+def test_reductions_on_gpu(gpu, shape):
+    x = RNG.standard_normal(shape)
+    for axis in [None, *range(len(shape))]:
+        np.testing.assert_allclose(on_gpu(lambda a, axis=axis: a.sum(axis=axis), x), x.sum(axis=axis),
+                                   rtol=1e-12, atol=1e-12)
+        assert_matches(on_gpu(lambda a, axis=axis: a.max(axis=axis), x), x.max(axis=axis))
+        assert_matches(on_gpu(lambda a, axis=axis: a.argmin(axis=axis), x), x.argmin(axis=axis))
+    i = RNG.integers(-9, 9, shape)
+    assert_matches(on_gpu(lambda a: a.sum(axis=-1), i), i.sum(axis=-1))
+
+
+def test_softmax_matmul_gather_on_gpu(gpu):
+    x = RNG.standard_normal((64, 3000)).astype(np.float32)
+
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    np.testing.assert_allclose(on_gpu(softmax, x), softmax(x), rtol=1e-5, atol=1e-7)
+    a, b = RNG.standard_normal((70, 90)), RNG.standard_normal((90, 40))
+    np.testing.assert_allclose(on_gpu(lambda p, q: p @ q, a, b), a @ b, rtol=1e-12)
+    idx = RNG.integers(-3000, 3000, 500)
+    assert_matches(on_gpu(lambda p, k: p[:, k], x, idx), x[:, idx])
+    with pytest.raises(IndexError, match="index 3000 is out of bounds for axis 1 with size 3000"):
+        on_gpu(lambda p, k: p[:, k], x, np.array([3000]))
+
+
+def test_a_loop_keeps_its_data_on_the_gpu(gpu):
+    step = jc.jit(lambda u: 0.5 * (u + np.roll(u, 1)), backend="cuda")
+    u0 = RNG.standard_normal(10_000)
+    u, expected = jc.device_put(u0), u0
+    for _ in range(20):
+        u, expected = step(u), 0.5 * (expected + np.roll(expected, 1))
+    assert isinstance(u, jc.DeviceArray)
+    np.testing.assert_allclose(u.to_numpy(), expected, rtol=1e-12)
+
+    def loop(v, n):
+        return jc.fori_loop(0, n, lambda k, c: c * 0.5 + v, np.zeros_like(v)), np.cumsum(v)
+
+    total, running = on_gpu(loop, u0, 7)
+    np.testing.assert_allclose(total, sum(u0 * 0.5 ** k for k in range(7)), rtol=1e-12)
+    np.testing.assert_allclose(running, np.cumsum(u0), rtol=1e-9)
