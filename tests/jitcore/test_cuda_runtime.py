@@ -234,3 +234,14 @@ def test_a_loop_keeps_its_data_on_the_gpu(gpu):
     total, running = on_gpu(loop, u0, 7)
     np.testing.assert_allclose(total, sum(u0 * 0.5 ** k for k in range(7)), rtol=1e-12)
     np.testing.assert_allclose(running, np.cumsum(u0), rtol=1e-9)
+
+
+def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
+    """``bench.py --backend cuda`` on a machine without a GPU: one line, exit status 0."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import bench
+
+    assert bench.main(["--backend", "cuda"]) == 0
+    assert "no GPU present (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
