@@ -123,9 +123,7 @@ def test_every_math_function(kind, tmp_path):
 def test_math_through_jit(tmp_path):
     """The math functions as NumPy calls them, f32 and f64, through the whole pipeline."""
     def f(x, y):
-        return (np.exp(x), np.log(np.abs(x) + 1), np.tanh(x), np.sin(x), np.cos(y), np.tan(x),
-                np.arctan2(x, y), np.power(np.abs(x), y), np.hypot(x, y), np.logaddexp(x, y),
-                np.expm1(y), np.log1p(np.abs(y)), np.cbrt(x), np.arcsinh(y), np.sinh(x))
+        return np.exp(x), np.log(np.abs(x) + 1), np.sin(x), np.arctan2(x, y), np.power(np.abs(x), y)
 
     check_family(f, (X32, X32 * 0.5), tmp_path, {"elementwise"})
     check_family(f, (X64, X64 * 0.5), tmp_path, {"elementwise"})

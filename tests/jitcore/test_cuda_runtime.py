@@ -245,3 +245,125 @@ def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
 
     assert bench.main(["--backend", "cuda"]) == 0
     assert "no GPU present (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
+
+
+# -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
+@pytest.fixture
+def emulated(monkeypatch):
+    from jitcore.cuda import executable
+    from tests.gpu_emulator import device
+
+    emulator = device()
+    monkeypatch.setattr(cuda_driver, "_driver", emulator)
+    monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
+    emulator.launches.clear()
+    return emulator
+
+
+def run_emulated(f, *args):
+    out = jc.jit(f, backend="cuda")(*args)
+    return tuple(np.asarray(o) for o in out) if isinstance(out, tuple) else np.asarray(out)
+
+
+def test_elementwise_and_thread_reductions_emulated(emulated):
+    x = RNG.standard_normal((37, 300)).astype(np.float32)
+    i = RNG.integers(-9, 9, (37, 300))
+
+    def f(a, k):
+        return np.tanh(a) * 2, a.T + 1, a.sum(axis=0), k.max(axis=0), np.cumsum(k, axis=1), a[:, ::-1]
+
+    got = run_emulated(f, x, i)
+    expected = f(x, i)
+    assert_matches(got[0], expected[0], ulp_bound("tanh", np.float32) + 1)
+    for g, e in zip(got[1:], expected[1:]):
+        if e.dtype.kind == "f":
+            np.testing.assert_allclose(g, e, rtol=1e-5)
+        else:
+            assert_matches(g, e)
+    assert got[1].shape == (300, 37)
+    assert {grid for _, grid, _ in emulated.launches} >= {1, 44}  # 37*300 points on 256 threads
+
+
+def test_block_reductions_emulated(emulated):
+    """Warp shuffles, shared memory and the barrier: a sum, an argmax (ties to the first), an
+    integer and a complex sum of rows long enough for a block each, and the documented
+    combination order."""
+    from jitcore.codegen.nvptx import kernels
+
+    x = RNG.standard_normal((2, 3001))
+    x[1, [700, 2900]] = 9.0  # a tie: the first index wins
+    i = RNG.integers(-100, 100, (2, 3001))
+    got = run_emulated(lambda a, k: (a.sum(axis=1), a.argmax(axis=1), (k + 1j * a).sum(axis=1),
+                                     k.max(axis=1)), x, i)
+    assert_matches(got[3], i.max(axis=1))
+    np.testing.assert_allclose(got[0], x.sum(axis=1), rtol=1e-13)
+    assert_matches(got[1], x.argmax(axis=1))
+    np.testing.assert_allclose(got[2], (i + 1j * x).sum(axis=1), rtol=1e-13)
+    assert all(block == kernels.BLOCK and grid == 2 for _, grid, block in emulated.launches)
+    # the order: per thread strided partials, lanes folded 16, 8, 4, 2, 1, then warps 4, 2, 1
+    partials = [sum(x[0, t::256].tolist(), 0.0) for t in range(256)]
+    for width in (32, 8):
+        groups = [partials[k:k + width] for k in range(0, len(partials), width)]
+        folded = []
+        for lanes in groups:
+            lanes = list(lanes)
+            step = width // 2
+            while step:
+                lanes = [lanes[j] + lanes[j + step] if j + step < width else lanes[j] for j in range(width)]
+                step //= 2
+            folded.append(lanes[0])
+        partials = folded
+    assert got[0][0] == partials[0]  # bit for bit
+
+
+def test_program_steps_emulated(emulated):
+    """Loops, branches and buffer swaps walked by the runtime; softmax; gathers and their errors."""
+    x = RNG.standard_normal((3, 2000)).astype(np.float32)
+
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    np.testing.assert_allclose(run_emulated(softmax, x), softmax(x), rtol=1e-5, atol=1e-8)
+
+    def loop(v, n):
+        return jc.fori_loop(0, n, lambda k, c: c * 0.5 + v, np.zeros_like(v))
+
+    v = RNG.standard_normal(300)
+    np.testing.assert_allclose(run_emulated(loop, v, 6), sum(v * 0.5 ** k for k in range(6)), rtol=1e-12)
+
+    def branchy(v):
+        total = v.sum()
+        while total < 1000.0:
+            total = total * 2.0 + 1.0
+        if total > 1500.0:
+            v = v * 2
+        return v, total
+
+    w = np.abs(RNG.standard_normal(50)) + 0.1
+    expected_total = w.sum()
+    while expected_total < 1000.0:
+        expected_total = expected_total * 2.0 + 1.0
+    got_v, got_total = run_emulated(branchy, w)
+    np.testing.assert_allclose(got_total, expected_total, rtol=1e-12)
+    assert_matches(got_v, w * 2 if expected_total > 1500.0 else w)
+    idx = np.array([5, -1, 7])
+    assert_matches(run_emulated(lambda a, k: a[:, k], x, idx), x[:, idx])
+    with pytest.raises(IndexError, match="index 2000 is out of bounds for axis 1 with size 2000"):
+        run_emulated(lambda a, k: a[:, k], x, np.array([3, 2000]))
+    a, b = RNG.standard_normal((9, 40)), RNG.standard_normal((40, 5))
+    np.testing.assert_allclose(run_emulated(lambda p, q: p @ q, a, b), a @ b, rtol=1e-12)
+
+
+def test_device_arrays_stay_on_the_device_emulated(emulated):
+    step = jc.jit(lambda u: 0.5 * (u + np.roll(u, 1)), backend="cuda")
+    u0 = RNG.standard_normal(1000)
+    u, expected = jc.device_put(u0), u0
+    for _ in range(3):
+        u, expected = step(u), 0.5 * (expected + np.roll(expected, 1))
+        assert isinstance(u, jc.DeviceArray) and u.shape == (1000,)
+    np.testing.assert_allclose(u.to_numpy(), expected, rtol=1e-12)
+    turned = jc.jit(lambda m: (m * 2).T, backend="cuda")(np.arange(6.0).reshape(2, 3))
+    assert turned.shape == (3, 2) and isinstance(turned, jc.DeviceArray)
+    assert_matches(np.asarray(turned), (np.arange(6.0).reshape(2, 3) * 2).T)
+    assert_matches(run_emulated(lambda m: m + 1, turned), (np.arange(6.0).reshape(2, 3) * 2).T + 1)
