@@ -13,6 +13,7 @@ the execution tests on a real GPU run it.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import threading
@@ -138,3 +139,44 @@ class EmulatedDevice:
 
     def zero(self, pointer, nbytes):
         ctypes.memset(pointer, 0, nbytes)
+
+
+def run_on_cuda(text: str, arrays: list) -> tuple:
+    """The kernel conformance suite's CUDA backend (``tests/codegen/test_kernels.py``): IR text
+    compiled by the CUDA backend and run on this machine's GPU; where there is none, on the
+    emulated device when ``JITCORE_TEST_EMULATED_GPU=1`` (slow: a minute for the suite), else
+    skipped."""
+    import os
+    from unittest import mock
+
+    import numpy as np
+    import pytest
+
+    from jitcore import cuda, ir, pytree
+    from jitcore.codegen.backend import backend_for
+    from jitcore.codegen.nvptx import TrigArgumentRangeError
+    from jitcore.codegen.plan import LowerOptions
+    from jitcore.cuda import driver as cuda_driver
+    from jitcore.cuda import executable
+
+    patches = []
+    try:
+        cuda.require()
+    except cuda.NoCudaDriverError as e:
+        if os.environ.get("JITCORE_TEST_EMULATED_GPU") != "1":
+            pytest.skip(f"no GPU ({e}); JITCORE_TEST_EMULATED_GPU=1 runs the CUDA backend emulated")
+        patches = [mock.patch.object(cuda_driver, "_driver", device()),
+                   mock.patch.object(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))]
+    module = ir.parse(text)
+    ir.verify(module)
+    (func,) = module.functions()
+    results = len(func.attributes["function_type"].results)
+    with contextlib.ExitStack() as stack:
+        for patch in patches:
+            stack.enter_context(patch)
+        plan = backend_for("cuda").lower(func, tuple(True for _ in arrays), LowerOptions())
+        run = executable.CudaExecutable(plan, pytree.flatten(tuple(range(results)))[1])
+        try:
+            return tuple(np.asarray(out) for out in run(list(arrays)))
+        except TrigArgumentRangeError as e:  # raised, not computed wrong: a known limitation
+            pytest.xfail(f"the CUDA backend's known limitation: {e}")

@@ -1,5 +1,5 @@
 """The NVPTX (CUDA GPU) target: kernels as PTX, a plan the CUDA runtime runs."""
 
-from jitcore.codegen.nvptx.backend import NvptxBackend, UnsupportedOnGpuError
+from jitcore.codegen.nvptx.backend import NvptxBackend, TrigArgumentRangeError, UnsupportedOnGpuError
 
-__all__ = ["NvptxBackend", "UnsupportedOnGpuError"]
+__all__ = ["NvptxBackend", "TrigArgumentRangeError", "UnsupportedOnGpuError"]

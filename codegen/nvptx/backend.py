@@ -16,7 +16,7 @@ import re
 from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
-from jitcore.codegen.host import plan_function
+from jitcore.codegen.host import STATUS, plan_function
 from jitcore.codegen.nvptx import kernels, target
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
@@ -29,6 +29,10 @@ _PTX_NAME = re.compile(r"[^A-Za-z0-9_]")
 
 class UnsupportedOnGpuError(CodegenError):
     """The function uses something the CUDA backend does not run (yet)."""
+
+
+class TrigArgumentRangeError(UnsupportedOnGpuError):
+    """A sin, cos or tan on the GPU met an argument beyond the math library's range."""
 
 
 class NvptxBackend:
@@ -61,6 +65,10 @@ class NvptxBackend:
         name = _PTX_NAME.sub("_", func.sym_name)  # PTX names: letters, digits, _ and $
         draft = f"jit_{name}_{_UNHASHED}"
         plan, ops = plan_function(func, self.name, draft, (True,) * n_args, None)
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if kernels.needs_status(op) and STATUS not in launch.operands:  # a trig kernel's report
+                plan.launches[i] = dataclasses.replace(launch, operands=(*launch.operands, STATUS))
+                plan.has_status = True
         module = ll.Module(name=draft)
         module.triple = target.TRIPLE
         shapes = [kernels.emit_kernel(module, launch.kernel, op, options.fastmath)

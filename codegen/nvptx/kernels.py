@@ -48,6 +48,9 @@ WARPS = BLOCK // WARP
 MAX_BLOCKS = 1 << 16  # grid-stride loops cover the rest
 BLOCK_REDUCE_MIN = 1024  # reduced points per result from which a block reduces it
 # integer (and boolean) combines: exactly associative and commutative
+# The status code of a sin, cos or tan whose argument is beyond the math library's range
+# (``mathlib.TRIG_ARGUMENT_LIMITS``): the CPU recomputes those with libm, which a GPU lacks.
+TRIG_ARGUMENT_RANGE = 16
 INTEGER_COMBINES = ("arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "arith.maxui",
                     "arith.minui", "arith.andi", "arith.ori", "arith.xori")
 
@@ -98,9 +101,16 @@ def merging_of(op: kernel.GenericOp):
     return PerResult(tuple(combiners))
 
 
+def needs_status(op: kernel.GenericOp) -> bool:
+    """Whether ``op``'s kernel takes the status words: it checks indices, or it computes a
+    sin, cos or tan, whose arguments beyond the math library's range it reports."""
+    return kernel.checks_indices(op) or any(map(scalar.needs_exact_fallback, kernel.body_ops(op)))
+
+
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, fastmath: bool) -> LaunchShape:
-    """``op`` as the ``ptx_kernel`` function ``name``: ``void name(ptr operand...[, ptr status])``,
-    every operand C-contiguous. Returns its launch's shape."""
+    """``op`` as the ``ptx_kernel`` function ``name``: ``void name(ptr operand...[, ptr status])``
+    (the status words when ``needs_status``), every operand C-contiguous. Returns its launch's
+    shape."""
     shape = shape_of(op)
     _Kernel(module, name, op, shape, fastmath)
     return shape
@@ -111,9 +121,9 @@ class _Kernel:
                  fastmath: bool):
         self.op = op
         shaped = [*op.operands, *op.results]
-        checks = kernel.checks_indices(op)
+        status = needs_status(op)
         fn, operands, extras, _ = kernel_function(module, name, shaped, [False] * len(shaped),
-                                                  extra_pointers=int(checks))
+                                                  extra_pointers=int(status))
         fn.linkage = ""  # external: the driver finds it by name
         fn.calling_convention = "ptx_kernel"
         self.function = fn
@@ -128,12 +138,23 @@ class _Kernel:
             for operand in operands:
                 operand.strides, operand.shape = [extent(1)], [extent(self.domain[0])]
             maps = [AffineMap.identity(1) for _ in maps]
-        # No exact (libm) fallback on the GPU: the math library's code alone.
-        precision = scalar.Precision(fastmath=fastmath)
-        self.body = KernelBody(self.b, op, operands, maps, precision, extras[0] if checks else None)
+        # No exact (libm) fallback on the GPU: the math library's code alone, and a trig
+        # argument beyond its range is reported (the runtime raises) rather than computed wrong.
+        precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range)
+        self.body = KernelBody(self.b, op, operands, maps, precision, extras[0] if status else None)
         {"elementwise": self._elementwise, "block-reduce": self._block_reduce,
          "thread-reduce": self._thread_reduce, "serial": self._serial}[shape.kind]()
         self.b.ret_void()
+
+    def _report_trig_range(self, beyond: ll.Value) -> None:
+        """Where ``beyond``, status word 0 becomes ``TRIG_ARGUMENT_RANGE`` unless an error is
+        there already; the thread goes on (a block reduction's threads must all reach its
+        barriers). Threads that race here write the same value."""
+        b = self.b
+        word = self.body.status
+        with b.if_then(beyond, likely=False):
+            with b.if_then(b.icmp_unsigned("==", b.load(word, typ=I64), extent(0))):
+                b.store(extent(TRIG_ARGUMENT_RANGE), word)
 
     # -- the parts -------------------------------------------------------------------------
     def _grid_stride(self, start: ll.Value, step: ll.Value, count: int, body) -> None:

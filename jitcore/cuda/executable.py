@@ -17,7 +17,9 @@ import numpy as np
 from jitcore import pytree
 from jitcore.codegen.host import STATUS
 from jitcore.codegen.kernel_body import INDEX_ERROR, ZERO_STEP
-from jitcore.codegen.nvptx import UnsupportedOnGpuError
+from jitcore.codegen.mathlib import TRIG_ARGUMENT_LIMITS
+from jitcore.codegen.nvptx import TrigArgumentRangeError, UnsupportedOnGpuError
+from jitcore.codegen.nvptx.kernels import TRIG_ARGUMENT_RANGE
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
@@ -159,6 +161,12 @@ class CudaExecutable:
             raise np.linalg.LinAlgError("Singular matrix")
         if flag == ZERO_STEP:
             raise LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+        if flag == TRIG_ARGUMENT_RANGE:
+            limits = ", ".join(f"{abs_x:g} ({kind})" for kind, abs_x in TRIG_ARGUMENT_LIMITS.items())
+            raise TrigArgumentRangeError(
+                f"sin, cos or tan of an argument beyond the GPU math library's range (|x| <= {limits}): "
+                "jitcore's CUDA backend cannot compute it accurately yet; reduce the argument first "
+                "(np.remainder(x, 2 * np.pi)) or use backend='cpu'")
         if flag == INDEX_ERROR:
             raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         raise UnsupportedOnGpuError(f"the GPU kernel reported an unknown status {flag}")

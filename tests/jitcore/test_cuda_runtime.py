@@ -367,3 +367,18 @@ def test_device_arrays_stay_on_the_device_emulated(emulated):
     assert turned.shape == (3, 2) and isinstance(turned, jc.DeviceArray)
     assert_matches(np.asarray(turned), (np.arange(6.0).reshape(2, 3) * 2).T)
     assert_matches(run_emulated(lambda m: m + 1, turned), (np.arange(6.0).reshape(2, 3) * 2).T + 1)
+
+
+def test_trig_beyond_the_math_librarys_range_raises_emulated(emulated):
+    """The CPU recomputes sin, cos and tan of huge arguments with libm; the GPU has none, so it
+    raises rather than return NaN, also from a block reduction (whose threads all go on)."""
+    from jitcore.codegen.nvptx import TrigArgumentRangeError
+
+    x = RNG.standard_normal((1, 1500))
+    np.testing.assert_allclose(run_emulated(lambda a: np.sin(a).sum(axis=1), x), np.sin(x).sum(axis=1),
+                               rtol=1e-13)
+    x[0, 700] = 1e20
+    with pytest.raises(TrigArgumentRangeError, match="beyond the GPU math library's range"):
+        run_emulated(lambda a: np.sin(a).sum(axis=1), x)
+    with pytest.raises(jc.JitcoreError, match="use backend='cpu'"):
+        run_emulated(np.cos, np.array([1.0, np.float32(3e5)], np.float32))
