@@ -319,8 +319,10 @@ class JitFunction:
             return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran), leaf
         if isinstance(leaf, np.generic):
             return self._leaf(np.asarray(leaf), tree, index)
-        if getattr(leaf, "__jitcore_device_array__", False):  # jitcore.cuda's: stays on the GPU
-            return ArgSpec(leaf.shape, leaf.dtype, False, True), leaf
+        if getattr(leaf, "__jitcore_device_array__", False):  # jitcore.cuda's
+            if self.options.target != "cuda":  # copied back for the CPU's code
+                return self._leaf(leaf.to_numpy(), tree, index)
+            return ArgSpec(leaf.shape, leaf.dtype, False, True), leaf  # stays on the GPU
         if isinstance(leaf, (bool, int, float, complex)):
             dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
             try:

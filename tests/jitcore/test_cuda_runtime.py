@@ -157,6 +157,7 @@ def test_device_arrays_round_trip(monkeypatch):
     assert_matches(np.asarray(d, dtype=np.float64), x.astype(np.float64))
     turned = device_array.DeviceArray(d.memory, (2, 3), d.dtype, transposed=True)
     assert_matches(turned.to_numpy(), x.T)
+    assert_matches(jc.jit(lambda a: a * 2)(d), x * 2)  # the CPU backend takes it as its values
     del d, turned
     assert not device.memory  # freed with the last array that used it
 
