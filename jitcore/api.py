@@ -483,7 +483,7 @@ class JitFunction:
             module, out_tree = self._trace(specs, call)
         specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
         with clock.stage("disk cache"):
-            entry = disk_cache.entry(module, specs, self.options) if self.disk_cache and not gpu else None
+            entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
             plan = entry.load() if entry is not None else None
         from_disk = plan is not None
         if plan is None:

@@ -383,3 +383,18 @@ def test_trig_beyond_the_math_librarys_range_raises_emulated(emulated):
         run_emulated(lambda a: np.sin(a).sum(axis=1), x)
     with pytest.raises(jc.JitcoreError, match="use backend='cpu'"):
         run_emulated(np.cos, np.array([1.0, np.float32(3e5)], np.float32))
+
+
+def test_cuda_plans_go_through_the_disk_cache_emulated(emulated):
+    """A second jitted function of the same code loads its plan (PTX and launch shapes) from
+    the disk cache: no passes, no LLVM."""
+    def f(a):
+        return np.exp(a).sum(axis=1)
+
+    x = RNG.standard_normal((2, 1500))
+    first = jc.jit(f, backend="cuda")
+    np.testing.assert_allclose(np.asarray(first(x)), f(x), rtol=1e-13)
+    again = jc.jit(f, backend="cuda")
+    np.testing.assert_allclose(np.asarray(again(x)), f(x), rtol=1e-13)
+    assert (first.cache_info().from_disk, again.cache_info().from_disk) == (0, 1)
+    assert jc.jit(f)(x).dtype == np.float64  # the CPU's entry is another one
