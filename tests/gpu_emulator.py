@@ -13,6 +13,7 @@ the execution tests on a real GPU run it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import ctypes
 import functools
@@ -50,6 +51,7 @@ class EmulatedDevice:
         self.memory: dict[int, ctypes.Array] = {}
         self.launches = []  # (kernel name, grid, block), in order
         self._engines = []
+        self._pool = None
         self._thread = _Thread()
         self._warps: list[tuple[list[int], threading.Barrier]] = []
         self._block: threading.Barrier | None = None
@@ -91,7 +93,8 @@ class EmulatedDevice:
         engine, addresses = cpu_target.load_object_owned(code, names)
         self._engines.append(engine)  # the code lives as long as the device
         kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes)}
-        return engine, {name: (addresses[name], kinds[name] == "block-reduce") for name in names}
+        synchronising = ("block-reduce", "grid-reduce")
+        return engine, {name: (addresses[name], kinds[name] in synchronising) for name in names}
 
     def function(self, module, name):
         return name, module[1][name]
@@ -113,11 +116,10 @@ class EmulatedDevice:
                 continue
             self._warps = [([0] * 32, threading.Barrier(32)) for _ in range(block // 32)]
             self._block = threading.Barrier(block)
-            threads = [threading.Thread(target=run, args=(ctaid, tid)) for tid in range(block)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+            if self._pool is None:  # threads kept for every block: starting them is the cost
+                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=block)
+            for done in [self._pool.submit(run, ctaid, tid) for tid in range(block)]:
+                done.result(TIMEOUT)
 
     # -- memory ------------------------------------------------------------------------------------
     def allocate(self, nbytes):

@@ -13,13 +13,14 @@ import dataclasses
 import hashlib
 import re
 
+import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.host import STATUS, plan_function
 from jitcore.codegen.nvptx import kernels, target
 from jitcore.codegen.nvptx.plan import GpuPlan
-from jitcore.codegen.plan import CompiledFunction, LowerOptions
+from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array
 
@@ -53,7 +54,8 @@ class NvptxBackend:
 
     def fingerprint(self) -> str:
         return (f"block={kernels.BLOCK} max_blocks={kernels.MAX_BLOCKS} "
-                f"block_reduce_min={kernels.BLOCK_REDUCE_MIN}")
+                f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
+                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
         return self.lower_for(func, len(specs), options, self.arch)
@@ -69,6 +71,13 @@ class NvptxBackend:
             if kernels.needs_status(op) and STATUS not in launch.operands:  # a trig kernel's report
                 plan.launches[i] = dataclasses.replace(launch, operands=(*launch.operands, STATUS))
                 plan.has_status = True
+        zeroed = []
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if kernels.shape_of(op).kind == "grid-reduce":  # its blocks' totals and their count
+                plan.buffers.append(((kernels.scratch_bytes(op),), np.dtype(np.uint8)))
+                zeroed.append(len(plan.buffers) - 1)
+                plan.launches[i] = dataclasses.replace(
+                    launch, operands=(*launch.operands, Storage("buffer", zeroed[-1])))
         module = ll.Module(name=draft)
         module.triple = target.TRIPLE
         shapes = [kernels.emit_kernel(module, launch.kernel, op, options.fastmath)
@@ -76,7 +85,7 @@ class NvptxBackend:
         text = str(module)
         symbol = f"jit_{name}_{hashlib.sha256((arch + text).encode()).hexdigest()[:16]}"
         gpu = GpuPlan(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(CompiledFunction)})
-        gpu.symbol, gpu.arch, gpu.shapes = symbol, arch, shapes
+        gpu.symbol, gpu.arch, gpu.shapes, gpu.zeroed = symbol, arch, shapes, zeroed
         gpu.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                         for launch in plan.launches]
         gpu.llvm_ir = text.replace(draft, symbol)

@@ -36,9 +36,9 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu.reduction import Combiner, PerResult, reassociation
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
-from jitcore.codegen.llvm_types import I64, constant, memory_type, value_type
+from jitcore.codegen.llvm_types import I8, I64, constant, memory_type, value_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent
-from jitcore.codegen.nvptx.intrinsics import barrier, shared_array, shuffle_down, special_register
+from jitcore.codegen.nvptx.intrinsics import I32, barrier, shared_array, shuffle_down, special_register
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
 
@@ -47,6 +47,10 @@ WARP = 32
 WARPS = BLOCK // WARP
 MAX_BLOCKS = 1 << 16  # grid-stride loops cover the rest
 BLOCK_REDUCE_MIN = 1024  # reduced points per result from which a block reduces it
+GRID_REDUCE_MIN = 1 << 16  # reduced points of a single result from which several blocks do
+GRID_POINTS = BLOCK * 32  # reduced points per block of a grid reduction, at least
+MAX_GRID_BLOCKS = 1024
+SCRATCH_SLOT = 16  # bytes per block total in the scratch buffer: any result type fits
 # integer (and boolean) combines: exactly associative and commutative
 # The status code of a sin, cos or tan whose argument is beyond the math library's range
 # (``mathlib.TRIG_ARGUMENT_LIMITS``): the CPU recomputes those with libm, which a GPU lacks.
@@ -74,9 +78,24 @@ def shape_of(op: kernel.GenericOp) -> LaunchShape:
     if not op.has_reduction:
         return LaunchShape("elementwise", _blocks(math.prod(domain), BLOCK), BLOCK)
     reduced = math.prod(d for d, it in zip(domain, op.iterator_types) if it != kernel.PARALLEL)
+    if parallel == 1 and reduced >= GRID_REDUCE_MIN and merging_of(op) is not None:
+        return LaunchShape("grid-reduce", grid_blocks(reduced), BLOCK)
     if reduced >= BLOCK_REDUCE_MIN and merging_of(op) is not None:
         return LaunchShape("block-reduce", _blocks(parallel, 1), BLOCK)
     return LaunchShape("thread-reduce", _blocks(parallel, BLOCK), BLOCK)
+
+
+def grid_blocks(reduced: int) -> int:
+    """The blocks of a grid reduction of ``reduced`` points: a function of the size alone, so
+    that the combination order is the same on every device."""
+    return max(1, min(MAX_GRID_BLOCKS, reduced // GRID_POINTS))
+
+
+def scratch_bytes(op: kernel.GenericOp) -> int:
+    """The scratch buffer of a grid reduction: each block's totals, then the count of blocks
+    that finished (zero before the launch; the last block sets it back to zero)."""
+    reduced = math.prod(d for d, it in zip(op.domain(), op.iterator_types) if it != kernel.PARALLEL)
+    return len(op.results) * grid_blocks(reduced) * SCRATCH_SLOT + SCRATCH_SLOT
 
 
 def _blocks(items: int, per_block: int) -> int:
@@ -122,8 +141,11 @@ class _Kernel:
         self.op = op
         shaped = [*op.operands, *op.results]
         status = needs_status(op)
+        grid = shape.kind == "grid-reduce"
         fn, operands, extras, _ = kernel_function(module, name, shaped, [False] * len(shaped),
-                                                  extra_pointers=int(status))
+                                                  extra_pointers=int(status) + int(grid))
+        self.scratch = extras[-1] if grid else None
+        self.merging = merging_of(op) if shape.kind in ("block-reduce", "grid-reduce") else None
         fn.linkage = ""  # external: the driver finds it by name
         fn.calling_convention = "ptx_kernel"
         self.function = fn
@@ -143,7 +165,8 @@ class _Kernel:
         precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range)
         self.body = KernelBody(self.b, op, operands, maps, precision, extras[0] if status else None)
         {"elementwise": self._elementwise, "block-reduce": self._block_reduce,
-         "thread-reduce": self._thread_reduce, "serial": self._serial}[shape.kind]()
+         "grid-reduce": self._grid_reduce, "thread-reduce": self._thread_reduce,
+         "serial": self._serial}[shape.kind]()
         self.b.ret_void()
 
     def _report_trig_range(self, beyond: ll.Value) -> None:
@@ -157,16 +180,17 @@ class _Kernel:
                 b.store(extent(TRIG_ARGUMENT_RANGE), word)
 
     # -- the parts -------------------------------------------------------------------------
-    def _grid_stride(self, start: ll.Value, step: ll.Value, count: int, body) -> None:
+    def _grid_stride(self, start: ll.Value, step: ll.Value, count: int | ll.Value, body) -> None:
         """``for i = start; i < count; i += step: body(i)``."""
         b = self.b
+        count = count if isinstance(count, ll.Value) else extent(count)
         pre = b.block
         head, inner, done = (b.function.append_basic_block(n) for n in ("gs.head", "gs.body", "gs.done"))
         b.branch(head)
         b.position_at_end(head)
         i = b.phi(I64)
         i.add_incoming(start, pre)
-        b.cbranch(b.icmp_unsigned("<", i, extent(count)), inner, done)
+        b.cbranch(b.icmp_unsigned("<", i, count), inner, done)
         b.position_at_end(inner)
         body(i)
         i.add_incoming(b.add(i, step), b.block)
@@ -238,42 +262,106 @@ class _Kernel:
 
         self._grid_stride(start, step, math.prod(self.domain[d] for d in kept), result)
 
-    def _block_reduce(self) -> None:
-        b, op = self.b, self.op
-        merging = merging_of(op)
-        kept, reduced = self._dims(kernel.PARALLEL), self._dims(kernel.REDUCTION)
+    def _block_total(self, values: list[ll.Value], name: str, on_total) -> None:
+        """Every thread's partials in ``values`` folded in the documented order (lanes, then the
+        warps' slots in shared memory ``name``), ``on_total(total)`` emitted for thread 0, and a
+        barrier after it: the slots are free again. Every thread of the block must call it."""
+        b, merging = self.b, self.merging
         tid = special_register(b, "tid.x")
         lane = b.and_(tid, extent(WARP - 1))
         warp = b.lshr(tid, extent(5))
-        types = [value_type(r.type.element) for r in op.results]
-        shared = [shared_array(b.module, f"{self.function.name}_partials{k}", t, WARPS)
-                  for k, t in enumerate(types)]
+        shared = [shared_array(b.module, f"{self.function.name}_{name}{k}", v.type, WARPS)
+                  for k, v in enumerate(values)]
 
         def warp_fold(values: list[ll.Value], offsets) -> list[ll.Value]:
             for offset in offsets:
                 values = merging.merge(b, values, [shuffle_down(b, v, offset) for v in values])
             return values
 
+        partial = warp_fold(values, (16, 8, 4, 2, 1))
+        with b.if_then(b.icmp_unsigned("==", lane, extent(0))):
+            for g, v in zip(shared, partial):
+                b.store(v, b.gep(g, [ll.Constant(I32, 0), b.trunc(warp, I32)]))
+        barrier(b)
+        with b.if_then(b.icmp_unsigned("==", warp, extent(0))):
+            slot = b.trunc(b.and_(lane, extent(WARPS - 1)), I32)
+            total = warp_fold([b.load(b.gep(g, [ll.Constant(I32, 0), slot])) for g in shared],
+                              _halvings(WARPS))
+            with b.if_then(b.icmp_unsigned("==", tid, extent(0))):
+                on_total(total)
+        barrier(b)
+
+    def _block_reduce(self) -> None:
+        b = self.b
+        kept, reduced = self._dims(kernel.PARALLEL), self._dims(kernel.REDUCTION)
+        tid = special_register(b, "tid.x")
+
         def result(o):
             at = self._position(o, kept)
             slots = self._accumulators()
             self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in reduced),
                               lambda r: self._fold(slots, self._point(at, self._position(r, reduced))))
-            partial = warp_fold([b.load(s) for s in slots], (16, 8, 4, 2, 1))
-            with b.if_then(b.icmp_unsigned("==", lane, extent(0))):
-                for g, v in zip(shared, partial):
-                    b.store(v, b.gep(g, [ll.Constant(ll.IntType(32), 0), b.trunc(warp, ll.IntType(32))]))
-            barrier(b)
-            with b.if_then(b.icmp_unsigned("==", warp, extent(0))):
-                slot = b.trunc(b.and_(lane, extent(WARPS - 1)), ll.IntType(32))
-                values = [b.load(b.gep(g, [ll.Constant(ll.IntType(32), 0), slot])) for g in shared]
-                total = warp_fold(values, _halvings(WARPS))
-                with b.if_then(b.icmp_unsigned("==", tid, extent(0))):
-                    self.body.store_results(self._point(at, {}), total)
-            barrier(b)  # the slots are free again for the next result point
+            self._block_total([b.load(s) for s in slots], "partials",
+                              lambda total: self.body.store_results(self._point(at, {}), total))
 
         self._grid_stride(special_register(b, "ctaid.x"), special_register(b, "nctaid.x"),
                           math.prod(self.domain[d] for d in kept), result)
+
+    def _grid_reduce(self) -> None:
+        """One result point reduced by ``grid`` blocks: block ``k`` folds its chunk (the
+        ``k``-th of ``grid`` consecutive ones) as a block reduction does and leaves its total in
+        the scratch buffer; the last block to finish (an atomic count) folds those totals in
+        block order, thread ``t`` taking totals ``t, t + 256, ...``, then as a block again."""
+        b, op = self.b, self.op
+        reduced = self._dims(kernel.REDUCTION)
+        count = math.prod(self.domain[d] for d in reduced)
+        blocks = grid_blocks(count)
+        chunk = -(-count // blocks)
+        tid, ctaid = special_register(b, "tid.x"), special_register(b, "ctaid.x")
+        first = b.mul(ctaid, extent(chunk))
+        last = b.add(first, extent(chunk))
+        last = b.select(b.icmp_unsigned("<", last, extent(count)), last, extent(count))
+        slots = self._accumulators()
+        self._grid_stride(b.add(first, tid), extent(BLOCK), last,
+                          lambda r: self._fold(slots, self._point({}, self._position(r, reduced))))
+        scratch = self.scratch
+        counter = b.gep(scratch, [extent(len(op.results) * blocks * SCRATCH_SLOT)], source_etype=I8)
+        finished = shared_array(b.module, f"{self.function.name}_last", I32, 1)
+        finished_slot = b.gep(finished, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
+
+        def leave_total(total):
+            for k, v in enumerate(total):
+                b.store(v, self._scratch_slot(k, blocks, ctaid))
+            b.fence("seq_cst")  # the totals are seen by every block before the count
+            done = b.atomic_rmw("add", counter, ll.Constant(I32, 1), "seq_cst")
+            b.store(b.zext(b.icmp_unsigned("==", done, ll.Constant(I32, blocks - 1)), I32), finished_slot)
+
+        self._block_total([b.load(s) for s in slots], "partials", leave_total)
+        with b.if_then(b.icmp_unsigned("!=", b.load(finished_slot), ll.Constant(I32, 0))):
+            b.fence("seq_cst")
+            totals = self._accumulators()
+
+            types = [value_type(r.type.element) for r in op.results]
+
+            def take(j):
+                values = [b.load(self._scratch_slot(k, blocks, j), typ=t) for k, t in enumerate(types)]
+                merged = self.merging.merge(b, [b.load(s) for s in totals], values)
+                for s, v in zip(totals, merged):
+                    b.store(v, s)
+
+            self._grid_stride(tid, extent(BLOCK), extent(blocks), take)
+
+            def store(total):
+                self.body.store_results([extent(0)] * len(self.domain), total)
+                b.store(ll.Constant(I32, 0), counter)  # ready for the next launch
+
+            self._block_total([b.load(s) for s in totals], "totals", store)
+
+    def _scratch_slot(self, k: int, blocks: int, j: ll.Value) -> ll.Value:
+        """Where block ``j`` leaves result ``k``'s total in the scratch buffer."""
+        b = self.b
+        offset = b.add(extent(k * blocks * SCRATCH_SLOT), b.mul(j, extent(SCRATCH_SLOT)))
+        return b.gep(self.scratch, [offset], source_etype=I8)
 
     def _serial(self) -> None:
         b, op = self.b, self.op

@@ -22,6 +22,7 @@ class GpuPlan(CompiledFunction):
 
     arch: str = ""
     shapes: list[LaunchShape] = field(default_factory=list)  # one per launch
+    zeroed: list[int] = field(default_factory=list)  # buffers that start as zero bytes (scratch)
 
     @property
     def ptx(self) -> str:

@@ -137,6 +137,9 @@ def test_reductions_along_each_axis(tmp_path):
                 (x + 1j).sum(), i.max())
 
     check_family(f, (X64, I64), tmp_path, {"block-reduce", "thread-reduce"})
+    big = np.ones(1 << 16, np.float32)
+    check_family(lambda x: (x.sum(), x.argmax(), (x + 1j).sum(), (x > 0).all()), (big,), tmp_path,
+                 {"grid-reduce"})
 
 
 def test_reduction_schedules():
@@ -145,6 +148,8 @@ def test_reduction_schedules():
     big = np.ones((4, 5000), np.float32)
     shapes = lambda f, *a: [s.kind for s in gpu_plan(f, *a).shapes]  # noqa: E731
     assert shapes(lambda x: x.sum(axis=1), big) == ["block-reduce"]
+    assert shapes(lambda x: x.sum(), np.ones(kernels.GRID_REDUCE_MIN)) == ["grid-reduce"]
+    assert shapes(lambda x: x.sum(), big) == ["block-reduce"]
     assert shapes(lambda x: x.argmax(axis=1), big) == ["block-reduce"]
     assert shapes(lambda x: x.sum(axis=0), big) == ["thread-reduce"]
     assert shapes(lambda x: np.cumsum(x, axis=1), big) == ["serial"]

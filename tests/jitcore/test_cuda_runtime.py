@@ -251,9 +251,14 @@ def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
 # -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
 @pytest.fixture
 def emulated(monkeypatch):
+    """The emulated device, with blocks of 64 threads (2 warps) rather than 256: the same code
+    paths, a quarter of the emulated threads."""
+    from jitcore.codegen.nvptx import kernels
     from jitcore.cuda import executable
     from tests.gpu_emulator import device
 
+    monkeypatch.setattr(kernels, "BLOCK", 64)
+    monkeypatch.setattr(kernels, "WARPS", 2)
     emulator = device()
     monkeypatch.setattr(cuda_driver, "_driver", emulator)
     monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
@@ -282,7 +287,7 @@ def test_elementwise_and_thread_reductions_emulated(emulated):
         else:
             assert_matches(g, e)
     assert got[1].shape == (300, 37)
-    assert {grid for _, grid, _ in emulated.launches} >= {1, 44}  # 37*300 points on 256 threads
+    assert {grid for _, grid, _ in emulated.launches} >= {1, 174}  # 37*300 points on 64 threads
 
 
 def test_block_reductions_emulated(emulated):
@@ -301,9 +306,10 @@ def test_block_reductions_emulated(emulated):
     assert_matches(got[1], x.argmax(axis=1))
     np.testing.assert_allclose(got[2], (i + 1j * x).sum(axis=1), rtol=1e-13)
     assert all(block == kernels.BLOCK and grid == 2 for _, grid, block in emulated.launches)
-    # the order: per thread strided partials, lanes folded 16, 8, 4, 2, 1, then warps 4, 2, 1
-    partials = [sum(x[0, t::256].tolist(), 0.0) for t in range(256)]
-    for width in (32, 8):
+    # the order: per thread strided partials, lanes folded 16, 8, 4, 2, 1, then the warps' slots
+    block = kernels.BLOCK
+    partials = [sum(x[0, t::block].tolist(), 0.0) for t in range(block)]
+    for width in (32, kernels.WARPS):
         groups = [partials[k:k + width] for k in range(0, len(partials), width)]
         folded = []
         for lanes in groups:
@@ -398,3 +404,23 @@ def test_cuda_plans_go_through_the_disk_cache_emulated(emulated):
     np.testing.assert_allclose(np.asarray(again(x)), f(x), rtol=1e-13)
     assert (first.cache_info().from_disk, again.cache_info().from_disk) == (0, 1)
     assert jc.jit(f)(x).dtype == np.float64  # the CPU's entry is another one
+
+
+def test_grid_reductions_emulated(emulated, monkeypatch):
+    """A reduction to one value over many blocks: each block's total in the scratch buffer, the
+    last block folding them in block order; again in a loop (the count is reset). Smaller
+    thresholds than the real ones keep the emulated blocks few."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "GRID_REDUCE_MIN", 4096)
+    monkeypatch.setattr(kernels, "GRID_POINTS", 1024)
+    x = RNG.standard_normal(5000)
+    x[[10, 4500]] = 7.0  # a tie across blocks: the first index wins
+    got = run_emulated(lambda a: (a.sum(), a.argmax(), (a > 0).sum()), x)
+    np.testing.assert_allclose(got[0], x.sum(), rtol=1e-12)
+    assert_matches(got[1], x.argmax())
+    assert_matches(got[2], (x > 0).sum())
+    plan = jc.jit(lambda a: a.sum(), backend="cuda").lower(x).plan()
+    assert [(s.kind, s.grid) for s in plan.shapes] == [("grid-reduce", 4)]
+    looped = run_emulated(lambda a, n: jc.fori_loop(0, n, lambda k, c: c + (a * k).sum(), 0.0), x, 3)
+    np.testing.assert_allclose(looped, 3 * x.sum(), rtol=1e-12)  # (0 + 1 + 2) times the sum
