@@ -2,7 +2,7 @@
 space mapped onto blocks of ``BLOCK`` threads, the body emitted by the same ``KernelBody`` as
 the CPU's (so every scalar op and math function lowers alike).
 
-Four shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
+Five shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
 
 - ``elementwise`` (no reduction): every point of the domain is one work item; item ``i`` is run
   by thread ``i mod (blocks * BLOCK)`` of a grid-stride loop (``i = blockIdx * BLOCK +
@@ -20,6 +20,11 @@ Four shapes, chosen from the op alone (``shape_of``), each with its launch's gri
      the ``WARPS`` slots the same way (``+ 4``, ``+ 2``, ``+ 1``) and thread 0 stores the total.
   An argmax or argmin merges partials by the body's own test, the smaller index winning ties:
   NumPy's first occurrence. Sums' rounding error grows like ``(n / BLOCK + log2 BLOCK) * eps``.
+- ``grid-reduce`` (a reduction to one value, ``x.sum()``, of at least ``GRID_REDUCE_MIN`` points
+  whose combine may be reassociated): ``grid_blocks(n)`` blocks, a number from the size alone;
+  block ``k`` reduces the ``k``-th of that many consecutive chunks as above and leaves its total
+  in a scratch buffer; the last block to finish (an atomic count after a fence) folds the
+  totals in the same way (thread ``t`` takes totals ``t, t + BLOCK, ...``) and stores the result.
 - ``thread-reduce`` (any other reduction, or fewer reduced points): one thread per result point
   (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop.
 - ``serial`` (a kernel that runs in order: it checks indices, scatters, runs scalar loops, scans,
