@@ -23,8 +23,8 @@ An ``ObjectCache`` keeps object code by the name and the source (LLVM IR, say) i
 from; it alone decides what else the key holds (the target's ``magic()``, versions), and it
 never returns code that was not stored for that name and source.
 
-Targets are peers under ``codegen/`` (``codegen/cpu/`` today); ``backend_for`` finds one by
-name.
+Targets are peers under ``codegen/`` (``codegen/cpu/``; ``codegen/nvptx/``, named "cuda");
+``backend_for`` finds one by name.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from jitcore.codegen.cpu import CpuBackend
+from jitcore.codegen.nvptx import NvptxBackend
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.ir.core import Operation
 from jitcore.ir.errors import JitcoreError
@@ -59,7 +60,7 @@ class Backend(Protocol):
     def use_object_cache(self, cache: ObjectCache | None) -> None: ...
 
 
-_BACKENDS: dict[str, Backend] = {backend.name: backend for backend in (CpuBackend(),)}
+_BACKENDS: dict[str, Backend] = {backend.name: backend for backend in (CpuBackend(), NvptxBackend())}
 TARGETS = tuple(sorted(_BACKENDS))
 
 

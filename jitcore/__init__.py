@@ -22,6 +22,7 @@ _API = {
     "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
     "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
     "cache_clear": "disk_cache", "profile": "profiler",
+    "DeviceArray": "cuda", "device_put": "cuda",
 }
 __all__ = sorted(_API)
 

@@ -35,6 +35,7 @@ from jitcore import (
     compile_log,
     compiler,
     config,
+    cuda,
     disk_cache,
     inlining,
     ir,
@@ -75,7 +76,7 @@ _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dty
 
 def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = False,
         pipeline: str = compiler.DEFAULT_PIPELINE, autograph: bool = True, cache: bool = True,
-        max_signatures: int | None = None):
+        max_signatures: int | None = None, backend: str | None = None):
     """Compile ``fun`` on its first call with each new signature; reuse the code afterwards.
 
     Usable as ``@jit`` or ``@jit(static_argnames=("n",))``. Static arguments are passed to
@@ -86,6 +87,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
     ``jitcore.config.disk_cache`` turns it off for all), compiled code is kept in the disk
     cache and a later process loads it from there (``jitcore.disk_cache``). ``max_signatures``
     bounds the signatures kept compiled (default: ``jitcore.config.max_signatures``).
+    ``backend``: ``"cpu"`` or ``"cuda"`` (the GPU, through the CUDA driver: arguments may be
+    ``jc.device_put`` arrays, results are ``DeviceArray``s); default ``jitcore.config.backend``.
 
     ``fun`` may be a function, a ``functools.partial``, a bound method, a callable object or,
     in a class body, a method, ``staticmethod`` or ``classmethod`` (``self``/``cls`` is then a
@@ -94,8 +97,8 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
     if fun is None:
         return functools.partial(jit, static_argnums=static_argnums, static_argnames=static_argnames,
                                  fastmath=fastmath, pipeline=pipeline, autograph=autograph, cache=cache,
-                                 max_signatures=max_signatures)
-    options = CompileOptions(pipeline=pipeline, fastmath=fastmath)
+                                 max_signatures=max_signatures, backend=backend)
+    options = CompileOptions(pipeline=pipeline, fastmath=fastmath, target=backend or config.backend)
     return JitFunction(fun, static_argnums, static_argnames, options, autograph=autograph, cache=cache,
                        max_signatures=max_signatures)
 
@@ -316,6 +319,10 @@ class JitFunction:
             return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran), leaf
         if isinstance(leaf, np.generic):
             return self._leaf(np.asarray(leaf), tree, index)
+        if getattr(leaf, "__jitcore_device_array__", False):  # jitcore.cuda's
+            if self.options.target != "cuda":  # copied back for the CPU's code
+                return self._leaf(leaf.to_numpy(), tree, index)
+            return ArgSpec(leaf.shape, leaf.dtype, False, True), leaf  # stays on the GPU
         if isinstance(leaf, (bool, int, float, complex)):
             dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
             try:
@@ -469,6 +476,9 @@ class JitFunction:
         """Trace, optimise and generate code (or load it from the disk cache); ``log``: the
         signature and the miss's reason to log it with, or None."""
         clock = CompileClock()  # timed by stage, for the warning about a long compile and the log
+        gpu = self.options.target == "cuda"
+        if gpu:  # the driver first: no GPU is a clear error, and the code is for its device
+            cuda.require()
         with clock.stage("tracing"):
             module, out_tree = self._trace(specs, call)
         specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
@@ -489,7 +499,9 @@ class JitFunction:
                 self._from_disk += 1
         with clock.stage("code generation"):
             kind = Executable
-            if plan.profile:  # compiled for jitcore.profiler: its executable reads the timings
+            if gpu:
+                kind = cuda.CudaExecutable
+            elif plan.profile:  # compiled for jitcore.profiler: its executable reads the timings
                 from jitcore.profiled_executable import ProfiledExecutable as kind
             executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                               out_tree.owners, out_tree.arguments, out_tree.transposed)

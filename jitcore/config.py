@@ -36,6 +36,10 @@ Compiles in memory, read by ``jitcore/api.py`` at each compile:
   used dropped first, its code freed); ``JITCORE_MAX_SIGNATURES`` at import, default
   ``DEFAULT_MAX_SIGNATURES``; ``jit(..., max_signatures=)`` overrides it per function.
 
+- ``backend``: the target ``jit`` compiles for when it is given none: ``"cpu"`` (the default)
+  or ``"cuda"`` (``codegen/nvptx/``, run through the CUDA driver); ``JITCORE_BACKEND`` at import.
+  Read when ``jit`` is called: a function jitted earlier keeps its backend.
+
 Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
 library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
 ``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
@@ -56,6 +60,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from jitcore import tracebacks
+from jitcore.codegen.backend import TARGETS
 from jitcore.codegen.cpu import blas, target
 from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
@@ -157,6 +162,18 @@ def max_signatures_from_environment(environ: Mapping[str, str] = os.environ) -> 
     return int(text)
 
 
+def backend_from_environment(environ: Mapping[str, str] = os.environ) -> str:
+    """``JITCORE_BACKEND``: a backend's name; unset or empty: ``"cpu"``."""
+    return check_backend(environ.get("JITCORE_BACKEND", "").strip().lower() or "cpu", "JITCORE_BACKEND")
+
+
+def check_backend(value, where: str) -> str:
+    """``value`` if it names a backend (``codegen.backend.TARGETS``), else an error."""
+    if value not in TARGETS:
+        raise ConfigError(f"{where} must be one of {', '.join(map(repr, TARGETS))}, not {value!r}")
+    return value
+
+
 def check_max_signatures(value, where: str) -> int:
     """``value`` if it is a count of signatures to keep (an int of at least 1), else an error."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -167,7 +184,7 @@ def check_max_signatures(value, where: str) -> int:
 # The disk cache's settings (see the docstring); jitcore/disk_cache.py reads them at each use.
 # The compile log's and the in-memory cache's too; jitcore/api.py reads them at each compile.
 _CACHE = {"disk_cache": True, "cache_dir": "", "cache_max_bytes": DEFAULT_CACHE_MAX_BYTES,
-          "log_compiles": False, "max_signatures": DEFAULT_MAX_SIGNATURES}
+          "log_compiles": False, "max_signatures": DEFAULT_MAX_SIGNATURES, "backend": "cpu"}
 
 
 def _set_cache(name: str, value) -> None:
@@ -183,6 +200,8 @@ def _set_cache(name: str, value) -> None:
         raise ConfigError(f"jitcore.config.log_compiles must be True or False, not {value!r}")
     if name == "max_signatures":
         check_max_signatures(value, "jitcore.config.max_signatures")
+    if name == "backend":
+        check_backend(value, "jitcore.config.backend")
     _CACHE[name] = value
 
 
@@ -240,6 +259,9 @@ class _ConfigModule(types.ModuleType):
                               lambda self, v: _set_cache("max_signatures", v),
                               doc="Signatures kept compiled per jitted function (the docstring).")
 
+    backend = property(lambda self: _CACHE["backend"], lambda self, v: _set_cache("backend", v),
+                       doc="The backend jit compiles for by default (see the module's docstring).")
+
     @property
     def traceback_filtering(self) -> bool:
         """Leave jitcore's own frames out of tracing errors' tracebacks (``jitcore/tracebacks.py``)."""
@@ -262,6 +284,7 @@ _set_cache("cache_dir", cache_dir_from_environment())
 _set_cache("cache_max_bytes", cache_max_bytes_from_environment())
 _set_cache("log_compiles", log_compiles_from_environment())
 _set_cache("max_signatures", max_signatures_from_environment())
+_set_cache("backend", backend_from_environment())
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)
 sys.modules[__name__].__class__ = _ConfigModule

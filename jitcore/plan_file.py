@@ -18,12 +18,16 @@ import struct
 import numpy as np
 
 from jitcore.codegen import plan as plan_module
+from jitcore.codegen.nvptx.kernels import LaunchShape
+from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import CompiledFunction
 
-# The dataclasses a file may name: those of codegen/plan.py, and nothing else.
+# The dataclasses a file may name: those of codegen/plan.py and the CUDA backend's plan, and
+# nothing else.
 _CLASSES = {cls.__name__: cls for cls in vars(plan_module).values()
             if isinstance(cls, type) and dataclasses.is_dataclass(cls)
             and cls.__module__ == plan_module.__name__}
+_CLASSES.update({cls.__name__: cls for cls in (GpuPlan, LaunchShape)})
 _LENGTH = struct.Struct("<Q")
 
 

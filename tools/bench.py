@@ -834,7 +834,13 @@ def main(argv: list[str] | None = None) -> int:
                         + " (default suite); " + ", ".join(math_names) + " (math suite); "
                         + ", ".join(workload_names) + " (workloads suite); " + ", ".join(loop_names)
                         + " (loops suite); " + ", ".join(program_names) + " (programs suite)")
+    parser.add_argument("--backend", choices=("cpu", "cuda"), default="cpu",
+                        help="cuda: the workloads on the GPU (tools/bench_cuda.py); default: cpu")
     opts = parser.parse_args(argv)
+    if opts.backend == "cuda":
+        import bench_cuda
+
+        return bench_cuda.run(opts)
     run_default, run_math = opts.suite in ("default", "all"), opts.suite in ("math", "all")
     run_workloads_suite = opts.suite in ("workloads", "all")
     run_loops = opts.suite in ("loops", "all")

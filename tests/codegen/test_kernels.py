@@ -30,6 +30,7 @@ from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.ir.attributes import numpy_dtype
+from tests.gpu_emulator import run_on_cuda
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import assert_matches, ulp_bound
 
@@ -61,7 +62,7 @@ def run_cpu_threaded(text: str, arrays: list[np.ndarray]) -> tuple:
         return _cpu_executable(text, contiguous, ARRAY_HEADER, split=True)(list(arrays))
 
 
-BACKENDS = {"cpu": run_cpu, "cpu-threads": run_cpu_threaded}
+BACKENDS = {"cpu": run_cpu, "cpu-threads": run_cpu_threaded, "cuda": run_on_cuda}
 
 
 @pytest.fixture(params=sorted(BACKENDS))

@@ -1,0 +1,110 @@
+"""The CUDA backend: a function to a ``GpuPlan`` whose kernels are one PTX module.
+
+``lower`` needs no GPU: it makes PTX for ``arch`` (the device's compute capability once the
+runtime has read it from the driver and called ``use_arch``; ``sm_80`` until then). Loading
+is the runtime's (``jitcore/cuda/``: the driver JIT-compiles the PTX), not an address in this
+process, so ``load`` refuses. Symbols are ``jit_<name>_<hash>`` of the emitted LLVM IR, as on
+the CPU; launch ``i`` runs ``<symbol>_k<i>``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import re
+
+import numpy as np
+from llvmlite import ir as ll
+
+from jitcore.codegen.errors import CodegenError
+from jitcore.codegen.host import STATUS, plan_function
+from jitcore.codegen.nvptx import kernels, target
+from jitcore.codegen.nvptx.plan import GpuPlan
+from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
+from jitcore.ir.core import Operation
+from jitcore.ir.dialects import array
+
+_UNHASHED = "0" * 16
+_PTX_NAME = re.compile(r"[^A-Za-z0-9_]")
+
+
+class UnsupportedOnGpuError(CodegenError):
+    """The function uses something the CUDA backend does not run (yet)."""
+
+
+class TrigArgumentRangeError(UnsupportedOnGpuError):
+    """A sin, cos or tan on the GPU met an argument beyond the math library's range."""
+
+
+class NvptxBackend:
+    name = "cuda"
+
+    def __init__(self):
+        self.arch = target.DEFAULT_ARCH
+
+    def use_arch(self, arch: str) -> None:
+        """Generate code for ``arch`` from now on (the runtime's device's)."""
+        self.arch = target.check_arch(arch)
+
+    def use_object_cache(self, cache) -> None:
+        """Nothing to keep: the GPU backend has no support code of its own."""
+
+    def magic(self) -> tuple[str, str, str]:
+        return target.TRIPLE, self.arch, target.ptx_features(self.arch)
+
+    def fingerprint(self) -> str:
+        return (f"block={kernels.BLOCK} max_blocks={kernels.MAX_BLOCKS} "
+                f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
+                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS}")
+
+    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
+        return self.lower_for(func, len(specs), options, self.arch)
+
+    def lower_for(self, func: Operation, n_args: int, options: LowerOptions, arch: str) -> GpuPlan:
+        """``func`` as PTX for ``arch``; every argument is passed C-contiguous (the runtime
+        copies it so)."""
+        _refuse_unsupported(func)
+        name = _PTX_NAME.sub("_", func.sym_name)  # PTX names: letters, digits, _ and $
+        draft = f"jit_{name}_{_UNHASHED}"
+        plan, ops = plan_function(func, self.name, draft, (True,) * n_args, None)
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if kernels.needs_status(op) and STATUS not in launch.operands:  # a trig kernel's report
+                plan.launches[i] = dataclasses.replace(launch, operands=(*launch.operands, STATUS))
+                plan.has_status = True
+        zeroed = []
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if kernels.shape_of(op).kind == "grid-reduce":  # its blocks' totals and their count
+                plan.buffers.append(((kernels.scratch_bytes(op),), np.dtype(np.uint8)))
+                zeroed.append(len(plan.buffers) - 1)
+                plan.launches[i] = dataclasses.replace(
+                    launch, operands=(*launch.operands, Storage("buffer", zeroed[-1])))
+        module = ll.Module(name=draft)
+        module.triple = target.TRIPLE
+        shapes = [kernels.emit_kernel(module, launch.kernel, op, options.fastmath)
+                  for launch, op in zip(plan.launches, ops)]
+        text = str(module)
+        symbol = f"jit_{name}_{hashlib.sha256((arch + text).encode()).hexdigest()[:16]}"
+        gpu = GpuPlan(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(CompiledFunction)})
+        gpu.symbol, gpu.arch, gpu.shapes, gpu.zeroed = symbol, arch, shapes, zeroed
+        gpu.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
+                        for launch in plan.launches]
+        gpu.llvm_ir = text.replace(draft, symbol)
+        optimized, ptx = target.compile_ptx(gpu.llvm_ir, arch)
+        gpu.optimized_llvm_ir = str(optimized)
+        gpu.object_code = ptx.encode()
+        return gpu
+
+    def load(self, plan: CompiledFunction) -> int:
+        raise CodegenError("a CUDA plan is loaded onto a GPU by jitcore's CUDA runtime "
+                           "(jitcore.cuda), not into this process")
+
+    def assembly(self, plan: CompiledFunction) -> str:
+        return plan.object_code.decode()
+
+
+def _refuse_unsupported(func: Operation) -> None:
+    for op in func.walk():
+        if isinstance(op, array.CallbackOp):
+            raise UnsupportedOnGpuError(
+                "jitcore's CUDA backend cannot call back into Python from the GPU "
+                "(debug_print, debug_callback): use backend='cpu' for this function")

@@ -1,0 +1,174 @@
+"""A ``GpuPlan`` run on the GPU: the plan's program walked in Python, each launch one
+``cuLaunchKernel``, each array in device memory.
+
+Arguments may be NumPy arrays (copied to the device for the call) or ``DeviceArray``s (used
+where they are); results are ``DeviceArray``s, so a loop of jitted calls keeps its data on the
+GPU until ``to_numpy()``. A loop or branch of the program reads its bounds or condition back
+from the device (a few bytes, a synchronisation) before deciding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+
+import numpy as np
+
+from jitcore import pytree
+from jitcore.codegen.host import STATUS
+from jitcore.codegen.kernel_body import INDEX_ERROR, ZERO_STEP
+from jitcore.codegen.mathlib import TRIG_ARGUMENT_LIMITS
+from jitcore.codegen.nvptx import TrigArgumentRangeError, UnsupportedOnGpuError
+from jitcore.codegen.nvptx.kernels import TRIG_ARGUMENT_RANGE
+from jitcore.codegen.nvptx.plan import GpuPlan
+from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
+from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
+from jitcore.cuda.driver import Driver, driver
+from jitcore.errors import LoopStepError
+from jitcore.ir.dialects import kernel
+
+SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
+
+_modules: dict[tuple[str, bytes], object] = {}  # (symbol, PTX digest) -> the loaded module
+_modules_lock = threading.Lock()
+
+
+def load_module(cuda: Driver, plan: GpuPlan):
+    """The plan's PTX loaded by the driver, once per process (one device)."""
+    key = (plan.symbol, hashlib.sha256(plan.object_code).digest())
+    with _modules_lock:
+        module = _modules.get(key)
+        if module is None:
+            module = _modules[key] = cuda.load_module(plan.object_code)
+        return module
+
+
+class CudaExecutable:
+    """A compiled function ready to call on the GPU; called as ``dispatch.Executable`` is."""
+
+    def __init__(self, plan: GpuPlan, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
+                 scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
+                 arguments: tuple[int, ...] = (), transposed: tuple[bool, ...] = ()):
+        if mutated:
+            raise UnsupportedOnGpuError(
+                "jitcore's CUDA backend does not write to arguments in place (x[i] = v, x += y, "
+                "out=): return the new value instead, or use backend='cpu'")
+        self.plan = plan
+        self.out_tree = out_tree
+        self.cuda = driver()
+        module = load_module(self.cuda, plan)
+        self.functions = [self.cuda.function(module, launch.kernel) for launch in plan.launches]
+        self.constants = [device_put(c).memory for c in plan.constants]
+        self.transposed = transposed or (False,) * len(plan.outputs)
+
+    def __call__(self, arrays: list, callers: list | None = None):
+        cuda, plan = self.cuda, self.plan
+        cuda.current()
+        where: dict[Storage, Allocation] = {}
+        dtypes: dict[Storage, np.dtype] = {}
+        for i, a in enumerate(arrays):
+            on_device = a if isinstance(a, DeviceArray) and not a.transposed else device_put(np.asarray(a))
+            where[Storage("input", i)], dtypes[Storage("input", i)] = on_device.memory, on_device.dtype
+        for i, (shape, dtype) in enumerate(plan.buffers):
+            where[Storage("buffer", i)] = Allocation(cuda, int(np.prod(shape)) * dtype.itemsize)
+            dtypes[Storage("buffer", i)] = dtype
+        for i in plan.zeroed:  # a grid reduction's scratch: its count of finished blocks starts at 0
+            cuda.zero(where[Storage("buffer", i)].pointer, int(np.prod(plan.buffers[i][0])))
+        for i, memory in enumerate(self.constants):
+            where[Storage("constant", i)], dtypes[Storage("constant", i)] = memory, plan.constants[i].dtype
+        if plan.has_status:
+            where[STATUS] = Allocation(cuda, 32)
+            cuda.zero(where[STATUS].pointer, 32)
+        self._steps(plan.program, where)
+        cuda.synchronize()
+        if plan.has_status:
+            self._check_status(where[STATUS])
+        outputs = []
+        for (storage, shape), turn in zip(plan.outputs, self.transposed):
+            outputs.append(DeviceArray(where[storage], shape[::-1] if turn else shape, dtypes[storage], turn))
+        return pytree.unflatten(self.out_tree, outputs)
+
+    # -- the program -----------------------------------------------------------------------
+    def _steps(self, steps, where: dict, in_loop: bool = False) -> None:
+        cuda = self.cuda
+        for step in steps:
+            if isinstance(step, Run):
+                launch, shape = self.plan.launches[step.launch], self.plan.shapes[step.launch]
+                cuda.launch(self.functions[step.launch], shape.grid, shape.block,
+                            [where[s].pointer for s in launch.operands])
+                if in_loop and STATUS in launch.operands:
+                    self._check_status(where[STATUS])  # a bad index stops the loop, as on the CPU
+            elif isinstance(step, Copy):
+                cuda.copy(where[step.target].pointer, where[step.source].pointer, step.nbytes)
+            elif isinstance(step, ForLoop):
+                self._for(step, where)
+            elif isinstance(step, WhileLoop):
+                originals = self._originals(step.swaps, where)
+                while True:
+                    self._steps(step.before, where, True)
+                    if not self._read(where[step.condition], np.bool_):
+                        break
+                    self._steps(step.body, where, True)
+                    self._trade(step.swaps, where)
+                self._restore(step.swaps, where, originals)
+            elif isinstance(step, Branch):
+                chosen = step.then if self._read(where[step.condition], np.bool_) else step.otherwise
+                self._steps(chosen, where, in_loop)
+            else:
+                raise UnsupportedOnGpuError(f"jitcore's CUDA backend cannot run the step {step!r}")
+
+    def _for(self, step: ForLoop, where: dict) -> None:
+        lower, upper, by = (int(self._read(where[s], np.int64)) for s in (step.lower, step.upper, step.step))
+        if by == 0 and step.check_step:
+            raise LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+        originals = self._originals(step.swaps, where)
+        iv = lower
+        while iv < upper if by > 0 else iv > upper:
+            value = np.array(iv, np.int64)
+            self.cuda.to_device(where[step.iv].pointer, value.ctypes.data, 8)
+            self._steps(step.body, where, True)
+            self._trade(step.swaps, where)
+            iv += by
+        self._restore(step.swaps, where, originals)
+
+    @staticmethod
+    def _originals(swaps, where: dict) -> list:
+        return [(where[s.target], where[s.source]) for s in swaps]
+
+    @staticmethod
+    def _trade(swaps, where: dict) -> None:
+        """Each swap's two buffers exchange roles at the end of an iteration."""
+        for s in swaps:
+            where[s.target], where[s.source] = where[s.source], where[s.target]
+
+    def _restore(self, swaps, where: dict, originals: list) -> None:
+        """After the loop, a carried value that ended in the other buffer is copied home."""
+        for s, (target, source) in zip(swaps, originals):
+            if where[s.target] is not target:
+                self.cuda.copy(target.pointer, where[s.target].pointer, s.nbytes)
+            where[s.target], where[s.source] = target, source
+
+    def _read(self, memory: Allocation, dtype):
+        value = np.zeros((), dtype)
+        self.cuda.to_host(value.ctypes.data, memory.pointer, value.nbytes)  # waits for the launches
+        return value[()]
+
+    def _check_status(self, memory: Allocation) -> None:
+        words = np.zeros(4, np.int64)
+        self.cuda.to_host(words.ctypes.data, memory.pointer, 32)
+        flag, index, axis, size = words.tolist()
+        if flag == 0:
+            return
+        if flag == SINGULAR_MATRIX:
+            raise np.linalg.LinAlgError("Singular matrix")
+        if flag == ZERO_STEP:
+            raise LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+        if flag == TRIG_ARGUMENT_RANGE:
+            limits = ", ".join(f"{abs_x:g} ({kind})" for kind, abs_x in TRIG_ARGUMENT_LIMITS.items())
+            raise TrigArgumentRangeError(
+                f"sin, cos or tan of an argument beyond the GPU math library's range (|x| <= {limits}): "
+                "jitcore's CUDA backend cannot compute it accurately yet; reduce the argument first "
+                "(np.remainder(x, 2 * np.pi)) or use backend='cpu'")
+        if flag == INDEX_ERROR:
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+        raise UnsupportedOnGpuError(f"the GPU kernel reported an unknown status {flag}")

@@ -1,0 +1,237 @@
+"""The CUDA backend's code without a GPU: PTX for every op family, assembled by ``ptxas``.
+
+Each family is one jitted function returning several results (one LLVM compile, one PTX
+module); its PTX is made for ``sm_80`` and for ``sm_90`` and each is assembled by ``ptxas
+-arch=<that arch>`` where ``ptxas`` is on PATH, which catches PTX that the driver would refuse.
+The tests also check which schedule each kernel got (``codegen/nvptx/kernels.py``) and that the
+PTX calls nothing outside itself (no libm: the math library is inline code). Running the code
+is ``tests/jitcore/test_cuda_runtime.py``'s, where a GPU is present.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from llvmlite import ir as ll
+
+import jitcore as jc
+from jitcore.codegen import mathlib
+from jitcore.codegen.backend import backend_for
+from jitcore.codegen.nvptx import kernels, target
+
+ARCHS = ("sm_80", "sm_90")
+PTXAS = shutil.which("ptxas")
+needs_ptxas = pytest.mark.skipif(PTXAS is None, reason="ptxas (CUDA toolkit) is not on PATH: "
+                                 "PTX is generated but not assembled")
+
+
+@contextlib.contextmanager
+def arch(name: str):
+    backend = backend_for("cuda")
+    saved = backend.arch
+    backend.use_arch(name)
+    try:
+        yield
+    finally:
+        backend.arch = saved
+
+
+def gpu_plan(f, *args, arch_name: str = "sm_80", **jit_kwargs):
+    with arch(arch_name):
+        return jc.jit(f, backend="cuda", **jit_kwargs).lower(*args).plan()
+
+
+def assemble(ptx: str, arch_name: str, tmp_path) -> None:
+    path = tmp_path / f"{arch_name}.ptx"
+    path.write_text(ptx)
+    done = subprocess.run([PTXAS, f"-arch={arch_name}", str(path), "-o", str(tmp_path / "out.cubin")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"ptxas -arch={arch_name} refused the PTX:\n{done.stderr}"
+
+
+def check_family(f, args, tmp_path, kinds: set[str], **jit_kwargs) -> None:
+    """``f``'s PTX for each arch: its kernels' schedules include ``kinds``, it is self-contained,
+    and ptxas assembles it (where it is installed)."""
+    for arch_name in ARCHS:
+        plan = gpu_plan(f, *args, arch_name=arch_name, **jit_kwargs)
+        assert plan.target == "cuda" and plan.arch == arch_name
+        assert f".target {arch_name}" in plan.ptx
+        assert kinds <= {shape.kind for shape in plan.shapes}, [s.kind for s in plan.shapes]
+        assert len(plan.shapes) == len(plan.launches)
+        assert ".extern" not in plan.ptx, "the PTX calls a function it does not define (libm?)"
+        for launch in plan.launches:
+            assert f".entry {launch.kernel}(" in plan.ptx
+        if PTXAS is not None:
+            assemble(plan.ptx, arch_name, tmp_path)
+
+
+RNG = np.random.default_rng(0)
+X32 = RNG.standard_normal((40, 30)).astype(np.float32)
+X64 = RNG.standard_normal((6, 5, 70)).astype(np.float64)
+I64 = RNG.integers(-50, 50, (40, 30))
+
+
+@needs_ptxas
+def test_elementwise_family(tmp_path):
+    def f(x, y, i):
+        j = i // 7 + i % 5 - (i << 2) + (i >> 1)
+        b = (x > 0) & ~(y < 0.5) | (x == y)
+        return (x * y - x / (y + 3), np.where(b, x, -y), np.abs(x), np.floor(x) + np.ceil(y),
+                np.sqrt(np.abs(x)), x.astype(np.int32), j.astype(np.float64), np.maximum(x, y),
+                np.remainder(x, 1.5), x.T + y.T, (x + 1j * y).conj(), np.float16(1) + x.astype(np.float16))
+
+    check_family(f, (X32, X32 + 1, I64), tmp_path, {"elementwise"})
+
+
+def _math_module(kind: str) -> str:
+    """One kernel calling every function of the math library on ``kind`` (f32 or f64)."""
+    t = ll.FloatType() if kind == "f32" else ll.DoubleType()
+    module = ll.Module()
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ll.PointerType()] * 2), f"math_{kind}")
+    fn.calling_convention = "ptx_kernel"
+    b = ll.IRBuilder(fn.append_basic_block())
+    x = b.load(fn.args[0], typ=t)
+    y = b.load(b.gep(fn.args[0], [ll.Constant(ll.IntType(64), 1)], source_etype=t), typ=t)
+    names = sorted(mathlib.SUPPORTED_UNARY) + sorted(mathlib.SUPPORTED_BINARY)
+    for k, name in enumerate(names):
+        value = (mathlib.emit_unary(b, name, x) if name in mathlib.SUPPORTED_UNARY
+                 else mathlib.emit_binary(b, name, x, y))
+        b.store(value, b.gep(fn.args[1], [ll.Constant(ll.IntType(64), k)], source_etype=t))
+    for name in sorted(mathlib.FAST_UNARY):
+        b.store(mathlib.emit_unary(b, name, x, fast=True), fn.args[1])
+    b.ret_void()
+    return str(module)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+def test_every_math_function(kind, tmp_path):
+    """Every function of ``codegen/mathlib.py`` (accurate and fast variants): PTX with no
+    calls (NVPTX has no libm), assembled for each arch."""
+    text = _math_module(kind)
+    for arch_name in ARCHS:
+        _, ptx = target.compile_ptx(text, arch_name)
+        assert ".extern" not in ptx and "call" not in ptx.split(".entry")[1]
+        assemble(ptx, arch_name, tmp_path)
+
+
+@needs_ptxas
+def test_math_through_jit(tmp_path):
+    """The math functions as NumPy calls them, f32 and f64, through the whole pipeline."""
+    def f(x, y):
+        return np.exp(x), np.log(np.abs(x) + 1), np.sin(x), np.arctan2(x, y), np.power(np.abs(x), y)
+
+    check_family(f, (X32, X32 * 0.5), tmp_path, {"elementwise"})
+    check_family(f, (X64, X64 * 0.5), tmp_path, {"elementwise"})
+
+
+@needs_ptxas
+def test_reductions_along_each_axis(tmp_path):
+    def f(x, i):
+        return (x.sum(axis=0), x.sum(axis=1), x.sum(axis=2), x.sum(), x.max(axis=1), x.min(),
+                x.prod(axis=(0, 2)), x.argmax(), x.argmin(axis=2), i.sum(), (i > 3).any(axis=0),
+                (x + 1j).sum(), i.max())
+
+    check_family(f, (X64, I64), tmp_path, {"block-reduce", "thread-reduce"})
+    big = np.ones(1 << 16, np.float32)
+    check_family(lambda x: (x.sum(), x.argmax(), (x + 1j).sum(), (x > 0).all()), (big,), tmp_path,
+                 {"grid-reduce"})
+
+
+def test_reduction_schedules():
+    """A long reduction is a block's (one combine order for all devices); a short one, or one
+    whose combine cannot be reordered, one thread's per result."""
+    big = np.ones((4, 5000), np.float32)
+    shapes = lambda f, *a: [s.kind for s in gpu_plan(f, *a).shapes]  # noqa: E731
+    assert shapes(lambda x: x.sum(axis=1), big) == ["block-reduce"]
+    assert shapes(lambda x: x.sum(), np.ones(kernels.GRID_REDUCE_MIN)) == ["grid-reduce"]
+    assert shapes(lambda x: x.sum(), big) == ["block-reduce"]
+    assert shapes(lambda x: x.argmax(axis=1), big) == ["block-reduce"]
+    assert shapes(lambda x: x.sum(axis=0), big) == ["thread-reduce"]
+    assert shapes(lambda x: np.cumsum(x, axis=1), big) == ["serial"]
+    assert kernels.merging_of is not None and kernels.BLOCK % kernels.WARP == 0
+
+
+@needs_ptxas
+def test_rowwise_softmax(tmp_path):
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    check_family(softmax, (np.ones((8, 3000), np.float32),), tmp_path, {"block-reduce", "elementwise"})
+
+
+@needs_ptxas
+def test_gather_and_scatter(tmp_path):
+    def f(x, idx, v):
+        y = x.copy()
+        y[idx] = v
+        return x[idx], x[:, idx], y, x[x > 0].sum(), np.take(x, idx, axis=1)
+
+    check_family(f, (X32, np.array([3, 1, 4, 1, 5]), np.float32(2.5)), tmp_path, {"serial"})
+
+
+@needs_ptxas
+def test_matmul(tmp_path):
+    check_family(lambda a, b, i: (a @ b, i @ i.T, np.einsum("ij,kj->ik", a, a)),
+                 (X32, X32.T.copy(), I64), tmp_path, {"thread-reduce"})
+
+
+@needs_ptxas
+def test_control_flow_and_scans(tmp_path):
+    def f(x, n):
+        def step(k, carry):
+            return carry * 0.5 + x[k % 3]
+
+        total = jc.fori_loop(0, n, step, np.zeros(x.shape[1], x.dtype))
+        count = 0
+        m = x[0, 0]
+        while m < 100.0:  # a scalar loop in a kernel body
+            m = m * 2.0 + 1.0
+            count += 1
+        return total, np.cumsum(x, axis=0), count, m
+
+    check_family(f, (np.abs(X32) + 1, 5), tmp_path, {"serial"})
+
+
+def test_dump_ir_ptx_stage():
+    """``dump-ir --stage ptx`` reaches the backend: PTX for the arch asked for, on any machine."""
+    from jitcore.codegen.nvptx.dump import ptx_text
+
+    x = np.ones(8, np.float32)
+    lowered = jc.jit(lambda a: a * 2, backend="cuda").lower(x)
+    text = ptx_text(lowered.optimized(), "sm_90")
+    assert ".target sm_90" in text and ".entry" in text
+    with pytest.raises(jc.JitcoreError, match="unknown GPU architecture"):
+        ptx_text(lowered.optimized(), "gfx90a")
+
+
+def test_unsupported_on_gpu_is_refused():
+    def f(x):
+        jc.debug_print("x={}", x)
+        return x + 1
+
+    with pytest.raises(jc.JitcoreError, match="cannot call back into Python"):
+        gpu_plan(f, np.ones(3))
+
+
+def test_dump_ir_tool_prints_ptx(tmp_path):
+    """``dump-ir file.py:f --stage ptx --gpu-arch sm_90``, run as a user would."""
+    import os
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    source = tmp_path / "prog.py"
+    source.write_text("import numpy as np\n\ndef g(x):\n    return np.tanh(x).sum(axis=1)\n")
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    done = subprocess.run([sys.executable, str(repo / "tools" / "dump-ir"), f"{source}:g", "--args",
+                           "f32[4x2000]", "--stage", "ptx", "--gpu-arch", "sm_90"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "// ===== stage: ptx (sm_90) =====" in done.stdout and ".target sm_90" in done.stdout
+    assert "shfl.sync.down" in done.stdout  # the row sums are block reductions

@@ -1,0 +1,426 @@
+"""The CUDA runtime (``jitcore/cuda/``): the driver binding's error translation and the "no
+driver" path, checked everywhere with stand-ins for ``libcuda``; device arrays on a stand-in
+device; and jitted functions run on a real GPU against NumPy, where one is present (skipped
+elsewhere, with the reason)."""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import config
+from jitcore.cuda import device_array
+from jitcore.cuda import driver as cuda_driver
+from jitcore.cuda.driver import CudaDriverError, Driver, NoCudaDriverError
+from jitcore.errors import ConfigError
+from tests.oracle import assert_matches, ulp_bound
+
+ERRORS = {100: (b"CUDA_ERROR_NO_DEVICE", b"no CUDA-capable device is detected"),
+          218: (b"CUDA_ERROR_INVALID_PTX", b"a PTX JIT compilation failed")}
+
+
+def _out(ref, value) -> int:
+    ref._obj.value = value  # what the driver writes through a pointer argument
+    return 0
+
+
+class FakeLibcuda:
+    """Stands in for libcuda.so: one device of compute capability 9.0; ``fail`` maps a call's
+    name to the CUresult it returns."""
+
+    def __init__(self, fail=None, devices=1):
+        self.fail = fail or {}
+        self.devices = devices
+        self.calls = []
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args):
+            self.calls.append(name)
+            if name in self.fail:
+                return self.fail[name]
+            return getattr(self, "_" + name, lambda *a: 0)(*args)
+
+        return call
+
+    def _cuGetErrorName(self, code, ref):
+        return _out(ref, ERRORS[code][0]) if code in ERRORS else 500
+
+    def _cuGetErrorString(self, code, ref):
+        return _out(ref, ERRORS[code][1]) if code in ERRORS else 500
+
+    def _cuDeviceGetCount(self, ref):
+        return _out(ref, self.devices)
+
+    def _cuDeviceGetAttribute(self, ref, attribute, device):
+        return _out(ref, {75: 9, 76: 0}[attribute])
+
+
+def test_driver_reads_the_compute_capability():
+    lib = FakeLibcuda()
+    cuda = Driver(lib)
+    assert cuda.capability == (9, 0)
+    assert lib.calls[:4] == ["cuInit", "cuDeviceGetCount", "cuDeviceGet", "cuDevicePrimaryCtxRetain"]
+
+
+def test_every_failure_carries_the_drivers_name_and_description():
+    cuda = Driver(FakeLibcuda(fail={"cuModuleLoadData": 218}))
+    with pytest.raises(CudaDriverError) as info:
+        cuda.load_module(b".version 8.0")
+    e = info.value
+    assert isinstance(e, jc.JitcoreError)
+    assert (e.call, e.code, e.name) == ("cuModuleLoadData", 218, "CUDA_ERROR_INVALID_PTX")
+    assert "cuModuleLoadData failed: CUDA_ERROR_INVALID_PTX (218): a PTX JIT compilation failed" in str(e)
+    with pytest.raises(CudaDriverError, match="CUDA_ERROR_NO_DEVICE"):
+        Driver(FakeLibcuda(fail={"cuInit": 100}))
+    unknown = Driver(FakeLibcuda(fail={"cuMemAlloc_v2": 999}))
+    with pytest.raises(CudaDriverError, match=r"cuMemAlloc failed: CUDA_ERROR_UNKNOWN \(999\)"):
+        unknown.allocate(16)
+
+
+def test_a_driver_without_a_gpu_is_no_driver():
+    with pytest.raises(NoCudaDriverError, match="found no GPU; use backend='cpu'"):
+        Driver(FakeLibcuda(devices=0))
+
+
+@pytest.fixture
+def no_driver(monkeypatch):
+    """A process in which libcuda cannot be found (whatever this machine has)."""
+    monkeypatch.setattr(cuda_driver, "LIBRARIES", ("libcuda-not-installed.so.1",))
+    monkeypatch.setattr(cuda_driver.ctypes.util, "find_library", lambda name: None)
+    monkeypatch.setattr(cuda_driver, "_driver", None)
+
+
+def test_backend_cuda_without_a_driver_is_a_clear_error(no_driver):
+    x = np.arange(4.0)
+    with pytest.raises(NoCudaDriverError, match=r"no CUDA driver \(libcuda.so\) found: .*use backend='cpu'"):
+        jc.jit(lambda a: a * 2, backend="cuda")(x)
+    with pytest.raises(jc.JitcoreError, match="no CUDA driver"):
+        jc.device_put(x)
+    assert_matches(jc.jit(lambda a: a * 2)(x), x * 2)  # everything else works
+    assert ".entry" in jc.jit(lambda a: a * 2, backend="cuda").lower(x).as_text("asm")  # PTX still
+
+
+def test_config_backend(monkeypatch):
+    assert config.backend_from_environment({}) == "cpu"
+    assert config.backend_from_environment({"JITCORE_BACKEND": "CUDA"}) == "cuda"
+    with pytest.raises(ConfigError, match="JITCORE_BACKEND must be one of 'cpu', 'cuda', not 'tpu'"):
+        config.backend_from_environment({"JITCORE_BACKEND": "tpu"})
+    with pytest.raises(ConfigError):
+        config.backend = "gpu"
+    monkeypatch.setattr(config, "backend", "cuda")
+    assert jc.jit(lambda a: a).options.target == "cuda"
+    assert jc.jit(lambda a: a, backend="cpu").options.target == "cpu"
+    with pytest.raises(jc.JitcoreError, match="unknown compilation target 'tpu'"):
+        jc.jit(lambda a: a, backend="tpu")
+
+
+class FakeDevice:
+    """Device memory as host buffers, for DeviceArray's bookkeeping without a GPU."""
+
+    def __init__(self):
+        self.memory, self.next = {}, itertools.count(4096, 4096)
+
+    def allocate(self, nbytes):
+        pointer = next(self.next)
+        self.memory[pointer] = ctypes.create_string_buffer(max(1, nbytes))
+        return pointer
+
+    def free(self, pointer):
+        del self.memory[pointer]
+
+    def to_device(self, pointer, host, nbytes):
+        ctypes.memmove(self.memory[pointer], host, nbytes)
+
+    def to_host(self, host, pointer, nbytes):
+        ctypes.memmove(host, self.memory[pointer], nbytes)
+
+    def synchronize(self):
+        pass
+
+
+def test_device_arrays_round_trip(monkeypatch):
+    device = FakeDevice()
+    monkeypatch.setattr(device_array, "driver", lambda: device)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
+    d = jc.device_put(x)
+    assert isinstance(d, jc.DeviceArray) and jc.device_put(d) is d
+    assert (d.shape, d.dtype, d.ndim, d.size, d.nbytes, len(d)) == ((3, 2), np.float32, 2, 6, 24, 3)
+    assert_matches(d.to_numpy(), x)
+    assert_matches(np.asarray(d), x)
+    assert_matches(np.asarray(d, dtype=np.float64), x.astype(np.float64))
+    turned = device_array.DeviceArray(d.memory, (2, 3), d.dtype, transposed=True)
+    assert_matches(turned.to_numpy(), x.T)
+    assert_matches(jc.jit(lambda a: a * 2)(d), x * 2)  # the CPU backend takes it as its values
+    del d, turned
+    assert not device.memory  # freed with the last array that used it
+
+
+# -- on a GPU ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def gpu():
+    from jitcore import cuda
+
+    try:
+        return cuda.require()
+    except NoCudaDriverError as e:
+        pytest.skip(f"no GPU to run on: {e}")
+
+
+RNG = np.random.default_rng(1)
+
+
+def on_gpu(f, *args, **kwargs):
+    out = jc.jit(f, backend="cuda", **kwargs)(*args)
+    return [np.asarray(o) for o in out] if isinstance(out, tuple) else np.asarray(out)
+
+
+def test_elementwise_and_math_on_gpu(gpu):
+    for dtype in (np.float32, np.float64):
+        x = RNG.standard_normal(100_003).astype(dtype)
+        for name in ("exp", "log", "tanh", "sin", "cos", "arctan", "expm1", "cbrt"):
+            fn = getattr(np, name)
+            arg = np.abs(x) + 0.5 if name == "log" else x
+            assert_matches(on_gpu(fn, arg), fn(arg), ulp_bound(name, dtype),
+                           context=f"{name} {dtype.__name__}")
+        assert_matches(on_gpu(lambda a: a * 2 + 1, x), x * 2 + 1)
+
+
+@pytest.mark.parametrize("shape", [(3, 5000), (500, 7), (6, 5, 300)])
+def test_reductions_on_gpu(gpu, shape):
+    x = RNG.standard_normal(shape)
+    for axis in [None, *range(len(shape))]:
+        np.testing.assert_allclose(on_gpu(lambda a, axis=axis: a.sum(axis=axis), x), x.sum(axis=axis),
+                                   rtol=1e-12, atol=1e-12)
+        assert_matches(on_gpu(lambda a, axis=axis: a.max(axis=axis), x), x.max(axis=axis))
+        assert_matches(on_gpu(lambda a, axis=axis: a.argmin(axis=axis), x), x.argmin(axis=axis))
+    i = RNG.integers(-9, 9, shape)
+    assert_matches(on_gpu(lambda a: a.sum(axis=-1), i), i.sum(axis=-1))
+
+
+def test_softmax_matmul_gather_on_gpu(gpu):
+    x = RNG.standard_normal((64, 3000)).astype(np.float32)
+
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    np.testing.assert_allclose(on_gpu(softmax, x), softmax(x), rtol=1e-5, atol=1e-7)
+    a, b = RNG.standard_normal((70, 90)), RNG.standard_normal((90, 40))
+    np.testing.assert_allclose(on_gpu(lambda p, q: p @ q, a, b), a @ b, rtol=1e-12)
+    idx = RNG.integers(-3000, 3000, 500)
+    assert_matches(on_gpu(lambda p, k: p[:, k], x, idx), x[:, idx])
+    with pytest.raises(IndexError, match="index 3000 is out of bounds for axis 1 with size 3000"):
+        on_gpu(lambda p, k: p[:, k], x, np.array([3000]))
+
+
+def test_a_loop_keeps_its_data_on_the_gpu(gpu):
+    step = jc.jit(lambda u: 0.5 * (u + np.roll(u, 1)), backend="cuda")
+    u0 = RNG.standard_normal(10_000)
+    u, expected = jc.device_put(u0), u0
+    for _ in range(20):
+        u, expected = step(u), 0.5 * (expected + np.roll(expected, 1))
+    assert isinstance(u, jc.DeviceArray)
+    np.testing.assert_allclose(u.to_numpy(), expected, rtol=1e-12)
+
+    def loop(v, n):
+        return jc.fori_loop(0, n, lambda k, c: c * 0.5 + v, np.zeros_like(v)), np.cumsum(v)
+
+    total, running = on_gpu(loop, u0, 7)
+    np.testing.assert_allclose(total, sum(u0 * 0.5 ** k for k in range(7)), rtol=1e-12)
+    np.testing.assert_allclose(running, np.cumsum(u0), rtol=1e-9)
+
+
+def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
+    """``bench.py --backend cuda`` on a machine without a GPU: one line, exit status 0."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import bench
+
+    assert bench.main(["--backend", "cuda"]) == 0
+    assert "no GPU present (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
+
+
+# -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
+@pytest.fixture
+def emulated(monkeypatch):
+    """The emulated device, with blocks of 64 threads (2 warps) rather than 256: the same code
+    paths, a quarter of the emulated threads."""
+    from jitcore.codegen.nvptx import kernels
+    from jitcore.cuda import executable
+    from tests.gpu_emulator import device
+
+    monkeypatch.setattr(kernels, "BLOCK", 64)
+    monkeypatch.setattr(kernels, "WARPS", 2)
+    emulator = device()
+    monkeypatch.setattr(cuda_driver, "_driver", emulator)
+    monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
+    emulator.launches.clear()
+    return emulator
+
+
+def run_emulated(f, *args):
+    out = jc.jit(f, backend="cuda")(*args)
+    return tuple(np.asarray(o) for o in out) if isinstance(out, tuple) else np.asarray(out)
+
+
+def test_elementwise_and_thread_reductions_emulated(emulated):
+    x = RNG.standard_normal((37, 300)).astype(np.float32)
+    i = RNG.integers(-9, 9, (37, 300))
+
+    def f(a, k):
+        return np.tanh(a) * 2, a.T + 1, a.sum(axis=0), k.max(axis=0), np.cumsum(k, axis=1), a[:, ::-1]
+
+    got = run_emulated(f, x, i)
+    expected = f(x, i)
+    assert_matches(got[0], expected[0], ulp_bound("tanh", np.float32) + 1)
+    for g, e in zip(got[1:], expected[1:]):
+        if e.dtype.kind == "f":
+            np.testing.assert_allclose(g, e, rtol=1e-5)
+        else:
+            assert_matches(g, e)
+    assert got[1].shape == (300, 37)
+    assert {grid for _, grid, _ in emulated.launches} >= {1, 174}  # 37*300 points on 64 threads
+
+
+def test_block_reductions_emulated(emulated):
+    """Warp shuffles, shared memory and the barrier: a sum, an argmax (ties to the first), an
+    integer and a complex sum of rows long enough for a block each, and the documented
+    combination order."""
+    from jitcore.codegen.nvptx import kernels
+
+    x = RNG.standard_normal((2, 3001))
+    x[1, [700, 2900]] = 9.0  # a tie: the first index wins
+    i = RNG.integers(-100, 100, (2, 3001))
+    got = run_emulated(lambda a, k: (a.sum(axis=1), a.argmax(axis=1), (k + 1j * a).sum(axis=1),
+                                     k.max(axis=1)), x, i)
+    assert_matches(got[3], i.max(axis=1))
+    np.testing.assert_allclose(got[0], x.sum(axis=1), rtol=1e-13)
+    assert_matches(got[1], x.argmax(axis=1))
+    np.testing.assert_allclose(got[2], (i + 1j * x).sum(axis=1), rtol=1e-13)
+    assert all(block == kernels.BLOCK and grid == 2 for _, grid, block in emulated.launches)
+    # the order: per thread strided partials, lanes folded 16, 8, 4, 2, 1, then the warps' slots
+    block = kernels.BLOCK
+    partials = [sum(x[0, t::block].tolist(), 0.0) for t in range(block)]
+    for width in (32, kernels.WARPS):
+        groups = [partials[k:k + width] for k in range(0, len(partials), width)]
+        folded = []
+        for lanes in groups:
+            lanes = list(lanes)
+            step = width // 2
+            while step:
+                lanes = [lanes[j] + lanes[j + step] if j + step < width else lanes[j] for j in range(width)]
+                step //= 2
+            folded.append(lanes[0])
+        partials = folded
+    assert got[0][0] == partials[0]  # bit for bit
+
+
+def test_program_steps_emulated(emulated):
+    """Loops, branches and buffer swaps walked by the runtime; softmax; gathers and their errors."""
+    x = RNG.standard_normal((3, 2000)).astype(np.float32)
+
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    np.testing.assert_allclose(run_emulated(softmax, x), softmax(x), rtol=1e-5, atol=1e-8)
+
+    def loop(v, n):
+        return jc.fori_loop(0, n, lambda k, c: c * 0.5 + v, np.zeros_like(v))
+
+    v = RNG.standard_normal(300)
+    np.testing.assert_allclose(run_emulated(loop, v, 6), sum(v * 0.5 ** k for k in range(6)), rtol=1e-12)
+
+    def branchy(v):
+        total = v.sum()
+        while total < 1000.0:
+            total = total * 2.0 + 1.0
+        if total > 1500.0:
+            v = v * 2
+        return v, total
+
+    w = np.abs(RNG.standard_normal(50)) + 0.1
+    expected_total = w.sum()
+    while expected_total < 1000.0:
+        expected_total = expected_total * 2.0 + 1.0
+    got_v, got_total = run_emulated(branchy, w)
+    np.testing.assert_allclose(got_total, expected_total, rtol=1e-12)
+    assert_matches(got_v, w * 2 if expected_total > 1500.0 else w)
+    idx = np.array([5, -1, 7])
+    assert_matches(run_emulated(lambda a, k: a[:, k], x, idx), x[:, idx])
+    with pytest.raises(IndexError, match="index 2000 is out of bounds for axis 1 with size 2000"):
+        run_emulated(lambda a, k: a[:, k], x, np.array([3, 2000]))
+    a, b = RNG.standard_normal((9, 40)), RNG.standard_normal((40, 5))
+    np.testing.assert_allclose(run_emulated(lambda p, q: p @ q, a, b), a @ b, rtol=1e-12)
+
+
+def test_device_arrays_stay_on_the_device_emulated(emulated):
+    step = jc.jit(lambda u: 0.5 * (u + np.roll(u, 1)), backend="cuda")
+    u0 = RNG.standard_normal(1000)
+    u, expected = jc.device_put(u0), u0
+    for _ in range(3):
+        u, expected = step(u), 0.5 * (expected + np.roll(expected, 1))
+        assert isinstance(u, jc.DeviceArray) and u.shape == (1000,)
+    np.testing.assert_allclose(u.to_numpy(), expected, rtol=1e-12)
+    turned = jc.jit(lambda m: (m * 2).T, backend="cuda")(np.arange(6.0).reshape(2, 3))
+    assert turned.shape == (3, 2) and isinstance(turned, jc.DeviceArray)
+    assert_matches(np.asarray(turned), (np.arange(6.0).reshape(2, 3) * 2).T)
+    assert_matches(run_emulated(lambda m: m + 1, turned), (np.arange(6.0).reshape(2, 3) * 2).T + 1)
+
+
+def test_trig_beyond_the_math_librarys_range_raises_emulated(emulated):
+    """The CPU recomputes sin, cos and tan of huge arguments with libm; the GPU has none, so it
+    raises rather than return NaN, also from a block reduction (whose threads all go on)."""
+    from jitcore.codegen.nvptx import TrigArgumentRangeError
+
+    x = RNG.standard_normal((1, 1500))
+    np.testing.assert_allclose(run_emulated(lambda a: np.sin(a).sum(axis=1), x), np.sin(x).sum(axis=1),
+                               rtol=1e-13)
+    x[0, 700] = 1e20
+    with pytest.raises(TrigArgumentRangeError, match="beyond the GPU math library's range"):
+        run_emulated(lambda a: np.sin(a).sum(axis=1), x)
+    with pytest.raises(jc.JitcoreError, match="use backend='cpu'"):
+        run_emulated(np.cos, np.array([1.0, np.float32(3e5)], np.float32))
+
+
+def test_cuda_plans_go_through_the_disk_cache_emulated(emulated):
+    """A second jitted function of the same code loads its plan (PTX and launch shapes) from
+    the disk cache: no passes, no LLVM."""
+    def f(a):
+        return np.exp(a).sum(axis=1)
+
+    x = RNG.standard_normal((2, 1500))
+    first = jc.jit(f, backend="cuda")
+    np.testing.assert_allclose(np.asarray(first(x)), f(x), rtol=1e-13)
+    again = jc.jit(f, backend="cuda")
+    np.testing.assert_allclose(np.asarray(again(x)), f(x), rtol=1e-13)
+    assert (first.cache_info().from_disk, again.cache_info().from_disk) == (0, 1)
+    assert jc.jit(f)(x).dtype == np.float64  # the CPU's entry is another one
+
+
+def test_grid_reductions_emulated(emulated, monkeypatch):
+    """A reduction to one value over many blocks: each block's total in the scratch buffer, the
+    last block folding them in block order; again in a loop (the count is reset). Smaller
+    thresholds than the real ones keep the emulated blocks few."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "GRID_REDUCE_MIN", 4096)
+    monkeypatch.setattr(kernels, "GRID_POINTS", 1024)
+    x = RNG.standard_normal(5000)
+    x[[10, 4500]] = 7.0  # a tie across blocks: the first index wins
+    got = run_emulated(lambda a: (a.sum(), a.argmax(), (a > 0).sum()), x)
+    np.testing.assert_allclose(got[0], x.sum(), rtol=1e-12)
+    assert_matches(got[1], x.argmax())
+    assert_matches(got[2], (x > 0).sum())
+    plan = jc.jit(lambda a: a.sum(), backend="cuda").lower(x).plan()
+    assert [(s.kind, s.grid) for s in plan.shapes] == [("grid-reduce", 4)]
+    looped = run_emulated(lambda a, n: jc.fori_loop(0, n, lambda k, c: c + (a * k).sum(), 0.0), x, 3)
+    np.testing.assert_allclose(looped, 3 * x.sum(), rtol=1e-12)  # (0 + 1 + 2) times the sum
