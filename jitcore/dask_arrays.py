@@ -131,14 +131,15 @@ class ChunkCall:
 def blockwise(chunk_fn, arrays, plan) -> da.Array:
     """One task per chunk (Dask aligns the chunks of arguments that broadcast)."""
     rank = plan.rank
-    out_index = "".join(AXES[a] for a in range(rank) if a not in plan.dropped)
+    out_index = "".join(AXES[a] for a in range(rank) if plan.keepdims or a not in plan.dropped)
+    kept = {AXES[a]: 1 for a in plan.dropped} if plan.keepdims else None  # one per block
     pairs = []
     for x in arrays:
         pairs += [x, AXES[rank - x.ndim: rank]]
     out = plan.outputs[0]
     meta = np.empty((0,) * len(out_index), out.dtype)
     return da.blockwise(chunk_fn, out_index, *pairs, dtype=out.dtype, meta=meta, concatenate=True,
-                        align_arrays=True)
+                        align_arrays=True, adjust_chunks=kept)
 
 
 # -- what the traced IR says -------------------------------------------------------------
@@ -165,10 +166,10 @@ class OutputInfo:
 class Plan:
     """How the traced function relates its outputs to the Dask arguments' axes."""
 
-    def __init__(self, kind, rank, outputs, mixed, dropped, module, info, opaque, shape):
+    def __init__(self, kind, rank, outputs, mixed, dropped, keepdims, module, info, shape):
         self.kind, self.rank, self.outputs = kind, rank, outputs
-        self.mixed, self.dropped = mixed, dropped
-        self.module, self.info, self.opaque, self.shape = module, info, opaque, shape
+        self.mixed, self.dropped, self.keepdims = mixed, dropped, keepdims  # keepdims: reduced axes kept
+        self.module, self.info, self.shape = module, info, shape
 
     def whole(self, arrays) -> bool:
         """Whether every chunk holds whole extents along the axes the function combines."""
@@ -236,9 +237,10 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
                                f"Dask arguments (shape {shape}); on Dask arrays jitcore runs functions "
                                "that are elementwise, row-wise or reduce over axes")
     dropped = frozenset(range(rank)) - set(along)
-    if fixed and dropped:
-        raise UnsupportedError(f"{name}: its output {result.type} keeps reduced axes as size-1 dims; "
-                               "return it without keepdims and expand it afterwards")
+    keepdims = bool(fixed)
+    if keepdims and (len(out.dims) != rank or any(out.dims[a] != 1 for a in dropped)):
+        raise UnsupportedError(f"{name}: its output {result.type} has size-1 dims that are not the "
+                               f"reduced axes of its Dask arguments (shape {shape})")
     if not out.mixed:
         kind = "elementwise"
     elif dropped and out.mixed == dropped:
@@ -249,7 +251,7 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
                                "one chunk each")
     else:
         kind = "rowwise"
-    return Plan(kind, rank, outputs, out.mixed, dropped, module, info, opaque, shape)
+    return Plan(kind, rank, outputs, out.mixed, dropped, keepdims, module, info, shape)
 
 
 class Dims:
@@ -473,7 +475,7 @@ def reduction(jitted, plan: Plan, arrays) -> da.Array:
     combine = Combine(roots, _combine_kernels(make, roots))
     aggregate = Aggregate(combine, _per_process(finish.key(), make(finish)), tuple(sorted(plan.dropped)))
     out = plan.outputs[0]
-    return da.reduction(arrays[0], chunk, aggregate, axis=tuple(sorted(plan.dropped)), keepdims=False,
+    return da.reduction(arrays[0], chunk, aggregate, axis=tuple(sorted(plan.dropped)), keepdims=plan.keepdims,
                         dtype=out.dtype, combine=combine, concatenate=False,
                         meta=np.empty((0,) * len(out.dims), out.dtype))
 
