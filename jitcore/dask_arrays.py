@@ -471,9 +471,10 @@ def reduction(jitted, plan: Plan, arrays) -> da.Array:
     make = functools.partial(type(jitted), options=jitted.options, autograph=False)
     partials = Replay(steps, inputs, roots, output, plan.rank, "partials")
     finish = Replay(steps, tuple(r.result for r in roots), roots, output, plan.rank, "finish")
-    chunk = Partials(_per_process(partials.key(), make(partials)))
+    chunk = Partials(_per_process(f"{jitted.__name__}.partials-{partials.key()}", make(partials)))
     combine = Combine(roots, _combine_kernels(make, roots))
-    aggregate = Aggregate(combine, _per_process(finish.key(), make(finish)), tuple(sorted(plan.dropped)))
+    finish_fn = _per_process(f"{jitted.__name__}.finish-{finish.key()}", make(finish))
+    aggregate = Aggregate(combine, finish_fn, tuple(sorted(plan.dropped)))
     out = plan.outputs[0]
     return da.reduction(arrays[0], chunk, aggregate, axis=tuple(sorted(plan.dropped)), keepdims=plan.keepdims,
                         dtype=out.dtype, combine=combine, concatenate=False,
@@ -611,7 +612,7 @@ _COMBINES = {"sum": _combine_sum, "prod": _combine_prod, "max": _combine_max, "m
 
 def _combine_kernels(make, roots) -> dict:
     kinds = {"moments" if r.moments else COMBINE_KIND[r.kind] for r in roots}
-    return {kind: _per_process(f"dask-combine-{kind}", make(_COMBINES[kind], static_argnames=("axes",)))
+    return {kind: _per_process(f"combine.{kind}-dask", make(_COMBINES[kind], static_argnames=("axes",)))
             for kind in sorted(kinds)}
 
 
