@@ -159,6 +159,22 @@ def test_map_overlap_and_map_blocks_take_a_jitted_function(sync):
     np.testing.assert_array_equal(da.map_blocks(g, dx).compute(), g(X))
 
 
+def test_the_out_of_core_example_of_docs_dask_md(tmp_path, capsys):
+    from dask.diagnostics import ProgressBar
+
+    @jc.jit
+    def energy(x):  # docs/dask.md's example, sized down
+        return np.sqrt(np.mean(np.tanh(x) ** 2, axis=0))
+
+    path = tmp_path / "samples.npy"
+    np.save(path, X)
+    samples = da.from_array(np.load(path, mmap_mode="r"), chunks=(8, 23))
+    with ProgressBar():
+        got = energy(samples).compute(scheduler="threads")
+    assert "100%" in capsys.readouterr().out
+    np.testing.assert_allclose(got, np.sqrt(np.mean(np.tanh(X) ** 2, axis=0)), rtol=1e-12)
+
+
 # -- on a cluster of two worker processes ------------------------------------------------------
 
 @pytest.fixture(scope="module")
