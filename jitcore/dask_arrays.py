@@ -136,7 +136,7 @@ def blockwise(chunk_fn, arrays, plan) -> da.Array:
     pairs = []
     for x in arrays:
         pairs += [x, AXES[rank - x.ndim: rank]]
-    out = plan.outputs[0]
+    out = plan.output
     meta = np.empty((0,) * len(out_index), out.dtype)
     return da.blockwise(chunk_fn, out_index, *pairs, dtype=out.dtype, meta=meta, concatenate=True,
                         align_arrays=True, adjust_chunks=kept)
@@ -166,8 +166,8 @@ class OutputInfo:
 class Plan:
     """How the traced function relates its outputs to the Dask arguments' axes."""
 
-    def __init__(self, kind, rank, outputs, mixed, dropped, keepdims, module, info, shape):
-        self.kind, self.rank, self.outputs = kind, rank, outputs
+    def __init__(self, kind, rank, output, mixed, dropped, keepdims, module, info, shape):
+        self.kind, self.rank, self.output = kind, rank, output
         self.mixed, self.dropped, self.keepdims = mixed, dropped, keepdims  # keepdims: reduced axes kept
         self.module, self.info, self.shape = module, info, shape
 
@@ -207,7 +207,7 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
     for arg, value in zip(block.args, arrays):
         offset = rank - value.ndim
         for k, n in enumerate(value.shape):
-            lazy_dim = id(value) in lazy_ids and n == shape[offset + k] and n != 1
+            lazy_dim = id(value) in lazy_ids and n == shape[offset + k]  # else 1, broadcast
             dims.label((arg, k), Along(offset + k) if lazy_dim else n)
     for op in block.ops[:-1]:
         if not _link_dims(op, dims):
@@ -229,7 +229,7 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
         info[value] = ValueInfo(dims.of(value), mixed)
     result = block.ops[-1].operands[0]
     out = info[result]
-    outputs = (OutputInfo(out.dims, np_dtype(result.type.element)),)
+    output = OutputInfo(out.dims, np_dtype(result.type.element))
     along = [d.axis for d in out.dims if isinstance(d, Along)]
     fixed = [d for d in out.dims if not isinstance(d, Along)]
     if any(n != 1 for n in fixed) or along != sorted(along):
@@ -251,7 +251,7 @@ def analyse(jitted, leaves, tree, lazy) -> Plan:
                                "one chunk each")
     else:
         kind = "rowwise"
-    return Plan(kind, rank, outputs, out.mixed, dropped, keepdims, module, info, shape)
+    return Plan(kind, rank, output, out.mixed, dropped, keepdims, module, info, shape)
 
 
 class Dims:
@@ -475,7 +475,7 @@ def reduction(jitted, plan: Plan, arrays) -> da.Array:
     combine = Combine(roots, _combine_kernels(make, roots))
     finish_fn = _per_process(f"{jitted.__name__}.finish-{finish.key()}", make(finish))
     aggregate = Aggregate(combine, finish_fn, tuple(sorted(plan.dropped)))
-    out = plan.outputs[0]
+    out = plan.output
     return da.reduction(arrays[0], chunk, aggregate, axis=tuple(sorted(plan.dropped)), keepdims=plan.keepdims,
                         dtype=out.dtype, combine=combine, concatenate=False,
                         meta=np.empty((0,) * len(out.dims), out.dtype))
