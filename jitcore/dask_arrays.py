@@ -20,6 +20,8 @@ Anything else (slices and shifts, which need neighbouring chunks; matrix product
 
 Every jitted function sent to the workers travels as ``PerProcess``: unpickled, it is the one
 copy that process holds, so each worker compiles each signature once (``worker_cache_info``).
+That copy, and its compiled code, is held for the life of the process (a worker keeps no other
+reference between tasks).
 """
 
 from __future__ import annotations
@@ -462,10 +464,11 @@ def _emit_step(trace, step: Step, env, extents):
 
 def reduction(jitted, plan: Plan, arrays) -> da.Array:
     """``da.reduction`` with the function's reductions kept partial per chunk."""
-    if len(arrays) != 1:
-        raise UnsupportedError(f"{_described(jitted)}: a reduction across chunks takes one Dask array "
-                               f"(got {len(arrays)}); compute the elementwise part as its own "
-                               "jitted function first, or rechunk so the reduced axes are one chunk")
+    if len(arrays) > 2 or any(x.shape != plan.shape for x in arrays):
+        raise UnsupportedError(f"{_described(jitted)}: a reduction across chunks takes one or two Dask "
+                               f"arrays of one shape (got shapes {', '.join(str(x.shape) for x in arrays)}); "
+                               "compute the elementwise part as its own jitted function first, or "
+                               "rechunk so the reduced axes are one chunk")
     steps, numbers, roots, inputs = _steps(_described(jitted), plan)
     output = numbers[plan.module.body.ops[0].body.ops[-1].operands[0]]
     make = functools.partial(type(jitted), options=jitted.options, autograph=False)
@@ -476,9 +479,11 @@ def reduction(jitted, plan: Plan, arrays) -> da.Array:
     finish_fn = _per_process(f"{jitted.__name__}.finish-{finish.key()}", make(finish))
     aggregate = Aggregate(combine, finish_fn, tuple(sorted(plan.dropped)))
     out = plan.output
+    # A second array goes in as Dask's weights: its chunks are aligned and passed after x's.
     return da.reduction(arrays[0], chunk, aggregate, axis=tuple(sorted(plan.dropped)), keepdims=plan.keepdims,
                         dtype=out.dtype, combine=combine, concatenate=False,
-                        meta=np.empty((0,) * len(out.dims), out.dtype))
+                        meta=np.empty((0,) * len(out.dims), out.dtype),
+                        weights=arrays[1] if len(arrays) == 2 else None)
 
 
 def _steps(name, plan: Plan):
@@ -569,8 +574,8 @@ class Partials:
 
     kernel: PerProcess
 
-    def __call__(self, x, axis=None, keepdims=True, computing_meta=False):
-        return self.kernel(x)
+    def __call__(self, *chunks, axis=None, keepdims=True, computing_meta=False):
+        return self.kernel(*chunks)
 
 
 def _combine_sum(p, axes):

@@ -120,6 +120,15 @@ def test_a_reduction_over_axes_equals_numpy(name, seed, scale, offset):
         np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-9)
 
 
+def test_a_reduction_of_two_arrays_aligns_their_chunks(sync):
+    w = np.random.default_rng(2).random(X.shape)
+    weighted_mean = jc.jit(lambda x, w: np.sum(x * w, axis=0) / np.sum(w, axis=0))
+    y = weighted_mean(da.from_array(X, chunks=(12, 23)), da.from_array(w, chunks=(10, 8)))
+    np.testing.assert_allclose(y.compute(), np.sum(X * w, axis=0) / np.sum(w, axis=0), rtol=1e-12)
+    with pytest.raises(UnsupportedError, match="one or two Dask arrays of one shape"):
+        weighted_mean(da.from_array(X, chunks=10), da.from_array(w[:, :1], chunks=10))  # broadcast
+
+
 def test_float32_variance_keeps_its_dtype(sync):
     x32 = X.astype(np.float32)
     y = jc.jit(lambda x: x.var(axis=1))(da.from_array(x32, chunks=(8, 5)))
