@@ -53,7 +53,9 @@ def sync():
 
 
 def test_import_jitcore_does_not_import_dask():
-    code = ("import sys, numpy as np, jitcore; jitcore.jit(lambda x: x + 1)(np.ones(3)); "
+    # range(3) reaches the check for a Dask argument (after arrays and numbers), then is refused.
+    code = ("import sys, jitcore\ntry: jitcore.jit(lambda x: x + 1)(range(3))\n"
+            "except jitcore.JitTypeError: pass\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
