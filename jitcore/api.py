@@ -70,6 +70,11 @@ class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"]
         return f"{super().__repr__()[:-1]}, from_disk={self.from_disk})"
 
 
+class DaskArgument(JitTypeError):
+    """An argument is a Dask array (``_leaf``'s check, after arrays and numbers): ``__call__``
+    hands the call to ``jitcore.dask_arrays``; ``lower`` and ``make_ir`` raise it."""
+
+
 _WEAK_DTYPES = {bool: np.dtype(np.bool_), int: np.dtype(np.int64), float: np.dtype(np.float64),
                 complex: np.dtype(np.complex128)}
 
@@ -194,7 +199,13 @@ class JitFunction:
             if executable is not None:
                 self._hit()
                 return executable(list(args))
-        key, leaves, arrays, call = self._signature_key(args, kwargs)
+        try:
+            key, leaves, arrays, call = self._signature_key(args, kwargs)
+        except DaskArgument:  # raised only after the leaves that are arrays or numbers
+            key = None
+        if key is None:
+            from jitcore import dask_arrays  # imports dask: only when an argument comes from it
+            return dask_arrays.call(self, args, kwargs)
         executable = self._cache.get(key)
         if executable is None:
             try:
@@ -332,6 +343,11 @@ class JitFunction:
                                        f"Python integer {leaf} out of bounds for {dtype}") from None
             bounds = int_range(leaf) if dtype.kind == "i" else None
             return ArgSpec((), dtype, weak=not isinstance(leaf, bool), int_range=bounds), arr
+        if type(leaf).__module__.startswith("dask"):  # a Dask array: __call__ makes a lazy one
+            raise DaskArgument(f"{self.__name__}(): argument {self._paths(tree)[index]} is a "
+                               f"{type(leaf).__module__}.{type(leaf).__qualname__}; lower() and make_ir() "
+                               f"trace NumPy arrays: call {self.__name__}() itself for a lazy Dask array, "
+                               "or pass one chunk")
         if not isinstance(leaf, Tracer) and _converts_to_array(leaf):
             return self._leaf(self._as_array(leaf, tree, index), tree, index)
         raise JitTypeError(

@@ -3,6 +3,7 @@
 
     python tools/bench.py [--suite default|math|workloads|loops|programs|all] [--size N] [--repeat R]
                           [--only NAME[,NAME...]] [--json [FILE]]
+    python tools/bench.py --dask [options of tools/bench_dask.py]
 
 The default suite: every implementation of a case runs on the same arrays in this one process.
 Each is called once to warm up (that call compiles), then timed R times; the table shows the
@@ -809,6 +810,10 @@ SUITES = ("default", "math", "workloads", "loops", "programs", "all")
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--dask" in argv:  # the Dask cluster benchmark (issue 15): tools/bench_dask.py, its own options
+        import bench_dask
+        return bench_dask.main([a for a in argv if a != "--dask"])
     parser = argparse.ArgumentParser(prog="bench.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--suite", choices=SUITES, default="default",
                         help="default: the cases against the peers; math: each transcendental, f32 and f64, "
