@@ -43,6 +43,7 @@ from jitcore import (
     pytree,
     tracebacks,
 )
+from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
@@ -390,6 +391,7 @@ class JitFunction:
     def _trace(self, specs, call):
         with self._lock:
             self._traces += 1
+        storing = autograph_convert.storing.set(self.disk_cache)  # cache=False: no converted code either
         try:
             return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,))
         except Exception as e:
@@ -397,6 +399,8 @@ class JitFunction:
             if self.autograph:
                 e.__traceback__ = without_helper_frames(e.__traceback__)
             raise
+        finally:
+            autograph_convert.storing.reset(storing)
 
     def _compile_once(self, key, specs, call) -> Executable:
         """The executable of ``key``, compiled by this thread unless another one is compiling
