@@ -130,6 +130,7 @@ def fast_key(args: tuple) -> tuple | None:
 
 
 _NDARRAY = np.ndarray
+_empty = np.empty
 
 
 def _check_no_aliasing(arrays, mutated) -> None:
@@ -222,9 +223,16 @@ class Executable:
         # Descriptors ready to fill, taken off the list for the length of a call (pop and
         # append are atomic): threads never share one, and a callback that calls the function
         # again gets a new one. The constants' slots are filled once.
-        pool = [descriptor(*[0] * (slots - len(self._constants)), *self._constants)]
+        pool = [self._new_descriptor(descriptor)]
+        # The common case, spelled out: one buffer, which is the result (alone, or a 1-tuple).
+        one = None
+        if len(self._buffers) == 1 and not self.plan.has_status and results == [0]:
+            one = (*self._buffers[0], leaf)
         single = results[0] if leaf else None
-        return pool, descriptor, args, tuple(self._buffers), tuple(results), single
+        return pool, descriptor, args, one, tuple(self._buffers), tuple(results), single
+
+    def _new_descriptor(self, descriptor) -> ctypes.Array:
+        return descriptor(*[0] * (descriptor._length_ - len(self._constants)), *self._constants)
 
     def call_flat(self, args: tuple):
         """Run on ``args``, a tuple of C-contiguous arrays of this signature: the cached call's
@@ -232,11 +240,11 @@ class Executable:
         flat = self._flat
         if flat is None:
             return self(list(args))
-        pool, descriptor, n, buffers, results, single = flat
+        pool, descriptor, n, one = flat[:4]
         try:
             desc = pool.pop()
         except IndexError:  # another thread's call, or a callback's, has the one(s) there are
-            desc = descriptor(*[0] * (descriptor._length_ - len(self._constants)), *self._constants)
+            desc = self._new_descriptor(descriptor)
         if n == 2:
             a, b = args
             desc[0] = id(a)
@@ -246,22 +254,23 @@ class Executable:
         else:
             for i, a in enumerate(args):
                 desc[i] = id(a)
-        if len(buffers) == 1 and not self.plan.has_status:
-            shape, dtype = buffers[0]
-            out = np.empty(shape, dtype)
+        if one is not None:
+            out = _empty(one[0], one[1])
             desc[n] = id(out)
             self._fn(desc)
             pool.append(desc)
-            return out if single is not None else (out,)
-        outs = [np.empty(shape, dtype) for shape, dtype in buffers]
+            return out if one[2] else (out,)
+        buffers, results, single = flat[4:]
+        outs = [_empty(shape, dtype) for shape, dtype in buffers]
         for i, out in enumerate(outs, n):
             desc[i] = id(out)
+        status = None
         if self.plan.has_status:
             status = np.zeros(4, np.int64)
             desc[n + len(outs)] = id(status)
         self._fn(desc)
         pool.append(desc)
-        if self.plan.has_status and status[0]:
+        if status is not None and status[0]:
             self._raise_status(status)
         if single is not None:
             return outs[single]
