@@ -6,6 +6,11 @@ Where NumPy's array header has the layout of its C API (``PyArrayObject_fields``
 after the object header, then nd, dimensions, strides), the descriptor holds only ``id()`` of
 each array and the compiled code reads data pointers and strides itself; ``ARRAY_HEADER``
 is None, and the slower portable descriptor is used, if a probe of that layout fails.
+
+A call of plain C-contiguous arrays goes through ``fast_key`` and ``Executable.call_flat``: the
+key is each array's dtype and shape, and an executable that only allocates its results and
+returns them fills a descriptor kept for reuse and makes the call, nothing else (about 1.5 µs,
+NumPy's own three-ufunc time for ``tanh(x * 2 + y)`` on 8 floats; docs/performance.md).
 """
 
 from __future__ import annotations
