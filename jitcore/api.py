@@ -208,7 +208,8 @@ class JitFunction:
                 self._cache.move_to_end(key)  # one C call: atomic, no lock
             except KeyError:  # dropped meanwhile by another thread's compile
                 pass
-        if short is not None and short not in self._fast_cache:
+        # Only executables with the short path's entry (call_flat) go in the short path's dict.
+        if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
             self._fast_cache[short] = executable
             if len(self._fast_cache) > self._limit():
                 self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first

@@ -206,7 +206,9 @@ class Executable:
         self._arguments = [(k, i) for k, i in enumerate(arguments) if i >= 0]
         for k, _ in self._arguments:
             self._outputs[k] = ("argument",) + self._outputs[k][1:]
-        self._flat = self._flat_call_plan()
+        # A subclass with a __call__ of its own (one that times its kernels, say) is called
+        # through it on the short path too.
+        self._flat = self._flat_call_plan() if type(self).__call__ is Executable.__call__ else None
 
     def _flat_call_plan(self) -> tuple | None:
         """What ``call_flat`` needs, when this executable's calls can take its short path: the

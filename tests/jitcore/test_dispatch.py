@@ -175,3 +175,45 @@ def test_calls_with_static_arguments_or_keywords_take_the_general_path():
     for _ in range(2):
         np.testing.assert_allclose(g(x, y=x), np.tanh(x * 3), rtol=2e-6, atol=2e-6)
     assert g.cache_info().compiles == 1
+
+
+def test_an_executable_subclass_with_its_own_call_is_called_through_it():
+    calls = []
+
+    class Counting(dispatch.Executable):
+        __slots__ = ()
+
+        def __call__(self, arrays, callers=None):
+            calls.append(1)
+            return super().__call__(arrays, callers)
+
+    f = jc.jit(tanh2)
+    x, y = f32(8), f32(8, 0.0)
+    f(x, y)
+    (plain,) = f._cache.values()
+    counting = Counting(plain.plan, plain.out_tree)
+    for table in (f._cache, f._fast_cache):
+        for key in table:
+            table[key] = counting
+    np.testing.assert_allclose(f(x, y), np.tanh(x * 2 + y), rtol=2e-6, atol=2e-6)
+    assert calls == [1]
+
+
+def test_an_executable_without_the_short_path_stays_off_its_dict(monkeypatch):
+    """An executable class that has only __call__ (another backend's) is called on the general
+    path, never looked for on the short one."""
+    class Plain:
+        def __init__(self, executable):
+            self.executable = executable
+
+        def __call__(self, arrays, callers=None):
+            return self.executable(arrays, callers)
+
+    f = jc.jit(tanh2)
+    compile_executable = f._compile_executable
+    monkeypatch.setattr(f, "_compile_executable",
+                        lambda *a: (lambda e, i: (Plain(e), i))(*compile_executable(*a)))
+    x, y = f32(8), f32(8, 0.0)
+    for _ in range(3):
+        np.testing.assert_allclose(f(x, y), np.tanh(x * 2 + y), rtol=2e-6, atol=2e-6)
+    assert f._fast_cache == {} and f.cache_info().compiles == 1
