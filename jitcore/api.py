@@ -44,11 +44,12 @@ from jitcore import (
     pytree,
     tracebacks,
 )
+from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
-from jitcore.dispatch import CallTimeExecutable, Executable
+from jitcore.dispatch import CallTimeExecutable, Executable, fast_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
 from jitcore.tracer import Tracer, add_user_line, current_trace
@@ -191,14 +192,16 @@ class JitFunction:
 
     # -- calling -------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        # The short path (dispatch.fast_key): a cached signature of plain contiguous arrays.
+        # A function with static arguments never has entries in _fast_cache.
+        if not kwargs:
+            executable = self._fast_cache.get(fast_key(args))
+            if executable is not None and current_trace() is None:
+                self._hit()
+                return executable.call_flat(args)
         if current_trace() is not None:  # called while another function is being traced
             return inlining.inline(self, args, kwargs)
-        fast_key = None if kwargs or self._static_nums else _contiguous_arrays_key(args)
-        if fast_key is not None:
-            executable = self._fast_cache.get(fast_key)
-            if executable is not None:
-                self._hit()
-                return executable(list(args))
+        short = None if kwargs or self._static_nums else fast_key(args)
         try:
             key, leaves, arrays, call = self._signature_key(args, kwargs)
         except DaskArgument:  # raised only after the leaves that are arrays or numbers
@@ -219,8 +222,9 @@ class JitFunction:
                 self._cache.move_to_end(key)  # one C call: atomic, no lock
             except KeyError:  # dropped meanwhile by another thread's compile
                 pass
-        if fast_key is not None and fast_key not in self._fast_cache:
-            self._fast_cache[fast_key] = executable
+        # Only executables with the short path's entry (call_flat) go in the short path's dict.
+        if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
+            self._fast_cache[short] = executable
             if len(self._fast_cache) > self._limit():
                 self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
         return executable(arrays, call.callers)
@@ -243,9 +247,9 @@ class JitFunction:
             key, dropped = self._cache.popitem(last=False)
             if config.log_compiles:
                 self._dropped.append(key)
-            for fast_key, executable in list(self._fast_cache.items()):
+            for short, executable in list(self._fast_cache.items()):
                 if executable is dropped:
-                    self._fast_cache.pop(fast_key, None)
+                    self._fast_cache.pop(short, None)
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -411,6 +415,7 @@ class JitFunction:
     def _trace(self, specs, call):
         with self._lock:
             self._traces += 1
+        storing = autograph_convert.storing.set(self.disk_cache)  # cache=False: no converted code either
         try:
             return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,))
         except Exception as e:
@@ -418,6 +423,8 @@ class JitFunction:
             if self.autograph:
                 e.__traceback__ = without_helper_frames(e.__traceback__)
             raise
+        finally:
+            autograph_convert.storing.reset(storing)
 
     def _compile_once(self, key, specs, call) -> Executable:
         """The executable of ``key``, compiled by this thread unless another one is compiling
@@ -555,18 +562,6 @@ def _static_advice(leaf) -> str:
     except TypeError:
         return "convert it to an array (np.asarray) or to numbers before the call"
     return "pass it with static_argnums/static_argnames if it should be a compile-time constant"
-
-
-def _contiguous_arrays_key(args) -> tuple | None:
-    """The cache key of a call whose arguments are all C-contiguous arrays, else None.
-
-    Such calls are the common case; this key skips pytree flattening and argument specs."""
-    key = []
-    for a in args:
-        if type(a) is not np.ndarray or not a.flags.c_contiguous:
-            return None
-        key.append((a.dtype, a.shape))
-    return tuple(key)
 
 
 class Lowered:

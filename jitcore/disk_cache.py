@@ -3,8 +3,11 @@ calls an already-compiled function runs neither the pass pipeline nor LLVM.
 
 What is stored. The plan of each compile (``codegen/plan.py``: descriptor layout, constants,
 launches, object code; ``jitcore/plan_file.py`` writes it as JSON and raw bytes, never pickle),
-and the object code of the targets' own support code (the CPU's thread runtime), which would
-otherwise be compiled once per process.
+the object code of the targets' own support code (the CPU's thread runtime), which would
+otherwise be compiled once per process, and, in ``.code`` files beside the entries, the
+converted code of the user's functions (``autograph.convert``), keyed by the original code
+object: tracing needs it before a plan's key can be taken, and converting costs a few
+milliseconds. Those files are evicted and cleared with the entries but not counted as entries.
 
 The key of a plan is a digest of the traced module's text (the generic form, which holds every
 attribute and constant in full), the compile options (pipeline, fast math, target), which
@@ -52,6 +55,7 @@ import llvmlite.binding as llvm
 import numpy as np
 
 from jitcore import _layers, config, ir, plan_file
+from jitcore.autograph import convert
 from jitcore.codegen.backend import TARGETS, backend_for
 from jitcore.codegen.plan import CompiledFunction
 from jitcore.dispatch import ARRAY_HEADER
@@ -61,10 +65,11 @@ MAGIC = b"jitcore cache 1\n"  # the file format; a new format is a new magic
 _DIGEST = 32
 _KEY = 64  # hex SHA-256
 SUFFIX = ".entry"
+CODE_SUFFIX = ".code"  # converted Python code (autograph's), beside the compiled entries
 TEMP_PREFIX = ".tmp-"
 STALE_TEMP_SECONDS = 600.0  # a temporary file this old is a killed writer's
 EVICT_TO = 0.9  # of the cap: eviction leaves room, so that the next stores do not evict again
-PLAN, OBJECT = b"plan", b"objc"  # what an entry holds
+PLAN, OBJECT, CODE = b"plan", b"objc", b"code"  # what an entry holds
 
 _lock = threading.Lock()
 _checked: dict[str, str | None] = {}  # directory -> None (usable) or why it is not
@@ -128,29 +133,28 @@ def _owned(info: os.stat_result) -> bool:
 # -- keys ------------------------------------------------------------------------------------
 @cache
 def source_version() -> str:
-    """jitcore's version as its source: a digest of each module's path, size and mtime."""
+    """jitcore's version as its source: a digest of each module's name, size and mtime."""
     import jitcore.codegen
     import jitcore.ir
     import jitcore.passes
 
-    files: dict[str, os.stat_result] = {}
+    lines: list[str] = []
 
     def visit(folder: str) -> None:
         with os.scandir(folder) as found:
             for item in found:
                 if item.name.endswith(".py"):
-                    files[os.path.abspath(item.path)] = item.stat()
-                elif item.is_dir() and item.name != "__pycache__":
+                    info = item.stat()
+                    lines.append(f"{item.path} {info.st_size} {info.st_mtime_ns}\n")
+                elif item.name != "__pycache__" and item.is_dir():
                     visit(item.path)
 
-    for layer in (jitcore.ir, jitcore.passes, jitcore.codegen):
-        for root in layer.__path__:
-            visit(root)
-    visit(_layers.PACKAGE_DIR)
-    digest = hashlib.sha256()
-    for path, info in sorted(files.items()):
-        digest.update(f"{os.path.basename(path)} {info.st_size} {info.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    roots = [root for layer in (jitcore.ir, jitcore.passes, jitcore.codegen) for root in layer.__path__]
+    for root in {os.path.abspath(root) for root in [*roots, _layers.PACKAGE_DIR]}:
+        visit(root)
+    # Paths relative to the package's parent: a checkout moved elsewhere keeps its entries.
+    base = len(os.path.dirname(_layers.PACKAGE_DIR)) + 1
+    return hashlib.sha256("".join(sorted({line[base:] for line in lines})).encode()).hexdigest()
 
 
 def _digest(*parts: str) -> str:
@@ -212,7 +216,7 @@ def entry(module, specs, options) -> Entry | None:
 
 def _read(folder: str, key: str, kind: bytes) -> bytes | None:
     """The payload of entry ``key`` if it is there, ours, whole, and of ``kind``; else None."""
-    path = os.path.join(folder, key + SUFFIX)
+    path = os.path.join(folder, key + _suffix(kind))
     try:
         with open(path, "rb") as f:
             if not _owned(os.fstat(f.fileno())):
@@ -239,7 +243,7 @@ def _write(folder: str, key: str, kind: bytes, payload: bytes) -> None:
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(temporary, os.path.join(folder, key + SUFFIX))
+            os.replace(temporary, os.path.join(folder, key + _suffix(kind)))
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
@@ -249,6 +253,10 @@ def _write(folder: str, key: str, kind: bytes, payload: bytes) -> None:
             _checked.pop(folder, None)  # removed meanwhile, say: check it again next time
         return
     _count(folder, len(data))
+
+
+def _suffix(kind: bytes) -> str:
+    return CODE_SUFFIX if kind == CODE else SUFFIX
 
 
 def _count(folder: str, added: int) -> None:
@@ -273,7 +281,7 @@ def evict(folder: str, cap: int, down_to: int) -> int:
             for item in found:
                 with contextlib.suppress(OSError):
                     info = item.stat(follow_symlinks=False)
-                    if item.name.endswith(SUFFIX) and stat.S_ISREG(info.st_mode):
+                    if item.name.endswith((SUFFIX, CODE_SUFFIX)) and stat.S_ISREG(info.st_mode):
                         entries.append((info.st_mtime, info.st_size, item.path))
                     elif item.name.startswith(TEMP_PREFIX) and now - info.st_mtime > STALE_TEMP_SECONDS:
                         os.unlink(item.path)
@@ -319,17 +327,42 @@ for _target in TARGETS:
     backend_for(_target).use_object_cache(_ObjectCache(_target))
 
 
+# -- converted Python code -------------------------------------------------------------------
+class _CodeStore:
+    """``autograph.convert``'s code store on the disk cache: converted code by the original's.
+    Marshalled code is only read back by the Python that wrote it (its version is in the key),
+    from an entry whose digest, kind, key and owner are checked as a plan's are."""
+
+    @staticmethod
+    def _key(code: bytes) -> str:
+        return _digest("autograph", MAGIC.decode(), source_version(), sys.version,
+                       sys.implementation.cache_tag or "", hashlib.sha256(code).hexdigest())
+
+    def load_code(self, code: bytes) -> bytes | None:
+        folder = directory()
+        return None if folder is None else _read(folder, self._key(code), CODE)
+
+    def store_code(self, code: bytes, data: bytes) -> None:
+        folder = directory()
+        if folder is not None:
+            _write(folder, self._key(code), CODE, data)
+
+
+convert.use_code_store(_CodeStore())
+
+
 # -- the user's commands ---------------------------------------------------------------------
 def cache_clear() -> int:
-    """Remove every entry of the disk cache (``config.cache_dir``); the number removed. A
-    directory that the cache may not use is left alone."""
+    """Remove every entry of the disk cache (``config.cache_dir``); the number of compiled
+    entries removed (the converted code beside them goes too, uncounted). A directory that the
+    cache may not use is left alone."""
     folder = config.cache_dir
     if not os.path.isdir(folder) or _check_directory(folder) is not None:
         return 0
     removed = 0
     with os.scandir(folder) as found:
         for item in found:
-            if item.name.endswith(SUFFIX) or item.name.startswith(TEMP_PREFIX):
+            if item.name.endswith((SUFFIX, CODE_SUFFIX)) or item.name.startswith(TEMP_PREFIX):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(item.path)
                     removed += item.name.endswith(SUFFIX)

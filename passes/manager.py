@@ -120,7 +120,9 @@ def parse_pass(text: str, pipeline: str | None = None) -> Pass:
         raise PipelineError(f"unknown pass {name!r} in pipeline {pipeline!r}; known passes: {known}")
     cls = PASSES[name]
     fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls) if f.init}
-    types = typing.get_type_hints(cls)
+    # Only a pass given options needs their types: evaluating the annotations costs 2 ms the
+    # first time in a process, which the default pipeline (no options) would pay on its first compile.
+    types = typing.get_type_hints(cls) if body is not None and body.strip() else {}
     options = {}
     for item in ([] if body is None or not body.strip() else body.split(",")):
         key, eq, value = (s.strip() for s in item.partition("="))

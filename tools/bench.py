@@ -556,6 +556,18 @@ def bench_dispatch(repeat: int, peers: dict) -> list[list[str]]:
         jax_g = peers["jax"].jit(lambda x: peers["jax"].numpy.tanh(x * 2 + 1))
         xd = peers["jax"].device_put(x)
         candidates.append(("jax g(x) + block_until_ready", lambda: jax_g(xd).block_until_ready()))
+    # Issue 13's case: two inputs, f(x, y) = tanh(x * 2 + y), each tool's array expression.
+    y = x[::-1].copy()
+    jitted2 = jc.jit(lambda x, y: jnp.tanh(x * 2 + y))
+    candidates += [("jitcore f(x, y), cached", lambda: jitted2(x, y)),
+                   ("numpy tanh(x*2+y)", lambda: np.tanh(x * 2 + y))]
+    if peers["numba"] is not None:
+        nb_f = peers["numba"].njit(lambda x, y: np.tanh(x * 2 + y))
+        candidates.append(("numba f(x, y)", lambda: nb_f(x, y)))
+    if peers["jax"] is not None:
+        jax_f = peers["jax"].jit(lambda x, y: peers["jax"].numpy.tanh(x * 2 + y))
+        yd = peers["jax"].device_put(y)
+        candidates.append(("jax f(x, y) + block_until_ready", lambda: jax_f(xd, yd).block_until_ready()))
     calls, batches = 2000, max(repeat, 5)
     rows = []
     for label, fn in candidates:

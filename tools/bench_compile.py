@@ -124,6 +124,7 @@ start = time.perf_counter(), time.process_time()
 import numpy as np
 import jitcore as jc, jitcore.numpy as jnp
 from jitcore import api, compiler, disk_cache
+from jitcore.autograph import convert
 from jitcore.codegen.cpu import blas, target
 imported = time.perf_counter(), time.process_time()
 stages, inside = {}, []  # inside: per running timer, the seconds of the timers it called
@@ -145,6 +146,7 @@ def timed(name, fn):
     return run
 
 compiler.trace = timed("trace", compiler.trace)
+convert._stored_or_converted = timed("autograph", convert._stored_or_converted)
 disk_cache.entry = timed("disk key", disk_cache.entry)
 disk_cache.source_version = timed("source version", disk_cache.source_version)
 target.host_target_machine = timed("LLVM target setup", target.host_target_machine)

@@ -67,6 +67,7 @@ def override_vector_bits(text: str | None) -> None:
         raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be chosen before the first compilation")
     VECTOR_BITS_OVERRIDE = text or None
     host_features.cache_clear()
+    _host_machine.cache_clear()
 
 
 def vector_bits(cpu: str, features: str, override: str | None = None) -> int | None:
@@ -98,9 +99,23 @@ def target_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
     """An O3 target machine for ``cpu`` with ``features`` as given (with_vector_bits included)."""
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
+    return _new_machine(triple, cpu, features)
+
+
+def _new_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
+    """A new target machine; the caller has initialised its target."""
     return llvm.Target.from_triple(triple).create_target_machine(
         cpu=cpu, features=features, opt=3, reloc="default", codemodel="jitdefault"
     )
+
+
+def _new_host_machine() -> llvm.TargetMachine:
+    """A new host target machine. Only the native target is initialised: every target (which
+    ``target_machine`` needs for other CPUs and for NVPTX) costs a millisecond more, and a
+    process that loads its code from the disk cache needs none of them."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    return _new_machine(*_host_machine())
 
 
 @cache
@@ -112,9 +127,8 @@ def host_features() -> str:
 
 @cache
 def host_target_machine() -> llvm.TargetMachine:
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    return target_machine(llvm.get_process_triple(), llvm.get_host_cpu_name(), host_features())
+    """The host's target machine, made on the first compile (a disk-cache hit makes none)."""
+    return _new_host_machine()
 
 
 @cache
@@ -125,34 +139,38 @@ def _engine() -> llvm.ExecutionEngine:
     return llvm.create_mcjit_compiler(empty, tm)
 
 
-def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None) -> None:
-    """Run LLVM's O3 pipeline with loop and SLP vectorization, in place."""
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unroll: bool = True) -> None:
+    """Run LLVM's O3 pipeline with loop and SLP vectorization, in place; ``unroll=False``
+    leaves out the loop unroller (see ``backend.TINY_WORK``)."""
     tm = tm or host_target_machine()
     pto = llvm.create_pipeline_tuning_options(speed_level=3)
     pto.loop_vectorization = True
     pto.slp_vectorization = True
-    pto.loop_unrolling = True
+    pto.loop_unrolling = unroll
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
 
 
 def magic() -> tuple[str, str, str]:
     """What the machine code depends on besides the IR: triple, CPU name, and the features the
-    code is compiled with (the host's, with the vector width: ``host_features``)."""
-    tm = host_target_machine()
-    return (tm.triple, llvm.get_host_cpu_name(), host_features())
+    code is compiled with (the host's, with the vector width: ``host_features``). Read from
+    the host, with no target machine made: the disk cache's key needs it before anything is
+    compiled, and a hit then makes none."""
+    return _host_machine()
 
 
-def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None) -> tuple[llvm.ModuleRef, bytes]:
+def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,
+               unroll: bool = True) -> tuple[llvm.ModuleRef, bytes]:
     """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
-    name and features, as ``magic()`` names the host); the optimised module and its object code."""
+    name and features, as ``magic()`` names the host); the optimised module and its object code.
+    ``unroll``: whether O3 runs the loop unroller (``optimize``)."""
     tm = target_machine(*machine) if machine else host_target_machine()
     with stage_times.timed(stage_times.LLVM_OPTIMIZATION):
         module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
         module.verify()
-        optimize(module, tm)
+        optimize(module, tm, unroll)
     with stage_times.timed(stage_times.MACHINE_CODE):
         return module, tm.emit_object(module)
 
@@ -194,7 +212,7 @@ def load_object_owned(obj: bytes, symbols: list[str]) -> tuple[llvm.ExecutionEng
     _check_symbols(obj, symbols)
     with _lock:
         # The engine owns (and disposes) its target machine: a new one, not the cached host's.
-        tm = target_machine.__wrapped__(*_host_machine())
+        tm = _new_host_machine()
         empty = llvm.parse_assembly("")
         empty.triple = tm.triple
         engine = llvm.create_mcjit_compiler(empty, tm)

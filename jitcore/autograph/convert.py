@@ -12,8 +12,10 @@ installed libraries, and generators run unconverted.
 from __future__ import annotations
 
 import ast
+import contextvars
 import functools
 import inspect
+import marshal
 import os
 import sysconfig
 import textwrap
@@ -31,6 +33,22 @@ _CONVERTED = "__agf_converted"
 _cache: dict = {}  # code object -> (factory code, free variable names), or None: unconverted
 _converted_codes: set = set()  # code objects that conversion made
 _lock = threading.Lock()
+# Where converted code is kept across processes (``use_code_store``), or None. A new process
+# then converts no function that an earlier one converted: reading the source, parsing it,
+# rewriting and compiling it cost a few milliseconds of a first call that loads its compiled
+# code from the disk cache.
+_store = None
+# Off while a function jitted with cache=False is traced: it neither reads nor writes the store.
+storing = contextvars.ContextVar("jitcore_autograph_storing", default=True)
+
+
+def use_code_store(store) -> None:
+    """Keep converted code in ``store``: ``load_code(code) -> bytes | None`` and
+    ``store_code(code, data)``, where ``code`` is the original function's code object, marshalled
+    (its bytecode, constants, names, file and line table: a function whose source changed has
+    other code), and ``data`` the marshalled converted code. ``jitcore.disk_cache`` sets it."""
+    global _store
+    _store = store
 
 
 def _convertible(fun) -> bool:
@@ -62,7 +80,7 @@ def converted(fun, helpers):
     with _lock:
         entry = _cache.get(code, ...)
     if entry is ...:
-        entry = _factory(fun)
+        entry = _stored_or_converted(fun)
         with _lock:
             _cache[code] = entry
     if entry is None:
@@ -80,6 +98,29 @@ def converted(fun, helpers):
     new.__kwdefaults__ = fun.__kwdefaults__
     new.__dict__.update(fun.__dict__)
     return new
+
+
+def _stored_or_converted(fun):
+    """``_factory(fun)``, from the code store when it has it (see ``use_code_store``)."""
+    store = _store if storing.get() else None
+    if store is None:
+        return _factory(fun)
+    key = marshal.dumps(fun.__code__)
+    data = store.load_code(key)
+    if data is not None:
+        try:
+            factory_code, freevars = marshal.loads(data)
+        except (EOFError, ValueError, TypeError):  # not what store_code wrote: convert anew
+            pass
+        else:
+            if isinstance(factory_code, types.CodeType) and freevars == tuple(
+                    n for n in fun.__code__.co_freevars if n != "__ag__"):
+                _mark_converted(factory_code)
+                return factory_code, freevars
+    entry = _factory(fun)
+    if entry is not None:
+        store.store_code(key, marshal.dumps(entry))
+    return entry
 
 
 def _factory(fun):

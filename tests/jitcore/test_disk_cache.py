@@ -448,3 +448,69 @@ def test_copies_and_pickles_keep_cache_false():
     assert copy.copy(jitted).disk_cache is False and copy.deepcopy(jitted).disk_cache is False
     assert pickle.loads(pickle.dumps(jitted)).disk_cache is False
     assert pickle.loads(pickle.dumps(jc.jit(np.negative))).disk_cache is True
+
+
+# -- converted code (autograph) ---------------------------------------------------------------
+BRANCHY = """
+    import sys
+    import numpy as np
+    import jitcore as jc
+    from jitcore.autograph import convert
+
+    if sys.argv[1:] == ["refuse"]:
+        def refuse(fun):
+            raise AssertionError("a function was converted again")
+        convert._factory = refuse
+
+    @jc.jit
+    def h(x):
+        if x.sum() > 0:  # on a traced value: runs only converted
+            return x * 2
+        return -x
+
+    x = np.linspace(-1.0, 2.0, 8)
+    np.testing.assert_array_equal(h(x), x * 2)
+    np.testing.assert_array_equal(h(-x), x)
+    print(h.cache_info().from_disk)
+"""
+
+
+def run_file(code: str, folder: str, *argv) -> str:
+    """Run ``code`` as a program file (autograph reads its source; ``-c`` code has none)."""
+    path = os.path.join(os.path.dirname(folder), "program.py")
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(code))
+    environ = dict(os.environ, PYTHONPATH=ROOT, JITCORE_CACHE_DIR=folder)
+    done = subprocess.run([sys.executable, path, *argv], capture_output=True, text=True, env=environ,
+                          cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def code_files(folder):
+    return sorted(n for n in os.listdir(folder) if n.endswith(disk_cache.CODE_SUFFIX))
+
+
+def test_a_new_process_loads_converted_code_and_converts_nothing(cache_dir):
+    assert run_file(BRANCHY, cache_dir).split() == ["0"]
+    assert len(code_files(cache_dir)) == 1 and len(entries(cache_dir)) == 1
+    assert run_file(BRANCHY, cache_dir, "refuse").split() == ["1"]
+    for name in code_files(cache_dir):  # damaged: ignored, converted again, written again
+        path = os.path.join(cache_dir, name)
+        good = open(path, "rb").read()
+        with open(path, "wb") as f:
+            f.write(_corrupt(good))
+    assert run_file(BRANCHY, cache_dir).split() == ["1"]
+    assert open(path, "rb").read() == good
+    # The refusal does refuse: with no stored code the program fails.
+    assert jc.cache_clear() == 1 and os.listdir(cache_dir) == []
+    with pytest.raises(AssertionError, match="converted again"):
+        run_file(BRANCHY, cache_dir, "refuse")
+
+
+def test_converted_code_is_stored_by_cache_true_functions_only(cache_dir):
+    def fresh(x):  # not converted before in this process
+        return x * 3 if x.shape[0] > 2 else x
+
+    jc.jit(fresh, cache=False)(np.ones(4))
+    assert not os.path.isdir(cache_dir) or os.listdir(cache_dir) == []
