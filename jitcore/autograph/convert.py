@@ -30,7 +30,7 @@ _LIBRARY_PATHS = tuple(os.path.join(os.path.abspath(p), "") for p in {
     sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 _FACTORY = "__agf_factory"
 _CONVERTED = "__agf_converted"
-_cache: dict = {}  # code object -> (factory code, free variable names), or None: unconverted
+_cache: dict = {}  # (code object, file) -> (factory code, free variable names), or None: unconverted
 _converted_codes: set = set()  # code objects that conversion made
 _lock = threading.Lock()
 # Where converted code is kept across processes (``use_code_store``), or None. A new process
@@ -77,12 +77,15 @@ def converted(fun, helpers):
     if not _convertible(fun) or fun.__code__ in _converted_codes:
         return fun
     code = fun.__code__
+    # Code objects compare by content, not by file: the same function in two files is equal
+    # code, but its converted code must name its own file (tracebacks, source locations).
+    key = (code, code.co_filename)
     with _lock:
-        entry = _cache.get(code, ...)
+        entry = _cache.get(key, ...)
     if entry is ...:
         entry = _stored_or_converted(fun)
         with _lock:
-            _cache[code] = entry
+            _cache[key] = entry
     if entry is None:
         return fun
     factory_code, freevars = entry
