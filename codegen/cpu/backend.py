@@ -19,7 +19,7 @@ import weakref
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import blas, rowwise, runtime, target
-from jitcore.codegen.cpu.gemm import emit_blas_kernel
+from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
@@ -142,10 +142,10 @@ class CpuBackend:
         extent 1) may be split too, into pieces of its reduced dim. A kernel of a row group
         (``row_split``) is split whatever its size: its group runs it on blocks of rows."""
         strided = strided_operands(plan, launch)
-        called = None if row_split else emit_blas_kernel(module, launch.kernel, op, strided, fastmath,
+        called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library())
         if called is not None:
-            return called[0], (called[1],), None, 0
+            return called.fn, called.calls, called.split_extent, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
         split = row_split or (may_split and _work(op) >= runtime.MIN_SPLIT_WORK)
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)

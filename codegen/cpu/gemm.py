@@ -27,11 +27,14 @@ The routine's name is recorded in the plan (``Launch.calls``) and resolved when 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
+from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.kernel_body import Operand, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
 from jitcore.codegen.loops import emit_nest, extent
@@ -43,6 +46,9 @@ I32 = ll.IntType(32)
 # than as one call per batch index: the least work per call (m * n * k) that takes the call,
 # measured on the 2-core AVX-512 host against the loop nests of the time.
 MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
+# Where the tiled kernel runs instead of BLAS (measured: the module docstring).
+TILED_MIN_SIDE = 0
+TILED_MIN_WORK = 0
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
 
@@ -55,6 +61,42 @@ def routine_for(c: Contraction) -> str:
     """The CBLAS routine, less its precision letter, that computes ``c`` per batch index."""
     rows, cols = c.extent(c.m), c.extent(c.n)
     return "dot" if rows == 1 and cols == 1 else "gemv" if rows == 1 or cols == 1 else "gemm"
+
+
+@dataclass(frozen=True)
+class ContractionKernel:
+    """A contraction's kernel: the library routines it calls (run as one piece: the library
+    threads itself), or the number of blocks its range counts (a split kernel, on the
+    runtime's threads)."""
+
+    fn: ll.Function
+    calls: tuple[str, ...] = ()
+    split_extent: int | None = None
+
+
+def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
+    """Whether ``c`` runs as jitcore's tiled kernel rather than BLAS (the rule in the module
+    docstring): one m, n and k dim each, no batch, and BLAS absent or slower there."""
+    if c.batch or len(c.m) != 1 or len(c.n) != 1 or len(c.k) != 1:
+        return False
+    if library is None:
+        return True
+    rows, cols, depth = c.extent(c.m), c.extent(c.n), c.extent(c.k)
+    return min(rows, cols) >= TILED_MIN_SIDE and rows * cols * depth >= TILED_MIN_WORK
+
+
+def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
+                     library: BlasLibrary | None) -> ContractionKernel | None:
+    """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
+    that one of them computes; None otherwise (the caller emits the loop nest)."""
+    c = match_contraction(op)
+    if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
+        return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
+    if uses_tiled_kernel(c, library):
+        fn, blocks = emit_tiled_gemm(module, name, op, c, strided)
+        return ContractionKernel(fn, split_extent=blocks)
+    called = emit_blas_kernel(module, name, op, strided, fastmath, library)
+    return None if called is None else ContractionKernel(called[0], calls=(called[1],))
 
 
 def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
@@ -149,14 +191,7 @@ class _Call:
     # -- strides -------------------------------------------------------------------------
     def dim_stride(self, i: int, d: int) -> ll.Value:
         """Operand ``i``'s element stride along iteration dim ``d`` (0 if it does not read it)."""
-        stride: ll.Value = ll.Constant(I64, 0)
-        for axis, e in enumerate(self.maps[i].exprs):
-            if e.dim == d:
-                step = self.operands[i].strides[axis]
-                if e.scale != 1:
-                    step = self.b.mul(step, ll.Constant(I64, e.scale))
-                stride = self.b.add(stride, step)
-        return stride
+        return dim_stride(self.b, self.operands[i], self.maps[i], d)
 
     def role_stride(self, i: int, dims: tuple[int, ...]) -> tuple[ll.Value, ll.Value]:
         """Operand ``i``'s stride along a role's dims taken as one, and whether they nest (the
@@ -172,12 +207,7 @@ class _Call:
 
     def base(self, i: int) -> ll.Value:
         """Operand ``i``'s first element read (its map may start at an offset)."""
-        offset: ll.Value = ll.Constant(I64, 0)
-        for axis, e in enumerate(self.maps[i].exprs):
-            if e.offset:
-                offset = self.b.add(offset, self.b.mul(self.operands[i].strides[axis],
-                                                       ll.Constant(I64, e.offset)))
-        return self.b.gep(self.operands[i].pointer, [offset], source_etype=self.float)
+        return base_pointer(self.b, self.operands[i], self.maps[i], self.float)
 
     def require(self, condition: ll.Value) -> None:
         self.ok = self.b.and_(self.ok, condition)

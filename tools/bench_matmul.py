@@ -1,0 +1,99 @@
+#!/usr/bin/env python
+"""Matrix products under jit against NumPy and JAX: the numbers of docs/performance.md's
+"Tiled matmul" section (issue 10, item 6).
+
+    PYTHONPATH=. python tools/bench_matmul.py [--sizes 64,128,...] [--repeat R] [--no-jax]
+
+For each size, form (``a @ b``, ``a.T @ b``, matrix-vector ``a @ v``) and dtype, it times
+jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled kernel and
+forced onto BLAS (``tiled``, ``blas``: the measurements behind the rule), NumPy, and
+``jax.jit`` when JAX is installed, calls alternating round by round; each time is the median
+of R rounds after one that compiles. Ratios are the other's median over jitcore's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+import jitcore as jc
+from jitcore.codegen.cpu import gemm
+
+
+def forms():
+    return {"a@b": lambda a, b: a @ b, "a.T@b": lambda a, b: a.T @ b}
+
+
+def compile_forced(fn, tiled: bool, *args):
+    """``fn`` compiled with ``gemm.py``'s rule pinned to one side (not kept on disk: the rule's
+    constants are not part of the cache key)."""
+    jitted = jc.jit(fn, cache=False)
+    saved = gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK
+    gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = (0, 0) if tiled else (1 << 62, 1 << 62)
+    try:
+        jitted(*args)
+    finally:
+        gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = saved
+    return jitted
+
+
+def timed(fn, args) -> float:
+    start = time.perf_counter()
+    out = fn(*args)
+    if hasattr(out, "block_until_ready"):
+        out.block_until_ready()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="64,128,256,512,1024,2048")
+    parser.add_argument("--vectors", default="1024,4096", help="sizes of the matrix-vector products")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--dtypes", default="float32,float64")
+    parser.add_argument("--no-jax", action="store_true")
+    args = parser.parse_args()
+    jax = None
+    if not args.no_jax:
+        try:
+            import jax
+            import jax.numpy as jnp
+            jax.config.update("jax_enable_x64", True)
+        except ImportError:
+            jax = None
+    rng = np.random.default_rng(0)
+    cases = [(form, n, n) for n in map(int, args.sizes.split(",")) for form in forms()]
+    cases += [("a@v", n, 1) for n in map(int, args.vectors.split(","))]
+    print(f"{'form':6} {'n':>5} {'dtype':8} {'jitcore':>9} {'tiled':>9} {'blas':>9} {'numpy':>9} {'jax':>9}"
+          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat})")
+    for dtype in args.dtypes.split(","):
+        for form, n, cols in cases:
+            fn = forms().get(form, lambda a, b: a @ b)
+            a = rng.standard_normal((n, n)).astype(dtype)
+            b = rng.standard_normal((n, cols) if cols > 1 else (n,)).astype(dtype)
+            impls = {"jitcore": jc.jit(fn, cache=False), "tiled": compile_forced(fn, True, a, b),
+                     "blas": compile_forced(fn, False, a, b), "numpy": fn}
+            operands = {}
+            if jax is not None:
+                impls["jax"] = jax.jit(fn)
+                operands["jax"] = (jnp.asarray(a), jnp.asarray(b))
+            expected = fn(a.astype(np.float64), b.astype(np.float64))
+            for name, impl in impls.items():
+                got = np.asarray(impl(*operands.get(name, (a, b))))
+                scale = np.abs(expected).max() * n * np.finfo(dtype).eps
+                assert np.abs(got - expected).max() <= scale, (name, form, n, dtype)
+            times = {name: [] for name in impls}
+            for _ in range(args.repeat):
+                for name, impl in impls.items():
+                    times[name].append(timed(impl, operands.get(name, (a, b))))
+            ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
+            jax_ms = ms.get("jax", float("nan"))
+            print(f"{form:6} {n:5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
+                  f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
+                  f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()
