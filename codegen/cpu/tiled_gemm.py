@@ -412,6 +412,9 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [I64, PTR, PTR, PTR, I64, I64, I64, I64, I1]),
                      name)
     fn.linkage = "internal"
+    # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
+    # is a small constant (LLVM's time, not the kernel's, would grow with it).
+    fn.attributes.add("noinline")
     kc, pa, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
@@ -419,7 +422,7 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     entry, loop, body, done = (fn.append_basic_block(x) for x in ("entry", "k", "k.body", "k.done"))
     b = ll.IRBuilder(entry)
     spill = b.alloca(vec, size=tile.mr * tile.nv)  # an edge tile's copy, for scalar stores
-    spill.align = ALIGN
+    spill.align = vbytes
     b.branch(loop)
 
     b.position_at_end(loop)
