@@ -1,9 +1,18 @@
-"""A float contraction as a call of the BLAS that NumPy itself uses.
+"""A float contraction as jitcore's tiled kernel or a call of the BLAS that NumPy itself uses.
 
-Measured on this project's 2-core AVX-512 host (issue 10): OpenBLAS's hand-written kernels
-run a 1024² float32 product about 2.5x faster on one core than the loop nest LLVM vectorizes,
-a gap a tiled LLVM kernel would have to close on every CPU; calling NumPy's copy of the
-library instead gives NumPy's speed, threads and bits. So a kernel that
+The choice (``uses_tiled_kernel``), measured on this project's 2-core AVX-512 host (Zen 5;
+docs/performance.md, "Tiled matmul"; ``tools/bench_matmul.py`` times both sides of it): NumPy's
+OpenBLAS runs its 256-bit Zen kernels there, and ``codegen/cpu/tiled_gemm.py``'s 512-bit
+kernel was as fast or faster at every size measured (64² to 2048², float32 and float64, a
+transposed operand, the MLP's tall and thin products), so every product with one m, one n and
+one k dim and no batch dims runs tiled (``TILED_MIN_WORK`` is 0). The rest stay on BLAS:
+matrix-vector and vector-vector products (one dim of extent 1: ``gemv``, ``dot``, memory-bound,
+where the library's loop is as fast as any), batched products, and products whose roles span
+several dims (a tensordot over two axes). Without BLAS (``JITCORE_BLAS=none``) the tiled
+kernel still runs, and the rest are loop nests.
+
+A BLAS call: a kernel that
+``codegen.contraction`` recognisesSo a kernel that
 ``codegen.contraction`` recognises, of float32 or float64, becomes a function with the kernel
 ABI that:
 
@@ -46,8 +55,8 @@ I32 = ll.IntType(32)
 # than as one call per batch index: the least work per call (m * n * k) that takes the call,
 # measured on the 2-core AVX-512 host against the loop nests of the time.
 MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
-# Where the tiled kernel runs instead of BLAS (measured: the module docstring).
-TILED_MIN_SIDE = 0
+# The least work (m * n * k) a product needs to run as the tiled kernel rather than BLAS
+# (measured: the module docstring); tools/bench_matmul.py moves it to force either side.
 TILED_MIN_WORK = 0
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
@@ -81,8 +90,7 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
         return False
     if library is None:
         return True
-    rows, cols, depth = c.extent(c.m), c.extent(c.n), c.extent(c.k)
-    return min(rows, cols) >= TILED_MIN_SIDE and rows * cols * depth >= TILED_MIN_WORK
+    return c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK
 
 
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,

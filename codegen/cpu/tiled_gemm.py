@@ -55,8 +55,10 @@ I32 = ll.IntType(32)
 KC_BYTES = 1024
 MC_ROWS = 96
 NC_COLS = 1024
-# A product of fewer multiply-adds than this runs as one chunk (one thread).
-MIN_SPLIT_WORK = 1 << 21
+# A product of fewer multiply-adds than this runs as one chunk (one thread): the runtime
+# starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
+# on one core) does not pay back; 256^3 (16M) does.
+MIN_SPLIT_WORK = 1 << 23
 # Chunks a large product is cut into along its longer side: a few per core, so a core slowed
 # by another process does not hold the others up, while each chunk still packs little.
 SPLIT_CHUNKS = 4
