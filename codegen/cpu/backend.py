@@ -18,7 +18,7 @@ import weakref
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import blas, rowwise, runtime, target
+from jitcore.codegen.cpu import blas, gemm, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
@@ -75,7 +75,8 @@ class CpuBackend:
         return target.magic()
 
     def fingerprint(self) -> str:
-        return (f"blas={blas.library()!r} min_split_work={runtime.MIN_SPLIT_WORK} "
+        return (f"blas={blas.library()!r} tiled_min_work={gemm.TILED_MIN_WORK} "
+                f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
