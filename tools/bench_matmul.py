@@ -30,12 +30,12 @@ def compile_forced(fn, tiled: bool, *args):
     """``fn`` compiled with ``gemm.py``'s rule pinned to one side (not kept on disk: the rule's
     constants are not part of the cache key)."""
     jitted = jc.jit(fn, cache=False)
-    saved = gemm.TILED_MIN_WORK
-    gemm.TILED_MIN_WORK = 0 if tiled else 1 << 62
+    saved = gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK
+    gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = (0, 0) if tiled else (1 << 62, 1 << 62)
     try:
         jitted(*args)
     finally:
-        gemm.TILED_MIN_WORK = saved
+        gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = saved
     return jitted
 
 

@@ -75,7 +75,7 @@ class CpuBackend:
         return target.magic()
 
     def fingerprint(self) -> str:
-        return (f"blas={blas.library()!r} tiled_min_work={gemm.TILED_MIN_WORK} "
+        return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS}")
 

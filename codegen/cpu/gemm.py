@@ -3,18 +3,18 @@
 The choice (``uses_tiled_kernel``), measured on this project's 2-core AVX-512 host (Zen 5;
 docs/performance.md, "Tiled matmul"; ``tools/bench_matmul.py`` times both sides of it): NumPy's
 OpenBLAS runs its 256-bit Zen kernels there, and ``codegen/cpu/tiled_gemm.py``'s 512-bit
-kernel was as fast or faster at every size measured (64² to 2048², float32 and float64, a
-transposed operand, the MLP's tall and thin products), so every product with one m, one n and
-one k dim and no batch dims runs tiled (``TILED_MIN_WORK`` is 0). The rest stay on BLAS:
-matrix-vector and vector-vector products (one dim of extent 1: ``gemv``, ``dot``, memory-bound,
-where the library's loop is as fast as any), batched products, and products whose roles span
-several dims (a tensordot over two axes). Without BLAS (``JITCORE_BLAS=none``) the tiled
-kernel still runs, and the rest are loop nests.
+kernel was as fast or faster at every square size measured (64² to 2048², float32 and
+float64, a transposed operand) and on the MLP's tall products (``x @ W1``, ``x.T @ dh``).
+So every product with one m, one n and one k dim, no batch dims, and at least
+``TILED_MIN_SIDE`` rows and columns runs tiled (``TILED_MIN_WORK`` is 0). Thinner products
+(the MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) measured 5-15% faster on BLAS (one thread,
+CPU time), and stay there, as do matrix-vector and vector-vector products (one dim of extent
+1: ``gemv``, ``dot``, memory-bound, where the library's loop is as fast as any), batched
+products, and products whose roles span several dims (a tensordot over two axes). Without
+BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
-A BLAS call: a kernel that
-``codegen.contraction`` recognisesSo a kernel that
-``codegen.contraction`` recognises, of float32 or float64, becomes a function with the kernel
-ABI that:
+A BLAS call: a kernel that ``codegen.contraction`` recognises, of float32 or float64,
+becomes a function with the kernel ABI that:
 
 1. reads each operand's element strides per iteration dim (constants for contiguous arrays,
    parameters for strided ones) and works out a CBLAS call: row- or column-major from the
@@ -55,8 +55,10 @@ I32 = ll.IntType(32)
 # than as one call per batch index: the least work per call (m * n * k) that takes the call,
 # measured on the 2-core AVX-512 host against the loop nests of the time.
 MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
-# The least work (m * n * k) a product needs to run as the tiled kernel rather than BLAS
-# (measured: the module docstring); tools/bench_matmul.py moves it to force either side.
+# The least rows and columns (the shorter of the two), and the least work (m * n * k), a
+# product needs to run as the tiled kernel rather than BLAS (measured: the module docstring);
+# tools/bench_matmul.py moves them to force either side.
+TILED_MIN_SIDE = 32
 TILED_MIN_WORK = 0
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
@@ -90,7 +92,8 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
         return False
     if library is None:
         return True
-    return c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK
+    return (min(c.extent(c.m), c.extent(c.n)) >= TILED_MIN_SIDE
+            and c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK)
 
 
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,

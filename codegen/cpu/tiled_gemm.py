@@ -165,6 +165,10 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         # C's rows are the m dim's: compute C^T = B^T A^T, so that the tiles' vectors run
         # along C's last axis (unit stride in an array that has one).
         m, n, left, right = n, m, right, left
+    if c.domain[n] < tile.nr <= c.domain[m]:
+        # Too few columns to fill a tile's vectors (an MLP's 16 outputs): the vectors run
+        # down the rows instead, and each tile is added into C element by element.
+        m, n, left, right = n, m, right, left
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     blocking = Blocking.choose(rows, cols, depth, tile, c.element.bitwidth // 8)
     fn, operands, _, (lo, hi) = kernel_function(module, name, [*op.operands, *op.results], strided,
