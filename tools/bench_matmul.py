@@ -3,18 +3,25 @@
 "Tiled matmul" section (issue 10, item 6).
 
     PYTHONPATH=. python tools/bench_matmul.py [--sizes 64,128,...] [--repeat R] [--no-jax]
+    # one thread each, CPU time (steady on a shared machine):
+    OPENBLAS_NUM_THREADS=1 JITCORE_NUM_THREADS=1 \
+    XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
+    PYTHONPATH=. python tools/bench_matmul.py --cpu-time
 
 For each size, form (``a @ b``, ``a.T @ b``, matrix-vector ``a @ v``) and dtype, it times
 jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled kernel and
 forced onto BLAS (``tiled``, ``blas``: the measurements behind the rule), NumPy, and
-``jax.jit`` when JAX is installed, calls alternating round by round; each time is the median
-of R rounds after one that compiles. Ratios are the other's median over jitcore's.
+``jax.jit`` when JAX is installed, one call of each per round, each round starting with the
+next implementation; each time is the median of R rounds after a call that compiles and is
+checked against float64. Ratios are the other's median over jitcore's.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -39,12 +46,16 @@ def compile_forced(fn, tiled: bool, *args):
     return jitted
 
 
+CLOCK = time.perf_counter
+
+
 def timed(fn, args) -> float:
-    start = time.perf_counter()
+    start = CLOCK()
     out = fn(*args)
-    if hasattr(out, "block_until_ready"):
-        out.block_until_ready()
-    return time.perf_counter() - start
+    for part in out if isinstance(out, tuple) else (out,):
+        if hasattr(part, "block_until_ready"):  # JAX returns before it has finished
+            part.block_until_ready()
+    return CLOCK() - start
 
 
 def main() -> None:
@@ -54,7 +65,15 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--dtypes", default="float32,float64")
     parser.add_argument("--no-jax", action="store_true")
+    parser.add_argument("--mlp", action="store_true",
+                        help="time one step of bench.py's MLP workload instead (float32)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the CPU the process uses (all its threads), not the wall clock:"
+                             " steadier on a loaded machine; run with every library on one thread")
     args = parser.parse_args()
+    global CLOCK
+    if args.cpu_time:
+        CLOCK = time.process_time
     jax = None
     if not args.no_jax:
         try:
@@ -63,6 +82,9 @@ def main() -> None:
             jax.config.update("jax_enable_x64", True)
         except ImportError:
             jax = None
+    if args.mlp:
+        mlp(jax, args.repeat)
+        return
     rng = np.random.default_rng(0)
     cases = [(form, n, n) for n in map(int, args.sizes.split(",")) for form in forms()]
     cases += [("a@v", n, 1) for n in map(int, args.vectors.split(","))]
@@ -85,14 +107,40 @@ def main() -> None:
                 scale = np.abs(expected).max() * n * np.finfo(dtype).eps
                 assert np.abs(got - expected).max() <= scale, (name, form, n, dtype)
             times = {name: [] for name in impls}
-            for _ in range(args.repeat):
-                for name, impl in impls.items():
-                    times[name].append(timed(impl, operands.get(name, (a, b))))
+            names = list(impls)
+            for r in range(args.repeat):  # each round starts with the next one: no fixed order
+                for name in names[r % len(names):] + names[:r % len(names)]:
+                    times[name].append(timed(impls[name], operands.get(name, (a, b))))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
             jax_ms = ms.get("jax", float("nan"))
             print(f"{form:6} {n:5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def mlp(jax, repeat: int) -> None:
+    """One SGD step of ``tools/bench_workloads.py``'s MLP (its inputs, float32), per
+    implementation, the same rounds as the products."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_workloads import _mlp_inputs, _mlp_shapes, mlp_step
+
+    args = _mlp_inputs(np.random.default_rng(0), _mlp_shapes(1.0), np.float32)
+    impls = {"jitcore": jc.jit(mlp_step, cache=False), "blas": compile_forced(mlp_step, False, *args),
+             "numpy": mlp_step}
+    operands = {}
+    if jax is not None:
+        import jax.numpy as jnp
+        from bench_workloads import _with_np
+        impls["jax"] = jax.jit(_with_np(mlp_step, jnp))
+        operands["jax"] = tuple(jnp.asarray(a) for a in args)
+        impls["jax"](*operands["jax"])
+    impls["jitcore"](*args)
+    names, times = list(impls), {name: [] for name in impls}
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            times[name].append(timed(impls[name], operands.get(name, args)))
+    ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
+    print(f"MLP step (ms, medians of {repeat}): " + ", ".join(f"{k} {v:.2f}" for k, v in ms.items()))
 
 
 if __name__ == "__main__":

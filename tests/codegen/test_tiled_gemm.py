@@ -35,6 +35,7 @@ def small_blocks(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "MC_ROWS", 1)  # one panel of rows
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
+    monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
 
 
 def check(got, a, b, product):
@@ -140,3 +141,5 @@ def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels():
     assert tall.split_rows and tall.split_size % tile.mr == 0
     small = Blocking.choose(16, 16, 16, tile, 4)
     assert small.split_blocks == 1  # below MIN_SPLIT_WORK: one chunk, no thread started
+    thin = Blocking.choose(256, 256, 10000, tile, 4)
+    assert thin.split_blocks == 2  # chunks of at least MIN_CHUNK_SIDE rows: packing pays
