@@ -46,16 +46,20 @@ def compile_forced(fn, tiled: bool, *args):
     return jitted
 
 
-CLOCK = time.perf_counter
+CPU_TIME = False  # --cpu-time
 
 
-def timed(fn, args) -> float:
-    start = CLOCK()
+def timed(fn, args, threaded: bool = False) -> float:
+    """One call's seconds: wall clock, or with ``CPU_TIME`` the CPU time of this thread (of the
+    process for ``threaded``, JAX, which computes on threads of its own: the others' times then
+    leave out a thread pool still spinning after JAX's call)."""
+    clock = (time.process_time if threaded else time.thread_time) if CPU_TIME else time.perf_counter
+    start = clock()
     out = fn(*args)
     for part in out if isinstance(out, tuple) else (out,):
         if hasattr(part, "block_until_ready"):  # JAX returns before it has finished
             part.block_until_ready()
-    return CLOCK() - start
+    return clock() - start
 
 
 def main() -> None:
@@ -68,12 +72,11 @@ def main() -> None:
     parser.add_argument("--mlp", action="store_true",
                         help="time one step of bench.py's MLP workload instead (float32)")
     parser.add_argument("--cpu-time", action="store_true",
-                        help="time the CPU the process uses (all its threads), not the wall clock:"
-                             " steadier on a loaded machine; run with every library on one thread")
+                        help="time the CPU a call uses, not the wall clock: steadier on a loaded"
+                             " machine; run with every library on one thread (see above)")
     args = parser.parse_args()
-    global CLOCK
-    if args.cpu_time:
-        CLOCK = time.process_time
+    global CPU_TIME
+    CPU_TIME = args.cpu_time
     jax = None
     if not args.no_jax:
         try:
@@ -110,7 +113,7 @@ def main() -> None:
             names = list(impls)
             for r in range(args.repeat):  # each round starts with the next one: no fixed order
                 for name in names[r % len(names):] + names[:r % len(names)]:
-                    times[name].append(timed(impls[name], operands.get(name, (a, b))))
+                    times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
             jax_ms = ms.get("jax", float("nan"))
             print(f"{form:6} {n:5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
@@ -138,7 +141,7 @@ def mlp(jax, repeat: int) -> None:
     names, times = list(impls), {name: [] for name in impls}
     for r in range(repeat):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            times[name].append(timed(impls[name], operands.get(name, args)))
+            times[name].append(timed(impls[name], operands.get(name, args), name == "jax"))
     ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
     print(f"MLP step (ms, medians of {repeat}): " + ", ".join(f"{k} {v:.2f}" for k, v in ms.items()))
 
