@@ -123,9 +123,9 @@ def test_empty_depth_is_zeros_and_jitcore_blas_none_uses_the_tile(monkeypatch):
 
 
 @pytest.mark.parametrize("element_bits, vector_bits, registers, want", [
-    (32, 512, 32, TileShape(8, 3, 16)), (64, 512, 32, TileShape(8, 3, 8)),  # AVX-512
+    (32, 512, 32, TileShape(6, 4, 16)), (64, 512, 32, TileShape(6, 4, 8)),  # AVX-512
     (32, 256, 16, TileShape(6, 2, 8)), (64, 256, 16, TileShape(6, 2, 4)),  # AVX2
-    (64, 128, 32, TileShape(8, 3, 2)),  # NEON
+    (64, 128, 32, TileShape(6, 4, 2)),  # NEON
 ])
 def test_tile_shape_follows_the_vector_width_and_registers(element_bits, vector_bits, registers, want):
     tile = TileShape.for_target(element_bits, vector_bits, registers)
@@ -134,7 +134,7 @@ def test_tile_shape_follows_the_vector_width_and_registers(element_bits, vector_
 
 
 def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels():
-    tile = TileShape(8, 3, 16)
+    tile = TileShape(6, 4, 16)
     wide = Blocking.choose(64, 4096, 256, tile, 4)
     assert not wide.split_rows and wide.split_size % tile.nr == 0 and wide.split_blocks == 4
     tall = Blocking.choose(4096, 64, 256, tile, 4)
