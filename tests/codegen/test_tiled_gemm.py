@@ -143,3 +143,14 @@ def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels():
     assert small.split_blocks == 1  # below MIN_SPLIT_WORK: one chunk, no thread started
     thin = Blocking.choose(256, 256, 10000, tile, 4)
     assert thin.split_blocks == 2  # chunks of at least MIN_CHUNK_SIDE rows: packing pays
+
+
+@pytest.mark.parametrize("vector_bits, registers", [(128, 16), (256, 16), (128, 32)])
+def test_narrower_targets_tiles_are_correct_here_too(tiled, monkeypatch, vector_bits, registers):
+    """The tiles an SSE, AVX2 or NEON host would get (narrower vectors, fewer registers),
+    emitted and run on this host: the same code, only narrower, must give the same answers."""
+    monkeypatch.setattr(tiled_gemm, "host_vector_registers", lambda: (vector_bits, registers))
+    rng = np.random.default_rng(vector_bits + registers)
+    for dtype in (np.float32, np.float64):
+        a, b = rng.standard_normal((40, 23)).astype(dtype), rng.standard_normal((23, 37)).astype(dtype)
+        check(compiled(lambda a, b: a.T.T @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
