@@ -18,8 +18,8 @@ import weakref
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import blas, cost, rowwise, runtime, target
-from jitcore.codegen.cpu.gemm import emit_blas_kernel
+from jitcore.codegen.cpu import blas, cost, gemm, rowwise, runtime, target
+from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
@@ -84,7 +84,8 @@ class CpuBackend:
         return target.magic()
 
     def fingerprint(self) -> str:
-        return (f"blas={blas.library()!r} min_split_work={runtime.MIN_SPLIT_WORK} "
+        return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
+                f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
                 f"cheap_divisor={cost.CHEAP_DIVISOR} copy_divisor={cost.COPY_DIVISOR} "
                 f"tiny_work={TINY_WORK}")
@@ -160,10 +161,10 @@ class CpuBackend:
         extent 1) may be split too, into pieces of its reduced dim. A kernel of a row group
         (``row_split``) is split whatever its size: its group runs it on blocks of rows."""
         strided = strided_operands(plan, launch)
-        called = None if row_split else emit_blas_kernel(module, launch.kernel, op, strided, fastmath,
+        called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library())
         if called is not None:
-            return called[0], (called[1],), None, 0
+            return called.fn, called.calls, called.split_extent, 0
         sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py
         if sorter is not None:
             return sorter, (), None, 0

@@ -1,11 +1,20 @@
-"""A float contraction as a call of the BLAS that NumPy itself uses.
+"""A float contraction as jitcore's tiled kernel or a call of the BLAS that NumPy itself uses.
 
-Measured on this project's 2-core AVX-512 host (issue 10): OpenBLAS's hand-written kernels
-run a 1024² float32 product about 2.5x faster on one core than the loop nest LLVM vectorizes,
-a gap a tiled LLVM kernel would have to close on every CPU; calling NumPy's copy of the
-library instead gives NumPy's speed, threads and bits. So a kernel that
-``codegen.contraction`` recognises, of float32 or float64, becomes a function with the kernel
-ABI that:
+The choice (``uses_tiled_kernel``), measured on this project's 2-core AVX-512 host (Zen 5;
+docs/performance.md, "Tiled matmul"; ``tools/bench_matmul.py`` times both sides of it): NumPy's
+OpenBLAS runs its 256-bit Zen kernels there, and ``codegen/cpu/tiled_gemm.py``'s 512-bit
+kernel was as fast or faster at every square size measured (64² to 2048², float32 and
+float64, a transposed operand) and on the MLP's tall products (``x @ W1``, ``x.T @ dh``).
+So every product with one m, one n and one k dim, no batch dims, and at least
+``TILED_MIN_SIDE`` rows and columns runs tiled (``TILED_MIN_WORK`` is 0). Thinner products
+(the MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) measured 5-15% faster on BLAS (one thread,
+CPU time), and stay there, as do matrix-vector and vector-vector products (one dim of extent
+1: ``gemv``, ``dot``, memory-bound, where the library's loop is as fast as any), batched
+products, and products whose roles span several dims (a tensordot over two axes). Without
+BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
+
+A BLAS call: a kernel that ``codegen.contraction`` recognises, of float32 or float64,
+becomes a function with the kernel ABI that:
 
 1. reads each operand's element strides per iteration dim (constants for contiguous arrays,
    parameters for strided ones) and works out a CBLAS call: row- or column-major from the
@@ -27,11 +36,14 @@ The routine's name is recorded in the plan (``Launch.calls``) and resolved when 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
+from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.kernel_body import Operand, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
 from jitcore.codegen.loops import emit_nest, extent
@@ -43,6 +55,11 @@ I32 = ll.IntType(32)
 # than as one call per batch index: the least work per call (m * n * k) that takes the call,
 # measured on the 2-core AVX-512 host against the loop nests of the time.
 MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
+# The least rows and columns (the shorter of the two), and the least work (m * n * k), a
+# product needs to run as the tiled kernel rather than BLAS (measured: the module docstring);
+# tools/bench_matmul.py moves them to force either side.
+TILED_MIN_SIDE = 32
+TILED_MIN_WORK = 0
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
 
@@ -55,6 +72,42 @@ def routine_for(c: Contraction) -> str:
     """The CBLAS routine, less its precision letter, that computes ``c`` per batch index."""
     rows, cols = c.extent(c.m), c.extent(c.n)
     return "dot" if rows == 1 and cols == 1 else "gemv" if rows == 1 or cols == 1 else "gemm"
+
+
+@dataclass(frozen=True)
+class ContractionKernel:
+    """A contraction's kernel: the library routines it calls (run as one piece: the library
+    threads itself), or the number of blocks its range counts (a split kernel, on the
+    runtime's threads)."""
+
+    fn: ll.Function
+    calls: tuple[str, ...] = ()
+    split_extent: int | None = None
+
+
+def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
+    """Whether ``c`` runs as jitcore's tiled kernel rather than BLAS (the rule in the module
+    docstring): one m, n and k dim each, no batch, and BLAS absent or slower there."""
+    if c.batch or len(c.m) != 1 or len(c.n) != 1 or len(c.k) != 1:
+        return False
+    if library is None:
+        return True
+    return (min(c.extent(c.m), c.extent(c.n)) >= TILED_MIN_SIDE
+            and c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK)
+
+
+def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
+                     library: BlasLibrary | None) -> ContractionKernel | None:
+    """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
+    that one of them computes; None otherwise (the caller emits the loop nest)."""
+    c = match_contraction(op)
+    if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
+        return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
+    if uses_tiled_kernel(c, library):
+        fn, blocks = emit_tiled_gemm(module, name, op, c, strided)
+        return ContractionKernel(fn, split_extent=blocks)
+    called = emit_blas_kernel(module, name, op, strided, fastmath, library)
+    return None if called is None else ContractionKernel(called[0], calls=(called[1],))
 
 
 def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
@@ -149,14 +202,7 @@ class _Call:
     # -- strides -------------------------------------------------------------------------
     def dim_stride(self, i: int, d: int) -> ll.Value:
         """Operand ``i``'s element stride along iteration dim ``d`` (0 if it does not read it)."""
-        stride: ll.Value = ll.Constant(I64, 0)
-        for axis, e in enumerate(self.maps[i].exprs):
-            if e.dim == d:
-                step = self.operands[i].strides[axis]
-                if e.scale != 1:
-                    step = self.b.mul(step, ll.Constant(I64, e.scale))
-                stride = self.b.add(stride, step)
-        return stride
+        return dim_stride(self.b, self.operands[i], self.maps[i], d)
 
     def role_stride(self, i: int, dims: tuple[int, ...]) -> tuple[ll.Value, ll.Value]:
         """Operand ``i``'s stride along a role's dims taken as one, and whether they nest (the
@@ -172,12 +218,7 @@ class _Call:
 
     def base(self, i: int) -> ll.Value:
         """Operand ``i``'s first element read (its map may start at an offset)."""
-        offset: ll.Value = ll.Constant(I64, 0)
-        for axis, e in enumerate(self.maps[i].exprs):
-            if e.offset:
-                offset = self.b.add(offset, self.b.mul(self.operands[i].strides[axis],
-                                                       ll.Constant(I64, e.offset)))
-        return self.b.gep(self.operands[i].pointer, [offset], source_etype=self.float)
+        return base_pointer(self.b, self.operands[i], self.maps[i], self.float)
 
     def require(self, condition: ll.Value) -> None:
         self.ok = self.b.and_(self.ok, condition)

@@ -17,13 +17,20 @@ import jitcore
 from jitcore import compiler, ir, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.contraction import match_contraction
-from jitcore.codegen.cpu import blas
+from jitcore.codegen.cpu import blas, gemm
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import JitcoreError
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_blas = pytest.mark.skipif(blas.library() is None, reason="NumPy's OpenBLAS not found")
+
+
+@pytest.fixture(autouse=True)
+def products_on_blas(monkeypatch):
+    """Every product here on BLAS where there is one: the tiled kernel, which gemm.py's rule
+    chooses for plain matrix products, has its own tests (test_tiled_gemm.py)."""
+    monkeypatch.setattr(gemm, "TILED_MIN_WORK", 1 << 62)
 
 
 @pytest.fixture

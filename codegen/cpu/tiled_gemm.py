@@ -1,0 +1,509 @@
+"""A matrix product as jitcore's own tiled kernel: packed panels and a register-blocked
+micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM IR.
+
+``C[m, n] = sum over k of A[m, k] * B[k, n]`` for one m, one n and one k dim (a
+``codegen.contraction`` match without batch dims), float32 or float64, any strides:
+
+- **Blocks.** The result's columns are walked in blocks of ``nc`` columns, the k dim in blocks
+  of ``kc``, the rows in blocks of ``mc``. For each (column block, k block) the ``kc x nc``
+  piece of B is copied into a packed buffer, and for each row block the ``mc x kc`` piece of A:
+  panels of ``NR`` columns of B (``NR`` consecutive values per k) and of ``MR`` rows of A
+  (``MR`` consecutive values per k), padded with zeros to whole panels. Packing reads each
+  operand through its strides, so a transposed or strided operand costs what a contiguous one
+  does; the micro-kernel only ever reads the packed buffers, in order.
+- **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
+  vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
+  loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
+  shape is chosen from the target's vector width and register count (``TileShape.for_target``),
+  never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
+  same code, narrower. The tile is then added into C: whole tiles of a C with unit column
+  stride as vectors, edge tiles (and other strides) element by element from a stack copy.
+- **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
+  is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
+  multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
+  do not depend on ``num_threads``; they differ from NumPy's BLAS in the last bits (its own
+  blocking), within the usual ``k * eps`` bound.
+- **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its longer side (rows,
+  or columns), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its
+  threads; each chunk packs its own panels into buffers of its own (``malloc``). Products
+  below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more.
+- If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
+
+Block sizes (``KC_BYTES``, ``MC_ROWS``, ``NC_COLS``) were chosen by measurement on the
+development machine (below, and docs/performance.md, "Tiled matmul"): the packed A block stays
+in the L2 cache while the micro-kernel walks it once per panel of B.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+from llvmlite import ir as ll
+
+from jitcore.codegen.contraction import Contraction
+from jitcore.codegen.cpu import target
+from jitcore.codegen.kernel_body import Operand, kernel_function
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, value_type
+from jitcore.ir.attributes import AffineMap
+from jitcore.ir.core import Operation
+
+I32 = ll.IntType(32)
+
+# Bytes of k per block (512 float32 or 256 float64 values), and the rows and columns of a
+# block (rounded to whole panels). Measured on the development machine (Zen 5: 48 KiB L1, 1 MiB
+# L2 per core), one thread, CPU time of 1024^3 products (wall time there moves with the other
+# load): kc of 1024 or 2048 bytes, mc of 96, 192 or 384 rows, nc of 256 or 1024 columns are
+# within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
+KC_BYTES = 2048
+MC_ROWS = 192
+NC_COLS = 1024
+# A product of fewer multiply-adds than this runs as one chunk (one thread): the runtime
+# starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
+# on one core) does not pay back; 256^3 (16M) does.
+MIN_SPLIT_WORK = 1 << 23
+# Chunks a large product is cut into along its longer side: a few per core, so a core slowed
+# by another process does not hold the others up. Each chunk packs the whole of the other
+# operand for itself, so a chunk has at least MIN_CHUNK_SIDE rows (or columns): with fewer,
+# the packing costs more than the chunk's multiply-adds (x.T @ dh of the MLP, 256 x 10000
+# x 256, measured 12 ms in 4 chunks of 64 rows, one thread).
+SPLIT_CHUNKS = 4
+MIN_CHUNK_SIDE = 128
+ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
+
+
+@dataclass(frozen=True)
+class TileShape:
+    """The micro-kernel's tile: ``mr`` rows by ``nv`` vectors of ``lanes`` elements."""
+
+    mr: int
+    nv: int
+    lanes: int
+
+    @property
+    def nr(self) -> int:
+        return self.nv * self.lanes
+
+    @staticmethod
+    def for_target(element_bits: int, vector_bits: int, registers: int) -> TileShape:
+        """A tile whose accumulators, one row of B and one broadcast fit in the vector
+        registers: 6x4 vectors with 32 registers (AVX-512, NEON), 6x2 with 16 (AVX2). Of the
+        24-accumulator shapes, 6x4 measured 3-5% faster than 8x3, 5x5 and 4x6 on the
+        development machine (1024^3, one thread, float32 and float64; 12x2 and 14x2 slower)."""
+        lanes = max(1, vector_bits // element_bits)
+        return TileShape(6, 4, lanes) if registers >= 32 else TileShape(6, 2, lanes)
+
+
+def host_vector_registers() -> tuple[int, int]:
+    """The host target's vector width in bits (as ``target.py`` chose it) and register count."""
+    features = set(target.host_features().split(","))
+    if llvm.get_process_triple().startswith(("aarch64", "arm64")):
+        return 128, 32
+    if "+avx512f" in features:
+        return (256 if "+prefer-256-bit" in features else 512), 32
+    if "+avx" in features:
+        return 256, 16
+    return 128, 16
+
+
+def host_tile_shape(element_bits: int) -> TileShape:
+    return TileShape.for_target(element_bits, *host_vector_registers())
+
+
+@dataclass(frozen=True)
+class Blocking:
+    """A product's block sizes, and how its chunks cut it: along the rows (``split_rows``) or
+    the columns, ``split_size`` of them per chunk, ``split_blocks`` chunks."""
+
+    kc: int
+    mc: int
+    nc: int
+    split_rows: bool
+    split_size: int
+    split_blocks: int
+
+    @staticmethod
+    def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
+        kc = min(depth, KC_BYTES // itemsize)
+        mc = _round_up(min(MC_ROWS, rows), tile.mr)
+        nc = _round_up(min(NC_COLS, cols), tile.nr)
+        split_rows = rows >= cols
+        side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
+        chunks = 1
+        if rows * cols * depth >= MIN_SPLIT_WORK:
+            chunks = max(1, min(SPLIT_CHUNKS, side // MIN_CHUNK_SIDE))
+        size = _round_up(-(-side // chunks), unit)
+        return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
+
+
+def _round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+def dim_stride(b: ll.IRBuilder, operand: Operand, map_: AffineMap, d: int) -> ll.Value:
+    """An operand's element stride along iteration dim ``d`` (0 if it does not read it)."""
+    stride: ll.Value = ll.Constant(I64, 0)
+    for axis, e in enumerate(map_.exprs):
+        if e.dim == d:
+            step = operand.strides[axis]
+            if e.scale != 1:
+                step = b.mul(step, ll.Constant(I64, e.scale))
+            stride = b.add(stride, step)
+    return stride
+
+
+def base_pointer(b: ll.IRBuilder, operand: Operand, map_: AffineMap, element: ll.Type) -> ll.Value:
+    """An operand's first element read (its map may start at an offset)."""
+    offset: ll.Value = ll.Constant(I64, 0)
+    for axis, e in enumerate(map_.exprs):
+        if e.offset:
+            offset = b.add(offset, b.mul(operand.strides[axis], ll.Constant(I64, e.offset)))
+    return b.gep(operand.pointer, [offset], source_etype=element)
+
+
+def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
+                    strided: list[bool]) -> tuple[ll.Function, int]:
+    """``op`` (a contraction with one m, n and k dim, no batch) as the split kernel ``name``,
+    and the number of blocks its range ``[lo, hi)`` counts."""
+    element = value_type(c.element)
+    tile = host_tile_shape(c.element.bitwidth)
+    (m,), (n,), (k,) = c.m, c.n, c.k
+    left, right = 0, 1
+    if op.indexing_maps[2].exprs[-1].dim == m:
+        # C's rows are the m dim's: compute C^T = B^T A^T, so that the tiles' vectors run
+        # along C's last axis (unit stride in an array that has one).
+        m, n, left, right = n, m, right, left
+    if c.domain[n] < tile.nr <= c.domain[m]:
+        # Too few columns to fill a tile's vectors (an MLP's 16 outputs): the vectors run
+        # down the rows instead, and each tile is added into C element by element.
+        m, n, left, right = n, m, right, left
+    rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
+    blocking = Blocking.choose(rows, cols, depth, tile, c.element.bitwidth // 8)
+    fn, operands, _, (lo, hi) = kernel_function(module, name, [*op.operands, *op.results], strided,
+                                                split=True)
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    maps = list(op.indexing_maps)
+    a, bb, cc = (base_pointer(b, operands[i], maps[i], element) for i in (left, right, 2))
+    sa = [dim_stride(b, operands[left], maps[left], d) for d in (m, k)]
+    sb = [dim_stride(b, operands[right], maps[right], d) for d in (k, n)]
+    sc = [dim_stride(b, operands[2], maps[2], d) for d in (m, n)]
+    gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc))
+    first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (lo, hi))
+    side = rows if blocking.split_rows else cols
+    last = _min(b, last, ll.Constant(I64, side))
+    whole = [ll.Constant(I64, 0), ll.Constant(I64, cols if blocking.split_rows else rows)]
+    if blocking.split_rows:
+        gemm.run((first, last), whole, depth)
+    else:
+        gemm.run(whole, (first, last), depth)
+    b.ret_void()
+    return fn, blocking.split_blocks
+
+
+def _min(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> None:
+    """``for iv in range(start, stop, step): body(iv)``; the builder ends after the loop."""
+    pre, fn = b.block, b.function
+    header, inner, done = (fn.append_basic_block(x) for x in ("for", "for.body", "for.done"))
+    b.branch(header)
+    b.position_at_end(header)
+    iv = b.phi(I64)
+    iv.add_incoming(start, pre)
+    b.cbranch(b.icmp_signed("<", iv, stop), inner, done)
+    b.position_at_end(inner)
+    body(iv)
+    iv.add_incoming(b.add(iv, ll.Constant(I64, step)), b.block)
+    b.branch(header)
+    b.position_at_end(done)
+
+
+def _declare(module: ll.Module, symbol: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
+    existing = module.globals.get(symbol)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(result, params), symbol)
+
+
+class _Gemm:
+    """The blocked loops of one chunk, at the builder's position."""
+
+    def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
+                 a, bb, cc):
+        self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
+        self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
+        self.a, (self.sa_m, self.sa_k) = a[0], a[1]
+        self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
+        self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
+        self.module = b.module
+        self.micro = _micro_kernel(self.module, element, tile)
+
+    def const(self, x: int) -> ll.Constant:
+        return ll.Constant(I64, x)
+
+    def at(self, base: ll.Value, offset: ll.Value) -> ll.Value:
+        return self.b.gep(base, [offset], source_etype=self.element)
+
+    def run(self, row_range, col_range, depth: int) -> None:
+        """C[rows, cols] for the whole k range: packed and tiled, or (no memory for the
+        buffers) a plain loop in the same order of sums."""
+        b, bl = self.b, self.blocking
+        malloc = _declare(self.module, "malloc", PTR, [I64])
+        free = _declare(self.module, "free", ll.VoidType(), [PTR])
+        a_bytes = bl.mc * bl.kc * self.itemsize + ALIGN
+        b_bytes = bl.nc * bl.kc * self.itemsize + ALIGN
+        raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
+        null = ll.Constant(PTR, None)
+        failed = b.or_(b.icmp_unsigned("==", raw_a, null), b.icmp_unsigned("==", raw_b, null))
+        with b.if_else(failed, likely=False) as (no_memory, packed):
+            with no_memory:
+                self.plain(row_range, col_range, depth)
+            with packed:
+                self.tiled(row_range, col_range, depth, _aligned(b, raw_a), _aligned(b, raw_b))
+        b.call(free, [raw_a])
+        b.call(free, [raw_b])
+
+    def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
+        b, bl, tile = self.b, self.blocking, self.tile
+        (row0, row1), (col0, col1) = row_range, col_range
+
+        def column_block(jc):
+            nc = _min(b, self.const(bl.nc), b.sub(col1, jc))
+
+            def depth_block(pc):
+                kc = _min(b, self.const(bl.kc), b.sub(self.const(depth), pc))
+                first = b.icmp_signed("==", pc, self.const(0))
+                self.pack_b(pack_b, pc, kc, jc, nc)
+
+                def row_block(ic):
+                    mc = _min(b, self.const(bl.mc), b.sub(row1, ic))
+                    self.pack_a(pack_a, ic, mc, pc, kc)
+
+                    def tile_column(jr):
+                        cols = _min(b, self.const(tile.nr), b.sub(nc, jr))
+
+                        def tile_row(ir):
+                            rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
+                            at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
+                            b.call(self.micro, [kc, self.at(pack_a, b.mul(ir, kc)),
+                                                self.at(pack_b, b.mul(jr, kc)), self.at(self.c, at),
+                                                self.sc_m, self.sc_n, rows, cols, first])
+
+                        _for(b, self.const(0), mc, tile.mr, tile_row)
+
+                    _for(b, self.const(0), nc, tile.nr, tile_column)
+
+                _for(b, row0, row1, bl.mc, row_block)
+
+            _for(b, self.const(0), self.const(depth), bl.kc, depth_block)
+
+        _for(b, col0, col1, bl.nc, column_block)
+
+    def pack_b(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value) -> None:
+        """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded."""
+        b, nr = self.b, self.tile.nr
+
+        def panel(jr):
+            dst = self.at(buffer, b.mul(jr, kc))
+            cols = _min(b, self.const(nr), b.sub(nc, jr))
+            self.zero_if_short(dst, cols, nr, kc)
+            src = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(b.add(jc, jr), self.sb_n)))
+            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1))
+
+        _for(b, self.const(0), nc, nr, panel)
+
+    def pack_a(self, buffer: ll.Value, ic: ll.Value, mc: ll.Value, pc: ll.Value, kc: ll.Value) -> None:
+        """A[ic:ic+mc, pc:pc+kc] as panels of MR rows, MR values per k, zero-padded. A column
+        of A with unit stride (``a.T @ b``) is read whole, across all panels: a panel's part
+        of a cache line would be gone by the next panel's turn."""
+        b, mr = self.b, self.tile.mr
+        block = self.at(self.a, b.add(b.mul(ic, self.sa_m), b.mul(pc, self.sa_k)))
+        zero = self.const(0)
+
+        def panel(ir, rows_inner):
+            dst = self.at(buffer, b.mul(ir, kc))
+            rows = _min(b, self.const(mr), b.sub(mc, ir))
+            self.zero_if_short(dst, rows, mr, kc)
+            if rows_inner:
+                return
+            src = self.at(block, b.mul(ir, self.sa_m))
+            self.copy(src, dst, (kc, self.sa_k, mr), (rows, self.sa_m, 1))
+
+        def column(kk):
+            def move(i):
+                value = b.load(self.at(block, b.add(i, b.mul(kk, self.sa_k))), typ=self.element)
+                at = b.add(b.mul(b.udiv(i, self.const(mr)), b.mul(kc, self.const(mr))),
+                           b.add(b.mul(kk, self.const(mr)), b.urem(i, self.const(mr))))
+                b.store(value, self.at(buffer, at))
+            _for(b, zero, mc, 1, move)
+
+        with b.if_else(b.icmp_signed("==", self.sa_m, self.const(1))) as (columns, rows):
+            with columns:
+                _for(b, zero, mc, mr, lambda ir: panel(ir, True))
+                _for(b, zero, kc, 1, column)
+            with rows:
+                _for(b, zero, mc, mr, lambda ir: panel(ir, False))
+
+    def copy(self, src: ll.Value, dst: ll.Value, along_k, across) -> None:
+        """``dst[k * kstep + x] = src[k * kstride + x * xstride]`` for ``k < kc``, ``x < size``,
+        ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``: the loop over the
+        source's unit-stride dim innermost, so that the reads walk memory in order (a column
+        read with a power-of-two stride would thrash one cache set)."""
+        b = self.b
+        (kc, kstride, kstep), (size, xstride, _) = along_k, across
+
+        def move(kk, x):
+            value = b.load(self.at(src, b.add(b.mul(kk, kstride), b.mul(x, xstride))), typ=self.element)
+            b.store(value, self.at(dst, b.add(b.mul(kk, self.const(kstep)), x)))
+
+        zero = self.const(0)
+        with b.if_else(b.icmp_signed("==", xstride, self.const(1))) as (across_inner, k_inner):
+            with across_inner:
+                _for(b, zero, kc, 1, lambda kk: _for(b, zero, size, 1, lambda x: move(kk, x)))
+            with k_inner:
+                _for(b, zero, size, 1, lambda x: _for(b, zero, kc, 1, lambda kk: move(kk, x)))
+
+    def zero_if_short(self, panel: ll.Value, used: ll.Value, width: int, kc: ll.Value) -> None:
+        """Zeros in a panel that is not filled across (an edge): its padding multiplies by 0."""
+        b = self.b
+        with b.if_then(b.icmp_signed("<", used, self.const(width)), likely=False):
+            size = b.mul(kc, self.const(width * self.itemsize))
+            memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+            b.call(memset, [panel, ll.Constant(I8, 0), size, ll.Constant(I1, 0)])
+
+    def plain(self, row_range, col_range, depth: int) -> None:
+        """C by plain loops, each element summed block by block as the tiled path does."""
+        b, kc_max = self.b, self.blocking.kc
+        bits = self.itemsize * 8
+        fmuladd = _declare(self.module, f"llvm.fmuladd.f{bits}", self.element, [self.element] * 3)
+        zero = ll.Constant(self.element, 0.0)
+        with b.goto_entry_block():
+            total = b.alloca(self.element)
+
+        def element(i, j):
+            target_ = self.at(self.c, b.add(b.mul(i, self.sc_m), b.mul(j, self.sc_n)))
+
+            def block(pc):
+                stop = _min(b, b.add(pc, self.const(kc_max)), self.const(depth))
+                b.store(zero, total)
+
+                def step(kk):
+                    x = b.load(self.at(self.a, b.add(b.mul(i, self.sa_m), b.mul(kk, self.sa_k))),
+                               typ=self.element)
+                    y = b.load(self.at(self.bm, b.add(b.mul(kk, self.sb_k), b.mul(j, self.sb_n))),
+                               typ=self.element)
+                    b.store(b.call(fmuladd, [x, y, b.load(total, typ=self.element)]), total)
+
+                _for(b, pc, stop, 1, step)
+                s = b.load(total, typ=self.element)
+                first = b.icmp_signed("==", pc, self.const(0))
+                old = b.select(first, zero, b.load(target_, typ=self.element))
+                b.store(b.select(first, s, b.fadd(old, s)), target_)
+
+            _for(b, self.const(0), self.const(depth), kc_max, block)
+
+        _for(b, row_range[0], row_range[1], 1,
+             lambda i: _for(b, col_range[0], col_range[1], 1, lambda j: element(i, j)))
+
+
+def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
+    """``raw`` moved up to the next ``ALIGN``-byte boundary (the buffer has room for it)."""
+    address = b.ptrtoint(raw, I64)
+    pad = b.and_(b.sub(ll.Constant(I64, 0), address), ll.Constant(I64, ALIGN - 1))
+    return b.gep(raw, [pad], source_etype=I8)
+
+
+def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Function:
+    """``void micro(i64 kc, ptr a, ptr b, ptr c, i64 sc_m, i64 sc_n, i64 rows, i64 cols, i1
+    first)``: the ``mr x nr`` tile of packed panels ``a`` and ``b`` over ``kc`` values of k,
+    stored into (``first``) or added to the ``rows x cols`` corner of C at ``c``."""
+    bits = 32 if isinstance(element, ll.FloatType) else 64
+    name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    vec = ll.VectorType(element, tile.lanes)
+    vbytes = tile.lanes * bits // 8
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [I64, PTR, PTR, PTR, I64, I64, I64, I64, I1]),
+                     name)
+    fn.linkage = "internal"
+    # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
+    # is a small constant (LLVM's time, not the kernel's, would grow with it).
+    fn.attributes.add("noinline")
+    kc, pa, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
+    for p in (pa, pb, pc):
+        p.add_attribute("noalias")
+    fmuladd = _declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
+    entry, loop, body, done = (fn.append_basic_block(x) for x in ("entry", "k", "k.body", "k.done"))
+    b = ll.IRBuilder(entry)
+    spill = b.alloca(vec, size=tile.mr * tile.nv)  # an edge tile's copy, for scalar stores
+    spill.align = vbytes
+    b.branch(loop)
+
+    b.position_at_end(loop)
+    kk = b.phi(I64)
+    kk.add_incoming(ll.Constant(I64, 0), entry)
+    accs = [[b.phi(vec) for _ in range(tile.nv)] for _ in range(tile.mr)]
+    for row in accs:
+        for acc in row:
+            acc.add_incoming(ll.Constant(vec, [0.0] * tile.lanes), entry)
+    b.cbranch(b.icmp_signed("<", kk, kc), body, done)
+
+    b.position_at_end(body)
+    b_row = b.gep(pb, [b.mul(kk, ll.Constant(I64, tile.nr))], source_etype=element)
+    b_vecs = []
+    for j in range(tile.nv):
+        v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
+        v.align = vbytes
+        b_vecs.append(v)
+    a_col = b.gep(pa, [b.mul(kk, ll.Constant(I64, tile.mr))], source_etype=element)
+    mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
+    undef = ll.Constant(vec, None)
+    for i in range(tile.mr):
+        x = b.load(b.gep(a_col, [ll.Constant(I64, i)], source_etype=element), typ=element)
+        splat = b.shuffle_vector(b.insert_element(undef, x, ll.Constant(I32, 0)), undef, mask)
+        for j in range(tile.nv):
+            accs[i][j].add_incoming(b.call(fmuladd, [splat, b_vecs[j], accs[i][j]]), body)
+    kk.add_incoming(b.add(kk, ll.Constant(I64, 1)), body)
+    b.branch(loop)
+
+    b.position_at_end(done)
+    whole = b.and_(b.and_(b.icmp_signed("==", rows, ll.Constant(I64, tile.mr)),
+                          b.icmp_signed("==", cols, ll.Constant(I64, tile.nr))),
+                   b.icmp_signed("==", sc_n, ll.Constant(I64, 1)))
+    with b.if_else(whole) as (vectors, elements):
+        with vectors:  # a whole tile of rows with unit stride: vector loads and stores
+            for i in range(tile.mr):
+                c_row = b.gep(pc, [b.mul(ll.Constant(I64, i), sc_m)], source_etype=element)
+                for j in range(tile.nv):
+                    at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                    old = b.load(at, typ=vec)
+                    old.align = bits // 8
+                    new = b.select(first, accs[i][j], b.fadd(old, accs[i][j]))
+                    b.store(new, at).align = bits // 8
+        with elements:  # an edge tile, or C with strided rows: one element at a time
+            for i in range(tile.mr):
+                for j in range(tile.nv):
+                    at = b.gep(spill, [ll.Constant(I64, i * tile.nv + j)], source_etype=vec)
+                    b.store(accs[i][j], at).align = vbytes
+
+            def add_row(i):
+                _for(b, ll.Constant(I64, 0), cols, 1,
+                     lambda j: _add_element(b, element, spill, pc, sc_m, sc_n, tile.nr, first, i, j))
+
+            _for(b, ll.Constant(I64, 0), rows, 1, add_row)
+    b.ret_void()
+    return fn
+
+
+def _add_element(b: ll.IRBuilder, element: ll.Type, spill, pc, sc_m, sc_n, nr: int, first, i, j) -> None:
+    at = b.gep(spill, [b.add(b.mul(i, ll.Constant(I64, nr)), j)], source_etype=element)
+    value = b.load(at, typ=element)
+    at = b.gep(pc, [b.add(b.mul(i, sc_m), b.mul(j, sc_n))], source_etype=element)
+    with b.if_else(first) as (store, add):
+        with store:
+            b.store(value, at)
+        with add:
+            b.store(b.fadd(b.load(at, typ=element), value), at)

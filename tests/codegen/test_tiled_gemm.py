@@ -1,0 +1,156 @@
+"""jitcore's own tiled matrix product (codegen/cpu/tiled_gemm.py), differential against NumPy.
+
+NumPy's BLAS is the oracle, so bits are not compared: each result is checked within
+``4 * k * eps * sum(|a| |b|)`` (the textbook bound of a k-term dot product, whatever the order).
+The kernel's blocks are made tiny here (``small_blocks``), so that products of a few dozen
+elements already cross several k, row and column blocks, edge panels, and thread chunks.
+Nothing here depends on the host's vector width: the tile shape comes from the host, and every
+shape is checked against NumPy on it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore import config
+from jitcore.codegen.cpu import blas, gemm, tiled_gemm
+from jitcore.codegen.cpu.tiled_gemm import Blocking, TileShape
+from tests.budget import examples
+
+
+@pytest.fixture
+def tiled(monkeypatch):
+    """Every single-dim float contraction on the tiled kernel, whatever the rule says."""
+    monkeypatch.setattr(gemm, "TILED_MIN_SIDE", 0)
+    monkeypatch.setattr(gemm, "TILED_MIN_WORK", 0)
+
+
+@pytest.fixture
+def small_blocks(tiled, monkeypatch):
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 float32 or 5 float64 values of k
+    monkeypatch.setattr(tiled_gemm, "MC_ROWS", 1)  # one panel of rows
+    monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
+    monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
+    monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
+
+
+def check(got, a, b, product):
+    want = product(a.astype(np.float64), b.astype(np.float64))
+    scale = product(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+    k = max(a.shape + b.shape)  # at least the contracted length
+    bound = 4 * k * np.finfo(a.dtype).eps * scale + np.finfo(a.dtype).tiny
+    assert got.dtype == a.dtype and got.shape == want.shape
+    assert np.all(np.abs(got - want) <= bound), np.max(np.abs(got - want) - bound)
+
+
+def compiled(fn, *args):
+    jitted = jc.jit(fn, cache=False)
+    text = jitted.lower(*args).plan().llvm_ir
+    assert "jitcore_gemm_micro" in text and "cblas" not in text  # the tiled kernel, not BLAS
+    return jitted
+
+
+FORMS = {
+    "a@b": (lambda a, b: a @ b, lambda m, k, n: ((m, k), (k, n))),
+    "a.T@b": (lambda a, b: a.T @ b, lambda m, k, n: ((k, m), (k, n))),
+    "a@b.T": (lambda a, b: a @ b.T, lambda m, k, n: ((m, k), (n, k))),
+    "a.T@b.T": (lambda a, b: a.T @ b.T, lambda m, k, n: ((k, m), (n, k))),
+    "strided": (lambda a, b: a[::2, 1::3] @ b[::3, ::2], lambda m, k, n: ((2 * m, 3 * k), (3 * k, 2 * n))),
+}
+
+
+# The fixture only sets module constants, the same for every example.
+@settings(max_examples=examples(24, 10), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(1, 40), k=st.integers(1, 40), n=st.integers(1, 40),
+       dtype=st.sampled_from([np.float32, np.float64]), form=st.sampled_from(sorted(FORMS)),
+       seed=st.integers(0, 2**16))
+def test_any_shape_dtype_and_layout_matches_numpy(small_blocks, m, k, n, dtype, form, seed):
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(seed)
+    a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+    if 1 in (m, k, n):  # a vector's product, or an outer one, is BLAS's or the loop nest's
+        check(jc.jit(product, cache=False)(a, b), a, b, product)
+        return
+    check(compiled(product, a, b)(a, b), a, b, product)
+
+
+@pytest.mark.parametrize("m, k, n", [(2, 3, 2), (7, 5, 13), (13, 7, 5), (50, 600, 100)])
+def test_edges_with_the_real_block_sizes(tiled, m, k, n):
+    rng = np.random.default_rng(m * k * n)
+    for dtype in (np.float32, np.float64):
+        a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+        check(compiled(lambda a, b: a @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
+
+
+def test_a_strided_result_and_an_expression_around_the_product(tiled):
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((20, 30)), rng.standard_normal((30, 25))
+
+    def fn(a, b):
+        return np.tanh((a @ b).T + 1.0)  # the product is a kernel of its own; its user reads it transposed
+
+    np.testing.assert_allclose(jc.jit(fn, cache=False)(a, b), fn(a, b), rtol=1e-12, atol=1e-12)
+
+
+def test_the_sum_order_does_not_depend_on_threads_or_chunks(small_blocks):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((45, 37)).astype(np.float32), rng.standard_normal((37, 29)).astype(np.float32)
+    results = []
+    for threads in (1, 3):
+        with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+            results.append(compiled(lambda a, b: a @ b, a, b)(a, b))
+    np.testing.assert_array_equal(results[0], results[1])
+    check(results[0], a, b, lambda a, b: a @ b)
+
+
+def test_without_memory_for_the_panels_the_plain_loops_give_the_same_product(tiled, monkeypatch):
+    monkeypatch.setattr(tiled_gemm, "ALIGN", 1 << 60)  # malloc of more than 2^60 bytes fails
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal((9, 300)), rng.standard_normal((300, 11))
+    check(compiled(lambda a, b: a @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
+
+
+def test_empty_depth_is_zeros_and_jitcore_blas_none_uses_the_tile(monkeypatch):
+    a, b = np.ones((4, 0), np.float32), np.ones((0, 5), np.float32)
+    np.testing.assert_array_equal(jc.jit(lambda a, b: a @ b, cache=False)(a, b), np.zeros((4, 5), np.float32))
+    monkeypatch.setattr(blas, "library", lambda: None)  # as JITCORE_BLAS=none
+    a, b = np.ones((6, 7)), np.ones((7, 8))
+    check(compiled(lambda a, b: a @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
+
+
+@pytest.mark.parametrize("element_bits, vector_bits, registers, want", [
+    (32, 512, 32, TileShape(6, 4, 16)), (64, 512, 32, TileShape(6, 4, 8)),  # AVX-512
+    (32, 256, 16, TileShape(6, 2, 8)), (64, 256, 16, TileShape(6, 2, 4)),  # AVX2
+    (64, 128, 32, TileShape(6, 4, 2)),  # NEON
+])
+def test_tile_shape_follows_the_vector_width_and_registers(element_bits, vector_bits, registers, want):
+    tile = TileShape.for_target(element_bits, vector_bits, registers)
+    assert tile == want
+    assert tile.mr * tile.nv + tile.nv + 1 <= registers  # accumulators, a row of B, a broadcast
+
+
+def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels():
+    tile = TileShape(6, 4, 16)
+    wide = Blocking.choose(64, 4096, 256, tile, 4)
+    assert not wide.split_rows and wide.split_size % tile.nr == 0 and wide.split_blocks == 4
+    tall = Blocking.choose(4096, 64, 256, tile, 4)
+    assert tall.split_rows and tall.split_size % tile.mr == 0
+    small = Blocking.choose(16, 16, 16, tile, 4)
+    assert small.split_blocks == 1  # below MIN_SPLIT_WORK: one chunk, no thread started
+    thin = Blocking.choose(256, 256, 10000, tile, 4)
+    assert thin.split_blocks == 2  # chunks of at least MIN_CHUNK_SIDE rows: packing pays
+
+
+@pytest.mark.parametrize("vector_bits, registers", [(128, 16), (256, 16), (128, 32)])
+def test_narrower_targets_tiles_are_correct_here_too(tiled, monkeypatch, vector_bits, registers):
+    """The tiles an SSE, AVX2 or NEON host would get (narrower vectors, fewer registers),
+    emitted and run on this host: the same code, only narrower, must give the same answers."""
+    monkeypatch.setattr(tiled_gemm, "host_vector_registers", lambda: (vector_bits, registers))
+    rng = np.random.default_rng(vector_bits + registers)
+    for dtype in (np.float32, np.float64):
+        a, b = rng.standard_normal((40, 23)).astype(dtype), rng.standard_normal((23, 37)).astype(dtype)
+        check(compiled(lambda a, b: a.T.T @ b, a, b)(a, b), a, b, lambda a, b: a @ b)

@@ -1,0 +1,150 @@
+#!/usr/bin/env python
+"""Matrix products under jit against NumPy and JAX: the numbers of docs/performance.md's
+"Tiled matmul" section (issue 10, item 6).
+
+    PYTHONPATH=. python tools/bench_matmul.py [--sizes 64,128,...] [--repeat R] [--no-jax]
+    # one thread each, CPU time (steady on a shared machine):
+    OPENBLAS_NUM_THREADS=1 JITCORE_NUM_THREADS=1 \
+    XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
+    PYTHONPATH=. python tools/bench_matmul.py --cpu-time
+
+For each size, form (``a @ b``, ``a.T @ b``, matrix-vector ``a @ v``) and dtype, it times
+jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled kernel and
+forced onto BLAS (``tiled``, ``blas``: the measurements behind the rule), NumPy, and
+``jax.jit`` when JAX is installed, one call of each per round, each round starting with the
+next implementation; each time is the median of R rounds after a call that compiles and is
+checked against float64. Ratios are the other's median over jitcore's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+import jitcore as jc
+from jitcore.codegen.cpu import gemm
+
+
+def forms():
+    return {"a@b": lambda a, b: a @ b, "a.T@b": lambda a, b: a.T @ b}
+
+
+def compile_forced(fn, tiled: bool, *args):
+    """``fn`` compiled with ``gemm.py``'s rule pinned to one side (not kept on disk: the rule's
+    constants are not part of the cache key)."""
+    jitted = jc.jit(fn, cache=False)
+    saved = gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK
+    gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = (0, 0) if tiled else (1 << 62, 1 << 62)
+    try:
+        jitted(*args)
+    finally:
+        gemm.TILED_MIN_SIDE, gemm.TILED_MIN_WORK = saved
+    return jitted
+
+
+CPU_TIME = False  # --cpu-time
+
+
+def timed(fn, args, threaded: bool = False) -> float:
+    """One call's seconds: wall clock, or with ``CPU_TIME`` the CPU time of this thread (of the
+    process for ``threaded``, JAX, which computes on threads of its own: the others' times then
+    leave out a thread pool still spinning after JAX's call)."""
+    clock = (time.process_time if threaded else time.thread_time) if CPU_TIME else time.perf_counter
+    start = clock()
+    out = fn(*args)
+    for part in out if isinstance(out, tuple) else (out,):
+        if hasattr(part, "block_until_ready"):  # JAX returns before it has finished
+            part.block_until_ready()
+    return clock() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="64,128,256,512,1024,2048")
+    parser.add_argument("--vectors", default="1024,4096", help="sizes of the matrix-vector products")
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--dtypes", default="float32,float64")
+    parser.add_argument("--no-jax", action="store_true")
+    parser.add_argument("--mlp", action="store_true",
+                        help="time one step of bench.py's MLP workload instead (float32)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the CPU a call uses, not the wall clock: steadier on a loaded"
+                             " machine; run with every library on one thread (see above)")
+    args = parser.parse_args()
+    global CPU_TIME
+    CPU_TIME = args.cpu_time
+    jax = None
+    if not args.no_jax:
+        try:
+            import jax
+            import jax.numpy as jnp
+            jax.config.update("jax_enable_x64", True)
+        except ImportError:
+            jax = None
+    if args.mlp:
+        mlp(jax, args.repeat)
+        return
+    rng = np.random.default_rng(0)
+    cases = [(form, n, n) for n in map(int, args.sizes.split(",")) for form in forms()]
+    cases += [("a@v", n, 1) for n in map(int, args.vectors.split(","))]
+    print(f"{'form':6} {'n':>5} {'dtype':8} {'jitcore':>9} {'tiled':>9} {'blas':>9} {'numpy':>9} {'jax':>9}"
+          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat})")
+    for dtype in args.dtypes.split(","):
+        for form, n, cols in cases:
+            fn = forms().get(form, lambda a, b: a @ b)
+            a = rng.standard_normal((n, n)).astype(dtype)
+            b = rng.standard_normal((n, cols) if cols > 1 else (n,)).astype(dtype)
+            impls = {"jitcore": jc.jit(fn, cache=False), "tiled": compile_forced(fn, True, a, b),
+                     "blas": compile_forced(fn, False, a, b), "numpy": fn}
+            operands = {}
+            if jax is not None:
+                impls["jax"] = jax.jit(fn)
+                operands["jax"] = (jnp.asarray(a), jnp.asarray(b))
+            expected = fn(a.astype(np.float64), b.astype(np.float64))
+            for name, impl in impls.items():
+                got = np.asarray(impl(*operands.get(name, (a, b))))
+                scale = np.abs(expected).max() * n * np.finfo(dtype).eps
+                assert np.abs(got - expected).max() <= scale, (name, form, n, dtype)
+            times = {name: [] for name in impls}
+            names = list(impls)
+            for r in range(args.repeat):  # each round starts with the next one: no fixed order
+                for name in names[r % len(names):] + names[:r % len(names)]:
+                    times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
+            ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
+            jax_ms = ms.get("jax", float("nan"))
+            print(f"{form:6} {n:5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
+                  f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
+                  f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def mlp(jax, repeat: int) -> None:
+    """One SGD step of ``tools/bench_workloads.py``'s MLP (its inputs, float32), per
+    implementation, the same rounds as the products."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from bench_workloads import _mlp_inputs, _mlp_shapes, mlp_step
+
+    args = _mlp_inputs(np.random.default_rng(0), _mlp_shapes(1.0), np.float32)
+    impls = {"jitcore": jc.jit(mlp_step, cache=False), "blas": compile_forced(mlp_step, False, *args),
+             "numpy": mlp_step}
+    operands = {}
+    if jax is not None:
+        import jax.numpy as jnp
+        from bench_workloads import _with_np
+        impls["jax"] = jax.jit(_with_np(mlp_step, jnp))
+        operands["jax"] = tuple(jnp.asarray(a) for a in args)
+        impls["jax"](*operands["jax"])
+    impls["jitcore"](*args)
+    names, times = list(impls), {name: [] for name in impls}
+    for r in range(repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            times[name].append(timed(impls[name], operands.get(name, args), name == "jax"))
+    ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
+    print(f"MLP step (ms, medians of {repeat}): " + ", ".join(f"{k} {v:.2f}" for k, v in ms.items()))
+
+
+if __name__ == "__main__":
+    main()
