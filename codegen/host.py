@@ -33,6 +33,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
+from jitcore.codegen.loops import Sizes
 from jitcore.codegen.plan import (
     ArrayHeader,
     Branch,
@@ -277,11 +278,35 @@ def declare_entry(module: ll.Module, symbol: str) -> ll.Function:
 
 
 def emit_entry(fn: ll.Function, plan: CompiledFunction, arg_types: list[tuple[int, int]],
-               kernels: list[ll.Function], launch: LaunchEmitter = call_once) -> None:
+               kernels: list[ll.Function], launch: LaunchEmitter = call_once,
+               sizes: Sizes | None = None, sources: tuple[tuple[int, int], ...] = ()) -> None:
     """The body of the entry point ``fn``: load every slot, then run ``kernels`` (one per
     launch) in order, each as ``launch`` emits it. ``arg_types`` holds each argument's (rank,
-    itemsize)."""
-    _Entry(fn, plan, arg_types).run(kernels, launch)
+    itemsize). A size-generic function's ``sizes`` are bound to the extents ``sources`` names
+    (``size_symbols``), read from the arguments' headers into an i64 array on the stack, whose
+    address (``sizes.pointer``) the launch emitter passes to the kernels that take it."""
+    _Entry(fn, plan, arg_types).run(kernels, launch, sizes, sources)
+
+
+# Functions are compiled size-generic (see ``size_symbols``); the size-generic benchmark
+# (tools/bench_size_generic.py) sets it to False to compile the fixed-size code it compares with.
+SIZE_GENERIC = True
+
+
+def size_symbols(func: Operation, header: ArrayHeader | None) -> tuple[tuple[int, ...], tuple]:
+    """The symbols of a size-generic function (``loops.Sizes``): each distinct extent above 1
+    of its arguments, by its value at this compile, and where the entry reads it at run time
+    (argument, axis). None without an array header: the portable descriptor passes no shapes,
+    and such a function keeps one compile per size."""
+    if header is None or not SIZE_GENERIC:
+        return (), ()
+    symbols, sources = [], []
+    for i, arg in enumerate(func.body.args):
+        for axis, n in enumerate(arg.type.shape):
+            if n > 1 and n not in symbols:
+                symbols.append(n)
+                sources.append((i, axis))
+    return tuple(symbols), tuple(sources)
 
 
 class _Entry:
@@ -293,11 +318,15 @@ class _Entry:
         self.slot = 0
         self.pointers: dict[Storage, ll.Value] = {}
         self.strides: dict[Storage, list[ll.Value]] = {}  # strided arguments only
+        self.headers: dict[Storage, ll.Value] = {}  # with an array header: each array's
 
-    def run(self, kernels: list[ll.Function], launch: LaunchEmitter) -> None:
+    def run(self, kernels: list[ll.Function], launch: LaunchEmitter, sizes: Sizes | None = None,
+            sources: tuple[tuple[int, int], ...] = ()) -> None:
         plan = self.plan
         for i, (rank, itemsize) in enumerate(self.arg_types):
             self.load_array(Storage("input", i), rank if plan.arg_strided[i] else None, itemsize)
+        if sizes:
+            self.bind_sizes(sizes, sources)
         for i in range(len(plan.buffers)):
             self.load_array(Storage("buffer", i))
         if plan.has_status:
@@ -312,6 +341,18 @@ class _Entry:
         self.kernels, self.launch = kernels, launch
         self.emit_steps(plan.program, in_loop=False)
         self.b.ret_void()
+
+    def bind_sizes(self, sizes: Sizes, sources: tuple[tuple[int, int], ...]) -> None:
+        """Each symbol's extent from its argument's header (its dimensions array, just before
+        its strides in NumPy's C layout), stored in an array the kernels read, then bound."""
+        b = self.b
+        with b.goto_entry_block():
+            array = b.alloca(I64, len(sources), name="sizes")
+        for k, (arg, axis) in enumerate(sources):
+            dims = self._field(self.headers[Storage("input", arg)], self.plan.header.shape_offset, PTR)
+            value = b.load(b.gep(dims, [ll.Constant(I64, axis)], source_etype=I64), typ=I64)
+            b.store(value, b.gep(array, [ll.Constant(I64, k)], source_etype=I64))
+        sizes.bind(b, array)
 
     def emit_steps(self, steps, in_loop: bool) -> None:
         for step in steps:
@@ -464,6 +505,7 @@ class _Entry:
             if strided_rank is not None:
                 self.strides[storage] = [self.load_slot() for _ in range(strided_rank)]
             return
+        self.headers[storage] = slot
         self.pointers[storage] = self._field(slot, header.data_offset, PTR)
         if strided_rank is None:
             return

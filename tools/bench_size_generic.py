@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Size-generic kernels measured: their speed against fixed-size code, and a new size's first call.
+
+    python tools/bench_size_generic.py [--size N] [--repeat R]
+
+1. Speed: each case compiled twice in this process, size-generic (extents read at run time,
+   as every function now is) and fixed-size (``codegen.host.SIZE_GENERIC = False`` while it
+   compiles: extents are constants), both without the disk cache; then called alternately,
+   R times each, NumPy in the same rounds. Medians, and fixed / generic (above 1: generic
+   faster). Cases: a 10M-element tanh chain, a 10M-element sum, row sums and softmax over
+   rows of a 10M-element matrix; float32.
+2. First call at a new size: ``g(x, y) = tanh(2x + y)``, a fresh jitted function's first call
+   (trace, passes, LLVM: a full compile, with no code of it alive in the process) against its
+   second call at another size (trace, passes, LLVM IR emitted, machine code reused), R rounds
+   alternating; medians.
+
+Speed is measured here, never asserted in tests (DESIGN.md §8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+
+import numpy as np
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from jitcore.codegen import host
+
+
+def tanh_chain(x):
+    return jnp.tanh(x * 2.0 + 1.0) * 0.5 + x * x
+
+
+def total(x):
+    return x.sum()
+
+
+def row_sums(x):
+    return x.sum(axis=1)
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def numpy_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def compiled(fn, x, generic: bool):
+    """``fn`` jitted and compiled for ``x``, size-generic or fixed-size."""
+    host.SIZE_GENERIC = generic
+    try:
+        jitted = jc.jit(fn, cache=False)
+        jitted(x)
+    finally:
+        host.SIZE_GENERIC = True
+    return jitted
+
+
+def timed(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+def speed(size: int, repeat: int) -> None:
+    rng = np.random.default_rng(0)
+    flat = rng.standard_normal(size).astype(np.float32)
+    matrix = rng.standard_normal((size // 1000, 1000)).astype(np.float32)
+    cases = [
+        ("tanh chain, 10M", tanh_chain, lambda x: np.tanh(x * 2.0 + 1.0) * 0.5 + x * x, flat),
+        ("sum, 10M", total, np.sum, flat),
+        ("row sums, 10k x 1k", row_sums, lambda x: x.sum(axis=1), matrix),
+        ("softmax rows, 10k x 1k", softmax, numpy_softmax, matrix),
+    ]
+    print(f"{'case':24} {'numpy ms':>9} {'fixed ms':>9} {'generic ms':>10} {'fixed/generic':>13}")
+    for name, fn, reference, x in cases:
+        generic, fixed = compiled(fn, x, True), compiled(fn, x, False)
+        assert fixed.cache_info().compiles == generic.cache_info().compiles == 1
+        np.testing.assert_allclose(generic(x), reference(x), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(fixed(x), reference(x), rtol=1e-4, atol=1e-4)
+        times = {"numpy": [], "fixed": [], "generic": []}
+        for _ in range(repeat):  # alternating, so that noise from other processes hits all alike
+            times["generic"].append(timed(generic, x))
+            times["fixed"].append(timed(fixed, x))
+            times["numpy"].append(timed(reference, x))
+        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        print(f"{name:24} {med['numpy']:9.2f} {med['fixed']:9.2f} {med['generic']:10.2f} "
+              f"{med['fixed'] / med['generic']:13.2f}")
+
+
+def g(x, y):
+    return jnp.tanh(x * 2 + y)
+
+
+def first_calls(repeat: int) -> None:
+    def pair(n):
+        x = np.linspace(-1.5, 1.5, n).astype(np.float32)
+        return x, x[::-1].copy()
+
+    full, reuse = [], []
+    for k in range(repeat):
+        gc.collect()  # the previous round's code is freed: this round compiles
+        jitted = jc.jit(g, cache=False)
+        full.append(timed(jitted, *pair(1000 + k)))
+        reuse.append(timed(jitted, *pair(2000 + k)))
+        info = jitted.cache_info()
+        assert (info.traces, info.compiles, info.reused) == (2, 1, 1), info
+        del jitted
+    f, r = statistics.median(full) * 1e3, statistics.median(reuse) * 1e3
+    print(f"g first call, full compile: {f:.1f} ms; at a new size (trace + reuse): {r:.1f} ms "
+          f"({f / r:.1f}x less)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    options = parser.parse_args()
+    print(f"threads: {jc.config.num_threads}")
+    first_calls(options.repeat)
+    speed(options.size, options.repeat)
+
+
+if __name__ == "__main__":
+    main()
