@@ -189,7 +189,7 @@ class _Planner:
         for block in blocks:
             for arg, s in zip(block.args[len(block.args) - len(storages):], storages):
                 self.storage[id(arg)] = s
-        return storages, [Copy(self.of(v), s, _nbytes(v)) for v, s in zip(inits, storages)]
+        return storages, [_copy(self.of(v), s, v) for v, s in zip(inits, storages)]
 
     def moves(self, values, targets: list[Storage]) -> list[Copy]:
         """Copies of ``values`` into ``targets`` as if all at once: a value whose storage is
@@ -202,9 +202,9 @@ class _Planner:
                 continue
             if source in targets:
                 stage = self.buffer_for(value)
-                staged.append(Copy(source, stage, _nbytes(value)))
+                staged.append(_copy(source, stage, value))
                 source = stage
-            copies.append(Copy(source, target, _nbytes(value)))
+            copies.append(_copy(source, target, value))
         return staged + copies
 
     def swaps(self, block, targets: list[Storage]) -> tuple[Copy, ...]:
@@ -213,7 +213,7 @@ class _Planner:
         whole each iteration, and read by nothing after the iteration ends) yielded once."""
         yields = block.terminator.operands
         counts = Counter(self.of(v) for v in yields)
-        return tuple(Copy(self.of(v), target, _nbytes(v)) for v, target in zip(yields, targets)
+        return tuple(_copy(self.of(v), target, v) for v, target in zip(yields, targets)
                      if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
                      and counts[self.of(v)] == 1)
 
@@ -249,6 +249,11 @@ class _Planner:
         for block in (op.then_block, op.else_block):
             arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
         return [Branch(self.of(op.condition), *arms)]
+
+
+def _copy(source: Storage, target: Storage, value) -> Copy:
+    itemsize = numpy_dtype(value.type.element).itemsize
+    return Copy(source, target, _nbytes(value), tuple(value.type.shape), itemsize)
 
 
 def _nbytes(value) -> int:
@@ -319,6 +324,7 @@ class _Entry:
         self.pointers: dict[Storage, ll.Value] = {}
         self.strides: dict[Storage, list[ll.Value]] = {}  # strided arguments only
         self.headers: dict[Storage, ll.Value] = {}  # with an array header: each array's
+        self.sizes: Sizes | None = None  # a size-generic function's run-time extents
 
     def run(self, kernels: list[ll.Function], launch: LaunchEmitter, sizes: Sizes | None = None,
             sources: tuple[tuple[int, int], ...] = ()) -> None:
@@ -327,6 +333,7 @@ class _Entry:
             self.load_array(Storage("input", i), rank if plan.arg_strided[i] else None, itemsize)
         if sizes:
             self.bind_sizes(sizes, sources)
+            self.sizes = sizes
         for i in range(len(plan.buffers)):
             self.load_array(Storage("buffer", i))
         if plan.has_status:
@@ -400,11 +407,15 @@ class _Entry:
             b.ret_void()
 
     def emit_copy(self, step: Copy) -> None:
-        self.memcpy(self.pointers[step.target], self.pointers[step.source], step.nbytes)
+        self.memcpy(self.pointers[step.target], self.pointers[step.source], step)
 
-    def memcpy(self, target: ll.Value, source: ll.Value, nbytes: int) -> None:
+    def memcpy(self, target: ll.Value, source: ll.Value, step: Copy) -> None:
+        """Copy ``step``'s bytes: in a size-generic function, computed from its run-time extents."""
         memcpy = self.fn.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
-        self.b.call(memcpy, [target, source, ll.Constant(I64, nbytes), ll.Constant(ll.IntType(1), 0)])
+        nbytes: ll.Value = ll.Constant(I64, step.nbytes)
+        if self.sizes is not None and self.sizes.depends(step.shape):
+            nbytes = self.b.mul(self.sizes.product(self.b, step.shape), ll.Constant(I64, step.itemsize))
+        self.b.call(memcpy, [target, source, nbytes, ll.Constant(ll.IntType(1), 0)])
 
     def emit_for(self, step: ForLoop) -> None:
         b = self.b
@@ -471,7 +482,7 @@ class _Entry:
         b.position_at_end(done)
         for swap, ((target0, target), (source0, _)) in zip(swaps, traded):
             with b.if_then(b.icmp_unsigned("!=", target, target0)):
-                self.memcpy(target0, target, swap.nbytes)
+                self.memcpy(target0, target, swap)
             self.pointers[swap.target], self.pointers[swap.source] = target0, source0
 
     def load_condition(self, storage: Storage) -> ll.Value:

@@ -82,6 +82,8 @@ class Copy:
     source: Storage
     target: Storage
     nbytes: int
+    shape: tuple[int, ...] = ()  # what is copied: its shape and itemsize, for a size-generic
+    itemsize: int = 0  # function's entry to compute ``nbytes`` from its run-time extents
 
 
 @dataclass(frozen=True)
