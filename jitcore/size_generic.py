@@ -13,6 +13,7 @@ See "Size-generic kernels" in docs/architecture.md.
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 
 from jitcore import compiler
 from jitcore.codegen.backend import backend_for
@@ -29,13 +30,24 @@ def lower(jitted, optimized, specs):
     return plan
 
 
+# The code symbols a jitted function remembers having used (at least this many, or its bound).
+KEPT_SYMBOLS = 64
+
+
 def count_reuse(jitted, plan) -> None:
     """Count where ``plan``'s machine code came from, in ``jitted``'s cache counts: a reuse
-    of code compiled in this process, or object code from the disk cache."""
-    if plan.code_source == "llvm":
-        return
+    of code that this function used for another size, or object code from the disk cache.
+
+    Code of the same LLVM IR that another jitted function compiled is shared too, but counts
+    as this function's compile: its counts do not depend on what else the process ran."""
     with jitted._lock:
-        if plan.code_source == "memory":
+        seen = jitted.__dict__.setdefault("_code_symbols", OrderedDict())
+        reused = plan.code_source == "memory" and plan.symbol in seen
+        seen[plan.symbol] = None
+        seen.move_to_end(plan.symbol)
+        while len(seen) > max(KEPT_SYMBOLS, jitted._limit()):
+            seen.popitem(last=False)
+        if reused:
             jitted._reused += 1
-        else:
+        elif plan.code_source == "disk":
             jitted._from_disk += 1
