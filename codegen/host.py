@@ -34,6 +34,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
+from jitcore.codegen.loops import Sizes
 from jitcore.codegen.plan import (
     ArrayHeader,
     Branch,
@@ -192,7 +193,7 @@ class _Planner:
         for block in blocks:
             for arg, s in zip(block.args[len(block.args) - len(storages):], storages):
                 self.storage[id(arg)] = s
-        return storages, [Copy(self.of(v), s, _nbytes(v)) for v, s in zip(inits, storages)]
+        return storages, [_copy(self.of(v), s, v) for v, s in zip(inits, storages)]
 
     def moves(self, values, targets: list[Storage]) -> list[Copy]:
         """Copies of ``values`` into ``targets`` as if all at once: a value whose storage is
@@ -205,9 +206,9 @@ class _Planner:
                 continue
             if source in targets:
                 stage = self.buffer_for(value)
-                staged.append(Copy(source, stage, _nbytes(value)))
+                staged.append(_copy(source, stage, value))
                 source = stage
-            copies.append(Copy(source, target, _nbytes(value)))
+            copies.append(_copy(source, target, value))
         return staged + copies
 
     def swaps(self, block, targets: list[Storage]) -> tuple[Copy, ...]:
@@ -216,7 +217,7 @@ class _Planner:
         whole each iteration, and read by nothing after the iteration ends) yielded once."""
         yields = block.terminator.operands
         counts = Counter(self.of(v) for v in yields)
-        return tuple(Copy(self.of(v), target, _nbytes(v)) for v, target in zip(yields, targets)
+        return tuple(_copy(self.of(v), target, v) for v, target in zip(yields, targets)
                      if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
                      and counts[self.of(v)] == 1)
 
@@ -252,6 +253,11 @@ class _Planner:
         for block in (op.then_block, op.else_block):
             arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
         return [Branch(self.of(op.condition), *arms)]
+
+
+def _copy(source: Storage, target: Storage, value) -> Copy:
+    itemsize = numpy_dtype(value.type.element).itemsize
+    return Copy(source, target, _nbytes(value), tuple(value.type.shape), itemsize)
 
 
 def _nbytes(value) -> int:
@@ -295,11 +301,35 @@ def declare_entry(module: ll.Module, symbol: str) -> ll.Function:
 
 
 def emit_entry(fn: ll.Function, plan: CompiledFunction, arg_types: list[tuple[int, int]],
-               kernels: list[ll.Function], launch: LaunchEmitter = call_once) -> None:
+               kernels: list[ll.Function], launch: LaunchEmitter = call_once,
+               sizes: Sizes | None = None, sources: tuple[tuple[int, int], ...] = ()) -> None:
     """The body of the entry point ``fn``: load every slot, then run ``kernels`` (one per
     launch) in order, each as ``launch`` emits it. ``arg_types`` holds each argument's (rank,
-    itemsize)."""
-    _Entry(fn, plan, arg_types).run(kernels, launch)
+    itemsize). A size-generic function's ``sizes`` are bound to the extents ``sources`` names
+    (``size_symbols``), read from the arguments' headers into an i64 array on the stack, whose
+    address (``sizes.pointer``) the launch emitter passes to the kernels that take it."""
+    _Entry(fn, plan, arg_types).run(kernels, launch, sizes, sources)
+
+
+# Functions are compiled size-generic (see ``size_symbols``); the size-generic benchmark
+# (tools/bench_size_generic.py) sets it to False to compile the fixed-size code it compares with.
+SIZE_GENERIC = True
+
+
+def size_symbols(func: Operation, header: ArrayHeader | None) -> tuple[tuple[int, ...], tuple]:
+    """The symbols of a size-generic function (``loops.Sizes``): each distinct extent above 1
+    of its arguments, by its value at this compile, and where the entry reads it at run time
+    (argument, axis). None without an array header: the portable descriptor passes no shapes,
+    and such a function keeps one compile per size."""
+    if header is None or not SIZE_GENERIC:
+        return (), ()
+    symbols, sources = [], []
+    for i, arg in enumerate(func.body.args):
+        for axis, n in enumerate(arg.type.shape):
+            if n > 1 and n not in symbols:
+                symbols.append(n)
+                sources.append((i, axis))
+    return tuple(symbols), tuple(sources)
 
 
 class _Entry:
@@ -311,11 +341,17 @@ class _Entry:
         self.slot = 0
         self.pointers: dict[Storage, ll.Value] = {}
         self.strides: dict[Storage, list[ll.Value]] = {}  # strided arguments only
+        self.headers: dict[Storage, ll.Value] = {}  # with an array header: each array's
+        self.sizes: Sizes | None = None  # a size-generic function's run-time extents
 
-    def run(self, kernels: list[ll.Function], launch: LaunchEmitter) -> None:
+    def run(self, kernels: list[ll.Function], launch: LaunchEmitter, sizes: Sizes | None = None,
+            sources: tuple[tuple[int, int], ...] = ()) -> None:
         plan = self.plan
         for i, (rank, itemsize) in enumerate(self.arg_types):
             self.load_array(Storage("input", i), rank if plan.arg_strided[i] else None, itemsize)
+        if sizes:
+            self.bind_sizes(sizes, sources)
+            self.sizes = sizes
         for i in range(len(plan.buffers)):
             self.load_array(Storage("buffer", i))
         if plan.has_status:
@@ -370,6 +406,18 @@ class _Entry:
         b.store(b.add(b.load(total), elapsed), total)
         b.store(b.add(runs, ll.Constant(I64, 1)), count)
 
+    def bind_sizes(self, sizes: Sizes, sources: tuple[tuple[int, int], ...]) -> None:
+        """Each symbol's extent from its argument's header (its dimensions array, just before
+        its strides in NumPy's C layout), stored in an array the kernels read, then bound."""
+        b = self.b
+        with b.goto_entry_block():
+            array = b.alloca(I64, len(sources), name="sizes")
+        for k, (arg, axis) in enumerate(sources):
+            dims = self._field(self.headers[Storage("input", arg)], self.plan.header.shape_offset, PTR)
+            value = b.load(b.gep(dims, [ll.Constant(I64, axis)], source_etype=I64), typ=I64)
+            b.store(value, b.gep(array, [ll.Constant(I64, k)], source_etype=I64))
+        sizes.bind(b, array)
+
     def emit_steps(self, steps, in_loop: bool) -> None:
         for step in steps:
             if isinstance(step, Run):
@@ -416,11 +464,15 @@ class _Entry:
             b.ret_void()
 
     def emit_copy(self, step: Copy) -> None:
-        self.memcpy(self.pointers[step.target], self.pointers[step.source], step.nbytes)
+        self.memcpy(self.pointers[step.target], self.pointers[step.source], step)
 
-    def memcpy(self, target: ll.Value, source: ll.Value, nbytes: int) -> None:
+    def memcpy(self, target: ll.Value, source: ll.Value, step: Copy) -> None:
+        """Copy ``step``'s bytes: in a size-generic function, computed from its run-time extents."""
         memcpy = self.fn.module.declare_intrinsic("llvm.memcpy", [PTR, PTR, I64])
-        self.b.call(memcpy, [target, source, ll.Constant(I64, nbytes), ll.Constant(ll.IntType(1), 0)])
+        nbytes: ll.Value = ll.Constant(I64, step.nbytes)
+        if self.sizes is not None and self.sizes.depends(step.shape):
+            nbytes = self.b.mul(self.sizes.product(self.b, step.shape), ll.Constant(I64, step.itemsize))
+        self.b.call(memcpy, [target, source, nbytes, ll.Constant(ll.IntType(1), 0)])
 
     def emit_for(self, step: ForLoop) -> None:
         b = self.b
@@ -487,7 +539,7 @@ class _Entry:
         b.position_at_end(done)
         for swap, ((target0, target), (source0, _)) in zip(swaps, traded):
             with b.if_then(b.icmp_unsigned("!=", target, target0)):
-                self.memcpy(target0, target, swap.nbytes)
+                self.memcpy(target0, target, swap)
             self.pointers[swap.target], self.pointers[swap.source] = target0, source0
 
     def load_condition(self, storage: Storage) -> ll.Value:
@@ -521,6 +573,7 @@ class _Entry:
             if strided_rank is not None:
                 self.strides[storage] = [self.load_slot() for _ in range(strided_rank)]
             return
+        self.headers[storage] = slot
         self.pointers[storage] = self._field(slot, header.data_offset, PTR)
         if strided_rank is None:
             return

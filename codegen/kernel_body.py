@@ -24,7 +24,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar, scalar_control
 from jitcore.codegen.combine import combine
 from jitcore.codegen.llvm_types import I1, I64, PTR, constant, memory_type
-from jitcore.codegen.loops import contiguous_strides, element_pointer, extents, static_value
+from jitcore.codegen.loops import Sizes, element_pointer, static_value
 from jitcore.codegen.positions import fold_position_test, in_bounds
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Value
@@ -43,15 +43,21 @@ class Operand:
 
 
 def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: list[bool],
-                    extra_pointers: int = 0, noalias: bool = True,
-                    split: bool = False) -> tuple[ll.Function, list[Operand], list, tuple | None]:
-    """``void name(ptr operand..., ptr extra..., i64 strides of strided operands...[, i64 lo,
-    i64 hi])``, internal: the kernel ABI. A contiguous operand's strides are constants, so its
-    inner loop has unit stride; a strided operand's are parameters. With ``noalias`` the operand
-    pointers promise not to overlap, so LLVM's vectorizer needs no run-time alias checks. A
-    ``split`` kernel runs only positions ``[lo, hi)`` of the dim its schedule splits (a
-    runtime's chunk); the last value returned is that ``(lo, hi)``, or None."""
-    n = len(shaped) + extra_pointers
+                    extra_pointers: int = 0, noalias: bool = True, split: bool = False,
+                    sizes: Sizes | None = None) -> tuple[ll.Function, list[Operand], list, tuple | None]:
+    """``void name(ptr operand...[, ptr sizes], ptr extra..., i64 strides of strided
+    operands...[, i64 lo, i64 hi])``, internal: the kernel ABI. A contiguous operand's strides
+    are constants, so its inner loop has unit stride; a strided operand's are parameters. With
+    ``noalias`` the operand pointers promise not to overlap, so LLVM's vectorizer needs no
+    run-time alias checks. A ``split`` kernel runs only positions ``[lo, hi)`` of the dim its
+    schedule splits (a runtime's chunk); the last value returned is that ``(lo, hi)``, or None.
+
+    A size-generic kernel (``sizes`` with symbols) takes the run-time extents as an i64 array
+    after its operands (the parameter named ``sizes``), loads them in its entry block (which the
+    schedule continues: ``entry_builder``) and binds ``sizes`` to them: its operands' extents
+    and contiguous strides are then run-time values where they are the arguments' extents."""
+    sized = sizes is not None and bool(sizes)
+    n = len(shaped) + extra_pointers + sized
     params = [PTR] * n + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
     params += [I64, I64] if split else []
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
@@ -59,18 +65,31 @@ def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: 
     if noalias:
         for a in fn.args[: len(shaped)]:
             a.add_attribute("noalias")
+    b = None
+    if sized:
+        fn.args[len(shaped)].name = "sizes"
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        sizes.bind(b, fn.args[len(shaped)])
+    else:
+        sizes = Sizes()
     rest = iter(fn.args[n:])
     operands = []
     for v, pointer, s in zip(shaped, fn.args, strided):
         strides = ([next(rest) for _ in range(v.type.rank)] if s else
-                   [ll.Constant(I64, x) for x in contiguous_strides(v.type.shape)])
-        operands.append(Operand(pointer, strides, extents(v.type.shape)))
+                   sizes.strides(b, v.type.shape))
+        operands.append(Operand(pointer, strides, sizes.extents(v.type.shape)))
     bounds = None
     if split:
         fn.attributes.add("noinline")  # called whole and per chunk: one copy, not one per caller
         bounds = fn.args[-2], fn.args[-1]
         bounds[0].name, bounds[1].name = "lo", "hi"
-    return fn, operands, list(fn.args[len(shaped): n]), bounds
+    return fn, operands, list(fn.args[len(shaped) + sized: n]), bounds
+
+
+def entry_builder(fn: ll.Function) -> ll.IRBuilder:
+    """A builder at the end of ``fn``'s entry block, made now unless ``kernel_function`` made
+    it (to load a size-generic kernel's extents)."""
+    return ll.IRBuilder(fn.blocks[0] if fn.blocks else fn.append_basic_block("entry"))
 
 
 class KernelBody:
@@ -105,7 +124,7 @@ class KernelBody:
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
                 position = scaled if e.offset == 0 else b.add(scaled, position)
-            if clamped and not in_bounds(e, self.known, static_value(operand.shape[axis])):
+            if clamped and not in_bounds(e, self.known, self._extent(index, axis)):
                 size = static_value(operand.shape[axis])
                 last = (ll.Constant(I64, size - 1) if size is not None
                         else b.sub(operand.shape[axis], ll.Constant(I64, 1)))
@@ -114,6 +133,14 @@ class KernelBody:
                 position = b.select(b.icmp_signed("<", position, zero), zero, position)
             positions.append(position)
         return element_pointer(b, operand.pointer, positions, operand.strides, elem)
+
+    def _extent(self, index: int, axis: int) -> int:
+        """Operand ``index``'s extent along ``axis`` at this compile, for decisions that hold at
+        this size (a run-time extent of a size-generic kernel is known here too: the code is
+        reused at another size only if that size's emission, deciding the same, is the same
+        text). A clamped operand's maps are the op's own (a schedule merges no dims there)."""
+        known = static_value(self.operands[index].shape[axis])
+        return known if known is not None else [*self.op.operands, *self.op.results][index].type.shape[axis]
 
     def load(self, index: int, ivs, value: Value) -> ll.Value:
         t = value.type.element

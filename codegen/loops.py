@@ -1,7 +1,9 @@
 """Counted loops in LLVM IR, shared by every emitter that walks an iteration space.
 
-Extents are LLVM values (constants today; kernel parameters once kernels are size-generic), so
-the loop structure never depends on a Python int. ``extent`` turns a Python int into one.
+Extents are LLVM values, so the loop structure never depends on a Python int. ``extent`` turns
+a Python int into a constant; ``Sizes`` turns an extent of the arguments into the run-time
+value that holds it (a size-generic function: see "Size-generic kernels" in
+docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -54,6 +56,87 @@ def emit_nest(b: ll.IRBuilder, extents, body) -> None:
 def extents(shape) -> list[ll.Constant]:
     """A static shape as extent values."""
     return [extent(d) for d in shape]
+
+
+class Sizes:
+    """The run-time extents of a size-generic function, as one function being emitted sees them.
+
+    ``symbols`` are the distinct extents of the function's arguments (above 1: sizes 0 and 1
+    change broadcasting and emptiness, so they stay constants), by their values at this
+    compile. Once bound (``bind``: loaded from an i64 array at ``pointer``), ``extent(n)`` is
+    the run-time value of the symbol whose value is ``n``, else the constant ``n``; products
+    and strides are computed from those values. Every value this gives equals, at this
+    compile's sizes, the constant it replaces, so the code is right for these sizes whatever
+    else it is: the code is reused for other sizes only where their emitted LLVM IR is the
+    same text (``cpu/backend.py``), and a constant that merely equals a size (a literal 100 at
+    n = 100) stays a constant at the next size, and the text differs. With no symbols, every
+    method gives constants: a fixed-size function.
+    """
+
+    def __init__(self, symbols=()):
+        self.symbols = tuple(symbols)
+        self.values: dict[int, ll.Value] = {}
+        self.pointer: ll.Value | None = None
+        self._concrete: dict[int, int] = {}  # id of a value made here -> its value at this compile
+
+    def __bool__(self) -> bool:
+        return bool(self.symbols)
+
+    def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
+        """Load each symbol from the i64 array at ``pointer`` at the builder's position (which
+        must dominate every use: the function's entry)."""
+        self.pointer = pointer
+        for k, n in enumerate(self.symbols):
+            value = b.load(b.gep(pointer, [extent(k)], inbounds=True, source_etype=I64), typ=I64,
+                           name=f"n{k}")
+            self.values.setdefault(n, value)
+            self._concrete[id(value)] = n
+
+    def extent(self, n: int) -> ll.Value:
+        value = self.values.get(n)
+        return extent(n) if value is None else value
+
+    def extents(self, shape) -> list[ll.Value]:
+        return [self.extent(d) for d in shape]
+
+    def depends(self, shape) -> bool:
+        """Whether a shape's extents include a run-time one."""
+        return any(d in self.values for d in shape)
+
+    def concrete(self, v: ll.Value) -> int | None:
+        """The value at this compile of a constant or of a value this made."""
+        known = static_value(v)
+        return known if known is not None else self._concrete.get(id(v))
+
+    def product(self, b: ll.IRBuilder, shape) -> ll.Value:
+        """The product of ``shape``'s extents (constants folded)."""
+        return self.multiply(b, self.extents(shape))
+
+    def multiply(self, b: ll.IRBuilder, values) -> ll.Value:
+        """The product of extent ``values`` made here or constants (folded where constant)."""
+        constant, total, runtime = 1, 1, None
+        for v in values:
+            known = self.concrete(v)
+            total *= known
+            if static_value(v) is not None:
+                constant *= static_value(v)
+            else:
+                runtime = v if runtime is None else b.mul(runtime, v)
+        if runtime is None:
+            return extent(constant)
+        if constant == 0:
+            return extent(0)
+        result = runtime if constant == 1 else b.mul(runtime, extent(constant))
+        self._concrete[id(result)] = total
+        return result
+
+    def strides(self, b: ll.IRBuilder, shape) -> list[ll.Value]:
+        """Element strides of a C-contiguous array of ``shape`` (``contiguous_strides``)."""
+        strides, step = [], []
+        for d in reversed(shape):
+            strides.append(self.multiply(b, step))
+            step = step + [self.extent(max(d, 1))]
+        return strides[::-1]
 
 
 def contiguous_strides(shape) -> list[int]:

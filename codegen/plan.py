@@ -45,6 +45,13 @@ class ArrayHeader:
     data_offset: int
     strides_offset: int
 
+    @property
+    def shape_offset(self) -> int:
+        """Where the pointer to the extents is: just before the strides' (NumPy's C layout,
+        ``PyArrayObject_fields``: data, nd, dimensions, strides), as the probe that made this
+        header checked the data pointer, nd and strides at their places."""
+        return self.strides_offset - 8
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -78,6 +85,8 @@ class Copy:
     source: Storage
     target: Storage
     nbytes: int
+    shape: tuple[int, ...] = ()  # what is copied: its shape and itemsize, for a size-generic
+    itemsize: int = 0  # function's entry to compute ``nbytes`` from its run-time extents
 
 
 @dataclass(frozen=True)
@@ -170,3 +179,7 @@ class CompiledFunction:
     llvm_ir: str = ""  # as emitted (the "llvm" stage)
     optimized_llvm_ir: str = ""  # after the target's pipeline (the "llvm-opt" stage)
     object_code: bytes = b""  # what the backend loads
+    # where the object code came from: "llvm" (compiled for this plan), "memory" (a plan of
+    # the same LLVM IR compiled earlier in this process: a size-generic function at another
+    # size), "disk" (the disk cache's object code of that IR)
+    code_source: str = "llvm"

@@ -42,6 +42,7 @@ from jitcore import (
     methods,
     pickling,
     pytree,
+    size_generic,
     tracebacks,
 )
 from jitcore.autograph import convert as autograph_convert
@@ -59,16 +60,19 @@ DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recog
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
     """The four counts of ``JitFunction.cache_info``, and ``from_disk``: of the compiles, those
-    whose code came from the disk cache (``jitcore.disk_cache``: neither passes nor LLVM ran).
-    ``from_disk`` is an attribute beside the tuple, so the four counts still unpack."""
+    whose code came from the disk cache (``jitcore.disk_cache``: LLVM did not run), and
+    ``reused``: traces (new sizes of a size-generic function) whose machine code was compiled
+    earlier for another size and reused, counted in ``traces`` but not in ``compiles``.
+    ``from_disk`` and ``reused`` are attributes beside the tuple, so the four counts unpack."""
 
-    def __new__(cls, hits, misses, traces, compiles, from_disk=0):
+    def __new__(cls, hits, misses, traces, compiles, from_disk=0, reused=0):
         info = super().__new__(cls, hits, misses, traces, compiles)
         info.from_disk = from_disk
+        info.reused = reused
         return info
 
     def __repr__(self):
-        return f"{super().__repr__()[:-1]}, from_disk={self.from_disk})"
+        return f"{super().__repr__()[:-1]}, from_disk={self.from_disk}, reused={self.reused})"
 
 
 class DaskArgument(JitTypeError):
@@ -140,6 +144,7 @@ class JitFunction:
         self._hit = itertools.count().__next__
         self._hit_reads = 0  # values of the hit counter consumed by cache_info
         self._misses = self._traces = self._compiles = self._from_disk = 0
+        self._reused = 0  # size-generic hook: executables whose machine code another size made
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         self._methods: dict = {}  # the twins that bound methods call (__get__)
@@ -235,7 +240,8 @@ class JitFunction:
         with self._lock:
             hits = self._hit() - self._hit_reads  # reading the count consumes one value
             self._hit_reads += 1
-            return CacheInfo(hits, self._misses, self._traces, self._compiles, self._from_disk)
+            return CacheInfo(hits, self._misses, self._traces, self._compiles - self._reused,
+                             self._from_disk, self._reused)
 
     def _limit(self) -> int:
         return self.max_signatures or config.max_signatures
@@ -513,7 +519,7 @@ class JitFunction:
             with clock.stage("optimizing"):
                 optimized = compiler.optimize(module, self.options)
             with clock.stage("code generation"):
-                plan = compiler.lower(optimized, specs, self.options)
+                plan = size_generic.lower(self, optimized, specs)  # size-generic hook: may reuse code
             if entry is not None:
                 with clock.stage("disk cache"):
                     entry.store(plan)

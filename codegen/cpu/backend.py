@@ -10,6 +10,7 @@ so a second load of a name reuses the first.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import math
@@ -18,23 +19,27 @@ import weakref
 
 from llvmlite import ir as ll
 
+from jitcore.codegen import host
 from jitcore.codegen.cpu import blas, cost, gemm, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
-from jitcore.codegen.host import arg_types, declare_entry, emit_entry, plan_function, strided_operands
+from jitcore.codegen.host import (
+    arg_types,
+    declare_entry,
+    emit_entry,
+    plan_function,
+    size_symbols,
+    strided_operands,
+)
+from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.loops import Sizes, static_value
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
-
-# Up to this many kernels, LLVM may inline each into the entry function (each is called once).
-# Beyond it they stay functions: one entry function holding hundreds of inlined loop nests
-# (a long unrolled Python loop) takes LLVM's O3 time superlinear in its size (measured: twice
-# the kernels, three times the time), where separate functions take linear time.
-INLINED_KERNELS = 32
 
 # When no kernel has more iteration points than this, O3 runs without the loop unroller. Such
 # loops are vectorized by the loop vectorizer in a step or two either way; with the unroller
@@ -44,16 +49,28 @@ INLINED_KERNELS = 32
 # and 16). What such a kernel runs in is nanoseconds against a call's microsecond.
 TINY_WORK = 64
 
+# Up to this many kernels, LLVM may inline each into the entry function (each is called once).
+# Beyond it they stay functions: one entry function holding hundreds of inlined loop nests
+# (a long unrolled Python loop) takes LLVM's O3 time superlinear in its size (measured: twice
+# the kernels, three times the time), where separate functions take linear time.
+INLINED_KERNELS = 32
+
 
 class LoadedCode:
     """One plan's machine code in an MCJIT engine of its own: freed with this object."""
 
-    __slots__ = ("engine", "address", "source", "__weakref__")
+    __slots__ = ("engine", "address", "source", "object_code", "optimized_llvm_ir", "stored",
+                 "__weakref__")
 
-    def __init__(self, engine, address: int, source: bytes):
+    def __init__(self, engine, address: int, source: bytes, object_code: bytes = b"",
+                 optimized_llvm_ir: str = ""):
         self.engine = engine
         self.address = address
         self.source = source  # a digest of the LLVM IR: two plans with one symbol must agree
+        # what a plan of the same LLVM IR at another size reuses (``CpuBackend._code``)
+        self.object_code = object_code
+        self.optimized_llvm_ir = optimized_llvm_ir
+        self.stored = False  # in the object cache, for another process to reuse
 
     def __reduce__(self):
         # A plan is data that pickles (and deep-copies); its loaded code stays in this process.
@@ -76,6 +93,8 @@ class CpuBackend:
         # symbol -> its loaded code, while a plan holds it (see ``load``)
         self._loaded: weakref.WeakValueDictionary[str, LoadedCode] = weakref.WeakValueDictionary()
         self._object_cache = None  # codegen.backend.ObjectCache of the runtime's code, or None
+        self._local = threading.local()  # .off: lowering without the object cache
+        self._symbol_locks: dict[str, _Making] = {}  # symbols being lowered now
 
     def use_object_cache(self, cache) -> None:
         self._object_cache = cache
@@ -88,7 +107,7 @@ class CpuBackend:
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
                 f"cheap_divisor={cost.CHEAP_DIVISOR} copy_divisor={cost.COPY_DIVISOR} "
-                f"tiny_work={TINY_WORK}")
+                f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -96,20 +115,24 @@ class CpuBackend:
         plan.profile = options.profile
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
+        symbols, sources = size_symbols(func, options.header)
         groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK)
         grouped = {i for group in groups for i in group.launches}
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
             for i in group.launches[:-1]:
                 plan.launches[i] = dataclasses.replace(plan.launches[i], runs_with=group.launches[-1])
-        kernels, splits = [], []
+        kernels, splits, sized = [], [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
-                                                       row_split=i in grouped)
+                                                       row_split=i in grouped, symbols=symbols)
             kernels.append(fn)
+            sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
-            splits.append(None if extent is None
-                          else runtime.Split(extent, _work(op), partials, cost.threshold_work(op)))
+            if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
+                extent = (extent,)
+            splits.append(None if extent is None else (extent, op.domain(), partials))
+        divisors = [cost.divisor(op) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
                 if "noinline" not in fn.attributes:
@@ -119,47 +142,135 @@ class CpuBackend:
         # are consecutive, so the arguments of the earlier ones are kept until then.
         group_of = {group.launches[-1]: group for group in groups}
         waiting: dict[int, list] = {}
+        sizes = Sizes(symbols)  # the entry's run-time extents, bound by emit_entry
 
         def run_launch(b, index, kernel, args):
+            if sized[index]:  # the extents array goes after the kernel's operand pointers
+                at = len(ops[index].operands) + len(ops[index].results)
+                args = [*args[:at], sizes.pointer, *args[at:]]
             if index in grouped and index not in group_of:
                 waiting[index] = args
                 return
             group = group_of.get(index)
             if group is None:
-                runtime.emit_launch(b, kernel, args, splits[index])
+                split = splits[index]
+                if split is not None:
+                    extent, domain, partials = split
+                    work = _extent(b, sizes, domain)
+                    split = runtime.Split(_extent(b, sizes, extent), work, partials,
+                                          _weighed(b, work, divisors[index]))
+                runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
             members = [kernels[i] for i in group.launches]
-            fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group, members)
+            fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group,
+                                    members, symbols)
+            work = weighed = 0
+            for i in group.launches:
+                more = _extent(b, sizes, ops[i].domain())
+                work = _plus(b, work, more)
+                weighed = _plus(b, weighed, _weighed(b, more, divisors[i]))
             runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
-                                runtime.Split(group.rows, group.work, threshold_work=sum(
-                                    cost.threshold_work(ops[i]) for i in group.launches)))
+                                runtime.Split(_extent(b, sizes, (group.rows,)), work, threshold_work=weighed))
 
-        emit_entry(entry, plan, arg_types(func), kernels, run_launch)
+        emit_entry(entry, plan, arg_types(func), kernels, run_launch, sizes, sources)
+        unroll = any(_work(op) > TINY_WORK for op in ops)
+        if not unroll:  # in the text, so a size-generic code compiled tiny is reused only tiny
+            module.add_named_metadata("jitcore.no_unroll", [])
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
         plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                          for launch in plan.launches]
         plan.llvm_ir = text.replace(draft, symbol)
-        unroll = any(_work(op) > TINY_WORK for op in ops)
-        optimized, plan.object_code = target.compile_ir(plan.llvm_ir, unroll=unroll)
+        if not any(sized):
+            plan.object_code, plan.optimized_llvm_ir, plan.code_source = self._code(
+                plan.symbol, plan.llvm_ir, generic=False, unroll=unroll)
+            return plan
+        # Sizes lowered at once by several threads: the first finds or makes the code, the
+        # others wait for it and reuse it.
+        with self._compiling(symbol) as made:
+            if made.code is None:
+                made.code = self._code(plan.symbol, plan.llvm_ir, generic=True, unroll=unroll)
+                plan.object_code, plan.optimized_llvm_ir, plan.code_source = made.code
+            else:
+                plan.object_code, plan.optimized_llvm_ir, _ = made.code
+                plan.code_source = "memory"
+        return plan
+
+    @contextlib.contextmanager
+    def _compiling(self, symbol: str):
+        """Held while ``symbol``'s code is found or made, one thread at a time; the code made
+        is kept for the threads waiting meanwhile (until the last one leaves: then the loaded
+        code is where later ones find it)."""
+        with self._lock:
+            made = self._symbol_locks.get(symbol)
+            if made is None:
+                made = self._symbol_locks[symbol] = _Making()
+            made.users += 1
+        try:
+            with made.lock:
+                yield made
+        finally:
+            with self._lock:
+                made.users -= 1
+                if not made.users:
+                    del self._symbol_locks[symbol]
+
+    @contextlib.contextmanager
+    def object_cache_off(self):
+        """Lower without the object cache on this thread (a function jitted with
+        ``cache=False``: nothing of it is read from or written to disk)."""
+        self._local.off = True
+        try:
+            yield
+        finally:
+            self._local.off = False
+
+    def _code(self, symbol: str, llvm_ir: str, generic: bool, unroll: bool = True) -> tuple[bytes, str, str]:
+        """The object code and optimised IR of ``llvm_ir``, and where they came from.
+
+        A size-generic function emits the same LLVM IR at every size that its code serves (its
+        extents are run-time values), so the code of IR that this process compiled and still
+        holds is reused: "memory". The first such reuse also keeps the code in the object cache
+        (by its LLVM IR: ``use_object_cache``), where a new process finds it at any size:
+        "disk". (Only then: a function called at one size has its code in its plan's disk
+        entry already.) Else LLVM compiles it now: "llvm"."""
+        cache = None if not generic or getattr(self._local, "off", False) else self._object_cache
+        with self._lock:
+            loaded = self._loaded.get(symbol) if generic else None
+        if loaded is not None and loaded.source == _digest(llvm_ir) and loaded.object_code:
+            if cache is not None and not loaded.stored:
+                loaded.stored = True
+                encoded = loaded.optimized_llvm_ir.encode()
+                cache.store_object(symbol, llvm_ir, _GENERIC + len(encoded).to_bytes(8, "little")
+                                   + encoded + loaded.object_code)
+            return loaded.object_code, loaded.optimized_llvm_ir, "memory"
+        stored = cache.load_object(symbol, llvm_ir) if cache is not None else None
+        if stored is not None and stored[:len(_GENERIC)] == _GENERIC:
+            start = len(_GENERIC) + 8
+            length = int.from_bytes(stored[len(_GENERIC):start], "little")
+            return stored[start + length:], stored[start:start + length].decode(), "disk"
+        optimized, object_code = target.compile_ir(llvm_ir, unroll=unroll)
         if optimized.get_function(symbol) is None:
             raise JitcoreError(f"internal error: compiled module has no function {symbol!r}")
-        plan.optimized_llvm_ir = str(optimized)
-        return plan
+        return object_code, str(optimized), "llvm"
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool, row_split: bool = False
-                ) -> tuple[ll.Function, tuple[str, ...], int | None, int]:
+                fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = ()
+                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
         for the runtime's threads when they may be and are large enough
         (``runtime.MIN_SPLIT_WORK``); a reduction to one value per call (every parallel dim of
         extent 1) may be split too, into pieces of its reduced dim. A kernel of a row group
-        (``row_split``) is split whatever its size: its group runs it on blocks of rows."""
+        (``row_split``) is split whatever its size: its group runs it on blocks of rows. In a
+        size-generic function (``symbols``) the kernel takes the run-time extents; whether it
+        is split is still decided by its size here, so its sizes fall in two classes with one
+        code each (below the threshold, and at or above it), and a split reduction to one
+        value is cut into a number of pieces that its size decides (one code per size)."""
         strided = strided_operands(plan, launch)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library())
@@ -170,7 +281,8 @@ class CpuBackend:
             return sorter, (), None, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
         split = row_split or (may_split and _work(op) >= runtime.MIN_SPLIT_WORK)
-        fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split)
+        fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
+                                           sizes=Sizes(symbols))
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:
@@ -188,8 +300,9 @@ class CpuBackend:
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
                     runtime.load_run_chunks(self._compile_and_load)
                 engine, addresses = target.load_object_owned(plan.object_code, [plan.symbol])
-                loaded = self._loaded[plan.symbol] = LoadedCode(engine, addresses[plan.symbol],
-                                                                _digest(plan.llvm_ir))
+                loaded = self._loaded[plan.symbol] = LoadedCode(
+                    engine, addresses[plan.symbol], _digest(plan.llvm_ir), plan.object_code,
+                    plan.optimized_llvm_ir)
             elif loaded.source != _digest(plan.llvm_ir):
                 raise JitcoreError(
                     f"internal error: two different compiled functions are both named {plan.symbol!r}"
@@ -210,6 +323,43 @@ class CpuBackend:
             if cache is not None:
                 cache.store_object(symbol, llvm_ir, code)
         return target.load_object(code, [symbol])[symbol]
+
+
+class _Making:
+    """The code of one symbol while threads lower it: a lock, the threads that use it, and
+    (object code, optimised IR, source) once made."""
+
+    __slots__ = ("lock", "users", "code")
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.users = 0
+        self.code: tuple[bytes, str, str] | None = None
+
+
+# An object-cache entry of a size-generic function: this, the optimised IR's length (8 bytes),
+# the optimised IR, the object code.
+_GENERIC = b"jitcore-generic-code\n"
+
+
+def _extent(b: ll.IRBuilder, sizes: Sizes, factors) -> int | ll.Value:
+    """The product of ``factors`` (extents of an op) in the entry: an int where it is one."""
+    value = sizes.product(b, factors)
+    known = static_value(value)
+    return value if known is None else known
+
+
+def _weighed(b: ll.IRBuilder, work: int | ll.Value, divisor: int) -> int | ll.Value:
+    """``work`` as the thread threshold weighs it (``cost.py``): divided by the body's divisor."""
+    if divisor == 1:
+        return work
+    return work // divisor if isinstance(work, int) else b.sdiv(work, ll.Constant(I64, divisor))
+
+
+def _plus(b: ll.IRBuilder, x: int | ll.Value, y: int | ll.Value) -> int | ll.Value:
+    if isinstance(x, int) and isinstance(y, int):
+        return x + y
+    return b.add(runtime.as_value(x), runtime.as_value(y))
 
 
 def _work(op: Operation) -> int:

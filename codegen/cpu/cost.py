@@ -63,9 +63,13 @@ def only_moves_data(op: Operation) -> bool:
     return True
 
 
+def divisor(op: Operation) -> int:
+    """What ``op``'s iteration points are divided by before the threshold weighs them."""
+    if only_moves_data(op):
+        return COPY_DIVISOR
+    return CHEAP_DIVISOR if is_cheap(op) else 1
+
+
 def threshold_work(op: Operation) -> int:
     """``op``'s iteration points as the threshold weighs them."""
-    points = math.prod(op.domain())
-    if only_moves_data(op):
-        return points // COPY_DIVISOR
-    return points // CHEAP_DIVISOR if is_cheap(op) else points
+    return math.prod(op.domain()) // divisor(op)

@@ -33,7 +33,7 @@ from jitcore.codegen.contraction import match_contraction
 from jitcore.codegen.cpu.schedule import splits_rows
 from jitcore.codegen.host import STATUS, strided_operands
 from jitcore.codegen.llvm_types import I64
-from jitcore.codegen.loops import emit_loop
+from jitcore.codegen.loops import Sizes, emit_loop
 from jitcore.codegen.plan import CompiledFunction, Run
 from jitcore.ir.attributes import AffineExpr
 from jitcore.ir.core import Operation
@@ -49,6 +49,7 @@ class RowGroup:
     rows: int  # the extent of dim 0 the group splits
     block: int  # rows per block
     work: int  # iteration points of all its kernels together
+    widest: tuple[tuple[int, ...], int] = ((), 1)  # the widest row's extents and itemsize
 
 
 def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> list[RowGroup]:
@@ -62,8 +63,10 @@ def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> l
             work = sum(math.prod(ops[i].domain()) for i in current)
             if work >= min_work:
                 rows = ops[current[0]].domain()[0]
-                widest = max(_row_bytes(ops[i]) for i in current)
-                groups.append(RowGroup(list(current), rows, max(1, ROW_BLOCK_BYTES // max(widest, 1)), work))
+                widest = max(current, key=lambda i: _row_bytes(ops[i]))
+                block = max(1, ROW_BLOCK_BYTES // max(_row_bytes(ops[widest]), 1))
+                row = (tuple(ops[widest].domain()[1:]), _itemsize(ops[widest]))
+                groups.append(RowGroup(list(current), rows, block, work, row))
         current.clear()
 
     for step in plan.program:
@@ -108,22 +111,30 @@ def _by_row(indexing_map, value, rows: int) -> bool:
     return bool(indexing_map.exprs) and indexing_map.exprs[0] == AffineExpr(0) and shape[0] == rows
 
 
+def _itemsize(op: Operation) -> int:
+    return max(max(v.type.element.bitwidth for v in [*op.operands, *op.results]) // 8, 1)
+
+
 def _row_bytes(op: Operation) -> int:
-    itemsize = max(v.type.element.bitwidth for v in [*op.operands, *op.results]) // 8
-    return math.prod(op.domain()[1:]) * max(itemsize, 1)
+    return math.prod(op.domain()[1:]) * _itemsize(op)
 
 
-def emit_group(module: ll.Module, name: str, group: RowGroup, kernels: list[ll.Function]) -> ll.Function:
+def emit_group(module: ll.Module, name: str, group: RowGroup, kernels: list[ll.Function],
+               symbols: tuple[int, ...] = ()) -> ll.Function:
     """``void name(args of each kernel..., i64 lo, i64 hi)``: rows ``[lo, hi)`` in blocks of
-    ``group.block``, each block through every kernel in order."""
+    ``group.block``, each block through every kernel in order. In a size-generic function
+    (``symbols``, and a member that takes the run-time extents) the block is computed from
+    the widest row's run-time length, by the same rule."""
     params = [t for fn in kernels for t in fn.function_type.args[:-2]]
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [*params, I64, I64]), name)
     fn.linkage = "internal"
     fn.attributes.add("noinline")  # called whole and per chunk: one copy
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     lo, hi = fn.args[-2], fn.args[-1]
-    block = ll.Constant(I64, group.block)
-    count = b.sdiv(b.add(b.sub(hi, lo), ll.Constant(I64, group.block - 1)), block)
+    block = _block(b, fn, group, kernels, symbols)
+    less = (ll.Constant(I64, group.block - 1) if isinstance(block, ll.Constant)
+            else b.sub(block, ll.Constant(I64, 1)))
+    count = b.sdiv(b.add(b.sub(hi, lo), less), block)
 
     def run_block(iv):
         start = b.add(lo, b.mul(iv, block))
@@ -138,3 +149,19 @@ def emit_group(module: ll.Module, name: str, group: RowGroup, kernels: list[ll.F
     emit_loop(b, count, run_block)
     b.ret_void()
     return fn
+
+
+def _block(b: ll.IRBuilder, fn: ll.Function, group: RowGroup, kernels: list[ll.Function],
+           symbols: tuple[int, ...]) -> ll.Value:
+    """Rows per block: ``max(1, ROW_BLOCK_BYTES // widest row's bytes)``, a constant unless the
+    row's length is a run-time extent."""
+    names = [a.name for kernel in kernels for a in kernel.args[:-2]]
+    if "sizes" not in names or not any(d in symbols for d in group.widest[0]):
+        return ll.Constant(I64, group.block)
+    sizes = Sizes(symbols)
+    sizes.bind(b, fn.args[names.index("sizes")])
+    row = b.mul(sizes.product(b, group.widest[0]), ll.Constant(I64, group.widest[1]))
+    one = ll.Constant(I64, 1)
+    row = b.select(b.icmp_signed("<", row, one), one, row)
+    block = b.sdiv(ll.Constant(I64, ROW_BLOCK_BYTES), row)
+    return b.select(b.icmp_signed("<", block, one), one, block)

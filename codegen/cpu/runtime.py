@@ -60,11 +60,13 @@ _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
 
 class Split:
     """A split kernel's launch: the extent of the dim it takes a range of, its work (iteration
-    points: what its chunks are counted in), the bytes of partials it needs (a full reduction in
-    pieces, ``schedule.emit_kernel``), and its work as the threshold weighs it (``cost.py``: a
-    cheap body's points count less; by default its points)."""
+    points: what its chunks are counted in; ints, or i64 values of the entry: a size-generic
+    function's), the bytes of partials it needs (a full reduction in pieces,
+    ``schedule.emit_kernel``), and its work as the threshold weighs it (``cost.py``: a cheap
+    body's points count less; by default its points)."""
 
-    def __init__(self, extent: int, work: int, partials: int = 0, threshold_work: int | None = None):
+    def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
+                 threshold_work: int | ll.Value | None = None):
         self.extent = extent
         self.work = work
         self.partials = partials
@@ -85,21 +87,25 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
             scratch.align = 16
         at = sum(isinstance(t, ll.PointerType) for t in kernel.function_type.args) - 1
         args = [*args[:at], scratch, *args[at:]]
-    whole = [*args, ll.Constant(I64, 0), ll.Constant(I64, split.extent)]
-    if split.extent < 2:  # nothing to share (a flattened kernel with an empty dim)
+    whole = [*args, ll.Constant(I64, 0), as_value(split.extent)]
+    if isinstance(split.extent, int) and split.extent < 2:  # nothing to share (an empty dim)
         b.call(kernel, whole)
     else:
         settings = _settings(b.module)
         threshold = _setting(b, settings, "parallel_threshold")
-        small = b.icmp_signed("<", ll.Constant(I64, split.threshold_work), threshold)
+        small = b.icmp_signed("<", as_value(split.threshold_work), threshold)
         with b.if_else(small) as (then, otherwise):
             with then:
                 b.call(kernel, whole)
             with otherwise:
                 _emit_chunked(b, kernel, args, split, settings)
     if split.partials:
-        end = ll.Constant(I64, split.extent)
+        end = as_value(split.extent)
         b.call(kernel, [*args, end, end])
+
+
+def as_value(x: int | ll.Value) -> ll.Value:
+    return ll.Constant(I64, x) if isinstance(x, int) else x
 
 
 def _settings(module: ll.Module) -> ll.GlobalVariable:
@@ -131,8 +137,8 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
     context the threads share, filled in, and the process's ``RUN_CHUNKS_SYMBOL`` running the
     kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
-    extent = ll.Constant(I64, split.extent)
-    chunks = _at_most(b, _at_least(b, b.sdiv(ll.Constant(I64, split.work), per_chunk), 1), extent)
+    extent = as_value(split.extent)
+    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), extent)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))
     for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, *args]):

@@ -33,9 +33,9 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import full_reduction, reduction
-from jitcore.codegen.kernel_body import KernelBody, kernel_function
+from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
-from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent, static_value
+from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.core import Value
@@ -43,10 +43,13 @@ from jitcore.ir.dialects import kernel
 
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                fastmath: bool = False, split: bool = False) -> tuple[ll.Function, int | None, int]:
+                fastmath: bool = False, split: bool = False, sizes: Sizes | None = None
+                ) -> tuple[ll.Function, tuple[int, ...] | None, int]:
     """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
     extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
-    and the bytes of partials it needs (0: none).
+    as the extents whose product it is (a flattened or collapsed dim is several of the op's),
+    and the bytes of partials it needs (0: none). With ``sizes`` (a size-generic function's
+    symbols) the kernel takes the run-time extents (``kernel_body.kernel_function``).
 
     That dim is its first parallel one of extent above 1, or the one loop of a flattened
     kernel; each point of the other dims lies in one range, so ranges run independently. A
@@ -54,7 +57,7 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     instead (``full_reduction.py``), and then takes, as its last pointer, a scratch buffer of
     that many bytes for the pieces' partials, and must be called once more, after every
     piece ran, with the empty range ``[extent, extent)``: that call merges them."""
-    schedule = _Schedule(module, name, op, strided, fastmath, split)
+    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes or Sizes())
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
     return schedule.function, schedule.split_extent, partials
 
@@ -80,9 +83,10 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
 
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                 fastmath: bool, split: bool = False):
+                 fastmath: bool, split: bool = False, sizes: Sizes | None = None):
         self.op = op
         self.fastmath = fastmath
+        self.sizes = sizes = sizes if sizes is not None else Sizes()
         shaped = [*op.operands, *op.results]
         checks = kernel.checks_indices(op)
         split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
@@ -94,13 +98,14 @@ class _Schedule:
                        if split and not split_dims and not checks else None)
         self.function, operands, extras, self.bounds = kernel_function(
             module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
-            split=bool(split_dims) or self.pieces is not None)
+            split=bool(split_dims) or self.pieces is not None, sizes=sizes)
         status = extras[:int(checks)]
         self.scratch = extras[-1] if self.pieces is not None else None
         self.split_dim = split_dims[0] if split_dims else None
-        self.b = ll.IRBuilder(self.function.append_basic_block("entry"))
+        self.b = entry_builder(self.function)
         maps = list(op.indexing_maps)
-        self.domain = [extent(d) for d in op.domain()]
+        self.domain = sizes.extents(op.domain())
+        self.factors = [(d,) for d in op.domain()]  # the op's extents each entry is the product of
         self.iterators = list(op.iterator_types)  # one per entry of self.domain
         if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
@@ -108,8 +113,8 @@ class _Schedule:
             maps = self._collapse_reduction(operands, maps)
         if split_dims:  # the first parallel dim above 1 of the domain as flattened or collapsed
             self.split_dim = next(i for i, (d, it) in enumerate(zip(self.domain, self.iterators))
-                                  if it == kernel.PARALLEL and (static_value(d) or 2) > 1)
-        self.split_extent = None if self.split_dim is None else static_value(self.domain[self.split_dim])
+                                  if it == kernel.PARALLEL and (self.sizes.concrete(d) or 2) > 1)
+        self.split_extent = None if self.split_dim is None else self.factors[self.split_dim]
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
@@ -119,7 +124,7 @@ class _Schedule:
                             if segmented and d != op.scan_dim}
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if self.pieces is not None:
-            self.split_extent = self.pieces.count
+            self.split_extent = (self.pieces.count,)
             self._emit_pieces(exact_fallback)
         elif exact_fallback:
             self._emit_with_exact_fallback(self._emit_nest)
@@ -172,8 +177,9 @@ class _Schedule:
 
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
-        size = extent(int(np.prod(self.op.domain())) if self.domain else 1)
+        size = self.sizes.product(self.b, self.op.domain())
         self.domain, self.iterators = [size], ["parallel"]
+        self.factors = [tuple(self.op.domain())]
         for operand in operands:
             operand.strides, operand.shape = [extent(1)], [size]
         return [AffineMap.identity(1) for _ in maps]
@@ -187,15 +193,15 @@ class _Schedule:
         op = self.op
         groups, outputs = collapsed
         its = list(op.iterator_types)
-        sizes = [int(np.prod([op.domain()[d] for d in dims])) for dims in groups]
-        self.domain = [extent(n) for n in sizes]
+        self.factors = [tuple(op.domain()[d] for d in dims) for dims in groups]
+        self.domain = [self.sizes.product(self.b, factors) for factors in self.factors]
         self.iterators = [its[dims[0]] for dims in groups]
         for operand in operands[: len(op.operands)]:
             operand.strides = [operand.strides[dims[-1]] for dims in groups]
             operand.shape = list(self.domain)
         for operand, (_, axes) in zip(operands[len(op.operands):], outputs):
             operand.strides = [operand.strides[a[-1]] for a in axes]
-            operand.shape = [extent(int(np.prod([static_value(operand.shape[i]) for i in a]))) for a in axes]
+            operand.shape = [self.sizes.multiply(self.b, [operand.shape[i] for i in a]) for a in axes]
         return [AffineMap.identity(len(groups)) for _ in op.operands] + [m for m, _ in outputs]
 
     def _emit_nest(self) -> None:
@@ -218,7 +224,7 @@ class _Schedule:
                 value = self.b.load(element_pointer(self.b, src.pointer, ivs, src.strides, elem), typ=elem)
                 self.b.store(value, element_pointer(self.b, dst.pointer, ivs, dst.strides, elem))
 
-            emit_nest(self.b, [extent(d) for d in result.type.shape], copy_at)
+            emit_nest(self.b, self.sizes.extents(result.type.shape), copy_at)
 
     def _emit_with_exact_fallback(self, emit) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute
@@ -259,7 +265,7 @@ class _Schedule:
                                  source_etype=memory_type(t))
                 self.b.store(value, ptr)
 
-            emit_loop(self.b, extent(r.type.size), store)
+            emit_loop(self.b, self.sizes.product(self.b, r.type.shape), store)
 
     def _emit_split_inits(self) -> None:
         """The inits of the results this range computes (the parallel points in it) only: the
@@ -320,16 +326,39 @@ class _Schedule:
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
         if merging and self._worth_blocking(trip_count):
-            reduction.RowReduction(self.b, self.op, self.body, merging, trip_count, ivs).emit()
+            least = 2 * reduction.lanes_for(self.op.results[-1].type.element)
+            self._blocked_unless_short(depth, ivs, least, lambda: reduction.RowReduction(
+                self.b, self.op, self.body, merging, trip_count, ivs).emit())
             return
         merging = self._reassociation(-2) if depth == len(self.domain) - 2 else None
         if merging and merging.rounds and self._worth_blocking_rows(trip_count):
             # A split kernel sums only the columns of its range (a column's order does not
             # depend on which columns share its tile).
             first, columns = self.bounds if self.split_dim == depth + 1 else (None, self.domain[-1])
-            reduction.ColumnReduction(self.b, self.op, self.body, merging, trip_count, columns,
-                                      ivs, first).emit()
+            self._blocked_unless_short(depth, ivs, 2 * reduction.STEPS, lambda: reduction.ColumnReduction(
+                self.b, self.op, self.body, merging, trip_count, columns, ivs, first).emit())
             return
+        self._in_order(depth, ivs)
+
+    def _blocked_unless_short(self, depth: int, ivs: list, least: int, blocked) -> None:
+        """``blocked()``, the reduction in lanes; but a trip count known only at run time (a
+        size-generic kernel's) below ``least`` runs in order, as a known one does
+        (``_worth_blocking``): the documented order of a short row or column, bit for bit."""
+        trip_count = self.domain[depth]
+        if static_value(trip_count) is not None:
+            blocked()
+            return
+        short_count = self.b.icmp_signed("<", trip_count, extent(least))
+        with self.b.if_else(short_count, likely=False) as (short, long):
+            with short:
+                self._in_order(depth, ivs)
+            with long:
+                blocked()
+
+    def _in_order(self, depth: int, ivs: list) -> None:
+        """The loop over dim ``depth`` with no reduction in lanes: a scan's, in segments, or a
+        plain (maybe ranged) loop."""
+        trip_count = self.domain[depth]
         if depth == self.op.scan_dim and static_value(trip_count) != 0:
             # Position 0 from the inits, then positions 1.. in order, each reading the one
             # before it (stored earlier: the other dims run wholly inside or outside this one).
@@ -350,7 +379,7 @@ class _Schedule:
         order, each emitted with the segment's range known to the body (a split dim: each
         segment's part of ``[lo, hi)``)."""
         b = self.b
-        ends = [0, *self.breakpoints[depth], static_value(self.domain[depth])]
+        ends = [0, *self.breakpoints[depth], self.sizes.concrete(self.domain[depth])]
         for first, last in zip(ends, ends[1:]):
             self.body.known[depth] = (first, last)
             if depth == self.split_dim:

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
+from jitcore.codegen import host
 from jitcore.codegen.cpu.reduction import STEPS, lanes_for
 from jitcore.ir.types import f32, f64
 
@@ -169,6 +170,19 @@ def test_columns_follow_the_documented_order(dtype, shape):
     expected = [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]
     assert (got == expected).all()
     assert (SUM_COLUMNS(x) == got).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fixed_size_code_follows_the_documented_order(dtype, monkeypatch):
+    """Fixed-size code knows its row counts (``host.SIZE_GENERIC`` off; size-generic code,
+    the default, takes them at run time): rows and columns in the same order."""
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
+    sums, columns = jc.jit(lambda x: x.sum(axis=1)), jc.jit(lambda x: x.sum(axis=0))
+    for shape in ((31, 3), (16 * 37 + 5, 30), (3, 4097)):
+        x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype) * np.float32(1e3)
+        x[::3] = np.float32(1e-3)
+        assert (columns(x) == [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]).all()
+        assert (sums(x) == [documented_sum(row) for row in x]).all()
 
 
 # -- fusion and vector code -----------------------------------------------------------------

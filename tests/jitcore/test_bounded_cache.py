@@ -15,6 +15,7 @@ import pytest
 
 import jitcore as jc
 from jitcore import config
+from jitcore.codegen import host
 from jitcore.codegen.backend import backend_for
 from jitcore.errors import ConfigError
 
@@ -78,11 +79,11 @@ def test_a_dropped_signatures_code_is_freed():
     plan_ref, code_ref = weakref.ref(plan), weakref.ref(plan.loaded_code)
     symbol = plan.symbol
     del plan
-    f(np.ones(4))  # drops the first
+    f(np.ones(4, np.float32))  # drops the first (a new dtype: code of its own)
     gc.collect()
     assert plan_ref() is None and code_ref() is None
     assert symbol not in backend_for("cpu")._loaded
-    np.testing.assert_array_equal(f(np.ones(4)), np.zeros(4))
+    np.testing.assert_array_equal(f(np.ones(4, np.float32)), np.zeros(4))
 
 
 def test_a_deleted_jitted_functions_code_is_freed():
@@ -124,7 +125,9 @@ def test_one_symbol_loaded_twice_shares_its_code_while_either_lives():
     assert code() is None
 
 
-def test_many_signatures_keep_memory_flat_after_the_bound():
+def test_many_signatures_keep_memory_flat_after_the_bound(monkeypatch):
+    # Fixed-size code, so that every signature compiles (sizes share code otherwise).
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     bound, warmup, total = 8, 40, 240
     f = jc.jit(lambda x: x * 2 + 1, max_signatures=bound, cache=False)
     engines_before = live_engines()

@@ -19,6 +19,7 @@ import pytest
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import dispatch
+from jitcore.codegen import host
 
 THREADS = 8
 JOIN_TIMEOUT = 60.0  # seconds: a hang fails the test instead of the suite
@@ -106,7 +107,9 @@ SIGNATURES = [((n,), np.float32) for n in (1, 2, 3, 7, 8, 9, 16, 33)] + [
     ((2, 3), np.float64), ((3, 2), np.float64), ((4,), np.int32), ((4,), np.int64)]
 
 
-def test_many_signatures_interleaved_compile_once_each():
+def test_many_signatures_interleaved_compile_once_each(monkeypatch):
+    # Fixed-size code: every signature compiles (sizes share code otherwise).
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     f = jc.jit(lambda x, y: x * 3 - y)
     rounds = 2
 

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Size-generic kernels measured: their speed against fixed-size code, and a new size's first call.
+
+    python tools/bench_size_generic.py [--size N] [--repeat R] [--threads T]
+
+1. Speed: each case compiled twice in this process, size-generic (extents read at run time,
+   as every function now is) and fixed-size (``codegen.host.SIZE_GENERIC = False`` while it
+   compiles: extents are constants), both without the disk cache; then called alternately,
+   R times each, NumPy in the same rounds. Medians, and fixed / generic (above 1: generic
+   faster). Cases: a 10M-element tanh chain, a 10M-element sum, row sums and softmax over
+   rows of a 10M-element matrix; and small ones (1000 elements, 100 rows of 100), timed over
+   200 calls a sample, where fixed code knows its short trip counts; float32.
+2. First call at a new size: ``g(x, y) = tanh(2x + y)``, a fresh jitted function's first call
+   (trace, passes, LLVM: a full compile, with no code of it alive in the process) against its
+   second call at another size (trace, passes, LLVM IR emitted, machine code reused), R rounds
+   alternating; medians.
+
+Speed is measured here, never asserted in tests (DESIGN.md §8).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+
+import numpy as np
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from jitcore.codegen import host
+
+
+def tanh_chain(x):
+    return jnp.tanh(x * 2.0 + 1.0) * 0.5 + x * x
+
+
+def total(x):
+    return x.sum()
+
+
+def row_sums(x):
+    return x.sum(axis=1)
+
+
+def softmax(x):
+    e = jnp.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def numpy_softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def compiled(fn, x, generic: bool):
+    """``fn`` jitted and compiled for ``x``, size-generic or fixed-size."""
+    host.SIZE_GENERIC = generic
+    try:
+        jitted = jc.jit(fn, cache=False)
+        jitted(x)
+    finally:
+        host.SIZE_GENERIC = True
+    return jitted
+
+
+def timed(fn, *args, calls: int = 1) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn(*args)
+    return (time.perf_counter() - start) / calls
+
+
+def speed(size: int, repeat: int) -> None:
+    rng = np.random.default_rng(0)
+    flat = rng.standard_normal(size).astype(np.float32)
+    matrix = rng.standard_normal((size // 1000, 1000)).astype(np.float32)
+    small, square = flat[:1000].copy(), matrix[:100, :100].copy()
+    chain = lambda x: np.tanh(x * 2.0 + 1.0) * 0.5 + x * x  # noqa: E731
+    cases = [
+        ("tanh chain, 10M", tanh_chain, chain, flat, 1),
+        ("sum, 10M", total, np.sum, flat, 1),
+        ("row sums, 10k x 1k", row_sums, lambda x: x.sum(axis=1), matrix, 1),
+        ("softmax rows, 10k x 1k", softmax, numpy_softmax, matrix, 1),
+        ("tanh chain, 1000", tanh_chain, chain, small, 200),
+        ("sum, 1000", total, np.sum, small, 200),
+        ("softmax rows, 100 x 100", softmax, numpy_softmax, square, 200),
+    ]
+    print(f"{'case':24} {'numpy ms':>9} {'fixed ms':>9} {'generic ms':>10} {'fixed/generic':>13}")
+    for name, fn, reference, x, calls in cases:
+        generic, fixed = compiled(fn, x, True), compiled(fn, x, False)
+        assert fixed.cache_info().compiles == generic.cache_info().compiles == 1
+        np.testing.assert_allclose(generic(x), reference(x), rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(fixed(x), reference(x), rtol=1e-4, atol=1e-4)
+        times = {"numpy": [], "fixed": [], "generic": []}
+        for _ in range(repeat):  # alternating, so that noise from other processes hits all alike
+            times["generic"].append(timed(generic, x, calls=calls))
+            times["fixed"].append(timed(fixed, x, calls=calls))
+            times["numpy"].append(timed(reference, x, calls=calls))
+        med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+        print(f"{name:24} {med['numpy']:9.4f} {med['fixed']:9.4f} {med['generic']:10.4f} "
+              f"{med['fixed'] / med['generic']:13.2f}")
+
+
+def g(x, y):
+    return jnp.tanh(x * 2 + y)
+
+
+def first_calls(repeat: int) -> None:
+    def pair(n):
+        x = np.linspace(-1.5, 1.5, n).astype(np.float32)
+        return x, x[::-1].copy()
+
+    full, reuse = [], []
+    for k in range(repeat):
+        gc.collect()  # the previous round's code is freed: this round compiles
+        jitted = jc.jit(g, cache=False)
+        full.append(timed(jitted, *pair(1000 + k)))
+        reuse.append(timed(jitted, *pair(2000 + k)))
+        info = jitted.cache_info()
+        assert (info.traces, info.compiles, info.reused) == (2, 1, 1), info
+        del jitted
+    f, r = statistics.median(full) * 1e3, statistics.median(reuse) * 1e3
+    print(f"g first call, full compile: {f:.1f} ms; at a new size (trace + reuse): {r:.1f} ms "
+          f"({f / r:.1f}x less)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=10_000_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads a launch may use (default 1: on a shared host, threads add noise)")
+    options = parser.parse_args()
+    jc.config.num_threads = options.threads
+    print(f"threads: {jc.config.num_threads}")
+    first_calls(options.repeat)
+    speed(options.size, options.repeat)
+
+
+if __name__ == "__main__":
+    main()
