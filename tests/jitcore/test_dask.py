@@ -71,7 +71,9 @@ def test_elementwise_is_lazy_with_the_traced_dtype_and_chunks(sync):
     assert y.dtype == np.float32 and y.chunks == dx.chunks
     got = y.compute()
     info = f.cache_info()
-    assert info.compiles == 4 and info.hits + info.misses == 16  # four chunk shapes, 16 chunks
+    # four chunk shapes, 16 chunks; an edge chunk's shape may reuse another's code (size-generic)
+    assert info.compiles + info.reused == 4 and info.hits + info.misses == 16
+    assert info.reused >= 1
     np.testing.assert_array_equal(got, f(X))
     np.testing.assert_allclose(got, np.sqrt(X * X + 1).astype(np.float32), rtol=1e-6)
 
@@ -226,7 +228,8 @@ def test_each_worker_compiles_each_signature_once(client):
     assert infos, "no worker ran the jitted function"
     assert sum(i.hits + i.misses for i in infos) == 32  # every chunk ran compiled code
     for info in infos:
-        assert info.compiles == info.misses <= 4  # a signature at most once per worker
+        # a signature at most once per worker, compiled or reusing another size's code
+        assert info.compiles + info.reused == info.misses <= 4
 
 
 def wait_for(path, timeout=60.0):
