@@ -212,6 +212,19 @@ class KernelBody:
                 operands = [values[id(v)] for v in inner.operands]
                 values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)
 
+    def store_point(self, ivs, scan_accumulator) -> None:
+        """The body at ``ivs``, its results stored: the accumulators of a reduction are read
+        from its results, a scan's from ``scan_accumulator(k, ivs, result)`` (how a target
+        reads the previous position along the scan dim)."""
+        op = self.op
+        accumulators = None
+        if op.has_reduction and op.scan_dim is None:
+            accumulators = lambda: self.load_results(ivs)  # noqa: E731
+        elif op.has_reduction:
+            accumulators = lambda: [scan_accumulator(k, ivs, r)  # noqa: E731
+                                    for k, r in enumerate(op.results)]
+        self.store_results(ivs, self.evaluate(ivs, accumulators))
+
     def store_results(self, ivs, yielded: list[ll.Value]) -> None:
         """Store what the body yields: one value per result that is not indexed."""
         n_in = len(self.op.operands)

@@ -295,14 +295,7 @@ class _Schedule:
     def _point(self, ivs: list) -> None:
         """The body at ``ivs``, its results stored; accumulators are read from the results (a
         reduction) or from the previous position along the scan dim (a scan)."""
-        op = self.op
-        accumulators = None
-        if op.has_reduction and op.scan_dim is None:
-            accumulators = lambda: self.body.load_results(ivs)  # noqa: E731
-        elif op.has_reduction:
-            accumulators = lambda: [self._scan_accumulator(k, ivs, r)  # noqa: E731
-                                    for k, r in enumerate(op.results)]
-        self.body.store_results(ivs, self.body.evaluate(ivs, accumulators))
+        self.body.store_point(ivs, self._scan_accumulator)
 
     def _scan_accumulator(self, k: int, ivs: list, r: Value) -> ll.Value:
         """Result ``k`` at the previous position along the scan dim, or its init at position 0.

@@ -382,16 +382,8 @@ class _Kernel:
 
                 emit_loop(b, extent(r.type.size), store)
 
-        def point(ivs):
-            accumulators = None
-            if op.has_reduction and op.scan_dim is None:
-                accumulators = lambda: self.body.load_results(ivs)  # noqa: E731
-            elif op.has_reduction:
-                accumulators = lambda: [self._scan_accumulator(k, ivs, r)  # noqa: E731
-                                        for k, r in enumerate(op.results)]
-            self.body.store_results(ivs, self.body.evaluate(ivs, accumulators))
-
-        emit_nest(b, [extent(d) for d in self.domain], point)
+        emit_nest(b, [extent(d) for d in self.domain],
+                  lambda ivs: self.body.store_point(ivs, self._scan_accumulator))
 
     def _copies(self) -> None:
         """Results that start as a copy of an input get that copy first."""
