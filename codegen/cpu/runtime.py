@@ -66,11 +66,12 @@ class Split:
     body's points count less; by default its points)."""
 
     def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
-                 threshold_work: int | ll.Value | None = None):
+                 threshold_work: int | ll.Value | None = None, min_piece: int = 1):
         self.extent = extent
         self.work = work
         self.partials = partials
         self.threshold_work = work if threshold_work is None else threshold_work
+        self.min_piece = min_piece  # positions of the split dim per chunk, at least
 
 
 def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None) -> None:
@@ -133,12 +134,15 @@ def _at_most(b: ll.IRBuilder, x: ll.Value, ceiling: ll.Value) -> ll.Value:
 
 def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split,
                   settings: ll.Value) -> None:
-    """Chunks of ``chunk_size`` points (at least one position of the split dim each): the
+    """Chunks of ``chunk_size`` points (at least ``split.min_piece`` positions of the split dim
+    each, or one chunk): the
     context the threads share, filled in, and the process's ``RUN_CHUNKS_SYMBOL`` running the
     kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
     extent = as_value(split.extent)
-    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), extent)
+    most = extent if split.min_piece == 1 else _at_least(
+        b, b.sdiv(extent, ll.Constant(I64, split.min_piece)), 1)
+    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), most)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))
     for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, *args]):

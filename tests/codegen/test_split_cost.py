@@ -85,3 +85,23 @@ def test_a_light_kernel_splits_the_same_bits_at_its_threshold(fn, divisor):
         with config.using(num_threads=2, parallel_threshold=threshold, chunk_size=1000):
             np.testing.assert_array_equal(f(x), whole)
     np.testing.assert_allclose(whole, fn(x.astype(np.float64)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_sum_down_columns_is_cut_into_chunks_of_whole_row_runs(monkeypatch, dtype):
+    """Chunks of a column sum split along its columns span COLUMN_CHUNK_BYTES of each row (a
+    chunk of a few columns walks the whole matrix in short strided runs), and give the same
+    bits however the columns are cut."""
+    from jitcore.codegen.cpu.backend import COLUMN_CHUNK_BYTES
+
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
+    x = rng.standard_normal((300, 3000)).astype(dtype)
+    f = jc.jit(lambda x: np.sum(x, axis=0))
+    per_chunk = COLUMN_CHUNK_BYTES // np.dtype(dtype).itemsize
+    assert f"sdiv i64 3000, {per_chunk}" in f.lower(x).as_text("llvm")
+    with config.using(num_threads=1, parallel_threshold=1 << 62):
+        whole = f(x)
+    with config.using(num_threads=2, parallel_threshold=0, chunk_size=1):
+        np.testing.assert_array_equal(f(x), whole)
+    # (absolute: a column of 300 normals may sum near zero)
+    np.testing.assert_allclose(whole, x.astype(np.float64).sum(axis=0), atol=300 * np.finfo(dtype).eps * 4)
