@@ -173,6 +173,16 @@ def _copies(outputs, owners, mutated) -> list[bool]:
     return copies
 
 
+def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
+    """The error that a kernel's status words (flag, index, axis, size) record: a singular
+    matrix, a loop step of zero, else an index out of range (the CPU's and the GPU's codes)."""
+    if flag == SINGULAR_MATRIX:
+        return np.linalg.LinAlgError("Singular matrix")
+    if flag == ZERO_STEP:
+        return LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+    return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
@@ -331,12 +341,7 @@ class Executable:
         flag, index, axis, size = status.tolist()
         if flag == CALLBACK_FAILED:
             self._trampoline.raise_error()
-        if flag == SINGULAR_MATRIX:
-            raise np.linalg.LinAlgError("Singular matrix")
-        if flag == ZERO_STEP:
-            raise LoopStepError("a loop ran with a step of zero (as range() with step 0, "
-                                "it would never end)")
-        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
+        raise status_error(flag, index, axis, size)
 
     def _portable_descriptor(self, arrays, buffers) -> list[int]:
         desc = []

@@ -24,7 +24,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import Driver, driver
-from jitcore.errors import LoopStepError
+from jitcore.dispatch import status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -120,7 +120,7 @@ class CudaExecutable:
     def _for(self, step: ForLoop, where: dict) -> None:
         lower, upper, by = (int(self._read(where[s], np.int64)) for s in (step.lower, step.upper, step.step))
         if by == 0 and step.check_step:
-            raise LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+            raise status_error(ZERO_STEP, 0, 0, 0)
         originals = self._originals(step.swaps, where)
         iv = lower
         while iv < upper if by > 0 else iv > upper:
@@ -159,16 +159,12 @@ class CudaExecutable:
         flag, index, axis, size = words.tolist()
         if flag == 0:
             return
-        if flag == SINGULAR_MATRIX:
-            raise np.linalg.LinAlgError("Singular matrix")
-        if flag == ZERO_STEP:
-            raise LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
+        if flag in (SINGULAR_MATRIX, ZERO_STEP, INDEX_ERROR):
+            raise status_error(flag, index, axis, size)
         if flag == TRIG_ARGUMENT_RANGE:
             limits = ", ".join(f"{abs_x:g} ({kind})" for kind, abs_x in TRIG_ARGUMENT_LIMITS.items())
             raise TrigArgumentRangeError(
                 f"sin, cos or tan of an argument beyond the GPU math library's range (|x| <= {limits}): "
                 "jitcore's CUDA backend cannot compute it accurately yet; reduce the argument first "
                 "(np.remainder(x, 2 * np.pi)) or use backend='cpu'")
-        if flag == INDEX_ERROR:
-            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
         raise UnsupportedOnGpuError(f"the GPU kernel reported an unknown status {flag}")
