@@ -2,13 +2,15 @@
 """``np.sort`` (and ``np.argsort``) of 10^6 values under jit against NumPy's, per dtype: the
 numbers of docs/performance.md's "Sorting" section (issue 12, item 6).
 
-    PYTHONPATH=. python tools/bench_sort.py [--size N] [--repeat R] [--argsort]
+    PYTHONPATH=. python tools/bench_sort.py [--size N] [--repeat R] [--argsort] [--baseline]
+                                            [--dtypes float64,float32]
 
 The values are ``standard_normal(N).astype(dtype) * 1000`` (so the ints lie within about
-+-5000). Three sorts run in turn, R times each, after one call that compiles: jitcore as built,
-jitcore with the native radix routine off (``codegen/cpu/sort.py``'s ``ENABLED``: the kernels'
-own loops, the baseline) and NumPy. Each column is a median: wall time, and the process's CPU
-time (all its threads), which moves less when other processes share the cores.
++-5000). The sorts run in turn, R times each, after one call that compiles: jitcore on one
+thread, jitcore on two (``jc.config.num_threads``; the runtime's default threshold), NumPy,
+and with ``--baseline`` jitcore with the native routine off (``codegen/cpu/sort.py``'s
+``ENABLED``: the kernels' own loops). Each column is a median: wall time, and the process's
+CPU time (all its threads), which moves less when other processes share the cores.
 """
 
 from __future__ import annotations
@@ -33,21 +35,33 @@ def compiled(fn, native: bool, x):
     return jitted
 
 
+def on_threads(fn, threads: int):
+    def run(x):
+        with jc.config.using(num_threads=threads):
+            return fn(x)
+    return run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10**6)
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--argsort", action="store_true")
+    parser.add_argument("--baseline", action="store_true", help="also the kernels' own loops")
+    parser.add_argument("--dtypes", default="float64,float32,int64,int32")
     args = parser.parse_args()
     sort = np.argsort if args.argsort else np.sort
-    for dtype in (np.float64, np.float32, np.int64, np.int32):
+    for dtype in args.dtypes.split(","):
         x = np.random.default_rng(0).standard_normal(args.size).astype(dtype) * 1000
-        runs = {"jitcore": compiled(lambda a: sort(a), True, x),
-                "baseline": compiled(lambda a: sort(a), False, x),
+        jitted = compiled(lambda a: sort(a), True, x)
+        runs = {"jc 1 thread": on_threads(jitted, 1), "jc 2 threads": on_threads(jitted, 2),
                 "NumPy": lambda a: sort(a, kind="stable") if args.argsort else sort(a)}
+        if args.baseline:
+            runs["baseline"] = on_threads(compiled(lambda a: sort(a), False, x), 1)
         expected = np.argsort(x, kind="stable") if args.argsort else np.sort(x)
-        for name in ("jitcore", "baseline"):
-            assert np.array_equal(runs[name](x), expected), name
+        for name, fn in runs.items():
+            if name != "NumPy":
+                assert np.array_equal(fn(x), expected), name
         wall = {name: [] for name in runs}
         cpu = {name: [] for name in runs}
         for _ in range(args.repeat):
@@ -57,9 +71,10 @@ def main() -> None:
                 wall[name].append(time.perf_counter() - w)
                 cpu[name].append(time.process_time() - c)
         ms = {name: (np.median(wall[name]) * 1e3, np.median(cpu[name]) * 1e3) for name in runs}
-        columns = "   ".join(f"{name} {w:6.2f} ms (cpu {c:6.2f})" for name, (w, c) in ms.items())
-        ratios = [ms["NumPy"][k] / ms["jitcore"][k] for k in (0, 1)]
-        print(f"{np.dtype(dtype).name:8} {columns}   NumPy/jitcore wall {ratios[0]:.2f} cpu {ratios[1]:.2f}")
+        columns = "  ".join(f"{name} {w:6.2f} ms (cpu {c:6.2f})" for name, (w, c) in ms.items())
+        one, two, numpy = ms["jc 1 thread"], ms["jc 2 threads"], ms["NumPy"]
+        print(f"{np.dtype(dtype).name:8} {columns}  NumPy/jc: 1 thread cpu {numpy[1] / one[1]:.2f} "
+              f"wall {numpy[0] / one[0]:.2f}, 2 threads wall {numpy[0] / two[0]:.2f}")
 
 
 if __name__ == "__main__":

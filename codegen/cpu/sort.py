@@ -41,8 +41,7 @@ from jitcore.ir.core import Operation
 
 I32 = ll.IntType(32)
 I8 = ll.IntType(8)
-# float64 sorts (not argsorts) by buckets of the top digit first (sort_buckets.py); float32 too
-# measured no faster (slower on values spread over many exponents: many small buckets).
+# Float sorts (not argsorts) by buckets of the top digit first (sort_buckets.py).
 MSD = True
 PIECE = 1 << 17  # elements per piece, at least (a lane shorter than two pieces is one piece)
 # At most this many pieces. 1: measured on the shared 2-core host (10^6 floats, load about 10),
@@ -76,7 +75,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     buffers = [results[2], results[3], results[0], results[1]] if argsort else [results[0], results[1]]
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     elem = ll.IntType(t.bitwidth)
-    bucketed = MSD and not argsort and t.bitwidth == 64
+    bucketed = MSD and not argsort
     table_slots = 2 * op.results[-1].type.shape[-1]  # i32 counters in a lane of the i64 counts
     if bucketed:
         sorter = BucketSort(module, name, b, t.bitwidth, n, table_slots)

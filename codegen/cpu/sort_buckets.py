@@ -20,109 +20,184 @@ from jitcore.codegen.loops import emit_loop
 
 I8, I32 = ll.IntType(8), ll.IntType(32)
 
-# The first pass's digit: a float's sign, exponent and 4 (float32: 7) more bits, where the
-# kernel's counter result holds its two tables of 2^16 counters (a single lane of 2^16 or more,
-# see kernelize/sort.py), so buckets are small enough for the cache; else sign and exponent
-# (float32: and 3 more bits), with the tables on the stack.
-WIDE_MSD_BITS, MSD_BITS = 16, 12
+# The first pass's digit, by float width: where the kernel's counter result holds two tables
+# of 2^16 counters (a single lane of 2^16 or more, see kernelize/sort.py), a float64's sign,
+# exponent and 4 more bits (buckets of a few thousand keys on 10^6 normals), a float32's sign,
+# exponent and 5 more bits (16 bits measured slower: 2^16 scatter streams for 4-byte keys);
+# else sign and exponent (float32: and 3 more bits), with the tables on the stack.
+WIDE_MSD_BITS = {64: 16, 32: 14}
+MSD_BITS = 12
 # Scratch for one bucket, on the stack of the thread sorting it (a bucket longer than this
 # uses result B); within L2 with the bucket itself.
 STACK_SCRATCH_BYTES = 128 << 10
 
 
+# A lane of at least this many keys is counted and scattered in PIECES pieces, which the
+# runtime's threads take (above its threshold); fewer, in one. Each piece has its own table of
+# counters (two of 2^16 fit the counter result), and where a key goes depends on the pieces
+# only; as equal keys are equal floats, the result is the same for any number of pieces.
+PIECES, PIECES_FROM = 2, 1 << 17
+
+
 class BucketSort:
-    """The sort of one lane by its top ``MSD_BITS`` (or ``WIDE_MSD_BITS``) first, then each
-    bucket by the rest of its bits (``sort_range.py``)."""
+    """The sort of one lane by its top bits first (``MSD_BITS``, or ``WIDE_MSD_BITS`` of its
+    width), then each bucket by the rest (``sort_range.py``): counting and scattering kernels
+    over pieces of the lane, and one over ranges of buckets."""
 
     def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, n: int,
                  table_slots: int):
         self.module, self.b, self.n = module, b, n
         self.k = SortKeys(width)
-        self.wide = table_slots >= 2 << WIDE_MSD_BITS
-        bits = WIDE_MSD_BITS if self.wide else MSD_BITS
+        self.wide = table_slots >= 2 << WIDE_MSD_BITS[width]
+        bits = WIDE_MSD_BITS[width] if self.wide else MSD_BITS
         self.shift = width - bits
         self.buckets = 1 << bits
+        self.pieces = PIECES if n >= PIECES_FROM else 1
         self.ranger = RangeSort(module, f"{name}_range", self.k, self.shift).function
+        self.counter = self._count_kernel(f"{name}_count")
+        self.scatterer = self._scatter_kernel(f"{name}_scatter")
         self.bucket_kernel = self._buckets_kernel(f"{name}_buckets")
         with b.goto_entry_block():
             if not self.wide:
-                self.counts = b.alloca(I32, size=self.buckets)
+                self.counts = b.alloca(I32, size=self.pieces * self.buckets)
                 self.counts.align = 64
-                self.starts = b.alloca(I32, size=self.buckets)
-            self.lost = b.alloca(I1)
+            self.lost = b.alloca(I8, size=self.pieces)
 
     def use_tables(self, tables: ll.Value) -> None:
-        """Put the two tables of counters in ``tables`` (a lane of the kernel's counter result)."""
+        """Put the tables of counters in ``tables`` (a lane of the kernel's counter result)."""
         if self.wide:
             self.counts = tables
-            self.starts = self.b.gep(tables, [_c(self.buckets)], source_etype=I32)
 
     def top(self, b, key):
         d = b.lshr(key, ll.Constant(self.k.type, self.shift))
         return b.zext(d, I64) if self.k.width < 64 else d
 
+    def bounds(self, b: ll.IRBuilder, piece: ll.Value) -> tuple[ll.Value, ll.Value]:
+        """Elements ``[lo, hi)`` of ``piece``."""
+        def start(c):
+            return b.udiv(b.mul(c, _c(self.n)), _c(self.pieces))
+        return start(piece), start(b.add(piece, _c(1)))
+
+    def slot(self, b: ll.IRBuilder, counts, piece, bucket) -> ll.Value:
+        return b.gep(counts, [b.add(b.mul(piece, _c(self.buckets)), bucket)], source_etype=I32)
+
+    def _kernel(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
+        """``void name(ptr x pointers, i64 stride, i64 lo, i64 hi)``: pieces ``lo .. hi``."""
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64] * 3), name)
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")  # called whole and per chunk: one copy
+        for a in fn.args[:pointers]:
+            a.add_attribute("noalias")
+        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
+
+    def _count_kernel(self, name: str) -> ll.Function:
+        """``(src, counts, lost, stride, lo, hi)``: count the top digits of each piece's keys
+        in its table, and note (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
+        fn, b = self._kernel(name, 3)
+        src, counts, lost, stride, lo, hi = fn.args
+        k = self.k
+
+        def piece(c):
+            c = b.add(lo, c)
+            first, end = self.bounds(b, c)
+            table = self.slot(b, counts, c, _c(0))
+            with b.goto_entry_block():
+                flag = b.alloca(I1)
+            b.store(ll.Constant(I1, 0), flag)
+
+            def count(i):
+                key, special = k.of(b, k.load(b, src, stride, b.add(first, i)))
+                b.store(b.or_(b.load(flag, typ=I1), special), flag)
+                at = b.gep(table, [self.top(b, key)], source_etype=I32)
+                b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+            emit_loop(b, b.sub(end, first), count)
+            b.store(b.zext(b.load(flag, typ=I1), I8), b.gep(lost, [c], source_etype=I8))
+
+        emit_loop(b, b.sub(hi, lo), piece)
+        b.ret_void()
+        return fn
+
+    def _scatter_kernel(self, name: str) -> ll.Function:
+        """``(src, counts, keys, stride, lo, hi)``: each piece's keys to where its table says
+        (its first place in each bucket, counted on)."""
+        fn, b = self._kernel(name, 3)
+        src, counts, keys, stride, lo, hi = fn.args
+        k = self.k
+
+        def piece(c):
+            c = b.add(lo, c)
+            first, end = self.bounds(b, c)
+            table = self.slot(b, counts, c, _c(0))
+
+            def scatter(i):
+                key, _ = k.of(b, k.load(b, src, stride, b.add(first, i)))
+                slot = b.gep(table, [self.top(b, key)], source_etype=I32)
+                at = b.load(slot, typ=I32)
+                b.store(b.add(at, ll.Constant(I32, 1)), slot)
+                b.store(key, b.gep(keys, [b.zext(at, I64)], inbounds=True, source_etype=k.type))
+
+            emit_loop(b, b.sub(end, first), scatter)
+
+        emit_loop(b, b.sub(hi, lo), piece)
+        b.ret_void()
+        return fn
+
     def sort(self, src, stride, key_a, key_b) -> None:
         b, k = self.b, self.k
         memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * self.buckets), ll.Constant(I1, 0)])
-        b.store(ll.Constant(I1, 0), self.lost)
-
-        def count(i):
-            key, special = k.of(b, k.load(b, src, stride, i))
-            b.store(b.or_(b.load(self.lost, typ=I1), special), self.lost)
-            at = b.gep(self.counts, [self.top(b, key)], source_etype=I32)
-            b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
-
-        emit_loop(b, _c(self.n), count)
+        size = 4 * self.pieces * self.buckets
+        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(size), ll.Constant(I1, 0)])
+        split = runtime.Split(self.pieces, self.n)
+        runtime.emit_launch(b, self.counter, [src, self.counts, self.lost, stride], split)
+        lost = ll.Constant(I1, 0)
+        for c in range(self.pieces):
+            lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
         with b.goto_entry_block():
             total = b.alloca(I32)
         b.store(ll.Constant(I32, 0), total)
 
-        def prefix(r):
-            at = b.gep(self.counts, [r], source_etype=I32)
-            here = b.load(at, typ=I32)
-            before = b.load(total, typ=I32)
-            b.store(before, at)
-            b.store(before, b.gep(self.starts, [r], source_etype=I32))
-            b.store(b.add(before, here), total)
+        def prefix(r):  # bucket by bucket, piece by piece
+            for c in range(self.pieces):
+                at = self.slot(b, self.counts, _c(c), r)
+                here = b.load(at, typ=I32)
+                before = b.load(total, typ=I32)
+                b.store(before, at)
+                b.store(b.add(before, here), total)
 
         emit_loop(b, _c(self.buckets), prefix)
-
-        def scatter(i):
-            key, _ = k.of(b, k.load(b, src, stride, i))
-            slot = b.gep(self.counts, [self.top(b, key)], source_etype=I32)
-            at = b.load(slot, typ=I32)
-            b.store(b.add(at, ll.Constant(I32, 1)), slot)
-            b.store(key, b.gep(key_a, [b.zext(at, I64)], inbounds=True, source_etype=k.type))
-
-        emit_loop(b, _c(self.n), scatter)
-
+        runtime.emit_launch(b, self.scatterer, [src, self.counts, key_a, stride], split)
+        # after the scatter the last piece's counter of a bucket is where the bucket ends
+        ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
         # buckets are independent: on the runtime's threads above its threshold, each bucket
         # sorted whole by one of them
-        runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, self.starts, self.counts],
+        runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
                             runtime.Split(self.buckets, self.n))
-        with b.if_then(b.load(self.lost, typ=I1), likely=False):
+        with b.if_then(lost, likely=False):
             restore_lost(b, k, src, stride, key_a, self.n)
 
     def _buckets_kernel(self, name: str) -> ll.Function:
-        """``(data, spare, starts, ends, lo, hi)``: buckets ``lo .. hi`` of the keys at ``data``
-        sorted into floats there; scratch on the stack, or ``spare`` where a bucket is longer."""
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * 4 + [I64, I64]), name)
+        """``(data, spare, ends, lo, hi)``: buckets ``lo .. hi`` of the keys at ``data`` (each
+        starting where the one before ends) sorted into floats there; scratch on the stack, or
+        ``spare`` where a bucket is longer."""
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * 3 + [I64, I64]), name)
         fn.linkage = "internal"
         fn.attributes.add("noinline")
-        data, spare, starts, ends, lo, hi = fn.args
+        data, spare, ends, lo, hi = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         t = self.k.type
         room = STACK_SCRATCH_BYTES // (t.width // 8)
         scratch = b.alloca(t, size=room)
         scratch.align = 64
 
+        def end_of(r):
+            return b.zext(b.load(b.gep(ends, [r], source_etype=I32), typ=I32), I64)
+
         def bucket(i):
             r = b.add(lo, i)
-            first = b.zext(b.load(b.gep(starts, [r], source_etype=I32), typ=I32), I64)
-            # after the scatter, a bucket's counter is where it ends
-            end = b.zext(b.load(b.gep(ends, [r], source_etype=I32), typ=I32), I64)
-            m = b.sub(end, first)
+            later = b.icmp_signed(">", r, _c(0))
+            first = b.select(later, end_of(b.select(later, b.sub(r, _c(1)), _c(0))), _c(0))
+            m = b.sub(end_of(r), first)
             with b.if_then(b.icmp_signed(">", m, _c(0))):
                 own = b.select(b.icmp_signed("<=", m, _c(room)), scratch,
                                b.gep(spare, [first], source_etype=t))

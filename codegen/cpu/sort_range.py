@@ -30,6 +30,9 @@ I8, I32 = ll.IntType(8), ll.IntType(32)
 SMALL = 32  # keys: a bucket this short is insertion-sorted outright
 GUARD_BITS = 2  # window bits beyond log2(m): about one key in 2^(GUARD_BITS + 1) ties in them
 MOVES_PER_KEY = 2  # the insertion pass's budget, a key on average, before the full passes
+# Windows of up to this many digits (buckets of up to 2^22 keys); a longer bucket is sorted by
+# every digit. Each window is a function of its own: fewer to compile.
+MAX_WINDOW = 3
 
 
 class RangeSort:
@@ -40,7 +43,9 @@ class RangeSort:
         self.module, self.k, self.bits = module, k, bits
         self.digits = -(-bits // DIGIT_BITS)
         self.insert = self._insertion_function(f"{name}_insert")
-        self.lsd = [self._lsd_function(f"{name}_lsd{q}", q) for q in range(1, self.digits + 1)]
+        # LSD over the top 1 .. MAX_WINDOW digits (a window), or over all of them (exact)
+        self.depths = sorted({*range(1, min(MAX_WINDOW, self.digits) + 1), self.digits})
+        self.lsd = [self._lsd_function(f"{name}_lsd{q}", q) for q in self.depths]
         self.function = self._range_function(name)
 
     def shift(self, j: int) -> int:
@@ -68,11 +73,12 @@ class RangeSort:
             self.module, ll.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
         log2 = b.sub(_c(64), b.call(ctlz, [b.sub(m, _c(1)), ll.Constant(I1, 0)]))
         q = b.udiv(b.add(log2, _c(GUARD_BITS + DIGIT_BITS - 1)), _c(DIGIT_BITS))
+        q = b.select(b.icmp_unsigned(">", q, _c(MAX_WINDOW)), _c(self.digits), q)
         q = b.select(b.icmp_unsigned(">", q, _c(self.digits)), _c(self.digits), q)
         done = fn.append_basic_block("window.done")
         switch = b.switch(q, done)
         sorted_at = []
-        for depth, lsd in enumerate(self.lsd, start=1):
+        for depth, lsd in zip(self.depths, self.lsd):
             block = fn.append_basic_block(f"window{depth}")
             switch.add_case(_c(depth), block)
             b.position_at_end(block)
@@ -80,7 +86,7 @@ class RangeSort:
             b.branch(done)
         b.position_at_end(done)
         at = b.phi(PTR)
-        at.add_incoming(data, switch.parent)  # not reached: q is 1 .. digits
+        at.add_incoming(data, switch.parent)  # not reached: q is one of the depths
         for value, block in sorted_at:
             at.add_incoming(value, block)
         exact = b.icmp_unsigned("==", q, _c(self.digits))

@@ -203,20 +203,71 @@ def test_radix_sort_of_adversarial_keys_matches_numpy(dtype, pattern, seed):
     np.testing.assert_array_equal(ARGSORT(x, -1), np.argsort(x, kind="stable"), context)
 
 
+FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+
+
 @pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("pattern", PATTERNS)
-def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_16_bits(pattern, threads):
-    """float64 sorts first by buckets of its top bits: of 16 where the kernel's counter result
-    holds the tables (one lane of 2^16 or more), each bucket then insertion- or radix-sorted, on
-    one thread or several."""
-    x = _adversarial_lane(np.dtype(np.float64), 1 << 16, pattern, 7)
-    x[: 1 << 12] *= 1e-300  # denormals and a spread of exponents: small and large buckets
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_a_lane_of_2_to_the_16_floats_sorts_by_buckets_of_its_top_bits(dtype, pattern, threads):
+    """Floats sort first by buckets of their top bits: 16 (float32: 14) where the kernel's
+    counter result holds the tables (one lane of 2^16 or more), each bucket then sorted where
+    it lies (codegen/cpu/sort_range.py), on one thread or several."""
+    x = _adversarial_lane(dtype, 1 << 16, pattern, 7)
+    x[: 1 << 12] *= dtype.type(1e-30 if dtype == np.float32 else 1e-300)  # small and large buckets
     with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
         got = SORT(x, -1)
-    assert_same_sort(got, np.sort(x, kind="stable"), f"{pattern}, threads={threads}")
+    assert_same_sort(got, np.sort(x, kind="stable"), f"{dtype}, {pattern}, threads={threads}")
 
 
-FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
+def _buckets_of_sizes(dtype: np.dtype, sizes, n: int, rng) -> np.ndarray:
+    """``n`` floats: a bucket of each of ``sizes`` (floats sharing sign, exponent and the top
+    mantissa bits of the wide bucket digit, far above the rest), the rest standard normals, in
+    random order. A size given negative makes a bucket whose keys differ only in their last
+    bits (a few distinct in float32): they tie in the window its LSD passes sort by."""
+    wide_bits = 16 if dtype == np.float64 else 14
+    top_mantissa = wide_bits - (12 if dtype == np.float64 else 9)
+    ulp = float(np.finfo(dtype).eps)
+    parts = []
+    for k, size in enumerate(sizes):
+        scale = 2.0 ** (40 + 2 * k) * (-1) ** k
+        if size < 0:
+            low = rng.integers(0, 1 << 20 if dtype == np.float64 else 4, -size)
+            parts.append((1 + low * ulp) * scale)
+        else:
+            parts.append((1 + rng.random(size) / 2 ** top_mantissa) * scale)
+    used = sum(len(p) for p in parts)
+    parts.append(rng.standard_normal(n - used))
+    x = np.concatenate(parts).astype(dtype)
+    return x[rng.permutation(n)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_buckets_of_every_size_around_the_thresholds(dtype):
+    """One lane of 2^17 (counted and scattered in two pieces) whose buckets are 1 and 2 keys,
+    either side of the insertion-sorted size (32), of one LSD digit more (64, 2^14), of the
+    stack's scratch (more uses result B), and one tied in its window (the insertion pass gives
+    up, full LSD passes follow), on one thread and on three."""
+    room = (128 << 10) // dtype.itemsize
+    sizes = [1, 2, 31, 32, 33, 64, 65, 16384, 16385, room + 1, -5000]
+    x = _buckets_of_sizes(dtype, sizes, 1 << 17, np.random.default_rng(5))
+    expected = np.sort(x, kind="stable")
+    for threads in (1, 3):
+        with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
+            assert_same_sort(SORT(x, -1), expected, f"{dtype}, threads={threads}")
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_keys_that_tie_in_the_window_sort_by_full_passes(dtype):
+    """A lane (buckets of 12 bits) of floats 1 + k ulp: they differ below the window of its
+    LSD passes, so the insertion pass gives up and LSD passes over every digit sort them."""
+    rng = np.random.default_rng(11)
+    k = rng.integers(0, 1 << 20 if dtype == np.float64 else 16, NATIVE_N)
+    x = (1 + k * float(np.finfo(dtype).eps)).astype(dtype)
+    x[::7] *= -1
+    assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), str(dtype))
+
+
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
