@@ -259,12 +259,16 @@ def test_buckets_of_every_size_around_the_thresholds(dtype):
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_keys_that_tie_in_the_window_sort_by_full_passes(dtype):
-    """A lane (buckets of 12 bits) of floats 1 + k ulp: they differ below the window of its
-    LSD passes, so the insertion pass gives up and LSD passes over every digit sort them."""
+    """Lanes sorted by buckets of 12 bits (float32: two lanes of 2^16, as shorter ones take LSD
+    passes) holding floats 1 + k ulp that differ below the window of their bucket's LSD passes:
+    the insertion pass gives up and LSD passes over every digit sort them."""
     rng = np.random.default_rng(11)
-    k = rng.integers(0, 1 << 20 if dtype == np.float64 else 16, NATIVE_N)
-    x = (1 + k * float(np.finfo(dtype).eps)).astype(dtype)
-    x[::7] *= -1
+    shape = (NATIVE_N,) if dtype == np.float64 else (2, 1 << 16)
+    x = (rng.standard_normal(shape) * 1e-3).astype(dtype)
+    ties = min(8000, shape[-1])
+    k = rng.integers(0, 1 << 20 if dtype == np.float64 else 16, (*shape[:-1], ties))
+    x[..., :ties] = 1 + k * float(np.finfo(dtype).eps)
+    x[..., ::7] *= -1
     assert_same_sort(SORT(x, -1), np.sort(x, kind="stable"), str(dtype))
 
 
