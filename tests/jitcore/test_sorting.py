@@ -244,13 +244,14 @@ def _buckets_of_sizes(dtype: np.dtype, sizes, n: int, rng) -> np.ndarray:
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_buckets_of_every_size_around_the_thresholds(dtype):
-    """One lane of 2^17 (counted and scattered in two pieces) whose buckets are 1 and 2 keys,
-    either side of the insertion-sorted size (32), of one LSD digit more (64, 2^14), of the
-    stack's scratch (more uses result B), and one tied in its window (the insertion pass gives
-    up, full LSD passes follow), on one thread and on three."""
+    """One lane of 2^18 (counted and scattered in two pieces) whose buckets are 1 and 2 keys,
+    either side of the insertion-sorted size (32), of one LSD digit more in the window (128,
+    2^16), of the stack's scratch (more uses result B), and one tied in its window (float64:
+    the insertion pass gives up, full LSD passes follow; float32's window is its whole key),
+    on one thread and on three."""
     room = (128 << 10) // dtype.itemsize
-    sizes = [1, 2, 31, 32, 33, 64, 65, 16384, 16385, room + 1, -5000]
-    x = _buckets_of_sizes(dtype, sizes, 1 << 17, np.random.default_rng(5))
+    sizes = [1, 2, 31, 32, 33, 128, 129, room, room + 1, 65536, 65537, -5000]
+    x = _buckets_of_sizes(dtype, sizes, 1 << 18, np.random.default_rng(5))
     expected = np.sort(x, kind="stable")
     for threads in (1, 3):
         with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
