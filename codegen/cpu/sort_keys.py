@@ -40,11 +40,14 @@ class SortKeys:
         lost = b.or_(nan, b.icmp_unsigned("==", bits, self.sign))
         return key, lost
 
+    def plain(self, b: ll.IRBuilder, bits: ll.Value) -> ll.Value:
+        """The key of a float with no -0.0 or NaN but ``back``'s (the inverse of ``back``)."""
+        return b.xor(bits, b.or_(b.ashr(bits, ll.Constant(self.type, self.width - 1)), self.sign))
+
     def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
         """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0)."""
         flip = b.or_(b.xor(b.ashr(key, ll.Constant(self.type, self.width - 1)), self.ones), self.sign)
         return b.xor(key, flip)
-
 
     def load(self, b: ll.IRBuilder, src: ll.Value, stride: ll.Value, i: ll.Value) -> ll.Value:
         """The bits of float ``i`` of the floats at ``src``, ``stride`` elements apart."""
