@@ -18,7 +18,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.host import STATUS, plan_function
-from jitcore.codegen.nvptx import kernels, target
+from jitcore.codegen.nvptx import kernels, matmul, target
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
 from jitcore.ir.core import Operation
@@ -55,7 +55,8 @@ class NvptxBackend:
     def fingerprint(self) -> str:
         return (f"block={kernels.BLOCK} max_blocks={kernels.MAX_BLOCKS} "
                 f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
-                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS}")
+                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS} "
+                f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
         return self.lower_for(func, len(specs), options, self.arch)

@@ -2,7 +2,7 @@
 space mapped onto blocks of ``BLOCK`` threads, the body emitted by the same ``KernelBody`` as
 the CPU's (so every scalar op and math function lowers alike).
 
-Five shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
+Six shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
 
 - ``elementwise`` (no reduction): every point of the domain is one work item; item ``i`` is run
   by thread ``i mod (blocks * BLOCK)`` of a grid-stride loop (``i = blockIdx * BLOCK +
@@ -27,6 +27,8 @@ Five shapes, chosen from the op alone (``shape_of``), each with its launch's gri
   totals in the same way (thread ``t`` takes totals ``t, t + BLOCK, ...``) and stores the result.
 - ``thread-reduce`` (any other reduction, or fewer reduced points): one thread per result point
   (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop.
+- ``tiled-matmul`` (a float32 or float64 matrix product: ``matmul.py``, which documents its
+  tiles and its fixed accumulation order): one block of ``matmul.threads()`` per result tile.
 - ``serial`` (a kernel that runs in order: it checks indices, scatters, runs scalar loops, scans,
   or starts from a copy of an input): one thread runs the whole nest in C order, as on the CPU.
 """
@@ -43,6 +45,7 @@ from jitcore.codegen.cpu.reduction import Combiner, PerResult, reassociation
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
 from jitcore.codegen.llvm_types import I8, I64, constant, memory_type, value_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent
+from jitcore.codegen.nvptx import matmul
 from jitcore.codegen.nvptx.intrinsics import I32, barrier, shared_array, shuffle_down, special_register
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
@@ -68,7 +71,7 @@ INTEGER_COMBINES = ("arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "a
 class LaunchShape:
     """How one kernel is launched: its schedule, blocks in the grid and threads per block."""
 
-    kind: str  # "elementwise", "block-reduce", "thread-reduce" or "serial"
+    kind: str  # "elementwise", "block-reduce", "grid-reduce", "thread-reduce", "tiled-matmul", "serial"
     grid: int
     block: int
 
@@ -80,6 +83,9 @@ def shape_of(op: kernel.GenericOp) -> LaunchShape:
     if (kernel.runs_in_order(op) or op.scan_dim is not None
             or any(source >= 0 for source in op.copy_inputs)):
         return LaunchShape("serial", 1, 1)
+    product = matmul.matmul_of(op)
+    if product is not None:
+        return LaunchShape("tiled-matmul", _blocks(matmul.tiles(product), 1), matmul.threads())
     if not op.has_reduction:
         return LaunchShape("elementwise", _blocks(math.prod(domain), BLOCK), BLOCK)
     reduced = math.prod(d for d, it in zip(domain, op.iterator_types) if it != kernel.PARALLEL)
@@ -171,7 +177,7 @@ class _Kernel:
         self.body = KernelBody(self.b, op, operands, maps, precision, extras[0] if status else None)
         {"elementwise": self._elementwise, "block-reduce": self._block_reduce,
          "grid-reduce": self._grid_reduce, "thread-reduce": self._thread_reduce,
-         "serial": self._serial}[shape.kind]()
+         "serial": self._serial, "tiled-matmul": lambda: matmul.emit(self)}[shape.kind]()
         self.b.ret_void()
 
     def _report_trig_range(self, beyond: ll.Value) -> None:

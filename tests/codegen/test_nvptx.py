@@ -177,8 +177,15 @@ def test_gather_and_scatter(tmp_path):
 
 @needs_ptxas
 def test_matmul(tmp_path):
-    check_family(lambda a, b, i: (a @ b, i @ i.T, np.einsum("ij,kj->ik", a, a)),
-                 (X32, X32.T.copy(), I64), tmp_path, {"thread-reduce"})
+    """Float products are the tiled kernel (shared-memory slabs, barriers, fma), f32 and f64,
+    batched and transposed too; an integer product stays one thread per result."""
+    a64 = X32.astype(np.float64)
+    check_family(lambda a, b, i, c: (a @ b, i @ i.T, np.einsum("ij,kj->ik", a, a), c @ c.T,
+                                     np.stack([c, c]) @ np.stack([c.T, c.T])),
+                 (X32, X32.T.copy(), I64, a64), tmp_path, {"thread-reduce", "tiled-matmul"})
+    plan = gpu_plan(lambda a, b: a @ b, X32, X32.T.copy())
+    assert [s.kind for s in plan.shapes] == ["tiled-matmul"]
+    assert "fma.rn.f32" in plan.ptx and "bar.sync" in plan.ptx and ".shared" in plan.ptx
 
 
 @needs_ptxas

@@ -251,19 +251,10 @@ def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
 # -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
 @pytest.fixture
 def emulated(monkeypatch):
-    """The emulated device, with blocks of 64 threads (2 warps) rather than 256: the same code
-    paths, a quarter of the emulated threads."""
-    from jitcore.codegen.nvptx import kernels
-    from jitcore.cuda import executable
-    from tests.gpu_emulator import device
+    """The emulated device (``gpu_emulator.emulate``: small blocks, the same code paths)."""
+    from tests.gpu_emulator import emulate
 
-    monkeypatch.setattr(kernels, "BLOCK", 64)
-    monkeypatch.setattr(kernels, "WARPS", 2)
-    emulator = device()
-    monkeypatch.setattr(cuda_driver, "_driver", emulator)
-    monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
-    emulator.launches.clear()
-    return emulator
+    return emulate(monkeypatch)
 
 
 def run_emulated(f, *args):
