@@ -88,11 +88,11 @@ class EmulatedDevice:
         text = plan.llvm_ir
         for old, new in _RENAMED.items():
             text = text.replace(old, new)
-        names = [launch.kernel for launch in plan.launches]
+        names = [launch.kernel for launch, shape in zip(plan.launches, plan.shapes) if shape.grid]
         _, code = cpu_target.compile_ir(text)
         engine, addresses = cpu_target.load_object_owned(code, names)
         self._engines.append(engine)  # the code lives as long as the device
-        kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes)}
+        kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes) if shape.grid}
         synchronising = ("block-reduce", "grid-reduce", "tiled-matmul", "row-group")
         return engine, {name: (addresses[name], kinds[name] in synchronising) for name in names}
 

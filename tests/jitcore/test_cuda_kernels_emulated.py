@@ -1,5 +1,6 @@
 """The GPU schedules beyond the basic ones, run on the emulated device (``tests/gpu_emulator.py``)
-against NumPy: the tiled matrix product (``codegen/nvptx/matmul.py``). On a real GPU the same
+against NumPy: the tiled matrix product (``codegen/nvptx/matmul.py``), row groups
+(``rowgroup.py``), gathers that check their indices in parallel (``checks.py``). On a real GPU the same
 functions run in ``test_cuda_runtime.py``'s GPU tests and ``tools/gpu_check.py``."""
 
 from __future__ import annotations
@@ -62,3 +63,65 @@ def test_tiled_matmul_order_is_fixed(emulated):
     got = run_emulated(lambda p, q: p @ q, np.repeat(a, 3, axis=0), np.repeat(b, 5, axis=1))
     # k order: 2**60 + 1 -> 2**60 (rounded), - 2**60 -> 0, + 1 -> 1
     np.testing.assert_array_equal(got, np.ones((3, 5)))
+
+
+def softmax(a):
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layernorm(x):
+    m = x.mean(axis=1, keepdims=True)
+    return (x - m) / np.sqrt(((x - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+
+@pytest.mark.parametrize("f", [softmax, layernorm])
+def test_row_groups_emulated(emulated, monkeypatch, f):
+    """Softmax and layernorm as one launch, one block per row, and the same bits as the
+    kernels launched apart (the same block-reduction order, the same scalar code)."""
+    from jitcore.codegen.nvptx import rowgroup
+
+    x = RNG.standard_normal((3, 1100))
+    grouped = run_emulated(f, x)
+    assert [grid for _, grid, _ in emulated.launches] == [3]  # one launch, a block per row
+    np.testing.assert_allclose(grouped, f(x), rtol=1e-13, atol=1e-15)
+    monkeypatch.setattr(rowgroup, "ENABLED", False)
+    apart = run_emulated(f, x)
+    assert len(emulated.launches) > 2
+    np.testing.assert_array_equal(grouped, apart)
+    x32 = RNG.standard_normal((4, 70)).astype(np.float32)  # short rows: a float32 group too
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+
+
+def test_rows_read_out_of_order_are_not_grouped(emulated):
+    """A kernel reading an earlier one's results at other rows (reversed) runs after it."""
+    x = RNG.standard_normal((4, 50))
+    f = lambda a: a / a.sum(axis=1)[::-1, None]  # noqa: E731
+    np.testing.assert_allclose(run_emulated(f, x), f(x), rtol=1e-13)
+    kinds = [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+    assert "row-group" not in kinds, kinds
+
+
+def test_parallel_gathers_report_the_first_bad_index_emulated(emulated, monkeypatch):
+    """A gather runs on every thread; with several bad indices the error is NumPy's (the
+    first), whichever thread met one first, and names the user's line. One block of 64
+    threads: thread 0 meets point 64 before thread 1 meets point 1, so the record is replaced."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    x = RNG.standard_normal((3, 50)).astype(np.float32)
+    idx = RNG.integers(-50, 50, 100)
+    f = lambda a, k: a[:, k]  # noqa: E731
+    np.testing.assert_array_equal(run_emulated(f, x, idx), x[:, idx])
+    assert [s.kind for s in jc.jit(f, backend="cuda").lower(x, idx).plan().shapes] == ["elementwise"]
+    idx[[90, 64, 1]] = [1000, 77, -51]
+    with pytest.raises(IndexError) as expected:
+        f(x, idx)
+    with pytest.raises(IndexError) as got:
+        run_emulated(f, x, idx)
+    assert isinstance(got.value, jc.JitcoreError)
+    assert str(got.value).startswith(str(expected.value)), (got.value, expected.value)
+    assert f"test_cuda_kernels_emulated.py:{f.__code__.co_firstlineno}" in str(got.value)
+    idx[1] = 3  # the next one; and again in a second launch of the plan (a fresh status)
+    with pytest.raises(IndexError, match="index 77 is out of bounds for axis 1 with size 50"):
+        run_emulated(f, x, idx)
