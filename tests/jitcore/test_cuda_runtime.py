@@ -415,3 +415,106 @@ def test_grid_reductions_emulated(emulated, monkeypatch):
     assert [(s.kind, s.grid) for s in plan.shapes] == [("grid-reduce", 4)]
     looped = run_emulated(lambda a, n: jc.fori_loop(0, n, lambda k, c: c + (a * k).sum(), 0.0), x, 3)
     np.testing.assert_allclose(looped, 3 * x.sum(), rtol=1e-12)  # (0 + 1 + 2) times the sum
+
+
+# -- pinned staging (jitcore/cuda/staging.py), on a stand-in libcuda whose memory is the host's ----
+class CopyingLibcuda(FakeLibcuda):
+    """FakeLibcuda whose host allocations are real and whose copies move bytes (device
+    pointers are host addresses); it checks each staging call's ctypes argument types."""
+
+    SIGNATURES = {
+        "cuMemHostAlloc": (ctypes._Pointer, ctypes.c_size_t, ctypes.c_uint),
+        "cuEventCreate": (ctypes._Pointer, ctypes.c_uint),
+        "cuStreamCreate": (ctypes._Pointer, ctypes.c_uint),
+        "cuMemcpyHtoDAsync_v2": (ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p),
+        "cuMemcpyDtoHAsync_v2": (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p),
+        "cuEventRecord": (ctypes.c_void_p, ctypes.c_void_p),
+        "cuEventSynchronize": (ctypes.c_void_p,),
+        "cuStreamSynchronize": (ctypes.c_void_p,),
+        "cuMemFreeHost": (ctypes.c_void_p,),
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.pinned, self.bytes_async = [], 0
+
+    def __getattr__(self, name):
+        call = super().__getattr__(name)
+
+        def checked(*args):
+            expected = self.SIGNATURES.get(name)
+            if expected is not None:
+                assert len(args) == len(expected), (name, args)
+                for a, t in zip(args, expected):
+                    by_reference = isinstance(a, type(ctypes.byref(ctypes.c_int())))
+                    held = type(a._obj) if by_reference else type(a)
+                    assert issubclass(held, t) or (t is ctypes._Pointer and by_reference), (name, a)
+            return call(*args)
+
+        return checked
+
+    def _cuMemHostAlloc(self, ref, size, flags):
+        buffer = ctypes.create_string_buffer(size.value)
+        self.pinned.append(buffer)
+        return _out(ref, ctypes.addressof(buffer))
+
+    def _cuMemcpyHtoDAsync_v2(self, target, source, size, stream):
+        self.bytes_async += size.value
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemcpyDtoHAsync_v2(self, target, source, size, stream):
+        self.bytes_async += size.value
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemcpyHtoD_v2(self, target, source, size):
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemcpyDtoH_v2(self, target, source, size):
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+
+def test_large_copies_go_through_pinned_staging(monkeypatch):
+    """Copies of PINNED_MIN_BYTES or more: chunks through two pinned buffers on a stream (any
+    size: one chunk, several, a partial last one); smaller ones straight."""
+    from jitcore.cuda import staging
+
+    monkeypatch.setattr(staging, "CHUNK", 4096)
+    monkeypatch.setattr(staging, "PINNED_MIN_BYTES", 1000)
+    monkeypatch.setattr(cuda_driver, "PINNED_MIN_BYTES", 1000)
+    lib = CopyingLibcuda()
+    cuda = Driver(lib)
+    for n in (1000, 4096, 3 * 4096 + 7, 5 * 4096):
+        x = RNG.integers(0, 255, n, dtype=np.uint8)
+        device = np.zeros(n, np.uint8)  # the "device" memory
+        back = np.zeros(n, np.uint8)
+        before = lib.bytes_async
+        cuda.to_device(device.ctypes.data, x.ctypes.data, n)
+        cuda.to_host(back.ctypes.data, device.ctypes.data, n)
+        assert_matches(back, x)
+        assert lib.bytes_async - before == 2 * n  # both ways staged
+    assert lib.calls.count("cuMemHostAlloc") == 2 and "cuStreamCreate" in lib.calls  # opened once
+    small = np.arange(10, dtype=np.uint8)
+    before = lib.bytes_async
+    cuda.to_device(np.zeros(10, np.uint8).ctypes.data, small.ctypes.data, 10)
+    assert lib.bytes_async == before  # a small copy is the plain one
+
+
+def test_staging_falls_back_when_pinning_fails(monkeypatch):
+    """No page-locked memory (or no such call): the plain copies, the reason kept, no error."""
+    from jitcore.cuda import staging
+
+    monkeypatch.setattr(cuda_driver, "PINNED_MIN_BYTES", 64)
+    lib = CopyingLibcuda(fail={"cuMemHostAlloc": 2})  # CUDA_ERROR_OUT_OF_MEMORY
+    cuda = Driver(lib)
+    x = np.arange(100, dtype=np.float64)
+    device, back = np.zeros_like(x), np.zeros_like(x)
+    cuda.to_device(device.ctypes.data, x.ctypes.data, x.nbytes)
+    cuda.to_host(back.ctypes.data, device.ctypes.data, x.nbytes)
+    assert_matches(back, x)
+    assert cuda.staging() is None and "cuMemHostAlloc failed" in staging.Staging.why_not
+    assert lib.bytes_async == 0 and "cuMemcpyHtoD_v2" in lib.calls
+    assert lib.calls.count("cuMemHostAlloc") == 1  # tried once, not at every copy
