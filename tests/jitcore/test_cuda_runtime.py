@@ -237,6 +237,58 @@ def test_a_loop_keeps_its_data_on_the_gpu(gpu):
     np.testing.assert_allclose(running, np.cumsum(u0), rtol=1e-9)
 
 
+def test_tiled_matmul_on_gpu(gpu):
+    """The tiled product at its real tile sizes: edges in every direction, one slab or many,
+    batched; within the fixed k order's bound ``K * eps * (|a| @ |b|)``."""
+    for dtype in (np.float32, np.float64):
+        for shape_a, shape_b in [((1000, 700), (700, 300)), ((64, 64), (64, 64)), ((129, 1), (1, 65)),
+                                 ((3, 2000), (2000, 5)), ((4, 100, 50), (4, 50, 70))]:
+            a, b = RNG.standard_normal(shape_a).astype(dtype), RNG.standard_normal(shape_b).astype(dtype)
+            got = on_gpu(lambda p, q: p @ q, a, b)
+            exact = a.astype(np.float64) @ b.astype(np.float64)
+            bound = (a.shape[-1] + 2) * np.finfo(dtype).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
+            assert got.dtype == dtype and np.all(np.abs(got - exact) <= bound), (dtype, shape_a, shape_b)
+
+
+def test_row_groups_on_gpu(gpu):
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def layernorm(a):
+        m = a.mean(axis=1, keepdims=True)
+        return (a - m) / np.sqrt(((a - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+    for dtype, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
+        x = RNG.standard_normal((300, 1500)).astype(dtype)
+        for f in (softmax, layernorm):
+            assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+            np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
+
+
+def test_parallel_gather_errors_on_gpu(gpu):
+    """Many threads meet bad indices at once: the error is always NumPy's (the first)."""
+    x = RNG.standard_normal((64, 3000)).astype(np.float32)
+    idx = RNG.integers(-3000, 3000, 20_000)
+    assert_matches(on_gpu(lambda p, k: p[:, k], x, idx), x[:, idx])
+    idx[[5000, 123, 19_000, 7000]] = [4000, -3001, 9999, 3000]
+    first = r"^index -3001 is out of bounds for axis 1 with size 3000 \(at .*test_cuda_runtime.py"
+    for _ in range(5):
+        with pytest.raises(IndexError, match=first):
+            on_gpu(lambda p, k: p[:, k], x, idx)
+
+
+def test_pinned_staging_on_gpu(gpu):
+    """An array larger than several staging chunks, to the device and back, and used there."""
+    from jitcore.cuda.staging import Staging
+
+    x = RNG.standard_normal(5_000_000)  # 40 MB: five 8 MiB chunks
+    d = jc.device_put(x)
+    assert gpu.staging() is not None, Staging.why_not
+    assert_matches(d.to_numpy(), x)
+    assert_matches(on_gpu(lambda a: a * 2, d), x * 2)
+
+
 def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
     """``bench.py --backend cuda`` on a machine without a GPU: one line, exit status 0."""
     from pathlib import Path
@@ -246,6 +298,39 @@ def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
 
     assert bench.main(["--backend", "cuda"]) == 0
     assert "no GPU present (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
+
+
+def test_gpu_check_without_a_driver(no_driver, tmp_path, capsys, monkeypatch):
+    """``tools/gpu_check.py`` here: a clear message, exit status 0, the summary written."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+    assert "no CUDA driver or GPU here (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["device"]["status"] == "no-driver" and "tests" not in report
+    assert "No CUDA driver or GPU" in (tmp_path / "gpu_check.md").read_text()
+
+
+def test_gpu_check_summary_table(monkeypatch):
+    """The markdown of a run with a GPU (made up here): the device, the tests, the table."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    row = {"workload": "softmax", "dtype": "float32", "shapes": [[4096, 1024]], "error": None,
+           "ms": {"numpy": 20.0, "jitcore-cuda": 0.5, "cupy": 0.4}, "matches_numpy": True}
+    failed = {**row, "workload": "matmul", "error": "CudaDriverError: ...", "ms": {}}
+    text = gpu_check.markdown({"device": {"status": "ok", "capability": "9.0", "device": "H200"},
+                               "repeat": 5, "tests": {"summary": "120 passed", "seconds": 80.0},
+                               "bench": [row, failed]})
+    assert "Device: H200, compute capability 9.0" in text and "120 passed in 80.0 s" in text
+    assert "| softmax | float32 | 4096x1024 | 20.000 | 0.500 | 0.400 | 40.00 | True |" in text
+    assert "| matmul | float32 | [[4096, 1024]] | failed: CudaDriverError: ... |" in text
 
 
 # -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
