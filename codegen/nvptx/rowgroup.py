@@ -9,7 +9,9 @@ each member's points of row ``r`` in turn:
 
 - a row reduction (every dim but dim 0 reduced, a combine that may be reordered): as a block
   reduction's result (``kernels.py``: strided per-thread partials, warp shuffles, the warps'
-  slots in shared memory; the same order, so the same bits as ungrouped);
+  slots in shared memory): the same order and bits as launched apart, where rows are long
+  enough (``BLOCK_REDUCE_MIN``) to be a block reduction apart; a shorter row, one thread's
+  C-order fold apart, is folded in the block's order here (it differs by rounding only);
 - an elementwise member: thread ``t`` takes the row's points ``t, t + BLOCK, ...``;
 
 with a barrier after each member, which makes its results in global memory visible to the
