@@ -8,8 +8,9 @@ and how fast.
    driver's version and the device's name.
 2. The CUDA execution tests on the real device, not emulated (``JITCORE_TEST_EMULATED_GPU``
    removed from their environment): ``tests/jitcore/test_cuda_runtime.py`` and the kernel
-   conformance suite's ``cuda`` backend (``tests/codegen/test_kernels.py -k cuda``), in a
-   subprocess with a time limit; the summary line, failures and skips are kept.
+   conformance suite's ``cuda`` backend (``tests/codegen/test_kernels.py -k cuda``), the
+   emulated tests left out, in a subprocess with a time limit; the summary line, failures and
+   skips are kept.
 3. ``tools/bench_cuda.py``'s ``measure`` on a short list (``WORKLOADS``): elementwise over 10M
    points, a sum of 10M, softmax over the rows of 4096 x 1024, matmul 1024 and 4096, float32,
    against NumPy on the host and JAX or CuPy on the GPU where installed.
@@ -37,7 +38,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tools")]
 
 TEST_TIMEOUT = 240  # seconds for the test run: the whole check stays within about 5 minutes
-TESTS = ["tests/jitcore/test_cuda_runtime.py", "tests/codegen/test_kernels.py", "-k", "cuda"]
+# on the device: the emulated tests (which need no GPU) are left to the ordinary test runs
+TESTS = ["tests/jitcore/test_cuda_runtime.py", "tests/codegen/test_kernels.py", "-k", "cuda and not emulated"]
 # (workload of tools/bench_workloads.py, dtype, scale of its default size)
 WORKLOADS = [("tanh", "float32", 1.0), ("sum", "float32", 1.0), ("softmax", "float32", 1.0),
              ("matmul", "float32", 1.0), ("matmul", "float32", 16.0)]
