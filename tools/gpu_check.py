@@ -11,7 +11,9 @@ and how fast.
    conformance suite's ``cuda`` backend (``tests/codegen/test_kernels.py -k cuda``), the
    emulated tests left out, in a subprocess with a time limit; the summary line, failures and
    skips are kept.
-3. ``tools/bench_cuda.py``'s ``measure`` on a short list (``WORKLOADS``): elementwise over 10M
+3. Copies of 256 MiB to the device and back, through the pinned staging and the plain way,
+   taking turns (``run_copies``).
+4. ``tools/bench_cuda.py``'s ``measure`` on a short list (``WORKLOADS``): elementwise over 10M
    points, a sum of 10M, softmax over the rows of 4096 x 1024, matmul 1024 and 4096, float32,
    against NumPy on the host and JAX or CuPy on the GPU where installed.
 
@@ -96,6 +98,38 @@ def run_bench(repeat: int) -> list[dict]:
     return rows
 
 
+def run_copies(repeat: int, nbytes: int = 256 << 20) -> list[dict]:
+    """Host <-> device copies of ``nbytes`` through the pinned staging and the plain way,
+    taking turns: medians in ms and GB/s, so the staging's threshold can be judged."""
+    import numpy as np
+
+    import jitcore as jc
+    from jitcore.cuda import driver as cuda_driver
+
+    x = np.random.default_rng(0).standard_normal(nbytes // 8)
+    threshold = cuda_driver.PINNED_MIN_BYTES
+    times = {(way, d): [] for way in ("pinned", "plain") for d in ("to device", "to host")}
+    try:
+        for _ in range(repeat):
+            for way in ("pinned", "plain"):
+                cuda_driver.PINNED_MIN_BYTES = threshold if way == "pinned" else 1 << 62
+                start = time.perf_counter()
+                d = jc.device_put(x)
+                middle = time.perf_counter()
+                back = d.to_numpy()
+                times[(way, "to device")].append(middle - start)
+                times[(way, "to host")].append(time.perf_counter() - middle)
+                assert np.array_equal(back, x), f"{way} copy changed the data"
+    finally:
+        cuda_driver.PINNED_MIN_BYTES = threshold
+    rows = []
+    for (way, direction), t in times.items():
+        ms = 1e3 * sorted(t)[len(t) // 2]
+        rows.append({"way": way, "direction": direction, "bytes": x.nbytes, "ms": ms,
+                     "GB/s": x.nbytes / ms / 1e6})
+    return rows
+
+
 def markdown(report: dict) -> str:
     lines = ["# jitcore GPU check", ""]
     device = report["device"]
@@ -128,6 +162,12 @@ def markdown(report: dict) -> str:
                      *[f"{ms[p]:.3f}" if p in ms else "-" for p in peers],
                      f"{ms['numpy'] / ms['jitcore-cuda']:.2f}", str(row["matches_numpy"])]
             lines.append("| " + " | ".join(cells) + " |")
+    copies = report.get("copies")
+    if copies:
+        lines += ["", "Copies (medians, ms and GB/s):", "", "| way | direction | MiB | ms | GB/s |",
+                  "|---|---|---|---|---|"]
+        lines += [f"| {c['way']} | {c['direction']} | {c['bytes'] >> 20} | {c['ms']:.2f} | {c['GB/s']:.1f} |"
+                  for c in copies]
     return "\n".join(lines) + "\n"
 
 
@@ -150,6 +190,11 @@ def main(argv=None) -> int:
             ok = report["tests"]["ok"]
             print(f"tests: {report['tests']['summary']}", flush=True)
         if not opts.skip_bench:
+            try:
+                report["copies"] = run_copies(opts.repeat)
+            except Exception as e:  # noqa: BLE001  (recorded; the benchmark still runs)
+                report["copies_error"] = f"{type(e).__name__}: {e}"
+                ok = False
             report["bench"] = run_bench(opts.repeat)
             ok = ok and all(row["error"] is None and row["matches_numpy"] for row in report["bench"])
     else:

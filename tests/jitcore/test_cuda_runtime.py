@@ -315,6 +315,27 @@ def test_gpu_check_without_a_driver(no_driver, tmp_path, capsys, monkeypatch):
     assert "No CUDA driver or GPU" in (tmp_path / "gpu_check.md").read_text()
 
 
+def test_gpu_check_copies_on_a_stand_in(monkeypatch, tmp_path):
+    """``gpu_check.run_copies`` (pinned against plain, through ``device_put`` and
+    ``to_numpy``) on the stand-in libcuda whose copies move bytes."""
+    from pathlib import Path
+
+    from jitcore.cuda import staging
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    lib = CopyingLibcuda()
+    cuda = Driver(lib)
+    monkeypatch.setattr(cuda_driver, "_driver", cuda)
+    monkeypatch.setattr(staging, "CHUNK", 1 << 16)
+    rows = gpu_check.run_copies(1, nbytes=1 << 20)
+    assert {(r["way"], r["direction"]) for r in rows} == {(w, d) for w in ("pinned", "plain")
+                                                           for d in ("to device", "to host")}
+    assert lib.bytes_async == 2 << 20  # the pinned pair staged; the plain pair not
+    assert cuda_driver.PINNED_MIN_BYTES == staging.PINNED_MIN_BYTES  # restored
+
+
 def test_gpu_check_summary_table(monkeypatch):
     """The markdown of a run with a GPU (made up here): the device, the tests, the table."""
     from pathlib import Path
@@ -327,10 +348,13 @@ def test_gpu_check_summary_table(monkeypatch):
     failed = {**row, "workload": "matmul", "error": "CudaDriverError: ...", "ms": {}}
     text = gpu_check.markdown({"device": {"status": "ok", "capability": "9.0", "device": "H200"},
                                "repeat": 5, "tests": {"summary": "120 passed", "seconds": 80.0},
-                               "bench": [row, failed]})
+                               "bench": [row, failed],
+                               "copies": [{"way": "pinned", "direction": "to host", "bytes": 256 << 20,
+                                           "ms": 10.0, "GB/s": 26.8}]})
     assert "Device: H200, compute capability 9.0" in text and "120 passed in 80.0 s" in text
     assert "| softmax | float32 | 4096x1024 | 20.000 | 0.500 | 0.400 | 40.00 | True |" in text
     assert "| matmul | float32 | [[4096, 1024]] | failed: CudaDriverError: ... |" in text
+    assert "| pinned | to host | 256 | 10.00 | 26.8 |" in text
 
 
 # -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
@@ -552,6 +576,11 @@ class CopyingLibcuda(FakeLibcuda):
         self.bytes_async += size.value
         ctypes.memmove(target.value, source.value, size.value)
         return 0
+
+    def _cuMemAlloc_v2(self, ref, size):
+        buffer = ctypes.create_string_buffer(size.value)
+        self.pinned.append(buffer)  # kept alive: "device" memory is host memory here
+        return _out(ref, ctypes.addressof(buffer))
 
     def _cuMemcpyHtoD_v2(self, target, source, size):
         ctypes.memmove(target.value, source.value, size.value)
