@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.codegen.nvptx import matmul
+from tests.budget import examples
 
 RNG = np.random.default_rng(8)
 
@@ -36,14 +39,28 @@ def assert_product_close(got, a, b):
     assert np.all(np.abs(got - exact) <= bound), np.max(np.abs(got - exact) / np.maximum(bound, 1e-300))
 
 
+@settings(max_examples=examples(6), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(2, 20), k=st.integers(2, 20), n=st.integers(2, 20),  # a 1 is a vector product
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**32 - 1))
+@example(m=9, k=13, n=7, dtype=np.float32, seed=0).via("edges in m and n, four slabs")
+@example(m=17, k=3, n=20, dtype=np.float64, seed=1).via("three tiles down, three across, one slab")
+def test_tiled_matmul_any_shape_emulated(emulated, m, k, n, dtype, seed):
+    """Any M, N, K (the tile here is 4 x 2 = 8 results a side, the slab 4 deep): within the
+    fixed order's bound, as the tiled kernel."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    emulated.launches.clear()
+    assert_product_close(run_emulated(lambda p, q: p @ q, a, b), a, b)
+    assert [block for _, _, block in emulated.launches] == [matmul.threads()]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tiled_matmul_emulated(emulated, dtype):
-    """Sizes that are not multiples of the tile (4 x 2 = 8) or the slab depth (4), one row or
-    column, a product deeper than one slab, transposed and batched operands."""
-    for m, k, n in [(9, 13, 7), (17, 3, 20), (8, 8, 1)]:
-        a = RNG.standard_normal((m, k)).astype(dtype)
-        b = RNG.standard_normal((k, n)).astype(dtype)
-        assert_product_close(run_emulated(lambda p, q: p @ q, a, b), a, b)
+    """A matrix-vector product (not tiled), transposed and batched operands (tiled)."""
+    a = RNG.standard_normal((8, 8)).astype(dtype)
+    b = RNG.standard_normal((8, 1)).astype(dtype)
+    assert_product_close(run_emulated(lambda p, q: p @ q, a, b), a, b)
     a = RNG.standard_normal((6, 11)).astype(dtype)
     assert_product_close(run_emulated(lambda p: p.T @ p, a), a.T, a)
     a, b = RNG.standard_normal((2, 5, 6)).astype(dtype), RNG.standard_normal((2, 6, 9)).astype(dtype)
@@ -51,7 +68,7 @@ def test_tiled_matmul_emulated(emulated, dtype):
     for i in range(2):
         assert_product_close(got[i], a[i], b[i])
     tiled = [block == matmul.threads() for _, _, block in emulated.launches]
-    assert sum(tiled) == 4, emulated.launches  # all but the matrix-vector product (n = 1)
+    assert tiled == [False, True, True], emulated.launches  # all but the matrix-vector product
 
 
 def test_tiled_matmul_order_is_fixed(emulated):
