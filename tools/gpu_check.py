@@ -162,6 +162,9 @@ def markdown(report: dict) -> str:
                      *[f"{ms[p]:.3f}" if p in ms else "-" for p in peers],
                      f"{ms['numpy'] / ms['jitcore-cuda']:.2f}", str(row["matches_numpy"])]
             lines.append("| " + " | ".join(cells) + " |")
+    for name in ("tests", "copies", "bench"):
+        if name + "_error" in report:
+            lines += ["", f"{name} failed: {report[name + '_error']}"]
     copies = report.get("copies")
     if copies:
         lines += ["", "Copies (medians, ms and GB/s):", "", "| way | direction | MiB | ms | GB/s |",
@@ -182,27 +185,35 @@ def main(argv=None) -> int:
     out = Path(opts.out or os.environ.get("OUT") or ".")
     out.mkdir(parents=True, exist_ok=True)
     report = {"device": detect(), "repeat": opts.repeat}
+
+    def save() -> str:  # after each phase: what ran is kept even if a later phase is cut off
+        (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
+        text = markdown(report)
+        (out / "gpu_check.md").write_text(text)
+        return text
+
     ok = True
     if report["device"]["status"] == "ok":
         print(f"GPU check: {report['device']}", flush=True)
-        if not opts.skip_tests:
-            report["tests"] = run_tests(opts.test_timeout)
-            ok = report["tests"]["ok"]
-            print(f"tests: {report['tests']['summary']}", flush=True)
-        if not opts.skip_bench:
+        phases = [("tests", lambda: run_tests(opts.test_timeout), opts.skip_tests),
+                  ("copies", lambda: run_copies(opts.repeat), opts.skip_bench),
+                  ("bench", lambda: run_bench(opts.repeat), opts.skip_bench)]
+        for name, phase, skipped in phases:
+            if skipped:
+                continue
             try:
-                report["copies"] = run_copies(opts.repeat)
-            except Exception as e:  # noqa: BLE001  (recorded; the benchmark still runs)
-                report["copies_error"] = f"{type(e).__name__}: {e}"
+                report[name] = phase()
+            except Exception as e:  # noqa: BLE001  (recorded; the other phases still run)
+                report[f"{name}_error"] = f"{type(e).__name__}: {e}"
                 ok = False
-            report["bench"] = run_bench(opts.repeat)
-            ok = ok and all(row["error"] is None and row["matches_numpy"] for row in report["bench"])
+            save()
+        if "tests" in report:
+            ok = ok and report["tests"]["ok"]
+            print(f"tests: {report['tests']['summary']}", flush=True)
+        ok = ok and all(row["error"] is None and row["matches_numpy"] for row in report.get("bench", []))
     else:
         print(f"gpu_check: no CUDA driver or GPU here ({report['device']['reason']}); nothing to run, exit 0")
-    (out / "gpu_check.json").write_text(json.dumps(report, indent=1, default=str))
-    text = markdown(report)
-    (out / "gpu_check.md").write_text(text)
-    print(text)
+    print(save())
     return 0 if ok else 1
 
 

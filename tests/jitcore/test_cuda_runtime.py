@@ -336,6 +336,30 @@ def test_gpu_check_copies_on_a_stand_in(monkeypatch, tmp_path):
     assert cuda_driver.PINNED_MIN_BYTES == staging.PINNED_MIN_BYTES  # restored
 
 
+def test_gpu_check_phases(monkeypatch, tmp_path):
+    """With a device (made up here): each phase runs, a failing one is recorded and the others
+    still run, the summary is written, and the exit status says a phase failed."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    row = {"workload": "sum", "dtype": "float32", "shapes": [[10]], "error": None,
+           "ms": {"numpy": 2.0, "jitcore-cuda": 1.0}, "matches_numpy": True}
+    monkeypatch.setattr(gpu_check, "detect", lambda: {"status": "ok", "capability": "9.0"})
+    tests = {"ok": True, "summary": "3 passed", "seconds": 1}
+    monkeypatch.setattr(gpu_check, "run_tests", lambda timeout: tests)
+    monkeypatch.setattr(gpu_check, "run_copies", lambda repeat: 1 / 0)
+    monkeypatch.setattr(gpu_check, "run_bench", lambda repeat: [row])
+    assert gpu_check.main(["--out", str(tmp_path)]) == 1
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["copies_error"] == "ZeroDivisionError: division by zero" and report["bench"] == [row]
+    assert "copies failed: ZeroDivisionError" in (tmp_path / "gpu_check.md").read_text()
+    monkeypatch.setattr(gpu_check, "run_copies", lambda repeat: [])
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+
+
 def test_gpu_check_summary_table(monkeypatch):
     """The markdown of a run with a GPU (made up here): the device, the tests, the table."""
     from pathlib import Path
