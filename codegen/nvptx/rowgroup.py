@@ -22,12 +22,15 @@ computed by the same scalar code as ungrouped.
 A group is a run of at least two consecutive top-level launches, one of them a row reduction,
 where every member has the same extent ``rows`` >= 2 of dim 0, a parallel dim 0, no status
 words (no index checks or trig reports), no copied inputs, scans or in-order work, is not a
-matrix product, and is either all parallel or reduces every dim but 0; and every operand an
+matrix product, and is either all parallel or reduces every dim but 0 (rows of at least
+``BLOCK`` points: a block per shorter row would idle most of its threads); and every operand an
 earlier member wrote is written and read by row (both maps index its dim 0 by domain dim 0,
 with that leading extent: row ``r`` is then the same bytes for writer and reader).
 """
 
 from __future__ import annotations
+
+import math
 
 from llvmlite import ir as ll
 
@@ -77,8 +80,10 @@ def _candidate(plan: CompiledFunction, index: int, op) -> bool:
     if kind not in ("elementwise", "block-reduce", "thread-reduce"):
         return False
     rest = set(op.iterator_types[1:])
-    if op.has_reduction and (rest != {kernel.REDUCTION} or kernels.merging_of(op) is None):
-        return False
+    if op.has_reduction and (rest != {kernel.REDUCTION} or kernels.merging_of(op) is None
+                             or math.prod(domain[1:]) < kernels.BLOCK):
+        return False  # a row shorter than a block would idle most of its threads: apart, a
+        #               thread-per-row reduction serves it better
     if not op.has_reduction and rest != {kernel.PARALLEL}:
         return False
     n_in = len(op.operands)

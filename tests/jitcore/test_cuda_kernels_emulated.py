@@ -109,8 +109,13 @@ def test_row_groups_emulated(emulated, monkeypatch, f):
     assert len(emulated.launches) > 2
     assert "block-reduce" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
     np.testing.assert_array_equal(grouped, apart)
-    x32 = RNG.standard_normal((2, 70)).astype(np.float32)  # short rows: a float32 group too
+    monkeypatch.setattr(rowgroup, "ENABLED", True)
+    x32 = RNG.standard_normal((2, 50)).astype(np.float32)  # rows shorter than a block: apart
     np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "row-group" not in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    x32 = RNG.standard_normal((2, 100)).astype(np.float32)  # a float32 group
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
 
 
 def test_rows_read_out_of_order_are_not_grouped(emulated):
