@@ -157,6 +157,7 @@ for owner, attr, name in [
         (compiler, "trace", "trace"), (convert, "_stored_or_converted", "autograph"),
         (disk_cache, "entry", "disk key"), (disk_cache, "source_version", "source version"),
         (target, "host_target_machine", "LLVM target setup"), (target, "_host_machine", "host CPU"),
+        (target, "_described_host", "host memo"),
         (target, "_new_host_machine", "target machine"), (blas, "library", "BLAS probe"),
         (disk_cache.Entry, "load", "disk load"), (disk_cache.Entry, "store", "disk store"),
         (compiler, "optimize", "passes"), (compiler, "lower", "lower+LLVM"),

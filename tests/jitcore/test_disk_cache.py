@@ -569,3 +569,33 @@ def test_a_changed_function_body_under_the_same_name_misses(cache_dir):
     assert run_file(BODY.replace("FACTOR", "2"), cache_dir).split() == ["1", "0"]
     assert run_file(BODY.replace("FACTOR", "3"), cache_dir).split() == ["1", "0"]
     assert run_file(BODY.replace("FACTOR", "2"), cache_dir).split() == ["1", "1"]
+
+
+# -- the host's description, kept for the boot ------------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/proc/sys/kernel/random/boot_id"), reason="Linux's boot id")
+def test_the_host_description_is_read_back_for_this_boot_only(cache_dir, monkeypatch, tmp_path):
+    from jitcore.codegen.cpu import target
+
+    target.forget_host()
+    try:
+        asked = target.magic()  # not kept yet: LLVM's answer, then kept
+        assert asked == target._host_machine()
+        assert [n for n in os.listdir(cache_dir) if n.endswith(disk_cache.HOST_SUFFIX)]
+        # A description kept under this boot's key is the one used (a forged one shows it).
+        forged = ("a-triple", "a-cpu", "+a-feature")
+        target.HOST_MEMO.store(target._memo_key(), "\n".join(forged))
+        target.forget_host()
+        assert target.magic() == forged
+        # Malformed: not used.
+        target.HOST_MEMO.store(target._memo_key(), "a-triple\na-cpu")
+        target.forget_host()
+        assert target.magic() == asked
+        # Another boot (or another override, or LLVM) is another key.
+        target.HOST_MEMO.store(target._memo_key(), "\n".join(forged))
+        other_boot = tmp_path / "boot_id"
+        other_boot.write_text("00000000-0000-0000-0000-000000000000\n")
+        monkeypatch.setattr(target, "BOOT_ID", str(other_boot))
+        target.forget_host()
+        assert target.magic() == asked
+    finally:
+        target.forget_host()
