@@ -34,9 +34,10 @@ not used at all (a warning says so once), so nobody else's code is ever loaded; 
 owned by another user is ignored.
 
 Size. Past ``config.cache_max_bytes`` the least recently used entries are removed (a hit sets
-its entry's modification time: access times are often not kept). A process sums the directory
-once, at its first store, and again whenever its running total passes the cap; then it removes
-the oldest entries down to 90% of the cap, and temporary files left by killed writers.
+its entry's modification time, if it is more than a minute old: access times are often not
+kept). A process sums the directory once, at its first store, and again whenever its running
+total passes the cap; then it removes the oldest entries down to 90% of the cap, and temporary
+files left by killed writers.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ HOST_SUFFIX = ".host"  # the CPU target's description of the host, for this boot
 _EXTRAS = (CODE_SUFFIX, HOST_SUFFIX)  # evicted and cleared with the entries, not counted
 TEMP_PREFIX = ".tmp-"
 STALE_TEMP_SECONDS = 600.0  # a temporary file this old is a killed writer's
+# A hit sets its entry's mtime only when it is older than this: eviction's order is then right
+# to the minute, and a process loading entries used a moment ago writes nothing.
+TOUCH_AFTER_SECONDS = 60.0
 EVICT_TO = 0.9  # of the cap: eviction leaves room, so that the next stores do not evict again
 PLAN, OBJECT, CODE, HOST = b"plan", b"objc", b"code", b"host"  # what an entry holds
 
@@ -225,7 +229,8 @@ def _read(folder: str, key: str, kind: bytes) -> bytes | None:
     path = os.path.join(folder, key + _suffix(kind))
     try:
         with open(path, "rb") as f:
-            if not _owned(os.fstat(f.fileno())):
+            info = os.fstat(f.fileno())
+            if not _owned(info):
                 return None
             data = f.read()
     except OSError:
@@ -235,8 +240,9 @@ def _read(folder: str, key: str, kind: bytes) -> bytes | None:
     if (data[:len(MAGIC)] != MAGIC or hashlib.sha256(body).digest() != data[len(MAGIC):start]
             or body[:len(kind)] != kind or body[len(kind):len(kind) + _KEY] != key.encode()):
         return None
-    with contextlib.suppress(OSError):
-        os.utime(path)  # used now: the last to be evicted
+    if time.time() - info.st_mtime > TOUCH_AFTER_SECONDS:
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: the last to be evicted
     return body[len(kind) + _KEY:]
 
 
