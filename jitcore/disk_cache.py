@@ -341,11 +341,12 @@ for _target in TARGETS:
 
 class _HostMemo:
     """``codegen/cpu/target.py``'s ``HOST_MEMO`` on the disk cache: the host's description by
-    the target's key (which names the boot), in an entry checked as a plan's is."""
+    the target's key (which names the boot) and jitcore's version (whose rules, the vector
+    width's, shape the features), in an entry checked as a plan's is."""
 
     @staticmethod
     def _key(key: str) -> str:
-        return _digest("host", MAGIC.decode(), key)
+        return _digest("host", MAGIC.decode(), source_version(), key)
 
     def load(self, key: str) -> str | None:
         folder = directory()
