@@ -266,13 +266,14 @@ def compare_first_calls(other: str, repeat: int) -> None:
     """Disk-warm first calls of g from this checkout and from ``other``, process by process in
     turn (so both see the same load), with medians of wall and CPU time and of each stage."""
     checkouts = {"this": HERE, "other": os.path.abspath(other)}
-    folders = {name: tempfile.mkdtemp(prefix="jitcore-first-call-") for name in checkouts}
-    for name, checkout in checkouts.items():
-        first_call(folders[name], checkout=checkout)  # fills the cache
     runs = {name: [] for name in checkouts}
-    for _ in range(repeat):
+    with tempfile.TemporaryDirectory() as this, tempfile.TemporaryDirectory() as that:
+        folders = {"this": this, "other": that}
         for name, checkout in checkouts.items():
-            runs[name].append(first_call(folders[name], checkout=checkout))
+            first_call(folders[name], checkout=checkout)  # fills the cache
+        for _ in range(repeat):
+            for name, checkout in checkouts.items():
+                runs[name].append(first_call(folders[name], checkout=checkout))
     print(f"disk-warm first call of g, float32[8]: this checkout ({HERE}) against {checkouts['other']}, "
           f"alternating, median of {repeat} processes each (ms)")
     median = {}
