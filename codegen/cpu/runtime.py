@@ -34,6 +34,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from jitcore.codegen.cpu import thread_pool
 from jitcore.codegen.llvm_types import I64, PTR
 
 RUNTIME_SETTINGS = (
@@ -158,68 +159,18 @@ def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type
     return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
 
 
-# The type of a thread's entry, ``ptr worker(ptr context)``, which run_chunks calls too.
-_WORKER = ll.FunctionType(PTR, [PTR])
-
-
 def run_chunks_module() -> ll.Module:
-    """``void run_chunks(worker, ptr context, i64 chunks)``: start ``min(num_threads, chunks)
-    - 1`` threads running ``worker(context)``, run it on this thread too, then join the threads
-    started. One copy per process, not one per compiled function. A thread that cannot be
-    started ends the starting (the others take its chunks). ``pthread_t`` is passed as an i64:
-    an integer or a pointer, one register in the C calling convention. ``worker`` is typed as
-    a pointer to ``_WORKER`` so the builder can call through it."""
+    """``void run_chunks(worker, ptr context, i64 chunks)``: run ``worker(context)`` on this
+    thread and on ``min(num_threads, chunks) - 1`` of the process's pool of workers
+    (``thread_pool.py``), returning when every one has returned. One copy per process, not one
+    per compiled function."""
     module = ll.Module()
-    i32 = ll.IntType(32)
-    create = _declare(module, "pthread_create", i32, [PTR, PTR, PTR, PTR])
-    join = _declare(module, "pthread_join", i32, [I64, PTR])
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [_WORKER.as_pointer(), PTR, I64]),
-                     RUN_CHUNKS_SYMBOL)
-    worker, context, chunks = fn.args
-    zero, one, null = ll.Constant(I64, 0), ll.Constant(I64, 1), ll.Constant(PTR, None)
-    blocks = {n: fn.append_basic_block(n) for n in ("entry", "start", "create", "created",
-                                                    "work", "join", "joining", "done")}
-    b = ll.IRBuilder(blocks["entry"])
-    threads = _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1), chunks)
-    helpers = b.sub(threads, one)
-    handles = b.alloca(I64, size=_at_least(b, helpers, 1))
-    b.branch(blocks["start"])
 
-    b.position_at_end(blocks["start"])
-    started = b.phi(I64)
-    b.cbranch(b.icmp_signed("<", started, helpers), blocks["create"], blocks["work"])
+    def threads_wanted(b: ll.IRBuilder) -> ll.Value:
+        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1),
+                        b.function.args[2])
 
-    b.position_at_end(blocks["create"])
-    handle = b.gep(handles, [started], source_etype=I64)
-    failed = b.call(create, [handle, null, b.bitcast(worker, PTR), context])
-    following = b.add(started, one)
-    b.cbranch(b.icmp_signed("==", failed, ll.Constant(i32, 0)), blocks["created"], blocks["work"])
-
-    b.position_at_end(blocks["created"])
-    b.branch(blocks["start"])
-    started.add_incoming(zero, blocks["entry"])
-    started.add_incoming(following, blocks["created"])
-
-    b.position_at_end(blocks["work"])
-    running = b.phi(I64)
-    running.add_incoming(started, blocks["start"])
-    running.add_incoming(started, blocks["create"])
-    b.call(worker, [context])
-    b.branch(blocks["join"])
-
-    b.position_at_end(blocks["join"])
-    joined = b.phi(I64)
-    b.cbranch(b.icmp_signed("<", joined, running), blocks["joining"], blocks["done"])
-
-    b.position_at_end(blocks["joining"])
-    b.call(join, [b.load(b.gep(handles, [joined], source_etype=I64), typ=I64), null])
-    after = b.add(joined, one)
-    b.branch(blocks["join"])
-    joined.add_incoming(zero, blocks["work"])
-    joined.add_incoming(after, blocks["joining"])
-
-    b.position_at_end(blocks["done"])
-    b.ret_void()
+    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted)
     return module
 
 
