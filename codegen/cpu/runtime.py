@@ -188,6 +188,12 @@ def load_run_chunks(compile_and_load) -> None:
         llvm.add_symbol(RUN_CHUNKS_SYMBOL, _loaded[0])
 
 
+def run_chunks_address() -> int | None:
+    """Where ``run_chunks`` is (a ``void (ptr (*)(ptr), ptr, i64)`` to call through ctypes,
+    which releases the GIL), or None before the first split code is loaded."""
+    return _loaded[0] if _loaded else None
+
+
 def _worker(module: ll.Module, kernel: ll.Function) -> ll.Function:
     """``ptr <kernel>_worker(ptr context)``: takes chunks from the context's counter and runs
     the kernel on each, until none is left. Chunk ``c`` of ``n`` over an extent ``e`` is
