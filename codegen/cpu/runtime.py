@@ -10,14 +10,22 @@ reduction to one value has no parallel dim to split: its kernel takes pieces of 
 instead, each into its own partial slot (stack space of the launch), and a last call merges
 them in a fixed order (``full_reduction.py``).
 
-The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
-from the process on Linux and macOS), started by the compiled code itself: the whole call stays
-one ctypes call, made without the GIL. A split launch fills in a context (a counter, the
-chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per process, which
-starts ``min(num_threads, chunks) - 1`` threads, works too, and joins them; every thread runs
-the kernel's ``_worker``, taking chunks from the shared atomic counter until none is left, so
-a thread slowed by another process does not hold the rest up. If a thread cannot be started,
-the others (or the caller alone) take its chunks.
+The threads are a persistent pool of the process's own pthreads (``thread_pool.py``, which
+MCJIT resolves from the process on Linux and macOS), driven by the compiled code itself: the
+whole call stays one ctypes call, made without the GIL. A split launch fills in a context (a
+counter, the chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per
+process with the pool's state in its own globals. It wakes ``min(num_threads, chunks) - 1``
+parked workers (started on the first launch that wants them, more when ``num_threads`` rises),
+runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
+joined has finished; every thread takes chunks from the context's atomic counter until none is
+left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
+late finds the launch over and takes nothing). Between launches the workers spin briefly, then
+block on a condition variable: an idle pool costs no CPU. Only one launch has the pool at a
+time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
+alone on its own thread, which can neither deadlock nor mix two launches. A forked child
+starts a pool of its own on its first launch; if no worker can be started, the caller runs
+every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
+cost about 30 (docs/performance.md, "Persistent thread pool").
 
 The settings are read when the code runs, from ``SETTINGS``: one int64 per name in
 ``RUNTIME_SETTINGS``, at the address the code knows as the symbol ``SETTINGS_SYMBOL``

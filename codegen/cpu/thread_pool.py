@@ -7,9 +7,9 @@ so the pool lives as long as the process's shared engine, that is for good.
 - **Workers** are started the first time a launch wants them (``threads - 1`` of them, grown
   when ``num_threads`` rises; never shrunk: the ones a launch does not want stay parked) and
   detached. Between launches a worker spins on the launch counter for ``SPIN_ROUNDS`` pauses
-  (about 100 us on the development machine, enough for the next launch of the same call or the
-  next call of a Python loop), then blocks on a condition variable, so an idle pool uses no
-  CPU. The caller waits for its helpers the same way: spins, then blocks.
+  (about 7 us, enough for the next launch of the same call), then blocks on a condition
+  variable, so an idle pool uses no CPU. The caller waits for its helpers the same way: spins,
+  then blocks.
 - **A launch** (the pool's ``busy`` word taken, below) publishes the worker and its context,
   hands out ``helpers`` tickets, bumps the launch counter and wakes the blocked workers (only if
   some are blocked: a counter of sleepers, checked after the bump, with sequentially
@@ -49,11 +49,14 @@ from llvmlite import ir as ll
 from jitcore.codegen.llvm_types import I64, PTR
 
 I32 = ll.IntType(32)
-# Pauses a parked worker (or a waiting caller) spins through before it blocks. A pause is
-# 30-40 ns on x86 since Skylake and on AMD Zen 2-5 (measured, docs/performance.md): 2^12 of them
-# are about 0.1-0.2 ms, longer than the Python between two calls of a small jitted function,
-# shorter than anything a 2-core host shared with other processes would miss.
-SPIN_ROUNDS = 1 << 12
+# Pauses a parked worker (or a caller waiting for its helpers) spins through before it blocks.
+# A pause is 27 ns on the development machine's AMD Zen 5 (4096 of them: 110-117 us), 30-40 ns
+# on Intel since Skylake. Short, because on a host with more runnable threads than cores a
+# spinning thread holds a core that the thread it waits for may need: on the 2-core host at
+# load 8, tanh(2x+1) on 2^19 float32 points on two threads took 0.15-0.17 ms with 256 pauses,
+# 0.2-0.6 ms with 1024 and 0.7-1.0 ms with 4096 (one thread: 0.13-0.16 ms); 256 still catches
+# a launch that follows within a few microseconds, as in one call's run of kernels.
+SPIN_ROUNDS = 1 << 8
 SYNC_BYTES = 256
 CACHE_LINE = 128  # two 64-byte lines: the adjacent-line prefetcher fetches pairs
 
