@@ -418,12 +418,13 @@ class JitFunction:
         return compile_log.explain_miss(key, list(self._cache), self._dropped, self._paths(call.tree),
                                         self._param_name)
 
-    def _trace(self, specs, call):
+    def _trace(self, specs, call, verify: bool = True):
         with self._lock:
             self._traces += 1
         storing = autograph_convert.storing.set(self.disk_cache)  # cache=False: no converted code either
         try:
-            return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,))
+            return compiler.trace(self.__name__, specs, self._paths(call.tree), call, functions=(self.fun,),
+                                  verify=verify)
         except Exception as e:
             add_user_line(e, self.fun)
             if self.autograph:
@@ -508,8 +509,8 @@ class JitFunction:
         gpu = self.options.target == "cuda"
         if gpu:  # the driver first: no GPU is a clear error, and the code is for its device
             cuda.require()
-        with clock.stage("tracing"):
-            module, out_tree = self._trace(specs, call)
+        with clock.stage("tracing"):  # verified below if compiled; code from disk was verified
+            module, out_tree = self._trace(specs, call, verify=False)
         specs = [*specs, *out_tree.hidden]  # the arguments, then the call-time inputs
         with clock.stage("disk cache"):
             entry = disk_cache.entry(module, specs, self.options) if self.disk_cache else None
@@ -517,6 +518,8 @@ class JitFunction:
         from_disk = plan is not None
         if plan is None:
             with clock.stage("optimizing"):
+                if not self.options.verify_each:  # else the pass manager verifies its input
+                    ir.verify(module)
                 optimized = compiler.optimize(module, self.options)
             with clock.stage("code generation"):
                 plan = size_generic.lower(self, optimized, specs)  # size-generic hook: may reuse code

@@ -74,11 +74,16 @@ class Outputs:
     transposed: tuple[bool, ...] = ()
 
 
-def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=()):
+def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=(), verify: bool = True):
     """Call ``rebuild`` (the user's function, static arguments filled in) on one tracer per
     argument leaf; return the traced module and its ``Outputs``. The globals and closure cells
     that ``functions`` name (and those of the user functions they call) are call-time inputs
-    where the traced code uses them: hidden arguments after the leaves' (``calltime``)."""
+    where the traced code uses them: hidden arguments after the leaves' (``calltime``).
+
+    ``verify=False`` leaves the module unverified, for a caller that verifies it before it is
+    compiled (``jit``'s compile: the pass manager verifies its input), so that a module whose
+    code comes from the disk cache, compiled from the same text in a process that verified it,
+    is not verified again (a quarter of a millisecond of a process's first call)."""
     module = ModuleOp.build()
     func = FuncOp.build(name, FunctionType((), ()))
     module.body.append(func)
@@ -98,7 +103,8 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
     func.body.append(ReturnOp(values)).loc = func.loc
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
-    ir.verify(module)
+    if verify:
+        ir.verify(module)
     return module, outputs
 
 

@@ -7,7 +7,10 @@ the object code of the targets' own support code (the CPU's thread runtime), whi
 otherwise be compiled once per process, and, in ``.code`` files beside the entries, the
 converted code of the user's functions (``autograph.convert``), keyed by the original code
 object: tracing needs it before a plan's key can be taken, and converting costs a few
-milliseconds. Those files are evicted and cleared with the entries but not counted as entries.
+milliseconds; and, in ``.host`` files, the host's description as the CPU target asks LLVM for it
+(``codegen/cpu/target.py``, ``HOST_MEMO``: triple, CPU name and features, under the boot's id),
+half a millisecond of a first call. Those files are evicted and cleared with the entries but
+not counted as entries.
 
 The key of a plan is a digest of the traced module's text (the generic form, which holds every
 attribute and constant in full), the compile options (pipeline, fast math, target), which
@@ -31,9 +34,10 @@ not used at all (a warning says so once), so nobody else's code is ever loaded; 
 owned by another user is ignored.
 
 Size. Past ``config.cache_max_bytes`` the least recently used entries are removed (a hit sets
-its entry's modification time: access times are often not kept). A process sums the directory
-once, at its first store, and again whenever its running total passes the cap; then it removes
-the oldest entries down to 90% of the cap, and temporary files left by killed writers.
+its entry's modification time, if it is more than a minute old: access times are often not
+kept). A process sums the directory once, at its first store, and again whenever its running
+total passes the cap; then it removes the oldest entries down to 90% of the cap, and temporary
+files left by killed writers.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ import numpy as np
 from jitcore import _layers, config, ir, plan_file
 from jitcore.autograph import convert
 from jitcore.codegen.backend import TARGETS, backend_for
+from jitcore.codegen.cpu import target as cpu_target
 from jitcore.codegen.plan import CompiledFunction
 from jitcore.dispatch import ARRAY_HEADER
 from jitcore.errors import DiskCacheWarning
@@ -66,10 +71,15 @@ _DIGEST = 32
 _KEY = 64  # hex SHA-256
 SUFFIX = ".entry"
 CODE_SUFFIX = ".code"  # converted Python code (autograph's), beside the compiled entries
+HOST_SUFFIX = ".host"  # the CPU target's description of the host, for this boot
+_EXTRAS = (CODE_SUFFIX, HOST_SUFFIX)  # evicted and cleared with the entries, not counted
 TEMP_PREFIX = ".tmp-"
 STALE_TEMP_SECONDS = 600.0  # a temporary file this old is a killed writer's
+# A hit sets its entry's mtime only when it is older than this: eviction's order is then right
+# to the minute, and a process loading entries used a moment ago writes nothing.
+TOUCH_AFTER_SECONDS = 60.0
 EVICT_TO = 0.9  # of the cap: eviction leaves room, so that the next stores do not evict again
-PLAN, OBJECT, CODE = b"plan", b"objc", b"code"  # what an entry holds
+PLAN, OBJECT, CODE, HOST = b"plan", b"objc", b"code", b"host"  # what an entry holds
 
 _lock = threading.Lock()
 _checked: dict[str, str | None] = {}  # directory -> None (usable) or why it is not
@@ -219,7 +229,8 @@ def _read(folder: str, key: str, kind: bytes) -> bytes | None:
     path = os.path.join(folder, key + _suffix(kind))
     try:
         with open(path, "rb") as f:
-            if not _owned(os.fstat(f.fileno())):
+            info = os.fstat(f.fileno())
+            if not _owned(info):
                 return None
             data = f.read()
     except OSError:
@@ -229,8 +240,9 @@ def _read(folder: str, key: str, kind: bytes) -> bytes | None:
     if (data[:len(MAGIC)] != MAGIC or hashlib.sha256(body).digest() != data[len(MAGIC):start]
             or body[:len(kind)] != kind or body[len(kind):len(kind) + _KEY] != key.encode()):
         return None
-    with contextlib.suppress(OSError):
-        os.utime(path)  # used now: the last to be evicted
+    if time.time() - info.st_mtime > TOUCH_AFTER_SECONDS:
+        with contextlib.suppress(OSError):
+            os.utime(path)  # used now: the last to be evicted
     return body[len(kind) + _KEY:]
 
 
@@ -256,7 +268,7 @@ def _write(folder: str, key: str, kind: bytes, payload: bytes) -> None:
 
 
 def _suffix(kind: bytes) -> str:
-    return CODE_SUFFIX if kind == CODE else SUFFIX
+    return {CODE: CODE_SUFFIX, HOST: HOST_SUFFIX}.get(kind, SUFFIX)
 
 
 def _count(folder: str, added: int) -> None:
@@ -281,7 +293,7 @@ def evict(folder: str, cap: int, down_to: int) -> int:
             for item in found:
                 with contextlib.suppress(OSError):
                     info = item.stat(follow_symlinks=False)
-                    if item.name.endswith((SUFFIX, CODE_SUFFIX)) and stat.S_ISREG(info.st_mode):
+                    if item.name.endswith((SUFFIX, *_EXTRAS)) and stat.S_ISREG(info.st_mode):
                         entries.append((info.st_mtime, info.st_size, item.path))
                     elif item.name.startswith(TEMP_PREFIX) and now - info.st_mtime > STALE_TEMP_SECONDS:
                         os.unlink(item.path)
@@ -327,6 +339,32 @@ for _target in TARGETS:
     backend_for(_target).use_object_cache(_ObjectCache(_target))
 
 
+class _HostMemo:
+    """``codegen/cpu/target.py``'s ``HOST_MEMO`` on the disk cache: the host's description by
+    the target's key (which names the boot) and jitcore's version (whose rules, the vector
+    width's, shape the features), in an entry checked as a plan's is."""
+
+    @staticmethod
+    def _key(key: str) -> str:
+        return _digest("host", MAGIC.decode(), source_version(), key)
+
+    def load(self, key: str) -> str | None:
+        folder = directory()
+        data = None if folder is None else _read(folder, self._key(key), HOST)
+        try:
+            return None if data is None else data.decode()
+        except UnicodeDecodeError:
+            return None
+
+    def store(self, key: str, text: str) -> None:
+        folder = directory()
+        if folder is not None:
+            _write(folder, self._key(key), HOST, text.encode())
+
+
+cpu_target.HOST_MEMO = _HostMemo()
+
+
 # -- converted Python code -------------------------------------------------------------------
 class _CodeStore:
     """``autograph.convert``'s code store on the disk cache: converted code by the original's.
@@ -362,7 +400,7 @@ def cache_clear() -> int:
     removed = 0
     with os.scandir(folder) as found:
         for item in found:
-            if item.name.endswith((SUFFIX, CODE_SUFFIX)) or item.name.startswith(TEMP_PREFIX):
+            if item.name.endswith((SUFFIX, *_EXTRAS)) or item.name.startswith(TEMP_PREFIX):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(item.path)
                     removed += item.name.endswith(SUFFIX)

@@ -28,6 +28,7 @@ _CLASSES = {cls.__name__: cls for cls in vars(plan_module).values()
             if isinstance(cls, type) and dataclasses.is_dataclass(cls)
             and cls.__module__ == plan_module.__name__}
 _CLASSES.update({cls.__name__: cls for cls in (GpuPlan, LaunchShape)})
+_FIELDS = {name: frozenset(f.name for f in dataclasses.fields(cls)) for name, cls in _CLASSES.items()}
 _LENGTH = struct.Struct("<Q")
 
 
@@ -118,7 +119,7 @@ def _decode(node, blobs: list[bytes]):
     if "class" in node:
         cls = _CLASSES.get(node["class"])
         fields = node["fields"]
-        if cls is None or set(fields) != {f.name for f in dataclasses.fields(cls)}:
+        if cls is None or fields.keys() != _FIELDS[node["class"]]:
             raise FormatError(f"unknown plan class or fields: {node['class']}")
         return cls(**{name: _decode(v, blobs) for name, v in fields.items()})
     raise FormatError(f"unexpected node {sorted(node)} in a stored plan")

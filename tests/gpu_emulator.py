@@ -51,7 +51,7 @@ class EmulatedDevice:
         self.memory: dict[int, ctypes.Array] = {}
         self.launches = []  # (kernel name, grid, block), in order
         self._engines = []
-        self._pool = None
+        self._pools: dict[int, concurrent.futures.ThreadPoolExecutor] = {}  # by block size
         self._thread = _Thread()
         self._warps: list[tuple[list[int], threading.Barrier]] = []
         self._block: threading.Barrier | None = None
@@ -88,12 +88,12 @@ class EmulatedDevice:
         text = plan.llvm_ir
         for old, new in _RENAMED.items():
             text = text.replace(old, new)
-        names = [launch.kernel for launch in plan.launches]
+        names = [launch.kernel for launch, shape in zip(plan.launches, plan.shapes) if shape.grid]
         _, code = cpu_target.compile_ir(text)
         engine, addresses = cpu_target.load_object_owned(code, names)
         self._engines.append(engine)  # the code lives as long as the device
-        kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes)}
-        synchronising = ("block-reduce", "grid-reduce")
+        kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes) if shape.grid}
+        synchronising = ("block-reduce", "grid-reduce", "tiled-matmul", "row-group")
         return engine, {name: (addresses[name], kinds[name] in synchronising) for name in names}
 
     def function(self, module, name):
@@ -116,9 +116,10 @@ class EmulatedDevice:
                 continue
             self._warps = [([0] * 32, threading.Barrier(32)) for _ in range(block // 32)]
             self._block = threading.Barrier(block)
-            if self._pool is None:  # threads kept for every block: starting them is the cost
-                self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=block)
-            for done in [self._pool.submit(run, ctaid, tid) for tid in range(block)]:
+            if block not in self._pools:  # threads kept for every block: starting them is the cost
+                self._pools[block] = concurrent.futures.ThreadPoolExecutor(max_workers=block)
+            pool = self._pools[block]
+            for done in [pool.submit(run, ctaid, tid) for tid in range(block)]:
                 done.result(TIMEOUT)
 
     # -- memory ------------------------------------------------------------------------------------
@@ -141,6 +142,26 @@ class EmulatedDevice:
 
     def zero(self, pointer, nbytes):
         ctypes.memset(pointer, 0, nbytes)
+
+
+def emulate(monkeypatch) -> EmulatedDevice:
+    """The emulated device as the CUDA runtime's driver, with blocks of 64 threads (2 warps)
+    rather than 256 and the tiled product's blocks of 4 x 4 threads with 2 x 2 results each:
+    the same code paths, far fewer emulated threads."""
+    from jitcore.codegen.nvptx import kernels, matmul
+    from jitcore.cuda import driver as cuda_driver
+    from jitcore.cuda import executable
+
+    monkeypatch.setattr(kernels, "BLOCK", 64)
+    monkeypatch.setattr(kernels, "WARPS", 2)
+    monkeypatch.setattr(matmul, "SIDE", 4)
+    monkeypatch.setattr(matmul, "REGS", 2)
+    monkeypatch.setattr(matmul, "DEPTH", 4)
+    emulator = device()
+    monkeypatch.setattr(cuda_driver, "_driver", emulator)
+    monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
+    emulator.launches.clear()
+    return emulator
 
 
 def run_on_cuda(text: str, arrays: list) -> tuple:

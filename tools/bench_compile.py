@@ -25,6 +25,12 @@ processes: *cold* (an empty disk cache: trace, passes, LLVM) and *disk-warm* (th
 ``g``: trace, then the plan loaded from disk). Each row is the median of R processes, in wall
 and CPU time, with the stages of that first call (``FIRST_CALL``'s timers, each less the timers
 it called) and the import; then the same for Numba and JAX where they are installed.
+
+    python tools/bench_compile.py --first-call --compare CHECKOUT [--repeat R]
+
+times the disk-warm first call of this checkout and of another one (``main``'s worktree, say)
+in turn, process by process, so that both see the same load; medians of R processes each, and
+the ratio.
 """
 
 from __future__ import annotations
@@ -145,17 +151,19 @@ def timed(name, fn):
                 inside[-1][1] += spent[1]
     return run
 
-compiler.trace = timed("trace", compiler.trace)
-convert._stored_or_converted = timed("autograph", convert._stored_or_converted)
-disk_cache.entry = timed("disk key", disk_cache.entry)
-disk_cache.source_version = timed("source version", disk_cache.source_version)
-target.host_target_machine = timed("LLVM target setup", target.host_target_machine)
-blas.library = timed("BLAS probe", blas.library)
-disk_cache.Entry.load = timed("disk load", disk_cache.Entry.load)
-disk_cache.Entry.store = timed("disk store", disk_cache.Entry.store)
-compiler.optimize = timed("passes", compiler.optimize)
-compiler.lower = timed("lower+LLVM", compiler.lower)
-api.Executable = timed("load code", api.Executable)
+# (module, attribute, stage): a name that this checkout lacks is skipped, so the program
+# times another checkout too (--compare).
+for owner, attr, name in [
+        (compiler, "trace", "trace"), (convert, "_stored_or_converted", "autograph"),
+        (disk_cache, "entry", "disk key"), (disk_cache, "source_version", "source version"),
+        (target, "host_target_machine", "LLVM target setup"), (target, "_host_machine", "host CPU"),
+        (target, "_described_host", "host memo"),
+        (target, "_new_host_machine", "target machine"), (blas, "library", "BLAS probe"),
+        (disk_cache.Entry, "load", "disk load"), (disk_cache.Entry, "store", "disk store"),
+        (compiler, "optimize", "passes"), (compiler, "lower", "lower+LLVM"),
+        (api, "Executable", "load code")]:
+    if hasattr(owner, attr):
+        setattr(owner, attr, timed(name, getattr(owner, attr)))
 
 @jc.jit
 def g(x, y):
@@ -217,11 +225,14 @@ print(json.dumps({"import": [imported[0] - start[0], imported[1] - start[1]], "f
 FIRST_CALL_PROGRAMS = {"jitcore": FIRST_CALL, "numba": NUMBA_FIRST_CALL, "jax": JAX_FIRST_CALL}
 
 
-def first_call(folder: str, program: str = FIRST_CALL) -> dict:
-    """One fresh process's first call of g with cache directory ``folder``. The program is a
-    file, as a user's is: autograph reads g's source (``python -c`` code has none)."""
-    env = dict(os.environ, JITCORE_CACHE_DIR=folder, NUMBA_CACHE_DIR=folder,
-               PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def first_call(folder: str, program: str = FIRST_CALL, checkout: str = HERE) -> dict:
+    """One fresh process's first call of g with cache directory ``folder``, importing jitcore
+    from ``checkout``. The program is a file, as a user's is: autograph reads g's source
+    (``python -c`` code has none)."""
+    env = dict(os.environ, JITCORE_CACHE_DIR=folder, NUMBA_CACHE_DIR=folder, PYTHONPATH=checkout)
     path = os.path.join(folder, "first_call.py")
     with open(path, "w") as f:
         f.write(program)
@@ -251,6 +262,34 @@ def first_calls(repeat: int) -> None:
                   f"{1e3 * run['first'][1]:7.1f} {1e3 * run['import'][1]:7.0f}  {stages}", flush=True)
 
 
+def compare_first_calls(other: str, repeat: int) -> None:
+    """Disk-warm first calls of g from this checkout and from ``other``, process by process in
+    turn (so both see the same load), with medians of wall and CPU time and of each stage."""
+    checkouts = {"this": HERE, "other": os.path.abspath(other)}
+    runs = {name: [] for name in checkouts}
+    with tempfile.TemporaryDirectory() as this, tempfile.TemporaryDirectory() as that:
+        folders = {"this": this, "other": that}
+        for name, checkout in checkouts.items():
+            first_call(folders[name], checkout=checkout)  # fills the cache
+        for _ in range(repeat):
+            for name, checkout in checkouts.items():
+                runs[name].append(first_call(folders[name], checkout=checkout))
+    print(f"disk-warm first call of g, float32[8]: this checkout ({HERE}) against {checkouts['other']}, "
+          f"alternating, median of {repeat} processes each (ms)")
+    median = {}
+    for name, found in runs.items():
+        assert all(r["from_disk"] for r in found), found
+        median[name] = [statistics.median(r["first"][i] for r in found) for i in (0, 1)]
+        stages = sorted({s for r in found for s in r["stages"]})
+        cpu = {s: statistics.median(r["stages"].get(s, (0.0, 0.0))[1] for r in found) for s in stages}
+        shown = ", ".join(f"{s} {1e3 * t:.2f}" for s, t in sorted(cpu.items(), key=lambda i: -i[1]))
+        print(f"{name:6} wall {1e3 * median[name][0]:6.2f} cpu {1e3 * median[name][1]:6.2f}  "
+              f"(p90 cpu {1e3 * sorted(r['first'][1] for r in found)[int(0.9 * (repeat - 1))]:.2f})  "
+              f"stages (cpu): {shown}")
+    print(f"this / other: wall {median['this'][0] / median['other'][0]:.2f}, "
+          f"cpu {median['this'][1] / median['other'][1]:.2f}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="bench_compile.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--ops", default="1000,2000,5000", help="program sizes, in traced ops")
@@ -259,7 +298,12 @@ def main(argv=None) -> None:
     parser.add_argument("--pipeline", default=compiler.DEFAULT_PIPELINE)
     parser.add_argument("--first-call", action="store_true",
                         help="time g's first call in fresh processes, cold and from the disk cache")
+    parser.add_argument("--compare", metavar="CHECKOUT",
+                        help="with --first-call: disk-warm first calls of this checkout and CHECKOUT in turn")
     args = parser.parse_args(argv)
+    if args.first_call and args.compare:
+        compare_first_calls(args.compare, max(args.repeat, 1))
+        return
     if args.first_call:
         first_calls(max(args.repeat, 1))
         return

@@ -5,7 +5,9 @@ Each implementation gets the same arrays, already where it computes (``jc.device
 ``jax.device_put``): the time is the call and the wait for the GPU, not the copies. One warm-up
 call each, then ``--repeat`` timed calls with the implementations taking turns; medians, and
 ratios to jitcore's. Each GPU result is checked against NumPy's (a relative tolerance: GPU sums
-combine in another order). Without a GPU or driver it prints so and exits 0.
+combine in another order). CuPy runs the same code too when installed. ``measure`` gives one
+row as data (``tools/gpu_check.py`` writes it as JSON). Without a GPU or driver it prints so and
+exits 0.
 """
 
 from __future__ import annotations
@@ -39,7 +41,17 @@ def _jax_gpu():
         return None
 
 
-def _implementations(work, arrays, cuda, jax):
+def _cupy():
+    """CuPy, when installed and it sees a GPU, else None."""
+    try:
+        import cupy
+
+        return cupy if cupy.cuda.runtime.getDeviceCount() > 0 else None
+    except Exception:  # noqa: BLE001  (not installed, or no device for it)
+        return None
+
+
+def _implementations(work, arrays, cuda, jax, cupy=None):
     import jitcore as jc
 
     jitted = jc.jit(work.fn, backend="cuda")
@@ -55,11 +67,58 @@ def _implementations(work, arrays, cuda, jax):
         fn = jax.jit(bw._with_np(work.fn, jax.numpy))
         jax_arrays = [jax.device_put(a) for a in arrays]
         impls["jax-gpu"] = lambda: jax.block_until_ready(fn(*jax_arrays))
+    if cupy is not None:
+        cupy_fn = bw._with_np(work.fn, cupy)
+        cupy_arrays = [cupy.asarray(a) for a in arrays]
+
+        def run_cupy():
+            out = cupy_fn(*cupy_arrays)
+            cupy.cuda.Device().synchronize()
+            return out
+
+        impls["cupy"] = run_cupy
     return impls
 
 
 def _first(out):
-    return np.asarray(out[0] if isinstance(out, tuple) else out)
+    out = out[0] if isinstance(out, tuple) else out
+    return out.get() if hasattr(out, "get") and not isinstance(out, np.ndarray) else np.asarray(out)
+
+
+def workload(name: str):
+    return next(w for w in bw.WORKLOADS if w.name == name)
+
+
+def measure(work, dtype, scale: float, repeat: int, cuda, jax=None, cupy=None) -> dict:
+    """One workload at one dtype: the implementations' median times (ms, the warm-up call
+    apart, taking turns) and whether jitcore's result matches NumPy's; ``error`` if it failed."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(zlib.crc32(f"{work.name} {dtype.name}".encode()))
+    shapes = work.shapes(scale)
+    row = {"workload": work.name, "title": work.title, "dtype": dtype.name,
+           "shapes": [list(s) for s in shapes], "ms": {}, "matches_numpy": None, "error": None}
+    arrays = (work.inputs(rng, shapes, dtype) if work.inputs is not None
+              else [rng.standard_normal(s).astype(dtype) for s in shapes])
+    try:
+        impls = _implementations(work, arrays, cuda, jax, cupy)
+        start = time.perf_counter()
+        results = {name: fn() for name, fn in impls.items()}  # the warm-up calls (jitcore compiles)
+        row["first_call_s"] = time.perf_counter() - start
+    except Exception as e:  # noqa: BLE001  (the row says what failed; the others still run)
+        row["error"] = f"{type(e).__name__}: {e}"
+        return row
+    times = {name: [] for name in impls}
+    for _ in range(repeat):
+        for name, fn in impls.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    expected = _first(results["numpy"]).astype(np.float64)
+    got = _first(results["jitcore-cuda"]).astype(np.float64)
+    tolerance = TOLERANCE[dtype.name]
+    row["matches_numpy"] = bool(np.allclose(got, expected, rtol=tolerance, atol=tolerance))
+    row["ms"] = {name: 1e3 * statistics.median(t) for name, t in times.items()}
+    return row
 
 
 def run(opts) -> int:
@@ -67,41 +126,31 @@ def run(opts) -> int:
     if cuda is None:
         print(f"bench.py --backend cuda: no GPU present ({why}); nothing to measure")
         return 0
-    jax = _jax_gpu()
+    jax, cupy = _jax_gpu(), _cupy()
     only = None if opts.only is None else {n.strip() for n in opts.only.split(",")}
     repeat = opts.repeat or 5
     scale = opts.size / bw.DEFAULT_SIZE
     print(f"GPU: compute capability {cuda.capability[0]}.{cuda.capability[1]}; JAX on the GPU: "
-          f"{'yes' if jax is not None else 'not installed'}; {repeat} runs, medians in ms")
-    print(f"{'workload':<12} {'dtype':<8} {'numpy':>10} {'jitcore-cuda':>13} {'jax-gpu':>10}  check")
+          f"{'yes' if jax is not None else 'not installed'}; CuPy: {'yes' if cupy is not None else 'no'}; "
+          f"{repeat} runs, medians in ms")
+    print(f"{'workload':<12} {'dtype':<8} {'numpy':>10} {'jitcore-cuda':>13} {'jax-gpu':>10} {'cupy':>10}"
+          "  check")
     for work in bw.WORKLOADS:
         if only is not None and work.name not in only:
             continue
         if work.steps is not None:
             print(f"{work.name:<12} not measured on the GPU yet (a training loop: bench.py's CPU suite)")
             continue
-        for dtype in map(np.dtype, work.dtypes):
-            rng = np.random.default_rng(zlib.crc32(f"{work.name} {dtype.name}".encode()))
-            shapes = work.shapes(scale)
-            arrays = (work.inputs(rng, shapes, dtype) if work.inputs is not None
-                      else [rng.standard_normal(s).astype(dtype) for s in shapes])
-            try:
-                impls = _implementations(work, arrays, cuda, jax)
-                results = {name: fn() for name, fn in impls.items()}  # the warm-up calls
-            except Exception as e:  # noqa: BLE001  (a row says what failed; the others still run)
-                print(f"{work.name:<12} {dtype.name:<8} failed: {type(e).__name__}: {e}")
-                continue
-            times = {name: [] for name in impls}
-            for _ in range(repeat):
-                for name, fn in impls.items():
-                    start = time.perf_counter()
-                    fn()
-                    times[name].append(time.perf_counter() - start)
-            expected = _first(results["numpy"]).astype(np.float64)
-            got = _first(results["jitcore-cuda"]).astype(np.float64)
-            ok = np.allclose(got, expected, rtol=TOLERANCE[dtype.name], atol=TOLERANCE[dtype.name])
-            ms = {name: 1e3 * statistics.median(t) for name, t in times.items()}
-            jax_ms = f"{ms['jax-gpu']:>10.3f}" if "jax-gpu" in ms else f"{'-':>10}"
-            print(f"{work.name:<12} {dtype.name:<8} {ms['numpy']:>10.3f} {ms['jitcore-cuda']:>13.3f} "
-                  f"{jax_ms}  {'matches NumPy' if ok else 'DIFFERS from NumPy'}")
+        for dtype in work.dtypes:
+            print(format_row(measure(work, dtype, scale, repeat, cuda, jax, cupy)))
     return 0
+
+
+def format_row(row: dict) -> str:
+    if row["error"] is not None:
+        return f"{row['workload']:<12} {row['dtype']:<8} failed: {row['error']}"
+    ms = row["ms"]
+    peers = " ".join(f"{ms[n]:>10.3f}" if n in ms else f"{'-':>10}" for n in ("jax-gpu", "cupy"))
+    check = "matches NumPy" if row["matches_numpy"] else "DIFFERS from NumPy"
+    return (f"{row['workload']:<12} {row['dtype']:<8} {ms['numpy']:>10.3f} {ms['jitcore-cuda']:>13.3f} "
+            f"{peers}  {check}")

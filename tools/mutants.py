@@ -206,6 +206,18 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("pool-keeps-parent-workers", "codegen/cpu/thread_pool.py",
+           'with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):',
+           'with b.if_then(b.icmp_signed("==", e.load("owner_pid"), ll.Constant(I64, 0)), likely=False):',
+           "a forked child believes it has its parent's pool workers: it starts none, and its "
+           "launches run on the caller alone (and its mutex may be a copy held at the fork)",
+           ("tests/codegen/test_thread_pool.py",)),
+    Mutant("pool-nested-launch-shares", "codegen/cpu/thread_pool.py",
+           'b.cbranch(b.icmp_signed("==", holder, pid), alone, steal)',
+           'b.cbranch(b.icmp_signed("==", holder, pid), owned, steal)',
+           "a launch made while the pool is busy (another Python thread's, or from inside a "
+           "kernel) takes the pool too: two launches' contexts and counters mixed",
+           ("tests/codegen/test_thread_pool.py",)),
     Mutant("pieces-counter-off-by-one", "codegen/cpu/full_reduction.py",
            "cascade.push_block(piece)", "cascade.push_block(b.add(piece, extent(1)))",
            "a full reduction's merge counts whole pieces from 1: they carry at other levels "

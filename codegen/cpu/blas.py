@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -58,21 +59,21 @@ def _open(path: str) -> ctypes.CDLL:
     return ctypes.CDLL(path)
 
 
-def _candidates() -> list[str]:
-    """Library files that may hold NumPy's OpenBLAS, in the order they are tried."""
-    paths = []
+def _candidates() -> Iterator[str]:
+    """Library files that may hold NumPy's OpenBLAS, in the order they are tried; found as
+    they are tried, so that NumPy's own copy, found first, costs no search of sys.path for the
+    scipy-openblas packages (a tenth of a millisecond of a process's first call)."""
     spec = importlib.util.find_spec("numpy")
     if spec is not None and spec.origin:
         numpy_dir = os.path.dirname(spec.origin)
         for folder in (os.path.join(os.path.dirname(numpy_dir), "numpy.libs"),
                        os.path.join(numpy_dir, ".libs"), os.path.join(numpy_dir, ".dylibs")):
-            paths += _named_openblas(folder)
+            yield from _named_openblas(folder)
     for package in ("scipy_openblas64", "scipy_openblas32"):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
             for folder in spec.submodule_search_locations:
-                paths += _named_openblas(os.path.join(folder, "lib"))
-    return paths
+                yield from _named_openblas(os.path.join(folder, "lib"))
 
 
 def _named_openblas(folder: str) -> list[str]:

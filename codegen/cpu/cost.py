@@ -1,11 +1,14 @@
 """What a kernel's work weighs against the runtime's ``parallel_threshold``.
 
 The threshold is in iteration points of a body that costs about what ``tanh(2x+1)`` costs in
-float32 (``jitcore/config.py``: there starting and joining a thread costs what one thread
-spends on about 128K points). A body of loads, stores and arithmetic only, a sum of squares or
-a shifted copy, runs four to six times faster per point (measured on a 2-core AMD EPYC, one
-thread, f32: 0.05-0.1 ns a point against 0.3 for ``tanh``), so a split pays only from that many
-times more points. Such a kernel's points are weighed ``1 / CHEAP_DIVISOR`` each.
+float32 (``jitcore/config.py``: it was set when starting and joining a thread cost what one
+thread spends on about 128K points; waking the persistent pool, ``thread_pool.py``, costs far
+less, but on the busy 2-core host two threads still lost to one below and around it, so it
+stays: docs/performance.md, "Persistent thread pool"). A body of loads, stores and arithmetic
+only, a sum of squares or a shifted copy, runs four to six times faster per point (measured
+on a 2-core AMD EPYC, one thread, f32: 0.05-0.1 ns a point against 0.3 for ``tanh``), so a
+split pays only from that many times more points. Such a kernel's points are weighed
+``1 / CHEAP_DIVISOR`` each.
 
 A body that only moves data (a copy, a transpose, ``np.roll``'s shifted segments: nothing but
 position tests and selects) is bound by memory, which one core of that machine already takes

@@ -10,14 +10,22 @@ reduction to one value has no parallel dim to split: its kernel takes pieces of 
 instead, each into its own partial slot (stack space of the launch), and a last call merges
 them in a fixed order (``full_reduction.py``).
 
-The threads are the process's own (``pthread_create``/``pthread_join``, which MCJIT resolves
-from the process on Linux and macOS), started by the compiled code itself: the whole call stays
-one ctypes call, made without the GIL. A split launch fills in a context (a counter, the
-chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per process, which
-starts ``min(num_threads, chunks) - 1`` threads, works too, and joins them; every thread runs
-the kernel's ``_worker``, taking chunks from the shared atomic counter until none is left, so
-a thread slowed by another process does not hold the rest up. If a thread cannot be started,
-the others (or the caller alone) take its chunks.
+The threads are a persistent pool of the process's own pthreads (``thread_pool.py``, which
+MCJIT resolves from the process on Linux and macOS), driven by the compiled code itself: the
+whole call stays one ctypes call, made without the GIL. A split launch fills in a context (a
+counter, the chunks, the kernel's arguments) and calls ``run_chunks``, compiled once per
+process with the pool's state in its own globals. It wakes ``min(num_threads, chunks) - 1``
+parked workers (started on the first launch that wants them, more when ``num_threads`` rises),
+runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
+joined has finished; every thread takes chunks from the context's atomic counter until none is
+left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
+late finds the launch over and takes nothing). Between launches the workers spin briefly, then
+block on a condition variable: an idle pool costs no CPU. Only one launch has the pool at a
+time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
+alone on its own thread, which can neither deadlock nor mix two launches. A forked child
+starts a pool of its own on its first launch; if no worker can be started, the caller runs
+every chunk. Waking a parked pool costs a few microseconds where starting and joining threads
+cost about 30 (docs/performance.md, "Persistent thread pool").
 
 The settings are read when the code runs, from ``SETTINGS``: one int64 per name in
 ``RUNTIME_SETTINGS``, at the address the code knows as the symbol ``SETTINGS_SYMBOL``
@@ -34,6 +42,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
+from jitcore.codegen.cpu import thread_pool
 from jitcore.codegen.llvm_types import I64, PTR
 
 RUNTIME_SETTINGS = (
@@ -158,68 +167,18 @@ def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type
     return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
 
 
-# The type of a thread's entry, ``ptr worker(ptr context)``, which run_chunks calls too.
-_WORKER = ll.FunctionType(PTR, [PTR])
-
-
 def run_chunks_module() -> ll.Module:
-    """``void run_chunks(worker, ptr context, i64 chunks)``: start ``min(num_threads, chunks)
-    - 1`` threads running ``worker(context)``, run it on this thread too, then join the threads
-    started. One copy per process, not one per compiled function. A thread that cannot be
-    started ends the starting (the others take its chunks). ``pthread_t`` is passed as an i64:
-    an integer or a pointer, one register in the C calling convention. ``worker`` is typed as
-    a pointer to ``_WORKER`` so the builder can call through it."""
+    """``void run_chunks(worker, ptr context, i64 chunks)``: run ``worker(context)`` on this
+    thread and on ``min(num_threads, chunks) - 1`` of the process's pool of workers
+    (``thread_pool.py``), returning when every one has returned. One copy per process, not one
+    per compiled function."""
     module = ll.Module()
-    i32 = ll.IntType(32)
-    create = _declare(module, "pthread_create", i32, [PTR, PTR, PTR, PTR])
-    join = _declare(module, "pthread_join", i32, [I64, PTR])
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [_WORKER.as_pointer(), PTR, I64]),
-                     RUN_CHUNKS_SYMBOL)
-    worker, context, chunks = fn.args
-    zero, one, null = ll.Constant(I64, 0), ll.Constant(I64, 1), ll.Constant(PTR, None)
-    blocks = {n: fn.append_basic_block(n) for n in ("entry", "start", "create", "created",
-                                                    "work", "join", "joining", "done")}
-    b = ll.IRBuilder(blocks["entry"])
-    threads = _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1), chunks)
-    helpers = b.sub(threads, one)
-    handles = b.alloca(I64, size=_at_least(b, helpers, 1))
-    b.branch(blocks["start"])
 
-    b.position_at_end(blocks["start"])
-    started = b.phi(I64)
-    b.cbranch(b.icmp_signed("<", started, helpers), blocks["create"], blocks["work"])
+    def threads_wanted(b: ll.IRBuilder) -> ll.Value:
+        return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1),
+                        b.function.args[2])
 
-    b.position_at_end(blocks["create"])
-    handle = b.gep(handles, [started], source_etype=I64)
-    failed = b.call(create, [handle, null, b.bitcast(worker, PTR), context])
-    following = b.add(started, one)
-    b.cbranch(b.icmp_signed("==", failed, ll.Constant(i32, 0)), blocks["created"], blocks["work"])
-
-    b.position_at_end(blocks["created"])
-    b.branch(blocks["start"])
-    started.add_incoming(zero, blocks["entry"])
-    started.add_incoming(following, blocks["created"])
-
-    b.position_at_end(blocks["work"])
-    running = b.phi(I64)
-    running.add_incoming(started, blocks["start"])
-    running.add_incoming(started, blocks["create"])
-    b.call(worker, [context])
-    b.branch(blocks["join"])
-
-    b.position_at_end(blocks["join"])
-    joined = b.phi(I64)
-    b.cbranch(b.icmp_signed("<", joined, running), blocks["joining"], blocks["done"])
-
-    b.position_at_end(blocks["joining"])
-    b.call(join, [b.load(b.gep(handles, [joined], source_etype=I64), typ=I64), null])
-    after = b.add(joined, one)
-    b.branch(blocks["join"])
-    joined.add_incoming(zero, blocks["work"])
-    joined.add_incoming(after, blocks["joining"])
-
-    b.position_at_end(blocks["done"])
-    b.ret_void()
+    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted)
     return module
 
 
@@ -235,6 +194,12 @@ def load_run_chunks(compile_and_load) -> None:
             return
         _loaded.append(compile_and_load(str(run_chunks_module()), RUN_CHUNKS_SYMBOL))
         llvm.add_symbol(RUN_CHUNKS_SYMBOL, _loaded[0])
+
+
+def run_chunks_address() -> int | None:
+    """Where ``run_chunks`` is (a ``void (ptr (*)(ptr), ptr, i64)`` to call through ctypes,
+    which releases the GIL), or None before the first split code is loaded."""
+    return _loaded[0] if _loaded else None
 
 
 def _worker(module: ll.Module, kernel: ll.Function) -> ll.Function:

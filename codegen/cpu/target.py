@@ -40,6 +40,7 @@ import struct
 import threading
 from functools import cache
 
+import llvmlite
 import llvmlite.binding as llvm
 
 from jitcore.codegen import stage_times
@@ -56,6 +57,14 @@ VECTOR_BITS_VARIABLE = "JITCORE_VECTOR_BITS"
 # The value of JITCORE_VECTOR_BITS; jitcore.config, which reads the environment, sets it.
 VECTOR_BITS_OVERRIDE: str | None = None
 
+# Where the host's description (``magic()``) is kept for later processes of this boot of this
+# machine: an object with ``load(key) -> str | None`` and ``store(key, text)``, or None
+# (``jitcore.disk_cache`` sets it). Asking LLVM for the triple, CPU name and features costs about
+# half a millisecond of a process's first call, a tenth of a call that loads its code from disk.
+HOST_MEMO = None
+BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux's: a new random id at every boot
+_remembered: tuple[str, str, str] | None = None  # the memo's description, once read
+
 
 def override_vector_bits(text: str | None) -> None:
     """Use ``text`` (``"256"``, ``"512"``, or None: the CPU's choice). Only before the first
@@ -66,8 +75,16 @@ def override_vector_bits(text: str | None) -> None:
     if host_target_machine.cache_info().currsize:
         raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be chosen before the first compilation")
     VECTOR_BITS_OVERRIDE = text or None
+    forget_host()
+
+
+def forget_host() -> None:
+    """Ask LLVM for the host's description again (after a new override, or a new memo)."""
+    global _remembered
+    _remembered = None
     host_features.cache_clear()
     _host_machine.cache_clear()
+    _described_host.cache_clear()
 
 
 def vector_bits(cpu: str, features: str, override: str | None = None) -> int | None:
@@ -115,7 +132,7 @@ def _new_host_machine() -> llvm.TargetMachine:
     process that loads its code from the disk cache needs none of them."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    return _new_machine(*_host_machine())
+    return _new_machine(*(_remembered or _host_machine()))
 
 
 @cache
@@ -155,8 +172,40 @@ def magic() -> tuple[str, str, str]:
     """What the machine code depends on besides the IR: triple, CPU name, and the features the
     code is compiled with (the host's, with the vector width: ``host_features``). Read from
     the host, with no target machine made: the disk cache's key needs it before anything is
-    compiled, and a hit then makes none."""
-    return _host_machine()
+    compiled, and a hit then makes none. Kept in ``HOST_MEMO`` under the boot's id, the
+    vector-width override and LLVM's version, where a later process of the same boot reads it
+    instead of asking LLVM; a process that makes a host target machine then makes it from the
+    same description."""
+    return _described_host()
+
+
+@cache
+def _described_host() -> tuple[str, str, str]:
+    global _remembered
+    key = _memo_key()
+    if key is not None:
+        parts = (HOST_MEMO.load(key) or "").split("\n")
+        if len(parts) == 3 and all(parts[:2]):
+            _remembered = (parts[0], parts[1], parts[2])
+            return _remembered
+    found = _host_machine()
+    if key is not None:
+        HOST_MEMO.store(key, "\n".join(found))
+    return found
+
+
+def _memo_key() -> str | None:
+    """The memo's key for this boot and these settings; None without a memo or a boot id
+    (not Linux): a boot id is never another machine's, and a CPU changes only across boots."""
+    if HOST_MEMO is None:
+        return None
+    try:
+        with open(BOOT_ID) as f:
+            boot = f.read().strip()
+    except OSError:
+        return None
+    return (f"boot {boot} vector_bits {VECTOR_BITS_OVERRIDE} llvmlite {llvmlite.__version__} "
+            f"llvm {llvm.llvm_version_info}") if boot else None
 
 
 def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,

@@ -18,11 +18,11 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.host import STATUS, plan_function
-from jitcore.codegen.nvptx import kernels, target
+from jitcore.codegen.nvptx import checks, kernels, matmul, rowgroup, target
 from jitcore.codegen.nvptx.plan import GpuPlan
-from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
+from jitcore.codegen.plan import CompiledFunction, LowerOptions, Run, Storage
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import array
+from jitcore.ir.dialects import array, kernel
 
 _UNHASHED = "0" * 16
 _PTX_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -55,7 +55,9 @@ class NvptxBackend:
     def fingerprint(self) -> str:
         return (f"block={kernels.BLOCK} max_blocks={kernels.MAX_BLOCKS} "
                 f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
-                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS}")
+                f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS} "
+                f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} row_groups={rowgroup.ENABLED} "
+                "parallel_checks=1")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
         return self.lower_for(func, len(specs), options, self.arch)
@@ -80,12 +82,33 @@ class NvptxBackend:
                     launch, operands=(*launch.operands, Storage("buffer", zeroed[-1])))
         module = ll.Module(name=draft)
         module.triple = target.TRIPLE
-        shapes = [kernels.emit_kernel(module, launch.kernel, op, options.fastmath)
-                  for launch, op in zip(plan.launches, ops)]
+        grouped = {}  # launch index -> its row group (launch indices), for the group's members
+        for group in rowgroup.row_groups(plan, ops):
+            grouped.update((i, group) for i in group)
+        shapes = []
+        for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            group = grouped.get(i)
+            if group is None:
+                shapes.append(kernels.emit_kernel(module, launch.kernel, op, options.fastmath, tag=i + 1))
+            elif group[0] == i:  # the group runs as its first launch, with every member's operands
+                shapes.append(rowgroup.emit_group(module, launch.kernel, [ops[j] for j in group],
+                                                  options.fastmath))
+                operands = tuple(s for j in group for s in plan.launches[j].operands)
+                plan.launches[i] = dataclasses.replace(launch, operands=operands)
+            else:  # run inside its group's launch: never launched itself
+                shapes.append(kernels.LaunchShape("in-row-group", 0, 0))
+        if grouped:
+            skipped = {i for i, group in grouped.items() if group[0] != i}
+            plan.program = [s for s in plan.program if not (isinstance(s, Run) and s.launch in skipped)]
+        places = {}
+        for i, (op, shape) in enumerate(zip(ops, shapes)):
+            if shape.grid and shape.kind != "serial" and kernel.checks_indices(op):
+                places.update(checks.places(op, i + 1))
         text = str(module)
         symbol = f"jit_{name}_{hashlib.sha256((arch + text).encode()).hexdigest()[:16]}"
         gpu = GpuPlan(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(CompiledFunction)})
         gpu.symbol, gpu.arch, gpu.shapes, gpu.zeroed = symbol, arch, shapes, zeroed
+        gpu.check_places = places
         gpu.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                         for launch in plan.launches]
         gpu.llvm_ir = text.replace(draft, symbol)

@@ -2,7 +2,7 @@
 space mapped onto blocks of ``BLOCK`` threads, the body emitted by the same ``KernelBody`` as
 the CPU's (so every scalar op and math function lowers alike).
 
-Five shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
+Six shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
 
 - ``elementwise`` (no reduction): every point of the domain is one work item; item ``i`` is run
   by thread ``i mod (blocks * BLOCK)`` of a grid-stride loop (``i = blockIdx * BLOCK +
@@ -27,6 +27,8 @@ Five shapes, chosen from the op alone (``shape_of``), each with its launch's gri
   totals in the same way (thread ``t`` takes totals ``t, t + BLOCK, ...``) and stores the result.
 - ``thread-reduce`` (any other reduction, or fewer reduced points): one thread per result point
   (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop.
+- ``tiled-matmul`` (a float32 or float64 matrix product: ``matmul.py``, which documents its
+  tiles and its fixed accumulation order): one block of ``matmul.threads()`` per result tile.
 - ``serial`` (a kernel that runs in order: it checks indices, scatters, runs scalar loops, scans,
   or starts from a copy of an input): one thread runs the whole nest in C order, as on the CPU.
 """
@@ -43,6 +45,8 @@ from jitcore.codegen.cpu.reduction import Combiner, PerResult, reassociation
 from jitcore.codegen.kernel_body import KernelBody, kernel_function
 from jitcore.codegen.llvm_types import I8, I64, constant, memory_type, value_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent
+from jitcore.codegen.nvptx import checks as checks_module
+from jitcore.codegen.nvptx import matmul
 from jitcore.codegen.nvptx.intrinsics import I32, barrier, shared_array, shuffle_down, special_register
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
@@ -68,7 +72,7 @@ INTEGER_COMBINES = ("arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "a
 class LaunchShape:
     """How one kernel is launched: its schedule, blocks in the grid and threads per block."""
 
-    kind: str  # "elementwise", "block-reduce", "thread-reduce" or "serial"
+    kind: str  # "elementwise", "block-reduce", "grid-reduce", "thread-reduce", "tiled-matmul", "serial"
     grid: int
     block: int
 
@@ -77,9 +81,12 @@ def shape_of(op: kernel.GenericOp) -> LaunchShape:
     """The schedule of ``op`` and its launch's size (see the module's docstring)."""
     domain = op.domain()
     parallel = math.prod(d for d, it in zip(domain, op.iterator_types) if it == kernel.PARALLEL)
-    if (kernel.runs_in_order(op) or op.scan_dim is not None
+    if (runs_in_order(op) or op.scan_dim is not None
             or any(source >= 0 for source in op.copy_inputs)):
         return LaunchShape("serial", 1, 1)
+    product = matmul.matmul_of(op)
+    if product is not None:
+        return LaunchShape("tiled-matmul", _blocks(matmul.tiles(product), 1), matmul.threads())
     if not op.has_reduction:
         return LaunchShape("elementwise", _blocks(math.prod(domain), BLOCK), BLOCK)
     reduced = math.prod(d for d, it in zip(domain, op.iterator_types) if it != kernel.PARALLEL)
@@ -88,6 +95,16 @@ def shape_of(op: kernel.GenericOp) -> LaunchShape:
     if reduced >= BLOCK_REDUCE_MIN and merging_of(op) is not None:
         return LaunchShape("block-reduce", _blocks(parallel, 1), BLOCK)
     return LaunchShape("thread-reduce", _blocks(parallel, BLOCK), BLOCK)
+
+
+def runs_in_order(op: kernel.GenericOp) -> bool:
+    """Whether ``op``'s points must run one after another on the GPU: as on the CPU
+    (``kernel.runs_in_order``), except that index checks alone run in parallel
+    (``checks.py`` reports the error the CPU would)."""
+    inner = list(kernel.body_ops(op))
+    checks = sum(isinstance(i, kernel.CheckIndexOp) for i in inner)
+    return (any(isinstance(i, (kernel.InsertOp, kernel.RaiseOp)) or i.regions for i in inner)
+            or (checks > 0 and not checks_module.parallel_checks_fit(op.domain(), checks)))
 
 
 def grid_blocks(reduced: int) -> int:
@@ -131,32 +148,45 @@ def needs_status(op: kernel.GenericOp) -> bool:
     return kernel.checks_indices(op) or any(map(scalar.needs_exact_fallback, kernel.body_ops(op)))
 
 
-def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, fastmath: bool) -> LaunchShape:
+def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, fastmath: bool,
+                tag: int = 1) -> LaunchShape:
     """``op`` as the ``ptx_kernel`` function ``name``: ``void name(ptr operand...[, ptr status])``
     (the status words when ``needs_status``), every operand C-contiguous. Returns its launch's
     shape."""
     shape = shape_of(op)
-    _Kernel(module, name, op, shape, fastmath)
+    _Kernel(module, name, op, shape, fastmath, tag=tag)
     return shape
 
 
 class _Kernel:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, shape: LaunchShape,
-                 fastmath: bool):
+                 fastmath: bool, member=None, tag: int = 1):
+        """The kernel ``name`` with ``shape``'s schedule; or, with ``member`` (a row group's
+        builder, function and this kernel's operands in it), only the parts that
+        ``rowgroup.py`` emits row by row."""
         self.op = op
         shaped = [*op.operands, *op.results]
         status = needs_status(op)
         grid = shape.kind == "grid-reduce"
+        reduces = (shape.kind in ("block-reduce", "grid-reduce")
+                   or (shape.kind == "row-group" and op.has_reduction))
+        self.merging = merging_of(op) if reduces else None
+        self.domain = list(op.domain())
+        maps = list(op.indexing_maps)
+        precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range)
+        if member is not None:
+            self.b, self.function, operands, self.prefix = member
+            self.scratch = None
+            self.body = KernelBody(self.b, op, operands, maps, precision, None)
+            return
         fn, operands, extras, _ = kernel_function(module, name, shaped, [False] * len(shaped),
                                                   extra_pointers=int(status) + int(grid))
         self.scratch = extras[-1] if grid else None
-        self.merging = merging_of(op) if shape.kind in ("block-reduce", "grid-reduce") else None
         fn.linkage = ""  # external: the driver finds it by name
         fn.calling_convention = "ptx_kernel"
         self.function = fn
+        self.prefix = fn.name  # of its shared arrays' names
         self.b = ll.IRBuilder(fn.append_basic_block("entry"))
-        self.domain = list(op.domain())
-        maps = list(op.indexing_maps)
         flat = (not op.has_reduction and not op.clamped and not op.indexed
                 and all(v.type.shape == tuple(self.domain) for v in shaped)
                 and all(m.is_identity for m in maps))
@@ -167,11 +197,15 @@ class _Kernel:
             maps = [AffineMap.identity(1) for _ in maps]
         # No exact (libm) fallback on the GPU: the math library's code alone, and a trig
         # argument beyond its range is reported (the runtime raises) rather than computed wrong.
-        precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range)
-        self.body = KernelBody(self.b, op, operands, maps, precision, extras[0] if status else None)
+        status_words = extras[0] if status else None
+        if kernel.checks_indices(op) and shape.kind != "serial":  # the lowest bad index wins
+            self.body = checks_module.ParallelCheckBody(self.b, op, operands, maps, precision, status_words,
+                                                        domain=self.domain, tag=tag)
+        else:
+            self.body = KernelBody(self.b, op, operands, maps, precision, status_words)
         {"elementwise": self._elementwise, "block-reduce": self._block_reduce,
          "grid-reduce": self._grid_reduce, "thread-reduce": self._thread_reduce,
-         "serial": self._serial}[shape.kind]()
+         "serial": self._serial, "tiled-matmul": lambda: matmul.emit(self)}[shape.kind]()
         self.b.ret_void()
 
     def _report_trig_range(self, beyond: ll.Value) -> None:
@@ -275,7 +309,7 @@ class _Kernel:
         tid = special_register(b, "tid.x")
         lane = b.and_(tid, extent(WARP - 1))
         warp = b.lshr(tid, extent(5))
-        shared = [shared_array(b.module, f"{self.function.name}_{name}{k}", v.type, WARPS)
+        shared = [shared_array(b.module, f"{self.prefix}_{name}{k}", v.type, WARPS)
                   for k, v in enumerate(values)]
 
         def warp_fold(values: list[ll.Value], offsets) -> list[ll.Value]:
@@ -301,16 +335,34 @@ class _Kernel:
         kept, reduced = self._dims(kernel.PARALLEL), self._dims(kernel.REDUCTION)
         tid = special_register(b, "tid.x")
 
-        def result(o):
-            at = self._position(o, kept)
-            slots = self._accumulators()
-            self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in reduced),
-                              lambda r: self._fold(slots, self._point(at, self._position(r, reduced))))
-            self._block_total([b.load(s) for s in slots], "partials",
-                              lambda total: self.body.store_results(self._point(at, {}), total))
-
         self._grid_stride(special_register(b, "ctaid.x"), special_register(b, "nctaid.x"),
-                          math.prod(self.domain[d] for d in kept), result)
+                          math.prod(self.domain[d] for d in kept),
+                          lambda o: self._block_result(tid, self._position(o, kept), reduced))
+
+    def _block_result(self, tid: ll.Value, at: dict, reduced: list[int]) -> None:
+        """The result at the parallel position ``at``, reduced over ``reduced`` by the block."""
+        b = self.b
+        slots = self._accumulators()
+        self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in reduced),
+                          lambda r: self._fold(slots, self._point(at, self._position(r, reduced))))
+        self._block_total([b.load(s) for s in slots], "partials",
+                          lambda total: self.body.store_results(self._point(at, {}), total))
+
+    def row_part(self, row: ll.Value) -> None:
+        """A row group member's points of row ``row`` (dim 0), by the block's threads: a
+        reduction of the row's other dims as a block reduction's result is (the same order),
+        or each point by one thread, thread ``t`` taking points ``t, t + BLOCK, ...``."""
+        tid = special_register(self.b, "tid.x")
+        rest = list(range(1, len(self.domain)))
+        if self.op.has_reduction:
+            self._block_result(tid, {0: row}, rest)
+            return
+
+        def item(i):
+            ivs = self._point({0: row, **self._position(i, rest)}, {})
+            self.body.store_results(ivs, self.body.evaluate(ivs))
+
+        self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in rest), item)
 
     def _grid_reduce(self) -> None:
         """One result point reduced by ``grid`` blocks: block ``k`` folds its chunk (the
@@ -331,7 +383,7 @@ class _Kernel:
                           lambda r: self._fold(slots, self._point({}, self._position(r, reduced))))
         scratch = self.scratch
         counter = b.gep(scratch, [extent(len(op.results) * blocks * SCRATCH_SLOT)], source_etype=I8)
-        finished = shared_array(b.module, f"{self.function.name}_last", I32, 1)
+        finished = shared_array(b.module, f"{self.prefix}_last", I32, 1)
         finished_slot = b.gep(finished, [ll.Constant(I32, 0), ll.Constant(I32, 0)])
 
         def leave_total(total):

@@ -23,6 +23,8 @@ class GpuPlan(CompiledFunction):
     arch: str = ""
     shapes: list[LaunchShape] = field(default_factory=list)  # one per launch
     zeroed: list[int] = field(default_factory=list)  # buffers that start as zero bytes (scratch)
+    # (launch tag, check number) -> the user's line of a parallel index check (``checks.py``)
+    check_places: dict = field(default_factory=dict)
 
     @property
     def ptx(self) -> str:

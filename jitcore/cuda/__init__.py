@@ -6,10 +6,10 @@ from jitcore.codegen.nvptx.target import arch_of
 from jitcore.cuda import driver
 from jitcore.cuda.device_array import DeviceArray, device_put
 from jitcore.cuda.driver import CudaDriverError, CudaError, Driver, NoCudaDriverError
-from jitcore.cuda.executable import CudaExecutable
+from jitcore.cuda.executable import CudaExecutable, GpuIndexError
 
-__all__ = ["CudaDriverError", "CudaError", "CudaExecutable", "DeviceArray", "Driver", "NoCudaDriverError",
-           "device_put", "require"]
+__all__ = ["CudaDriverError", "CudaError", "CudaExecutable", "DeviceArray", "Driver", "GpuIndexError",
+           "NoCudaDriverError", "device_put", "require"]
 
 
 def require() -> Driver:

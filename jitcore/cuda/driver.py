@@ -16,6 +16,7 @@ import ctypes.util
 import sys
 import threading
 
+from jitcore.cuda.staging import PINNED_MIN_BYTES, Staging
 from jitcore.errors import JitcoreError
 
 LIBRARIES = ("nvcuda.dll",) if sys.platform == "win32" else ("libcuda.so.1", "libcuda.so")
@@ -58,6 +59,8 @@ class Driver:
     def __init__(self, lib):
         self.lib = lib
         self._local = threading.local()
+        self._staging = None  # not opened yet; False: pinning failed
+        self._staging_lock = threading.Lock()
         self.check("cuInit", lib.cuInit(0))
         count = ctypes.c_int()
         self.check("cuDeviceGetCount", lib.cuDeviceGetCount(ctypes.byref(count)))
@@ -134,13 +137,26 @@ class Driver:
     def free(self, pointer: int) -> None:
         self.check("cuMemFree", self.lib.cuMemFree_v2(ctypes.c_uint64(pointer)))
 
+    def staging(self):
+        """The pinned staging buffers (``staging.py``), opened at the first large copy; None
+        where pinning failed (the copies are then the plain ones)."""
+        if self._staging is None:
+            self._staging = Staging.open(self) or False
+        return self._staging or None
+
     def to_device(self, pointer: int, host: int, nbytes: int) -> None:
-        if nbytes:
+        if nbytes >= PINNED_MIN_BYTES and self.staging() is not None:
+            with self._staging_lock:
+                self._staging.to_device(pointer, host, nbytes)
+        elif nbytes:
             self.check("cuMemcpyHtoD", self.lib.cuMemcpyHtoD_v2(
                 ctypes.c_uint64(pointer), ctypes.c_void_p(host), ctypes.c_size_t(nbytes)))
 
     def to_host(self, host: int, pointer: int, nbytes: int) -> None:
-        if nbytes:
+        if nbytes >= PINNED_MIN_BYTES and self.staging() is not None:
+            with self._staging_lock:
+                self._staging.to_host(host, pointer, nbytes)
+        elif nbytes:
             self.check("cuMemcpyDtoH", self.lib.cuMemcpyDtoH_v2(
                 ctypes.c_void_p(host), ctypes.c_uint64(pointer), ctypes.c_size_t(nbytes)))
 

@@ -19,15 +19,23 @@ from jitcore.codegen.host import STATUS
 from jitcore.codegen.kernel_body import INDEX_ERROR, ZERO_STEP
 from jitcore.codegen.mathlib import TRIG_ARGUMENT_LIMITS
 from jitcore.codegen.nvptx import TrigArgumentRangeError, UnsupportedOnGpuError
+from jitcore.codegen.nvptx.checks import STATUS_BYTES
 from jitcore.codegen.nvptx.kernels import TRIG_ARGUMENT_RANGE
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
-from jitcore.cuda.driver import Driver, driver
+from jitcore.cuda.driver import CudaError, Driver, driver
 from jitcore.dispatch import status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
+
+
+
+class GpuIndexError(CudaError, IndexError):
+    """An index out of range met by a GPU kernel that checks its indices in parallel; the
+    message names the user's line of the indexing."""
+
 
 _modules: dict[tuple[str, bytes], object] = {}  # (symbol, PTX digest) -> the loaded module
 _modules_lock = threading.Lock()
@@ -57,7 +65,9 @@ class CudaExecutable:
         self.out_tree = out_tree
         self.cuda = driver()
         module = load_module(self.cuda, plan)
-        self.functions = [self.cuda.function(module, launch.kernel) for launch in plan.launches]
+        # a launch run inside its row group's (grid 0) has no function of its own
+        self.functions = [self.cuda.function(module, launch.kernel) if shape.grid else None
+                          for launch, shape in zip(plan.launches, plan.shapes)]
         self.constants = [device_put(c).memory for c in plan.constants]
         self.transposed = transposed or (False,) * len(plan.outputs)
 
@@ -77,8 +87,8 @@ class CudaExecutable:
         for i, memory in enumerate(self.constants):
             where[Storage("constant", i)], dtypes[Storage("constant", i)] = memory, plan.constants[i].dtype
         if plan.has_status:
-            where[STATUS] = Allocation(cuda, 32)
-            cuda.zero(where[STATUS].pointer, 32)
+            where[STATUS] = Allocation(cuda, STATUS_BYTES)  # the CPU's 4 words, a key and a lock
+            cuda.zero(where[STATUS].pointer, STATUS_BYTES)
         self._steps(plan.program, where)
         cuda.synchronize()
         if plan.has_status:
@@ -154,11 +164,14 @@ class CudaExecutable:
         return value[()]
 
     def _check_status(self, memory: Allocation) -> None:
-        words = np.zeros(4, np.int64)
-        self.cuda.to_host(words.ctypes.data, memory.pointer, 32)
-        flag, index, axis, size = words.tolist()
+        words = np.zeros(5, np.int64)
+        self.cuda.to_host(words.ctypes.data, memory.pointer, words.nbytes)
+        flag, index, axis, size, key = words.tolist()
         if flag == 0:
             return
+        if flag == INDEX_ERROR and key:  # a parallel check's: the key names the check
+            place = self.plan.check_places.get(((key >> 48) & 0x7FFF, key & 0xFF), "an unknown location")
+            raise GpuIndexError(f"{status_error(flag, index, axis, size)} (at {place})")
         if flag in (SINGULAR_MATRIX, ZERO_STEP, INDEX_ERROR):
             raise status_error(flag, index, axis, size)
         if flag == TRIG_ARGUMENT_RANGE:

@@ -63,8 +63,8 @@ def check_family(f, args, tmp_path, kinds: set[str], **jit_kwargs) -> None:
         assert kinds <= {shape.kind for shape in plan.shapes}, [s.kind for s in plan.shapes]
         assert len(plan.shapes) == len(plan.launches)
         assert ".extern" not in plan.ptx, "the PTX calls a function it does not define (libm?)"
-        for launch in plan.launches:
-            assert f".entry {launch.kernel}(" in plan.ptx
+        for launch, shape in zip(plan.launches, plan.shapes):
+            assert (f".entry {launch.kernel}(" in plan.ptx) == (shape.grid > 0)  # 0: in a row group
         if PTXAS is not None:
             assemble(plan.ptx, arch_name, tmp_path)
 
@@ -162,7 +162,15 @@ def test_rowwise_softmax(tmp_path):
         e = np.exp(x - x.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    check_family(softmax, (np.ones((8, 3000), np.float32),), tmp_path, {"block-reduce", "elementwise"})
+    def layernorm(x):
+        m = x.mean(axis=1, keepdims=True)
+        return (x - m) / np.sqrt(((x - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+    for f in (softmax, layernorm):
+        check_family(f, (np.ones((8, 3000), np.float32),), tmp_path, {"row-group", "in-row-group"})
+    plan = gpu_plan(softmax, np.ones((8, 3000)))  # one launch: max, sum, quotient by row
+    assert [s.kind for s in plan.shapes] == ["row-group", "in-row-group", "in-row-group"]
+    assert len(plan.program) == 1 and plan.ptx.count(".entry") == 1
 
 
 @needs_ptxas
@@ -172,13 +180,23 @@ def test_gather_and_scatter(tmp_path):
         y[idx] = v
         return x[idx], x[:, idx], y, x[x > 0].sum(), np.take(x, idx, axis=1)
 
-    check_family(f, (X32, np.array([3, 1, 4, 1, 5]), np.float32(2.5)), tmp_path, {"serial"})
+    check_family(f, (X32, np.array([3, 1, 4, 1, 5]), np.float32(2.5)), tmp_path, {"serial", "elementwise"})
+    plan = gpu_plan(lambda x, idx: x[:, idx], X32, np.array([3, 1, 4]))  # a gather checks in parallel
+    assert [s.kind for s in plan.shapes] == ["elementwise"] and "atom" in plan.ptx
+    assert len(plan.check_places) == 1 and "test_nvptx.py" in next(iter(plan.check_places.values()))
 
 
 @needs_ptxas
 def test_matmul(tmp_path):
-    check_family(lambda a, b, i: (a @ b, i @ i.T, np.einsum("ij,kj->ik", a, a)),
-                 (X32, X32.T.copy(), I64), tmp_path, {"thread-reduce"})
+    """Float products are the tiled kernel (shared-memory slabs, barriers, fma), f32 and f64,
+    batched and transposed too; an integer product stays one thread per result."""
+    a64 = X32.astype(np.float64)
+    check_family(lambda a, b, i, c: (a @ b, i @ i.T, np.einsum("ij,kj->ik", a, a), c @ c.T,
+                                     np.stack([c, c]) @ np.stack([c.T, c.T])),
+                 (X32, X32.T.copy(), I64, a64), tmp_path, {"thread-reduce", "tiled-matmul"})
+    plan = gpu_plan(lambda a, b: a @ b, X32, X32.T.copy())
+    assert [s.kind for s in plan.shapes] == ["tiled-matmul"]
+    assert "fma.rn.f32" in plan.ptx and "bar.sync" in plan.ptx and ".shared" in plan.ptx
 
 
 @needs_ptxas

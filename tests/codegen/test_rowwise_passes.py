@@ -17,6 +17,7 @@ import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
 from jitcore.codegen.cpu import rowwise, runtime
+from tests.budget import examples
 
 
 def softmax(x):
@@ -91,7 +92,9 @@ def test_a_read_across_rows_is_not_grouped(monkeypatch):
     np.testing.assert_allclose(got, ORACLES[across_rows](x), rtol=1e-12, atol=1e-12)
 
 
-@settings(max_examples=25, deadline=None)
+# CI runs 15 of the 25 examples: each compiles twice (grouped and not), and the three functions
+# times two dtypes come up within them; test_full_size_rows_on_threads covers the long rows.
+@settings(max_examples=examples(25, ci=15), deadline=None)
 @given(fn=st.sampled_from([softmax, layernorm, row_scaled]),
        dtype=st.sampled_from([np.float32, np.float64]),
        rows=st.integers(2, 41), cols=st.integers(1, 70), seed=st.integers(0, 2**32 - 1),

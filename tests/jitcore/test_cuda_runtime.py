@@ -237,6 +237,58 @@ def test_a_loop_keeps_its_data_on_the_gpu(gpu):
     np.testing.assert_allclose(running, np.cumsum(u0), rtol=1e-9)
 
 
+def test_tiled_matmul_on_gpu(gpu):
+    """The tiled product at its real tile sizes: edges in every direction, one slab or many,
+    batched; within the fixed k order's bound ``K * eps * (|a| @ |b|)``."""
+    for dtype in (np.float32, np.float64):
+        for shape_a, shape_b in [((1000, 700), (700, 300)), ((64, 64), (64, 64)), ((129, 1), (1, 65)),
+                                 ((3, 2000), (2000, 5)), ((4, 100, 50), (4, 50, 70))]:
+            a, b = RNG.standard_normal(shape_a).astype(dtype), RNG.standard_normal(shape_b).astype(dtype)
+            got = on_gpu(lambda p, q: p @ q, a, b)
+            exact = a.astype(np.float64) @ b.astype(np.float64)
+            bound = (a.shape[-1] + 2) * np.finfo(dtype).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
+            assert got.dtype == dtype and np.all(np.abs(got - exact) <= bound), (dtype, shape_a, shape_b)
+
+
+def test_row_groups_on_gpu(gpu):
+    def softmax(a):
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def layernorm(a):
+        m = a.mean(axis=1, keepdims=True)
+        return (a - m) / np.sqrt(((a - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+    for dtype, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
+        x = RNG.standard_normal((300, 1500)).astype(dtype)
+        for f in (softmax, layernorm):
+            assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+            np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
+
+
+def test_parallel_gather_errors_on_gpu(gpu):
+    """Many threads meet bad indices at once: the error is always NumPy's (the first)."""
+    x = RNG.standard_normal((64, 3000)).astype(np.float32)
+    idx = RNG.integers(-3000, 3000, 20_000)
+    assert_matches(on_gpu(lambda p, k: p[:, k], x, idx), x[:, idx])
+    idx[[5000, 123, 19_000, 7000]] = [4000, -3001, 9999, 3000]
+    first = r"^index -3001 is out of bounds for axis 1 with size 3000 \(at .*test_cuda_runtime.py"
+    for _ in range(5):
+        with pytest.raises(IndexError, match=first):
+            on_gpu(lambda p, k: p[:, k], x, idx)
+
+
+def test_pinned_staging_on_gpu(gpu):
+    """An array larger than several staging chunks, to the device and back, and used there."""
+    from jitcore.cuda.staging import Staging
+
+    x = RNG.standard_normal(5_000_000)  # 40 MB: five 8 MiB chunks
+    d = jc.device_put(x)
+    assert gpu.staging() is not None, Staging.why_not
+    assert_matches(d.to_numpy(), x)
+    assert_matches(on_gpu(lambda a: a * 2, d), x * 2)
+
+
 def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
     """``bench.py --backend cuda`` on a machine without a GPU: one line, exit status 0."""
     from pathlib import Path
@@ -248,22 +300,94 @@ def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
     assert "no GPU present (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
 
 
+def test_gpu_check_without_a_driver(no_driver, tmp_path, capsys, monkeypatch):
+    """``tools/gpu_check.py`` here: a clear message, exit status 0, the summary written."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+    assert "no CUDA driver or GPU here (no CUDA driver (libcuda.so) found" in capsys.readouterr().out
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["device"]["status"] == "no-driver" and "tests" not in report
+    assert "No CUDA driver or GPU" in (tmp_path / "gpu_check.md").read_text()
+
+
+def test_gpu_check_copies_on_a_stand_in(monkeypatch, tmp_path):
+    """``gpu_check.run_copies`` (pinned against plain, through ``device_put`` and
+    ``to_numpy``) on the stand-in libcuda whose copies move bytes."""
+    from pathlib import Path
+
+    from jitcore.cuda import staging
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    lib = CopyingLibcuda()
+    cuda = Driver(lib)
+    monkeypatch.setattr(cuda_driver, "_driver", cuda)
+    monkeypatch.setattr(staging, "CHUNK", 1 << 16)
+    rows = gpu_check.run_copies(1, nbytes=1 << 20)
+    assert {(r["way"], r["direction"]) for r in rows} == {(w, d) for w in ("pinned", "plain")
+                                                           for d in ("to device", "to host")}
+    assert lib.bytes_async == 2 << 20  # the pinned pair staged; the plain pair not
+    assert cuda_driver.PINNED_MIN_BYTES == staging.PINNED_MIN_BYTES  # restored
+
+
+def test_gpu_check_phases(monkeypatch, tmp_path):
+    """With a device (made up here): each phase runs, a failing one is recorded and the others
+    still run, the summary is written, and the exit status says a phase failed."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    row = {"workload": "sum", "dtype": "float32", "shapes": [[10]], "error": None,
+           "ms": {"numpy": 2.0, "jitcore-cuda": 1.0}, "matches_numpy": True}
+    monkeypatch.setattr(gpu_check, "detect", lambda: {"status": "ok", "capability": "9.0"})
+    tests = {"ok": True, "summary": "3 passed", "seconds": 1}
+    monkeypatch.setattr(gpu_check, "run_tests", lambda timeout: tests)
+    monkeypatch.setattr(gpu_check, "run_copies", lambda repeat: 1 / 0)
+    monkeypatch.setattr(gpu_check, "run_bench", lambda repeat: [row])
+    assert gpu_check.main(["--out", str(tmp_path)]) == 1
+    report = json.loads((tmp_path / "gpu_check.json").read_text())
+    assert report["copies_error"] == "ZeroDivisionError: division by zero" and report["bench"] == [row]
+    assert "copies failed: ZeroDivisionError" in (tmp_path / "gpu_check.md").read_text()
+    monkeypatch.setattr(gpu_check, "run_copies", lambda repeat: [])
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+
+
+def test_gpu_check_summary_table(monkeypatch):
+    """The markdown of a run with a GPU (made up here): the device, the tests, the table."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import gpu_check
+
+    row = {"workload": "softmax", "dtype": "float32", "shapes": [[4096, 1024]], "error": None,
+           "ms": {"numpy": 20.0, "jitcore-cuda": 0.5, "cupy": 0.4}, "matches_numpy": True}
+    failed = {**row, "workload": "matmul", "error": "CudaDriverError: ...", "ms": {}}
+    text = gpu_check.markdown({"device": {"status": "ok", "capability": "9.0", "device": "H200"},
+                               "repeat": 5, "tests": {"summary": "120 passed", "seconds": 80.0},
+                               "bench": [row, failed],
+                               "copies": [{"way": "pinned", "direction": "to host", "bytes": 256 << 20,
+                                           "ms": 10.0, "GB/s": 26.8}]})
+    assert "Device: H200, compute capability 9.0" in text and "120 passed in 80.0 s" in text
+    assert "| softmax | float32 | 4096x1024 | 20.000 | 0.500 | 0.400 | 40.00 | True |" in text
+    assert "| matmul | float32 | [[4096, 1024]] | failed: CudaDriverError: ... |" in text
+    assert "| pinned | to host | 256 | 10.00 | 26.8 |" in text
+
+
 # -- on the emulated device (tests/gpu_emulator.py): the kernels' schedules and the runtime --------
 @pytest.fixture
 def emulated(monkeypatch):
-    """The emulated device, with blocks of 64 threads (2 warps) rather than 256: the same code
-    paths, a quarter of the emulated threads."""
-    from jitcore.codegen.nvptx import kernels
-    from jitcore.cuda import executable
-    from tests.gpu_emulator import device
+    """The emulated device (``gpu_emulator.emulate``: small blocks, the same code paths)."""
+    from tests.gpu_emulator import emulate
 
-    monkeypatch.setattr(kernels, "BLOCK", 64)
-    monkeypatch.setattr(kernels, "WARPS", 2)
-    emulator = device()
-    monkeypatch.setattr(cuda_driver, "_driver", emulator)
-    monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))
-    emulator.launches.clear()
-    return emulator
+    return emulate(monkeypatch)
 
 
 def run_emulated(f, *args):
@@ -424,3 +548,111 @@ def test_grid_reductions_emulated(emulated, monkeypatch):
     assert [(s.kind, s.grid) for s in plan.shapes] == [("grid-reduce", 4)]
     looped = run_emulated(lambda a, n: jc.fori_loop(0, n, lambda k, c: c + (a * k).sum(), 0.0), x, 3)
     np.testing.assert_allclose(looped, 3 * x.sum(), rtol=1e-12)  # (0 + 1 + 2) times the sum
+
+
+# -- pinned staging (jitcore/cuda/staging.py), on a stand-in libcuda whose memory is the host's ----
+class CopyingLibcuda(FakeLibcuda):
+    """FakeLibcuda whose host allocations are real and whose copies move bytes (device
+    pointers are host addresses); it checks each staging call's ctypes argument types."""
+
+    SIGNATURES = {
+        "cuMemHostAlloc": (ctypes._Pointer, ctypes.c_size_t, ctypes.c_uint),
+        "cuEventCreate": (ctypes._Pointer, ctypes.c_uint),
+        "cuStreamCreate": (ctypes._Pointer, ctypes.c_uint),
+        "cuMemcpyHtoDAsync_v2": (ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p),
+        "cuMemcpyDtoHAsync_v2": (ctypes.c_void_p, ctypes.c_uint64, ctypes.c_size_t, ctypes.c_void_p),
+        "cuEventRecord": (ctypes.c_void_p, ctypes.c_void_p),
+        "cuEventSynchronize": (ctypes.c_void_p,),
+        "cuStreamSynchronize": (ctypes.c_void_p,),
+        "cuMemFreeHost": (ctypes.c_void_p,),
+    }
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.pinned, self.bytes_async = [], 0
+
+    def __getattr__(self, name):
+        call = super().__getattr__(name)
+
+        def checked(*args):
+            expected = self.SIGNATURES.get(name)
+            if expected is not None:
+                assert len(args) == len(expected), (name, args)
+                for a, t in zip(args, expected):
+                    by_reference = isinstance(a, type(ctypes.byref(ctypes.c_int())))
+                    held = type(a._obj) if by_reference else type(a)
+                    assert issubclass(held, t) or (t is ctypes._Pointer and by_reference), (name, a)
+            return call(*args)
+
+        return checked
+
+    def _cuMemHostAlloc(self, ref, size, flags):
+        buffer = ctypes.create_string_buffer(size.value)
+        self.pinned.append(buffer)
+        return _out(ref, ctypes.addressof(buffer))
+
+    def _cuMemcpyHtoDAsync_v2(self, target, source, size, stream):
+        self.bytes_async += size.value
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemcpyDtoHAsync_v2(self, target, source, size, stream):
+        self.bytes_async += size.value
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemAlloc_v2(self, ref, size):
+        buffer = ctypes.create_string_buffer(size.value)
+        self.pinned.append(buffer)  # kept alive: "device" memory is host memory here
+        return _out(ref, ctypes.addressof(buffer))
+
+    def _cuMemcpyHtoD_v2(self, target, source, size):
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+    def _cuMemcpyDtoH_v2(self, target, source, size):
+        ctypes.memmove(target.value, source.value, size.value)
+        return 0
+
+
+def test_large_copies_go_through_pinned_staging(monkeypatch):
+    """Copies of PINNED_MIN_BYTES or more: chunks through two pinned buffers on a stream (any
+    size: one chunk, several, a partial last one); smaller ones straight."""
+    from jitcore.cuda import staging
+
+    monkeypatch.setattr(staging, "CHUNK", 4096)
+    monkeypatch.setattr(staging, "PINNED_MIN_BYTES", 1000)
+    monkeypatch.setattr(cuda_driver, "PINNED_MIN_BYTES", 1000)
+    lib = CopyingLibcuda()
+    cuda = Driver(lib)
+    for n in (1000, 4096, 3 * 4096 + 7, 5 * 4096):
+        x = RNG.integers(0, 255, n, dtype=np.uint8)
+        device = np.zeros(n, np.uint8)  # the "device" memory
+        back = np.zeros(n, np.uint8)
+        before = lib.bytes_async
+        cuda.to_device(device.ctypes.data, x.ctypes.data, n)
+        cuda.to_host(back.ctypes.data, device.ctypes.data, n)
+        assert_matches(back, x)
+        assert lib.bytes_async - before == 2 * n  # both ways staged
+    assert lib.calls.count("cuMemHostAlloc") == 2 and "cuStreamCreate" in lib.calls  # opened once
+    small = np.arange(10, dtype=np.uint8)
+    before = lib.bytes_async
+    cuda.to_device(np.zeros(10, np.uint8).ctypes.data, small.ctypes.data, 10)
+    assert lib.bytes_async == before  # a small copy is the plain one
+
+
+def test_staging_falls_back_when_pinning_fails(monkeypatch):
+    """No page-locked memory (or no such call): the plain copies, the reason kept, no error."""
+    from jitcore.cuda import staging
+
+    monkeypatch.setattr(cuda_driver, "PINNED_MIN_BYTES", 64)
+    lib = CopyingLibcuda(fail={"cuMemHostAlloc": 2})  # CUDA_ERROR_OUT_OF_MEMORY
+    cuda = Driver(lib)
+    x = np.arange(100, dtype=np.float64)
+    device, back = np.zeros_like(x), np.zeros_like(x)
+    cuda.to_device(device.ctypes.data, x.ctypes.data, x.nbytes)
+    cuda.to_host(back.ctypes.data, device.ctypes.data, x.nbytes)
+    assert_matches(back, x)
+    assert cuda.staging() is None and "cuMemHostAlloc failed" in staging.Staging.why_not
+    assert lib.bytes_async == 0 and "cuMemcpyHtoD_v2" in lib.calls
+    assert lib.calls.count("cuMemHostAlloc") == 1  # tried once, not at every copy

@@ -516,3 +516,86 @@ def test_converted_code_is_stored_by_cache_true_functions_only(cache_dir):
 
     jc.jit(fresh, cache=False)(np.ones(4))
     assert not os.path.isdir(cache_dir) or os.listdir(cache_dir) == []
+
+
+# -- what the code read besides its arguments -------------------------------------------------
+# A global scalar (a constant of the traced code), a global array that meets a traced value (a
+# call-time input, its shape in the traced code) and a global array that only tracing reads
+# (frozen: its sum is a constant), each set from the command line in a new process.
+GLOBALS = """
+    import sys
+    import numpy as np
+    import jitcore as jc
+
+    SCALE = float(sys.argv[1])
+    W = np.arange(float(sys.argv[2]))
+    B = np.full(300, float(sys.argv[3]))
+
+    @jc.jit
+    def f(x):
+        return x[: W.shape[0]] * SCALE + W + B.sum()
+
+    x = np.linspace(-1.0, 1.0, 8)
+    np.testing.assert_allclose(f(x), x[: W.shape[0]] * SCALE + W + B.sum())
+    print(f.cache_info().compiles, f.cache_info().from_disk)
+"""
+
+
+def test_a_new_process_with_other_global_values_compiles_them_and_computes_right(cache_dir):
+    assert run_file(GLOBALS, cache_dir, "2", "4", "1").split() == ["1", "0"]
+    # Each run below asserts its own result against NumPy; none may load another's code.
+    assert run_file(GLOBALS, cache_dir, "3", "4", "1").split() == ["1", "0"]  # the scalar
+    assert run_file(GLOBALS, cache_dir, "2", "6", "1").split() == ["1", "0"]  # the array's shape
+    assert run_file(GLOBALS, cache_dir, "2", "4", "5").split() == ["1", "0"]  # the frozen array
+    assert run_file(GLOBALS, cache_dir, "2", "4", "1").split() == ["1", "1"]  # the first, loaded
+
+
+BODY = """
+    import numpy as np
+    import jitcore as jc
+
+    @jc.jit
+    def f(x):
+        return x * FACTOR
+
+    x = np.linspace(-1.0, 1.0, 8)
+    np.testing.assert_array_equal(f(x), x * FACTOR)
+    print(f.cache_info().compiles, f.cache_info().from_disk)
+"""
+
+
+def test_a_changed_function_body_under_the_same_name_misses(cache_dir):
+    """The same file, function name and line, another body: its code is compiled anew."""
+    assert run_file(BODY.replace("FACTOR", "2"), cache_dir).split() == ["1", "0"]
+    assert run_file(BODY.replace("FACTOR", "3"), cache_dir).split() == ["1", "0"]
+    assert run_file(BODY.replace("FACTOR", "2"), cache_dir).split() == ["1", "1"]
+
+
+# -- the host's description, kept for the boot ------------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/proc/sys/kernel/random/boot_id"), reason="Linux's boot id")
+def test_the_host_description_is_read_back_for_this_boot_only(cache_dir, monkeypatch, tmp_path):
+    from jitcore.codegen.cpu import target
+
+    target.forget_host()
+    try:
+        asked = target.magic()  # not kept yet: LLVM's answer, then kept
+        assert asked == target._host_machine()
+        assert [n for n in os.listdir(cache_dir) if n.endswith(disk_cache.HOST_SUFFIX)]
+        # A description kept under this boot's key is the one used (a forged one shows it).
+        forged = ("a-triple", "a-cpu", "+a-feature")
+        target.HOST_MEMO.store(target._memo_key(), "\n".join(forged))
+        target.forget_host()
+        assert target.magic() == forged
+        # Malformed: not used.
+        target.HOST_MEMO.store(target._memo_key(), "a-triple\na-cpu")
+        target.forget_host()
+        assert target.magic() == asked
+        # Another boot (or another override, or LLVM) is another key.
+        target.HOST_MEMO.store(target._memo_key(), "\n".join(forged))
+        other_boot = tmp_path / "boot_id"
+        other_boot.write_text("00000000-0000-0000-0000-000000000000\n")
+        monkeypatch.setattr(target, "BOOT_ID", str(other_boot))
+        target.forget_host()
+        assert target.magic() == asked
+    finally:
+        target.forget_host()

@@ -1,0 +1,152 @@
+"""The GPU schedules beyond the basic ones, run on the emulated device (``tests/gpu_emulator.py``)
+against NumPy: the tiled matrix product (``codegen/nvptx/matmul.py``), row groups
+(``rowgroup.py``), gathers that check their indices in parallel (``checks.py``). On a real GPU the same
+functions run in ``test_cuda_runtime.py``'s GPU tests and ``tools/gpu_check.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.codegen.nvptx import matmul
+from tests.budget import examples
+
+RNG = np.random.default_rng(8)
+
+
+@pytest.fixture
+def emulated(monkeypatch):
+    from tests.gpu_emulator import emulate
+
+    return emulate(monkeypatch)
+
+
+def run_emulated(f, *args):
+    out = jc.jit(f, backend="cuda")(*args)
+    return tuple(np.asarray(o) for o in out) if isinstance(out, tuple) else np.asarray(out)
+
+
+def assert_product_close(got, a, b):
+    """Within the fixed order's bound: ``K * eps * (|a| @ |b|)`` per result (a little more for
+    the reference's own rounding)."""
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    scale = np.abs(a).astype(np.float64) @ np.abs(b).astype(np.float64)
+    bound = (a.shape[-1] + 2) * np.finfo(a.dtype).eps * scale
+    assert got.shape == exact.shape and got.dtype == a.dtype
+    assert np.all(np.abs(got - exact) <= bound), np.max(np.abs(got - exact) / np.maximum(bound, 1e-300))
+
+
+@settings(max_examples=examples(6), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(m=st.integers(2, 20), k=st.integers(2, 20), n=st.integers(2, 20),  # a 1 is a vector product
+       dtype=st.sampled_from([np.float32, np.float64]), seed=st.integers(0, 2**32 - 1))
+@example(m=9, k=13, n=7, dtype=np.float32, seed=0).via("edges in m and n, four slabs")
+@example(m=17, k=3, n=20, dtype=np.float64, seed=1).via("three tiles down, three across, one slab")
+def test_tiled_matmul_any_shape_emulated(emulated, m, k, n, dtype, seed):
+    """Any M, N, K (the tile here is 4 x 2 = 8 results a side, the slab 4 deep): within the
+    fixed order's bound, as the tiled kernel."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
+    emulated.launches.clear()
+    assert_product_close(run_emulated(lambda p, q: p @ q, a, b), a, b)
+    assert [block for _, _, block in emulated.launches] == [matmul.threads()]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tiled_matmul_emulated(emulated, dtype):
+    """A matrix-vector product (not tiled), transposed and batched operands (tiled)."""
+    a = RNG.standard_normal((8, 8)).astype(dtype)
+    b = RNG.standard_normal((8, 1)).astype(dtype)
+    assert_product_close(run_emulated(lambda p, q: p @ q, a, b), a, b)
+    a = RNG.standard_normal((6, 11)).astype(dtype)
+    assert_product_close(run_emulated(lambda p: p.T @ p, a), a.T, a)
+    a, b = RNG.standard_normal((2, 5, 6)).astype(dtype), RNG.standard_normal((2, 6, 9)).astype(dtype)
+    got = run_emulated(lambda p, q: p @ q, a, b)
+    for i in range(2):
+        assert_product_close(got[i], a[i], b[i])
+    tiled = [block == matmul.threads() for _, _, block in emulated.launches]
+    assert tiled == [False, True, True], emulated.launches  # all but the matrix-vector product
+
+
+def test_tiled_matmul_order_is_fixed(emulated):
+    """Each result is ``fma(a[m, k], b[k, n], c)`` for k in order from 0: with exactly
+    representable products and sums the result is exact, and a cancellation shows the order
+    (from the other end, or in pairs, the sum is 0 where k order gives 1)."""
+    a = np.array([[2.0**60, 1.0, -(2.0**60), 1.0]])
+    b = np.ones((4, 1))
+    got = run_emulated(lambda p, q: p @ q, np.repeat(a, 3, axis=0), np.repeat(b, 5, axis=1))
+    # k order: 2**60 + 1 -> 2**60 (rounded), - 2**60 -> 0, + 1 -> 1
+    np.testing.assert_array_equal(got, np.ones((3, 5)))
+
+
+def softmax(a):
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layernorm(x):
+    m = x.mean(axis=1, keepdims=True)
+    return (x - m) / np.sqrt(((x - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+
+
+@pytest.mark.parametrize("f", [softmax, layernorm])
+def test_row_groups_emulated(emulated, monkeypatch, f):
+    """Softmax and layernorm as one launch, one block per row, and the same bits as the
+    kernels launched apart as block reductions (the same order, the same scalar code); rows
+    of 200 are block reductions here (a lower threshold than the real 1024, fewer threads)."""
+    from jitcore.codegen.nvptx import kernels, rowgroup
+
+    monkeypatch.setattr(kernels, "BLOCK_REDUCE_MIN", 128)
+    x = RNG.standard_normal((2, 200))
+    grouped = run_emulated(f, x)
+    assert [grid for _, grid, _ in emulated.launches] == [2]  # one launch, a block per row
+    np.testing.assert_allclose(grouped, f(x), rtol=1e-13, atol=1e-15)
+    monkeypatch.setattr(rowgroup, "ENABLED", False)
+    apart = run_emulated(f, x)
+    assert len(emulated.launches) > 2
+    assert "block-reduce" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+    np.testing.assert_array_equal(grouped, apart)
+    monkeypatch.setattr(rowgroup, "ENABLED", True)
+    x32 = RNG.standard_normal((2, 50)).astype(np.float32)  # rows shorter than a block: apart
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "row-group" not in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    x32 = RNG.standard_normal((2, 100)).astype(np.float32)  # a float32 group
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+
+
+def test_rows_read_out_of_order_are_not_grouped(emulated):
+    """A kernel reading an earlier one's results at other rows (reversed) runs after it."""
+    x = RNG.standard_normal((4, 50))
+    f = lambda a: a / a.sum(axis=1)[::-1, None]  # noqa: E731
+    np.testing.assert_allclose(run_emulated(f, x), f(x), rtol=1e-13)
+    kinds = [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+    assert "row-group" not in kinds, kinds
+
+
+def test_parallel_gathers_report_the_first_bad_index_emulated(emulated, monkeypatch):
+    """A gather runs on every thread; with several bad indices the error is NumPy's (the
+    first), whichever thread met one first, and names the user's line. One block of 64
+    threads: thread 0 meets point 64 before thread 1 meets point 1, so the record is replaced."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    x = RNG.standard_normal((3, 50)).astype(np.float32)
+    idx = RNG.integers(-50, 50, 100)
+    f = lambda a, k: a[:, k]  # noqa: E731
+    np.testing.assert_array_equal(run_emulated(f, x, idx), x[:, idx])
+    assert [s.kind for s in jc.jit(f, backend="cuda").lower(x, idx).plan().shapes] == ["elementwise"]
+    idx[[90, 64, 1]] = [1000, 77, -51]
+    with pytest.raises(IndexError) as expected:
+        f(x, idx)
+    with pytest.raises(IndexError) as got:
+        run_emulated(f, x, idx)
+    assert isinstance(got.value, jc.JitcoreError)
+    assert str(got.value).startswith(str(expected.value)), (got.value, expected.value)
+    assert f"test_cuda_kernels_emulated.py:{f.__code__.co_firstlineno}" in str(got.value)
+    idx[1] = 3  # the next one; and again in a second launch of the plan (a fresh status)
+    with pytest.raises(IndexError, match="index 77 is out of bounds for axis 1 with size 50"):
+        run_emulated(f, x, idx)
