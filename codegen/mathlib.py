@@ -18,6 +18,12 @@ stays within 1 ULP of the correctly rounded one. arcsinh, arccosh (_log_of_sum) 
 log(q) as k ln2 + 2 atanh(s) with s = (q - 2**k) / (q + 2**k) from exact sums: one division,
 no table, no double-double log.
 
+f32 log, log2 and log10 divide nowhere: after the reduction to 2**k * (1 + f) with 1 + f in
+[sqrt(1/2), sqrt2), log(1 + f) = f - f**2/2 + f**3 * P(f), P of degree 7 in f itself, evaluated
+as two interleaved Horner chains (even and odd terms). f64 log keeps fdlibm's s = f / (2 + f)
+and 7 terms in s**2: the division-free form needs 19 terms there, and measured 0.82-0.89x of
+the division form on Zen 5 (docs/performance.md, "Division-free log").
+
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
 the fit's own maximum relative error, before rounding the coefficients.
@@ -70,6 +76,13 @@ _LOG = {
     "f64": (0.6666666666666735, 0.3999999999940917, 0.28571428743771055, 0.22222198415911765,
             0.18183573253495647, 0.15313803781906601, 0.14798594604140264),
 }
+# log(1 + f) = f - f**2/2 + f**3 * P(f) on sqrt(1/2) - 1 <= f < sqrt2 - 1 (f32 _log_parts: no
+# division); relative error of log(1 + f), coefficients rounded to f64: 2**-27.4 (within 1 ULP
+# of the correctly rounded log on every float32 in [0.7, 2.9]; degree 8, 2**-30.3, measured 4% slower).
+_LOG_F = {
+    "f32": (0.333333317122705, -0.2500082108415514, 0.2000122639823962, -0.1662335537360136,
+            0.14201768223185327, -0.1316021128436837, 0.1276151597600239, -0.07634344286241457),
+}
 # f32 pow's log in f64: log((1+s)/(1-s)) = 2s + s * z * P(z) as _LOG, P Chebyshev-fitted: 2**-43.1.
 _LOG_POW_F32 = (0.6666666666737509, 0.3999999879733759, 0.2857175453591449, 0.22191400830308503,
                 0.19362653714202008)
@@ -116,6 +129,9 @@ _LOG_FAST = {
     "f64": (0.6666666666666207, 0.4000000001123932, 0.28571424129388384, 0.2222286313130383,
             0.18140160720140974, 0.16622267073182556),
 }
+# f32 log as _LOG_F, degree 5: 2**-21.9.
+_LOG_F_FAST = (0.3333424560817794, -0.24983265714001082, 0.1992450951368799, -0.17137156702183856,
+               0.16024325389652067, -0.10191539619302781)
 # sin (f32: 2**-22.9) and cos (f32: 2**-24.2); f64 keeps _SIN / _COS (one term fewer costs ~100 ULP).
 _SIN_FAST = {"f32": (-0.16666664541898057, 0.008332726826858374, -0.00019583482253747136), "f64": _SIN["f64"]}
 _COS_FAST = {"f32": (0.04166666454895566, -0.0013888282827716186, 2.454372784951254e-05), "f64": _COS["f64"]}
@@ -462,14 +478,26 @@ def _log_reduce(m: _Math, x):
 
 
 def _log_parts(m: _Math, x):
-    """(k, f, hfsq, tail) with x = 2**k * (1 + f) and log(1 + f) = f - (hfsq - tail)."""
+    """(k, f, hfsq, tail) with x = 2**k * (1 + f) and log(1 + f) = f - (hfsq - tail), hfsq =
+    f**2 / 2. f32: tail = f**3 * P(f), a polynomial in f itself (_LOG_F), no division. f64:
+    tail = s * (hfsq + R(s**2)) with s = f / (2 + f) (_LOG): a division and 7 terms, which
+    measured faster than the 19 terms f64 needs in f (on Zen 5, 0.82-0.89x: its divider is
+    not what limits log there)."""
     k, f = _log_reduce(m, x)
+    f2 = m.mul(f, f)
+    hfsq = m.mul(m.c(0.5), f2)
+    if m.kind == "f32":
+        return k, f, hfsq, m.mul(m.mul(f2, f), _even_odd_poly(m, f, f2, _LOG_F["f32"]))
     s = m.div(f, m.add(f, m.c(2.0)))
     z = m.mul(s, s)
-    hfsq = m.mul(m.mul(m.c(0.5), f), f)
     # log(1 + f) = 2s + s * R = f - hfsq + s * (hfsq + R), since 2s = f - s * f.
-    tail = m.mul(s, m.fma(z, m.poly(z, _LOG[m.prec]), hfsq))
-    return k, f, hfsq, tail
+    return k, f, hfsq, m.mul(s, m.fma(z, m.poly(z, _LOG[m.prec]), hfsq))
+
+
+def _even_odd_poly(m: _Math, x, x2, coeffs):
+    """coeffs[0] + coeffs[1] * x + ... as E(x**2) + x * O(x**2): two Horner chains half as
+    long, which overlap (a long polynomial's latency, not its fmas, is what costs)."""
+    return m.fma(m.poly(x2, coeffs[1::2]), x, m.poly(x2, coeffs[0::2]))
 
 
 def _log_special(m: _Math, x, r):
@@ -480,10 +508,13 @@ def _log_special(m: _Math, x, r):
 
 
 def _log(m: _Math, x):
-    k, f, hfsq, tail = _log_parts(m, x)
+    return _log_special(m, x, _log_sum(m, *_log_parts(m, x)))
+
+
+def _log_sum(m: _Math, k, f, hfsq, tail):
+    """k ln2 + f - (hfsq - tail), ln2 in two parts."""
     hi, lo = _LN2_LOG[m.kind]
-    r = m.fma(k, m.c(hi), m.sub(f, m.sub(hfsq, m.fma(k, m.c(lo), tail))))
-    return _log_special(m, x, r)
+    return m.fma(k, m.c(hi), m.sub(f, m.sub(hfsq, m.fma(k, m.c(lo), tail))))
 
 
 def _log2(m: _Math, x):
@@ -508,7 +539,8 @@ def _log10(m: _Math, x):
 def _log1p(m: _Math, x):
     u = m.add(x, m.c(1.0))
     # log(1 + x) = log(u) + (1 + x - u) / u to first order; the correction is NaN only where
-    # u is 0 or inf, where log(u) is already right.
+    # u is 0 or inf, where log(u) is already right. (Its division measured cheaper than
+    # 2**-k * (1 - f + f**2 - ...) from log's reduction: 0.83x f32, 0.90x f64 without it.)
     c = m.div(m.sub(x, m.sub(u, m.c(1.0))), u)
     r = m.add(_log(m, u), m.sel(m.isnan(c), m.c(0.0), c))
     return _tiny(m, x, r, quadratic=True)
@@ -1088,12 +1120,17 @@ def _exp_fast(m: _Math, x):
 
 
 def _log_fast(m: _Math, x):
-    """k * ln2 + 2s + s * z * P(z) directly, without _log_parts' f - (hfsq - tail) split."""
+    """f32: k * ln2 + f - f**2/2 + f**3 * P(f) with a shorter P (_LOG_F_FAST), no division;
+    f64: k * ln2 + 2s + s * z * P(z) directly, without _log_parts' f - (hfsq - tail) split."""
     k, f = _log_reduce(m, x)
+    hi, lo = _LN2_LOG[m.kind]
+    if m.kind == "f32":
+        f2 = m.mul(f, f)
+        tail = m.fma(m.mul(f2, f), _even_odd_poly(m, f, f2, _LOG_F_FAST), m.mul(m.c(-0.5), f2))
+        return _log_special(m, x, m.fma(k, m.c(hi), m.add(f, m.fma(k, m.c(lo), tail))))
     s = m.div(f, m.add(f, m.c(2.0)))
     z = m.mul(s, s)
     p = m.fma(m.mul(s, z), m.poly(z, _LOG_FAST[m.prec]), m.add(s, s))
-    hi, lo = _LN2_LOG[m.kind]
     return _log_special(m, x, m.fma(k, m.c(hi), m.fma(k, m.c(lo), p)))
 
 

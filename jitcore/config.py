@@ -69,7 +69,8 @@ MAX_THREADS = 1024
 # Measured on a shared 2-core AMD EPYC: starting and joining a thread per launch cost 15-40 us,
 # what one thread spends on about 128K points of tanh(2x+1) in float32; splitting paid from
 # about twice that. The persistent pool (codegen/cpu/thread_pool.py) cut a launch to ~5 us, but
-# two threads still measured slower than one below this size on that loaded host, so it stays. Chunks of 32K points make the call and the atomic per chunk negligible and
+# two threads still measured slower than one below this size on that loaded host, so it stays.
+# Chunks of 32K points make the call and the atomic per chunk negligible and
 # leave a few dozen chunks per thread to even out threads slowed by other processes.
 DEFAULT_PARALLEL_THRESHOLD = 1 << 18
 DEFAULT_CHUNK_SIZE = 1 << 15

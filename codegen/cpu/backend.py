@@ -158,8 +158,9 @@ class CpuBackend:
                 if split is not None:
                     extent, domain, partials = split
                     work = _extent(b, sizes, domain)
+                    least = 1 if partials else _min_piece(ops[index])  # pieces of any count
                     split = runtime.Split(_extent(b, sizes, extent), work, partials,
-                                          _weighed(b, work, divisors[index]), _min_piece(ops[index]))
+                                          _weighed(b, work, divisors[index]), least)
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args

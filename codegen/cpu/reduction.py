@@ -641,16 +641,21 @@ class ColumnReduction:
     """
 
     def __init__(self, b: ll.IRBuilder, op, body, merging: PerResult, rows: ll.Value,
-                 columns: ll.Value, ivs: list, first: ll.Value | None = None):
-        """Sums columns ``[first, columns)`` (``first`` None: from column 0)."""
+                 columns: ll.Value, ivs: list, first: ll.Value | None = None,
+                 first_row: ll.Value | None = None, most_rows: int | None = None):
+        """Sums columns ``[first, columns)`` (``first`` None: from column 0) of ``rows`` rows
+        from ``first_row`` (None: from row 0; a piece of the rows, ``column_pieces.py``), at
+        most ``most_rows`` of them where ``rows`` is known only at run time (fewer levels of
+        the stack: wider tiles)."""
         self.b, self.op, self.body, self.merging, self.ivs = b, op, body, merging, ivs
-        self.columns, self.first = columns, first
+        self.columns, self.first, self.first_row = columns, first, first_row
         self.types = [value_type(r.type.element) for r in op.results]
         self.inits = [constant(r.type.element, init.value)
                       for r, init in zip(op.results, op.attributes["inits"])]
         size = sum(numpy_dtype(r.type.element).itemsize for r in op.results)
         known = static_value(rows)
-        levels = (known // STEPS).bit_length() + 1 if known is not None else LEVELS
+        most = known if known is not None else most_rows
+        levels = (most // STEPS).bit_length() + 1 if most is not None else LEVELS
         self.width = max(1, SCRATCH_BYTES // ((levels + 1) * size))
         if static_value(columns) is not None:
             self.width = min(self.width, max(1, static_value(columns)))
@@ -684,6 +689,9 @@ class ColumnReduction:
     def _row(self, row: ll.Value) -> None:
         b = self.b
 
+        if self.first_row is not None:
+            row = b.add(self.first_row, row)
+
         def step(c):
             accs = lambda: [b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]  # noqa: E731
             ys = self.body.evaluate([*self.ivs, row, b.add(self.column, c)], accs)
@@ -716,11 +724,11 @@ class ColumnReduction:
 
         self._each_column(push)
 
-    def _tile(self, column: ll.Value) -> None:
+    def _tile(self, column: ll.Value, keep=None) -> None:
         b = self.b
         self.column = column
         rest = b.sub(self.columns, column)
-        width = extent(self.width)
+        width = self.tile_width
         self.tile = b.select(b.icmp_unsigned("<", rest, width), rest, width)
         emit_loop(b, self.blocks, self._block)
         self._reset()
@@ -732,6 +740,10 @@ class ColumnReduction:
                 self._add_level(level)
 
         _while_bit(b, self.blocks, True, add_level)
+        if keep is not None:
+            self._each_column(lambda c: self._keep(keep, c, [
+                b.load(self._lane(k, c), typ=t) for k, t in enumerate(self.types)]))
+            return
         n_in = len(self.op.operands)
 
         def finish(c):
@@ -743,17 +755,29 @@ class ColumnReduction:
 
         self._each_column(finish)
 
-    def emit(self) -> None:
+    def _keep(self, keep, c: ll.Value, values: list) -> None:
+        for k, value in enumerate(values):
+            keep(k, self.b.add(self.column, c), value)
+
+    def emit(self, keep=None) -> None:
+        """Every column's sum added to its result; or, given ``keep``, ``keep(k, column,
+        value)`` with each column's lanes not yet added to the result (a piece of the rows)."""
         b = self.b
-        width = extent(self.width)
         count = self.columns if self.first is None else b.sub(self.columns, self.first)
         known = static_value(count)
-        tiles = (extent(-(-known // self.width)) if known is not None
-                 else b.udiv(b.add(count, extent(self.width - 1)), width))
+        if known is not None:
+            tiles = -(-known // self.width)
+            width = extent(-(-known // tiles)) if tiles else extent(self.width)
+            tiles = extent(tiles)
+        else:  # tiles of equal width: a narrow last tile would walk every row for a few columns
+            tiles = b.udiv(b.add(count, extent(self.width - 1)), extent(self.width))
+            most = b.select(b.icmp_unsigned(">", tiles, extent(1)), tiles, extent(1))
+            width = b.udiv(b.add(count, b.sub(most, extent(1))), most)
+        self.tile_width = width
 
         def column_of(t):
             column = b.mul(t, width)
             return column if self.first is None else b.add(self.first, column)
 
-        emit_loop(b, tiles, lambda t: self._tile(column_of(t)))
+        emit_loop(b, tiles, lambda t: self._tile(column_of(t), keep))
 

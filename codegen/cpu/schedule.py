@@ -16,7 +16,8 @@ The CPU's tactics, each a choice a GPU would make differently:
   plain loop across the columns;
 - a reduction to one value per call (``x.sum()``, ``x.argmax()``), split, runs in pieces of its
   reduced dim whose partials merge into the unsplit result, bit for bit
-  (``full_reduction.Pieces``);
+  (``full_reduction.Pieces``); a split sum down the columns of rows under 8 KiB runs in
+  pieces of rows the same way (``column_pieces.ColumnPieces``);
 - a scan runs its dim in order, position 0 from the inits (``_loop_nest``);
 - a dim along which the body tests its position or clamps a read (a concatenation, a pad,
   ``np.roll``) runs in segments between the positions where those change
@@ -32,12 +33,12 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import full_reduction, reduction
+from jitcore.codegen.cpu import column_pieces, full_reduction, reduction
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
-from jitcore.ir.attributes import AffineExpr, AffineMap
+from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
@@ -96,6 +97,10 @@ class _Schedule:
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         self.pieces = (_pieces(op, strided, positional, fastmath)
                        if split and not split_dims and not checks else None)
+        if split and self.pieces is None and not checks:
+            self.pieces = _column_pieces(op, strided, positional, fastmath)
+            if self.pieces is not None:
+                split_dims = []  # a range of pieces of rows, not of columns
         self.function, operands, extras, self.bounds = kernel_function(
             module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
             split=bool(split_dims) or self.pieces is not None, sizes=sizes)
@@ -141,8 +146,9 @@ class _Schedule:
         whole row: the same bits."""
         b, pieces, scratch = self.b, self.pieces, self.scratch
         lo, hi = self.bounds
-        merging = self._reassociation(-1)
-        ivs = [ll.Constant(I64, 0)] * (len(self.domain) - 1)
+        reduced = -2 if isinstance(pieces, column_pieces.ColumnPieces) else -1
+        merging = self._reassociation(reduced)
+        ivs = [ll.Constant(I64, 0)] * (len(self.domain) + reduced)
 
         def reduce_piece(piece):
             pieces.emit_piece(b, self.body, merging, ivs, scratch, piece)
@@ -455,6 +461,38 @@ def _collapsed_dims(op: kernel.GenericOp):
     return groups, outputs
 
 
+def _scheduled_domain(op: kernel.GenericOp, strided: list[bool], positional: bool):
+    """The domain and iterator kinds as ``_Schedule.__init__`` collapses them (the same test)."""
+    domain, its = list(op.domain()), list(op.iterator_types)
+    collapsed = None if positional or any(strided) or op.clamped else _collapsed_dims(op)
+    if collapsed is not None:
+        groups = collapsed[0]
+        domain = [int(np.prod([domain[d] for d in dims])) for dims in groups]
+        its = [its[dims[0]] for dims in groups]
+    return domain, its
+
+
+def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
+                   fastmath: bool) -> column_pieces.ColumnPieces | None:
+    """How a split sum down the columns of a tall matrix whose rows are too short to split
+    along the columns is cut into pieces of rows (``column_pieces.py``), or None."""
+    if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
+            or op.clamped or any(source >= 0 for source in op.copy_inputs)
+            or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
+        return None
+    domain, its = _scheduled_domain(op, strided, positional)
+    if its != [kernel.REDUCTION, kernel.PARALLEL]:
+        return None
+    merging = reduction.reassociation(op, -2, fastmath, its)
+    rows, columns = domain
+    itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
+    if (not isinstance(merging, reduction.PerResult) or not merging.rounds or rows < 2 * reduction.STEPS
+            or not column_pieces.narrow(columns, itemsize)):
+        return None
+    pieces = column_pieces.ColumnPieces(op, rows, columns)
+    return pieces if pieces.count >= 2 else None
+
+
 def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
             fastmath: bool) -> full_reduction.Pieces | None:
     """How a split kernel that reduces to one value per call (every parallel dim of extent 1)
@@ -462,13 +500,7 @@ def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     has fewer than two pieces."""
     if not op.has_reduction or op.scan_dim is not None or op.indexed:
         return None
-    domain, its = list(op.domain()), list(op.iterator_types)
-    # The domain as __init__ collapses it (the same test).
-    collapsed = None if positional or any(strided) or op.clamped else _collapsed_dims(op)
-    if collapsed is not None:
-        groups = collapsed[0]
-        domain = [int(np.prod([domain[d] for d in dims])) for dims in groups]
-        its = [its[dims[0]] for dims in groups]
+    domain, its = _scheduled_domain(op, strided, positional)
     if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
         return None
     if reduction.reassociation(op, -1, fastmath, its) is None:
