@@ -70,6 +70,7 @@ MIN_SPLIT_WORK = 1 << 23
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
+PANEL_GAP = 64  # bytes between packed A panels (``_Gemm.a_panel``)
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,7 @@ class _Gemm:
         b, bl = self.b, self.blocking
         malloc = _declare(self.module, "malloc", PTR, [I64])
         free = _declare(self.module, "free", ll.VoidType(), [PTR])
-        a_bytes = bl.mc * bl.kc * self.itemsize + ALIGN
+        a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         b_bytes = bl.nc * bl.kc * self.itemsize + ALIGN
         raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
         null = ll.Constant(PTR, None)
@@ -287,7 +288,7 @@ class _Gemm:
                         def tile_row(ir):
                             rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                             at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            b.call(self.micro, [kc, self.at(pack_a, b.mul(ir, kc)),
+                            b.call(self.micro, [kc, self.at(pack_a, self.a_panel(ir, kc)),
                                                 self.at(pack_b, b.mul(jr, kc)), self.at(self.c, at),
                                                 self.sc_m, self.sc_n, rows, cols, first])
 
@@ -301,6 +302,14 @@ class _Gemm:
 
         _for(b, col0, col1, bl.nc, column_block)
 
+    def a_panel(self, row: ll.Value, kc: ll.Value) -> ll.Value:
+        """Where the packed A panel of ``row`` (a multiple of MR) starts, in elements: panels
+        are ``PANEL_GAP`` bytes apart, so that the column path's stores into every panel at
+        once do not all fall into one cache set (``kc * MR`` values is a multiple of 4 KiB)."""
+        b, mr = self.b, self.tile.mr
+        stride = b.add(b.mul(kc, self.const(mr)), self.const(PANEL_GAP // self.itemsize))
+        return b.mul(b.udiv(row, self.const(mr)), stride)
+
     def pack_b(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value) -> None:
         """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded."""
         b, nr = self.b, self.tile.nr
@@ -310,7 +319,7 @@ class _Gemm:
             cols = _min(b, self.const(nr), b.sub(nc, jr))
             self.zero_if_short(dst, cols, nr, kc)
             src = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(b.add(jc, jr), self.sb_n)))
-            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1))
+            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
 
         _for(b, self.const(0), nc, nr, panel)
 
@@ -323,21 +332,31 @@ class _Gemm:
         zero = self.const(0)
 
         def panel(ir, rows_inner):
-            dst = self.at(buffer, b.mul(ir, kc))
+            dst = self.at(buffer, self.a_panel(ir, kc))
             rows = _min(b, self.const(mr), b.sub(mc, ir))
             self.zero_if_short(dst, rows, mr, kc)
             if rows_inner:
                 return
             src = self.at(block, b.mul(ir, self.sa_m))
-            self.copy(src, dst, (kc, self.sa_k, mr), (rows, self.sa_m, 1))
+            self.copy(src, dst, (kc, self.sa_k, mr), (rows, self.sa_m, 1), mr)
+
+        whole = b.mul(b.udiv(mc, self.const(mr)), self.const(mr))  # rows in whole panels
 
         def column(kk):
-            def move(i):
-                value = b.load(self.at(block, b.add(i, b.mul(kk, self.sa_k))), typ=self.element)
-                at = b.add(b.mul(b.udiv(i, self.const(mr)), b.mul(kc, self.const(mr))),
-                           b.add(b.mul(kk, self.const(mr)), b.urem(i, self.const(mr))))
+            column_k = self.at(block, b.mul(kk, self.sa_k))
+
+            def whole_panel(i):  # MR consecutive values of the column: one short vector
+                value = self.load_vector(self.at(column_k, i), mr)
+                at = b.add(self.a_panel(i, kc), b.mul(kk, self.const(mr)))
+                self.store_vector(value, self.at(buffer, at))
+
+            def edge_row(i):  # the rows of a last, short panel
+                value = b.load(self.at(column_k, i), typ=self.element)
+                at = b.add(self.a_panel(whole, kc), b.add(b.mul(kk, self.const(mr)), b.sub(i, whole)))
                 b.store(value, self.at(buffer, at))
-            _for(b, zero, mc, 1, move)
+
+            _for(b, zero, whole, mr, whole_panel)
+            _for(b, whole, mc, 1, edge_row)
 
         with b.if_else(b.icmp_signed("==", self.sa_m, self.const(1))) as (columns, rows):
             with columns:
@@ -346,24 +365,64 @@ class _Gemm:
             with rows:
                 _for(b, zero, mc, mr, lambda ir: panel(ir, False))
 
-    def copy(self, src: ll.Value, dst: ll.Value, along_k, across) -> None:
+    def copy(self, src: ll.Value, dst: ll.Value, along_k, across, width: int) -> None:
         """``dst[k * kstep + x] = src[k * kstride + x * xstride]`` for ``k < kc``, ``x < size``,
-        ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``: the loop over the
-        source's unit-stride dim innermost, so that the reads walk memory in order (a column
-        read with a power-of-two stride would thrash one cache set)."""
+        ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``, into a panel
+        ``width`` values wide. A whole panel (``size == width``) whose source runs with unit
+        stride across it is a vector per k; one whose source runs with unit stride along k
+        (the panel is the source transposed) gathers ``width`` values per k, one from each of
+        its rows (each row then read in order); anything else (edges, other strides) moves one
+        element at a time, the loop over the source's unit-stride dim innermost, so that the
+        reads walk memory in order (a column read with a power-of-two stride would thrash one
+        cache set)."""
         b = self.b
         (kc, kstride, kstep), (size, xstride, _) = along_k, across
+        zero = self.const(0)
 
         def move(kk, x):
             value = b.load(self.at(src, b.add(b.mul(kk, kstride), b.mul(x, xstride))), typ=self.element)
             b.store(value, self.at(dst, b.add(b.mul(kk, self.const(kstep)), x)))
 
-        zero = self.const(0)
-        with b.if_else(b.icmp_signed("==", xstride, self.const(1))) as (across_inner, k_inner):
-            with across_inner:
-                _for(b, zero, kc, 1, lambda kk: _for(b, zero, size, 1, lambda x: move(kk, x)))
-            with k_inner:
-                _for(b, zero, size, 1, lambda x: _for(b, zero, kc, 1, lambda kk: move(kk, x)))
+        def rows_of_k(kk):
+            value = self.load_vector(self.at(src, b.mul(kk, kstride)), width)
+            self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
+
+        def gathered(rows):
+            def step(kk):
+                value = ll.Constant(ll.VectorType(self.element, width), None)
+                for x, row in enumerate(rows):
+                    part = b.load(self.at(row, kk), typ=self.element)
+                    value = b.insert_element(value, part, ll.Constant(I32, x))
+                self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
+            return step
+
+        full = b.icmp_signed("==", size, self.const(width))
+        unit_across = b.icmp_signed("==", xstride, self.const(1))
+        unit_along = b.icmp_signed("==", kstride, self.const(1))
+        with b.if_else(b.and_(full, unit_across)) as (vectors, other):
+            with vectors:
+                _for(b, zero, kc, 1, rows_of_k)
+            with other:
+                with b.if_else(b.and_(full, unit_along)) as (transposed, elements):
+                    with transposed:
+                        rows = [self.at(src, b.mul(self.const(x), xstride)) for x in range(width)]
+                        _for(b, zero, kc, 1, gathered(rows))
+                    with elements:
+                        with b.if_else(unit_across) as (across_inner, k_inner):
+                            with across_inner:
+                                _for(b, zero, kc, 1,
+                                     lambda kk: _for(b, zero, size, 1, lambda x: move(kk, x)))
+                            with k_inner:
+                                _for(b, zero, size, 1,
+                                     lambda x: _for(b, zero, kc, 1, lambda kk: move(kk, x)))
+
+    def load_vector(self, at: ll.Value, width: int) -> ll.Value:
+        value = self.b.load(at, typ=ll.VectorType(self.element, width))
+        value.align = self.itemsize  # a panel's rows are not aligned to a vector
+        return value
+
+    def store_vector(self, value: ll.Value, at: ll.Value) -> None:
+        self.b.store(value, at).align = self.itemsize
 
     def zero_if_short(self, panel: ll.Value, used: ll.Value, width: int, kc: ll.Value) -> None:
         """Zeros in a panel that is not filled across (an edge): its padding multiplies by 0."""

@@ -154,3 +154,26 @@ def test_narrower_targets_tiles_are_correct_here_too(tiled, monkeypatch, vector_
     for dtype in (np.float32, np.float64):
         a, b = rng.standard_normal((40, 23)).astype(dtype), rng.standard_normal((23, 37)).astype(dtype)
         check(compiled(lambda a, b: a.T.T @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
+
+
+@pytest.mark.parametrize("form", ["a@b", "a.T@b", "a@b.T", "a.T@b.T"])
+def test_whole_panels_in_every_layout_take_the_fast_packing_and_match_numpy(tiled, monkeypatch, form):
+    """Whole panels (the host's own tile, whatever its width) are packed by vector copies or
+    per-k gathers, edge panels element by element: shapes with both, several k blocks."""
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 96)
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(len(form))
+    for dtype in (np.float32, np.float64):
+        tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+        monkeypatch.setattr(tiled_gemm, "MC_ROWS", 3 * tile.mr)
+        m, k, n = 4 * tile.mr + 1, 53, 2 * tile.nr + 3
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+        a[1, 2] = np.nan  # NaN and inf reach exactly the elements they should
+        b[3, 0] = np.inf
+        got = compiled(product, a, b)(a, b)
+        want = product(a.astype(np.float64), b.astype(np.float64))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        finite = np.isfinite(want)
+        a0, b0 = np.nan_to_num(a, posinf=0.0), np.nan_to_num(b, posinf=0.0)
+        check(np.where(finite, got, 0), a0, b0, lambda x, y: np.where(finite, product(x, y), 0))
