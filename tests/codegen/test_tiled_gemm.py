@@ -10,6 +10,8 @@ shape is checked against NumPy on it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -176,4 +178,9 @@ def test_whole_panels_in_every_layout_take_the_fast_packing_and_match_numpy(tile
         np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
         finite = np.isfinite(want)
         a0, b0 = np.nan_to_num(a, posinf=0.0), np.nan_to_num(b, posinf=0.0)
-        check(np.where(finite, got, 0), a0, b0, lambda x, y, finite=finite: np.where(finite, product(x, y), 0))
+        masked = functools.partial(_where_finite, finite, product)
+        check(np.where(finite, got, 0), a0, b0, masked)
+
+
+def _where_finite(finite, product, x, y):
+    return np.where(finite, product(x, y), 0)
