@@ -70,7 +70,7 @@ MIN_SPLIT_WORK = 1 << 23
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
-PANEL_GAP = 64  # bytes between packed A panels (``_Gemm.a_panel``)
+PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 
 
 @dataclass(frozen=True)
@@ -254,7 +254,7 @@ class _Gemm:
         malloc = _declare(self.module, "malloc", PTR, [I64])
         free = _declare(self.module, "free", ll.VoidType(), [PTR])
         a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
-        b_bytes = bl.nc * bl.kc * self.itemsize + ALIGN
+        b_bytes = (bl.nc * bl.kc + bl.nc // self.tile.nr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
         null = ll.Constant(PTR, None)
         failed = b.or_(b.icmp_unsigned("==", raw_a, null), b.icmp_unsigned("==", raw_b, null))
@@ -288,8 +288,9 @@ class _Gemm:
                         def tile_row(ir):
                             rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                             at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            b.call(self.micro, [kc, self.at(pack_a, self.a_panel(ir, kc)),
-                                                self.at(pack_b, b.mul(jr, kc)), self.at(self.c, at),
+                            panels = (self.at(pack_a, self.panel(ir, kc, tile.mr)),
+                                      self.at(pack_b, self.panel(jr, kc, tile.nr)))
+                            b.call(self.micro, [kc, *panels, self.at(self.c, at),
                                                 self.sc_m, self.sc_n, rows, cols, first])
 
                         _for(b, self.const(0), mc, tile.mr, tile_row)
@@ -303,25 +304,49 @@ class _Gemm:
         _for(b, col0, col1, bl.nc, column_block)
 
     def a_panel(self, row: ll.Value, kc: ll.Value) -> ll.Value:
-        """Where the packed A panel of ``row`` (a multiple of MR) starts, in elements: panels
-        are ``PANEL_GAP`` bytes apart, so that the column path's stores into every panel at
-        once do not all fall into one cache set (``kc * MR`` values is a multiple of 4 KiB)."""
-        b, mr = self.b, self.tile.mr
-        stride = b.add(b.mul(kc, self.const(mr)), self.const(PANEL_GAP // self.itemsize))
-        return b.mul(b.udiv(row, self.const(mr)), stride)
+        return self.panel(row, kc, self.tile.mr)
+
+    def panel(self, first: ll.Value, kc: ll.Value, width: int) -> ll.Value:
+        """Where the packed panel of ``width`` rows (A) or columns (B) starting at ``first``
+        (a multiple of ``width``) begins, in elements: panels are ``PANEL_GAP`` bytes apart, so
+        that stores into every panel at once (a column of A with unit stride, a row of B) do
+        not all fall into one cache set (``kc * width`` values is often a multiple of 4 KiB)."""
+        b = self.b
+        stride = b.add(b.mul(kc, self.const(width)), self.const(PANEL_GAP // self.itemsize))
+        return b.mul(b.udiv(first, self.const(width)), stride)
 
     def pack_b(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value) -> None:
-        """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded."""
+        """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded. Rows
+        of B with unit stride are read whole, a vector per whole panel, in order: panel by
+        panel, the reads would hop a row's stride per k (a new page each, for large rows)."""
         b, nr = self.b, self.tile.nr
+        zero = self.const(0)
+        whole = b.mul(b.udiv(nc, self.const(nr)), self.const(nr))  # columns in whole panels
+        block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
 
         def panel(jr):
-            dst = self.at(buffer, b.mul(jr, kc))
+            dst = self.at(buffer, self.panel(jr, kc, nr))
             cols = _min(b, self.const(nr), b.sub(nc, jr))
             self.zero_if_short(dst, cols, nr, kc)
-            src = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(b.add(jc, jr), self.sb_n)))
+            src = self.at(block, b.mul(jr, self.sb_n))
             self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
 
-        _for(b, self.const(0), nc, nr, panel)
+        def row(kk):
+            row_k = self.at(block, b.mul(kk, self.sb_k))
+
+            def whole_panel(jr):
+                value = self.load_vector(self.at(row_k, jr), nr)
+                at = b.add(self.panel(jr, kc, nr), b.mul(kk, self.const(nr)))
+                self.store_vector(value, self.at(buffer, at))
+
+            _for(b, zero, whole, nr, whole_panel)
+
+        with b.if_else(b.icmp_signed("==", self.sb_n, self.const(1))) as (rows, panels):
+            with rows:
+                _for(b, zero, kc, 1, row)
+                _for(b, whole, nc, nr, panel)  # the last, short panel
+            with panels:
+                _for(b, zero, nc, nr, panel)
 
     def pack_a(self, buffer: ll.Value, ic: ll.Value, mc: ll.Value, pc: ll.Value, kc: ll.Value) -> None:
         """A[ic:ic+mc, pc:pc+kc] as panels of MR rows, MR values per k, zero-padded. A column
