@@ -95,6 +95,16 @@ class TileShape:
         return TileShape(6, 4, lanes) if registers >= 32 else TileShape(6, 2, lanes)
 
 
+def narrow_tile(tile: TileShape, cols: int) -> TileShape:
+    """The tile for a product of ``cols`` columns, fewer than ``tile.nr``: as many vectors
+    across as the columns need, and as many rows as keep the accumulator count (an MLP's 16
+    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted)."""
+    nv = max(1, -(-cols // tile.lanes))
+    if nv >= tile.nv:
+        return tile
+    return TileShape(tile.mr * tile.nv // nv, nv, tile.lanes)
+
+
 def host_vector_registers() -> tuple[int, int]:
     """The host target's vector width in bits (as ``target.py`` chose it) and register count."""
     features = set(target.host_features().split(","))
@@ -174,10 +184,9 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         # C's rows are the m dim's: compute C^T = B^T A^T, so that the tiles' vectors run
         # along C's last axis (unit stride in an array that has one).
         m, n, left, right = n, m, right, left
-    if c.domain[n] < tile.nr <= c.domain[m]:
-        # Too few columns to fill a tile's vectors (an MLP's 16 outputs): the vectors run
-        # down the rows instead, and each tile is added into C element by element.
-        m, n, left, right = n, m, right, left
+    # Too few columns to fill a tile's vectors (an MLP's 16 outputs): a narrower tile of more
+    # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
+    tile = narrow_tile(tile, c.domain[n])
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     blocking = Blocking.choose(rows, cols, depth, tile, c.element.bitwidth // 8)
     fn, operands, _, (lo, hi) = kernel_function(module, name, [*op.operands, *op.results], strided,
@@ -240,6 +249,9 @@ class _Gemm:
         self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
         self.module = b.module
         self.micro = _micro_kernel(self.module, element, tile)
+        # One panel of columns: each value of A is used by one tile only, so packing it would
+        # cost a copy of A and save nothing; the micro-kernel reads A through its strides.
+        self.direct_a = blocking.nc <= tile.nr
 
     def const(self, x: int) -> ll.Constant:
         return ll.Constant(I64, x)
@@ -280,7 +292,8 @@ class _Gemm:
 
                 def row_block(ic):
                     mc = _min(b, self.const(bl.mc), b.sub(row1, ic))
-                    self.pack_a(pack_a, ic, mc, pc, kc)
+                    if not self.direct_a:
+                        self.pack_a(pack_a, ic, mc, pc, kc)
 
                     def tile_column(jr):
                         cols = _min(b, self.const(tile.nr), b.sub(nc, jr))
@@ -288,9 +301,14 @@ class _Gemm:
                         def tile_row(ir):
                             rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                             at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            panels = (self.at(pack_a, self.panel(ir, kc, tile.mr)),
-                                      self.at(pack_b, self.panel(jr, kc, tile.nr)))
-                            b.call(self.micro, [kc, *panels, self.at(self.c, at),
+                            if self.direct_a:  # A in place: its strides per k and per row
+                                row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
+                                a_panel = (self.at(self.a, row), self.sa_k, self.sa_m)
+                            else:  # the packed panel: MR values per k, one per row
+                                a_panel = (self.at(pack_a, self.panel(ir, kc, tile.mr)),
+                                           self.const(tile.mr), self.const(1))
+                            b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                            b.call(self.micro, [kc, *a_panel, b_panel, self.at(self.c, at),
                                                 self.sc_m, self.sc_n, rows, cols, first])
 
                         _for(b, self.const(0), mc, tile.mr, tile_row)
@@ -500,9 +518,12 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
 
 
 def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Function:
-    """``void micro(i64 kc, ptr a, ptr b, ptr c, i64 sc_m, i64 sc_n, i64 rows, i64 cols, i1
-    first)``: the ``mr x nr`` tile of packed panels ``a`` and ``b`` over ``kc`` values of k,
-    stored into (``first``) or added to the ``rows x cols`` corner of C at ``c``."""
+    """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
+    rows, i64 cols, i1 first)``: the ``mr x nr`` tile of A at ``a`` (element ``(i, k)`` at
+    ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in place) and the packed panel
+    ``b`` over ``kc`` values of k, stored into (``first``) or added to the ``rows x cols``
+    corner of C at ``c``. Rows of A past ``rows`` read row ``rows - 1`` again (in bounds, and
+    their sums are never stored)."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
     existing = module.globals.get(name)
@@ -510,13 +531,13 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
         return existing
     vec = ll.VectorType(element, tile.lanes)
     vbytes = tile.lanes * bits // 8
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [I64, PTR, PTR, PTR, I64, I64, I64, I64, I1]),
-                     name)
+    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1]
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
     # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
     # is a small constant (LLVM's time, not the kernel's, would grow with it).
     fn.attributes.add("noinline")
-    kc, pa, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
+    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
     fmuladd = _declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
@@ -524,6 +545,11 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     b = ll.IRBuilder(entry)
     spill = b.alloca(vec, size=tile.mr * tile.nv)  # an edge tile's copy, for scalar stores
     spill.align = vbytes
+    last_row = b.sub(rows, ll.Constant(I64, 1))
+    a_rows = []  # each row's first value, clamped to the tile's last real row
+    for i in range(tile.mr):
+        row = _min(b, ll.Constant(I64, i), last_row)
+        a_rows.append(b.gep(pa, [b.mul(row, sa_m)], source_etype=element))
     b.branch(loop)
 
     b.position_at_end(loop)
@@ -542,11 +568,11 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
-    a_col = b.gep(pa, [b.mul(kk, ll.Constant(I64, tile.mr))], source_etype=element)
+    a_k = b.mul(kk, sa_k)
     mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
     undef = ll.Constant(vec, None)
     for i in range(tile.mr):
-        x = b.load(b.gep(a_col, [ll.Constant(I64, i)], source_etype=element), typ=element)
+        x = b.load(b.gep(a_rows[i], [a_k], source_etype=element), typ=element)
         splat = b.shuffle_vector(b.insert_element(undef, x, ll.Constant(I32, 0)), undef, mask)
         for j in range(tile.nv):
             accs[i][j].add_incoming(b.call(fmuladd, [splat, b_vecs[j], accs[i][j]]), body)
