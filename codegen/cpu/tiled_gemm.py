@@ -71,6 +71,7 @@ SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
+READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
 DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from (``reads_a_in_place``)
 
 
@@ -260,6 +261,8 @@ class _Gemm:
         k, each k a row further: beyond, the block's rows share too few cache sets).
         Measured faster than packing at every size from 200 to 1024, one thread."""
         b = self.b
+        if not READ_A_IN_PLACE:
+            return ll.Constant(I1, 0)
         if self.blocking.nc <= self.tile.nr:
             return ll.Constant(I1, 1)
         rows_in_order = b.icmp_signed("==", self.sa_k, self.const(1))
