@@ -214,3 +214,12 @@ def test_thin_products_on_the_narrow_tile_match_numpy(form):
         got, want = compiled(product, a, b)(a, b), product(a.astype(np.float64), b.astype(np.float64))
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
         np.testing.assert_array_equal(np.isneginf(got) | np.isposinf(got), np.isinf(want))
+
+
+def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows():
+    """A chunk of columns packs only its own part of B; a chunk of rows would pack all of it."""
+    tile = TileShape(6, 4, 16)
+    square = Blocking.choose(1024, 1024, 1024, tile, 4)
+    assert not square.split_rows and square.split_blocks == tiled_gemm.SPLIT_CHUNKS
+    tall = Blocking.choose(10000, 256, 256, tile, 4)  # an MLP's x @ w1: 2 column chunks at most
+    assert tall.split_rows and tall.split_blocks == tiled_gemm.SPLIT_CHUNKS
