@@ -30,7 +30,7 @@ from jitcore.codegen.cpu import gemm
 
 
 def forms():
-    return {"a@b": lambda a, b: a @ b, "a.T@b": lambda a, b: a.T @ b}
+    return {"a@b": lambda a, b: a @ b, "a.T@b": lambda a, b: a.T @ b, "a@b.T": lambda a, b: a @ b.T}
 
 
 def compile_forced(fn, tiled: bool, *args):
@@ -68,6 +68,9 @@ def main() -> None:
     parser.add_argument("--vectors", default="1024,4096", help="sizes of the matrix-vector products")
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--dtypes", default="float32,float64")
+    parser.add_argument("--shapes", default="",
+                        help="rectangular products instead of the squares: FORM:MxKxN,... with FORM"
+                             " a@b, a.T@b or a@b.T (the MLP's: a@b:10000x256x16,a.T@b:256x10000x16,...)")
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--mlp", action="store_true",
                         help="time one step of bench.py's MLP workload instead (float32)")
@@ -89,15 +92,20 @@ def main() -> None:
         mlp(jax, args.repeat)
         return
     rng = np.random.default_rng(0)
-    cases = [(form, n, n) for n in map(int, args.sizes.split(",")) for form in forms()]
-    cases += [("a@v", n, 1) for n in map(int, args.vectors.split(","))]
+    cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
+    cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
+    if args.shapes:
+        cases = [(form, tuple(map(int, mkn.split("x"))))
+                 for form, mkn in (case.split(":") for case in args.shapes.split(","))]
     print(f"{'form':6} {'n':>5} {'dtype':8} {'jitcore':>9} {'tiled':>9} {'blas':>9} {'numpy':>9} {'jax':>9}"
           f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat})")
     for dtype in args.dtypes.split(","):
-        for form, n, cols in cases:
+        for form, (m, k, cols) in cases:
             fn = forms().get(form, lambda a, b: a @ b)
-            a = rng.standard_normal((n, n)).astype(dtype)
-            b = rng.standard_normal((n, cols) if cols > 1 else (n,)).astype(dtype)
+            a = rng.standard_normal((k, m) if form.startswith("a.T") else (m, k)).astype(dtype)
+            shape_b = (cols, k) if form.endswith("b.T") else (k, cols)
+            b = rng.standard_normal(shape_b if cols > 1 else (k,)).astype(dtype)
+            n = k
             impls = {"jitcore": jc.jit(fn, cache=False), "tiled": compile_forced(fn, True, a, b),
                      "blas": compile_forced(fn, False, a, b), "numpy": fn}
             operands = {}
@@ -116,7 +124,8 @@ def main() -> None:
                     times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
             jax_ms = ms.get("jax", float("nan"))
-            print(f"{form:6} {n:5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
+            size = f"{m}x{k}x{cols}" if args.shapes else str(m)
+            print(f"{form:6} {size:>5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
 

@@ -6,11 +6,14 @@ OpenBLAS runs its 256-bit Zen kernels there, and ``codegen/cpu/tiled_gemm.py``'s
 kernel was as fast or faster at every square size measured (64² to 2048², float32 and
 float64, a transposed operand) and on the MLP's tall products (``x @ W1``, ``x.T @ dh``).
 So every product with one m, one n and one k dim, no batch dims, and at least
-``TILED_MIN_SIDE`` rows and columns runs tiled (``TILED_MIN_WORK`` is 0). Thinner products
-(the MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) measured 5-15% faster on BLAS (one thread,
-CPU time), and stay there, as do matrix-vector and vector-vector products (one dim of extent
-1: ``gemv``, ``dot``, memory-bound, where the library's loop is as fast as any), batched
-products, and products whose roles span several dims (a tensordot over two axes). Without
+``TILED_MIN_SIDE`` rows and columns runs tiled (``TILED_MIN_WORK`` is 0). Thin products (the
+MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) run on a narrower tile that reads A in place
+(``tiled_gemm.narrow_tile``): 1.2-2x faster than BLAS from 8 columns up (one thread, CPU
+time, float32 and float64; docs/performance.md, "Matrix products, round 2"). Products of 2 or
+4 columns (even, or BLAS ahead) stay on BLAS, as do matrix-vector and vector-vector products
+(one dim of extent 1: ``gemv``, ``dot``, memory-bound, where the library's loop is as fast as
+any), batched products, and products whose roles span several dims (a tensordot over two
+axes). Without
 BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
 A BLAS call: a kernel that ``codegen.contraction`` recognises, of float32 or float64,
@@ -58,7 +61,7 @@ MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
 # The least rows and columns (the shorter of the two), and the least work (m * n * k), a
 # product needs to run as the tiled kernel rather than BLAS (measured: the module docstring);
 # tools/bench_matmul.py moves them to force either side.
-TILED_MIN_SIDE = 32
+TILED_MIN_SIDE = 8
 TILED_MIN_WORK = 0
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result

@@ -10,22 +10,31 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   panels of ``NR`` columns of B (``NR`` consecutive values per k) and of ``MR`` rows of A
   (``MR`` consecutive values per k), padded with zeros to whole panels. Packing reads each
   operand through its strides, so a transposed or strided operand costs what a contiguous one
-  does; the micro-kernel only ever reads the packed buffers, in order.
+  does: whole panels a vector per k (rows of B with unit stride are read row by row), or
+  ``width`` values gathered per k from a transposed source; edges element by element. Panels
+  lie ``PANEL_GAP`` bytes apart (a multiple of 4 KiB apart, stores into all panels at once
+  fell into one cache set).
+- **A in place.** Where A's rows have unit stride, or its columns do in short rows, or the
+  product has a single panel of columns, the micro-kernel reads A through its strides instead
+  of a packed copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
   loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
-  same code, narrower. The tile is then added into C: whole tiles of a C with unit column
+  same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
+  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512).
+  The tile is then added into C: whole tiles of a C with unit column
   stride as vectors, edge tiles (and other strides) element by element from a stack copy.
 - **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
   is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
   multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
   do not depend on ``num_threads``; they differ from NumPy's BLAS in the last bits (its own
   blocking), within the usual ``k * eps`` bound.
-- **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its longer side (rows,
-  or columns), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its
-  threads; each chunk packs its own panels into buffers of its own (``malloc``). Products
+- **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its rows or of its
+  columns (the side that cuts into more chunks; columns on a tie, ``Blocking.choose``),
+  ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its threads; each
+  chunk packs its own panels into buffers of its own (``malloc``). Products
   below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more.
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 
@@ -70,6 +79,9 @@ MIN_SPLIT_WORK = 1 << 23
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
+PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
+READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
+DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from (``reads_a_in_place``)
 
 
 @dataclass(frozen=True)
@@ -92,6 +104,16 @@ class TileShape:
         development machine (1024^3, one thread, float32 and float64; 12x2 and 14x2 slower)."""
         lanes = max(1, vector_bits // element_bits)
         return TileShape(6, 4, lanes) if registers >= 32 else TileShape(6, 2, lanes)
+
+
+def narrow_tile(tile: TileShape, cols: int) -> TileShape:
+    """The tile for a product of ``cols`` columns, fewer than ``tile.nr``: as many vectors
+    across as the columns need, and as many rows as keep the accumulator count (an MLP's 16
+    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted)."""
+    nv = max(1, -(-cols // tile.lanes))
+    if nv >= tile.nv:
+        return tile
+    return TileShape(tile.mr * tile.nv // nv, nv, tile.lanes)
 
 
 def host_vector_registers() -> tuple[int, int]:
@@ -127,13 +149,20 @@ class Blocking:
         kc = min(depth, KC_BYTES // itemsize)
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
-        split_rows = rows >= cols
+        # Columns unless rows cut into more chunks: a chunk of columns packs only its own
+        # columns of B (and A is mostly read in place), a chunk of rows packs all of B again
+        # (1024^2 float32 a@b: 1.34x less CPU time in all, both threads).
+        split_rows = _chunks(rows) > _chunks(cols)
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
         if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, min(SPLIT_CHUNKS, side // MIN_CHUNK_SIDE))
+            chunks = max(1, _chunks(side))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
+
+
+def _chunks(side: int) -> int:
+    return min(SPLIT_CHUNKS, side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -173,10 +202,9 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         # C's rows are the m dim's: compute C^T = B^T A^T, so that the tiles' vectors run
         # along C's last axis (unit stride in an array that has one).
         m, n, left, right = n, m, right, left
-    if c.domain[n] < tile.nr <= c.domain[m]:
-        # Too few columns to fill a tile's vectors (an MLP's 16 outputs): the vectors run
-        # down the rows instead, and each tile is added into C element by element.
-        m, n, left, right = n, m, right, left
+    # Too few columns to fill a tile's vectors (an MLP's 16 outputs): a narrower tile of more
+    # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
+    tile = narrow_tile(tile, c.domain[n])
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     blocking = Blocking.choose(rows, cols, depth, tile, c.element.bitwidth // 8)
     fn, operands, _, (lo, hi) = kernel_function(module, name, [*op.operands, *op.results], strided,
@@ -239,6 +267,24 @@ class _Gemm:
         self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
         self.module = b.module
         self.micro = _micro_kernel(self.module, element, tile)
+        self.direct_a = self.reads_a_in_place()
+
+    def reads_a_in_place(self) -> ll.Value:
+        """Whether the micro-kernel reads A where it lies rather than packed (an i1): with one
+        panel of columns (each value of A is used by one tile only, so a copy would save
+        nothing), or A's rows with unit stride (the tile's MR rows are MR streams in order), or
+        its columns with unit stride in rows of at most ``DIRECT_ROW_BYTES`` (MR values per
+        k, each k a row further: beyond, the block's rows share too few cache sets).
+        Measured faster than packing at every size from 200 to 1024, one thread."""
+        b = self.b
+        if not READ_A_IN_PLACE:
+            return ll.Constant(I1, 0)
+        if self.blocking.nc <= self.tile.nr:
+            return ll.Constant(I1, 1)
+        rows_in_order = b.icmp_signed("==", self.sa_k, self.const(1))
+        short_rows = b.icmp_signed("<=", self.sa_k, self.const(DIRECT_ROW_BYTES // self.itemsize))
+        columns = b.and_(b.icmp_signed("==", self.sa_m, self.const(1)), short_rows)
+        return b.or_(rows_in_order, columns)
 
     def const(self, x: int) -> ll.Constant:
         return ll.Constant(I64, x)
@@ -252,8 +298,8 @@ class _Gemm:
         b, bl = self.b, self.blocking
         malloc = _declare(self.module, "malloc", PTR, [I64])
         free = _declare(self.module, "free", ll.VoidType(), [PTR])
-        a_bytes = bl.mc * bl.kc * self.itemsize + ALIGN
-        b_bytes = bl.nc * bl.kc * self.itemsize + ALIGN
+        a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
+        b_bytes = (bl.nc * bl.kc + bl.nc // self.tile.nr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
         null = ll.Constant(PTR, None)
         failed = b.or_(b.icmp_unsigned("==", raw_a, null), b.icmp_unsigned("==", raw_b, null))
@@ -279,7 +325,8 @@ class _Gemm:
 
                 def row_block(ic):
                     mc = _min(b, self.const(bl.mc), b.sub(row1, ic))
-                    self.pack_a(pack_a, ic, mc, pc, kc)
+                    with b.if_then(b.not_(self.direct_a)):
+                        self.pack_a(pack_a, ic, mc, pc, kc)
 
                     def tile_column(jr):
                         cols = _min(b, self.const(tile.nr), b.sub(nc, jr))
@@ -287,8 +334,16 @@ class _Gemm:
                         def tile_row(ir):
                             rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                             at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            b.call(self.micro, [kc, self.at(pack_a, b.mul(ir, kc)),
-                                                self.at(pack_b, b.mul(jr, kc)), self.at(self.c, at),
+                            # A in place (its strides per k and per row), or the packed
+                            # panel (MR values per k, one per row)
+                            row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
+                            packed = self.at(pack_a, self.panel(ir, kc, tile.mr))
+                            direct = self.direct_a
+                            a_panel = (b.select(direct, self.at(self.a, row), packed),
+                                       b.select(direct, self.sa_k, self.const(tile.mr)),
+                                       b.select(direct, self.sa_m, self.const(1)))
+                            b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                            b.call(self.micro, [kc, *a_panel, b_panel, self.at(self.c, at),
                                                 self.sc_m, self.sc_n, rows, cols, first])
 
                         _for(b, self.const(0), mc, tile.mr, tile_row)
@@ -301,18 +356,50 @@ class _Gemm:
 
         _for(b, col0, col1, bl.nc, column_block)
 
+    def a_panel(self, row: ll.Value, kc: ll.Value) -> ll.Value:
+        return self.panel(row, kc, self.tile.mr)
+
+    def panel(self, first: ll.Value, kc: ll.Value, width: int) -> ll.Value:
+        """Where the packed panel of ``width`` rows (A) or columns (B) starting at ``first``
+        (a multiple of ``width``) begins, in elements: panels are ``PANEL_GAP`` bytes apart, so
+        that stores into every panel at once (a column of A with unit stride, a row of B) do
+        not all fall into one cache set (``kc * width`` values is often a multiple of 4 KiB)."""
+        b = self.b
+        stride = b.add(b.mul(kc, self.const(width)), self.const(PANEL_GAP // self.itemsize))
+        return b.mul(b.udiv(first, self.const(width)), stride)
+
     def pack_b(self, buffer: ll.Value, pc: ll.Value, kc: ll.Value, jc: ll.Value, nc: ll.Value) -> None:
-        """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded."""
+        """B[pc:pc+kc, jc:jc+nc] as panels of NR columns, NR values per k, zero-padded. Rows
+        of B with unit stride are read whole, a vector per whole panel, in order: panel by
+        panel, the reads would hop a row's stride per k (a new page each, for large rows)."""
         b, nr = self.b, self.tile.nr
+        zero = self.const(0)
+        whole = b.mul(b.udiv(nc, self.const(nr)), self.const(nr))  # columns in whole panels
+        block = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(jc, self.sb_n)))
 
         def panel(jr):
-            dst = self.at(buffer, b.mul(jr, kc))
+            dst = self.at(buffer, self.panel(jr, kc, nr))
             cols = _min(b, self.const(nr), b.sub(nc, jr))
             self.zero_if_short(dst, cols, nr, kc)
-            src = self.at(self.bm, b.add(b.mul(pc, self.sb_k), b.mul(b.add(jc, jr), self.sb_n)))
-            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1))
+            src = self.at(block, b.mul(jr, self.sb_n))
+            self.copy(src, dst, (kc, self.sb_k, nr), (cols, self.sb_n, 1), nr)
 
-        _for(b, self.const(0), nc, nr, panel)
+        def row(kk):
+            row_k = self.at(block, b.mul(kk, self.sb_k))
+
+            def whole_panel(jr):
+                value = self.load_vector(self.at(row_k, jr), nr)
+                at = b.add(self.panel(jr, kc, nr), b.mul(kk, self.const(nr)))
+                self.store_vector(value, self.at(buffer, at))
+
+            _for(b, zero, whole, nr, whole_panel)
+
+        with b.if_else(b.icmp_signed("==", self.sb_n, self.const(1))) as (rows, panels):
+            with rows:
+                _for(b, zero, kc, 1, row)
+                _for(b, whole, nc, nr, panel)  # the last, short panel
+            with panels:
+                _for(b, zero, nc, nr, panel)
 
     def pack_a(self, buffer: ll.Value, ic: ll.Value, mc: ll.Value, pc: ll.Value, kc: ll.Value) -> None:
         """A[ic:ic+mc, pc:pc+kc] as panels of MR rows, MR values per k, zero-padded. A column
@@ -323,21 +410,31 @@ class _Gemm:
         zero = self.const(0)
 
         def panel(ir, rows_inner):
-            dst = self.at(buffer, b.mul(ir, kc))
+            dst = self.at(buffer, self.a_panel(ir, kc))
             rows = _min(b, self.const(mr), b.sub(mc, ir))
             self.zero_if_short(dst, rows, mr, kc)
             if rows_inner:
                 return
             src = self.at(block, b.mul(ir, self.sa_m))
-            self.copy(src, dst, (kc, self.sa_k, mr), (rows, self.sa_m, 1))
+            self.copy(src, dst, (kc, self.sa_k, mr), (rows, self.sa_m, 1), mr)
+
+        whole = b.mul(b.udiv(mc, self.const(mr)), self.const(mr))  # rows in whole panels
 
         def column(kk):
-            def move(i):
-                value = b.load(self.at(block, b.add(i, b.mul(kk, self.sa_k))), typ=self.element)
-                at = b.add(b.mul(b.udiv(i, self.const(mr)), b.mul(kc, self.const(mr))),
-                           b.add(b.mul(kk, self.const(mr)), b.urem(i, self.const(mr))))
+            column_k = self.at(block, b.mul(kk, self.sa_k))
+
+            def whole_panel(i):  # MR consecutive values of the column: one short vector
+                value = self.load_vector(self.at(column_k, i), mr)
+                at = b.add(self.a_panel(i, kc), b.mul(kk, self.const(mr)))
+                self.store_vector(value, self.at(buffer, at))
+
+            def edge_row(i):  # the rows of a last, short panel
+                value = b.load(self.at(column_k, i), typ=self.element)
+                at = b.add(self.a_panel(whole, kc), b.add(b.mul(kk, self.const(mr)), b.sub(i, whole)))
                 b.store(value, self.at(buffer, at))
-            _for(b, zero, mc, 1, move)
+
+            _for(b, zero, whole, mr, whole_panel)
+            _for(b, whole, mc, 1, edge_row)
 
         with b.if_else(b.icmp_signed("==", self.sa_m, self.const(1))) as (columns, rows):
             with columns:
@@ -346,24 +443,70 @@ class _Gemm:
             with rows:
                 _for(b, zero, mc, mr, lambda ir: panel(ir, False))
 
-    def copy(self, src: ll.Value, dst: ll.Value, along_k, across) -> None:
+    def copy(self, src: ll.Value, dst: ll.Value, along_k, across, width: int) -> None:
         """``dst[k * kstep + x] = src[k * kstride + x * xstride]`` for ``k < kc``, ``x < size``,
-        ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``: the loop over the
-        source's unit-stride dim innermost, so that the reads walk memory in order (a column
-        read with a power-of-two stride would thrash one cache set)."""
+        ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``, into a panel
+        ``width`` values wide. A whole panel (``size == width``) whose source runs with unit
+        stride across it is a vector per k; one whose source runs with unit stride along k
+        (the panel is the source transposed) gathers ``width`` values per k, one from each of
+        its rows (each row then read in order); anything else (edges, other strides) moves one
+        element at a time, the loop over the source's unit-stride dim innermost, so that the
+        reads walk memory in order (a column read with a power-of-two stride would thrash one
+        cache set)."""
         b = self.b
         (kc, kstride, kstep), (size, xstride, _) = along_k, across
+        zero = self.const(0)
 
         def move(kk, x):
             value = b.load(self.at(src, b.add(b.mul(kk, kstride), b.mul(x, xstride))), typ=self.element)
             b.store(value, self.at(dst, b.add(b.mul(kk, self.const(kstep)), x)))
 
-        zero = self.const(0)
-        with b.if_else(b.icmp_signed("==", xstride, self.const(1))) as (across_inner, k_inner):
-            with across_inner:
-                _for(b, zero, kc, 1, lambda kk: _for(b, zero, size, 1, lambda x: move(kk, x)))
-            with k_inner:
-                _for(b, zero, size, 1, lambda x: _for(b, zero, kc, 1, lambda kk: move(kk, x)))
+        def rows_of_k(kk):
+            value = self.load_vector(self.at(src, b.mul(kk, kstride)), width)
+            self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
+
+        piece = min(width, self.tile.lanes)  # one target vector at a time: a 64-wide
+        # vector of inserts took LLVM 0.6 s more to compile (a@b.T, float32, AVX-512)
+
+        def gathered(rows):
+            def step(kk):
+                out = self.at(dst, b.mul(kk, self.const(kstep)))
+                for start in range(0, width, piece):
+                    part_rows = rows[start:start + piece]
+                    value = ll.Constant(ll.VectorType(self.element, len(part_rows)), None)
+                    for x, row in enumerate(part_rows):
+                        part = b.load(self.at(row, kk), typ=self.element)
+                        value = b.insert_element(value, part, ll.Constant(I32, x))
+                    self.store_vector(value, self.at(out, self.const(start)))
+            return step
+
+        full = b.icmp_signed("==", size, self.const(width))
+        unit_across = b.icmp_signed("==", xstride, self.const(1))
+        unit_along = b.icmp_signed("==", kstride, self.const(1))
+        with b.if_else(b.and_(full, unit_across)) as (vectors, other):
+            with vectors:
+                _for(b, zero, kc, 1, rows_of_k)
+            with other:
+                with b.if_else(b.and_(full, unit_along)) as (transposed, elements):
+                    with transposed:
+                        rows = [self.at(src, b.mul(self.const(x), xstride)) for x in range(width)]
+                        _for(b, zero, kc, 1, gathered(rows))
+                    with elements:
+                        with b.if_else(unit_across) as (across_inner, k_inner):
+                            with across_inner:
+                                _for(b, zero, kc, 1,
+                                     lambda kk: _for(b, zero, size, 1, lambda x: move(kk, x)))
+                            with k_inner:
+                                _for(b, zero, size, 1,
+                                     lambda x: _for(b, zero, kc, 1, lambda kk: move(kk, x)))
+
+    def load_vector(self, at: ll.Value, width: int) -> ll.Value:
+        value = self.b.load(at, typ=ll.VectorType(self.element, width))
+        value.align = self.itemsize  # a panel's rows are not aligned to a vector
+        return value
+
+    def store_vector(self, value: ll.Value, at: ll.Value) -> None:
+        self.b.store(value, at).align = self.itemsize
 
     def zero_if_short(self, panel: ll.Value, used: ll.Value, width: int, kc: ll.Value) -> None:
         """Zeros in a panel that is not filled across (an edge): its padding multiplies by 0."""
@@ -416,9 +559,12 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
 
 
 def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Function:
-    """``void micro(i64 kc, ptr a, ptr b, ptr c, i64 sc_m, i64 sc_n, i64 rows, i64 cols, i1
-    first)``: the ``mr x nr`` tile of packed panels ``a`` and ``b`` over ``kc`` values of k,
-    stored into (``first``) or added to the ``rows x cols`` corner of C at ``c``."""
+    """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
+    rows, i64 cols, i1 first)``: the ``mr x nr`` tile of A at ``a`` (element ``(i, k)`` at
+    ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in place) and the packed panel
+    ``b`` over ``kc`` values of k, stored into (``first``) or added to the ``rows x cols``
+    corner of C at ``c``. Rows of A past ``rows`` read row ``rows - 1`` again (in bounds, and
+    their sums are never stored)."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
     existing = module.globals.get(name)
@@ -426,13 +572,13 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
         return existing
     vec = ll.VectorType(element, tile.lanes)
     vbytes = tile.lanes * bits // 8
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [I64, PTR, PTR, PTR, I64, I64, I64, I64, I1]),
-                     name)
+    params = [I64, PTR, I64, I64, PTR, PTR, I64, I64, I64, I64, I1]
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
     # One copy, called per tile: its k loop is not unrolled whole into every caller when kc
     # is a small constant (LLVM's time, not the kernel's, would grow with it).
     fn.attributes.add("noinline")
-    kc, pa, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
+    kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
     fmuladd = _declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
@@ -440,6 +586,11 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     b = ll.IRBuilder(entry)
     spill = b.alloca(vec, size=tile.mr * tile.nv)  # an edge tile's copy, for scalar stores
     spill.align = vbytes
+    last_row = b.sub(rows, ll.Constant(I64, 1))
+    a_rows = []  # each row's first value, clamped to the tile's last real row
+    for i in range(tile.mr):
+        row = _min(b, ll.Constant(I64, i), last_row)
+        a_rows.append(b.gep(pa, [b.mul(row, sa_m)], source_etype=element))
     b.branch(loop)
 
     b.position_at_end(loop)
@@ -458,11 +609,11 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
         v.align = vbytes
         b_vecs.append(v)
-    a_col = b.gep(pa, [b.mul(kk, ll.Constant(I64, tile.mr))], source_etype=element)
+    a_k = b.mul(kk, sa_k)
     mask = ll.Constant(ll.VectorType(ll.IntType(32), tile.lanes), [0] * tile.lanes)
     undef = ll.Constant(vec, None)
     for i in range(tile.mr):
-        x = b.load(b.gep(a_col, [ll.Constant(I64, i)], source_etype=element), typ=element)
+        x = b.load(b.gep(a_rows[i], [a_k], source_etype=element), typ=element)
         splat = b.shuffle_vector(b.insert_element(undef, x, ll.Constant(I32, 0)), undef, mask)
         for j in range(tile.nv):
             accs[i][j].add_incoming(b.call(fmuladd, [splat, b_vecs[j], accs[i][j]]), body)

@@ -10,6 +10,8 @@ shape is checked against NumPy on it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,7 +20,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore import config
 from jitcore.codegen.cpu import blas, gemm, tiled_gemm
-from jitcore.codegen.cpu.tiled_gemm import Blocking, TileShape
+from jitcore.codegen.cpu.tiled_gemm import Blocking, TileShape, narrow_tile
 from tests.budget import examples
 
 
@@ -68,7 +70,8 @@ FORMS = {
 @given(m=st.integers(1, 40), k=st.integers(1, 40), n=st.integers(1, 40),
        dtype=st.sampled_from([np.float32, np.float64]), form=st.sampled_from(sorted(FORMS)),
        seed=st.integers(0, 2**16))
-def test_any_shape_dtype_and_layout_matches_numpy(small_blocks, m, k, n, dtype, form, seed):
+def test_any_shape_dtype_and_layout_matches_numpy(small_blocks, monkeypatch, m, k, n, dtype, form, seed):
+    monkeypatch.setattr(tiled_gemm, "READ_A_IN_PLACE", seed % 2 == 0)  # A packed, or read in place
     product, shapes = FORMS[form]
     rng = np.random.default_rng(seed)
     a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
@@ -154,3 +157,69 @@ def test_narrower_targets_tiles_are_correct_here_too(tiled, monkeypatch, vector_
     for dtype in (np.float32, np.float64):
         a, b = rng.standard_normal((40, 23)).astype(dtype), rng.standard_normal((23, 37)).astype(dtype)
         check(compiled(lambda a, b: a.T.T @ b, a, b)(a, b), a, b, lambda a, b: a @ b)
+
+
+@pytest.mark.parametrize("form", ["a@b", "a.T@b", "a@b.T", "a.T@b.T"])
+def test_whole_panels_in_every_layout_take_the_fast_packing_and_match_numpy(tiled, monkeypatch, form):
+    """Whole panels (the host's own tile, whatever its width) are packed by vector copies or
+    per-k gathers, edge panels element by element: shapes with both, several k blocks."""
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 96)
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(len(form))
+    for dtype, in_place in zip((np.float32, np.float64), (len(form) % 2 == 0, len(form) % 2 == 1)):
+        monkeypatch.setattr(tiled_gemm, "READ_A_IN_PLACE", in_place)  # A packed, or read where it is
+        tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+        monkeypatch.setattr(tiled_gemm, "MC_ROWS", 3 * tile.mr)
+        m, k, n = 4 * tile.mr + 1, 53, 2 * tile.nr + 3
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+        a[1, 2] = np.nan  # NaN and inf reach exactly the elements they should
+        b[3, 0] = np.inf
+        got = compiled(product, a, b)(a, b)
+        want = product(a.astype(np.float64), b.astype(np.float64))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+        finite = np.isfinite(want)
+        a0, b0 = np.nan_to_num(a, posinf=0.0), np.nan_to_num(b, posinf=0.0)
+        masked = functools.partial(_where_finite, finite, product)
+        check(np.where(finite, got, 0), a0, b0, masked)
+
+
+def _where_finite(finite, product, x, y):
+    return np.where(finite, product(x, y), 0)
+
+
+def test_a_narrow_tile_keeps_the_accumulators_and_covers_the_columns():
+    assert narrow_tile(TileShape(6, 4, 16), 16) == TileShape(24, 1, 16)  # an MLP's 16 outputs
+    assert narrow_tile(TileShape(6, 4, 8), 20) == TileShape(8, 3, 8)
+    assert narrow_tile(TileShape(6, 2, 8), 3) == TileShape(12, 1, 8)
+    assert narrow_tile(TileShape(6, 4, 16), 64) == TileShape(6, 4, 16)  # wide enough already
+
+
+@pytest.mark.parametrize("form", ["a@b", "a.T@b", "strided"])
+def test_thin_products_on_the_narrow_tile_match_numpy(form):
+    """Products of 8 to a tile's width of columns run tiled by default (``gemm.TILED_MIN_SIDE``)
+    on a narrow tile reading A in place: fewer rows than one tile (each row clamped to the
+    last real one), more rows than one, and NaN and inf where they belong."""
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(len(form))
+    for dtype in (np.float32, np.float64):
+        tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+        n = max(gemm.TILED_MIN_SIDE, tile.lanes)
+        narrow = narrow_tile(tile, n)
+        for m in (gemm.TILED_MIN_SIDE, 2 * narrow.mr + 3):
+            a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, 37, n))
+            got = compiled(product, a, b)(a, b)
+            check(got, a, b, product)
+        a[0, 0], b[0, 1] = np.nan, -np.inf
+        got, want = compiled(product, a, b)(a, b), product(a.astype(np.float64), b.astype(np.float64))
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_array_equal(np.isneginf(got) | np.isposinf(got), np.isinf(want))
+
+
+def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows():
+    """A chunk of columns packs only its own part of B; a chunk of rows would pack all of it."""
+    tile = TileShape(6, 4, 16)
+    square = Blocking.choose(1024, 1024, 1024, tile, 4)
+    assert not square.split_rows and square.split_blocks == tiled_gemm.SPLIT_CHUNKS
+    tall = Blocking.choose(10000, 256, 256, tile, 4)  # an MLP's x @ w1: 2 column chunks at most
+    assert tall.split_rows and tall.split_blocks == tiled_gemm.SPLIT_CHUNKS
