@@ -19,6 +19,7 @@ import pytest
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
+from jitcore.codegen import host
 from jitcore.codegen.cpu import runtime
 from jitcore.errors import ConfigError
 
@@ -281,12 +282,27 @@ def test_config_is_part_of_the_api():
 
 
 def test_small_kernels_are_compiled_unsplit(monkeypatch):
-    # No thread pays below MIN_SPLIT_WORK points, so a small function's first call does not
-    # pay for compiling the split form either.
+    # No thread pays below MIN_SPLIT_WORK points, so a small fixed-size function's first call
+    # does not pay for compiling the split form either.
     monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     for size, split in ((999, False), (1000, True)):
         text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
         assert (runtime.RUN_CHUNKS_SYMBOL in text) == split
+
+
+def test_size_generic_kernels_are_split_at_every_size(monkeypatch):
+    # One code for the sizes below MIN_SPLIT_WORK and above it: the launch decides when it
+    # runs (below it, one call whatever the threshold). A tiny function stays unsplit.
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    plans = {size: jc.jit(lambda x: x + 1).lower(np.ones(size)).plan() for size in (10, 999, 5000)}
+    assert runtime.RUN_CHUNKS_SYMBOL not in plans[10].llvm_ir
+    assert runtime.RUN_CHUNKS_SYMBOL in plans[999].llvm_ir
+    assert plans[999].symbol == plans[5000].symbol
+    with config.using(parallel_threshold=0, chunk_size=7, num_threads=3):
+        for size in (999, 5000):
+            x = np.arange(size, dtype=np.float64)
+            np.testing.assert_array_equal(jc.jit(lambda x: x + 1)(x), x + 1)
 
 
 def test_using_puts_the_settings_back():
