@@ -20,7 +20,7 @@ import weakref
 from llvmlite import ir as ll
 
 from jitcore.codegen import host
-from jitcore.codegen.cpu import blas, cost, gemm, rowwise, runtime, target
+from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
@@ -164,8 +164,9 @@ class CpuBackend:
                     extent, domain, partials = split
                     work = _extent(b, sizes, domain)
                     weighed = _one_call_below_min_split(b, work, _weighed(b, work, divisors[index]))
-                    split = runtime.Split(_extent(b, sizes, extent), work, partials, weighed,
-                                          _min_piece(ops[index]))
+                    count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
+                             else _extent(b, sizes, extent))
+                    split = runtime.Split(count, work, partials, weighed, _min_piece(ops[index]))
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
@@ -288,7 +289,7 @@ class CpuBackend:
         if sorter is not None:
             return sorter, (), None, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
-        sized_work = not tiny and _sized(op, symbols) and not _reduces_to_one(op)
+        sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
                                            sizes=Sizes(symbols))

@@ -197,6 +197,7 @@ def _unsplit(fn, args, monkeypatch):
     """The result of ``fn`` compiled unsplit, as every full reduction ran before pieces."""
     with monkeypatch.context() as m:
         m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+        m.setattr(host, "SIZE_GENERIC", False)  # size-generic code is split at every size
         f = jc.jit(fn)
         assert runtime.RUN_CHUNKS_SYMBOL not in f.lower(*args).plan().llvm_ir
         return np.asarray(f(*args))
@@ -250,10 +251,33 @@ def test_complex_full_sums_in_pieces(monkeypatch):
         np.testing.assert_array_equal(_run(f, [z], threads, chunk_size=1), want)
 
 
-def test_small_full_reductions_stay_one_piece():
-    # Fewer than two pieces: nothing to share, the kernel is not split.
+def test_small_full_reductions_stay_one_piece(monkeypatch):
+    # Fewer than two pieces: nothing to share, fixed-size code is not split.
     x = rng.standard_normal(4096).astype(np.float32)
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     assert runtime.RUN_CHUNKS_SYMBOL not in jc.jit(lambda x: x.sum()).lower(x).plan().llvm_ir
+
+
+def test_size_generic_full_reductions_count_their_pieces_when_they_run(monkeypatch):
+    # One code for every length: the pieces are counted from the run-time length, by
+    # full_reduction.piece_size's formula, so each length has the fixed-size code's bits on
+    # any thread count (a row too short for lanes in order, as unsplit: y keeps the function
+    # from being tiny, with code of its own, at 20).
+    fn = lambda x, y: (x.sum(), y * 2)  # noqa: E731
+    f = jc.jit(fn)
+    y = rng.standard_normal((7, 13)).astype(np.float32)
+    for size in (20, 100, 4096, 5000, 64 * 4096 + 4096 + 7):
+        x = rng.standard_normal(size).astype(np.float32)
+        with monkeypatch.context() as m:
+            m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+            m.setattr(host, "SIZE_GENERIC", False)
+            want = jc.jit(fn)(x, y)[0]
+        for threads in (1, 3):
+            np.testing.assert_array_equal(_run(lambda x: f(x, y)[0], [x], threads, chunk_size=1), want)
+        np.testing.assert_array_equal(_run(lambda x: f(x, y)[0], [x], 1, threshold=1 << 62), want)
+        np.testing.assert_allclose(want, x.sum(dtype=np.float64), rtol=1e-5)
+    info = f.cache_info()
+    assert (info.traces, info.compiles, info.reused) == (5, 1, 4)
 
 
 def test_settings_change_without_recompiling():
