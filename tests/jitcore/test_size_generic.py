@@ -86,6 +86,19 @@ def test_one_code_below_and_above_the_split_threshold(small_split_threshold):
     assert counts(jitted) == (3, 1, 2)
 
 
+def test_whole_array_sums_of_one_piece_and_of_several_compile_once(small_split_threshold):
+    """The pieces of a sum are counted from its run-time length (full_reduction.py): 100 is
+    one piece, 5000 two, 200000 49; each has the same bits on one thread as on three."""
+    jitted = jc.jit(lambda x: x.sum())
+    for n in (100, 5000, 200_000):
+        x = rows(n, seed=n)
+        got = jitted(x)
+        np.testing.assert_allclose(got, x.sum(dtype=np.float64), rtol=1e-5)
+        with config.using(num_threads=1):
+            np.testing.assert_array_equal(jitted(x), got)
+    assert counts(jitted) == (3, 1, 2)
+
+
 def test_tiny_functions_stay_unsplit():
     """A tiny function's code is its own (``TINY_WORK``) and has no threads: its first call
     compiles the least code."""
