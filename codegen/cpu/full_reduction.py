@@ -64,12 +64,14 @@ def _ctlz(module: ll.Module) -> ll.Function:
 
 def emit_cut(b: ll.IRBuilder, n: ll.Value, lanes: int) -> tuple[ll.Value, ...]:
     """A row of ``n`` known only at run time, cut as ``Pieces`` cuts a known one: the piece's
-    size, the whole pieces, the rest, the count and log2 of a piece's blocks."""
+    size, the whole pieces, the rest, the count and log2 of a piece's blocks. An empty row
+    (a run-time extent times a 0) is one empty piece: a launch never has 0 chunks."""
     blocks, top = emit_piece_blocks(b, n, lanes)
     size = b.mul(blocks, extent(lanes * STEPS))
     whole = b.udiv(n, size)
     rest = b.sub(n, b.mul(whole, size))
     count = b.add(whole, b.zext(b.icmp_unsigned("!=", rest, extent(0)), I64))
+    count = b.select(b.icmp_unsigned("==", count, extent(0)), extent(1), count)
     return size, whole, rest, count, top
 
 
