@@ -14,6 +14,9 @@
    (trace, passes, LLVM: a full compile, with no code of it alive in the process) against its
    second call at another size (trace, passes, LLVM IR emitted, machine code reused), R rounds
    alternating; medians.
+3. Size classes: the compiles of ``g`` at the seed's sizes 100, 1234, 77777 (below and above
+   the split threshold) and of a whole-array sum at 100, 5000, 200000 (one piece, several):
+   one each, the other sizes reusing its code.
 
 Speed is measured here, never asserted in tests (DESIGN.md §8).
 """
@@ -126,6 +129,18 @@ def first_calls(repeat: int) -> None:
           f"({f / r:.1f}x less)")
 
 
+def size_classes() -> None:
+    cases = [("g", g, (100, 1234, 77777), 2), ("sum", total, (100, 5000, 200_000), 1)]
+    for name, fn, sizes, arity in cases:
+        jitted = jc.jit(fn, cache=False)
+        for n in sizes:
+            x = np.linspace(-1.5, 1.5, n).astype(np.float32)
+            jitted(*[x, x[::-1].copy()][:arity])
+        info = jitted.cache_info()
+        print(f"{name} at sizes {', '.join(map(str, sizes))}: {info.traces} traces, "
+              f"{info.compiles} compiles, {info.reused} reused")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000_000)
@@ -135,6 +150,7 @@ def main() -> None:
     options = parser.parse_args()
     jc.config.num_threads = options.threads
     print(f"threads: {jc.config.num_threads}")
+    size_classes()
     first_calls(options.repeat)
     speed(options.size, options.repeat)
 

@@ -20,7 +20,7 @@ import weakref
 from llvmlite import ir as ll
 
 from jitcore.codegen import host
-from jitcore.codegen.cpu import blas, cost, gemm, rowwise, runtime, target
+from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, target
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
@@ -71,7 +71,7 @@ class LoadedCode:
         # what a plan of the same LLVM IR at another size reuses (``CpuBackend._code``)
         self.object_code = object_code
         self.optimized_llvm_ir = optimized_llvm_ir
-        self.stored = False  # in the object cache, for another process to reuse
+        self.stored = None  # the object cache it is in, for another process to reuse
 
     def __reduce__(self):
         # A plan is data that pickles (and deep-copies); its loaded code stays in this process.
@@ -96,6 +96,7 @@ class CpuBackend:
         self._object_cache = None  # codegen.backend.ObjectCache of the runtime's code, or None
         self._local = threading.local()  # .off: lowering without the object cache
         self._symbol_locks: dict[str, _Making] = {}  # symbols being lowered now
+        self._support: dict[str, tuple[str, bytes]] = {}  # support symbol -> its LLVM IR, object code
 
     def use_object_cache(self, cache) -> None:
         self._object_cache = cache
@@ -117,6 +118,9 @@ class CpuBackend:
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
         symbols, sources = size_symbols(func, options.header)
+        # A function whose kernels are all tiny has code of its own (see TINY_WORK), unsplit:
+        # the cheapest compile, for the first call of a small function.
+        unroll = any(_work(op) > TINY_WORK for op in ops)
         groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK)
         grouped = {i for group in groups for i in group.launches}
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
@@ -125,7 +129,8 @@ class CpuBackend:
         kernels, splits, sized = [], [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
-                                                       row_split=i in grouped, symbols=symbols)
+                                                       row_split=i in grouped, symbols=symbols,
+                                                       tiny=not unroll)
             kernels.append(fn)
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
@@ -159,8 +164,10 @@ class CpuBackend:
                     extent, domain, partials = split
                     work = _extent(b, sizes, domain)
                     least = 1 if partials else _min_piece(ops[index])  # pieces of any count
-                    split = runtime.Split(_extent(b, sizes, extent), work, partials,
-                                          _weighed(b, work, divisors[index]), least)
+                    weighed = _one_call_below_min_split(b, work, _weighed(b, work, divisors[index]))
+                    count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
+                             else _extent(b, sizes, extent))
+                    split = runtime.Split(count, work, partials, weighed, least)
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
@@ -173,10 +180,10 @@ class CpuBackend:
                 work = _plus(b, work, more)
                 weighed = _plus(b, weighed, _weighed(b, more, divisors[i]))
             runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
-                                runtime.Split(_extent(b, sizes, (group.rows,)), work, threshold_work=weighed))
+                                runtime.Split(_extent(b, sizes, (group.rows,)), work,
+                                              threshold_work=_one_call_below_min_split(b, work, weighed)))
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch, sizes, sources)
-        unroll = any(_work(op) > TINY_WORK for op in ops)
         if not unroll:  # in the text, so a size-generic code compiled tiny is reused only tiny
             module.add_named_metadata("jitcore.no_unroll", [])
         text = str(module)
@@ -242,11 +249,12 @@ class CpuBackend:
         with self._lock:
             loaded = self._loaded.get(symbol) if generic else None
         if loaded is not None and loaded.source == _digest(llvm_ir) and loaded.object_code:
-            if cache is not None and not loaded.stored:
-                loaded.stored = True
+            if cache is not None and loaded.stored is not cache:
+                loaded.stored = cache
                 encoded = loaded.optimized_llvm_ir.encode()
                 cache.store_object(symbol, llvm_ir, _GENERIC + len(encoded).to_bytes(8, "little")
                                    + encoded + loaded.object_code)
+                self._store_support(cache, llvm_ir)
             return loaded.object_code, loaded.optimized_llvm_ir, "memory"
         stored = cache.load_object(symbol, llvm_ir) if cache is not None else None
         if stored is not None and stored[:len(_GENERIC)] == _GENERIC:
@@ -260,8 +268,8 @@ class CpuBackend:
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
-                fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = ()
-                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
+                fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = (),
+                tiny: bool = False) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
@@ -269,10 +277,10 @@ class CpuBackend:
         (``runtime.MIN_SPLIT_WORK``); a reduction to one value per call (every parallel dim of
         extent 1) may be split too, into pieces of its reduced dim. A kernel of a row group
         (``row_split``) is split whatever its size: its group runs it on blocks of rows. In a
-        size-generic function (``symbols``) the kernel takes the run-time extents; whether it
-        is split is still decided by its size here, so its sizes fall in two classes with one
-        code each (below the threshold, and at or above it), and a split reduction to one
-        value is cut into a number of pieces that its size decides (one code per size)."""
+        size-generic function (``symbols``) the kernel takes the run-time extents; one whose
+        work is a run-time value is compiled split unless the function is ``tiny``, so that
+        every size shares its code: the launch then runs it as one call below
+        ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs."""
         strided = strided_operands(plan, launch)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library())
@@ -282,7 +290,8 @@ class CpuBackend:
         if sorter is not None:
             return sorter, (), None, 0
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
-        split = row_split or (may_split and _work(op) >= runtime.MIN_SPLIT_WORK)
+        sized_work = not tiny and _sized(op, symbols)
+        split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
                                            sizes=Sizes(symbols))
         return fn, (), extent, partials
@@ -324,7 +333,16 @@ class CpuBackend:
             code = target.compile_ir(llvm_ir)[1]
             if cache is not None:
                 cache.store_object(symbol, llvm_ir, code)
+        self._support[symbol] = (llvm_ir, code)
         return target.load_object(code, [symbol])[symbol]
+
+    def _store_support(self, cache, llvm_ir: str) -> None:
+        """The support code that ``llvm_ir`` calls, in ``cache`` too: a new process that
+        reuses its code from there then compiles nothing (the support code may have been
+        compiled here before this cache was in use)."""
+        for symbol, (source, code) in list(self._support.items()):
+            if symbol in llvm_ir and cache.load_object(symbol, source) is None:
+                cache.store_object(symbol, source, code)
 
 
 class _Making:
@@ -382,6 +400,22 @@ def _plus(b: ll.IRBuilder, x: int | ll.Value, y: int | ll.Value) -> int | ll.Val
     if isinstance(x, int) and isinstance(y, int):
         return x + y
     return b.add(runtime.as_value(x), runtime.as_value(y))
+
+
+def _one_call_below_min_split(b: ll.IRBuilder, work: int | ll.Value,
+                              weighed: int | ll.Value) -> int | ll.Value:
+    """The work the launch compares with the threshold, made -1 (below any threshold: one
+    call) when the kernel's run-time work is below ``runtime.MIN_SPLIT_WORK`` points: a
+    size-generic kernel is compiled split for every size, and no thread pays below that."""
+    if isinstance(work, int) or runtime.MIN_SPLIT_WORK <= 0:
+        return weighed
+    small = b.icmp_signed("<", work, ll.Constant(I64, runtime.MIN_SPLIT_WORK))
+    return b.select(small, ll.Constant(I64, -1), runtime.as_value(weighed))
+
+
+def _sized(op: Operation, symbols: tuple[int, ...]) -> bool:
+    """Whether ``op``'s work depends on the function's run-time extents (``Sizes``)."""
+    return any(d in symbols for d in op.domain())
 
 
 def _work(op: Operation) -> int:

@@ -28,8 +28,8 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu.reduction import STEPS, ArgBest, PerResult, RowReduction, lanes_for
-from jitcore.codegen.llvm_types import I8, I64, constant, value_type
-from jitcore.codegen.loops import emit_loop, extent
+from jitcore.codegen.llvm_types import I1, I8, I64, constant, value_type
+from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 
 MIN_PIECE_BLOCKS = 16  # a piece is at least 16 blocks (4096 float32 elements)
@@ -45,22 +45,78 @@ def piece_size(n: int, lanes: int) -> int:
     return blocks * block
 
 
+def emit_piece_blocks(b: ll.IRBuilder, n: ll.Value, lanes: int) -> tuple[ll.Value, ll.Value]:
+    """``piece_size``'s blocks per piece for a row of ``n`` known only at run time, and their
+    log2: the least power of two, at least ``MIN_PIECE_BLOCKS``, not below ``ceil(n // block /
+    MAX_PIECES)`` (where the doubling loop stops), from the leading zeros of that bound less 1."""
+    bound = b.udiv(b.add(b.udiv(n, extent(lanes * STEPS)), extent(MAX_PIECES - 1)), extent(MAX_PIECES))
+    log2 = b.sub(extent(64), b.call(_ctlz(b.module), [b.sub(bound, extent(1)), ll.Constant(I1, 0)]))
+    floor = MIN_PIECE_BLOCKS.bit_length() - 1
+    log2 = b.select(b.icmp_unsigned("<=", bound, extent(MIN_PIECE_BLOCKS)), extent(floor), log2)
+    return b.shl(extent(1), log2), log2
+
+
+def _ctlz(module: ll.Module) -> ll.Function:
+    """``llvm.ctlz.i64(x, is_zero_poison)`` (llvmlite's declare_intrinsic drops the flag)."""
+    existing = module.globals.get("llvm.ctlz.i64")
+    return existing or ll.Function(module, ll.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
+
+
+def emit_cut(b: ll.IRBuilder, n: ll.Value, lanes: int) -> tuple[ll.Value, ...]:
+    """A row of ``n`` known only at run time, cut as ``Pieces`` cuts a known one: the piece's
+    size, the whole pieces, the rest, the count and log2 of a piece's blocks. An empty row
+    (a run-time extent times a 0) is one empty piece: a launch never has 0 chunks."""
+    blocks, top = emit_piece_blocks(b, n, lanes)
+    size = b.mul(blocks, extent(lanes * STEPS))
+    whole = b.udiv(n, size)
+    rest = b.sub(n, b.mul(whole, size))
+    count = b.add(whole, b.zext(b.icmp_unsigned("!=", rest, extent(0)), I64))
+    count = b.select(b.icmp_unsigned("==", count, extent(0)), extent(1), count)
+    return size, whole, rest, count, top
+
+
+class RunTimeCount:
+    """The piece count of a row whose length is the product of ``factors`` (extents of the
+    op, some of them the function's run-time extents), as the entry computes it for the launch
+    (``emit(b, sizes)``): the kernel computes the same from the same formula."""
+
+    def __init__(self, factors: tuple[int, ...], lanes: int):
+        self.factors, self.lanes = tuple(factors), lanes
+
+    def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
+        return emit_cut(b, sizes.product(b, self.factors), self.lanes)[3]
+
+
 class Pieces:
     """How a full reduction of a row of ``n`` elements is cut: ``count`` pieces of ``size``
-    elements (the last one ``n - whole * size``, when that is not zero)."""
+    elements (the last one ``n - whole * size``, when that is not zero). With ``n`` None the
+    row's length is known only at run time (a size-generic kernel): ``bind`` computes the
+    values in the kernel, and the scratch holds the most pieces any length has
+    (``MAX_PIECES`` whole ones and a last one)."""
 
-    def __init__(self, op, n: int):
+    def __init__(self, op, n: int | None):
         self.op, self.n = op, n
         self.lanes = lanes_for(op.results[-1].type.element)
-        self.size = piece_size(n, self.lanes)
-        self.whole, self.rest = divmod(n, self.size)
-        self.count = self.whole + (self.rest > 0)
+        if n is None:
+            most = MAX_PIECES + 1
+            self.size = self.whole = self.rest = self.count = self.top = None
+        else:
+            size = piece_size(n, self.lanes)
+            whole, rest = divmod(n, size)
+            most = whole + (rest > 0)
+            self.size, self.whole, self.rest, self.count = (extent(v) for v in (size, whole, rest, most))
+            self.top = None  # emit_whole_blocks finds it from the static size
+        self.known_count = None if n is None else most
         self.offsets, bytes_ = [], 0
         for r in op.results:  # one array of count * lanes values per result, 16-byte aligned
             self.offsets.append(bytes_)
-            bytes_ += -(-self.count * self.lanes * numpy_dtype(r.type.element).itemsize // 16) * 16
+            bytes_ += -(-most * self.lanes * numpy_dtype(r.type.element).itemsize // 16) * 16
         self.flags = bytes_  # then one byte per piece: its body needed exact math somewhere
-        self.scratch_bytes = bytes_ + self.count
+        self.scratch_bytes = bytes_ + most
+
+    def bind(self, b: ll.IRBuilder, n: ll.Value) -> None:
+        """The run-time size, whole pieces, rest and count of a row of ``n``."""
+        self.size, self.whole, self.rest, self.count, self.top = emit_cut(b, n, self.lanes)
 
     def slot(self, b: ll.IRBuilder, scratch: ll.Value, k: int, piece: ll.Value, lane: int) -> ll.Value:
         t = value_type(self.op.results[k].type.element)
@@ -74,15 +130,16 @@ class Pieces:
         def keep(k, lane, value):
             b.store(value, self.slot(b, scratch, k, piece, lane))
 
-        first = b.mul(piece, extent(self.size))
-        if not self.rest:
-            RowReduction(b, self.op, body, merging, extent(self.size), ivs, first).emit_whole_blocks(keep)
+        first = b.mul(piece, self.size)
+        if static_value(self.rest) == 0:
+            RowReduction(b, self.op, body, merging, self.size, ivs, first).emit_whole_blocks(keep)
             return
-        with b.if_else(b.icmp_signed("<", piece, extent(self.whole))) as (whole, last):
+        with b.if_else(b.icmp_signed("<", piece, self.whole)) as (whole, last):
             with whole:
-                RowReduction(b, self.op, body, merging, extent(self.size), ivs, first).emit_whole_blocks(keep)
+                RowReduction(b, self.op, body, merging, self.size, ivs, first).emit_whole_blocks(
+                    keep, self.top)
             with last:
-                RowReduction(b, self.op, body, merging, extent(self.rest), ivs, first).emit(keep)
+                RowReduction(b, self.op, body, merging, self.rest, ivs, first).emit(keep)
 
     def flag(self, b: ll.IRBuilder, scratch: ll.Value, piece: ll.Value) -> ll.Value:
         """Piece ``piece``'s i8 flag: whether its body met an element that needs exact math."""
@@ -111,12 +168,18 @@ class Pieces:
             take(piece)
             cascade.push_block(piece)
 
-        emit_loop(b, extent(self.whole), push)
-        if self.rest:
-            take(extent(self.whole))
+        emit_loop(b, self.whole, push)
+        if static_value(self.rest) is None:
+            with b.if_else(b.icmp_unsigned("!=", self.rest, extent(0))) as (last, none):
+                with last:
+                    take(self.whole)
+                with none:
+                    cascade.reset_lanes()
+        elif static_value(self.rest):
+            take(self.whole)
         else:
             cascade.reset_lanes()
-        cascade.fold_stack(extent(self.whole))
+        cascade.fold_stack(self.whole)
         at = [*ivs, ll.Constant(I64, 0)]
         n_in = len(self.op.operands)
         for k, (r, init) in enumerate(zip(self.op.results, self.op.attributes["inits"])):

@@ -390,13 +390,15 @@ class _Cascade:
             for lane, value in enumerate(self._lane_values(k)):
                 keep(k, lane, value)
 
-    def emit_whole_blocks(self, keep) -> None:
+    def emit_whole_blocks(self, keep, top: ll.Value | None = None) -> None:
         """A power of two of whole blocks (no tail): their cascade's one occupied level, the
-        lanes of its balanced tree, to ``keep(k, lane, value)``; no merge with the identity."""
-        blocks = static_value(self.blocks)
-        assert blocks and blocks & (blocks - 1) == 0 and static_value(self.groups) == 0 \
-            and static_value(self.leftover) == 0, "whole blocks only"
-        top = ll.Constant(I64, blocks.bit_length() - 1)
+        lanes of its balanced tree, to ``keep(k, lane, value)``; no merge with the identity.
+        ``top``: that level (log2 of the blocks), where the count is known only at run time."""
+        if top is None:
+            blocks = static_value(self.blocks)
+            assert blocks and blocks & (blocks - 1) == 0 and static_value(self.groups) == 0 \
+                and static_value(self.leftover) == 0, "whole blocks only"
+            top = ll.Constant(I64, blocks.bit_length() - 1)
 
         def ordered():
             self._emit_blocks()

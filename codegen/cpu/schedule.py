@@ -95,7 +95,7 @@ class _Schedule:
         positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
-        self.pieces = (_pieces(op, strided, positional, fastmath)
+        self.pieces = (_pieces(op, strided, positional, fastmath, sizes.symbols)
                        if split and not split_dims and not checks else None)
         if split and self.pieces is None and not checks:
             self.pieces = _column_pieces(op, strided, positional, fastmath)
@@ -128,14 +128,42 @@ class _Schedule:
         self.breakpoints = {d: breakpoints(op, d) for d in range(len(self.domain))
                             if segmented and d != op.scan_dim}
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
-        if self.pieces is not None:
-            self.split_extent = (self.pieces.count,)
+        if self.pieces is not None and self.pieces.known_count is None:
+            self.split_extent = full_reduction.RunTimeCount(self.factors[-1], self.pieces.lanes)
+            self.pieces.bind(self.b, self.domain[-1])
+            self._emit_run_time_pieces(exact_fallback)
+        elif self.pieces is not None:
+            self.split_extent = (self.pieces.known_count,)
             self._emit_pieces(exact_fallback)
         elif exact_fallback:
             self._emit_with_exact_fallback(self._emit_nest)
         else:
             self._emit_nest()
         self.b.ret_void()
+
+    def _emit_run_time_pieces(self, exact_fallback: bool) -> None:
+        """Pieces of a row whose length is known only at run time (a size-generic kernel),
+        their count computed from it: a row too short for lanes runs in order, as an unsplit
+        kernel runs it (``_blocked_unless_short``), whole in the merging call, ``[count,
+        count)``; the calls for pieces then do nothing."""
+        b, lo = self.b, self.bounds[0]
+        least = 2 * reduction.lanes_for(self.op.results[-1].type.element)
+        with b.if_else(b.icmp_signed("<", self.domain[-1], extent(least)), likely=False) as (short, long):
+            with short:
+                with b.if_then(b.icmp_signed(">=", lo, self.pieces.count)):
+                    precision = self.body.precision
+                    if exact_fallback:
+                        self._emit_with_exact_fallback(self._short_row)
+                    else:
+                        self._short_row()
+                    self.body.precision = precision
+            with long:
+                self._emit_pieces(exact_fallback)
+
+    def _short_row(self) -> None:
+        """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
+        self._emit_inits()
+        self._in_order(len(self.domain) - 1, [ll.Constant(I64, 0)] * (len(self.domain) - 1))
 
     def _emit_pieces(self, exact_fallback: bool) -> None:
         """A full reduction cut into pieces (``full_reduction.py``): a range ``[lo, hi)`` of
@@ -153,15 +181,13 @@ class _Schedule:
         def reduce_piece(piece):
             pieces.emit_piece(b, self.body, merging, ivs, scratch, piece)
 
-        with b.if_else(b.icmp_signed(">=", lo, extent(pieces.count))) as (combine, reduce):
+        with b.if_else(b.icmp_signed(">=", lo, pieces.count)) as (combine, reduce):
             with combine:
                 if exact_fallback:
-                    needed = ll.Constant(I8, 0)
-                    for piece in range(pieces.count):
-                        needed = b.or_(needed, b.load(pieces.flag(b, scratch, extent(piece)), typ=I8))
+                    needed = self._any_flag(pieces, scratch)
                     with b.if_then(b.icmp_unsigned("!=", needed, ll.Constant(I8, 0)), likely=False):
                         self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
-                        emit_loop(b, extent(pieces.count), reduce_piece)
+                        emit_loop(b, pieces.count, reduce_piece)
                 pieces.emit_combine(b, self.body, merging, ivs, scratch)
             with reduce:
                 if not exact_fallback:
@@ -180,6 +206,21 @@ class _Schedule:
                     b.store(b.zext(b.load(flag, typ=I1), I8), pieces.flag(b, scratch, piece))
 
                 pieces.emit_pieces(b, lo, hi, noting)
+
+    def _any_flag(self, pieces: full_reduction.Pieces, scratch: ll.Value) -> ll.Value:
+        """The pieces' flags or-ed: an i8, not zero where some piece needed exact math."""
+        b = self.b
+        if pieces.known_count is not None:
+            needed = ll.Constant(I8, 0)
+            for piece in range(pieces.known_count):
+                needed = b.or_(needed, b.load(pieces.flag(b, scratch, extent(piece)), typ=I8))
+            return needed
+        with b.goto_entry_block():
+            found = b.alloca(I8)
+        b.store(ll.Constant(I8, 0), found)
+        emit_loop(b, pieces.count, lambda piece: b.store(
+            b.or_(b.load(found, typ=I8), b.load(pieces.flag(b, scratch, piece), typ=I8)), found))
+        return b.load(found, typ=I8)
 
     def _flatten(self, operands, maps) -> list[AffineMap]:
         """An all-identity, all-contiguous kernel is one flat loop: best for the vectorizer."""
@@ -462,14 +503,17 @@ def _collapsed_dims(op: kernel.GenericOp):
 
 
 def _scheduled_domain(op: kernel.GenericOp, strided: list[bool], positional: bool):
-    """The domain and iterator kinds as ``_Schedule.__init__`` collapses them (the same test)."""
+    """The domain and iterator kinds as ``_Schedule.__init__`` collapses them (the same test),
+    and the op's extents whose product the last collapsed dim is."""
     domain, its = list(op.domain()), list(op.iterator_types)
+    last = (domain[-1],)
     collapsed = None if positional or any(strided) or op.clamped else _collapsed_dims(op)
     if collapsed is not None:
         groups = collapsed[0]
+        last = tuple(domain[d] for d in groups[-1])
         domain = [int(np.prod([domain[d] for d in dims])) for dims in groups]
         its = [its[dims[0]] for dims in groups]
-    return domain, its
+    return domain, its, last
 
 
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
@@ -480,7 +524,7 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
             or op.clamped or any(source >= 0 for source in op.copy_inputs)
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
         return None
-    domain, its = _scheduled_domain(op, strided, positional)
+    domain, its, _ = _scheduled_domain(op, strided, positional)
     if its != [kernel.REDUCTION, kernel.PARALLEL]:
         return None
     merging = reduction.reassociation(op, -2, fastmath, its)
@@ -494,16 +538,19 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
 
 
 def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
-            fastmath: bool) -> full_reduction.Pieces | None:
+            fastmath: bool, symbols: tuple[int, ...] = ()) -> full_reduction.Pieces | None:
     """How a split kernel that reduces to one value per call (every parallel dim of extent 1)
     is cut into pieces, or None: it is not such a kernel, its reduction runs in order, or it
-    has fewer than two pieces."""
+    has fewer than two pieces. A row whose length is one of ``symbols`` (a size-generic
+    kernel's run-time extents) is cut when the kernel runs, whatever its length."""
     if not op.has_reduction or op.scan_dim is not None or op.indexed:
         return None
-    domain, its = _scheduled_domain(op, strided, positional)
+    domain, its, row = _scheduled_domain(op, strided, positional)
     if its[-1] != kernel.REDUCTION or any(d != 1 for d in domain[:-1]):
         return None
     if reduction.reassociation(op, -1, fastmath, its) is None:
         return None
+    if any(d in symbols for d in row):
+        return full_reduction.Pieces(op, None)
     pieces = full_reduction.Pieces(op, domain[-1])
-    return pieces if pieces.count >= 2 else None
+    return pieces if pieces.known_count >= 2 else None

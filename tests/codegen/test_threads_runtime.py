@@ -19,6 +19,7 @@ import pytest
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
+from jitcore.codegen import host
 from jitcore.codegen.cpu import runtime
 from jitcore.errors import ConfigError
 
@@ -196,6 +197,7 @@ def _unsplit(fn, args, monkeypatch):
     """The result of ``fn`` compiled unsplit, as every full reduction ran before pieces."""
     with monkeypatch.context() as m:
         m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+        m.setattr(host, "SIZE_GENERIC", False)  # size-generic code is split at every size
         f = jc.jit(fn)
         assert runtime.RUN_CHUNKS_SYMBOL not in f.lower(*args).plan().llvm_ir
         return np.asarray(f(*args))
@@ -249,10 +251,33 @@ def test_complex_full_sums_in_pieces(monkeypatch):
         np.testing.assert_array_equal(_run(f, [z], threads, chunk_size=1), want)
 
 
-def test_small_full_reductions_stay_one_piece():
-    # Fewer than two pieces: nothing to share, the kernel is not split.
+def test_small_full_reductions_stay_one_piece(monkeypatch):
+    # Fewer than two pieces: nothing to share, fixed-size code is not split.
     x = rng.standard_normal(4096).astype(np.float32)
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     assert runtime.RUN_CHUNKS_SYMBOL not in jc.jit(lambda x: x.sum()).lower(x).plan().llvm_ir
+
+
+def test_size_generic_full_reductions_count_their_pieces_when_they_run(monkeypatch):
+    # One code for every length: the pieces are counted from the run-time length, by
+    # full_reduction.piece_size's formula, so each length has the fixed-size code's bits on
+    # any thread count (a row too short for lanes in order, as unsplit: y keeps the function
+    # from being tiny, with code of its own, at 20).
+    fn = lambda x, y: (x.sum(), y * 2)  # noqa: E731
+    f = jc.jit(fn)
+    y = rng.standard_normal((7, 13)).astype(np.float32)
+    for size in (20, 100, 4096, 5000, 64 * 4096 + 4096 + 7):
+        x = rng.standard_normal(size).astype(np.float32)
+        with monkeypatch.context() as m:
+            m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+            m.setattr(host, "SIZE_GENERIC", False)
+            want = jc.jit(fn)(x, y)[0]
+        for threads in (1, 3):
+            np.testing.assert_array_equal(_run(lambda x: f(x, y)[0], [x], threads, chunk_size=1), want)
+        np.testing.assert_array_equal(_run(lambda x: f(x, y)[0], [x], 1, threshold=1 << 62), want)
+        np.testing.assert_allclose(want, x.sum(dtype=np.float64), rtol=1e-5)
+    info = f.cache_info()
+    assert (info.traces, info.compiles, info.reused) == (5, 1, 4)
 
 
 def test_settings_change_without_recompiling():
@@ -281,12 +306,27 @@ def test_config_is_part_of_the_api():
 
 
 def test_small_kernels_are_compiled_unsplit(monkeypatch):
-    # No thread pays below MIN_SPLIT_WORK points, so a small function's first call does not
-    # pay for compiling the split form either.
+    # No thread pays below MIN_SPLIT_WORK points, so a small fixed-size function's first call
+    # does not pay for compiling the split form either.
     monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    monkeypatch.setattr(host, "SIZE_GENERIC", False)
     for size, split in ((999, False), (1000, True)):
         text = jc.jit(lambda x: x + 1).lower(np.ones(size)).plan().optimized_llvm_ir
         assert (runtime.RUN_CHUNKS_SYMBOL in text) == split
+
+
+def test_size_generic_kernels_are_split_at_every_size(monkeypatch):
+    # One code for the sizes below MIN_SPLIT_WORK and above it: the launch decides when it
+    # runs (below it, one call whatever the threshold). A tiny function stays unsplit.
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    plans = {size: jc.jit(lambda x: x + 1).lower(np.ones(size)).plan() for size in (10, 999, 5000)}
+    assert runtime.RUN_CHUNKS_SYMBOL not in plans[10].llvm_ir
+    assert runtime.RUN_CHUNKS_SYMBOL in plans[999].llvm_ir
+    assert plans[999].symbol == plans[5000].symbol
+    with config.using(parallel_threshold=0, chunk_size=7, num_threads=3):
+        for size in (999, 5000):
+            x = np.arange(size, dtype=np.float64)
+            np.testing.assert_array_equal(jc.jit(lambda x: x + 1)(x), x + 1)
 
 
 def test_using_puts_the_settings_back():

@@ -54,15 +54,57 @@ def test_g_at_new_sizes_traces_again_and_reuses_the_code():
         x, y = g_args(n)
         np.testing.assert_allclose(jitted(x, y), np.tanh(x * 2 + y), rtol=2e-6, atol=2e-6)
     assert counts(jitted) == (3, 1, 2)
-    # At and above the split threshold the code runs on threads: a second code, shared by
-    # every such size.
+    # At and above the split threshold the same code runs on threads: whether it does is
+    # decided when it runs.
     for n in (SMALL * 2 + 17, SMALL * 3):
         x, y = g_args(n)
         np.testing.assert_allclose(jitted(x, y), np.tanh(x * 2 + y), rtol=2e-6, atol=2e-6)
-    assert counts(jitted) == (5, 2, 3)
+    assert counts(jitted) == (5, 1, 4)
     jitted(*g_args(1234))  # an exact-shape hit still traces nothing
-    assert counts(jitted) == (5, 2, 3)
-    assert "reused=3" in repr(jitted.cache_info())
+    assert counts(jitted) == (5, 1, 4)
+    assert "reused=4" in repr(jitted.cache_info())
+
+
+@pytest.fixture
+def small_split_threshold(monkeypatch):
+    """Threads from 1000 points on, in chunks of 97: sizes on both sides stay cheap."""
+    monkeypatch.setattr(runtime, "MIN_SPLIT_WORK", 1000)
+    with config.using(parallel_threshold=0, chunk_size=97, num_threads=3):
+        yield
+
+
+def test_one_code_below_and_above_the_split_threshold(small_split_threshold):
+    """The seed's g at 100, 1234, 77777: one compile; the sizes at or above the threshold run
+    in chunks on threads, the ones below in one call, with the same bits on any thread count."""
+    jitted = jc.jit(g)
+    for n in (100, 1234, 77777):
+        x, y = g_args(n)
+        got = jitted(x, y)
+        np.testing.assert_allclose(got, np.tanh(x * 2 + y), rtol=2e-6, atol=2e-6)
+        with config.using(num_threads=1):
+            np.testing.assert_array_equal(jitted(x, y), got)
+    assert counts(jitted) == (3, 1, 2)
+
+
+def test_whole_array_sums_of_one_piece_and_of_several_compile_once(small_split_threshold):
+    """The pieces of a sum are counted from its run-time length (full_reduction.py): 100 is
+    one piece, 5000 two, 200000 49; each has the same bits on one thread as on three."""
+    jitted = jc.jit(lambda x: x.sum())
+    for n in (100, 5000, 200_000):
+        x = rows(n, seed=n)
+        got = jitted(x)
+        np.testing.assert_allclose(got, x.sum(dtype=np.float64), rtol=1e-5)
+        with config.using(num_threads=1):
+            np.testing.assert_array_equal(jitted(x), got)
+    assert counts(jitted) == (3, 1, 2)
+
+
+def test_tiny_functions_stay_unsplit():
+    """A tiny function's code is its own (``TINY_WORK``) and has no threads: its first call
+    compiles the least code."""
+    text = jc.jit(g).lower(*g_args(8)).plan().llvm_ir
+    assert runtime.RUN_CHUNKS_SYMBOL not in text and "jitcore.no_unroll" in text
+    assert runtime.RUN_CHUNKS_SYMBOL in jc.jit(g).lower(*g_args(100)).plan().llvm_ir
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2, (0, 2), None])
