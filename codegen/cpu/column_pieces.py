@@ -66,6 +66,7 @@ class ColumnPieces:
         self.size = piece_rows(rows, columns, itemsize)
         self.whole, self.rest = divmod(rows, self.size)
         self.count = self.whole + (self.rest > 0)
+        self.known_count = self.count  # as full_reduction.Pieces names a count fixed when compiling
         self.offsets, bytes_ = [], 0
         for r in op.results:  # count x columns values per result, 16-byte aligned
             self.offsets.append(bytes_)

@@ -178,16 +178,18 @@ class _Schedule:
         merging = self._reassociation(reduced)
         ivs = [ll.Constant(I64, 0)] * (len(self.domain) + reduced)
 
+        count = pieces.count if pieces.known_count is None else extent(pieces.known_count)
+
         def reduce_piece(piece):
             pieces.emit_piece(b, self.body, merging, ivs, scratch, piece)
 
-        with b.if_else(b.icmp_signed(">=", lo, pieces.count)) as (combine, reduce):
+        with b.if_else(b.icmp_signed(">=", lo, count)) as (combine, reduce):
             with combine:
                 if exact_fallback:
                     needed = self._any_flag(pieces, scratch)
                     with b.if_then(b.icmp_unsigned("!=", needed, ll.Constant(I8, 0)), likely=False):
                         self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
-                        emit_loop(b, pieces.count, reduce_piece)
+                        emit_loop(b, count, reduce_piece)
                 pieces.emit_combine(b, self.body, merging, ivs, scratch)
             with reduce:
                 if not exact_fallback:
