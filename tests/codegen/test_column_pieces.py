@@ -12,6 +12,7 @@ import pytest
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
+from jitcore.codegen import host
 from jitcore.codegen.cpu import column_pieces, runtime
 from jitcore.codegen.cpu.reduction import STEPS
 
@@ -28,6 +29,7 @@ def _unsplit(fn, args, monkeypatch):
     """``fn`` compiled unsplit: one call sums every column down all the rows."""
     with monkeypatch.context() as m:
         m.setattr(runtime, "MIN_SPLIT_WORK", 1 << 62)
+        m.setattr(host, "SIZE_GENERIC", False)  # size-generic code is split at every size
         f = jc.jit(fn)
         assert runtime.RUN_CHUNKS_SYMBOL not in f.lower(*args).plan().llvm_ir
         return np.asarray(f(*args))
