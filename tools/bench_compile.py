@@ -158,7 +158,8 @@ for owner, attr, name in [
         (disk_cache, "entry", "disk key"), (disk_cache, "source_version", "source version"),
         (target, "host_target_machine", "LLVM target setup"), (target, "_host_machine", "host CPU"),
         (target, "_described_host", "host memo"),
-        (target, "_new_host_machine", "target machine"), (blas, "library", "BLAS probe"),
+        (target, "_new_host_machine", "target machine"), (target, "_loading_machine", "loading machine"),
+        (blas, "library", "BLAS probe"),
         (disk_cache.Entry, "load", "disk load"), (disk_cache.Entry, "store", "disk store"),
         (compiler, "optimize", "passes"), (compiler, "lower", "lower+LLVM"),
         (api, "Executable", "load code")]:
