@@ -169,16 +169,14 @@ class BucketSort:
             first, end = self.bounds(b, c)
             table = self.slot(b, counts, c, _c(0))
 
-            def make(i, step, put):
-                put(i, k.of(b, k.load(b, src, step, b.add(first, i)))[0])
-
-            def scatter(i, key):
+            def scatter(i):
+                key, _ = k.of(b, k.load(b, src, stride, b.add(first, i)))
                 slot = b.gep(table, [self.top(b, key)], source_etype=I32)
                 at = b.load(slot, typ=I32)
                 b.store(b.add(at, ll.Constant(I32, 1)), slot)
                 b.store(key, b.gep(keys, [b.zext(at, I64)], inbounds=True, source_etype=k.type))
 
-            self.blocked(b, b.sub(end, first), stride, make, scatter)
+            emit_loop(b, b.sub(end, first), scatter)  # in blocks: measured slower (more stores)
 
         emit_loop(b, b.sub(hi, lo), piece)
         b.ret_void()
