@@ -1,5 +1,6 @@
 """Float sorts by buckets of their top bits first (``codegen/cpu/sort.py`` uses it for a
-``sort``, not an ``argsort``): one read counting the top digit of each key, one scatter of the
+``sort``, not an ``argsort``): one read counting the top digit of each key (the keys made a
+block at a time by a vectorized loop, then counted), one scatter of the
 keys by it into result A, then each bucket alone, where it lies (``sort_range.RangeSort``: a
 few LSD passes in the cache and an insertion pass, the keys turned back into floats), with
 scratch on the stack; only a bucket longer than that uses result B, so B's pages are usually
