@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from jitcore.codegen.cpu import sort as native_sort
+from jitcore.codegen.cpu import sort_buckets as buckets
 from jitcore.passes.kernelize.sort import RADIX_FROM
 from tests.budget import examples
 from tests.layouts import layouts, relayout
@@ -283,6 +284,50 @@ def test_native_sort_reads_strided_lanes(dtype):
     view = x[:, ::3] if dtype == np.float32 else x.reshape(-1, 2).T
     assert_same_sort(SORT(view, -1), np.sort(view, kind="stable"), f"{dtype} {view.strides}")
     np.testing.assert_array_equal(ARGSORT(view, -1), np.argsort(view, kind="stable"))
+
+
+# Two pieces (codegen/cpu/sort_buckets.py's PIECES) of 256 blocks of BLOCK keys and a tail of
+# BLOCK - 1: the top digit's count and scatter make keys a block at a time, then one by one.
+BLOCKED_N = 2 * (256 * buckets.BLOCK + buckets.BLOCK - 1)
+SKEWED = ("one binade", "two clusters", "duplicates", "specials in the tails", "specials in blocks")
+
+
+def _skewed_lane(dtype: np.dtype, kind: str, rng) -> np.ndarray:
+    """``BLOCKED_N`` floats all in [1, 2), in two narrow clusters, of 400 values, or normals
+    with NaN of both signs, +-inf and -0.0 only in the pieces' tails or only in their blocks."""
+    n = BLOCKED_N
+    if kind == "one binade":
+        return (1 + rng.random(n)).astype(dtype)
+    if kind == "two clusters":
+        return np.where(rng.random(n) < 0.5, -3 + 1e-3 * rng.random(n), 1e5 + rng.random(n)).astype(dtype)
+    if kind == "duplicates":
+        return (rng.integers(-200, 200, n) * 0.25).astype(dtype)
+    x = rng.standard_normal(n).astype(dtype)
+    half, whole = n // 2, 256 * buckets.BLOCK
+    tails = np.r_[whole:half, half + whole:n]
+    blocks = np.r_[0:50, half:half + 50, whole - 1, half + whole - 1]
+    at = tails if kind == "specials in the tails" else blocks
+    pool = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0], dtype)
+    x[at] = pool[rng.integers(0, len(pool), len(at))]
+    return x
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_keys_made_in_blocks_and_tails_sort_as_numpy(dtype):
+    """Lanes of two pieces of whole blocks and a tail, contiguous and every other float, skewed
+    every way the top digit meets (one binade: few, long buckets; two clusters; many equal
+    keys; the keys' lost signs and NaNs only where keys are made one by one, or only in
+    blocks), on one thread and on three."""
+    rng = np.random.default_rng(12)
+    for kind in SKEWED:
+        x = _skewed_lane(dtype, kind, rng)
+        spaced = np.zeros(2 * BLOCKED_N, dtype)
+        spaced[::2] = x
+        expected = np.sort(x, kind="stable")
+        for lane, threads in ((x, 1), (spaced[::2], 3)):
+            with jc.config.using(num_threads=threads, parallel_threshold=0, chunk_size=1 << 10):
+                got = SORT(lane, -1)
+            assert_same_sort(got, expected, f"{dtype}, {kind}, strides={lane.strides}")
 
 
 def test_long_float_lanes_sort_in_the_native_routine():
