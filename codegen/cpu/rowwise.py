@@ -140,7 +140,8 @@ def _in_place_output(plan: CompiledFunction, ops: list[Operation], members: list
         result = op.results[k]
         if (out.kind != "buffer" or out == storage or not op.output_maps[k].is_identity
                 or tuple(result.type.shape) != tuple(shape)
-                or numpy_dtype(result.type.element) != dtype or out in inputs):
+                or numpy_dtype(result.type.element) != dtype or out in inputs
+                or tuple(plan.buffers[out.index][0]) != tuple(shape)):
             continue
         if all(out not in launch.operands for i, launch in enumerate(plan.launches) if i != last
                and i <= last):
