@@ -26,6 +26,10 @@ from jitcore.tracer import Trace, Tracer
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
+# Only the CPU's row groups keep a producer that ``fuse`` stores rather than recomputes
+# (softmax's exp) in an output buffer (codegen/cpu/rowwise.py); elsewhere it would be a
+# buffer of its own, so the default pipeline recomputes it there.
+RECOMPUTING_PIPELINE = DEFAULT_PIPELINE.replace(",fuse,", ",fuse{store-shared-math=false},")
 
 
 @dataclass(frozen=True)
@@ -203,7 +207,10 @@ def optimize(module: ModuleOp, options: CompileOptions, *,
     copy = module.clone({})
     if timing_sink is not None:
         instrumentation["timing"] = True
-    pm = passes.PassManager(options.pipeline, verify_each=options.verify_each, **instrumentation)
+    pipeline = options.pipeline
+    if pipeline == DEFAULT_PIPELINE and options.target != "cpu":
+        pipeline = RECOMPUTING_PIPELINE
+    pm = passes.PassManager(pipeline, verify_each=options.verify_each, **instrumentation)
     pm.run(copy)
     if timing_sink is not None:
         timing_sink(pm.format_timing())

@@ -18,6 +18,11 @@ which become its maps) or that it reads once (a) (a matrix-vector product's matr
 a kernel that only moves data into float contractions (the transpose of ``h.T @ g``, which
 they absorb next). A matrix product then stays a plain contraction, which a code generator may
 run as a BLAS call, and its producers are computed once each instead of once per column.
+Nor does rule (b) apply to a producer of transcendental math (``exp``, ``log``, ...) that a
+reduction over rows and a later kernel reading that reduction both read: softmax's
+``exp(x - max)``, summed and then divided by the sum, is materialised once instead of computed
+twice per element (``_shared_by_row_reduction``; ``fuse{store-shared-math=false}`` turns this
+off). The CPU's row groups keep it in the later kernel's output (``codegen/cpu/rowwise.py``).
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
@@ -88,6 +93,9 @@ class Fuse(Pass):
 
     name = "fuse"
     max_recompute: int = 2
+    # ``fuse{store-shared-math=false}``: recompute such producers as rule (b) says (the bits
+    # are the same either way; the tests compare the two)
+    store_shared_math: bool = True
 
     def __post_init__(self):
         if self.max_recompute < 0:
@@ -99,7 +107,7 @@ class Fuse(Pass):
         for func in module.functions():
             _require_kernels(func.body)
             for block in _blocks(func.body):
-                changed |= _fuse_block(block, self.max_recompute)
+                changed |= _fuse_block(block, self.max_recompute, self.store_shared_math)
                 for op in block.ops:  # the reads and index ops fusing made stand for their kernel
                     if isinstance(op, kernel.GenericOp):
                         locate(op, op.loc)
@@ -130,7 +138,7 @@ def _blocks(block: Block):
                 yield from _blocks(inner)
 
 
-def _fuse_block(block: Block, max_recompute: int) -> bool:
+def _fuse_block(block: Block, max_recompute: int, store_shared: bool = True) -> bool:
     """Inline, again and again, the first (consumer, operand) pair of ``block`` that may fuse,
     consumers in block order and operands in order, until no pair may.
 
@@ -146,7 +154,7 @@ def _fuse_block(block: Block, max_recompute: int) -> bool:
     built: dict[kernel.GenericOp, dict] = {}  # kernels made here -> their reads (see _Assembly)
     in_order: dict[kernel.GenericOp, bool] = {}  # kernel.runs_in_order, which scans a whole body
     while True:
-        found = _next_pair(block, position, max_recompute, in_order)
+        found = _next_pair(block, position, max_recompute, in_order, store_shared)
         if found is None:
             return changed
         consumer, producer, i = found
@@ -167,7 +175,8 @@ def _runs_in_order(op: kernel.GenericOp, known: dict[kernel.GenericOp, bool]) ->
     return known[op]
 
 
-def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict):
+def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict,
+               store_shared: bool = True):
     """The first (consumer, producer, operand number) from op ``start`` on that may fuse."""
     ops = block.ops
     for k in range(start, len(ops)):
@@ -183,13 +192,13 @@ def _next_pair(block: Block, start: int, max_recompute: int, in_order: dict):
                 if producer.value.is_splat and not is_float_contraction(consumer):
                     return consumer, producer, i
             elif (isinstance(producer, kernel.GenericOp) and producer.parent is block
-                  and _should_inline(producer, consumer, i, max_recompute, in_order)):
+                  and _should_inline(producer, consumer, i, max_recompute, in_order, store_shared)):
                 return consumer, producer, i
     return None
 
 
 def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int,
-                   max_recompute: int, in_order: dict) -> bool:
+                   max_recompute: int, in_order: dict, store_shared: bool = True) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
     if producer.indexed or any(i >= 0 for i in producer.copy_inputs):
@@ -207,7 +216,46 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return True
     if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):
         return False  # recomputed per column it would keep the contraction from a BLAS call
+    if cost and store_shared and _shared_by_row_reduction(producer):
+        return False  # softmax's exp(x - max): computed once, stored, read by both
     return cost <= max_recompute
+
+
+# Scalar math that costs about one instruction: recomputing it is cheaper than a store and a
+# load, so a producer of only these is still recomputed by each of its consumers.
+_CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.floor", "math.ceil",
+                         "math.trunc", "math.rint", "math.fma", "math.sqrt"})
+
+
+def _shared_by_row_reduction(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` computes transcendental math (``math.exp``, ``math.log``, ...) and
+    is read both by a reduction over its trailing dims and by another kernel over the same
+    domain that reads that reduction's result: softmax's ``e = exp(x - max)``, summed and then
+    divided by the sum. Recomputed by both (rule (b)), ``e`` costs two ``exp`` per element;
+    materialised, the reduction and the later kernel read it, and ``codegen/cpu/rowwise.py``
+    keeps it in the later kernel's output buffer and in cache, so no memory traffic is added."""
+    if not any(op.op_name.startswith("math.") and op.op_name not in _CHEAP_MATH
+               for op in producer.body.ops):
+        return False
+    domain = producer.domain()
+    users = {id(op): op for r in producer.results for op, _ in r.uses}
+    kernels = [u for u in users.values() if isinstance(u, kernel.GenericOp) and u.domain() == domain]
+    reducers = [u for u in kernels if u.has_reduction and u.iterator_types[0] == kernel.PARALLEL]
+    return any(_reads_result_of(user, reducer) for reducer in reducers for user in kernels
+               if user is not reducer and not user.has_reduction)
+
+
+def _reads_result_of(op: Operation, source: Operation, depth: int = 4) -> bool:
+    """Whether ``op`` reads a result of ``source``, directly or through at most ``depth``
+    reshapes and kernels (``1 / sum`` computed apart, a reshape to keep dims)."""
+    for value in op.operands:
+        producer = getattr(value, "op", None)
+        if producer is source:
+            return True
+        if (depth and isinstance(producer, (array.ReshapeOp, kernel.GenericOp))
+                and _reads_result_of(producer, source, depth - 1)):
+            return True
+    return False
 
 
 def _cost(op: kernel.GenericOp, cap: int) -> int:

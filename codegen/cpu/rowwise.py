@@ -20,10 +20,16 @@ have been written, by the same code that writes them ungrouped: every element is
 the same scalar ops in the same order, only the interleaving of kernels changes, and results
 are bit-identical. The group is one split launch (``runtime.emit_launch``): threads take
 chunks of rows and run the blocks of their chunk.
+
+A value that a member writes and only later members read lives in a later member's output
+buffer where it can (``share_outputs``): softmax's ``e = exp(x - max)``, which ``fuse`` keeps
+apart so that ``exp`` runs once per element (``passes/fuse.py``), is written to the output,
+summed from there, and divided in place, so it costs neither a buffer nor memory traffic.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -34,9 +40,10 @@ from jitcore.codegen.cpu.schedule import splits_rows
 from jitcore.codegen.host import STATUS, strided_operands
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, emit_loop
-from jitcore.codegen.plan import CompiledFunction, Run
-from jitcore.ir.attributes import AffineExpr
+from jitcore.codegen.plan import CompiledFunction, Launch, Run, Storage
+from jitcore.ir.attributes import AffineExpr, numpy_dtype
 from jitcore.ir.core import Operation
+from jitcore.ir.dialects import kernel
 
 # A block of rows is about this many bytes of the group's widest row (at least one row): the
 # block's rows of every operand stay in the first- and second-level caches between kernels.
@@ -78,7 +85,72 @@ def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> l
             close()
         current.append(index)
     close()
+    for group in groups:
+        share_outputs(plan, ops, group)
     return groups
+
+
+def share_outputs(plan: CompiledFunction, ops: list[Operation], group: RowGroup) -> None:
+    """Store a buffer that only the group uses in a later member's output instead, where that
+    member is the buffer's last reader and reads it where it writes its output.
+
+    Buffer ``S``, written by member ``j`` at each point of its domain and read by later members
+    only, the last of them ``c``, moves into ``c``'s output ``O`` when: ``c`` is elementwise,
+    reads ``S`` where it writes ``O`` (both identity maps, same shape and dtype), and nothing
+    but ``c`` uses ``O`` before ``c`` writes it. Then every read of ``S`` reads the value ``j``
+    wrote, and ``c`` at each point loads its element of ``S`` before it stores that element of
+    ``O``: an elementwise kernel in place, as NumPy's ``out=`` runs one (the kernel's pointers
+    stay ``noalias``: no point reads another's element, so no reordering can change what a
+    load sees). ``S``'s buffer is left empty."""
+    if any(not isinstance(step, Run) for step in plan.program):
+        return  # storages may be used by copies, loops and callbacks: not looked at
+    outputs = {storage for storage, _ in plan.outputs}
+    members = group.launches
+    for at, j in enumerate(members):
+        n_in = len(ops[j].operands)
+        for k, storage in enumerate(plan.launches[j].operands[n_in:]):
+            if storage.kind != "buffer" or storage in outputs:
+                continue
+            target = _in_place_output(plan, ops, members[at:], storage, ops[j].indexing_maps[n_in + k])
+            if target is not None:
+                last = members.index(target[0])
+                for i in members[at:last + 1]:
+                    launch = plan.launches[i]
+                    plan.launches[i] = _renamed(launch, storage, target[1])
+                plan.buffers[storage.index] = ((0,), plan.buffers[storage.index][1])
+
+
+def _in_place_output(plan: CompiledFunction, ops: list[Operation], members: list[int],
+                     storage: Storage, writer_map) -> tuple[int, Storage] | None:
+    """(the member, its output storage) that ``storage`` can live in, or None."""
+    writer = members[0]
+    users = [i for i, launch in enumerate(plan.launches) if storage in launch.operands]
+    if users[0] != writer or not set(users) <= set(members) or len(users) < 2:
+        return None
+    last = users[-1]
+    op = ops[last]
+    n_in = len(op.operands)
+    inputs = plan.launches[last].operands[:n_in]
+    if (op.has_reduction or op.indexed or op.clamped or any(i >= 0 for i in op.copy_inputs)
+            or kernel.runs_in_order(op) or not writer_map.is_identity
+            or not all(op.indexing_maps[k].is_identity for k, s in enumerate(inputs) if s == storage)):
+        return None
+    shape, dtype = plan.buffers[storage.index]
+    for k, out in enumerate(plan.launches[last].operands[n_in:]):
+        result = op.results[k]
+        if (out.kind != "buffer" or out == storage or not op.output_maps[k].is_identity
+                or tuple(result.type.shape) != tuple(shape)
+                or numpy_dtype(result.type.element) != dtype or out in inputs
+                or tuple(plan.buffers[out.index][0]) != tuple(shape)):
+            continue
+        if all(out not in launch.operands for i, launch in enumerate(plan.launches) if i != last
+               and i <= last):
+            return last, out
+    return None
+
+
+def _renamed(launch: Launch, old: Storage, new: Storage) -> Launch:
+    return dataclasses.replace(launch, operands=tuple(new if s == old else s for s in launch.operands))
 
 
 def _candidate(plan: CompiledFunction, index: int, op: Operation) -> bool:
@@ -141,9 +213,9 @@ def emit_group(module: ll.Module, name: str, group: RowGroup, kernels: list[ll.F
         end = b.add(start, block)
         end = b.select(b.icmp_signed(">", end, hi), hi, end)
         at = 0
-        for kernel in kernels:
-            n = len(kernel.function_type.args) - 2
-            b.call(kernel, [*fn.args[at:at + n], start, end])
+        for member in kernels:
+            n = len(member.function_type.args) - 2
+            b.call(member, [*fn.args[at:at + n], start, end])
             at += n
 
     emit_loop(b, count, run_block)
