@@ -209,12 +209,12 @@ def test_full_reductions_in_pieces_give_the_unsplit_bits_on_any_threads(name, dt
     # A reduction to one value is cut into pieces of its reduced dim whose merge repeats the
     # unsplit cascade's merges (codegen/cpu/full_reduction.py): the bits are the unsplit ones.
     fn = FULL_REDUCTIONS[name]
+    f = jc.jit(fn)  # one function for every size: a new size re-traces and reuses its code
     for size in PIECE_SIZES[dtype]:
         x, y = (rng.standard_normal(size).astype(dtype) for _ in range(2))
         x[[3, size // 2]] = x.max() + 1  # ties: the first occurrence wins
         y[[5, size - 1]] = y.min() - 1
         args = [x, y]
-        f = jc.jit(fn)
         assert runtime.RUN_CHUNKS_SYMBOL in f.lower(*args).plan().llvm_ir, "not split"
         want = _unsplit(fn, args, monkeypatch)
         np.testing.assert_array_equal(_run(f, args, 1, threshold=1 << 62), want)
