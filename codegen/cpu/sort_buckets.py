@@ -15,7 +15,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.cpu.sort_keys import SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
-from jitcore.codegen.cpu.sort_range import RangeSort
+from jitcore.codegen.cpu.sort_range import declare_shared
 from jitcore.codegen.llvm_types import I1, I64, PTR
 from jitcore.codegen.loops import emit_loop
 
@@ -55,7 +55,7 @@ class BucketSort:
         self.shift = width - bits
         self.buckets = 1 << bits
         self.pieces = PIECES if n >= PIECES_FROM else 1
-        self.ranger = RangeSort(module, f"{name}_range", self.k, self.shift).function
+        self.ranger = declare_shared(module, width, self.shift)  # compiled once per process
         self.counter = self._count_kernel(f"{name}_count")
         self.scatterer = self._scatter_kernel(f"{name}_scatter")
         self.bucket_kernel = self._buckets_kernel(f"{name}_buckets")
