@@ -10,6 +10,7 @@ oracle is always ``kind='stable'`` (the sorted values are the same for any kind)
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -338,6 +339,29 @@ def test_long_float_lanes_sort_in_the_native_routine():
     assert "_scatter" in llvm(np.zeros((2, NATIVE_N), np.float32))
     assert "_scatter" not in llvm(np.zeros(NATIVE_N, np.float16))
     assert "_scatter" not in llvm(np.zeros((NATIVE_N, 2)), axis=0)
+
+
+def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
+    """Two different sorting functions call the process's one shared bucket sort
+    (``sort_range.shared_symbol``): their modules declare it and do not define it, and both
+    sort as NumPy does."""
+    from jitcore.codegen.cpu import sort_range
+
+    x = np.random.default_rng(3).standard_normal(3000)
+    x[::7] = -0.0
+    fns = [lambda a: np.sort(a), lambda a: np.sort(a * 2.0)[::-1]]
+    symbols = set()
+    for fn in fns:
+        jitted = jc.jit(fn)
+        text = jitted.lower(x).as_text("llvm")
+        found = set(re.findall(sort_range.SYMBOL_PREFIX + r"_f64_b\d+", text))
+        assert len(found) == 1, text[:2000]
+        (symbol,) = found
+        assert f"declare void @{symbol}(" in text or f'declare void @"{symbol}"(' in text
+        assert f"define void @{symbol}(" not in text and "_range_insert" not in text
+        symbols |= found
+        assert_same_sort(jitted(x), fn(x), "shared bucket sort")
+    assert len(symbols) == 1 and symbols <= set(sort_range._loaded)
 
 
 def _compiled_in_pieces(fn, dtypes):
