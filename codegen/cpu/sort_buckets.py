@@ -10,12 +10,17 @@ never touched (a fresh buffer costs its page faults only where it is written). A
 
 from __future__ import annotations
 
+import ctypes
+import re
+import threading
+
+import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.cpu.sort_keys import SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
-from jitcore.codegen.cpu.sort_range import declare_shared
+from jitcore.codegen.cpu.sort_range import RangeSort
 from jitcore.codegen.llvm_types import I1, I64, PTR
 from jitcore.codegen.loops import emit_loop
 
@@ -41,24 +46,54 @@ PIECES, PIECES_FROM = 2, 1 << 17
 BLOCK = 256  # keys made a block at a time before they are counted or scattered
 
 
-class BucketSort:
+# The kernels of each (float width, top-digit shift) are compiled once per process, as a
+# module of their own (``_SharedKernels``) whose symbols every sorting function's module
+# declares and calls: their LLVM time, most of a sorting function's, is then paid once (or
+# not at all: the object cache keeps them). The lane's length and pieces are their arguments.
+SYMBOL_PREFIX = "jitcore_cpu_sort_buckets"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_s(\d+)")
+KERNELS = ("count", "scatter", "buckets")
+
+
+def shared_symbol(width: int, shift: int, kernel: str | None = None) -> str:
+    """The symbol of ``kernel`` of the shared module of (``width``, ``shift``), or (None) of
+    the module's table of its kernels' addresses (a prefix of theirs)."""
+    base = f"{SYMBOL_PREFIX}_f{width}_s{shift}"
+    return base if kernel is None else f"{base}_{kernel}"
+
+
+class _Digits:
+    """Keys of ``width`` bits bucketed by their bits from ``shift`` up."""
+
+    def __init__(self, width: int, shift: int):
+        self.k = SortKeys(width)
+        self.shift = shift
+        self.buckets = 1 << (width - shift)
+
+    def top(self, b, key):
+        d = b.lshr(key, ll.Constant(self.k.type, self.shift))
+        return b.zext(d, I64) if self.k.width < 64 else d
+
+    def slot(self, b: ll.IRBuilder, counts, piece, bucket) -> ll.Value:
+        return b.gep(counts, [b.add(b.mul(piece, _c(self.buckets)), bucket)], source_etype=I32)
+
+
+class BucketSort(_Digits):
     """The sort of one lane by its top bits first (``MSD_BITS``, or ``WIDE_MSD_BITS`` of its
     width), then each bucket by the rest (``sort_range.py``): counting and scattering kernels
-    over pieces of the lane, and one over ranges of buckets."""
+    over pieces of the lane, and one over ranges of buckets, all of them the process's shared
+    ones (``_SharedKernels``), declared here."""
 
     def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, n: int,
                  table_slots: int):
-        self.module, self.b, self.n = module, b, n
-        self.k = SortKeys(width)
         self.wide = table_slots >= 2 << WIDE_MSD_BITS[width]
         bits = WIDE_MSD_BITS[width] if self.wide else MSD_BITS
-        self.shift = width - bits
-        self.buckets = 1 << bits
+        super().__init__(width, width - bits)
+        self.module, self.b, self.n = module, b, n
         self.pieces = PIECES if n >= PIECES_FROM else 1
-        self.ranger = declare_shared(module, width, self.shift)  # compiled once per process
-        self.counter = self._count_kernel(f"{name}_count")
-        self.scatterer = self._scatter_kernel(f"{name}_scatter")
-        self.bucket_kernel = self._buckets_kernel(f"{name}_buckets")
+        self.counter, self.scatterer, self.bucket_kernel = (
+            _declare(module, shared_symbol(width, self.shift, kernel), pointers, ints)
+            for kernel, pointers, ints in zip(KERNELS, (3, 3, 3), (5, 5, 2)))
         with b.goto_entry_block():
             if not self.wide:
                 self.counts = b.alloca(I32, size=self.pieces * self.buckets)
@@ -70,23 +105,76 @@ class BucketSort:
         if self.wide:
             self.counts = tables
 
-    def top(self, b, key):
-        d = b.lshr(key, ll.Constant(self.k.type, self.shift))
-        return b.zext(d, I64) if self.k.width < 64 else d
+    def sort(self, src, stride, key_a, key_b) -> None:
+        b, k = self.b, self.k
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        size = 4 * self.pieces * self.buckets
+        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(size), ll.Constant(I1, 0)])
+        split = runtime.Split(self.pieces, self.n)
+        lane = [stride, _c(self.n), _c(self.pieces)]
+        runtime.emit_launch(b, self.counter, [src, self.counts, self.lost, *lane], split)
+        lost = ll.Constant(I1, 0)
+        for c in range(self.pieces):
+            lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
+        with b.goto_entry_block():
+            total = b.alloca(I32)
+        b.store(ll.Constant(I32, 0), total)
 
-    def bounds(self, b: ll.IRBuilder, piece: ll.Value) -> tuple[ll.Value, ll.Value]:
-        """Elements ``[lo, hi)`` of ``piece``."""
+        def prefix(r):  # bucket by bucket, piece by piece
+            for c in range(self.pieces):
+                at = self.slot(b, self.counts, _c(c), r)
+                here = b.load(at, typ=I32)
+                before = b.load(total, typ=I32)
+                b.store(before, at)
+                b.store(b.add(before, here), total)
+
+        emit_loop(b, _c(self.buckets), prefix)
+        runtime.emit_launch(b, self.scatterer, [src, self.counts, key_a, *lane], split)
+        # after the scatter the last piece's counter of a bucket is where the bucket ends
+        ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
+        # buckets are independent: on the runtime's threads above its threshold, each bucket
+        # sorted whole by one of them
+        runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
+                            runtime.Split(self.buckets, self.n))
+        with b.if_then(lost, likely=False):
+            restore_lost(b, k, src, stride, key_a, self.n)
+
+
+def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64] * ints), name)
+
+
+class _SharedKernels(_Digits):
+    """The module of the kernels that every bucketed sort of (``width``, ``shift``) calls,
+    external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
+
+    def __init__(self, width: int, shift: int):
+        super().__init__(width, shift)
+        self.module = ll.Module()
+        self.ranger = RangeSort(self.module, shared_symbol(width, shift, "range"), self.k, shift).function
+        kernels = [self._count_kernel(shared_symbol(width, shift, "count")),
+                   self._scatter_kernel(shared_symbol(width, shift, "scatter")),
+                   self._buckets_kernel(shared_symbol(width, shift, "buckets"))]
+        table = ll.Function(self.module, ll.FunctionType(I64, [I64]), shared_symbol(width, shift))
+        b = ll.IRBuilder(table.append_basic_block("entry"))
+        address = _c(0)
+        for j, fn in enumerate(kernels):
+            address = b.select(b.icmp_unsigned("==", table.args[0], _c(j)), b.ptrtoint(fn, I64), address)
+        b.ret(address)
+
+    def bounds(self, b: ll.IRBuilder, piece, n, pieces) -> tuple[ll.Value, ll.Value]:
+        """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
         def start(c):
-            return b.udiv(b.mul(c, _c(self.n)), _c(self.pieces))
+            return b.udiv(b.mul(c, n), pieces)
         return start(piece), start(b.add(piece, _c(1)))
 
-    def slot(self, b: ll.IRBuilder, counts, piece, bucket) -> ll.Value:
-        return b.gep(counts, [b.add(b.mul(piece, _c(self.buckets)), bucket)], source_etype=I32)
-
     def _kernel(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
-        """``void name(ptr x pointers, i64 stride, i64 lo, i64 hi)``: pieces ``lo .. hi``."""
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64] * 3), name)
-        fn.linkage = "internal"
+        """``void name(ptr x pointers, i64 stride, i64 n, i64 pieces, i64 lo, i64 hi)``: pieces
+        ``lo .. hi`` of a lane of ``n``."""
+        fn = _declare(self.module, name, pointers, 5)
         fn.attributes.add("noinline")  # called whole and per chunk: one copy
         for a in fn.args[:pointers]:
             a.add_attribute("noalias")
@@ -131,12 +219,12 @@ class BucketSort:
         """``(src, counts, lost, stride, lo, hi)``: count the top digits of each piece's keys
         in its table, and note (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
         fn, b = self._kernel(name, 3)
-        src, counts, lost, stride, lo, hi = fn.args
+        src, counts, lost, stride, n, pieces, lo, hi = fn.args
         k = self.k
 
         def piece(c):
             c = b.add(lo, c)
-            first, end = self.bounds(b, c)
+            first, end = self.bounds(b, c, n, pieces)
             table = self.slot(b, counts, c, _c(0))
             with b.goto_entry_block():
                 flag = b.alloca(I1)
@@ -162,12 +250,12 @@ class BucketSort:
         """``(src, counts, keys, stride, lo, hi)``: each piece's keys to where its table says
         (its first place in each bucket, counted on)."""
         fn, b = self._kernel(name, 3)
-        src, counts, keys, stride, lo, hi = fn.args
+        src, counts, keys, stride, n, pieces, lo, hi = fn.args
         k = self.k
 
         def piece(c):
             c = b.add(lo, c)
-            first, end = self.bounds(b, c)
+            first, end = self.bounds(b, c, n, pieces)
             table = self.slot(b, counts, c, _c(0))
 
             def scatter(i):
@@ -183,45 +271,11 @@ class BucketSort:
         b.ret_void()
         return fn
 
-    def sort(self, src, stride, key_a, key_b) -> None:
-        b, k = self.b, self.k
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        size = 4 * self.pieces * self.buckets
-        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(size), ll.Constant(I1, 0)])
-        split = runtime.Split(self.pieces, self.n)
-        runtime.emit_launch(b, self.counter, [src, self.counts, self.lost, stride], split)
-        lost = ll.Constant(I1, 0)
-        for c in range(self.pieces):
-            lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
-        with b.goto_entry_block():
-            total = b.alloca(I32)
-        b.store(ll.Constant(I32, 0), total)
-
-        def prefix(r):  # bucket by bucket, piece by piece
-            for c in range(self.pieces):
-                at = self.slot(b, self.counts, _c(c), r)
-                here = b.load(at, typ=I32)
-                before = b.load(total, typ=I32)
-                b.store(before, at)
-                b.store(b.add(before, here), total)
-
-        emit_loop(b, _c(self.buckets), prefix)
-        runtime.emit_launch(b, self.scatterer, [src, self.counts, key_a, stride], split)
-        # after the scatter the last piece's counter of a bucket is where the bucket ends
-        ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
-        # buckets are independent: on the runtime's threads above its threshold, each bucket
-        # sorted whole by one of them
-        runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
-                            runtime.Split(self.buckets, self.n))
-        with b.if_then(lost, likely=False):
-            restore_lost(b, k, src, stride, key_a, self.n)
-
     def _buckets_kernel(self, name: str) -> ll.Function:
         """``(data, spare, ends, lo, hi)``: buckets ``lo .. hi`` of the keys at ``data`` (each
         starting where the one before ends) sorted into floats there; scratch on the stack, or
         ``spare`` where a bucket is longer."""
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), [PTR] * 3 + [I64, I64]), name)
-        fn.linkage = "internal"
+        fn = _declare(self.module, name, 3, 2)
         fn.attributes.add("noinline")
         data, spare, ends, lo, hi = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -246,3 +300,25 @@ class BucketSort:
         emit_loop(b, b.sub(hi, lo), bucket)
         b.ret_void()
         return fn
+
+
+_lock = threading.Lock()
+_loaded: dict[str, int] = {}  # kernel symbol -> address, once compiled in this process
+
+
+def load_shared(llvm_ir: str, compile_and_load) -> None:
+    """Compile, or take from the object cache (``compile_and_load(llvm_ir, symbol) ->
+    address``), each shared module that ``llvm_ir`` calls, once per process, and give its
+    kernels' addresses to LLVM before code calling them is loaded."""
+    with _lock:
+        for width, shift in sorted(set(_SYMBOL.findall(llvm_ir))):
+            width, shift = int(width), int(shift)
+            if shared_symbol(width, shift, KERNELS[0]) in _loaded:
+                continue
+            module = _SharedKernels(width, shift).module
+            table = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(
+                compile_and_load(str(module), shared_symbol(width, shift)))
+            for j, kernel in enumerate(KERNELS):
+                symbol = shared_symbol(width, shift, kernel)
+                _loaded[symbol] = table(j)
+                llvm.add_symbol(symbol, _loaded[symbol])

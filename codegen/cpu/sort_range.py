@@ -20,10 +20,6 @@ kept: equal keys are equal floats (the keys of -0.0 and NaN are put right after 
 
 from __future__ import annotations
 
-import re
-import threading
-
-import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu.sort_keys import SortKeys
@@ -44,53 +40,6 @@ MOVES_PER_KEY = 2  # the insertion pass's budget, a key on average, before the f
 # Windows of up to this many digits (buckets of up to 2^25 keys); a longer bucket is sorted by
 # every digit. Each window is a function of its own: fewer to compile.
 MAX_WINDOW = 3
-
-
-# The bucket sort of each (float width, bits left) is compiled once per process as a module of
-# its own (``shared_module``) and called by this symbol, not emitted into every sorting
-# function's module: its LLVM time (most of a bucketed sort's) is then paid once, or not at all
-# when the object cache holds it.
-SYMBOL_PREFIX = "jitcore_cpu_sort_range"
-_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_b(\d+)")
-
-
-def shared_symbol(width: int, bits: int) -> str:
-    return f"{SYMBOL_PREFIX}_f{width}_b{bits}"
-
-
-def declare_shared(module: ll.Module, width: int, bits: int) -> ll.Function:
-    """``void f(ptr data, ptr scratch, i64 m)``, the process's shared bucket sort of
-    ``width``-bit floats with ``bits`` left to sort, declared in ``module``."""
-    name = shared_symbol(width, bits)
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR, PTR, I64]), name)
-
-
-def shared_module(width: int, bits: int) -> ll.Module:
-    """The module defining ``shared_symbol(width, bits)`` (external; its helpers internal)."""
-    module = ll.Module()
-    fn = RangeSort(module, shared_symbol(width, bits), SortKeys(width), bits).function
-    fn.linkage = "external"
-    return module
-
-
-_lock = threading.Lock()
-_loaded: dict[str, int] = {}  # symbol -> address, once compiled in this process
-
-
-def load_shared(llvm_ir: str, compile_and_load) -> None:
-    """Compile (or take from the object cache: ``compile_and_load(llvm_ir, symbol) ->
-    address``) and register with LLVM each shared bucket sort that ``llvm_ir`` calls, once per
-    process, before code calling it is loaded."""
-    with _lock:
-        for width, bits in sorted(set(_SYMBOL.findall(llvm_ir))):
-            symbol = shared_symbol(int(width), int(bits))
-            if symbol in _loaded:
-                continue
-            _loaded[symbol] = compile_and_load(str(shared_module(int(width), int(bits))), symbol)
-            llvm.add_symbol(symbol, _loaded[symbol])
 
 
 class RangeSort:

@@ -342,10 +342,9 @@ def test_long_float_lanes_sort_in_the_native_routine():
 
 
 def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
-    """Two different sorting functions call the process's one shared bucket sort
-    (``sort_range.shared_symbol``): their modules declare it and do not define it, and both
-    sort as NumPy does."""
-    from jitcore.codegen.cpu import sort_range
+    """Two different sorting functions call the process's one copy of the bucket sort's
+    kernels (``sort_buckets.shared_symbol``): their modules declare them and define none, and
+    both sort as NumPy does."""
 
     x = np.random.default_rng(3).standard_normal(3000)
     x[::7] = -0.0
@@ -354,14 +353,15 @@ def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
     for fn in fns:
         jitted = jc.jit(fn)
         text = jitted.lower(x).as_text("llvm")
-        found = set(re.findall(sort_range.SYMBOL_PREFIX + r"_f64_b\d+", text))
-        assert len(found) == 1, text[:2000]
-        (symbol,) = found
-        assert f"declare void @{symbol}(" in text or f'declare void @"{symbol}"(' in text
-        assert f"define void @{symbol}(" not in text and "_range_insert" not in text
+        found = set(re.findall(buckets.SYMBOL_PREFIX + r"_f64_s\d+_(?:count|scatter|buckets)\b", text))
+        assert len(found) == len(buckets.KERNELS), text[:2000]
+        for symbol in found:
+            assert f"declare void @{symbol}(" in text or f'declare void @"{symbol}"(' in text
+            assert f"define void @{symbol}(" not in text
+        assert "_range_insert" not in text and "_lsd" not in text
         symbols |= found
         assert_same_sort(jitted(x), fn(x), "shared bucket sort")
-    assert len(symbols) == 1 and symbols <= set(sort_range._loaded)
+    assert len(symbols) == len(buckets.KERNELS) and symbols <= set(buckets._loaded)
 
 
 def _compiled_in_pieces(fn, dtypes):
