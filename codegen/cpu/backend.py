@@ -20,7 +20,7 @@ import weakref
 from llvmlite import ir as ll
 
 from jitcore.codegen import host
-from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort_buckets, target
+from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
@@ -310,8 +310,8 @@ class CpuBackend:
                     blas.register(symbol)
                 if runtime.RUN_CHUNKS_SYMBOL in plan.llvm_ir:
                     runtime.load_run_chunks(self._compile_and_load)
-                if sort_buckets.SYMBOL_PREFIX in plan.llvm_ir:
-                    sort_buckets.load_shared(plan.llvm_ir, self._compile_and_load)
+                if "jitcore_cpu_sort_" in plan.llvm_ir:  # codegen/cpu/sort.py's shared kernels
+                    sort.load_shared(plan.llvm_ir, self._compile_and_load)
                 engine, addresses = target.load_object_owned(plan.object_code, [plan.symbol])
                 loaded = self._loaded[plan.symbol] = LoadedCode(
                     engine, addresses[plan.symbol], _digest(plan.llvm_ir), plan.object_code,

@@ -29,10 +29,13 @@ result, which only ``sort_buckets.py`` uses); the LSD counters are on the callin
 
 from __future__ import annotations
 
+import re
+import threading
+
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime
-from jitcore.codegen.cpu.sort_buckets import BucketSort
+from jitcore.codegen.cpu import runtime, sort_buckets
+from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
 from jitcore.codegen.kernel_body import kernel_function
@@ -112,154 +115,61 @@ def _nest(b: ll.IRBuilder, outer: list, body, ivs=()) -> None:
     emit_loop(b, outer[0], lambda iv: _nest(b, outer[1:], body, (*ivs, iv)))
 
 
-class _LaneSort:
-    """The sort of one lane of ``n`` keys of ``width`` bits, emitted at ``b``: the counting and
-    scatter phases are kernels of their own (the runtime runs their pieces)."""
+# The LSD kernels of each (float width, sort or argsort) are compiled once per process, as a
+# module of their own (``_LaneKernels``) whose symbols every sorting function's module declares
+# and calls (as ``sort_buckets.py``'s): the lane's length and pieces are their arguments.
+SYMBOL_PREFIX = "jitcore_cpu_sort_lsd"
+_SYMBOL = re.compile(SYMBOL_PREFIX + r"_f(32|64)_(sort|argsort)")
+KERNELS = ("count", "scatter", "recount")
+_KERNEL_PARAMS = {"count": (3, 5), "scatter": (6, 8), "recount": (2, 5)}  # pointers, ints
 
-    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
-        self.module, self.b, self.argsort, self.n = module, b, argsort, n
+
+def shared_symbol(width: int, argsort: bool, kernel: str | None = None) -> str:
+    """The symbol of ``kernel`` of the shared LSD module of (``width``, ``argsort``), or (None)
+    of its table of the kernels' addresses (a prefix of theirs)."""
+    base = f"{SYMBOL_PREFIX}_f{width}_{'argsort' if argsort else 'sort'}"
+    return base if kernel is None else f"{base}_{kernel}"
+
+
+class _Lanes:
+    """Lanes of keys of ``width`` bits, counted per piece and pass (``DIGIT_BITS`` a pass)."""
+
+    def __init__(self, width: int, argsort: bool):
+        self.argsort = argsort
         self.k = SortKeys(width)
         self.passes = -(-width // DIGIT_BITS)
-        self.pieces = pieces(n)
-        self.counter = self._count_kernel(f"{name}_count")
-        self.scatterer = self._scatter_kernel(f"{name}_scatter")
-        self.recounter = self._recount_kernel(f"{name}_recount") if self.pieces > 1 else None
-        with b.goto_entry_block():
-            self.counts = b.alloca(I32, size=self.pieces * self.passes * RADIX)
-            self.counts.align = 64
-            self.lost = b.alloca(I8, size=self.pieces)
-            self.active = b.alloca(I1, size=self.passes)
-            self.j = b.alloca(I64)
 
     def slot(self, b: ll.IRBuilder, counts, piece, p, digit) -> ll.Value:
         """The counter of ``digit`` in pass ``p`` of ``piece``."""
         at = b.add(b.mul(b.add(b.mul(piece, _c(self.passes)), p), _c(RADIX)), digit)
         return b.gep(counts, [at], source_etype=I32)
 
-    def bounds(self, b: ll.IRBuilder, piece: ll.Value) -> tuple[ll.Value, ll.Value]:
-        """Elements ``[lo, hi)`` of ``piece``."""
-        def start(c):
-            return b.udiv(b.mul(c, _c(self.n)), _c(self.pieces))
-        return start(piece), start(b.add(piece, _c(1)))
-
-    def digit(self, b: ll.IRBuilder, key: ll.Value, p: ll.Value) -> ll.Value:
-        """Digit ``p`` of ``key`` as an i64 bucket number."""
-        t = self.k.type
-        shift = b.mul(b.trunc(p, t) if t.width < 64 else p, ll.Constant(t, DIGIT_BITS))
-        d = b.and_(b.lshr(key, shift), ll.Constant(t, RADIX - 1))
-        return b.zext(d, I64) if t.width < 64 else d
-
     def load(self, b: ll.IRBuilder, src, stride, i) -> ll.Value:
         at = b.gep(src, [b.mul(i, stride)], inbounds=True, source_etype=self.k.type)
         return b.load(at, typ=self.k.type)
 
-    def _kernel(self, name: str, pointers: int, ints: int):
-        params = [PTR] * pointers + [I64] * (ints + 2)  # ..., lo, hi: the pieces to run
-        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), params), name)
-        fn.linkage = "internal"
-        fn.attributes.add("noinline")  # called whole and per chunk: one copy
-        for a in fn.args[:pointers]:
-            a.add_attribute("noalias")
-        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
 
-    def _pieces_loop(self, b: ll.IRBuilder, fn: ll.Function, body) -> None:
-        lo, hi = fn.args[-2], fn.args[-1]
-        emit_loop(b, b.sub(hi, lo), lambda c: body(b.add(lo, c)))
+class _LaneSort(_Lanes):
+    """The sort of one lane of ``n`` keys of ``width`` bits, emitted at ``b``: the counting and
+    scatter phases are the process's shared kernels (``_LaneKernels``; the runtime runs their
+    pieces)."""
 
-    def _count_kernel(self, name: str) -> ll.Function:
-        """``(src, counts, lost, stride, lo, hi)``: count every digit of each piece's keys, and
-        note a piece holding -0.0 or NaN."""
-        fn, b = self._kernel(name, 3, 1)
-        src, counts, lost, stride = fn.args[:4]
-
-        def piece(c):
-            first, end = self.bounds(b, c)
-            with b.goto_entry_block():
-                flag = b.alloca(I1)
-            b.store(ll.Constant(I1, 0), flag)
-
-            def count(i):
-                key, special = self.k.of(b, self.load(b, src, stride, b.add(first, i)))
-                b.store(b.or_(b.load(flag, typ=I1), special), flag)
-                for p in range(self.passes):
-                    at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
-                    b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
-
-            emit_loop(b, b.sub(end, first), count)
-            b.store(b.zext(b.load(flag, typ=I1), I8), b.gep(lost, [c], source_etype=I8))
-
-        self._pieces_loop(b, fn, piece)
-        b.ret_void()
-        return fn
-
-    def _recount_kernel(self, name: str) -> ll.Function:
-        """``(keys, counts, p, lo, hi)``: count digit ``p`` of each piece of the keys anew (a
-        pass after the first scatters each piece's keys from where the last pass put them)."""
-        fn, b = self._kernel(name, 2, 1)
-        keys, counts, p = fn.args[:3]
-
-        def piece(c):
-            first, end = self.bounds(b, c)
-            emit_loop(b, _c(RADIX), lambda r: b.store(ll.Constant(I32, 0), self.slot(b, counts, c, p, r)))
-
-            def count(i):
-                at = b.gep(keys, [b.add(first, i)], inbounds=True, source_etype=self.k.type)
-                key = b.load(at, typ=self.k.type)
-                at = self.slot(b, counts, c, p, self.digit(b, key, p))
-                b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
-
-            emit_loop(b, b.sub(end, first), count)
-
-        self._pieces_loop(b, fn, piece)
-        b.ret_void()
-        return fn
-
-    def _scatter_kernel(self, name: str) -> ll.Function:
-        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, lo, hi)``:
-        pass ``p`` of each piece, from the floats at ``src`` when ``first`` (else the keys at
-        ``key_src``), writing floats (argsort: positions only) when ``last``."""
-        fn, b = self._kernel(name, 6, 4)
-        src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last = fn.args[:10]
-
-        def variant(c, lo, hi, is_first: bool, is_last: bool):
-            k = self.k
-
-            def move(i):
-                i = b.add(lo, i)
-                if is_first:
-                    key, _ = k.of(b, self.load(b, src, stride, i))
-                else:
-                    key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
-                at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
-                at32 = b.load(at_slot, typ=I32)
-                b.store(b.add(at32, ll.Constant(I32, 1)), at_slot)
-                at = b.zext(at32, I64)
-                if self.argsort:
-                    pos = i if is_first else b.load(b.gep(pos_src, [i], inbounds=True, source_etype=I64),
-                                                    typ=I64)
-                    b.store(pos, b.gep(pos_dst, [at], inbounds=True, source_etype=I64))
-                if not (self.argsort and is_last):
-                    value = k.back(b, key) if is_last else key
-                    b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
-
-            emit_loop(b, b.sub(hi, lo), move)
-
-        def piece(c):
-            lo, hi = self.bounds(b, c)
-            is_first = b.icmp_unsigned("!=", first, _c(0))
-            is_last = b.icmp_unsigned("!=", last, _c(0))
-            with b.if_else(is_first) as (yes, no):
-                for flag, block in ((True, yes), (False, no)):
-                    with block:
-                        with b.if_else(is_last) as (ends, goes_on):
-                            with ends:
-                                variant(c, lo, hi, flag, True)
-                            with goes_on:
-                                variant(c, lo, hi, flag, False)
-
-        self._pieces_loop(b, fn, piece)
-        b.ret_void()
-        return fn
+    def __init__(self, module: ll.Module, name: str, b: ll.IRBuilder, width: int, argsort: bool, n: int):
+        super().__init__(width, argsort)
+        self.module, self.b, self.n = module, b, n
+        self.pieces = pieces(n)
+        self.counter, self.scatterer, self.recounter = (
+            _declare(module, shared_symbol(width, argsort, kernel), *_KERNEL_PARAMS[kernel])
+            for kernel in KERNELS)
+        if self.pieces == 1:
+            self.recounter = None
+        self.lane = [_c(n), _c(self.pieces)]
+        with b.goto_entry_block():
+            self.counts = b.alloca(I32, size=self.pieces * self.passes * RADIX)
+            self.counts.align = 64
+            self.lost = b.alloca(I8, size=self.pieces)
+            self.active = b.alloca(I1, size=self.passes)
+            self.j = b.alloca(I64)
 
     def launch(self, kernel: ll.Function, args: list) -> None:
         runtime.emit_launch(self.b, kernel, args, runtime.Split(self.pieces, self.n))
@@ -270,7 +180,7 @@ class _LaneSort:
         size = self.pieces * self.passes * RADIX
         b.call(memset, [self.counts, ll.Constant(I8, 0), _c(4 * size), ll.Constant(I1, 0)])
         # 1. count, per piece
-        self.launch(self.counter, [src, self.counts, self.lost, stride])
+        self.launch(self.counter, [src, self.counts, self.lost, stride, *self.lane])
         lost = ll.Constant(I1, 0)
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
@@ -342,12 +252,172 @@ class _LaneSort:
                 is_first = b.icmp_unsigned("==", j, _c(0))
                 if self.recounter is not None:  # the pieces hold other keys than those counted
                     with b.if_then(b.not_(is_first)):
-                        self.launch(self.recounter, [key_src, self.counts, p])
+                        self.launch(self.recounter, [key_src, self.counts, p, *self.lane])
                         self.prefix(p, ll.Constant(I32, self.n))
                 first = b.zext(is_first, I64)
                 last = b.zext(b.icmp_unsigned("==", j, b.sub(m, _c(1))), I64)
                 self.launch(self.scatterer, [src, key_src, key_dst, pos_src, pos_dst, self.counts,
-                                             stride, p, first, last])
+                                             stride, p, first, last, *self.lane])
                 b.store(b.add(j, _c(1)), self.j)
 
         emit_loop(b, _c(self.passes), one)
+
+
+def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64] * ints), name)
+
+
+class _LaneKernels(_Lanes):
+    """The module of the LSD kernels that every lane sort of (``width``, ``argsort``) calls,
+    external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
+
+    def __init__(self, width: int, argsort: bool):
+        super().__init__(width, argsort)
+        self.module = ll.Module()
+        kernels = [self._count_kernel(shared_symbol(width, argsort, "count")),
+                   self._scatter_kernel(shared_symbol(width, argsort, "scatter")),
+                   self._recount_kernel(shared_symbol(width, argsort, "recount"))]
+        emit_address_table(self.module, shared_symbol(width, argsort), kernels)
+
+    def bounds(self, b: ll.IRBuilder, piece: ll.Value, n, pieces) -> tuple[ll.Value, ll.Value]:
+        """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
+        def start(c):
+            return b.udiv(b.mul(c, n), pieces)
+        return start(piece), start(b.add(piece, _c(1)))
+
+    def digit(self, b: ll.IRBuilder, key: ll.Value, p: ll.Value) -> ll.Value:
+        """Digit ``p`` of ``key`` as an i64 bucket number."""
+        t = self.k.type
+        shift = b.mul(b.trunc(p, t) if t.width < 64 else p, ll.Constant(t, DIGIT_BITS))
+        d = b.and_(b.lshr(key, shift), ll.Constant(t, RADIX - 1))
+        return b.zext(d, I64) if t.width < 64 else d
+
+    def _kernel(self, name: str, pointers: int, ints: int):
+        # ..., n, pieces, lo, hi: the lane's length and pieces, the pieces to run
+        fn = _declare(self.module, name, pointers, ints + 4)
+        fn.attributes.add("noinline")  # called whole and per chunk: one copy
+        for a in fn.args[:pointers]:
+            a.add_attribute("noalias")
+        return fn, ll.IRBuilder(fn.append_basic_block("entry"))
+
+    def _pieces_loop(self, b: ll.IRBuilder, fn: ll.Function, body) -> None:
+        lo, hi = fn.args[-2], fn.args[-1]
+        emit_loop(b, b.sub(hi, lo), lambda c: body(b.add(lo, c)))
+
+    def _count_kernel(self, name: str) -> ll.Function:
+        """``(src, counts, lost, stride, lo, hi)``: count every digit of each piece's keys, and
+        note a piece holding -0.0 or NaN."""
+        fn, b = self._kernel(name, 3, 1)
+        src, counts, lost, stride, n, count_of = fn.args[:6]
+
+        def piece(c):
+            first, end = self.bounds(b, c, n, count_of)
+            with b.goto_entry_block():
+                flag = b.alloca(I1)
+            b.store(ll.Constant(I1, 0), flag)
+
+            def count(i):
+                key, special = self.k.of(b, self.load(b, src, stride, b.add(first, i)))
+                b.store(b.or_(b.load(flag, typ=I1), special), flag)
+                for p in range(self.passes):
+                    at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
+                    b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+            emit_loop(b, b.sub(end, first), count)
+            b.store(b.zext(b.load(flag, typ=I1), I8), b.gep(lost, [c], source_etype=I8))
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+    def _recount_kernel(self, name: str) -> ll.Function:
+        """``(keys, counts, p, lo, hi)``: count digit ``p`` of each piece of the keys anew (a
+        pass after the first scatters each piece's keys from where the last pass put them)."""
+        fn, b = self._kernel(name, 2, 1)
+        keys, counts, p, n, count_of = fn.args[:5]
+
+        def piece(c):
+            first, end = self.bounds(b, c, n, count_of)
+            emit_loop(b, _c(RADIX), lambda r: b.store(ll.Constant(I32, 0), self.slot(b, counts, c, p, r)))
+
+            def count(i):
+                at = b.gep(keys, [b.add(first, i)], inbounds=True, source_etype=self.k.type)
+                key = b.load(at, typ=self.k.type)
+                at = self.slot(b, counts, c, p, self.digit(b, key, p))
+                b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+            emit_loop(b, b.sub(end, first), count)
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+    def _scatter_kernel(self, name: str) -> ll.Function:
+        """``(src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, lo, hi)``:
+        pass ``p`` of each piece, from the floats at ``src`` when ``first`` (else the keys at
+        ``key_src``), writing floats (argsort: positions only) when ``last``."""
+        fn, b = self._kernel(name, 6, 4)
+        src, key_src, key_dst, pos_src, pos_dst, counts, stride, p, first, last, n, count_of = fn.args[:12]
+
+        def variant(c, lo, hi, is_first: bool, is_last: bool):
+            k = self.k
+
+            def move(i):
+                i = b.add(lo, i)
+                if is_first:
+                    key, _ = k.of(b, self.load(b, src, stride, i))
+                else:
+                    key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
+                at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
+                at32 = b.load(at_slot, typ=I32)
+                b.store(b.add(at32, ll.Constant(I32, 1)), at_slot)
+                at = b.zext(at32, I64)
+                if self.argsort:
+                    pos = i if is_first else b.load(b.gep(pos_src, [i], inbounds=True, source_etype=I64),
+                                                    typ=I64)
+                    b.store(pos, b.gep(pos_dst, [at], inbounds=True, source_etype=I64))
+                if not (self.argsort and is_last):
+                    value = k.back(b, key) if is_last else key
+                    b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
+
+            emit_loop(b, b.sub(hi, lo), move)
+
+        def piece(c):
+            lo, hi = self.bounds(b, c, n, count_of)
+            is_first = b.icmp_unsigned("!=", first, _c(0))
+            is_last = b.icmp_unsigned("!=", last, _c(0))
+            with b.if_else(is_first) as (yes, no):
+                for flag, block in ((True, yes), (False, no)):
+                    with block:
+                        with b.if_else(is_last) as (ends, goes_on):
+                            with ends:
+                                variant(c, lo, hi, flag, True)
+                            with goes_on:
+                                variant(c, lo, hi, flag, False)
+
+        self._pieces_loop(b, fn, piece)
+        b.ret_void()
+        return fn
+
+
+_lock = threading.Lock()
+_loaded: dict[str, int] = {}  # kernel symbol -> address, once compiled in this process
+
+
+def load_shared(llvm_ir: str, compile_and_load) -> None:
+    """Compile, or take from the object cache (``compile_and_load(llvm_ir, symbol) ->
+    address``), each shared sort module that ``llvm_ir`` calls (this one's and
+    ``sort_buckets.py``'s), once per process, before code calling it is loaded."""
+    sort_buckets.load_shared(llvm_ir, compile_and_load)
+    with _lock:
+        for width, kind in sorted(set(_SYMBOL.findall(llvm_ir))):
+            width, argsort = int(width), kind == "argsort"
+            if shared_symbol(width, argsort, KERNELS[0]) in _loaded:
+                continue
+            module = _LaneKernels(width, argsort).module
+            _loaded.update(load_address_table(
+                compile_and_load(str(module), shared_symbol(width, argsort)),
+                [shared_symbol(width, argsort, kernel) for kernel in KERNELS]))

@@ -158,12 +158,7 @@ class _SharedKernels(_Digits):
         kernels = [self._count_kernel(shared_symbol(width, shift, "count")),
                    self._scatter_kernel(shared_symbol(width, shift, "scatter")),
                    self._buckets_kernel(shared_symbol(width, shift, "buckets"))]
-        table = ll.Function(self.module, ll.FunctionType(I64, [I64]), shared_symbol(width, shift))
-        b = ll.IRBuilder(table.append_basic_block("entry"))
-        address = _c(0)
-        for j, fn in enumerate(kernels):
-            address = b.select(b.icmp_unsigned("==", table.args[0], _c(j)), b.ptrtoint(fn, I64), address)
-        b.ret(address)
+        emit_address_table(self.module, shared_symbol(width, shift), kernels)
 
     def bounds(self, b: ll.IRBuilder, piece, n, pieces) -> tuple[ll.Value, ll.Value]:
         """Elements ``[lo, hi)`` of ``piece`` of ``pieces`` of a lane of ``n``."""
@@ -258,14 +253,20 @@ class _SharedKernels(_Digits):
             first, end = self.bounds(b, c, n, pieces)
             table = self.slot(b, counts, c, _c(0))
 
-            def scatter(i):
-                key, _ = k.of(b, k.load(b, src, stride, b.add(first, i)))
+            def scatter(i, step):
+                key, _ = k.of(b, k.load(b, src, step, b.add(first, i)))
                 slot = b.gep(table, [self.top(b, key)], source_etype=I32)
                 at = b.load(slot, typ=I32)
                 b.store(b.add(at, ll.Constant(I32, 1)), slot)
                 b.store(key, b.gep(keys, [b.zext(at, I64)], inbounds=True, source_etype=k.type))
 
-            emit_loop(b, b.sub(end, first), scatter)  # in blocks: measured slower (more stores)
+            # in blocks: measured slower (more stores); contiguous floats apart, as the stride
+            # is an argument of the shared kernel
+            with b.if_else(b.icmp_unsigned("==", stride, _c(1))) as (contiguous, strided):
+                with contiguous:
+                    emit_loop(b, b.sub(end, first), lambda i: scatter(i, _c(1)))
+                with strided:
+                    emit_loop(b, b.sub(end, first), lambda i: scatter(i, stride))
 
         emit_loop(b, b.sub(hi, lo), piece)
         b.ret_void()
@@ -316,9 +317,27 @@ def load_shared(llvm_ir: str, compile_and_load) -> None:
             if shared_symbol(width, shift, KERNELS[0]) in _loaded:
                 continue
             module = _SharedKernels(width, shift).module
-            table = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(
-                compile_and_load(str(module), shared_symbol(width, shift)))
-            for j, kernel in enumerate(KERNELS):
-                symbol = shared_symbol(width, shift, kernel)
-                _loaded[symbol] = table(j)
-                llvm.add_symbol(symbol, _loaded[symbol])
+            _loaded.update(load_address_table(
+                compile_and_load(str(module), shared_symbol(width, shift)),
+                [shared_symbol(width, shift, kernel) for kernel in KERNELS]))
+
+
+def emit_address_table(module: ll.Module, name: str, kernels: list[ll.Function]) -> None:
+    """``i64 name(i64 j)``: the address of ``kernels[j]``. A shared module is loaded by this
+    one symbol (its object code cached under it), its kernels' addresses asked of it."""
+    table = ll.Function(module, ll.FunctionType(I64, [I64]), name)
+    b = ll.IRBuilder(table.append_basic_block("entry"))
+    address = _c(0)
+    for j, fn in enumerate(kernels):
+        address = b.select(b.icmp_unsigned("==", table.args[0], _c(j)), b.ptrtoint(fn, I64), address)
+    b.ret(address)
+
+
+def load_address_table(table_address: int, symbols: list[str]) -> dict[str, int]:
+    """The kernels of a loaded shared module (``emit_address_table``) by ``symbols``, in its
+    table's order, given to LLVM for the code that calls them."""
+    table = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(table_address)
+    found = {symbol: table(j) for j, symbol in enumerate(symbols)}
+    for symbol, address in found.items():
+        llvm.add_symbol(symbol, address)
+    return found
