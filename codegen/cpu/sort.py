@@ -319,14 +319,14 @@ class _LaneKernels(_Lanes):
                 flag = b.alloca(I1)
             b.store(ll.Constant(I1, 0), flag)
 
-            def count(i):
-                key, special = self.k.of(b, self.load(b, src, stride, b.add(first, i)))
+            def count(i, step):
+                key, special = self.k.of(b, self.load(b, src, step, b.add(first, i)))
                 b.store(b.or_(b.load(flag, typ=I1), special), flag)
                 for p in range(self.passes):
                     at = self.slot(b, counts, c, _c(p), self.digit(b, key, _c(p)))
                     b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
 
-            emit_loop(b, b.sub(end, first), count)
+            _by_stride(b, stride, lambda step: emit_loop(b, b.sub(end, first), lambda i: count(i, step)))
             b.store(b.zext(b.load(flag, typ=I1), I8), b.gep(lost, [c], source_etype=I8))
 
         self._pieces_loop(b, fn, piece)
@@ -365,10 +365,10 @@ class _LaneKernels(_Lanes):
         def variant(c, lo, hi, is_first: bool, is_last: bool):
             k = self.k
 
-            def move(i):
+            def move(i, step):
                 i = b.add(lo, i)
                 if is_first:
-                    key, _ = k.of(b, self.load(b, src, stride, i))
+                    key, _ = k.of(b, self.load(b, src, step, i))
                 else:
                     key = b.load(b.gep(key_src, [i], inbounds=True, source_etype=k.type), typ=k.type)
                 at_slot = self.slot(b, counts, c, p, self.digit(b, key, p))
@@ -383,7 +383,10 @@ class _LaneKernels(_Lanes):
                     value = k.back(b, key) if is_last else key
                     b.store(value, b.gep(key_dst, [at], inbounds=True, source_etype=k.type))
 
-            emit_loop(b, b.sub(hi, lo), move)
+            if is_first:
+                _by_stride(b, stride, lambda step: emit_loop(b, b.sub(hi, lo), lambda i: move(i, step)))
+            else:
+                emit_loop(b, b.sub(hi, lo), lambda i: move(i, stride))
 
         def piece(c):
             lo, hi = self.bounds(b, c, n, count_of)
@@ -401,6 +404,16 @@ class _LaneKernels(_Lanes):
         self._pieces_loop(b, fn, piece)
         b.ret_void()
         return fn
+
+
+def _by_stride(b: ll.IRBuilder, stride: ll.Value, emit) -> None:
+    """``emit(step)`` for contiguous floats (``step`` 1) and for others: the shared kernels
+    take the stride as an argument, and a unit stride loads faster known."""
+    with b.if_else(b.icmp_unsigned("==", stride, _c(1))) as (contiguous, strided):
+        with contiguous:
+            emit(_c(1))
+        with strided:
+            emit(stride)
 
 
 _lock = threading.Lock()
