@@ -364,6 +364,21 @@ def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
     assert len(symbols) == len(buckets.KERNELS) and symbols <= set(buckets._loaded)
 
 
+def test_lane_sort_kernels_are_shared_by_every_argsort():
+    """The LSD kernels of a float32 argsort (``sort.shared_symbol``) are declared, not
+    defined, in each function's module, and two such functions agree with NumPy's stable sort."""
+    x = np.random.default_rng(4).standard_normal(NATIVE_N).astype(np.float32)
+    x[::5] = x[1]  # ties: their order is the stable one
+    cases = [(lambda a: np.argsort(a), x), (lambda a: np.argsort(a * 2), x * 2)]
+    symbol = native_sort.shared_symbol(32, True, "scatter")
+    for fn, keys in cases:
+        jitted = jc.jit(fn)
+        text = jitted.lower(x).as_text("llvm")
+        assert re.search(rf'declare void @"?{symbol}"?\(', text)
+        assert not re.search(rf'define void @"?{symbol}"?\(', text)
+        np.testing.assert_array_equal(jitted(x), np.argsort(keys, kind="stable"))
+
+
 def _compiled_in_pieces(fn, dtypes):
     """``fn`` jitted (no disk cache) and compiled for a lane of ``NATIVE_N`` of each dtype while
     the native routine cuts lanes into pieces of 512 (4 pieces; off by default, see MAX_PIECES),
