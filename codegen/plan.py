@@ -183,3 +183,24 @@ class CompiledFunction:
     # the same LLVM IR compiled earlier in this process: a size-generic function at another
     # size), "disk" (the disk cache's object code of that IR)
     code_source: str = "llvm"
+
+
+def launch_runs(plan: CompiledFunction, fits, joins) -> list[list[int]]:
+    """The runs of consecutive top-level launches (launch indices, in program order) whose
+    every launch ``fits(index)`` and ``joins(run, index)`` the run so far; any other step, or a
+    launch that does not fit or join, ends a run. The targets' row groups are such runs."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for step in plan.program:
+        index = step.launch if isinstance(step, Run) else None
+        fitting = index is not None and fits(index)
+        if fitting and (not current or joins(current, index)):
+            current.append(index)
+            continue
+        if current:
+            runs.append(current)
+        current = [index] if fitting else []
+    if current:
+        runs.append(current)
+    return runs
+

@@ -40,7 +40,7 @@ from jitcore.codegen.cpu.schedule import splits_rows
 from jitcore.codegen.host import STATUS, strided_operands
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, emit_loop
-from jitcore.codegen.plan import CompiledFunction, Launch, Run, Storage
+from jitcore.codegen.plan import CompiledFunction, Launch, Run, Storage, launch_runs
 from jitcore.ir.attributes import AffineExpr, numpy_dtype
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
@@ -63,28 +63,14 @@ def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> l
     """The row groups of the function's top-level steps: of two kernels or more and at least
     ``min_work`` iteration points (a smaller one is not worth a split launch)."""
     groups: list[RowGroup] = []
-    current: list[int] = []
-
-    def close() -> None:
-        if len(current) > 1:
-            work = sum(math.prod(ops[i].domain()) for i in current)
-            if work >= min_work:
-                rows = ops[current[0]].domain()[0]
-                widest = max(current, key=lambda i: _row_bytes(ops[i]))
-                block = max(1, ROW_BLOCK_BYTES // max(_row_bytes(ops[widest]), 1))
-                row = (tuple(ops[widest].domain()[1:]), _itemsize(ops[widest]))
-                groups.append(RowGroup(list(current), rows, block, work, row))
-        current.clear()
-
-    for step in plan.program:
-        index = step.launch if isinstance(step, Run) else None
-        if index is None or not _candidate(plan, index, ops[index]):
-            close()
-            continue
-        if current and not _joins(plan, ops, current, index):
-            close()
-        current.append(index)
-    close()
+    runs = launch_runs(plan, lambda i: _candidate(plan, i, ops[i]), lambda run, i: _joins(plan, ops, run, i))
+    for run in runs:
+        work = sum(math.prod(ops[i].domain()) for i in run)
+        if len(run) > 1 and work >= min_work:
+            widest = max(run, key=lambda i: _row_bytes(ops[i]))
+            block = max(1, ROW_BLOCK_BYTES // max(_row_bytes(ops[widest]), 1))
+            row = (tuple(ops[widest].domain()[1:]), _itemsize(ops[widest]))
+            groups.append(RowGroup(run, ops[run[0]].domain()[0], block, work, row))
     for group in groups:
         share_outputs(plan, ops, group)
     return groups

@@ -40,7 +40,7 @@ from jitcore.codegen.llvm_types import PTR
 from jitcore.codegen.loops import Sizes
 from jitcore.codegen.nvptx import kernels
 from jitcore.codegen.nvptx.intrinsics import barrier, special_register
-from jitcore.codegen.plan import CompiledFunction, Run
+from jitcore.codegen.plan import CompiledFunction, launch_runs
 from jitcore.ir.attributes import AffineExpr
 from jitcore.ir.dialects import kernel
 
@@ -51,23 +51,8 @@ def row_groups(plan: CompiledFunction, ops: list) -> list[list[int]]:
     """The groups of the plan's top-level launches (launch indices, in program order)."""
     if not ENABLED:
         return []
-    groups, current = [], []
-
-    def close():
-        if len(current) > 1 and any(ops[i].has_reduction for i in current):
-            groups.append(list(current))
-        current.clear()
-
-    for step in plan.program:
-        index = step.launch if isinstance(step, Run) else None
-        if index is None or not _candidate(plan, index, ops[index]):
-            close()
-            continue
-        if current and not _joins(plan, ops, current, index):
-            close()
-        current.append(index)
-    close()
-    return groups
+    runs = launch_runs(plan, lambda i: _candidate(plan, i, ops[i]), lambda run, i: _joins(plan, ops, run, i))
+    return [run for run in runs if len(run) > 1 and any(ops[i].has_reduction for i in run)]
 
 
 def _candidate(plan: CompiledFunction, index: int, op) -> bool:
