@@ -175,12 +175,20 @@ def test_rowwise_softmax(tmp_path):
 
 @needs_ptxas
 def test_gather_and_scatter(tmp_path):
-    def f(x, idx, v):
+    def f(x, idx, v, i):
         y = x.copy()
         y[idx] = v
-        return x[idx], x[:, idx], y, x[x > 0].sum(), np.take(x, idx, axis=1)
+        z = x.copy()
+        z[1:7:2, ::-3] = v
+        return (x[idx], x[:, idx], y, x[x > 0].sum(), np.take(x, idx, axis=1), z, x.at[0, idx].add(v),
+                i.at[idx].add(3), i.astype(np.int32).at[idx, 2].max(7))
 
-    check_family(f, (X32, np.array([3, 1, 4, 1, 5]), np.float32(2.5)), tmp_path, {"serial", "elementwise"})
+    check_family(f, (X32, np.array([3, 1, 4, 1, 5]), np.float32(2.5), I64), tmp_path,
+                 {"serial", "elementwise", "scatter", "scatter-write"})
+    plan = gpu_plan(lambda x, idx, v, i: (x.at[idx].set(v), i.at[idx].add(3), x.at[idx].add(v)),
+                    X32, np.array([3, 1, 3]), np.float32(2.5), I64)  # claims; atomics; in order
+    assert [s.kind for s in plan.shapes] == ["scatter", "scatter", "serial", "scatter-write", "scatter-write"]
+    assert "atom.global.max.u32" in plan.ptx and "atom.global.add.u64" in plan.ptx
     plan = gpu_plan(lambda x, idx: x[:, idx], X32, np.array([3, 1, 4]))  # a gather checks in parallel
     assert [s.kind for s in plan.shapes] == ["elementwise"] and "atom" in plan.ptx
     assert len(plan.check_places) == 1 and "test_nvptx.py" in next(iter(plan.check_places.values()))

@@ -150,3 +150,88 @@ def test_parallel_gathers_report_the_first_bad_index_emulated(emulated, monkeypa
     idx[1] = 3  # the next one; and again in a second launch of the plan (a fresh status)
     with pytest.raises(IndexError, match="index 77 is out of bounds for axis 1 with size 50"):
         run_emulated(f, x, idx)
+
+
+def scatter_set(a, k, w):
+    y = a.copy()
+    y[k] = w
+    return y
+
+
+def kinds_of(f, *args):
+    return [s.kind for s in jc.jit(f, backend="cuda").lower(*args).plan().shapes]
+
+
+@pytest.fixture
+def one_block(emulated, monkeypatch):
+    """One block of 64 threads: thread 0 runs point 64 before thread 1 runs point 1, so a write
+    that trusted the threads' timing would leave point 1's value where NumPy leaves point 64's."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    return emulated
+
+
+@settings(max_examples=examples(8), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(idx=st.lists(st.integers(-12, 11), min_size=100, max_size=100), seed=st.integers(0, 2**32 - 1))
+@example(idx=[1] * 100, seed=0).via("every point writes one element: the last (99) wins")
+def test_parallel_set_scatter_last_write_wins_emulated(one_block, idx, seed):
+    """``y[idx] = w`` on every thread: each element gets the value of the last point writing it
+    (NumPy's and the CPU's C order) through the claims, however the threads are timed."""
+    x = np.random.default_rng(seed).standard_normal(12).astype(np.float32)
+    w = np.arange(100, dtype=np.float32)
+    k = np.array(idx)
+    np.testing.assert_array_equal(run_emulated(scatter_set, x, k, w), scatter_set(x, k, w))
+    assert [s.kind for s in jc.jit(scatter_set, backend="cuda").lower(x, k, w).plan().shapes] == \
+        ["scatter", "scatter-write"]
+
+
+def test_parallel_scatters_emulated(one_block):
+    """2-D set scatters, booleans and complex numbers, integer accumulation by atomics, strided
+    slice writes, a scatter in a loop (the claims reset), and the first bad index's error;
+    a float accumulation stays in order (serial)."""
+    x = RNG.standard_normal((4, 30))
+    k = np.array([3, 29, -1, 3, 0, 7] * 20)
+    w = RNG.standard_normal((4, k.size))
+
+    def set_columns(a, k, w):
+        y = a.copy()
+        y[:, k] = w
+        return y
+
+    np.testing.assert_array_equal(run_emulated(set_columns, x, k, w), set_columns(x, k, w))
+    b, c = x[0] > 0, x[0] + 1j * x[1]
+    np.testing.assert_array_equal(run_emulated(scatter_set, b, k, w[0] > 0), scatter_set(b, k, w[0] > 0))
+    np.testing.assert_array_equal(run_emulated(scatter_set, c, k, w[0] - 2j), scatter_set(c, k, w[0] - 2j))
+    i = RNG.integers(-1000, 1000, 30)
+    v = RNG.integers(-1000, 1000, k.size)
+    for method, ufunc in (("add", np.add), ("max", np.maximum), ("min", np.minimum)):
+        f = lambda a, k, w, method=method: getattr(a.at[k], method)(w)  # noqa: E731
+        expected = i.copy()
+        ufunc.at(expected, k, v)
+        np.testing.assert_array_equal(run_emulated(f, i, k, v), expected)
+        assert kinds_of(f, i, k, v) == ["scatter", "scatter-write"]
+    expected = x[0].copy()
+    np.add.at(expected, k, w[0])
+    np.testing.assert_array_equal(run_emulated(lambda a, k, w: a.at[k].add(w), x[0], k, w[0]), expected)
+    assert kinds_of(lambda a, k, w: a.at[k].add(w), x[0], k, w[0]) == ["serial"]  # float: in order
+
+    def set_slice(a, w):
+        y = a.copy()
+        y[1:4, 28:1:-3] = w
+        return y
+
+    np.testing.assert_array_equal(run_emulated(set_slice, x, w[:3, :9]), set_slice(x, w[:3, :9]))
+    assert kinds_of(set_slice, x, w[:3, :9]) == ["scatter", "scatter-write"]
+
+    def in_loop(a, k, w, n):
+        return jc.fori_loop(0, n, lambda j, y: scatter_set(y, k, w * j), a)
+
+    np.testing.assert_array_equal(run_emulated(in_loop, x[0], k, w[0], 3), scatter_set(x[0], k, w[0] * 2))
+    k[[90, 70, 2]] = [30, -31, 77]
+    with pytest.raises(IndexError) as expected_error:
+        scatter_set(x[0], k, w[0])
+    with pytest.raises(IndexError) as got:
+        run_emulated(scatter_set, x[0], k, w[0])
+    assert str(got.value).startswith(str(expected_error.value)), (got.value, expected_error.value)
