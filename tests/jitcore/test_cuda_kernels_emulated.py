@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore.codegen.nvptx import matmul
 from tests.budget import examples
+from tests.oracle import assert_matches
 
 RNG = np.random.default_rng(8)
 
@@ -235,3 +236,17 @@ def test_parallel_scatters_emulated(one_block):
     with pytest.raises(IndexError) as got:
         run_emulated(scatter_set, x[0], k, w[0])
     assert str(got.value).startswith(str(expected_error.value)), (got.value, expected_error.value)
+
+
+def test_integer_and_matrix_vector_products_emulated(emulated):
+    """Products the tiled kernel does not take run as reductions: an integer matrix product and
+    a matrix-vector product, one thread per result (short k) or a block per result (long k)."""
+    i, j = RNG.integers(-9, 9, (6, 7)), RNG.integers(-9, 9, (7, 5))
+    a, v = RNG.standard_normal((5, 3000)), RNG.standard_normal(3000)
+    got = run_emulated(lambda p, q, m, u: (p @ q, m[:, :40] @ u[:40], m @ u, p.T @ p[:, 0]), i, j, a, v)
+    assert_matches(got[0], i @ j)
+    np.testing.assert_allclose(got[1], a[:, :40] @ v[:40], rtol=1e-12)
+    np.testing.assert_allclose(got[2], a @ v, rtol=1e-11)
+    assert_matches(got[3], i.T @ i[:, 0])
+    kinds = kinds_of(lambda p, q, m, u: (p @ q, m[:, :40] @ u[:40], m @ u), i, j, a, v)
+    assert kinds == ["thread-reduce", "thread-reduce", "block-reduce"], kinds

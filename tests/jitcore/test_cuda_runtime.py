@@ -84,6 +84,26 @@ def test_every_failure_carries_the_drivers_name_and_description():
         unknown.allocate(16)
 
 
+def test_code_is_made_for_the_drivers_device(monkeypatch):
+    """``cuda.require()`` reads the device's compute capability from the driver (9.0 here) and
+    the backend makes PTX for it; a plan's PTX is loaded once per process (its module kept)."""
+    from jitcore import cuda
+    from jitcore.codegen.backend import backend_for
+    from jitcore.cuda import executable
+
+    backend = backend_for("cuda")
+    monkeypatch.setattr(backend, "arch", backend.arch)  # restored after the test
+    lib = FakeLibcuda()
+    monkeypatch.setattr(cuda_driver, "_driver", Driver(lib))
+    assert cuda.require() is cuda_driver._driver and backend.arch == "sm_90"
+    plan = jc.jit(lambda a: a * 3, backend="cuda").lower(np.ones(5, np.float32)).plan()
+    assert plan.arch == "sm_90" and ".target sm_90" in plan.ptx
+    monkeypatch.setattr(executable, "_modules", {})
+    executable.load_module(cuda_driver._driver, plan)
+    executable.load_module(cuda_driver._driver, plan)
+    assert lib.calls.count("cuModuleLoadData") == 1
+
+
 def test_a_driver_without_a_gpu_is_no_driver():
     with pytest.raises(NoCudaDriverError, match="found no GPU; use backend='cpu'"):
         Driver(FakeLibcuda(devices=0))
@@ -287,6 +307,32 @@ def test_pinned_staging_on_gpu(gpu):
     assert gpu.staging() is not None, Staging.why_not
     assert_matches(d.to_numpy(), x)
     assert_matches(on_gpu(lambda a: a * 2, d), x * 2)
+
+
+def test_scatters_and_products_on_gpu(gpu):
+    """Scatters on every thread (claims, then the winners' writes; integer atomics) with many
+    repeated indices across blocks, and the products that run as reductions."""
+    x = RNG.standard_normal(1000).astype(np.float32)
+    k = RNG.integers(-1000, 1000, 1_000_000)
+    w = RNG.standard_normal(k.size).astype(np.float32)
+
+    def set_at(a, i, v):
+        y = a.copy()
+        y[i] = v
+        return y
+
+    for _ in range(3):  # whichever thread runs first, the last point's value stays
+        assert_matches(on_gpu(set_at, x, k, w), set_at(x, k, w))
+    i = RNG.integers(-100, 100, 1000)
+    expected = i.copy()
+    np.add.at(expected, k, 7)
+    assert_matches(on_gpu(lambda a, j: a.at[j].add(7), i, k), expected)
+    a, b = RNG.integers(-9, 9, (300, 200)), RNG.integers(-9, 9, (200, 100))
+    m, v = RNG.standard_normal((500, 5000)), RNG.standard_normal(5000)
+    got = on_gpu(lambda p, q, r, u: (p @ q, r @ u, r[:, :50] @ u[:50]), a, b, m, v)
+    assert_matches(got[0], a @ b)
+    np.testing.assert_allclose(got[1], m @ v, rtol=1e-10)
+    np.testing.assert_allclose(got[2], m[:, :50] @ v[:50], rtol=1e-12)
 
 
 def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
