@@ -57,7 +57,7 @@ class NvptxBackend:
                 f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
                 f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS} "
                 f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} row_groups={rowgroup.ENABLED} "
-                "parallel_checks=1 parallel_scatters=1")
+                "warp_rows=1 parallel_checks=1 parallel_scatters=1")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
         return self.lower_for(func, len(specs), options, self.arch)

@@ -187,7 +187,7 @@ class _Kernel:
         scattering = scatter.kind_of(op) if shape.kind in ("scatter", "scatter-write") else None
         grid = shape.kind == "grid-reduce" or scattering == scatter.WINNER  # scratch: last pointer
         reduces = (shape.kind in ("block-reduce", "grid-reduce")
-                   or (shape.kind == "row-group" and op.has_reduction))
+                   or (shape.kind in ("row-group", "warp-row-group") and op.has_reduction))
         self.merging = merging_of(op) if reduces else None
         self.domain = list(op.domain())
         maps = list(op.indexing_maps)
@@ -329,18 +329,13 @@ class _Kernel:
         """Every thread's partials in ``values`` folded in the documented order (lanes, then the
         warps' slots in shared memory ``name``), ``on_total(total)`` emitted for thread 0, and a
         barrier after it: the slots are free again. Every thread of the block must call it."""
-        b, merging = self.b, self.merging
+        b = self.b
         tid = special_register(b, "tid.x")
         lane = b.and_(tid, extent(WARP - 1))
         warp = b.lshr(tid, extent(5))
         shared = [shared_array(b.module, f"{self.prefix}_{name}{k}", v.type, WARPS)
                   for k, v in enumerate(values)]
-
-        def warp_fold(values: list[ll.Value], offsets) -> list[ll.Value]:
-            for offset in offsets:
-                values = merging.merge(b, values, [shuffle_down(b, v, offset) for v in values])
-            return values
-
+        warp_fold = self._warp_fold
         partial = warp_fold(values, (16, 8, 4, 2, 1))
         with b.if_then(b.icmp_unsigned("==", lane, extent(0))):
             for g, v in zip(shared, partial):
@@ -353,6 +348,13 @@ class _Kernel:
             with b.if_then(b.icmp_unsigned("==", tid, extent(0))):
                 on_total(total)
         barrier(b)
+
+    def _warp_fold(self, values: list[ll.Value], offsets) -> list[ll.Value]:
+        """Each lane's ``values`` merged with those of the lane ``offset`` above, for each offset
+        in turn (``shfl.sync.down``): with 16, 8, 4, 2, 1, lane 0 ends with the warp's total."""
+        for offset in offsets:
+            values = self.merging.merge(self.b, values, [shuffle_down(self.b, v, offset) for v in values])
+        return values
 
     def _block_reduce(self) -> None:
         b = self.b
@@ -372,21 +374,34 @@ class _Kernel:
         self._block_total([b.load(s) for s in slots], "partials",
                           lambda total: self.body.store_results(self._point(at, {}), total))
 
-    def row_part(self, row: ll.Value) -> None:
+    def row_part(self, row: ll.Value, warp: bool = False) -> None:
         """A row group member's points of row ``row`` (dim 0), by the block's threads: a
         reduction of the row's other dims as a block reduction's result is (the same order),
-        or each point by one thread, thread ``t`` taking points ``t, t + BLOCK, ...``."""
-        tid = special_register(self.b, "tid.x")
+        or each point by one thread, thread ``t`` taking points ``t, t + BLOCK, ...``. With
+        ``warp``, by the lanes of one warp alone: lane ``l`` folds or takes points ``l, l + 32,
+        ...``, and a reduction's lanes merge by shuffles (16, 8, 4, 2, 1), lane 0 storing."""
+        b = self.b
+        tid = special_register(b, "tid.x")
+        first, step = (b.and_(tid, extent(WARP - 1)), WARP) if warp else (tid, BLOCK)
         rest = list(range(1, len(self.domain)))
-        if self.op.has_reduction:
+        count = math.prod(self.domain[d] for d in rest)
+        if self.op.has_reduction and not warp:
             self._block_result(tid, {0: row}, rest)
+            return
+        if self.op.has_reduction:
+            slots = self._accumulators()
+            self._grid_stride(first, extent(step), count,
+                              lambda r: self._fold(slots, self._point({0: row}, self._position(r, rest))))
+            total = self._warp_fold([b.load(s) for s in slots], (16, 8, 4, 2, 1))
+            with b.if_then(b.icmp_unsigned("==", first, extent(0))):
+                self.body.store_results(self._point({0: row}, {}), total)
             return
 
         def item(i):
             ivs = self._point({0: row, **self._position(i, rest)}, {})
             self.body.store_results(ivs, self.body.evaluate(ivs))
 
-        self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in rest), item)
+        self._grid_stride(first, extent(step), count, item)
 
     def _grid_reduce(self) -> None:
         """One result point reduced by ``grid`` blocks: block ``k`` folds its chunk (the

@@ -188,6 +188,10 @@ def test_rowwise_softmax(tmp_path):
     plan = gpu_plan(softmax, np.ones((8, 3000)))  # one launch: max, sum, quotient by row
     assert [s.kind for s in plan.shapes] == ["row-group", "in-row-group", "in-row-group"]
     assert len(plan.program) == 1 and plan.ptx.count(".entry") == 1
+    check_family(softmax, (np.ones((300, 100), np.float32),), tmp_path, {"warp-row-group"}, "short rows")
+    plan = gpu_plan(layernorm, np.ones((300, 100)))  # a warp a row: shuffles, warp barriers
+    assert (plan.shapes[0].kind, plan.shapes[0].grid) == ("warp-row-group", -(-300 // kernels.WARPS))
+    assert "bar.warp.sync" in plan.ptx and "bar.sync" not in plan.ptx
 
 
 @needs_ptxas

@@ -111,12 +111,37 @@ def test_row_groups_emulated(emulated, monkeypatch, f):
     assert "block-reduce" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
     np.testing.assert_array_equal(grouped, apart)
     monkeypatch.setattr(rowgroup, "ENABLED", True)
-    x32 = RNG.standard_normal((2, 50)).astype(np.float32)  # rows shorter than a block: apart
+    x32 = RNG.standard_normal((2, 20)).astype(np.float32)  # rows shorter than a warp: apart
     np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
-    assert "row-group" not in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    kinds = [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    assert not {"row-group", "warp-row-group"} & set(kinds), kinds
+    x32 = RNG.standard_normal((3, 50)).astype(np.float32)  # shorter than a block: a warp a row
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "warp-row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
     x32 = RNG.standard_normal((2, 100)).astype(np.float32)  # a float32 group
     np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
     assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+
+
+def test_short_rows_run_a_warp_each_emulated(emulated, monkeypatch):
+    """Rows shorter than a block, longer than a warp: one launch, warp ``w`` of the grid taking
+    row ``w`` through every member; a row sum in the documented order (lane ``l`` folds points
+    ``l, l + 32``, then lanes merge 16, 8, 4, 2, 1), bit for bit. One block (2 warps) for 5
+    rows, so warps take several rows each."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    x = RNG.standard_normal((5, 45))
+    f = lambda a: a / a.sum(axis=1, keepdims=True)  # noqa: E731
+    got = run_emulated(f, x)
+    assert [(s.kind, s.grid) for s in jc.jit(f, backend="cuda").lower(x).plan().shapes] == \
+        [("warp-row-group", 1), ("in-row-group", 0)]
+    lanes = [[x[r, lane] + x[r, lane + 32] if lane + 32 < 45 else x[r, lane] for lane in range(32)]
+             for r in range(5)]
+    for r, partials in enumerate(lanes):
+        for step in (16, 8, 4, 2, 1):
+            partials = [partials[j] + partials[j + step] if j + step < 32 else partials[j] for j in range(32)]
+        np.testing.assert_array_equal(got[r], x[r] / partials[0])
 
 
 def test_rows_read_out_of_order_are_not_grouped(emulated):
@@ -248,5 +273,6 @@ def test_integer_and_matrix_vector_products_emulated(emulated):
     np.testing.assert_allclose(got[1], a[:, :40] @ v[:40], rtol=1e-12)
     np.testing.assert_allclose(got[2], a @ v, rtol=1e-11)
     assert_matches(got[3], i.T @ i[:, 0])
-    kinds = kinds_of(lambda p, q, m, u: (p @ q, m[:, :40] @ u[:40], m @ u), i, j, a, v)
-    assert kinds == ["thread-reduce", "thread-reduce", "block-reduce"], kinds
+    assert kinds_of(lambda p, q: p @ q, i, j) == ["thread-reduce"]
+    assert kinds_of(lambda m, u: m[:, :40] @ u[:40], a, v) == ["thread-reduce"]
+    assert kinds_of(lambda m, u: m @ u, a, v) == ["block-reduce"]

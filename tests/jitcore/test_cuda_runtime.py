@@ -280,10 +280,11 @@ def test_row_groups_on_gpu(gpu):
         return (a - m) / np.sqrt(((a - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
 
     for dtype, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
-        x = RNG.standard_normal((300, 1500)).astype(dtype)
-        for f in (softmax, layernorm):
-            assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
-            np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
+        for shape, kind in (((300, 1500), "row-group"), ((1001, 100), "warp-row-group")):
+            x = RNG.standard_normal(shape).astype(dtype)
+            for f in (softmax, layernorm):
+                assert kind in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+                np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
 
 
 def test_parallel_gather_errors_on_gpu(gpu):
