@@ -65,6 +65,7 @@ class NvptxBackend:
     def lower_for(self, func: Operation, n_args: int, options: LowerOptions, arch: str) -> GpuPlan:
         """``func`` as PTX for ``arch``; every argument is passed C-contiguous (the runtime
         copies it so)."""
+        arch = target.check_arch(arch)
         _refuse_unsupported(func)
         name = _PTX_NAME.sub("_", func.sym_name)  # PTX names: letters, digits, _ and $
         draft = f"jit_{name}_{_UNHASHED}"

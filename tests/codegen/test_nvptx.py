@@ -336,3 +336,21 @@ def test_ptxas_report_table(monkeypatch):
     assert "| matmul | 3 | 90 | 36 | 2 | 90 | 24 |" in text
     assert "| **all** | **3** | | **36** | **2** | | **24** |" in text
     assert "| test_matmul | sm_90 | k | 90 | 8/4 | 16 | 0 |" in text
+
+
+def test_newer_devices_get_the_newest_listed_architecture(tmp_path):
+    """A device whose architecture needs a PTX ISA this LLVM does not list (sm_103, sm_110,
+    sm_121: an LLVM error would end the process) gets PTX for the newest listed one below it,
+    which its driver JIT-compiles; listed ones and arch-specific ones (sm_90a) are kept."""
+    text = 'define ptx_kernel void @k(ptr %p) {\n  store float 1.0, ptr %p\n  ret void\n}\n'
+    expected = {"sm_86": "sm_86", "sm_90a": "sm_90a", "sm_100": "sm_100", "sm_103": "sm_100",
+                "sm_110": "sm_100", "sm_120": "sm_120", "sm_121": "sm_120", "sm_130": "sm_120"}
+    for device, made in expected.items():
+        assert target.check_arch(device) == made
+        ptx = target.compile_ptx(text, device)[1]
+        assert f".target {made}\n" in ptx, (device, ptx[:300])
+        if PTXAS is not None and made in ("sm_100", "sm_120"):
+            assemble(ptx, made)
+    for bad in ("sm_61", "sm_80a", "sm_100f", "gfx90a"):
+        with pytest.raises(jc.JitcoreError, match="unknown GPU architecture"):
+            target.check_arch(bad)

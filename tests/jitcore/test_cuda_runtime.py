@@ -102,6 +102,11 @@ def test_code_is_made_for_the_drivers_device(monkeypatch):
     executable.load_module(cuda_driver._driver, plan)
     executable.load_module(cuda_driver._driver, plan)
     assert lib.calls.count("cuModuleLoadData") == 1
+    monkeypatch.setattr(FakeLibcuda, "_cuDeviceGetAttribute",
+                        lambda self, ref, attribute, device: _out(ref, {75: 12, 76: 1}[attribute]))
+    monkeypatch.setattr(cuda_driver, "_driver", Driver(FakeLibcuda()))
+    cuda.require()  # compute capability 12.1: PTX for sm_120, which its driver JIT-compiles
+    assert backend.arch == "sm_120"
 
 
 def test_a_driver_without_a_gpu_is_no_driver():
