@@ -54,7 +54,13 @@ def markdown(found: dict, summary: str, ptxas_version: str, per_kernel: bool = F
              "uses; spill B: bytes of spill stores + loads over its kernels.", "",
              "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     totals = {arch: [0, 0] for arch in ARCHS}
+    others = {}  # other architectures (a newer device's): arch -> kernels
     for family, by_arch in found.items():
+        for arch, kernels in by_arch.items():
+            if arch not in ARCHS:
+                others[arch] = others.get(arch, 0) + len(kernels)
+        if not any(arch in by_arch for arch in ARCHS):
+            continue
         cells = [family.removeprefix("test_")]
         for arch in ARCHS:
             kernels = by_arch.get(arch, [])
@@ -65,6 +71,9 @@ def markdown(found: dict, summary: str, ptxas_version: str, per_kernel: bool = F
         lines.append("| " + " | ".join(cells) + " |")
     total = " | ".join(f"**{totals[a][0]}** | | **{totals[a][1]}**" for a in ARCHS)
     lines.append(f"| **all** | {total} |")
+    if others:
+        also = ", ".join(f"{n} kernel(s) for {arch}" for arch, n in sorted(others.items()))
+        lines += ["", f"Also assembled: {also}."]
     if per_kernel:
         lines += ["", "| family | arch | kernel | regs | spill st/ld B | stack B | smem B |",
                   "|---|---|---|---|---|---|---|"]

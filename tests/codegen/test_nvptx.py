@@ -332,10 +332,12 @@ def test_ptxas_report_table(monkeypatch):
     lines = [{"family": "test_matmul", "arch": arch, "kernels": [kernel, {**kernel, "registers": 90}]}
              for arch in ("sm_80", "sm_90")]
     lines.append({"family": "test_matmul", "arch": "sm_80", "kernels": [kernel]})
+    lines.append({"family": "test_newer", "arch": "sm_120", "kernels": [kernel]})
     text = ptxas_report.markdown(ptxas_report.families(lines), "3 passed", "ptxas 13", per_kernel=True)
     assert "| matmul | 3 | 90 | 36 | 2 | 90 | 24 |" in text
     assert "| **all** | **3** | | **36** | **2** | | **24** |" in text
     assert "| test_matmul | sm_90 | k | 90 | 8/4 | 16 | 0 |" in text
+    assert "| newer |" not in text and "Also assembled: 1 kernel(s) for sm_120." in text
 
 
 def test_newer_devices_get_the_newest_listed_architecture(tmp_path):
