@@ -708,3 +708,27 @@ def test_staging_falls_back_when_pinning_fails(monkeypatch):
     assert cuda.staging() is None and "cuMemHostAlloc failed" in staging.Staging.why_not
     assert lib.bytes_async == 0 and "cuMemcpyHtoD_v2" in lib.calls
     assert lib.calls.count("cuMemHostAlloc") == 1  # tried once, not at every copy
+
+
+def test_bench_cuda_rows_emulated(emulated, monkeypatch):
+    """``bench_cuda.measure`` on the GPU's own workloads (a scatter with repeated indices, a
+    matrix-vector product), tiny, emulated: jitcore's result is checked against NumPy's, and a
+    peer that cannot run the workload is left out of the row with its error."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import bench_cuda
+    import gpu_check
+
+    class BrokenPeer:
+        def asarray(self, a):
+            raise RuntimeError("cannot run this")
+
+    rows = [bench_cuda.measure(bench_cuda.workload(name), "float32", 1e-4, 1, emulated, None, BrokenPeer())
+            for name in ("scatter", "matvec")]
+    for row in rows:
+        assert row["error"] is None and row["matches_numpy"], row
+        assert set(row["ms"]) == {"numpy", "jitcore-cuda"}
+        assert row["peer_errors"] == {"cupy": "RuntimeError: cannot run this"}
+    text = gpu_check.markdown({"device": {"status": "ok", "capability": "8.0"}, "repeat": 1, "bench": rows})
+    assert "| scatter | float32 | 100 |" in text and "- matvec: cupy left out: RuntimeError" in text
