@@ -114,11 +114,13 @@ class ScatterBody(checks.ParallelCheckBody):
         if self.role == "claim":
             b.atomic_rmw("umax", slot, me, "monotonic")
             return
-        with b.if_then(b.icmp_unsigned("==", b.load(slot, typ=I32), me)):
+        # relaxed atomic accesses: other points of the element read the word while its winner
+        # clears it (they see the winner's number or 0, never their own)
+        with b.if_then(b.icmp_unsigned("==", b.load_atomic(slot, "monotonic", 4, typ=I32), me)):
             if element.is_bool:
                 value = b.zext(value, elem)
             b.store(value, self._at(index, positions, elem))
-            b.store(ll.Constant(I32, 0), slot)  # only the winner touches its word again
+            b.atomic_rmw("xchg", slot, ll.Constant(I32, 0), "monotonic")  # only the winner writes it
 
 
 def emit_prepare(k, kind: str) -> None:
