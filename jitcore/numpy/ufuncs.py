@@ -118,7 +118,16 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     out = kwargs.pop("out", None)
     casting = kwargs.pop("casting", "same_kind") if out is not None and method == "__call__" else None
+    where = kwargs.pop("where", True)
+    if where is not True and method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        kwargs["where"] = where  # the reductions take where= themselves
+    elif where is not True and method == "__call__" and ufunc in UFUNCS:
+        return _ufunc_where(ufunc, inputs, out, casting, where, kwargs)
+    elif where is not True:
+        kwargs["where"] = where  # refused below, named in the message
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
+    if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        structural += ("initial", "where")
     if any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
         raise UnsupportedError(
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
@@ -133,8 +142,9 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return UFUNCS[ufunc](*inputs)
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         (a,) = inputs
+        given = {k: kwargs[k] for k in ("initial", "where") if k in kwargs}
         return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
-                                                         keepdims=kwargs.get("keepdims", False))
+                                                         keepdims=kwargs.get("keepdims", False), **given)
     if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
@@ -246,6 +256,28 @@ def _at_exact_in(dtype, ct, mode: str, v) -> bool:
     with np.errstate(all="ignore"):
         exact_v = np.array_equal(v.astype(dtype).astype(ct), v.astype(ct), equal_nan=True)
     return exact_v and (mode in ("max", "min") or dtype.kind in "bfc")
+
+
+def _ufunc_where(ufunc, inputs, out, casting, where, kwargs):
+    """``ufunc(*inputs, out=target, where=mask)``: the result where the mask holds, the target's
+    values elsewhere. Without ``out=`` NumPy leaves those elements uninitialised; here they are
+    zero, one of the values NumPy could give."""
+    if ufunc.nout != 1 or (out is not None and len(out) != 1):
+        raise UnsupportedError(f"numpy.{ufunc.__name__} with where= and several outputs is not "
+                               f"supported under jit yet (at {user_location()})")
+    if any(not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
+        raise UnsupportedError(f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not "
+                               f"supported under jit yet (at {user_location()})")
+    result = UFUNCS[ufunc](*inputs)
+    mask = prims.as_bool(where) if isinstance(where, Tracer) else np.asarray(where, bool)
+    target = None if out is None else out[0]
+    if target is None:
+        return prims.where(mask, result, prims.convert(prims.constant(result.owner_trace, 0), result.dtype))
+    if not isinstance(target, Tracer):
+        raise UnsupportedError(_out_refused(ufunc))
+    if casting == "unsafe":
+        result = prims.convert(result, target.dtype)
+    return _assign_out(ufunc, target, prims.where(mask, result, target), casting)
 
 
 def _assign_out(ufunc, target, result, casting: str = "same_kind"):
