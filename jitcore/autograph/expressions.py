@@ -2,7 +2,7 @@
 (logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
 subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
 ``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
-traced arrays (indexed sequences a loop can run over).
+traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, fresh, user_frame, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -197,7 +197,28 @@ def _enumerate(x, start=0):
     return Indexed(len(x), lambda i: (start + i, x[i]))
 
 
-BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate}
+def _extreme(builtin, better):
+    """``max``/``min`` of values some of which are traced scalars: Python's own rule, a running
+    choice that takes a later value only when it compares ``better`` (so ``max(nan, 1)`` is nan
+    and ``max(1, nan)`` is 1, as in Python), made with ``np.where``; the result's dtype is the
+    values' promotion. Anything else (a ``key=``, ``default=``, arrays of several elements, no
+    traced value) is the builtin's business."""
+    def fn(*args, **kwargs):
+        values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
+        if kwargs or len(values) < 2 or not any(isinstance(v, Tracer) for v in values) or any(
+                isinstance(v, Tracer) and v.ndim for v in values):
+            return builtin(*args, **kwargs)
+        best = values[0]
+        for v in values[1:]:
+            best = np.where(better(v, best), v, best)
+        return as_scalar(best)  # a NumPy scalar, as max of NumPy scalars gives
+
+    fn.__name__ = fn.__qualname__ = builtin.__name__
+    return fn
+
+
+BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate,
+            max: _extreme(max, operator.gt), min: _extreme(min, operator.lt)}
 
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
