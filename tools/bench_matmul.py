@@ -47,19 +47,33 @@ def compile_forced(fn, tiled: bool, *args):
 
 
 CPU_TIME = False  # --cpu-time
+SETTLE = 0.0  # --settle
 
 
 def timed(fn, args, threaded: bool = False) -> float:
     """One call's seconds: wall clock, or with ``CPU_TIME`` the CPU time of this thread (of the
     process for ``threaded``, JAX, which computes on threads of its own: the others' times then
-    leave out a thread pool still spinning after JAX's call)."""
+    leave out a thread pool still spinning after JAX's call).
+
+    With ``SETTLE`` seconds, the call is timed after a pause and one untimed call of its own:
+    the pause lets the other libraries' thread pools park (OpenBLAS's workers spin about 0.1 s
+    after a call, JAX's a while too, each holding a core the next library's threads then
+    share), and the untimed call puts this library's own pool in the state that repeated calls
+    of it leave (OpenBLAS's spinning, jitcore's parked after a few microseconds)."""
     clock = (time.process_time if threaded else time.thread_time) if CPU_TIME else time.perf_counter
+    if SETTLE:
+        time.sleep(SETTLE)
+        finished(fn(*args))
     start = clock()
-    out = fn(*args)
-    for part in out if isinstance(out, tuple) else (out,):
-        if hasattr(part, "block_until_ready"):  # JAX returns before it has finished
-            part.block_until_ready()
+    finished(fn(*args))
     return clock() - start
+
+
+def finished(out) -> None:
+    """Wait for ``out`` (JAX returns before it has finished)."""
+    for part in out if isinstance(out, tuple) else (out,):
+        if hasattr(part, "block_until_ready"):
+            part.block_until_ready()
 
 
 def main() -> None:
@@ -77,9 +91,12 @@ def main() -> None:
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the CPU a call uses, not the wall clock: steadier on a loaded"
                              " machine; run with every library on one thread (see above)")
+    parser.add_argument("--settle", type=float, default=0.15,
+                        help="seconds to pause before each timed call, which follows an untimed"
+                             " one (see timed()); 0: back to back, as before")
     args = parser.parse_args()
-    global CPU_TIME
-    CPU_TIME = args.cpu_time
+    global CPU_TIME, SETTLE
+    CPU_TIME, SETTLE = args.cpu_time, args.settle
     jax = None
     if not args.no_jax:
         try:
