@@ -13,7 +13,12 @@ jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled 
 forced onto BLAS (``tiled``, ``blas``: the measurements behind the rule), NumPy, and
 ``jax.jit`` when JAX is installed, one call of each per round, each round starting with the
 next implementation; each time is the median of R rounds after a call that compiles and is
-checked against float64. Ratios are the other's median over jitcore's.
+checked against float64. Ratios are the other's median over jitcore's. Each timed call comes
+after a pause of ``--settle`` seconds (0.15) and an untimed call of the same implementation:
+without it, a library's threads share a core with the previous library's still spinning
+(OpenBLAS's workers spin about 0.1 s after a call; jitcore's 1024^2 float64 product measured
+1.6x slower right after NumPy's than after a pause, docs/performance.md "Matrix products,
+round 3"). ``--settle 0`` times the calls back to back, as before.
 """
 
 from __future__ import annotations
@@ -91,6 +96,9 @@ def main() -> None:
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the CPU a call uses, not the wall clock: steadier on a loaded"
                              " machine; run with every library on one thread (see above)")
+    parser.add_argument("--interference", action="store_true",
+                        help="time jitcore's a @ b (of each size) right after NumPy's and after a"
+                             " pause, in turns: what another library's spinning threads cost it")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -107,6 +115,9 @@ def main() -> None:
             jax = None
     if args.mlp:
         mlp(jax, args.repeat)
+        return
+    if args.interference:
+        interference(args.sizes, args.dtypes, args.repeat)
         return
     rng = np.random.default_rng(0)
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
@@ -145,6 +156,34 @@ def main() -> None:
             print(f"{form:6} {size:>5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def interference(sizes: str, dtypes: str, repeat: int) -> None:
+    """jitcore's ``a @ b`` timed right after NumPy's (OpenBLAS's workers still spinning) and
+    after a pause of ``SETTLE`` seconds (parked), and NumPy's likewise, in turns."""
+    rng = np.random.default_rng(0)
+    for dtype in dtypes.split(","):
+        for n in map(int, sizes.split(",")):
+            a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
+            product = forms()["a@b"]
+            jitted = jc.jit(product, cache=False)
+            jitted(a, b)
+            times = {"jitcore after numpy": [], "jitcore after a pause": [],
+                     "numpy after numpy": [], "numpy after a pause": []}
+            for _ in range(repeat):
+                for name, impl in (("jitcore", jitted), ("numpy", product)):
+                    product(a, b)
+                    times[f"{name} after numpy"].append(_wall(impl, a, b))
+                    time.sleep(SETTLE)
+                    times[f"{name} after a pause"].append(_wall(impl, a, b))
+            print(f"a@b {n} {dtype} (ms, medians of {repeat}): "
+                  + ", ".join(f"{k} {np.median(v) * 1e3:.3f}" for k, v in times.items()), flush=True)
+
+
+def _wall(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
 
 
 def mlp(jax, repeat: int) -> None:
