@@ -86,6 +86,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="64,128,256,512,1024,2048")
     parser.add_argument("--vectors", default="1024,4096", help="sizes of the matrix-vector products")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--short-repeat", type=int, default=31,
+                        help="rounds for the short products (up to 256^3, matrix-vector to 1024^2)")
     parser.add_argument("--dtypes", default="float32,float64")
     parser.add_argument("--shapes", default="",
                         help="rectangular products instead of the squares: FORM:MxKxN,... with FORM"
@@ -126,7 +128,8 @@ def main() -> None:
         cases = [(form, tuple(map(int, mkn.split("x"))))
                  for form, mkn in (case.split(":") for case in args.shapes.split(","))]
     print(f"{'form':6} {'n':>5} {'dtype':8} {'jitcore':>9} {'tiled':>9} {'blas':>9} {'numpy':>9} {'jax':>9}"
-          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat})")
+          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat}; short ones:"
+          f" {max(args.repeat, args.short_repeat)})")
     for dtype in args.dtypes.split(","):
         for form, (m, k, cols) in cases:
             fn = forms().get(form, lambda a, b: a @ b)
@@ -147,7 +150,10 @@ def main() -> None:
                 assert np.abs(got - expected).max() <= scale, (name, form, n, dtype)
             times = {name: [] for name in impls}
             names = list(impls)
-            for r in range(args.repeat):  # each round starts with the next one: no fixed order
+            rounds = args.repeat
+            if m * k * cols <= 1 << 24 and a.size + b.size <= 1 << 22:  # well under 1 ms
+                rounds = max(rounds, args.short_repeat)
+            for r in range(rounds):  # each round starts with the next one: no fixed order
                 for name in names[r % len(names):] + names[:r % len(names)]:
                     times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
