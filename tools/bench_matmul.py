@@ -13,7 +13,12 @@ jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled 
 forced onto BLAS (``tiled``, ``blas``: the measurements behind the rule), NumPy, and
 ``jax.jit`` when JAX is installed, one call of each per round, each round starting with the
 next implementation; each time is the median of R rounds after a call that compiles and is
-checked against float64. Ratios are the other's median over jitcore's.
+checked against float64. Ratios are the other's median over jitcore's. Each timed call comes
+after a pause of ``--settle`` seconds (0.15) and an untimed call of the same implementation:
+without it, a library's threads share a core with the previous library's still spinning
+(OpenBLAS's workers spin about 0.1 s after a call; jitcore's 1024^2 float64 product measured
+1.6x slower right after NumPy's than after a pause, docs/performance.md "Matrix products,
+round 3"). ``--settle 0`` times the calls back to back, as before.
 """
 
 from __future__ import annotations
@@ -47,19 +52,33 @@ def compile_forced(fn, tiled: bool, *args):
 
 
 CPU_TIME = False  # --cpu-time
+SETTLE = 0.0  # --settle
 
 
 def timed(fn, args, threaded: bool = False) -> float:
     """One call's seconds: wall clock, or with ``CPU_TIME`` the CPU time of this thread (of the
     process for ``threaded``, JAX, which computes on threads of its own: the others' times then
-    leave out a thread pool still spinning after JAX's call)."""
+    leave out a thread pool still spinning after JAX's call).
+
+    With ``SETTLE`` seconds, the call is timed after a pause and one untimed call of its own:
+    the pause lets the other libraries' thread pools park (OpenBLAS's workers spin about 0.1 s
+    after a call, JAX's a while too, each holding a core the next library's threads then
+    share), and the untimed call puts this library's own pool in the state that repeated calls
+    of it leave (OpenBLAS's spinning, jitcore's parked after a few microseconds)."""
     clock = (time.process_time if threaded else time.thread_time) if CPU_TIME else time.perf_counter
+    if SETTLE:
+        time.sleep(SETTLE)
+        finished(fn(*args))
     start = clock()
-    out = fn(*args)
-    for part in out if isinstance(out, tuple) else (out,):
-        if hasattr(part, "block_until_ready"):  # JAX returns before it has finished
-            part.block_until_ready()
+    finished(fn(*args))
     return clock() - start
+
+
+def finished(out) -> None:
+    """Wait for ``out`` (JAX returns before it has finished)."""
+    for part in out if isinstance(out, tuple) else (out,):
+        if hasattr(part, "block_until_ready"):
+            part.block_until_ready()
 
 
 def main() -> None:
@@ -67,6 +86,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="64,128,256,512,1024,2048")
     parser.add_argument("--vectors", default="1024,4096", help="sizes of the matrix-vector products")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--short-repeat", type=int, default=31,
+                        help="rounds for the short products (up to 256^3, matrix-vector to 1024^2)")
     parser.add_argument("--dtypes", default="float32,float64")
     parser.add_argument("--shapes", default="",
                         help="rectangular products instead of the squares: FORM:MxKxN,... with FORM"
@@ -77,9 +98,15 @@ def main() -> None:
     parser.add_argument("--cpu-time", action="store_true",
                         help="time the CPU a call uses, not the wall clock: steadier on a loaded"
                              " machine; run with every library on one thread (see above)")
+    parser.add_argument("--interference", action="store_true",
+                        help="time jitcore's a @ b (of each size) right after NumPy's and after a"
+                             " pause, in turns: what another library's spinning threads cost it")
+    parser.add_argument("--settle", type=float, default=0.15,
+                        help="seconds to pause before each timed call, which follows an untimed"
+                             " one (see timed()); 0: back to back, as before")
     args = parser.parse_args()
-    global CPU_TIME
-    CPU_TIME = args.cpu_time
+    global CPU_TIME, SETTLE
+    CPU_TIME, SETTLE = args.cpu_time, args.settle
     jax = None
     if not args.no_jax:
         try:
@@ -91,6 +118,9 @@ def main() -> None:
     if args.mlp:
         mlp(jax, args.repeat)
         return
+    if args.interference:
+        interference(args.sizes, args.dtypes, args.repeat)
+        return
     rng = np.random.default_rng(0)
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
     cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
@@ -98,7 +128,8 @@ def main() -> None:
         cases = [(form, tuple(map(int, mkn.split("x"))))
                  for form, mkn in (case.split(":") for case in args.shapes.split(","))]
     print(f"{'form':6} {'n':>5} {'dtype':8} {'jitcore':>9} {'tiled':>9} {'blas':>9} {'numpy':>9} {'jax':>9}"
-          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat})")
+          f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat}; short ones:"
+          f" {max(args.repeat, args.short_repeat)})")
     for dtype in args.dtypes.split(","):
         for form, (m, k, cols) in cases:
             fn = forms().get(form, lambda a, b: a @ b)
@@ -119,7 +150,10 @@ def main() -> None:
                 assert np.abs(got - expected).max() <= scale, (name, form, n, dtype)
             times = {name: [] for name in impls}
             names = list(impls)
-            for r in range(args.repeat):  # each round starts with the next one: no fixed order
+            rounds = args.repeat
+            if m * k * cols <= 1 << 24 and a.size + b.size <= 1 << 22:  # well under 1 ms
+                rounds = max(rounds, args.short_repeat)
+            for r in range(rounds):  # each round starts with the next one: no fixed order
                 for name in names[r % len(names):] + names[:r % len(names)]:
                     times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
@@ -128,6 +162,34 @@ def main() -> None:
             print(f"{form:6} {size:>5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def interference(sizes: str, dtypes: str, repeat: int) -> None:
+    """jitcore's ``a @ b`` timed right after NumPy's (OpenBLAS's workers still spinning) and
+    after a pause of ``SETTLE`` seconds (parked), and NumPy's likewise, in turns."""
+    rng = np.random.default_rng(0)
+    for dtype in dtypes.split(","):
+        for n in map(int, sizes.split(",")):
+            a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
+            product = forms()["a@b"]
+            jitted = jc.jit(product, cache=False)
+            jitted(a, b)
+            times = {"jitcore after numpy": [], "jitcore after a pause": [],
+                     "numpy after numpy": [], "numpy after a pause": []}
+            for _ in range(repeat):
+                for name, impl in (("jitcore", jitted), ("numpy", product)):
+                    product(a, b)
+                    times[f"{name} after numpy"].append(_wall(impl, a, b))
+                    time.sleep(SETTLE)
+                    times[f"{name} after a pause"].append(_wall(impl, a, b))
+            print(f"a@b {n} {dtype} (ms, medians of {repeat}): "
+                  + ", ".join(f"{k} {np.median(v) * 1e3:.3f}" for k, v in times.items()), flush=True)
+
+
+def _wall(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
 
 
 def mlp(jax, repeat: int) -> None:
