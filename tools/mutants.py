@@ -210,6 +210,12 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("bucket-chunks-miss-their-first-bucket", "codegen/cpu/sort_buckets.py",
+           'before = b.icmp_unsigned("<", start_of(mid), position)',
+           'before = b.icmp_unsigned("<=", start_of(mid), position)',
+           "a chunk of the float sort's bucket launch takes the buckets starting after its first "
+           "key instead of at it: a bucket starting where a chunk starts is never sorted",
+           ("tests/jitcore/test_sorting.py",)),
     Mutant("pool-keeps-parent-workers", "codegen/cpu/thread_pool.py",
            'with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):',
            'with b.if_then(b.icmp_signed("==", e.load("owner_pid"), ll.Constant(I64, 0)), likely=False):',

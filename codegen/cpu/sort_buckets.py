@@ -133,9 +133,11 @@ class BucketSort(_Digits):
         # after the scatter the last piece's counter of a bucket is where the bucket ends
         ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
         # buckets are independent: on the runtime's threads above its threshold, each bucket
-        # sorted whole by one of them
+        # sorted whole by one of them; the launch's chunks are ranges of keys, not of buckets
+        # (a bucket belongs to the chunk its first key lies in), so that each holds about as
+        # many keys whichever buckets the data fill (10^6 normals fill 1,000 of 16,384)
         runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
-                            runtime.Split(self.buckets, self.n))
+                            runtime.Split(self.n, self.n))
         with b.if_then(lost, likely=False):
             restore_lost(b, k, src, stride, key_a, self.n)
 
@@ -273,9 +275,9 @@ class _SharedKernels(_Digits):
         return fn
 
     def _buckets_kernel(self, name: str) -> ll.Function:
-        """``(data, spare, ends, lo, hi)``: buckets ``lo .. hi`` of the keys at ``data`` (each
-        starting where the one before ends) sorted into floats there; scratch on the stack, or
-        ``spare`` where a bucket is longer."""
+        """``(data, spare, ends, lo, hi)``: the buckets of the keys at ``data`` (each starting
+        where the one before ends) whose first key lies in ``[lo, hi)``, sorted into floats
+        there; scratch on the stack, or ``spare`` where a bucket is longer."""
         fn = _declare(self.module, name, 3, 2)
         fn.attributes.add("noinline")
         data, spare, ends, lo, hi = fn.args
@@ -288,19 +290,45 @@ class _SharedKernels(_Digits):
         def end_of(r):
             return b.zext(b.load(b.gep(ends, [r], source_etype=I32), typ=I32), I64)
 
-        def bucket(i):
-            r = b.add(lo, i)
+        def start_of(r):
             later = b.icmp_signed(">", r, _c(0))
-            first = b.select(later, end_of(b.select(later, b.sub(r, _c(1)), _c(0))), _c(0))
-            m = b.sub(end_of(r), first)
+            return b.select(later, end_of(b.select(later, b.sub(r, _c(1)), _c(0))), _c(0))
+
+        def bucket(i):
+            r = b.add(first, i)
+            start = start_of(r)
+            m = b.sub(end_of(r), start)
             with b.if_then(b.icmp_signed(">", m, _c(0))):
                 own = b.select(b.icmp_signed("<=", m, _c(room)), scratch,
-                               b.gep(spare, [first], source_etype=t))
-                b.call(self.ranger, [b.gep(data, [first], source_etype=t), own, m])
+                               b.gep(spare, [start], source_etype=t))
+                b.call(self.ranger, [b.gep(data, [start], source_etype=t), own, m])
 
-        emit_loop(b, b.sub(hi, lo), bucket)
+        first = self._first_bucket_from(b, start_of, lo)
+        emit_loop(b, b.sub(self._first_bucket_from(b, start_of, hi), first), bucket)
         b.ret_void()
         return fn
+
+    def _first_bucket_from(self, b: ll.IRBuilder, start_of, position) -> ll.Value:
+        """The first bucket whose first key is at ``position`` or after (the buckets' starts
+        rise with their number): a binary search."""
+        with b.goto_entry_block():
+            low, high = b.alloca(I64), b.alloca(I64)
+        b.store(_c(0), low)
+        b.store(_c(self.buckets), high)
+        fn = b.function
+        test, halve, done = (fn.append_basic_block(n) for n in ("search", "halve", "found"))
+        b.branch(test)
+        b.position_at_end(test)
+        b.cbranch(b.icmp_unsigned("<", b.load(low, typ=I64), b.load(high, typ=I64)), halve, done)
+        b.position_at_end(halve)
+        below, above = b.load(low, typ=I64), b.load(high, typ=I64)
+        mid = b.lshr(b.add(below, above), _c(1))
+        before = b.icmp_unsigned("<", start_of(mid), position)
+        b.store(b.select(before, b.add(mid, _c(1)), below), low)
+        b.store(b.select(before, above, mid), high)
+        b.branch(test)
+        b.position_at_end(done)
+        return b.load(low, typ=I64)
 
 
 _lock = threading.Lock()

@@ -261,6 +261,21 @@ def test_buckets_of_every_size_around_the_thresholds(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_bucket_chunks_of_keys_meet_buckets_at_their_edges(dtype):
+    """The buckets' launch takes chunks of keys (1024 here), each sorting the buckets whose
+    first key it holds: buckets that start exactly where a chunk starts, one key before and
+    after, and buckets many chunks long, with no normals between them; on three threads."""
+    whole = [1024] * 8 + [2048] * 4 + [4096] * 4 + [8192] * 2 + [16384] + [65536] * 3
+    shifted = [1023, 1025, *whole[2:-1], 65535, 1]
+    for sizes in (whole, shifted):
+        assert sum(sizes) == 1 << 18
+        x = _buckets_of_sizes(dtype, sizes, 1 << 18, np.random.default_rng(len(sizes)))
+        with jc.config.using(num_threads=3, parallel_threshold=0, chunk_size=1 << 10):
+            got = SORT(x, -1)
+        assert_same_sort(got, np.sort(x, kind="stable"), f"{dtype}, {sizes[:2]}")
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_keys_that_tie_in_the_window_sort_by_full_passes(dtype):
     """Lanes sorted by buckets of 12 bits (float32: two lanes of 2^16, as shorter ones take LSD
     passes) holding floats 1 + k ulp that differ below the window of their bucket's LSD passes:
