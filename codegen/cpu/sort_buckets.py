@@ -43,6 +43,10 @@ STACK_SCRATCH_BYTES = 128 << 10
 # counters (two of 2^16 fit the counter result), and where a key goes depends on the pieces
 # only; as equal keys are equal floats, the result is the same for any number of pieces.
 PIECES, PIECES_FROM = 2, 1 << 17
+# With the wide tables, float32's 8 pieces (8 tables of 2^14 counters fill the counter
+# result; float64's two of 2^16 do): a thread that starts late, or is preempted, leaves
+# the others an eighth of the lane to take over, not half.
+WIDE_PIECES = {32: 8, 64: 2}
 BLOCK = 256  # keys made a block at a time before they are counted or scattered
 
 
@@ -78,6 +82,13 @@ class _Digits:
         return b.gep(counts, [b.add(b.mul(piece, _c(self.buckets)), bucket)], source_etype=I32)
 
 
+def pieces(width: int, n: int, wide: bool) -> int:
+    """The pieces a lane of ``n`` floats of ``width`` bits is counted and scattered in."""
+    if n < PIECES_FROM:
+        return 1
+    return WIDE_PIECES[width] if wide else PIECES
+
+
 class BucketSort(_Digits):
     """The sort of one lane by its top bits first (``MSD_BITS``, or ``WIDE_MSD_BITS`` of its
     width), then each bucket by the rest (``sort_range.py``): counting and scattering kernels
@@ -90,7 +101,8 @@ class BucketSort(_Digits):
         bits = WIDE_MSD_BITS[width] if self.wide else MSD_BITS
         super().__init__(width, width - bits)
         self.module, self.b, self.n = module, b, n
-        self.pieces = PIECES if n >= PIECES_FROM else 1
+        self.pieces = pieces(width, n, self.wide)
+        assert not self.wide or self.pieces * self.buckets <= table_slots
         self.counter, self.scatterer, self.bucket_kernel = (
             _declare(module, shared_symbol(width, self.shift, kernel), pointers, ints)
             for kernel, pointers, ints in zip(KERNELS, (3, 3, 3), (5, 5, 2)))
@@ -116,19 +128,7 @@ class BucketSort(_Digits):
         lost = ll.Constant(I1, 0)
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
-        with b.goto_entry_block():
-            total = b.alloca(I32)
-        b.store(ll.Constant(I32, 0), total)
-
-        def prefix(r):  # bucket by bucket, piece by piece
-            for c in range(self.pieces):
-                at = self.slot(b, self.counts, _c(c), r)
-                here = b.load(at, typ=I32)
-                before = b.load(total, typ=I32)
-                b.store(before, at)
-                b.store(b.add(before, here), total)
-
-        emit_loop(b, _c(self.buckets), prefix)
+        self.places()
         runtime.emit_launch(b, self.scatterer, [src, self.counts, key_a, *lane], split)
         # after the scatter the last piece's counter of a bucket is where the bucket ends
         ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
@@ -140,6 +140,42 @@ class BucketSort(_Digits):
                             runtime.Split(self.n, self.n))
         with b.if_then(lost, likely=False):
             restore_lost(b, k, src, stride, key_a, self.n)
+
+
+    def places(self) -> None:
+        """Turn the pieces' counts into each piece's first place in each bucket (bucket by
+        bucket, piece by piece) in three loops: the pieces before each within its bucket (no
+        chain from bucket to bucket: LLVM vectorizes it), the buckets' starts (a chain, over the
+        last piece's table only), and the two added."""
+        b, last = self.b, self.pieces - 1
+
+        def slot(c, r):
+            return self.slot(b, self.counts, _c(c), r)
+
+        def within(r):  # each piece's count becomes the count of it and the pieces before
+            for c in range(1, self.pieces):
+                at = slot(c, r)
+                b.store(b.add(b.load(at, typ=I32), b.load(slot(c - 1, r), typ=I32)), at)
+
+        with b.goto_entry_block():
+            total = b.alloca(I32)
+        b.store(ll.Constant(I32, 0), total)
+
+        def starts(r):  # the last piece's slot: the bucket's size, then where it starts
+            at = slot(last, r)
+            size = b.load(at, typ=I32)
+            before = b.load(total, typ=I32)
+            b.store(before, at)
+            b.store(b.add(before, size), total)
+
+        def add(r):  # down the pieces, each reading the one below before it is overwritten
+            start = b.load(slot(last, r), typ=I32)
+            for c in range(last, 0, -1):
+                b.store(b.add(start, b.load(slot(c - 1, r), typ=I32)), slot(c, r))
+            b.store(start, slot(0, r))
+
+        for loop in (within, starts, add):
+            emit_loop(b, _c(self.buckets), loop)
 
 
 def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
