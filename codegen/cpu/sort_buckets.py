@@ -5,8 +5,10 @@ keys by it into result A, then each bucket alone, where it lies (``sort_range.Ra
 few LSD passes in the cache and an insertion pass, the keys turned back into floats), with
 scratch on the stack; only a bucket longer than that uses result B, so B's pages are usually
 never touched (a fresh buffer costs its page faults only where it is written). A lane holding
--0.0 or NaN ends with ``sort_keys.restore_lost``. The buckets run on the runtime's threads
-(``runtime.emit_launch``) above its ``parallel_threshold``: the result is the same on any."""
+-0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the scatter run in pieces of
+the lane, the buckets in chunks of about equal numbers of keys (each bucket sorted by the chunk
+holding its first key), on the runtime's threads (``runtime.emit_launch``) above its
+``parallel_threshold``: the result is the same on any number."""
 
 from __future__ import annotations
 
@@ -119,9 +121,6 @@ class BucketSort(_Digits):
 
     def sort(self, src, stride, key_a, key_b) -> None:
         b, k = self.b, self.k
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        size = 4 * self.pieces * self.buckets
-        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(size), ll.Constant(I1, 0)])
         split = runtime.Split(self.pieces, self.n)
         lane = [stride, _c(self.n), _c(self.pieces)]
         runtime.emit_launch(b, self.counter, [src, self.counts, self.lost, *lane], split)
@@ -250,15 +249,18 @@ class _SharedKernels(_Digits):
 
     def _count_kernel(self, name: str) -> ll.Function:
         """``(src, counts, lost, stride, lo, hi)``: count the top digits of each piece's keys
-        in its table, and note (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
+        in its table (zeroed here: by the thread that counts in it, in parallel), and note
+        (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
         fn, b = self._kernel(name, 3)
         src, counts, lost, stride, n, pieces, lo, hi = fn.args
         k = self.k
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
 
         def piece(c):
             c = b.add(lo, c)
             first, end = self.bounds(b, c, n, pieces)
             table = self.slot(b, counts, c, _c(0))
+            b.call(memset, [table, ll.Constant(I8, 0), _c(4 * self.buckets), ll.Constant(I1, 0)])
             with b.goto_entry_block():
                 flag = b.alloca(I1)
             b.store(ll.Constant(I1, 0), flag)
