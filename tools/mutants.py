@@ -210,6 +210,19 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("bucket-chunks-miss-their-first-bucket", "codegen/cpu/sort_buckets.py",
+           'before = b.icmp_unsigned("<", start_of(mid), position)',
+           'before = b.icmp_unsigned("<=", start_of(mid), position)',
+           "a chunk of the float sort's bucket launch takes the buckets starting after its first "
+           "key instead of at it: a bucket starting where a chunk starts is never sorted",
+           ("tests/jitcore/test_sorting.py",)),
+    Mutant("bucket-pieces-start-after-their-own-keys", "codegen/cpu/sort_buckets.py",
+           "b.store(b.add(start, b.load(slot(c - 1, r), typ=I32)), slot(c, r))",
+           "b.store(b.add(start, b.load(slot(c, r), typ=I32)), slot(c, r))",
+           "a piece of a float sort's lane (after the first) starts in each bucket after the keys "
+           "of itself and the pieces before it, not of those before it only: keys land in the "
+           "next bucket or past the lane",
+           ("tests/jitcore/test_sorting.py",)),
     Mutant("pool-keeps-parent-workers", "codegen/cpu/thread_pool.py",
            'with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):',
            'with b.if_then(b.icmp_signed("==", e.load("owner_pid"), ll.Constant(I64, 0)), likely=False):',

@@ -5,8 +5,10 @@ keys by it into result A, then each bucket alone, where it lies (``sort_range.Ra
 few LSD passes in the cache and an insertion pass, the keys turned back into floats), with
 scratch on the stack; only a bucket longer than that uses result B, so B's pages are usually
 never touched (a fresh buffer costs its page faults only where it is written). A lane holding
--0.0 or NaN ends with ``sort_keys.restore_lost``. The buckets run on the runtime's threads
-(``runtime.emit_launch``) above its ``parallel_threshold``: the result is the same on any."""
+-0.0 or NaN ends with ``sort_keys.restore_lost``. The count and the scatter run in pieces of
+the lane, the buckets in chunks of about equal numbers of keys (each bucket sorted by the chunk
+holding its first key), on the runtime's threads (``runtime.emit_launch``) above its
+``parallel_threshold``: the result is the same on any number."""
 
 from __future__ import annotations
 
@@ -43,6 +45,10 @@ STACK_SCRATCH_BYTES = 128 << 10
 # counters (two of 2^16 fit the counter result), and where a key goes depends on the pieces
 # only; as equal keys are equal floats, the result is the same for any number of pieces.
 PIECES, PIECES_FROM = 2, 1 << 17
+# With the wide tables, float32's 8 pieces (8 tables of 2^14 counters fill the counter
+# result; float64's two of 2^16 do): a thread that starts late, or is preempted, leaves
+# the others an eighth of the lane to take over, not half.
+WIDE_PIECES = {32: 8, 64: 2}
 BLOCK = 256  # keys made a block at a time before they are counted or scattered
 
 
@@ -78,6 +84,13 @@ class _Digits:
         return b.gep(counts, [b.add(b.mul(piece, _c(self.buckets)), bucket)], source_etype=I32)
 
 
+def pieces(width: int, n: int, wide: bool) -> int:
+    """The pieces a lane of ``n`` floats of ``width`` bits is counted and scattered in."""
+    if n < PIECES_FROM:
+        return 1
+    return WIDE_PIECES[width] if wide else PIECES
+
+
 class BucketSort(_Digits):
     """The sort of one lane by its top bits first (``MSD_BITS``, or ``WIDE_MSD_BITS`` of its
     width), then each bucket by the rest (``sort_range.py``): counting and scattering kernels
@@ -90,7 +103,8 @@ class BucketSort(_Digits):
         bits = WIDE_MSD_BITS[width] if self.wide else MSD_BITS
         super().__init__(width, width - bits)
         self.module, self.b, self.n = module, b, n
-        self.pieces = PIECES if n >= PIECES_FROM else 1
+        self.pieces = pieces(width, n, self.wide)
+        assert not self.wide or self.pieces * self.buckets <= table_slots
         self.counter, self.scatterer, self.bucket_kernel = (
             _declare(module, shared_symbol(width, self.shift, kernel), pointers, ints)
             for kernel, pointers, ints in zip(KERNELS, (3, 3, 3), (5, 5, 2)))
@@ -107,37 +121,60 @@ class BucketSort(_Digits):
 
     def sort(self, src, stride, key_a, key_b) -> None:
         b, k = self.b, self.k
-        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
-        size = 4 * self.pieces * self.buckets
-        b.call(memset, [self.counts, ll.Constant(I8, 0), _c(size), ll.Constant(I1, 0)])
         split = runtime.Split(self.pieces, self.n)
         lane = [stride, _c(self.n), _c(self.pieces)]
         runtime.emit_launch(b, self.counter, [src, self.counts, self.lost, *lane], split)
         lost = ll.Constant(I1, 0)
         for c in range(self.pieces):
             lost = b.or_(lost, b.trunc(b.load(b.gep(self.lost, [_c(c)], source_etype=I8), typ=I8), I1))
-        with b.goto_entry_block():
-            total = b.alloca(I32)
-        b.store(ll.Constant(I32, 0), total)
-
-        def prefix(r):  # bucket by bucket, piece by piece
-            for c in range(self.pieces):
-                at = self.slot(b, self.counts, _c(c), r)
-                here = b.load(at, typ=I32)
-                before = b.load(total, typ=I32)
-                b.store(before, at)
-                b.store(b.add(before, here), total)
-
-        emit_loop(b, _c(self.buckets), prefix)
+        self.places()
         runtime.emit_launch(b, self.scatterer, [src, self.counts, key_a, *lane], split)
         # after the scatter the last piece's counter of a bucket is where the bucket ends
         ends = self.slot(b, self.counts, _c(self.pieces - 1), _c(0))
         # buckets are independent: on the runtime's threads above its threshold, each bucket
-        # sorted whole by one of them
+        # sorted whole by one of them; the launch's chunks are ranges of keys, not of buckets
+        # (a bucket belongs to the chunk its first key lies in), so that each holds about as
+        # many keys whichever buckets the data fill (10^6 normals fill 1,000 of 16,384)
         runtime.emit_launch(b, self.bucket_kernel, [key_a, key_b, ends],
-                            runtime.Split(self.buckets, self.n))
+                            runtime.Split(self.n, self.n))
         with b.if_then(lost, likely=False):
             restore_lost(b, k, src, stride, key_a, self.n)
+
+
+    def places(self) -> None:
+        """Turn the pieces' counts into each piece's first place in each bucket (bucket by
+        bucket, piece by piece) in three loops: the pieces before each within its bucket (no
+        chain from bucket to bucket: LLVM vectorizes it), the buckets' starts (a chain, over the
+        last piece's table only), and the two added."""
+        b, last = self.b, self.pieces - 1
+
+        def slot(c, r):
+            return self.slot(b, self.counts, _c(c), r)
+
+        def within(r):  # each piece's count becomes the count of it and the pieces before
+            for c in range(1, self.pieces):
+                at = slot(c, r)
+                b.store(b.add(b.load(at, typ=I32), b.load(slot(c - 1, r), typ=I32)), at)
+
+        with b.goto_entry_block():
+            total = b.alloca(I32)
+        b.store(ll.Constant(I32, 0), total)
+
+        def starts(r):  # the last piece's slot: the bucket's size, then where it starts
+            at = slot(last, r)
+            size = b.load(at, typ=I32)
+            before = b.load(total, typ=I32)
+            b.store(before, at)
+            b.store(b.add(before, size), total)
+
+        def add(r):  # down the pieces, each reading the one below before it is overwritten
+            start = b.load(slot(last, r), typ=I32)
+            for c in range(last, 0, -1):
+                b.store(b.add(start, b.load(slot(c - 1, r), typ=I32)), slot(c, r))
+            b.store(start, slot(0, r))
+
+        for loop in (within, starts, add):
+            emit_loop(b, _c(self.buckets), loop)
 
 
 def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
@@ -212,15 +249,18 @@ class _SharedKernels(_Digits):
 
     def _count_kernel(self, name: str) -> ll.Function:
         """``(src, counts, lost, stride, lo, hi)``: count the top digits of each piece's keys
-        in its table, and note (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
+        in its table (zeroed here: by the thread that counts in it, in parallel), and note
+        (``lost``, a byte a piece) a piece holding -0.0 or NaN."""
         fn, b = self._kernel(name, 3)
         src, counts, lost, stride, n, pieces, lo, hi = fn.args
         k = self.k
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
 
         def piece(c):
             c = b.add(lo, c)
             first, end = self.bounds(b, c, n, pieces)
             table = self.slot(b, counts, c, _c(0))
+            b.call(memset, [table, ll.Constant(I8, 0), _c(4 * self.buckets), ll.Constant(I1, 0)])
             with b.goto_entry_block():
                 flag = b.alloca(I1)
             b.store(ll.Constant(I1, 0), flag)
@@ -273,9 +313,9 @@ class _SharedKernels(_Digits):
         return fn
 
     def _buckets_kernel(self, name: str) -> ll.Function:
-        """``(data, spare, ends, lo, hi)``: buckets ``lo .. hi`` of the keys at ``data`` (each
-        starting where the one before ends) sorted into floats there; scratch on the stack, or
-        ``spare`` where a bucket is longer."""
+        """``(data, spare, ends, lo, hi)``: the buckets of the keys at ``data`` (each starting
+        where the one before ends) whose first key lies in ``[lo, hi)``, sorted into floats
+        there; scratch on the stack, or ``spare`` where a bucket is longer."""
         fn = _declare(self.module, name, 3, 2)
         fn.attributes.add("noinline")
         data, spare, ends, lo, hi = fn.args
@@ -288,19 +328,45 @@ class _SharedKernels(_Digits):
         def end_of(r):
             return b.zext(b.load(b.gep(ends, [r], source_etype=I32), typ=I32), I64)
 
-        def bucket(i):
-            r = b.add(lo, i)
+        def start_of(r):
             later = b.icmp_signed(">", r, _c(0))
-            first = b.select(later, end_of(b.select(later, b.sub(r, _c(1)), _c(0))), _c(0))
-            m = b.sub(end_of(r), first)
+            return b.select(later, end_of(b.select(later, b.sub(r, _c(1)), _c(0))), _c(0))
+
+        def bucket(i):
+            r = b.add(first, i)
+            start = start_of(r)
+            m = b.sub(end_of(r), start)
             with b.if_then(b.icmp_signed(">", m, _c(0))):
                 own = b.select(b.icmp_signed("<=", m, _c(room)), scratch,
-                               b.gep(spare, [first], source_etype=t))
-                b.call(self.ranger, [b.gep(data, [first], source_etype=t), own, m])
+                               b.gep(spare, [start], source_etype=t))
+                b.call(self.ranger, [b.gep(data, [start], source_etype=t), own, m])
 
-        emit_loop(b, b.sub(hi, lo), bucket)
+        first = self._first_bucket_from(b, start_of, lo)
+        emit_loop(b, b.sub(self._first_bucket_from(b, start_of, hi), first), bucket)
         b.ret_void()
         return fn
+
+    def _first_bucket_from(self, b: ll.IRBuilder, start_of, position) -> ll.Value:
+        """The first bucket whose first key is at ``position`` or after (the buckets' starts
+        rise with their number): a binary search."""
+        with b.goto_entry_block():
+            low, high = b.alloca(I64), b.alloca(I64)
+        b.store(_c(0), low)
+        b.store(_c(self.buckets), high)
+        fn = b.function
+        test, halve, done = (fn.append_basic_block(n) for n in ("search", "halve", "found"))
+        b.branch(test)
+        b.position_at_end(test)
+        b.cbranch(b.icmp_unsigned("<", b.load(low, typ=I64), b.load(high, typ=I64)), halve, done)
+        b.position_at_end(halve)
+        below, above = b.load(low, typ=I64), b.load(high, typ=I64)
+        mid = b.lshr(b.add(below, above), _c(1))
+        before = b.icmp_unsigned("<", start_of(mid), position)
+        b.store(b.select(before, b.add(mid, _c(1)), below), low)
+        b.store(b.select(before, above, mid), high)
+        b.branch(test)
+        b.position_at_end(done)
+        return b.load(low, typ=I64)
 
 
 _lock = threading.Lock()

@@ -261,6 +261,21 @@ def test_buckets_of_every_size_around_the_thresholds(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_bucket_chunks_of_keys_meet_buckets_at_their_edges(dtype):
+    """The buckets' launch takes chunks of keys (1024 here), each sorting the buckets whose
+    first key it holds: buckets that start exactly where a chunk starts, one key before and
+    after, and buckets many chunks long, with no normals between them; on three threads."""
+    whole = [1024] * 8 + [2048] * 4 + [4096] * 4 + [8192] * 2 + [16384] + [65536] * 3
+    shifted = [1023, 1025, *whole[2:-1], 65535, 1]
+    for sizes in (whole, shifted):
+        assert sum(sizes) == 1 << 18
+        x = _buckets_of_sizes(dtype, sizes, 1 << 18, np.random.default_rng(len(sizes)))
+        with jc.config.using(num_threads=3, parallel_threshold=0, chunk_size=1 << 10):
+            got = SORT(x, -1)
+        assert_same_sort(got, np.sort(x, kind="stable"), f"{dtype}, {sizes[:2]}")
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_keys_that_tie_in_the_window_sort_by_full_passes(dtype):
     """Lanes sorted by buckets of 12 bits (float32: two lanes of 2^16, as shorter ones take LSD
     passes) holding floats 1 + k ulp that differ below the window of their bucket's LSD passes:
@@ -287,16 +302,29 @@ def test_native_sort_reads_strided_lanes(dtype):
     np.testing.assert_array_equal(ARGSORT(view, -1), np.argsort(view, kind="stable"))
 
 
-# Two pieces (codegen/cpu/sort_buckets.py's PIECES) of 256 blocks of BLOCK keys and a tail of
-# BLOCK - 1: the top digit's count and scatter make keys a block at a time, then one by one.
-BLOCKED_N = 2 * (256 * buckets.BLOCK + buckets.BLOCK - 1)
+# A lane of whole pieces (codegen/cpu/sort_buckets.py's ``pieces``: 8 for float32, 2 for
+# float64), each of whole blocks of BLOCK keys and a tail of BLOCK - 1: the top digit's count and
+# scatter make keys a block at a time, then one by one.
+BLOCKS_A_PIECE = {4: 64, 8: 256}  # by itemsize: float32 pieces as long as float64's together
+
+
+def _blocked(dtype: np.dtype) -> tuple[int, int]:
+    """The lane's pieces, and keys a piece."""
+    piece = BLOCKS_A_PIECE[dtype.itemsize] * buckets.BLOCK + buckets.BLOCK - 1
+    count = buckets.pieces(8 * dtype.itemsize, 2 * 256 * buckets.BLOCK, wide=True)
+    assert count * piece >= buckets.PIECES_FROM
+    return count, piece
+
+
 SKEWED = ("one binade", "two clusters", "duplicates", "specials in the tails", "specials in blocks")
 
 
 def _skewed_lane(dtype: np.dtype, kind: str, rng) -> np.ndarray:
-    """``BLOCKED_N`` floats all in [1, 2), in two narrow clusters, of 400 values, or normals
-    with NaN of both signs, +-inf and -0.0 only in the pieces' tails or only in their blocks."""
-    n = BLOCKED_N
+    """A lane of ``_blocked`` pieces: floats all in [1, 2), in two narrow clusters, of 400
+    values, or normals with NaN of both signs, +-inf and -0.0 only in the pieces' tails or
+    only in their blocks."""
+    count, piece = _blocked(dtype)
+    n = count * piece
     if kind == "one binade":
         return (1 + rng.random(n)).astype(dtype)
     if kind == "two clusters":
@@ -304,9 +332,10 @@ def _skewed_lane(dtype: np.dtype, kind: str, rng) -> np.ndarray:
     if kind == "duplicates":
         return (rng.integers(-200, 200, n) * 0.25).astype(dtype)
     x = rng.standard_normal(n).astype(dtype)
-    half, whole = n // 2, 256 * buckets.BLOCK
-    tails = np.r_[whole:half, half + whole:n]
-    blocks = np.r_[0:50, half:half + 50, whole - 1, half + whole - 1]
+    whole = piece - (buckets.BLOCK - 1)
+    starts = range(0, n, piece)
+    tails = np.concatenate([np.arange(s + whole, s + piece) for s in starts])
+    blocks = np.concatenate([np.r_[s:s + 50, s + whole - 1] for s in starts])
     at = tails if kind == "specials in the tails" else blocks
     pool = np.array([np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0], dtype)
     x[at] = pool[rng.integers(0, len(pool), len(at))]
@@ -322,7 +351,7 @@ def test_keys_made_in_blocks_and_tails_sort_as_numpy(dtype):
     rng = np.random.default_rng(12)
     for kind in SKEWED:
         x = _skewed_lane(dtype, kind, rng)
-        spaced = np.zeros(2 * BLOCKED_N, dtype)
+        spaced = np.zeros(2 * len(x), dtype)
         spaced[::2] = x
         expected = np.sort(x, kind="stable")
         for lane, threads in ((x, 1), (spaced[::2], 3)):
