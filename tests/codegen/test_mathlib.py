@@ -13,6 +13,7 @@ from llvmlite import ir
 
 from jitcore.codegen import mathlib
 from jitcore.codegen.cpu import target
+from tests.codegen.x86_target import requires_x86_target
 
 # Max ULP distance allowed. f32: from the correctly rounded result (NumPy in f64, rounded);
 # f64: from NumPy's own f64 result.
@@ -337,6 +338,7 @@ def test_loop_is_vectorised_without_calls(name, kind):
     assert all(c.startswith("llvm.") for c in calls), calls
 
 
+@requires_x86_target
 @pytest.mark.parametrize(("cpu", "bits"), list(X86_LEVELS), ids=lambda v: str(v))
 @pytest.mark.parametrize("kind", ["f32", "f64"])
 @pytest.mark.parametrize("name", SIMD_NAMES)

@@ -17,6 +17,7 @@ import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore.codegen.cpu import target
 from jitcore.ir.errors import JitcoreError
+from tests.codegen.x86_target import requires_x86_target
 
 ROOT = Path(__file__).resolve().parents[2]
 TRIPLE = "x86_64-unknown-linux-gnu"
@@ -60,6 +61,7 @@ def _tanh_kernel_ir(dtype) -> str:
     return jc.jit(lambda x: jnp.tanh(x * 2 + 1)).lower(np.ones(1000, dtype)).as_text("llvm")
 
 
+@requires_x86_target
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("cpu", ["skylake-avx512", "x86-64-v4", "icelake-server", "znver4"])
 @pytest.mark.parametrize("bits", [256, 512])
@@ -73,6 +75,7 @@ def test_the_width_is_applied_on_a_fixed_cpu(cpu, bits, dtype):
     assert re.search(r"vfn?m(add|sub)\w*p[sd]\s.*%zmm", asm) if bits == 512 else "%zmm" not in asm
 
 
+@requires_x86_target
 def test_at_256_bits_no_function_uses_512_bit_registers():
     # Not even for explicit 512-bit types (a reduction's wide accumulators, f32 math in f64
     # lanes): a zmm register lowers the clock on the CPUs that get 256 bits.
