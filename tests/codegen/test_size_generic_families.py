@@ -69,13 +69,11 @@ def numpy_layernorm(x):
 assert 3 * 20 * 100 < runtime.MIN_SPLIT_WORK < 3 * 40 * 333
 
 
-@not_yet("row groups")
 def test_softmax_over_rows_below_and_above_the_thread_threshold():
     check_generic(softmax, numpy_softmax, [(rows((20, 100)),), (rows((64, 600), 1),),
                                            (rows((40, 333), 2),)])
 
 
-@not_yet("row groups")
 def test_layernorm_over_more_and_fewer_rows():
     """The row length stays 500: a mean's ``1/n`` is a constant of the program (a length of
     its own compiles again, ``test_size_generic.test_a_mean_compiles_per_size``)."""
