@@ -283,7 +283,7 @@ class CpuBackend:
         ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs."""
         strided = strided_operands(plan, launch)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
-                                                         blas.library())
+                                                         blas.library(), symbols)
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0
         sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py

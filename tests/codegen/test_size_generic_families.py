@@ -94,7 +94,6 @@ needs_blas = pytest.mark.skipif(blas.library() is None, reason="no BLAS in this 
 
 
 @needs_blas
-@not_yet("BLAS calls")
 def test_matrix_vector_products_on_blas():
     check_generic(lambda a, v: a @ v, lambda a, v: a @ v,
                   [(rows((30, 50)), rows(50, 1)), (rows((300, 70), 2), rows(70, 3)),
@@ -102,7 +101,6 @@ def test_matrix_vector_products_on_blas():
 
 
 @needs_blas
-@not_yet("BLAS calls")
 def test_thin_products_on_blas():
     """Four columns: fewer than ``gemm.TILED_MIN_SIDE``, so BLAS computes them."""
     check_generic(lambda a, b: a @ b, lambda a, b: a @ b,
