@@ -81,7 +81,6 @@ def test_layernorm_over_more_and_fewer_rows():
                                                (rows((33, 500), 2),)], atol=1e-5)
 
 
-@not_yet("column pieces")
 def test_column_sums_in_pieces_of_rows_and_not():
     """100000 and 7000 rows of 16 are cut into pieces of rows (several, and two); 300 rows are
     one piece (no cut)."""
