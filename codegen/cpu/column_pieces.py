@@ -21,12 +21,13 @@ only, never of the thread count or timing), and:
 That is the same sequence of merges as one ``ColumnReduction`` of all the rows, so the result
 is the unsplit one, bit for bit, on 1 thread or 64 (``tests/codegen/test_column_pieces.py``).
 
-In a size-generic function (rows or columns known only at run time) the cut is computed when
-the kernel runs, by ``piece_rows``' rule (``emit_cut``; the entry computes the same for the
-launch's count), and so is the choice to cut at all: a matrix too short, with rows too wide,
-or of one piece runs as the unsplit kernel splits, in ranges of columns (of ``GROUP_BYTES``
-of each row, as ``backend.COLUMN_CHUNK_BYTES``): one code for every size, the bits of each
-size's own.
+In a size-generic function the cut of narrow rows is computed when the kernel runs, from the
+run-time row count, by ``piece_rows``' rule (``emit_cut``; the entry computes the same for the
+launch's count), and so is the choice to cut at all: a matrix of too few rows for two pieces
+runs whole in one range, as a split along its short rows does: one code for every row count,
+the bits of each size's own. The column count stays a constant of the code (a row of a few
+columns is then a few vector operations): a new column count compiles again, and rows of
+``NARROW_ROW_BYTES`` or more are never cut (split along their columns instead).
 """
 
 from __future__ import annotations
@@ -42,7 +43,6 @@ from jitcore.ir.attributes import numpy_dtype
 # Rows at least this wide split well along their columns (two chunks of 4 KiB: see
 # ``backend.COLUMN_CHUNK_BYTES``); narrower ones are cut into pieces of rows.
 NARROW_ROW_BYTES = 8192
-GROUP_BYTES = NARROW_ROW_BYTES // 2  # a run-time cut's ranges of columns: backend.COLUMN_CHUNK_BYTES
 MIN_PIECE_ELEMENTS = 1 << 15  # a piece is at least this many elements (128 KiB of float32)
 MAX_PIECES = 64  # pieces at most: the piece doubles until they fit
 MAX_PARTIALS_BYTES = 256 * 1024  # the partials live on the caller's stack
@@ -66,14 +66,14 @@ def narrow(columns: int, itemsize: int) -> bool:
     return columns * itemsize < NARROW_ROW_BYTES
 
 
-def emit_cut(b: ll.IRBuilder, rows: ll.Value, columns: ll.Value, itemsize: int) -> tuple[ll.Value, ...]:
-    """``piece_rows``' cut of a matrix known only at run time: the piece's rows, the whole
-    pieces, the rest, the count, and whether to cut at all (rows narrow, at least two blocks
-    of rows, two pieces or more), as a known shape decides it."""
+def emit_cut(b: ll.IRBuilder, rows: ll.Value, columns: int, itemsize: int) -> tuple[ll.Value, ...]:
+    """``piece_rows``' cut of ``rows`` known only at run time of narrow ``columns``: the
+    piece's rows, the whole pieces, the rest, the count, and whether to cut at all (at least
+    two blocks of rows, two pieces or more), as a known shape decides it."""
     with b.goto_entry_block():
         blocks_at = b.alloca(I64)
     b.store(extent(1), blocks_at)
-    wide = b.select(b.icmp_signed("<", columns, extent(1)), extent(1), columns)
+    wide = extent(max(columns, 1))
 
     def few_elements(blocks):
         return b.icmp_signed("<", b.mul(b.mul(blocks, extent(STEPS)), wide), extent(MIN_PIECE_ELEMENTS))
@@ -91,8 +91,7 @@ def emit_cut(b: ll.IRBuilder, rows: ll.Value, columns: ll.Value, itemsize: int) 
     whole = b.sdiv(rows, size)
     rest = b.sub(rows, b.mul(whole, size))
     count = b.add(whole, b.zext(b.icmp_signed("!=", rest, extent(0)), I64))
-    cut = b.and_(b.icmp_signed("<", b.mul(columns, extent(itemsize)), extent(NARROW_ROW_BYTES)),
-                 b.and_(b.icmp_signed(">=", rows, extent(2 * STEPS)), b.icmp_signed(">=", count, extent(2))))
+    cut = b.and_(b.icmp_signed(">=", rows, extent(2 * STEPS)), b.icmp_signed(">=", count, extent(2)))
     return size, whole, rest, count, cut
 
 
@@ -109,47 +108,39 @@ def _double_while(b: ll.IRBuilder, at: ll.Value, test) -> None:
     b.position_at_end(done)
 
 
-def column_groups(b: ll.IRBuilder, columns: ll.Value, itemsize: int) -> tuple[ll.Value, ll.Value]:
-    """Columns per range of an uncut run-time kernel (``GROUP_BYTES`` of a row), and the
-    ranges: at least one."""
-    group = extent(max(1, GROUP_BYTES // itemsize))
-    count = b.sdiv(b.add(columns, b.sub(group, extent(1))), group)
-    return group, b.select(b.icmp_signed("<", count, extent(1)), extent(1), count)
-
-
 class RunTimeCount(full_reduction.RunTimeCount):
-    """The launch's count of a run-time cut, as the entry computes it: the pieces, or the
-    ranges of columns of a matrix not cut (``emit_cut``, ``column_groups``)."""
+    """The launch's count of a run-time cut, as the entry computes it (``emit_cut``): the
+    pieces, or 1 for a matrix not cut (one range of every column)."""
 
-    def __init__(self, rows: tuple[int, ...], columns: tuple[int, ...], itemsize: int):
-        self.rows, self.columns, self.itemsize = tuple(rows), tuple(columns), itemsize
+    def __init__(self, rows: tuple[int, ...], pieces: ColumnPieces):
+        self.rows, self.columns, self.itemsize = tuple(rows), pieces.columns.constant, pieces.itemsize
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
-        columns = sizes.product(b, self.columns)
-        *_, count, cut = emit_cut(b, sizes.product(b, self.rows), columns, self.itemsize)
-        return b.select(cut, count, column_groups(b, columns, self.itemsize)[1])
+        *_, count, cut = emit_cut(b, sizes.product(b, self.rows), self.columns, self.itemsize)
+        return b.select(cut, count, extent(1))
 
 
 class ColumnPieces:
     """How a column sum of ``rows`` x ``columns`` is cut: ``count`` pieces of ``size`` rows
-    (the last one ``rest`` rows, when that is not zero). With ``rows`` None the shape is known
-    only at run time: ``bind`` computes the cut in the kernel, and the scratch holds the most
-    partials any shape has (``MAX_PARTIALS_BYTES`` per result)."""
+    (the last one ``rest`` rows, when that is not zero). With ``rows`` None the row count is
+    known only at run time: ``bind`` computes the cut in the kernel, and the scratch holds the
+    most partials any row count has (``MAX_PARTIALS_BYTES`` per result)."""
 
-    def __init__(self, op, rows: int | None, columns: int | None):
+    def __init__(self, op, rows: int | None, columns: int):
         self.op = op
         self.itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
         self.cut: ll.Value = ll.Constant(I1, 1)
+        self.columns = extent(columns)
         if rows is None:
             self.known_count = None
-            self.size = self.whole = self.rest = self.count = self.columns = None
+            self.size = self.whole = self.rest = self.count = None
             per_result = [MAX_PARTIALS_BYTES] * len(op.results)
         else:
             size = piece_rows(rows, columns, self.itemsize)
             whole, rest = divmod(rows, size)
             self.known_count = whole + (rest > 0)
             self.size, self.whole, self.rest = extent(size), extent(whole), extent(rest)
-            self.count, self.columns = extent(self.known_count), extent(columns)
+            self.count = extent(self.known_count)
             per_result = [self.known_count * columns * numpy_dtype(r.type.element).itemsize
                           for r in op.results]
         self.offsets, bytes_ = [], 0
@@ -158,10 +149,10 @@ class ColumnPieces:
             bytes_ += -(-n // 16) * 16
         self.scratch_bytes = bytes_
 
-    def bind(self, b: ll.IRBuilder, rows: ll.Value, columns: ll.Value) -> None:
-        """The run-time cut of a ``rows`` x ``columns`` matrix (``emit_cut``)."""
-        self.columns = columns
-        self.size, self.whole, self.rest, self.count, self.cut = emit_cut(b, rows, columns, self.itemsize)
+    def bind(self, b: ll.IRBuilder, rows: ll.Value) -> None:
+        """The run-time cut of ``rows`` (``emit_cut``)."""
+        self.size, self.whole, self.rest, self.count, self.cut = emit_cut(
+            b, rows, self.columns.constant, self.itemsize)
 
     def slot(self, b: ll.IRBuilder, scratch: ll.Value, k: int, piece: ll.Value, column: ll.Value) -> ll.Value:
         t = value_type(self.op.results[k].type.element)

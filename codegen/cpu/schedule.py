@@ -132,8 +132,7 @@ class _Schedule:
                             if segmented and d != op.scan_dim}
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
-            self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.factors[-1],
-                                                           self.pieces.itemsize)
+            self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
             self._emit_run_time_column_pieces()
         elif self.pieces is not None and self.pieces.known_count is None:
             self.split_extent = full_reduction.RunTimeCount(self.factors[-1], self.pieces.lanes)
@@ -168,41 +167,34 @@ class _Schedule:
                 self._emit_pieces(exact_fallback)
 
     def _emit_run_time_column_pieces(self) -> None:
-        """A column sum whose shape is known only at run time (a size-generic kernel): cut
-        into pieces of rows where ``column_pieces.emit_cut`` says so, with their count as the
-        launch's; else, as an uncut split kernel, a range of columns, the launch's count being
-        of groups of columns (``column_pieces.column_groups``: never fewer bytes of a row per
-        range than a split along columns takes), and the merging call an empty range. Both
-        reduce with one ``ColumnReduction`` (emitted once: LLVM's time is in its column loops):
-        a piece's rows into its slots, or every row of the range's columns into the results,
-        or, under two blocks of rows, the range in order as the unsplit kernel runs it."""
+        """A column sum of narrow rows whose row count is known only at run time (a
+        size-generic kernel): cut into pieces of rows where ``column_pieces.emit_cut`` says
+        so, with their count as the launch's; else one range, ``[0, 1)``, of every column, as
+        a split along such short rows runs (one chunk: ``backend.COLUMN_CHUNK_BYTES``), and
+        the merging call ``[1, 1)`` does nothing. Both reduce with one ``ColumnReduction``
+        (emitted once: LLVM's time is in its column loops), a piece's rows into its slots or
+        every row into the results; under two blocks of rows, in order, as the unsplit kernel
+        runs them. The column count stays the compile's (``ColumnPieces``)."""
         b, pieces, scratch = self.b, self.pieces, self.scratch
         lo, hi = self.bounds
         rows = self.domain[-2]
-        pieces.bind(b, rows, self.domain[-1])
-        columns = pieces.columns
+        pieces.bind(b, rows)
         merging = self._reassociation(-2)
-        group, _ = column_pieces.column_groups(b, columns, pieces.itemsize)
-
-        def column(position):
-            first = b.mul(position, group)
-            return b.select(b.icmp_signed(">", first, columns), columns, first)
-
-        first, last = column(lo), column(hi)
+        whole_range = b.and_(b.icmp_signed("==", lo, extent(0)), b.icmp_signed(">", hi, lo))
         blocked = b.icmp_signed(">=", rows, extent(2 * reduction.STEPS))
-        with b.if_else(pieces.cut) as (cut, by_columns):
+        split_dim, self.split_dim = self.split_dim, None  # the uncut range is every column
+        with b.if_else(pieces.cut) as (cut, uncut):
             with cut:
                 with b.if_then(b.icmp_signed(">=", lo, pieces.count)):
                     pieces.emit_combine(b, self.body, merging, [], scratch)
-            with by_columns:
-                self.bounds = (first, last)
-                self._emit_split_inits()
-                with b.if_then(b.not_(blocked)):
-                    self._in_order(0, [])
-                self.bounds = (lo, hi)
+            with uncut:
+                with b.if_then(whole_range):
+                    self._emit_inits()
+                    with b.if_then(b.not_(blocked)):
+                        self._in_order(0, [])
+        self.split_dim = split_dim
         stop = b.select(b.icmp_signed("<", hi, pieces.count), hi, pieces.count)
         in_pieces = b.select(b.icmp_signed(">", stop, lo), b.sub(stop, lo), extent(0))
-        whole_rows = b.zext(b.and_(blocked, b.icmp_signed(">", last, first)), I64)
         n_in = len(self.op.operands)
 
         def reduce(item):
@@ -220,11 +212,11 @@ class _Schedule:
                         self.body.store(n_in + k, at, r, total)
 
             reduction.ColumnReduction(
-                b, self.op, self.body, merging, b.select(pieces.cut, piece_rows, rows),
-                b.select(pieces.cut, columns, last), [], b.select(pieces.cut, extent(0), first),
+                b, self.op, self.body, merging, b.select(pieces.cut, piece_rows, rows), pieces.columns, [],
                 first_row=b.select(pieces.cut, b.mul(piece, pieces.size), extent(0))).emit(keep)
 
-        emit_loop(b, b.select(pieces.cut, in_pieces, whole_rows), reduce)
+        uncut_rows = b.zext(b.and_(whole_range, blocked), I64)
+        emit_loop(b, b.select(pieces.cut, in_pieces, uncut_rows), reduce)
 
     def _short_row(self) -> None:
         """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
@@ -588,8 +580,10 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
                    fastmath: bool, symbols: tuple[int, ...] = ()) -> column_pieces.ColumnPieces | None:
     """How a split sum down the columns of a tall matrix whose rows are too short to split
     along the columns is cut into pieces of rows (``column_pieces.py``), or None. A shape
-    with one of ``symbols`` (a size-generic kernel's run-time extents) is cut when the kernel
-    runs, if at all: then its rows and columns are not looked at here."""
+    with one of ``symbols`` (a size-generic kernel's run-time extents) and narrow rows is cut
+    when the kernel runs, if at all, by its run-time row count; its column count stays the
+    compile's (known, a row's few columns are a few vector operations; at run time, a loop
+    each, measured 5-25x slower on tall matrices)."""
     if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
             or op.clamped or any(source >= 0 for source in op.copy_inputs)
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
@@ -598,10 +592,11 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     if its != [kernel.REDUCTION, kernel.PARALLEL]:
         return None
     merging = reduction.reassociation(op, -2, fastmath, its)
-    if isinstance(merging, reduction.PerResult) and merging.rounds and any(d in symbols for d in op.domain()):
-        return column_pieces.ColumnPieces(op, None, None)
     rows, columns = domain
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
+    if (isinstance(merging, reduction.PerResult) and merging.rounds
+            and column_pieces.narrow(columns, itemsize) and any(d in symbols for d in op.domain())):
+        return column_pieces.ColumnPieces(op, None, columns)
     if (not isinstance(merging, reduction.PerResult) or not merging.rounds or rows < 2 * reduction.STEPS
             or not column_pieces.narrow(columns, itemsize)):
         return None
