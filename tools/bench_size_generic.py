@@ -172,7 +172,8 @@ def round_two(repeat: int) -> None:
     cases = [
         ("softmax 4096x1024", softmax, (f32(4096, 1024),), (f32(4000, 1000),), 1),
         ("layernorm 4096x1024", layernorm, (f32(4096, 1024),), (f32(4000, 1024),), 1),
-        ("softmax 100x120", softmax, (f32(100, 120),), (f32(90, 110),), 100),
+        # below the thread threshold (4 kernels of 6000 points), then above it (4 of 13200)
+        ("softmax 60x100", softmax, (f32(60, 100),), (f32(120, 110),), 100),
         ("a @ v 1024 (BLAS gemv)", product, (f32(1024, 1024), f32(1024)), (f32(1000, 1000), f32(1000)), 20),
         ("a @ b 10000x256x4 (BLAS)", product, (f32(10000, 256), f32(256, 4)),
          (f32(9000, 200), f32(200, 4)), 5),
