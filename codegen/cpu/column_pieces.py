@@ -180,21 +180,27 @@ class ColumnPieces:
 
     def emit_combine(self, b: ll.IRBuilder, body, merging: PerResult, ivs: list, scratch: ll.Value) -> None:
         """Each column's partials merged as its unsplit cascade merges them (the module's
-        docstring), then added to the result's init: per column, the whole pieces through a
-        binary counter (piece ``j`` carries through the levels of ``j``'s trailing ones), the
+        docstring), then added to the result's init: the whole pieces through a binary
+        counter (piece ``j`` carries through the levels of ``j``'s trailing ones), the
         occupied levels (the bits of ``whole``) onto the last piece's totals from the lowest
-        up, then the init on the left."""
+        up, then the init on the left. Each step is a loop over the columns (a known count),
+        which LLVM vectorizes."""
         results = list(enumerate(self.op.results))
         inits = [constant(r.type.element, init.value)
                  for r, init in zip(self.op.results, self.op.attributes["inits"])]
         types = [value_type(r.type.element) for r in self.op.results]
         n_in = len(self.op.operands)
+        columns = self.columns.constant
         with b.goto_entry_block():
-            stacks = [b.alloca(t, size=LEVELS) for t in types]
-            carried = [b.alloca(t) for t in types]
+            stacks = [b.alloca(t, size=LEVELS * columns) for t in types]
+            carried = [b.alloca(t, size=columns) for t in types]
 
-        def level_slot(k, level):
-            return b.gep(stacks[k], [level], inbounds=True, source_etype=types[k])
+        def level_slots(level, c):
+            return [b.gep(stacks[k], [b.add(b.mul(level, self.columns), c)], inbounds=True,
+                          source_etype=types[k]) for k, _ in results]
+
+        def carried_slots(c):
+            return [b.gep(carried[k], [c], inbounds=True, source_etype=types[k]) for k, _ in results]
 
         def load(slots):
             return [b.load(at, typ=t) for at, t in zip(slots, types)]
@@ -203,34 +209,37 @@ class ColumnPieces:
             for value, at in zip(values, slots):
                 b.store(value, at)
 
-        def column(c):
-            def partial(piece):
-                return load([self.slot(b, scratch, k, piece, c) for k, _ in results])
+        def each_column(step):
+            emit_loop(b, self.columns, step)
 
-            def carry(level):  # the piece merges with the earlier pieces' total at ``level``
-                earlier = load([level_slot(k, level) for k, _ in results])
-                store(merging.merge(b, earlier, load(carried)), carried)
+        def partial(piece, c):
+            return load([self.slot(b, scratch, k, piece, c) for k, _ in results])
 
-            def push(j):
-                store(partial(j), carried)
-                top = _while_bit(b, j, False, carry)
-                store(load(carried), [level_slot(k, top) for k, _ in results])
+        def carry(level):  # the carried total merges with the earlier total at ``level``
+            each_column(lambda c: store(merging.merge(b, load(level_slots(level, c)), load(carried_slots(c))),
+                                        carried_slots(c)))
 
-            emit_loop(b, self.whole, push)
-            with b.if_else(b.icmp_signed("!=", self.rest, extent(0))) as (last, none):
-                with last:
-                    store(partial(self.whole), carried)
-                with none:
-                    store(inits, carried)
+        def push(j):
+            each_column(lambda c: store(partial(j, c), carried_slots(c)))
+            top = _while_bit(b, j, False, carry)
+            each_column(lambda c: store(load(carried_slots(c)), level_slots(top, c)))
 
-            def fold(level):
-                bit = b.and_(b.lshr(self.whole, level), extent(1))
-                with b.if_then(b.icmp_signed("!=", bit, extent(0))):
-                    earlier = load([level_slot(k, level) for k, _ in results])
-                    store(merging.merge(b, earlier, load(carried)), carried)
+        emit_loop(b, self.whole, push)
+        with b.if_else(b.icmp_signed("!=", self.rest, extent(0))) as (last, none):
+            with last:
+                each_column(lambda c: store(partial(self.whole, c), carried_slots(c)))
+            with none:
+                each_column(lambda c: store(inits, carried_slots(c)))
 
-            _while_bit(b, self.whole, True, fold)
-            for (k, r), total in zip(results, merging.merge(b, inits, load(carried))):
+        def fold(level):
+            bit = b.and_(b.lshr(self.whole, level), extent(1))
+            with b.if_then(b.icmp_signed("!=", bit, extent(0))):
+                carry(level)
+
+        _while_bit(b, self.whole, True, fold)
+
+        def finish(c):
+            for (k, r), total in zip(results, merging.merge(b, inits, load(carried_slots(c)))):
                 body.store(n_in + k, [*ivs, extent(0), c], r, total)
 
-        emit_loop(b, self.columns, column)
+        each_column(finish)
