@@ -580,10 +580,12 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
                    fastmath: bool, symbols: tuple[int, ...] = ()) -> column_pieces.ColumnPieces | None:
     """How a split sum down the columns of a tall matrix whose rows are too short to split
     along the columns is cut into pieces of rows (``column_pieces.py``), or None. A shape
-    with one of ``symbols`` (a size-generic kernel's run-time extents) and narrow rows is cut
-    when the kernel runs, if at all, by its run-time row count; its column count stays the
-    compile's (known, a row's few columns are a few vector operations; at run time, a loop
-    each, measured 5-25x slower on tall matrices)."""
+    with one of ``symbols`` (a size-generic kernel's run-time extents), narrow rows and at
+    least two blocks of them is cut when the kernel runs, if at all, by its run-time row
+    count; its column count stays the compile's (known, a row's few columns are a few vector
+    operations; at run time, a loop each, measured 5-25x slower on tall matrices). Fewer rows
+    are summed in order (no blocks to cut), as before: a size-generic split along the columns,
+    run-time columns and all."""
     if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
             or op.clamped or any(source >= 0 for source in op.copy_inputs)
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
@@ -594,7 +596,7 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     merging = reduction.reassociation(op, -2, fastmath, its)
     rows, columns = domain
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
-    if (isinstance(merging, reduction.PerResult) and merging.rounds
+    if (isinstance(merging, reduction.PerResult) and merging.rounds and rows >= 2 * reduction.STEPS
             and column_pieces.narrow(columns, itemsize) and any(d in symbols for d in op.domain())):
         return column_pieces.ColumnPieces(op, None, columns)
     if (not isinstance(merging, reduction.PerResult) or not merging.rounds or rows < 2 * reduction.STEPS
