@@ -2,6 +2,7 @@
 """Size-generic kernels measured: their speed against fixed-size code, and a new size's first call.
 
     python tools/bench_size_generic.py [--size N] [--repeat R] [--threads T]
+    python tools/bench_size_generic.py --round2 [--repeat R] [--threads T]
 
 1. Speed: each case compiled twice in this process, size-generic (extents read at run time,
    as every function now is) and fixed-size (``codegen.host.SIZE_GENERIC = False`` while it
@@ -17,6 +18,13 @@
 3. Size classes: the compiles of ``g`` at the seed's sizes 100, 1234, 77777 (below and above
    the split threshold) and of a whole-array sum at 100, 5000, 200000 (one piece, several):
    one each, the other sizes reusing its code.
+4. ``--round2`` (issue 13 item 2, round 2: the families that compiled per size): softmax and
+   layernorm over rows, BLAS products (matrix-vector, four columns), a tiled 1024 product and
+   column sums, each at a fixed size (median of R samples) and its first call at a new size of
+   the same pattern (a fresh jitted function called at the fixed size, then at the new one:
+   the second call's time; median of 3). It uses only jitcore's public API, so running it with
+   ``PYTHONPATH`` at another checkout (main) measures that code: alternate the two processes
+   and compare their medians.
 
 Speed is measured here, never asserted in tests (DESIGN.md §8).
 """
@@ -141,15 +149,72 @@ def size_classes() -> None:
               f"{info.compiles} compiles, {info.reused} reused")
 
 
+def layernorm(x):
+    centred = x - x.mean(axis=1, keepdims=True)
+    return centred / jnp.sqrt((centred * centred).mean(axis=1, keepdims=True) + 1e-5)
+
+
+def product(a, b):
+    return a @ b
+
+
+def column_sums(x):
+    return x.sum(axis=0)
+
+
+def round_two(repeat: int) -> None:
+    rng = np.random.default_rng(0)
+
+    def f32(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    # name, function, arguments at the fixed size, at a new size of the same pattern, calls a sample
+    cases = [
+        ("softmax 4096x1024", softmax, (f32(4096, 1024),), (f32(4000, 1000),), 1),
+        ("layernorm 4096x1024", layernorm, (f32(4096, 1024),), (f32(4000, 1024),), 1),
+        # below the thread threshold (4 kernels of 6000 points), then above it (4 of 13200)
+        ("softmax 60x100", softmax, (f32(60, 100),), (f32(120, 110),), 100),
+        ("a @ v 1024 (BLAS gemv)", product, (f32(1024, 1024), f32(1024)), (f32(1000, 1000), f32(1000)), 20),
+        ("a @ b 10000x256x4 (BLAS)", product, (f32(10000, 256), f32(256, 4)),
+         (f32(9000, 200), f32(200, 4)), 5),
+        ("a @ b 1024 (tiled)", product, (f32(1024, 1024), f32(1024, 1024)),
+         (f32(1000, 1000), f32(1000, 1000)), 1),
+        ("sum(axis=0) 100000x16", column_sums, (f32(100000, 16),), (f32(90000, 16),), 10),
+        ("sum(axis=0) 1000000x4", column_sums, (f32(1000000, 4),), (f32(900000, 4),), 2),
+        ("sum(axis=0) 10000x256", column_sums, (f32(10000, 256),), (f32(9000, 256),), 10),
+        ("sum(axis=0) 256x10000", column_sums, (f32(256, 10000),), (f32(250, 9000),), 10),
+    ]
+    print(f"{'case':26} {'fixed size ms':>13} {'new size, 1st call ms':>22} {'compiles':>9}")
+    for name, fn, fixed, new, calls in cases:
+        jitted = jc.jit(fn, cache=False)
+        jitted(*fixed)
+        speed_ms = statistics.median(timed(jitted, *fixed, calls=calls) for _ in range(repeat)) * 1e3
+        del jitted
+        firsts, compiles = [], set()
+        for _ in range(3):
+            gc.collect()  # the previous round's code is freed: the fixed size compiles again
+            fresh = jc.jit(fn, cache=False)
+            fresh(*fixed)
+            firsts.append(timed(fresh, *new))
+            compiles.add(fresh.cache_info().compiles)
+            del fresh
+        print(f"{name:26} {speed_ms:13.3f} {statistics.median(firsts) * 1e3:22.1f} "
+              f"{'/'.join(map(str, sorted(compiles))):>9}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--threads", type=int, default=1,
                         help="threads a launch may use (default 1: on a shared host, threads add noise)")
+    parser.add_argument("--round2", action="store_true", help="the round-2 families only (item 4)")
     options = parser.parse_args()
     jc.config.num_threads = options.threads
     print(f"threads: {jc.config.num_threads}")
+    if options.round2:
+        round_two(options.repeat)
+        return
     size_classes()
     first_calls(options.repeat)
     speed(options.size, options.repeat)

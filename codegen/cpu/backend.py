@@ -121,7 +121,7 @@ class CpuBackend:
         # A function whose kernels are all tiny has code of its own (see TINY_WORK), unsplit:
         # the cheapest compile, for the first call of a small function.
         unroll = any(_work(op) > TINY_WORK for op in ops)
-        groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK)
+        groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK, symbols if unroll else ())
         grouped = {i for group in groups for i in group.launches}
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
             for i in group.launches[:-1]:
@@ -283,7 +283,7 @@ class CpuBackend:
         ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs."""
         strided = strided_operands(plan, launch)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
-                                                         blas.library())
+                                                         blas.library(), symbols)
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0
         sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py

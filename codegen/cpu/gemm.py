@@ -50,9 +50,9 @@ from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
-from jitcore.codegen.kernel_body import Operand, kernel_function
+from jitcore.codegen.kernel_body import Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
-from jitcore.codegen.loops import emit_nest, extent
+from jitcore.codegen.loops import Sizes, emit_nest
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Operation
 
@@ -103,23 +103,28 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
 
 
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
-                     library: BlasLibrary | None) -> ContractionKernel | None:
+                     library: BlasLibrary | None, symbols: tuple[int, ...] = ()) -> ContractionKernel | None:
     """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
-    that one of them computes; None otherwise (the caller emits the loop nest)."""
+    that one of them computes; None otherwise (the caller emits the loop nest). A BLAS call
+    of a size-generic function (``symbols``) takes its dims at run time."""
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided)
         return ContractionKernel(fn, split_extent=blocks)
-    called = emit_blas_kernel(module, name, op, strided, fastmath, library)
+    called = emit_blas_kernel(module, name, op, strided, fastmath, library, symbols)
     return None if called is None else ContractionKernel(called[0], calls=(called[1],))
 
 
 def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
-                     library: BlasLibrary | None) -> tuple[ll.Function, str] | None:
+                     library: BlasLibrary | None, symbols: tuple[int, ...] = ()
+                     ) -> tuple[ll.Function, str] | None:
     """``op`` as the kernel ``name`` calling ``library``, and the routine's symbol; None if
-    ``op`` is not a float contraction that BLAS can compute (the caller emits the loop nest)."""
+    ``op`` is not a float contraction that BLAS can compute (the caller emits the loop nest).
+    With ``symbols`` (a size-generic function's extents) the kernel and its loop nest take
+    the run-time extents, and the call's dims, leading dimensions and packed buffers are
+    computed from them: one code for every size that makes the same choices here."""
     c = match_contraction(op)
     if library is None or c is None or not c.element.is_float or c.element.bitwidth not in (32, 64):
         return None
@@ -130,9 +135,10 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if c.extent(c.batch) > 1 and c.extent(c.m + c.n + c.k) < MIN_BATCHED_WORK[routine_for(c)]:
         return None
     symbol = library.routine(("s" if c.element.bitwidth == 32 else "d") + routine_for(c))
-    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath)
-    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
-    _Call(fn, c, operands, list(op.indexing_maps), library, symbol, loops)
+    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols))
+    sizes = Sizes(symbols)
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided, sizes=sizes)
+    _Call(fn, c, operands, list(op.indexing_maps), library, symbol, loops, sizes)
     return fn, symbol
 
 
@@ -141,9 +147,9 @@ class _Input:
     into a row-major buffer (as NumPy copies such an operand); the strides the call sees."""
 
     def __init__(self, call: _Call, index: int, row_dims: tuple[int, ...], col_dims: tuple[int, ...]):
-        b, c = call.b, call.c
+        b = call.b
         self.index, self.dims = index, row_dims + col_dims
-        rows, cols = c.extent(row_dims), c.extent(col_dims)
+        rows, cols = call.extent(row_dims), call.extent(col_dims)
         self.strides = [call.dim_stride(index, d) for d in self.dims]
         row_stride, rows_nest = call.role_stride(index, row_dims)
         col_stride, cols_nest = call.role_stride(index, col_dims)
@@ -154,17 +160,17 @@ class _Input:
         aligned = b.icmp_unsigned("==", b.and_(address, ll.Constant(I64, call.itemsize - 1)),
                                   ll.Constant(I64, 0))
         self.direct = b.and_(b.and_(rows_nest, cols_nest), b.and_(aligned, b.or_(row_ok, col_ok)))
-        self.row_stride = b.select(self.direct, row_stride, ll.Constant(I64, cols))
+        self.row_stride = b.select(self.direct, row_stride, cols)
         self.col_stride = b.select(self.direct, col_stride, ll.Constant(I64, 1))
         before = b.block
         with b.if_then(b.not_(self.direct), likely=False):
-            allocated = b.call(call.malloc, [ll.Constant(I64, rows * cols * call.itemsize)])
+            allocated = b.call(call.malloc, [call.sizes.multiply(b, [rows, cols, _i64(call.itemsize)])])
             allocating = b.block
         self.buffer = b.phi(PTR)
         self.buffer.add_incoming(ll.Constant(PTR, None), before)
         self.buffer.add_incoming(allocated, allocating)
         call.require(b.or_(self.direct, b.icmp_unsigned("!=", self.buffer, ll.Constant(PTR, None))))
-        self.packed_strides = [ll.Constant(I64, x) for x in _row_major([c.domain[d] for d in self.dims])]
+        self.packed_strides = call.sizes.strides(b, [call.c.domain[d] for d in self.dims])
 
     def pointer(self, call: _Call, source: ll.Value) -> ll.Value:
         """What the call reads at one batch index: ``source``, or a packed copy of it."""
@@ -174,20 +180,20 @@ class _Input:
                 src = b.gep(source, [_dot(b, ivs, self.strides)], source_etype=call.float)
                 dst = b.gep(self.buffer, [_dot(b, ivs, self.packed_strides)], source_etype=call.float)
                 b.store(b.load(src, typ=call.float), dst)
-            emit_nest(b, [extent(call.c.domain[d]) for d in self.dims], copy)
+            emit_nest(b, [call.sizes.extent(call.c.domain[d]) for d in self.dims], copy)
         return b.select(self.direct, source, self.buffer)
 
 
 class _Call:
     def __init__(self, fn: ll.Function, c: Contraction, operands: list[Operand], maps: list[AffineMap],
-                 library: BlasLibrary, symbol: str, loops: ll.Function):
-        self.c, self.operands, self.maps = c, operands, maps
+                 library: BlasLibrary, symbol: str, loops: ll.Function, sizes: Sizes):
+        self.c, self.operands, self.maps, self.sizes = c, operands, maps, sizes
         self.int = ll.IntType(library.int_bits)
         self.float = value_type(c.element)
         self.itemsize = c.element.bitwidth // 8
         self.malloc = _declare(fn.module, "malloc", [I64], PTR)
         free = _declare(fn.module, "free", [PTR], ll.VoidType())
-        self.b = b = ll.IRBuilder(fn.append_basic_block("entry"))
+        self.b = b = entry_builder(fn)
         self.ok: ll.Value = ll.Constant(I1, 1)
         self.inputs = (_Input(self, _A, c.m, c.k), _Input(self, _B, c.k, c.n))
         routine = routine_for(c)
@@ -205,7 +211,15 @@ class _Call:
             b.call(free, [operand.buffer])
         b.ret_void()
 
-    # -- strides -------------------------------------------------------------------------
+    # -- extents and strides ---------------------------------------------------------------
+    def extent(self, dims: tuple[int, ...]) -> ll.Value:
+        """The product of the extents of ``dims``: a run-time value in a size-generic kernel."""
+        return self.sizes.product(self.b, [self.c.domain[d] for d in dims])
+
+    def is_one(self, value: ll.Value) -> bool:
+        """Whether an extent is 1 (a constant: 1 is never a run-time extent, see ``Sizes``)."""
+        return self.sizes.concrete(value) == 1
+
     def dim_stride(self, i: int, d: int) -> ll.Value:
         """Operand ``i``'s element stride along iteration dim ``d`` (0 if it does not read it)."""
         return dim_stride(self.b, self.operands[i], self.maps[i], d)
@@ -218,7 +232,7 @@ class _Call:
             return ll.Constant(I64, 0), nest
         strides = [self.dim_stride(i, d) for d in dims]
         for outer, inner, d in zip(strides, strides[1:], dims[1:]):
-            nested = self.b.mul(inner, ll.Constant(I64, self.c.domain[d]))
+            nested = self.b.mul(inner, self.sizes.extent(self.c.domain[d]))
             nest = self.b.and_(nest, self.b.icmp_signed("==", outer, nested))
         return strides[-1], nest
 
@@ -229,29 +243,30 @@ class _Call:
     def require(self, condition: ll.Value) -> None:
         self.ok = self.b.and_(self.ok, condition)
 
-    def in_range(self, value: ll.Value, low: int) -> ll.Value:
+    def in_range(self, value: ll.Value, low: int | ll.Value) -> ll.Value:
         """``low <= value`` and ``value`` fits the library's integers."""
         b = self.b
-        fits = b.icmp_signed(">=", value, ll.Constant(I64, low))
+        fits = b.icmp_signed(">=", value, _i64(low) if isinstance(low, int) else low)
         if self.int.width < 64:
             fits = b.and_(fits, b.icmp_signed("<", value, ll.Constant(I64, 2 ** (self.int.width - 1))))
         return fits
 
-    def storage(self, rows: int, cols: int, row_stride: ll.Value, col_stride: ll.Value,
+    def storage(self, rows: ll.Value, cols: ll.Value, row_stride: ll.Value, col_stride: ll.Value,
                 row_major: bool) -> tuple[ll.Value, ll.Value]:
         """Whether a ``rows x cols`` matrix with these strides is stored row-major (or
-        column-major) as BLAS understands it, and its leading dimension then."""
+        column-major) as BLAS understands it, and its leading dimension then (extents are
+        never 0 here: an empty contraction is a loop nest)."""
         inner, outer, inner_stride, outer_stride = ((cols, rows, col_stride, row_stride) if row_major
                                                     else (rows, cols, row_stride, col_stride))
-        need = max(1, inner)
+        need = inner
         one = ll.Constant(I64, 1)
-        unit = ll.Constant(I1, 1) if inner == 1 else self.b.icmp_signed("==", inner_stride, one)
-        ld = ll.Constant(I64, need) if outer == 1 else outer_stride
+        unit = ll.Constant(I1, 1) if self.is_one(inner) else self.b.icmp_signed("==", inner_stride, one)
+        ld = need if self.is_one(outer) else outer_stride
         return self.b.and_(unit, self.in_range(ld, need)), ld
 
-    def increment(self, size: int, stride: ll.Value) -> ll.Value:
+    def increment(self, size: ll.Value, stride: ll.Value) -> ll.Value:
         """A vector's increment: positive (1 for a single element)."""
-        if size == 1:
+        if self.is_one(size):
             return ll.Constant(I64, 1)
         self.require(self.in_range(stride, 1))
         return stride
@@ -261,7 +276,7 @@ class _Call:
         """The routine's arguments, an ``_Array`` where an operand's address goes (a dot's
         result is stored, not passed), checking on the way that the strides fit."""
         c, b = self.c, self.b
-        rows, cols, depth = c.extent(c.m), c.extent(c.n), c.extent(c.k)
+        rows, cols, depth = self.extent(c.m), self.extent(c.n), self.extent(c.k)
         (sa_m, sa_k), (sb_k, sb_n) = ((x.row_stride, x.col_stride) for x in self.inputs)
         (sc_m, c_rows_nest), (sc_n, c_cols_nest) = self.role_stride(_C, c.m), self.role_stride(_C, c.n)
         self.require(b.and_(c_rows_nest, c_cols_nest))
@@ -269,7 +284,7 @@ class _Call:
         if routine == "dot":
             return [depth, _Array(_A), self.increment(depth, sa_k), _Array(_B), self.increment(depth, sb_k)]
         if routine == "gemv":
-            if cols == 1:  # y = A x: A is rows x depth
+            if self.is_one(cols):  # y = A x: A is rows x depth
                 matrix, size, trans = (rows, depth, sa_m, sa_k), (depth, sb_k, rows, sc_m), NO_TRANS
                 arrays = _Array(_A), _Array(_B)
             else:  # y = B^T x: B is depth x cols
@@ -324,7 +339,7 @@ class _Call:
             if routine == "dot":
                 b.store(value, pointers[_C])
 
-        emit_nest(b, [extent(c.domain[d]) for d in c.batch], call)
+        emit_nest(b, self.sizes.extents([c.domain[d] for d in c.batch]), call)
 
 
 def _declare(module: ll.Module, symbol: str, params: list[ll.Type], result: ll.Type) -> ll.Function:
@@ -342,9 +357,5 @@ def _dot(b: ll.IRBuilder, ivs, strides) -> ll.Value:
     return offset
 
 
-def _row_major(shape: list[int]) -> list[int]:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= n
-    return strides[::-1]
+def _i64(n: int) -> ll.Constant:
+    return ll.Constant(I64, n)

@@ -59,14 +59,20 @@ class RowGroup:
     widest: tuple[tuple[int, ...], int] = ((), 1)  # the widest row's extents and itemsize
 
 
-def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int) -> list[RowGroup]:
+def row_groups(plan: CompiledFunction, ops: list[Operation], min_work: int,
+               symbols: tuple[int, ...] = ()) -> list[RowGroup]:
     """The row groups of the function's top-level steps: of two kernels or more and at least
-    ``min_work`` iteration points (a smaller one is not worth a split launch)."""
+    ``min_work`` iteration points (a smaller one is not worth a split launch). A run whose
+    work is a run-time value (it has an extent among ``symbols``, a size-generic function's)
+    is a group at any size: its launch runs it as one call below ``min_work`` points, decided
+    when it runs (``backend._one_call_below_min_split``), so one code serves every size, and
+    a group's bits are its kernels' run one after another."""
     groups: list[RowGroup] = []
     runs = launch_runs(plan, lambda i: _candidate(plan, i, ops[i]), lambda run, i: _joins(plan, ops, run, i))
     for run in runs:
         work = sum(math.prod(ops[i].domain()) for i in run)
-        if len(run) > 1 and work >= min_work:
+        sized = any(d in symbols for i in run for d in ops[i].domain())
+        if len(run) > 1 and (work >= min_work or sized):
             widest = max(run, key=lambda i: _row_bytes(ops[i]))
             block = max(1, ROW_BLOCK_BYTES // max(_row_bytes(ops[widest]), 1))
             row = (tuple(ops[widest].domain()[1:]), _itemsize(ops[widest]))

@@ -98,9 +98,12 @@ class _Schedule:
         self.pieces = (_pieces(op, strided, positional, fastmath, sizes.symbols)
                        if split and not split_dims and not checks else None)
         if split and self.pieces is None and not checks:
-            self.pieces = _column_pieces(op, strided, positional, fastmath)
-            if self.pieces is not None:
-                split_dims = []  # a range of pieces of rows, not of columns
+            # a run-time cut needs the split dim of columns to fall back on
+            self.pieces = _column_pieces(op, strided, positional, fastmath,
+                                         sizes.symbols if split_dims else ())
+            if self.pieces is not None and self.pieces.known_count is not None:
+                split_dims = []  # a range of pieces of rows, not of columns (a run-time cut
+                # may choose either when it runs: ``_emit_run_time_column_pieces``)
         self.function, operands, extras, self.bounds = kernel_function(
             module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
             split=bool(split_dims) or self.pieces is not None, sizes=sizes)
@@ -128,7 +131,10 @@ class _Schedule:
         self.breakpoints = {d: breakpoints(op, d) for d in range(len(self.domain))
                             if segmented and d != op.scan_dim}
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
-        if self.pieces is not None and self.pieces.known_count is None:
+        if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
+            self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
+            self._emit_run_time_column_pieces()
+        elif self.pieces is not None and self.pieces.known_count is None:
             self.split_extent = full_reduction.RunTimeCount(self.factors[-1], self.pieces.lanes)
             self.pieces.bind(self.b, self.domain[-1])
             self._emit_run_time_pieces(exact_fallback)
@@ -159,6 +165,58 @@ class _Schedule:
                     self.body.precision = precision
             with long:
                 self._emit_pieces(exact_fallback)
+
+    def _emit_run_time_column_pieces(self) -> None:
+        """A column sum of narrow rows whose row count is known only at run time (a
+        size-generic kernel): cut into pieces of rows where ``column_pieces.emit_cut`` says
+        so, with their count as the launch's; else one range, ``[0, 1)``, of every column, as
+        a split along such short rows runs (one chunk: ``backend.COLUMN_CHUNK_BYTES``), and
+        the merging call ``[1, 1)`` does nothing. Both reduce with one ``ColumnReduction``
+        (emitted once: LLVM's time is in its column loops), a piece's rows into its slots or
+        every row into the results; under two blocks of rows, in order, as the unsplit kernel
+        runs them. The column count stays the compile's (``ColumnPieces``)."""
+        b, pieces, scratch = self.b, self.pieces, self.scratch
+        lo, hi = self.bounds
+        rows = self.domain[-2]
+        pieces.bind(b, rows)
+        merging = self._reassociation(-2)
+        whole_range = b.and_(b.icmp_signed("==", lo, extent(0)), b.icmp_signed(">", hi, lo))
+        blocked = b.icmp_signed(">=", rows, extent(2 * reduction.STEPS))
+        split_dim, self.split_dim = self.split_dim, None  # the uncut range is every column
+        with b.if_else(pieces.cut) as (cut, uncut):
+            with cut:
+                with b.if_then(b.icmp_signed(">=", lo, pieces.count)):
+                    pieces.emit_combine(b, self.body, merging, [], scratch)
+            with uncut:
+                with b.if_then(whole_range):
+                    self._emit_inits()
+                    with b.if_then(b.not_(blocked)):
+                        self._in_order(0, [])
+        self.split_dim = split_dim
+        stop = b.select(b.icmp_signed("<", hi, pieces.count), hi, pieces.count)
+        in_pieces = b.select(b.icmp_signed(">", stop, lo), b.sub(stop, lo), extent(0))
+        n_in = len(self.op.operands)
+
+        def reduce(item):
+            piece = b.add(lo, item)
+            piece_rows = b.select(b.icmp_signed("<", piece, pieces.whole), pieces.size, pieces.rest)
+
+            def keep(k, c, value):
+                with b.if_else(pieces.cut) as (into_slot, into_result):
+                    with into_slot:
+                        b.store(value, pieces.slot(b, scratch, k, piece, c))
+                    with into_result:
+                        at, r = [extent(0), c], self.op.results[k]
+                        old = self.body.load(n_in + k, at, r)
+                        total = reduction.combine(b, merging.combiners[k], old, value)
+                        self.body.store(n_in + k, at, r, total)
+
+            reduction.ColumnReduction(
+                b, self.op, self.body, merging, b.select(pieces.cut, piece_rows, rows), pieces.columns, [],
+                first_row=b.select(pieces.cut, b.mul(piece, pieces.size), extent(0))).emit(keep)
+
+        uncut_rows = b.zext(b.and_(whole_range, blocked), I64)
+        emit_loop(b, b.select(pieces.cut, in_pieces, uncut_rows), reduce)
 
     def _short_row(self) -> None:
         """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
@@ -519,9 +577,15 @@ def _scheduled_domain(op: kernel.GenericOp, strided: list[bool], positional: boo
 
 
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
-                   fastmath: bool) -> column_pieces.ColumnPieces | None:
+                   fastmath: bool, symbols: tuple[int, ...] = ()) -> column_pieces.ColumnPieces | None:
     """How a split sum down the columns of a tall matrix whose rows are too short to split
-    along the columns is cut into pieces of rows (``column_pieces.py``), or None."""
+    along the columns is cut into pieces of rows (``column_pieces.py``), or None. A shape
+    with one of ``symbols`` (a size-generic kernel's run-time extents), narrow rows and at
+    least two blocks of them is cut when the kernel runs, if at all, by its run-time row
+    count; its column count stays the compile's (known, a row's few columns are a few vector
+    operations; at run time, a loop each, measured 5-25x slower on tall matrices). Fewer rows
+    are summed in order (no blocks to cut), as before: a size-generic split along the columns,
+    run-time columns and all."""
     if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
             or op.clamped or any(source >= 0 for source in op.copy_inputs)
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
@@ -532,11 +596,14 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     merging = reduction.reassociation(op, -2, fastmath, its)
     rows, columns = domain
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
+    if (isinstance(merging, reduction.PerResult) and merging.rounds and rows >= 2 * reduction.STEPS
+            and column_pieces.narrow(columns, itemsize) and any(d in symbols for d in op.domain())):
+        return column_pieces.ColumnPieces(op, None, columns)
     if (not isinstance(merging, reduction.PerResult) or not merging.rounds or rows < 2 * reduction.STEPS
             or not column_pieces.narrow(columns, itemsize)):
         return None
     pieces = column_pieces.ColumnPieces(op, rows, columns)
-    return pieces if pieces.count >= 2 else None
+    return pieces if pieces.known_count >= 2 else None
 
 
 def _pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
