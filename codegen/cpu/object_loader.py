@@ -22,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import mmap
 import struct
+from functools import cache
 
 import llvmlite.binding as llvm
 
@@ -38,10 +39,14 @@ _R_X86_64 = {1: (8, False), 2: (4, True), 4: (4, True), 10: (4, False), 11: (4, 
 _UNWIND_SECTIONS = (b".eh_frame",)
 _PAGE = mmap.PAGESIZE
 
-_libc = ctypes.CDLL(None, use_errno=True)
-_mprotect = _libc.mprotect
-_mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-_mprotect.restype = ctypes.c_int
+
+@cache
+def _libc() -> ctypes.CDLL:
+    """The process's C library (made on first use: an ELF host has one, Windows not)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    libc.mprotect.restype = ctypes.c_int
+    return libc
 
 
 class Unsupported(Exception):
@@ -130,7 +135,7 @@ def load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]:
             raise Unsupported(f"no symbol {', '.join(lost)}")
         wanted = {name: named[name] for name in symbols}
         code_end = _code_end(sections, placed)
-        if code_end and _mprotect(base, code_end, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
+        if code_end and _libc().mprotect(base, code_end, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
             raise Unsupported(f"mprotect failed (errno {ctypes.get_errno()})")
     except BaseException:
         pages.close()
@@ -189,7 +194,7 @@ def _external(name: str) -> int:
     address = llvm.address_of_symbol(name)
     if address is None:
         try:
-            address = ctypes.cast(getattr(_libc, name), ctypes.c_void_p).value
+            address = ctypes.cast(getattr(_libc(), name), ctypes.c_void_p).value
         except AttributeError:
             raise Unsupported(f"undefined symbol {name}") from None
     return address
