@@ -22,7 +22,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import host
 from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target
 from jitcore.codegen.cpu.gemm import emit_contraction
-from jitcore.codegen.cpu.object_loader import load_owned
+from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.host import (
@@ -338,7 +338,7 @@ class CpuBackend:
             if cache is not None:
                 cache.store_object(symbol, llvm_ir, code)
         self._support[symbol] = (llvm_ir, code)
-        return target.load_object(code, [symbol])[symbol]
+        return load_kept(code, [symbol])[symbol]
 
     def _store_support(self, cache, llvm_ir: str) -> None:
         """The support code that ``llvm_ir`` calls, in ``cache`` too: a new process that

@@ -78,6 +78,21 @@ def load_owned(obj: bytes, symbols: list[str]) -> tuple[object, dict[str, int]]:
         return target.load_object_owned(obj, symbols)
 
 
+# Support code loaded for good (``load_kept``): the pages of each, never freed.
+_kept: list[LoadedObject] = []
+
+
+def load_kept(obj: bytes, symbols: list[str]) -> dict[str, int]:
+    """Load object code for the rest of the process (the targets' support code, which MCJIT's
+    shared engine held for good): the addresses of ``symbols``. MCJIT where ``load`` refuses."""
+    try:
+        pages, addresses = load(obj, symbols)
+    except Unsupported:
+        return target.load_object(obj, symbols)
+    _kept.append(pages)
+    return addresses
+
+
 def load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]:
     """Load the relocatable object ``obj``: the pages that hold it and the addresses of
     ``symbols`` in it. Raises ``Unsupported`` for what the module docstring lists."""

@@ -49,6 +49,14 @@ def test_plans_load_without_llvm_and_compute_as_numpy():
 
 
 @needs_x86_64
+def test_the_thread_runtime_loads_without_llvm_and_splits_compute_as_numpy():
+    x = np.linspace(-3, 3, 300_000).astype(np.float32)  # split on threads: the runtime is loaded
+    _, got = compiled(lambda x: jnp.tanh(x) + 1, x)
+    np.testing.assert_allclose(got, np.tanh(x) + 1, rtol=2e-6, atol=2e-6)
+    assert object_loader._kept  # the support code, in pages kept for the process
+
+
+@needs_x86_64
 def test_the_pages_are_freed_with_the_code():
     f, _ = compiled(lambda x: x * 3 - 1, np.arange(5.0))
     pages = weakref.ref(plan_of(f).loaded_code.engine)
