@@ -5,6 +5,7 @@ cannot load it refuses, so that MCJIT loads it instead.
 Loading runs only on x86-64 ELF hosts (elsewhere every object is refused, which the fallback
 tests cover on any host)."""
 
+import ctypes
 import gc
 import struct
 import weakref
@@ -113,3 +114,39 @@ def test_a_refused_object_is_loaded_by_mcjit_and_computes_the_same(monkeypatch):
     f, got = compiled(lambda x: jnp.tanh(x) * 2, x)
     assert isinstance(plan_of(f).loaded_code.engine, llvm.ExecutionEngine)
     np.testing.assert_allclose(got, np.tanh(x) * 2, rtol=1e-12, atol=1e-12)
+
+
+PICK = """
+@table = internal constant [4 x double] [double 1.5, double 2.5, double 3.5, double 4.5]
+@count = internal global i64 0
+
+define double @pick(i64 %i) {
+  %p = getelementptr [4 x double], ptr @table, i64 0, i64 %i
+  %v = load double, ptr %p
+  %n = load i64, ptr @count
+  %m = add i64 %n, 1
+  store i64 %m, ptr @count
+  ret double %v
+}
+"""
+
+
+@needs_x86_64
+def test_pc_relative_relocations_and_writable_data():
+    """Position-independent code of the small code model: read-only constants reached by 32-bit
+    PC-relative displacements, a counter in writable data (the target's objects use absolute
+    64-bit addresses, which every other test loads)."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    machine = llvm.Target.from_triple(llvm.get_process_triple()).create_target_machine(
+        reloc="pic", codemodel="small")
+    module = llvm.parse_assembly(PICK)
+    module.triple = machine.triple
+    obj = machine.emit_object(module)
+    assert 2 in {struct.unpack_from("<I", obj, at)[0] for at in relocation_types_at(obj)}  # PC32
+    pages, addresses = object_loader.load(obj, ["pick"])
+    pick = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64)(addresses["pick"])
+    assert [pick(i) for i in (3, 0, 2, 1)] == [4.5, 1.5, 3.5, 2.5]
+    again, more = object_loader.load(obj, ["pick"])  # a second copy: data of its own
+    assert ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64)(more["pick"])(1) == 2.5
+    assert pages.address != again.address
