@@ -144,11 +144,12 @@ def _owned(info: os.stat_result) -> bool:
 
 # -- keys ------------------------------------------------------------------------------------
 # What jitcore's version covers, besides its compiler layers (ir/, passes/, codegen/: every
-# module): the modules of jitcore itself that turn a traced module into a stored plan, or read
-# one back, and autograph, whose converted code the ``.code`` entries keep. The rest of jitcore
-# is the tracer, which runs again at every call: its output, the traced module, is the key.
-VERSIONED_MODULES = ("compiler.py", "size_generic.py", "plan_file.py", "disk_cache.py", "dispatch.py",
-                     "config.py", "__init__.py", "_layers.py")
+# module): the modules of jitcore itself that drive a compile, turn a traced module into a
+# stored plan or read one back, and autograph, whose converted code the ``.code`` entries
+# keep. The rest of jitcore is the tracer, which runs again at every call: its output, the
+# traced module, is the key.
+VERSIONED_MODULES = ("api.py", "compiler.py", "size_generic.py", "plan_file.py", "disk_cache.py",
+                     "dispatch.py", "config.py", "__init__.py", "_layers.py")
 VERSIONED_FOLDERS = ("autograph",)
 
 
