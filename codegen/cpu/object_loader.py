@@ -95,7 +95,15 @@ def load_kept(obj: bytes, symbols: list[str]) -> dict[str, int]:
 
 def load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]:
     """Load the relocatable object ``obj``: the pages that hold it and the addresses of
-    ``symbols`` in it. Raises ``Unsupported`` for what the module docstring lists."""
+    ``symbols`` in it. Raises ``Unsupported`` for what the module docstring lists, and for an
+    object it cannot parse."""
+    try:
+        return _load(obj, symbols)
+    except (struct.error, IndexError, ValueError, OverflowError) as e:
+        raise Unsupported(f"a malformed object ({e})") from None
+
+
+def _load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]:
     if obj[:4] != b"\x7fELF" or obj[4] != 2 or obj[5] != 1:
         raise Unsupported("not a 64-bit little-endian ELF object")
     e_type, e_machine = struct.unpack_from("<HH", obj, 0x10)
@@ -124,6 +132,8 @@ def load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]:
                 raise Unsupported("thread-local data")
             if name_of(sections[index]) in _UNWIND_SECTIONS:
                 continue
+            if align > _PAGE:
+                raise Unsupported(f"a section aligned to {align} bytes, more than a page")
             align = max(align, 1)
             size = -(-size // align) * align
             placed[index] = size
