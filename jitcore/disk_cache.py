@@ -18,8 +18,10 @@ arguments are C-contiguous, the caller's array-header layout, and what the code 
 besides: the target's ``magic()`` (triple, CPU name, features with the vector width) and
 ``fingerprint()`` (which BLAS, the size thresholds of its lowering), the versions of llvmlite,
 LLVM and NumPy, and jitcore's own version, taken as its source: the name, size and modification
-time of each of its modules (a release, an upgrade or an edited checkout are each a new
-version; stat calls cost well under a millisecond, hashing the source would cost a few). The
+time of each module that turns a traced module into code (``versioned_files``: the compiler
+layers, the lowering modules of jitcore, autograph; not the tracer, whose output is the key)
+(a release, an upgrade or an edited checkout are each a new version; stat calls cost a fraction
+of a millisecond, hashing the source would cost a few). The
 key is taken before the pass pipeline, not after it: a disk hit then skips the passes too
 (2 ms of the 5 ms budget for ``tanh(x * 2 + y)``), at no loss, since the pipeline is in the key.
 
@@ -141,30 +143,59 @@ def _owned(info: os.stat_result) -> bool:
 
 
 # -- keys ------------------------------------------------------------------------------------
+# What jitcore's version covers, besides its compiler layers (ir/, passes/, codegen/: every
+# module): the modules of jitcore itself that drive a compile, turn a traced module into a
+# stored plan or read one back, and autograph, whose converted code the ``.code`` entries
+# keep. The rest of jitcore is the tracer, which runs again at every call: its output, the
+# traced module, is the key.
+VERSIONED_MODULES = ("api.py", "compiler.py", "size_generic.py", "plan_file.py", "disk_cache.py",
+                     "dispatch.py", "config.py", "__init__.py", "_layers.py")
+VERSIONED_FOLDERS = ("autograph",)
+
+
 @cache
 def source_version() -> str:
-    """jitcore's version as its source: a digest of each module's name, size and mtime."""
+    """jitcore's version as its source: a digest of the name, size and mtime of each module
+    that ``versioned_files`` lists (about 110 stat calls and 9 folders listed: half a
+    millisecond)."""
+    return _version(versioned_files())
+
+
+def versioned_files() -> list[tuple[str, int, int]]:
+    """Each module that jitcore's version covers (see ``VERSIONED_MODULES``): its path, size
+    and modification time (ns)."""
     import jitcore.codegen
     import jitcore.ir
     import jitcore.passes
 
-    lines: list[str] = []
+    folders = [root for layer in (jitcore.ir, jitcore.passes, jitcore.codegen) for root in layer.__path__]
+    folders += [os.path.join(_layers.PACKAGE_DIR, name) for name in VERSIONED_FOLDERS]
+    found: list[tuple[str, int, int]] = []
+    for folder in dict.fromkeys(os.path.abspath(folder) for folder in folders):
+        _modules_in(folder, found)
+    for name in VERSIONED_MODULES:
+        path = os.path.join(_layers.PACKAGE_DIR, name)
+        with contextlib.suppress(FileNotFoundError):  # a module removed is a new version too
+            info = os.stat(path)
+            found.append((path, info.st_size, info.st_mtime_ns))
+    return found
 
-    def visit(folder: str) -> None:
-        with os.scandir(folder) as found:
-            for item in found:
-                if item.name.endswith(".py"):
-                    info = item.stat()
-                    lines.append(f"{item.path} {info.st_size} {info.st_mtime_ns}\n")
-                elif item.name != "__pycache__" and item.is_dir():
-                    visit(item.path)
 
-    roots = [root for layer in (jitcore.ir, jitcore.passes, jitcore.codegen) for root in layer.__path__]
-    for root in {os.path.abspath(root) for root in [*roots, _layers.PACKAGE_DIR]}:
-        visit(root)
+def _modules_in(folder: str, found: list) -> None:
+    with os.scandir(folder) as items:
+        for item in items:
+            if item.name.endswith(".py"):
+                info = item.stat()
+                found.append((item.path, info.st_size, info.st_mtime_ns))
+            elif item.name != "__pycache__" and item.is_dir():
+                _modules_in(item.path, found)
+
+
+def _version(files: list[tuple[str, int, int]]) -> str:
     # Paths relative to the package's parent: a checkout moved elsewhere keeps its entries.
     base = len(os.path.dirname(_layers.PACKAGE_DIR)) + 1
-    return hashlib.sha256("".join(sorted({line[base:] for line in lines})).encode()).hexdigest()
+    listed = sorted((path[base:], size, mtime) for path, size, mtime in files)
+    return hashlib.sha256(repr(listed).encode()).hexdigest()
 
 
 def _digest(*parts: str) -> str:

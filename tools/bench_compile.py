@@ -282,11 +282,13 @@ def compare_first_calls(other: str, repeat: int) -> None:
         assert all(r["from_disk"] for r in found), found
         median[name] = [statistics.median(r["first"][i] for r in found) for i in (0, 1)]
         stages = sorted({s for r in found for s in r["stages"]})
-        cpu = {s: statistics.median(r["stages"].get(s, (0.0, 0.0))[1] for r in found) for s in stages}
-        shown = ", ".join(f"{s} {1e3 * t:.2f}" for s, t in sorted(cpu.items(), key=lambda i: -i[1]))
+        cpu, wall = ({s: statistics.median(r["stages"].get(s, (0.0, 0.0))[i] for r in found) for s in stages}
+                     for i in (1, 0))
+        shown = ", ".join(f"{s} {1e3 * t:.2f}/{1e3 * wall[s]:.2f}"
+                          for s, t in sorted(cpu.items(), key=lambda i: -i[1]))
         print(f"{name:6} wall {1e3 * median[name][0]:6.2f} cpu {1e3 * median[name][1]:6.2f}  "
               f"(p90 cpu {1e3 * sorted(r['first'][1] for r in found)[int(0.9 * (repeat - 1))]:.2f})  "
-              f"stages (cpu): {shown}")
+              f"stages (cpu/wall): {shown}")
     print(f"this / other: wall {median['this'][0] / median['other'][0]:.2f}, "
           f"cpu {median['this'][1] / median['other'][1]:.2f}")
 

@@ -22,6 +22,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import host
 from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target
 from jitcore.codegen.cpu.gemm import emit_contraction
+from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.host import (
@@ -58,7 +59,8 @@ INLINED_KERNELS = 32
 
 
 class LoadedCode:
-    """One plan's machine code in an MCJIT engine of its own: freed with this object."""
+    """One plan's machine code in pages of its own (``object_loader``) or an MCJIT engine of
+    its own: freed with this object."""
 
     __slots__ = ("engine", "address", "source", "object_code", "optimized_llvm_ir", "stored",
                  "__weakref__")
@@ -312,7 +314,7 @@ class CpuBackend:
                     runtime.load_run_chunks(self._compile_and_load)
                 if "jitcore_cpu_sort_" in plan.llvm_ir:  # codegen/cpu/sort.py's shared kernels
                     sort.load_shared(plan.llvm_ir, self._compile_and_load)
-                engine, addresses = target.load_object_owned(plan.object_code, [plan.symbol])
+                engine, addresses = load_owned(plan.object_code, [plan.symbol])
                 loaded = self._loaded[plan.symbol] = LoadedCode(
                     engine, addresses[plan.symbol], _digest(plan.llvm_ir), plan.object_code,
                     plan.optimized_llvm_ir)
@@ -336,7 +338,7 @@ class CpuBackend:
             if cache is not None:
                 cache.store_object(symbol, llvm_ir, code)
         self._support[symbol] = (llvm_ir, code)
-        return target.load_object(code, [symbol])[symbol]
+        return load_kept(code, [symbol])[symbol]
 
     def _store_support(self, cache, llvm_ir: str) -> None:
         """The support code that ``llvm_ir`` calls, in ``cache`` too: a new process that

@@ -192,6 +192,37 @@ def test_plans_that_differ_get_different_keys():
     assert len(specs) == 2
 
 
+def test_every_module_that_makes_code_is_in_jitcores_version():
+    """The version covers each module of the compiler layers, autograph and the lowering
+    modules of jitcore (the tracer re-runs every call: its output is the key)."""
+    covered = {os.path.relpath(path, ROOT) for path, _, _ in disk_cache.versioned_files()}
+    wanted = {os.path.join("jitcore", name) for name in disk_cache.VERSIONED_MODULES}
+    for layer in ("ir", "passes", "codegen", os.path.join("jitcore", "autograph")):
+        for folder, _, names in os.walk(os.path.join(ROOT, layer)):
+            wanted |= {os.path.relpath(os.path.join(folder, n), ROOT) for n in names if n.endswith(".py")}
+    assert os.path.join("codegen", "cpu", "object_loader.py") in wanted
+    assert wanted <= covered
+
+
+def test_an_edited_added_or_removed_module_is_a_new_version(monkeypatch):
+    files = disk_cache.versioned_files()
+    version = disk_cache._version(files)
+    assert disk_cache._version(files[::-1]) == version  # the order the folders list them in
+    at = next(i for i, (path, _, _) in enumerate(files) if path.endswith(os.path.join("cpu", "backend.py")))
+    path, size, mtime = files[at]
+    edited = [files[:at] + [(path, size + 1, mtime)] + files[at + 1:],
+              files[:at] + [(path, size, mtime + 1)] + files[at + 1:],
+              files[:at] + files[at + 1:],
+              files + [(os.path.join(os.path.dirname(path), "new.py"), 1, 1)]]
+    assert len({version, *(disk_cache._version(e) for e in edited)}) == 5
+    # ...and a new version is a new key for every plan.
+    x, y = args()
+    text, options = jc.ir.print_op(jc.jit(g).lower(x, y).traced), jc.jit(g).options
+    key = disk_cache.plan_key(text, (True, True), options)
+    monkeypatch.setattr(disk_cache, "source_version", lambda: disk_cache._version(edited[0]))
+    assert disk_cache.plan_key(text, (True, True), options) != key
+
+
 # -- bad entries ------------------------------------------------------------------------------
 def _only_entry(folder):
     (name,) = entries(folder)
