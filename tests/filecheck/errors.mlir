@@ -29,12 +29,12 @@
 // -----
 // A scan of a kind that has none.
 // RUN: kernelize,fuse
-// CHECK-ERROR: 'array.scan' op needs 'kind' in ['prod', 'sum']
+// CHECK-ERROR: 'array.scan' op needs 'kind' in ['max', 'min', 'prod', 'sum']
 "func.func"() ({
 ^bb0(%arg0: tensor<6xi16>):
-  %0 = "array.scan"(%arg0) {axis = 0, kind = "max"} : (tensor<6xi16>) -> tensor<6xi16>
+  %0 = "array.scan"(%arg0) {axis = 0, kind = "and"} : (tensor<6xi16>) -> tensor<6xi16>
   "func.return"(%0) : (tensor<6xi16>) -> ()
-}) {function_type = (tensor<6xi16>) -> tensor<6xi16>, sym_name = "scan_of_max"} : () -> ()
+}) {function_type = (tensor<6xi16>) -> tensor<6xi16>, sym_name = "scan_of_and"} : () -> ()
 
 // -----
 // Parse errors give the line in this file.
