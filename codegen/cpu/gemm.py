@@ -47,6 +47,7 @@ from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
+from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.kernel_body import Operand, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
 from jitcore.codegen.loops import emit_nest, extent
@@ -102,7 +103,14 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
                      library: BlasLibrary | None) -> ContractionKernel | None:
     """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
-    that one of them computes; None otherwise (the caller emits the loop nest)."""
+    that one of them computes; None otherwise (the caller emits the loop nest). A product with
+    a fused epilogue (``codegen/gemm_epilogue.py``) always runs tiled, the epilogue applied to
+    each finished tile: ``fuse`` fuses none that this module would send to BLAS."""
+    fused = match_fused_product(op)
+    if fused is not None:
+        fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,
+                                     fused, op, fastmath)
+        return ContractionKernel(fn, split_extent=blocks)
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
