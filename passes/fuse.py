@@ -71,7 +71,7 @@ n and one k dim) whose only reader is an elementwise kernel over its result (``t
 b)``: the bias add and the tanh, already one kernel) becomes one kernel with it: the product's
 sum is a scalar ``scf.for`` over k in the body, reading the two matrices as indexed operands,
 and the consumer's body follows it. A code generator that knows the form (the CPU's tiled
-GEMM) applies the rest of the body to each finished tile of the product while it is in cache,
+GEMM) applies the rest of the body to each finished panel of the product while it is in cache,
 so the product is never written to memory and read back. Not fused: products with another
 reader (the product would be stored anyway, so the fused kernel saves only the re-read, and
 the GPU's and BLAS's products could not take it), a consumer that changes the element type

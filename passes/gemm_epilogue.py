@@ -11,8 +11,8 @@ place for work after a reduction, so the fused kernel says it with a scalar loop
 
 It means what the two kernels mean, so any code generator computes it correctly (a scalar
 loop per element, slowly). The CPU's tiled GEMM recognises the form
-(``codegen/gemm_epilogue.py``) and applies the consumer's body to each finished tile while it
-is in cache: ``C`` is never written whole and read back. The sum keeps the tiled kernel's own
+(``codegen/gemm_epilogue.py``) and applies the consumer's body to each finished panel of
+tiles while it is in cache: ``C`` is never written whole and read back. The sum keeps the tiled kernel's own
 fixed order, so the fused kernel gives the unfused kernels' bits.
 
 Fused only where that holds and pays (else the two kernels stay):
