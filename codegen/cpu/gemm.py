@@ -105,7 +105,7 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
     that one of them computes; None otherwise (the caller emits the loop nest). A product with
     a fused epilogue (``codegen/gemm_epilogue.py``) always runs tiled, the epilogue applied to
-    each finished tile: ``fuse`` fuses none that this module would send to BLAS."""
+    each finished panel of tiles: ``fuse`` fuses none that this module would send to BLAS."""
     fused = match_fused_product(op)
     if fused is not None:
         fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,

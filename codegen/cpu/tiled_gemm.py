@@ -304,7 +304,7 @@ class _Gemm:
     def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
                  a, bb, cc, finish=None):
         self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
-        self.finish = finish  # the fused epilogue on a finished tile (``_epilogue``), or None
+        self.finish = finish  # the fused epilogue on a finished panel (``_epilogue``), or None
         self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
         self.a, (self.sa_m, self.sa_k) = a[0], a[1]
         self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
