@@ -146,3 +146,20 @@ def test_without_memory_for_the_panels_the_plain_loops_apply_it_too(monkeypatch)
     fused, unfused = fused_and_unfused(fn, x, w, b)
     np.testing.assert_array_equal(fused(x, w, b), unfused(x, w, b))
     near_numpy(fused(x, w, b), np.tanh(x @ w + b), x, w)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_product_the_rule_sends_to_blas_runs_the_call_then_the_epilogue(monkeypatch, dtype):
+    monkeypatch.setattr(gemm, "TILED_MIN_WORK", 1 << 62)  # every product on BLAS
+    rng = np.random.default_rng(9)
+    x = np.asfortranarray(rng.standard_normal((40, 30)).astype(dtype))  # transposed for BLAS
+    w, c = rng.standard_normal((30, 20)).astype(dtype), rng.standard_normal((40, 1)).astype(dtype)
+    fn = lambda x, w, c: np.maximum(x @ w + c, 0)  # noqa: E731
+    fused = jc.jit(fn, cache=False)
+    (op,) = [o for o in fused.lower(x, w, c).optimized().functions()[0].body.ops
+             if o.op_name == "kernel.generic"]
+    assert match_fused_product(op) is not None
+    text = fused.lower(x, w, c).plan().llvm_ir
+    assert "cblas" in text and "jitcore_gemm_micro" not in text
+    np.testing.assert_array_equal(fused(x, w, c), fn(x, w, c))  # NumPy's BLAS: its bits
+    np.testing.assert_array_equal(fused(x, w, c), jc.jit(fn, pipeline=UNFUSED, cache=False)(x, w, c))
