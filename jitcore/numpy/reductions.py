@@ -261,11 +261,12 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     return _argreduce("min", a, axis, out, keepdims)
 
 
-_NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod}
+_NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumulate,
+               "min": np.minimum.accumulate}
 
 
-def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None) -> Tracer:
-    name = f"cum{kind}"
+def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None, name: str = "") -> Tracer:
+    name = name or f"cum{kind}"
     _no_out(name, out)
     x, ax = _one_axis(a, axis, name)
     if dtype is None:
@@ -276,6 +277,16 @@ def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None) -> Tracer:
     if x.shape[ax] <= 1:
         return fresh(x)  # nothing to accumulate; still a new array, not the operand
     return _emit(ScanOp, x, x.value.type, kind, ax)
+
+
+def running_extreme(kind: str, a: Tracer, axis, dtype) -> Tracer:
+    """``np.maximum.accumulate`` (``kind`` "max") or ``np.minimum.accumulate`` ("min") of a traced
+    array: one ``array.scan``, NaN kept from where it first appears, as NumPy's loop does."""
+    ufunc = "maximum" if kind == "max" else "minimum"
+    if axis is None and a.ndim > 1:
+        raise JitValueError(f"numpy.{ufunc}.accumulate needs an axis for a {a.ndim}-d array (NumPy raises "
+                            f"the same ValueError), at {user_location()}: pass axis=0, say")
+    return _scan(kind, a, axis, dtype, None, f"numpy.{ufunc}.accumulate")
 
 
 @implements(np.cumsum)

@@ -17,6 +17,7 @@ import numpy as np
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy import reductions
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -143,8 +144,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         if a.ndim == 0:
             raise JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
                                f"at {user_location()}")
-        dtype = kwargs.get("dtype")
-        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
+        dtype, axis = kwargs.get("dtype"), kwargs.get("axis", 0)
+        if ufunc in _RUNNING_EXTREMES:
+            return reductions.running_extreme(_RUNNING_EXTREMES[ufunc], a, axis, dtype)
+        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=axis, dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
         return _ufunc_outer(ufunc, *inputs)
     if method == "at" and ufunc in UFUNCS and ufunc.signature is None:
@@ -267,7 +270,8 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
     return value is None or (key in _UFUNC_DEFAULTS and value == _UFUNC_DEFAULTS[key])
 
 
-_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod}
+_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None}
+_RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
                      np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
 
