@@ -20,7 +20,9 @@ Fused only where that holds and pays (else the two kernels stay):
 - the product has one m, one n and one k dim (k of at least 2), float32 or float64, its
   operands read through plain maps (transposes included), and at least
   ``EPILOGUE_MIN_SIDE`` rows and columns: thinner products call BLAS on the CPU
-  (``codegen/cpu/gemm.py``'s ``TILED_MIN_SIDE``, kept equal by a test), which takes no epilogue;
+  (``codegen/cpu/gemm.py``'s ``TILED_MIN_SIDE``, kept equal by a test), which takes no
+  epilogue; and at least ``EPILOGUE_MIN_COLUMNS`` columns in the result's last axis (measured:
+  below, the unfused elementwise kernel was faster);
 - the consumer is its only reader, elementwise (no reduction, no indexed, clamped or copied
   operand, not run in order), reads it at its own positions (an identity map over the whole
   result) and has one result of the product's element type (a cast to another type, or a
@@ -43,6 +45,12 @@ from jitcore.passes.kernelize.scalar import ScalarEmitter
 # The least rows and columns of a product that takes an epilogue: codegen/cpu/gemm.py's
 # TILED_MIN_SIDE (a test keeps them equal; passes may not import codegen).
 EPILOGUE_MIN_SIDE = 8
+# The least columns (the result's last axis): (h @ w + b - y) * s with h 10000x256 took 1.17 ms
+# fused against 0.96 ms unfused at 16 columns, 1.03 against 0.97 at 32, 1.84 against 1.91 at
+# 64 (one thread, CPU time, float32, medians of 30, docs/performance.md "Fused GEMM
+# epilogues"): below 64 columns the separate elementwise pass over a product that fits in L2
+# costs less than the fused panels' epilogue.
+EPILOGUE_MIN_COLUMNS = 64
 _EXACT_FALLBACK = frozenset({"math.sin", "math.cos", "math.tan"})
 
 
@@ -79,7 +87,8 @@ def _is_matrix_product(op: Operation) -> bool:
     m_dims, n_dims = a - {k}, b - {k}
     if len(m_dims) != 1 or len(n_dims) != 1 or k not in a or k not in b or c != m_dims | n_dims:
         return False
-    return min(domain[d] for d in c) >= EPILOGUE_MIN_SIDE
+    columns = op.results[0].type.shape[-1]
+    return min(domain[d] for d in c) >= EPILOGUE_MIN_SIDE and columns >= EPILOGUE_MIN_COLUMNS
 
 
 def _epilogue_consumer(product: kernel.GenericOp) -> kernel.GenericOp | None:

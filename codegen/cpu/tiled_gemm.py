@@ -236,7 +236,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     if fused is not None:
         # the epilogue reads the sum from the result it then overwrites
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
-                           fastmath)
+                           tile.nr, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish)
     first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (lo, hi))
     side = rows if blocking.split_rows else cols
@@ -251,7 +251,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
 
 
 def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: int, n: int,
-              fastmath: bool):
+              nr: int, fastmath: bool):
     """``finish(row, col, rows, cols)``: the epilogue kernel's body at each point of the
     ``rows x cols`` piece of C at (``row``, ``col``) (the product's own rows and columns: dims
     ``m`` and ``n``), each result stored over the sum it read. Columns innermost: C's unit
@@ -266,7 +266,16 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
             ivs[m], ivs[n] = b.add(row, i), b.add(col, j)
             body.store_results(ivs, body.evaluate(ivs))
 
-        _for(b, zero, rows, 1, lambda i: _for(b, zero, cols, 1, lambda j: point(i, j)))
+        def nest(width):
+            _for(b, zero, rows, 1, lambda i: _for(b, zero, width, 1, lambda j: point(i, j)))
+
+        # A whole panel's rows are ``nr`` wide, a constant: whole vectors, no remainder loop
+        # (a 16-column panel ran its rows as scalars, LLVM's vector loop being 64 wide).
+        with b.if_else(b.icmp_signed("==", cols, ll.Constant(I64, nr))) as (whole, edge):
+            with whole:
+                nest(ll.Constant(I64, nr))
+            with edge:
+                nest(cols)
 
     return finish
 

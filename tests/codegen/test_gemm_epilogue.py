@@ -28,6 +28,13 @@ from tests.budget import examples
 UNFUSED = DEFAULT_PIPELINE.replace(",fuse,", ",fuse{gemm-epilogue=false},")
 
 
+@pytest.fixture(autouse=True)
+def narrow_products_fuse(monkeypatch):
+    """Products of a few dozen columns fuse too (by default only from 64 columns, a cost rule:
+    test_the_least_columns_are_a_cost_rule), so that small shapes reach the fused code."""
+    monkeypatch.setattr(gemm_epilogue, "EPILOGUE_MIN_COLUMNS", 8)
+
+
 @pytest.fixture
 def small_blocks(monkeypatch):
     monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 float32 or 5 float64 values of k
@@ -90,6 +97,14 @@ def test_what_is_not_fused_stays_two_kernels_and_correct(case):
 
 def test_the_least_side_is_the_tiled_kernels():
     assert gemm_epilogue.EPILOGUE_MIN_SIDE == gemm.TILED_MIN_SIDE
+
+
+def test_the_least_columns_are_a_cost_rule(monkeypatch):
+    monkeypatch.setattr(gemm_epilogue, "EPILOGUE_MIN_COLUMNS", 64)
+    x, b = np.ones((20, 12), np.float32), np.ones(64, np.float32)
+    f = lambda x, w, b: np.tanh(x @ w + b[: w.shape[1]])  # noqa: E731
+    assert len(kernels(f, x, np.ones((12, 63), np.float32), b)) == 2
+    assert len(kernels(f, x, np.ones((12, 64), np.float32), b)) == 1
 
 
 # x is given as (m, k), or as (k, m) where the function reads it as ``x.T``

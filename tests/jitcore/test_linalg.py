@@ -771,7 +771,7 @@ def test_epilogue_is_one_elementwise_kernel_after_the_product():
     product's own kernel, after its sum (tests/codegen/test_gemm_epilogue.py), which on BLAS
     runs the call and then that elementwise loop (NumPy's bits)."""
     rng = np.random.default_rng(4)
-    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 12), (12,)])
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 64), (64,)])
     unfused = jc.compiler.DEFAULT_PIPELINE.replace(",fuse,", ",fuse{gemm-epilogue=false},")
     fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0), pipeline=unfused)
     text = fn.lower(a, b, c).as_text("optimized")
