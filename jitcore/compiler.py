@@ -28,8 +28,11 @@ DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,ca
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
 # Only the CPU's row groups keep a producer that ``fuse`` stores rather than recomputes
 # (softmax's exp) in an output buffer (codegen/cpu/rowwise.py); elsewhere it would be a
-# buffer of its own, so the default pipeline recomputes it there.
-RECOMPUTING_PIPELINE = DEFAULT_PIPELINE.replace(",fuse,", ",fuse{store-shared-math=false},")
+# buffer of its own, so the default pipeline recomputes it there. Only the CPU's tiled GEMM
+# takes a fused epilogue (passes/gemm_epilogue.py); the GPU's matmul (codegen/nvptx/matmul.py)
+# keeps the product and its elementwise consumer as two kernels.
+RECOMPUTING_PIPELINE = DEFAULT_PIPELINE.replace(
+    ",fuse,", ",fuse{store-shared-math=false,gemm-epilogue=false},")
 
 
 @dataclass(frozen=True)

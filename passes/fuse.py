@@ -65,6 +65,20 @@ of the new kernel (a new op is built): a kernel that reads thousands of differen
 of ``x[i]`` over a long static ``i``) costs time quadratic in that count, at about a
 microsecond per operand and inline.
 
+GEMM epilogues (``fuse{gemm-epilogue=false}`` turns them off; ``passes/gemm_epilogue.py``):
+once nothing else fuses, a matrix product (a float32 or float64 contraction with one m, one
+n and one k dim) whose only reader is an elementwise kernel over its result (``tanh(x @ w +
+b)``: the bias add and the tanh, already one kernel) becomes one kernel with it: the product's
+sum is a scalar ``scf.for`` over k in the body, reading the two matrices as indexed operands,
+and the consumer's body follows it. A code generator that knows the form (the CPU's tiled
+GEMM) applies the rest of the body to each finished panel of the product while it is in cache,
+so the product is never written to memory and read back. Not fused: products with another
+reader (the product would be stored anyway, so the fused kernel saves only the re-read, and
+the GPU's and BLAS's products could not take it), a consumer that changes the element type
+or reads the product transposed or broadcast, products thinner than
+``EPILOGUE_MIN_SIDE`` (BLAS computes them on the CPU: they keep a separate kernel), and
+bodies with ``sin``/``cos``/``tan`` (their exact fallback recomputes a whole kernel).
+
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
 ``kernelize`` would have turned into a kernel is a pipeline error (``kernelize`` must come
@@ -80,6 +94,7 @@ from jitcore.ir.dialects import array, kernel
 from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.location import fuse as fuse_locations
 from jitcore.ir.types import index as index_type
+from jitcore.passes.gemm_epilogue import fuse_gemm_epilogues
 from jitcore.passes.kernelize import locate, rule_for
 from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.linalg import is_float_contraction
@@ -96,6 +111,9 @@ class Fuse(Pass):
     # ``fuse{store-shared-math=false}``: recompute such producers as rule (b) says (the bits
     # are the same either way; the tests compare the two)
     store_shared_math: bool = True
+    # ``fuse{gemm-epilogue=false}``: a matrix product and its elementwise consumer stay two
+    # kernels (the bits are the same either way; see "GEMM epilogues" above)
+    gemm_epilogue: bool = True
 
     def __post_init__(self):
         if self.max_recompute < 0:
@@ -108,6 +126,8 @@ class Fuse(Pass):
             _require_kernels(func.body)
             for block in _blocks(func.body):
                 changed |= _fuse_block(block, self.max_recompute, self.store_shared_math)
+                if self.gemm_epilogue:
+                    changed |= fuse_gemm_epilogues(block)
                 for op in block.ops:  # the reads and index ops fusing made stand for their kernel
                     if isinstance(op, kernel.GenericOp):
                         locate(op, op.loc)

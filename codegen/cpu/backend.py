@@ -25,6 +25,7 @@ from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
+from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.host import (
     arg_types,
     declare_entry,
@@ -139,8 +140,8 @@ class CpuBackend:
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (extent,)
-            splits.append(None if extent is None else (extent, op.domain(), partials))
-        divisors = [cost.divisor(op) for op in ops]  # how the thread threshold weighs each kernel
+            splits.append(None if extent is None else (extent, _work_op(op).domain(), partials))
+        divisors = [cost.divisor(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
                 if "noinline" not in fn.attributes:
@@ -425,6 +426,13 @@ def _sized(op: Operation, symbols: tuple[int, ...]) -> bool:
 def _work(op: Operation) -> int:
     """A kernel's iteration points: what the runtime's threshold and chunks are measured in."""
     return math.prod(op.domain())
+
+
+def _work_op(op: Operation) -> Operation:
+    """The op whose points the thread threshold weighs: a product with a fused epilogue as
+    its product (m * n * k multiply-adds), as the product alone would be."""
+    fused = match_fused_product(op)
+    return op if fused is None else fused.product
 
 
 def _reduces_to_one(op: Operation) -> bool:

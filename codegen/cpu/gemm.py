@@ -50,6 +50,7 @@ from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
+from jitcore.codegen.gemm_epilogue import FusedProduct, match_fused_product
 from jitcore.codegen.kernel_body import Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
 from jitcore.codegen.loops import Sizes, emit_nest
@@ -106,7 +107,24 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
                      library: BlasLibrary | None, symbols: tuple[int, ...] = ()) -> ContractionKernel | None:
     """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
     that one of them computes; None otherwise (the caller emits the loop nest). A BLAS call
-    of a size-generic function (``symbols``) takes its dims at run time."""
+    of a size-generic function (``symbols``) takes its dims at run time. A product with
+    a fused epilogue (``codegen/gemm_epilogue.py``) runs tiled, the epilogue applied to each
+    finished panel of tiles; where the rule sends its product to BLAS (``fuse`` fuses no
+    product thinner than ``TILED_MIN_SIDE``, but ``TILED_MIN_WORK`` may be moved), the kernel
+    calls BLAS and then runs the epilogue as a separate loop over the result
+    (``emit_blas_then_epilogue``)."""
+    fused = match_fused_product(op)
+    if fused is not None:
+        if uses_tiled_kernel(fused.contraction, library):
+            fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,
+                                         fused, op, fastmath)
+            return ContractionKernel(fn, split_extent=blocks)
+        called = emit_blas_then_epilogue(module, name, op, fused, strided, fastmath, library)
+        if called is not None:
+            return ContractionKernel(called[0], calls=(called[1],))
+        fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,
+                                     fused, op, fastmath)
+        return ContractionKernel(fn, split_extent=blocks)
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
@@ -140,6 +158,35 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided, sizes=sizes)
     _Call(fn, c, operands, list(op.indexing_maps), library, symbol, loops, sizes)
     return fn, symbol
+
+
+def emit_blas_then_epilogue(module: ll.Module, name: str, op: Operation, fused: FusedProduct,
+                            strided: list[bool], fastmath: bool, library: BlasLibrary | None
+                            ) -> tuple[ll.Function, str] | None:
+    """The fused kernel ``op`` as the BLAS kernel of its product, writing into ``op``'s
+    result, and then its epilogue's loop nest over that result in place (each point reads its
+    sum, then stores over it: as NumPy's ``out=``); the routine's symbol. None if BLAS cannot
+    take the product."""
+    shaped = [*op.operands, *op.results]
+    last = len(shaped) - 1
+    product_flags = [strided[0], strided[1], strided[last]]
+    called = emit_blas_kernel(module, f"{name}_product", fused.product, product_flags, fastmath, library)
+    if called is None:
+        return None
+    epilogue_flags = [strided[last], *strided[2:last], strided[last]]
+    epilogue, _, _ = emit_kernel(module, f"{name}_epilogue", fused.epilogue, epilogue_flags, fastmath)
+    fn, _, _, _ = kernel_function(module, name, shaped, strided)
+    pointers, rest = list(fn.args[:len(shaped)]), iter(fn.args[len(shaped):])
+    strides = [[next(rest) for _ in range(v.type.rank)] if s else [] for v, s in zip(shaped, strided)]
+
+    def args(order: list[int]) -> list[ll.Value]:
+        return [pointers[i] for i in order] + [x for i in order for x in strides[i]]
+
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    b.call(called[0], args([0, 1, last]))
+    b.call(epilogue, args([last, *range(2, last), last]))
+    b.ret_void()
+    return fn, called[1]
 
 
 class _Input:

@@ -766,11 +766,21 @@ def test_empty_float_contractions(sa, sb, dtype):
 
 @pytest.mark.usefixtures("products_on_blas")
 def test_epilogue_is_one_elementwise_kernel_after_the_product():
-    """A bias and an activation on the product are one kernel that reads it once."""
+    """A bias and an activation on the product are one kernel that reads it once: with
+    ``fuse{gemm-epilogue=false}`` an elementwise kernel after the product; by default the
+    product's own kernel, after its sum (tests/codegen/test_gemm_epilogue.py), which on BLAS
+    runs the call and then that elementwise loop (NumPy's bits)."""
     rng = np.random.default_rng(4)
-    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 12), (12,)])
-    fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0))
+    a, b, c = (rng.standard_normal(s).astype(np.float32) for s in [(16, 8), (8, 64), (64,)])
+    unfused = jc.compiler.DEFAULT_PIPELINE.replace(",fuse,", ",fuse{gemm-epilogue=false},")
+    fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0), pipeline=unfused)
     text = fn.lower(a, b, c).as_text("optimized")
     product, epilogue = _ops(text, "kernel.generic")
     assert "arith.maximumf" in text[text.index(epilogue):] and "arith.maximumf" not in _contraction_body(text)
     assert_matches(fn(a, b, c), np.maximum(a @ b + c, 0), 0, "bias and relu")
+    fn = jc.jit(lambda a, b, c: np.maximum(a @ b + c, 0))
+    text = fn.lower(a, b, c).as_text("optimized")
+    (fused,) = _ops(text, "kernel.generic")
+    assert text.index('"scf.for"') < text.index('"arith.maximumf"')
+    assert _calls(fn.lower(a, b, c).plan().llvm_ir)
+    assert_matches(fn(a, b, c), np.maximum(a @ b + c, 0), 0, "bias and relu, fused")
