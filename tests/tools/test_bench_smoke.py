@@ -8,12 +8,34 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
+PEER_MODULES = ("numexpr", "numba", "jax")
 
 
-def test_bench_prints_its_tables_at_a_tiny_size():
+@pytest.fixture(scope="module")
+def without_peers(tmp_path_factory) -> str:
+    """A directory that, first on PYTHONPATH, hides the bench's peers (numexpr, Numba, JAX): each
+    of their names is a package whose import fails, so bench.py reports them "not installed".
+    Compiling every case with Numba and JAX was most of these runs' time; the peers are run in
+    test_bench_json_to_a_file_keeps_the_text (default suite) and
+    test_bench_json_parses_and_holds_every_table (workloads: a peer's n/a and its reason)."""
+    shadow = tmp_path_factory.mktemp("without_peers")
+    for name in PEER_MODULES:
+        (shadow / name).mkdir()
+        (shadow / name / "__init__.py").write_text(f"raise ImportError('{name} hidden by the test')\n")
+    return str(shadow)
+
+
+def _env(*first: str) -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [*first, str(REPO), env.get("PYTHONPATH", "")] if p)
+    return env
+
+
+def test_bench_prints_its_tables_at_a_tiny_size(without_peers):
+    env = _env(without_peers)
     result = subprocess.run([sys.executable, "tools/bench.py", "--size", "1000", "--repeat", "1"],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -26,16 +48,15 @@ def test_bench_prints_its_tables_at_a_tiny_size():
     rows = [line for line in out.splitlines() if line.startswith("|")]
     jit_rows = [r for r in rows if "| jitcore |" in r]
     assert len(jit_rows) == 7 and not any("error" in r for r in jit_rows)
-    for peer in ("numexpr", "numba", "jax"):
-        assert any(f"| {peer} " in r for r in rows)
+    for peer in PEER_MODULES:  # hidden: each has its row, saying so
+        assert any(f"| {peer} " in r and "not installed" in r for r in rows)
     assert "trace (signature + tracing)" in out and "codegen: LLVM IR, O3, object code" in out
     assert "load: MCJIT" in out
     assert "jitcore g(x), cached" in out and "µs per call" in out
 
 
-def test_bench_math_suite_at_a_tiny_size():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
+def test_bench_math_suite_at_a_tiny_size(without_peers):
+    env = _env(without_peers)  # NumPy is the math suite's only peer
     command = [sys.executable, "tools/bench.py", "--suite", "math", "--size", "1000", "--repeat", "1"]
     result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -77,17 +98,17 @@ WORKLOADS = ("tanh(2x+1)", "sin(x+y)", "GELU, tanh form", "sum(x*y)", "softmax o
              "np.roll(x, 3)", "MLP, 100 SGD steps")
 
 
-def _run_bench(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO), env.get("PYTHONPATH", "")] if p)
+def _run_bench(*args: str, hide: str | None = None) -> subprocess.CompletedProcess:
+    """bench.py with ``args``; ``hide``: a directory (``without_peers``) hiding the peers."""
+    env = _env(*([hide] if hide else []))
     result = subprocess.run([sys.executable, "tools/bench.py", *args], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     return result
 
 
-def test_bench_workloads_suite_at_a_tiny_size():
-    out = _run_bench("--suite", "workloads", "--size", "1000", "--repeat", "1").stdout
+def test_bench_workloads_suite_at_a_tiny_size(without_peers):
+    out = _run_bench("--suite", "workloads", "--size", "1000", "--repeat", "1", hide=without_peers).stdout
     assert "tools/bench.py --suite workloads --size 1000 --repeat 1" in out
     assert "LLVM host CPU" in out and "features" in out and "load average at the end" in out
     assert "copy bandwidth" in out and "GB/s" in out
@@ -103,8 +124,8 @@ def test_bench_workloads_suite_at_a_tiny_size():
             # each row has a jitcore time, or says why not (never a missing row, never a crash of the bench)
             assert row["jitcore ms"] in ("unsupported", "error") or float(row["jitcore ms"]) > 0, row
             assert float(row["numpy ms"]) > 0 and float(row["bound ms"]) >= 0, row
-            for peer in ("numexpr", "numba", "jax"):
-                assert row[f"{peer} ms"] in ("not installed", "n/a") or float(row[f"{peer} ms"]) > 0, row
+            for peer in PEER_MODULES:
+                assert row[f"{peer} ms"] == "not installed", row
     assert table["MLP, 100 SGD steps", "f32"]["workload"].endswith("*")  # compute-bound
     peak = [r for r in rows if r[0] in ("tanh(2x+1)", "GELU, tanh form") and len(r) == 8]
     assert len(peak) == 4 and all(r[-1] == "yes" for r in peak), peak  # jitcore: inputs + outputs
@@ -124,6 +145,11 @@ def test_bench_json_parses_and_holds_every_table():
     for r in records:
         assert r["impls"]["numpy"]["ms"] > 0 and r["bound_ms"] > 0
         assert r["impls"]["jitcore"]["status"] in ("ok", "unsupported", "error")
+        for peer in PEER_MODULES:  # the one workloads run with the peers: a time, or n/a and why
+            impl = r["impls"][peer]
+            assert impl["status"] in ("ok", "n/a", "not installed"), (r["workload"], peer, impl)
+            assert impl["status"] != "ok" or impl["ms"] > 0, (r["workload"], peer, impl)
+            assert impl["status"] != "n/a" or impl["reason"], (r["workload"], peer, impl)
     mlp = next(r for r in records if r["workload"] == "mlp")
     assert mlp["steps"] == 100 and mlp["compute_bound"]
     for r in sections["peak-memory"]["records"]:
