@@ -293,7 +293,7 @@ class CpuBackend:
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols))
+                                           sizes=Sizes(symbols), unrolled=not tiny)
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:
