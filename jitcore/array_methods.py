@@ -158,39 +158,62 @@ def conj(self):
     return prims.ufunc(np.conjugate, self)
 
 
-def sum_(self, axis=None, dtype=None, keepdims=False):
+# The reductions take NumPy's whole signature; ``out=``, ``initial=`` and ``where=`` go the way
+# of the functions (``np.sum`` and friends: jitcore/numpy/reductions.py).
+_NO = np._NoValue
+
+
+def sum_(self, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=True):
+    if out is not None or initial is not _NO or where is not True:
+        return reductions.sum(self, axis, dtype, out, keepdims, initial, where)
     return prims.reduction("sum", self, axis, keepdims, dtype)
 
 
-def prod(self, axis=None, dtype=None, keepdims=False):
+def prod(self, axis=None, dtype=None, out=None, keepdims=False, initial=_NO, where=True):
+    if out is not None or initial is not _NO or where is not True:
+        return reductions.prod(self, axis, dtype, out, keepdims, initial, where)
     return prims.reduction("prod", self, axis, keepdims, dtype)
 
 
-def max_(self, axis=None, keepdims=False):
+def max_(self, axis=None, out=None, keepdims=False, initial=_NO, where=True):
+    if out is not None or initial is not _NO or where is not True:
+        return reductions.max(self, axis, out, keepdims, initial, where)
     return prims.reduction("max", self, axis, keepdims)
 
 
-def min_(self, axis=None, keepdims=False):
+def min_(self, axis=None, out=None, keepdims=False, initial=_NO, where=True):
+    if out is not None or initial is not _NO or where is not True:
+        return reductions.min(self, axis, out, keepdims, initial, where)
     return prims.reduction("min", self, axis, keepdims)
 
 
-def mean(self, axis=None, dtype=None, keepdims=False):
+def mean(self, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    if out is not None or where is not True:
+        return reductions.mean(self, axis, dtype, out, keepdims, where=where)
     return prims.mean(self, axis, keepdims, dtype)
 
 
-def var(self, axis=None, dtype=None, ddof=0, keepdims=False):
+def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    if out is not None or where is not True:
+        return reductions.var(self, axis, dtype, out, ddof, keepdims, where=where)
     return prims.variance(self, axis, keepdims, dtype, ddof)
 
 
-def std(self, axis=None, dtype=None, ddof=0, keepdims=False):
+def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True):
+    if out is not None or where is not True:
+        return reductions.std(self, axis, dtype, out, ddof, keepdims, where=where)
     return prims.ufunc(np.sqrt, prims.variance(self, axis, keepdims, dtype, ddof))
 
 
-def any_(self, axis=None, keepdims=False):
+def any_(self, axis=None, out=None, keepdims=False, *, where=True):
+    if out is not None or where is not True:
+        return reductions.any(self, axis, out, keepdims, where=where)
     return prims.reduction("or", prims.as_bool(self), axis, keepdims)
 
 
-def all_(self, axis=None, keepdims=False):
+def all_(self, axis=None, out=None, keepdims=False, *, where=True):
+    if out is not None or where is not True:
+        return reductions.all(self, axis, out, keepdims, where=where)
     return prims.reduction("and", prims.as_bool(self), axis, keepdims)
 
 

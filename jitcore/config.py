@@ -31,6 +31,14 @@ The disk cache (``jitcore/disk_cache.py``), read by it at each compile:
 - ``cache_max_bytes``: the size above which the least recently used entries are removed;
   ``JITCORE_CACHE_MAX_BYTES`` (bytes, or with a ``K``, ``M`` or ``G`` suffix) at import.
 
+Memory for results (``jitcore/buffer_pool.py``):
+
+- ``buffer_pool_bytes``: the most memory kept for reuse by large results (1 MiB and up) once
+  the program drops them, so the next call writes into warm pages instead of fresh ones from
+  the OS; ``JITCORE_BUFFER_POOL_BYTES`` (bytes, or with a ``K``, ``M`` or ``G`` suffix) at
+  import, default ``buffer_pool.DEFAULT_LIMIT`` (256 MiB); 0 turns the pool off. Lowering it
+  lets go of free memory above it at once; ``jitcore.buffer_pool.POOL.clear()`` lets go of all.
+
 Compiles in memory, read by ``jitcore/api.py`` at each compile:
 
 - ``log_compiles``: log every trace and compile, with its stages' times and why the cache
@@ -63,7 +71,7 @@ import types
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from jitcore import tracebacks
+from jitcore import buffer_pool, tracebacks
 from jitcore.codegen.backend import TARGETS
 from jitcore.codegen.cpu import blas, target
 from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
@@ -139,15 +147,30 @@ def cache_dir_from_environment(environ: Mapping[str, str] = os.environ, platform
 
 def cache_max_bytes_from_environment(environ: Mapping[str, str] = os.environ) -> int:
     """``JITCORE_CACHE_MAX_BYTES``: a byte count, with an optional K, M or G (binary) suffix."""
-    text = environ.get("JITCORE_CACHE_MAX_BYTES", "").strip()
+    return _bytes_from_environment("JITCORE_CACHE_MAX_BYTES", DEFAULT_CACHE_MAX_BYTES, environ)
+
+
+def buffer_pool_bytes_from_environment(environ: Mapping[str, str] = os.environ) -> int:
+    """``JITCORE_BUFFER_POOL_BYTES``: a byte count, with an optional K, M or G (binary) suffix."""
+    return _bytes_from_environment("JITCORE_BUFFER_POOL_BYTES", buffer_pool.DEFAULT_LIMIT, environ)
+
+
+def _bytes_from_environment(variable: str, default: int, environ: Mapping[str, str]) -> int:
+    text = environ.get(variable, "").strip()
     if not text:
-        return DEFAULT_CACHE_MAX_BYTES
+        return default
     scale = 1 << (10 * "KMG".index(text[-1].upper()) + 10) if text[-1].upper() in "KMG" else 1
     number = text[:-1] if scale > 1 else text
     if not number.isdigit():
-        raise ConfigError(f"JITCORE_CACHE_MAX_BYTES={text!r} is not a size: write bytes, or a number "
+        raise ConfigError(f"{variable}={text!r} is not a size: write bytes, or a number "
                           "with K, M or G (512M, say)")
     return int(number) * scale
+
+
+def _set_buffer_pool_bytes(value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"jitcore.config.buffer_pool_bytes must be an integer of at least 0, not {value!r}")
+    buffer_pool.POOL.set_limit(value)
 
 
 def log_compiles_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
@@ -267,6 +290,10 @@ class _ConfigModule(types.ModuleType):
                               lambda self, v: _set_cache("max_signatures", v),
                               doc="Signatures kept compiled per jitted function (the docstring).")
 
+    buffer_pool_bytes = property(lambda self: buffer_pool.POOL.limit,
+                                 lambda self, v: _set_buffer_pool_bytes(v),
+                                 doc="Memory kept for reuse by large results (see the module's docstring).")
+
     backend = property(lambda self: _CACHE["backend"], lambda self, v: _set_cache("backend", v),
                        doc="The backend jit compiles for by default (see the module's docstring).")
 
@@ -293,6 +320,7 @@ _set_cache("cache_max_bytes", cache_max_bytes_from_environment())
 _set_cache("log_compiles", log_compiles_from_environment())
 _set_cache("max_signatures", max_signatures_from_environment())
 _set_cache("backend", backend_from_environment())
+_set_buffer_pool_bytes(buffer_pool_bytes_from_environment())
 update("parallel_threshold", DEFAULT_PARALLEL_THRESHOLD)
 update("chunk_size", DEFAULT_CHUNK_SIZE)
 sys.modules[__name__].__class__ = _ConfigModule

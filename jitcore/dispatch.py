@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
+from jitcore.buffer_pool import allocator
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError, LoopStepError
@@ -135,7 +136,6 @@ def fast_key(args: tuple) -> tuple | None:
 
 
 _NDARRAY = np.ndarray
-_empty = np.empty
 
 
 def _check_no_aliasing(arrays, mutated) -> None:
@@ -186,7 +186,7 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
-    __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_outputs",
+    __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_allocate", "_outputs",
                  "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
@@ -205,6 +205,8 @@ class Executable:
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
+        # np.empty for small buffers; large ones reuse the memory of dropped results (buffer_pool.py)
+        self._allocate = [allocator(shape, dtype) for shape, dtype in self._buffers]
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
@@ -244,9 +246,11 @@ class Executable:
         # The common case, spelled out: one buffer, which is the result (alone, or a 1-tuple).
         one = None
         if len(self._buffers) == 1 and not self.plan.has_status and results == [0]:
-            one = (*self._buffers[0], leaf)
+            one = (*self._buffers[0], leaf, self._allocate[0])
         single = results[0] if leaf else None
-        return pool, descriptor, args, one, tuple(self._buffers), tuple(results), single
+        buffers = tuple((shape, dtype, allocate)
+                        for (shape, dtype), allocate in zip(self._buffers, self._allocate))
+        return pool, descriptor, args, one, buffers, tuple(results), single
 
     def _new_descriptor(self, descriptor) -> ctypes.Array:
         return descriptor(*[0] * (descriptor._length_ - len(self._constants)), *self._constants)
@@ -272,13 +276,13 @@ class Executable:
             for i, a in enumerate(args):
                 desc[i] = id(a)
         if one is not None:
-            out = _empty(one[0], one[1])
+            out = one[3](one[0], one[1])
             desc[n] = id(out)
             self._fn(desc)
             pool.append(desc)
             return out if one[2] else (out,)
         buffers, results, single = flat[4:]
-        outs = [_empty(shape, dtype) for shape, dtype in buffers]
+        outs = [allocate(shape, dtype) for shape, dtype, allocate in buffers]
         for i, out in enumerate(outs, n):
             desc[i] = id(out)
         status = None
@@ -303,7 +307,7 @@ class Executable:
             if not arrays[i].flags.c_contiguous:
                 arrays = list(arrays) if arrays is originals else arrays
                 arrays[i] = np.ascontiguousarray(arrays[i])
-        buffers = [np.empty(shape, dtype) for shape, dtype in self._buffers]
+        buffers = [allocate(shape, dtype) for (shape, dtype), allocate in zip(self._buffers, self._allocate)]
         if self.plan.has_status:
             buffers.append(np.zeros(4, np.int64))  # error status: flag, index, axis, size
         if self.plan.header is not None:

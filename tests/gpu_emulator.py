@@ -27,8 +27,10 @@ TIMEOUT = 60  # seconds a barrier waits before the test fails (never hang)
 _SREG = ctypes.CFUNCTYPE(ctypes.c_int32)
 _SHFL = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32)
 _BARRIER = ctypes.CFUNCTYPE(None)
+_WARP_SYNC = ctypes.CFUNCTYPE(None, ctypes.c_int32)
 _RENAMED = {'"llvm.nvvm.read.ptx.sreg.': '"emu_sreg_', '"llvm.nvvm.shfl.sync.down.i32"': '"emu_shfl_down"',
-            '"llvm.nvvm.barrier0"': '"emu_barrier"', "define ptx_kernel ": "define ",
+            '"llvm.nvvm.barrier0"': '"emu_barrier"',
+            '"llvm.nvvm.bar.warp.sync"': '"emu_warp_sync"', "define ptx_kernel ": "define ",
             "addrspace(3) ": "", " addrspace(3)*": "*", 'target triple = "nvptx64-nvidia-cuda"': ""}
 
 
@@ -58,11 +60,13 @@ class EmulatedDevice:
         t = self._thread
         sreg = {name: _SREG(lambda name=name: getattr(t, name))
                 for name in ("tid", "ctaid", "ntid", "nctaid")}
-        self._callbacks = [*sreg.values(), _SHFL(self._shuffle), _BARRIER(self._barrier)]
+        self._callbacks = [*sreg.values(), _SHFL(self._shuffle), _BARRIER(self._barrier),
+                           _WARP_SYNC(self._warp_sync)]
         for name, fn in sreg.items():
             llvm.add_symbol(f"emu_sreg_{name}.x", ctypes.cast(fn, ctypes.c_void_p).value)
-        llvm.add_symbol("emu_shfl_down", ctypes.cast(self._callbacks[-2], ctypes.c_void_p).value)
-        llvm.add_symbol("emu_barrier", ctypes.cast(self._callbacks[-1], ctypes.c_void_p).value)
+        llvm.add_symbol("emu_shfl_down", ctypes.cast(self._callbacks[-3], ctypes.c_void_p).value)
+        llvm.add_symbol("emu_barrier", ctypes.cast(self._callbacks[-2], ctypes.c_void_p).value)
+        llvm.add_symbol("emu_warp_sync", ctypes.cast(self._callbacks[-1], ctypes.c_void_p).value)
 
     # -- the intrinsics ----------------------------------------------------------------------
     def _shuffle(self, mask, value, offset, clamp):
@@ -75,6 +79,9 @@ class EmulatedDevice:
 
     def _barrier(self):
         self._block.wait(TIMEOUT)
+
+    def _warp_sync(self, mask):
+        self._warps[self._thread.tid // 32][1].wait(TIMEOUT)
 
     # -- the driver's calls ----------------------------------------------------------------------
     def current(self):
@@ -93,7 +100,7 @@ class EmulatedDevice:
         engine, addresses = cpu_target.load_object_owned(code, names)
         self._engines.append(engine)  # the code lives as long as the device
         kinds = {launch.kernel: shape.kind for launch, shape in zip(plan.launches, plan.shapes) if shape.grid}
-        synchronising = ("block-reduce", "grid-reduce", "tiled-matmul", "row-group")
+        synchronising = ("block-reduce", "grid-reduce", "tiled-matmul", "row-group", "warp-row-group")
         return engine, {name: (addresses[name], kinds[name] in synchronising) for name in names}
 
     def function(self, module, name):

@@ -5,9 +5,11 @@ Each implementation gets the same arrays, already where it computes (``jc.device
 ``jax.device_put``): the time is the call and the wait for the GPU, not the copies. One warm-up
 call each, then ``--repeat`` timed calls with the implementations taking turns; medians, and
 ratios to jitcore's. Each GPU result is checked against NumPy's (a relative tolerance: GPU sums
-combine in another order). CuPy runs the same code too when installed. ``measure`` gives one
-row as data (``tools/gpu_check.py`` writes it as JSON). Without a GPU or driver it prints so and
-exits 0.
+combine in another order). CuPy runs the same code too when installed; a peer that cannot run
+a workload (JAX's arrays take no ``y[i] = v``) is left out of that row, with its error, and
+the row is still measured. ``GPU_WORKLOADS`` adds workloads of the GPU's own schedules (a
+scatter with repeated indices, a matrix-vector product). ``measure`` gives one row as data
+(``tools/gpu_check.py`` writes it as JSON). Without a GPU or driver it prints so and exits 0.
 """
 
 from __future__ import annotations
@@ -20,6 +22,32 @@ import bench_workloads as bw  # tools/, on sys.path when bench.py runs as a scri
 import numpy as np
 
 TOLERANCE = {"float32": 2e-3, "float64": 1e-9}
+PEERS = ("jax-gpu", "cupy")
+
+
+def scatter(x, idx, v):
+    y = x.copy()
+    y[idx] = v
+    return y
+
+
+def matvec(a, v):
+    return a @ v
+
+
+def _scatter_inputs(rng, shapes, dtype):
+    (n,), (m,) = shapes
+    values = rng.standard_normal(m).astype(dtype)
+    return [rng.standard_normal(n).astype(dtype), rng.integers(-n, n, m), values]
+
+
+GPU_WORKLOADS = [
+    bw.Workload("scatter", "y[idx] = v, repeated idx", scatter,
+                lambda s: [(bw._n(1_000_000, s),), (bw._n(10_000_000, s),)], "no indexed writes",
+                inputs=_scatter_inputs),
+    bw.Workload("matvec", "a @ v", matvec, lambda s: [(bw._side(4096, s),) * 2, (bw._side(4096, s),)],
+                "no matrix product"),
+]
 
 
 def _gpu():
@@ -52,32 +80,43 @@ def _cupy():
 
 
 def _implementations(work, arrays, cuda, jax, cupy=None):
+    """name -> a function making the implementation ready (copies to its device) and returning
+    the call to time."""
     import jitcore as jc
 
-    jitted = jc.jit(work.fn, backend="cuda")
-    on_device = [jc.device_put(a) for a in arrays]
+    def jitcore_cuda():
+        jitted = jc.jit(work.fn, backend="cuda")
+        on_device = [jc.device_put(a) for a in arrays]
 
-    def run_jitcore():
-        out = jitted(*on_device)
-        cuda.synchronize()
-        return out
+        def run():
+            out = jitted(*on_device)
+            cuda.synchronize()
+            return out
 
-    impls = {"numpy": (lambda: work.fn(*arrays)), "jitcore-cuda": run_jitcore}
-    if jax is not None:
+        return run
+
+    def jax_gpu():
         fn = jax.jit(bw._with_np(work.fn, jax.numpy))
         jax_arrays = [jax.device_put(a) for a in arrays]
-        impls["jax-gpu"] = lambda: jax.block_until_ready(fn(*jax_arrays))
-    if cupy is not None:
+        return lambda: jax.block_until_ready(fn(*jax_arrays))
+
+    def cupy_gpu():
         cupy_fn = bw._with_np(work.fn, cupy)
         cupy_arrays = [cupy.asarray(a) for a in arrays]
 
-        def run_cupy():
+        def run():
             out = cupy_fn(*cupy_arrays)
             cupy.cuda.Device().synchronize()
             return out
 
-        impls["cupy"] = run_cupy
-    return impls
+        return run
+
+    makers = {"numpy": lambda: (lambda: work.fn(*arrays)), "jitcore-cuda": jitcore_cuda}
+    if jax is not None:
+        makers["jax-gpu"] = jax_gpu
+    if cupy is not None:
+        makers["cupy"] = cupy_gpu
+    return makers
 
 
 def _first(out):
@@ -86,7 +125,7 @@ def _first(out):
 
 
 def workload(name: str):
-    return next(w for w in bw.WORKLOADS if w.name == name)
+    return next(w for w in [*bw.WORKLOADS, *GPU_WORKLOADS] if w.name == name)
 
 
 def measure(work, dtype, scale: float, repeat: int, cuda, jax=None, cupy=None) -> dict:
@@ -99,14 +138,20 @@ def measure(work, dtype, scale: float, repeat: int, cuda, jax=None, cupy=None) -
            "shapes": [list(s) for s in shapes], "ms": {}, "matches_numpy": None, "error": None}
     arrays = (work.inputs(rng, shapes, dtype) if work.inputs is not None
               else [rng.standard_normal(s).astype(dtype) for s in shapes])
-    try:
-        impls = _implementations(work, arrays, cuda, jax, cupy)
-        start = time.perf_counter()
-        results = {name: fn() for name, fn in impls.items()}  # the warm-up calls (jitcore compiles)
-        row["first_call_s"] = time.perf_counter() - start
-    except Exception as e:  # noqa: BLE001  (the row says what failed; the others still run)
-        row["error"] = f"{type(e).__name__}: {e}"
-        return row
+    impls, results = {}, {}
+    for name, make in _implementations(work, arrays, cuda, jax, cupy).items():
+        try:
+            start = time.perf_counter()
+            impls[name] = make()
+            results[name] = impls[name]()  # the warm-up call (jitcore compiles)
+            if name == "jitcore-cuda":
+                row["first_call_s"] = time.perf_counter() - start
+        except Exception as e:  # noqa: BLE001  (the row or the peer says what failed; others still run)
+            impls.pop(name, None)
+            if name not in PEERS:
+                row["error"] = f"{type(e).__name__}: {e}"
+                return row
+            row.setdefault("peer_errors", {})[name] = f"{type(e).__name__}: {e}"
     times = {name: [] for name in impls}
     for _ in range(repeat):
         for name, fn in impls.items():
@@ -135,7 +180,7 @@ def run(opts) -> int:
           f"{repeat} runs, medians in ms")
     print(f"{'workload':<12} {'dtype':<8} {'numpy':>10} {'jitcore-cuda':>13} {'jax-gpu':>10} {'cupy':>10}"
           "  check")
-    for work in bw.WORKLOADS:
+    for work in [*bw.WORKLOADS, *GPU_WORKLOADS]:
         if only is not None and work.name not in only:
             continue
         if work.steps is not None:
@@ -150,7 +195,7 @@ def format_row(row: dict) -> str:
     if row["error"] is not None:
         return f"{row['workload']:<12} {row['dtype']:<8} failed: {row['error']}"
     ms = row["ms"]
-    peers = " ".join(f"{ms[n]:>10.3f}" if n in ms else f"{'-':>10}" for n in ("jax-gpu", "cupy"))
+    peers = " ".join(f"{ms[n]:>10.3f}" if n in ms else f"{'-':>10}" for n in PEERS)
     check = "matches NumPy" if row["matches_numpy"] else "DIFFERS from NumPy"
     return (f"{row['workload']:<12} {row['dtype']:<8} {ms['numpy']:>10.3f} {ms['jitcore-cuda']:>13.3f} "
             f"{peers}  {check}")

@@ -14,8 +14,10 @@ and how fast.
 3. Copies of 256 MiB to the device and back, through the pinned staging and the plain way,
    taking turns (``run_copies``).
 4. ``tools/bench_cuda.py``'s ``measure`` on a short list (``WORKLOADS``): elementwise over 10M
-   points, a sum of 10M, softmax over the rows of 4096 x 1024, matmul 1024 and 4096, float32,
-   against NumPy on the host and JAX or CuPy on the GPU where installed.
+   points, a sum of 10M, softmax over the rows of 4096 x 1024 and of 512 x 128 (a warp a row),
+   matmul 1024 and 4096, a scatter of 10M repeated indices into 1M, a 4096 x 4096
+   matrix-vector product, float32, against NumPy on the host and JAX or CuPy on the GPU where
+   installed (a peer that cannot run one is left out of its row).
 
 It writes ``gpu_check.json`` and ``gpu_check.md`` under ``--out``, else ``$OUT``, else the
 current directory, and prints the markdown. Exit status: 0 when everything ran and passed, and
@@ -44,7 +46,8 @@ TEST_TIMEOUT = 240  # seconds for the test run: the whole check stays within abo
 TESTS = ["tests/jitcore/test_cuda_runtime.py", "tests/codegen/test_kernels.py", "-k", "cuda and not emulated"]
 # (workload of tools/bench_workloads.py, dtype, scale of its default size)
 WORKLOADS = [("tanh", "float32", 1.0), ("sum", "float32", 1.0), ("softmax", "float32", 1.0),
-             ("matmul", "float32", 1.0), ("matmul", "float32", 16.0)]
+             ("softmax", "float32", 1 / 64), ("matmul", "float32", 1.0), ("matmul", "float32", 16.0),
+             ("scatter", "float32", 1.0), ("matvec", "float32", 1.0)]
 
 
 def detect() -> dict:
@@ -162,6 +165,8 @@ def markdown(report: dict) -> str:
                      *[f"{ms[p]:.3f}" if p in ms else "-" for p in peers],
                      f"{ms['numpy'] / ms['jitcore-cuda']:.2f}", str(row["matches_numpy"])]
             lines.append("| " + " | ".join(cells) + " |")
+        lines += [f"- {row['workload']}: {peer} left out: {why}" for row in bench
+                  for peer, why in row.get("peer_errors", {}).items()]
     for name in ("tests", "copies", "bench"):
         if name + "_error" in report:
             lines += ["", f"{name} failed: {report[name + '_error']}"]

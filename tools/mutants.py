@@ -276,6 +276,10 @@ MUTANTS = [
            "            orig.rebind(out[i])\n", "",
            "an array written in place in a traced branch keeps its old value after it",
            ("tests/jitcore/test_autograph.py",)),
+    Mutant("buffer-pool-reuses-live-memory", "jitcore/buffer_pool.py",
+           "free = _free_indices(blocks, self._free_count)", "free = list(range(len(blocks)))",
+           "a large result is written into memory an array the caller still holds points to",
+           ("tests/jitcore/test_buffer_pool.py",)),
 ]
 
 

@@ -18,9 +18,9 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.host import STATUS, plan_function
-from jitcore.codegen.nvptx import checks, kernels, matmul, rowgroup, target
+from jitcore.codegen.nvptx import checks, kernels, matmul, rowgroup, scatter, target
 from jitcore.codegen.nvptx.plan import GpuPlan
-from jitcore.codegen.plan import CompiledFunction, LowerOptions, Run, Storage
+from jitcore.codegen.plan import Branch, CompiledFunction, ForLoop, LowerOptions, Run, Storage, WhileLoop
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import array, kernel
 
@@ -57,7 +57,7 @@ class NvptxBackend:
                 f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
                 f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS} "
                 f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} row_groups={rowgroup.ENABLED} "
-                "parallel_checks=1")
+                "warp_rows=1 parallel_checks=1 parallel_scatters=1")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
         return self.lower_for(func, len(specs), options, self.arch)
@@ -65,6 +65,7 @@ class NvptxBackend:
     def lower_for(self, func: Operation, n_args: int, options: LowerOptions, arch: str) -> GpuPlan:
         """``func`` as PTX for ``arch``; every argument is passed C-contiguous (the runtime
         copies it so)."""
+        arch = target.check_arch(arch)
         _refuse_unsupported(func)
         name = _PTX_NAME.sub("_", func.sym_name)  # PTX names: letters, digits, _ and $
         draft = f"jit_{name}_{_UNHASHED}"
@@ -75,8 +76,12 @@ class NvptxBackend:
                 plan.has_status = True
         zeroed = []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
-            if kernels.shape_of(op).kind == "grid-reduce":  # its blocks' totals and their count
-                plan.buffers.append(((kernels.scratch_bytes(op),), np.dtype(np.uint8)))
+            kind = kernels.shape_of(op).kind
+            claims = kind == "scatter" and scatter.kind_of(op) == scatter.WINNER
+            if kind == "grid-reduce" or claims:  # its blocks' totals and their count; the claims
+                scratch = ((scatter.winner_words(op),), np.dtype(np.int32)) if claims else (
+                    (kernels.scratch_bytes(op),), np.dtype(np.uint8))
+                plan.buffers.append(scratch)
                 zeroed.append(len(plan.buffers) - 1)
                 plan.launches[i] = dataclasses.replace(
                     launch, operands=(*launch.operands, Storage("buffer", zeroed[-1])))
@@ -97,6 +102,15 @@ class NvptxBackend:
                 plan.launches[i] = dataclasses.replace(launch, operands=operands)
             else:  # run inside its group's launch: never launched itself
                 shapes.append(kernels.LaunchShape("in-row-group", 0, 0))
+        writes = {}  # a scatter's launch -> its second launch (scatter.py), run right after it
+        for i, (op, shape) in enumerate(zip(ops, shapes)):
+            if shape.kind == "scatter":
+                writes[i] = len(plan.launches)
+                second = dataclasses.replace(plan.launches[i], kernel=f"{plan.launches[i].kernel}_write")
+                plan.launches.append(second)
+                shapes.append(kernels.emit_scatter_write(module, second.kernel, op, options.fastmath, i + 1))
+        if writes:
+            plan.program = _followed(plan.program, writes)
         if grouped:
             skipped = {i for i, group in grouped.items() if group[0] != i}
             plan.program = [s for s in plan.program if not (isinstance(s, Run) and s.launch in skipped)]
@@ -131,3 +145,22 @@ def _refuse_unsupported(func: Operation) -> None:
             raise UnsupportedOnGpuError(
                 "jitcore's CUDA backend cannot call back into Python from the GPU "
                 "(debug_print, debug_callback): use backend='cpu' for this function")
+
+
+def _followed(steps, writes: dict[int, int]) -> list:
+    """``steps`` with ``Run(writes[i])`` right after each ``Run(i)``, in nested steps too."""
+    out = []
+    for step in steps:
+        if isinstance(step, Run):
+            out += [step, Run(writes[step.launch])] if step.launch in writes else [step]
+        elif isinstance(step, ForLoop):
+            out.append(dataclasses.replace(step, body=tuple(_followed(step.body, writes))))
+        elif isinstance(step, WhileLoop):
+            out.append(dataclasses.replace(step, before=tuple(_followed(step.before, writes)),
+                                           body=tuple(_followed(step.body, writes))))
+        elif isinstance(step, Branch):
+            out.append(dataclasses.replace(step, then=tuple(_followed(step.then, writes)),
+                                           otherwise=tuple(_followed(step.otherwise, writes))))
+        else:
+            out.append(step)
+    return out

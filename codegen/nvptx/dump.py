@@ -11,7 +11,7 @@ from jitcore.codegen.plan import LowerOptions
 
 def ptx_text(module, arch: str = target.DEFAULT_ARCH, fastmath: bool = False) -> str:
     """The PTX of ``module``'s function (an optimised module: kernels) for ``arch``."""
-    target.check_arch(arch)
+    arch = target.check_arch(arch)
     functions = list(module.functions())
     if len(functions) != 1:
         raise CodegenError(f"the ptx stage needs one function, this module has {len(functions)}")

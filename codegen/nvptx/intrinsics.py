@@ -29,6 +29,11 @@ def barrier(b: ll.IRBuilder) -> None:
     b.call(_declared(b.module, "llvm.nvvm.barrier0", ll.VoidType(), []), [])
 
 
+def warp_barrier(b: ll.IRBuilder) -> None:
+    """``bar.warp.sync -1``: the warp's lanes wait for each other, and see each other's writes."""
+    b.call(_declared(b.module, "llvm.nvvm.bar.warp.sync", ll.VoidType(), [I32]), [FULL_MASK])
+
+
 def shuffle_down(b: ll.IRBuilder, value: ll.Value, offset: int) -> ll.Value:
     """``value`` of the lane ``offset`` above this one (``shfl.sync.down``); a lane with none
     above it gets its own. Any scalar type or struct of them (a complex number)."""

@@ -2,7 +2,7 @@
 space mapped onto blocks of ``BLOCK`` threads, the body emitted by the same ``KernelBody`` as
 the CPU's (so every scalar op and math function lowers alike).
 
-Six shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
+Seven shapes, chosen from the op alone (``shape_of``), each with its launch's grid and block:
 
 - ``elementwise`` (no reduction): every point of the domain is one work item; item ``i`` is run
   by thread ``i mod (blocks * BLOCK)`` of a grid-stride loop (``i = blockIdx * BLOCK +
@@ -29,8 +29,12 @@ Six shapes, chosen from the op alone (``shape_of``), each with its launch's grid
   (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop.
 - ``tiled-matmul`` (a float32 or float64 matrix product: ``matmul.py``, which documents its
   tiles and its fixed accumulation order): one block of ``matmul.threads()`` per result tile.
-- ``serial`` (a kernel that runs in order: it checks indices, scatters, runs scalar loops, scans,
-  or starts from a copy of an input): one thread runs the whole nest in C order, as on the CPU.
+- ``scatter`` then ``scatter-write`` (a result that starts as a copy of an input and is written
+  at computed or strided positions: ``y[idx] = v``, integer ``x.at[idx].add(v)``, ``x[a:b:s] =
+  v``): two launches on every thread, the last write winning as in C order (``scatter.py``).
+- ``serial`` (a kernel that runs in order: it scatters floats by accumulation, runs scalar
+  loops, scans, or starts from a copy of an input otherwise): one thread runs the whole nest in
+  C order, as on the CPU.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from jitcore.codegen.kernel_body import KernelBody, kernel_function
 from jitcore.codegen.llvm_types import I8, I64, constant, memory_type, value_type
 from jitcore.codegen.loops import element_pointer, emit_loop, emit_nest, extent
 from jitcore.codegen.nvptx import checks as checks_module
-from jitcore.codegen.nvptx import matmul
+from jitcore.codegen.nvptx import matmul, scatter
 from jitcore.codegen.nvptx.intrinsics import I32, barrier, shared_array, shuffle_down, special_register
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.dialects import kernel
@@ -72,7 +76,8 @@ INTEGER_COMBINES = ("arith.addi", "arith.muli", "arith.maxsi", "arith.minsi", "a
 class LaunchShape:
     """How one kernel is launched: its schedule, blocks in the grid and threads per block."""
 
-    kind: str  # "elementwise", "block-reduce", "grid-reduce", "thread-reduce", "tiled-matmul", "serial"
+    kind: str  # "elementwise", "block-reduce", "grid-reduce", "thread-reduce", "tiled-matmul",
+    #            "scatter", "scatter-write", "serial"; "row-group", "in-row-group" (rowgroup.py)
     grid: int
     block: int
 
@@ -81,6 +86,9 @@ def shape_of(op: kernel.GenericOp) -> LaunchShape:
     """The schedule of ``op`` and its launch's size (see the module's docstring)."""
     domain = op.domain()
     parallel = math.prod(d for d, it in zip(domain, op.iterator_types) if it == kernel.PARALLEL)
+    if scatter.kind_of(op) is not None:  # a copy of an input, then writes on every thread
+        points = max(math.prod(domain), op.results[0].type.size)
+        return LaunchShape("scatter", _blocks(points, BLOCK), BLOCK)
     if (runs_in_order(op) or op.scan_dim is not None
             or any(source >= 0 for source in op.copy_inputs)):
         return LaunchShape("serial", 1, 1)
@@ -158,6 +166,15 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, fastmath: bo
     return shape
 
 
+def emit_scatter_write(module: ll.Module, name: str, op: kernel.GenericOp, fastmath: bool,
+                       tag: int) -> LaunchShape:
+    """The second launch of a ``scatter`` kernel (``scatter.py``), ``name``, with the same
+    parameters as the first. Returns its launch's shape."""
+    shape = LaunchShape("scatter-write", _blocks(math.prod(op.domain()), BLOCK), BLOCK)
+    _Kernel(module, name, op, shape, fastmath, tag=tag)
+    return shape
+
+
 class _Kernel:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, shape: LaunchShape,
                  fastmath: bool, member=None, tag: int = 1):
@@ -167,9 +184,10 @@ class _Kernel:
         self.op = op
         shaped = [*op.operands, *op.results]
         status = needs_status(op)
-        grid = shape.kind == "grid-reduce"
+        scattering = scatter.kind_of(op) if shape.kind in ("scatter", "scatter-write") else None
+        grid = shape.kind == "grid-reduce" or scattering == scatter.WINNER  # scratch: last pointer
         reduces = (shape.kind in ("block-reduce", "grid-reduce")
-                   or (shape.kind == "row-group" and op.has_reduction))
+                   or (shape.kind in ("row-group", "warp-row-group") and op.has_reduction))
         self.merging = merging_of(op) if reduces else None
         self.domain = list(op.domain())
         maps = list(op.indexing_maps)
@@ -198,14 +216,20 @@ class _Kernel:
         # No exact (libm) fallback on the GPU: the math library's code alone, and a trig
         # argument beyond its range is reported (the runtime raises) rather than computed wrong.
         status_words = extras[0] if status else None
-        if kernel.checks_indices(op) and shape.kind != "serial":  # the lowest bad index wins
+        if scattering is not None:
+            self.body = scatter.ScatterBody(self.b, op, operands, maps, precision, status_words,
+                                            domain=self.domain, tag=tag, kind=scattering, winner=self.scratch,
+                                            role="claim" if shape.kind == "scatter" else "write")
+        elif kernel.checks_indices(op) and shape.kind != "serial":  # the lowest bad index wins
             self.body = checks_module.ParallelCheckBody(self.b, op, operands, maps, precision, status_words,
                                                         domain=self.domain, tag=tag)
         else:
             self.body = KernelBody(self.b, op, operands, maps, precision, status_words)
         {"elementwise": self._elementwise, "block-reduce": self._block_reduce,
          "grid-reduce": self._grid_reduce, "thread-reduce": self._thread_reduce,
-         "serial": self._serial, "tiled-matmul": lambda: matmul.emit(self)}[shape.kind]()
+         "serial": self._serial, "tiled-matmul": lambda: matmul.emit(self),
+         "scatter": lambda: scatter.emit_prepare(self, scattering),
+         "scatter-write": lambda: scatter.emit_write(self, scattering)}[shape.kind]()
         self.b.ret_void()
 
     def _report_trig_range(self, beyond: ll.Value) -> None:
@@ -305,18 +329,13 @@ class _Kernel:
         """Every thread's partials in ``values`` folded in the documented order (lanes, then the
         warps' slots in shared memory ``name``), ``on_total(total)`` emitted for thread 0, and a
         barrier after it: the slots are free again. Every thread of the block must call it."""
-        b, merging = self.b, self.merging
+        b = self.b
         tid = special_register(b, "tid.x")
         lane = b.and_(tid, extent(WARP - 1))
         warp = b.lshr(tid, extent(5))
         shared = [shared_array(b.module, f"{self.prefix}_{name}{k}", v.type, WARPS)
                   for k, v in enumerate(values)]
-
-        def warp_fold(values: list[ll.Value], offsets) -> list[ll.Value]:
-            for offset in offsets:
-                values = merging.merge(b, values, [shuffle_down(b, v, offset) for v in values])
-            return values
-
+        warp_fold = self._warp_fold
         partial = warp_fold(values, (16, 8, 4, 2, 1))
         with b.if_then(b.icmp_unsigned("==", lane, extent(0))):
             for g, v in zip(shared, partial):
@@ -329,6 +348,13 @@ class _Kernel:
             with b.if_then(b.icmp_unsigned("==", tid, extent(0))):
                 on_total(total)
         barrier(b)
+
+    def _warp_fold(self, values: list[ll.Value], offsets) -> list[ll.Value]:
+        """Each lane's ``values`` merged with those of the lane ``offset`` above, for each offset
+        in turn (``shfl.sync.down``): with 16, 8, 4, 2, 1, lane 0 ends with the warp's total."""
+        for offset in offsets:
+            values = self.merging.merge(self.b, values, [shuffle_down(self.b, v, offset) for v in values])
+        return values
 
     def _block_reduce(self) -> None:
         b = self.b
@@ -348,21 +374,34 @@ class _Kernel:
         self._block_total([b.load(s) for s in slots], "partials",
                           lambda total: self.body.store_results(self._point(at, {}), total))
 
-    def row_part(self, row: ll.Value) -> None:
+    def row_part(self, row: ll.Value, warp: bool = False) -> None:
         """A row group member's points of row ``row`` (dim 0), by the block's threads: a
         reduction of the row's other dims as a block reduction's result is (the same order),
-        or each point by one thread, thread ``t`` taking points ``t, t + BLOCK, ...``."""
-        tid = special_register(self.b, "tid.x")
+        or each point by one thread, thread ``t`` taking points ``t, t + BLOCK, ...``. With
+        ``warp``, by the lanes of one warp alone: lane ``l`` folds or takes points ``l, l + 32,
+        ...``, and a reduction's lanes merge by shuffles (16, 8, 4, 2, 1), lane 0 storing."""
+        b = self.b
+        tid = special_register(b, "tid.x")
+        first, step = (b.and_(tid, extent(WARP - 1)), WARP) if warp else (tid, BLOCK)
         rest = list(range(1, len(self.domain)))
-        if self.op.has_reduction:
+        count = math.prod(self.domain[d] for d in rest)
+        if self.op.has_reduction and not warp:
             self._block_result(tid, {0: row}, rest)
+            return
+        if self.op.has_reduction:
+            slots = self._accumulators()
+            self._grid_stride(first, extent(step), count,
+                              lambda r: self._fold(slots, self._point({0: row}, self._position(r, rest))))
+            total = self._warp_fold([b.load(s) for s in slots], (16, 8, 4, 2, 1))
+            with b.if_then(b.icmp_unsigned("==", first, extent(0))):
+                self.body.store_results(self._point({0: row}, {}), total)
             return
 
         def item(i):
             ivs = self._point({0: row, **self._position(i, rest)}, {})
             self.body.store_results(ivs, self.body.evaluate(ivs))
 
-        self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in rest), item)
+        self._grid_stride(first, extent(step), count, item)
 
     def _grid_reduce(self) -> None:
         """One result point reduced by ``grid`` blocks: block ``k`` folds its chunk (the

@@ -19,11 +19,19 @@ block's threads before the next member reads them. So softmax makes two reducing
 the row (max; sum of exponentials) and one writing pass, all in one launch; each element is
 computed by the same scalar code as ungrouped.
 
+Rows whose reductions are shorter than a block (``by_warps``: at least a warp's 32 points, fewer
+than ``BLOCK``) run a row per warp instead: warp ``w`` of block ``k`` takes row ``k * WARPS + w``
+(then the grid's warps further), lane ``l`` folds or writes points ``l, l + 32, ...``, a
+reduction's lanes merge by shuffles (16, 8, 4, 2, 1) and lane 0 stores; ``bar.warp.sync`` after
+each member plays the block barrier's part. No shared memory, no block barrier: eight rows
+per block at once instead of one block idling most of its threads on a short row. (Apart,
+such rows are a thread's C-order fold: grouped, they differ by rounding only.)
+
 A group is a run of at least two consecutive top-level launches, one of them a row reduction,
 where every member has the same extent ``rows`` >= 2 of dim 0, a parallel dim 0, no status
 words (no index checks or trig reports), no copied inputs, scans or in-order work, is not a
-matrix product, and is either all parallel or reduces every dim but 0 (rows of at least
-``BLOCK`` points: a block per shorter row would idle most of its threads); and every operand an
+matrix product, and is either all parallel or reduces every dim but 0 (rows of at least a
+warp's 32 points: shorter ones are better a thread per row, apart); and every operand an
 earlier member wrote is written and read by row (both maps index its dim 0 by domain dim 0,
 with that leading extent: row ``r`` is then the same bytes for writer and reader).
 """
@@ -37,9 +45,9 @@ from llvmlite import ir as ll
 from jitcore.codegen.host import STATUS
 from jitcore.codegen.kernel_body import Operand
 from jitcore.codegen.llvm_types import PTR
-from jitcore.codegen.loops import Sizes
+from jitcore.codegen.loops import Sizes, extent
 from jitcore.codegen.nvptx import kernels
-from jitcore.codegen.nvptx.intrinsics import barrier, special_register
+from jitcore.codegen.nvptx.intrinsics import barrier, special_register, warp_barrier
 from jitcore.codegen.plan import CompiledFunction, launch_runs
 from jitcore.ir.attributes import AffineExpr
 from jitcore.ir.dialects import kernel
@@ -66,8 +74,8 @@ def _candidate(plan: CompiledFunction, index: int, op) -> bool:
         return False
     rest = set(op.iterator_types[1:])
     if op.has_reduction and (rest != {kernel.REDUCTION} or kernels.merging_of(op) is None
-                             or math.prod(domain[1:]) < kernels.BLOCK):
-        return False  # a row shorter than a block would idle most of its threads: apart, a
+                             or math.prod(domain[1:]) < kernels.WARP):
+        return False  # a row shorter than a warp would idle most of its lanes: apart, a
         #               thread-per-row reduction serves it better
     if not op.has_reduction and rest != {kernel.PARALLEL}:
         return False
@@ -93,9 +101,17 @@ def _by_row(indexing_map, value, rows: int) -> bool:
     return bool(indexing_map.exprs) and indexing_map.exprs[0] == AffineExpr(0) and shape[0] == rows
 
 
+def by_warps(members: list) -> bool:
+    """Whether a group runs a row per warp: its reductions' rows are shorter than a block."""
+    return max(math.prod(op.domain()[1:]) for op in members if op.has_reduction) < kernels.BLOCK
+
+
 def emit_group(module: ll.Module, name: str, members: list, fastmath: bool) -> kernels.LaunchShape:
     """``ptx_kernel void name(operands of each member, in order)``: block ``r`` runs row ``r``
-    (grid-stride) through every member. Returns the launch's shape."""
+    (grid-stride) through every member; or, for short rows (``by_warps``), warp ``w`` of the
+    grid runs row ``w``. Returns the launch's shape."""
+    warp = by_warps(members)
+    kind = "warp-row-group" if warp else "row-group"
     shaped = [[*op.operands, *op.results] for op in members]
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR] * sum(map(len, shaped))), name)
     fn.calling_convention = "ptx_kernel"  # no noalias: a member's result is a later one's input
@@ -104,15 +120,22 @@ def emit_group(module: ll.Module, name: str, members: list, fastmath: bool) -> k
     for j, (op, values) in enumerate(zip(members, shaped)):
         operands = [Operand(next(args), sizes.strides(b, v.type.shape), sizes.extents(v.type.shape))
                     for v in values]
-        shape = kernels.LaunchShape("row-group", 1, kernels.BLOCK)
+        shape = kernels.LaunchShape(kind, 1, kernels.BLOCK)
         parts.append(kernels._Kernel(module, name, op, shape, fastmath, (b, fn, operands, f"{name}_m{j}")))
     rows = members[0].domain()[0]
 
     def row(r):
         for part in parts:
-            part.row_part(r)
-            barrier(b)  # its results are seen by the block's threads before the next reads them
+            part.row_part(r, warp)
+            # its results are seen by the threads running the row before the next member reads them
+            (warp_barrier if warp else barrier)(b)
 
-    parts[0]._grid_stride(special_register(b, "ctaid.x"), special_register(b, "nctaid.x"), rows, row)
+    ctaid, nctaid = special_register(b, "ctaid.x"), special_register(b, "nctaid.x")
+    if warp:  # warp w of block k: row k * WARPS + w, then a grid's warps further
+        first = b.add(b.mul(ctaid, extent(kernels.WARPS)), b.lshr(special_register(b, "tid.x"), extent(5)))
+        parts[0]._grid_stride(first, b.mul(nctaid, extent(kernels.WARPS)), rows, row)
+    else:
+        parts[0]._grid_stride(ctaid, nctaid, rows, row)
     b.ret_void()
-    return kernels.LaunchShape("row-group", kernels._blocks(rows, 1), kernels.BLOCK)
+    blocks = kernels._blocks(rows, kernels.WARPS if warp else 1)
+    return kernels.LaunchShape(kind, blocks, kernels.BLOCK)

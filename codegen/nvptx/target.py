@@ -4,6 +4,11 @@ The PTX is JIT-compiled by the CUDA driver when a module is loaded, so no CUDA t
 needed to run it; ``ptxas`` (when installed) assembles it ahead of time in the tests. The PTX
 ISA version is the lowest that the architecture needs (``PTX_FEATURES``): the lower it is, the
 older the drivers that accept it.
+
+A device newer than the architectures in ``PTX_FEATURES`` (say sm_103, sm_110 or sm_121, whose
+PTX needs an ISA this LLVM's table does not give, which would end the process with an LLVM
+error) gets the PTX of the newest one listed below it: PTX for ``sm_XY`` is JIT-compiled by the
+driver for any later device. Arch-specific targets (``sm_90a``) are accepted where listed.
 """
 
 from __future__ import annotations
@@ -18,19 +23,28 @@ from jitcore.ir.errors import JitcoreError
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_80"  # without a driver to ask (dump-ir, the PTX tests): Ampere
-# the lowest PTX ISA version each architecture family needs (LLVM's feature names)
-PTX_FEATURES = ((120, "+ptx87"), (100, "+ptx86"), (90, "+ptx80"), (80, "+ptx80"), (70, "+ptx80"))
-_ARCH = re.compile(r"sm_(\d+)[af]?$")
+# the architectures code is generated for, with the lowest PTX ISA version each needs (LLVM's
+# feature names), as verified with llvmlite 0.50's LLVM and ptxas 13
+PTX_FEATURES = {70: "+ptx80", 72: "+ptx80", 75: "+ptx80", 80: "+ptx80", 86: "+ptx80", 87: "+ptx80",
+                89: "+ptx80", 90: "+ptx80", 100: "+ptx86", 120: "+ptx87"}  # (sm_101 is now sm_110)
+ARCH_SPECIFIC = (90, 100, 120)  # those with an ``a`` variant (sm_90a: features of that chip only)
+_ARCH = re.compile(r"sm_(\d+)(a?)$")
 _lock = threading.Lock()
 
 
 def check_arch(arch: str) -> str:
-    """``arch`` if LLVM's NVPTX target can generate code for it (``sm_70`` and later)."""
+    """The architecture to generate code for a device of ``arch`` (``sm_70`` and later): ``arch``
+    itself if listed in ``PTX_FEATURES``, else the newest listed below it (see the module's
+    docstring)."""
     match = _ARCH.match(arch)
-    if match is None or int(match.group(1)) < 70:
+    number = int(match.group(1)) if match is not None else 0
+    specific = match is not None and match.group(2) == "a"
+    if number < 70 or (specific and number not in ARCH_SPECIFIC):
         raise JitcoreError(f"unknown GPU architecture {arch!r}: give one as sm_XY (sm_70 or later), "
-                           "e.g. sm_80 or sm_90")
-    return arch
+                           "e.g. sm_80 or sm_90, or sm_90a")
+    if number in PTX_FEATURES:
+        return arch
+    return f"sm_{max(n for n in PTX_FEATURES if n < number)}"
 
 
 def arch_of(major: int, minor: int) -> str:
@@ -39,8 +53,7 @@ def arch_of(major: int, minor: int) -> str:
 
 
 def ptx_features(arch: str) -> str:
-    number = int(_ARCH.match(check_arch(arch)).group(1))
-    return next(feature for lowest, feature in PTX_FEATURES if number >= lowest)
+    return PTX_FEATURES[int(_ARCH.match(check_arch(arch)).group(1))]
 
 
 @functools.cache

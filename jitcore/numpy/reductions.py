@@ -182,26 +182,52 @@ def _divide(total, count, dtype):
 
 
 @implements(np.var)
-def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    if not traced(a):
-        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
-    _no_where(np.var, out, **kwargs)
-    return prims.variance(a, axis, keepdims, dtype, ddof)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+        correction=np._NoValue):
+    ddof = ddof if correction is np._NoValue else correction  # NumPy 2's Array API spelling
+    if not traced(a, where):
+        return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      **_given(where=where), **({} if mean is np._NoValue else {"mean": mean}))
+    _no_out("var", out)
+    if mean is not np._NoValue:
+        raise UnsupportedError(f"numpy.var with mean= is not supported under jit yet (at {user_location()})")
+    if where is True:
+        return prims.variance(a, axis, keepdims, dtype, ddof)
+    return _masked_variance(_operand(a, where), axis, dtype, ddof, keepdims, where)
 
 
 @implements(np.std)
-def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
-    if not traced(a):
-        return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, **kwargs)
-    _no_where(np.std, out, **kwargs)
-    return prims.ufunc(np.sqrt, prims.variance(a, axis, keepdims, dtype, ddof))
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True, mean=np._NoValue,
+        correction=np._NoValue):
+    ddof = ddof if correction is np._NoValue else correction  # NumPy 2's Array API spelling
+    if not traced(a, where):
+        return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
+                      **_given(where=where), **({} if mean is np._NoValue else {"mean": mean}))
+    return prims.ufunc(np.sqrt, var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
 
 
-def _no_where(np_fn, out, **kwargs):
-    _no_out(np_fn.__name__, out)
-    if _given(**kwargs):
-        raise UnsupportedError(f"numpy.{np_fn.__name__} with where= is not supported under jit yet "
-                               f"(at {user_location()})")
+def _masked_variance(a, axis, dtype, ddof, keepdims, where):
+    """NumPy's ``var(where=)``: the masked mean, the masked sum of squared deviations, divided
+    by ``max(count - ddof, 0)`` (a slice with nothing selected is NaN, as in NumPy)."""
+    if a.dtype.kind == "c" and dtype is None:
+        acc_dtype, result_dtype = a.dtype, np.dtype(a.dtype.char.lower())
+    else:
+        result_dtype = np.dtype(dtype or (np.float64 if a.dtype.kind in "biu" else a.dtype))
+        acc_dtype = np.dtype(np.float32) if result_dtype == np.float16 else result_dtype
+    x = prims.convert(a, acc_dtype)
+    count = _masked_reduction("sum", _mask(a, where), axis, True, np.intp)
+    centre = prims.ufunc(np.true_divide, _masked_reduction("sum", x, axis, True, None, np._NoValue, where),
+                         count)
+    centered = prims.ufunc(np.subtract, x, prims.convert(centre, acc_dtype))
+    if centered.dtype.kind == "c":
+        re, im = prims.part("real", centered), prims.part("imag", centered)
+        squared = prims.ufunc(np.add, prims.ufunc(np.multiply, re, re), prims.ufunc(np.multiply, im, im))
+    else:
+        squared = prims.ufunc(np.multiply, centered, centered)
+    total = _masked_reduction("sum", squared, axis, keepdims, None, np._NoValue, where)
+    count = _masked_reduction("sum", _mask(a, where), axis, keepdims, np.intp)
+    left = prims.ufunc(np.maximum, prims.ufunc(np.subtract, count, ddof), 0)
+    return prims.convert(prims.ufunc(np.true_divide, total, left), result_dtype)
 
 
 def _emit(op_cls, x: Tracer, result_type: TensorType, kind: str, axis: int) -> Tracer:
@@ -261,11 +287,12 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
     return _argreduce("min", a, axis, out, keepdims)
 
 
-_NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod}
+_NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumulate,
+               "min": np.minimum.accumulate}
 
 
-def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None) -> Tracer:
-    name = f"cum{kind}"
+def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None, name: str = "") -> Tracer:
+    name = name or f"cum{kind}"
     _no_out(name, out)
     x, ax = _one_axis(a, axis, name)
     if dtype is None:
@@ -276,6 +303,16 @@ def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None) -> Tracer:
     if x.shape[ax] <= 1:
         return fresh(x)  # nothing to accumulate; still a new array, not the operand
     return _emit(ScanOp, x, x.value.type, kind, ax)
+
+
+def running_extreme(kind: str, a: Tracer, axis, dtype) -> Tracer:
+    """``np.maximum.accumulate`` (``kind`` "max") or ``np.minimum.accumulate`` ("min") of a traced
+    array: one ``array.scan``, NaN kept from where it first appears, as NumPy's loop does."""
+    ufunc = "maximum" if kind == "max" else "minimum"
+    if axis is None and a.ndim > 1:
+        raise JitValueError(f"numpy.{ufunc}.accumulate needs an axis for a {a.ndim}-d array (NumPy raises "
+                            f"the same ValueError), at {user_location()}: pass axis=0, say")
+    return _scan(kind, a, axis, dtype, None, f"numpy.{ufunc}.accumulate")
 
 
 @implements(np.cumsum)

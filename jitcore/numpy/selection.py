@@ -47,6 +47,24 @@ for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
     _data_dependent(_fn)
 
 
+def _distinct_values(np_fn):
+    """``numpy.unique`` and its variants: how many values they return depends on the data."""
+    def fn(a, *args, **kwargs):
+        if not traced(a):
+            return np_fn(a, *args, **kwargs)
+        raise JitTypeError(
+            f"numpy.{np_fn.__name__} returns as many values as the data holds distinct ones, which "
+            f"a compiled function cannot return (at {user_location()}); sort and compare neighbours "
+            "for a mask of first occurrences (s = np.sort(x); first = np.concatenate([[True], "
+            "s[1:] != s[:-1]])), or call it outside the jitted function"
+        )
+    HANDLED_FUNCTIONS[np_fn] = fn
+
+
+for _fn in (np.unique, np.unique_all, np.unique_counts, np.unique_inverse, np.unique_values):
+    _distinct_values(_fn)
+
+
 def _select_kind(v):
     """What ``np.result_type`` takes for a choice of ``np.select``: Python scalars stay weak."""
     if isinstance(v, Tracer):

@@ -17,6 +17,7 @@ import numpy as np
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy import reductions
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -117,7 +118,16 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
     out = kwargs.pop("out", None)
     casting = kwargs.pop("casting", "same_kind") if out is not None and method == "__call__" else None
+    where = kwargs.pop("where", True)
+    if where is not True and method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        kwargs["where"] = where  # the reductions take where= themselves
+    elif where is not True and method == "__call__" and ufunc in UFUNCS:
+        return _ufunc_where(ufunc, inputs, out, casting, where, kwargs)
+    elif where is not True:
+        kwargs["where"] = where  # refused below, named in the message
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
+    if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
+        structural += ("initial", "where")
     if any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
         raise UnsupportedError(
             f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not supported under jit "
@@ -132,8 +142,9 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return UFUNCS[ufunc](*inputs)
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         (a,) = inputs
+        given = {k: kwargs[k] for k in ("initial", "where") if k in kwargs}
         return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
-                                                         keepdims=kwargs.get("keepdims", False))
+                                                         keepdims=kwargs.get("keepdims", False), **given)
     if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
@@ -143,8 +154,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         if a.ndim == 0:
             raise JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
                                f"at {user_location()}")
-        dtype = kwargs.get("dtype")
-        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=kwargs.get("axis", 0), dtype=dtype)
+        dtype, axis = kwargs.get("dtype"), kwargs.get("axis", 0)
+        if ufunc in _RUNNING_EXTREMES:
+            return reductions.running_extreme(_RUNNING_EXTREMES[ufunc], a, axis, dtype)
+        return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=axis, dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
         return _ufunc_outer(ufunc, *inputs)
     if method == "at" and ufunc in UFUNCS and ufunc.signature is None:
@@ -245,6 +258,28 @@ def _at_exact_in(dtype, ct, mode: str, v) -> bool:
     return exact_v and (mode in ("max", "min") or dtype.kind in "bfc")
 
 
+def _ufunc_where(ufunc, inputs, out, casting, where, kwargs):
+    """``ufunc(*inputs, out=target, where=mask)``: the result where the mask holds, the target's
+    values elsewhere. Without ``out=`` NumPy leaves those elements uninitialised; here they are
+    zero, one of the values NumPy could give."""
+    if ufunc.nout != 1 or (out is not None and len(out) != 1):
+        raise UnsupportedError(f"numpy.{ufunc.__name__} with where= and several outputs is not "
+                               f"supported under jit yet (at {user_location()})")
+    if any(not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
+        raise UnsupportedError(f"numpy.{ufunc.__name__} with {', '.join(sorted(kwargs))} is not "
+                               f"supported under jit yet (at {user_location()})")
+    result = UFUNCS[ufunc](*inputs)
+    mask = prims.as_bool(where) if isinstance(where, Tracer) else np.asarray(where, bool)
+    target = None if out is None else out[0]
+    if target is None:
+        return prims.where(mask, result, prims.convert(prims.constant(result.owner_trace, 0), result.dtype))
+    if not isinstance(target, Tracer):
+        raise UnsupportedError(_out_refused(ufunc))
+    if casting == "unsafe":
+        result = prims.convert(result, target.dtype)
+    return _assign_out(ufunc, target, prims.where(mask, result, target), casting)
+
+
 def _assign_out(ufunc, target, result, casting: str = "same_kind"):
     """A result of the ufunc into its ``out=`` array, if one is given, cast by ``casting``."""
     if target is None:
@@ -267,7 +302,8 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
     return value is None or (key in _UFUNC_DEFAULTS and value == _UFUNC_DEFAULTS[key])
 
 
-_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod}
+_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None}
+_RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
                      np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
 

@@ -82,6 +82,11 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
 case("np.add.accumulate(x, axis)", "ufunc.reduce", lambda x, **k: np.add.accumulate(x, **k),
      _float_domain(g_reduce("small", tuple_axis=False, keepdims=False, none_axis=False),
                    g_reduce(tuple_axis=False, keepdims=False, none_axis=False)))  # a scan: exact
+for _name in ("maximum", "minimum"):  # running extremes: scans of their own, NaN kept once met
+    case(f"np.{_name}.accumulate(x, axis)", "ufunc.reduce",
+         lambda x, _f=_name, **k: getattr(np, _f).accumulate(x, **k),
+         _float_domain(g_reduce("any", tuple_axis=False, keepdims=False, none_axis=False),
+                       g_reduce(tuple_axis=False, keepdims=False, none_axis=False)))
 
 
 # NaN-ignoring reductions (issue 12): NaN replaced by the identity, as NumPy's own nan* functions.
@@ -256,7 +261,7 @@ NOTES = {
     "np.mean(x, axis, keepdims)": "float16 accumulates in float32, as in NumPy",
     "np.var(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
     "np.std(x, axis, keepdims, ddof)": "float16 computed in float32 (NumPy: in float16, which can overflow)",
-    "np.add.accumulate(x, axis)": "accumulate: add and multiply (others: UnsupportedError)",
+    "np.add.accumulate(x, axis)": "accumulate: add, multiply, maximum, minimum (others: UnsupportedError)",
     "np.nanmax(x, axis, keepdims)": "complex not yet",
     "np.nanmin(x, axis, keepdims)": "complex not yet",
     "np.nanargmax(x, axis, keepdims)": "a slice of NaNs only gives 0 (NumPy raises ValueError: the "

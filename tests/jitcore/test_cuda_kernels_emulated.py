@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore.codegen.nvptx import matmul
 from tests.budget import examples
+from tests.oracle import assert_matches
 
 RNG = np.random.default_rng(8)
 
@@ -110,12 +111,37 @@ def test_row_groups_emulated(emulated, monkeypatch, f):
     assert "block-reduce" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
     np.testing.assert_array_equal(grouped, apart)
     monkeypatch.setattr(rowgroup, "ENABLED", True)
-    x32 = RNG.standard_normal((2, 50)).astype(np.float32)  # rows shorter than a block: apart
+    x32 = RNG.standard_normal((2, 20)).astype(np.float32)  # rows shorter than a warp: apart
     np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
-    assert "row-group" not in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    kinds = [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+    assert not {"row-group", "warp-row-group"} & set(kinds), kinds
+    x32 = RNG.standard_normal((3, 50)).astype(np.float32)  # shorter than a block: a warp a row
+    np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
+    assert "warp-row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
     x32 = RNG.standard_normal((2, 100)).astype(np.float32)  # a float32 group
     np.testing.assert_allclose(run_emulated(f, x32), f(x32), rtol=2e-5, atol=1e-6)
     assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x32).plan().shapes]
+
+
+def test_short_rows_run_a_warp_each_emulated(emulated, monkeypatch):
+    """Rows shorter than a block, longer than a warp: one launch, warp ``w`` of the grid taking
+    row ``w`` through every member; a row sum in the documented order (lane ``l`` folds points
+    ``l, l + 32``, then lanes merge 16, 8, 4, 2, 1), bit for bit. One block (2 warps) for 5
+    rows, so warps take several rows each."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    x = RNG.standard_normal((5, 45))
+    f = lambda a: a / a.sum(axis=1, keepdims=True)  # noqa: E731
+    got = run_emulated(f, x)
+    assert [(s.kind, s.grid) for s in jc.jit(f, backend="cuda").lower(x).plan().shapes] == \
+        [("warp-row-group", 1), ("in-row-group", 0)]
+    lanes = [[x[r, lane] + x[r, lane + 32] if lane + 32 < 45 else x[r, lane] for lane in range(32)]
+             for r in range(5)]
+    for r, partials in enumerate(lanes):
+        for step in (16, 8, 4, 2, 1):
+            partials = [partials[j] + partials[j + step] if j + step < 32 else partials[j] for j in range(32)]
+        np.testing.assert_array_equal(got[r], x[r] / partials[0])
 
 
 def test_rows_read_out_of_order_are_not_grouped(emulated):
@@ -150,3 +176,103 @@ def test_parallel_gathers_report_the_first_bad_index_emulated(emulated, monkeypa
     idx[1] = 3  # the next one; and again in a second launch of the plan (a fresh status)
     with pytest.raises(IndexError, match="index 77 is out of bounds for axis 1 with size 50"):
         run_emulated(f, x, idx)
+
+
+def scatter_set(a, k, w):
+    y = a.copy()
+    y[k] = w
+    return y
+
+
+def kinds_of(f, *args):
+    return [s.kind for s in jc.jit(f, backend="cuda").lower(*args).plan().shapes]
+
+
+@pytest.fixture
+def one_block(emulated, monkeypatch):
+    """One block of 64 threads: thread 0 runs point 64 before thread 1 runs point 1, so a write
+    that trusted the threads' timing would leave point 1's value where NumPy leaves point 64's."""
+    from jitcore.codegen.nvptx import kernels
+
+    monkeypatch.setattr(kernels, "MAX_BLOCKS", 1)
+    return emulated
+
+
+@settings(max_examples=examples(8), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(idx=st.lists(st.integers(-12, 11), min_size=100, max_size=100), seed=st.integers(0, 2**32 - 1))
+@example(idx=[1] * 100, seed=0).via("every point writes one element: the last (99) wins")
+def test_parallel_set_scatter_last_write_wins_emulated(one_block, idx, seed):
+    """``y[idx] = w`` on every thread: each element gets the value of the last point writing it
+    (NumPy's and the CPU's C order) through the claims, however the threads are timed."""
+    x = np.random.default_rng(seed).standard_normal(12).astype(np.float32)
+    w = np.arange(100, dtype=np.float32)
+    k = np.array(idx)
+    np.testing.assert_array_equal(run_emulated(scatter_set, x, k, w), scatter_set(x, k, w))
+    assert [s.kind for s in jc.jit(scatter_set, backend="cuda").lower(x, k, w).plan().shapes] == \
+        ["scatter", "scatter-write"]
+
+
+def test_parallel_scatters_emulated(one_block):
+    """2-D set scatters, booleans and complex numbers, integer accumulation by atomics, strided
+    slice writes, a scatter in a loop (the claims reset), and the first bad index's error;
+    a float accumulation stays in order (serial)."""
+    x = RNG.standard_normal((4, 30))
+    k = np.array([3, 29, -1, 3, 0, 7] * 20)
+    w = RNG.standard_normal((4, k.size))
+
+    def set_columns(a, k, w):
+        y = a.copy()
+        y[:, k] = w
+        return y
+
+    np.testing.assert_array_equal(run_emulated(set_columns, x, k, w), set_columns(x, k, w))
+    b, c = x[0] > 0, x[0] + 1j * x[1]
+    np.testing.assert_array_equal(run_emulated(scatter_set, b, k, w[0] > 0), scatter_set(b, k, w[0] > 0))
+    np.testing.assert_array_equal(run_emulated(scatter_set, c, k, w[0] - 2j), scatter_set(c, k, w[0] - 2j))
+    i = RNG.integers(-1000, 1000, 30)
+    v = RNG.integers(-1000, 1000, k.size)
+    for method, ufunc in (("add", np.add), ("max", np.maximum), ("min", np.minimum)):
+        f = lambda a, k, w, method=method: getattr(a.at[k], method)(w)  # noqa: E731
+        expected = i.copy()
+        ufunc.at(expected, k, v)
+        np.testing.assert_array_equal(run_emulated(f, i, k, v), expected)
+        assert kinds_of(f, i, k, v) == ["scatter", "scatter-write"]
+    expected = x[0].copy()
+    np.add.at(expected, k, w[0])
+    np.testing.assert_array_equal(run_emulated(lambda a, k, w: a.at[k].add(w), x[0], k, w[0]), expected)
+    assert kinds_of(lambda a, k, w: a.at[k].add(w), x[0], k, w[0]) == ["serial"]  # float: in order
+
+    def set_slice(a, w):
+        y = a.copy()
+        y[1:4, 28:1:-3] = w
+        return y
+
+    np.testing.assert_array_equal(run_emulated(set_slice, x, w[:3, :9]), set_slice(x, w[:3, :9]))
+    assert kinds_of(set_slice, x, w[:3, :9]) == ["scatter", "scatter-write"]
+
+    def in_loop(a, k, w, n):
+        return jc.fori_loop(0, n, lambda j, y: scatter_set(y, k, w * j), a)
+
+    np.testing.assert_array_equal(run_emulated(in_loop, x[0], k, w[0], 3), scatter_set(x[0], k, w[0] * 2))
+    k[[90, 70, 2]] = [30, -31, 77]
+    with pytest.raises(IndexError) as expected_error:
+        scatter_set(x[0], k, w[0])
+    with pytest.raises(IndexError) as got:
+        run_emulated(scatter_set, x[0], k, w[0])
+    assert str(got.value).startswith(str(expected_error.value)), (got.value, expected_error.value)
+
+
+def test_integer_and_matrix_vector_products_emulated(emulated):
+    """Products the tiled kernel does not take run as reductions: an integer matrix product and
+    a matrix-vector product, one thread per result (short k) or a block per result (long k)."""
+    i, j = RNG.integers(-9, 9, (6, 7)), RNG.integers(-9, 9, (7, 5))
+    a, v = RNG.standard_normal((5, 3000)), RNG.standard_normal(3000)
+    got = run_emulated(lambda p, q, m, u: (p @ q, m[:, :40] @ u[:40], m @ u, p.T @ p[:, 0]), i, j, a, v)
+    assert_matches(got[0], i @ j)
+    np.testing.assert_allclose(got[1], a[:, :40] @ v[:40], rtol=1e-12)
+    np.testing.assert_allclose(got[2], a @ v, rtol=1e-11)
+    assert_matches(got[3], i.T @ i[:, 0])
+    assert kinds_of(lambda p, q: p @ q, i, j) == ["thread-reduce"]
+    assert kinds_of(lambda m, u: m[:, :40] @ u[:40], a, v) == ["thread-reduce"]
+    assert kinds_of(lambda m, u: m @ u, a, v) == ["block-reduce"]

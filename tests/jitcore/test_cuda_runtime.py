@@ -84,6 +84,31 @@ def test_every_failure_carries_the_drivers_name_and_description():
         unknown.allocate(16)
 
 
+def test_code_is_made_for_the_drivers_device(monkeypatch):
+    """``cuda.require()`` reads the device's compute capability from the driver (9.0 here) and
+    the backend makes PTX for it; a plan's PTX is loaded once per process (its module kept)."""
+    from jitcore import cuda
+    from jitcore.codegen.backend import backend_for
+    from jitcore.cuda import executable
+
+    backend = backend_for("cuda")
+    monkeypatch.setattr(backend, "arch", backend.arch)  # restored after the test
+    lib = FakeLibcuda()
+    monkeypatch.setattr(cuda_driver, "_driver", Driver(lib))
+    assert cuda.require() is cuda_driver._driver and backend.arch == "sm_90"
+    plan = jc.jit(lambda a: a * 3, backend="cuda").lower(np.ones(5, np.float32)).plan()
+    assert plan.arch == "sm_90" and ".target sm_90" in plan.ptx
+    monkeypatch.setattr(executable, "_modules", {})
+    executable.load_module(cuda_driver._driver, plan)
+    executable.load_module(cuda_driver._driver, plan)
+    assert lib.calls.count("cuModuleLoadData") == 1
+    monkeypatch.setattr(FakeLibcuda, "_cuDeviceGetAttribute",
+                        lambda self, ref, attribute, device: _out(ref, {75: 12, 76: 1}[attribute]))
+    monkeypatch.setattr(cuda_driver, "_driver", Driver(FakeLibcuda()))
+    cuda.require()  # compute capability 12.1: PTX for sm_120, which its driver JIT-compiles
+    assert backend.arch == "sm_120"
+
+
 def test_a_driver_without_a_gpu_is_no_driver():
     with pytest.raises(NoCudaDriverError, match="found no GPU; use backend='cpu'"):
         Driver(FakeLibcuda(devices=0))
@@ -260,10 +285,11 @@ def test_row_groups_on_gpu(gpu):
         return (a - m) / np.sqrt(((a - m) ** 2).mean(axis=1, keepdims=True) + 1e-5)
 
     for dtype, rtol in ((np.float32, 2e-5), (np.float64, 1e-12)):
-        x = RNG.standard_normal((300, 1500)).astype(dtype)
-        for f in (softmax, layernorm):
-            assert "row-group" in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
-            np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
+        for shape, kind in (((300, 1500), "row-group"), ((1001, 100), "warp-row-group")):
+            x = RNG.standard_normal(shape).astype(dtype)
+            for f in (softmax, layernorm):
+                assert kind in [s.kind for s in jc.jit(f, backend="cuda").lower(x).plan().shapes]
+                np.testing.assert_allclose(on_gpu(f, x), f(x), rtol=rtol, atol=rtol * 1e-2)
 
 
 def test_parallel_gather_errors_on_gpu(gpu):
@@ -287,6 +313,32 @@ def test_pinned_staging_on_gpu(gpu):
     assert gpu.staging() is not None, Staging.why_not
     assert_matches(d.to_numpy(), x)
     assert_matches(on_gpu(lambda a: a * 2, d), x * 2)
+
+
+def test_scatters_and_products_on_gpu(gpu):
+    """Scatters on every thread (claims, then the winners' writes; integer atomics) with many
+    repeated indices across blocks, and the products that run as reductions."""
+    x = RNG.standard_normal(1000).astype(np.float32)
+    k = RNG.integers(-1000, 1000, 1_000_000)
+    w = RNG.standard_normal(k.size).astype(np.float32)
+
+    def set_at(a, i, v):
+        y = a.copy()
+        y[i] = v
+        return y
+
+    for _ in range(3):  # whichever thread runs first, the last point's value stays
+        assert_matches(on_gpu(set_at, x, k, w), set_at(x, k, w))
+    i = RNG.integers(-100, 100, 1000)
+    expected = i.copy()
+    np.add.at(expected, k, 7)
+    assert_matches(on_gpu(lambda a, j: a.at[j].add(7), i, k), expected)
+    a, b = RNG.integers(-9, 9, (300, 200)), RNG.integers(-9, 9, (200, 100))
+    m, v = RNG.standard_normal((500, 5000)), RNG.standard_normal(5000)
+    got = on_gpu(lambda p, q, r, u: (p @ q, r @ u, r[:, :50] @ u[:50]), a, b, m, v)
+    assert_matches(got[0], a @ b)
+    np.testing.assert_allclose(got[1], m @ v, rtol=1e-10)
+    np.testing.assert_allclose(got[2], m[:, :50] @ v[:50], rtol=1e-12)
 
 
 def test_bench_without_a_gpu_says_so(no_driver, capsys, monkeypatch):
@@ -656,3 +708,27 @@ def test_staging_falls_back_when_pinning_fails(monkeypatch):
     assert cuda.staging() is None and "cuMemHostAlloc failed" in staging.Staging.why_not
     assert lib.bytes_async == 0 and "cuMemcpyHtoD_v2" in lib.calls
     assert lib.calls.count("cuMemHostAlloc") == 1  # tried once, not at every copy
+
+
+def test_bench_cuda_rows_emulated(emulated, monkeypatch):
+    """``bench_cuda.measure`` on the GPU's own workloads (a scatter with repeated indices, a
+    matrix-vector product), tiny, emulated: jitcore's result is checked against NumPy's, and a
+    peer that cannot run the workload is left out of the row with its error."""
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "tools"))
+    import bench_cuda
+    import gpu_check
+
+    class BrokenPeer:
+        def asarray(self, a):
+            raise RuntimeError("cannot run this")
+
+    rows = [bench_cuda.measure(bench_cuda.workload(name), "float32", 1e-4, 1, emulated, None, BrokenPeer())
+            for name in ("scatter", "matvec")]
+    for row in rows:
+        assert row["error"] is None and row["matches_numpy"], row
+        assert set(row["ms"]) == {"numpy", "jitcore-cuda"}
+        assert row["peer_errors"] == {"cupy": "RuntimeError: cannot run this"}
+    text = gpu_check.markdown({"device": {"status": "ok", "capability": "8.0"}, "repeat": 1, "bench": rows})
+    assert "| scatter | float32 | 100 |" in text and "- matvec: cupy left out: RuntimeError" in text

@@ -379,3 +379,9 @@ def test_broadcast_results_take_numpys_contiguous_layout(shapes, orders):
         return  # NumPy's own mixed strides: jitcore gives a contiguous result of the same values
     layout = (want.flags.c_contiguous, want.flags.f_contiguous)
     assert (got.flags.c_contiguous, got.flags.f_contiguous) == layout
+
+
+@pytest.mark.parametrize("fn", [np.unique, np.unique_values, np.unique_counts])
+def test_unique_explains_its_data_dependent_length(fn):
+    with pytest.raises(jc.JitTypeError, match="distinct ones.*np.sort"):
+        jc.jit(lambda x: fn(x))(np.array([3.0, 1.0, 3.0]))

@@ -238,3 +238,27 @@ def test_roll_expand_dims_numpy_integers_and_select_without_conditions():
     # np.select([], [], traced) never reaches jitcore (NumPy dispatches on the lists only)
     with pytest.raises(ValueError, match="select with an empty condition list is not possible"):
         jc.jit(lambda a: np.select([], [], a))(x)
+
+
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum])
+def test_running_extremes_keep_nan_and_signed_zeros_as_numpy(ufunc):
+    f = jc.jit(lambda a: ufunc.accumulate(a))
+    for x in (np.array([1.0, np.nan, 3.0, -np.inf]), np.array([-0.0, 0.0, -0.0, 0.0]),
+              np.array([0.0, -0.0, 0.0]), np.array([5, -3, 7, 2], np.int8)):
+        got, want = f(x), ufunc.accumulate(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_a_drawdown_runs_unchanged():
+    def max_drawdown(prices):
+        return (prices - np.maximum.accumulate(prices)).min()
+
+    prices = np.cumsum(np.random.default_rng(7).standard_normal(500))
+    assert jc.jit(max_drawdown)(prices) == max_drawdown(prices)
+
+
+def test_running_extreme_of_a_matrix_needs_an_axis():
+    with pytest.raises(ValueError, match="needs an axis"):
+        jc.jit(lambda a: np.maximum.accumulate(a, axis=None))(np.ones((2, 2)))
