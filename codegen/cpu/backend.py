@@ -164,11 +164,10 @@ class CpuBackend:
                     extent, domain, partials = split
                     work = _extent(b, sizes, domain)
                     least = 1 if partials else _min_piece(ops[index])  # pieces of any count
-                    weighed = cost.weigh(b, work, weights[index])  # chunks count weighed points too
+                    weighed = _one_call_below_min_split(b, work, cost.weigh(b, work, weights[index]))
                     count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
                              else _extent(b, sizes, extent))
-                    split = runtime.Split(count, weighed, partials,
-                                          _one_call_below_min_split(b, work, weighed), least)
+                    split = runtime.Split(count, work, partials, weighed, least)
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
