@@ -8,9 +8,12 @@
   ``JITCORE_NUM_THREADS`` sets it at import (unset or empty: the CPUs this process may run
   on). Anything but an integer from 1 to ``MAX_THREADS`` is an error, not a fallback.
 - ``parallel_threshold``: a launch with fewer iteration points runs as one call on the calling
-  thread, so small calls pay nothing for threads. A kernel of arithmetic only (no math-library
-  call) counts an eighth of its points (``codegen/cpu/cost.py``): it splits from 2M points; a
-  copy (``np.roll``, a transpose) a 64th: it splits from 16M.
+  thread, so small calls pay nothing for threads. The points are weighed by what the kernel's
+  body costs against ``tanh(2x+1)`` in float32 (``codegen/cpu/cost.py``): a body of arithmetic
+  only counts a quarter of a point per 32 bits of its elements (a float32 one splits from 1M
+  points, a float64 one from 512K); a copy (``np.roll``, a transpose) a 64th (from 16M); a body
+  that calls the math library a point per call in float32 and three in float64 (``exp`` and
+  ``log`` of float64 split from 44K points).
 - ``chunk_size``: iteration points per chunk of a launch above the threshold.
 
 - ``traceback_filtering``: whether a traceback of an error raised while tracing leaves out
@@ -77,7 +80,9 @@ MAX_THREADS = 1024
 # Measured on a shared 2-core AMD EPYC: starting and joining a thread per launch cost 15-40 us,
 # what one thread spends on about 128K points of tanh(2x+1) in float32; splitting paid from
 # about twice that. The persistent pool (codegen/cpu/thread_pool.py) cut a launch to ~5 us, but
-# two threads still measured slower than one below this size on that loaded host, so it stays.
+# two threads still measured slower than one below this size on that loaded host, so it stays
+# (2^18 such points: about 65 us on one thread), and what moved instead is what a point weighs
+# (cost.py): a float64 exp and log is seven of these points, no longer one.
 # Chunks of 32K points make the call and the atomic per chunk negligible and
 # leave a few dozen chunks per thread to even out threads slowed by other processes.
 DEFAULT_PARALLEL_THRESHOLD = 1 << 18

@@ -111,7 +111,7 @@ class CpuBackend:
         return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
-                f"cheap_divisor={cost.CHEAP_DIVISOR} copy_divisor={cost.COPY_DIVISOR} "
+                f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC}")
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
@@ -141,7 +141,7 @@ class CpuBackend:
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (extent,)
             splits.append(None if extent is None else (extent, _work_op(op).domain(), partials))
-        divisors = [cost.divisor(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
+        weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
                 if "noinline" not in fn.attributes:
@@ -167,7 +167,7 @@ class CpuBackend:
                     extent, domain, partials = split
                     work = _extent(b, sizes, domain)
                     least = 1 if partials else _min_piece(ops[index])  # pieces of any count
-                    weighed = _one_call_below_min_split(b, work, _weighed(b, work, divisors[index]))
+                    weighed = _one_call_below_min_split(b, work, cost.weigh(b, work, weights[index]))
                     count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
                              else _extent(b, sizes, extent))
                     split = runtime.Split(count, work, partials, weighed, least)
@@ -181,7 +181,7 @@ class CpuBackend:
             for i in group.launches:
                 more = _extent(b, sizes, ops[i].domain())
                 work = _plus(b, work, more)
-                weighed = _plus(b, weighed, _weighed(b, more, divisors[i]))
+                weighed = _plus(b, weighed, cost.weigh(b, more, weights[i]))
             runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
                                 runtime.Split(_extent(b, sizes, (group.rows,)), work,
                                               threshold_work=_one_call_below_min_split(b, work, weighed)))
@@ -296,7 +296,7 @@ class CpuBackend:
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols))
+                                           sizes=Sizes(symbols), unrolled=not tiny)
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:
@@ -392,13 +392,6 @@ def _min_piece(op: Operation) -> int:
         return 1
     itemsize = max(numpy_dtype(r.type.element).itemsize for r in op.results)
     return max(1, COLUMN_CHUNK_BYTES // itemsize)
-
-
-def _weighed(b: ll.IRBuilder, work: int | ll.Value, divisor: int) -> int | ll.Value:
-    """``work`` as the thread threshold weighs it (``cost.py``): divided by the body's divisor."""
-    if divisor == 1:
-        return work
-    return work // divisor if isinstance(work, int) else b.sdiv(work, ll.Constant(I64, divisor))
 
 
 def _plus(b: ll.IRBuilder, x: int | ll.Value, y: int | ll.Value) -> int | ll.Value:

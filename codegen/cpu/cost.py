@@ -1,29 +1,44 @@
 """What a kernel's work weighs against the runtime's ``parallel_threshold``.
 
 The threshold is in iteration points of a body that costs about what ``tanh(2x+1)`` costs in
-float32 (``jitcore/config.py``: it was set when starting and joining a thread cost what one
-thread spends on about 128K points; waking the persistent pool, ``thread_pool.py``, costs far
-less, but on the busy 2-core host two threads still lost to one below and around it, so it
-stays: docs/performance.md, "Persistent thread pool"). A body of loads, stores and arithmetic
-only, a sum of squares or a shifted copy, runs four to six times faster per point (measured
-on a 2-core AMD EPYC, one thread, f32: 0.05-0.1 ns a point against 0.3 for ``tanh``), so a
-split pays only from that many times more points. Such a kernel's points are weighed
-``1 / CHEAP_DIVISOR`` each.
+float32 (``jitcore/config.py``). A kernel's points are weighed by what its body costs per point
+relative to that (``weight``), measured on one thread of the 2-core AMD EPYC (znver5, 512-bit
+vectors), 2^18 points in cache, ns a point against 0.25 for ``tanh(2x+1)`` float32:
 
-A body that only moves data (a copy, a transpose, ``np.roll``'s shifted segments: nothing but
-position tests and selects) is bound by memory, which one core of that machine already takes
-nearly all of: ``np.roll`` of 10M elements ran no faster on two threads than on one, and up to
-1.6x slower when other processes held the second core. Its points weigh ``1 / COPY_DIVISOR``,
-so it splits only past 16M points.
+- a body that calls the math library costs about one ``tanh`` per call in float32 (``exp`` 0.18,
+  ``log`` 0.30, ``sin`` 0.37, ``tanh`` 0.25) and about three in float64 (``exp`` 0.50, ``log``
+  0.83, ``sin`` 0.79, ``tanh`` 0.80), since a vector holds half as many and the polynomials are
+  longer: ``sum(log(exp(x)))`` is 0.7 ns a point in float32 and 1.8 in float64, two and seven
+  ``tanh``s. Each call weighs ``MATH_WEIGHT`` of its width, so such a body is no longer counted
+  as one ``tanh`` whatever it holds: 10^5 float64 points of ``exp`` and ``log`` (180 us on one
+  thread) now reach the threshold, as they should now that waking the pool costs microseconds;
+- a body of loads, stores and arithmetic only (a sum of squares, a difference) costs 0.05-0.09
+  ns a point in float32 and twice that in float64 (half the lanes; a 1000x1000 float64 row norm,
+  out of L2, 0.19): ``CHEAP_WEIGHT`` per 32 bits of its widest element, a quarter of a ``tanh``
+  in float32 and a half in float64. It was an eighth whatever the width, which kept a 50 us
+  kernel whole when starting a thread cost 20-30 us; the pool wakes in a few (docs/performance.md,
+  "Persistent thread pool"), so a float64 row norm of 1000x1000 (190 us) now splits;
+- a body that only moves data (a copy, a transpose, ``np.roll``'s shifted segments: nothing but
+  position tests and selects) is bound by memory, which one core of that machine already takes
+  nearly all of: ``np.roll`` of 10M elements ran no faster on two threads than on one, and up to
+  1.6x slower when other processes held the second core. Its points weigh ``COPY_WEIGHT``
+  whatever their width, so it splits only past 16M points.
 
 The weight only moves where the threshold falls. The chunks are still counted in points
 (``chunk_size``), so which chunks a kernel is cut into, hence its results, do not depend on it.
+(Chunks of weighed points were tried: 10^5 float64 points of ``exp`` and ``log`` then ran as 18
+chunks, not 3, which two threads share evenly; but 10M points of float64 ``tanh`` became 915
+chunks, not 305, and measured up to 0.65x on two threads on the loaded host, so not kept.)
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+from llvmlite import ir as ll
+
+from jitcore.codegen.llvm_types import I64
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
 
@@ -32,12 +47,13 @@ _CHEAP_MATH = frozenset({
     "math.absf", "math.absi", "math.sqrt", "math.floor", "math.ceil", "math.trunc", "math.rint",
     "math.copysign", "math.fma",
 })
-# Measured 4-6x (see above); 8 keeps a cheap kernel whole where a split would save at most a
-# thread start's worth (a 1000x1000 float32 row norm: 50 us on one thread).
-CHEAP_DIVISOR = 8
-COPY_DIVISOR = 64
+CHEAP_WEIGHT = Fraction(1, 4)  # per point and per 32 bits of the widest element
+COPY_WEIGHT = Fraction(1, 64)
+MATH_WEIGHT = {32: 1, 64: 3}  # per math-library call, by the width of its result
 # Ops of a body that moves data: where a position falls, and which operand's element it takes.
 _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
+# For the backend's fingerprint: code compiled under other weights compares other constants.
+FINGERPRINT = f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]}"
 
 
 def is_cheap(op: Operation) -> bool:
@@ -66,13 +82,41 @@ def only_moves_data(op: Operation) -> bool:
     return True
 
 
-def divisor(op: Operation) -> int:
-    """What ``op``'s iteration points are divided by before the threshold weighs them."""
+def _bits(value) -> int:
+    """The width of a scalar value's type (a complex one's parts'), 32 for anything narrower."""
+    t = value.type
+    if getattr(t, "is_complex", False):
+        t = t.component
+    return max(getattr(t, "bitwidth", 32), 32)
+
+
+def _widest(op: Operation) -> int:
+    return max((_bits(v) for v in op.body.args), default=32)
+
+
+def weight(op: Operation) -> Fraction:
+    """What one of ``op``'s iteration points weighs against the threshold (see above)."""
     if only_moves_data(op):
-        return COPY_DIVISOR
-    return CHEAP_DIVISOR if is_cheap(op) else 1
+        return COPY_WEIGHT
+    if is_cheap(op):
+        return CHEAP_WEIGHT * (_widest(op) // 32)
+    calls = sum(MATH_WEIGHT[64 if _bits(inner.results[0]) > 32 else 32]
+                for inner in kernel.body_ops(op)
+                if inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH
+                and inner.results)
+    return Fraction(max(calls, 1))  # a loop or complex arithmetic: one tanh, as before
 
 
 def threshold_work(op: Operation) -> int:
     """``op``'s iteration points as the threshold weighs them."""
-    return math.prod(op.domain()) // divisor(op)
+    return weigh(None, math.prod(op.domain()), weight(op))
+
+
+def weigh(b: ll.IRBuilder | None, work: int | ll.Value, by: Fraction) -> int | ll.Value:
+    """``work`` points times the weight ``by``, rounded down: an int, or an i64 value computed
+    at the builder's position where ``work`` is known only at run time."""
+    if isinstance(work, int):
+        return work * by.numerator // by.denominator
+    if by.numerator != 1:
+        work = b.mul(work, ll.Constant(I64, by.numerator))
+    return work if by.denominator == 1 else b.sdiv(work, ll.Constant(I64, by.denominator))

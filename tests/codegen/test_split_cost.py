@@ -1,7 +1,7 @@
 """What the thread threshold weighs (codegen/cpu/cost.py): a kernel that only moves data counts a
-64th of its points, one of arithmetic only an eighth, one that calls the math library all; the
-weight moves where the threshold falls, never which chunks a split kernel is cut into, so the
-bits do not change."""
+64th of its points, one of arithmetic only a quarter per 32 bits of its elements, one that calls
+the math library a point per call in float32 and three in float64; the weight moves where the
+threshold falls, never which chunks a split kernel is cut into, so the bits do not change."""
 
 from __future__ import annotations
 
@@ -24,21 +24,26 @@ def _kernels(fn, *args):
     return [op for op in func.walk() if isinstance(op, kernel.GenericOp)]
 
 
-@pytest.mark.parametrize("fn, cheap", [
-    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), [True, True]),  # a row norm: sum, then sqrt
-    (lambda x: np.floor(x * 2 + 1), [True]),
-    (lambda x: np.exp(-x), [False]),
-    (lambda x: np.sum(np.log(x), 1), [False]),
-    (lambda x: x ** 2.5, [False]),
+@pytest.mark.parametrize("fn, weights", [
+    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), [cost.CHEAP_WEIGHT] * 2),  # a row norm: sum, then sqrt
+    (lambda x: np.floor(x * 2 + 1), [cost.CHEAP_WEIGHT]),
+    (lambda x: np.exp(-x), [1]),
+    (lambda x: np.sum(np.log(x), 1), [1]),
+    (lambda x: x ** 2.5, [1]),
+    (lambda x: np.sum(np.log(np.exp(x)), 1), [2]),  # two calls of the math library
 ])
-def test_bodies_that_call_the_math_library_are_not_cheap(fn, cheap):
-    x = rng.random((4, 8)).astype(np.float32)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_body_weighs_its_math_calls_and_its_width(fn, weights, dtype):
+    x = rng.random((4, 8)).astype(dtype)
     ops = _kernels(fn, x)
-    assert [cost.is_cheap(op) for op in ops] == cheap
-    for op in ops:
+    wide = np.dtype(dtype).itemsize // 4  # float64: half the lanes, and longer polynomials
+    expected = [w * wide if w < 1 else w * cost.MATH_WEIGHT[32 * wide] for w in weights]
+    assert [cost.weight(op) for op in ops] == expected
+    assert [cost.is_cheap(op) for op in ops] == [w < 1 for w in weights]
+    for op, w in zip(ops, expected):
         points = int(np.prod(op.domain()))
         assert not cost.only_moves_data(op)
-        assert cost.threshold_work(op) == (points // cost.CHEAP_DIVISOR if cost.is_cheap(op) else points)
+        assert cost.threshold_work(op) == int(points * w)
 
 
 @pytest.mark.parametrize("fn, moves", [
@@ -49,12 +54,15 @@ def test_bodies_that_call_the_math_library_are_not_cheap(fn, cheap):
     (lambda x: np.where(x > 0, x, 0), False),  # a test on the elements: arithmetic
     (lambda x: x + 1, False),
 ])
-def test_copies_only_move_data(fn, moves):
-    x = rng.standard_normal(64).astype(np.float32)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_copies_only_move_data(fn, moves, dtype):
+    x = rng.standard_normal(64).astype(dtype)
     (op,) = _kernels(fn, x)
     assert cost.only_moves_data(op) == moves
     points = int(np.prod(op.domain()))
-    assert cost.threshold_work(op) == points // (cost.COPY_DIVISOR if moves else cost.CHEAP_DIVISOR)
+    wide = np.dtype(dtype).itemsize // 4  # a copy weighs the same at any width: memory-bound
+    assert cost.weight(op) == (cost.COPY_WEIGHT if moves else cost.CHEAP_WEIGHT * wide)
+    assert cost.threshold_work(op) == int(points * cost.weight(op))
 
 
 def _threshold_constants(fn, x) -> list[int]:
@@ -64,21 +72,28 @@ def _threshold_constants(fn, x) -> list[int]:
 
 
 def test_the_entry_compares_the_weighed_work_with_the_threshold(monkeypatch):
-    # Fixed-size code, where the weighed work is a constant (size-generic code divides the
+    # Fixed-size code, where the weighed work is a constant (size-generic code weighs the
     # run-time extents' product: test_a_light_kernel_splits_the_same_bits_at_its_threshold).
     monkeypatch.setattr(host, "SIZE_GENERIC", False)
     x = np.ones((512, 512), np.float32)  # 2^18 points: a split kernel either way
-    assert _threshold_constants(lambda x: x * 2 + 1, x) == [(1 << 18) // cost.CHEAP_DIVISOR]
+    assert _threshold_constants(lambda x: x * 2 + 1, x) == [int((1 << 18) * cost.CHEAP_WEIGHT)]
     assert _threshold_constants(lambda x: np.exp(x), x) == [1 << 18]
-    assert _threshold_constants(lambda x: np.roll(x, 3), x) == [(1 << 18) // cost.COPY_DIVISOR]
+    assert _threshold_constants(lambda x: np.roll(x, 3), x) == [int((1 << 18) * cost.COPY_WEIGHT)]
+    heavy = (1 << 18) * 2 * cost.MATH_WEIGHT[64]  # exp and log in float64
+    log_exp = jc.jit(lambda x: np.sum(np.log(np.exp(x)))).lower(x.astype(np.float64)).as_text("llvm")
+    assert f"icmp slt i64 {heavy}, " in log_exp
+    # while its chunks are counted in points
+    assert re.search(rf"sdiv i64 {1 << 18}, %", log_exp)
 
 
-@pytest.mark.parametrize("fn, divisor", [(lambda x: np.sqrt(np.sum(x * x, 1)), cost.CHEAP_DIVISOR),
-                                         (lambda x: np.roll(x, 5, axis=1), cost.COPY_DIVISOR)])
-def test_a_light_kernel_splits_the_same_bits_at_its_threshold(fn, divisor):
+@pytest.mark.parametrize("fn, dtype", [(lambda x: np.sqrt(np.sum(x * x, 1)), np.float32),
+                                       (lambda x: np.roll(x, 5, axis=1), np.float32),
+                                       (lambda x: np.sum(np.log(np.exp(x)), 1), np.float64)])
+def test_a_kernel_splits_the_same_bits_at_its_threshold(fn, dtype):
     f = jc.jit(fn)
-    x = rng.standard_normal((64, 4096)).astype(np.float32)
-    work = x.size // divisor
+    x = rng.standard_normal((64, 4096)).astype(dtype)
+    (op, *_) = _kernels(fn, x)
+    work = int(x.size * cost.weight(op))
     with config.using(num_threads=1, parallel_threshold=1 << 62):
         whole = f(x)
     for threshold in (work, work + 1):  # split on two threads, then whole
