@@ -29,6 +29,7 @@ import numpy as _np
 
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 from jitcore.numpy import (
+    along_axis,
     creation,
     everyday,
     linalg,
@@ -36,6 +37,7 @@ from jitcore.numpy import (
     manipulation,
     reductions,
     selection,
+    series,
     sorting,
     ufuncs,
 )
@@ -50,7 +52,8 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
-for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday):
+for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
+                along_axis, series):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 
