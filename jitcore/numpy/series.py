@@ -125,8 +125,6 @@ def gradient(f, *varargs, axis=None, edge_order=1):
                                f"(coordinate arrays are not; at {user_location()})")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
-    if f.dtype.kind == "b":
-        raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     if f.dtype.kind in "iu":
         f = f.astype(np.float64)
     out = []
@@ -134,6 +132,9 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if f.shape[ax] < edge_order + 1:
             raise ValueError("Shape of array too small to calculate a numerical gradient, "
                              "at least (edge_order + 1) elements are required.")
+        if f.dtype.kind == "b":
+            raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                            "bitwise_xor, the `^` operator, or the logical_xor function instead.")
         out.append(_gradient_1axis(f, ax, dx, edge_order))
     return out[0] if len(axes) == 1 else tuple(out)
 
@@ -172,7 +173,8 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 @implements(np.digitize)
 def digitize(x, bins, right=False):
     """The bin of each ``x``: ``searchsorted`` on monotonic ``bins`` (static bins: their direction
-    and NumPy's ValueError are checked at trace time; traced ones choose at run time)."""
+    and NumPy's ValueError are checked at trace time; traced ones choose by ``bins[-1] >=
+    bins[0]`` at run time, and bins that are not monotonic are not detected)."""
     if not traced(x, bins):
         return np.digitize(x, bins, right)
     trace = prims.find_trace(x, bins)
@@ -186,15 +188,14 @@ def digitize(x, bins, right=False):
     def increasing(b):
         return np.searchsorted(b, x, side="left" if right else "right")
 
-    def decreasing(b):
-        return b.shape[0] - np.searchsorted(b[::-1], x, side="right" if right else "left")
+    def decreasing(b):  # the same side as increasing, on the reversed bins (NumPy's)
+        return b.shape[0] - np.searchsorted(b[::-1], x, side="left" if right else "right")
 
     if not isinstance(bins, Tracer):
         bins = np.asarray(bins)
-        d = np.diff(bins)
-        if np.all(d >= 0):
+        if np.all(bins[1:] >= bins[:-1]):
             return increasing(prims.constant(trace, bins))
-        if np.all(d <= 0):
+        if np.all(bins[1:] <= bins[:-1]):
             return decreasing(prims.constant(trace, bins))
         raise ValueError("bins must be monotonically increasing or decreasing")
     if bins.shape[0] < 2:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.coverage.compare import SUM_TOL, ulp
+from tests.coverage.compare import SUM_TOL, Tol, ulp
 from tests.coverage.generators import g_shape, g_unary
 from tests.coverage.harness import Case, case_adder
 
@@ -106,6 +106,135 @@ def _with_window(x, name):
 
 case("x * np.hanning(n) (windows, tri)", "creation", _with_window, g_shape(_window, [(1,), (4,), (2, 3)]))
 
+
+# -- along an axis: gathers, scatters (along_axis.py) ------------------------------------------
+def _lane_indices(draw, shape, axis, count):
+    """Distinct indices along ``axis`` (negative ones too), the same for every lane (shape 1
+    elsewhere, broadcast as NumPy's fancy index): a scatter with repeats has no defined order."""
+    n = shape[axis]
+    picks = [draw.integer(0, n - 1) for _ in range(count)]  # none when the axis is empty
+    distinct = list(dict.fromkeys(picks))
+    values = np.array([p - n if draw.integer(0, 1) else p for p in distinct], np.int64)
+    return values.reshape(tuple(len(distinct) if k == axis else 1 for k in range(len(shape))))
+
+
+def g_along(draw, family):
+    x = draw.array(draw.dtype(family), draw.shape([(5,), (2, 3), (3, 1, 4), (17,)]))
+    if x.ndim == 0:
+        x = x.reshape(1)
+    axis = draw.integer(-x.ndim, x.ndim - 1)
+    i = _lane_indices(draw, x.shape, axis % x.ndim, draw.integer(1, 4) if x.shape[axis] else 0)
+    return (x, i, draw.array(x.dtype, ())), {"axis": axis}
+
+
+def _put(x, i, v, axis):
+    out = x.copy()
+    np.put_along_axis(out, i, v, axis)
+    return out
+
+
+case("np.take_along_axis(x, i, axis)", "indexing", lambda x, i, v, axis: np.take_along_axis(x, i, axis),
+     g_along)
+case("np.put_along_axis(x, i, v, axis)", "indexing", _put, g_along)
+
+
+def g_choose(draw, family):
+    dtype = draw.dtype(family)
+    shape = draw.shape([(), (4,), (2, 3)])
+    mode = draw.choice(["clip", "wrap", "raise"])
+    lo, hi = (0, 2) if mode == "raise" else (-3, 5)
+    i = np.array([draw.integer(lo, hi) for _ in range(int(np.prod(shape)))], np.int64).reshape(shape)
+    return (i, draw.array(dtype, shape), draw.array(dtype, shape[-1:]), draw.array(dtype, ())), {"mode": mode}
+
+
+case("np.choose(i, choices, mode)", "indexing", lambda i, a, b, c, mode: np.choose(i, [a, b, c], mode=mode),
+     g_choose)
+
+
+def _fill(x, val, wrap):
+    out = x.copy()
+    np.fill_diagonal(out, val, wrap)
+    return out
+
+
+case("np.fill_diagonal(x, val, wrap)", "updates", lambda x, v, wrap: _fill(x, v, wrap),
+     lambda draw, family: ((draw.array(draw.dtype(family), draw.shape([(3, 3), (5, 2), (2, 5), (7, 3),
+                                                                       (2, 2, 2)])),
+                            draw.array(draw.dtype(family), draw.shape([(), (2,)]))),
+                           {"wrap": draw.choice([False, True])}))
+
+
+# -- series: scans, differences, bins, splits (series.py) --------------------------------------
+def _scan_args(draw, x):
+    return {"axis": draw.integer(-x.ndim, x.ndim - 1) if x.ndim > 1 or draw.integer(0, 1) else None,
+            "include_initial": draw.choice([False, True])}
+
+
+_SCAN_SHAPES = [(0,), (1,), (5,), (2, 3), (3, 0), (17,)]
+case("np.cumulative_sum(x, axis, include_initial)", "reduction", lambda x, **k: np.cumulative_sum(x, **k),
+     lambda draw, family: g_shape(_scan_args, _SCAN_SHAPES)(draw, family))
+case("np.cumulative_prod(x, axis, include_initial)", "reduction",
+     lambda x, **k: np.cumulative_prod(x, **k), g_shape(_scan_args, _SCAN_SHAPES),
+     tol=Tol(complex=Tol("order", "prod", count="all")))
+
+
+def _nan_scan_args(draw, x):
+    return {"axis": draw.choice([None, *range(-x.ndim, x.ndim)])}
+
+
+case("np.nancumsum(x, axis)", "reduction", lambda x, axis: np.nancumsum(x, axis),
+     g_shape(_nan_scan_args, _SCAN_SHAPES))
+case("np.nancumprod(x, axis)", "reduction", lambda x, axis: np.nancumprod(x, axis),
+     g_shape(_nan_scan_args, _SCAN_SHAPES), tol=Tol(complex=Tol("order", "prod", count="all")))
+
+
+def _grad_args(draw, x):
+    return {"spacing": draw.choice([(), (0.5,), (2,)]), "edge_order": draw.choice([1, 2]),
+            "axis": draw.choice([None, -1, 0])}
+
+
+case("np.gradient(x, *spacing, axis, edge_order)", "shape",
+     lambda x, spacing, axis, edge_order: np.gradient(x, *spacing, axis=axis, edge_order=edge_order),
+     g_shape(_grad_args, [(1,), (2,), (3,), (6,), (3, 4), (17,)]))
+case("np.unwrap(x, period)", "shape", lambda x, period: np.unwrap(x, period=period),
+     g_shape(lambda draw, x: {"period": draw.choice([2 * np.pi, 4, 7.5])}, [(0,), (1,), (6,), (2, 5), (17,)]))
+
+
+def g_digitize(draw, family):
+    dtype = draw.dtype(family)
+    bins = np.sort(draw.array(dtype, (draw.choice([1, 3, 5]),), "finite"), kind="stable")
+    if draw.integer(0, 1):
+        bins = bins[::-1].copy()
+    x = draw.array(dtype, draw.shape([(), (4,), (2, 3), (17,)]))
+    return (x, bins), {"right": draw.choice([False, True])}
+
+
+case("np.digitize(x, bins, right)", "sorting", lambda x, bins, right: np.digitize(x, bins, right), g_digitize)
+
+
+def g_isin(draw, family):
+    dtype = draw.dtype(family)
+    x = draw.array(dtype, draw.shape([(), (4,), (2, 3), (17,)]))
+    tests = np.array(draw.array(dtype, draw.shape([(0,), (1,), (3,), (2, 2)])))  # writable
+    if x.size and tests.size and draw.integer(0, 1):
+        tests.flat[0] = x.flat[0]  # at least one hit
+    return (x, tests), {"invert": draw.choice([False, True])}
+
+
+case("np.isin(x, tests, invert)", "comparison", lambda x, t, invert: np.isin(x, t, invert=invert), g_isin)
+
+
+def _split_args(draw, x):
+    return {"sections": draw.choice([1, 2, 3, (1, 3), (2,)]), "axis": draw.integer(-x.ndim, x.ndim - 1)}
+
+
+case("np.array_split(x, sections, axis)", "shape",
+     lambda x, sections, axis: np.array_split(x, sections, axis),
+     g_shape(_split_args, [(1,), (5,), (2, 3), (4, 0), (17,)]))
+case("np.hsplit/vsplit/dsplit(x, n)", "shape",
+     lambda x, n: (np.hsplit(x, n), np.vsplit(x, n), np.dsplit(x, n)),
+     g_shape(lambda draw, x: {"n": draw.choice([1, 2, (1,)])}, [(2, 2, 2), (4, 2, 6), (2, 4, 2)]))
+
 NOTES = {
     "np.sinc(x)": "NumPy's formula: sin(pi x) / (pi x), 0 replaced by eps",
     "np.array_equal(a, b, equal_nan)": "a traced 0-d bool (NumPy: a Python bool); shapes that "
@@ -114,4 +243,10 @@ NOTES = {
     "np.polyval(p, x)": "1-d p; Horner's rule in NumPy's order",
     "x * np.hanning(n) (windows, tri)": "hanning, hamming, blackman, bartlett, kaiser, tri of "
                                         "static numbers: constants under jit",
+    "np.put_along_axis(x, i, v, axis)": "in place on a traced array; axis=None: UnsupportedError",
+    "np.fill_diagonal(x, val, wrap)": "in place on a traced array (np.zeros made inside the "
+                                      "function is NumPy's unless it meets traced data first)",
+    "np.gradient(x, *spacing, axis, edge_order)": "scalar spacings only (coordinate arrays: "
+                                                  "UnsupportedError)",
+    "np.isin(x, tests, invert)": "O(size x tests): one comparison with each test element",
 }
