@@ -12,6 +12,7 @@ given no traced array it simply calls NumPy.
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 
@@ -283,6 +284,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         ddof = 0 if bias else 1
     fact = X.shape[1] - ddof
     if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
     X = X - np.mean(X, axis=1)[:, None]
     c = np.dot(X, np.conj(np.transpose(X)))
