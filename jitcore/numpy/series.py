@@ -33,8 +33,8 @@ def _cumulative(np_fn, scan, identity: int):
         if out is not None:
             _no_out(np_fn.__name__)
         refuse_traced(axis, f"the axis of numpy.{np_fn.__name__}")
-        if x.ndim == 0:
-            raise ValueError("Cannot apply cumulative operation to a 0-d array")
+        if x.ndim == 0:  # NumPy 2.4 scans a 0-d array as a 1-d one
+            x = np.reshape(x, (1,))
         if axis is None:
             if x.ndim > 1:
                 raise ValueError("For arrays which have more than one dimension ``axis`` argument is "
