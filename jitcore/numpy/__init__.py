@@ -35,6 +35,7 @@ from jitcore.numpy import (
     linalg,
     linalg_api,
     manipulation,
+    polynomials,
     reductions,
     selection,
     series,
@@ -53,7 +54,7 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
-                along_axis, series):
+                along_axis, series, polynomials):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

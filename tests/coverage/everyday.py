@@ -238,6 +238,20 @@ case("np.hsplit/vsplit/dsplit(x, n)", "shape",
      lambda x, n: (np.hsplit(x, n), np.vsplit(x, n), np.dsplit(x, n)),
      g_shape(lambda draw, x: {"n": draw.choice([1, 2, (1,)])}, [(2, 2, 2), (4, 2, 6)]))
 
+
+# -- polynomials (polynomials.py) ---------------------------------------------------------------
+def g_polys(draw, family):
+    domain = "finite" if family == "complex" else "any"  # complex products meeting inf: see kron
+    dtype = draw.dtype(family)
+    return (draw.array(dtype, (draw.choice([1, 3, 17]),), domain),
+            draw.array(dtype, (draw.choice([1, 2, 4]),), domain),
+            draw.array(dtype, (2, 3), domain)), {"m": draw.choice([0, 1, 2])}
+
+
+case("np.polyadd, polysub, polyder, polyint(p, q, m)", "products",
+     lambda p, q, x, m: (np.polyadd(p, q), np.polysub(q, p), np.polyder(p, m), np.polyint(q, m),
+                         np.polyval(np.polysub(q, p), x)), g_polys)
+
 NOTES = {
     "np.sinc(x)": "NumPy's formula: sin(pi x) / (pi x), 0 replaced by eps",
     "np.array_equal(a, b, equal_nan), np.array_equiv(a, b)": "a traced 0-d bool (NumPy: a Python "

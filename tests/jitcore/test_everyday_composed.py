@@ -57,6 +57,16 @@ def test_scientific_snippets_run_unchanged():
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
 
 
+def test_polynomial_product_matches_numpy():
+    def f(p, q):
+        return np.polymul(p, q), np.polyval(np.polyder(np.polymul(p, q)), q)
+
+    p, q = np.array([3.0, -1.0, 2.0, 0.5]), np.array([1.0, 4.0])
+    for g, w in zip(jc.jit(f)(p, q), f(p, q), strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-14)
+
+
 def test_in_place_helpers_write_traced_arrays():
     def f(x, idx):
         out = x.copy()
