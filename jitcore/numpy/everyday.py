@@ -22,7 +22,7 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
 __all__ = ["array_equal", "array_equiv", "bartlett", "blackman", "broadcast_arrays", "column_stack",
-           "corrcoef", "cov", "diagflat", "dstack", "fix", "hamming", "hanning", "iscomplex",
+           "corrcoef", "cov", "delete", "diagflat", "dstack", "fix", "hamming", "hanning", "iscomplex",
            "isneginf", "isposinf", "isreal", "kaiser", "kron", "polyval", "rollaxis", "sinc",
            "trapezoid", "tri"]
 
@@ -308,6 +308,21 @@ def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtyp
     if np.iscomplexobj(c):
         return np.clip(np.real(c), -1, 1) + 1j * np.clip(np.imag(c), -1, 1)
     return np.clip(c, -1, 1)
+
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (static: an int, a slice, a sequence of ints or a
+    boolean mask) along ``axis`` (None: of the flattened array): a gather of the kept ones."""
+    if not traced(arr):
+        return np.delete(arr, obj, axis)
+    refuse_traced(obj, "the indices of numpy.delete")
+    if axis is None:
+        arr, axis = np.ravel(arr), 0
+    refuse_traced(axis, "the axis of numpy.delete")
+    (axis,) = prims.normalize_axes(axis, arr.ndim, "delete")
+    kept = np.delete(np.arange(arr.shape[axis]), obj)  # NumPy's own rules and errors for obj
+    return np.take(arr, kept, axis=axis)
 
 
 def _static_only(np_fn):

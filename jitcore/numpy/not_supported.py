@@ -13,7 +13,7 @@ from __future__ import annotations
 NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "not lowered yet (raises UnsupportedError on traced arrays)": (
         "apply_along_axis", "apply_over_axes", "block",
-        "delete", "einsum_path", "frexp",
+        "einsum_path", "frexp",
         "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "insert",
         "ldexp", "lexsort", "modf", "nanmedian", "nanpercentile",
         "nanquantile", "nextafter", "piecewise", "place", "poly", "polydiv",

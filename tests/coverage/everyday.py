@@ -252,6 +252,17 @@ case("np.polyadd, polysub, polyder, polyint(p, q, m)", "products",
      lambda p, q, x, m: (np.polyadd(p, q), np.polysub(q, p), np.polyder(p, m), np.polyint(q, m),
                          np.polyval(np.polysub(q, p), x)), g_polys)
 
+
+def _delete_args(draw, x):
+    n = max(x.shape[0] if x.ndim else 1, 1)
+    obj = draw.choice([0, -1, "::2", (0, n - 1), (n,)])  # last: NumPy's IndexError
+    return {"obj": obj, "axis": draw.choice([None, 0, -1])}
+
+
+case("np.delete(x, obj, axis)", "shape",
+     lambda x, obj, axis: np.delete(x, slice(None, None, 2) if obj == "::2" else obj, axis),
+     g_shape(_delete_args, [(), (1,), (5,), (2, 3), (3, 0), (17,)]))
+
 NOTES = {
     "np.sinc(x)": "NumPy's formula: sin(pi x) / (pi x), 0 replaced by eps",
     "np.array_equal(a, b, equal_nan), np.array_equiv(a, b)": "a traced 0-d bool (NumPy: a Python "
