@@ -26,6 +26,7 @@ ULP_BOUNDS = {
     "exp2": 2, "expm1": 3, "log2": 3, "log10": 3, "log1p": 2, "cbrt": 4, "sinh": 3, "cosh": 3,
     "arcsin": 2, "arccos": 2, "arctan": 2, "arcsinh": 3, "arccosh": 3, "arctanh": 3,
     "arctan2": 2, "hypot": 2,
+    "sinc": 3,  # sin(y) / y: sin's 2 ULP and the division's rounding
     # Near a zero result max(x, y) + log1p(exp(-|x - y|)) cancels, so these count the error in ULP
     # of the largest term, as tests/codegen/test_mathlib.py does (see _within_term_ulps).
     "logaddexp": 3, "logaddexp2": 3,
@@ -58,6 +59,7 @@ ULP_BOUNDS = {
     # complex64 in float64, rounded once). Measured on the special-value grid plus 100 000
     # random values per dtype (test_complex.py): forward 3, tan and tanh 7 (the quotient's
     # three rounded factors against glibc's), inverses 5.
+    "complex sinc": 8,  # complex sin's 4 ULP and a division's few, of the modulus
     "complex sin": 4, "complex cos": 4, "complex sinh": 4, "complex cosh": 4,
     "complex tan": 8, "complex tanh": 8,
     "complex arcsin": 6, "complex arccos": 6, "complex arctan": 6,

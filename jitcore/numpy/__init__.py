@@ -28,7 +28,20 @@ is here under NumPy's name (aliases such as ``abs``, ``concat`` and ``pow`` incl
 import numpy as _np
 
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
-from jitcore.numpy import creation, linalg, linalg_api, manipulation, reductions, selection, sorting, ufuncs
+from jitcore.numpy import (
+    along_axis,
+    creation,
+    everyday,
+    linalg,
+    linalg_api,
+    manipulation,
+    polynomials,
+    reductions,
+    selection,
+    series,
+    sorting,
+    ufuncs,
+)
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, apply_function
 
 float16, float32, float64 = _np.float16, _np.float32, _np.float64
@@ -40,7 +53,8 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
-for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting):
+for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
+                along_axis, series, polynomials):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

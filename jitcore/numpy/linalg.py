@@ -459,7 +459,8 @@ def diag(v, k=0):
     n = v.shape[0] + abs(k)
     column = prims.pad(v, [(0, abs(k))])  # out[i, i + k] = v[i]: by row for k >= 0, else by column
     spread = prims.reshape(column, (n, 1) if k >= 0 else (1, n))
-    return prims.where(np.eye(n, k=k, dtype=bool), spread, 0)
+    zero = prims.constant(v.owner_trace, np.zeros((), v.dtype))  # keeps a bool v bool
+    return prims.where(np.eye(n, k=k, dtype=bool), spread, zero)
 
 
 # ndarray @ tracer and np.vecdot(...) reach these through __array_ufunc__ (matvec and vecmat

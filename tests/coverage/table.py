@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from tests.coverage import (
     creation,
+    everyday,
     float_math,
     indexing,
     products,
@@ -30,7 +31,8 @@ from tests.coverage.harness import Case
 
 __all__ = ["BUGS", "CASES", "FAMILIES"]
 
-FAMILY_TABLES = (ufuncs, float_math, reductions, indexing, shapes, products, creation, updates, sorting)
+FAMILY_TABLES = (ufuncs, float_math, reductions, indexing, shapes, products, creation, updates, sorting,
+                 everyday)
 
 CASES: list[Case] = [row for table in FAMILY_TABLES for row in table.CASES]
 _BY_NAME = {row.name: row for row in CASES}

@@ -1,0 +1,365 @@
+"""Everyday NumPy functions composed from the other families' traced functions (issue 12, item
+6): ``kron``, ``sinc``, ``fix``, ``isposinf``/``isneginf``, ``iscomplex``/``isreal``,
+``array_equal``/``array_equiv``, ``column_stack``, ``dstack``, ``rollaxis``, ``diagflat``,
+``broadcast_arrays``, ``polyval``, ``trapezoid``, ``cov``, ``corrcoef``; the window functions and
+``tri``, which take only static numbers (constants under ``jit``); and the set functions whose
+result's length depends on the data (refused with advice).
+
+Each calls NumPy's functions on traced values, so it records what those record (no new IR ops);
+given no traced array it simply calls NumPy.
+"""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
+from jitcore.tracer import Tracer, refuse_traced, user_location
+
+__all__ = ["array_equal", "array_equiv", "bartlett", "blackman", "broadcast_arrays", "column_stack",
+           "corrcoef", "cov", "delete", "diagflat", "dstack", "fix", "hamming", "hanning", "iscomplex",
+           "isneginf", "isposinf", "isreal", "kaiser", "kron", "polyval", "rollaxis", "sinc",
+           "trapezoid", "tri"]
+
+
+def _traced_array(x, like: Tracer) -> Tracer:
+    """``x`` as a traced array of the trace ``like`` belongs to (NumPy's ``asarray``)."""
+    return x if isinstance(x, Tracer) else prims.constant(like.owner_trace, np.asarray(x))
+
+
+def _first_tracer(*values) -> Tracer:
+    return next(v for v in values if isinstance(v, Tracer))
+
+
+@implements(np.kron)
+def kron(a, b):
+    """Every element of ``a`` times the whole of ``b``: both spread over interleaved dims
+    (``a`` on the even ones, ``b`` on the odd ones), one broadcast product, then merged."""
+    if not traced(a, b):
+        return np.kron(a, b)
+    like = _first_tracer(a, b)
+    a, b = _traced_array(a, like), _traced_array(b, like)
+    ndim = max(a.ndim, b.ndim)
+    sa, sb = (1,) * (ndim - a.ndim) + a.shape, (1,) * (ndim - b.ndim) + b.shape
+    spread_a = np.reshape(a, tuple(d for n in sa for d in (n, 1)))
+    spread_b = np.reshape(b, tuple(d for n in sb for d in (1, n)))
+    return np.reshape(spread_a * spread_b, tuple(m * n for m, n in zip(sa, sb)))
+
+
+@implements(np.sinc)
+def sinc(x):
+    """NumPy's formula: ``sin(y) / y`` of ``y = pi x``, with ``y = 0`` replaced by the dtype's eps
+    (1e-20 for other kinds), so sinc(0) is 1."""
+    if not traced(x):
+        return np.sinc(x)
+    y = np.pi * x
+    eps = np.finfo(y.dtype).eps if y.dtype.kind == "f" else 1e-20
+    y = np.where(y, y, eps)
+    return np.sin(y) / y
+
+
+@implements(np.fix)
+def fix(x, out=None):
+    """Rounding toward zero: ``trunc`` (NumPy's floor/ceil by sign gives the same, -0.0 and NaN
+    included; integers stay integers)."""
+    if not traced(x):
+        return np.fix(x, out)
+    if out is not None:
+        raise UnsupportedError(f"numpy.fix: out= is not supported under jit (at {user_location()})")
+    return np.trunc(x)
+
+
+def _real_only(name: str, x) -> None:
+    if np.iscomplexobj(x):
+        raise JitTypeError(f"This operation is not supported for complex values because it would be "
+                           f"ambiguous (numpy.{name} at {user_location()})")
+
+
+@implements(np.isposinf)
+def isposinf(x, out=None):
+    """``isinf(x) & ~signbit(x)`` for real ``x`` (NumPy's TypeError for complex)."""
+    if not traced(x):
+        return np.isposinf(x, out)
+    _real_only("isposinf", x)
+    return np.logical_and(np.isinf(x), np.logical_not(np.signbit(x)))
+
+
+@implements(np.isneginf)
+def isneginf(x, out=None):
+    """``isinf(x) & signbit(x)`` for real ``x`` (NumPy's TypeError for complex)."""
+    if not traced(x):
+        return np.isneginf(x, out)
+    _real_only("isneginf", x)
+    return np.logical_and(np.isinf(x), np.signbit(x))
+
+
+@implements(np.iscomplex)
+def iscomplex(x):
+    """A nonzero imaginary part (all False for a real dtype)."""
+    if not traced(x):
+        return np.iscomplex(x)
+    return np.imag(x) != 0 if np.iscomplexobj(x) else np.zeros(x.shape, bool)
+
+
+@implements(np.isreal)
+def isreal(x):
+    """A zero imaginary part (all True for a real dtype)."""
+    if not traced(x):
+        return np.isreal(x)
+    return np.imag(x) == 0 if np.iscomplexobj(x) else np.ones(x.shape, bool)
+
+
+def _all_equal(a1, a2, equal_nan: bool):
+    same = a1 == a2
+    if equal_nan and any(np.asarray(v).dtype.kind in "fc" for v in (a1, a2) if not isinstance(v, Tracer)) \
+            or equal_nan and any(v.dtype.kind in "fc" for v in (a1, a2) if isinstance(v, Tracer)):
+        same = np.logical_or(same, np.logical_and(np.isnan(a1), np.isnan(a2)))
+    return np.all(same)
+
+
+@implements(np.array_equal)
+def array_equal(a1, a2, equal_nan=False):
+    """Same shape (static: a constant False otherwise) and equal elements, as a traced 0-d bool
+    (NumPy returns a Python bool, which under ``jit`` would need the data)."""
+    if not traced(a1, a2):
+        return np.array_equal(a1, a2, equal_nan)
+    if np.shape(a1) != np.shape(a2):
+        return prims.constant(_first_tracer(a1, a2).owner_trace, np.bool_(False))
+    return _all_equal(a1, a2, equal_nan)
+
+
+@implements(np.array_equiv)
+def array_equiv(a1, a2):
+    """Shapes that broadcast (static) and equal elements once broadcast, as a traced 0-d bool."""
+    if not traced(a1, a2):
+        return np.array_equiv(a1, a2)
+    try:
+        np.broadcast_shapes(np.shape(a1), np.shape(a2))
+    except ValueError:
+        return prims.constant(_first_tracer(a1, a2).owner_trace, np.bool_(False))
+    return _all_equal(a1, a2, False)
+
+
+@implements(np.column_stack)
+def column_stack(tup):
+    """1-d (and 0-d) arrays as columns, 2-d ones as they are, joined along dim 1."""
+    if not traced(*tup):
+        return np.column_stack(tup)
+    like = _first_tracer(*tup)
+    columns = []
+    for v in tup:
+        v = _traced_array(v, like)
+        columns.append(np.reshape(v, (-1, 1)) if v.ndim < 2 else v)
+    return np.concatenate(columns, axis=1)
+
+
+@implements(np.dstack)
+def dstack(tup):
+    """Arrays made at least 3-d (NumPy's ``atleast_3d``), joined along dim 2."""
+    if not traced(*tup):
+        return np.dstack(tup)
+    like = _first_tracer(*tup)
+    return np.concatenate([np.atleast_3d(_traced_array(v, like)) for v in tup], axis=2)
+
+
+@implements(np.rollaxis)
+def rollaxis(a, axis, start=0):
+    """``axis`` moved to before ``start``: a transpose with NumPy's rules for ``start``."""
+    if not traced(a):
+        return np.rollaxis(a, axis, start)
+    refuse_traced(axis, "the axis of numpy.rollaxis")
+    refuse_traced(start, "the start of numpy.rollaxis")
+    n = a.ndim
+    (axis,) = prims.normalize_axes(axis, n, "rollaxis")
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise np.exceptions.AxisError(f"'start' arg requires {-n} <= start < {n + 1}, "
+                                      f"but {start - n if start < 0 else start} was passed in")
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return a[...]
+    order = [k for k in range(n) if k != axis]
+    order.insert(start, axis)
+    return np.transpose(a, order)
+
+
+@implements(np.diagflat)
+def diagflat(v, k=0):
+    """The flattened ``v`` on the ``k``-th diagonal of a square array."""
+    if not traced(v):
+        return np.diagflat(v, k)
+    return np.diag(np.ravel(v), k)
+
+
+@implements(np.broadcast_arrays)
+def broadcast_arrays(*args, subok=False):
+    """Each array broadcast to the common (static) shape, as a tuple."""
+    if not traced(*args):
+        return np.broadcast_arrays(*args, subok=subok)
+    like = _first_tracer(*args)
+    arrays = [_traced_array(v, like) for v in args]
+    shape = np.broadcast_shapes(*(v.shape for v in arrays))
+    return tuple(v if v.shape == shape else np.broadcast_to(v, shape) for v in arrays)
+
+
+@implements(np.polyval)
+def polyval(p, x):
+    """Horner's rule in NumPy's order: ``y = zeros_like(x)``, then ``y = y * x + c`` for each
+    coefficient (so ``y`` starts in ``x``'s dtype, as in NumPy)."""
+    if not traced(p, x):
+        return np.polyval(p, x)
+    like = _first_tracer(p, x)
+    p, x = _traced_array(p, like), _traced_array(x, like)
+    if p.ndim != 1:
+        raise UnsupportedError(f"numpy.polyval: p must be 1-d under jit (at {user_location()})")
+    y = np.zeros_like(x)
+    for i in range(p.shape[0]):
+        y = y * x + p[i]
+    return y
+
+
+@implements(np.trapezoid)
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """NumPy's sum of ``d * (y[1:] + y[:-1]) / 2`` along ``axis``, ``d`` the spacing (``dx`` or
+    ``diff(x)``, a 1-d ``x`` laid along ``axis``)."""
+    if not traced(y, x, dx):
+        return np.trapezoid(y, x, dx, axis)
+    refuse_traced(axis, "the axis of numpy.trapezoid")
+    y = _traced_array(y, _first_tracer(y, x, dx))
+    (axis,) = prims.normalize_axes(axis, y.ndim, "trapezoid")
+    if x is None:
+        d = dx
+    else:
+        x = _traced_array(x, y)
+        if x.ndim == 1:
+            d = np.diff(x)
+            d = np.reshape(d, tuple(d.shape[0] if k == axis else 1 for k in range(y.ndim)))
+        else:
+            d = np.diff(x, axis=axis)
+    later = tuple(slice(1, None) if k == axis else slice(None) for k in range(y.ndim))
+    earlier = tuple(slice(None, -1) if k == axis else slice(None) for k in range(y.ndim))
+    return np.sum(d * (y[later] + y[earlier]) / 2.0, axis=axis)
+
+
+@implements(np.cov)
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
+    """NumPy's estimate: rows centred on their means, ``X @ X.T.conj() / (N - ddof)``, squeezed.
+    Weights: ``UnsupportedError`` (NumPy checks their values)."""
+    if not traced(m, y):
+        return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
+    if fweights is not None or aweights is not None:
+        raise UnsupportedError("numpy.cov: fweights/aweights are not supported under jit "
+                               f"(at {user_location()})")
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    like = _first_tracer(m, y)
+    if dtype is None:
+        dtype = np.result_type(*(np.asarray(v).dtype if not isinstance(v, Tracer) else v.dtype
+                                 for v in (m, y) if v is not None), np.float64)
+    if np.ndim(m) > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if y is not None and np.ndim(y) > 2:
+        raise ValueError("y has more than 2 dimensions")
+    X = _traced_array(m, like).astype(dtype)
+    X = np.reshape(X, (1, -1)) if X.ndim < 2 else X
+    if not rowvar and np.ndim(m) != 1:
+        X = np.transpose(X)
+    if X.shape[0] == 0:
+        return prims.constant(like.owner_trace, np.array([]).reshape(0, 0))
+    if y is not None:
+        Y = _traced_array(y, like).astype(dtype)
+        Y = np.reshape(Y, (1, -1)) if Y.ndim < 2 else Y
+        if not rowvar and Y.shape[0] != 1:
+            Y = np.transpose(Y)
+        X = np.concatenate((X, Y), axis=0)
+    if ddof is None:
+        ddof = 0 if bias else 1
+    fact = X.shape[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X = X - np.mean(X, axis=1)[:, None]
+    c = np.dot(X, np.conj(np.transpose(X)))
+    c = c * np.true_divide(1, fact)
+    return np.squeeze(c)
+
+
+@implements(np.corrcoef)
+def corrcoef(x, y=None, rowvar=True, bias=np._NoValue, ddof=np._NoValue, *, dtype=None):
+    """``cov`` divided by the outer product of the standard deviations, clipped to [-1, 1]
+    (real and imaginary parts), as NumPy's; a single variable gives ``c / c``."""
+    if not traced(x, y):
+        return np.corrcoef(x, y, rowvar, bias, ddof, dtype=dtype)
+    c = cov(x, y, rowvar, dtype=dtype)
+    if c.ndim == 0:
+        return c / c
+    d = np.diagonal(c)
+    stddev = np.sqrt(np.real(d))
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    if np.iscomplexobj(c):
+        return np.clip(np.real(c), -1, 1) + 1j * np.clip(np.imag(c), -1, 1)
+    return np.clip(c, -1, 1)
+
+
+@implements(np.delete)
+def delete(arr, obj, axis=None):
+    """``arr`` without the entries ``obj`` (static: an int, a slice, a sequence of ints or a
+    boolean mask) along ``axis`` (None: of the flattened array): a gather of the kept ones."""
+    if not traced(arr):
+        return np.delete(arr, obj, axis)
+    refuse_traced(obj, "the indices of numpy.delete")
+    if axis is None:
+        arr, axis = np.ravel(arr), 0
+    refuse_traced(axis, "the axis of numpy.delete")
+    (axis,) = prims.normalize_axes(axis, arr.ndim, "delete")
+    kept = np.delete(np.arange(arr.shape[axis]), obj)  # NumPy's own rules and errors for obj
+    return np.take(arr, kept, axis=axis)
+
+
+def _static_only(np_fn):
+    """A NumPy function of static numbers only (a window's length, a shape): a constant under
+    ``jit``; a traced argument raises ConcretizationError."""
+    def fn(*args, **kwargs):
+        for v in (*args, *kwargs.values()):
+            refuse_traced(v, f"the arguments of numpy.{np_fn.__name__}")
+        return np_fn(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = np_fn.__name__
+    fn.__doc__ = f"``numpy.{np_fn.__name__}`` of static arguments: a constant under ``jit``."
+    return fn
+
+
+bartlett, blackman, hamming, hanning = (_static_only(f) for f in (np.bartlett, np.blackman,
+                                                                  np.hamming, np.hanning))
+kaiser, tri = _static_only(np.kaiser), _static_only(np.tri)
+
+
+def _result_depends_on_data(np_fn, advice: str):
+    """Set functions and selections whose result's length depends on the data: JitTypeError."""
+    def fn(*args, **kwargs):
+        if not traced(*args, *kwargs.values()):
+            return np_fn(*args, **kwargs)
+        raise JitTypeError(
+            f"numpy.{np_fn.__name__} returns an array whose length depends on the data, which a "
+            f"compiled function cannot return (at {user_location()}); {advice}, or call it outside "
+            "the jitted function"
+        )
+    HANDLED_FUNCTIONS[np_fn] = fn
+
+
+_MASK = "keep the shape and use a mask instead (numpy.where(condition, x, 0))"
+for _fn, _advice in ((np.trim_zeros, _MASK), (np.compress, _MASK), (np.extract, _MASK),
+                     (np.union1d, "use numpy.isin-style comparisons on the static inputs"),
+                     (np.intersect1d, "compare with a mask (a[:, None] == b).any(1)"),
+                     (np.setdiff1d, "compare with a mask ~(a[:, None] == b).any(1)"),
+                     (np.setxor1d, "compare with masks of membership")):
+    _result_depends_on_data(_fn, _advice)

@@ -1,0 +1,95 @@
+"""``numpy``'s polynomial helpers on coefficient arrays, highest power first (issue 12, item 6):
+``polyadd``, ``polysub``, ``polymul``, ``polyder``, ``polyint`` (``polyval`` is in
+``everyday.py``). The lengths are static; each step is NumPy's (zeros padded in front, one
+``convolve``, a product with ``arange``), so the dtypes are NumPy's. ``poly1d``: refused as an
+argument, as every array subclass.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.numpy.registry import implements, traced
+from jitcore.tracer import Tracer
+
+__all__ = ["polyadd", "polyder", "polyint", "polymul", "polysub"]
+
+
+def _1d(a, like: Tracer) -> Tracer:
+    a = a if isinstance(a, Tracer) else prims.constant(like.owner_trace, np.asarray(a))
+    return np.atleast_1d(a)
+
+
+def _padded_pair(a1, a2):
+    """Both coefficient arrays at the longer length, zeros (in each one's dtype) in front."""
+    like = a1 if isinstance(a1, Tracer) else a2
+    a1, a2 = _1d(a1, like), _1d(a2, like)
+    diff = a2.shape[0] - a1.shape[0]
+    if diff > 0:
+        a1 = np.concatenate((np.zeros(diff, a1.dtype), a1))
+    elif diff < 0:
+        a2 = np.concatenate((np.zeros(-diff, a2.dtype), a2))
+    return a1, a2
+
+
+@implements(np.polyadd)
+def polyadd(a1, a2):
+    """The sum of two polynomials."""
+    if not traced(a1, a2):
+        return np.polyadd(a1, a2)
+    a1, a2 = _padded_pair(a1, a2)
+    return a1 + a2
+
+
+@implements(np.polysub)
+def polysub(a1, a2):
+    """The difference of two polynomials."""
+    if not traced(a1, a2):
+        return np.polysub(a1, a2)
+    a1, a2 = _padded_pair(a1, a2)
+    return a1 - a2
+
+
+@implements(np.polymul)
+def polymul(a1, a2):
+    """The product of two polynomials: the full convolution of their coefficients."""
+    if not traced(a1, a2):
+        return np.polymul(a1, a2)
+    like = a1 if isinstance(a1, Tracer) else a2
+    return np.convolve(_1d(a1, like), _1d(a2, like))
+
+
+@implements(np.polyder)
+def polyder(p, m=1):
+    """The ``m``-th derivative: each step multiplies by the powers ``n, n-1, ..., 1``."""
+    if not traced(p):
+        return np.polyder(p, m)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    for _ in range(m):
+        n = p.shape[0] - 1
+        p = p[:-1] * np.arange(n, 0, -1)
+    return p
+
+
+@implements(np.polyint)
+def polyint(p, m=1, k=None):
+    """The ``m``-th antiderivative, integration constants ``k`` (static) last at each step."""
+    if not traced(p):
+        return np.polyint(p, m, k)
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = np.atleast_1d(np.zeros(m, float) if k is None else np.asarray(k))
+    if len(k) == 1 and m > 1:
+        k = k[0] * np.ones(m, float)
+    if len(k) < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    for j in range(m):
+        divided = p / np.arange(p.shape[0], 0, -1)
+        p = np.concatenate((divided, prims.constant(p.owner_trace, np.asarray(k[j:j + 1]))))
+    return p

@@ -1,0 +1,90 @@
+"""Issue 12, items 6-7: everyday NumPy functions composed from jitcore's others, as user code
+writes them (the coverage table's rows in tests/coverage/everyday.py cover dtypes and edges).
+
+``cov`` and ``corrcoef`` have no row: a mean and a dot product in another order than NumPy's
+leave them within a few ULP of the data's scale, so they are compared here with a relative
+tolerance. Each test compiles one function (the suite's time budget)."""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+RNG = np.random.default_rng(12)
+DATA = {
+    "float64": RNG.normal(size=(3, 7)),
+    "int16": RNG.integers(-50, 50, size=(2, 6)).astype(np.int16),
+    "complex128": RNG.normal(size=(2, 4)) + 1j * RNG.normal(size=(2, 4)),
+}
+
+
+def statistics(m):
+    return (np.cov(m), np.cov(m, rowvar=False), np.cov(m[0], m[1]), np.cov(m, bias=True),
+            np.cov(m, ddof=0), np.corrcoef(m), np.corrcoef(m[0], m[1]), np.corrcoef(m[0]),
+            np.cov(m[:, :1]))
+
+
+@pytest.mark.parametrize("dtype", list(DATA))
+def test_cov_and_corrcoef_match_numpy(dtype):
+    m = DATA[dtype]
+    with np.errstate(all="ignore"), pytest.warns(RuntimeWarning):  # NumPy: ddof >= samples
+        want = statistics(m)
+    got = jc.jit(statistics)(m)
+    rtol = 1e-12
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
+
+
+def test_scientific_snippets_run_unchanged():
+    # A signal: windowed, its spectrum's neighbours, its integral, its bins; as users write them.
+    def analyse(t, y):
+        window = np.hanning(t.shape[0])
+        smooth = np.convolve(y * window, np.ones(3) / 3, mode="same")
+        slope = np.gradient(smooth, 0.1)
+        area = np.trapezoid(y, dx=0.1)
+        bins = np.digitize(y, np.array([-1.0, 0.0, 1.0]))
+        phase = np.unwrap(np.cumulative_sum(np.abs(y)) % (2 * np.pi))
+        order = np.argsort(y)
+        ranked = np.take_along_axis(y, order, axis=0)
+        inside = np.isin(bins, [1, 2])
+        return smooth, slope, area, bins, phase, ranked, inside, np.kron(y[:2], np.eye(2)), np.sinc(t)
+
+    t = np.linspace(0, 2, 21)
+    y = np.sin(3 * t) + 0.3 * np.cos(11 * t)
+    for g, w in zip(jc.jit(analyse)(t, y), analyse(t, y), strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+
+
+def test_polynomial_product_matches_numpy():
+    def f(p, q):
+        return np.polymul(p, q), np.polyval(np.polyder(np.polymul(p, q)), q)
+
+    p, q = np.array([3.0, -1.0, 2.0, 0.5]), np.array([1.0, 4.0])
+    for g, w in zip(jc.jit(f)(p, q), f(p, q), strict=True):
+        assert g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-14)
+
+
+def test_in_place_helpers_write_traced_arrays():
+    def f(x, idx):
+        out = x.copy()
+        np.fill_diagonal(out, -1.0)
+        np.put_along_axis(out, idx, 9.0, axis=1)
+        return out, np.choose(idx % 2, [x[:, :2], -x[:, :2]])
+
+    x = np.arange(12.0).reshape(3, 4)
+    idx = np.array([[3, 0], [1, 2], [0, 3]])
+    for g, w in zip(jc.jit(f)(x, idx), f(x, idx), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("fn", [np.trim_zeros, np.union1d, np.intersect1d, np.setdiff1d, np.setxor1d,
+                                np.extract, np.compress])
+def test_data_dependent_lengths_are_refused_with_advice(fn):
+    x = np.array([0.0, 1.0, 2.0, 0.0])
+    call = {np.trim_zeros: lambda a: fn(a), np.extract: lambda a: fn(a > 0, a),
+            np.compress: lambda a: fn(a > 0, a)}.get(fn, lambda a: fn(a, a[:2]))
+    with pytest.raises(jc.JitTypeError, match="depends on the data"):
+        jc.jit(call)(x)
