@@ -1,0 +1,99 @@
+"""Gaps found auditing issue 12 (errors as NumPy users expect, item 5), each as the user code
+that showed it, NumPy as the oracle."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+
+
+def numpy_and_jit(fn, *args):
+    """``fn`` by NumPy and under jit: (NumPy's result or exception, jitcore's)."""
+    def run(f):
+        try:
+            return f(*args)
+        except Exception as e:  # noqa: BLE001  (the exception is the result compared)
+            return e
+    return run(fn), run(jc.jit(fn))
+
+
+def and_then_double(s):
+    return (s > 0) and s * 2
+
+
+def or_else_double(s):
+    return (s > 0) or s * 2
+
+
+def value_and_constant(s):
+    return s and 3.5
+
+
+def not_of_value(s):
+    return not s
+
+
+def choose(s):
+    return s * 3 if s > 1 else -s
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([and_then_double, or_else_double, value_and_constant, not_of_value, choose]),
+       st.sampled_from([-1.5, 0.0, 0.5, 2.0, np.nan]))
+def test_and_or_not_of_a_traced_scalar_are_pythons_values(fn, s):
+    # Python's `a and b` is b when a is true: (s > 0) and s * 2 is s * 2, not True
+    want, got = numpy_and_jit(fn, np.float64(s))
+    np.testing.assert_array_equal(got, want)
+
+
+def if_statement(a):
+    if a > 0:
+        return a
+    return -a
+
+
+def while_statement(a):
+    while a > 0:
+        a = a - 1
+    return a
+
+
+def and_of_array(a):
+    return (a > 0) and a
+
+
+def or_of_array(a):
+    return (a > 0) or a
+
+
+def not_of_array(a):
+    return not (a > 0)
+
+
+def if_else_of_array(a):
+    return a if a > 0 else -a
+
+
+def chained_comparison(a):
+    return 0 < a < 2
+
+
+def bool_of_array(a):
+    return bool(a)
+
+
+@pytest.mark.parametrize("fn", [and_of_array, or_of_array, not_of_array, if_else_of_array,
+                                chained_comparison, bool_of_array, if_statement, while_statement])
+def test_truth_value_of_a_traced_array_is_numpys_value_error(fn):
+    want, got = numpy_and_jit(fn, np.arange(3.0))
+    assert isinstance(want, ValueError)
+    assert isinstance(got, ValueError) and "ambiguous" in str(got), got
+
+
+@pytest.mark.parametrize("key", [1.5, "a", (0, 1.0)], ids=["float", "str", "float-in-tuple"])
+def test_a_non_integer_index_is_numpys_index_error(key):
+    want, got = numpy_and_jit(lambda a: a[key], np.ones((3, 3)))
+    assert isinstance(want, IndexError) and isinstance(got, IndexError), got
+    assert str(got).startswith("only integers, slices")
