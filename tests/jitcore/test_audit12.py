@@ -97,3 +97,31 @@ def test_a_non_integer_index_is_numpys_index_error(key):
     want, got = numpy_and_jit(lambda a: a[key], np.ones((3, 3)))
     assert isinstance(want, IndexError) and isinstance(got, IndexError), got
     assert str(got).startswith("only integers, slices")
+
+
+C_ARRAY = np.arange(12.0).reshape(3, 4)
+F_ARRAY = np.asfortranarray(C_ARRAY)
+
+
+@pytest.mark.parametrize("method", [
+    lambda a: a.copy(), lambda a: a.copy(order="F"), lambda a: a.copy("A"), lambda a: a.copy("K"),
+    lambda a: a.flatten("F"), lambda a: a.flatten("A"), lambda a: a.flatten("K"),
+    lambda a: a.astype(np.float32, order="F"), lambda a: a.astype(np.float32, casting="same_kind"),
+    lambda a: a.astype(np.float64, copy=False), lambda a: a.ravel("C"),
+    lambda a: a.reshape((2, 6), order="C")],
+    ids=["copy", "copy-F", "copy-A", "copy-K", "flatten-F", "flatten-A", "flatten-K", "astype-F",
+         "astype-casting", "astype-no-copy", "ravel-C", "reshape-C"])
+@pytest.mark.parametrize("x", [C_ARRAY, F_ARRAY], ids=["C", "F"])
+def test_ndarray_methods_take_numpys_order_casting_and_copy_arguments(method, x):
+    want, got = method(x), jc.jit(method)(x)
+    np.testing.assert_array_equal(got, want)
+    assert got.dtype == want.dtype
+    assert (got.flags.c_contiguous, got.flags.f_contiguous) == (want.flags.c_contiguous,
+                                                                 want.flags.f_contiguous)
+
+
+@pytest.mark.parametrize("method", [lambda a: a.astype(np.int32, casting="safe"),
+                                    lambda a: a.copy(order="Z")], ids=["unsafe-cast", "bad-order"])
+def test_bad_method_arguments_raise_numpys_exception_class(method):
+    want, got = numpy_and_jit(method, C_ARRAY)
+    assert isinstance(want, Exception) and isinstance(got, type(want)), got
