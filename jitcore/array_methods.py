@@ -327,6 +327,18 @@ def _needs_data(name: str):
     return _method(method, name)
 
 
+def _not_compiled(name: str):
+    """An ndarray method jitcore does not compile: its own clear error, not an AttributeError."""
+    def method(self, *args, **kwargs):
+        raise UnsupportedError(f"ndarray.{name}() is not supported under jit (at {user_location()})")
+
+    return _method(method, name)
+
+
+def compress(self, condition, axis=None, out=None):
+    return registry.apply_function(np.compress, (condition, self, axis, out), {})
+
+
 _METHODS = {
     "__pow__": power, "__rpow__": reflected_power, "__divmod__": divmod_,
     "__rdivmod__": reflected_divmod, "__matmul__": matmul, "__rmatmul__": reflected_matmul,
@@ -340,7 +352,11 @@ _METHODS = {
     "sort": sort_in_place, "argsort": argsort, "fill": fill, "partition": partition_in_place,
     "view": view,
     **{name: _function_method(getattr(np, name), name)
-       for name in ("argpartition", "dot", "nonzero", "repeat", "searchsorted", "take", "trace")},
+       for name in ("argpartition", "choose", "dot", "nonzero", "put", "repeat", "searchsorted",
+                    "take", "trace")},
+    "compress": _method(compress, "compress"),
+    **{name: _not_compiled(name)
+       for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
     **{name: _needs_data(name) for name in ("item", "tolist", "tobytes", "tofile", "dump", "dumps")},
 }
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,

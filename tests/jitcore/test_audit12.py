@@ -125,3 +125,12 @@ def test_ndarray_methods_take_numpys_order_casting_and_copy_arguments(method, x)
 def test_bad_method_arguments_raise_numpys_exception_class(method):
     want, got = numpy_and_jit(method, C_ARRAY)
     assert isinstance(want, Exception) and isinstance(got, type(want)), got
+
+
+@pytest.mark.parametrize("method", [lambda a: a.byteswap(), lambda a: a.compress([True, False]),
+                                    lambda a: a.put([0], [1.0]), lambda a: a.choose([1, 2]),
+                                    lambda a: a.resize(1)],
+                         ids=["byteswap", "compress", "put", "choose", "resize"])
+def test_ndarray_methods_not_compiled_raise_jitcores_error_naming_them(method):
+    with pytest.raises(jc.UnsupportedError, match=r"(byteswap|compress|put|choose|resize)"):
+        jc.jit(method)(np.arange(2.0))
