@@ -303,6 +303,40 @@ def _locate(node, where):
     return node
 
 
+def _outer_arrays_written(fn: ast.FunctionDef, own) -> set[str]:
+    """The globals and closure variables ``fn`` writes by subscript (``W[k] = v``, ``W[k] += v``),
+    not counting nested functions (each is converted on its own)."""
+    names, todo = set(), list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        targets = (n.targets if isinstance(n, ast.Assign)
+                   else [n.target] if isinstance(n, ast.AugAssign) else [])
+        names |= {t.value.id for t in targets if _outer_subscript(t, own)}
+        todo.extend(ast.iter_child_nodes(n))
+    return names
+
+
+class OuterReads(ast.NodeTransformer):
+    """Each read of a global or closed-over array the function writes by subscript goes through
+    ``outer_read``: after a traced write, ``W.sum()``, ``W[1]`` or ``W * 2`` must read the written
+    array (its hidden argument), not the value NumPy holds while tracing."""
+
+    def __init__(self, top, names):
+        self.top, self.names = top, names
+
+    def visit_FunctionDef(self, node):  # a nested function gets its own conversion
+        if node is self.top:
+            self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+            return ast.copy_location(_call(_helper("outer_read"), node), node)
+        return node
+
+
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
     helper calls."""
@@ -314,9 +348,12 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
             declared |= set(n.names)
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
+    written_outer = _outer_arrays_written(fn, own)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     converter = ControlFlow(live, declared, own)
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
+    if written_outer:
+        OuterReads(fn, written_outer).visit(fn)
     fn.decorator_list = []
     return fn
 

@@ -134,3 +134,32 @@ def test_bad_method_arguments_raise_numpys_exception_class(method):
 def test_ndarray_methods_not_compiled_raise_jitcores_error_naming_them(method):
     with pytest.raises(jc.UnsupportedError, match=r"(byteswap|compress|put|choose|resize)"):
         jc.jit(method)(np.arange(2.0))
+
+
+WRITTEN = np.zeros(3)
+
+
+def write_then_sum(x):
+    WRITTEN[:] = x * 2
+    return WRITTEN.sum(), np.sum(WRITTEN), WRITTEN * 2, WRITTEN[1]
+
+
+def write_constant_then_scale(x):
+    WRITTEN[0] = 5.0
+    return WRITTEN * 1 + x
+
+
+@pytest.mark.parametrize("fn", [write_then_sum, write_constant_then_scale])
+def test_a_global_written_inside_is_read_back_as_written(fn):
+    # item 2: reads after the write (through NumPy work that would run while tracing) see it
+    jitted = jc.jit(fn)
+    for x in (np.ones(3), np.arange(3.0)):  # the second call: new values, the same compile
+        WRITTEN[:] = -1.0
+        want = fn(x)
+        want_global = WRITTEN.copy()
+        WRITTEN[:] = -1.0
+        got = jitted(x)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        np.testing.assert_array_equal(WRITTEN, want_global)
