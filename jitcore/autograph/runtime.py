@@ -18,7 +18,7 @@ from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while
 from jitcore.tracer import current_trace
 
 __all__ = ["and_", "aug_setitem", "call", "compare", "converted", "for_stmt", "if_exp", "if_stmt",
-           "not_", "or_", "out_call", "outer_read", "result", "setitem", "setitem_outer",
+           "not_", "or_", "out_call", "outer_read", "outer_value", "result", "setitem", "setitem_outer",
            "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
@@ -60,7 +60,16 @@ def outer_read(value):
     (the array the caller sees, as written so far), so reads after a traced write see it."""
     if type(value) is not np.ndarray:
         return value
-    hidden = calltime.hidden_array(current_trace(), value)
+    hidden = calltime.written_array(current_trace(), value, create=True)
+    return value if hidden is None else hidden
+
+
+def outer_value(value):
+    """Any other global or closure value: a written array's hidden argument once a write to it
+    was traced (a helper reading what its caller wrote), else the value itself."""
+    if type(value) is not np.ndarray:
+        return value
+    hidden = calltime.written_array(current_trace(), value, create=False)
     return value if hidden is None else hidden
 
 

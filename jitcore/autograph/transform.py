@@ -9,6 +9,7 @@ replaces, so tracebacks and error locations point at the user's lines.
 from __future__ import annotations
 
 import ast
+import builtins
 
 from jitcore.autograph import analysis, lowering
 from jitcore.autograph.analysis import GENERATED
@@ -319,12 +320,13 @@ def _outer_arrays_written(fn: ast.FunctionDef, own) -> set[str]:
 
 
 class OuterReads(ast.NodeTransformer):
-    """Each read of a global or closed-over array the function writes by subscript goes through
-    ``outer_read``: after a traced write, ``W.sum()``, ``W[1]`` or ``W * 2`` must read the written
-    array (its hidden argument), not the value NumPy holds while tracing."""
+    """Reads of globals and closure variables: one the function writes by subscript goes through
+    ``outer_read`` (after a traced write, ``W.sum()``, ``W[1]`` or ``W * 2`` must read the written
+    array, its hidden argument, not the value NumPy holds while tracing); any other through
+    ``outer_value`` (the same for an array the caller wrote, read in a helper)."""
 
-    def __init__(self, top, names):
-        self.top, self.names = top, names
+    def __init__(self, top, own, written):
+        self.top, self.own, self.written = top, own, written
 
     def visit_FunctionDef(self, node):  # a nested function gets its own conversion
         if node is self.top:
@@ -332,9 +334,13 @@ class OuterReads(ast.NodeTransformer):
         return node
 
     def visit_Name(self, node):
-        if isinstance(node.ctx, ast.Load) and node.id in self.names:
+        if not isinstance(node.ctx, ast.Load) or node.id in self.own or node.id.startswith("__ag"):
+            return node
+        if node.id in self.written:
             return ast.copy_location(_call(_helper("outer_read"), node), node)
-        return node
+        if hasattr(builtins, node.id):
+            return node
+        return ast.copy_location(_call(_helper("outer_value"), node), node)
 
 
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
@@ -350,10 +356,9 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
+    OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own)
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
-    if written_outer:
-        OuterReads(fn, written_outer).visit(fn)
     fn.decorator_list = []
     return fn
 

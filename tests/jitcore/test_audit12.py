@@ -163,3 +163,28 @@ def test_a_global_written_inside_is_read_back_as_written(fn):
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g, w)
         np.testing.assert_array_equal(WRITTEN, want_global)
+
+
+def sum_of_written():
+    return WRITTEN.sum()
+
+
+def write_then_read_in_a_helper(x):
+    WRITTEN[:] = x * 2
+    return sum_of_written()
+
+
+def write_and_read_in_a_loop(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        WRITTEN[i] = x[i] * 3
+        total += WRITTEN.sum()
+    return total
+
+
+@pytest.mark.parametrize("fn", [write_then_read_in_a_helper, write_and_read_in_a_loop])
+def test_a_written_global_read_in_a_helper_or_a_loop(fn):
+    WRITTEN[:] = -1.0
+    want = fn(np.arange(3.0))
+    WRITTEN[:] = -1.0
+    np.testing.assert_array_equal(jc.jit(fn)(np.arange(3.0)), want)
