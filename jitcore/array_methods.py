@@ -15,7 +15,7 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
 from jitcore.numpy.linalg import matmul as _matmul
@@ -116,13 +116,30 @@ def index_updates(self) -> indexing.IndexUpdates:
 
 
 # -- ndarray methods and properties ----------------------------------------------------------
-def astype(self, dtype):
-    out = fresh(prims.convert(self, np.dtype(dtype)), self.scalar)
-    out.fortran = self.fortran  # order="K", NumPy's default: the layout is kept
+def _fortran_order(self, order) -> bool:
+    """Whether NumPy's ``order`` argument makes the result Fortran-ordered (for ``self`` as the
+    tracer's layout says: 'A' and 'K' keep it)."""
+    if order not in ("C", "F", "A", "K", None):
+        raise JitValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    return self.ndim >= 2 and (order == "F" or (order in ("A", "K") and self.fortran))
+
+
+def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    dtype = np.dtype(dtype)
+    if not np.can_cast(self.dtype, dtype, casting):
+        raise JitTypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according "
+                           f"to the rule {casting!r}")
+    fortran = _fortran_order(self, order)
+    if not copy and dtype == self.dtype and fortran == self.fortran:
+        return self  # NumPy returns the array itself when no copy is needed
+    out = fresh(prims.convert(self, dtype), self.scalar)
+    out.fortran = fortran  # order="K", NumPy's default: the layout is kept
     return out
 
 
-def reshape(self, *shape):
+def reshape(self, *shape, order="C"):
+    if order != "C":
+        raise UnsupportedError(f"ndarray.reshape with order={order!r} is not supported under jit")
     return prims.reshape_view(self, shape[0] if len(shape) == 1 else shape)
 
 
@@ -130,16 +147,23 @@ def transpose(self, *axes):
     return prims.transpose_view(self, axes[0] if len(axes) == 1 else axes or None)
 
 
-def ravel(self):
+def ravel(self, order="C"):
+    if _fortran_order(self, order):
+        raise UnsupportedError(f"ndarray.ravel in Fortran order ({order!r}) is not supported under "
+                               f"jit; a.flatten({order!r}) gives the same values as a copy")
     return prims.reshape_view(self, (-1,))
 
 
-def flatten(self):
-    return fresh(prims.reshape(self, (-1,)))  # a copy in NumPy, not a view
+def flatten(self, order="C"):
+    # a copy in NumPy, not a view; Fortran order reads the transpose in C order
+    source = prims.transpose_view(self, None) if _fortran_order(self, order) else self
+    return fresh(prims.reshape(source, (-1,)))
 
 
-def copy(self):
-    return fresh(self, self.scalar, self.weak)
+def copy(self, order="C"):
+    out = fresh(self, self.scalar, self.weak)
+    out.fortran = _fortran_order(self, order)  # ndarray.copy's default is 'C' (np.copy's is 'K')
+    return out
 
 
 def transposed(self):
@@ -303,6 +327,18 @@ def _needs_data(name: str):
     return _method(method, name)
 
 
+def _not_compiled(name: str):
+    """An ndarray method jitcore does not compile: its own clear error, not an AttributeError."""
+    def method(self, *args, **kwargs):
+        raise UnsupportedError(f"ndarray.{name}() is not supported under jit (at {user_location()})")
+
+    return _method(method, name)
+
+
+def compress(self, condition, axis=None, out=None):
+    return registry.apply_function(np.compress, (condition, self, axis, out), {})
+
+
 _METHODS = {
     "__pow__": power, "__rpow__": reflected_power, "__divmod__": divmod_,
     "__rdivmod__": reflected_divmod, "__matmul__": matmul, "__rmatmul__": reflected_matmul,
@@ -316,7 +352,11 @@ _METHODS = {
     "sort": sort_in_place, "argsort": argsort, "fill": fill, "partition": partition_in_place,
     "view": view,
     **{name: _function_method(getattr(np, name), name)
-       for name in ("argpartition", "dot", "nonzero", "repeat", "searchsorted", "take", "trace")},
+       for name in ("argpartition", "choose", "dot", "nonzero", "put", "repeat", "searchsorted",
+                    "take", "trace")},
+    "compress": _method(compress, "compress"),
+    **{name: _not_compiled(name)
+       for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
     **{name: _needs_data(name) for name in ("item", "tolist", "tobytes", "tofile", "dump", "dumps")},
 }
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,

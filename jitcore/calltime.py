@@ -233,6 +233,7 @@ class Recorder:
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
+        self._written: set[int] = set()  # id(array) of outer arrays written by subscript
         self._guarded: set = set()
         self._registered: set = set()  # code objects whose names were looked at
         self._watched: dict[int, tuple] = {}  # id(generator) -> (generator, state at first sight)
@@ -430,4 +431,22 @@ def outer_target(base, key, value):
     if tracer is None:
         return base
     hidden = hidden_array(tracer.owner_trace, base)
-    return base if hidden is None else hidden
+    if hidden is None:
+        return base
+    _ACTIVE.recorder._written.add(id(base))
+    return hidden
+
+
+def written_array(trace, value, create: bool) -> Tracer | None:
+    """``value``'s hidden argument in ``trace`` if the traced code writes it by subscript:
+    ``create`` for a name the reading function writes itself (its reads all go through the
+    hidden argument), else only once a write was traced (a helper reading what its caller wrote)."""
+    r = getattr(_ACTIVE, "recorder", None)
+    if r is None or trace is not r.trace:
+        return None
+    if not create:
+        return r._hidden.get(id(value)) if id(value) in r._written else None
+    hidden = r.hidden_array(trace, value)
+    if hidden is not None:
+        r._written.add(id(value))
+    return hidden

@@ -35,6 +35,15 @@ def is_array_index(k) -> bool:
 
 
 # -- basic indexing ------------------------------------------------------------------------
+def _integer_index(k) -> int:
+    """``k`` as an int index; NumPy's IndexError for anything else (``x[1.5]``, ``x['a']``)."""
+    try:
+        return operator.index(k)
+    except TypeError:
+        raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
+                         "and integer or boolean arrays are valid indices") from None
+
+
 def _basic_index(x: Tracer, key):
     """A basic index as (start, stride, sliced shape, result shape)."""
     key = key if isinstance(key, tuple) else (key,)
@@ -62,7 +71,7 @@ def _basic_index(x: Tracer, key):
             sliced.append(len(r))
             final.append(len(r))
         else:
-            i = operator.index(k)
+            i = _integer_index(k)
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for axis {dim} with size {size}")
             start.append(i % size)

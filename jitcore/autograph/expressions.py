@@ -13,7 +13,7 @@ import numpy as np
 
 from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
@@ -30,11 +30,32 @@ def where(line) -> str:
 
 
 # -- expressions -------------------------------------------------------------------------------
+# Python's ``a and b`` is ``b`` if ``a`` is true, else ``a``; on a traced single value that is a
+# select, not logical_and (``(s > 0) and s * 2`` is ``s * 2``, not ``True``). On a traced array of
+# several values NumPy raises ValueError ("truth value ... ambiguous"), and so does jitcore.
+def _one_truth_value(x: Tracer, what: str) -> Tracer:
+    if x.size != 1:
+        raise JitValueError(f"{what} of a traced array of shape {x.shape}: its truth value is "
+                            f"ambiguous, as in NumPy; use .any() or .all() (at {user_location()})")
+    return x
+
+
+def _select(test: Tracer, if_true, if_false):
+    """``if_true if test else if_false`` on a traced single ``test``: logical_and/or where both
+    are booleans (the same values), a select otherwise."""
+    if all(getattr(v, "dtype", None) == np.bool_ or isinstance(v, (bool, np.bool_))
+           for v in (test, if_true, if_false)):
+        return (np.logical_and(test, if_true) if if_false is test
+                else np.logical_or(test, if_false))
+    return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
+
+
 def and_(*thunks):
     value = thunks[0]()
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
-            value = np.logical_and(value, thunk())
+            _one_truth_value(value, "'and'")
+            value = _select(value, thunk(), value)
         elif not value:
             return value
         else:
@@ -46,7 +67,8 @@ def or_(*thunks):
     value = thunks[0]()
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
-            value = np.logical_or(value, thunk())
+            _one_truth_value(value, "'or'")
+            value = _select(value, value, thunk())
         elif value:
             return value
         else:
@@ -55,7 +77,7 @@ def or_(*thunks):
 
 
 def not_(x):
-    return np.logical_not(x) if isinstance(x, Tracer) else not x
+    return np.logical_not(_one_truth_value(x, "'not'")) if isinstance(x, Tracer) else not x
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -80,7 +102,7 @@ def compare(left, *pairs):
 def if_exp(test, then, orelse):
     if not isinstance(test, Tracer):
         return then() if test else orelse()
-    return np.where(test, then(), orelse())
+    return np.where(_one_truth_value(test, "the test of 'x if test else y'"), then(), orelse())
 
 
 def setitem(base, key, value):
@@ -126,6 +148,9 @@ def _bool(x=False):
 
 def _cast(x: Tracer, dtype, name: str):
     if x.size != 1:
+        # NumPy: bool() of such an array is a ValueError ("ambiguous"), int()/float() a TypeError
+        if name == "bool":
+            _one_truth_value(x, "bool()")
         raise JitTypeError(f"{name}() of a traced array of shape {x.shape}: only a single value "
                            f"converts to a Python {name} (at {user_location()})")
     return x.reshape(()).astype(dtype)

@@ -8,15 +8,18 @@ from __future__ import annotations
 import builtins
 import sys
 
+import numpy as np
+
 from jitcore import calltime, random
 from jitcore.autograph import convert, expressions
 from jitcore.autograph.arrays import out_call
 from jitcore.autograph.expressions import BUILTINS, and_, aug_setitem, compare, if_exp, not_, or_, setitem
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
+from jitcore.tracer import current_trace
 
 __all__ = ["and_", "aug_setitem", "call", "compare", "converted", "for_stmt", "if_exp", "if_stmt",
-           "not_", "or_", "out_call", "result", "setitem", "setitem_outer", "aug_setitem_outer", "slice",
-           "state", "while_stmt"]
+           "not_", "or_", "out_call", "outer_read", "outer_value", "result", "setitem", "setitem_outer",
+           "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 
@@ -50,6 +53,24 @@ def setitem_outer(base, key, value) -> None:
     """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
     array the caller sees (a call-time input's, when the write is traced)."""
     calltime.outer_target(base, key, value)[key] = value
+
+
+def outer_read(value):
+    """A global's or closure's array that the function writes by subscript: its hidden argument
+    (the array the caller sees, as written so far), so reads after a traced write see it."""
+    if type(value) is not np.ndarray:
+        return value
+    hidden = calltime.written_array(current_trace(), value, create=True)
+    return value if hidden is None else hidden
+
+
+def outer_value(value):
+    """Any other global or closure value: a written array's hidden argument once a write to it
+    was traced (a helper reading what its caller wrote), else the value itself."""
+    if type(value) is not np.ndarray:
+        return value
+    hidden = calltime.written_array(current_trace(), value, create=False)
+    return value if hidden is None else hidden
 
 
 def aug_setitem_outer(base, key, op, value) -> None:

@@ -17,7 +17,7 @@ from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.lowering import RETVAL
-from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.core import Block
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, current_trace, fresh
@@ -74,8 +74,10 @@ def _pred(pred, what, line):
     """A traced condition as one value: a size-1 array is fine (as in Python's ``if``)."""
     if pred.shape != ():
         if pred.size != 1:
-            raise JitTypeError(f"the condition of the {what} at {where(line)} is a traced array "
-                               f"of shape {pred.shape}; use .any() or .all() to make one value")
+            # NumPy's ValueError ("truth value ... ambiguous"), so `except ValueError` catches it
+            raise JitValueError(f"the condition of the {what} at {where(line)} is a traced array "
+                                f"of shape {pred.shape}: its truth value is ambiguous, as in "
+                                f"NumPy; use .any() or .all() to make one value")
         pred = pred.reshape(())
     return pred
 

@@ -9,6 +9,7 @@ replaces, so tracebacks and error locations point at the user's lines.
 from __future__ import annotations
 
 import ast
+import builtins
 
 from jitcore.autograph import analysis, lowering
 from jitcore.autograph.analysis import GENERATED
@@ -303,6 +304,45 @@ def _locate(node, where):
     return node
 
 
+def _outer_arrays_written(fn: ast.FunctionDef, own) -> set[str]:
+    """The globals and closure variables ``fn`` writes by subscript (``W[k] = v``, ``W[k] += v``),
+    not counting nested functions (each is converted on its own)."""
+    names, todo = set(), list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        targets = (n.targets if isinstance(n, ast.Assign)
+                   else [n.target] if isinstance(n, ast.AugAssign) else [])
+        names |= {t.value.id for t in targets if _outer_subscript(t, own)}
+        todo.extend(ast.iter_child_nodes(n))
+    return names
+
+
+class OuterReads(ast.NodeTransformer):
+    """Reads of globals and closure variables: one the function writes by subscript goes through
+    ``outer_read`` (after a traced write, ``W.sum()``, ``W[1]`` or ``W * 2`` must read the written
+    array, its hidden argument, not the value NumPy holds while tracing); any other through
+    ``outer_value`` (the same for an array the caller wrote, read in a helper)."""
+
+    def __init__(self, top, own, written):
+        self.top, self.own, self.written = top, own, written
+
+    def visit_FunctionDef(self, node):  # a nested function gets its own conversion
+        if node is self.top:
+            self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, ast.Load) or node.id in self.own or node.id.startswith("__ag"):
+            return node
+        if node.id in self.written:
+            return ast.copy_location(_call(_helper("outer_read"), node), node)
+        if hasattr(builtins, node.id):
+            return node
+        return ast.copy_location(_call(_helper("outer_value"), node), node)
+
+
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
     helper calls."""
@@ -314,7 +354,9 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
             declared |= set(n.names)
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
+    written_outer = _outer_arrays_written(fn, own)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
+    OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own)
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
