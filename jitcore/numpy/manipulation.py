@@ -467,8 +467,15 @@ def _pad_pairs(x, ndim: int, as_index: bool = False):
 
 @implements(np.copy)
 def copy(a, order="K", subok=False):
-    """A new array of ``a``'s values (never a view)."""
-    return fresh(a) if traced(a) else np.copy(a, order=order, subok=subok)
+    """A new array of ``a``'s values (never a view), in the layout ``order`` gives it: 'K'
+    (the default) and 'A' keep a Fortran-ordered ``a`` Fortran-ordered, as NumPy does."""
+    if not traced(a):
+        return np.copy(a, order=order, subok=subok)
+    if order not in ("C", "F", "A", "K", None):
+        raise JitValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+    out = fresh(a)
+    out.fortran = a.ndim >= 2 and (order == "F" or (order in ("A", "K") and a.fortran))
+    return out
 
 
 def _tri_select(np_fn, m, k, lower: bool):

@@ -16,7 +16,7 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import reductions
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
@@ -116,6 +116,9 @@ def isrealobj(x):
 
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    if kwargs.get("casting", "same_kind") not in _CASTINGS:
+        raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
+                            f"(got {kwargs['casting']!r}, at {user_location()})")
     out = kwargs.pop("out", None)
     casting = kwargs.pop("casting", "same_kind") if out is not None and method == "__call__" else None
     where = kwargs.pop("where", True)
@@ -293,6 +296,7 @@ def _assign_out(ufunc, target, result, casting: str = "same_kind"):
     return target
 
 
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 _UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "subok": True}
 
 
