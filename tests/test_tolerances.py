@@ -284,7 +284,7 @@ _ULP_CALLS = {
     "arcsinh": (np.arcsinh, 0.7), "arccosh": (np.arccosh, 1.7), "arctanh": (np.arctanh, 0.7),
     "arctan2": (np.arctan2, 0.7, 0.3), "hypot": (np.hypot, 0.7, 0.3), "pow": (np.power, 0.7, 1.3),
     "logaddexp": (np.logaddexp, 0.7, 0.3), "logaddexp2": (np.logaddexp2, 0.7, 0.3),
-    "sign": (np.sign, -0.7),
+    "sign": (np.sign, -0.7), "sinc": (np.sinc, 0.7),
 }
 
 
