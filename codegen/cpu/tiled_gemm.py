@@ -205,6 +205,23 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     return split_rows, size, count
 
 
+class _RowsOnly(Sizes):
+    """A size-generic function's extents with only the row count ``rows`` at run time: the
+    others stay the constants they are at this compile (loaded with the rest, so the kernel's
+    ABI is unchanged, but not used), so that strides and extents of the columns and of k fold
+    as in the per-size kernel (the tile and blocks depend on them anyway)."""
+
+    def __init__(self, symbols, rows: int):
+        super().__init__(symbols)
+        self.rows = rows
+
+    def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
+        super().bind(b, pointer)
+        for n in list(self.values):
+            if n != self.rows:
+                del self.values[n]
+
+
 class RunTimeBlocks(full_reduction.RunTimeCount):
     """The block count of a size-generic tiled product, as the entry computes it for the launch
     (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does."""
@@ -272,7 +289,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
     tile = narrow_tile(tile, c.domain[n])
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
-    sizes = Sizes(symbols)
+    sizes = _RowsOnly(symbols, rows)
     generic = rows in sizes.symbols
     itemsize = c.element.bitwidth // 8
     blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize) if generic
