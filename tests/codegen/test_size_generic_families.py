@@ -127,7 +127,8 @@ def test_tiled_products_cut_into_column_chunks():
 
 
 def test_tiled_products_with_a_fused_epilogue():
-    w, bias = rows((24, 40), 1), rows(40, 2)
+    """80 columns: at least ``EPILOGUE_MIN_COLUMNS``, so the epilogue is fused into the kernel."""
+    w, bias = rows((24, 80), 1), rows(80, 2)
     check_generic(lambda x, w, b: jnp.tanh(x @ w + b), lambda x, w, b: np.tanh(x @ w + b),
                   [(rows((50, 24)), w, bias), (rows((17, 24), 3), w, bias),
                    (rows((90, 24), 4), w, bias)], rtol=1e-4, atol=1e-4)
