@@ -117,6 +117,14 @@ def test_tiled_products_of_any_row_count():
                   rtol=1e-4, atol=1e-4)
 
 
+def test_tiled_products_of_a_transposed_batch():
+    """``a.T @ w``: A's rows are its columns, their stride the run-time row count."""
+    w = rows((40, 24), 1)
+    check_generic(lambda a, w: a.T @ w, lambda a, w: a.T @ w,
+                  [(rows((40, 30)), w), (rows((40, 130), 2), w), (rows((40, 57), 3), w)],
+                  rtol=1e-4, atol=1e-4)
+
+
 def test_tiled_products_cut_into_column_chunks():
     """600 columns cut into more chunks than 500 or 700 rows: chunks of columns, one range of
     every row; 40 rows are one chunk."""
