@@ -49,7 +49,7 @@ from llvmlite import ir as ll
 from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.schedule import emit_kernel
-from jitcore.codegen.cpu.tiled_gemm import base_pointer, dim_stride, emit_tiled_gemm
+from jitcore.codegen.cpu.tiled_gemm import RunTimeBlocks, base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.gemm_epilogue import FusedProduct, match_fused_product
 from jitcore.codegen.kernel_body import Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
@@ -89,7 +89,7 @@ class ContractionKernel:
 
     fn: ll.Function
     calls: tuple[str, ...] = ()
-    split_extent: int | None = None
+    split_extent: int | RunTimeBlocks | None = None
 
 
 def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
@@ -117,19 +117,19 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     if fused is not None:
         if uses_tiled_kernel(fused.contraction, library):
             fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,
-                                         fused, op, fastmath)
+                                         fused, op, fastmath, symbols)
             return ContractionKernel(fn, split_extent=blocks)
         called = emit_blas_then_epilogue(module, name, op, fused, strided, fastmath, library)
         if called is not None:
             return ContractionKernel(called[0], calls=(called[1],))
         fn, blocks = emit_tiled_gemm(module, name, fused.product, fused.contraction, strided,
-                                     fused, op, fastmath)
+                                     fused, op, fastmath, symbols)
         return ContractionKernel(fn, split_extent=blocks)
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
     if uses_tiled_kernel(c, library):
-        fn, blocks = emit_tiled_gemm(module, name, op, c, strided)
+        fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
         return ContractionKernel(fn, split_extent=blocks)
     called = emit_blas_kernel(module, name, op, strided, fastmath, library, symbols)
     return None if called is None else ContractionKernel(called[0], calls=(called[1],))

@@ -61,10 +61,11 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.contraction import Contraction
-from jitcore.codegen.cpu import target
+from jitcore.codegen.cpu import full_reduction, target
 from jitcore.codegen.gemm_epilogue import FusedProduct
-from jitcore.codegen.kernel_body import KernelBody, Operand, kernel_function
+from jitcore.codegen.kernel_body import KernelBody, Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, value_type
+from jitcore.codegen.loops import Sizes
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Operation
 
@@ -171,6 +172,66 @@ class Blocking:
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
+    @staticmethod
+    def for_any_rows(cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
+        """The blocks of a product whose row count is known only at run time (a size-generic
+        kernel): ``mc`` as for a product of ``MC_ROWS`` rows or more (the row-block loop stops
+        at the last row whatever ``mc`` is, and no block size changes a sum's order); the
+        chunks are cut in the kernel and the entry (``emit_split``), so the split fields here
+        are unused."""
+        return Blocking(min(depth, KC_BYTES // itemsize), _round_up(MC_ROWS, tile.mr),
+                        _round_up(min(NC_COLS, cols), tile.nr), False, 0, 0)
+
+
+def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
+               tile: TileShape) -> tuple[ll.Value, ll.Value, ll.Value]:
+    """``Blocking.choose``'s cut of a product of a run-time number of ``rows``, as values:
+    whether its chunks are of rows, the rows (or columns) of each and the chunk count."""
+    def const(x: int) -> ll.Constant:
+        return ll.Constant(I64, x)
+
+    row_chunks = _min(b, const(SPLIT_CHUNKS), b.udiv(rows, const(MIN_CHUNK_SIDE)))
+    col_chunks = const(_chunks(cols))
+    split_rows = b.icmp_signed(">", row_chunks, col_chunks)
+    side = b.select(split_rows, rows, const(cols))
+    unit = b.select(split_rows, const(tile.mr), const(tile.nr))
+    chunks = b.select(split_rows, row_chunks, col_chunks)
+    chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
+    small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
+    chunks = b.select(small, const(1), chunks)
+    per_chunk = b.udiv(b.add(side, b.sub(chunks, const(1))), chunks)
+    size = b.mul(b.udiv(b.add(per_chunk, b.sub(unit, const(1))), unit), unit)
+    count = b.udiv(b.add(side, b.sub(size, const(1))), size)
+    return split_rows, size, count
+
+
+class _RowsOnly(Sizes):
+    """A size-generic function's extents with only the row count ``rows`` at run time: the
+    others stay the constants they are at this compile (loaded with the rest, so the kernel's
+    ABI is unchanged, but not used), so that strides and extents of the columns and of k fold
+    as in the per-size kernel (the tile and blocks depend on them anyway)."""
+
+    def __init__(self, symbols, rows: int):
+        super().__init__(symbols)
+        self.rows = rows
+
+    def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
+        super().bind(b, pointer)
+        for n in list(self.values):
+            if n != self.rows:
+                del self.values[n]
+
+
+class RunTimeBlocks(full_reduction.RunTimeCount):
+    """The block count of a size-generic tiled product, as the entry computes it for the launch
+    (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does."""
+
+    def __init__(self, rows: int, cols: int, depth: int, tile: TileShape):
+        self.rows, self.cols, self.depth, self.tile = rows, cols, depth, tile
+
+    def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
+        return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
+
 
 def _chunks(side: int) -> int:
     return min(SPLIT_CHUNKS, side // MIN_CHUNK_SIDE)
@@ -203,12 +264,19 @@ def base_pointer(b: ll.IRBuilder, operand: Operand, map_: AffineMap, element: ll
 
 def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
                     strided: list[bool], fused: FusedProduct | None = None,
-                    launched: Operation | None = None, fastmath: bool = False) -> tuple[ll.Function, int]:
+                    launched: Operation | None = None, fastmath: bool = False,
+                    symbols: tuple[int, ...] = ()) -> tuple[ll.Function, int | RunTimeBlocks]:
     """``op`` (a contraction with one m, n and k dim, no batch) as the split kernel ``name``,
     and the number of blocks its range ``[lo, hi)`` counts. With ``fused`` (the parts of
     ``launched``, a product with a fused epilogue: ``op`` is its product) the kernel takes
     ``launched``'s operands and applies the epilogue to each tile once its last block of k is
-    added (``_Gemm.finish``)."""
+    added (``_Gemm.finish``).
+
+    In a size-generic function (``symbols``) whose row count is one of its run-time extents,
+    the kernel takes the extents and runs to the run-time row count: the tile, ``kc`` and
+    ``nc`` come from the columns and k alone, the chunks are cut at run time (``emit_split``)
+    and the block count is the entry's (``RunTimeBlocks``). The sums are those of the per-size
+    kernel: each element's order depends on ``kc`` only."""
     element = value_type(c.element)
     tile = host_tile_shape(c.element.bitwidth)
     (m,), (n,), (k,) = c.m, c.n, c.k
@@ -221,10 +289,15 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
     tile = narrow_tile(tile, c.domain[n])
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
-    blocking = Blocking.choose(rows, cols, depth, tile, c.element.bitwidth // 8)
+    sizes = _RowsOnly(symbols, rows)
+    generic = rows in sizes.symbols
+    itemsize = c.element.bitwidth // 8
+    blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize) if generic
+                else Blocking.choose(rows, cols, depth, tile, itemsize))
     shaped = [*(launched or op).operands, *(launched or op).results]
-    fn, operands, _, (lo, hi) = kernel_function(module, name, shaped, strided, split=True)
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    fn, operands, _, (lo, hi) = kernel_function(module, name, shaped, strided, split=True,
+                                                sizes=sizes if generic else None)
+    b = entry_builder(fn)
     maps = list(op.indexing_maps)
     result = operands[len(shaped) - 1]  # the product's result: the last operand either way
     a, bb = (base_pointer(b, operands[i], maps[i], element) for i in (left, right))
@@ -238,6 +311,10 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
                            tile.nr, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish)
+    if generic:
+        gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, lo, hi), depth)
+        b.ret_void()
+        return fn, RunTimeBlocks(rows, cols, depth, tile)
     first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (lo, hi))
     side = rows if blocking.split_rows else cols
     last = _min(b, last, ll.Constant(I64, side))
@@ -248,6 +325,19 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         gemm.run(whole, (first, last), depth)
     b.ret_void()
     return fn, blocking.split_blocks
+
+
+def _chunk_ranges(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int, tile: TileShape,
+                  lo: ll.Value, hi: ll.Value) -> tuple[tuple, tuple]:
+    """The rows and columns of blocks ``[lo, hi)`` of a product of run-time ``rows``: a range
+    of the side its chunks cut (``emit_split``), all of the other."""
+    split_rows, size, _ = emit_split(b, rows, cols, depth, tile)
+    zero, all_cols = ll.Constant(I64, 0), ll.Constant(I64, cols)
+    first, last = b.mul(lo, size), b.mul(hi, size)
+    last = _min(b, last, b.select(split_rows, rows, all_cols))
+    row_range = (b.select(split_rows, first, zero), b.select(split_rows, last, rows))
+    col_range = (b.select(split_rows, zero, first), b.select(split_rows, all_cols, last))
+    return row_range, col_range
 
 
 def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: int, n: int,

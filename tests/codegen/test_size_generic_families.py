@@ -107,9 +107,45 @@ def test_thin_products_on_blas():
                    (rows((64, 200), 4), rows((200, 4), 5))], rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="the tiled GEMM (codegen/cpu/tiled_gemm.py) takes its tile "
-                   "shape and blocking from the sizes: one compile per size")
-def test_tiled_products():
+def test_tiled_products_of_any_row_count():
+    """A batch of rows times a fixed matrix (issue 13's inference service): the tiled kernel
+    takes its row count at run time. 3000 rows are cut into chunks of rows (above the thread
+    threshold), 200 and 30 rows are one chunk."""
+    w = rows((64, 48), 1)
+    check_generic(lambda x, w: x @ w, lambda x, w: x @ w,
+                  [(rows((30, 64)), w), (rows((3000, 64), 2), w), (rows((200, 64), 3), w)],
+                  rtol=1e-4, atol=1e-4)
+
+
+def test_tiled_products_of_a_transposed_batch():
+    """``a.T @ w``: A's rows are its columns, their stride the run-time row count."""
+    w = rows((40, 24), 1)
+    check_generic(lambda a, w: a.T @ w, lambda a, w: a.T @ w,
+                  [(rows((40, 30)), w), (rows((40, 130), 2), w), (rows((40, 57), 3), w)],
+                  rtol=1e-4, atol=1e-4)
+
+
+def test_tiled_products_cut_into_column_chunks():
+    """600 columns cut into more chunks than 500 or 700 rows: chunks of columns, one range of
+    every row; 40 rows are one chunk."""
+    w = rows((32, 600), 1)
+    check_generic(lambda x, w: x @ w, lambda x, w: x @ w,
+                  [(rows((500, 32)), w), (rows((40, 32), 2), w), (rows((700, 32), 3), w)],
+                  rtol=1e-4, atol=1e-4)
+
+
+def test_tiled_products_with_a_fused_epilogue():
+    """80 columns: at least ``EPILOGUE_MIN_COLUMNS``, so the epilogue is fused into the kernel."""
+    w, bias = rows((24, 80), 1), rows(80, 2)
+    check_generic(lambda x, w, b: jnp.tanh(x @ w + b), lambda x, w, b: np.tanh(x @ w + b),
+                  [(rows((50, 24)), w, bias), (rows((17, 24), 3), w, bias),
+                   (rows((90, 24), 4), w, bias)], rtol=1e-4, atol=1e-4)
+
+
+@not_yet("a tiled product whose columns or k change")
+def test_tiled_products_of_other_columns_and_depths():
+    """Only the row count is a run-time value of the tiled kernel: its tile and blocks come
+    from the columns and k."""
     check_generic(lambda a, b: a @ b, lambda a, b: a @ b,
                   [(rows((30, 50)), rows((50, 40), 1)), (rows((100, 70), 2), rows((70, 90), 3)),
                    (rows((64, 20), 4), rows((20, 33), 5))], rtol=1e-4, atol=1e-4)
