@@ -159,7 +159,8 @@ class _LaneSort(_Lanes):
         self.module, self.b, self.n = module, b, n
         self.pieces = pieces(n)
         self.counter, self.scatterer, self.recounter = (
-            _declare(module, shared_symbol(width, argsort, kernel), *_KERNEL_PARAMS[kernel])
+            sort_buckets.declare_kernel(module, shared_symbol(width, argsort, kernel),
+                                        *_KERNEL_PARAMS[kernel])
             for kernel in KERNELS)
         if self.pieces == 1:
             self.recounter = None
@@ -263,13 +264,6 @@ class _LaneSort(_Lanes):
         emit_loop(b, _c(self.passes), one)
 
 
-def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
-    existing = module.globals.get(name)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR] * pointers + [I64] * ints), name)
-
-
 class _LaneKernels(_Lanes):
     """The module of the LSD kernels that every lane sort of (``width``, ``argsort``) calls,
     external, and ``i64 table(i64 j)``: the address of kernel ``KERNELS[j]``."""
@@ -297,7 +291,7 @@ class _LaneKernels(_Lanes):
 
     def _kernel(self, name: str, pointers: int, ints: int):
         # ..., n, pieces, lo, hi: the lane's length and pieces, the pieces to run
-        fn = _declare(self.module, name, pointers, ints + 4)
+        fn = sort_buckets.declare_kernel(self.module, name, pointers, ints + 4)
         fn.attributes.add("noinline")  # called whole and per chunk: one copy
         for a in fn.args[:pointers]:
             a.add_attribute("noalias")

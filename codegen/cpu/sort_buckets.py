@@ -106,7 +106,7 @@ class BucketSort(_Digits):
         self.pieces = pieces(width, n, self.wide)
         assert not self.wide or self.pieces * self.buckets <= table_slots
         self.counter, self.scatterer, self.bucket_kernel = (
-            _declare(module, shared_symbol(width, self.shift, kernel), pointers, ints)
+            declare_kernel(module, shared_symbol(width, self.shift, kernel), pointers, ints)
             for kernel, pointers, ints in zip(KERNELS, (3, 3, 3), (5, 5, 2)))
         with b.goto_entry_block():
             if not self.wide:
@@ -177,7 +177,9 @@ class BucketSort(_Digits):
             emit_loop(b, _c(self.buckets), loop)
 
 
-def _declare(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
+def declare_kernel(module: ll.Module, name: str, pointers: int, ints: int) -> ll.Function:
+    """``void name(ptr x pointers, i64 x ints)`` in ``module``: the one already there, or a
+    declaration (the shared sort kernels, defined once per process and called by symbol)."""
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -206,7 +208,7 @@ class _SharedKernels(_Digits):
     def _kernel(self, name: str, pointers: int) -> tuple[ll.Function, ll.IRBuilder]:
         """``void name(ptr x pointers, i64 stride, i64 n, i64 pieces, i64 lo, i64 hi)``: pieces
         ``lo .. hi`` of a lane of ``n``."""
-        fn = _declare(self.module, name, pointers, 5)
+        fn = declare_kernel(self.module, name, pointers, 5)
         fn.attributes.add("noinline")  # called whole and per chunk: one copy
         for a in fn.args[:pointers]:
             a.add_attribute("noalias")
@@ -316,7 +318,7 @@ class _SharedKernels(_Digits):
         """``(data, spare, ends, lo, hi)``: the buckets of the keys at ``data`` (each starting
         where the one before ends) whose first key lies in ``[lo, hi)``, sorted into floats
         there; scratch on the stack, or ``spare`` where a bucket is longer."""
-        fn = _declare(self.module, name, 3, 2)
+        fn = declare_kernel(self.module, name, 3, 2)
         fn.attributes.add("noinline")
         data, spare, ends, lo, hi = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))

@@ -30,39 +30,25 @@ def where(condition, x=None, y=None):
     return np.where(condition, x, y)
 
 
-def _data_dependent(np_fn):
-    """``numpy.nonzero`` and friends: how many indices they return depends on the data."""
+def _data_dependent(np_fn, what: str, instead: str):
+    """``np_fn`` refused on traced arrays: how many ``what`` it returns depends on the data."""
     def fn(a, *args, **kwargs):
         if not traced(a):
             return np_fn(a, *args, **kwargs)
         raise JitTypeError(
-            f"numpy.{np_fn.__name__} returns indices whose number depends on the data, which a "
-            f"compiled function cannot return (at {user_location()}); use numpy.where(condition, "
-            "x, y) or a mask, or call it outside the jitted function"
+            f"numpy.{np_fn.__name__} returns {what}, which a compiled function cannot return "
+            f"(at {user_location()}); {instead}, or call it outside the jitted function"
         )
     HANDLED_FUNCTIONS[np_fn] = fn
 
 
 for _fn in (np.nonzero, np.argwhere, np.flatnonzero):
-    _data_dependent(_fn)
-
-
-def _distinct_values(np_fn):
-    """``numpy.unique`` and its variants: how many values they return depends on the data."""
-    def fn(a, *args, **kwargs):
-        if not traced(a):
-            return np_fn(a, *args, **kwargs)
-        raise JitTypeError(
-            f"numpy.{np_fn.__name__} returns as many values as the data holds distinct ones, which "
-            f"a compiled function cannot return (at {user_location()}); sort and compare neighbours "
-            "for a mask of first occurrences (s = np.sort(x); first = np.concatenate([[True], "
-            "s[1:] != s[:-1]])), or call it outside the jitted function"
-        )
-    HANDLED_FUNCTIONS[np_fn] = fn
-
-
+    _data_dependent(_fn, "indices whose number depends on the data",
+                    "use numpy.where(condition, x, y) or a mask")
 for _fn in (np.unique, np.unique_all, np.unique_counts, np.unique_inverse, np.unique_values):
-    _distinct_values(_fn)
+    _data_dependent(_fn, "as many values as the data holds distinct ones",
+                    "sort and compare neighbours for a mask of first occurrences (s = np.sort(x); "
+                    "first = np.concatenate([[True], s[1:] != s[:-1]]))")
 
 
 def _select_kind(v):
