@@ -92,6 +92,33 @@ def test_a_read_across_rows_is_not_grouped(monkeypatch):
     np.testing.assert_allclose(got, ORACLES[across_rows](x), rtol=1e-12, atol=1e-12)
 
 
+def _groups(fn, *args, monkeypatch) -> list:
+    made = []
+    real = rowwise.row_groups
+
+    def recorded(*a, **k):
+        made[:] = real(*a, **k)
+        return made
+
+    with monkeypatch.context() as m:
+        m.setattr(rowwise, "row_groups", recorded)
+        jc.jit(fn).lower(*args).as_text("llvm")
+    return made
+
+
+def test_a_block_counts_the_rows_of_every_buffer(monkeypatch):
+    """Rows per block: ROW_BLOCK_BYTES over a row of every buffer the group reads or writes
+    row by row, not of the widest alone (x, the output, the two row values: 2 * 1024 + 8)."""
+    monkeypatch.setattr(rowwise, "ROW_BLOCK_BYTES", 8192)
+    x = np.ones((64, 256), np.float32)
+    (group,) = _groups(softmax, x, monkeypatch=monkeypatch)
+    assert sorted(group.row_buffers) == [((), 4), ((), 4), ((256,), 4), ((256,), 4)]
+    assert group.block == 8192 // (2 * 1024 + 8)
+    (two_inputs,) = _groups(lambda x, y: (x - y.sum(axis=1, keepdims=True)) * y, x, x + 1,
+                            monkeypatch=monkeypatch)
+    assert two_inputs.block == 8192 // (3 * 1024 + 4)
+
+
 # CI runs 15 of the 25 examples: each compiles twice (grouped and not), and the three functions
 # times two dtypes come up within them; test_full_size_rows_on_threads covers the long rows.
 @settings(max_examples=examples(25, ci=15), deadline=None)
