@@ -110,7 +110,7 @@ class CpuBackend:
     def fingerprint(self) -> str:
         return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
-                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES} inlined_kernels={INLINED_KERNELS} "
+                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC}")
 
