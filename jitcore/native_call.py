@@ -5,11 +5,15 @@ most of it is not the kernel: the flat key (``a.flags`` makes an object per arra
 lookup, the descriptor's ctypes writes and the ctypes call (docs/performance.md, "The cached
 call without ctypes"). One native function does all of it with loads and compares.
 
-What: ``dispatcher()`` emits, once per process, an LLVM function with CPython's
-``METH_FASTCALL | METH_KEYWORDS`` signature, and ``install`` makes it ``JitFunction.__call__``
-(a method descriptor, so ``f(x, y)`` reaches it with no Python frame). Each jitted function's
-``_native`` slot holds a table (int64 words) of the signatures it has called on the short path; the
-dispatcher, for positional arguments only, while no thread is tracing:
+What: ``dispatcher()`` loads an LLVM function with CPython's ``METH_FASTCALL | METH_KEYWORDS``
+signature (compiled once; its object code, which holds no address of the process, is kept in
+the disk cache), and ``install`` makes it ``JitFunction.__call__`` (a method descriptor, so
+``f(x, y)`` reaches it with no Python frame). Both happen on the first cached call that it can
+run, so a function called once never pays for them. Each jitted function's ``_native`` slot
+holds a table of the signatures (up to ``MAX_ENTRIES``) whose executables only allocate their
+results and call (``Executable.call_flat``'s one-call case, no status words, results under
+the buffer pool's size). The dispatcher, for positional arguments only, while no thread is
+tracing:
 
 - finds the first entry whose arguments match exactly: each an ``ndarray`` (its type object,
   not a subclass), with the entry's dtype object (by address), rank, extents and the
@@ -40,6 +44,7 @@ import threading
 import numpy as np
 from llvmlite import ir
 
+from jitcore.dispatch import Executable
 from jitcore.tracer import TRACING
 
 MAX_ENTRIES = 8  # signatures per function in its table; more go through the Python path
@@ -127,10 +132,10 @@ def _table(words: list[int], keep: tuple):
     return table
 
 
-def _new_from_descr() -> int | None:
-    """The address of ``PyArray_NewFromDescr`` from NumPy's C-API table: its index read from the
-    installed NumPy's own header, the table checked by ``PyArray_Type`` at its index, and the
-    function checked by making one array with it."""
+def _numpy_api() -> dict | None:
+    """The addresses of ``PyArray_NewFromDescr`` and ``PyArray_Return`` in NumPy's C-API table:
+    their indices read from the installed NumPy's own header, the table checked by
+    ``PyArray_Type`` at its index, and each function checked by one call on known values."""
     try:
         from numpy._core import _multiarray_umath as umath
     except ImportError:
@@ -141,9 +146,10 @@ def _new_from_descr() -> int | None:
             text = f.read()
     except OSError:
         return None
-    index = re.search(r"#define PyArray_NewFromDescr \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
+    found = {name: re.search(rf"#define {name} \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
+             for name in ("PyArray_NewFromDescr", "PyArray_Return")}
     type_index = re.search(r"#define PyArray_Type \(\*\(PyTypeObject \*\)PyArray_API\[(\d+)\]\)", text)
-    if index is None or type_index is None:
+    if type_index is None or None in found.values():
         return None
     get = ctypes.pythonapi.PyCapsule_GetPointer
     get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
@@ -153,26 +159,32 @@ def _new_from_descr() -> int | None:
         return None
     if not table or _word(table + int(type_index[1]) * _WORD) != ARRAY_TYPE:
         return None
-    address = _word(table + int(index[1]) * _WORD)
+    api = {name: _word(table + int(m[1]) * _WORD) for name, m in found.items()}
     new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_int,
                             ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
-                            ctypes.c_void_p)(address)
+                            ctypes.c_void_p)(api["PyArray_NewFromDescr"])
+    to_scalar = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p)(api["PyArray_Return"])
     dtype = np.dtype(np.float32)
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(dtype))  # the function steals a reference
     made = new(ARRAY_TYPE, dtype, 2, (ctypes.c_int64 * 2)(3, 5), None, None, 0, None)
     if type(made) is not np.ndarray or made.shape != (3, 5) or made.dtype is not dtype \
             or not made.flags.c_contiguous:
         return None
-    return address
+    zero_d = np.full((), 2.5, np.float64)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(zero_d))  # PyArray_Return steals one too
+    scalar = to_scalar(id(zero_d))
+    if type(scalar) is not np.float64 or scalar != 2.5:
+        return None
+    return api
 
 
 def _probes() -> dict | None:
     if not hasattr(ctypes, "pythonapi") or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
-    fields, buffer, new = _array_fields(), _buffer_offset(), _new_from_descr()
-    if fields is None or buffer is None or new is None:
+    fields, buffer, api = _array_fields(), _buffer_offset(), _numpy_api()
+    if fields is None or buffer is None or api is None:
         return None
-    return dict(fields, buffer=buffer, new=new)
+    return dict(fields, buffer=buffer, api=api)
 
 
 _LAYOUT = _probes()
@@ -185,34 +197,48 @@ AVAILABLE = _LAYOUT is not None
 #    (else a tuple), constants, constant words...,
 #    per argument: dtype address, rank, extents...,
 #    per buffer: dtype address, 1 if returned, rank, extents...,
-#    outputs, buffer index per output...]
+#    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
 # The descriptor the kernel reads is [arguments, buffers, constants] (dispatch.Executable).
 
 
 def entry(executable, key: tuple):
     """The table entry (words, objects to keep alive) of an executable called with the short
-    path's ``key`` (dtype, shape per argument), or None when the native call cannot run it:
-    a result that is not a fresh small numeric buffer, a status word, the portable descriptor."""
-    flat = getattr(executable, "_flat", None)  # a CallTimeExecutable reads inputs on each call
-    if flat is None or executable.plan.has_status:
+    path's ``key`` (dtype, shape per argument), or None when the native call cannot run it.
+    It runs what ``Executable.call_flat`` runs with no work of its own besides allocating: each
+    result a fresh buffer of its own (a NumPy scalar where NumPy gives one), alone or in a flat
+    tuple; no status words, nothing written back, copied or transposed; small numeric results
+    (``np.empty``'s, not the buffer pool's)."""
+    if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
         return None
-    _, descriptor, nargs, _, buffers, results, single = flat
+    tree = executable.out_tree
+    flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
+    plan = executable.plan
+    if (plan.header is None or plan.has_status or executable.mutated or executable._transposed
+            or executable._arguments or not (tree.kind == "leaf" or flat_tuple)):
+        return None
+    nargs, buffers = len(plan.arg_strided), executable._buffers
     if len(key) != 2 * nargs:
         return None
+    outputs = []
+    for kind, index, shape, scalar, copy in executable._outputs:
+        if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
+            return None
+        outputs += [index, int(scalar)]
     keep = [executable]
-    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value, descriptor._length_, len(buffers),
-             int(single is not None), len(executable._constants), *executable._constants]
+    constants = executable._constants
+    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value, nargs + len(buffers) + len(constants),
+             len(buffers), int(tree.kind == "leaf"), len(constants), *constants]
     for dtype, shape in zip(key[::2], key[1::2]):
         dtype = _canonical(dtype)
         keep.append(dtype)
         words += [id(dtype), len(shape), *shape]
-    for index, (shape, dtype, allocate) in enumerate(buffers):
+    for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
         if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
             return None
         keep.append(dtype)
-        words += [id(dtype), int(index in results), len(shape), *shape]
-    words += [len(results), *results]
+        words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
+    words += [len(outputs) // 2, *outputs]
     return words, keep
 
 
@@ -271,7 +297,8 @@ def install(cls: type, python_call, slot: str) -> bool:
 # What the dispatcher calls and compares with, by address, read from ``ENV_SYMBOL`` at run time:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
-_ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "Py_IncRef", "Py_DecRef",
+_ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
+        "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall")
 ENV_SYMBOL = "jitcore_native_call_env"
@@ -286,12 +313,12 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
     from jitcore.codegen.backend import backend_for
 
     addresses = dict(ndarray=ARRAY_TYPE, Table=id(Table), TRACING=ctypes.addressof(TRACING),
-                     python_call=id(python_call), PyArray_NewFromDescr=_LAYOUT["new"])
+                     python_call=id(python_call), **_LAYOUT["api"])
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
     # What the IR is made from (the code's own version is in the object cache's key).
-    source = f"native call: slot {slot} layout {sorted(_LAYOUT.items())} env {_ENV} python {sys.version}"
-    source = re.sub(r"'new', \d+", "'new'", source)  # an address, which the code reads from the env
+    offsets = sorted((k, v) for k, v in _LAYOUT.items() if k != "api")  # the api's: addresses, in the env
+    source = f"native call: slot {slot} layout {offsets} env {_ENV} python {sys.version}"
     address = backend_for("cpu").load_support(_NAME, source, lambda: str(_emit(slot)))
     return address, (env, python_call)
 
@@ -414,10 +441,32 @@ class _Emitter:
         hits = b.inttoptr(self.word(tab, _c(2)), _wptr)
         b.store(b.add(b.load(hits), _c(1)), hits)
 
-        # The result: buffer ``outputs[0]`` alone, or a tuple of the outputs' buffers.
+        # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
+        # failure leaves NULL there and an exception set).
         outputs_at = b.load(cursor)
         n_out = self.word(e, outputs_at)
-        output = lambda k: b.load(b.gep(outs, [self.word(e, b.add(outputs_at, b.add(k, _c(1))))]))  # noqa: E731
+        buffer_of = lambda k: self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(1))))  # noqa: E731
+        converted = self.var(_c(1))
+
+        def to_scalar(k):
+            slot = b.gep(outs, [buffer_of(k)])
+            flag = self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(2))))
+            scalar, after = self.block("scalar"), self.block("after_scalar")
+            b.cbranch(b.icmp_signed("!=", flag, _c(0)), scalar, after)
+            b.position_at_end(scalar)
+            value = self.call("PyArray_Return", _ptr, b.load(slot))  # steals the array
+            b.store(value, slot)
+            ok = b.zext(b.icmp_unsigned("!=", value, self.null), _i64)
+            b.store(b.and_(b.load(converted), ok), converted)
+            b.branch(after)
+            b.position_at_end(after)
+
+        self.loop(n_out, to_scalar)
+        no_tuple = self.block("no_tuple")
+        self.branch(b.icmp_signed("!=", b.load(converted), _c(0)), "converted", no_tuple)
+
+        # The result: output 0 alone, or a tuple of the outputs.
+        output = lambda k: b.load(b.gep(outs, [buffer_of(k)]))  # noqa: E731
         result = _local(b, _ptr)
         many, release = self.block("many"), self.block("release")
         self.branch(b.icmp_signed("!=", self.word(e, _c(4)), _c(0)), "one", many)
@@ -425,7 +474,6 @@ class _Emitter:
         b.branch(release)
         b.position_at_end(many)
         tup = self.call("PyTuple_New", _ptr, n_out)
-        no_tuple = self.block("no_tuple")
         self.branch(b.icmp_unsigned("!=", tup, self.null), "fill", no_tuple)
         self.loop(n_out, lambda k: self.call("PyTuple_SetItem", _i32, tup, k, output(k)))  # steals it
         b.store(tup, result)
@@ -450,8 +498,8 @@ class _Emitter:
         value = b.load(result)
         done = b.block
 
-        # A failed allocation (of a result or the tuple; the exception is set): release the
-        # results made so far, return NULL.
+        # A failed allocation (of a result, a scalar or the tuple; the exception is set):
+        # release the results made so far (Py_DecRef passes over NULL), return NULL.
         b.position_at_end(no_tuple)
         b.store(n_buf, made)
         b.branch(failed)

@@ -204,3 +204,20 @@ def test_scratch_buffers_and_results_of_other_kinds():
     np.testing.assert_array_equal(got["scaled"][1], x.T)
     g = jc.jit(lambda x: x)  # the argument itself
     assert warm(g, x) is x
+
+
+def test_scalar_results_as_numpy_gives_them():
+    f = jc.jit(lambda x: (x.sum(), x + 1, x.max()))
+    x = np.arange(5, dtype=np.float32)
+    warm(f, x)
+    before = native_calls(f)
+    got, expected = f(x), python_call(f, x)
+    assert native_calls(f) == before + 1
+    assert [type(v) for v in got] == [type(v) for v in expected] == [np.float32, np.ndarray, np.float32]
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+    total = got[0]
+    refs = sys.getrefcount(total)
+    for _ in range(1000):
+        got = f(x)
+    assert sys.getrefcount(total) == refs and sys.getrefcount(got[0]) == 2  # the tuple, the argument
