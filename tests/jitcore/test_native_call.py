@@ -220,4 +220,5 @@ def test_scalar_results_as_numpy_gives_them():
     refs = sys.getrefcount(total)
     for _ in range(1000):
         got = f(x)
-    assert sys.getrefcount(total) == refs and sys.getrefcount(got[0]) == 2  # the tuple, the argument
+    counts = sys.getrefcount(total), sys.getrefcount(got[0])  # outside assert: pytest keeps its operands
+    assert counts == (refs, 2)  # got[0]: the tuple's, the argument's
