@@ -72,12 +72,14 @@ def _word(address: int) -> int:
 def _array_fields() -> dict | None:
     """Offsets of NumPy's ``PyArrayObject_fields`` (data, nd, dimensions, strides, base, descr,
     flags after the object header), checked field by field on arrays whose values are known."""
-    fields = dict(nd=3 * _WORD, dims=4 * _WORD, descr=7 * _WORD, flags=8 * _WORD)
+    fields = dict(data=2 * _WORD, nd=3 * _WORD, dims=4 * _WORD, descr=7 * _WORD, flags=8 * _WORD)
     base = np.zeros((4, 6), np.float64)
     cases = [base, base[::2, 1::3], base.T, np.zeros((), np.float32), np.zeros((0, 3), np.int16),
              np.arange(5, dtype=np.uint8)]
     for a in cases:
         at = id(a)
+        if _word(at + fields["data"]) != a.ctypes.data:
+            return None
         if ctypes.c_int.from_address(at + fields["nd"]).value != a.ndim:
             return None
         if a.ndim and tuple((ctypes.c_int64 * a.ndim).from_address(_word(at + fields["dims"]))) != a.shape:
@@ -194,26 +196,27 @@ AVAILABLE = _LAYOUT is not None
 # -- the tables ------------------------------------------------------------------------------
 # A table: [entries, unused, address of the hits counter, entry address...]. An entry:
 #   [nargs, kernel address, descriptor words, buffers, 1 if the result is buffer 0 alone
-#    (else a tuple), constants, constant words...,
+#    (else a tuple), status: the Python function that raises its error (0: no status words),
+#    the int64 dtype's address, 4 (the status words' extent), constants, constant words...,
 #    per argument: dtype address, rank, extents...,
 #    per buffer: dtype address, 1 if returned, rank, extents...,
 #    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
-# The descriptor the kernel reads is [arguments, buffers, constants] (dispatch.Executable).
+# The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
 def entry(executable, key: tuple):
     """The table entry (words, objects to keep alive) of an executable called with the short
     path's ``key`` (dtype, shape per argument), or None when the native call cannot run it.
-    It runs what ``Executable.call_flat`` runs with no work of its own besides allocating: each
-    result a fresh buffer of its own (a NumPy scalar where NumPy gives one), alone or in a flat
-    tuple; no status words, nothing written back, copied or transposed; small numeric results
-    (``np.empty``'s, not the buffer pool's)."""
+    It runs what needs no work besides allocating: each result a fresh buffer of its own (a
+    NumPy scalar where NumPy gives one), alone or in a flat tuple; status words, checked after
+    the call; nothing written back, copied or transposed; small numeric results (``np.empty``'s,
+    not the buffer pool's)."""
     if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
         return None
     tree = executable.out_tree
     flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
     plan = executable.plan
-    if (plan.header is None or plan.has_status or executable.mutated or executable._transposed
+    if (plan.header is None or executable.mutated or executable._transposed
             or executable._arguments or not (tree.kind == "leaf" or flat_tuple)):
         return None
     nargs, buffers = len(plan.arg_strided), executable._buffers
@@ -224,10 +227,12 @@ def entry(executable, key: tuple):
         if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
             return None
         outputs += [index, int(scalar)]
-    keep = [executable]
+    raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
+    keep = [executable, raiser, _INT64]
     constants = executable._constants
-    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value, nargs + len(buffers) + len(constants),
-             len(buffers), int(tree.kind == "leaf"), len(constants), *constants]
+    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value,
+             nargs + len(buffers) + plan.has_status + len(constants), len(buffers), int(tree.kind == "leaf"),
+             0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants]
     for dtype, shape in zip(key[::2], key[1::2]):
         dtype = _canonical(dtype)
         keep.append(dtype)
@@ -240,6 +245,9 @@ def entry(executable, key: tuple):
         words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
     words += [len(outputs) // 2, *outputs]
     return words, keep
+
+
+_INT64 = np.dtype(np.int64)
 
 
 def _canonical(dtype) -> np.dtype:
@@ -297,6 +305,7 @@ def install(cls: type, python_call, slot: str) -> bool:
 # What the dispatcher calls and compares with, by address, read from ``ENV_SYMBOL`` at run time:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
+_CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
 _ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
@@ -367,7 +376,7 @@ class _Emitter:
         b.store(e, entry)
         b.store(b.add(i, _c(1)), e_i)
         self.branch(b.icmp_signed("==", self.word(e, _c(0)), nargs), "arguments", next_entry)
-        b.store(b.add(_c(6), self.word(e, _c(5))), cursor)
+        b.store(b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1))), cursor)
         run = self.block("run")
         self.loop(nargs, lambda a: self.match(args, a, e, cursor, next_entry), done=run)
 
@@ -431,15 +440,46 @@ class _Emitter:
             b.store(b.add(c, b.add(nd, _c(3))), cursor)
 
         self.loop(n_buf, allocate)
-        constants_at = b.add(nargs, n_buf)
-        self.loop(self.word(e, _c(5)),
-                  lambda k: b.store(self.word(e, b.add(k, _c(6))), b.gep(desc, [b.add(constants_at, k)])))
+        # Status words (flag, index, axis, size), zeroed, when the code records errors in them.
+        raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
+        has_status = b.icmp_unsigned("!=", raiser, self.null)
+        status = _local(b, _ptr)
+        b.store(self.null, status)
+        status_at = b.add(nargs, n_buf)
+        with b.if_then(has_status):
+            int64 = b.inttoptr(self.word(e, _c(6)), _ptr)
+            self.call("Py_IncRef", ir.VoidType(), int64)
+            words = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), int64,
+                              ir.Constant(_i32, 1), b.gep(e, [_c(7)]), ir.Constant(_wptr, None), self.null,
+                              ir.Constant(_i32, 0), self.null)
+            b.store(words, status)
+            self.branch(b.icmp_unsigned("!=", words, self.null), "status_made", failed)
+            data = b.load(self.at(words, _LAYOUT["data"], _wptr))
+            for k in range(4):
+                b.store(_c(0), b.gep(data, [_c(k)]))
+            b.store(b.ptrtoint(words, _i64), b.gep(desc, [status_at]))
+        constants_at = b.add(status_at, b.zext(has_status, _i64))
+        constant = lambda k: self.word(e, b.add(k, _c(_CONSTANTS)))  # noqa: E731
+        self.loop(self.word(e, _c(_CONSTANTS - 1)),
+                  lambda k: b.store(constant(k), b.gep(desc, [b.add(constants_at, k)])))
         kernel = b.inttoptr(self.word(e, _c(1)), ir.FunctionType(ir.VoidType(), [_wptr]).as_pointer())
         thread = self.call("PyEval_SaveThread", _ptr)
         b.call(kernel, [desc])
         self.call("PyEval_RestoreThread", ir.VoidType(), thread)
         hits = b.inttoptr(self.word(tab, _c(2)), _wptr)
         b.store(b.add(b.load(hits), _c(1)), hits)
+        # An error the status words record: the executable's Python raises it.
+        raised = self.block("raised")
+        with b.if_then(has_status):
+            words = b.load(status)
+            flag = b.load(b.load(self.at(words, _LAYOUT["data"], _wptr)))
+            with b.if_then(b.icmp_signed("!=", flag, _c(0))):
+                argument = _local(b, _ptr)
+                b.store(words, argument)
+                back = self.call("PyObject_Vectorcall", _ptr, raiser, argument, _c(1), self.null)
+                self.call("Py_DecRef", ir.VoidType(), back)  # None, were it to return at all
+                b.store(n_buf, made)
+                b.branch(raised)
 
         # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
         # failure leaves NULL there and an exception set).
@@ -494,6 +534,7 @@ class _Emitter:
             b.store(b.add(c, b.add(self.word(e, b.add(c, _c(2))), _c(3))), cursor)
 
         self.loop(n_buf, release_scratch)
+        self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
         value = b.load(result)
         done = b.block
@@ -503,8 +544,11 @@ class _Emitter:
         b.position_at_end(no_tuple)
         b.store(n_buf, made)
         b.branch(failed)
+        b.position_at_end(raised)
+        b.branch(failed)
         b.position_at_end(failed)
         self.loop(b.load(made), lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k]))))
+        self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
         b.ret(self.null)
         b.position_at_end(done)

@@ -222,3 +222,35 @@ def test_scalar_results_as_numpy_gives_them():
         got = f(x)
     counts = sys.getrefcount(total), sys.getrefcount(got[0])  # outside assert: pytest keeps its operands
     assert counts == (refs, 2)  # got[0]: the tuple's, the argument's
+
+
+def test_errors_in_status_words_and_callbacks_are_raised():
+    t = jc.jit(lambda x, i: x[i])  # the code checks the indices: status words
+    x, idx = np.arange(8.0), np.array([1, 3, 5])
+    warm(t, x, idx)
+    np.testing.assert_array_equal(t(x, idx), x[idx])
+    before = native_calls(t)
+    refs = sys.getrefcount(x), sys.getrefcount(idx)
+    for _ in range(50):
+        with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 8"):
+            t(x, np.array([1, 9, 2]))
+    assert native_calls(t) >= before + 49 and (sys.getrefcount(x), sys.getrefcount(idx)) == refs
+    seen = []
+
+    def callback(v):
+        seen.append(float(v.sum()))
+        if v.sum() > 100:
+            raise ValueError("too big")
+
+    @jc.jit
+    def f(v):
+        jc.debug_callback(callback, v)
+        return v * 2
+
+    v = np.ones(4)
+    warm(f, v)
+    np.testing.assert_array_equal(f(v), 2 * v)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="too big"):
+            f(v * 50)
+    assert seen == [4.0] * 3 + [200.0] * 3
