@@ -3,7 +3,9 @@
 ``jit(f)`` returns a ``JitFunction``. A call computes the signature key (pytree structure,
 shape, dtype and layout of each array, static argument values), and on a miss traces ``f`` with
 abstract values, optimises, compiles and caches the executable. Later calls with the same key
-go straight to the cached executable.
+go straight to the cached executable; those of plain C-contiguous arrays, from a signature's
+second call on, are made by ``jitcore.native_call`` (``JitFunction.__call__`` in native code),
+which gives every other call to the Python ``__call__`` below (``python_call``).
 
 Calls may come from many threads at once. A cached call takes no lock. A miss takes a short
 lock to claim its key: the first thread to miss traces and compiles it; others missing on the
