@@ -181,7 +181,9 @@ def _numpy_api() -> dict | None:
 
 
 def _probes() -> dict | None:
-    if not hasattr(ctypes, "pythonapi") or ctypes.sizeof(ctypes.c_void_p) != 8:
+    # CPython with its GIL: the dispatcher reads the table and counts hits holding it.
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    if sys.implementation.name != "cpython" or not gil or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
     fields, buffer, api = _array_fields(), _buffer_offset(), _numpy_api()
     if fields is None or buffer is None or api is None:
