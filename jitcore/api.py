@@ -3,7 +3,9 @@
 ``jit(f)`` returns a ``JitFunction``. A call computes the signature key (pytree structure,
 shape, dtype and layout of each array, static argument values), and on a miss traces ``f`` with
 abstract values, optimises, compiles and caches the executable. Later calls with the same key
-go straight to the cached executable.
+go straight to the cached executable; those of plain C-contiguous arrays, from a signature's
+second call on, are made by ``jitcore.native_call`` (``JitFunction.__call__`` in native code),
+which gives every other call to the Python ``__call__`` below (``python_call``).
 
 Calls may come from many threads at once. A cached call takes no lock. A miss takes a short
 lock to claim its key: the first thread to miss traces and compiles it; others missing on the
@@ -19,6 +21,7 @@ lock, is bounded alike and drops the entry inserted first, so a fast call stays 
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import inspect
 import itertools
@@ -40,6 +43,7 @@ from jitcore import (
     inlining,
     ir,
     methods,
+    native_call,
     pickling,
     pytree,
     size_generic,
@@ -116,6 +120,9 @@ def jit(fun=None, *, static_argnums=(), static_argnames=(), fastmath: bool = Fal
 class JitFunction:
     """A jitted function: call it like the original; inspect it with ``lower`` and ``cache_info``."""
 
+    # _native: the table of signatures the native call (native_call.py) runs; unset, it has none
+    __slots__ = ("__dict__", "__weakref__", "_native")
+
     def __init__(self, fun, static_argnums=(), static_argnames=(), options: CompileOptions | None = None,
                  autograph: bool = True, cache: bool = True, max_signatures: int | None = None):
         self._given = (fun, static_argnums, static_argnames)  # what copies and pickles rebuild from
@@ -138,6 +145,9 @@ class JitFunction:
             max_signatures, "jit(max_signatures=)")
         self._cache: OrderedDict = OrderedDict()  # least recently used first
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
+        # fast key -> (executable, its native table entry), or None where it has none
+        self._native_entries: dict = {}
+        self._native_hits = ctypes.c_int64(0)  # cached calls the native call made
         self._dropped: deque = deque(maxlen=DROPPED_KEYS_LOGGED)  # for the compile log
         # next() of an itertools.count is atomic (one C call under the GIL): cached calls count
         # their hit without a lock. The other counters change under self._lock.
@@ -200,9 +210,12 @@ class JitFunction:
         # The short path (dispatch.fast_key): a cached signature of plain contiguous arrays.
         # A function with static arguments never has entries in _fast_cache.
         if not kwargs:
-            executable = self._fast_cache.get(fast_key(args))
+            short = fast_key(args)
+            executable = self._fast_cache.get(short)
             if executable is not None and current_trace() is None:
                 self._hit()
+                if short not in self._native_entries and native_call.AVAILABLE:
+                    self._offer_native(short, executable)
                 return executable.call_flat(args)
         if current_trace() is not None:  # called while another function is being traced
             return inlining.inline(self, args, kwargs)
@@ -232,13 +245,38 @@ class JitFunction:
             self._fast_cache[short] = executable
             if len(self._fast_cache) > self._limit():
                 self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
+                if self._native_entries:
+                    with self._lock:
+                        self._native_sync()
         return executable(arrays, call.callers)
+
+    def _offer_native(self, short, executable) -> None:
+        """A cached signature on the short path: give it to the native call when it can run it
+        (its second cached call on: a function called once never compiles the dispatcher)."""
+        with self._lock:
+            if short in self._native_entries or self._fast_cache.get(short) is not executable:
+                return
+            live = sum(made is not None for made in self._native_entries.values())
+            made = native_call.entry(executable, short) if live < native_call.MAX_ENTRIES else None
+            self._native_entries[short] = None if made is None else (executable, made)
+            if made is None:
+                return
+            self._native = native_call.table([m for _, m in filter(None, self._native_entries.values())],
+                                             self._native_hits)
+        native_call.install(JitFunction, python_call, "_native")
+
+    def _native_sync(self) -> None:
+        """The native table after signatures left the short path's dict (under ``self._lock``)."""
+        self._native_entries = {k: made for k, made in self._native_entries.items()
+                                if k in self._fast_cache and (made is None or self._fast_cache[k] is made[0])}
+        self._native = native_call.table([m for _, m in filter(None, self._native_entries.values())],
+                                         self._native_hits)  # never None: the slot holds a table or nothing
 
     def cache_info(self) -> CacheInfo:
         """hits: calls that ran code compiled before them (or by a concurrent call they waited
         for); misses: calls that traced; traces (``lower`` traces too) and compiles."""
         with self._lock:
-            hits = self._hit() - self._hit_reads  # reading the count consumes one value
+            hits = self._hit() - self._hit_reads + self._native_hits.value  # reading consumes one value
             self._hit_reads += 1
             return CacheInfo(hits, self._misses, self._traces, self._compiles - self._reused,
                              self._from_disk, self._reused)
@@ -256,6 +294,8 @@ class JitFunction:
             for short, executable in list(self._fast_cache.items()):
                 if executable is dropped:
                     self._fast_cache.pop(short, None)
+            if self._native_entries:
+                self._native_sync()
 
     def clear_cache(self) -> None:
         with self._lock:
@@ -263,6 +303,7 @@ class JitFunction:
                 self._dropped.extend(self._cache)
             self._cache.clear()
             self._fast_cache.clear()
+            self._native_sync()
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
@@ -541,6 +582,11 @@ class JitFunction:
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs
+
+
+# The Python call: JitFunction.__call__ until the native call (native_call.install) takes its
+# place, and what that falls back to for every call it does not make itself.
+python_call = JitFunction.__call__
 
 
 # ndarray subclasses that add nothing to how their data computes.

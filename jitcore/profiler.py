@@ -35,13 +35,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from jitcore.api import JitFunction
+from jitcore import native_call
+from jitcore.api import JitFunction, python_call
 from jitcore.profiled_executable import KernelRecord, ProfiledExecutable, local
 from jitcore.tracer import current_trace
 
-_ORIGINAL_CALL = JitFunction.__call__
+_ORIGINAL_CALL = python_call  # the Python call (not native_call's, which has no profiled twin)
 _active: list[Profile] = []
-_switch = threading.Lock()  # guards _active and the swap of JitFunction.__call__
+_outside: list = []  # JitFunction.__call__ while no profile is active (native_call's, maybe)
+_switch = native_call.SWITCH  # guards _active and every swap of JitFunction.__call__
 _twins: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # jitted -> its profiled twin
 
 
@@ -70,6 +72,7 @@ class Profile:
     def __enter__(self) -> Profile:
         with _switch:
             if not _active:
+                _outside[:] = [JitFunction.__call__]
                 JitFunction.__call__ = _profiled_call
             _active.append(self)
         return self
@@ -78,7 +81,7 @@ class Profile:
         with _switch:
             _active.remove(self)
             if not _active:
-                JitFunction.__call__ = _ORIGINAL_CALL
+                JitFunction.__call__ = _outside.pop()
 
     def rows(self) -> list[dict]:
         """The table's rows: one per function (its calls) and one per kernel of it, summed

@@ -16,6 +16,7 @@ this one without it importing them.
 
 from __future__ import annotations
 
+import ctypes
 import linecache
 import os
 import re
@@ -42,6 +43,10 @@ _LIBRARY_DIRS = tuple(os.path.join(d, "") for d in (
 
 
 _ACTIVE = threading.local()  # .traces: the Traces whose function is running, innermost last
+# Traces running on any thread: while not 0 the native call (native_call.py), which cannot see
+# this thread's stack, leaves every call to the Python path, which inlines where it must.
+TRACING = ctypes.c_int64(0)
+_tracing_lock = threading.Lock()
 
 
 class Trace:
@@ -69,10 +74,14 @@ class Trace:
         API traces a loop even when none of its own arguments is a tracer."""
         stack = _ACTIVE.__dict__.setdefault("traces", [])
         stack.append(self)
+        with _tracing_lock:
+            TRACING.value += 1
         try:
             yield self
         finally:
             stack.pop()
+            with _tracing_lock:
+                TRACING.value -= 1
 
     @contextmanager
     def region(self, block):

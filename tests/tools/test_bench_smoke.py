@@ -195,3 +195,10 @@ def test_a_workload_jitcore_cannot_compile_keeps_its_row_and_says_why():
                for n in notes), notes
     assert "n/a: np.i0(x) (f32), numexpr: no i0" in notes
     assert records[0]["impls"]["jitcore"]["status"] == "unsupported"
+
+
+def test_bench_dispatch_prints_its_rows(without_peers):
+    result = subprocess.run([sys.executable, "tools/bench_dispatch.py", "--batches", "1", "--calls", "5"],
+                            cwd=REPO, env=_env(without_peers), capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "jitcore f(x, y)" in result.stdout and "numpy np.tanh(x * 2 + y)" in result.stdout

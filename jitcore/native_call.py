@@ -1,0 +1,637 @@
+"""The cached call in native code: ``JitFunction.__call__`` as a C function CPython calls directly.
+
+Why: on the Python path a cached call of two small arrays costs about 2 µs here (znver4), and
+most of it is not the kernel: the flat key (``a.flags`` makes an object per array), the dict
+lookup, the descriptor's ctypes writes and the ctypes call (docs/performance.md, "The cached
+call without ctypes"). One native function does all of it with loads and compares.
+
+What: ``dispatcher()`` loads an LLVM function with CPython's ``METH_FASTCALL | METH_KEYWORDS``
+signature (compiled once; its object code, which holds no address of the process, is kept in
+the disk cache), and ``install`` makes it ``JitFunction.__call__`` (a method descriptor, so
+``f(x, y)`` reaches it with no Python frame). Both happen on the first cached call that it can
+run, so a function called once never pays for them. Each jitted function's ``_native`` slot
+holds a table of the signatures (up to ``MAX_ENTRIES``) whose executables only allocate their
+results and call (``Executable.call_flat``'s one-call case, no status words, results under
+the buffer pool's size). The dispatcher, for positional arguments only, while no thread is
+tracing:
+
+- finds the first entry whose arguments match exactly: each an ``ndarray`` (its type object,
+  not a subclass), with the entry's dtype object (by address), rank, extents and the
+  C-contiguous flag, the same test as ``dispatch.fast_key``;
+- allocates each result with NumPy's ``PyArray_NewFromDescr`` (what ``np.empty`` calls), fills
+  a descriptor on its own stack (so threads and reentrant calls never share one), releases the
+  GIL around the kernel, and returns the result or a tuple of them;
+- anything else (no match, keywords, a trace running, no table) goes to the Python
+  ``JitFunction.__call__``, unchanged, with the same arguments. It never guesses.
+
+Every layout it reads is checked at import on known objects (``_probes``): NumPy's array header
+fields, the slot's offset in a ``JitFunction``, a ctypes array's buffer pointer, and NumPy's
+C-API table (``PyArray_Type`` at its index, and the index of ``PyArray_NewFromDescr`` read from
+the header file of the NumPy installed). When any check fails, ``AVAILABLE`` is False and every
+call takes the Python path. Reference counts: the table is held for the length of a call (the
+slot may be replaced by another thread while the kernel runs); each result is one new
+reference, returned or released.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import sys
+import threading
+
+import numpy as np
+from llvmlite import ir
+
+from jitcore.dispatch import Executable
+from jitcore.tracer import TRACING
+
+MAX_ENTRIES = 8  # signatures per function in its table; more go through the Python path
+ARRAY_TYPE = id(np.ndarray)
+C_CONTIGUOUS = 0x1  # NPY_ARRAY_C_CONTIGUOUS
+METH_FASTCALL, METH_KEYWORDS = 0x80, 0x2  # CPython's calling-convention flags
+_WORD = ctypes.sizeof(ctypes.c_void_p)
+_NUMERIC = set("biufc?")
+
+_i8, _i32, _i64 = ir.IntType(8), ir.IntType(32), ir.IntType(64)
+_ptr = _i8.as_pointer()
+_pptr = _ptr.as_pointer()
+_wptr = _i64.as_pointer()
+
+
+def _api(name: str) -> int:
+    return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
+
+
+def _word(address: int) -> int:
+    return ctypes.c_int64.from_address(address).value
+
+
+# -- the layouts, checked on known objects -----------------------------------------------------
+def _array_fields() -> dict | None:
+    """Offsets of NumPy's ``PyArrayObject_fields`` (data, nd, dimensions, strides, base, descr,
+    flags after the object header), checked field by field on arrays whose values are known."""
+    fields = dict(data=2 * _WORD, nd=3 * _WORD, dims=4 * _WORD, descr=7 * _WORD, flags=8 * _WORD)
+    base = np.zeros((4, 6), np.float64)
+    cases = [base, base[::2, 1::3], base.T, np.zeros((), np.float32), np.zeros((0, 3), np.int16),
+             np.arange(5, dtype=np.uint8)]
+    for a in cases:
+        at = id(a)
+        if _word(at + fields["data"]) != a.ctypes.data:
+            return None
+        if ctypes.c_int.from_address(at + fields["nd"]).value != a.ndim:
+            return None
+        if a.ndim and tuple((ctypes.c_int64 * a.ndim).from_address(_word(at + fields["dims"]))) != a.shape:
+            return None
+        if _word(at + fields["descr"]) != id(a.dtype):
+            return None
+        if bool(ctypes.c_int.from_address(at + fields["flags"]).value & C_CONTIGUOUS) != a.flags.c_contiguous:
+            return None
+    return fields
+
+
+def slot_offset(cls: type, name: str) -> int | None:
+    """Where the ``__slots__`` member ``name`` lies in an instance of ``cls``: the one word that
+    holds each of two objects set there in turn."""
+    obj = object.__new__(cls)
+    found = None
+    for sentinel in (object(), object()):
+        setattr(obj, name, sentinel)
+        at = [off for off in range(2 * _WORD, cls.__basicsize__, _WORD)
+              if _word(id(obj) + off) == id(sentinel)]
+        if len(at) != 1 or found not in (None, at[0]):
+            return None
+        found = at[0]
+    delattr(obj, name)
+    return found
+
+
+def _buffer_offset() -> int | None:
+    """Where a ctypes array object keeps the address of its buffer (``b_ptr``)."""
+    found = None
+    for n in (3, 5):
+        probe = _table([0] * n, ())
+        at = [off for off in range(2 * _WORD, 8 * _WORD, _WORD)
+              if _word(id(probe) + off) == ctypes.addressof(probe)]
+        if len(at) != 1 or found not in (None, at[0]):
+            return None
+        found = at[0]
+    return found
+
+
+_TABLE_TYPES: dict[int, type] = {}
+
+
+def _table(words: list[int], keep: tuple):
+    """A ctypes array of int64 ``words`` that keeps alive ``keep`` (what the words point to)."""
+    cls = _TABLE_TYPES.get(len(words))
+    if cls is None:  # a class of its own: ctypes' own array types take no attributes
+        cls = _TABLE_TYPES.setdefault(len(words), type("Table", (ctypes.Array,),
+                                                       {"_type_": ctypes.c_int64, "_length_": len(words)}))
+    table = cls(*words)
+    table.keep = keep
+    return table
+
+
+def _numpy_api() -> dict | None:
+    """The addresses of ``PyArray_NewFromDescr`` and ``PyArray_Return`` in NumPy's C-API table:
+    their indices read from the installed NumPy's own header, the table checked by
+    ``PyArray_Type`` at its index, and each function checked by one call on known values."""
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:
+        return None
+    header = os.path.join(np.get_include(), "numpy", "__multiarray_api.h")
+    try:
+        with open(header) as f:
+            text = f.read()
+    except OSError:
+        return None
+    found = {name: re.search(rf"#define {name} \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
+             for name in ("PyArray_NewFromDescr", "PyArray_Return")}
+    type_index = re.search(r"#define PyArray_Type \(\*\(PyTypeObject \*\)PyArray_API\[(\d+)\]\)", text)
+    if type_index is None or None in found.values():
+        return None
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    try:
+        table = get(umath._ARRAY_API, None)
+    except (AttributeError, ValueError):
+        return None
+    if not table or _word(table + int(type_index[1]) * _WORD) != ARRAY_TYPE:
+        return None
+    api = {name: _word(table + int(m[1]) * _WORD) for name, m in found.items()}
+    new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.py_object, ctypes.c_int,
+                            ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int,
+                            ctypes.c_void_p)(api["PyArray_NewFromDescr"])
+    to_scalar = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p)(api["PyArray_Return"])
+    dtype = np.dtype(np.float32)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(dtype))  # the function steals a reference
+    made = new(ARRAY_TYPE, dtype, 2, (ctypes.c_int64 * 2)(3, 5), None, None, 0, None)
+    if type(made) is not np.ndarray or made.shape != (3, 5) or made.dtype is not dtype \
+            or not made.flags.c_contiguous:
+        return None
+    zero_d = np.full((), 2.5, np.float64)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(zero_d))  # PyArray_Return steals one too
+    scalar = to_scalar(id(zero_d))
+    if type(scalar) is not np.float64 or scalar != 2.5:
+        return None
+    return api
+
+
+def _probes() -> dict | None:
+    # CPython with its GIL: the dispatcher reads the table and counts hits holding it.
+    gil = getattr(sys, "_is_gil_enabled", lambda: True)()
+    if sys.implementation.name != "cpython" or not gil or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return None
+    fields, buffer, api = _array_fields(), _buffer_offset(), _numpy_api()
+    if fields is None or buffer is None or api is None:
+        return None
+    return dict(fields, buffer=buffer, api=api)
+
+
+_LAYOUT = _probes()
+AVAILABLE = _LAYOUT is not None
+
+
+# -- the tables ------------------------------------------------------------------------------
+# A table: [entries, unused, address of the hits counter, entry address...]. An entry:
+#   [nargs, kernel address, descriptor words, buffers, 1 if the result is buffer 0 alone
+#    (else a tuple), status: the Python function that raises its error (0: no status words),
+#    the int64 dtype's address, 4 (the status words' extent), constants, constant words...,
+#    per argument: dtype address, rank, extents...,
+#    per buffer: dtype address, 1 if returned, rank, extents...,
+#    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
+# The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
+
+
+def entry(executable, key: tuple):
+    """The table entry (words, objects to keep alive) of an executable called with the short
+    path's ``key`` (dtype, shape per argument), or None when the native call cannot run it.
+    It runs what needs no work besides allocating: each result a fresh buffer of its own (a
+    NumPy scalar where NumPy gives one), alone or in a flat tuple; status words, checked after
+    the call; nothing written back, copied or transposed; small numeric results (``np.empty``'s,
+    not the buffer pool's)."""
+    if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
+        return None
+    tree = executable.out_tree
+    flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
+    plan = executable.plan
+    if (plan.header is None or executable.mutated or executable._transposed
+            or executable._arguments or not (tree.kind == "leaf" or flat_tuple)):
+        return None
+    nargs, buffers = len(plan.arg_strided), executable._buffers
+    if len(key) != 2 * nargs:
+        return None
+    outputs = []
+    for kind, index, shape, scalar, copy in executable._outputs:
+        if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
+            return None
+        outputs += [index, int(scalar)]
+    raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
+    keep = [executable, raiser, _INT64]
+    constants = executable._constants
+    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value,
+             nargs + len(buffers) + plan.has_status + len(constants), len(buffers), int(tree.kind == "leaf"),
+             0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants]
+    for dtype, shape in zip(key[::2], key[1::2]):
+        dtype = _canonical(dtype)
+        keep.append(dtype)
+        words += [id(dtype), len(shape), *shape]
+    for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
+        dtype = _canonical(dtype)
+        if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
+            return None
+        keep.append(dtype)
+        words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
+    words += [len(outputs) // 2, *outputs]
+    return words, keep
+
+
+_INT64 = np.dtype(np.int64)
+
+
+def _canonical(dtype) -> np.dtype:
+    """The dtype object arrays of this dtype usually carry (NumPy's builtin one), if equal."""
+    dtype = np.dtype(dtype)
+    builtin = np.dtype(dtype.type) if dtype.kind in _NUMERIC else dtype
+    return builtin if builtin == dtype else dtype
+
+
+class Table(ctypes.Array):
+    """A function's table: the one type the dispatcher accepts in the slot (it checks)."""
+
+    _type_ = ctypes.c_int64
+    _length_ = 3 + MAX_ENTRIES
+
+
+def table(entries: list, hits: ctypes.c_int64) -> Table:
+    """A function's table of ``entries`` (each ``entry()``'s words and objects)."""
+    arrays = [_table(words, tuple(keep)) for words, keep in entries[:MAX_ENTRIES]]
+    made = Table(len(arrays), 0, ctypes.addressof(hits), *(ctypes.addressof(a) for a in arrays))
+    made.keep = (arrays, hits)
+    return made
+
+
+# -- installing ------------------------------------------------------------------------------
+# Held while JitFunction.__call__ changes (here, and by jitcore.profiler), so that a profile's
+# swap and this one never interleave.
+SWITCH = threading.Lock()
+_installed: dict = {}  # the method descriptor and what it keeps alive, once made
+
+
+def install(cls: type, python_call, slot: str) -> bool:
+    """Make the native dispatcher ``cls.__call__`` if it is ``python_call`` now (not a profiler's
+    or a test's wrapper); True when the native call is (now) in place."""
+    if not AVAILABLE:
+        return False
+    with SWITCH:
+        if "descriptor" not in _installed:
+            offset = slot_offset(cls, slot)
+            if offset is None:
+                return False
+            address, keep = dispatcher(offset, python_call)
+            name = ctypes.c_char_p(b"__call__")
+            # PyMethodDef: name, function, flags, doc
+            methoddef = (ctypes.c_void_p * 4)(ctypes.cast(name, ctypes.c_void_p).value, address,
+                                              METH_FASTCALL | METH_KEYWORDS, 0)
+            new = ctypes.pythonapi.PyDescr_NewMethod
+            new.restype, new.argtypes = ctypes.py_object, [ctypes.py_object, ctypes.c_void_p]
+            _installed.update(descriptor=new(cls, methoddef), keep=(keep, methoddef, name))
+        if cls.__dict__.get("__call__") is python_call:
+            cls.__call__ = _installed["descriptor"]
+        return cls.__dict__.get("__call__") is _installed["descriptor"]
+
+
+# What the dispatcher calls and compares with, by address, read from ``ENV_SYMBOL`` at run time:
+# the code has no address of this process in it, so the disk cache's object code serves every
+# process (the object cache's key holds the offsets, which the code holds as constants).
+_CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
+_ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
+        "Py_DecRef",
+        "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
+        "PyObject_Vectorcall")
+ENV_SYMBOL = "jitcore_native_call_env"
+_NAME = "jitcore_native_call"
+
+
+def dispatcher(slot: int, python_call) -> tuple[int, object]:
+    """Load the dispatcher for ``JitFunction``s whose table is at ``slot`` (compiled, or its
+    object code from the disk cache); its address and what must live as long as it."""
+    import llvmlite.binding as llvm
+
+    from jitcore.codegen.backend import backend_for
+
+    addresses = dict(ndarray=ARRAY_TYPE, Table=id(Table), TRACING=ctypes.addressof(TRACING),
+                     python_call=id(python_call), **_LAYOUT["api"])
+    env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
+    llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
+    # What the IR is made from (the code's own version is in the object cache's key).
+    offsets = sorted((k, v) for k, v in _LAYOUT.items() if k != "api")  # the api's: addresses, in the env
+    source = f"native call: slot {slot} layout {offsets} env {_ENV} python {sys.version}"
+    address = backend_for("cpu").load_support(_NAME, source, lambda: str(_emit(slot)))
+    return address, (env, python_call)
+
+
+def _emit(slot: int) -> ir.Module:
+    """The dispatcher (see the module's docstring) as LLVM IR."""
+    module = ir.Module("native_call")
+    fn = ir.Function(module, ir.FunctionType(_ptr, [_ptr, _pptr, _i64, _ptr]), _NAME)
+    env_global = ir.GlobalVariable(module, ir.ArrayType(_i64, len(_ENV)), ENV_SYMBOL)
+    env_global.linkage = "external"
+    return _Emitter(fn, env_global, slot).module_of()
+
+
+class _Emitter:
+    """Builds the dispatcher's body: argument checks, the run, the Python fallback."""
+
+    def __init__(self, fn: ir.Function, env: ir.GlobalVariable, slot: int):
+        self.fn, self.env, self.slot = fn, env, slot
+        self.b = ir.IRBuilder(fn.append_basic_block("entry"))
+        self.null = ir.Constant(_ptr, None)
+
+    def module_of(self) -> ir.Module:
+        b, layout = self.b, _LAYOUT
+        self_, args, nargs, kwnames = self.fn.args
+        fallback = self.block("fallback")
+        # The function's table (unset: NULL; anything else set there: not a Table), keywords or
+        # a running trace: the Python call.
+        state = b.load(self.at(self_, self.slot, _ptr))
+        self.branch(b.icmp_unsigned("!=", state, self.null), "typed", fallback)
+        self.branch(b.icmp_unsigned("==", b.load(self.at(state, _WORD, _ptr)), self.address("Table")),
+                    "untraced", fallback)
+        tracing = b.load(b.inttoptr(b.ptrtoint(self.address("TRACING"), _i64), _wptr))
+        other = b.or_(b.icmp_unsigned("!=", kwnames, self.null), b.icmp_signed("!=", tracing, _c(0)))
+        self.branch(b.not_(other), "search", fallback)
+        tab = b.inttoptr(b.load(self.at(state, layout["buffer"], _i64)), _wptr)
+        count = self.word(tab, _c(0))
+        e_i, cursor, entry = self.var(_c(0)), self.var(_c(0)), _local(b, _wptr)
+        next_entry = self.block("entries")
+        b.branch(next_entry)
+
+        # Each entry in turn: its arguments, one by one, against ``args``.
+        b.position_at_end(next_entry)
+        i = b.load(e_i)
+        self.branch(b.icmp_signed("<", i, count), "entry_test", fallback)
+        e = b.inttoptr(self.word(tab, b.add(i, _c(3))), _wptr)
+        b.store(e, entry)
+        b.store(b.add(i, _c(1)), e_i)
+        self.branch(b.icmp_signed("==", self.word(e, _c(0)), nargs), "arguments", next_entry)
+        b.store(b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1))), cursor)
+        run = self.block("run")
+        self.loop(nargs, lambda a: self.match(args, a, e, cursor, next_entry), done=run)
+
+        b.position_at_end(run)
+        result = self.run(b.load(entry), state, tab, args, nargs, cursor)
+        b.ret(result)
+
+        b.position_at_end(fallback)
+        b.ret(self.python_call(self_, args, nargs, kwnames))
+        return self.fn.module
+
+    # -- the parts --------------------------------------------------------------------------
+    def match(self, args, a, e, cursor, mismatch) -> None:
+        """Argument ``a`` has the entry's type, dtype, rank, flag and extents (else ``mismatch``);
+        the cursor moves past its words."""
+        b, layout = self.b, _LAYOUT
+        obj, c = b.load(b.gep(args, [a])), b.load(cursor)
+        self.branch(b.icmp_unsigned("==", b.load(self.at(obj, _WORD, _ptr)), self.address("ndarray")),
+                    "is_array", mismatch)
+        nd = self.word(e, b.add(c, _c(1)))
+        descr = b.ptrtoint(b.load(self.at(obj, layout["descr"], _ptr)), _i64)
+        rank = b.sext(b.load(self.at(obj, layout["nd"], _i32)), _i64)
+        flags = b.load(self.at(obj, layout["flags"], _i32))
+        zero = ir.Constant(_i32, 0)
+        contiguous = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, C_CONTIGUOUS)), zero)
+        same = b.and_(b.and_(b.icmp_unsigned("==", descr, self.word(e, c)), b.icmp_signed("==", rank, nd)),
+                      contiguous)
+        self.branch(same, "header_same", mismatch)
+        dims = b.load(self.at(obj, layout["dims"], _wptr))
+
+        def extent(d):
+            expected = self.word(e, b.add(c, b.add(d, _c(2))))
+            self.branch(b.icmp_signed("==", b.load(b.gep(dims, [d])), expected), "extent_same", mismatch)
+
+        self.loop(nd, extent)
+        b.store(b.add(c, b.add(nd, _c(2))), cursor)
+
+    def run(self, e, state, tab, args, nargs, cursor) -> ir.Value:
+        """Allocate the results, fill the descriptor, call the kernel without the GIL; the
+        result (a new reference) or NULL with an exception set."""
+        b = self.b
+        self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
+        n_desc, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
+        desc, outs = b.alloca(_i64, n_desc), b.alloca(_ptr, n_buf)
+        made = self.var(_c(0))
+        self.loop(nargs, lambda k: b.store(b.ptrtoint(b.load(b.gep(args, [k])), _i64), b.gep(desc, [k])))
+        buffers_at = b.load(cursor)
+        failed = self.block("failed")
+
+        def allocate(k):
+            c = b.load(cursor)
+            descr, nd = b.inttoptr(self.word(e, c), _ptr), self.word(e, b.add(c, _c(2)))
+            self.call("Py_IncRef", ir.VoidType(), descr)  # PyArray_NewFromDescr steals it
+            out = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), descr, b.trunc(nd, _i32),
+                            b.gep(e, [b.add(c, _c(3))]), ir.Constant(_wptr, None), self.null,
+                            ir.Constant(_i32, 0), self.null)
+            self.branch(b.icmp_unsigned("!=", out, self.null), "made", failed)
+            b.store(out, b.gep(outs, [k]))
+            b.store(b.add(k, _c(1)), made)
+            b.store(b.ptrtoint(out, _i64), b.gep(desc, [b.add(nargs, k)]))
+            b.store(b.add(c, b.add(nd, _c(3))), cursor)
+
+        self.loop(n_buf, allocate)
+        # Status words (flag, index, axis, size), zeroed, when the code records errors in them.
+        raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
+        has_status = b.icmp_unsigned("!=", raiser, self.null)
+        status = _local(b, _ptr)
+        b.store(self.null, status)
+        status_at = b.add(nargs, n_buf)
+        with b.if_then(has_status):
+            int64 = b.inttoptr(self.word(e, _c(6)), _ptr)
+            self.call("Py_IncRef", ir.VoidType(), int64)
+            words = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), int64,
+                              ir.Constant(_i32, 1), b.gep(e, [_c(7)]), ir.Constant(_wptr, None), self.null,
+                              ir.Constant(_i32, 0), self.null)
+            b.store(words, status)
+            self.branch(b.icmp_unsigned("!=", words, self.null), "status_made", failed)
+            data = b.load(self.at(words, _LAYOUT["data"], _wptr))
+            for k in range(4):
+                b.store(_c(0), b.gep(data, [_c(k)]))
+            b.store(b.ptrtoint(words, _i64), b.gep(desc, [status_at]))
+        constants_at = b.add(status_at, b.zext(has_status, _i64))
+        constant = lambda k: self.word(e, b.add(k, _c(_CONSTANTS)))  # noqa: E731
+        self.loop(self.word(e, _c(_CONSTANTS - 1)),
+                  lambda k: b.store(constant(k), b.gep(desc, [b.add(constants_at, k)])))
+        kernel = b.inttoptr(self.word(e, _c(1)), ir.FunctionType(ir.VoidType(), [_wptr]).as_pointer())
+        thread = self.call("PyEval_SaveThread", _ptr)
+        b.call(kernel, [desc])
+        self.call("PyEval_RestoreThread", ir.VoidType(), thread)
+        hits = b.inttoptr(self.word(tab, _c(2)), _wptr)
+        b.store(b.add(b.load(hits), _c(1)), hits)
+        # An error the status words record: the executable's Python raises it.
+        raised = self.block("raised")
+        with b.if_then(has_status):
+            words = b.load(status)
+            flag = b.load(b.load(self.at(words, _LAYOUT["data"], _wptr)))
+            with b.if_then(b.icmp_signed("!=", flag, _c(0))):
+                argument = _local(b, _ptr)
+                b.store(words, argument)
+                back = self.call("PyObject_Vectorcall", _ptr, raiser, argument, _c(1), self.null)
+                self.call("Py_DecRef", ir.VoidType(), back)  # None, were it to return at all
+                b.store(n_buf, made)
+                b.branch(raised)
+
+        # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
+        # failure leaves NULL there and an exception set).
+        outputs_at = b.load(cursor)
+        n_out = self.word(e, outputs_at)
+        buffer_of = lambda k: self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(1))))  # noqa: E731
+        converted = self.var(_c(1))
+
+        def to_scalar(k):
+            slot = b.gep(outs, [buffer_of(k)])
+            flag = self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(2))))
+            scalar, after = self.block("scalar"), self.block("after_scalar")
+            b.cbranch(b.icmp_signed("!=", flag, _c(0)), scalar, after)
+            b.position_at_end(scalar)
+            value = self.call("PyArray_Return", _ptr, b.load(slot))  # steals the array
+            b.store(value, slot)
+            ok = b.zext(b.icmp_unsigned("!=", value, self.null), _i64)
+            b.store(b.and_(b.load(converted), ok), converted)
+            b.branch(after)
+            b.position_at_end(after)
+
+        self.loop(n_out, to_scalar)
+        no_tuple = self.block("no_tuple")
+        self.branch(b.icmp_signed("!=", b.load(converted), _c(0)), "converted", no_tuple)
+
+        # The result: output 0 alone, or a tuple of the outputs.
+        output = lambda k: b.load(b.gep(outs, [buffer_of(k)]))  # noqa: E731
+        result = _local(b, _ptr)
+        many, release = self.block("many"), self.block("release")
+        self.branch(b.icmp_signed("!=", self.word(e, _c(4)), _c(0)), "one", many)
+        b.store(output(_c(0)), result)
+        b.branch(release)
+        b.position_at_end(many)
+        tup = self.call("PyTuple_New", _ptr, n_out)
+        self.branch(b.icmp_unsigned("!=", tup, self.null), "fill", no_tuple)
+        self.loop(n_out, lambda k: self.call("PyTuple_SetItem", _i32, tup, k, output(k)))  # steals it
+        b.store(tup, result)
+        b.branch(release)
+
+        # Buffers not returned (scratch) are released; the returned ones are the result's now.
+        b.position_at_end(release)
+        b.store(buffers_at, cursor)
+
+        def release_scratch(k):
+            c = b.load(cursor)
+            scratch, after = self.block("scratch"), self.block("after")
+            b.cbranch(b.icmp_signed("==", self.word(e, b.add(c, _c(1))), _c(0)), scratch, after)
+            b.position_at_end(scratch)
+            self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k])))
+            b.branch(after)
+            b.position_at_end(after)
+            b.store(b.add(c, b.add(self.word(e, b.add(c, _c(2))), _c(3))), cursor)
+
+        self.loop(n_buf, release_scratch)
+        self.call("Py_DecRef", ir.VoidType(), b.load(status))
+        self.call("Py_DecRef", ir.VoidType(), state)
+        value = b.load(result)
+        done = b.block
+
+        # A failed allocation (of a result, a scalar or the tuple; the exception is set):
+        # release the results made so far (Py_DecRef passes over NULL), return NULL.
+        b.position_at_end(no_tuple)
+        b.store(n_buf, made)
+        b.branch(failed)
+        b.position_at_end(raised)
+        b.branch(failed)
+        b.position_at_end(failed)
+        self.loop(b.load(made), lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k]))))
+        self.call("Py_DecRef", ir.VoidType(), b.load(status))
+        self.call("Py_DecRef", ir.VoidType(), state)
+        b.ret(self.null)
+        b.position_at_end(done)
+        return value
+
+    def python_call(self, self_, args, nargs, kwnames) -> ir.Value:
+        """``python_call(self, *args, **kwargs)`` through vectorcall, the same arguments."""
+        b = self.b
+        start = b.block
+        keywords = self.block("keywords")
+        counted = self.block("counted")
+        b.cbranch(b.icmp_unsigned("!=", kwnames, self.null), keywords, counted)
+        b.position_at_end(keywords)
+        n_kw = self.call("PyTuple_Size", _i64, kwnames)
+        b.branch(counted)
+        b.position_at_end(counted)
+        total = b.phi(_i64)
+        total.add_incoming(_c(0), start)
+        total.add_incoming(n_kw, keywords)
+        total = b.add(total, nargs)
+        stack = b.alloca(_ptr, b.add(total, _c(1)))
+        b.store(self_, stack)
+        self.loop(total, lambda k: b.store(b.load(b.gep(args, [k])), b.gep(stack, [b.add(k, _c(1))])))
+        return self.call("PyObject_Vectorcall", _ptr, self.address("python_call"), stack, b.add(nargs, _c(1)),
+                         kwnames)
+
+    # -- helpers ----------------------------------------------------------------------------
+    def address(self, name: str) -> ir.Value:
+        """The environment's word ``name``, as a pointer."""
+        b = self.b
+        slot = b.gep(self.env, [_c(0), _c(_ENV.index(name))])
+        return b.inttoptr(b.load(slot), _ptr)
+
+    def call(self, name: str, ret, *operands) -> ir.Value:
+        fnty = ir.FunctionType(ret, [v.type for v in operands])
+        return self.b.call(self.b.bitcast(self.address(name), fnty.as_pointer()), list(operands))
+
+    def at(self, base, offset: int, ty) -> ir.Value:
+        """A pointer to the field of type ``ty`` at ``base`` + ``offset`` bytes."""
+        return self.b.bitcast(self.b.gep(base, [_c(offset)]), ty.as_pointer())
+
+    def word(self, words, index) -> ir.Value:
+        return self.b.load(self.b.gep(words, [index]))
+
+    def var(self, init) -> ir.Value:
+        slot = _local(self.b, _i64)
+        self.b.store(init, slot)
+        return slot
+
+    def block(self, name: str) -> ir.Block:
+        return self.fn.append_basic_block(name)
+
+    def branch(self, condition, then: str, otherwise: ir.Block) -> None:
+        """To a new block ``then`` (where the builder goes on) if ``condition``, else ``otherwise``."""
+        block = self.block(then)
+        self.b.cbranch(condition, block, otherwise)
+        self.b.position_at_end(block)
+
+    def loop(self, n, body, done: ir.Block | None = None) -> None:
+        """``for k in range(n): body(k)``; then on in ``done`` (a new block when not given)."""
+        b = self.b
+        k = _local(b, _i64)
+        b.store(_c(0), k)
+        head, step = self.block("loop"), self.block("step")
+        done = done or self.block("done")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(b.icmp_signed("<", b.load(k), n), step, done)
+        b.position_at_end(step)
+        current = b.load(k)
+        body(current)
+        b.store(b.add(current, _c(1)), k)
+        b.branch(head)
+        b.position_at_end(done)
+
+
+def _c(value: int) -> ir.Constant:
+    return ir.Constant(_i64, value)
+
+
+def _local(b: ir.IRBuilder, ty) -> ir.Value:
+    """A local variable, allocated in the entry block (where LLVM promotes it to a register)."""
+    with b.goto_entry_block():
+        return b.alloca(ty)

@@ -1,0 +1,256 @@
+"""The native cached call (``jitcore.native_call``): the same results as the Python path, which
+it leaves every call it cannot make itself to; exact reference counts; threads; traces."""
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+import jitcore.numpy as jnp
+from jitcore import native_call
+from jitcore.api import JitFunction, python_call
+from jitcore.errors import JitTypeError
+
+pytestmark = pytest.mark.skipif(not native_call.AVAILABLE, reason="no native call on this Python/NumPy")
+
+
+def native_calls(f) -> int:
+    return f._native_hits.value
+
+
+def warm(f, *args):
+    """Call twice: the second (cached) call gives the signature to the native call."""
+    f(*args)
+    return f(*args)
+
+
+def test_many_signatures_match_the_python_path_and_numpy():
+    f = jc.jit(lambda x, y: x * 2 + y)
+    cases = [np.float32, np.float64, np.int32, np.int64, np.uint8, np.complex64, np.bool_]
+    rng = np.random.default_rng(0)
+    for dtype in cases:
+        for shape in [(), (0,), (7,), (3, 0, 2), (4, 5)]:
+            x = rng.integers(0, 3, shape).astype(dtype)
+            y = rng.integers(0, 3, shape).astype(dtype)
+            warm(f, x, y)
+            before = native_calls(f)
+            got = f(x, y)
+            expected = python_call(f, x, y)
+            assert type(got) is type(expected) and got.dtype == expected.dtype and got.shape == expected.shape
+            np.testing.assert_array_equal(got, expected)
+            np.testing.assert_array_equal(got, x * 2 + y)  # a NumPy scalar for 0-d, as NumPy's
+            if shape:
+                assert got.flags.c_contiguous and got.flags.writeable and got.flags.owndata
+            assert native_calls(f) - before in (0, 1)  # past the table's bound: the Python path
+    assert native_calls(f) >= native_call.MAX_ENTRIES
+
+
+def test_a_signature_in_the_table_is_called_natively():
+    f = jc.jit(lambda x: (x + 1, x[::-1] * 2, x * x))
+    x = np.arange(6, dtype=np.float64)
+    warm(f, x)
+    assert type(JitFunction.__dict__["__call__"]).__name__ == "method_descriptor"
+    before = native_calls(f)
+    got = f(x)
+    assert native_calls(f) == before + 1
+    assert isinstance(got, tuple) and len(got) == 3
+    for a, b in zip(got, (x + 1, x[::-1] * 2, x * x)):
+        np.testing.assert_array_equal(a, b)
+    assert f.cache_info().hits == 2
+
+
+def test_calls_it_cannot_make_take_the_python_path():
+    f = jc.jit(lambda x, y: x - y)
+    x, y = np.arange(12.0).reshape(3, 4), np.ones((3, 4))
+    warm(f, x, y)
+    other_calls = [
+        (x.T, y.T),                                   # not C-contiguous
+        (x[:, ::2], y[:, ::2]),
+        (x.astype(np.dtype("f8").newbyteorder("=")), y),  # a dtype object of its own
+        (x, 1.5),                                     # a Python scalar
+        (x.astype(np.float32), y.astype(np.float32)),  # another signature
+        (x[:2], y[:2]),                               # another shape
+    ]
+    for args in other_calls:
+        np.testing.assert_array_equal(f(*args), np.subtract(*args))
+    for refused in [(x.view(np.matrix), y), (x.astype(">f8"), y)]:  # a subclass, a byte order
+        with pytest.raises(JitTypeError) as python:
+            python_call(f, *refused)
+        with pytest.raises(JitTypeError) as native:
+            f(*refused)
+        assert str(native.value) == str(python.value)
+    np.testing.assert_array_equal(f(x, y=y), x - y)  # keywords
+    np.testing.assert_array_equal(f(y=y, x=x), x - y)
+
+
+def test_errors_are_raised_as_on_the_python_path():
+    f = jc.jit(lambda x, y: x + y)
+    x = np.ones(4)
+    warm(f, x, x)
+    with pytest.raises(TypeError):
+        f(x)
+    with pytest.raises(TypeError):
+        f(x, x, x)
+    with pytest.raises(JitTypeError):
+        f(x, "text")
+    with pytest.raises(TypeError):
+        f(x, x, z=1)
+    np.testing.assert_array_equal(f(x, x), 2 * x)  # and the native call goes on working
+
+
+def test_reference_counts_are_exact():
+    f = jc.jit(lambda x, y: (x + y, x * y))
+    x, y = np.ones(5, np.float32), np.arange(5, dtype=np.float32)
+    warm(f, x, y)
+    dtype = np.dtype(np.float32)
+    counts = lambda: (sys.getrefcount(x), sys.getrefcount(y), sys.getrefcount(dtype),  # noqa: E731
+                      sys.getrefcount(f._native), sys.getrefcount(f))
+    a, b = f(x, y)  # results hold their dtype: count with two alive
+    before = counts()
+    for _ in range(2000):
+        a, b = f(x, y)
+    assert counts() == before
+    assert sys.getrefcount(a) == 2 and sys.getrefcount(b) == 2  # a, b and the call's argument
+    out = f(x, y)
+    assert sys.getrefcount(out) == 2 and all(sys.getrefcount(r) == 3 for r in out)  # r, the tuple
+    del out
+    a, b = warm(f, x, 2.0)  # compiled (its executable holds the dtype too)
+    before = counts()
+    for _ in range(2000):
+        a, b = f(x, 2.0)  # the Python path, through the native entry
+    assert counts() == before
+
+
+def test_a_call_inside_a_trace_is_inlined():
+    f = jc.jit(lambda x: x * 3)
+    c = np.arange(4.0)
+    warm(f, c)
+
+    @jc.jit
+    def g(y):
+        return y + f(c)  # a concrete array while g is traced: inlined, a constant of g
+
+    np.testing.assert_array_equal(g(np.ones(4)), 1 + 3 * c)
+    assert f.cache_info().hits == 1
+
+
+def test_threads_calling_concurrently():
+    f = jc.jit(lambda x, y: jnp.tanh(x * 2 + y))
+    shapes = [(8,), (3, 5), (64,)]
+    inputs = [(np.linspace(-1, 1, int(np.prod(s))).reshape(s), np.ones(s)) for s in shapes]
+    for x, y in inputs:
+        warm(f, x, y)
+    expected = [np.tanh(x * 2 + y) for x, y in inputs]
+    errors = []
+
+    def body(k):
+        try:
+            for i in range(300):
+                j = (i + k) % len(inputs)
+                np.testing.assert_allclose(f(*inputs[j]), expected[j], rtol=1e-6)
+        except BaseException as e:  # noqa: BLE001  (reported by the main thread)
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors
+    assert native_calls(f) >= 1200
+
+
+def test_the_table_follows_eviction_and_clearing():
+    f = jc.jit(lambda x: x + 1, max_signatures=2)
+    for n in (1, 2, 3, 1, 2, 3):
+        x = np.arange(float(n))
+        np.testing.assert_array_equal(warm(f, x), x + 1)
+        live = [made[0] for made in f._native_entries.values() if made is not None]
+        assert all(e in f._fast_cache.values() for e in live) and len(live) <= 2
+    f.clear_cache()
+    assert f._native_entries == {} and f._native[0] == 0
+    np.testing.assert_array_equal(warm(f, np.ones(2)), np.full(2, 2.0))
+
+
+def test_a_wrong_object_in_the_slot_is_never_read_as_a_table():
+    f = jc.jit(lambda x: x - 1)
+    x = np.ones(3)
+    warm(f, x)
+    for junk in (5, None, object(), np.zeros(3, np.int64)):
+        f._native = junk
+        np.testing.assert_array_equal(f(x), x - 1)
+    del f._native
+    np.testing.assert_array_equal(f(x), x - 1)
+
+
+def test_a_profile_puts_back_the_native_call():
+    f = jc.jit(lambda x: x * x)
+    x = np.arange(3.0)
+    warm(f, x)
+    native = JitFunction.__dict__["__call__"]
+    with jc.profile() as p:
+        np.testing.assert_array_equal(f(x), x * x)
+    assert len(p.calls) == 1 and JitFunction.__dict__["__call__"] is native
+
+
+def test_scratch_buffers_and_results_of_other_kinds():
+    f = jc.jit(lambda x: {"sum": x.sum(axis=0), "scaled": (x * 2, x.T)})  # a nested tree
+    x = np.arange(6.0).reshape(2, 3)
+    got = warm(f, x)
+    np.testing.assert_array_equal(got["sum"], x.sum(axis=0))
+    np.testing.assert_array_equal(got["scaled"][0], x * 2)
+    np.testing.assert_array_equal(got["scaled"][1], x.T)
+    g = jc.jit(lambda x: x)  # the argument itself
+    assert warm(g, x) is x
+
+
+def test_scalar_results_as_numpy_gives_them():
+    f = jc.jit(lambda x: (x.sum(), x + 1, x.max()))
+    x = np.arange(5, dtype=np.float32)
+    warm(f, x)
+    before = native_calls(f)
+    got, expected = f(x), python_call(f, x)
+    assert native_calls(f) == before + 1
+    assert [type(v) for v in got] == [type(v) for v in expected] == [np.float32, np.ndarray, np.float32]
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+    total = f(x)[0]
+    refs = sys.getrefcount(total)
+    for _ in range(1000):
+        got = f(x)
+    counts = sys.getrefcount(total), sys.getrefcount(got[0])  # outside assert: pytest keeps its operands
+    assert counts == (refs, 2)  # got[0]: the tuple's, the argument's
+
+
+def test_errors_in_status_words_and_callbacks_are_raised():
+    t = jc.jit(lambda x, i: x[i])  # the code checks the indices: status words
+    x, idx = np.arange(8.0), np.array([1, 3, 5])
+    warm(t, x, idx)
+    np.testing.assert_array_equal(t(x, idx), x[idx])
+    before = native_calls(t)
+    refs = sys.getrefcount(x), sys.getrefcount(idx)
+    for _ in range(50):
+        with pytest.raises(IndexError, match="index 9 is out of bounds for axis 0 with size 8"):
+            t(x, np.array([1, 9, 2]))
+    assert native_calls(t) >= before + 49 and (sys.getrefcount(x), sys.getrefcount(idx)) == refs
+    seen = []
+
+    def callback(v):
+        seen.append(float(v.sum()))
+        if v.sum() > 100:
+            raise ValueError("too big")
+
+    @jc.jit
+    def f(v):
+        jc.debug_callback(callback, v)
+        return v * 2
+
+    v = np.ones(4)
+    warm(f, v)
+    np.testing.assert_array_equal(f(v), 2 * v)
+    for _ in range(3):
+        with pytest.raises(ValueError, match="too big"):
+            f(v * 50)
+    assert seen == [4.0] * 3 + [200.0] * 3

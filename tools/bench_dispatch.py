@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""The fixed cost of a cached call, in thread CPU time: jitcore's calls of small arrays against
+NumPy's and Numba's, each variant timed in turn over batches of calls.
+
+    python tools/bench_dispatch.py [--batches B] [--calls N]
+
+Thread CPU time, not wall time: on a shared host the wall clock mostly measures the other
+processes (``tools/bench.py --only dispatch`` prints wall time). The variants take turns, batch
+by batch, so all see the same load; each row is the minimum and the median over the batches,
+in µs per call. To compare two checkouts, run this in each, in turn, a few times.
+
+Rows: ``f(x, y) = tanh(x * 2 + y)`` and ``g(x) = tanh(x * 2 + 1)`` on float32[8] (the native
+call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), and calls
+that take the Python path (keywords, a Python scalar, strided arrays); NumPy's three ufuncs for
+``f`` and Numba's ``njit`` of it where Numba is installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import jitcore as jc
+import jitcore.numpy as jnp
+
+
+def variants() -> dict:
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    y = x[::-1].copy()
+    index = np.array([1, 3, 5])
+    strided = np.ones((4, 4), np.float32)[:, ::2]
+    f = jc.jit(lambda x, y: jnp.tanh(x * 2 + y))
+    g = jc.jit(lambda x: jnp.tanh(x * 2 + 1))
+    take = jc.jit(lambda x, i: x[i])
+    scale = jc.jit(lambda x, s: x * s)
+    rows = {
+        "jitcore f(x, y)": lambda: f(x, y),
+        "jitcore g(x)": lambda: g(x),
+        "jitcore x[i] (index checks)": lambda: take(x, index),
+        "jitcore f(x, y=y) (keywords)": lambda: f(x, y=y),
+        "jitcore x * 2.0 (a Python scalar)": lambda: scale(x, 2.0),
+        "jitcore f(xs, xs) (strided)": lambda: f(strided, strided),
+        "numpy np.tanh(x * 2 + y)": lambda: np.tanh(x * 2 + y),
+    }
+    try:
+        import numba
+    except ImportError:
+        return rows
+    nb = numba.njit(lambda x, y: np.tanh(x * 2 + y))
+    rows["numba f(x, y)"] = lambda: nb(x, y)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--batches", type=int, default=25, help="timed batches per variant (default 25)")
+    parser.add_argument("--calls", type=int, default=2000, help="calls per batch (default 2000)")
+    args = parser.parse_args()
+    rows = variants()
+    for fn in rows.values():  # compile, then the first cached calls (which set up the native call)
+        for _ in range(3):
+            fn()
+    times: dict[str, list[float]] = {name: [] for name in rows}
+    for _ in range(args.batches):
+        for name, fn in rows.items():
+            start = time.thread_time()
+            for _ in range(args.calls):
+                fn()
+            times[name].append((time.thread_time() - start) / args.calls * 1e6)
+    width = max(map(len, rows))
+    print(f"{'call':{width}} | min µs | median µs")
+    for name, values in times.items():
+        print(f"{name:{width}} | {min(values):6.2f} | {statistics.median(values):9.2f}")
+
+
+if __name__ == "__main__":
+    main()
