@@ -21,6 +21,7 @@ the dispatcher reads at call time.
 
 from __future__ import annotations
 
+import dis
 import functools
 import threading
 import types
@@ -193,9 +194,14 @@ def _unaligned(a: np.ndarray) -> bool:
     return not a.flags.aligned or any(s % a.itemsize for s in a.strides)
 
 
+# The instructions that read a module-level name; ``co_names`` also holds attribute and
+# import names (``np.exp`` names ``exp``), which must not make a same-named global an input.
+_GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+
+
 def _names(code) -> set[str]:
     """The names a code object and the code nested in it may load from globals."""
-    names = set(code.co_names)
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _GLOBAL_LOADS}
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             names |= _names(c)

@@ -262,3 +262,30 @@ def test_a_global_of_an_inlined_jitted_callee_is_read_at_call_time():
     W[:] = 10
     np.testing.assert_array_equal(outer(x), np.full(4, 22.0))
     assert outer.cache_info().compiles == 1
+
+
+exp = np.full(3, 7.0)  # a global array named like the attribute `np.exp` below
+
+
+def test_an_attribute_named_like_a_global_array_does_not_make_it_an_input():
+    def f(x):
+        return np.exp(x) + 1  # `exp` here is an attribute of np, not the global
+
+    jitted = jc.jit(f)
+    x = np.linspace(-1, 1, 3)
+    np.testing.assert_allclose(jitted(x), f(x), rtol=1e-15)
+    assert type(next(iter(jitted._cache.values()))).__name__ == "Executable"  # no hidden inputs
+
+
+def test_a_global_array_read_in_a_comprehension_is_still_an_input():
+    def f(x):
+        return sum([x * w for w in exp])
+
+    jitted = jc.jit(f)
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(jitted(x), f(x))
+    exp[0] = -1.0
+    try:
+        np.testing.assert_array_equal(jitted(x), f(x))
+    finally:
+        exp[0] = 7.0
