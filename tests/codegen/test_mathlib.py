@@ -366,15 +366,16 @@ def emitted(name, kind):
     """The LLVM IR text of ``name`` emitted once on a scalar of ``kind``, before optimisation."""
     fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
     module = ir.Module()
-    fn = ir.Function(module, ir.FunctionType(fty, [fty]), "f")
+    binary = name in mathlib.SUPPORTED_BINARY
+    fn = ir.Function(module, ir.FunctionType(fty, [fty] * (1 + binary)), "f")
     b = ir.IRBuilder(fn.append_basic_block())
-    b.ret(mathlib.emit_unary(b, name, fn.args[0]))
+    b.ret(mathlib.emit_binary(b, name, *fn.args) if binary else mathlib.emit_unary(b, name, fn.args[0]))
     return str(module)
 
 
 # f32 functions that compute in f32 lanes (twice as many per vector as f64), never widened.
-F32_IN_F32 = ["sin", "cos", "exp", "log", "tanh", "arctan", "arcsin", "arccos", "arcsinh", "arccosh",
-              "arctanh", "cbrt"]
+F32_IN_F32 = ["sin", "cos", "exp", "log", "tanh", "arctan", "arctan2", "arcsin", "arccos", "arcsinh",
+              "arccosh", "arctanh", "cbrt"]
 
 
 @pytest.mark.parametrize("name", F32_IN_F32)
