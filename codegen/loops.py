@@ -23,9 +23,11 @@ def static_value(v: ll.Value) -> int | None:
     return v.constant if isinstance(v, ll.Constant) and isinstance(v.constant, int) else None
 
 
-def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body) -> None:
+def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
-    after the loop. The trip count is checked first, so a count of 0 runs nothing."""
+    after the loop. The trip count is checked first, so a count of 0 runs nothing.
+    ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
+    vector loop side by side (``llvm.loop.interleave.count``); 0 leaves it to LLVM."""
     pre = b.block
     fn = b.function
     header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
@@ -37,8 +39,22 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body) -> None:
     b.position_at_end(inner)
     body(iv)
     iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
-    b.branch(header)
+    back = b.branch(header)
+    if interleave > 1:
+        back.set_metadata("llvm.loop", loop_id(b.module, {"llvm.loop.interleave.count": interleave}))
     b.position_at_end(done)
+
+
+def loop_id(module: ll.Module, options: dict[str, int]) -> ll.MDValue:
+    """A new loop id for ``module`` carrying ``options``: LLVM takes a loop's metadata only
+    from a node whose first operand is the node itself, one node per loop (llvmlite's
+    ``add_metadata`` shares equal nodes, so the node is made with a placeholder unique in the
+    module, then pointed at itself)."""
+    hints = [module.add_metadata([ll.MetaDataString(module, name), ll.Constant(ll.IntType(32), value)])
+             for name, value in options.items()]
+    node = module.add_metadata([ll.MetaDataString(module, f"jitcore.loop.{len(module.metadata)}"), *hints])
+    node.operands = (node, *hints)
+    return node
 
 
 def emit_nest(b: ll.IRBuilder, extents, body) -> None:

@@ -50,6 +50,8 @@ _CHEAP_MATH = frozenset({
 CHEAP_WEIGHT = Fraction(1, 4)  # per point and per 32 bits of the widest element
 COPY_WEIGHT = Fraction(1, 64)
 MATH_WEIGHT = {32: 1, 64: 3}  # per math-library call, by the width of its result
+MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (see interleave)
+INTERLEAVE_MIN_TRIP = 4096  # a shorter loop known at compile time is left to LLVM
 # Ops of a body that moves data: where a position falls, and which operand's element it takes.
 _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
 # For the backend's fingerprint: code compiled under other weights compares other constants.
@@ -105,6 +107,33 @@ def weight(op: Operation) -> Fraction:
                 if inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH
                 and inner.results)
     return Fraction(max(calls, 1))  # a loop or complex arithmetic: one tanh, as before
+
+
+def calls_math_library(op: Operation) -> bool:
+    """Whether ``op``'s body calls the math library (a transcendental, not a cheap math op)."""
+    return any(inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH and inner.results
+               for inner in kernel.body_ops(op))
+
+
+def interleave(op: Operation, trip_count: int | None) -> int:
+    """How many iterations of ``op``'s innermost vector loop, of ``trip_count`` iterations
+    (None: known only at run time), LLVM should run side by side; 0 leaves it to LLVM.
+
+    LLVM's vectorizer interleaves a loop only while its body is small, so it never interleaves
+    a math-library call's: each vector of elements then runs that function's long chain of
+    dependent steps (reduction, polynomial, scaling) alone, and the core waits on each step's
+    latency. ``MATH_INTERLEAVE`` independent chains fill those waits. Not below
+    ``INTERLEAVE_MIN_TRIP`` known iterations: a row of a few hundred elements then runs mostly
+    in the remainder loops (a 316-wide float32 ``exp`` of a broadcast measured 0.87-0.96x). A
+    run-time length is interleaved whatever it is at this compile, so that one code serves
+    every length (size-generic kernels), short rows paying that price. Never for
+    arithmetic-only bodies, which LLVM already interleaves where it pays (docs/performance.md,
+    "Interleaved math loops on Zen 4", has the measurements)."""
+    if not calls_math_library(op):
+        return 0
+    if trip_count is not None and trip_count < INTERLEAVE_MIN_TRIP:
+        return 0
+    return MATH_INTERLEAVE
 
 
 def threshold_work(op: Operation) -> int:

@@ -37,7 +37,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, full_reduction, reduction
+from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -407,10 +407,21 @@ class _Schedule:
     def _range_loop(self, depth: int, body) -> None:
         """The loop over dim ``depth``: only the range ``[lo, hi)`` of the split dim."""
         if depth != self.split_dim:
-            emit_loop(self.b, self.domain[depth], body)
+            count = self.domain[depth]
+            emit_loop(self.b, count, body, self._interleave(depth, count))
             return
         lo, hi = self.bounds
-        emit_loop(self.b, self.b.sub(hi, lo), lambda iv: body(self.b.add(iv, lo)))
+        count = self.b.sub(hi, lo)
+        emit_loop(self.b, count, lambda iv: body(self.b.add(iv, lo)), self._interleave(depth, count))
+
+    def _interleave(self, depth: int, count: ll.Value) -> int:
+        """The interleave count of a loop over dim ``depth`` of ``count`` iterations: the
+        innermost loop's, where it is parallel (``cost.interleave``); 0 (LLVM's choice) for the
+        others."""
+        if depth != len(self.domain) - 1 or self.iterators[depth] != kernel.PARALLEL:
+            return 0
+        # Not by a run-time extent's value at this compile: one code serves every length.
+        return cost.interleave(self.op, static_value(count))
 
     def _point(self, ivs: list) -> None:
         """The body at ``ivs``, its results stored; accumulators are read from the results (a
@@ -502,7 +513,8 @@ class _Schedule:
                 count = b.select(b.icmp_signed(">", stop, start), b.sub(stop, start), extent(0))
             else:
                 start, count = extent(first), extent(last - first)
-            emit_loop(b, count, lambda iv, start=start: body(b.add(iv, start)))
+            emit_loop(b, count, lambda iv, start=start: body(b.add(iv, start)),
+                      self._interleave(depth, count))
         del self.body.known[depth]
 
     def _minus(self, value: ll.Value, n: int) -> ll.Value:

@@ -18,6 +18,14 @@ decides per target instead (``vector_bits``) and states it in the target machine
   cache (100k elements: exp, log, tanh, sin, cos, sqrt, f32 and f64) and 1.1-1.8x faster at 10M
   elements, where memory bounds part of the time; elementwise arithmetic (a*b+c*d-1) and sums
   are equal within the noise (0.9-1.1x) at every size;
+- measured: ``znver4`` 512. On an AMD EPYC Zen 4 (2 cores, AVX-512 on 256-bit datapaths: a
+  512-bit instruction issues as two halves) the 512-bit kernels still run faster, as LLVM's
+  tuning assumes: in cache (100k elements, one process compiling both widths and calling them
+  alternately with NumPy) exp, log, tanh, sin, cos and tanh(2x+1) 1.1-1.6x (f32 exp 1.17x,
+  f64 log 1.37x), arithmetic and sums 1.0-1.2x; at 10M, where memory bounds part of the time,
+  the math library 1.0-1.8x and arithmetic and sums 0.96-1.03x (the noise). No kind of kernel
+  measured faster at 256 bits, so there is one width for all (docs/performance.md, "Vector
+  width on Zen 4");
 - not measured, by rule: 512 on every other AVX-512 CPU (NumPy's own AVX-512 loops are 512-bit
   there, and a math kernel is compute-bound), except the first AVX-512 server cores,
   ``skylake-avx512``, ``cascadelake`` and ``cooperlake``, where 512-bit floating-point work
@@ -49,7 +57,7 @@ from jitcore.ir.errors import JitcoreError
 _lock = threading.Lock()
 
 # Widths measured on a CPU model (LLVM's name for it), by tools/bench.py's math suite.
-MEASURED_VECTOR_BITS = {"znver5": 512}
+MEASURED_VECTOR_BITS = {"znver5": 512, "znver4": 512}
 # AVX-512 cores whose 512-bit floating-point instructions lower the clock (Intel's "licence"
 # levels) enough that LLVM keeps them at 256 bits; not measured here.
 DOWNCLOCKING_AVX512 = frozenset({"skylake-avx512", "cascadelake", "cooperlake"})

@@ -1,0 +1,63 @@
+"""Interleaved math loops (codegen/cpu/cost.py ``interleave``): the innermost parallel loop of a
+body that calls the math library asks LLVM to interleave ``MATH_INTERLEAVE`` iterations of its
+vector loop, unless it is known to be short; arithmetic, copies and reduced rows are left to
+LLVM. The hint changes the schedule only: results are the same bits with it and without."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.codegen.cpu import cost
+
+HINT = re.compile(r'!"llvm\.loop\.interleave\.count", i32 (\d+)')
+LONG = cost.INTERLEAVE_MIN_TRIP + 37  # not a multiple of any vector width
+rng = np.random.default_rng(11)
+
+
+def _hints(fn, *args) -> list[int]:
+    text = jc.jit(fn).lower(*args).as_text("llvm")
+    return [int(n) for n in HINT.findall(text)]
+
+
+@pytest.mark.parametrize("fn, shapes, hinted", [
+    (lambda x: np.exp(x), [(LONG,)], True),
+    (lambda x: np.exp(x), [(LONG, 300)], True),  # one flat loop
+    (lambda x, y: np.tanh(x[:, None] - y), [(3,), (LONG,)], True),
+    (lambda x, y: np.exp(x[:, None] - y), [(LONG,), (300,)], True),  # a run-time row length
+    (lambda x: np.exp(x[:, None] - np.arange(300, dtype=x.dtype)), [(LONG,)], False),  # rows known short
+    (lambda x: x * 2 + 1, [(LONG,)], False),  # arithmetic: LLVM's own choice
+    (lambda x: np.sqrt(np.abs(x)), [(LONG,)], False),  # cheap math ops are arithmetic
+    (lambda x: np.sum(np.log(np.abs(x) + 1), -1), [(2, LONG)], False),  # a reduced row
+    (lambda x: np.roll(x, 5), [(LONG,)], False),
+])
+def test_only_long_math_loops_are_hinted(fn, shapes, hinted):
+    args = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
+    assert _hints(fn, *args) == ([cost.MATH_INTERLEAVE] if hinted else [])
+
+
+def test_the_loop_id_refers_to_itself():
+    text = jc.jit(lambda x: np.log(x)).lower(np.ones(LONG, np.float64)).as_text("llvm")
+    (loop,) = re.findall(r"!llvm\.loop (!\d+)", text)
+    node = re.search(rf"^{loop} = !{{ (.*) }}$", text, re.MULTILINE).group(1)
+    first, hint = node.split(", ")
+    assert first == loop and HINT.search(re.search(rf"^{hint} = (.*)$", text, re.MULTILINE).group(1))
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "tanh", "sin", "arcsinh", "cbrt"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_interleaving_keeps_the_bits(name, dtype, monkeypatch):
+    x = (rng.standard_normal(LONG) * 4).astype(dtype)
+    if name == "log":
+        x = np.abs(x)
+    x[:5] = [0.0, -0.0, np.inf, np.nan, 1e-30]
+    fn = getattr(np, name)
+    hinted = jc.jit(lambda a: fn(a))(x)
+    monkeypatch.setattr(cost, "MATH_INTERLEAVE", 0)
+    plain = jc.jit(lambda a: fn(a))
+    assert _hints(plain, x) == []
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(hinted.view(np.uint8), plain(x).view(np.uint8))
