@@ -757,6 +757,22 @@ def test_batched_and_broadcast_products(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_products_broadcast_over_the_right_operands_stack(dtype):
+    """``(n, k) @ (B, k, m)``: fusion reads the left matrix with stride 0 along the batch, and
+    the batch dim, parted from the result's m dim by its rows, runs as a stack of products
+    (odd extents, a batch of one, strided and transposed operands, an empty one)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((40, 37)).astype(dtype)  # big enough for a call per batch index
+    b = rng.standard_normal((5, 37, 70)).astype(dtype)
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    assert_product(MATMUL(a, b[:1]), np.matmul, a, b[:1])
+    assert_product(MATMUL(a.T.copy().T, b[:, ::-1, ::3]), np.matmul, a.T.copy().T, b[:, ::-1, ::3])
+    assert_product(MATMUL(a[:, :0], b[:, :0]), np.matmul, a[:, :0], b[:, :0])
+    stacked = jc.jit(lambda a, b: np.einsum("ij,bjk->bik", a, b))
+    assert_product(stacked(a, b), lambda a, b: np.einsum("ij,bjk->bik", a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
 @pytest.mark.parametrize("sa, sb", [((0, 4), (4, 3)), ((3, 0), (0, 5)), ((3, 4), (4, 0)), ((0,), (0,)),
                                     ((2, 0, 3), (3, 4))], ids=str)
 def test_empty_float_contractions(sa, sb, dtype):
