@@ -9,6 +9,11 @@ starting from 0, and the body ``acc + x * y``. Its iteration dims then fall into
 - n: read by the second input only and written (its columns);
 - k: read by both inputs and summed away (the ``reduction`` dims).
 
+The m dims are those of the innermost run of them in the result's axes, and likewise n:
+a dim read by one input only but parted from its role's run by a dim of another role (a
+batch dim that one operand broadcasts) counts as a batch dim, read with stride 0 by the
+other input.
+
 A target may run such a kernel as a library call or a tiled kernel instead of the plain loop
 nest; ``match_contraction`` says whether a kernel is one and gives the roles. A kernel with
 anything else in its body (an inlined producer, a scale), a dim that only one operand reads
@@ -80,11 +85,28 @@ def match_contraction(op: Operation) -> Contraction | None:
     first_in_a = {}
     for axis, e in enumerate(a_map.exprs):
         first_in_a.setdefault(e.dim, axis)
+    m, outer_m = _last_run(roles["m"], written, domain)
+    n, outer_n = _last_run(roles["n"], written, domain)
     return Contraction(
-        op.results[0].type.element, tuple(domain), tuple(roles["batch"]),
-        tuple(sorted(roles["m"], key=in_order.__getitem__)),
-        tuple(sorted(roles["n"], key=in_order.__getitem__)),
+        op.results[0].type.element, tuple(domain), tuple(roles["batch"] + outer_m + outer_n),
+        tuple(sorted(m, key=in_order.__getitem__)), tuple(sorted(n, key=in_order.__getitem__)),
         tuple(sorted(roles["k"], key=first_in_a.__getitem__)))
+
+
+def _last_run(dims: list[int], written: list[int], domain) -> tuple[list[int], list[int]]:
+    """``dims`` (one role's) split into the innermost run of them that lies together in the
+    result (axes of extent 1 between them do not part them) and the rest. The rest cannot
+    join that run in one matrix of the result, so they index a stack of products, as batch
+    dims read by one operand only: ``(256,256) @ (64,256,64)``, whose broadcast batch fusion
+    makes a dim of the second operand alone, is 64 products of 256 rows and 64 columns, not
+    one product of rows split around the columns."""
+    axes = [d for d in written if domain[d] != 1]
+    positions = sorted(axes.index(d) for d in dims)
+    start = len(positions)
+    while start and (start == len(positions) or positions[start - 1] + 1 == positions[start]):
+        start -= 1
+    inner = {axes[p] for p in positions[start:]}
+    return [d for d in dims if d in inner], [d for d in dims if d not in inner]
 
 
 def _sums_products(op: kernel.GenericOp) -> bool:

@@ -23,6 +23,9 @@ reduction over rows and a later kernel reading that reduction both read: softmax
 ``exp(x - max)``, summed and then divided by the sum, is materialised once instead of computed
 twice per element (``_shared_by_row_reduction``; ``fuse{store-shared-math=false}`` turns this
 off). The CPU's row groups keep it in the later kernel's output (``codegen/cpu/rowwise.py``).
+Nor does it apply to a producer of transcendental math that a float contraction reads beside
+another kernel (``_stored_for_a_contraction``): it is stored for the contraction anyway, so
+the other reads it rather than computing the math again (the MLP's ``h = tanh(x @ w1 + b1)``).
 Reductions, and kernels whose results start as copies of an input (slice updates), are never
 inlined into their consumers: their results are materialised. A producer left without users
 is erased.
@@ -238,6 +241,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False  # recomputed per column it would keep the contraction from a BLAS call
     if cost and store_shared and _shared_by_row_reduction(producer):
         return False  # softmax's exp(x - max): computed once, stored, read by both
+    if cost and _stored_for_a_contraction(producer):
+        return False  # the MLP's h = tanh(x @ w1 + b1): stored anyway, read, not recomputed
     return cost <= max_recompute
 
 
@@ -247,6 +252,24 @@ _CHEAP_MATH = frozenset({"math.absf", "math.absi", "math.copysign", "math.floor"
                          "math.trunc", "math.rint", "math.fma", "math.sqrt"})
 
 
+def _computes_costly_math(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer``'s body calls transcendental math (``math.exp``, ``math.tanh``, ...)."""
+    return any(op.op_name.startswith("math.") and op.op_name not in _CHEAP_MATH
+               for op in producer.body.ops)
+
+
+def _stored_for_a_contraction(producer: kernel.GenericOp) -> bool:
+    """Whether ``producer`` computes transcendental math and is read by a float contraction
+    besides another kernel: the contraction takes no computing producer shared with others,
+    so the result is stored for it whatever the others do, and each of them reading it costs
+    a load where recomputing costs the math again. The MLP's ``h = tanh(x @ w1 + b1)``, read by
+    ``h @ w2`` and by ``(g @ w2.T) * (1 - h * h)``: recomputed there, it also left ``x @ w1``
+    two readers, so its bias and ``tanh`` could not become the product's epilogue."""
+    users = {id(op): op for r in producer.results for op, _ in r.uses}
+    return (len(users) > 1 and _computes_costly_math(producer)
+            and any(isinstance(u, kernel.GenericOp) and is_float_contraction(u) for u in users.values()))
+
+
 def _shared_by_row_reduction(producer: kernel.GenericOp) -> bool:
     """Whether ``producer`` computes transcendental math (``math.exp``, ``math.log``, ...) and
     is read both by a reduction over its trailing dims and by another kernel over the same
@@ -254,8 +277,7 @@ def _shared_by_row_reduction(producer: kernel.GenericOp) -> bool:
     divided by the sum. Recomputed by both (rule (b)), ``e`` costs two ``exp`` per element;
     materialised, the reduction and the later kernel read it, and ``codegen/cpu/rowwise.py``
     keeps it in the later kernel's output buffer and in cache, so no memory traffic is added."""
-    if not any(op.op_name.startswith("math.") and op.op_name not in _CHEAP_MATH
-               for op in producer.body.ops):
+    if not _computes_costly_math(producer):
         return False
     domain = producer.domain()
     users = {id(op): op for r in producer.results for op, _ in r.uses}

@@ -71,6 +71,16 @@ def test_extent_one_dims_are_dropped_and_roles_of_many_dims_kept_in_order():
     assert [c.extent(dims) for dims in (c.m, c.n, c.k)] == [4, 7, 30]
 
 
+def test_a_role_parted_in_the_result_indexes_a_stack_of_products():
+    """``(n, k) @ (B, k, m)``: the batch, read by the right operand alone once fusion folds
+    the left one's broadcast, is parted from m by the rows in the result: a batch dim."""
+    a, b = np.ones((6, 5), np.float32), np.ones((3, 5, 4), np.float32)
+    _, (kernel,) = optimized_kernels(lambda a, b: a @ b, a, b)
+    c = match_contraction(kernel)
+    assert [c.extent(dims) for dims in (c.batch, c.m, c.n, c.k)] == [3, 4, 6, 5]
+    assert len(c.m) == len(c.n) == len(c.k) == 1
+
+
 @pytest.mark.parametrize("fn, args", [
     (lambda a, b: a * b, [np.ones((3, 4), np.float32)] * 2),  # no reduction
     (lambda a: a.sum(1), [np.ones((3, 4), np.float32)]),  # one input

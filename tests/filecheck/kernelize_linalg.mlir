@@ -93,7 +93,8 @@
 // A cheap producer shared by a matrix product, the transpose feeding another and an
 // elementwise kernel (an MLP's h = tanh(x): h @ w, h.T @ g and 1 - h * h) is computed once for
 // both products: not inlined into the transpose, which the second product absorbs as its map.
-// The elementwise kernel still recomputes it (the cheap-producer rule).
+// Stored for the products, it is read by the elementwise kernel too, not recomputed there
+// (fuse.py's _stored_for_a_contraction): tanh once in the program.
 // RUN: kernelize,fuse,dce
 // CHECK:      [[H:%[0-9]+]] = "kernel.generic"(%arg0) ({
 // CHECK:        "math.tanh"
@@ -103,8 +104,7 @@
 // CHECK:      "kernel.generic"(%arg2, [[H]]) ({
 // CHECK-NOT:    "math.tanh"
 // CHECK:        indexing_maps = [affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d1, d0)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
-// CHECK:      "kernel.generic"(%arg0) ({
-// CHECK:        "math.tanh"
+// CHECK:      "kernel.generic"([[H]]) ({
 // CHECK-NOT:  "math.tanh"
 "func.func"() ({
 ^bb0(%arg0: tensor<5x3xf32>, %arg1: tensor<3x2xf32>, %arg2: tensor<5x2xf32>):

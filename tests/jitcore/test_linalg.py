@@ -532,6 +532,26 @@ def test_expensive_producer_read_once_is_fused():
     assert_product(fn(a, x), lambda a, x: np.exp(np.sin(a) * 3 + 1) @ x, a, x)
 
 
+def _mlp_layer(x, w, b, v, g):
+    h = np.tanh(x @ w + b)
+    return h @ v, (g @ v.T) * (1 - h * h)
+
+
+def test_math_stored_for_a_contraction_is_read_not_recomputed():
+    """``h = tanh(x @ w + b)`` is stored for ``h @ v``, so the backward kernel reads it rather
+    than computing ``tanh`` again (fuse.py's ``_stored_for_a_contraction``); ``x @ w`` then has
+    one reader, and its bias and ``tanh`` become its epilogue: one ``tanh`` in the program."""
+    x, w, b = _random(70, 33), _random(33, 72, seed=1), _random(72, seed=2)
+    v, g = _random(72, 9, seed=3), _random(70, 9, seed=4)
+    fn = jc.jit(_mlp_layer)
+    text = fn.lower(x, w, b, v, g).as_text("optimized")
+    assert len(_ops(text, "math.tanh")) == 1
+    fused = text.split('"kernel.generic"')[1]  # the first kernel: x @ w, its sum a loop over k
+    assert '"scf.for"' in fused and '"math.tanh"' in fused
+    for got, want in zip(fn(x, w, b, v, g), _mlp_layer(x, w, b, v, g)):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-5)
+
+
 def _small_integers(*shape, seed=0):
     """Integer-valued floats: every product and sum of a few of them is exact, so a contraction
     equals NumPy's bit for bit in any order, and a wrong index map shows."""
@@ -754,6 +774,22 @@ def test_batched_and_broadcast_products(dtype):
     assert_product(MATMUL(a.swapaxes(-1, -2), a), np.matmul, a.swapaxes(-1, -2), a)
     einsum = jc.jit(lambda a, b: np.einsum("abij,bjk->kai", a, b))
     assert_product(einsum(a, b), lambda a, b: np.einsum("abij,bjk->kai", a, b), a, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_products_broadcast_over_the_right_operands_stack(dtype):
+    """``(n, k) @ (B, k, m)``: fusion reads the left matrix with stride 0 along the batch, and
+    the batch dim, parted from the result's m dim by its rows, runs as a stack of products
+    (odd extents, a batch of one, strided and transposed operands, an empty one)."""
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((40, 37)).astype(dtype)  # big enough for a call per batch index
+    b = rng.standard_normal((5, 37, 70)).astype(dtype)
+    assert_product(MATMUL(a, b), np.matmul, a, b)
+    assert_product(MATMUL(a, b[:1]), np.matmul, a, b[:1])
+    assert_product(MATMUL(a.T.copy().T, b[:, ::-1, ::3]), np.matmul, a.T.copy().T, b[:, ::-1, ::3])
+    assert_product(MATMUL(a[:, :0], b[:, :0]), np.matmul, a[:, :0], b[:, :0])
+    stacked = jc.jit(lambda a, b: np.einsum("ij,bjk->bik", a, b))
+    assert_product(stacked(a, b), lambda a, b: np.einsum("ij,bjk->bik", a, b), a, b)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
