@@ -78,6 +78,9 @@ I32 = ll.IntType(32)
 # L2 per core), one thread, CPU time of 1024^3 products (wall time there moves with the other
 # load): kc of 1024 or 2048 bytes, mc of 96, 192 or 384 rows, nc of 256 or 1024 columns are
 # within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
+# On Zen 4 (32 KiB L1, 1 MiB L2, 512-bit work on 256-bit units; docs/performance.md "Matrix
+# products on Zen 4") kc of 1024 bytes, mc of 96 rows, A packed rather than read in place and
+# DIRECT_ROW_BYTES of 1024 or 2048 measured no better (1024^3 a@b and a.T@b, one thread): kept.
 KC_BYTES = 2048
 MC_ROWS = 192
 NC_COLS = 1024
