@@ -79,8 +79,8 @@ I32 = ll.IntType(32)
 # load): kc of 1024 or 2048 bytes, mc of 96, 192 or 384 rows, nc of 256 or 1024 columns are
 # within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
 # On Zen 4 (32 KiB L1, 1 MiB L2, 512-bit work on 256-bit units; docs/performance.md "Matrix
-# products on Zen 4") kc of 1024 bytes, mc of 96 rows, A packed rather than read in place and
-# DIRECT_ROW_BYTES of 1024 or 2048 measured no better (1024^3 a@b and a.T@b, one thread): kept.
+# products on Zen 4") kc of 1024 bytes, mc of 96 rows and A packed rather than read in place
+# measured no better (1024^3 a@b and a.T@b, one thread): kept.
 KC_BYTES = 2048
 MC_ROWS = 192
 NC_COLS = 1024
@@ -99,6 +99,11 @@ ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
 DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from (``reads_a_in_place``)
+# ... where a CPU (LLVM's name for it) measured otherwise. Zen 4, one thread, a.T@b: in place
+# 179 against 194 ms packed (2048^3 float32), 384 against 396-407 (float64), 1024^3 float64
+# 47.7-49.0 against 51.8-54.3 in two runs of three; 1024^3 float32 even (docs/performance.md
+# "Matrix products on Zen 4"). So no limit there: packing a transposed A cost more than it saved.
+DIRECT_ROW_BYTES_FOR_CPU = {"znver4": 1 << 40}
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,11 @@ def host_vector_registers() -> tuple[int, int]:
     if "+avx" in features:
         return 256, 16
     return 128, 16
+
+
+def direct_row_bytes() -> int:
+    """``DIRECT_ROW_BYTES`` for the host CPU (``DIRECT_ROW_BYTES_FOR_CPU``)."""
+    return DIRECT_ROW_BYTES_FOR_CPU.get(target.magic()[1], DIRECT_ROW_BYTES)
 
 
 def host_tile_shape(element_bits: int) -> TileShape:
@@ -429,7 +439,7 @@ class _Gemm:
         """Whether the micro-kernel reads A where it lies rather than packed (an i1): with one
         panel of columns (each value of A is used by one tile only, so a copy would save
         nothing), or A's rows with unit stride (the tile's MR rows are MR streams in order), or
-        its columns with unit stride in rows of at most ``DIRECT_ROW_BYTES`` (MR values per
+        its columns with unit stride in rows of at most ``direct_row_bytes()`` (MR values per
         k, each k a row further: beyond, the block's rows share too few cache sets).
         Measured faster than packing at every size from 200 to 1024, one thread."""
         b = self.b
@@ -438,7 +448,7 @@ class _Gemm:
         if self.blocking.nc <= self.tile.nr:
             return ll.Constant(I1, 1)
         rows_in_order = b.icmp_signed("==", self.sa_k, self.const(1))
-        short_rows = b.icmp_signed("<=", self.sa_k, self.const(DIRECT_ROW_BYTES // self.itemsize))
+        short_rows = b.icmp_signed("<=", self.sa_k, self.const(direct_row_bytes() // self.itemsize))
         columns = b.and_(b.icmp_signed("==", self.sa_m, self.const(1)), short_rows)
         return b.or_(rows_in_order, columns)
 
