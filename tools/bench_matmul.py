@@ -113,6 +113,10 @@ def main() -> None:
     parser.add_argument("--interference", action="store_true",
                         help="time jitcore's a @ b (of each size) right after NumPy's and after a"
                              " pause, in turns: what another library's spinning threads cost it")
+    parser.add_argument("--loop", action="store_true",
+                        help="jitcore (as compiled) and NumPy only, in turns, each turn a loop of calls"
+                             " of about 3 ms after a 20 ms pause and one untimed call: CPU time of"
+                             " this thread with JITCORE_NUM_THREADS=1, else wall clock (see loop())")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -134,6 +138,9 @@ def main() -> None:
         interference(args.sizes, args.dtypes, args.repeat)
         return
     rng = np.random.default_rng(0)
+    if args.loop:
+        loop(rng, args.shapes, args.dtypes, args.repeat)
+        return
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
     cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
     if args.shapes:
@@ -173,6 +180,37 @@ def main() -> None:
             print(f"{form:6} {size:>5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def loop(rng, shapes: str, dtypes: str, repeat: int) -> None:
+    """Each product of ``shapes`` (``--shapes``' syntax) timed through jitcore and NumPy in
+    turns, ``repeat`` turns each, a turn a loop of calls of about 3 ms (short products are
+    timed over many calls, as a caller's loop runs them): the medians and NumPy's over
+    jitcore's. The time is of this thread's CPU when jitcore runs on one thread (run NumPy's
+    BLAS on one too), so that other processes on a loaded machine count less; else wall."""
+    cpu = jc.config.num_threads == 1
+    clock = time.thread_time if cpu else time.perf_counter
+    print(f"(ms, medians of {repeat} turns; {'CPU time of this thread' if cpu else 'wall clock'})")
+    for dtype in dtypes.split(","):
+        for form, size in (case.split(":") for case in shapes.split(",")):
+            dims = tuple(map(int, size.split("x")))
+            a, b = inputs(rng, form, dims, dtype)
+            product = forms().get(form, lambda a, b: a @ b)
+            impls = {"jitcore": jc.jit(product), "numpy": product}
+            impls["jitcore"](a, b)
+            calls = max(1, int(3e-3 / (a.size * dims[-1] / 3e10 + 2e-6)))  # about 3 ms a turn
+            times = {name: [] for name in impls}
+            for r in range(repeat):
+                for name in (list(impls) if r % 2 == 0 else list(impls)[::-1]):
+                    time.sleep(0.02)
+                    impls[name](a, b)
+                    start = clock()
+                    for _ in range(calls):
+                        impls[name](a, b)
+                    times[name].append((clock() - start) / calls)
+            jc_ms, np_ms = (float(np.median(times[name])) * 1e3 for name in ("jitcore", "numpy"))
+            print(f"{form:6} {size:>16} {dtype:8} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc {np_ms / jc_ms:5.2f}x"
+                  f"  ({repeat}x{calls})", flush=True)
 
 
 def interference(sizes: str, dtypes: str, repeat: int) -> None:
