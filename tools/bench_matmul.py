@@ -35,7 +35,17 @@ from jitcore.codegen.cpu import gemm
 
 
 def forms():
+    """Each form's function (``a@v``, ``v@a`` and a batched ``a@b`` are ``a @ b`` of other ranks)."""
     return {"a@b": lambda a, b: a @ b, "a.T@b": lambda a, b: a.T @ b, "a@b.T": lambda a, b: a @ b.T}
+
+
+def inputs(rng, form: str, dims: tuple[int, ...], dtype: str):
+    """The two inputs of ``form`` for ``dims`` (MxKxN, or BxMxKxN: a batch of B products)."""
+    *batch, m, k, cols = dims
+    a_shape = (k,) if form == "v@a" else (k, m) if form.startswith("a.T") else (m, k)
+    b_shape = (k,) if cols == 1 and form == "a@v" else (cols, k) if form.endswith("b.T") else (k, cols)
+    return (rng.standard_normal((*batch, *a_shape)).astype(dtype),
+            rng.standard_normal((*batch, *b_shape)).astype(dtype))
 
 
 def compile_forced(fn, tiled: bool, *args):
@@ -91,7 +101,9 @@ def main() -> None:
     parser.add_argument("--dtypes", default="float32,float64")
     parser.add_argument("--shapes", default="",
                         help="rectangular products instead of the squares: FORM:MxKxN,... with FORM"
-                             " a@b, a.T@b or a@b.T (the MLP's: a@b:10000x256x16,a.T@b:256x10000x16,...)")
+                             " a@b, a.T@b or a@b.T (the MLP's: a@b:10000x256x16,a.T@b:256x10000x16,...);"
+                             " a@v:MxKx1 (matrix-vector), v@a:1xKxN (vector-matrix), a@b:BxMxKxN"
+                             " (np.matmul of a batch of B)")
     parser.add_argument("--no-jax", action="store_true")
     parser.add_argument("--mlp", action="store_true",
                         help="time one step of bench.py's MLP workload instead (float32)")
@@ -101,6 +113,10 @@ def main() -> None:
     parser.add_argument("--interference", action="store_true",
                         help="time jitcore's a @ b (of each size) right after NumPy's and after a"
                              " pause, in turns: what another library's spinning threads cost it")
+    parser.add_argument("--loop", action="store_true",
+                        help="jitcore (as compiled) and NumPy only, in turns, each turn a loop of calls"
+                             " of about 3 ms after a 20 ms pause and one untimed call: CPU time of"
+                             " this thread with JITCORE_NUM_THREADS=1, else wall clock (see loop())")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -122,6 +138,9 @@ def main() -> None:
         interference(args.sizes, args.dtypes, args.repeat)
         return
     rng = np.random.default_rng(0)
+    if args.loop:
+        loop(rng, args.shapes, args.dtypes, args.repeat)
+        return
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
     cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
     if args.shapes:
@@ -131,11 +150,10 @@ def main() -> None:
           f" {'np/jc':>6} {'jax/jc':>6}   (ms, medians of {args.repeat}; short ones:"
           f" {max(args.repeat, args.short_repeat)})")
     for dtype in args.dtypes.split(","):
-        for form, (m, k, cols) in cases:
+        for form, dims in cases:
+            *_, m, k, cols = dims
             fn = forms().get(form, lambda a, b: a @ b)
-            a = rng.standard_normal((k, m) if form.startswith("a.T") else (m, k)).astype(dtype)
-            shape_b = (cols, k) if form.endswith("b.T") else (k, cols)
-            b = rng.standard_normal(shape_b if cols > 1 else (k,)).astype(dtype)
+            a, b = inputs(rng, form, dims, dtype)
             n = k
             impls = {"jitcore": jc.jit(fn, cache=False), "tiled": compile_forced(fn, True, a, b),
                      "blas": compile_forced(fn, False, a, b), "numpy": fn}
@@ -151,17 +169,48 @@ def main() -> None:
             times = {name: [] for name in impls}
             names = list(impls)
             rounds = args.repeat
-            if m * k * cols <= 1 << 24 and a.size + b.size <= 1 << 22:  # well under 1 ms
+            if a.size * cols <= 1 << 24 and a.size + b.size <= 1 << 22:  # well under 1 ms
                 rounds = max(rounds, args.short_repeat)
             for r in range(rounds):  # each round starts with the next one: no fixed order
                 for name in names[r % len(names):] + names[:r % len(names)]:
                     times[name].append(timed(impls[name], operands.get(name, (a, b)), name == "jax"))
             ms = {name: float(np.median(t)) * 1e3 for name, t in times.items()}
             jax_ms = ms.get("jax", float("nan"))
-            size = f"{m}x{k}x{cols}" if args.shapes else str(m)
+            size = "x".join(map(str, dims)) if args.shapes else str(m)
             print(f"{form:6} {size:>5} {dtype:8} {ms['jitcore']:9.3f} {ms['tiled']:9.3f} {ms['blas']:9.3f}"
                   f" {ms['numpy']:9.3f} {jax_ms:9.3f} {ms['numpy'] / ms['jitcore']:5.2f}x"
                   f" {jax_ms / ms['jitcore']:5.2f}x", flush=True)
+
+
+def loop(rng, shapes: str, dtypes: str, repeat: int) -> None:
+    """Each product of ``shapes`` (``--shapes``' syntax) timed through jitcore and NumPy in
+    turns, ``repeat`` turns each, a turn a loop of calls of about 3 ms (short products are
+    timed over many calls, as a caller's loop runs them): the medians and NumPy's over
+    jitcore's. The time is of this thread's CPU when jitcore runs on one thread (run NumPy's
+    BLAS on one too), so that other processes on a loaded machine count less; else wall."""
+    cpu = jc.config.num_threads == 1
+    clock = time.thread_time if cpu else time.perf_counter
+    print(f"(ms, medians of {repeat} turns; {'CPU time of this thread' if cpu else 'wall clock'})")
+    for dtype in dtypes.split(","):
+        for form, size in (case.split(":") for case in shapes.split(",")):
+            dims = tuple(map(int, size.split("x")))
+            a, b = inputs(rng, form, dims, dtype)
+            product = forms().get(form, lambda a, b: a @ b)
+            impls = {"jitcore": jc.jit(product), "numpy": product}
+            impls["jitcore"](a, b)
+            calls = max(1, int(3e-3 / (a.size * dims[-1] / 3e10 + 2e-6)))  # about 3 ms a turn
+            times = {name: [] for name in impls}
+            for r in range(repeat):
+                for name in (list(impls) if r % 2 == 0 else list(impls)[::-1]):
+                    time.sleep(0.02)
+                    impls[name](a, b)
+                    start = clock()
+                    for _ in range(calls):
+                        impls[name](a, b)
+                    times[name].append((clock() - start) / calls)
+            jc_ms, np_ms = (float(np.median(times[name])) * 1e3 for name in ("jitcore", "numpy"))
+            print(f"{form:6} {size:>16} {dtype:8} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc {np_ms / jc_ms:5.2f}x"
+                  f"  ({repeat}x{calls})", flush=True)
 
 
 def interference(sizes: str, dtypes: str, repeat: int) -> None:

@@ -11,7 +11,7 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   (``MR`` consecutive values per k), padded with zeros to whole panels. Packing reads each
   operand through its strides, so a transposed or strided operand costs what a contiguous one
   does: whole panels a vector per k (rows of B with unit stride are read row by row), or
-  ``width`` values gathered per k from a transposed source; edges element by element. Panels
+  from a transposed source a cache line of k per row at a time; edges element by element. Panels
   lie ``PANEL_GAP`` bytes apart (a multiple of 4 KiB apart, stores into all panels at once
   fell into one cache set).
 - **A in place.** Where A's rows have unit stride, or its columns do in short rows, or the
@@ -23,9 +23,11 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
-  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512).
-  The tile is then added into C: whole tiles of a C with unit column
-  stride as vectors, edge tiles (and other strides) element by element from a stack copy.
+  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512),
+  and the last panel of a product whose columns are not whole panels runs on a kernel of the
+  same rows and as few vectors as it needs. The tile is then added into C: rows of all the
+  tile's columns in a C with unit column stride as vectors (a last tile of fewer rows too),
+  edge tiles of columns (and other strides) element by element from a stack copy.
 - **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
   is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
   multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
@@ -76,6 +78,9 @@ I32 = ll.IntType(32)
 # L2 per core), one thread, CPU time of 1024^3 products (wall time there moves with the other
 # load): kc of 1024 or 2048 bytes, mc of 96, 192 or 384 rows, nc of 256 or 1024 columns are
 # within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
+# On Zen 4 (32 KiB L1, 1 MiB L2, 512-bit work on 256-bit units; docs/performance.md "Matrix
+# products on Zen 4") kc of 1024 bytes, mc of 96 rows and A packed rather than read in place
+# measured no better (1024^3 a@b and a.T@b, one thread): kept.
 KC_BYTES = 2048
 MC_ROWS = 192
 NC_COLS = 1024
@@ -94,6 +99,11 @@ ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
 DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from (``reads_a_in_place``)
+# ... where a CPU (LLVM's name for it) measured otherwise. Zen 4, one thread, a.T@b: in place
+# 179 against 194 ms packed (2048^3 float32), 384 against 396-407 (float64), 1024^3 float64
+# 47.7-49.0 against 51.8-54.3 in two runs of three; 1024^3 float32 even (docs/performance.md
+# "Matrix products on Zen 4"). So no limit there: packing a transposed A cost more than it saved.
+DIRECT_ROW_BYTES_FOR_CPU = {"znver4": 1 << 40}
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,11 @@ def host_vector_registers() -> tuple[int, int]:
     if "+avx" in features:
         return 256, 16
     return 128, 16
+
+
+def direct_row_bytes() -> int:
+    """``DIRECT_ROW_BYTES`` for the host CPU (``DIRECT_ROW_BYTES_FOR_CPU``)."""
+    return DIRECT_ROW_BYTES_FOR_CPU.get(target.magic()[1], DIRECT_ROW_BYTES)
 
 
 def host_tile_shape(element_bits: int) -> TileShape:
@@ -310,7 +325,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         # the epilogue reads the sum from the result it then overwrites
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
                            tile.nr, fastmath)
-    gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish)
+    gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
     if generic:
         gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, lo, hi), depth)
         b.ret_void()
@@ -401,7 +416,7 @@ class _Gemm:
     """The blocked loops of one chunk, at the builder's position."""
 
     def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
-                 a, bb, cc, finish=None):
+                 a, bb, cc, finish=None, edge_cols: int = 0):
         self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
         self.finish = finish  # the fused epilogue on a finished panel (``_epilogue``), or None
         self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
@@ -410,13 +425,21 @@ class _Gemm:
         self.c, (self.sc_m, self.sc_n) = cc[0], cc[1]
         self.module = b.module
         self.micro = _micro_kernel(self.module, element, tile)
+        # The last panel of columns, when the product's columns are not whole panels, runs on
+        # a kernel of as few vectors as it has columns (the same rows, the same packed B): a
+        # 96-column float32 product's second panel computed 64 columns for 32 on AVX-512.
+        self.edge_micro = None
+        edge_nv = -(-edge_cols // tile.lanes)
+        if 0 < edge_nv < tile.nv:
+            self.edge_micro = _micro_kernel(self.module, element, TileShape(tile.mr, edge_nv, tile.lanes),
+                                            b_stride=tile.nr)
         self.direct_a = self.reads_a_in_place()
 
     def reads_a_in_place(self) -> ll.Value:
         """Whether the micro-kernel reads A where it lies rather than packed (an i1): with one
         panel of columns (each value of A is used by one tile only, so a copy would save
         nothing), or A's rows with unit stride (the tile's MR rows are MR streams in order), or
-        its columns with unit stride in rows of at most ``DIRECT_ROW_BYTES`` (MR values per
+        its columns with unit stride in rows of at most ``direct_row_bytes()`` (MR values per
         k, each k a row further: beyond, the block's rows share too few cache sets).
         Measured faster than packing at every size from 200 to 1024, one thread."""
         b = self.b
@@ -425,7 +448,7 @@ class _Gemm:
         if self.blocking.nc <= self.tile.nr:
             return ll.Constant(I1, 1)
         rows_in_order = b.icmp_signed("==", self.sa_k, self.const(1))
-        short_rows = b.icmp_signed("<=", self.sa_k, self.const(DIRECT_ROW_BYTES // self.itemsize))
+        short_rows = b.icmp_signed("<=", self.sa_k, self.const(direct_row_bytes() // self.itemsize))
         columns = b.and_(b.icmp_signed("==", self.sa_m, self.const(1)), short_rows)
         return b.or_(rows_in_order, columns)
 
@@ -487,8 +510,17 @@ class _Gemm:
                                        b.select(direct, self.sa_k, self.const(tile.mr)),
                                        b.select(direct, self.sa_m, self.const(1)))
                             b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
-                            b.call(self.micro, [kc, *a_panel, b_panel, self.at(self.c, at),
-                                                self.sc_m, self.sc_n, rows, cols, first])
+                            args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
+                                    rows, cols, first]
+                            if self.edge_micro is None:
+                                b.call(self.micro, args)
+                                return
+                            short = b.icmp_signed("<", cols, self.const(tile.nr))
+                            with b.if_else(short, likely=False) as (edge, whole):
+                                with edge:
+                                    b.call(self.edge_micro, args)
+                                with whole:
+                                    b.call(self.micro, args)
 
                         _for(b, self.const(0), mc, tile.mr, tile_row)
                         if self.finish is not None:  # the panel's last block of k: in cache
@@ -595,8 +627,9 @@ class _Gemm:
         ``along_k = (kc, kstride, kstep)``, ``across = (size, xstride, 1)``, into a panel
         ``width`` values wide. A whole panel (``size == width``) whose source runs with unit
         stride across it is a vector per k; one whose source runs with unit stride along k
-        (the panel is the source transposed) gathers ``width`` values per k, one from each of
-        its rows (each row then read in order); anything else (edges, other strides) moves one
+        (the panel is the source transposed) reads each row a cache line of k at a time, one
+        vector, and stores its values a panel row apart (the last values of k, short of a
+        line, one at a time); anything else (edges, other strides) moves one
         element at a time, the loop over the source's unit-stride dim innermost, so that the
         reads walk memory in order (a column read with a power-of-two stride would thrash one
         cache set)."""
@@ -612,20 +645,19 @@ class _Gemm:
             value = self.load_vector(self.at(src, b.mul(kk, kstride)), width)
             self.store_vector(value, self.at(dst, b.mul(kk, self.const(kstep))))
 
-        piece = min(width, self.tile.lanes)  # one target vector at a time: a 64-wide
-        # vector of inserts took LLVM 0.6 s more to compile (a@b.T, float32, AVX-512)
+        line = 64 // self.itemsize  # values of k in a cache line
 
-        def gathered(rows):
-            def step(kk):
-                out = self.at(dst, b.mul(kk, self.const(kstep)))
-                for start in range(0, width, piece):
-                    part_rows = rows[start:start + piece]
-                    value = ll.Constant(ll.VectorType(self.element, len(part_rows)), None)
-                    for x, row in enumerate(part_rows):
-                        part = b.load(self.at(row, kk), typ=self.element)
-                        value = b.insert_element(value, part, ll.Constant(I32, x))
-                    self.store_vector(value, self.at(out, self.const(start)))
-            return step
+        def transposed_lines(kk0):
+            # each row's next cache line of k as one vector, its values stored a panel row
+            # apart: every line of the source is read once, whole (gathering one value per row
+            # per k kept ``width`` lines a row's stride apart live, one cache set's worth at
+            # 4 KiB strides: a@b.T 1024^2 float64 measured 0.90x NumPy on Zen 4)
+            def row(x):
+                value = self.load_vector(self.at(src, b.add(b.mul(x, xstride), kk0)), line)
+                for lane in range(line):
+                    at = b.add(b.mul(b.add(kk0, self.const(lane)), self.const(kstep)), x)
+                    b.store(b.extract_element(value, ll.Constant(I32, lane)), self.at(dst, at))
+            _for(b, zero, size, 1, row)
 
         full = b.icmp_signed("==", size, self.const(width))
         unit_across = b.icmp_signed("==", xstride, self.const(1))
@@ -636,8 +668,9 @@ class _Gemm:
             with other:
                 with b.if_else(b.and_(full, unit_along)) as (transposed, elements):
                     with transposed:
-                        rows = [self.at(src, b.mul(self.const(x), xstride)) for x in range(width)]
-                        _for(b, zero, kc, 1, gathered(rows))
+                        lines = b.mul(b.udiv(kc, self.const(line)), self.const(line))
+                        _for(b, zero, lines, line, transposed_lines)
+                        _for(b, zero, size, 1, lambda x: _for(b, lines, kc, 1, lambda kk: move(kk, x)))
                     with elements:
                         with b.if_else(unit_across) as (across_inner, k_inner):
                             with across_inner:
@@ -707,15 +740,19 @@ def _aligned(b: ll.IRBuilder, raw: ll.Value) -> ll.Value:
     return b.gep(raw, [pad], source_etype=I8)
 
 
-def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Function:
+def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride: int = 0) -> ll.Function:
     """``void micro(i64 kc, ptr a, i64 sa_k, i64 sa_m, ptr b, ptr c, i64 sc_m, i64 sc_n, i64
     rows, i64 cols, i1 first)``: the ``mr x nr`` tile of A at ``a`` (element ``(i, k)`` at
     ``k * sa_k + i * sa_m``: a packed panel, ``(MR, 1)``, or A in place) and the packed panel
     ``b`` over ``kc`` values of k, stored into (``first``) or added to the ``rows x cols``
     corner of C at ``c``. Rows of A past ``rows`` read row ``rows - 1`` again (in bounds, and
-    their sums are never stored)."""
+    their sums are never stored). The packed rows of B are ``b_stride`` values apart (the
+    tile's own width unless given: an edge kernel reads the first vectors of wider panels)."""
     bits = 32 if isinstance(element, ll.FloatType) else 64
+    b_stride = b_stride or tile.nr
     name = f"jitcore_gemm_micro_f{bits}_{tile.mr}x{tile.nv}x{tile.lanes}"
+    if b_stride != tile.nr:
+        name += f"_b{b_stride}"
     existing = module.globals.get(name)
     if existing is not None:
         return existing
@@ -752,7 +789,7 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     b.cbranch(b.icmp_signed("<", kk, kc), body, done)
 
     b.position_at_end(body)
-    b_row = b.gep(pb, [b.mul(kk, ll.Constant(I64, tile.nr))], source_etype=element)
+    b_row = b.gep(pb, [b.mul(kk, ll.Constant(I64, b_stride))], source_etype=element)
     b_vecs = []
     for j in range(tile.nv):
         v = b.load(b.gep(b_row, [ll.Constant(I64, j * tile.lanes)], source_etype=element), typ=vec)
@@ -770,20 +807,27 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape) -> ll.Fu
     b.branch(loop)
 
     b.position_at_end(done)
-    whole = b.and_(b.and_(b.icmp_signed("==", rows, ll.Constant(I64, tile.mr)),
-                          b.icmp_signed("==", cols, ll.Constant(I64, tile.nr))),
+    # Whole rows of unit stride (a tile of all its columns, maybe fewer rows: the last tile
+    # of a 64-row product has 4): vector loads and stores, row by row.
+    whole = b.and_(b.icmp_signed("==", cols, ll.Constant(I64, tile.nr)),
                    b.icmp_signed("==", sc_n, ll.Constant(I64, 1)))
     with b.if_else(whole) as (vectors, elements):
-        with vectors:  # a whole tile of rows with unit stride: vector loads and stores
+        with vectors:
             for i in range(tile.mr):
-                c_row = b.gep(pc, [b.mul(ll.Constant(I64, i), sc_m)], source_etype=element)
-                for j in range(tile.nv):
-                    at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
-                    old = b.load(at, typ=vec)
-                    old.align = bits // 8
-                    new = b.select(first, accs[i][j], b.fadd(old, accs[i][j]))
-                    b.store(new, at).align = bits // 8
-        with elements:  # an edge tile, or C with strided rows: one element at a time
+                def store_row(i=i):
+                    c_row = b.gep(pc, [b.mul(ll.Constant(I64, i), sc_m)], source_etype=element)
+                    for j in range(tile.nv):
+                        at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                        old = b.load(at, typ=vec)
+                        old.align = bits // 8
+                        new = b.select(first, accs[i][j], b.fadd(old, accs[i][j]))
+                        b.store(new, at).align = bits // 8
+                if i == 0:
+                    store_row()  # a tile has at least one row
+                else:
+                    with b.if_then(b.icmp_signed("<", ll.Constant(I64, i), rows)):
+                        store_row()
+        with elements:  # an edge tile of columns, or C with strided rows: one element at a time
             for i in range(tile.mr):
                 for j in range(tile.nv):
                     at = b.gep(spill, [ll.Constant(I64, i * tile.nv + j)], source_etype=vec)

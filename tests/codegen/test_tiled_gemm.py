@@ -223,3 +223,21 @@ def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows
     assert not square.split_rows and square.split_blocks == tiled_gemm.SPLIT_CHUNKS
     tall = Blocking.choose(10000, 256, 256, tile, 4)  # an MLP's x @ w1: 2 column chunks at most
     assert tall.split_rows and tall.split_blocks == tiled_gemm.SPLIT_CHUNKS
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_last_panel_of_fewer_vectors_runs_its_own_kernel_and_matches_numpy(tiled, dtype):
+    """Columns past the last whole panel run on a kernel of as few vectors as they need (one
+    vector, and one short of the tile, where the host's tile has more), with B transposed
+    (packed a cache line of k at a time, and a remainder of k) or strided, an edge of rows,
+    and A in place or packed."""
+    tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+    rng = np.random.default_rng(tile.nv)
+    for vectors, form in zip(sorted({1, tile.nv - 1}), ["a@b.T", "strided"]):
+        product, shapes = FORMS[form]
+        line = 64 // np.dtype(dtype).itemsize  # values of k in a cache line
+        m, k, n = 2 * tile.mr + 1, line + 3, tile.nr + (vectors - 1) * tile.lanes + 1
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+        jitted = compiled(product, a, b)
+        assert f"_{tile.mr}x{vectors}x{tile.lanes}_b{tile.nr}" in jitted.lower(a, b).plan().llvm_ir
+        check(jitted(a, b), a, b, product)
