@@ -136,6 +136,7 @@ class _Schedule:
             self.split_dim = next(i for i, (d, it) in enumerate(zip(self.domain, self.iterators))
                                   if it == kernel.PARALLEL and (self.sizes.concrete(d) or 2) > 1)
         self.split_extent = None if self.split_dim is None else self.factors[self.split_dim]
+        self.rows_from = self._rows_from(maps)
         self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
@@ -159,6 +160,24 @@ class _Schedule:
         else:
             self._emit_nest()
         self.b.ret_void()
+
+    def _rows_from(self, maps: list[AffineMap]) -> int | None:
+        """The first of the trailing reduced dims of a reduction whose every output element is
+        one point of the dims before them (each parallel dim in every result map), or None.
+        From there the nest reduces one output element at a time: its init is stored just
+        before its row (not in a pass over every result first) and its epilogue applied just
+        after, while the value is in a register."""
+        op, its = self.op, self.iterators
+        if not op.has_reduction or op.scan_dim is not None or not its or its[-1] != kernel.REDUCTION:
+            return None
+        start = len(its)
+        while start and its[start - 1] == kernel.REDUCTION:
+            start -= 1
+        outer = set(range(start))
+        if any(set(e.dim for e in m.exprs if e.dim is not None) != outer
+               for m in maps[len(op.operands):]):
+            return None
+        return start
 
     def _emit_run_time_pieces(self, exact_fallback: bool) -> None:
         """Pieces of a row whose length is known only at run time (a size-generic kernel),
@@ -235,6 +254,7 @@ class _Schedule:
         """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
         self._emit_inits()
         self._in_order(len(self.domain) - 1, [ll.Constant(I64, 0)] * (len(self.domain) - 1))
+        self.body.finish_point([ll.Constant(I64, 0)] * len(self.domain))
 
     def _emit_pieces(self, exact_fallback: bool) -> None:
         """A full reduction cut into pieces (``full_reduction.py``): a range ``[lo, hi)`` of
@@ -262,6 +282,8 @@ class _Schedule:
                         self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
                         emit_loop(b, count, reduce_piece)
                 pieces.emit_combine(b, self.body, merging, ivs, scratch)
+                if self.op.epilogue is not None:
+                    self._each_result_point(self.body.finish_point)
             with reduce:
                 if not exact_fallback:
                     pieces.emit_pieces(b, lo, hi, reduce_piece)
@@ -326,9 +348,12 @@ class _Schedule:
 
     def _emit_nest(self) -> None:
         self._emit_copies()
-        if self.op.has_reduction and self.op.scan_dim is None:
+        reduces = self.op.has_reduction and self.op.scan_dim is None
+        if reduces and self.rows_from is None:
             self._emit_inits()  # a scan starts from its inits at position 0 instead
         self._loop_nest(0, [])
+        if reduces and self.rows_from is None and self.op.epilogue is not None:
+            self._each_result_point(self.body.finish_point)  # after the last row of a column
 
     def _emit_copies(self) -> None:
         """Results that start as a copy of an input get that copy before the nest runs."""
@@ -390,19 +415,26 @@ class _Schedule:
     def _emit_split_inits(self) -> None:
         """The inits of the results this range computes (the parallel points in it) only: the
         other ranges, maybe running at the same time, own the rest."""
+        self._each_result_point(self._store_inits)
+
+    def _store_inits(self, ivs: list) -> None:
         op, n_in = self.op, len(self.op.operands)
+        for k, (r, init) in enumerate(zip(op.results, op.attributes["inits"])):
+            self.body.store(n_in + k, ivs, r, constant(r.type.element, init.value))
+
+    def _each_result_point(self, at) -> None:
+        """``at(ivs)`` at each parallel point of this range (its reduced dims at 0)."""
         zero = ll.Constant(I64, 0)
 
-        def store(depth: int, ivs: list) -> None:
+        def visit(depth: int, ivs: list) -> None:
             if depth == len(self.domain):
-                for k, (r, init) in enumerate(zip(op.results, op.attributes["inits"])):
-                    self.body.store(n_in + k, ivs, r, constant(r.type.element, init.value))
+                at(ivs)
             elif self.iterators[depth] != kernel.PARALLEL:
-                store(depth + 1, ivs + [zero])  # the results do not depend on this dim
+                visit(depth + 1, ivs + [zero])  # the results do not depend on this dim
             else:
-                self._range_loop(depth, lambda iv: store(depth + 1, ivs + [iv]))
+                self._range_loop(depth, lambda iv: visit(depth + 1, ivs + [iv]))
 
-        store(0, [])
+        visit(0, [])
 
     def _range_loop(self, depth: int, body) -> None:
         """The loop over dim ``depth``: only the range ``[lo, hi)`` of the split dim."""
@@ -436,6 +468,16 @@ class _Schedule:
         if depth == len(self.domain):
             self._point(ivs)
             return
+        if depth == self.rows_from:  # one output element: its init, its row, its epilogue
+            at = ivs + [ll.Constant(I64, 0)] * (len(self.domain) - depth)
+            self._store_inits(at)
+            self._reduce_from(depth, ivs)
+            self.body.finish_point(at)
+            return
+        self._reduce_from(depth, ivs)
+
+    def _reduce_from(self, depth: int, ivs: list) -> None:
+        """The loops from dim ``depth`` on, at outer point ``ivs``."""
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
         if merging and self._worth_blocking(trip_count):
@@ -630,9 +672,10 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     count; its column count stays the compile's (known, a row's few columns are a few vector
     operations; at run time, a loop each, measured 5-25x slower on tall matrices). Fewer rows
     are summed in order (no blocks to cut), as before: a size-generic split along the columns,
-    run-time columns and all."""
+    run-time columns and all. A kernel with an epilogue is not cut (the merging call would
+    owe it every column): it splits along its columns, the same bits."""
     if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
-            or op.clamped or any(source >= 0 for source in op.copy_inputs)
+            or op.clamped or any(source >= 0 for source in op.copy_inputs) or op.epilogue is not None
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
         return None
     domain, its, _ = _scheduled_domain(op, strided, positional)
