@@ -249,6 +249,11 @@ class _Schedule:
 
         uncut_rows = b.zext(b.and_(whole_range, blocked), I64)
         emit_loop(b, b.select(pieces.cut, in_pieces, uncut_rows), reduce)
+        if self.op.epilogue is not None:  # once every column is whole: the merging or the one call
+            with b.if_then(b.select(pieces.cut, b.icmp_signed(">=", lo, pieces.count), whole_range)):
+                self.split_dim = None
+                self._each_result_point(self.body.finish_point)
+                self.split_dim = split_dim
 
     def _short_row(self) -> None:
         """The whole row in order, from the inits (a full reduction: every other dim is 1)."""
@@ -672,10 +677,9 @@ def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,
     count; its column count stays the compile's (known, a row's few columns are a few vector
     operations; at run time, a loop each, measured 5-25x slower on tall matrices). Fewer rows
     are summed in order (no blocks to cut), as before: a size-generic split along the columns,
-    run-time columns and all. A kernel with an epilogue is not cut (the merging call would
-    owe it every column): it splits along its columns, the same bits."""
+    run-time columns and all."""
     if (not op.has_reduction or op.scan_dim is not None or op.indexed or positional or any(strided)
-            or op.clamped or any(source >= 0 for source in op.copy_inputs) or op.epilogue is not None
+            or op.clamped or any(source >= 0 for source in op.copy_inputs)
             or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))):
         return None
     domain, its, _ = _scheduled_domain(op, strided, positional)
