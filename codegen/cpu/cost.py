@@ -58,14 +58,15 @@ FINGERPRINT = f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{
 
 def is_cheap(op: Operation) -> bool:
     """Whether ``op``'s body is arithmetic only: no call of the math library, no loop."""
-    for inner in kernel.body_ops(op):
-        name = inner.op_name
-        if name.startswith("math."):
-            if name not in _CHEAP_MATH:
-                return False
-        elif name.startswith(("scf.", "complex.")):
-            return False
-    return True
+    return all(is_cheap_scalar(inner) for inner in kernel.body_ops(op))
+
+
+def is_cheap_scalar(inner: Operation) -> bool:
+    """Whether the scalar op ``inner`` is arithmetic: not a call of the math library, no loop."""
+    name = inner.op_name
+    if name.startswith("math."):
+        return name in _CHEAP_MATH
+    return not name.startswith(("scf.", "complex."))
 
 
 def only_moves_data(op: Operation) -> bool:
