@@ -56,7 +56,7 @@ def match_contraction(op: Operation) -> Contraction | None:
     """The roles of ``op``'s dims if it is a plain contraction (see the module docstring)."""
     if not isinstance(op, kernel.GenericOp) or len(op.operands) != 2 or len(op.results) != 1:
         return None
-    if op.indexed or op.clamped or op.scan_dim is not None or op.copy_inputs != (-1,):
+    if op.indexed or op.clamped or op.scan_dim is not None or op.copy_inputs != (-1,) or op.epilogue:
         return None
     if not _sums_products(op):
         return None

@@ -236,6 +236,22 @@ class KernelBody:
                                     for k, r in enumerate(op.results)]
         self.store_results(ivs, self.evaluate(ivs, accumulators))
 
+    def finish_point(self, ivs) -> None:
+        """A reduction's results at ``ivs`` made final: its epilogue applied to the reduced
+        values (``kernel.generic``'s second region), if it has one. Only the inputs the
+        epilogue reads are loaded: their maps use parallel dims only, so they are in bounds
+        even where a reduced dim is empty."""
+        op, epilogue = self.op, self.op.epilogue
+        if epilogue is None:
+            return
+        n_in = len(op.operands)
+        values = {id(epilogue.args[i]): self.load(i, ivs, v)
+                  for i, v in enumerate(op.operands) if epilogue.args[i].uses}
+        for k, acc in enumerate(self.load_results(ivs)):
+            values[id(epilogue.args[n_in + k])] = acc
+        self._emit_ops(epilogue.ops[:-1], values, {}, ivs)
+        self.store_results(ivs, [values[id(y)] for y in epilogue.terminator.operands])
+
     def store_results(self, ivs, yielded: list[ll.Value]) -> None:
         """Store what the body yields: one value per result that is not indexed."""
         n_in = len(self.op.operands)

@@ -30,9 +30,10 @@ STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
 # (softmax's exp) in an output buffer (codegen/cpu/rowwise.py); elsewhere it would be a
 # buffer of its own, so the default pipeline recomputes it there. Only the CPU's tiled GEMM
 # takes a fused epilogue (passes/gemm_epilogue.py); the GPU's matmul (codegen/nvptx/matmul.py)
-# keeps the product and its elementwise consumer as two kernels.
+# keeps the product and its elementwise consumer as two kernels. Only the CPU applies a
+# reduction's epilogue (passes/reduction_epilogue.py); the GPU's reductions keep two kernels.
 RECOMPUTING_PIPELINE = DEFAULT_PIPELINE.replace(
-    ",fuse,", ",fuse{store-shared-math=false,gemm-epilogue=false},")
+    ",fuse,", ",fuse{store-shared-math=false,gemm-epilogue=false,reduction-epilogue=false},")
 
 
 @dataclass(frozen=True)

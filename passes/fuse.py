@@ -82,6 +82,12 @@ or reads the product transposed or broadcast, products thinner than
 ``EPILOGUE_MIN_SIDE`` (BLAS computes them on the CPU: they keep a separate kernel), and
 bodies with ``sin``/``cos``/``tan`` (their exact fallback recomputes a whole kernel).
 
+Reduction epilogues (``fuse{reduction-epilogue=false}`` turns them off;
+``passes/reduction_epilogue.py``): last, a reduction whose only reader is an elementwise kernel
+mapping its result (``np.sqrt(np.sum(d * d, -1))``, ``np.exp(x.max(1))``, a mean's division)
+takes that kernel's body as its ``epilogue`` region, applied once per output element after its
+row or column is combined: no second pass over the result, no buffer between them.
+
 Fusion only moves the same scalar ops from one loop into another, so a pipeline without
 ``fuse`` computes bit-identical results. ``fuse`` converts nothing itself: an array op that
 ``kernelize`` would have turned into a kernel is a pipeline error (``kernelize`` must come
@@ -102,6 +108,7 @@ from jitcore.passes.kernelize import locate, rule_for
 from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.linalg import is_float_contraction
 from jitcore.passes.manager import Pass, PipelineError, register_pass
+from jitcore.passes.reduction_epilogue import fuse_reduction_epilogues
 
 
 @register_pass
@@ -117,6 +124,9 @@ class Fuse(Pass):
     # ``fuse{gemm-epilogue=false}``: a matrix product and its elementwise consumer stay two
     # kernels (the bits are the same either way; see "GEMM epilogues" above)
     gemm_epilogue: bool = True
+    # ``fuse{reduction-epilogue=false}``: a reduction and the elementwise kernel that maps its
+    # result stay two kernels (the bits are the same either way; see "Reduction epilogues")
+    reduction_epilogue: bool = True
 
     def __post_init__(self):
         if self.max_recompute < 0:
@@ -131,6 +141,8 @@ class Fuse(Pass):
                 changed |= _fuse_block(block, self.max_recompute, self.store_shared_math)
                 if self.gemm_epilogue:
                     changed |= fuse_gemm_epilogues(block)
+                if self.reduction_epilogue:
+                    changed |= fuse_reduction_epilogues(block)
                 for op in block.ops:  # the reads and index ops fusing made stand for their kernel
                     if isinstance(op, kernel.GenericOp):
                         locate(op, op.loc)
@@ -231,7 +243,7 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return False
     cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
-        return cost <= max_recompute
+        return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
     reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
@@ -298,6 +310,34 @@ def _reads_result_of(op: Operation, source: Operation, depth: int = 4) -> bool:
                 and _reads_result_of(producer, source, depth - 1)):
             return True
     return False
+
+
+# The most reads a kernel gets by taking in a producer that only selects pieces: each such
+# inline multiplies the reads of a chain of concatenations (a roll over k axes reads 2^k).
+MAX_PIECE_READS = 16
+_SELECTING = frozenset({"kernel.index", "arith.constant", "arith.cmpi", "arith.andi",
+                        "arith.ori", "arith.xori", "arith.select", "kernel.yield"})
+
+
+def _selects_pieces_for(producer: kernel.GenericOp, consumer: kernel.GenericOp, index: int) -> bool:
+    """Whether ``producer`` only picks one of its clamped reads by testing its position (a
+    concatenation, a pad, one axis of a multi-axis ``np.roll``), and ``consumer`` reads it at
+    the producer's own positions along the dims it tests: inlined, the tests stay plain tests
+    of the consumer's positions, which a code generator runs in segments where they are
+    constants (``codegen/positions.py``), so the pieces cost no work, only reads. Each output
+    element is then written once, with no intermediate array: ``np.roll(x, (1, 2), (0, 1))``
+    is one kernel reading ``x`` through four shifted maps."""
+    if not producer.clamped or any(op.op_name not in _SELECTING for op in producer.body.ops):
+        return False
+    if len(consumer.operands) - 1 + len(producer.operands) > MAX_PIECE_READS:
+        return False
+    outer = consumer.input_maps[index]
+    for op in producer.body.ops:
+        if isinstance(op, kernel.IndexOp):
+            e = outer.exprs[op.dim]
+            if e.dim is None or e.scale != 1 or e.offset != 0:
+                return False
+    return True
 
 
 def _cost(op: kernel.GenericOp, cap: int) -> int:

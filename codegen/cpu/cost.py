@@ -40,7 +40,6 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import kernel
 
 # Math ops as cheap as arithmetic: one or a few vector instructions each.
 _CHEAP_MATH = frozenset({
@@ -58,23 +57,31 @@ _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.se
 FINGERPRINT = f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]}"
 
 
+def _point_ops(op: Operation):
+    """The ops ``op`` runs at each iteration point: its body's, nested ones included, not its
+    epilogue's (which runs once per output element, a small share of the points)."""
+    for inner in op.body.ops:
+        yield from inner.walk()
+
+
 def is_cheap(op: Operation) -> bool:
     """Whether ``op``'s body is arithmetic only: no call of the math library, no loop."""
-    for inner in kernel.body_ops(op):
-        name = inner.op_name
-        if name.startswith("math."):
-            if name not in _CHEAP_MATH:
-                return False
-        elif name.startswith(("scf.", "complex.")):
-            return False
-    return True
+    return all(is_cheap_scalar(inner) for inner in _point_ops(op))
+
+
+def is_cheap_scalar(inner: Operation) -> bool:
+    """Whether the scalar op ``inner`` is arithmetic: not a call of the math library, no loop."""
+    name = inner.op_name
+    if name.startswith("math."):
+        return name in _CHEAP_MATH
+    return not name.startswith(("scf.", "complex."))
 
 
 def only_moves_data(op: Operation) -> bool:
     """Whether ``op``'s body computes nothing from its elements: each op is a position, a
     constant, a select of an element, or arithmetic on index and i1 values only (tests on
     positions; logic on booleans, which is as cheap as copying them)."""
-    for inner in kernel.body_ops(op):
+    for inner in _point_ops(op):
         if inner.op_name in _MOVING:
             continue
         values = [*inner.operands, *inner.results]
@@ -103,7 +110,7 @@ def weight(op: Operation) -> Fraction:
     if is_cheap(op):
         return CHEAP_WEIGHT * (_widest(op) // 32)
     calls = sum(MATH_WEIGHT[64 if _bits(inner.results[0]) > 32 else 32]
-                for inner in kernel.body_ops(op)
+                for inner in _point_ops(op)
                 if inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH
                 and inner.results)
     return Fraction(max(calls, 1))  # a loop or complex arithmetic: one tanh, as before

@@ -145,6 +145,11 @@ def _refuse_unsupported(func: Operation) -> None:
             raise UnsupportedOnGpuError(
                 "jitcore's CUDA backend cannot call back into Python from the GPU "
                 "(debug_print, debug_callback): use backend='cpu' for this function")
+        if isinstance(op, kernel.GenericOp) and op.epilogue is not None:
+            raise UnsupportedOnGpuError(
+                "jitcore's CUDA backend does not apply a reduction's fused epilogue: compile "
+                "with the GPU's default pipeline, or add 'reduction-epilogue=false' to the "
+                "pipeline's fuse{...} options")
 
 
 def _followed(steps, writes: dict[int, int]) -> list:

@@ -36,6 +36,14 @@ positions come from ``kernel.check_index``, which wraps a negative index and rec
 one out of range in the function's status words, so that no access is ever out of bounds.
 Gathers and scatters are such kernels (``passes/kernelize/index.py``).
 
+A reduction (not a scan) may have a second region, its ``epilogue``: a block with the body's
+arguments (inputs, then accumulators) that yields each result's final value from its reduced
+one, once per output element after the reduction combined it (``np.sqrt(np.sum(d * d, -1))``:
+the sum is the reduction, the ``sqrt`` its epilogue; ``passes/reduction_epilogue.py``). It reads
+the accumulators and inputs whose maps use parallel dims only (the body never reads those),
+holds plain scalar ops (no ``kernel.index``, nothing with side effects or regions), and yields
+each result's element type: the result's buffer holds the accumulator until it runs.
+
 A body may hold scalar-level ``scf`` loops and branches (``passes/kernelize/control.py``): a
 kernel with an empty iteration space then runs a whole scalar loop nest once. Inside it,
 ``kernel.extract_result`` reads an indexed result back, so a loop sees its own writes (a
@@ -86,6 +94,11 @@ class GenericOp(Operation):
     @property
     def body(self):
         return self.regions[0].block
+
+    @property
+    def epilogue(self):
+        """The block applied to each reduced result before it is final, or None."""
+        return self.regions[1].block if len(self.regions) > 1 else None
 
     @property
     def copy_inputs(self) -> tuple[int, ...]:
@@ -178,8 +191,8 @@ class GenericOp(Operation):
                     self.fail(f"map {m} reads outside dim {axis} of {v.type}")
 
     def _verify_body(self) -> None:
-        if len(self.regions) != 1 or len(self.regions[0].blocks) != 1:
-            self.fail("needs one region with one block")
+        if not 1 <= len(self.regions) <= 2 or any(len(r.blocks) != 1 for r in self.regions):
+            self.fail("needs one region with one block (and maybe an epilogue region)")
         indexed = self.indexed
         expected = [v.type if i in indexed else v.type.element for i, v in enumerate(self.operands)]
         n_in = len(self.operands)
@@ -201,18 +214,43 @@ class GenericOp(Operation):
             self.fail("body must end with kernel.yield")
         if [v.type for v in term.operands] != yields:
             term.fail("must yield one scalar of each result's element type")
-        # The body is isolated: every value it uses is defined inside it (nested regions
-        # included; their ops are checked by their own verifiers for order).
-        inside = {id(a) for a in self.body.args}
-        for top in self.body.ops:
-            for op in top.walk():
-                for v in op.operands:
-                    if id(v) not in inside:
-                        op.fail("uses a value from outside its kernel.generic")
-                inside.update(id(r) for r in op.results)
-                for region in op.regions:
-                    for block in region.blocks:
-                        inside.update(id(a) for a in block.args)
+        _verify_isolated(self.body)
+        if self.epilogue is not None:
+            self._verify_epilogue(expected, yields)
+
+    def _verify_epilogue(self, expected: list, yields: list) -> None:
+        epilogue = self.epilogue
+        if (self.scan_dim is not None or REDUCTION not in self.iterator_types or self.indexed
+                or any(i >= 0 for i in self.copy_inputs)):
+            self.fail("only a reduction without indexed or copied operands takes an epilogue")
+        if [a.type for a in epilogue.args] != expected:
+            self.fail(f"epilogue arguments must be {[str(t) for t in expected]}")
+        term = epilogue.terminator
+        if term is None or term.op_name != "kernel.yield" or [v.type for v in term.operands] != yields:
+            self.fail("epilogue must end with kernel.yield of one scalar of each result's element type")
+        reduced = {d for d, it in enumerate(self.iterator_types) if it == REDUCTION}
+        for i, (arg, m) in enumerate(zip(epilogue.args, self.input_maps)):
+            if arg.uses and any(e.dim in reduced for e in m.exprs):
+                self.fail(f"epilogue reads input #{i}, whose map {m} uses a reduction dim")
+        for op in epilogue.ops:
+            if op.regions or isinstance(op, IndexOp) or (PURE not in op.traits):
+                op.fail("cannot be in an epilogue (plain scalar ops only)")
+        _verify_isolated(epilogue)
+
+
+def _verify_isolated(block) -> None:
+    """Every value ``block``'s ops use is defined inside it (nested regions included; their ops
+    are checked by their own verifiers for order)."""
+    inside = {id(a) for a in block.args}
+    for top in block.ops:
+        for op in top.walk():
+            for v in op.operands:
+                if id(v) not in inside:
+                    op.fail("uses a value from outside its kernel.generic")
+            inside.update(id(r) for r in op.results)
+            for region in op.regions:
+                for inner in region.blocks:
+                    inside.update(id(a) for a in inner.args)
 
 
 def derive_domain(operand_types, result_types, maps, num_dims: int, clamped=()) -> tuple:
@@ -400,9 +438,11 @@ class RaiseOp(Operation):
 
 
 def body_ops(op: GenericOp):
-    """Every op of ``op``'s body, those inside nested (scalar ``scf``) regions included."""
-    for inner in op.body.ops:
-        yield from inner.walk()
+    """Every op of ``op``'s body, those inside nested (scalar ``scf``) regions included, then
+    those of its epilogue."""
+    for region in op.regions:
+        for inner in region.block.ops:
+            yield from inner.walk()
 
 
 def checks_step(op: Operation) -> bool:

@@ -71,7 +71,7 @@ def is_float_contraction(op: kernel.GenericOp) -> bool:
     it (its cheap-producer rule): it inlines only producers that compute nothing (transposes,
     slices, broadcasts: they become its maps) or that it reads once."""
     ops = op.body.ops
-    return (len(op.operands) == 2 and len(op.results) == 1 and op.has_reduction
+    return (len(op.operands) == 2 and len(op.results) == 1 and op.has_reduction and op.epilogue is None
             and op.results[0].type.element.is_float and len(ops) == 3
             and (ops[0].op_name, ops[1].op_name) == ("arith.mulf", "arith.addf"))
 

@@ -161,3 +161,24 @@ def test_argmax_and_argmin_take_the_first_occurrence_in_any_split(n, dtype, valu
         for name, (whole, along_rows) in _ARG_EXTREMES.items():
             assert whole(x) == getattr(np, name)(x), (name, n)
             assert along_rows(x.reshape(1, -1))[0] == getattr(np, name)(x), (name, n)
+
+
+@settings(max_examples=30, deadline=None)
+@given(shape=st.lists(st.integers(0, 9), min_size=2, max_size=3),
+       shifts=st.lists(st.integers(-12, 12), min_size=3, max_size=3), data=st.data())
+def test_multi_axis_roll_is_one_kernel(shape, shifts, data):
+    """``np.roll`` over several axes (each a concatenation of slices) is one kernel reading
+    ``x`` through the shifted maps of every combination of pieces, each element written once."""
+    axes = tuple(data.draw(st.permutations(range(len(shape))), label="axes"))
+    x = rng.standard_normal(shape).astype(np.float32)
+    fn = lambda x: np.roll(x, tuple(shifts[:len(axes)]), axes)  # noqa: E731
+    np.testing.assert_array_equal(jc.jit(fn)(x), fn(x))
+    assert jc.jit(fn).lower(x).as_text("optimized").count('"kernel.generic"') <= 1  # 0: x itself
+
+
+def test_multi_axis_roll_segments_are_plain_copies():
+    x = rng.standard_normal((300, 200)).astype(np.float32)
+    for fn in (lambda x: np.roll(x, (1, 2), axis=(0, 1)), lambda x: np.roll(x, -7)):
+        text = _llvm(fn, x)
+        assert "gather" not in text and "select <" not in text
+        np.testing.assert_array_equal(jc.jit(fn)(x), fn(x))

@@ -25,7 +25,8 @@ def _kernels(fn, *args):
 
 
 @pytest.mark.parametrize("fn, weights", [
-    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), [cost.CHEAP_WEIGHT] * 2),  # a row norm: sum, then sqrt
+    (lambda x: np.sqrt(np.sum(np.abs(x) ** 2, 1)), [cost.CHEAP_WEIGHT]),  # a row norm: sum, sqrt epilogue
+    (lambda x: np.exp(np.max(x, 1)), [cost.CHEAP_WEIGHT]),  # the exp runs per row, not per point
     (lambda x: np.floor(x * 2 + 1), [cost.CHEAP_WEIGHT]),
     (lambda x: np.exp(-x), [1]),
     (lambda x: np.sum(np.log(x), 1), [1]),

@@ -428,3 +428,32 @@
   %5 = "array.mul"(%4, %4) : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   "func.return"(%5) : (tensor<3xf32>) -> ()
 }) {function_type = (tensor<5xf32>, tensor<3xi64>) -> tensor<3xf32>, sym_name = "gather_stays_whole"} : () -> ()
+
+// -----
+// A row norm: the sqrt of a reduction's result, its only reader, becomes the reduction's
+// epilogue region (applied per output element after the row is summed); the mean's division
+// by a broadcast operand reads that operand in the epilogue only, through the composed map.
+// RUN: kernelize,fuse,dce
+// CHECK:      [[N:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK-NEXT: ^bb0([[X:%arg[0-9]+]]: f32, [[ACC:%arg[0-9]+]]: f32):
+// CHECK:        "kernel.yield"
+// CHECK-NEXT: }, {
+// CHECK-NEXT: ^bb0({{%arg[0-9]+}}: f32, [[S:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   [[R:%[0-9]+]] = "math.sqrt"([[S]])
+// CHECK-NEXT:   "kernel.yield"([[R]])
+// CHECK-NEXT: }) {domain = [4, 5]
+// CHECK:      [[M:%[0-9]+]] = "kernel.generic"(%arg0, %arg1) ({
+// CHECK:      }, {
+// CHECK-NEXT: ^bb0({{%arg[0-9]+}}: f32, [[D:%arg[0-9]+]]: f32, [[T:%arg[0-9]+]]: f32):
+// CHECK-NEXT:   "arith.divf"([[T]], [[D]])
+// CHECK:      }) {domain = [4, 5], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>]
+// CHECK:      "func.return"([[N]], [[M]])
+"func.func"() ({
+^bb0(%arg0: tensor<4x5xf32>, %arg1: tensor<4xf32>):
+  %0 = "array.mul"(%arg0, %arg0) : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  %1 = "array.reduce"(%0) {axes = [1], kind = "sum"} : (tensor<4x5xf32>) -> tensor<4xf32>
+  %2 = "array.sqrt"(%1) : (tensor<4xf32>) -> tensor<4xf32>
+  %3 = "array.reduce"(%arg0) {axes = [1], kind = "sum"} : (tensor<4x5xf32>) -> tensor<4xf32>
+  %4 = "array.div"(%3, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  "func.return"(%2, %4) : (tensor<4xf32>, tensor<4xf32>) -> ()
+}) {function_type = (tensor<4x5xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>), sym_name = "reduction_epilogue"} : () -> ()

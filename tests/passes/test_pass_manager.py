@@ -208,8 +208,8 @@ def test_passes_are_frozen():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("fuse{max=1}", r"unknown option 'max' of pass 'fuse' in pipeline 'fuse\{max=1\}'; its options: max-recompute, store-shared-math, gemm-epilogue$"),
-    ("fuse{max_recompute=1}", r"unknown option 'max_recompute' .*its options: max-recompute, store-shared-math, gemm-epilogue$"),
+    ("fuse{max=1}", r"unknown option 'max' of pass 'fuse' in pipeline 'fuse\{max=1\}'; its options: max-recompute, store-shared-math, gemm-epilogue, reduction-epilogue$"),
+    ("fuse{max_recompute=1}", r"unknown option 'max_recompute' .*its options: max-recompute, store-shared-math, gemm-epilogue, reduction-epilogue$"),
     ("cse{max-recompute=1}", r"unknown option 'max-recompute' of pass 'cse' .*its options: none$"),
     ("knobs{speed=1}", r"its options: count, scale, strict, mode$"),
     ("fuse{max-recompute=two}", r"option 'max-recompute' of pass 'fuse' in pipeline .*: expected int, got 'two'"),
