@@ -119,7 +119,7 @@ def weight(op: Operation) -> Fraction:
 def calls_math_library(op: Operation) -> bool:
     """Whether ``op``'s body calls the math library (a transcendental, not a cheap math op)."""
     return any(inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH and inner.results
-               for inner in kernel.body_ops(op))
+               for inner in _point_ops(op))
 
 
 def interleave(op: Operation, trip_count: int | None) -> int:
