@@ -212,6 +212,7 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         # The short path (dispatch.fast_key): a cached signature of plain contiguous arrays.
         # A function with static arguments never has entries in _fast_cache.
+        short = None
         if not kwargs:
             short = fast_key(args)
             executable = self._fast_cache.get(short)
@@ -222,7 +223,8 @@ class JitFunction:
                 return executable.call_flat(args)
         if current_trace() is not None:  # called while another function is being traced
             return inlining.inline(self, args, kwargs)
-        short = None if kwargs or self._static_nums else fast_key(args)
+        if self._static_nums:
+            short = None
         memo = None
         if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
             memo = call_memo.key(args, kwargs, self._statics, int_range)
