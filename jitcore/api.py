@@ -34,6 +34,7 @@ from concurrent.futures import Future
 import numpy as np
 
 from jitcore import (
+    call_memo,
     callables,
     compile_log,
     compiler,
@@ -145,6 +146,7 @@ class JitFunction:
             max_signatures, "jit(max_signatures=)")
         self._cache: OrderedDict = OrderedDict()  # least recently used first
         self._fast_cache: dict = {}  # all arguments C-contiguous arrays: (dtype, shape) each
+        self._memo: dict = {}  # call_memo.key -> call_memo.Structure: flat calls of other kinds
         # fast key -> (executable, its native table entry), or None where it has none
         self._native_entries: dict = {}
         self._native_hits = ctypes.c_int64(0)  # cached calls the native call made
@@ -161,6 +163,7 @@ class JitFunction:
         self._signature = callables.signature_of(fun)
         self._static_nums, self._static_names = callables.static_arguments(
             self._signature, static_argnums, static_argnames, self.__name__)
+        self._statics = bool(self._static_nums or self._static_names)
 
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
@@ -209,6 +212,7 @@ class JitFunction:
     def __call__(self, *args, **kwargs):
         # The short path (dispatch.fast_key): a cached signature of plain contiguous arrays.
         # A function with static arguments never has entries in _fast_cache.
+        short = None
         if not kwargs:
             short = fast_key(args)
             executable = self._fast_cache.get(short)
@@ -219,7 +223,19 @@ class JitFunction:
                 return executable.call_flat(args)
         if current_trace() is not None:  # called while another function is being traced
             return inlining.inline(self, args, kwargs)
-        short = None if kwargs or self._static_nums else fast_key(args)
+        if self._static_nums:
+            short = None
+        memo = None
+        if short is None:  # scalars, keywords, strided arrays: the memo of the call's structure
+            memo = call_memo.key(args, kwargs, self._statics, int_range)
+            known = self._memo.get(memo) if memo is not None else None
+            if known is not None:
+                self._hit()
+                try:
+                    self._cache.move_to_end(known.full_key)  # recency, as on the full path below
+                except KeyError:  # dropped meanwhile by another thread's compile
+                    pass
+                return known.run(args, kwargs)
         try:
             key, leaves, arrays, call = self._signature_key(args, kwargs)
         except DaskArgument:  # raised only after the leaves that are arrays or numbers
@@ -240,6 +256,8 @@ class JitFunction:
                 self._cache.move_to_end(key)  # one C call: atomic, no lock
             except KeyError:  # dropped meanwhile by another thread's compile
                 pass
+        if memo is not None:
+            self._remember(memo, key, executable, args, kwargs, arrays)
         # Only executables with the short path's entry (call_flat) go in the short path's dict.
         if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
             self._fast_cache[short] = executable
@@ -249,6 +267,22 @@ class JitFunction:
                     with self._lock:
                         self._native_sync()
         return executable(arrays, call.callers)
+
+    def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:
+        """Record a flat call's structure (call_memo), for the executable still cached."""
+        marked_args = tuple(call_memo.Source(i) for i in range(len(args)))
+        marked_kwargs = {name: call_memo.Source(name) for name in kwargs}
+        _, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
+        marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
+        known = call_memo.structure(key, executable, args, kwargs, marked, arrays)
+        if known is None:
+            return
+        with self._lock:
+            if self._cache.get(key) is not executable:  # dropped meanwhile
+                return
+            self._memo[memo] = known
+            if len(self._memo) > self._limit():
+                self._memo.pop(next(iter(self._memo), None), None)  # inserted first
 
     def _offer_native(self, short, executable) -> None:
         """A cached signature on the short path: give it to the native call when it can run it
@@ -294,6 +328,9 @@ class JitFunction:
             for short, executable in list(self._fast_cache.items()):
                 if executable is dropped:
                     self._fast_cache.pop(short, None)
+            for memo, known in list(self._memo.items()):
+                if known.executable is dropped:
+                    self._memo.pop(memo, None)
             if self._native_entries:
                 self._native_sync()
 
@@ -303,6 +340,7 @@ class JitFunction:
                 self._dropped.extend(self._cache)
             self._cache.clear()
             self._fast_cache.clear()
+            self._memo.clear()
             self._native_sync()
 
     def lower(self, *args, **kwargs) -> Lowered:
@@ -316,8 +354,9 @@ class JitFunction:
         return lowered
 
     # -- internals -----------------------------------------------------------------------
-    def _signature_key(self, args, kwargs):
-        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
+    def _split(self, args, kwargs):
+        """(static (position or name, value) pairs, traced positional values, traced keyword
+        values) of a call: keywords bound to the signature first."""
         if kwargs and self._signature is not None:
             try:
                 bound = self._signature.bind(*args, **kwargs)
@@ -329,6 +368,11 @@ class JitFunction:
             (static.append((i, a)) if i in self._static_nums else dyn_args.append(a))
         for k, v in kwargs.items():
             (static.append((k, v)) if k in self._static_names else dyn_kwargs.__setitem__(k, v))
+        return static, dyn_args, dyn_kwargs
+
+    def _signature_key(self, args, kwargs):
+        """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
+        static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         try:
             static_key = tuple(static)
             hash(static_key)

@@ -11,7 +11,7 @@ in µs per call. To compare two checkouts, run this in each, in turn, a few time
 
 Rows: ``f(x, y) = tanh(x * 2 + y)`` and ``g(x) = tanh(x * 2 + 1)`` on float32[8] (the native
 call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), and calls
-that take the Python path (keywords, a Python scalar, strided arrays); NumPy's three ufuncs for
+that take the Python path (keywords, Python scalars, strided arrays); NumPy's three ufuncs for
 ``f`` and Numba's ``njit`` of it where Numba is installed.
 """
 
@@ -32,6 +32,7 @@ def variants() -> dict:
     y = x[::-1].copy()
     index = np.array([1, 3, 5])
     strided = np.ones((4, 4), np.float32)[:, ::2]
+    every_other = np.linspace(-1, 1, 16, dtype=np.float32)[::2]
     f = jc.jit(lambda x, y: jnp.tanh(x * 2 + y))
     g = jc.jit(lambda x: jnp.tanh(x * 2 + 1))
     take = jc.jit(lambda x, i: x[i])
@@ -43,6 +44,8 @@ def variants() -> dict:
         "jitcore f(x, y=y) (keywords)": lambda: f(x, y=y),
         "jitcore x * 2.0 (a Python scalar)": lambda: scale(x, 2.0),
         "jitcore f(xs, xs) (strided)": lambda: f(strided, strided),
+        "jitcore g(x[::2]) (strided 1-d)": lambda: g(every_other),
+        "jitcore x * 3 (a Python int)": lambda: scale(x, 3),
         "numpy np.tanh(x * 2 + y)": lambda: np.tanh(x * 2 + y),
     }
     try:

@@ -1,0 +1,132 @@
+"""The memo of a call's structure, for cached calls the native entry leaves to Python.
+
+Why: a call with a Python scalar, keywords or a strided array (``f(x, 0.5)``, ``f(x, y=y)``,
+``f(x[::2])``) builds the full signature key on every call: binding keywords to the signature,
+splitting static arguments off, ``pytree.flatten``, an ``ArgSpec`` per leaf and the key's hash,
+about 10 µs of its ~20 (docs/performance.md). For a flat call (each argument an array or a
+number, no containers) all of that follows from a few facts about each argument, which
+``key`` gathers into a short key: the number of positional arguments, the keyword names in
+order, and per value:
+
+- an ``ndarray`` (the type itself, not a subclass): dtype, shape and its C-contiguous,
+  F-contiguous and aligned flags (the full key's layout). Unaligned arrays and strides that are
+  no multiple of the item size are left to the full path, which copies them;
+- a Python ``float``, ``complex``, ``bool``: its type (the value is traced); an ``int``: the
+  bounds of ``api.int_range`` that the full key holds in its place;
+- where the function has static arguments, every number or string by type and value, since
+  which argument is static only binding tells: the memo's key is then finer than the full
+  key, never coarser.
+
+The first call with such a key takes the full path; ``JitFunction`` then records a
+``Structure``: the full key, its executable, and where each leaf comes from (found by running
+the same binding and flattening on markers in place of the values) with the dtype a number is
+converted to. Later calls with the key build the leaf arrays from the arguments and call the
+executable, with the same arrays the full path would give it. Anything else (containers,
+subclasses, other objects) returns None here and takes the full path, unchanged.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_NDARRAY = np.ndarray
+# NumPy's flag bits (``ndarray.flags.num``): the layout facts of the full key, and alignment
+_C_CONTIGUOUS, _F_CONTIGUOUS, _ALIGNED = 0x1, 0x2, 0x100
+_LAYOUT = _C_CONTIGUOUS | _F_CONTIGUOUS | _ALIGNED
+_TRACED_BY_TYPE = (float, complex, bool)
+_NUMBERS = (float, complex, bool, int)
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
+    """The memo key of a call, or None when the call is not flat (the full path decides).
+    ``int_range`` is ``api.int_range`` (passed in: api imports this module)."""
+    parts: list = [len(args)]
+    for a in args:
+        part = _part(a, statics, int_range)
+        if part is None:
+            return None
+        parts.append(part)
+    for name, v in kwargs.items():
+        part = _part(v, statics, int_range)
+        if part is None:
+            return None
+        parts.append(name)
+        parts.append(part)
+    return tuple(parts)
+
+
+def _part(v, statics: bool, int_range):
+    t = type(v)
+    if t is _NDARRAY:
+        flags = v.flags.num & _LAYOUT
+        if not flags & _ALIGNED:
+            return None
+        if not flags & _C_CONTIGUOUS and any(s % v.itemsize for s in v.strides):
+            return None
+        return v.dtype, v.shape, flags
+    if statics and (t in _TRACED_BY_TYPE or t is int or t is str):
+        return t, v
+    if t in _TRACED_BY_TYPE:
+        return t
+    if t is int and _INT64[0] <= v <= _INT64[1]:
+        return int_range(v)
+    return None
+
+
+class Source:
+    """A marker standing for one argument (a position or a keyword's name) while the call's
+    binding and flattening run on markers to find where each leaf comes from."""
+
+    __slots__ = ("where",)
+
+    def __init__(self, where):
+        self.where = where
+
+
+class Structure:
+    """A memo entry: the full key, its executable, and per leaf its argument and, for a number,
+    the dtype it becomes (None: the array itself)."""
+
+    __slots__ = ("full_key", "executable", "sources", "contiguous")
+
+    def __init__(self, full_key, executable, sources: tuple, contiguous: bool):
+        self.full_key = full_key
+        self.executable = executable
+        self.sources = sources
+        self.contiguous = contiguous  # every leaf C-contiguous: the executable's short entry
+
+    def run(self, args: tuple, kwargs: dict):
+        arrays = []
+        for where, dtype in self.sources:
+            v = args[where] if type(where) is int else kwargs[where]
+            arrays.append(v if dtype is None else np.asarray(v, dtype=dtype))
+        if self.contiguous:
+            return self.executable.call_flat(tuple(arrays))
+        return self.executable(arrays, None)
+
+
+def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
+              arrays: list) -> Structure | None:
+    """The memo entry for a call the full path made, or None where its leaf arrays are not the
+    arguments themselves (or numbers converted), which the memo does not reproduce.
+    ``marked`` are the leaves of the same call made with ``Source`` markers."""
+    if len(marked) != len(arrays):
+        return None
+    sources = []
+    contiguous = True
+    for mark, arr in zip(marked, arrays):
+        if type(mark) is not Source:
+            return None
+        where = mark.where
+        value = args[where] if type(where) is int else kwargs[where]
+        if type(value) is _NDARRAY:
+            if arr is not value:
+                return None
+            contiguous = contiguous and value.flags.c_contiguous
+            sources.append((where, None))
+        elif type(value) in _NUMBERS and type(arr) is _NDARRAY and arr.shape == ():
+            sources.append((where, arr.dtype))
+        else:
+            return None
+    return Structure(full_key, executable, tuple(sources), contiguous)
