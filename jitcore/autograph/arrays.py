@@ -11,7 +11,8 @@ these calls keep raising ``TracerConversionError``.
 
 ``out_call`` is ``f(..., out=name)`` where ``name`` is a local variable: a local NumPy array
 written with traced values becomes a traced copy, which the converted statement binds to
-``name`` (as ``out[i] = v`` does through ``expressions.setitem``).
+``name`` (as ``out[i] = v`` does through ``expressions.setitem``); ``at_call`` is the same for
+``ufunc.at(name, indices, values)``.
 """
 
 from __future__ import annotations
@@ -158,6 +159,19 @@ def out_call(func, out, /, *args, **kwargs):
         return _function_out(target, out, func(*args, **kwargs))
     result = func(*args, out=out, **kwargs)
     return out if isinstance(out, Tracer) else result
+
+
+def at_call(method, target, /, *args, **kwargs):
+    """``ufunc.at(target, *args)``, as the statement ``target = at_call(ufunc.at, target, ...)``:
+    a local NumPy array updated at traced indices or with traced values is updated as a traced
+    copy, which the statement binds to the local name ``target`` was. Any other ``.at`` method
+    is called as written, and ``target`` stays what it was."""
+    trace = current_trace()
+    if (isinstance(getattr(method, "__self__", None), np.ufunc) and isinstance(target, np.ndarray)
+            and trace is not None and prims.holds_tracer((args, kwargs))):
+        target = fresh(prims.as_tracer(trace, target, target.dtype))
+    method(target, *args, **kwargs)
+    return target
 
 
 def _function_out(np_fn, out: Tracer, result):

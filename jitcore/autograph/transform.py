@@ -79,6 +79,15 @@ def _out_name(value, own):
     return None
 
 
+def _at_name(value, own):
+    """The local name ``X.at(name, ...)`` updates in place (``np.add.at(h, i, 1)``), or None."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "at" and value.args):
+        return None
+    first = value.args[0]
+    return first.id if isinstance(first, ast.Name) and first.id in own else None
+
+
 def _out_call(call, name: str) -> ast.Assign:
     """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)``."""
     keywords = [k for k in call.keywords if k.arg != "out"]
@@ -105,9 +114,17 @@ class Expressions(ast.NodeTransformer):
         return node
 
     def visit_Expr(self, node):
-        """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``: a local NumPy
-        array written with traced values becomes a traced array bound to ``tmp``."""
+        """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
+        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
+        written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        at_name = _at_name(node.value, self.own)
         self.generic_visit(node)
+        if at_name is not None:
+            call = node.value
+            value = ast.copy_location(_call(_helper("at_call"), call.func, *call.args), call)
+            value.keywords = call.keywords
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=at_name, ctx=ast.Store())],
+                                                value=value), node)
         name = _out_name(node.value, self.own)
         return node if name is None else _out_call(node.value, name)
 
@@ -228,6 +245,13 @@ class ControlFlow(ast.NodeTransformer):
         names = ((assigned & live) | analysis.written(stmts)) & self.own
         return sorted(n for n in names - self.declared if not n.startswith(GENERATED))
 
+    def _scratch(self, stmts, loop) -> set[str]:
+        """Arrays a loop body writes in place (state, as every written name) that are not live
+        at the loop's head: bound afresh in each iteration before use (``un = u.copy()``), so
+        they may start with no value, like the loop variable."""
+        live = self.live.live_in.get(id(loop))
+        return set() if live is None else (analysis.written(stmts) & self.own) - live
+
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
@@ -271,7 +295,9 @@ class ControlFlow(ast.NodeTransformer):
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
         defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
-        call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **self._site(node, state))
+        site = self._site(node, state)
+        site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
     def visit_For(self, node):
@@ -290,7 +316,7 @@ class ControlFlow(ast.NodeTransformer):
             defs.insert(0, _locate(fn, node))
             test = _load(test_fn)
         site = self._site(node, state)
-        site["targets"] = _strings(sorted(analysis.assigned([bind])))
+        site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)

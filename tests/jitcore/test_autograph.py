@@ -561,3 +561,29 @@ def _sliding_sums(x):
 def test_a_long_static_loop_whose_body_needs_its_index_as_an_int_still_runs():
     x = np.arange(200.0)
     np.testing.assert_array_equal(jc.jit(_sliding_sums)(x), _sliding_sums(x))
+
+
+def jacobi_sweeps(u, f, iters):
+    for _ in range(iters):
+        un = u.copy()  # a scratch array bound afresh each iteration, then written in place
+        un[1:-1] = 0.5 * (u[:-2] + u[2:] - f[1:-1])
+        u = un
+    return u
+
+
+def scratch_in_while(x, tol):
+    err = np.inf
+    while err > tol:
+        y = x.copy()
+        y[0] = y[0] / 2
+        err = np.abs(y - x).max()
+        x = y
+    return x
+
+
+def test_a_scratch_array_written_in_a_traced_loop_needs_no_value_before_it():
+    u, f = np.linspace(0.0, 1.0, 7) ** 2, np.full(7, 0.01)
+    want = jacobi_sweeps(u, f, 5)
+    np.testing.assert_array_equal(jc.jit(jacobi_sweeps)(u, f, np.int64(5)), want)
+    x = np.array([8.0, 1.0])
+    np.testing.assert_array_equal(jc.jit(scratch_in_while)(x, 0.5), scratch_in_while(x, 0.5))
