@@ -154,7 +154,15 @@ class Expressions(ast.NodeTransformer):
         return node
 
     def visit_AugAssign(self, node):
+        """``h[k] += v`` -> ``h = aug_setitem(h, k, "Add", v)``; ``s += v`` -> ``s = aug_assign(s,
+        "Add", v)``: a local NumPy array updated with a traced value becomes a traced array."""
         self.generic_visit(node)
+        t = node.target
+        if isinstance(t, ast.Name) and t.id in self.own and not t.id.startswith(GENERATED):
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("aug_assign"), _load(t.id), op, node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.id, ctx=ast.Store())],
+                                                value=call), node)
         if _plain_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)

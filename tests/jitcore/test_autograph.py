@@ -587,3 +587,29 @@ def test_a_scratch_array_written_in_a_traced_loop_needs_no_value_before_it():
     np.testing.assert_array_equal(jc.jit(jacobi_sweeps)(u, f, np.int64(5)), want)
     x = np.array([8.0, 1.0])
     np.testing.assert_array_equal(jc.jit(scratch_in_while)(x, 0.5), scratch_in_while(x, 0.5))
+
+
+def spike_counts(drive, steps):
+    v = np.zeros_like(drive)
+    spikes = np.zeros(drive.shape, np.int64)  # a local NumPy array
+    for _ in range(steps):
+        v = v + 0.5 * (drive - v)
+        fired = v > 1.0
+        spikes += fired  # updated with a traced value: a traced array from here on
+        v = np.where(fired, 0.0, v)
+    return spikes
+
+
+def add_into_a_view(x):
+    a = np.zeros((2, 3))
+    row = a[0]
+    row += x  # a copy of the view would not write a: refused, as before
+    return a
+
+
+def test_augmented_assignment_of_a_local_array_with_a_traced_value():
+    drive = np.array([0.5, 1.5, 3.0])
+    np.testing.assert_array_equal(jc.jit(spike_counts)(drive, 6), spike_counts(drive, 6))
+    np.testing.assert_array_equal(jc.jit(spike_counts)(drive, np.int64(6)), spike_counts(drive, 6))
+    with pytest.raises(jc.UnsupportedError, match="out="):
+        jc.jit(add_into_a_view)(np.ones(3))

@@ -291,3 +291,10 @@ def test_keepdims_and_array_q_stay_arrays():
     x = np.array([3.0, 1.0, 2.0])
     for got, want in zip(jc.jit(fn)(x), fn(x), strict=True):
         assert_same(got, want)
+
+
+def test_parts_of_a_complex_scalar_are_scalars():
+    fn = lambda z: (z.sum().real, np.imag(z[0]), np.real(z), z[1].imag)  # noqa: E731
+    z = np.array([1 + 2j, -0.0 - 3j])
+    for got, want in zip(jc.jit(fn)(z), fn(z), strict=True):
+        assert_same(got, want)
