@@ -113,6 +113,16 @@ class Expressions(ast.NodeTransformer):
             self.generic_visit(node)
         return node
 
+    def visit(self, node):
+        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
+        so an error raised in a helper names the line written."""
+        out = super().visit(node)
+        if isinstance(node, ast.stmt):
+            for s in out if isinstance(out, list) else [out]:
+                if isinstance(s, ast.stmt):
+                    ast.fix_missing_locations(s)
+        return out
+
     def visit_Expr(self, node):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
         ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
@@ -366,6 +376,16 @@ class OuterReads(ast.NodeTransformer):
         if node is self.top:
             self.generic_visit(node)
         return node
+
+    def visit(self, node):
+        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
+        so an error raised in a helper names the line written."""
+        out = super().visit(node)
+        if isinstance(node, ast.stmt):
+            for s in out if isinstance(out, list) else [out]:
+                if isinstance(s, ast.stmt):
+                    ast.fix_missing_locations(s)
+        return out
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, ast.Load) or node.id in self.own or node.id.startswith("__ag"):

@@ -613,3 +613,26 @@ def test_augmented_assignment_of_a_local_array_with_a_traced_value():
     np.testing.assert_array_equal(jc.jit(spike_counts)(drive, np.int64(6)), spike_counts(drive, 6))
     with pytest.raises(jc.UnsupportedError, match="out="):
         jc.jit(add_into_a_view)(np.ones(3))
+
+
+def rows_through_views(x):
+    img = np.zeros((2, 3))
+    for i in range(2):
+        line = img[i]
+        line[:] = x * i  # would leave img as it was: refused at this line
+    return img
+
+
+def write_into_a_reshaped_temporary(x):
+    a = np.arange(6.0).reshape(2, 3)  # a view no other name holds the array of: fine
+    a[0] = x
+    return a
+
+
+def test_a_write_through_a_view_of_a_local_array_is_refused_not_lost():
+    with pytest.raises(jc.UnsupportedError, match="through a view") as info:
+        jc.jit(rows_through_views)(np.ones(3))
+    assert "line[:] = x * i" in str(info.value)  # the line written, not the loop's
+    x = np.array([7.0, -0.0, np.inf])
+    want = write_into_a_reshaped_temporary(x)
+    np.testing.assert_array_equal(jc.jit(write_into_a_reshaped_temporary)(x), want)
