@@ -19,7 +19,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
 from jitcore.numpy.linalg import matmul as _matmul
-from jitcore.tracer import Tracer, fresh, make_view, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, make_view, user_location
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
 _ARITHMETIC = {
@@ -171,11 +171,17 @@ def transposed(self):
 
 
 def real(self):
-    return prims.part("real", self)
+    return _part_of(self, "real")
 
 
 def imag(self):
-    return prims.part("imag", self)
+    return _part_of(self, "imag")
+
+
+def _part_of(x, which: str):
+    """``x.real``/``x.imag``: a NumPy scalar's parts are scalars, a 0-d array's 0-d arrays."""
+    out = prims.part(which, x)
+    return as_scalar(out) if x.scalar else out
 
 
 def conj(self):

@@ -292,7 +292,14 @@ class Tracer:
         self._concretize("int()")
 
     def __float__(self):
-        self._concretize("float()")
+        self._concretize("float() (which math.sqrt, math.exp and the other math functions call: "
+                         "use np.sqrt, np.exp, ... on traced values)")
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)  # f"{x}" is str(x), as for any object
+        self._concretize(f"formatting with {spec!r} (f\"{{x:{spec}}}\"; to print a traced value "
+                         "when the function runs, use jitcore.debug_print)")
 
     def __complex__(self):
         self._concretize("complex()")

@@ -130,7 +130,7 @@ def written(stmts) -> set[str]:
 
 def _is_setitem(value) -> bool:
     f = value.func if isinstance(value, ast.Call) else None
-    return (isinstance(f, ast.Attribute) and f.attr in ("setitem", "aug_setitem", "out_call")
+    return (isinstance(f, ast.Attribute) and f.attr in ("setitem", "aug_setitem", "out_call", "at_call")
             and isinstance(f.value, ast.Name) and f.value.id == "__ag__")
 
 

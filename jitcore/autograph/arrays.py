@@ -11,12 +11,14 @@ these calls keep raising ``TracerConversionError``.
 
 ``out_call`` is ``f(..., out=name)`` where ``name`` is a local variable: a local NumPy array
 written with traced values becomes a traced copy, which the converted statement binds to
-``name`` (as ``out[i] = v`` does through ``expressions.setitem``).
+``name`` (as ``out[i] = v`` does through ``expressions.setitem``); ``at_call`` is the same for
+``ufunc.at(name, indices, values)``.
 """
 
 from __future__ import annotations
 
 import inspect
+import sys
 
 import numpy as np
 
@@ -145,6 +147,22 @@ def _array_calls() -> dict:
 ARRAY_CALLS = _array_calls()
 
 
+def traced_copy(base: np.ndarray, trace) -> Tracer:
+    """A local NumPy array about to be written with traced values, as a traced copy (the
+    converted statement binds it to the array's name). A view of an array that another name
+    still holds is refused: the copy would not carry the write to that array."""
+    owner = base.base
+    # References to the owner: the view's .base, ``owner``, getrefcount's argument, and any
+    # other holder (a name of the caller's: np.arange(6).reshape(2, 3) has none).
+    if isinstance(owner, np.ndarray) and sys.getrefcount(owner) > 3:
+        raise UnsupportedError(
+            f"a NumPy array made inside the jitted function is written with traced values "
+            f"through a view of it (at {user_location()}); the write cannot reach the array the "
+            "view shows: write through that array itself (img[i] = v rather than row = img[i]; "
+            "row[:] = v), or make it with jitcore.numpy (jnp.zeros)")
+    return fresh(prims.as_tracer(trace, base, base.dtype))
+
+
 def out_call(func, out, /, *args, **kwargs):
     """``func(*args, out=out, **kwargs)``, as the statement ``out = out_call(...)``: a NumPy
     array given traced operands is written as a traced copy, which the statement binds to the
@@ -152,12 +170,25 @@ def out_call(func, out, /, *args, **kwargs):
     trace = current_trace()
     operands = (args, list(kwargs.values()))
     if isinstance(out, np.ndarray) and trace is not None and prims.holds_tracer(operands):
-        out = fresh(prims.as_tracer(trace, out, out.dtype))
+        out = traced_copy(out, trace)
     target = getattr(func, "__wrapped__", func)
     if isinstance(out, Tracer) and target in HANDLED_FUNCTIONS:
         return _function_out(target, out, func(*args, **kwargs))
     result = func(*args, out=out, **kwargs)
     return out if isinstance(out, Tracer) else result
+
+
+def at_call(method, target, /, *args, **kwargs):
+    """``ufunc.at(target, *args)``, as the statement ``target = at_call(ufunc.at, target, ...)``:
+    a local NumPy array updated at traced indices or with traced values is updated as a traced
+    copy, which the statement binds to the local name ``target`` was. Any other ``.at`` method
+    is called as written, and ``target`` stays what it was."""
+    trace = current_trace()
+    if (isinstance(getattr(method, "__self__", None), np.ufunc) and isinstance(target, np.ndarray)
+            and trace is not None and prims.holds_tracer((args, kwargs))):
+        target = traced_copy(target, trace)
+    method(target, *args, **kwargs)
+    return target
 
 
 def _function_out(np_fn, out: Tracer, result):

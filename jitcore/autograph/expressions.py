@@ -12,10 +12,10 @@ import operator
 import numpy as np
 
 from jitcore import pytree
-from jitcore.autograph.arrays import ARRAY_CALLS
+from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
+from jitcore.tracer import Tracer, as_scalar, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -123,11 +123,21 @@ def aug_setitem(base, key, op, value):
     return base
 
 
+def aug_assign(base, op, value):
+    """``name op= value``, in place where Python's is (an array), so other names of the array
+    see it; a NumPy array that owns its memory, updated with a traced value, is updated as a
+    traced copy instead. A NumPy view is left to NumPy (which refuses a traced value): its
+    copy would not carry the write to the array it views."""
+    if isinstance(base, np.ndarray) and base.base is not None:
+        return _AUG[op](base, value)
+    return _AUG[op](_writable(base, (), value), value)
+
+
 def _writable(base, key, value):
     """A NumPy array written at a traced index or with a traced value becomes a traced copy."""
     if isinstance(base, np.ndarray) and (traced(key) or traced(value)):
         tracer = next(x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer))
-        return fresh(as_tracer(tracer.owner_trace, base, base.dtype))
+        return traced_copy(base, tracer.owner_trace)
     return base
 
 

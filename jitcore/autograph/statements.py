@@ -194,7 +194,7 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
+def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=()):
     values = tuple(init)
     pred = test_fn(*values)
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
@@ -203,7 +203,7 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try):
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line)
-    loop = _Loop(names, values, line, "while loop")
+    loop = _Loop(names, values, line, "while loop", targets)
     carry = loop.init(lambda full: body_fn(*full))
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),

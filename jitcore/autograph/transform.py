@@ -79,6 +79,15 @@ def _out_name(value, own):
     return None
 
 
+def _at_name(value, own):
+    """The local name ``X.at(name, ...)`` updates in place (``np.add.at(h, i, 1)``), or None."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "at" and value.args):
+        return None
+    first = value.args[0]
+    return first.id if isinstance(first, ast.Name) and first.id in own else None
+
+
 def _out_call(call, name: str) -> ast.Assign:
     """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)``."""
     keywords = [k for k in call.keywords if k.arg != "out"]
@@ -104,10 +113,28 @@ class Expressions(ast.NodeTransformer):
             self.generic_visit(node)
         return node
 
+    def visit(self, node):
+        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
+        so an error raised in a helper names the line written."""
+        out = super().visit(node)
+        if isinstance(node, ast.stmt):
+            for s in out if isinstance(out, list) else [out]:
+                if isinstance(s, ast.stmt):
+                    ast.fix_missing_locations(s)
+        return out
+
     def visit_Expr(self, node):
-        """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``: a local NumPy
-        array written with traced values becomes a traced array bound to ``tmp``."""
+        """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
+        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
+        written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        at_name = _at_name(node.value, self.own)
         self.generic_visit(node)
+        if at_name is not None:
+            call = node.value
+            value = ast.copy_location(_call(_helper("at_call"), call.func, *call.args), call)
+            value.keywords = call.keywords
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=at_name, ctx=ast.Store())],
+                                                value=value), node)
         name = _out_name(node.value, self.own)
         return node if name is None else _out_call(node.value, name)
 
@@ -137,7 +164,15 @@ class Expressions(ast.NodeTransformer):
         return node
 
     def visit_AugAssign(self, node):
+        """``h[k] += v`` -> ``h = aug_setitem(h, k, "Add", v)``; ``s += v`` -> ``s = aug_assign(s,
+        "Add", v)``: a local NumPy array updated with a traced value becomes a traced array."""
         self.generic_visit(node)
+        t = node.target
+        if isinstance(t, ast.Name) and t.id in self.own and not t.id.startswith(GENERATED):
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("aug_assign"), _load(t.id), op, node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.id, ctx=ast.Store())],
+                                                value=call), node)
         if _plain_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)
@@ -228,6 +263,13 @@ class ControlFlow(ast.NodeTransformer):
         names = ((assigned & live) | analysis.written(stmts)) & self.own
         return sorted(n for n in names - self.declared if not n.startswith(GENERATED))
 
+    def _scratch(self, stmts, loop) -> set[str]:
+        """Arrays a loop body writes in place (state, as every written name) that are not live
+        at the loop's head: bound afresh in each iteration before use (``un = u.copy()``), so
+        they may start with no value, like the loop variable."""
+        live = self.live.live_in.get(id(loop))
+        return set() if live is None else (analysis.written(stmts) & self.own) - live
+
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
@@ -271,7 +313,9 @@ class ControlFlow(ast.NodeTransformer):
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
         defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
-        call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **self._site(node, state))
+        site = self._site(node, state)
+        site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
     def visit_For(self, node):
@@ -290,7 +334,7 @@ class ControlFlow(ast.NodeTransformer):
             defs.insert(0, _locate(fn, node))
             test = _load(test_fn)
         site = self._site(node, state)
-        site["targets"] = _strings(sorted(analysis.assigned([bind])))
+        site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
@@ -332,6 +376,16 @@ class OuterReads(ast.NodeTransformer):
         if node is self.top:
             self.generic_visit(node)
         return node
+
+    def visit(self, node):
+        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
+        so an error raised in a helper names the line written."""
+        out = super().visit(node)
+        if isinstance(node, ast.stmt):
+            for s in out if isinstance(out, list) else [out]:
+                if isinstance(s, ast.stmt):
+                    ast.fix_missing_locations(s)
+        return out
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, ast.Load) or node.id in self.own or node.id.startswith("__ag"):

@@ -251,16 +251,15 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
 
 @implements(np.cov)
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None):
-    """NumPy's estimate: rows centred on their means, ``X @ X.T.conj() / (N - ddof)``, squeezed.
-    Weights: ``UnsupportedError`` (NumPy checks their values)."""
-    if not traced(m, y):
+    """NumPy's estimate: rows centred on their means, ``X @ X.T.conj() / (N - ddof)``, squeezed;
+    with ``fweights``/``aweights`` ``w``, NumPy's weighted means and ``X @ (X w).T.conj()`` over
+    its weighted degrees of freedom. NumPy's checks of the weights' values (non-negative,
+    integer frequencies) are made on constant weights only."""
+    if not traced(m, y, fweights, aweights):
         return np.cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype=dtype)
-    if fweights is not None or aweights is not None:
-        raise UnsupportedError("numpy.cov: fweights/aweights are not supported under jit "
-                               f"(at {user_location()})")
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
-    like = _first_tracer(m, y)
+    like = _first_tracer(m, y, fweights, aweights)
     if dtype is None:
         dtype = np.result_type(*(np.asarray(v).dtype if not isinstance(v, Tracer) else v.dtype
                                  for v in (m, y) if v is not None), np.float64)
@@ -282,14 +281,50 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = np.concatenate((X, Y), axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
-    fact = X.shape[1] - ddof
-    if fact <= 0:
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
-        fact = 0.0
-    X = X - np.mean(X, axis=1)[:, None]
-    c = np.dot(X, np.conj(np.transpose(X)))
-    c = c * np.true_divide(1, fact)
-    return np.squeeze(c)
+    w = _cov_weights(fweights, aweights, X.shape[1], like)
+    if w is None:
+        fact = X.shape[1] - ddof
+        if fact <= 0:
+            warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+            fact = 0.0
+        X = X - np.mean(X, axis=1)[:, None]
+        c = np.dot(X, np.conj(np.transpose(X)))
+        return np.squeeze(c * np.true_divide(1, fact))
+    avg, w_sum = np.average(X, axis=1, weights=w, returned=True)
+    w_sum = w_sum[0]
+    if ddof == 0:
+        fact = w_sum
+    elif aweights is None:
+        fact = w_sum - ddof
+    else:
+        a = _traced_array(aweights, like).astype(np.float64)
+        fact = w_sum - ddof * np.sum(w * a) / w_sum
+    fact = np.where(fact <= 0, 0.0, fact)  # NumPy warns and divides by zero
+    X = X - avg[:, None]
+    c = np.dot(X, np.conj(np.transpose(X * w)))
+    return np.squeeze((c * np.true_divide(1, fact)).astype(c.dtype))  # NumPy's c *= 1 / fact
+
+
+def _cov_weights(fweights, aweights, n: int, like):
+    """NumPy's weights of ``cov``'s observations (float64; frequencies times reliabilities), its
+    errors on their shapes, and, on constant weights, on their values."""
+    w = None
+    for name, given in (("fweights", fweights), ("aweights", aweights)):
+        if given is None:
+            continue
+        if not isinstance(given, Tracer):
+            concrete = np.asarray(given, dtype=float)
+            if name == "fweights" and not np.all(concrete == np.around(concrete)):
+                raise TypeError("fweights must be integer")
+            if np.any(concrete < 0):
+                raise ValueError(f"{name} cannot be negative")
+        v = _traced_array(given, like).astype(np.float64)
+        if v.ndim > 1:
+            raise RuntimeError(f"cannot handle multidimensional {name}")
+        if v.shape[0] != n:
+            raise RuntimeError(f"incompatible numbers of samples and {name}")
+        w = v if w is None else w * v
+    return w
 
 
 @implements(np.corrcoef)

@@ -548,6 +548,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 @implements(np.linalg.det)
+@prims.numpy_scalar  # of one matrix: a NumPy float, as in NumPy
 def det(a):
     """``numpy.linalg.det``: a compiled LU factorisation with partial pivoting per matrix, and
     NumPy's ``sign * exp(sum(log|u_ii|))`` (so results agree with LAPACK's to rounding, not

@@ -16,7 +16,7 @@ import numpy as np
 
 from jitcore.numpy import linalg as _family
 from jitcore.numpy import manipulation as _manipulation
-from jitcore.numpy.registry import traced
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 
 __all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "matrix_power",
            "matrix_transpose", "norm", "outer", "solve", "tensordot", "trace", "vecdot", "vector_norm"]
@@ -104,3 +104,11 @@ def matrix_power(a, n):
         if bit:
             result = z if result is None else matmul(result, z)
     return result
+
+
+# ``np.linalg.vector_norm(x)`` and the rest on a traced ``x`` reach these through NumPy's
+# ``__array_function__`` (det, inv, solve and norm are registered by the family module).
+for _name in __all__:
+    _np_fn = getattr(np.linalg, _name)
+    if _np_fn is not LinAlgError and _np_fn not in HANDLED_FUNCTIONS:
+        implements(_np_fn)(globals()[_name])

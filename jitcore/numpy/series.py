@@ -171,6 +171,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 
 
 @implements(np.digitize)
+@prims.numpy_scalar  # the bin of one x: a NumPy integer, as in NumPy
 def digitize(x, bins, right=False):
     """The bin of each ``x``: ``searchsorted`` on monotonic ``bins`` (static bins: their direction
     and NumPy's ValueError are checked at trace time; traced ones choose by ``bins[-1] >=

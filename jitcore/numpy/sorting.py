@@ -17,7 +17,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, as_scalar, user_location
 
 __all__ = ["argpartition", "argsort", "interp", "median", "partition", "percentile", "quantile",
            "searchsorted", "sort"]
@@ -67,6 +67,7 @@ def _as_traced(trace, x) -> Tracer:
 
 
 @implements(np.searchsorted)
+@prims.numpy_scalar  # one value searched for: a NumPy integer, as in NumPy
 def searchsorted(a, v, side="left", sorter=None):
     """``numpy.searchsorted``: a compiled binary search per value (NaN sorts last), in the
     common dtype of ``a`` and ``v``; ``sorter`` reads ``a`` through those positions first."""
@@ -168,7 +169,9 @@ def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, us
         value = prims.convert(s[..., lo], dtype) if t is None else _lerp(s[..., lo], s[..., hi], t, dtype)
         value = _nan_where_any(s, value)
         out.append(prims.reshape(value, keep_shape) if keepdims else value)
-    return out[0] if q.ndim == 0 else np.reshape(np.stack(out), q.shape + out[0].shape)
+    if q.ndim:
+        return np.reshape(np.stack(out), q.shape + out[0].shape)
+    return out[0] if keepdims else as_scalar(out[0])  # NumPy's scalar for one value
 
 
 def _check_q(q: np.ndarray, name: str) -> None:
@@ -235,10 +238,11 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if n % 2 == 0:
         mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
     value = _nan_where_any(s, prims.convert(mid, dtype))
-    return prims.reshape(value, keep_shape) if keepdims else value
+    return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)  # NumPy's scalar
 
 
 @implements(np.interp)
+@prims.numpy_scalar  # at one x: a NumPy float, as in NumPy
 def interp(x, xp, fp, left=None, right=None, period=None):
     """``numpy.interp`` in float64, as NumPy's compiled loop computes it: the interval by a
     compiled binary search (``searchsorted``), the slope ``(fp[j+1] - fp[j]) / (xp[j+1] - xp[j])``,

@@ -30,7 +30,8 @@ __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
 
 
 def _ufunc(np_fn, traced_impl=None):
-    impl = traced_impl or (lambda *args: prims.ufunc(np_fn, *args))
+    # A ufunc's 0-d result is a NumPy scalar, however its lowering builds it (where, convert).
+    impl = prims.numpy_scalar(traced_impl or (lambda *args: prims.ufunc(np_fn, *args)))
 
     def fn(*args):
         return impl(*args) if traced(*args) else np_fn(*args)
@@ -401,6 +402,7 @@ around = round
 
 
 @implements(np.nan_to_num)
+@prims.numpy_scalar  # NumPy returns x[()] for a 0-d x: a scalar
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """NaN to ``nan``, +-inf to ``posinf``/``neginf`` (default: the dtype's largest finite
     magnitudes); complex numbers part by part; other dtypes are copied."""

@@ -561,3 +561,78 @@ def _sliding_sums(x):
 def test_a_long_static_loop_whose_body_needs_its_index_as_an_int_still_runs():
     x = np.arange(200.0)
     np.testing.assert_array_equal(jc.jit(_sliding_sums)(x), _sliding_sums(x))
+
+
+def jacobi_sweeps(u, f, iters):
+    for _ in range(iters):
+        un = u.copy()  # a scratch array bound afresh each iteration, then written in place
+        un[1:-1] = 0.5 * (u[:-2] + u[2:] - f[1:-1])
+        u = un
+    return u
+
+
+def scratch_in_while(x, tol):
+    err = np.inf
+    while err > tol:
+        y = x.copy()
+        y[0] = y[0] / 2
+        err = np.abs(y - x).max()
+        x = y
+    return x
+
+
+def test_a_scratch_array_written_in_a_traced_loop_needs_no_value_before_it():
+    u, f = np.linspace(0.0, 1.0, 7) ** 2, np.full(7, 0.01)
+    want = jacobi_sweeps(u, f, 5)
+    np.testing.assert_array_equal(jc.jit(jacobi_sweeps)(u, f, np.int64(5)), want)
+    x = np.array([8.0, 1.0])
+    np.testing.assert_array_equal(jc.jit(scratch_in_while)(x, 0.5), scratch_in_while(x, 0.5))
+
+
+def spike_counts(drive, steps):
+    v = np.zeros_like(drive)
+    spikes = np.zeros(drive.shape, np.int64)  # a local NumPy array
+    for _ in range(steps):
+        v = v + 0.5 * (drive - v)
+        fired = v > 1.0
+        spikes += fired  # updated with a traced value: a traced array from here on
+        v = np.where(fired, 0.0, v)
+    return spikes
+
+
+def add_into_a_view(x):
+    a = np.zeros((2, 3))
+    row = a[0]
+    row += x  # a copy of the view would not write a: refused, as before
+    return a
+
+
+def test_augmented_assignment_of_a_local_array_with_a_traced_value():
+    drive = np.array([0.5, 1.5, 3.0])
+    np.testing.assert_array_equal(jc.jit(spike_counts)(drive, 6), spike_counts(drive, 6))
+    np.testing.assert_array_equal(jc.jit(spike_counts)(drive, np.int64(6)), spike_counts(drive, 6))
+    with pytest.raises(jc.UnsupportedError, match="out="):
+        jc.jit(add_into_a_view)(np.ones(3))
+
+
+def rows_through_views(x):
+    img = np.zeros((2, 3))
+    for i in range(2):
+        line = img[i]
+        line[:] = x * i  # would leave img as it was: refused at this line
+    return img
+
+
+def write_into_a_reshaped_temporary(x):
+    a = np.arange(6.0).reshape(2, 3)  # a view no other name holds the array of: fine
+    a[0] = x
+    return a
+
+
+def test_a_write_through_a_view_of_a_local_array_is_refused_not_lost():
+    with pytest.raises(jc.UnsupportedError, match="through a view") as info:
+        jc.jit(rows_through_views)(np.ones(3))
+    assert "line[:] = x * i" in str(info.value)  # the line written, not the loop's
+    x = np.array([7.0, -0.0, np.inf])
+    want = write_into_a_reshaped_temporary(x)
+    np.testing.assert_array_equal(jc.jit(write_into_a_reshaped_temporary)(x), want)

@@ -36,6 +36,25 @@ def test_cov_and_corrcoef_match_numpy(dtype):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=rtol)
 
 
+def weighted_covariances(m, f, a):
+    return (np.cov(m, aweights=a), np.cov(m, fweights=f), np.cov(m, fweights=f, aweights=a),
+            np.cov(m, aweights=a, ddof=0), np.cov(m[0], aweights=a), np.cov(m, aweights=np.arange(7.0)))
+
+
+def test_weighted_cov_matches_numpy():
+    m, f, a = DATA["float64"], np.array([1, 0, 2, 3, 1, 1, 2]), RNG.uniform(0, 2, 7)
+    want = weighted_covariances(m, f, a)
+    got = jc.jit(weighted_covariances)(m, f, a)
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+    for bad, error in ((lambda x: np.cov(x, aweights=-np.ones(7)), ValueError),
+                       (lambda x: np.cov(x, fweights=np.full(7, 0.5)), TypeError),
+                       (lambda x: np.cov(x, aweights=np.ones(3)), RuntimeError)):
+        with pytest.raises(error):
+            jc.jit(bad)(m)
+
+
 def test_scientific_snippets_run_unchanged():
     # A signal: windowed, its spectrum's neighbours, its integral, its bins; as users write them.
     def analyse(t, y):

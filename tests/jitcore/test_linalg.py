@@ -820,3 +820,26 @@ def test_epilogue_is_one_elementwise_kernel_after_the_product():
     assert text.index('"scf.for"') < text.index('"arith.maximumf"')
     assert _calls(fn.lower(a, b, c).plan().llvm_ir)
     assert_matches(fn(a, b, c), np.maximum(a @ b + c, 0), 0, "bias and relu, fused")
+
+
+NUMPY_LINALG_NAMES = {  # numpy.linalg's own functions on traced arrays (audit10b: refused before)
+    "vector_norm": lambda a, b: np.linalg.vector_norm(a, axis=1, ord=1),
+    "matrix_norm": lambda a, b: np.linalg.matrix_norm(a),
+    "matrix_transpose": lambda a, b: np.linalg.matrix_transpose(a),
+    "diagonal": lambda a, b: np.linalg.diagonal(a),
+    "trace": lambda a, b: np.linalg.trace(a),
+    "outer": lambda a, b: np.linalg.outer(a[0], b),
+    "cross": lambda a, b: np.linalg.cross(a, a[::-1]),
+    "vecdot": lambda a, b: np.linalg.vecdot(a, b),
+    "matmul": lambda a, b: np.linalg.matmul(a, a.T),
+    "tensordot": lambda a, b: np.linalg.tensordot(a, a),
+}
+
+
+@pytest.mark.parametrize("name", NUMPY_LINALG_NAMES)
+def test_numpy_linalg_names_on_traced_arrays(name):
+    fn = NUMPY_LINALG_NAMES[name]
+    a, b = np.arange(9.0).reshape(3, 3) - 4, np.array([1.0, -2.0, 0.5])
+    got, want = jc.jit(fn)(a, b), fn(a, b)
+    assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-15)

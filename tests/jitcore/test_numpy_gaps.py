@@ -259,3 +259,42 @@ def test_ptp_of_int8_wraps_as_numpy():
     x = np.array([127, -128], np.int8)
     with np.errstate(all="ignore"):
         assert_same(jc.jit(np.ptp)(x), np.ptp(x))
+
+
+# -- NumPy scalars where NumPy gives one (audit10b) -------------------------------------------------
+# Each of these gave a 0-d array under jit where NumPy gives a NumPy scalar.
+SCALAR_RESULTS = {
+    "median": lambda x: np.median(x),
+    "median of a 0-d": lambda x: np.median(x[1]),
+    "percentile": lambda x: np.percentile(x, 30),
+    "quantile of a 2-d": lambda x: np.quantile(x.reshape(2, 2), 0.5),
+    "interp at one x": lambda x: np.interp(x[0], np.sort(x), x),
+    "searchsorted of one value": lambda x: np.searchsorted(np.sort(x), 2.5),
+    "digitize of one value": lambda x: np.digitize(x[0], np.array([0.0, 2.0])),
+    "det": lambda x: np.linalg.det(x.reshape(2, 2)),
+    "nan_to_num of a 0-d": lambda x: np.nan_to_num(x[2]),
+    "copysign": lambda x: np.copysign(1.0, x[3]),
+    "bitwise_count": lambda x: np.bitwise_count(x.astype(np.int64)[0]),
+}
+
+
+@pytest.mark.parametrize("name", SCALAR_RESULTS)
+def test_results_numpy_gives_as_scalars_are_scalars(name):
+    fn, x = SCALAR_RESULTS[name], np.array([3.0, 1.0, np.inf, -0.0])
+    got, want = jc.jit(fn)(x), fn(x)
+    assert type(got) is type(want) and got.dtype == want.dtype
+    assert np.asarray(got).tobytes() == np.asarray(want).tobytes() or np.isclose(got, want)
+
+
+def test_keepdims_and_array_q_stay_arrays():
+    fn = lambda x: (np.median(x, keepdims=True), np.quantile(x, [0.5]), np.median(x[0], keepdims=True))  # noqa: E731
+    x = np.array([3.0, 1.0, 2.0])
+    for got, want in zip(jc.jit(fn)(x), fn(x), strict=True):
+        assert_same(got, want)
+
+
+def test_parts_of_a_complex_scalar_are_scalars():
+    fn = lambda z: (z.sum().real, np.imag(z[0]), np.real(z), z[1].imag)  # noqa: E731
+    z = np.array([1 + 2j, -0.0 - 3j])
+    for got, want in zip(jc.jit(fn)(z), fn(z), strict=True):
+        assert_same(got, want)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import linecache
+import math
 import os
 
 import numpy as np
@@ -424,3 +425,24 @@ def test_argument_errors_do_not_count_or_cache():
     assert_matches(f(np.ones(3), np.ones(3)), np.full(3, 2.0))
     assert_matches(f(np.ones(3), np.ones(3)), np.full(3, 2.0))
     assert info(f) == (1, 2, 2, 1)
+
+
+def math_of_traced(x):
+    return math.sqrt(x.sum())
+
+
+def format_traced(x):
+    return f"{x.sum():.3f}"
+
+
+def label_traced(x):
+    assert f"{x.sum()}" == "Traced<f64[]>"  # no spec: str(), as for any object
+    return x
+
+
+def test_math_functions_and_format_specs_on_a_tracer_say_what_to_use():
+    with pytest.raises(jc.ConcretizationError, match=r"math\.sqrt.*use np\.sqrt"):
+        jc.jit(math_of_traced)(np.ones(3))
+    with pytest.raises(jc.ConcretizationError, match=r"formatting with '\.3f'.*debug_print"):
+        jc.jit(format_traced)(np.ones(3))
+    np.testing.assert_array_equal(jc.jit(label_traced)(np.ones(3)), np.ones(3))

@@ -262,3 +262,30 @@ def test_a_drawdown_runs_unchanged():
 def test_running_extreme_of_a_matrix_needs_an_axis():
     with pytest.raises(ValueError, match="needs an axis"):
         jc.jit(lambda a: np.maximum.accumulate(a, axis=None))(np.ones((2, 2)))
+
+
+def confusion_matrix(y_true, y_pred):
+    m = np.zeros((3, 3), dtype=np.int64)
+    np.add.at(m, (y_true, y_pred), 1)  # a local array, traced indices: NumPy's own idiom
+    return m
+
+
+def weighted_counts_in_a_loop(idx, w, n):
+    h = np.zeros(4)
+    for k in range(n):
+        np.add.at(h, idx, w * k)
+    return h
+
+
+def test_ufunc_at_into_a_local_array_with_traced_indices():
+    t, p = np.array([0, 1, 2, 1, 0, 0]), np.array([0, 2, 2, 1, 1, 0])
+    np.testing.assert_array_equal(jc.jit(confusion_matrix)(t, p), confusion_matrix(t, p))
+    idx, w = np.array([0, 3, 3, 1]), np.array([0.5, 1.0, 2.0, -1.0])
+    for n in (3, np.int64(3)):  # a loop run by Python, and a traced loop carrying h
+        np.testing.assert_array_equal(jc.jit(weighted_counts_in_a_loop)(idx, w, n),
+                                      weighted_counts_in_a_loop(idx, w, 3))
+
+
+def test_ufunc_at_into_a_local_array_without_autograph_names_the_array():
+    with pytest.raises(jc.UnsupportedError, match="not an argument of the jitted function"):
+        jc.jit(lambda i, w: np.add.at(np.zeros(4), i, w), autograph=False)(np.array([1]), np.array([2.0]))

@@ -160,6 +160,7 @@ def test_setup_file_defines_args_and_kwargs(readme, tmp_path):
     (["--setup", "{tmp}/missing.py"], "no such file"),
     (["--args", "f32[4]", "--setup", "{tmp}/nothing.py"], "give the arguments one way"),
     (["--args", "f32[4],f32[4],f32[4]"], "do not fit"),
+    ([], "the function takes (x, k): give one spec per argument"),  # no --args at all
 ])
 def test_bad_call_and_setup(example, tmp_path, argv, message):
     (tmp_path / "nothing.py").write_text("y = 1\n")
