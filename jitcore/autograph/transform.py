@@ -100,7 +100,20 @@ def _has_walrus(node) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
 
-class Expressions(ast.NodeTransformer):
+class _LinedTransformer(ast.NodeTransformer):
+    """A transformer whose rewritten statements' new calls take the statement's line (not,
+    later, the enclosing loop's), so an error raised in a helper names the line written."""
+
+    def visit(self, node):
+        out = super().visit(node)
+        if isinstance(node, ast.stmt):
+            for s in out if isinstance(out, list) else [out]:
+                if isinstance(s, ast.stmt):
+                    ast.fix_missing_locations(s)
+        return out
+
+
+class Expressions(_LinedTransformer):
     """``a and b`` -> ``and_(lambda: a, lambda: b)``; ``not a`` -> ``not_(a)``; ``a < b < c``
     -> ``compare(...)`` evaluating each operand once, in order; ``f(x)`` -> ``call(f)(x)``."""
 
@@ -112,16 +125,6 @@ class Expressions(ast.NodeTransformer):
         if node is self.top:
             self.generic_visit(node)
         return node
-
-    def visit(self, node):
-        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
-        so an error raised in a helper names the line written."""
-        out = super().visit(node)
-        if isinstance(node, ast.stmt):
-            for s in out if isinstance(out, list) else [out]:
-                if isinstance(s, ast.stmt):
-                    ast.fix_missing_locations(s)
-        return out
 
     def visit_Expr(self, node):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
@@ -363,7 +366,7 @@ def _outer_arrays_written(fn: ast.FunctionDef, own) -> set[str]:
     return names
 
 
-class OuterReads(ast.NodeTransformer):
+class OuterReads(_LinedTransformer):
     """Reads of globals and closure variables: one the function writes by subscript goes through
     ``outer_read`` (after a traced write, ``W.sum()``, ``W[1]`` or ``W * 2`` must read the written
     array, its hidden argument, not the value NumPy holds while tracing); any other through
@@ -376,16 +379,6 @@ class OuterReads(ast.NodeTransformer):
         if node is self.top:
             self.generic_visit(node)
         return node
-
-    def visit(self, node):
-        """A rewritten statement's new calls take its line (not, later, the enclosing loop's),
-        so an error raised in a helper names the line written."""
-        out = super().visit(node)
-        if isinstance(node, ast.stmt):
-            for s in out if isinstance(out, list) else [out]:
-                if isinstance(s, ast.stmt):
-                    ast.fix_missing_locations(s)
-        return out
 
     def visit_Name(self, node):
         if not isinstance(node.ctx, ast.Load) or node.id in self.own or node.id.startswith("__ag"):
