@@ -2,7 +2,6 @@
 it leaves every call it cannot make itself to; exact reference counts; threads; traces."""
 
 import sys
-import threading
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ import jitcore.numpy as jnp
 from jitcore import native_call
 from jitcore.api import JitFunction, python_call
 from jitcore.errors import JitTypeError
+from tests.jitcore.test_threads import run_threads
 
 pytestmark = pytest.mark.skipif(not native_call.AVAILABLE, reason="no native call on this Python/NumPy")
 
@@ -143,22 +143,13 @@ def test_threads_calling_concurrently():
     for x, y in inputs:
         warm(f, x, y)
     expected = [np.tanh(x * 2 + y) for x, y in inputs]
-    errors = []
 
     def body(k):
-        try:
-            for i in range(300):
-                j = (i + k) % len(inputs)
-                np.testing.assert_allclose(f(*inputs[j]), expected[j], rtol=1e-6)
-        except BaseException as e:  # noqa: BLE001  (reported by the main thread)
-            errors.append(e)
+        for i in range(300):
+            j = (i + k) % len(inputs)
+            np.testing.assert_allclose(f(*inputs[j]), expected[j], rtol=1e-6)
 
-    threads = [threading.Thread(target=body, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors
+    assert run_threads(body, 4) == [None] * 4
     assert native_calls(f) >= 1200
 
 
