@@ -37,7 +37,9 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   columns (the side that cuts into more chunks; columns on a tie, ``Blocking.choose``),
   ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its threads; each
   chunk packs its own panels into buffers of its own (``malloc``). Products
-  below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more.
+  below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more;
+  others at most one chunk per core of the host (``split_chunks``): every chunk reads the
+  whole of the operand it does not cut, so a core running two chunks reads it twice.
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
@@ -56,6 +58,7 @@ in the L2 cache while the micro-kernel walks it once per panel of B.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -88,11 +91,14 @@ NC_COLS = 1024
 # starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
 # on one core) does not pay back; 256^3 (16M) does.
 MIN_SPLIT_WORK = 1 << 23
-# Chunks a large product is cut into along its longer side: a few per core, so a core slowed
-# by another process does not hold the others up. Each chunk packs the whole of the other
-# operand for itself, so a chunk has at least MIN_CHUNK_SIDE rows (or columns): with fewer,
-# the packing costs more than the chunk's multiply-adds (x.T @ dh of the MLP, 256 x 10000
-# x 256, measured 12 ms in 4 chunks of 64 rows, one thread).
+# Chunks a large product is cut into along its longer side: at most SPLIT_CHUNKS, and no more
+# than the host has cores (``split_chunks``). Each chunk reads (or packs) the whole of the
+# other operand for itself, so a chunk has at least MIN_CHUNK_SIDE rows (or columns): with
+# fewer, the packing costs more than the chunk's multiply-adds (x.T @ dh of the MLP, 256 x
+# 10000 x 256, measured 12 ms in 4 chunks of 64 rows, one thread). More chunks than cores
+# only read it more often: a transposed A read in place is a new line a row apart per k, and
+# on Zen 4 (2 cores) 1024^2 a.T@b float32 took 24-25 ms of CPU time in 2 chunks against 25-29
+# in 4 (docs/performance.md, "Matrix products with a transposed operand on Zen 4").
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
@@ -205,7 +211,7 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     def const(x: int) -> ll.Constant:
         return ll.Constant(I64, x)
 
-    row_chunks = _min(b, const(SPLIT_CHUNKS), b.udiv(rows, const(MIN_CHUNK_SIDE)))
+    row_chunks = _min(b, const(split_chunks()), b.udiv(rows, const(MIN_CHUNK_SIDE)))
     col_chunks = const(_chunks(cols))
     split_rows = b.icmp_signed(">", row_chunks, col_chunks)
     side = b.select(split_rows, rows, const(cols))
@@ -248,8 +254,21 @@ class RunTimeBlocks(full_reduction.RunTimeCount):
         return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
 
 
+def host_cores() -> int:
+    """The cores this process may run on (the threads a launch can use at most)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
+
+
+def split_chunks() -> int:
+    """The most chunks a product is cut into: ``SPLIT_CHUNKS``, or one per core of a host
+    with fewer (a chunk per core reads the other operand once per core)."""
+    return max(1, min(SPLIT_CHUNKS, host_cores()))
+
+
 def _chunks(side: int) -> int:
-    return min(SPLIT_CHUNKS, side // MIN_CHUNK_SIDE)
+    return min(split_chunks(), side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:

@@ -38,6 +38,7 @@ def small_blocks(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
     monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
+    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: 8)  # SPLIT_CHUNKS chunks on any host
 
 
 def check(got, a, b, product):
@@ -136,7 +137,13 @@ def test_tile_shape_follows_the_vector_width_and_registers(element_bits, vector_
     assert tile.mr * tile.nv + tile.nv + 1 <= registers  # accumulators, a row of B, a broadcast
 
 
-def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels():
+@pytest.fixture
+def eight_cores(monkeypatch):
+    """The chunking of a host of 8 cores, whatever this one has (``split_chunks``)."""
+    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: 8)
+
+
+def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels(eight_cores):
     tile = TileShape(6, 4, 16)
     wide = Blocking.choose(64, 4096, 256, tile, 4)
     assert not wide.split_rows and wide.split_size % tile.nr == 0 and wide.split_blocks == 4
@@ -216,13 +223,23 @@ def test_thin_products_on_the_narrow_tile_match_numpy(form):
         np.testing.assert_array_equal(np.isneginf(got) | np.isposinf(got), np.isinf(want))
 
 
-def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows():
+def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows(eight_cores):
     """A chunk of columns packs only its own part of B; a chunk of rows would pack all of it."""
     tile = TileShape(6, 4, 16)
     square = Blocking.choose(1024, 1024, 1024, tile, 4)
     assert not square.split_rows and square.split_blocks == tiled_gemm.SPLIT_CHUNKS
     tall = Blocking.choose(10000, 256, 256, tile, 4)  # an MLP's x @ w1: 2 column chunks at most
     assert tall.split_rows and tall.split_blocks == tiled_gemm.SPLIT_CHUNKS
+
+
+@pytest.mark.parametrize("cores, want", [(1, 1), (2, 2), (3, 3), (64, tiled_gemm.SPLIT_CHUNKS)])
+def test_a_product_has_no_more_chunks_than_the_host_has_cores(monkeypatch, cores, want):
+    """Each chunk reads the whole of the operand it does not cut: more chunks than cores only
+    read it again."""
+    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: cores)
+    tile = TileShape(6, 4, 16)
+    assert Blocking.choose(1024, 1024, 1024, tile, 4).split_blocks == want
+    assert Blocking.choose(10000, 256, 256, tile, 4).split_blocks == want
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
