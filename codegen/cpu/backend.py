@@ -20,7 +20,7 @@ import weakref
 from llvmlite import ir as ll
 
 from jitcore.codegen import host
-from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target
+from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target, tiled_gemm
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
@@ -112,7 +112,8 @@ class CpuBackend:
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
                 f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
-                f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC}")
+                f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
+                f"gemm_chunks={tiled_gemm.split_chunks()}")  # the host's cores cap a product's chunks
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
