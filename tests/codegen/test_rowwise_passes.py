@@ -149,6 +149,25 @@ def test_full_size_rows_on_threads(fn, dtype, monkeypatch):
 
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+@pytest.mark.parametrize("fn, shape", [(layernorm, (0, 5)), (layernorm, (5, 0)), (softmax, (0, 5))],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_empty_rows_and_no_rows(fn, shape):
+    """No rows, or rows of no elements (a mean of nothing is NaN, as NumPy's): NumPy's result,
+    on two threads."""
+    x = np.zeros(shape)
+    with config.using(num_threads=2, parallel_threshold=0, chunk_size=3), np.errstate(all="ignore"):
+        got = jc.jit(fn)(x)
+        expected = ORACLES[fn](x)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_softmax_of_rows_of_no_elements_is_numpys_error():
+    with pytest.raises(ValueError, match="zero-size array"):
+        jc.jit(softmax)(np.zeros((5, 0)))
+
+
 # GELU's cube: ``x ** 3`` (pow with the constant exponent 3, codegen/scalar.py ``_cube``) is
 # rounded once from the exact cube, as a correctly rounded pow is, at any magnitude.
 
