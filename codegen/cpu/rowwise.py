@@ -20,7 +20,8 @@ So when a block of rows of kernel ``j`` runs, the rows it reads of earlier kerne
 have been written, by the same code that writes them ungrouped: every element is computed by
 the same scalar ops in the same order, only the interleaving of kernels changes, and results
 are bit-identical. The group is one split launch (``runtime.emit_launch``): threads take
-chunks of rows and run the blocks of their chunk.
+chunks of rows and run the blocks of their chunk; a chunk holds at least ``CHUNK_BYTES`` of the
+rows (``min_chunk_rows``), which rows do not change the bits either.
 
 A value that a member writes and only later members read lives in a later member's output
 buffer where it can (``share_outputs``): softmax's ``e = exp(x - max)``, which ``fuse`` keeps
