@@ -53,7 +53,9 @@ Compiles in memory, read by ``jitcore/api.py`` at each compile:
 
 Read once, at import, and handed to the code generator: ``JITCORE_BLAS`` (``none`` or a
 library's path: which BLAS float contractions call, ``codegen/cpu/blas.py``) and
-``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``).
+``JITCORE_VECTOR_BITS`` (256 or 512 on an AVX-512 CPU, ``codegen/cpu/target.py``). Read once
+by the CPU loader: ``JITCORE_PERF_MAP=1`` lists each loaded function in ``/tmp/perf-<pid>.map``,
+so that Linux ``perf`` names jitcore's kernels (``codegen/cpu/object_loader.py``).
 
 The values live in the CPU runtime's ``SETTINGS`` (``codegen/cpu/runtime.py``), which compiled
 code reads when it runs: changing one never recompiles, and a call passes nothing for them.

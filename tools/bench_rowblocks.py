@@ -11,6 +11,12 @@ of 10-20% visible (docs/performance.md, "Row blocks that fit the first-level cac
 prints, per workload and dtype, each setting's least / 25th percentile / median ms per call.
 The variants' results are checked to be bit for bit the same.
 
+    PYTHONPATH=. python tools/bench_rowblocks.py --setting CHUNK_BYTES --bytes 0,1048576 --threads 2
+
+varies ``rowwise.CHUNK_BYTES`` instead (the least bytes of rows a chunk of a group takes; 0: a
+chunk of ``chunk_size`` points, as before that rule). On this shared host the two-thread wall
+times are only worth reading with the cores to itself: ``chrt -f 10`` before the command.
+
     PYTHONPATH=. python tools/bench_rowblocks.py --pieces
 
 prints instead where GELU (10M) and the outer ``exp`` (4000x4000) spend: each whole, its math
@@ -35,10 +41,12 @@ from jitcore.codegen.cpu import rowwise  # noqa: E402
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bytes", default="8192,32800", help="ROW_BLOCK_BYTES values, comma-separated")
+    parser.add_argument("--bytes", default="8192,32800", help="values of --setting, comma-separated")
     parser.add_argument("--shape", default="4096x1024")
     parser.add_argument("--rounds", type=int, default=60)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--setting", default="ROW_BLOCK_BYTES", choices=["ROW_BLOCK_BYTES", "CHUNK_BYTES"],
+                        help="the rowwise setting --bytes gives values of")
     parser.add_argument("--pieces", action="store_true", help="GELU's and gauss's pieces instead")
     args = parser.parse_args(argv)
     if args.pieces:
@@ -49,20 +57,20 @@ def main(argv=None) -> None:
     jc.config.num_threads = args.threads
     clock = time.process_time if args.threads == 1 else time.perf_counter
     rng = np.random.default_rng(0)
-    saved = rowwise.ROW_BLOCK_BYTES
+    saved = getattr(rowwise, args.setting)
     for dtype in (np.float32, np.float64):
         x = rng.standard_normal(shape).astype(dtype)
         for name, fn in (("softmax", softmax_rows), ("layernorm", layernorm_rows)):
             jitted = {}
             for value in settings:
-                rowwise.ROW_BLOCK_BYTES = value  # read when the function compiles
+                setattr(rowwise, args.setting, value)  # read when the function compiles
                 jitted[value] = jc.jit(fn)
                 jitted[value](x)
-            rowwise.ROW_BLOCK_BYTES = saved
+            setattr(rowwise, args.setting, saved)
             first = jitted[settings[0]](x)
             for value, f in jitted.items():
                 if f(x).tobytes() != first.tobytes():
-                    raise SystemExit(f"{name}: ROW_BLOCK_BYTES={value} changed the bits")
+                    raise SystemExit(f"{name}: {args.setting}={value} changed the bits")
             times = {value: [] for value in settings}
             for r in range(args.rounds):
                 order = settings if r % 2 else settings[::-1]

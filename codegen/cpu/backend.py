@@ -110,7 +110,9 @@ class CpuBackend:
     def fingerprint(self) -> str:
         return (f"blas={blas.library()!r} tiled_min={gemm.TILED_MIN_SIDE},{gemm.TILED_MIN_WORK} "
                 f"min_split_work={runtime.MIN_SPLIT_WORK} "
-                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers inlined_kernels={INLINED_KERNELS} "
+                f"row_block_bytes={rowwise.ROW_BLOCK_BYTES}-all-buffers "
+                f"row_chunks={rowwise.CHUNK_BYTES},{rowwise.CHUNKS_AT_LEAST} "
+                f"inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}")  # the host's cores cap a product's chunks
@@ -185,7 +187,8 @@ class CpuBackend:
                 weighed = _plus(b, weighed, cost.weigh(b, more, weights[i]))
             runtime.emit_launch(b, fn, [a for i in group.launches for a in waiting.pop(i)],
                                 runtime.Split(_extent(b, sizes, (group.rows,)), work,
-                                              threshold_work=_one_call_below_min_split(b, work, weighed)))
+                                              threshold_work=_one_call_below_min_split(b, work, weighed),
+                                              min_piece=rowwise.min_chunk_rows(b, sizes, group)))
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch, sizes, sources)
         if not unroll:  # in the text, so a size-generic code compiled tiny is reused only tiny

@@ -15,12 +15,19 @@ range, a common or thread-local symbol. Unwinding tables (``.eh_frame``) are not
 registered: nothing unwinds through kernels (they call no code that throws), and a debugger's
 backtrace through one only loses its frame. Undefined symbols resolve as MCJIT's do: first the
 symbols given to LLVM (``llvm.add_symbol``: the runtime's, BLAS), then the process's.
+
+Profiling: with ``JITCORE_PERF_MAP=1`` (read at import; ``PERF_MAP`` after) every function of a
+loaded object, the internal kernels too (``..._k0``, ``..._k0_rows``), is appended to
+``/tmp/perf-<pid>.map`` with its address and size, the file Linux ``perf`` reads to name code
+that no ELF file on disk holds: ``perf report`` then splits a plan's time by kernel instead of
+showing bare addresses. An object MCJIT loads instead (``Unsupported``) is not listed.
 """
 
 from __future__ import annotations
 
 import ctypes
 import mmap
+import os
 import struct
 from functools import cache
 
@@ -38,6 +45,13 @@ _SHN_UNDEF, _SHN_ABS, _SHN_COMMON = 0, 0xFFF1, 0xFFF2
 _R_X86_64 = {1: (8, False), 2: (4, True), 4: (4, True), 10: (4, False), 11: (4, False), 24: (8, True)}
 _UNWIND_SECTIONS = (b".eh_frame",)
 _PAGE = mmap.PAGESIZE
+_STT_FUNC = 2
+PERF_MAP = os.environ.get("JITCORE_PERF_MAP", "").strip().lower() in ("1", "on", "true", "yes")
+
+
+def perf_map_path() -> str:
+    """Where ``perf`` looks for this process's map of generated code."""
+    return f"/tmp/perf-{os.getpid()}.map"
 
 
 @cache
@@ -159,6 +173,8 @@ def _load(obj: bytes, symbols: list[str]) -> tuple[LoadedObject, dict[str, int]]
         if lost:
             raise Unsupported(f"no symbol {', '.join(lost)}")
         wanted = {name: named[name] for name in symbols}
+        if PERF_MAP:
+            _write_perf_map(obj, sections, addresses)
         code_end = _code_end(sections, placed)
         if code_end and _libc().mprotect(base, code_end, mmap.PROT_READ | mmap.PROT_EXEC) != 0:
             raise Unsupported(f"mprotect failed (errno {ctypes.get_errno()})")
@@ -213,6 +229,22 @@ def _defined(obj, sections, tables) -> dict[str, int]:
             if name_at and shndx != _SHN_UNDEF and info >> 4 != 0 and value is not None:
                 named[obj[strings + name_at:obj.index(b"\0", strings + name_at)].decode()] = value
     return named
+
+
+def _write_perf_map(obj, sections, tables) -> None:
+    """Append each loaded function symbol (global or internal) to the perf map: ``address
+    size name`` in hex, one a line."""
+    lines = []
+    for index, values in tables.items():
+        _, _, _, _, at, length, link, _, _, entsize = sections[index]
+        strings = sections[link][4]
+        for value, pos in zip(values, range(at, at + length, entsize)):
+            name_at, info, _, shndx, _, size = struct.unpack_from("<IBBHQQ", obj, pos)
+            if name_at and shndx != _SHN_UNDEF and info & 0xF == _STT_FUNC and value and size:
+                name = obj[strings + name_at:obj.index(b"\0", strings + name_at)].decode()
+                lines.append(f"{value:x} {size:x} {name}\n")
+    with open(perf_map_path(), "a") as out:
+        out.writelines(lines)
 
 
 def _external(name: str) -> int:

@@ -20,7 +20,8 @@ So when a block of rows of kernel ``j`` runs, the rows it reads of earlier kerne
 have been written, by the same code that writes them ungrouped: every element is computed by
 the same scalar ops in the same order, only the interleaving of kernels changes, and results
 are bit-identical. The group is one split launch (``runtime.emit_launch``): threads take
-chunks of rows and run the blocks of their chunk.
+chunks of rows and run the blocks of their chunk; a chunk holds at least ``CHUNK_BYTES`` of the
+rows (``min_chunk_rows``), which rows do not change the bits either.
 
 A value that a member writes and only later members read lives in a later member's output
 buffer where it can (``share_outputs``): softmax's ``e = exp(x - max)``, which ``fuse`` keeps
@@ -52,6 +53,14 @@ from jitcore.ir.dialects import kernel
 # softmax and layernorm on 4096x1024 and 16384x256 took 10-25% less CPU time than with 16 KiB
 # of the widest row alone (docs/performance.md, "Row blocks that fit the first-level cache").
 ROW_BLOCK_BYTES = 8 * 1024
+# A chunk of a group's rows (what a thread takes at a time) holds at least this many bytes of
+# the rows of its row buffers, unless that would leave fewer than CHUNKS_AT_LEAST chunks. Chunks
+# of ``chunk_size`` points were a few rows each (a group's points are those of all its kernels:
+# 8-10 rows of 1024, 40-80 KB), and two threads working on neighbouring small chunks took up to
+# 40% longer than with chunks of 512 KB and more (docs/performance.md, "Row groups in larger
+# chunks"); plain kernels' chunks (128 KB of each operand) showed no such cost.
+CHUNK_BYTES = 1024 * 1024
+CHUNKS_AT_LEAST = 16
 
 
 @dataclass
@@ -245,3 +254,23 @@ def _block(b: ll.IRBuilder, fn: ll.Function, group: RowGroup, kernels: list[ll.F
     row = b.select(b.icmp_signed("<", row, one), one, row)
     block = b.sdiv(ll.Constant(I64, ROW_BLOCK_BYTES), row)
     return b.select(b.icmp_signed("<", block, one), one, block)
+
+
+def min_chunk_rows(b: ll.IRBuilder, sizes: Sizes, group: RowGroup) -> int | ll.Value:
+    """Rows a chunk of ``group``'s launch takes at least: ``CHUNK_BYTES`` of the rows of its
+    row buffers, at most ``1 / CHUNKS_AT_LEAST`` of its rows (rounded up), at least one. Run-time
+    extents (a size-generic function's ``sizes``) give a value computed at the launch."""
+    products = [(sizes.product(b, extents), size) for extents, size in group.row_buffers]
+    rows = sizes.extent(group.rows)
+    if all(isinstance(p, ll.Constant) for p, _ in products) and isinstance(rows, ll.Constant):
+        row = max(sum(p.constant * size for p, size in products), 1)
+        return max(1, min(CHUNK_BYTES // row, -(-rows.constant // CHUNKS_AT_LEAST)))
+    row: ll.Value = ll.Constant(I64, 0)
+    for p, size in products:
+        row = b.add(row, b.mul(p, ll.Constant(I64, size)))
+    one = ll.Constant(I64, 1)
+    row = b.select(b.icmp_signed("<", row, one), one, row)
+    by_bytes = b.sdiv(ll.Constant(I64, CHUNK_BYTES), row)
+    share = b.sdiv(b.add(rows, ll.Constant(I64, CHUNKS_AT_LEAST - 1)), ll.Constant(I64, CHUNKS_AT_LEAST))
+    least = b.select(b.icmp_signed("<", by_bytes, share), by_bytes, share)
+    return b.select(b.icmp_signed("<", least, one), one, least)

@@ -75,7 +75,7 @@ class Split:
     body's points count less; by default its points)."""
 
     def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
-                 threshold_work: int | ll.Value | None = None, min_piece: int = 1):
+                 threshold_work: int | ll.Value | None = None, min_piece: int | ll.Value = 1):
         self.extent = extent
         self.work = work
         self.partials = partials
@@ -149,8 +149,8 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
     kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
     extent = as_value(split.extent)
-    most = extent if split.min_piece == 1 else _at_least(
-        b, b.sdiv(extent, ll.Constant(I64, split.min_piece)), 1)
+    most = extent if isinstance(split.min_piece, int) and split.min_piece == 1 else _at_least(
+        b, b.sdiv(extent, as_value(split.min_piece)), 1)
     chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), most)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))

@@ -151,3 +151,22 @@ def test_pc_relative_relocations_and_writable_data():
     again, more = object_loader.load(obj, ["pick"])  # a second copy: data of its own
     assert ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_int64)(more["pick"])(1) == 2.5
     assert pages.address != again.address
+
+
+@needs_x86_64
+def test_a_perf_map_names_every_function_of_a_loaded_plan(monkeypatch, tmp_path):
+    path = tmp_path / "perf.map"
+    monkeypatch.setattr(object_loader, "PERF_MAP", True)
+    monkeypatch.setattr(object_loader, "perf_map_path", lambda: str(path))
+    x = np.linspace(-2, 2, 300_000)  # above the tiny size: kernels of their own, split
+    _, got = compiled(lambda x: jnp.exp(x) * 2, x)
+    np.testing.assert_allclose(got, np.exp(x) * 2, rtol=1e-14)
+    entries = {}
+    for line in path.read_text().splitlines():
+        address, size, name = line.split(" ", 2)
+        entries[name] = (int(address, 16), int(size, 16))
+    kernels = [name for name in entries if name.startswith("jit_") and name.endswith("_k0")]
+    assert kernels and all(name[:-3] in entries for name in kernels)  # a plan's entry and kernel
+    assert all(address > 0 and size > 0 for address, size in entries.values())
+    spans = sorted(entries.values())
+    assert all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:]))  # functions do not overlap

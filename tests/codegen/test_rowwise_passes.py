@@ -149,6 +149,25 @@ def test_full_size_rows_on_threads(fn, dtype, monkeypatch):
 
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+@pytest.mark.parametrize("fn, shape", [(layernorm, (0, 5)), (layernorm, (5, 0)), (softmax, (0, 5))],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_empty_rows_and_no_rows(fn, shape):
+    """No rows, or rows of no elements (a mean of nothing is NaN, as NumPy's): NumPy's result,
+    on two threads."""
+    x = np.zeros(shape)
+    with config.using(num_threads=2, parallel_threshold=0, chunk_size=3), np.errstate(all="ignore"):
+        got = jc.jit(fn)(x)
+        expected = ORACLES[fn](x)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_softmax_of_rows_of_no_elements_is_numpys_error():
+    with pytest.raises(ValueError, match="zero-size array"):
+        jc.jit(softmax)(np.zeros((5, 0)))
+
+
 # GELU's cube: ``x ** 3`` (pow with the constant exponent 3, codegen/scalar.py ``_cube``) is
 # rounded once from the exact cube, as a correctly rounded pow is, at any magnitude.
 
@@ -200,3 +219,26 @@ def test_cube_of_any_float64_is_the_nearest(v):
     if assume_normal:
         for n in (np.nextafter(got, np.inf), np.nextafter(got, -np.inf)):
             assert _nearest(v, got, float(n))
+
+
+def test_a_chunk_of_a_group_holds_a_megabyte_of_its_rows():
+    """``rowwise.min_chunk_rows``: ``CHUNK_BYTES`` of the rows of every row buffer, at most a
+    ``CHUNKS_AT_LEAST``-th of the rows, at least one; a run-time row length gives a value."""
+    from llvmlite import ir as ll
+
+    from jitcore.codegen.loops import Sizes
+
+    module = ll.Module()
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [ll.PointerType()]), "f")
+    b = ll.IRBuilder(fn.append_basic_block())
+    rows_of = (((1024,), 4), ((), 4), ((1024,), 4))  # softmax f32: x, a row value, the output
+    group = rowwise.RowGroup([0, 1], 4096, 1, 0, rows_of)
+    bytes_rule = rowwise.CHUNK_BYTES // (2 * 4096 + 4)
+    assert rowwise.min_chunk_rows(b, Sizes(), group) == min(bytes_rule, 4096 // rowwise.CHUNKS_AT_LEAST)
+    few = rowwise.RowGroup([0, 1], 40, 1, 0, rows_of)
+    assert rowwise.min_chunk_rows(b, Sizes(), few) == -(-40 // rowwise.CHUNKS_AT_LEAST)
+    empty = rowwise.RowGroup([0, 1], 5, 1, 0, (((0,), 8),))
+    assert rowwise.min_chunk_rows(b, Sizes(), empty) == 1
+    sizes = Sizes((4096, 1024))
+    sizes.bind(b, fn.args[0])
+    assert isinstance(rowwise.min_chunk_rows(b, sizes, group), ll.Value)
