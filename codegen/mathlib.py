@@ -10,8 +10,10 @@ poison).
 
 Every emitter works on f32 or f64, scalar or vector. f32 sin/cos compute natively (8 lanes): a
 Cody-Waite reduction with pi/2 in three f32 pieces keeps r = r_hi + r_lo as a double-f32, and the
-polynomials take r_lo and the rounding of 1 - r**2/2 into account. f32 pow splits x in f32 and
-computes only log2, the product and exp2 in f64; f32 tan, hypot and erf compute in f64.
+polynomials take r_lo and the rounding of 1 - r**2/2 into account. f32 tan is sin / cos of the
+same double-f32 r, each as a double word, with one reciprocal and a correction (as f64's). f32
+pow splits x in f32 and computes only log2, the product and exp2 in f64; f32 hypot and erf
+compute in f64.
 f32 arctan, arctan2, arcsin, arccos, arcsinh, arccosh, arctanh and cbrt compute in f32 lanes
 (twice the lanes of f64; atan's double-double constants split for f32: ``_Math.pair``): their
 reductions are exact or carry the rounding in a low part, so the result stays within 1 ULP of
@@ -623,8 +625,6 @@ def _fast_two_sum(m: _Math, a, b):
 
 
 def _trig(m: _Math, name: str, x):
-    if m.kind == "f32" and name == "tan":
-        return _trig_wide(m, name, x)
     q, r_hi, r_lo = _trig_reduce(m, x)
     if name == "cos":
         q = m.b.add(q, m.i(1))
@@ -635,33 +635,18 @@ def _trig(m: _Math, name: str, x):
         # sin / cos (or -cos / sin) with the quotient corrected to the double-double operands.
         num_hi, num_lo = m.sel(odd, m.neg(c_hi), s_hi), m.sel(odd, m.neg(c_lo), s_lo)
         den_hi, den_lo = m.sel(odd, s_hi, c_hi), m.sel(odd, s_lo, c_lo)
-        t = m.div(num_hi, den_hi)
+        # One reciprocal: t = num_hi / den_hi to a rounding or two, and the remainder (exact)
+        # with the low parts corrects it (the correction is ~2**-mant of t: its own error is not
+        # seen).
+        rcp = m.div(m.c(1.0), den_hi)
+        t = m.mul(num_hi, rcp)
         rem = m.fma(m.neg(t), den_hi, num_hi)  # exact
-        r = m.add(t, m.div(m.fma(m.neg(t), den_lo, m.add(rem, num_lo)), den_hi))
+        r = m.add(t, m.mul(m.fma(m.neg(t), den_lo, m.add(rem, num_lo)), rcp))
     else:
         r = m.add(m.sel(odd, c_hi, s_hi), m.sel(odd, c_lo, s_lo))
         r = m.sel(m.b.icmp_unsigned("!=", m.b.and_(q, m.i(2)), m.i(0)), m.neg(r), r)
     r = m.sel(m.le(m.abs(x), m.c(TRIG_ARGUMENT_LIMITS[m.kind])), r, m.c(math.nan))  # also inf and NaN
     return r if name == "cos" else _tiny(m, x, r)
-
-
-def _trig_wide(m: _Math, name: str, x):
-    """f32 tan, computed in f64: one Cody-Waite step in f64 keeps r exact enough, and
-    sin / cos in f64 rounds once to f32."""
-    w = m.wide()
-    xd = m.b.fpext(x, w.ty)
-    n = w.call("rint", w.mul(xd, w.c(2 / math.pi)))
-    r = xd
-    for piece in _PIO2["f64"]:
-        r = w.fma(w.neg(n), w.c(piece), r)
-    q = w.low_int(n)  # low two bits: n mod 4
-    z = w.mul(r, r)
-    s = w.fma(w.mul(r, z), w.poly(z, _SIN[m.prec]), r)
-    c = w.fma(w.mul(z, z), w.poly(z, _COS[m.prec]), w.fma(w.c(-0.5), z, w.c(1.0)))
-    odd = w.b.icmp_unsigned("!=", w.b.and_(q, w.i(1)), w.i(0))
-    r = m.b.fptrunc(w.div(w.sel(odd, w.neg(c), s), w.sel(odd, s, c)), m.ty)
-    r = m.sel(m.le(m.abs(x), m.c(TRIG_ARGUMENT_LIMITS[m.kind])), r, m.c(math.nan))  # also inf and NaN
-    return _tiny(m, x, r)
 
 
 # ---- pow --------------------------------------------------------------------------------------
@@ -1034,9 +1019,10 @@ def _inverse_cbrt_start(m: _Math, y):
 
 def _cbrt(m: _Math, x):
     """cbrt without a reduction or a division: z ~ a**(-1/3) from a's bits divided by 3 (the bits
-    of a float are about 2**mant * (log2 + bias); _inverse_cbrt_start), 2**-4.9; Newton steps
-    for the inverse cube root, z + z/3 (1 - a z**3), which need no division (two for f32:
-    2**-16, three for f64: 2**-32); g = a z**2, and one Newton step for the cube root itself with
+    of a float are about 2**mant * (log2 + bias); _inverse_cbrt_start), 2**-4.9; steps for the
+    inverse cube root that need no division, z (1 + t/3 + 2t**2/9 + 14t**3/81) with t = 1 - a z**3
+    (one for f32: 2**-16, two for f64: 2**-32; a fourth-order step costs 7 operations where the
+    two Newton steps it replaces cost 10); g = a z**2, and one Newton step for the cube root itself with
     1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of itself: ~2**-30 (f32) / 2**-60
     (f64) before the last rounding. Subnormal a is scaled by 2**24 / 2**54 first and the result
     by 2**-8 / 2**-18."""
@@ -1047,9 +1033,11 @@ def _cbrt(m: _Math, x):
     up = 24 if m.kind == "f32" else 54  # multiples of 3 that make any subnormal normal
     y = m.sel(finite, m.sel(sub, m.mul(a, m.c(2.0**up)), a), m.c(1.0))
     z = _inverse_cbrt_start(m, y)
-    for _ in range(2 if m.kind == "f32" else 3):  # z + z/3 (1 - y z**3): three steps deep
+    # z (1 - t)**(-1/3), t = 1 - y z**3, by its series to t**3: one step takes 2**-4.9 to
+    # 2**-16 (two Newton steps' accuracy for 7 operations in place of 10); f64 takes two.
+    for _ in range(1 if m.kind == "f32" else 2):
         t = m.fma(m.neg(m.mul(y, z)), m.mul(z, z), m.c(1.0))
-        z = m.fma(m.mul(z, m.c(1 / 3)), t, z)
+        z = m.fma(m.mul(z, t), m.poly(t, (1 / 3, 2 / 9, 14 / 81)), z)
     zz = m.mul(z, z)
     g = m.mul(y, zz)
     gg = m.mul(g, g)
