@@ -355,9 +355,10 @@ class _Math:
         shifter = self.c(self._shifter())
         return self.sub(self.from_bits(self.b.or_(k, self.bits(shifter))), shifter)
 
-    def pow2(self, n):
-        """2**n for an integer-valued float n in the normal exponent range."""
-        e = self.bits(self.add(n, self.c(self._shifter() + self.bias)))
+    def pow2(self, n, offset: int = 0):
+        """2**(n + offset) for an integer-valued float n, n + offset in the normal exponent range
+        (the offset costs nothing: it joins the biased shifter)."""
+        e = self.bits(self.add(n, self.c(self._shifter() + self.bias + offset)))
         return self.from_bits(self.b.shl(e, self.i(self.mant)))
 
     def scale(self, p, n):
@@ -416,11 +417,15 @@ def _expm1_parts(m: _Math, x):
     """(small, big) for x clamped below: e**x - 1 as 2**n * u + (2**n - 1), exact enough while
     2**n is representable and the -1 matters, and as e**x for large x."""
     r, q, n = _exp_reduce(m, x, split=True)
-    p = m.pow2(n)
+    # n <= max_exp (x is clamped below overflow's threshold + 1), so 2**(n - 1) is normal: p =
+    # 2**n is inf only for n = max_exp, where big is taken; big = (1 + u) 2**(n - 1) * 2 overflows
+    # only where e**x does (one product for the two steps m.scale takes).
+    half = m.pow2(n, -1)
+    p = m.add(half, half)
     # 2**n * r + (2**n - 1) with its rounding error e kept: 2**n * u + 2**n - 1 = t + (2**n * q + e).
     t, e = _two_sum(m, m.mul(r, p), m.sub(p, m.c(1.0)))
     small = m.add(t, m.fma(q, p, e))
-    return small, m.scale(m.add(m.add(r, q), m.c(1.0)), n)
+    return small, m.mul(m.mul(m.add(m.add(r, q), m.c(1.0)), half), m.c(2.0))
 
 
 def _expm1(m: _Math, x):
@@ -432,19 +437,24 @@ def _expm1(m: _Math, x):
 
 
 def _half_exp(m: _Math, a):
-    """e**a / 2 for a >= 0 clamped just past overflow of cosh/sinh, without premature overflow."""
+    """e**a / 2 for 0 <= a <= _HYPERBOLIC_CLAMP, without premature overflow: (1 + u) 2**(n - 2)
+    (normal: n <= max_exp + 1 there), then times 2, which overflows only where e**a / 2 does."""
     u, n = _exp_reduce(m, a)
-    return m.scale(m.add(u, m.c(1.0)), m.sub(n, m.c(1.0)))
+    return m.mul(m.mul(m.add(u, m.c(1.0)), m.pow2(n, -2)), m.c(2.0))
+
+
+# cosh and sinh overflow past 89.416 (f32) / 710.476 (f64); clamped just past that.
+_HYPERBOLIC_CLAMP = {"f32": 89.5, "f64": 710.5}
 
 
 def _cosh(m: _Math, x):
-    a = _clamp(m, m.abs(x), 0.0, _EXP_LIMITS[m.kind][1] + 1)
+    a = _clamp(m, m.abs(x), 0.0, _HYPERBOLIC_CLAMP[m.kind])
     h = _half_exp(m, a)
     return m.sel(m.isnan(x), x, m.add(h, m.div(m.c(0.25), h)))
 
 
 def _sinh(m: _Math, x):
-    a = _clamp(m, m.abs(x), 0.0, _EXP_LIMITS[m.kind][1] + 1)
+    a = _clamp(m, m.abs(x), 0.0, _HYPERBOLIC_CLAMP[m.kind])
     h = _half_exp(m, a)
     big = m.sub(h, m.div(m.c(0.25), h))
     # Below 1, the Taylor series a + a * z * S(z), z = a**2 (terms to a**13 / a**19: relative
