@@ -699,51 +699,68 @@ def _log_double(w: _Math, x):
     return hi, w.sub(lo, w.sub(hi, h))  # renormalized: |lo| <= ulp(hi) / 2
 
 
+def _clamp_nan(m: _Math, x, lo: float, hi: float):
+    """x limited to [lo, hi], NaN kept."""
+    x = m.sel(m.lt(x, m.c(lo)), m.c(lo), x)
+    return m.sel(m.gt(x, m.c(hi)), m.c(hi), x)
+
+
+def _exp2_coeffs(prec: str) -> tuple[float, ...]:
+    """2**d = exp(d ln2) as one polynomial in d: _EXP's coefficients times powers of ln2 (the
+    same approximation, without the product r = d ln2 and the split 1 + r + r**2 P(r))."""
+    return (1.0, _LN2, *(c * _LN2 ** (k + 2) for k, c in enumerate(_EXP[prec])))
+
+
 def _pow(m: _Math, x, y):
     """C99 pow. f64: log|x| is a double-double so that y * log|x| stays accurate to ~2**-60
     relative. f32: x = 2**k * (1 + f) is split in f32, then only log2(1 + f), y * log2|x| and
     2**that run in f64 (a 2**-43 log, so the product is good to ~2**-36 absolute, and one
-    rounding of the f64 power to f32: within 0.5 ULP + 2**-28); the special cases stay in f32."""
+    rounding of the f64 power to f32: within 0.5 ULP + 2**-28); the sign and NaN cases stay in
+    f32.
+
+    Most special cases fall out of the main path: log|x| is taken as (|x| - 1) * inf = -inf,
+    inf, NaN for |x| = 0, inf, NaN, y is taken as 0 where |x| = 1 (so that 1**inf is 1), and
+    y * log|x| is clamped with NaN kept; then 0**y, inf**y, x**(+-inf) and NaN follow from
+    2**(+-inf) and NaN arithmetic, and selects remain only for the sign of odd integer powers,
+    NaN from negative x, and y = 0 or x = 1."""
+    b = m.b
+    inf, zero, one = m.c(math.inf), m.c(0.0), m.c(1.0)
     ax = m.abs(x)
+    inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
+    edge = b.icmp_unsigned(">=", b.sub(m.bits(ax), m.i(1)), m.i(inf_bits - 1))  # 0, inf or NaN
+    edge_log = m.mul(m.sub(ax, one), inf)  # -inf, inf, NaN
+    ye = m.sel(m.eq(ax, one), zero, y)
     if m.kind == "f32":
         w = m.wide()
-        k, f = _log_reduce(m, ax)  # exact; garbage for 0, inf and NaN, fixed below
+        k, f = _log_reduce(m, ax)  # exact; garbage (finite) for 0, inf and NaN
+        k = m.sel(edge, edge_log, k)
         fd = m.b.fpext(f, w.ty)
         s = w.div(fd, w.add(fd, w.c(2.0)))
         z = w.mul(s, s)
-        log1p = w.fma(w.mul(s, z), w.poly(z, _LOG_POW_F32), w.add(s, s))
-        t = w.mul(m.b.fpext(y, w.ty), w.fma(log1p, w.c(1 / _LN2), m.b.fpext(k, w.ty)))
-        tc = _clamp(w, t, -160.0, 130.0)  # past f32 underflow (2**-150) and overflow
+        # log2(1 + f) = (2s + s z P(z)) / ln2, the 1/ln2 in the coefficients
+        log2x = w.fma(w.mul(s, z), w.poly(z, tuple(c / _LN2 for c in _LOG_POW_F32)),
+                      w.fma(s, w.c(2 / _LN2), m.b.fpext(k, w.ty)))
+        t = w.mul(m.b.fpext(ye, w.ty), log2x)
+        tc = _clamp_nan(w, t, -160.0, 130.0)  # past f32 underflow (2**-150) and overflow
         n = w.call("rint", tc)
-        r = w.mul(w.sub(tc, n), w.c(_LN2))  # exact difference, |r| <= ln2 / 2
-        p = w.fma(w.mul(r, r), w.poly(r, _EXP["f32"]), w.add(r, w.c(1.0)))
+        p = w.poly(w.sub(tc, n), _exp2_coeffs("f32"))  # 2**d, |d| <= 1/2 (the difference is exact)
         mag = m.b.fptrunc(w.mul(p, w.pow2(n)), m.ty)  # 2**n is normal in f64: one rounding
     else:
         w = m
-        log_hi, log_lo = _log_double(w, ax)
-        z_hi = w.mul(y, log_hi)
-        z_lo = w.fma(y, log_lo, w.fma(y, log_hi, w.neg(z_hi)))
-        zc = _clamp(w, z_hi, *_EXP_LIMITS["f64"])
-        u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, w.c(0.0)))
-        mag = w.scale(w.add(u, w.c(1.0)), n)
+        log_hi, log_lo = _log_double(w, ax)  # garbage (finite) for 0, inf and NaN
+        log_hi, log_lo = w.sel(edge, edge_log, log_hi), w.sel(edge, zero, log_lo)
+        z_hi = w.mul(ye, log_hi)
+        z_lo = w.fma(ye, log_lo, w.fma(ye, log_hi, w.neg(z_hi)))  # NaN where z_hi is +-inf
+        zc = _clamp_nan(w, z_hi, *_EXP_LIMITS["f64"])
+        u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, zero))
+        mag = w.scale(w.add(u, one), n)
 
-    inf, zero, one = m.c(math.inf), m.c(0.0), m.c(1.0)
-    y_neg = m.lt(y, zero)
-    b = m.b
-    mag = m.sel(m.eq(ax, zero), m.sel(y_neg, inf, zero), mag)
-    mag = m.sel(m.eq(ax, inf), m.sel(y_neg, zero, inf), mag)
-    # y = +-inf: 1 at |x| = 1, else inf when |x| > 1 and y > 0 or |x| < 1 and y < 0, else 0
-    grows = b.icmp_unsigned("==", m.gt(ax, one), m.gt(y, zero))
-    y_inf = m.sel(m.eq(ax, one), one, m.sel(grows, inf, zero))
-    mag = m.sel(m.eq(m.abs(y), inf), y_inf, mag)
     y_int = m.eq(m.call("trunc", y), y)
     half = m.mul(y, m.c(0.5))
     y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
-    x_sign = b.icmp_signed("<", m.bits(x), m.i(0))
-    r = m.sel(b.and_(y_odd, x_sign), m.neg(mag), mag)
-    neg_finite = b.and_(m.lt(x, zero), m.gt(x, m.neg(inf)))
+    r = m.sel(y_odd, m.call("copysign", mag, x), mag)
+    neg_finite = b.and_(m.lt(x, zero), m.ne(x, m.neg(inf)))
     r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
-    r = m.sel(b.or_(m.isnan(x), m.isnan(y)), m.c(math.nan), r)
     return m.sel(b.or_(m.eq(y, zero), m.eq(x, one)), one, r)
 
 
