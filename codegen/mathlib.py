@@ -362,9 +362,17 @@ class _Math:
         return self.from_bits(self.b.shl(e, self.i(self.mant)))
 
     def scale(self, p, n):
-        """p * 2**n in two steps, so that n may run from below the subnormals to past overflow."""
-        half = self.call("floor", self.mul(n, self.c(0.5)))
-        return self.mul(self.mul(p, self.pow2(half)), self.pow2(self.sub(n, half)))
+        """p * 2**n for p near 1 (within [1/2, 2)) and an integer-valued float n from below the
+        subnormals (-(bias + mant) - 2) to past overflow (bias + 1), in two products: by
+        2**(n + a), normal, then by 2**-a, with a = 64 (f32) / 600 (f64) for n < 0 and -1 for
+        n >= 0. The second product rounds once (gradual underflow) or overflows; a is one
+        select of constants, folded into pow2's shifter."""
+        a_neg = 64 if self.kind == "f32" else 600
+        neg = self.lt(n, self.c(0.0))
+        biased = self._shifter() + self.bias
+        e = self.bits(self.add(n, self.sel(neg, self.c(biased + a_neg), self.c(biased - 1))))
+        first = self.from_bits(self.b.shl(e, self.i(self.mant)))
+        return self.mul(self.mul(p, first), self.sel(neg, self.c(2.0**-a_neg), self.c(2.0)))
 
 
 def _clamp(m: _Math, x, lo: float, hi: float):
