@@ -374,7 +374,7 @@ def emitted(name, kind):
 
 
 # f32 functions that compute in f32 lanes (twice as many per vector as f64), never widened.
-F32_IN_F32 = ["sin", "cos", "exp", "log", "tanh", "arctan", "arctan2", "arcsin", "arccos", "arcsinh",
+F32_IN_F32 = ["sin", "cos", "tan", "exp", "log", "tanh", "arctan", "arctan2", "arcsin", "arccos", "arcsinh",
               "arccosh", "arctanh", "cbrt"]
 
 
