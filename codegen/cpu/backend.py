@@ -64,10 +64,11 @@ INLINED_KERNELS = 32
 # optimised IR) is kept after its plans are gone (``_CodeMemo``): a function jitted anew with
 # the arguments of an earlier one (a new ``jit`` of the same code, a signature evicted by
 # ``max_signatures``) emits the same LLVM IR and takes its code from here instead of LLVM. In
-# the test suite a quarter of one worker's LLVM time was such repeats (the same kernel shape
-# compiled again by the next example or test). Small: the process's memory stays flat however
-# many signatures come and go (tests/jitcore/test_bounded_cache.py allows 512 KiB). 0 turns it
-# off, for whoever times compiles by repeating one (tools/bench_compile.py, the compile-time test).
+# four of the suite's files a sixth of the LLVM time was such repeats (the same kernel shape
+# compiled again by the next example or test; docs/performance.md). Small: the process's
+# memory stays flat however many signatures come and go (tests/jitcore/test_bounded_cache.py
+# allows 512 KiB). 0 turns it off, for whoever times compiles by repeating one
+# (tools/bench_compile.py, the compile-time test).
 MEMO_BYTES = 256 * 1024
 
 
@@ -280,16 +281,15 @@ class CpuBackend:
         # Code kept by the memo: size-generic code is "memory", as a loaded plan's is (a
         # function counts it as reused at a size after one it used it at); fixed-size code
         # "memo", which the frontend counts as a compile.
-        key = (symbol, unroll, target.magic())
-        kept = self._memo.get(key, _digest(llvm_ir))
+        key, digest = (symbol, unroll, target.magic()), _digest(llvm_ir)
+        kept = self._memo.get(key, digest)
         if kept is not None:
             return kept[0], kept[1], "memory" if generic else "memo"
         optimized, object_code = target.compile_ir(llvm_ir, unroll=unroll)
         if optimized.get_function(symbol) is None:
             raise JitcoreError(f"internal error: compiled module has no function {symbol!r}")
         optimized_ir = str(optimized)
-        if key is not None:
-            self._memo.put(key, _digest(llvm_ir), object_code, optimized_ir)
+        self._memo.put(key, digest, object_code, optimized_ir)
         return object_code, optimized_ir, "llvm"
 
     @staticmethod
