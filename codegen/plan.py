@@ -181,7 +181,8 @@ class CompiledFunction:
     object_code: bytes = b""  # what the backend loads
     # where the object code came from: "llvm" (compiled for this plan), "memory" (a plan of
     # the same LLVM IR compiled earlier in this process: a size-generic function at another
-    # size), "disk" (the disk cache's object code of that IR)
+    # size, or the backend's memo of recent compiles), "memo" (fixed-size code from that memo,
+    # counted as a compile), "disk" (the disk cache's object code of that IR)
     code_source: str = "llvm"
 
 

@@ -51,6 +51,9 @@ import numpy as np  # noqa: E402
 
 import jitcore as jc  # noqa: E402
 from jitcore import compiler  # noqa: E402
+from jitcore.codegen.cpu import backend as cpu_backend  # noqa: E402
+
+cpu_backend.MEMO_BYTES = 0  # every repeat compiles with LLVM, not from the backend's memo
 
 
 def sumsq(steps):

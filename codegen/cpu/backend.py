@@ -16,6 +16,8 @@ import hashlib
 import math
 import threading
 import weakref
+import zlib
+from collections import OrderedDict
 
 from llvmlite import ir as ll
 
@@ -57,6 +59,17 @@ TINY_WORK = 64
 # (a long unrolled Python loop) takes LLVM's O3 time superlinear in its size (measured: twice
 # the kernels, three times the time), where separate functions take linear time.
 INLINED_KERNELS = 32
+
+# The machine code of this many bytes of recent compiles (zlib-compressed object code and
+# optimised IR) is kept after its plans are gone (``_CodeMemo``): a function jitted anew with
+# the arguments of an earlier one (a new ``jit`` of the same code, a signature evicted by
+# ``max_signatures``) emits the same LLVM IR and takes its code from here instead of LLVM. In
+# four of the suite's files a sixth of the LLVM time was such repeats (the same kernel shape
+# compiled again by the next example or test; docs/performance.md). Small: the process's
+# memory stays flat however many signatures come and go (tests/jitcore/test_bounded_cache.py
+# allows 512 KiB). 0 turns it off, for whoever times compiles by repeating one
+# (tools/bench_compile.py, the compile-time test).
+MEMO_BYTES = 256 * 1024
 
 
 class LoadedCode:
@@ -100,6 +113,7 @@ class CpuBackend:
         self._local = threading.local()  # .off: lowering without the object cache
         self._symbol_locks: dict[str, _Making] = {}  # symbols being lowered now
         self._support: dict[str, tuple[str, bytes]] = {}  # support symbol -> its LLVM IR, object code
+        self._memo = _CodeMemo()  # recent compiles' code, by their LLVM IR
 
     def use_object_cache(self, cache) -> None:
         self._object_cache = cache
@@ -268,10 +282,19 @@ class CpuBackend:
             start = len(_GENERIC) + 8
             length = int.from_bytes(stored[len(_GENERIC):start], "little")
             return stored[start + length:], stored[start:start + length].decode(), "disk"
+        # Code kept by the memo: size-generic code is "memory", as a loaded plan's is (a
+        # function counts it as reused at a size after one it used it at); fixed-size code
+        # "memo", which the frontend counts as a compile.
+        key, digest = (symbol, unroll, target.magic()), _digest(llvm_ir)
+        kept = self._memo.get(key, digest)
+        if kept is not None:
+            return kept[0], kept[1], "memory" if generic else "memo"
         optimized, object_code = target.compile_ir(llvm_ir, unroll=unroll)
         if optimized.get_function(symbol) is None:
             raise JitcoreError(f"internal error: compiled module has no function {symbol!r}")
-        return object_code, str(optimized), "llvm"
+        optimized_ir = str(optimized)
+        self._memo.put(key, digest, object_code, optimized_ir)
+        return object_code, optimized_ir, "llvm"
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
@@ -376,6 +399,45 @@ class _Making:
         self.lock = threading.Lock()
         self.users = 0
         self.code: tuple[bytes, str, str] | None = None
+
+
+class _CodeMemo:
+    """The object code and optimised IR of recent compiles, by (symbol, unroll, machine), within
+    a budget of compressed bytes, the least recently used dropped first. An entry is returned
+    only for the LLVM IR it was compiled from (its digest): the symbol's hash is of that IR, but
+    a 64-bit hash is not the IR. The budget is ``MEMO_BYTES``, read at each use."""
+
+    def __init__(self):
+        self._bytes = 0
+        self._entries: OrderedDict[tuple, tuple[bytes, bytes, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple, digest: bytes) -> tuple[bytes, str] | None:
+        if MEMO_BYTES <= 0:
+            return None
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] != digest:
+                return None
+            self._entries.move_to_end(key)
+        return zlib.decompress(entry[1]), zlib.decompress(entry[2]).decode()
+
+    def put(self, key: tuple, digest: bytes, object_code: bytes, optimized_ir: str) -> None:
+        # level 1: a millisecond for a large module, against the tens to hundreds LLVM took
+        entry = (digest, zlib.compress(object_code, 1), zlib.compress(optimized_ir.encode(), 1))
+        size = len(entry[1]) + len(entry[2])
+        budget = MEMO_BYTES
+        if size > budget // 4:  # one huge module would push out everything else
+            return
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= len(old[1]) + len(old[2])
+            self._entries[key] = entry
+            self._bytes += size
+            while self._bytes > budget:
+                _, dropped = self._entries.popitem(last=False)
+                self._bytes -= len(dropped[1]) + len(dropped[2])
 
 
 # An object-cache entry of a size-generic function: this, the optimised IR's length (8 bytes),

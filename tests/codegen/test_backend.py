@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import pickle
 import subprocess
 import sys
@@ -147,3 +148,43 @@ def test_launches_name_their_kernels_operands_and_parallel_dims():
     assert gather.operands[:2] == (Storage("input", 0), Storage("input", 1))
     assert gather.operands[3] == Storage("status", 0) and gather.parallel_extent == ()
     assert plan.has_status
+
+
+def test_a_function_jitted_anew_takes_its_code_from_the_memo(monkeypatch):
+    """The backend's memo of recent compiles: the same LLVM IR compiled again (a new ``jit`` of
+    the same code, its first plan gone) runs no LLVM and gets the same machine code; other IR,
+    or the memo turned off, does run LLVM."""
+    from jitcore.codegen.cpu import backend, target
+
+    compiled = []
+    real = target.compile_ir
+
+    def counting(llvm_ir, *args, **kwargs):
+        compiled.append(llvm_ir)
+        return real(llvm_ir, *args, **kwargs)
+
+    monkeypatch.setattr(target, "compile_ir", counting)
+    x = np.linspace(-2.0, 2.0, 37)
+    y = x[::-1].copy()
+
+    def run():
+        f = jitcore.jit(lambda a, b: jnp.tanh(a * 3.0 - b), cache=False)
+        result = f(x, y)
+        plan = next(iter(f._cache.values())).plan
+        code = plan.object_code, plan.optimized_llvm_ir, plan.code_source
+        del f, plan
+        gc.collect()  # the plan and its loaded code are gone: only the memo has the code
+        return result, code
+
+    first, code = run()
+    assert len(compiled) == 1
+    again, code_again = run()
+    assert len(compiled) == 1 and code_again[2] in ("memory", "memo")
+    assert code_again[:2] == code[:2]
+    np.testing.assert_array_equal(again, first)
+    np.testing.assert_allclose(first, np.tanh(x * 3.0 - y), rtol=1e-15, atol=1e-15)
+    jitcore.jit(lambda a, b: jnp.tanh(a * 3.0 + b), cache=False)(x, y)  # other IR: compiled
+    assert len(compiled) == 2
+    monkeypatch.setattr(backend, "MEMO_BYTES", 0)
+    run()
+    assert len(compiled) == 3
