@@ -369,3 +369,15 @@ def test_masked_extremes_take_initial():
         assert_same(got, want)
     with pytest.raises(OverflowError, match="infinity"):
         jc.jit(lambda x: np.max(x, initial=-np.inf))(np.arange(3))
+
+
+def test_unravel_index_of_traced_flat_indices():
+    def fn(a):
+        return np.unravel_index(np.argmax(a), a.shape), np.unravel_index(np.arange(5), a.shape, order="F")
+
+    a = np.array([[1.0, 5.0, 2.0], [5.0, 9.0, np.nan]])
+    got, want = jc.jit(fn)(a), fn(a)
+    for g, w in zip(got[0] + got[1], want[0] + want[1], strict=True):
+        assert_same(g, w)
+    with pytest.raises(ValueError, match="index 6 is out of bounds for array with size 6"):
+        jc.jit(lambda i: np.unravel_index(i, (2, 3)))(np.array([1, 6]))

@@ -323,6 +323,10 @@ def interquartile_range(x):
     return q75 - q25, -np.quantile(x, 0.05)
 
 
+def argmax_position(A):
+    return np.unravel_index(np.argmax(A), A.shape), A.argmax(axis=0), np.argmin(A, axis=1, keepdims=True)
+
+
 def returns(p):
     return np.diff(p) / p[:-1] * 100, np.log(p[1:] / p[:-1])
 
@@ -665,6 +669,12 @@ PROGRAMS = {
         [(normal(4, 3), normal(5, 3)), (np.arange(6).reshape(3, 2), np.arange(4).reshape(2, 2))],
     ),
     "interquartile_range": (interquartile_range, (), TIGHT, [(normal(20),), (np.arange(9),)]),
+    "argmax_position": (
+        argmax_position,
+        (),
+        EXACT,
+        [(normal(3, 4),), (np.array([[1, 5], [5, 0]]),), (normal(4, 3).T,)],
+    ),
     "returns": (returns, (), TIGHT, [(np.abs(normal(10)) + 1,), (np.array([100, 110, 99]),)]),
     "trapezoid_2d": (trapezoid_2d, (), TIGHT, [(normal(4, 5), 0.1, 0.2)]),
     "nep50_mixing": (
