@@ -22,6 +22,7 @@ lock, is bounded alike and drops the entry inserted first, so a fast call stays 
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
 import inspect
 import itertools
@@ -423,8 +424,9 @@ class JitFunction:
                 leaf, contiguous = np.ascontiguousarray(leaf), True  # unaligned: one copy
             fortran = not contiguous and leaf.flags.f_contiguous
             return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran), leaf
-        if isinstance(leaf, np.generic):
-            return self._leaf(np.asarray(leaf), tree, index)
+        if isinstance(leaf, np.generic):  # returned, or carried through a loop, as a NumPy scalar
+            spec, arr = self._leaf(np.asarray(leaf), tree, index)
+            return dataclasses.replace(spec, scalar=True), arr
         if getattr(leaf, "__jitcore_device_array__", False):  # jitcore.cuda's
             if self.options.target != "cuda":  # copied back for the CPU's code
                 return self._leaf(leaf.to_numpy(), tree, index)
@@ -437,7 +439,7 @@ class JitFunction:
                 raise JitOverflowError(f"{self.__name__}(): argument {self._paths(tree)[index]}: "
                                        f"Python integer {leaf} out of bounds for {dtype}") from None
             bounds = int_range(leaf) if dtype.kind == "i" else None
-            return ArgSpec((), dtype, weak=not isinstance(leaf, bool), int_range=bounds), arr
+            return ArgSpec((), dtype, weak=not isinstance(leaf, bool), int_range=bounds, scalar=True), arr
         if type(leaf).__module__.startswith("dask"):  # a Dask array: __call__ makes a lazy one
             raise DaskArgument(f"{self.__name__}(): argument {self._paths(tree)[index]} is a "
                                f"{type(leaf).__module__}.{type(leaf).__qualname__}; lower() and make_ir() "

@@ -60,6 +60,7 @@ class ArgSpec:
     contiguous: bool = True
     int_range: tuple[int, int] | None = None  # a Python int's bounds (api.int_range)
     fortran: bool = False  # Fortran-ordered and not C-contiguous
+    scalar: bool = False  # a NumPy scalar or Python number, not a 0-d array: its tracer is one
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
     values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
                                      weak=[s.weak for s in specs],
                                      int_ranges=[s.int_range for s in specs],
-                                     fortran=[s.fortran for s in specs], recorder=recorder)
+                                     fortran=[s.fortran for s in specs],
+                                     scalars=[s.scalar for s in specs], recorder=recorder)
     func.loc = _definition(functions)
     func.body.append(ReturnOp(values)).loc = func.loc
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
@@ -127,11 +129,13 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                    weak: Sequence[bool] | None = None,
                    int_ranges: Sequence | None = None,
                    fortran: Sequence[bool] | None = None,
+                   scalars: Sequence[bool] | None = None,
                    recorder: calltime.Recorder | None = None) -> tuple[list[Value], Outputs]:
     """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
     argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
     ``paths`` in error messages; ``weak``: a Python scalar's; ``int_ranges``: a Python int's
-    bounds, or None). Returns the values ``fn`` returned
+    bounds, or None; ``scalars``: a NumPy scalar's or Python number's, which ``fn`` sees as a
+    NumPy scalar rather than a 0-d array). Returns the values ``fn`` returned
     (flattened as a pytree), then the new values of the arguments it wrote to in place, and the
     ``Outputs`` that describe them; the caller adds the terminator that uses them.
 
@@ -148,6 +152,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         tracer.int_range = bounds
     for tracer, layout in zip(tracers, fortran or ()):
         tracer.fortran = layout
+    for tracer, scalar in zip(tracers, scalars or ()):
+        tracer.scalar = scalar and tracer.ndim == 0
     # A top-level argument that is a scalar may be made static; hints advise it for no other.
     t.scalar_arguments = frozenset(p for a, p in zip(arg_types, paths) if not a.shape and "[" not in p)
     recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)

@@ -159,6 +159,17 @@ def _results(trace: Trace, op, avals: list[Aval], sources: frozenset, scalars) -
     return out
 
 
+def _carry_tracers(trace: Trace, args, avals: list[Aval], sources: frozenset, init_leaves) -> list[Tracer]:
+    """A loop region's carries; a NumPy scalar's carry is one, so the body's ``n += 1`` rebinds
+    ``n`` as Python does, rather than writing into a 0-d array."""
+    out = []
+    for arg, a, leaf in zip(args, avals, init_leaves):
+        t = Tracer(arg, trace, sources, a.weak)
+        t.scalar = _is_scalar(leaf) and not a.shape
+        out.append(t)
+    return out
+
+
 def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
     """The leaves as tracers of ``avals``, in the current block (operands of the op)."""
     return [prims.as_tracer(trace, leaf, a.dtype) for leaf, a in zip(leaves, avals)]
@@ -297,8 +308,7 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
     for _ in range(len(avals) + 2):  # each retrace makes at least one leaf's dtype wider
         block = Block([*extra_types, *(a.ir_type for a in avals)])
         with trace.region(block):  # values made in it are read only in it
-            carry = [Tracer(arg, trace, sources, a.weak)
-                     for arg, a in zip(block.args[len(extra_types):], avals)]
+            carry = _carry_tracers(trace, block.args[len(extra_types):], avals, sources, init_leaves)
             out, rest = call(block, pytree.unflatten(tree, carry))
             out_leaves, out_tree = pytree.flatten(out)
             _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
@@ -323,7 +333,7 @@ def while_loop(cond_fun, body_fun, init_val):
         lambda block, carry: (body_fun(carry), None))
     cond_block = Block([a.ir_type for a in avals])
     with trace.region(cond_block):
-        carry = [Tracer(arg, trace, _sources(init_leaves), a.weak) for arg, a in zip(cond_block.args, avals)]
+        carry = _carry_tracers(trace, cond_block.args, avals, _sources(init_leaves), init_leaves)
         p = _predicate(trace, cond_fun(pytree.unflatten(tree, carry)), "jc.while_loop",
                        "what cond_fun returns")
         trace.builder.create(scf.ConditionOp, [p.value])

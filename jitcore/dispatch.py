@@ -336,8 +336,8 @@ class Executable:
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
                 np.copyto(targets[i], new)  # NumPy semantics: the caller's array changed
             outputs = outputs[: len(outputs) - len(self.mutated)]
-        for k, i in self._arguments:
-            outputs[k] = targets[i]
+        for k, i in self._arguments:  # a scalar argument comes back a NumPy scalar, as a result does
+            outputs[k] = targets[i][()] if self._outputs[k][3] else targets[i]
         for k in self._transposed:
             outputs[k] = outputs[k].T
         return pytree.unflatten(self.out_tree, outputs)

@@ -160,19 +160,22 @@ class MaskedSelection:
         _no_out(out, "mean")
         return self._reduce(np.mean, axis, keepdims, dtype=dtype)
 
-    def max(self, axis=None, out=None, keepdims=False):
-        return self._extreme(np.max, "maximum", axis, out, keepdims)
+    def max(self, axis=None, out=None, keepdims=False, initial=None):
+        return self._extreme(np.max, "maximum", axis, out, keepdims, initial)
 
-    def min(self, axis=None, out=None, keepdims=False):
-        return self._extreme(np.min, "minimum", axis, out, keepdims)
+    def min(self, axis=None, out=None, keepdims=False, initial=None):
+        return self._extreme(np.min, "minimum", axis, out, keepdims, initial)
 
-    def _extreme(self, np_fn, name: str, axis, out, keepdims):
+    def _extreme(self, np_fn, name: str, axis, out, keepdims, initial=None):
         """max/min have no identity: the masked-out elements count as the dtype's lowest (highest)
-        value, and a call that selected nothing raises NumPy's ValueError."""
+        value, and a call that selected nothing raises NumPy's ValueError; with ``initial``, the
+        masked-out elements are it, and nothing selected gives it, as in NumPy."""
         _no_out(out, np_fn.__name__)
         if self.dtype.kind == "c":
             raise UnsupportedError(f"x[mask].{np_fn.__name__}() of complex numbers is not supported "
                                    f"under jit yet (at {user_location()})")
+        if initial is not None:
+            return self._reduce(np_fn, axis, keepdims, initial=initial)
         message = f"zero-size array to reduction operation {name} which has no identity"
         if 0 in self.values.shape[self.mask.ndim:] and axis is None:
             raise ValueError(message)

@@ -165,7 +165,13 @@ class Tracer:
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran")
     __array_priority__ = 1000
-    __hash__ = None  # like ndarray: == is elementwise, so tracers are not hashable
+
+    def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
+        raise JitTypeError(
+            f"unhashable type: a traced value ({self!r}) cannot be a dict key or a set member "
+            f"(at {user_location()}): its value is not known while the function compiles. Look "
+            "it up in an array instead (table = np.array([...]); table[i]), or compare with == "
+            "and select with np.where")
 
     def __init__(self, value: Value, trace: Trace, sources: frozenset = frozenset(), weak=False):
         self._value = value
@@ -205,7 +211,9 @@ class Tracer:
             f"a value computed inside a loop body or branch (Traced<{self._value.type.element}"
             f"[{dims}]>) is used after it, at {user_location()}: it exists only inside. Return "
             "it from the body or branch (in the loop's carry, scan's ys or the branch's output) "
-            "and use what the loop or branch returns."
+            "and use what the loop or branch returns. A Python list appended to in a loop "
+            "whose bounds or condition are traced is one such way out: make the array first "
+            "(out = np.zeros(n)) and write out[i] = v in the loop, or make the bound static."
         )
 
     def _derived_in_region(self, version: int) -> Value:

@@ -67,6 +67,20 @@ def _empty(np_fn, zeros_fn):
     return empty
 
 
+def _creation(np_fn, jnp_fn):
+    def create(*args, **kwargs):
+        """NumPy's ``np.zeros(n)``/``np.arange(n)``: jitcore's when an argument is traced, which
+        fills with a traced value or names the traced shape or bound (NumPy's own would only
+        say it cannot make an array of a traced value)."""
+        if current_trace() is None or not prims.holds_tracer((args, tuple(kwargs.values()))):
+            return np_fn(*args, **kwargs)
+        return jnp_fn(*args, **kwargs)
+
+    create.__name__ = create.__qualname__ = np_fn.__name__
+    create.__wrapped__ = np_fn
+    return create
+
+
 def _scalar_type(np_type):
     def scalar(value=0, *args, **kwargs):
         """``np.float32(x)`` of a traced ``x``: ``x`` converted, a NumPy scalar if 0-d."""
@@ -137,7 +151,9 @@ def _array_calls() -> dict:
     calls[np.array] = _array
     for f in (np.asarray, np.asanyarray, np.ascontiguousarray):
         calls[f] = _asarray(f)
-    calls[np.empty] = _empty(np.empty, np.zeros)
+    for f in (np.zeros, np.ones, np.full, np.arange):
+        calls[f] = _creation(f, getattr(jnp, f.__name__))
+    calls[np.empty] = _empty(np.empty, calls[np.zeros])
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
         calls[t] = _scalar_type(t)
@@ -185,7 +201,7 @@ def at_call(method, target, /, *args, **kwargs):
     is called as written, and ``target`` stays what it was."""
     trace = current_trace()
     if (isinstance(getattr(method, "__self__", None), np.ufunc) and isinstance(target, np.ndarray)
-            and trace is not None and prims.holds_tracer((args, kwargs))):
+            and trace is not None and prims.holds_tracer((args, tuple(kwargs.values())))):
         target = traced_copy(target, trace)
     method(target, *args, **kwargs)
     return target

@@ -102,7 +102,15 @@ def compare(left, *pairs):
 def if_exp(test, then, orelse):
     if not isinstance(test, Tracer):
         return then() if test else orelse()
-    return np.where(_one_truth_value(test, "the test of 'x if test else y'"), then(), orelse())
+    test = _one_truth_value(test, "the test of 'x if test else y'")
+    a, b = then(), orelse()
+    out = np.where(test, a, b)
+    # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array.
+    return as_scalar(out) if _is_scalar(a) and _is_scalar(b) else out
+
+
+def _is_scalar(x) -> bool:
+    return x.scalar if isinstance(x, Tracer) else not isinstance(x, np.ndarray) and np.ndim(x) == 0
 
 
 def setitem(base, key, value):

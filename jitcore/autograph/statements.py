@@ -124,11 +124,14 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                     if i != filled or first:
                         raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                                f"at {where(line)}, whose condition is traced")
-                    out[i] = np.zeros(*first_type[i])
+                    shape, dtype, scalar = first_type[i]
+                    out[i] = np.zeros(shape, dtype)[()] if scalar else np.zeros(shape, dtype)
                 elif not _carriable(v):
                     raise _cannot_carry(name, v, "if", line)
                 elif first and i == filled:
-                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype)
+                    scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
+                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype,
+                                     scalar)
             return {name: v for name, v in zip(names, out)}
         return run
 
@@ -425,15 +428,17 @@ class _Loop:
 
 
 def _traced_copy(trace, value):
-    """``value`` (a pytree of arrays and numbers) as new tracers: Python numbers weakly typed."""
+    """``value`` (a pytree of arrays and numbers) as new tracers: Python numbers weakly typed,
+    numbers NumPy scalars (a loop's ``n = 0; n += 1`` gives a scalar, as in Python)."""
     def leaf(x):
         if isinstance(x, Tracer):
             return fresh(x, x.scalar, x.weak)
+        t = as_tracer(trace, x, np.asarray(x).dtype)
         if isinstance(x, (bool, int, float, complex)):
-            t = as_tracer(trace, x, np.asarray(x).dtype)
-            t.weak = not isinstance(x, bool)
-            return t
-        return as_tracer(trace, x, np.asarray(x).dtype)
+            t = fresh(t, True, not isinstance(x, bool))
+        elif isinstance(x, np.generic):
+            t = fresh(t, True)
+        return t
     leaves, tree = pytree.flatten(value)
     return pytree.unflatten(tree, [leaf(x) for x in leaves])
 

@@ -64,10 +64,12 @@ def _traced(value: np.ndarray):
 
 
 def zeros(shape, dtype=float, order="C"):
+    refuse_traced(shape, "the shape of numpy.zeros")
     return _traced(np.zeros(shape, dtype, order))
 
 
 def ones(shape, dtype=None, order="C"):
+    refuse_traced(shape, "the shape of numpy.ones")
     return _traced(np.ones(shape, dtype, order))
 
 
@@ -78,6 +80,7 @@ def empty(shape, dtype=float, order="C"):
 
 
 def full(shape, fill_value, dtype=None, order="C"):
+    refuse_traced(shape, "the shape of numpy.full")
     if not traced(fill_value):
         return _traced(np.full(shape, fill_value, dtype, order))
     dtype = np.dtype(fill_value.dtype if dtype is None else dtype)
@@ -86,6 +89,7 @@ def full(shape, fill_value, dtype=None, order="C"):
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    refuse_traced([start, stop, step], "numpy.arange's length (set by its bounds)")
     return _traced(np.arange(start, stop, step, dtype=dtype))
 
 

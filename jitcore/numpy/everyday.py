@@ -17,14 +17,14 @@ import warnings
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
 __all__ = ["array_equal", "array_equiv", "bartlett", "blackman", "broadcast_arrays", "column_stack",
            "corrcoef", "cov", "delete", "diagflat", "dstack", "fix", "hamming", "hanning", "iscomplex",
            "isneginf", "isposinf", "isreal", "kaiser", "kron", "polyval", "rollaxis", "sinc",
-           "trapezoid", "tri"]
+           "trapezoid", "tri", "unravel_index"]
 
 
 def _traced_array(x, like: Tracer) -> Tracer:
@@ -398,3 +398,44 @@ for _fn, _advice in ((np.trim_zeros, _MASK), (np.compress, _MASK), (np.extract, 
                      (np.setdiff1d, "compare with a mask ~(a[:, None] == b).any(1)"),
                      (np.setxor1d, "compare with masks of membership")):
     _result_depends_on_data(_fn, _advice)
+
+
+@implements(np.unravel_index)
+def unravel_index(indices, shape, order="C"):
+    """``numpy.unravel_index`` of traced flat indices into a static ``shape`` (the idiom
+    ``np.unravel_index(np.argmax(a), a.shape)``): each coordinate by ``//`` and ``%`` of the
+    dims; an index out of range raises NumPy's ValueError when the function runs."""
+    if not traced(indices):
+        return np.unravel_index(indices, shape, order)
+    refuse_traced(shape, "the shape of numpy.unravel_index")
+    dims = tuple(operator.index(d) for d in (shape if np.ndim(shape) else (shape,)))
+    if indices.dtype.kind not in "iu":
+        raise JitTypeError(f"only int indices permitted (numpy.unravel_index at {user_location()})")
+    if order not in ("C", "F"):
+        raise JitValueError(f"only 'C' or 'F' order is permitted (at {user_location()})")
+    size = int(np.prod(dims))
+    flat = prims.convert(indices, np.dtype(np.intp))
+    _raise_if_out_of_range(flat, size)
+    coords, rest = {}, flat
+    for axis in (reversed(range(len(dims))) if order == "C" else range(len(dims))):
+        coords[axis] = prims.ufunc(np.remainder, rest, dims[axis]) if dims[axis] else rest
+        rest = prims.ufunc(np.floor_divide, rest, dims[axis]) if dims[axis] else rest
+    return tuple(coords[axis] for axis in range(len(dims)))
+
+
+def _raise_if_out_of_range(flat, size: int) -> None:
+    """NumPy's ValueError for the first flat index outside ``[0, size)``, raised by the call (a
+    callback on the branch taken only then)."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    bad = prims.ufunc(np.bitwise_or, prims.ufunc(np.less, flat, 0), prims.ufunc(np.greater_equal, flat, size))
+
+    def fail(index):
+        raise JitValueError(f"index {int(index)} is out of bounds for array with size {size}")
+
+    def check():
+        first = np.reshape(flat, (-1,))[np.argmax(np.reshape(bad, (-1,)))]
+        debug_callback(fail, first)
+
+    cond(np.any(bad), check, lambda: None)

@@ -29,7 +29,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "index helpers computed from static shapes: call them outside jit (plain NumPy)": (
         "c_", "diag_indices", "diag_indices_from", "index_exp", "indices", "ix_", "mask_indices", "mgrid",
         "ogrid", "r_", "ravel_multi_index", "s_", "tril_indices", "tril_indices_from", "triu_indices",
-        "triu_indices_from", "unravel_index", "fromfunction",
+        "triu_indices_from", "fromfunction",
     ),
     "dtypes jitcore has no IR type for (strings, objects, dates, extended precision)": (
         "bytes_", "character", "clongdouble", "complex256", "datetime64", "flexible", "float128",

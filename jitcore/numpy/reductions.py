@@ -22,7 +22,13 @@ import numpy as np
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
-from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import (
+    ConcretizationError,
+    JitOverflowError,
+    JitTypeError,
+    JitValueError,
+    UnsupportedError,
+)
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
@@ -106,7 +112,11 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
 
 def _in_dtype(value, dtype):
     """``initial=`` in the reduction's dtype: NumPy 2 raises OverflowError for a Python int out
-    of its range."""
+    of its range, and OverflowError (ValueError) for an infinite (NaN) float into integers."""
+    if np.dtype(dtype).kind in "iub" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        kind = JitValueError if np.isnan(value) else JitOverflowError
+        raise kind(f"cannot convert float {'NaN' if np.isnan(value) else 'infinity'} to integer: "
+                   f"initial={value} of a {np.dtype(dtype)} reduction (at {user_location()})")
     return np.array(value, dtype) if type(value) is int else np.asarray(value).astype(dtype)
 
 
@@ -619,7 +629,9 @@ def _histogram_edges(a, bins, range):
                                "and range=, or the edges")
     if isinstance(bins, Tracer):
         raise ConcretizationError(f"numpy.histogram under jit needs static bins (at "
-                                  f"{user_location()}): the number of bins sets the result's shape")
+                                  f"{user_location()}): the edges are checked to increase and set "
+                                  "the bins while tracing; pass them as a NumPy array the function "
+                                  "closes over (or make them inside it), or give a count and range=")
     if np.ndim(bins) == 0:
         n = operator.index(bins)
         if n < 1:

@@ -9,7 +9,7 @@ Each family module registers its entries on import (``@implements(np.f)``), and
 from __future__ import annotations
 
 from jitcore.errors import UnsupportedError
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
 UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
@@ -38,4 +38,18 @@ def apply_function(func, args, kwargs):
             f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {user_location()}); "
             "compute it outside the jitted function, or express it with supported operations"
         )
-    return impl(*args, **kwargs)
+    return strong_results(impl(*args, **kwargs))
+
+
+def strong_results(result):
+    """NumPy's functions return NumPy values: ``np.clip(n, 0, 9)`` or ``np.sqrt(n)`` of a Python
+    number is a strong float64 (NEP 50), which ``float32 * result`` promotes to float64, unlike a
+    weak Python scalar (``n * 2.0``, the operators' result, which stays weak)."""
+    if isinstance(result, (tuple, list)):
+        items = [strong_results(r) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
+    if isinstance(result, Tracer) and result.weak:
+        out = fresh(result, result.scalar)
+        out.int_range = None
+        return out
+    return result

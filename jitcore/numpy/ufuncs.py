@@ -18,7 +18,7 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import reductions
-from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, traced
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, strong_results, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
@@ -143,7 +143,7 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (target,) = out
         return _assign_out(ufunc, target, UFUNCS[ufunc](*inputs), casting)
     if method == "__call__" and ufunc in UFUNCS:
-        return UFUNCS[ufunc](*inputs)
+        return strong_results(UFUNCS[ufunc](*inputs))
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         (a,) = inputs
         given = {k: kwargs[k] for k in ("initial", "where") if k in kwargs}

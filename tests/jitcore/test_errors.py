@@ -333,3 +333,44 @@ def test_an_error_crossing_two_traces_names_the_line_once(which, error, text, fn
     shown = str(e) if isinstance(e, jc.JitcoreError) else "\n".join(e.__notes__)
     assert shown.count(f"{THIS_FILE}:{line_of(fn, text)}") == 1, shown
     assert shown.count(text) == 1, shown
+
+
+# -- a new user's mistakes (audit25): jitcore's own error, naming the line and the way out --------
+
+def arange_to_a_traced_bound(x):
+    n = int(x[0])
+    return np.arange(n)
+
+
+def zeros_of_a_traced_size(x):
+    return np.zeros(int(x.sum()))
+
+
+def dict_keyed_by_a_traced_value(x):
+    table = {0: 1.0, 1: 2.0}
+    return table[x[0]]
+
+
+def list_appended_in_a_traced_loop(x, n):
+    out = []
+    for i in range(n):
+        out.append(x[i] * 2)
+    return np.array(out)
+
+
+MISTAKES = {
+    "arange": (arange_to_a_traced_bound, (np.array([3.0]),), "return np.arange(n)",
+               jc.ConcretizationError, "numpy.arange's length"),
+    "zeros": (zeros_of_a_traced_size, (F3,), "np.zeros(int(x.sum()))", jc.ConcretizationError,
+              "the shape of numpy.zeros"),
+    "dict key": (dict_keyed_by_a_traced_value, (np.array([1]),), "return table[x[0]]",
+                 jc.JitTypeError, "cannot be a dict key"),
+    "list append": (list_appended_in_a_traced_loop, (F4, np.int64(3)), "return np.array(out)",
+                    jc.JitTypeError, "Python list appended to"),
+}
+
+
+@pytest.mark.parametrize("case", MISTAKES)
+def test_a_new_users_mistakes_name_the_line_and_the_way_out(case):
+    fn, args, text, error, why = MISTAKES[case]
+    assert why in raises_naming_the_line(error, fn, args, text)

@@ -298,3 +298,86 @@ def test_parts_of_a_complex_scalar_are_scalars():
     z = np.array([1 + 2j, -0.0 - 3j])
     for got, want in zip(jc.jit(fn)(z), fn(z), strict=True):
         assert_same(got, want)
+
+
+# -- NumPy scalars through arguments, loops and branches (audit25) ----------------------------------
+def _newton(x0):
+    x, n = x0, 0
+    while np.abs(x * x - 2.0) > 1e-12 and n < 50:
+        x = x - (x * x - 2.0) / (2 * x)
+        n += 1
+    return x, n
+
+
+def _positive_mean(x):
+    return x[x > 0].mean() if (x > 0).any() else 0.0
+
+
+def _first_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            return i
+    return -1
+
+
+# Each gave a 0-d array where NumPy gives a NumPy scalar (or, for Python numbers, a number).
+SCALAR_FLOWS = {
+    "argument returned": (lambda s: s, (np.float32(1.5),)),
+    "while carry": (_newton, (np.float64(1.0),)),
+    "x if c else y": (_positive_mean, (np.array([-1.0, 2.0]),)),
+    "early return in a traced if": (_first_negative, (np.array([1.0, -2.0, 3.0]),)),
+}
+
+
+@pytest.mark.parametrize("name", SCALAR_FLOWS)
+def test_scalars_stay_scalars_through_control_flow(name):
+    fn, args = SCALAR_FLOWS[name]
+    got, want = jc.jit(fn)(*args), fn(*args)
+    got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+    for g, w in zip(got, want, strict=True):
+        assert not isinstance(g, np.ndarray) and np.asarray(g).dtype == np.asarray(w).dtype, (g, w)
+        assert g == w
+
+
+def test_a_zero_d_array_argument_stays_an_array():
+    x = np.array(2.0)
+    assert_same(jc.jit(lambda x: x)(x), x)
+    assert_same(jc.jit(lambda x: x)(np.float64(2.0)), np.float64(2.0))
+
+
+# NEP 50: a NumPy function of a Python number is a strong NumPy value (float32 * np.sqrt(12) is
+# float64); Python's operators keep it weak (float32 * (12 * 2.0) is float32).
+NAMED_CALLS = {
+    "sqrt": lambda x, p: x * np.sqrt(p),
+    "multiply": lambda x, p: x * np.multiply(p, 2),
+    "clip": lambda x, p: x * np.clip(p, 0, 100),
+    "operator": lambda x, p: x * (p * 2.0),
+}
+
+
+@pytest.mark.parametrize("name", NAMED_CALLS)
+def test_numpy_functions_of_python_numbers_are_strong(name):
+    fn = NAMED_CALLS[name]
+    for p in (12, 12.5):
+        assert_same(jc.jit(fn)(np.float32(2), p), fn(np.float32(2), p))
+
+
+def test_masked_extremes_take_initial():
+    fn = lambda x: (x[x > 0].max(initial=-np.inf), x[x > 5].min(initial=7.0))  # noqa: E731
+    x = np.array([[1.0, -2.0], [3.0, 0.5]])
+    for got, want in zip(jc.jit(fn)(x), fn(x), strict=True):
+        assert_same(got, want)
+    with pytest.raises(OverflowError, match="infinity"):
+        jc.jit(lambda x: np.max(x, initial=-np.inf))(np.arange(3))
+
+
+def test_unravel_index_of_traced_flat_indices():
+    def fn(a):
+        return np.unravel_index(np.argmax(a), a.shape), np.unravel_index(np.arange(5), a.shape, order="F")
+
+    a = np.array([[1.0, 5.0, 2.0], [5.0, 9.0, np.nan]])
+    got, want = jc.jit(fn)(a), fn(a)
+    for g, w in zip(got[0] + got[1], want[0] + want[1], strict=True):
+        assert_same(g, w)
+    with pytest.raises(ValueError, match="index 6 is out of bounds for array with size 6"):
+        jc.jit(lambda i: np.unravel_index(i, (2, 3)))(np.array([1, 6]))

@@ -28,6 +28,10 @@ def power(x, n):
     return x
 
 
+def huber(r, delta=1.0, *, scale=1.0):
+    return np.where(abs(r) <= delta, r * r, delta * abs(r)) * scale
+
+
 @jc.jit(static_argnums=1)
 def repeat_add(x, n):
     for _ in range(n):
@@ -166,6 +170,14 @@ def test_bad_call_and_setup(example, tmp_path, argv, message):
     (tmp_path / "nothing.py").write_text("y = 1\n")
     err = refused(f"{example}:scale", *(a.format(tmp=tmp_path) for a in argv))
     assert message in err
+
+
+def test_a_misfit_names_defaults_and_keyword_only_parameters(example):
+    """A keyword-only parameter is given with --static, which the signature shown says (audit25)."""
+    err = refused(f"{example}:huber", "--args", "f64[4],float=0.5,float=2")
+    assert "the function takes (r, delta=1.0, *, scale=1.0)" in err
+    out = ok(f"{example}:huber", "--args", "f64[4]", "--static", "scale=2.0", "--stage", "traced")
+    assert "dense<2.0>" in out
 
 
 def test_real_arguments_give_what_the_zeros_give(example, tmp_path):
