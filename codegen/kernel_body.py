@@ -178,19 +178,34 @@ class KernelBody:
         ``accumulators()``, called once the inputs are loaded."""
         op = self.op
         n_in = len(op.operands)
+        values, tensors = self._inputs(ivs)
+        if accumulators is not None:
+            for k, acc in enumerate(accumulators()):
+                values[id(op.body.args[n_in + k])] = acc
+        self._emit_ops(op.body.ops[:-1], values, tensors, ivs)
+        return [values[id(y)] for y in op.body.terminator.operands]
+
+    def evaluate_without(self, ivs, skipped: set[int], wanted: list[Value]) -> list[ll.Value]:
+        """The body's values ``wanted`` at ``ivs``, its ops whose ids are in ``skipped`` left
+        out: a reduction's elements without the combines that read its accumulators
+        (``reduction.py`` computes several groups' elements before adding them in order)."""
+        values, tensors = self._inputs(ivs)
+        self._emit_ops([inner for inner in self.op.body.ops[:-1] if id(inner) not in skipped],
+                       values, tensors, ivs)
+        return [values[id(v)] for v in wanted]
+
+    def _inputs(self, ivs) -> tuple[dict, dict]:
+        """The inputs loaded at ``ivs`` (body argument id -> value), and each indexed input's
+        body argument -> its operand number (read where the body indexes it)."""
+        op, args = self.op, self.op.body.args
         values: dict[int, ll.Value] = {}
-        args = op.body.args
-        tensors = {}  # an indexed input's body argument -> its operand number
+        tensors = {}
         for i, v in enumerate(op.operands):
             if i in op.indexed:
                 tensors[id(args[i])] = i
             else:
                 values[id(args[i])] = self.load(i, ivs, v)
-        if accumulators is not None:
-            for k, acc in enumerate(accumulators()):
-                values[id(args[n_in + k])] = acc
-        self._emit_ops(op.body.ops[:-1], values, tensors, ivs)
-        return [values[id(y)] for y in op.body.terminator.operands]
+        return values, tensors
 
     def _emit_ops(self, ops, values: dict, tensors: dict, ivs) -> None:
         """Emit ``ops`` (of the body or of a region nested in it), recording their results in

@@ -23,7 +23,9 @@ The workloads suite (``--suite workloads``; tools/bench_workloads.py holds the w
 workloads of issue #10, each a plain NumPy function run by NumPy, by jitcore unchanged under
 ``jc.jit`` and, where installed and where they can express it, by numexpr, Numba and JAX; float32
 and float64; medians, each implementation's time over jitcore's, each workload's lower bound from
-a measured copy bandwidth and jitcore's time as a multiple of it, and the peak memory of two fused
+a measured copy bandwidth and jitcore's time as a multiple of it, a compute floor where the
+workload runs costly ops (those ops jitted alone in cache) and jitcore's time as a multiple of
+that, and the peak memory of two fused
 chains (tracemalloc) against NumPy's. ``--size`` scales every workload (by SIZE / 10M). The
 default suite does not include it (it takes 1-3 minutes on 2 cores); ``--suite all`` runs all three.
 docs/performance.md shows one run and says how to reproduce it.
@@ -694,8 +696,11 @@ def workload_rows(measured: list[bw.Measured],
     for m in measured:
         outs, bound_ms = m.outcomes, m.min_bytes / bandwidth * 1e3
         jit = outs["jitcore"]
-        row = [m.work.title + (" *" if m.work.compute_bound else ""), _SHORT[m.dtype], _shape_text(m),
-               _ms(bound_ms), _cell_ms(jit), f"{jit.ms / bound_ms:.1f}" if jit.ms else ""]
+        floor_above = m.floor_ms is not None and m.floor_ms > bound_ms  # compute-bound, measured
+        row = [m.work.title + (" *" if m.work.compute_bound or floor_above else ""), _SHORT[m.dtype],
+               _shape_text(m), _ms(bound_ms), _cell_ms(jit), f"{jit.ms / bound_ms:.1f}" if jit.ms else "",
+               _ms(m.floor_ms) if m.floor_ms else "",
+               f"{jit.ms / m.floor_ms:.1f}" if jit.ms and m.floor_ms else ""]
         for impl in ("numpy", *PEERS):
             out = outs[impl]
             ratio = f"{out.ms / jit.ms:.2f}x" if jit.ms and out.ms else ""
@@ -711,6 +716,8 @@ def workload_rows(measured: list[bw.Measured],
             "workload": m.work.name, "title": m.work.title, "dtype": m.dtype.name,
             "shapes": [list(s) for s in m.shapes], "steps": m.work.steps,
             "compute_bound": m.work.compute_bound, "min_bytes": m.min_bytes, "bound_ms": bound_ms,
+            "floor_ms": m.floor_ms, "floor_ops": m.floor_ops or None,
+            "floor_above_bound": floor_above if m.floor_ms is not None else None,
             "impls": {impl: {"status": out.status, "ms": out.ms, "reason": out.reason or None, "err": out.err}
                       for impl, out in outs.items()},
         })
@@ -719,7 +726,7 @@ def workload_rows(measured: list[bw.Measured],
     return rows, lines, records
 
 
-WORKLOAD_HEADER = ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound",
+WORKLOAD_HEADER = ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound", "floor ms", "x floor",
                    "numpy ms", "numpy/jc", "numexpr ms", "numexpr/jc", "numba ms", "numba/jc",
                    "jax ms", "jax/jc", "fastest", "jc err"]
 
@@ -739,7 +746,11 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
                f"float64 (a read and a write per byte), one thread, median of {max(repeat, 5)}")
     report.say("bound ms = the bytes a workload must move (its inputs read once, its outputs written once) / "
                "that bandwidth; x bound = jitcore ms / bound ms; * = compute-bound, the bandwidth bound "
-               "is not reachable there")
+               "is not reachable there (a matrix product, the MLP, or floor ms above bound ms)")
+    report.say(f"floor ms = the workload's costliest ops (tanh, sin, exp, log, sqrt) jitted alone on "
+               f"{bw.FLOOR_BYTES >> 10} KiB already in cache, one thread, their time per element (less a "
+               "call's) times the elements the workload runs them on: its compute floor on one core; "
+               "x floor = jitcore ms / floor ms")
     report.say("numpy/jc, numexpr/jc, ...: that implementation's median / jitcore's "
                "(above 1: jitcore is faster); jc err = max |jitcore - NumPy| / max |NumPy|")
     report.say("JAX: jax.jit of the same function (np bound to jax.numpy) on arrays already on its device; "

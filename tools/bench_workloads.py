@@ -109,6 +109,89 @@ def mlp_step(w1, b1, w2, b2, x, y):
     return w1 - lr * g_w1, b1 - lr * g_b1, w2 - lr * g_w2, b2 - lr * g_b2
 
 
+# ----------------------------------------------------------------------------- the floors
+# A workload's costliest ops, each jitted alone: their time per element in cache, on one thread,
+# times the elements the workload runs them on, is its compute floor ("floor ms").
+def _tanh(x):
+    return np.tanh(x)
+
+
+def _sin(x):
+    return np.sin(x)
+
+
+def _exp(x):
+    return np.exp(x)
+
+
+def _log(x):
+    return np.log(x)
+
+
+def _sqrt(x):
+    return np.sqrt(x)
+
+
+@dataclass(frozen=True)
+class FloorOp:
+    """One costly op of a workload: ``fn`` (plain NumPy, one array in, one out) on as many
+    elements as the workload's first input has (``over="in"``) or its output (``"out"``)."""
+
+    name: str
+    fn: Callable
+    over: str = "in"
+    positive: bool = False  # its domain: positive numbers (log, sqrt)
+
+
+TANH, SIN, EXP = FloorOp("tanh", _tanh), FloorOp("sin", _sin), FloorOp("exp", _exp)
+LOG = FloorOp("log", _log, positive=True)
+FLOOR_BYTES = 256 << 10  # each op's input (and its output alike) in the 1 MiB L2 of Zen 4
+_per_element: dict[tuple[str, str], float] = {}
+
+
+def op_seconds(op: FloorOp, dtype: np.dtype, repeat: int) -> float:
+    """Seconds per element of ``op`` under ``jc.jit`` on one thread, its data already in cache:
+    the thread CPU time of a call on ``FLOOR_BYTES`` of elements less that of a call on one
+    (the call itself), over the difference in elements; medians, the two calls alternating.
+    Measured once per op and dtype in a run."""
+    key = (op.name, dtype.name)
+    if key in _per_element:
+        return _per_element[key]
+    n = FLOOR_BYTES // dtype.itemsize
+    x = np.random.default_rng(1).standard_normal(n).astype(dtype)
+    if op.positive:
+        x = np.abs(x) + dtype.type(0.5)
+    one = x[:1].copy()
+    fn, threads = jc.jit(op.fn), jc.config.num_threads
+    jc.config.num_threads = 1  # a floor of one core, as the bandwidth bound is
+    try:
+        fn(x), fn(one)
+        many, single = [], []
+        for _ in range(10 * max(repeat, 5)):
+            for arg, times in ((x, many), (one, single)):
+                start = time.thread_time()
+                fn(arg)
+                times.append(time.thread_time() - start)
+    finally:
+        jc.config.num_threads = threads
+    seconds = max(statistics.median(many) - statistics.median(single), 0.0) / (n - 1)
+    _per_element[key] = seconds
+    return seconds
+
+
+def floor_of(work: Workload, dtype: np.dtype, arrays: list[np.ndarray], out_shape: tuple[int, ...],
+             repeat: int) -> tuple[float | None, str]:
+    """The workload's compute floor in ms (None: it has no costly op listed) and what it is."""
+    if not work.floor:
+        return None, ""
+    total, parts = 0.0, []
+    for op in work.floor:
+        count = arrays[0].size if op.over == "in" else math.prod(out_shape)
+        total += op_seconds(op, dtype, repeat) * count
+        parts.append(f"{op.name} x {count}")
+    return total * 1e3, " + ".join(parts)
+
+
 # ----------------------------------------------------------------------------- the workloads
 @dataclass
 class Workload:
@@ -122,6 +205,7 @@ class Workload:
     steps: int | None = None  # a training loop: fn's outputs become its first inputs, `steps` times
     dtypes: tuple[str, ...] = ("float32", "float64")
     note: str = ""
+    floor: tuple[FloorOp, ...] = ()  # the costly ops of its compute floor (none: memory-bound)
 
 
 def _n(base: int, scale: float) -> int:
@@ -176,19 +260,20 @@ def _mlp_inputs(rng, shapes, dtype):
 _NO_ROWS = "no reductions inside an expression (only as its last operation)"
 WORKLOADS = [
     Workload("tanh", "tanh(2x+1)", tanh_2x1, lambda s: [(_n(10_000_000, s),)],
-             _ne("tanh(two * x + one)", two=2, one=1)),
-    Workload("sin", "sin(x+y)", sin_xy, lambda s: [(_n(10_000_000, s),)] * 2, _ne("sin(x + y)")),
+             _ne("tanh(two * x + one)", two=2, one=1), floor=(TANH,)),
+    Workload("sin", "sin(x+y)", sin_xy, lambda s: [(_n(10_000_000, s),)] * 2, _ne("sin(x + y)"),
+             floor=(SIN,)),
     Workload("gelu", "GELU, tanh form", gelu, lambda s: [(_n(10_000_000, s),)],
              _ne("half * x * (one + tanh(c * (x + k * x ** 3)))",
-                 half=0.5, one=1, c=0.7978845608028654, k=0.044715)),
+                 half=0.5, one=1, c=0.7978845608028654, k=0.044715), floor=(TANH,)),
     Workload("sum", "sum(x*y)", sum_xy, lambda s: [(_n(10_000_000, s),)] * 2, _ne("sum(x * y)")),
     Workload("softmax", "softmax over rows", softmax_rows, lambda s: [(_side(4096, s), _side(1024, s))],
-             _NO_ROWS),
+             _NO_ROWS, floor=(EXP,)),
     Workload("layernorm", "layernorm over rows", layernorm_rows,
              lambda s: [(_side(4096, s), _side(1024, s))], _NO_ROWS),
     Workload("gauss", "exp(-(p[:,None]-q[None,:])**2)", gauss_outer,
              lambda s: [(_side(4000, s),), (_side(4000, s),)], _ne_gauss,
-             note="output p.size x q.size"),
+             note="output p.size x q.size", floor=(FloorOp("exp", _exp, over="out"),)),
     Workload("matmul", "a @ b", matmul, lambda s: [(_side(1024, s),) * 2] * 2,
              "no matrix product", compute_bound=True),
     Workload("matmul-t", "a.T @ b", matmul_t, lambda s: [(_side(1024, s),) * 2] * 2,
@@ -198,9 +283,10 @@ WORKLOADS = [
     Workload("pdist", "sum((X[None,:]-X[:,None])**2,-1)**0.5", pairwise_distances,
              lambda s: [(_side(500, s), 3)], _ne_pairwise,
              note="X is n x 3 (500 x 3 at the default size): the n x n x 3 difference stays small; "
-                  "numexpr: sum, then sqrt in a second call"),
+                  "numexpr: sum, then sqrt in a second call",
+             floor=(FloorOp("sqrt", _sqrt, over="out", positive=True),)),
     Workload("sumlogexp", "sum(log(exp(x)))", sum_log_exp, lambda s: [(_n(100_000, s),)],
-             _ne("sum(log(exp(x)))")),
+             _ne("sum(log(exp(x)))"), floor=(EXP, LOG)),
     Workload("roll", "np.roll(x, 3)", roll, lambda s: [(_n(10_000_000, s),)], "no indexing or shifts"),
     Workload("mlp", f"MLP, {MLP_STEPS} SGD steps", mlp_step, _mlp_shapes, "no matrix product",
              inputs=_mlp_inputs, compute_bound=True, steps=MLP_STEPS, dtypes=("float32",),
@@ -310,6 +396,8 @@ class Measured:
     min_bytes: int
     outcomes: dict[str, Outcome]
     out_shape: tuple[int, ...] = ()  # NumPy's result's (its first one's, for a tuple)
+    floor_ms: float | None = None  # the compute floor (``floor_of``); None: none listed
+    floor_ops: str = ""  # what the floor is made of
 
 
 def measure(work: Workload, dtype: np.dtype, scale: float, repeat: int, peers: dict) -> Measured:
@@ -368,7 +456,8 @@ def measure(work: Workload, dtype: np.dtype, scale: float, repeat: int, peers: d
         output = results["numpy"] if "numpy" in results else work.fn(*arrays)
         min_bytes = sum(a.nbytes for a in arrays) + _nbytes(output)
     out_shape = np.shape(output[0] if isinstance(output, tuple | list) else output)
-    return Measured(work, dtype, shapes, min_bytes, outcomes, out_shape)
+    floor_ms, floor_ops = floor_of(work, dtype, arrays, out_shape, repeat)
+    return Measured(work, dtype, shapes, min_bytes, outcomes, out_shape, floor_ms, floor_ops)
 
 
 def _to_numpy(value):

@@ -46,10 +46,14 @@ from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
-# The longest reduced row that a size-generic kernel compiles as a constant: points in 2, 3 or 4
-# dimensions, RGBA pixels, quaternions. Such a row has code of its own per length (at most three
+# The longest reduced row that a size-generic kernel compiles as a constant: points in 2 to 8
+# dimensions, RGBA pixels, quaternions. Such a row has code of its own per length (at most seven
 # compiles); longer rows share one code for every length (tests/jitcore/test_size_generic.py).
-TINY_ROW = 4
+# Under two groups of lanes (16 for float64) so that such a row always runs in order. It was 4:
+# rows of 5 to 8 then ran as a scalar loop per point, 2.5-4.6x slower (docs/performance.md,
+# "Short rows, costly sums and compute floors"); from 9 on LLVM no longer vectorizes the free
+# dim around the unrolled row (a stride of 9+ elements), so a constant does not pay there.
+TINY_ROW = 8
 
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
@@ -674,8 +678,8 @@ def _with_tiny_rows_constant(op: kernel.GenericOp, strided: list[bool], sizes: S
     length (no lanes: ``_worth_blocking``; a run-time one takes ``_blocked_unless_short``'s
     in-order branch), so the constant keeps the order, bit for bit, and lets LLVM unroll the
     row and vectorize the parallel dim around it: 2.8-5.8x on pairwise distances of 500 points
-    in 3-d. The code is then shared only by sizes with that row length: ``Sizes`` emits what
-    it is given, and code is reused only for the same LLVM IR text."""
+    in 3-d, 2.5-4.6x in 5- to 8-d. The code is then shared only by sizes with that row length:
+    ``Sizes`` emits what it is given, and code is reused only for the same LLVM IR text."""
     if not sizes or not op.has_reduction or op.scan_dim is not None or op.indexed:
         return sizes
     positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))

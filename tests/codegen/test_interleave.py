@@ -1,7 +1,8 @@
 """Interleaved math loops (codegen/cpu/cost.py ``interleave``): the innermost parallel loop of a
 body that calls the math library asks LLVM to interleave ``MATH_INTERLEAVE`` iterations of its
 vector loop, unless it is known to be short; arithmetic, copies and reduced rows are left to
-LLVM. The hint changes the schedule only: results are the same bits with it and without."""
+LLVM (a reduced row of math computes its groups side by side instead, ``reduction.py``). The
+hint changes the schedule only: results are the same bits with it and without."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from jitcore.codegen.cpu import cost
+from jitcore.codegen.cpu import cost, reduction
 
 HINT = re.compile(r'!"llvm\.loop\.interleave\.count", i32 (\d+)')
 LONG = cost.INTERLEAVE_MIN_TRIP + 37  # not a multiple of any vector width
@@ -31,12 +32,19 @@ def _hints(fn, *args) -> list[int]:
     (lambda x: np.exp(x[:, None] - np.arange(300, dtype=x.dtype)), [(LONG,)], False),  # rows known short
     (lambda x: x * 2 + 1, [(LONG,)], False),  # arithmetic: LLVM's own choice
     (lambda x: np.sqrt(np.abs(x)), [(LONG,)], False),  # cheap math ops are arithmetic
-    (lambda x: np.sum(np.log(np.abs(x) + 1), -1), [(2, LONG)], False),  # a reduced row
     (lambda x: np.roll(x, 5), [(LONG,)], False),
 ])
 def test_only_long_math_loops_are_hinted(fn, shapes, hinted):
     args = [rng.standard_normal(shape).astype(np.float32) for shape in shapes]
     assert _hints(fn, *args) == ([cost.MATH_INTERLEAVE] if hinted else [])
+
+
+def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
+    """A sum's row of math-library calls: its parallel loop is not hinted (the row is reduced),
+    but a block's groups are computed ``SIDE_BY_SIDE`` at a time (``reduction._Cascade._groups``)."""
+    x = rng.standard_normal((2, LONG)).astype(np.float32)
+    assert _hints(lambda x: np.sum(np.log(np.abs(x) + 1), -1), x) == [reduction.SIDE_BY_SIDE]
+    assert _hints(lambda x: np.sum(np.abs(x) + 1, -1), x) == []  # arithmetic: one group at a time
 
 
 def test_the_loop_id_refers_to_itself():

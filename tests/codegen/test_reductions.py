@@ -280,3 +280,46 @@ def test_columns_of_a_tall_3d_array(kind):
     for i in range(2):
         for j in range(3):
             assert abs(float(got[i, j]) - exact(x[:, i, j])) <= bound(x[:, i, j])
+
+
+# -- costly bodies and short rows -----------------------------------------------------------
+
+SIN = jc.jit(lambda x: np.sin(x))
+SIN_SUM = jc.jit(lambda x: np.sin(x).sum())
+SIN_SUM_ROWS = jc.jit(lambda x: np.sin(x).sum(axis=1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_costly_body_keeps_the_documented_order(dtype):
+    """A sum of math-library calls computes several groups' elements side by side
+    (``_Cascade._groups``), then adds them in the documented order: the bits of the documented
+    sum of the same values, whole, by rows, and in pieces on threads; NaN and inf included.
+    (Sines: terms of both signs, so a lane's rounding shows in the total.)"""
+    rng = np.random.default_rng(5)
+    for n in (31, 257, 4097, 33 * 256 + 7):
+        x = rng.standard_normal(n).astype(dtype) * dtype(10)
+        assert SIN_SUM(x) == documented_sum(SIN(x)), n
+    x = rng.standard_normal((3, 1000)).astype(dtype) * dtype(10)
+    x[1, 7], x[2, 500] = np.nan, np.inf
+    np.testing.assert_array_equal(SIN_SUM_ROWS(x), [documented_sum(row) for row in SIN(x)])
+    x = rng.standard_normal(70_001).astype(dtype) * dtype(10)
+    with jc.config.using(num_threads=2, parallel_threshold=0, chunk_size=4096):
+        assert SIN_SUM(x) == documented_sum(SIN(x))
+
+
+SHORT_SUM = jc.jit(lambda x: np.sqrt(np.sum(x * x, axis=-1, keepdims=True)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_rows_under_a_long_free_axis(dtype):
+    """Rows of 1, 2, 3, 5 and 17 under 300 of them (the pairwise distances' shape: a short
+    reduced axis, a long free one; ``schedule.TINY_ROW``), keepdims, a sqrt epilogue, NaN and
+    inf: each row in the documented order, then its sqrt."""
+    rng = np.random.default_rng(6)
+    for length in (1, 2, 3, 5, 17):
+        x = rng.standard_normal((300, length)).astype(dtype)
+        x[0, 0], x[1, -1], x[2, 0] = np.nan, np.inf, -np.inf
+        got = SHORT_SUM(x)
+        assert got.shape == (300, 1) and got.dtype == dtype
+        expected = np.sqrt(np.array([documented_sum(row * row) for row in x], dtype))[:, None]
+        np.testing.assert_array_equal(got, expected)

@@ -114,7 +114,8 @@ def test_bench_workloads_suite_at_a_tiny_size(without_peers):
     assert "copy bandwidth" in out and "GB/s" in out
     rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("| ")]
     header = rows[0]
-    assert header[:6] == ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound"]
+    assert header[:8] == ["workload", "dtype", "shape", "bound ms", "jitcore ms", "x bound",
+                          "floor ms", "x floor"]
     assert {"numpy/jc", "numexpr/jc", "numba/jc", "jax/jc", "fastest"} <= set(header)
     table = {(r[0].rstrip(" *"), r[1]): dict(zip(header, r)) for r in rows
              if r[1] in ("f32", "f64") and len(r) == len(header)}
@@ -152,6 +153,11 @@ def test_bench_json_parses_and_holds_every_table():
             assert impl["status"] != "n/a" or impl["reason"], (r["workload"], peer, impl)
     mlp = next(r for r in records if r["workload"] == "mlp")
     assert mlp["steps"] == 100 and mlp["compute_bound"]
+    assert mlp["floor_ms"] is None and mlp["floor_above_bound"] is None  # no costly op listed
+    for r in records:  # tanh and softmax: a measured compute floor of their tanh and exp
+        if r["workload"] != "mlp":
+            assert r["floor_ms"] > 0 and r["floor_ops"].startswith(("tanh x ", "exp x ")), r
+            assert r["floor_above_bound"] == (r["floor_ms"] > r["bound_ms"]), r
     for r in sections["peak-memory"]["records"]:
         assert r["jitcore_peak_bytes"] >= r["inputs_bytes"] + r["outputs_bytes"]
         assert r["numpy_peak_bytes"] > r["jitcore_peak_bytes"]  # NumPy's temporaries
