@@ -22,8 +22,8 @@ import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import jitcore as jc
+from tests.programs.like_numpy import EXACT, compare_like_numpy
 
-EXACT = 0.0
 TIGHT = 64  # eps of the result dtype: math-library ULPs and reassociated sums of a few terms
 f32 = np.float32
 RNG = np.random.default_rng(20261202)
@@ -696,24 +696,6 @@ def _copies(args):
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def _compare(got, want, rtol: float, what: str) -> None:
-    assert isinstance(got, np.ndarray) == isinstance(want, np.ndarray), (
-        f"{what}: {type(got).__name__} where NumPy gives {type(want).__name__}"
-    )
-    g, w = np.asarray(got), np.asarray(want)
-    assert (g.dtype, g.shape) == (w.dtype, w.shape), (
-        f"{what}: {g.dtype}{g.shape} vs NumPy's {w.dtype}{w.shape}"
-    )
-    if w.dtype.kind not in "fc" or rtol == EXACT:
-        np.testing.assert_array_equal(g, w, err_msg=what, strict=True)
-        return
-    finite = np.isfinite(w)
-    np.testing.assert_array_equal(g[~finite], w[~finite], err_msg=what)
-    scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
-    atol = rtol * np.finfo(w.dtype).eps * scale
-    np.testing.assert_allclose(g[finite], w[finite], rtol=0, atol=atol, err_msg=what)
-
-
 @pytest.mark.parametrize("name, k", CASES)
 def test_new_user_program_matches_numpy(name, k):
     fn, _, rtol, cases = PROGRAMS[name]
@@ -729,4 +711,4 @@ def test_new_user_program_matches_numpy(name, k):
     got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
     assert isinstance(got, tuple) and len(got) == len(want), (name, got, want)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
-        _compare(g, w, rtol, f"{name}, input {k}, result {i}")
+        compare_like_numpy(g, w, rtol, f"{name}, input {k}, result {i}")

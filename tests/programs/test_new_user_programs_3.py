@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 import jitcore as jc
+from tests.programs.like_numpy import EXACT, compare_like_numpy
 
-EXACT = 0.0
 TIGHT = 64  # eps of the result dtype: math-library ULPs, reductions summed in another order
 f32 = np.float32
 RNG = np.random.default_rng(20261225)
@@ -817,25 +817,6 @@ def _leaves(x, path: str):
     return [(x, path)]
 
 
-def _compare(got, want, rtol: float, what: str) -> None:
-    assert isinstance(got, np.ndarray) == isinstance(want, np.ndarray), (
-        f"{what}: {type(got).__name__} where NumPy gives {type(want).__name__}"
-    )
-    g, w = np.asarray(got), np.asarray(want)
-    assert (g.dtype, g.shape) == (w.dtype, w.shape), (
-        f"{what}: {g.dtype}{g.shape} vs NumPy's {w.dtype}{w.shape}"
-    )
-    if w.dtype.kind not in "fc" or rtol == EXACT:
-        np.testing.assert_array_equal(g, w, err_msg=what, strict=True)
-        return
-    finite = np.isfinite(w)
-    np.testing.assert_array_equal(g[~finite], w[~finite], err_msg=what)
-    scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
-    np.testing.assert_allclose(
-        g[finite], w[finite], rtol=0, atol=rtol * np.finfo(w.dtype).eps * scale, err_msg=what
-    )
-
-
 @pytest.mark.parametrize("name, k", CASES)
 def test_new_user_program_matches_numpy(name, k):
     fn, _, rtol, cases = PROGRAMS[name]
@@ -851,7 +832,7 @@ def test_new_user_program_matches_numpy(name, k):
     assert len(got_leaves) == len(want_leaves), (got, want)
     for g, w in zip(got_leaves, want_leaves, strict=True):
         if len(w) == 2:
-            _compare(g[0], w[0], rtol, f"{name}, input {k}, {w[1]}")
+            compare_like_numpy(g[0], w[0], rtol, f"{name}, input {k}, {w[1]}")
     for i, (g, w) in enumerate(zip(got_args, want_args, strict=True)):
         if isinstance(w, np.ndarray):
-            _compare(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
+            compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
