@@ -5,8 +5,26 @@ scalar), dtype and shape; exact bits for integers, booleans and exactly-rounded 
 from __future__ import annotations
 
 import numpy as np
+import pytest
+
+import jitcore as jc
 
 EXACT = 0.0
+
+
+def cases_and_jitted(programs: dict) -> tuple[list, dict]:
+    """A test parameter per (program, input) of ``programs`` (name: (function, static argument
+    names, tolerance, inputs)), and each program jitted with its static arguments."""
+    cases = [
+        pytest.param(name, k, id=f"{name}-{k}")
+        for name, (_, _, _, inputs) in programs.items()
+        for k in range(len(inputs))
+    ]
+    jitted = {
+        name: jc.jit(fn, static_argnames=static) if static else jc.jit(fn)
+        for name, (fn, static, _, _) in programs.items()
+    }
+    return cases, jitted
 
 
 def compare_like_numpy(got, want, rtol: float, what: str) -> None:

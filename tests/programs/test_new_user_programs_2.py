@@ -21,8 +21,7 @@ import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
-import jitcore as jc
-from tests.programs.like_numpy import EXACT, compare_like_numpy
+from tests.programs.like_numpy import EXACT, cases_and_jitted, compare_like_numpy
 
 TIGHT = 64  # eps of the result dtype: math-library ULPs and reassociated sums of a few terms
 f32 = np.float32
@@ -681,15 +680,7 @@ PROGRAMS = {
     "amortization": (amortization, ("n",), TIGHT, [(1000.0, 0.05, 12), (f32(500), f32(0.1), 3)]),
 }
 
-CASES = [
-    pytest.param(name, k, id=f"{name}-{k}")
-    for name, (_, _, _, cases) in PROGRAMS.items()
-    for k in range(len(cases))
-]
-JITTED = {
-    name: jc.jit(fn, static_argnames=static) if static else jc.jit(fn)
-    for name, (fn, static, _, _) in PROGRAMS.items()
-}
+CASES, JITTED = cases_and_jitted(PROGRAMS)
 
 
 def _copies(args):

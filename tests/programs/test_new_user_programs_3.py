@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from tests.programs.like_numpy import EXACT, compare_like_numpy
+from tests.programs.like_numpy import EXACT, cases_and_jitted, compare_like_numpy
 
 TIGHT = 64  # eps of the result dtype: math-library ULPs, reductions summed in another order
 f32 = np.float32
@@ -788,15 +788,7 @@ PROGRAMS = {
     ),
 }
 
-CASES = [
-    pytest.param(name, k, id=f"{name}-{k}")
-    for name, (_, _, _, cases) in PROGRAMS.items()
-    for k in range(len(cases))
-]
-JITTED = {
-    name: jc.jit(fn, static_argnames=static) if static else jc.jit(fn)
-    for name, (fn, static, _, _) in PROGRAMS.items()
-}
+CASES, JITTED = cases_and_jitted(PROGRAMS)
 
 
 def _call(fn, case):
