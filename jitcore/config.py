@@ -74,7 +74,7 @@ from contextlib import contextmanager
 
 from jitcore import buffer_pool, tracebacks
 from jitcore.codegen.backend import TARGETS
-from jitcore.codegen.cpu import blas, target
+from jitcore.codegen.cpu import blas, object_loader, target
 from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
 from jitcore.errors import ConfigError
 
@@ -180,6 +180,14 @@ def log_compiles_from_environment(environ: Mapping[str, str] = os.environ) -> bo
     text = environ.get("JITCORE_LOG_COMPILES", "").strip().lower()
     if text not in _OFF + _ON:
         raise ConfigError(f"JITCORE_LOG_COMPILES={text!r} is neither on (1) nor off (0)")
+    return text not in _OFF + ("",)
+
+
+def perf_map_from_environment(environ: Mapping[str, str] = os.environ) -> bool:
+    """``JITCORE_PERF_MAP``: on (1, on, true, yes) or off (unset, empty, 0, off, false, no)."""
+    text = environ.get("JITCORE_PERF_MAP", "").strip().lower()
+    if text not in _OFF + _ON:
+        raise ConfigError(f"JITCORE_PERF_MAP={text!r} is neither on (1) nor off (0)")
     return text not in _OFF + ("",)
 
 
@@ -312,6 +320,7 @@ class _ConfigModule(types.ModuleType):
 
 blas.choose(os.environ.get("JITCORE_BLAS", ""))
 target.override_vector_bits(os.environ.get(target.VECTOR_BITS_VARIABLE))
+object_loader.PERF_MAP = perf_map_from_environment()
 update("num_threads", threads_from_environment())
 tracebacks.enabled = os.environ.get("JITCORE_TRACEBACK_FILTERING", "on").strip().lower() not in (
     "off", "0", "false", "no")

@@ -16,11 +16,11 @@ registered: nothing unwinds through kernels (they call no code that throws), and
 backtrace through one only loses its frame. Undefined symbols resolve as MCJIT's do: first the
 symbols given to LLVM (``llvm.add_symbol``: the runtime's, BLAS), then the process's.
 
-Profiling: with ``JITCORE_PERF_MAP=1`` (read at import; ``PERF_MAP`` after) every function of a
-loaded object, the internal kernels too (``..._k0``, ``..._k0_rows``), is appended to
-``/tmp/perf-<pid>.map`` with its address and size, the file Linux ``perf`` reads to name code
-that no ELF file on disk holds: ``perf report`` then splits a plan's time by kernel instead of
-showing bare addresses. An object MCJIT loads instead (``Unsupported``) is not listed.
+Profiling: with ``JITCORE_PERF_MAP=1`` (read by ``jitcore/config.py`` at import, ``PERF_MAP``
+here) every function of a loaded object, the internal kernels too (``..._k0``, ``..._k0_rows``),
+is appended to ``/tmp/perf-<pid>.map`` with its address and size, the file Linux ``perf`` reads
+to name code that no ELF file on disk holds: ``perf report`` then splits a plan's time by kernel
+instead of showing bare addresses. An object MCJIT loads instead (``Unsupported``) is not listed.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ _R_X86_64 = {1: (8, False), 2: (4, True), 4: (4, True), 10: (4, False), 11: (4, 
 _UNWIND_SECTIONS = (b".eh_frame",)
 _PAGE = mmap.PAGESIZE
 _STT_FUNC = 2
-PERF_MAP = os.environ.get("JITCORE_PERF_MAP", "").strip().lower() in ("1", "on", "true", "yes")
+PERF_MAP = False  # jitcore/config.py sets it from JITCORE_PERF_MAP at import
 
 
 def perf_map_path() -> str:

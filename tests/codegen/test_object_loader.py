@@ -170,3 +170,14 @@ def test_a_perf_map_names_every_function_of_a_loaded_plan(monkeypatch, tmp_path)
     assert all(address > 0 and size > 0 for address, size in entries.values())
     spans = sorted(entries.values())
     assert all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:]))  # functions do not overlap
+
+
+def test_the_perf_map_setting_is_read_by_config():
+    from jitcore import config
+    from jitcore.errors import ConfigError
+
+    assert config.perf_map_from_environment({"JITCORE_PERF_MAP": "1"}) is True
+    assert config.perf_map_from_environment({"JITCORE_PERF_MAP": "off"}) is False
+    assert config.perf_map_from_environment({}) is False
+    with pytest.raises(ConfigError, match="JITCORE_PERF_MAP='maybe'"):
+        config.perf_map_from_environment({"JITCORE_PERF_MAP": "maybe"})
