@@ -75,7 +75,7 @@ from contextlib import contextmanager
 from jitcore import buffer_pool, tracebacks
 from jitcore.codegen.backend import TARGETS
 from jitcore.codegen.cpu import blas, object_loader, target
-from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS
+from jitcore.codegen.cpu.runtime import RUNTIME_SETTINGS, SETTINGS, available_cpus
 from jitcore.errors import ConfigError
 
 MAX_THREADS = 1024
@@ -95,13 +95,6 @@ _OFF = ("0", "off", "false", "no")
 _ON = ("", "1", "on", "true", "yes")
 _LOWEST = {"num_threads": 1, "parallel_threshold": 0, "chunk_size": 1}
 _HIGHEST = {"num_threads": MAX_THREADS}
-
-
-def available_cpus() -> int:
-    """The CPUs this process may run on (its affinity mask where the OS has one)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return os.cpu_count() or 1
 
 
 def threads_from_environment(environ: Mapping[str, str] = os.environ) -> int:

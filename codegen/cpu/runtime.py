@@ -37,6 +37,7 @@ launch. The frontend's ``jitcore.config`` sets them.
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 
 import llvmlite.binding as llvm
@@ -65,6 +66,15 @@ MIN_SPLIT_WORK = 1 << 15
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
 _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
+
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask where the OS has one): the most
+    threads a launch can use at once."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(len(os.sched_getaffinity(0)), 1)
+    return os.cpu_count() or 1
 
 
 class Split:

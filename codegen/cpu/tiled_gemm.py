@@ -58,7 +58,6 @@ in the L2 cache while the micro-kernel walks it once per panel of B.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import llvmlite.binding as llvm
@@ -66,7 +65,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.contraction import Contraction
-from jitcore.codegen.cpu import full_reduction, target
+from jitcore.codegen.cpu import full_reduction, runtime, target
 from jitcore.codegen.gemm_epilogue import FusedProduct
 from jitcore.codegen.kernel_body import KernelBody, Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, value_type
@@ -254,17 +253,10 @@ class RunTimeBlocks(full_reduction.RunTimeCount):
         return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
 
 
-def host_cores() -> int:
-    """The cores this process may run on (the threads a launch can use at most)."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(len(os.sched_getaffinity(0)), 1)
-    return os.cpu_count() or 1
-
-
 def split_chunks() -> int:
     """The most chunks a product is cut into: ``SPLIT_CHUNKS``, or one per core of a host
     with fewer (a chunk per core reads the other operand once per core)."""
-    return max(1, min(SPLIT_CHUNKS, host_cores()))
+    return max(1, min(SPLIT_CHUNKS, runtime.available_cpus()))
 
 
 def _chunks(side: int) -> int:

@@ -38,7 +38,7 @@ def small_blocks(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
     monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
-    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: 8)  # SPLIT_CHUNKS chunks on any host
+    monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 8)  # SPLIT_CHUNKS chunks on any host
 
 
 def check(got, a, b, product):
@@ -140,7 +140,7 @@ def test_tile_shape_follows_the_vector_width_and_registers(element_bits, vector_
 @pytest.fixture
 def eight_cores(monkeypatch):
     """The chunking of a host of 8 cores, whatever this one has (``split_chunks``)."""
-    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: 8)
+    monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 8)
 
 
 def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels(eight_cores):
@@ -236,7 +236,7 @@ def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows
 def test_a_product_has_no_more_chunks_than_the_host_has_cores(monkeypatch, cores, want):
     """Each chunk reads the whole of the operand it does not cut: more chunks than cores only
     read it again."""
-    monkeypatch.setattr(tiled_gemm, "host_cores", lambda: cores)
+    monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: cores)
     tile = TileShape(6, 4, 16)
     assert Blocking.choose(1024, 1024, 1024, tile, 4).split_blocks == want
     assert Blocking.choose(10000, 256, 256, tile, 4).split_blocks == want
