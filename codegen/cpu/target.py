@@ -90,7 +90,7 @@ def override_vector_bits(text: str | None) -> None:
     global VECTOR_BITS_OVERRIDE
     if (text or None) == VECTOR_BITS_OVERRIDE:
         return
-    if host_target_machine.cache_info().currsize:
+    if host_target_machine.cache_info().currsize or host_light_machine.cache_info().currsize:
         raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be chosen before the first compilation")
     VECTOR_BITS_OVERRIDE = text or None
     forget_host()
