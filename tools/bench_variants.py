@@ -62,6 +62,7 @@ def _cases(size: int, rng: np.random.Generator):
 def _set_variant(kind: str, value: int) -> None:
     if kind == "widths":
         target.host_target_machine.cache_clear()
+        target.host_light_machine.cache_clear()
         target.override_vector_bits(str(value))
     else:
         cost.MATH_INTERLEAVE = value

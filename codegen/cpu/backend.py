@@ -41,7 +41,7 @@ from jitcore.codegen.loops import Sizes, static_value
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import kernel
+from jitcore.ir.dialects import kernel, scf
 from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
@@ -53,6 +53,14 @@ _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitt
 # 8 floats: 11 ms of O3 with it, 7 without, identical machine code; a softmax of 2x8, 43 ms
 # and 16). What such a kernel runs in is nanoseconds against a call's microsecond.
 TINY_WORK = 64
+
+# A function whose kernels are all tiny (TINY_WORK) and run once per call (no loop, on the host
+# or in a kernel's body, runs one again) is compiled with the light pipeline
+# (``target.LIGHT_SPEED_LEVEL``): what LLVM's O3 and its scheduling could save on at most
+# TINY_WORK points run once is nanoseconds against a call's microsecond, and such functions
+# took about 40% of the suite's LLVM time. A tiny kernel in a loop keeps O3: the loop may run
+# it many times. Named in the IR by this metadata.
+LIGHT_METADATA = "jitcore.light"
 
 # Up to this many kernels, LLVM may inline each into the entry function (each is called once).
 # Beyond it they stay functions: one entry function holding hundreds of inlined loop nests
@@ -129,6 +137,8 @@ class CpuBackend:
                 f"inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
+                f"light={target.LIGHT_SPEED_LEVEL},{target.LIGHT_LOOP_VECTORIZATION},"
+                f"{target.LIGHT_CODEGEN_OPT} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}")  # the host's cores cap a product's chunks
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
@@ -141,6 +151,7 @@ class CpuBackend:
         # A function whose kernels are all tiny has code of its own (see TINY_WORK), unsplit:
         # the cheapest compile, for the first call of a small function.
         unroll = any(_work(op) > TINY_WORK for op in ops)
+        light = not unroll and not _loops(func)
         groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK, symbols if unroll else ())
         grouped = {i for group in groups for i in group.launches}
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
@@ -207,6 +218,8 @@ class CpuBackend:
         emit_entry(entry, plan, arg_types(func), kernels, run_launch, sizes, sources)
         if not unroll:  # in the text, so a size-generic code compiled tiny is reused only tiny
             module.add_named_metadata("jitcore.no_unroll", [])
+        if light:  # in the text too: the IR names its pipeline (the memo, the object cache)
+            module.add_named_metadata(LIGHT_METADATA, [])
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
@@ -215,13 +228,14 @@ class CpuBackend:
         plan.llvm_ir = text.replace(draft, symbol)
         if not any(sized):
             plan.object_code, plan.optimized_llvm_ir, plan.code_source = self._code(
-                plan.symbol, plan.llvm_ir, generic=False, unroll=unroll)
+                plan.symbol, plan.llvm_ir, generic=False, unroll=unroll, light=light)
             return plan
         # Sizes lowered at once by several threads: the first finds or makes the code, the
         # others wait for it and reuse it.
         with self._compiling(symbol) as made:
             if made.code is None:
-                made.code = self._code(plan.symbol, plan.llvm_ir, generic=True, unroll=unroll)
+                made.code = self._code(plan.symbol, plan.llvm_ir, generic=True, unroll=unroll,
+                                       light=light)
                 plan.object_code, plan.optimized_llvm_ir, plan.code_source = made.code
             else:
                 plan.object_code, plan.optimized_llvm_ir, _ = made.code
@@ -257,7 +271,8 @@ class CpuBackend:
         finally:
             self._local.off = False
 
-    def _code(self, symbol: str, llvm_ir: str, generic: bool, unroll: bool = True) -> tuple[bytes, str, str]:
+    def _code(self, symbol: str, llvm_ir: str, generic: bool, unroll: bool = True,
+              light: bool = False) -> tuple[bytes, str, str]:
         """The object code and optimised IR of ``llvm_ir``, and where they came from.
 
         A size-generic function emits the same LLVM IR at every size that its code serves (its
@@ -285,11 +300,11 @@ class CpuBackend:
         # Code kept by the memo: size-generic code is "memory", as a loaded plan's is (a
         # function counts it as reused at a size after one it used it at); fixed-size code
         # "memo", which the frontend counts as a compile.
-        key, digest = (symbol, unroll, target.magic()), _digest(llvm_ir)
+        key, digest = (symbol, unroll, light, target.magic()), _digest(llvm_ir)
         kept = self._memo.get(key, digest)
         if kept is not None:
             return kept[0], kept[1], "memory" if generic else "memo"
-        optimized, object_code = target.compile_ir(llvm_ir, unroll=unroll)
+        optimized, object_code = target.compile_ir(llvm_ir, unroll=unroll, light=light)
         if optimized.get_function(symbol) is None:
             raise JitcoreError(f"internal error: compiled module has no function {symbol!r}")
         optimized_ir = str(optimized)
@@ -354,7 +369,7 @@ class CpuBackend:
             return loaded.address
 
     def assembly(self, plan: CompiledFunction) -> str:
-        return target.assembly(plan.optimized_llvm_ir)
+        return target.assembly(plan.optimized_llvm_ir, light=f"!{LIGHT_METADATA} =" in plan.llvm_ir)
 
     def _compile_and_load(self, llvm_ir: str, symbol: str) -> int:
         """Load the support code ``llvm_ir`` defining ``symbol``: its object code from the
@@ -402,7 +417,7 @@ class _Making:
 
 
 class _CodeMemo:
-    """The object code and optimised IR of recent compiles, by (symbol, unroll, machine), within
+    """The object code and optimised IR of recent compiles, by (symbol, unroll, light, machine), within
     a budget of compressed bytes, the least recently used dropped first. An entry is returned
     only for the LLVM IR it was compiled from (its digest): the symbol's hash is of that IR, but
     a 64-bit hash is not the IR. The budget is ``MEMO_BYTES``, read at each use."""
@@ -492,6 +507,12 @@ def _one_call_below_min_split(b: ll.IRBuilder, work: int | ll.Value,
 def _sized(op: Operation, symbols: tuple[int, ...]) -> bool:
     """Whether ``op``'s work depends on the function's run-time extents (``Sizes``)."""
     return any(d in symbols for d in op.domain())
+
+
+def _loops(func: Operation) -> bool:
+    """Whether ``func`` has a loop: an ``scf.for`` or ``scf.while`` on the host (which may run
+    a kernel many times) or in a kernel's body (a scalar loop kernel)."""
+    return any(isinstance(op, (scf.ForOp, scf.WhileOp)) for op in func.walk())
 
 
 def _work(op: Operation) -> int:

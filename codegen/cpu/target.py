@@ -2,7 +2,8 @@
 
 Created once per process (LLVM's target setup is global and not cheap). Every compiled module
 is optimised for the host CPU's name and features with loop and SLP vectorization on, emitted
-as object code, and that object code is added to one shared MCJIT engine.
+as object code, and that object code is added to one shared MCJIT engine; a function whose
+kernels are all tiny and run once takes the cheaper light pipeline instead (``LIGHT_SPEED_LEVEL``).
 
 Vector width. On a CPU with AVX-512 the kernels can compute on 512-bit vectors (16 floats, 8
 doubles) or on 256-bit ones, and LLVM's own choice is a tuning flag of the CPU model, not a
@@ -73,6 +74,15 @@ HOST_MEMO = None
 BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux's: a new random id at every boot
 _remembered: tuple[str, str, str] | None = None  # the memo's description, once read
 
+# The light pipeline, for a function where vectorization and scheduling cannot matter (every
+# kernel tiny and run once: ``backend.light``): LLVM's O2 function passes without the unroller
+# and the SLP vectorizer, and machine code at LLVM's level 1 (cheaper instruction selection and
+# register allocation). On the suite's tiny functions it takes about a third less compile CPU
+# than O3 (docs/performance.md, "The light pipeline").
+LIGHT_SPEED_LEVEL = 2
+LIGHT_LOOP_VECTORIZATION = False
+LIGHT_CODEGEN_OPT = 1
+
 
 def override_vector_bits(text: str | None) -> None:
     """Use ``text`` (``"256"``, ``"512"``, or None: the CPU's choice). Only before the first
@@ -80,7 +90,7 @@ def override_vector_bits(text: str | None) -> None:
     global VECTOR_BITS_OVERRIDE
     if (text or None) == VECTOR_BITS_OVERRIDE:
         return
-    if host_target_machine.cache_info().currsize:
+    if host_target_machine.cache_info().currsize or host_light_machine.cache_info().currsize:
         raise JitcoreError(f"{VECTOR_BITS_VARIABLE} must be chosen before the first compilation")
     VECTOR_BITS_OVERRIDE = text or None
     forget_host()
@@ -120,27 +130,28 @@ def with_vector_bits(features: str, bits: int | None) -> str:
 
 
 @cache
-def target_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
-    """An O3 target machine for ``cpu`` with ``features`` as given (with_vector_bits included)."""
+def target_machine(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.TargetMachine:
+    """A target machine for ``cpu`` with ``features`` as given (with_vector_bits included),
+    emitting code at LLVM's ``opt`` level (3; ``LIGHT_CODEGEN_OPT`` for the light pipeline)."""
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
-    return _new_machine(triple, cpu, features)
+    return _new_machine(triple, cpu, features, opt)
 
 
-def _new_machine(triple: str, cpu: str, features: str) -> llvm.TargetMachine:
+def _new_machine(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.TargetMachine:
     """A new target machine; the caller has initialised its target."""
     return llvm.Target.from_triple(triple).create_target_machine(
-        cpu=cpu, features=features, opt=3, reloc="default", codemodel="jitdefault"
+        cpu=cpu, features=features, opt=opt, reloc="default", codemodel="jitdefault"
     )
 
 
-def _new_host_machine() -> llvm.TargetMachine:
+def _new_host_machine(opt: int = 3) -> llvm.TargetMachine:
     """A new host target machine. Only the native target is initialised: every target (which
     ``target_machine`` needs for other CPUs and for NVPTX) costs a millisecond more, and a
     process that loads its code from the disk cache needs none of them."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    return _new_machine(*(_remembered or _host_machine()))
+    return _new_machine(*(_remembered or _host_machine()), opt)
 
 
 @cache
@@ -154,6 +165,12 @@ def host_features() -> str:
 def host_target_machine() -> llvm.TargetMachine:
     """The host's target machine, made on the first compile (a disk-cache hit makes none)."""
     return _new_host_machine()
+
+
+@cache
+def host_light_machine() -> llvm.TargetMachine:
+    """The host's target machine of the light pipeline (``LIGHT_CODEGEN_OPT``)."""
+    return _new_host_machine(LIGHT_CODEGEN_OPT)
 
 
 def _loading_machine() -> llvm.TargetMachine:
@@ -175,14 +192,16 @@ def _engine() -> llvm.ExecutionEngine:
     return llvm.create_mcjit_compiler(empty, tm)
 
 
-def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unroll: bool = True) -> None:
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unroll: bool = True,
+             light: bool = False) -> None:
     """Run LLVM's O3 pipeline with loop and SLP vectorization, in place; ``unroll=False``
-    leaves out the loop unroller (see ``backend.TINY_WORK``)."""
+    leaves out the loop unroller (see ``backend.TINY_WORK``); ``light`` runs the light
+    pipeline instead (``LIGHT_SPEED_LEVEL``, no unroller, no SLP vectorizer)."""
     tm = tm or host_target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=3)
-    pto.loop_vectorization = True
-    pto.slp_vectorization = True
-    pto.loop_unrolling = unroll
+    pto = llvm.create_pipeline_tuning_options(speed_level=LIGHT_SPEED_LEVEL if light else 3)
+    pto.loop_vectorization = LIGHT_LOOP_VECTORIZATION if light else True
+    pto.slp_vectorization = not light
+    pto.loop_unrolling = unroll and not light
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
 
@@ -228,19 +247,28 @@ def _memo_key() -> str | None:
 
 
 def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,
-               unroll: bool = True) -> tuple[llvm.ModuleRef, bytes]:
+               unroll: bool = True, light: bool = False) -> tuple[llvm.ModuleRef, bytes]:
     """Parse, verify and optimise ``llvm_ir`` for the host, or for ``machine`` (a triple, CPU
     name and features, as ``magic()`` names the host); the optimised module and its object code.
-    ``unroll``: whether O3 runs the loop unroller (``optimize``)."""
-    tm = target_machine(*machine) if machine else host_target_machine()
+    ``unroll``: whether O3 runs the loop unroller; ``light``: the light pipeline instead of O3,
+    and machine code at ``LIGHT_CODEGEN_OPT`` (``optimize``)."""
+    tm = machine_for(machine, light)
     with stage_times.timed(stage_times.LLVM_OPTIMIZATION):
         module = llvm.parse_assembly(with_legal_width(llvm_ir, machine[2] if machine else host_features()))
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
         module.verify()
-        optimize(module, tm, unroll)
+        optimize(module, tm, unroll, light)
     with stage_times.timed(stage_times.MACHINE_CODE):
         return module, tm.emit_object(module)
+
+
+def machine_for(machine: tuple[str, str, str] | None = None, light: bool = False) -> llvm.TargetMachine:
+    """The target machine that emits code for ``machine`` (None: the host), light or not."""
+    opt = LIGHT_CODEGEN_OPT if light else 3
+    if machine:
+        return target_machine(*machine, opt)
+    return host_light_machine() if light else host_target_machine()
 
 
 def with_legal_width(llvm_ir: str, features: str) -> str:
@@ -349,6 +377,7 @@ def _process_provides(symbol: str) -> bool:
     return hasattr(ctypes.CDLL(None), symbol) or llvm.address_of_symbol(symbol) is not None
 
 
-def assembly(optimized_llvm_ir: str) -> str:
-    """The host machine code of an optimised module's text, as assembly text."""
-    return host_target_machine().emit_assembly(llvm.parse_assembly(optimized_llvm_ir))
+def assembly(optimized_llvm_ir: str, light: bool = False) -> str:
+    """The host machine code of an optimised module's text, as assembly text (emitted as
+    ``compile_ir`` emitted it: ``light`` or not)."""
+    return machine_for(None, light).emit_assembly(llvm.parse_assembly(optimized_llvm_ir))

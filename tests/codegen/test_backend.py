@@ -188,3 +188,46 @@ def test_a_function_jitted_anew_takes_its_code_from_the_memo(monkeypatch):
     monkeypatch.setattr(backend, "MEMO_BYTES", 0)
     run()
     assert len(compiled) == 3
+
+
+def test_the_light_pipeline_is_for_tiny_functions_without_loops(monkeypatch):
+    """A function whose kernels are all tiny and run once is compiled light (named in its IR,
+    its assembly emitted as it was compiled); a larger one, or a tiny kernel in a loop, keeps
+    O3. Every result is NumPy's."""
+    from jitcore.codegen.cpu import backend, target
+
+    pipelines = []
+    real = target.compile_ir
+
+    def recording(llvm_ir, *args, light=False, **kwargs):
+        pipelines.append(light)
+        return real(llvm_ir, *args, light=light, **kwargs)
+
+    monkeypatch.setattr(target, "compile_ir", recording)
+    monkeypatch.setattr(backend, "MEMO_BYTES", 0)
+
+    def compiled(fn, *args):
+        pipelines.clear()
+        f = jitcore.jit(fn, cache=False)
+        result = f(*args)
+        plan = next(iter(f._cache.values())).plan
+        # the function's own compile is the last (support code it calls may come first)
+        assert pipelines[-1] == (f"!{backend.LIGHT_METADATA} =" in plan.llvm_ir)
+        return result, pipelines[-1], f
+
+    x = np.linspace(-2.0, 2.0, backend.TINY_WORK, dtype=np.float32)
+    got, light, f = compiled(lambda a: jnp.tanh(a * 3.0 - 1.0), x)
+    assert light
+    np.testing.assert_allclose(got, np.tanh(x * 3.0 - 1.0), rtol=1e-6, atol=1e-6)
+    assert "ret" in f.lower(x).as_text("asm")
+    big = np.linspace(-2.0, 2.0, backend.TINY_WORK + 1, dtype=np.float32)
+    got, light, _ = compiled(lambda a: jnp.tanh(a * 3.0 - 1.0), big)
+    assert not light
+    np.testing.assert_allclose(got, np.tanh(big * 3.0 - 1.0), rtol=1e-6, atol=1e-6)
+    looped = jitcore.fori_loop
+    got, light, _ = compiled(lambda a, n: looped(0, n, lambda i, v: v * 0.5 + a, a), x, np.int64(5))
+    assert not light
+    want = x.copy()
+    for _ in range(5):
+        want = want * np.float32(0.5) + x
+    np.testing.assert_allclose(got, want, rtol=1e-6)

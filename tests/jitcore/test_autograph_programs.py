@@ -12,11 +12,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from tests.budget import examples
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 try:  # the loop programs the benchmark times (tools/bench_loops.py), one copy of each
@@ -124,7 +125,11 @@ def first_index_above(x, t):
 
 
 # -- the tests -------------------------------------------------------------------------------------
-@settings(max_examples=4, deadline=None)
+# Two code shapes: loops over the pixels unrolled (w * h <= UNROLL_LIMIT, a small case keeps
+# the compile short) and scf.for loops; under ci the first draw, the smallest, is a third.
+@settings(max_examples=examples(4, ci=1), deadline=None)
+@example(3, 2, 30)
+@example(44, 61, 30)
 @given(st.integers(1, 80), st.integers(1, 70), st.integers(0, 30))
 def test_mandelbrot(w, h, maxit):
     cr, ci = np.linspace(-2.0, 1.0, w), np.linspace(-1.2, 1.2, h)
@@ -166,7 +171,10 @@ def test_newton_to_tolerance(a, tol):
     assert_same(newton_sqrt, np.float64(a), np.float64(tol), rtol=1e-15, atol=0)
 
 
-@settings(max_examples=4, deadline=None)
+# As test_mandelbrot: the triple loop unrolled (n = 2) and as loops (n = 21), then the draws.
+@settings(max_examples=examples(4, ci=1), deadline=None)
+@example(np.random.default_rng(2).uniform(0, 100, (2, 2)))
+@example(np.random.default_rng(21).uniform(0, 100, (21, 21)))
 @given(st.integers(1, 70).flatmap(
     lambda n: hnp.arrays(np.float64, (n, n), elements=st.floats(0, 100, width=64))))
 def test_floyd_warshall(d):
