@@ -100,6 +100,13 @@ MIN_SPLIT_WORK = 1 << 23
 # in 4 (docs/performance.md, "Matrix products with a transposed operand on Zen 4").
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
+# Blocks per core of ``split_chunks``: the kernel's range counts blocks of that side, which the
+# launch takes as chunks, at most CHUNKS_PER_THREAD per thread and one on one thread
+# (``runtime.Split.per_thread``). One chunk per core was as fast on an idle host, but a core
+# busy elsewhere (another library's threads still spinning) held its chunk up, and the product
+# took as long as on one thread: 1024^2 float32 a@b, 2 threads, 20.8 ms in 2 chunks, 11.0 in 8
+# (docs/performance.md, "Matrix products on two busy cores").
+CHUNKS_PER_THREAD = 4
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
@@ -188,7 +195,7 @@ class Blocking:
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
         if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, _chunks(side))
+            chunks = max(1, _blocks(side))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
@@ -210,12 +217,13 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     def const(x: int) -> ll.Constant:
         return ll.Constant(I64, x)
 
-    row_chunks = _min(b, const(split_chunks()), b.udiv(rows, const(MIN_CHUNK_SIDE)))
-    col_chunks = const(_chunks(cols))
-    split_rows = b.icmp_signed(">", row_chunks, col_chunks)
+    row_sides = b.udiv(rows, const(MIN_CHUNK_SIDE))
+    row_chunks = _min(b, const(split_chunks()), row_sides)
+    split_rows = b.icmp_signed(">", row_chunks, const(_chunks(cols)))
     side = b.select(split_rows, rows, const(cols))
     unit = b.select(split_rows, const(tile.mr), const(tile.nr))
-    chunks = b.select(split_rows, row_chunks, col_chunks)
+    chunks = b.select(split_rows, _min(b, const(split_chunks() * CHUNKS_PER_THREAD), row_sides),
+                      const(_blocks(cols)))
     chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
     small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
     chunks = b.select(small, const(1), chunks)
@@ -260,7 +268,13 @@ def split_chunks() -> int:
 
 
 def _chunks(side: int) -> int:
+    """Cores a side of ``side`` is cut for (the side with more is cut)."""
     return min(split_chunks(), side // MIN_CHUNK_SIDE)
+
+
+def _blocks(side: int) -> int:
+    """Blocks a side of ``side`` is cut into: ``CHUNKS_PER_THREAD`` per core it is cut for."""
+    return min(split_chunks() * CHUNKS_PER_THREAD, side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:
