@@ -34,12 +34,16 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   do not depend on ``num_threads``; they differ from NumPy's BLAS in the last bits (its own
   blocking), within the usual ``k * eps`` bound.
 - **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its rows or of its
-  columns (the side that cuts into more chunks; columns on a tie, ``Blocking.choose``),
-  ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its threads; each
-  chunk packs its own panels into buffers of its own (``malloc``). Products
-  below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more;
-  others at most one chunk per core of the host (``split_chunks``): every chunk reads the
-  whole of the operand it does not cut, so a core running two chunks reads it twice.
+  columns (the side that cuts into more chunks for the host's cores; columns on a tie,
+  ``Blocking.choose``), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks
+  on its threads; each chunk packs its own panels into buffers of its own (``malloc``).
+  Products below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost
+  more; others ``CHUNKS_PER_THREAD`` blocks per core of the host (``split_chunks``), which the
+  launch takes as at most ``CHUNKS_PER_THREAD`` chunks per thread and as one chunk on one
+  thread (``runtime.Split.per_thread``): every chunk reads the whole of the operand it does
+  not cut, so one thread reads it once, and two threads take blocks from a counter, so a core
+  busy elsewhere for a while hands its blocks to the other instead of holding up half the
+  product.
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
@@ -90,23 +94,24 @@ NC_COLS = 1024
 # starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
 # on one core) does not pay back; 256^3 (16M) does.
 MIN_SPLIT_WORK = 1 << 23
-# Chunks a large product is cut into along its longer side: at most SPLIT_CHUNKS, and no more
-# than the host has cores (``split_chunks``). Each chunk reads (or packs) the whole of the
-# other operand for itself, so a chunk has at least MIN_CHUNK_SIDE rows (or columns): with
-# fewer, the packing costs more than the chunk's multiply-adds (x.T @ dh of the MLP, 256 x
-# 10000 x 256, measured 12 ms in 4 chunks of 64 rows, one thread). More chunks than cores
-# only read it more often: a transposed A read in place is a new line a row apart per k, and
-# on Zen 4 (2 cores) 1024^2 a.T@b float32 took 24-25 ms of CPU time in 2 chunks against 25-29
-# in 4 (docs/performance.md, "Matrix products with a transposed operand on Zen 4").
+# Cores a large product is cut for along its longer side: at most SPLIT_CHUNKS, and no more
+# than the host has (``split_chunks``; CHUNKS_PER_THREAD blocks each). Each chunk reads (or
+# packs) the whole of the other operand for itself, so a chunk has at least MIN_CHUNK_SIDE
+# rows (or columns): with fewer, the packing costs more than the chunk's multiply-adds (x.T @
+# dh of the MLP, 256 x 10000 x 256, measured 12 ms in 4 chunks of 64 rows, one thread). On
+# one thread more chunks only read it more often: on Zen 4 1024^2 a.T@b float32 took 24-25 ms
+# of CPU time in 2 chunks against 25-29 in 4 (docs/performance.md, "Matrix products with a
+# transposed operand on Zen 4"); so one thread takes all the blocks as one chunk.
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
 # Blocks per core of ``split_chunks``: the kernel's range counts blocks of that side, which the
 # launch takes as chunks, at most CHUNKS_PER_THREAD per thread and one on one thread
-# (``runtime.Split.per_thread``). One chunk per core was as fast on an idle host, but a core
-# busy elsewhere (another library's threads still spinning) held its chunk up, and the product
-# took as long as on one thread: 1024^2 float32 a@b, 2 threads, 20.8 ms in 2 chunks, 11.0 in 8
-# (docs/performance.md, "Matrix products on two busy cores").
-CHUNKS_PER_THREAD = 4
+# (``runtime.Split.per_thread``). With one chunk per core, a core taken elsewhere when the
+# product starts (another library's threads still spinning) held its chunk up, and the
+# product took as long as on one thread: 1024^2 float32 a@b on 2 threads 20.7 ms in 2 chunks,
+# 10.8 in 4 or 8. 8 chunks (4 a thread) cost a.T@b float32 5-11% on an idle host where 4 cost
+# 0-4% (docs/performance.md, "Matrix products on two busy cores").
+CHUNKS_PER_THREAD = 2
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
