@@ -86,7 +86,11 @@ I32 = ll.IntType(32)
 # within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
 # On Zen 4 (32 KiB L1, 1 MiB L2, 512-bit work on 256-bit units; docs/performance.md "Matrix
 # products on Zen 4") kc of 1024 bytes, mc of 96 rows and A packed rather than read in place
-# measured no better (1024^3 a@b and a.T@b, one thread): kept.
+# measured no better (1024^3 a@b and a.T@b, one thread): kept. float64 takes as many values of
+# k as float32 (``kc_values``: KC_BYTES of float32, 512 values): on Zen 4, 512 float64 values
+# against 256 measured 2-6% faster at 512^2, 1024^2 and 2048^2 a@b and a.T@b, one thread and
+# two (docs/performance.md, "Matrix products on two busy cores"); C is read and added to half
+# as often, and a tile's 6 x 4 vectors of accumulators do twice the work per load of C.
 KC_BYTES = 2048
 MC_ROWS = 192
 NC_COLS = 1024
@@ -190,7 +194,7 @@ class Blocking:
 
     @staticmethod
     def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
-        kc = min(depth, KC_BYTES // itemsize)
+        kc = min(depth, kc_values())
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
         # Columns unless rows cut into more chunks: a chunk of columns packs only its own
@@ -211,7 +215,7 @@ class Blocking:
         at the last row whatever ``mc`` is, and no block size changes a sum's order); the
         chunks are cut in the kernel and the entry (``emit_split``), so the split fields here
         are unused."""
-        return Blocking(min(depth, KC_BYTES // itemsize), _round_up(MC_ROWS, tile.mr),
+        return Blocking(min(depth, kc_values()), _round_up(MC_ROWS, tile.mr),
                         _round_up(min(NC_COLS, cols), tile.nr), False, 0, 0)
 
 
@@ -264,6 +268,11 @@ class RunTimeBlocks(full_reduction.RunTimeCount):
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
         return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
+
+
+def kc_values() -> int:
+    """Values of k per block, for either float type: ``KC_BYTES`` of float32."""
+    return max(1, KC_BYTES // 4)
 
 
 def split_chunks() -> int:
