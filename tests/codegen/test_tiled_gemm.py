@@ -115,6 +115,26 @@ def test_the_sum_order_does_not_depend_on_threads_or_chunks(small_blocks):
     check(results[0], a, b, lambda a, b: a @ b)
 
 
+@pytest.mark.parametrize("form, m, k, n",
+                         [("a@b", 37, 23, 41), ("a.T@b", 29, 31, 19), ("strided", 13, 17, 43)])
+def test_chunks_per_thread_give_the_one_thread_bits(small_blocks, form, m, k, n):
+    """The launch takes the blocks as one chunk on one thread and as up to ``CHUNKS_PER_THREAD``
+    a thread on more (``runtime.Split.per_thread``): odd sizes, a transposed and a strided
+    view, both float types, the same bits on 1, 2 and 3 threads."""
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(m * n)
+    for dtype in (np.float32, np.float64):
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+        jitted = compiled(product, a, b)
+        results = []
+        for threads in (1, 2, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                results.append(jitted(a, b))
+        for other in results[1:]:
+            np.testing.assert_array_equal(results[0], other)
+        check(results[0], a, b, product)
+
+
 def test_without_memory_for_the_panels_the_plain_loops_give_the_same_product(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "ALIGN", 1 << 60)  # malloc of more than 2^60 bytes fails
     rng = np.random.default_rng(11)
