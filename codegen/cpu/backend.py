@@ -139,7 +139,7 @@ class CpuBackend:
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
                 f"light={target.LIGHT_SPEED_LEVEL},{target.LIGHT_LOOP_VECTORIZATION},"
                 f"{target.LIGHT_CODEGEN_OPT} "
-                f"gemm_chunks={tiled_gemm.split_chunks()}")  # the host's cores cap a product's chunks
+                f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}")  # cores cap them
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -166,9 +166,13 @@ class CpuBackend:
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
                 plan.launches[i] = dataclasses.replace(launch, parallel_extent=(), calls=calls)
+            # the tiled GEMM's blocks (an int, or a size-generic kernel's run-time count): its
+            # chunks may follow the thread count (``runtime.Split.per_thread``)
+            tiled = isinstance(extent, (int, tiled_gemm.RunTimeBlocks))
+            per_thread = tiled_gemm.CHUNKS_PER_THREAD if tiled else 0
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (extent,)
-            splits.append(None if extent is None else (extent, _work_op(op).domain(), partials))
+            splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread))
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
@@ -192,13 +196,13 @@ class CpuBackend:
             if group is None:
                 split = splits[index]
                 if split is not None:
-                    extent, domain, partials = split
+                    extent, domain, partials, per_thread = split
                     work = _extent(b, sizes, domain)
                     least = 1 if partials else _min_piece(ops[index])  # pieces of any count
                     weighed = _one_call_below_min_split(b, work, cost.weigh(b, work, weights[index]))
                     count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
                              else _extent(b, sizes, extent))
-                    split = runtime.Split(count, work, partials, weighed, least)
+                    split = runtime.Split(count, work, partials, weighed, least, per_thread)
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args

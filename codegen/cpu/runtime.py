@@ -5,7 +5,9 @@ of one parallel dim) and whose work, its number of iteration points (a body of a
 weighing less, ``cost.py``), reaches the ``parallel_threshold`` setting is cut into chunks of
 about ``chunk_size`` points each. The chunks are a function of the kernel's size and those two
 settings only, never of the thread count or of timing: each result element is computed by one
-chunk, in the same order whichever thread runs it, so results are the same on 1 thread or 64. A
+chunk, in the same order whichever thread runs it, so results are the same on 1 thread or 64
+(a split may cap its chunks per thread, ``Split.per_thread``, where no cut changes a result: the
+tiled GEMM's sums follow its blocks of k alone). A
 reduction to one value has no parallel dim to split: its kernel takes pieces of the reduced dim
 instead, each into its own partial slot (stack space of the launch), and a last call merges
 them in a fixed order (``full_reduction.py``).
@@ -82,15 +84,23 @@ class Split:
     points: what its chunks are counted in; ints, or i64 values of the entry: a size-generic
     function's), the bytes of partials it needs (a full reduction in pieces,
     ``schedule.emit_kernel``), and its work as the threshold weighs it (``cost.py``: a cheap
-    body's points count less; by default its points)."""
+    body's points count less; by default its points).
+
+    ``per_thread``: at most that many chunks per thread of the launch, and one chunk on one
+    thread (0: no cap). For a kernel whose every chunk redoes some work (the tiled GEMM's chunk
+    reads all of the operand it does not cut) and whose results do not depend on the cut:
+    enough chunks that a thread slowed by another process hands its share to the others, and
+    none to re-read where one thread runs them all."""
 
     def __init__(self, extent: int | ll.Value, work: int | ll.Value, partials: int = 0,
-                 threshold_work: int | ll.Value | None = None, min_piece: int | ll.Value = 1):
+                 threshold_work: int | ll.Value | None = None, min_piece: int | ll.Value = 1,
+                 per_thread: int = 0):
         self.extent = extent
         self.work = work
         self.partials = partials
         self.threshold_work = work if threshold_work is None else threshold_work
         self.min_piece = min_piece  # positions of the split dim per chunk, at least
+        self.per_thread = per_thread
 
 
 def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split | None) -> None:
@@ -154,7 +164,7 @@ def _at_most(b: ll.IRBuilder, x: ll.Value, ceiling: ll.Value) -> ll.Value:
 def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split,
                   settings: ll.Value) -> None:
     """Chunks of ``chunk_size`` points (at least ``split.min_piece`` positions of the split dim
-    each, or one chunk): the
+    each, or one chunk; at most ``split.per_thread`` per thread where it is set): the
     context the threads share, filled in, and the process's ``RUN_CHUNKS_SYMBOL`` running the
     kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
@@ -162,6 +172,11 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
     most = extent if isinstance(split.min_piece, int) and split.min_piece == 1 else _at_least(
         b, b.sdiv(extent, as_value(split.min_piece)), 1)
     chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), most)
+    if split.per_thread:
+        threads = _at_least(b, _setting(b, settings, "num_threads"), 1)
+        one = b.icmp_signed("==", threads, ll.Constant(I64, 1))
+        cap = b.select(one, ll.Constant(I64, 1), b.mul(threads, ll.Constant(I64, split.per_thread)))
+        chunks = _at_most(b, chunks, cap)
     with b.goto_entry_block():
         context = b.alloca(I64, size=_ARGS + len(args))
     for slot, value in enumerate([ll.Constant(I64, 0), chunks, extent, *args]):

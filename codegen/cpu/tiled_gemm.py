@@ -34,12 +34,16 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   do not depend on ``num_threads``; they differ from NumPy's BLAS in the last bits (its own
   blocking), within the usual ``k * eps`` bound.
 - **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its rows or of its
-  columns (the side that cuts into more chunks; columns on a tie, ``Blocking.choose``),
-  ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks on its threads; each
-  chunk packs its own panels into buffers of its own (``malloc``). Products
-  below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost more;
-  others at most one chunk per core of the host (``split_chunks``): every chunk reads the
-  whole of the operand it does not cut, so a core running two chunks reads it twice.
+  columns (the side that cuts into more chunks for the host's cores; columns on a tie,
+  ``Blocking.choose``), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks
+  on its threads; each chunk packs its own panels into buffers of its own (``malloc``).
+  Products below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost
+  more; others ``CHUNKS_PER_THREAD`` blocks per core of the host (``split_chunks``), which the
+  launch takes as at most ``CHUNKS_PER_THREAD`` chunks per thread and as one chunk on one
+  thread (``runtime.Split.per_thread``): every chunk reads the whole of the operand it does
+  not cut, so one thread reads it once, and two threads take blocks from a counter, so a core
+  busy elsewhere for a while hands its blocks to the other instead of holding up half the
+  product.
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
@@ -82,7 +86,11 @@ I32 = ll.IntType(32)
 # within 10% of one another; 2048 bytes, 192 rows and 1024 columns were the fastest, by a few %.
 # On Zen 4 (32 KiB L1, 1 MiB L2, 512-bit work on 256-bit units; docs/performance.md "Matrix
 # products on Zen 4") kc of 1024 bytes, mc of 96 rows and A packed rather than read in place
-# measured no better (1024^3 a@b and a.T@b, one thread): kept.
+# measured no better (1024^3 a@b and a.T@b, one thread): kept. float64 takes as many values of
+# k as float32 (``kc_values``: KC_BYTES of float32, 512 values): on Zen 4, 512 float64 values
+# against 256 measured 2-6% faster at 512^2, 1024^2 and 2048^2 a@b and a.T@b, one thread and
+# two (docs/performance.md, "Matrix products on two busy cores"); C is read and added to half
+# as often, and a tile's 6 x 4 vectors of accumulators do twice the work per load of C.
 KC_BYTES = 2048
 MC_ROWS = 192
 NC_COLS = 1024
@@ -90,16 +98,24 @@ NC_COLS = 1024
 # starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
 # on one core) does not pay back; 256^3 (16M) does.
 MIN_SPLIT_WORK = 1 << 23
-# Chunks a large product is cut into along its longer side: at most SPLIT_CHUNKS, and no more
-# than the host has cores (``split_chunks``). Each chunk reads (or packs) the whole of the
-# other operand for itself, so a chunk has at least MIN_CHUNK_SIDE rows (or columns): with
-# fewer, the packing costs more than the chunk's multiply-adds (x.T @ dh of the MLP, 256 x
-# 10000 x 256, measured 12 ms in 4 chunks of 64 rows, one thread). More chunks than cores
-# only read it more often: a transposed A read in place is a new line a row apart per k, and
-# on Zen 4 (2 cores) 1024^2 a.T@b float32 took 24-25 ms of CPU time in 2 chunks against 25-29
-# in 4 (docs/performance.md, "Matrix products with a transposed operand on Zen 4").
+# Cores a large product is cut for along its longer side: at most SPLIT_CHUNKS, and no more
+# than the host has (``split_chunks``; CHUNKS_PER_THREAD blocks each). Each chunk reads (or
+# packs) the whole of the other operand for itself, so a chunk has at least MIN_CHUNK_SIDE
+# rows (or columns): with fewer, the packing costs more than the chunk's multiply-adds (x.T @
+# dh of the MLP, 256 x 10000 x 256, measured 12 ms in 4 chunks of 64 rows, one thread). On
+# one thread more chunks only read it more often: on Zen 4 1024^2 a.T@b float32 took 24-25 ms
+# of CPU time in 2 chunks against 25-29 in 4 (docs/performance.md, "Matrix products with a
+# transposed operand on Zen 4"); so one thread takes all the blocks as one chunk.
 SPLIT_CHUNKS = 4
 MIN_CHUNK_SIDE = 128
+# Blocks per core of ``split_chunks``: the kernel's range counts blocks of that side, which the
+# launch takes as chunks, at most CHUNKS_PER_THREAD per thread and one on one thread
+# (``runtime.Split.per_thread``). With one chunk per core, a core taken elsewhere when the
+# product starts (another library's threads still spinning) held its chunk up, and the
+# product took as long as on one thread: 1024^2 float32 a@b on 2 threads 20.7 ms in 2 chunks,
+# 10.8 in 4 or 8. 8 chunks (4 a thread) cost a.T@b float32 5-11% on an idle host where 4 cost
+# 0-4% (docs/performance.md, "Matrix products on two busy cores").
+CHUNKS_PER_THREAD = 2
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
@@ -178,7 +194,7 @@ class Blocking:
 
     @staticmethod
     def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
-        kc = min(depth, KC_BYTES // itemsize)
+        kc = min(depth, kc_values())
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
         # Columns unless rows cut into more chunks: a chunk of columns packs only its own
@@ -188,7 +204,7 @@ class Blocking:
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
         if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, _chunks(side))
+            chunks = max(1, _blocks(side))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
@@ -199,7 +215,7 @@ class Blocking:
         at the last row whatever ``mc`` is, and no block size changes a sum's order); the
         chunks are cut in the kernel and the entry (``emit_split``), so the split fields here
         are unused."""
-        return Blocking(min(depth, KC_BYTES // itemsize), _round_up(MC_ROWS, tile.mr),
+        return Blocking(min(depth, kc_values()), _round_up(MC_ROWS, tile.mr),
                         _round_up(min(NC_COLS, cols), tile.nr), False, 0, 0)
 
 
@@ -210,12 +226,13 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     def const(x: int) -> ll.Constant:
         return ll.Constant(I64, x)
 
-    row_chunks = _min(b, const(split_chunks()), b.udiv(rows, const(MIN_CHUNK_SIDE)))
-    col_chunks = const(_chunks(cols))
-    split_rows = b.icmp_signed(">", row_chunks, col_chunks)
+    row_sides = b.udiv(rows, const(MIN_CHUNK_SIDE))
+    row_chunks = _min(b, const(split_chunks()), row_sides)
+    split_rows = b.icmp_signed(">", row_chunks, const(_chunks(cols)))
     side = b.select(split_rows, rows, const(cols))
     unit = b.select(split_rows, const(tile.mr), const(tile.nr))
-    chunks = b.select(split_rows, row_chunks, col_chunks)
+    chunks = b.select(split_rows, _min(b, const(split_chunks() * CHUNKS_PER_THREAD), row_sides),
+                      const(_blocks(cols)))
     chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
     small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
     chunks = b.select(small, const(1), chunks)
@@ -253,6 +270,11 @@ class RunTimeBlocks(full_reduction.RunTimeCount):
         return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
 
 
+def kc_values() -> int:
+    """Values of k per block, for either float type: ``KC_BYTES`` of float32."""
+    return max(1, KC_BYTES // 4)
+
+
 def split_chunks() -> int:
     """The most chunks a product is cut into: ``SPLIT_CHUNKS``, or one per core of a host
     with fewer (a chunk per core reads the other operand once per core)."""
@@ -260,7 +282,13 @@ def split_chunks() -> int:
 
 
 def _chunks(side: int) -> int:
+    """Cores a side of ``side`` is cut for (the side with more is cut)."""
     return min(split_chunks(), side // MIN_CHUNK_SIDE)
+
+
+def _blocks(side: int) -> int:
+    """Blocks a side of ``side`` is cut into: ``CHUNKS_PER_THREAD`` per core it is cut for."""
+    return min(split_chunks() * CHUNKS_PER_THREAD, side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:

@@ -37,7 +37,7 @@ def narrow_products_fuse(monkeypatch):
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 float32 or 5 float64 values of k
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 values of k (kc_values)
     monkeypatch.setattr(tiled_gemm, "MC_ROWS", 1)  # one panel of rows
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks

@@ -10,17 +10,20 @@ shape is checked against NumPy on it.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from llvmlite import ir as ll
 
 import jitcore as jc
 from jitcore import config
-from jitcore.codegen.cpu import blas, gemm, tiled_gemm
+from jitcore.codegen.cpu import blas, gemm, object_loader, target, tiled_gemm
 from jitcore.codegen.cpu.tiled_gemm import Blocking, TileShape, narrow_tile
+from jitcore.codegen.llvm_types import I64, PTR
 from tests.budget import examples
 
 
@@ -33,7 +36,7 @@ def tiled(monkeypatch):
 
 @pytest.fixture
 def small_blocks(tiled, monkeypatch):
-    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 float32 or 5 float64 values of k
+    monkeypatch.setattr(tiled_gemm, "KC_BYTES", 40)  # 10 values of k (kc_values)
     monkeypatch.setattr(tiled_gemm, "MC_ROWS", 1)  # one panel of rows
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
@@ -104,11 +107,32 @@ def test_the_sum_order_does_not_depend_on_threads_or_chunks(small_blocks):
     rng = np.random.default_rng(7)
     a, b = rng.standard_normal((45, 37)).astype(np.float32), rng.standard_normal((37, 29)).astype(np.float32)
     results = []
-    for threads in (1, 3):
+    for threads in (1, 2, 3):  # one chunk, or up to CHUNKS_PER_THREAD per thread
         with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
             results.append(compiled(lambda a, b: a @ b, a, b)(a, b))
     np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
     check(results[0], a, b, lambda a, b: a @ b)
+
+
+@pytest.mark.parametrize("form, m, k, n",
+                         [("a@b", 37, 23, 41), ("a.T@b", 29, 31, 19), ("strided", 13, 17, 43)])
+def test_chunks_per_thread_give_the_one_thread_bits(small_blocks, form, m, k, n):
+    """The launch takes the blocks as one chunk on one thread and as up to ``CHUNKS_PER_THREAD``
+    a thread on more (``runtime.Split.per_thread``): odd sizes, a transposed and a strided
+    view, both float types, the same bits on 1, 2 and 3 threads."""
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(m * n)
+    for dtype in (np.float32, np.float64):
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(m, k, n))
+        jitted = compiled(product, a, b)
+        results = []
+        for threads in (1, 2, 3):
+            with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+                results.append(jitted(a, b))
+        for other in results[1:]:
+            np.testing.assert_array_equal(results[0], other)
+        check(results[0], a, b, product)
 
 
 def test_without_memory_for_the_panels_the_plain_loops_give_the_same_product(tiled, monkeypatch):
@@ -146,7 +170,9 @@ def eight_cores(monkeypatch):
 def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels(eight_cores):
     tile = TileShape(6, 4, 16)
     wide = Blocking.choose(64, 4096, 256, tile, 4)
-    assert not wide.split_rows and wide.split_size % tile.nr == 0 and wide.split_blocks == 4
+    per_core = tiled_gemm.CHUNKS_PER_THREAD  # blocks per core cut for (SPLIT_CHUNKS of 8)
+    assert not wide.split_rows and wide.split_size % tile.nr == 0
+    assert wide.split_blocks == tiled_gemm.SPLIT_CHUNKS * per_core
     tall = Blocking.choose(4096, 64, 256, tile, 4)
     assert tall.split_rows and tall.split_size % tile.mr == 0
     small = Blocking.choose(16, 16, 16, tile, 4)
@@ -227,19 +253,63 @@ def test_a_square_product_splits_along_its_columns_and_a_tall_one_along_its_rows
     """A chunk of columns packs only its own part of B; a chunk of rows would pack all of it."""
     tile = TileShape(6, 4, 16)
     square = Blocking.choose(1024, 1024, 1024, tile, 4)
-    assert not square.split_rows and square.split_blocks == tiled_gemm.SPLIT_CHUNKS
+    assert not square.split_rows and square.split_blocks == 1024 // tiled_gemm.MIN_CHUNK_SIDE
     tall = Blocking.choose(10000, 256, 256, tile, 4)  # an MLP's x @ w1: 2 column chunks at most
-    assert tall.split_rows and tall.split_blocks == tiled_gemm.SPLIT_CHUNKS
+    assert tall.split_rows
+    assert tall.split_blocks == tiled_gemm.SPLIT_CHUNKS * tiled_gemm.CHUNKS_PER_THREAD
 
 
-@pytest.mark.parametrize("cores, want", [(1, 1), (2, 2), (3, 3), (64, tiled_gemm.SPLIT_CHUNKS)])
-def test_a_product_has_no_more_chunks_than_the_host_has_cores(monkeypatch, cores, want):
-    """Each chunk reads the whole of the operand it does not cut: more chunks than cores only
-    read it again."""
+@pytest.mark.parametrize("cores", [1, 2, 3, 64])
+def test_a_product_is_cut_for_at_most_the_host_s_cores(monkeypatch, cores):
+    """Each chunk reads the whole of the operand it does not cut: the side cut is the one
+    with more chunks for the cores the host has (``SPLIT_CHUNKS`` at most), in
+    ``CHUNKS_PER_THREAD`` blocks per core (the launch takes them as at most that many chunks
+    per thread, one chunk on one thread), none narrower than ``MIN_CHUNK_SIDE``."""
     monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: cores)
-    tile = TileShape(6, 4, 16)
-    assert Blocking.choose(1024, 1024, 1024, tile, 4).split_blocks == want
-    assert Blocking.choose(10000, 256, 256, tile, 4).split_blocks == want
+    tile, per_core = TileShape(6, 4, 16), tiled_gemm.CHUNKS_PER_THREAD
+    cut_for = min(cores, tiled_gemm.SPLIT_CHUNKS)
+    square = Blocking.choose(1024, 1024, 1024, tile, 4)
+    assert not square.split_rows and square.split_blocks == min(cut_for * per_core, 8)
+    tall = Blocking.choose(10000, 256, 256, tile, 4)  # rows, where they cut for more cores
+    assert tall.split_rows == (cut_for > 2)
+    assert tall.split_blocks == (cut_for * per_core if cut_for > 2 else 2)
+
+
+def _counting_launch(per_thread: int, blocks: int):
+    """A launch of a kernel that counts its calls (its chunks) into an i64, split into
+    ``blocks`` positions with ``runtime.Split.per_thread``, compiled and loaded: a function of
+    the counter's address."""
+    module = ll.Module(name="counting_launch")
+    kernel = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR, I64, I64]), "counting_kernel")
+    b = ll.IRBuilder(kernel.append_basic_block())
+    b.atomic_rmw("add", kernel.args[0], ll.Constant(I64, 1), "seq_cst")
+    b.ret_void()
+    entry = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR]), "counting_entry")
+    b = ll.IRBuilder(entry.append_basic_block())
+    split = tiled_gemm.runtime.Split(blocks, 1 << 40, per_thread=per_thread)
+    tiled_gemm.runtime.emit_launch(b, kernel, [entry.args[0]], split)
+    b.ret_void()
+    with config.using(num_threads=2, parallel_threshold=0, chunk_size=1):
+        jc.jit(lambda x: x * 3.0, cache=False)(np.ones(1 << 16))  # loads the runtime's run_chunks
+    address = object_loader.load_kept(target.compile_ir(str(module))[1], ["counting_entry"])["counting_entry"]
+    call = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+
+    def chunks() -> int:
+        counter = ctypes.c_int64(0)
+        call(ctypes.addressof(counter))
+        return counter.value
+
+    return chunks
+
+
+def test_a_launch_with_chunks_per_thread_takes_one_chunk_on_one_thread_and_more_on_more():
+    """``runtime.Split.per_thread`` (the tiled GEMM's): at most that many chunks per thread,
+    one on one thread; without it the chunks are the settings' alone."""
+    capped, uncapped = _counting_launch(4, 16), _counting_launch(0, 16)
+    for threads, want in [(1, 1), (2, 8), (3, 12), (8, 16)]:
+        with config.using(num_threads=threads, parallel_threshold=0, chunk_size=1):
+            assert capped() == want
+            assert uncapped() == 16
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
