@@ -28,6 +28,14 @@ as two interleaved Horner chains (even and odd terms). f64 log keeps fdlibm's s 
 and 7 terms in s**2: the division-free form needs 19 terms there, and measured 0.82-0.89x of
 the division form on Zen 5 (docs/performance.md, "Division-free log").
 
+AVX-512 (``isa`` of emit_unary, ``ISA_FUNCTIONS``): exp, exp2 and the log family have vector
+variants that use getexp/getmant (log's reduction: k and f as _log_reduce splits them, so the
+same results, with the special values carried by k and f's NaN) and scalef (exp's 2**n, one
+rounding). Kernel bodies are scalar IR, so a scalar call goes out with LLVM's
+vector-function-abi-variant; the loop vectorizer calls the variants and codegen/cpu/target.py
+inlines their definitions after O3 (1.1-1.8x in cache on Zen 4). pow was measured no faster
+that way (0.93-0.97x: its f64 work, not its reduction, is what costs) and stays portable.
+
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
 the fit's own maximum relative error, before rounding the coefficients.
@@ -774,7 +782,7 @@ def _log_double(w: _Math, x):
     log(c) chosen by selects), which shrinks |s| below 0.046 so that the rounding errors of the
     polynomial tail s**3 * P(s**2) stay below 2**-64 of the result.
     """
-    k, f = (_log_reduce_x86 if w.avx512 else _log_reduce)(w, x)
+    k, f = _log_reduce(w, x)
     mant = w.add(f, w.c(1.0))
     j = w.call("rint", w.mul(mant, w.c(8.0)))
     c = w.mul(j, w.c(0.125))
@@ -831,11 +839,8 @@ def _pow(m: _Math, x, y):
     ye = m.sel(m.eq(ax, one), zero, y)
     if m.kind == "f32":
         w = m.wide()
-        if m.avx512:  # k is edge_log at 0, inf and NaN
-            k, f = _log_reduce_x86(m, ax)
-        else:
-            k, f = _log_reduce(m, ax)  # exact; garbage (finite) for 0, inf and NaN
-            k = m.sel(edge, edge_log, k)
+        k, f = _log_reduce(m, ax)  # exact; garbage (finite) for 0, inf and NaN
+        k = m.sel(edge, edge_log, k)
         fd = m.b.fpext(f, w.ty)
         s = w.div(fd, w.add(fd, w.c(2.0)))
         z = w.mul(s, s)
@@ -846,8 +851,7 @@ def _pow(m: _Math, x, y):
         tc = _clamp_nan(w, t, -160.0, 130.0)  # past f32 underflow (2**-150) and overflow
         n = w.call("rint", tc)
         p = w.poly(w.sub(tc, n), _exp2_coeffs("f32"))  # 2**d, |d| <= 1/2 (the difference is exact)
-        scaled = w.scalef(p, n) if w.avx512 else w.mul(p, w.pow2(n))
-        mag = m.b.fptrunc(scaled, m.ty)  # 2**n is normal in f64: one rounding
+        mag = m.b.fptrunc(w.mul(p, w.pow2(n)), m.ty)  # 2**n is normal in f64: one rounding
     else:
         w = m
         log_hi, log_lo = _log_double(w, ax)  # garbage (finite) for 0, inf and NaN
@@ -1331,7 +1335,7 @@ FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 # exist only for vectors; kernel bodies are scalar IR that LLVM vectorizes, so these
 # instructions reach a loop only as a vector variant.
 ISA_FUNCTIONS: dict[str, frozenset[str]] = {
-    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow"}),
+    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p"}),
 }
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
@@ -1385,8 +1389,8 @@ def _keep(module: ir.Module, functions: list[ir.Function]) -> None:
 def isa_definitions(names: tuple[str, ...], vector_bits: int = 512) -> str | None:
     """LLVM IR defining the functions among ``names`` that _isa_call declares (scalar and
     vector), linkonce_odr and always inlined: the scalar ones with the portable code, the vector
-    ones with the instruction set's on vectors up to ``vector_bits`` (the target's width; f32 pow
-    computes on f64 vectors twice as wide). None if there are none."""
+    ones with the instruction set's on vectors up to ``vector_bits`` (the target's width). None
+    if there are none."""
     module = ir.Module(name="jitcore_math")
     found = False
     for full in names:
