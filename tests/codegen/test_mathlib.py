@@ -555,3 +555,15 @@ def test_isa_variant_accuracy(name, kind):
         np.testing.assert_array_equal(got, portable)
         numbers = ~np.isnan(got)
         np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(portable[numbers]))
+
+
+@host_avx512
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_isa_variant_hypothesis(kind, data):
+    x = data.draw(arrays(DTYPES[kind], 67, elements=finite[kind]))  # 67: a vector body and a remainder
+    for name in ISA_NAMES:
+        check(name, kind, x, isa=AVX512)
+        got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
+        np.testing.assert_array_equal(got, portable)
