@@ -28,6 +28,14 @@ as two interleaved Horner chains (even and odd terms). f64 log keeps fdlibm's s 
 and 7 terms in s**2: the division-free form needs 19 terms there, and measured 0.82-0.89x of
 the division form on Zen 5 (docs/performance.md, "Division-free log").
 
+AVX-512 (``isa`` of emit_unary, ``ISA_FUNCTIONS``): exp, exp2 and the log family have vector
+variants that use getexp/getmant (log's reduction: k and f as _log_reduce splits them, so the
+same results, with the special values carried by k and f's NaN) and scalef (exp's 2**n, one
+rounding). Kernel bodies are scalar IR, so a scalar call goes out with LLVM's
+vector-function-abi-variant; the loop vectorizer calls the variants and codegen/cpu/target.py
+inlines their definitions after O3 (1.1-1.8x in cache on Zen 4). pow was measured no faster
+that way (0.93-0.97x: its f64 work, not its reduction, is what costs) and stays portable.
+
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
 the fit's own maximum relative error, before rounding the coefficients.
@@ -160,6 +168,8 @@ _LN2_EXP = {"f32": (float.fromhex("0x1.62e43p-1"), -1.9046542121259336e-09),
 _LN2_LOG = {"f32": (float.fromhex("0x1.62e4p-1"), 1.428606765330187e-06),
             "f64": (float.fromhex("0x1.62e42feep-1"), 1.9082149292705877e-10)}
 _SQRT_HALF_BITS = {"f32": 0x3F3504F3, "f64": 0x3FE6A09E667F3BCD}
+_SQRT_HALF = {k: struct.unpack("f" if k == "f32" else "d", struct.pack("I" if k == "f32" else "Q", v))[0]
+              for k, v in _SQRT_HALF_BITS.items()}
 _MIN_NORMAL = {"f32": 2.0**-126, "f64": 2.0**-1022}
 # log(j/8) as double-doubles, for pow's log.
 _LOG_EIGHTHS = {
@@ -249,8 +259,10 @@ class _Math:
     an f32 function computes in f64.
     """
 
-    def __init__(self, builder: ir.IRBuilder, ty: ir.Type, prec: str | None = None):
+    def __init__(self, builder: ir.IRBuilder, ty: ir.Type, prec: str | None = None,
+                 isa: frozenset[str] = frozenset(), isa_bits: int = 512):
         self.b = builder
+        self.isa, self.isa_bits = isa, isa_bits
         self.ty = ty
         self.lanes = ty.count if isinstance(ty, ir.VectorType) else None
         elem = ty.element if self.lanes else ty
@@ -262,7 +274,48 @@ class _Math:
 
     def wide(self) -> _Math:
         elem = ir.DoubleType()
-        return _Math(self.b, ir.VectorType(elem, self.lanes) if self.lanes else elem, self.prec)
+        return _Math(self.b, ir.VectorType(elem, self.lanes) if self.lanes else elem, self.prec, self.isa,
+                     self.isa_bits)
+
+    @property
+    def avx512(self) -> bool:
+        """Whether AVX-512's getexp, getmant and scalef may be used: only in the vector variants
+        (``ISA_FUNCTIONS``), on vectors of 128 bits up to isa_bits (the target's width: 512, or
+        256 where it prefers 256-bit registers)."""
+        return "avx512" in self.isa and self.lanes is not None and self.lanes * self.width <= self.isa_bits
+
+    @property
+    def width(self) -> int:
+        return 64 if self.kind == "f64" else 32
+
+    def _x86(self, op: str, args: list, imm: int | None = None):
+        """AVX-512 ``op`` (getexp, getmant, scalef) on this vector type: the masked form with
+        all lanes on and the current rounding mode."""
+        width = self.lanes * self.width
+        name = f"llvm.x86.avx512.mask.{op}.{'pd' if self.kind == 'f64' else 'ps'}.{width}"
+        mask = ir.IntType(16 if self.lanes == 16 else 8)
+        head = [*args, *([] if imm is None else [ir.Constant(ir.IntType(32), imm)])]
+        tail = [self.c(0.0), ir.Constant(mask, -1)]
+        if width == 512:
+            tail.append(ir.Constant(ir.IntType(32), 4))  # _MM_FROUND_CUR_DIRECTION
+        module = self.b.module
+        fn = module.globals.get(name) or ir.Function(
+            module, ir.FunctionType(self.ty, [v.type for v in head + tail]), name)
+        return self.b.call(fn, head + tail)
+
+    def getexp(self, a):
+        """floor(log2|a|) as a float: -inf at 0, inf at inf, NaN at NaN; subnormals exact."""
+        return self._x86("getexp", [a])
+
+    def getmant(self, a, imm: int):
+        """a's significand in an interval (imm bits 1:0: 0 [1, 2), 1 [1/2, 2), 2 [1/2, 1),
+        3 [3/4, 3/2)) with a sign (imm bits 3:2: 0 a's, 1 positive, 2 NaN for negative a);
+        +-1 at +-0 and inf."""
+        return self._x86("getmant", [a], imm)
+
+    def scalef(self, a, n):
+        """a * 2**floor(n), one rounding (gradual underflow, overflow to inf)."""
+        return self._x86("scalef", [a, n])
 
     def _const(self, ty, v):
         if self.lanes:
@@ -316,6 +369,9 @@ class _Math:
 
     def lt(self, a, b):
         return self.b.fcmp_ordered("<", a, b)
+
+    def ge(self, a, b):
+        return self.b.fcmp_ordered(">=", a, b)
 
     def le(self, a, b):
         return self.b.fcmp_ordered("<=", a, b)
@@ -372,6 +428,8 @@ class _Math:
         2**(n + a), normal, then by 2**-a, with a = 64 (f32) / 600 (f64) for n < 0 and -1 for
         n >= 0. The second product rounds once (gradual underflow) or overflows; a is one
         select of constants, folded into pow2's shifter."""
+        if self.avx512:
+            return self.scalef(p, n)
         a_neg = 64 if self.kind == "f32" else 600
         neg = self.lt(n, self.c(0.0))
         biased = self._shifter() + self.bias
@@ -516,13 +574,24 @@ def _log_reduce(m: _Math, x):
     return k, m.sub(m.from_bits(mbits), m.c(1.0))
 
 
+def _log_reduce_x86(m: _Math, x):
+    """_log_reduce's (k, f) for every x, from getexp and getmant (AVX-512 vector variants): the
+    same split, so the same results for finite x > 0, and k carries the special values: -inf at
+    +-0, inf at inf, NaN at NaN, with f finite there; f is NaN for x < 0 (getmant's sign
+    control), so the log family needs no selects for them."""
+    mant = m.getmant(x, 8)  # [1, 2), NaN for negative x
+    big = m.ge(mant, m.c(2 * _SQRT_HALF[m.kind]))
+    k = m.getexp(x)
+    return m.sel(big, m.add(k, m.c(1.0)), k), m.sub(m.sel(big, m.mul(mant, m.c(0.5)), mant), m.c(1.0))
+
+
 def _log_parts(m: _Math, x):
     """(k, f, hfsq, tail) with x = 2**k * (1 + f) and log(1 + f) = f - (hfsq - tail), hfsq =
     f**2 / 2. f32: tail = f**3 * P(f), a polynomial in f itself (_LOG_F), no division. f64:
     tail = s * (hfsq + R(s**2)) with s = f / (2 + f) (_LOG): a division and 7 terms, which
     measured faster than the 19 terms f64 needs in f (on Zen 5, 0.82-0.89x: its divider is
     not what limits log there)."""
-    k, f = _log_reduce(m, x)
+    k, f = (_log_reduce_x86 if m.avx512 else _log_reduce)(m, x)
     f2 = m.mul(f, f)
     hfsq = m.mul(m.c(0.5), f2)
     if m.kind == "f32":
@@ -540,7 +609,10 @@ def _even_odd_poly(m: _Math, x, x2, coeffs):
 
 
 def _log_special(m: _Math, x, r):
-    """log-like result r fixed up for x = 0 (-inf), x < 0 or NaN (NaN) and x = inf (inf)."""
+    """log-like result r fixed up for x = 0 (-inf), x < 0 or NaN (NaN) and x = inf (inf); with
+    AVX-512 (_log_reduce_x86) r is already right."""
+    if m.avx512:
+        return r
     inf = m.c(math.inf)
     r = m.sel(m.gt(x, m.c(0.0)), r, m.sel(m.eq(x, m.c(0.0)), m.neg(inf), m.c(math.nan)))
     return m.sel(m.eq(x, inf), inf, r)
@@ -564,7 +636,10 @@ def _log2(m: _Math, x):
 def _log10(m: _Math, x):
     k, f, hfsq, tail = _log_parts(m, x)
     if m.kind == "f64":
-        return _log_special(m, x, _log10_f64(m, k, f, hfsq, tail))
+        r = _log10_f64(m, k, f, hfsq, tail)
+        if m.avx512:  # its exact sums make inf - inf of k = +-inf: k there (NaN with f's NaN)
+            return m.sel(m.eq(m.abs(k), m.c(math.inf)), m.fma(f, m.c(0.0), k), r)
+        return _log_special(m, x, r)
     lg2 = math.log10(2)
     lg2_hi = float.fromhex("0x1.344p-2") if m.kind == "f32" else float.fromhex("0x1.34413509fp-2")
     y = m.fma(k, m.c(lg2 - lg2_hi), m.mul(m.sub(f, m.sub(hfsq, tail)), m.c(1 / math.log(10))))
@@ -1253,19 +1328,118 @@ FAST_UNARY: frozenset[str] = frozenset(_UNARY_FAST)  # names with a cheaper fast
 FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 
 
-def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value, fast: bool = False) -> ir.Value:
+# Functions with a variant for an instruction set (``isa`` of emit_unary / emit_binary): where
+# the target has it, the call is to an outside function with vector variants, which LLVM's loop
+# vectorizer calls (``vector-function-abi-variant``), and ``isa_definitions`` defines after the
+# O3 pipeline, to be inlined (codegen/cpu/target.py). AVX-512's getexp, getmant and scalef
+# exist only for vectors; kernel bodies are scalar IR that LLVM vectorizes, so these
+# instructions reach a loop only as a vector variant.
+ISA_FUNCTIONS: dict[str, frozenset[str]] = {
+    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p"}),
+}
+ISA_PREFIX = "jitcore_math_"
+_ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
+
+
+def _isa_name(isa: str, name: str, kind: str, lanes: int | None = None) -> str:
+    return f"{ISA_PREFIX}{isa}_{name}_{f'v{lanes}' if lanes else ''}{kind}"
+
+
+def _pure(fn: ir.Function) -> None:
+    # llvmlite's attribute sets know no memory(none) or string attributes: added past its check
+    for attr in ("nounwind", "memory(none)", "willreturn"):
+        set.add(fn.attributes, attr)
+
+
+def _isa_call(builder: ir.IRBuilder, isa: str, name: str, args: list[ir.Value]) -> ir.Value:
+    """A call to ``name``'s ``isa`` function, declared with its vector variants."""
+    ty = args[0].type
+    kind = "f64" if isinstance(ty, ir.DoubleType) else "f32"
+    module = builder.module
+    scalar = _isa_name(isa, name, kind)
+    fn = module.globals.get(scalar)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ty, [ty] * len(args)), scalar)
+        _pure(fn)
+        variants = []
+        for lanes in _ISA_LANES[kind]:
+            vector, vty = _isa_name(isa, name, kind, lanes), ir.VectorType(ty, lanes)
+            if vector not in module.globals:
+                _pure(ir.Function(module, ir.FunctionType(vty, [vty] * len(args)), vector))
+            variants.append(f"_ZGV_LLVM_N{lanes}{'v' * len(args)}_{scalar}({vector})")
+        set.add(fn.attributes, f'"vector-function-abi-variant"="{",".join(variants)}"')
+        _keep(module, [module.globals[_isa_name(isa, name, kind, lanes)] for lanes in _ISA_LANES[kind]])
+    return builder.call(fn, args)
+
+
+def _keep(module: ir.Module, functions: list[ir.Function]) -> None:
+    """Add ``functions`` to the module's llvm.compiler.used: the O3 pipeline drops unused
+    declarations before the loop vectorizer looks for the variants (their definitions then stay
+    in the object code, unused once inlined)."""
+    used = module.globals.get("llvm.compiler.used")
+    if used is None:
+        used = ir.GlobalVariable(module, ir.ArrayType(ir.PointerType(), 0), "llvm.compiler.used")
+        used.linkage, used.section = "appending", "llvm.metadata"
+        used.initializer = ir.Constant(used.value_type, [])
+    members = [*used.initializer.constant, *functions]
+    used.value_type = ir.ArrayType(ir.PointerType(), len(members))  # grown in place: one per module
+    used.initializer = ir.Constant(used.value_type, members)
+
+
+def isa_definitions(names: tuple[str, ...], vector_bits: int = 512) -> str | None:
+    """LLVM IR defining the functions among ``names`` that _isa_call declares (scalar and
+    vector), linkonce_odr and always inlined: the scalar ones with the portable code, the vector
+    ones with the instruction set's on vectors up to ``vector_bits`` (the target's width). None
+    if there are none."""
+    module = ir.Module(name="jitcore_math")
+    found = False
+    for full in names:
+        parts = full[len(ISA_PREFIX):].split("_") if full.startswith(ISA_PREFIX) else []
+        if len(parts) != 3 or parts[0] not in ISA_FUNCTIONS or parts[1] not in ISA_FUNCTIONS[parts[0]]:
+            continue
+        isa, name, shape = parts
+        kind = shape[-3:]
+        elem = ir.DoubleType() if kind == "f64" else ir.FloatType()
+        ty = ir.VectorType(elem, int(shape[1:-3])) if shape.startswith("v") else elem
+        arity = 2 if name in _BINARY else 1
+        fn = ir.Function(module, ir.FunctionType(ty, [ty] * arity), full)
+        fn.linkage = "linkonce_odr"
+        fn.attributes.add("alwaysinline")
+        _pure(fn)
+        # inlined into a caller that has it, a callee without it would drop it (LLVM's rule)
+        set.add(fn.attributes, f'"min-legal-vector-width"="{vector_bits}"')
+        b = ir.IRBuilder(fn.append_basic_block())
+        m = _Math(b, ty, isa=frozenset({isa}), isa_bits=vector_bits)
+        b.ret((_BINARY if arity == 2 else _UNARY)[name](m, *fn.args))
+        found = True
+    return str(module) if found else None
+
+
+def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value, fast: bool = False,
+               isa: frozenset[str] = frozenset()) -> ir.Value:
     """Emit ``name(x)`` inline at the builder's position; x is f32/f64, scalar or vector.
 
     fast=True (``jc.jit(..., fastmath=True)``) emits the cheaper variant for the names in
-    FAST_UNARY, within the error bounds in the module docstring; other names ignore it."""
+    FAST_UNARY, within the error bounds in the module docstring; other names ignore it.
+    ``isa``: the target's instruction sets (``codegen.cpu.target.math_isa``); for a scalar x and
+    a name in ISA_FUNCTIONS, a call to that function (see _isa_call) in place of inline code."""
     emit = _UNARY_FAST.get(name) if fast else None
+    if emit is None and not isinstance(x.type, ir.VectorType):
+        for tag in sorted(isa):
+            if name in ISA_FUNCTIONS.get(tag, ()):
+                return _isa_call(builder, tag, name, [x])
     return (emit or _UNARY[name])(_Math(builder, x.type), x)
 
 
 def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value,
-                fast: bool = False) -> ir.Value:
+                fast: bool = False, isa: frozenset[str] = frozenset()) -> ir.Value:
     """Emit ``name(x, y)`` inline at the builder's position; x and y have the same float type.
 
-    fast=True uses the FAST_BINARY variant where there is one (none yet: the accurate path)."""
+    fast=True uses the FAST_BINARY variant where there is one (none yet: the accurate path);
+    ``isa`` as for emit_unary."""
     emit = _BINARY_FAST.get(name) if fast else None
+    if emit is None and not isinstance(x.type, ir.VectorType):
+        for tag in sorted(isa):
+            if name in ISA_FUNCTIONS.get(tag, ()):
+                return _isa_call(builder, tag, name, [x, y])
     return (emit or _BINARY[name])(_Math(builder, x.type), x, y)

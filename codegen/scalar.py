@@ -58,8 +58,10 @@ class Precision:
     float64 they were measured no faster, so the accurate versions stay.
     """
 
-    def __init__(self, exact: bool = False, report=None, fastmath: bool = False):
+    def __init__(self, exact: bool = False, report=None, fastmath: bool = False,
+                 isa: frozenset[str] = frozenset()):
         self.exact = exact
+        self.isa = isa  # the target's instruction sets for the math library (mathlib.emit_unary)
         self.report = report
         self.fastmath = fastmath
         self.flags = ("reassoc", "contract") if fastmath else ()
@@ -196,13 +198,13 @@ def _math(b: ll.IRBuilder, name: str, args: list[ll.Value], precision: Precision
         out = _libm_call(b, lib_name, args)
     elif len(args) == 1:
         fast = precision.fastmath and isinstance(args[0].type, ll.FloatType)
-        out = mathlib.emit_unary(b, lib_name, args[0], fast=fast)
+        out = mathlib.emit_unary(b, lib_name, args[0], fast=fast, isa=precision.isa)
         if name in EXACT_FALLBACK and precision.report is not None:
             x = _intrinsic(b, "llvm.fabs", args)
             limit, inf = (ll.Constant(x.type, v) for v in (mathlib.trig_argument_limit(x.type), float("inf")))
             precision.report(b.and_(b.fcmp_ordered(">", x, limit), b.fcmp_ordered("<", x, inf)))
     else:
-        out = mathlib.emit_binary(b, lib_name, *args)
+        out = mathlib.emit_binary(b, lib_name, *args, isa=precision.isa)
     if not half:
         return out
     return _float_to_half(b, out)

@@ -37,7 +37,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction
+from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -45,6 +45,12 @@ from jitcore.codegen.positions import breakpoints
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
+
+
+def _precision(**kwargs) -> scalar.Precision:
+    """The body's precision, with the math library's functions for the host's instruction sets."""
+    return scalar.Precision(isa=target.math_isa(), **kwargs)
+
 
 # The longest reduced row that a size-generic kernel compiles as a constant: points in 2 to 8
 # dimensions, RGBA pixels, quaternions. Such a row has code of its own per length (at most seven
@@ -146,7 +152,7 @@ class _Schedule:
         # (a scalar exp per row cost 15-25% more than the unfused kernel's vector exps).
         self.epilogue_in_rows = (op.epilogue is not None and self.rows_from is not None
                                  and all(cost.is_cheap_scalar(inner) for inner in op.epilogue.ops))
-        self.body = KernelBody(self.b, op, operands, maps, scalar.Precision(fastmath=fastmath),
+        self.body = KernelBody(self.b, op, operands, maps, _precision(fastmath=fastmath),
                                status[0] if checks else None)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
@@ -293,7 +299,7 @@ class _Schedule:
                 if exact_fallback:
                     needed = self._any_flag(pieces, scratch)
                     with b.if_then(b.icmp_unsigned("!=", needed, ll.Constant(I8, 0)), likely=False):
-                        self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
+                        self.body.precision = _precision(exact=True, fastmath=self.fastmath)
                         emit_loop(b, count, reduce_piece)
                 pieces.emit_combine(b, self.body, merging, ivs, scratch)
                 if self.op.epilogue is not None:
@@ -310,7 +316,7 @@ class _Schedule:
 
                 def noting(piece):
                     b.store(ll.Constant(I1, 0), flag)
-                    self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
+                    self.body.precision = _precision(report=report, fastmath=self.fastmath)
                     reduce_piece(piece)
                     b.store(b.zext(b.load(flag, typ=I1), I8), pieces.flag(b, scratch, piece))
 
@@ -402,12 +408,12 @@ class _Schedule:
         def report(cond):
             self.b.store(self.b.or_(self.b.load(flag, typ=I1), cond), flag)
 
-        self.body.precision = scalar.Precision(report=report, fastmath=self.fastmath)
+        self.body.precision = _precision(report=report, fastmath=self.fastmath)
         emit()
         with self.b.if_then(self.b.load(flag, typ=I1), likely=False):
             for word, value in zip(words, saved):
                 self.b.store(value, word)
-            self.body.precision = scalar.Precision(exact=True, fastmath=self.fastmath)
+            self.body.precision = _precision(exact=True, fastmath=self.fastmath)
             emit()
 
     def _emit_inits(self) -> None:

@@ -52,7 +52,7 @@ from functools import cache
 import llvmlite
 import llvmlite.binding as llvm
 
-from jitcore.codegen import stage_times
+from jitcore.codegen import mathlib, stage_times
 from jitcore.ir.errors import JitcoreError
 
 _lock = threading.Lock()
@@ -259,6 +259,7 @@ def compile_ir(llvm_ir: str, machine: tuple[str, str, str] | None = None,
         module.data_layout = str(tm.target_data)
         module.verify()
         optimize(module, tm, unroll, light)
+        _inline_math(module, tm, machine[2] if machine else host_features())
     with stage_times.timed(stage_times.MACHINE_CODE):
         return module, tm.emit_object(module)
 
@@ -269,6 +270,36 @@ def machine_for(machine: tuple[str, str, str] | None = None, light: bool = False
     if machine:
         return target_machine(*machine, opt)
     return host_light_machine() if light else host_target_machine()
+
+
+def math_isa(features: str | None = None) -> frozenset[str]:
+    """The instruction sets the math library may use (``mathlib.ISA_FUNCTIONS``) on a target
+    with LLVM ``features``, the host's (``magic()``) by default: "avx512" with AVX-512F and VL.
+    The features are in ``magic()``, which every compile's cache key holds, and the functions
+    they choose are named in the IR, so code for one set is never taken for another."""
+    found = set((magic()[2] if features is None else features).split(","))
+    return frozenset({"avx512"}) if {"+avx512f", "+avx512vl"} <= found else frozenset()
+
+
+def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) -> None:
+    """Define and inline the math library's functions with vector variants, which the O3
+    pipeline left as calls (the loop vectorizer's to the vector variants, the remainder's to
+    the scalar one); their vectors no wider than ``features`` prefer."""
+    names = tuple(sorted(f.name for f in module.functions if f.name.startswith(mathlib.ISA_PREFIX)))
+    bits = 256 if "+prefer-256-bit" in features.split(",") else 512
+    text = mathlib.isa_definitions(names, bits) if names else None
+    if text is None:
+        return
+    defs = llvm.parse_assembly(text)
+    defs.triple, defs.data_layout = module.triple, module.data_layout
+    module.link_in(defs)
+    pm = llvm.create_new_module_pass_manager()
+    pm.add_always_inliner_pass()
+    pm.add_global_dead_code_eliminate_pass()
+    pm.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3)))
+    for fn in module.functions:  # inlined everywhere; compiler.used keeps them: emit no code for them
+        if fn.name.startswith(mathlib.ISA_PREFIX) and not fn.is_declaration:
+            fn.linkage = "available_externally"
 
 
 def with_legal_width(llvm_ir: str, features: str) -> str:

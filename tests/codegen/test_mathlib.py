@@ -55,8 +55,9 @@ BINARY = sorted(mathlib.SUPPORTED_BINARY - {"pow"})
 _kernels: dict = {}
 
 
-def build_loop(name, kind):
-    """LLVM IR of `void k(T* in0[, T* in1], T* out, i64 n)`: out[i] = name(in0[i][, in1[i]])."""
+def build_loop(name, kind, isa=frozenset()):
+    """LLVM IR of `void k(T* in0[, T* in1], T* out, i64 n)`: out[i] = name(in0[i][, in1[i]]),
+    with the math library's functions for the instruction sets ``isa``."""
     fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
     arity = 2 if name in mathlib.SUPPORTED_BINARY else 1
     module = ir.Module()
@@ -73,7 +74,7 @@ def build_loop(name, kind):
     i.add_incoming(ir.Constant(n.type, 0), entry)
     args = [b.load(b.gep(p, [i], inbounds=True)) for p in fn.args[:arity]]
     emit = mathlib.emit_binary if arity == 2 else mathlib.emit_unary
-    b.store(emit(b, name, *args), b.gep(fn.args[arity], [i], inbounds=True))
+    b.store(emit(b, name, *args, **({"isa": isa} if isa else {})), b.gep(fn.args[arity], [i], inbounds=True))
     nxt = b.add(i, ir.Constant(n.type, 1))
     i.add_incoming(nxt, loop)
     b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
@@ -82,10 +83,10 @@ def build_loop(name, kind):
     return str(module)
 
 
-def kernel(name, kind):
-    """(compiled module, callable on NumPy arrays), compiled once per (name, kind)."""
-    if (name, kind) not in _kernels:
-        module, addrs = target.compile_module(build_loop(name, kind), ["k"])
+def kernel(name, kind, isa=frozenset()):
+    """(compiled module, callable on NumPy arrays), compiled once per (name, kind, isa)."""
+    if (name, kind, isa) not in _kernels:
+        module, addrs = target.compile_module(build_loop(name, kind, isa), ["k"])
         arity = 2 if name in mathlib.SUPPORTED_BINARY else 1
         cfunc = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * (arity + 1), ctypes.c_int64)(addrs["k"])
 
@@ -95,8 +96,8 @@ def kernel(name, kind):
             cfunc(*[x.ctypes.data for x in xs], out.ctypes.data, out.size)
             return out
 
-        _kernels[name, kind] = module, run
-    return _kernels[name, kind]
+        _kernels[name, kind, isa] = module, run
+    return _kernels[name, kind, isa]
 
 
 def reference(name, kind, *xs):
@@ -125,8 +126,8 @@ def ulp_distance(a, b):
     return np.where(zero_sign, np.inf, d)
 
 
-def check(name, kind, *xs):
-    got = kernel(name, kind)[1](*xs)
+def check(name, kind, *xs, isa=frozenset()):
+    got = kernel(name, kind, isa)[1](*xs)
     want = reference(name, kind, *xs)
     d = ulp_distance(got, want)
     if name in ("logaddexp", "logaddexp2"):
@@ -472,3 +473,97 @@ if __name__ == "__main__":
     new = ["arctan", "arcsin", "arccos", "arctan2", "arcsinh", "arccosh", "arctanh", "cbrt", "hypot", "erf",
            "logaddexp", "sigmoid"]
     benchmark(new if sys.argv[1:] == ["new"] else sys.argv[1:] or None)
+
+
+# ---- instruction-set variants (mathlib.ISA_FUNCTIONS) -----------------------------------------
+
+AVX512 = frozenset({"avx512"})
+ISA_NAMES = sorted(mathlib.ISA_FUNCTIONS["avx512"])
+host_avx512 = pytest.mark.skipif("avx512" not in target.math_isa(),
+                                 reason="no AVX-512F/VL on this host: its variants are checked as IR and asm")
+
+
+def test_math_isa_from_features():
+    assert target.math_isa("+avx2,+fma,+avx512f,+avx512vl,+avx512dq") == AVX512
+    assert target.math_isa("+avx2,+fma,+avx512f,-avx512vl") == frozenset()
+    assert target.math_isa("+avx2,+fma,-avx512f") == frozenset()
+    assert target.math_isa("+neon") == frozenset()
+
+
+def isa_emitted(name, kind, isa):
+    fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
+    module = ir.Module()
+    binary = name in mathlib.SUPPORTED_BINARY
+    fn = ir.Function(module, ir.FunctionType(fty, [fty] * (1 + binary)), "f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    emit = mathlib.emit_binary if binary else mathlib.emit_unary
+    b.ret(emit(b, name, *fn.args, isa=isa))
+    return str(module)
+
+
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@pytest.mark.parametrize("name", ISA_NAMES)
+def test_isa_variants_in_ir(name, kind):
+    """On any host: with the flag, a call to a declared function with vector variants, whose
+    definitions use AVX-512 in the vector ones only; without it, the portable code inline."""
+    text = isa_emitted(name, kind, AVX512)
+    scalar = f"jitcore_math_avx512_{name}_{kind}"
+    assert f"call {'float' if kind == 'f32' else 'double'} @\"{scalar}\"" in text
+    assert "vector-function-abi-variant" in text and "llvm.compiler.used" in text
+    assert "llvm.x86" not in text and "jitcore_math" not in isa_emitted(name, kind, frozenset())
+    lanes = {"f32": (4, 8, 16), "f64": (2, 4, 8)}[kind]
+    vectors = [f"jitcore_math_avx512_{name}_v{n}{kind}" for n in lanes]
+    assert all(v in text for v in vectors)
+    assert "llvm.x86.avx512" not in mathlib.isa_definitions((scalar,))
+    assert all("llvm.x86.avx512.mask." in mathlib.isa_definitions((v,)) for v in vectors)
+    assert mathlib.isa_definitions(("jitcore_math_avx512_nosuch_f32", "other")) is None
+
+
+@requires_x86_target
+@pytest.mark.parametrize("bits", [256, 512])
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@pytest.mark.parametrize("name", ISA_NAMES)
+def test_isa_variants_in_assembly(name, kind, bits):
+    """Compiled for a fixed AVX-512 target (whatever the host), the loop calls nothing and uses
+    getmant/getexp (log family) or scalef (exp, exp2) at the chosen width; for AVX2
+    the portable code has none of them."""
+    machine = x86_machine("x86-64-v4", bits)
+    module, _ = target.compile_ir(build_loop(name, kind, AVX512), machine)
+    asm = target.target_machine(*machine).emit_assembly(module)
+    reg = "%zmm" if bits == 512 else "%ymm"
+    uses = ["vscalef"] if name.startswith("exp") else ["vgetmant", "vgetexp"]
+    assert all(re.search(op + r"p[sd]\s.*" + reg, asm) for op in uses), uses
+    assert bits == 512 or "%zmm" not in asm
+    loop = re.search(r"define void @k\(.*?\n}", str(module), re.S).group(0)
+    assert not re.search(r"\bcall", asm) and "jitcore_math" not in loop
+    machine = x86_machine("x86-64-v3", None)
+    module, _ = target.compile_ir(build_loop(name, kind), machine)
+    asm = target.target_machine(*machine).emit_assembly(module)
+    assert not re.search(r"vgetmant|vscalef|\bcall", asm)
+
+
+@host_avx512
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@pytest.mark.parametrize("name", ISA_NAMES)
+def test_isa_variant_accuracy(name, kind):
+    """The host's AVX-512 variant within the same ULP bounds as the portable code, on the same
+    sweeps and special values (odd sizes: the scalar remainder runs the portable code), and
+    equal to it: the same reduction and the same single rounding of 2**n (NaN's sign aside)."""
+    for x in (sweep(name, kind), specials(kind)):
+        assert check(name, kind, x, isa=AVX512) <= ULP_BOUND[name, kind]
+        got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
+        np.testing.assert_array_equal(got, portable)
+        numbers = ~np.isnan(got)
+        np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(portable[numbers]))
+
+
+@host_avx512
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_isa_variant_hypothesis(kind, data):
+    x = data.draw(arrays(DTYPES[kind], 67, elements=finite[kind]))  # 67: a vector body and a remainder
+    for name in ISA_NAMES:
+        check(name, kind, x, isa=AVX512)
+        got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
+        np.testing.assert_array_equal(got, portable)
