@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from bench_workloads import _first_line  # tools/ is on sys.path, as for bench.py
+from settle import settle  # tools/, on sys.path as this module's own folder
 
 import jitcore as jc
 
@@ -166,6 +167,7 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
             start = time.perf_counter()
             first = fn(*_fresh(run_args))
             first_s = time.perf_counter() - start
+            settle()  # the previous implementation's threads asleep (tools/settle.py)
             seconds, _ = _time(lambda fn=fn, a=run_args: fn(*_fresh(a)), 1 if impl == "python" else repeat)
         except Exception as e:
             record["impls"][impl] = {"status": "error", "reason": _first_line(e)}
