@@ -13,6 +13,9 @@ Two measurements on the MLP step of ``tools/bench_workloads.py`` (x 10000x256 fl
   calling thread sleeping 0, 1, 10, ... ms in between. Sleeping does not warm the caches, so
   what is left after the workers stop spinning is the caches' part; the drop before it is the
   spinning's. Wall time and this thread's CPU time, medians.
+- **pipeline** (``--pipeline``): a user's loop that alternates the two, a NumPy step then a
+  jitted step, back to back; the median of each and of their sum. Run it under each OpenBLAS
+  setting (``OPENBLAS_NUM_THREADS``, ``OPENBLAS_THREAD_TIMEOUT``) to see what each costs NumPy.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--delays", default="0,1,10,100,300", help="ms between the NumPy step and ours")
+    parser.add_argument("--pipeline", action="store_true", help="only the alternating loop")
     args = parser.parse_args()
     delays = [float(d) for d in args.delays.split(",")]
 
@@ -92,6 +96,9 @@ def main() -> None:
     print(f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '')!r} "
           f"JITCORE_NUM_THREADS={jc.config.num_threads}; load average {os.getloadavg()[0]:.2f}")
 
+    if args.pipeline:
+        pipeline(ours, theirs, args.repeat)
+        return
     ends, burned = [], []
     for _ in range(5):
         busy = spin_profile(theirs)
@@ -118,6 +125,20 @@ def main() -> None:
     print("\n".join(rows))
     print(f"numpy step alone: {statistics.median(timed(theirs)[0] for _ in range(5)):.1f} ms; "
           f"load average {os.getloadavg()[0]:.2f}")
+
+
+def pipeline(ours, theirs, repeat: int) -> None:
+    """A loop of a NumPy step then a jitted step: each one's median, and the loop's per step."""
+    mine, other, both = [], [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        other.append(timed(theirs)[0])
+        mine.append(timed(ours)[0])
+        both.append((time.perf_counter() - start) * 1e3)
+    env = " ".join(f"{k}={os.environ[k]}" for k in ("OPENBLAS_NUM_THREADS", "OPENBLAS_THREAD_TIMEOUT",
+                                                    "JITCORE_NUM_THREADS") if k in os.environ)
+    print(f"| {env or 'defaults'} | {statistics.median(other):.1f} | {statistics.median(mine):.1f} | "
+          f"{statistics.median(both):.1f} | {os.getloadavg()[0]:.2f} |")
 
 
 if __name__ == "__main__":
