@@ -8,7 +8,8 @@ Two measurements on the MLP step of ``tools/bench_workloads.py`` (x 10000x256 fl
 
 - **spin**: after one NumPy step, the CPU time every other thread of the process burns in each
   millisecond that follows (per-thread CPU clocks, nanoseconds), while this thread sleeps: how
-  long OpenBLAS's workers keep spinning after the library returns.
+  long OpenBLAS's workers keep spinning after the library returns; and the same after a jitted
+  step (jitcore's pool: its workers block after a few microseconds).
 - **delays**: the jitted step timed alone (after itself), and right after a NumPy step with the
   calling thread sleeping 0, 1, 10, ... ms in between. Sleeping does not warm the caches, so
   what is left after the workers stop spinning is the caches' part; the drop before it is the
@@ -99,13 +100,14 @@ def main() -> None:
     if args.pipeline:
         pipeline(ours, theirs, args.repeat)
         return
-    ends, burned = [], []
-    for _ in range(5):
-        busy = spin_profile(theirs)
-        ends.append(spin_end(busy))
-        burned.append(sum(busy))
-    print(f"spin: other threads busy until {statistics.median(ends)} ms after a NumPy step "
-          f"(runs: {ends}), burning {statistics.median(burned):.1f} ms of CPU (median)")
+    for name, call in (("a NumPy step", theirs), ("a jitted step", ours)):
+        ends, burned = [], []
+        for _ in range(5):
+            busy = spin_profile(call)
+            ends.append(spin_end(busy))
+            burned.append(sum(busy))
+        print(f"spin: other threads busy until {statistics.median(ends)} ms after {name} "
+              f"(runs: {ends}), burning {statistics.median(burned):.1f} ms of CPU (median)")
 
     rows = []
     rounds = {"alone": (None, None)} | {f"after numpy, {d:g} ms": (theirs, d) for d in delays}
