@@ -143,7 +143,8 @@ def _fresh(args):
 
 
 def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> dict:
-    """Each implementation on the same data: one warm-up call (which compiles), then the median of
+    """Each implementation on the same data, in a block of its own after ``settle()`` (no other
+    library's threads still running): one warm-up call (which compiles), then the median of
     ``repeat`` calls, each on fresh copies of the arguments (the programs write them)."""
     rng = np.random.default_rng(11)
     args = program.make(rng, scale)
@@ -164,10 +165,10 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
             continue
         run_args = program.make(np.random.default_rng(11), run_scale)
         try:
+            settle()  # the previous implementation's threads asleep (tools/settle.py)
             start = time.perf_counter()
             first = fn(*_fresh(run_args))
             first_s = time.perf_counter() - start
-            settle()  # the previous implementation's threads asleep (tools/settle.py)
             seconds, _ = _time(lambda fn=fn, a=run_args: fn(*_fresh(a)), 1 if impl == "python" else repeat)
         except Exception as e:
             record["impls"][impl] = {"status": "error", "reason": _first_line(e)}

@@ -261,8 +261,8 @@ def _reason(e: BaseException) -> str:
 def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> dict:
     """NumPy, jitcore and Numba on the same arguments: two calls each that are checked against
     NumPy's two (the first compiles), then each implementation's ``repeat`` timed calls in a block
-    of their own, after ``settle()`` (no other library's threads still spinning: tools/settle.py);
-    the medians."""
+    of their own, after ``settle()`` (no other library's threads still spinning: tools/settle.py)
+    and one untimed call; the medians."""
     args = program.make(np.random.default_rng(SEED), scale)
     record = {"program": program.name, "title": program.title, "size": _size_text(args), "impls": {}}
     runners = {"numpy": program.fn, "jitcore": jitted(program)}
@@ -296,6 +296,7 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
     times = {impl: [] for impl in runners}
     for impl, fn in runners.items():  # a block each, after the others' threads went to sleep
         settle()
+        fn(*args)  # untimed: its own data in the caches, as in a loop of its own calls
         for _ in range(repeat):
             start = time.perf_counter()
             fn(*args)
