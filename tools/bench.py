@@ -64,6 +64,7 @@ try:
     import bench_loops as bl  # tools/, which is on sys.path when this file runs as a script
     import bench_programs as bp
     import bench_workloads as bw
+    from settle import settle
 
     import jitcore as jc
     import jitcore.numpy as jnp
@@ -489,6 +490,8 @@ def bench_cases(cases: list[Case], size: int, repeat: int, peers: dict) -> list[
             try:
                 run = _runner(impl, case, arrays, peers)
                 result = run()  # warm-up: compiles where there is something to compile
+                settle()  # the previous implementation's threads asleep (tools/settle.py)
+                run()
                 seconds = _median_time(run, repeat)
             except Exception as e:
                 rows.append([label, impl, f"error: {type(e).__name__}: {str(e)[:60]}", "", ""])
@@ -718,7 +721,8 @@ def workload_rows(measured: list[bw.Measured],
             "compute_bound": m.work.compute_bound, "min_bytes": m.min_bytes, "bound_ms": bound_ms,
             "floor_ms": m.floor_ms, "floor_ops": m.floor_ops or None,
             "floor_above_bound": floor_above if m.floor_ms is not None else None,
-            "impls": {impl: {"status": out.status, "ms": out.ms, "reason": out.reason or None, "err": out.err}
+            "impls": {impl: {"status": out.status, "ms": out.ms, "reason": out.reason or None, "err": out.err,
+                             "settle_ms": out.settle_ms}
                       for impl, out in outs.items()},
         })
     lines = [f"{status}: {title} ({', '.join(dts)}), {impl}: {reason}"
@@ -742,6 +746,9 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
     report.say(f"workloads (issue #10): --size {size} is {scale:g}x each workload's default element count; "
                f"median of {repeat} warm runs after one warm-up call (which compiles); float32 and float64 "
                "(the MLP: float32)")
+    report.say("each implementation's runs in a block of their own: first the process's other threads left "
+               "to go to sleep (a library's workers still spinning after its last call would share this "
+               "implementation's cores; tools/settle.py), then one untimed call, then the timed ones")
     report.say(f"copy bandwidth {bandwidth / 1e9:.1f} GB/s: np.copyto of {bandwidth_bytes >> 20} MiB "
                f"float64 (a read and a write per byte), one thread, median of {max(repeat, 5)}")
     report.say("bound ms = the bytes a workload must move (its inputs read once, its outputs written once) / "
@@ -764,6 +771,12 @@ def run_workloads(report: Report, works: list[bw.Workload], with_peak: bool, siz
     rows, notes, records = workload_rows(measured, bandwidth)
     for record in records:
         record["bandwidth_bytes_per_s"] = bandwidth
+    waits = [(out.settle_ms, impl, f"{m.work.title} {_SHORT[m.dtype]}") for m in measured
+             for impl, out in m.outcomes.items() if out.settle_ms is not None]
+    if waits:
+        ms, impl, where = max(waits)
+        notes.append(f"settle: the longest wait for the other threads to sleep was {ms:.1f} ms, before "
+                     f"{impl}'s block in {where}; the median {statistics.median(w[0] for w in waits):.1f} ms")
     report.table("workloads", WORKLOAD_HEADER, rows, notes, records)
     if with_peak:
         mib = lambda b: f"{b / 2**20:.1f}" if b is not None else "error"  # noqa: E731

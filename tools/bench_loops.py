@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from bench_workloads import _first_line  # tools/ is on sys.path, as for bench.py
+from settle import settle  # tools/, on sys.path as this module's own folder
 
 import jitcore as jc
 
@@ -142,7 +143,8 @@ def _fresh(args):
 
 
 def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> dict:
-    """Each implementation on the same data: one warm-up call (which compiles), then the median of
+    """Each implementation on the same data, in a block of its own after ``settle()`` (no other
+    library's threads still running): one warm-up call (which compiles), then the median of
     ``repeat`` calls, each on fresh copies of the arguments (the programs write them)."""
     rng = np.random.default_rng(11)
     args = program.make(rng, scale)
@@ -163,6 +165,7 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
             continue
         run_args = program.make(np.random.default_rng(11), run_scale)
         try:
+            settle()  # the previous implementation's threads asleep (tools/settle.py)
             start = time.perf_counter()
             first = fn(*_fresh(run_args))
             first_s = time.perf_counter() - start

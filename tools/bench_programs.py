@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from settle import settle  # tools/, on sys.path as this module's own folder
 
 import jitcore as jc
 
@@ -259,8 +260,9 @@ def _reason(e: BaseException) -> str:
 
 def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> dict:
     """NumPy, jitcore and Numba on the same arguments: two calls each that are checked against
-    NumPy's two (the first compiles), then ``repeat`` rounds in which each implementation is
-    timed once, taking turns so that a burst of load hits them alike; the medians."""
+    NumPy's two (the first compiles), then each implementation's ``repeat`` timed calls in a block
+    of their own, after ``settle()`` (no other library's threads still spinning: tools/settle.py)
+    and one untimed call; the medians."""
     args = program.make(np.random.default_rng(SEED), scale)
     record = {"program": program.name, "title": program.title, "size": _size_text(args), "impls": {}}
     runners = {"numpy": program.fn, "jitcore": jitted(program)}
@@ -292,8 +294,10 @@ def measure(program: Program, repeat: int, peers: dict, scale: float = 1.0) -> d
                         "outside compiled code does not seed)" if impl == "numba" else "")
         record["impls"][impl] = entry
     times = {impl: [] for impl in runners}
-    for _ in range(repeat):
-        for impl, fn in runners.items():
+    for impl, fn in runners.items():  # a block each, after the others' threads went to sleep
+        settle()
+        fn(*args)  # untimed: its own data in the caches, as in a loop of its own calls
+        for _ in range(repeat):
             start = time.perf_counter()
             fn(*args)
             times[impl].append(time.perf_counter() - start)

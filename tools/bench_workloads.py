@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from settle import settle  # tools/, on sys.path as this module's own folder
 
 import jitcore as jc
 
@@ -386,6 +387,7 @@ class Outcome:
     reason: str = ""
     err: float | None = None  # against NumPy's result
     times: list[float] = field(default_factory=list)
+    settle_ms: float | None = None  # waited before its block for the other threads to sleep
 
 
 @dataclass
@@ -401,9 +403,12 @@ class Measured:
 
 
 def measure(work: Workload, dtype: np.dtype, scale: float, repeat: int, peers: dict) -> Measured:
-    """Every implementation on the same arrays: one warm-up call each, then ``repeat`` timed calls,
-    the implementations taking turns so that a burst of load on the machine hits them alike (a
-    training loop: one warm-up step, then ``work.steps`` timed steps, the time being their sum)."""
+    """Every implementation on the same arrays: one warm-up call each (which compiles), then each
+    implementation's timed calls in a block of their own (a training loop: ``work.steps`` steps,
+    the time being their sum; else ``repeat`` calls, the median). Before a block: ``settle()``
+    (no other thread of the process still running: a library's workers spinning after its
+    last call would share this implementation's cores) and one untimed call (its own data in
+    the caches, as in a loop of its own calls)."""
     rng = np.random.default_rng(zlib.crc32(f"{work.name} {dtype.name}".encode()))
     shapes = work.shapes(scale)
     if work.inputs is not None:
@@ -430,19 +435,20 @@ def measure(work: Workload, dtype: np.dtype, scale: float, repeat: int, peers: d
             continue
         outcomes[impl], ready[impl] = Outcome("ok"), prepared
     results = {}
-    for _ in range(work.steps or repeat):
-        for impl, prepared in list(ready.items()):
-            try:
+    for impl, prepared in ready.items():
+        outcomes[impl].settle_ms = settle() * 1e3
+        try:
+            prepared.call(*prepared.args)
+            for _ in range(work.steps or repeat):
                 start = time.perf_counter()
                 result = prepared.call(*prepared.args)
                 outcomes[impl].times.append(time.perf_counter() - start)
-            except Exception as e:  # it compiled, then failed: a bug, said as such
-                outcomes[impl] = Outcome("error", reason=_first_line(e))
-                del ready[impl]
-                break
-            results[impl] = result
-            if work.steps:  # the new weights are the next step's
-                prepared.args = [*result, *prepared.args[len(result):]]
+                if work.steps:  # the new weights are the next step's
+                    prepared.args = [*result, *prepared.args[len(result):]]
+        except Exception as e:  # it compiled, then failed: a bug, said as such
+            outcomes[impl] = Outcome("error", reason=_first_line(e))
+            continue
+        results[impl] = result
     for impl, out in outcomes.items():
         if out.status == "ok" and out.times:
             out.ms = (sum(out.times) if work.steps else statistics.median(out.times)) * 1e3
