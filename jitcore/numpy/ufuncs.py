@@ -23,7 +23,7 @@ from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
-    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
+    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod", "modf",
     "real", "reciprocal", "square", "true_divide",
     "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
     "radians", "round"]  # signbit: an array op now, among UFUNC_KINDS
@@ -83,6 +83,20 @@ bitwise_count = _ufunc(np.bitwise_count, prims.bitwise_count)
 float_power = _ufunc(np.float_power, prims.float_power)
 divmod = _ufunc(np.divmod, lambda x, y: (prims.ufunc(np.floor_divide, x, y),
                                          prims.ufunc(np.remainder, x, y)))
+
+
+
+def _modf(x):
+    """``(x - trunc(x), trunc(x))``, the fraction taking ``x``'s sign (``-0.0`` for negative
+    whole numbers, ``±0.0`` for ``±inf``), both in NumPy's loop dtype (integers as float64)."""
+    _no_complex(np.modf, x)
+    x = prims.convert(x, np.modf.resolve_dtypes((x.dtype, None, None))[1])
+    whole = prims.ufunc(np.trunc, x)
+    frac = np.where(prims.ufunc(np.isinf, x), np.zeros((), x.dtype), prims.ufunc(np.subtract, x, whole))
+    return np.copysign(frac, x), whole
+
+
+modf = _ufunc(np.modf, _modf)
 
 
 @implements(np.real)
@@ -153,6 +167,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
                                         kwargs.get("dtype"))
+    if method == "reduce" and ufunc is np.logical_xor and kwargs.get("dtype") in (None, np.bool_, bool):
+        (a,) = inputs  # the parity of the true elements: the bitwise xor of the truth values
+        return prims.bitwise_reduction(np.bitwise_xor, prims.as_bool(a), kwargs.get("axis", 0),
+                                       kwargs.get("keepdims", False))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
         if a.ndim == 0:
