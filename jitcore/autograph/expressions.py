@@ -2,7 +2,8 @@
 (logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
 subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
 ``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
-traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars.
+traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars (also
+from a generator), ``any``/``all`` of traced truth values.
 """
 
 from __future__ import annotations
@@ -247,6 +248,8 @@ def _extreme(builtin, better):
     values' promotion. Anything else (a ``key=``, ``default=``, arrays of several elements, no
     traced value) is the builtin's business."""
     def fn(*args, **kwargs):
+        if len(args) == 1 and not isinstance(args[0], (list, tuple, Tracer)) and hasattr(args[0], "__iter__"):
+            args = (list(args[0]),)  # a generator of traced values: read once, for either path
         values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
         if kwargs or len(values) < 2 or not any(isinstance(v, Tracer) for v in values) or any(
                 isinstance(v, Tracer) and v.ndim for v in values):
@@ -260,8 +263,27 @@ def _extreme(builtin, better):
     return fn
 
 
+def _truth(builtin, stop: bool, combine):
+    """``any``/``all`` over values some of which are traced: a concrete value that decides
+    (true for ``any``, false for ``all``) stops the loop as in Python; the traced ones, each
+    one truth value, combine into a traced bool."""
+    def fn(iterable):
+        decided = None
+        for v in iterable:
+            if isinstance(v, Tracer):
+                truth = _cast(v, np.bool_, "bool")
+                decided = truth if decided is None else combine(decided, truth)
+            elif bool(v) is stop:
+                return stop
+        return builtin(()) if decided is None else as_scalar(decided)
+
+    fn.__name__ = fn.__qualname__ = builtin.__name__
+    return fn
+
+
 BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate,
-            max: _extreme(max, operator.gt), min: _extreme(min, operator.lt)}
+            max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
+            any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.

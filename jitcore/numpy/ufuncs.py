@@ -161,8 +161,11 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         (a,) = inputs
         given = {k: kwargs[k] for k in ("initial", "where") if k in kwargs}
-        return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
-                                                         keepdims=kwargs.get("keepdims", False), **given)
+        reduce = _UFUNC_REDUCTIONS[ufunc]
+        if kwargs.get("dtype") is not None:  # the loop's dtype: each element cast to it first
+            a = _reduce_in_dtype(ufunc, reduce, a, np.dtype(kwargs["dtype"]), given)
+        return HANDLED_FUNCTIONS[reduce](a, axis=kwargs.get("axis", 0),
+                                         keepdims=kwargs.get("keepdims", False), **given)
     if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
@@ -186,6 +189,20 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _reduce_in_dtype(ufunc, reduce, a, dtype: np.dtype, given: dict):
+    """``ufunc.reduce(a, dtype=dtype)``: ``sum``/``prod`` take the dtype themselves (it goes
+    into ``given``); the extremes reduce ``a`` cast to it; the logical ones only in bool."""
+    if reduce in (np.sum, np.prod):
+        given["dtype"] = dtype
+        return a
+    if reduce in (np.all, np.any):
+        if dtype != np.bool_:
+            raise UnsupportedError(f"numpy.{ufunc.__name__}.reduce with dtype={dtype} is not supported "
+                                   f"under jit (at {user_location()}); reduce in bool")
+        return a
+    return prims.convert(prims.array_operand(a), dtype)
 
 
 def _out_refused(ufunc) -> str:
@@ -328,7 +345,8 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
 _UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None}
 _RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
-                     np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
+                     np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any,
+                     np.fmax: np.nanmax, np.fmin: np.nanmin}  # fmax skips NaN, as nanmax does
 
 
 # -- Everyday float helpers built from the ufuncs above, at NumPy's exact arithmetic. --------

@@ -289,3 +289,19 @@ def test_ufunc_at_into_a_local_array_with_traced_indices():
 def test_ufunc_at_into_a_local_array_without_autograph_names_the_array():
     with pytest.raises(jc.UnsupportedError, match="not an argument of the jitted function"):
         jc.jit(lambda i, w: np.add.at(np.zeros(4), i, w), autograph=False)(np.array([1]), np.array([2.0]))
+
+
+def test_ufunc_reduce_dtype_fmax_fmin_and_logical_xor():
+    def f(x, m):
+        return (np.add.reduce(x, dtype=np.float64), np.multiply.reduce(x[2:], dtype=np.int16),
+                np.maximum.reduce(x, dtype=np.float64), np.fmax.reduce(x), np.fmin.reduce(x, axis=None),
+                np.fmax.reduce(m, axis=1, keepdims=True), np.logical_xor.reduce(m > 1, axis=0),
+                np.logical_xor.reduce(m))
+
+    for x in (np.array([0.1, np.nan, 3.5, -0.0], np.float32), np.array([100, 100, 7, -3], np.int8)):
+        m = np.array([[np.nan, 2.0, 0.0], [np.nan, np.nan, 1.0]])
+        with np.errstate(invalid="ignore"):
+            want = f(x, m)
+        for g, w in zip(jc.jit(f)(x, m), want, strict=True):
+            assert type(g) is type(w)
+            np.testing.assert_array_equal(g, w, strict=True)
