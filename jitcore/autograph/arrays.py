@@ -160,8 +160,8 @@ def _array_calls() -> dict:
     calls[np.array] = _array
     for f in (np.asarray, np.asanyarray, np.ascontiguousarray):
         calls[f] = _asarray(f)
-    for f in (np.zeros, np.ones, np.full, np.arange):
-        calls[f] = _creation(f, getattr(jnp, f.__name__))
+    for f in (np.zeros, np.ones, np.full, np.arange, np.full_like):  # full_like: a traced fill
+        calls[f] = _creation(f, getattr(jnp, f.__name__))  # into a NumPy array's shape
     calls[np.empty] = _empty(np.empty, calls[np.zeros])
     calls[np.ndenumerate] = _ndenumerate
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,

@@ -159,3 +159,17 @@ def test_ndenumerate_of_a_traced_array_unrolls():
 
     A = np.arange(6.0).reshape(2, 3)
     assert jc.jit(f)(A) == f(A)
+
+
+def filled(v, w):
+    return (np.full(3, v), np.full((2, 2), v, dtype=np.float32), np.full_like(np.zeros(2, np.int16), w),
+            np.full_like(np.zeros((2, 2)), v), np.full_like(w, v, shape=(1, 2)))
+
+
+def test_full_of_a_traced_value_keeps_negative_zero_and_fills_numpy_arrays():
+    # np.full was zeros + fill (0.0 + -0.0 is 0.0); np.full_like into a NumPy array's shape
+    # reached NumPy's copyto with a traced value.
+    for v, w in [(-0.0, np.array([2.7, -1.0])), (np.float32(-0.0), np.array([-0.0, 3.0]))]:
+        for g, want in zip(jc.jit(filled)(v, w), filled(v, w), strict=True):
+            np.testing.assert_array_equal(g, want, strict=True)
+            assert np.array_equal(np.signbit(g), np.signbit(want))
