@@ -12,11 +12,12 @@ import operator
 
 import numpy as np
 
+from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
-from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, as_scalar, user_frame, user_location
+from jitcore.primitives import as_tracer, constant
+from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -51,12 +52,31 @@ def _select(test: Tracer, if_true, if_false):
     return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
 
 
+def _only_if(test: Tracer, thunk):
+    """``thunk()`` evaluated only when the traced ``test`` holds (an ``scf.if``; zeros of its
+    types otherwise), as Python's short circuit evaluates it: ``i < n and x[i] > 0`` must not
+    read ``x[n]`` (an index out of range raises IndexError after the call)."""
+    made = []
+
+    def then():
+        made.append(thunk())
+        return made[0]
+
+    def otherwise():
+        leaves, tree = pytree.flatten(made[0])
+        zeros = [fresh(constant(leaf.owner_trace, np.zeros(leaf.shape, leaf.dtype)), leaf.scalar)
+                 if isinstance(leaf, Tracer) else leaf for leaf in leaves]
+        return pytree.unflatten(tree, zeros)
+
+    return cf.cond(test, then, otherwise)
+
+
 def and_(*thunks):
     value = thunks[0]()
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
             _one_truth_value(value, "'and'")
-            value = _select(value, thunk(), value)
+            value = _select(value, _only_if(value, thunk), value)
         elif not value:
             return value
         else:
@@ -69,7 +89,7 @@ def or_(*thunks):
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
             _one_truth_value(value, "'or'")
-            value = _select(value, value, thunk())
+            value = _select(value, value, _only_if(np.logical_not(value), thunk))
         elif value:
             return value
         else:

@@ -129,8 +129,15 @@ def isrealobj(x):
     return x.dtype.kind != "c" if traced(x) else np.isrealobj(x)
 
 
+def _numpy_bool(x):
+    """A traced Python bool (a comparison of Python scalars: weak, an int in Python's own
+    arithmetic) as NumPy's functions take a Python bool: ``np.bool_``, not a weak int."""
+    return fresh(x, x.scalar, False) if isinstance(x, Tracer) and x.weak and x.dtype == np.bool_ else x
+
+
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    inputs = tuple(_numpy_bool(x) for x in inputs)
     if kwargs.get("casting", "same_kind") not in _CASTINGS:
         raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
                             f"(got {kwargs['casting']!r}, at {user_location()})")

@@ -653,3 +653,20 @@ def test_max_min_any_all_of_generators_with_traced_values():
             assert np.asarray(g).dtype == np.asarray(w).dtype
     with pytest.raises(ValueError, match="ambiguous"):
         jc.jit(lambda m: any(m > 0))(np.ones((2, 2)))
+
+
+def scan_until_negative(x):
+    i = 0
+    while i < x.shape[0] and x[i] >= 0:  # x[i] is read only while i is in range, as Python does
+        i += 1
+    k = 0
+    while not (k >= x.shape[0] or x[k] < 0):
+        k += 1
+    return i, k, (i > 0 and x[i - 1] * 2), (i == 0 or x[i - 1] > 1)
+
+
+def test_and_or_with_a_traced_left_side_evaluate_the_right_only_when_python_would():
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, -2.0, 3.0]), np.array([-1.0]), np.zeros(0)):
+        got, want = jc.jit(scan_until_negative)(x), scan_until_negative(x)
+        assert [np.asarray(g).item() for g in got] == [np.asarray(w).item() for w in want], (x, got, want)
+    assert traced(scan_until_negative, np.ones(3)).count('"scf.if"') == 4  # each right side guarded

@@ -305,3 +305,18 @@ def test_ufunc_reduce_dtype_fmax_fmin_and_logical_xor():
         for g, w in zip(jc.jit(f)(x, m), want, strict=True):
             assert type(g) is type(w)
             np.testing.assert_array_equal(g, w, strict=True)
+
+
+def python_bool_from_a_comparison(k):
+    v = k >= 3  # k a Python int: v is a Python bool, an int to Python's own operators
+    return np.logical_not(v), np.invert(v), np.logical_and(v, True), np.add(v, v), v + v, ~v
+
+
+def test_numpy_functions_take_a_traced_python_bool_as_np_bool():
+    # np.logical_not(v) gave int64 -1 (the weak bool read as a weak int): NumPy makes it np.bool_.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # Python's ~ on a bool
+        for k in (1, 5):
+            got, want = jc.jit(python_bool_from_a_comparison)(k), python_bool_from_a_comparison(k)
+            for g, w in zip(got, want, strict=True):
+                assert g == w and np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
