@@ -487,6 +487,25 @@ def strided_views(A):
     return B * 2, C.sum(axis=0), np.ascontiguousarray(B), B[:, :2] + C[:2, :2]
 
 
+def largest_before_nan(x):
+    i = 0
+    m = 0.0
+    while i < x.shape[0] and x[i] == x[i]:  # stops at the end or at a NaN; x[n] is never read
+        m = max(m, abs(x[i]))
+        i += 1
+    return m, i
+
+
+def filled_like(x, v, k):
+    small = k < 3  # k a Python int: small is a Python bool
+    return (
+        np.full(x.shape, v),
+        np.full_like(np.zeros(2, np.int16), v),
+        np.logical_not(small),
+        np.invert(small),
+    )
+
+
 # ------------------------------------------------------------------- inputs and tolerances
 # name: (function, static_argnames, rtol in eps of the result dtype, [arguments, ...])
 PROGRAMS = {
@@ -736,6 +755,13 @@ PROGRAMS = {
         EXACT,
         [(normal(4), 5), (np.arange(4), 0), (np.arange(3, dtype=np.int8), 7)],
     ),
+    "largest_before_nan": (
+        largest_before_nan,
+        (),
+        EXACT,
+        [(np.array([1.0, -3.0, np.nan, 5.0]),), (np.array([1.0, 2.0]),), (np.zeros(0),)],
+    ),
+    "filled_like": (filled_like, (), EXACT, [(np.ones(3), -0.0, 1), (np.ones((2, 2)), 7.9, 5)]),
     "strided_views": (strided_views, (), EXACT, [(np.arange(20.0).reshape(4, 5),), (normal(6, 3)[::2],)]),
 }
 
