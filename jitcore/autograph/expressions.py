@@ -124,7 +124,8 @@ def if_exp(test, then, orelse):
     if not isinstance(test, Tracer):
         return then() if test else orelse()
     test = _one_truth_value(test, "the test of 'x if test else y'")
-    a, b = then(), orelse()
+    # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
+    a, b = _only_if(test, then), _only_if(np.logical_not(test), orelse)
     out = np.where(test, a, b)
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array.
     return as_scalar(out) if _is_scalar(a) and _is_scalar(b) else out

@@ -662,11 +662,12 @@ def scan_until_negative(x):
     k = 0
     while not (k >= x.shape[0] or x[k] < 0):
         k += 1
-    return i, k, (i > 0 and x[i - 1] * 2), (i == 0 or x[i - 1] > 1)
+    after = x[i] if i < x.shape[0] else -1.0  # x[n] not read either
+    return i, k, (i > 0 and x[i - 1] * 2), (i == 0 or x[i - 1] > 1), after
 
 
-def test_and_or_with_a_traced_left_side_evaluate_the_right_only_when_python_would():
+def test_and_or_and_if_else_evaluate_an_operand_only_when_python_would():
     for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, -2.0, 3.0]), np.array([-1.0]), np.zeros(0)):
         got, want = jc.jit(scan_until_negative)(x), scan_until_negative(x)
         assert [np.asarray(g).item() for g in got] == [np.asarray(w).item() for w in want], (x, got, want)
-    assert traced(scan_until_negative, np.ones(3)).count('"scf.if"') == 4  # each right side guarded
+    assert traced(scan_until_negative, np.ones(3)).count('"scf.if"') == 6  # each side guarded
