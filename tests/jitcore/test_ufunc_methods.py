@@ -320,3 +320,18 @@ def test_numpy_functions_take_a_traced_python_bool_as_np_bool():
             got, want = jc.jit(python_bool_from_a_comparison)(k), python_bool_from_a_comparison(k)
             for g, w in zip(got, want, strict=True):
                 assert g == w and np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
+
+
+def python_bools_meet_numpy_values(k, flags, small):
+    a, b = k > 2, k < 10  # Python bools: & | ^ between them are bools, + an int
+    return a & b, a | False, a ^ b, a + b, flags + a, flags & a, small + a
+
+
+def test_operators_on_a_traced_python_bool_as_python_and_numpy_give_them():
+    flags, small = np.array([True, False]), np.array([1, 2], np.int8)
+    for k in (1, 5, 20):
+        want = python_bools_meet_numpy_values(k, flags, small)
+        got = jc.jit(python_bools_meet_numpy_values)(k, flags, small)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
