@@ -38,16 +38,43 @@ def _method(fn, name: str):
     return fn
 
 
+def _python_bool(x) -> bool:
+    """A Python bool, or a traced one (a comparison of Python scalars: weak, of dtype bool)."""
+    return type(x) is bool or (isinstance(x, Tracer) and x.weak and x.dtype == np.bool_)
+
+
+def _as_numpy_bool(x):
+    return fresh(x, x.scalar, False) if isinstance(x, Tracer) else np.bool_(x)
+
+
+def _binary(ufunc, a, b):
+    """``a OP b`` as Python and NumPy give it where a traced Python bool takes part: with a NumPy
+    value (an array, a NumPy scalar) it is ``np.bool_`` (``bool_array + (k > 2)`` stays bool);
+    between Python bools ``&``, ``|``, ``^`` give a Python bool, the rest Python's ints."""
+    if _python_bool(a) or _python_bool(b):
+        if ufunc in _BITWISE and _python_bool(a) and _python_bool(b):
+            out = prims.ufunc(ufunc, _as_numpy_bool(a), _as_numpy_bool(b))
+            return fresh(out, out.scalar, True)
+        numpy_a, numpy_b = (isinstance(x, (np.ndarray, np.generic)) or (isinstance(x, Tracer) and not x.weak)
+                            for x in (a, b))
+        a = _as_numpy_bool(a) if numpy_b and _python_bool(a) else a
+        b = _as_numpy_bool(b) if numpy_a and _python_bool(b) else b
+    return prims.ufunc(ufunc, a, b)
+
+
+_BITWISE = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+
+
 def _operator(ufunc, name: str):
     def operator(self, other):
-        return prims.ufunc(ufunc, self, other)
+        return _binary(ufunc, self, other)
 
     return _method(operator, name)
 
 
 def _reflected(ufunc, name: str):
     def reflected(self, other):
-        return prims.ufunc(ufunc, other, self)
+        return _binary(ufunc, other, self)
 
     return _method(reflected, name)
 

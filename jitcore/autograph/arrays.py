@@ -146,14 +146,24 @@ def _operands_read(np_fn):
     return call
 
 
+def _ndenumerate(arr):
+    """``np.ndenumerate`` of a traced array: its indices (from the static shape) and elements,
+    each a NumPy scalar, in C order, for a loop that Python unrolls."""
+    if not prims.holds_tracer(arr):
+        return np.ndenumerate(arr)
+    a = prims.array_operand(arr)
+    return ((index, a[index]) for index in np.ndindex(a.shape))
+
+
 def _array_calls() -> dict:
     calls = {f: _operands_read(f) for f in (*HANDLED_FUNCTIONS, *UFUNCS)}
     calls[np.array] = _array
     for f in (np.asarray, np.asanyarray, np.ascontiguousarray):
         calls[f] = _asarray(f)
-    for f in (np.zeros, np.ones, np.full, np.arange):
-        calls[f] = _creation(f, getattr(jnp, f.__name__))
+    for f in (np.zeros, np.ones, np.full, np.arange, np.full_like):  # full_like: a traced fill
+        calls[f] = _creation(f, getattr(jnp, f.__name__))  # into a NumPy array's shape
     calls[np.empty] = _empty(np.empty, calls[np.zeros])
+    calls[np.ndenumerate] = _ndenumerate
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
         calls[t] = _scalar_type(t)

@@ -2,7 +2,8 @@
 (logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
 subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
 ``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
-traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars.
+traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars (also
+from a generator), ``any``/``all`` of traced truth values.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ import operator
 
 import numpy as np
 
+from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
-from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, as_scalar, user_frame, user_location
+from jitcore.primitives import as_tracer, constant
+from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -50,12 +52,31 @@ def _select(test: Tracer, if_true, if_false):
     return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
 
 
+def _only_if(test: Tracer, thunk):
+    """``thunk()`` evaluated only when the traced ``test`` holds (an ``scf.if``; zeros of its
+    types otherwise), as Python's short circuit evaluates it: ``i < n and x[i] > 0`` must not
+    read ``x[n]`` (an index out of range raises IndexError after the call)."""
+    made = []
+
+    def then():
+        made.append(thunk())
+        return made[0]
+
+    def otherwise():
+        leaves, tree = pytree.flatten(made[0])
+        zeros = [fresh(constant(leaf.owner_trace, np.zeros(leaf.shape, leaf.dtype)), leaf.scalar)
+                 if isinstance(leaf, Tracer) else leaf for leaf in leaves]
+        return pytree.unflatten(tree, zeros)
+
+    return cf.cond(test, then, otherwise)
+
+
 def and_(*thunks):
     value = thunks[0]()
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
             _one_truth_value(value, "'and'")
-            value = _select(value, thunk(), value)
+            value = _select(value, _only_if(value, thunk), value)
         elif not value:
             return value
         else:
@@ -68,7 +89,7 @@ def or_(*thunks):
     for thunk in thunks[1:]:
         if isinstance(value, Tracer):
             _one_truth_value(value, "'or'")
-            value = _select(value, value, thunk())
+            value = _select(value, value, _only_if(np.logical_not(value), thunk))
         elif value:
             return value
         else:
@@ -103,7 +124,8 @@ def if_exp(test, then, orelse):
     if not isinstance(test, Tracer):
         return then() if test else orelse()
     test = _one_truth_value(test, "the test of 'x if test else y'")
-    a, b = then(), orelse()
+    # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
+    a, b = _only_if(test, then), _only_if(np.logical_not(test), orelse)
     out = np.where(test, a, b)
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array.
     return as_scalar(out) if _is_scalar(a) and _is_scalar(b) else out
@@ -247,6 +269,8 @@ def _extreme(builtin, better):
     values' promotion. Anything else (a ``key=``, ``default=``, arrays of several elements, no
     traced value) is the builtin's business."""
     def fn(*args, **kwargs):
+        if len(args) == 1 and not isinstance(args[0], (list, tuple, Tracer)) and hasattr(args[0], "__iter__"):
+            args = (list(args[0]),)  # a generator of traced values: read once, for either path
         values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
         if kwargs or len(values) < 2 or not any(isinstance(v, Tracer) for v in values) or any(
                 isinstance(v, Tracer) and v.ndim for v in values):
@@ -260,8 +284,27 @@ def _extreme(builtin, better):
     return fn
 
 
+def _truth(builtin, stop: bool, combine):
+    """``any``/``all`` over values some of which are traced: a concrete value that decides
+    (true for ``any``, false for ``all``) stops the loop as in Python; the traced ones, each
+    one truth value, combine into a traced bool."""
+    def fn(iterable):
+        decided = None
+        for v in iterable:
+            if isinstance(v, Tracer):
+                truth = _cast(v, np.bool_, "bool")
+                decided = truth if decided is None else combine(decided, truth)
+            elif bool(v) is stop:
+                return stop
+        return builtin(()) if decided is None else as_scalar(decided)
+
+    fn.__name__ = fn.__qualname__ = builtin.__name__
+    return fn
+
+
 BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate,
-            max: _extreme(max, operator.gt), min: _extreme(min, operator.lt)}
+            max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
+            any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.

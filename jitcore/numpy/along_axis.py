@@ -1,5 +1,6 @@
 """Gathers and scatters along one axis, at indices given as arrays (issue 12, item 6):
-``take_along_axis``, ``put_along_axis``, ``choose``, ``fill_diagonal``.
+``take_along_axis``, ``put_along_axis``, ``choose``, ``fill_diagonal``, ``put``, ``place``,
+``putmask``, ``ix_``.
 
 Each builds NumPy's fancy index (an ``arange`` along every other dim, broadcast against the
 given indices) and reads or writes through it, so it records what ``a[index]`` and
@@ -12,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
-__all__ = ["choose", "fill_diagonal", "put_along_axis", "take_along_axis"]
+__all__ = ["choose", "fill_diagonal", "ix_", "place", "put", "put_along_axis", "putmask", "take_along_axis"]
 
 
 def _along_axis_index(shape: tuple[int, ...], indices, axis: int) -> tuple:
@@ -140,3 +141,121 @@ def fill_diagonal(a, val, wrap=False):
     return None
 
 
+
+
+def _as_traced(a, *others) -> Tracer:
+    return a if isinstance(a, Tracer) else prims.constant(prims.find_trace(a, *others), np.asarray(a))
+
+
+def _cycled(values, count: int, dtype):
+    """``values`` flattened and repeated to ``count`` items (NumPy's rule for ``put`` and
+    ``putmask``), or None when there are none."""
+    flat = np.ravel(values) if isinstance(values, Tracer) else np.ravel(np.asarray(values))
+    if flat.shape[0] == 0 or count == 0:
+        return None
+    if isinstance(flat, Tracer):
+        return flat[np.arange(count) % flat.shape[0]]
+    return np.resize(flat, count).astype(dtype, copy=False) if flat.dtype.kind in "biufc" else flat
+
+
+def _write_flat(a: Tracer, flat) -> None:
+    """``a``'s elements, in C order, replaced by ``flat``'s (in place, whatever ``a``'s layout)."""
+    a[...] = np.reshape(flat, a.shape)
+
+
+@implements(np.put)
+def put(a, ind, v, mode="raise"):
+    """``a.flat[ind] = v`` in place: ``v`` repeated to ``ind``'s length; ``mode`` 'raise'
+    (an index out of range raises IndexError after the call), 'wrap' or 'clip'."""
+    if not traced(a, ind, v):
+        return np.put(a, ind, v, mode)
+    if not isinstance(a, Tracer):
+        _untraced_target("put")
+    if mode not in ("raise", "wrap", "clip"):
+        raise JitValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r}, "
+                            f"numpy.put at {user_location()})")
+    ind = np.ravel(ind) if isinstance(ind, Tracer) else np.ravel(np.asarray(ind))
+    if ind.dtype.kind not in "iu":
+        raise JitTypeError(f"numpy.put: the indices must be integers, not {ind.dtype} (NumPy "
+                           f"refuses to cast them; at {user_location()})")
+    n = a.size
+    if n == 0 and ind.shape[0]:
+        raise IndexError("cannot replace in an empty array" if mode == "raise" else
+                         "put: cannot do a non-empty put on an empty array")
+    values = _cycled(v, ind.shape[0], a.dtype)
+    if values is None:
+        return None
+    if mode == "wrap":
+        ind = np.mod(ind, n)
+    elif mode == "clip":
+        ind = np.clip(ind, 0, n - 1)
+    flat = np.ravel(a)
+    flat[ind] = values
+    _write_flat(a, flat)
+    return None
+
+
+@implements(np.putmask)
+def putmask(a, mask, values):
+    """``a.flat[i] = values.flat[i % len(values)]`` where ``mask.flat[i]``, in place."""
+    if not traced(a, mask, values):
+        return np.putmask(a, mask, values)
+    if not isinstance(a, Tracer):
+        _untraced_target("putmask")
+    if np.size(mask) != a.size:
+        raise JitValueError(f"putmask: mask and data must be the same size (numpy.putmask at "
+                            f"{user_location()})")
+    cycle = _cycled(values, a.size, a.dtype)
+    if cycle is None:
+        return None
+    mask = np.ravel(mask).astype(bool)
+    _write_flat(a, np.where(mask, _as_traced(cycle, a).astype(a.dtype), np.ravel(a)))
+    return None
+
+
+@implements(np.place)
+def place(arr, mask, vals):
+    """``arr``'s elements where ``mask`` is true set, in order, to ``vals`` (repeated as
+    needed), in place: the k-th true element takes ``vals[k % len(vals)]``."""
+    if not traced(arr, mask, vals):
+        return np.place(arr, mask, vals)
+    if not isinstance(arr, Tracer):
+        _untraced_target("place")
+    if np.size(mask) != arr.size:
+        raise JitValueError(f"place: mask and data must be the same size (numpy.place at "
+                            f"{user_location()})")
+    flat = np.ravel(vals) if isinstance(vals, Tracer) else np.ravel(np.asarray(vals))
+    mask = np.ravel(mask).astype(bool)
+    if flat.shape[0] == 0:  # NumPy refuses only when some element would take a value
+        if isinstance(mask, Tracer):
+            raise UnsupportedError(f"numpy.place with empty vals and a traced mask (at {user_location()}): "
+                                   "NumPy raises ValueError only if the mask holds a true element, which "
+                                   "is known only when called; pass at least one value")
+        if mask.any():
+            raise JitValueError(f"Cannot insert from an empty array! (numpy.place at {user_location()})")
+        return None
+    k = np.cumsum(mask) - 1  # the rank of each true element among the true ones
+    taken = _as_traced(flat, arr)[np.mod(k, flat.shape[0])].astype(arr.dtype)
+    _write_flat(arr, np.where(mask, taken, np.ravel(arr)))
+    return None
+
+
+@implements(np.ix_)
+def ix_(*args):
+    """The open mesh of 1-d integer index arrays: the k-th reshaped to ``(1,)*k + (-1,) +
+    (1,)*(n-k-1)``. Boolean ones would become ``nonzero`` indices, whose number depends on the
+    data: those are refused under jit."""
+    if not traced(*args):
+        return np.ix_(*args)
+    out = []
+    for k, seq in enumerate(args):
+        seq = seq if isinstance(seq, Tracer) else np.asarray(seq)
+        if seq.ndim != 1:
+            raise JitValueError(f"Cross index must be 1 dimensional (numpy.ix_ at {user_location()})")
+        if seq.dtype.kind == "b" and isinstance(seq, Tracer):
+            raise JitTypeError(f"numpy.ix_ of a traced boolean array gives indices whose number depends "
+                               f"on the data (at {user_location()}); pass integer indices")
+        if seq.size == 0 and not isinstance(seq, Tracer):
+            seq = seq.astype(np.intp)
+        out.append(np.reshape(seq, (1,) * k + (seq.shape[0],) + (1,) * (len(args) - k - 1)))
+    return tuple(out)

@@ -43,9 +43,16 @@ empty_like = _like(np.empty_like, lambda dt: 0)
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None):
     if not traced(a, fill_value):
         return np.full_like(a, fill_value, dtype=dtype, shape=shape)
-    dtype = np.dtype(dtype or a.dtype)
-    zero = prims.constant(a.owner_trace, np.zeros(a.shape if shape is None else shape, dtype))
-    return fresh(prims.convert(prims.ufunc(np.add, zero, fill_value), dtype))  # an array
+    dtype = np.dtype(dtype or (a.dtype if isinstance(a, Tracer) else np.asarray(a).dtype))
+    shape = np.shape(a) if shape is None else shape
+    return _filled(prims.find_trace(a, fill_value), shape, fill_value, dtype)
+
+
+def _filled(trace, shape, fill_value, dtype: np.dtype) -> Tracer:
+    """A new array of ``shape`` holding ``fill_value`` (broadcast) cast to ``dtype``, as
+    NumPy's ``copyto``: a fill of -0.0 stays -0.0 (``zeros + fill`` would make it 0.0)."""
+    shape = tuple(map(operator.index, (shape,) if np.ndim(shape) == 0 else shape))
+    return fresh(prims.broadcast_to(prims.as_tracer(trace, fill_value, dtype), shape))
 
 
 @implements(np.astype)
@@ -84,8 +91,7 @@ def full(shape, fill_value, dtype=None, order="C"):
     if not traced(fill_value):
         return _traced(np.full(shape, fill_value, dtype, order))
     dtype = np.dtype(fill_value.dtype if dtype is None else dtype)
-    zero = prims.constant(fill_value.owner_trace, np.zeros(shape, dtype))
-    return fresh(prims.convert(prims.ufunc(np.add, zero, fill_value), dtype))
+    return _filled(fill_value.owner_trace, shape, fill_value, dtype)
 
 
 def arange(start, stop=None, step=None, dtype=None):

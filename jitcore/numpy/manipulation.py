@@ -365,14 +365,28 @@ def tile(A, reps):
 def repeat(a, repeats, axis=None):
     if not traced(a):
         return np.repeat(a, repeats, axis)
-    if isinstance(repeats, Tracer) and repeats.ndim == 0:
-        refuse_traced(repeats, "the repeat count of numpy.repeat")
-    if not isinstance(repeats, int):
-        raise UnsupportedError("numpy.repeat with per-element repeat counts is not supported under jit yet")
+    if isinstance(repeats, Tracer):
+        if repeats.ndim == 0:
+            refuse_traced(repeats, "the repeat count of numpy.repeat")
+        raise JitTypeError(f"numpy.repeat with traced per-element counts gives a length that depends "
+                           f"on the data (at {user_location()}); pass the counts as a static list or array")
     axis = prims.zero_d_axis(a, _index_or_none(axis))
     if axis is None:
         a, axis = prims.reshape(a, (-1,)), 0
     (axis,) = prims.normalize_axes(axis, a.ndim, "repeat")
+    counts = np.asarray(repeats)
+    if counts.dtype.kind not in "iubf":
+        raise JitTypeError(f"numpy.repeat: the repeat counts must be numbers, not {counts.dtype} "
+                           f"(at {user_location()})")
+    counts = counts.astype(np.intp)  # NumPy truncates float counts
+    if (counts < 0).any():
+        raise JitValueError("repeats may not contain negative values.")
+    if counts.size != 1:  # one count per element: a gather of each element's index, count times
+        if counts.ndim != 1 or counts.shape[0] != a.shape[axis]:
+            raise JitValueError(f"operands could not be broadcast together with shape ({a.shape[axis]},) "
+                                f"({counts.size},) (numpy.repeat at {user_location()})")
+        return indexing.take(a, np.repeat(np.arange(a.shape[axis]), counts), axis)
+    repeats = int(counts.reshape(()))
     expanded = prims.reshape(a, a.shape[: axis + 1] + (1,) + a.shape[axis + 1:])
     target = a.shape[: axis + 1] + (repeats,) + a.shape[axis + 1:]
     shape = a.shape[:axis] + (a.shape[axis] * repeats,) + a.shape[axis + 1:]

@@ -99,13 +99,15 @@ def _gradient_1axis(f: Tracer, axis: int, dx, edge_order: int) -> Tracer:
         first = a * at(slice(0, 1)) + b * at(slice(1, 2)) + c * at(slice(2, 3))
         a, b, c = 0.5 / dx, -2. / dx, (3. / 2) / dx
         last = a * at(slice(-3, -2)) + b * at(slice(-2, -1)) + c * at(slice(-1, None))
-    return np.concatenate([first, inside, last], axis=axis)
+    # NumPy writes into an array of f's dtype: a spacing of a wider dtype computes wider, then rounds.
+    return np.concatenate([first, inside, last], axis=axis).astype(f.dtype, copy=False)
 
 
 @implements(np.gradient)
 def gradient(f, *varargs, axis=None, edge_order=1):
-    """``numpy.gradient`` with uniform spacing (no spacing, one scalar, or one per axis); the
-    result in NumPy's dtype (integers as float64). Coordinate arrays: ``UnsupportedError``."""
+    """``numpy.gradient`` with uniform spacing (no spacing, one scalar, or one per axis, traced
+    or not); the result in NumPy's dtype (integers as float64). Coordinate arrays:
+    ``UnsupportedError``."""
     if not traced(f, *varargs):
         return np.gradient(f, *varargs, axis=axis, edge_order=edge_order)
     refuse_traced(axis, "the axis of numpy.gradient")
@@ -120,8 +122,8 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    if any(isinstance(d, Tracer) or np.ndim(d) != 0 for d in spacing):
-        raise UnsupportedError("numpy.gradient: only static scalar spacings are supported under jit "
+    if any(np.ndim(d) != 0 for d in spacing):
+        raise UnsupportedError("numpy.gradient: only scalar spacings are supported under jit "
                                f"(coordinate arrays are not; at {user_location()})")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")

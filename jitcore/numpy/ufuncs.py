@@ -23,7 +23,7 @@ from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
-    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod",
+    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod", "modf",
     "real", "reciprocal", "square", "true_divide",
     "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
     "radians", "round"]  # signbit: an array op now, among UFUNC_KINDS
@@ -85,6 +85,20 @@ divmod = _ufunc(np.divmod, lambda x, y: (prims.ufunc(np.floor_divide, x, y),
                                          prims.ufunc(np.remainder, x, y)))
 
 
+
+def _modf(x):
+    """``(x - trunc(x), trunc(x))``, the fraction taking ``x``'s sign (``-0.0`` for negative
+    whole numbers, ``±0.0`` for ``±inf``), both in NumPy's loop dtype (integers as float64)."""
+    _no_complex(np.modf, x)
+    x = prims.convert(x, np.modf.resolve_dtypes((x.dtype, None, None))[1])
+    whole = prims.ufunc(np.trunc, x)
+    frac = np.where(prims.ufunc(np.isinf, x), np.zeros((), x.dtype), prims.ufunc(np.subtract, x, whole))
+    return np.copysign(frac, x), whole
+
+
+modf = _ufunc(np.modf, _modf)
+
+
 @implements(np.real)
 def real(val):
     return val.real if traced(val) else np.real(val)
@@ -115,8 +129,15 @@ def isrealobj(x):
     return x.dtype.kind != "c" if traced(x) else np.isrealobj(x)
 
 
+def _numpy_bool(x):
+    """A traced Python bool (a comparison of Python scalars: weak, an int in Python's own
+    arithmetic) as NumPy's functions take a Python bool: ``np.bool_``, not a weak int."""
+    return fresh(x, x.scalar, False) if isinstance(x, Tracer) and x.weak and x.dtype == np.bool_ else x
+
+
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    inputs = tuple(_numpy_bool(x) for x in inputs)
     if kwargs.get("casting", "same_kind") not in _CASTINGS:
         raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
                             f"(got {kwargs['casting']!r}, at {user_location()})")
@@ -147,12 +168,19 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         (a,) = inputs
         given = {k: kwargs[k] for k in ("initial", "where") if k in kwargs}
-        return HANDLED_FUNCTIONS[_UFUNC_REDUCTIONS[ufunc]](a, axis=kwargs.get("axis", 0),
-                                                         keepdims=kwargs.get("keepdims", False), **given)
+        reduce = _UFUNC_REDUCTIONS[ufunc]
+        if kwargs.get("dtype") is not None:  # the loop's dtype: each element cast to it first
+            a = _reduce_in_dtype(ufunc, reduce, a, np.dtype(kwargs["dtype"]), given)
+        return HANDLED_FUNCTIONS[reduce](a, axis=kwargs.get("axis", 0),
+                                         keepdims=kwargs.get("keepdims", False), **given)
     if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
                                         kwargs.get("dtype"))
+    if method == "reduce" and ufunc is np.logical_xor and kwargs.get("dtype") in (None, np.bool_, bool):
+        (a,) = inputs  # the parity of the true elements: the bitwise xor of the truth values
+        return prims.bitwise_reduction(np.bitwise_xor, prims.as_bool(a), kwargs.get("axis", 0),
+                                       kwargs.get("keepdims", False))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
         if a.ndim == 0:
@@ -168,6 +196,20 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _reduce_in_dtype(ufunc, reduce, a, dtype: np.dtype, given: dict):
+    """``ufunc.reduce(a, dtype=dtype)``: ``sum``/``prod`` take the dtype themselves (it goes
+    into ``given``); the extremes reduce ``a`` cast to it; the logical ones only in bool."""
+    if reduce in (np.sum, np.prod):
+        given["dtype"] = dtype
+        return a
+    if reduce in (np.all, np.any):
+        if dtype != np.bool_:
+            raise UnsupportedError(f"numpy.{ufunc.__name__}.reduce with dtype={dtype} is not supported "
+                                   f"under jit (at {user_location()}); reduce in bool")
+        return a
+    return prims.convert(prims.array_operand(a), dtype)
 
 
 def _out_refused(ufunc) -> str:
@@ -310,7 +352,8 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
 _UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None}
 _RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
-                     np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any}
+                     np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any,
+                     np.fmax: np.nanmax, np.fmin: np.nanmin}  # fmax skips NaN, as nanmax does
 
 
 # -- Everyday float helpers built from the ufuncs above, at NumPy's exact arithmetic. --------

@@ -168,15 +168,34 @@ class ComplexEmitter(ComplexFunctions, ScalarEmitter):
         out_im = self.select(neg_inf, self._f("copysign", zero, im), out_im)
         return self.make_complex(out_re, out_im)
 
+    @staticmethod
+    def _known(part: Value):
+        """The number a part of a complex value holds when the body makes it from a constant
+        (``complex.re``/``im`` of an ``arith.constant``, or a float constant), else None."""
+        op = getattr(part, "op", None)
+        if op is not None and op.name in ("complex.re", "complex.im"):
+            source = getattr(op.operands[0], "op", None)
+            if source is not None and source.name == "arith.constant":
+                value = complex(source.attributes["value"].value)
+                return value.real if op.name == "complex.re" else value.imag
+        if op is not None and op.name == "arith.constant" and part.type.is_float:
+            return float(op.attributes["value"].value)
+        return None
+
     def _complex_pow(self, a, b):
         """NumPy's complex power loop: 1 for a zero exponent; for a zero base, 0 if re(b) > 0
         else nan + nanj; a real integer exponent below 100 in magnitude by repeated squaring
         with plain (unfused) products, then 1 / that (Smith) for a negative one (1, 2 and 3
-        unrolled); else glibc's cpow, cexp(b * clog(a))."""
+        unrolled); else glibc's cpow, cexp(b * clog(a)). A constant exponent (``z**3``) emits
+        only its own path: the general one inlines clog and cexp, which LLVM takes seconds
+        to compile and then drops."""
         (ar, ai), (br, bi) = a, b
         t = ar.type
         c = lambda v: self.const(float(v), t)  # noqa: E731
         zero, one, nan = c(0.0), c(1.0), c(float("nan"))
+        known_re, known_im = self._known(br), self._known(bi)
+        if known_re is not None and known_im is not None:
+            return self._constant_pow(a, b, known_re, known_im)
         # Integer exponents: a**(2**k) for k < 7 by squaring, the set bits' powers multiplied.
         m = self._f("absf", br)
         integral = self.op("arith.andi", self.op("arith.andi", self.cmp("eq", bi, zero),
@@ -209,6 +228,37 @@ class ComplexEmitter(ComplexFunctions, ScalarEmitter):
                self.select(zero_base, self.select(positive, zero, nan), out[1]))
         zero_exp = self.op("arith.andi", self.cmp("eq", br, zero), self.cmp("eq", bi, zero))
         return self.make_complex(self.select(zero_exp, one, out[0]), self.select(zero_exp, zero, out[1]))
+
+    def _constant_pow(self, a, b, br: float, bi: float):
+        """``_complex_pow`` with the exponent ``br + bi j`` known: the same products, in the
+        same order, for that exponent alone."""
+        (ar, ai) = a
+        t = ar.type
+        zero, one = self.const(0.0, t), self.const(1.0, t)
+        if br == 0 and bi == 0:
+            return self.make_complex(one, zero)
+        if bi == 0 and float(br).is_integer() and abs(br) < 100:
+            n = int(abs(br))
+            if br == 1:
+                out = a
+            elif br in (2, 3):
+                out = self._plain_mul(a, a)
+                out = self._plain_mul(a, out) if br == 3 else out
+            else:
+                out, power = (one, zero), a
+                for k in range(7):  # the set bits' powers, as the loop of the general path
+                    if n >> k & 1:
+                        out = self._plain_mul(out, power)
+                    if k < 6 and n >> (k + 1):
+                        power = self._plain_mul(power, power)
+                if br < 0:
+                    out = self.parts(self._complex_div((one, zero), out))
+        else:
+            out = self.parts(self._complex_exp(self._c_mul(b, self.parts(self._complex_log(a)))))
+        at_zero = zero if br > 0 else self.const(float("nan"), t)
+        zero_base = self.op("arith.andi", self.cmp("eq", ar, zero), self.cmp("eq", ai, zero))
+        return self.make_complex(self.select(zero_base, at_zero, out[0]),
+                                 self.select(zero_base, at_zero, out[1]))
 
     def _c_mul(self, a, b):
         """C99's complex product as GCC compiles it: the plain formula, and where both parts

@@ -325,7 +325,7 @@ NOTES = {
                                "(float sums in another order than NumPy's)",
     "np.correlate(a, v, mode)": "as convolve; v conjugated, as NumPy's",
     "np.reshape(x, shape)": "order='C' only",
-    "np.repeat(x, n, axis)": "an int count only (per-element counts: UnsupportedError)",
+    "np.repeat(x, n, axis)": "an int count, or static per-element counts (traced ones: JitTypeError)",
     "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
     "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap', "
                               "'maximum', 'minimum' (no stat_length); other modes: "

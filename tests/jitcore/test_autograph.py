@@ -636,3 +636,38 @@ def test_a_write_through_a_view_of_a_local_array_is_refused_not_lost():
     x = np.array([7.0, -0.0, np.inf])
     want = write_into_a_reshaped_temporary(x)
     np.testing.assert_array_equal(jc.jit(write_into_a_reshaped_temporary)(x), want)
+
+
+def builtins_over_generators(x, t):
+    biggest = max(x[i] for i in range(x.shape[0]))
+    smallest = min(abs(v) for v in x)
+    some, every = any(x[i] > t for i in range(2)), all(v > -t for v in x)
+    return biggest, smallest, some, every, any([0, x[0] > t]), all([])
+
+
+def test_max_min_any_all_of_generators_with_traced_values():
+    for x, t in [(np.array([1.0, -3.0, 2.5]), 2.0), (np.array([np.nan, 1.0]), 0.5), (np.arange(4), 5)]:
+        got, want = jc.jit(builtins_over_generators)(x, t), builtins_over_generators(x, t)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w, strict=False)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+    with pytest.raises(ValueError, match="ambiguous"):
+        jc.jit(lambda m: any(m > 0))(np.ones((2, 2)))
+
+
+def scan_until_negative(x):
+    i = 0
+    while i < x.shape[0] and x[i] >= 0:  # x[i] is read only while i is in range, as Python does
+        i += 1
+    k = 0
+    while not (k >= x.shape[0] or x[k] < 0):
+        k += 1
+    after = x[i] if i < x.shape[0] else -1.0  # x[n] not read either
+    return i, k, (i > 0 and x[i - 1] * 2), (i == 0 or x[i - 1] > 1), after
+
+
+def test_and_or_and_if_else_evaluate_an_operand_only_when_python_would():
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([1.0, -2.0, 3.0]), np.array([-1.0]), np.zeros(0)):
+        got, want = jc.jit(scan_until_negative)(x), scan_until_negative(x)
+        assert [np.asarray(g).item() for g in got] == [np.asarray(w).item() for w in want], (x, got, want)
+    assert traced(scan_until_negative, np.ones(3)).count('"scf.if"') == 6  # each side guarded

@@ -107,3 +107,69 @@ def test_data_dependent_lengths_are_refused_with_advice(fn):
             np.compress: lambda a: fn(a > 0, a)}.get(fn, lambda a: fn(a, a[:2]))
     with pytest.raises(jc.JitTypeError, match="depends on the data"):
         jc.jit(call)(x)
+
+
+def test_put_place_putmask_write_in_place_like_numpy():
+    def f(a, idx, v):
+        b, c, d, e = a.copy(), a.copy(), a.copy(), a.copy()
+        np.put(b, idx, v)  # v repeated to idx's length, a negative index from the end
+        np.put(c, idx + 5, [7, 8, 9], mode="wrap")
+        np.put(d, idx * 3, v[:1], mode="clip")
+        np.place(e, e > 0, v)  # the k-th true element takes v[k % len(v)]
+        np.putmask(a, a < 0, v)  # element i takes v[i % len(v)]
+        return b, c, d, e
+
+    for a, idx, v in [(np.array([[-1, 5, 2], [4, -3, 0]]), np.array([0, -1, 4]), np.array([10, 20])),
+                      (np.array([0.5, -2.0, 3.0, -0.0]), np.array([2, 1]), np.array([9.75, 1.5]))]:
+        got_a, want_a = a.copy(), a.copy()
+        got, want = jc.jit(f)(got_a, idx, v), f(want_a, idx, v)
+        for g, w in zip((*got, got_a), (*want, want_a), strict=True):
+            np.testing.assert_array_equal(g, w, strict=True)
+
+
+def test_put_out_of_range_raises_and_place_without_values_refuses():
+    def put(a, idx):
+        np.put(a, idx, 1.0)
+        return a
+
+    with pytest.raises(IndexError, match="out of bounds"):
+        jc.jit(put)(np.zeros(4), np.array([4]))
+    with pytest.raises(jc.UnsupportedError, match="empty vals"):
+        jc.jit(lambda a: np.place(a, a > 0, []))(np.ones(3))
+
+
+def test_ix_repeat_counts_gradient_spacing_and_modf():
+    def f(A, rows, cols, dx):
+        return (A[np.ix_(rows, cols)], np.repeat(A, [2, 0, 1], axis=0), np.repeat(A[0], 2.0),
+                np.gradient(A, dx, axis=1), np.gradient(A, np.float64(0.5), edge_order=2)[0],
+                *np.modf(A * -1.25), np.logical_xor.reduce(A > 2, axis=1))
+
+    A = np.arange(12.0, dtype=np.float32).reshape(3, 4) ** 2
+    args = (A, np.array([2, 0]), np.array([1, 3, 3]), np.float64(0.3))
+    for g, w in zip(jc.jit(f)(*args), f(*args), strict=True):
+        np.testing.assert_array_equal(g, w, strict=True)  # float32 kept, as NumPy writes into f's dtype
+
+
+def test_ndenumerate_of_a_traced_array_unrolls():
+    def f(A):
+        s = 0.0
+        for (i, j), v in np.ndenumerate(A):
+            s += v * (i - j)
+        return s
+
+    A = np.arange(6.0).reshape(2, 3)
+    assert jc.jit(f)(A) == f(A)
+
+
+def filled(v, w):
+    return (np.full(3, v), np.full((2, 2), v, dtype=np.float32), np.full_like(np.zeros(2, np.int16), w),
+            np.full_like(np.zeros((2, 2)), v), np.full_like(w, v, shape=(1, 2)))
+
+
+def test_full_of_a_traced_value_keeps_negative_zero_and_fills_numpy_arrays():
+    # np.full was zeros + fill (0.0 + -0.0 is 0.0); np.full_like into a NumPy array's shape
+    # reached NumPy's copyto with a traced value.
+    for v, w in [(-0.0, np.array([2.7, -1.0])), (np.float32(-0.0), np.array([-0.0, 3.0]))]:
+        for g, want in zip(jc.jit(filled)(v, w), filled(v, w), strict=True):
+            np.testing.assert_array_equal(g, want, strict=True)
+            assert np.array_equal(np.signbit(g), np.signbit(want))

@@ -289,3 +289,49 @@ def test_ufunc_at_into_a_local_array_with_traced_indices():
 def test_ufunc_at_into_a_local_array_without_autograph_names_the_array():
     with pytest.raises(jc.UnsupportedError, match="not an argument of the jitted function"):
         jc.jit(lambda i, w: np.add.at(np.zeros(4), i, w), autograph=False)(np.array([1]), np.array([2.0]))
+
+
+def test_ufunc_reduce_dtype_fmax_fmin_and_logical_xor():
+    def f(x, m):
+        return (np.add.reduce(x, dtype=np.float64), np.multiply.reduce(x[2:], dtype=np.int16),
+                np.maximum.reduce(x, dtype=np.float64), np.fmax.reduce(x), np.fmin.reduce(x, axis=None),
+                np.fmax.reduce(m, axis=1, keepdims=True), np.logical_xor.reduce(m > 1, axis=0),
+                np.logical_xor.reduce(m))
+
+    for x in (np.array([0.1, np.nan, 3.5, -0.0], np.float32), np.array([100, 100, 7, -3], np.int8)):
+        m = np.array([[np.nan, 2.0, 0.0], [np.nan, np.nan, 1.0]])
+        with np.errstate(invalid="ignore"):
+            want = f(x, m)
+        for g, w in zip(jc.jit(f)(x, m), want, strict=True):
+            assert type(g) is type(w)
+            np.testing.assert_array_equal(g, w, strict=True)
+
+
+def python_bool_from_a_comparison(k):
+    v = k >= 3  # k a Python int: v is a Python bool, an int to Python's own operators
+    return np.logical_not(v), np.invert(v), np.logical_and(v, True), np.add(v, v), v + v, ~v
+
+
+def test_numpy_functions_take_a_traced_python_bool_as_np_bool():
+    # np.logical_not(v) gave int64 -1 (the weak bool read as a weak int): NumPy makes it np.bool_.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # Python's ~ on a bool
+        for k in (1, 5):
+            got, want = jc.jit(python_bool_from_a_comparison)(k), python_bool_from_a_comparison(k)
+            for g, w in zip(got, want, strict=True):
+                assert g == w and np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
+
+
+def python_bools_meet_numpy_values(k, flags, small):
+    a, b = k > 2, k < 10  # Python bools: & | ^ between them are bools, + an int
+    return a & b, a | False, a ^ b, a + b, flags + a, flags & a, small + a
+
+
+def test_operators_on_a_traced_python_bool_as_python_and_numpy_give_them():
+    flags, small = np.array([True, False]), np.array([1, 2], np.int8)
+    for k in (1, 5, 20):
+        want = python_bools_meet_numpy_values(k, flags, small)
+        got = jc.jit(python_bools_meet_numpy_values)(k, flags, small)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype, (k, got, want)
