@@ -1,0 +1,533 @@
+"""The kernel forms of ``array.cholesky``, ``slogdet``, ``qr``, ``eigh`` and ``svd``: one
+``kernel.generic`` over the batch dims whose body works on one matrix in scalar loops, in
+indexed results (the packed output first, then scratch matrices the call drops).
+
+- cholesky: Cholesky–Banachiewicz, row by row from the lower triangle, as LAPACK's ``potrf``
+  (a diagonal <= 0 raises ``NOT_POSITIVE_DEFINITE``; NaN runs through, as in NumPy's).
+- slogdet: the LU factorisation of ``factor.py`` and NumPy's sign and sum of ``log|u_ii|``.
+- qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
+  hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
+- eigh: cyclic Jacobi rotations on the symmetric matrix (eigenvectors accumulated), until a
+  sweep finds no entry worth rotating; eigenvalues sorted ascending.
+- svd: one-sided (Hestenes) Jacobi on the columns of A, or of A^T when it is wide, with V
+  accumulated; singular values are the column norms, sorted descending; U's columns for zero
+  singular values (and those ``full_matrices`` adds) complete an orthonormal basis by
+  Gram–Schmidt on the unit vector least covered by the columns so far, twice.
+
+Jacobi stops after ``MAX_SWEEPS`` sweeps whatever remains (NaN input gives NaN, never a hang).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Value
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import i1, index
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.factor import _close, _if, _lu
+from jitcore.passes.kernelize.sort import _for, _while
+
+MAX_SWEEPS = 60
+
+
+class _Matrix:
+    """Reads and writes of a matrix (or vector) held in an indexed result at the batch position
+    ``outer``, with ``offset`` added to its positions and ``transposed`` swapping them: a view
+    of the packed output or of a scratch result."""
+
+    def __init__(self, outer: list[Value], t, result: int, offset=(0, 0), transposed: bool = False):
+        self.outer, self.t, self.result = outer, t, result
+        self.offset, self.transposed = offset, transposed
+
+    def _positions(self, e, pos) -> list[Value]:
+        if self.transposed:
+            pos = pos[::-1]
+        return [*self.outer, *(_add(e, p, o) for p, o in zip(pos, self.offset))]
+
+    def get(self, e, *pos) -> Value:
+        return e.b.create(kernel.ExtractResultOp, self._positions(e, pos), [self.t],
+                          {"result": self.result}).results[0]
+
+    def set(self, e, *args) -> None:
+        *pos, v = args
+        e.b.create(kernel.InsertOp, [v, *self._positions(e, pos)], [], {"result": self.result, "mode": "set"})
+
+
+class _Row:
+    """Row ``row`` of a matrix view, as a vector."""
+
+    def __init__(self, matrix: _Matrix, row: int):
+        self.matrix, self.row = matrix, row
+
+    def get(self, e, i) -> Value:
+        return self.matrix.get(e, self.row, i)
+
+    def set(self, e, i, v) -> None:
+        self.matrix.set(e, self.row, i, v)
+
+
+def _idx(e, v) -> Value:
+    return e.const(v, index) if isinstance(v, int) else v
+
+
+def _add(e, p, o) -> Value:
+    if isinstance(p, int):
+        return _idx(e, p + o)
+    return p if o == 0 else e.op("arith.addi", p, _idx(e, o))
+
+
+def _loop(e, lo, hi, body, inits=()) -> list[Value]:
+    """``for i in range(lo, hi)``, ``body(e, i, carried)`` returning the next carried (or None
+    when nothing is carried)."""
+    def step(e, i, carried):
+        out = body(e, i, carried)
+        return [] if out is None else out
+
+    return _for(e, _idx(e, lo), _idx(e, hi), _idx(e, 1), list(inits), step)
+
+
+def _sum(e, lo, hi, term, t) -> Value:
+    """The sum of ``term(e, i)`` for i in range(lo, hi), in order."""
+    (total,) = _loop(e, lo, hi, lambda e, i, c: [e.op("arith.addf", c[0], term(e, i))], [e.const(0.0, t)])
+    return total
+
+
+def _f(e, name, *args):
+    return e.op(name, *args)
+
+
+def _mul(e, a, b):
+    return e.op("arith.mulf", a, b)
+
+
+def _sub(e, a, b):
+    return e.op("arith.subf", a, b)
+
+
+def _square(e, v):
+    return e.op("arith.mulf", v, v)
+
+
+def _unit(e, i, j, t) -> Value:
+    """1 where index i == j, else 0 (the identity's entries)."""
+    return e.select(e.op("arith.cmpi", i, j, result=i1, predicate="eq"), e.const(1.0, t), e.const(0.0, t))
+
+
+def _identity(e, rows, cols, M, t) -> None:
+    _loop(e, 0, rows, lambda e, i, _: _loop(e, 0, cols, lambda e, j, _: M.set(e, i, j, _unit(e, i, j, t))))
+
+
+def _eps(t) -> float:
+    return float(np.finfo(numpy_dtype(t)).eps)
+
+
+def _finish(kb, op, result_types, copy_inputs):
+    """The kernel, every result indexed; those not a copy of the input start as a copy of a
+    zero constant (an indexed result starts as a copy of an input), which the body overwrites."""
+    batch = kb.num_dims
+    empty = AffineMap(batch, ())
+    copy_inputs = list(copy_inputs)
+    for k, (rt, source) in enumerate(zip(result_types, copy_inputs)):
+        if source < 0:
+            zeros = Builder.before_op(op).create(array.ConstantOp, [], [rt], {
+                "value": DenseAttr(np.zeros(rt.shape, numpy_dtype(rt.element)), rt)}).result
+            kb.indexed_input(zeros)
+            copy_inputs[k] = kb.operands.index(zeros)
+    return kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * batch, [],
+                     domain=list(op.operands[0].type.shape[:-2]), copy_inputs=copy_inputs,
+                     indexed_results=list(range(len(result_types))))
+
+
+def _setup(op):
+    a = op.operands[0]
+    batch = a.type.rank - 2
+    kb = KernelBuilder(batch)
+    source = kb.indexed_input(a)
+    outer = [kb.index(d) for d in range(batch)]
+    return a, kb, source, outer, a.type.element
+
+
+# -- cholesky ------------------------------------------------------------------------------
+def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
+    """L in place of a copy of the input: row i from the rows above it, the upper triangle
+    zeroed."""
+    a, kb, _, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    L = _Matrix(outer, t, 0)
+    e = kb.emit
+
+    def row(e, i, _):
+        def off_diagonal(e, j, _):
+            s = _sum(e, 0, j, lambda e, k: _f(e, "arith.mulf", L.get(e, i, k), L.get(e, j, k)), t)
+            L.set(e, i, j, _f(e, "arith.divf", _f(e, "arith.subf", L.get(e, i, j), s), L.get(e, j, j)))
+
+        _loop(e, 0, i, off_diagonal)
+        s = _sum(e, 0, i, lambda e, k: _square(e, L.get(e, i, k)), t)
+        d = _f(e, "arith.subf", L.get(e, i, i), s)
+        bad = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="ole")  # NaN goes on, as NumPy
+        e.b.create(kernel.RaiseOp, [bad], [], {"code": kernel.NOT_POSITIVE_DEFINITE})
+        L.set(e, i, i, _f(e, "math.sqrt", d))
+        _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, e.const(0.0, t)))
+
+    _loop(e, 0, n, row)
+    return _finish(kb, op, [a.type], [0])
+
+
+# -- slogdet -------------------------------------------------------------------------------
+def slogdet(op: array.SlogdetOp) -> kernel.GenericOp:
+    """LU with partial pivoting in a copy of the input (result 1); (sign, log|det|) as NumPy:
+    sign 0 and -inf for an exactly zero pivot."""
+    a, kb, _, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    work = _Matrix(outer, t, 1)
+    out = _Matrix(outer, t, 0)
+    e = kb.emit
+
+    def swap_rows(e, k, p):
+        def swap(e, j, _):
+            top, low = work.get(e, k, j), work.get(e, p, j)
+            work.set(e, k, j, low)
+            work.set(e, p, j, top)
+
+        _loop(e, 0, n, swap)
+
+    sign = _lu(e, n, t, work.get, work.set, swap_rows, lambda e, zero: None)
+
+    def diagonal(e, k, carried):
+        sign, logdet = carried
+        d = work.get(e, k, k)
+        zero = e.const(0.0, t)
+        negative = e.op("arith.cmpf", d, zero, result=i1, predicate="olt")
+        sign = e.select(negative, e.op("arith.negf", sign), sign)
+        sign = e.select(e.op("arith.cmpf", d, zero, result=i1, predicate="oeq"), zero, sign)
+        return [sign, e.op("arith.addf", logdet, e.op("math.log", e.op("math.absf", d)))]
+
+    sign, logdet = _loop(e, 0, n, diagonal, [sign, e.const(0.0, t)])
+    out.set(e, 0, sign)
+    out.set(e, 1, logdet)
+    return _finish(kb, op, [op.result_type, a.type], [-1, 0])
+
+
+# -- qr ------------------------------------------------------------------------------------
+def _norm(e, lo, hi, get, t) -> Value:
+    """The 2-norm of ``get(e, i)`` for i in range(lo, hi), scaled by the largest magnitude so
+    that neither squares overflow nor underflow (as LAPACK's ``nrm2``)."""
+    def largest(e, i, c):
+        return [e.op("arith.maximumf", c[0], e.op("math.absf", get(e, i)))]
+
+    (scale,) = _loop(e, lo, hi, largest, [e.const(0.0, t)])
+    positive = e.op("arith.cmpf", scale, e.const(0.0, t), result=i1, predicate="ogt")
+    safe = e.select(positive, scale, e.const(1.0, t))
+
+    total = _sum(e, lo, hi, lambda e, i: _square(e, e.op("arith.divf", get(e, i), safe)), t)
+    return _mul(e, safe, e.op("math.sqrt", total))
+
+
+def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix) -> None:
+    """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
+    vector below it (its leading 1 implied), its scale in ``tau``."""
+    def column(e, k, _):
+        kp1 = e.op("arith.addi", k, _idx(e, 1))
+        alpha = W.get(e, k, k)
+        xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
+        zero = e.const(0.0, t)
+        trivial = e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq")
+        beta = e.op("arith.negf", e.op("math.copysign", e.op("math.hypot", alpha, xnorm), alpha))
+        scale = e.select(trivial, e.const(1.0, t), e.op("arith.divf", e.const(1.0, t), _sub(e, alpha, beta)))
+        h = e.select(trivial, zero, e.op("arith.divf", _sub(e, beta, alpha), beta))
+        tau.set(e, k, h)
+        _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
+        W.set(e, k, k, e.select(trivial, alpha, beta))
+
+        _loop(e, kp1, n, lambda e, j, _: _reflect(e, k, m, h, W, W, j, t))
+
+    _loop(e, 0, min(m, n), column)
+
+
+def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, j, t) -> None:
+    """Column j of M, rows k..m-1, times the reflector I - h v v^T whose v is column k of W
+    below row k (its leading 1 implied)."""
+    kp1 = e.op("arith.addi", k, _idx(e, 1))
+    below = _sum(e, kp1, m, lambda e, i: _mul(e, W.get(e, i, k), M.get(e, i, j)), t)
+    dot = e.op("arith.addf", M.get(e, k, j), below)
+    s = _mul(e, h, dot)
+    M.set(e, k, j, _sub(e, M.get(e, k, j), s))
+    _loop(e, kp1, m, lambda e, i, _: M.set(e, i, j, _sub(e, M.get(e, i, j), _mul(e, s, W.get(e, i, k)))))
+
+
+def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matrix, Q: _Matrix) -> None:
+    """Q's first ``columns`` columns (m x columns) from the reflectors, as ``orgqr``: the
+    identity, then each reflector from the last applied to the columns from its own on."""
+    _identity(e, m, columns, Q, t)
+
+    def reflector(e, r, _):
+        k = e.op("arith.subi", _idx(e, reflectors - 1), r)
+        h = tau.get(e, k)
+
+        _loop(e, k, columns, lambda e, j, _: _reflect(e, k, m, h, W, Q, j, t))
+
+    _loop(e, 0, reflectors, reflector)
+
+
+def qr(op: array.QrOp) -> kernel.GenericOp:
+    a, kb, _, outer, t = _setup(op)
+    m, n = a.type.shape[-2:]
+    qc = op.q_columns
+    W, tau = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
+    e = kb.emit
+    _householder_qr(e, m, n, t, W, tau)
+    R = _Matrix(outer, t, 0, offset=(0, qc))
+
+    def r_row(e, i, _):
+        def entry(e, j, _):
+            above = e.op("arith.cmpi", i, j, result=i1, predicate="ule")
+            R.set(e, i, j, e.select(above, W.get(e, i, j), e.const(0.0, t)))
+
+        _loop(e, 0, n, entry)
+
+    _loop(e, 0, m, r_row)
+    if qc:
+        _form_q(e, m, qc, min(m, n), t, W, tau, _Matrix(outer, t, 0))
+    tau_type = a.type.with_shape(a.type.shape[:-2] + (min(m, n),))
+    return _finish(kb, op, [op.result_type, a.type, tau_type], [-1, 0, -1])
+
+
+# -- Jacobi rotations ----------------------------------------------------------------------
+def _rotation(e, zeta, t):
+    """(c, s) of the rotation that zeroes the off-diagonal of a 2x2 symmetric block with
+    ``zeta = (a_qq - a_pp) / (2 a_pq)``, the smaller angle: ``t = sign(zeta) / (|zeta| +
+    sqrt(1 + zeta^2))`` (``zeta^2`` overflowing gives t = 0, a negligible entry); also t."""
+    one = e.const(1.0, t)
+    root = e.op("math.sqrt", e.op("arith.addf", one, _square(e, zeta)))
+    magnitude = e.op("arith.divf", one, e.op("arith.addf", e.op("math.absf", zeta), root))
+    tan = e.op("math.copysign", magnitude, zeta)
+    c = e.op("arith.divf", one, e.op("math.sqrt", e.op("arith.addf", one, _square(e, tan))))
+    return c, _mul(e, c, tan), tan
+
+
+def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
+    """(x_p, x_q) <- (c x_p - s x_q, s x_p + c x_q) for each i in range(lo, hi)."""
+    def one(e, i, _):
+        xp, xq = get_p(e, i), get_q(e, i)
+        set_p(e, i, _sub(e, _mul(e, c, xp), _mul(e, s, xq)))
+        set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
+
+    _loop(e, lo, hi, one)
+
+
+def _columns(M: _Matrix, p, q):
+    return (lambda e, i: M.get(e, i, p), lambda e, i, v: M.set(e, i, p, v),
+            lambda e, i: M.get(e, i, q), lambda e, i, v: M.set(e, i, q, v))
+
+
+def _sweeps(e, pairs: int, sweep) -> None:
+    """Run ``sweep(e) -> i1`` (whether it rotated) until it does not, at most MAX_SWEEPS times."""
+    def go_on(e, carried):
+        count, rotated = carried
+        more = e.op("arith.cmpi", count, _idx(e, MAX_SWEEPS), result=i1, predicate="slt")
+        return e.op("arith.andi", more, rotated)
+
+    def body(e, carried):
+        count, _ = carried
+        return [e.op("arith.addi", count, _idx(e, 1)), sweep(e)]
+
+    if pairs:
+        _while(e, [_idx(e, 0), e.const(True, i1)], go_on, body)
+
+
+def _pairs(e, n: int, visit) -> Value:
+    """``visit(e, p, q) -> i1`` for each p < q in row order; whether any returned true."""
+    def row(e, p, carried):
+        def col(e, q, carried):
+            return [e.op("arith.ori", carried[0], visit(e, p, q))]
+
+        return _loop(e, e.op("arith.addi", p, _idx(e, 1)), n, col, carried)
+
+    (any_rotated,) = _loop(e, 0, n, row, [e.const(False, i1)])
+    return any_rotated
+
+
+def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
+    """Selection sort of ``key`` (a vector of k) with the columns of each (matrix, rows) in
+    ``matrices`` following; the first extreme wins, so equal keys keep their order."""
+    def position(e, i, _):
+        def better(e, j, carried):
+            best, v = carried
+            x = key.get(e, j)
+            wins = e.op("arith.cmpf", x, v, result=i1, predicate="olt" if ascending else "ogt")
+            return [e.select(wins, j, best), e.select(wins, x, v)]
+
+        best, v = _loop(e, e.op("arith.addi", i, _idx(e, 1)), k, better, [i, key.get(e, i)])
+        moved = e.op("arith.cmpi", best, i, result=i1, predicate="ne")
+        then, other = _if(e, moved)
+        key.set(then, best, key.get(then, i))
+        key.set(then, i, v)
+        for M, rows in matrices:
+            def swap(e, r, _, M=M):
+                x, y = M.get(e, r, i), M.get(e, r, best)
+                M.set(e, r, i, y)
+                M.set(e, r, best, x)
+
+            _loop(then, 0, rows, swap)
+        _close(then, other)
+
+    _loop(e, 0, k, position)
+
+
+# -- eigh ----------------------------------------------------------------------------------
+def eigh(op: array.EighOp) -> kernel.GenericOp:
+    a, kb, source, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    A = _Matrix(outer, t, 1)
+    w = _Row(_Matrix(outer, t, 0), n) if op.vectors else _Matrix(outer, t, 0)
+    V = _Matrix(outer, t, 0) if op.vectors else None
+    e = kb.emit
+
+    def fill(e, i, _):  # the symmetric matrix of the lower triangle; V the identity
+        def entry(e, j, _):
+            lower = e.op("arith.cmpi", j, i, result=i1, predicate="ule")
+            row, col = e.select(lower, i, j), e.select(lower, j, i)
+            A.set(e, i, j, e.b.create(kernel.ExtractOp, [source, *outer, row, col], [t]).result)
+            if V is not None:
+                same = e.op("arith.cmpi", i, j, result=i1, predicate="eq")
+                V.set(e, i, j, e.select(same, e.const(1.0, t), e.const(0.0, t)))
+
+        _loop(e, 0, n, entry)
+
+    _loop(e, 0, n, fill)
+    eps = e.const(_eps(t), t)
+    # entries below this are noise however small the diagonal (keeps zero diagonals finite)
+    (largest,) = _loop(e, 0, n, lambda e, i, c: _loop(
+        e, 0, n, lambda e, j, c: [e.op("arith.maximumf", c[0], e.op("math.absf", A.get(e, i, j)))], c),
+        [e.const(0.0, t)])
+    floor = e.op("arith.mulf", e.const(_eps(t) ** 2, t), largest)
+
+    def visit(e, p, q):
+        apq, app, aqq = A.get(e, p, q), A.get(e, p, p), A.get(e, q, q)
+        small = _mul(e, eps, e.op("math.sqrt", e.op("math.absf", _mul(e, app, aqq))))
+        size = e.op("math.absf", apq)
+        rotate = e.op("arith.andi", e.op("arith.cmpf", size, small, result=i1, predicate="ugt"),
+                      e.op("arith.cmpf", size, floor, result=i1, predicate="ugt"))
+        then, other = _if(e, rotate)
+        zeta = then.op("arith.divf", _sub(then, aqq, app), _mul(then, then.const(2.0, t), apq))
+        c, s, tan = _rotation(then, zeta, t)
+        _rotate(then, 0, n, *_columns(A, p, q), c, s)  # A J
+        _rotate(then, 0, n, lambda e, i: A.get(e, p, i), lambda e, i, v: A.set(e, p, i, v),
+                lambda e, i: A.get(e, q, i), lambda e, i, v: A.set(e, q, i, v), c, s)  # J^T A J
+        shift = _mul(then, tan, apq)
+        A.set(then, p, p, _sub(then, app, shift))
+        A.set(then, q, q, then.op("arith.addf", aqq, shift))
+        A.set(then, p, q, then.const(0.0, t))
+        A.set(then, q, p, then.const(0.0, t))
+        if V is not None:
+            _rotate(then, 0, n, *_columns(V, p, q), c, s)
+        _close(then, other)
+        return rotate
+
+    _sweeps(e, n * (n - 1) // 2, lambda e: _pairs(e, n, visit))
+    _loop(e, 0, n, lambda e, i, _: w.set(e, i, A.get(e, i, i)))
+    _sort_columns(e, n, w, True, [(V, n)] if V is not None else [])
+    return _finish(kb, op, [op.result_type, a.type], [-1, -1])
+
+
+# -- svd -----------------------------------------------------------------------------------
+def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
+    """Columns ``start..stop-1`` of U (p rows) as unit vectors orthogonal to those before: each
+    starts as the unit vector e_i whose row of U so far has the least weight (so at least
+    1/p of it is left), then is orthogonalised against them twice (Gram–Schmidt)."""
+    def column(e, j, _):
+        def weight(e, i, carried):
+            best, least = carried
+            x = _sum(e, 0, j, lambda e, c: _square(e, U.get(e, i, c)), t)
+            wins = e.op("arith.cmpf", x, least, result=i1, predicate="olt")
+            return [e.select(wins, i, best), e.select(wins, x, least)]
+
+        best, _ = _loop(e, 0, p, weight, [_idx(e, 0), e.const(float("inf"), t)])
+        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _unit(e, i, best, t)))
+        for _ in range(2):
+            def project(e, c, _):
+                d = _sum(e, 0, p, lambda e, i: _mul(e, U.get(e, i, c), U.get(e, i, j)), t)
+                _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _sub(e, U.get(e, i, j),
+                                                                    _mul(e, d, U.get(e, i, c)))))
+
+            _loop(e, 0, j, project)
+        size = _norm(e, 0, p, lambda e, i: U.get(e, i, j), t)
+        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", U.get(e, i, j), size)))
+
+    _loop(e, start, stop, column)
+
+
+def svd(op: array.SvdOp) -> kernel.GenericOp:
+    a, kb, source, outer, t = _setup(op)
+    m, n = a.type.shape[-2:]
+    wide = m < n
+    rows, cols = (n, m) if wide else (m, n)  # Jacobi works on the columns of a tall matrix
+    k = cols
+    W = _Matrix(outer, t, 1)
+    e = kb.emit
+    if op.vectors:
+        u_cols, vh_rows = (m, n) if op.full else (k, k)
+        s = _Row(_Matrix(outer, t, 0), m + vh_rows)
+        vh_view = _Matrix(outer, t, 0, offset=(m, 0), transposed=True)  # Vh^T: n x vh_rows
+        u_view = _Matrix(outer, t, 0)
+        U, V = (vh_view, u_view) if wide else (u_view, vh_view)  # of the tall matrix
+        u_count = vh_rows if wide else u_cols
+    else:
+        s = _Matrix(outer, t, 0)
+        U = V = None
+
+    def fill(e, i, _):
+        def entry(e, j, _):
+            pos = [j, i] if wide else [i, j]
+            W.set(e, i, j, e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result)
+
+        _loop(e, 0, cols, entry)
+
+    _loop(e, 0, rows, fill)
+    if V is not None:
+        _identity(e, cols, cols, V, t)
+    eps = e.const(_eps(t), t)
+
+    def visit(e, p, q):
+        def dots(e, i, carried):
+            xp, xq = W.get(e, i, p), W.get(e, i, q)
+            return [e.op("arith.addf", carried[0], _square(e, xp)),
+                    e.op("arith.addf", carried[1], _square(e, xq)),
+                    e.op("arith.addf", carried[2], _mul(e, xp, xq))]
+
+        zero = e.const(0.0, t)
+        alpha, beta, gamma = _loop(e, 0, rows, dots, [zero, zero, zero])
+        bound = _mul(e, eps, _mul(e, e.op("math.sqrt", alpha), e.op("math.sqrt", beta)))
+        rotate = e.op("arith.cmpf", e.op("math.absf", gamma), bound, result=i1, predicate="ugt")
+        then, other = _if(e, rotate)
+        zeta = then.op("arith.divf", _sub(then, beta, alpha), _mul(then, then.const(2.0, t), gamma))
+        c, sn, _ = _rotation(then, zeta, t)
+        _rotate(then, 0, rows, *_columns(W, p, q), c, sn)
+        if V is not None:
+            _rotate(then, 0, cols, *_columns(V, p, q), c, sn)
+        _close(then, other)
+        return rotate
+
+    _sweeps(e, cols * (cols - 1) // 2, lambda e: _pairs(e, cols, visit))
+    _loop(e, 0, k, lambda e, j, _: s.set(e, j, _norm(e, 0, rows, lambda e, i: W.get(e, i, j), t)))
+    _sort_columns(e, k, s, False, [] if V is None else [(W, rows), (V, cols)])
+    work = a.type.with_shape(a.type.shape[:-2] + (rows, cols))
+    if U is None:
+        return _finish(kb, op, [op.result_type, work], [-1, -1])
+
+    def normalise(e, j, carried):
+        sj = s.get(e, j)
+        positive = e.op("arith.cmpf", sj, e.const(0.0, t), result=i1, predicate="ogt")
+        _loop(e, 0, rows, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", W.get(e, i, j), sj)))
+        return [e.select(positive, e.op("arith.addi", j, _idx(e, 1)), carried[0])]
+
+    (rank,) = _loop(e, 0, k, normalise, [_idx(e, 0)])
+    _complete(e, rows, rank, u_count, t, U)
+    return _finish(kb, op, [op.result_type, work], [-1, -1])
+
+
+RULES = {array.CholeskyOp: cholesky, array.SlogdetOp: slogdet, array.QrOp: qr, array.EighOp: eigh,
+         array.SvdOp: svd}
