@@ -25,7 +25,7 @@ from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.types import i1, index
+from jitcore.ir.types import f64, i1, i32, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.factor import _close, _if, _lu
 from jitcore.passes.kernelize.sort import _for, _while
@@ -99,6 +99,14 @@ def _f(e, name, *args):
     return e.op(name, *args)
 
 
+def _add_f(e, a, b):
+    return e.op("arith.addf", a, b)
+
+
+def _max_abs(e, acc, v):
+    return e.op("arith.maximumf", acc, e.op("math.absf", v))
+
+
 def _mul(e, a, b):
     return e.op("arith.mulf", a, b)
 
@@ -116,8 +124,13 @@ def _unit(e, i, j, t) -> Value:
     return e.select(e.op("arith.cmpi", i, j, result=i1, predicate="eq"), e.const(1.0, t), e.const(0.0, t))
 
 
+def _fill(e, rows: int, cols: int, M, value) -> None:
+    """M[i, j] = value(e, i, j) for the whole matrix, row by row."""
+    _loop(e, 0, rows, lambda e, i, _: _loop(e, 0, cols, lambda e, j, _: M.set(e, i, j, value(e, i, j))))
+
+
 def _identity(e, rows, cols, M, t) -> None:
-    _loop(e, 0, rows, lambda e, i, _: _loop(e, 0, cols, lambda e, j, _: M.set(e, i, j, _unit(e, i, j, t))))
+    _fill(e, rows, cols, M, lambda e, i, j: _unit(e, i, j, t))
 
 
 def _eps(t) -> float:
@@ -226,9 +239,9 @@ def _norm(e, lo, hi, get, t) -> Value:
     return _mul(e, safe, e.op("math.sqrt", total))
 
 
-def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix) -> None:
+def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
-    vector below it (its leading 1 implied), its scale in ``tau``."""
+    vector below it (its leading 1 implied), its scale in ``tau``; ``w`` is scratch (n)."""
     def column(e, k, _):
         kp1 = e.op("arith.addi", k, _idx(e, 1))
         alpha = W.get(e, k, k)
@@ -242,23 +255,34 @@ def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix) -> None:
         _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
         W.set(e, k, k, e.select(trivial, alpha, beta))
 
-        _loop(e, kp1, n, lambda e, j, _: _reflect(e, k, m, h, W, W, j, t))
+        _reflect(e, k, m, h, W, W, kp1, n, w)
 
     _loop(e, 0, min(m, n), column)
 
 
-def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, j, t) -> None:
-    """Column j of M, rows k..m-1, times the reflector I - h v v^T whose v is column k of W
-    below row k (its leading 1 implied)."""
+def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, lo, hi: int, w: _Matrix) -> None:
+    """Columns lo..hi-1 of M, rows k..m-1, times the reflector I - h v v^T whose v is column
+    k of W below row k (its leading 1 implied): ``w = v^T M`` then ``M -= h v w``, both row by
+    row so the inner loops run along rows (contiguous) through the scratch vector ``w``."""
     kp1 = e.op("arith.addi", k, _idx(e, 1))
-    below = _sum(e, kp1, m, lambda e, i: _mul(e, W.get(e, i, k), M.get(e, i, j)), t)
-    dot = e.op("arith.addf", M.get(e, k, j), below)
-    s = _mul(e, h, dot)
-    M.set(e, k, j, _sub(e, M.get(e, k, j), s))
-    _loop(e, kp1, m, lambda e, i, _: M.set(e, i, j, _sub(e, M.get(e, i, j), _mul(e, s, W.get(e, i, k)))))
+    _loop(e, lo, hi, lambda e, j, _: w.set(e, j, M.get(e, k, j)))
+
+    def gather(e, i, _):
+        vi = W.get(e, i, k)
+        _loop(e, lo, hi, lambda e, j, _: w.set(e, j, _add_f(e, w.get(e, j), _mul(e, vi, M.get(e, i, j)))))
+
+    _loop(e, kp1, m, gather)
+    _loop(e, lo, hi, lambda e, j, _: M.set(e, k, j, _sub(e, M.get(e, k, j), _mul(e, h, w.get(e, j)))))
+
+    def update(e, i, _):
+        f = _mul(e, h, W.get(e, i, k))
+        _loop(e, lo, hi, lambda e, j, _: M.set(e, i, j, _sub(e, M.get(e, i, j), _mul(e, f, w.get(e, j)))))
+
+    _loop(e, kp1, m, update)
 
 
-def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matrix, Q: _Matrix) -> None:
+def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matrix, Q: _Matrix,
+            w: _Matrix) -> None:
     """Q's first ``columns`` columns (m x columns) from the reflectors, as ``orgqr``: the
     identity, then each reflector from the last applied to the columns from its own on."""
     _identity(e, m, columns, Q, t)
@@ -267,7 +291,7 @@ def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matri
         k = e.op("arith.subi", _idx(e, reflectors - 1), r)
         h = tau.get(e, k)
 
-        _loop(e, k, columns, lambda e, j, _: _reflect(e, k, m, h, W, Q, j, t))
+        _reflect(e, k, m, h, W, Q, k, columns, w)
 
     _loop(e, 0, reflectors, reflector)
 
@@ -276,9 +300,9 @@ def qr(op: array.QrOp) -> kernel.GenericOp:
     a, kb, _, outer, t = _setup(op)
     m, n = a.type.shape[-2:]
     qc = op.q_columns
-    W, tau = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
+    W, tau, w = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
     e = kb.emit
-    _householder_qr(e, m, n, t, W, tau)
+    _householder_qr(e, m, n, t, W, tau, w)
     R = _Matrix(outer, t, 0, offset=(0, qc))
 
     def r_row(e, i, _):
@@ -290,9 +314,10 @@ def qr(op: array.QrOp) -> kernel.GenericOp:
 
     _loop(e, 0, m, r_row)
     if qc:
-        _form_q(e, m, qc, min(m, n), t, W, tau, _Matrix(outer, t, 0))
+        _form_q(e, m, qc, min(m, n), t, W, tau, _Matrix(outer, t, 0), w)
     tau_type = a.type.with_shape(a.type.shape[:-2] + (min(m, n),))
-    return _finish(kb, op, [op.result_type, a.type, tau_type], [-1, 0, -1])
+    w_type = a.type.with_shape(a.type.shape[:-2] + (max(n, qc),))
+    return _finish(kb, op, [op.result_type, a.type, tau_type, w_type], [-1, 0, -1, -1])
 
 
 # -- Jacobi rotations ----------------------------------------------------------------------
@@ -378,32 +403,62 @@ def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
 
 
 # -- eigh ----------------------------------------------------------------------------------
+def _rows(M: _Matrix, p, q):
+    """Reads and writes of rows p and q of M, by column."""
+    return (lambda e, i: M.get(e, p, i), lambda e, i, v: M.set(e, p, i, v),
+            lambda e, i: M.get(e, q, i), lambda e, i, v: M.set(e, q, i, v))
+
+
+def _largest(e, rows: int, cols: int, get, t) -> Value:
+    """The largest magnitude of ``get(e, i, j)`` over the matrix (NaN if any is)."""
+    def row(e, i, c):
+        return _loop(e, 0, cols, lambda e, j, c: [_max_abs(e, c[0], get(e, i, j))], c)
+
+    (largest,) = _loop(e, 0, rows, row, [e.const(0.0, t)])
+    return largest
+
+
+def _power_of_two(e, largest, t) -> Value:
+    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): Jacobi squares
+    entries, which must neither overflow nor underflow; scaling by it is exact."""
+    bits, mantissa, bias, limit = (i64, 52, 1023, 1000) if t == f64 else (i32, 23, 127, 120)
+    usable = e.op("arith.andi", e.op("arith.cmpf", largest, e.const(0.0, t), result=i1, predicate="ogt"),
+                  e.op("arith.cmpf", largest, e.const(float("inf"), t), result=i1, predicate="olt"))
+    x = e.select(usable, largest, e.const(1.0, t))
+    k = e.op("arith.fptosi", e.op("math.floor", e.op("math.log2", x)), result=bits)
+    k = e.op("arith.minsi", e.op("arith.maxsi", k, e.const(-limit, bits)), e.const(limit, bits))
+    biased = e.op("arith.subi", e.const(bias, bits), k)
+    return e.op("arith.bitcast", e.op("arith.shli", biased, e.const(mantissa, bits)), result=t)
+
+
+def _transpose_into(e, n: int, cols: int, source: _Matrix, target: _Matrix) -> None:
+    """target[i, j] = source[j, i] for i < n, j < cols."""
+    _fill(e, n, cols, target, lambda e, i, j: source.get(e, j, i))
+
+
 def eigh(op: array.EighOp) -> kernel.GenericOp:
+    """Jacobi on the scaled symmetric matrix A (result 1): each rotation of rows and columns p,
+    q updates rows p and q (contiguous) and mirrors them into the columns, then sets the 2x2
+    block exactly; the eigenvectors accumulate as the rows of Vt (result 2), copied out as
+    columns at the end."""
     a, kb, source, outer, t = _setup(op)
     n = a.type.shape[-1]
-    A = _Matrix(outer, t, 1)
+    A, Vt = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
     w = _Row(_Matrix(outer, t, 0), n) if op.vectors else _Matrix(outer, t, 0)
-    V = _Matrix(outer, t, 0) if op.vectors else None
     e = kb.emit
 
-    def fill(e, i, _):  # the symmetric matrix of the lower triangle; V the identity
-        def entry(e, j, _):
-            lower = e.op("arith.cmpi", j, i, result=i1, predicate="ule")
-            row, col = e.select(lower, i, j), e.select(lower, j, i)
-            A.set(e, i, j, e.b.create(kernel.ExtractOp, [source, *outer, row, col], [t]).result)
-            if V is not None:
-                same = e.op("arith.cmpi", i, j, result=i1, predicate="eq")
-                V.set(e, i, j, e.select(same, e.const(1.0, t), e.const(0.0, t)))
+    def lower(e, i, j):  # the symmetric matrix of the lower triangle
+        below = e.op("arith.cmpi", j, i, result=i1, predicate="ule")
+        row, col = e.select(below, i, j), e.select(below, j, i)
+        return e.b.create(kernel.ExtractOp, [source, *outer, row, col], [t]).result
 
-        _loop(e, 0, n, entry)
-
-    _loop(e, 0, n, fill)
+    scale = _power_of_two(e, _largest(e, n, n, lower, t), t)
+    _fill(e, n, n, A, lambda e, i, j: _mul(e, lower(e, i, j), scale))
+    if op.vectors:
+        _identity(e, n, n, Vt, t)
     eps = e.const(_eps(t), t)
     # entries below this are noise however small the diagonal (keeps zero diagonals finite)
-    (largest,) = _loop(e, 0, n, lambda e, i, c: _loop(
-        e, 0, n, lambda e, j, c: [e.op("arith.maximumf", c[0], e.op("math.absf", A.get(e, i, j)))], c),
-        [e.const(0.0, t)])
-    floor = e.op("arith.mulf", e.const(_eps(t) ** 2, t), largest)
+    floor = _mul(e, e.const(_eps(t) ** 2, t), _largest(e, n, n, A.get, t))
 
     def visit(e, p, q):
         apq, app, aqq = A.get(e, p, q), A.get(e, p, p), A.get(e, q, q)
@@ -414,23 +469,30 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
         then, other = _if(e, rotate)
         zeta = then.op("arith.divf", _sub(then, aqq, app), _mul(then, then.const(2.0, t), apq))
         c, s, tan = _rotation(then, zeta, t)
-        _rotate(then, 0, n, *_columns(A, p, q), c, s)  # A J
-        _rotate(then, 0, n, lambda e, i: A.get(e, p, i), lambda e, i, v: A.set(e, p, i, v),
-                lambda e, i: A.get(e, q, i), lambda e, i, v: A.set(e, q, i, v), c, s)  # J^T A J
-        shift = _mul(then, tan, apq)
+
+        def mirror(e, i, v, column):  # row p (q) of J^T A J, and its column by symmetry
+            A.set(e, column, i, v)
+            A.set(e, i, column, v)
+
+        _rotate(then, 0, n, lambda e, i: A.get(e, p, i), lambda e, i, v: mirror(e, i, v, p),
+                lambda e, i: A.get(e, q, i), lambda e, i, v: mirror(e, i, v, q), c, s)
+        shift = _mul(then, tan, apq)  # the 2x2 block, as it must come out
         A.set(then, p, p, _sub(then, app, shift))
         A.set(then, q, q, then.op("arith.addf", aqq, shift))
         A.set(then, p, q, then.const(0.0, t))
         A.set(then, q, p, then.const(0.0, t))
-        if V is not None:
-            _rotate(then, 0, n, *_columns(V, p, q), c, s)
+        if op.vectors:
+            _rotate(then, 0, n, *_rows(Vt, p, q), c, s)
         _close(then, other)
         return rotate
 
     _sweeps(e, n * (n - 1) // 2, lambda e: _pairs(e, n, visit))
-    _loop(e, 0, n, lambda e, i, _: w.set(e, i, A.get(e, i, i)))
-    _sort_columns(e, n, w, True, [(V, n)] if V is not None else [])
-    return _finish(kb, op, [op.result_type, a.type], [-1, -1])
+    _loop(e, 0, n, lambda e, i, _: w.set(e, i, e.op("arith.divf", A.get(e, i, i), scale)))
+    by_row = _Matrix(outer, t, 2, transposed=True)  # Vt's rows as the columns to swap
+    _sort_columns(e, n, w, True, [(by_row, n)] if op.vectors else [])
+    if op.vectors:
+        _transpose_into(e, n, n, Vt, _Matrix(outer, t, 0))
+    return _finish(kb, op, [op.result_type, a.type, a.type], [-1, -1, -1])
 
 
 # -- svd -----------------------------------------------------------------------------------
@@ -461,39 +523,39 @@ def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
 
 
 def svd(op: array.SvdOp) -> kernel.GenericOp:
+    """One-sided Jacobi on the columns of the tall matrix T (A, or A^T when A is wide), kept
+    scaled as the rows of Wt (result 1) so that dot products and rotations run along rows; V
+    accumulates as the rows of Vt (result 2)."""
     a, kb, source, outer, t = _setup(op)
     m, n = a.type.shape[-2:]
     wide = m < n
-    rows, cols = (n, m) if wide else (m, n)  # Jacobi works on the columns of a tall matrix
+    rows, cols = (n, m) if wide else (m, n)  # T is rows x cols
     k = cols
-    W = _Matrix(outer, t, 1)
+    Wt, Vt = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
     e = kb.emit
     if op.vectors:
         u_cols, vh_rows = (m, n) if op.full else (k, k)
         s = _Row(_Matrix(outer, t, 0), m + vh_rows)
         vh_view = _Matrix(outer, t, 0, offset=(m, 0), transposed=True)  # Vh^T: n x vh_rows
         u_view = _Matrix(outer, t, 0)
-        U, V = (vh_view, u_view) if wide else (u_view, vh_view)  # of the tall matrix
+        U, V = (vh_view, u_view) if wide else (u_view, vh_view)  # of T
         u_count = vh_rows if wide else u_cols
     else:
         s = _Matrix(outer, t, 0)
-        U = V = None
 
-    def fill(e, i, _):
-        def entry(e, j, _):
-            pos = [j, i] if wide else [i, j]
-            W.set(e, i, j, e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result)
+    def entry(e, j, i):  # T[i, j] = Wt[j, i]
+        pos = [j, i] if wide else [i, j]
+        return e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result
 
-        _loop(e, 0, cols, entry)
-
-    _loop(e, 0, rows, fill)
-    if V is not None:
-        _identity(e, cols, cols, V, t)
+    scale = _power_of_two(e, _largest(e, cols, rows, entry, t), t)
+    _fill(e, cols, rows, Wt, lambda e, j, i: _mul(e, entry(e, j, i), scale))
+    if op.vectors:
+        _identity(e, cols, cols, Vt, t)
     eps = e.const(_eps(t), t)
 
     def visit(e, p, q):
         def dots(e, i, carried):
-            xp, xq = W.get(e, i, p), W.get(e, i, q)
+            xp, xq = Wt.get(e, p, i), Wt.get(e, q, i)
             return [e.op("arith.addf", carried[0], _square(e, xp)),
                     e.op("arith.addf", carried[1], _square(e, xq)),
                     e.op("arith.addf", carried[2], _mul(e, xp, xq))]
@@ -505,28 +567,30 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
         then, other = _if(e, rotate)
         zeta = then.op("arith.divf", _sub(then, beta, alpha), _mul(then, then.const(2.0, t), gamma))
         c, sn, _ = _rotation(then, zeta, t)
-        _rotate(then, 0, rows, *_columns(W, p, q), c, sn)
-        if V is not None:
-            _rotate(then, 0, cols, *_columns(V, p, q), c, sn)
+        _rotate(then, 0, rows, *_rows(Wt, p, q), c, sn)
+        if op.vectors:
+            _rotate(then, 0, cols, *_rows(Vt, p, q), c, sn)
         _close(then, other)
         return rotate
 
     _sweeps(e, cols * (cols - 1) // 2, lambda e: _pairs(e, cols, visit))
-    _loop(e, 0, k, lambda e, j, _: s.set(e, j, _norm(e, 0, rows, lambda e, i: W.get(e, i, j), t)))
-    _sort_columns(e, k, s, False, [] if V is None else [(W, rows), (V, cols)])
-    work = a.type.with_shape(a.type.shape[:-2] + (rows, cols))
-    if U is None:
-        return _finish(kb, op, [op.result_type, work], [-1, -1])
+    _loop(e, 0, k, lambda e, j, _: s.set(e, j, _norm(e, 0, rows, lambda e, i: Wt.get(e, j, i), t)))
+    swapped = [(_Matrix(outer, t, 1, transposed=True), rows), (_Matrix(outer, t, 2, transposed=True), cols)]
+    _sort_columns(e, k, s, False, swapped if op.vectors else [])
+    results = [op.result_type, a.type.with_shape(a.type.shape[:-2] + (cols, rows)),
+               a.type.with_shape(a.type.shape[:-2] + (cols, cols))]
+    if op.vectors:
+        def normalise(e, j, carried):
+            sj = s.get(e, j)
+            positive = e.op("arith.cmpf", sj, e.const(0.0, t), result=i1, predicate="ogt")
+            _loop(e, 0, rows, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", Wt.get(e, j, i), sj)))
+            return [e.select(positive, e.op("arith.addi", j, _idx(e, 1)), carried[0])]
 
-    def normalise(e, j, carried):
-        sj = s.get(e, j)
-        positive = e.op("arith.cmpf", sj, e.const(0.0, t), result=i1, predicate="ogt")
-        _loop(e, 0, rows, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", W.get(e, i, j), sj)))
-        return [e.select(positive, e.op("arith.addi", j, _idx(e, 1)), carried[0])]
-
-    (rank,) = _loop(e, 0, k, normalise, [_idx(e, 0)])
-    _complete(e, rows, rank, u_count, t, U)
-    return _finish(kb, op, [op.result_type, work], [-1, -1])
+        (rank,) = _loop(e, 0, k, normalise, [_idx(e, 0)])
+        _complete(e, rows, rank, u_count, t, U)
+        _transpose_into(e, cols, cols, Vt, V)
+    _loop(e, 0, k, lambda e, j, _: s.set(e, j, e.op("arith.divf", s.get(e, j), scale)))
+    return _finish(kb, op, results, [-1, -1, -1])
 
 
 RULES = {array.CholeskyOp: cholesky, array.SlogdetOp: slogdet, array.QrOp: qr, array.EighOp: eigh,

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
+from jitcore import ir
+from jitcore.ir.errors import VerificationError
 from jitcore.numpy.decompositions import _chain_order
 from tests.budget import examples
 
@@ -312,3 +314,20 @@ def test_multi_dot_matches_numpy():
         jc.jit(lambda x: np.linalg.multi_dot([x]))(mats[0])
     with pytest.raises(np.linalg.LinAlgError, match="two-dimensional"):
         f(mats[0], mats[1], np.ones((2, 20, 4)))
+
+
+# -- the IR --------------------------------------------------------------------------------
+def test_decomposition_ops_round_trip_and_verify():
+    def f(a):
+        return np.linalg.svd(a), np.linalg.qr(a, "complete"), np.linalg.eigvalsh(a[:2, :2])
+
+    module = jc.make_ir(f)(np.ones((3, 2)))
+    text = ir.print_op(module)
+    for name in ('"array.svd"', '"array.qr"', '"array.eigh"'):
+        assert name in text
+    assert ir.print_op(ir.parse(text)) == text
+    ir.verify(ir.parse(text))
+    wrong = text.replace("{full = 1, vectors = 1}", "{full = 0, vectors = 1}")
+    assert wrong != text
+    with pytest.raises(VerificationError, match="array.svd.*must return"):
+        ir.verify(ir.parse(wrong))
