@@ -522,6 +522,40 @@ def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
     _loop(e, start, stop, column)
 
 
+LANES = 4  # partial sums per dot product: independent add chains, so the adds overlap
+
+
+def _gram(e, n: int, x, y, t) -> list[Value]:
+    """(x.x, y.y, x.y) over i < n, each as LANES interleaved partial sums added pairwise at the
+    end (strict IEEE order forbids LLVM from splitting one chain of adds itself)."""
+    zero = e.const(0.0, t)
+
+    def block(e, b, carried):
+        out = list(carried)
+        for lane in range(LANES):
+            i = e.op("arith.addi", e.op("arith.muli", b, _idx(e, LANES)), _idx(e, lane))
+            xi, yi = x(e, i), y(e, i)
+            for part, term in enumerate((_square(e, xi), _square(e, yi), _mul(e, xi, yi))):
+                out[3 * lane + part] = _add_f(e, out[3 * lane + part], term)
+        return out
+
+    sums = _loop(e, 0, n // LANES, block, [zero] * (3 * LANES))
+
+    def tail(e, i, carried):
+        xi, yi = x(e, i), y(e, i)
+        return [_add_f(e, carried[0], _square(e, xi)), _add_f(e, carried[1], _square(e, yi)),
+                _add_f(e, carried[2], _mul(e, xi, yi))]
+
+    rest = _loop(e, n - n % LANES, n, tail, [zero] * 3)
+    totals = []
+    for part in range(3):
+        lanes = [sums[3 * lane + part] for lane in range(LANES)]
+        while len(lanes) > 1:
+            lanes = [_add_f(e, lanes[i], lanes[i + 1]) for i in range(0, len(lanes), 2)]
+        totals.append(_add_f(e, lanes[0], rest[part]))
+    return totals
+
+
 def svd(op: array.SvdOp) -> kernel.GenericOp:
     """One-sided Jacobi on the columns of the tall matrix T (A, or A^T when A is wide), kept
     scaled as the rows of Wt (result 1) so that dot products and rotations run along rows; V
@@ -554,14 +588,7 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
     eps = e.const(_eps(t), t)
 
     def visit(e, p, q):
-        def dots(e, i, carried):
-            xp, xq = Wt.get(e, p, i), Wt.get(e, q, i)
-            return [e.op("arith.addf", carried[0], _square(e, xp)),
-                    e.op("arith.addf", carried[1], _square(e, xq)),
-                    e.op("arith.addf", carried[2], _mul(e, xp, xq))]
-
-        zero = e.const(0.0, t)
-        alpha, beta, gamma = _loop(e, 0, rows, dots, [zero, zero, zero])
+        alpha, beta, gamma = _gram(e, rows, lambda e, i: Wt.get(e, p, i), lambda e, i: Wt.get(e, q, i), t)
         bound = _mul(e, eps, _mul(e, e.op("math.sqrt", alpha), e.op("math.sqrt", beta)))
         rotate = e.op("arith.cmpf", e.op("math.absf", gamma), bound, result=i1, predicate="ugt")
         then, other = _if(e, rotate)
