@@ -7,14 +7,18 @@ indexed results (the packed output first, then scratch matrices the call drops).
 - slogdet: the LU factorisation of ``factor.py`` and NumPy's sign and sum of ``log|u_ii|``.
 - qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
   hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
-- eigh: cyclic Jacobi rotations on the symmetric matrix (eigenvectors accumulated), until a
-  sweep finds no entry worth rotating; eigenvalues sorted ascending.
+- eigh: Householder reduction to tridiagonal form (as ``sytd2``), then the implicit QL method
+  with Wilkinson's shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the
+  rows of Z^T so the updates run along rows; eigenvalues sorted ascending.
 - svd: one-sided (Hestenes) Jacobi on the columns of A, or of A^T when it is wide, with V
   accumulated; singular values are the column norms, sorted descending; U's columns for zero
   singular values (and those ``full_matrices`` adds) complete an orthonormal basis by
   Gram–Schmidt on the unit vector least covered by the columns so far, twice.
 
-Jacobi stops after ``MAX_SWEEPS`` sweeps whatever remains (NaN input gives NaN, never a hang).
+Jacobi stops after ``MAX_SWEEPS`` sweeps and QL after ``QL_ITERATIONS`` per eigenvalue whatever
+remains (NaN input gives NaN, never a hang). Each symmetric or general matrix is first scaled
+by a power of two that brings its largest entry near 1 (exact), so squares neither overflow
+nor underflow.
 """
 
 from __future__ import annotations
@@ -105,6 +109,14 @@ def _add_f(e, a, b):
 
 def _max_abs(e, acc, v):
     return e.op("arith.maximumf", acc, e.op("math.absf", v))
+
+
+def _abs(e, x):
+    return e.op("math.absf", x)
+
+
+def _not(e, flag):
+    return e.op("arith.xori", flag, e.const(True, i1))
 
 
 def _mul(e, a, b):
@@ -239,6 +251,17 @@ def _norm(e, lo, hi, get, t) -> Value:
     return _mul(e, safe, e.op("math.sqrt", total))
 
 
+def _householder(e, alpha, xnorm, t):
+    """LAPACK's ``dlarfg`` for a vector (alpha, x) with ``|x| = xnorm``: (beta, the factor
+    that scales x into v, h); an x of zero leaves the vector (h = 0, factor 1, beta alpha)."""
+    zero, one = e.const(0.0, t), e.const(1.0, t)
+    trivial = e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq")
+    beta = e.op("arith.negf", e.op("math.copysign", e.op("math.hypot", alpha, xnorm), alpha))
+    factor = e.select(trivial, one, e.op("arith.divf", one, _sub(e, alpha, beta)))
+    h = e.select(trivial, zero, e.op("arith.divf", _sub(e, beta, alpha), beta))
+    return e.select(trivial, alpha, beta), factor, h
+
+
 def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
     vector below it (its leading 1 implied), its scale in ``tau``; ``w`` is scratch (n)."""
@@ -246,14 +269,10 @@ def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) 
         kp1 = e.op("arith.addi", k, _idx(e, 1))
         alpha = W.get(e, k, k)
         xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
-        zero = e.const(0.0, t)
-        trivial = e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq")
-        beta = e.op("arith.negf", e.op("math.copysign", e.op("math.hypot", alpha, xnorm), alpha))
-        scale = e.select(trivial, e.const(1.0, t), e.op("arith.divf", e.const(1.0, t), _sub(e, alpha, beta)))
-        h = e.select(trivial, zero, e.op("arith.divf", _sub(e, beta, alpha), beta))
+        beta, scale, h = _householder(e, alpha, xnorm, t)
         tau.set(e, k, h)
         _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
-        W.set(e, k, k, e.select(trivial, alpha, beta))
+        W.set(e, k, k, beta)
 
         _reflect(e, k, m, h, W, W, kp1, n, w)
 
@@ -341,11 +360,6 @@ def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
         set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
 
     _loop(e, lo, hi, one)
-
-
-def _columns(M: _Matrix, p, q):
-    return (lambda e, i: M.get(e, i, p), lambda e, i, v: M.set(e, i, p, v),
-            lambda e, i: M.get(e, i, q), lambda e, i, v: M.set(e, i, q, v))
 
 
 def _sweeps(e, pairs: int, sweep) -> None:
@@ -436,15 +450,135 @@ def _transpose_into(e, n: int, cols: int, source: _Matrix, target: _Matrix) -> N
     _fill(e, n, cols, target, lambda e, i, j: source.get(e, j, i))
 
 
+def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
+    """Reduce the symmetric A (both triangles stored) to tridiagonal form by reflectors from
+    the two sides, as LAPACK's ``sytd2``: step k makes the reflector of row k right of the
+    diagonal (column k below it, by symmetry), keeps its vector there past the subdiagonal
+    entry, and updates the trailing matrix A -= v w^T + w v^T with ``w = p - (h/2)(v.p) v``,
+    ``p = h A v`` (row by row, in scratch ``w``)."""
+    def step(e, k, _):
+        k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
+        xnorm = _norm(e, k2, n, lambda e, i: A.get(e, k, i), t)
+        beta, factor, h = _householder(e, A.get(e, k, k1), xnorm, t)
+        tau.set(e, k, h)
+        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, k, i), factor)))
+        A.set(e, k, k1, beta)
+
+        def v(e, j):  # the reflector's vector over k+1..n-1 (its leading 1 implied)
+            first = e.op("arith.cmpi", j, k1, result=i1, predicate="eq")
+            return e.select(first, e.const(1.0, t), A.get(e, k, j))
+
+        def product(e, i, _):  # p = h A v
+            w.set(e, i, _mul(e, h, _sum(e, k1, n, lambda e, j: _mul(e, A.get(e, i, j), v(e, j)), t)))
+
+        _loop(e, k1, n, product)
+        vp = _sum(e, k1, n, lambda e, j: _mul(e, v(e, j), w.get(e, j)), t)
+        half = _mul(e, _mul(e, e.const(0.5, t), h), vp)
+        _loop(e, k1, n, lambda e, j, _: w.set(e, j, _sub(e, w.get(e, j), _mul(e, half, v(e, j)))))
+
+        def update(e, i, _):
+            vi, wi = v(e, i), w.get(e, i)
+            _loop(e, k1, n, lambda e, j, _: A.set(e, i, j, _sub(e, A.get(e, i, j), _add_f(
+                e, _mul(e, vi, w.get(e, j)), _mul(e, wi, v(e, j))))))
+
+        _loop(e, k1, n, update)
+
+    _loop(e, 0, max(n - 2, 0), step)
+
+
+QL_ITERATIONS = 60  # per eigenvalue; NaN input stops here, with NaN results
+
+
+def _tridiagonal_ql(e, n: int, t, d, off, Zt: _Matrix | None) -> None:
+    """The eigenvalues of the symmetric tridiagonal matrix (diagonal ``d``, off-diagonal
+    ``off``, both vectors, ``off[n-1]`` 0) in ``d``, by the implicit QL method with Wilkinson's
+    shift (EISPACK's ``tql2``); each plane rotation also turns rows i, i+1 of ``Zt`` (the
+    eigenvectors as rows)."""
+    eps = e.const(_eps(t), t)
+    zero, one = e.const(0.0, t), e.const(1.0, t)
+
+    def eigenvalue(e, lo, _):
+        def split(e, j, carried):  # the first j >= l with a negligible off[j]
+            m, found = carried
+            size = _add_f(e, _abs(e, d.get(e, j)), _abs(e, d.get(e, e.op("arith.addi", j, _idx(e, 1)))))
+            small = e.op("arith.cmpf", _abs(e, off.get(e, j)), _mul(e, eps, size), result=i1, predicate="ole")
+            now = e.op("arith.andi", small, _not(e, found))
+            return [e.select(now, j, m), e.op("arith.ori", found, small)]
+
+        def go_on(e, carried):
+            count, more = carried
+            below = e.op("arith.cmpi", count, _idx(e, QL_ITERATIONS), result=i1, predicate="slt")
+            return e.op("arith.andi", more, below)
+
+        def iteration(e, carried):
+            count, _ = carried
+            m, _found = _loop(e, lo, n - 1, split, [_idx(e, n - 1), e.const(False, i1)])
+            more = e.op("arith.cmpi", m, lo, result=i1, predicate="ne")
+            then, other = _if(e, more)
+            _ql_step(then, lo, m, t, d, off, Zt, n, zero, one)
+            _close(then, other)
+            return [e.op("arith.addi", count, _idx(e, 1)), more]
+
+        _while(e, [_idx(e, 0), e.const(True, i1)], go_on, iteration)
+
+    _loop(e, 0, n, eigenvalue)
+
+
+def _ql_step(e, lo, m, t, d, off, Zt, n: int, zero, one) -> None:
+    """One implicit QL sweep from m up to l (``tql2``'s inner loop); a rotation radius of zero
+    (an underflow) deflates instead: d[i+1] -= p, off[m] = 0, the rest of the sweep skipped."""
+    l1 = e.op("arith.addi", lo, _idx(e, 1))
+    dl, el = d.get(e, lo), off.get(e, lo)
+    g = e.op("arith.divf", _sub(e, d.get(e, l1), dl), _mul(e, e.const(2.0, t), el))
+    r = e.op("math.hypot", g, one)
+    g = _add_f(e, _sub(e, d.get(e, m), dl), e.op("arith.divf", el, _add_f(e, g, e.op("math.copysign", r, g))))
+
+    def rotation(e, step, carried):
+        s, c, p, g, under = carried
+        i = e.op("arith.subi", e.op("arith.subi", m, _idx(e, 1)), step)
+        i1_ = e.op("arith.addi", i, _idx(e, 1))
+        f, b = _mul(e, s, off.get(e, i)), _mul(e, c, off.get(e, i))
+        r = e.op("math.hypot", f, g)
+        off.set(e, i1_, e.select(under, off.get(e, i1_), r))
+        vanished = e.op("arith.cmpf", r, zero, result=i1, predicate="oeq")
+        first = e.op("arith.andi", vanished, _not(e, under))
+        now_under = e.op("arith.ori", under, vanished)
+        deflate, keep = _if(e, first)  # the sweep stops at the first zero radius
+        d.set(deflate, i1_, _sub(deflate, d.get(deflate, i1_), p))
+        off.set(deflate, m, deflate.const(0.0, t))
+        _close(deflate, keep)
+        sn, cs = e.op("arith.divf", f, r), e.op("arith.divf", g, r)  # used only where r != 0
+        g2 = _sub(e, d.get(e, i1_), p)
+        r2 = _add_f(e, _mul(e, _sub(e, d.get(e, i), g2), sn), _mul(e, _mul(e, e.const(2.0, t), cs), b))
+        p2 = _mul(e, sn, r2)
+        g3 = _sub(e, _mul(e, cs, r2), b)
+        stopped, live = _if(e, now_under)
+        d.set(live, i1_, _add_f(live, g2, p2))
+        if Zt is not None:  # columns i, i+1 of Z: rows of Zt
+            _rotate(live, 0, n, *_rows(Zt, i, i1_), cs, sn)
+        _close(stopped, live)
+        return [e.select(now_under, s, sn), e.select(now_under, c, cs), e.select(now_under, p, p2),
+                e.select(now_under, g, g3), now_under]
+
+    inits = [one, one, zero, g, e.const(False, i1)]
+    _, _, p, g, under = _loop(e, 0, e.op("arith.subi", m, lo), rotation, inits)
+    done, other = _if(e, _not(e, under))
+    d.set(done, lo, _sub(done, d.get(done, lo), p))
+    off.set(done, lo, g)
+    off.set(done, m, done.const(0.0, t))
+    _close(done, other)
+
+
 def eigh(op: array.EighOp) -> kernel.GenericOp:
-    """Jacobi on the scaled symmetric matrix A (result 1): each rotation of rows and columns p,
-    q updates rows p and q (contiguous) and mirrors them into the columns, then sets the 2x2
-    block exactly; the eigenvectors accumulate as the rows of Vt (result 2), copied out as
-    columns at the end."""
+    """Householder reduction of the scaled symmetric matrix to tridiagonal form (result 1,
+    the reflectors kept in it), Q formed from them (result 3) and turned into the rows of Zt
+    (result 2), then the implicit QL method on the tridiagonal matrix with the eigenvectors
+    accumulating in Zt's rows; sorted ascending, copied out as columns."""
     a, kb, source, outer, t = _setup(op)
     n = a.type.shape[-1]
-    A, Vt = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
-    w = _Row(_Matrix(outer, t, 0), n) if op.vectors else _Matrix(outer, t, 0)
+    A, Zt, Q = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
+    tau, w, off = _Matrix(outer, t, 4), _Matrix(outer, t, 5), _Matrix(outer, t, 6)
+    d = _Row(_Matrix(outer, t, 0), n) if op.vectors else _Matrix(outer, t, 0)
     e = kb.emit
 
     def lower(e, i, j):  # the symmetric matrix of the lower triangle
@@ -454,45 +588,25 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
 
     scale = _power_of_two(e, _largest(e, n, n, lower, t), t)
     _fill(e, n, n, A, lambda e, i, j: _mul(e, lower(e, i, j), scale))
+    _tridiagonalize(e, n, t, A, tau, w)
+    _loop(e, 0, n, lambda e, i, _: d.set(e, i, A.get(e, i, i)))
+    _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, A.get(e, i, e.op("arith.addi", i, _idx(e, 1)))))
+    if n:
+        off.set(e, n - 1, e.const(0.0, t))
     if op.vectors:
-        _identity(e, n, n, Vt, t)
-    eps = e.const(_eps(t), t)
-    # entries below this are noise however small the diagonal (keeps zero diagonals finite)
-    floor = _mul(e, e.const(_eps(t) ** 2, t), _largest(e, n, n, A.get, t))
-
-    def visit(e, p, q):
-        apq, app, aqq = A.get(e, p, q), A.get(e, p, p), A.get(e, q, q)
-        small = _mul(e, eps, e.op("math.sqrt", e.op("math.absf", _mul(e, app, aqq))))
-        size = e.op("math.absf", apq)
-        rotate = e.op("arith.andi", e.op("arith.cmpf", size, small, result=i1, predicate="ugt"),
-                      e.op("arith.cmpf", size, floor, result=i1, predicate="ugt"))
-        then, other = _if(e, rotate)
-        zeta = then.op("arith.divf", _sub(then, aqq, app), _mul(then, then.const(2.0, t), apq))
-        c, s, tan = _rotation(then, zeta, t)
-
-        def mirror(e, i, v, column):  # row p (q) of J^T A J, and its column by symmetry
-            A.set(e, column, i, v)
-            A.set(e, i, column, v)
-
-        _rotate(then, 0, n, lambda e, i: A.get(e, p, i), lambda e, i, v: mirror(e, i, v, p),
-                lambda e, i: A.get(e, q, i), lambda e, i, v: mirror(e, i, v, q), c, s)
-        shift = _mul(then, tan, apq)  # the 2x2 block, as it must come out
-        A.set(then, p, p, _sub(then, app, shift))
-        A.set(then, q, q, then.op("arith.addf", aqq, shift))
-        A.set(then, p, q, then.const(0.0, t))
-        A.set(then, q, p, then.const(0.0, t))
-        if op.vectors:
-            _rotate(then, 0, n, *_rows(Vt, p, q), c, s)
-        _close(then, other)
-        return rotate
-
-    _sweeps(e, n * (n - 1) // 2, lambda e: _pairs(e, n, visit))
-    _loop(e, 0, n, lambda e, i, _: w.set(e, i, e.op("arith.divf", A.get(e, i, i), scale)))
-    by_row = _Matrix(outer, t, 2, transposed=True)  # Vt's rows as the columns to swap
-    _sort_columns(e, n, w, True, [(by_row, n)] if op.vectors else [])
+        _identity(e, n, n, Q, t)
+        if n > 1:  # the reflectors act on rows 1..n-1; reflector k's vector is row k past k+1
+            shifted = _Matrix(outer, t, 1, offset=(0, 1), transposed=True)
+            _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, _Matrix(outer, t, 3, offset=(1, 1)), w)
+        _transpose_into(e, n, n, Q, Zt)
+    _tridiagonal_ql(e, n, t, d, off, Zt if op.vectors else None)
+    _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
+    by_row = _Matrix(outer, t, 2, transposed=True)  # Zt's rows as the columns to swap
+    _sort_columns(e, n, d, True, [(by_row, n)] if op.vectors else [])
     if op.vectors:
-        _transpose_into(e, n, n, Vt, _Matrix(outer, t, 0))
-    return _finish(kb, op, [op.result_type, a.type, a.type], [-1, -1, -1])
+        _transpose_into(e, n, n, Zt, _Matrix(outer, t, 0))
+    vector = a.type.with_shape(a.type.shape[:-2] + (n,))
+    return _finish(kb, op, [op.result_type, a.type, a.type, a.type, vector, vector, vector], [-1] * 7)
 
 
 # -- svd -----------------------------------------------------------------------------------
