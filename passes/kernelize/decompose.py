@@ -35,6 +35,7 @@ from jitcore.passes.kernelize.factor import _close, _if, _lu
 from jitcore.passes.kernelize.sort import _for, _while
 
 MAX_SWEEPS = 60
+LANES = 4  # partial sums per sum of products (see _sum)
 
 
 class _Matrix:
@@ -94,9 +95,24 @@ def _loop(e, lo, hi, body, inits=()) -> list[Value]:
 
 
 def _sum(e, lo, hi, term, t) -> Value:
-    """The sum of ``term(e, i)`` for i in range(lo, hi), in order."""
-    (total,) = _loop(e, lo, hi, lambda e, i, c: [e.op("arith.addf", c[0], term(e, i))], [e.const(0.0, t)])
-    return total
+    """The sum of ``term(e, i)`` for i in range(lo, hi), as LANES interleaved partial sums
+    added pairwise at the end: independent chains of adds that overlap, where one chain waits
+    on each add (IEEE order forbids LLVM from splitting it)."""
+    lo, hi = _idx(e, lo), _idx(e, hi)
+    zero = e.const(0.0, t)
+    count = e.op("arith.divui", e.op("arith.maxsi", e.op("arith.subi", hi, lo), _idx(e, 0)), _idx(e, LANES))
+
+    def block(e, b, carried):
+        base = e.op("arith.addi", lo, e.op("arith.muli", b, _idx(e, LANES)))
+        return [_add_f(e, carried[lane], term(e, e.op("arith.addi", base, _idx(e, lane))))
+                for lane in range(LANES)]
+
+    parts = _loop(e, 0, count, block, [zero] * LANES)
+    start = e.op("arith.addi", lo, e.op("arith.muli", count, _idx(e, LANES)))
+    (rest,) = _loop(e, start, hi, lambda e, i, c: [_add_f(e, c[0], term(e, i))], [zero])
+    while len(parts) > 1:
+        parts = [_add_f(e, parts[i], parts[i + 1]) for i in range(0, len(parts), 2)]
+    return _add_f(e, parts[0], rest)
 
 
 def _f(e, name, *args):
@@ -634,9 +650,6 @@ def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
         _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", U.get(e, i, j), size)))
 
     _loop(e, start, stop, column)
-
-
-LANES = 4  # partial sums per dot product: independent add chains, so the adds overlap
 
 
 def _gram(e, n: int, x, y, t) -> list[Value]:
