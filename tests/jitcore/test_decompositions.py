@@ -194,6 +194,13 @@ def test_eigh_of_special_matrices():
     hilbert = 1 / (np.arange(8)[:, None] + np.arange(8) + 1.0)  # condition 1e10
     w, v = f(hilbert)
     _check_eigh(hilbert, w, v, np.linalg.eigvalsh(hilbert))
+    # tridiagonal already (Wilkinson's, close pairs of eigenvalues), and clustered eigenvalues
+    wilkinson = np.diag(np.abs(np.arange(8) - 3.5)) + np.eye(8, k=1) + np.eye(8, k=-1)
+    q = np.linalg.qr(np.random.default_rng(9).standard_normal((8, 8)))[0]
+    clustered = (q * [1.0, 1, 1, 1, 2, 2, 2, 3]) @ q.T
+    for a in (wilkinson, clustered, -1e-300 * clustered, 1e300 * clustered):
+        w, v = f(a)
+        _check_eigh(a, w, v, np.linalg.eigvalsh(a))
     repeated = np.ones((4, 4))  # eigenvalue 0 three times
     w, v = f(repeated)
     _check_eigh(repeated, w, v, np.linalg.eigvalsh(repeated))
