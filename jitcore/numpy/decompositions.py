@@ -2,9 +2,10 @@
 slogdet, qr, eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
 Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
-loops per matrix (``passes/kernelize/decompose.py``: Householder QR, Cholesky–Banachiewicz,
-cyclic Jacobi for eigh, one-sided Jacobi for svd), over stacks ``(..., m, n)`` as NumPy's
-gufuncs; integers and bools in float64, float32 stays float32, float16 and complex refused.
+loops per matrix (``passes/kernelize/decompose.py`` and ``spectral.py``: Householder QR,
+Cholesky–Banachiewicz, tridiagonalisation and implicit QL for eigh, one-sided Jacobi for svd),
+over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
+float32, float16 and complex refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
 
 Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
@@ -95,7 +96,7 @@ def _uplo(a, UPLO: str):
 @implements(np.linalg.eigh)
 def eigh(a, UPLO="L"):
     """``numpy.linalg.eigh``: ascending eigenvalues and unit eigenvectors (columns) of each
-    symmetric matrix, by cyclic Jacobi rotations."""
+    symmetric matrix: Householder tridiagonalisation, then the implicit QL method."""
     if not traced(a):
         return np.linalg.eigh(a, UPLO)
     a = _uplo(_operand(a, "eigh", True), UPLO)

@@ -4,7 +4,7 @@ and ``svd``, each of a stack of float matrices ``(..., m, n)``, one kernel per o
 An op has one result, so those of NumPy's functions that return several arrays (Q and R, the
 eigenvalues and vectors, U, S and Vh) are packed side by side in one tensor per matrix, and the
 caller (``jitcore/numpy/decompositions.py``) slices them apart; the layouts are in each op's
-docstring. The algorithms are in ``passes/kernelize/decompose.py``.
+docstring. The algorithms are in ``passes/kernelize/decompose.py`` and ``spectral.py``.
 """
 
 from __future__ import annotations
