@@ -687,6 +687,13 @@ def det(a: Tracer) -> Tracer:
     return _emit(a.owner_trace, array.DetOp, [a], TensorType(a.shape[:-2], a.value.type.element))
 
 
+def decomposition(a: Tracer, op_cls, **attributes) -> Tracer:
+    """One of ``array.cholesky``, ``slogdet``, ``qr``, ``eigh``, ``svd`` of the float stack
+    ``a``: their packed result (``ir/dialects/array/decompose.py``)."""
+    shape = a.shape[:-2] + op_cls.packed_shape(*a.shape[-2:], attributes)
+    return _emit(a.owner_trace, op_cls, [a], TensorType(shape, a.value.type.element), attributes or None)
+
+
 def solve(a: Tracer, b: Tracer) -> Tracer:
     """``x`` with ``a x = b`` for each square float matrix of the stack ``a`` and its right-hand
     sides ``b (..., n, k)`` of the same batch shape and dtype; a singular ``a`` raises."""

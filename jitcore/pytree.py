@@ -1,4 +1,5 @@
-"""Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX.
+"""Pytrees: nested tuples, lists, dicts and None around array leaves, as in JAX; a named tuple
+(NumPy's ``EighResult``, a user's own) is a node that rebuilds as its own class.
 
 ``flatten`` returns the leaves and a hashable ``TreeDef`` that ``unflatten`` rebuilds the
 structure from; the TreeDef is part of a jitted function's signature key.
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class TreeDef:
-    kind: str  # "leaf", "none", "tuple", "list", "dict"
+    kind: str  # "leaf", "none", "tuple", "list", "dict", "namedtuple" (keys: its class)
     children: tuple = ()
     keys: tuple = ()
 
@@ -36,6 +37,8 @@ def _flatten(tree, leaves: list) -> TreeDef:
     if isinstance(tree, (tuple, list)) and not hasattr(tree, "_fields"):
         kind = "tuple" if isinstance(tree, tuple) else "list"
         return TreeDef(kind, tuple(_flatten(x, leaves) for x in tree))
+    if isinstance(tree, tuple):  # a named tuple
+        return TreeDef("namedtuple", tuple(_flatten(x, leaves) for x in tree), (type(tree),))
     if isinstance(tree, dict):
         keys = tuple(sorted(tree))
         return TreeDef("dict", tuple(_flatten(tree[k], leaves) for k in keys), keys)
@@ -58,6 +61,8 @@ def _unflatten(treedef: TreeDef, it):
         return tuple(children)
     if treedef.kind == "list":
         return children
+    if treedef.kind == "namedtuple":
+        return treedef.keys[0](*children)
     return dict(zip(treedef.keys, children))
 
 
@@ -66,6 +71,9 @@ def leaf_paths(treedef: TreeDef, prefix: str) -> list[str]:
     if treedef.kind == "leaf":
         return [prefix]
     labels = [repr(k) for k in treedef.keys] if treedef.kind == "dict" else range(len(treedef.children))
+    if treedef.kind == "namedtuple":
+        return [p for name, child in zip(treedef.keys[0]._fields, treedef.children)
+                for p in leaf_paths(child, f"{prefix}.{name}")]
     out = []
     for label, child in zip(labels, treedef.children):
         out += leaf_paths(child, f"{prefix}[{label}]")

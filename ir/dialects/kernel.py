@@ -415,13 +415,14 @@ class ExtractResultOp(Operation):
 # What status word 0 holds after a compiled call stopped on an error (0: none), one table for
 # every producer (index checks and loop steps in kernels, callbacks on the host, ``kernel.raise``)
 # and for the dispatcher that raises the matching Python error.
-INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX = 1, 2, 3, 4
+INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE = 1, 2, 3, 4, 5
 
 
 class RaiseOp(Operation):
     """``kernel.raise %cond {code}``: where ``%cond`` (i1) holds, records ``code`` in the status
     words unless an earlier error is, and the kernel returns; the caller then raises the error
-    the code names (``SINGULAR_MATRIX``: ``numpy.linalg.LinAlgError``). Not pure."""
+    the code names (``SINGULAR_MATRIX``, ``NOT_POSITIVE_DEFINITE``: ``numpy.linalg.LinAlgError``
+    with NumPy's message). Not pure."""
 
     name = "kernel.raise"
     traits = frozenset()
@@ -433,8 +434,9 @@ class RaiseOp(Operation):
         _enclosing_generic(self)
         if self.operands[0].type != i1:
             self.fail("takes one i1 condition")
-        if self.code != SINGULAR_MATRIX:
-            self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix)")
+        if self.code not in (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE):
+            self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, "
+                      f"{NOT_POSITIVE_DEFINITE}: not positive definite)")
 
 
 def body_ops(op: GenericOp):

@@ -20,7 +20,7 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
-from jitcore.ir.dialects.array import DotGeneralOp, free_dims
+from jitcore.ir.dialects.array import DotGeneralOp, SvdOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
@@ -484,8 +484,8 @@ def _max_or_zero(v, axis: int, keepdims: bool = False, kind=np.max):
 def norm(x, ord=None, axis=None, keepdims=False):
     """``numpy.linalg.norm``, as NumPy computes it: vector norms (ord None/2 as ``sqrt(x.x)``
     through the same BLAS dot when the whole array is reduced, inf, -inf, 0, 1, any p) and
-    matrix norms (None/'fro', 1, -1, inf, -inf) over one or two axes. ord 2, -2 and 'nuc' of a
-    matrix need its singular values and are not supported under jit yet."""
+    matrix norms (None/'fro', 1, -1, inf, -inf, and 2, -2, 'nuc' from the singular values)
+    over one or two axes."""
     if not traced(x):
         return np.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     if x.dtype.kind not in "fc":
@@ -536,9 +536,11 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ret = _max_or_zero(np.sum(absx, axis=col), row - 1 if row > col else row, kind=kind)
     elif ord in (None, "fro", "f"):
         ret = np.sqrt(np.sum(np.real(np.conj(x) * x), axis=(row, col)))
-    elif ord in (2, -2, "nuc"):
-        raise UnsupportedError(f"numpy.linalg.norm with ord={ord!r} of a matrix (singular values) "
-                               f"is not supported under jit yet (at {user_location()})")
+    elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/spectral.py)
+        rest = [d for d in range(nd) if d not in (row, col)]
+        s = prims.decomposition(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm"), SvdOp,
+                                vectors=0, full=0)
+        ret = np.max(s, axis=-1) if ord == 2 else np.min(s, axis=-1) if ord == -2 else np.sum(s, axis=-1)
     else:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
     if keepdims:

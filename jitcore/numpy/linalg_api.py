@@ -14,16 +14,23 @@ import operator
 
 import numpy as np
 
+from jitcore.numpy import decompositions as _decompositions
 from jitcore.numpy import linalg as _family
 from jitcore.numpy import manipulation as _manipulation
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 
-__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "matrix_power",
-           "matrix_transpose", "norm", "outer", "solve", "tensordot", "trace", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
+           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
+           "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
+           "vector_norm"]
 
 LinAlgError = np.linalg.LinAlgError
 det, inv, solve, norm = _family.det, _family.inv, _family.solve, _family.norm
 matmul, tensordot, vecdot = _family.matmul, _family.tensordot, _family.vecdot
+_d = _decompositions
+cholesky, slogdet, qr, eigh, eigvalsh = _d.cholesky, _d.slogdet, _d.qr, _d.eigh, _d.eigvalsh
+svd, svdvals, pinv, lstsq, matrix_rank, cond = _d.svd, _d.svdvals, _d.pinv, _d.lstsq, _d.matrix_rank, _d.cond
+multi_dot = _d.multi_dot
 
 
 def _ndim(x) -> int:

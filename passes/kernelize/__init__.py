@@ -22,14 +22,25 @@ from collections.abc import Callable
 from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.location import Location
-from jitcore.passes.kernelize import control, elementwise, factor, index, linalg, shape, sort
+from jitcore.passes.kernelize import (
+    control,
+    decompose,
+    elementwise,
+    factor,
+    index,
+    linalg,
+    shape,
+    sort,
+    spectral,
+)
 from jitcore.passes.manager import Pass, register_pass
 
 Rule = Callable[[Operation], "kernel.GenericOp | None"]
 
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
-                           **control.RULES, **sort.RULES, **factor.RULES}
+                           **control.RULES, **sort.RULES, **factor.RULES,
+                           **decompose.RULES, **spectral.RULES}
 
 
 def rule_for(op: Operation) -> Rule | None:

@@ -4,8 +4,9 @@ One module per op family: ``base`` (the ``ArrayOp`` base, ``array.constant`` and
 helpers), ``elementwise`` (unary, binary, compare, ``select``, ``convert``), ``shape`` (data
 movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather``,
 ``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``), ``sort``
-(``sort``, ``argsort``, ``searchsorted``), ``factor`` (``det``, ``solve``) and ``effects``
-(``callback``: a call into Python at run time). Their op classes and tables are names of this
+(``sort``, ``argsort``, ``searchsorted``), ``factor`` (``det``, ``solve``), ``decompose``
+(``cholesky``, ``slogdet``, ``qr``, ``eigh``, ``svd``) and ``effects`` (``callback``: a call into
+Python at run time). Their op classes and tables are names of this
 package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line elementwise classes,
 which are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``,
 ``COMPARE_OPS[kind]``.
@@ -15,6 +16,13 @@ from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
     FOLD_LIMIT,
     ArrayOp,
     ConstantOp,
+)
+from jitcore.ir.dialects.array.decompose import (  # noqa: F401  (re-exported)
+    CholeskyOp,
+    EighOp,
+    QrOp,
+    SlogdetOp,
+    SvdOp,
 )
 from jitcore.ir.dialects.array.effects import CallbackOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)

@@ -1,0 +1,324 @@
+"""``numpy.linalg``'s decompositions under ``jit`` and what is built on them: cholesky,
+slogdet, qr, eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
+
+Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
+loops per matrix (``passes/kernelize/decompose.py`` and ``spectral.py``: Householder QR,
+Cholesky–Banachiewicz, tridiagonalisation and implicit QL for eigh, one-sided Jacobi for svd),
+over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
+float32, float16 and complex refused.
+Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
+
+Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
+(so Q and R match NumPy's to rounding); eigenvectors and singular vectors are each fixed only
+up to sign (and within repeated values up to rotation), as NumPy's are.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
+from jitcore.ir import dialects
+from jitcore.numpy import linalg as _family
+from jitcore.numpy.registry import implements, traced
+from jitcore.tracer import Tracer, user_location
+
+_results = np.linalg._linalg  # NumPy's named tuples of several results
+array = dialects.array
+
+
+def _mT(x: Tracer) -> Tracer:
+    """The matrices of the stack ``x`` transposed (a view)."""
+    return prims.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
+
+
+def _operand(a, name: str, square: bool) -> Tracer:
+    """``a`` as a float stack of (square) matrices, with NumPy's errors and dtype rule."""
+    if a.ndim < 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                                    f"two-dimensional (at {user_location()})")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (at {user_location()})")
+    return _family._linalg_float(a, name)
+
+
+@implements(np.linalg.cholesky)
+def cholesky(a, /, *, upper=False):
+    """``numpy.linalg.cholesky``: L (or L^T with ``upper``) from the lower triangle; a matrix
+    that is not positive definite raises ``LinAlgError`` after the call."""
+    if not traced(a):
+        return np.linalg.cholesky(a, upper=upper)
+    low = prims.decomposition(_operand(a, "cholesky", True), array.CholeskyOp)
+    return _mT(low) if upper else low
+
+
+@implements(np.linalg.slogdet)
+def slogdet(a):
+    """``numpy.linalg.slogdet``: (sign, log|det|) per matrix from the LU factorisation, as
+    ``det`` (sign 0 and -inf for a singular matrix)."""
+    if not traced(a):
+        return np.linalg.slogdet(a)
+    packed = prims.decomposition(_operand(a, "slogdet", True), array.SlogdetOp)
+    sign, logdet = (prims.as_scalar(packed[..., i]) for i in (0, 1))
+    return _results.SlogdetResult(sign, logdet)
+
+
+@implements(np.linalg.qr)
+def qr(a, mode="reduced"):
+    """``numpy.linalg.qr`` in modes 'reduced', 'complete' and 'r' (Householder, as LAPACK);
+    'raw' (LAPACK's own storage) is not supported under jit."""
+    if not traced(a):
+        return np.linalg.qr(a, mode)
+    if mode not in ("reduced", "complete", "r", "raw"):
+        raise ValueError(f"Unrecognized mode '{mode}' (at {user_location()})")
+    if mode == "raw":
+        raise UnsupportedError(f"numpy.linalg.qr with mode='raw' is not supported under jit; use "
+                               f"'reduced' or 'complete' (at {user_location()})")
+    a = _operand(a, "qr", False)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    q_cols = {"reduced": k, "complete": m, "r": 0}[mode]
+    packed = prims.decomposition(a, array.QrOp, q_columns=q_cols)
+    r = packed[..., :m if mode == "complete" else k, q_cols:]
+    if mode == "r":
+        return r
+    return _results.QRResult(packed[..., :, :q_cols], r)
+
+
+def _uplo(a, UPLO: str):
+    """NumPy reads the lower triangle (``UPLO='L'``); 'U' is the lower one of the transpose."""
+    if UPLO not in ("L", "U", "l", "u"):
+        raise ValueError(f"UPLO argument must be 'L' or 'U' (at {user_location()})")
+    return a if UPLO in ("L", "l") else _mT(a)
+
+
+@implements(np.linalg.eigh)
+def eigh(a, UPLO="L"):
+    """``numpy.linalg.eigh``: ascending eigenvalues and unit eigenvectors (columns) of each
+    symmetric matrix: Householder tridiagonalisation, then the implicit QL method."""
+    if not traced(a):
+        return np.linalg.eigh(a, UPLO)
+    a = _uplo(_operand(a, "eigh", True), UPLO)
+    n = a.shape[-1]
+    packed = prims.decomposition(a, array.EighOp, vectors=1)
+    return _results.EighResult(packed[..., n, :], packed[..., :n, :])
+
+
+@implements(np.linalg.eigvalsh)
+def eigvalsh(a, UPLO="L"):
+    """``numpy.linalg.eigvalsh``: the eigenvalues of ``eigh``, without its vectors."""
+    if not traced(a):
+        return np.linalg.eigvalsh(a, UPLO)
+    a = _uplo(_operand(a, "eigvalsh", True), UPLO)
+    return prims.decomposition(a, array.EighOp, vectors=0)
+
+
+def _singular_values(a) -> Tracer:
+    return prims.decomposition(a, array.SvdOp, vectors=0, full=0)
+
+
+@implements(np.linalg.svd)
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    """``numpy.linalg.svd`` by one-sided Jacobi: descending singular values; U and Vh as
+    ``SVDResult`` with ``compute_uv``. ``hermitian`` is taken as a promise NumPy uses for speed
+    only; the results are those of the general algorithm."""
+    if not traced(a):
+        return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
+    a = _operand(a, "svd", False)
+    if not compute_uv:
+        return _singular_values(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    u_cols, vh_rows = (m, n) if full_matrices else (k, k)
+    packed = prims.decomposition(a, array.SvdOp, vectors=1, full=int(bool(full_matrices)))
+    return _results.SVDResult(packed[..., :m, :u_cols], packed[..., m + vh_rows, :k],
+                              packed[..., m:m + vh_rows, :n])
+
+
+def svdvals(x, /):
+    """``numpy.linalg.svdvals``: the singular values, descending."""
+    if not traced(x):
+        return np.linalg.svdvals(x)
+    return _singular_values(_operand(x, "svdvals", False))
+
+
+def _inverse_values(s, cutoff):
+    """1/s where s > cutoff, else 0 (NumPy's pinv and lstsq drop the small singular values)."""
+    keep = s > cutoff
+    return np.where(keep, 1 / np.where(keep, s, 1), 0)
+
+
+@implements(np.linalg.pinv)
+def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
+    """``numpy.linalg.pinv``: V diag(1/s) U^T over the singular values above ``rcond`` times
+    the largest (``rcond`` 1e-15 unless ``rtol`` is given, as NumPy's)."""
+    if not traced(a):
+        return np.linalg.pinv(a, rcond, hermitian, rtol=rtol)
+    a = _operand(a, "pinv", False)
+    if rcond is None:
+        rcond = (1e-15 if rtol is np._NoValue else
+                 max(a.shape[-2:]) * np.finfo(a.dtype).eps if rtol is None else rtol)
+    elif rtol is not np._NoValue:
+        raise ValueError(f"`rtol` and `rcond` can't be both set. (at {user_location()})")
+    m, n = a.shape[-2:]
+    if m == 0 or n == 0:
+        return prims.constant(a.owner_trace, np.zeros(a.shape[:-2] + (n, m), a.dtype))
+    u, s, vh = svd(a, full_matrices=False)
+    cutoff = np.asarray(rcond)[..., None] * np.max(s, axis=-1, keepdims=True)
+    scaled = _inverse_values(s, cutoff)[..., :, None] * _mT(u)
+    return _family.matmul(_mT(vh), scaled)
+
+
+@implements(np.linalg.matrix_rank)
+def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
+    """``numpy.linalg.matrix_rank``: how many singular values exceed ``tol`` (default: the
+    largest times ``max(m, n) * eps``, or ``rtol``); a vector's rank is 0 or 1."""
+    if not traced(A):
+        return np.linalg.matrix_rank(A, tol, hermitian, rtol=rtol)
+    if rtol is not None and tol is not None:
+        raise ValueError(f"`tol` and `rtol` can't be both set. (at {user_location()})")
+    if A.ndim < 2:
+        return prims.as_scalar(prims.convert(np.any(A != 0), np.dtype(np.int64)))
+    s = svdvals(A)
+    if tol is None:
+        if rtol is None:
+            rtol = max(A.shape[-2:]) * np.finfo(s.dtype).eps
+        else:
+            rtol = np.asarray(rtol)[..., None]
+        tol = np.max(s, axis=-1, keepdims=True) * rtol
+    else:
+        tol = np.asarray(tol)[..., None]
+    return prims.as_scalar(np.count_nonzero(s > tol, axis=-1))
+
+
+@implements(np.linalg.lstsq)
+def lstsq(a, b, rcond=None):
+    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution through the SVD, the
+    singular values at or below ``rcond`` times the largest dropped (``rcond`` None:
+    ``eps * max(m, n)``), and NumPy's (x, residuals, rank, s). The residuals (squared norms of
+    ``b - a x`` per column) have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,)
+    also for a rank-deficient ``a``, a shape fixed only at run time, so there jitcore still
+    gives the sums."""
+    if not traced(a, b):
+        return np.linalg.lstsq(a, b, rcond)
+    trace = prims.find_trace(a, b)
+    a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
+    if a.ndim != 2:
+        raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be two-dimensional "
+                                    f"(at {user_location()})")
+    if b.ndim not in (1, 2):
+        raise np.linalg.LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or "
+                                    f"two-dimensional (at {user_location()})")
+    dtype = np.result_type(a.dtype, b.dtype)
+    a = _family._linalg_float(prims.convert(a, dtype), "lstsq")
+    b = _family._linalg_float(prims.convert(b, dtype), "lstsq")
+    m, n = a.shape
+    if b.shape[0] != m:
+        raise np.linalg.LinAlgError(f"Incompatible dimensions (at {user_location()})")
+    if rcond is None:
+        rcond = np.finfo(a.dtype).eps * max(m, n)
+    vector = b.ndim == 1
+    rhs = prims.reshape(b, (m, 1)) if vector else b
+    u, s, vh = svd(a, full_matrices=False)
+    k = min(m, n)
+    if k:
+        cutoff = rcond * np.max(s)
+        inverse = _inverse_values(s, cutoff)
+        rank = np.count_nonzero(s > cutoff)
+        projected = inverse[:, None] * _family.matmul(_mT(u), rhs)
+        x = _family.matmul(_mT(vh), projected)
+    else:
+        rank = prims.constant(trace, np.zeros((), np.int64))
+        x = prims.constant(trace, np.zeros((n, rhs.shape[1]), a.dtype))
+    if m > n:
+        residual = rhs - _family.matmul(a, x)
+        resids = np.sum(residual * residual, axis=0)
+    else:
+        resids = prims.constant(trace, np.zeros((0,), a.dtype))
+    if vector:
+        x = prims.reshape(x, (n,))
+    return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
+
+
+_NORMS = (None, "fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)
+
+
+@implements(np.linalg.cond)
+def cond(x, p=None):
+    """``numpy.linalg.cond``: the ratio of the extreme singular values for ``p`` None, 2, -2;
+    else ``norm(x, p) * norm(inv(x), p)`` (a singular matrix raises ``LinAlgError`` there,
+    where NumPy gives inf)."""
+    if not traced(x):
+        return np.linalg.cond(x, p)
+    x = _operand(x, "cond", p not in (None, 2, -2))
+    if p not in _NORMS:
+        raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
+    if p in (None, 2, -2):
+        s = svdvals(x)
+        out = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+        # 0/0 of a zero matrix is inf, as NumPy makes it; NaN stays where x has one
+        undefined = np.isnan(out) & ~np.any(np.isnan(x), axis=(-2, -1))
+        return prims.as_scalar(np.where(undefined, np.array(np.inf, out.dtype), out))
+    inverse = _family.inv(x)
+    return prims.as_scalar(_family.norm(x, p, (-2, -1)) * _family.norm(inverse, p, (-2, -1)))
+
+
+@implements(np.linalg.multi_dot)
+def multi_dot(arrays, *, out=None):
+    """``numpy.linalg.multi_dot``: the chain multiplied in the order of least scalar
+    multiplications (NumPy's rule, ties to the first split), a 1-d first (last) array a row
+    (column) vector whose dim leaves the result."""
+    arrays = list(arrays)
+    if not traced(*arrays):
+        return np.linalg.multi_dot(arrays, out=out)
+    if out is not None:
+        raise UnsupportedError(f"numpy.linalg.multi_dot with out= is not supported under jit; use "
+                               f"the result (at {user_location()})")
+    if len(arrays) < 2:
+        raise ValueError(f"Expecting at least two arrays. (at {user_location()})")
+    if len(arrays) == 2:
+        return _family.dot(arrays[0], arrays[1])
+    trace = prims.find_trace(*arrays)
+    arrays = [x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in arrays]
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = prims.reshape(arrays[0], (1, arrays[0].shape[0]))
+    if last == 1:
+        arrays[-1] = prims.reshape(arrays[-1], (arrays[-1].shape[0], 1))
+    for x in arrays:
+        if x.ndim != 2:
+            raise np.linalg.LinAlgError(f"{x.ndim}-dimensional array given. Array must be "
+                                        f"two-dimensional (at {user_location()})")
+    split = _chain_order([x.shape[0] for x in arrays] + [arrays[-1].shape[1]])
+
+    def product(i: int, j: int):
+        if i == j:
+            return arrays[i]
+        k = split[i, j]
+        return _family.dot(product(i, k), product(k + 1, j))
+
+    result = product(0, len(arrays) - 1)
+    if first == 1 and last == 1:
+        return prims.as_scalar(result[0, 0])
+    if first == 1 or last == 1:
+        return prims.reshape(result, (-1,))
+    return result
+
+
+def _chain_order(dims: list[int]) -> dict:
+    """Matrix-chain order by dynamic programming over the chain's dims: ``split[i, j]`` is
+    where the product of matrices i..j splits, the cheapest (the first of equals)."""
+    n = len(dims) - 1
+    cost = {(i, i): 0 for i in range(n)}
+    split = {}
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            best = None
+            for k in range(i, j):
+                c = cost[i, k] + cost[k + 1, j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if best is None or c < best:
+                    best, split[i, j] = c, k
+            cost[i, j] = best
+    return split

@@ -1,0 +1,348 @@
+"""The kernel forms of ``array.cholesky``, ``slogdet`` and ``qr``, and the helpers that
+``spectral.py`` (``eigh``, ``svd``) shares: one ``kernel.generic`` over the batch dims whose
+body works on one matrix in scalar loops, in indexed results (the packed output first, then
+scratch matrices the call drops; each starts as a copy of a zero constant).
+
+- cholesky: Cholesky–Banachiewicz, row by row from the lower triangle, as LAPACK's ``potrf``
+  (a diagonal <= 0 raises ``NOT_POSITIVE_DEFINITE``; NaN runs through, as in NumPy's).
+- slogdet: the LU factorisation of ``factor.py`` and NumPy's sign and sum of ``log|u_ii|``.
+- qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
+  hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
+
+Sums of products run as ``LANES`` interleaved partial sums (``_sum``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
+from jitcore.ir.builder import Builder
+from jitcore.ir.core import Value
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import i1, index
+from jitcore.passes.kernelize.builder import KernelBuilder
+from jitcore.passes.kernelize.factor import _lu
+from jitcore.passes.kernelize.sort import _for
+
+LANES = 4  # partial sums per sum of products (see _sum)
+
+
+class _Matrix:
+    """Reads and writes of a matrix (or vector) held in an indexed result at the batch position
+    ``outer``, with ``offset`` added to its positions and ``transposed`` swapping them: a view
+    of the packed output or of a scratch result."""
+
+    def __init__(self, outer: list[Value], t, result: int, offset=(0, 0), transposed: bool = False):
+        self.outer, self.t, self.result = outer, t, result
+        self.offset, self.transposed = offset, transposed
+
+    def _positions(self, e, pos) -> list[Value]:
+        if self.transposed:
+            pos = pos[::-1]
+        return [*self.outer, *(_add(e, p, o) for p, o in zip(pos, self.offset))]
+
+    def get(self, e, *pos) -> Value:
+        return e.b.create(kernel.ExtractResultOp, self._positions(e, pos), [self.t],
+                          {"result": self.result}).results[0]
+
+    def set(self, e, *args) -> None:
+        *pos, v = args
+        e.b.create(kernel.InsertOp, [v, *self._positions(e, pos)], [], {"result": self.result, "mode": "set"})
+
+
+class _Row:
+    """Row ``row`` of a matrix view, as a vector."""
+
+    def __init__(self, matrix: _Matrix, row: int):
+        self.matrix, self.row = matrix, row
+
+    def get(self, e, i) -> Value:
+        return self.matrix.get(e, self.row, i)
+
+    def set(self, e, i, v) -> None:
+        self.matrix.set(e, self.row, i, v)
+
+
+def _idx(e, v) -> Value:
+    return e.const(v, index) if isinstance(v, int) else v
+
+
+def _add(e, p, o) -> Value:
+    if isinstance(p, int):
+        return _idx(e, p + o)
+    return p if o == 0 else e.op("arith.addi", p, _idx(e, o))
+
+
+def _loop(e, lo, hi, body, inits=()) -> list[Value]:
+    """``for i in range(lo, hi)``, ``body(e, i, carried)`` returning the next carried (or None
+    when nothing is carried)."""
+    def step(e, i, carried):
+        out = body(e, i, carried)
+        return [] if out is None else out
+
+    return _for(e, _idx(e, lo), _idx(e, hi), _idx(e, 1), list(inits), step)
+
+
+def _sum(e, lo, hi, term, t) -> Value:
+    """The sum of ``term(e, i)`` for i in range(lo, hi), as LANES interleaved partial sums
+    added pairwise at the end: independent chains of adds that overlap, where one chain waits
+    on each add (IEEE order forbids LLVM from splitting it)."""
+    lo, hi = _idx(e, lo), _idx(e, hi)
+    zero = e.const(0.0, t)
+    count = e.op("arith.divui", e.op("arith.maxsi", e.op("arith.subi", hi, lo), _idx(e, 0)), _idx(e, LANES))
+
+    def block(e, b, carried):
+        base = e.op("arith.addi", lo, e.op("arith.muli", b, _idx(e, LANES)))
+        return [_add_f(e, carried[lane], term(e, e.op("arith.addi", base, _idx(e, lane))))
+                for lane in range(LANES)]
+
+    parts = _loop(e, 0, count, block, [zero] * LANES)
+    start = e.op("arith.addi", lo, e.op("arith.muli", count, _idx(e, LANES)))
+    (rest,) = _loop(e, start, hi, lambda e, i, c: [_add_f(e, c[0], term(e, i))], [zero])
+    while len(parts) > 1:
+        parts = [_add_f(e, parts[i], parts[i + 1]) for i in range(0, len(parts), 2)]
+    return _add_f(e, parts[0], rest)
+
+
+def _f(e, name, *args):
+    return e.op(name, *args)
+
+
+def _add_f(e, a, b):
+    return e.op("arith.addf", a, b)
+
+
+def _max_abs(e, acc, v):
+    return e.op("arith.maximumf", acc, e.op("math.absf", v))
+
+
+def _abs(e, x):
+    return e.op("math.absf", x)
+
+
+def _not(e, flag):
+    return e.op("arith.xori", flag, e.const(True, i1))
+
+
+def _mul(e, a, b):
+    return e.op("arith.mulf", a, b)
+
+
+def _sub(e, a, b):
+    return e.op("arith.subf", a, b)
+
+
+def _square(e, v):
+    return e.op("arith.mulf", v, v)
+
+
+def _unit(e, i, j, t) -> Value:
+    """1 where index i == j, else 0 (the identity's entries)."""
+    return e.select(e.op("arith.cmpi", i, j, result=i1, predicate="eq"), e.const(1.0, t), e.const(0.0, t))
+
+
+def _fill(e, rows: int, cols: int, M, value) -> None:
+    """M[i, j] = value(e, i, j) for the whole matrix, row by row."""
+    _loop(e, 0, rows, lambda e, i, _: _loop(e, 0, cols, lambda e, j, _: M.set(e, i, j, value(e, i, j))))
+
+
+def _identity(e, rows, cols, M, t) -> None:
+    _fill(e, rows, cols, M, lambda e, i, j: _unit(e, i, j, t))
+
+
+def _eps(t) -> float:
+    return float(np.finfo(numpy_dtype(t)).eps)
+
+
+def _finish(kb, op, result_types, copy_inputs):
+    """The kernel, every result indexed; those not a copy of the input start as a copy of a
+    zero constant (an indexed result starts as a copy of an input), which the body overwrites."""
+    batch = kb.num_dims
+    empty = AffineMap(batch, ())
+    copy_inputs = list(copy_inputs)
+    for k, (rt, source) in enumerate(zip(result_types, copy_inputs)):
+        if source < 0:
+            zeros = Builder.before_op(op).create(array.ConstantOp, [], [rt], {
+                "value": DenseAttr(np.zeros(rt.shape, numpy_dtype(rt.element)), rt)}).result
+            kb.indexed_input(zeros)
+            copy_inputs[k] = kb.operands.index(zeros)
+    return kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * batch, [],
+                     domain=list(op.operands[0].type.shape[:-2]), copy_inputs=copy_inputs,
+                     indexed_results=list(range(len(result_types))))
+
+
+def _setup(op):
+    a = op.operands[0]
+    batch = a.type.rank - 2
+    kb = KernelBuilder(batch)
+    source = kb.indexed_input(a)
+    outer = [kb.index(d) for d in range(batch)]
+    return a, kb, source, outer, a.type.element
+
+
+# -- cholesky ------------------------------------------------------------------------------
+def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
+    """L in place of a copy of the input: row i from the rows above it, the upper triangle
+    zeroed."""
+    a, kb, _, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    L = _Matrix(outer, t, 0)
+    e = kb.emit
+
+    def row(e, i, _):
+        def off_diagonal(e, j, _):
+            s = _sum(e, 0, j, lambda e, k: _f(e, "arith.mulf", L.get(e, i, k), L.get(e, j, k)), t)
+            L.set(e, i, j, _f(e, "arith.divf", _f(e, "arith.subf", L.get(e, i, j), s), L.get(e, j, j)))
+
+        _loop(e, 0, i, off_diagonal)
+        s = _sum(e, 0, i, lambda e, k: _square(e, L.get(e, i, k)), t)
+        d = _f(e, "arith.subf", L.get(e, i, i), s)
+        bad = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="ole")  # NaN goes on, as NumPy
+        e.b.create(kernel.RaiseOp, [bad], [], {"code": kernel.NOT_POSITIVE_DEFINITE})
+        L.set(e, i, i, _f(e, "math.sqrt", d))
+        _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, e.const(0.0, t)))
+
+    _loop(e, 0, n, row)
+    return _finish(kb, op, [a.type], [0])
+
+
+# -- slogdet -------------------------------------------------------------------------------
+def slogdet(op: array.SlogdetOp) -> kernel.GenericOp:
+    """LU with partial pivoting in a copy of the input (result 1); (sign, log|det|) as NumPy:
+    sign 0 and -inf for an exactly zero pivot."""
+    a, kb, _, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    work = _Matrix(outer, t, 1)
+    out = _Matrix(outer, t, 0)
+    e = kb.emit
+
+    def swap_rows(e, k, p):
+        def swap(e, j, _):
+            top, low = work.get(e, k, j), work.get(e, p, j)
+            work.set(e, k, j, low)
+            work.set(e, p, j, top)
+
+        _loop(e, 0, n, swap)
+
+    sign = _lu(e, n, t, work.get, work.set, swap_rows, lambda e, zero: None)
+
+    def diagonal(e, k, carried):
+        sign, logdet = carried
+        d = work.get(e, k, k)
+        zero = e.const(0.0, t)
+        negative = e.op("arith.cmpf", d, zero, result=i1, predicate="olt")
+        sign = e.select(negative, e.op("arith.negf", sign), sign)
+        sign = e.select(e.op("arith.cmpf", d, zero, result=i1, predicate="oeq"), zero, sign)
+        return [sign, e.op("arith.addf", logdet, e.op("math.log", e.op("math.absf", d)))]
+
+    sign, logdet = _loop(e, 0, n, diagonal, [sign, e.const(0.0, t)])
+    out.set(e, 0, sign)
+    out.set(e, 1, logdet)
+    return _finish(kb, op, [op.result_type, a.type], [-1, 0])
+
+
+# -- qr ------------------------------------------------------------------------------------
+def _norm(e, lo, hi, get, t) -> Value:
+    """The 2-norm of ``get(e, i)`` for i in range(lo, hi), scaled by the largest magnitude so
+    that neither squares overflow nor underflow (as LAPACK's ``nrm2``)."""
+    def largest(e, i, c):
+        return [e.op("arith.maximumf", c[0], e.op("math.absf", get(e, i)))]
+
+    (scale,) = _loop(e, lo, hi, largest, [e.const(0.0, t)])
+    positive = e.op("arith.cmpf", scale, e.const(0.0, t), result=i1, predicate="ogt")
+    safe = e.select(positive, scale, e.const(1.0, t))
+
+    total = _sum(e, lo, hi, lambda e, i: _square(e, e.op("arith.divf", get(e, i), safe)), t)
+    return _mul(e, safe, e.op("math.sqrt", total))
+
+
+def _householder(e, alpha, xnorm, t):
+    """LAPACK's ``dlarfg`` for a vector (alpha, x) with ``|x| = xnorm``: (beta, the factor
+    that scales x into v, h); an x of zero leaves the vector (h = 0, factor 1, beta alpha)."""
+    zero, one = e.const(0.0, t), e.const(1.0, t)
+    trivial = e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq")
+    beta = e.op("arith.negf", e.op("math.copysign", e.op("math.hypot", alpha, xnorm), alpha))
+    factor = e.select(trivial, one, e.op("arith.divf", one, _sub(e, alpha, beta)))
+    h = e.select(trivial, zero, e.op("arith.divf", _sub(e, beta, alpha), beta))
+    return e.select(trivial, alpha, beta), factor, h
+
+
+def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) -> None:
+    """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
+    vector below it (its leading 1 implied), its scale in ``tau``; ``w`` is scratch (n)."""
+    def column(e, k, _):
+        kp1 = e.op("arith.addi", k, _idx(e, 1))
+        alpha = W.get(e, k, k)
+        xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
+        beta, scale, h = _householder(e, alpha, xnorm, t)
+        tau.set(e, k, h)
+        _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
+        W.set(e, k, k, beta)
+
+        _reflect(e, k, m, h, W, W, kp1, n, w)
+
+    _loop(e, 0, min(m, n), column)
+
+
+def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, lo, hi: int, w: _Matrix) -> None:
+    """Columns lo..hi-1 of M, rows k..m-1, times the reflector I - h v v^T whose v is column
+    k of W below row k (its leading 1 implied): ``w = v^T M`` then ``M -= h v w``, both row by
+    row so the inner loops run along rows (contiguous) through the scratch vector ``w``."""
+    kp1 = e.op("arith.addi", k, _idx(e, 1))
+    _loop(e, lo, hi, lambda e, j, _: w.set(e, j, M.get(e, k, j)))
+
+    def gather(e, i, _):
+        vi = W.get(e, i, k)
+        _loop(e, lo, hi, lambda e, j, _: w.set(e, j, _add_f(e, w.get(e, j), _mul(e, vi, M.get(e, i, j)))))
+
+    _loop(e, kp1, m, gather)
+    _loop(e, lo, hi, lambda e, j, _: M.set(e, k, j, _sub(e, M.get(e, k, j), _mul(e, h, w.get(e, j)))))
+
+    def update(e, i, _):
+        f = _mul(e, h, W.get(e, i, k))
+        _loop(e, lo, hi, lambda e, j, _: M.set(e, i, j, _sub(e, M.get(e, i, j), _mul(e, f, w.get(e, j)))))
+
+    _loop(e, kp1, m, update)
+
+
+def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matrix, Q: _Matrix,
+            w: _Matrix) -> None:
+    """Q's first ``columns`` columns (m x columns) from the reflectors, as ``orgqr``: the
+    identity, then each reflector from the last applied to the columns from its own on."""
+    _identity(e, m, columns, Q, t)
+
+    def reflector(e, r, _):
+        k = e.op("arith.subi", _idx(e, reflectors - 1), r)
+        h = tau.get(e, k)
+
+        _reflect(e, k, m, h, W, Q, k, columns, w)
+
+    _loop(e, 0, reflectors, reflector)
+
+
+def qr(op: array.QrOp) -> kernel.GenericOp:
+    a, kb, _, outer, t = _setup(op)
+    m, n = a.type.shape[-2:]
+    qc = op.q_columns
+    W, tau, w = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
+    e = kb.emit
+    _householder_qr(e, m, n, t, W, tau, w)
+    R = _Matrix(outer, t, 0, offset=(0, qc))
+
+    def r_row(e, i, _):
+        def entry(e, j, _):
+            above = e.op("arith.cmpi", i, j, result=i1, predicate="ule")
+            R.set(e, i, j, e.select(above, W.get(e, i, j), e.const(0.0, t)))
+
+        _loop(e, 0, n, entry)
+
+    _loop(e, 0, m, r_row)
+    if qc:
+        _form_q(e, m, qc, min(m, n), t, W, tau, _Matrix(outer, t, 0), w)
+    tau_type = a.type.with_shape(a.type.shape[:-2] + (min(m, n),))
+    w_type = a.type.with_shape(a.type.shape[:-2] + (max(n, qc),))
+    return _finish(kb, op, [op.result_type, a.type, tau_type, w_type], [-1, 0, -1, -1])
+
+
+RULES = {array.CholeskyOp: cholesky, array.SlogdetOp: slogdet, array.QrOp: qr}

@@ -1,0 +1,444 @@
+"""The kernel forms of ``array.eigh`` and ``array.svd`` (the helpers are ``decompose.py``'s):
+
+- eigh: Householder reduction to tridiagonal form (as ``sytd2``), then the implicit QL method
+  with Wilkinson's shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the
+  rows of Z^T so the updates run along rows; eigenvalues sorted ascending.
+- svd: one-sided (Hestenes) Jacobi on the columns of A, or of A^T when it is wide, with V
+  accumulated; singular values are the column norms, sorted descending; U's columns for zero
+  singular values (and those ``full_matrices`` adds) complete an orthonormal basis by
+  Gram–Schmidt on the unit vector least covered by the columns so far, twice.
+
+Jacobi stops after ``MAX_SWEEPS`` sweeps and QL after ``QL_ITERATIONS`` per eigenvalue whatever
+remains (NaN input gives NaN, never a hang). Each symmetric or general matrix is first scaled
+by a power of two that brings its largest entry near 1 (exact), so squares neither overflow
+nor underflow.
+"""
+
+from __future__ import annotations
+
+from jitcore.ir.core import Value
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.types import f64, i1, i32, i64
+from jitcore.passes.kernelize.decompose import (
+    LANES,
+    _abs,
+    _add_f,
+    _eps,
+    _fill,
+    _finish,
+    _form_q,
+    _householder,
+    _identity,
+    _idx,
+    _loop,
+    _Matrix,
+    _max_abs,
+    _mul,
+    _norm,
+    _not,
+    _Row,
+    _setup,
+    _square,
+    _sub,
+    _sum,
+    _unit,
+)
+from jitcore.passes.kernelize.factor import _close, _if
+from jitcore.passes.kernelize.sort import _while
+
+MAX_SWEEPS = 60
+
+
+# -- Jacobi rotations ----------------------------------------------------------------------
+def _rotation(e, zeta, t):
+    """(c, s) of the rotation that zeroes the off-diagonal of a 2x2 symmetric block with
+    ``zeta = (a_qq - a_pp) / (2 a_pq)``, the smaller angle: ``t = sign(zeta) / (|zeta| +
+    sqrt(1 + zeta^2))`` (``zeta^2`` overflowing gives t = 0, a negligible entry); also t."""
+    one = e.const(1.0, t)
+    root = e.op("math.sqrt", e.op("arith.addf", one, _square(e, zeta)))
+    magnitude = e.op("arith.divf", one, e.op("arith.addf", e.op("math.absf", zeta), root))
+    tan = e.op("math.copysign", magnitude, zeta)
+    c = e.op("arith.divf", one, e.op("math.sqrt", e.op("arith.addf", one, _square(e, tan))))
+    return c, _mul(e, c, tan), tan
+
+
+def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
+    """(x_p, x_q) <- (c x_p - s x_q, s x_p + c x_q) for each i in range(lo, hi)."""
+    def one(e, i, _):
+        xp, xq = get_p(e, i), get_q(e, i)
+        set_p(e, i, _sub(e, _mul(e, c, xp), _mul(e, s, xq)))
+        set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
+
+    _loop(e, lo, hi, one)
+
+
+def _sweeps(e, pairs: int, sweep) -> None:
+    """Run ``sweep(e) -> i1`` (whether it rotated) until it does not, at most MAX_SWEEPS times."""
+    def go_on(e, carried):
+        count, rotated = carried
+        more = e.op("arith.cmpi", count, _idx(e, MAX_SWEEPS), result=i1, predicate="slt")
+        return e.op("arith.andi", more, rotated)
+
+    def body(e, carried):
+        count, _ = carried
+        return [e.op("arith.addi", count, _idx(e, 1)), sweep(e)]
+
+    if pairs:
+        _while(e, [_idx(e, 0), e.const(True, i1)], go_on, body)
+
+
+def _pairs(e, n: int, visit) -> Value:
+    """``visit(e, p, q) -> i1`` for each p < q in row order; whether any returned true."""
+    def row(e, p, carried):
+        def col(e, q, carried):
+            return [e.op("arith.ori", carried[0], visit(e, p, q))]
+
+        return _loop(e, e.op("arith.addi", p, _idx(e, 1)), n, col, carried)
+
+    (any_rotated,) = _loop(e, 0, n, row, [e.const(False, i1)])
+    return any_rotated
+
+
+def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
+    """Selection sort of ``key`` (a vector of k) with the columns of each (matrix, rows) in
+    ``matrices`` following; the first extreme wins, so equal keys keep their order."""
+    def position(e, i, _):
+        def better(e, j, carried):
+            best, v = carried
+            x = key.get(e, j)
+            wins = e.op("arith.cmpf", x, v, result=i1, predicate="olt" if ascending else "ogt")
+            return [e.select(wins, j, best), e.select(wins, x, v)]
+
+        best, v = _loop(e, e.op("arith.addi", i, _idx(e, 1)), k, better, [i, key.get(e, i)])
+        moved = e.op("arith.cmpi", best, i, result=i1, predicate="ne")
+        then, other = _if(e, moved)
+        key.set(then, best, key.get(then, i))
+        key.set(then, i, v)
+        for M, rows in matrices:
+            def swap(e, r, _, M=M):
+                x, y = M.get(e, r, i), M.get(e, r, best)
+                M.set(e, r, i, y)
+                M.set(e, r, best, x)
+
+            _loop(then, 0, rows, swap)
+        _close(then, other)
+
+    _loop(e, 0, k, position)
+
+
+# -- eigh ----------------------------------------------------------------------------------
+def _rows(M: _Matrix, p, q):
+    """Reads and writes of rows p and q of M, by column."""
+    return (lambda e, i: M.get(e, p, i), lambda e, i, v: M.set(e, p, i, v),
+            lambda e, i: M.get(e, q, i), lambda e, i, v: M.set(e, q, i, v))
+
+
+def _largest(e, rows: int, cols: int, get, t) -> Value:
+    """The largest magnitude of ``get(e, i, j)`` over the matrix (NaN if any is)."""
+    def row(e, i, c):
+        return _loop(e, 0, cols, lambda e, j, c: [_max_abs(e, c[0], get(e, i, j))], c)
+
+    (largest,) = _loop(e, 0, rows, row, [e.const(0.0, t)])
+    return largest
+
+
+def _power_of_two(e, largest, t) -> Value:
+    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): Jacobi squares
+    entries, which must neither overflow nor underflow; scaling by it is exact."""
+    bits, mantissa, bias, limit = (i64, 52, 1023, 1000) if t == f64 else (i32, 23, 127, 120)
+    usable = e.op("arith.andi", e.op("arith.cmpf", largest, e.const(0.0, t), result=i1, predicate="ogt"),
+                  e.op("arith.cmpf", largest, e.const(float("inf"), t), result=i1, predicate="olt"))
+    x = e.select(usable, largest, e.const(1.0, t))
+    k = e.op("arith.fptosi", e.op("math.floor", e.op("math.log2", x)), result=bits)
+    k = e.op("arith.minsi", e.op("arith.maxsi", k, e.const(-limit, bits)), e.const(limit, bits))
+    biased = e.op("arith.subi", e.const(bias, bits), k)
+    return e.op("arith.bitcast", e.op("arith.shli", biased, e.const(mantissa, bits)), result=t)
+
+
+def _transpose_into(e, n: int, cols: int, source: _Matrix, target: _Matrix) -> None:
+    """target[i, j] = source[j, i] for i < n, j < cols."""
+    _fill(e, n, cols, target, lambda e, i, j: source.get(e, j, i))
+
+
+def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
+    """Reduce the symmetric A (both triangles stored) to tridiagonal form by reflectors from
+    the two sides, as LAPACK's ``sytd2``: step k makes the reflector of row k right of the
+    diagonal (column k below it, by symmetry), keeps its vector there past the subdiagonal
+    entry, and updates the trailing matrix A -= v w^T + w v^T with ``w = p - (h/2)(v.p) v``,
+    ``p = h A v`` (row by row, in scratch ``w``)."""
+    def step(e, k, _):
+        k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
+        xnorm = _norm(e, k2, n, lambda e, i: A.get(e, k, i), t)
+        beta, factor, h = _householder(e, A.get(e, k, k1), xnorm, t)
+        tau.set(e, k, h)
+        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, k, i), factor)))
+        A.set(e, k, k1, beta)
+
+        def v(e, j):  # the reflector's vector over k+1..n-1 (its leading 1 implied)
+            first = e.op("arith.cmpi", j, k1, result=i1, predicate="eq")
+            return e.select(first, e.const(1.0, t), A.get(e, k, j))
+
+        def product(e, i, _):  # p = h A v
+            w.set(e, i, _mul(e, h, _sum(e, k1, n, lambda e, j: _mul(e, A.get(e, i, j), v(e, j)), t)))
+
+        _loop(e, k1, n, product)
+        vp = _sum(e, k1, n, lambda e, j: _mul(e, v(e, j), w.get(e, j)), t)
+        half = _mul(e, _mul(e, e.const(0.5, t), h), vp)
+        _loop(e, k1, n, lambda e, j, _: w.set(e, j, _sub(e, w.get(e, j), _mul(e, half, v(e, j)))))
+
+        def update(e, i, _):
+            vi, wi = v(e, i), w.get(e, i)
+            _loop(e, k1, n, lambda e, j, _: A.set(e, i, j, _sub(e, A.get(e, i, j), _add_f(
+                e, _mul(e, vi, w.get(e, j)), _mul(e, wi, v(e, j))))))
+
+        _loop(e, k1, n, update)
+
+    _loop(e, 0, max(n - 2, 0), step)
+
+
+QL_ITERATIONS = 60  # per eigenvalue; NaN input stops here, with NaN results
+
+
+def _tridiagonal_ql(e, n: int, t, d, off, Zt: _Matrix | None) -> None:
+    """The eigenvalues of the symmetric tridiagonal matrix (diagonal ``d``, off-diagonal
+    ``off``, both vectors, ``off[n-1]`` 0) in ``d``, by the implicit QL method with Wilkinson's
+    shift (EISPACK's ``tql2``); each plane rotation also turns rows i, i+1 of ``Zt`` (the
+    eigenvectors as rows)."""
+    eps = e.const(_eps(t), t)
+    zero, one = e.const(0.0, t), e.const(1.0, t)
+
+    def eigenvalue(e, lo, _):
+        def split(e, j, carried):  # the first j >= l with a negligible off[j]
+            m, found = carried
+            size = _add_f(e, _abs(e, d.get(e, j)), _abs(e, d.get(e, e.op("arith.addi", j, _idx(e, 1)))))
+            small = e.op("arith.cmpf", _abs(e, off.get(e, j)), _mul(e, eps, size), result=i1, predicate="ole")
+            now = e.op("arith.andi", small, _not(e, found))
+            return [e.select(now, j, m), e.op("arith.ori", found, small)]
+
+        def go_on(e, carried):
+            count, more = carried
+            below = e.op("arith.cmpi", count, _idx(e, QL_ITERATIONS), result=i1, predicate="slt")
+            return e.op("arith.andi", more, below)
+
+        def iteration(e, carried):
+            count, _ = carried
+            m, _found = _loop(e, lo, n - 1, split, [_idx(e, n - 1), e.const(False, i1)])
+            more = e.op("arith.cmpi", m, lo, result=i1, predicate="ne")
+            then, other = _if(e, more)
+            _ql_step(then, lo, m, t, d, off, Zt, n, zero, one)
+            _close(then, other)
+            return [e.op("arith.addi", count, _idx(e, 1)), more]
+
+        _while(e, [_idx(e, 0), e.const(True, i1)], go_on, iteration)
+
+    _loop(e, 0, n, eigenvalue)
+
+
+def _ql_step(e, lo, m, t, d, off, Zt, n: int, zero, one) -> None:
+    """One implicit QL sweep from m up to l (``tql2``'s inner loop); a rotation radius of zero
+    (an underflow) deflates instead: d[i+1] -= p, off[m] = 0, the rest of the sweep skipped."""
+    l1 = e.op("arith.addi", lo, _idx(e, 1))
+    dl, el = d.get(e, lo), off.get(e, lo)
+    g = e.op("arith.divf", _sub(e, d.get(e, l1), dl), _mul(e, e.const(2.0, t), el))
+    r = e.op("math.hypot", g, one)
+    g = _add_f(e, _sub(e, d.get(e, m), dl), e.op("arith.divf", el, _add_f(e, g, e.op("math.copysign", r, g))))
+
+    def rotation(e, step, carried):
+        s, c, p, g, under = carried
+        i = e.op("arith.subi", e.op("arith.subi", m, _idx(e, 1)), step)
+        i1_ = e.op("arith.addi", i, _idx(e, 1))
+        f, b = _mul(e, s, off.get(e, i)), _mul(e, c, off.get(e, i))
+        r = e.op("math.hypot", f, g)
+        off.set(e, i1_, e.select(under, off.get(e, i1_), r))
+        vanished = e.op("arith.cmpf", r, zero, result=i1, predicate="oeq")
+        first = e.op("arith.andi", vanished, _not(e, under))
+        now_under = e.op("arith.ori", under, vanished)
+        deflate, keep = _if(e, first)  # the sweep stops at the first zero radius
+        d.set(deflate, i1_, _sub(deflate, d.get(deflate, i1_), p))
+        off.set(deflate, m, deflate.const(0.0, t))
+        _close(deflate, keep)
+        sn, cs = e.op("arith.divf", f, r), e.op("arith.divf", g, r)  # used only where r != 0
+        g2 = _sub(e, d.get(e, i1_), p)
+        r2 = _add_f(e, _mul(e, _sub(e, d.get(e, i), g2), sn), _mul(e, _mul(e, e.const(2.0, t), cs), b))
+        p2 = _mul(e, sn, r2)
+        g3 = _sub(e, _mul(e, cs, r2), b)
+        stopped, live = _if(e, now_under)
+        d.set(live, i1_, _add_f(live, g2, p2))
+        if Zt is not None:  # columns i, i+1 of Z: rows of Zt
+            _rotate(live, 0, n, *_rows(Zt, i, i1_), cs, sn)
+        _close(stopped, live)
+        return [e.select(now_under, s, sn), e.select(now_under, c, cs), e.select(now_under, p, p2),
+                e.select(now_under, g, g3), now_under]
+
+    inits = [one, one, zero, g, e.const(False, i1)]
+    _, _, p, g, under = _loop(e, 0, e.op("arith.subi", m, lo), rotation, inits)
+    done, other = _if(e, _not(e, under))
+    d.set(done, lo, _sub(done, d.get(done, lo), p))
+    off.set(done, lo, g)
+    off.set(done, m, done.const(0.0, t))
+    _close(done, other)
+
+
+def eigh(op: array.EighOp) -> kernel.GenericOp:
+    """Householder reduction of the scaled symmetric matrix to tridiagonal form (result 1,
+    the reflectors kept in it), Q formed from them (result 3) and turned into the rows of Zt
+    (result 2), then the implicit QL method on the tridiagonal matrix with the eigenvectors
+    accumulating in Zt's rows; sorted ascending, copied out as columns."""
+    a, kb, source, outer, t = _setup(op)
+    n = a.type.shape[-1]
+    A, Zt, Q = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
+    tau, w, off = _Matrix(outer, t, 4), _Matrix(outer, t, 5), _Matrix(outer, t, 6)
+    d = _Row(_Matrix(outer, t, 0), n) if op.vectors else _Matrix(outer, t, 0)
+    e = kb.emit
+
+    def lower(e, i, j):  # the symmetric matrix of the lower triangle
+        below = e.op("arith.cmpi", j, i, result=i1, predicate="ule")
+        row, col = e.select(below, i, j), e.select(below, j, i)
+        return e.b.create(kernel.ExtractOp, [source, *outer, row, col], [t]).result
+
+    scale = _power_of_two(e, _largest(e, n, n, lower, t), t)
+    _fill(e, n, n, A, lambda e, i, j: _mul(e, lower(e, i, j), scale))
+    _tridiagonalize(e, n, t, A, tau, w)
+    _loop(e, 0, n, lambda e, i, _: d.set(e, i, A.get(e, i, i)))
+    _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, A.get(e, i, e.op("arith.addi", i, _idx(e, 1)))))
+    if n:
+        off.set(e, n - 1, e.const(0.0, t))
+    if op.vectors:
+        _identity(e, n, n, Q, t)
+        if n > 1:  # the reflectors act on rows 1..n-1; reflector k's vector is row k past k+1
+            shifted = _Matrix(outer, t, 1, offset=(0, 1), transposed=True)
+            _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, _Matrix(outer, t, 3, offset=(1, 1)), w)
+        _transpose_into(e, n, n, Q, Zt)
+    _tridiagonal_ql(e, n, t, d, off, Zt if op.vectors else None)
+    _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
+    by_row = _Matrix(outer, t, 2, transposed=True)  # Zt's rows as the columns to swap
+    _sort_columns(e, n, d, True, [(by_row, n)] if op.vectors else [])
+    if op.vectors:
+        _transpose_into(e, n, n, Zt, _Matrix(outer, t, 0))
+    vector = a.type.with_shape(a.type.shape[:-2] + (n,))
+    return _finish(kb, op, [op.result_type, a.type, a.type, a.type, vector, vector, vector], [-1] * 7)
+
+
+# -- svd -----------------------------------------------------------------------------------
+def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
+    """Columns ``start..stop-1`` of U (p rows) as unit vectors orthogonal to those before: each
+    starts as the unit vector e_i whose row of U so far has the least weight (so at least
+    1/p of it is left), then is orthogonalised against them twice (Gram–Schmidt)."""
+    def column(e, j, _):
+        def weight(e, i, carried):
+            best, least = carried
+            x = _sum(e, 0, j, lambda e, c: _square(e, U.get(e, i, c)), t)
+            wins = e.op("arith.cmpf", x, least, result=i1, predicate="olt")
+            return [e.select(wins, i, best), e.select(wins, x, least)]
+
+        best, _ = _loop(e, 0, p, weight, [_idx(e, 0), e.const(float("inf"), t)])
+        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _unit(e, i, best, t)))
+        for _ in range(2):
+            def project(e, c, _):
+                d = _sum(e, 0, p, lambda e, i: _mul(e, U.get(e, i, c), U.get(e, i, j)), t)
+                _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _sub(e, U.get(e, i, j),
+                                                                    _mul(e, d, U.get(e, i, c)))))
+
+            _loop(e, 0, j, project)
+        size = _norm(e, 0, p, lambda e, i: U.get(e, i, j), t)
+        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", U.get(e, i, j), size)))
+
+    _loop(e, start, stop, column)
+
+
+def _gram(e, n: int, x, y, t) -> list[Value]:
+    """(x.x, y.y, x.y) over i < n, each as LANES interleaved partial sums added pairwise at the
+    end (strict IEEE order forbids LLVM from splitting one chain of adds itself)."""
+    zero = e.const(0.0, t)
+
+    def block(e, b, carried):
+        out = list(carried)
+        for lane in range(LANES):
+            i = e.op("arith.addi", e.op("arith.muli", b, _idx(e, LANES)), _idx(e, lane))
+            xi, yi = x(e, i), y(e, i)
+            for part, term in enumerate((_square(e, xi), _square(e, yi), _mul(e, xi, yi))):
+                out[3 * lane + part] = _add_f(e, out[3 * lane + part], term)
+        return out
+
+    sums = _loop(e, 0, n // LANES, block, [zero] * (3 * LANES))
+
+    def tail(e, i, carried):
+        xi, yi = x(e, i), y(e, i)
+        return [_add_f(e, carried[0], _square(e, xi)), _add_f(e, carried[1], _square(e, yi)),
+                _add_f(e, carried[2], _mul(e, xi, yi))]
+
+    rest = _loop(e, n - n % LANES, n, tail, [zero] * 3)
+    totals = []
+    for part in range(3):
+        lanes = [sums[3 * lane + part] for lane in range(LANES)]
+        while len(lanes) > 1:
+            lanes = [_add_f(e, lanes[i], lanes[i + 1]) for i in range(0, len(lanes), 2)]
+        totals.append(_add_f(e, lanes[0], rest[part]))
+    return totals
+
+
+def svd(op: array.SvdOp) -> kernel.GenericOp:
+    """One-sided Jacobi on the columns of the tall matrix T (A, or A^T when A is wide), kept
+    scaled as the rows of Wt (result 1) so that dot products and rotations run along rows; V
+    accumulates as the rows of Vt (result 2)."""
+    a, kb, source, outer, t = _setup(op)
+    m, n = a.type.shape[-2:]
+    wide = m < n
+    rows, cols = (n, m) if wide else (m, n)  # T is rows x cols
+    k = cols
+    Wt, Vt = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
+    e = kb.emit
+    if op.vectors:
+        u_cols, vh_rows = (m, n) if op.full else (k, k)
+        s = _Row(_Matrix(outer, t, 0), m + vh_rows)
+        vh_view = _Matrix(outer, t, 0, offset=(m, 0), transposed=True)  # Vh^T: n x vh_rows
+        u_view = _Matrix(outer, t, 0)
+        U, V = (vh_view, u_view) if wide else (u_view, vh_view)  # of T
+        u_count = vh_rows if wide else u_cols
+    else:
+        s = _Matrix(outer, t, 0)
+
+    def entry(e, j, i):  # T[i, j] = Wt[j, i]
+        pos = [j, i] if wide else [i, j]
+        return e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result
+
+    scale = _power_of_two(e, _largest(e, cols, rows, entry, t), t)
+    _fill(e, cols, rows, Wt, lambda e, j, i: _mul(e, entry(e, j, i), scale))
+    if op.vectors:
+        _identity(e, cols, cols, Vt, t)
+    eps = e.const(_eps(t), t)
+
+    def visit(e, p, q):
+        alpha, beta, gamma = _gram(e, rows, lambda e, i: Wt.get(e, p, i), lambda e, i: Wt.get(e, q, i), t)
+        bound = _mul(e, eps, _mul(e, e.op("math.sqrt", alpha), e.op("math.sqrt", beta)))
+        rotate = e.op("arith.cmpf", e.op("math.absf", gamma), bound, result=i1, predicate="ugt")
+        then, other = _if(e, rotate)
+        zeta = then.op("arith.divf", _sub(then, beta, alpha), _mul(then, then.const(2.0, t), gamma))
+        c, sn, _ = _rotation(then, zeta, t)
+        _rotate(then, 0, rows, *_rows(Wt, p, q), c, sn)
+        if op.vectors:
+            _rotate(then, 0, cols, *_rows(Vt, p, q), c, sn)
+        _close(then, other)
+        return rotate
+
+    _sweeps(e, cols * (cols - 1) // 2, lambda e: _pairs(e, cols, visit))
+    _loop(e, 0, k, lambda e, j, _: s.set(e, j, _norm(e, 0, rows, lambda e, i: Wt.get(e, j, i), t)))
+    swapped = [(_Matrix(outer, t, 1, transposed=True), rows), (_Matrix(outer, t, 2, transposed=True), cols)]
+    _sort_columns(e, k, s, False, swapped if op.vectors else [])
+    results = [op.result_type, a.type.with_shape(a.type.shape[:-2] + (cols, rows)),
+               a.type.with_shape(a.type.shape[:-2] + (cols, cols))]
+    if op.vectors:
+        def normalise(e, j, carried):
+            sj = s.get(e, j)
+            positive = e.op("arith.cmpf", sj, e.const(0.0, t), result=i1, predicate="ogt")
+            _loop(e, 0, rows, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", Wt.get(e, j, i), sj)))
+            return [e.select(positive, e.op("arith.addi", j, _idx(e, 1)), carried[0])]
+
+        (rank,) = _loop(e, 0, k, normalise, [_idx(e, 0)])
+        _complete(e, rows, rank, u_count, t, U)
+        _transpose_into(e, cols, cols, Vt, V)
+    _loop(e, 0, k, lambda e, j, _: s.set(e, j, e.op("arith.divf", s.get(e, j), scale)))
+    return _finish(kb, op, results, [-1, -1, -1])
+
+
+RULES = {array.EighOp: eigh, array.SvdOp: svd}
