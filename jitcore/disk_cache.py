@@ -45,6 +45,7 @@ files left by killed writers.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import os
 import stat
@@ -243,7 +244,9 @@ class Entry:
             return None
 
     def store(self, plan: CompiledFunction) -> None:
-        _write(self.folder, self.key, PLAN, plan_file.encode(plan))
+        # Where this process got the code (LLVM, its memo) is not the entry's to keep: read
+        # back, the code comes from disk; and an entry's bytes depend on its plan alone.
+        _write(self.folder, self.key, PLAN, plan_file.encode(dataclasses.replace(plan, code_source="disk")))
 
 
 def entry(module, specs, options) -> Entry | None:
