@@ -47,7 +47,7 @@ import ctypes
 import re
 import struct
 import threading
-from functools import cache
+from functools import cache, lru_cache
 
 import llvmlite
 import llvmlite.binding as llvm
@@ -287,7 +287,7 @@ def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) 
     the scalar one); their vectors no wider than ``features`` prefer."""
     names = tuple(sorted(f.name for f in module.functions if f.name.startswith(mathlib.ISA_PREFIX)))
     bits = 256 if "+prefer-256-bit" in features.split(",") else 512
-    text = mathlib.isa_definitions(names, bits) if names else None
+    text = _isa_definitions(names, bits) if names else None
     if text is None:
         return
     defs = llvm.parse_assembly(text)
@@ -300,6 +300,14 @@ def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) 
     for fn in module.functions:  # inlined everywhere; compiler.used keeps them: emit no code for them
         if fn.name.startswith(mathlib.ISA_PREFIX) and not fn.is_declaration:
             fn.linkage = "available_externally"
+
+
+# The math library's definitions are a function of the names and the width alone, and built in
+# Python (5-10 ms for a log family): a suite or a program compiles the same few sets again and
+# again. Bounded: a set is a few KB of text.
+@lru_cache(maxsize=64)
+def _isa_definitions(names: tuple[str, ...], bits: int) -> str | None:
+    return mathlib.isa_definitions(names, bits)
 
 
 def with_legal_width(llvm_ir: str, features: str) -> str:
