@@ -106,6 +106,34 @@ _LOG2_F32 = (1.4426950348997578, -0.7213475374838815, 0.48090077253826846, -0.36
 _LOG10_F32 = (0.4342944801003213, -0.21714724608099636, 0.14476555747200015, -0.10857394643905109,
               0.0868122387080392, -0.07229190415641458, 0.06294592655156492, -0.05727897129306157,
               0.045352756133179045, -0.01936729060619023)
+# AVX-512 f32 log2 and log10 (_log_table_x86): m = 1 + f in [sqrt(1/2), sqrt2) times rcp, about
+# 1/c for the c = 1 + j/16 (j = -5..7) nearest m, r = m rcp - 1 in [-0.0419, 0.0457], and
+# log(1 + r) = r Q(r) (Lawson-reweighted: 2**-29.2) added to -log(rcp). Each rcp is the f32 within
+# 3000 ULP of 1/c whose -log(rcp) is nearest an f32 (Tang's accurate tables): the table entries
+# are then within 0.0004 ULP, so they need no low part. Both tables have 16 entries (one register,
+# vpermps), by j mod 16 (entries 8-10 unused). (rcp, -log(rcp)) for log2 and log10:
+_LOG_TABLE = {
+    "log2": ((1.0, 0.9411407113075256, 0.8889790773391724, 0.8419641852378845, 0.8000308275222778,
+              0.7618733048439026, 0.7272350192070007, 0.6957869529724121, 1.0, 1.0, 1.0, 1.4545397758483887,
+              1.3336503505706787, 1.2305821180343628, 1.1430436372756958, 1.0665265321731567),
+             (0.0, 0.08751765638589859, 0.16977863013744354, 0.24816922843456268, 0.3218725025653839,
+              0.39237698912620544, 0.45950642228126526, 0.5232824683189392, 0.0, 0.0, 0.0,
+              -0.5405627489089966, -0.41538047790527344, -0.2993409335613251, -0.19288048148155212,
+              -0.09291985630989075)),
+    "log10": ((1.0, 0.941011905670166, 0.888850748538971, 0.8421248197555542, 0.7999911308288574,
+               0.7618822455406189, 0.727263867855072, 0.6955387592315674, 1.0, 1.0, 1.0, 1.4544860124588013,
+               1.3330427408218384, 1.2305058240890503, 1.1428922414779663, 1.0669894218444824),
+              (0.0, 0.026404881849884987, 0.051171157509088516, 0.07462353259325027, 0.09691482782363892,
+               0.11811214685440063, 0.13830798864364624, 0.15767866373062134, 0.0, 0.0, 0.0,
+               -0.1627095490694046, -0.12484407424926758, -0.09008367359638214, -0.058005284518003464,
+               -0.028160113841295242)),
+}
+_LOG_TABLE_Q = {
+    "log2": (1.442695040407273, -0.7213472507488979, 0.48090121279556214, -0.36124133461316793,
+             0.28683593385705825),
+    "log10": (0.43429448175824853, -0.21714715976516552, 0.14476569000265138, -0.10874447739225272,
+              0.08634621992526424),
+}
 # f32 pow's log in f64: log((1+s)/(1-s)) = 2s + s * z * P(z) as _LOG (Lawson-reweighted): 2**-37.6,
 # so y log2|x| is good to 2**-30 absolute up to the clamp (150), a hundredth of an f32 ULP.
 _LOG_POW_F32 = (0.6666666564847947, 0.4000033456350521, 0.2853734544214296, 0.2358149722595758)
@@ -327,6 +355,28 @@ class _Math:
     def scalef(self, a, n):
         """a * 2**floor(n), one rounding (gradual underflow, overflow to inf)."""
         return self._x86("scalef", [a, n])
+
+    def table16(self, idx, values: tuple[float, ...]):
+        """values[idx mod 16] per lane of an f32 vector (the index's low bits pick the entry):
+        one vpermps at 16 lanes, vpermt2ps at 8 (two 8-entry halves), two and a select at 4."""
+        assert self.kind == "f32" and len(values) == 16
+        b, module = self.b, self.b.module
+
+        def intrinsic(name, args):
+            fn = module.globals.get(name) or ir.Function(
+                module, ir.FunctionType(args[0].type, [a.type for a in args]), name)
+            return b.call(fn, args)
+
+        def vec(vs):
+            return ir.Constant(ir.VectorType(ir.FloatType(), len(vs)), list(vs))
+
+        if self.lanes == 16:
+            return intrinsic("llvm.x86.avx512.permvar.sf.512", [vec(values), idx])
+        if self.lanes == 8:
+            return intrinsic("llvm.x86.avx512.vpermi2var.ps.256", [vec(values[:8]), idx, vec(values[8:])])
+        low, high = (intrinsic("llvm.x86.avx512.vpermi2var.ps.128",
+                               [vec(values[i:i + 4]), idx, vec(values[i + 4:i + 8])]) for i in (0, 8))
+        return self.sel(b.icmp_unsigned("!=", b.and_(idx, self.i(8)), self.i(0)), high, low)
 
     def _const(self, ty, v):
         if self.lanes:
@@ -645,7 +695,29 @@ def _log_sum(m: _Math, k, f, hfsq, tail):
     return m.fma(k, m.c(hi), m.sub(f, m.sub(hfsq, m.fma(k, m.c(lo), tail))))
 
 
+def _log_table_x86(m: _Math, x, name: str):
+    """f32 log2 or log10 on AVX-512 vectors: k and m = 1 + f in [sqrt(1/2), sqrt2) from
+    getexp/getmant (k carries 0, inf and NaN, m is NaN for x < 0), then k log(2) - log(rcp)
+    + r Q(r) with r = m rcp - 1 (_LOG_TABLE): |r| < 0.046 takes 5 terms where f Q(f) takes 10.
+    |result| >= |log(m)| wherever k != 0, so log(m)'s rounding stays within a ULP of it."""
+    mant = m.getmant(x, 8)  # [1, 2), NaN for negative x
+    big = m.ge(mant, m.c(2 * _SQRT_HALF[m.kind]))
+    e = m.getexp(x)
+    k = m.sel(big, m.add(e, m.c(1.0)), e)
+    mant = m.sel(big, m.mul(mant, m.c(0.5)), mant)
+    idx = m.bits(m.fma(mant, m.c(16.0), m.c(m._shifter() - 16.0)))  # j = rint(16 (m - 1)) mod 16
+    rcp, log_rcp = _LOG_TABLE[name]
+    r = m.fma(mant, m.table16(idx, rcp), m.c(-1.0))
+    lg = m.fma(r, m.poly(r, _LOG_TABLE_Q[name]), m.table16(idx, log_rcp))
+    if name == "log2":
+        return m.add(k, lg)
+    hi = float.fromhex("0x1.344p-2")  # log10(2) = hi + lo, k * hi exact
+    return m.fma(k, m.c(hi), m.fma(k, m.c(math.log10(2) - hi), lg))
+
+
 def _log2(m: _Math, x):
+    if m.kind == "f32" and m.avx512:
+        return _log_table_x86(m, x, "log2")
     if m.kind == "f32":
         k, f = (_log_reduce_x86 if m.avx512 else _log_reduce)(m, x, low=True)
         return _log_special(m, x, m.fma(f, m.poly(f, _LOG2_F32), k))
@@ -654,6 +726,8 @@ def _log2(m: _Math, x):
 
 
 def _log10(m: _Math, x):
+    if m.kind == "f32" and m.avx512:
+        return _log_table_x86(m, x, "log10")
     if m.kind == "f32":
         k, f = (_log_reduce_x86 if m.avx512 else _log_reduce)(m, x, low=True)
     else:
