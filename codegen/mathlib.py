@@ -24,17 +24,22 @@ no table, no double-double log.
 
 f32 log, log2 and log10 divide nowhere: after the reduction to 2**k * (1 + f) with 1 + f in
 [sqrt(1/2), sqrt2), log(1 + f) = f - f**2/2 + f**3 * P(f), P of degree 7 in f itself, evaluated
-as two interleaved Horner chains (even and odd terms). f64 log keeps fdlibm's s = f / (2 + f)
-and 7 terms in s**2: the division-free form needs 19 terms there, and measured 0.82-0.89x of
-the division form on Zen 5 (docs/performance.md, "Division-free log").
+as two interleaved Horner chains (even and odd terms). f32 log2 and log10 (bound 2 ULP) take
+1 + f in [3/4, 3/2) and one polynomial f * Q(f) (10 terms), fewer operations than log's sum of
+parts. f64 log keeps fdlibm's s = f / (2 + f) and 7 terms in s**2: the division-free form needs
+19 terms there, and measured 0.82-0.89x of the division form on Zen 5 (docs/performance.md,
+"Division-free log"); f64 log10 adds f / ln10 and k log10(2) with double-word constants.
 
 AVX-512 (``isa`` of emit_unary, ``ISA_FUNCTIONS``): exp, exp2 and the log family have vector
 variants that use getexp/getmant (log's reduction: k and f as _log_reduce splits them, so the
 same results, with the special values carried by k and f's NaN) and scalef (exp's 2**n, one
-rounding). Kernel bodies are scalar IR, so a scalar call goes out with LLVM's
-vector-function-abi-variant; the loop vectorizer calls the variants and codegen/cpu/target.py
-inlines their definitions after O3 (1.1-1.8x in cache on Zen 4). pow was measured no faster
-that way (0.93-0.97x: its f64 work, not its reduction, is what costs) and stays portable.
+rounding); f32 log2 and log10 divide by an entry of a 16-entry table (vpermps; Tang's accurate
+tables, _LOG_TABLE) and need 5 terms. Kernel bodies are scalar IR, so a scalar call goes out
+with LLVM's vector-function-abi-variant; the loop vectorizer calls the variants and
+codegen/cpu/target.py inlines their definitions after O3 (1.1-1.8x in cache on Zen 4). pow
+(f32 and f64: scalef, getexp/getmant, vpermt2pd tables) and cbrt (getexp/getmant in place of
+its subnormal scaling) measured no faster that way at jitcore's interleave of 4 (0.92-1.04x:
+their f64 work, not their reduction, is what costs) and stay portable.
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
