@@ -33,10 +33,11 @@ parts. f64 log keeps fdlibm's s = f / (2 + f) and 7 terms in s**2: the division-
 AVX-512 (``isa`` of emit_unary, ``ISA_FUNCTIONS``): exp, exp2 and the log family have vector
 variants that use getexp/getmant (log's reduction: k and f as _log_reduce splits them, so the
 same results, with the special values carried by k and f's NaN) and scalef (exp's 2**n, one
-rounding); f32 log2 and log10 divide by an entry of a 16-entry table (vpermps; Tang's accurate
-tables, _LOG_TABLE) and need 5 terms. Kernel bodies are scalar IR, so a scalar call goes out
-with LLVM's vector-function-abi-variant; the loop vectorizer calls the variants and
-codegen/cpu/target.py inlines their definitions after O3 (1.1-1.8x in cache on Zen 4). pow
+rounding); f32 log2 and log10 reduce to [3/4, 3/2) (getmant's interval 3), multiply by an
+entry of a 16-entry table (vpermps; Tang's accurate tables, _LOG_TABLE) and need 5 terms.
+Kernel bodies are scalar IR, so a scalar call goes out with LLVM's vector-function-abi-variant;
+the loop vectorizer calls the variants and codegen/cpu/target.py inlines their definitions
+after O3 (1.1-1.8x in cache on Zen 4). pow
 (f32 and f64: scalef, getexp/getmant, vpermt2pd tables) and cbrt (getexp/getmant in place of
 its subnormal scaling) measured no faster that way at jitcore's interleave of 4 (0.92-1.04x:
 their f64 work, not their reduction, is what costs) and stay portable.
@@ -111,33 +112,32 @@ _LOG2_F32 = (1.4426950348997578, -0.7213475374838815, 0.48090077253826846, -0.36
 _LOG10_F32 = (0.4342944801003213, -0.21714724608099636, 0.14476555747200015, -0.10857394643905109,
               0.0868122387080392, -0.07229190415641458, 0.06294592655156492, -0.05727897129306157,
               0.045352756133179045, -0.01936729060619023)
-# AVX-512 f32 log2 and log10 (_log_table_x86): m = 1 + f in [sqrt(1/2), sqrt2) times rcp, about
-# 1/c for the c = 1 + j/16 (j = -5..7) nearest m, r = m rcp - 1 in [-0.0419, 0.0457], and
-# log(1 + r) = r Q(r) (Lawson-reweighted: 2**-29.2) added to -log(rcp). Each rcp is the f32 within
+# AVX-512 f32 log2 and log10 (_log_table_x86): m = 1 + f in [3/4, 3/2) times rcp, about 1/c for
+# the c = 1 + j/16 (j = -4..8) nearest m, r = m rcp - 1 in [-0.0387, 0.0420], and
+# log(1 + r) = r Q(r) (Lawson-reweighted: 2**-29.75) added to -log(rcp). Each rcp is the f32 within
 # 3000 ULP of 1/c whose -log(rcp) is nearest an f32 (Tang's accurate tables): the table entries
 # are then within 0.0004 ULP, so they need no low part. Both tables have 16 entries (one register,
-# vpermps), by j mod 16 (entries 8-10 unused). (rcp, -log(rcp)) for log2 and log10:
+# vpermps), by j mod 16 (entries 9-11 unused). (rcp, -log(rcp)) for log2 and log10:
 _LOG_TABLE = {
     "log2": ((1.0, 0.9411407113075256, 0.8889790773391724, 0.8419641852378845, 0.8000308275222778,
-              0.7618733048439026, 0.7272350192070007, 0.6957869529724121, 1.0, 1.0, 1.0, 1.4545397758483887,
-              1.3336503505706787, 1.2305821180343628, 1.1430436372756958, 1.0665265321731567),
-             (0.0, 0.08751765638589859, 0.16977863013744354, 0.24816922843456268, 0.3218725025653839,
-              0.39237698912620544, 0.45950642228126526, 0.5232824683189392, 0.0, 0.0, 0.0,
-              -0.5405627489089966, -0.41538047790527344, -0.2993409335613251, -0.19288048148155212,
-              -0.09291985630989075)),
+             0.7618733048439026, 0.7272350192070007, 0.6957869529724121, 0.6668251752853394, 1.0, 1.0,
+             1.0, 1.3336503505706787, 1.2305821180343628, 1.1430436372756958, 1.0665265321731567),
+            (0.0, 0.08751765638589859, 0.16977863013744354, 0.24816922843456268, 0.3218725025653839,
+             0.39237698912620544, 0.45950642228126526, 0.5232824683189392, 0.5846195220947266, 0.0, 0.0,
+             0.0, -0.41538047790527344, -0.2993409335613251, -0.19288048148155212, -0.09291985630989075)),
     "log10": ((1.0, 0.941011905670166, 0.888850748538971, 0.8421248197555542, 0.7999911308288574,
-               0.7618822455406189, 0.727263867855072, 0.6955387592315674, 1.0, 1.0, 1.0, 1.4544860124588013,
-               1.3330427408218384, 1.2305058240890503, 1.1428922414779663, 1.0669894218444824),
-              (0.0, 0.026404881849884987, 0.051171157509088516, 0.07462353259325027, 0.09691482782363892,
-               0.11811214685440063, 0.13830798864364624, 0.15767866373062134, 0.0, 0.0, 0.0,
-               -0.1627095490694046, -0.12484407424926758, -0.09008367359638214, -0.058005284518003464,
-               -0.028160113841295242)),
+              0.7618822455406189, 0.727263867855072, 0.6955387592315674, 0.6665850877761841, 1.0, 1.0,
+              1.0, 1.3330427408218384, 1.2305058240890503, 1.1428922414779663, 1.0669894218444824),
+             (0.0, 0.026404881849884987, 0.051171157509088516, 0.07462353259325027, 0.09691482782363892,
+              0.11811214685440063, 0.13830798864364624, 0.15767866373062134, 0.17614440619945526, 0.0,
+              0.0, 0.0, -0.12484407424926758, -0.09008367359638214, -0.058005284518003464,
+              -0.028160113841295242)),
 }
 _LOG_TABLE_Q = {
-    "log2": (1.442695040407273, -0.7213472507488979, 0.48090121279556214, -0.36124133461316793,
-             0.28683593385705825),
-    "log10": (0.43429448175824853, -0.21714715976516552, 0.14476569000265138, -0.10874447739225272,
-              0.08634621992526424),
+    "log2": (1.4426950405867005, -0.7213473256509556, 0.480900467972276, -0.3611562864840306,
+             0.2870481150165927),
+    "log10": (0.43429448181226166, -0.2171471823129316, 0.14476546578850075, -0.10871887535430728,
+              0.08641009281879888),
 }
 # f32 pow's log in f64: log((1+s)/(1-s)) = 2s + s * z * P(z) as _LOG (Lawson-reweighted): 2**-37.6,
 # so y log2|x| is good to 2**-30 absolute up to the clamp (150), a hundredth of an f32 ULP.
@@ -701,15 +701,12 @@ def _log_sum(m: _Math, k, f, hfsq, tail):
 
 
 def _log_table_x86(m: _Math, x, name: str):
-    """f32 log2 or log10 on AVX-512 vectors: k and m = 1 + f in [sqrt(1/2), sqrt2) from
-    getexp/getmant (k carries 0, inf and NaN, m is NaN for x < 0), then k log(2) - log(rcp)
-    + r Q(r) with r = m rcp - 1 (_LOG_TABLE): |r| < 0.046 takes 5 terms where f Q(f) takes 10.
-    |result| >= |log(m)| wherever k != 0, so log(m)'s rounding stays within a ULP of it."""
-    mant = m.getmant(x, 8)  # [1, 2), NaN for negative x
-    big = m.ge(mant, m.c(2 * _SQRT_HALF[m.kind]))
-    e = m.getexp(x)
-    k = m.sel(big, m.add(e, m.c(1.0)), e)
-    mant = m.sel(big, m.mul(mant, m.c(0.5)), mant)
+    """f32 log2 or log10 on AVX-512 vectors: k and m = 1 + f in [3/4, 3/2) from getexp/getmant
+    (k carries 0, inf and NaN, m is NaN for x < 0), then k log(2) - log(rcp) + r Q(r) with
+    r = m rcp - 1 (_LOG_TABLE): |r| < 0.042 takes 5 terms where f Q(f) takes 10. The table's
+    entries are exact to 2**-35, so log(m) carries one rounding (and r's) into k + log(m)."""
+    k, f = _log_reduce_x86(m, x, low=True)
+    mant = m.add(f, m.c(1.0))  # exact; folded into getmant's result by LLVM
     idx = m.bits(m.fma(mant, m.c(16.0), m.c(m._shifter() - 16.0)))  # j = rint(16 (m - 1)) mod 16
     rcp, log_rcp = _LOG_TABLE[name]
     r = m.fma(mant, m.table16(idx, rcp), m.c(-1.0))
