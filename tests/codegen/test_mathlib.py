@@ -532,6 +532,8 @@ def test_isa_variants_in_assembly(name, kind, bits):
     asm = target.target_machine(*machine).emit_assembly(module)
     reg = "%zmm" if bits == 512 else "%ymm"
     uses = ["vscalef"] if name.startswith("exp") else ["vgetmant", "vgetexp"]
+    if (name, kind) in OWN_METHOD:
+        uses = [*uses, "vperm[it]?2?"]  # the tables: vpermps (16 lanes), vpermt2ps / vpermi2ps (8)
     assert all(re.search(op + r"p[sd]\s.*" + reg, asm) for op in uses), uses
     assert bits == 512 or "%zmm" not in asm
     loop = re.search(r"define void @k\(.*?\n}", str(module), re.S).group(0)
@@ -542,16 +544,24 @@ def test_isa_variants_in_assembly(name, kind, bits):
     assert not re.search(r"vgetmant|vscalef|\bcall", asm)
 
 
+# Variants with their own method (f32 log2/log10: a table), so not bit-equal to the portable code.
+OWN_METHOD = {("log2", "f32"), ("log10", "f32")}
+
+
 @host_avx512
 @pytest.mark.parametrize("kind", ["f32", "f64"])
 @pytest.mark.parametrize("name", ISA_NAMES)
 def test_isa_variant_accuracy(name, kind):
     """The host's AVX-512 variant within the same ULP bounds as the portable code, on the same
     sweeps and special values (odd sizes: the scalar remainder runs the portable code), and
-    equal to it: the same reduction and the same single rounding of 2**n (NaN's sign aside)."""
+    equal to it: the same reduction and the same single rounding of 2**n (NaN's sign aside);
+    OWN_METHOD's: equal to it where that is 0, inf or NaN."""
     for x in (sweep(name, kind), specials(kind)):
         assert check(name, kind, x, isa=AVX512) <= ULP_BOUND[name, kind]
         got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
+        if (name, kind) in OWN_METHOD:
+            edge = ~np.isfinite(portable) | (portable == 0)
+            got, portable = got[edge], portable[edge]
         np.testing.assert_array_equal(got, portable)
         numbers = ~np.isnan(got)
         np.testing.assert_array_equal(np.signbit(got[numbers]), np.signbit(portable[numbers]))
@@ -565,5 +575,41 @@ def test_isa_variant_hypothesis(kind, data):
     x = data.draw(arrays(DTYPES[kind], 67, elements=finite[kind]))  # 67: a vector body and a remainder
     for name in ISA_NAMES:
         check(name, kind, x, isa=AVX512)
-        got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
-        np.testing.assert_array_equal(got, portable)
+        if (name, kind) not in OWN_METHOD:
+            got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
+            np.testing.assert_array_equal(got, portable)
+
+
+@host_avx512
+@pytest.mark.parametrize("name", ["log2", "log10"])
+def test_f32_log_table_variant_near_one_and_every_8191st_float(name):
+    """The table variant of f32 log2/log10 on every float32 in [0.5, 2) that is a multiple of
+    2**-20 (every table interval and its ends, both sides of 3/4 and 3/2) and every 8191st bit
+    pattern."""
+    near = np.arange(0.5, 2.0, 2.0**-20, dtype=np.float32)
+    every = np.arange(0, 0x7F800001, 8191, dtype=np.int64).astype(np.uint32).view(np.float32)
+    ends = np.array([1.0, 1 - 2.0**-24, 1 + 2.0**-23], np.float32)
+    check(name, "f32", np.concatenate([near, every, ends]), isa=AVX512)
+
+
+@pytest.mark.parametrize("name", ["log2", "log10"])
+def test_f32_log_tables(name):
+    """mathlib._LOG_TABLE: each rcp within 3000 f32 ULP of 1/c, c = 1 + j/16, and -log(rcp) to
+    under 0.001 of an f32 ULP (Tang's accurate tables: no low part needed); the reduced argument
+    m rcp - 1 inside the interval Q was fitted on."""
+    import mpmath
+
+    rcp, log_rcp = mathlib._LOG_TABLE[name]
+    base = mpmath.log(2) if name == "log2" else mpmath.log(10)
+    for jm in range(16):
+        j = jm - 16 * (jm > 8)
+        if not -4 <= j <= 8:
+            continue
+        c = 1 + j / 16
+        assert abs(np.float32(rcp[jm]).view(np.int32) - np.float32(1 / c).view(np.int32)) <= 3000
+        exact = -mpmath.log(mpmath.mpf(rcp[jm])) / base
+        assert np.float32(log_rcp[jm]) == log_rcp[jm]
+        if j:
+            assert abs(float(exact - log_rcp[jm])) < 0.001 * abs(np.spacing(np.float32(log_rcp[jm])))
+        lo, hi = max(c - 1 / 32, 0.75), min(c + 1 / 32, 1.5)
+        assert -0.0387 <= lo * rcp[jm] - 1 and hi * rcp[jm] - 1 <= 0.0420
