@@ -47,13 +47,17 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
-  is added to a row block's panel of ``mc x NR`` values (at most 48 KiB: still in L1 or L2),
-  the epilogue's body runs over it in place, its columns innermost (vectorized by LLVM), so the
-  product is never written to memory whole and read back. Per tile it measured slower than
-  the unfused kernels (1 ms more per 10000x256x256 float32 product, one thread): each reload
-  of a vector just stored across two cache lines (NumPy's 32-byte-aligned outputs) waits for
-  the store; a panel later, the stores have retired. The sums are those of the unfused
-  product, and the epilogue's body the unfused kernel's, so the bits are the same.
+  is added to a row block's ``mc x nc`` values (every panel of the block: at most 192 x 1024,
+  in L2), the epilogue's body runs over it in place, its columns innermost (vectorized by
+  LLVM), so the product is never written to memory whole and read back. Per tile it measured
+  slower than the unfused kernels (1 ms more per 10000x256x256 float32 product, one thread):
+  each reload of a vector just stored across two cache lines (NumPy's 32-byte-aligned
+  outputs) waits for the store. Per panel of ``NR`` columns the epilogue's other operands were
+  read a few cache lines per row at a time, a row's stride apart (rows of 1 or 2 KiB share a
+  few cache sets): ``(g @ w.T) * (1 - h * h)`` of 10000x16x256 took 1.4x (float32) and 2.5x
+  (float64) the time it takes per block, whose rows are whole (docs/performance.md, "The MLP
+  step's products"). The sums are those of the unfused product, and the epilogue's body the
+  unfused kernel's, so the bits are the same.
 
 Block sizes (``KC_BYTES``, ``MC_ROWS``, ``NC_COLS``) were chosen by measurement on the
 development machine (below, and docs/performance.md, "Tiled matmul"): the packed A block stays
@@ -363,7 +367,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     if fused is not None:
         # the epilogue reads the sum from the result it then overwrites
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
-                           tile.nr, fastmath)
+                           blocking.nc, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
     if generic:
         gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, lo, hi), depth)
@@ -399,7 +403,8 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
     """``finish(row, col, rows, cols)``: the epilogue kernel's body at each point of the
     ``rows x cols`` piece of C at (``row``, ``col``) (the product's own rows and columns: dims
     ``m`` and ``n``), each result stored over the sum it read. Columns innermost: C's unit
-    stride, if it has one (``emit_tiled_gemm`` computes C^T where its rows have it)."""
+    stride, if it has one (``emit_tiled_gemm`` computes C^T where its rows have it); ``nr``:
+    the columns of a whole block."""
     body = KernelBody(b, epilogue, operands, list(epilogue.indexing_maps),
                       scalar.Precision(fastmath=fastmath))
     zero = ll.Constant(I64, 0)
@@ -413,7 +418,7 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
         def nest(width):
             _for(b, zero, rows, 1, lambda i: _for(b, zero, width, 1, lambda j: point(i, j)))
 
-        # A whole panel's rows are ``nr`` wide, a constant: whole vectors, no remainder loop
+        # A whole block's rows are ``nr`` wide, a constant: whole vectors, no remainder loop
         # (a 16-column panel ran its rows as scalars, LLVM's vector loop being 64 wide).
         with b.if_else(b.icmp_signed("==", cols, ll.Constant(I64, nr))) as (whole, edge):
             with whole:
@@ -457,7 +462,7 @@ class _Gemm:
     def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
                  a, bb, cc, finish=None, edge_cols: int = 0):
         self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
-        self.finish = finish  # the fused epilogue on a finished panel (``_epilogue``), or None
+        self.finish = finish  # the fused epilogue on a finished row block (``_epilogue``), or None
         self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
         self.a, (self.sa_m, self.sa_k) = a[0], a[1]
         self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
@@ -534,39 +539,36 @@ class _Gemm:
                     with b.if_then(b.not_(self.direct_a)):
                         self.pack_a(pack_a, ic, mc, pc, kc)
 
-                    def tile_column(jr):
+                    def one_tile(ir, jr):
+                        rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                         cols = _min(b, self.const(tile.nr), b.sub(nc, jr))
-
-                        def tile_row(ir):
-                            rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
-                            at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            # A in place (its strides per k and per row), or the packed
-                            # panel (MR values per k, one per row)
-                            row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
-                            packed = self.at(pack_a, self.panel(ir, kc, tile.mr))
-                            direct = self.direct_a
-                            a_panel = (b.select(direct, self.at(self.a, row), packed),
-                                       b.select(direct, self.sa_k, self.const(tile.mr)),
-                                       b.select(direct, self.sa_m, self.const(1)))
-                            b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
-                            args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
-                                    rows, cols, first]
-                            if self.edge_micro is None:
+                        at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
+                        # A in place (its strides per k and per row), or the packed
+                        # panel (MR values per k, one per row)
+                        row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
+                        packed = self.at(pack_a, self.panel(ir, kc, tile.mr))
+                        direct = self.direct_a
+                        a_panel = (b.select(direct, self.at(self.a, row), packed),
+                                   b.select(direct, self.sa_k, self.const(tile.mr)),
+                                   b.select(direct, self.sa_m, self.const(1)))
+                        b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                        args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
+                                rows, cols, first]
+                        if self.edge_micro is None:
+                            b.call(self.micro, args)
+                            return
+                        short = b.icmp_signed("<", cols, self.const(tile.nr))
+                        with b.if_else(short, likely=False) as (edge, whole):
+                            with edge:
+                                b.call(self.edge_micro, args)
+                            with whole:
                                 b.call(self.micro, args)
-                                return
-                            short = b.icmp_signed("<", cols, self.const(tile.nr))
-                            with b.if_else(short, likely=False) as (edge, whole):
-                                with edge:
-                                    b.call(self.edge_micro, args)
-                                with whole:
-                                    b.call(self.micro, args)
 
-                        _for(b, self.const(0), mc, tile.mr, tile_row)
-                        if self.finish is not None:  # the panel's last block of k: in cache
-                            with b.if_then(last_block):
-                                self.finish(ic, b.add(jc, jr), mc, cols)
-
-                    _for(b, self.const(0), nc, tile.nr, tile_column)
+                    _for(b, self.const(0), nc, tile.nr,
+                         lambda jr: _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr)))
+                    if self.finish is not None:  # the block's last block of k: in L2
+                        with b.if_then(last_block):
+                            self.finish(ic, jc, mc, nc)
 
                 _for(b, row0, row1, bl.mc, row_block)
 
@@ -854,13 +856,21 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         with vectors:
             for i in range(tile.mr):
                 def store_row(i=i):
+                    # The first block of k stores without reading C: a load of C there (a
+                    # select) waited for lines about to be overwritten, a miss per line of a
+                    # large C on every product of a single block of k.
                     c_row = b.gep(pc, [b.mul(ll.Constant(I64, i), sc_m)], source_etype=element)
-                    for j in range(tile.nv):
-                        at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
-                        old = b.load(at, typ=vec)
-                        old.align = bits // 8
-                        new = b.select(first, accs[i][j], b.fadd(old, accs[i][j]))
-                        b.store(new, at).align = bits // 8
+                    with b.if_else(first) as (store, add):
+                        with store:
+                            for j in range(tile.nv):
+                                at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                                b.store(accs[i][j], at).align = bits // 8
+                        with add:
+                            for j in range(tile.nv):
+                                at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                                old = b.load(at, typ=vec)
+                                old.align = bits // 8
+                                b.store(b.fadd(old, accs[i][j]), at).align = bits // 8
                 if i == 0:
                     store_row()  # a tile has at least one row
                 else:
