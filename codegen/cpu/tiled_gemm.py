@@ -120,6 +120,14 @@ MIN_CHUNK_SIDE = 128
 # 10.8 in 4 or 8. 8 chunks (4 a thread) cost a.T@b float32 5-11% on an idle host where 4 cost
 # 0-4% (docs/performance.md, "Matrix products on two busy cores").
 CHUNKS_PER_THREAD = 2
+# The most rows of A a narrow tile reads in place along their unit stride (``narrow_tile``):
+# each is a stream of its own, and rows of a power-of-two size share few cache sets. Zen 4, one
+# thread, float32, h @ w of 10000x256x16: 1.88 ms with 24 rows, 1.31 with 12, 1.01 with 8;
+# 10000x1024x16: 12.9, 4.9, 4.5 ms (docs/performance.md, "The MLP step's products"). A
+# transposed A (its tile's rows one line) keeps the full tile: 256x10000x16 took 1.3 ms with
+# 24 rows, 1.5 with 8; so do tiles of two vectors (float64 10000x256x16: 2.2 ms with 12 rows,
+# 2.6 with 8; float32 10000x256x32 even).
+NARROW_STREAMS = 8
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
@@ -153,14 +161,17 @@ class TileShape:
         return TileShape(6, 4, lanes) if registers >= 32 else TileShape(6, 2, lanes)
 
 
-def narrow_tile(tile: TileShape, cols: int) -> TileShape:
+def narrow_tile(tile: TileShape, cols: int, row_streams: bool = False) -> TileShape:
     """The tile for a product of ``cols`` columns, fewer than ``tile.nr``: as many vectors
     across as the columns need, and as many rows as keep the accumulator count (an MLP's 16
-    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted)."""
+    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted). A
+    tile of one vector whose A has rows of unit stride (``row_streams``: the single panel
+    reads them in place, a stream each) has at most ``NARROW_STREAMS`` rows."""
     nv = max(1, -(-cols // tile.lanes))
     if nv >= tile.nv:
         return tile
-    return TileShape(tile.mr * tile.nv // nv, nv, tile.lanes)
+    rows = tile.mr * tile.nv // nv
+    return TileShape(min(rows, NARROW_STREAMS) if row_streams and nv == 1 else rows, nv, tile.lanes)
 
 
 def host_vector_registers() -> tuple[int, int]:
@@ -345,7 +356,7 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         m, n, left, right = n, m, right, left
     # Too few columns to fill a tile's vectors (an MLP's 16 outputs): a narrower tile of more
     # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
-    tile = narrow_tile(tile, c.domain[n])
+    tile = narrow_tile(tile, c.domain[n], op.indexing_maps[left].exprs[-1].dim == k)
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     sizes = _RowsOnly(symbols, rows)
     generic = rows in sizes.symbols

@@ -223,6 +223,10 @@ def _where_finite(finite, product, x, y):
 
 def test_a_narrow_tile_keeps_the_accumulators_and_covers_the_columns():
     assert narrow_tile(TileShape(6, 4, 16), 16) == TileShape(24, 1, 16)  # an MLP's 16 outputs
+    # ... of a product whose A is read in place along its rows: a stream per row, fewer rows
+    streams = tiled_gemm.NARROW_STREAMS
+    assert narrow_tile(TileShape(6, 4, 16), 16, row_streams=True) == TileShape(streams, 1, 16)
+    assert narrow_tile(TileShape(6, 4, 8), 16, row_streams=True) == TileShape(12, 2, 8)
     assert narrow_tile(TileShape(6, 4, 8), 20) == TileShape(8, 3, 8)
     assert narrow_tile(TileShape(6, 2, 8), 3) == TileShape(12, 1, 8)
     assert narrow_tile(TileShape(6, 4, 16), 64) == TileShape(6, 4, 16)  # wide enough already
