@@ -23,11 +23,13 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
-  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512),
+  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512,
+  ``h.T @ g``; 8 x 1 where A's rows are read in place, each row a stream: ``h @ w``),
   and the last panel of a product whose columns are not whole panels runs on a kernel of the
   same rows and as few vectors as it needs. The tile is then added into C: rows of all the
   tile's columns in a C with unit column stride as vectors (a last tile of fewer rows too),
-  edge tiles of columns (and other strides) element by element from a stack copy.
+  edge tiles of columns (and other strides) element by element from a stack copy. The first
+  block of k stores its sums without reading C.
 - **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
   is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
   multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
