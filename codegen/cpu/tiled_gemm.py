@@ -122,6 +122,11 @@ MIN_CHUNK_SIDE = 128
 # 10.8 in 4 or 8. 8 chunks (4 a thread) cost a.T@b float32 5-11% on an idle host where 4 cost
 # 0-4% (docs/performance.md, "Matrix products on two busy cores").
 CHUNKS_PER_THREAD = 2
+# ... and where A's rows have unit stride (a@b, a@b.T: each chunk reads A again in order, a
+# cheap read): 1024^2 on two threads with the last core half busy, 4 a thread against 2: 0.95-
+# 0.97x the time (float32), 0.92-0.97x (float64); idle 0.97-1.01x (docs/performance.md, "The
+# MLP step's products").
+CHUNKS_PER_THREAD_ROWS_OF_A = 4
 # The most rows of A a narrow tile reads in place along their unit stride (``narrow_tile``):
 # each is a stream of its own, and rows of a power-of-two size share few cache sets. Zen 4, one
 # thread, float32, h @ w of 10000x256x16: 1.88 ms with 24 rows, 1.31 with 12, 1.01 with 8;
@@ -210,7 +215,8 @@ class Blocking:
     split_blocks: int
 
     @staticmethod
-    def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
+    def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int,
+               per_thread: int = CHUNKS_PER_THREAD) -> Blocking:
         kc = min(depth, kc_values())
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
@@ -221,7 +227,7 @@ class Blocking:
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
         if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, _blocks(side))
+            chunks = max(1, _blocks(side, per_thread))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
@@ -237,7 +243,7 @@ class Blocking:
 
 
 def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
-               tile: TileShape) -> tuple[ll.Value, ll.Value, ll.Value]:
+               tile: TileShape, per_thread: int = CHUNKS_PER_THREAD) -> tuple[ll.Value, ll.Value, ll.Value]:
     """``Blocking.choose``'s cut of a product of a run-time number of ``rows``, as values:
     whether its chunks are of rows, the rows (or columns) of each and the chunk count."""
     def const(x: int) -> ll.Constant:
@@ -248,8 +254,8 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     split_rows = b.icmp_signed(">", row_chunks, const(_chunks(cols)))
     side = b.select(split_rows, rows, const(cols))
     unit = b.select(split_rows, const(tile.mr), const(tile.nr))
-    chunks = b.select(split_rows, _min(b, const(split_chunks() * CHUNKS_PER_THREAD), row_sides),
-                      const(_blocks(cols)))
+    chunks = b.select(split_rows, _min(b, const(split_chunks() * per_thread), row_sides),
+                      const(_blocks(cols, per_thread)))
     chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
     small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
     chunks = b.select(small, const(1), chunks)
@@ -278,13 +284,26 @@ class _RowsOnly(Sizes):
 
 class RunTimeBlocks(full_reduction.RunTimeCount):
     """The block count of a size-generic tiled product, as the entry computes it for the launch
-    (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does."""
+    (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does;
+    ``per_thread``: the chunks per thread its launch takes (``runtime.Split.per_thread``)."""
 
-    def __init__(self, rows: int, cols: int, depth: int, tile: TileShape):
-        self.rows, self.cols, self.depth, self.tile = rows, cols, depth, tile
+    def __init__(self, rows: int, cols: int, depth: int, tile: TileShape, per_thread: int):
+        self.rows, self.cols, self.depth, self.tile, self.per_thread = rows, cols, depth, tile, per_thread
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
-        return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
+        return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile, self.per_thread)[2]
+
+
+class StaticBlocks(int):
+    """The block count of a tiled product of static sizes, with the chunks per thread its
+    launch takes (``runtime.Split.per_thread``)."""
+
+    per_thread: int
+
+    def __new__(cls, count: int, per_thread: int) -> StaticBlocks:
+        self = super().__new__(cls, count)
+        self.per_thread = per_thread
+        return self
 
 
 def kc_values() -> int:
@@ -303,9 +322,9 @@ def _chunks(side: int) -> int:
     return min(split_chunks(), side // MIN_CHUNK_SIDE)
 
 
-def _blocks(side: int) -> int:
-    """Blocks a side of ``side`` is cut into: ``CHUNKS_PER_THREAD`` per core it is cut for."""
-    return min(split_chunks() * CHUNKS_PER_THREAD, side // MIN_CHUNK_SIDE)
+def _blocks(side: int, per_thread: int = CHUNKS_PER_THREAD) -> int:
+    """Blocks a side of ``side`` is cut into: ``per_thread`` per core it is cut for."""
+    return min(split_chunks() * per_thread, side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -358,13 +377,15 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         m, n, left, right = n, m, right, left
     # Too few columns to fill a tile's vectors (an MLP's 16 outputs): a narrower tile of more
     # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
-    tile = narrow_tile(tile, c.domain[n], op.indexing_maps[left].exprs[-1].dim == k)
+    rows_of_a = op.indexing_maps[left].exprs[-1].dim == k  # A's rows have unit stride
+    tile = narrow_tile(tile, c.domain[n], rows_of_a)
+    per_thread = CHUNKS_PER_THREAD_ROWS_OF_A if rows_of_a else CHUNKS_PER_THREAD
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     sizes = _RowsOnly(symbols, rows)
     generic = rows in sizes.symbols
     itemsize = c.element.bitwidth // 8
     blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize) if generic
-                else Blocking.choose(rows, cols, depth, tile, itemsize))
+                else Blocking.choose(rows, cols, depth, tile, itemsize, per_thread))
     shaped = [*(launched or op).operands, *(launched or op).results]
     fn, operands, _, (lo, hi) = kernel_function(module, name, shaped, strided, split=True,
                                                 sizes=sizes if generic else None)
@@ -383,9 +404,9 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
                            blocking.nc, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
     if generic:
-        gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, lo, hi), depth)
+        gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, per_thread, lo, hi), depth)
         b.ret_void()
-        return fn, RunTimeBlocks(rows, cols, depth, tile)
+        return fn, RunTimeBlocks(rows, cols, depth, tile, per_thread)
     first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (lo, hi))
     side = rows if blocking.split_rows else cols
     last = _min(b, last, ll.Constant(I64, side))
@@ -395,14 +416,14 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     else:
         gemm.run(whole, (first, last), depth)
     b.ret_void()
-    return fn, blocking.split_blocks
+    return fn, StaticBlocks(blocking.split_blocks, per_thread)
 
 
 def _chunk_ranges(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int, tile: TileShape,
-                  lo: ll.Value, hi: ll.Value) -> tuple[tuple, tuple]:
+                  per_thread: int, lo: ll.Value, hi: ll.Value) -> tuple[tuple, tuple]:
     """The rows and columns of blocks ``[lo, hi)`` of a product of run-time ``rows``: a range
     of the side its chunks cut (``emit_split``), all of the other."""
-    split_rows, size, _ = emit_split(b, rows, cols, depth, tile)
+    split_rows, size, _ = emit_split(b, rows, cols, depth, tile, per_thread)
     zero, all_cols = ll.Constant(I64, 0), ll.Constant(I64, cols)
     first, last = b.mul(lo, size), b.mul(hi, size)
     last = _min(b, last, b.select(split_rows, rows, all_cols))

@@ -279,6 +279,27 @@ def test_a_product_is_cut_for_at_most_the_host_s_cores(monkeypatch, cores):
     assert tall.split_blocks == (cut_for * per_core if cut_for > 2 else 2)
 
 
+@pytest.mark.parametrize("form, per_thread", [
+    ("a@b", tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A), ("a@b.T", tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A),
+    ("a.T@b", tiled_gemm.CHUNKS_PER_THREAD)])
+def test_reading_the_rows_of_a_takes_more_chunks_per_thread(eight_cores, monkeypatch, form, per_thread):
+    """A chunk of columns reads all of A: in order where A's rows have unit stride (more,
+    smaller chunks: a busy core hands over more), across its rows where A is transposed."""
+    seen = []
+
+    def recording(*args, **kwargs):
+        fn, blocks = tiled_gemm.emit_tiled_gemm(*args, **kwargs)
+        seen.append(blocks)
+        return fn, blocks
+
+    monkeypatch.setattr(gemm, "emit_tiled_gemm", recording)
+    product, shapes = FORMS[form]
+    a, b = (np.ones(s, np.float32) for s in shapes(1024, 64, 1024))
+    compiled(product, a, b)
+    (blocks,) = seen  # a size-generic kernel's run-time count, or a static one
+    assert blocks.per_thread == per_thread
+
+
 def _counting_launch(per_thread: int, blocks: int):
     """A launch of a kernel that counts its calls (its chunks) into an i64, split into
     ``blocks`` positions with ``runtime.Split.per_thread``, compiled and loaded: a function of
