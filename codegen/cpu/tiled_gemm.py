@@ -45,7 +45,9 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   thread (``runtime.Split.per_thread``): every chunk reads the whole of the operand it does
   not cut, so one thread reads it once, and two threads take blocks from a counter, so a core
   busy elsewhere for a while hands its blocks to the other instead of holding up half the
-  product.
+  product. Where A's rows have unit stride (a cheap read in order for each chunk),
+  ``CHUNKS_PER_THREAD_ROWS_OF_A`` in place of ``CHUNKS_PER_THREAD``; the launch takes the
+  product's own count (``StaticBlocks``, ``RunTimeBlocks``).
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
