@@ -3,10 +3,11 @@
 NumPy, Numba and JAX, wall clock, with the host idle or one core kept half busy (the numbers
 of docs/performance.md's "Matrix products on two busy cores").
 
-    PYTHONPATH=. chrt -f 10 python tools/bench_gemm_threads.py [--per-thread 1,4] [--busy]
+    PYTHONPATH=. chrt -f 10 python tools/bench_gemm_threads.py [--per-thread default,2,4] [--busy]
         [--sizes 1024] [--forms a@b,a.T@b] [--peers numpy,numba,jax] [--repeat 9]
 
-Every implementation is called in turns, each timed call after a pause of ``--settle``
+``jc`` is jitcore as it is, ``jc/N`` with N chunks per thread for every product. Every
+implementation is called in turns, each timed call after a pause of ``--settle``
 seconds and one untimed call (another library's spinning threads park meanwhile); the
 medians are printed with GFLOP/s and each one's time over jitcore's (the first
 ``--per-thread``). ``--busy`` starts a process that spins ``--on`` ms and sleeps ``--off`` ms
@@ -54,8 +55,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="1024")
     parser.add_argument("--forms", default="a@b,a.T@b")
     parser.add_argument("--dtypes", default="float32,float64")
-    parser.add_argument("--per-thread", default=str(tiled_gemm.CHUNKS_PER_THREAD),
-                        help="tiled_gemm.CHUNKS_PER_THREAD of each jitcore variant (1: one chunk per core)")
+    parser.add_argument("--per-thread", default="default",
+                        help="chunks per thread of each jitcore variant: N sets tiled_gemm.CHUNKS_PER_THREAD "
+                             "and CHUNKS_PER_THREAD_ROWS_OF_A both (1: one chunk per core); "
+                             "'default': as they are")
     parser.add_argument("--peers", default="numpy,numba,jax")
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--settle", type=float, default=0.12)
@@ -88,13 +91,16 @@ def run(args, peers: list[str]) -> None:
             for dtype in args.dtypes.split(","):
                 a, b = (rng.standard_normal((n, n)).astype(dtype) for _ in range(2))
                 impls = {}
-                saved = tiled_gemm.CHUNKS_PER_THREAD
-                for per_thread in (int(x) for x in args.per_thread.split(",")):
-                    tiled_gemm.CHUNKS_PER_THREAD = per_thread
+                names = ("CHUNKS_PER_THREAD", "CHUNKS_PER_THREAD_ROWS_OF_A")
+                saved = [getattr(tiled_gemm, name) for name in names]
+                for per_thread in args.per_thread.split(","):
+                    for name, value in zip(names, saved):
+                        setattr(tiled_gemm, name, value if per_thread == "default" else int(per_thread))
                     jitted = jc.jit(fn, cache=False)
-                    jitted(a, b)  # compiled with this CHUNKS_PER_THREAD
-                    impls[f"jc/{per_thread}"] = (jitted, (a, b))
-                tiled_gemm.CHUNKS_PER_THREAD = saved
+                    jitted(a, b)  # compiled with these chunks per thread
+                    impls["jc" if per_thread == "default" else f"jc/{per_thread}"] = (jitted, (a, b))
+                for name, value in zip(names, saved):
+                    setattr(tiled_gemm, name, value)
                 if "numpy" in peers:
                     impls["numpy"] = (fn, (a, b))
                 if numba is not None:

@@ -139,7 +139,8 @@ class CpuBackend:
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
                 f"light={target.LIGHT_SPEED_LEVEL},{target.LIGHT_LOOP_VECTORIZATION},"
                 f"{target.LIGHT_CODEGEN_OPT} "
-                f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}")  # cores cap them
+                f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
+                f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
 
     def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -169,9 +170,9 @@ class CpuBackend:
             # the tiled GEMM's blocks (an int, or a size-generic kernel's run-time count): its
             # chunks may follow the thread count (``runtime.Split.per_thread``)
             tiled = isinstance(extent, (int, tiled_gemm.RunTimeBlocks))
-            per_thread = tiled_gemm.CHUNKS_PER_THREAD if tiled else 0
+            per_thread = getattr(extent, "per_thread", tiled_gemm.CHUNKS_PER_THREAD) if tiled else 0
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
-                extent = (extent,)
+                extent = (int(extent),)
             splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread))
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:

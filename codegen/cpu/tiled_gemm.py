@@ -23,11 +23,13 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   shape is chosen from the target's vector width and register count (``TileShape.for_target``),
   never fixed to one ISA: 512-bit AVX-512 and 256-bit AVX2 and 128-bit NEON/SSE all get the
   same code, narrower; a product with fewer columns than ``NR`` gets a tile of fewer vectors
-  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512),
+  and more rows (``narrow_tile``: 24 x 1 vector for an MLP's 16 float32 outputs on AVX-512,
+  ``h.T @ g``; 8 x 1 where A's rows are read in place, each row a stream: ``h @ w``),
   and the last panel of a product whose columns are not whole panels runs on a kernel of the
   same rows and as few vectors as it needs. The tile is then added into C: rows of all the
   tile's columns in a C with unit column stride as vectors (a last tile of fewer rows too),
-  edge tiles of columns (and other strides) element by element from a stack copy.
+  edge tiles of columns (and other strides) element by element from a stack copy. The first
+  block of k stores its sums without reading C.
 - **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
   is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
   multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
@@ -43,17 +45,23 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   thread (``runtime.Split.per_thread``): every chunk reads the whole of the operand it does
   not cut, so one thread reads it once, and two threads take blocks from a counter, so a core
   busy elsewhere for a while hands its blocks to the other instead of holding up half the
-  product.
+  product. Where A's rows have unit stride (a cheap read in order for each chunk),
+  ``CHUNKS_PER_THREAD_ROWS_OF_A`` in place of ``CHUNKS_PER_THREAD``; the launch takes the
+  product's own count (``StaticBlocks``, ``RunTimeBlocks``).
 - If a buffer cannot be allocated, the chunk runs a plain loop with the same blocked sum order.
 - **Epilogue.** A product with a fused epilogue (``codegen/gemm_epilogue.py``: ``tanh(x @ w +
   b)`` as one kernel) writes its sums into the epilogue's result, and once the last block of k
-  is added to a row block's panel of ``mc x NR`` values (at most 48 KiB: still in L1 or L2),
-  the epilogue's body runs over it in place, its columns innermost (vectorized by LLVM), so the
-  product is never written to memory whole and read back. Per tile it measured slower than
-  the unfused kernels (1 ms more per 10000x256x256 float32 product, one thread): each reload
-  of a vector just stored across two cache lines (NumPy's 32-byte-aligned outputs) waits for
-  the store; a panel later, the stores have retired. The sums are those of the unfused
-  product, and the epilogue's body the unfused kernel's, so the bits are the same.
+  is added to a row block's ``mc x nc`` values (every panel of the block: at most 192 x 1024,
+  in L2), the epilogue's body runs over it in place, its columns innermost (vectorized by
+  LLVM), so the product is never written to memory whole and read back. Per tile it measured
+  slower than the unfused kernels (1 ms more per 10000x256x256 float32 product, one thread):
+  each reload of a vector just stored across two cache lines (NumPy's 32-byte-aligned
+  outputs) waits for the store. Per panel of ``NR`` columns the epilogue's other operands were
+  read a few cache lines per row at a time, a row's stride apart (rows of 1 or 2 KiB share a
+  few cache sets): ``(g @ w.T) * (1 - h * h)`` of 10000x16x256 took 1.4x (float32) and 2.5x
+  (float64) the time it takes per block, whose rows are whole (docs/performance.md, "The MLP
+  step's products"). The sums are those of the unfused product, and the epilogue's body the
+  unfused kernel's, so the bits are the same.
 
 Block sizes (``KC_BYTES``, ``MC_ROWS``, ``NC_COLS``) were chosen by measurement on the
 development machine (below, and docs/performance.md, "Tiled matmul"): the packed A block stays
@@ -116,6 +124,19 @@ MIN_CHUNK_SIDE = 128
 # 10.8 in 4 or 8. 8 chunks (4 a thread) cost a.T@b float32 5-11% on an idle host where 4 cost
 # 0-4% (docs/performance.md, "Matrix products on two busy cores").
 CHUNKS_PER_THREAD = 2
+# ... and where A's rows have unit stride (a@b, a@b.T: each chunk reads A again in order, a
+# cheap read): 1024^2 on two threads with the last core half busy, 4 a thread against 2: 0.95-
+# 0.97x the time (float32), 0.92-0.97x (float64); idle 0.97-1.01x (docs/performance.md, "The
+# MLP step's products").
+CHUNKS_PER_THREAD_ROWS_OF_A = 4
+# The most rows of A a narrow tile reads in place along their unit stride (``narrow_tile``):
+# each is a stream of its own, and rows of a power-of-two size share few cache sets. Zen 4, one
+# thread, float32, h @ w of 10000x256x16: 1.88 ms with 24 rows, 1.31 with 12, 1.01 with 8;
+# 10000x1024x16: 12.9, 4.9, 4.5 ms (docs/performance.md, "The MLP step's products"). A
+# transposed A (its tile's rows one line) keeps the full tile: 256x10000x16 took 1.3 ms with
+# 24 rows, 1.5 with 8; so do tiles of two vectors (float64 10000x256x16: 2.2 ms with 12 rows,
+# 2.6 with 8; float32 10000x256x32 even).
+NARROW_STREAMS = 8
 ALIGN = 64  # bytes: the packed buffers' alignment (a cache line, and any vector's size)
 PANEL_GAP = 64  # bytes between packed panels (``_Gemm.panel``)
 READ_A_IN_PLACE = True  # False: always pack A (tests reach the packing paths with it)
@@ -149,14 +170,17 @@ class TileShape:
         return TileShape(6, 4, lanes) if registers >= 32 else TileShape(6, 2, lanes)
 
 
-def narrow_tile(tile: TileShape, cols: int) -> TileShape:
+def narrow_tile(tile: TileShape, cols: int, row_streams: bool = False) -> TileShape:
     """The tile for a product of ``cols`` columns, fewer than ``tile.nr``: as many vectors
     across as the columns need, and as many rows as keep the accumulator count (an MLP's 16
-    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted)."""
+    outputs in float32 on AVX-512: 24 rows of one vector, no column of the tile wasted). A
+    tile of one vector whose A has rows of unit stride (``row_streams``: the single panel
+    reads them in place, a stream each) has at most ``NARROW_STREAMS`` rows."""
     nv = max(1, -(-cols // tile.lanes))
     if nv >= tile.nv:
         return tile
-    return TileShape(tile.mr * tile.nv // nv, nv, tile.lanes)
+    rows = tile.mr * tile.nv // nv
+    return TileShape(min(rows, NARROW_STREAMS) if row_streams and nv == 1 else rows, nv, tile.lanes)
 
 
 def host_vector_registers() -> tuple[int, int]:
@@ -193,7 +217,8 @@ class Blocking:
     split_blocks: int
 
     @staticmethod
-    def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
+    def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int,
+               per_thread: int = CHUNKS_PER_THREAD) -> Blocking:
         kc = min(depth, kc_values())
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
@@ -204,7 +229,7 @@ class Blocking:
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
         if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, _blocks(side))
+            chunks = max(1, _blocks(side, per_thread))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
@@ -220,7 +245,7 @@ class Blocking:
 
 
 def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
-               tile: TileShape) -> tuple[ll.Value, ll.Value, ll.Value]:
+               tile: TileShape, per_thread: int = CHUNKS_PER_THREAD) -> tuple[ll.Value, ll.Value, ll.Value]:
     """``Blocking.choose``'s cut of a product of a run-time number of ``rows``, as values:
     whether its chunks are of rows, the rows (or columns) of each and the chunk count."""
     def const(x: int) -> ll.Constant:
@@ -231,8 +256,8 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     split_rows = b.icmp_signed(">", row_chunks, const(_chunks(cols)))
     side = b.select(split_rows, rows, const(cols))
     unit = b.select(split_rows, const(tile.mr), const(tile.nr))
-    chunks = b.select(split_rows, _min(b, const(split_chunks() * CHUNKS_PER_THREAD), row_sides),
-                      const(_blocks(cols)))
+    chunks = b.select(split_rows, _min(b, const(split_chunks() * per_thread), row_sides),
+                      const(_blocks(cols, per_thread)))
     chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
     small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
     chunks = b.select(small, const(1), chunks)
@@ -261,13 +286,26 @@ class _RowsOnly(Sizes):
 
 class RunTimeBlocks(full_reduction.RunTimeCount):
     """The block count of a size-generic tiled product, as the entry computes it for the launch
-    (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does."""
+    (``emit(b, sizes)``): ``emit_split``'s, from the run-time row count, as the kernel does;
+    ``per_thread``: the chunks per thread its launch takes (``runtime.Split.per_thread``)."""
 
-    def __init__(self, rows: int, cols: int, depth: int, tile: TileShape):
-        self.rows, self.cols, self.depth, self.tile = rows, cols, depth, tile
+    def __init__(self, rows: int, cols: int, depth: int, tile: TileShape, per_thread: int):
+        self.rows, self.cols, self.depth, self.tile, self.per_thread = rows, cols, depth, tile, per_thread
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
-        return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile)[2]
+        return emit_split(b, sizes.extent(self.rows), self.cols, self.depth, self.tile, self.per_thread)[2]
+
+
+class StaticBlocks(int):
+    """The block count of a tiled product of static sizes, with the chunks per thread its
+    launch takes (``runtime.Split.per_thread``)."""
+
+    per_thread: int
+
+    def __new__(cls, count: int, per_thread: int) -> StaticBlocks:
+        self = super().__new__(cls, count)
+        self.per_thread = per_thread
+        return self
 
 
 def kc_values() -> int:
@@ -286,9 +324,9 @@ def _chunks(side: int) -> int:
     return min(split_chunks(), side // MIN_CHUNK_SIDE)
 
 
-def _blocks(side: int) -> int:
-    """Blocks a side of ``side`` is cut into: ``CHUNKS_PER_THREAD`` per core it is cut for."""
-    return min(split_chunks() * CHUNKS_PER_THREAD, side // MIN_CHUNK_SIDE)
+def _blocks(side: int, per_thread: int = CHUNKS_PER_THREAD) -> int:
+    """Blocks a side of ``side`` is cut into: ``per_thread`` per core it is cut for."""
+    return min(split_chunks() * per_thread, side // MIN_CHUNK_SIDE)
 
 
 def _round_up(x: int, unit: int) -> int:
@@ -341,13 +379,15 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         m, n, left, right = n, m, right, left
     # Too few columns to fill a tile's vectors (an MLP's 16 outputs): a narrower tile of more
     # rows, whose single column panel reads A where it lies (``_Gemm.direct_a``).
-    tile = narrow_tile(tile, c.domain[n])
+    rows_of_a = op.indexing_maps[left].exprs[-1].dim == k  # A's rows have unit stride
+    tile = narrow_tile(tile, c.domain[n], rows_of_a)
+    per_thread = CHUNKS_PER_THREAD_ROWS_OF_A if rows_of_a else CHUNKS_PER_THREAD
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     sizes = _RowsOnly(symbols, rows)
     generic = rows in sizes.symbols
     itemsize = c.element.bitwidth // 8
     blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize) if generic
-                else Blocking.choose(rows, cols, depth, tile, itemsize))
+                else Blocking.choose(rows, cols, depth, tile, itemsize, per_thread))
     shaped = [*(launched or op).operands, *(launched or op).results]
     fn, operands, _, (lo, hi) = kernel_function(module, name, shaped, strided, split=True,
                                                 sizes=sizes if generic else None)
@@ -363,12 +403,12 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     if fused is not None:
         # the epilogue reads the sum from the result it then overwrites
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
-                           tile.nr, fastmath)
+                           blocking.nc, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
     if generic:
-        gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, lo, hi), depth)
+        gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, per_thread, lo, hi), depth)
         b.ret_void()
-        return fn, RunTimeBlocks(rows, cols, depth, tile)
+        return fn, RunTimeBlocks(rows, cols, depth, tile, per_thread)
     first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (lo, hi))
     side = rows if blocking.split_rows else cols
     last = _min(b, last, ll.Constant(I64, side))
@@ -378,14 +418,14 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     else:
         gemm.run(whole, (first, last), depth)
     b.ret_void()
-    return fn, blocking.split_blocks
+    return fn, StaticBlocks(blocking.split_blocks, per_thread)
 
 
 def _chunk_ranges(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int, tile: TileShape,
-                  lo: ll.Value, hi: ll.Value) -> tuple[tuple, tuple]:
+                  per_thread: int, lo: ll.Value, hi: ll.Value) -> tuple[tuple, tuple]:
     """The rows and columns of blocks ``[lo, hi)`` of a product of run-time ``rows``: a range
     of the side its chunks cut (``emit_split``), all of the other."""
-    split_rows, size, _ = emit_split(b, rows, cols, depth, tile)
+    split_rows, size, _ = emit_split(b, rows, cols, depth, tile, per_thread)
     zero, all_cols = ll.Constant(I64, 0), ll.Constant(I64, cols)
     first, last = b.mul(lo, size), b.mul(hi, size)
     last = _min(b, last, b.select(split_rows, rows, all_cols))
@@ -399,7 +439,8 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
     """``finish(row, col, rows, cols)``: the epilogue kernel's body at each point of the
     ``rows x cols`` piece of C at (``row``, ``col``) (the product's own rows and columns: dims
     ``m`` and ``n``), each result stored over the sum it read. Columns innermost: C's unit
-    stride, if it has one (``emit_tiled_gemm`` computes C^T where its rows have it)."""
+    stride, if it has one (``emit_tiled_gemm`` computes C^T where its rows have it); ``nr``:
+    the columns of a whole block."""
     body = KernelBody(b, epilogue, operands, list(epilogue.indexing_maps),
                       scalar.Precision(fastmath=fastmath))
     zero = ll.Constant(I64, 0)
@@ -413,7 +454,7 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
         def nest(width):
             _for(b, zero, rows, 1, lambda i: _for(b, zero, width, 1, lambda j: point(i, j)))
 
-        # A whole panel's rows are ``nr`` wide, a constant: whole vectors, no remainder loop
+        # A whole block's rows are ``nr`` wide, a constant: whole vectors, no remainder loop
         # (a 16-column panel ran its rows as scalars, LLVM's vector loop being 64 wide).
         with b.if_else(b.icmp_signed("==", cols, ll.Constant(I64, nr))) as (whole, edge):
             with whole:
@@ -457,7 +498,7 @@ class _Gemm:
     def __init__(self, b: ll.IRBuilder, element: ll.Type, tile: TileShape, blocking: Blocking,
                  a, bb, cc, finish=None, edge_cols: int = 0):
         self.b, self.element, self.tile, self.blocking = b, element, tile, blocking
-        self.finish = finish  # the fused epilogue on a finished panel (``_epilogue``), or None
+        self.finish = finish  # the fused epilogue on a finished row block (``_epilogue``), or None
         self.itemsize = 4 if isinstance(element, ll.FloatType) else 8
         self.a, (self.sa_m, self.sa_k) = a[0], a[1]
         self.bm, (self.sb_k, self.sb_n) = bb[0], bb[1]
@@ -534,39 +575,36 @@ class _Gemm:
                     with b.if_then(b.not_(self.direct_a)):
                         self.pack_a(pack_a, ic, mc, pc, kc)
 
-                    def tile_column(jr):
+                    def one_tile(ir, jr):
+                        rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
                         cols = _min(b, self.const(tile.nr), b.sub(nc, jr))
-
-                        def tile_row(ir):
-                            rows = _min(b, self.const(tile.mr), b.sub(mc, ir))
-                            at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
-                            # A in place (its strides per k and per row), or the packed
-                            # panel (MR values per k, one per row)
-                            row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
-                            packed = self.at(pack_a, self.panel(ir, kc, tile.mr))
-                            direct = self.direct_a
-                            a_panel = (b.select(direct, self.at(self.a, row), packed),
-                                       b.select(direct, self.sa_k, self.const(tile.mr)),
-                                       b.select(direct, self.sa_m, self.const(1)))
-                            b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
-                            args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
-                                    rows, cols, first]
-                            if self.edge_micro is None:
+                        at = b.add(b.mul(b.add(ic, ir), self.sc_m), b.mul(b.add(jc, jr), self.sc_n))
+                        # A in place (its strides per k and per row), or the packed
+                        # panel (MR values per k, one per row)
+                        row = b.add(b.mul(b.add(ic, ir), self.sa_m), b.mul(pc, self.sa_k))
+                        packed = self.at(pack_a, self.panel(ir, kc, tile.mr))
+                        direct = self.direct_a
+                        a_panel = (b.select(direct, self.at(self.a, row), packed),
+                                   b.select(direct, self.sa_k, self.const(tile.mr)),
+                                   b.select(direct, self.sa_m, self.const(1)))
+                        b_panel = self.at(pack_b, self.panel(jr, kc, tile.nr))
+                        args = [kc, *a_panel, b_panel, self.at(self.c, at), self.sc_m, self.sc_n,
+                                rows, cols, first]
+                        if self.edge_micro is None:
+                            b.call(self.micro, args)
+                            return
+                        short = b.icmp_signed("<", cols, self.const(tile.nr))
+                        with b.if_else(short, likely=False) as (edge, whole):
+                            with edge:
+                                b.call(self.edge_micro, args)
+                            with whole:
                                 b.call(self.micro, args)
-                                return
-                            short = b.icmp_signed("<", cols, self.const(tile.nr))
-                            with b.if_else(short, likely=False) as (edge, whole):
-                                with edge:
-                                    b.call(self.edge_micro, args)
-                                with whole:
-                                    b.call(self.micro, args)
 
-                        _for(b, self.const(0), mc, tile.mr, tile_row)
-                        if self.finish is not None:  # the panel's last block of k: in cache
-                            with b.if_then(last_block):
-                                self.finish(ic, b.add(jc, jr), mc, cols)
-
-                    _for(b, self.const(0), nc, tile.nr, tile_column)
+                    _for(b, self.const(0), nc, tile.nr,
+                         lambda jr: _for(b, self.const(0), mc, tile.mr, lambda ir: one_tile(ir, jr)))
+                    if self.finish is not None:  # the block's last block of k: in L2
+                        with b.if_then(last_block):
+                            self.finish(ic, jc, mc, nc)
 
                 _for(b, row0, row1, bl.mc, row_block)
 
@@ -854,13 +892,21 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
         with vectors:
             for i in range(tile.mr):
                 def store_row(i=i):
+                    # The first block of k stores without reading C: a load of C there (a
+                    # select) waited for lines about to be overwritten, a miss per line of a
+                    # large C on every product of a single block of k.
                     c_row = b.gep(pc, [b.mul(ll.Constant(I64, i), sc_m)], source_etype=element)
-                    for j in range(tile.nv):
-                        at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
-                        old = b.load(at, typ=vec)
-                        old.align = bits // 8
-                        new = b.select(first, accs[i][j], b.fadd(old, accs[i][j]))
-                        b.store(new, at).align = bits // 8
+                    with b.if_else(first) as (store, add):
+                        with store:
+                            for j in range(tile.nv):
+                                at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                                b.store(accs[i][j], at).align = bits // 8
+                        with add:
+                            for j in range(tile.nv):
+                                at = b.gep(c_row, [ll.Constant(I64, j)], source_etype=vec)
+                                old = b.load(at, typ=vec)
+                                old.align = bits // 8
+                                b.store(b.fadd(old, accs[i][j]), at).align = bits // 8
                 if i == 0:
                     store_row()  # a tile has at least one row
                 else:

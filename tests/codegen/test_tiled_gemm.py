@@ -223,6 +223,10 @@ def _where_finite(finite, product, x, y):
 
 def test_a_narrow_tile_keeps_the_accumulators_and_covers_the_columns():
     assert narrow_tile(TileShape(6, 4, 16), 16) == TileShape(24, 1, 16)  # an MLP's 16 outputs
+    # ... of a product whose A is read in place along its rows: a stream per row, fewer rows
+    streams = tiled_gemm.NARROW_STREAMS
+    assert narrow_tile(TileShape(6, 4, 16), 16, row_streams=True) == TileShape(streams, 1, 16)
+    assert narrow_tile(TileShape(6, 4, 8), 16, row_streams=True) == TileShape(12, 2, 8)
     assert narrow_tile(TileShape(6, 4, 8), 20) == TileShape(8, 3, 8)
     assert narrow_tile(TileShape(6, 2, 8), 3) == TileShape(12, 1, 8)
     assert narrow_tile(TileShape(6, 4, 16), 64) == TileShape(6, 4, 16)  # wide enough already
@@ -273,6 +277,27 @@ def test_a_product_is_cut_for_at_most_the_host_s_cores(monkeypatch, cores):
     tall = Blocking.choose(10000, 256, 256, tile, 4)  # rows, where they cut for more cores
     assert tall.split_rows == (cut_for > 2)
     assert tall.split_blocks == (cut_for * per_core if cut_for > 2 else 2)
+
+
+@pytest.mark.parametrize("form, per_thread", [
+    ("a@b", tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A), ("a@b.T", tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A),
+    ("a.T@b", tiled_gemm.CHUNKS_PER_THREAD)])
+def test_reading_the_rows_of_a_takes_more_chunks_per_thread(eight_cores, monkeypatch, form, per_thread):
+    """A chunk of columns reads all of A: in order where A's rows have unit stride (more,
+    smaller chunks: a busy core hands over more), across its rows where A is transposed."""
+    seen = []
+
+    def recording(*args, **kwargs):
+        fn, blocks = tiled_gemm.emit_tiled_gemm(*args, **kwargs)
+        seen.append(blocks)
+        return fn, blocks
+
+    monkeypatch.setattr(gemm, "emit_tiled_gemm", recording)
+    product, shapes = FORMS[form]
+    a, b = (np.ones(s, np.float32) for s in shapes(1024, 64, 1024))
+    compiled(product, a, b)
+    (blocks,) = seen  # a size-generic kernel's run-time count, or a static one
+    assert blocks.per_thread == per_thread
 
 
 def _counting_launch(per_thread: int, blocks: int):
