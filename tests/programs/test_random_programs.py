@@ -192,7 +192,8 @@ def test_pinned_ties_follow_jitcore_on_every_host():
 
 def _program(source: str, *inputs: np.ndarray, raises: bool = False) -> Program:
     """A hand-written program in the generator's form: statements, then ``return (...)``."""
-    lines = [line.strip() for line in source.strip().splitlines()]
+    # one space of indentation is the string's own; more is a block's (if, for, while)
+    lines = [re.sub(r"^ (?=\S)", "", line.rstrip()) for line in source.strip().splitlines()]
     returned = re.fullmatch(r"return \((.*)\)", lines[-1]).group(1)
     returns = [r.strip() for r in returned.split(",") if r.strip()]
     ins = [Input(name, np.asarray(v), "C", None) for name, v in zip("abc", inputs)]
