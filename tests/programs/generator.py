@@ -35,8 +35,18 @@ indices out of range, in-place casts NumPy refuses, Python ints out of a dtype's
 first one NumPy rejects ends the program, and jitcore must reject it too.
 
 A known jitcore bug is left out where it would be drawn, with the name of the strict xfail in
-test_random_programs.py that records it. Control flow is not generated yet: jitcore does not
-trace it.
+test_random_programs.py that records it.
+
+Besides elementwise ops, reductions, views and writes, a statement may be a join (concatenate,
+stack), a product (matmul, dot, inner, outer; a float result plus 0.0, since the sign of a zero
+sum depends on the order of its terms), a sort or stable argsort (in place too), a gather (index
+lists, take, an index array the program computed, a masked selection reduced at once), a
+scatter (``x[mask] op= scalar``, ``x[[i, j, i]] op= y``), or Python control flow that jitcore's
+autograph converts: ``if``/``else`` on a data-dependent condition, ``for`` over a static or
+data-dependent range (with ``break``, the loop index in the body), ``while`` with a counter and
+a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``).
+A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
+loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
 
 from __future__ import annotations
@@ -86,7 +96,8 @@ OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "
              "less_equal": "<=", "greater": ">", "greater_equal": ">="}
 INPLACE = ("add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "bitwise_and",
            "bitwise_or", "bitwise_xor")
-REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "cumprod")
+REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "cumprod",
+              "var", "std")
 CONSTANTS = (0, 1, 2, 3, -1, 7, 0.5, -1.5, 2.0, -0.0, "np.inf", "np.nan")
 BAD_CONSTANTS = (300, -1, 70000, 2**40)  # out of range of some integer dtype: NumPy 2 raises
 
@@ -432,9 +443,15 @@ class _Builder:
                                                    unique=True))))
             self.features.add("tuple-axis")
         args = "" if axis is None else f", axis={axis}"
-        if fn not in ("cumsum", "cumprod") and self.chance(0.3):
+        if fn not in ("cumsum", "cumprod", "var", "std") and self.chance(0.3):
             args += ", keepdims=True"
             self.features.add("keepdims")
+        if fn in ("sum", "prod", "cumsum", "cumprod") and self.chance(0.15):  # the accumulator's
+            acc = self.choose([d for d in DTYPES[1:] if np.can_cast(v.dtype, d, "same_kind")])
+            args += f", dtype=np.{np.dtype(acc).name}"
+            self.features.add("reduce-dtype")
+        if fn in ("var", "std") and self.chance(0.5):
+            args += f", ddof={self.choose((0, 1))}"
         if fn in ("sum", "prod", "mean", "any", "all", "cumsum") and self.chance(0.4):
             text = f"{x}.{fn}({args[2:]})"
         else:
@@ -453,6 +470,8 @@ class _Builder:
         bx = self.meta[x].bound
         if fn in ("max", "min"):
             prec, bound = px, bx
+        elif fn in ("var", "std"):  # rounded in an order of jitcore's own
+            prec, bound = FREE, None
         elif fn in ("any", "all", "argmax", "argmin"):
             prec, bound = (0 if px == 0 else FREE), None
         else:
@@ -474,7 +493,8 @@ class _Builder:
         if x is None:
             return
         v = self.ns[x]
-        kind = self.choose(("slice", "slice", "slice", "transpose", "newaxis", "swapaxes", "reshape", "flip"))
+        kind = self.choose(("slice", "slice", "slice", "transpose", "newaxis", "swapaxes", "reshape", "flip",
+                            "broadcast_to"))
         feats = [kind]
         if kind == "slice":
             key = []
@@ -517,6 +537,9 @@ class _Builder:
                     "squeeze": f"np.squeeze({x})"}[form]
         elif kind == "flip":
             text = f"np.flip({x}, {self.draw(st.integers(0, v.ndim - 1))})"
+        elif kind == "broadcast_to":  # a read-only view with stride 0 on the new and unit dims
+            shape = [self.choose((n, 3)) if n == 1 else n for n in v.shape]
+            text = f"np.broadcast_to({x}, {tuple([self.choose((1, 2, 3))] + shape)})"
         else:
             shape = list(v.shape)
             if self.chance(0.5):  # unit dims only: always a view
@@ -774,8 +797,11 @@ class _Builder:
             idx = self.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=4))
             key, pk = str(idx), 0
             feats, target_shape = ["fancy-write"], (len(idx),) + v.shape[1:]
-        y = self.pick(lambda w: _broadcasts_into(np.shape(w), target_shape))
-        ty, py, by = self.operand(y)
+        # a mask's selection has a shape that depends on the data: only a scalar value is drawn
+        # for it (NumPy also takes an array of the selection's size; jitcore refuses that)
+        fits = (lambda w: np.ndim(w) == 0) if feats == ["mask-write"] else \
+            (lambda w: _broadcasts_into(np.shape(w), target_shape))
+        ty, py, by = self.operand(self.pick(fits))
         if self._dtype_of(ty).kind == "f" and v.dtype.kind in "biu":
             return  # float to int in an assignment: NaN and out-of-range values are undefined
         fn = self.choose(("=",) * 3 + INPLACE)
@@ -806,11 +832,12 @@ class _Builder:
                 "count": f"np.count_nonzero({z}) > {self.choose((0, 1, 3))}", "scalar": least}[form]
         return text, self.meta[z].prec
 
-    def _step(self, value, name):
+    def _step(self, value, name, index=False):
         """An update of ``name`` (holding ``value``) that keeps its type, dtype and shape, with
-        the names it reads; None if the draw gives none."""
+        the names it reads; None if the draw gives none. ``index``: a for loop's ``i`` is in scope."""
         shape = np.shape(value)
-        template = self.choose(self.STEPS)
+        template = self.choose(self.STEPS if index else tuple(t for t in self.STEPS if "i}" not in t
+                                                                and "+ i" not in t))
         y = self.pick(lambda w: _broadcasts_into(np.shape(w), shape))
         c = repr(self.choose((1, 2, -1, 3, 0.5, -0.0)))
         text = template.format(u=name, y=y, c=c)
@@ -825,11 +852,12 @@ class _Builder:
         v = self.ns[x]
         name = self.new_name()
         init = f"{x}.copy()" if isinstance(v, np.ndarray) else x
-        first = self._step(v, name) or self._step(v, name)  # a second try: most steps keep the type
+        kind = self.choose(("if", "if-else", "for", "for", "while", "recurrence"))
+        # a second try: most steps keep the type
+        first = self._step(v, name, kind == "for") or self._step(v, name, kind == "for")
         if first is None:
             return
         reads = [x] + first[1]
-        kind = self.choose(("if", "if-else", "for", "for", "while", "recurrence"))
         feats = [kind.split("-")[0]]
         if kind in ("if", "if-else"):
             cond, pc = self._predicate()
@@ -840,8 +868,6 @@ class _Builder:
                     return
                 text += f"\nelse:\n    {name} = {other[0]}"
                 reads += other[1]
-            if "+ i" in text:
-                return  # no loop index here
         elif kind == "for":
             trips = self.choose(("0", "1", "3", "traced", "len"))
             if trips == "traced":  # a trip count computed from the data
@@ -882,6 +908,26 @@ class _Builder:
         exact = pc == 0 and all(self.meta[r].prec == 0 for r in reads)
         self.result(name, 0 if exact else FREE, None)
 
+    def shuffle(self):
+        """np.roll, repeat, tile, diff: the elements moved (or subtracted) along an axis."""
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
+        k = self.choose((1, 2, -1, 3))
+        fn = self.choose(("roll", "repeat", "tile", "diff"))
+        text = {"roll": f"np.roll({x}, {k}, axis={axis})", "repeat": f"np.repeat({x}, {abs(k)}, axis={axis})",
+                "tile": f"np.tile({x}, {abs(k)})", "diff": f"np.diff({x}, axis={axis})"}[fn]
+        name = self.new_name()
+        if not self.run(f"{name} = {text}", ["shuffle"]):
+            return
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        if fn == "diff":
+            self.result(name, 0 if px == 0 else FREE, None if bx is None else 2 * bx)
+        else:
+            self.result(name, px, bx)
+
     def shared(self, v) -> bool:
         """Does ``v`` share memory with another variable?"""
         others = [self.ns[n] for n in self.meta]
@@ -900,7 +946,7 @@ class _Builder:
 
     STATEMENTS = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
                   "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias",
-                  "join", "matmul", "sort", "gather", "scatter", "control", "control")
+                  "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
