@@ -944,8 +944,9 @@ class _Builder:
             return
         self.meta[name] = _Var(self.meta[x].prec, self.meta[x].bound)
 
-    STATEMENTS = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
-                  "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias",
+    ELEMENTARY = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
+                  "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias")
+    STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle")
 
     def build(self):
@@ -953,22 +954,23 @@ class _Builder:
         mark before it) is one hypothesis draw, so that the shrinker can delete it whole, as it
         deletes an element of a list."""
         for i in range(self.max_statements):
-            # Stop at 2 or 9 (hypothesis favours 0 and the bounds): about 8 statements on average.
-            if i and self.draw(st.integers(0, 15)) in (2, 9):
-                break
-            self.draw(_statement(self))
-            if self.raises:
+            if self.draw(_statement(self, i > 0)) or self.raises:
                 break
 
 
 @st.composite
-def _statement(draw, builder: _Builder):
-    """One statement of ``builder``'s program, all its choices in one hypothesis draw."""
+def _statement(draw, builder: _Builder, marked: bool):
+    """One statement of ``builder``'s program, all its choices (and, if ``marked``, the stop mark
+    before it) in one hypothesis draw. True: the mark says stop, and there is no statement."""
+    # Stop at 2 or 9 (hypothesis favours 0 and the bounds): about 8 statements on average.
+    if marked and draw(st.integers(0, 15)) in (2, 9):
+        return True
     outer, builder.draw = builder.draw, draw
     try:
         getattr(builder, builder.choose(builder.STATEMENTS))()
     finally:
         builder.draw = outer
+    return False
 
 
 def _broadcasts(a, b) -> bool:
@@ -1040,9 +1042,11 @@ def inputs(draw, name: str, shape: tuple[int, ...]):
 
 
 @st.composite
-def programs(draw, max_statements: int = 8, errors: bool = True) -> Program:
+def programs(draw, max_statements: int = 8, errors: bool = True, statements=None) -> Program:
     """A random valid program, or (a sixth of the time, with ``errors``, when a statement drawn
-    loosely is one NumPy rejects) one whose last statement NumPy rejects."""
+    loosely is one NumPy rejects) one whose last statement NumPy rejects. ``statements``: the
+    kinds of statement drawn (``_Builder.STATEMENTS``, or ``ELEMENTARY``: no joins, products,
+    sorts, gathers, scatters or control flow)."""
     # sampled_from draws (and shrinks towards) its first element most: rank 2, inputs of full rank.
     rank = draw(st.sampled_from((2, 1, 3, 0)))
     full = tuple(draw(st.sampled_from(DIMS)) for _ in range(rank))
@@ -1054,6 +1058,8 @@ def programs(draw, max_statements: int = 8, errors: bool = True) -> Program:
         shape = tuple(1 if draw(st.integers(0, 3)) == 0 else d for d in full[rank - r:])
         ins.append(draw(inputs(name, shape)))
     b = _Builder(draw, max_statements, errors=errors and draw(st.integers(0, 5)) == 5)
+    if statements is not None:
+        b.STATEMENTS = statements
     for i in ins:
         arr = i.make()
         b.ns[i.name] = arr
