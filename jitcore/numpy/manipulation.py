@@ -316,7 +316,7 @@ def roll(a, shift, axis=None):
         s %= n
         head, tail = split(out, [n - s], axis=ax)
         out = prims.concatenate([tail, head], ax)
-    return out
+    return fresh(out) if out is a else out  # no shift still makes a new array, as NumPy's roll
 
 
 @implements(np.diff)

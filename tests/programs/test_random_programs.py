@@ -261,6 +261,11 @@ def test_float_power_one_half_is_a_square_root():
     check(_program("v = a ** 0.5\n return (v,)", np.array(-np.inf, np.float16)))
 
 
+@pytest.mark.parametrize("roll", ["np.roll(a, 1, axis=0)", "np.roll(a, 2, axis=1)", "np.roll(a, 0)"])
+def test_a_roll_that_moves_nothing_is_a_new_array(roll):
+    check(_program(f"v = {roll}\n a[0, 0] = 9\n return (v,)", np.array([[1.0, 2.0]])))
+
+
 def test_broadcast_to_is_a_view_that_sees_later_writes():
     check(_program("v = np.broadcast_to(a, (2, 3))\n a[0] = -0.0\n return (v,)",
                    np.array([np.inf, 1.0, 2.0])))
