@@ -713,3 +713,11 @@ def test_a_function_made_by_exec_converts_when_linecache_has_its_source():
     scope = {}
     exec(compile(source, name, "exec"), scope)
     np.testing.assert_array_equal(jc.jit(scope["f"])(np.array([-1.0, -2.0])), [1.0, 2.0])
+
+
+def test_control_flow_in_a_function_without_source_says_why_it_was_not_converted():
+    scope = {}
+    source = "def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+    exec(compile(source, "<string>", "exec"), scope)
+    with pytest.raises(jc.ConcretizationError, match="source jitcore cannot read"):
+        jc.jit(scope["f"])(np.array([1.0]))
