@@ -437,7 +437,22 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
         "Python control flow, shapes and axes cannot depend on them.\n"
         + _static_hint(tracer)
+        + _no_source_hint(frame)
     )
+
+
+def _no_source_hint(frame) -> str:
+    """Code with no source to read ("<string>", "<stdin>") is not converted by autograph, so
+    its if, while and for on traced values come here: say so."""
+    if frame is None or line_known(frame) or not frame.f_code.co_filename.startswith("<"):
+        return ""
+    return (f"\n{frame.f_code.co_name}() comes from {frame.f_code.co_filename}, whose source jitcore "
+            "cannot read, so its if, while and for were not converted to traced control flow: "
+            "define it in a file, or put its source lines in linecache before jit sees it.")
+
+
+def line_known(frame) -> bool:
+    return bool(linecache.getline(frame.f_code.co_filename, frame.f_lineno))
 
 
 def _static_hint(tracer: Tracer) -> str:

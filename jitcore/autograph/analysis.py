@@ -183,7 +183,7 @@ class Liveness:
     def __init__(self, fn: ast.FunctionDef):
         self.always = captured(fn) | {"__ag_retval", "__ag_do_return"}  # read by locals()
         self.live_out: dict[int, set[str]] = {}
-        self.live_in: dict[int, set[str]] = {}  # of loops: live at the head of the loop
+        self.live_in: dict[int, set[str]] = {}  # of loops: at the head; of ifs: at a branch's start
         self.block(fn.body, set())
 
     def block(self, stmts, live: set[str]) -> set[str]:
@@ -195,7 +195,9 @@ class Liveness:
         live = set(live) | self.always
         if isinstance(s, ast.If):
             self.live_out[id(s)] = live
-            return loaded(s.test) | self.block(s.body, live) | self.block(s.orelse, live)
+            branches = self.block(s.body, live) | self.block(s.orelse, live)
+            self.live_in[id(s)] = branches  # of an if: live at the start of either branch
+            return loaded(s.test) | branches
         if isinstance(s, (ast.For, ast.While)):
             self.live_out[id(s)] = live
             after = self.block(s.orelse, live)

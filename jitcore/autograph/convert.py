@@ -5,8 +5,8 @@ function with the same globals, closure values and defaults.
 The compiled code is cached per code object; the function itself is rebuilt on each call of
 ``converted`` from the current closure values (cheap, and it happens only while tracing).
 A partial converts its function, a callable object its class's ``__call__``. Functions
-without source (builtins, C functions, code typed at a prompt), functions of jitcore, NumPy and
-installed libraries, and generators run unconverted.
+without source (builtins, C functions, code typed at a prompt and not in ``linecache``),
+functions of jitcore, NumPy and installed libraries, and generators run unconverted.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import ast
 import contextvars
 import functools
 import inspect
+import linecache
 import marshal
 import os
 import sysconfig
@@ -56,7 +57,11 @@ def _convertible(fun) -> bool:
     if not isinstance(fun, types.FunctionType) or code is None:
         return False
     filename = code.co_filename
-    if filename.startswith("<") or not is_user_file(filename):
+    # "<stdin>", "<string>": no source, unless its lines are in linecache (IPython's cells,
+    # code made with exec whose maker put them there)
+    if filename.startswith("<") and not linecache.getlines(filename):
+        return False
+    if not is_user_file(filename):
         return False
     return not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
 

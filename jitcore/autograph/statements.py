@@ -89,7 +89,7 @@ def _cannot_carry(name, value, what, line):
         "dicts) can change there")
 
 
-def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined):
+def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=()):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
@@ -97,7 +97,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     filled = None  # the result variable, defined by one branch only (the other has returned)
     for i, (name, value) in enumerate(zip(names, init)):
         if isinstance(value, Undefined):
-            if name in then_defined and name in else_defined:
+            if name in dead or (name in then_defined and name in else_defined):
                 continue
             if name == RETVAL and (name in then_defined or name in else_defined):
                 filled = i
@@ -118,6 +118,9 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             for i, v in zip(carried, ops):
                 full[i] = v
             out = list(fn(*full))
+            for i, name in enumerate(names):
+                if name in dead:  # read first in a branch, never after the if: not carried
+                    out[i] = full[i]
             writes.saw(full, out)
             for i, (name, v) in enumerate(zip(names, out)):
                 if isinstance(v, Undefined):
@@ -315,7 +318,9 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     loop = _Loop(names, values, line, "for loop", targets)
 
     def item(i):
-        return source[i] if source is not None else i
+        # range() gives Python ints: the index promotes as one (NEP 50), so that float16 x + i
+        # stays float16
+        return source[i] if source is not None else fresh(i, scalar=True, weak=True)
 
     if extra_test is None:
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))

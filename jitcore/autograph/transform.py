@@ -299,13 +299,24 @@ class ControlFlow(ast.NodeTransformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        state = self._state(node.body + node.orelse, self.live.live_out.get(id(node)))
+        # A name a branch assigns and reads first (``v = f(v)``) is state even if dead after
+        # the if: assigned in the branch's function, it is local there and needs its value.
+        # It is not carried out of a traced if (``dead``): its value after the if is never read,
+        # so its branches may give it different types.
+        live = self.live.live_out.get(id(node))
+        dead = set()
+        if live is not None:
+            first_read = self.live.live_in.get(id(node), set())
+            dead = first_read - live - analysis.written(node.body + node.orelse)
+            live = live | first_read
+        state = self._state(node.body + node.orelse, live)
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
         defs = [self._function(then_fn, state, node.body, state, node),
                 self._function(else_fn, state, node.orelse, state, node)]
         site = self._site(node, state)
         site["then_defined"] = _strings(sorted(analysis.definitely_assigned(node.body)))
         site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
+        site["dead"] = _strings(sorted(dead & set(state)))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 

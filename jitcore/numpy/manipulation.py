@@ -18,7 +18,7 @@ from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, fresh, refuse_traced, user_location
+from jitcore.tracer import Tracer, fresh, make_view, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
            "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr", "flipud",
@@ -93,7 +93,14 @@ def broadcast_to(a, shape):
     if not traced(a):
         return np.broadcast_to(a, shape)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return prims.broadcast_to(a, shape)
+    # A read-only view, as NumPy's: a later write to ``a`` shows through it
+    return make_view(a, lambda base: prims.broadcast_to(base, shape), _read_only)
+
+
+def _read_only(base, value):
+    raise JitValueError(f"assignment destination is read-only: the array is a view made by "
+                        f"numpy.broadcast_to (NumPy raises the same ValueError), at {user_location()}; "
+                        "write to a copy (np.broadcast_to(a, shape).copy()) or to the array it views")
 
 
 @implements(np.shape)
@@ -309,7 +316,7 @@ def roll(a, shift, axis=None):
         s %= n
         head, tail = split(out, [n - s], axis=ax)
         out = prims.concatenate([tail, head], ax)
-    return out
+    return fresh(out) if out is a else out  # no shift still makes a new array, as NumPy's roll
 
 
 @implements(np.diff)

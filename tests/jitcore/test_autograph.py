@@ -671,3 +671,53 @@ def test_and_or_and_if_else_evaluate_an_operand_only_when_python_would():
         got, want = jc.jit(scan_until_negative)(x), scan_until_negative(x)
         assert [np.asarray(g).item() for g in got] == [np.asarray(w).item() for w in want], (x, got, want)
     assert traced(scan_until_negative, np.ones(3)).count('"scf.if"') == 6  # each side guarded
+
+
+# --- found by the random programs (tests/programs/generator.py's control statements) ---------
+
+def update_a_dead_name(x):
+    v = x.copy()
+    if np.count_nonzero(x) > 1:
+        v = np.abs(v)  # read first in the branch, never after the if
+    w = x.copy()
+    if x.max() > 0:
+        w = w.astype(np.float32)  # dead after the if: its branches may differ in dtype
+    return x + 1
+
+
+def shift_by_the_index(x):
+    v = x.copy()
+    for i in range(int(np.count_nonzero(x) % 4)):  # a traced trip count
+        v = v + i  # i is a Python int: float16 + i stays float16 (NEP 50)
+    return v
+
+
+def test_a_name_a_traced_branch_reads_before_assigning_it_keeps_its_value():
+    x = np.array([3, -1, 2], np.int8)
+    np.testing.assert_array_equal(jc.jit(update_a_dead_name)(x), update_a_dead_name(x))
+
+
+def test_the_index_of_a_traced_range_promotes_as_a_python_int():
+    for x in (np.array([1.5, 0.0, 2.0], np.float16), np.array([7, 1, 250], np.uint8)):
+        got, want = jc.jit(shift_by_the_index)(x), shift_by_the_index(x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_a_function_made_by_exec_converts_when_linecache_has_its_source():
+    import linecache
+
+    source = "def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+    name = "<made by test_autograph>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+    scope = {}
+    exec(compile(source, name, "exec"), scope)
+    np.testing.assert_array_equal(jc.jit(scope["f"])(np.array([-1.0, -2.0])), [1.0, 2.0])
+
+
+def test_control_flow_in_a_function_without_source_says_why_it_was_not_converted():
+    scope = {}
+    source = "def f(x):\n    if x.sum() > 0:\n        return x\n    return -x\n"
+    exec(compile(source, "<string>", "exec"), scope)
+    with pytest.raises(jc.ConcretizationError, match="source jitcore cannot read"):
+        jc.jit(scope["f"])(np.array([1.0]))

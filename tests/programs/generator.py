@@ -35,12 +35,24 @@ indices out of range, in-place casts NumPy refuses, Python ints out of a dtype's
 first one NumPy rejects ends the program, and jitcore must reject it too.
 
 A known jitcore bug is left out where it would be drawn, with the name of the strict xfail in
-test_random_programs.py that records it. Control flow is not generated yet: jitcore does not
-trace it.
+test_random_programs.py that records it.
+
+Besides elementwise ops, reductions, views and writes, a statement may be a join (concatenate,
+stack), a product (matmul, dot, inner, outer; a float result plus 0.0, since the sign of a zero
+sum depends on the order of its terms), a sort or stable argsort (in place too), a gather (index
+lists, take, an index array the program computed, a masked selection reduced at once), a
+scatter (``x[mask] op= scalar``, ``x[[i, j, i]] op= y``), or Python control flow that jitcore's
+autograph converts: ``if``/``else`` on a data-dependent condition, ``for`` over a static or
+data-dependent range (with ``break``, the loop index in the body), ``while`` with a counter and
+a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``).
+A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
+loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
 
 from __future__ import annotations
 
+import hashlib
+import linecache
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -67,13 +79,14 @@ MATH_UNARY = {n: n for n in ("sin", "cos", "tan", "exp", "exp2", "expm1", "log",
 MATH_BINARY = {"arctan2": "arctan2", "hypot": "hypot", "logaddexp": None, "logaddexp2": None,
                "power": "pow"}
 EXACT_UNARY = ("negative", "positive", "absolute", "fabs", "sign", "floor", "ceil", "trunc", "rint",
-               "square", "reciprocal", "isnan", "isinf", "isfinite", "logical_not", "invert")
-# Not drawn: signbit, copysign and nextafter (UnsupportedError: no lowering yet), and integer
+               "square", "reciprocal", "isnan", "isinf", "isfinite", "logical_not", "invert", "signbit")
+# Not drawn: nextafter, spacing, frexp and ldexp (UnsupportedError: no lowering yet), and integer
 # reciprocal (refused on purpose).
 EXACT_BINARY = ("add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "fmod",
                 "maximum", "minimum", "fmax", "fmin", "equal", "not_equal",
                 "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
-                "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+                "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+                "copysign", "heaviside")
 # Elementwise ops monotone in each operand (or mirror images): they keep their operands' ULP bound.
 # (where, clip, max/min reductions and views keep it too, in their own statements.)
 MONOTONE = {"negative", "positive", "absolute", "fabs", "maximum", "minimum", "fmax", "fmin"}
@@ -83,7 +96,8 @@ OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "
              "less_equal": "<=", "greater": ">", "greater_equal": ">="}
 INPLACE = ("add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "bitwise_and",
            "bitwise_or", "bitwise_xor")
-REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "cumprod")
+REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "cumprod",
+              "var", "std")
 CONSTANTS = (0, 1, 2, 3, -1, 7, 0.5, -1.5, 2.0, -0.0, "np.inf", "np.nan")
 BAD_CONSTANTS = (300, -1, 70000, 2**40)  # out of range of some integer dtype: NumPy 2 raises
 
@@ -114,11 +128,17 @@ class Program:
     def source(self) -> str:
         body = self.statements + [f"return ({', '.join(self.returns)},)"]
         args = ", ".join(i.name for i in self.inputs)
-        return f"def f({args}):\n" + "".join(f"    {line}\n" for line in body)
+        # a statement may be several lines (an if, a loop): each is indented alike
+        return f"def f({args}):\n" + "".join(f"    {line}\n" for text in body for line in text.split("\n"))
 
     def function(self, namespace_np=np):
+        source = self.source()
+        # A file name per source, its lines in linecache: jitcore's autograph reads a function's
+        # source to convert its if, for and while, and tracebacks show the line.
+        filename = f"<random program {hashlib.sha1(source.encode()).hexdigest()[:12]}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         scope = {"np": namespace_np}
-        exec(compile(self.source(), "<random program>", "exec"), scope)
+        exec(compile(source, filename, "exec"), scope)
         return scope["f"]
 
     def describe(self) -> str:
@@ -423,9 +443,15 @@ class _Builder:
                                                    unique=True))))
             self.features.add("tuple-axis")
         args = "" if axis is None else f", axis={axis}"
-        if fn not in ("cumsum", "cumprod") and self.chance(0.3):
+        if fn not in ("cumsum", "cumprod", "var", "std") and self.chance(0.3):
             args += ", keepdims=True"
             self.features.add("keepdims")
+        if fn in ("sum", "prod", "cumsum", "cumprod") and self.chance(0.15):  # the accumulator's
+            acc = self.choose([d for d in DTYPES[1:] if np.can_cast(v.dtype, d, "same_kind")])
+            args += f", dtype=np.{np.dtype(acc).name}"
+            self.features.add("reduce-dtype")
+        if fn in ("var", "std") and self.chance(0.5):
+            args += f", ddof={self.choose((0, 1))}"
         if fn in ("sum", "prod", "mean", "any", "all", "cumsum") and self.chance(0.4):
             text = f"{x}.{fn}({args[2:]})"
         else:
@@ -444,6 +470,8 @@ class _Builder:
         bx = self.meta[x].bound
         if fn in ("max", "min"):
             prec, bound = px, bx
+        elif fn in ("var", "std"):  # rounded in an order of jitcore's own
+            prec, bound = FREE, None
         elif fn in ("any", "all", "argmax", "argmin"):
             prec, bound = (0 if px == 0 else FREE), None
         else:
@@ -465,7 +493,8 @@ class _Builder:
         if x is None:
             return
         v = self.ns[x]
-        kind = self.choose(("slice", "slice", "slice", "transpose", "newaxis", "swapaxes", "reshape", "flip"))
+        kind = self.choose(("slice", "slice", "slice", "transpose", "newaxis", "swapaxes", "reshape", "flip",
+                            "broadcast_to"))
         feats = [kind]
         if kind == "slice":
             key = []
@@ -508,6 +537,9 @@ class _Builder:
                     "squeeze": f"np.squeeze({x})"}[form]
         elif kind == "flip":
             text = f"np.flip({x}, {self.draw(st.integers(0, v.ndim - 1))})"
+        elif kind == "broadcast_to":  # a read-only view with stride 0 on the new and unit dims
+            shape = [self.choose((n, 3)) if n == 1 else n for n in v.shape]
+            text = f"np.broadcast_to({x}, {tuple([self.choose((1, 2, 3))] + shape)})"
         else:
             shape = list(v.shape)
             if self.chance(0.5):  # unit dims only: always a view
@@ -584,6 +616,318 @@ class _Builder:
         else:
             self.written(x, prec, bound)
 
+    # -- joins, products, sorts, gathers, scatters, control flow ----------------------------
+    def _merge(self, names, out):
+        """(prec, bound) of a value made of the values of ``names``, converted to ``out``."""
+        precs = [cast_prec(self.meta[n].prec, _dtype(self.ns[n]), out) for n in names]
+        bounds = [self.meta[n].bound for n in names]
+        return max(precs), (None if any(b is None for b in bounds) else max(bounds))
+
+    def _peek(self, text, **names):
+        """The value of expression ``text`` under NumPy (None if NumPy rejects it), changing nothing."""
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return eval(text, {**self.ns, **names})
+        except Exception:
+            return None
+
+    def join(self):
+        loose = self.errors and self.chance(0.3)
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        nd = v.ndim
+        fn = self.choose(("concatenate", "concatenate", "stack", "hstack", "vstack"))
+        axis = None
+        if fn == "concatenate":
+            axis = self.choose(list(range(-nd, nd)) + [None])
+
+            def fits(w):
+                return w.ndim == nd and (axis is None or all(
+                    a == b for k, (a, b) in enumerate(zip(w.shape, v.shape)) if k != axis % nd))
+        else:
+            if fn == "stack":
+                axis = self.choose(range(-nd - 1, nd + 1))
+
+            def fits(w):
+                return w.shape == v.shape
+        parts = [x] + [self.arrays(lambda w: loose or fits(w)) for _ in range(self.draw(st.integers(1, 2)))]
+        seq = ", ".join(parts)
+        seq = f"[{seq}]" if self.chance(0.5) else f"({seq},)"
+        args = "" if axis is None and fn != "concatenate" else f", axis={axis}"
+        name = self.new_name()
+        if not self.run(f"{name} = np.{fn}({seq}{args})", ["join"], loose):
+            return
+        self.result(name, *self._merge(parts, _dtype(self.ns[name])))
+
+    def matmul(self):
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        form = self.choose(("@", "@", "matmul", "dot", "outer", "inner"))
+        fn = {"@": np.matmul, "matmul": np.matmul, "dot": np.dot, "outer": np.outer, "inner": np.inner}[form]
+
+        def fits(w):
+            if w.ndim == 0 or v.size * w.size > 20000:  # no large products
+                return False
+            try:
+                fn(np.zeros(v.shape, np.int8), np.zeros(w.shape, np.int8))
+                return True
+            except Exception:
+                return False
+
+        if v.ndim >= 2 and fits(v.T) and self.chance(0.3):
+            y, ty = x, f"{x}.T"
+        else:
+            y = self.arrays(fits)
+            if y is None:
+                return
+            ty = y
+        text = f"{x} @ {ty}" if form == "@" else f"np.{form}({x}, {ty})"
+        res = self._peek(text)
+        if res is None:
+            return
+        out = _dtype(res)
+        if out.kind == "f":  # the sign of a zero sum depends on the order of the terms
+            text = f"({text}) + 0.0"
+        name = self.new_name()
+        if not self.run(f"{name} = {text}", ["matmul"]):
+            return
+        prec, _ = self._merge([x, y], out)
+        bx, by = self.meta[x].bound, self.meta[y].bound
+        terms = 1 if form == "outer" else v.shape[-1]
+        total = None if bx is None or by is None else terms * bx * by
+        if out.kind == "f" and (total is None or total > _mantissa_range(out)):
+            prec = FREE
+        self.result(name, 0 if prec == 0 else FREE, total)
+
+    def sort(self):
+        form = self.choose(("sort", "argsort", "method"))
+        x = self.arrays(lambda v: v.ndim > 0 and (form != "method" or self.writable_array(v)))
+        if x is None:
+            return
+        v = self.ns[x]
+        axis = self.choose(([] if form == "method" else [None]) + [-1] + list(range(v.ndim)))
+        if form == "argsort":
+            text = f"np.argsort({x}, axis={axis}, kind='stable')"
+        elif form == "sort":
+            text = f"np.sort({x}, axis={axis})"
+        else:
+            text = f"{x}.sort(axis={axis})"
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        # +0.0 and -0.0 are equal: their order after an unstable sort is the sort's own choice
+        zeros = v[v == 0] if v.dtype.kind == "f" else np.zeros(0)
+        tie = np.signbit(zeros).any() and not np.signbit(zeros).all()
+        prec = FREE if tie or (px and form == "argsort") else px
+        if form == "method":
+            if self.run(text, ["sort", "inplace-sort"]):
+                self.written(x, prec, bx)
+            return
+        name = self.new_name()
+        if self.run(f"{name} = {text}", [form]):
+            self.result(name, prec, None if form == "argsort" else bx)
+
+    def gather(self):
+        loose = self.errors and self.chance(0.3)
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        form = self.choose(("list", "list", "take", "array", "mask-reduce", "mask-reduce"))
+        name = self.new_name()
+        if form in ("list", "take"):
+            axis = self.draw(st.integers(0, v.ndim - 1))
+            n = v.shape[axis] + (1 if loose else 0)
+            idx = self.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=4)) if n else []
+            key = ", ".join([":"] * axis + [str(idx)])
+            text = f"{x}[{key}]" if form == "list" else f"np.take({x}, {idx}, axis={axis})"
+            if self.run(f"{name} = {text}", ["gather"], loose):
+                self.result(name, px, bx)
+        elif form == "array":  # an index array the program computed (in range, or NumPy rejects it)
+            i = self.arrays(lambda w: w.dtype.kind in "iu" and self.meta_prec(w) == 0)
+            if i is not None and self.run(f"{name} = {x}[{i}]", ["gather", "index-array"], loose):
+                self.result(name, px, bx)
+        else:
+            m = self.pick(lambda w: _dtype(w) == np.bool_ and np.shape(w) == v.shape)
+            if m is None or self.chance(0.5):
+                op, c = self.choose(("<", ">", "!=", "==")), self.choose((0, 1, 2, -1, 0.5))
+                mtext, pm = f"{x} {op} {c}", px
+            else:
+                mtext, pm = m, self.meta[m].prec
+            fn = self.choose(("sum", "max", "min", "any", "all", "sum"))
+            if not self.run(f"{name} = {x}[{mtext}].{fn}()", ["masked-reduce"]):
+                return
+            out = _dtype(self.ns[name])
+            if fn in ("max", "min"):
+                prec, bound = px, bx
+            elif fn == "sum":
+                total = None if bx is None else v.size * bx
+                exact = out.kind in "biu" or (total is not None and total <= _mantissa_range(out))
+                prec, bound = (px if exact else FREE), total
+            else:
+                prec, bound = 0 if px == 0 else FREE, 1
+            self.result(name, FREE if pm else prec, bound)
+
+    def meta_prec(self, value) -> float:
+        """The precision of the variable holding ``value``."""
+        return max(self.meta[n].prec for n in self.meta if self.ns[n] is value)
+
+    def scatter(self):
+        x = self.arrays(lambda v: v.ndim > 0 and self.writable_array(v))
+        if x is None:
+            return
+        v = self.ns[x]
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        if self.chance(0.6):
+            m = self.pick(lambda w: _dtype(w) == np.bool_ and np.shape(w) == v.shape)
+            if m is None or self.chance(0.5):
+                op, c = self.choose(("<", ">", "!=", "==")), self.choose((0, 1, 2, -1, 0.5))
+                key, pk = f"{x} {op} {c}", px
+            else:
+                key, pk = m, self.meta[m].prec
+            feats, target_shape = ["mask-write"], (int(self._peek(key).sum()),)
+        else:  # index lists along the first axes, repeats included
+            n = v.shape[0]
+            if n == 0:
+                return
+            idx = self.draw(st.lists(st.integers(-n, n - 1), min_size=1, max_size=4))
+            key, pk = str(idx), 0
+            feats, target_shape = ["fancy-write"], (len(idx),) + v.shape[1:]
+        # a mask's selection has a shape that depends on the data: only a scalar value is drawn
+        # for it (NumPy also takes an array of the selection's size; jitcore refuses that)
+        fits = (lambda w: np.ndim(w) == 0) if feats == ["mask-write"] else \
+            (lambda w: _broadcasts_into(np.shape(w), target_shape))
+        ty, py, by = self.operand(self.pick(fits))
+        if self._dtype_of(ty).kind == "f" and v.dtype.kind in "biu":
+            return  # float to int in an assignment: NaN and out-of-range values are undefined
+        fn = self.choose(("=",) * 3 + INPLACE)
+        sym = "=" if fn == "=" else OPERATORS[fn] + "="
+        if not self.run(f"{x}[{key}] {sym} {ty}", feats):
+            return
+        p = cast_prec(py, self._dtype_of(ty), v.dtype)
+        if fn == "=":
+            prec, bound = p, (None if bx is None or by is None else max(bx, by))
+        else:
+            prec = 0 if px == 0 and p == 0 else FREE
+            bound = _BOUNDS[fn](bx, by) if bx is not None and by is not None and fn in _BOUNDS else None
+            bound = None if bound is None or bx is None else max(bound, bx)
+        self.written(x, FREE if pk else prec, bound)
+
+    # Updates of a carried value ``u`` (``y`` another variable, ``c`` a constant, ``i`` the
+    # loop's index): exact IEEE operations, so that a loop of them stays exact.
+    STEPS = ("{u} + {c}", "{u} - {c}", "{u} * {c}", "-{u}", "np.abs({u})", "{u} + {y}", "{u} * {y}",
+             "np.maximum({u}, {y})", "np.minimum({u}, {c})", "{u} + i", "{u} // 2", "~{u}", "{u} - {y}")
+
+    def _predicate(self):
+        """A data-dependent condition whose value is exact: (text, prec)."""
+        z = self.pick()
+        c = self.choose((0, 1, 2, -1, 0.5))
+        form = self.choose(("any", "all", "max", "count", "scalar"))
+        least = f"{z}.sum() < {c}" if _dtype(self.ns[z]).kind in "biu" else f"{z}.min() < {c}"
+        text = {"any": f"np.any({z} > {c})", "all": f"np.all({z} != {c})", "max": f"{z}.max() >= {c}",
+                "count": f"np.count_nonzero({z}) > {self.choose((0, 1, 3))}", "scalar": least}[form]
+        return text, self.meta[z].prec
+
+    def _step(self, value, name, index=False):
+        """An update of ``name`` (holding ``value``) that keeps its type, dtype and shape, with
+        the names it reads; None if the draw gives none. ``index``: a for loop's ``i`` is in scope."""
+        shape = np.shape(value)
+        template = self.choose(self.STEPS if index else tuple(t for t in self.STEPS if "i}" not in t
+                                                                and "+ i" not in t))
+        y = self.pick(lambda w: _broadcasts_into(np.shape(w), shape))
+        c = repr(self.choose((1, 2, -1, 3, 0.5, -0.0)))
+        text = template.format(u=name, y=y, c=c)
+        new = self._peek(text, **{name: value, "i": 1})
+        if new is None or type(new) is not type(value) or _dtype(new) != _dtype(value) \
+                or np.shape(new) != shape:
+            return None
+        return text, ([y] if "{y}" in template else [])
+
+    def control(self):
+        x = self.pick()
+        v = self.ns[x]
+        name = self.new_name()
+        init = f"{x}.copy()" if isinstance(v, np.ndarray) else x
+        kind = self.choose(("if", "if-else", "for", "for", "while", "recurrence"))
+        # a second try: most steps keep the type
+        first = self._step(v, name, kind == "for") or self._step(v, name, kind == "for")
+        if first is None:
+            return
+        reads = [x] + first[1]
+        feats = [kind.split("-")[0]]
+        if kind in ("if", "if-else"):
+            cond, pc = self._predicate()
+            text = f"{name} = {init}\nif {cond}:\n    {name} = {first[0]}"
+            if kind == "if-else":
+                other = self._step(v, name)
+                if other is None:
+                    return
+                text += f"\nelse:\n    {name} = {other[0]}"
+                reads += other[1]
+        elif kind == "for":
+            trips = self.choose(("0", "1", "3", "traced", "len"))
+            if trips == "traced":  # a trip count computed from the data
+                m = self.pick()
+                bound = f"int(np.count_nonzero({m}) % 4)"
+                pc = self.meta[m].prec
+                feats.append("traced-range")
+            elif trips == "len":
+                bound, pc = (f"len({x})" if isinstance(v, np.ndarray) and v.ndim else "2"), 0
+            else:
+                bound, pc = trips, 0
+            text = f"{name} = {init}\nfor i in range({bound}):\n"
+            if self.chance(0.3):
+                cond, pb = self._predicate()
+                pc = max(pc, pb)
+                text += f"    if {cond}:\n        break\n"
+                feats.append("break")
+            text += f"    {name} = {first[0]}"
+        elif kind == "while":
+            cond, pc = self._predicate()
+            counter = f"k{name[1:]}"
+            limit = self.choose((1, 2, 4))
+            text = (f"{name} = {init}\n{counter} = 0\nwhile {counter} < {limit} and {cond}:\n"
+                    f"    {name} = {first[0]}\n    {counter} += 1")
+        else:  # a recurrence along the first axis, written element by element
+            if not isinstance(v, np.ndarray) or v.ndim == 0:
+                return
+            op = self.choose(("+", "*", "-", "max"))
+            prev, cur = f"{name}[i - 1]", f"{name}[i]"
+            expr = f"np.maximum({prev}, {cur})" if op == "max" else f"{prev} {op} {cur}"
+            text = f"{name} = {x}.copy()\nfor i in range(1, {name}.shape[0]):\n    {name}[i] = {expr}"
+            first, pc = None, 0
+            reads = [x]
+        if first is not None and "+ i" in first[0]:
+            feats.append("loop-index")
+        if not self.run(text, feats):
+            return
+        exact = pc == 0 and all(self.meta[r].prec == 0 for r in reads)
+        self.result(name, 0 if exact else FREE, None)
+
+    def shuffle(self):
+        """np.roll, repeat, tile, diff: the elements moved (or subtracted) along an axis."""
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
+        k = self.choose((1, 2, -1, 3))
+        fn = self.choose(("roll", "repeat", "tile", "diff"))
+        text = {"roll": f"np.roll({x}, {k}, axis={axis})", "repeat": f"np.repeat({x}, {abs(k)}, axis={axis})",
+                "tile": f"np.tile({x}, {abs(k)})", "diff": f"np.diff({x}, axis={axis})"}[fn]
+        name = self.new_name()
+        if not self.run(f"{name} = {text}", ["shuffle"]):
+            return
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        if fn == "diff":
+            self.result(name, 0 if px == 0 else FREE, None if bx is None else 2 * bx)
+        else:
+            self.result(name, px, bx)
+
     def shared(self, v) -> bool:
         """Does ``v`` share memory with another variable?"""
         others = [self.ns[n] for n in self.meta]
@@ -600,30 +944,33 @@ class _Builder:
             return
         self.meta[name] = _Var(self.meta[x].prec, self.meta[x].bound)
 
-    STATEMENTS = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
+    ELEMENTARY = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
                   "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias")
+    STATEMENTS = ELEMENTARY + (
+                  "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
         mark before it) is one hypothesis draw, so that the shrinker can delete it whole, as it
         deletes an element of a list."""
         for i in range(self.max_statements):
-            # Stop at 2 or 9 (hypothesis favours 0 and the bounds): about 8 statements on average.
-            if i and self.draw(st.integers(0, 15)) in (2, 9):
-                break
-            self.draw(_statement(self))
-            if self.raises:
+            if self.draw(_statement(self, i > 0)) or self.raises:
                 break
 
 
 @st.composite
-def _statement(draw, builder: _Builder):
-    """One statement of ``builder``'s program, all its choices in one hypothesis draw."""
+def _statement(draw, builder: _Builder, marked: bool):
+    """One statement of ``builder``'s program, all its choices (and, if ``marked``, the stop mark
+    before it) in one hypothesis draw. True: the mark says stop, and there is no statement."""
+    # Stop at 2 or 9 (hypothesis favours 0 and the bounds): about 8 statements on average.
+    if marked and draw(st.integers(0, 15)) in (2, 9):
+        return True
     outer, builder.draw = builder.draw, draw
     try:
         getattr(builder, builder.choose(builder.STATEMENTS))()
     finally:
         builder.draw = outer
+    return False
 
 
 def _broadcasts(a, b) -> bool:
@@ -695,9 +1042,11 @@ def inputs(draw, name: str, shape: tuple[int, ...]):
 
 
 @st.composite
-def programs(draw, max_statements: int = 8, errors: bool = True) -> Program:
+def programs(draw, max_statements: int = 8, errors: bool = True, statements=None) -> Program:
     """A random valid program, or (a sixth of the time, with ``errors``, when a statement drawn
-    loosely is one NumPy rejects) one whose last statement NumPy rejects."""
+    loosely is one NumPy rejects) one whose last statement NumPy rejects. ``statements``: the
+    kinds of statement drawn (``_Builder.STATEMENTS``, or ``ELEMENTARY``: no joins, products,
+    sorts, gathers, scatters or control flow)."""
     # sampled_from draws (and shrinks towards) its first element most: rank 2, inputs of full rank.
     rank = draw(st.sampled_from((2, 1, 3, 0)))
     full = tuple(draw(st.sampled_from(DIMS)) for _ in range(rank))
@@ -709,6 +1058,8 @@ def programs(draw, max_statements: int = 8, errors: bool = True) -> Program:
         shape = tuple(1 if draw(st.integers(0, 3)) == 0 else d for d in full[rank - r:])
         ins.append(draw(inputs(name, shape)))
     b = _Builder(draw, max_statements, errors=errors and draw(st.integers(0, 5)) == 5)
+    if statements is not None:
+        b.STATEMENTS = statements
     for i in ins:
         arr = i.make()
         b.ns[i.name] = arr

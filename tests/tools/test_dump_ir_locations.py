@@ -110,13 +110,14 @@ def test_location_syntax_round_trips_and_fuses():
                                                                   HealthCheck.data_too_large])
 @given(programs(max_statements=5, errors=False))
 def test_random_programs_locate_every_op_and_round_trip(program):
-    lowered = jc.jit(program.function(np), cache=False).lower(*(i.make() for i in program.inputs))
-    lines = range(1, len(program.statements) + 3)  # the def (the function, its return), the body
+    fn = program.function(np)
+    lowered = jc.jit(fn, cache=False).lower(*(i.make() for i in program.inputs))
+    lines = range(1, len(program.source().splitlines()) + 1)  # the def (the function), the body
     for module in (lowered.traced, lowered.optimized()):
         (func,) = module.functions()
         for op in func.walk():
             assert op.loc.known, op
-            assert {p.file for p in op.loc.parts()} == {"<random program>"}
+            assert {p.file for p in op.loc.parts()} == {fn.__code__.co_filename}  # <random program ...>
             assert all(p.line in lines for p in op.loc.parts())
         text = ir.print_op(module, debug_locations=True)
         assert ir.print_op(ir.parse(text), debug_locations=True) == text

@@ -1,0 +1,58 @@
+"""The long random-program run as a command: draw programs from tests/programs/generator.py
+with a seed, check each against NumPy and the unfused pipeline (tests/programs/differential.py),
+and log every failure (its program and error) instead of stopping at the first one.
+
+    PYTHONPATH=. python -m tests.programs.fuzz --seed 1 --count 500 [--max-statements 12] [--log F]
+
+Unlike the hypothesis test, a failure is not shrunk: the log holds the whole program (its
+``describe()``), to be cut down by hand or replayed through ``test_random_programs._program``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import seed as hseed
+
+from tests.programs.differential import check
+from tests.programs.generator import programs
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=200)
+    p.add_argument("--max-statements", type=int, default=8)
+    p.add_argument("--log", default=None, help="append failures here (default: stdout)")
+    a = p.parse_args(argv)
+    out = open(a.log, "a") if a.log else sys.stdout
+    stats = {"ran": 0, "failed": 0}
+    start = time.time()
+
+    @hseed(a.seed)
+    @settings(max_examples=a.count, database=None, deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck))
+    @given(programs(max_statements=a.max_statements))
+    def one(program):
+        stats["ran"] += 1
+        try:
+            check(program)
+        except Exception as e:  # every failure is logged; the run goes on
+            stats["failed"] += 1
+            kind = type(e).__name__
+            last = str(e).strip().splitlines()[-1][:300] if str(e).strip() else ""
+            print(f"=== FAILURE seed={a.seed} #{stats['ran']} {kind}: {last}\n{program.describe()}\n"
+                  f"{''.join(traceback.format_exception(e)[-6:])}", file=out, flush=True)
+
+    one()
+    print(f"seed {a.seed}: {stats['ran']} programs, {stats['failed']} failures, "
+          f"{time.time() - start:.0f} s", file=out, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
