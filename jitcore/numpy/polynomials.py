@@ -12,8 +12,8 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.numpy.registry import implements, traced
 from jitcore.errors import UnsupportedError
+from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
 __all__ = ["polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub"]
