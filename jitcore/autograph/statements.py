@@ -27,8 +27,9 @@ UNROLL_LIMIT = 64
 # ... and so does a shorter one whose copies of the body would hold more ops than this that
 # end a fused kernel (reductions, contractions, gathers, sorts, nested loops): each is about one
 # kernel to compile, and compile time grows with the kernels (a Newton iteration with two sums,
-# 50 steps: 100 kernels, 25 s). Elementwise and shape ops fuse across copies: not counted.
-UNROLL_KERNELS = 32
+# 50 steps: 100 kernels, 25 s; five rows of mean, sort and std: 3.8 s unrolled, 1.9 s as a
+# loop). Elementwise and shape ops fuse across copies: not counted.
+UNROLL_KERNELS = 16
 _FUSING = frozenset({"array.constant", "array.broadcast_in_dim", "array.reshape", "array.transpose",
                      "array.slice", "array.pad", "array.concatenate"})
 
