@@ -12,7 +12,7 @@ from __future__ import annotations
 # reason -> names of ``numpy``
 NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "not lowered yet (raises UnsupportedError on traced arrays)": (
-        "apply_along_axis", "apply_over_axes", "block",
+        "apply_over_axes", "block",
         "einsum_path",
         "histogram2d", "histogram_bin_edges", "histogramdd", "i0", "insert",
         "nanmedian", "nanpercentile",

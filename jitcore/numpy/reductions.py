@@ -659,7 +659,7 @@ def _histogram_edges(a, bins, range):
     if isinstance(bins, str):
         raise UnsupportedError(f"numpy.histogram with bins={bins!r} (edges chosen from the data) "
                                f"is not supported under jit (at {user_location()}); give a count "
-                               "and range=, or the edges")
+                               "(with or without range=), or the edges")
     if isinstance(bins, Tracer):
         raise ConcretizationError(f"numpy.histogram under jit needs static bins (at "
                                   f"{user_location()}): the edges are checked to increase and set "

@@ -9,10 +9,12 @@ passed in, moments), simulations (SIR with a while loop, random walks from given
 N-body step, RK4 Lorenz, 2-D heat), finance (cumprod returns, drawdown with
 ``np.maximum.accumulate``, IRR by Newton), data munging (lexsort, stable argsort, searchsorted
 with ``sorter``, array_split, group sums by sorting), dtypes (int16 saturation, float16, bool
-arithmetic, ldexp/frexp) and program shapes (generators, enumerate/zip, keyword-only and
-default arguments, nested jitted calls with static arguments, row loops). Each runs under
-``jc.jit`` against NumPy on a few inputs chosen for their edges, compared as the earlier rounds'
-programs are (tests/programs/like_numpy.py).
+arithmetic, ldexp/frexp, bits through ``x.view(dtype)``) and program shapes (generators,
+enumerate/zip, keyword-only and default arguments, nested jitted calls with static arguments,
+row loops and ``np.apply_along_axis`` with a helper that branches, ``try``/``except`` inside
+and around jitted code). Each runs under ``jc.jit`` against NumPy on a few inputs chosen for
+their edges, compared as the earlier rounds' programs are (tests/programs/like_numpy.py); what
+jitcore refuses on purpose is checked to be its own error, saying what to do instead.
 """
 
 from __future__ import annotations
@@ -379,6 +381,40 @@ def row_loop_stats(A):
     return out
 
 
+def _iqr_or_flat(r):
+    if r.max() == r.min():
+        return np.zeros(2)
+    return np.percentile(r, [25, 75])
+
+
+def apply_rows(A):
+    return (
+        np.apply_along_axis(_iqr_or_flat, 1, A),
+        np.apply_along_axis(np.median, 0, A),
+        np.apply_along_axis(lambda r: r / r.sum(), 1, np.abs(A) + 1),
+    )
+
+
+def fast_inverse_sqrt(x):
+    i = x.view(np.int32)
+    y = (np.int32(0x5F3759DF) - (i >> 1)).view(np.float32)
+    y = y * (f32(1.5) - f32(0.5) * x * y * y)
+    return y, np.abs(y * np.sqrt(x) - 1) < 0.01
+
+
+def float_bits(x):
+    b = x.view(np.uint64)
+    return (b >> 52) & 0x7FF, b & ((1 << 52) - 1), (b >> 63).astype(bool), np.signbit(x)
+
+
+def guarded_log_ratio(a, b):
+    try:
+        r = np.log(a / b)
+    except ZeroDivisionError:
+        r = np.zeros_like(a)
+    return np.where(np.isfinite(r), r, 0.0)
+
+
 PROGRAMS = {
     "conv3x3": (
         conv3x3,
@@ -605,6 +641,18 @@ PROGRAMS = {
     "default_args": (default_args, (), TIGHT, [(normal(5),), (np.zeros(3, f32),)]),
     "nested_jit": (nested_jit, (), TIGHT, [(normal(3, 4),), (np.zeros((2, 2), f32),)]),
     "row_loop_stats": (row_loop_stats, (), TIGHT, [(normal(5, 7),), (np.arange(6.0).reshape(2, 3),)]),
+    "apply_rows": (apply_rows, (), TIGHT, [(normal(6, 4),), (np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 5.0]]),)]),
+    "fast_inverse_sqrt": (fast_inverse_sqrt, (), EXACT, [(np.array([0.25, 1.0, 2.0, 100.0, 1e-3], f32),)]),
+    "float_bits": (float_bits, (), EXACT, [(np.array([1.0, -2.5, 0.0, -0.0, np.inf, np.nan, 5e-324]),)]),
+    "guarded_log_ratio": (
+        guarded_log_ratio,
+        (),
+        TIGHT,
+        [
+            (np.array([1.0, 2.0, 0.0, -1.0]), np.array([2.0, 0.0, 0.0, 1.0])),
+            (np.arange(3, dtype=f32) + 1, f32(2)),
+        ],
+    ),
 }
 
 CASES, JITTED = cases_and_jitted(PROGRAMS)
@@ -643,3 +691,53 @@ def test_new_user_program_matches_numpy(name, k):
     for i, (g, w) in enumerate(zip(given, args, strict=True)):
         if isinstance(w, np.ndarray):
             compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
+
+
+def _positive_rows_doubled(r):
+    if r[0] > 0:
+        return r * 2
+    return r
+
+
+def test_a_user_catches_jitcores_errors_and_falls_back_to_numpy():
+    # try/except around jitted code: jitcore's errors are catchable, with words that say why.
+    def roots_or_nothing(c):
+        try:
+            return jc.jit(np.roots)(c)
+        except jc.UnsupportedError as e:
+            assert "roots" in str(e)
+            return np.roots(c)
+
+    np.testing.assert_allclose(np.sort(roots_or_nothing(np.array([1.0, -3.0, 2.0]))), [1.0, 2.0])
+    x = np.eye(3) - 0.5
+    f = jc.jit(lambda A: np.apply_along_axis(_positive_rows_doubled, 1, A), autograph=False)
+    with pytest.raises(jc.ConcretizationError):
+        f(x)  # without AutoGraph, func1d's if on a traced value cannot compile
+
+
+# A program jitcore refuses: (function, arguments, error type, words of its message).
+REFUSED = {
+    "np.roots": (lambda c: np.roots(c), (np.array([1.0, -3.0, 2.0]),), jc.UnsupportedError, "roots"),
+    "np.unique with axis": (lambda A: np.unique(A, axis=0), (np.eye(3),), jc.JitTypeError, "distinct"),
+    "np.histogram with bins='auto'": (
+        lambda x: np.histogram(x, bins="auto"),
+        (normal(9),),
+        jc.UnsupportedError,
+        "with or without range=",
+    ),
+    "np.polyfit with full=True": (
+        lambda x: np.polyfit(x, x, 1, full=True),
+        (normal(4),),
+        jc.UnsupportedError,
+        "lstsq",
+    ),
+    "x.view of another size": (lambda x: x.view(np.int32), (normal(4),), jc.UnsupportedError, "astype"),
+    "np.ldexp with float exponents": (lambda x: np.ldexp(x, x), (normal(3),), jc.JitTypeError, "ldexp"),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_refusals_are_jitcores_errors(case):
+    fn, args, error, words = REFUSED[case]
+    with pytest.raises(error, match=words):
+        jc.jit(fn)(*args)
