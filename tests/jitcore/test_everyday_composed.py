@@ -191,3 +191,20 @@ def test_apply_along_axis_is_one_loop_over_the_slices():
     assert text.count('"scf.for"(') == 1 and text.count('"array.reduce"') == 2  # slice 0, the loop's
     with pytest.raises(ValueError, match="iteration dimensions are 0"):
         jc.jit(lambda A: np.apply_along_axis(np.sum, 1, A))(np.ones((0, 3)))
+
+
+@pytest.mark.parametrize("bins", [
+    [1.0, 2.0, 2.0, 3.0, np.nan],  # sorted with NaN last: increasing, as NumPy decides
+    [1.0, 1.0, 2.0, np.nan, np.nan],
+    [3.0, 3.0, 1.0, np.nan],  # decreasing
+    [np.nan, np.nan],  # NumPy: the first distinct pair does not increase, so decreasing
+    [2.0, 2.0, 2.0],  # all equal: increasing
+])
+def test_digitize_picks_numpys_direction_with_nan_in_the_bins(bins):
+    x = np.array([np.nan, 2.0, 0.0, 5.0, 1.0, -np.inf, 3.0])
+    b = np.array(bins)
+    want = np.digitize(x, b), np.digitize(x, b, right=True)
+    for fn, args in [(lambda x, b: (np.digitize(x, b), np.digitize(x, b, right=True)), (x, b)),
+                     (lambda x: (np.digitize(x, b), np.digitize(x, b, right=True)), (x,))]:
+        for g, w in zip(jc.jit(fn)(*args), want):
+            np.testing.assert_array_equal(g, w)

@@ -307,6 +307,11 @@ def group_sums_sorted(keys, vals, k):
     return c[ends] - c[starts], ends - starts
 
 
+def bin_sorted_data(data, v):
+    edges = np.sort(data)  # NaN sorts last: NumPy still takes the edges as increasing
+    return np.searchsorted(edges, v), np.digitize(v, edges), np.digitize(v, edges[::-1], right=True)
+
+
 def masked_fill(x, lo, hi):
     ok = (x >= lo) & (x <= hi) & ~np.isnan(x)
     clean = np.where(ok, x, np.nan)
@@ -601,6 +606,15 @@ PROGRAMS = {
         [
             (np.array([2, 0, 2, 1, 0, 2]), normal(6), 4),
             (np.array([1, 1], np.int32), np.array([3, 4], np.int16), 2),
+        ],
+    ),
+    "bin_sorted_data": (
+        bin_sorted_data,
+        (),
+        EXACT,
+        [
+            (np.array([2.0, np.nan, 1.0, 3.0, 2.0]), np.array([np.nan, 2.0, 0.0, 5.0, -np.inf])),
+            (np.array([5, 1, 9], np.uint8), np.array([0, 5, 300])),
         ],
     ),
     "masked_fill": (
