@@ -420,6 +420,59 @@ def guarded_log_ratio(a, b):
     return np.where(np.isfinite(r), r, 0.0)
 
 
+def _windows(x, w):
+    for i in range(x.shape[0] - w + 1):
+        yield x[i : i + w]
+
+
+def user_generator(x):
+    return np.array([win.mean() for win in _windows(x, 3)]), sum(win.max() for win in _windows(x, 2))
+
+
+@jc.jit(static_argnames=("mode",))
+def _pad_edges(x, mode="edge"):
+    return np.pad(x, 1, mode=mode)
+
+
+def nested_jit_keywords(x):
+    return _pad_edges(x), _pad_edges(x, mode="reflect"), _pad_edges(x=x, mode="wrap")
+
+
+def integer_means(x):
+    return x.mean(), np.mean(x, dtype=np.float32), x.var(), np.average(x), np.median(x), x.std(ddof=1)
+
+
+def sir_arrays(beta, gamma, n):
+    s, i, r = np.empty(n), np.empty(n), np.empty(n)
+    s[0], i[0], r[0] = 0.99, 0.01, 0.0
+    for t in range(1, n):
+        new_inf, new_rec = beta * s[t - 1] * i[t - 1], gamma * i[t - 1]
+        s[t] = s[t - 1] - new_inf
+        i[t] = i[t - 1] + new_inf - new_rec
+        r[t] = r[t - 1] + new_rec
+    return s, i, r, np.argmax(i)
+
+
+def euler_while(y0, h, t_end):
+    t, y, steps = 0.0, y0, 0
+    while t < t_end - 1e-12:
+        y = y + h * (-2.0 * y + np.sin(t))
+        t += h
+        steps += 1
+    return y, steps
+
+
+def sliding_max(x, w):
+    v = np.lib.stride_tricks.sliding_window_view(x, w)
+    return v.max(axis=1), v.argmax(axis=1), v.mean(axis=-1)
+
+
+def distinct_sorted(x):
+    s = np.sort(x)
+    first = np.concatenate(([True], s[1:] != s[:-1]))
+    return first.sum(), np.where(first, s, np.nan), np.cumsum(first) - 1
+
+
 PROGRAMS = {
     "conv3x3": (
         conv3x3,
@@ -655,6 +708,27 @@ PROGRAMS = {
     "default_args": (default_args, (), TIGHT, [(normal(5),), (np.zeros(3, f32),)]),
     "nested_jit": (nested_jit, (), TIGHT, [(normal(3, 4),), (np.zeros((2, 2), f32),)]),
     "row_loop_stats": (row_loop_stats, (), TIGHT, [(normal(5, 7),), (np.arange(6.0).reshape(2, 3),)]),
+    "user_generator": (user_generator, (), TIGHT, [(np.arange(6.0),), (np.array([3, 1, 4, 1], np.int16),)]),
+    "nested_jit_keywords": (nested_jit_keywords, (), EXACT, [(np.arange(4.0),)]),
+    "integer_means": (
+        integer_means,
+        (),
+        TIGHT,
+        [
+            (np.array([1, 2, 3, 100], np.int8),),
+            (np.array([2**40, 3, 2**40]),),
+            (np.array([1, 250], np.uint8),),
+        ],
+    ),
+    "sir_arrays": (sir_arrays, ("n",), TIGHT * 4, [(0.3, 0.1, 40)]),
+    "euler_while": (euler_while, (), TIGHT * 4, [(1.0, 0.1, 2.0), (np.array([1.0, -1.0]), 0.25, 1.0)]),
+    "sliding_max": (sliding_max, ("w",), TIGHT, [(np.array([1.0, 3.0, 2.0, np.nan, 5.0, 0.0]), 3)]),
+    "distinct_sorted": (
+        distinct_sorted,
+        (),
+        EXACT,
+        [(np.array([3.0, 1.0, 3.0, 2.0, 1.0, np.nan, np.nan]),), (np.array([1, 1, 1], np.int8),)],
+    ),
     "apply_rows": (apply_rows, (), TIGHT, [(normal(6, 4),), (np.array([[1.0, 1.0, 1.0], [0.0, 2.0, 5.0]]),)]),
     "fast_inverse_sqrt": (fast_inverse_sqrt, (), EXACT, [(np.array([0.25, 1.0, 2.0, 100.0, 1e-3], f32),)]),
     "float_bits": (float_bits, (), EXACT, [(np.array([1.0, -2.5, 0.0, -0.0, np.inf, np.nan, 5e-324]),)]),
