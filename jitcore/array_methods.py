@@ -335,7 +335,7 @@ def view(self, dtype=None, type=None):
     if type is None and dtype is not None and np.dtype(dtype) != self.dtype:
         new = np.dtype(dtype)
         if new.itemsize == self.dtype.itemsize and {new.kind, self.dtype.kind} <= set("iuf"):
-            return prims.bitcast(self, new)
+            return fresh(prims.bitcast(self, new), self.scalar)  # a NumPy scalar's view is one
     if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
         raise UnsupportedError(
             f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "

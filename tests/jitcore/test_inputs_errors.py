@@ -317,6 +317,8 @@ def test_fill_and_view_write_as_numpy_does():
 def test_view_as_another_dtype_of_one_size_reads_the_bits():
     x = np.array([1.0, -0.0, np.nan, -2.5])
     np.testing.assert_array_equal(jc.jit(lambda x: x.view(np.int64))(x), x.view(np.int64))
+    assert jc.jit(lambda x: x[2].view(np.uint64))(x) == x[2].view(np.uint64)  # a NumPy scalar
+    assert type(jc.jit(lambda x: x[2].view(np.uint64))(x)) is np.uint64
     h = np.array([[1, -7], [300, 0]], np.int16)[:, ::-1]  # strided: each element's own bits
     got = jc.jit(lambda h: h.view(np.float16) * 2)(h)
     np.testing.assert_array_equal(got.view(np.uint16), (h.view(np.float16) * 2).view(np.uint16))
