@@ -329,12 +329,18 @@ def partition_in_place(self, kth, axis=-1, kind="introselect", order=None):
 
 
 def view(self, dtype=None, type=None):
-    """``x.view()``: a new array sharing ``x``'s data; reinterpreting its bytes as another
-    dtype is not compiled."""
+    """``x.view()``: a new array sharing ``x``'s data. ``x.view(dtype)`` of another dtype of the
+    same size (floats, integers) reads each element's bits as ``dtype``: a new array, not a
+    view (writes to it do not reach ``x``); other reinterpretations are not compiled."""
+    if type is None and dtype is not None and np.dtype(dtype) != self.dtype:
+        new = np.dtype(dtype)
+        if new.itemsize == self.dtype.itemsize and {new.kind, self.dtype.kind} <= set("iuf"):
+            return fresh(prims.bitcast(self, new), self.scalar)  # a NumPy scalar's view is one
     if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
         raise UnsupportedError(
-            f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore does not "
-            f"compile (at {user_location()}); use .astype() to convert the values")
+            f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "
+            f"only between integer and float dtypes of one size (at {user_location()}); use "
+            ".astype() to convert the values")
     return make_view(self, lambda base: base, lambda base, new: new)
 
 

@@ -160,6 +160,15 @@ def convert(x: Tracer, dtype: np.dtype) -> Tracer:
     return _emit(x.owner_trace, array.ConvertOp, [x], t)
 
 
+def bitcast(x: Tracer, dtype: np.dtype) -> Tracer:
+    """``x.view(dtype)`` for a dtype of the same size: each element's bits, read as ``dtype``."""
+    dtype = np.dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    t = x.value.type.with_element(ir_type(dtype))
+    return _emit(x.owner_trace, array.BitcastOp, [x], t)
+
+
 def broadcast_to(x: Tracer, shape: tuple[int, ...]) -> Tracer:
     shape = tuple(shape)
     if x.shape == shape:

@@ -106,8 +106,8 @@ def _read(value, sequence: bool):
     array (or, for a sequence of arrays, each such item is)."""
     if not _traced_list(value):
         return value
-    if sequence:
-        return [prims.array_operand(x) if prims.holds_tracer(x) else x for x in value]
+    if sequence:  # a tuple: NumPy's dispatcher for lexsort looks inside tuples only
+        return tuple(prims.array_operand(x) if prims.holds_tracer(x) else x for x in value)
     return prims.array_operand(value)
 
 

@@ -59,6 +59,15 @@ def call(f):
     return converted(f)
 
 
+def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``np.apply_along_axis`` with ``func1d`` converted, as any function the user's code
+    calls: its ``if``/``for`` on the traced slice compile."""
+    return np.apply_along_axis(call(func1d), axis, arr, *args, **kwargs)
+
+
+BUILTINS[np.apply_along_axis] = _apply_along_axis
+
+
 def setitem_outer(base, key, value) -> None:
     """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
     array the caller sees (a call-time input's, when the write is traced)."""

@@ -1,6 +1,6 @@
 """Gathers and scatters along one axis, at indices given as arrays (issue 12, item 6):
 ``take_along_axis``, ``put_along_axis``, ``choose``, ``fill_diagonal``, ``put``, ``place``,
-``putmask``, ``ix_``.
+``putmask``, ``ix_``; and ``apply_along_axis`` (a compiled loop over the slices).
 
 Each builds NumPy's fancy index (an ``arange`` along every other dim, broadcast against the
 given indices) and reads or writes through it, so it records what ``a[index]`` and
@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore import control_flow
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
-__all__ = ["choose", "fill_diagonal", "ix_", "place", "put", "put_along_axis", "putmask", "take_along_axis"]
+__all__ = ["apply_along_axis", "choose", "fill_diagonal", "ix_", "place", "put", "put_along_axis",
+           "putmask", "take_along_axis"]
 
 
 def _along_axis_index(shape: tuple[int, ...], indices, axis: int) -> tuple:
@@ -259,3 +261,40 @@ def ix_(*args):
             seq = seq.astype(np.intp)
         out.append(np.reshape(seq, (1,) * k + (seq.shape[0],) + (1,) * (len(args) - k - 1)))
     return tuple(out)
+
+
+@implements(np.apply_along_axis)
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """``func1d`` on each 1-d slice of ``arr`` along ``axis``, its results stacked where the
+    axis was (NumPy's layout: the result's dims replace ``axis``). The first slice is traced
+    as it is, to know the result's shape and dtype (later results are converted to it, as
+    NumPy's buffer does); the others run in one compiled loop (``fori_loop``) over a traced
+    slice index, so the compile time does not grow with the number of slices. Called from the
+    user's converted code, ``func1d`` is converted too (``autograph.runtime``)."""
+    if not traced(arr):
+        return np.apply_along_axis(func1d, axis, arr, *args, **kwargs)
+    nd = arr.ndim
+    (axis,) = prims.normalize_axes(axis, nd, "apply_along_axis")
+    view = np.moveaxis(arr, axis, -1)
+    outer = view.shape[:-1]
+    count = int(np.prod(outer, dtype=np.int64))
+    if count == 0:
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0")
+    rows = prims.reshape(view, (count, view.shape[-1]))
+    first = prims.array_operand(func1d(rows[0], *args, **kwargs))
+    first = first if isinstance(first, Tracer) else prims.constant(arr.owner_trace, np.asarray(first))
+    buff = prims.reshape(first, (1,) + first.shape)
+    if count > 1:
+        rest = np.zeros((count - 1,) + first.shape, first.dtype)
+
+        def body(i, out):
+            value = prims.array_operand(func1d(rows[i + 1], *args, **kwargs))
+            return out.at[i].set(prims.convert(value, first.dtype) if isinstance(value, Tracer)
+                                 else np.asarray(value).astype(first.dtype))
+
+        rest = control_flow.fori_loop(0, count - 1, body, prims.constant(arr.owner_trace, rest))
+        buff = np.concatenate((buff, rest))
+    buff = prims.reshape(buff, outer + first.shape)
+    dims = list(range(buff.ndim))
+    res_nd = first.ndim
+    return np.transpose(buff, dims[:axis] + dims[buff.ndim - res_nd:] + dims[axis:buff.ndim - res_nd])

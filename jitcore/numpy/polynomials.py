@@ -1,5 +1,5 @@
 """``numpy``'s polynomial helpers on coefficient arrays, highest power first (issue 12, item 6):
-``polyadd``, ``polysub``, ``polymul``, ``polyder``, ``polyint`` (``polyval`` is in
+``polyadd``, ``polysub``, ``polymul``, ``polyder``, ``polyint``, ``polyfit`` (``polyval`` is in
 ``everyday.py``). The lengths are static; each step is NumPy's (zeros padded in front, one
 ``convolve``, a product with ``arange``), so the dtypes are NumPy's. ``poly1d``: refused as an
 argument, as every array subclass.
@@ -12,10 +12,11 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer
+from jitcore.tracer import Tracer, user_location
 
-__all__ = ["polyadd", "polyder", "polyint", "polymul", "polysub"]
+__all__ = ["polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub"]
 
 
 def _1d(a, like: Tracer) -> Tracer:
@@ -93,3 +94,49 @@ def polyint(p, m=1, k=None):
         divided = p / np.arange(p.shape[0], 0, -1)
         p = np.concatenate((divided, prims.constant(p.owner_trace, np.asarray(k[j:j + 1]))))
     return p
+
+
+@implements(np.polyfit)
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    """The least-squares polynomial of static degree ``deg`` (highest power first), as NumPy
+    computes it: the Vandermonde matrix's columns scaled to unit norm, ``lstsq`` with ``rcond``
+    ``len(x) * eps``, the scale divided back out; ``w`` weights each point. ``full`` and
+    ``cov`` (and NumPy's RankWarning, which needs the rank at run time) are not compiled."""
+    if not traced(x, y, w):
+        return np.polyfit(x, y, deg, rcond, full, w, cov)
+    if full or cov:
+        raise UnsupportedError(f"numpy.polyfit with full= or cov= is not supported under jit (at "
+                               f"{user_location()}); call numpy.linalg.lstsq on np.vander(x, deg + 1)")
+    order = operator.index(deg) + 1
+    like = next(v for v in (x, y, w) if isinstance(v, Tracer))
+    x, y = (_as_traced(v, like) + 0.0 for v in (x, y))  # as NumPy: floats, ints as float64
+    if order < 1:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = x.shape[0] * np.finfo(x.dtype).eps
+    lhs = np.vander(x, order)
+    rhs = y
+    if w is not None:
+        w = _as_traced(w, like) + 0.0
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * w if rhs.ndim == 1 else rhs * w[:, None]
+    scale = np.sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale
+    c = np.linalg.lstsq(lhs, rhs, rcond)[0]
+    return (c.T / scale).T
+
+
+def _as_traced(a, like: Tracer) -> Tracer:
+    return a if isinstance(a, Tracer) else prims.constant(like.owner_trace, np.asarray(a))

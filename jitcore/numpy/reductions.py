@@ -31,6 +31,7 @@ from jitcore.errors import (
 )
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
+from jitcore.numpy.creation import linspace
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -580,9 +581,12 @@ def bincount(x, weights=None, minlength=0):
 
 @implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    """NumPy's histogram with static bins: an int count with a static ``range``, or an array of
-    edges. Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also ``x == edges[-1]``;
-    values outside (and NaN) are left out. Returns ``(hist, edges)``."""
+    """NumPy's histogram with static bins: an array of edges, or a count with ``range=`` (static
+    edges) or without it (edges from the data's min and max, computed as NumPy does, in the
+    compiled code). Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also
+    ``x == edges[-1]``; values outside (and NaN) are left out. Returns ``(hist, edges)``. Where
+    NumPy raises because the data's range is not finite (NaN or inf in ``a``, no ``range=``),
+    the compiled code gives NaN or inf edges and counts only the values between them."""
     if not traced(a, weights):
         return np.histogram(a, bins, range, density, weights)
     trace = prims.find_trace(a, weights)
@@ -590,12 +594,20 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     if a.dtype.kind == "c":
         raise UnsupportedError(f"numpy.histogram of complex numbers is not supported under jit "
                                f"(at {user_location()}); NumPy compares them by real part first")
-    edges, first, last = _histogram_edges(a, bins, range)
-    n = len(edges) - 1
+    if a.dtype.kind == "b":  # NumPy converts booleans to uint8 (with a warning)
+        a = prims.convert(a, np.dtype(np.uint8))
+    if range is None and np.ndim(bins) == 0 and not isinstance(bins, (str, Tracer)):
+        edges, first, last = _data_edges(trace, a, bins)
+        n = edges.shape[0] - 1
+        inner = edges[1:-1]
+    else:
+        edges, first, last = _histogram_edges(a, bins, range)
+        n = len(edges) - 1
+        inner = prims.constant(trace, edges[1:-1])
+        edges = prims.constant(trace, edges)
     x = prims.convert(a, np.result_type(a.dtype, edges.dtype))
     keep = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, a, first),
                        prims.ufunc(np.less_equal, a, last))
-    inner = prims.constant(trace, edges[1:-1])
     # The bin: how many inner edges lie at or below x (the last edge belongs to the last bin).
     above = prims.ufunc(np.greater_equal, prims.reshape(x, x.shape + (1,)), inner)
     idx = prims.reduction("sum", above, 1, False, np.intp) if n > 1 else \
@@ -613,12 +625,33 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         ntype, values = w.dtype, prims.convert(prims.reshape(w, (-1,)), np.dtype(np.float64))
     counts = _count_into(trace, idx, values, n + 1, np.float64 if weights is not None else np.intp)
     hist = prims.convert(counts[:n], ntype)
-    edges_out = prims.constant(trace, edges)
     if density:
-        widths = np.diff(edges).astype(float)
+        widths = prims.convert(prims.ufunc(np.subtract, edges[1:], edges[:-1]), np.dtype(float))
         hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
                            prims.reduction("sum", hist))
-    return hist, edges_out
+    return hist, edges
+
+
+def _data_edges(trace, a: Tracer, bins):
+    """NumPy's edges for a bin count without ``range=``: ``linspace(min, max, bins + 1)`` in
+    the data's float dtype (float64 for integers), widened by 0.5 each way when min == max,
+    ``[0, 1]`` for no data. Traced: the edges, and the outer edges values are kept by."""
+    n = operator.index(bins)
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    bin_type = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
+    if a.size == 0:
+        first = prims.constant(trace, np.zeros((), bin_type))
+        last = prims.constant(trace, np.ones((), bin_type))
+    else:
+        first = prims.convert(prims.reduction("min", a), bin_type)
+        last = prims.convert(prims.reduction("max", a), bin_type)
+        same = prims.ufunc(np.equal, first, last)
+        half = np.asarray(0.5, bin_type)
+        first = prims.where(same, prims.ufunc(np.subtract, first, half), first)
+        last = prims.where(same, prims.ufunc(np.add, last, half), last)
+    edges = linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+    return edges, first, last
 
 
 def _histogram_edges(a, bins, range):
@@ -626,7 +659,7 @@ def _histogram_edges(a, bins, range):
     if isinstance(bins, str):
         raise UnsupportedError(f"numpy.histogram with bins={bins!r} (edges chosen from the data) "
                                f"is not supported under jit (at {user_location()}); give a count "
-                               "and range=, or the edges")
+                               "(with or without range=), or the edges")
     if isinstance(bins, Tracer):
         raise ConcretizationError(f"numpy.histogram under jit needs static bins (at "
                                   f"{user_location()}): the edges are checked to increase and set "
@@ -636,10 +669,6 @@ def _histogram_edges(a, bins, range):
         n = operator.index(bins)
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
-        if range is None:
-            raise ConcretizationError(
-                f"numpy.histogram under jit needs a static range= with a bin count (at "
-                f"{user_location()}): the edges depend on the data otherwise")
         first, last = range
         if isinstance(first, Tracer) or isinstance(last, Tracer):
             raise ConcretizationError(f"numpy.histogram's range= must be static under jit (at "

@@ -175,9 +175,12 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * np.pi):
 @implements(np.digitize)
 @prims.numpy_scalar  # the bin of one x: a NumPy integer, as in NumPy
 def digitize(x, bins, right=False):
-    """The bin of each ``x``: ``searchsorted`` on monotonic ``bins`` (static bins: their direction
-    and NumPy's ValueError are checked at trace time; traced ones choose by ``bins[-1] >=
-    bins[0]`` at run time, and bins that are not monotonic are not detected)."""
+    """The bin of each ``x``: ``searchsorted`` on monotonic ``bins``, increasing or decreasing
+    as NumPy decides: increasing when the first two neighbours that differ (NaN differs from
+    everything) increase, or none differ, else decreasing; a comparison with NaN never breaks
+    monotonicity, so sorted bins with NaN last increase.
+    Static bins: the direction and NumPy's ValueError at trace time; traced ones choose the
+    direction at run time, and bins that are not monotonic are not detected."""
     if not traced(x, bins):
         return np.digitize(x, bins, right)
     trace = prims.find_trace(x, bins)
@@ -196,14 +199,23 @@ def digitize(x, bins, right=False):
 
     if not isinstance(bins, Tracer):
         bins = np.asarray(bins)
-        if np.all(bins[1:] >= bins[:-1]):
+        differ = bins[1:] != bins[:-1]
+        if not differ.any():
             return increasing(prims.constant(trace, bins))
-        if np.all(bins[1:] <= bins[:-1]):
+        k = int(np.argmax(differ))
+        rest_up, rest_down = bins[k + 1:-1] < bins[k + 2:], bins[k + 1:-1] > bins[k + 2:]
+        if bins[k] < bins[k + 1]:
+            if not rest_down.any():
+                return increasing(prims.constant(trace, bins))
+        elif not rest_up.any():  # NumPy: any other first pair (NaN in it too) decreases
             return decreasing(prims.constant(trace, bins))
         raise ValueError("bins must be monotonically increasing or decreasing")
     if bins.shape[0] < 2:
         return increasing(bins)
-    return np.where(bins[-1] >= bins[0], increasing(bins), decreasing(bins))
+    differ = bins[1:] != bins[:-1]
+    k = np.argmax(differ)
+    up = np.logical_or(~differ[k], bins[:-1][k] < bins[1:][k])  # all equal: increasing
+    return np.where(up, increasing(bins), decreasing(bins))
 
 
 @implements(np.isin)

@@ -1,5 +1,5 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
-``median``, ``quantile``, ``percentile``, ``partition``/``argpartition`` (as the full sort), and
+``lexsort``, ``median``, ``quantile``, ``percentile``, ``partition``/``argpartition`` (as the full sort), and
 ``interp`` (a binary search per point).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
@@ -19,7 +19,7 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, as_scalar, user_location
 
-__all__ = ["argpartition", "argsort", "interp", "median", "partition", "percentile", "quantile",
+__all__ = ["argpartition", "argsort", "interp", "lexsort", "median", "partition", "percentile", "quantile",
            "searchsorted", "sort"]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
@@ -60,6 +60,31 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
     x, ax = _lane_axis(a, axis, "argsort", kind, order)
     return prims.argsort(x, ax)
+
+
+@implements(np.lexsort)
+def lexsort(keys, axis=-1):
+    """``numpy.lexsort``: the order that sorts by the last key, ties broken by the one before
+    it, and so on: a stable argsort by each key in turn, first key first, each applied to the
+    order so far (NaN last within each key, as NumPy)."""
+    rows = [keys[i] for i in range(keys.shape[0])] if isinstance(keys, Tracer) else list(keys)
+    if not traced(*rows):
+        return np.lexsort(keys, axis=axis)
+    if not rows:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    trace = prims.find_trace(*rows)
+    rows = [_as_traced(trace, k) for k in rows]
+    if len({k.shape for k in rows}) > 1:
+        raise ValueError("all keys need to be the same shape")
+    if rows[0].ndim == 0:
+        raise np.exceptions.AxisError(operator.index(axis), 0)
+    order = None
+    for k in rows:
+        if order is not None:
+            k = np.take_along_axis(k, order, axis=axis)
+        step = argsort(k, axis=axis, kind="stable")
+        order = step if order is None else np.take_along_axis(order, step, axis=axis)
+    return order
 
 
 def _as_traced(trace, x) -> Tracer:

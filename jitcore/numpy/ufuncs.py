@@ -16,14 +16,16 @@ import numpy as np
 
 from jitcore import indexing
 from jitcore import primitives as prims
+from jitcore.dtypes import resolve_ufunc, weak_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import reductions
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, strong_results, traced
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
     "abs", "angle", "apply_ufunc", "bitwise_count", "divmod", "fabs", "float_power", "imag",
-    "iscomplexobj", "isrealobj", "logical_and", "logical_not", "logical_or", "logical_xor", "mod", "modf",
+    "frexp", "iscomplexobj", "isrealobj", "ldexp", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "mod", "modf",
     "real", "reciprocal", "square", "true_divide",
     "allclose", "around", "copysign", "deg2rad", "degrees", "isclose", "nan_to_num", "rad2deg",
     "radians", "round"]  # signbit: an array op now, among UFUNC_KINDS
@@ -97,6 +99,64 @@ def _modf(x):
 
 
 modf = _ufunc(np.modf, _modf)
+
+
+def _float_layout(ft: np.dtype):
+    """A float dtype's significand bits (without the hidden one), exponent bias, and the
+    signed integer dtype of its width (what its bits are read as)."""
+    info = np.finfo(ft)
+    return info.nmant, info.maxexp - 1, np.dtype(f"i{ft.itemsize}")
+
+
+def _frexp(x):
+    """``x = m * 2**e`` with ``0.5 <= |m| < 1``, read from the bits: the exponent field gives
+    ``e``, and ``m`` is ``x`` with its exponent field set to that of 0.5. Subnormals are scaled
+    into the normal range first; zeros, infinities and NaN give themselves and ``e = 0``."""
+    _no_complex(np.frexp, x)
+    _, ft, et = np.frexp.resolve_dtypes((weak_type(x), None, None))
+    x = prims.convert(x, ft)
+    nmant, bias, it = _float_layout(ft)
+    lift = nmant + 2  # 2**lift times the smallest subnormal is a normal number
+    sub = np.less(np.abs(x), ft.type(np.finfo(ft).smallest_normal))
+    bits = np.where(sub, x * ft.type(2.0**lift), x).view(it)
+    field = (bits >> nmant) & (2 * bias + 1)
+    e = field - (bias - 1) - np.where(sub, it.type(lift), it.type(0))
+    m = ((bits & ~((2 * bias + 1) << nmant)) | ((bias - 1) << nmant)).view(ft)
+    keep = np.equal(x, 0) | ~np.isfinite(x)
+    return as_scalar(np.where(keep, x, m)), as_scalar(np.where(keep, 0, e).astype(et))
+
+
+frexp = _ufunc(np.frexp, _frexp)
+
+
+def _ldexp(x, n):
+    """``x * 2**n`` rounded once: ``n`` is brought into the exponent range by at most two exact
+    steps each way (scaling ``x`` by ``2**emax``, or by ``2**(emin + p)`` so that a result in the
+    subnormal range is rounded only by the last product), then ``2**n`` is built from its bits."""
+    trace = prims.find_trace(x, n)
+    (ft, nt), _ = resolve_ufunc(np.ldexp, (x, n))
+    if ft.kind == "c":
+        _no_complex(np.ldexp, prims.as_tracer(trace, x, ft))
+    shape = np.broadcast_shapes(np.shape(x), np.shape(n))
+    y = prims.broadcast_to(prims.as_tracer(trace, x, ft), shape)
+    n = prims.broadcast_to(prims.convert(prims.as_tracer(trace, n, nt), np.dtype(np.int64)), shape)
+    if ft == np.float16:
+        # Exact in float32 for |n| <= 41 (past it every float16 result is 0 or inf), then
+        # rounded once to float16.
+        return _ldexp(prims.convert(y, np.dtype(np.float32)), np.clip(n, -41, 41)).astype(ft)
+    nmant, emax, it = _float_layout(ft)
+    emin, p = 1 - emax, nmant + 1
+    for _ in range(2):
+        big = np.greater(n, emax)
+        y, n = np.where(big, y * ft.type(2.0**emax), y), np.where(big, n - emax, n)
+        small = np.less(n, emin)
+        y, n = np.where(small, y * ft.type(2.0 ** (emin + p)), y), np.where(small, n - (emin + p), n)
+    n = np.clip(n, emin, emax)
+    scale = ((n + emax).astype(it) << nmant).view(ft)
+    return y * scale
+
+
+ldexp = _ufunc(np.ldexp, _ldexp)
 
 
 @implements(np.real)

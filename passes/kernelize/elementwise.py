@@ -1,5 +1,5 @@
-"""Kernel forms of the elementwise ops (unary, binary, compare, ``select``, ``convert``) and of
-``array.reduce``.
+"""Kernel forms of the elementwise ops (unary, binary, compare, ``select``, ``convert``,
+``bitcast``) and of ``array.reduce``.
 
 An elementwise op is one kernel whose operands and result all use the identity map, with the
 op's scalar meaning (``scalar.py``, ``complex.py``) as its body. A reduction iterates over its
@@ -38,6 +38,12 @@ def convert(op: array.ConvertOp) -> kernel.GenericOp:
     return _parallel(kb, op, kb.emit.convert(x, op.result_type.element))
 
 
+def bitcast(op: array.BitcastOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    x = kb.input(op.operands[0], AffineMap.identity(op.result_type.rank))
+    return _parallel(kb, op, kb.emit.op("arith.bitcast", x, result=op.result_type.element))
+
+
 def reduce(op: array.ReduceOp) -> kernel.GenericOp:
     out_type = op.result_type
     src = op.operands[0].type
@@ -59,5 +65,6 @@ RULES = {
     array.ElementwiseOp: elementwise,
     array.SelectOp: select,
     array.ConvertOp: convert,
+    array.BitcastOp: bitcast,
     array.ReduceOp: reduce,
 }

@@ -272,8 +272,8 @@ NOTES = {
     "np.bincount(x, weights, minlength)": "minlength= required under jit (the result's length); a "
                                           "value at or past it, or negative, raises IndexError "
                                           "after the call",
-    "np.histogram(x, bins, range, density, weights)": "static bins: a count with range=, or edges; "
-                                                      "cost O(size x bins)",
+    "np.histogram(x, bins, range, density, weights)": "static bins: a count (edges from range= or "
+                                                      "the data), or edges; cost O(size x bins)",
 }
 
 

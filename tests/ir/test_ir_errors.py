@@ -76,6 +76,10 @@ def verify_error(text: str) -> str:
      "'array.reduce' op needs strictly increasing 'axes' within the operand rank"),
     ('%0 = "array.reduce"(%arg0) {axes = [0], kind = "sum"} : (tensor<2x3xf32>) -> tensor<2xf32>', "tensor<2x3xf32>", "tensor<2xf32>",
      "'array.reduce' op must return tensor<3xf32>"),
+    ('%0 = "array.bitcast"(%arg0) : (tensor<4xf32>) -> tensor<4xi64>', "tensor<4xf32>", "tensor<4xi64>",
+     "'array.bitcast' op needs element types of one width"),
+    ('%0 = "array.bitcast"(%arg0) : (tensor<4xi1>) -> tensor<4xi1>', "tensor<4xi1>", "tensor<4xi1>",
+     "'array.bitcast' op cannot reinterpret the bits of i1"),
     ('%0 = "array.reduce"(%arg0) {axes = [0], kind = "mean"} : (tensor<4xf32>) -> tensor<f32>', "tensor<4xf32>", "tensor<f32>",
      "'array.reduce' op needs 'kind' in ['and', 'bitand', 'bitor', 'bitxor', 'max', 'min', 'or', 'prod', 'sum']"),
 ])

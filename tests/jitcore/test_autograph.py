@@ -413,6 +413,30 @@ def test_a_long_static_loop_stays_python_until_its_state_is_traced():
     assert text.count('"scf.for"(') == 1 and text.count('"array.add"') == 2
 
 
+def newton_with_sums(c, r, steps):
+    t = np.arange(c.shape[0])
+    for _ in range(steps):  # two sums a step: 20 steps would be 40 kernels to compile
+        d = (1 + r) ** -t
+        r = r - (c * d).sum() / (-t * c * d / (1 + r)).sum()
+    return r
+
+
+def damped(x, steps):
+    for _ in range(steps):  # elementwise only: the copies fuse into one kernel
+        x = x * 0.5 + 1.0
+    return x
+
+
+def test_a_short_static_loop_whose_copies_would_be_many_kernels_is_a_loop():
+    c = np.array([-100.0, 30, 40, 50])
+    text = traced(newton_with_sums, c, 0.1, 20, static_argnames="steps")
+    assert text.count('"scf.for"(') == 1 and text.count('"array.reduce"') == 4  # first step, loop
+    assert '"scf.' not in traced(newton_with_sums, c, 0.1, 3, static_argnames="steps")
+    assert '"scf.' not in traced(damped, np.ones(4), 60, static_argnames="steps")
+    f = jc.jit(newton_with_sums, static_argnames="steps")
+    np.testing.assert_allclose(f(c, 0.1, 20), newton_with_sums(c, 0.1, 20), rtol=1e-13)
+
+
 def test_histogram_over_a_traced_array_is_one_loop():
     text = traced(histogram, np.zeros(100))
     assert text.count('"scf.for"') == 1

@@ -224,11 +224,26 @@ def test_histogram_with_static_bins(x, density):
     same(lambda x, w: np.histogram(x, 5, (-5, 5), weights=w), x, np.abs(x) % 1, rtol=1e-12)
 
 
-def test_histogram_right_edge_and_needs_a_range():
+def test_histogram_right_edge():
     x = np.array([0.0, 1.0, 2.0, 3.0, 3.0, -0.1, 3.1])
     same(lambda x: np.histogram(x, 3, (0, 3)), x)  # 3.0 in the last bin, -0.1 and 3.1 left out
-    with pytest.raises(jc.ConcretizationError, match="range"):
-        jc.jit(lambda x: np.histogram(x, 4))(x)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([0.3, -1.0, 2.5, 2.5, 0.1]),  # the max in the last bin
+    np.array([2.0, 2.0]),  # min == max: widened by 0.5 each way
+    np.zeros(0),  # no data: [0, 1]
+    np.array([-3, 5, 5, 0], np.int8),  # integers: float64 edges
+    np.array([0.1, 0.7, -2.0], np.float32),  # float32 edges, computed in float32
+    np.array([True, False, True]),  # booleans: as uint8
+])
+def test_histogram_without_range_takes_the_data_range(x):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # NumPy's warning for booleans
+        same(lambda x: np.histogram(x, 4), x)
+        same(lambda x: np.histogram(x, 3, weights=np.arange(x.size) * 0.5), x, rtol=1e-12)
+        if x.size:
+            same(lambda x: np.histogram(x, 2, density=True), x, rtol=1e-12)
 
 
 # -- arrays -------------------------------------------------------------------------------------

@@ -173,3 +173,38 @@ def test_full_of_a_traced_value_keeps_negative_zero_and_fills_numpy_arrays():
         for g, want in zip(jc.jit(filled)(v, w), filled(v, w), strict=True):
             np.testing.assert_array_equal(g, want, strict=True)
             assert np.array_equal(np.signbit(g), np.signbit(want))
+
+
+def test_apply_along_axis_is_one_loop_over_the_slices():
+    def f(A):
+        return (np.apply_along_axis(lambda r: r.max() - r.min(), 1, A),
+                np.apply_along_axis(np.sort, 0, A),  # results replace the axis
+                np.apply_along_axis(lambda r, k: r[:2] * k, -1, A, 3),  # extra arguments
+                np.apply_along_axis(lambda r: np.outer(r, r), 1, A[:3]),  # 2-d results
+                np.apply_along_axis(lambda r: 2, 1, A))  # a Python number: int64
+
+    A = np.arange(24.0).reshape(8, 3) % 5 - 2
+    for got, want in zip(jc.jit(f)(A), f(A)):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    text = jc.jit(lambda A: np.apply_along_axis(np.sum, 1, A)).lower(np.ones((50, 3))).as_text("traced")
+    assert text.count('"scf.for"(') == 1 and text.count('"array.reduce"') == 2  # slice 0, the loop's
+    with pytest.raises(ValueError, match="iteration dimensions are 0"):
+        jc.jit(lambda A: np.apply_along_axis(np.sum, 1, A))(np.ones((0, 3)))
+
+
+@pytest.mark.parametrize("bins", [
+    [1.0, 2.0, 2.0, 3.0, np.nan],  # sorted with NaN last: increasing, as NumPy decides
+    [1.0, 1.0, 2.0, np.nan, np.nan],
+    [3.0, 3.0, 1.0, np.nan],  # decreasing
+    [np.nan, np.nan],  # NumPy: the first distinct pair does not increase, so decreasing
+    [2.0, 2.0, 2.0],  # all equal: increasing
+])
+def test_digitize_picks_numpys_direction_with_nan_in_the_bins(bins):
+    x = np.array([np.nan, 2.0, 0.0, 5.0, 1.0, -np.inf, 3.0])
+    b = np.array(bins)
+    want = np.digitize(x, b), np.digitize(x, b, right=True)
+    for fn, args in [(lambda x, b: (np.digitize(x, b), np.digitize(x, b, right=True)), (x, b)),
+                     (lambda x: (np.digitize(x, b), np.digitize(x, b, right=True)), (x,))]:
+        for g, w in zip(jc.jit(fn)(*args), want):
+            np.testing.assert_array_equal(g, w)

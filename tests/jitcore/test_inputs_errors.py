@@ -314,9 +314,21 @@ def test_fill_and_view_write_as_numpy_does():
     np.testing.assert_array_equal(x_jit, x)  # the write through the view reached the argument
 
 
-def test_view_as_another_dtype_is_refused():
+def test_view_as_another_dtype_of_one_size_reads_the_bits():
+    x = np.array([1.0, -0.0, np.nan, -2.5])
+    np.testing.assert_array_equal(jc.jit(lambda x: x.view(np.int64))(x), x.view(np.int64))
+    assert jc.jit(lambda x: x[2].view(np.uint64))(x) == x[2].view(np.uint64)  # a NumPy scalar
+    assert type(jc.jit(lambda x: x[2].view(np.uint64))(x)) is np.uint64
+    h = np.array([[1, -7], [300, 0]], np.int16)[:, ::-1]  # strided: each element's own bits
+    got = jc.jit(lambda h: h.view(np.float16) * 2)(h)
+    np.testing.assert_array_equal(got.view(np.uint16), (h.view(np.float16) * 2).view(np.uint16))
+
+
+def test_view_as_another_dtype_size_is_refused():
     with pytest.raises(jc.UnsupportedError, match="astype"):
-        jc.jit(lambda x: x.view(np.int64))(np.ones(3))
+        jc.jit(lambda x: x.view(np.int32))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="astype"):
+        jc.jit(lambda x: x.view(np.complex64))(np.ones(3))
 
 
 def test_a_function_returning_its_written_argument_returns_the_callers_array():

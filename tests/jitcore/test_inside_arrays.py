@@ -399,3 +399,13 @@ def test_an_empty_written_whole_costs_no_initialisation():
         text = jc.jit(fn).lower(np.arange(4.0)).as_text("optimized")
         assert "array.constant" not in text, text  # no zeros are made, only the product
         same(fn, np.arange(4.0))
+
+
+def test_a_tuple_of_traced_keys_reaches_lexsort():
+    # NumPy's dispatcher for lexsort looks inside a tuple of keys only: a list of them too.
+    def order(a, b):
+        return np.lexsort((b, a)), np.lexsort([a, b]), np.concatenate((a, b))
+
+    a, b = np.array([2, 1, 2, 0]), np.array([0.5, 3.0, -1.0, 2.0])
+    for got, want in zip(jc.jit(order)(a, b), order(a, b)):
+        np.testing.assert_array_equal(got, want)

@@ -682,3 +682,16 @@ def test_sort_and_argsort_methods():
     x = np.array([[3.0, np.nan, 1.0], [2.0, -0.0, 0.0], [2.0, 5.0, -1.0]])
     for got, want in zip(jc.jit(f)(x.copy()), f(x.copy())):
         np.testing.assert_array_equal(got, want)
+
+
+def test_lexsort_sorts_by_the_last_key_first():
+    a = np.array([2, 1, 2, 1, 0, 1])
+    b = np.array([5.0, 3.0, 1.0, np.nan, 2.0, 3.0])  # a NaN last among its ties, ties stable
+    for fn in (lambda a, b: np.lexsort((b, a)), lambda a, b: np.lexsort((a, b)),
+               lambda a, b: np.lexsort((b, a, np.zeros(6)))):
+        np.testing.assert_array_equal(jc.jit(fn)(a, b), fn(a, b))
+    K = np.random.default_rng(5).integers(0, 3, (3, 4, 5))  # a 2-d array of keys, along axis 0
+    np.testing.assert_array_equal(jc.jit(lambda k: np.lexsort(k, axis=0))(K), np.lexsort(K, axis=0))
+    np.testing.assert_array_equal(jc.jit(lambda k: np.lexsort(k))(K[0]), np.lexsort(K[0]))
+    with pytest.raises(ValueError, match="same shape"):
+        jc.jit(lambda a, b: np.lexsort((a, b[:2])))(a, b)

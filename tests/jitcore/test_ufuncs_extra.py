@@ -375,3 +375,45 @@ def test_fused_with_neighbours():
     check(fn, x, y)
     text = str(jc.jit(fn).lower(x, y).as_text("optimized"))
     assert text.count('"kernel.generic"') == 1
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x).view(np.uint8)
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_frexp_and_ldexp_are_exact_at_every_edge(dtype):
+    """Bits for bits with NumPy: subnormals, the largest float, zeros, inf and NaN; ldexp's
+    exponents past the range each way (one rounding into the subnormals, or inf / 0)."""
+    info = np.finfo(dtype)
+    tiny, sub = info.smallest_normal, info.smallest_subnormal
+    x = np.array([0.0, -0.0, 1.0, -3.5, 0.75, np.inf, -np.inf, np.nan, info.max, -tiny, sub,
+                  3 * sub, 0.75 * tiny, 1.5 * tiny], dtype)
+    m, e = jc.jit(np.frexp)(x)
+    wm, we = np.frexp(x)
+    assert (m.dtype, e.dtype) == (wm.dtype, we.dtype)
+    np.testing.assert_array_equal(_bits(m), _bits(wm))
+    np.testing.assert_array_equal(e, we)
+    span = int(info.maxexp - info.minexp + info.nmant)
+    n = np.array([0, 1, -1, span, -span, span + 5, -span - 5, int(info.minexp) - 1,
+                  int(info.maxexp), np.iinfo(np.int32).min, np.iinfo(np.int32).max, -3, 7, 2], np.int32)
+    for xs in (x, np.full_like(x, 1.5), np.full_like(x, sub), np.full_like(x, info.max)):
+        got, want = jc.jit(np.ldexp)(xs, n), np.ldexp(xs, n)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+    np.testing.assert_array_equal(jc.jit(np.ldexp)(x, n.astype(np.int64)), np.ldexp(x, n.astype(np.int64)))
+
+
+def test_frexp_ldexp_dtypes_and_scalars():
+    ints = np.array([0, 3, -12])
+    for fn, args in [(np.frexp, (ints,)), (np.frexp, (np.float32(6.0),)),
+                     (lambda e: np.ldexp(1.0, e), (np.array([3, -1075], np.int32),)),
+                     (lambda e: np.ldexp(5, e), (np.array([1, 2], np.int8),)),  # weak 5: float16
+                     (lambda x: np.ldexp(x, 3), (np.float32(6.0),)), (np.ldexp, (ints, ints))]:
+        got, want = jc.jit(fn)(*args), fn(*args)
+        pairs = zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want)))
+        for g, w in pairs:
+            assert type(g) is type(w) and g.dtype == w.dtype, (fn, g, w)
+            np.testing.assert_array_equal(g, w)
+    with pytest.raises(jc.JitTypeError, match="ldexp"):
+        jc.jit(np.ldexp)(np.ones(2), np.ones(2))  # float exponents: NumPy refuses them too

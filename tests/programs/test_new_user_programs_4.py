@@ -824,12 +824,6 @@ REFUSED = {
         jc.JitTypeError,
         "distinct",
     ),
-    "np.histogram without range=": (
-        lambda x: np.histogram(x, bins=5),
-        (normal(9),),
-        jc.ConcretizationError,
-        "range=",
-    ),
     "a branch returning another dtype": (
         _halve_or_negate,
         (np.int8(100),),
@@ -842,7 +836,6 @@ REFUSED = {
         jc.JitTypeError,
         "static list",
     ),
-    "np.ldexp": (lambda x: np.ldexp(x, 3), (normal(3),), jc.UnsupportedError, "ldexp"),
 }
 
 

@@ -44,6 +44,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     UNARY,
     UNARY_OPS,
     BinaryOp,
+    BitcastOp,
     CompareOp,
     ConvertOp,
     ElementwiseOp,

@@ -416,3 +416,32 @@ class ConvertOp(ArrayOp):
         if arr is None or (arr.dtype.kind == "f" and self.result_type.element.is_integer):
             return None  # float→int of NaN/inf differs by platform: let codegen define it
         return fold_numpy(lambda a: a.astype(numpy_dtype(self.result_type.element)), [arr], self.result_type)
+
+
+class BitcastOp(ArrayOp):
+    """Each element's bits read as another type of the same width (``x.view(dtype)``)."""
+
+    name = "array.bitcast"
+    traits = frozenset({PURE, ELEMENTWISE})
+    __slots__ = ()
+    arity = (1, 1)
+
+    def check(self) -> None:
+        src, dst = self.operands[0].type, self.result_type
+        if dst.shape != src.shape:
+            self.fail("cannot change the shape")
+        for t in (src.element, dst.element):
+            if t.is_bool or t.is_complex or t.name == "index":
+                self.fail(f"cannot reinterpret the bits of {t}")
+        if dst.element.bitwidth != src.element.bitwidth:
+            self.fail("needs element types of one width")
+
+    def fold(self, constants):
+        x = self.operands[0]
+        if x.type == self.result_type:
+            return [x]
+        arr = constant_array(constants[0])
+        if arr is None:
+            return None
+        dtype = numpy_dtype(self.result_type.element)
+        return fold_numpy(lambda a: a.copy().view(dtype), [arr], self.result_type)

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Compile time of a new user's loop-shaped programs (docs/performance.md, "Short static loops
+that end many kernels"): a Newton iteration with two sums per step over a static range,
+row loops of mean/sort/std, and ``np.apply_along_axis``.
+
+    PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R]
+
+Each program is jitted afresh R times (the disk cache off) and called once; the table shows the
+median compile (first call) in process CPU seconds, so that other processes' load counts less,
+and a steady call in microseconds (median of 200). Run it with each checkout on PYTHONPATH, in
+turn, to compare them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+
+import jitcore as jc
+
+
+def irr_newton(cash, guess):
+    r = guess
+    t = np.arange(cash.shape[0])
+    for _ in range(50):
+        disc = (1 + r) ** -t
+        npv = (cash * disc).sum()
+        dnpv = (-t * cash * disc / (1 + r)).sum()
+        r = r - npv / dnpv
+    return r
+
+
+def row_loop_stats(A):
+    out = np.empty((A.shape[0], 3))
+    for i in range(A.shape[0]):
+        r = A[i]
+        out[i, 0] = r.mean()
+        out[i, 1] = np.sort(r)[r.shape[0] // 2]
+        out[i, 2] = (r - r.mean()).std()
+    return out
+
+
+def apply_rows(A):
+    return np.apply_along_axis(lambda r: np.percentile(r, [25, 75]), 1, A)
+
+
+def loop_rows(A):
+    out = np.empty((A.shape[0], 2))
+    for i in range(A.shape[0]):
+        out[i] = np.percentile(A[i], [25, 75])
+    return out
+
+
+ROWS = np.random.default_rng(1).random((40, 9))
+PROGRAMS = {
+    "irr_newton, 50 steps": (irr_newton, (np.array([-100.0, 30, 40, 50]), 0.1)),
+    "row loop mean/sort/std, 5 rows": (row_loop_stats, (np.random.default_rng(0).random((5, 7)),)),
+    "row loop mean/sort/std, 12 rows": (row_loop_stats, (np.random.default_rng(0).random((12, 7)),)),
+    "percentiles per row, for loop, 40 rows": (loop_rows, (ROWS,)),
+    "percentiles per row, apply_along_axis, 40 rows": (apply_rows, (ROWS,)),
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.parse_args()
+    jc.config.disk_cache = False
+    print(f"jitcore from {jc.__file__}")
+    print("| program | compile (process CPU s) | call (us) |\n| --- | --- | --- |")
+    for name, (fn, fn_args) in PROGRAMS.items():
+        compiles = []
+        for _ in range(1):
+            f = jc.jit(fn)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the slow-compile warning
+                t = time.process_time()
+                try:
+                    f(*fn_args)
+                except Exception as e:  # noqa: BLE001  (a checkout without the feature)
+                    compiles = None
+                    print(f"| {name} | {type(e).__name__} | |")
+                    break
+                compiles.append(time.process_time() - t)
+        if compiles is None:
+            continue
+        calls = []
+        for _ in range(200):
+            t = time.perf_counter()
+            f(*fn_args)
+            calls.append(time.perf_counter() - t)
+        print(f"| {name} | {statistics.median(compiles):.2f} | {statistics.median(calls) * 1e6:.1f} |")
+
+
+if __name__ == "__main__":
+    main()
