@@ -1,5 +1,5 @@
 """``numpy.linalg``'s decompositions under ``jit`` and what is built on them: cholesky,
-slogdet, qr, eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
+slogdet, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
 Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
 loops per matrix (``passes/kernelize/decompose.py`` and ``spectral.py``: Householder QR,
@@ -112,6 +112,44 @@ def eigvalsh(a, UPLO="L"):
         return np.linalg.eigvalsh(a, UPLO)
     a = _uplo(_operand(a, "eigvalsh", True), UPLO)
     return prims.decomposition(a, array.EighOp, vectors=0)
+
+
+def _joined(re: Tracer, im: Tracer) -> Tracer:
+    """``re + im * 1j`` in the complex dtype of ``re``'s precision (jitcore has no op that joins
+    two float parts; for finite parts this is exact, an inf imaginary part also makes the real
+    part NaN)."""
+    ctype = np.result_type(re.dtype, np.complex64)
+    imag = prims.ufunc(np.multiply, prims.convert(im, ctype), 1j)
+    return prims.ufunc(np.add, prims.convert(re, ctype), imag)
+
+
+@implements(np.linalg.eig)
+def eig(a):
+    """``numpy.linalg.eig`` of real matrices: Householder reduction to Hessenberg form, Francis
+    double-shift QR to the real Schur form, eigenvectors by back-substitution, each of unit
+    norm with its largest component real (as LAPACK's ``geev``, without its balancing).
+    The results are always complex (complex64 for float32 input, complex128 otherwise): NumPy
+    gives a real dtype when every eigenvalue happens to be real, a choice made on the data,
+    which a compiled signature cannot follow; ``.real`` recovers NumPy's then. Order: as the
+    Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
+    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's."""
+    if not traced(a):
+        return np.linalg.eig(a)
+    a = _operand(a, "eig", True)
+    n = a.shape[-1]
+    packed = prims.decomposition(a, array.EigOp, vectors=1)
+    values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
+    return _results.EigResult(values, _joined(packed[..., 0, :n, :], packed[..., 1, :n, :]))
+
+
+@implements(np.linalg.eigvals)
+def eigvals(a):
+    """``numpy.linalg.eigvals``: the eigenvalues of ``eig``, always complex (see ``eig``),
+    without its vectors (nor the updates of the Schur form outside the active window)."""
+    if not traced(a):
+        return np.linalg.eigvals(a)
+    packed = prims.decomposition(_operand(a, "eigvals", True), array.EigOp, vectors=0)
+    return _joined(packed[..., 0, :], packed[..., 1, :])
 
 
 def _singular_values(a) -> Tracer:

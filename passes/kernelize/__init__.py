@@ -29,6 +29,7 @@ from jitcore.passes.kernelize import (
     factor,
     index,
     linalg,
+    nonsymmetric,
     shape,
     sort,
     spectral,
@@ -40,7 +41,7 @@ Rule = Callable[[Operation], "kernel.GenericOp | None"]
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
                            **control.RULES, **sort.RULES, **factor.RULES,
-                           **decompose.RULES, **spectral.RULES}
+                           **decompose.RULES, **spectral.RULES, **nonsymmetric.RULES}
 
 
 def rule_for(op: Operation) -> Rule | None:
