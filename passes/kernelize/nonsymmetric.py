@@ -135,11 +135,11 @@ def _rotate_pair(e, lo, hi, get, put, c, s) -> None:
 
 
 # -- Hessenberg reduction ------------------------------------------------------------------
-def _hessenberg(e, n: int, t, H: _Matrix, V: _Matrix | None, ort: _Matrix, w: _Matrix) -> None:
+def _hessenberg(e, n: int, t, H: _Matrix, Vt: _Matrix | None, ort: _Matrix, w: _Matrix) -> None:
     """H = Q^T H Q upper Hessenberg by Householder reflectors (``orthes``): step k makes the
     reflector u (in ``ort``, rows k+1..n-1, u^T u = 2h) that zeroes column k below row k+1, and
     applies I - u u^T / h from the left (``w = u^T H`` row by row, contiguous) and the right.
-    With ``V``, Q is accumulated from the reflectors backwards (``ortran``)."""
+    With ``Vt``, Q^T is accumulated from the reflectors backwards (``ortran``), row by row."""
     zero = e.const(0.0, t)
 
     def step(e, k, _):
@@ -182,32 +182,26 @@ def _hessenberg(e, n: int, t, H: _Matrix, V: _Matrix | None, ort: _Matrix, w: _M
         _when(e, _fc(e, "une", scale, zero), reduce)
 
     _loop(e, 0, max(n - 2, 0), step)
-    if V is None:
+    if Vt is None:
         return
-    _loop(e, 0, n, lambda e, i, _: _loop(e, 0, n, lambda e, j, _: V.set(e, i, j, e.select(
+    _loop(e, 0, n, lambda e, i, _: _loop(e, 0, n, lambda e, j, _: Vt.set(e, i, j, e.select(
         _ic(e, "eq", i, j), e.const(1.0, t), zero))))
 
-    def accumulate(e, r, _):  # reflectors from the last: V = (I - u u^T/h) V on rows k+1..
+    def accumulate(e, r, _):  # reflectors from the last: Q = (I - u u^T/h) Q on rows k+1..
         k = _dec(e, max(n - 3, 0), r)
         k1 = _inc(e, k)
         sub = H.get(e, k1, k)
 
         def apply(e):
             _loop(e, _inc(e, k, 2), n, lambda e, i, _: ort.set(e, i, H.get(e, i, k)))
-            _loop(e, k1, n, lambda e, j, _: w.set(e, j, zero))
-
-            def gather(e, i, _):
-                ui = ort.get(e, i)
-                _loop(e, k1, n, lambda e, j, _: w.set(e, j, _a(e, w.get(e, j), _m(e, ui, V.get(e, i, j)))))
-
-            _loop(e, k1, n, gather)
             denominator = _m(e, ort.get(e, k1), sub)  # -h: ort[k+1] * H[k+1, k] = (u_1 - g) g
 
-            def update(e, i, _):
-                f = _d(e, ort.get(e, i), denominator)
-                _loop(e, k1, n, lambda e, j, _: V.set(e, i, j, _a(e, V.get(e, i, j), _m(e, f, w.get(e, j)))))
+            def row(e, j, _):  # column j of Q, a row of Q^T
+                f = _d(e, _sum(e, k1, n, lambda e, c: _m(e, Vt.get(e, j, c), ort.get(e, c)), t), denominator)
+                _loop(e, k1, n, lambda e, c, _: Vt.set(e, j, c, _a(e, Vt.get(e, j, c),
+                                                                    _m(e, f, ort.get(e, c)))))
 
-            _loop(e, k1, n, update)
+            _loop(e, k1, n, row)
 
         _when(e, _fc(e, "une", sub, zero), apply)
 
@@ -593,20 +587,23 @@ def _back_substitute(e, n: int, t, H: _Matrix, d, ev, var: _Vars) -> None:
     _loop(e, 0, n, vector)
 
 
-def _back_transform(e, n: int, H: _Matrix, V: _Matrix, w: _Matrix, t) -> None:
-    """V = V T, T the upper triangle of H (the Schur form's eigenvectors), row by row through
-    the scratch ``w`` so the inner loop runs along rows of T (contiguous)."""
+def _back_transform(e, n: int, H: _Matrix, Vt: _Matrix, w: _Matrix, t) -> None:
+    """V = V T with V held as Vt = V^T and T the upper triangle of H (the Schur form's
+    eigenvectors): row j of V^T becomes sum over k <= j of T[k, j] times row k, from the last
+    row (so the rows it reads are still the old ones), through the scratch ``w``; every inner
+    loop runs along rows (contiguous)."""
     zero = e.const(0.0, t)
 
-    def row(e, i, _):
-        _loop(e, 0, n, lambda e, j, _: w.set(e, j, zero))
+    def row(e, r, _):
+        j = _dec(e, n - 1, r)
+        _loop(e, 0, n, lambda e, c, _: w.set(e, c, zero))
 
         def term(e, k, _):
-            vik = V.get(e, i, k)
-            _loop(e, k, n, lambda e, j, _: w.set(e, j, _a(e, w.get(e, j), _m(e, vik, H.get(e, k, j)))))
+            tkj = H.get(e, k, j)
+            _loop(e, 0, n, lambda e, c, _: w.set(e, c, _a(e, w.get(e, c), _m(e, tkj, Vt.get(e, k, c)))))
 
-        _loop(e, 0, n, term)
-        _loop(e, 0, n, lambda e, j, _: V.set(e, i, j, w.get(e, j)))
+        _loop(e, 0, _inc(e, j), term)
+        _loop(e, 0, n, lambda e, c, _: Vt.set(e, j, c, w.get(e, c)))
 
     _loop(e, 0, n, row)
 
@@ -671,7 +668,9 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     n = a.type.shape[-1]
     e = kb.emit
     H, ort, w = _Matrix(outer, t, 1), _Matrix(outer, t, 3), _Matrix(outer, t, 4)
-    V = _Matrix(outer, t, 2) if op.vectors else None
+    # Q (then the eigenvectors) is held transposed: the QR sweeps turn columns of Q, rows here
+    Vt = _Matrix(outer, t, 2) if op.vectors else None
+    V = _Matrix(outer, t, 2, transposed=True) if op.vectors else None
     var = _Vars(outer, t, 5, 6)
     if op.vectors:
         planes = [_Matrix([*outer, _idx(e, part)], t, 0) for part in (0, 1)]
@@ -687,12 +686,12 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
                {"code": kernel.NOT_FINITE})
     scale = _power_of_two(e, largest, t)
     _fill(e, n, n, H, lambda e, i, j: _m(e, entry(e, i, j), scale))
-    _hessenberg(e, n, t, H, V, ort, w)
+    _hessenberg(e, n, t, H, Vt, ort, w)
     _schur(e, n, t, H, V, d, ev, var)
     if op.vectors:
         def vectors(e):
             _back_substitute(e, n, t, H, d, ev, var)
-            _back_transform(e, n, H, V, w, t)
+            _back_transform(e, n, H, Vt, w, t)
 
         _when(e, _fc(e, "une", var[e, "norm"], e.const(0.0, t)), vectors)
         _normalise(e, n, t, V, ev, *planes)
