@@ -46,21 +46,22 @@ ITERATIONS = 30  # QR iterations per eigenvalue (at least 10 eigenvalues' worth)
 class _Vars:
     """The algorithm's named scalar variables, one slot each in scratch vectors per matrix."""
 
-    def __init__(self, outer, t, floats: int, ints: int):
+    def __init__(self, outer, t, floats: int, ints: int, float_names=FLOATS, int_names=INTS):
         self.f, self.i = _Matrix(outer, t, floats), _Matrix(outer, i64, ints)
+        self.floats, self.ints = float_names, int_names
 
     def __getitem__(self, key):
         e, name = key
-        if name in INTS:
-            return e.op("arith.bitcast", self.i.get(e, INTS.index(name)), result=index)
-        return self.f.get(e, FLOATS.index(name))
+        if name in self.ints:
+            return e.op("arith.bitcast", self.i.get(e, self.ints.index(name)), result=index)
+        return self.f.get(e, self.floats.index(name))
 
     def set(self, e, **values) -> None:
         for name, v in values.items():
-            if name in INTS:
-                self.i.set(e, INTS.index(name), e.op("arith.bitcast", _idx(e, v), result=i64))
+            if name in self.ints:
+                self.i.set(e, self.ints.index(name), e.op("arith.bitcast", _idx(e, v), result=i64))
             else:
-                self.f.set(e, FLOATS.index(name), v)
+                self.f.set(e, self.floats.index(name), v)
 
 
 # short names for the scalar arithmetic this module is made of
