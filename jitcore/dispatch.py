@@ -34,6 +34,7 @@ from jitcore.ir.dialects.kernel import (
     NOT_FINITE,
     NOT_POSITIVE_DEFINITE,
     SINGULAR_MATRIX,
+    SVD_NO_CONVERGENCE,
     ZERO_STEP,
 )
 
@@ -193,6 +194,8 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
         return np.linalg.LinAlgError("Array must not contain infs or NaNs")
     if flag == NO_CONVERGENCE:
         return np.linalg.LinAlgError("Eigenvalues did not converge")
+    if flag == SVD_NO_CONVERGENCE:
+        return np.linalg.LinAlgError("SVD did not converge")
     if flag == ZERO_STEP:
         return LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
     return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

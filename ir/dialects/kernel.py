@@ -416,8 +416,9 @@ class ExtractResultOp(Operation):
 # every producer (index checks and loop steps in kernels, callbacks on the host, ``kernel.raise``)
 # and for the dispatcher that raises the matching Python error.
 INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE = 1, 2, 3, 4, 5
-NOT_FINITE, NO_CONVERGENCE = 6, 7  # numpy.linalg's "must not contain infs or NaNs", "did not converge"
-LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGENCE)
+# numpy.linalg's "must not contain infs or NaNs", "Eigenvalues did not converge", "SVD did not converge"
+NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE = 6, 7, 8
+LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE)
 
 
 class RaiseOp(Operation):
@@ -438,7 +439,8 @@ class RaiseOp(Operation):
             self.fail("takes one i1 condition")
         if self.code not in LINALG_ERRORS:
             self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, {NOT_POSITIVE_DEFINITE}: "
-                      f"not positive definite, {NOT_FINITE}: not finite, {NO_CONVERGENCE}: no convergence)")
+                      f"not positive definite, {NOT_FINITE}: not finite, {NO_CONVERGENCE}: no convergence, "
+                      f"{SVD_NO_CONVERGENCE}: svd without convergence)")
 
 
 def body_ops(op: GenericOp):

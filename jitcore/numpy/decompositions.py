@@ -2,8 +2,10 @@
 slogdet, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
 Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
-loops per matrix (``passes/kernelize/decompose.py`` and ``spectral.py``: Householder QR,
-Cholesky–Banachiewicz, tridiagonalisation and implicit QL for eigh, one-sided Jacobi for svd),
+loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymmetric.py`` and
+``bidiagonal.py``: Householder QR, Cholesky–Banachiewicz, tridiagonalisation and implicit QL
+for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
+implicit-shift QR for svd),
 over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
 float32, float16 and complex refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
@@ -158,9 +160,11 @@ def _singular_values(a) -> Tracer:
 
 @implements(np.linalg.svd)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """``numpy.linalg.svd`` by one-sided Jacobi: descending singular values; U and Vh as
-    ``SVDResult`` with ``compute_uv``. ``hermitian`` is taken as a promise NumPy uses for speed
-    only; the results are those of the general algorithm."""
+    """``numpy.linalg.svd`` by Householder bidiagonalisation and implicit-shift QR (LINPACK's
+    ``dsvdc``): descending singular values; U and Vh as ``SVDResult`` with ``compute_uv``.
+    ``hermitian`` is taken as a promise NumPy uses for speed only; the results are those of
+    the general algorithm. NaN or inf input raises ``LinAlgError('SVD did not converge')``
+    after the call, as NumPy's (so do pinv, lstsq, matrix_rank, cond and the 2-norms)."""
     if not traced(a):
         return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
     a = _operand(a, "svd", False)
@@ -295,9 +299,8 @@ def cond(x, p=None):
     if p in (None, 2, -2):
         s = svdvals(x)
         out = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        # 0/0 of a zero matrix is inf, as NumPy makes it; NaN stays where x has one
-        undefined = np.isnan(out) & ~np.any(np.isnan(x), axis=(-2, -1))
-        return prims.as_scalar(np.where(undefined, np.array(np.inf, out.dtype), out))
+        # 0/0 of a zero matrix is inf, as NumPy makes it (NaN in x raises in the SVD)
+        return prims.as_scalar(np.where(np.isnan(out), np.array(np.inf, out.dtype), out))
     inverse = _family.inv(x)
     return prims.as_scalar(_family.norm(x, p, (-2, -1)) * _family.norm(inverse, p, (-2, -1)))
 

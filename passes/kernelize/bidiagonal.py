@@ -12,7 +12,8 @@ Per matrix, on the tall one T (A, or A^T when A is wide), m x n with m >= n, in 
 
 T, U and V are held transposed (their columns as rows) so that every column operation of the
 algorithm (reflectors, plane rotations, swaps) runs along a row: contiguous. About ``6 n^2``
-QR sweeps in all (LAPACK's ``bdsqr`` bound); NaN input runs into it and gives NaN.
+QR sweeps in all (LAPACK's ``bdsqr`` bound), else ``LinAlgError('SVD did not converge')``,
+which NaN or inf input raises at once (NumPy raises it for those too).
 Accuracy: backward stable, singular values within a few eps of ``||A||`` as LAPACK's.
 """
 
@@ -292,6 +293,12 @@ def _diagonalize(e, m: int, n: int, t, s, ev, U, V, var: _Vars) -> None:
         return [_inc(e, c[0])]
 
     _while(e, [_idx(e, 0)], go_on, body)
+    _svd_fails(e, _ic(e, "sgt", var[e, "p"], 0))
+
+
+def _svd_fails(e, condition) -> None:
+    """Raise NumPy's ``LinAlgError('SVD did not converge')`` where ``condition`` holds."""
+    e.b.create(kernel.RaiseOp, [condition], [], {"code": kernel.SVD_NO_CONVERGENCE})
 
 
 def _deflate(e, k, p, s, ev, V) -> None:
@@ -450,7 +457,9 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
         pos = [j, i] if wide else [i, j]
         return e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result
 
-    scale = _power_of_two(e, _largest(e, rows, cols, entry, t), t)
+    largest = _largest(e, rows, cols, entry, t)
+    _svd_fails(e, _fc(e, "uge", largest, e.const(float("inf"), t)))  # NaN or inf: as NumPy's
+    scale = _power_of_two(e, largest, t)
     _fill(e, rows, cols, A, lambda e, i, j: _m(e, entry(e, i, j), scale))
     _bidiagonalize(e, rows, cols, t, A, s, ev, work, U, V, u_count)
     _diagonalize(e, rows, cols, t, s, ev, U, V, var)

@@ -93,7 +93,7 @@ def _largest(e, rows: int, cols: int, get, t) -> Value:
 
 
 def _power_of_two(e, largest, t) -> Value:
-    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): Jacobi squares
+    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): the algorithms square
     entries, which must neither overflow nor underflow; scaling by it is exact."""
     bits, mantissa, bias, limit = (i64, 52, 1023, 1000) if t == f64 else (i32, 23, 127, 120)
     usable = e.op("arith.andi", e.op("arith.cmpf", largest, e.const(0.0, t), result=i1, predicate="ogt"),
