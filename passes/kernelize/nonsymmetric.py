@@ -210,7 +210,7 @@ def _hessenberg(e, n: int, t, H: _Matrix, Vt: _Matrix | None, ort: _Matrix, w: _
 
 
 # -- Francis double-shift QR to real Schur form ----------------------------------------------
-def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars) -> None:
+def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars, saved: _Matrix) -> None:
     """The eigenvalues of the Hessenberg H into ``d`` (real parts) and ``ev`` (imaginary), by
     ``hqr2``'s deflation from the bottom: a negligible subdiagonal entry splits off a 1x1 or 2x2
     block (a real or a complex pair), else one double-shift QR sweep over rows m..hi. With
@@ -247,7 +247,7 @@ def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars) -> No
         _when(e, _ic(e, "eq", low, hi), lambda e: _single(e, hi, t, H, d, ev, var),
               lambda e: _when(e, _ic(e, "eq", low, _dec(e, hi)),
                               lambda e: _pair(e, n, hi, t, H, V, d, ev, var),
-                              lambda e: _sweep(e, n, low, hi, t, H, V, var, eps, vectors)))
+                              lambda e: _sweep(e, n, low, hi, t, H, V, var, eps, vectors, saved)))
         return [_inc(e, c[0])]
 
     _while(e, [_idx(e, 0)], go_on, body)
@@ -307,9 +307,15 @@ def _pair(e, n: int, hi, t, H, V, d, ev, var) -> None:
     var.set(e, hi=_dec(e, hi, 2), iter=0)
 
 
-def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool) -> None:
+def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool, saved: _Matrix) -> None:
     """One Francis double-shift QR sweep on rows and columns low..hi (``hqr2``'s), with an
-    exceptional shift after 10 and after 30 iterations without a deflation."""
+    exceptional shift after 10 and after 30 iterations without a deflation.
+
+    Step k's reflector acts on columns k..k+2 of rows up to k+3; rows k+1.. of those are read
+    again by the next steps and are updated at once, but rows up to k see only column updates
+    from then on, so theirs wait (the reflector kept in ``saved``) and are applied after the
+    sweep row by row: each row stays in cache, where a column strip of H, once H outgrows
+    the cache, misses on every row at every step."""
     zero = e.const(0.0, t)
     lo = _dec(e, hi)
     var.set(e, x=H.get(e, hi, hi), y=H.get(e, lo, lo), w=_m(e, H.get(e, hi, lo), H.get(e, lo, hi)))
@@ -420,24 +426,52 @@ def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool) -> None:
                 return one
 
             col_end = _inc(e, e.op("arith.minsi", hi, _inc(e, k, 3)))
+            for slot, v in enumerate((x, y, z, qq, rr)):
+                saved.set(e, slot, k, v)
 
             def three(e):
                 _loop(e, k, row_end, rows3)
-                _loop(e, col_start, col_end, columns(H, True))
+                _loop(e, k1, col_end, columns(H, True))
                 if V is not None:
                     _loop(e, 0, n, columns(V, True))
 
             def two(e):
                 _loop(e, k, row_end, rows2)
-                _loop(e, col_start, col_end, columns(H, False))
+                _loop(e, k1, col_end, columns(H, False))
                 if V is not None:
                     _loop(e, 0, n, columns(V, False))
 
             _when(e, notlast, three, two)
 
-        _when(e, _and(e, _not(e, skip), _fc(e, "une", s, zero)), apply)
+        def unused(e):  # no reflector at this step: the deferred update does nothing
+            for slot in range(5):
+                saved.set(e, slot, k, zero)
+
+        _when(e, _and(e, _not(e, skip), _fc(e, "une", s, zero)), apply, unused)
 
     _loop(e, m, hi, step)
+
+    def deferred(e, i, _):  # row i: the column updates of steps max(m, i)..hi-1, in order
+        start = e.op("arith.maxsi", m, i)
+
+        def one(e, k, carried):  # H[i, k] and H[i, k+1] carried, H[i, k] final after it
+            hk, hk1 = carried
+            x, y, z, qq, rr = (saved.get(e, slot, k) for slot in range(5))
+            hk2 = H.get(e, i, _inc(e, k, 2))
+            w = _a(e, _a(e, _m(e, x, hk), _m(e, y, hk1)), _m(e, z, hk2))
+            H.set(e, i, k, _s(e, hk, w))
+            return [_s(e, hk1, _m(e, w, qq)), _s(e, hk2, _m(e, w, rr))]
+
+        def row(e):
+            hk, hk1 = _loop(e, start, lo, one, [H.get(e, i, start), H.get(e, i, _inc(e, start))])
+            x, y, qq = saved.get(e, 0, lo), saved.get(e, 1, lo), saved.get(e, 3, lo)
+            v = _a(e, _m(e, x, hk), _m(e, y, hk1))  # the last step's reflector has two terms
+            H.set(e, i, lo, _s(e, hk, v))
+            H.set(e, i, hi, _s(e, hk1, _m(e, v, qq)))
+
+        _when(e, _ic(e, "sle", start, lo), row)
+
+    _loop(e, col_start, _inc(e, hi), deferred)
 
 
 # -- eigenvectors ----------------------------------------------------------------------------
@@ -673,6 +707,7 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     Vt = _Matrix(outer, t, 2) if op.vectors else None
     V = _Matrix(outer, t, 2, transposed=True) if op.vectors else None
     var = _Vars(outer, t, 5, 6)
+    saved = _Matrix(outer, t, 7)  # a QR sweep's reflectors, for its deferred column updates
     if op.vectors:
         planes = [_Matrix([*outer, _idx(e, part)], t, 0) for part in (0, 1)]
         d, ev = _Row(planes[0], n), _Row(planes[1], n)
@@ -688,7 +723,7 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     scale = _power_of_two(e, largest, t)
     _fill(e, n, n, H, lambda e, i, j: _m(e, entry(e, i, j), scale))
     _hessenberg(e, n, t, H, Vt, ort, w)
-    _schur(e, n, t, H, V, d, ev, var)
+    _schur(e, n, t, H, V, d, ev, var, saved)
     if op.vectors:
         def vectors(e):
             _back_substitute(e, n, t, H, d, ev, var)
@@ -705,7 +740,8 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     vector = a.type.with_shape(a.type.shape[:-2] + (n,))
     results = [op.result_type, a.type, square, vector, vector,
                a.type.with_shape(a.type.shape[:-2] + (len(FLOATS),)),
-               TensorType(a.type.shape[:-2] + (len(INTS),), i64)]
+               TensorType(a.type.shape[:-2] + (len(INTS),), i64),
+               TensorType(a.type.shape[:-2] + (5, max(n, 1)), t)]
     return _finish(kb, op, results, [-1] * len(results))
 
 
