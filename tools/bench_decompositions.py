@@ -10,7 +10,8 @@ for eigh and eigvalsh); each call timed by thread CPU time (the compiled code ru
 the calling thread with one jitcore thread, so this moves little when other processes share
 the cores), median of R after one call that compiles (no disk cache). ``--accuracy``: the
 largest difference from NumPy's result in units of eps, relative to the largest entry of
-NumPy's, for a random 64 x 64 matrix and one of condition 1e12.
+NumPy's, for a random 64 x 64 matrix and one of condition 1e12; then the errors of jitcore's and
+NumPy's singular values and eigenvalues against known ones (``exact``).
 """
 
 from __future__ import annotations
@@ -113,6 +114,26 @@ def accuracy(n: int = 64) -> None:
         print(f"| {key} | {_cell(columns[0][key])} | {_cell(columns[1][key])} |")
 
 
+def exact(sizes=(64, 256)) -> None:
+    """Singular values and eigenvalues against known ones: A = U diag(s) V^T with s uniform in
+    [0.5, 1.5] (orthogonal U, V from QR), and the eigenvalues of X diag(w) X^-1 for a
+    well-conditioned X (eig); the largest error in eps, relative to the largest value."""
+    rng = np.random.default_rng(5)
+    eps = np.finfo(np.float64).eps
+    svdvals, eigvals = jc.jit(FUNCTIONS["svdvals"]), jc.jit(FUNCTIONS["eigvals"])
+    print("| n | svd: jitcore | svd: NumPy | eig: jitcore | eig: NumPy |\n|---|---|---|---|---|")
+    for n in sizes:
+        u, v = (np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(2))
+        s = np.sort(rng.uniform(0.5, 1.5, n))[::-1]
+        a = (u * s) @ v.T
+        x = np.eye(n) + 0.1 * rng.standard_normal((n, n)) / np.sqrt(n)
+        w = np.sort(rng.uniform(0.5, 1.5, n))
+        b = np.linalg.solve(x.T, (x * w).T).T  # x diag(w) x^-1
+        errs = [np.abs(f(a) - s).max() / s[0] / eps for f in (svdvals, FUNCTIONS["svdvals"])]
+        errs += [np.abs(np.sort(f(b).real) - w).max() / w[-1] / eps for f in (eigvals, np.linalg.eigvals)]
+        print(f"| {n} | " + " | ".join(f"{x:.3g}" for x in errs) + " |")
+
+
 def _cell(value) -> str:
     """A number, or jitcore's and NumPy's own as 'mine (NumPy's)'."""
     if isinstance(value, tuple):
@@ -129,6 +150,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.accuracy:
         accuracy()
+        exact()
         return
     speed([int(s) for s in args.sizes.split(",")], args.only.split(","), args.repeat)
 
