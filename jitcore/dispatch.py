@@ -28,7 +28,15 @@ from jitcore.buffer_pool import allocator
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
 from jitcore.errors import JitTypeError, LoopStepError
-from jitcore.ir.dialects.kernel import CALLBACK_FAILED, NOT_POSITIVE_DEFINITE, SINGULAR_MATRIX, ZERO_STEP
+from jitcore.ir.dialects.kernel import (
+    CALLBACK_FAILED,
+    NO_CONVERGENCE,
+    NOT_FINITE,
+    NOT_POSITIVE_DEFINITE,
+    SINGULAR_MATRIX,
+    SVD_NO_CONVERGENCE,
+    ZERO_STEP,
+)
 
 # The entry point, ``void entry(int64 *descriptor)``. Its argtypes are None, not a pointer:
 # ctypes then passes a ctypes array as its address with no conversion of its own (0.3 µs a call
@@ -182,6 +190,12 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
         return np.linalg.LinAlgError("Singular matrix")
     if flag == NOT_POSITIVE_DEFINITE:
         return np.linalg.LinAlgError("Matrix is not positive definite")
+    if flag == NOT_FINITE:
+        return np.linalg.LinAlgError("Array must not contain infs or NaNs")
+    if flag == NO_CONVERGENCE:
+        return np.linalg.LinAlgError("Eigenvalues did not converge")
+    if flag == SVD_NO_CONVERGENCE:
+        return np.linalg.LinAlgError("SVD did not converge")
     if flag == ZERO_STEP:
         return LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
     return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

@@ -6,11 +6,12 @@ and accuracy tables of docs/performance.md's "Decompositions" section.
         [--sizes 64,256] [--only qr,svd] [--repeat R] [--accuracy]
 
 Speed: float64 n x n matrices (standard normal; ``a a^T + n I`` for cholesky, ``(a + a^T)/2``
-for the eigenvalue functions); each call timed by thread CPU time (the compiled code runs on
+for eigh and eigvalsh); each call timed by thread CPU time (the compiled code runs on
 the calling thread with one jitcore thread, so this moves little when other processes share
 the cores), median of R after one call that compiles (no disk cache). ``--accuracy``: the
 largest difference from NumPy's result in units of eps, relative to the largest entry of
-NumPy's, for a random 64 x 64 matrix and one of condition 1e12.
+NumPy's, for a random 64 x 64 matrix and one of condition 1e12; then the errors of jitcore's and
+NumPy's singular values and eigenvalues against known ones (``exact``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ FUNCTIONS = {
     "qr": lambda a: np.linalg.qr(a),
     "eigvalsh": lambda a: np.linalg.eigvalsh(a),
     "eigh": lambda a: np.linalg.eigh(a),
+    "eigvals": lambda a: np.linalg.eigvals(a),
+    "eig": lambda a: np.linalg.eig(a),
     "svdvals": lambda a: np.linalg.svd(a, compute_uv=False),
     "svd": lambda a: np.linalg.svd(a),
     "lstsq": lambda a: np.linalg.lstsq(a, a[:, 0]),
@@ -48,7 +51,7 @@ def operand(name: str, x: np.ndarray) -> np.ndarray:
     n = x.shape[0]
     if name == "cholesky":
         return x @ x.T + n * np.eye(n)
-    return (x + x.T) / 2 if name.startswith("eig") else x
+    return (x + x.T) / 2 if name in ("eigh", "eigvalsh") else x
 
 
 def speed(sizes, names, repeat: int) -> None:
@@ -76,6 +79,9 @@ def accuracy(n: int = 64) -> None:
     def rel(got, want):
         return float(np.abs(np.asarray(got) - want).max() / np.abs(want).max() / eps)
 
+    def residual(a, v, w):  # ||A V - V diag(w)||_max / ||A||_max
+        return rel(a @ v, v * w) * np.abs(v * w).max() / np.abs(a).max()
+
     columns = []
     for a in (rng.standard_normal((n, n)), conditioned(1e12)):
         sym, spd = (a + a.T) / 2, a @ a.T + 1e-10 * np.eye(n)
@@ -84,6 +90,8 @@ def accuracy(n: int = 64) -> None:
         w, v = jc.jit(FUNCTIONS["eigh"])(sym)
         u, s, vh = jc.jit(FUNCTIONS["svd"])(a)
         logdet = jc.jit(FUNCTIONS["slogdet"])(a)[1]
+        ew, ev = jc.jit(FUNCTIONS["eig"])(a)
+        ew_numpy, ev_numpy = np.linalg.eig(a)
         columns.append({
             "cholesky (of a a^T + 1e-10 I)": rel(jc.jit(FUNCTIONS["cholesky"])(spd), np.linalg.cholesky(spd)),
             "slogdet: log abs det (relative to max(1, abs))":
@@ -93,6 +101,9 @@ def accuracy(n: int = 64) -> None:
             "eigh: eigenvalues": rel(w, np.linalg.eigvalsh(sym)),
             "eigh: A V - V diag(w), relative to max abs(A)":
                 rel(sym @ v, v * w) * np.abs(v * w).max() / np.abs(sym).max(),
+            "eig: eigenvalues (sorted)": rel(np.sort_complex(ew), np.sort_complex(ew_numpy)),
+            "eig: A V - V diag(w), relative to max abs(A) (NumPy's own)":
+                (residual(a, ev, ew), residual(a, ev_numpy, ew_numpy)),
             "svd: singular values": rel(s, np.linalg.svd(a, compute_uv=False)),
             "svd: U S Vh - A": rel((u * s) @ vh, a),
             "lstsq: x": rel(jc.jit(lambda a, b: np.linalg.lstsq(a, b))(a, b)[0], np.linalg.lstsq(a, b)[0]),
@@ -100,7 +111,34 @@ def accuracy(n: int = 64) -> None:
         })
     print(f"| result (float64, {n} x {n}; eps units) | random | condition 1e12 |\n|---|---|---|")
     for key in columns[0]:
-        print(f"| {key} | {columns[0][key]:.3g} | {columns[1][key]:.3g} |")
+        print(f"| {key} | {_cell(columns[0][key])} | {_cell(columns[1][key])} |")
+
+
+def exact(sizes=(64, 256)) -> None:
+    """Singular values and eigenvalues against known ones: A = U diag(s) V^T with s uniform in
+    [0.5, 1.5] (orthogonal U, V from QR), and the eigenvalues of X diag(w) X^-1 for a
+    well-conditioned X (eig); the largest error in eps, relative to the largest value."""
+    rng = np.random.default_rng(5)
+    eps = np.finfo(np.float64).eps
+    svdvals, eigvals = jc.jit(FUNCTIONS["svdvals"]), jc.jit(FUNCTIONS["eigvals"])
+    print("| n | svd: jitcore | svd: NumPy | eig: jitcore | eig: NumPy |\n|---|---|---|---|---|")
+    for n in sizes:
+        u, v = (np.linalg.qr(rng.standard_normal((n, n)))[0] for _ in range(2))
+        s = np.sort(rng.uniform(0.5, 1.5, n))[::-1]
+        a = (u * s) @ v.T
+        x = np.eye(n) + 0.1 * rng.standard_normal((n, n)) / np.sqrt(n)
+        w = np.sort(rng.uniform(0.5, 1.5, n))
+        b = np.linalg.solve(x.T, (x * w).T).T  # x diag(w) x^-1
+        errs = [np.abs(f(a) - s).max() / s[0] / eps for f in (svdvals, FUNCTIONS["svdvals"])]
+        errs += [np.abs(np.sort(f(b).real) - w).max() / w[-1] / eps for f in (eigvals, np.linalg.eigvals)]
+        print(f"| {n} | " + " | ".join(f"{x:.3g}" for x in errs) + " |")
+
+
+def _cell(value) -> str:
+    """A number, or jitcore's and NumPy's own as 'mine (NumPy's)'."""
+    if isinstance(value, tuple):
+        return f"{value[0]:.3g} ({value[1]:.3g})"
+    return f"{value:.3g}"
 
 
 def main() -> None:
@@ -112,6 +150,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.accuracy:
         accuracy()
+        exact()
         return
     speed([int(s) for s in args.sizes.split(",")], args.only.split(","), args.repeat)
 

@@ -416,13 +416,16 @@ class ExtractResultOp(Operation):
 # every producer (index checks and loop steps in kernels, callbacks on the host, ``kernel.raise``)
 # and for the dispatcher that raises the matching Python error.
 INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE = 1, 2, 3, 4, 5
+# numpy.linalg's "must not contain infs or NaNs", "Eigenvalues did not converge", "SVD did not converge"
+NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE = 6, 7, 8
+LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE)
 
 
 class RaiseOp(Operation):
     """``kernel.raise %cond {code}``: where ``%cond`` (i1) holds, records ``code`` in the status
     words unless an earlier error is, and the kernel returns; the caller then raises the error
-    the code names (``SINGULAR_MATRIX``, ``NOT_POSITIVE_DEFINITE``: ``numpy.linalg.LinAlgError``
-    with NumPy's message). Not pure."""
+    the code names (``LINALG_ERRORS``: ``numpy.linalg.LinAlgError`` with NumPy's message). Not
+    pure."""
 
     name = "kernel.raise"
     traits = frozenset()
@@ -434,9 +437,10 @@ class RaiseOp(Operation):
         _enclosing_generic(self)
         if self.operands[0].type != i1:
             self.fail("takes one i1 condition")
-        if self.code not in (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE):
-            self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, "
-                      f"{NOT_POSITIVE_DEFINITE}: not positive definite)")
+        if self.code not in LINALG_ERRORS:
+            self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, {NOT_POSITIVE_DEFINITE}: "
+                      f"not positive definite, {NOT_FINITE}: not finite, {NO_CONVERGENCE}: no convergence, "
+                      f"{SVD_NO_CONVERGENCE}: svd without convergence)")
 
 
 def body_ops(op: GenericOp):

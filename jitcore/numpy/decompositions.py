@@ -1,9 +1,11 @@
 """``numpy.linalg``'s decompositions under ``jit`` and what is built on them: cholesky,
-slogdet, qr, eigh, eigvalsh, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
+slogdet, qr, eigh, eigvalsh, eig, eigvals, svd, svdvals, lstsq, pinv, matrix_rank, cond, and multi_dot.
 
 Each decomposition is one ``array`` op (``ir/dialects/array/decompose.py``) compiled to scalar
-loops per matrix (``passes/kernelize/decompose.py`` and ``spectral.py``: Householder QR,
-Cholesky–Banachiewicz, tridiagonalisation and implicit QL for eigh, one-sided Jacobi for svd),
+loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymmetric.py`` and
+``bidiagonal.py``: Householder QR, Cholesky–Banachiewicz, tridiagonalisation and implicit QL
+for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
+implicit-shift QR for svd),
 over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
 float32, float16 and complex refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
@@ -114,15 +116,55 @@ def eigvalsh(a, UPLO="L"):
     return prims.decomposition(a, array.EighOp, vectors=0)
 
 
+def _joined(re: Tracer, im: Tracer) -> Tracer:
+    """``re + im * 1j`` in the complex dtype of ``re``'s precision (jitcore has no op that joins
+    two float parts; for finite parts this is exact, an inf imaginary part also makes the real
+    part NaN)."""
+    ctype = np.result_type(re.dtype, np.complex64)
+    imag = prims.ufunc(np.multiply, prims.convert(im, ctype), 1j)
+    return prims.ufunc(np.add, prims.convert(re, ctype), imag)
+
+
+@implements(np.linalg.eig)
+def eig(a):
+    """``numpy.linalg.eig`` of real matrices: Householder reduction to Hessenberg form, Francis
+    double-shift QR to the real Schur form, eigenvectors by back-substitution, each of unit
+    norm with its largest component real (as LAPACK's ``geev``, without its balancing).
+    The results are always complex (complex64 for float32 input, complex128 otherwise): NumPy
+    gives a real dtype when every eigenvalue happens to be real, a choice made on the data,
+    which a compiled signature cannot follow; ``.real`` recovers NumPy's then. Order: as the
+    Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
+    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's."""
+    if not traced(a):
+        return np.linalg.eig(a)
+    a = _operand(a, "eig", True)
+    n = a.shape[-1]
+    packed = prims.decomposition(a, array.EigOp, vectors=1)
+    values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
+    return _results.EigResult(values, _joined(packed[..., 0, :n, :], packed[..., 1, :n, :]))
+
+
+@implements(np.linalg.eigvals)
+def eigvals(a):
+    """``numpy.linalg.eigvals``: the eigenvalues of ``eig``, always complex (see ``eig``),
+    without its vectors (nor the updates of the Schur form outside the active window)."""
+    if not traced(a):
+        return np.linalg.eigvals(a)
+    packed = prims.decomposition(_operand(a, "eigvals", True), array.EigOp, vectors=0)
+    return _joined(packed[..., 0, :], packed[..., 1, :])
+
+
 def _singular_values(a) -> Tracer:
     return prims.decomposition(a, array.SvdOp, vectors=0, full=0)
 
 
 @implements(np.linalg.svd)
 def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
-    """``numpy.linalg.svd`` by one-sided Jacobi: descending singular values; U and Vh as
-    ``SVDResult`` with ``compute_uv``. ``hermitian`` is taken as a promise NumPy uses for speed
-    only; the results are those of the general algorithm."""
+    """``numpy.linalg.svd`` by Householder bidiagonalisation and implicit-shift QR (LINPACK's
+    ``dsvdc``): descending singular values; U and Vh as ``SVDResult`` with ``compute_uv``.
+    ``hermitian`` is taken as a promise NumPy uses for speed only; the results are those of
+    the general algorithm. NaN or inf input raises ``LinAlgError('SVD did not converge')``
+    after the call, as NumPy's (so do pinv, lstsq, matrix_rank, cond and the 2-norms)."""
     if not traced(a):
         return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
     a = _operand(a, "svd", False)
@@ -257,9 +299,8 @@ def cond(x, p=None):
     if p in (None, 2, -2):
         s = svdvals(x)
         out = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-        # 0/0 of a zero matrix is inf, as NumPy makes it; NaN stays where x has one
-        undefined = np.isnan(out) & ~np.any(np.isnan(x), axis=(-2, -1))
-        return prims.as_scalar(np.where(undefined, np.array(np.inf, out.dtype), out))
+        # 0/0 of a zero matrix is inf, as NumPy makes it (NaN in x raises in the SVD)
+        return prims.as_scalar(np.where(np.isnan(out), np.array(np.inf, out.dtype), out))
     inverse = _family.inv(x)
     return prims.as_scalar(_family.norm(x, p, (-2, -1)) * _family.norm(inverse, p, (-2, -1)))
 

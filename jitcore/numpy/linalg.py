@@ -536,7 +536,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ret = _max_or_zero(np.sum(absx, axis=col), row - 1 if row > col else row, kind=kind)
     elif ord in (None, "fro", "f"):
         ret = np.sqrt(np.sum(np.real(np.conj(x) * x), axis=(row, col)))
-    elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/spectral.py)
+    elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/bidiagonal.py)
         rest = [d for d in range(nd) if d not in (row, col)]
         s = prims.decomposition(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm"), SvdOp,
                                 vectors=0, full=0)

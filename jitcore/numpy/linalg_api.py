@@ -19,16 +19,17 @@ from jitcore.numpy import linalg as _family
 from jitcore.numpy import manipulation as _manipulation
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 
-__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq",
-           "matmul", "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm",
-           "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot", "trace", "vecdot",
-           "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
+           "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",
+           "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
 
 LinAlgError = np.linalg.LinAlgError
 det, inv, solve, norm = _family.det, _family.inv, _family.solve, _family.norm
 matmul, tensordot, vecdot = _family.matmul, _family.tensordot, _family.vecdot
 _d = _decompositions
 cholesky, slogdet, qr, eigh, eigvalsh = _d.cholesky, _d.slogdet, _d.qr, _d.eigh, _d.eigvalsh
+eig, eigvals = _d.eig, _d.eigvals
 svd, svdvals, pinv, lstsq, matrix_rank, cond = _d.svd, _d.svdvals, _d.pinv, _d.lstsq, _d.matrix_rank, _d.cond
 multi_dot = _d.multi_dot
 

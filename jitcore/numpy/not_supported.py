@@ -58,9 +58,6 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
 
 # reason -> names of ``numpy.linalg``
 NOT_SUPPORTED_LINALG: dict[str, tuple[str, ...]] = {
-    "eigenvalues of non-symmetric matrices (complex results; eigh and eigvalsh serve symmetric ones)": (
-        "eig", "eigvals",
-    ),
     "not lowered yet": ("tensorinv", "tensorsolve"),
     "NumPy's own machinery, not array functions": ("test",),
 }

@@ -23,12 +23,14 @@ from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.location import Location
 from jitcore.passes.kernelize import (
+    bidiagonal,
     control,
     decompose,
     elementwise,
     factor,
     index,
     linalg,
+    nonsymmetric,
     shape,
     sort,
     spectral,
@@ -40,7 +42,7 @@ Rule = Callable[[Operation], "kernel.GenericOp | None"]
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
                            **control.RULES, **sort.RULES, **factor.RULES,
-                           **decompose.RULES, **spectral.RULES}
+                           **decompose.RULES, **spectral.RULES, **nonsymmetric.RULES, **bidiagonal.RULES}
 
 
 def rule_for(op: Operation) -> Rule | None:

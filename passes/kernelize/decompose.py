@@ -1,7 +1,8 @@
 """The kernel forms of ``array.cholesky``, ``slogdet`` and ``qr``, and the helpers that
-``spectral.py`` (``eigh``, ``svd``) shares: one ``kernel.generic`` over the batch dims whose
-body works on one matrix in scalar loops, in indexed results (the packed output first, then
-scratch matrices the call drops; each starts as a copy of a zero constant).
+``spectral.py``, ``nonsymmetric.py`` and ``bidiagonal.py`` (eigh, eig, svd) share: one
+``kernel.generic`` over the batch dims whose body works on one matrix in scalar loops, in
+indexed results (the packed output first, then scratch matrices the call drops; each starts as
+a copy of a zero constant).
 
 - cholesky: Cholesky–Banachiewicz, row by row from the lower triangle, as LAPACK's ``potrf``
   (a diagonal <= 0 raises ``NOT_POSITIVE_DEFINITE``; NaN runs through, as in NumPy's).

@@ -1,17 +1,12 @@
-"""The kernel forms of ``array.eigh`` and ``array.svd`` (the helpers are ``decompose.py``'s):
+"""The kernel form of ``array.eigh`` (the helpers are ``decompose.py``'s): Householder
+reduction to tridiagonal form (as ``sytd2``), then the implicit QL method with Wilkinson's
+shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the rows of Z^T so the
+updates run along rows; eigenvalues sorted ascending.
 
-- eigh: Householder reduction to tridiagonal form (as ``sytd2``), then the implicit QL method
-  with Wilkinson's shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the
-  rows of Z^T so the updates run along rows; eigenvalues sorted ascending.
-- svd: one-sided (Hestenes) Jacobi on the columns of A, or of A^T when it is wide, with V
-  accumulated; singular values are the column norms, sorted descending; U's columns for zero
-  singular values (and those ``full_matrices`` adds) complete an orthonormal basis by
-  Gram–Schmidt on the unit vector least covered by the columns so far, twice.
-
-Jacobi stops after ``MAX_SWEEPS`` sweeps and QL after ``QL_ITERATIONS`` per eigenvalue whatever
-remains (NaN input gives NaN, never a hang). Each symmetric or general matrix is first scaled
-by a power of two that brings its largest entry near 1 (exact), so squares neither overflow
-nor underflow.
+QL stops after ``QL_ITERATIONS`` per eigenvalue whatever remains (NaN input gives NaN, never a
+hang). The symmetric matrix is first scaled by a power of two that brings its largest entry
+near 1 (exact), so squares neither overflow nor underflow; ``_largest`` and ``_power_of_two``
+serve ``eig`` and ``svd`` (``nonsymmetric.py``, ``bidiagonal.py``) too.
 """
 
 from __future__ import annotations
@@ -20,7 +15,6 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import f64, i1, i32, i64
 from jitcore.passes.kernelize.decompose import (
-    LANES,
     _abs,
     _add_f,
     _eps,
@@ -38,28 +32,11 @@ from jitcore.passes.kernelize.decompose import (
     _not,
     _Row,
     _setup,
-    _square,
     _sub,
     _sum,
-    _unit,
 )
 from jitcore.passes.kernelize.factor import _close, _if
 from jitcore.passes.kernelize.sort import _while
-
-MAX_SWEEPS = 60
-
-
-# -- Jacobi rotations ----------------------------------------------------------------------
-def _rotation(e, zeta, t):
-    """(c, s) of the rotation that zeroes the off-diagonal of a 2x2 symmetric block with
-    ``zeta = (a_qq - a_pp) / (2 a_pq)``, the smaller angle: ``t = sign(zeta) / (|zeta| +
-    sqrt(1 + zeta^2))`` (``zeta^2`` overflowing gives t = 0, a negligible entry); also t."""
-    one = e.const(1.0, t)
-    root = e.op("math.sqrt", e.op("arith.addf", one, _square(e, zeta)))
-    magnitude = e.op("arith.divf", one, e.op("arith.addf", e.op("math.absf", zeta), root))
-    tan = e.op("math.copysign", magnitude, zeta)
-    c = e.op("arith.divf", one, e.op("math.sqrt", e.op("arith.addf", one, _square(e, tan))))
-    return c, _mul(e, c, tan), tan
 
 
 def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
@@ -70,33 +47,6 @@ def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
         set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
 
     _loop(e, lo, hi, one)
-
-
-def _sweeps(e, pairs: int, sweep) -> None:
-    """Run ``sweep(e) -> i1`` (whether it rotated) until it does not, at most MAX_SWEEPS times."""
-    def go_on(e, carried):
-        count, rotated = carried
-        more = e.op("arith.cmpi", count, _idx(e, MAX_SWEEPS), result=i1, predicate="slt")
-        return e.op("arith.andi", more, rotated)
-
-    def body(e, carried):
-        count, _ = carried
-        return [e.op("arith.addi", count, _idx(e, 1)), sweep(e)]
-
-    if pairs:
-        _while(e, [_idx(e, 0), e.const(True, i1)], go_on, body)
-
-
-def _pairs(e, n: int, visit) -> Value:
-    """``visit(e, p, q) -> i1`` for each p < q in row order; whether any returned true."""
-    def row(e, p, carried):
-        def col(e, q, carried):
-            return [e.op("arith.ori", carried[0], visit(e, p, q))]
-
-        return _loop(e, e.op("arith.addi", p, _idx(e, 1)), n, col, carried)
-
-    (any_rotated,) = _loop(e, 0, n, row, [e.const(False, i1)])
-    return any_rotated
 
 
 def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
@@ -143,7 +93,7 @@ def _largest(e, rows: int, cols: int, get, t) -> Value:
 
 
 def _power_of_two(e, largest, t) -> Value:
-    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): Jacobi squares
+    """A power of two that brings ``largest`` near 1 (1 for 0, inf or NaN): the algorithms square
     entries, which must neither overflow nor underflow; scaling by it is exact."""
     bits, mantissa, bias, limit = (i64, 52, 1023, 1000) if t == f64 else (i32, 23, 127, 120)
     usable = e.op("arith.andi", e.op("arith.cmpf", largest, e.const(0.0, t), result=i1, predicate="ogt"),
@@ -319,126 +269,4 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
     return _finish(kb, op, [op.result_type, a.type, a.type, a.type, vector, vector, vector], [-1] * 7)
 
 
-# -- svd -----------------------------------------------------------------------------------
-def _complete(e, p: int, start, stop: int, t, U: _Matrix) -> None:
-    """Columns ``start..stop-1`` of U (p rows) as unit vectors orthogonal to those before: each
-    starts as the unit vector e_i whose row of U so far has the least weight (so at least
-    1/p of it is left), then is orthogonalised against them twice (Gram–Schmidt)."""
-    def column(e, j, _):
-        def weight(e, i, carried):
-            best, least = carried
-            x = _sum(e, 0, j, lambda e, c: _square(e, U.get(e, i, c)), t)
-            wins = e.op("arith.cmpf", x, least, result=i1, predicate="olt")
-            return [e.select(wins, i, best), e.select(wins, x, least)]
-
-        best, _ = _loop(e, 0, p, weight, [_idx(e, 0), e.const(float("inf"), t)])
-        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _unit(e, i, best, t)))
-        for _ in range(2):
-            def project(e, c, _):
-                d = _sum(e, 0, p, lambda e, i: _mul(e, U.get(e, i, c), U.get(e, i, j)), t)
-                _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, _sub(e, U.get(e, i, j),
-                                                                    _mul(e, d, U.get(e, i, c)))))
-
-            _loop(e, 0, j, project)
-        size = _norm(e, 0, p, lambda e, i: U.get(e, i, j), t)
-        _loop(e, 0, p, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", U.get(e, i, j), size)))
-
-    _loop(e, start, stop, column)
-
-
-def _gram(e, n: int, x, y, t) -> list[Value]:
-    """(x.x, y.y, x.y) over i < n, each as LANES interleaved partial sums added pairwise at the
-    end (strict IEEE order forbids LLVM from splitting one chain of adds itself)."""
-    zero = e.const(0.0, t)
-
-    def block(e, b, carried):
-        out = list(carried)
-        for lane in range(LANES):
-            i = e.op("arith.addi", e.op("arith.muli", b, _idx(e, LANES)), _idx(e, lane))
-            xi, yi = x(e, i), y(e, i)
-            for part, term in enumerate((_square(e, xi), _square(e, yi), _mul(e, xi, yi))):
-                out[3 * lane + part] = _add_f(e, out[3 * lane + part], term)
-        return out
-
-    sums = _loop(e, 0, n // LANES, block, [zero] * (3 * LANES))
-
-    def tail(e, i, carried):
-        xi, yi = x(e, i), y(e, i)
-        return [_add_f(e, carried[0], _square(e, xi)), _add_f(e, carried[1], _square(e, yi)),
-                _add_f(e, carried[2], _mul(e, xi, yi))]
-
-    rest = _loop(e, n - n % LANES, n, tail, [zero] * 3)
-    totals = []
-    for part in range(3):
-        lanes = [sums[3 * lane + part] for lane in range(LANES)]
-        while len(lanes) > 1:
-            lanes = [_add_f(e, lanes[i], lanes[i + 1]) for i in range(0, len(lanes), 2)]
-        totals.append(_add_f(e, lanes[0], rest[part]))
-    return totals
-
-
-def svd(op: array.SvdOp) -> kernel.GenericOp:
-    """One-sided Jacobi on the columns of the tall matrix T (A, or A^T when A is wide), kept
-    scaled as the rows of Wt (result 1) so that dot products and rotations run along rows; V
-    accumulates as the rows of Vt (result 2)."""
-    a, kb, source, outer, t = _setup(op)
-    m, n = a.type.shape[-2:]
-    wide = m < n
-    rows, cols = (n, m) if wide else (m, n)  # T is rows x cols
-    k = cols
-    Wt, Vt = _Matrix(outer, t, 1), _Matrix(outer, t, 2)
-    e = kb.emit
-    if op.vectors:
-        u_cols, vh_rows = (m, n) if op.full else (k, k)
-        s = _Row(_Matrix(outer, t, 0), m + vh_rows)
-        vh_view = _Matrix(outer, t, 0, offset=(m, 0), transposed=True)  # Vh^T: n x vh_rows
-        u_view = _Matrix(outer, t, 0)
-        U, V = (vh_view, u_view) if wide else (u_view, vh_view)  # of T
-        u_count = vh_rows if wide else u_cols
-    else:
-        s = _Matrix(outer, t, 0)
-
-    def entry(e, j, i):  # T[i, j] = Wt[j, i]
-        pos = [j, i] if wide else [i, j]
-        return e.b.create(kernel.ExtractOp, [source, *outer, *pos], [t]).result
-
-    scale = _power_of_two(e, _largest(e, cols, rows, entry, t), t)
-    _fill(e, cols, rows, Wt, lambda e, j, i: _mul(e, entry(e, j, i), scale))
-    if op.vectors:
-        _identity(e, cols, cols, Vt, t)
-    eps = e.const(_eps(t), t)
-
-    def visit(e, p, q):
-        alpha, beta, gamma = _gram(e, rows, lambda e, i: Wt.get(e, p, i), lambda e, i: Wt.get(e, q, i), t)
-        bound = _mul(e, eps, _mul(e, e.op("math.sqrt", alpha), e.op("math.sqrt", beta)))
-        rotate = e.op("arith.cmpf", e.op("math.absf", gamma), bound, result=i1, predicate="ugt")
-        then, other = _if(e, rotate)
-        zeta = then.op("arith.divf", _sub(then, beta, alpha), _mul(then, then.const(2.0, t), gamma))
-        c, sn, _ = _rotation(then, zeta, t)
-        _rotate(then, 0, rows, *_rows(Wt, p, q), c, sn)
-        if op.vectors:
-            _rotate(then, 0, cols, *_rows(Vt, p, q), c, sn)
-        _close(then, other)
-        return rotate
-
-    _sweeps(e, cols * (cols - 1) // 2, lambda e: _pairs(e, cols, visit))
-    _loop(e, 0, k, lambda e, j, _: s.set(e, j, _norm(e, 0, rows, lambda e, i: Wt.get(e, j, i), t)))
-    swapped = [(_Matrix(outer, t, 1, transposed=True), rows), (_Matrix(outer, t, 2, transposed=True), cols)]
-    _sort_columns(e, k, s, False, swapped if op.vectors else [])
-    results = [op.result_type, a.type.with_shape(a.type.shape[:-2] + (cols, rows)),
-               a.type.with_shape(a.type.shape[:-2] + (cols, cols))]
-    if op.vectors:
-        def normalise(e, j, carried):
-            sj = s.get(e, j)
-            positive = e.op("arith.cmpf", sj, e.const(0.0, t), result=i1, predicate="ogt")
-            _loop(e, 0, rows, lambda e, i, _: U.set(e, i, j, e.op("arith.divf", Wt.get(e, j, i), sj)))
-            return [e.select(positive, e.op("arith.addi", j, _idx(e, 1)), carried[0])]
-
-        (rank,) = _loop(e, 0, k, normalise, [_idx(e, 0)])
-        _complete(e, rows, rank, u_count, t, U)
-        _transpose_into(e, cols, cols, Vt, V)
-    _loop(e, 0, k, lambda e, j, _: s.set(e, j, e.op("arith.divf", s.get(e, j), scale)))
-    return _finish(kb, op, results, [-1, -1, -1])
-
-
-RULES = {array.EighOp: eigh, array.SvdOp: svd}
+RULES = {array.EighOp: eigh}

@@ -241,6 +241,9 @@ def test_svd_of_rank_deficient_matrices_completes_the_basis():
     hilbert = 1 / (np.arange(7)[:, None] + np.arange(5) + 1.0)
     _close(f(hilbert).S, np.linalg.svd(hilbert, compute_uv=False), hilbert)
     assert type(f(hilbert)) is type(np.linalg.svd(hilbert))
+    for bad in (np.nan, np.inf):  # as NumPy's LAPACK: raises, never hangs
+        with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
+            f(np.array([[1.0, bad], [0.0, 1.0], [2.0, 0.0]]))
 
 
 # -- on top of the SVD ---------------------------------------------------------------------

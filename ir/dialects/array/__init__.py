@@ -20,6 +20,7 @@ from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.decompose import (  # noqa: F401  (re-exported)
     CholeskyOp,
     EighOp,
+    EigOp,
     QrOp,
     SlogdetOp,
     SvdOp,

@@ -1,10 +1,11 @@
-"""Matrix decompositions in the ``array`` dialect: ``cholesky``, ``slogdet``, ``qr``, ``eigh``
-and ``svd``, each of a stack of float matrices ``(..., m, n)``, one kernel per op.
+"""Matrix decompositions in the ``array`` dialect: ``cholesky``, ``slogdet``, ``qr``, ``eigh``,
+``eig`` and ``svd``, each of a stack of float matrices ``(..., m, n)``, one kernel per op.
 
 An op has one result, so those of NumPy's functions that return several arrays (Q and R, the
 eigenvalues and vectors, U, S and Vh) are packed side by side in one tensor per matrix, and the
 caller (``jitcore/numpy/decompositions.py``) slices them apart; the layouts are in each op's
-docstring. The algorithms are in ``passes/kernelize/decompose.py`` and ``spectral.py``.
+docstring. The algorithms are in ``passes/kernelize/decompose.py``, ``spectral.py`` and
+``nonsymmetric.py``.
 """
 
 from __future__ import annotations
@@ -99,6 +100,22 @@ class EighOp(_Decomposition):
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
         return (n + 1, n) if attrs["vectors"] else (n,)
+
+
+class EigOp(_Decomposition):
+    """The eigenvalues of each general real matrix (``numpy.linalg.eig``), real and imaginary
+    parts apart: with ``vectors`` 1 a result ``(..., 2, n + 1, n)``, per part the eigenvectors
+    as columns then a row of eigenvalues; else ``(..., 2, n)``. NaN or inf entries, or a QR
+    iteration that does not converge, make the call raise ``LinAlgError``."""
+
+    name = "array.eig"
+    __slots__ = ()
+    square = True
+    vectors = attr(of(int))
+
+    @classmethod
+    def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
+        return (2, n + 1, n) if attrs["vectors"] else (2, n)
 
 
 class SvdOp(_Decomposition):
