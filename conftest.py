@@ -27,6 +27,23 @@ settings.register_profile("thorough", derandomize=False, deadline=None, print_bl
 settings.load_profile(os.environ.get("JITCORE_TEST_PROFILE", "").strip() or "ci")
 
 
+def _draw_independent_of_imported_modules():
+    """Hypothesis (6.131+) mixes literal constants from every local module imported so far into
+    its draws, so a derandomized test drew different cases depending on which test files ran
+    before it in the same process (xdist's split, ``-k``, one file alone). Keep only its
+    built-in constants, so the same test draws the same cases in every run."""
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # a Hypothesis without the provider module has no such pool
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+
+
+_draw_independent_of_imported_modules()
+
+
 def pytest_addoption(parser):
     parser.addoption("--run-long", action="store_true", default=False,
                      help="also run tests marked `long` (long random-program runs)")

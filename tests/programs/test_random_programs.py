@@ -17,7 +17,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 
 import jitcore
 from tests.budget import examples
@@ -61,8 +61,10 @@ def test_many_long_random_programs(program):
 
 # --- the generator itself ----------------------------------------------------------------------
 
-# Each feature and how many of 500 drawn programs must show it: about a third of what the
-# derandomized draw gives (the thorough profile's random draws vary), at least 1.
+# Each feature and how many of 1000 programs drawn from a fixed seed must show it: at most about a
+# third of the fewest that seeds 1, 2 and 3 gave, at least 1. Seeded, not derandomized: a
+# derandomized run explores from one starting point and its features cluster (500 of them once
+# held no transposed or reshaped operand); seeded draws spread out.
 FEATURES = {
     "unary": 60, "math": 50, "binary": 40, "operator": 35, "constant": 70, "compare": 70,
     "where": 50, "clip": 20, "promotion": 30, "broadcast": 15, "astype": 30, "float-to-int": 12,
@@ -84,14 +86,15 @@ FEATURES = {
 def test_the_generator_reaches_every_feature():
     seen = Counter()
 
-    @settings(max_examples=500, database=None, **SETTINGS)
+    @seed(1)
+    @settings(max_examples=1000, database=None, derandomize=False, **SETTINGS)
     @given(programs())
     def draw(program):
         seen.update(program.features)
 
     draw()
     scarce = {f: f"{seen[f]} < {n}" for f, n in FEATURES.items() if seen[f] < n}
-    assert not scarce, f"features drawn too rarely in 500 programs: {scarce}"
+    assert not scarce, f"features drawn too rarely in 1000 programs: {scarce}"
 
 
 class _Swapped(PinnedNumPy):
