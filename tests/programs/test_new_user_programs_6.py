@@ -753,6 +753,71 @@ def test_new_user_program_matches_numpy(name, k):
             compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
 
 
+# The functions this round compiled, at their edges: (function, arguments, tolerance).
+_NAN_LANES = np.array([[1.0, np.nan, 3.0, np.inf], [np.nan] * 4, [2.0, -1.0, np.nan, 0.5]])
+EDGES = {
+    "nanquantile methods, a lane of NaN only, float32": (
+        lambda X: [np.nanquantile(X, [0.0, 0.4, 1.0], axis=1, method=m) for m in
+                   ("linear", "lower", "higher", "nearest", "midpoint")],
+        (_NAN_LANES.astype(f32),),
+        TIGHT,
+    ),
+    "nanmedian over axes with keepdims, nanpercentile of ints": (
+        lambda X, n: (np.nanmedian(X, axis=0, keepdims=True), np.nanmedian(X), np.nanpercentile(n, 30)),
+        (_NAN_LANES, np.array([4, 1, 3], np.int16)),
+        TIGHT,
+    ),
+    "histogram2d: last edge, outside, NaN, edges per axis, density": (
+        lambda x, y, w: (
+            np.histogram2d(x, y, bins=[np.array([0.0, 1.0, 3.0]), 2], range=[None, (0, 2)], weights=w),
+            np.histogram2d(y, w, bins=2, density=True),
+        ),
+        (np.array([0.0, 3.0, 1.0, np.nan, 5.0, 2.0]), np.array([2.0, 0.0, 1.0, 1.0, 0.5, 1.0]),
+         np.arange(6.0)),
+        TIGHT,
+    ),
+    "gradient: uniform coordinates, integers, per-axis arrays": (
+        lambda f, g: (np.gradient(f, np.arange(4) * 2), np.gradient(g, np.array([0.0, 0.5, 2.0]), 3.0)),
+        (np.array([1, 4, 9, 16]), normal(3, 2)),
+        TIGHT,
+    ),
+    "take wrap/clip with negative indices along an axis": (
+        lambda a: (np.take(a, [-7, 5, 2], axis=1, mode="wrap"), np.take(a, [[-1], [9]], mode="clip")),
+        (np.arange(12).reshape(3, 4),),
+        EXACT,
+    ),
+    "insert at a negative index along an axis, resize to empty and larger, 1-d block": (
+        lambda a: (np.insert(a, -1, [7, 8], axis=1), np.resize(a, (0,)), np.resize(a, (3, 5)),
+                   np.block([a[0], 9, a[1]])),
+        (np.arange(6).reshape(2, 3),),
+        EXACT,
+    ),
+    "piecewise with one condition and an otherwise piece": (
+        lambda x: np.piecewise(x, [x < 0], [lambda v: v * v, lambda v: -v]),
+        (np.array([-2, -1, 0, 3], np.int32),),
+        EXACT,
+    ),
+    "roots of a trailing-zero polynomial, poly of float32 roots": (
+        lambda c, r: (np.sort(np.roots(c).real), np.poly(r)),
+        (np.array([1.0, -3.0, 2.0, 0.0]), np.array([1.0, 2.0], f32)),
+        TIGHT * 64,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(EDGES))
+def test_edges_of_the_functions_this_round_compiled(case):
+    fn, args, rtol = EDGES[case]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # NumPy's All-NaN slice warnings
+        want, got = fn(*args), jc.jit(fn)(*args)
+    got_leaves, want_leaves = _leaves(got, "result"), _leaves(want, "result")
+    assert len(got_leaves) == len(want_leaves), (got, want)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        if len(w) == 2:
+            compare_like_numpy(g[0], w[0], rtol, f"{case}, {w[1]}")
+
+
 # A program jitcore refuses: (function, arguments, error type, words of its message).
 REFUSED = {
     "np.bincount without minlength": (
