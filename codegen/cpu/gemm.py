@@ -154,6 +154,11 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         return None
     symbol = library.routine(("s" if c.element.bitwidth == 32 else "d") + routine_for(c))
     loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols))
+    # The loop nest runs only where BLAS cannot (a result it cannot write, no memory to pack
+    # into): kept out of line and small, LLVM's O3 otherwise unrolls and vectorizes a small
+    # constant nest inside the caller (cov(X, rowvar=False) of 8x3: 3.5k lines, 3x the compile).
+    for attribute in ("noinline", "cold", "optsize"):
+        loops.attributes.add(attribute)
     sizes = Sizes(symbols)
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided, sizes=sizes)
     _Call(fn, c, operands, list(op.indexing_maps), library, symbol, loops, sizes)

@@ -34,6 +34,10 @@ _SEQUENCE_OF_ARRAYS = {np.concatenate, np.stack, np.hstack, np.vstack, np.dstack
                        np.column_stack, np.select, np.linalg.multi_dot, np.lexsort}
 
 
+# Functions that read nested lists of arrays themselves (np.block's blocks differ in shape).
+_NESTED_LISTS = {np.block}
+
+
 def _traced_list(x) -> bool:
     return isinstance(x, (list, tuple)) and prims.holds_tracer(x)
 
@@ -123,7 +127,7 @@ def _operands_read(np_fn):
     sequences = 2 if np_fn is np.select else 1 if np_fn in _SEQUENCE_OF_ARRAYS else 0
 
     def call(*args, **kwargs):
-        if not any(_traced_list(a) for a in (*args, *kwargs.values())):
+        if np_fn in _NESTED_LISTS or not any(_traced_list(a) for a in (*args, *kwargs.values())):
             return np_fn(*args, **kwargs)
         if isinstance(np_fn, np.ufunc):
             return np_fn(*(_read(a, False) for a in args), **kwargs)

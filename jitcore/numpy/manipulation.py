@@ -20,7 +20,8 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh, make_view, refuse_traced, user_location
 
-__all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_to", "concatenate", "convolve",
+__all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_to", "concatenate",
+           "convolve", "insert", "resize",
            "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr", "flipud",
            "hstack",
            "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
@@ -129,8 +130,11 @@ def result_type(*arrays_and_dtypes):
 def take(a, indices, axis=None, out=None, mode="raise"):
     if not traced(a, indices):
         return np.take(a, indices, axis=axis, out=out, mode=mode)
-    if out is not None or mode != "raise":
-        raise UnsupportedError("numpy.take with out= or mode= is not supported under jit yet")
+    if out is not None:
+        raise UnsupportedError(f"numpy.take with out= is not supported under jit (at "
+                               f"{user_location()}); assign the result instead")
+    if mode not in ("raise", "wrap", "clip"):
+        raise ValueError(f"clipmode must be one of 'clip', 'raise', or 'wrap' (got {mode!r})")
     a = _lift(a, [a, indices])
     axis = prims.zero_d_axis(a, _index_or_none(axis))
     if isinstance(indices, (list, tuple)):
@@ -143,6 +147,9 @@ def take(a, indices, axis=None, out=None, mode="raise"):
         raise IndexError("cannot do a non-empty take from an empty axes.")
     if not np.prod(a.shape[:axis]):  # NumPy checks no index then
         return prims.constant(a.owner_trace, np.zeros(shape, a.dtype))
+    if mode != "raise" and a.shape[axis]:  # indices brought into range first, never raising
+        n = a.shape[axis]
+        indices = np.mod(indices, n) if mode == "wrap" else np.clip(indices, 0, n - 1)
     return indexing.take(a, indices, axis)
 
 
@@ -185,6 +192,93 @@ def _operands(arrays) -> list:
     """The arrays of a sequence (``concatenate``'s first argument): each list or tuple among
     them read as NumPy reads it, a traced array if it holds traced values."""
     return [prims.array_operand(a) if prims.holds_tracer(a) else a for a in arrays]
+
+
+def _block_leaves(arrays, depth: int, out: list) -> int:
+    """The arrays of ``np.block``'s nested lists into ``out``; the nesting depth (each branch
+    the same, as NumPy requires)."""
+    if isinstance(arrays, tuple):
+        raise TypeError(f"numpy.block takes nested lists, not tuples (at {user_location()})")
+    if not isinstance(arrays, list):
+        out.append(arrays)
+        return depth
+    if not arrays:
+        raise ValueError(f"numpy.block: lists cannot be empty (at {user_location()})")
+    depths = {_block_leaves(a, depth + 1, out) for a in arrays}
+    if len(depths) != 1:
+        raise ValueError(f"numpy.block: list depths are mismatched (at {user_location()})")
+    return depths.pop()
+
+
+@implements(np.block)
+def block(arrays):
+    """NumPy's ``block``: the innermost lists joined along the last axis, the next ones along
+    the axis before, ...; each array first given leading axes of length 1 up to the result's
+    rank (the larger of the nesting depth and the arrays' ranks)."""
+    leaves: list = []
+    depth = _block_leaves(arrays, 0, leaves)
+    if not traced(*leaves):
+        return np.block(arrays)
+    ndim = max(depth, *(np.ndim(a) for a in leaves))
+
+    def joined(x, level: int):
+        if not isinstance(x, list):
+            x = _lift(x, leaves)
+            return prims.reshape(x, (1,) * (ndim - x.ndim) + x.shape) if x.ndim < ndim else x
+        return concatenate([joined(e, level + 1) for e in x], axis=level - depth)
+
+    return joined(arrays, 0)
+
+
+@implements(np.resize)
+def resize(a, new_shape):
+    """NumPy's ``resize``: the flattened ``a`` repeated (cycled) to fill ``new_shape``; zeros for
+    an empty ``a``."""
+    if not traced(a):
+        return np.resize(a, new_shape)
+    shape = (operator.index(new_shape),) if np.ndim(new_shape) == 0 else tuple(
+        operator.index(d) for d in new_shape)
+    if any(d < 0 for d in shape):
+        raise ValueError("all elements of `new_shape` must be non-negative")
+    size = int(np.prod(shape, dtype=np.int64))
+    flat = prims.reshape(a, (-1,))
+    if flat.shape[0] == 0 or size == 0:
+        return prims.constant(a.owner_trace, np.zeros(shape, a.dtype))
+    repeats = -(-size // flat.shape[0])
+    return prims.reshape(concatenate([flat] * repeats)[:size], shape)
+
+
+@implements(np.insert)
+def insert(arr, obj, values, axis=None):
+    """NumPy's ``insert`` before one static index ``obj`` (an int): ``values`` in ``arr``'s
+    dtype, broadcast to the inserted slab as NumPy does. Several indices, a slice, or a traced
+    index: ``UnsupportedError``."""
+    arr, values = prims.array_operand(arr), prims.array_operand(values)
+    if not traced(arr, values, obj):
+        return np.insert(arr, obj, values, axis)
+    if isinstance(obj, Tracer) or isinstance(obj, slice) or np.ndim(obj) != 0:
+        raise UnsupportedError(
+            f"numpy.insert under jit takes one static int index (at {user_location()}); for "
+            f"several, build the result with numpy.concatenate of slices and the new values")
+    arr = _lift(arr, [arr, values])
+    if axis is None:
+        arr, axis = prims.reshape(arr, (-1,)), 0
+    (axis,) = prims.normalize_axes(axis, arr.ndim, "insert")
+    n = arr.shape[axis]
+    index = operator.index(obj)
+    if not -n <= index <= n:
+        raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+    if index < 0:
+        index += n
+    v = prims.convert(_lift(values, [arr, values]), arr.dtype)
+    v = prims.reshape(v, (1,) * (arr.ndim - v.ndim) + v.shape) if v.ndim < arr.ndim else v
+    v = moveaxis(v, 0, axis)
+    shape = arr.shape[:axis] + (v.shape[axis],) + arr.shape[axis + 1:]
+    v = broadcast_to(v, shape)
+    cut = [slice(None)] * arr.ndim
+    before, after = list(cut), list(cut)
+    before[axis], after[axis] = slice(None, index), slice(index, None)
+    return concatenate([arr[tuple(before)], v, arr[tuple(after)]], axis=axis)
 
 
 @implements(np.append)

@@ -1,8 +1,9 @@
 """``numpy``'s polynomial helpers on coefficient arrays, highest power first (issue 12, item 6):
 ``polyadd``, ``polysub``, ``polymul``, ``polyder``, ``polyint``, ``polyfit`` (``polyval`` is in
 ``everyday.py``). The lengths are static; each step is NumPy's (zeros padded in front, one
-``convolve``, a product with ``arange``), so the dtypes are NumPy's. ``poly1d``: refused as an
-argument, as every array subclass.
+``convolve``, a product with ``arange``), so the dtypes are NumPy's. ``roots`` is the companion
+matrix's ``eigvals`` and ``poly`` the product of ``(x - r)`` over real roots. ``poly1d``: refused
+as an argument, as every array subclass.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub"]
+__all__ = ["poly", "polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub", "roots"]
 
 
 def _1d(a, like: Tracer) -> Tracer:
@@ -140,3 +141,50 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
 
 def _as_traced(a, like: Tracer) -> Tracer:
     return a if isinstance(a, Tracer) else prims.constant(like.owner_trace, np.asarray(a))
+
+
+@implements(np.roots)
+def roots(p):
+    """The roots of ``p`` (highest power first): the eigenvalues of its companion matrix, as
+    NumPy computes them, always complex (see ``numpy.linalg.eigvals``: take ``.real`` where
+    NumPy's are real). NumPy first strips leading and trailing zero coefficients, a length
+    chosen on the data; here the length is static, ``len(p) - 1`` roots: a zero leading
+    coefficient gives inf/NaN roots (strip it outside ``jit``), a trailing zero a root at 0
+    (to rounding)."""
+    if not traced(p):
+        return np.roots(p)
+    if p.ndim != 1:
+        raise ValueError(f"Input must be a rank-1 array. (at {user_location()})")
+    if p.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.roots of complex coefficients is not supported under jit "
+                               f"(at {user_location()}); call it outside the jitted function")
+    n = p.shape[0] - 1
+    if p.dtype.kind in "biu" or p.dtype == np.float16:
+        p = prims.convert(p, np.dtype(np.float64))  # NumPy: -p[1:] / p[0] is float64 for these
+    if n < 1:
+        return prims.convert(p[:0], np.result_type(p.dtype, np.complex64))
+    first = -p[1:] / p[0]
+    below = np.eye(n - 1, n, dtype=p.dtype)  # ones under the diagonal, as np.diag(ones, -1)
+    companion = np.concatenate((first[None, :], below)) if n > 1 else first[None, :]
+    return np.linalg.eigvals(companion)
+
+
+@implements(np.poly)
+def poly(seq_of_zeros):
+    """The coefficients (highest power first, leading 1) of the monic polynomial with the given
+    real roots: one ``convolve`` with ``[1, -r]`` per root, as NumPy. A square matrix (NumPy
+    takes its eigenvalues first) and complex roots are not compiled."""
+    if not traced(seq_of_zeros):
+        return np.poly(seq_of_zeros)
+    a = seq_of_zeros
+    if a.ndim != 1 or a.dtype.kind == "c":
+        raise UnsupportedError(
+            f"numpy.poly under jit takes a 1-d array of real roots (at {user_location()}); for a "
+            f"matrix's characteristic polynomial call np.poly(np.linalg.eigvals(A)) outside jit")
+    if a.shape[0] == 0:
+        return 1.0  # NumPy's, a Python float
+    dtype = np.poly(np.zeros(1, a.dtype)).dtype
+    c = prims.constant(a.owner_trace, np.ones(1, dtype))
+    for k in range(a.shape[0]):
+        c = np.convolve(c, np.stack((np.ones((), dtype), -prims.convert(a[k], dtype))))
+    return c

@@ -36,7 +36,8 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
-           "cumprod", "cumsum", "histogram", "max", "mean", "min", "nanargmax", "nanargmin",
+           "cumprod", "cumsum", "histogram", "histogram2d", "histogramdd", "max", "mean", "min",
+           "nanargmax", "nanargmin",
            "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "std",
            "sum", "var"]
 
@@ -630,6 +631,130 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         hist = prims.ufunc(np.true_divide, prims.ufunc(np.true_divide, hist, widths),
                            prims.reduction("sum", hist))
     return hist, edges
+
+
+@implements(np.histogramdd)
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """NumPy's D-dimensional histogram with static bins per dimension (a count, with or without
+    that dimension's ``range``, or an array of edges), as NumPy bins: ``searchsorted(edges, v,
+    'right')``, a value on the last edge in the last bin, values outside (and NaN) left out;
+    the counts (or summed ``weights``) as float64, ``density`` divided by the bin volumes.
+    ``sample`` is an ``(N, D)`` array or a sequence of D arrays of length N. Returns
+    ``(hist, [edges, ...])``. Without ``range`` NumPy raises for NaN or inf data; the compiled
+    code gives NaN or inf edges instead."""
+    columns = list(sample) if isinstance(sample, (list, tuple)) else [sample]
+    if not traced(*columns, weights):
+        return np.histogramdd(sample, bins, range, density, weights)
+    trace = prims.find_trace(*columns, weights)
+    if isinstance(sample, Tracer):
+        if sample.ndim != 2:
+            sample = prims.reshape(sample, (-1, 1)) if sample.ndim < 2 else sample
+            if sample.ndim != 2:
+                raise ValueError(f"numpy.histogramdd takes an (N, D) sample (at {user_location()})")
+        columns = [sample[:, d] for d in builtins.range(sample.shape[1])]
+    else:
+        columns = [c if isinstance(c, Tracer) else prims.constant(trace, np.asarray(c))
+                   for c in sample]
+    dtype = np.result_type(*(c.dtype for c in columns))  # NumPy stacks the columns first
+    if dtype.kind in "cb":
+        raise UnsupportedError(f"numpy.histogramdd of {dtype} is not supported under jit "
+                               f"(at {user_location()})")
+    columns = [prims.convert(prims.reshape(c, (-1,)), dtype) for c in columns]
+    dims = len(columns)
+    if builtins.any(c.shape != columns[0].shape for c in columns):
+        raise ValueError(f"all the input array dimensions must match (at {user_location()})")
+    if isinstance(bins, Tracer) or (isinstance(bins, (list, tuple)) and builtins.any(
+            isinstance(b, Tracer) for b in bins)):
+        raise ConcretizationError(f"numpy.histogramdd under jit needs static bins (at "
+                                  f"{user_location()}): pass counts, or edges as NumPy arrays")
+    try:
+        if len(bins) != dims:
+            raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
+    except TypeError:
+        bins = dims * [bins]
+    ranges = (None,) * dims if range is None else range
+    if len(ranges) != dims:
+        raise ValueError("range argument must have one entry per dimension")
+    edges, index, ok, counts = [], None, None, []
+    for d, (col, b, r) in enumerate(zip(columns, bins, ranges, strict=True)):
+        if np.ndim(b) == 0:
+            if operator.index(b) < 1:
+                raise ValueError(f"`bins[{d}]` must be positive, when an integer")
+            if r is None:
+                e = _data_edges(trace, col, b)[0]
+            else:
+                first, last = r
+                if isinstance(first, Tracer) or isinstance(last, Tracer):
+                    raise ConcretizationError(f"numpy.histogramdd's range= must be static under "
+                                              f"jit (at {user_location()})")
+                if first > last:
+                    raise ValueError("max must be larger than min in range parameter.")
+                if not (np.isfinite(first) and np.isfinite(last)):
+                    raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+                if first == last:
+                    first, last = first - 0.5, last + 0.5
+                e = prims.constant(trace, np.linspace(first, last, operator.index(b) + 1))
+        elif np.ndim(b) == 1:
+            fixed = np.asarray(b)
+            if np.any(fixed[:-1] > fixed[1:]):
+                raise ValueError(f"`bins[{d}]` must be monotonically increasing, when an array")
+            e = prims.constant(trace, fixed)
+        else:
+            raise ValueError(f"`bins[{d}]` must be a scalar or 1d array")
+        edges.append(e)
+        n = e.shape[0] - 1
+        counts.append(n)
+        v = prims.convert(col, np.result_type(col.dtype, e.dtype))
+        e_v = prims.convert(e, v.dtype)
+        # searchsorted(edges, v, 'right'): how many edges lie at or below v (NaN: none)
+        above = prims.ufunc(np.greater_equal, prims.reshape(v, v.shape + (1,)), e_v)
+        i = prims.reduction("sum", above, 1, False, np.intp)
+        i = prims.where(prims.ufunc(np.equal, v, e_v[-1]), i - 1, i)  # the last edge: last bin
+        inside = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, i, 1),
+                             prims.ufunc(np.less_equal, i, n))
+        index = (i - 1) if index is None else index * n + (i - 1)
+        ok = inside if ok is None else prims.ufunc(np.bitwise_and, ok, inside)
+    total = int(np.prod(counts, dtype=np.int64))
+    index = prims.where(ok, index, total)  # left out: an extra bin, dropped below
+    if weights is None:
+        values = 1
+    else:
+        w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
+        if w.dtype.kind == "c":
+            raise UnsupportedError(f"numpy.histogramdd with complex weights is not supported "
+                                   f"under jit (at {user_location()})")
+        values = prims.convert(prims.reshape(w, (-1,)), np.dtype(np.float64))
+        if values.shape != index.shape:
+            raise ValueError("The weights and list don't have the same length.")
+    hist = _count_into(trace, index, values, total + 1, np.float64)[:total]
+    hist = prims.reshape(hist, tuple(counts))
+    if density:
+        s = prims.reduction("sum", hist)
+        for d, e in enumerate(edges):
+            shape = [1] * dims
+            shape[d] = counts[d]
+            widths = prims.convert(prims.ufunc(np.subtract, e[1:], e[:-1]), np.dtype(np.float64))
+            hist = prims.ufunc(np.true_divide, hist, prims.reshape(widths, tuple(shape)))
+        hist = prims.ufunc(np.true_divide, hist, s)
+    return hist, edges
+
+
+@implements(np.histogram2d)
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    """NumPy's 2-D histogram: ``histogramdd`` of ``[x, y]`` (see there); returns ``(H, xedges,
+    yedges)``, ``H[i, j]`` counting ``x`` in bin i and ``y`` in bin j."""
+    if not traced(x, y, weights):
+        return np.histogram2d(x, y, bins, range, density, weights)
+    if np.shape(x)[:1] != np.shape(y)[:1]:
+        raise ValueError("x and y must have the same length.")
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
 
 
 def _data_edges(trace, a: Tracer, bins):

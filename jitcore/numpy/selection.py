@@ -13,7 +13,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["clip", "ptp", "select", "where"]
+__all__ = ["clip", "piecewise", "ptp", "select", "where"]
 
 
 @implements(np.where)
@@ -140,3 +140,38 @@ def ptp(a, axis=None, out=None, keepdims=np._NoValue):
         raise UnsupportedError(f"numpy.ptp with out= is not supported under jit yet (at {user_location()})")
     kw = {} if keepdims is np._NoValue else {"keepdims": keepdims}
     return np.subtract(np.max(a, axis=axis, **kw), np.min(a, axis=axis, **kw))
+
+
+@implements(np.piecewise)
+def piecewise(x, condlist, funclist, *args, **kw):
+    """NumPy's ``piecewise``: where condition i holds, ``funclist[i]`` (a function of ``x``, or a
+    value); one more function than conditions is the "otherwise" piece; zeros where none holds;
+    a later condition wins where several do; the result in ``x``'s dtype. NumPy calls each
+    function on the selected values only; compiled code has fixed shapes, so each is called on
+    all of ``x`` (with ``args``, ``kw``) and its values selected: the functions must be
+    elementwise."""
+    conds = list(condlist) if isinstance(condlist, (list, tuple)) else [condlist]
+    if not traced(x, *conds):
+        return np.piecewise(x, condlist, funclist, *args, **kw)
+    x = x if isinstance(x, Tracer) else prims.constant(prims.find_trace(*conds), np.asarray(x))
+    if isinstance(condlist, Tracer) and condlist.ndim == x.ndim + 1:
+        conds = [condlist[i] for i in range(condlist.shape[0])]  # a list read as one array
+    elif not isinstance(condlist, (list, tuple)) or (conds and np.ndim(conds[0]) == 0 and x.ndim):
+        conds = [condlist]
+    conds = [np.asarray(c).astype(bool) if not isinstance(c, Tracer) else c.astype(bool)
+             for c in conds]
+    if len(conds) == len(funclist) - 1:
+        anyc = conds[0]
+        for c in conds[1:]:
+            anyc = anyc | c
+        conds.append(~anyc)
+    elif len(conds) != len(funclist):
+        raise ValueError(f"with {len(conds)} condition(s), either {len(conds)} or {len(conds) + 1} "
+                         f"functions are expected")
+    y = np.zeros_like(x)
+    for cond, func in zip(conds, funclist):
+        value = func(x, *args, **kw) if callable(func) else func
+        value = value.astype(x.dtype) if isinstance(value, Tracer) else np.asarray(value).astype(
+            x.dtype)
+        y = np.where(cond, value, y)
+    return y

@@ -103,11 +103,55 @@ def _gradient_1axis(f: Tracer, axis: int, dx, edge_order: int) -> Tracer:
     return np.concatenate([first, inside, last], axis=axis).astype(f.dtype, copy=False)
 
 
+def _gradient_coordinates(f: Tracer, axis: int, x, edge_order: int) -> Tracer:
+    """NumPy's formulas for a 1-d array of coordinates along ``axis``: second-order central
+    differences with the two neighbouring spacings inside, one-sided ones at the ends. NumPy
+    takes the uniform formulas when every spacing equals the first (a choice on the data):
+    both are computed and that choice made per call."""
+    x = x if isinstance(x, Tracer) else prims.constant(f.owner_trace, np.asarray(x))
+    if x.ndim != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if x.shape[0] != f.shape[axis]:
+        raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+    if x.dtype.kind in "iub":
+        x = x.astype(np.float64)
+    dx = np.diff(x)
+    uniform = _gradient_1axis(f, axis, dx[0], edge_order)
+
+    def at(part):
+        return f[_along(axis, f.ndim, part)]
+
+    def along(v):  # a coefficient per position, broadcast along ``axis``
+        return np.reshape(v, [-1 if d == axis else 1 for d in range(f.ndim)])
+
+    dx1, dx2 = along(dx[:-1]), along(dx[1:])
+    a = -(dx2) / (dx1 * (dx1 + dx2))
+    b = (dx2 - dx1) / (dx1 * dx2)
+    c = dx1 / (dx2 * (dx1 + dx2))
+    inside = a * at(slice(None, -2)) + b * at(slice(1, -1)) + c * at(slice(2, None))
+    if edge_order == 1:
+        first = (at(slice(1, 2)) - at(slice(0, 1))) / dx[0]
+        last = (at(slice(-1, None)) - at(slice(-2, -1))) / dx[-1]
+    else:
+        dx1, dx2 = dx[0], dx[1]
+        a = -(2. * dx1 + dx2) / (dx1 * (dx1 + dx2))
+        b = (dx1 + dx2) / (dx1 * dx2)
+        c = - dx1 / (dx2 * (dx1 + dx2))
+        first = a * at(slice(0, 1)) + b * at(slice(1, 2)) + c * at(slice(2, 3))
+        dx1, dx2 = dx[-2], dx[-1]
+        a = (dx2) / (dx1 * (dx1 + dx2))
+        b = - (dx2 + dx1) / (dx1 * dx2)
+        c = (2. * dx2 + dx1) / (dx2 * (dx1 + dx2))
+        last = a * at(slice(-3, -2)) + b * at(slice(-2, -1)) + c * at(slice(-1, None))
+    general = np.concatenate([first, inside, last], axis=axis).astype(f.dtype, copy=False)
+    return np.where(np.all(dx == dx[0]), uniform, general)
+
+
 @implements(np.gradient)
 def gradient(f, *varargs, axis=None, edge_order=1):
     """``numpy.gradient`` with uniform spacing (no spacing, one scalar, or one per axis, traced
-    or not); the result in NumPy's dtype (integers as float64). Coordinate arrays:
-    ``UnsupportedError``."""
+    or not) or 1-d coordinate arrays (NumPy's non-uniform formulas); the result in NumPy's
+    dtype (integers as float64)."""
     if not traced(f, *varargs):
         return np.gradient(f, *varargs, axis=axis, edge_order=edge_order)
     refuse_traced(axis, "the axis of numpy.gradient")
@@ -122,9 +166,6 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         spacing = list(varargs)
     else:
         raise TypeError("invalid number of arguments")
-    if any(np.ndim(d) != 0 for d in spacing):
-        raise UnsupportedError("numpy.gradient: only scalar spacings are supported under jit "
-                               f"(coordinate arrays are not; at {user_location()})")
     if edge_order > 2:
         raise ValueError("'edge_order' greater than 2 not supported")
     if f.dtype.kind in "iu":
@@ -137,7 +178,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
         if f.dtype.kind == "b":
             raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                             "bitwise_xor, the `^` operator, or the logical_xor function instead.")
-        out.append(_gradient_1axis(f, ax, dx, edge_order))
+        if np.ndim(dx) == 0:
+            out.append(_gradient_1axis(f, ax, dx, edge_order))
+        else:
+            out.append(_gradient_coordinates(f, ax, dx, edge_order))
     return out[0] if len(axes) == 1 else tuple(out)
 
 

@@ -1,6 +1,6 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
-``lexsort``, ``median``, ``quantile``, ``percentile``, ``partition``/``argpartition`` (as the full sort), and
-``interp`` (a binary search per point).
+``lexsort``, ``median``, ``quantile``, ``percentile`` and their NaN-skipping ``nan*`` forms,
+``partition``/``argpartition`` (as the full sort), and ``interp`` (a binary search per point).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -19,8 +19,8 @@ from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, as_scalar, user_location
 
-__all__ = ["argpartition", "argsort", "interp", "lexsort", "median", "partition", "percentile", "quantile",
-           "searchsorted", "sort"]
+__all__ = ["argpartition", "argsort", "interp", "lexsort", "median", "nanmedian", "nanpercentile",
+           "nanquantile", "partition", "percentile", "quantile", "searchsorted", "sort"]
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -264,6 +264,108 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
     value = _nan_where_any(s, prims.convert(mid, dtype))
     return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)  # NumPy's scalar
+
+
+def _nan_lanes(a: Tracer, axis, name: str):
+    """The lanes of ``a`` sorted (NaN last), how many non-NaN values each has (int64), and the
+    ``keepdims`` shape: NumPy's nan order statistics are the plain ones of each lane without its
+    NaNs, which are the first ``count`` sorted values."""
+    x, keep_shape = _lanes_last(a, axis, name)
+    if x.shape[-1] == 0:
+        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    s = prims.sort(x, x.ndim - 1)
+    count = np.sum(~np.isnan(x), axis=-1, dtype=np.int64)
+    return s, count, keep_shape
+
+
+def _at(s: Tracer, i: Tracer) -> Tracer:
+    """``s[..., i]`` per lane, ``i`` clipped into the lane (an empty lane's result is NaN)."""
+    i = np.clip(i, 0, s.shape[-1] - 1)
+    return np.take_along_axis(s, i[..., None], axis=-1)[..., 0]
+
+
+def _nan_quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
+    plain = name[3:]
+    if a.dtype.kind != "f":  # nothing to skip
+        return _quantile(a, q, axis, method, keepdims, plain, user_q)
+    if method not in _METHODS:
+        raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
+                               f"the methods are {', '.join(_METHODS)} (at {user_location()})")
+    dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
+    s, count, keep_shape = _nan_lanes(a, axis, name)
+    last = count - 1
+    out = []
+    for qv in q.reshape(-1):
+        # NumPy's _get_indexes and _get_gamma on a traced length (see _positions)
+        virtual = prims.convert(last, np.dtype(np.float64)) * float(qv)
+        if method in ("lower", "higher", "nearest"):
+            rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](virtual)
+            value = prims.convert(_at(s, rounded.astype(np.int64)), dtype)
+        else:
+            at_end = virtual >= last
+            below = np.where(at_end, -1.0, np.floor(virtual))
+            gamma = virtual - below
+            if method == "midpoint":
+                gamma = np.where(gamma == 0, 0.0, 0.5)
+            lo_i = np.where(at_end, last, below.astype(np.int64))
+            hi_i = np.where(at_end, last, lo_i + 1)
+            lo, hi = _at(s, lo_i), _at(s, hi_i)
+            diff = prims.convert(hi - lo, dtype)
+            lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
+            one = np.ones((), dtype)
+            value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
+        value = np.where(count == 0, np.array(np.nan, dtype), value)  # a lane of NaNs only
+        out.append(prims.reshape(value, keep_shape) if keepdims else value)
+    if q.ndim:
+        return np.reshape(np.stack(out), q.shape + out[0].shape)
+    return out[0] if keepdims else as_scalar(out[0])
+
+
+@implements(np.nanquantile)
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
+                *, weights=None, interpolation=None):
+    """``numpy.nanquantile`` for a constant ``q``: ``quantile`` of each lane's non-NaN values
+    (the first ``count`` of the sorted lane, NaN sorting last), NaN for a lane of NaNs only."""
+    if not traced(a, q):
+        return np.nanquantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                              method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("nanquantile", out, weights, interpolation)
+    qs = _concrete(q, "nanquantile")
+    _check_q(qs, "quantile")
+    return _nan_quantile(a, qs, axis, method, keepdims, "nanquantile", q)
+
+
+@implements(np.nanpercentile)
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+    """``numpy.nanpercentile``: ``nanquantile`` at ``q / 100``."""
+    if not traced(a, q):
+        return np.nanpercentile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
+                                method=method, keepdims=keepdims, weights=weights)
+    _unsupported_extras("nanpercentile", out, weights, interpolation)
+    qs = np.true_divide(_concrete(q, "nanpercentile"), 100)
+    _check_q(qs, "percentile")
+    return _nan_quantile(a, qs, axis, method, keepdims, "nanpercentile", q)
+
+
+@implements(np.nanmedian)
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``numpy.nanmedian``: the median of each lane's non-NaN values, the two middle ones
+    averaged in the input's dtype as NumPy's masked median does; NaN for a lane of NaNs only."""
+    if not traced(a):
+        return np.nanmedian(a, axis=axis, out=out, overwrite_input=overwrite_input,
+                            keepdims=keepdims)
+    if a.dtype.kind != "f":
+        return median(a, axis=axis, out=out, keepdims=keepdims)
+    _unsupported_extras("nanmedian", out, None, None)
+    s, count, keep_shape = _nan_lanes(a, axis, "nanmedian")
+    h = count // 2
+    high = _at(s, h)
+    low = _at(s, h - 1)
+    two = np.array(2, a.dtype)
+    value = np.where(count % 2 == 1, high, (low + high) / two)
+    value = np.where(count == 0, np.array(np.nan, a.dtype), value)
+    return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)
 
 
 @implements(np.interp)

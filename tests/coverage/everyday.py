@@ -276,7 +276,7 @@ NOTES = {
                                                                         "UnsupportedError",
     "np.fill_diagonal(x, val, wrap)": "in place on a traced array (np.zeros made inside the "
                                       "function is NumPy's unless it meets traced data first)",
-    "np.gradient(x, *spacing, axis, edge_order)": "scalar spacings only, static or traced "
-                                                  "(coordinate arrays: UnsupportedError)",
+    "np.gradient(x, *spacing, axis, edge_order)": "scalar spacings (static or traced) or 1-d "
+                                                  "coordinate arrays",
     "np.isin(x, tests, invert)": "O(size x tests): one comparison with each test element",
 }
