@@ -361,6 +361,21 @@ class _Math:
         """a * 2**floor(n), one rounding (gradual underflow, overflow to inf)."""
         return self._x86("scalef", [a, n])
 
+    def cvtt(self, a):
+        """x86's truncating f32 -> i32 conversion of each lane: 0x80000000 for NaN and out of
+        range (defined, where LLVM's fptosi is poison)."""
+        assert self.kind == "f32"
+        args = [a]
+        if self.lanes == 16:
+            name = "llvm.x86.avx512.mask.cvttps2dq.512"
+            args += [self.i(0), ir.Constant(ir.IntType(16), -1), ir.Constant(ir.IntType(32), 4)]
+        else:
+            name = {8: "llvm.x86.avx.cvtt.ps2dq.256", 4: "llvm.x86.sse2.cvttps2dq"}[self.lanes]
+        module = self.b.module
+        fn = module.globals.get(name) or ir.Function(
+            module, ir.FunctionType(self.ity, [v.type for v in args]), name)
+        return self.b.call(fn, args)
+
     def table16(self, idx, values: tuple[float, ...]):
         """values[idx mod 16] per lane of an f32 vector (the index's low bits pick the entry):
         one vpermps at 16 lanes, vpermt2ps at 8 (two 8-entry halves), two and a select at 4."""
@@ -911,8 +926,8 @@ def _exp2_coeffs(prec: str) -> tuple[float, ...]:
 
 # f32 pow in f32 lanes (_pow_f32_x86): -ln(rcp) for _LOG_TABLE's log2 rcp entries as a head on
 # a grid of 2**-16 (so that k ln2_hi + head is exact, k ln2_hi with _LN2_LOG's 17-bit head) and
-# the rest in f32; ln(1 + r) - (r - r**2/2) = r**3 P(r) for |r| <= 0.042 (Taylor, truncated at
-# r**8: 2**-35 of r).
+# the rest in f32; ln(1 + r) - (r - r**2/2) = r**3 P(r) on [-0.0388, 0.0421] (Lawson-reweighted,
+# coefficients rounded to f32: 2**-34.5 of ln(1 + r); Taylor needs 5 terms for 2**-35).
 _POW_LOG_F32 = (
     (0.0, 0.0606689453125, 0.11767578125, 0.1720123291015625, 0.2230987548828125, 0.27197265625,
      0.318511962890625, 0.3627166748046875, 0.4052276611328125, 0.0, 0.0, 0.0, -0.2879180908203125,
@@ -922,7 +937,7 @@ _POW_LOG_F32 = (
      0.0, 0.0, 0.0, -1.7162983567686751e-06, 1.6895482986001298e-06, 2.9478376291081076e-06,
      2.1221350721134513e-07),
 )
-_LOG_TAIL_F32 = tuple((-1) ** (n + 1) / n for n in range(3, 8))
+_LOG_TAIL_F32 = (0.333333182610143, -0.2500011685470357, 0.2003133920541638, -0.16582589379987675)
 
 
 def _pow_f32_x86(m: _Math, x, y):
@@ -938,7 +953,10 @@ def _pow_f32_x86(m: _Math, x, y):
     mant = m.getmant(x, 4 | 3)  # |x|'s significand in [3/4, 3/2); 1 at 0 and inf
     e = m.getexp(x)
     k = m.sel(m.lt(mant, one), m.add(e, one), e)
-    idx = m.bits(m.fma(mant, m.c(16.0), m.c(m._shifter() - 16.0)))
+    # Zen 4 runs these loops at the pace of their fma-pipe operations (mul, fma, round, getexp,
+    # scalef: two cycles each for 512 bits): what can be an add runs as one. rint(16 m) mod 16 in
+    # the low bits of m + 1.5 * 2**19 (its ulp is 1/16):
+    idx = m.bits(m.add(mant, m.c(m._shifter() / 16)))
     c = m.table16(idx, _LOG_TABLE["log2"][0])
     p = m.mul(mant, c)
     b = m.fma(mant, c, m.neg(p))  # exact
@@ -957,22 +975,31 @@ def _pow_f32_x86(m: _Math, x, y):
     t = m.mul(ye, l_hi)
     t_lo = m.fma(ye, l_lo, m.fma(ye, l_hi, m.neg(t)))
     tc = _clamp_nan(m, t, -110.0, 90.0)  # past underflow (2**-150) and overflow
-    n = m.call("rint", m.mul(tc, m.c(1 / _LN2)))
+    shifter = m.c(m._shifter())
+    n = m.sub(m.fma(tc, m.c(1 / _LN2), shifter), shifter)  # rint(tc / ln2)
     e_hi, e_lo = _LN2_EXP["f32"]
     d = m.fma(m.neg(n), m.c(e_hi), tc)  # exact
     d = m.add(m.fma(m.neg(n), m.c(e_lo), d), m.sel(m.eq(tc, t), t_lo, zero))
     q = m.poly(d, (1.0, *_EXP["f32"]))
-    return _pow_sign(m, x, y, m.scalef(m.fma(d, q, one), n))
+    return _pow_sign(m, x, y, m.scalef(m.fma(d, q, one), n), odd_from_int=True)
 
 
-def _pow_sign(m: _Math, x, y, mag):
+def _pow_sign(m: _Math, x, y, mag, odd_from_int: bool = False):
     """pow from |x|**y: the sign of odd integer powers, NaN for negative x and y not an
-    integer, 1 for y = 0 (x = 1 was handled by taking y as 0)."""
+    integer, 1 for y = 0 (x = 1 was handled by taking y as 0). odd_from_int (f32 AVX-512
+    vectors): y's parity from the low bit of x86's truncating conversion (m.cvtt: no fma-pipe
+    operation on Zen 4, where trunc(y/2) takes two): every float at or above 2**24 is even, and
+    the conversion gives 0x80000000, even, past 2**31 and for NaN (LLVM's fptosi would be poison
+    there)."""
     b = m.b
     zero, inf = m.c(0.0), m.c(math.inf)
     y_int = m.eq(m.call("trunc", y), y)
-    half = m.mul(y, m.c(0.5))
-    y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
+    if odd_from_int:
+        low = b.and_(m.cvtt(y), m.i(1))
+        y_odd = b.and_(y_int, b.icmp_unsigned("!=", low, m.i(0)))
+    else:
+        half = m.mul(y, m.c(0.5))
+        y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
     r = m.sel(y_odd, m.call("copysign", mag, x), mag)
     neg_finite = b.and_(m.lt(x, zero), m.ne(x, m.neg(inf)))
     r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
