@@ -971,35 +971,44 @@ def _pow_f32_x86(m: _Math, x, y):
     low = m.fma(k, m.c(ln2_lo), m.table16(idx, _POW_LOG_F32[1]))
     l_hi = m.add(head, u)
     l_lo = m.add(m.add(m.sub(head, l_hi), u), m.add(tail, low))  # NaN where k is not finite: dropped
-    ye = m.sel(m.eq(m.abs(x), one), zero, y)  # 1**y = 1, also for y inf and NaN
-    t = m.mul(ye, l_hi)
-    t_lo = m.fma(ye, l_lo, m.fma(ye, l_hi, m.neg(t)))
+    # l_hi is 0 exactly where |x| = 1 (k, the table's 0 entry and r all 0): t = 0 there, so that
+    # 1**y = 1 also for y inf and NaN (one compare; the selects become masked operations)
+    one_x = m.eq(l_hi, zero)
+    t = m.sel(one_x, zero, m.mul(y, l_hi))
+    t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
     tc = _clamp_nan(m, t, -110.0, 90.0)  # past underflow (2**-150) and overflow
     shifter = m.c(m._shifter())
     n = m.sub(m.fma(tc, m.c(1 / _LN2), shifter), shifter)  # rint(tc / ln2)
     e_hi, e_lo = _LN2_EXP["f32"]
     d = m.fma(m.neg(n), m.c(e_hi), tc)  # exact
-    d = m.add(m.fma(m.neg(n), m.c(e_lo), d), m.sel(m.eq(tc, t), t_lo, zero))
+    d = m.add(m.fma(m.neg(n), m.c(e_lo), d), m.sel(m.b.and_(m.eq(tc, t), m.b.not_(one_x)), t_lo, zero))
     q = m.poly(d, (1.0, *_EXP["f32"]))
-    return _pow_sign(m, x, y, m.scalef(m.fma(d, q, one), n), odd_from_int=True)
+    return _pow_sign_x86(m, x, y, m.scalef(m.fma(d, q, one), n))
 
 
-def _pow_sign(m: _Math, x, y, mag, odd_from_int: bool = False):
+def _pow_sign_x86(m: _Math, x, y, mag):
+    """_pow_sign for f32 AVX-512 vectors in fewer operations: the sign bit of x where y is an odd
+    integer from the low bit of x86's truncating conversion (m.cvtt: every float at or above
+    2**24 is even, and the conversion gives 0x80000000, even, past 2**31 and for NaN) moved to
+    bit 31 and xor-ed in; negative finite x as one unsigned compare of its bits."""
+    b = m.b
+    y_int = m.eq(m.call("trunc", y), y)
+    sign = b.and_(b.shl(m.cvtt(y), m.i(31)), m.bits(x))
+    r = m.sel(y_int, m.from_bits(b.xor(m.bits(mag), sign)), mag)
+    # -0 < x < inf's bits: 0x80000001 to 0xFF7FFFFF
+    neg_finite = b.icmp_unsigned("<", b.sub(m.bits(x), m.i(0x80000001 - 2**32)), m.i(0xFF800000 - 0x80000001))
+    r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
+    return m.sel(m.eq(y, m.c(0.0)), m.c(1.0), r)
+
+
+def _pow_sign(m: _Math, x, y, mag):
     """pow from |x|**y: the sign of odd integer powers, NaN for negative x and y not an
-    integer, 1 for y = 0 (x = 1 was handled by taking y as 0). odd_from_int (f32 AVX-512
-    vectors): y's parity from the low bit of x86's truncating conversion (m.cvtt: no fma-pipe
-    operation on Zen 4, where trunc(y/2) takes two): every float at or above 2**24 is even, and
-    the conversion gives 0x80000000, even, past 2**31 and for NaN (LLVM's fptosi would be poison
-    there)."""
+    integer, 1 for y = 0 (x = 1 was handled by taking y as 0)."""
     b = m.b
     zero, inf = m.c(0.0), m.c(math.inf)
     y_int = m.eq(m.call("trunc", y), y)
-    if odd_from_int:
-        low = b.and_(m.cvtt(y), m.i(1))
-        y_odd = b.and_(y_int, b.icmp_unsigned("!=", low, m.i(0)))
-    else:
-        half = m.mul(y, m.c(0.5))
-        y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
+    half = m.mul(y, m.c(0.5))
+    y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
     r = m.sel(y_odd, m.call("copysign", mag, x), mag)
     neg_finite = b.and_(m.lt(x, zero), m.ne(x, m.neg(inf)))
     r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
