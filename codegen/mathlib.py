@@ -37,10 +37,12 @@ rounding); f32 log2 and log10 reduce to [3/4, 3/2) (getmant's interval 3), multi
 entry of a 16-entry table (vpermps; Tang's accurate tables, _LOG_TABLE) and need 5 terms.
 Kernel bodies are scalar IR, so a scalar call goes out with LLVM's vector-function-abi-variant;
 the loop vectorizer calls the variants and codegen/cpu/target.py inlines their definitions
-after O3 (1.1-1.8x in cache on Zen 4). pow
-(f32 and f64: scalef, getexp/getmant, vpermt2pd tables) and cbrt (getexp/getmant in place of
-its subnormal scaling) measured no faster that way at jitcore's interleave of 4 (0.92-1.04x:
-their f64 work, not their reduction, is what costs) and stay portable.
+after O3 (1.1-1.8x in cache on Zen 4). f32 pow's variant
+computes in f32 lanes throughout (_pow_f32_x86: ln|x| and y ln|x| as double words from a
+16-entry table, exp by scalef; 1.45x the portable code, which takes its log and exp to f64);
+f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs) and
+cbrt's (getexp/getmant in place of its subnormal scaling) measured no faster (0.92-1.04x), so
+those stay portable (ISA_KINDS).
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
