@@ -37,10 +37,12 @@ rounding); f32 log2 and log10 reduce to [3/4, 3/2) (getmant's interval 3), multi
 entry of a 16-entry table (vpermps; Tang's accurate tables, _LOG_TABLE) and need 5 terms.
 Kernel bodies are scalar IR, so a scalar call goes out with LLVM's vector-function-abi-variant;
 the loop vectorizer calls the variants and codegen/cpu/target.py inlines their definitions
-after O3 (1.1-1.8x in cache on Zen 4). pow
-(f32 and f64: scalef, getexp/getmant, vpermt2pd tables) and cbrt (getexp/getmant in place of
-its subnormal scaling) measured no faster that way at jitcore's interleave of 4 (0.92-1.04x:
-their f64 work, not their reduction, is what costs) and stay portable.
+after O3 (1.1-1.8x in cache on Zen 4). f32 pow's variant
+computes in f32 lanes throughout (_pow_f32_x86: ln|x| and y ln|x| as double words from a
+16-entry table, exp by scalef; 1.45x the portable code, which takes its log and exp to f64);
+f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs) and
+cbrt's (getexp/getmant in place of its subnormal scaling) measured no faster (0.92-1.04x), so
+those stay portable (ISA_KINDS).
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
@@ -360,6 +362,21 @@ class _Math:
     def scalef(self, a, n):
         """a * 2**floor(n), one rounding (gradual underflow, overflow to inf)."""
         return self._x86("scalef", [a, n])
+
+    def cvtt(self, a):
+        """x86's truncating f32 -> i32 conversion of each lane: 0x80000000 for NaN and out of
+        range (defined, where LLVM's fptosi is poison)."""
+        assert self.kind == "f32"
+        args = [a]
+        if self.lanes == 16:
+            name = "llvm.x86.avx512.mask.cvttps2dq.512"
+            args += [self.i(0), ir.Constant(ir.IntType(16), -1), ir.Constant(ir.IntType(32), 4)]
+        else:
+            name = {8: "llvm.x86.avx.cvtt.ps2dq.256", 4: "llvm.x86.sse2.cvttps2dq"}[self.lanes]
+        module = self.b.module
+        fn = module.globals.get(name) or ir.Function(
+            module, ir.FunctionType(self.ity, [v.type for v in args]), name)
+        return self.b.call(fn, args)
 
     def table16(self, idx, values: tuple[float, ...]):
         """values[idx mod 16] per lane of an f32 vector (the index's low bits pick the entry):
@@ -909,6 +926,98 @@ def _exp2_coeffs(prec: str) -> tuple[float, ...]:
     return (1.0, _LN2, *(c * _LN2 ** (k + 2) for k, c in enumerate(_EXP[prec])))
 
 
+# f32 pow in f32 lanes (_pow_f32_x86): -ln(rcp) for _LOG_TABLE's log2 rcp entries as a head on
+# a grid of 2**-16 (so that k ln2_hi + head is exact, k ln2_hi with _LN2_LOG's 17-bit head) and
+# the rest in f32; ln(1 + r) - (r - r**2/2) = r**3 P(r) on [-0.0388, 0.0421] (Lawson-reweighted,
+# coefficients rounded to f32: 2**-34.5 of ln(1 + r); Taylor needs 5 terms for 2**-35).
+_POW_LOG_F32 = (
+    (0.0, 0.0606689453125, 0.11767578125, 0.1720123291015625, 0.2230987548828125, 0.27197265625,
+     0.318511962890625, 0.3627166748046875, 0.4052276611328125, 0.0, 0.0, 0.0, -0.2879180908203125,
+     -0.207489013671875, -0.133697509765625, -0.0644073486328125),
+    (0.0, -6.328538347588619e-06, 5.797546691610478e-06, 5.471889835462207e-06, 6.262770966714015e-06,
+     2.347478357478394e-06, -6.381837465596618e-06, -4.907246875518467e-06, -2.8769153459506924e-07,
+     0.0, 0.0, 0.0, -1.7162983567686751e-06, 1.6895482986001298e-06, 2.9478376291081076e-06,
+     2.1221350721134513e-07),
+)
+_LOG_TAIL_F32 = (0.333333182610143, -0.2500011685470357, 0.2003133920541638, -0.16582589379987675)
+
+
+def _pow_f32_x86(m: _Math, x, y):
+    """f32 pow on AVX-512 vectors, every step in f32 lanes (no f64 halves). ln|x| as a double
+    word: |x| = 2**k m, m in [3/4, 3/2) from getexp/getmant, r = m rcp - 1 exact as a + b (p = m
+    rcp, b its fma error, a = p - 1), and ln|x| = (k ln2_hi + L_hi) + (r - r**2/2) + (k ln2_lo +
+    L_lo + r**3 P(r)) (_POW_LOG_F32: the first sum exact, r - r**2/2 with its rounding error from
+    one more fma, the head's sum by a fast two-sum: |k ln2_hi + L_hi| > |r - r**2/2| where it is
+    not 0), relative error ~2**-34; t = y ln|x| as a double word; exp(t) = 2**n (1 + d Q(d)),
+    d = t - n ln2 (Cody-Waite, exact), rounded once, and scalef by n. k carries 0, inf and NaN
+    (getexp's -inf, inf, NaN) as _pow's edge_log; x = 1 takes t as 0, and the sign, NaN and
+    y = 0 cases follow in _pow_sign_x86."""
+    zero, one = m.c(0.0), m.c(1.0)
+    mant = m.getmant(x, 4 | 3)  # |x|'s significand in [3/4, 3/2); 1 at 0 and inf
+    e = m.getexp(x)
+    k = m.sel(m.lt(mant, one), m.add(e, one), e)
+    # rint(16 m) mod 16 in the low bits of m + 1.5 * 2**19 (its ulp is 1/16): an add where an fma
+    # would do, one operation fewer on Zen 4's fma pipes
+    idx = m.bits(m.add(mant, m.c(m._shifter() / 16)))
+    c = m.table16(idx, _LOG_TABLE["log2"][0])
+    p = m.mul(mant, c)
+    b = m.fma(mant, c, m.neg(p))  # exact
+    a = m.sub(p, one)  # exact (Sterbenz); r = a + b
+    half_a = m.mul(a, m.c(-0.5))
+    u = m.fma(half_a, a, a)  # a - a**2/2, rounded
+    u_lo = m.add(m.fma(half_a, a, m.sub(a, u)), m.fma(m.neg(a), b, b))  # its error, + b - a b
+    r1 = m.add(a, b)
+    tail = m.fma(m.mul(m.mul(r1, r1), r1), m.poly(r1, _LOG_TAIL_F32), u_lo)
+    ln2_hi, ln2_lo = _LN2_LOG["f32"]
+    head = m.fma(k, m.c(ln2_hi), m.table16(idx, _POW_LOG_F32[0]))  # exact
+    low = m.fma(k, m.c(ln2_lo), m.table16(idx, _POW_LOG_F32[1]))
+    l_hi = m.add(head, u)
+    l_lo = m.add(m.add(m.sub(head, l_hi), u), m.add(tail, low))  # NaN where k is not finite: dropped
+    # l_hi is 0 exactly where |x| = 1 (k, the table's 0 entry and r all 0): t = 0 there, so that
+    # 1**y = 1 also for y inf and NaN (one compare; the selects become masked operations). Taking
+    # t as 0 for y = 0 as well measured 6 instructions more per 4 vectors (a mask or).
+    one_x = m.eq(l_hi, zero)
+    t = m.sel(one_x, zero, m.mul(y, l_hi))
+    t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
+    tc = _clamp_nan(m, t, -110.0, 90.0)  # past underflow (2**-150) and overflow
+    shifter = m.c(m._shifter())
+    n = m.sub(m.fma(tc, m.c(1 / _LN2), shifter), shifter)  # rint(tc / ln2)
+    e_hi, e_lo = _LN2_EXP["f32"]
+    d = m.fma(m.neg(n), m.c(e_hi), tc)  # exact
+    d = m.add(m.fma(m.neg(n), m.c(e_lo), d), m.sel(m.b.and_(m.eq(tc, t), m.b.not_(one_x)), t_lo, zero))
+    q = m.poly(d, (1.0, *_EXP["f32"]))
+    return _pow_sign_x86(m, x, y, m.scalef(m.fma(d, q, one), n))
+
+
+def _pow_sign_x86(m: _Math, x, y, mag):
+    """_pow_sign for f32 AVX-512 vectors in fewer operations: the sign bit of x where y is an
+    odd integer from the low bit of x86's truncating conversion (m.cvtt: every float at or above
+    2**24 is even, and the conversion gives 0x80000000, even, past 2**31 and for NaN) moved to
+    bit 31 and xor-ed in; negative finite x as one unsigned compare of its bits."""
+    b = m.b
+    y_int = m.eq(m.call("trunc", y), y)
+    sign = b.and_(b.shl(m.cvtt(y), m.i(31)), m.bits(x))
+    r = m.sel(y_int, m.from_bits(b.xor(m.bits(mag), sign)), mag)
+    # -inf < x < -0: bits 0x80000001 to 0xFF7FFFFF
+    neg_finite = b.icmp_unsigned("<", b.sub(m.bits(x), m.i(0x80000001 - 2**32)), m.i(0xFF800000 - 0x80000001))
+    r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
+    return m.sel(m.eq(y, m.c(0.0)), m.c(1.0), r)
+
+
+def _pow_sign(m: _Math, x, y, mag):
+    """pow from |x|**y: the sign of odd integer powers, NaN for negative x and y not an
+    integer, 1 for y = 0 (x = 1 was handled by taking y as 0)."""
+    b = m.b
+    zero, inf = m.c(0.0), m.c(math.inf)
+    y_int = m.eq(m.call("trunc", y), y)
+    half = m.mul(y, m.c(0.5))
+    y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
+    r = m.sel(y_odd, m.call("copysign", mag, x), mag)
+    neg_finite = b.and_(m.lt(x, zero), m.ne(x, m.neg(inf)))
+    r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
+    return m.sel(m.eq(y, zero), m.c(1.0), r)  # x = 1: y was taken as 0 there, so mag is 1
+
+
 def _pow(m: _Math, x, y):
     """C99 pow. f64: log|x| is a double-double so that y * log|x| stays accurate to ~2**-60
     relative. f32: x = 2**k * (1 + f) is split in f32, then only log2(1 + f), y * log2|x| and
@@ -921,6 +1030,8 @@ def _pow(m: _Math, x, y):
     y * log|x| is clamped with NaN kept; then 0**y, inf**y, x**(+-inf) and NaN follow from
     2**(+-inf) and NaN arithmetic, and selects remain only for the sign of odd integer powers,
     NaN from negative x, and y = 0 or x = 1."""
+    if m.kind == "f32" and m.avx512:
+        return _pow_f32_x86(m, x, y)
     b = m.b
     inf, zero, one = m.c(math.inf), m.c(0.0), m.c(1.0)
     ax = m.abs(x)
@@ -952,14 +1063,7 @@ def _pow(m: _Math, x, y):
         zc = _clamp_nan(w, z_hi, *_EXP_LIMITS["f64"])
         u, n = _exp_reduce(w, zc, w.sel(w.eq(zc, z_hi), z_lo, zero))
         mag = w.scale(w.add(u, one), n)
-
-    y_int = m.eq(m.call("trunc", y), y)
-    half = m.mul(y, m.c(0.5))
-    y_odd = b.and_(y_int, m.ne(m.call("trunc", half), half))
-    r = m.sel(y_odd, m.call("copysign", mag, x), mag)
-    neg_finite = b.and_(m.lt(x, zero), m.ne(x, m.neg(inf)))
-    r = m.sel(b.and_(neg_finite, b.not_(y_int)), m.c(math.nan), r)  # also catches y NaN
-    return m.sel(m.eq(y, zero), one, r)  # x = 1: y was taken as 0 there, so mag is 1
+    return _pow_sign(m, x, y, mag)
 
 
 # ---- inverse trigonometric --------------------------------------------------------------------
@@ -1426,8 +1530,11 @@ FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 # exist only for vectors; kernel bodies are scalar IR that LLVM vectorizes, so these
 # instructions reach a loop only as a vector variant.
 ISA_FUNCTIONS: dict[str, frozenset[str]] = {
-    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p"}),
+    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow"}),
 }
+# Names whose variant is for some float types only (the others stay inline and portable): f64
+# pow's variant measured no faster (docs/performance.md, mathlib27).
+ISA_KINDS: dict[str, frozenset[str]] = {"pow": frozenset({"f32"})}
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
 
@@ -1529,7 +1636,8 @@ def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value,
     fast=True uses the FAST_BINARY variant where there is one (none yet: the accurate path);
     ``isa`` as for emit_unary."""
     emit = _BINARY_FAST.get(name) if fast else None
-    if emit is None and not isinstance(x.type, ir.VectorType):
+    kind = "f64" if isinstance(x.type, ir.DoubleType) else "f32"
+    if emit is None and not isinstance(x.type, ir.VectorType) and kind in ISA_KINDS.get(name, (kind,)):
         for tag in sorted(isa):
             if name in ISA_FUNCTIONS.get(tag, ()):
                 return _isa_call(builder, tag, name, [x, y])

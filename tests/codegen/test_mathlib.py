@@ -479,6 +479,11 @@ if __name__ == "__main__":
 
 AVX512 = frozenset({"avx512"})
 ISA_NAMES = sorted(mathlib.ISA_FUNCTIONS["avx512"])
+ISA_UNARY = [n for n in ISA_NAMES if n in mathlib.SUPPORTED_UNARY]
+
+
+def has_variant(name, kind):
+    return kind in mathlib.ISA_KINDS.get(name, (kind,))
 host_avx512 = pytest.mark.skipif("avx512" not in target.math_isa(),
                                  reason="no AVX-512F/VL on this host: its variants are checked as IR and asm")
 
@@ -508,6 +513,9 @@ def test_isa_variants_in_ir(name, kind):
     definitions use AVX-512 in the vector ones only; without it, the portable code inline."""
     text = isa_emitted(name, kind, AVX512)
     scalar = f"jitcore_math_avx512_{name}_{kind}"
+    if not has_variant(name, kind):  # this type keeps the portable code (mathlib.ISA_KINDS)
+        assert "jitcore_math" not in text and "llvm.x86" not in text
+        return
     assert f"call {'float' if kind == 'f32' else 'double'} @\"{scalar}\"" in text
     assert "vector-function-abi-variant" in text and "llvm.compiler.used" in text
     assert "llvm.x86" not in text and "jitcore_math" not in isa_emitted(name, kind, frozenset())
@@ -531,7 +539,11 @@ def test_isa_variants_in_assembly(name, kind, bits):
     module, _ = target.compile_ir(build_loop(name, kind, AVX512), machine)
     asm = target.target_machine(*machine).emit_assembly(module)
     reg = "%zmm" if bits == 512 else "%ymm"
-    uses = ["vscalef"] if name.startswith("exp") else ["vgetmant", "vgetexp"]
+    if not has_variant(name, kind):
+        assert not re.search(r"vgetmant|vscalef|\bcall", asm)
+        return
+    uses = {"exp": ["vscalef"], "pow": ["vgetmant", "vgetexp", "vscalef"]}.get(name[:3],
+                                                                              ["vgetmant", "vgetexp"])
     if (name, kind) in OWN_METHOD:
         uses = [*uses, "vperm[it]?2?"]  # the tables: vpermps (16 lanes), vpermt2ps / vpermi2ps (8)
     assert all(re.search(op + r"p[sd]\s.*" + reg, asm) for op in uses), uses
@@ -545,12 +557,12 @@ def test_isa_variants_in_assembly(name, kind, bits):
 
 
 # Variants with their own method (f32 log2/log10: a table), so not bit-equal to the portable code.
-OWN_METHOD = {("log2", "f32"), ("log10", "f32")}
+OWN_METHOD = {("log2", "f32"), ("log10", "f32"), ("pow", "f32")}
 
 
 @host_avx512
 @pytest.mark.parametrize("kind", ["f32", "f64"])
-@pytest.mark.parametrize("name", ISA_NAMES)
+@pytest.mark.parametrize("name", ISA_UNARY)
 def test_isa_variant_accuracy(name, kind):
     """The host's AVX-512 variant within the same ULP bounds as the portable code, on the same
     sweeps and special values (odd sizes: the scalar remainder runs the portable code), and
@@ -573,7 +585,7 @@ def test_isa_variant_accuracy(name, kind):
 @given(data=st.data())
 def test_isa_variant_hypothesis(kind, data):
     x = data.draw(arrays(DTYPES[kind], 67, elements=finite[kind]))  # 67: a vector body and a remainder
-    for name in ISA_NAMES:
+    for name in ISA_UNARY:
         check(name, kind, x, isa=AVX512)
         if (name, kind) not in OWN_METHOD:
             got, portable = kernel(name, kind, AVX512)[1](x), kernel(name, kind)[1](x)
@@ -613,3 +625,37 @@ def test_f32_log_tables(name):
             assert abs(float(exact - log_rcp[jm])) < 0.001 * abs(np.spacing(np.float32(log_rcp[jm])))
         lo, hi = max(c - 1 / 32, 0.75), min(c + 1 / 32, 1.5)
         assert -0.0387 <= lo * rcp[jm] - 1 and hi * rcp[jm] - 1 <= 0.0420
+
+
+@host_avx512
+def test_f32_pow_variant():
+    """f32 pow's AVX-512 variant (f32 lanes, mathlib._pow_f32_x86) within 1 ULP of the correctly
+    rounded result: test_pow's cases, |y log2 x| up to past the clamps near x = 1 (where y is
+    large and ln x needs its double word) and over every exponent of x, subnormals included; and
+    equal to the portable code on the special values' grid wherever that is 0, inf or NaN (the
+    sign of zeros and infinities included)."""
+    rng = np.random.default_rng(7)
+    x = np.exp(rng.uniform(-5, 5, 20000))
+    y = rng.uniform(-100, 100, x.size) / np.maximum(np.abs(np.log(x)), 1e-3)
+    x[:3000], y[:3000] = -x[:3000], rng.integers(-60, 60, 3000)
+    near = (1 + rng.uniform(-0.05, 0.05, 20000)).astype(np.float32)
+    y_near = rng.uniform(-160, 135, near.size) / np.maximum(np.abs(np.log(near.astype(np.float64))), 1e-9)
+    every = rng.integers(1, 0x7F800000, 20000).astype(np.uint32).view(np.float32)
+    check("pow", "f32", np.concatenate([x, near, every]),
+          np.concatenate([y, y_near, rng.uniform(-3, 3, every.size)]), isa=AVX512)
+    s = specials("f32")
+    s = np.concatenate([s, [-1.0, 3.0, -3.0, 2.5, -2.5, 1 - 2.0 ** -20, 1 + 2.0 ** -20, 0.5 + 2.0**-24]])
+    xs, ys = (v.ravel() for v in np.meshgrid(s, s))
+    check("pow", "f32", xs, ys, isa=AVX512)
+    got, portable = kernel("pow", "f32", AVX512)[1](xs, ys), kernel("pow", "f32")[1](xs, ys)
+    edge = ~np.isfinite(portable) | (portable == 0) | ~np.isfinite(got) | (got == 0)
+    np.testing.assert_array_equal(got[edge], portable[edge])
+    assert (np.signbit(got) == np.signbit(portable))[edge & ~np.isnan(got)].all()
+
+
+@host_avx512
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_f32_pow_variant_hypothesis(data):
+    x, y = (data.draw(arrays(np.float32, 67, elements=finite["f32"])) for _ in range(2))
+    check("pow", "f32", x, y, isa=AVX512)
