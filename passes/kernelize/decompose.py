@@ -21,9 +21,9 @@ from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.types import i1, index
+from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _lu
+from jitcore.passes.kernelize.factor import _close, _if, _lu
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -150,6 +150,83 @@ def _fill(e, rows: int, cols: int, M, value) -> None:
 
 def _identity(e, rows, cols, M, t) -> None:
     _fill(e, rows, cols, M, lambda e, i, j: _unit(e, i, j, t))
+
+
+class _PairLog:
+    """2x2 transforms of pairs of rows of M (plane rotations, swaps, sign flips), recorded in
+    order and applied later, a strip of columns at a time: the QR iterations of eigh and svd
+    turn pairs of rows of the n x n vector matrix in sweeps of up to n - 1 rotations, each
+    sweep one pass over the whole matrix, which at n = 512 (2 MB) outgrows the 1 MB L2; here
+    up to ``cap`` transforms (many sweeps) pass over one strip (``n x STRIP_BYTES``, in L2)
+    before the next, so the matrix crosses from the L3 once per flush, not once per sweep.
+
+    An entry (p, q, a, b, c, d) does ``(x_p, x_q) <- (a x_p + b x_q, c x_p + d x_q)``; with
+    p == q it writes ``a x_p + b x_p`` (a sign flip: a = -1, b = 0). Row indices and the count
+    go in an i64 scratch result (``cap + 1`` x 2, the count in the last row), the factors in a
+    float one (``cap`` x 4)."""
+
+    STRIP_BYTES = 256 * 1024  # one strip of all the rows: fits Zen 4's 1 MB L2 with room
+
+    def __init__(self, M: _Matrix, rows: int, width: int, indices: _Matrix, factors: _Matrix,
+                 cap: int, t):
+        self.M, self.rows, self.width, self.cap, self.t = M, rows, width, cap, t
+        self.indices, self.factors = indices, factors
+        itemsize = np.dtype(numpy_dtype(t)).itemsize
+        self.strip = max(16, min(256, self.STRIP_BYTES // max(rows * itemsize, 1)) // 8 * 8)
+
+    @staticmethod
+    def sizes(cap: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The shapes of the index and factor scratch results."""
+        return (cap + 1, 2), (cap, 4)
+
+    def _count(self, e) -> Value:
+        return e.op("arith.bitcast", self.indices.get(e, self.cap, 0), result=index)
+
+    def _set_count(self, e, v) -> None:
+        self.indices.set(e, self.cap, 0, e.op("arith.bitcast", _idx(e, v), result=i64))
+
+    def start(self, e) -> None:
+        self._set_count(e, 0)
+
+    def add(self, e, p, q, a, b, c, d) -> None:
+        k = self._count(e)
+        self.indices.set(e, k, 0, e.op("arith.bitcast", _idx(e, p), result=i64))
+        self.indices.set(e, k, 1, e.op("arith.bitcast", _idx(e, q), result=i64))
+        for j, v in enumerate((a, b, c, d)):
+            self.factors.set(e, k, j, v)
+        self._set_count(e, e.op("arith.addi", k, _idx(e, 1)))
+
+    def reserve(self, e, needed: int) -> None:
+        """Flush first unless ``needed`` more entries fit."""
+        full = e.op("arith.cmpi", e.op("arith.addi", self._count(e), _idx(e, needed)), _idx(e, self.cap),
+                    result=i1, predicate="sgt")
+        then, other = _if(e, full)
+        self.flush(then)
+        _close(then, other)
+
+    def flush(self, e) -> None:
+        """Apply the entries in order, strip by strip of columns, then empty the log."""
+        count, M, strip = self._count(e), self.M, self.strip
+
+        def one_strip(e, s, _):
+            lo = e.op("arith.muli", s, _idx(e, strip))
+            hi = e.op("arith.minsi", e.op("arith.addi", lo, _idx(e, strip)), _idx(e, self.width))
+
+            def entry(e, k, _):
+                p, q = (e.op("arith.bitcast", self.indices.get(e, k, j), result=index) for j in (0, 1))
+                a, b, c, d = (self.factors.get(e, k, j) for j in range(4))
+
+                def column(e, j, _):
+                    x, y = M.get(e, p, j), M.get(e, q, j)
+                    M.set(e, q, j, _add_f(e, _mul(e, c, x), _mul(e, d, y)))
+                    M.set(e, p, j, _add_f(e, _mul(e, a, x), _mul(e, b, y)))
+
+                _loop(e, lo, hi, column)
+
+            _loop(e, 0, count, entry)
+
+        _loop(e, 0, -(-self.width // strip), one_strip)
+        self._set_count(e, 0)
 
 
 def _eps(t) -> float:
