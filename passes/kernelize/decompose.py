@@ -152,20 +152,19 @@ def _identity(e, rows, cols, M, t) -> None:
     _fill(e, rows, cols, M, lambda e, i, j: _unit(e, i, j, t))
 
 
-class _PairLog:
-    """2x2 transforms of pairs of rows of M (plane rotations, swaps, sign flips), recorded in
-    order and applied later, a strip of columns at a time: the QR iterations of eigh and svd
-    turn pairs of rows of the n x n vector matrix in sweeps of up to n - 1 rotations, each
-    sweep one pass over the whole matrix, which at n = 512 (2 MB) outgrows the 1 MB L2; here
-    up to ``cap`` transforms (many sweeps) pass over one strip (``n x STRIP_BYTES``, in L2)
-    before the next, so the matrix crosses from the L3 once per flush, not once per sweep.
-
-    An entry (p, q, a, b, c, d) does ``(x_p, x_q) <- (a x_p + b x_q, c x_p + d x_q)``; with
-    p == q it writes ``a x_p + b x_p`` (a sign flip: a = -1, b = 0). Row indices and the count
-    go in an i64 scratch result (``cap + 1`` x 2, the count in the last row), the factors in a
-    float one (``cap`` x 4)."""
+class _RowLog:
+    """Transforms of a few rows of M at a time (plane rotations, swaps, sign flips, 3-row
+    reflectors), recorded in order and applied later, a strip of columns at a time: the QR
+    iterations of eigh, svd and eig turn rows of the n x n vector matrix in sweeps of up to
+    n - 1 transforms, each sweep one pass over the whole matrix, which at n = 512 (2 MB)
+    outgrows the 1 MB L2; here up to ``cap`` transforms (many sweeps) pass over one strip
+    (``n x STRIP_BYTES``, in L2) before the next, so the matrix crosses from the L3 once per
+    flush, not once per sweep. A subclass says what an entry does (``ROWS`` row indices and
+    ``FACTORS`` numbers, ``_apply``). Row indices and the count go in an i64 scratch result
+    (``cap + 1`` x ROWS, the count in the last row), the factors in a float one."""
 
     STRIP_BYTES = 256 * 1024  # one strip of all the rows: fits Zen 4's 1 MB L2 with room
+    ROWS, FACTORS = 2, 4
 
     def __init__(self, M: _Matrix, rows: int, width: int, indices: _Matrix, factors: _Matrix,
                  cap: int, t):
@@ -174,10 +173,10 @@ class _PairLog:
         itemsize = np.dtype(numpy_dtype(t)).itemsize
         self.strip = max(16, min(256, self.STRIP_BYTES // max(rows * itemsize, 1)) // 8 * 8)
 
-    @staticmethod
-    def sizes(cap: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    @classmethod
+    def sizes(cls, cap: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The shapes of the index and factor scratch results."""
-        return (cap + 1, 2), (cap, 4)
+        return (cap + 1, cls.ROWS), (cap, cls.FACTORS)
 
     def _count(self, e) -> Value:
         return e.op("arith.bitcast", self.indices.get(e, self.cap, 0), result=index)
@@ -188,16 +187,17 @@ class _PairLog:
     def start(self, e) -> None:
         self._set_count(e, 0)
 
-    def add(self, e, p, q, a, b, c, d) -> None:
+    def _add(self, e, rows, factors) -> None:
         k = self._count(e)
-        self.indices.set(e, k, 0, e.op("arith.bitcast", _idx(e, p), result=i64))
-        self.indices.set(e, k, 1, e.op("arith.bitcast", _idx(e, q), result=i64))
-        for j, v in enumerate((a, b, c, d)):
+        for j, r in enumerate(rows):
+            self.indices.set(e, k, j, e.op("arith.bitcast", _idx(e, r), result=i64))
+        for j, v in enumerate(factors):
             self.factors.set(e, k, j, v)
         self._set_count(e, e.op("arith.addi", k, _idx(e, 1)))
 
     def reserve(self, e, needed: int) -> None:
-        """Flush first unless ``needed`` more entries fit."""
+        """Flush first unless ``needed`` more entries fit (at most ``cap``)."""
+        assert needed <= self.cap, "a log smaller than one sweep"
         full = e.op("arith.cmpi", e.op("arith.addi", self._count(e), _idx(e, needed)), _idx(e, self.cap),
                     result=i1, predicate="sgt")
         then, other = _if(e, full)
@@ -213,13 +213,14 @@ class _PairLog:
             hi = e.op("arith.minsi", e.op("arith.addi", lo, _idx(e, strip)), _idx(e, self.width))
 
             def entry(e, k, _):
-                p, q = (e.op("arith.bitcast", self.indices.get(e, k, j), result=index) for j in (0, 1))
-                a, b, c, d = (self.factors.get(e, k, j) for j in range(4))
+                rows = [e.op("arith.bitcast", self.indices.get(e, k, j), result=index)
+                        for j in range(self.ROWS)]
+                factors = [self.factors.get(e, k, j) for j in range(self.FACTORS)]
 
                 def column(e, j, _):
-                    x, y = M.get(e, p, j), M.get(e, q, j)
-                    M.set(e, q, j, _add_f(e, _mul(e, c, x), _mul(e, d, y)))
-                    M.set(e, p, j, _add_f(e, _mul(e, a, x), _mul(e, b, y)))
+                    xs = [M.get(e, r, j) for r in rows]
+                    for slot, v in self._apply(e, factors, xs):  # in this order
+                        M.set(e, rows[slot], j, v)
 
                 _loop(e, lo, hi, column)
 
@@ -227,6 +228,36 @@ class _PairLog:
 
         _loop(e, 0, -(-self.width // strip), one_strip)
         self._set_count(e, 0)
+
+
+class _PairLog(_RowLog):
+    """Entries (p, q; a, b, c, d): ``(x_p, x_q) <- (a x_p + b x_q, c x_p + d x_q)``; with p == q
+    the second write wins, ``a x_p + b x_p`` (a sign flip: a = -1, b = 0, c = 0, d = 1)."""
+
+    def add(self, e, p, q, a, b, c, d) -> None:
+        self._add(e, (p, q), (a, b, c, d))
+
+    def _apply(self, e, f, xs):
+        a, b, c, d = f
+        x, y = xs
+        return [(1, _add_f(e, _mul(e, c, x), _mul(e, d, y))), (0, _add_f(e, _mul(e, a, x), _mul(e, b, y)))]
+
+
+class _ReflectorLog(_RowLog):
+    """Entries (k, k1, k2; x, y, z, q, r), a reflector of three rows as ``hqr2`` applies it:
+    ``v = x a + y b + z c``, then ``c -= r v``, ``a -= v``, ``b -= q v`` (a = row k, b = k1,
+    c = k2); a two-row one has k2 = k and z = r = 0 (row k's second write wins)."""
+
+    ROWS, FACTORS = 3, 5
+
+    def add(self, e, rows, factors) -> None:
+        self._add(e, rows, factors)
+
+    def _apply(self, e, f, xs):
+        x, y, z, q, r = f
+        a, b, c = xs
+        v = _add_f(e, _add_f(e, _mul(e, x, a), _mul(e, y, b)), _mul(e, z, c))
+        return [(2, _sub(e, c, _mul(e, v, r))), (0, _sub(e, a, v)), (1, _sub(e, b, _mul(e, v, q)))]
 
 
 def _eps(t) -> float:
