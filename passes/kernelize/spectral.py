@@ -40,16 +40,6 @@ from jitcore.passes.kernelize.factor import _close, _if
 from jitcore.passes.kernelize.sort import _while
 
 
-def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
-    """(x_p, x_q) <- (c x_p - s x_q, s x_p + c x_q) for each i in range(lo, hi)."""
-    def one(e, i, _):
-        xp, xq = get_p(e, i), get_q(e, i)
-        set_p(e, i, _sub(e, _mul(e, c, xp), _mul(e, s, xq)))
-        set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
-
-    _loop(e, lo, hi, one)
-
-
 def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
     """Selection sort of ``key`` (a vector of k) with the columns of each (matrix, rows) in
     ``matrices`` following; the first extreme wins, so equal keys keep their order."""
@@ -78,12 +68,6 @@ def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
 
 
 # -- eigh ----------------------------------------------------------------------------------
-def _rows(M: _Matrix, p, q):
-    """Reads and writes of rows p and q of M, by column."""
-    return (lambda e, i: M.get(e, p, i), lambda e, i, v: M.set(e, p, i, v),
-            lambda e, i: M.get(e, q, i), lambda e, i, v: M.set(e, q, i, v))
-
-
 def _largest(e, rows: int, cols: int, get, t) -> Value:
     """The largest magnitude of ``get(e, i, j)`` over the matrix (NaN if any is)."""
     def row(e, i, c):
