@@ -11,7 +11,9 @@ Per matrix, on the tall one T (A, or A^T when A is wide), m x n with m >= n, in 
    singular value made nonnegative and moved into descending order as it converges.
 
 T, U and V are held transposed (their columns as rows) so that every column operation of the
-algorithm (reflectors, plane rotations, swaps) runs along a row: contiguous. About ``6 n^2``
+algorithm (reflectors, plane rotations, swaps) runs along a row: contiguous; the QR
+iteration's rotations, swaps and sign flips of U and V are logged and applied in batches, a
+strip of columns at a time (``decompose._PairLog``). About ``6 n^2``
 QR sweeps in all (LAPACK's ``bdsqr`` bound), else ``LinAlgError('SVD did not converge')``,
 which NaN or inf input raises at once (NumPy raises it for those too).
 Accuracy: backward stable, singular values within a few eps of ``||A||`` as LAPACK's.

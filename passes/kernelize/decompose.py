@@ -10,7 +10,8 @@ a copy of a zero constant).
 - qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
   hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
 
-Sums of products run as ``LANES`` interleaved partial sums (``_sum``).
+Sums of products run as ``LANES`` interleaved partial sums (``_sum``). ``_RowLog`` records the
+row transforms of the QR iterations of eigh, svd and eig and applies them in batches.
 """
 
 from __future__ import annotations

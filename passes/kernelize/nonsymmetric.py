@@ -9,7 +9,9 @@ Per matrix, in scalar loops (the helpers are ``decompose.py``'s and ``spectral.p
    accuracy that NumPy's keep;
 3. Francis double-shift QR to real Schur form (EISPACK's ``hqr2``, with Wilkinson's and
    MATLAB's exceptional shifts after 10 and 30 iterations on one eigenvalue), the transforms
-   accumulated into Q; ``30 * max(10, n)`` iterations in all, then ``NO_CONVERGENCE``;
+   accumulated into Q (the sweeps' reflectors logged and applied in batches, a strip of
+   columns at a time: ``decompose._ReflectorLog``); ``30 * max(10, n)`` iterations in all,
+   then ``NO_CONVERGENCE``;
 4. with vectors: back-substitution on the quasi-triangular form, the result times Q, each
    vector scaled to unit norm with its largest component real (as LAPACK's ``geev``).
 

@@ -1,7 +1,8 @@
 """The kernel form of ``array.eigh`` (the helpers are ``decompose.py``'s): Householder
 reduction to tridiagonal form (as ``sytd2``), then the implicit QL method with Wilkinson's
 shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the rows of Z^T so the
-updates run along rows; eigenvalues sorted ascending.
+updates run along rows, the rotations logged and applied ~30 sweeps at a time, a strip of
+columns at a time (``decompose._PairLog``); eigenvalues sorted ascending.
 
 QL stops after ``QL_ITERATIONS`` per eigenvalue whatever remains (NaN input gives NaN, never a
 hang). The symmetric matrix is first scaled by a power of two that brings its largest entry
