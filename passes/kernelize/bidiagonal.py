@@ -466,7 +466,7 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
     logs = [None, None]
     if op.vectors:  # the QR iteration's turns of columns of U and V, applied in batches
         logs = [_PairLog(_Matrix(outer, t, result), cols, width, _Matrix(outer, i64, indices),
-                         _Matrix(outer, t, indices + 1), LOG_TURNS * cols + 2, t)
+                         _Matrix(outer, t, indices + 1), _PairLog.capacity(cols, LOG_TURNS, t), t)
                 for result, width, indices in ((2, rows, 8), (3, cols, 10))]
         for log in logs:
             log.start(e)
@@ -487,7 +487,7 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
                TensorType(batch + (max(cols, 1),), t), TensorType(batch + (max(rows, 1),), t),
                TensorType(batch + (1,), t), TensorType(batch + (len(INTS),), i64)]
     for _ in range(2):  # U's log (results 8, 9), V's (10, 11)
-        indices, factors = _PairLog.sizes(LOG_TURNS * cols + 2 if op.vectors else 0)
+        indices, factors = _PairLog.sizes(_PairLog.capacity(cols, LOG_TURNS, t) if op.vectors else 0)
         results += [TensorType(batch + indices, i64), TensorType(batch + factors, t)]
     return _finish(kb, op, results, [-1] * len(results))
 

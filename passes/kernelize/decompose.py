@@ -175,6 +175,14 @@ class _RowLog:
         self.strip = max(16, min(256, self.STRIP_BYTES // max(rows * itemsize, 1)) // 8 * 8)
 
     @classmethod
+    def capacity(cls, n: int, sweeps: int, t) -> int:
+        """Entries for ``sweeps`` sweeps of up to n (+ 2) transforms where the n x n matrix
+        outgrows a strip; one sweep's where it fits (the log gains nothing there, and a
+        batch of small matrices would pay its memory per matrix)."""
+        itemsize = np.dtype(numpy_dtype(t)).itemsize
+        return (sweeps if n * n * itemsize > cls.STRIP_BYTES else 1) * n + 2
+
+    @classmethod
     def sizes(cls, cap: int) -> tuple[tuple[int, int], tuple[int, int]]:
         """The shapes of the index and factor scratch results."""
         return (cap + 1, cls.ROWS), (cap, cls.FACTORS)

@@ -737,7 +737,8 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     _hessenberg(e, n, t, H, Vt, ort, w)
     log = None
     if op.vectors:  # the sweeps' reflectors of Q's columns, applied in batches
-        log = _ReflectorLog(Vt, n, n, _Matrix(outer, i64, 8), _Matrix(outer, t, 9), LOG_STEPS * n + 2, t)
+        cap = _ReflectorLog.capacity(n, LOG_STEPS, t)
+        log = _ReflectorLog(Vt, n, n, _Matrix(outer, i64, 8), _Matrix(outer, t, 9), cap, t)
         log.start(e)
     _schur(e, n, t, H, V, d, ev, var, saved, log)
     if op.vectors:
@@ -758,7 +759,7 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
                a.type.with_shape(a.type.shape[:-2] + (len(FLOATS),)),
                TensorType(a.type.shape[:-2] + (len(INTS),), i64),
                TensorType(a.type.shape[:-2] + (5, max(n, 1)), t)]
-    indices, factors = _ReflectorLog.sizes(LOG_STEPS * n + 2 if op.vectors else 0)
+    indices, factors = _ReflectorLog.sizes(_ReflectorLog.capacity(n, LOG_STEPS, t) if op.vectors else 0)
     results += [TensorType(a.type.shape[:-2] + indices, i64), TensorType(a.type.shape[:-2] + factors, t)]
     return _finish(kb, op, results, [-1] * len(results))
 

@@ -251,7 +251,8 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
         _transpose_into(e, n, n, Q, Zt)
     log = None
     if op.vectors:
-        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, t, 8), LOG_SWEEPS * n + 2, t)
+        cap = _PairLog.capacity(n, LOG_SWEEPS, t)
+        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, t, 8), cap, t)
         log.start(e)
     _tridiagonal_ql(e, n, t, d, off, log)
     if log is not None:
@@ -263,7 +264,7 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
         _transpose_into(e, n, n, Zt, _Matrix(outer, t, 0))
     vector = a.type.with_shape(a.type.shape[:-2] + (n,))
     batch = a.type.shape[:-2]
-    sizes = _PairLog.sizes(LOG_SWEEPS * n + 2 if op.vectors else 0)
+    sizes = _PairLog.sizes(_PairLog.capacity(n, LOG_SWEEPS, t) if op.vectors else 0)
     logs = [TensorType(batch + sizes[0], i64), TensorType(batch + sizes[1], t)]
     results = [op.result_type, a.type, a.type, a.type, vector, vector, vector, *logs]
     return _finish(kb, op, results, [-1] * len(results))
