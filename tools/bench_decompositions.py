@@ -3,9 +3,9 @@
 and accuracy tables of docs/performance.md's "Decompositions" section.
 
     JITCORE_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python tools/bench_decompositions.py \
-        [--sizes 64,256] [--only qr,svd] [--repeat R] [--accuracy]
+        [--sizes 64,256] [--only qr,svd] [--repeat R] [--dtype float64,float32] [--accuracy]
 
-Speed: float64 n x n matrices (standard normal; ``a a^T + n I`` for cholesky, ``(a + a^T)/2``
+Speed: float64 (or ``--dtype``) n x n matrices (standard normal; ``a a^T + n I`` for cholesky, ``(a + a^T)/2``
 for eigh and eigvalsh); each call timed by thread CPU time (the compiled code runs on
 the calling thread with one jitcore thread, so this moves little when other processes share
 the cores), median of R after one call that compiles (no disk cache). ``--accuracy``: the
@@ -24,6 +24,9 @@ import numpy as np
 import jitcore as jc
 
 FUNCTIONS = {
+    "solve": lambda a: np.linalg.solve(a, a[:, :1]),
+    "inv": lambda a: np.linalg.inv(a),
+    "det": lambda a: np.linalg.det(a),
     "cholesky": lambda a: np.linalg.cholesky(a),
     "slogdet": lambda a: np.linalg.slogdet(a),
     "qr": lambda a: np.linalg.qr(a),
@@ -54,11 +57,11 @@ def operand(name: str, x: np.ndarray) -> np.ndarray:
     return (x + x.T) / 2 if name in ("eigh", "eigvalsh") else x
 
 
-def speed(sizes, names, repeat: int) -> None:
+def speed(sizes, names, repeat: int, dtype: str = "float64") -> None:
     rng = np.random.default_rng(0)
-    print("| function | n | jitcore ms | NumPy ms | jitcore / NumPy |\n|---|---|---|---|---|")
+    print(f"{dtype}\n| function | n | jitcore ms | NumPy ms | jitcore / NumPy |\n|---|---|---|---|---|")
     for n in sizes:
-        x = rng.standard_normal((n, n))
+        x = rng.standard_normal((n, n)).astype(dtype)
         for name in names:
             a = operand(name, x)
             jitted = jc.jit(FUNCTIONS[name], cache=False)
@@ -146,13 +149,15 @@ def main() -> None:
     parser.add_argument("--sizes", default="64,256")
     parser.add_argument("--only", default=",".join(FUNCTIONS))
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--dtype", default="float64", help="float64, float32 or both: float64,float32")
     parser.add_argument("--accuracy", action="store_true")
     args = parser.parse_args()
     if args.accuracy:
         accuracy()
         exact()
         return
-    speed([int(s) for s in args.sizes.split(",")], args.only.split(","), args.repeat)
+    for dtype in args.dtype.split(","):
+        speed([int(s) for s in args.sizes.split(",")], args.only.split(","), args.repeat, dtype)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ Per matrix, on the tall one T (A, or A^T when A is wide), m x n with m >= n, in 
    singular value made nonnegative and moved into descending order as it converges.
 
 T, U and V are held transposed (their columns as rows) so that every column operation of the
-algorithm (reflectors, plane rotations, swaps) runs along a row: contiguous. About ``6 n^2``
+algorithm (reflectors, plane rotations, swaps) runs along a row: contiguous; the QR
+iteration's rotations, swaps and sign flips of U and V are logged and applied in batches, a
+strip of columns at a time (``decompose._PairLog``). About ``6 n^2``
 QR sweeps in all (LAPACK's ``bdsqr`` bound), else ``LinAlgError('SVD did not converge')``,
 which NaN or inf input raises at once (NumPy raises it for those too).
 Accuracy: backward stable, singular values within a few eps of ``||A||`` as LAPACK's.
@@ -29,6 +31,7 @@ from jitcore.passes.kernelize.decompose import (
     _loop,
     _Matrix,
     _norm,
+    _PairLog,
     _Row,
     _setup,
     _sum,
@@ -45,7 +48,6 @@ from jitcore.passes.kernelize.nonsymmetric import (
     _m,
     _neg,
     _not,
-    _rotate_pair,
     _s,
     _Vars,
     _when,
@@ -53,6 +55,7 @@ from jitcore.passes.kernelize.nonsymmetric import (
 from jitcore.passes.kernelize.sort import _while
 from jitcore.passes.kernelize.spectral import _largest, _power_of_two
 
+LOG_TURNS = 16  # U's and V's turns wait in logs of this many times n entries
 FLOATS = ()
 INTS = ("p", "k", "kase")
 
@@ -61,12 +64,6 @@ def _sized(M: _Matrix, rows: int) -> _Matrix:
     """M with its row count, which the column operations run over."""
     M.rows = rows
     return M
-
-
-def _columns(M: _Matrix, j, q):
-    """Reads and writes of columns j and q of M (rows of its storage), for ``_rotate_pair``."""
-    return (lambda e, i: (M.get(e, i, j), M.get(e, i, q)),
-            lambda e, i, u, v: (M.set(e, i, j, u), M.set(e, i, q, v)))
 
 
 def _axpy(e, lo, hi, get, set_, f, x) -> None:
@@ -251,6 +248,9 @@ def _diagonalize(e, m: int, n: int, t, s, ev, U, V, var: _Vars) -> None:
         return _and(e, _ic(e, "sgt", var[e, "p"], 0), _ic(e, "slt", c[0], limit))
 
     def body(e, c):
+        for log in (U, V):  # one case's transforms: at most n rotations, or a flip and n swaps
+            if log is not None:
+                log.reserve(e, n + 2)
         p = var[e, "p"]
         pm1, pm2 = _dec(e, p), _dec(e, p, 2)
 
@@ -296,6 +296,11 @@ def _diagonalize(e, m: int, n: int, t, s, ev, U, V, var: _Vars) -> None:
     _svd_fails(e, _ic(e, "sgt", var[e, "p"], 0))
 
 
+def _turn(e, log: _PairLog, j, q, c, s) -> None:
+    """Columns j and q of U or V (rows of its storage): (u, v) <- (c u + s v, c v - s u)."""
+    log.add(e, j, q, c, s, _neg(e, s), c)
+
+
 def _svd_fails(e, condition) -> None:
     """Raise NumPy's ``LinAlgError('SVD did not converge')`` where ``condition`` holds."""
     e.b.create(kernel.RaiseOp, [condition], [], {"code": kernel.SVD_NO_CONVERGENCE})
@@ -318,7 +323,7 @@ def _deflate(e, k, p, s, ev, V) -> None:
         f = e.select(inner, _neg(e, _m(e, sn, eb)), f)
         _when(e, inner, lambda e: ev.set(e, before, _m(e, cs, eb)))
         if V is not None:
-            _rotate_pair(e, 0, V.rows, *_columns(V, j, pm1), cs, sn)
+            _turn(e, V, j, pm1, cs, sn)
         return [f]
 
     _loop(e, 0, _inc(e, e.op("arith.subi", pm2, k)), rotation, [f0])
@@ -337,7 +342,7 @@ def _split(e, k, p, s, ev, U) -> None:
         ej = ev.get(e, j)
         ev.set(e, j, _m(e, cs, ej))
         if U is not None:
-            _rotate_pair(e, 0, U.rows, *_columns(U, j, km1), cs, sn)
+            _turn(e, U, j, km1, cs, sn)
         return [_neg(e, _m(e, sn, ej))]
 
     _loop(e, k, p, rotation, [f0])
@@ -374,7 +379,7 @@ def _sweep(e, k, p, t, s, ev, U, V) -> None:
         g = _m(e, sn, sj1)
         sj1 = _m(e, cs, sj1)
         if V is not None:
-            _rotate_pair(e, 0, V.rows, *_columns(V, j, j1), cs, sn)
+            _turn(e, V, j, j1, cs, sn)
         r_, cs, sn = _givens(e, f, g)
         s.set(e, j, r_)
         f = _a(e, _m(e, cs, ej), _m(e, sn, sj1))
@@ -383,7 +388,7 @@ def _sweep(e, k, p, t, s, ev, U, V) -> None:
         g = _m(e, sn, ej1)
         ev.set(e, j1, _m(e, cs, ej1))
         if U is not None:
-            _rotate_pair(e, 0, U.rows, *_columns(U, j, j1), cs, sn)
+            _turn(e, U, j, j1, cs, sn)
         return [f, g]
 
     f, _ = _loop(e, k, pm1, chase, [f0, g0])
@@ -398,8 +403,8 @@ def _converged(e, k, p0: int, t, s, U, V, var: _Vars) -> None:
 
     def flip(e):
         s.set(e, k, e.select(_fc(e, "olt", sk, zero), _neg(e, sk), zero))
-        if V is not None:
-            _loop(e, 0, V.rows, lambda e, i, _: V.set(e, i, k, _neg(e, V.get(e, i, k))))
+        if V is not None:  # (p == q: the second write, -x_k, wins)
+            V.add(e, k, k, e.const(-1.0, t), zero, zero, e.const(1.0, t))
 
     _when(e, _fc(e, "ole", sk, zero), flip)
 
@@ -415,14 +420,10 @@ def _converged(e, k, p0: int, t, s, U, V, var: _Vars) -> None:
         a, b = s.get(e, j), s.get(e, j1)
         s.set(e, j, b)
         s.set(e, j1, a)
-        for M in (U, V):
-            if M is not None:
-                def one(e, i, _, M=M):
-                    x, y = M.get(e, i, j), M.get(e, i, j1)
-                    M.set(e, i, j, y)
-                    M.set(e, i, j1, x)
-
-                _loop(e, 0, M.rows, one)
+        one = e.const(1.0, t)
+        for log in (U, V):
+            if log is not None:
+                log.add(e, j, j1, zero, one, one, zero)
         return [j1]
 
     _while(e, [k], go_on, swap)
@@ -462,7 +463,17 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
     scale = _power_of_two(e, largest, t)
     _fill(e, rows, cols, A, lambda e, i, j: _m(e, entry(e, i, j), scale))
     _bidiagonalize(e, rows, cols, t, A, s, ev, work, U, V, u_count)
-    _diagonalize(e, rows, cols, t, s, ev, U, V, var)
+    logs = [None, None]
+    if op.vectors:  # the QR iteration's turns of columns of U and V, applied in batches
+        logs = [_PairLog(_Matrix(outer, t, result), cols, width, _Matrix(outer, i64, indices),
+                         _Matrix(outer, t, indices + 1), _PairLog.capacity(cols, LOG_TURNS, t), t)
+                for result, width, indices in ((2, rows, 8), (3, cols, 10))]
+        for log in logs:
+            log.start(e)
+    _diagonalize(e, rows, cols, t, s, ev, *logs, var)
+    for log in logs:
+        if log is not None:
+            log.flush(e)
     if op.vectors:
         u_view = _Matrix(outer, t, 0)
         v_view = _Matrix(outer, t, 0, offset=(m0, 0), transposed=True)  # Vh^T: V of A
@@ -475,6 +486,9 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
                TensorType(batch + ((cols, cols) if op.vectors else (1, 1)), t),
                TensorType(batch + (max(cols, 1),), t), TensorType(batch + (max(rows, 1),), t),
                TensorType(batch + (1,), t), TensorType(batch + (len(INTS),), i64)]
+    for _ in range(2):  # U's log (results 8, 9), V's (10, 11)
+        indices, factors = _PairLog.sizes(_PairLog.capacity(cols, LOG_TURNS, t) if op.vectors else 0)
+        results += [TensorType(batch + indices, i64), TensorType(batch + factors, t)]
     return _finish(kb, op, results, [-1] * len(results))
 
 

@@ -10,7 +10,8 @@ a copy of a zero constant).
 - qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
   hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
 
-Sums of products run as ``LANES`` interleaved partial sums (``_sum``).
+Sums of products run as ``LANES`` interleaved partial sums (``_sum``). ``_RowLog`` records the
+row transforms of the QR iterations of eigh, svd and eig and applies them in batches.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.types import i1, index
+from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _lu
+from jitcore.passes.kernelize.factor import _close, _if, _lu
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -150,6 +151,122 @@ def _fill(e, rows: int, cols: int, M, value) -> None:
 
 def _identity(e, rows, cols, M, t) -> None:
     _fill(e, rows, cols, M, lambda e, i, j: _unit(e, i, j, t))
+
+
+class _RowLog:
+    """Transforms of a few rows of M at a time (plane rotations, swaps, sign flips, 3-row
+    reflectors), recorded in order and applied later, a strip of columns at a time: the QR
+    iterations of eigh, svd and eig turn rows of the n x n vector matrix in sweeps of up to
+    n - 1 transforms, each sweep one pass over the whole matrix, which at n = 512 (2 MB)
+    outgrows the 1 MB L2; here up to ``cap`` transforms (many sweeps) pass over one strip
+    (``n x STRIP_BYTES``, in L2) before the next, so the matrix crosses from the L3 once per
+    flush, not once per sweep. A subclass says what an entry does (``ROWS`` row indices and
+    ``FACTORS`` numbers, ``_apply``). Row indices and the count go in an i64 scratch result
+    (``cap + 1`` x ROWS, the count in the last row), the factors in a float one."""
+
+    STRIP_BYTES = 256 * 1024  # one strip of all the rows: fits Zen 4's 1 MB L2 with room
+    ROWS, FACTORS = 2, 4
+
+    def __init__(self, M: _Matrix, rows: int, width: int, indices: _Matrix, factors: _Matrix,
+                 cap: int, t):
+        self.M, self.rows, self.width, self.cap, self.t = M, rows, width, cap, t
+        self.indices, self.factors = indices, factors
+        itemsize = np.dtype(numpy_dtype(t)).itemsize
+        self.strip = max(16, min(256, self.STRIP_BYTES // max(rows * itemsize, 1)) // 8 * 8)
+
+    @classmethod
+    def capacity(cls, n: int, sweeps: int, t) -> int:
+        """Entries for ``sweeps`` sweeps of up to n (+ 2) transforms where the n x n matrix
+        outgrows a strip; one sweep's where it fits (the log gains nothing there, and a
+        batch of small matrices would pay its memory per matrix)."""
+        itemsize = np.dtype(numpy_dtype(t)).itemsize
+        return (sweeps if n * n * itemsize > cls.STRIP_BYTES else 1) * n + 2
+
+    @classmethod
+    def sizes(cls, cap: int) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The shapes of the index and factor scratch results."""
+        return (cap + 1, cls.ROWS), (cap, cls.FACTORS)
+
+    def _count(self, e) -> Value:
+        return e.op("arith.bitcast", self.indices.get(e, self.cap, 0), result=index)
+
+    def _set_count(self, e, v) -> None:
+        self.indices.set(e, self.cap, 0, e.op("arith.bitcast", _idx(e, v), result=i64))
+
+    def start(self, e) -> None:
+        self._set_count(e, 0)
+
+    def _add(self, e, rows, factors) -> None:
+        k = self._count(e)
+        for j, r in enumerate(rows):
+            self.indices.set(e, k, j, e.op("arith.bitcast", _idx(e, r), result=i64))
+        for j, v in enumerate(factors):
+            self.factors.set(e, k, j, v)
+        self._set_count(e, e.op("arith.addi", k, _idx(e, 1)))
+
+    def reserve(self, e, needed: int) -> None:
+        """Flush first unless ``needed`` more entries fit (at most ``cap``)."""
+        assert needed <= self.cap, "a log smaller than one sweep"
+        full = e.op("arith.cmpi", e.op("arith.addi", self._count(e), _idx(e, needed)), _idx(e, self.cap),
+                    result=i1, predicate="sgt")
+        then, other = _if(e, full)
+        self.flush(then)
+        _close(then, other)
+
+    def flush(self, e) -> None:
+        """Apply the entries in order, strip by strip of columns, then empty the log."""
+        count, M, strip = self._count(e), self.M, self.strip
+
+        def one_strip(e, s, _):
+            lo = e.op("arith.muli", s, _idx(e, strip))
+            hi = e.op("arith.minsi", e.op("arith.addi", lo, _idx(e, strip)), _idx(e, self.width))
+
+            def entry(e, k, _):
+                rows = [e.op("arith.bitcast", self.indices.get(e, k, j), result=index)
+                        for j in range(self.ROWS)]
+                factors = [self.factors.get(e, k, j) for j in range(self.FACTORS)]
+
+                def column(e, j, _):
+                    xs = [M.get(e, r, j) for r in rows]
+                    for slot, v in self._apply(e, factors, xs):  # in this order
+                        M.set(e, rows[slot], j, v)
+
+                _loop(e, lo, hi, column)
+
+            _loop(e, 0, count, entry)
+
+        _loop(e, 0, -(-self.width // strip), one_strip)
+        self._set_count(e, 0)
+
+
+class _PairLog(_RowLog):
+    """Entries (p, q; a, b, c, d): ``(x_p, x_q) <- (a x_p + b x_q, c x_p + d x_q)``; with p == q
+    the second write wins, ``a x_p + b x_p`` (a sign flip: a = -1, b = 0, c = 0, d = 1)."""
+
+    def add(self, e, p, q, a, b, c, d) -> None:
+        self._add(e, (p, q), (a, b, c, d))
+
+    def _apply(self, e, f, xs):
+        a, b, c, d = f
+        x, y = xs
+        return [(1, _add_f(e, _mul(e, c, x), _mul(e, d, y))), (0, _add_f(e, _mul(e, a, x), _mul(e, b, y)))]
+
+
+class _ReflectorLog(_RowLog):
+    """Entries (k, k1, k2; x, y, z, q, r), a reflector of three rows as ``hqr2`` applies it:
+    ``v = x a + y b + z c``, then ``c -= r v``, ``a -= v``, ``b -= q v`` (a = row k, b = k1,
+    c = k2); a two-row one has k2 = k and z = r = 0 (row k's second write wins)."""
+
+    ROWS, FACTORS = 3, 5
+
+    def add(self, e, rows, factors) -> None:
+        self._add(e, rows, factors)
+
+    def _apply(self, e, f, xs):
+        x, y, z, q, r = f
+        a, b, c = xs
+        v = _add_f(e, _add_f(e, _mul(e, x, a), _mul(e, y, b)), _mul(e, z, c))
+        return [(2, _sub(e, c, _mul(e, v, r))), (0, _sub(e, a, v)), (1, _sub(e, b, _mul(e, v, q)))]
 
 
 def _eps(t) -> float:

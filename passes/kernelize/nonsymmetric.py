@@ -9,7 +9,9 @@ Per matrix, in scalar loops (the helpers are ``decompose.py``'s and ``spectral.p
    accuracy that NumPy's keep;
 3. Francis double-shift QR to real Schur form (EISPACK's ``hqr2``, with Wilkinson's and
    MATLAB's exceptional shifts after 10 and 30 iterations on one eigenvalue), the transforms
-   accumulated into Q; ``30 * max(10, n)`` iterations in all, then ``NO_CONVERGENCE``;
+   accumulated into Q (the sweeps' reflectors logged and applied in batches, a strip of
+   columns at a time: ``decompose._ReflectorLog``); ``30 * max(10, n)`` iterations in all,
+   then ``NO_CONVERGENCE``;
 4. with vectors: back-substitution on the quasi-triangular form, the result times Q, each
    vector scaled to unit norm with its largest component real (as LAPACK's ``geev``).
 
@@ -30,6 +32,7 @@ from jitcore.passes.kernelize.decompose import (
     _loop,
     _Matrix,
     _norm,
+    _ReflectorLog,
     _Row,
     _setup,
     _sum,
@@ -40,6 +43,7 @@ from jitcore.passes.kernelize.spectral import _largest, _power_of_two
 
 FLOATS = ("norm", "exshift", "p", "q", "r", "s", "w", "x", "y", "z")
 INTS = ("hi", "iter")
+LOG_STEPS = 16  # the sweeps' reflectors of Q wait in a log of this many times n entries
 ITERATIONS = 30  # QR iterations per eigenvalue (at least 10 eigenvalues' worth), as LAPACK's hseqr
 
 
@@ -210,12 +214,14 @@ def _hessenberg(e, n: int, t, H: _Matrix, Vt: _Matrix | None, ort: _Matrix, w: _
 
 
 # -- Francis double-shift QR to real Schur form ----------------------------------------------
-def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars, saved: _Matrix) -> None:
+def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars, saved: _Matrix,
+           log: _ReflectorLog | None = None) -> None:
     """The eigenvalues of the Hessenberg H into ``d`` (real parts) and ``ev`` (imaginary), by
     ``hqr2``'s deflation from the bottom: a negligible subdiagonal entry splits off a 1x1 or 2x2
     block (a real or a complex pair), else one double-shift QR sweep over rows m..hi. With
     ``V``, H becomes quasi-triangular (every transform applied to all of it) and V collects
-    them; without, only the active window is updated (LAPACK's ``wantt`` false)."""
+    them (the sweeps' reflectors through ``log``, flushed before a 2x2 block's rotation and at
+    the end); without, only the active window is updated (LAPACK's ``wantt`` false)."""
     eps, zero = e.const(_eps(t), t), e.const(0.0, t)
     vectors = V is not None
 
@@ -246,11 +252,13 @@ def _schur(e, n: int, t, H: _Matrix, V: _Matrix | None, d, ev, var: _Vars, saved
                         lambda e, c: _and(e, _not(e, c[1]), _ic(e, "sgt", c[0], 0)), look)
         _when(e, _ic(e, "eq", low, hi), lambda e: _single(e, hi, t, H, d, ev, var),
               lambda e: _when(e, _ic(e, "eq", low, _dec(e, hi)),
-                              lambda e: _pair(e, n, hi, t, H, V, d, ev, var),
-                              lambda e: _sweep(e, n, low, hi, t, H, V, var, eps, vectors, saved)))
+                              lambda e: _pair(e, n, hi, t, H, V, d, ev, var, log),
+                              lambda e: _sweep(e, n, low, hi, t, H, log, var, eps, vectors, saved)))
         return [_inc(e, c[0])]
 
     _while(e, [_idx(e, 0)], go_on, body)
+    if log is not None:
+        log.flush(e)
     e.b.create(kernel.RaiseOp, [_ic(e, "sge", var[e, "hi"], 0)], [], {"code": kernel.NO_CONVERGENCE})
 
 
@@ -263,7 +271,7 @@ def _single(e, hi, t, H, d, ev, var) -> None:
     var.set(e, hi=_dec(e, hi), iter=0)
 
 
-def _pair(e, n: int, hi, t, H, V, d, ev, var) -> None:
+def _pair(e, n: int, hi, t, H, V, d, ev, var, log=None) -> None:
     """A 2x2 block: a real pair (the block turned upper triangular when H must stay a Schur
     form) or a complex one."""
     lo = _dec(e, hi)
@@ -294,6 +302,8 @@ def _pair(e, n: int, hi, t, H, V, d, ev, var) -> None:
                      lambda e, j, u, v: (H.set(e, lo, j, u), H.set(e, hi, j, v)), qq, pp)
         _rotate_pair(e, 0, _inc(e, hi), lambda e, i: (H.get(e, i, lo), H.get(e, i, hi)),
                      lambda e, i, u, v: (H.set(e, i, lo, u), H.set(e, i, hi, v)), qq, pp)
+        if log is not None:  # the sweeps' reflectors first, in order
+            log.flush(e)
         _rotate_pair(e, 0, n, lambda e, i: (V.get(e, i, lo), V.get(e, i, hi)),
                      lambda e, i, u, v: (V.set(e, i, lo, u), V.set(e, i, hi, v)), qq, pp)
 
@@ -307,7 +317,7 @@ def _pair(e, n: int, hi, t, H, V, d, ev, var) -> None:
     var.set(e, hi=_dec(e, hi, 2), iter=0)
 
 
-def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool, saved: _Matrix) -> None:
+def _sweep(e, n: int, low, hi, t, H, log, var, eps, vectors: bool, saved: _Matrix) -> None:
     """One Francis double-shift QR sweep on rows and columns low..hi (``hqr2``'s), with an
     exceptional shift after 10 and after 30 iterations without a deflation.
 
@@ -432,14 +442,14 @@ def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool, saved: _Matrix)
             def three(e):
                 _loop(e, k, row_end, rows3)
                 _loop(e, k1, col_end, columns(H, True))
-                if V is not None:
-                    _loop(e, 0, n, columns(V, True))
+                if log is not None:  # Q's columns k..k+2: rows of its storage
+                    log.add(e, (k, k1, k2), (x, y, z, qq, rr))
 
             def two(e):
                 _loop(e, k, row_end, rows2)
                 _loop(e, k1, col_end, columns(H, False))
-                if V is not None:
-                    _loop(e, 0, n, columns(V, False))
+                if log is not None:
+                    log.add(e, (k, k1, k), (x, y, zero, qq, zero))
 
             _when(e, notlast, three, two)
 
@@ -449,6 +459,8 @@ def _sweep(e, n: int, low, hi, t, H, V, var, eps, vectors: bool, saved: _Matrix)
 
         _when(e, _and(e, _not(e, skip), _fc(e, "une", s, zero)), apply, unused)
 
+    if log is not None:
+        log.reserve(e, n)
     _loop(e, m, hi, step)
 
     def deferred(e, i, _):  # row i: the column updates of steps max(m, i)..hi-1, in order
@@ -723,7 +735,12 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
     scale = _power_of_two(e, largest, t)
     _fill(e, n, n, H, lambda e, i, j: _m(e, entry(e, i, j), scale))
     _hessenberg(e, n, t, H, Vt, ort, w)
-    _schur(e, n, t, H, V, d, ev, var, saved)
+    log = None
+    if op.vectors:  # the sweeps' reflectors of Q's columns, applied in batches
+        cap = _ReflectorLog.capacity(n, LOG_STEPS, t)
+        log = _ReflectorLog(Vt, n, n, _Matrix(outer, i64, 8), _Matrix(outer, t, 9), cap, t)
+        log.start(e)
+    _schur(e, n, t, H, V, d, ev, var, saved, log)
     if op.vectors:
         def vectors(e):
             _back_substitute(e, n, t, H, d, ev, var)
@@ -742,6 +759,8 @@ def eig(op: array.EigOp) -> kernel.GenericOp:
                a.type.with_shape(a.type.shape[:-2] + (len(FLOATS),)),
                TensorType(a.type.shape[:-2] + (len(INTS),), i64),
                TensorType(a.type.shape[:-2] + (5, max(n, 1)), t)]
+    indices, factors = _ReflectorLog.sizes(_ReflectorLog.capacity(n, LOG_STEPS, t) if op.vectors else 0)
+    results += [TensorType(a.type.shape[:-2] + indices, i64), TensorType(a.type.shape[:-2] + factors, t)]
     return _finish(kb, op, results, [-1] * len(results))
 
 

@@ -1,7 +1,8 @@
 """The kernel form of ``array.eigh`` (the helpers are ``decompose.py``'s): Householder
 reduction to tridiagonal form (as ``sytd2``), then the implicit QL method with Wilkinson's
 shift (EISPACK's ``tql2``), Q and the plane rotations accumulated as the rows of Z^T so the
-updates run along rows; eigenvalues sorted ascending.
+updates run along rows, the rotations logged and applied ~30 sweeps at a time, a strip of
+columns at a time (``decompose._PairLog``); eigenvalues sorted ascending.
 
 QL stops after ``QL_ITERATIONS`` per eigenvalue whatever remains (NaN input gives NaN, never a
 hang). The symmetric matrix is first scaled by a power of two that brings its largest entry
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
-from jitcore.ir.types import f64, i1, i32, i64
+from jitcore.ir.types import TensorType, f64, i1, i32, i64
 from jitcore.passes.kernelize.decompose import (
     _abs,
     _add_f,
@@ -30,6 +31,7 @@ from jitcore.passes.kernelize.decompose import (
     _mul,
     _norm,
     _not,
+    _PairLog,
     _Row,
     _setup,
     _sub,
@@ -37,16 +39,6 @@ from jitcore.passes.kernelize.decompose import (
 )
 from jitcore.passes.kernelize.factor import _close, _if
 from jitcore.passes.kernelize.sort import _while
-
-
-def _rotate(e, lo, hi, get_p, set_p, get_q, set_q, c, s) -> None:
-    """(x_p, x_q) <- (c x_p - s x_q, s x_p + c x_q) for each i in range(lo, hi)."""
-    def one(e, i, _):
-        xp, xq = get_p(e, i), get_q(e, i)
-        set_p(e, i, _sub(e, _mul(e, c, xp), _mul(e, s, xq)))
-        set_q(e, i, e.op("arith.addf", _mul(e, s, xp), _mul(e, c, xq)))
-
-    _loop(e, lo, hi, one)
 
 
 def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
@@ -77,12 +69,6 @@ def _sort_columns(e, k: int, key: _Matrix, ascending: bool, matrices) -> None:
 
 
 # -- eigh ----------------------------------------------------------------------------------
-def _rows(M: _Matrix, p, q):
-    """Reads and writes of rows p and q of M, by column."""
-    return (lambda e, i: M.get(e, p, i), lambda e, i, v: M.set(e, p, i, v),
-            lambda e, i: M.get(e, q, i), lambda e, i, v: M.set(e, q, i, v))
-
-
 def _largest(e, rows: int, cols: int, get, t) -> Value:
     """The largest magnitude of ``get(e, i, j)`` over the matrix (NaN if any is)."""
     def row(e, i, c):
@@ -146,14 +132,15 @@ def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     _loop(e, 0, max(n - 2, 0), step)
 
 
+LOG_SWEEPS = 16  # eigh's rotations wait in a log of this many times n (about 30 sweeps)
 QL_ITERATIONS = 60  # per eigenvalue; NaN input stops here, with NaN results
 
 
-def _tridiagonal_ql(e, n: int, t, d, off, Zt: _Matrix | None) -> None:
+def _tridiagonal_ql(e, n: int, t, d, off, Zt: _PairLog | None) -> None:
     """The eigenvalues of the symmetric tridiagonal matrix (diagonal ``d``, off-diagonal
     ``off``, both vectors, ``off[n-1]`` 0) in ``d``, by the implicit QL method with Wilkinson's
-    shift (EISPACK's ``tql2``); each plane rotation also turns rows i, i+1 of ``Zt`` (the
-    eigenvectors as rows)."""
+    shift (EISPACK's ``tql2``); each plane rotation also turns rows i, i+1 of the log's matrix
+    (the eigenvectors as rows), applied in batches of sweeps (``_PairLog``)."""
     eps = e.const(_eps(t), t)
     zero, one = e.const(0.0, t), e.const(1.0, t)
 
@@ -175,6 +162,8 @@ def _tridiagonal_ql(e, n: int, t, d, off, Zt: _Matrix | None) -> None:
             m, _found = _loop(e, lo, n - 1, split, [_idx(e, n - 1), e.const(False, i1)])
             more = e.op("arith.cmpi", m, lo, result=i1, predicate="ne")
             then, other = _if(e, more)
+            if Zt is not None:
+                Zt.reserve(then, n)
             _ql_step(then, lo, m, t, d, off, Zt, n, zero, one)
             _close(then, other)
             return [e.op("arith.addi", count, _idx(e, 1)), more]
@@ -214,9 +203,10 @@ def _ql_step(e, lo, m, t, d, off, Zt, n: int, zero, one) -> None:
         g3 = _sub(e, _mul(e, cs, r2), b)
         stopped, live = _if(e, now_under)
         d.set(live, i1_, _add_f(live, g2, p2))
-        if Zt is not None:  # columns i, i+1 of Z: rows of Zt
-            _rotate(live, 0, n, *_rows(Zt, i, i1_), cs, sn)
         _close(stopped, live)
+        if Zt is not None:  # columns i, i+1 of Z: rows of Zt (the identity once stopped)
+            c_, s_ = e.select(now_under, one, cs), e.select(now_under, zero, sn)
+            Zt.add(e, i, i1_, c_, e.op("arith.negf", s_), s_, c_)
         return [e.select(now_under, s, sn), e.select(now_under, c, cs), e.select(now_under, p, p2),
                 e.select(now_under, g, g3), now_under]
 
@@ -259,14 +249,25 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
             shifted = _Matrix(outer, t, 1, offset=(0, 1), transposed=True)
             _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, _Matrix(outer, t, 3, offset=(1, 1)), w)
         _transpose_into(e, n, n, Q, Zt)
-    _tridiagonal_ql(e, n, t, d, off, Zt if op.vectors else None)
+    log = None
+    if op.vectors:
+        cap = _PairLog.capacity(n, LOG_SWEEPS, t)
+        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, t, 8), cap, t)
+        log.start(e)
+    _tridiagonal_ql(e, n, t, d, off, log)
+    if log is not None:
+        log.flush(e)
     _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
     by_row = _Matrix(outer, t, 2, transposed=True)  # Zt's rows as the columns to swap
     _sort_columns(e, n, d, True, [(by_row, n)] if op.vectors else [])
     if op.vectors:
         _transpose_into(e, n, n, Zt, _Matrix(outer, t, 0))
     vector = a.type.with_shape(a.type.shape[:-2] + (n,))
-    return _finish(kb, op, [op.result_type, a.type, a.type, a.type, vector, vector, vector], [-1] * 7)
+    batch = a.type.shape[:-2]
+    sizes = _PairLog.sizes(_PairLog.capacity(n, LOG_SWEEPS, t) if op.vectors else 0)
+    logs = [TensorType(batch + sizes[0], i64), TensorType(batch + sizes[1], t)]
+    results = [op.result_type, a.type, a.type, a.type, vector, vector, vector, *logs]
+    return _finish(kb, op, results, [-1] * len(results))
 
 
 RULES = {array.EighOp: eigh}

@@ -246,25 +246,58 @@ def test_svd_of_rank_deficient_matrices_completes_the_basis():
             f(np.array([[1.0, bad], [0.0, 1.0], [2.0, 0.0]]))
 
 
+def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
+    """eigh's, svd's and eig's updates of their vectors wait in logs applied a strip of
+    columns at a time (passes/kernelize/decompose.py, ``_RowLog``): logs of about one sweep
+    and 16-column strips (many flushes, two strips per row) give the same answers."""
+    from jitcore.passes.kernelize import bidiagonal, decompose, nonsymmetric, spectral
+
+    monkeypatch.setattr(decompose._RowLog, "STRIP_BYTES", 1)
+    for module, name in ((spectral, "LOG_SWEEPS"), (bidiagonal, "LOG_TURNS"), (nonsymmetric, "LOG_STEPS")):
+        monkeypatch.setattr(module, name, 1)
+    rng = np.random.default_rng(12)
+    a, g = rng.standard_normal((24, 20)), rng.standard_normal((24, 24))
+    sym = g + g.T
+    f = jc.jit(lambda a, sym, g: (np.linalg.eigh(sym), np.linalg.svd(a), np.linalg.eig(g)), cache=False)
+    (w, v), (u, s, vh), (ew, ev) = f(a, sym, g)
+    _check_eigh(sym, w, v, np.linalg.eigvalsh(sym))
+    _close(s, np.linalg.svd(a, compute_uv=False), a)
+    _close((u[:, :20] * s) @ vh, a, a)
+    _close(u.T @ u, np.eye(24), a * 0 + 1)
+    _close(vh @ vh.T, np.eye(20), a * 0 + 1)
+    for part in (np.real, np.imag):  # (complex results)
+        _close(part(np.sort_complex(ew)), part(np.sort_complex(np.linalg.eigvals(g))), g, factor=64)
+        _close(part(g @ ev), part(ev * ew), g, factor=64)
+    _close(np.linalg.norm(ev, axis=0), np.ones(24), g)
+
+
 # -- on top of the SVD ---------------------------------------------------------------------
 def test_lstsq_matches_numpy():
+    """Full rank through QR (tall: a vector b, wide: a matrix b), rank-deficient through R's
+    SVD (the same compile as the first: only the data differ); one compile each."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((6, 4))
     f = jc.jit(lambda a, b: np.linalg.lstsq(a, b))
-    for b in (rng.standard_normal(6), rng.standard_normal((6, 2))):
-        x, resids, rank, s = f(a, b)
-        want = np.linalg.lstsq(a, b)
-        for got, expected in zip((x, resids, s), (want[0], want[1], want[3])):
-            _close(got, expected, a)
-        assert rank == want[2] and np.asarray(rank).dtype == np.int32
-    b = rng.standard_normal(4)
+    b = rng.standard_normal(6)
+    x, resids, rank, s = f(a, b)
+    want = np.linalg.lstsq(a, b)
+    for got, expected in zip((x, resids, s), (want[0], want[1], want[3])):
+        _close(got, expected, a)
+    assert rank == want[2] == 4 and np.asarray(rank).dtype == np.int32
+    b = rng.standard_normal((4, 2))
     wide, want = f(a.T, b), np.linalg.lstsq(a.T, b)
-    _close(wide[0], want[0], a)
-    assert wide[1].shape == (0,)
+    for i in (0, 1, 3):  # x, the residuals (none: m < n), s
+        _close(wide[i], want[i], a)
     deficient = a @ np.diag([1.0, 1.0, 0.0, 1.0])  # the minimum-norm solution, rank 3
     b = rng.standard_normal(6)
     got, want = f(deficient, b), np.linalg.lstsq(deficient, b)
     _close(got[0], want[0], deficient, factor=256)
+    _close(got[3], want[3], deficient)
+    assert got[2] == want[2] == 3
+    wide_deficient = np.diag([1.0, 2.0, 3.0, 4.0]) @ deficient.T  # wide, rank 3
+    b = rng.standard_normal((4, 2))
+    got, want = f(wide_deficient, b), np.linalg.lstsq(wide_deficient, b)
+    _close(got[0], want[0], wide_deficient, factor=256)
     assert got[2] == want[2] == 3
     x, *_ = jc.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=0.5))(np.diag([1.0, 0.1]), np.ones(2))
     np.testing.assert_array_equal(x, [1.0, 0.0])  # 0.1 is below the cutoff
