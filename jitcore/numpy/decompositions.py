@@ -236,16 +236,12 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 @implements(np.linalg.lstsq)
 def lstsq(a, b, rcond=None):
-    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
-    or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
-    NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
-    have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,) also for a rank-deficient
-    ``a``, a shape fixed only at run time, so there jitcore still gives the sums.
-
-    As LAPACK's ``gelsd`` minus its cost: QR first (of ``a``, or of ``a^T`` when wide), the
-    singular values from the small triangle R (those of ``a``); at full rank x comes from two
-    triangular solves through R (a few n^3/3 flops), and only a rank-deficient ``a`` pays for
-    R's singular vectors (x = V diag(1/s) U^T Q^T b over the kept values)."""
+    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution through the SVD, the
+    singular values at or below ``rcond`` times the largest dropped (``rcond`` None:
+    ``eps * max(m, n)``), and NumPy's (x, residuals, rank, s). The residuals (squared norms of
+    ``b - a x`` per column) have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,)
+    also for a rank-deficient ``a``, a shape fixed only at run time, so there jitcore still
+    gives the sums."""
     if not traced(a, b):
         return np.linalg.lstsq(a, b, rcond)
     trace = prims.find_trace(a, b)
@@ -266,11 +262,15 @@ def lstsq(a, b, rcond=None):
         rcond = np.finfo(a.dtype).eps * max(m, n)
     vector = b.ndim == 1
     rhs = prims.reshape(b, (m, 1)) if vector else b
+    u, s, vh = svd(a, full_matrices=False)
     k = min(m, n)
     if k:
-        x, rank, s = _least_squares(a, rhs, rcond)
+        cutoff = rcond * np.max(s)
+        inverse = _inverse_values(s, cutoff)
+        rank = np.count_nonzero(s > cutoff)
+        projected = inverse[:, None] * _family.matmul(_mT(u), rhs)
+        x = _family.matmul(_mT(vh), projected)
     else:
-        s = prims.constant(trace, np.zeros((0,), a.dtype))
         rank = prims.constant(trace, np.zeros((), np.int64))
         x = prims.constant(trace, np.zeros((n, rhs.shape[1]), a.dtype))
     if m > n:
@@ -281,39 +281,6 @@ def lstsq(a, b, rcond=None):
     if vector:
         x = prims.reshape(x, (n,))
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
-
-
-def _least_squares(a, rhs, rcond):
-    """(x, rank, s) for a non-empty ``a`` (m x n) and ``rhs`` (m x r): tall a = Q R, so
-    x = R^-1 Q^T b; wide a^T = Q R, so a = R^T Q^T and x = Q R^-T b (the minimum-norm one)."""
-    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
-
-    m, n = a.shape
-    tall = m >= n
-    q, r = qr(a if tall else _mT(a))
-    s = _singular_values(r)
-    cutoff = rcond * np.max(s)
-    rank = np.count_nonzero(s > cutoff)
-    matmul = _family.matmul
-
-    # The products with Q outside the branches: each matrix product is a kernel to compile.
-    rhs = matmul(_mT(q), rhs) if tall else rhs
-
-    def full_rank(r, rhs, s, cutoff):
-        if tall:  # R is triangular: LU's pivots stay on its diagonal, its eliminations are exact
-            return prims.solve(r, rhs)
-        return prims.solve(_mT(r), rhs)
-
-    def deficient(r, rhs, s, cutoff):
-        u, _, vh = svd(r, full_matrices=False)  # R = U diag(s) Vh, the same s as above
-        inverse = _inverse_values(s, cutoff)[:, None]
-        if tall:  # a = (Q U) diag(s) Vh
-            return matmul(_mT(vh), inverse * matmul(_mT(u), rhs))
-        return matmul(u, inverse * matmul(vh, rhs))  # a = Vh^T diag(s) (Q U)^T
-
-    x = cond(rank == min(m, n), full_rank, deficient, r, rhs, s, cutoff)
-    x = x if tall else matmul(q, x)
-    return x, rank, s
 
 
 _NORMS = (None, "fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)
