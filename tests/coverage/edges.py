@@ -194,23 +194,3 @@ def edge_draws(case_name: str, family: str) -> list[EdgeDraw]:
         layouts = {"multi": NON_C_LAYOUTS, "size 0": ("C",)}.get(plan, ("C", "unaligned"))
         draws += [EdgeDraw(dtype, plan, layout, base + j) for layout in layouts]
     return draws
-
-
-# The plans whose arrays are tiny: a compile of them is mostly its fixed cost, so their examples
-# run together, one jitted call a round (harness.run_together).
-TOGETHER_PLANS = ("0-d", "size 0", "size 1")
-
-
-def edge_rounds(draws: list[EdgeDraw]) -> tuple[list[EdgeDraw], list[list[EdgeDraw]]]:
-    """``draws`` (``edge_draws``) as those that run alone and rounds of those that run
-    together: round i holds the i-th layout of each ``TOGETHER_PLANS`` plan (its last again
-    where it has fewer), so every round has the same signatures but for the contiguous layout
-    (C or unaligned, which share code) and compiles once for all."""
-    alone = [d for d in draws if d.plan not in TOGETHER_PLANS]
-    by_plan = {}
-    for d in draws:
-        if d.plan in TOGETHER_PLANS:
-            by_plan.setdefault(d.plan, []).append(d)
-    count = max((len(v) for v in by_plan.values()), default=0)
-    rounds = [[v[min(i, len(v) - 1)] for v in by_plan.values()] for i in range(count)]
-    return alone, rounds

@@ -62,18 +62,6 @@ class Case:
         run.__name__ = run.__qualname__ = "case"
         return jc.jit(run, static_argnums=1)
 
-    @cached_property
-    def jitted_together(self):
-        """Several examples of the row in one jitted call (``run_together``): a tuple of the
-        row's results, one per example, from one compile per signature of the lot."""
-        fn = self.fn
-
-        def run(arrays_list, params_list):
-            return tuple(fn(*arrays, **dict(params)) for arrays, params in zip(arrays_list, params_list))
-
-        run.__name__ = run.__qualname__ = "cases"
-        return jc.jit(run, static_argnums=1)
-
     def oracle(self, arrays, params):
         return (self.ref or self.fn)(*arrays, **dict(params))
 
@@ -96,73 +84,6 @@ def run_case(case: Case, arrays, params) -> str:
         if any(b.error is not None and b.error(e, arrays, dict(params)) for b in case.bugs):
             return Outcome.KNOWN_BUG
         raise
-
-
-def run_together(case: Case, rounds) -> None:
-    """Run rounds of examples of one row, each round's examples in one jitted call: a compile
-    is mostly its fixed cost where every example is tiny (0-d, size 0, length 1), so a round
-    compiles once where its examples would compile once each, and rounds whose examples have
-    the same signatures one by one (the same shapes, dtypes and parameters in other contiguous
-    layouts) reuse it. ``rounds``: lists of ``(label, arrays, params)``. Each example is still
-    compared on its own, and a failure names it (its ``label``). Examples that NumPy refuses,
-    that a known bug of the row may touch, or of a row whose result is an error run alone
-    (``run_case``); so does every example of a round whose call raises, and if each passes
-    alone, the call that raised together is the failure."""
-    for examples in rounds:
-        plain_ones, expected_ones, alone = [], [], []
-        for label, arrays, params in examples:
-            arrays = tuple(arrays)
-            params = tuple(sorted(params.items())) if isinstance(params, dict) else tuple(params)
-            expected = _expected(case, arrays, params) if not case.error and not case.bugs else None
-            if expected is None:
-                alone.append((label, arrays, params))
-            else:
-                plain_ones.append((label, arrays, params))
-                expected_ones.append(expected)
-        for label, arrays, params in alone:
-            _labelled(label, run_case, case, arrays, params)
-        if not plain_ones:
-            continue
-        arrays_list = tuple(arrays for _, arrays, _ in plain_ones)
-        params_list = tuple(params for _, _, params in plain_ones)
-        try:
-            actuals = case.jitted_together(arrays_list, params_list)
-        except Exception as e:  # noqa: BLE001  (which example? each alone says; then the call is the bug)
-            for label, arrays, params in plain_ones:
-                _labelled(label, run_case, case, arrays, params)
-            labels = ", ".join(label for label, _, _ in plain_ones)
-            raise AssertionError(f"{case.name}: each of {labels} passes alone, but together in one "
-                                 f"jitted call they raise {type(e).__name__}: {e}") from e
-        for (label, arrays, params), (plain, expected), actual in zip(
-                plain_ones, expected_ones, actuals, strict=True):
-            context = f"{case.name} on {describe(arrays)} with {dict(params)}, together with " \
-                      f"{len(plain_ones) - 1} more"
-            _labelled(label, compare, case.tol, actual, expected, plain, context, case.ref or case.fn, params)
-
-
-def _labelled(label, check, *args):
-    """``check(*args)``, its failure named by ``label`` (a crash too: which example)."""
-    try:
-        return check(*args)
-    except AssertionError as e:
-        raise AssertionError(f"{label}: {e}") from None
-    except Exception as e:  # noqa: BLE001
-        raise AssertionError(f"{label}: {type(e).__name__}: {e}") from e
-
-
-def _expected(case: Case, arrays, params):
-    """``(plain, expected)``: NumPy's answer on C copies of ``arrays`` as ``_run_case`` takes
-    it; None where NumPy raises."""
-    plain = tuple(np.array(a, order="C") if isinstance(a, np.ndarray) else a for a in arrays)
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            expected = case.oracle(plain, params)
-        except NUMPY_ERRORS:
-            return None
-        if case.tol.mode == "order" and any(np.asarray(a).dtype == np.float16 for a in arrays):
-            expected = _float16_via_float32(case, plain, params, expected)
-    return plain, expected
 
 
 # What jitcore may raise where NumPy raises: a refusal (an unsupported type, dtype, shape or

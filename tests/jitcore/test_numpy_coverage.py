@@ -41,8 +41,8 @@ import jitcore as jc
 from tests.budget import examples
 from tests.coverage.compare import ulp
 from tests.coverage.draw import FAMILIES, HypothesisDraw, RandomDraw
-from tests.coverage.edges import EDGE_PLANS, LONG, edge_draws, edge_rounds
-from tests.coverage.harness import check_same, run_case, run_together
+from tests.coverage.edges import EDGE_PLANS, LONG, edge_draws
+from tests.coverage.harness import check_same, run_case
 from tests.coverage.table import BUGS, CASES
 from tests.oracle import assert_matches, ulp_bound
 from tests.special_reach import features
@@ -91,8 +91,7 @@ def test_matches_numpy(case, family, data):
 
 @pytest.mark.parametrize("case, family", SUPPORTED)
 def test_edges_match_numpy(case, family):
-    alone, rounds = edge_rounds(edge_draws(case.name, family))
-    for draw in alone:
+    for draw in edge_draws(case.name, family):
         arrays, params = case.gen(draw, family)
         try:
             run_case(case, arrays, params)
@@ -100,9 +99,6 @@ def test_edges_match_numpy(case, family):
             raise AssertionError(f"{draw!r}: {e}") from None
         except Exception as e:  # noqa: BLE001  (a crash: say which example)
             raise AssertionError(f"{draw!r}: {type(e).__name__}: {e}") from e
-    # The tiny plans (0-d, size 0, size 1), each compared on its own, compiled in one call.
-    drawn = {id(draw): (repr(draw), *case.gen(draw, family)) for draw in dict.fromkeys(sum(rounds, []))}
-    run_together(case, [[drawn[id(draw)] for draw in round_] for round_ in rounds])
 
 
 @pytest.mark.parametrize("case, family", NOT_LOWERED)

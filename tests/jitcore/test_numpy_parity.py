@@ -84,58 +84,6 @@ def test_binary_op_matches_numpy(name, dtype, data):
     check(name, BINARY[name], [a, b], ULP_BOUNDS["pow"] if name == "pow" else 0)
 
 
-@functools.cache
-def _together(name: str):
-    """``name``'s op on several argument lists in one jitted call: a tuple of its results."""
-    fn = {**BINARY, **UNARY}[name]
-    return jc.jit(lambda arg_lists: tuple(fn(*args) for args in arg_lists))
-
-
-def check_together(name: str, fn, rounds, ulps: int | None = None):
-    """``check`` of each example of ``rounds`` (lists of ``(label, args)``), each round's
-    examples in one jitted call: for tiny arrays (0-d, size 0, length 1) a compile is mostly its
-    fixed cost, and rounds of the same signatures share one. Each result is compared on its own
-    and a failure names its example; where NumPy refuses an example's dtypes, or the call
-    raises, each example of the round runs alone (``check``), and if each passes alone, the
-    call that raised together is the failure."""
-    for batch in rounds:
-        try:
-            with np.errstate(all="ignore"):
-                expected = [fn(*(np.array(a, order="C") for a in args)) for _, args in batch]
-        except TypeError:
-            for label, args in batch:
-                check(name, fn, args, ulps, label)
-            continue
-        try:
-            got = _together(name)(tuple(tuple(args) for _, args in batch))
-        except Exception as e:  # noqa: BLE001  (which example? each alone says; then the call is the bug)
-            for label, args in batch:
-                check(name, fn, args, ulps, label)
-            raise AssertionError(f"{name}: each of {[label for label, _ in batch]} passes alone, "
-                                 f"but together in one jitted call they raise {type(e).__name__}: {e}") from e
-        for (label, args), want, actual in zip(batch, expected, got, strict=True):
-            bound = ULP_BOUNDS.get(name, 0) if ulps is None else ulps
-            if np.asarray(want).dtype == np.float16 and bound:
-                bound = 1  # computed in float32, then rounded once, as NumPy does
-            where = [(a.dtype, a.shape, a.strides) for a in args]
-            assert_matches(actual, want, bound, f"{name} on {where} {label}, together with "
-                                                f"{len(batch) - 1} more")
-
-
-def tiny_rounds(batch, tiny):
-    """``batch`` (``(label, *args)`` tuples) as those that run alone and rounds of those that
-    ``tiny(label)`` picks by kind (its label's first word): round i holds the i-th of each kind
-    (from its start again where it has fewer), so every round has the same signatures."""
-    alone, kinds = [], {}
-    for label, *args in batch:
-        if tiny(label):
-            kinds.setdefault(label.split()[0] + str([np.shape(a) for a in args]), []).append((label, args))
-        else:
-            alone.append((label, args))
-    count = max((len(v) for v in kinds.values()), default=0)
-    return alone, [[v[i % len(v)] for v in kinds.values()] for i in range(count)]
-
-
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("name", list(BINARY))
 def test_binary_op_on_every_pair_of_specials(name, dtype):
@@ -143,14 +91,8 @@ def test_binary_op_on_every_pair_of_specials(name, dtype):
     exponents = edge_set(dtype)
     if name == "pow" and dtype.kind in "iu":
         exponents = exponents[exponents >= 0]
-    ulps = ULP_BOUNDS["pow"] if name == "pow" else 0
-    # The large batches alone; the 0-d and size-0 ones (1-D with 0-d, 0-d with 0-d, size 0
-    # with length 1) together.
-    alone, rounds = tiny_rounds(edge_pairs(dtype, exponents),
-                                lambda label: "0-d" in label or "size 0" in label)
-    for label, args in alone:
-        check(name, BINARY[name], args, ulps, label)
-    check_together(name, BINARY[name], rounds, ulps)
+    for label, a, b in edge_pairs(dtype, exponents):
+        check(name, BINARY[name], [a, b], ULP_BOUNDS["pow"] if name == "pow" else 0, label)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
@@ -165,12 +107,8 @@ def test_unary_op_matches_numpy(name, dtype, data):
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("name", list(UNARY))
 def test_unary_op_on_every_special(name, dtype):
-    # The (3, 67) arrays alone; 0-d, size 0 and length 1 together.
-    alone, rounds = tiny_rounds(edge_arrays(dtype),
-                                lambda label: label.split()[0] in ("0-d", "size", "length"))
-    for label, args in alone:
-        check(name, UNARY[name], args, context=label)
-    check_together(name, UNARY[name], rounds)
+    for label, a in edge_arrays(dtype):
+        check(name, UNARY[name], [a], context=label)
 
 
 @pytest.mark.parametrize("name", ["add", "mul", "truediv", "floordiv", "lt", "maximum"])
