@@ -277,7 +277,7 @@ def test_pinv_matrix_rank_cond_and_norms_match_numpy(a):
         _close(jc.jit(lambda x: np.linalg.pinv(x))(a), np.linalg.pinv(a), np.linalg.pinv(a), factor=1024)
         return
     # All in one jitted call: one compile, not six (each a singular value decomposition, which
-    # those without vectors share, as in a user's function computing several of them).
+    # those without vectors may share, as in a user's function computing several of them).
     ords = (2, -2, "nuc")
     pinv, rank, *norms, cond = jc.jit(lambda x: (
         np.linalg.pinv(x), np.linalg.matrix_rank(x), *(np.linalg.matrix_norm(x, ord=o) for o in ords),
