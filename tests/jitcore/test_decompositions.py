@@ -306,14 +306,24 @@ def test_lstsq_matches_numpy():
 @FEW
 @given(a=matrices(max_side=4))
 def test_pinv_matrix_rank_cond_and_norms_match_numpy(a):
-    _close(jc.jit(lambda x: np.linalg.pinv(x))(a), np.linalg.pinv(a), np.linalg.pinv(a), factor=1024)
-    if a.shape[-1] and a.shape[-2]:
-        np.testing.assert_array_equal(jc.jit(lambda x: np.linalg.matrix_rank(x))(a), np.linalg.matrix_rank(a))
-        for ord_ in (2, -2, "nuc"):
-            got = jc.jit(lambda x, o=ord_: np.linalg.matrix_norm(x, ord=o))(a)
+    if not (a.shape[-1] and a.shape[-2]):
+        _close(jc.jit(lambda x: np.linalg.pinv(x))(a), np.linalg.pinv(a), np.linalg.pinv(a), factor=1024)
+        return
+    # All in one jitted call: one compile, not six (each a singular value decomposition, which
+    # those without vectors may share, as in a user's function computing several of them).
+    ords = (2, -2, "nuc")
+    pinv, rank, *norms, cond = jc.jit(lambda x: (
+        np.linalg.pinv(x), np.linalg.matrix_rank(x), *(np.linalg.matrix_norm(x, ord=o) for o in ords),
+        np.linalg.cond(x)))(a)
+    _close(pinv, np.linalg.pinv(a), np.linalg.pinv(a), factor=1024)
+    np.testing.assert_array_equal(rank, np.linalg.matrix_rank(a), err_msg="matrix_rank")
+    for ord_, got in zip(ords, norms, strict=True):
+        try:
             _close(got, np.linalg.matrix_norm(a, ord=ord_), a)
-        np.testing.assert_allclose(jc.jit(lambda x: np.linalg.cond(x))(a), np.linalg.cond(a),
-                                   rtol=1e3 * _eps(a.dtype) * max(a.shape[-2:]))
+        except AssertionError as e:
+            raise AssertionError(f"matrix_norm(ord={ord_!r}): {e}") from None
+    np.testing.assert_allclose(cond, np.linalg.cond(a), rtol=1e3 * _eps(a.dtype) * max(a.shape[-2:]),
+                               err_msg="cond")
 
 
 def test_matrix_rank_cond_and_norm_special_cases():
@@ -323,9 +333,10 @@ def test_matrix_rank_cond_and_norm_special_cases():
     assert jc.jit(lambda x: np.linalg.matrix_rank(x, tol=1e-6))(a) == 2
     assert jc.jit(lambda x: np.linalg.matrix_rank(x, rtol=1e-2))(a) == 1
     assert jc.jit(lambda x: np.linalg.cond(x))(np.zeros((2, 2))) == np.inf == np.linalg.cond(np.zeros((2, 2)))
-    for p in ("fro", 1, -1, np.inf, -np.inf, -2):
-        got = jc.jit(lambda x, p=p: np.linalg.cond(x, p))(a)
-        np.testing.assert_allclose(got, np.linalg.cond(a, p), rtol=1e-13)
+    ps = ("fro", 1, -1, np.inf, -np.inf, -2)
+    conds = jc.jit(lambda x: tuple(np.linalg.cond(x, p) for p in ps))(a)  # one compile, one inverse
+    for p, got in zip(ps, conds, strict=True):
+        np.testing.assert_allclose(got, np.linalg.cond(a, p), rtol=1e-13, err_msg=f"cond(p={p!r})")
     got = jc.jit(lambda x: np.linalg.norm(x, 2, axis=(2, 0), keepdims=True))(np.arange(24.0).reshape(2, 3, 4))
     want = np.linalg.norm(np.arange(24.0).reshape(2, 3, 4), 2, axis=(2, 0), keepdims=True)
     np.testing.assert_allclose(got, want, rtol=1e-14)

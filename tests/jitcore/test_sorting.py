@@ -550,12 +550,18 @@ NORM_DTYPES = [np.dtype(t) for t in (np.float64, np.float32, np.int32, np.comple
 def test_vector_norms_match_numpy(dtype, ord_):
     rng = np.random.default_rng(5)
     x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
-    for axis in (0, -1):
-        for keepdims in (False, True):
-            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
-            want = np.linalg.norm(x, ord_, axis, keepdims)
-            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
-            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    check_norms(x, ord_, [(axis, keepdims) for axis in (0, -1) for keepdims in (False, True)])
+
+
+def check_norms(x, ord_, cases):
+    """np.linalg.norm(x, ord_, axis, keepdims) for each (axis, keepdims) of ``cases`` against
+    NumPy's, all in one jitted call (one compile instead of one per case: each is tiny)."""
+    got_all = jc.jit(lambda x: tuple(np.linalg.norm(x, ord_, a, k) for a, k in cases))(x)
+    for (axis, keepdims), got in zip(cases, got_all, strict=True):
+        want = np.linalg.norm(x, ord_, axis, keepdims)
+        context = f"ord={ord_!r} axis={axis} keepdims={keepdims} of {x.dtype}{list(x.shape)}"
+        assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape, context
+        np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps, err_msg=context)
 
 
 @pytest.mark.parametrize("dtype", NORM_DTYPES, ids=str)
@@ -563,12 +569,8 @@ def test_vector_norms_match_numpy(dtype, ord_):
 def test_matrix_norms_match_numpy(dtype, ord_):
     rng = np.random.default_rng(6)
     x = (rng.standard_normal((3, 4, 5)) * 3).astype(dtype)
-    for axis in ((0, 1), (2, 0), (-1, -2)):
-        for keepdims in (False, True):
-            got = jc.jit(lambda x, a=axis, k=keepdims: np.linalg.norm(x, ord_, a, k))(x)
-            want = np.linalg.norm(x, ord_, axis, keepdims)
-            assert np.asarray(got).dtype == want.dtype and np.shape(got) == want.shape
-            np.testing.assert_allclose(got, want, rtol=4 * np.finfo(want.dtype).eps)
+    check_norms(x, ord_, [(axis, keepdims) for axis in ((0, 1), (2, 0), (-1, -2))
+                          for keepdims in (False, True)])
     # the whole array: sqrt(x . x) (a dot product: its summation order is BLAS's, within ULPs)
     for part in (x, x[0], x[0, 0]):
         got, want = jc.jit(lambda x: np.linalg.norm(x))(part), np.linalg.norm(part)
