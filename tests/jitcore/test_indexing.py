@@ -73,6 +73,23 @@ def test_out_of_range_index_raises_index_error_after_the_call():
     assert_matches(f(x, np.array([1])), x[[1]])  # the cache is intact after the error
 
 
+@pytest.mark.parametrize("unused", [
+    lambda v, i: v[i],  # never read
+    lambda v, i: np.take(v.reshape(1, 5), i, axis=1),
+    lambda v, i: np.where(True, v[:2], v[i]),  # the select folds away; the gather stays
+])
+def test_an_unused_gather_out_of_range_still_raises(unused):
+    """NumPy evaluates ``v[i]`` whether or not its result is read: so does jitcore."""
+    def f(v, i):
+        unused(v, i)
+        return v + 1
+
+    x = np.arange(5.0)
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        jc.jit(f)(x, np.array([0, 7]))
+    assert_matches(jc.jit(f)(x, np.array([0, -5])), x + 1)
+
+
 def test_data_dependent_shapes_are_refused_with_advice():
     x = np.arange(6.0)
     with pytest.raises(jc.JitTypeError, match="where"):
