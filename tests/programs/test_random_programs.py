@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, seed, settings
 import jitcore
 from tests.budget import examples
 from tests.programs.differential import UNFUSED, check, run_numpy
-from tests.programs.generator import Input, Program, _Builder, programs
+from tests.programs.generator import FREE, Input, Program, _Builder, programs
 from tests.programs.pinned_numpy import PINNED, PinnedNumPy
 
 # CI runs 400 (their kernels compile twice, fused and unfused: a twentieth of the suite's time);
@@ -293,6 +293,28 @@ def test_a_dead_name_a_branch_reads_first_and_the_loop_index_promoting_as_a_pyth
         for i in range(int(np.count_nonzero(a) % 4)):
             w = w + i
         return (a + 1, w)""", np.array([1.5, -2.0, 0.0], np.float16)))
+
+
+def test_an_unused_gather_out_of_range_raises():
+    check(_program("v = a[b]\n return (a,)", np.array([1.0, 2.0]), np.array([0, 2]), raises=True))
+
+
+def test_a_loop_index_read_after_a_traced_loop_is_a_python_int():
+    check(_program("""
+        for i in range(int(np.count_nonzero(a))):
+            a = a + 1
+        return (a + i, i)""", np.array([1.5, 0.0, 2.0], np.float16)))
+
+
+def test_a_python_complex_times_a_float64_scalar_is_weak():
+    check(_program("v = a / a\n w = (v.astype(np.complex64) + 1j * v).imag\n return (w,)", np.array(2.0)))
+
+
+def test_the_fused_variance_keeps_the_unfused_order():
+    """Rounded in jitcore's own order (not compared with NumPy), but fused as unfused."""
+    program = _program("v = np.std(a)\n return (v,)", np.arange(35, dtype=np.uint64).reshape(7, 5) % 6)
+    program.precs = [FREE]
+    check(program)
 
 
 # --- known bugs, left out of the generator ---------------------------------------------------
