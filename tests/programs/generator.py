@@ -990,12 +990,20 @@ class _Builder:
             body += f"    if np.any(u > {self.choose((0, 1, -1, 0.5))}):\n        return {other[0]}\n"
             reads += other[1]
             feats.append("call-branch")
+        # a write into the argument: through to the caller's array (and its views)
+        writes = isinstance(v, np.ndarray) and v.ndim > 0 and self.writable_array(v) and self.chance(0.3)
+        if writes:
+            body = body.replace("(u):\n", f"(u):\n    u[::2] += {self.choose((1, 2, -1))}\n", 1)
+            feats.append("call-writes")
         body += f"    return {first[0]}"
         name = self.new_name()
-        arg = f"{fname}({x})" if self.chance(0.6) else f"{fname}({fname}({x}))"
+        arg = f"{fname}({x})" if self.chance(0.6) or writes else f"{fname}({fname}({x}))"
         if not self.run(f"{body}\n{name} = {arg}", feats):
             return
-        self.result(name, 0 if all(self.meta[r].prec == 0 for r in reads) else FREE, None)
+        exact = all(self.meta[r].prec == 0 for r in reads)
+        if writes:
+            self.written(x, self.meta[x].prec, None)
+        self.result(name, 0 if exact else FREE, None)
 
     def complex_(self):
         """A complex intermediate (``x + 1j * y`` in complex64 or complex128) seen through its
