@@ -319,3 +319,24 @@ def test_traced_integer_index_is_a_view(i, j):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
     assert isinstance(got[1], np.float64) and isinstance(got[2], np.float64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda v: v[v[..., :0] > 0].sum(),  # a traced mask of shape (2, 0): selects nothing
+    lambda v: v[v[:0] > 0].max(initial=-1.0),  # (0, 3)
+    lambda v: v[np.zeros((2, 0), bool)],  # a constant one
+    lambda v: v[np.zeros(0, bool)],
+    lambda v: (v.__setitem__(v[:0, 0] > 0, 5.0), v)[1],  # a write through it: none
+])
+def test_a_mask_dim_of_extent_0_matches_any_as_in_numpy(fn):
+    x = np.arange(6.0).reshape(2, 3)
+    want = fn(x.copy())
+    got = jc.jit(fn)(x.copy())
+    assert np.asarray(got).shape == np.asarray(want).shape
+    assert_matches(got, want)
+
+
+@pytest.mark.parametrize("fn", [lambda v: v[v[:1, :0] > 0].sum(), lambda v: v[np.zeros((3, 0), bool)]])
+def test_a_mask_of_another_nonzero_extent_still_raises(fn):
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        jc.jit(fn)(np.arange(6.0).reshape(2, 3))

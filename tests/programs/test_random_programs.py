@@ -318,6 +318,11 @@ def test_the_fused_variance_keeps_the_unfused_order():
     check(program)
 
 
+def test_an_empty_mask_selects_nothing():
+    """NumPy lets a mask dim of extent 0 stand for any extent."""
+    check(_program("v = a[a[..., 1:] > 2].sum()\n return (v,)", np.array([1.0])))
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):
