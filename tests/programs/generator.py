@@ -44,7 +44,10 @@ lists, take, an index array the program computed, a masked selection reduced at 
 scatter (``x[mask] op= scalar``, ``x[[i, j, i]] op= y``), or Python control flow that jitcore's
 autograph converts: ``if``/``else`` on a data-dependent condition, ``for`` over a static or
 data-dependent range (with ``break``, the loop index in the body), ``while`` with a counter and
-a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``).
+a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``);
+``ufunc.accumulate`` along an axis; a function the program defines (a closure, maybe branching
+on its argument's data or writing into it) and calls; a complex intermediate seen through
+``.real``, ``.imag`` or ``np.abs``.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
