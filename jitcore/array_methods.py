@@ -65,6 +65,17 @@ def _binary(ufunc, a, b):
 _BITWISE = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
 
 
+def _complex_takes(left, right: Tracer) -> bool:
+    """Whether Python computes ``left OP right`` itself: np.float64 is a subclass of float, so
+    ``1j * s`` of a float64 NumPy scalar ``s`` is ``complex.__mul__``, a Python complex (whose
+    promotion is weak: ``c64 + 1j * s`` stays complex64)."""
+    return type(left) is complex and right.scalar and not right.weak and right.dtype == np.float64
+
+
+def _python_complex(x):
+    return fresh(x, x.scalar, True) if isinstance(x, Tracer) else x
+
+
 def _operator(ufunc, name: str):
     def operator(self, other):
         return _binary(ufunc, self, other)
@@ -74,7 +85,8 @@ def _operator(ufunc, name: str):
 
 def _reflected(ufunc, name: str):
     def reflected(self, other):
-        return _binary(ufunc, other, self)
+        out = _binary(ufunc, other, self)
+        return _python_complex(out) if _complex_takes(other, self) else out
 
     return _method(reflected, name)
 
@@ -109,7 +121,8 @@ def power(self, other):
 
 
 def reflected_power(self, other):
-    return prims.ufunc(np.power, other, self)
+    out = prims.ufunc(np.power, other, self)
+    return _python_complex(out) if _complex_takes(other, self) else out
 
 
 def divmod_(self, other):

@@ -244,7 +244,7 @@ def _components(x: Tracer, dim: int, k) -> list:
             "a compiled function cannot have; use jitcore.numpy.where(mask, x, fill) instead"
         )
     for j, size in enumerate(k.shape):
-        if x.shape[dim + j] != size:
+        if x.shape[dim + j] != size and size != 0:  # NumPy: an empty mask dim matches any
             raise IndexError(f"boolean index did not match indexed array along axis {dim + j}; size "
                              f"of axis is {x.shape[dim + j]} but size of corresponding boolean axis "
                              f"is {size}")
@@ -341,8 +341,13 @@ def _traced_mask_update(x: Tracer, key, value, mode: str) -> Tracer | None:
         return None
     mask = keys[0]
     size = value.size if isinstance(value, Tracer) else np.size(value)
-    if mask.shape != x.shape[:mask.ndim] or size != 1:
+    if size != 1 or mask.ndim > x.ndim:
         return None
+    if mask.shape != x.shape[:mask.ndim]:
+        # NumPy: a mask dim of extent 0 matches any, and the empty mask selects nothing
+        if any(m != n and m != 0 for m, n in zip(mask.shape, x.shape)):
+            return None
+        return x
     v = prims.as_tracer(x.owner_trace, value, x.dtype) if mode == "set" else prims.ufunc(np.add, x, value)
     if mode == "set":
         v = prims.reshape(v, ())

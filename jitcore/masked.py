@@ -259,12 +259,15 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
 
 def select(x: Tracer, mask: Tracer) -> MaskedSelection:
     """``x[mask]`` for a traced boolean ``mask`` of at least one dim; NumPy's IndexError when its
-    shape is not that of ``x``'s leading dims."""
+    shape is not that of ``x``'s leading dims. As in NumPy, a dim of extent 0 matches any
+    (an empty mask selects nothing): the mask is then all False over ``x``'s leading dims."""
     for j, size in enumerate(mask.shape):
-        if j >= x.ndim or x.shape[j] != size:
+        if j >= x.ndim or (x.shape[j] != size and size != 0):
             axis_size = x.shape[j] if j < x.ndim else 0
             raise IndexError(f"boolean index did not match indexed array along axis {j}; size of "
                              f"axis is {axis_size} but size of corresponding boolean axis is {size}")
+    if mask.shape != x.shape[:mask.ndim]:
+        mask = prims.constant(mask.owner_trace, np.zeros(x.shape[:mask.ndim], np.bool_))
     return MaskedSelection(x, mask)
 
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore.ir.attributes import DenseAttr, ScalarAttr, numpy_dtype
-from jitcore.ir.core import PURE, TERMINATOR, Operation, OpResult, Value
+from jitcore.ir.core import PURE, Operation, OpResult, Value
 from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
 from jitcore.ir.types import ScalarType
 from jitcore.passes.constants import CONSTANT_OPS, constant_of
+from jitcore.passes.effects import erasable_when_unused
 from jitcore.passes.manager import Pass, register_pass
 from jitcore.passes.scf_rules import SCF_RULES
 
@@ -108,7 +109,7 @@ def _erase_dead(ops: list[Operation]) -> None:
     """Erase pure ops left without uses by a rewrite, and then their operands' definers."""
     while ops:
         op = ops.pop()
-        if (op.parent is None or not op.has_trait(PURE) or op.has_trait(TERMINATOR)
+        if (op.parent is None or not op.has_trait(PURE) or not erasable_when_unused(op)
                 or any(r.uses for r in op.results)):
             continue
         ops.extend(v.op for v in op.operands if isinstance(v, OpResult))

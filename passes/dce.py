@@ -4,15 +4,17 @@ Blocks are walked backwards, so a chain of dead ops goes in one sweep; sweeps re
 nothing changes, since erasing an op inside a region can free a value defined outside it.
 Terminators and ops with side effects always stay: anything not ``Pure``, and an ``scf`` op
 whose regions hold such an op (a kernel body's loop that writes with ``kernel.insert``) or an
-``scf.for`` whose step may be zero (``passes/effects.py``). Inside the regions of the ops that
-stay, dead ops go too. As in MLIR, an ``scf.while`` without side effects is erased even if it
-would never end: a loop whose results nothing reads is not worth keeping for its running time.
+``scf.for`` whose step may be zero; so do ops that check indices or matrices at run time (an
+unused ``x[idx]`` still raises IndexError, as in NumPy; ``passes/effects.py``). Inside the
+regions of the ops that stay, dead ops go too. As in MLIR, an ``scf.while`` without side
+effects is erased even if it would never end: a loop whose results nothing reads is not worth
+keeping for its running time.
 """
 
 from __future__ import annotations
 
-from jitcore.ir.core import TERMINATOR, Block, Operation
-from jitcore.passes.effects import has_side_effects
+from jitcore.ir.core import Block, Operation
+from jitcore.passes.effects import erasable_when_unused
 from jitcore.passes.manager import Pass, register_pass
 
 
@@ -38,7 +40,7 @@ def _dce_op(op: Operation) -> bool:
 def _dce_block(block: Block) -> bool:
     changed = False
     for op in reversed(list(block.ops)):
-        if not op.has_trait(TERMINATOR) and not any(r.uses for r in op.results) and not has_side_effects(op):
+        if not any(r.uses for r in op.results) and erasable_when_unused(op):
             op.erase()
             changed = True
         else:

@@ -1,6 +1,10 @@
 """What an op may do beyond computing its results, and where a value is defined: the questions
 ``dce``, ``cse``, ``licm`` and the ``scf`` rules of ``canonicalize`` ask of ops with regions.
 
+An op that may raise (``may_raise``) stays even when its results are unused
+(``erasable_when_unused``): NumPy raises for ``x[idx]`` out of range whether or not the result
+is read.
+
 An op has a side effect when it is not ``Pure`` (``kernel.insert`` writes an array,
 ``kernel.check_index`` records an out-of-range index). An ``scf`` op has one when an op in its
 regions has one, or when it is an ``scf.for`` whose step is not a known non-zero constant: a zero
@@ -9,8 +13,9 @@ step is reported at run time, and erasing the loop would hide that.
 
 from __future__ import annotations
 
-from jitcore.ir.core import PURE, Block, BlockArgument, Operation, OpResult, Value
-from jitcore.passes.constants import scalar_constant
+from jitcore.ir.attributes import DenseAttr
+from jitcore.ir.core import PURE, TERMINATOR, Block, BlockArgument, Operation, OpResult, Value
+from jitcore.passes.constants import constant_of, scalar_constant
 
 STRUCTURED_OPS = ("scf.for", "scf.while", "scf.if")
 LOOP_OPS = ("scf.for", "scf.while")
@@ -42,9 +47,39 @@ def _may_step_zero(op: Operation) -> bool:
 def may_raise(op: Operation) -> bool:
     """Whether running ``op`` (its regions included) may make the call raise: an index out of
     range (``IndexError``), a singular matrix (``LinAlgError``) or a loop's zero step. Such an
-    op may be pure (erasing it when unused is allowed, as JAX does) but must not be made to run
-    where it would not have run."""
-    return any(inner.op_name in _INDEX_CHECKS or _may_step_zero(inner) for inner in op.walk())
+    op may be pure, but must not be made to run where it would not have run, nor be erased
+    where it would have run (``erasable_when_unused``)."""
+    return any((inner.op_name in _INDEX_CHECKS and not _indices_in_range(inner)) or _may_step_zero(inner)
+               for inner in op.walk())
+
+
+def _indices_in_range(op: Operation) -> bool:
+    """Whether ``op`` is a gather or scatter whose index arrays are constants, all in range (an
+    index list written in the program, ``x[[0, 2]]``): its check cannot fail."""
+    if op.op_name == "array.gather":
+        pairs = [(op.operands[1], op.attributes["axis"])]
+    elif op.op_name in ("array.gather_nd", "array.scatter_nd"):
+        skip = 2 if op.op_name == "array.scatter_nd" else 1
+        pairs = list(zip(op.operands[skip:], op.attributes["axes"]))
+    else:
+        return False
+    for v, axis in pairs:
+        attr = constant_of(v)
+        if not isinstance(attr, DenseAttr):
+            return False
+        n = op.operands[0].type.shape[axis]
+        if attr.array.size and not (-n <= attr.array.min() and attr.array.max() < n):
+            return False
+    return True
+
+
+def erasable_when_unused(op: Operation) -> bool:
+    """Whether ``op``, its results unused, may be erased: it has no side effect and cannot make
+    the call raise. NumPy runs every statement, so ``y = x[idx]`` with ``y`` never read still
+    raises IndexError for an index out of range: an op that checks indices (or a matrix, or a
+    loop's step) stays, its check an effect like a write. (JAX erases such a gather; NumPy
+    parity is the rule here.)"""
+    return not op.has_trait(TERMINATOR) and not has_side_effects(op) and not may_raise(op)
 
 
 def kernel_writes(op: Operation) -> bool:

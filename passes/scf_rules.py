@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from jitcore.ir.core import Block, Operation, Value
 from jitcore.passes.constants import scalar_constant
-from jitcore.passes.effects import has_side_effects
+from jitcore.passes.effects import erasable_when_unused
 
 _I64 = (-(2 ** 63), 2 ** 63 - 1)
 
@@ -146,7 +146,7 @@ def _feeds_only(arg: Value, block: Block, positions: set[int]) -> bool:
                 if index not in positions:
                     return False
             elif id(top) not in seen:
-                if has_side_effects(top):
+                if not erasable_when_unused(top):
                     return False
                 seen.add(id(top))
                 work.extend(top.results)
@@ -190,7 +190,7 @@ def _rebuild(op: Operation, dropped: set[int], inits: list[Value],
 
 def _erase_unused(block: Block) -> None:
     for op in reversed(list(block.ops)):
-        if op is not block.terminator and not any(r.uses for r in op.results) and not has_side_effects(op):
+        if not any(r.uses for r in op.results) and erasable_when_unused(op):
             op.erase()
 
 

@@ -315,6 +315,16 @@ MUTANTS = [
            "free = _free_indices(blocks, self._free_count)", "free = list(range(len(blocks)))",
            "a large result is written into memory an array the caller still holds points to",
            ("tests/jitcore/test_buffer_pool.py",)),
+    Mutant("dce-drops-an-unused-index-check", "passes/effects.py",
+           "return not op.has_trait(TERMINATOR) and not has_side_effects(op) and not may_raise(op)",
+           "return not op.has_trait(TERMINATOR) and not has_side_effects(op)",
+           "an unused x[idx] with an index out of range no longer raises IndexError",
+           ("tests/passes/test_cse_dce.py", "tests/jitcore/test_indexing.py")),
+    Mutant("int-of-a-tracer-is-strong", "jitcore/autograph/expressions.py",
+           "return fresh(x.reshape(()).astype(dtype), scalar=True, weak=True)",
+           "return x.reshape(()).astype(dtype)",
+           "float32 x + int(n) widens to float64; int(n) returns a 0-d array",
+           ("tests/jitcore/test_autograph.py",)),
 ]
 
 

@@ -358,13 +358,18 @@ class _Schedule:
         self.factors = [tuple(op.domain()[d] for d in dims) for dims in groups]
         self.domain = [self.sizes.product(self.b, factors) for factors in self.factors]
         self.iterators = [its[dims[0]] for dims in groups]
-        for operand in operands[: len(op.operands)]:
+        inputs = []
+        for operand, m in zip(operands[: len(op.operands)], op.input_maps):
+            if _one_element(m):  # its strides and shape stay; its map takes the merged dims
+                inputs.append(AffineMap(len(groups), m.exprs))
+                continue
             operand.strides = [operand.strides[dims[-1]] for dims in groups]
             operand.shape = list(self.domain)
+            inputs.append(AffineMap.identity(len(groups)))
         for operand, (_, axes) in zip(operands[len(op.operands):], outputs):
             operand.strides = [operand.strides[a[-1]] for a in axes]
             operand.shape = [self.sizes.multiply(self.b, [operand.shape[i] for i in a]) for a in axes]
-        return [AffineMap.identity(len(groups)) for _ in op.operands] + [m for m, _ in outputs]
+        return inputs + [m for m, _ in outputs]
 
     def _emit_nest(self) -> None:
         self._emit_copies()
@@ -616,8 +621,7 @@ def _collapsed_dims(op: kernel.GenericOp):
     None when nothing merges. A function of ``op`` alone."""
     its = list(op.iterator_types)
     if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
-            or any(v.type.shape != tuple(op.domain()) for v in op.operands)
-            or not all(m.is_identity for m in op.input_maps)):
+            or not all(_whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))):
         return None
     groups: list[list[int]] = []
     for d, it in enumerate(its):
@@ -648,6 +652,17 @@ def _collapsed_dims(op: kernel.GenericOp):
             k += len(dims)
         outputs.append((AffineMap(len(groups), tuple(exprs)), axes))
     return groups, outputs
+
+
+def _whole(v, m: AffineMap, op: kernel.GenericOp) -> bool:
+    return m.is_identity and v.type.shape == tuple(op.domain())
+
+
+def _one_element(m: AffineMap) -> bool:
+    """A map that reads one element wherever the iteration is (a broadcast 0-d value, as
+    ``var``'s mean in its sum of squares): merging dims leaves it as it is, so the sum is
+    rounded in the same order as the sum of the materialised operand."""
+    return all(e.dim is None for e in m.exprs)
 
 
 def _scheduled_domain(op: kernel.GenericOp, strided: list[bool], positional: bool):

@@ -193,7 +193,8 @@ def _cast(x: Tracer, dtype, name: str):
             _one_truth_value(x, "bool()")
         raise JitTypeError(f"{name}() of a traced array of shape {x.shape}: only a single value "
                            f"converts to a Python {name} (at {user_location()})")
-    return x.reshape(()).astype(dtype)
+    # a Python number: a scalar that promotes weakly (NEP 50), so float32 x + int(n) stays float32
+    return fresh(x.reshape(()).astype(dtype), scalar=True, weak=True)
 
 
 class TracedRange:

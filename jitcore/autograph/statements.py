@@ -442,16 +442,34 @@ class _Loop:
                 # Every value traced, as in the loop: a branch on it traces both ways.
                 copies = [v if isinstance(v, Undefined) else _traced_copy(trace, v) for v in self.values]
                 after = run_once(tuple(copies))
-                types = {i: (np.shape(after[i]), _dtype(after[i])) for i in missing
-                         if not isinstance(after[i], Undefined)}
+                zeros = {i: _zero_like(after[i]) for i in missing if not isinstance(after[i], Undefined)}
             for op in reversed(block.ops):
                 op.drop_all_references()
             for i in missing:
-                if i in types:
-                    values[i] = np.zeros(*types[i])
+                if i in zeros:
+                    values[i] = zeros[i]
                 else:
                     self.absent.add(self.names[i])
         return {n: v for n, v in zip(self.names, values) if n not in self.absent}
+
+
+_PYTHON_ZERO = {np.dtype(bool): False, np.dtype(np.int64): 0, np.dtype(np.float64): 0.0,
+                np.dtype(np.complex128): 0j}
+
+
+def _zero_like(value):
+    """A zero of ``value``'s type, to start a loop variable first set in the body: a Python
+    number for a weak scalar (the loop index of ``range``, ``int(x)``), so that the variable
+    read after the loop is an ``int`` and promotes like one; a NumPy scalar for a scalar; else
+    an array of zeros."""
+    shape, dtype = np.shape(value), _dtype(value)
+    if isinstance(value, Tracer) and not shape and (value.scalar or value.weak):
+        if value.weak and dtype in _PYTHON_ZERO:
+            return _PYTHON_ZERO[dtype]
+        return np.zeros((), dtype)[()]
+    if isinstance(value, (bool, int, float, complex, np.generic)):
+        return type(value)(0)
+    return np.zeros(shape, dtype)
 
 
 def _traced_copy(trace, value):

@@ -323,3 +323,16 @@ def test_short_rows_under_a_long_free_axis(dtype):
         assert got.shape == (300, 1) and got.dtype == dtype
         expected = np.sqrt(np.array([documented_sum(row * row) for row in x], dtype))[:, None]
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("shape", [(7, 5), (3, 40, 2)])
+def test_a_sum_that_reads_a_broadcast_value_merges_its_dims(shape):
+    """``((x - m) ** 2).sum()`` reads the 0-d ``m`` through a constant map: the dims still merge,
+    so the fused sum (``np.var``, ``np.std``) is rounded in the order of the sum of the
+    materialised squares, as the unfused pipeline computes it: the same bits."""
+    from tests.programs.differential import UNFUSED
+
+    x = np.random.default_rng(7).standard_normal(shape)
+    for fn in (lambda a: np.var(a), lambda a: np.std(a, ddof=1), lambda a: ((a - a.mean()) * 3.0).sum()):
+        fused, unfused = jc.jit(fn)(x), jc.jit(fn, pipeline=UNFUSED)(x)
+        assert fused.tobytes() == unfused.tobytes(), (fused, unfused)

@@ -728,6 +728,31 @@ def test_the_index_of_a_traced_range_promotes_as_a_python_int():
         np.testing.assert_array_equal(got, want)
 
 
+def the_index_after_a_traced_loop(x):
+    for i in range(int(np.count_nonzero(x))):
+        if x[i] > 1.5:
+            break
+    return x + i, i
+
+
+def int_of_a_traced_value(x):
+    n = int(np.count_nonzero(x))
+    m = float(x.sum())
+    return x + n, n, x * m, m
+
+
+@pytest.mark.parametrize("fn", [the_index_after_a_traced_loop, int_of_a_traced_value])
+def test_a_traced_python_number_is_a_scalar_that_promotes_weakly(fn):
+    """Python gives an int (a float): jitcore a NumPy scalar (as for any Python number it
+    returns), never a 0-d array, and one that promotes as a Python number (float32 x + n stays
+    float32)."""
+    x = np.array([1.0, 2.0, 0.0], np.float32)
+    for got, want in zip(jc.jit(fn)(x), fn(x)):
+        assert isinstance(got, np.ndarray) == isinstance(want, np.ndarray)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_function_made_by_exec_converts_when_linecache_has_its_source():
     import linecache
 

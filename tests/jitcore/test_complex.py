@@ -131,6 +131,20 @@ def test_python_complex_arguments_are_weak_like_numpy():
     assert jc.jit(lambda c: c * 2)(1j) == 2j
 
 
+def test_a_python_complex_times_a_float64_scalar_is_a_python_complex():
+    """np.float64 subclasses float, so Python computes ``1j * s`` itself (complex.__mul__): a
+    Python complex, weak in ``complex64 + 1j * s``; ``s * 1j`` is NumPy's complex128."""
+    def f(x):
+        s = x.sum()  # a float64 NumPy scalar
+        c = s.astype(np.complex64)
+        return c + 1j * s, c - 1j / s, c + 1j ** s, c + s * 1j, x.astype(np.float32) + 1j * s
+
+    x = np.array([0.5, 1.5])
+    for g, e in zip(jc.jit(f)(x), f(x), strict=True):
+        assert np.asarray(g).dtype == np.asarray(e).dtype
+        assert_matches(g, e)
+
+
 @pytest.mark.parametrize("dtype", COMPLEX, ids=lambda d: np.dtype(d).name)
 def test_reductions(dtype):
     rng = np.random.default_rng(4)

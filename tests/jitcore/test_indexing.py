@@ -73,6 +73,23 @@ def test_out_of_range_index_raises_index_error_after_the_call():
     assert_matches(f(x, np.array([1])), x[[1]])  # the cache is intact after the error
 
 
+@pytest.mark.parametrize("unused", [
+    lambda v, i: v[i],  # never read
+    lambda v, i: np.take(v.reshape(1, 5), i, axis=1),
+    lambda v, i: np.where(True, v[:2], v[i]),  # the select folds away; the gather stays
+])
+def test_an_unused_gather_out_of_range_still_raises(unused):
+    """NumPy evaluates ``v[i]`` whether or not its result is read: so does jitcore."""
+    def f(v, i):
+        unused(v, i)
+        return v + 1
+
+    x = np.arange(5.0)
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        jc.jit(f)(x, np.array([0, 7]))
+    assert_matches(jc.jit(f)(x, np.array([0, -5])), x + 1)
+
+
 def test_data_dependent_shapes_are_refused_with_advice():
     x = np.arange(6.0)
     with pytest.raises(jc.JitTypeError, match="where"):
@@ -302,3 +319,24 @@ def test_traced_integer_index_is_a_view(i, j):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
     assert isinstance(got[1], np.float64) and isinstance(got[2], np.float64)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda v: v[v[..., :0] > 0].sum(),  # a traced mask of shape (2, 0): selects nothing
+    lambda v: v[v[:0] > 0].max(initial=-1.0),  # (0, 3)
+    lambda v: v[np.zeros((2, 0), bool)],  # a constant one
+    lambda v: v[np.zeros(0, bool)],
+    lambda v: (v.__setitem__(v[:0, 0] > 0, 5.0), v)[1],  # a write through it: none
+])
+def test_a_mask_dim_of_extent_0_matches_any_as_in_numpy(fn):
+    x = np.arange(6.0).reshape(2, 3)
+    want = fn(x.copy())
+    got = jc.jit(fn)(x.copy())
+    assert np.asarray(got).shape == np.asarray(want).shape
+    assert_matches(got, want)
+
+
+@pytest.mark.parametrize("fn", [lambda v: v[v[:1, :0] > 0].sum(), lambda v: v[np.zeros((3, 0), bool)]])
+def test_a_mask_of_another_nonzero_extent_still_raises(fn):
+    with pytest.raises(IndexError, match="boolean index did not match"):
+        jc.jit(fn)(np.arange(6.0).reshape(2, 3))

@@ -246,3 +246,23 @@ def test_index_checks_and_inserts_survive_cse_and_dce():
     names = [op.op_name for op in kernel_op.body.ops]
     assert names.count("kernel.check_index") == 3 and names.count("kernel.insert") == 2
     assert names.count("kernel.extract") == 1
+
+
+def test_dce_keeps_an_unused_gather_whose_indices_may_be_out_of_range():
+    """NumPy raises IndexError for ``y = x[idx]`` even when ``y`` is never read: a gather of
+    indices known only at run time stays (its check is an effect, passes/effects.py), at the
+    array level and as a kernel; one of constant indices in range goes."""
+    IDX = "tensor<2xi64>"
+    check("dce", f"({T}, {IDX}) -> {T}", f"""
+        %0 = "array.gather"(%arg0, %arg1) {{axis = 0}} : ({T}, {IDX}) -> tensor<2xf32>
+        %1 = "array.constant"() {{value = dense<[0, -4]> : {IDX}}} : () -> {IDX}
+        %2 = "array.gather"(%arg0, %1) {{axis = 0}} : ({T}, {IDX}) -> tensor<2xf32>
+        %3 = "array.constant"() {{value = dense<[0, 4]> : {IDX}}} : () -> {IDX}
+        %4 = "array.gather"(%arg0, %3) {{axis = 0}} : ({T}, {IDX}) -> tensor<2xf32>
+        "func.return"(%arg0) : ({T}) -> ()
+    """, f"""
+        %0 = "array.gather"(%arg0, %arg1) {{axis = 0}} : ({T}, {IDX}) -> tensor<2xf32>
+        %1 = "array.constant"() {{value = dense<[0, 4]> : {IDX}}} : () -> {IDX}
+        %2 = "array.gather"(%arg0, %1) {{axis = 0}} : ({T}, {IDX}) -> tensor<2xf32>
+        "func.return"(%arg0) : ({T}) -> ()
+    """)

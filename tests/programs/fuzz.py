@@ -5,7 +5,8 @@ and log every failure (its program and error) instead of stopping at the first o
     PYTHONPATH=. python -m tests.programs.fuzz --seed 1 --count 500 [--max-statements 12] [--log F]
 
 Unlike the hypothesis test, a failure is not shrunk: the log holds the whole program (its
-``describe()``), to be cut down by hand or replayed through ``test_random_programs._program``.
+``describe(full=True)``, every input element), to be cut down by hand or replayed through
+``test_random_programs._program``.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
             stats["failed"] += 1
             kind = type(e).__name__
             last = str(e).strip().splitlines()[-1][:300] if str(e).strip() else ""
-            print(f"=== FAILURE seed={a.seed} #{stats['ran']} {kind}: {last}\n{program.describe()}\n"
+            print(f"=== FAILURE seed={a.seed} #{stats['ran']} {kind}: {last}\n{program.describe(full=True)}\n"
                   f"{''.join(traceback.format_exception(e)[-6:])}", file=out, flush=True)
 
     one()

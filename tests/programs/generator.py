@@ -44,7 +44,10 @@ lists, take, an index array the program computed, a masked selection reduced at 
 scatter (``x[mask] op= scalar``, ``x[[i, j, i]] op= y``), or Python control flow that jitcore's
 autograph converts: ``if``/``else`` on a data-dependent condition, ``for`` over a static or
 data-dependent range (with ``break``, the loop index in the body), ``while`` with a counter and
-a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``).
+a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``);
+``ufunc.accumulate`` along an axis; a function the program defines (a closure, maybe branching
+on its argument's data or writing into it) and calls; a complex intermediate seen through
+``.real``, ``.imag`` or ``np.abs``.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -54,6 +57,7 @@ from __future__ import annotations
 import hashlib
 import linecache
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 
@@ -124,6 +128,11 @@ class Program:
     input_precs: list[float]  # per input, for its value after the call
     raises: bool = False  # the last statement makes NumPy raise
     features: set[str] = field(default_factory=set)
+    # Variables (results and inputs) rounded in an order the pipeline chooses: a float product
+    # that BLAS computes unfused and the loop nest fused (a producer inlined into it), and what
+    # is computed from one. Checked against NumPy as their precision says, but not bit for bit
+    # between the pipelines.
+    unordered: set[str] = field(default_factory=set)
 
     def source(self) -> str:
         body = self.statements + [f"return ({', '.join(self.returns)},)"]
@@ -141,11 +150,12 @@ class Program:
         exec(compile(source, filename, "exec"), scope)
         return scope["f"]
 
-    def describe(self) -> str:
-        """The program, its inputs, and how closely each result is compared with NumPy."""
+    def describe(self, full: bool = False) -> str:
+        """The program, its inputs (``full``: every element, to replay it), and how closely
+        each result is compared with NumPy."""
         lines = [self.source()]
         for i in self.inputs:
-            with np.printoptions(threshold=60, floatmode="unique"):
+            with np.printoptions(threshold=1 << 30 if full else 60, floatmode="unique"):
                 lines.append(f"{i.name} = relayout(np.{i.values!r}, {i.layout!r})")
         if self.raises:
             lines.append("# NumPy raises at the last statement")
@@ -214,6 +224,8 @@ class _Builder:
         self.count = 0
         self.raises = False
         self.dropped = 0
+        self.unordered: set[str] = set()  # see Program.unordered
+        self.reads_unordered = False  # the last statement run reads one of them
 
     # -- helpers --------------------------------------------------------------------------
     def pick(self, pred=lambda v: True) -> str | None:
@@ -253,6 +265,7 @@ class _Builder:
             return False
         self.statements.append(text)
         self.features.update(features)
+        self.reads_unordered = bool(self.unordered & set(re.findall(r"[A-Za-z_]\w*", text)))
         return True
 
     def operand(self, name, loose=False):
@@ -267,6 +280,8 @@ class _Builder:
 
     def result(self, name, prec, bound):
         v = self.ns[name]
+        if self.reads_unordered:
+            self.unordered.add(name)
         dtype = _dtype(v)
         if dtype.kind != "f" and prec:
             prec = FREE
@@ -286,6 +301,8 @@ class _Builder:
         for name, var in self.meta.items():
             v = self.ns[name]
             if name == target or (isinstance(v, np.ndarray) and np.shares_memory(v, t)):
+                if self.reads_unordered:
+                    self.unordered.add(name)
                 var.prec = max(var.prec, prec)
                 both = None if var.bound is None or bound is None else max(var.bound, bound)
                 var.bound = fit_bound(both, dtype)
@@ -391,6 +408,8 @@ class _Builder:
         ty, py, by = self.operand(y)
         if not self.run(f"{name} = np.where({ctext}, {tx}, {ty})", ["where"]):
             return
+        if len({np.shape(self._peek(t)) for t in (ctext, tx, ty)}) > 1:
+            self.features.add("where-broadcast")
         self._binary_features(tx, ty)
         out = _dtype(self.ns[name])
         ps = [cast_prec(p, self._dtype_of(t), out) for t, p in ((tx, px), (ty, py))]
@@ -486,6 +505,27 @@ class _Builder:
             if prec == 0 and out.kind == "f" and not fn.startswith("cum"):
                 self.features.add("exact-float-reduction")
         self.result(name, prec, bound)
+
+    def accumulate(self):
+        """``np.maximum.accumulate(x, axis=k)`` and kin: a scan along any axis, in sequence."""
+        x = self.arrays(lambda v: v.ndim > 0)
+        if x is None:
+            return
+        v = self.ns[x]
+        # (logical_or.accumulate: UnsupportedError, no lowering yet)
+        fn = self.choose(("maximum", "minimum", "add", "multiply"))
+        axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
+        name = self.new_name()
+        if not self.run(f"{name} = np.{fn}.accumulate({x}, axis={axis})", ["scan", "accumulate"]):
+            return
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        out = _dtype(self.ns[name])
+        p = cast_prec(px, v.dtype, out)
+        if fn in ("maximum", "minimum"):
+            self.result(name, p, bx)
+        else:  # sequential, as cumsum: exact when its operands are
+            total = None if bx is None or fn != "add" else v.shape[axis] * bx
+            self.result(name, 0 if p == 0 else FREE, total)
 
     def view(self):
         loose = self.errors and self.chance(0.3)
@@ -702,6 +742,9 @@ class _Builder:
         total = None if bx is None or by is None else terms * bx * by
         if out.kind == "f" and (total is None or total > _mantissa_range(out)):
             prec = FREE
+        if out.kind in "fc" and prec != 0:  # BLAS's order unfused, the loop nest's fused
+            self.unordered.add(name)
+            self.features.add("unordered")
         self.result(name, 0 if prec == 0 else FREE, total)
 
     def sort(self):
@@ -737,7 +780,9 @@ class _Builder:
             return
         v = self.ns[x]
         px, bx = self.meta[x].prec, self.meta[x].bound
-        form = self.choose(("list", "list", "take", "array", "mask-reduce", "mask-reduce"))
+        # an index array the program computed, more often where there is an integer array
+        ints = any(isinstance(w, np.ndarray) and w.dtype.kind in "iu" for w in map(self.ns.get, self.meta))
+        form = self.choose(("list", "list", "take", "mask-reduce", "mask-reduce") + ("array",) * (3 * ints))
         name = self.new_name()
         if form in ("list", "take"):
             axis = self.draw(st.integers(0, v.ndim - 1))
@@ -749,17 +794,39 @@ class _Builder:
                 self.result(name, px, bx)
         elif form == "array":  # an index array the program computed (in range, or NumPy rejects it)
             i = self.arrays(lambda w: w.dtype.kind in "iu" and self.meta_prec(w) == 0)
-            if i is not None and self.run(f"{name} = {x}[{i}]", ["gather", "index-array"], loose):
+            if i is None:
+                return
+            feats = ["gather", "index-array"]
+            n = v.shape[0]
+            signed = i if self.ns[i].dtype.kind == "i" else f"{i}.astype(np.int64)"
+            form = self.choose(("plain", "modulo", "negative")) if n else "plain"
+            # i % n is in [0, n) (NumPy's remainder takes the divisor's sign); i % n - n in [-n, 0)
+            itext = {"plain": i, "modulo": f"{signed} % {n}", "negative": f"{signed} % {n} - {n}"}[form]
+            if form == "negative":
+                feats.append("negative-index")
+            if self.run(f"{name} = {x}[{itext}]", feats, loose):
                 self.result(name, px, bx)
         else:
             m = self.pick(lambda w: _dtype(w) == np.bool_ and np.shape(w) == v.shape)
-            if m is None or self.chance(0.5):
-                op, c = self.choose(("<", ">", "!=", "==")), self.choose((0, 1, 2, -1, 0.5))
+            op, c = self.choose(("<", ">", "!=", "==")), self.choose((0, 1, 2, -1, 0.5))
+            feats = ["masked-reduce"]
+            bad = None
+            if loose and self.chance(0.7):  # a mask of another shape: NumPy's IndexError
+                bad = self.arrays(lambda w: 0 < w.ndim <= v.ndim and w.shape != v.shape[:w.ndim]) \
+                    or f"{x}[..., 1:]"
+            if bad is not None:
+                mtext, pm = f"{bad} {op} {c}", px
+                feats.append("bad-mask")
+            elif v.ndim > 1 and self.chance(0.25):  # a mask of the leading dims: selects rows
+                k = self.draw(st.integers(1, v.ndim - 1))
+                mtext, pm = f"{x}[{', '.join([':'] * k + ['0'] * (v.ndim - k))}] {op} {c}", px
+                feats.append("row-mask")
+            elif m is None or self.chance(0.5):
                 mtext, pm = f"{x} {op} {c}", px
             else:
                 mtext, pm = m, self.meta[m].prec
             fn = self.choose(("sum", "max", "min", "any", "all", "sum"))
-            if not self.run(f"{name} = {x}[{mtext}].{fn}()", ["masked-reduce"]):
+            if not self.run(f"{name} = {x}[{mtext}].{fn}()", feats, bad is not None):
                 return
             out = _dtype(self.ns[name])
             if fn in ("max", "min"):
@@ -908,6 +975,59 @@ class _Builder:
         exact = pc == 0 and all(self.meta[r].prec == 0 for r in reads)
         self.result(name, 0 if exact else FREE, None)
 
+    def call(self):
+        """A function defined in the program (a closure over its variables, maybe with a branch
+        on its argument's data) called once or twice."""
+        x = self.pick()
+        v = self.ns[x]
+        fname = f"h{self.count}"
+        first = self._step(v, "u") or self._step(v, "u")
+        if first is None:
+            return
+        reads, feats = [x] + first[1], ["call"]
+        body = f"def {fname}(u):\n"
+        if self.chance(0.5):
+            other = self._step(v, "u")
+            if other is None:
+                return
+            body += f"    if np.any(u > {self.choose((0, 1, -1, 0.5))}):\n        return {other[0]}\n"
+            reads += other[1]
+            feats.append("call-branch")
+        # a write into the argument: through to the caller's array (and its views)
+        writes = isinstance(v, np.ndarray) and v.ndim > 0 and self.writable_array(v) and self.chance(0.3)
+        if writes:
+            body = body.replace("(u):\n", f"(u):\n    u[::2] += {self.choose((1, 2, -1))}\n", 1)
+            feats.append("call-writes")
+        body += f"    return {first[0]}"
+        name = self.new_name()
+        arg = f"{fname}({x})" if self.chance(0.6) or writes else f"{fname}({fname}({x}))"
+        if not self.run(f"{body}\n{name} = {arg}", feats):
+            return
+        exact = all(self.meta[r].prec == 0 for r in reads)
+        if writes:
+            self.written(x, self.meta[x].prec, None)
+        self.result(name, 0 if exact else FREE, None)
+
+    def complex_(self):
+        """A complex intermediate (``x + 1j * y`` in complex64 or complex128) seen through its
+        real part, imaginary part or modulus. Sums, conjugates and moduli are exact (a modulus
+        is hypot, correctly rounded); a complex product is not."""
+        x = self.pick(lambda w: _dtype(w).kind in "biuf")
+        if x is None:
+            return
+        y = self.pick(lambda w: _dtype(w).kind in "biuf" and _broadcasts(np.shape(self.ns[x]), np.shape(w)))
+        ctype = self.choose(("complex64", "complex128"))
+        z = f"({x}.astype(np.{ctype}) + 1j * {y})"
+        form = self.choose(("add", "mul", "conj", "plain"))
+        w = {"add": f"({z} + {x})", "mul": f"({z} * {y})", "conj": f"np.conj({z})", "plain": z}[form]
+        part = self.choose(("real", "imag", "abs"))
+        text = f"np.abs({w})" if part == "abs" else f"{w}.{part}"
+        name = self.new_name()
+        if not self.run(f"{name} = {text}", ["complex"]):
+            return
+        exact = form != "mul" and self.meta[x].prec == 0 and self.meta[y].prec == 0
+        self.result(name, 0 if exact else FREE, None)
+
     def shuffle(self):
         """np.roll, repeat, tile, diff: the elements moved (or subtracted) along an axis."""
         x = self.arrays(lambda v: v.ndim > 0)
@@ -943,11 +1063,14 @@ class _Builder:
         if not self.run(f"{name} = {x}{'.copy()' if copy else ''}", ["copy" if copy else "alias"]):
             return
         self.meta[name] = _Var(self.meta[x].prec, self.meta[x].bound)
+        if self.reads_unordered:
+            self.unordered.add(name)
 
     ELEMENTARY = ("unary", "unary", "binary", "binary", "binary", "where", "clip", "astype", "reduce",
                   "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias")
     STATEMENTS = ELEMENTARY + (
-                  "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle")
+                  "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
+                  "accumulate", "call", "complex_")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
@@ -1083,4 +1206,4 @@ def programs(draw, max_statements: int = 8, errors: bool = True, statements=None
     for p in precs:
         b.features.add("free-output" if p == FREE else "exact-output" if p == 0 else "ulp-output")
     return Program(ins, b.statements, returns, precs, [b.meta[i.name].prec for i in ins], b.raises,
-                   b.features)
+                   b.features, b.unordered & (set(returns) | {i.name for i in ins}))
