@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
+from jitcore.codegen import scalar
 from jitcore.codegen.contraction import match_contraction
 from jitcore.codegen.cpu.schedule import splits_rows
 from jitcore.codegen.host import STATUS, strided_operands
@@ -137,7 +138,10 @@ def _in_place_output(plan: CompiledFunction, ops: list[Operation], members: list
     op = ops[last]
     n_in = len(op.operands)
     inputs = plan.launches[last].operands[:n_in]
+    # A body with an exact-math fallback may run its whole nest a second time, reading its
+    # inputs again: in place, that run would read the first run's results.
     if (op.has_reduction or op.indexed or op.clamped or any(i >= 0 for i in op.copy_inputs)
+            or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
             or kernel.runs_in_order(op) or not writer_map.is_identity
             or not all(op.indexing_maps[k].is_identity for k, s in enumerate(inputs) if s == storage)):
         return None
