@@ -299,6 +299,12 @@ MUTANTS = [
            "        if not _by_row(writer_map, value, rows):",
            "a row group runs a kernel that reads every row's result before those rows are written",
            ("tests/codegen/test_rowwise_passes.py",)),
+    Mutant("in-place-output-despite-exact-rerun", "codegen/cpu/rowwise.py",
+           "            or any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))\n",
+           "",
+           "a kernel that may rerun its nest with exact math writes in place over its input, so "
+           "the rerun reads the first run's results",
+           ("tests/programs/test_random_programs.py",)),
     Mutant("autograph-or-evaluates-both", "jitcore/autograph/expressions.py",
            "elif value:\n            return value", "elif False:\n            return value",
            "a converted `a or b` goes on to b when a is a concrete true value",
