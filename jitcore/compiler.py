@@ -16,7 +16,7 @@ from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
 from jitcore.ir.builder import Builder
-from jitcore.ir.core import Value
+from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
@@ -166,7 +166,11 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                            for leaf in leaves)
         for leaf, turn in zip(leaves, transposed):
             if turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
-                values.append(transpose(leaf).value)
+                turned = transpose(leaf).value
+                made = getattr(leaf.value, "owner", None)  # the user's line that made the result
+                if isinstance(made, Operation) and made.loc.known:  # not the caller's, after fn returned
+                    turned.owner.loc = made.loc
+                values.append(turned)
                 scalars.append(False)
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)

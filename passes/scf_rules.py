@@ -169,7 +169,9 @@ def _rebuild(op: Operation, dropped: set[int], inits: list[Value],
     for block, _ in blocks:
         terminator = block.terminator
         if terminator.op_name == "scf.yield":
-            block.insert_before(terminator, type(terminator)([terminator.operands[i] for i in keep]))
+            kept = type(terminator)([terminator.operands[i] for i in keep])
+            kept.loc = terminator.loc
+            block.insert_before(terminator, kept)
             terminator.erase()
         _erase_unused(block)
     leading = len(op.operands) - len(inits)
