@@ -580,6 +580,21 @@ def bincount(x, weights=None, minlength=0):
     return _count_into(trace, idx, prims.convert(w, np.dtype(np.float64)), minlength, np.float64)
 
 
+def _static_range(bounds, api: str):
+    """A histogram's (first, last) from ``range=``, checked as NumPy checks it; equal bounds
+    widened by half a unit each way, as NumPy does."""
+    first, last = bounds
+    if isinstance(first, Tracer) or isinstance(last, Tracer):
+        raise ConcretizationError(f"{api}'s range= must be static under jit (at {user_location()})")
+    if first > last:
+        raise ValueError("max must be larger than min in range parameter.")
+    if not (np.isfinite(first) and np.isfinite(last)):
+        raise ValueError(f"supplied range of [{first}, {last}] is not finite")
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
 @implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
     """NumPy's histogram with static bins: an array of edges, or a count with ``range=`` (static
@@ -683,16 +698,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
             if r is None:
                 e = _data_edges(trace, col, b)[0]
             else:
-                first, last = r
-                if isinstance(first, Tracer) or isinstance(last, Tracer):
-                    raise ConcretizationError(f"numpy.histogramdd's range= must be static under "
-                                              f"jit (at {user_location()})")
-                if first > last:
-                    raise ValueError("max must be larger than min in range parameter.")
-                if not (np.isfinite(first) and np.isfinite(last)):
-                    raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-                if first == last:
-                    first, last = first - 0.5, last + 0.5
+                first, last = _static_range(r, "numpy.histogramdd")
                 e = prims.constant(trace, np.linspace(first, last, operator.index(b) + 1))
         elif np.ndim(b) == 1:
             fixed = np.asarray(b)
@@ -794,16 +800,7 @@ def _histogram_edges(a, bins, range):
         n = operator.index(bins)
         if n < 1:
             raise ValueError("`bins` must be positive, when an integer")
-        first, last = range
-        if isinstance(first, Tracer) or isinstance(last, Tracer):
-            raise ConcretizationError(f"numpy.histogram's range= must be static under jit (at "
-                                      f"{user_location()})")
-        if first > last:
-            raise ValueError("max must be larger than min in range parameter.")
-        if not (np.isfinite(first) and np.isfinite(last)):
-            raise ValueError(f"supplied range of [{first}, {last}] is not finite")
-        if first == last:
-            first, last = first - 0.5, last + 0.5
+        first, last = _static_range(range, "numpy.histogram")
         bin_type = np.result_type(first, last, a.dtype)
         if bin_type.kind in "biu":
             bin_type = np.result_type(bin_type, float)

@@ -4,6 +4,8 @@ scalar), dtype and shape; exact bits for integers, booleans and exactly-rounded 
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -43,3 +45,41 @@ def compare_like_numpy(got, want, rtol: float, what: str) -> None:
     scale = float(np.abs(w[finite]).max()) if finite.any() else 0.0
     atol = rtol * np.finfo(w.dtype).eps * scale
     np.testing.assert_allclose(g[finite], w[finite], rtol=0, atol=atol, err_msg=what)
+
+
+def leaves(x, path: str):
+    """A result's containers (type, size or keys, path) and its leaves (value, path), in order."""
+    if isinstance(x, dict):
+        return [(dict, tuple(sorted(x)), path)] + [
+            leaf for k in sorted(x) for leaf in leaves(x[k], f"{path}[{k!r}]")
+        ]
+    if isinstance(x, (tuple, list)):
+        return [(type(x), len(x), path)] + [
+            leaf for i, v in enumerate(x) for leaf in leaves(v, f"{path}[{i}]")
+        ]
+    return [(x, path)]
+
+
+def check_program(programs: dict, jitted: dict, name: str, k: int) -> None:
+    """Program ``name``'s input ``k``, jitted and under NumPy (each on its own copies): the same
+    containers, each leaf like NumPy's (``compare_like_numpy``), and the arguments left as
+    NumPy leaves them."""
+    fn, _, rtol, cases = programs[name]
+    args = cases[k]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # 0/0, overflow and NaN comparisons in the edge cases
+        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+        given = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        got = jitted[name](*given)
+    got_leaves, want_leaves = leaves(got, "result"), leaves(want, "result")
+    assert [x[:-1] for x in got_leaves if len(x) == 3] == [x[:-1] for x in want_leaves if len(x) == 3], (
+        got,
+        want,
+    )
+    assert len(got_leaves) == len(want_leaves), (got, want)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        if len(w) == 2:
+            compare_like_numpy(g[0], w[0], rtol, f"{name}, input {k}, {w[1]}")
+    for i, (g, w) in enumerate(zip(given, args, strict=True)):
+        if isinstance(w, np.ndarray):
+            compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")

@@ -19,13 +19,11 @@ jitcore refuses on purpose is checked to be its own error, saying what to do ins
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import jitcore as jc
-from tests.programs.like_numpy import EXACT, cases_and_jitted, compare_like_numpy
+from tests.programs.like_numpy import EXACT, cases_and_jitted, check_program
 
 TIGHT = 64  # eps of the result dtype: math-library ULPs, reductions summed in another order
 f32 = np.float32
@@ -746,39 +744,9 @@ PROGRAMS = {
 CASES, JITTED = cases_and_jitted(PROGRAMS)
 
 
-def _leaves(x, path: str):
-    if isinstance(x, dict):
-        return [(dict, tuple(sorted(x)), path)] + [
-            leaf for k in sorted(x) for leaf in _leaves(x[k], f"{path}[{k!r}]")
-        ]
-    if isinstance(x, (tuple, list)):
-        return [(type(x), len(x), path)] + [
-            leaf for i, v in enumerate(x) for leaf in _leaves(v, f"{path}[{i}]")
-        ]
-    return [(x, path)]
-
-
 @pytest.mark.parametrize("name, k", CASES)
 def test_new_user_program_matches_numpy(name, k):
-    fn, _, rtol, cases = PROGRAMS[name]
-    args = cases[k]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # 0/0, overflow and NaN comparisons in the edge cases
-        want = fn(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-        given = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        got = JITTED[name](*given)
-    got_leaves, want_leaves = _leaves(got, "result"), _leaves(want, "result")
-    assert [x[:-1] for x in got_leaves if len(x) == 3] == [x[:-1] for x in want_leaves if len(x) == 3], (
-        got,
-        want,
-    )
-    assert len(got_leaves) == len(want_leaves), (got, want)
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        if len(w) == 2:
-            compare_like_numpy(g[0], w[0], rtol, f"{name}, input {k}, {w[1]}")
-    for i, (g, w) in enumerate(zip(given, args, strict=True)):
-        if isinstance(w, np.ndarray):
-            compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
+    check_program(PROGRAMS, JITTED, name, k)
 
 
 def _positive_rows_doubled(r):
