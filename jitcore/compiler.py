@@ -16,7 +16,7 @@ from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
 from jitcore.ir.builder import Builder
-from jitcore.ir.core import Operation, Value
+from jitcore.ir.core import Value
 from jitcore.ir.dialects.builtin import ModuleOp
 from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
@@ -104,12 +104,13 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
     def call(*leaves):
         return rebuild(list(leaves))
 
+    func.loc = _definition(functions)
     values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
                                      weak=[s.weak for s in specs],
                                      int_ranges=[s.int_range for s in specs],
                                      fortran=[s.fortran for s in specs],
-                                     scalars=[s.scalar for s in specs], recorder=recorder)
-    func.loc = _definition(functions)
+                                     scalars=[s.scalar for s in specs], recorder=recorder,
+                                     returns_at=func.loc)
     func.body.append(ReturnOp(values)).loc = func.loc
     func.attributes["function_type"] = FunctionType(tuple(a.type for a in func.body.args),
                                                     tuple(v.type for v in values))
@@ -130,7 +131,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                    int_ranges: Sequence | None = None,
                    fortran: Sequence[bool] | None = None,
                    scalars: Sequence[bool] | None = None,
-                   recorder: calltime.Recorder | None = None) -> tuple[list[Value], Outputs]:
+                   recorder: calltime.Recorder | None = None,
+                   returns_at: Location = UNKNOWN) -> tuple[list[Value], Outputs]:
     """Trace ``fn`` into ``builder``'s block, at its insertion point: the block gets one new
     argument per type in ``arg_types``, and ``fn`` is called with one tracer per argument (named
     ``paths`` in error messages; ``weak``: a Python scalar's; ``int_ranges``: a Python int's
@@ -142,7 +144,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     Each call is its own ``Trace`` (its own constants), so the body of a function and each
     region of an op (a loop body, a branch) are traced the same way. With a ``recorder``, the
     block gets more arguments while ``fn`` runs, one per call-time input (after the others);
-    writes to them are returned as writes to arguments are."""
+    writes to them are returned as writes to arguments are. The ops that make ``fn``'s results
+    values once it has returned (a returned constant, a transpose for Fortran order) are located
+    at ``returns_at`` where it is known: the only user frame left then is ``fn``'s caller."""
     t = Trace(builder, name)
     paths = paths if paths is not None else [f"arg{i}" for i in range(len(arg_types))]
     weak = weak if weak is not None else [False] * len(arg_types)
@@ -160,17 +164,14 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     with recording:  # open while the results are made values: a returned global is an input
         with t.running():
             out = fn(*tracers)
+        traced_ops = {id(op) for op in builder.block.ops}
         leaves, out_tree = pytree.flatten(out)
         values, scalars = [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)
         for leaf, turn in zip(leaves, transposed):
             if turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
-                turned = transpose(leaf).value
-                made = getattr(leaf.value, "owner", None)  # the user's line that made the result
-                if isinstance(made, Operation) and made.loc.known:  # not the caller's, after fn returned
-                    turned.owner.loc = made.loc
-                values.append(turned)
+                values.append(transpose(leaf).value)
                 scalars.append(False)
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)
@@ -184,6 +185,10 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                     f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
                     "return arrays, scalars, and tuples, lists, dicts or None of them"
                 )
+        if returns_at.known:
+            for op in builder.block.ops:
+                if id(op) not in traced_ops:
+                    op.loc = returns_at
     if recorder is not None:
         recorder.finish()
         tracers += recorder.tracers

@@ -123,6 +123,21 @@ def test_random_programs_locate_every_op_and_round_trip(program):
         assert ir.print_op(ir.parse(text), debug_locations=True) == text
 
 
+def _returns_a_constant_and_a_fortran_result(a):
+    return a.reshape(2, 2).T * 2, 2.0
+
+
+def test_ops_made_after_the_function_returns_are_located_at_its_definition():
+    # The returned constant and the transpose that gives the Fortran-ordered result are made
+    # once the function has returned: the only user frame left then is this test's.
+    fn = _returns_a_constant_and_a_fortran_result
+    lowered = jc.jit(fn, cache=False).lower(np.zeros(4))
+    ops = list(lowered.traced.functions()[0].walk())
+    first = fn.__code__.co_firstlineno
+    assert {p.line for op in ops for p in op.loc.parts()} == {first, first + 1}  # def, return
+    assert {op.loc.line for op in ops if op.op_name == "array.constant"} >= {first}
+
+
 def test_large_constants_are_elided_unless_asked_for(example):
     big = (f"{example}:uses_big", "--args", "f32[300]", "--stage", "traced")
     out = ok(*big)
