@@ -56,7 +56,7 @@ TINY_WORK = 64
 
 # A function whose kernels are all tiny (TINY_WORK) and run once per call (no loop, on the host
 # or in a kernel's body, runs one again) is compiled with the light pipeline
-# (``target.LIGHT_SPEED_LEVEL``): what LLVM's O3 and its scheduling could save on at most
+# (``target.LIGHT_PASSES``): what LLVM's O3 and its scheduling could save on at most
 # TINY_WORK points run once is nanoseconds against a call's microsecond, and such functions
 # took about 40% of the suite's LLVM time. A tiny kernel in a loop keeps O3: the loop may run
 # it many times. Named in the IR by this metadata.
@@ -137,8 +137,7 @@ class CpuBackend:
                 f"inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
-                f"light={target.LIGHT_SPEED_LEVEL},{target.LIGHT_LOOP_VECTORIZATION},"
-                f"{target.LIGHT_CODEGEN_OPT} "
+                f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
                 f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
 

@@ -3,7 +3,7 @@
 Created once per process (LLVM's target setup is global and not cheap). Every compiled module
 is optimised for the host CPU's name and features with loop and SLP vectorization on, emitted
 as object code, and that object code is added to one shared MCJIT engine; a function whose
-kernels are all tiny and run once takes the cheaper light pipeline instead (``LIGHT_SPEED_LEVEL``).
+kernels are all tiny and run once takes the cheaper light pipeline instead (``LIGHT_PASSES``).
 
 Vector width. On a CPU with AVX-512 the kernels can compute on 512-bit vectors (16 floats, 8
 doubles) or on 256-bit ones, and LLVM's own choice is a tuning flag of the CPU model, not a
@@ -75,12 +75,18 @@ BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux's: a new random id at every
 _remembered: tuple[str, str, str] | None = None  # the memo's description, once read
 
 # The light pipeline, for a function where vectorization and scheduling cannot matter (every
-# kernel tiny and run once: ``backend.light``): LLVM's O2 function passes without the unroller
-# and the SLP vectorizer, and machine code at LLVM's level 1 (cheaper instruction selection and
-# register allocation). On the suite's tiny functions it takes about a third less compile CPU
-# than O3 (docs/performance.md, "The light pipeline").
-LIGHT_SPEED_LEVEL = 2
-LIGHT_LOOP_VECTORIZATION = False
+# kernel tiny and run once: ``backend.light``): a short list of LLVM's passes instead of an
+# O-level pipeline, and machine code at LLVM's level 1 (cheaper instruction selection and
+# register allocation). O2 without its vectorizers spent about 10 ms on each of the tests'
+# tiny modules, nearly all of it a fixed cost per pass and function; the list takes about
+# half of that, and these functions' calls run as fast as O2's within the noise
+# (docs/performance.md, "The light pipeline, round 2"). Each kernel is inlined into the entry
+# that calls it once (as O2 would: fewer functions to emit, no calls); SROA makes registers of
+# the stack slots that fit; instcombine folds the emitter's constant strides and offsets
+# (``i * 1 + 0``); simplifycfg merges straight-line blocks, and instcombine folds what that
+# exposes. Machine code at level 0 (fast selection and register allocation) would halve the
+# rest but runs the math library's chains 2-5x slower. Both are in ``backend.fingerprint()``.
+LIGHT_PASSES = ("always_inliner", "sroa", "instruction_combine", "simplify_cfg", "instruction_combine")
 LIGHT_CODEGEN_OPT = 1
 
 
@@ -196,12 +202,22 @@ def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine | None = None, unrol
              light: bool = False) -> None:
     """Run LLVM's O3 pipeline with loop and SLP vectorization, in place; ``unroll=False``
     leaves out the loop unroller (see ``backend.TINY_WORK``); ``light`` runs the light
-    pipeline instead (``LIGHT_SPEED_LEVEL``, no unroller, no SLP vectorizer)."""
+    pipeline's passes instead (``LIGHT_PASSES``)."""
     tm = tm or host_target_machine()
-    pto = llvm.create_pipeline_tuning_options(speed_level=LIGHT_SPEED_LEVEL if light else 3)
-    pto.loop_vectorization = LIGHT_LOOP_VECTORIZATION if light else True
-    pto.slp_vectorization = not light
-    pto.loop_unrolling = unroll and not light
+    if light:
+        for fn in module.functions:  # the kernels, each called once from the entry
+            if (fn.linkage == llvm.Linkage.internal and not fn.is_declaration
+                    and b"noinline" not in set(fn.attributes)):
+                fn.add_function_attribute("alwaysinline")
+        pm = llvm.create_new_module_pass_manager()
+        for name in LIGHT_PASSES:
+            getattr(pm, f"add_{name}_pass")()
+        pm.run(module, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
+        return
+    pto = llvm.create_pipeline_tuning_options(speed_level=3)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = unroll
     builder = llvm.create_pass_builder(tm, pto)
     builder.getModulePassManager().run(module, builder)
 

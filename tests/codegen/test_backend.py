@@ -190,6 +190,30 @@ def test_a_function_jitted_anew_takes_its_code_from_the_memo(monkeypatch):
     assert len(compiled) == 3
 
 
+def test_the_light_pipeline_inlines_its_kernels():
+    """The light pipeline (target.LIGHT_PASSES, not an O-level one) inlines a tiny function's
+    kernels into its entry, as O2 did; the results are NumPy's, special values included."""
+    from jitcore.codegen.cpu import backend
+
+    x = np.array([[0.5, -1.0, np.inf, 2.0], [np.nan, 0.0, -0.0, 3.0]], dtype=np.float32)
+
+    def softmax(a):
+        e = jnp.exp(a - a.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    f = jitcore.jit(softmax, cache=False)
+    with np.errstate(invalid="ignore"):
+        want = np.exp(x - x.max(axis=1, keepdims=True))
+        want = want / want.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(f(x), want, rtol=1e-6, atol=1e-7)
+    plan = next(iter(f._cache.values())).plan
+    assert f"!{backend.LIGHT_METADATA} =" in plan.llvm_ir
+    assert plan.llvm_ir.count("\ndefine ") > 1  # a kernel function per kernel, before LLVM
+    defined = [line for line in plan.optimized_llvm_ir.splitlines()
+               if line.startswith("define ") and "available_externally" not in line]
+    assert len(defined) == 1, defined  # the entry alone
+
+
 def test_the_light_pipeline_is_for_tiny_functions_without_loops(monkeypatch):
     """A function whose kernels are all tiny and run once is compiled light (named in its IR,
     its assembly emitted as it was compiled); a larger one, or a tiny kernel in a loop, keeps
