@@ -321,12 +321,29 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))  # static length: unrolled while tracing
 
     def __array__(self, dtype=None, copy=None):
+        if isinstance(_numpy_caller(), np.vectorize):
+            raise TracerConversionError(
+                f"numpy.vectorize is not supported under jit (at {user_location()}): it calls the "
+                "Python function once per element, on NumPy values, which a traced array has not "
+                "got yet. Write the function with array operations (numpy.where(cond, a, b) for "
+                "an if/else; numpy.piecewise), or call the vectorized function outside the "
+                "jitted one.")
         raise TracerConversionError(
             f"np.asarray() of {self!r} while tracing {self.owner_trace.function_name}() at "
             f"{user_location()}: a traced value has a shape and dtype but no data yet, so it "
             "cannot become a NumPy array. Use jitcore.numpy (or NumPy functions jitcore "
             "supports) on it, or compute the array outside the jitted function."
         )
+
+
+def _numpy_caller():
+    """The object whose NumPy method, called from the user's code, asked for a NumPy array
+    (``np.vectorize(f)(x)``), or None."""
+    frame, asker = sys._getframe(2), None
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        asker = frame.f_locals.get("self", asker)
+        frame = frame.f_back
+    return asker
 
 
 def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
