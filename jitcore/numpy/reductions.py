@@ -27,6 +27,7 @@ from jitcore.errors import (
     JitOverflowError,
     JitTypeError,
     JitValueError,
+    JitZeroDivisionError,
     UnsupportedError,
 )
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
@@ -500,8 +501,8 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 @implements(np.average)
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """NumPy's average: the mean, or ``sum(a * w) / sum(w)`` in ``result_type(a, w)`` (float64
-    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). A zero sum
-    of weights gives inf/NaN here where NumPy raises ZeroDivisionError (it needs the data)."""
+    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). Weights
+    that sum to zero raise NumPy's ZeroDivisionError (``JitZeroDivisionError``) from the call."""
     if not traced(a, weights):
         return np.average(a, axis, weights, returned, keepdims=keepdims)
     trace = prims.find_trace(a, weights)
@@ -530,6 +531,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                               if w.shape != a.shape else prims.convert(w, result), axis, keepdims, result)
         total = prims.reduction("sum", prims.ufunc(np.multiply, prims.convert(a, result),
                                                    prims.convert(w, result)), axis, keepdims, result)
+        _raise_if_zero_weights(scl)
         avg = prims.numpy_scalar(prims.ufunc)(np.true_divide, total, scl)
     if not returned:
         return avg
@@ -788,6 +790,17 @@ def _data_edges(trace, a: Tracer, bins):
         last = prims.where(same, prims.ufunc(np.add, last, half), last)
     edges = linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
     return edges, first, last
+
+
+def _raise_if_zero_weights(scl: Tracer) -> None:
+    """NumPy's ZeroDivisionError where some sum of weights is zero, raised by the call."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(_):
+        raise JitZeroDivisionError("Weights sum to zero, can't be normalized")
+
+    cond(np.any(scl == 0), lambda: debug_callback(fail, np.any(scl == 0)), lambda: None)
 
 
 def _raise_if_not_finite(first: Tracer, last: Tracer) -> None:

@@ -258,6 +258,11 @@ def first_of_duplicates(x):
     return s, first, first.sum()
 
 
+def binned_sums(x, X):
+    return (np.add.reduceat(x, [0, 3, 3, 7]), np.maximum.reduceat(X, [0, 2], axis=1),
+            np.multiply.reduceat(x > 0, [1, 0]))
+
+
 def apply_along_rows(X):
     return np.apply_along_axis(lambda r: r.max() - r.min(), 1, X), np.apply_along_axis(np.cumsum, 0, X)
 
@@ -341,6 +346,15 @@ PROGRAMS = {
     "iqr_outliers": (iqr_outliers, (), TIGHT, [(np.append(normal(12), 15.0),)]),
     "first_of_duplicates": (first_of_duplicates, (), EXACT, [(np.array([3, 1, 2, 3, 1, 5]),)]),
     "apply_along_rows": (apply_along_rows, (), TIGHT, [(normal(3, 4),)]),
+    "binned_sums": (
+        binned_sums,
+        (),
+        TIGHT,
+        [
+            (normal(9), normal(2, 5)),
+            (np.arange(9, dtype=np.int8), np.arange(10, dtype=np.uint16).reshape(2, 5)),
+        ],
+    ),
     "ramp_edges": (
         ramp_edges, (), EXACT, [(RNG.integers(0, 256, (3, 4)).astype(np.uint8),), (normal(2, 2),)]
     ),
@@ -437,6 +451,15 @@ def test_histogram_edges_computed_in_the_function_are_checked_when_it_runs():
         f(x, np.array([0.0, 2.0, 1.0]))  # NumPy's ValueError, from the call
 
 
+def test_weights_that_sum_to_zero_raise_numpys_error_from_the_call():
+    f = jc.jit(lambda x, w: np.average(x, axis=0, weights=w))
+    x = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(f(x, np.array([1.0, 0.0, 1.0])), np.average(x, axis=0, weights=[1, 0, 1]))
+    with pytest.raises(jc.JitZeroDivisionError, match="Weights sum to zero"):
+        f(x, np.array([1.0, -1.0, 0.0]))
+    assert issubclass(jc.JitZeroDivisionError, ZeroDivisionError)  # NumPy's class, for except
+
+
 def test_the_pieces_of_a_stack_fuse_into_its_concatenation():
     # Each slice of y used to be copied before the concatenation read it: a reshape view (the
     # new axis) stood between them. Now one kernel makes the stack (y recomputed inside) and
@@ -492,6 +515,18 @@ REFUSED = {
         (normal(5),),
         jc.UnsupportedError,
         "histogram_bin_edges with bins='auto'",
+    ),
+    "np.kaiser with a traced beta": (
+        lambda b: np.kaiser(5, b),
+        (8.6,),
+        jc.TracerConversionError,
+        r"numpy.kaiser\(\) is not compiled for traced arguments",
+    ),
+    "np.add.reduceat at traced indices": (
+        lambda x, i: np.add.reduceat(x, i),
+        (normal(4), np.array([0, 2])),
+        jc.UnsupportedError,
+        "static indices",
     ),
     "np.insert at a traced index": (
         lambda x, i: np.insert(x, i, 0.0),
