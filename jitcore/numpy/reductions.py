@@ -408,17 +408,30 @@ nanmin = _nan_extreme(np.nanmin, "min")
 
 def _nan_arg(np_fn, kind):
     """``nanargmax``/``nanargmin``: NaN as -inf (+inf), then argmax, as NumPy computes it. A
-    slice of NaNs only, where NumPy raises ValueError, gives that slice's first index (0): the
-    check needs the data, which the compiled function cannot raise on (documented)."""
+    slice of NaNs only raises NumPy's ValueError (``JitValueError``) from the call."""
     def fn(a, axis=None, out=None, *, keepdims=False):
         if not isinstance(a, Tracer):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims)
-        filled, _ = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        if mask is not None and a.size:
+            _raise_if_all_nan(mask, axis)
         return _argreduce(kind, filled, axis, out, keepdims)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
     return fn
+
+
+def _raise_if_all_nan(mask: Tracer, axis) -> None:
+    """NumPy's ValueError where a slice holds NaN only, raised by the call."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(_):
+        raise JitValueError("All-NaN slice encountered")
+
+    all_nan = np.any(np.all(mask, axis=axis))
+    cond(all_nan, lambda: debug_callback(fail, all_nan), lambda: None)
 
 
 nanargmax = _nan_arg(np.nanargmax, "max")

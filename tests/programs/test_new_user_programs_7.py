@@ -451,6 +451,14 @@ def test_histogram_edges_computed_in_the_function_are_checked_when_it_runs():
         f(x, np.array([0.0, 2.0, 1.0]))  # NumPy's ValueError, from the call
 
 
+def test_an_all_nan_slice_to_nanargmax_raises_numpys_error_from_the_call():
+    f = jc.jit(lambda x: (np.nanargmax(x, axis=1), np.nanargmin(x)))
+    x = np.array([[1.0, np.nan], [np.nan, 0.5]])
+    np.testing.assert_array_equal(f(x)[0], [0, 1])
+    with pytest.raises(jc.JitValueError, match="All-NaN slice encountered"):
+        f(np.array([[1.0, np.nan], [np.nan, np.nan]]))
+
+
 def test_weights_that_sum_to_zero_raise_numpys_error_from_the_call():
     f = jc.jit(lambda x, w: np.average(x, axis=0, weights=w))
     x = np.arange(6.0).reshape(3, 2)
