@@ -20,6 +20,7 @@ _API = {
     "debug_callback": "debugging", "debug_print": "debugging",
     "ConcretizationError": "errors", "JitAxisError": "errors",
     "JitOverflowError": "errors", "JitTypeError": "errors", "JitValueError": "errors",
+    "JitZeroDivisionError": "errors",
     "JitcoreError": "errors", "TracerConversionError": "errors", "UnsupportedError": "errors",
     "cache_clear": "disk_cache", "profile": "profiler",
     "DeviceArray": "cuda", "device_put": "cuda",

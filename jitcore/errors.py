@@ -10,7 +10,8 @@ from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationErr
 
 __all__ = [
     "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError",
-    "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "LoopStepError", "ParseError",
+    "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "JitZeroDivisionError",
+    "LoopStepError", "ParseError",
     "StaticArgumentError", "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
@@ -53,6 +54,11 @@ class JitAxisError(JitTypeError, np.exceptions.AxisError):
 class JitOverflowError(JitTypeError, OverflowError):
     """A Python int out of the range of the integer dtype it meets (NumPy 2's OverflowError:
     ``np.ones(3, np.int8) + 1000``)."""
+
+
+class JitZeroDivisionError(JitTypeError, ZeroDivisionError):
+    """A division NumPy refuses with ZeroDivisionError, found when the function runs
+    (``np.average`` with weights that sum to zero)."""
 
 
 class ConfigError(JitcoreError, ValueError):

@@ -321,12 +321,44 @@ class Tracer:
         return (self[i] for i in range(self.shape[0]))  # static length: unrolled while tracing
 
     def __array__(self, dtype=None, copy=None):
+        asker, function = _numpy_caller()
+        if isinstance(asker, np.vectorize):
+            raise TracerConversionError(
+                f"numpy.vectorize is not supported under jit (at {user_location()}): it calls the "
+                "Python function once per element, on NumPy values, which a traced array has not "
+                "got yet. Write the function with array operations (numpy.where(cond, a, b) for "
+                "an if/else; numpy.piecewise), or call the vectorized function outside the "
+                "jitted one.")
+        if function is not None:
+            raise TracerConversionError(
+                f"{function}() is not compiled for traced arguments (at {user_location()}): it "
+                f"turns {self!r} into a NumPy array, which a traced value has not got yet (it "
+                "has a shape and dtype, no data). Pass it static values, or call it outside the "
+                "jitted function.")
         raise TracerConversionError(
             f"np.asarray() of {self!r} while tracing {self.owner_trace.function_name}() at "
             f"{user_location()}: a traced value has a shape and dtype but no data yet, so it "
             "cannot become a NumPy array. Use jitcore.numpy (or NumPy functions jitcore "
             "supports) on it, or compute the array outside the jitted function."
         )
+
+
+_NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
+
+
+def _numpy_caller():
+    """Who asked for a NumPy array, seen from the user's code: the object whose method it
+    called (``np.vectorize(f)(x)``), or None; and the NumPy function it called when that is
+    Python code of NumPy's (``numpy.kaiser``), or None."""
+    frame, asker, outer = sys._getframe(2), None, None
+    while frame is not None and not is_user_file(frame.f_code.co_filename):
+        asker, outer = frame.f_locals.get("self", asker), frame
+        frame = frame.f_back
+    if outer is None or not os.path.abspath(outer.f_code.co_filename).startswith(_NUMPY_DIR):
+        return asker, None
+    module = outer.f_globals.get("__name__", "numpy")
+    public = "numpy" if module.startswith("numpy.lib") or module.startswith("numpy._core") else module
+    return asker, f"{public}.{outer.f_code.co_qualname}"
 
 
 def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:

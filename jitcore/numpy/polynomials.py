@@ -17,7 +17,7 @@ from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, user_location
 
-__all__ = ["poly", "polyadd", "polyder", "polyfit", "polyint", "polymul", "polysub", "roots"]
+__all__ = ["poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "roots"]
 
 
 def _1d(a, like: Tracer) -> Tracer:
@@ -62,6 +62,37 @@ def polymul(a1, a2):
         return np.polymul(a1, a2)
     like = a1 if isinstance(a1, Tracer) else a2
     return np.convolve(_1d(a1, like), _1d(a2, like))
+
+
+@implements(np.polydiv)
+def polydiv(u, v):
+    """Quotient and remainder of ``u / v``, NumPy's long division step by step (each quotient
+    coefficient ``r[k] / v[0]`` taken as ``r[k] * (1 / v[0])``, then ``d * v`` subtracted from
+    ``r[k:k + len(v)]``). The lengths are static: the quotient has ``max(len(u) - len(v) + 1,
+    1)`` coefficients, the remainder ``max(len(v) - 1, 1)`` (its degree's; ``u`` whole when
+    ``u`` is the shorter). NumPy then strips every leading remainder coefficient within 1e-8
+    of 0, a length chosen by the data: an exact division gives ``[0.]`` there and
+    ``len(v) - 1`` zeros here (the same polynomial: ``np.polyval`` agrees)."""
+    if not traced(u, v):
+        return np.polydiv(u, v)
+    like = u if isinstance(u, Tracer) else v
+    u, v = _1d(u, like) + 0.0, _1d(v, like) + 0.0
+    if u.ndim != 1 or v.ndim != 1:
+        raise ValueError(f"numpy.polydiv takes 1-d coefficient arrays (at {user_location()})")
+    dtype = np.result_type(u.dtype, v.dtype)
+    u, v = prims.convert(u, dtype), prims.convert(v, dtype)
+    m, n = u.shape[0] - 1, v.shape[0] - 1
+    scale = 1.0 / v[0]
+    r = u
+    q = []
+    for k in range(m - n + 1):
+        d = scale * r[k]
+        q.append(d)
+        parts = [r[:k], r[k:k + n + 1] - d * v, r[k + n + 1:]]
+        r = np.concatenate([p for p in parts if p.shape[0]])
+    if not q:
+        return np.zeros(1, dtype), r
+    return np.stack(q), r[m + 1 - max(n, 1):]
 
 
 @implements(np.polyder)

@@ -27,6 +27,7 @@ from jitcore.errors import (
     JitOverflowError,
     JitTypeError,
     JitValueError,
+    JitZeroDivisionError,
     UnsupportedError,
 )
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
@@ -36,8 +37,8 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
-           "cumprod", "cumsum", "histogram", "histogram2d", "histogramdd", "max", "mean", "min",
-           "nanargmax", "nanargmin",
+           "cumprod", "cumsum", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd",
+           "max", "mean", "min", "nanargmax", "nanargmin",
            "nanmax", "nanmean", "nanmin", "nanprod", "nanstd", "nansum", "nanvar", "prod", "std",
            "sum", "var"]
 
@@ -407,17 +408,30 @@ nanmin = _nan_extreme(np.nanmin, "min")
 
 def _nan_arg(np_fn, kind):
     """``nanargmax``/``nanargmin``: NaN as -inf (+inf), then argmax, as NumPy computes it. A
-    slice of NaNs only, where NumPy raises ValueError, gives that slice's first index (0): the
-    check needs the data, which the compiled function cannot raise on (documented)."""
+    slice of NaNs only raises NumPy's ValueError (``JitValueError``) from the call."""
     def fn(a, axis=None, out=None, *, keepdims=False):
         if not isinstance(a, Tracer):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims)
-        filled, _ = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf)
+        if mask is not None and a.size:
+            _raise_if_all_nan(mask, axis)
         return _argreduce(kind, filled, axis, out, keepdims)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
     return fn
+
+
+def _raise_if_all_nan(mask: Tracer, axis) -> None:
+    """NumPy's ValueError where a slice holds NaN only, raised by the call."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(_):
+        raise JitValueError("All-NaN slice encountered")
+
+    all_nan = np.any(np.all(mask, axis=axis))
+    cond(all_nan, lambda: debug_callback(fail, all_nan), lambda: None)
 
 
 nanargmax = _nan_arg(np.nanargmax, "max")
@@ -500,8 +514,8 @@ def count_nonzero(a, axis=None, *, keepdims=False):
 @implements(np.average)
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     """NumPy's average: the mean, or ``sum(a * w) / sum(w)`` in ``result_type(a, w)`` (float64
-    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). A zero sum
-    of weights gives inf/NaN here where NumPy raises ZeroDivisionError (it needs the data)."""
+    at least for integer ``a``); ``returned`` adds the sum of weights (or the count). Weights
+    that sum to zero raise NumPy's ZeroDivisionError (``JitZeroDivisionError``) from the call."""
     if not traced(a, weights):
         return np.average(a, axis, weights, returned, keepdims=keepdims)
     trace = prims.find_trace(a, weights)
@@ -530,6 +544,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
                               if w.shape != a.shape else prims.convert(w, result), axis, keepdims, result)
         total = prims.reduction("sum", prims.ufunc(np.multiply, prims.convert(a, result),
                                                    prims.convert(w, result)), axis, keepdims, result)
+        _raise_if_zero_weights(scl)
         avg = prims.numpy_scalar(prims.ufunc)(np.true_divide, total, scl)
     if not returned:
         return avg
@@ -597,15 +612,16 @@ def _static_range(bounds, api: str):
 
 @implements(np.histogram)
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    """NumPy's histogram with static bins: an array of edges, or a count with ``range=`` (static
-    edges) or without it (edges from the data's min and max, computed as NumPy does, in the
-    compiled code). Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also
+    """NumPy's histogram with bins: an array of edges (static, or computed in the function:
+    NumPy's ValueError from the call if they decrease), or a static count with ``range=``
+    (static edges) or without it (edges from the data's min and max, computed as NumPy does,
+    in the compiled code). Bin i holds ``edges[i] <= x < edges[i + 1]``, the last bin also
     ``x == edges[-1]``; values outside (and NaN) are left out. Returns ``(hist, edges)``. Where
-    NumPy raises because the data's range is not finite (NaN or inf in ``a``, no ``range=``),
-    the compiled code gives NaN or inf edges and counts only the values between them."""
-    if not traced(a, weights):
+    the data's range is not finite (NaN or inf in ``a``, no ``range=``), the call raises
+    NumPy's ValueError (``JitValueError``)."""
+    if not traced(a, weights, bins):
         return np.histogram(a, bins, range, density, weights)
-    trace = prims.find_trace(a, weights)
+    trace = prims.find_trace(a, weights, bins)
     a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
     if a.dtype.kind == "c":
         raise UnsupportedError(f"numpy.histogram of complex numbers is not supported under jit "
@@ -616,6 +632,9 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
         edges, first, last = _data_edges(trace, a, bins)
         n = edges.shape[0] - 1
         inner = edges[1:-1]
+    elif isinstance(bins, Tracer):  # edges computed in the function: checked when it runs
+        edges = _traced_edges(bins)
+        first, last, n, inner = edges[0], edges[-1], edges.shape[0] - 1, edges[1:-1]
     else:
         edges, first, last = _histogram_edges(a, bins, range)
         n = len(edges) - 1
@@ -655,8 +674,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
     'right')``, a value on the last edge in the last bin, values outside (and NaN) left out;
     the counts (or summed ``weights``) as float64, ``density`` divided by the bin volumes.
     ``sample`` is an ``(N, D)`` array or a sequence of D arrays of length N. Returns
-    ``(hist, [edges, ...])``. Without ``range`` NumPy raises for NaN or inf data; the compiled
-    code gives NaN or inf edges instead."""
+    ``(hist, [edges, ...])``. Without ``range``, NaN or inf data raise NumPy's ValueError
+    (``JitValueError``) from the call."""
     columns = list(sample) if isinstance(sample, (list, tuple)) else [sample]
     if not traced(*columns, weights):
         return np.histogramdd(sample, bins, range, density, weights)
@@ -777,6 +796,7 @@ def _data_edges(trace, a: Tracer, bins):
     else:
         first = prims.convert(prims.reduction("min", a), bin_type)
         last = prims.convert(prims.reduction("max", a), bin_type)
+        _raise_if_not_finite(first, last)
         same = prims.ufunc(np.equal, first, last)
         half = np.asarray(0.5, bin_type)
         first = prims.where(same, prims.ufunc(np.subtract, first, half), first)
@@ -785,10 +805,76 @@ def _data_edges(trace, a: Tracer, bins):
     return edges, first, last
 
 
-def _histogram_edges(a, bins, range):
+def _raise_if_zero_weights(scl: Tracer) -> None:
+    """NumPy's ZeroDivisionError where some sum of weights is zero, raised by the call."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(_):
+        raise JitZeroDivisionError("Weights sum to zero, can't be normalized")
+
+    cond(np.any(scl == 0), lambda: debug_callback(fail, np.any(scl == 0)), lambda: None)
+
+
+def _raise_if_not_finite(first: Tracer, last: Tracer) -> None:
+    """NumPy's ValueError when the data's range (NaN or inf in them, no ``range=``) is not
+    finite, raised by the call: a callback on the branch taken only then."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(lo, hi):
+        raise JitValueError(f"autodetected range of [{lo}, {hi}] is not finite (give range= "
+                            "to leave NaN and inf out of the bins)")
+
+    bad = ~(np.isfinite(first) & np.isfinite(last))
+    cond(bad, lambda: debug_callback(fail, first, last), lambda: None)
+
+
+def _traced_edges(bins: Tracer) -> Tracer:
+    """Traced bin edges (a 1-d array of static length), with NumPy's ValueError raised by the
+    call where they decrease."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    if bins.ndim != 1:
+        raise ValueError(f"`bins` must be 1d, when an array (at {user_location()})")
+    if bins.dtype.kind in "cb":
+        raise UnsupportedError(f"numpy.histogram with {bins.dtype} edges is not supported under "
+                               f"jit (at {user_location()})")
+
+    def fail(_):
+        raise JitValueError("`bins` must increase monotonically, when an array")
+
+    cond(np.any(bins[:-1] > bins[1:]), lambda: debug_callback(fail, bins[0]), lambda: None)
+    return bins
+
+
+@implements(np.histogram_bin_edges)
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """The edges ``histogram`` would use (see there): static ones for edges or a count with
+    ``range=``, computed from the data's min and max otherwise (NumPy's ValueError, raised by
+    the call, where those are not finite). ``weights`` matter only to the string estimators,
+    which are not compiled."""
+    if not traced(a, weights, bins):
+        return np.histogram_bin_edges(a, bins, range, weights)
+    if isinstance(bins, Tracer):
+        return _traced_edges(bins)
+    trace = prims.find_trace(a, weights)
+    a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.histogram_bin_edges of complex numbers is not supported "
+                               f"under jit (at {user_location()})")
+    if a.dtype.kind == "b":
+        a = prims.convert(a, np.dtype(np.uint8))
+    if range is None and np.ndim(bins) == 0 and not isinstance(bins, (str, Tracer)):
+        return _data_edges(trace, a, bins)[0]
+    return prims.constant(trace, _histogram_edges(a, bins, range, "numpy.histogram_bin_edges")[0])
+
+
+def _histogram_edges(a, bins, range, api: str = "numpy.histogram"):
     """NumPy's bin edges for static ``bins``/``range``, and the outer edges values are kept by."""
     if isinstance(bins, str):
-        raise UnsupportedError(f"numpy.histogram with bins={bins!r} (edges chosen from the data) "
+        raise UnsupportedError(f"{api} with bins={bins!r} (edges chosen from the data) "
                                f"is not supported under jit (at {user_location()}); give a count "
                                "(with or without range=), or the edges")
     if isinstance(bins, Tracer):

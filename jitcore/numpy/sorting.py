@@ -144,23 +144,55 @@ def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
     return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)
 
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")  # also with a traced lane length
+# NumPy's continuous Hyndman & Fan methods: (alpha, beta) of the virtual index
+# n q + alpha + q (1 - alpha - beta) - 1.
+_ALPHA_BETA = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5), "weibull": (0.0, 0.0),
+               "median_unbiased": (1 / 3.0, 1 / 3.0), "normal_unbiased": (3 / 8.0, 3 / 8.0)}
+_ALL_METHODS = (*_METHODS, "inverted_cdf", "averaged_inverted_cdf", "closest_observation",
+                *_ALPHA_BETA)
 
 
 def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
     """NumPy's neighbours and interpolation weight (None: take, no interpolation) for quantile
-    ``q`` of ``n`` sorted values, as its ``_get_indexes`` and ``_get_gamma`` compute them: past
-    the last position both neighbours are the last value and the weight is counted from -1, so
-    an infinite last value interpolates to NaN there, as in NumPy."""
-    virtual = (n - 1) * q
+    ``q`` of ``n`` sorted values, as its ``_QuantileMethods``, ``_get_indexes`` and
+    ``_get_gamma`` compute them: past the last position both neighbours are the last value and
+    the weight is counted from -1 (an infinite last value interpolates to NaN there, as in
+    NumPy); before the first, both are the first."""
+    q = np.float64(q)
     if method in ("lower", "higher", "nearest"):
-        i = int({"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](virtual))
+        i = int({"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method]((n - 1) * q))
         return i, i, None
-    below = -1 if virtual >= n - 1 else int(np.floor(virtual))
-    gamma = virtual - below
+    if method in ("inverted_cdf", "closest_observation"):  # a discrete step, clipped at 0
+        index = n * q - 1 - (0.5 if method == "closest_observation" else 0.0)
+        below = np.floor(index)
+        at_below = index - below == 0
+        if method == "closest_observation":
+            at_below = at_below and below % 2 == 1
+        i = max(int(below if at_below else below + 1), 0)
+        return i, i, None
+    if method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    elif method == "averaged_inverted_cdf":
+        virtual = n * q - 1
+    elif method == "midpoint":
+        virtual = 0.5 * (np.floor((n - 1) * q) + np.ceil((n - 1) * q))
+    else:
+        virtual = (n - 1) * q
+    if virtual >= n - 1:
+        below, above = -1, -1
+    elif virtual < 0:
+        below, above = 0, 0
+    else:
+        below = int(np.floor(virtual))
+        above = below + 1
+    gamma = float(virtual - below)
     if method == "midpoint":
-        gamma = 0.0 if gamma == 0 else 0.5
-    return below % n, (below + 1) % n if below >= 0 else n - 1, gamma
+        gamma = 0.0 if virtual % 1 == 0 else 0.5
+    elif method == "averaged_inverted_cdf":
+        gamma = 0.5 if gamma == 0 else 1.0
+    return below % n, above % n, gamma
 
 
 def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
@@ -174,9 +206,9 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
 
 
 def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
-    if method not in _METHODS:
+    if method not in _ALL_METHODS:
         raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
-                               f"the methods are {', '.join(_METHODS)} (at {user_location()})")
+                               f"the methods are {', '.join(_ALL_METHODS)} (at {user_location()})")
     # NumPy's result dtype (a Python float q is weak) and its errors (bool, complex) from the
     # same call on two values.
     try:
@@ -210,8 +242,8 @@ def _check_q(q: np.ndarray, name: str) -> None:
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
     """``numpy.quantile`` for a constant ``q``: a compiled sort, then NumPy's neighbours and
-    interpolation (methods linear, lower, higher, nearest, midpoint); a lane holding NaN
-    gives NaN."""
+    interpolation (every method of NumPy's; ``nanquantile`` takes linear, lower, higher,
+    nearest and midpoint); a lane holding NaN gives NaN."""
     if not traced(a, q):
         return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                            method=method, keepdims=keepdims, weights=weights)

@@ -211,6 +211,7 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
     elif where is not True:
         kwargs["where"] = where  # refused below, named in the message
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
+    structural = ("axis", "dtype") if method == "reduceat" else structural
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
         structural += ("initial", "where")
     if any(k not in structural and not _is_default_ufunc_kwarg(k, v) for k, v in kwargs.items()):
@@ -252,10 +253,42 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=axis, dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
         return _ufunc_outer(ufunc, *inputs)
+    if method == "reduceat" and ufunc in _UFUNC_REDUCTIONS:
+        return _ufunc_reduceat(ufunc, *inputs, **kwargs)
     if method == "at" and ufunc in UFUNCS and ufunc.signature is None:
         return _ufunc_at(ufunc, *inputs)
     spelled = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
     raise UnsupportedError(f"{spelled} has no jitcore lowering yet (called at {user_location()})")
+
+
+def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
+    """``ufunc.reduceat(a, indices, axis)`` for static ``indices``: piece k is ``ufunc.reduce``
+    of ``a[indices[k]:indices[k + 1]]`` along ``axis`` (to the end for the last), or
+    ``a[indices[k]]`` where the next index is not larger; NumPy's result dtype."""
+    if isinstance(indices, Tracer) or prims.holds_tracer(indices):
+        raise UnsupportedError(f"numpy.{ufunc.__name__}.reduceat under jit takes static indices (at "
+                               f"{user_location()}): they set the result's length")
+    a = prims.array_operand(a)
+    if not isinstance(a, Tracer):
+        a = prims.constant(prims.find_trace(indices), np.asarray(a))
+    at = np.asarray(indices)
+    if at.ndim != 1 or at.dtype.kind not in "iu":
+        raise JitTypeError(f"numpy.{ufunc.__name__}.reduceat takes a 1-d array of integer indices "
+                           f"(at {user_location()})")
+    (axis,) = prims.normalize_axes(axis, a.ndim, f"{ufunc.__name__}.reduceat")
+    n = a.shape[axis]
+    out_dtype = ufunc.reduceat(np.zeros(1, a.dtype), [0], dtype=dtype).dtype  # NumPy's
+    pieces = []
+    for k, i in enumerate(at.tolist()):
+        if not 0 <= i < n:
+            raise IndexError(f"index {i} out-of-bounds in {ufunc.__name__}.reduceat [0, {n})")
+        end = at[k + 1] if k + 1 < len(at) else n
+        cut = [slice(None)] * a.ndim
+        cut[axis] = slice(i, max(int(end), i + 1))
+        pieces.append(ufunc.reduce(a[tuple(cut)], axis=axis, dtype=out_dtype, keepdims=True))
+    if not pieces:
+        raise JitValueError(f"numpy.{ufunc.__name__}.reduceat of no indices (at {user_location()})")
+    return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
 
 
 def _reduce_in_dtype(ufunc, reduce, a, dtype: np.dtype, given: dict):

@@ -91,33 +91,6 @@ def _repro_clip_scalar_bound_zero_tie():
 
 
 
-def _all_nan_slice(arrays, params) -> bool:
-    x = arrays[0]
-    if x.dtype.kind not in "fc" or x.size == 0:
-        return False
-    axis = params.get("axis")
-    try:
-        return bool(_quiet(lambda v: np.isnan(v).all(axis=axis).any(), x))
-    except (ValueError, IndexError):
-        return False
-
-
-# NumPy's nanargmax/nanargmin raise ValueError for a slice of NaNs only; that check needs the
-# data, which a compiled function has only when it runs: jitcore gives that slice index 0
-# (documented in docs/numpy_support.md).
-@bug("nanargmax-all-nan-slice", ("np.nanargmax(x, axis, keepdims)", "np.nanargmin(x, axis, keepdims)"),
-     ["float", "complex"], AssertionError,
-     "np.nanargmax of a slice of NaNs only is 0 under jit; NumPy raises ValueError",
-     inputs=_all_nan_slice)
-def _repro_nanargmax_all_nan_slice():
-    x = np.array([np.nan, np.nan])
-    try:
-        np.nanargmax(x)
-    except ValueError:
-        jc.jit(np.nanargmax)(x)  # returns 0
-        raise AssertionError("jitcore returned an index where NumPy raises ValueError") from None
-
-
 def _nonfinite_beside_negative_zero(arrays, params) -> bool:
     z = np.asarray(arrays[0])
     if z.dtype.kind != "c":

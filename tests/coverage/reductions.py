@@ -264,11 +264,13 @@ NOTES = {
     "np.add.accumulate(x, axis)": "accumulate: add, multiply, maximum, minimum (others: UnsupportedError)",
     "np.nanmax(x, axis, keepdims)": "complex not yet",
     "np.nanmin(x, axis, keepdims)": "complex not yet",
-    "np.nanargmax(x, axis, keepdims)": "a slice of NaNs only gives 0 (NumPy raises ValueError: the "
-                                       "check needs the data)",
-    "np.nanargmin(x, axis, keepdims)": "a slice of NaNs only gives 0 (NumPy raises ValueError)",
-    "np.average(x, axis, weights, returned, keepdims)": "weights summing to 0 give inf/NaN (NumPy "
-                                                        "raises ZeroDivisionError)",
+    "np.nanargmax(x, axis, keepdims)": "a slice of NaNs only raises NumPy's ValueError "
+                                       "(JitValueError) from the call",
+    "np.nanargmin(x, axis, keepdims)": "a slice of NaNs only raises NumPy's ValueError "
+                                       "(JitValueError) from the call",
+    "np.average(x, axis, weights, returned, keepdims)": "weights summing to 0 raise NumPy's "
+                                                        "ZeroDivisionError (JitZeroDivisionError) "
+                                                        "from the call",
     "np.bincount(x, weights, minlength)": "minlength= required under jit (the result's length); a "
                                           "value at or past it, or negative, raises IndexError "
                                           "after the call",

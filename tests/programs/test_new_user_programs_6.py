@@ -803,18 +803,7 @@ REFUSED = {
         jc.JitTypeError,
         "unique",
     ),
-    "np.pad with mode='linear_ramp'": (
-        lambda x: np.pad(x, 1, mode="linear_ramp"),
-        (normal(3),),
-        jc.UnsupportedError,
-        "linear_ramp",
-    ),
-    "np.insert at several indices": (
-        lambda x: np.insert(x, [0, 2], 9.0),
-        (normal(3),),
-        jc.UnsupportedError,
-        "concatenate",
-    ),
+    # np.pad's 'linear_ramp' and np.insert at several indices: compiled since round 7
     "np.poly of a matrix": (lambda A: np.poly(A), (np.eye(2),), jc.UnsupportedError, "eigvals"),
     "np.fft.fft": (lambda x: np.fft.fft(x), (normal(4),), jc.UnsupportedError, "fft"),
 }
