@@ -141,6 +141,23 @@ def test_qr_matches_numpy_with_lapacks_signs(a, mode):
     assert (np.tril(r, -1) == 0).all()
 
 
+def test_blocked_qr_matches_numpy(monkeypatch):
+    """qr in panels (passes/kernelize/decompose.py, ``_blocked_qr``): panels of 4 reflectors
+    from min(m, n) = 8 on, so these take several panels and a narrower last one: tall with
+    Q complete (columns past the reflectors), a batch of wide float32; one compile."""
+    from jitcore.passes.kernelize import decompose
+
+    monkeypatch.setattr(decompose, "BLOCKED_FROM", 8)
+    monkeypatch.setattr(decompose, "BLOCK", 4)
+    rng = np.random.default_rng(4)
+    tall, wide = rng.standard_normal((13, 11)), rng.standard_normal((2, 10, 14)).astype(np.float32)
+    got = jc.jit(lambda t, w: (np.linalg.qr(t, "complete"), np.linalg.qr(w)), cache=False)(tall, wide)
+    for (q, r), (a, mode) in zip(got, ((tall, "complete"), (wide, "reduced"))):
+        want = np.linalg.qr(a, mode)
+        _close(q, want.Q, a * 0 + 1)
+        _close(r, want.R, a)
+
+
 def test_qr_modes_and_errors():
     a = np.arange(12.0).reshape(4, 3)
     with pytest.raises(jc.UnsupportedError, match="raw"):
@@ -273,8 +290,8 @@ def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
 
 # -- on top of the SVD ---------------------------------------------------------------------
 def test_lstsq_matches_numpy():
-    """Full rank through QR (tall: a vector b, wide: a matrix b), rank-deficient through R's
-    SVD (the same compile as the first: only the data differ); one compile each."""
+    """Through the SVD (small ``a``): full rank (tall: a vector b, wide: a matrix b) and
+    rank-deficient (the same compile as the first: only the data differ)."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((6, 4))
     f = jc.jit(lambda a, b: np.linalg.lstsq(a, b))
@@ -301,6 +318,34 @@ def test_lstsq_matches_numpy():
     assert got[2] == want[2] == 3
     x, *_ = jc.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=0.5))(np.diag([1.0, 0.1]), np.ones(2))
     np.testing.assert_array_equal(x, [1.0, 0.0])  # 0.1 is below the cutoff
+
+
+def test_lstsq_through_qr_matches_numpy(monkeypatch):
+    """A tall or square ``a`` from ``LSTSQ_QR_FROM`` columns on: R of the QR of [a | b] and a
+    triangular solve at full rank, R's SVD when rank-deficient (a run-time branch: the same
+    compile); a square a (no residuals) and a matrix b; the blocked QR (4-column panels)."""
+    from jitcore.numpy import decompositions
+    from jitcore.passes.kernelize import decompose
+
+    monkeypatch.setattr(decompositions, "LSTSQ_QR_FROM", 4)
+    monkeypatch.setattr(decompose, "BLOCKED_FROM", 4)
+    monkeypatch.setattr(decompose, "BLOCK", 4)
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((9, 6))
+    f = jc.jit(lambda a, b, c, d: (np.linalg.lstsq(a, b), np.linalg.lstsq(c, d)), cache=False)
+    deficient = a @ np.diag([1.0, 1.0, 0.0, 1.0, 1.0, 1.0])  # the minimum-norm solution, rank 5
+    square, d = rng.standard_normal((5, 5)), rng.standard_normal((5, 2))
+    for matrix, factor in ((a, 32), (deficient, 256)):
+        b = rng.standard_normal(9)
+        got = f(matrix, b, square, d)
+        for mine, (m, rhs) in zip(got, ((matrix, b), (square, d))):
+            want = np.linalg.lstsq(m, rhs)
+            _close(mine[0], want[0], m, factor=factor)
+            _close(mine[3], want[3], m)
+            assert mine[2] == want[2]
+            if want[1].size:
+                _close(mine[1], want[1], m)
+            assert mine[1].shape == ((1,) if m is matrix else (0,))
 
 
 @FEW
