@@ -452,6 +452,11 @@ def _v(e, W: _Matrix, r, c, t) -> Value:
     return e.select(below, W.get(e, r, c), e.select(on, e.const(1.0, t), e.const(0.0, t)))
 
 
+def _fma(e, a, b, c) -> Value:
+    """a * b + c, rounded once (the block updates' inner loops)."""
+    return e.op("math.fma", a, b, c)
+
+
 def _larft(e, k0, b, m: int, t, W: _Matrix, tau: _Matrix, T: _Matrix, y: _Matrix) -> None:
     """T (b x b, upper, in rows k0.. of ``T``) with ``H_k0 ... H_k0+b-1 = I - V T V^T``, as
     LAPACK's ``larft``: ``T[i, i] = tau_i``, ``T[:i, i] = -tau_i T[:i, :i] (V[:, :i]^T v_i)``,
@@ -510,7 +515,7 @@ def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, 
             def col(e, j, _):
                 acc = Y.get(e, row, j)
                 for u in range(n_rows):
-                    acc = _add_f(e, acc, _mul(e, coeffs[u], M.get(e, rows[u], j)))
+                    acc = _fma(e, coeffs[u], M.get(e, rows[u], j), acc)
                 Y.set(e, row, j, acc)
 
             _loop(e, lo, hi, col)
@@ -550,13 +555,13 @@ def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, 
     def update(e, r, _):
         def take(e, first, n_y):
             ys = [e.op("arith.addi", first, _idx(e, u)) for u in range(n_y)]
-            coeffs = [_v(e, W, r, e.op("arith.addi", k0, y), t) for y in ys]
+            coeffs = [e.op("arith.negf", _v(e, W, r, e.op("arith.addi", k0, y), t)) for y in ys]
 
             def col(e, j, _):
-                acc = _mul(e, coeffs[0], Y.get(e, ys[0], j))
-                for u in range(1, n_y):
-                    acc = _add_f(e, acc, _mul(e, coeffs[u], Y.get(e, ys[u], j)))
-                M.set(e, r, j, _sub(e, M.get(e, r, j), acc))
+                acc = M.get(e, r, j)
+                for u in range(n_y):
+                    acc = _fma(e, coeffs[u], Y.get(e, ys[u], j), acc)
+                M.set(e, r, j, acc)
 
             _loop(e, lo, hi, col)
 

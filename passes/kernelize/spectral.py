@@ -22,6 +22,7 @@ from jitcore.passes.kernelize.decompose import (
     _eps,
     _fill,
     _finish,
+    _fma,
     _form_q,
     _householder,
     _identity,
@@ -134,10 +135,6 @@ def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
 
 
 BLOCKED_FROM = 256  # n from which eigh reduces in panels (measured: docs/performance.md)
-
-
-def _fma(e, a, b, c) -> Value:
-    return e.op("math.fma", a, b, c)
 
 
 def _blocked_tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix, Vt: _Matrix,
