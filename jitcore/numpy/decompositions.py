@@ -236,12 +236,13 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 @implements(np.linalg.lstsq)
 def lstsq(a, b, rcond=None):
-    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution through the SVD, the
-    singular values at or below ``rcond`` times the largest dropped (``rcond`` None:
-    ``eps * max(m, n)``), and NumPy's (x, residuals, rank, s). The residuals (squared norms of
-    ``b - a x`` per column) have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,)
-    also for a rank-deficient ``a``, a shape fixed only at run time, so there jitcore still
-    gives the sums."""
+    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
+    or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
+    NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
+    have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,) also for a rank-deficient
+    ``a``, a shape fixed only at run time, so there jitcore still gives the sums. Through the
+    SVD, except a tall or square ``a`` of ``LSTSQ_QR_FROM`` columns or more, chosen from the
+    static shape: through QR (``_least_squares_qr``), which compiles longer and runs faster."""
     if not traced(a, b):
         return np.linalg.lstsq(a, b, rcond)
     trace = prims.find_trace(a, b)

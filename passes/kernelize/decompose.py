@@ -9,6 +9,12 @@ a copy of a zero constant).
 - slogdet: the LU factorisation of ``factor.py`` and NumPy's sign and sum of ``log|u_ii|``.
 - qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
   hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
+  From ``BLOCKED_FROM`` columns on, blocked as ``geqrf``/``orgqr`` (``_blocked_qr``): the
+  reflectors of a panel applied to the rest of the matrix at once, through their compact WY
+  form ``I - V T V^T``, in passes along rows that fold several rows (or reflectors) into each
+  multiply-add: the trailing matrix crosses the caches twice per panel, not twice per
+  reflector. (The products as kernels of their own, unrolled over static panels with GEMMs
+  between them, ran as fast but compiled 5-25x longer: docs/performance.md.)
 
 Sums of products run as ``LANES`` interleaved partial sums (``_sum``). ``_RowLog`` records the
 row transforms of the QR iterations of eigh, svd and eig and applies them in batches.
