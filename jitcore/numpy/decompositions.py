@@ -236,12 +236,13 @@ def matrix_rank(A, tol=None, hermitian=False, *, rtol=None):
 
 @implements(np.linalg.lstsq)
 def lstsq(a, b, rcond=None):
-    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution through the SVD, the
-    singular values at or below ``rcond`` times the largest dropped (``rcond`` None:
-    ``eps * max(m, n)``), and NumPy's (x, residuals, rank, s). The residuals (squared norms of
-    ``b - a x`` per column) have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,)
-    also for a rank-deficient ``a``, a shape fixed only at run time, so there jitcore still
-    gives the sums."""
+    """``numpy.linalg.lstsq``: the minimum-norm least-squares solution, the singular values at
+    or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
+    NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
+    have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,) also for a rank-deficient
+    ``a``, a shape fixed only at run time, so there jitcore still gives the sums. Through the
+    SVD, except a tall or square ``a`` of ``LSTSQ_QR_FROM`` columns or more, chosen from the
+    static shape: through QR (``_least_squares_qr``), which compiles longer and runs faster."""
     if not traced(a, b):
         return np.linalg.lstsq(a, b, rcond)
     trace = prims.find_trace(a, b)
@@ -262,15 +263,18 @@ def lstsq(a, b, rcond=None):
         rcond = np.finfo(a.dtype).eps * max(m, n)
     vector = b.ndim == 1
     rhs = prims.reshape(b, (m, 1)) if vector else b
-    u, s, vh = svd(a, full_matrices=False)
     k = min(m, n)
-    if k:
+    if m >= n >= LSTSQ_QR_FROM:
+        x, rank, s = _least_squares_qr(a, rhs, rcond)
+    elif k:
+        u, s, vh = svd(a, full_matrices=False)
         cutoff = rcond * np.max(s)
         inverse = _inverse_values(s, cutoff)
         rank = np.count_nonzero(s > cutoff)
         projected = inverse[:, None] * _family.matmul(_mT(u), rhs)
         x = _family.matmul(_mT(vh), projected)
     else:
+        s = prims.constant(trace, np.zeros((0,), a.dtype))
         rank = prims.constant(trace, np.zeros((), np.int64))
         x = prims.constant(trace, np.zeros((n, rhs.shape[1]), a.dtype))
     if m > n:
@@ -281,6 +285,38 @@ def lstsq(a, b, rcond=None):
     if vector:
         x = prims.reshape(x, (n,))
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
+
+
+# The least n of a tall or square ``a`` (m >= n) that lstsq solves through QR (below: through
+# the SVD, whose one kernel compiles in about half the time; measured: docs/performance.md)
+LSTSQ_QR_FROM = 256
+
+
+def _least_squares_qr(a, rhs, rcond):
+    """(x, rank, s) for a tall or square ``a`` (m x n) and ``rhs`` (m x r), as LAPACK's
+    ``gelsd`` minus its cost: R of the QR of ``[a | rhs]`` holds a's R and ``c = Q^T rhs``
+    (its first n rows), so Q is never formed; the singular values (returned, and the rank)
+    are R's, those of ``a``. At full rank x solves ``R x = c`` (``solve`` on R: its pivots
+    stay on the diagonal, the eliminations are exact); only a rank-deficient ``a`` pays for
+    R's singular vectors (``x = V diag(1/s) U^T c`` over the kept values; a run-time branch)."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+
+    n = a.shape[1]
+    packed = qr(prims.concatenate([a, rhs], axis=1), mode="r")
+    r, c = packed[:n, :n], packed[:n, n:]
+    s = _singular_values(r)
+    cutoff = rcond * np.max(s)
+    rank = np.count_nonzero(s > cutoff)
+
+    def full_rank(r, c, s, cutoff):
+        return prims.solve(r, c)
+
+    def deficient(r, c, s, cutoff):
+        u, _, vh = svd(r, full_matrices=False)  # R = U diag(s) Vh, the same s as above
+        inverse = _inverse_values(s, cutoff)[:, None]
+        return _family.matmul(_mT(vh), inverse * _family.matmul(_mT(u), c))
+
+    return cond(rank == n, full_rank, deficient, r, c, s, cutoff), rank, s
 
 
 _NORMS = (None, "fro", "nuc", np.inf, -np.inf, 1, -1, 2, -2)

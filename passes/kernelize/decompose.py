@@ -9,6 +9,12 @@ a copy of a zero constant).
 - slogdet: the LU factorisation of ``factor.py`` and NumPy's sign and sum of ``log|u_ii|``.
 - qr: Householder reflectors as LAPACK's ``dlarfg`` makes them (``beta = -sign(alpha) *
   hypot(alpha, |x|)``, so R's signs are LAPACK's), Q accumulated backwards as ``orgqr``.
+  From ``BLOCKED_FROM`` columns on, blocked as ``geqrf``/``orgqr`` (``_blocked_qr``): the
+  reflectors of a panel applied to the rest of the matrix at once, through their compact WY
+  form ``I - V T V^T``, in passes along rows that fold several rows (or reflectors) into each
+  multiply-add: the trailing matrix crosses the caches twice per panel, not twice per
+  reflector. (The products as kernels of their own, unrolled over static panels with GEMMs
+  between them, ran as fast but compiled 5-25x longer: docs/performance.md.)
 
 Sums of products run as ``LANES`` interleaved partial sums (``_sum``). ``_RowLog`` records the
 row transforms of the QR iterations of eigh, svd and eig and applies them in batches.
@@ -439,13 +445,201 @@ def _form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, tau: _Matri
     _loop(e, 0, reflectors, reflector)
 
 
+# -- blocked qr ----------------------------------------------------------------------------
+BLOCKED_FROM = 128  # min(m, n) from which qr runs blocked (measured: docs/performance.md)
+BLOCK = 32  # reflectors per panel of the blocked qr
+UNROLL = 4  # rows (or reflectors) folded into each pass over a row of the block update
+
+
+def _v(e, W: _Matrix, r, c, t) -> Value:
+    """Entry r of reflector c's vector, stored below W's diagonal: 1 on it, 0 above."""
+    on = e.op("arith.cmpi", r, c, result=i1, predicate="eq")
+    below = e.op("arith.cmpi", r, c, result=i1, predicate="ugt")
+    return e.select(below, W.get(e, r, c), e.select(on, e.const(1.0, t), e.const(0.0, t)))
+
+
+def _fma(e, a, b, c) -> Value:
+    """a * b + c, rounded once (the block updates' inner loops)."""
+    return e.op("math.fma", a, b, c)
+
+
+def _larft(e, k0, b, m: int, t, W: _Matrix, tau: _Matrix, T: _Matrix, y: _Matrix) -> None:
+    """T (b x b, upper, in rows k0.. of ``T``) with ``H_k0 ... H_k0+b-1 = I - V T V^T``, as
+    LAPACK's ``larft``: ``T[i, i] = tau_i``, ``T[:i, i] = -tau_i T[:i, :i] (V[:, :i]^T v_i)``,
+    the products ``V[:, :i]^T v_i`` gathered a row of V at a time into ``y``."""
+    zero = e.const(0.0, t)
+
+    def column(e, i, _):
+        c = e.op("arith.addi", k0, i)
+        _loop(e, 0, i, lambda e, j, _: y.set(e, j, zero))
+
+        def gather(e, r, _):
+            vr = _v(e, W, r, c, t)
+            def add(e, j, _):
+                y.set(e, j, _add_f(e, y.get(e, j), _mul(e, W.get(e, r, e.op("arith.addi", k0, j)), vr)))
+
+            _loop(e, 0, i, add)
+
+        _loop(e, c, m, gather)
+        h = tau.get(e, c)
+
+        def entry(e, j, _):
+            s = _sum(e, j, i, lambda e, p: _mul(e, T.get(e, e.op("arith.addi", k0, j), p), y.get(e, p)), t)
+            T.set(e, e.op("arith.addi", k0, j), i, e.op("arith.negf", _mul(e, h, s)))
+
+        _loop(e, 0, i, entry)
+        T.set(e, c, i, h)
+
+    _loop(e, 0, b, column)
+
+
+def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, hi, Y: _Matrix,
+                   transpose: bool) -> None:
+    """Rows k0.. of columns lo..hi-1 of M times ``I - V T^T V^T`` (``transpose``: Q^T, as
+    the factorisation applies it) or ``I - V T V^T`` (Q, as forming Q does), V the b
+    reflectors from column k0 of W: ``Y = V^T M``, ``Y = T^T Y`` (or ``T Y``), ``M -= V Y``,
+    each a pass over rows whose inner loop runs along a row (contiguous), ``UNROLL`` rows of
+    M (or of Y) folded into each pass over a row of Y (or of M): the trailing matrix crosses
+    the caches twice per block, where the unblocked reflectors cross it twice each."""
+    zero = e.const(0.0, t)
+
+    def rows_of_y(e, row, _):
+        _loop(e, lo, hi, lambda e, j, _: Y.set(e, row, j, zero))
+
+    _loop(e, 0, b, rows_of_y)
+
+    # Y = V^T M: rows of M UNROLL at a time into every row of Y
+    count = e.op("arith.subi", _idx(e, m), k0)
+    blocks = e.op("arith.divui", count, _idx(e, UNROLL))
+
+    def gather_rows(e, r0, n_rows):
+        def into(e, row, _):
+            c = e.op("arith.addi", k0, row)
+            rows = [e.op("arith.addi", r0, _idx(e, u)) for u in range(n_rows)]
+            coeffs = [_v(e, W, r, c, t) for r in rows]
+
+            def col(e, j, _):
+                acc = Y.get(e, row, j)
+                for u in range(n_rows):
+                    acc = _fma(e, coeffs[u], M.get(e, rows[u], j), acc)
+                Y.set(e, row, j, acc)
+
+            _loop(e, lo, hi, col)
+
+        _loop(e, 0, b, into)
+
+    _loop(e, 0, blocks, lambda e, q, _: gather_rows(
+        e, e.op("arith.addi", k0, e.op("arith.muli", q, _idx(e, UNROLL))), UNROLL))
+    tail = e.op("arith.addi", k0, e.op("arith.muli", blocks, _idx(e, UNROLL)))
+    _loop(e, tail, m, lambda e, r, _: gather_rows(e, r, 1))
+
+    # Y = T^T Y (row i from rows 0..i: i descending) or T Y (rows i..b-1: i ascending)
+    def triangle(e, step, _):
+        i = e.op("arith.subi", e.op("arith.subi", b, _idx(e, 1)), step) if transpose else step
+        d = T.get(e, e.op("arith.addi", k0, i), i)
+        _loop(e, lo, hi, lambda e, j, _: Y.set(e, i, j, _mul(e, d, Y.get(e, i, j))))
+
+        def other(e, p, _):
+            f = (T.get(e, e.op("arith.addi", k0, p), i) if transpose
+                 else T.get(e, e.op("arith.addi", k0, i), p))
+
+            def add(e, j, _):
+                Y.set(e, i, j, _add_f(e, Y.get(e, i, j), _mul(e, f, Y.get(e, p, j))))
+
+            _loop(e, lo, hi, add)
+
+        if transpose:
+            _loop(e, 0, i, other)
+        else:
+            _loop(e, e.op("arith.addi", i, _idx(e, 1)), b, other)
+
+    _loop(e, 0, b, triangle)
+
+    # M -= V Y: each row of M takes UNROLL rows of Y per pass
+    groups = e.op("arith.divui", b, _idx(e, UNROLL))
+
+    def update(e, r, _):
+        def take(e, first, n_y):
+            ys = [e.op("arith.addi", first, _idx(e, u)) for u in range(n_y)]
+            coeffs = [e.op("arith.negf", _v(e, W, r, e.op("arith.addi", k0, y), t)) for y in ys]
+
+            def col(e, j, _):
+                acc = M.get(e, r, j)
+                for u in range(n_y):
+                    acc = _fma(e, coeffs[u], Y.get(e, ys[u], j), acc)
+                M.set(e, r, j, acc)
+
+            _loop(e, lo, hi, col)
+
+        _loop(e, 0, groups, lambda e, g, _: take(e, e.op("arith.muli", g, _idx(e, UNROLL)), UNROLL))
+        _loop(e, e.op("arith.muli", groups, _idx(e, UNROLL)), b, lambda e, y, _: take(e, y, 1))
+
+    _loop(e, k0, m, update)
+
+
+def _blocked_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, T: _Matrix,
+                Y: _Matrix) -> None:
+    """``_householder_qr`` as LAPACK's ``geqrf``: panels of ``BLOCK`` columns factored
+    unblocked (their reflectors applied within the panel only), each panel's T formed
+    (``_larft``) and kept in ``T``'s rows from the panel's first column, the columns right of
+    the panel updated by the block at once (``_block_reflect``)."""
+    k = min(m, n)
+
+    def panel(e, p, _):
+        k0 = e.op("arith.muli", p, _idx(e, BLOCK))
+        end = e.op("arith.minsi", e.op("arith.addi", k0, _idx(e, BLOCK)), _idx(e, k))
+        b = e.op("arith.subi", end, k0)
+
+        def column(e, c, _):
+            cp1 = e.op("arith.addi", c, _idx(e, 1))
+            alpha = W.get(e, c, c)
+            xnorm = _norm(e, cp1, m, lambda e, i: W.get(e, i, c), t)
+            beta, scale, h = _householder(e, alpha, xnorm, t)
+            tau.set(e, c, h)
+            _loop(e, cp1, m, lambda e, i, _: W.set(e, i, c, _mul(e, W.get(e, i, c), scale)))
+            W.set(e, c, c, beta)
+            _reflect(e, c, m, h, W, W, cp1, end, w)
+
+        _loop(e, k0, end, column)
+        _larft(e, k0, b, m, t, W, tau, T, w)
+        _block_reflect(e, k0, b, m, t, W, T, W, end, n, Y, transpose=True)
+
+    _loop(e, 0, -(-k // BLOCK), panel)
+
+
+def _blocked_form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, T: _Matrix,
+                    Q: _Matrix, Y: _Matrix, tau: tuple[_Matrix, _Matrix] | None = None) -> None:
+    """``_form_q`` as LAPACK's ``orgqr``: the identity, then each panel's block of
+    reflectors, from the last panel, applied to the columns from its first on; each panel's
+    T read from ``T`` (as ``_blocked_qr`` leaves it) or, given ``tau`` (the scales and a
+    scratch vector), formed here (``_larft``)."""
+    _identity(e, m, columns, Q, t)
+    panels = -(-reflectors // BLOCK)
+
+    def panel(e, step, _):
+        p = e.op("arith.subi", _idx(e, panels - 1), step)
+        k0 = e.op("arith.muli", p, _idx(e, BLOCK))
+        end = e.op("arith.minsi", e.op("arith.addi", k0, _idx(e, BLOCK)), _idx(e, reflectors))
+        b = e.op("arith.subi", end, k0)
+        if tau is not None:
+            _larft(e, k0, b, m, t, W, tau[0], T, tau[1])
+        _block_reflect(e, k0, b, m, t, W, T, Q, k0, columns, Y, transpose=False)
+
+    _loop(e, 0, panels, panel)
+
+
 def qr(op: array.QrOp) -> kernel.GenericOp:
     a, kb, _, outer, t = _setup(op)
     m, n = a.type.shape[-2:]
     qc = op.q_columns
     W, tau, w = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
     e = kb.emit
-    _householder_qr(e, m, n, t, W, tau, w)
+    blocked = min(m, n) >= BLOCKED_FROM
+    if blocked:
+        T, Y = _Matrix(outer, t, 4), _Matrix(outer, t, 5)
+        _blocked_qr(e, m, n, t, W, tau, w, T, Y)
+    else:
+        _householder_qr(e, m, n, t, W, tau, w)
     R = _Matrix(outer, t, 0, offset=(0, qc))
 
     def r_row(e, i, _):
@@ -456,11 +650,19 @@ def qr(op: array.QrOp) -> kernel.GenericOp:
         _loop(e, 0, n, entry)
 
     _loop(e, 0, m, r_row)
-    if qc:
+    if qc and blocked:
+        _blocked_form_q(e, m, qc, min(m, n), t, W, T, _Matrix(outer, t, 0), Y)
+    elif qc:
         _form_q(e, m, qc, min(m, n), t, W, tau, _Matrix(outer, t, 0), w)
-    tau_type = a.type.with_shape(a.type.shape[:-2] + (min(m, n),))
-    w_type = a.type.with_shape(a.type.shape[:-2] + (max(n, qc),))
-    return _finish(kb, op, [op.result_type, a.type, tau_type, w_type], [-1, 0, -1, -1])
+    batch = a.type.shape[:-2]
+    tau_type = a.type.with_shape(batch + (min(m, n),))
+    w_type = a.type.with_shape(batch + (max(n, qc),))
+    types, copies = [op.result_type, a.type, tau_type, w_type], [-1, 0, -1, -1]
+    if blocked:  # each panel's T; the block update's scratch rows
+        types += [a.type.with_shape(batch + (min(m, n), BLOCK)),
+                  a.type.with_shape(batch + (BLOCK, max(n, qc)))]
+        copies += [-1, -1]
+    return _finish(kb, op, types, copies)
 
 
 RULES = {array.CholeskyOp: cholesky, array.SlogdetOp: slogdet, array.QrOp: qr}

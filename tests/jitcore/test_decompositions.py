@@ -141,6 +141,23 @@ def test_qr_matches_numpy_with_lapacks_signs(a, mode):
     assert (np.tril(r, -1) == 0).all()
 
 
+def test_blocked_qr_matches_numpy(monkeypatch):
+    """qr in panels (passes/kernelize/decompose.py, ``_blocked_qr``): panels of 4 reflectors
+    from min(m, n) = 8 on, so these take several panels and a narrower last one: tall with
+    Q complete (columns past the reflectors), a batch of wide float32; one compile."""
+    from jitcore.passes.kernelize import decompose
+
+    monkeypatch.setattr(decompose, "BLOCKED_FROM", 8)
+    monkeypatch.setattr(decompose, "BLOCK", 4)
+    rng = np.random.default_rng(4)
+    tall, wide = rng.standard_normal((13, 11)), rng.standard_normal((2, 10, 14)).astype(np.float32)
+    got = jc.jit(lambda t, w: (np.linalg.qr(t, "complete"), np.linalg.qr(w)), cache=False)(tall, wide)
+    for (q, r), (a, mode) in zip(got, ((tall, "complete"), (wide, "reduced"))):
+        want = np.linalg.qr(a, mode)
+        _close(q, want.Q, a * 0 + 1)
+        _close(r, want.R, a)
+
+
 def test_qr_modes_and_errors():
     a = np.arange(12.0).reshape(4, 3)
     with pytest.raises(jc.UnsupportedError, match="raw"):
@@ -271,10 +288,25 @@ def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
     _close(np.linalg.norm(ev, axis=0), np.ones(24), g)
 
 
+def test_blocked_tridiagonalisation_matches_numpy(monkeypatch):
+    """eigh reduced in panels (passes/kernelize/spectral.py, ``_blocked_tridiagonalize``) and
+    Q formed in panels: 4 steps per panel from n = 8 on, so 13 x 13 takes three panels and
+    a narrower last one; eigh and eigvalsh in one compile."""
+    from jitcore.passes.kernelize import decompose, spectral
+
+    monkeypatch.setattr(spectral, "BLOCKED_FROM", 8)
+    monkeypatch.setattr(decompose, "BLOCK", 4)
+    g = np.random.default_rng(8).standard_normal((13, 13))
+    sym = g + g.T
+    (w, v), values = jc.jit(lambda a: (np.linalg.eigh(a), np.linalg.eigvalsh(a)), cache=False)(sym)
+    _check_eigh(sym, w, v, np.linalg.eigvalsh(sym))
+    _close(values, np.linalg.eigvalsh(sym), sym, factor=64)
+
+
 # -- on top of the SVD ---------------------------------------------------------------------
 def test_lstsq_matches_numpy():
-    """Full rank through QR (tall: a vector b, wide: a matrix b), rank-deficient through R's
-    SVD (the same compile as the first: only the data differ); one compile each."""
+    """Through the SVD (small ``a``): full rank (tall: a vector b, wide: a matrix b) and
+    rank-deficient (the same compile as the first: only the data differ)."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((6, 4))
     f = jc.jit(lambda a, b: np.linalg.lstsq(a, b))
@@ -301,6 +333,30 @@ def test_lstsq_matches_numpy():
     assert got[2] == want[2] == 3
     x, *_ = jc.jit(lambda a, b: np.linalg.lstsq(a, b, rcond=0.5))(np.diag([1.0, 0.1]), np.ones(2))
     np.testing.assert_array_equal(x, [1.0, 0.0])  # 0.1 is below the cutoff
+
+
+def test_lstsq_through_qr_matches_numpy(monkeypatch):
+    """A tall or square ``a`` from ``LSTSQ_QR_FROM`` columns on: R of the QR of [a | b] and a
+    triangular solve at full rank, R's SVD when rank-deficient (a run-time branch: the same
+    compile), a matrix b (residuals per column); the blocked QR (4-column panels)."""
+    from jitcore.numpy import decompositions
+    from jitcore.passes.kernelize import decompose
+
+    monkeypatch.setattr(decompositions, "LSTSQ_QR_FROM", 4)
+    monkeypatch.setattr(decompose, "BLOCKED_FROM", 4)
+    monkeypatch.setattr(decompose, "BLOCK", 4)
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((9, 6)), rng.standard_normal((9, 2))
+    f = jc.jit(lambda a, b: np.linalg.lstsq(a, b), cache=False)
+    deficient = a @ np.diag([1.0, 1.0, 0.0, 1.0, 1.0, 1.0])  # the minimum-norm solution, rank 5
+    for matrix, factor in ((a, 32), (deficient, 256)):
+        got, want = f(matrix, b), np.linalg.lstsq(matrix, b)
+        _close(got[0], want[0], matrix, factor=factor)
+        _close(got[3], want[3], matrix)
+        assert got[2] == want[2]
+        if want[1].size:  # NumPy gives none when rank-deficient; jitcore the sums (see lstsq)
+            _close(got[1], want[1], matrix)
+        assert got[1].shape == (2,)
 
 
 @FEW
