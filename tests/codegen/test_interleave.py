@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from jitcore.codegen.cpu import cost, reduction
+from jitcore.codegen.cpu import cost
 
 HINT = re.compile(r'!"llvm\.loop\.interleave\.count", i32 (\d+)')
 LONG = cost.INTERLEAVE_MIN_TRIP + 37  # not a multiple of any vector width
@@ -41,9 +41,10 @@ def test_only_long_math_loops_are_hinted(fn, shapes, hinted):
 
 def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
     """A sum's row of math-library calls: its parallel loop is not hinted (the row is reduced),
-    but a block's groups are computed ``SIDE_BY_SIDE`` at a time (``reduction._Cascade._groups``)."""
+    but a block's elements are computed ``MATH_INTERLEAVE`` vectors at a time in a loop that is
+    not unrolled (``reduction._Cascade._groups``)."""
     x = rng.standard_normal((2, LONG)).astype(np.float32)
-    assert _hints(lambda x: np.sum(np.log(np.abs(x) + 1), -1), x) == [reduction.SIDE_BY_SIDE]
+    assert _hints(lambda x: np.sum(np.log(np.abs(x) + 1), -1), x) == [cost.MATH_INTERLEAVE]
     assert _hints(lambda x: np.sum(np.abs(x) + 1, -1), x) == []  # arithmetic: one group at a time
 
 
