@@ -54,7 +54,7 @@ own test, the smaller index winning ties, which is exactly NumPy's first occurre
 reductions are exactly associative: LLVM vectorizes their plain loops itself.
 
 A float sum or product whose body calls the math library (``sum(log(exp(x)))``) computes the
-elements of a whole block in one loop, which LLVM runs as ``cost.MATH_INTERLEAVE`` vector
+elements of a whole block in one loop, which LLVM runs as ``cost.math_interleave`` vector
 iterations side by side (as an elementwise math loop), before adding them to the lanes group
 by group (``_Cascade._groups``): the order above, unchanged, while the math library's long
 chains of dependent steps overlap (one group at a time left them waiting on each step's
@@ -336,7 +336,7 @@ class _Cascade:
     def _groups(self, base: ll.Value, count: int) -> None:
         """``count`` groups from element ``base``, as ``count`` calls of ``_group`` give them:
         first every element of them (the body without its combines) in one loop that LLVM
-        runs as ``cost.MATH_INTERLEAVE`` vector iterations side by side, so that a costly
+        runs as ``cost.math_interleave`` vector iterations side by side, so that a costly
         body's chains (a math-library call's reduction, polynomial, scaling) overlap; then the
         groups added to the lanes one after another, each lane in order: the same order, the
         same bits."""
@@ -354,7 +354,7 @@ class _Cascade:
             for k, x in enumerate(self.body.evaluate_without(point, skipped, wanted)):
                 b.store(x, temp(k, i))
 
-        emit_loop(b, extent(count * lanes), element, interleave=cost.MATH_INTERLEAVE, unroll=False)
+        emit_loop(b, extent(count * lanes), element, interleave=cost.math_interleave(self.op), unroll=False)
         combiners = self.merging.combiners
         for g in range(count):
             def add(lane, g=g):

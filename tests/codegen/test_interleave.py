@@ -48,6 +48,17 @@ def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
     assert _hints(lambda x: np.sum(np.abs(x) + 1, -1), x) == []  # arithmetic: one group at a time
 
 
+def test_calls_that_keep_many_values_live_run_fewer_vectors_side_by_side():
+    """cost.NARROW_INTERLEAVE: float64 pow and cbrt at two, float32 pow at MATH_INTERLEAVE, and
+    a body with both the least of its calls' counts, in elementwise and reduced rows alike."""
+    x64, x32 = np.ones(LONG), np.ones(LONG, np.float32)
+    assert _hints(lambda x: x ** x, x64) == [2]
+    assert _hints(lambda x: x ** x, x32) == [cost.MATH_INTERLEAVE]
+    assert _hints(lambda x: np.cbrt(x), x32) == [2]
+    assert _hints(lambda x: np.exp(x) + np.cbrt(x), x64) == [2]
+    assert _hints(lambda x: np.sum(x ** x), x64) == [2]
+
+
 def test_the_loop_id_refers_to_itself():
     text = jc.jit(lambda x: np.log(x)).lower(np.ones(LONG, np.float64)).as_text("llvm")
     (loop,) = re.findall(r"!llvm\.loop (!\d+)", text)
