@@ -55,12 +55,16 @@ MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (
 # residual): two measured 5-12% faster on Zen 4, where the others gain nothing from two
 # (docs/performance.md, "The math library on Zen 4, round 6"). By op and result width.
 NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2}
+# A reduced body whose calls weigh this much (MATH_WEIGHT: two float64 calls) spills when LLVM
+# unrolls a reduction block into 16 vectors of straight code; lighter ones run faster unrolled
+# (docs/performance.md, "The math library on Zen 4, round 6").
+SPILL_WEIGHT = 6
 INTERLEAVE_MIN_TRIP = 4096  # a shorter loop known at compile time is left to LLVM
 # Ops of a body that moves data: where a position falls, and which operand's element it takes.
 _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
 # For the backend's fingerprint: code compiled under other weights compares other constants.
 FINGERPRINT = (f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]},"
-               f"narrow={sorted(NARROW_INTERLEAVE.items())}")
+               f"narrow={sorted(NARROW_INTERLEAVE.items())},spill={SPILL_WEIGHT}")
 
 
 def _point_ops(op: Operation):
@@ -128,6 +132,15 @@ def math_interleave(op: Operation) -> int:
     calls = [(inner.op_name, _bits(inner.results[0])) for inner in _point_ops(op)
              if inner.op_name.startswith("math.") and inner.results]
     return min([MATH_INTERLEAVE, *(NARROW_INTERLEAVE.get(call, MATH_INTERLEAVE) for call in calls)])
+
+
+def spills_unrolled(op: Operation) -> bool:
+    """Whether ``op``'s reduced body keeps too many constants live for a reduction block of 16
+    vectors of straight code (``reduction.RowReduction._block``): calls that weigh
+    ``SPILL_WEIGHT`` or more together, two float64 calls (exp and log: 30 constant vectors)."""
+    calls = sum(MATH_WEIGHT[64 if _bits(inner.results[0]) > 32 else 32] for inner in _point_ops(op)
+                if inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH and inner.results)
+    return calls >= SPILL_WEIGHT
 
 
 def calls_math_library(op: Operation) -> bool:
