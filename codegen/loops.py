@@ -23,11 +23,13 @@ def static_value(v: ll.Value) -> int | None:
     return v.constant if isinstance(v, ll.Constant) and isinstance(v.constant, int) else None
 
 
-def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0) -> None:
+def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
     after the loop. The trip count is checked first, so a count of 0 runs nothing.
     ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
-    vector loop side by side (``llvm.loop.interleave.count``); 0 leaves it to LLVM."""
+    vector loop side by side (``llvm.loop.interleave.count``); 0 leaves it to LLVM.
+    ``unroll=False`` keeps the loop a loop (``llvm.loop.unroll.disable``, which the vectorized
+    loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body."""
     pre = b.block
     fn = b.function
     header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
@@ -40,8 +42,11 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0) 
     body(iv)
     iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
     back = b.branch(header)
-    if interleave > 1:
-        back.set_metadata("llvm.loop", loop_id(b.module, {"llvm.loop.interleave.count": interleave}))
+    hints = {"llvm.loop.interleave.count": interleave} if interleave > 1 else {}
+    if not unroll:
+        hints["llvm.loop.unroll.disable"] = 1
+    if hints:
+        back.set_metadata("llvm.loop", loop_id(b.module, hints))
     b.position_at_end(done)
 
 

@@ -1391,6 +1391,42 @@ def _inverse_cbrt_start(m: _Math, y):
     return m.from_bits(m.b.shl(z_word, m.i(32)))
 
 
+# f32 cbrt on AVX-512 (_cbrt_f32_x86): entry j + 5r (j = 0..4, r = 0..2) holds rcp near 1/c,
+# c = 1 + j/4, chosen among the f32s within 6000 ULPs of it so that T = cbrt(2**r / rcp) lies
+# within 2**-36 of an f32 (Tang's accurate tables; a search, as for _LOG_TABLE): T needs no low
+# part. Entry 15 is unused.
+_CBRT_TABLE = (
+    (1.0, 0.8001431822776794, 0.6669775247573853, 0.5713942050933838, 0.49987509846687317,
+     0.9997501969337463, 0.8002417683601379, 0.666512668132782, 0.5717160701751709, 0.5000474452972412,
+     1.0000948905944824, 0.7999484539031982, 0.6668122410774231, 0.5713880658149719, 0.5, 1.0),
+    (1.0, 1.0771530866622925, 1.1445363759994507, 1.2050952911376953, 1.260025978088379,
+     1.260025978088379, 1.357072114944458, 1.4423606395721436, 1.5180399417877197, 1.587350845336914,
+     1.587350845336914, 1.710012674331665, 1.8169883489608765, 1.9129763841629028, 2.0, 1.0),
+)
+# (1 + u)**(1/3) = 1 + u Q(u) on [-0.1001, 0.1252] (Lawson-reweighted, rounded to f32): 2**-28.3.
+_CBRT_Q = (0.3333333134651184, -0.11110975593328476, 0.06174410879611969, -0.04152284190058708,
+           0.028959617018699646)
+
+
+def _cbrt_f32_x86(m: _Math, x):
+    """f32 cbrt on AVX-512 vectors: |x| = 2**(3q + r) mant with e = getexp(x), q = floor(e / 3)
+    and mant = getmant(x) in [1, 2) (subnormals included), then cbrt(2**r mant) = T (1 + u)**(1/3)
+    with u = mant rcp - 1 from _CBRT_TABLE's entry rint(4 (mant - 1)) + 5r (|u| < 0.126), one
+    fma T + T u Q(u) (about 0.5 ULP from the true value: T is exact to 2**-36, Q to 2**-28), and
+    vscalef by q. e is finite exactly where x is finite and not 0; elsewhere x itself."""
+    e = m.getexp(x)
+    mant = m.getmant(x, 4)  # [1, 2), positive
+    q = m.call("floor", m.fma(e, m.c(1 / 3), m.c(1 / 6)))  # e / 3 + 1/6 is q + 1/6 .. q + 5/6
+    r = m.fma(q, m.c(-3.0), e)  # exact
+    # rint(4 (mant - 1)) + 5r in the low bits of one fma (the shifter holds the sum's integer)
+    idx = m.bits(m.fma(mant, m.c(4.0), m.fma(r, m.c(5.0), m.c(m._shifter() - 4.0))))
+    rcp, cube_root = _CBRT_TABLE
+    u = m.fma(mant, m.table16(idx, rcp), m.c(-1.0))
+    t = m.table16(idx, cube_root)
+    g = m.scalef(m.fma(t, m.mul(u, m.poly(u, _CBRT_Q)), t), q)
+    return m.sel(m.lt(m.abs(e), m.c(math.inf)), m.call("copysign", g, x), x)
+
+
 def _cbrt(m: _Math, x):
     """cbrt without a reduction or a division: z ~ a**(-1/3) from a's bits divided by 3 (the bits
     of a float are about 2**mant * (log2 + bias); _inverse_cbrt_start), 2**-4.9; steps for the
@@ -1400,6 +1436,8 @@ def _cbrt(m: _Math, x):
     1 / (3 g**2) = z**2 / 3 and g**3 - a exact to a rounding of itself: ~2**-30 (f32) / 2**-60
     (f64) before the last rounding. Subnormal a is scaled by 2**24 / 2**54 first and the result
     by 2**-8 / 2**-18."""
+    if m.kind == "f32" and m.avx512:
+        return _cbrt_f32_x86(m, x)
     a = m.abs(x)
     inf_bits = 0x7F800000 if m.kind == "f32" else 0x7FF0000000000000
     finite = m.b.icmp_unsigned("<", m.b.sub(m.bits(a), m.i(1)), m.i(inf_bits - 1))  # 0 < a < inf
@@ -1575,11 +1613,11 @@ FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 # exist only for vectors; kernel bodies are scalar IR that LLVM vectorizes, so these
 # instructions reach a loop only as a vector variant.
 ISA_FUNCTIONS: dict[str, frozenset[str]] = {
-    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow"}),
+    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow", "cbrt"}),
 }
 # Names whose variant is for some float types only (the others stay inline and portable): f64
-# pow's variant measured no faster (docs/performance.md, mathlib27).
-ISA_KINDS: dict[str, frozenset[str]] = {"pow": frozenset({"f32"})}
+# pow's variant measured no faster (docs/performance.md, mathlib27); f64 cbrt has none.
+ISA_KINDS: dict[str, frozenset[str]] = {"pow": frozenset({"f32"}), "cbrt": frozenset({"f32"})}
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
 
@@ -1667,7 +1705,8 @@ def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value, fast: bool = False
     ``isa``: the target's instruction sets (``codegen.cpu.target.math_isa``); for a scalar x and
     a name in ISA_FUNCTIONS, a call to that function (see _isa_call) in place of inline code."""
     emit = _UNARY_FAST.get(name) if fast else None
-    if emit is None and not isinstance(x.type, ir.VectorType):
+    kind = "f64" if isinstance(x.type, ir.DoubleType) else "f32"
+    if emit is None and not isinstance(x.type, ir.VectorType) and kind in ISA_KINDS.get(name, (kind,)):
         for tag in sorted(isa):
             if name in ISA_FUNCTIONS.get(tag, ()):
                 return _isa_call(builder, tag, name, [x])

@@ -14,7 +14,8 @@
   points, a float64 one from 512K); a copy (``np.roll``, a transpose) a 64th (from 16M); a body
   that calls the math library a point per call in float32 and three in float64 (``exp`` and
   ``log`` of float64 split from 44K points).
-- ``chunk_size``: iteration points per chunk of a launch above the threshold.
+- ``chunk_size``: iteration points per chunk of a launch above the threshold (which runs as
+  at least ``runtime.MIN_CHUNKS`` chunks where it has that many positions to cut).
 
 - ``traceback_filtering``: whether a traceback of an error raised while tracing leaves out
   jitcore's own frames (``jitcore/tracebacks.py``); ``JITCORE_TRACEBACK_FILTERING=off`` (or

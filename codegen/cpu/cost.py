@@ -50,11 +50,21 @@ CHEAP_WEIGHT = Fraction(1, 4)  # per point and per 32 bits of the widest element
 COPY_WEIGHT = Fraction(1, 64)
 MATH_WEIGHT = {32: 1, 64: 3}  # per math-library call, by the width of its result
 MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (see interleave)
+# Calls that keep so many values live that four vectors side by side spill on a 32-register
+# target (float64 pow's double-double log and exp; cbrt's integer seed, steps and exact
+# residual): two measured 5-12% faster on Zen 4, where the others gain nothing from two
+# (docs/performance.md, "The math library on Zen 4, round 6"). By op and result width.
+NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2}
+# A reduced body whose calls weigh this much (MATH_WEIGHT: two float64 calls) spills when LLVM
+# unrolls a reduction block into 16 vectors of straight code; lighter ones run faster unrolled
+# (docs/performance.md, "The math library on Zen 4, round 6").
+SPILL_WEIGHT = 6
 INTERLEAVE_MIN_TRIP = 4096  # a shorter loop known at compile time is left to LLVM
 # Ops of a body that moves data: where a position falls, and which operand's element it takes.
 _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
 # For the backend's fingerprint: code compiled under other weights compares other constants.
-FINGERPRINT = f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]}"
+FINGERPRINT = (f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]},"
+               f"narrow={sorted(NARROW_INTERLEAVE.items())},spill={SPILL_WEIGHT}")
 
 
 def _point_ops(op: Operation):
@@ -116,6 +126,23 @@ def weight(op: Operation) -> Fraction:
     return Fraction(max(calls, 1))  # a loop or complex arithmetic: one tanh, as before
 
 
+def math_interleave(op: Operation) -> int:
+    """Vector iterations of ``op``'s math-bound loop to run side by side: ``MATH_INTERLEAVE``,
+    or fewer where a call of its body keeps too many values live (``NARROW_INTERLEAVE``)."""
+    calls = [(inner.op_name, _bits(inner.results[0])) for inner in _point_ops(op)
+             if inner.op_name.startswith("math.") and inner.results]
+    return min([MATH_INTERLEAVE, *(NARROW_INTERLEAVE.get(call, MATH_INTERLEAVE) for call in calls)])
+
+
+def spills_unrolled(op: Operation) -> bool:
+    """Whether ``op``'s reduced body keeps too many constants live for a reduction block of 16
+    vectors of straight code (``reduction.RowReduction._block``): calls that weigh
+    ``SPILL_WEIGHT`` or more together, two float64 calls (exp and log: 30 constant vectors)."""
+    calls = sum(MATH_WEIGHT[64 if _bits(inner.results[0]) > 32 else 32] for inner in _point_ops(op)
+                if inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH and inner.results)
+    return calls >= SPILL_WEIGHT
+
+
 def calls_math_library(op: Operation) -> bool:
     """Whether ``op``'s body calls the math library (a transcendental, not a cheap math op)."""
     return any(inner.op_name.startswith("math.") and inner.op_name not in _CHEAP_MATH and inner.results
@@ -140,7 +167,7 @@ def interleave(op: Operation, trip_count: int | None) -> int:
         return 0
     if trip_count is not None and trip_count < INTERLEAVE_MIN_TRIP:
         return 0
-    return MATH_INTERLEAVE
+    return math_interleave(op)
 
 
 def threshold_work(op: Operation) -> int:

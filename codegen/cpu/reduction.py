@@ -57,7 +57,12 @@ A float sum or product whose body calls the math library (``sum(log(exp(x)))``) 
 elements of ``SIDE_BY_SIDE`` groups of a block in one loop, which LLVM runs as that many vector
 iterations side by side, before adding them to the lanes group by group (``_Cascade._groups``):
 the order above, unchanged, while the math library's long chains of dependent steps overlap
-(one group at a time left them waiting on each step's latency: 1.3-1.4x slower).
+(one group at a time left them waiting on each step's latency: 1.3-1.4x slower). LLVM unrolls
+the block's four such loops into 16 vectors of straight code, which keeps the elements in
+registers; a body whose calls keep too many constants live for that (``cost.spills_unrolled``:
+float64 exp and log) computes its whole block in one loop of ``cost.math_interleave`` vectors
+side by side that stays a loop (``unroll=False``), as an elementwise math loop runs
+(docs/performance.md, "The math library on Zen 4, round 6").
 
 So a float max or min, an argmax or argmin along a row need not run the blocks and the
 cascade to get the lanes above (``RowReduction._fold_lanes``): each lane is folded in ``SETS``
@@ -330,17 +335,17 @@ class _Cascade:
         for k, y in enumerate(self.body.evaluate(point, accs)):
             b.store(y, slot(k))
 
-    def _groups(self, base: ll.Value, count: int) -> None:
+    def _groups(self, base: ll.Value, count: int, interleave: int, unroll: bool = True) -> None:
         """``count`` groups from element ``base``, as ``count`` calls of ``_group`` give them:
         first every element of them (the body without its combines) in one loop that LLVM
-        runs as ``count`` vector iterations side by side, so that a costly body's chains (a
-        math-library call's reduction, polynomial, scaling) overlap; then the groups added to
+        runs as ``interleave`` vector iterations side by side, so that a costly body's chains
+        (a math-library call's reduction, polynomial, scaling) overlap; then the groups added to
         the lanes one after another, each lane in order: the same order, the same bits."""
         b, lanes = self.b, self.lanes
         skipped, wanted = self.elements
         if self.temps is None:
             with b.goto_entry_block():
-                self.temps = [b.alloca(t, size=SIDE_BY_SIDE * lanes) for t in self.types]
+                self.temps = [b.alloca(t, size=STEPS * lanes) for t in self.types]
 
         def temp(k, i):
             return b.gep(self.temps[k], [i], inbounds=True, source_etype=self.types[k])
@@ -350,7 +355,7 @@ class _Cascade:
             for k, x in enumerate(self.body.evaluate_without(point, skipped, wanted)):
                 b.store(x, temp(k, i))
 
-        emit_loop(b, extent(count * lanes), element, interleave=count)
+        emit_loop(b, extent(count * lanes), element, interleave=interleave, unroll=unroll)
         combiners = self.merging.combiners
         for g in range(count):
             def add(lane, g=g):
@@ -515,10 +520,13 @@ class RowReduction(_Cascade):
     def _block(self, j: ll.Value) -> None:
         b = self.b
         base = self._at(b.mul(j, self.block_size))
+        if self.elements is not None and cost.spills_unrolled(self.op):
+            self._groups(base, STEPS, cost.math_interleave(self.op), unroll=False)
+            return
         if self.elements is not None:
             run = extent(SIDE_BY_SIDE * self.lanes)
             emit_loop(b, extent(STEPS // SIDE_BY_SIDE),
-                      lambda s: self._groups(b.add(base, b.mul(s, run)), SIDE_BY_SIDE))
+                      lambda s: self._groups(b.add(base, b.mul(s, run)), SIDE_BY_SIDE, SIDE_BY_SIDE))
             return
         emit_loop(b, extent(STEPS), lambda s: self._group(b.add(base, b.mul(s, self.width))))
 

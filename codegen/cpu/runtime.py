@@ -64,6 +64,12 @@ llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 # one (a loop with bounds known only when it runs, a worker, a second path in the entry),
 # which a small function's first call would pay for nothing. Tests set it to 0.
 MIN_SPLIT_WORK = 1 << 15
+# A launch at or above the threshold runs as at least this many chunks (where its extent has
+# them), whatever ``chunk_size`` says: a costly body reaches the threshold with a few chunks'
+# points (10^5 float64 points of exp and log were 3 chunks, which two threads share 2 to 1, so
+# the second thread saved a third, not a half). A constant, so chunks still follow the sizes
+# and settings alone, never the thread count.
+MIN_CHUNKS = 8
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
@@ -163,15 +169,15 @@ def _at_most(b: ll.IRBuilder, x: ll.Value, ceiling: ll.Value) -> ll.Value:
 
 def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], split: Split,
                   settings: ll.Value) -> None:
-    """Chunks of ``chunk_size`` points (at least ``split.min_piece`` positions of the split dim
-    each, or one chunk; at most ``split.per_thread`` per thread where it is set): the
-    context the threads share, filled in, and the process's ``RUN_CHUNKS_SYMBOL`` running the
-    kernel's worker on it."""
+    """Chunks of ``chunk_size`` points, at least ``MIN_CHUNKS`` of them (at least
+    ``split.min_piece`` positions of the split dim each, or one chunk; at most
+    ``split.per_thread`` per thread where it is set): the context the threads share, filled
+    in, and the process's ``RUN_CHUNKS_SYMBOL`` running the kernel's worker on it."""
     per_chunk = _at_least(b, _setting(b, settings, "chunk_size"), 1)
     extent = as_value(split.extent)
     most = extent if isinstance(split.min_piece, int) and split.min_piece == 1 else _at_least(
         b, b.sdiv(extent, as_value(split.min_piece)), 1)
-    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), 1), most)
+    chunks = _at_most(b, _at_least(b, b.sdiv(as_value(split.work), per_chunk), MIN_CHUNKS), most)
     if split.per_thread:
         threads = _at_least(b, _setting(b, settings, "num_threads"), 1)
         one = b.icmp_signed("==", threads, ll.Constant(I64, 1))

@@ -41,10 +41,27 @@ def test_only_long_math_loops_are_hinted(fn, shapes, hinted):
 
 def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
     """A sum's row of math-library calls: its parallel loop is not hinted (the row is reduced),
-    but a block's groups are computed ``SIDE_BY_SIDE`` at a time (``reduction._Cascade._groups``)."""
+    but a block's groups are computed ``SIDE_BY_SIDE`` at a time (``reduction._Cascade._groups``),
+    and where the body's calls would spill unrolled (float64 exp and log), the whole block in
+    a loop of ``MATH_INTERLEAVE`` vectors that is not unrolled."""
     x = rng.standard_normal((2, LONG)).astype(np.float32)
     assert _hints(lambda x: np.sum(np.log(np.abs(x) + 1), -1), x) == [reduction.SIDE_BY_SIDE]
+    text = jc.jit(lambda x: np.sum(np.log(np.exp(x)), -1)).lower(x.astype(np.float64)).as_text("llvm")
+    assert [int(n) for n in HINT.findall(text)] == [cost.MATH_INTERLEAVE]
+    assert '!"llvm.loop.unroll.disable"' in text
+    assert "unroll.disable" not in jc.jit(lambda x: np.sum(np.log(np.exp(x)), -1)).lower(x).as_text("llvm")
     assert _hints(lambda x: np.sum(np.abs(x) + 1, -1), x) == []  # arithmetic: one group at a time
+
+
+def test_calls_that_keep_many_values_live_run_fewer_vectors_side_by_side():
+    """cost.NARROW_INTERLEAVE: float64 pow and cbrt at two, float32 pow at MATH_INTERLEAVE, and
+    a body with both the least of its calls' counts, in elementwise and reduced rows alike."""
+    x64, x32 = np.ones(LONG), np.ones(LONG, np.float32)
+    assert _hints(lambda x: x ** x, x64) == [2]
+    assert _hints(lambda x: x ** x, x32) == [cost.MATH_INTERLEAVE]
+    assert _hints(lambda x: np.cbrt(x), x32) == [2]
+    assert _hints(lambda x: np.exp(x) + np.cbrt(x), x64) == [2]
+    assert _hints(lambda x: np.sum(np.cbrt(x) * np.exp(x)), x64) == [2]  # a reduced block
 
 
 def test_the_loop_id_refers_to_itself():

@@ -557,8 +557,9 @@ def test_isa_variants_in_assembly(name, kind, bits):
     assert not re.search(r"vgetmant|vscalef|\bcall", asm)
 
 
-# Variants with their own method (f32 log2/log10: a table), so not bit-equal to the portable code.
-OWN_METHOD = {("log2", "f32"), ("log10", "f32"), ("pow", "f32")}
+# Variants with their own method (f32 log2/log10, cbrt: a table), so not bit-equal to the
+# portable code.
+OWN_METHOD = {("log2", "f32"), ("log10", "f32"), ("pow", "f32"), ("cbrt", "f32")}
 
 
 @host_avx512
@@ -626,6 +627,36 @@ def test_f32_log_tables(name):
             assert abs(float(exact - log_rcp[jm])) < 0.001 * abs(np.spacing(np.float32(log_rcp[jm])))
         lo, hi = max(c - 1 / 32, 0.75), min(c + 1 / 32, 1.5)
         assert -0.0387 <= lo * rcp[jm] - 1 and hi * rcp[jm] - 1 <= 0.0420
+
+
+@host_avx512
+def test_f32_cbrt_table_variant_on_its_intervals_and_every_8191st_float():
+    """The table variant of f32 cbrt on every float32 in [1, 8) that is a multiple of 2**-19
+    (each table interval of each r, and their ends), subnormals and every 8191st bit pattern,
+    both signs."""
+    near = np.arange(1.0, 8.0, 2.0**-19, dtype=np.float32)
+    every = np.arange(0, 0x7F800001, 8191, dtype=np.int64).astype(np.uint32).view(np.float32)
+    sub = np.arange(1, 1 << 23, 4099, dtype=np.uint32).view(np.float32)
+    x = np.concatenate([near, every, sub, np.nextafter(np.float32([2, 4, 8]), np.float32(0))])
+    check("cbrt", "f32", np.concatenate([x, -x]), isa=AVX512)
+
+
+def test_f32_cbrt_table():
+    """mathlib._CBRT_TABLE: entry j + 5r has rcp within 6000 f32 ULP of 1/c, c = 1 + j/4, and
+    cbrt(2**r / rcp) to within 2**-35 of its f32 entry (no low part needed); the reduced argument
+    mant rcp - 1 of its interval inside the one _CBRT_Q was fitted on."""
+    import mpmath
+
+    rcp, cube_root = mathlib._CBRT_TABLE
+    for idx in range(15):
+        j, r = idx % 5, idx // 5
+        c = 1 + j / 4
+        assert abs(np.float32(rcp[idx]).view(np.int32) - np.float32(1 / c).view(np.int32)) <= 6000
+        assert np.float32(rcp[idx]) == rcp[idx] and np.float32(cube_root[idx]) == cube_root[idx]
+        exact = mpmath.cbrt(mpmath.mpf(2) ** r / mpmath.mpf(rcp[idx]))
+        assert abs(float(exact / mpmath.mpf(cube_root[idx]) - 1)) < 2.0**-35
+        lo, hi = max(c - 1 / 8, 1.0), min(c + 1 / 8, 2.0)
+        assert -0.1001 <= lo * rcp[idx] - 1 and hi * rcp[idx] - 1 <= 0.1252
 
 
 @host_avx512
