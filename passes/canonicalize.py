@@ -157,7 +157,7 @@ def _convert_of_convert(op: array.ConvertOp) -> list[Value] | None:
         return None
     src = inner.operands[0].type.element
     mid, dst = inner.result.type.element, op.result.type.element
-    if not _exact(src, mid) or (mid.is_float and not dst.is_float):
+    if not _exact(src, mid) or (mid.is_float and not dst.is_float) or (mid.is_complex and not dst.is_complex):
         return None
     return _rebuild(op, inner.operands[0], {})
 
@@ -168,6 +168,10 @@ def _exact(src: ScalarType, dst: ScalarType) -> bool:
         return True
     if dst.is_bool:
         return False
+    if src.is_complex:
+        return dst.is_complex and dst.component.bitwidth >= src.component.bitwidth
+    if dst.is_complex:  # the real part holds the value (an int32 is not exact in complex64)
+        return _exact(src, dst.component)
     if src.is_float:
         return dst.is_float and dst.bitwidth >= src.bitwidth
     magnitude_bits = src.bitwidth - (0 if src.is_unsigned else 1)

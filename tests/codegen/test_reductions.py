@@ -336,3 +336,55 @@ def test_a_sum_that_reads_a_broadcast_value_merges_its_dims(shape):
     for fn in (lambda a: np.var(a), lambda a: np.std(a, ddof=1), lambda a: ((a - a.mean()) * 3.0).sum()):
         fused, unfused = jc.jit(fn)(x), jc.jit(fn, pipeline=UNFUSED)(x)
         assert fused.tobytes() == unfused.tobytes(), (fused, unfused)
+
+
+# -- the order of the logical index, whatever the layout ------------------------------------
+
+def _layouts(x: np.ndarray) -> dict:
+    """The values of ``x`` through a Fortran-ordered, a reversed and a strided view."""
+    from tests.layouts import relayout
+
+    return {kind: relayout(x, kind) for kind in ("F", "reversed", "strided")}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_sum_follows_the_logical_order_whatever_the_layout(dtype):
+    """A sum merges its reduced dims whatever its operands' layouts and maps
+    (``codegen/cpu/logical_dims.py``): a Fortran-ordered, reversed or strided matrix, its
+    transpose, and a producer fused into the sum of one are summed in the documented order
+    of their C-order values, bit for bit, fused as unfused (which sums a contiguous temporary)."""
+    from tests.programs.differential import UNFUSED
+
+    x = np.random.default_rng(8).standard_normal((7, 37)).astype(dtype) * dtype(1e3)
+    x[::3] = dtype(1e-3)
+    fns = {"sum": (lambda a: a.sum(), lambda a: a), "scaled": (lambda a: (a * 1.5).sum(), lambda a: a * 1.5),
+           "transposed": (lambda a: (a.T * 1.5).sum(), lambda a: a.T * 1.5)}
+    for name, (fn, values) in fns.items():
+        fused, unfused = jc.jit(fn), jc.jit(fn, pipeline=UNFUSED)
+        want = documented_sum(np.ascontiguousarray(values(x)).ravel())
+        for kind, a in _layouts(x).items():
+            got = fused(a)
+            assert got.dtype == dtype and got == want, (name, kind, got, want)
+            assert unfused(a).tobytes() == got.tobytes(), (name, kind)
+    y = np.random.default_rng(10).standard_normal((300, 70)).astype(dtype)
+    with jc.config.using(num_threads=2, parallel_threshold=0, chunk_size=4096):  # in pieces, on threads
+        for kind, a in _layouts(y).items():
+            assert jc.jit(lambda a: (a * 1.5).sum())(a) == documented_sum((y * 1.5).ravel()), kind
+
+
+def test_column_sums_of_a_strided_3d_array_follow_the_logical_order():
+    """``x.sum(axis=0)`` of a 3-d array sums the columns of ``x.reshape(m, -1)`` in blocks
+    of rows whatever the layout; ``axis=(1, 2)`` sums each slab as one row; a producer
+    fused in changes nothing."""
+    from tests.programs.differential import UNFUSED
+
+    x = np.random.default_rng(9).standard_normal((40, 3, 5)).astype(np.float32) * np.float32(1e3)
+    flat = x.reshape(40, -1)
+    columns = np.array([documented_sum(flat[:, j], lanes=1) for j in range(15)]).reshape(3, 5)
+    slabs = np.array([documented_sum(x[i].ravel()) for i in range(40)])
+    for kind, a in _layouts(x).items():
+        for fn, want in ((lambda a: a.sum(axis=0), columns), (lambda a: a.sum(axis=(1, 2)), slabs),
+                         (lambda a: (a * 2).sum(axis=0), 2 * columns)):
+            got = jc.jit(fn)(a)
+            np.testing.assert_array_equal(got, want, err_msg=kind)
+            assert jc.jit(fn, pipeline=UNFUSED)(a).tobytes() == got.tobytes(), kind

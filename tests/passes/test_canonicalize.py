@@ -239,7 +239,8 @@ def test_reshape_back_to_the_source_vanishes():
 
 @pytest.mark.parametrize("src, mid, dst", [
     ("i8", "i32", "f32"), ("ui8", "i16", "i8"), ("i16", "f32", "f64"), ("f16", "f32", "f64"),
-    ("i1", "i8", "f32"), ("ui16", "ui64", "f16"),
+    ("i1", "i8", "f32"), ("ui16", "ui64", "f16"), ("i16", "complex<f32>", "complex<f64>"),
+    ("f32", "complex<f32>", "complex<f64>"),
 ])
 def test_converts_through_an_exact_type_compose(src, mid, dst):
     check(f"(tensor<4x{src}>) -> tensor<4x{dst}>", f"""
@@ -263,6 +264,10 @@ def test_converts_through_an_exact_type_compose(src, mid, dst):
     ("i8", "f32", "i1"),
     ("f32", "i1", "f32"),
     ("i8", "f16", "i8"),
+    # found by the random programs: an int32 is rounded in complex64's f32 real part
+    ("i32", "complex<f32>", "complex<f64>"),
+    ("complex<f64>", "complex<f32>", "complex<f64>"),
+    ("f32", "complex<f32>", "f64"),  # complex to real: the real part, NumPy warns; left as it is
 ])
 def test_converts_through_a_lossy_type_stay(src, mid, dst):
     unchanged(f"(tensor<4x{src}>) -> tensor<4x{dst}>", f"""

@@ -323,6 +323,13 @@ def test_an_empty_mask_selects_nothing():
     check(_program("v = a[a[..., 1:] > 2].sum()\n return (v,)", np.array([1.0])))
 
 
+def test_an_int32_in_complex64_is_rounded_before_widening():
+    """complex64 + a complex128 value widens; the int32's rounding to complex64's f32 real part
+    stayed (canonicalize composed the two converts as if int32 fit complex64 exactly)."""
+    check(_program("v = (a.astype(np.complex64) + 1j * a).real\n return (v,)",
+                   np.array([-184161681, 16777217, 3], np.int32)))
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):

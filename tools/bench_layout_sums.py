@@ -1,0 +1,42 @@
+"""Sums of one float32 1000x1000 matrix seen through different layouts: thread CPU time per call
+(median of 7 runs of 5 calls), for docs/performance.md "Reductions in the logical order".
+
+    JITCORE_NUM_THREADS=1 PYTHONPATH=. python tools/bench_layout_sums.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import jitcore
+from tests.layouts import relayout
+
+
+def main() -> None:
+    x = np.random.default_rng(0).standard_normal((1000, 1000)).astype(np.float32)
+    cases = {
+        "C a.sum()": (lambda a: a.sum(), "C"),
+        "F a.sum()": (lambda a: a.sum(), "F"),
+        "strided a.sum()": (lambda a: a.sum(), "strided"),
+        "reversed a.sum()": (lambda a: a.sum(), "reversed"),
+        "C (a.T * 2).sum()": (lambda a: (a.T * 2).sum(), "C"),
+        "F (a * 2).sum(axis=0)": (lambda a: (a * 2).sum(axis=0), "F"),
+        "F (a * 2).sum(axis=1)": (lambda a: (a * 2).sum(axis=1), "F"),
+    }
+    for name, (fn, layout) in cases.items():
+        a = relayout(x, layout)
+        jitted = jitcore.jit(fn)
+        jitted(a)
+        times = []
+        for _ in range(7):
+            start = time.thread_time()
+            for _ in range(5):
+                jitted(a)
+            times.append((time.thread_time() - start) / 5)
+        print(f"{name:24s} {np.median(times) * 1e3:8.3f} ms")
+
+
+if __name__ == "__main__":
+    main()
