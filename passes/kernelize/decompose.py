@@ -608,11 +608,10 @@ def _blocked_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, T: _
 
 
 def _blocked_form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, T: _Matrix,
-                    Q: _Matrix, Y: _Matrix, tau: tuple[_Matrix, _Matrix] | None = None) -> None:
+                    Q: _Matrix, Y: _Matrix) -> None:
     """``_form_q`` as LAPACK's ``orgqr``: the identity, then each panel's block of
-    reflectors, from the last panel, applied to the columns from its first on; each panel's
-    T read from ``T`` (as ``_blocked_qr`` leaves it) or, given ``tau`` (the scales and a
-    scratch vector), formed here (``_larft``)."""
+    reflectors (its T as ``_blocked_qr`` left it in ``T``), from the last panel, applied to
+    the columns from its first on."""
     _identity(e, m, columns, Q, t)
     panels = -(-reflectors // BLOCK)
 
@@ -620,10 +619,7 @@ def _blocked_form_q(e, m: int, columns: int, reflectors: int, t, W: _Matrix, T: 
         p = e.op("arith.subi", _idx(e, panels - 1), step)
         k0 = e.op("arith.muli", p, _idx(e, BLOCK))
         end = e.op("arith.minsi", e.op("arith.addi", k0, _idx(e, BLOCK)), _idx(e, reflectors))
-        b = e.op("arith.subi", end, k0)
-        if tau is not None:
-            _larft(e, k0, b, m, t, W, tau[0], T, tau[1])
-        _block_reflect(e, k0, b, m, t, W, T, Q, k0, columns, Y, transpose=False)
+        _block_reflect(e, k0, e.op("arith.subi", end, k0), m, t, W, T, Q, k0, columns, Y, transpose=False)
 
     _loop(e, 0, panels, panel)
 

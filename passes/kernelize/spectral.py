@@ -98,12 +98,26 @@ def _transpose_into(e, n: int, cols: int, source: _Matrix, target: _Matrix) -> N
     _fill(e, n, cols, target, lambda e, i, j: source.get(e, j, i))
 
 
+def _folded(e, lo, hi, count: int, body) -> None:
+    """body(e, first, many) over [lo, hi) in groups of ``count``, then one at a time."""
+    groups = e.op("arith.divui", e.op("arith.subi", hi, lo), _idx(e, count))
+
+    def group(e, g, _):
+        body(e, e.op("arith.addi", lo, e.op("arith.muli", g, _idx(e, count))), count)
+
+    _loop(e, 0, groups, group)
+    _loop(e, e.op("arith.addi", lo, e.op("arith.muli", groups, _idx(e, count))), hi,
+          lambda e, r, _: body(e, r, 1))
+
+
 def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     """Reduce the symmetric A (both triangles stored) to tridiagonal form by reflectors from
     the two sides, as LAPACK's ``sytd2``: step k makes the reflector of row k right of the
     diagonal (column k below it, by symmetry), keeps its vector there past the subdiagonal
     entry, and updates the trailing matrix A -= v w^T + w v^T with ``w = p - (h/2)(v.p) v``,
-    ``p = h A v`` (row by row, in scratch ``w``)."""
+    ``p = h A v`` (in scratch ``w``), both in fused multiply-adds along rows. (In panels, as
+    ``sytrd`` with ``latrd``: within 0-6% of this, for 0.3-0.5 s more compile; not kept,
+    docs/performance.md.)"""
     def step(e, k, _):
         k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
         xnorm = _norm(e, k2, n, lambda e, i: A.get(e, k, i), t)
@@ -116,174 +130,36 @@ def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
             first = e.op("arith.cmpi", j, k1, result=i1, predicate="eq")
             return e.select(first, e.const(1.0, t), A.get(e, k, j))
 
-        def product(e, i, _):  # p = h A v
-            w.set(e, i, _mul(e, h, _sum(e, k1, n, lambda e, j: _mul(e, A.get(e, i, j), v(e, j)), t)))
+        # p = h A v, A symmetric: the sum of its rows times v's entries, ``UNROLL`` rows per
+        # pass along p (vector loops, where a dot product per row is a chain of scalar adds)
+        _loop(e, k1, n, lambda e, i, _: w.set(e, i, e.const(0.0, t)))
 
-        _loop(e, k1, n, product)
+        def rows_into_w(e, first, many):
+            rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
+            vs = [v(e, r) for r in rows]
+
+            def col(e, c, _):
+                acc = w.get(e, c)
+                for r, vr in zip(rows, vs):
+                    acc = _fma(e, vr, A.get(e, r, c), acc)
+                w.set(e, c, acc)
+
+            _loop(e, k1, n, col)
+
+        _folded(e, k1, _idx(e, n), decompose.UNROLL, rows_into_w)
+        _loop(e, k1, n, lambda e, i, _: w.set(e, i, _mul(e, h, w.get(e, i))))
         vp = _sum(e, k1, n, lambda e, j: _mul(e, v(e, j), w.get(e, j)), t)
         half = _mul(e, _mul(e, e.const(0.5, t), h), vp)
         _loop(e, k1, n, lambda e, j, _: w.set(e, j, _sub(e, w.get(e, j), _mul(e, half, v(e, j)))))
 
         def update(e, i, _):
-            vi, wi = v(e, i), w.get(e, i)
-            _loop(e, k1, n, lambda e, j, _: A.set(e, i, j, _sub(e, A.get(e, i, j), _add_f(
-                e, _mul(e, vi, w.get(e, j)), _mul(e, wi, v(e, j))))))
+            vi, wi = e.op("arith.negf", v(e, i)), e.op("arith.negf", w.get(e, i))
+            _loop(e, k1, n, lambda e, j, _: A.set(e, i, j, _fma(e, wi, v(e, j), _fma(e, vi, w.get(e, j),
+                                                                                   A.get(e, i, j)))))
 
         _loop(e, k1, n, update)
 
     _loop(e, 0, max(n - 2, 0), step)
-
-
-BLOCKED_FROM = 256  # n from which eigh reduces in panels (measured: docs/performance.md)
-
-
-def _blocked_tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix, Vt: _Matrix,
-                            Wt: _Matrix, Vc: _Matrix, Wc: _Matrix, y: _Matrix) -> None:
-    """``_tridiagonalize`` in panels of ``decompose.BLOCK`` steps, as LAPACK's ``sytrd`` with
-    ``latrd``: within a panel the trailing matrix is left as it was at the panel's start, each
-    step's row k brought up to date and its ``A v`` corrected by the panel's earlier vectors
-    (``A - V W^T - W V^T``; V and W kept as rows, ``Vt`` and ``Wt``, and as columns, ``Vc`` and
-    ``Wc``, so that every inner loop runs along contiguous entries), and after the panel the
-    rest of the matrix takes the rank-2b update at once: one pass over the trailing matrix
-    per panel where the unblocked reduction makes one per step (it still reads it once per
-    step for ``A v``). Inner loops fold ``decompose.UNROLL`` rows into each pass and use
-    fused multiply-adds; the rounding differs from ``_tridiagonalize``'s, not its accuracy."""
-    steps, block, unroll = max(n - 2, 0), decompose.BLOCK, decompose.UNROLL
-    zero = e.const(0.0, t)
-
-    def folded(e, lo, hi, count, body):
-        """body(e, first, many) over [lo, hi) in groups of ``count``, then one at a time."""
-        groups = e.op("arith.divui", e.op("arith.subi", hi, lo), _idx(e, count))
-        def group(e, g, _):
-            body(e, e.op("arith.addi", lo, e.op("arith.muli", g, _idx(e, count))), count)
-
-        _loop(e, 0, groups, group)
-        _loop(e, e.op("arith.addi", lo, e.op("arith.muli", groups, _idx(e, count))), hi,
-              lambda e, r, _: body(e, r, 1))
-
-    def panel(e, p, _):
-        k0 = e.op("arith.muli", p, _idx(e, block))
-        end = e.op("arith.minsi", e.op("arith.addi", k0, _idx(e, block)), _idx(e, steps))
-
-        def step(e, k, _):
-            j = e.op("arith.subi", k, k0)  # the step's place in the panel
-            k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
-
-            def bring(e, first, many):  # row k minus the panel's updates so far
-                rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
-                vs = [e.op("arith.negf", Vc.get(e, k, r)) for r in rows]
-                ws = [e.op("arith.negf", Wc.get(e, k, r)) for r in rows]
-
-                def col(e, c, _):
-                    acc = A.get(e, k, c)
-                    for r, vk, wk in zip(rows, vs, ws):
-                        acc = _fma(e, wk, Vt.get(e, r, c), _fma(e, vk, Wt.get(e, r, c), acc))
-                    A.set(e, k, c, acc)
-
-                _loop(e, k, n, col)
-
-            folded(e, _idx(e, 0), j, unroll, bring)
-            xnorm = _norm(e, k2, n, lambda e, i: A.get(e, k, i), t)
-            beta, factor, h = _householder(e, A.get(e, k, k1), xnorm, t)
-            tau.set(e, k, h)
-            _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, k, i), factor)))
-            A.set(e, k, k1, beta)
-
-            def v(e, i):  # the reflector's vector over k+1..n-1 (its leading 1 implied)
-                first = e.op("arith.cmpi", i, k1, result=i1, predicate="eq")
-                return e.select(first, e.const(1.0, t), A.get(e, k, i))
-
-            def put_v(e, i, value):
-                Vt.set(e, j, i, value)
-                Vc.set(e, i, j, value)
-
-            _loop(e, 0, k1, lambda e, i, _: put_v(e, i, zero))
-            _loop(e, k1, n, lambda e, i, _: put_v(e, i, v(e, i)))
-
-            # A v from the trailing matrix as at the panel's start, symmetric: the sum of its
-            # rows times v's entries (vector loops along w, where a dot product per row is a
-            # chain of scalar adds)
-            _loop(e, k1, n, lambda e, i, _: w.set(e, i, zero))
-
-            def rows_into_w(e, first, many):
-                rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
-                vs = [Vt.get(e, j, r) for r in rows]
-
-                def col(e, c, _):
-                    acc = w.get(e, c)
-                    for r, vr in zip(rows, vs):
-                        acc = _fma(e, vr, A.get(e, r, c), acc)
-                    w.set(e, c, acc)
-
-                _loop(e, k1, n, col)
-
-            folded(e, k1, _idx(e, n), unroll, rows_into_w)
-
-            # minus V (W^T v) + W (V^T v): W^T v and V^T v (in y's rows 0 and 1) gathered a
-            # row of Vc, Wc at a time, then subtracted a row of Vt, Wt at a time
-            def clear(e, i, _):
-                y.set(e, 0, i, zero)
-                y.set(e, 1, i, zero)
-
-            _loop(e, 0, j, clear)
-
-            def gather(e, c, _):
-                vc = Vt.get(e, j, c)
-
-                def entry(e, i, _):
-                    y.set(e, 0, i, _fma(e, Wc.get(e, c, i), vc, y.get(e, 0, i)))
-                    y.set(e, 1, i, _fma(e, Vc.get(e, c, i), vc, y.get(e, 1, i)))
-
-                _loop(e, 0, j, entry)
-
-            _loop(e, k1, n, gather)
-
-            def correct(e, first, many):
-                rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
-                wv = [e.op("arith.negf", y.get(e, 0, r)) for r in rows]
-                vv = [e.op("arith.negf", y.get(e, 1, r)) for r in rows]
-
-                def col(e, c, _):
-                    acc = w.get(e, c)
-                    for r, a, b in zip(rows, wv, vv):
-                        acc = _fma(e, b, Wt.get(e, r, c), _fma(e, a, Vt.get(e, r, c), acc))
-                    w.set(e, c, acc)
-
-                _loop(e, k1, n, col)
-
-            folded(e, _idx(e, 0), j, unroll, correct)
-            _loop(e, k1, n, lambda e, i, _: w.set(e, i, _mul(e, h, w.get(e, i))))
-            vp = _sum(e, k1, n, lambda e, i: _mul(e, Vt.get(e, j, i), w.get(e, i)), t)
-            half = _mul(e, _mul(e, e.const(0.5, t), h), vp)
-
-            def put_w(e, i, value):
-                Wt.set(e, j, i, value)
-                Wc.set(e, i, j, value)
-
-            _loop(e, 0, k1, lambda e, i, _: put_w(e, i, zero))
-            _loop(e, k1, n, lambda e, i, _: put_w(e, i, _sub(e, w.get(e, i), _mul(e, half, Vt.get(e, j, i)))))
-
-        _loop(e, k0, end, step)
-
-        def update(e, i, _):  # A[i, end:] -= sum over the panel of v_i w + w_i v
-            def take(e, first, many):
-                rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
-                vs = [e.op("arith.negf", Vc.get(e, i, r)) for r in rows]
-                ws = [e.op("arith.negf", Wc.get(e, i, r)) for r in rows]
-
-                def col(e, c, _):
-                    acc = A.get(e, i, c)
-                    for r, vi, wi in zip(rows, vs, ws):
-                        acc = _fma(e, wi, Vt.get(e, r, c), _fma(e, vi, Wt.get(e, r, c), acc))
-                    A.set(e, i, c, acc)
-
-                _loop(e, end, n, col)
-
-            folded(e, _idx(e, 0), e.op("arith.subi", end, k0), unroll, take)
-
-        _loop(e, end, n, update)
-
-    _loop(e, 0, -(-steps // block), panel)
 
 
 LOG_SWEEPS = 16  # eigh's rotations wait in a log of this many times n (about 30 sweeps)
@@ -392,11 +268,7 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
 
     scale = _power_of_two(e, _largest(e, n, n, lower, t), t)
     _fill(e, n, n, A, lambda e, i, j: _mul(e, lower(e, i, j), scale))
-    blocked = n >= BLOCKED_FROM
-    if blocked:
-        _blocked_tridiagonalize(e, n, t, A, tau, w, *(_Matrix(outer, t, r) for r in range(9, 14)))
-    else:
-        _tridiagonalize(e, n, t, A, tau, w)
+    _tridiagonalize(e, n, t, A, tau, w)
     _loop(e, 0, n, lambda e, i, _: d.set(e, i, A.get(e, i, i)))
     _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, A.get(e, i, e.op("arith.addi", i, _idx(e, 1)))))
     if n:
@@ -405,12 +277,7 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
         _identity(e, n, n, Q, t)
         if n > 1:  # the reflectors act on rows 1..n-1; reflector k's vector is row k past k+1
             shifted = _Matrix(outer, t, 1, offset=(0, 1), transposed=True)
-            Q1 = _Matrix(outer, t, 3, offset=(1, 1))
-            if blocked:  # in panels, as the reduction (results 14, 15: T, the block's rows)
-                decompose._blocked_form_q(e, n - 1, n - 1, n - 2, t, shifted, _Matrix(outer, t, 14), Q1,
-                                          _Matrix(outer, t, 15), (tau, w))
-            else:
-                _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, Q1, w)
+            _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, _Matrix(outer, t, 3, offset=(1, 1)), w)
         _transpose_into(e, n, n, Q, Zt)
     log = None
     if op.vectors:
@@ -430,12 +297,6 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
     sizes = _PairLog.sizes(_PairLog.capacity(n, LOG_SWEEPS, t) if op.vectors else 0)
     logs = [TensorType(batch + sizes[0], i64), TensorType(batch + sizes[1], t)]
     results = [op.result_type, a.type, a.type, a.type, vector, vector, vector, *logs]
-    if blocked:  # the panel's vectors V and W, as rows and as columns; W^T v and V^T v
-        block = decompose.BLOCK
-        rows, columns = (TensorType(batch + shape, t) for shape in ((block, n), (n, block)))
-        results += [rows, rows, columns, columns, TensorType(batch + (2, decompose.BLOCK), t)]
-        if op.vectors:  # forming Q: each panel's T, the block update's rows
-            results += [TensorType(batch + (max(n - 2, 1), block), t), TensorType(batch + (block, n), t)]
     return _finish(kb, op, results, [-1] * len(results))
 
 

@@ -288,21 +288,6 @@ def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
     _close(np.linalg.norm(ev, axis=0), np.ones(24), g)
 
 
-def test_blocked_tridiagonalisation_matches_numpy(monkeypatch):
-    """eigh reduced in panels (passes/kernelize/spectral.py, ``_blocked_tridiagonalize``) and
-    Q formed in panels: 4 steps per panel from n = 8 on, so 13 x 13 takes three panels and
-    a narrower last one; eigh and eigvalsh in one compile."""
-    from jitcore.passes.kernelize import decompose, spectral
-
-    monkeypatch.setattr(spectral, "BLOCKED_FROM", 8)
-    monkeypatch.setattr(decompose, "BLOCK", 4)
-    g = np.random.default_rng(8).standard_normal((13, 13))
-    sym = g + g.T
-    (w, v), values = jc.jit(lambda a: (np.linalg.eigh(a), np.linalg.eigvalsh(a)), cache=False)(sym)
-    _check_eigh(sym, w, v, np.linalg.eigvalsh(sym))
-    _close(values, np.linalg.eigvalsh(sym), sym, factor=64)
-
-
 # -- on top of the SVD ---------------------------------------------------------------------
 def test_lstsq_matches_numpy():
     """Through the SVD (small ``a``): full rank (tall: a vector b, wide: a matrix b) and
