@@ -40,9 +40,11 @@ the loop vectorizer calls the variants and codegen/cpu/target.py inlines their d
 after O3 (1.1-1.8x in cache on Zen 4). f32 pow's variant
 computes in f32 lanes throughout (_pow_f32_x86: ln|x| and y ln|x| as double words from a
 16-entry table, exp by scalef; 1.45x the portable code, which takes its log and exp to f64);
-f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs) and
-cbrt's (getexp/getmant in place of its subnormal scaling) measured no faster (0.92-1.04x), so
-those stay portable (ISA_KINDS).
+f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs)
+measured no faster (0.92-1.04x), so it stays portable (ISA_KINDS). f32 cbrt's variant takes no
+steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
+roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
+polynomial would need a dozen terms at that table's spacing).
 
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
