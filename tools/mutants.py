@@ -276,12 +276,6 @@ MUTANTS = [
            'count = b.add(whole, b.zext(b.icmp_signed("!=", rest, extent(0)), I64))', "count = whole",
            "a column sum in pieces of rows drops its last, short piece (and the tail rows)",
            ("tests/codegen/test_column_pieces.py",)),
-    Mutant("reduction-order-follows-layout", "codegen/cpu/schedule.py",
-           "if op.has_reduction and not op.indexed and (collapsed := _collapsed_dims(op, layout_free=True)):",
-           "if False:",
-           "a sum of a strided, Fortran-ordered or transposed operand keeps its dims apart: row "
-           "totals added in order, another order than a contiguous copy's (and the unfused sum's)",
-           ("tests/codegen/test_reductions.py",)),
     Mutant("split-inits-whole-result", "codegen/cpu/schedule.py",
            "if self.split_dim is not None:\n            self._emit_split_inits()",
            "if self.split_dim is None:\n            self._emit_split_inits()",

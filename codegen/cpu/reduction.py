@@ -7,10 +7,9 @@ plain loop runs one element at a time and its error grows linearly with the coun
 of 1e-7 in float32 summed in order give 1.0038, not 1.0. The same holds for NaN-aware max and
 min and for argmax, which also ran one element at a time.
 
-**Along the innermost dim** (``RowReduction``: a row, or adjacent reduced dims, which
-``schedule._collapse_reduction`` merges into one first, in C order of the logical index whatever
-the operands' layouts: ``logical_dims.py``) the ``n`` elements go in this order, the same on
-every host:
+**Along the innermost dim** (``RowReduction``: a row, or a whole contiguous array, which
+``schedule._collapse_reduction`` flattens into one dim first) the ``n`` elements go in this
+order, the same on every host:
 
 1. ``LANES`` partial accumulators ("lanes"), each starting from the identity (the result's
    ``init``). Element ``i`` of a block goes to lane ``i % LANES``, so the lanes are independent

@@ -4,9 +4,8 @@ vectorizers.
 The CPU's tactics, each a choice a GPU would make differently:
 
 - an all-identity, all-contiguous kernel is one flat loop (``_flatten``);
-- a reduction merges adjacent dims of one kind into one (``_collapse_reduction``): a full
-  ``x.sum()`` is one long row, whatever the layout (operands that cannot be read flat are
-  read at each merged point taken apart: ``logical_dims.py``), so the order is the logical one;
+- a reduction over contiguous operands merges adjacent dims of one kind into one
+  (``_collapse_reduction``): a full ``x.sum()`` is one long row;
 - a float sum, product, max or min, an argmax or argmin over the innermost dim keeps several
   partial accumulators (``reduction.RowReduction``), sums and products combined in blocks and
   pairwise as NumPy's pairwise sum does: vectorized, in a fixed order, with error growing like
@@ -38,7 +37,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu import column_pieces, cost, full_reduction, logical_dims, reduction, target
+from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
@@ -102,7 +101,7 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
     same_shape = all(v.type.shape == tuple(domain) for v in [*op.operands, *op.results])
     if not op.has_reduction and same_shape and all(m.is_identity for m in op.indexing_maps):
         return all(d == 1 for d in domain[1:])
-    collapsed = _merged_dims(op, strided, positional)
+    collapsed = _collapsed_dims(op)
     return collapsed is None or collapsed[0][0] == [0]
 
 
@@ -139,15 +138,10 @@ class _Schedule:
         self.domain = sizes.extents(op.domain())
         self.factors = [(d,) for d in op.domain()]  # the op's extents each entry is the product of
         self.iterators = list(op.iterator_types)  # one per entry of self.domain
-        body_maps = None  # the body's own maps, where it reads its operands unmerged
         if plain and same_shape and all(m.is_identity for m in maps):
             maps = self._flatten(operands, maps)
-        else:
-            merged = _merged_dims(op, strided, positional)
-            if merged is not None and merged[2]:
-                body_maps = maps
-            if merged is not None:
-                maps = self._collapse_reduction(operands, maps, merged)
+        elif not (positional or any(strided) or op.clamped or op.indexed):
+            maps = self._collapse_reduction(operands, maps)
         if split_dims:  # the first parallel dim above 1 of the domain as flattened or collapsed
             self.split_dim = next(i for i, (d, it) in enumerate(zip(self.domain, self.iterators))
                                   if it == kernel.PARALLEL and (self.sizes.concrete(d) or 2) > 1)
@@ -158,10 +152,8 @@ class _Schedule:
         # (a scalar exp per row cost 15-25% more than the unfused kernel's vector exps).
         self.epilogue_in_rows = (op.epilogue is not None and self.rows_from is not None
                                  and all(cost.is_cheap_scalar(inner) for inner in op.epilogue.ops))
-        self.body = KernelBody(self.b, op, operands, body_maps or maps, _precision(fastmath=fastmath),
+        self.body = KernelBody(self.b, op, operands, maps, _precision(fastmath=fastmath),
                                status[0] if checks else None)
-        if body_maps is not None:  # the schedule's points taken apart into the op's own dims
-            self.body = logical_dims.Unmerged(self.b, self.body, merged[0], sizes.extents(op.domain()))
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
@@ -354,18 +346,18 @@ class _Schedule:
             operand.strides, operand.shape = [extent(1)], [size]
         return [AffineMap.identity(1) for _ in maps]
 
-    def _collapse_reduction(self, operands, maps, merged) -> list[AffineMap]:
-        """Adjacent dims of one kind merged (``_merged_dims``): the domain, and the maps
-        rewritten to match; where the operands are read flat, their strides and shapes too
-        (else the body reads them unmerged: the maps returned serve the schedule only)."""
+    def _collapse_reduction(self, operands, maps) -> list[AffineMap]:
+        """Adjacent dims of one kind merged (``_collapsed_dims``): the domain, the operands'
+        strides and shapes and the maps rewritten to match."""
+        collapsed = _collapsed_dims(self.op)
+        if collapsed is None:
+            return maps
         op = self.op
-        groups, outputs, unmerged = merged
+        groups, outputs = collapsed
         its = list(op.iterator_types)
         self.factors = [tuple(op.domain()[d] for d in dims) for dims in groups]
         self.domain = [self.sizes.product(self.b, factors) for factors in self.factors]
         self.iterators = [its[dims[0]] for dims in groups]
-        if unmerged:
-            return list(op.input_maps) + [m for m, _ in outputs]
         inputs = []
         for operand, m in zip(operands[: len(op.operands)], op.input_maps):
             if _one_element(m):  # its strides and shape stay; its map takes the merged dims
@@ -617,33 +609,19 @@ class _Schedule:
         return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)
 
 
-def _merged_dims(op: kernel.GenericOp, strided: list[bool], positional: bool):
-    """``_collapsed_dims`` as the schedule merges them, and whether the body reads its operands
-    unmerged (``logical_dims.Unmerged``): a reduction merges its dims whatever its operands'
-    layouts and maps, so its order is the same as over contiguous copies of them (an indexed
-    one runs in order, and checks its indices in C order: it keeps its dims). None: no merge."""
-    flat = not (positional or any(strided) or op.clamped or op.indexed)
-    if flat and (collapsed := _collapsed_dims(op)) is not None:
-        return (*collapsed, False)
-    if op.has_reduction and not op.indexed and (collapsed := _collapsed_dims(op, layout_free=True)):
-        return (*collapsed, True)
-    return None
-
-
-def _collapsed_dims(op: kernel.GenericOp, layout_free: bool = False):
+def _collapsed_dims(op: kernel.GenericOp):
     """Adjacent dims of one kind (reduction or parallel) that every input reads whole and
     contiguously (identity maps over inputs shaped like the domain) become one dim, so the
     lanes see the whole reduced extent: ``x.sum()`` of a matrix is one row of ``m * n``, not
     ``m`` row totals added in order, and ``x.sum(axis=0)`` of a 3-d array sums columns of
     ``x.reshape(m, -1)``. Each result must read each group of parallel dims as adjacent
-    axes, in order (a reduction's result does, keepdims or not). ``layout_free``: whatever
-    the inputs' maps (a reduction's, read unmerged: ``_merged_dims``).
+    axes, in order (a reduction's result does, keepdims or not).
 
     The groups of dims and, per result, its map over them and the axes each expr covers;
     None when nothing merges. A function of ``op`` alone."""
     its = list(op.iterator_types)
-    if op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs) or not (layout_free or all(
-            _whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))):
+    if (op.scan_dim is not None or any(i >= 0 for i in op.copy_inputs)
+            or not all(_whole(v, m, op) or _one_element(m) for v, m in zip(op.operands, op.input_maps))):
         return None
     groups: list[list[int]] = []
     for d, it in enumerate(its):
@@ -692,7 +670,7 @@ def _scheduled_domain(op: kernel.GenericOp, strided: list[bool], positional: boo
     and the op's extents whose product the last collapsed dim is."""
     domain, its = list(op.domain()), list(op.iterator_types)
     last = (domain[-1],)
-    collapsed = _merged_dims(op, strided, positional)
+    collapsed = None if positional or any(strided) or op.clamped else _collapsed_dims(op)
     if collapsed is not None:
         groups = collapsed[0]
         last = tuple(domain[d] for d in groups[-1])
