@@ -11,7 +11,17 @@ import time
 import numpy as np
 
 import jitcore
-from tests.layouts import relayout
+
+
+def relayout(x: np.ndarray, kind: str) -> np.ndarray:
+    """The values of ``x`` seen through the layout ``kind`` (tools import no test module)."""
+    if kind in ("C", "F"):
+        return np.array(x, order=kind)
+    if kind == "reversed":
+        return np.ascontiguousarray(x[::-1, ::-1])[::-1, ::-1]
+    big = np.zeros((2 * x.shape[0], 2 * x.shape[1]), x.dtype)  # "strided": every other element
+    big[::2, ::2] = x
+    return big[::2, ::2]
 
 
 def main() -> None:
