@@ -53,8 +53,8 @@ class Interchange(Pass):
             for op in func.body.ops:
                 if isinstance(op, kernel.GenericOp) and _reorderable(op):
                     changed |= _make_innermost(op, _best_innermost(op))
-                elif isinstance(op, kernel.GenericOp) and _reduction_reorderable(op):
-                    changed |= _memory_order(op)
+                elif isinstance(op, kernel.GenericOp) and kernel.reads_in_memory_order(op):
+                    changed |= kernel.memory_order(op)
         return changed
 
 
@@ -63,65 +63,6 @@ def _reorderable(op: kernel.GenericOp) -> bool:
             and all(t == kernel.PARALLEL for t in op.iterator_types)
             and not op.indexed and not kernel.runs_in_order(op)
             and all(i < 0 for i in op.copy_inputs))
-
-
-def _reduction_reorderable(op: kernel.GenericOp) -> bool:
-    return (op.has_reduction and op.scan_dim is None and len(op.iterator_types) >= 1
-            and not op.indexed and not op.clamped and not kernel.runs_in_order(op)
-            and all(i < 0 for i in op.copy_inputs)
-            and not any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op)))
-
-
-def _read_order(amap: AffineMap, live: set[int]) -> list[int] | None:
-    """The live dims ``amap`` reads, outermost first (the order of its exprs); None when it
-    reads one twice or not with scale 1 or -1 (a strided slice, a diagonal)."""
-    dims = [e.dim for e in amap.exprs if e.dim in live]
-    if len(set(dims)) != len(dims) or any(abs(e.scale) != 1 for e in amap.exprs if e.dim in live):
-        return None
-    return dims
-
-
-def _memory_order(op: kernel.GenericOp) -> bool:
-    """Reorder (and flip reduced dims of) a reduction so that its inputs are read in memory
-    order; False when they already are or disagree."""
-    domain = op.domain()
-    n = len(domain)
-    live = {d for d in range(n) if domain[d] != 1}
-    orders = [_read_order(m, live) for m in op.input_maps if any(e.dim is not None for e in m.exprs)]
-    if not orders or any(o is None for o in orders):
-        return False
-    lead = max(orders, key=len)
-    if set(lead) != live:
-        return False  # no input reads every dim: no order to follow
-    rank = {d: k for k, d in enumerate(lead)}
-    if any([rank[d] for d in o] != sorted(rank[d] for d in o) for o in orders):
-        return False  # the inputs disagree on the order
-    slots = sorted(live)  # the live dims take the lead's order; dims of extent 1 stay put
-    order = list(range(n))  # new position -> old dim
-    for slot, d in zip(slots, lead):
-        order[slot] = d
-    flips = {d for d in live if op.iterator_types[d] == kernel.REDUCTION
-             and all(e.scale == -1 for m in op.input_maps for e in m.exprs if e.dim == d)}
-    if order == list(range(n)) and not flips:
-        return False
-    new_of = {old: new for new, old in enumerate(order)}
-
-    def remap(amap: AffineMap) -> AffineMap:
-        exprs = []
-        for e in amap.exprs:
-            if e.dim is None:
-                exprs.append(e)
-            elif e.dim in flips:  # d = extent - 1 - d'
-                exprs.append(AffineExpr(new_of[e.dim], -e.scale, e.offset + e.scale * (domain[e.dim] - 1)))
-            else:
-                exprs.append(AffineExpr(new_of[e.dim], e.scale, e.offset))
-        return AffineMap(n, tuple(exprs))
-
-    its = op.iterator_types
-    op.attributes["indexing_maps"] = tuple(remap(m) for m in op.indexing_maps)
-    op.attributes["domain"] = tuple(domain[d] for d in order)
-    op.attributes["iterator_types"] = tuple(its[d] for d in order)
-    return True
 
 
 def _unit_stride_dim(amap: AffineMap) -> int | None:

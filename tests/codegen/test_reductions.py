@@ -398,3 +398,23 @@ def test_a_view_is_summed_in_memory_order_bit_for_bit():
     assert (jc.jit(lambda a: a.T.sum(axis=1))(a) == columns).all()
     assert (jc.jit(lambda a: a[:, ::-1].sum(axis=1))(a) == rows).all()  # the row read forwards
     assert (rows == [documented_sum(r) for r in a]).all()
+
+
+def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
+    """The same rule for arguments whose strides are known only at run time: a Fortran-ordered
+    or reversed argument dense in memory is summed as the C-contiguous array it lies as
+    (``schedule._dense_twins``); a stepped one (not dense) in C order of its values."""
+    from tests.layouts import relayout
+
+    a = np.random.default_rng(4).standard_normal((300, 70)).astype(np.float32) * np.float32(1e3)
+    a[::3] = np.float32(1e-3)
+    f = relayout(a, "F")
+    lying = np.ascontiguousarray(f.T)  # f's memory as a C array
+    assert SUM(f) == SUM(lying) == documented_sum(lying.ravel())
+    assert (SUM_ROWS(f) == SUM_COLUMNS(lying)).all()
+    assert (SUM_COLUMNS(f) == SUM_ROWS(lying)).all()
+    r = relayout(a, "reversed")
+    assert SUM(r) == documented_sum(np.ascontiguousarray(r[::-1, ::-1]).ravel())
+    assert (SUM_ROWS(r) == SUM_ROWS(np.ascontiguousarray(r[:, ::-1]))).all()  # rows read forwards
+    s = relayout(a, "strided")
+    np.testing.assert_allclose(SUM(s), a.sum(dtype=np.float64), rtol=1e-5)
