@@ -25,9 +25,11 @@ the reduced dims into one contiguous row (``codegen/cpu/schedule.py``) as for ``
 columns, vectorized across them. Inputs that disagree (``(a * a.T).sum()``) keep the C order.
 Dims of extent 1 keep their places (they run once). This does change a float sum's or product's
 bits: the fixed order of ``codegen/cpu/reduction.py`` is taken in memory order, not in C order
-of the logical values (docs/numpy_support.md). Kernels whose body reads its position
-(``kernel.index``: argmax and argmin, whose ties go to the first index in C order) keep their
-order, as do scans.
+of the logical values (docs/numpy_support.md). Only sums and products: a max or min keeps C
+order (NumPy's choice between 0.0 and -0.0 in a tie), as do kernels whose body reads its
+position (``kernel.index``: argmax and argmin, ties to the first index in C order) and scans.
+The rule is ``kernel.memory_order``; the CPU's schedule also applies it to strided arguments
+that are dense in another order when the kernel runs (``codegen/cpu/schedule.py``).
 
 A kernel that checks indices or scatters runs in C order, and a kernel whose result starts as
 a copy (a slice update) keeps its order too.
