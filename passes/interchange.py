@@ -12,10 +12,27 @@ makes the dim with the most the innermost, moving it there and keeping the other
 the current innermost dim wins ties, so ``a.T + b`` and ``a.T + a`` (output and one operand
 unit stride) keep their order. The result is then written through a permuted map.
 
-Only kernels whose dims are all parallel are reordered: the order of a reduction or scan is
-the code generator's schedule, and a kernel that checks indices or scatters runs in C order.
-A kernel whose result starts as a copy (a slice update) keeps its order too. Reordering
-changes no value: each point runs the same body once, and ``kernel.index`` follows its dim.
+A kernel whose dims are all parallel is reordered that way. Reordering it changes no value:
+each point runs the same body once, and ``kernel.index`` follows its dim.
+
+A reduction is read in its operands' memory order, as NumPy's iterator reads it: where every
+input that reads the kernel's dims reads them in one order (an input's order: the dims of its
+map's exprs, outermost first), the dims take that order, and a reduced dim that every input
+reading it reads backwards (scale -1, a reversed view) runs forwards. So ``(a.T * 2).sum()``
+and ``a[::-1, ::-1].sum()`` read ``a`` through an identity map, and the code generator merges
+the reduced dims into one contiguous row (``codegen/cpu/schedule.py``) as for ``a.sum()``;
+``(a.T * 2).sum(axis=0)`` reduces along ``a``'s rows and ``(a.T * 2).sum(axis=1)`` down its
+columns, vectorized across them. Inputs that disagree (``(a * a.T).sum()``) keep the C order.
+Dims of extent 1 keep their places (they run once). This does change a float sum's or product's
+bits: the fixed order of ``codegen/cpu/reduction.py`` is taken in memory order, not in C order
+of the logical values (docs/numpy_support.md). Only sums and products: a max or min keeps C
+order (NumPy's choice between 0.0 and -0.0 in a tie), as do kernels whose body reads its
+position (``kernel.index``: argmax and argmin, ties to the first index in C order) and scans.
+The rule is ``kernel.memory_order``; the CPU's schedule also applies it to strided arguments
+that are dense in another order when the kernel runs (``codegen/cpu/schedule.py``).
+
+A kernel that checks indices or scatters runs in C order, and a kernel whose result starts as
+a copy (a slice update) keeps its order too.
 """
 
 from __future__ import annotations
@@ -38,6 +55,8 @@ class Interchange(Pass):
             for op in func.body.ops:
                 if isinstance(op, kernel.GenericOp) and _reorderable(op):
                     changed |= _make_innermost(op, _best_innermost(op))
+                elif isinstance(op, kernel.GenericOp) and kernel.reads_in_memory_order(op):
+                    changed |= kernel.memory_order(op)
         return changed
 
 

@@ -43,8 +43,9 @@ from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
-from jitcore.ir.core import Value
+from jitcore.ir.core import Block, Value
 from jitcore.ir.dialects import kernel
+from jitcore.ir.types import TensorType
 
 
 def _precision(**kwargs) -> scalar.Precision:
@@ -81,9 +82,174 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     sizes = sizes or Sizes()
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
-    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes)
+    twins = _dense_twins(op, strided) if unrolled else []  # a tiny kernel: one compile
+    schedule = _Schedule(module, name + ".strided" if twins else name, op, strided, fastmath, split,
+                         sizes)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
-    return schedule.function, schedule.split_extent, partials
+    if not twins:
+        return schedule.function, schedule.split_extent, partials
+    fast = []
+    for k, (twin, orders, backwards) in enumerate(twins):
+        if partials:
+            break
+        dense = _Schedule(module, f"{name}.dense{k}", twin, [False] * len(strided), fastmath,
+                          split and schedule.split_extent is not None, _fresh(sizes), cut=False)
+        if dense.pieces is None and dense.split_extent == schedule.split_extent:
+            fast.append((dense.function, orders, backwards))
+    ranged = schedule.split_extent is not None  # the kernel takes lo, hi
+    wrapper = _layout_dispatch(module, name, op, strided, schedule.function, fast, _fresh(sizes), ranged)
+    return wrapper, schedule.split_extent, partials
+
+
+def _fresh(sizes: Sizes) -> Sizes:
+    """``sizes`` unbound, for another function (a bound one holds the first one's values)."""
+    copy = object.__new__(type(sizes))
+    copy.__dict__.update(sizes.__dict__)
+    copy.values, copy.pointer, copy._concrete = {}, None, {}
+    return copy
+
+
+def _dense_twins(op: kernel.GenericOp, strided: list[bool]):
+    """Twins of a reduction that reads arguments whose strides are known only at run time (a
+    Fortran-ordered, reversed or transposed argument), each for one layout those arguments may
+    have when it runs: dense in C order, every parallel axis read backwards (NumPy's reversed
+    view; a full reduction has none), or dense in Fortran order; either way a reduced axis may
+    lie backwards too (read forwards from its lowest address: ``_layout_dispatch``). A twin
+    reads them as C-contiguous arrays of their axes in that order, its dims in memory order
+    (``kernel.memory_order``, NumPy's rule, as ``interchange`` orders a view's): so a
+    Fortran-ordered ``a.sum()`` is one contiguous row, its ``sum(axis=1)`` a column sum. Only
+    where each such argument is read whole through a permutation of the dims, every other
+    input is one element, and the twin keeps the parallel dims in their order (a split
+    kernel's ranges are of the same dim). Each: the twin, per operand its axes outermost first
+    (or None: not strided), and whether it reads parallel axes backwards."""
+    if (not any(strided) or not op.has_reduction or not kernel.reads_in_memory_order(op)
+            or kernel.checks_indices(op)):
+        return []
+    domain = op.domain()
+    for v, m, s in zip(op.operands, op.input_maps, strided):
+        if not s:
+            if not _one_element(m):
+                return []
+            continue
+        dims = [e.dim for e in m.exprs]
+        if (None in dims or len(set(dims)) != len(dims) or any(e.scale != 1 or e.offset for e in m.exprs)
+                or tuple(domain[d] for d in dims) != v.type.shape):
+            return []
+    rank = max(v.type.rank for v, s in zip(op.operands, strided) if s)
+    # (axis order, parallel axes read backwards): C order reversed ("reversed": every stride
+    # negative), whose reduced axes may also lie either way; Fortran order, parallel axes forwards
+    layouts = [(lambda r: list(range(r)), True)]
+    if rank >= 2:
+        layouts.append((lambda r: list(reversed(range(r))), False))
+    parallel = [d for d, it in enumerate(op.iterator_types) if it == kernel.PARALLEL]
+    twins = []
+    for layout, backwards in layouts:
+        orders = [layout(v.type.rank) if s else None for v, s in zip(op.operands, strided)]
+        mapping = {}  # every operand a stand-in: the clone adds no use to the function's values
+        for v, order in zip(op.operands, orders):
+            shape = v.type.shape if order is None else tuple(v.type.shape[a] for a in order)
+            mapping[v] = Block([TensorType(shape, v.type.element)]).args[0]
+        twin = op.clone(mapping)
+        maps = list(op.indexing_maps)
+        for k, order in enumerate(orders):
+            if order is not None:
+                exprs = [maps[k].exprs[a] for a in order]
+                if backwards:  # d -> extent - 1 - d along parallel axes
+                    exprs = [AffineExpr(e.dim, -1, domain[e.dim] - 1)
+                             if op.iterator_types[e.dim] == kernel.PARALLEL else e for e in exprs]
+                maps[k] = AffineMap(maps[k].num_dims, tuple(exprs))
+        twin.attributes["indexing_maps"] = tuple(maps)
+        twin.attributes["domain"] = tuple(domain)
+        kernel.memory_order(twin)
+        its = twin.iterator_types
+        moved = [twin_dim for twin_dim, it in enumerate(its) if it == kernel.PARALLEL]
+        # the twin's parallel dims, as the op's: same extents in the same order
+        if ([twin.domain()[d] for d in moved] != [domain[d] for d in parallel]
+                or not _keeps_parallel(op, twin)):
+            continue
+        twins.append((twin, orders, backwards))
+    return twins
+
+
+def _keeps_parallel(op: kernel.GenericOp, twin: kernel.GenericOp) -> bool:
+    """Whether the twin's results read its parallel dims as the op's read the op's, in order."""
+    n_in = len(op.operands)
+    for a, b in zip(op.indexing_maps[n_in:], twin.indexing_maps[n_in:]):
+        pa = [op.iterator_types[e.dim] if e.dim is not None else None for e in a.exprs]
+        pb = [twin.iterator_types[e.dim] if e.dim is not None else None for e in b.exprs]
+        if pa != pb or any((e.dim is None) != (f.dim is None) for e, f in zip(a.exprs, b.exprs)):
+            return False
+        ra = [e.dim for e in a.exprs if e.dim is not None]
+        rb = [e.dim for e in b.exprs if e.dim is not None]
+        if ra != sorted(ra) or rb != sorted(rb):
+            return False
+    return True
+
+
+def _layout_dispatch(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
+                     general: ll.Function, fast: list, sizes: Sizes, ranged: bool) -> ll.Function:
+    """The kernel ``name``: the first twin of ``fast`` (function, axis orders, backwards) whose
+    layout the strided arguments have at run time, else ``general``. A twin's layout: each
+    strided argument dense in its axis order, its parallel axes' strides negative where the
+    twin reads them backwards and positive elsewhere, a reduced axis's either way (the same
+    for every argument reading it), an axis of extent 0 or 1 any stride. The twin takes the
+    arguments' lowest addresses and no strides; everything else is passed as it came."""
+    fn = ll.Function(module, general.function_type, name)
+    fn.linkage = "internal"
+    for mine, theirs in zip(fn.args, general.args):
+        mine.name = theirs.name  # the caller finds ``sizes`` by its name
+    if "noinline" in general.attributes:
+        fn.attributes.add("noinline")
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    args = list(fn.args)
+    shaped = [*op.operands, *op.results]
+    n_shaped = len(shaped)
+    sized = bool(sizes)
+    if sized:
+        sizes.bind(b, args[n_shaped])
+    strides, at = {}, n_shaped + sized
+    for k, (v, s) in enumerate(zip(shaped, strided)):
+        if s:
+            strides[k] = args[at: at + v.type.rank]
+            at += v.type.rank
+    rest = args[at:]  # lo, hi
+    assert len(rest) == 2 * ranged
+    zero, one = extent(0), extent(1)
+    for twin, orders, backwards in fast:
+        ok = ll.Constant(I1, 1)
+        pointers = list(args[:n_shaped])
+        negative_of_dim: dict[int, ll.Value] = {}
+        for k, order in enumerate(orders):
+            if order is None:
+                continue
+            v, m = op.operands[k], op.input_maps[k]
+            shape = sizes.extents(v.type.shape)
+            expected, offset = one, zero
+            for axis in reversed(order):
+                n, s = shape[axis], strides[k][axis]
+                negative = b.icmp_signed("<", s, zero)
+                magnitude = b.select(negative, b.neg(s), s)
+                tiny = b.icmp_signed("<=", n, one)
+                ok = b.and_(ok, b.or_(tiny, b.icmp_signed("==", magnitude, expected)))
+                flips = b.and_(negative, b.not_(tiny))
+                d = m.exprs[axis].dim
+                if op.iterator_types[d] != kernel.REDUCTION:  # the twin's direction
+                    ok = b.and_(ok, b.or_(tiny, flips if backwards else b.not_(flips)))
+                elif d in negative_of_dim:
+                    ok = b.and_(ok, b.icmp_unsigned("==", negative_of_dim[d], flips))
+                else:
+                    negative_of_dim[d] = flips
+                offset = b.add(offset, b.select(flips, b.mul(b.sub(n, one), s), zero))
+                expected = b.mul(expected, n)
+            elem = memory_type(v.type.element)
+            pointers[k] = b.gep(args[k], [offset], source_etype=elem)
+        extras = args[n_shaped: n_shaped + sized]
+        with b.if_then(ok):
+            b.call(twin, [*pointers, *extras, *rest])
+            b.ret_void()
+    b.call(general, args)
+    b.ret_void()
+    return fn
 
 
 def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
@@ -107,7 +273,7 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
 
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                 fastmath: bool, split: bool = False, sizes: Sizes | None = None):
+                 fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True):
         self.op = op
         self.fastmath = fastmath
         self.sizes = sizes = sizes if sizes is not None else Sizes()
@@ -119,8 +285,8 @@ class _Schedule:
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         self.pieces = (_pieces(op, strided, positional, fastmath, sizes.symbols)
-                       if split and not split_dims and not checks else None)
-        if split and self.pieces is None and not checks:
+                       if split and cut and not split_dims and not checks else None)
+        if split and cut and self.pieces is None and not checks:
             # a run-time cut needs the split dim of columns to fall back on
             self.pieces = _column_pieces(op, strided, positional, fastmath,
                                          sizes.symbols if split_dims else ())

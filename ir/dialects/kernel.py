@@ -52,7 +52,7 @@ Gauss–Seidel sweep). The indexed ops may sit anywhere inside the body's nested
 
 from __future__ import annotations
 
-from jitcore.ir.attributes import AffineMap, ScalarAttr
+from jitcore.ir.attributes import AffineExpr, AffineMap, ScalarAttr
 from jitcore.ir.core import PURE, TERMINATOR, Operation
 from jitcore.ir.opdef import Kind, attr, of, one_of, tuple_of
 from jitcore.ir.types import ScalarType, TensorType, i1, i64, index
@@ -473,3 +473,85 @@ def runs_in_order(op: GenericOp) -> bool:
     loops and branches (a whole program, never to be repeated per consumer element)."""
     return any(isinstance(inner, (CheckIndexOp, InsertOp, RaiseOp)) or inner.regions
                for inner in body_ops(op))
+
+
+def reads_in_memory_order(op: GenericOp) -> bool:
+    """Whether ``op`` is a reduction that ``memory_order`` may reorder (``passes/interchange.py``
+    says why the others keep their order)."""
+    return (op.has_reduction and op.scan_dim is None and len(op.iterator_types) >= 1
+            and not op.indexed and not op.clamped and not runs_in_order(op)
+            and all(i < 0 for i in op.copy_inputs) and _sums_or_products(op)
+            and not any(isinstance(inner, IndexOp) for inner in body_ops(op)))
+
+
+_ACCUMULATING = frozenset({"arith.addf", "arith.mulf", "arith.addi", "arith.muli"})
+
+
+def _sums_or_products(op: GenericOp) -> bool:
+    """Whether each result is its accumulator plus (or times) the point's value: a sum or a
+    product. A max or min keeps C order, where NumPy's choice between 0.0 and -0.0 in a tie
+    is also taken (tests/jitcore/test_numpy_parity.py)."""
+    block = op.body
+    accumulators = block.args[len(op.operands):]
+    terminator = block.ops[-1] if block.ops else None
+    if terminator is None or len(terminator.operands) != len(accumulators):
+        return False
+    for acc, value in zip(accumulators, terminator.operands):
+        producer = getattr(value, "op", None)
+        if producer is None or producer.name not in _ACCUMULATING or acc not in producer.operands:
+            return False
+    return True
+
+
+def _read_order(amap: AffineMap, live: set[int]) -> list[int] | None:
+    """The live dims ``amap`` reads, outermost first (the order of its exprs); None when it
+    reads one twice or not with scale 1 or -1 (a strided slice, a diagonal)."""
+    dims = [e.dim for e in amap.exprs if e.dim in live]
+    if len(set(dims)) != len(dims) or any(abs(e.scale) != 1 for e in amap.exprs if e.dim in live):
+        return None
+    return dims
+
+
+def memory_order(op: GenericOp) -> bool:
+    """Reorder (and flip reduced dims of) a reduction so that its inputs are read in memory
+    order (NumPy's rule, ``passes/interchange.py``), in place; False when they already are or
+    disagree. The CPU's code generator also applies it to a twin of a kernel whose strided
+    argument is dense in another order at run time (``codegen/cpu/schedule.py``)."""
+    domain = op.domain()
+    n = len(domain)
+    live = {d for d in range(n) if domain[d] != 1}
+    orders = [_read_order(m, live) for m in op.input_maps if any(e.dim is not None for e in m.exprs)]
+    if not orders or any(o is None for o in orders):
+        return False
+    lead = max(orders, key=len)
+    if set(lead) != live:
+        return False  # no input reads every dim: no order to follow
+    rank = {d: k for k, d in enumerate(lead)}
+    if any([rank[d] for d in o] != sorted(rank[d] for d in o) for o in orders):
+        return False  # the inputs disagree on the order
+    slots = sorted(live)  # the live dims take the lead's order; dims of extent 1 stay put
+    order = list(range(n))  # new position -> old dim
+    for slot, d in zip(slots, lead):
+        order[slot] = d
+    flips = {d for d in live if op.iterator_types[d] == REDUCTION
+             and all(e.scale == -1 for m in op.input_maps for e in m.exprs if e.dim == d)}
+    if order == list(range(n)) and not flips:
+        return False
+    new_of = {old: new for new, old in enumerate(order)}
+
+    def remap(amap: AffineMap) -> AffineMap:
+        exprs = []
+        for e in amap.exprs:
+            if e.dim is None:
+                exprs.append(e)
+            elif e.dim in flips:  # d = extent - 1 - d'
+                exprs.append(AffineExpr(new_of[e.dim], -e.scale, e.offset + e.scale * (domain[e.dim] - 1)))
+            else:
+                exprs.append(AffineExpr(new_of[e.dim], e.scale, e.offset))
+        return AffineMap(n, tuple(exprs))
+
+    its = op.iterator_types
+    op.attributes["indexing_maps"] = tuple(remap(m) for m in op.indexing_maps)
+    op.attributes["domain"] = tuple(domain[d] for d in order)
+    op.attributes["iterator_types"] = tuple(its[d] for d in order)
+    return True

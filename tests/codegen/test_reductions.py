@@ -336,3 +336,85 @@ def test_a_sum_that_reads_a_broadcast_value_merges_its_dims(shape):
     for fn in (lambda a: np.var(a), lambda a: np.std(a, ddof=1), lambda a: ((a - a.mean()) * 3.0).sum()):
         fused, unfused = jc.jit(fn)(x), jc.jit(fn, pipeline=UNFUSED)(x)
         assert fused.tobytes() == unfused.tobytes(), (fused, unfused)
+
+
+# -- memory order (passes/interchange.py): a view is reduced in its operand's memory order ---
+
+def _reductions(v):
+    """Several reductions of ``v`` in one program (one compile per layout and shape)."""
+    return (v.sum(), v.sum(axis=0), v.mean(axis=1), v.max(), v.min(axis=1), v.argmax(axis=0))
+
+
+VIEWS = {"transposed": lambda a: a.T, "reversed": lambda a: a[::-1, ::-1],
+         "transposed, reversed rows": lambda a: a.T[::-1], "strided": lambda a: a[::2, ::-3]}
+
+
+@pytest.mark.parametrize("view, shape", [(view, (37, 21)) for view in VIEWS]
+                         + [("transposed", (0, 3)), ("reversed", (1, 1))])
+def test_reductions_of_views_match_numpy(view, shape):
+    """Sums, means, max, min, argmax and argmin of transposed, reversed and strided views of a
+    C argument (the views fused into the reductions), along each axis and whole, with NaNs."""
+    a = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    if a.size > 4:
+        a[3, 5] = a[30, 2] = np.nan  # the first NaN wins max and argmax, in C order of the view
+    v = VIEWS[view](a)
+    if v.size == 0:  # NumPy raises on empty max and argmax: the sums and means only
+        f = lambda a: (lambda v: (v.sum(), v.sum(axis=1), v.mean(axis=0)))(VIEWS[view](a))  # noqa: E731
+    else:
+        f = lambda a: _reductions(VIEWS[view](a))  # noqa: E731
+    with np.errstate(all="ignore"):
+        expected = f(a)
+    for got, want in zip(jc.jit(f)(a), expected):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-5, equal_nan=True)
+
+
+@pytest.mark.parametrize("layout", ["F", "reversed"])
+def test_reductions_of_non_contiguous_arguments_match_numpy(layout):
+    from tests.layouts import relayout
+
+    a = np.random.default_rng(2).standard_normal((33, 20)).astype(np.float32)
+    a[4, 7] = np.nan
+    arg = relayout(a, layout)
+    for got, want in zip(jc.jit(_reductions)(arg), _reductions(a)):
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-5, equal_nan=True)
+
+
+def _full_sum(view):
+    return jc.jit(lambda a: view(a).sum())
+
+
+def test_a_view_is_summed_in_memory_order_bit_for_bit():
+    """The rule (docs/numpy_support.md): a sum reads its operand in memory order, so the sums
+    of a transposed or reversed view of ``a`` are ``a``'s own sums, bit for bit (the documented
+    order of ``a``'s elements as they lie: one long row for a full sum, ``a``'s rows for
+    ``a.T.sum(axis=0)``, its columns for ``a.T.sum(axis=1)``)."""
+    a = np.random.default_rng(3).standard_normal((300, 70)).astype(np.float32) * np.float32(1e3)
+    a[::3] = np.float32(1e-3)
+    flat = documented_sum(a.ravel())
+    for view in (lambda a: a.T, lambda a: a[::-1, ::-1], lambda a: a.T[::-1, ::-1], lambda a: a.T * 1):
+        assert _full_sum(view)(a) == flat
+    rows, columns = jc.jit(lambda a: a.sum(axis=1))(a), jc.jit(lambda a: a.sum(axis=0))(a)
+    assert (jc.jit(lambda a: a.T.sum(axis=0))(a) == rows).all()
+    assert (jc.jit(lambda a: a.T.sum(axis=1))(a) == columns).all()
+    assert (jc.jit(lambda a: a[:, ::-1].sum(axis=1))(a) == rows).all()  # the row read forwards
+    assert (rows == [documented_sum(r) for r in a]).all()
+
+
+def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
+    """The same rule for arguments whose strides are known only at run time: a Fortran-ordered
+    or reversed argument dense in memory is summed as the C-contiguous array it lies as
+    (``schedule._dense_twins``); a stepped one (not dense) in C order of its values."""
+    from tests.layouts import relayout
+
+    a = np.random.default_rng(4).standard_normal((300, 70)).astype(np.float32) * np.float32(1e3)
+    a[::3] = np.float32(1e-3)
+    f = relayout(a, "F")
+    lying = np.ascontiguousarray(f.T)  # f's memory as a C array
+    assert SUM(f) == SUM(lying) == documented_sum(lying.ravel())
+    assert (SUM_ROWS(f) == SUM_COLUMNS(lying)).all()
+    assert (SUM_COLUMNS(f) == SUM_ROWS(lying)).all()
+    r = relayout(a, "reversed")
+    assert SUM(r) == documented_sum(np.ascontiguousarray(r[::-1, ::-1]).ravel())
+    assert (SUM_ROWS(r) == SUM_ROWS(np.ascontiguousarray(r[:, ::-1]))).all()  # rows read forwards
+    s = relayout(a, "strided")
+    np.testing.assert_allclose(SUM(s), a.sum(dtype=np.float64), rtol=1e-5)

@@ -40,12 +40,36 @@
 }) {function_type = (tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<2x6xf32>, sym_name = "index_follows_its_dim"} : () -> ()
 
 // -----
-// A reduction keeps its order: its schedule is the code generator's.
+// A reduction reads its operand in memory order: a.T.sum(axis=1) sums down a's columns.
 // RUN: kernelize,fuse,interchange
-// CHECK:      iterator_types = ["parallel", "reduction"]
+// CHECK:      }) {domain = [3, 4], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], inits = [0.0 : f32], iterator_types = ["reduction", "parallel"]}
 "func.func"() ({
 ^bb0(%arg0: tensor<3x4xf32>):
   %0 = "array.transpose"(%arg0) {permutation = [1, 0]} : (tensor<3x4xf32>) -> tensor<4x3xf32>
   %1 = "array.reduce"(%0) {axes = [1], kind = "sum"} : (tensor<4x3xf32>) -> tensor<4xf32>
   "func.return"(%1) : (tensor<4xf32>) -> ()
 }) {function_type = (tensor<3x4xf32>) -> tensor<4xf32>, sym_name = "reduction_keeps_its_order"} : () -> ()
+
+// -----
+// A full sum of a transposed, reversed view reads it forwards in memory order (one flat row).
+// RUN: kernelize,fuse,interchange
+// CHECK:      }) {domain = [3, 4], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], inits = [0.0 : f32], iterator_types = ["reduction", "reduction"]}
+"func.func"() ({
+^bb0(%arg0: tensor<3x4xf32>):
+  %0 = "array.transpose"(%arg0) {permutation = [1, 0]} : (tensor<3x4xf32>) -> tensor<4x3xf32>
+  %1 = "array.slice"(%0) {start = [3, 2], stride = [-1, -1]} : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %2 = "array.reduce"(%1) {axes = [0, 1], kind = "sum"} : (tensor<4x3xf32>) -> tensor<f32>
+  "func.return"(%2) : (tensor<f32>) -> ()
+}) {function_type = (tensor<3x4xf32>) -> tensor<f32>, sym_name = "reversed_transposed_sum"} : () -> ()
+
+// -----
+// Operands that disagree on the order (a * a.T) keep the C order.
+// RUN: kernelize,fuse,interchange
+// CHECK:      }) {domain = [3, 3], indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> ()>], inits = [0.0 : f32], iterator_types = ["reduction", "reduction"]}
+"func.func"() ({
+^bb0(%arg0: tensor<3x3xf32>):
+  %0 = "array.transpose"(%arg0) {permutation = [1, 0]} : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  %1 = "array.mul"(%arg0, %0) : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  %2 = "array.reduce"(%1) {axes = [0, 1], kind = "sum"} : (tensor<3x3xf32>) -> tensor<f32>
+  "func.return"(%2) : (tensor<f32>) -> ()
+}) {function_type = (tensor<3x3xf32>) -> tensor<f32>, sym_name = "disagreeing_operands_keep_c_order"} : () -> ()
