@@ -395,18 +395,20 @@ def _householder(e, alpha, xnorm, t):
 def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
     vector below it (its leading 1 implied), its scale in ``tau``; ``w`` is scratch (n)."""
-    def column(e, k, _):
-        kp1 = e.op("arith.addi", k, _idx(e, 1))
-        alpha = W.get(e, k, k)
-        xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
-        beta, scale, h = _householder(e, alpha, xnorm, t)
-        tau.set(e, k, h)
-        _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
-        W.set(e, k, k, beta)
+    _loop(e, 0, min(m, n), lambda e, k, _: _householder_column(e, k, m, t, W, tau, w, n))
 
-        _reflect(e, k, m, h, W, W, kp1, n, w)
 
-    _loop(e, 0, min(m, n), column)
+def _householder_column(e, k, m: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, end) -> None:
+    """Column k's reflector, as ``geqr2`` makes it: its vector stored below the diagonal, its
+    scale in ``tau``, and it applied to W's columns k+1 to ``end`` (``w``: scratch)."""
+    kp1 = e.op("arith.addi", k, _idx(e, 1))
+    alpha = W.get(e, k, k)
+    xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
+    beta, scale, h = _householder(e, alpha, xnorm, t)
+    tau.set(e, k, h)
+    _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
+    W.set(e, k, k, beta)
+    _reflect(e, k, m, h, W, W, kp1, end, w)
 
 
 def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, lo, hi: int, w: _Matrix) -> None:
@@ -590,17 +592,7 @@ def _blocked_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, T: _
         end = e.op("arith.minsi", e.op("arith.addi", k0, _idx(e, BLOCK)), _idx(e, k))
         b = e.op("arith.subi", end, k0)
 
-        def column(e, c, _):
-            cp1 = e.op("arith.addi", c, _idx(e, 1))
-            alpha = W.get(e, c, c)
-            xnorm = _norm(e, cp1, m, lambda e, i: W.get(e, i, c), t)
-            beta, scale, h = _householder(e, alpha, xnorm, t)
-            tau.set(e, c, h)
-            _loop(e, cp1, m, lambda e, i, _: W.set(e, i, c, _mul(e, W.get(e, i, c), scale)))
-            W.set(e, c, c, beta)
-            _reflect(e, c, m, h, W, W, cp1, end, w)
-
-        _loop(e, k0, end, column)
+        _loop(e, k0, end, lambda e, c, _: _householder_column(e, c, m, t, W, tau, w, end))
         _larft(e, k0, b, m, t, W, tau, T, w)
         _block_reflect(e, k0, b, m, t, W, T, W, end, n, Y, transpose=True)
 

@@ -83,3 +83,16 @@ def check_program(programs: dict, jitted: dict, name: str, k: int) -> None:
     for i, (g, w) in enumerate(zip(given, args, strict=True)):
         if isinstance(w, np.ndarray):
             compare_like_numpy(g, w, EXACT, f"{name}, input {k}, argument {i} after the call")
+
+
+def check_edge(fn, args: tuple, rtol: float, case: str) -> None:
+    """``fn`` on edge-case ``args`` (NaN, inf, empty), jitted and under NumPy, warnings off:
+    the same number of leaves, each like NumPy's."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")  # NumPy's All-NaN slice and 0/0 warnings
+        want, got = fn(*args), jc.jit(fn)(*args)
+    got_leaves, want_leaves = leaves(got, "result"), leaves(want, "result")
+    assert len(got_leaves) == len(want_leaves), (got, want)
+    for g, w in zip(got_leaves, want_leaves, strict=True):
+        if len(w) == 2:
+            compare_like_numpy(g[0], w[0], rtol, f"{case}, {w[1]}")

@@ -25,14 +25,17 @@ saying what to do instead.
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from numpy.lib.stride_tricks import sliding_window_view
 
 import jitcore as jc
-from tests.programs.like_numpy import EXACT, cases_and_jitted, check_program, compare_like_numpy, leaves
+from tests.programs.like_numpy import (
+    EXACT,
+    cases_and_jitted,
+    check_edge,
+    check_program,
+)
 
 TIGHT = 64  # eps of the result dtype: math-library ULPs, reductions summed in another order
 f32 = np.float32
@@ -778,14 +781,7 @@ EDGES = {
 @pytest.mark.parametrize("case", list(EDGES))
 def test_edges_of_the_functions_this_round_compiled(case):
     fn, args, rtol = EDGES[case]
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")  # NumPy's All-NaN slice warnings
-        want, got = fn(*args), jc.jit(fn)(*args)
-    got_leaves, want_leaves = leaves(got, "result"), leaves(want, "result")
-    assert len(got_leaves) == len(want_leaves), (got, want)
-    for g, w in zip(got_leaves, want_leaves, strict=True):
-        if len(w) == 2:
-            compare_like_numpy(g[0], w[0], rtol, f"{case}, {w[1]}")
+    check_edge(fn, args, rtol, case)
 
 
 # A program jitcore refuses: (function, arguments, error type, words of its message).
