@@ -495,6 +495,18 @@ def _larft(e, k0, b, m: int, t, W: _Matrix, tau: _Matrix, T: _Matrix, y: _Matrix
     _loop(e, 0, b, column)
 
 
+def _fma_rows(e, lo, hi, coeffs: list, S: _Matrix, rows: list, D: _Matrix, row) -> None:
+    """D[row, j] += sum over u of coeffs[u] * S[rows[u], j] for j in [lo, hi): one fused
+    multiply-add per term, in u's order, so a block of rows costs one pass over D's row."""
+    def col(e, j, _):
+        acc = D.get(e, row, j)
+        for coeff, r in zip(coeffs, rows, strict=True):
+            acc = _fma(e, coeff, S.get(e, r, j), acc)
+        D.set(e, row, j, acc)
+
+    _loop(e, lo, hi, col)
+
+
 def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, hi, Y: _Matrix,
                    transpose: bool) -> None:
     """Rows k0.. of columns lo..hi-1 of M times ``I - V T^T V^T`` (``transpose``: Q^T, as
@@ -518,15 +530,7 @@ def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, 
         def into(e, row, _):
             c = e.op("arith.addi", k0, row)
             rows = [e.op("arith.addi", r0, _idx(e, u)) for u in range(n_rows)]
-            coeffs = [_v(e, W, r, c, t) for r in rows]
-
-            def col(e, j, _):
-                acc = Y.get(e, row, j)
-                for u in range(n_rows):
-                    acc = _fma(e, coeffs[u], M.get(e, rows[u], j), acc)
-                Y.set(e, row, j, acc)
-
-            _loop(e, lo, hi, col)
+            _fma_rows(e, lo, hi, [_v(e, W, r, c, t) for r in rows], M, rows, Y, row)
 
         _loop(e, 0, b, into)
 
@@ -564,14 +568,7 @@ def _block_reflect(e, k0, b, m: int, t, W: _Matrix, T: _Matrix, M: _Matrix, lo, 
         def take(e, first, n_y):
             ys = [e.op("arith.addi", first, _idx(e, u)) for u in range(n_y)]
             coeffs = [e.op("arith.negf", _v(e, W, r, e.op("arith.addi", k0, y), t)) for y in ys]
-
-            def col(e, j, _):
-                acc = M.get(e, r, j)
-                for u in range(n_y):
-                    acc = _fma(e, coeffs[u], Y.get(e, ys[u], j), acc)
-                M.set(e, r, j, acc)
-
-            _loop(e, lo, hi, col)
+            _fma_rows(e, lo, hi, coeffs, Y, ys, M, r)
 
         _loop(e, 0, groups, lambda e, g, _: take(e, e.op("arith.muli", g, _idx(e, UNROLL)), UNROLL))
         _loop(e, e.op("arith.muli", groups, _idx(e, UNROLL)), b, lambda e, y, _: take(e, y, 1))
