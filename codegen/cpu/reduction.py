@@ -267,6 +267,14 @@ def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
     return True
 
 
+def _whole_lanes(merging, types: list) -> bool:
+    """Whether every result's lanes merge by one float op (a sum, product, max or min), which
+    a vector of all the lanes takes at once (``_Cascade._vector_type``)."""
+    return (isinstance(merging, PerResult)
+            and all(c.op is not None and c.op.op_name in REORDERED for c in merging.combiners)
+            and all(isinstance(t, (ll.FloatType, ll.DoubleType, ll.HalfType)) for t in types))
+
+
 def combine(b: ll.IRBuilder, combiner: Combiner, x: ll.Value, y: ll.Value) -> ll.Value:
     """``x (+) y``: the body's combine with ``x`` as the accumulator and ``y`` as the element."""
     if combiner.op is None:
@@ -314,10 +322,32 @@ class _Cascade:
             self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
         self.elements = _separable(op, merging)  # groups computed side by side (``_groups``)
         self.temps: list[ll.Value] | None = None
+        self.whole = _whole_lanes(merging, self.types)
+
+    # -- all lanes at once ------------------------------------------------------------------
+    # Where each result's merge is one float op (a sum, a product, a max or min), a merge of
+    # all the lanes (a level of the cascade, a block pushed, the identity stored) is one vector
+    # op in the IR: the same op on each lane, so the same bits, in 3 instructions where the
+    # lanes written out took 4-5 each, for LLVM to parse, optimise and regroup (SLP).
+    def _vector_type(self, k: int) -> ll.VectorType:
+        return ll.VectorType(self.types[k], self.lanes)
+
+    def _load_lanes(self, k: int, at: ll.Value) -> ll.Value:
+        vector = self._vector_type(k)
+        return self.b.load(self.b.bitcast(at, vector.as_pointer()), typ=vector, align=self._align(k))
+
+    def _store_lanes(self, k: int, value: ll.Value, at: ll.Value) -> None:
+        self.b.store(value, self.b.bitcast(at, value.type.as_pointer()), align=self._align(k))
+
+    def _align(self, k: int) -> int:
+        return numpy_dtype(self.op.results[k].type.element).itemsize  # the arrays' own alignment
 
     # -- lanes ------------------------------------------------------------------------------
     def reset_lanes(self) -> None:
         for k, init in enumerate(self.inits):
+            if self.whole:
+                self._store_lanes(k, ll.Constant(self._vector_type(k), [init] * self.lanes), self.arrays[k])
+                continue
             for slot in self._slots(k):
                 self.b.store(init, slot)
 
@@ -386,6 +416,13 @@ class _Cascade:
     def _add_level_to_lanes(self, level: ll.Value) -> None:
         """lanes = stack[level] (+) lanes: the earlier blocks on the left."""
         b = self.b
+        if self.whole:
+            ks = range(len(self.types))
+            earlier = [self._load_lanes(k, self._level(k, level, 0)) for k in ks]
+            lanes = [self._load_lanes(k, self.arrays[k]) for k in ks]
+            for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
+                self._store_lanes(k, value, self.arrays[k])
+            return
         for lane in range(self.lanes):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
             lanes = [b.load(self.lane_slot(k, lane), typ=t) for k, t in enumerate(self.types)]
@@ -400,6 +437,9 @@ class _Cascade:
         carries: one merge per trailing one bit of ``block``, then store at the level reached."""
         top = self._while_bit(block, False, self._add_level_to_lanes)
         for k in range(len(self.types)):
+            if self.whole:
+                self._store_lanes(k, self._load_lanes(k, self.arrays[k]), self._level(k, top, 0))
+                continue
             for lane, value in enumerate(self._lane_values(k)):
                 self.b.store(value, self._level(k, top, lane))
 
@@ -467,6 +507,9 @@ class _Cascade:
         def ordered():
             self._emit_blocks()
             for k, t in enumerate(self.types):
+                if self.whole:
+                    self._store_lanes(k, self._load_lanes(k, self._level(k, top, 0)), self.arrays[k])
+                    continue
                 for lane in range(self.lanes):
                     self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
 
@@ -539,7 +582,18 @@ class RowReduction(_Cascade):
         """result (+) (the lanes combined pairwise)."""
         b, n_in = self.b, len(self.op.operands)
         zero = [*self.ivs, ll.Constant(I64, 0)]
-        parts = [list(lane) for lane in zip(*(self._lane_values(k) for k in range(len(self.types))))]
+        if self.whole:  # the same pairs as below: even lanes (+) odd lanes, halving each time
+            parts = [[self._load_lanes(k, self.arrays[k]) for k in range(len(self.types))]]
+            width = self.lanes
+            while width > 1:
+                width //= 2
+                picks = ll.VectorType(ll.IntType(32), width)
+                even, odd = (ll.Constant(picks, list(range(first, 2 * width, 2))) for first in (0, 1))
+                parts = [self.merging.merge(b, [b.shuffle_vector(v, v, even) for v in parts[0]],
+                                            [b.shuffle_vector(v, v, odd) for v in parts[0]])]
+            parts = [[b.extract_element(v, ll.Constant(ll.IntType(32), 0)) for v in parts[0]]]
+        else:
+            parts = [list(lane) for lane in zip(*(self._lane_values(k) for k in range(len(self.types))))]
         while len(parts) > 1:
             parts = [self.merging.merge(b, x, y) for x, y in zip(parts[::2], parts[1::2])]
         results = [self.body.load(n_in + k, zero, r) for k, r in enumerate(self.op.results)]
