@@ -108,44 +108,44 @@ def test_columns_of_a_tall_array(kind):
 
 # -- the documented order, bit for bit ------------------------------------------------------
 
-def documented_sum(x: np.ndarray, lanes: int | None = None) -> np.ndarray:
+def documented_sum(x: np.ndarray, lanes: int | None = None, op=np.add, identity=0) -> np.ndarray:
     """``reduction.py``'s order, in NumPy arithmetic of ``x``'s dtype (each add rounded once):
-    a row's with ``lanes_for`` lanes, or a column's with one lane."""
+    a row's with ``lanes_for`` lanes, or a column's with one lane (``op``: a product's too)."""
     t = x.dtype.type
     n = x.size
     short = 2 * STEPS if lanes == 1 else None
     lanes = lanes or lanes_for(f32 if x.dtype.itemsize <= 4 else f64)
     if n < (short or 2 * lanes):  # too short to block: in order
-        acc = t(0)
+        acc = t(identity)
         for v in x:
-            acc = t(acc + v)
+            acc = t(op(acc, v))
         return acc
     block = lanes * STEPS
     blocks, stack = n // block, {}
     for j in range(blocks):
-        acc = np.zeros(lanes, x.dtype)
+        acc = np.full(lanes, identity, x.dtype)
         for s in range(STEPS):
-            acc = acc + x[j * block + s * lanes: j * block + (s + 1) * lanes]
+            acc = op(acc, x[j * block + s * lanes: j * block + (s + 1) * lanes])
         level = 0
         while (j >> level) & 1:
-            acc = stack[level] + acc
+            acc = op(stack[level], acc)
             level += 1
         stack[level] = acc
-    acc = np.zeros(lanes, x.dtype)
+    acc = np.full(lanes, identity, x.dtype)
     start = blocks * block
     for g in range((n - start) // lanes):
-        acc = acc + x[start + g * lanes: start + (g + 1) * lanes]
+        acc = op(acc, x[start + g * lanes: start + (g + 1) * lanes])
     for i in range(n // lanes * lanes, n):
-        acc[0] = t(acc[0] + x[i])
+        acc[0] = t(op(acc[0], x[i]))
     level = 0
     while blocks >> level:
         if (blocks >> level) & 1:
-            acc = stack[level] + acc
+            acc = op(stack[level], acc)
         level += 1
     parts = list(acc)
     while len(parts) > 1:
-        parts = [t(a + b) for a, b in zip(parts[::2], parts[1::2])]
-    return t(t(0) + parts[0])
+        parts = [t(op(a, b)) for a, b in zip(parts[::2], parts[1::2])]
+    return t(op(t(identity), parts[0]))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -158,6 +158,15 @@ def test_the_order_is_the_documented_one(dtype, n):
     assert SUM(x) == got  # and the same from call to call
     if n % 2 == 0:
         assert (SUM_ROWS(x.reshape(2, -1)) == [documented_sum(x[: n // 2]), documented_sum(x[n // 2:])]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_products_follow_the_documented_order(dtype):
+    """A product's lanes merge as a sum's (whole lanes at once, ``_Cascade.whole``): same order."""
+    prod_rows = jc.jit(lambda x: x.prod(axis=1))
+    n = 33 * 256 + 7
+    x = (1 + np.random.default_rng(n).standard_normal((2, n)) * 1e-3).astype(dtype)
+    assert (prod_rows(x) == [documented_sum(row, op=np.multiply, identity=1) for row in x]).all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
