@@ -128,7 +128,11 @@ class Pieces:
                    scratch: ll.Value, piece: ll.Value) -> None:
         """Piece ``piece``'s lanes, reduced in ``RowReduction``'s order, into its slots."""
         def keep(k, lane, value):
-            b.store(value, self.slot(b, scratch, k, piece, lane))
+            if lane is not None:
+                b.store(value, self.slot(b, scratch, k, piece, lane))
+                return
+            at = b.bitcast(self.slot(b, scratch, k, piece, 0), value.type.as_pointer())  # every lane
+            b.store(value, at, align=numpy_dtype(self.op.results[k].type.element).itemsize)
 
         first = b.mul(piece, self.size)
         if static_value(self.rest) == 0:
@@ -160,6 +164,10 @@ class Pieces:
 
         def take(piece: ll.Value) -> None:
             for k in results:
+                if cascade.whole:
+                    lanes = cascade.load_lanes(k, self.slot(b, scratch, k, piece, 0))
+                    cascade.store_lanes(k, lanes, cascade.arrays[k])
+                    continue
                 for lane in range(self.lanes):
                     value = b.load(self.slot(b, scratch, k, piece, lane), typ=cascade.types[k])
                     b.store(value, cascade.lane_slot(k, lane))

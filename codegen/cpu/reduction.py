@@ -332,11 +332,11 @@ class _Cascade:
     def _vector_type(self, k: int) -> ll.VectorType:
         return ll.VectorType(self.types[k], self.lanes)
 
-    def _load_lanes(self, k: int, at: ll.Value) -> ll.Value:
+    def load_lanes(self, k: int, at: ll.Value) -> ll.Value:
         vector = self._vector_type(k)
         return self.b.load(self.b.bitcast(at, vector.as_pointer()), typ=vector, align=self._align(k))
 
-    def _store_lanes(self, k: int, value: ll.Value, at: ll.Value) -> None:
+    def store_lanes(self, k: int, value: ll.Value, at: ll.Value) -> None:
         self.b.store(value, self.b.bitcast(at, value.type.as_pointer()), align=self._align(k))
 
     def _align(self, k: int) -> int:
@@ -346,7 +346,7 @@ class _Cascade:
     def reset_lanes(self) -> None:
         for k, init in enumerate(self.inits):
             if self.whole:
-                self._store_lanes(k, ll.Constant(self._vector_type(k), [init] * self.lanes), self.arrays[k])
+                self.store_lanes(k, ll.Constant(self._vector_type(k), [init] * self.lanes), self.arrays[k])
                 continue
             for slot in self._slots(k):
                 self.b.store(init, slot)
@@ -418,10 +418,10 @@ class _Cascade:
         b = self.b
         if self.whole:
             ks = range(len(self.types))
-            earlier = [self._load_lanes(k, self._level(k, level, 0)) for k in ks]
-            lanes = [self._load_lanes(k, self.arrays[k]) for k in ks]
+            earlier = [self.load_lanes(k, self._level(k, level, 0)) for k in ks]
+            lanes = [self.load_lanes(k, self.arrays[k]) for k in ks]
             for k, value in enumerate(self.merging.merge(b, earlier, lanes)):
-                self._store_lanes(k, value, self.arrays[k])
+                self.store_lanes(k, value, self.arrays[k])
             return
         for lane in range(self.lanes):
             earlier = [b.load(self._level(k, level, lane), typ=t) for k, t in enumerate(self.types)]
@@ -438,7 +438,7 @@ class _Cascade:
         top = self._while_bit(block, False, self._add_level_to_lanes)
         for k in range(len(self.types)):
             if self.whole:
-                self._store_lanes(k, self._load_lanes(k, self.arrays[k]), self._level(k, top, 0))
+                self.store_lanes(k, self.load_lanes(k, self.arrays[k]), self._level(k, top, 0))
                 continue
             for lane, value in enumerate(self._lane_values(k)):
                 self.b.store(value, self._level(k, top, lane))
@@ -484,13 +484,21 @@ class _Cascade:
 
     def emit(self, keep=None) -> None:
         """The lanes (``_lanes``), then ``finish`` (or, given ``keep``, ``keep(k, lane,
-        value)`` for every result ``k``'s lanes, not yet combined: a piece of a full reduction,
-        ``full_reduction.py``)."""
+        value)`` for every result ``k``'s lanes, not yet combined, ``_keep``: a piece of a full
+        reduction, ``full_reduction.py``)."""
         self._lanes()
         if keep is None:
             self.finish()
             return
+        self._keep(keep)
+
+    def _keep(self, keep) -> None:
+        """Each result's lanes to ``keep(k, lane, value)``; whole lanes (``whole``) in one call
+        with lane None and a vector of them all."""
         for k in range(len(self.types)):
+            if self.whole:
+                keep(k, None, self.load_lanes(k, self.arrays[k]))
+                continue
             for lane, value in enumerate(self._lane_values(k)):
                 keep(k, lane, value)
 
@@ -508,7 +516,7 @@ class _Cascade:
             self._emit_blocks()
             for k, t in enumerate(self.types):
                 if self.whole:
-                    self._store_lanes(k, self._load_lanes(k, self._level(k, top, 0)), self.arrays[k])
+                    self.store_lanes(k, self.load_lanes(k, self._level(k, top, 0)), self.arrays[k])
                     continue
                 for lane in range(self.lanes):
                     self.b.store(self.b.load(self._level(k, top, lane), typ=t), self.lane_slot(k, lane))
@@ -520,9 +528,7 @@ class _Cascade:
             if not isinstance(self.merging, ArgBest):
                 with self.b.if_then(self._zero_or_nan(), likely=False):
                     ordered()
-        for k in range(len(self.types)):
-            for lane, value in enumerate(self._lane_values(k)):
-                keep(k, lane, value)
+        self._keep(keep)
 
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
@@ -583,7 +589,7 @@ class RowReduction(_Cascade):
         b, n_in = self.b, len(self.op.operands)
         zero = [*self.ivs, ll.Constant(I64, 0)]
         if self.whole:  # the same pairs as below: even lanes (+) odd lanes, halving each time
-            parts = [[self._load_lanes(k, self.arrays[k]) for k in range(len(self.types))]]
+            parts = [[self.load_lanes(k, self.arrays[k]) for k in range(len(self.types))]]
             width = self.lanes
             while width > 1:
                 width //= 2
