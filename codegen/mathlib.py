@@ -409,8 +409,8 @@ class _Math:
         b, module = self.b, self.b.module
         part = {8: 16, 4: 8, 2: 4}[self.lanes]  # entries one two-register permute reaches
         name = f"llvm.x86.avx512.vpermi2var.pd.{self.lanes * 64}"
-        fn = module.globals.get(name) or ir.Function(module, ir.FunctionType(self.ty, [self.ty, self.ity, self.ty]),
-                                                     name)
+        fty = ir.FunctionType(self.ty, [self.ty, self.ity, self.ty])
+        fn = module.globals.get(name) or ir.Function(module, fty, name)
 
         def vec(vs):
             return ir.Constant(self.ty, list(vs))
@@ -1091,10 +1091,12 @@ _POW_LOG_F64 = (
      2.1239485832617812e-14),
 )
 _POW_LN2_F64 = (float.fromhex("0x1.62e42fefa3800p-1"), 5.497923018708371e-14)  # head: 42 bits
-# ln(1 + r) - (r - r**2/2) = r**3 P(r) on |r| <= 0.0385: 2**-63.6 of r (Lawson-reweighted).
-_POW_LOG_TAIL_F64 = (0.3333333333333333, -0.24999999999995917, 0.1999999999999122, -0.16666666689592122,
-                     0.14285714315789205, -0.12499957633672999, 0.11111065594130294, -0.10031755440551159,
-                     0.09121888178946398)
+# ln(1 + r) - (r - r**2/2 + r**3/3) = r**4 P(r) on |r| <= 0.0385: 2**-68.7 of r (Lawson-reweighted,
+# 1/3 taken as a double word).
+_POW_LOG_TAIL_F64 = (-0.2500000000000001, 0.1999999999999377, -0.16666666666574234, 0.1428571431567244,
+                     -0.12500000180381626, 0.11111062753741582, -0.09999854586246354, 0.09123223451719939,
+                     -0.08386244766528062)
+_THIRD = (1 / 3, 1.850371707708594e-17)  # 1/3 - fl(1/3)
 # exp: 2**(j/16) as double-doubles; ln2 with a 38-bit head (n/16 ln2_hi exact for |n/16| < 2**11);
 # exp(d) - 1 - d = d**2 Q(d) on |d| <= 0.0218: 2**-64.8.
 _POW_EXP2_F64 = (
@@ -1159,9 +1161,17 @@ def _pow_f64_x86_ln(m: _Math, x):
     half_a = m.mul(a, m.c(-0.5))
     u = m.fma(half_a, a, a)  # a - a**2/2, rounded
     a2 = m.mul(a, a)
-    # u's rounding error (a - u is exact), and r's low part to second order: b (1 - a + a**2)
-    u_lo = m.add(m.fma(half_a, a, m.sub(a, u)), m.fma(m.neg(a), b, m.fma(b, a2, b)))
-    tail = m.fma(m.mul(a2, a), m.poly(a, _POW_LOG_TAIL_F64), u_lo)
+    # u's rounding error (a - u is exact), and r's low part: b / (1 + a) to third order,
+    # b (1 + a**2) (1 - a) (b a**3 is up to 2**-62 of ln x at the ends of the table's intervals)
+    b_1a2 = m.fma(b, a2, b)
+    u_lo = m.add(m.fma(half_a, a, m.sub(a, u)), m.fma(m.neg(a), b_1a2, b_1a2))
+    # a**3/3 + a**4 P(a) with a**3 = a3 + (e3 + e2 a) (the products' errors) and 1/3 as a double
+    # word: the tail, up to 2**-11 of ln(1 + r) near x = 1, rounds once (y multiplies its error)
+    a3 = m.mul(a2, a)
+    a3_lo = m.fma(m.fma(a, a, m.neg(a2)), a, m.fma(a2, a, m.neg(a3)))
+    third, third_lo = m.c(_THIRD[0]), m.c(_THIRD[1])
+    rest = m.fma(m.mul(a2, a2), m.poly(a, _POW_LOG_TAIL_F64), m.fma(a3, third_lo, m.fma(a3_lo, third, u_lo)))
+    tail = m.fma(a3, third, rest)
     lg, lg_lo = _fast_two_sum(m, u, tail)  # ln(1 + r): the tail is up to 2**-11 of it
     ln2_hi, ln2_lo = _POW_LN2_F64
     head = m.fma(k, m.c(ln2_hi), m.table16(idx, _POW_LOG_F64[1]))  # exact
