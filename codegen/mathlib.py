@@ -40,8 +40,11 @@ the loop vectorizer calls the variants and codegen/cpu/target.py inlines their d
 after O3 (1.1-1.8x in cache on Zen 4). f32 pow's variant
 computes in f32 lanes throughout (_pow_f32_x86: ln|x| and y ln|x| as double words from a
 16-entry table, exp by scalef; 1.45x the portable code, which takes its log and exp to f64);
-f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs)
-measured no faster (0.92-1.04x), so it stays portable (ISA_KINDS). f32 cbrt's variant takes no
+f64 pow's variant is table-driven (_pow_f64_x86: ln|x| from a 16-entry vpermt2pd table of rcp
+and -ln(rcp) as double words, r = m rcp - 1 exact as a + b, a 9-term tail; exp from 2**(j/16)
+as double words, scalef by n/16; within 0.75 ULP of the exact result where the portable
+double-double code reaches 1.7; 1.5-1.7x the portable code, which stays for the scalar
+remainder and other targets). f32 cbrt's variant takes no
 steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
@@ -1115,7 +1118,7 @@ _POW_EXP_Q_F64 = (0.5000000000000004, 0.16666666666666413, 0.041666666660072994,
 
 def _pow_f64_x86(m: _Math, x, y):
     """f64 pow on AVX-512 vectors, table-driven: ln|x| = k ln2 - ln(rcp) + ln(1 + r) with
-    r = m rcp - 1 as an exact a + b (_pow_f64_x86_ln, relative error ~2**-62), t = y ln|x| as a
+    r = m rcp - 1 as an exact a + b (_pow_f64_x86_ln, relative error ~2**-66), t = y ln|x| as a
     double word, exp(t) = 2**(n/16) exp(d) with 2**(j/16) from a table (_pow_f64_x86_exp).
     As _pow_f32_x86, NumPy's special cases are a rare path (_pow_f64_x86_selects) taken where
     any lane has x's sign bit set or t outside [-746, 710] or NaN; bit-identical to it."""
@@ -1776,7 +1779,7 @@ ISA_FUNCTIONS: dict[str, frozenset[str]] = {
     "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow", "cbrt"}),
 }
 # Names whose variant is for some float types only (the others stay inline and portable): f64
-# pow's variant measured no faster (docs/performance.md, mathlib27); f64 cbrt has none.
+# cbrt has none (its polynomial would need a dozen terms at the f32 table's spacing).
 ISA_KINDS: dict[str, frozenset[str]] = {"cbrt": frozenset({"f32"})}
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
