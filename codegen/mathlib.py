@@ -40,8 +40,11 @@ the loop vectorizer calls the variants and codegen/cpu/target.py inlines their d
 after O3 (1.1-1.8x in cache on Zen 4). f32 pow's variant
 computes in f32 lanes throughout (_pow_f32_x86: ln|x| and y ln|x| as double words from a
 16-entry table, exp by scalef; 1.45x the portable code, which takes its log and exp to f64);
-f64 pow's (scalef, getexp/getmant, vpermt2pd tables: its double-double work is what costs)
-measured no faster (0.92-1.04x), so it stays portable (ISA_KINDS). f32 cbrt's variant takes no
+f64 pow's variant is table-driven (_pow_f64_x86: ln|x| from a 16-entry vpermt2pd table of rcp
+and -ln(rcp) as double words, r = m rcp - 1 exact as a + b, a 9-term tail; exp from 2**(j/16)
+as double words, scalef by n/16; within 0.75 ULP of the exact result where the portable
+double-double code reaches 1.7; 1.5-1.7x the portable code, which stays for the scalar
+remainder and other targets). f32 cbrt's variant takes no
 steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
@@ -381,10 +384,13 @@ class _Math:
         return self.b.call(fn, args)
 
     def table16(self, idx, values: tuple[float, ...]):
-        """values[idx mod 16] per lane of an f32 vector (the index's low bits pick the entry):
-        one vpermps at 16 lanes, vpermt2ps at 8 (two 8-entry halves), two and a select at 4."""
-        assert self.kind == "f32" and len(values) == 16
+        """values[idx mod 16] per lane (the index's low bits pick the entry). f32: one vpermps at
+        16 lanes, vpermt2ps at 8 (two 8-entry halves), two and a select at 4. f64: one vpermt2pd
+        at 8 lanes (two 8-entry halves), two and a select at 4, four and three selects at 2."""
+        assert len(values) == 16
         b, module = self.b, self.b.module
+        if self.kind == "f64":
+            return self._table16_f64(idx, values)
 
         def intrinsic(name, args):
             fn = module.globals.get(name) or ir.Function(
@@ -401,6 +407,26 @@ class _Math:
         low, high = (intrinsic("llvm.x86.avx512.vpermi2var.ps.128",
                                [vec(values[i:i + 4]), idx, vec(values[i + 4:i + 8])]) for i in (0, 8))
         return self.sel(b.icmp_unsigned("!=", b.and_(idx, self.i(8)), self.i(0)), high, low)
+
+    def _table16_f64(self, idx, values: tuple[float, ...]):
+        b, module = self.b, self.b.module
+        part = {8: 16, 4: 8, 2: 4}[self.lanes]  # entries one two-register permute reaches
+        name = f"llvm.x86.avx512.vpermi2var.pd.{self.lanes * 64}"
+        fty = ir.FunctionType(self.ty, [self.ty, self.ity, self.ty])
+        fn = module.globals.get(name) or ir.Function(module, fty, name)
+
+        def vec(vs):
+            return ir.Constant(self.ty, list(vs))
+
+        half = self.lanes
+        parts = [b.call(fn, [vec(values[i:i + half]), idx, vec(values[i + half:i + part])])
+                 for i in range(0, 16, part)]
+        while len(parts) > 1:  # pick by the index's next bit up, pairwise
+            bit = self.i(part)
+            on = b.icmp_unsigned("!=", b.and_(idx, bit), self.i(0))
+            parts = [self.sel(on, hi, lo) for lo, hi in zip(parts[::2], parts[1::2])]
+            part *= 2
+        return parts[0]
 
     def _const(self, ty, v):
         if self.lanes:
@@ -1051,6 +1077,141 @@ def _pow_sign_x86(m: _Math, x, y, mag):
     return m.sel(m.eq(y, m.c(0.0)), m.c(1.0), r)
 
 
+# f64 pow on AVX-512 (_pow_f64_x86). log: 16 entries by j = rint(16 m) mod 16, m in [3/4, 3/2):
+# rcp = 1 / (centre of m's interval) (1 for j = 0, so that log is exact near 1) and -ln(rcp) as
+# a head on a grid of 2**-42 (so that k ln2_hi + head is exact, ln2_hi with 42 bits) and the
+# rest; |m rcp - 1| <= 0.0385. Entries 9 to 11 are not reached.
+_POW_LOG_F64 = (
+    (1.0, 0.9411764705882353, 0.8888888888888888, 0.8421052631578947, 0.8, 0.7619047619047619,
+     0.7272727272727273, 0.6956521739130435, 0.6736842105263158, 1.0, 1.0, 1.0, 1.3061224489795917,
+     1.2307692307692308, 1.1428571428571428, 1.0666666666666667),
+    (0.0, 0.06062462181648698, 0.11778303565643, 0.17185025692674571, 0.22314355131425145,
+     0.2719337154835557, 0.31845373111855224, 0.3629054936893681, 0.3949938082407698, 0.0, 0.0, 0.0,
+     -0.2670627852489815, -0.20763936477828793, -0.13353139262449076, -0.0645385211375924),
+    (0.0, -5.2122328603557226e-14, -4.649178632475319e-14, -8.643688492088945e-14, -4.175347699650321e-14,
+     8.609857887931859e-14, -1.765318688778829e-14, 3.9484127277912274e-16, 9.92058649310271e-14, 0.0,
+     0.0, 0.0, -6.363967541826173e-14, 4.3369911444011306e-14, -3.1804225197847076e-14,
+     2.1239485832617812e-14),
+)
+_POW_LN2_F64 = (float.fromhex("0x1.62e42fefa3800p-1"), 5.497923018708371e-14)  # head: 42 bits
+# ln(1 + r) - (r - r**2/2 + r**3/3) = r**4 P(r) on |r| <= 0.0385: 2**-68.7 of r (Lawson-reweighted,
+# 1/3 taken as a double word).
+_POW_LOG_TAIL_F64 = (-0.2500000000000001, 0.1999999999999377, -0.16666666666574234, 0.1428571431567244,
+                     -0.12500000180381626, 0.11111062753741582, -0.09999854586246354, 0.09123223451719939,
+                     -0.08386244766528062)
+_THIRD = (1 / 3, 1.850371707708594e-17)  # 1/3 - fl(1/3)
+# exp: 2**(j/16) as double-doubles; ln2 with a 38-bit head (n/16 ln2_hi exact for |n/16| < 2**11);
+# exp(d) - 1 - d = d**2 Q(d) on |d| <= 0.0218: 2**-64.8.
+_POW_EXP2_F64 = (
+    (1.0, 1.0442737824274138, 1.0905077326652577, 1.1387886347566916, 1.189207115002721, 1.241857812073484,
+     1.2968395546510096, 1.3542555469368927, 1.4142135623730951, 1.4768261459394993, 1.5422108254079407,
+     1.6104903319492543, 1.681792830507429, 1.7562521603732995, 1.8340080864093424, 1.9152065613971474),
+    (0.0, 8.551889705537965e-17, -3.046782079812471e-17, 8.912812676025408e-17, 3.982015231465646e-17,
+     4.658027591836937e-17, 2.5382502794888315e-17, 7.70094837980299e-17, -9.667293313452913e-17,
+     -3.483994556892796e-17, 7.949834809697621e-17, 2.4707192569797888e-17, 8.199010020581497e-17,
+     2.960140695448873e-17, 3.283107224245627e-17, -1.0619946056195963e-16),
+)
+_POW_EXP_LN2_F64 = (float.fromhex("0x1.62e42fefa0000p-1"), 1.6465949582897082e-12)
+_POW_EXP_Q_F64 = (0.5000000000000004, 0.16666666666666413, 0.041666666660072994, 0.008333333346420092,
+                  0.0013889124133048515, 0.0001983969322989813)
+
+
+def _pow_f64_x86(m: _Math, x, y):
+    """f64 pow on AVX-512 vectors, table-driven: ln|x| = k ln2 - ln(rcp) + ln(1 + r) with
+    r = m rcp - 1 as an exact a + b (_pow_f64_x86_ln, relative error ~2**-66), t = y ln|x| as a
+    double word, exp(t) = 2**(n/16) exp(d) with 2**(j/16) from a table (_pow_f64_x86_exp).
+    As _pow_f32_x86, NumPy's special cases are a rare path (_pow_f64_x86_selects) taken where
+    any lane has x's sign bit set or t outside [-746, 710] or NaN; bit-identical to it."""
+    b = m.b
+    l_hi, l_lo = _pow_f64_x86_ln(m, x)
+    t = m.mul(y, l_hi)
+    lo, hi = _EXP_LIMITS["f64"]
+    out = b.or_(b.fcmp_unordered("<", t, m.c(lo)), b.fcmp_unordered(">", t, m.c(hi)))
+    out = b.or_(out, b.icmp_signed("<", m.bits(x), m.i(0)))
+    any_out = b.icmp_unsigned("!=", b.bitcast(out, ir.IntType(m.lanes)), ir.Constant(ir.IntType(m.lanes), 0))
+    fn = b.block.parent
+    fast, slow, done = (fn.append_basic_block(name) for name in ("pow_fast", "pow_special", "pow_done"))
+    b.cbranch(any_out, slow, fast).set_weights([1, 1000])
+    b.position_at_end(fast)
+    r_fast = _pow_f64_x86_exp(m, t, m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t))))
+    fast_end = b.block
+    b.branch(done)
+    b.position_at_end(slow)
+    r_slow = _pow_f64_x86_selects(m, x, y, l_hi, l_lo)
+    slow_end = b.block
+    b.branch(done)
+    b.position_at_end(done)
+    r = b.phi(m.ty)
+    r.add_incoming(r_fast, fast_end)
+    r.add_incoming(r_slow, slow_end)
+    return r
+
+
+def _pow_f64_x86_ln(m: _Math, x):
+    """ln|x| as (l_hi, l_lo), |l_lo| < 2**-33 |l_hi|, for _pow_f64_x86: k and
+    m in [3/4, 3/2) from getexp/getmant (k carries 0, inf and NaN), then (k ln2_hi + L_hi) exact,
+    a - a**2/2 with its rounding error, b - a b + b a**2 for r's low part, a**3 P(a), and the low
+    parts of ln2 and the table."""
+    one = m.c(1.0)
+    mant = m.getmant(x, 4 | 3)  # |x|'s significand in [3/4, 3/2); 1 at 0 and inf
+    e = m.getexp(x)
+    k = m.sel(m.lt(mant, one), m.add(e, one), e)
+    idx = m.bits(m.add(mant, m.c(m._shifter() / 16)))  # rint(16 m) mod 16 in the low bits
+    rcp = m.table16(idx, _POW_LOG_F64[0])
+    p = m.mul(mant, rcp)
+    b = m.fma(mant, rcp, m.neg(p))  # exact
+    a = m.sub(p, one)  # exact (Sterbenz); r = a + b
+    half_a = m.mul(a, m.c(-0.5))
+    u = m.fma(half_a, a, a)  # a - a**2/2, rounded
+    a2 = m.mul(a, a)
+    # u's rounding error (a - u is exact), and r's low part: b / (1 + a) to third order,
+    # b (1 + a**2) (1 - a) (b a**3 is up to 2**-62 of ln x at the ends of the table's intervals)
+    b_1a2 = m.fma(b, a2, b)
+    u_lo = m.add(m.fma(half_a, a, m.sub(a, u)), m.fma(m.neg(a), b_1a2, b_1a2))
+    # a**3/3 + a**4 P(a) with a**3 = a3 + (e3 + e2 a) (the products' errors) and 1/3 as a double
+    # word: the tail, up to 2**-11 of ln(1 + r) near x = 1, rounds once (y multiplies its error)
+    a3 = m.mul(a2, a)
+    a3_lo = m.fma(m.fma(a, a, m.neg(a2)), a, m.fma(a2, a, m.neg(a3)))
+    third, third_lo = m.c(_THIRD[0]), m.c(_THIRD[1])
+    rest = m.fma(m.mul(a2, a2), m.poly(a, _POW_LOG_TAIL_F64), m.fma(a3, third_lo, m.fma(a3_lo, third, u_lo)))
+    tail = m.fma(a3, third, rest)
+    lg, lg_lo = _fast_two_sum(m, u, tail)  # ln(1 + r): the tail is up to 2**-11 of it
+    ln2_hi, ln2_lo = _POW_LN2_F64
+    head = m.fma(k, m.c(ln2_hi), m.table16(idx, _POW_LOG_F64[1]))  # exact
+    low = m.fma(k, m.c(ln2_lo), m.table16(idx, _POW_LOG_F64[2]))
+    l_hi, l_err = _fast_two_sum(m, head, lg)  # |head| > |lg| where head is not 0
+    return l_hi, m.add(l_err, m.add(lg_lo, low))
+
+
+def _pow_f64_x86_exp(m: _Math, t, t_lo):
+    """exp(t + t_lo) for t in [-746, 710] (past both ends: 0 and inf): n = rint(16 t / ln2),
+    d = t - n ln2/16 + t_lo (the first difference exact), 2**(j/16) (1 + d + d**2 Q(d)) with the
+    table's low part, one rounding, and scalef by n/16 (its floor)."""
+    shifter = m.c(m._shifter() / 16)  # its ulp is 1/16
+    ns = m.fma(t, m.c(1 / _LN2), shifter)
+    nf = m.sub(ns, shifter)  # n/16
+    idx = m.bits(ns)  # n mod 16 in the low bits
+    e_hi, e_lo = _POW_EXP_LN2_F64
+    d = m.fma(m.neg(nf), m.c(e_hi), t)  # exact
+    d = m.add(m.fma(m.neg(nf), m.c(e_lo), d), t_lo)
+    q = m.fma(m.mul(d, d), m.poly(d, _POW_EXP_Q_F64), d)  # exp(d) - 1
+    hi = m.table16(idx, _POW_EXP2_F64[0])
+    return m.scalef(m.add(hi, m.fma(hi, q, m.table16(idx, _POW_EXP2_F64[1]))), nf)
+
+
+def _pow_f64_x86_selects(m: _Math, x, y, l_hi, l_lo):
+    """_pow_f64_x86's exp and special values, every lane handled (the rare path): t = 0 where
+    |x| = 1 (l_hi is 0 exactly there), t clamped with NaN kept and t_lo dropped where clamped,
+    then _pow_sign's sign, NaN and y = 0 cases."""
+    zero = m.c(0.0)
+    one_x = m.eq(l_hi, zero)
+    t = m.sel(one_x, zero, m.mul(y, l_hi))
+    t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
+    tc = _clamp_nan(m, t, *_EXP_LIMITS["f64"])
+    t_lo = m.sel(m.b.and_(m.eq(tc, t), m.b.not_(one_x)), t_lo, zero)
+    return _pow_sign(m, x, y, _pow_f64_x86_exp(m, tc, t_lo))
+
+
 def _pow_sign(m: _Math, x, y, mag):
     """pow from |x|**y: the sign of odd integer powers, NaN for negative x and y not an
     integer, 1 for y = 0 (x = 1 was handled by taking y as 0)."""
@@ -1077,8 +1238,8 @@ def _pow(m: _Math, x, y):
     y * log|x| is clamped with NaN kept; then 0**y, inf**y, x**(+-inf) and NaN follow from
     2**(+-inf) and NaN arithmetic, and selects remain only for the sign of odd integer powers,
     NaN from negative x, and y = 0 or x = 1."""
-    if m.kind == "f32" and m.avx512:
-        return _pow_f32_x86(m, x, y)
+    if m.avx512:
+        return (_pow_f32_x86 if m.kind == "f32" else _pow_f64_x86)(m, x, y)
     b = m.b
     inf, zero, one = m.c(math.inf), m.c(0.0), m.c(1.0)
     ax = m.abs(x)
@@ -1618,8 +1779,8 @@ ISA_FUNCTIONS: dict[str, frozenset[str]] = {
     "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow", "cbrt"}),
 }
 # Names whose variant is for some float types only (the others stay inline and portable): f64
-# pow's variant measured no faster (docs/performance.md, mathlib27); f64 cbrt has none.
-ISA_KINDS: dict[str, frozenset[str]] = {"pow": frozenset({"f32"}), "cbrt": frozenset({"f32"})}
+# cbrt has none (its polynomial would need a dozen terms at the f32 table's spacing).
+ISA_KINDS: dict[str, frozenset[str]] = {"cbrt": frozenset({"f32"})}
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
 

@@ -38,6 +38,7 @@ from fractions import Fraction
 
 from llvmlite import ir as ll
 
+from jitcore.codegen.cpu import target
 from jitcore.codegen.llvm_types import I64
 from jitcore.ir.core import Operation
 
@@ -55,6 +56,10 @@ MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (
 # residual): two measured 5-12% faster on Zen 4, where the others gain nothing from two
 # (docs/performance.md, "The math library on Zen 4, round 6"). By op and result width.
 NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2}
+# Of those, the calls whose AVX-512 variant keeps fewer values live (float64 pow's tables in
+# place of the double-double selects): with the variant, 1 and 4 side by side ran 5% faster
+# than 2 on Zen 4 (docs/performance.md, "The math library on Zen 4, round 7").
+NARROW_WITHOUT_VARIANT = frozenset({("math.powf", 64)})
 # A reduced body whose calls weigh this much (MATH_WEIGHT: two float64 calls) spills when LLVM
 # unrolls a reduction block into 16 vectors of straight code; lighter ones run faster unrolled
 # (docs/performance.md, "The math library on Zen 4, round 6").
@@ -64,7 +69,8 @@ INTERLEAVE_MIN_TRIP = 4096  # a shorter loop known at compile time is left to LL
 _MOVING = frozenset({"kernel.index", "kernel.yield", "arith.constant", "arith.select"})
 # For the backend's fingerprint: code compiled under other weights compares other constants.
 FINGERPRINT = (f"cheap={CHEAP_WEIGHT},copy={COPY_WEIGHT},math={MATH_WEIGHT[32]}/{MATH_WEIGHT[64]},"
-               f"narrow={sorted(NARROW_INTERLEAVE.items())},spill={SPILL_WEIGHT}")
+               f"narrow={sorted(NARROW_INTERLEAVE.items())},{sorted(NARROW_WITHOUT_VARIANT)},"
+               f"spill={SPILL_WEIGHT}")
 
 
 def _point_ops(op: Operation):
@@ -131,6 +137,8 @@ def math_interleave(op: Operation) -> int:
     or fewer where a call of its body keeps too many values live (``NARROW_INTERLEAVE``)."""
     calls = [(inner.op_name, _bits(inner.results[0])) for inner in _point_ops(op)
              if inner.op_name.startswith("math.") and inner.results]
+    if "avx512" in target.math_isa():
+        calls = [call for call in calls if call not in NARROW_WITHOUT_VARIANT]
     return min([MATH_INTERLEAVE, *(NARROW_INTERLEAVE.get(call, MATH_INTERLEAVE) for call in calls)])
 
 

@@ -559,7 +559,7 @@ def test_isa_variants_in_assembly(name, kind, bits):
 
 # Variants with their own method (f32 log2/log10, cbrt: a table), so not bit-equal to the
 # portable code.
-OWN_METHOD = {("log2", "f32"), ("log10", "f32"), ("pow", "f32"), ("cbrt", "f32")}
+OWN_METHOD = {("log2", "f32"), ("log10", "f32"), ("pow", "f32"), ("pow", "f64"), ("cbrt", "f32")}
 
 
 @host_avx512
@@ -686,34 +686,110 @@ def test_f32_pow_variant():
 
 
 @host_avx512
-def test_f32_pow_rare_path_bit_identical(monkeypatch):
-    """f32 pow's variant branches to its special-value selects only where a vector has a special
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+def test_pow_rare_path_bit_identical(monkeypatch, kind):
+    """pow's variants branch to their special-value selects only where a vector has a special
     lane: bit-identical to the selects on every lane, on the special-value grid (special and
     ordinary lanes in one vector) and on ordinary data (the branch not taken)."""
-    s = specials("f32")
+    s = specials(kind)
     s = np.concatenate([s, -s, [-1.0, 3.0, -3.0, 2.5, -2.5, 1 - 2.0 ** -20, 1 + 2.0 ** -20, 0.5 + 2.0**-24]])
     xs, ys = (v.ravel() for v in np.meshgrid(s, s))
     rng = np.random.default_rng(11)
     x = np.exp(rng.uniform(-5, 5, 4000))
-    xs, ys = np.concatenate([xs, x]), np.concatenate([ys, rng.uniform(-120, 100, x.size) / np.abs(np.log(x))])
-    got = kernel("pow", "f32", AVX512)[1](xs, ys)
-    monkeypatch.setattr(mathlib, "_pow_f32_x86",
-                        lambda m, x, y: mathlib._pow_f32_x86_selects(m, x, y, *mathlib._pow_f32_x86_ln(m, x)))
+    lo, hi = (-120, 100) if kind == "f32" else (-760, 720)
+    xs, ys = np.concatenate([xs, x]), np.concatenate([ys, rng.uniform(lo, hi, x.size) / np.abs(np.log(x))])
+    got = kernel("pow", kind, AVX512)[1](xs, ys)
+    name = f"_pow_{kind}_x86"
+    selects, ln = getattr(mathlib, name + "_selects"), getattr(mathlib, name + "_ln")
+    monkeypatch.setattr(mathlib, name, lambda m, x, y: selects(m, x, y, *ln(m, x)))
     target._isa_definitions.cache_clear()  # built from the patched code, then dropped again
     try:
-        want = target.compile_module(build_loop("pow", "f32", AVX512), ["k"])
+        want = target.compile_module(build_loop("pow", kind, AVX512), ["k"])
         cfunc = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, ctypes.c_int64)(want[1]["k"])
-        xs32, ys32 = xs.astype(np.float32), ys.astype(np.float32)
-        out = np.empty_like(xs32)
-        cfunc(xs32.ctypes.data, ys32.ctypes.data, out.ctypes.data, out.size)
+        xs_k, ys_k = xs.astype(DTYPES[kind]), ys.astype(DTYPES[kind])
+        out = np.empty_like(xs_k)
+        cfunc(xs_k.ctypes.data, ys_k.ctypes.data, out.ctypes.data, out.size)
     finally:
         target._isa_definitions.cache_clear()
-    np.testing.assert_array_equal(got.view(np.uint32), out.view(np.uint32))
+    ity = np.uint32 if kind == "f32" else np.uint64
+    np.testing.assert_array_equal(got.view(ity), out.view(ity))
 
 
 @host_avx512
+def test_f64_pow_variant():
+    """f64 pow's AVX-512 variant (tables, mathlib._pow_f64_x86) within 1 ULP of NumPy's result
+    (glibc's, under 1 ULP itself): test_pow's cases, |y ln x| up to past both ends near x = 1
+    (where y is large and ln x needs its double word: each table interval of m), over every
+    exponent of x, subnormals included; and equal to the portable code on the special values'
+    grid wherever that is 0, inf or NaN (the sign of zeros and infinities included)."""
+    rng = np.random.default_rng(8)
+    x = np.exp(rng.uniform(-5, 5, 20000))
+    y = rng.uniform(-760, 720, x.size) / np.maximum(np.abs(np.log(x)), 1e-3)
+    x[:3000], y[:3000] = -x[:3000], rng.integers(-60, 60, 3000)
+    near = np.concatenate([1 + rng.uniform(-0.06, 0.06, 20000), rng.uniform(0.75, 1.5, 20000)])
+    y_near = rng.uniform(-760, 720, near.size) / np.abs(np.log(near))
+    every = rng.integers(1, 0x7FF0000000000000, 20000, dtype=np.int64).view(np.float64)
+    y_every = rng.uniform(-760, 720, every.size) / np.abs(np.log(every))
+    assert check("pow", "f64", np.concatenate([x, near, every]), np.concatenate([y, y_near, y_every]),
+                 isa=AVX512) <= 1
+    s = specials("f64")
+    s = np.concatenate([s, [-1.0, 3.0, -3.0, 2.5, -2.5, 1 - 2.0 ** -20, 1 + 2.0 ** -20, 0.5 + 2.0**-53]])
+    xs, ys = (v.ravel() for v in np.meshgrid(s, s))
+    assert check("pow", "f64", xs, ys, isa=AVX512) <= 1
+    got, portable = kernel("pow", "f64", AVX512)[1](xs, ys), kernel("pow", "f64")[1](xs, ys)
+    edge = ~np.isfinite(portable) | (portable == 0) | ~np.isfinite(got) | (got == 0)
+    np.testing.assert_array_equal(got[edge], portable[edge])
+    assert (np.signbit(got) == np.signbit(portable))[edge & ~np.isnan(got)].all()
+
+
+@host_avx512
+@pytest.mark.parametrize("kind", ["f32", "f64"])
+def test_pow_variant_at_256_bits_bit_identical(kind):
+    """pow's variants on 256-bit vectors (a target that prefers them: the f64 table is two
+    vpermi2pd and a select there) give the 512-bit ones' bits, special lanes included."""
+    s = specials(kind)
+    s = np.concatenate([s, [-1.0, 3.0, -3.0, 2.5, -2.5, 1 - 2.0 ** -20, 1 + 2.0 ** -20]])
+    xs, ys = (v.ravel() for v in np.meshgrid(s, s))
+    rng = np.random.default_rng(12)
+    x = np.exp(rng.uniform(-5, 5, 4001))
+    xs = np.concatenate([xs, x, 1 + rng.uniform(-0.06, 0.06, 4001)]).astype(DTYPES[kind])
+    ys = np.concatenate([ys, rng.uniform(-3, 3, 2 * x.size)]).astype(DTYPES[kind])
+    _, obj = target.compile_ir(build_loop("pow", kind, AVX512), x86_machine("x86-64-v4", 256))
+    address = target.load_object(obj, ["k"])["k"]
+    cfunc = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, ctypes.c_int64)(address)
+    out = np.empty_like(xs)
+    cfunc(xs.ctypes.data, ys.ctypes.data, out.ctypes.data, out.size)
+    ity = np.uint32 if kind == "f32" else np.uint64
+    np.testing.assert_array_equal(out.view(ity), kernel("pow", kind, AVX512)[1](xs, ys).view(ity))
+
+
+def test_f64_pow_tables():
+    """mathlib._POW_LOG_F64 and _POW_EXP2_F64 against mpmath: rcp near 1/c (1 at c = 1), its
+    -ln as an exact head on the 2**-42 grid plus the rest, the reduced argument inside the
+    interval the tail was fitted on; 2**(j/16) as double-doubles; ln2's heads short enough."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        rcp, head, rest = mathlib._POW_LOG_F64
+        for j in (*range(12, 16), *range(9)):
+            c = (j + 16 * (j < 12)) / 16
+            assert rcp[j] == 1.0 if c == 1 else abs(rcp[j] * c - 1) < 0.03
+            assert head[j] % 2.0**-42 == 0
+            assert abs(float(-mpmath.log(mpmath.mpf(rcp[j])) - head[j] - mpmath.mpf(rest[j]))) < 2.0**-95
+            lo, hi = max(c - 1 / 32, 0.75), min(c + 1 / 32, 1.5)
+            assert -0.0385 <= lo * rcp[j] - 1 and hi * rcp[j] - 1 <= 0.0385
+        for j in range(16):
+            exact, (hi, lo) = mpmath.mpf(2) ** (mpmath.mpf(j) / 16), (t[j] for t in mathlib._POW_EXP2_F64)
+            assert abs(float(exact - hi - mpmath.mpf(lo))) < 2.0**-104
+        for (hi, lo), bits in ((mathlib._POW_LN2_F64, 42), (mathlib._POW_EXP_LN2_F64, 38)):
+            assert abs(float(mpmath.log(2) - hi - mpmath.mpf(lo))) < 2.0**-90
+            assert (hi * 2.0**bits) % 1 == 0
+
+
+@host_avx512
+@pytest.mark.parametrize("kind", ["f32", "f64"])
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
-def test_f32_pow_variant_hypothesis(data):
-    x, y = (data.draw(arrays(np.float32, 67, elements=finite["f32"])) for _ in range(2))
-    check("pow", "f32", x, y, isa=AVX512)
+def test_pow_variant_hypothesis(kind, data):
+    x, y = (data.draw(arrays(DTYPES[kind], 67, elements=finite[kind])) for _ in range(2))
+    check("pow", kind, x, y, isa=AVX512)
