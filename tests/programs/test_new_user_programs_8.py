@@ -16,7 +16,8 @@ reductions, wrapping ``int8``/``uint16`` arithmetic, floor division and ``mod`` 
 NEP 50 promotion with Python scalars, ``float16`` data, ``np.errstate`` inside the function,
 ``matrix_power`` Markov chains, ``round`` to decimals, ``np.random`` inside the function
 (seeded there, so NumPy's numbers); what the round compiled: ``np.gcd.reduce`` and
-``np.lcm.reduce``; and round 7's open item: ``nanquantile``,
+``np.lcm.reduce``, ``permutation``/``choice`` of a traced array (a bootstrap); and round 7's
+open item: ``nanquantile``,
 ``nanpercentile`` and ``nanmedian`` with every method ``percentile`` takes. Each runs under
 ``jc.jit`` against NumPy, compared as the earlier rounds' programs are
 (tests/programs/like_numpy.py); what jitcore refuses on purpose (``np.unique`` and ``np.nonzero``,
@@ -388,6 +389,15 @@ def noisy_measurements(x, sigma):
     return x + sigma * rng.standard_normal(x.shape), x + jitter, rng.integers(0, 10, 3), np.random.rand()
 
 
+def bootstrap_means(x, table):
+    """Resampling inside the function from a seeded generator: a shuffled copy, draws of the
+    data themselves, a column permutation."""
+    rng = np.random.default_rng(2026)
+    resampled = rng.choice(x, (20, x.size))
+    return (rng.permutation(x), resampled.mean(axis=1), rng.permutation(table, axis=1),
+            rng.choice(x, 3, replace=False))
+
+
 def nan_quantile_methods(X):
     """Round 7's open item: the NaN-aware quantiles with every method of ``percentile``."""
     return [(np.nanpercentile(X, [0, 20, 50, 99, 100], axis=1, method=m), np.nanquantile(X, 0.3, method=m))
@@ -464,6 +474,7 @@ PROGRAMS = {
     "round_report": (round_report, (), TIGHT, [(np.array([1.005, -2.345, 15.0, -0.5, 2.5, 44.9]),)]),
     "kahan_sum": (kahan_sum, (), EXACT, [(np.array([1.0, 1e-16, 1e-16, -1.0, 3.0, 1e-16] * 2),)]),
     "noisy_measurements": (noisy_measurements, (), TIGHT, [(normal(4), 0.1)]),
+    "bootstrap_means": (bootstrap_means, (), TIGHT, [(normal(6), np.arange(12).reshape(3, 4))]),
     "nan_quantile_methods": (nan_quantile_methods, (), TIGHT, [(NAN_ROWS,)]),
 }
 
@@ -508,12 +519,36 @@ def test_edges_of_the_functions_this_round_compiled(case):
     check_edge(fn, args, rtol, case)
 
 
+def shuffle_in_place(x):
+    rng = np.random.default_rng(1)
+    rng.shuffle(x)  # writes to x: refused, permutation() is the copy
+    return x
+
+
+def test_permutation_and_choice_of_a_traced_array_draw_numpys_indices_on_every_call():
+    # np.random's global generator: each call draws again, NumPy's numbers after the same seed
+    def resample(x):
+        return np.random.permutation(x), np.random.choice(x, 4)
+
+    f, x = jc.jit(resample), normal(5)
+    np.random.seed(3)
+    want = [resample(x), resample(x)]
+    np.random.seed(3)
+    got = [f(x), f(x)]
+    for g, w in zip(got, want, strict=True):
+        for a, b in zip(g, w, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
     "np.unique with return_counts": (
         lambda x: np.unique(x, return_counts=True), (np.array([1, 2, 2, 5]),), jc.JitTypeError, "unique",
     ),
     "np.nonzero": (lambda x: np.nonzero(x > 0), (normal(4),), jc.JitTypeError, "nonzero"),
+    "Generator.shuffle of a traced array": (
+        shuffle_in_place, (normal(4),), jc.UnsupportedError, "permutation",
+    ),
 }
 
 
