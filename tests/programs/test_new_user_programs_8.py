@@ -14,9 +14,10 @@ diagonals, batched products, outer and row-wise products), complex numbers (a ph
 ``angle`` in degrees, an RLC impedance), integers (bit reversal, parity, ``gcd``/``lcm``
 reductions, wrapping ``int8``/``uint16`` arithmetic, floor division and ``mod`` signs, a sieve),
 NEP 50 promotion with Python scalars, ``float16`` data, ``np.errstate`` inside the function,
-``matrix_power`` Markov chains, ``round`` to decimals, ``np.random`` inside the function
-(seeded there, so NumPy's numbers); what the round compiled: ``np.gcd.reduce`` and
-``np.lcm.reduce``, ``permutation``/``choice`` of a traced array (a bootstrap); and round 7's
+``matrix_power`` Markov chains, ``np.round`` and Python's ``round`` to decimals, ``np.random``
+inside the function (seeded there, so NumPy's numbers); what the round compiled: ``np.gcd.reduce`` and
+``np.lcm.reduce``, ``permutation``/``choice`` of a traced array (a bootstrap), Python's
+``round`` of a traced NumPy scalar; and round 7's
 open item: ``nanquantile``,
 ``nanpercentile`` and ``nanmedian`` with every method ``percentile`` takes. Each runs under
 ``jc.jit`` against NumPy, compared as the earlier rounds' programs are
@@ -370,6 +371,12 @@ def round_report(x):
     return np.round(x, 2), np.round(x, -1), np.around(x * 100) / 100, np.rint(x), np.fix(x)
 
 
+def summary_rounded(x, scale):
+    """Python's round on NumPy scalars and a Python float argument, as in a printed report."""
+    total = x.sum()
+    return round(total, 2), round(x.mean() * 100), round(x.max(), -1), round(scale, 1), round(scale)
+
+
 def kahan_sum(x):
     s = 0.0
     c = 0.0
@@ -472,6 +479,8 @@ PROGRAMS = {
                           [(np.array([0.0, 1.5, 1.2, 0.3]), np.array([0.8, 0.6, 0.4]),
                             np.array([10.0, 5.0, 3.0, 1.0]))]),
     "round_report": (round_report, (), TIGHT, [(np.array([1.005, -2.345, 15.0, -0.5, 2.5, 44.9]),)]),
+    "summary_rounded": (summary_rounded, (), EXACT,
+                        [(np.array([1.005, 2.5, 3.25, 40.0]), 2.345), (np.array([0.125, -7.5], f32), -0.5)]),
     "kahan_sum": (kahan_sum, (), EXACT, [(np.array([1.0, 1e-16, 1e-16, -1.0, 3.0, 1e-16] * 2),)]),
     "noisy_measurements": (noisy_measurements, (), TIGHT, [(normal(4), 0.1)]),
     "bootstrap_means": (bootstrap_means, (), TIGHT, [(normal(6), np.arange(12).reshape(3, 4))]),
