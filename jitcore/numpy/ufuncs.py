@@ -210,6 +210,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_where(ufunc, inputs, out, casting, where, kwargs)
     elif where is not True:
         kwargs["where"] = where  # refused below, named in the message
+    if method == "__call__" and ufunc in UFUNCS and kwargs.get("dtype") is not None:
+        inputs = _loop_inputs(ufunc, inputs, np.dtype(kwargs.pop("dtype")))
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
     structural = ("axis", "dtype") if method == "reduceat" else structural
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
@@ -293,6 +295,29 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     if not pieces:
         raise JitValueError(f"numpy.{ufunc.__name__}.reduceat of no indices (at {user_location()})")
     return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
+
+
+def _loop_inputs(ufunc, inputs, dtype: np.dtype) -> tuple:
+    """The inputs of ``ufunc(*inputs, dtype=dtype)`` cast to the loop NumPy picks for outputs of
+    ``dtype`` (``np.subtract(u8, u8, dtype=np.int16)`` subtracts in int16), with NumPy's
+    ``same_kind`` check on the inputs and its TypeError; Python numbers stay weak (NEP 50)."""
+    weak = {"i": int, "u": int, "f": float, "c": complex}
+
+    def given(x):
+        if isinstance(x, Tracer):
+            return weak[x.dtype.kind] if x.weak and x.dtype.kind in weak else x.dtype
+        if isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic)):
+            return type(x)
+        return np.asarray(x).dtype
+
+    try:
+        loop = ufunc.resolve_dtypes((*map(given, inputs), *[None] * ufunc.nout),
+                                    signature=(*[None] * ufunc.nin, *[dtype] * ufunc.nout),
+                                    casting="same_kind")
+    except TypeError as e:  # NumPy's UFuncTypeError: no such loop, or an unsafe input cast
+        raise JitTypeError(f"{e} (at {user_location()})") from None
+    return tuple(prims.convert(x, t) if isinstance(x, Tracer) else np.asarray(x, t)
+                 for x, t in zip(inputs, loop))
 
 
 _PAIRWISE_REDUCTIONS = (np.gcd, np.lcm)  # associative and commutative on integers

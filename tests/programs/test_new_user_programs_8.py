@@ -17,7 +17,7 @@ NEP 50 promotion with Python scalars, ``float16`` data, ``np.errstate`` inside t
 ``matrix_power`` Markov chains, ``np.round`` and Python's ``round`` to decimals, ``np.random``
 inside the function (seeded there, so NumPy's numbers); what the round compiled: ``np.gcd.reduce`` and
 ``np.lcm.reduce``, ``permutation``/``choice`` of a traced array (a bootstrap), Python's
-``round`` of a traced NumPy scalar; and round 7's
+``round`` of a traced NumPy scalar, ufuncs with ``dtype=`` (the loop's dtype); and round 7's
 open item: ``nanquantile``,
 ``nanpercentile`` and ``nanmedian`` with every method ``percentile`` takes. Each runs under
 ``jc.jit`` against NumPy, compared as the earlier rounds' programs are
@@ -317,6 +317,13 @@ def wraps(i8, u16):
     return i8 + i8, i8 * np.int8(3), -i8, u16 * u16, u16 - np.uint16(1000), np.cumprod(u16)
 
 
+def widened_differences(img, ref):
+    """uint8 images subtracted in a wider loop (ufunc ``dtype=``), ratios in float32."""
+    diff = np.subtract(img, ref, dtype=np.int16)
+    ratio = np.divide(img, ref.astype(np.int32) + 1, dtype=np.float32)
+    return diff, np.abs(diff).max(), ratio, np.add(img, 300, dtype=np.int16), np.sqrt(img, dtype=np.float32)
+
+
 def floor_div_mod(a, b):
     return a // b, a % b, np.divmod(a, b), np.fmod(a, b), np.remainder(a, b)
 
@@ -464,6 +471,7 @@ PROGRAMS = {
     "gcd_lcm": (gcd_lcm, (), EXACT, [(np.array([12, 18, -24, 0, 7]), np.array([8, 27, 36, 5, 0]))]),
     "wraps": (wraps, (), EXACT,
               [(np.array([100, -128, 127, 5], np.int8), np.array([300, 2, 65535, 7], np.uint16))]),
+    "widened_differences": (widened_differences, (), EXACT, [(SMALL_IMAGE, SMALL_IMAGE[::-1])]),
     "floor_div_mod": (floor_div_mod, (), EXACT,
                       [(np.array([7, -7, 7, -7, 0]), np.array([2, 2, -2, -2, 3])),
                        (np.array([7.5, -7.5, 7.5, -0.0, 1.0]), np.array([2.0, 2.0, -2.0, 3.0, 0.0]))]),
@@ -555,6 +563,9 @@ REFUSED = {
         lambda x: np.unique(x, return_counts=True), (np.array([1, 2, 2, 5]),), jc.JitTypeError, "unique",
     ),
     "np.nonzero": (lambda x: np.nonzero(x > 0), (normal(4),), jc.JitTypeError, "nonzero"),
+    "a ufunc's dtype= that NumPy's same_kind casting refuses": (
+        lambda x: np.add(x, 2, dtype=np.int64), (normal(3),), jc.JitTypeError, "same_kind",
+    ),
     "Generator.shuffle of a traced array": (
         shuffle_in_place, (normal(4),), jc.UnsupportedError, "permutation",
     ),
