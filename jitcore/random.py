@@ -84,11 +84,17 @@ def _label(owner, method: str) -> str:
 
 def _draw(owner, method: str, *args, **kwargs):
     recorder, trace = calltime.recorder(), current_trace()
-    if recorder is None or trace is not recorder.trace or recorder.is_local(owner):
+    if method in ("permutation", "choice") and args and isinstance(args[0], Tracer):
+        return _take_drawn(owner, method, *args, **kwargs)
+    traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
+    local = recorder is not None and recorder.is_local(owner)
+    if recorder is None or trace is not recorder.trace or (local and not traced):
         return getattr(owner, method)(*args, **kwargs)  # eager, or a seeded local generator
     label = _label(owner, method)
     where = f"inside {recorder.function_name}()"
-    traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
+    if local and method not in SAMPLERS:
+        raise UnsupportedError(f"{label} {where} of a traced array: {method}() writes to its "
+                               "argument; use permutation() (a shuffled copy) instead")
     if method == "seed":
         if traced:
             raise UnsupportedError(f"{label} {where} with a traced seed: seed with a Python value")
@@ -111,6 +117,21 @@ def _draw(owner, method: str, *args, **kwargs):
     if traced:
         return _affine(recorder, owner, method, label, where, args, kwargs, frame)
     return _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame)
+
+
+def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
+    """``permutation(x)`` and ``choice(x, ...)`` of a traced array: NumPy draws the indices
+    as it would for ``len(x)`` (the same draws: the shuffle of ``arange(len(x))``, the
+    choice among ``len(x)``) and takes them along ``axis``; the draw is then an index draw."""
+    axis = kwargs.pop("axis", 0) if isinstance(owner, np.random.Generator) else 0
+    if x.ndim == 0:
+        raise UnsupportedError(f"{_label(owner, method)} of a 0-d traced array: NumPy needs an "
+                               "integer or an array of at least one dimension")
+    axis = axis + x.ndim if axis < 0 else axis
+    if method == "permutation" and args:
+        raise UnsupportedError(f"{_label(owner, method)}: unexpected arguments")
+    index = _draw(owner, method, x.shape[axis], *args, **kwargs)
+    return np.take(x, index, axis=axis)
 
 
 def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=None):

@@ -312,6 +312,20 @@ class Tracer:
     def __complex__(self):
         self._concretize("complex()")
 
+    def __round__(self, ndigits=None):
+        """Python's ``round`` of a NumPy scalar (``round(x.sum(), 2)``) or a Python number
+        argument: ``np.round`` (half to even) in its dtype, or without ``ndigits`` an int, as
+        NumPy's scalars and Python's numbers give; NumPy's arrays have no ``__round__``."""
+        if self.ndim or not (self.scalar or self.weak):
+            raise TypeError(f"type numpy.ndarray doesn't define __round__ method (a traced "
+                            f"array; use np.round(x, decimals)) (at {user_location()})")
+        if isinstance(ndigits, Tracer):
+            self._concretize("round()'s ndigits")
+        if ndigits is None:  # a Python int: weak, as a Python scalar argument is
+            return fresh(np.round(self).astype(np.int64), scalar=True, weak=True)
+        out = np.round(self, ndigits)
+        return fresh(out, scalar=True, weak=self.weak)
+
     def __index__(self):
         self._concretize("an index (__index__)")
 

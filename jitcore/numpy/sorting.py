@@ -144,7 +144,7 @@ def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
     return np.where(np.isnan(last), np.array(np.nan, value.dtype), value)
 
 
-_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")  # also with a traced lane length
+_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
 # NumPy's continuous Hyndman & Fan methods: (alpha, beta) of the virtual index
 # n q + alpha + q (1 - alpha - beta) - 1.
 _ALPHA_BETA = {"interpolated_inverted_cdf": (0.0, 1.0), "hazen": (0.5, 0.5), "weibull": (0.0, 0.0),
@@ -242,8 +242,8 @@ def _check_q(q: np.ndarray, name: str) -> None:
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
     """``numpy.quantile`` for a constant ``q``: a compiled sort, then NumPy's neighbours and
-    interpolation (every method of NumPy's; ``nanquantile`` takes linear, lower, higher,
-    nearest and midpoint); a lane holding NaN gives NaN."""
+    interpolation (every method of NumPy's, ``nanquantile`` too); a lane holding NaN gives
+    NaN."""
     if not traced(a, q):
         return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                            method=method, keepdims=keepdims, weights=weights)
@@ -310,47 +310,86 @@ def _nan_lanes(a: Tracer, axis, name: str):
     return s, count, keep_shape
 
 
+def _take_lanes(s: Tracer, i: Tracer) -> Tracer:
+    """``s[..., i[..., k]]`` per lane for each k, ``i`` clipped into the lane."""
+    i = np.clip(i, 0, s.shape[-1] - 1)
+    return np.take_along_axis(s, np.broadcast_to(i, s.shape[:-1] + i.shape[-1:]), axis=-1)
+
+
 def _at(s: Tracer, i: Tracer) -> Tracer:
     """``s[..., i]`` per lane, ``i`` clipped into the lane (an empty lane's result is NaN)."""
     i = np.clip(i, 0, s.shape[-1] - 1)
     return np.take_along_axis(s, i[..., None], axis=-1)[..., 0]
 
 
+def _lane_positions(count: Tracer, q, method: str):
+    """``_positions`` for a traced per-lane length ``count`` (int64): NumPy's neighbours (int64,
+    the last non-NaN value for its -1) and interpolation weight (float64; None: take, no
+    interpolation) for quantiles ``q`` (broadcast against ``count``) of each lane's first
+    ``count`` sorted values."""
+    f64 = np.dtype(np.float64)
+    n = prims.convert(count, f64)
+    last = count - 1
+    if method in ("lower", "higher", "nearest"):
+        rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](
+            (n - 1.0) * q)
+        i = rounded.astype(np.int64)
+        return i, i, None
+    if method in ("inverted_cdf", "closest_observation"):  # a discrete step, clipped at 0
+        index = n * q - (1.5 if method == "closest_observation" else 1.0)
+        below = np.floor(index)
+        at_below = index - below == 0
+        if method == "closest_observation":
+            at_below = at_below & (np.mod(below, 2.0) == 1)
+        i = np.maximum(np.where(at_below, below, below + 1.0), 0.0).astype(np.int64)
+        return i, i, None
+    if method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
+    elif method == "averaged_inverted_cdf":
+        virtual = n * q - 1.0
+    elif method == "midpoint":
+        virtual = 0.5 * (np.floor((n - 1.0) * q) + np.ceil((n - 1.0) * q))
+    else:
+        virtual = (n - 1.0) * q
+    above_end, before_start = virtual >= n - 1.0, virtual < 0
+    below = np.where(above_end, -1.0, np.where(before_start, 0.0, np.floor(virtual)))
+    gamma = virtual - below
+    if method == "midpoint":
+        gamma = np.where(np.mod(virtual, 1.0) == 0, 0.0, 0.5)
+    elif method == "averaged_inverted_cdf":
+        gamma = np.where(gamma == 0, 0.5, 1.0)
+    lo = np.where(above_end, last, below.astype(np.int64))
+    hi = np.where(above_end | before_start, lo, lo + 1)
+    return lo, hi, gamma
+
+
 def _nan_quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
     plain = name[3:]
     if a.dtype.kind != "f":  # nothing to skip
         return _quantile(a, q, axis, method, keepdims, plain, user_q)
-    if method not in _METHODS:
+    if method not in _ALL_METHODS:
         raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
-                               f"the methods are {', '.join(_METHODS)} (at {user_location()})")
+                               f"the methods are {', '.join(_ALL_METHODS)} (at {user_location()})")
     dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
     s, count, keep_shape = _nan_lanes(a, axis, name)
-    last = count - 1
-    out = []
-    for qv in q.reshape(-1):
-        # NumPy's _get_indexes and _get_gamma on a traced length (see _positions)
-        virtual = prims.convert(last, np.dtype(np.float64)) * float(qv)
-        if method in ("lower", "higher", "nearest"):
-            rounded = {"lower": np.floor, "higher": np.ceil, "nearest": np.around}[method](virtual)
-            value = prims.convert(_at(s, rounded.astype(np.int64)), dtype)
-        else:
-            at_end = virtual >= last
-            below = np.where(at_end, -1.0, np.floor(virtual))
-            gamma = virtual - below
-            if method == "midpoint":
-                gamma = np.where(gamma == 0, 0.0, 0.5)
-            lo_i = np.where(at_end, last, below.astype(np.int64))
-            hi_i = np.where(at_end, last, lo_i + 1)
-            lo, hi = _at(s, lo_i), _at(s, hi_i)
-            diff = prims.convert(hi - lo, dtype)
-            lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
-            one = np.ones((), dtype)
-            value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
-        value = np.where(count == 0, np.array(np.nan, dtype), value)  # a lane of NaNs only
-        out.append(prims.reshape(value, keep_shape) if keepdims else value)
-    if q.ndim:
-        return np.reshape(np.stack(out), q.shape + out[0].shape)
-    return out[0] if keepdims else as_scalar(out[0])
+    # Every q at once, along a new last axis: one gather per neighbour, whatever the number of q.
+    lanes = count[..., None]
+    lo_i, hi_i, gamma = _lane_positions(lanes, q.reshape(-1).astype(np.float64), method)
+    if gamma is None:
+        value = prims.convert(_take_lanes(s, lo_i), dtype)
+    else:  # NumPy's _lerp with a weight per lane
+        lo, hi = _take_lanes(s, lo_i), _take_lanes(s, hi_i)
+        diff = prims.convert(hi - lo, dtype)
+        lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
+        one = np.ones((), dtype)
+        value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
+    value = np.where(lanes == 0, np.array(np.nan, dtype), value)  # a lane of NaNs only
+    value = np.moveaxis(value, -1, 0)  # the q first, as NumPy puts them
+    if keepdims:
+        value = prims.reshape(value, (value.shape[0], *keep_shape))
+    value = prims.reshape(value, q.shape + value.shape[1:])
+    return value if q.ndim or keepdims else as_scalar(value)
 
 
 @implements(np.nanquantile)

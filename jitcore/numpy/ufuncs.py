@@ -210,6 +210,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         return _ufunc_where(ufunc, inputs, out, casting, where, kwargs)
     elif where is not True:
         kwargs["where"] = where  # refused below, named in the message
+    if method == "__call__" and ufunc in UFUNCS and kwargs.get("dtype") is not None:
+        inputs = _loop_inputs(ufunc, inputs, np.dtype(kwargs.pop("dtype")))
     structural = ("axis", "keepdims", "dtype") if method in ("reduce", "accumulate") else ()
     structural = ("axis", "dtype") if method == "reduceat" else structural
     if method == "reduce" and ufunc in _UFUNC_REDUCTIONS:
@@ -238,6 +240,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
                                         kwargs.get("dtype"))
+    if method == "reduce" and ufunc in _PAIRWISE_REDUCTIONS:
+        (a,) = inputs
+        return _pairwise_reduce(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
+                                kwargs.get("dtype"))
     if method == "reduce" and ufunc is np.logical_xor and kwargs.get("dtype") in (None, np.bool_, bool):
         (a,) = inputs  # the parity of the true elements: the bitwise xor of the truth values
         return prims.bitwise_reduction(np.bitwise_xor, prims.as_bool(a), kwargs.get("axis", 0),
@@ -289,6 +295,72 @@ def _ufunc_reduceat(ufunc, a, indices, axis=0, dtype=None):
     if not pieces:
         raise JitValueError(f"numpy.{ufunc.__name__}.reduceat of no indices (at {user_location()})")
     return pieces[0] if len(pieces) == 1 else prims.concatenate(pieces, axis)
+
+
+def _loop_inputs(ufunc, inputs, dtype: np.dtype) -> tuple:
+    """The inputs of ``ufunc(*inputs, dtype=dtype)`` cast to the loop NumPy picks for outputs of
+    ``dtype`` (``np.subtract(u8, u8, dtype=np.int16)`` subtracts in int16), with NumPy's
+    ``same_kind`` check on the inputs and its TypeError; Python numbers stay weak (NEP 50)."""
+    weak = {"i": int, "u": int, "f": float, "c": complex}
+
+    def given(x):
+        if isinstance(x, Tracer):
+            return weak[x.dtype.kind] if x.weak and x.dtype.kind in weak else x.dtype
+        if isinstance(x, (int, float, complex)) and not isinstance(x, (bool, np.generic)):
+            return type(x)
+        return np.asarray(x).dtype
+
+    try:
+        loop = ufunc.resolve_dtypes((*map(given, inputs), *[None] * ufunc.nout),
+                                    signature=(*[None] * ufunc.nin, *[dtype] * ufunc.nout),
+                                    casting="same_kind")
+    except TypeError as e:  # NumPy's UFuncTypeError: no such loop, or an unsafe input cast
+        raise JitTypeError(f"{e} (at {user_location()})") from None
+    return tuple(prims.convert(x, t) if isinstance(x, Tracer) else np.asarray(x, t)
+                 for x, t in zip(inputs, loop))
+
+
+_PAIRWISE_REDUCTIONS = (np.gcd, np.lcm)  # associative and commutative on integers
+
+
+def _pairwise_reduce(ufunc, a, axis, keepdims: bool, dtype):
+    """``np.gcd.reduce`` / ``np.lcm.reduce``: the reduced axes merged into one last axis, then
+    halved until one value is left, the first half paired with the second (an odd last one
+    carried), about log2(n) elementwise steps. The operation is associative and commutative on
+    integers, so this is the value of NumPy's left-to-right fold (an ``lcm`` that overflows
+    may wrap to another value)."""
+    name = f"numpy.{ufunc.__name__}.reduce"
+    a = prims.array_operand(a)
+    if not isinstance(a, Tracer):
+        a = prims.constant(prims.find_trace(a), np.asarray(a))
+    try:  # NumPy's result dtype and its TypeError (floats, bools)
+        out_dtype = ufunc.reduce(np.ones(1, a.dtype), dtype=dtype).dtype
+    except TypeError as e:
+        raise JitTypeError(f"{name}: {e} (at {user_location()})") from None
+    a = prims.convert(a, out_dtype)
+    if a.ndim == 0 and axis in (0, -1):
+        axis = ()  # NumPy's ufunc.reduce takes axis 0 or -1 of a 0-d array
+    axes = tuple(range(a.ndim)) if axis is None else tuple(
+        sorted(prims.normalize_axes(axis, a.ndim, name)))
+    kept = [d for d in range(a.ndim) if d not in axes]
+    keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
+    n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
+    x = prims.reshape(prims.transpose(a, (*kept, *axes)), (*(a.shape[d] for d in kept), n))
+    if n == 0 and ufunc.identity is None:
+        raise JitValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no "
+                            f"identity (NumPy raises the same ValueError; at {user_location()})")
+    if n == 0:
+        out = prims.constant(a.owner_trace, np.full(x.shape[:-1], ufunc.identity, out_dtype), out_dtype)
+    else:
+        while n > 1:
+            h = n // 2
+            y = prims.ufunc(ufunc, x[..., :h], x[..., h:2 * h])
+            x = prims.concatenate([y, x[..., 2 * h:]], x.ndim - 1) if n % 2 else y
+            n = h + n % 2
+        out = x[..., 0]
+        if ufunc.identity is not None:  # NumPy's fold starts there: gcd.reduce([-4]) is 4
+            out = prims.ufunc(ufunc, out, np.array(ufunc.identity, out_dtype))
+    return prims.reshape(out, keep_shape) if keepdims else as_scalar(out)
 
 
 def _reduce_in_dtype(ufunc, reduce, a, dtype: np.dtype, given: dict):

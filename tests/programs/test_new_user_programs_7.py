@@ -508,12 +508,6 @@ REFUSED = {
         jc.UnsupportedError,
         "static_argnames",
     ),
-    "np.nanpercentile with a Hyndman-Fan method": (
-        lambda x: np.nanpercentile(x, 50, method="weibull"),
-        (normal(5),),
-        jc.UnsupportedError,
-        "weibull",
-    ),
     "np.histogram_bin_edges with bins='auto'": (
         lambda x: np.histogram_bin_edges(x, "auto"),
         (normal(5),),
