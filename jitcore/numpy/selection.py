@@ -11,7 +11,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
-from jitcore.tracer import Tracer, user_location
+from jitcore.tracer import Tracer, as_scalar, user_location
 
 __all__ = ["clip", "piecewise", "ptp", "select", "where"]
 
@@ -102,7 +102,8 @@ def clip(a, a_min=None, a_max=None):
         return np.clip(a, a_min, a_max)
     a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
     out = prims.clip(a, a_min, a_max)
-    return out.copy() if out is a else out  # a new array, as NumPy's
+    # a new array, as NumPy's (a 0-d one a NumPy scalar, as every clip of it: a bound dropped too)
+    return as_scalar(out.copy()) if out is a else out
 
 
 def _clip_bound(a, bound, lower: bool):

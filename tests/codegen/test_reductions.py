@@ -427,3 +427,16 @@ def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
     assert (SUM_ROWS(r) == SUM_ROWS(np.ascontiguousarray(r[:, ::-1]))).all()  # rows read forwards
     s = relayout(a, "strided")
     np.testing.assert_allclose(SUM(s), a.sum(dtype=np.float64), rtol=1e-5)
+
+
+@pytest.mark.parametrize("layout", ["strided", "reversed"])
+def test_a_long_1d_strided_argument_summed_in_pieces_compiles(layout):
+    """Found by fuzzing (session 30): a whole 1-d sum long enough to run in pieces (its partials
+    in a scratch buffer) over an argument of run-time strides had no twin, and the layout
+    dispatch around its general kernel asserted that no scratch pointer followed lo and hi."""
+    from tests.layouts import relayout
+
+    a = np.arange(1000, dtype=np.float64) % 7 - 3
+    x = relayout(a, layout)
+    assert jc.jit(lambda x: x.sum())(x) == a.sum()
+    assert jc.jit(lambda x: np.exp(x * 0.5).sum())(x) == pytest.approx(np.exp(a * 0.5).sum(), rel=1e-12)

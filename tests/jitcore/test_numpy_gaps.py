@@ -178,6 +178,15 @@ def test_clip_int8_to_1000_2000_raises_overflow_error():
         jc.jit(lambda v: v.clip(1000, 2000))(x)
 
 
+
+def test_a_0d_clip_with_its_bounds_dropped_is_a_numpy_scalar():
+    """Found by fuzzing (session 30): a bound past the range on the side that changes nothing is
+    dropped (uint16 to -2); the copy left of a 0-d operand was a 0-d array, NumPy's a scalar."""
+    x = np.array(7, np.uint16)
+    for lo, hi in ((-2, None), (None, 70000), (-2, 70000)):
+        got, want = jc.jit(lambda v, lo=lo, hi=hi: np.clip(v, lo, hi))(x), np.clip(x, lo, hi)
+        assert type(got) is type(want) is np.uint16 and got == want
+
 # -- np.fliplr, np.flipud, np.rot90 (static k) ------------------------------------------------------
 @settings(max_examples=examples(40), deadline=None)
 @given(x=_arrays(min_side=0), k=st.integers(-5, 5),

@@ -3,6 +3,7 @@ with a seed, check each against NumPy and the unfused pipeline (tests/programs/d
 and log every failure (its program and error) instead of stopping at the first one.
 
     PYTHONPATH=. python -m tests.programs.fuzz --seed 1 --count 500 [--max-statements 12] [--log F]
+        [--order-visible]
 
 Unlike the hypothesis test, a failure is not shrunk: the log holds the whole program (its
 ``describe(full=True)``, every input element), to be cut down by hand or replayed through
@@ -29,6 +30,8 @@ def main(argv=None) -> int:
     p.add_argument("--count", type=int, default=200)
     p.add_argument("--max-statements", type=int, default=8)
     p.add_argument("--log", default=None, help="append failures here (default: stdout)")
+    p.add_argument("--order-visible", action="store_true",
+                   help="float inputs of mixed magnitudes too: sums whose order shows in their bits")
     a = p.parse_args(argv)
     out = open(a.log, "a") if a.log else sys.stdout
     stats = {"ran": 0, "failed": 0}
@@ -37,7 +40,7 @@ def main(argv=None) -> int:
     @hseed(a.seed)
     @settings(max_examples=a.count, database=None, deadline=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
-    @given(programs(max_statements=a.max_statements))
+    @given(programs(max_statements=a.max_statements, order_visible=a.order_visible))
     def one(program):
         stats["ran"] += 1
         try:

@@ -74,6 +74,7 @@ FLOATS = (np.float16, np.float32, np.float64)
 INTS = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
 DTYPES = (np.bool_,) + INTS + FLOATS
 DIMS = (1, 2, 3, 4, 5, 7, 8, 17)  # below, at and above small vector widths; 1 broadcasts
+# (and, one 1-d program in 40, 130 elements: a whole sum of that many runs in pieces)
 INPUT_NAMES = ("a", "b", "c")
 
 # NumPy function name -> ULP key of tests/oracle.py, for the inexact (math library) functions.
@@ -102,7 +103,9 @@ INPLACE = ("add", "subtract", "multiply", "true_divide", "floor_divide", "remain
            "bitwise_or", "bitwise_xor")
 REDUCTIONS = ("sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin", "cumsum", "cumprod",
               "var", "std")
-CONSTANTS = (0, 1, 2, 3, -1, 7, 0.5, -1.5, 2.0, -0.0, "np.inf", "np.nan")
+# Python scalars promote weakly (NEP 50): 300 does not fit int8 or uint8 (NumPy raises, the
+# statement is dropped), 2.5 makes an integer array float64, 1e300 overflows float16 and float32.
+CONSTANTS = (0, 1, 2, 3, -1, 7, 0.5, -1.5, 2.0, -0.0, "np.inf", "np.nan", 2.5, 300, True, 1e300)
 BAD_CONSTANTS = (300, -1, 70000, 2**40)  # out of range of some integer dtype: NumPy 2 raises
 
 
@@ -226,6 +229,10 @@ class _Builder:
         self.dropped = 0
         self.unordered: set[str] = set()  # see Program.unordered
         self.reads_unordered = False  # the last statement run reads one of them
+        # Float variables that are (views of) a product of two values: a sum of one, fused, is a
+        # contraction that runs in BLAS's order (``reduce`` makes it unordered).
+        self.products: set[str] = set()
+        self.multiplies = False  # the last statement run multiplies
 
     # -- helpers --------------------------------------------------------------------------
     def pick(self, pred=lambda v: True) -> str | None:
@@ -266,6 +273,7 @@ class _Builder:
         self.statements.append(text)
         self.features.update(features)
         self.reads_unordered = bool(self.unordered & set(re.findall(r"[A-Za-z_]\w*", text)))
+        self.multiplies = bool(_PRODUCT.search(text))
         return True
 
     def operand(self, name, loose=False):
@@ -283,6 +291,8 @@ class _Builder:
         if self.reads_unordered:
             self.unordered.add(name)
         dtype = _dtype(v)
+        if self.multiplies and dtype.kind == "f":
+            self.products.add(name)
         if dtype.kind != "f" and prec:
             prec = FREE
         self.meta[name] = _Var(prec, fit_bound(bound, dtype))
@@ -303,6 +313,8 @@ class _Builder:
             if name == target or (isinstance(v, np.ndarray) and np.shares_memory(v, t)):
                 if self.reads_unordered:
                     self.unordered.add(name)
+                if self.multiplies and dtype.kind == "f":
+                    self.products.add(name)
                 var.prec = max(var.prec, prec)
                 both = None if var.bound is None or bound is None else max(var.bound, bound)
                 var.bound = fit_bound(both, dtype)
@@ -421,13 +433,23 @@ class _Builder:
         lo, hi = sorted(self.draw(st.lists(st.sampled_from((-2, -1.5, 1, 2.5, 3, 100)), min_size=2,
                                            max_size=2, unique=True)))
         name = self.new_name()
-        if not self.run(f"{name} = np.clip({x}, {lo}, {hi})", ["clip"]):
+        # one bound left out (None), or the lower one an array that broadcasts into x
+        form = self.choose(("both", "both", "no-lo", "no-hi", "array-lo", "method"))
+        y = self.pick(lambda w: _broadcasts_into(np.shape(w), np.shape(self.ns[x])))
+        if form == "array-lo" and y is None:
+            form = "no-lo"
+        tlo, thi = {"no-lo": ("None", hi), "no-hi": (lo, "None"), "array-lo": (y, hi)}.get(form, (lo, hi))
+        text = f"{x}.clip({tlo}, {thi})" if form == "method" else f"np.clip({x}, {tlo}, {thi})"
+        if not self.run(f"{name} = {text}", ["clip"] + ([f"clip-{form}"] if form != "both" else [])):
             return
         out = _dtype(self.ns[name])
         bx = self.meta[x].bound
         integral = float(lo).is_integer() and float(hi).is_integer()
-        self.result(name, cast_prec(self.meta[x].prec, _dtype(self.ns[x]), out),
-                    max(bx, abs(lo), abs(hi)) if bx is not None and integral else None)
+        prec = cast_prec(self.meta[x].prec, _dtype(self.ns[x]), out)
+        if form == "array-lo":  # monotone in each operand: the larger bound of the two
+            prec = max(prec, cast_prec(self.meta[y].prec, _dtype(self.ns[y]), out))
+            bx = None if bx is None or self.meta[y].bound is None else max(bx, self.meta[y].bound)
+        self.result(name, prec, max(bx, abs(lo), abs(hi)) if bx is not None and integral else None)
 
     def astype(self):
         x = self.pick()
@@ -445,13 +467,28 @@ class _Builder:
             return
         self.result(name, cast_prec(px, src, dst), bx)
 
-    def reduce(self):
+    def product_sum(self):
+        """``(x * y).sum()`` or ``.mean()`` of two float arrays (``reduce``'s own statement kind, so
+        that the elementary statements of the shrinking test draw as before)."""
+        self.reduce(product=True)
+
+    def reduce(self, product=False):
         loose = self.errors and self.chance(0.3)
-        x = self.arrays()
+        x = self.arrays(lambda v: v.dtype.kind == "f") if product else self.arrays()
         if x is None:
             return
         v = self.ns[x]
-        fn = self.choose(REDUCTIONS)
+        # A sum of a product of two float arrays, written in one statement (``(x * y).sum()``):
+        # fused, a contraction (BLAS's order); unfused, a sum of the stored product.
+        src, px, bx, dot, product = x, self.meta[x].prec, self.meta[x].bound, product, x in self.products
+        fn = self.choose(("sum", "sum", "mean") if dot else REDUCTIONS)
+        if dot:
+            y = self.arrays(lambda w: w.dtype.kind == "f" and _broadcasts(v.shape, w.shape))
+            prod = self._peek(f"{x} * {y}")
+            if prod is not None and np.ndim(prod) > 0:
+                src, v, product = f"({x} * {y})", prod, True
+                both = None if bx is None or self.meta[y].bound is None else bx * self.meta[y].bound
+                px, bx = (0 if px == 0 and self.meta[y].prec == 0 else FREE), both
         nd = v.ndim
         axis_opts = [None] + list(range(-nd, nd))
         if loose:
@@ -471,22 +508,41 @@ class _Builder:
             self.features.add("reduce-dtype")
         if fn in ("var", "std") and self.chance(0.5):
             args += f", ddof={self.choose((0, 1))}"
-        if fn in ("sum", "prod", "mean", "any", "all", "cumsum") and self.chance(0.4):
-            text = f"{x}.{fn}({args[2:]})"
-        else:
-            text = f"np.{fn}({x}{args})"
+        method = fn in ("sum", "prod", "mean", "any", "all", "cumsum") and self.chance(0.4)
+        # NumPy's where= (masked-out elements count as the identity) and initial= (one more
+        # element of each reduced slice; max and min under a mask need it). A sum's initial=-0.0
+        # is not drawn: test_a_sum_from_initial_minus_zero_keeps_its_sign.
+        pw, initial = 0, None
+        if fn in ("sum", "prod", "max", "min") and self.chance(0.2):
+            extremes = ("np.inf", "-np.inf") if fn in ("max", "min") else ()
+            initial = self.choose((0, 1, -1, 3, 0.5, -2.5) + extremes)
+            args += f", initial={initial}"
+            self.features.add("reduce-initial")
+        if fn in ("sum", "prod", "mean", "any", "all") + (("max", "min") if initial is not None else ()) \
+                and self.chance(0.2):
+            m = self.pick(lambda w: _dtype(w) == np.bool_ and _broadcasts_into(np.shape(w), v.shape))
+            if m is None or self.chance(0.5):
+                mask, pw = f"{x} {self.choose(('>', '<', '!='))} {self.choose((0, 1, -1))}", self.meta[x].prec
+            else:
+                mask, pw = m, self.meta[m].prec
+            args += f", where={mask}"
+            self.features.add("reduce-where")
+        text = f"{src}.{fn}({args[2:]})" if method else f"np.{fn}({src}{args})"
         name = self.new_name()
         kind = "scan" if fn.startswith("cum") else "argreduce" if fn.startswith("arg") else "reduce"
-        if not self.run(f"{name} = {text}", [kind] + (["reduce-axis"] if axis is not None else []), loose):
+        feats = [kind] + (["reduce-axis"] if axis is not None else []) + (["product-sum"] if src != x else [])
+        if not self.run(f"{name} = {text}", feats, loose):
             return
         if axis is None or nd == 0:  # NumPy reads axis 0 of a 0-d array as the whole array
             axes = range(nd)
         else:
             axes = [a % nd for a in (axis if isinstance(axis, tuple) else (axis,))]
-        n = int(np.prod([v.shape[a] for a in axes]))
+        n = int(np.prod([v.shape[a] for a in axes])) + (initial is not None)
         out = _dtype(self.ns[name])
-        px = cast_prec(self.meta[x].prec, v.dtype, out if out.kind == "f" else v.dtype)
-        bx = self.meta[x].bound
+        px = cast_prec(px, v.dtype, out if out.kind == "f" else v.dtype)
+        if initial is not None:  # a term that is an integer of its own magnitude, or not
+            ib = abs(float(eval(str(initial), {"np": np})))
+            bx = None if bx is None or not float(ib).is_integer() else max(bx, ib)
         if fn in ("max", "min"):
             prec, bound = px, bx
         elif fn in ("var", "std"):  # rounded in an order of jitcore's own
@@ -504,7 +560,11 @@ class _Builder:
             bound = None if fn == "mean" else total
             if prec == 0 and out.kind == "f" and not fn.startswith("cum"):
                 self.features.add("exact-float-reduction")
-        self.result(name, prec, bound)
+        self.result(name, FREE if pw else prec, bound)
+        if product and fn in ("sum", "mean", "var", "std") and self.meta[name].prec != 0:
+            # fused, a sum of a float product is a contraction: BLAS's order (docs/numpy_support.md)
+            self.unordered.add(name)
+            self.features.add("unordered")
 
     def accumulate(self):
         """``np.maximum.accumulate(x, axis=k)`` and kin: a scan along any axis, in sequence."""
@@ -597,6 +657,8 @@ class _Builder:
         if kind == "reshape" and [d for d in out.shape if d != 1] != [d for d in v.shape if d != 1]:
             self.frozen += [v, out]  # a view or a copy, depending on the layout
         self.result(name, self.meta[x].prec, self.meta[x].bound)
+        if x in self.products:
+            self.products.add(name)
 
     def inplace(self):
         loose = self.errors and self.chance(0.3)
@@ -1036,15 +1098,18 @@ class _Builder:
         v = self.ns[x]
         axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
         k = self.choose((1, 2, -1, 3))
-        fn = self.choose(("roll", "repeat", "tile", "diff"))
+        fn = self.choose(("roll", "repeat", "tile", "diff", "diff2", "diff-prepend"))
         text = {"roll": f"np.roll({x}, {k}, axis={axis})", "repeat": f"np.repeat({x}, {abs(k)}, axis={axis})",
-                "tile": f"np.tile({x}, {abs(k)})", "diff": f"np.diff({x}, axis={axis})"}[fn]
+                "tile": f"np.tile({x}, {abs(k)})", "diff": f"np.diff({x}, axis={axis})",
+                "diff2": f"np.diff({x}, n=2, axis={axis})",
+                "diff-prepend": f"np.diff({x}, axis={axis}, prepend={self.choose((0, 1, -1.5))})"}[fn]
         name = self.new_name()
         if not self.run(f"{name} = {text}", ["shuffle"]):
             return
         px, bx = self.meta[x].prec, self.meta[x].bound
-        if fn == "diff":
-            self.result(name, 0 if px == 0 else FREE, None if bx is None else 2 * bx)
+        if fn.startswith("diff"):  # each difference one rounding, in NumPy's sequence
+            bound = None if bx is None or "-1.5" in text else (4 if fn == "diff2" else 2) * max(bx, 1)
+            self.result(name, 0 if px == 0 else FREE, bound)
         else:
             self.result(name, px, bx)
 
@@ -1063,6 +1128,8 @@ class _Builder:
         if not self.run(f"{name} = {x}{'.copy()' if copy else ''}", ["copy" if copy else "alias"]):
             return
         self.meta[name] = _Var(self.meta[x].prec, self.meta[x].bound)
+        if x in self.products:
+            self.products.add(name)
         if self.reads_unordered:
             self.unordered.add(name)
 
@@ -1070,7 +1137,7 @@ class _Builder:
                   "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias")
     STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
-                  "accumulate", "call", "complex_")
+                  "accumulate", "call", "complex_", "product_sum")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
@@ -1094,6 +1161,12 @@ def _statement(draw, builder: _Builder, marked: bool):
     finally:
         builder.draw = outer
     return False
+
+
+# A product of two variables (``x * y``, ``x[1:] *= y``, ``np.multiply(x, y)``, a loop's ``u * y``),
+# not of a variable and a constant (a one-input kernel, never a contraction).
+_VAR = r"(?:\b(?:[abcu]|v\d+)\b(?:\[[^\]]*\])?)"
+_PRODUCT = re.compile(rf"{_VAR}\s*\*=?\s*{_VAR}|np\.multiply\(\s*{_VAR}\s*,\s*{_VAR}")
 
 
 def _broadcasts(a, b) -> bool:
@@ -1130,10 +1203,10 @@ def _float_specials(dtype):
 
 
 @st.composite
-def inputs(draw, name: str, shape: tuple[int, ...]):
+def inputs(draw, name: str, shape: tuple[int, ...], order_visible: bool = False):
     """An input array: a pool of values (specials included) spread by a seeded generator."""
     dtype = np.dtype(draw(st.sampled_from(FLOATS + DTYPES)))  # floats twice as often
-    kind = draw(st.sampled_from(("small", "full")))
+    kind = draw(st.sampled_from(("small", "full") + (("normal",) * 2 if order_visible else ())))
     if dtype == np.bool_:
         pool, bound = [False, True], 1
     elif dtype.kind in "iu":
@@ -1146,6 +1219,11 @@ def inputs(draw, name: str, shape: tuple[int, ...]):
                                      info.max - 1])
             pool = draw(st.lists(edges | st.integers(info.min, info.max), min_size=1, max_size=6))
             bound = max(abs(int(info.min)), int(info.max))
+    elif kind == "normal":  # finite values of mixed signs and magnitudes: a sum's order shows
+        rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+        values = rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 4, shape)
+        layout = draw(st.sampled_from(("C",) + LAYOUTS[1:]) if shape else st.just("C"))
+        return Input(name, np.array(values, dtype=dtype, order="C"), layout, None)
     elif kind == "small":  # integers and specials: sums of these are exact in any order
         pool = draw(st.lists(st.sampled_from([0.0, -0.0, 1.0, -1.0, 2.0, -3.0, 4.0, 8.0, -8.0, np.inf,
                                               -np.inf, np.nan]), min_size=1, max_size=8))
@@ -1165,22 +1243,31 @@ def inputs(draw, name: str, shape: tuple[int, ...]):
 
 
 @st.composite
-def programs(draw, max_statements: int = 8, errors: bool = True, statements=None) -> Program:
+def programs(draw, max_statements: int = 8, errors: bool = True, statements=None,
+             order_visible: bool = False) -> Program:
     """A random valid program, or (a sixth of the time, with ``errors``, when a statement drawn
     loosely is one NumPy rejects) one whose last statement NumPy rejects. ``statements``: the
     kinds of statement drawn (``_Builder.STATEMENTS``, or ``ELEMENTARY``: no joins, products,
-    sorts, gathers, scatters or control flow)."""
+    sorts, gathers, scatters or control flow). ``order_visible``: float inputs are also drawn as
+    finite values of mixed magnitudes (half of the float inputs, any layout), whose sums round
+    differently in another order: ``python -m tests.programs.fuzz --order-visible`` (not in CI:
+    the open fused/unfused mismatch of docs/testing.md, round 4, shows there)."""
     # sampled_from draws (and shrinks towards) its first element most: rank 2, inputs of full rank.
     rank = draw(st.sampled_from((2, 1, 3, 0)))
     full = tuple(draw(st.sampled_from(DIMS)) for _ in range(rank))
     if rank and draw(st.integers(0, 9)) == 0:
         full = full[:-1] + (0,)  # an empty array now and then
+    long = rank == 1 and draw(st.integers(0, 19)) == 0
+    if long:  # a row long enough that a whole sum of it runs in pieces
+        full = (130,)
     ins = []
     for name in INPUT_NAMES[: draw(st.integers(1, 3))]:
         r = draw(st.sampled_from(range(rank, -1, -1)))
         shape = tuple(1 if draw(st.integers(0, 3)) == 0 else d for d in full[rank - r:])
-        ins.append(draw(inputs(name, shape)))
+        ins.append(draw(inputs(name, shape, order_visible)))
     b = _Builder(draw, max_statements, errors=errors and draw(st.integers(0, 5)) == 5)
+    if long:
+        b.features.add("long")
     if statements is not None:
         b.STATEMENTS = statements
     for i in ins:

@@ -28,22 +28,32 @@ def pin_tie(fn):
 
 
 def pin_reduction(fn):
-    """``fn(x, axis, keepdims)`` (max, min) with its ±0.0 ties resolved as jitcore does."""
-    def pinned(x, axis=None, keepdims=False, **kwargs):
-        out = fn(x, axis=axis, keepdims=keepdims, **kwargs)
+    """``fn(x, axis, keepdims, initial, where)`` (max, min) with its ±0.0 ties resolved as jitcore
+    does: among the values of each reduced slice in C order, ``initial`` first and the masked-out
+    elements as ``initial`` (jitcore's ``where=``), the last zero (float16: the first)."""
+    def pinned(x, axis=None, keepdims=False, initial=np._NoValue, where=True, **kwargs):
+        given = {k: v for k, v in (("initial", initial), ("where", where))
+                 if not (v is np._NoValue or (k == "where" and v is True))}
+        out = fn(x, axis=axis, keepdims=keepdims, **given, **kwargs)
         x = np.asarray(x)
         if x.dtype.kind != "f" or x.size == 0 or x.ndim == 0:
             return out
+        if where is not True:
+            x = np.where(where, x, np.asarray(initial).astype(x.dtype))
         axes = tuple(range(x.ndim)) if axis is None else \
             tuple(a % x.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
         kept = [d for d in range(x.ndim) if d not in axes]
         rows = np.transpose(x, kept + sorted(axes)).reshape([x.shape[d] for d in kept] + [-1])
+        if initial is not np._NoValue:
+            first = np.full(rows.shape[:-1] + (1,), initial, x.dtype)
+            rows = np.concatenate([first, rows], -1)
         zeros = rows == 0
         n = rows.shape[-1]
         pick = np.argmax(zeros, -1) if x.dtype == np.float16 else n - 1 - np.argmax(zeros[..., ::-1], -1)
         chosen = np.take_along_axis(rows, pick[..., None], -1)[..., 0]
         res = np.asarray(out)
-        fixed = np.where(res.reshape(chosen.shape) == 0, chosen, res.reshape(chosen.shape)).reshape(res.shape)
+        tie = (res.reshape(chosen.shape) == 0) & zeros.any(-1)
+        fixed = np.where(tie, chosen, res.reshape(chosen.shape)).reshape(res.shape)
         return fixed[()] if isinstance(out, np.generic) else fixed
     return pinned
 
