@@ -92,6 +92,8 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
     name = prims._REDUCE_UFUNC[kind].__name__
     if removed and builtins.any(a.shape[i] == 0 for i in axes):
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if kind == "sum" and dtype.kind == "f" and initial is not None and _is_negative_zero(initial):
+        return _sum_from_negative_zero(a, axes, keepdims, dtype, where)
     if where is not True:
         if no_identity and initial is None:
             raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
@@ -111,6 +113,26 @@ def _masked_reduction(kind, a, axis, keepdims, dtype=None, initial=np._NoValue, 
     if keepdims:
         out = prims.reshape(out, tuple(1 if i in axes else d for i, d in enumerate(a.shape)))
     return out
+
+
+def _is_negative_zero(value) -> bool:
+    return isinstance(value, (float, np.floating)) and value == 0 and bool(np.signbit(value))
+
+
+def _sum_from_negative_zero(a, axes, keepdims, dtype, where):
+    """A float sum from ``initial=-0.0``: NumPy's accumulator starts at -0.0, so the sum is -0.0
+    where every term it adds is -0.0 (an IEEE sum is -0.0 only then), which jitcore's
+    accumulators, starting at +0.0, cannot give. The terms' sum (a masked-out term is -0.0, which
+    adds nothing), made -0.0 where every term is."""
+    x = prims.convert(a, dtype)
+    minus_zero = prims.constant(a.owner_trace, np.array(-0.0, dtype))
+    every_term = (x == 0) & np.signbit(x)
+    if where is not True:
+        mask = _mask(a, where)
+        x = prims.where(mask, x, minus_zero)
+        every_term = every_term | ~mask
+    total = prims.reduction("sum", x, axes, keepdims, dtype)
+    return prims.where(prims.reduction("and", every_term, axes, keepdims), minus_zero, total)
 
 
 def _in_dtype(value, dtype):

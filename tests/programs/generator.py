@@ -510,12 +510,13 @@ class _Builder:
             args += f", ddof={self.choose((0, 1))}"
         method = fn in ("sum", "prod", "mean", "any", "all", "cumsum") and self.chance(0.4)
         # NumPy's where= (masked-out elements count as the identity) and initial= (one more
-        # element of each reduced slice; max and min under a mask need it). A sum's initial=-0.0
-        # is not drawn: test_a_sum_from_initial_minus_zero_keeps_its_sign.
+        # element of each reduced slice; max and min under a mask need it); a sum from -0.0
+        # stays -0.0 when every term is -0.0 (test_a_sum_from_initial_minus_zero_keeps_its_sign).
         pw, initial = 0, None
         if fn in ("sum", "prod", "max", "min") and self.chance(0.2):
             extremes = ("np.inf", "-np.inf") if fn in ("max", "min") else ()
-            initial = self.choose((0, 1, -1, 3, 0.5, -2.5) + extremes)
+            minus_zero = ("-0.0",) if fn == "sum" else ()
+            initial = self.choose((0, 1, -1, 3, 0.5, -2.5) + extremes + minus_zero)
             args += f", initial={initial}"
             self.features.add("reduce-initial")
         if fn in ("sum", "prod", "mean", "any", "all") + (("max", "min") if initial is not None else ()) \

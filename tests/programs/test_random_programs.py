@@ -375,11 +375,13 @@ def test_max_with_a_constant_on_the_left_keeps_the_tie_rule(fn):
     check(_program(f"v = np.{fn}(-0.0, a)\n return (v,)", np.array([0.0, 0.0])))
 
 
-@_xfail("a float sum from initial=-0.0 of only -0.0 (or masked-out) terms gives +0.0: jitcore/numpy/"
-        "reductions.py puts initial in front of each slice of a sum whose accumulator starts at +0.0; "
-        "NumPy's starts at initial")
 def test_a_sum_from_initial_minus_zero_keeps_its_sign():
+    # Found by the fuzzer (session 30): NumPy's sum starts at initial, so -0.0 survives when every
+    # term is -0.0 or masked out; jitcore's accumulators start at +0.0 (jitcore/numpy/reductions.py
+    # _sum_from_negative_zero).
     check(_program("v = np.sum(a, axis=0, where=a > 1, initial=-0.0)\n return (v,)", np.array([[-0.0, 2.0]])))
+    rows = np.array([[-0.0, -0.0], [0.0, -0.0]])
+    check(_program("v = np.sum(a, axis=1, initial=-0.0)\n return (v,)", rows))
 
 
 def test_a_math_call_on_a_converted_buffer_keeps_its_exact_fallback():
