@@ -53,9 +53,11 @@ MATH_WEIGHT = {32: 1, 64: 3}  # per math-library call, by the width of its resul
 MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (see interleave)
 # Calls that keep so many values live that four vectors side by side spill on a 32-register
 # target (float64 pow's double-double log and exp; cbrt's integer seed, steps and exact
-# residual): two measured 5-12% faster on Zen 4, where the others gain nothing from two
-# (docs/performance.md, "The math library on Zen 4, round 6"). By op and result width.
-NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2}
+# residual; float32 arcsin's and arccos's sqrt with its remainder's division): two measured
+# 5-12% faster on Zen 4, where the others gain nothing from two (docs/performance.md, "The math
+# library on Zen 4", rounds 6 and 8). By op and result width.
+NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2,
+                     ("math.arcsin", 32): 2, ("math.arccos", 32): 2}
 # Of those, the calls whose AVX-512 variant keeps fewer values live (float64 pow's tables in
 # place of the double-double selects): with the variant, 1 and 4 side by side ran 5% faster
 # than 2 on Zen 4 (docs/performance.md, "The math library on Zen 4, round 7").
