@@ -985,29 +985,40 @@ def _pow_f32_x86(m: _Math, x, y):
     -110 <= y ln|x| <= 90 (so y finite, x neither 0, inf nor NaN, no clamp), the sign, clamp and
     1**y selects change nothing and the exp runs without them; one branch on any lane outside
     (well predicted on real data). The results are bit-identical to the selects' everywhere."""
-    b = m.b
     l_hi, l_lo = _pow_f32_x86_ln(m, x)
     t = m.mul(y, l_hi)
-    # a lane is special where x's sign bit is set (negative, -0, -NaN) or t is outside the clamp
-    # or NaN (x = +0, inf, NaN; y inf or NaN; 0 * inf at 1**inf)
-    out = b.or_(b.fcmp_unordered("<", t, m.c(-110.0)), b.fcmp_unordered(">", t, m.c(90.0)))
+
+    def fast():  # t in range: the selects' clamp and t_lo select keep t and t_lo (0 at |x| = 1)
+        t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
+        shifter = m.c(m._shifter())
+        n = m.sub(m.fma(t, m.c(1 / _LN2), shifter), shifter)  # rint(t / ln2)
+        e_hi, e_lo = _LN2_EXP["f32"]
+        d = m.add(m.fma(m.neg(n), m.c(e_lo), m.fma(m.neg(n), m.c(e_hi), t)), t_lo)
+        return m.scalef(m.fma(d, m.poly(d, (1.0, *_EXP["f32"])), m.c(1.0)), n)
+
+    return _pow_rare_path(m, x, t, (-110.0, 90.0), fast, lambda: _pow_f32_x86_selects(m, x, y, l_hi, l_lo))
+
+
+def _pow_rare_path(m: _Math, x, t, limits, fast, slow):
+    """The pow variants' one branch: ``fast()`` where every lane has x's sign bit clear and
+    t = y ln|x| within ``limits`` (NumPy's special cases change nothing there), ``slow()`` (the
+    selects) where any lane is outside: x negative, -0 or -NaN, t out of range or NaN (x = +0,
+    inf, NaN; y inf or NaN; 0 * inf at 1**inf). Weighted as rare: real data never takes it."""
+    b = m.b
+    lo, hi = limits
+    out = b.or_(b.fcmp_unordered("<", t, m.c(lo)), b.fcmp_unordered(">", t, m.c(hi)))
     out = b.or_(out, b.icmp_signed("<", m.bits(x), m.i(0)))
     any_out = b.icmp_unsigned("!=", b.bitcast(out, ir.IntType(m.lanes)), ir.Constant(ir.IntType(m.lanes), 0))
     fn = b.block.parent
-    fast, slow, done = (fn.append_basic_block(name) for name in ("pow_fast", "pow_special", "pow_done"))
-    b.cbranch(any_out, slow, fast).set_weights([1, 1000])
-    b.position_at_end(fast)
-    # t in range: the selects' clamp and t_lo select keep t and t_lo (at |x| = 1, t_lo is 0 too)
-    t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
-    shifter = m.c(m._shifter())
-    n = m.sub(m.fma(t, m.c(1 / _LN2), shifter), shifter)  # rint(t / ln2)
-    e_hi, e_lo = _LN2_EXP["f32"]
-    d = m.add(m.fma(m.neg(n), m.c(e_lo), m.fma(m.neg(n), m.c(e_hi), t)), t_lo)
-    r_fast = m.scalef(m.fma(d, m.poly(d, (1.0, *_EXP["f32"])), m.c(1.0)), n)
+    names = ("pow_fast", "pow_special", "pow_done")
+    fast_block, slow_block, done = (fn.append_basic_block(name) for name in names)
+    b.cbranch(any_out, slow_block, fast_block).set_weights([1, 1000])
+    b.position_at_end(fast_block)
+    r_fast = fast()
     fast_end = b.block
     b.branch(done)
-    b.position_at_end(slow)
-    r_slow = _pow_f32_x86_selects(m, x, y, l_hi, l_lo)
+    b.position_at_end(slow_block)
+    r_slow = slow()
     slow_end = b.block
     b.branch(done)
     b.position_at_end(done)
@@ -1122,29 +1133,11 @@ def _pow_f64_x86(m: _Math, x, y):
     double word, exp(t) = 2**(n/16) exp(d) with 2**(j/16) from a table (_pow_f64_x86_exp).
     As _pow_f32_x86, NumPy's special cases are a rare path (_pow_f64_x86_selects) taken where
     any lane has x's sign bit set or t outside [-746, 710] or NaN; bit-identical to it."""
-    b = m.b
     l_hi, l_lo = _pow_f64_x86_ln(m, x)
     t = m.mul(y, l_hi)
-    lo, hi = _EXP_LIMITS["f64"]
-    out = b.or_(b.fcmp_unordered("<", t, m.c(lo)), b.fcmp_unordered(">", t, m.c(hi)))
-    out = b.or_(out, b.icmp_signed("<", m.bits(x), m.i(0)))
-    any_out = b.icmp_unsigned("!=", b.bitcast(out, ir.IntType(m.lanes)), ir.Constant(ir.IntType(m.lanes), 0))
-    fn = b.block.parent
-    fast, slow, done = (fn.append_basic_block(name) for name in ("pow_fast", "pow_special", "pow_done"))
-    b.cbranch(any_out, slow, fast).set_weights([1, 1000])
-    b.position_at_end(fast)
-    r_fast = _pow_f64_x86_exp(m, t, m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t))))
-    fast_end = b.block
-    b.branch(done)
-    b.position_at_end(slow)
-    r_slow = _pow_f64_x86_selects(m, x, y, l_hi, l_lo)
-    slow_end = b.block
-    b.branch(done)
-    b.position_at_end(done)
-    r = b.phi(m.ty)
-    r.add_incoming(r_fast, fast_end)
-    r.add_incoming(r_slow, slow_end)
-    return r
+    return _pow_rare_path(m, x, t, _EXP_LIMITS["f64"],
+                          lambda: _pow_f64_x86_exp(m, t, m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))),
+                          lambda: _pow_f64_x86_selects(m, x, y, l_hi, l_lo))
 
 
 def _pow_f64_x86_ln(m: _Math, x):
