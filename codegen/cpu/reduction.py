@@ -74,6 +74,7 @@ the lanes are computed again in the documented order. Same bits, without a block
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from llvmlite import ir as ll
@@ -81,7 +82,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
 from jitcore.codegen.llvm_types import I8, I64, constant, value_type
-from jitcore.codegen.loops import emit_loop, extent, static_value
+from jitcore.codegen.loops import emit_loop, extent, loop_id, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import kernel
@@ -530,6 +531,24 @@ class _Cascade:
                     ordered()
         self._keep(keep)
 
+
+def _scalar_loop(b: ll.IRBuilder, count: ll.Value, body) -> None:
+    """``emit_loop`` whose loop LLVM neither vectorizes nor unrolls."""
+    pre, fn = b.block, b.function
+    header, inner, done = (fn.append_basic_block(n) for n in ("copy", "copy.body", "copy.done"))
+    b.branch(header)
+    b.position_at_end(header)
+    iv = b.phi(I64)
+    iv.add_incoming(ll.Constant(I64, 0), pre)
+    b.cbranch(b.icmp_signed("<", iv, count), inner, done)
+    b.position_at_end(inner)
+    body(iv)
+    iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
+    hints = {"llvm.loop.vectorize.enable": 0, "llvm.loop.unroll.disable": 1}
+    b.branch(header).set_metadata("llvm.loop", loop_id(b.module, hints))
+    b.position_at_end(done)
+
+
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
     ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end. With
@@ -539,6 +558,7 @@ class RowReduction(_Cascade):
                  first: ll.Value | None = None):
         super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
         self.ivs, self.first = ivs, first
+        self.buffers: list[tuple[ll.Value, ll.Type]] | None = None  # ``_copied``'s
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
@@ -569,6 +589,11 @@ class RowReduction(_Cascade):
     def _block(self, j: ll.Value) -> None:
         b = self.b
         base = self._at(b.mul(j, self.block_size))
+        with self._copied(base, self.block_size):
+            self._block_at(base)
+
+    def _block_at(self, base: ll.Value) -> None:
+        b = self.b
         if self.elements is not None and cost.spills_unrolled(self.op):
             self._groups(base, STEPS, cost.math_interleave(self.op), unroll=False)
             return
@@ -580,9 +605,68 @@ class RowReduction(_Cascade):
         emit_loop(b, extent(STEPS), lambda s: self._group(b.add(base, b.mul(s, self.width))))
 
     def _tail(self) -> None:
-        b = self.b
-        emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, self.width)))))
+        b, width = self.b, self.width
+        if not self._strided_inputs():
+            emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, width)))))
+        else:
+            first = self._at(self.start)
+            with self._copied(first, b.mul(self.groups, width)):
+                emit_loop(b, self.groups, lambda g: self._group(b.add(first, b.mul(g, width))))
         emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0))
+
+    # -- inputs strided along the row -----------------------------------------------------
+    # An input read with a stride known only at run time along the row (``a[::2, ::2]``) made
+    # LLVM read each group with AVX-512 gathers (indices from ``vpmullq``), 2-3x slower on
+    # Zen 4 than scalar loads (docs/performance.md, "Strided sums"). So a block's elements of
+    # such an input are first copied, by scalar loads in a loop LLVM may not vectorize or
+    # unroll (its SLP vectorizer would make the gathers again), into a stack buffer that the
+    # block's code then reads contiguously: the same elements in the same order, so the same bits.
+    def _strided_inputs(self) -> list[int]:
+        """The inputs whose stride along this row is a run-time value."""
+        dim = len(self.ivs)
+        strided = []
+        for i, operand in enumerate(self.body.operands[: len(self.op.operands)]):
+            if i in self.op.indexed or i in self.op.clamped:
+                continue
+            if any(e.dim == dim and static_value(operand.strides[axis]) is None
+                   for axis, e in enumerate(self.body.maps[i].exprs)):
+                strided.append(i)
+        return strided
+
+    @contextmanager
+    def _copied(self, first: ll.Value, count: ll.Value):
+        """Within: the strided inputs' elements ``first .. first + count - 1`` of the row
+        (``count`` at most a block) read from their copies in stack buffers."""
+        strided = self._strided_inputs()
+        if not strided:
+            yield
+            return
+        b, body, dim = self.b, self.body, len(self.ivs)
+        values = [self.op.operands[i] for i in strided]
+        if self.buffers is None:  # one per input for all the row's blocks (a load's value type)
+            types = [value_type(v.type.element) for v in values]
+            with b.goto_entry_block():
+                self.buffers = [(b.alloca(t, size=self.lanes * STEPS), t) for t in types]
+        load = body.load
+
+        def copy(t):
+            for i, v, (buffer, typ) in zip(strided, values, self.buffers):
+                x = load(i, [*self.ivs, b.add(first, t)], v)
+                b.store(x, b.gep(buffer, [t], inbounds=True, source_etype=typ))
+
+        _scalar_loop(b, count, copy)
+
+        def copied(index, ivs, value):
+            if index not in strided or len(ivs) != dim + 1:
+                return load(index, ivs, value)
+            buffer, typ = self.buffers[strided.index(index)]
+            return b.load(b.gep(buffer, [b.sub(ivs[dim], first)], inbounds=True, source_etype=typ), typ=typ)
+
+        body.load = copied
+        try:
+            yield
+        finally:
+            del body.load
 
     def finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""

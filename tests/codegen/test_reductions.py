@@ -429,6 +429,32 @@ def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
     np.testing.assert_allclose(SUM(s), a.sum(dtype=np.float64), rtol=1e-5)
 
 
+def test_a_stepped_argument_is_summed_in_the_documented_order_bit_for_bit():
+    """An argument stepped along its rows (``a[::2, ::2]``, strides known only at run time)
+    is read block by block through a contiguous copy (``RowReduction._copied``): the same
+    elements in the same order, so each row's sum is the documented one, the whole sum the
+    rows' totals added in order, a long 1-d one (in pieces) and a math body's sum the
+    contiguous array's, and a stepped bool mask reads as it lies."""
+    from tests.layouts import relayout
+
+    a = np.random.default_rng(5).standard_normal((9, 600)).astype(np.float32) * np.float32(1e3)
+    a[:, ::3] = np.float32(1e-3)  # 600: 2 blocks, 5 groups and 8 elements of tail a row
+    s = relayout(a, "strided")
+    rows = [documented_sum(r) for r in a]
+    assert (SUM_ROWS(s) == rows).all()
+    total = np.float32(0)
+    for r in rows:
+        total = np.float32(total + r)
+    assert SUM(s) == total
+    flat = relayout(a.ravel(), "strided")
+    assert SUM(flat) == SUM(a.ravel()) == documented_sum(a.ravel())
+    exp_rows = jc.jit(lambda x: np.exp(x * 1e-3).sum(axis=1))
+    assert (exp_rows(s) == exp_rows(a)).all()
+    masked = jc.jit(lambda x, m: np.where(m, x, 0).sum(axis=1))
+    m = a > 0
+    assert (masked(s, relayout(m, "strided")) == masked(a, m)).all()
+
+
 @pytest.mark.parametrize("layout", ["strided", "reversed"])
 def test_a_long_1d_strided_argument_summed_in_pieces_compiles(layout):
     """Found by fuzzing (session 30): a whole 1-d sum long enough to run in pieces (its partials
