@@ -23,13 +23,16 @@ def static_value(v: ll.Value) -> int | None:
     return v.constant if isinstance(v, ll.Constant) and isinstance(v.constant, int) else None
 
 
-def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True) -> None:
+def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True,
+              vectorize: bool = True) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
     after the loop. The trip count is checked first, so a count of 0 runs nothing.
     ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
     vector loop side by side (``llvm.loop.interleave.count``); 0 leaves it to LLVM.
     ``unroll=False`` keeps the loop a loop (``llvm.loop.unroll.disable``, which the vectorized
-    loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body."""
+    loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body.
+    ``vectorize=False`` keeps it scalar (``llvm.loop.vectorize.enable`` 0): a strided copy
+    vectorized becomes gathers, slower than scalar loads."""
     pre = b.block
     fn = b.function
     header, inner, done = (fn.append_basic_block(n) for n in ("loop", "body", "done"))
@@ -43,6 +46,8 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
     iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
     back = b.branch(header)
     hints = {"llvm.loop.interleave.count": interleave} if interleave > 1 else {}
+    if not vectorize:
+        hints["llvm.loop.vectorize.enable"] = 0
     if not unroll:
         hints["llvm.loop.unroll.disable"] = 1
     if hints:

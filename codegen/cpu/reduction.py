@@ -82,7 +82,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
 from jitcore.codegen.llvm_types import I8, I64, constant, value_type
-from jitcore.codegen.loops import emit_loop, extent, loop_id, static_value
+from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
 from jitcore.ir.dialects import kernel
@@ -532,23 +532,6 @@ class _Cascade:
         self._keep(keep)
 
 
-def _scalar_loop(b: ll.IRBuilder, count: ll.Value, body) -> None:
-    """``emit_loop`` whose loop LLVM neither vectorizes nor unrolls."""
-    pre, fn = b.block, b.function
-    header, inner, done = (fn.append_basic_block(n) for n in ("copy", "copy.body", "copy.done"))
-    b.branch(header)
-    b.position_at_end(header)
-    iv = b.phi(I64)
-    iv.add_incoming(ll.Constant(I64, 0), pre)
-    b.cbranch(b.icmp_signed("<", iv, count), inner, done)
-    b.position_at_end(inner)
-    body(iv)
-    iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
-    hints = {"llvm.loop.vectorize.enable": 0, "llvm.loop.unroll.disable": 1}
-    b.branch(header).set_metadata("llvm.loop", loop_id(b.module, hints))
-    b.position_at_end(done)
-
-
 class RowReduction(_Cascade):
     """A reduction along the innermost dim at outer point ``ivs``: lane ``l`` adds elements
     ``l, l + LANES, ...`` of each block; the lanes are combined pairwise at the end. With
@@ -654,7 +637,7 @@ class RowReduction(_Cascade):
                 x = load(i, [*self.ivs, b.add(first, t)], v)
                 b.store(x, b.gep(buffer, [t], inbounds=True, source_etype=typ))
 
-        _scalar_loop(b, count, copy)
+        emit_loop(b, count, copy, unroll=False, vectorize=False)
 
         def copied(index, ivs, value):
             if index not in strided or len(ivs) != dim + 1:
