@@ -108,6 +108,14 @@ class Sizes:
     def __bool__(self) -> bool:
         return bool(self.symbols)
 
+    def unbound(self) -> Sizes:
+        """A copy not yet bound, for another function (a bound one holds the first one's
+        values); a subclass's own settings are kept."""
+        copy = object.__new__(type(self))
+        copy.__dict__.update(self.__dict__)
+        copy.values, copy.pointer, copy._concrete = {}, None, {}
+        return copy
+
     def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
         """Load each symbol from the i64 array at ``pointer`` at the builder's position (which
         must dominate every use: the function's entry)."""

@@ -988,15 +988,21 @@ def _pow_f32_x86(m: _Math, x, y):
     l_hi, l_lo = _pow_f32_x86_ln(m, x)
     t = m.mul(y, l_hi)
 
-    def fast():  # t in range: the selects' clamp and t_lo select keep t and t_lo (0 at |x| = 1)
-        t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
-        shifter = m.c(m._shifter())
-        n = m.sub(m.fma(t, m.c(1 / _LN2), shifter), shifter)  # rint(t / ln2)
-        e_hi, e_lo = _LN2_EXP["f32"]
-        d = m.add(m.fma(m.neg(n), m.c(e_lo), m.fma(m.neg(n), m.c(e_hi), t)), t_lo)
-        return m.scalef(m.fma(d, m.poly(d, (1.0, *_EXP["f32"])), m.c(1.0)), n)
+    # t in range: the selects' clamp and t_lo select keep t and t_lo (t_lo is 0 at |x| = 1)
+    return _pow_rare_path(m, x, t, (-110.0, 90.0),
+                          lambda: _pow_f32_x86_exp(m, t, m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))),
+                          lambda: _pow_f32_x86_selects(m, x, y, l_hi, l_lo))
 
-    return _pow_rare_path(m, x, t, (-110.0, 90.0), fast, lambda: _pow_f32_x86_selects(m, x, y, l_hi, l_lo))
+
+def _pow_f32_x86_exp(m: _Math, t, t_lo):
+    """exp(t + t_lo) for t in [-110, 90]: n = rint(t / ln2), d = t - n ln2 (the first difference
+    exact) + t_lo, 2**n (1 + d Q(d)) rounded once, by scalef."""
+    shifter = m.c(m._shifter())
+    n = m.sub(m.fma(t, m.c(1 / _LN2), shifter), shifter)  # rint(t / ln2)
+    e_hi, e_lo = _LN2_EXP["f32"]
+    d = m.fma(m.neg(n), m.c(e_hi), t)  # exact
+    d = m.add(m.fma(m.neg(n), m.c(e_lo), d), t_lo)
+    return m.scalef(m.fma(d, m.poly(d, (1.0, *_EXP["f32"])), m.c(1.0)), n)
 
 
 def _pow_rare_path(m: _Math, x, t, limits, fast, slow):
@@ -1056,7 +1062,7 @@ def _pow_f32_x86_ln(m: _Math, x):
 
 def _pow_f32_x86_selects(m: _Math, x, y, l_hi, l_lo):
     """_pow_f32_x86's exp and special values, every lane handled (the rare path)."""
-    zero, one = m.c(0.0), m.c(1.0)
+    zero = m.c(0.0)
     # l_hi is 0 exactly where |x| = 1 (k, the table's 0 entry and r all 0): t = 0 there, so that
     # 1**y = 1 also for y inf and NaN (one compare; the selects become masked operations). Taking
     # t as 0 for y = 0 as well measured 6 instructions more per 4 vectors (a mask or).
@@ -1064,13 +1070,8 @@ def _pow_f32_x86_selects(m: _Math, x, y, l_hi, l_lo):
     t = m.sel(one_x, zero, m.mul(y, l_hi))
     t_lo = m.fma(y, l_lo, m.fma(y, l_hi, m.neg(t)))
     tc = _clamp_nan(m, t, -110.0, 90.0)  # past underflow (2**-150) and overflow
-    shifter = m.c(m._shifter())
-    n = m.sub(m.fma(tc, m.c(1 / _LN2), shifter), shifter)  # rint(tc / ln2)
-    e_hi, e_lo = _LN2_EXP["f32"]
-    d = m.fma(m.neg(n), m.c(e_hi), tc)  # exact
-    d = m.add(m.fma(m.neg(n), m.c(e_lo), d), m.sel(m.b.and_(m.eq(tc, t), m.b.not_(one_x)), t_lo, zero))
-    q = m.poly(d, (1.0, *_EXP["f32"]))
-    return _pow_sign_x86(m, x, y, m.scalef(m.fma(d, q, one), n))
+    t_lo = m.sel(m.b.and_(m.eq(tc, t), m.b.not_(one_x)), t_lo, zero)
+    return _pow_sign_x86(m, x, y, _pow_f32_x86_exp(m, tc, t_lo))
 
 
 def _pow_sign_x86(m: _Math, x, y, mag):

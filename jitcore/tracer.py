@@ -317,7 +317,7 @@ class Tracer:
         argument: ``np.round`` (half to even) in its dtype, or without ``ndigits`` an int, as
         NumPy's scalars and Python's numbers give; NumPy's arrays have no ``__round__``."""
         if self.ndim or not (self.scalar or self.weak):
-            raise TypeError(f"type numpy.ndarray doesn't define __round__ method (a traced "
+            raise JitTypeError(f"type numpy.ndarray doesn't define __round__ method (a traced "
                             f"array; use np.round(x, decimals)) (at {user_location()})")
         if isinstance(ndigits, Tracer):
             self._concretize("round()'s ndigits")

@@ -93,20 +93,12 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
         if partials:
             break
         dense = _Schedule(module, f"{name}.dense{k}", twin, [False] * len(strided), fastmath,
-                          split and schedule.split_extent is not None, _fresh(sizes), cut=False)
+                          split and schedule.split_extent is not None, sizes.unbound(), cut=False)
         if dense.pieces is None and dense.split_extent == schedule.split_extent:
             fast.append((dense.function, orders, backwards))
     ranged = schedule.split_extent is not None  # the kernel takes lo, hi
-    wrapper = _layout_dispatch(module, name, op, strided, schedule.function, fast, _fresh(sizes), ranged)
+    wrapper = _layout_dispatch(module, name, op, strided, schedule.function, fast, sizes.unbound(), ranged)
     return wrapper, schedule.split_extent, partials
-
-
-def _fresh(sizes: Sizes) -> Sizes:
-    """``sizes`` unbound, for another function (a bound one holds the first one's values)."""
-    copy = object.__new__(type(sizes))
-    copy.__dict__.update(sizes.__dict__)
-    copy.values, copy.pointer, copy._concrete = {}, None, {}
-    return copy
 
 
 def _dense_twins(op: kernel.GenericOp, strided: list[bool]):

@@ -171,15 +171,7 @@ def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
             at_below = at_below and below % 2 == 1
         i = max(int(below if at_below else below + 1), 0)
         return i, i, None
-    if method in _ALPHA_BETA:
-        alpha, beta = _ALPHA_BETA[method]
-        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
-    elif method == "averaged_inverted_cdf":
-        virtual = n * q - 1
-    elif method == "midpoint":
-        virtual = 0.5 * (np.floor((n - 1) * q) + np.ceil((n - 1) * q))
-    else:
-        virtual = (n - 1) * q
+    virtual = _virtual_index(np.float64(n), q, method)
     if virtual >= n - 1:
         below, above = -1, -1
     elif virtual < 0:
@@ -193,6 +185,19 @@ def _positions(n: int, q: float, method: str) -> tuple[int, int, float | None]:
     elif method == "averaged_inverted_cdf":
         gamma = 0.5 if gamma == 0 else 1.0
     return below % n, above % n, gamma
+
+
+def _virtual_index(n, q, method: str):
+    """NumPy's virtual index of quantile ``q`` among ``n`` sorted values (n a float64, traced
+    per lane or not) for the methods that interpolate: ``_positions`` and ``_lane_positions``."""
+    if method in _ALPHA_BETA:
+        alpha, beta = _ALPHA_BETA[method]
+        return n * q + (alpha + q * (1 - alpha - beta)) - 1
+    if method == "averaged_inverted_cdf":
+        return n * q - 1.0
+    if method == "midpoint":
+        return 0.5 * (np.floor((n - 1.0) * q) + np.ceil((n - 1.0) * q))
+    return (n - 1.0) * q
 
 
 def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
@@ -343,15 +348,7 @@ def _lane_positions(count: Tracer, q, method: str):
             at_below = at_below & (np.mod(below, 2.0) == 1)
         i = np.maximum(np.where(at_below, below, below + 1.0), 0.0).astype(np.int64)
         return i, i, None
-    if method in _ALPHA_BETA:
-        alpha, beta = _ALPHA_BETA[method]
-        virtual = n * q + (alpha + q * (1 - alpha - beta)) - 1
-    elif method == "averaged_inverted_cdf":
-        virtual = n * q - 1.0
-    elif method == "midpoint":
-        virtual = 0.5 * (np.floor((n - 1.0) * q) + np.ceil((n - 1.0) * q))
-    else:
-        virtual = (n - 1.0) * q
+    virtual = _virtual_index(n, q, method)
     above_end, before_start = virtual >= n - 1.0, virtual < 0
     below = np.where(above_end, -1.0, np.where(before_start, 0.0, np.floor(virtual)))
     gamma = virtual - below
