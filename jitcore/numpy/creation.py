@@ -71,7 +71,11 @@ def _traced(value: np.ndarray):
 
 
 def zeros(shape, dtype=float, order="C"):
-    refuse_traced(shape, "the shape of numpy.zeros")
+    return _zeros(shape, dtype, order, "numpy.zeros")
+
+
+def _zeros(shape, dtype, order, name: str):
+    refuse_traced(shape, f"the shape of {name}")
     return _traced(np.zeros(shape, dtype, order))
 
 
@@ -83,7 +87,9 @@ def ones(shape, dtype=None, order="C"):
 def empty(shape, dtype=float, order="C"):
     # Under jit an empty array is zeros: nothing reads it before it is written, so the constant
     # costs no work once folded; outside jit it is NumPy's uninitialised array.
-    return np.empty(shape, dtype, order) if current_trace() is None else zeros(shape, dtype, order)
+    if current_trace() is None:
+        return np.empty(shape, dtype, order)
+    return _zeros(shape, dtype, order, "numpy.empty")
 
 
 def full(shape, fill_value, dtype=None, order="C"):

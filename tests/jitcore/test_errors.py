@@ -346,6 +346,10 @@ def zeros_of_a_traced_size(x):
     return np.zeros(int(x.sum()))
 
 
+def empty_of_a_traced_size(x):
+    return np.empty((int(x.sum()), 3))
+
+
 def dict_keyed_by_a_traced_value(x):
     table = {0: 1.0, 1: 2.0}
     return table[x[0]]
@@ -363,6 +367,8 @@ MISTAKES = {
                jc.ConcretizationError, "numpy.arange's length"),
     "zeros": (zeros_of_a_traced_size, (F3,), "np.zeros(int(x.sum()))", jc.ConcretizationError,
               "the shape of numpy.zeros"),
+    "empty": (empty_of_a_traced_size, (F3,), "np.empty((int(x.sum()), 3))",
+              jc.ConcretizationError, "the shape of numpy.empty"),
     "dict key": (dict_keyed_by_a_traced_value, (np.array([1]),), "return table[x[0]]",
                  jc.JitTypeError, "cannot be a dict key"),
     "list append": (list_appended_in_a_traced_loop, (F4, np.int64(3)), "return np.array(out)",
