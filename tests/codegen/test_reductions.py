@@ -44,13 +44,19 @@ def adversarial(kind: str, n: int, dtype) -> np.ndarray:
     return x
 
 
+def fsum(x: np.ndarray) -> float:
+    """``math.fsum`` of every element, read through a memoryview of a float64 copy: Python floats
+    come out of a memoryview without NumPy scalars, about 40% faster for these millions."""
+    return math.fsum(memoryview(np.ascontiguousarray(x, np.float64).reshape(-1)))
+
+
 def bound(x: np.ndarray) -> float:
     eps = np.finfo(x.dtype).eps
-    return (math.log2(x.size) + 2 * STEPS) * float(eps) * math.fsum(np.abs(x.astype(np.float64)).ravel())
+    return (math.log2(x.size) + 2 * STEPS) * float(eps) * fsum(np.abs(x))
 
 
 def exact(x: np.ndarray) -> float:
-    return math.fsum(x.astype(np.float64).ravel())
+    return fsum(x)
 
 
 KINDS = ["constant", "positive", "alternating", "alternating-signs"]
@@ -60,9 +66,10 @@ KINDS = ["constant", "positive", "alternating", "alternating-signs"]
 @pytest.mark.parametrize("n", [4096, 100_003, 10**7])
 def test_float32_sum_error_grows_like_log_n(kind, n):
     x = adversarial(kind, n, np.float32)
-    assert abs(float(SUM(x)) - exact(x)) <= bound(x)
-    rounding = abs(exact(x) / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
-    assert abs(float(MEAN(x)) - exact(x) / n) <= bound(x) / n + rounding
+    want, tolerance = exact(x), bound(x)
+    assert abs(float(SUM(x)) - want) <= tolerance
+    rounding = abs(want / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
+    assert abs(float(MEAN(x)) - want / n) <= tolerance / n + rounding
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -83,8 +90,9 @@ def test_long_rows_and_their_means(kind):
     x = adversarial(kind, 3 * 1_000_003, np.float32).reshape(3, -1)
     rows, means = SUM_ROWS(x), MEAN_ROWS(x)
     for i in range(3):
-        assert abs(float(rows[i]) - exact(x[i])) <= bound(x[i])
-        assert abs(float(means[i]) - exact(x[i]) / x.shape[1]) <= 2 * bound(x[i]) / x.shape[1]
+        want, tolerance = exact(x[i]), bound(x[i])
+        assert abs(float(rows[i]) - want) <= tolerance
+        assert abs(float(means[i]) - want / x.shape[1]) <= 2 * tolerance / x.shape[1]
 
 
 @pytest.mark.parametrize("kind", KINDS)
