@@ -199,13 +199,17 @@ def _unaligned(a: np.ndarray) -> bool:
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 
 
-def _names(code) -> set[str]:
+# Kept per code object (equal code objects load the same names): every trace registers the
+# functions it calls again, and a loop body's trace calls its body again and again; disassembling
+# them was 7% of tests/jitcore/test_control_flow_run.py's CPU.
+@functools.lru_cache(maxsize=1024)
+def _names(code) -> frozenset[str]:
     """The names a code object and the code nested in it may load from globals."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _GLOBAL_LOADS}
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             names |= _names(c)
-    return names
+    return frozenset(names)
 
 
 def _state(obj):

@@ -44,13 +44,19 @@ def adversarial(kind: str, n: int, dtype) -> np.ndarray:
     return x
 
 
+def fsum(x: np.ndarray) -> float:
+    """``math.fsum`` of every element, read through a memoryview of a float64 copy: Python floats
+    come out of a memoryview without NumPy scalars, about 40% faster for these millions."""
+    return math.fsum(memoryview(np.ascontiguousarray(x, np.float64).reshape(-1)))
+
+
 def bound(x: np.ndarray) -> float:
     eps = np.finfo(x.dtype).eps
-    return (math.log2(x.size) + 2 * STEPS) * float(eps) * math.fsum(np.abs(x.astype(np.float64)).ravel())
+    return (math.log2(x.size) + 2 * STEPS) * float(eps) * fsum(np.abs(x))
 
 
 def exact(x: np.ndarray) -> float:
-    return math.fsum(x.astype(np.float64).ravel())
+    return fsum(x)
 
 
 KINDS = ["constant", "positive", "alternating", "alternating-signs"]
@@ -60,9 +66,10 @@ KINDS = ["constant", "positive", "alternating", "alternating-signs"]
 @pytest.mark.parametrize("n", [4096, 100_003, 10**7])
 def test_float32_sum_error_grows_like_log_n(kind, n):
     x = adversarial(kind, n, np.float32)
-    assert abs(float(SUM(x)) - exact(x)) <= bound(x)
-    rounding = abs(exact(x) / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
-    assert abs(float(MEAN(x)) - exact(x) / n) <= bound(x) / n + rounding
+    want, tolerance = exact(x), bound(x)
+    assert abs(float(SUM(x)) - want) <= tolerance
+    rounding = abs(want / n) * 2 * float(np.finfo(np.float32).eps)  # of the division
+    assert abs(float(MEAN(x)) - want / n) <= tolerance / n + rounding
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -83,8 +90,9 @@ def test_long_rows_and_their_means(kind):
     x = adversarial(kind, 3 * 1_000_003, np.float32).reshape(3, -1)
     rows, means = SUM_ROWS(x), MEAN_ROWS(x)
     for i in range(3):
-        assert abs(float(rows[i]) - exact(x[i])) <= bound(x[i])
-        assert abs(float(means[i]) - exact(x[i]) / x.shape[1]) <= 2 * bound(x[i]) / x.shape[1]
+        want, tolerance = exact(x[i]), bound(x[i])
+        assert abs(float(rows[i]) - want) <= tolerance
+        assert abs(float(means[i]) - want / x.shape[1]) <= 2 * tolerance / x.shape[1]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -109,34 +117,40 @@ def test_columns_of_a_tall_array(kind):
 # -- the documented order, bit for bit ------------------------------------------------------
 
 def documented_sum(x: np.ndarray, lanes: int | None = None, op=np.add, identity=0) -> np.ndarray:
-    """``reduction.py``'s order, in NumPy arithmetic of ``x``'s dtype (each add rounded once):
-    a row's with ``lanes_for`` lanes, or a column's with one lane (``op``: a product's too)."""
+    """``reduction.py``'s order along ``x``'s first axis, in NumPy arithmetic of ``x``'s dtype
+    (each add rounded once): a row's with ``lanes_for`` lanes, or a column's with one lane
+    (``op``: a product's too). Further axes are independent sums computed side by side, each
+    in that same order (elementwise ops round each element alone): ``documented_sum(x.T)`` is
+    the sum of each row of a matrix ``x``, ``documented_sum(x, lanes=1)`` of each column."""
     t = x.dtype.type
-    n = x.size
+    n, batch = x.shape[0], x.shape[1:]
     short = 2 * STEPS if lanes == 1 else None
     lanes = lanes or lanes_for(f32 if x.dtype.itemsize <= 4 else f64)
     if n < (short or 2 * lanes):  # too short to block: in order
-        acc = t(identity)
+        acc = np.full(batch, identity, x.dtype)
         for v in x:
-            acc = t(op(acc, v))
-        return acc
+            acc = op(acc, v)
+        return acc if batch else t(acc)
     block = lanes * STEPS
-    blocks, stack = n // block, {}
+    blocks = n // block
+    # every block's lanes accumulate its STEPS groups in order; the blocks side by side
+    steps = x[: blocks * block].reshape(blocks, STEPS, lanes, *batch)
+    sums = np.full((blocks, lanes, *batch), identity, x.dtype)
+    for s in range(STEPS):
+        sums = op(sums, steps[:, s])
+    stack = {}
     for j in range(blocks):
-        acc = np.full(lanes, identity, x.dtype)
-        for s in range(STEPS):
-            acc = op(acc, x[j * block + s * lanes: j * block + (s + 1) * lanes])
-        level = 0
+        acc, level = sums[j], 0
         while (j >> level) & 1:
             acc = op(stack[level], acc)
             level += 1
         stack[level] = acc
-    acc = np.full(lanes, identity, x.dtype)
+    acc = np.full((lanes, *batch), identity, x.dtype)
     start = blocks * block
     for g in range((n - start) // lanes):
         acc = op(acc, x[start + g * lanes: start + (g + 1) * lanes])
     for i in range(n // lanes * lanes, n):
-        acc[0] = t(op(acc[0], x[i]))
+        acc[0] = op(acc[0], x[i])
     level = 0
     while blocks >> level:
         if (blocks >> level) & 1:
@@ -144,8 +158,9 @@ def documented_sum(x: np.ndarray, lanes: int | None = None, op=np.add, identity=
         level += 1
     parts = list(acc)
     while len(parts) > 1:
-        parts = [t(op(a, b)) for a, b in zip(parts[::2], parts[1::2])]
-    return t(op(t(identity), parts[0]))
+        parts = [op(a, b) for a, b in zip(parts[::2], parts[1::2])]
+    total = op(t(identity), parts[0])
+    return total if batch else t(total)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -166,7 +181,7 @@ def test_products_follow_the_documented_order(dtype):
     prod_rows = jc.jit(lambda x: x.prod(axis=1))
     n = 33 * 256 + 7
     x = (1 + np.random.default_rng(n).standard_normal((2, n)) * 1e-3).astype(dtype)
-    assert (prod_rows(x) == [documented_sum(row, op=np.multiply, identity=1) for row in x]).all()
+    assert (prod_rows(x) == documented_sum(x.T, op=np.multiply, identity=1)).all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -176,8 +191,7 @@ def test_columns_follow_the_documented_order(dtype, shape):
     x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype) * np.float32(1e3)
     x[::3] = np.float32(1e-3)
     got = SUM_COLUMNS(x)
-    expected = [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]
-    assert (got == expected).all()
+    assert (got == documented_sum(x, lanes=1)).all()
     assert (SUM_COLUMNS(x) == got).all()
 
 
@@ -190,8 +204,8 @@ def test_fixed_size_code_follows_the_documented_order(dtype, monkeypatch):
     for shape in ((31, 3), (16 * 37 + 5, 30), (3, 4097)):
         x = np.random.default_rng(shape[0]).standard_normal(shape).astype(dtype) * np.float32(1e3)
         x[::3] = np.float32(1e-3)
-        assert (columns(x) == [documented_sum(x[:, j], lanes=1) for j in range(shape[1])]).all()
-        assert (sums(x) == [documented_sum(row) for row in x]).all()
+        assert (columns(x) == documented_sum(x, lanes=1)).all()
+        assert (sums(x) == documented_sum(x.T)).all()
 
 
 # -- fusion and vector code -----------------------------------------------------------------
@@ -310,7 +324,7 @@ def test_a_costly_body_keeps_the_documented_order(dtype):
         assert SIN_SUM(x) == documented_sum(SIN(x)), n
     x = rng.standard_normal((3, 1000)).astype(dtype) * dtype(10)
     x[1, 7], x[2, 500] = np.nan, np.inf
-    np.testing.assert_array_equal(SIN_SUM_ROWS(x), [documented_sum(row) for row in SIN(x)])
+    np.testing.assert_array_equal(SIN_SUM_ROWS(x), documented_sum(SIN(x).T))
     x = rng.standard_normal(70_001).astype(dtype) * dtype(10)
     with jc.config.using(num_threads=2, parallel_threshold=0, chunk_size=4096):
         assert SIN_SUM(x) == documented_sum(SIN(x))
@@ -330,7 +344,7 @@ def test_short_rows_under_a_long_free_axis(dtype):
         x[0, 0], x[1, -1], x[2, 0] = np.nan, np.inf, -np.inf
         got = SHORT_SUM(x)
         assert got.shape == (300, 1) and got.dtype == dtype
-        expected = np.sqrt(np.array([documented_sum(row * row) for row in x], dtype))[:, None]
+        expected = np.sqrt(documented_sum((x * x).T))[:, None]
         np.testing.assert_array_equal(got, expected)
 
 
@@ -406,7 +420,7 @@ def test_a_view_is_summed_in_memory_order_bit_for_bit():
     assert (jc.jit(lambda a: a.T.sum(axis=0))(a) == rows).all()
     assert (jc.jit(lambda a: a.T.sum(axis=1))(a) == columns).all()
     assert (jc.jit(lambda a: a[:, ::-1].sum(axis=1))(a) == rows).all()  # the row read forwards
-    assert (rows == [documented_sum(r) for r in a]).all()
+    assert (rows == documented_sum(a.T)).all()
 
 
 def test_a_non_contiguous_argument_is_summed_in_memory_order_bit_for_bit():
@@ -440,7 +454,7 @@ def test_a_stepped_argument_is_summed_in_the_documented_order_bit_for_bit():
     a = np.random.default_rng(5).standard_normal((9, 600)).astype(np.float32) * np.float32(1e3)
     a[:, ::3] = np.float32(1e-3)  # 600: 2 blocks, 5 groups and 8 elements of tail a row
     s = relayout(a, "strided")
-    rows = [documented_sum(r) for r in a]
+    rows = documented_sum(a.T)
     assert (SUM_ROWS(s) == rows).all()
     total = np.float32(0)
     for r in rows:
