@@ -127,6 +127,15 @@ def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     return x, keep_shape
 
 
+def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
+    statistics refuse them."""
+    x, keep_shape = _lanes_last(a, axis, name)
+    if x.shape[-1] == 0:
+        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    return prims.sort(x, x.ndim - 1), keep_shape
+
+
 def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
     """``value`` where the lane holds no NaN (NaN sorts last), else NaN, as NumPy's order
     statistics give."""
@@ -205,11 +214,8 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
 def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    x, keep_shape = _lanes_last(a, axis, name)
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    n = s.shape[-1]
     out = []
     for qv in q.reshape(-1):
         lo, hi, t = _positions(n, float(qv), method)
@@ -310,11 +316,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         raise UnsupportedError(f"numpy.median of {a.dtype} is not supported under jit "
                                f"(at {user_location()})")
     dtype = np.median(np.zeros(2, a.dtype)).dtype
-    x, keep_shape = _lanes_last(a, axis, "median")
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError(f"numpy.median of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
+    s, keep_shape = _sorted_lanes(a, axis, "median")
+    n = s.shape[-1]
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
     mid = prims.convert(s[..., n // 2], acc)
     if n % 2 == 0:
@@ -327,11 +330,8 @@ def _nan_lanes(a: Tracer, axis, name: str):
     """The lanes of ``a`` sorted (NaN last), how many non-NaN values each has (int64), and the
     ``keepdims`` shape: NumPy's nan order statistics are the plain ones of each lane without its
     NaNs, which are the first ``count`` sorted values."""
-    x, keep_shape = _lanes_last(a, axis, name)
-    if x.shape[-1] == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
-    count = np.sum(~np.isnan(x), axis=-1, dtype=np.int64)
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    count = np.sum(~np.isnan(s), axis=-1, dtype=np.int64)
     return s, count, keep_shape
 
 
@@ -426,12 +426,8 @@ def _traced_q_quantile(a, q: Tracer, axis, method: str, keepdims: bool, name: st
     positions are computed when the function runs, as ``nanquantile``'s are per lane."""
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    x, keep_shape = _lanes_last(a, axis, name)
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
-    count = prims.constant(x.owner_trace, np.int64(n), np.dtype(np.int64))
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    count = prims.constant(s.owner_trace, np.int64(s.shape[-1]), np.dtype(np.int64))
     no_value = np.isnan(s[..., -1]) if s.dtype.kind == "f" else None  # a NaN sorts last
     return _lane_quantiles(s, count, no_value, keep_shape, q, method, dtype, keepdims)
 
