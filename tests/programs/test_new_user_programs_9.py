@@ -17,10 +17,14 @@ traced backtrack, 0/1 knapsack, coin change), text statistics on integer codes (
 words, bigrams, a Vigenere cipher, polynomial rolling hashes in ``uint64``), ``np.where`` and
 ``np.select`` broadcasting in 3-D, ``np.indices``/``np.ogrid``/``np.meshgrid``, ``einsum`` with
 ``optimize``, lookups by ``searchsorted``, masked reductions with ``where=``, integer-dtype mixes
-and NEP 50 scalars, ``float16`` and complex AC circuit analysis. Each runs under ``jc.jit``
-against NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py);
-what jitcore refuses on purpose (``np.fft``, ``einsum_path``, ``unique_values``) is checked to
-be its own error.
+and NEP 50 scalars, ``float16`` and complex AC circuit analysis. What the round compiled:
+quantiles at a traced ``q``, ``bincount`` of a constant ``x`` with traced weights, ``einsum``'s
+0-d array where NumPy's optimized path ends in a product, complex ``solve``/``inv``; and the
+binomial tree's backward induction, which compiled in time doubling with each step (fusion
+cloned a producer read through two shifted operands). Each runs under ``jc.jit`` against
+NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py); what
+jitcore refuses on purpose (``np.fft``, ``einsum_path``, ``unique_values``, ``bincount`` of
+traced values without ``minlength``) is checked to be its own error.
 """
 
 from __future__ import annotations
