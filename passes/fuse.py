@@ -6,7 +6,10 @@ nothing changes, for each kernel and each of its operands:
   - a producer kernel without reduction iterators is inlined into the consumer (its body is
     cloned in, its indexing maps composed with the consumer's) when
       (a) the consumer is the producer's only user and reads each element once
-          (its map for that operand uses every iteration dim), or
+          (its map for that operand uses every iteration dim, and no other of its operands
+          reads the producer: two shifted reads such as ``v[1:]`` and ``v[:-1]`` would clone
+          the body twice, and a chain of such steps, a backward induction unrolled over a
+          static range, would double the body at each step), or
       (b) the producer is cheap: at most ``max_recompute`` non-constant scalar ops (the pass
           option ``fuse{max-recompute=N}``, 2 by default), so
           recomputing it per consumer and per broadcast element costs less than a round trip
@@ -246,7 +249,8 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
     users = {id(op) for r in producer.results for op, _ in r.uses}
     amap = consumer.input_maps[index]
-    reads_once = {e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+    reads_once = ({e.dim for e in amap.exprs if e.dim is not None} == set(range(amap.num_dims))
+                  and sum(getattr(v, "op", None) is producer for v in consumer.operands) == 1)
     if users == {id(consumer)} and reads_once:
         return True
     if cost and (is_float_contraction(consumer) or _feeds_float_contractions(consumer)):

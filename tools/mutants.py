@@ -212,6 +212,12 @@ MUTANTS = [
            "if users == {id(consumer)}:",
            "an expensive producer is recomputed per broadcast element of its only consumer",
            ("tests/filecheck",)),
+    Mutant("fuse-clones-a-producer-read-twice", "passes/fuse.py",
+           "and sum(getattr(v, \"op\", None) is producer for v in consumer.operands) == 1)",
+           "and sum(getattr(v, \"op\", None) is producer for v in consumer.operands) >= 1)",
+           "a costly producer read through two shifted operands is inlined twice (bodies that "
+           "double at each step of a backward induction)",
+           ("tests/filecheck",)),
     Mutant("complex-product-swapped", "ir/core.py",
            'return not any(getattr(t, "is_complex", False) for t in elements)', "return True",
            "canonicalize and CSE swap the operands of a complex product (not commutative bit for bit)",

@@ -23,7 +23,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import DotGeneralOp, SvdOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 __all__ = ["diag", "diagonal", "dot", "einsum", "inner", "matmul", "outer", "tensordot", "trace", "vdot",
            "vecdot", *(name for name in ("matvec", "vecmat") if hasattr(np, name))]  # NumPy 2.2 on
@@ -257,7 +257,6 @@ _LETTERS = frozenset(string.ascii_letters)
 
 
 @implements(np.einsum)
-@prims.numpy_scalar
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
     ``...`` for broadcast dims, size-1 dims broadcasting; any number of operands, contracted
@@ -276,6 +275,7 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
             f"(at {user_location()})")
     tracers, result_dtype = _operands(*operands)
     inputs, output = _parse_einsum(subscripts, [t.ndim for t in tracers])
+    zero_d_array = not output and _last_step_is_a_product(subscripts, tracers, optimize)
     for n, labels in enumerate(inputs):
         if len(set(labels)) != len(labels):  # a diagonal ('ii->i'), summed later for a trace
             tracers[n], inputs[n] = _diagonal(subscripts, n, tracers[n], labels)
@@ -301,7 +301,19 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         acc_labels, acc = _contract(acc, acc_labels, rhs, rhs_labels, keep, output)
     if acc_labels != output:
         acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])
-    return prims.convert(acc, result_dtype)
+    result = prims.convert(acc, result_dtype)
+    return fresh(result) if zero_d_array else as_scalar(result)  # NumPy's scalar for a 0-d result
+
+
+def _last_step_is_a_product(subscripts: str, tracers: list, optimize) -> bool:
+    """Whether NumPy's einsum ends in a product of two operands: with ``optimize`` it contracts
+    along a path (found from the shapes), and a last step of two operands is a matmul, whose
+    0-d result stays an array where the plain einsum gives a scalar."""
+    if optimize is False:
+        return False
+    stand_ins = [np.broadcast_to(np.zeros((), t.dtype), t.shape) for t in tracers]  # no memory
+    _, steps = np.einsum_path(subscripts, *stand_ins, optimize=optimize, einsum_call=True)
+    return len(steps[-1][0]) == 2
 
 
 def _diagonal(subscripts: str, n: int, x: Tracer, labels: list) -> tuple[Tracer, list]:
@@ -564,15 +576,15 @@ def det(a):
     return prims.det(a)
 
 
-def _linalg_float(x, name: str):
+def _linalg_float(x, name: str, complex_ok: bool = False):
     """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex is
-    not supported under jit yet."""
-    if x.dtype.kind == "c":
+    not supported under jit yet but where the caller takes it."""
+    if x.dtype.kind == "c" and not complex_ok:
         raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
                                f"jit yet (at {user_location()})")
     if x.dtype == np.float16:
         raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
-    return x if x.dtype.kind == "f" else prims.convert(x, np.dtype(np.float64))
+    return x if x.dtype.kind in "fc" else prims.convert(x, np.dtype(np.float64))
 
 
 def _square_stack(a, name: str) -> None:
@@ -597,7 +609,7 @@ def solve(a, b):
     _square_stack(a, "solve")
     dtype = np.result_type(a.dtype, b.dtype)
     a, b = prims.convert(a, dtype), prims.convert(b, dtype)
-    a, b = _linalg_float(a, "solve"), _linalg_float(b, "solve")
+    a, b = _linalg_float(a, "solve", complex_ok=True), _linalg_float(b, "solve", complex_ok=True)
     n = a.shape[-1]
     vector = b.ndim == 1
     rhs = prims.reshape(b, (n, 1)) if vector and b.shape[0] == n else b
@@ -608,8 +620,23 @@ def solve(a, b):
     batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     a = prims.broadcast_to(a, (*batch, n, n))
     rhs = prims.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
-    x = prims.solve(a, rhs)
+    x = _solve(a, rhs)
     return prims.reshape(x, (*batch, n)) if vector else x
+
+
+def _solve(a: Tracer, rhs: Tracer) -> Tracer:
+    """``prims.solve``, complex systems by their real form ``[[Re a, -Im a], [Im a, Re a]]
+    [Re x; Im x] = [Re b; Im b]``: twice the order, pivoting over reals (so results agree with
+    LAPACK's ``zgesv`` to rounding, not bit for bit); singular exactly when ``a`` is (its
+    determinant is ``|det a|**2``)."""
+    if a.dtype.kind != "c":
+        return prims.solve(a, rhs)
+    n = a.shape[-1]
+    re, im = a.real, a.imag
+    real_form = np.concatenate([np.concatenate([re, -im], axis=-1), np.concatenate([im, re], axis=-1)],
+                               axis=-2)
+    x = prims.solve(real_form, np.concatenate([rhs.real, rhs.imag], axis=-2))
+    return prims.convert(x[..., :n, :], a.dtype) + prims.convert(x[..., n:, :], a.dtype) * 1j
 
 
 @implements(np.linalg.inv)
@@ -619,7 +646,7 @@ def inv(a):
     if not traced(a):
         return np.linalg.inv(a)
     _square_stack(a, "inv")
-    a = _linalg_float(a, "inv")
+    a = _linalg_float(a, "inv", complex_ok=True)
     n = a.shape[-1]
     eye = prims.constant(a.owner_trace, np.eye(n, dtype=a.dtype))
-    return prims.solve(a, prims.broadcast_to(eye, a.shape))
+    return _solve(a, prims.broadcast_to(eye, a.shape))

@@ -584,13 +584,22 @@ def _count_into(trace, idx: Tracer, values, length: int, dtype) -> Tracer:
 @implements(np.bincount)
 def bincount(x, weights=None, minlength=0):
     """How often each value of ``x`` occurs (summing ``weights`` if given, in float64). Under
-    jit the result's length must be known while tracing: it is ``minlength`` (required), and a
-    value of ``x`` at or past it, or negative, raises IndexError after the call (NumPy grows the
-    result instead, and raises ValueError for a negative value)."""
+    jit the result's length must be known while tracing: NumPy's for a constant ``x``; for a
+    traced one, ``minlength`` (required), and a value at or past it, or negative, raises
+    IndexError after the call (NumPy grows the result instead, and raises ValueError for a
+    negative value)."""
     if not traced(x, weights):
         return np.bincount(x, weights, minlength)
     trace = prims.find_trace(x, weights)
-    x = x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x))
+    if not isinstance(x, Tracer):  # constant values (np.indices, say): NumPy's length and checks
+        try:
+            counts = np.bincount(x, minlength=minlength)
+        except (TypeError, ValueError) as e:
+            error = JitValueError if isinstance(e, ValueError) else JitTypeError
+            raise error(f"{e} (at {user_location()})") from None
+        if counts.size == 0:  # NumPy: counts (intp) for an empty x, weights or not
+            return counts
+        minlength, x = counts.size, prims.constant(trace, np.asarray(x))
     if x.ndim != 1:
         raise ValueError("object too deep for desired array" if x.ndim > 1 else
                          "object of too small depth for desired array")

@@ -15,7 +15,7 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, as_scalar, user_location
 
@@ -114,14 +114,6 @@ def searchsorted(a, v, side="left", sorter=None):
     return prims.searchsorted(prims.convert(a, dtype), prims.convert(v, dtype), side)
 
 
-def _concrete(q, name: str) -> np.ndarray:
-    if isinstance(q, Tracer):
-        raise UnsupportedError(f"numpy.{name} with a traced q is not supported under jit: pass q "
-                               "as a constant (a NumPy array closed over, or a Python float or "
-                               f"tuple named in static_argnames) (at {user_location()})")
-    return np.asanyarray(q)
-
-
 def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     """``a`` with the reduced axes (all for None) merged into one last axis, and the shape
     ``keepdims`` gives (those axes as 1)."""
@@ -133,6 +125,15 @@ def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     x = prims.reshape(x, (*(a.shape[d] for d in kept), lane))
     keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
     return x, keep_shape
+
+
+def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
+    """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
+    statistics refuse them."""
+    x, keep_shape = _lanes_last(a, axis, name)
+    if x.shape[-1] == 0:
+        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    return prims.sort(x, x.ndim - 1), keep_shape
 
 
 def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
@@ -211,20 +212,10 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
 
 
 def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
-    if method not in _ALL_METHODS:
-        raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
-                               f"the methods are {', '.join(_ALL_METHODS)} (at {user_location()})")
-    # NumPy's result dtype (a Python float q is weak) and its errors (bool, complex) from the
-    # same call on two values.
-    try:
-        dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
-    except TypeError as e:
-        raise JitTypeError(f"{e} (at {user_location()})") from None
-    x, keep_shape = _lanes_last(a, axis, name)
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
+    _check_method(method, name)
+    dtype = _result_dtype(a, user_q, method, name)
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    n = s.shape[-1]
     out = []
     for qv in q.reshape(-1):
         lo, hi, t = _positions(n, float(qv), method)
@@ -236,25 +227,57 @@ def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, us
     return out[0] if keepdims else as_scalar(out[0])  # NumPy's scalar for one value
 
 
-def _check_q(q: np.ndarray, name: str) -> None:
-    if q.size and not (np.all(q >= 0) and np.all(q <= 1)):
-        what = "Percentiles must be in the range [0, 100]" if name == "percentile" else (
-            "Quantiles must be in the range [0, 1]")
-        raise ValueError(f"{what} (at {user_location()})")
+def _check_q(q, name: str) -> None:
+    """NumPy's ValueError for a q outside [0, 1] (NaN too): now for a constant q, when the
+    function runs for a traced one (a callback on the branch taken only then)."""
+    what = "Percentiles must be in the range [0, 100]" if name == "percentile" else (
+        "Quantiles must be in the range [0, 1]")
+    if not isinstance(q, Tracer):
+        if q.size and not (np.all(q >= 0) and np.all(q <= 1)):
+            raise ValueError(f"{what} (at {user_location()})")
+        return
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    where = user_location()
+
+    def fail(_):
+        raise JitValueError(f"{what} (at {where})")
+
+    bad = np.any((q < 0) | (q > 1) | np.isnan(q))  # no ~: a Python float q's comparisons are bools
+    cond(bad, lambda: debug_callback(fail, bad), lambda: None)
+
+
+def _gathered(q):
+    """``q`` as one traced array where it is a list or tuple holding traced values."""
+    return prims.nested_array(q, None) if isinstance(q, (list, tuple)) and prims.holds_tracer(q) else q
+
+
+def _q_stand_in(user_q):
+    """A value of ``user_q``'s kind for NumPy to find the result's dtype from: a Python scalar
+    for a weak (Python scalar) argument, an array of its dtype otherwise."""
+    if isinstance(user_q, Tracer):
+        if user_q.weak:
+            return {"b": False, "i": 0, "u": 0, "f": 0.5, "c": 0.5j}[user_q.dtype.kind]
+        return np.zeros(user_q.shape, user_q.dtype)
+    return user_q
 
 
 @implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
-    """``numpy.quantile`` for a constant ``q``: a compiled sort, then NumPy's neighbours and
-    interpolation (every method of NumPy's, ``nanquantile`` too); a lane holding NaN gives
-    NaN."""
+    """``numpy.quantile``: a compiled sort, then NumPy's neighbours and interpolation (every
+    method of NumPy's, ``nanquantile`` too); a lane holding NaN gives NaN. A traced ``q`` is
+    checked when the function runs, as NumPy checks it."""
     if not traced(a, q):
         return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                            method=method, keepdims=keepdims, weights=weights)
     _unsupported_extras("quantile", out, weights, interpolation)
-    qs = _concrete(q, "quantile")
+    q = _gathered(q)
+    qs = q if isinstance(q, Tracer) else np.asanyarray(q)
     _check_q(qs, "quantile")
+    if isinstance(q, Tracer):
+        return _traced_q_quantile(a, q, axis, method, keepdims, "quantile", q)
     return _quantile(a, qs, axis, method, keepdims, "quantile", q)
 
 
@@ -266,8 +289,11 @@ def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear"
         return np.percentile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                              method=method, keepdims=keepdims, weights=weights)
     _unsupported_extras("percentile", out, weights, interpolation)
-    qs = np.true_divide(_concrete(q, "percentile"), 100)
+    q = _gathered(q)
+    qs = np.true_divide(q if isinstance(q, Tracer) else np.asanyarray(q), 100)
     _check_q(qs, "percentile")
+    if isinstance(q, Tracer):
+        return _traced_q_quantile(a, qs, axis, method, keepdims, "percentile", q)
     return _quantile(a, qs, axis, method, keepdims, "percentile", q)
 
 
@@ -290,11 +316,8 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         raise UnsupportedError(f"numpy.median of {a.dtype} is not supported under jit "
                                f"(at {user_location()})")
     dtype = np.median(np.zeros(2, a.dtype)).dtype
-    x, keep_shape = _lanes_last(a, axis, "median")
-    n = x.shape[-1]
-    if n == 0:
-        raise ValueError(f"numpy.median of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
+    s, keep_shape = _sorted_lanes(a, axis, "median")
+    n = s.shape[-1]
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
     mid = prims.convert(s[..., n // 2], acc)
     if n % 2 == 0:
@@ -307,11 +330,8 @@ def _nan_lanes(a: Tracer, axis, name: str):
     """The lanes of ``a`` sorted (NaN last), how many non-NaN values each has (int64), and the
     ``keepdims`` shape: NumPy's nan order statistics are the plain ones of each lane without its
     NaNs, which are the first ``count`` sorted values."""
-    x, keep_shape = _lanes_last(a, axis, name)
-    if x.shape[-1] == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
-    s = prims.sort(x, x.ndim - 1)
-    count = np.sum(~np.isnan(x), axis=-1, dtype=np.int64)
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    count = np.sum(~np.isnan(s), axis=-1, dtype=np.int64)
     return s, count, keep_shape
 
 
@@ -361,18 +381,29 @@ def _lane_positions(count: Tracer, q, method: str):
     return lo, hi, gamma
 
 
-def _nan_quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
-    plain = name[3:]
-    if a.dtype.kind != "f":  # nothing to skip
-        return _quantile(a, q, axis, method, keepdims, plain, user_q)
+def _check_method(method: str, name: str) -> None:
     if method not in _ALL_METHODS:
         raise UnsupportedError(f"numpy.{name} with method={method!r} is not supported under jit; "
                                f"the methods are {', '.join(_ALL_METHODS)} (at {user_location()})")
-    dtype = getattr(np, name)(np.zeros(2, a.dtype), user_q, method=method).dtype
-    s, count, keep_shape = _nan_lanes(a, axis, name)
-    # Every q at once, along a new last axis: one gather per neighbour, whatever the number of q.
+
+
+def _result_dtype(a: Tracer, user_q, method: str, name: str) -> np.dtype:
+    """NumPy's result dtype (a Python float q is weak) and its errors (bool, complex), from the
+    same call on two values."""
+    try:
+        return getattr(np, name)(np.zeros(2, a.dtype), _q_stand_in(user_q), method=method).dtype
+    except TypeError as e:
+        raise JitTypeError(f"{e} (at {user_location()})") from None
+
+
+def _lane_quantiles(s: Tracer, count: Tracer, no_value: Tracer, keep_shape, q, method: str,
+                    dtype: np.dtype, keepdims: bool):
+    """Quantiles ``q`` (constant or traced, any shape) of each sorted lane's first ``count``
+    values (int64, per lane or one for all), NaN where ``no_value``; every q at once, along a
+    new last axis: one gather per neighbour, whatever the number of q. NumPy's shape: q's
+    first."""
     lanes = count[..., None]
-    lo_i, hi_i, gamma = _lane_positions(lanes, q.reshape(-1).astype(np.float64), method)
+    lo_i, hi_i, gamma = _lane_positions(lanes, np.reshape(q, (-1,)).astype(np.float64), method)
     if gamma is None:
         value = prims.convert(_take_lanes(s, lo_i), dtype)
     else:  # NumPy's _lerp with a weight per lane
@@ -381,7 +412,8 @@ def _nan_quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str
         lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
         one = np.ones((), dtype)
         value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
-    value = np.where(lanes == 0, np.array(np.nan, dtype), value)  # a lane of NaNs only
+    if no_value is not None:
+        value = np.where(no_value[..., None], np.array(np.nan, dtype), value)
     value = np.moveaxis(value, -1, 0)  # the q first, as NumPy puts them
     if keepdims:
         value = prims.reshape(value, (value.shape[0], *keep_shape))
@@ -389,16 +421,40 @@ def _nan_quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str
     return value if q.ndim or keepdims else as_scalar(value)
 
 
+def _traced_q_quantile(a, q: Tracer, axis, method: str, keepdims: bool, name: str, user_q):
+    """``quantile``/``percentile`` at a traced ``q`` (already over 100 for percentile): the
+    positions are computed when the function runs, as ``nanquantile``'s are per lane."""
+    _check_method(method, name)
+    dtype = _result_dtype(a, user_q, method, name)
+    s, keep_shape = _sorted_lanes(a, axis, name)
+    count = prims.constant(s.owner_trace, np.int64(s.shape[-1]), np.dtype(np.int64))
+    no_value = np.isnan(s[..., -1]) if s.dtype.kind == "f" else None  # a NaN sorts last
+    return _lane_quantiles(s, count, no_value, keep_shape, q, method, dtype, keepdims)
+
+
+def _nan_quantile(a, q, axis, method: str, keepdims: bool, name: str, user_q):
+    plain = name[3:]
+    if a.dtype.kind != "f":  # nothing to skip
+        if isinstance(q, Tracer):
+            return _traced_q_quantile(a, q, axis, method, keepdims, plain, user_q)
+        return _quantile(a, q, axis, method, keepdims, plain, user_q)
+    _check_method(method, name)
+    dtype = _result_dtype(a, user_q, method, name)
+    s, count, keep_shape = _nan_lanes(a, axis, name)
+    return _lane_quantiles(s, count, count == 0, keep_shape, q, method, dtype, keepdims)
+
+
 @implements(np.nanquantile)
 def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
                 *, weights=None, interpolation=None):
-    """``numpy.nanquantile`` for a constant ``q``: ``quantile`` of each lane's non-NaN values
-    (the first ``count`` of the sorted lane, NaN sorting last), NaN for a lane of NaNs only."""
+    """``numpy.nanquantile``: ``quantile`` of each lane's non-NaN values (the first ``count``
+    of the sorted lane, NaN sorting last), NaN for a lane of NaNs only."""
     if not traced(a, q):
         return np.nanquantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                               method=method, keepdims=keepdims, weights=weights)
     _unsupported_extras("nanquantile", out, weights, interpolation)
-    qs = _concrete(q, "nanquantile")
+    q = _gathered(q)
+    qs = q if isinstance(q, Tracer) else np.asanyarray(q)
     _check_q(qs, "quantile")
     return _nan_quantile(a, qs, axis, method, keepdims, "nanquantile", q)
 
@@ -411,7 +467,8 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
         return np.nanpercentile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                                 method=method, keepdims=keepdims, weights=weights)
     _unsupported_extras("nanpercentile", out, weights, interpolation)
-    qs = np.true_divide(_concrete(q, "nanpercentile"), 100)
+    q = _gathered(q)
+    qs = np.true_divide(q if isinstance(q, Tracer) else np.asanyarray(q), 100)
     _check_q(qs, "percentile")
     return _nan_quantile(a, qs, axis, method, keepdims, "nanpercentile", q)
 

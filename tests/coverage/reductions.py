@@ -271,9 +271,9 @@ NOTES = {
     "np.average(x, axis, weights, returned, keepdims)": "weights summing to 0 raise NumPy's "
                                                         "ZeroDivisionError (JitZeroDivisionError) "
                                                         "from the call",
-    "np.bincount(x, weights, minlength)": "minlength= required under jit (the result's length); a "
-                                          "value at or past it, or negative, raises IndexError "
-                                          "after the call",
+    "np.bincount(x, weights, minlength)": "minlength= required for a traced x (the result's "
+                                          "length); a value at or past it, or negative, raises "
+                                          "IndexError after the call; a constant x: NumPy's length",
     "np.histogram(x, bins, range, density, weights)": "static bins: a count (edges from range= or "
                                                       "the data), or edges; cost O(size x bins)",
 }

@@ -457,3 +457,28 @@
   %4 = "array.div"(%3, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   "func.return"(%2, %4) : (tensor<4xf32>, tensor<4xf32>) -> ()
 }) {function_type = (tensor<4x5xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>), sym_name = "reduction_epilogue"} : () -> ()
+
+// -----
+// A costly producer whose only user reads it through two shifted operands (x[1:] and x[:-1],
+// a backward induction's step) is stored once and read twice: rule (a) takes a producer read
+// once, and two operands would clone its body twice (a chain of such steps doubles the body at
+// every step).
+// RUN: kernelize,fuse,dce
+// CHECK:      [[P:%[0-9]+]] = "kernel.generic"(%arg0) ({
+// CHECK:        "math.sin"
+// CHECK:      }) {domain = [8]
+// CHECK-NOT:  "math.sin"
+// CHECK:      [[R:%[0-9]+]] = "kernel.generic"([[P]], [[P]]) ({
+// CHECK-NOT:  "math.sin"
+// CHECK:      "func.return"([[R]])
+"func.func"() ({
+^bb0(%arg0: tensor<8xf32>):
+  %0 = "array.sin"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = "array.constant"() {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %2 = "array.add"(%0, %1) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %3 = "array.mul"(%2, %arg0) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %4 = "array.slice"(%3) {start = [1], stride = [1]} : (tensor<8xf32>) -> tensor<7xf32>
+  %5 = "array.slice"(%3) {start = [0], stride = [1]} : (tensor<8xf32>) -> tensor<7xf32>
+  %6 = "array.add"(%4, %5) : (tensor<7xf32>, tensor<7xf32>) -> tensor<7xf32>
+  "func.return"(%6) : (tensor<7xf32>) -> ()
+}) {function_type = (tensor<8xf32>) -> tensor<7xf32>, sym_name = "costly_producer_read_through_two_shifted_operands_is_stored"} : () -> ()

@@ -513,8 +513,10 @@ def test_quantile_errors():
         jc.jit(lambda a: np.quantile(a, 1.5))(x)
     with pytest.raises(jc.UnsupportedError, match="method='median'"):  # not one of NumPy's
         jc.jit(lambda a: np.nanquantile(a, 0.5, method="median"))(x)
-    with pytest.raises(jc.UnsupportedError, match="traced q"):
-        jc.jit(lambda a, q: np.quantile(a, q))(x, np.array(0.5))
+    traced_q = jc.jit(lambda a, q: np.percentile(a, q))  # checked when the call runs
+    for q in (np.array(100.5), -0.5, np.array([50.0, np.nan])):
+        with pytest.raises(ValueError, match=r"Percentiles must be in the range \[0, 100\]"):
+            traced_q(x, q)
 
 
 def test_interp_matches_numpy_loop():

@@ -96,3 +96,9 @@ def check_edge(fn, args: tuple, rtol: float, case: str) -> None:
     for g, w in zip(got_leaves, want_leaves, strict=True):
         if len(w) == 2:
             compare_like_numpy(g[0], w[0], rtol, f"{case}, {w[1]}")
+
+
+def check_refusal(fn, args: tuple, error: type, words: str) -> None:
+    """``fn`` jitted on ``args`` raises jitcore's ``error`` with ``words`` in its message."""
+    with pytest.raises(error, match=words):
+        jc.jit(fn)(*args)

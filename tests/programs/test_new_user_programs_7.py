@@ -502,12 +502,6 @@ REFUSED = {
         jc.JitTypeError,
         "integer indices",
     ),
-    "np.percentile of a traced q": (
-        lambda x, lo: np.percentile(x, [lo, 100 - lo]),
-        (normal(5), 5.0),
-        jc.UnsupportedError,
-        "static_argnames",
-    ),
     "np.histogram_bin_edges with bins='auto'": (
         lambda x: np.histogram_bin_edges(x, "auto"),
         (normal(5),),
