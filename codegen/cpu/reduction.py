@@ -74,6 +74,7 @@ the lanes are computed again in the documented order. Same bits, without a block
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -251,6 +252,28 @@ def _separable(op, merging: PerResult | ArgBest) -> tuple[set[int], list[Value]]
         if id(top) not in combines and any(id(v) in combined for inner in top.walk() for v in inner.operands):
             return None  # something else reads a combine's result
     return combines, [c.op.operands[1] if c.acc_first else c.op.operands[0] for c in merging.combiners]
+
+
+def _max_min_elements(op, merging) -> tuple[set[int], list[Value], list[bool]] | None:
+    """For a float max or min whose combines are top-level ops of the body that nothing else
+    reads (neither their accumulators nor their results): the ids of the combines, the
+    elements they take in, and for each whether it keeps the larger; None otherwise."""
+    if not isinstance(merging, PerResult) or any(
+            c.op is None or c.op.op_name not in ("arith.maximumf", "arith.minimumf")
+            for c in merging.combiners):
+        return None
+    combines = [c.op for c in merging.combiners]
+    tops = {id(top) for top in op.body.ops[:-1]}
+    n_in = len(op.operands)
+    private = {id(r) for c in combines for r in c.results} | {id(a) for a in op.body.args[n_in:]}
+    if not all(id(c) in tops for c in combines):
+        return None
+    for top in op.body.ops[:-1]:
+        if id(top) not in {id(c) for c in combines} and any(
+                id(v) in private for inner in top.walk() for v in inner.operands):
+            return None  # something else reads an accumulator or a combine's result
+    elements = [c.op.operands[1] if c.acc_first else c.op.operands[0] for c in merging.combiners]
+    return {id(c) for c in combines}, elements, [c.op_name == "arith.maximumf" for c in combines]
 
 
 def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
@@ -724,7 +747,7 @@ class RowReduction(_Cascade):
             for u in range(SETS):
                 group(b.add(base, extent(u * lanes)), u)
 
-        if not self._fold_arg_best(sets, chunks):
+        if not self._fold_arg_best(sets, chunks) and not self._fold_max_min(sets, chunks, chain_slots):
             emit_loop(b, chunks, run)
         # The tail's groups, then the last n % LANES elements, into chain 0 (lane i % LANES, the
         # last ones lane 0): one copy of the body each, not one per chain.
@@ -745,6 +768,63 @@ class RowReduction(_Cascade):
                 b.store(value, self.lane_slot(k, lane))
 
         emit_loop(b, extent(lanes), merge_chains)
+
+    def _fold_max_min(self, sets, chunks: ll.Value, chain_slots) -> bool:
+        """The whole chunks of a float max or min (``_fold_lanes``), a compare and a select an
+        element (``x > acc ? x : acc``: x86's ``maxps``, one instruction) in place of the body's
+        NaN-propagating combine (two compares, their ``or`` and a select, all on the chain).
+        That form passes over a NaN element, so each pair of chains keeps a witness, set to NaN
+        where either chain's element of a lane is one (one unordered compare for two elements,
+        off the chains), and put into the first chain's values after the chunks: a lane that
+        met a NaN then holds one, and ``_zero_or_nan`` sends the lanes to the documented order
+        as before. Lanes without a NaN get the same values. False (nothing emitted) for other
+        reductions, float16 (whose ties go the other way) and bodies whose combines are not
+        separable from their elements."""
+        parts = _max_min_elements(self.op, self.merging)
+        if parts is None or not all(isinstance(t, (ll.FloatType, ll.DoubleType)) for t in self.types):
+            return False
+        b, lanes = self.b, self.lanes
+        skipped, wanted, larger = parts
+        witnesses = [[chain_slots(t, ll.Constant(t, 0.0)) for t in self.types] for _ in range(SETS // 2)]
+
+        def slot(array, lane, t):
+            return b.gep(array, [lane], inbounds=True, source_etype=t)
+
+        def fold(u, lane, k, x):
+            t = self.types[k]
+            acc_slot = slot(sets[u][k], lane, t)
+            acc = b.load(acc_slot, typ=t)
+            b.store(b.select(b.fcmp_ordered(">" if larger[k] else "<", x, acc), x, acc), acc_slot)
+
+        def run(c):
+            base = b.mul(c, extent(SETS * lanes))
+            for pair in range(SETS // 2):
+                def step(lane, pair=pair):
+                    u, v = 2 * pair, 2 * pair + 1
+                    xs, ys = ([*self.body.evaluate_without(
+                        [*self.ivs, self._at(b.add(base, b.add(extent(w * lanes), lane)))], skipped, wanted)]
+                        for w in (u, v))
+                    for k, (x, y) in enumerate(zip(xs, ys)):
+                        fold(u, lane, k, x)
+                        fold(v, lane, k, y)
+                        t = self.types[k]
+                        witness_slot = slot(witnesses[pair][k], lane, t)
+                        b.store(b.select(b.fcmp_unordered("uno", x, y), ll.Constant(t, math.nan),
+                                         b.load(witness_slot, typ=t)), witness_slot)
+
+                emit_loop(b, extent(lanes), step)
+
+        emit_loop(b, chunks, run)
+        for pair in range(SETS // 2):
+            def mark(lane, pair=pair):
+                for k, t in enumerate(self.types):
+                    acc_slot = slot(sets[2 * pair][k], lane, t)
+                    witness = b.load(slot(witnesses[pair][k], lane, t), typ=t)
+                    acc = b.load(acc_slot, typ=t)
+                    b.store(b.select(b.fcmp_unordered("uno", witness, witness), witness, acc), acc_slot)
+
+            emit_loop(b, extent(lanes), mark)
+        return True
 
     def _fold_arg_best(self, sets, chunks: ll.Value) -> bool:
         """The whole chunks of an argmax or argmin (``_fold_lanes``), each chain keeping its

@@ -252,6 +252,22 @@ def test_max_and_min_in_lanes_match_numpy_on_zeros_nan_and_inf(dtype):
                     assert (np.signbit(got) == np.signbit(expected)).all(), (name, axis, shape)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_and_min_in_lanes_find_a_single_nan_at_every_position(dtype):
+    """The lanes' fast fold passes over NaN elements and keeps a witness instead: a row whose
+    only NaN is at any position (each lane, chain and chunk, the tail) is still NaN, with
+    infinities and no zeros around it (no zero sends the lanes to the documented order)."""
+    n = 300  # 2 chunks of 4 chains of 16 or 8 lanes, and a tail
+    rng = np.random.default_rng(5)
+    x = rng.uniform(1.0, 2.0, (n + 2, n)).astype(dtype) * rng.choice([-1.0, 1.0], (n + 2, n)).astype(dtype)
+    x[np.arange(n), np.arange(n)] = np.nan
+    x[:, 7], x[:, 100] = np.inf, -np.inf  # the last two rows: no NaN, both infinities
+    x[n + 1, 7] = 3.0
+    got_max, got_min = jc.jit(lambda a: (a.max(axis=1), a.min(axis=1)))(x)
+    np.testing.assert_array_equal(got_max, x.max(axis=1))
+    np.testing.assert_array_equal(got_min, x.min(axis=1))
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64,
                                    np.complex64])
 def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
