@@ -585,12 +585,64 @@ class RowReduction(_Cascade):
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
 
-    def _group(self, base: ll.Value) -> None:
-        """Elements ``base .. base + LANES - 1``, one per lane: a loop over the lanes, which
-        LLVM's loop vectorizer turns into vector code whatever the body (calls of the math
-        library included), or unrolls for the SLP vectorizer."""
+    def _group(self, base: ll.Value, arrays: list | None = None) -> None:
+        """Elements ``base .. base + LANES - 1``, one per lane (of ``arrays``, the lanes by
+        default): a loop over the lanes, which LLVM's loop vectorizer turns into vector code
+        whatever the body (calls of the math library included), or unrolls for the SLP
+        vectorizer."""
         b = self.b
-        emit_loop(b, extent(self.lanes), lambda lane: self._step([*self.ivs, b.add(base, lane)], lane))
+        emit_loop(b, extent(self.lanes),
+                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays))
+
+    def _emit_blocks(self) -> None:
+        """The blocks into the cascade, two at a time where the body is cheap and the row
+        contiguous: a block's lanes are chains of ``STEPS`` dependent combines, which one block
+        at a time leaves waiting on the combine's latency (a float add's 3-4 cycles a vector);
+        two blocks' chains side by side, each from the identity, then pushed in order, give
+        the same lanes and the same cascade: the same bits."""
+        if self.elements is not None or self._strided_inputs():
+            super()._emit_blocks()
+            return
+        b = self.b
+        with b.goto_entry_block():
+            second = [b.alloca(t, size=self.lanes) for t in self.types]
+        known = static_value(self.blocks)
+        pairs = extent(known // 2) if known is not None else b.lshr(self.blocks, extent(1))
+
+        def pair(i):
+            first_block = b.mul(i, extent(2))
+            blocks = (first_block, b.add(first_block, extent(1)))
+            bases = [self._at(b.mul(j, self.block_size)) for j in blocks]
+            self.reset_lanes()
+            with self._lanes_in(second):
+                self.reset_lanes()
+
+            def step(s):
+                for base, arrays in zip(bases, (self.arrays, second)):
+                    self._group(b.add(base, b.mul(s, self.width)), arrays)
+
+            emit_loop(b, extent(STEPS), step)
+            self.push_block(blocks[0])
+            with self._lanes_in(second):
+                self.push_block(blocks[1])
+
+        emit_loop(b, pairs, pair)
+        last = b.sub(self.blocks, extent(1))
+        odd = b.icmp_unsigned("!=", b.and_(self.blocks, extent(1)), extent(0))
+        if known is None or known % 2:
+            with b.if_then(odd):
+                self.reset_lanes()
+                self._block(last)
+                self.push_block(last)
+
+    @contextmanager
+    def _lanes_in(self, arrays: list):
+        """``arrays`` as the lanes meanwhile."""
+        saved, self.arrays = self.arrays, arrays
+        try:
+            yield
+        finally:
+            self.arrays = saved
 
     def _block(self, j: ll.Value) -> None:
         b = self.b
