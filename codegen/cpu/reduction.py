@@ -796,8 +796,9 @@ class RowReduction(_Cascade):
 
         def run(c):
             base = b.mul(c, extent(chunk))
-            for u in range(SETS):
-                group(b.add(base, extent(u * lanes)), u)
+            with self._copied(self._at(base), extent(chunk)):
+                for u in range(SETS):
+                    group(b.add(base, extent(u * lanes)), u)
 
         if not self._fold_arg_best(sets, chunks) and not self._fold_max_min(sets, chunks, chain_slots):
             emit_loop(b, chunks, run)
@@ -850,21 +851,21 @@ class RowReduction(_Cascade):
 
         def run(c):
             base = b.mul(c, extent(SETS * lanes))
-            for pair in range(SETS // 2):
-                def step(lane, pair=pair):
-                    u, v = 2 * pair, 2 * pair + 1
-                    xs, ys = ([*self.body.evaluate_without(
-                        [*self.ivs, self._at(b.add(base, b.add(extent(w * lanes), lane)))], skipped, wanted)]
-                        for w in (u, v))
-                    for k, (x, y) in enumerate(zip(xs, ys)):
-                        fold(u, lane, k, x)
-                        fold(v, lane, k, y)
-                        t = self.types[k]
-                        witness_slot = slot(witnesses[pair][k], lane, t)
-                        b.store(b.select(b.fcmp_unordered("uno", x, y), ll.Constant(t, math.nan),
-                                         b.load(witness_slot, typ=t)), witness_slot)
+            with self._copied(self._at(base), extent(SETS * lanes)):
+                for pair in range(SETS // 2):
+                    def step(lane, pair=pair):
+                        u, v = 2 * pair, 2 * pair + 1
+                        xs, ys = (self.body.evaluate_without([*self.ivs, self._at(at)], skipped, wanted)
+                                  for at in (b.add(base, b.add(extent(w * lanes), lane)) for w in (u, v)))
+                        for k, (x, y) in enumerate(zip(xs, ys)):
+                            fold(u, lane, k, x)
+                            fold(v, lane, k, y)
+                            t = self.types[k]
+                            witness_slot = slot(witnesses[pair][k], lane, t)
+                            b.store(b.select(b.fcmp_unordered("uno", x, y), ll.Constant(t, math.nan),
+                                             b.load(witness_slot, typ=t)), witness_slot)
 
-                emit_loop(b, extent(lanes), step)
+                    emit_loop(b, extent(lanes), step)
 
         emit_loop(b, chunks, run)
         for pair in range(SETS // 2):
@@ -911,16 +912,17 @@ class RowReduction(_Cascade):
 
         def run(c):
             number, base = b.trunc(c, i32), b.mul(c, extent(SETS * lanes))
-            for u in range(SETS):
-                def step(lane, u=u):
-                    x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
-                    best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
-                    best = b.load(best_slot, typ=best_type)
-                    take = merging._takes(b, x, best)
-                    b.store(b.select(take, x, best), best_slot)
-                    b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
+            with self._copied(self._at(base), extent(SETS * lanes)):
+                for u in range(SETS):
+                    def step(lane, u=u):
+                        x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
+                        best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
+                        best = b.load(best_slot, typ=best_type)
+                        take = merging._takes(b, x, best)
+                        b.store(b.select(take, x, best), best_slot)
+                        b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
 
-                emit_loop(b, extent(lanes), step)
+                    emit_loop(b, extent(lanes), step)
 
         emit_loop(b, chunks, run)
         for u in range(SETS):  # chunk numbers to positions

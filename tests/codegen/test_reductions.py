@@ -268,6 +268,19 @@ def test_max_and_min_in_lanes_find_a_single_nan_at_every_position(dtype):
     np.testing.assert_array_equal(got_min, x.min(axis=1))
 
 
+def test_max_min_argmax_argmin_of_a_strided_argument_copy_its_chunks():
+    """Rows of an argument strided at run time (``big[::2, ::2]``) are folded from copies of
+    their chunks, not gathers: the values and positions are NumPy's, NaNs and zeros included."""
+    rng = np.random.default_rng(9)
+    big = np.zeros((12, 602), np.float32)
+    big[::2, ::2] = rng.standard_normal((6, 301))
+    big[0, 2 * 77], big[1, 2 * 5], big[2, 2 * 300], big[4, 2 * 200] = np.nan, np.nan, np.nan, 0.0
+    v = big[::2, ::2]
+    got = jc.jit(lambda a: (a.max(axis=1), a.min(axis=1), a.argmax(axis=1), a.argmin(axis=1)))(v)
+    for g, want in zip(got, (v.max(axis=1), v.min(axis=1), v.argmax(axis=1), v.argmin(axis=1))):
+        np.testing.assert_array_equal(g, want)
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64,
                                    np.complex64])
 def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
