@@ -74,6 +74,7 @@ the lanes are computed again in the documented order. Same bits, without a block
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -251,6 +252,28 @@ def _separable(op, merging: PerResult | ArgBest) -> tuple[set[int], list[Value]]
         if id(top) not in combines and any(id(v) in combined for inner in top.walk() for v in inner.operands):
             return None  # something else reads a combine's result
     return combines, [c.op.operands[1] if c.acc_first else c.op.operands[0] for c in merging.combiners]
+
+
+def _max_min_elements(op, merging) -> tuple[set[int], list[Value], list[bool]] | None:
+    """For a float max or min whose combines are top-level ops of the body that nothing else
+    reads (neither their accumulators nor their results): the ids of the combines, the
+    elements they take in, and for each whether it keeps the larger; None otherwise."""
+    if not isinstance(merging, PerResult) or any(
+            c.op is None or c.op.op_name not in ("arith.maximumf", "arith.minimumf")
+            for c in merging.combiners):
+        return None
+    combines = [c.op for c in merging.combiners]
+    tops = {id(top) for top in op.body.ops[:-1]}
+    n_in = len(op.operands)
+    private = {id(r) for c in combines for r in c.results} | {id(a) for a in op.body.args[n_in:]}
+    if not all(id(c) in tops for c in combines):
+        return None
+    for top in op.body.ops[:-1]:
+        if id(top) not in {id(c) for c in combines} and any(
+                id(v) in private for inner in top.walk() for v in inner.operands):
+            return None  # something else reads an accumulator or a combine's result
+    elements = [c.op.operands[1] if c.acc_first else c.op.operands[0] for c in merging.combiners]
+    return {id(c) for c in combines}, elements, [c.op_name == "arith.maximumf" for c in combines]
 
 
 def _is_complex_sum(combine: Operation | None, acc: Value) -> bool:
@@ -562,12 +585,64 @@ class RowReduction(_Cascade):
     def _at(self, i: ll.Value) -> ll.Value:
         return i if self.first is None else self.b.add(self.first, i)
 
-    def _group(self, base: ll.Value) -> None:
-        """Elements ``base .. base + LANES - 1``, one per lane: a loop over the lanes, which
-        LLVM's loop vectorizer turns into vector code whatever the body (calls of the math
-        library included), or unrolls for the SLP vectorizer."""
+    def _group(self, base: ll.Value, arrays: list | None = None) -> None:
+        """Elements ``base .. base + LANES - 1``, one per lane (of ``arrays``, the lanes by
+        default): a loop over the lanes, which LLVM's loop vectorizer turns into vector code
+        whatever the body (calls of the math library included), or unrolls for the SLP
+        vectorizer."""
         b = self.b
-        emit_loop(b, extent(self.lanes), lambda lane: self._step([*self.ivs, b.add(base, lane)], lane))
+        emit_loop(b, extent(self.lanes),
+                  lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays))
+
+    def _emit_blocks(self) -> None:
+        """The blocks into the cascade, two at a time where the body is cheap and the row
+        contiguous: a block's lanes are chains of ``STEPS`` dependent combines, which one block
+        at a time leaves waiting on the combine's latency (a float add's 3-4 cycles a vector);
+        two blocks' chains side by side, each from the identity, then pushed in order, give
+        the same lanes and the same cascade: the same bits."""
+        if self.elements is not None or self._strided_inputs():
+            super()._emit_blocks()
+            return
+        b = self.b
+        with b.goto_entry_block():
+            second = [b.alloca(t, size=self.lanes) for t in self.types]
+        known = static_value(self.blocks)
+        pairs = extent(known // 2) if known is not None else b.lshr(self.blocks, extent(1))
+
+        def pair(i):
+            first_block = b.mul(i, extent(2))
+            blocks = (first_block, b.add(first_block, extent(1)))
+            bases = [self._at(b.mul(j, self.block_size)) for j in blocks]
+            self.reset_lanes()
+            with self._lanes_in(second):
+                self.reset_lanes()
+
+            def step(s):
+                for base, arrays in zip(bases, (self.arrays, second)):
+                    self._group(b.add(base, b.mul(s, self.width)), arrays)
+
+            emit_loop(b, extent(STEPS), step)
+            self.push_block(blocks[0])
+            with self._lanes_in(second):
+                self.push_block(blocks[1])
+
+        emit_loop(b, pairs, pair)
+        last = b.sub(self.blocks, extent(1))
+        odd = b.icmp_unsigned("!=", b.and_(self.blocks, extent(1)), extent(0))
+        if known is None or known % 2:
+            with b.if_then(odd):
+                self.reset_lanes()
+                self._block(last)
+                self.push_block(last)
+
+    @contextmanager
+    def _lanes_in(self, arrays: list):
+        """``arrays`` as the lanes meanwhile."""
+        saved, self.arrays = self.arrays, arrays
+        try:
+            yield
+        finally:
+            self.arrays = saved
 
     def _block(self, j: ll.Value) -> None:
         b = self.b
@@ -721,10 +796,11 @@ class RowReduction(_Cascade):
 
         def run(c):
             base = b.mul(c, extent(chunk))
-            for u in range(SETS):
-                group(b.add(base, extent(u * lanes)), u)
+            with self._copied(self._at(base), extent(chunk)):
+                for u in range(SETS):
+                    group(b.add(base, extent(u * lanes)), u)
 
-        if not self._fold_arg_best(sets, chunks):
+        if not self._fold_arg_best(sets, chunks) and not self._fold_max_min(sets, chunks, chain_slots):
             emit_loop(b, chunks, run)
         # The tail's groups, then the last n % LANES elements, into chain 0 (lane i % LANES, the
         # last ones lane 0): one copy of the body each, not one per chain.
@@ -745,6 +821,63 @@ class RowReduction(_Cascade):
                 b.store(value, self.lane_slot(k, lane))
 
         emit_loop(b, extent(lanes), merge_chains)
+
+    def _fold_max_min(self, sets, chunks: ll.Value, chain_slots) -> bool:
+        """The whole chunks of a float max or min (``_fold_lanes``), a compare and a select an
+        element (``x > acc ? x : acc``: x86's ``maxps``, one instruction) in place of the body's
+        NaN-propagating combine (two compares, their ``or`` and a select, all on the chain).
+        That form passes over a NaN element, so each pair of chains keeps a witness, set to NaN
+        where either chain's element of a lane is one (one unordered compare for two elements,
+        off the chains), and put into the first chain's values after the chunks: a lane that
+        met a NaN then holds one, and ``_zero_or_nan`` sends the lanes to the documented order
+        as before. Lanes without a NaN get the same values. False (nothing emitted) for other
+        reductions, float16 (whose ties go the other way) and bodies whose combines are not
+        separable from their elements."""
+        parts = _max_min_elements(self.op, self.merging)
+        if parts is None or not all(isinstance(t, (ll.FloatType, ll.DoubleType)) for t in self.types):
+            return False
+        b, lanes = self.b, self.lanes
+        skipped, wanted, larger = parts
+        witnesses = [[chain_slots(t, ll.Constant(t, 0.0)) for t in self.types] for _ in range(SETS // 2)]
+
+        def slot(array, lane, t):
+            return b.gep(array, [lane], inbounds=True, source_etype=t)
+
+        def fold(u, lane, k, x):
+            t = self.types[k]
+            acc_slot = slot(sets[u][k], lane, t)
+            acc = b.load(acc_slot, typ=t)
+            b.store(b.select(b.fcmp_ordered(">" if larger[k] else "<", x, acc), x, acc), acc_slot)
+
+        def run(c):
+            base = b.mul(c, extent(SETS * lanes))
+            with self._copied(self._at(base), extent(SETS * lanes)):
+                for pair in range(SETS // 2):
+                    def step(lane, pair=pair):
+                        u, v = 2 * pair, 2 * pair + 1
+                        xs, ys = (self.body.evaluate_without([*self.ivs, self._at(at)], skipped, wanted)
+                                  for at in (b.add(base, b.add(extent(w * lanes), lane)) for w in (u, v)))
+                        for k, (x, y) in enumerate(zip(xs, ys)):
+                            fold(u, lane, k, x)
+                            fold(v, lane, k, y)
+                            t = self.types[k]
+                            witness_slot = slot(witnesses[pair][k], lane, t)
+                            b.store(b.select(b.fcmp_unordered("uno", x, y), ll.Constant(t, math.nan),
+                                             b.load(witness_slot, typ=t)), witness_slot)
+
+                    emit_loop(b, extent(lanes), step)
+
+        emit_loop(b, chunks, run)
+        for pair in range(SETS // 2):
+            def mark(lane, pair=pair):
+                for k, t in enumerate(self.types):
+                    acc_slot = slot(sets[2 * pair][k], lane, t)
+                    witness = b.load(slot(witnesses[pair][k], lane, t), typ=t)
+                    acc = b.load(acc_slot, typ=t)
+                    b.store(b.select(b.fcmp_unordered("uno", witness, witness), witness, acc), acc_slot)
+
+            emit_loop(b, extent(lanes), mark)
+        return True
 
     def _fold_arg_best(self, sets, chunks: ll.Value) -> bool:
         """The whole chunks of an argmax or argmin (``_fold_lanes``), each chain keeping its
@@ -779,16 +912,17 @@ class RowReduction(_Cascade):
 
         def run(c):
             number, base = b.trunc(c, i32), b.mul(c, extent(SETS * lanes))
-            for u in range(SETS):
-                def step(lane, u=u):
-                    x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
-                    best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
-                    best = b.load(best_slot, typ=best_type)
-                    take = merging._takes(b, x, best)
-                    b.store(b.select(take, x, best), best_slot)
-                    b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
+            with self._copied(self._at(base), extent(SETS * lanes)):
+                for u in range(SETS):
+                    def step(lane, u=u):
+                        x = element([*self.ivs, self._at(b.add(base, b.add(extent(u * lanes), lane)))])
+                        best_slot, taken_slot = slot(sets[u][1], lane, best_type), slot(taken[u], lane, i32)
+                        best = b.load(best_slot, typ=best_type)
+                        take = merging._takes(b, x, best)
+                        b.store(b.select(take, x, best), best_slot)
+                        b.store(b.select(take, number, b.load(taken_slot, typ=i32)), taken_slot)
 
-                emit_loop(b, extent(lanes), step)
+                    emit_loop(b, extent(lanes), step)
 
         emit_loop(b, chunks, run)
         for u in range(SETS):  # chunk numbers to positions

@@ -266,6 +266,35 @@ def test_max_and_min_in_lanes_match_numpy_on_zeros_nan_and_inf(dtype):
                     assert (np.signbit(got) == np.signbit(expected)).all(), (name, axis, shape)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_and_min_in_lanes_find_a_single_nan_at_every_position(dtype):
+    """The lanes' fast fold passes over NaN elements and keeps a witness instead: a row whose
+    only NaN is at any position (each lane, chain and chunk, the tail) is still NaN, with
+    infinities and no zeros around it (no zero sends the lanes to the documented order)."""
+    n = 300  # 2 chunks of 4 chains of 16 or 8 lanes, and a tail
+    rng = np.random.default_rng(5)
+    x = rng.uniform(1.0, 2.0, (n + 2, n)).astype(dtype) * rng.choice([-1.0, 1.0], (n + 2, n)).astype(dtype)
+    x[np.arange(n), np.arange(n)] = np.nan
+    x[:, 7], x[:, 100] = np.inf, -np.inf  # the last two rows: no NaN, both infinities
+    x[n + 1, 7] = 3.0
+    got_max, got_min = jc.jit(lambda a: (a.max(axis=1), a.min(axis=1)))(x)
+    np.testing.assert_array_equal(got_max, x.max(axis=1))
+    np.testing.assert_array_equal(got_min, x.min(axis=1))
+
+
+def test_max_min_argmax_argmin_of_a_strided_argument_copy_its_chunks():
+    """Rows of an argument strided at run time (``big[::2, ::2]``) are folded from copies of
+    their chunks, not gathers: the values and positions are NumPy's, NaNs and zeros included."""
+    rng = np.random.default_rng(9)
+    big = np.zeros((12, 602), np.float32)
+    big[::2, ::2] = rng.standard_normal((6, 301))
+    big[0, 2 * 77], big[1, 2 * 5], big[2, 2 * 300], big[4, 2 * 200] = np.nan, np.nan, np.nan, 0.0
+    v = big[::2, ::2]
+    got = jc.jit(lambda a: (a.max(axis=1), a.min(axis=1), a.argmax(axis=1), a.argmin(axis=1)))(v)
+    for g, want in zip(got, (v.max(axis=1), v.min(axis=1), v.argmax(axis=1), v.argmin(axis=1))):
+        np.testing.assert_array_equal(g, want)
+
+
 @pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.int32, np.uint64, np.float16, np.float32, np.float64,
                                    np.complex64])
 def test_argmax_and_argmin_in_lanes_take_the_first_occurrence(dtype):
