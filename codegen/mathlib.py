@@ -20,7 +20,9 @@ f32 arctan, arctan2, arcsin, arccos, arcsinh, arccosh, arctanh and cbrt compute 
 reductions are exact or carry the rounding in a low part, so the result stays within 1 ULP of
 the correctly rounded one. arcsinh, arccosh (_log_of_sum) and arctanh take
 log(q) as k ln2 + 2 atanh(s) with s = (q - 2**k) / (q + 2**k) from exact sums: one division,
-no table, no double-double log.
+no table, no double-double log. f32 arctan2 reduces by one quotient (_atan2_f32: min / max, or
+(min - max) / (min + max) past 1/2, as a double word from one reciprocal) to a 6-term
+polynomial, with the quadrant's multiple of pi/4 added by a fast two-sum.
 
 f32 log, log2 and log10 divide nowhere: after the reduction to 2**k * (1 + f) with 1 + f in
 [sqrt(1/2), sqrt2), log(1 + f) = f - f**2/2 + f**3 * P(f), P of degree 7 in f itself, evaluated
@@ -243,6 +245,12 @@ _ATAN = {
             -0.05034686224102745, 0.03784329008476318, -0.01756592546933348),
 }
 _PI = (3.141592653589793, 1.2246467991473532e-16)
+# f32 arctan2 (_atan2_f32): atan(t) = t + t * z * P(z), z = t**2 <= 1/4 (Lawson-reweighted,
+# relative to atan; each coefficient rounded to f32 and the rest refitted): 2**-31.7. And
+# 1 / (1 + z) to 0.6% as c0 + c1 z, the slope that weighs t's low part.
+_ATAN2_F32 = (-0.333333283662796, 0.19999554753303528, -0.14273107051849365, 0.10948410630226135,
+              -0.08009076118469238, 0.0390421524643898)
+_ATAN2_SLOPE = (0.9937886408961961, -0.795029700626972)
 _PIO2_DD = (1.5707963267948966, 6.123233995736766e-17)
 # atan's reduction: t = (a - c*b) / (b + c*a) for a/b in [lo, next lo); c = inf means t = -b/a.
 # atan(c) as (hi, lo) and pi - atan(c) as (hi, lo).
@@ -1318,6 +1326,8 @@ def _arctan(m: _Math, x):
 
 
 def _arctan2(m: _Math, y, x):
+    if m.kind == "f32":
+        return _atan2_f32(m, y, x)
     a, b = m.abs(y), m.abs(x)
     # Keep b + c*a finite and subnormal quotients exact: scaled by a power of two near the ends.
     big, small, up = (2.0**1000, 2.0**-900, 2.0**900) if m.kind == "f64" else (2.0**120, 2.0**-100, 2.0**100)
@@ -1331,6 +1341,53 @@ def _arctan2(m: _Math, y, x):
     both_inf = m.b.and_(m.eq(a, inf), m.eq(b, inf))
     r = m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), r)
     r = m.sel(m.b.or_(m.isnan(x), m.isnan(y)), m.c(math.nan), r)
+    return m.call("copysign", r, y)
+
+
+def _atan2_f32(m: _Math, y, x):
+    """f32 arctan2 in f32 lanes from one reciprocal, in place of _atan_core's four steps and
+    their ~35 constants. With mn = min(|x|, |y|) and mx = max: t = mn / mx below 1/2, else t =
+    (mn - mx) / (mn + mx) (the numerator exact, Sterbenz; the denominator a double word) and
+    atan(mn / mx) = pi/4 + atan(t): |t| <= 1/2, chosen before the one division. t is a double
+    word (t = num * rcp, its remainder to a rounding), atan(t) = t + t z P(z) (_ATAN2_F32, 6
+    terms) and the quadrant is C + sigma atan(t) with C a multiple of pi/4 and sigma = +-1:
+    C + sigma t by a fast two-sum (|C| >= pi/4 > |t| where C is not 0) and the other parts added
+    to its error, so one rounding at the end."""
+    b_ = m.b
+    a, b = m.abs(y), m.abs(x)
+    swap = m.gt(a, b)
+    mn, mx = m.sel(swap, b, a), m.sel(swap, a, b)
+    # scaled by a power of two near the ends: 1 / den and mn + mx stay finite, the remainder normal
+    s = m.sel(m.gt(mx, m.c(2.0**120)), m.c(0.25), m.sel(m.lt(mx, m.c(2.0**-64)), m.c(2.0**64), m.c(1.0)))
+    mn, mx = m.mul(mn, s), m.mul(mx, s)
+    big = m.gt(mn, m.mul(mx, m.c(0.5)))  # false for 0/0 and inf/inf (fixed at the end)
+    sum_hi, sum_lo = _fast_two_sum(m, mx, mn)
+    num = m.sel(big, m.sub(mn, mx), mn)
+    den, den_lo = m.sel(big, sum_hi, mx), m.sel(big, sum_lo, m.c(0.0))
+    rcp = m.div(m.c(1.0), den)
+    t = m.mul(num, rcp)
+    t_lo = m.mul(m.fma(m.neg(t), den_lo, m.fma(m.neg(t), den, num)), rcp)  # num / den - t
+    z = m.mul(t, t)
+    d = m.fma(z, m.c(_ATAN2_SLOPE[1]), m.c(_ATAN2_SLOPE[0]))  # about 1 / (1 + z): t_lo's weight
+    tail = m.fma(m.mul(t, z), m.poly(z, _ATAN2_F32), m.mul(t_lo, d))
+    x_neg = b_.icmp_signed("<", m.bits(x), m.i(0))
+    sign = m.bits(m.sel(b_.xor(swap, x_neg), m.c(-0.0), m.c(0.0)))  # sigma's sign bit
+    pio4_hi, pio4_lo = m.pair((_PIO2_DD[0] / 2, _PIO2_DD[1] / 2))
+    pi_hi, pi_lo = m.pair(_PI)
+    pio2_hi, pio2_lo = m.pair(_PIO2_DD)
+    three_hi, three_lo = m.pair((3 * math.pi / 4, 3 * _PI[1] / 4))
+
+    def multiple(pio4, three, pio2, pi):  # C: (3)pi/4 past 1/2, else pi/2, pi or 0
+        return m.sel(big, m.sel(x_neg, three, pio4), m.sel(swap, pio2, m.sel(x_neg, pi, m.c(0.0))))
+    c_hi, c_lo = multiple(pio4_hi, three_hi, pio2_hi, pi_hi), multiple(pio4_lo, three_lo, pio2_lo, pi_lo)
+    h, e = _fast_two_sum(m, c_hi, m.from_bits(b_.xor(m.bits(t), sign)))
+    r = m.add(h, m.add(e, m.add(c_lo, m.from_bits(b_.xor(m.bits(tail), sign)))))
+    # mx 0 (both 0) or inf: t_lo is NaN (0 * inf), the result C, or pi/4 or 3pi/4 if both are inf
+    inf = m.c(math.inf)
+    edge = b_.or_(m.eq(mx, m.c(0.0)), m.eq(mx, inf))
+    both_inf = m.eq(mn, inf)
+    r = m.sel(edge, m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), c_hi), r)
+    r = m.sel(b_.fcmp_unordered("uno", x, y), m.c(math.nan), r)
     return m.call("copysign", r, y)
 
 
