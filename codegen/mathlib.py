@@ -1357,8 +1357,14 @@ def _atan2_f32(m: _Math, y, x):
     a, b = m.abs(y), m.abs(x)
     swap = m.gt(a, b)
     mn, mx = m.sel(swap, b, a), m.sel(swap, a, b)
-    # scaled by a power of two near the ends: 1 / den and mn + mx stay finite, the remainder normal
-    s = m.sel(m.gt(mx, m.c(2.0**120)), m.c(0.25), m.sel(m.lt(mx, m.c(2.0**-64)), m.c(2.0**64), m.c(1.0)))
+    # both scaled by a power of two from mx's exponent field (2**127 for subnormal mx), to mx in
+    # [2, 4): 1 / den stays normal and the remainder exact (0 for inf: fixed at the end)
+    exp_mask = 0x7F800000
+    tiny = m.c(_MIN_NORMAL["f32"])
+    e_bits = m.b.and_(m.bits(m.sel(m.lt(mx, tiny), tiny, mx)), m.i(exp_mask))
+    s = m.from_bits(m.b.sub(m.i(exp_mask), e_bits))
+    inf = m.c(math.inf)
+    both_inf = m.eq(mn, inf)
     mn, mx = m.mul(mn, s), m.mul(mx, s)
     big = m.gt(mn, m.mul(mx, m.c(0.5)))  # false for 0/0 and inf/inf (fixed at the end)
     sum_hi, sum_lo = _fast_two_sum(m, mx, mn)
@@ -1382,10 +1388,9 @@ def _atan2_f32(m: _Math, y, x):
     c_hi, c_lo = multiple(pio4_hi, three_hi, pio2_hi, pi_hi), multiple(pio4_lo, three_lo, pio2_lo, pi_lo)
     h, e = _fast_two_sum(m, c_hi, m.from_bits(b_.xor(m.bits(t), sign)))
     r = m.add(h, m.add(e, m.add(c_lo, m.from_bits(b_.xor(m.bits(tail), sign)))))
-    # mx 0 (both 0) or inf: t_lo is NaN (0 * inf), the result C, or pi/4 or 3pi/4 if both are inf
-    inf = m.c(math.inf)
-    edge = b_.or_(m.eq(mx, m.c(0.0)), m.eq(mx, inf))
-    both_inf = m.eq(mn, inf)
+    # t_lo is NaN only where mx is 0 (both 0) or inf (or x or y is NaN): the result is C there
+    # (t = 0), or pi/4 or 3pi/4 where both are inf
+    edge = m.isnan(t_lo)
     r = m.sel(edge, m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), c_hi), r)
     r = m.sel(b_.fcmp_unordered("uno", x, y), m.c(math.nan), r)
     return m.call("copysign", r, y)
