@@ -1530,9 +1530,9 @@ def _arccosh(m: _Math, x):
     large = m.gt(x, m.c(_HYPERBOLIC_LARGE[m.kind]))
     xc = m.sel(large, one, x)
     x2 = m.mul(xc, xc)
-    h, e = _two_sum(m, x2, m.c(-1.0))
+    h, e = _fast_two_sum(m, x2, m.c(-1.0))  # x2 >= 1 where x >= 1 (else NaN at the end)
     s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
-    w, w_lo = _two_sum(m, xc, s)
+    w, w_lo = _fast_two_sum(m, xc, s)  # s < xc
     w_lo = m.add(w_lo, s_lo)
     r = _log_of_sum(m, m.sel(large, m.mul(x, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = m.sel(m.b.fcmp_ordered(">=", x, one), r, m.c(math.nan))
