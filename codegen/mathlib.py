@@ -251,6 +251,8 @@ _PI = (3.141592653589793, 1.2246467991473532e-16)
 _ATAN2_F32 = (-0.333333283662796, 0.19999554753303528, -0.14273107051849365, 0.10948410630226135,
               -0.08009076118469238, 0.0390421524643898)
 _ATAN2_SLOPE = (0.9937886408961961, -0.795029700626972)
+_PIO4_HEAD = float.fromhex("0x1.921fbp-1")  # pi/4 to 21 bits: 3 times it is exact in f32
+_PIO4_TAIL = math.pi / 4 - _PIO4_HEAD
 _PIO2_DD = (1.5707963267948966, 6.123233995736766e-17)
 # atan's reduction: t = (a - c*b) / (b + c*a) for a/b in [lo, next lo); c = inf means t = -b/a.
 # atan(c) as (hi, lo) and pi - atan(c) as (hi, lo).
@@ -1378,20 +1380,17 @@ def _atan2_f32(m: _Math, y, x):
     tail = m.fma(m.mul(t, z), m.poly(z, _ATAN2_F32), m.mul(t_lo, d))
     x_neg = b_.icmp_signed("<", m.bits(x), m.i(0))
     sign = m.bits(m.sel(b_.xor(swap, x_neg), m.c(-0.0), m.c(0.0)))  # sigma's sign bit
-    pio4_hi, pio4_lo = m.pair((_PIO2_DD[0] / 2, _PIO2_DD[1] / 2))
-    pi_hi, pi_lo = m.pair(_PI)
-    pio2_hi, pio2_lo = m.pair(_PIO2_DD)
-    three_hi, three_lo = m.pair((3 * math.pi / 4, 3 * _PI[1] / 4))
-
-    def multiple(pio4, three, pio2, pi):  # C: (3)pi/4 past 1/2, else pi/2, pi or 0
-        return m.sel(big, m.sel(x_neg, three, pio4), m.sel(swap, pio2, m.sel(x_neg, pi, m.c(0.0))))
-    c_hi, c_lo = multiple(pio4_hi, three_hi, pio2_hi, pi_hi), multiple(pio4_lo, three_lo, pio2_lo, pi_lo)
+    # C = q pi/4, q = 1 or 3 past 1/2, else 2, 4 or 0: q times a 21-bit head (exact) and a tail
+    q = m.sel(big, m.sel(x_neg, m.c(3.0), m.c(1.0)),
+              m.sel(swap, m.c(2.0), m.sel(x_neg, m.c(4.0), m.c(0.0))))
+    c_hi, c_lo = m.mul(q, m.c(_PIO4_HEAD)), m.mul(q, m.c(_PIO4_TAIL))
     h, e = _fast_two_sum(m, c_hi, m.from_bits(b_.xor(m.bits(t), sign)))
     r = m.add(h, m.add(e, m.add(c_lo, m.from_bits(b_.xor(m.bits(tail), sign)))))
     # t_lo is NaN only where mx is 0 (both 0) or inf (or x or y is NaN): the result is C there
     # (t = 0), or pi/4 or 3pi/4 where both are inf
     edge = m.isnan(t_lo)
-    r = m.sel(edge, m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), c_hi), r)
+    both = m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4))
+    r = m.sel(edge, m.sel(both_inf, both, m.add(c_hi, c_lo)), r)
     r = m.sel(b_.fcmp_unordered("uno", x, y), m.c(math.nan), r)
     return m.call("copysign", r, y)
 
