@@ -20,7 +20,9 @@ f32 arctan, arctan2, arcsin, arccos, arcsinh, arccosh, arctanh and cbrt compute 
 reductions are exact or carry the rounding in a low part, so the result stays within 1 ULP of
 the correctly rounded one. arcsinh, arccosh (_log_of_sum) and arctanh take
 log(q) as k ln2 + 2 atanh(s) with s = (q - 2**k) / (q + 2**k) from exact sums: one division,
-no table, no double-double log.
+no table, no double-double log. f32 arctan2 reduces by one quotient (_atan2_f32: min / max, or
+(min - max) / (min + max) past 1/2, as a double word from one reciprocal) to a 6-term
+polynomial, with the quadrant's multiple of pi/4 added by a fast two-sum.
 
 f32 log, log2 and log10 divide nowhere: after the reduction to 2**k * (1 + f) with 1 + f in
 [sqrt(1/2), sqrt2), log(1 + f) = f - f**2/2 + f**3 * P(f), P of degree 7 in f itself, evaluated
@@ -243,6 +245,14 @@ _ATAN = {
             -0.05034686224102745, 0.03784329008476318, -0.01756592546933348),
 }
 _PI = (3.141592653589793, 1.2246467991473532e-16)
+# f32 arctan2 (_atan2_f32): atan(t) = t + t * z * P(z), z = t**2 <= 1/4 (Lawson-reweighted,
+# relative to atan; each coefficient rounded to f32 and the rest refitted): 2**-31.7. And
+# 1 / (1 + z) to 0.6% as c0 + c1 z, the slope that weighs t's low part.
+_ATAN2_F32 = (-0.333333283662796, 0.19999554753303528, -0.14273107051849365, 0.10948410630226135,
+              -0.08009076118469238, 0.0390421524643898)
+_ATAN2_SLOPE = (0.9937886408961961, -0.795029700626972)
+_PIO4_HEAD = float.fromhex("0x1.921fbp-1")  # pi/4 to 21 bits: 3 times it is exact in f32
+_PIO4_TAIL = math.pi / 4 - _PIO4_HEAD
 _PIO2_DD = (1.5707963267948966, 6.123233995736766e-17)
 # atan's reduction: t = (a - c*b) / (b + c*a) for a/b in [lo, next lo); c = inf means t = -b/a.
 # atan(c) as (hi, lo) and pi - atan(c) as (hi, lo).
@@ -1318,6 +1328,8 @@ def _arctan(m: _Math, x):
 
 
 def _arctan2(m: _Math, y, x):
+    if m.kind == "f32":
+        return _atan2_f32(m, y, x)
     a, b = m.abs(y), m.abs(x)
     # Keep b + c*a finite and subnormal quotients exact: scaled by a power of two near the ends.
     big, small, up = (2.0**1000, 2.0**-900, 2.0**900) if m.kind == "f64" else (2.0**120, 2.0**-100, 2.0**100)
@@ -1331,6 +1343,55 @@ def _arctan2(m: _Math, y, x):
     both_inf = m.b.and_(m.eq(a, inf), m.eq(b, inf))
     r = m.sel(both_inf, m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4)), r)
     r = m.sel(m.b.or_(m.isnan(x), m.isnan(y)), m.c(math.nan), r)
+    return m.call("copysign", r, y)
+
+
+def _atan2_f32(m: _Math, y, x):
+    """f32 arctan2 in f32 lanes from one reciprocal, in place of _atan_core's four steps and
+    their ~35 constants. With mn = min(|x|, |y|) and mx = max: t = mn / mx below 1/2, else t =
+    (mn - mx) / (mn + mx) (the numerator exact, Sterbenz; the denominator a double word) and
+    atan(mn / mx) = pi/4 + atan(t): |t| <= 1/2, chosen before the one division. t is a double
+    word (t = num * rcp, its remainder to a rounding), atan(t) = t + t z P(z) (_ATAN2_F32, 6
+    terms) and the quadrant is C + sigma atan(t) with C a multiple of pi/4 and sigma = +-1:
+    C + sigma t by a fast two-sum (|C| >= pi/4 > |t| where C is not 0) and the other parts added
+    to its error, so one rounding at the end."""
+    b_ = m.b
+    a, b = m.abs(y), m.abs(x)
+    swap = m.gt(a, b)
+    mn, mx = m.sel(swap, b, a), m.sel(swap, a, b)
+    # both scaled by a power of two from mx's exponent field (2**127 for subnormal mx), to mx in
+    # [2, 4): 1 / den stays normal and the remainder exact (0 for inf: fixed at the end)
+    exp_mask = 0x7F800000
+    tiny = m.c(_MIN_NORMAL["f32"])
+    e_bits = m.b.and_(m.bits(m.sel(m.lt(mx, tiny), tiny, mx)), m.i(exp_mask))
+    s = m.from_bits(m.b.sub(m.i(exp_mask), e_bits))
+    inf = m.c(math.inf)
+    both_inf = m.eq(mn, inf)
+    mn, mx = m.mul(mn, s), m.mul(mx, s)
+    big = m.gt(mn, m.mul(mx, m.c(0.5)))  # false for 0/0 and inf/inf (fixed at the end)
+    sum_hi, sum_lo = _fast_two_sum(m, mx, mn)
+    num = m.sel(big, m.sub(mn, mx), mn)
+    den, den_lo = m.sel(big, sum_hi, mx), m.sel(big, sum_lo, m.c(0.0))
+    rcp = m.div(m.c(1.0), den)
+    t = m.mul(num, rcp)
+    t_lo = m.mul(m.fma(m.neg(t), den_lo, m.fma(m.neg(t), den, num)), rcp)  # num / den - t
+    z = m.mul(t, t)
+    d = m.fma(z, m.c(_ATAN2_SLOPE[1]), m.c(_ATAN2_SLOPE[0]))  # about 1 / (1 + z): t_lo's weight
+    tail = m.fma(m.mul(t, z), m.poly(z, _ATAN2_F32), m.mul(t_lo, d))
+    x_neg = b_.icmp_signed("<", m.bits(x), m.i(0))
+    sign = m.bits(m.sel(b_.xor(swap, x_neg), m.c(-0.0), m.c(0.0)))  # sigma's sign bit
+    # C = q pi/4, q = 1 or 3 past 1/2, else 2, 4 or 0: q times a 21-bit head (exact) and a tail
+    q = m.sel(big, m.sel(x_neg, m.c(3.0), m.c(1.0)),
+              m.sel(swap, m.c(2.0), m.sel(x_neg, m.c(4.0), m.c(0.0))))
+    c_hi, c_lo = m.mul(q, m.c(_PIO4_HEAD)), m.mul(q, m.c(_PIO4_TAIL))
+    h, e = _fast_two_sum(m, c_hi, m.from_bits(b_.xor(m.bits(t), sign)))
+    r = m.add(h, m.add(e, m.add(c_lo, m.from_bits(b_.xor(m.bits(tail), sign)))))
+    # t_lo is NaN only where mx is 0 (both 0) or inf (or x or y is NaN): the result is C there
+    # (t = 0), or pi/4 or 3pi/4 where both are inf
+    edge = m.isnan(t_lo)
+    both = m.sel(x_neg, m.c(3 * math.pi / 4), m.c(math.pi / 4))
+    r = m.sel(edge, m.sel(both_inf, both, m.add(c_hi, c_lo)), r)
+    r = m.sel(b_.fcmp_unordered("uno", x, y), m.c(math.nan), r)
     return m.call("copysign", r, y)
 
 
@@ -1468,9 +1529,9 @@ def _arccosh(m: _Math, x):
     large = m.gt(x, m.c(_HYPERBOLIC_LARGE[m.kind]))
     xc = m.sel(large, one, x)
     x2 = m.mul(xc, xc)
-    h, e = _two_sum(m, x2, m.c(-1.0))
+    h, e = _fast_two_sum(m, x2, m.c(-1.0))  # x2 >= 1 where x >= 1 (else NaN at the end)
     s, s_lo = _sqrt_dd(m, h, m.add(e, m.fma(xc, xc, m.neg(x2))))
-    w, w_lo = _two_sum(m, xc, s)
+    w, w_lo = _fast_two_sum(m, xc, s)  # s < xc
     w_lo = m.add(w_lo, s_lo)
     r = _log_of_sum(m, m.sel(large, m.mul(x, m.c(0.25)), w), m.sel(large, m.c(0.0), w_lo), large)
     r = m.sel(m.b.fcmp_ordered(">=", x, one), r, m.c(math.nan))

@@ -363,6 +363,31 @@ def test_f32_every_4099th_float(name):
     check(name, "f32", np.arange(0, 2**32, 4099, dtype=np.uint64).astype(np.uint32).view(np.float32))
 
 
+def test_f32_arctan2_reduction_edges():
+    """f32 arctan2 (mathlib._atan2_f32) where its one quotient changes form: min/max at 1/2 (then
+    (min - max) / (min + max)) and at 1 (|y| = |x|: the swap), a few ULP either side, in the four
+    quadrants, at magnitudes from the subnormals to the largest floats (mx's exponent picks the
+    scale) and with the other operand far smaller or 0."""
+    rng = np.random.default_rng(7)
+    base = rng.uniform(1, 2, 400).astype(np.float32)
+    steps = np.arange(-3, 4, dtype=np.int32)
+    ratio = np.concatenate([(base[:, None] * np.float32(r)).view(np.int32)[:, :, None] + steps
+                            for r in (0.5, 1.0, 2.0)], axis=1).view(np.float32).ravel()
+    x = np.repeat(base, ratio.size // base.size)
+    scales = np.float32([2.0**-149, 2.0**-140, 2.0**-126, 2.0**-60, 1.0, 2.0**60, 2.0**125, 2.0**126])
+    with np.errstate(over="ignore", under="ignore"):
+        y = (ratio[None] * scales[:, None]).ravel()
+        x = (x[None] * scales[:, None]).ravel()
+        far = np.float32([0.0, 2.0**-149, 1e-30, 1.0, 3e38])
+        y = np.concatenate([y, np.repeat(far, far.size), np.tile(far, far.size)])
+        x = np.concatenate([x, np.tile(far, far.size), np.repeat(far, far.size)])
+    quadrants = [(1, 1), (1, -1), (-1, 1), (-1, -1)]
+    ys = np.concatenate([y * sy for sy, _ in quadrants]).astype(np.float32)
+    xs = np.concatenate([x * sx for _, sx in quadrants]).astype(np.float32)
+    assert check("arctan2", "f32", ys, xs) <= 1
+    assert check("arctan2", "f32", xs, ys) <= 1
+
+
 def emitted(name, kind):
     """The LLVM IR text of ``name`` emitted once on a scalar of ``kind``, before optimisation."""
     fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
