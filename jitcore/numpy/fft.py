@@ -6,8 +6,8 @@ errors, the dtypes of NumPy 2 (float16, float32 and complex64 in complex64; ever
 complex128), the input cut or zero-padded to ``n``. The one-dimensional transform along the last
 axis is ``fft_plan.transform`` (mixed-radix stages, or Bluestein's algorithm), built from traced
 array operations like any other NumPy code, so it fuses, runs on threads and is cached as they
-are. Real transforms are the complex transform of the real input (or of the Hermitian-extended
-spectrum, for ``irfft``), with the halves NumPy returns.
+are. Real transforms of even length run as a complex transform of half the length
+(``fft_plan.real_forward``, ``real_backward``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitValueError, UnsupportedError
-from jitcore.numpy.fft_plan import transform
+from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
@@ -50,14 +50,6 @@ def _points(n, default: int) -> int:
     return n
 
 
-def _resized(a: Tracer, n: int) -> Tracer:
-    """``a`` cut or zero-padded to ``n`` along its last axis."""
-    have = a.shape[-1]
-    if have >= n:
-        return a[..., :n]
-    return np.concatenate([a, np.zeros(a.shape[:-1] + (n - have,), a.dtype)], axis=-1)
-
-
 def _no_out(out, name: str) -> None:
     if out is not None:
         raise UnsupportedError(f"numpy.fft.{name}: out= is not supported under jit (at {user_location()}); "
@@ -70,7 +62,7 @@ def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
-    z = _resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
+    z = resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
     out = transform(z, 1 if inverse else -1)
     if fct != 1:
         out = out * np.asarray(fct, out.dtype.char.lower())
@@ -85,29 +77,12 @@ def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
-    z = _resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
-    out = transform(z, -1)[..., :n // 2 + 1]
+    out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype))
     if inverse:
         out = np.conjugate(out)
     if fct != 1:
         out = out * np.asarray(fct, out.dtype.char.lower())
     return np.moveaxis(out, -1, axis)
-
-
-def _hermitian_full(c: Tracer, n: int) -> Tracer:
-    """The full spectrum of length ``n`` whose first ``n // 2 + 1`` terms are ``c``'s (zero-padded
-    or cut to that), the rest their conjugates, and whose terms 0 and ``n / 2`` are real, as
-    the real signal's are (NumPy's c2r transform ignores their imaginary parts)."""
-    half = n // 2 + 1
-    c = _resized(c, half)
-    pieces = [c[..., :1].real.astype(c.dtype)]
-    tail_end = half - 1 if n % 2 == 0 else half
-    pieces.append(c[..., 1:tail_end])
-    if n % 2 == 0 and n > 1:
-        pieces.append(c[..., half - 1:half].real.astype(c.dtype))
-    if tail_end > 1:
-        pieces.append(np.conjugate(c[..., tail_end - 1:0:-1]))
-    return np.concatenate(pieces, axis=-1)
 
 
 def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
@@ -120,7 +95,7 @@ def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
     c = np.moveaxis(a, axis, -1).astype(_complex_dtype(a.dtype))
     if forward:
         c = np.conjugate(c)
-    out = transform(_hermitian_full(c, n), 1).real
+    out = real_backward(c, n)
     if fct != 1:
         out = out * np.asarray(fct, out.dtype)
     return np.moveaxis(out.astype(real), -1, axis)

@@ -139,3 +139,58 @@ def transform(z, sign: int):
         return z
     plan = radices(n)
     return _mixed_radix(z, plan, sign) if plan is not None else _bluestein(z, sign)
+
+
+def resized(a, n: int):
+    """``a`` cut or zero-padded to ``n`` along its last axis."""
+    have = a.shape[-1]
+    if have >= n:
+        return a[..., :n]
+    return np.concatenate([a, np.zeros(a.shape[:-1] + (n - have,), a.dtype)], axis=-1)
+
+
+def _pieces(parts: list, axis: int = -1):
+    """``np.concatenate`` of the non-empty ``parts``."""
+    parts = [p for p in parts if p.shape[axis]]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
+
+
+def real_forward(x, dtype):
+    """The first ``n // 2 + 1`` terms of the forward transform of real ``x`` (last axis), in
+    complex ``dtype``. For even ``n``, by one complex transform of half the length: the even
+    terms as real parts, the odd ones as imaginary parts, then the two spectra taken apart."""
+    n = x.shape[-1]
+    if n % 2 or n < 4:
+        return transform(x.astype(dtype), -1)[..., :n // 2 + 1]
+    m = n // 2
+    z = x[..., 0::2].astype(dtype) + x[..., 1::2].astype(dtype) * np.asarray(1j, dtype)
+    spectrum = transform(z, -1)
+    first = spectrum[..., :1]
+    same = _pieces([spectrum, first])  # Z[k], k = 0..m (Z[m] = Z[0])
+    mirror = np.conjugate(_pieces([first, spectrum[..., :0:-1], first]))  # conj(Z[(m - k) % m])
+    half = np.asarray(0.5, dtype)
+    rotate = (roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype)
+    return (same + mirror) * half + rotate * (same - mirror)
+
+
+def real_backward(c, n: int):
+    """The unscaled backward transform of the Hermitian spectrum ``c`` (its first ``n // 2 + 1``
+    terms, the imaginary parts of terms 0 and ``n / 2`` ignored), real, of length ``n``."""
+    half = n // 2 + 1
+    c = resized(c, half)
+    ends = [c[..., :1].real.astype(c.dtype)]
+    if n % 2 or n < 4:
+        tail_end = half - 1 if n % 2 == 0 else half
+        if n % 2 == 0 and n > 1:
+            ends.append(c[..., half - 1:half].real.astype(c.dtype))
+        full = _pieces([ends[0], c[..., 1:tail_end], *ends[1:], np.conjugate(c[..., tail_end - 1:0:-1])])
+        return transform(full, 1).real
+    # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
+    # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
+    m = n // 2
+    top = c[..., m:m + 1].real.astype(c.dtype)
+    same = _pieces([ends[0], c[..., 1:m]])
+    mirror = np.conjugate(_pieces([top, c[..., m - 1:0:-1]]))
+    rotate = (roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype)
+    z = transform(same + mirror + rotate * (same - mirror), 1)
+    return np.stack([z.real, z.imag], axis=-1).reshape(c.shape[:-1] + (n,))
