@@ -30,8 +30,8 @@ def cases():
             x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
             out[f"fft-{n}-{np.dtype(dtype).name}"] = (np.fft.fft, x)
     for dtype in (np.float32, np.float64):
-        out[f"rfft-rows-1024x1024-{np.dtype(dtype).name}"] = (np.fft.rfft,
-                                                               rng.standard_normal((1024, 1024)).astype(dtype))
+        rows = rng.standard_normal((1024, 1024)).astype(dtype)
+        out[f"rfft-rows-1024x1024-{np.dtype(dtype).name}"] = (np.fft.rfft, rows)
     return out
 
 
