@@ -14,10 +14,12 @@ turn, R times each; the table shows the median wall time of each and the ratio o
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
 import numpy as np
+from bench import _median_time  # tools/, on sys.path as this module's own folder
 
 import jitcore as jc
 
@@ -33,15 +35,6 @@ def cases():
         rows = rng.standard_normal((1024, 1024)).astype(dtype)
         out[f"rfft-rows-1024x1024-{np.dtype(dtype).name}"] = (np.fft.rfft, rows)
     return out
-
-
-def median_ms(fn, x, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn(x)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e3
 
 
 def main() -> None:
@@ -66,8 +59,8 @@ def main() -> None:
         for _ in range(3):  # alternate, so that a burst of load hits both
             for t in threads:
                 with jc.config.using(num_threads=t):
-                    ours[t].append(median_ms(jitted, x, args.repeat))
-            theirs.append(median_ms(np_fn, x, args.repeat))
+                    ours[t].append(_median_time(functools.partial(jitted, x), args.repeat) * 1e3)
+            theirs.append(_median_time(functools.partial(np_fn, x), args.repeat) * 1e3)
         ours = {t: statistics.median(v) for t, v in ours.items()}
         numpy_ms = statistics.median(theirs)
         print(f"{name:32} {compile_s:9.2f} " + " ".join(f"{ours[t]:10.3f}" for t in threads)
