@@ -17,7 +17,7 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
@@ -72,7 +72,7 @@ def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
 def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     """``rfft`` (and ``ihfft``: the inverse's conjugate): the first ``n // 2 + 1`` terms."""
     if a.dtype.kind == "c":
-        raise JitValueError(f"numpy.fft.{name} needs real input, got {a.dtype} (at {user_location()}); "
+        raise JitTypeError(f"numpy.fft.{name} needs real input, got {a.dtype} (at {user_location()}); "
                             "use numpy.fft.fft for complex input")
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
