@@ -258,6 +258,21 @@ def test_one_kernel_per_stage():
     assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 3, module
 
 
+def test_tables_stay_small():
+    """No constant of a 2^16-point transform is as long as the data: the stages' tables are read
+    through broadcast maps (a broadcast of a constant is not folded into a dense copy past
+    ``BROADCAST_FOLD_LIMIT``), the long twiddle tables split in two."""
+    from jitcore.ir.dialects import array
+    from jitcore.passes.manager import PassManager
+
+    n = 1 << 16
+    module = jc.make_ir(lambda a: np.fft.fft(a))(np.zeros(n, complex))
+    PassManager("canonicalize,cse,dce").run(module)
+    (func,) = module.functions()
+    sizes = [op.result.type.size for op in func.body.ops if isinstance(op, array.ConstantOp)]
+    assert sizes and max(sizes) <= 4096, sizes
+
+
 @settings(max_examples=examples(6, ci=3), deadline=None)
 @given(st.data())
 def test_drawn_transforms(data):
