@@ -222,6 +222,11 @@ MUTANTS = [
            'return not any(getattr(t, "is_complex", False) for t in elements)', "return True",
            "canonicalize and CSE swap the operands of a complex product (not commutative bit for bit)",
            ("tests/jitcore/test_complex.py", "tests/passes")),
+    Mutant("broadcast-constants-folded", "ir/dialects/array/shape.py",
+           "BROADCAST_FOLD_LIMIT = 1024", "BROADCAST_FOLD_LIMIT = 1 << 30",
+           "a small table broadcast over a large array is folded into a dense copy again (an FFT "
+           "stage then reads tables as long as its data: 2^16 points 30 ms instead of 0.7 ms)",
+           ("tests/jitcore/test_fft.py::test_tables_stay_small",)),
     Mutant("broadcast-stride", "passes/kernelize/shape.py",
            "dims = [None if src.shape[i] == 1 and out_type.shape[d] != 1 else d",
            "dims = [d if src.shape[i] == 1 and out_type.shape[d] != 1 else d",

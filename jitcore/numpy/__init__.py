@@ -19,6 +19,7 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``;
 - ``linalg_api``: ``numpy.linalg``'s names as ``jitcore.numpy.linalg``;
+- ``fft`` (with ``fft_plan``, the transform itself): ``numpy.fft``'s names as ``jitcore.numpy.fft``;
 - ``not_supported``: NumPy's public names not exported here, with the reason for each.
 
 So ``import jitcore.numpy as jnp`` serves JAX-style code: every public NumPy name jitcore supports
@@ -32,6 +33,7 @@ from jitcore.numpy import (
     along_axis,
     creation,
     everyday,
+    fft,
     linalg,
     linalg_api,
     manipulation,
@@ -50,7 +52,7 @@ uint8, uint16, uint32, uint64, bool_ = _np.uint8, _np.uint16, _np.uint32, _np.ui
 complex64, complex128 = _np.complex64, _np.complex128
 pi, e, inf, nan, newaxis = _np.pi, _np.e, _np.inf, _np.nan, _np.newaxis
 __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64", "complex128", "e",
-           "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
+           "fft", "float16", "float32", "float64", "inf", "int8", "int16", "int32", "int64", "linalg", "nan",
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,

@@ -801,7 +801,7 @@ REFUSED = {
     ),
     # np.pad's 'linear_ramp' and np.insert at several indices: compiled since round 7
     "np.poly of a matrix": (lambda A: np.poly(A), (np.eye(2),), jc.UnsupportedError, "eigvals"),
-    "np.fft.fft": (lambda x: np.fft.fft(x), (normal(4),), jc.UnsupportedError, "fft"),
+    # np.fft.fft: compiled since fft31 (tests/jitcore/test_fft.py)
 }
 
 

@@ -23,7 +23,7 @@ quantiles at a traced ``q``, ``bincount`` of a constant ``x`` with traced weight
 binomial tree's backward induction, which compiled in time doubling with each step (fusion
 cloned a producer read through two shifted operands). Each runs under ``jc.jit`` against
 NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py); what
-jitcore refuses on purpose (``np.fft``, ``einsum_path``, ``unique_values``, ``bincount`` of
+jitcore refuses on purpose (``einsum_path``, ``unique_values``, ``bincount`` of
 traced values without ``minlength``) is checked to be its own error.
 """
 
@@ -666,7 +666,6 @@ def test_a_traced_q_outside_its_range_and_a_singular_complex_system_raise_numpys
 
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
-    "np.fft.rfft": (lambda x: np.abs(np.fft.rfft(x)), (SIG,), jc.UnsupportedError, "fft"),
     "np.einsum_path": (lambda a, b: np.einsum_path("ij,jk->ik", a, b), (normal(2, 2), normal(2, 2)),
                        jc.UnsupportedError, "einsum_path"),
     "np.unique_values": (lambda x: np.unique_values(x), (np.array([3, 1, 3]),), jc.JitTypeError, "unique"),

@@ -12,6 +12,11 @@ from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
 from jitcore.ir.opdef import attr, of, tuple_of
 from jitcore.ir.types import TensorType
 
+# A broadcast of a constant that is not a splat folds only up to this many elements: past it, a
+# dense copy of a small table (an FFT stage's twiddles, broadcast over the whole array) would
+# cost memory and bandwidth that the broadcast map reading the table does not.
+BROADCAST_FOLD_LIMIT = 1024
+
 
 class BroadcastInDimOp(ArrayOp):
     """Operand dim ``i`` becomes result dim ``broadcast_dimensions[i]``; size-1 dims stretch."""
@@ -42,6 +47,8 @@ class BroadcastInDimOp(ArrayOp):
         arr = constant_array(constants[0])
         if arr is None or self.result_type.size > FOLD_LIMIT:
             return None
+        if arr.size > 1 and self.result_type.size > max(BROADCAST_FOLD_LIMIT, arr.size):
+            return None  # a kernel reads the small table through a broadcast map instead
         expanded = [1] * self.result_type.rank
         for i, d in enumerate(self.broadcast_dimensions):
             expanded[d] = arr.shape[i]

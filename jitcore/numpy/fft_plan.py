@@ -1,0 +1,196 @@
+"""The discrete Fourier transform along the last axis, written with NumPy's array functions so
+that the same code runs traced (one fused kernel per stage) and on NumPy arrays (the constants
+that Bluestein's algorithm needs, computed while tracing).
+
+Lengths whose prime factors are all at most ``LARGEST_RADIX`` run as a mixed-radix Stockham
+transform, decimation in frequency: each stage of radix ``r`` views the data as
+``(r, S, P)`` (``S = N / r`` points of each of the ``P`` sub-transforms still to do), and writes
+
+    Z[s, h, p] = w_N^(s h) * sum_j w_r^(h j) * A[j, s, p]
+
+as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
+the stage is one elementwise kernel that reads its input once and writes its output once, in
+natural order at the end (no bit reversal). Other lengths use Bluestein's algorithm: the
+transform as a convolution with a chirp, done by two transforms of a smooth length ``m >= 2n-1``
+and the precomputed transform of the chirp.
+
+Twiddle factors are constants computed in float64 from exact integer reductions (octant
+symmetry, so each is within an ulp or so of the true root) and rounded once to the data's dtype.
+A stage with a long ``S`` takes ``w_N^(s h)`` as the product of two short tables
+(``s = s1 B + s0``) instead of one table as long as the data.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+LARGEST_RADIX = 13  # larger prime factors go through Bluestein's algorithm
+SPLIT_TWIDDLES_ABOVE = 1024  # a stage with more points per sub-transform splits its table
+
+
+def roots(num, den: int, sign: int, dtype) -> np.ndarray:
+    """``exp(sign * 2 pi i num / den)`` for integer arrays ``num``, in float64 from the angle
+    reduced to the first octant by integer arithmetic, then rounded to ``dtype``."""
+    k = np.asarray(num, dtype=np.int64) % den
+    quadrant, rest = np.divmod(4 * k, den)  # angle = (quadrant + rest / den) * pi / 2
+    flip = 2 * rest > den
+    angle = (np.pi / 2) * (np.where(flip, den - rest, rest) / den)
+    c, s = np.cos(angle), np.sin(angle)
+    c, s = np.where(flip, s, c), np.where(flip, c, s)  # (cos, sin) of (rest / den) * pi / 2
+    # times i^quadrant: (c, s) -> (-s, c) -> (-c, -s) -> (s, -c)
+    re = np.choose(quadrant, [c, -s, -c, s])
+    im = np.choose(quadrant, [s, c, -s, -c])
+    out = np.empty(k.shape, np.complex128)
+    out.real, out.imag = re, sign * im
+    return out.astype(dtype)
+
+
+def radices(n: int) -> list[int] | None:
+    """The radix of each stage for length ``n`` (fours first, then primes up to
+    ``LARGEST_RADIX``), or None when ``n`` has a larger prime factor."""
+    out = []
+    while n % 4 == 0:
+        out.append(4)
+        n //= 4
+    for p in (2, 3, 5, 7, 11, 13):
+        while n % p == 0:
+            out.append(p)
+            n //= p
+    return out if n == 1 else None
+
+
+def smooth_length(n: int) -> int:
+    """The least ``2^a 3^b 5^c`` at or above ``n``: Bluestein's convolution length."""
+    best = 1 << max(0, (n - 1).bit_length())
+    f5 = 1
+    while f5 < best:
+        f35 = f5
+        while f35 < best:
+            f = f35
+            while f < n:
+                f *= 2
+            best = min(best, f)
+            f35 *= 3
+        f5 *= 5
+    return best
+
+
+def _near_root_divisor(s: int) -> int:
+    """The divisor of ``s`` nearest below ``sqrt(s)``: the short table's length."""
+    b = int(np.sqrt(s))
+    while s % b:
+        b -= 1
+    return b
+
+
+def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int):
+    """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs)``; returns
+    ``batch + (n_points // r, r * subs)``."""
+    dtype = a.dtype
+    s = n_points // r
+    h = np.arange(r)
+    split = s > SPLIT_TWIDDLES_ABOVE
+    b = _near_root_divisor(s) if split else s
+    a = a.reshape(batch + (r, s // b, b, 1, subs))
+    acc = a[..., 0:1, :, :, :, :]
+    for j in range(1, r):
+        acc = acc + roots(h * j, r, sign, dtype).reshape(r, 1) * a[..., j:j + 1, :, :, :, :]
+    if s > 1:  # w_N^(s h), s = s1 b + s0
+        acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape(b, r, 1) * acc
+        if split:
+            s1 = np.arange(s // b) * b
+            acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape(s // b, 1, r, 1) * acc
+    return acc.reshape(batch + (s, r * subs))
+
+
+def _mixed_radix(z, plan: list[int], sign: int):
+    batch, n = z.shape[:-1], z.shape[-1]
+    a = z.reshape(batch + (n, 1))
+    n_points, subs = n, 1
+    for r in plan:
+        a = _stage(a, batch, n_points, r, subs, sign)
+        n_points //= r
+        subs *= r
+    return a.reshape(batch + (n,))
+
+
+def _bluestein(z, sign: int):
+    """``X_k = c_k sum_j (z_j c_j) conj(c_(k-j))``, ``c_k = w_2n^(k^2)``: a circular convolution of
+    length ``m``, by transforms of length ``m`` (the chirp's transform is a constant)."""
+    batch, n = z.shape[:-1], z.shape[-1]
+    m = smooth_length(2 * n - 1)
+    plan = radices(m)
+    k = np.arange(n, dtype=np.int64)
+    chirp = roots(k * k % (2 * n), 2 * n, sign, np.complex128)
+    kernel = np.zeros(m, np.complex128)
+    kernel[:n] = chirp.conj()
+    kernel[m - n + 1:] = chirp[1:].conj()[::-1]
+    kernel_hat = _mixed_radix(kernel, plan, sign) / m  # the inverse's 1/m folded in
+    padded = np.concatenate([z * chirp.astype(z.dtype), np.zeros(batch + (m - n,), z.dtype)], axis=-1)
+    spectrum = _mixed_radix(padded, plan, sign) * kernel_hat.astype(z.dtype)
+    return _mixed_radix(spectrum, plan, -sign)[..., :n] * chirp.astype(z.dtype)
+
+
+def transform(z, sign: int):
+    """The unscaled transform of complex ``z`` along its last axis: ``sign = -1`` forward
+    (``sum_j z_j exp(-2 pi i jk/n)``), ``+1`` backward. ``n >= 1``."""
+    n = z.shape[-1]
+    if n == 1:
+        return z
+    plan = radices(n)
+    return _mixed_radix(z, plan, sign) if plan is not None else _bluestein(z, sign)
+
+
+def resized(a, n: int):
+    """``a`` cut or zero-padded to ``n`` along its last axis."""
+    have = a.shape[-1]
+    if have >= n:
+        return a[..., :n]
+    return np.concatenate([a, np.zeros(a.shape[:-1] + (n - have,), a.dtype)], axis=-1)
+
+
+def _pieces(parts: list, axis: int = -1):
+    """``np.concatenate`` of the non-empty ``parts``."""
+    parts = [p for p in parts if p.shape[axis]]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
+
+
+def real_forward(x, dtype):
+    """The first ``n // 2 + 1`` terms of the forward transform of real ``x`` (last axis), in
+    complex ``dtype``. For even ``n``, by one complex transform of half the length: the even
+    terms as real parts, the odd ones as imaginary parts, then the two spectra taken apart."""
+    n = x.shape[-1]
+    if n % 2 or n < 4:
+        return transform(x.astype(dtype), -1)[..., :n // 2 + 1]
+    m = n // 2
+    z = x[..., 0::2].astype(dtype) + x[..., 1::2].astype(dtype) * np.asarray(1j, dtype)
+    spectrum = transform(z, -1)
+    first = spectrum[..., :1]
+    same = _pieces([spectrum, first])  # Z[k], k = 0..m (Z[m] = Z[0])
+    mirror = np.conjugate(_pieces([first, spectrum[..., :0:-1], first]))  # conj(Z[(m - k) % m])
+    half = np.asarray(0.5, dtype)
+    rotate = (roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype)
+    return (same + mirror) * half + rotate * (same - mirror)
+
+
+def real_backward(c, n: int):
+    """The unscaled backward transform of the Hermitian spectrum ``c`` (its first ``n // 2 + 1``
+    terms, the imaginary parts of terms 0 and ``n / 2`` ignored), real, of length ``n``."""
+    half = n // 2 + 1
+    c = resized(c, half)
+    ends = [c[..., :1].real.astype(c.dtype)]
+    if n % 2 or n < 4:
+        tail_end = half - 1 if n % 2 == 0 else half
+        if n % 2 == 0 and n > 1:
+            ends.append(c[..., half - 1:half].real.astype(c.dtype))
+        full = _pieces([ends[0], c[..., 1:tail_end], *ends[1:], np.conjugate(c[..., tail_end - 1:0:-1])])
+        return transform(full, 1).real
+    # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
+    # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
+    m = n // 2
+    top = c[..., m:m + 1].real.astype(c.dtype)
+    same = _pieces([ends[0], c[..., 1:m]])
+    mirror = np.conjugate(_pieces([top, c[..., m - 1:0:-1]]))
+    rotate = (roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype)
+    z = transform(same + mirror + rotate * (same - mirror), 1)
+    return np.stack([z.real, z.imag], axis=-1).reshape(c.shape[:-1] + (n,))
