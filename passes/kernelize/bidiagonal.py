@@ -106,6 +106,7 @@ def _bidiagonalize(e, m: int, n: int, t, A, s, ev, work, gathered, U, V, u_cols:
     (the column reflector, then ``A e``, then the row reflector's update)."""
     zero, one = e.const(0.0, t), e.const(1.0, t)
     nct, nrt = max(0, min(m - 1, n)), max(0, min(n - 2, m))
+    assert nrt < max(nct, 1), "T is tall: the last step leaves no row reflector pending"
 
     def scatter(e, j, lo, first):  # the pending row reflector on column j, rows lo..m-1
         f = _neg(e, _d(e, ev.get(e, j), first))
@@ -160,9 +161,7 @@ def _bidiagonalize(e, m: int, n: int, t, A, s, ev, work, gathered, U, V, u_cols:
         _when(e, has_row, row)
         return [_and(e, has_row, applies(e)), ev.get(e, e.op("arith.minsi", k1, _idx(e, n - 1)))]
 
-    last, first = _loop(e, 0, max(nct, nrt), step, [e.const(False, i1), one])
-    k = max(nct, nrt)  # a row reflector of the last step still to apply (none for m >= n)
-    _when(e, last, lambda e: _loop(e, k, n, lambda e, j, _: scatter(e, j, k, first)))
+    _loop(e, 0, max(nct, nrt), step, [e.const(False, i1), one])
     p = min(n, m + 1)
     if nct < n:
         s.set(e, nct, A.get(e, nct, nct))
