@@ -291,6 +291,17 @@ def test_svd_and_eigh_of_larger_structured_matrices(dtype):
     _check_eigh(sym, w, v, np.linalg.eigvalsh(sym))
 
 
+def test_dot_products_are_marked_reorderable_and_nothing_else():
+    """The reductions' dot products carry ``fastmath = "reassoc"`` (so LLVM vectorizes them,
+    decompose._dot); the code generator marks exactly those additions, the rest stay IEEE."""
+    lowered = jc.jit(lambda a: np.linalg.eigvalsh(a), cache=False).lower(np.ones((4, 4)))
+    marked = lowered.as_text("optimized").count('{fastmath = "reassoc"}')
+    llvm = lowered.as_text("llvm")
+    assert marked >= 1
+    assert llvm.count("fadd reassoc") == marked
+    assert " fadd double" in llvm
+
+
 def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
     """eigh's, svd's and eig's updates of their vectors wait in logs applied a strip of
     columns at a time (passes/kernelize/decompose.py, ``_RowLog``): logs of about one sweep
