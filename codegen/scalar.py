@@ -90,6 +90,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         out = getattr(b, SIMPLE[name])(*args)
         if precision.flags and name.endswith("f"):
             out.flags.extend(precision.flags)
+        elif op.attributes.get("fastmath") == "reassoc":  # a sum the algorithm lets LLVM reorder
+            out.flags.append("reassoc")
         return out
     if name == "arith.negf":
         return b.fneg(args[0])

@@ -24,6 +24,7 @@ from __future__ import annotations
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, f64, i1, i64
 from jitcore.passes.kernelize.decompose import (
+    _dot,
     _eps,
     _fill,
     _finish,
@@ -34,7 +35,6 @@ from jitcore.passes.kernelize.decompose import (
     _PairLog,
     _Row,
     _setup,
-    _sum,
 )
 from jitcore.passes.kernelize.nonsymmetric import (
     _a,
@@ -92,65 +92,76 @@ def _reflector(e, lo, hi, get, set_, t):
     return _neg(e, size)
 
 
-def _bidiagonalize(e, m: int, n: int, t, A, s, ev, work, U, V, u_cols: int) -> None:
+def _bidiagonalize(e, m: int, n: int, t, A, s, ev, work, gathered, U, V, u_cols: int) -> None:
     """A (m x n, m >= n) to upper bidiagonal form: column k's reflector below the diagonal,
     then row k's right of the superdiagonal (``dsvdc``); U's first ``u_cols`` columns and V
-    formed from them when given."""
-    zero = e.const(0.0, t)
+    formed from them when given.
+
+    One pass over the trailing matrix per step, column by column (a row of A's storage, in
+    L1 while it is worked on): the previous step's row reflector lands on the column
+    (``A[:, j] -= (e_j / e_k1) work``), then this step's column reflector, then the column's
+    share of the next row reflector's ``A e`` (``gathered += r_j A[:, j]`` with row k's
+    entries r_j before they are scaled into e, whose norm is known only after the pass:
+    ``work = A[:, k1] - gathered / lead`` after it). ``dsvdc`` makes three passes a step
+    (the column reflector, then ``A e``, then the row reflector's update)."""
+    zero, one = e.const(0.0, t), e.const(1.0, t)
     nct, nrt = max(0, min(m - 1, n)), max(0, min(n - 2, m))
+    assert nrt < max(nct, 1), "T is tall: the last step leaves no row reflector pending"
 
-    def step(e, k, _):
+    def scatter(e, j, lo, first):  # the pending row reflector on column j, rows lo..m-1
+        f = _neg(e, _d(e, ev.get(e, j), first))
+        _axpy(e, lo, m, *_column(A, j), f, work.get)
+
+    def step(e, k, carried):
+        pending, first = carried
         k1 = _inc(e, k)
+        has_column, has_row = _ic(e, "slt", k, nct), _ic(e, "slt", k, nrt)
+        _when(e, pending, lambda e: scatter(e, k, k, first))
         if nct:
-            def column(e):
-                s.set(e, k, _reflector(e, k, m, *_column(A, k), t))
+            _when(e, has_column, lambda e: s.set(e, k, _reflector(e, k, m, *_column(A, k), t)))
+        apply_column = _and(e, has_column, _fc(e, "une", s.get(e, k), zero))
+        if nrt:
+            _when(e, has_row, lambda e: _loop(e, k1, m, lambda e, i, _: gathered.set(e, i, zero)))
 
-            _when(e, _ic(e, "slt", k, nct), column)
-        apply_column = _and(e, _ic(e, "slt", k, nct), _fc(e, "une", s.get(e, k), zero))
+        def rest(e, j, _):
+            _when(e, pending, lambda e: scatter(e, j, k, first))
 
-        def rest(e, j, _):  # the column reflector on column j, then row k's entry into e
             def apply(e):
-                dot = _sum(e, k, m, lambda e, i: _m(e, A.get(e, i, k), A.get(e, i, j)), t)
+                dot = _dot(e, k, m, lambda e, i: _m(e, A.get(e, i, k), A.get(e, i, j)), t)
                 f = _neg(e, _d(e, dot, A.get(e, k, k)))
                 _axpy(e, k, m, *_column(A, j), f, _column(A, k)[0])
 
             _when(e, apply_column, apply)
-            ev.set(e, j, A.get(e, k, j))
+            r = A.get(e, k, j)
+            ev.set(e, j, r)
+            if nrt:
+                _when(e, has_row, lambda e: _axpy(e, k1, m, gathered.get, gathered.set, r, _column(A, j)[0]))
 
         _loop(e, k1, n, rest)
         if U is not None and nct:
-            _when(e, _ic(e, "slt", k, nct),
-                  lambda e: _loop(e, k, m, lambda e, i, _: U.set(e, i, k, A.get(e, i, k))))
+            _when(e, has_column, lambda e: _loop(e, k, m, lambda e, i, _: U.set(e, i, k, A.get(e, i, k))))
         if not nrt:
-            return
+            return [e.const(False, i1), one]
+
+        def applies(e):
+            return _and(e, _ic(e, "slt", k1, m), _fc(e, "une", ev.get(e, k), zero))
 
         def row(e):
-            ev.set(e, k, _reflector(e, k1, n, ev.get, ev.set, t))
-            lead = ev.get(e, k)
+            lead = _reflector(e, k1, n, ev.get, ev.set, t)
+            ev.set(e, k, lead)
 
-            def apply(e):
-                _loop(e, k1, m, lambda e, i, _: work.set(e, i, zero))
+            def prepare(e):
+                _loop(e, k1, m, lambda e, i, _: work.set(e, i, _s(e, A.get(e, i, k1),
+                                                                  _d(e, gathered.get(e, i), lead))))
 
-                def gather(e, j, _):
-                    ej = ev.get(e, j)
-                    _axpy(e, k1, m, work.get, work.set, ej, _column(A, j)[0])
-
-                _loop(e, k1, n, gather)
-                first = ev.get(e, k1)
-
-                def scatter(e, j, _):
-                    f = _neg(e, _d(e, ev.get(e, j), first))
-                    _axpy(e, k1, m, *_column(A, j), f, work.get)
-
-                _loop(e, k1, n, scatter)
-
-            _when(e, _and(e, _ic(e, "slt", k1, m), _fc(e, "une", lead, zero)), apply)
+            _when(e, applies(e), prepare)
             if V is not None:
                 _loop(e, k1, n, lambda e, i, _: V.set(e, i, k, ev.get(e, i)))
 
-        _when(e, _ic(e, "slt", k, nrt), row)
+        _when(e, has_row, row)
+        return [_and(e, has_row, applies(e)), ev.get(e, e.op("arith.minsi", k1, _idx(e, n - 1)))]
 
-    _loop(e, 0, max(nct, nrt), step)
+    _loop(e, 0, max(nct, nrt), step, [e.const(False, i1), one])
     p = min(n, m + 1)
     if nct < n:
         s.set(e, nct, A.get(e, nct, nct))
@@ -182,7 +193,7 @@ def _form_u(e, m: int, u_cols: int, nct: int, t, s, U) -> None:
 
         def apply(e):
             def column(e, j, _):
-                dot = _sum(e, k, m, lambda e, i: _m(e, U.get(e, i, k), U.get(e, i, j)), t)
+                dot = _dot(e, k, m, lambda e, i: _m(e, U.get(e, i, k), U.get(e, i, j)), t)
                 f = _neg(e, _d(e, dot, U.get(e, k, k)))
                 _axpy(e, k, m, *_column(U, j), f, _column(U, k)[0])
 
@@ -206,7 +217,7 @@ def _form_v(e, n: int, nrt: int, t, ev, V) -> None:
 
         def apply(e):
             def column(e, j, _):
-                dot = _sum(e, k1, n, lambda e, i: _m(e, V.get(e, i, k), V.get(e, i, j)), t)
+                dot = _dot(e, k1, n, lambda e, i: _m(e, V.get(e, i, k), V.get(e, i, j)), t)
                 f = _neg(e, _d(e, dot, V.get(e, k1, k)))
                 _axpy(e, k1, n, *_column(V, j), f, _column(V, k)[0])
 
@@ -462,7 +473,7 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
     _svd_fails(e, _fc(e, "uge", largest, e.const(float("inf"), t)))  # NaN or inf: as NumPy's
     scale = _power_of_two(e, largest, t)
     _fill(e, rows, cols, A, lambda e, i, j: _m(e, entry(e, i, j), scale))
-    _bidiagonalize(e, rows, cols, t, A, s, ev, work, U, V, u_count)
+    _bidiagonalize(e, rows, cols, t, A, s, ev, work, _Matrix(outer, t, 12), U, V, u_count)
     logs = [None, None]
     if op.vectors:  # the QR iteration's turns of columns of U and V, applied in batches
         logs = [_PairLog(_Matrix(outer, t, result), cols, width, _Matrix(outer, i64, indices),
@@ -489,6 +500,7 @@ def svd(op: array.SvdOp) -> kernel.GenericOp:
     for _ in range(2):  # U's log (results 8, 9), V's (10, 11)
         indices, factors = _PairLog.sizes(_PairLog.capacity(cols, LOG_TURNS, t) if op.vectors else 0)
         results += [TensorType(batch + indices, i64), TensorType(batch + factors, t)]
+    results.append(TensorType(batch + (max(rows, 1),), t))  # the row reflector's A e, gathered
     return _finish(kb, op, results, [-1] * len(results))
 
 

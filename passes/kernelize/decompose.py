@@ -113,6 +113,18 @@ def _sum(e, lo, hi, term, t) -> Value:
     return _add_f(e, parts[0], rest)
 
 
+def _dot(e, lo, hi, term, t) -> Value:
+    """The sum of ``term(e, i)`` for i in range(lo, hi), its additions marked reorderable: LLVM
+    vectorizes it into partial sums of its choosing (their number depends on the host's
+    vector width, so the last bits do too). For the reductions whose order no result is
+    defined by: NumPy's own (LAPACK's BLAS) reorder them as freely."""
+    def add(e, i, c):
+        return [e.op("arith.addf", c[0], term(e, i), fastmath="reassoc")]
+
+    (total,) = _loop(e, lo, hi, add, [e.const(0.0, t)])
+    return total
+
+
 def _f(e, name, *args):
     return e.op(name, *args)
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, i1, i64, index
 from jitcore.passes.kernelize.decompose import (
+    _dot,
     _eps,
     _fill,
     _finish,
@@ -175,7 +176,7 @@ def _hessenberg(e, n: int, t, H: _Matrix, Vt: _Matrix | None, ort: _Matrix, w: _
             _loop(e, k1, n, left)
 
             def right(e, i, _):
-                f = _d(e, _sum(e, k1, n, lambda e, j: _m(e, H.get(e, i, j), ort.get(e, j)), t), h)
+                f = _d(e, _dot(e, k1, n, lambda e, j: _m(e, H.get(e, i, j), ort.get(e, j)), t), h)
                 _loop(e, k1, n, lambda e, j, _: H.set(e, i, j, _s(e, H.get(e, i, j),
                                                                    _m(e, f, ort.get(e, j)))))
 
@@ -202,7 +203,7 @@ def _hessenberg(e, n: int, t, H: _Matrix, Vt: _Matrix | None, ort: _Matrix, w: _
             denominator = _m(e, ort.get(e, k1), sub)  # -h: ort[k+1] * H[k+1, k] = (u_1 - g) g
 
             def row(e, j, _):  # column j of Q, a row of Q^T
-                f = _d(e, _sum(e, k1, n, lambda e, c: _m(e, Vt.get(e, j, c), ort.get(e, c)), t), denominator)
+                f = _d(e, _dot(e, k1, n, lambda e, c: _m(e, Vt.get(e, j, c), ort.get(e, c)), t), denominator)
                 _loop(e, k1, n, lambda e, c, _: Vt.set(e, j, c, _a(e, Vt.get(e, j, c),
                                                                     _m(e, f, ort.get(e, c)))))
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, f64, i1, i32, i64
-from jitcore.passes.kernelize import decompose
 from jitcore.passes.kernelize.decompose import (
     _abs,
     _add_f,
@@ -98,55 +97,48 @@ def _transpose_into(e, n: int, cols: int, source: _Matrix, target: _Matrix) -> N
     _fill(e, n, cols, target, lambda e, i, j: source.get(e, j, i))
 
 
-def _folded(e, lo, hi, count: int, body) -> None:
-    """body(e, first, many) over [lo, hi) in groups of ``count``, then one at a time."""
-    groups = e.op("arith.divui", e.op("arith.subi", hi, lo), _idx(e, count))
-
-    def group(e, g, _):
-        body(e, e.op("arith.addi", lo, e.op("arith.muli", g, _idx(e, count))), count)
-
-    _loop(e, 0, groups, group)
-    _loop(e, e.op("arith.addi", lo, e.op("arith.muli", groups, _idx(e, count))), hi,
-          lambda e, r, _: body(e, r, 1))
+def _inc(e, i):
+    return e.op("arith.addi", i, _idx(e, 1))
 
 
 def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
-    """Reduce the symmetric A (both triangles stored) to tridiagonal form by reflectors from
-    the two sides, as LAPACK's ``sytd2``: step k makes the reflector of row k right of the
-    diagonal (column k below it, by symmetry), keeps its vector there past the subdiagonal
-    entry, and updates the trailing matrix A -= v w^T + w v^T with ``w = p - (h/2)(v.p) v``,
-    ``p = h A v`` (in scratch ``w``), both in fused multiply-adds along rows. (In panels, as
-    ``sytrd`` with ``latrd``: within 0-6% of this, for 0.3-0.5 s more compile; not kept,
+    """Reduce the symmetric A to tridiagonal form by reflectors from the two sides, as
+    LAPACK's ``sytd2`` on the lower triangle: step k makes the reflector of column k below the
+    diagonal (the subdiagonal entry left there), keeps its vector in row k past the
+    superdiagonal (the upper triangle is not kept otherwise), and updates the trailing lower triangle
+    ``A -= v w^T + w v^T`` with ``w = p - (h/2)(v.p) v``, ``p = h A v`` (in scratch ``w``).
+    ``A v`` is read from the lower triangle alone, a row at a time: row i's entries left of the
+    diagonal give ``(A v)_i`` as a dot product and add ``A_ij v_i`` into ``(A v)_j`` in the
+    same pass (``symv``'s way), so each step reads half the matrix once for ``A v`` and updates
+    the same half, where both triangles were read and updated. (In panels, as ``sytrd`` with
+    ``latrd``: within 0-6% of the two-triangle form, for 0.3-0.5 s more compile; not kept,
     docs/performance.md.)"""
     def step(e, k, _):
         k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
-        xnorm = _norm(e, k2, n, lambda e, i: A.get(e, k, i), t)
-        beta, factor, h = _householder(e, A.get(e, k, k1), xnorm, t)
+        xnorm = _norm(e, k2, n, lambda e, i: A.get(e, i, k), t)
+        beta, factor, h = _householder(e, A.get(e, k1, k), xnorm, t)
         tau.set(e, k, h)
-        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, k, i), factor)))
-        A.set(e, k, k1, beta)
+        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, i, k), factor)))
+        A.set(e, k1, k, beta)
 
         def v(e, j):  # the reflector's vector over k+1..n-1 (its leading 1 implied)
             first = e.op("arith.cmpi", j, k1, result=i1, predicate="eq")
             return e.select(first, e.const(1.0, t), A.get(e, k, j))
 
-        # p = h A v, A symmetric: the sum of its rows times v's entries, ``UNROLL`` rows per
-        # pass along p (vector loops, where a dot product per row is a chain of scalar adds)
         _loop(e, k1, n, lambda e, i, _: w.set(e, i, e.const(0.0, t)))
 
-        def rows_into_w(e, first, many):
-            rows = [e.op("arith.addi", first, _idx(e, u)) for u in range(many)]
-            vs = [v(e, r) for r in rows]
+        def row_of_av(e, i, _):  # row i of the lower triangle into A v, both ways at once
+            vi = v(e, i)
 
-            def col(e, c, _):
-                acc = w.get(e, c)
-                for r, vr in zip(rows, vs):
-                    acc = _fma(e, vr, A.get(e, r, c), acc)
-                w.set(e, c, acc)
+            def entry(e, j, c):
+                a = A.get(e, i, j)
+                w.set(e, j, _fma(e, a, vi, w.get(e, j)))
+                return [e.op("arith.addf", c[0], _mul(e, a, v(e, j)), fastmath="reassoc")]
 
-            _loop(e, k1, n, col)
+            (left,) = _loop(e, k1, i, entry, [e.const(0.0, t)])
+            w.set(e, i, _add_f(e, w.get(e, i), _fma(e, A.get(e, i, i), vi, left)))
 
-        _folded(e, k1, _idx(e, n), decompose.UNROLL, rows_into_w)
+        _loop(e, k1, n, row_of_av)
         _loop(e, k1, n, lambda e, i, _: w.set(e, i, _mul(e, h, w.get(e, i))))
         vp = _sum(e, k1, n, lambda e, j: _mul(e, v(e, j), w.get(e, j)), t)
         half = _mul(e, _mul(e, e.const(0.5, t), h), vp)
@@ -154,8 +146,10 @@ def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
 
         def update(e, i, _):
             vi, wi = e.op("arith.negf", v(e, i)), e.op("arith.negf", w.get(e, i))
-            _loop(e, k1, n, lambda e, j, _: A.set(e, i, j, _fma(e, wi, v(e, j), _fma(e, vi, w.get(e, j),
-                                                                                   A.get(e, i, j)))))
+            def entry(e, j, _):
+                A.set(e, i, j, _fma(e, wi, v(e, j), _fma(e, vi, w.get(e, j), A.get(e, i, j))))
+
+            _loop(e, k1, _inc(e, i), entry)
 
         _loop(e, k1, n, update)
 
@@ -270,7 +264,7 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
     _fill(e, n, n, A, lambda e, i, j: _mul(e, lower(e, i, j), scale))
     _tridiagonalize(e, n, t, A, tau, w)
     _loop(e, 0, n, lambda e, i, _: d.set(e, i, A.get(e, i, i)))
-    _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, A.get(e, i, e.op("arith.addi", i, _idx(e, 1)))))
+    _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, A.get(e, e.op("arith.addi", i, _idx(e, 1)), i)))
     if n:
         off.set(e, n - 1, e.const(0.0, t))
     if op.vectors:

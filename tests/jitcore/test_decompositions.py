@@ -263,6 +263,45 @@ def test_svd_of_rank_deficient_matrices_completes_the_basis():
             f(np.array([[1.0, bad], [0.0, 1.0], [2.0, 0.0]]))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_svd_and_eigh_of_larger_structured_matrices(dtype):
+    """Sides past the vector loops' widths and remainders, through svd's one-pass
+    bidiagonalisation (a row reflector pending from one step to the next; zero reflectors
+    mid-way) and eigh's lower-triangle tridiagonalisation, as stacks: one kernel each."""
+    rng = np.random.default_rng(31)
+    q = [np.linalg.qr(rng.standard_normal((k, k)))[0] for k in (37, 23, 33)]
+    graded = (q[0][:, :23] * np.logspace(0, -6 if dtype == np.float64 else -3, 23)) @ q[1]
+    bidiagonal = np.zeros((37, 23))  # its row and column reflectors all zero
+    bidiagonal[np.arange(23), np.arange(23)] = rng.standard_normal(23)
+    bidiagonal[np.arange(22), np.arange(1, 23)] = rng.standard_normal(22)
+    holes = rng.standard_normal((37, 23))
+    holes[:, [0, 5, 6]] = 0.0  # zero columns: zero column reflectors, then rows the same
+    holes[[3, 20], :] = 0.0
+    a = np.stack([graded, bidiagonal, holes, np.outer(rng.standard_normal(37), rng.standard_normal(23))])
+    repeated = (q[2] * np.repeat([-2.0, 0.0, 1.0, 1.0 + 1e-9], [9, 8, 8, 8])) @ q[2].T
+    sym = np.stack([repeated, (q[2] * np.logspace(0, -12, 33)) @ q[2].T, rng.standard_normal((33, 33))])
+    sym = (sym + np.swapaxes(sym, -1, -2)) / 2
+    a, sym = a.astype(dtype), sym.astype(dtype)
+    both = jc.jit(lambda a, sym: (np.linalg.svd(a, full_matrices=False), np.linalg.eigh(sym)))
+    (u, s, vh), (w, v) = both(a, sym)
+    _close(s, np.linalg.svd(a, compute_uv=False), a)
+    _close((u * s[..., None, :]) @ vh, a, a)
+    for x in (u, np.swapaxes(vh, -1, -2)):
+        _close(np.swapaxes(x, -1, -2) @ x, np.broadcast_to(np.eye(23, dtype=dtype), (4, 23, 23)), a * 0 + 1)
+    _check_eigh(sym, w, v, np.linalg.eigvalsh(sym))
+
+
+def test_dot_products_are_marked_reorderable_and_nothing_else():
+    """The reductions' dot products carry ``fastmath = "reassoc"`` (so LLVM vectorizes them,
+    decompose._dot); the code generator marks exactly those additions, the rest stay IEEE."""
+    lowered = jc.jit(lambda a: np.linalg.eigvalsh(a), cache=False).lower(np.ones((4, 4)))
+    marked = lowered.as_text("optimized").count('{fastmath = "reassoc"}')
+    llvm = lowered.as_text("llvm")
+    assert marked >= 1
+    assert llvm.count("fadd reassoc") == marked
+    assert " fadd double" in llvm
+
+
 def test_vector_updates_logged_in_small_batches_and_strips(monkeypatch):
     """eigh's, svd's and eig's updates of their vectors wait in logs applied a strip of
     columns at a time (passes/kernelize/decompose.py, ``_RowLog``): logs of about one sweep
