@@ -23,7 +23,8 @@ def _class(a: np.ndarray) -> str:
 def test_classes_of_views():
     a = np.zeros((4, 3), np.float32)
     f = np.asfortranarray(a)
-    assert [_class(v) for v in (a, f, a[::-1, ::-1], a[::2], a.T[::2], a[::-1], f[:, ::-1], f[::-1, ::-1])] == [
+    views = (a, f, a[::-1, ::-1], a[::2], a.T[::2], a[::-1], f[:, ::-1], f[::-1, ::-1])
+    assert [_class(v) for v in views] == [
         "C", "F", "reversed", "strided", "strided", "C flip 0", "F flip 1", "F flip 0,1"]
     assert _class(np.zeros(5)[::-1]) == "reversed"
     assert _class(np.zeros((1, 5))[:, ::-1]) == "reversed"  # an axis of extent 1 does not count
@@ -69,8 +70,8 @@ def test_one_compile_per_class_and_no_stale_hit(log):
         for kind in order:
             x = views[kind]
             before = f.cache_info().compiles
-            for call in (lambda: f(x), lambda: f(x=x)):
-                total, rows, scaled = call()
+            for results in (f(x), f(x=x)):
+                total, rows, scaled = results
                 want = _both(x)
                 assert total == want[0] and total.dtype == want[0].dtype, kind
                 np.testing.assert_array_equal(rows, want[1], err_msg=kind)
