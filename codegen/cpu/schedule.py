@@ -96,7 +96,9 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
             op_twin, orders = twin
             dense = _Schedule(module, f"{name}.dense", op_twin, [False] * len(strided), fastmath,
                               split and general_extent is not None, sizes.unbound(), cut=False)
-            # the launch splits the op's dim: the twin must split one of the same extent
+            # the launch splits the op's dim: the twin must split one of the same extent (where
+            # it does not, the general kernel runs, as the run-time dispatch chose before; the
+            # twin is left unused in the module, which LLVM drops)
             if dense.pieces is None and dense.split_extent == general_extent:
                 wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
                                       general_extent is not None)
