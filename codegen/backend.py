@@ -4,9 +4,10 @@ loads a plan into the process.
 A backend is an object with:
 
 - ``name``: the target's name, as ``CompileOptions.target`` spells it;
-- ``lower(func, specs, options) -> CompiledFunction``: an optimised ``func.func`` to a plan
-  (plain data, ``codegen/plan.py``) holding the target's code; ``specs`` holds, per argument,
-  whether it is C-contiguous (a strided one passes its strides);
+- ``lower(func, layouts, options) -> CompiledFunction``: an optimised ``func.func`` to a plan
+  (plain data, ``codegen/plan.py``) holding the target's code; ``layouts`` holds, per argument,
+  its layout class (``codegen/layout_class.py``: a C-contiguous one's strides are known, the
+  others pass their strides, and the code may be specialised on the class);
 - ``magic() -> tuple[str, str, str]``: what the code depends on besides the IR (for the CPU:
   triple, CPU name, features), part of any key that stores code across processes;
 - ``fingerprint() -> str``: what else, in this process, the code ``lower`` makes depends on:
@@ -47,7 +48,7 @@ class ObjectCache(Protocol):
 class Backend(Protocol):
     name: str
 
-    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction: ...
+    def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> CompiledFunction: ...
 
     def magic(self) -> tuple[str, str, str]: ...
 

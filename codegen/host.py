@@ -294,6 +294,13 @@ def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:
     return [s.kind == "input" and plan.arg_strided[s.index] for s in launch.operands if s != STATUS]
 
 
+def operand_layout_classes(launch: Launch, strided: list[bool], layouts: tuple[str, ...]) -> list[str | None]:
+    """Per array operand of ``launch`` (as ``strided_operands``): a strided argument's layout
+    class (``codegen/layout_class.py``), else None."""
+    operands = [s for s in launch.operands if s != STATUS]
+    return [layouts[s.index] if flag else None for s, flag in zip(operands, strided)]
+
+
 def declare_entry(module: ll.Module, symbol: str) -> ll.Function:
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [PTR]), symbol)
     fn.args[0].name = "desc"

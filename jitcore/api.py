@@ -53,6 +53,7 @@ from jitcore import (
 )
 from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
@@ -423,7 +424,9 @@ class JitFunction:
             if not contiguous and (not leaf.flags.aligned or any(s % leaf.itemsize for s in leaf.strides)):
                 leaf, contiguous = np.ascontiguousarray(leaf), True  # unaligned: one copy
             fortran = not contiguous and leaf.flags.f_contiguous
-            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran), leaf
+            layout = layout_class.C if contiguous else layout_class.classify(leaf.shape, leaf.strides,
+                                                                             leaf.itemsize)
+            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran, layout=layout), leaf
         if isinstance(leaf, np.generic):  # returned, or carried through a loop, as a NumPy scalar
             spec, arr = self._leaf(np.asarray(leaf), tree, index)
             return dataclasses.replace(spec, scalar=True), arr

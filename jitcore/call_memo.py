@@ -9,8 +9,10 @@ number, no containers) all of that follows from a few facts about each argument,
 order, and per value:
 
 - an ``ndarray`` (the type itself, not a subclass): dtype, shape and its C-contiguous,
-  F-contiguous and aligned flags (the full key's layout). Unaligned arrays and strides that are
-  no multiple of the item size are left to the full path, which copies them;
+  F-contiguous and aligned flags, and for an array that is neither C- nor F-contiguous its
+  layout class (reversed, flipped axes or strided: ``codegen/layout_class.py``): the full key's
+  layout. Unaligned arrays and strides that are no multiple of the item size are left to the
+  full path, which copies them;
 - a Python ``float``, ``complex``, ``bool``: its type (the value is traced); an ``int``: the
   bounds of ``api.int_range`` that the full key holds in its place;
 - where the function has static arguments, every number or string by type and value, since
@@ -28,6 +30,8 @@ subclasses, other objects) returns None here and takes the full path, unchanged.
 from __future__ import annotations
 
 import numpy as np
+
+from jitcore.codegen.layout_class import classify
 
 _NDARRAY = np.ndarray
 # NumPy's flag bits (``ndarray.flags.num``): the layout facts of the full key, and alignment
@@ -62,8 +66,11 @@ def _part(v, statics: bool, int_range):
         flags = v.flags.num & _LAYOUT
         if not flags & _ALIGNED:
             return None
-        if not flags & _C_CONTIGUOUS and any(s % v.itemsize for s in v.strides):
-            return None
+        if not flags & _C_CONTIGUOUS:
+            if any(s % v.itemsize for s in v.strides):
+                return None
+            if not flags & _F_CONTIGUOUS:  # the flags do not tell reversed from strided
+                return v.dtype, v.shape, flags, classify(v.shape, v.strides, v.itemsize)
         return v.dtype, v.shape, flags
     if statics and (t in _TRACED_BY_TYPE or t is int or t is str):
         return t, v

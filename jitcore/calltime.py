@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jitcore import pytree
+from jitcore.codegen import layout_class
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir.types import TensorType
@@ -120,7 +121,7 @@ class LoopFrame:
 class Inputs:
     """What one compiled variant reads on each call, in hidden-argument order."""
 
-    # per hidden argument: ("array", read, (shape, dtype, contiguous), copied) or ("draw", fn)
+    # per hidden argument: ("array", read, (shape, dtype, layout class), copied) or ("draw", fn)
     slots: list = field(default_factory=list)
     guards: list = field(default_factory=list)  # (read, value): scalars the code named
     effects: list = field(default_factory=list)  # (position, fn): np.random.seed(...) calls in order
@@ -132,13 +133,14 @@ class Inputs:
 
     def prepare(self) -> None:
         """What each call does, worked out once when the trace is done."""
-        layouts = []  # per array slot: (index, read, dtype, shape, 0: C order, 1: strided, 2: copied)
+        # per array slot: (index, read, dtype, shape, its layout class, or None: copied)
+        layouts = []
         for k, slot in enumerate(self.slots):
             if slot[0] == "array":
-                _, read, (shape, dtype, contiguous), copied = slot
-                layouts.append((k, read, dtype, shape, 2 if copied else 0 if contiguous else 1))
+                _, read, (shape, dtype, layout), copied = slot
+                layouts.append((k, read, dtype, shape, None if copied else layout))
         self._arrays = layouts
-        self._copies = [k for k, *_, layout in layouts if layout == 2]
+        self._copies = [k for k, *_, layout in layouts if layout is None]
         draws = [(k, slot[1]) for k, slot in enumerate(self.slots) if slot[0] == "draw"]
         # In program order: a seed runs before the draws traced after it; a loop's draws, all
         # of its steps, where its first draw was traced.
@@ -162,8 +164,12 @@ class Inputs:
             a = read()
             if type(a) is not np.ndarray or a.shape != shape or (a.dtype is not dtype and a.dtype != dtype):
                 return None
-            if layout == 0 and not a.flags.c_contiguous or layout == 1 and _unaligned(a):
-                return None  # the code was compiled for another layout
+            if layout == layout_class.C:
+                if not a.flags.c_contiguous:
+                    return None  # the code was compiled for another layout
+            elif layout is not None and (a.flags.c_contiguous or _unaligned(a)
+                                         or layout_class.classify(a.shape, a.strides, a.itemsize) != layout):
+                return None
             values[k] = a
         return values
 
@@ -239,7 +245,7 @@ class Recorder:
         self.trace = None
         self.block = None
         self.inputs = Inputs()
-        self.specs: list = []  # (shape, dtype, contiguous) per hidden argument
+        self.specs: list = []  # (shape, dtype, layout class) per hidden argument
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
@@ -334,7 +340,9 @@ class Recorder:
             return None
         contiguous = value.flags.c_contiguous
         copied = not contiguous and _unaligned(value)  # passed as a copy on each call
-        spec = (value.shape, value.dtype, contiguous or copied)
+        layout = (layout_class.C if contiguous or copied
+                  else layout_class.classify(value.shape, value.strides, value.itemsize))
+        spec = (value.shape, value.dtype, layout)
         tracer = self._argument(spec, ("array", known[1], spec, copied), known[2])
         self._hidden[id(value)] = tracer
         return tracer
@@ -344,7 +352,7 @@ class Recorder:
         """A hidden argument that ``fn()`` fills on each call; ``sample`` (a draw from a copy
         of the generator) gives its shape and dtype."""
         sample = np.asarray(sample)
-        tracer = self._argument((sample.shape, sample.dtype, True), ("draw", fn), "a random draw")
+        tracer = self._argument((sample.shape, sample.dtype, layout_class.C), ("draw", fn), "a random draw")
         tracer.scalar = sample.ndim == 0
         return tracer
 
@@ -364,7 +372,7 @@ class Recorder:
             self.inputs.groups.append((len(self.inputs.slots), frame.group))
         sample = np.asarray(sample)
         group = frame.group
-        stacked = self._argument(((group.trip, *sample.shape), sample.dtype, True), ("loop",),
+        stacked = self._argument(((group.trip, *sample.shape), sample.dtype, layout_class.C), ("loop",),
                                  "random draws of a loop")
         group.sites.append((len(self.inputs.slots) - 1, fn, sample.shape, sample.dtype))
         start, stride = frame.steps.start, frame.steps.step

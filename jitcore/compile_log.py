@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 
+from jitcore.codegen import layout_class
 from jitcore.compile_time import CompileClock
 
 logger = logging.getLogger("jitcore")
@@ -22,13 +23,12 @@ STAGES = ("tracing", "disk cache", "optimizing", "code generation")
 
 
 def describe_spec(spec) -> str:
-    """One argument leaf as ``float32[3,4]``, with its layout when it is not C-contiguous and
+    """One argument leaf as ``float32[3,4]``, with its layout class when it is not
+    C-contiguous (``fortran``, ``reversed``, ``C order, axis 0 reversed``, ``strided``) and
     ``weak`` for a Python scalar (its dtype follows the other operands)."""
     text = f"{spec.dtype}[{','.join(map(str, spec.shape))}]"
-    if spec.fortran:
-        text += " fortran"
-    elif not spec.contiguous:
-        text += " strided"
+    if spec.layout != layout_class.C:
+        text += " " + ("fortran" if spec.layout == layout_class.F else layout_class.describe(spec.layout))
     if spec.weak:
         text += " weak"
     return text
@@ -51,15 +51,11 @@ def _spec_change(old, new) -> list[str]:
     if old.dtype != new.dtype or old.weak != new.weak:
         what.append(f"dtype {describe_spec(old).split('[')[0]}{' weak' if old.weak else ''} -> "
                     f"{describe_spec(new).split('[')[0]}{' weak' if new.weak else ''}")
-    if (old.contiguous, old.fortran) != (new.contiguous, new.fortran):
-        what.append(f"layout {_layout(old)} -> {_layout(new)}")
+    if old.layout != new.layout:
+        what.append(f"layout {layout_class.describe(old.layout)} -> {layout_class.describe(new.layout)}")
     if old.int_range != new.int_range and old.dtype == new.dtype:
         what.append(f"Python int range {old.int_range} -> {new.int_range}")
     return what
-
-
-def _layout(spec) -> str:
-    return "C-contiguous" if spec.contiguous else "Fortran" if spec.fortran else "strided"
 
 
 def _differences(old_key, new_key, paths: list[str], name_of) -> list[tuple[str, list[str]]]:

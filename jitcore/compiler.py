@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitcore import calltime, ir, passes, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
@@ -61,6 +62,13 @@ class ArgSpec:
     int_range: tuple[int, int] | None = None  # a Python int's bounds (api.int_range)
     fortran: bool = False  # Fortran-ordered and not C-contiguous
     scalar: bool = False  # a NumPy scalar or Python number, not a 0-d array: its tracer is one
+    # The layout class the code is specialised on (codegen/layout_class.py): "C" exactly when
+    # ``contiguous``; never strides, so that one compile serves every stride of a class.
+    layout: str = layout_class.C
+
+    def __post_init__(self):
+        if not self.contiguous and self.layout == layout_class.C:  # a class not given: strided
+            object.__setattr__(self, "layout", layout_class.F if self.fortran else layout_class.STRIDED)
 
 
 @dataclass(frozen=True)
@@ -195,8 +203,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
     arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
-    hidden = () if recorder is None else tuple(ArgSpec(shape, dtype, contiguous=c)
-                                                        for shape, dtype, c in recorder.specs)
+    hidden = () if recorder is None else tuple(ArgSpec(shape, dtype, contiguous=layout == layout_class.C,
+                                                               layout=layout)
+                                                        for shape, dtype, layout in recorder.specs)
     return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
                            owners(leaves, tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
@@ -242,4 +251,4 @@ def lower(module: ModuleOp, specs: list[ArgSpec], options: CompileOptions | None
     options = options or CompileOptions()
     (func,) = module.functions()
     lowering = LowerOptions(header=ARRAY_HEADER, fastmath=options.fastmath, profile=options.profile)
-    return backend_for(options.target).lower(func, tuple(s.contiguous for s in specs), lowering)
+    return backend_for(options.target).lower(func, tuple(s.layout for s in specs), lowering)

@@ -13,13 +13,14 @@ half a millisecond of a first call. Those files are evicted and cleared with the
 not counted as entries.
 
 The key of a plan is a digest of the traced module's text (the generic form, which holds every
-attribute and constant in full), the compile options (pipeline, fast math, target), which
-arguments are C-contiguous, the caller's array-header layout, and what the code depends on
-besides: the target's ``magic()`` (triple, CPU name, features with the vector width) and
-``fingerprint()`` (which BLAS, the size thresholds of its lowering), the versions of llvmlite,
-LLVM and NumPy, and jitcore's own version, taken as its source: the name, size and modification
-time of each module that turns a traced module into code (``versioned_files``: the compiler
-layers, the lowering modules of jitcore, autograph; not the tracer, whose output is the key)
+attribute and constant in full), the compile options (pipeline, fast math, target), the
+arguments' layout classes (C-contiguous, Fortran, reversed, strided, ...), the caller's
+array-header layout, and what the code depends on besides: the target's ``magic()`` (triple,
+CPU name, features with the vector width) and ``fingerprint()`` (which BLAS, the size
+thresholds of its lowering), the versions of llvmlite, LLVM and NumPy, and jitcore's own
+version, taken as its source: the name, size and modification time of each module that turns a
+traced module into code (``versioned_files``: the compiler layers, the lowering modules of
+jitcore, autograph; not the tracer, whose output is the key)
 (a release, an upgrade or an edited checkout are each a new version; stat calls cost a fraction
 of a millisecond, hashing the source would cost a few). The
 key is taken before the pass pipeline, not after it: a disk hit then skips the passes too
@@ -215,12 +216,13 @@ def _environment(target: str) -> str:
             f"magic {backend_for(target).magic()!r}")
 
 
-def plan_key(traced: str, contiguous: tuple[bool, ...], options) -> str:
+def plan_key(traced: str, layouts: tuple[str, ...], options) -> str:
     """The key of the plan compiled from the traced module's text ``traced`` with ``options``
-    (a ``compiler.CompileOptions``) for arguments whose C-contiguity is ``contiguous``."""
+    (a ``compiler.CompileOptions``) for arguments of the layout classes ``layouts``
+    (``codegen/layout_class.py``: the code is specialised on them)."""
     backend = backend_for(options.target)
     return _digest("plan", _environment(options.target), backend.fingerprint(), repr(options),
-                   repr(contiguous), repr(ARRAY_HEADER), traced)
+                   repr(layouts), repr(ARRAY_HEADER), traced)
 
 
 # -- entries ---------------------------------------------------------------------------------
@@ -255,7 +257,7 @@ def entry(module, specs, options) -> Entry | None:
     folder = directory()
     if folder is None:
         return None
-    return Entry(folder, plan_key(ir.print_op(module), tuple(s.contiguous for s in specs), options))
+    return Entry(folder, plan_key(ir.print_op(module), tuple(s.layout for s in specs), options))
 
 
 def _read(folder: str, key: str, kind: bytes) -> bytes | None:

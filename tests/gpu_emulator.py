@@ -183,6 +183,7 @@ def run_on_cuda(text: str, arrays: list) -> tuple:
     import pytest
 
     from jitcore import cuda, ir, pytree
+    from jitcore.codegen import layout_class
     from jitcore.codegen.backend import backend_for
     from jitcore.codegen.nvptx import TrigArgumentRangeError
     from jitcore.codegen.plan import LowerOptions
@@ -204,7 +205,7 @@ def run_on_cuda(text: str, arrays: list) -> tuple:
     with contextlib.ExitStack() as stack:
         for patch in patches:
             stack.enter_context(patch)
-        plan = backend_for("cuda").lower(func, tuple(True for _ in arrays), LowerOptions())
+        plan = backend_for("cuda").lower(func, tuple(layout_class.C for _ in arrays), LowerOptions())
         run = executable.CudaExecutable(plan, pytree.flatten(tuple(range(results)))[1])
         try:
             return tuple(np.asarray(out) for out in run(list(arrays)))

@@ -33,13 +33,17 @@ CASES = {  # name: (function, argument)
     "a.sum(axis=0) strided": (lambda a: a.sum(axis=0), "strided"),
     "a.sum(axis=1) strided": (lambda a: a.sum(axis=1), "strided"),
     "a.sum() F": (lambda a: a.sum(), "F"),
+    "a.sum(axis=0) F": (lambda a: a.sum(axis=0), "F"),
+    "(a * 2).sum() reversed": (lambda a: (a * 2).sum(), "reversed"),
+    "a.sum(axis=1) reversed": (lambda a: a.sum(axis=1), "reversed"),
 }
 
 
 def argument(kind: str) -> np.ndarray:
     c = np.zeros((300, 200), np.float32)
     return {"C": c, "C64": c.astype(np.float64), "long": np.zeros(1 << 20, np.float32),
-            "strided": np.zeros((600, 400), np.float32)[::2, ::2], "F": np.asfortranarray(c)}[kind]
+            "strided": np.zeros((600, 400), np.float32)[::2, ::2], "F": np.asfortranarray(c),
+            "reversed": c[::-1, ::-1]}[kind]
 
 
 def one(name: str) -> None:

@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import host
+from jitcore.codegen import host, layout_class
 from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target, tiled_gemm
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
@@ -32,6 +32,7 @@ from jitcore.codegen.host import (
     arg_types,
     declare_entry,
     emit_entry,
+    operand_layout_classes,
     plan_function,
     size_symbols,
     strided_operands,
@@ -141,9 +142,10 @@ class CpuBackend:
                 f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
                 f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
 
-    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> CompiledFunction:
+    def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
-        plan, ops = plan_function(func, self.name, draft, specs, options.header)
+        plan, ops = plan_function(func, self.name, draft, tuple(c == layout_class.C for c in layouts),
+                                  options.header)
         plan.profile = options.profile
         module = ll.Module(name=draft)
         entry = declare_entry(module, draft)
@@ -161,7 +163,7 @@ class CpuBackend:
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
                                                        row_split=i in grouped, symbols=symbols,
-                                                       tiny=not unroll)
+                                                       tiny=not unroll, layouts=layouts)
             kernels.append(fn)
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
@@ -318,7 +320,8 @@ class CpuBackend:
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = (),
-                tiny: bool = False) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
+                tiny: bool = False, layouts: tuple[str, ...] = ()
+                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
@@ -329,10 +332,12 @@ class CpuBackend:
         size-generic function (``symbols``) the kernel takes the run-time extents; one whose
         work is a run-time value is compiled split unless the function is ``tiny``, so that
         every size shares its code: the launch then runs it as one call below
-        ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs."""
+        ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs.
+        ``layouts``: the arguments' layout classes (``codegen/layout_class.py``)."""
         strided = strided_operands(plan, launch)
+        operand_layouts = operand_layout_classes(launch, strided, layouts)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
-                                                         blas.library(), symbols)
+                                                         blas.library(), symbols, operand_layouts)
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0
         sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py
@@ -342,7 +347,7 @@ class CpuBackend:
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols), unrolled=not tiny)
+                                           sizes=Sizes(symbols), unrolled=not tiny, layouts=operand_layouts)
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:

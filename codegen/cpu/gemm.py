@@ -104,7 +104,8 @@ def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
 
 
 def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
-                     library: BlasLibrary | None, symbols: tuple[int, ...] = ()) -> ContractionKernel | None:
+                     library: BlasLibrary | None, symbols: tuple[int, ...] = (),
+                     layouts=None) -> ContractionKernel | None:
     """``op`` as a tiled kernel or a BLAS call, if it is a float32 or float64 contraction
     that one of them computes; None otherwise (the caller emits the loop nest). A BLAS call
     of a size-generic function (``symbols``) takes its dims at run time. A product with
@@ -131,12 +132,12 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
         return ContractionKernel(fn, split_extent=blocks)
-    called = emit_blas_kernel(module, name, op, strided, fastmath, library, symbols)
+    called = emit_blas_kernel(module, name, op, strided, fastmath, library, symbols, layouts)
     return None if called is None else ContractionKernel(called[0], calls=(called[1],))
 
 
 def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool], fastmath: bool,
-                     library: BlasLibrary | None, symbols: tuple[int, ...] = ()
+                     library: BlasLibrary | None, symbols: tuple[int, ...] = (), layouts=None
                      ) -> tuple[ll.Function, str] | None:
     """``op`` as the kernel ``name`` calling ``library``, and the routine's symbol; None if
     ``op`` is not a float contraction that BLAS can compute (the caller emits the loop nest).
@@ -153,7 +154,8 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if c.extent(c.batch) > 1 and c.extent(c.m + c.n + c.k) < MIN_BATCHED_WORK[routine_for(c)]:
         return None
     symbol = library.routine(("s" if c.element.bitwidth == 32 else "d") + routine_for(c))
-    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols))
+    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols),
+                              layouts=layouts)
     # The loop nest runs only where BLAS cannot (a result it cannot write, no memory to pack
     # into): kept out of line and small, LLVM's O3 otherwise unrolls and vectorizes a small
     # constant nest inside the caller (cov(X, rowvar=False) of 8x3: 3.5k lines, 3x the compile).

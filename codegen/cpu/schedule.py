@@ -33,13 +33,15 @@ The CPU's tactics, each a choice a GPU would make differently:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from llvmlite import ir as ll
 
-from jitcore.codegen import scalar
+from jitcore.codegen import layout_class, scalar
 from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
-from jitcore.codegen.llvm_types import I1, I8, I64, constant, memory_type
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -65,13 +67,17 @@ TINY_ROW = 8
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                 fastmath: bool = False, split: bool = False, sizes: Sizes | None = None,
-                unrolled: bool = True) -> tuple[ll.Function, tuple[int, ...] | None, int]:
+                unrolled: bool = True, layouts: Sequence[str | None] | None = None
+                ) -> tuple[ll.Function, tuple[int, ...] | None, int]:
     """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
     extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
     as the extents whose product it is (a flattened or collapsed dim is several of the op's),
     and the bytes of partials it needs (0: none). With ``sizes`` (a size-generic function's
     symbols) the kernel takes the run-time extents (``kernel_body.kernel_function``);
-    ``unrolled`` says LLVM's unroller runs on the code (``_with_tiny_rows_constant`` pays only then).
+    ``unrolled`` says LLVM's unroller runs on the code (``_with_tiny_rows_constant`` pays only
+    then). ``layouts``: per operand, a strided argument's layout class
+    (``codegen/layout_class.py``; None or absent: strided, nothing known), from which a
+    reduction over arguments dense in memory reads them in memory order (``_dense_twin``).
 
     That dim is its first parallel one of extent above 1, or the one loop of a flattened
     kernel; each point of the other dims lies in one range, so ranges run independently. A
@@ -82,61 +88,69 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     sizes = sizes or Sizes()
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
-    twins = _dense_twins(op, strided) if unrolled else []  # a tiny kernel: one compile
-    schedule = _Schedule(module, name + ".strided" if twins else name, op, strided, fastmath, split,
-                         sizes)
+    twin = _dense_twin(op, strided, layouts) if unrolled and layouts else None  # tiny: as it is
+    if twin is not None:
+        pieces, split_dims = _cuts(op, strided, fastmath, split, sizes)
+        if pieces is None:  # else a full reduction in pieces, of strides known when it runs
+            general_extent = (op.domain()[split_dims[0]],) if split_dims else None
+            op_twin, orders = twin
+            dense = _Schedule(module, f"{name}.dense", op_twin, [False] * len(strided), fastmath,
+                              split and general_extent is not None, sizes.unbound(), cut=False)
+            # the launch splits the op's dim: the twin must split one of the same extent (where
+            # it does not, the general kernel runs, as the run-time dispatch chose before; the
+            # twin is left unused in the module, which LLVM drops)
+            if dense.pieces is None and dense.split_extent == general_extent:
+                wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
+                                      general_extent is not None)
+                return wrapper, general_extent, 0
+    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
-    if not twins:
-        return schedule.function, schedule.split_extent, partials
-    fast = []
-    for k, (twin, orders, backwards) in enumerate(twins):
-        if partials:
-            break
-        dense = _Schedule(module, f"{name}.dense{k}", twin, [False] * len(strided), fastmath,
-                          split and schedule.split_extent is not None, sizes.unbound(), cut=False)
-        if dense.pieces is None and dense.split_extent == schedule.split_extent:
-            fast.append((dense.function, orders, backwards))
-    ranged = schedule.split_extent is not None  # the kernel takes lo, hi
-    wrapper = _layout_dispatch(module, name, op, strided, schedule.function, fast, sizes.unbound(), ranged)
-    return wrapper, schedule.split_extent, partials
+    return schedule.function, schedule.split_extent, partials
 
 
-def _dense_twins(op: kernel.GenericOp, strided: list[bool]):
-    """Twins of a reduction that reads arguments whose strides are known only at run time (a
-    Fortran-ordered, reversed or transposed argument), each for one layout those arguments may
-    have when it runs: dense in C order, every parallel axis read backwards (NumPy's reversed
-    view; a full reduction has none), or dense in Fortran order; either way a reduced axis may
-    lie backwards too (read forwards from its lowest address: ``_layout_dispatch``). A twin
-    reads them as C-contiguous arrays of their axes in that order, its dims in memory order
-    (``kernel.memory_order``, NumPy's rule, as ``interchange`` orders a view's): so a
-    Fortran-ordered ``a.sum()`` is one contiguous row, its ``sum(axis=1)`` a column sum. Only
-    where each such argument is read whole through a permutation of the dims, every other
-    input is one element, and the twin keeps the parallel dims in their order (a split
-    kernel's ranges are of the same dim). Each: the twin, per operand its axes outermost first
-    (or None: not strided), and whether it reads parallel axes backwards."""
+def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str | None]):
+    """A twin of a reduction that reads arguments of strides known only at run time, for the
+    layout classes (``layout_class.py``) they have: each dense in C order with every parallel
+    axis read backwards (NumPy's reversed view; a full reduction has none), or each dense in
+    Fortran order with every parallel axis read forwards; either way a reduced axis may lie
+    backwards too (read forwards from its lowest address, the same way by every argument
+    reading it). The twin reads them as C-contiguous arrays of their axes in that order, its
+    dims in memory order (``kernel.memory_order``, NumPy's rule, as ``interchange`` orders a
+    view's): so a Fortran-ordered ``a.sum()`` is one contiguous row, its ``sum(axis=1)`` a
+    column sum. Only where each such argument is read whole through a permutation of the
+    dims, every other input is one element, and the twin keeps the parallel dims in their
+    order (a split kernel's ranges are of the same dim). The first of the two that applies,
+    as (twin, per operand its axes outermost first or None: not strided), or None."""
     if (not any(strided) or not op.has_reduction or not kernel.reads_in_memory_order(op)
             or kernel.checks_indices(op)):
-        return []
+        return None
     domain = op.domain()
-    for v, m, s in zip(op.operands, op.input_maps, strided):
+    dense = []  # per operand: (orders it is dense in, axes it lies backwards along), or None
+    for v, m, s, layout in zip(op.operands, op.input_maps, strided, layouts):
         if not s:
             if not _one_element(m):
-                return []
+                return None
+            dense.append(None)
             continue
         dims = [e.dim for e in m.exprs]
         if (None in dims or len(set(dims)) != len(dims) or any(e.scale != 1 or e.offset for e in m.exprs)
                 or tuple(domain[d] for d in dims) != v.type.shape):
-            return []
+            return None
+        dense.append(layout_class.dense_orders(layout or layout_class.STRIDED, v.type.shape))
+        if dense[-1] is None:
+            return None
     rank = max(v.type.rank for v, s in zip(op.operands, strided) if s)
     # (axis order, parallel axes read backwards): C order reversed ("reversed": every stride
     # negative), whose reduced axes may also lie either way; Fortran order, parallel axes forwards
-    layouts = [(lambda r: list(range(r)), True)]
+    layouts_tried = [(layout_class.C, True)]
     if rank >= 2:
-        layouts.append((lambda r: list(reversed(range(r))), False))
+        layouts_tried.append((layout_class.F, False))
     parallel = [d for d, it in enumerate(op.iterator_types) if it == kernel.PARALLEL]
-    twins = []
-    for layout, backwards in layouts:
-        orders = [layout(v.type.rank) if s else None for v, s in zip(op.operands, strided)]
+    for order_name, backwards in layouts_tried:
+        if not _has_layout(op, dense, order_name, backwards):
+            continue
+        orders = [None if d is None else list(range(v.type.rank)) if order_name == layout_class.C
+                  else list(reversed(range(v.type.rank))) for v, d in zip(op.operands, dense)]
         mapping = {}  # every operand a stand-in: the clone adds no use to the function's values
         for v, order in zip(op.operands, orders):
             shape = v.type.shape if order is None else tuple(v.type.shape[a] for a in order)
@@ -159,8 +173,31 @@ def _dense_twins(op: kernel.GenericOp, strided: list[bool]):
         if ([twin.domain()[d] for d in moved] != [domain[d] for d in parallel]
                 or not _keeps_parallel(op, twin)):
             continue
-        twins.append((twin, orders, backwards))
-    return twins
+        return twin, orders
+    return None
+
+
+def _has_layout(op: kernel.GenericOp, dense: list, order: str, backwards: bool) -> bool:
+    """Whether every strided operand (``dense``: its orders and backwards axes) is dense in
+    ``order``, lies backwards along each parallel axis of extent above 1 where ``backwards``
+    (forwards elsewhere), and along a reduced dim the same way as every other operand."""
+    backwards_of_dim: dict[int, bool] = {}
+    for v, m, d in zip(op.operands, op.input_maps, dense):
+        if d is None:
+            continue
+        orders, flipped = d
+        if order not in orders:
+            return False
+        for axis, n in enumerate(v.type.shape):
+            if n <= 1:
+                continue
+            flips, dim = axis in flipped, m.exprs[axis].dim
+            if op.iterator_types[dim] != kernel.REDUCTION:
+                if flips != backwards:
+                    return False
+            elif backwards_of_dim.setdefault(dim, flips) != flips:
+                return False
+    return True
 
 
 def _keeps_parallel(op: kernel.GenericOp, twin: kernel.GenericOp) -> bool:
@@ -178,68 +215,44 @@ def _keeps_parallel(op: kernel.GenericOp, twin: kernel.GenericOp) -> bool:
     return True
 
 
-def _layout_dispatch(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                     general: ll.Function, fast: list, sizes: Sizes, ranged: bool) -> ll.Function:
-    """The kernel ``name``: the first twin of ``fast`` (function, axis orders, backwards) whose
-    layout the strided arguments have at run time, else ``general``. A twin's layout: each
-    strided argument dense in its axis order, its parallel axes' strides negative where the
-    twin reads them backwards and positive elsewhere, a reduced axis's either way (the same
-    for every argument reading it), an axis of extent 0 or 1 any stride. The twin takes the
-    arguments' lowest addresses and no strides; everything else is passed as it came."""
-    fn = ll.Function(module, general.function_type, name)
-    fn.linkage = "internal"
-    for mine, theirs in zip(fn.args, general.args):
-        mine.name = theirs.name  # the caller finds ``sizes`` by its name
-    if "noinline" in general.attributes:
-        fn.attributes.add("noinline")
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
-    args = list(fn.args)
+def _dense_call(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
+                twin: ll.Function, orders: list, sizes: Sizes, ranged: bool) -> ll.Function:
+    """The kernel ``name``, with the calling convention of the op's strided kernel: the twin
+    called on the strided arguments' lowest addresses (each lies backwards along the axes of
+    negative stride), without their strides; everything else is passed as it came."""
     shaped = [*op.operands, *op.results]
     n_shaped = len(shaped)
     sized = bool(sizes)
+    params = [PTR] * (n_shaped + sized) + [I64] * sum(v.type.rank for v, s in zip(shaped, strided) if s)
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params + [I64, I64] * ranged), name)
+    fn.linkage = "internal"
+    if ranged:  # called whole and per chunk, as the strided kernel it stands for
+        fn.attributes.add("noinline")
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    args = list(fn.args)
     if sized:
+        args[n_shaped].name = "sizes"  # the caller finds ``sizes`` by its name
         sizes.bind(b, args[n_shaped])
     strides, at = {}, n_shaped + sized
     for k, (v, s) in enumerate(zip(shaped, strided)):
         if s:
             strides[k] = args[at: at + v.type.rank]
             at += v.type.rank
-    rest = args[at:]  # lo, hi (and a full reduction's scratch pointer: it has no twins then)
-    assert len(rest) == 2 * ranged or not fast
+    rest = args[at:]  # lo, hi
     zero, one = extent(0), extent(1)
-    for twin, orders, backwards in fast:
-        ok = ll.Constant(I1, 1)
-        pointers = list(args[:n_shaped])
-        negative_of_dim: dict[int, ll.Value] = {}
-        for k, order in enumerate(orders):
-            if order is None:
-                continue
-            v, m = op.operands[k], op.input_maps[k]
-            shape = sizes.extents(v.type.shape)
-            expected, offset = one, zero
-            for axis in reversed(order):
-                n, s = shape[axis], strides[k][axis]
-                negative = b.icmp_signed("<", s, zero)
-                magnitude = b.select(negative, b.neg(s), s)
-                tiny = b.icmp_signed("<=", n, one)
-                ok = b.and_(ok, b.or_(tiny, b.icmp_signed("==", magnitude, expected)))
-                flips = b.and_(negative, b.not_(tiny))
-                d = m.exprs[axis].dim
-                if op.iterator_types[d] != kernel.REDUCTION:  # the twin's direction
-                    ok = b.and_(ok, b.or_(tiny, flips if backwards else b.not_(flips)))
-                elif d in negative_of_dim:
-                    ok = b.and_(ok, b.icmp_unsigned("==", negative_of_dim[d], flips))
-                else:
-                    negative_of_dim[d] = flips
-                offset = b.add(offset, b.select(flips, b.mul(b.sub(n, one), s), zero))
-                expected = b.mul(expected, n)
-            elem = memory_type(v.type.element)
-            pointers[k] = b.gep(args[k], [offset], source_etype=elem)
-        extras = args[n_shaped: n_shaped + sized]
-        with b.if_then(ok):
-            b.call(twin, [*pointers, *extras, *rest])
-            b.ret_void()
-    b.call(general, args)
+    pointers = list(args[:n_shaped])
+    for k, order in enumerate(orders):
+        if order is None:
+            continue
+        v = op.operands[k]
+        shape = sizes.extents(v.type.shape)
+        offset = zero
+        for axis in order:
+            n, s = shape[axis], strides[k][axis]
+            flips = b.and_(b.icmp_signed("<", s, zero), b.icmp_signed(">", n, one))
+            offset = b.add(offset, b.select(flips, b.mul(b.sub(n, one), s), zero))
+        pointers[k] = b.gep(args[k], [offset], source_etype=memory_type(v.type.element))
+    b.call(twin, [*pointers, *args[n_shaped: n_shaped + sized], *rest])
     b.ret_void()
     return fn
 
@@ -271,20 +284,10 @@ class _Schedule:
         self.sizes = sizes = sizes if sizes is not None else Sizes()
         shaped = [*op.operands, *op.results]
         checks = kernel.checks_indices(op)
-        split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
-                      if split and it == kernel.PARALLEL and d > 1]
         positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
-        self.pieces = (_pieces(op, strided, positional, fastmath, sizes.symbols)
-                       if split and cut and not split_dims and not checks else None)
-        if split and cut and self.pieces is None and not checks:
-            # a run-time cut needs the split dim of columns to fall back on
-            self.pieces = _column_pieces(op, strided, positional, fastmath,
-                                         sizes.symbols if split_dims else ())
-            if self.pieces is not None and self.pieces.known_count is not None:
-                split_dims = []  # a range of pieces of rows, not of columns (a run-time cut
-                # may choose either when it runs: ``_emit_run_time_column_pieces``)
+        self.pieces, split_dims = _cuts(op, strided, fastmath, split, sizes, cut)
         self.function, operands, extras, self.bounds = kernel_function(
             module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
             split=bool(split_dims) or self.pieces is not None, sizes=sizes)
@@ -814,6 +817,26 @@ def _collapsed_dims(op: kernel.GenericOp):
 
 def _whole(v, m: AffineMap, op: kernel.GenericOp) -> bool:
     return m.is_identity and v.type.shape == tuple(op.domain())
+
+
+def _cuts(op: kernel.GenericOp, strided: list[bool], fastmath: bool, split: bool, sizes: Sizes,
+          cut: bool = True) -> tuple:
+    """How ``_Schedule`` splits ``op``: its pieces (``full_reduction.Pieces``,
+    ``column_pieces.ColumnPieces``, or None) and the op's parallel dims it may split (the
+    first is split)."""
+    checks = kernel.checks_indices(op)
+    split_dims = [i for i, (d, it) in enumerate(zip(op.domain(), op.iterator_types))
+                  if split and it == kernel.PARALLEL and d > 1]
+    positional = any(isinstance(inner, kernel.IndexOp) for inner in kernel.body_ops(op))
+    pieces = (_pieces(op, strided, positional, fastmath, sizes.symbols)
+              if split and cut and not split_dims and not checks else None)
+    if split and cut and pieces is None and not checks:
+        # a run-time cut needs the split dim of columns to fall back on
+        pieces = _column_pieces(op, strided, positional, fastmath, sizes.symbols if split_dims else ())
+        if pieces is not None and pieces.known_count is not None:
+            split_dims = []  # a range of pieces of rows, not of columns (a run-time cut
+            # may choose either when it runs: ``_emit_run_time_column_pieces``)
+    return pieces, split_dims
 
 
 def _one_element(m: AffineMap) -> bool:

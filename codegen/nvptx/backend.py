@@ -59,8 +59,8 @@ class NvptxBackend:
                 f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} row_groups={rowgroup.ENABLED} "
                 "warp_rows=1 parallel_checks=1 parallel_scatters=1")
 
-    def lower(self, func: Operation, specs: tuple[bool, ...], options: LowerOptions) -> GpuPlan:
-        return self.lower_for(func, len(specs), options, self.arch)
+    def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> GpuPlan:
+        return self.lower_for(func, len(layouts), options, self.arch)
 
     def lower_for(self, func: Operation, n_args: int, options: LowerOptions, arch: str) -> GpuPlan:
         """``func`` as PTX for ``arch``; every argument is passed C-contiguous (the runtime

@@ -516,7 +516,7 @@ def memory_order(op: GenericOp) -> bool:
     """Reorder (and flip reduced dims of) a reduction so that its inputs are read in memory
     order (NumPy's rule, ``passes/interchange.py``), in place; False when they already are or
     disagree. The CPU's code generator also applies it to a twin of a kernel whose strided
-    argument is dense in another order at run time (``codegen/cpu/schedule.py``)."""
+    argument's layout class says it is dense in another order (``codegen/cpu/schedule.py``)."""
     domain = op.domain()
     n = len(domain)
     live = {d for d in range(n) if domain[d] != 1}

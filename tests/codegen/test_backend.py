@@ -14,6 +14,7 @@ import pytest
 import jitcore
 import jitcore.numpy as jnp
 from jitcore import compiler, ir, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import TARGETS, backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
 from jitcore.dispatch import ARRAY_HEADER, Executable
@@ -40,7 +41,8 @@ DIFFERENCE = ir.print_op(jitcore.make_ir(f_difference)(*_ARGS))
 def lower(text: str, contiguous=(True, True)) -> CompiledFunction:
     module = compiler.optimize(ir.parse_module(text), compiler.CompileOptions())
     (func,) = module.functions()
-    return backend_for("cpu").lower(func, contiguous, LowerOptions(header=ARRAY_HEADER))
+    classes = tuple(layout_class.C if c else layout_class.STRIDED for c in contiguous)
+    return backend_for("cpu").lower(func, classes, LowerOptions(header=ARRAY_HEADER))
 
 
 def run(plan: CompiledFunction, *arrays):

@@ -15,6 +15,7 @@ import pytest
 
 import jitcore
 from jitcore import compiler, ir, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.contraction import match_contraction
 from jitcore.codegen.cpu import blas, gemm
@@ -47,7 +48,7 @@ def optimized_kernels(fn, *args):
 
 def lower(fn, *args):
     func, _ = optimized_kernels(fn, *args)
-    return backend_for("cpu").lower(func, (True,) * len(args), LowerOptions(header=ARRAY_HEADER))
+    return backend_for("cpu").lower(func, (layout_class.C,) * len(args), LowerOptions(header=ARRAY_HEADER))
 
 
 def run(plan, *arrays):

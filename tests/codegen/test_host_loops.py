@@ -28,6 +28,7 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from jitcore import config, ir, passes, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import Copy, ForLoop, LowerOptions, Run, WhileLoop
@@ -36,12 +37,16 @@ from jitcore.errors import LoopStepError
 from tests.budget import examples
 
 
+def _classes(contiguous: tuple[bool, ...]) -> tuple[str, ...]:
+    return tuple(layout_class.C if c else layout_class.STRIDED for c in contiguous)
+
+
 def lower(text: str, contiguous: tuple[bool, ...], header=ARRAY_HEADER, split: bool = False):
     module = ir.parse(text)
     passes.PassManager("canonicalize,cse,dce,kernelize,fuse,canonicalize,cse,dce", verify_each=True).run(module)
     (func,) = module.functions()
     with mock.patch.object(runtime, "MIN_SPLIT_WORK", 0) if split else contextlib.nullcontext():
-        plan = backend_for("cpu").lower(func, contiguous, LowerOptions(header=header))
+        plan = backend_for("cpu").lower(func, _classes(contiguous), LowerOptions(header=header))
     return plan, len(func.attributes["function_type"].results)
 
 

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from jitcore import config, ir, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import LowerOptions
@@ -43,7 +44,8 @@ def _cpu_executable(text: str, contiguous: tuple[bool, ...], header, split: bool
     (func,) = module.functions()
     # split: every kernel that may split is compiled split, however small
     with mock.patch.object(runtime, "MIN_SPLIT_WORK", 0) if split else contextlib.nullcontext():
-        plan = backend_for("cpu").lower(func, contiguous, LowerOptions(header=header))
+        classes = tuple(layout_class.C if c else layout_class.STRIDED for c in contiguous)
+        plan = backend_for("cpu").lower(func, classes, LowerOptions(header=header))
     results = len(func.attributes["function_type"].results)
     return Executable(plan, pytree.flatten(tuple(range(results)))[1])
 

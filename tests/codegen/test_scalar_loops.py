@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore import ir, pytree
+from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import LowerOptions
 from jitcore.compiler import DEFAULT_PIPELINE
@@ -43,7 +44,8 @@ def compiled(text: str) -> tuple[Executable, str]:
     """The program through the default pipeline, lowered for contiguous arguments, and its
     optimised LLVM IR."""
     (func,) = optimized(text).functions()
-    plan = backend_for("cpu").lower(func, (True,) * len(func.body.args), LowerOptions(header=ARRAY_HEADER))
+    classes = (layout_class.C,) * len(func.body.args)
+    plan = backend_for("cpu").lower(func, classes, LowerOptions(header=ARRAY_HEADER))
     results = len(func.attributes["function_type"].results)
     return Executable(plan, pytree.flatten(tuple(range(results)))[1]), plan.optimized_llvm_ir
 

@@ -182,13 +182,13 @@ def test_plans_that_differ_get_different_keys():
     specs = base._specs
     text = jc.ir.print_op(base.traced)
     options = base.jitted.options
-    key = disk_cache.plan_key(text, (True, True), options)
-    assert key == disk_cache.plan_key(text, (True, True), options)
-    others = [disk_cache.plan_key(text, (True, False), options),
-              disk_cache.plan_key(text.replace("2.0", "2.5"), (True, True), options),
-              disk_cache.plan_key(text, (True, True), jc.jit(g, fastmath=True).options),
-              disk_cache.plan_key(text, (True, True), jc.jit(g, pipeline="kernelize").options)]
-    assert len({key, *others}) == 5
+    key = disk_cache.plan_key(text, ("C", "C"), options)
+    assert key == disk_cache.plan_key(text, ("C", "C"), options)
+    others = [disk_cache.plan_key(text, ("C", layout), options) for layout in ("strided", "F", "reversed")]
+    others += [disk_cache.plan_key(text.replace("2.0", "2.5"), ("C", "C"), options),
+               disk_cache.plan_key(text, ("C", "C"), jc.jit(g, fastmath=True).options),
+               disk_cache.plan_key(text, ("C", "C"), jc.jit(g, pipeline="kernelize").options)]
+    assert len({key, *others}) == 7
     assert len(specs) == 2
 
 
@@ -218,9 +218,9 @@ def test_an_edited_added_or_removed_module_is_a_new_version(monkeypatch):
     # ...and a new version is a new key for every plan.
     x, y = args()
     text, options = jc.ir.print_op(jc.jit(g).lower(x, y).traced), jc.jit(g).options
-    key = disk_cache.plan_key(text, (True, True), options)
+    key = disk_cache.plan_key(text, ("C", "C"), options)
     monkeypatch.setattr(disk_cache, "source_version", lambda: disk_cache._version(edited[0]))
-    assert disk_cache.plan_key(text, (True, True), options) != key
+    assert disk_cache.plan_key(text, ("C", "C"), options) != key
 
 
 # -- bad entries ------------------------------------------------------------------------------

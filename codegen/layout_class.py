@@ -1,0 +1,76 @@
+"""An argument's layout class: what of its memory layout a compiled function is specialised
+on. It never holds strides, so one compile serves every array of a class (a strided class's
+kernel takes its strides when it runs).
+
+- ``C``: C-contiguous (the kernel knows its strides);
+- ``F``: Fortran-contiguous and not C;
+- ``reversed``: dense in C order with every axis of extent above 1 read backwards (NumPy's
+  ``a[::-1, ::-1]`` of a C array, ``a[::-1]`` of a 1-d one);
+- ``C flip 0`` or ``F flip 0,2``: dense in that order with those axes backwards, the others
+  forwards (``a[::-1]`` of a C or Fortran matrix);
+- ``strided``: anything else (``a[::2]``, a broadcast, a transposed slice).
+
+Axes of extent 0 or 1 never count, as NumPy's contiguity flags ignore them. A reduction over
+an argument dense in memory reads it in memory order, NumPy's rule: the code generator picks
+that kernel at compile time from the class (``cpu/schedule.py``, ``_dense_twin``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+C, F, REVERSED, STRIDED = "C", "F", "reversed", "strided"
+_FLIP = " flip "
+
+
+def classify(shape: Sequence[int], strides: Sequence[int], itemsize: int) -> str:
+    """The class of an array of ``shape`` whose byte ``strides`` are multiples of ``itemsize``."""
+    if 0 in shape:
+        return C
+    long_axes = [a for a, n in enumerate(shape) if n > 1]
+    flipped = [a for a in long_axes if strides[a] < 0]
+
+    def dense(axes_inner_first) -> bool:
+        expected = itemsize
+        for a in axes_inner_first:
+            if abs(strides[a]) != expected:
+                return False
+            expected *= shape[a]
+        return True
+
+    if dense(reversed(long_axes)):
+        if not flipped:
+            return C
+        if len(flipped) == len(long_axes):
+            return REVERSED
+        return C + _FLIP + ",".join(map(str, flipped))
+    if dense(long_axes):
+        return F + (_FLIP + ",".join(map(str, flipped)) if flipped else "")
+    return STRIDED
+
+
+def dense_orders(layout: str, shape: Sequence[int]) -> tuple[tuple[str, ...], frozenset[int]] | None:
+    """For an argument of ``shape`` and class ``layout``: the axis orders it is dense in ("C",
+    "F", both where at most one axis is above 1) and the axes it lies backwards along; None
+    for a strided one."""
+    if layout == STRIDED:
+        return None
+    long_axes = [a for a, n in enumerate(shape) if n > 1]
+    if layout == REVERSED:
+        return ((C, F) if len(long_axes) <= 1 else (C,)), frozenset(long_axes)
+    order, _, flips = layout.partition(_FLIP)
+    return (order,), frozenset(int(a) for a in flips.split(",")) if flips else frozenset()
+
+
+def describe(layout: str) -> str:
+    """The class in the compile log's words."""
+    if layout == C:
+        return "C-contiguous"
+    if layout == F:
+        return "Fortran"
+    order, _, flips = layout.partition(_FLIP)
+    if flips:
+        axes = flips.split(",")
+        named = f"axes {', '.join(axes)}" if len(axes) > 1 else f"axis {axes[0]}"
+        return f"{'C' if order == C else 'Fortran'} order, {named} reversed"
+    return layout
