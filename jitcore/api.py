@@ -627,7 +627,7 @@ class JitFunction:
                 from jitcore.profiled_executable import ProfiledExecutable as kind
             executable = kind(plan, out_tree.tree, out_tree.mutated, out_tree.scalars,
                               out_tree.owners, out_tree.arguments, out_tree.transposed)
-        warn_if_slow(self, self.__name__, clock)
+        warn_if_slow(self, self.__name__, clock, sum(1 for _ in module.walk()))
         if log is not None:
             compile_log.log_compile(self.__name__, *log, clock, from_disk)
         return executable, out_tree.inputs

@@ -22,6 +22,7 @@ from jitcore.errors import CompileTimeWarning
 from jitcore.passes.manager import recording_times
 
 WARN_AFTER_SECONDS = 5.0
+UNROLLED_OPS = 300  # a traced program larger than this is most often a loop Python unrolled
 
 _warned: weakref.WeakSet = weakref.WeakSet()  # the jitted functions warned about already
 
@@ -56,19 +57,27 @@ class CompileClock:
         return max(self.stages.items(), key=lambda item: item[1])
 
 
-def warn_if_slow(owner: object, name: str, clock: CompileClock) -> None:
+def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int) -> None:
     """Warn if ``clock``'s compile of ``name`` took over ``WARN_AFTER_SECONDS``, unless this
-    ``owner`` (the jitted function) was warned about before."""
+    ``owner`` (the jitted function) was warned about before. ``traced_ops``: the size of the
+    traced program, which tells an unrolled loop from a small program with costly kernels."""
     total = clock.total
     if total <= WARN_AFTER_SECONDS or owner in _warned:
         return
     _warned.add(owner)
     stage, seconds = clock.slowest()
+    if traced_ops > UNROLLED_OPS:
+        why = (f"The traced program holds {traced_ops} operations, and compile time grows with "
+               "it: a Python loop over a list or tuple (or a range jitcore cannot keep as a loop) is "
+               "unrolled, one copy of its body per step, where a loop over range(n) or "
+               "jitcore.fori_loop compiles its body once (docs/control-flow.md).")
+    else:
+        why = (f"The traced program holds only {traced_ops} operations, so the time is in their "
+               "kernels (decompositions, sorts and many math functions take a second or more to "
+               "generate; longer on a busy machine), not in an unrolled loop.")
     warnings.warn(CompileTimeWarning(
-        f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). "
-        "Compile time grows with the traced program: a Python loop over a static range is "
-        "unrolled, one copy of its body per step, where a loop over a traced bound compiles "
-        "once (docs/control-flow.md)."), stacklevel=_user_stacklevel())
+        f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). {why}"),
+        stacklevel=_user_stacklevel())
 
 
 def _user_stacklevel() -> int:

@@ -89,11 +89,27 @@ def test_a_long_compile_warns_once_per_function_naming_it_and_its_slowest_stage(
     assert "slow_to_compile()" in message
     stage = message.split("most of it in ")[1].split(" (")[0]
     assert stage in ("tracing", "optimizing", "code generation", "verifier") or stage.startswith("pass '")
+    assert "holds only" in message and "not in an unrolled loop" in message  # a small program
     assert warning.filename == __file__  # it points at the call that compiled
     with warnings.catch_warnings():
         warnings.simplefilter("error", CompileTimeWarning)
         jitted(np.ones(5, np.float32))  # a second compile of the same function: no warning
         assert jitted.cache_info().compiles == 2
+
+
+def test_a_long_compile_of_an_unrolled_loop_says_how_large_the_trace_is(warn_after):
+    warn_after(0.0)
+
+    def unrolled(x):
+        for scale in [0.5 + k / 1000 for k in range(120)]:  # a list's items: one body each
+            x = x * scale + 1.0
+        return x
+
+    with pytest.warns(CompileTimeWarning) as caught:
+        jc.jit(unrolled)(np.ones(4))
+    message = str(caught[0].message)
+    ops = int(message.split("holds ")[1].split(" operations")[0])
+    assert ops > compile_time.UNROLLED_OPS and "static range is unrolled" in message
 
 
 def test_a_quick_compile_does_not_warn(warn_after):
