@@ -137,8 +137,9 @@ def _sum_from_negative_zero(a, axes, keepdims, dtype, where):
 
 def _in_dtype(value, dtype):
     """``initial=`` in the reduction's dtype: NumPy 2 raises OverflowError for a Python int out
-    of its range, and OverflowError (ValueError) for an infinite (NaN) float into integers."""
-    if np.dtype(dtype).kind in "iub" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
+    of its range, and OverflowError (ValueError) for an infinite (NaN) float into integers; into
+    a bool (max and min of bools) any value converts, as ``bool(value)``."""
+    if np.dtype(dtype).kind in "iu" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
         kind = JitValueError if np.isnan(value) else JitOverflowError
         raise kind(f"cannot convert float {'NaN' if np.isnan(value) else 'infinity'} to integer: "
                    f"initial={value} of a {np.dtype(dtype)} reduction (at {user_location()})")
