@@ -59,6 +59,16 @@ def test_an_integer_variance_of_nothing_is_nan_as_in_numpy():
     np.testing.assert_array_equal(jc.jit(lambda x, m: np.var(x, axis=1, where=m))(x, m), want)
 
 
+def test_a_bool_max_or_min_takes_any_initial_as_bool_does():
+    # Found by the fuzzer (session 31): initial=np.inf raised OverflowError as for integers;
+    # NumPy converts it into a bool reduction as bool(inf), True.
+    x = np.array([[True, False], [False, False]])
+    fn = lambda x: (np.max(x, axis=1, initial=np.inf), np.min(x, axis=1, initial=-np.inf),  # noqa: E731
+                    np.min(x, initial=np.nan, where=x), np.max(x, axis=0, keepdims=True, initial=0.5))
+    for got, want in zip(jc.jit(fn)(x), fn(x)):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
 def test_max_with_a_mask_but_no_initial_is_numpys_value_error():
     with pytest.raises(ValueError, match="identity"):
         jc.jit(lambda a, m: a.max(where=m))(np.ones(3), np.ones(3, bool))
