@@ -143,7 +143,15 @@ def _in_dtype(value, dtype):
         kind = JitValueError if np.isnan(value) else JitOverflowError
         raise kind(f"cannot convert float {'NaN' if np.isnan(value) else 'infinity'} to integer: "
                    f"initial={value} of a {np.dtype(dtype)} reduction (at {user_location()})")
-    return np.array(value, dtype) if type(value) is int else np.asarray(value).astype(dtype)
+    if type(value) is float and np.dtype(dtype).kind in "iu":  # NumPy: int(value), then as an int
+        value = int(value)
+    if type(value) is not int:  # a NumPy scalar or array: NumPy's unsafe cast
+        return np.asarray(value).astype(dtype)
+    try:
+        return np.array(value, dtype)
+    except OverflowError as e:
+        raise JitOverflowError(f"{e}: initial={value} of a {np.dtype(dtype)} reduction "
+                               f"(at {user_location()})") from None
 
 
 sum = _reduction("sum", np.sum)

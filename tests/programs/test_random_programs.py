@@ -371,6 +371,22 @@ def test_a_long_strided_sum():
         check(program)
 
 
+def test_medians_of_minus_zero_of_nothing_and_of_bools():
+    """Found by the fuzzer (session 31): a median of -0.0 was -0.0 (NumPy's mean of the middle
+    values gives +0.0), an empty array's nanmedian raised ValueError (NumPy: NaN), a bool's
+    median raised UnsupportedError (tests/jitcore/test_sorting.py has the cases)."""
+    check(_program("v = np.median(-a, keepdims=True)\n w = np.nanmedian(b)\n x = np.median(c, axis=0)\n"
+                   " return (v, w, x)", np.array([0.0], np.float16), np.zeros((2, 0)),
+                   np.array([[True], [False]])))
+
+
+def test_a_select_default_of_minus_one_wraps_and_a_bool_max_takes_initial_inf():
+    """Found by the fuzzer (session 31): both raised OverflowError where NumPy casts
+    (tests/jitcore/test_ufuncs_extra.py and test_where_initial.py have the cases)."""
+    check(_program("v = np.select([a != 0.5], [a], default=-1)\n w = np.max(b, axis=-1, initial=np.inf)\n"
+                   " return (v, w)", np.array([0, 1], np.uint64), np.array([[True, False]])))
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):
