@@ -725,3 +725,5 @@ def test_medians_as_numpys_mean_of_the_middle_values():
         assert type(g) is type(w) and g.dtype == w.dtype and np.shape(g) == np.shape(w)
         signs = np.where(np.isnan(w), False, np.signbit(g) != np.signbit(w))  # (a NaN's sign is free)
         assert np.array_equal(g, w, equal_nan=True) and not signs.any(), (g, w)
+    with pytest.raises(IndexError):  # NumPy's quantile of an empty axis: its index -1 into it
+        jc.jit(lambda e: np.quantile(e, 0.5, axis=1))(e)
