@@ -47,7 +47,12 @@ data-dependent range (with ``break``, the loop index in the body), ``while`` wit
 a data condition, and a recurrence written element by element (``v[i] = v[i - 1] + v[i]``);
 ``ufunc.accumulate`` along an axis; a function the program defines (a closure, maybe branching
 on its argument's data or writing into it) and calls; a complex intermediate seen through
-``.real``, ``.imag`` or ``np.abs``.
+``.real``, ``.imag`` or ``np.abs``; ``np.select``; lists on several axes, ``np.ix_`` and
+``take_along_axis``; the nan-reductions, ``ptp``, ``count_nonzero`` and the medians; descending
+sorts, ``np.partition`` and ``np.searchsorted``; a conditional expression, ``continue``, a loop in
+a loop and a loop over rows. Inputs may be complex. One program in about ten is called first with
+other inputs (``Program.recall``: another layout, permuted values, or other extents), to check
+that the jitted function's caches keep its calls apart.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
