@@ -411,6 +411,15 @@ def test_a_sum_from_initial_minus_zero_keeps_its_sign():
     check(_program("v = np.sum(a, axis=1, initial=-0.0)\n return (v,)", rows))
 
 
+@_xfail("a complex sum's accumulator starts at +0.0: jitcore/numpy/reductions.py's "
+        "_sum_from_negative_zero takes float sums only")
+def test_a_complex_sum_from_initial_minus_zero_keeps_its_sign():
+    # Found by the fuzzer (session 31): NumPy's complex accumulator starts at (-0.0+0j), so the
+    # real part stays -0.0 where every term's is -0.0 or masked out; jitcore gives +0.0.
+    check(_program("v = a.sum(dtype=np.complex128, initial=-0.0, where=a > 1)\n return (v,)",
+                   np.array(1.0, np.float16)))
+
+
 def test_a_math_call_on_a_converted_buffer_keeps_its_exact_fallback():
     # Found by the fuzzer (session 28): unfused, sin's kernel wrote its results in place over
     # the conversion's buffer (codegen/cpu/rowwise.py's share_outputs), and its exact-math
