@@ -312,7 +312,8 @@ def _empty_lanes(x: Tracer, dtype, keep_shape: tuple[int, ...] | None):
     that compiled code does not give), one per lane, or of ``keep_shape`` (keepdims); a NumPy
     scalar where the shape is ()."""
     shape = x.shape[:-1] if keep_shape is None else keep_shape
-    value = np.broadcast_to(prims.constant(x.owner_trace, np.nan, dtype), shape)
+    # + 0: a new array, writable as NumPy's result (not a read-only broadcast view)
+    value = np.broadcast_to(prims.constant(x.owner_trace, np.nan, dtype), shape) + np.zeros((), dtype)
     return value if shape else as_scalar(value)
 
 

@@ -376,8 +376,9 @@ def test_medians_of_minus_zero_of_nothing_and_of_bools():
     """Found by the fuzzer (session 31): a median of -0.0 was -0.0 (NumPy's mean of the middle
     values gives +0.0), an empty array's nanmedian raised ValueError (NumPy: NaN), a bool's
     median raised UnsupportedError (tests/jitcore/test_sorting.py has the cases)."""
-    check(_program("v = np.median(-a, keepdims=True)\n w = np.nanmedian(b)\n x = np.median(c, axis=0)\n"
-                   " return (v, w, x)", np.array([0.0], np.float16), np.zeros((2, 0)),
+    check(_program("v = np.median(-a, keepdims=True)\n w = np.nanmedian(b)\n"
+                   " x = np.median(c, axis=0)\n y = np.median(b, axis=1)\n y[::2] -= 1\n"
+                   " return (v, w, x, y)", np.array([0.0], np.float16), np.zeros((2, 0)),
                    np.array([[True], [False]])))
 
 
