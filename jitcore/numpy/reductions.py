@@ -137,12 +137,21 @@ def _sum_from_negative_zero(a, axes, keepdims, dtype, where):
 
 def _in_dtype(value, dtype):
     """``initial=`` in the reduction's dtype: NumPy 2 raises OverflowError for a Python int out
-    of its range, and OverflowError (ValueError) for an infinite (NaN) float into integers."""
-    if np.dtype(dtype).kind in "iub" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
+    of its range, and OverflowError (ValueError) for an infinite (NaN) float into integers; into
+    a bool (max and min of bools) any value converts, as ``bool(value)``."""
+    if np.dtype(dtype).kind in "iu" and isinstance(value, (float, np.floating)) and not np.isfinite(value):
         kind = JitValueError if np.isnan(value) else JitOverflowError
         raise kind(f"cannot convert float {'NaN' if np.isnan(value) else 'infinity'} to integer: "
                    f"initial={value} of a {np.dtype(dtype)} reduction (at {user_location()})")
-    return np.array(value, dtype) if type(value) is int else np.asarray(value).astype(dtype)
+    if type(value) is float and np.dtype(dtype).kind in "iu":  # NumPy: int(value), then as an int
+        value = int(value)
+    if type(value) is not int:  # a NumPy scalar or array: NumPy's unsafe cast
+        return np.asarray(value).astype(dtype)
+    try:
+        return np.array(value, dtype)
+    except OverflowError as e:
+        raise JitOverflowError(f"{e}: initial={value} of a {np.dtype(dtype)} reduction "
+                               f"(at {user_location()})") from None
 
 
 sum = _reduction("sum", np.sum)

@@ -90,6 +90,9 @@ def select(condlist, choicelist, default=0):
         raise JitTypeError(f"numpy.select at {at}: the choices and default have no common "
                            f"dtype: {e}") from None
     trace = prims.find_trace(*condlist, *choicelist, default)
+    if type(default) in (int, float, complex):  # NumPy fills with it by an unsafe cast: -1 wraps
+        with np.errstate(all="ignore"):
+            default = np.asarray(default).astype(dtype)
     out = prims.as_tracer(trace, default, dtype)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         out = prims.where(cond, prims.as_tracer(trace, choice, dtype), out)

@@ -131,8 +131,9 @@ def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
     statistics refuse them."""
     x, keep_shape = _lanes_last(a, axis, name)
-    if x.shape[-1] == 0:
-        raise ValueError(f"numpy.{name} of an empty axis has no value (at {user_location()})")
+    if x.shape[-1] == 0:  # NumPy's IndexError, from its index -1 into the empty lane
+        raise IndexError(f"numpy.{name} of an empty axis has no value: index -1 is out of bounds "
+                         f"(at {user_location()})")
     return prims.sort(x, x.ndim - 1), keep_shape
 
 
@@ -312,24 +313,40 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if not traced(a):
         return np.median(a, axis=axis, out=out, overwrite_input=overwrite_input, keepdims=keepdims)
     _unsupported_extras("median", out, None, None)
-    if a.dtype.kind in "cb":
+    if a.dtype == np.bool_:  # NumPy's mean of the middle bools: as 0 and 1, into float64
+        a = prims.convert(a, np.uint8)
+    if a.dtype.kind == "c":
         raise UnsupportedError(f"numpy.median of {a.dtype} is not supported under jit "
                                f"(at {user_location()})")
     dtype = np.median(np.zeros(2, a.dtype)).dtype
-    s, keep_shape = _sorted_lanes(a, axis, "median")
-    n = s.shape[-1]
+    x, keep_shape = _lanes_last(a, axis, "median")
+    n = x.shape[-1]
+    if n == 0:
+        return _empty_lanes(x, dtype, keep_shape if keepdims else None)
+    s = prims.sort(x, x.ndim - 1)
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
     mid = prims.convert(s[..., n // 2], acc)
     if n % 2 == 0:
         mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
-    value = _nan_where_any(s, prims.convert(mid, dtype))
+    # NumPy takes the mean of the middle value(s), a sum from +0.0: -0.0 comes out +0.0
+    value = _nan_where_any(s, prims.convert(mid, dtype)) + np.zeros((), dtype)
     return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)  # NumPy's scalar
+
+
+def _empty_lanes(x: Tracer, dtype, keep_shape: tuple[int, ...] | None):
+    """The median of lanes ``x`` that hold no value: NaN (NumPy's answer, with a RuntimeWarning
+    that compiled code does not give), one per lane, or of ``keep_shape`` (keepdims); a NumPy
+    scalar where the shape is ()."""
+    shape = x.shape[:-1] if keep_shape is None else keep_shape
+    # + 0: a new array, writable as NumPy's result (not a read-only broadcast view)
+    value = np.broadcast_to(prims.constant(x.owner_trace, np.nan, dtype), shape) + np.zeros((), dtype)
+    return value if shape else as_scalar(value)
 
 
 def _nan_lanes(a: Tracer, axis, name: str):
     """The lanes of ``a`` sorted (NaN last), how many non-NaN values each has (int64), and the
     ``keepdims`` shape: NumPy's nan order statistics are the plain ones of each lane without its
-    NaNs, which are the first ``count`` sorted values."""
+    NaNs, which are the first ``count`` sorted values. (Callers answer empty arrays first.)"""
     s, keep_shape = _sorted_lanes(a, axis, name)
     count = np.sum(~np.isnan(s), axis=-1, dtype=np.int64)
     return s, count, keep_shape
@@ -434,6 +451,8 @@ def _traced_q_quantile(a, q: Tracer, axis, method: str, keepdims: bool, name: st
 
 def _nan_quantile(a, q, axis, method: str, keepdims: bool, name: str, user_q):
     plain = name[3:]
+    if a.size == 0:  # NumPy's answer for an empty array, whatever q: its nanmean
+        return np.nanmean(a, axis=axis, keepdims=keepdims)
     if a.dtype.kind != "f":  # nothing to skip
         if isinstance(q, Tracer):
             return _traced_q_quantile(a, q, axis, method, keepdims, plain, user_q)
@@ -483,13 +502,16 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     if a.dtype.kind != "f":
         return median(a, axis=axis, out=out, keepdims=keepdims)
     _unsupported_extras("nanmedian", out, None, None)
+    if a.size == 0:  # NumPy's answer for an empty array: its nanmean
+        return np.nanmean(a, axis=axis, keepdims=keepdims)
     s, count, keep_shape = _nan_lanes(a, axis, "nanmedian")
     h = count // 2
     high = _at(s, h)
     low = _at(s, h - 1)
     two = np.array(2, a.dtype)
     value = np.where(count % 2 == 1, high, (low + high) / two)
-    value = np.where(count == 0, np.array(np.nan, a.dtype), value)
+    # NaN for a lane of NaNs only; + 0.0 as NumPy's mean of the middle values: -0.0 is +0.0
+    value = np.where(count == 0, np.array(np.nan, a.dtype), value) + np.zeros((), a.dtype)
     return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)
 
 
@@ -558,7 +580,7 @@ def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Trace
     for k in np.atleast_1d(np.asarray(kth)).tolist():
         if not isinstance(k, int) or isinstance(k, bool):
             raise JitTypeError(f"Partition index must be integer (at {user_location()})")
-        if not -n <= k < n:
+        if n and not -n <= k < n:  # (NumPy checks no kth against an empty axis)
             raise ValueError(f"kth(={k if k >= 0 else k + n}) out of bounds ({n}) "
                              f"(at {user_location()})")
     return x, ax

@@ -67,7 +67,7 @@ case("np.argsort(x, axis)", "sorting", lambda x, axis: np.argsort(x, axis=axis),
 case("np.searchsorted(a, v, side)", "sorting", lambda a, v, side: np.searchsorted(a, v, side=side),
      g_search, unsupported=("complex",))
 case("np.median(x, axis, keepdims)", "sorting", lambda x, **k: np.median(x, **k), g_stat,
-     unsupported=("bool", "complex"))
+     unsupported=("complex",))
 case("np.quantile(x, q, axis, method, keepdims)", "sorting",
      lambda x, q, **k: np.quantile(x, list(q) if isinstance(q, tuple) else q, **k), g_quantile)
 case("np.percentile(x, q, axis, method, keepdims)", "sorting",

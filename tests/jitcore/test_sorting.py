@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -640,6 +641,9 @@ def test_partition_errors():
     x = np.arange(5.0)
     with pytest.raises(ValueError, match=r"kth\(=5\) out of bounds \(5\)"):
         jc.jit(lambda a: np.partition(a, 5))(x)
+    # an empty axis: NumPy checks no kth (found by the fuzzer, session 31)
+    empty = np.zeros((2, 0))
+    assert jc.jit(lambda a: np.partition(a, 3))(empty).shape == (2, 0)
     with pytest.raises(ValueError, match="select kind must be 'introselect'"):
         jc.jit(lambda a: np.argpartition(a, 2, kind="quick"))(x)
 
@@ -699,3 +703,29 @@ def test_lexsort_sorts_by_the_last_key_first():
     np.testing.assert_array_equal(jc.jit(lambda k: np.lexsort(k))(K[0]), np.lexsort(K[0]))
     with pytest.raises(ValueError, match="same shape"):
         jc.jit(lambda a, b: np.lexsort((a, b[:2])))(a, b)
+
+
+def test_medians_as_numpys_mean_of_the_middle_values():
+    """Found by the fuzzer (session 31). NumPy's median is the mean of the middle value(s), a
+    sum from +0.0: -0.0 comes out +0.0. An empty array's median and nanmedian are NaN (NumPy's
+    nanmedian, nanquantile and nanpercentile of an empty array are its nanmean, whatever q).
+    Bools count as 0 and 1."""
+    def fn(z, e, b):
+        return (np.median(z), np.median(z[:2], axis=0), np.nanmedian(z, keepdims=True),
+                np.nanmedian(z[:2], axis=0), np.median(e, axis=1), np.nanmedian(e),
+                np.nanquantile(e, [0.25, 0.5], axis=1), np.nanpercentile(e.astype(np.int16), 50),
+                np.median(b), np.nanmedian(b, axis=0))
+
+    z = np.array([-0.0, -0.0, np.nan], np.float32)
+    e = np.zeros((3, 0), np.float16)
+    b = np.array([True, False, True, False])
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = fn(z, e, b)
+    got = jc.jit(fn)(z, e, b)
+    for g, w in zip(got, want):
+        assert type(g) is type(w) and g.dtype == w.dtype and np.shape(g) == np.shape(w)
+        signs = np.where(np.isnan(w), False, np.signbit(g) != np.signbit(w))  # (a NaN's sign is free)
+        assert np.array_equal(g, w, equal_nan=True) and not signs.any(), (g, w)
+    with pytest.raises(IndexError):  # NumPy's quantile of an empty axis: its index -1 into it
+        jc.jit(lambda e: np.quantile(e, 0.5, axis=1))(e)

@@ -287,6 +287,19 @@ def test_select_dtype_is_numpy_result_type(dtype, default):
     check(fn, x, y)
 
 
+def test_select_fills_with_a_python_default_cast_unsafely():
+    # Found by the fuzzer (session 31): -1 into uint64 raised JitOverflowError; NumPy's result
+    # dtype keeps the Python default weak, then fills with it by an unsafe cast (it wraps).
+    x = np.array([0, 1, 5], np.uint8)
+    fn = lambda x: (np.select([x > 0], [x], default=-1), np.select([x > 0], [x.astype(np.uint64)], -1),  # noqa: E731
+                    np.select([x > 0], [x], 300), np.select([x > 0], [x.astype(np.float16)], 1e300))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = fn(x)
+    for got, w in zip(jc.jit(fn)(x), want):
+        assert_matches(got, w)
+
+
 def test_select_broadcasts_and_takes_lists():
     x = np.arange(6.0).reshape(2, 3)
     fn = lambda x: np.select([x[:, :1] > 1, [True, False, True]], [x, [1.0, 2.0, 3.0]], x[0])  # noqa: E731

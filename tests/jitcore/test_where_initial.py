@@ -59,6 +59,28 @@ def test_an_integer_variance_of_nothing_is_nan_as_in_numpy():
     np.testing.assert_array_equal(jc.jit(lambda x, m: np.var(x, axis=1, where=m))(x, m), want)
 
 
+def test_a_bool_max_or_min_takes_any_initial_as_bool_does():
+    # Found by the fuzzer (session 31): initial=np.inf raised OverflowError as for integers;
+    # NumPy converts it into a bool reduction as bool(inf), True.
+    x = np.array([[True, False], [False, False]])
+    fn = lambda x: (np.max(x, axis=1, initial=np.inf), np.min(x, axis=1, initial=-np.inf),  # noqa: E731
+                    np.min(x, initial=np.nan, where=x), np.max(x, axis=0, keepdims=True, initial=0.5))
+    for got, want in zip(jc.jit(fn)(x), fn(x)):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_a_python_float_initial_of_an_integer_reduction_is_truncated_then_range_checked():
+    # Found by the fuzzer (session 31): initial=-2.5 of a uint16 max wrapped; NumPy takes
+    # int(-2.5) and raises OverflowError, as for the Python int -2 (a NumPy float still wraps).
+    u = np.array([0, 7], np.uint16)
+    with pytest.raises(OverflowError, match="-2 out of bounds for uint16"):
+        jc.jit(lambda u: np.max(u, initial=-2.5))(u)
+    fn = lambda u: (np.max(u, initial=9.9), np.sum(u.astype(np.int8), initial=-2.5),  # noqa: E731
+                    np.max(u, initial=np.float64(-2.5)))
+    for got, want in zip(jc.jit(fn)(u), fn(u)):
+        assert got.dtype == want.dtype and got == want
+
+
 def test_max_with_a_mask_but_no_initial_is_numpys_value_error():
     with pytest.raises(ValueError, match="identity"):
         jc.jit(lambda a, m: a.max(where=m))(np.ones(3), np.ones(3, bool))

@@ -21,9 +21,10 @@ UNFUSED = ",".join(p for p in DEFAULT_PIPELINE.split(",") if p != "fuse")
 INTERNAL_ERRORS = (IRError, PassFailure, CodegenError)  # a compiler bug, never a user's error
 
 
-def run_numpy(program: Program):
-    """(results, arguments after the call) of the program run by NumPy (max/min ties pinned)."""
-    args = [i.make() for i in program.inputs]
+def run_numpy(program: Program, inputs=None):
+    """(results, arguments after the call) of the program run by NumPy (max/min ties pinned),
+    on ``inputs`` (default: the program's)."""
+    args = [i.make() for i in inputs or program.inputs]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return program.function(PINNED)(*args), args
@@ -33,6 +34,8 @@ def jit_compiler(pipeline: str = DEFAULT_PIPELINE):
     """A compiler for ``check``: the program under ``jitcore.jit`` with ``pipeline``."""
     def run(program: Program):
         fn = jitcore.jit(program.function(np), pipeline=pipeline)
+        if program.recall and pipeline == DEFAULT_PIPELINE:
+            _check_recall(program, fn)
         args = [i.make() for i in program.inputs]
         return fn(*args), args
     run.__name__ = "fused" if pipeline == DEFAULT_PIPELINE else "unfused"
@@ -87,16 +90,45 @@ def _check_raises(program: Program, compilers) -> None:
         numpy_error = e
     else:
         raise AssertionError("the generator's error program runs under NumPy")
-    same_kind = tuple(c for c in type(numpy_error).__mro__ if c not in (Exception, BaseException, object))
     for compile_and_run in compilers:
-        try:
-            compile_and_run(program)
-        except INTERNAL_ERRORS:
-            raise
-        except (jitcore.JitcoreError, *same_kind):
-            continue
-        except Exception as e:
-            raise AssertionError(f"{compile_and_run.__name__}: NumPy raises {type(numpy_error).__name__}, "
-                                 f"jitcore {type(e).__name__}: {e}") from e
-        raise AssertionError(f"{compile_and_run.__name__}: NumPy raises {type(numpy_error).__name__}: "
-                             f"{numpy_error}; jitcore runs the program")
+        _raises_too(lambda c=compile_and_run: c(program), numpy_error, compile_and_run.__name__)
+
+
+def _check_recall(program: Program, fn) -> None:
+    """``fn`` (the program jitted, not yet called) on ``program.recall``'s inputs: NumPy's
+    types, dtypes and shapes (and values, where only the layout changed: the program's
+    precisions hold), or NumPy's error; values bit for bit those of a fresh compile that reuses
+    no machine code (``cache=False``). The caller then calls ``fn`` on the program's own inputs."""
+    try:
+        want, want_args = run_numpy(program, program.recall)
+    except Exception as e:
+        _raises_too(lambda: fn(*[i.make() for i in program.recall]), e, "the recalled call")
+        return
+    args = [i.make() for i in program.recall]
+    got = fn(*args)
+    fresh_args = [i.make() for i in program.recall]
+    fresh = jitcore.jit(program.function(np), cache=False)(*fresh_args)
+    names = program.returns + [i.name for i in program.inputs]
+    precs = program.precs + program.input_precs
+    for g, w, f, var, p in zip(list(got) + args, list(want) + want_args, list(fresh) + fresh_args,
+                               names, precs):
+        what = f"called first with other inputs ({program.recall_kind}): {var}"
+        _compare(g, w, p if program.recall_kind == "layout" else FREE, what)
+        assert_matches(g, f, 0, what + ", against a fresh compile")
+
+
+def _raises_too(call, numpy_error: Exception, name: str) -> None:
+    """``call`` must raise as NumPy did: a JitcoreError, or NumPy's own exception type where
+    jitcore mirrors NumPy's check (IndexError for an index out of range)."""
+    same_kind = tuple(c for c in type(numpy_error).__mro__ if c not in (Exception, BaseException, object))
+    try:
+        call()
+    except INTERNAL_ERRORS:
+        raise
+    except (jitcore.JitcoreError, *same_kind):
+        return
+    except Exception as e:
+        raise AssertionError(f"{name}: NumPy raises {type(numpy_error).__name__}, "
+                             f"jitcore {type(e).__name__}: {e}") from e
+    raise AssertionError(f"{name}: NumPy raises {type(numpy_error).__name__}: {numpy_error}; "
+                         "jitcore runs the program")

@@ -25,9 +25,10 @@ from tests.programs.differential import UNFUSED, check, run_numpy
 from tests.programs.generator import FREE, Input, Program, _Builder, programs
 from tests.programs.pinned_numpy import PINNED, PinnedNumPy
 
-# CI runs 400 (their kernels compile twice, fused and unfused: a twentieth of the suite's time);
+# CI runs 280 (their kernels compile twice, fused and unfused: a twentieth of the suite's time;
+# 400 before session 31, whose wider programs cost about 1.45 times as much each);
 # the full profile the 800 it ran before, thorough 25 times that.
-CI_PROGRAMS, FULL_PROGRAMS = 400, 800
+CI_PROGRAMS, FULL_PROGRAMS = 280, 800
 LONG_PROGRAMS = 2000
 # Generating a program runs NumPy on each statement; a slow draw is not a failure here.
 SETTINGS = dict(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -78,19 +79,29 @@ FEATURES = {
     # The newer statements: their counts vary more between draws (4 to 40 in 500), so the bar
     # is only that each is reached.
     **{f: 1 for f in ("join", "matmul", "sort", "argsort", "inplace-sort", "gather", "masked-reduce",
-                      "mask-write", "fancy-write", "if", "for", "while", "break", "traced-range",
+                      "mask-write", "fancy-write", "if", "for", "while", "break",
                       "recurrence", "shuffle")},
     # Session 28's statements (seeds 1, 2, 3 gave at least: accumulate 20, call 39, call-branch
     # 11, a call writing into its argument 4, complex 94, where-broadcast 38, index-array 25,
     # negative-index 9, unordered 15). A mask of a wrong shape (bad-mask) and of leading dims
     # (row-mask) are drawn too, 0 to 12 times in 1000: not counted.
     "accumulate": 7, "call": 13, "call-branch": 4, "call-writes": 1, "complex": 30,
-    "where-broadcast": 12, "index-array": 5, "negative-index": 3, "unordered": 5,
+    "where-broadcast": 12, "index-array": 5, "negative-index": 1, "unordered": 5,
     # Session 30's (seeds 1, 2, 3 gave at least: product-sum 17, reduce-initial 33, reduce-where
     # 62, clip-no-lo 13, clip-no-hi 8, clip-array-lo 19, clip-method 19, long 2). Its new draws
     # moved others: swapaxes (2 in this test's draw) and index-array (7) have lower bars now.
     "product-sum": 3, "reduce-initial": 12, "reduce-where": 15, "clip-no-lo": 5, "clip-no-hi": 3,
-    "clip-array-lo": 8, "clip-method": 7, "long": 1,
+    "clip-array-lo": 1, "clip-method": 7, "long": 1,  # (array-lo: 1 to 21 after session 31's)
+    # Session 31's (seeds 1, 2, 3 gave at least: select 90, select-default 62, nanreduce 50,
+    # median 6, descending 11, partition 3, searchsorted 4, fancy 23, fancy-paired 7, fancy-ix 6,
+    # fancy-later-array 5, nested 8, rows 7, ternary 2, recall-values 30, recall-layout 19,
+    # recall-shape 17; continue, fancy-after-slice, fancy-along and partition 0 to 22, not
+    # counted). Their draws thinned the older ones: a traced range (0 to 8) and a negative index
+    # (0 to 23) are not counted or barely. Complex inputs are not counted either.
+    "select": 30, "select-default": 20, "nanreduce": 16, "median": 2, "descending": 3,
+    "searchsorted": 1, "fancy": 8, "fancy-paired": 2, "fancy-ix": 2,
+    "fancy-later-array": 1, "nested": 2, "rows": 2, "ternary": 1, "recall-values": 10,
+    "recall-layout": 6, "recall-shape": 5,
 }
 
 
@@ -361,6 +372,23 @@ def test_a_long_strided_sum():
         check(program)
 
 
+def test_medians_of_minus_zero_of_nothing_and_of_bools():
+    """Found by the fuzzer (session 31): a median of -0.0 was -0.0 (NumPy's mean of the middle
+    values gives +0.0), an empty array's nanmedian raised ValueError (NumPy: NaN), a bool's
+    median raised UnsupportedError (tests/jitcore/test_sorting.py has the cases)."""
+    check(_program("v = np.median(-a, keepdims=True)\n w = np.nanmedian(b)\n"
+                   " x = np.median(c, axis=0)\n y = np.median(b, axis=1)\n y[::2] -= 1\n"
+                   " return (v, w, x, y)", np.array([0.0], np.float16), np.zeros((2, 0)),
+                   np.array([[True], [False]])))
+
+
+def test_a_select_default_of_minus_one_wraps_and_a_bool_max_takes_initial_inf():
+    """Found by the fuzzer (session 31): both raised OverflowError where NumPy casts
+    (tests/jitcore/test_ufuncs_extra.py and test_where_initial.py have the cases)."""
+    check(_program("v = np.select([a != 0.5], [a], default=-1)\n w = np.max(b, axis=-1, initial=np.inf)\n"
+                   " return (v, w)", np.array([0, 1], np.uint64), np.array([[True, False]])))
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):
@@ -382,6 +410,15 @@ def test_a_sum_from_initial_minus_zero_keeps_its_sign():
     check(_program("v = np.sum(a, axis=0, where=a > 1, initial=-0.0)\n return (v,)", np.array([[-0.0, 2.0]])))
     rows = np.array([[-0.0, -0.0], [0.0, -0.0]])
     check(_program("v = np.sum(a, axis=1, initial=-0.0)\n return (v,)", rows))
+
+
+@_xfail("a complex sum's accumulator starts at +0.0: jitcore/numpy/reductions.py's "
+        "_sum_from_negative_zero takes float sums only")
+def test_a_complex_sum_from_initial_minus_zero_keeps_its_sign():
+    # Found by the fuzzer (session 31): NumPy's complex accumulator starts at (-0.0+0j), so the
+    # real part stays -0.0 where every term's is -0.0 or masked out; jitcore gives +0.0.
+    check(_program("v = a.sum(dtype=np.complex128, initial=-0.0, where=a > 1)\n return (v,)",
+                   np.array(1.0, np.float16)))
 
 
 def test_a_math_call_on_a_converted_buffer_keeps_its_exact_fallback():
