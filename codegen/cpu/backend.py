@@ -22,7 +22,18 @@ from collections import OrderedDict
 from llvmlite import ir as ll
 
 from jitcore.codegen import host
-from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target, tiled_gemm
+from jitcore.codegen.cpu import (
+    blas,
+    cost,
+    full_reduction,
+    gemm,
+    producer_folds,
+    rowwise,
+    runtime,
+    sort,
+    target,
+    tiled_gemm,
+)
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
@@ -157,11 +168,22 @@ class CpuBackend:
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
             for i in group.launches[:-1]:
                 plan.launches[i] = dataclasses.replace(plan.launches[i], runs_with=group.launches[-1])
-        kernels, splits, sized = [], [], []
+        # a row sum that computes its elementwise input itself (codegen/cpu/producer_folds.py)
+        folds = {r: fold for group in groups
+                 for r, fold in producer_folds.producer_folds(plan, ops, group.launches).items()}
+        kernels, splits, sized, folded = [], [], [], {}  # folded: the reduction's launch -> both
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
                                                        row_split=i in grouped, symbols=symbols,
                                                        tiny=not unroll)
+            if i in folds:
+                p, producer = folds[i]
+                fused, _, _, _ = self._kernel(
+                    module, plan, dataclasses.replace(launch, kernel=f"{launch.kernel}.fused"), op,
+                    options.fastmath, row_split=True, symbols=symbols, tiny=not unroll, producer=producer)
+                folded[i] = producer_folds.emit_folded(
+                    module, f"{launch.kernel}.folded", kernels[p], fn, fused,
+                    len(producer.shaped), len(op.operands) + len(op.results))
             kernels.append(fn)
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
@@ -206,7 +228,8 @@ class CpuBackend:
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
-            members = [kernels[i] for i in group.launches]
+            producers = {folds[i][0] for i in group.launches if i in folds}
+            members = [folded.get(i, kernels[i]) for i in group.launches if i not in producers]
             fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group,
                                     members, symbols)
             work = weighed = 0
@@ -318,7 +341,8 @@ class CpuBackend:
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = (),
-                tiny: bool = False) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
+                tiny: bool = False, producer=None
+                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
@@ -342,7 +366,7 @@ class CpuBackend:
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols), unrolled=not tiny)
+                                           sizes=Sizes(symbols), unrolled=not tiny, producer=producer)
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:

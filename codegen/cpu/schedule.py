@@ -65,7 +65,7 @@ TINY_ROW = 8
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                 fastmath: bool = False, split: bool = False, sizes: Sizes | None = None,
-                unrolled: bool = True) -> tuple[ll.Function, tuple[int, ...] | None, int]:
+                unrolled: bool = True, producer=None) -> tuple[ll.Function, tuple[int, ...] | None, int]:
     """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
     extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
     as the extents whose product it is (a flattened or collapsed dim is several of the op's),
@@ -78,13 +78,15 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     reduction to one value per call has none: it is cut into pieces of its reduced dim
     instead (``full_reduction.py``), and then takes, as its last pointer, a scratch buffer of
     that many bytes for the pieces' partials, and must be called once more, after every
-    piece ran, with the empty range ``[extent, extent)``: that call merges them."""
+    piece ran, with the empty range ``[extent, extent)``: that call merges them. With
+    ``producer`` (``producer_folds.Producer``) the kernel computes that input itself and takes
+    the producer's arrays after its own."""
     sizes = sizes or Sizes()
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
-    twins = _dense_twins(op, strided) if unrolled else []  # a tiny kernel: one compile
+    twins = _dense_twins(op, strided) if unrolled and producer is None else []  # tiny: one compile
     schedule = _Schedule(module, name + ".strided" if twins else name, op, strided, fastmath, split,
-                         sizes)
+                         sizes, producer=producer)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
     if not twins:
         return schedule.function, schedule.split_extent, partials
@@ -265,7 +267,8 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
 
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                 fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True):
+                 fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True,
+                 producer=None):
         self.op = op
         self.fastmath = fastmath
         self.sizes = sizes = sizes if sizes is not None else Sizes()
@@ -285,9 +288,12 @@ class _Schedule:
             if self.pieces is not None and self.pieces.known_count is not None:
                 split_dims = []  # a range of pieces of rows, not of columns (a run-time cut
                 # may choose either when it runs: ``_emit_run_time_column_pieces``)
+        folded = producer.shaped if producer is not None else []
         self.function, operands, extras, self.bounds = kernel_function(
-            module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
+            module, name, shaped + folded, strided + [False] * len(folded),
+            extra_pointers=int(checks) + (self.pieces is not None),
             split=bool(split_dims) or self.pieces is not None, sizes=sizes)
+        operands, folded = operands[:len(shaped)], operands[len(shaped):]
         status = extras[:int(checks)]
         self.scratch = extras[-1] if self.pieces is not None else None
         self.split_dim = split_dims[0] if split_dims else None
@@ -312,6 +318,8 @@ class _Schedule:
                                  and all(cost.is_cheap_scalar(inner) for inner in op.epilogue.ops))
         self.body = KernelBody(self.b, op, operands, maps, _precision(fastmath=fastmath),
                                status[0] if checks else None)
+        if producer is not None:
+            producer.install(self.body, folded)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
