@@ -171,19 +171,21 @@ class CpuBackend:
         # a row sum that computes its elementwise input itself (codegen/cpu/producer_folds.py)
         folds = {r: fold for group in groups
                  for r, fold in producer_folds.producer_folds(plan, ops, group.launches).items()}
-        kernels, splits, sized, folded = [], [], [], {}  # folded: the reduction's launch -> both
+        producers = {p for p, _ in folds.values()}
+        kernels, splits, sized = [], [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if i in producers:  # no kernel of its own: its reduction's computes it
+                kernels.append(None)
+                sized.append(bool(symbols))  # as kernel_function decides
+                splits.append(None)
+                continue
+            p, producer = folds.get(i, (None, None))
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
                                                        row_split=i in grouped, symbols=symbols,
-                                                       tiny=not unroll)
-            if i in folds:
-                p, producer = folds[i]
-                fused, _, _, _ = self._kernel(
-                    module, plan, dataclasses.replace(launch, kernel=f"{launch.kernel}.fused"), op,
-                    options.fastmath, row_split=True, symbols=symbols, tiny=not unroll, producer=producer)
-                folded[i] = producer_folds.emit_folded(
-                    module, f"{launch.kernel}.folded", kernels[p], fn, fused,
-                    len(producer.shaped), len(op.operands) + len(op.results))
+                                                       tiny=not unroll, producer=producer)
+            if producer is not None:  # takes both kernels' arguments: run only in its group
+                fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),
+                                                sized[p], len(op.operands) + len(op.results))
             kernels.append(fn)
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
@@ -198,7 +200,7 @@ class CpuBackend:
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
-                if "noinline" not in fn.attributes:
+                if fn is not None and "noinline" not in fn.attributes:
                     fn.attributes.add("noinline")
 
         # A row group runs as one launch where its last kernel's step is: its kernels' steps
@@ -228,8 +230,7 @@ class CpuBackend:
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
-            producers = {folds[i][0] for i in group.launches if i in folds}
-            members = [folded.get(i, kernels[i]) for i in group.launches if i not in producers]
+            members = [kernels[i] for i in group.launches if i not in producers]
             fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group,
                                     members, symbols)
             work = weighed = 0

@@ -31,6 +31,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import reduction
 from jitcore.codegen.kernel_body import KernelBody, Operand
+from jitcore.codegen.llvm_types import PTR
 from jitcore.codegen.plan import CompiledFunction
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel
@@ -121,19 +122,23 @@ def _plain_elementwise(op: Operation) -> bool:
                         or scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op)))
 
 
-def emit_folded(module: ll.Module, name: str, producer_fn: ll.Function, reduction_fn: ll.Function,
-                fused: ll.Function, n_producer: int, n_reduction: int) -> ll.Function:
-    """``name(producer's arguments but lo, hi, reduction's arguments)``: the two kernels'
-    arguments as a row group passes them (``rowwise.emit_group``), given to ``fused`` (the
-    reduction emitted with the producer folded: its arrays, the producer's arrays, then the
-    rest of the reduction's arguments)."""
-    p_params = producer_fn.function_type.args[:-2]
-    r_params = reduction_fn.function_type.args
-    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [*p_params, *r_params]), name)
+def emit_folded(module: ll.Module, name: str, fused: ll.Function, n_producer: int, sized: bool,
+                n_reduction: int) -> ll.Function:
+    """``name(producer's arguments, reduction's arguments)``, as a row group passes the two
+    kernels' (``rowwise.emit_group``; the producer's are its ``n_producer`` arrays and, where
+    ``sized``, the run-time extents: ``kernel_function``'s, less ``lo, hi``), given to ``fused``
+    (the reduction emitted with the producer folded: its ``n_reduction`` arrays, the producer's
+    arrays, then the rest of the reduction's arguments)."""
+    f_args = list(fused.args)
+    reduction_args = f_args[:n_reduction] + f_args[n_reduction + n_producer:]
+    p_types = [PTR] * (n_producer + sized)
+    params = [*p_types, *(a.type for a in reduction_args)]
+    fn = ll.Function(module, ll.FunctionType(ll.VoidType(), params), name)
     fn.linkage = "internal"
-    p_args, r_args = fn.args[:len(p_params)], fn.args[len(p_params):]
-    for mine, theirs in zip(fn.args, [*producer_fn.args[:-2], *reduction_fn.args]):
-        mine.name = theirs.name  # the group finds ``sizes`` by its name
+    names = [""] * n_producer + ["sizes"] * sized + [a.name for a in reduction_args]
+    for mine, theirs in zip(fn.args, names):
+        mine.name = theirs  # the group finds ``sizes`` by its name
+    p_args, r_args = fn.args[:len(p_types)], fn.args[len(p_types):]
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     b.call(fused, [*r_args[:n_reduction], *p_args[:n_producer], *r_args[n_reduction:]])
     b.ret_void()
