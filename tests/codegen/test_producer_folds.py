@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import jitcore as jc
+from jitcore.codegen.cpu import producer_folds
 from tests.codegen.test_reductions import documented_sum
 
 
@@ -35,7 +36,8 @@ def test_folded_softmax_keeps_the_unfolded_bits(dtype):
     """Rows of 1 to 4097 (short rows in order, whole blocks, tails, a lone leftover), one jitted
     function for all (a size-generic code once the length varies), and a split on two threads."""
     fn = jc.jit(softmax)
-    assert '.folded"' in fn.lower(_rows((8, 1000), dtype, 0)).as_text("llvm")  # the fold runs
+    folded = '.folded"' in fn.lower(_rows((8, 1000), dtype, 0)).as_text("llvm")
+    assert folded == (np.dtype(dtype).itemsize * 8 <= producer_folds.FOLDED_BITS)  # where it runs
     for seed, n in enumerate((1, 31, 257, 1000, 4097)):
         x = _rows((9, n), dtype, seed)
         e = EXPS(x)
