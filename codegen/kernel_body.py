@@ -111,6 +111,9 @@ class KernelBody:
         # segment of the loop), so a clamp that cannot bind and a test of the position that
         # cannot change are left out (``positions.py``)
         self.known: dict[int, tuple[int, int]] = {}
+        # the op whose scalar work the body's points do: a folded producer's where its loads
+        # compute (``cpu/producer_folds.py``), for a schedule's cost decisions
+        self.cost_op = op
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map

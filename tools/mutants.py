@@ -129,6 +129,12 @@ MUTANTS = [
            "self.b.store(value, self._level(k, ll.Constant(I64, 0), lane))",
            "a row's block total always lands on cascade level 0, dropping the blocks it carried",
            ("tests/codegen/test_reductions.py",)),
+    Mutant("folded-producer-stores-other-values", "codegen/cpu/producer_folds.py",
+           "own.store(n_in + k, ivs, r, y)",
+           "own.store(n_in + k, ivs, r, own.b.fadd(y, y))",
+           "a row sum with its elementwise producer folded in stores values other than those it "
+           "adds (twice each)",
+           ("tests/codegen/test_producer_folds.py",)),
     Mutant("column-skips-last-row", "codegen/cpu/reduction.py",
            "self.leftover = extent(known % STEPS)",
            "self.leftover = extent(max(known % STEPS - 1, 0))",

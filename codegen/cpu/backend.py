@@ -22,7 +22,18 @@ from collections import OrderedDict
 from llvmlite import ir as ll
 
 from jitcore.codegen import host, layout_class
-from jitcore.codegen.cpu import blas, cost, full_reduction, gemm, rowwise, runtime, sort, target, tiled_gemm
+from jitcore.codegen.cpu import (
+    blas,
+    cost,
+    full_reduction,
+    gemm,
+    producer_folds,
+    rowwise,
+    runtime,
+    sort,
+    target,
+    tiled_gemm,
+)
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
@@ -159,11 +170,25 @@ class CpuBackend:
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
             for i in group.launches[:-1]:
                 plan.launches[i] = dataclasses.replace(plan.launches[i], runs_with=group.launches[-1])
+        # a row sum that computes its elementwise input itself (codegen/cpu/producer_folds.py)
+        folds = {r: fold for group in groups
+                 for r, fold in producer_folds.producer_folds(plan, ops, group.launches).items()}
+        producers = {p for p, _ in folds.values()}
         kernels, splits, sized = [], [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
+            if i in producers:  # no kernel of its own: its reduction's computes it
+                kernels.append(None)
+                sized.append(bool(symbols))  # as kernel_function decides
+                splits.append(None)
+                continue
+            p, producer = folds.get(i, (None, None))
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
                                                        row_split=i in grouped, symbols=symbols,
-                                                       tiny=not unroll, layouts=layouts)
+                                                       tiny=not unroll, layouts=layouts,
+                                                       producer=producer)
+            if producer is not None:  # takes both kernels' arguments: run only in its group
+                fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),
+                                                sized[p], len(op.operands) + len(op.results))
             kernels.append(fn)
             sized.append(any(a.name == "sizes" for a in fn.args))
             if calls:  # the library threads the call itself: the launch runs as one piece
@@ -178,7 +203,7 @@ class CpuBackend:
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
-                if "noinline" not in fn.attributes:
+                if fn is not None and "noinline" not in fn.attributes:
                     fn.attributes.add("noinline")
 
         # A row group runs as one launch where its last kernel's step is: its kernels' steps
@@ -208,7 +233,7 @@ class CpuBackend:
                 runtime.emit_launch(b, kernel, args, split)
                 return
             waiting[index] = args
-            members = [kernels[i] for i in group.launches]
+            members = [kernels[i] for i in group.launches if i not in producers]
             fn = rowwise.emit_group(module, f"{plan.launches[group.launches[0]].kernel}_rows", group,
                                     members, symbols)
             work = weighed = 0
@@ -320,7 +345,7 @@ class CpuBackend:
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = (),
-                tiny: bool = False, layouts: tuple[str, ...] = ()
+                tiny: bool = False, layouts: tuple[str, ...] = (), producer=None
                 ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
@@ -347,7 +372,8 @@ class CpuBackend:
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
         fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols), unrolled=not tiny, layouts=operand_layouts)
+                                           sizes=Sizes(symbols), unrolled=not tiny, layouts=operand_layouts,
+                                           producer=producer)
         return fn, (), extent, partials
 
     def load(self, plan: CompiledFunction) -> int:

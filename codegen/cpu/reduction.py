@@ -237,12 +237,14 @@ def _arg_best(op) -> ArgBest | None:
     return ArgBest(take, second.operands[1], best)
 
 
-def _separable(op, merging: PerResult | ArgBest) -> tuple[set[int], list[Value]] | None:
-    """For a float sum or product whose body calls the math library: the ids of its combine
+def _separable(op, merging: PerResult | ArgBest, cost_op=None) -> tuple[set[int], list[Value]] | None:
+    """For a float sum or product whose body (or ``cost_op``, what its loads compute: a folded
+    producer, ``producer_folds.py``) calls the math library: the ids of its combine
     ops and the elements they take in (each combine's operand that is not the accumulator),
     which ``_Cascade._groups`` computes for several groups before it combines them; None for
     any other reduction (a cheap body: LLVM overlaps its short chains itself)."""
-    if not isinstance(merging, PerResult) or not cost.calls_math_library(op):
+    if not isinstance(merging, PerResult) or not (cost.calls_math_library(op) or (
+            cost_op is not None and cost.calls_math_library(cost_op))):
         return None
     if any(c.op is None or c.op.op_name not in ("arith.addf", "arith.mulf") for c in merging.combiners):
         return None
@@ -344,7 +346,7 @@ class _Cascade:
         with b.goto_entry_block():
             self.arrays = [b.alloca(t, size=lanes) for t in self.types]
             self.stacks = [b.alloca(t, size=LEVELS * lanes) for t in self.types]
-        self.elements = _separable(op, merging)  # groups computed side by side (``_groups``)
+        self.elements = _separable(op, merging, body.cost_op)  # groups side by side (``_groups``)
         self.temps: list[ll.Value] | None = None
         self.whole = _whole_lanes(merging, self.types)
 
@@ -652,8 +654,10 @@ class RowReduction(_Cascade):
 
     def _block_at(self, base: ll.Value) -> None:
         b = self.b
-        if self.elements is not None and cost.spills_unrolled(self.op):
-            self._groups(base, STEPS, cost.math_interleave(self.op), unroll=False)
+        costly = self.body.cost_op
+        if self.elements is not None and (cost.spills_unrolled(self.op) or cost.spills_unrolled(costly)):
+            self._groups(base, STEPS, min(cost.math_interleave(self.op), cost.math_interleave(costly)),
+                         unroll=False)
             return
         if self.elements is not None:
             run = extent(SIDE_BY_SIDE * self.lanes)
@@ -720,11 +724,15 @@ class RowReduction(_Cascade):
             buffer, typ = self.buffers[strided.index(index)]
             return b.load(b.gep(buffer, [b.sub(ivs[dim], first)], inbounds=True, source_etype=typ), typ=typ)
 
+        saved = body.__dict__.get("load")  # a folded producer's loads (``producer_folds.py``)
         body.load = copied
         try:
             yield
         finally:
-            del body.load
+            if saved is None:
+                del body.load
+            else:
+                body.load = saved
 
     def finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""

@@ -67,8 +67,8 @@ TINY_ROW = 8
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                 fastmath: bool = False, split: bool = False, sizes: Sizes | None = None,
-                unrolled: bool = True, layouts: Sequence[str | None] | None = None
-                ) -> tuple[ll.Function, tuple[int, ...] | None, int]:
+                unrolled: bool = True, layouts: Sequence[str | None] | None = None,
+                producer=None) -> tuple[ll.Function, tuple[int, ...] | None, int]:
     """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
     extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
     as the extents whose product it is (a flattened or collapsed dim is several of the op's),
@@ -84,11 +84,14 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     reduction to one value per call has none: it is cut into pieces of its reduced dim
     instead (``full_reduction.py``), and then takes, as its last pointer, a scratch buffer of
     that many bytes for the pieces' partials, and must be called once more, after every
-    piece ran, with the empty range ``[extent, extent)``: that call merges them."""
+    piece ran, with the empty range ``[extent, extent)``: that call merges them. With
+    ``producer`` (``producer_folds.Producer``) the kernel computes that input itself and takes
+    the producer's arrays after its own."""
     sizes = sizes or Sizes()
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
-    twin = _dense_twin(op, strided, layouts) if unrolled and layouts else None  # tiny: as it is
+    # a tiny kernel as it is; a kernel computing its producer has no twin
+    twin = _dense_twin(op, strided, layouts) if unrolled and layouts and producer is None else None
     if twin is not None:
         pieces, split_dims = _cuts(op, strided, fastmath, split, sizes)
         if pieces is None:  # else a full reduction in pieces, of strides known when it runs
@@ -103,7 +106,7 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
                 wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
                                       general_extent is not None)
                 return wrapper, general_extent, 0
-    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes)
+    schedule = _Schedule(module, name, op, strided, fastmath, split, sizes, producer=producer)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
     return schedule.function, schedule.split_extent, partials
 
@@ -278,7 +281,8 @@ def splits_rows(op: kernel.GenericOp, strided: list[bool]) -> bool:
 
 class _Schedule:
     def __init__(self, module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
-                 fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True):
+                 fastmath: bool, split: bool = False, sizes: Sizes | None = None, cut: bool = True,
+                 producer=None):
         self.op = op
         self.fastmath = fastmath
         self.sizes = sizes = sizes if sizes is not None else Sizes()
@@ -288,9 +292,12 @@ class _Schedule:
         same_shape = all(v.type.shape == tuple(op.domain()) for v in shaped)
         plain = not (op.has_reduction or positional or any(strided) or op.clamped or op.indexed)
         self.pieces, split_dims = _cuts(op, strided, fastmath, split, sizes, cut)
+        folded = producer.shaped if producer is not None else []
         self.function, operands, extras, self.bounds = kernel_function(
-            module, name, shaped, strided, extra_pointers=int(checks) + (self.pieces is not None),
+            module, name, shaped + folded, strided + [False] * len(folded),
+            extra_pointers=int(checks) + (self.pieces is not None),
             split=bool(split_dims) or self.pieces is not None, sizes=sizes)
+        operands, folded = operands[:len(shaped)], operands[len(shaped):]
         status = extras[:int(checks)]
         self.scratch = extras[-1] if self.pieces is not None else None
         self.split_dim = split_dims[0] if split_dims else None
@@ -315,6 +322,8 @@ class _Schedule:
                                  and all(cost.is_cheap_scalar(inner) for inner in op.epilogue.ops))
         self.body = KernelBody(self.b, op, operands, maps, _precision(fastmath=fastmath),
                                status[0] if checks else None)
+        if producer is not None:
+            producer.install(self.body, folded)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
