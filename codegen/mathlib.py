@@ -592,7 +592,10 @@ def _exp_reduce(m: _Math, x, x_lo=None, split: bool = False):
 
 
 def _exp(m: _Math, x):
-    u, n = _exp_reduce(m, _clamp(m, x, *_EXP_LIMITS[m.kind]))
+    xc = _clamp(m, x, *_EXP_LIMITS[m.kind])
+    if m.kind == "f64" and m.avx512:  # 2**(j/16) from a table: 6 terms in place of 10
+        return m.sel(m.isnan(x), x, _pow_f64_x86_exp(m, xc))
+    u, n = _exp_reduce(m, xc)
     return m.sel(m.isnan(x), x, m.scale(m.add(u, m.c(1.0)), n))
 
 
@@ -1187,17 +1190,20 @@ def _pow_f64_x86_ln(m: _Math, x):
     return l_hi, m.add(l_err, m.add(lg_lo, low))
 
 
-def _pow_f64_x86_exp(m: _Math, t, t_lo):
+def _pow_f64_x86_exp(m: _Math, t, t_lo=None):
     """exp(t + t_lo) for t in [-746, 710] (past both ends: 0 and inf): n = rint(16 t / ln2),
     d = t - n ln2/16 + t_lo (the first difference exact), 2**(j/16) (1 + d + d**2 Q(d)) with the
-    table's low part, one rounding, and scalef by n/16 (its floor)."""
+    table's low part, one rounding, and scalef by n/16 (its floor). Also f64 exp's AVX-512
+    variant (no t_lo)."""
     shifter = m.c(m._shifter() / 16)  # its ulp is 1/16
     ns = m.fma(t, m.c(1 / _LN2), shifter)
     nf = m.sub(ns, shifter)  # n/16
     idx = m.bits(ns)  # n mod 16 in the low bits
     e_hi, e_lo = _POW_EXP_LN2_F64
     d = m.fma(m.neg(nf), m.c(e_hi), t)  # exact
-    d = m.add(m.fma(m.neg(nf), m.c(e_lo), d), t_lo)
+    d = m.fma(m.neg(nf), m.c(e_lo), d)
+    if t_lo is not None:
+        d = m.add(d, t_lo)
     q = m.fma(m.mul(d, d), m.poly(d, _POW_EXP_Q_F64), d)  # exp(d) - 1
     hi = m.table16(idx, _POW_EXP2_F64[0])
     return m.scalef(m.add(hi, m.fma(hi, q, m.table16(idx, _POW_EXP2_F64[1]))), nf)
