@@ -800,9 +800,11 @@ def test_f64_exp_variant():
     if np.finfo(np.longdouble).nmant < 63:
         pytest.skip("needs x87 long double (64-bit significand) for its reference")
     rng = np.random.default_rng(64)
-    nodes = np.arange(-17216, 16385) * (np.log(2.0) / 16)  # every j/16 step of n/16
-    x = np.concatenate([nodes, nodes + np.log(2.0) / 32, nodes + rng.uniform(-1, 1, nodes.size) * np.log(2.0) / 32,
-                        np.linspace(-745.2, -708.3, 20001), rng.uniform(-1, 1, 20000) * 2.0 ** rng.uniform(-60, 0, 20000)])
+    step = np.log(2.0) / 16
+    nodes = np.arange(-17216, 16385) * step  # every j/16 step of n/16
+    x = np.concatenate([nodes, nodes + step / 2, nodes + rng.uniform(-0.5, 0.5, nodes.size) * step,
+                        np.linspace(-745.2, -708.3, 20001),
+                        rng.uniform(-1, 1, 20000) * 2.0 ** rng.uniform(-60, 0, 20000)])
     edges = np.array([709.782712893384, -708.3964185322641, -745.1332191019411, -745.1332191019412, 0.0])
     around = (edges[:, None] + np.arange(-40, 41) * np.spacing(edges)[:, None]).ravel()
     x = np.concatenate([x, around, [np.inf, -np.inf, np.nan, -np.nan, -0.0]])
