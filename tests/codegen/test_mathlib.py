@@ -818,7 +818,8 @@ def test_f64_exp_variant():
     assert special.sum() > 80
     np.testing.assert_array_equal(got[special].view(np.int64), numpy[special].view(np.int64))
     _, obj = target.compile_ir(build_loop("exp", "f64", AVX512), x86_machine("x86-64-v4", 256))
-    cfunc = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 2, ctypes.c_int64)(target.load_object(obj, ["k"])["k"])
+    address = target.load_object(obj, ["k"])["k"]
+    cfunc = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 2, ctypes.c_int64)(address)
     out = np.empty_like(x)
     cfunc(x.ctypes.data, out.ctypes.data, out.size)
     np.testing.assert_array_equal(out.view(np.int64), got.view(np.int64))
