@@ -400,6 +400,8 @@ class _Math:
         at 8 lanes (two 8-entry halves), two and a select at 4, four and three selects at 2."""
         assert len(values) == 16
         b, module = self.b, self.b.module
+        if not self.avx512:
+            return self._table16_lanes(idx, values)
         if self.kind == "f64":
             return self._table16_f64(idx, values)
 
@@ -418,6 +420,22 @@ class _Math:
         low, high = (intrinsic("llvm.x86.avx512.vpermi2var.ps.128",
                                [vec(values[i:i + 4]), idx, vec(values[i + 4:i + 8])]) for i in (0, 8))
         return self.sel(b.icmp_unsigned("!=", b.and_(idx, self.i(8)), self.i(0)), high, low)
+
+    def _table16_lanes(self, idx, values: tuple[float, ...]):
+        """table16 without AVX-512's permutes, for a variant's scalar twin (the loop's remainder
+        must give the vector lanes' bits): an element of a constant vector a lane."""
+        b = self.b
+        elem = self.ty.element if self.lanes else self.ty
+        fifteen = ir.Constant(ir.IntType(self.width), 15)
+        table = ir.Constant(ir.VectorType(elem, 16), list(values))
+        if self.lanes is None:
+            return b.extract_element(table, b.and_(idx, fifteen))
+        out = ir.Constant(self.ty, ir.Undefined)
+        for k in range(self.lanes):
+            lane = ir.Constant(ir.IntType(32), k)
+            pick = b.extract_element(table, b.and_(b.extract_element(idx, lane), fifteen))
+            out = b.insert_element(out, pick, lane)
+        return out
 
     def _table16_f64(self, idx, values: tuple[float, ...]):
         b, module = self.b, self.b.module
@@ -594,7 +612,9 @@ def _exp_reduce(m: _Math, x, x_lo=None, split: bool = False):
 
 def _exp(m: _Math, x):
     xc = _clamp(m, x, *_EXP_LIMITS[m.kind])
-    if m.kind == "f64" and m.avx512:  # 2**(j/16) from a table: 6 terms in place of 10
+    # 2**(j/16) from a table, 6 terms in place of 10: in the AVX-512 variants and in their
+    # scalar twin (the loop's remainder), whose bits must be the vector lanes'
+    if m.kind == "f64" and "avx512" in m.isa:
         return m.sel(m.isnan(x), x, _pow_f64_x86_exp(m, xc))
     u, n = _exp_reduce(m, xc)
     return m.sel(m.isnan(x), x, m.scale(m.add(u, m.c(1.0)), n))
@@ -1207,7 +1227,10 @@ def _pow_f64_x86_exp(m: _Math, t, t_lo=None):
         d = m.add(d, t_lo)
     q = m.fma(m.mul(d, d), m.poly(d, _POW_EXP_Q_F64), d)  # exp(d) - 1
     hi = m.table16(idx, _POW_EXP2_F64[0])
-    return m.scalef(m.add(hi, m.fma(hi, q, m.table16(idx, _POW_EXP2_F64[1]))), nf)
+    p = m.add(hi, m.fma(hi, q, m.table16(idx, _POW_EXP2_F64[1])))
+    if m.avx512:
+        return m.scalef(p, nf)
+    return m.scale(p, m.call("floor", nf))  # exp's scalar twin: scalef's single rounding
 
 
 def _pow_f64_x86_selects(m: _Math, x, y, l_hi, l_lo):
