@@ -47,7 +47,8 @@ and -ln(rcp) as double words, r = m rcp - 1 exact as a + b, a 9-term tail; exp f
 as double words, scalef by n/16; within 0.75 ULP of the exact result where the portable
 double-double code reaches 1.7; 1.5-1.7x the portable code, which stays for the scalar
 remainder and other targets); f64 exp's variant is that exp (6 terms in place of 10, within 0.54
-ULP of the exact result where the portable code reaches 0.97; 1.1x). f32 cbrt's variant takes no
+ULP of the exact result where the portable code reaches 0.97; 1.1x), and so is its scalar twin
+(the remainder's: the lanes' bits whatever the split). f32 cbrt's variant takes no
 steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
