@@ -442,7 +442,7 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
     stride, if it has one (``emit_tiled_gemm`` computes C^T where its rows have it); ``nr``:
     the columns of a whole block."""
     body = KernelBody(b, epilogue, operands, list(epilogue.indexing_maps),
-                      scalar.Precision(fastmath=fastmath))
+                      scalar.Precision(fastmath=fastmath, isa=target.math_isa()))
     zero = ll.Constant(I64, 0)
 
     def finish(row: ll.Value, col: ll.Value, rows: ll.Value, cols: ll.Value) -> None:
