@@ -6,7 +6,7 @@ A backend is an object with:
 - ``name``: the target's name, as ``CompileOptions.target`` spells it;
 - ``lower(func, layouts, options) -> CompiledFunction``: an optimised ``func.func`` to a plan
   (plain data, ``codegen/plan.py``) holding the target's code; ``layouts`` holds, per argument,
-  its layout class (``codegen/layout_class.py``: a C-contiguous one's strides are known, the
+  its layout class (``ir/layout_class.py``: a C-contiguous one's strides are known, the
   others pass their strides, and the code may be specialised on the class);
 - ``magic() -> tuple[str, str, str]``: what the code depends on besides the IR (for the CPU:
   triple, CPU name, features), part of any key that stores code across processes;

@@ -296,7 +296,7 @@ def strided_operands(plan: CompiledFunction, launch: Launch) -> list[bool]:
 
 def operand_layout_classes(launch: Launch, strided: list[bool], layouts: tuple[str, ...]) -> list[str | None]:
     """Per array operand of ``launch`` (as ``strided_operands``): a strided argument's layout
-    class (``codegen/layout_class.py``), else None."""
+    class (``ir/layout_class.py``), else None."""
     operands = [s for s in launch.operands if s != STATUS]
     return [layouts[s.index] if flag else None for s, flag in zip(operands, strided)]
 

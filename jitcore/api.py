@@ -53,13 +53,13 @@ from jitcore import (
 )
 from jitcore.autograph import convert as autograph_convert
 from jitcore.autograph import converted, refuse_generator, without_helper_frames
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
+from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
 
 DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises

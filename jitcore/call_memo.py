@@ -10,7 +10,7 @@ order, and per value:
 
 - an ``ndarray`` (the type itself, not a subclass): dtype, shape and its C-contiguous,
   F-contiguous and aligned flags, and for an array that is neither C- nor F-contiguous its
-  layout class (reversed, flipped axes or strided: ``codegen/layout_class.py``): the full key's
+  layout class (reversed, flipped axes or strided: ``ir/layout_class.py``): the full key's
   layout. Unaligned arrays and strides that are no multiple of the item size are left to the
   full path, which copies them;
 - a Python ``float``, ``complex``, ``bool``: its type (the value is traced); an ``int``: the
@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore.codegen.layout_class import classify
+from jitcore.ir.layout_class import classify
 
 _NDARRAY = np.ndarray
 # NumPy's flag bits (``ndarray.flags.num``): the layout facts of the full key, and alignment

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from jitcore import pytree
-from jitcore.codegen import layout_class
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
+from jitcore.ir import layout_class
 from jitcore.ir.types import TensorType
 from jitcore.tracer import Tracer
 

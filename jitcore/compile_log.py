@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 
-from jitcore.codegen import layout_class
 from jitcore.compile_time import CompileClock
+from jitcore.ir import layout_class
 
 logger = logging.getLogger("jitcore")
 

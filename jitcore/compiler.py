@@ -10,12 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from jitcore import calltime, ir, passes, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
+from jitcore.ir import layout_class
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.dialects.builtin import ModuleOp
@@ -62,7 +62,7 @@ class ArgSpec:
     int_range: tuple[int, int] | None = None  # a Python int's bounds (api.int_range)
     fortran: bool = False  # Fortran-ordered and not C-contiguous
     scalar: bool = False  # a NumPy scalar or Python number, not a 0-d array: its tracer is one
-    # The layout class the code is specialised on (codegen/layout_class.py): "C" exactly when
+    # The layout class the code is specialised on (ir/layout_class.py): "C" exactly when
     # ``contiguous``; never strides, so that one compile serves every stride of a class.
     layout: str = layout_class.C
 

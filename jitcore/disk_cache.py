@@ -219,7 +219,7 @@ def _environment(target: str) -> str:
 def plan_key(traced: str, layouts: tuple[str, ...], options) -> str:
     """The key of the plan compiled from the traced module's text ``traced`` with ``options``
     (a ``compiler.CompileOptions``) for arguments of the layout classes ``layouts``
-    (``codegen/layout_class.py``: the code is specialised on them)."""
+    (``ir/layout_class.py``: the code is specialised on them)."""
     backend = backend_for(options.target)
     return _digest("plan", _environment(options.target), backend.fingerprint(), repr(options),
                    repr(layouts), repr(ARRAY_HEADER), traced)

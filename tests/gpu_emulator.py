@@ -183,12 +183,12 @@ def run_on_cuda(text: str, arrays: list) -> tuple:
     import pytest
 
     from jitcore import cuda, ir, pytree
-    from jitcore.codegen import layout_class
     from jitcore.codegen.backend import backend_for
     from jitcore.codegen.nvptx import TrigArgumentRangeError
     from jitcore.codegen.plan import LowerOptions
     from jitcore.cuda import driver as cuda_driver
     from jitcore.cuda import executable
+    from jitcore.ir import layout_class
 
     patches = []
     try:

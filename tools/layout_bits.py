@@ -52,24 +52,29 @@ def _inplace(x):
     return x.sum()
 
 
-def _view(a: np.ndarray, kind: str, relayout) -> np.ndarray:
-    """``a``'s values in the layout ``kind``: tests/layouts.py's, or dense with axes flipped."""
-    flipped = {"Cflip0": (np.ascontiguousarray, (slice(None, None, -1),)),
-               "Cflip1": (np.ascontiguousarray, (slice(None), slice(None, None, -1))),
-               "Fflip0": (np.asfortranarray, (slice(None, None, -1),)),
-               "Fflip1": (np.asfortranarray, (slice(None), slice(None, None, -1))),
-               "Frev": (np.asfortranarray, (slice(None, None, -1), slice(None, None, -1)))}
-    if kind not in flipped:
-        return relayout(a, kind)
-    order, index = flipped[kind]
-    return order(a[index])[index]
+def _view(a: np.ndarray, kind: str) -> np.ndarray:
+    """``a``'s values in the layout ``kind`` (the kinds of tests/layouts.py, which a tool may not
+    import, and dense arrays with some axes flipped)."""
+    back = slice(None, None, -1)
+    if kind == "broadcast":  # stride 0 along the last axis
+        return np.broadcast_to(a[..., :1], a.shape)
+    if kind == "strided":  # every other element of a buffer twice as long on every axis
+        view = np.zeros(tuple(2 * n for n in a.shape), a.dtype)[(slice(None, None, 2),) * a.ndim]
+        view[...] = a
+        return view
+    if kind in ("C", "F", "reversed"):  # copies
+        index = (back,) * a.ndim if kind == "reversed" else ()
+        return np.array(a[index], order="F" if kind == "F" else "C")[index]
+    dense, index = {"Cflip0": (np.ascontiguousarray, (back,)),
+                    "Cflip1": (np.ascontiguousarray, (slice(None), back)),
+                    "Fflip0": (np.asfortranarray, (back,)),
+                    "Fflip1": (np.asfortranarray, (slice(None), back)),
+                    "Frev": (np.asfortranarray, (back, back))}[kind]
+    return dense(a[index])[index]
 
 
 def dump(path: str) -> None:
     import jitcore as jc
-
-    sys.path.insert(0, ".")
-    from tests.layouts import relayout
 
     rng = np.random.default_rng(7)
     jitted = {name: jc.jit(fn) for name, fn in FUNCTIONS.items()}
@@ -86,21 +91,21 @@ def dump(path: str) -> None:
                     if (shape != (300, 70) or dt is np.float64) and name not in SHORT_LIST:
                         continue
                     try:
-                        r = np.asarray(fn(_view(base, kind, relayout)))
+                        r = np.asarray(fn(_view(base, kind)))
                         out[(dt.__name__, shape, kind, name)] = (r.copy(), r.strides)
                     except Exception as e:  # the same error in both trees is the same result
                         out[(dt.__name__, shape, kind, name)] = repr(e)[:200]
                 if kind != "broadcast":
-                    x = _view(base, kind, relayout)
+                    x = _view(base, kind)
                     out[(dt.__name__, shape, kind, "inplace")] = (np.asarray(inplace(x)).copy(), x.copy())
         for n in (1000, 130, 7):
             v = (rng.standard_normal(n) * 1e3).astype(dt)
             for kind in ("C", "reversed", "strided"):
                 for name in ("sum", "x2sum", "mean", "max0", "cumsum0"):
-                    out[(dt.__name__, n, kind, name)] = np.asarray(jitted[name](relayout(v, kind))).copy()
+                    out[(dt.__name__, n, kind, name)] = np.asarray(jitted[name](_view(v, kind))).copy()
         a3 = (rng.standard_normal((20, 30, 40)) * 1e3).astype(dt)
         for kind in ("F", "reversed"):
-            x = relayout(a3, kind)
+            x = _view(a3, kind)
             for ax in (None, 0, 1, 2, (0, 1), (1, 2), (0, 2)):
                 r = jc.jit(lambda x, ax=ax: x.sum(axis=ax))(x)
                 out[(dt.__name__, "3d", kind, str(ax))] = np.asarray(r).copy()

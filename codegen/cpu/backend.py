@@ -21,7 +21,7 @@ from collections import OrderedDict
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import host, layout_class
+from jitcore.codegen import host
 from jitcore.codegen.cpu import (
     blas,
     cost,
@@ -51,6 +51,7 @@ from jitcore.codegen.host import (
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, static_value
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
+from jitcore.ir import layout_class
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel, scf
@@ -358,7 +359,7 @@ class CpuBackend:
         work is a run-time value is compiled split unless the function is ``tiny``, so that
         every size shares its code: the launch then runs it as one call below
         ``MIN_SPLIT_WORK`` points (``_one_call_below_min_split``), decided when it runs.
-        ``layouts``: the arguments' layout classes (``codegen/layout_class.py``)."""
+        ``layouts``: the arguments' layout classes (``ir/layout_class.py``)."""
         strided = strided_operands(plan, launch)
         operand_layouts = operand_layout_classes(launch, strided, layouts)
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,

@@ -38,12 +38,13 @@ from collections.abc import Sequence
 import numpy as np
 from llvmlite import ir as ll
 
-from jitcore.codegen import layout_class, scalar
+from jitcore.codegen import scalar
 from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
+from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
 from jitcore.ir.core import Block, Value
 from jitcore.ir.dialects import kernel
@@ -76,7 +77,7 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     symbols) the kernel takes the run-time extents (``kernel_body.kernel_function``);
     ``unrolled`` says LLVM's unroller runs on the code (``_with_tiny_rows_constant`` pays only
     then). ``layouts``: per operand, a strided argument's layout class
-    (``codegen/layout_class.py``; None or absent: strided, nothing known), from which a
+    (``ir/layout_class.py``; None or absent: strided, nothing known), from which a
     reduction over arguments dense in memory reads them in memory order (``_dense_twin``).
 
     That dim is its first parallel one of extent above 1, or the one loop of a flattened

@@ -14,11 +14,11 @@ import pytest
 import jitcore
 import jitcore.numpy as jnp
 from jitcore import compiler, ir, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import TARGETS, backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions, Storage
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import JitcoreError
+from jitcore.ir import layout_class
 
 ROOT = Path(__file__).resolve().parents[2]
 

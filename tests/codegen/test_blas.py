@@ -15,13 +15,13 @@ import pytest
 
 import jitcore
 from jitcore import compiler, ir, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.contraction import match_contraction
 from jitcore.codegen.cpu import blas, gemm
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import JitcoreError
+from jitcore.ir import layout_class
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_blas = pytest.mark.skipif(blas.library() is None, reason="NumPy's OpenBLAS not found")

@@ -28,12 +28,12 @@ from hypothesis.extra import numpy as hnp
 
 import jitcore as jc
 from jitcore import config, ir, passes, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import Copy, ForLoop, LowerOptions, Run, WhileLoop
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import LoopStepError
+from jitcore.ir import layout_class
 from tests.budget import examples
 
 

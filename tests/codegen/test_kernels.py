@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 
 from jitcore import config, ir, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.plan import LowerOptions
 from jitcore.dispatch import ARRAY_HEADER, Executable
+from jitcore.ir import layout_class
 from jitcore.ir.attributes import numpy_dtype
 from tests.gpu_emulator import run_on_cuda
 from tests.layouts import LAYOUTS, relayout

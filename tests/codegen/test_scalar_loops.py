@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore import ir, pytree
-from jitcore.codegen import layout_class
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import LowerOptions
 from jitcore.compiler import DEFAULT_PIPELINE
 from jitcore.dispatch import ARRAY_HEADER, Executable
 from jitcore.errors import LoopStepError
+from jitcore.ir import layout_class
 from jitcore.ir.dialects import kernel, scf
 from jitcore.passes import PassManager
 from tests.codegen.scalar_programs import Program, scalar

@@ -1,4 +1,4 @@
-"""Layout classes in the signature (``codegen/layout_class.py``): a function compiles once per
+"""Layout classes in the signature (``ir/layout_class.py``): a function compiles once per
 class of its arguments (C-contiguous, Fortran, reversed, strided, ...), never per stride, and a
 call never runs the code of another class: not from the signature cache, the call memo
 (``call_memo.py``), the disk cache, nor for a global array (a call-time input)."""
@@ -12,7 +12,7 @@ import pytest
 
 import jitcore as jc
 from jitcore import config
-from jitcore.codegen.layout_class import classify
+from jitcore.ir.layout_class import classify
 from tests.layouts import relayout
 
 

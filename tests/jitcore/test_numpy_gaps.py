@@ -296,7 +296,8 @@ def test_results_numpy_gives_as_scalars_are_scalars(name):
 
 
 def test_keepdims_and_array_q_stay_arrays():
-    fn = lambda x: (np.median(x, keepdims=True), np.quantile(x, [0.5]), np.median(x[0], keepdims=True))  # noqa: E731
+    fn = lambda x: (np.median(x, keepdims=True), np.quantile(x, [0.5]), np.median(x[0], keepdims=True),  # noqa: E731
+                    np.nanmedian(x[0], keepdims=True))
     x = np.array([3.0, 1.0, 2.0])
     for got, want in zip(jc.jit(fn)(x), fn(x), strict=True):
         assert_same(got, want)

@@ -12,7 +12,7 @@ kernel takes its strides when it runs).
 
 Axes of extent 0 or 1 never count, as NumPy's contiguity flags ignore them. A reduction over
 an argument dense in memory reads it in memory order, NumPy's rule: the code generator picks
-that kernel at compile time from the class (``cpu/schedule.py``, ``_dense_twin``).
+that kernel at compile time from the class (``codegen/cpu/schedule.py``, ``_dense_twin``).
 """
 
 from __future__ import annotations
