@@ -459,8 +459,8 @@ def reshape(x: Tracer, shape) -> Tracer:
         shape = tuple(x.size // known if d == -1 else d for d in shape)
     if int(np.prod(shape)) != x.size or any(d < 0 for d in shape):
         raise JitValueError(f"cannot reshape an array of shape {x.shape} into shape {shape}")
-    if shape == x.shape:
-        return x
+    if shape == x.shape:  # nothing to do; a NumPy scalar reshaped is a 0-d array, as in NumPy
+        return fresh(x) if x.scalar else x
     return _emit(x.owner_trace, array.ReshapeOp, [x], x.value.type.with_shape(shape))
 
 

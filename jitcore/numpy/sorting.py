@@ -17,7 +17,7 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import Tracer, as_scalar, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, user_location
 
 __all__ = ["argpartition", "argsort", "interp", "lexsort", "median", "nanmedian", "nanpercentile",
            "nanquantile", "partition", "percentile", "quantile", "searchsorted", "sort"]
@@ -330,13 +330,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
         mid = (prims.convert(s[..., n // 2 - 1], acc) + mid) / np.array(2, acc)
     # NumPy takes the mean of the middle value(s), a sum from +0.0: -0.0 comes out +0.0
     value = _nan_where_any(s, prims.convert(mid, dtype)) + np.zeros((), dtype)
-    return _kept_or_scalar(value, keep_shape, keepdims)
-
-
-def _kept_or_scalar(value: Tracer, keep_shape: tuple[int, ...], keepdims: bool) -> Tracer:
-    """A median's lanes in NumPy's form: an array of ``keep_shape`` with ``keepdims`` (0-d too,
-    though the +0.0 made ``value`` a scalar, as a ufunc of 0-d arrays is), else a NumPy scalar."""
-    return fresh(prims.reshape(value, keep_shape)) if keepdims else as_scalar(value)
+    return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)
 
 
 def _empty_lanes(x: Tracer, dtype, keep_shape: tuple[int, ...] | None):
@@ -518,7 +512,7 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     value = np.where(count % 2 == 1, high, (low + high) / two)
     # NaN for a lane of NaNs only; + 0.0 as NumPy's mean of the middle values: -0.0 is +0.0
     value = np.where(count == 0, np.array(np.nan, a.dtype), value) + np.zeros((), a.dtype)
-    return _kept_or_scalar(value, keep_shape, keepdims)
+    return prims.reshape(value, keep_shape) if keepdims else as_scalar(value)
 
 
 @implements(np.interp)
