@@ -423,17 +423,16 @@ class JitFunction:
             contiguous = leaf.flags.c_contiguous
             if not contiguous and (not leaf.flags.aligned or any(s % leaf.itemsize for s in leaf.strides)):
                 leaf, contiguous = np.ascontiguousarray(leaf), True  # unaligned: one copy
-            fortran = not contiguous and leaf.flags.f_contiguous
             layout = layout_class.C if contiguous else layout_class.classify(leaf.shape, leaf.strides,
                                                                              leaf.itemsize)
-            return ArgSpec(leaf.shape, leaf.dtype, False, contiguous, fortran=fortran, layout=layout), leaf
+            return ArgSpec(leaf.shape, leaf.dtype, layout=layout), leaf
         if isinstance(leaf, np.generic):  # returned, or carried through a loop, as a NumPy scalar
             spec, arr = self._leaf(np.asarray(leaf), tree, index)
             return dataclasses.replace(spec, scalar=True), arr
         if getattr(leaf, "__jitcore_device_array__", False):  # jitcore.cuda's
             if self.options.target != "cuda":  # copied back for the CPU's code
                 return self._leaf(leaf.to_numpy(), tree, index)
-            return ArgSpec(leaf.shape, leaf.dtype, False, True), leaf  # stays on the GPU
+            return ArgSpec(leaf.shape, leaf.dtype), leaf  # stays on the GPU
         if isinstance(leaf, (bool, int, float, complex)):
             dtype = _WEAK_DTYPES[next(t for t in (bool, int, float, complex) if isinstance(leaf, t))]
             try:

@@ -58,17 +58,16 @@ class ArgSpec:
     shape: tuple[int, ...]
     dtype: np.dtype
     weak: bool = False
-    contiguous: bool = True
     int_range: tuple[int, int] | None = None  # a Python int's bounds (api.int_range)
-    fortran: bool = False  # Fortran-ordered and not C-contiguous
     scalar: bool = False  # a NumPy scalar or Python number, not a 0-d array: its tracer is one
-    # The layout class the code is specialised on (ir/layout_class.py): "C" exactly when
-    # ``contiguous``; never strides, so that one compile serves every stride of a class.
+    # The layout class the code is specialised on (ir/layout_class.py); never strides, so that
+    # one compile serves every stride of a class. C-contiguity and Fortran order follow from it.
     layout: str = layout_class.C
 
-    def __post_init__(self):
-        if not self.contiguous and self.layout == layout_class.C:  # a class not given: strided
-            object.__setattr__(self, "layout", layout_class.F if self.fortran else layout_class.STRIDED)
+    @property
+    def fortran(self) -> bool:
+        """Fortran-ordered and not C-contiguous: the tracer gives its results NumPy's F order."""
+        return self.layout == layout_class.F
 
 
 @dataclass(frozen=True)
@@ -203,9 +202,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     mutated = tuple(i for i, tracer in enumerate(tracers) if tracer.version)
     values += [tracers[i].value for i in mutated]
     arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
-    hidden = () if recorder is None else tuple(ArgSpec(shape, dtype, contiguous=layout == layout_class.C,
-                                                               layout=layout)
-                                                        for shape, dtype, layout in recorder.specs)
+    specs = () if recorder is None else recorder.specs
+    hidden = tuple(ArgSpec(shape, dtype, layout=layout) for shape, dtype, layout in specs)
     return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
                            owners(leaves, tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
