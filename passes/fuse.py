@@ -141,6 +141,7 @@ class Fuse(Pass):
         for func in module.functions():
             _require_kernels(func.body)
             for block in _blocks(func.body):
+                changed |= _read_through_unit_reshapes(block)
                 changed |= _fuse_block(block, self.max_recompute, self.store_shared_math)
                 if self.gemm_epilogue:
                     changed |= fuse_gemm_epilogues(block)
@@ -162,6 +163,53 @@ def _require_kernels(block: Block) -> None:
         for region in op.regions:
             for inner in region.blocks:
                 _require_kernels(inner)
+
+
+def _unit_reshape_map(source: tuple[int, ...], shape: tuple[int, ...]) -> AffineMap | None:
+    """For a reshape of ``source`` to ``shape`` that only adds or drops extent-1 axes (an
+    integer index ``x[i]``, ``x[:, None]``): the map from ``shape``'s indices to ``source``'s
+    (0 on a dropped axis); None for any other reshape."""
+    kept_source = [a for a, n in enumerate(source) if n != 1]
+    kept_shape = [a for a, n in enumerate(shape) if n != 1]
+    if [source[a] for a in kept_source] != [shape[a] for a in kept_shape]:
+        return None
+    dims = [None] * len(source)
+    for a, b in zip(kept_source, kept_shape):
+        dims[a] = b
+    return AffineMap.from_dims(len(shape), dims)
+
+
+def _read_through_unit_reshapes(block: Block) -> bool:
+    """Make each kernel that reads a reshape adding or dropping extent-1 axes read the
+    reshape's source instead, through the composed map: ``np.sin(x[i])``'s kernel then reads
+    row ``i``'s slice kernel directly, which the rules below may fuse in (a reshape is not a
+    kernel, so nothing fuses across it), and an unrolled loop over ``x[i]`` is one kernel per
+    step rather than a copy and a kernel. Reads that are clamped, indexed or copied whole keep
+    their reshape."""
+    changed = False
+    for op in block.ops:
+        if not isinstance(op, kernel.GenericOp):
+            continue
+        keep = set(op.clamped) | set(op.indexed) | set(op.copy_inputs)
+        maps, rewritten = list(op.indexing_maps), False
+        for i, value in enumerate(op.operands):
+            reshape = getattr(value, "op", None)
+            if i in keep or not isinstance(reshape, array.ReshapeOp):
+                continue
+            source = reshape.operands[0]
+            unit = _unit_reshape_map(source.type.shape, value.type.shape)
+            if unit is None:
+                continue
+            op.set_operand(i, source)
+            maps[i] = unit.compose(maps[i])
+            rewritten = True
+        if rewritten:
+            op.attributes["indexing_maps"] = tuple(maps)
+            changed = True
+    for op in list(block.ops):  # reshapes left without readers
+        if isinstance(op, array.ReshapeOp) and not op.results[0].uses:
+            op.erase()
+    return changed
 
 
 def _blocks(block: Block):

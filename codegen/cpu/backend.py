@@ -30,6 +30,7 @@ from jitcore.codegen.cpu import (
     producer_folds,
     rowwise,
     runtime,
+    shared_kernels,
     sort,
     target,
     tiled_gemm,
@@ -175,6 +176,16 @@ class CpuBackend:
         folds = {r: fold for group in groups
                  for r, fold in producer_folds.producer_folds(plan, ops, group.launches).items()}
         producers = {p for p, _ in folds.values()}
+        # kernels that differ only in where they start reading: one function (shared_kernels.py)
+        alone = grouped | producers | set(folds)
+
+        def code_inputs(i):  # what of launch i's operands its code depends on besides the op
+            strided = strided_operands(plan, plan.launches[i])
+            return tuple(strided), tuple(operand_layout_classes(plan.launches[i], strided, layouts))
+
+        sharing = shared_kernels.plan_sharing(ops, [i for i in range(len(ops)) if i not in alone],
+                                              code_inputs)
+        emitted: dict[int, tuple] = {}  # leader -> what _kernel returned for its start-free form
         kernels, splits, sized = [], [], []
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             if i in producers:  # no kernel of its own: its reduction's computes it
@@ -183,10 +194,15 @@ class CpuBackend:
                 splits.append(None)
                 continue
             p, producer = folds.get(i, (None, None))
-            fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
-                                                       row_split=i in grouped, symbols=symbols,
-                                                       tiny=not unroll, layouts=layouts,
-                                                       producer=producer)
+            share = sharing.get(i)
+            made = None
+            if share is not None:
+                made = self._shared_kernel(module, plan, launch, op, share, emitted, options.fastmath,
+                                           symbols, not unroll, layouts)
+            if made is None:
+                made = self._kernel(module, plan, launch, op, options.fastmath, row_split=i in grouped,
+                                    symbols=symbols, tiny=not unroll, layouts=layouts, producer=producer)
+            fn, calls, extent, partials = made
             if producer is not None:  # takes both kernels' arguments: run only in its group
                 fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),
                                                 sized[p], len(op.operands) + len(op.results))
@@ -342,6 +358,36 @@ class CpuBackend:
         optimized_ir = str(optimized)
         self._memo.put(key, digest, object_code, optimized_ir)
         return object_code, optimized_ir, "llvm"
+
+    def _shared_kernel(self, module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
+                       share: shared_kernels.Shared, emitted: dict, fastmath: bool, symbols, tiny: bool,
+                       layouts: tuple[str, ...]):
+        """``_kernel``'s result for a launch whose kernel is shared: the leader's code, emitted
+        once from the start-free maps, called through a function that moves the operand
+        pointers to this launch's starts; None to emit a kernel of its own."""
+        if share.leader not in emitted:
+            saved = op.attributes["indexing_maps"]
+            op.attributes["indexing_maps"] = share.maps
+            try:
+                leader = dataclasses.replace(launch, kernel=f"{launch.kernel}_shared")
+                made = self._kernel(module, plan, leader, op, fastmath, symbols=symbols, tiny=tiny,
+                                    layouts=layouts)
+            finally:
+                op.attributes["indexing_maps"] = saved
+            if made[1]:  # a library call (BLAS) threads itself: not shared
+                made = None
+            elif "noinline" not in made[0].attributes:
+                made[0].attributes.add("noinline")  # one copy, not one per caller
+            emitted[share.leader] = made
+        made = emitted[share.leader]
+        if made is None:
+            return None
+        fn, calls, extent, partials = made
+        if not any(any(s) for s in share.starts):
+            return made
+        shift = shared_kernels.emit_start_shift(module, launch.kernel, op, fn, share.starts,
+                                                strided_operands(plan, launch), symbols)
+        return None if shift is None else (shift, calls, extent, partials)
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
