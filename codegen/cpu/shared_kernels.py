@@ -23,13 +23,13 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
+from jitcore.codegen.contraction import match_contraction
 from jitcore.codegen.kernel_body import kernel_function
 from jitcore.codegen.llvm_types import I64, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer
 from jitcore.ir.attributes import AffineExpr, AffineMap
 from jitcore.ir.dialects import kernel
 from jitcore.ir.printer import print_op
-from jitcore.passes.kernelize.linalg import is_float_contraction
 
 SHARE = True  # False: every kernel its own function (the tests compare the two)
 
@@ -83,7 +83,7 @@ def plan_sharing(ops, candidates, layouts_of) -> dict[int, Shared]:
     for i in candidates:
         op = ops[i]
         if (not isinstance(op, kernel.GenericOp) or op.indexed or "sort_axis" in op.attributes
-                or is_float_contraction(op) or not _self_contained(op)):
+                or match_contraction(op) is not None or not _self_contained(op)):
             continue
         form = _start_free(op)
         maps = form[0] if form else op.indexing_maps
