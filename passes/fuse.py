@@ -166,11 +166,14 @@ def _require_kernels(block: Block) -> None:
 
 
 def _unit_reshape_map(source: tuple[int, ...], shape: tuple[int, ...]) -> AffineMap | None:
-    """For a reshape of ``source`` to ``shape`` that only adds or drops extent-1 axes (an
-    integer index ``x[i]``, ``x[:, None]``): the map from ``shape``'s indices to ``source``'s
-    (0 on a dropped axis); None for any other reshape."""
+    """For a reshape of ``source`` to ``shape`` that only drops extent-1 axes (an integer
+    index: ``x[i]``, ``x[:, j]``): the map from ``shape``'s indices to ``source``'s (0 on a
+    dropped axis); None for any other reshape. (One that adds axes, a ``keepdims`` or
+    ``x[:, None]``, stays: the row kernels' grouping is tuned to its form.)"""
     kept_source = [a for a, n in enumerate(source) if n != 1]
     kept_shape = [a for a, n in enumerate(shape) if n != 1]
+    if len(shape) >= len(source) or len(kept_shape) != len(shape):
+        return None
     if [source[a] for a in kept_source] != [shape[a] for a in kept_shape]:
         return None
     dims = [None] * len(source)
@@ -180,7 +183,7 @@ def _unit_reshape_map(source: tuple[int, ...], shape: tuple[int, ...]) -> Affine
 
 
 def _read_through_unit_reshapes(block: Block) -> bool:
-    """Make each kernel that reads a reshape adding or dropping extent-1 axes read the
+    """Make each kernel that reads a reshape dropping extent-1 axes read the
     reshape's source instead, through the composed map: ``np.sin(x[i])``'s kernel then reads
     row ``i``'s slice kernel directly, which the rules below may fuse in (a reshape is not a
     kernel, so nothing fuses across it), and an unrolled loop over ``x[i]`` is one kernel per

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Compile time of a new user's loop-shaped programs (docs/performance.md, "Short static loops
-that end many kernels"): a Newton iteration with two sums per step over a static range,
-row loops of mean/sort/std, and ``np.apply_along_axis``.
+that end many kernels" and "Unrolled loops: one kernel for the copies"): a Newton iteration
+with two sums per step over a static range, row loops of mean/sort/std, ``np.apply_along_axis``,
+and unrolled loops over rows ``x[i]`` and shifted windows.
 
     PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R]
 
@@ -55,13 +56,38 @@ def loop_rows(A):
     return out
 
 
+def row_sin_sums(x):
+    s = 0.0
+    for i in range(10):
+        s = s + np.sin(x[i]).sum()
+    return s
+
+
+def row_abs_max(x):
+    s = 0.0
+    for i in range(10):
+        s = s + np.abs(x[i]).sum() * x[i].max()
+    return s
+
+
+def window_sums(v):
+    s = 0.0
+    for k in range(8):
+        s = s + (v[k:k + 1000] * 2.0 + 1.0).sum()
+    return s
+
+
 ROWS = np.random.default_rng(1).random((40, 9))
+BIG = np.random.default_rng(2).random((1000, 1000))
 PROGRAMS = {
     "irr_newton, 50 steps": (irr_newton, (np.array([-100.0, 30, 40, 50]), 0.1)),
     "row loop mean/sort/std, 5 rows": (row_loop_stats, (np.random.default_rng(0).random((5, 7)),)),
     "row loop mean/sort/std, 12 rows": (row_loop_stats, (np.random.default_rng(0).random((12, 7)),)),
     "percentiles per row, for loop, 40 rows": (loop_rows, (ROWS,)),
     "percentiles per row, apply_along_axis, 40 rows": (apply_rows, (ROWS,)),
+    "sum of sin(x[i]), 10 rows of 1000": (row_sin_sums, (BIG,)),
+    "sum(abs(x[i])) * x[i].max(), 10 rows of 1000": (row_abs_max, (BIG,)),
+    "sums of 8 shifted windows of 1000": (window_sums, (BIG[0],)),
 }
 
 
