@@ -55,9 +55,13 @@ MATH_INTERLEAVE = 4  # iterations of a math-bound vector loop run side by side (
 # target (float64 pow's double-double log and exp; cbrt's integer seed, steps and exact
 # residual; float32 arcsin's and arccos's sqrt with its remainder's division): two measured
 # 5-12% faster on Zen 4, where the others gain nothing from two (docs/performance.md, "The math
-# library on Zen 4", rounds 6 and 8). By op and result width.
+# library on Zen 4", rounds 6 and 8). float64 sin and cos (both polynomials and their double-word
+# parts on every lane: 46-57 stack references a loop of four, 15-17 at two) run the same in
+# cache at two, and 14-30% faster on arrays streamed from memory, where four overlapped their
+# loads with the arithmetic far less (round 10). By op and result width.
 NARROW_INTERLEAVE = {("math.powf", 64): 2, ("math.cbrt", 32): 2, ("math.cbrt", 64): 2,
-                     ("math.arcsin", 32): 2, ("math.arccos", 32): 2}
+                     ("math.arcsin", 32): 2, ("math.arccos", 32): 2,
+                     ("math.sin", 64): 2, ("math.cos", 64): 2}
 # Of those, the calls whose AVX-512 variant keeps fewer values live (float64 pow's tables in
 # place of the double-double selects): with the variant, 1 and 4 side by side ran 5% faster
 # than 2 on Zen 4 (docs/performance.md, "The math library on Zen 4, round 7").

@@ -54,15 +54,18 @@ def test_a_reduced_row_of_math_computes_its_groups_side_by_side():
 
 
 def test_calls_that_keep_many_values_live_run_fewer_vectors_side_by_side():
-    """cost.NARROW_INTERLEAVE: float64 pow (without its AVX-512 variant), cbrt and float32
-    arccos at two, float32 pow and float64 arccos at MATH_INTERLEAVE, and a body with both the
-    least of its calls' counts, in elementwise and reduced rows alike."""
+    """cost.NARROW_INTERLEAVE: float64 pow (without its AVX-512 variant), cbrt, float32
+    arccos and float64 sin and cos at two, float32 pow, float64 arccos and float32 sin at
+    MATH_INTERLEAVE, and a body with both the least of its calls' counts, in elementwise and
+    reduced rows alike."""
     x64, x32 = np.ones(LONG), np.ones(LONG, np.float32)
     assert _hints(lambda x: x ** x, x64) == [cost.MATH_INTERLEAVE if "avx512" in target.math_isa() else 2]
     assert _hints(lambda x: x ** x, x32) == [cost.MATH_INTERLEAVE]
     assert _hints(lambda x: np.cbrt(x), x32) == [2]
     assert _hints(lambda x: np.arccos(x), x32) == [2]
     assert _hints(lambda x: np.arccos(x), x64) == [cost.MATH_INTERLEAVE]
+    assert _hints(lambda x, y: np.sin(x + y), x64, x64) == _hints(lambda x: np.cos(x), x64) == [2]
+    assert _hints(lambda x: np.sin(x), x32) == [cost.MATH_INTERLEAVE]
     assert _hints(lambda x: np.exp(x) + np.cbrt(x), x64) == [2]
     assert _hints(lambda x: np.sum(np.cbrt(x) * np.exp(x)), x64) == [2]  # a reduced block
 

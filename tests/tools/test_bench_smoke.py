@@ -208,3 +208,23 @@ def test_bench_dispatch_prints_its_rows(without_peers):
                             cwd=REPO, env=_env(without_peers), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "jitcore f(x, y)" in result.stdout and "numpy np.tanh(x * 2 + y)" in result.stdout
+
+
+def test_bench_streams_rows_at_a_tiny_size():
+    """tools/bench_streams.py: a row of numbers (CPU times where /proc has them), in this
+    process at a ten-thousandth of the bench's size."""
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        import bench_streams
+        import bench_workloads as bw
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+    import numpy as np
+
+    work = {w.name: w for w in bw.WORKLOADS}["sin"]
+    row = dict(zip(bench_streams.HEADER, bench_streams.measure(work, np.dtype(np.float64), 1, 1e10, 1e-4)))
+    assert row["workload"] == "sin(x+y)" and row["dtype"] == "float64"
+    assert float(row["bound ms"]) > 0 and float(row["floor ms"]) >= 0 and float(row["2t ms"]) > 0
+    assert float(row["bound + floor/2"]) >= float(row["max(bound, floor/2)"])
+    if bench_streams.threads_cpu_s() is not None:  # a tiny call may end before the counter moves: >= 0
+        assert float(row["1t cpu ms"]) >= 0 and float(row["2t cpu ms"]) >= 0
