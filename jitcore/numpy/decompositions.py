@@ -35,14 +35,15 @@ def _mT(x: Tracer) -> Tracer:
     return prims.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
 
 
-def _operand(a, name: str, square: bool) -> Tracer:
-    """``a`` as a float stack of (square) matrices, with NumPy's errors and dtype rule."""
+def _operand(a, name: str, square: bool, complex_ok: bool = False) -> Tracer:
+    """``a`` as a float (or, where ``complex_ok``, complex) stack of (square) matrices, with
+    NumPy's errors and dtype rule."""
     if a.ndim < 2:
         raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
                                     f"two-dimensional (at {user_location()})")
     if square and a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (at {user_location()})")
-    return _family._linalg_float(a, name)
+    return _family._linalg_float(a, name, complex_ok)
 
 
 @implements(np.linalg.cholesky)
@@ -61,8 +62,9 @@ def slogdet(a):
     ``det`` (sign 0 and -inf for a singular matrix)."""
     if not traced(a):
         return np.linalg.slogdet(a)
-    packed = prims.decomposition(_operand(a, "slogdet", True), array.SlogdetOp)
-    sign, logdet = (prims.as_scalar(packed[..., i]) for i in (0, 1))
+    packed = prims.decomposition(_operand(a, "slogdet", True, complex_ok=True), array.SlogdetOp)
+    logdet = packed[..., 1].real if packed.dtype.kind == "c" else packed[..., 1]
+    sign, logdet = prims.as_scalar(packed[..., 0]), prims.as_scalar(logdet)
     return _results.SlogdetResult(sign, logdet)
 
 

@@ -566,14 +566,14 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def det(a):
     """``numpy.linalg.det``: a compiled LU factorisation with partial pivoting per matrix, and
     NumPy's ``sign * exp(sum(log|u_ii|))`` (so results agree with LAPACK's to rounding, not
-    bit for bit); integers in float64; a singular matrix gives 0 (or what rounding leaves)."""
+    bit for bit; a complex sign is the product of the pivots' phases); integers in float64; a
+    singular matrix gives 0 (or what rounding leaves)."""
     if not traced(a):
         return np.linalg.det(a)
     _square_stack(a, "det")
     if a.dtype.kind == "b":
         raise JitTypeError(f"array type bool is unsupported in linalg (at {user_location()})")
-    a = _linalg_float(a, "det")
-    return prims.det(a)
+    return prims.det(_linalg_float(a, "det", complex_ok=True))
 
 
 def _linalg_float(x, name: str, complex_ok: bool = False):
@@ -601,7 +601,8 @@ def solve(a, b):
     """``numpy.linalg.solve``: a compiled LU factorisation with partial pivoting and two
     triangular solves per matrix (agreeing with LAPACK's ``gesv`` to rounding); ``b`` is a
     vector when 1-d, else a stack ``(..., n, k)``, batch dims broadcast; a singular matrix
-    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag."""
+    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag.
+    Complex systems factor in complex arithmetic (pivots by ``|re| + |im|``, as ``zgesv``)."""
     if not traced(a, b):
         return np.linalg.solve(a, b)
     trace = prims.find_trace(a, b)
@@ -620,23 +621,8 @@ def solve(a, b):
     batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     a = prims.broadcast_to(a, (*batch, n, n))
     rhs = prims.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
-    x = _solve(a, rhs)
+    x = prims.solve(a, rhs)
     return prims.reshape(x, (*batch, n)) if vector else x
-
-
-def _solve(a: Tracer, rhs: Tracer) -> Tracer:
-    """``prims.solve``, complex systems by their real form ``[[Re a, -Im a], [Im a, Re a]]
-    [Re x; Im x] = [Re b; Im b]``: twice the order, pivoting over reals (so results agree with
-    LAPACK's ``zgesv`` to rounding, not bit for bit); singular exactly when ``a`` is (its
-    determinant is ``|det a|**2``)."""
-    if a.dtype.kind != "c":
-        return prims.solve(a, rhs)
-    n = a.shape[-1]
-    re, im = a.real, a.imag
-    real_form = np.concatenate([np.concatenate([re, -im], axis=-1), np.concatenate([im, re], axis=-1)],
-                               axis=-2)
-    x = prims.solve(real_form, np.concatenate([rhs.real, rhs.imag], axis=-2))
-    return prims.convert(x[..., :n, :], a.dtype) + prims.convert(x[..., n:, :], a.dtype) * 1j
 
 
 @implements(np.linalg.inv)
@@ -649,4 +635,4 @@ def inv(a):
     a = _linalg_float(a, "inv", complex_ok=True)
     n = a.shape[-1]
     eye = prims.constant(a.owner_trace, np.eye(n, dtype=a.dtype))
-    return _solve(a, prims.broadcast_to(eye, a.shape))
+    return prims.solve(a, prims.broadcast_to(eye, a.shape))

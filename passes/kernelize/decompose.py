@@ -30,7 +30,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _close, _if, _lu
+from jitcore.passes.kernelize.factor import _close, _if, _lu, log_determinant
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -362,17 +362,9 @@ def slogdet(op: array.SlogdetOp) -> kernel.GenericOp:
         _loop(e, 0, n, swap)
 
     sign = _lu(e, n, t, work.get, work.set, swap_rows, lambda e, zero: None)
-
-    def diagonal(e, k, carried):
-        sign, logdet = carried
-        d = work.get(e, k, k)
-        zero = e.const(0.0, t)
-        negative = e.op("arith.cmpf", d, zero, result=i1, predicate="olt")
-        sign = e.select(negative, e.op("arith.negf", sign), sign)
-        sign = e.select(e.op("arith.cmpf", d, zero, result=i1, predicate="oeq"), zero, sign)
-        return [sign, e.op("arith.addf", logdet, e.op("math.log", e.op("math.absf", d)))]
-
-    sign, logdet = _loop(e, 0, n, diagonal, [sign, e.const(0.0, t)])
+    sign, logdet = log_determinant(e, n, t, work.get, sign)
+    if t.is_complex:  # packed in the matrices' type: log|det| as a real part
+        logdet = e.make_complex(logdet, e.const(0.0, logdet.type))
     out.set(e, 0, sign)
     out.set(e, 1, logdet)
     return _finish(kb, op, [op.result_type, a.type], [-1, 0])

@@ -6,6 +6,11 @@ result (its second, a copy of the input) with partial pivoting, as LAPACK's unbl
 pivot is the first largest magnitude below the diagonal, so NaN never wins over a number), and
 yields NumPy's ``sign * exp(sum(log|u_ii|))``, the sign flipped per row swap and per negative
 pivot; an exactly zero pivot makes the sign, and so the determinant, 0.
+
+Complex matrices take the same loops with complex arithmetic (the emitter's complex ``mul``,
+``sub``, ``div``): the pivot is the first largest ``|re| + |im|``, as LAPACK's ``izamax``
+picks it, and the determinant's sign is the product of the pivots' phases ``u_ii / |u_ii|``
+(NumPy's ``zgetrf``-based det and slogdet).
 """
 
 from __future__ import annotations
@@ -34,39 +39,63 @@ def _idx(e, v: int) -> Value:
     return e.const(v, index)
 
 
+def _real(t):
+    """The real type of ``t``'s magnitudes (``t`` itself unless complex)."""
+    return t.component if t.is_complex else t
+
+
+def _magnitude(e, x) -> Value:
+    """The pivot magnitude: ``|x|``, or ``|re| + |im|`` for a complex ``x`` (LAPACK's ``cabs1``)."""
+    if not x.type.is_complex:
+        return e.elementwise("abs", [x])
+    re, im = e.parts(x)
+    return e.op("arith.addf", e.op("math.absf", re), e.op("math.absf", im))
+
+
+def _is_zero(e, x) -> Value:
+    """Whether ``x`` is exactly zero (both parts, for a complex ``x``)."""
+    if not x.type.is_complex:
+        return e.op("arith.cmpf", x, e.const(0.0, x.type), result=i1, predicate="oeq")
+    re, im = e.parts(x)
+    zero = e.const(0.0, re.type)
+    return e.op("arith.andi", e.op("arith.cmpf", re, zero, result=i1, predicate="oeq"),
+                e.op("arith.cmpf", im, zero, result=i1, predicate="oeq"))
+
+
 def _lu(e, n: int, t, read, write, swap_rows, zero_pivot) -> Value:
     """Factor the n x n matrix that ``read(e, i, j)``/``write(e, i, j, v)`` address in place,
     as LAPACK's ``getf2``: per column the first largest magnitude on or below the diagonal is
     the pivot, its row swapped up (``swap_rows(e, k, p)`` swaps what else must follow), the
     column below divided by it and the trailing matrix updated; ``zero_pivot(e, pivot_is_zero)``
     says what an exactly zero pivot does (the column is then left as it is). Returns the sign
-    of the row permutation (a float of ``t``)."""
+    of the row permutation (a float of ``t``'s real type)."""
     def column(e, k, carried):
         (sign,) = carried
         kp1 = e.op("arith.addi", k, _idx(e, 1))
 
         def largest(e, i, carried):
             p, m = carried
-            v = e.elementwise("abs", [read(e, i, k)])
+            v = _magnitude(e, read(e, i, k))
             bigger = e.op("arith.cmpf", v, m, result=i1, predicate="ogt")
             return [e.select(bigger, i, p), e.select(bigger, v, m)]
 
-        p, _ = _for(e, kp1, _idx(e, n), _idx(e, 1), [k, e.elementwise("abs", [read(e, k, k)])], largest)
+        p, _ = _for(e, kp1, _idx(e, n), _idx(e, 1), [k, _magnitude(e, read(e, k, k))], largest)
         swapped = e.op("arith.cmpi", p, k, result=i1, predicate="ne")
         then, other = _if(e, swapped)
         swap_rows(then, k, p)
         _close(then, other)
         sign = e.select(swapped, e.op("arith.negf", sign), sign)
         pivot = read(e, k, k)
-        zero = e.op("arith.cmpf", pivot, e.const(0.0, t), result=i1, predicate="oeq")
+        zero = _is_zero(e, pivot)
         zero_pivot(e, zero)
 
         def eliminate(e, i, _):
-            factor = e.op("arith.divf", read(e, i, k), pivot)
+            factor = e.elementwise("div", [read(e, i, k), pivot])
             write(e, i, k, factor)
 
             def update(e, j, _):
-                write(e, i, j, e.op("arith.subf", read(e, i, j), e.op("arith.mulf", factor, read(e, k, j))))
+                product = e.elementwise("mul", [factor, read(e, k, j)])
+                write(e, i, j, e.elementwise("sub", [read(e, i, j), product]))
                 return []
 
             _for(e, kp1, _idx(e, n), _idx(e, 1), [], update)
@@ -77,7 +106,7 @@ def _lu(e, n: int, t, read, write, swap_rows, zero_pivot) -> Value:
         _close(no, yes)
         return [sign]
 
-    (sign,) = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [e.const(1.0, t)], column)
+    (sign,) = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [e.const(1.0, _real(t))], column)
     return sign
 
 
@@ -109,6 +138,34 @@ def _swapper(n: int, accesses):
     return swap_rows
 
 
+def log_determinant(e, n: int, t, read, sign) -> tuple[Value, Value]:
+    """NumPy's (sign, log|det|) from the LU factors' diagonal (``read``) and the permutation's
+    ``sign``: a real sign flips per negative pivot, a complex one takes each pivot's phase;
+    an exactly zero pivot makes the sign 0 (and log|det| -inf). log|det| is real."""
+    rt = _real(t)
+    if t.is_complex:
+        sign = e.make_complex(sign, e.const(0.0, rt))
+
+    def diagonal(e, k, carried):
+        sign, logdet = carried
+        d = read(e, k, k)
+        magnitude = e.elementwise("abs", [d])
+        zero = _is_zero(e, d)
+        if t.is_complex:
+            re, im = e.parts(d)
+            phase = e.make_complex(e.op("arith.divf", re, magnitude), e.op("arith.divf", im, magnitude))
+            zero_sign = e.make_complex(e.const(0.0, rt), e.const(0.0, rt))
+            sign = e.select(zero, zero_sign, e.elementwise("mul", [sign, phase]))
+        else:
+            negative = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="olt")
+            sign = e.select(negative, e.op("arith.negf", sign), sign)
+            sign = e.select(zero, e.const(0.0, t), sign)
+        return [sign, e.op("arith.addf", logdet, e.elementwise("log", [magnitude]))]
+
+    sign, logdet = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [sign, e.const(0.0, rt)], diagonal)
+    return sign, logdet
+
+
 def det(op: array.DetOp) -> kernel.GenericOp:
     a = op.operands[0]
     batch, n = a.type.rank - 2, a.type.shape[-1]
@@ -120,17 +177,13 @@ def det(op: array.DetOp) -> kernel.GenericOp:
     e = kb.emit
     sign = _lu(e, n, t, read, write, _swapper(n, [(read, write, n)]), lambda e, zero: None)
 
-    def diagonal(e, k, carried):
-        sign, logdet = carried
-        d = read(e, k, k)
-        negative = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="olt")
-        zero = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="oeq")
-        sign = e.select(negative, e.op("arith.negf", sign), sign)
-        sign = e.select(zero, e.const(0.0, t), sign)
-        return [sign, e.op("arith.addf", logdet, e.elementwise("log", [e.elementwise("abs", [d])]))]
-
-    sign, logdet = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [sign, e.const(0.0, t)], diagonal)
-    value = e.op("arith.mulf", sign, e.elementwise("exp", [logdet]))
+    sign, logdet = log_determinant(e, n, t, read, sign)
+    magnitude = e.elementwise("exp", [logdet])
+    if t.is_complex:  # the phase times the magnitude, part by part (NumPy's sign * exp(logdet))
+        re, im = e.parts(sign)
+        value = e.make_complex(e.op("arith.mulf", re, magnitude), e.op("arith.mulf", im, magnitude))
+    else:
+        value = e.op("arith.mulf", sign, magnitude)
     ident = AffineMap.identity(batch)
     return kb.finish(op, [op.result_type, a.type], [ident, AffineMap(batch, ())], ["parallel"] * batch,
                      [value], domain=list(a.type.shape[:-2]), copy_inputs=[-1, 0], indexed_results=[1])
@@ -160,8 +213,8 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     def subtract_rows(e, i, lo, hi) -> None:  # x[i] -= m[i, j] x[j] for lo <= j < hi
         def row(e, j, _):
             def col(e, c, _):
-                product = e.op("arith.mulf", read(e, i, j), read_x(e, j, c))
-                write_x(e, i, c, e.op("arith.subf", read_x(e, i, c), product))
+                product = e.elementwise("mul", [read(e, i, j), read_x(e, j, c)])
+                write_x(e, i, c, e.elementwise("sub", [read_x(e, i, c), product]))
                 return []
 
             _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], col)
@@ -180,7 +233,7 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
         pivot = read(e, i, i)
 
         def divide(e, c, _):
-            write_x(e, i, c, e.op("arith.divf", read_x(e, i, c), pivot))
+            write_x(e, i, c, e.elementwise("div", [read_x(e, i, c), pivot]))
             return []
 
         _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], divide)
