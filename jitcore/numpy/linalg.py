@@ -550,8 +550,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ret = np.sqrt(np.sum(np.real(np.conj(x) * x), axis=(row, col)))
     elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/bidiagonal.py)
         rest = [d for d in range(nd) if d not in (row, col)]
-        s = prims.decomposition(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm"), SvdOp,
-                                vectors=0, full=0)
+        s = singular_values(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm", complex_ok=True))
         ret = np.max(s, axis=-1) if ord == 2 else np.min(s, axis=-1) if ord == -2 else np.sum(s, axis=-1)
     else:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
@@ -559,6 +558,29 @@ def norm(x, ord=None, axis=None, keepdims=False):
         shape = [1 if d in (row, col) else s for d, s in enumerate(x.shape)]
         ret = prims.reshape(ret, tuple(shape))
     return ret
+
+
+def real_form(a: Tracer) -> Tracer:
+    """The real matrices ``[[Re a, -Im a], [Im a, Re a]]`` (2m x 2n) of a complex stack: the
+    map keeps sums, products, adjoints and so pseudo-inverses (``real_form(pinv(a)) ==
+    pinv(real_form(a))``) and norms (it is an isometry), and each singular value of ``a`` (each
+    eigenvalue of a Hermitian ``a``) appears twice in it. What needs no singular vectors is
+    computed on it by the real kernels: svdvals, the 2-norms, pinv, lstsq, eigvalsh."""
+    re, im = np.real(a), np.imag(a)
+    top, low = prims.concatenate([re, -im], axis=-1), prims.concatenate([im, re], axis=-1)
+    return prims.concatenate([top, low], axis=-2)
+
+
+def from_real_form(x: Tracer, rows: int) -> Tracer:
+    """The complex matrices whose real form has ``x`` (2 rows x k) as its first block column."""
+    return prims.ufunc(np.add, x[..., :rows, :], prims.ufunc(np.multiply, x[..., rows:, :], 1j))
+
+
+def singular_values(a: Tracer) -> Tracer:
+    """The singular values of the stack ``a`` (float or complex), descending."""
+    if a.dtype.kind == "c":  # each twice in the real form, in equal pairs: every other one
+        return prims.decomposition(real_form(a), SvdOp, vectors=0, full=0)[..., ::2]
+    return prims.decomposition(a, SvdOp, vectors=0, full=0)
 
 
 @implements(np.linalg.det)

@@ -242,7 +242,8 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     _for(e, _idx(e, n - 1), _idx(e, -1), _idx(e, -1), [], backward)
     empty = AffineMap(batch, ())
     return kb.finish(op, [op.result_type, a.type], [empty, empty], ["parallel"] * batch, [],
-                     domain=list(a.type.shape[:-2]), copy_inputs=[0, 1], indexed_results=[0, 1])
+                     domain=list(a.type.shape[:-2]), indexed_results=[0, 1],
+                     copy_inputs=[kb.operands.index(b), kb.operands.index(a)])  # one when a is b
 
 
 RULES = {array.DetOp: det, array.SolveOp: solve}

@@ -51,6 +51,7 @@ class CholeskyOp(_Decomposition):
     name = "array.cholesky"
     __slots__ = ()
     square = True
+    takes_complex = True
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -79,6 +80,7 @@ class QrOp(_Decomposition):
 
     name = "array.qr"
     __slots__ = ()
+    takes_complex = True
     q_columns = attr(of(int))
 
     def check(self) -> None:
