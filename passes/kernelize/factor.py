@@ -15,7 +15,10 @@ picks it, and the determinant's sign is the product of the pivots' phases ``u_ii
 
 from __future__ import annotations
 
-from jitcore.ir.attributes import AffineMap
+import numpy as np
+
+from jitcore.ir.attributes import AffineMap, DenseAttr, numpy_dtype
+from jitcore.ir.builder import Builder
 from jitcore.ir.core import Block, Region, Value
 from jitcore.ir.dialects import array, kernel, scf
 from jitcore.ir.types import i1, index
@@ -198,12 +201,17 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     batch, n, cols = a.type.rank - 2, a.type.shape[-1], b.type.shape[-1]
     t = a.type.element
     kb = KernelBuilder(batch)
-    kb.indexed_input(b)
-    kb.indexed_input(a)
+    b_arg, a_arg = kb.indexed_input(b), kb.indexed_input(a)
     outer = [kb.index(d) for d in range(batch)]
-    read, write = _matrix_access(outer, t, 1)
-    read_x, write_x = _matrix_access(outer, t, 0)
     e = kb.emit
+    if t.is_complex:  # a and x in real planes (results 1-4), copied in here and x out at the end
+        read, write = _planes(outer, t, 1)
+        read_x, write_x = _planes(outer, t, 3)
+        _copy(e, n, n, _input_access(a_arg, outer), write)
+        _copy(e, n, cols, _input_access(b_arg, outer), write_x)
+    else:
+        read, write = _matrix_access(outer, t, 1)
+        read_x, write_x = _matrix_access(outer, t, 0)
 
     def singular(e, zero):
         e.b.create(kernel.RaiseOp, [zero], [], {"code": kernel.SINGULAR_MATRIX})
@@ -240,10 +248,64 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
         return []
 
     _for(e, _idx(e, n - 1), _idx(e, -1), _idx(e, -1), [], backward)
+    types, copies = [op.result_type, a.type], [kb.operands.index(b), kb.operands.index(a)]  # one if a is b
+    if t.is_complex:
+        _copy(e, n, cols, read_x, _matrix_access(outer, t, 0)[1])
+        plane = a.type.with_element(t.component)
+        types = [op.result_type, plane, plane, plane.with_shape(b.type.shape), plane.with_shape(b.type.shape)]
+        copies = [copies[0]] + [_zeros(op, kb, rt) for rt in types[1:]]
     empty = AffineMap(batch, ())
-    return kb.finish(op, [op.result_type, a.type], [empty, empty], ["parallel"] * batch, [],
-                     domain=list(a.type.shape[:-2]), indexed_results=[0, 1],
-                     copy_inputs=[kb.operands.index(b), kb.operands.index(a)])  # one when a is b
+    return kb.finish(op, types, [empty] * len(types), ["parallel"] * batch, [],
+                     domain=list(a.type.shape[:-2]), indexed_results=list(range(len(types))),
+                     copy_inputs=copies)
+
+
+def _planes(outer, t, first: int):
+    """``read``/``write`` of a complex matrix kept as two real planes, results ``first`` (real
+    parts) and ``first + 1`` (imaginary): the LU's and substitutions' inner loops then stream
+    contiguous reals, which LLVM vectorizes as it does the real ones, where interleaved complex
+    entries stay scalar."""
+    read_re, write_re = _matrix_access(outer, t.component, first)
+    read_im, write_im = _matrix_access(outer, t.component, first + 1)
+
+    def read(e, i, j):
+        return e.make_complex(read_re(e, i, j), read_im(e, i, j))
+
+    def write(e, i, j, v):
+        re, im = e.parts(v)
+        write_re(e, i, j, re)
+        write_im(e, i, j, im)
+
+    return read, write
+
+
+def _input_access(arg, outer):
+    """``read(e, i, j)`` of the indexed input ``arg`` (a body argument) at batch position ``outer``."""
+    def read(e, i, j):
+        return e.b.create(kernel.ExtractOp, [arg, *outer, i, j], [arg.type.element]).result
+
+    return read
+
+
+def _copy(e, rows: int, cols: int, read, write) -> None:
+    """``write(e, i, j, read(e, i, j))`` over a rows x cols matrix."""
+    def row(e, i, _):
+        def entry(e, j, _):
+            write(e, i, j, read(e, i, j))
+            return []
+
+        _for(e, _idx(e, 0), _idx(e, cols), _idx(e, 1), [], entry)
+        return []
+
+    _for(e, _idx(e, 0), _idx(e, rows), _idx(e, 1), [], row)
+
+
+def _zeros(op, kb: KernelBuilder, rt) -> int:
+    """The operand index of a zero constant of type ``rt`` for a scratch result to start from."""
+    zeros = Builder.before_op(op).create(array.ConstantOp, [], [rt], {
+        "value": DenseAttr(np.zeros(rt.shape, numpy_dtype(rt.element)), rt)}).result
+    kb.indexed_input(zeros)
+    return kb.operands.index(zeros)
 
 
 RULES = {array.DetOp: det, array.SolveOp: solve}
