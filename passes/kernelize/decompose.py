@@ -30,7 +30,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _close, _if, _lu, log_determinant
+from jitcore.passes.kernelize.factor import _close, _if, _lu, _swapper, log_determinant, lu_workspace
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -367,29 +367,21 @@ def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
 
 # -- slogdet -------------------------------------------------------------------------------
 def slogdet(op: array.SlogdetOp) -> kernel.GenericOp:
-    """LU with partial pivoting in a copy of the input (result 1); (sign, log|det|) as NumPy:
-    sign 0 and -inf for an exactly zero pivot."""
+    """LU with partial pivoting in a copy of the input (result 1; a complex one in two real
+    planes, results 1 and 2); (sign, log|det|) as NumPy: sign 0 and -inf for an exactly zero
+    pivot."""
     a, kb, _, outer, t = _setup(op)
     n = a.type.shape[-1]
-    work = _Matrix(outer, t, 1)
     out = _Matrix(outer, t, 0)
     e = kb.emit
-
-    def swap_rows(e, k, p):
-        def swap(e, j, _):
-            top, low = work.get(e, k, j), work.get(e, p, j)
-            work.set(e, k, j, low)
-            work.set(e, p, j, top)
-
-        _loop(e, 0, n, swap)
-
-    sign = _lu(e, n, t, work.get, work.set, swap_rows, lambda e, zero: None)
-    sign, logdet = log_determinant(e, n, t, work.get, sign)
+    read, write, types, copies = lu_workspace(e, kb, op, a, outer, 1)
+    sign = _lu(e, n, t, read, write, _swapper(n, [(read, write, n)]), lambda e, zero: None)
+    sign, logdet = log_determinant(e, n, t, read, sign)
     if t.is_complex:  # packed in the matrices' type: log|det| as a real part
         logdet = e.make_complex(logdet, e.const(0.0, logdet.type))
     out.set(e, 0, sign)
     out.set(e, 1, logdet)
-    return _finish(kb, op, [op.result_type, a.type], [-1, 0])
+    return _finish(kb, op, [op.result_type, *types], [-1, *copies])
 
 
 # -- qr ------------------------------------------------------------------------------------

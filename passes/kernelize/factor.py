@@ -176,10 +176,9 @@ def det(op: array.DetOp) -> kernel.GenericOp:
     kb = KernelBuilder(batch)
     kb.indexed_input(a)
     outer = [kb.index(d) for d in range(batch)]
-    read, write = _matrix_access(outer, t, 1)
     e = kb.emit
+    read, write, types, copies = lu_workspace(e, kb, op, a, outer, 1)
     sign = _lu(e, n, t, read, write, _swapper(n, [(read, write, n)]), lambda e, zero: None)
-
     sign, logdet = log_determinant(e, n, t, read, sign)
     magnitude = e.elementwise("exp", [logdet])
     if t.is_complex:  # the phase times the magnitude, part by part (NumPy's sign * exp(logdet))
@@ -187,9 +186,10 @@ def det(op: array.DetOp) -> kernel.GenericOp:
         value = e.make_complex(e.op("arith.mulf", re, magnitude), e.op("arith.mulf", im, magnitude))
     else:
         value = e.op("arith.mulf", sign, magnitude)
-    ident = AffineMap.identity(batch)
-    return kb.finish(op, [op.result_type, a.type], [ident, AffineMap(batch, ())], ["parallel"] * batch,
-                     [value], domain=list(a.type.shape[:-2]), copy_inputs=[-1, 0], indexed_results=[1])
+    maps = [AffineMap.identity(batch)] + [AffineMap(batch, ())] * len(types)
+    return kb.finish(op, [op.result_type, *types], maps, ["parallel"] * batch, [value],
+                     domain=list(a.type.shape[:-2]), copy_inputs=[-1, *copies],
+                     indexed_results=list(range(1, 1 + len(types))))
 
 
 def solve(op: array.SolveOp) -> kernel.GenericOp:
@@ -201,16 +201,15 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
     batch, n, cols = a.type.rank - 2, a.type.shape[-1], b.type.shape[-1]
     t = a.type.element
     kb = KernelBuilder(batch)
-    b_arg, a_arg = kb.indexed_input(b), kb.indexed_input(a)
+    b_arg = kb.indexed_input(b)
+    kb.indexed_input(a)
     outer = [kb.index(d) for d in range(batch)]
     e = kb.emit
-    if t.is_complex:  # a and x in real planes (results 1-4), copied in here and x out at the end
-        read, write = _planes(outer, t, 1)
+    read, write, a_types, a_copies = lu_workspace(e, kb, op, a, outer, 1)
+    if t.is_complex:  # x in real planes too (results 3, 4), copied in here and out at the end
         read_x, write_x = _planes(outer, t, 3)
-        _copy(e, n, n, _input_access(a_arg, outer), write)
         _copy(e, n, cols, _input_access(b_arg, outer), write_x)
     else:
-        read, write = _matrix_access(outer, t, 1)
         read_x, write_x = _matrix_access(outer, t, 0)
 
     def singular(e, zero):
@@ -248,16 +247,32 @@ def solve(op: array.SolveOp) -> kernel.GenericOp:
         return []
 
     _for(e, _idx(e, n - 1), _idx(e, -1), _idx(e, -1), [], backward)
-    types, copies = [op.result_type, a.type], [kb.operands.index(b), kb.operands.index(a)]  # one if a is b
+    types, copies = [op.result_type, *a_types], [kb.operands.index(b), *a_copies]  # one if a is b
     if t.is_complex:
         _copy(e, n, cols, read_x, _matrix_access(outer, t, 0)[1])
-        plane = a.type.with_element(t.component)
-        types = [op.result_type, plane, plane, plane.with_shape(b.type.shape), plane.with_shape(b.type.shape)]
-        copies = [copies[0]] + [_zeros(op, kb, rt) for rt in types[1:]]
+        plane = b.type.with_element(t.component)
+        types, copies = types + [plane, plane], copies + [_zeros(op, kb, plane)] * 2
     empty = AffineMap(batch, ())
     return kb.finish(op, types, [empty] * len(types), ["parallel"] * batch, [],
                      domain=list(a.type.shape[:-2]), indexed_results=list(range(len(types))),
                      copy_inputs=copies)
+
+
+def lu_workspace(e, kb: KernelBuilder, op, a: Value, outer, first: int):
+    """Where the LU factors the matrices ``a`` (an indexed input): ``read``, ``write`` and
+    the indexed results' types and starting copies (operand indices), from result ``first``
+    on. A real matrix in a copy of itself; a complex one in two real planes (``_planes``),
+    copied in here."""
+    a_arg, a_type = kb.indexed_input(a), a.type
+    t = a_type.element
+    if not t.is_complex:
+        read, write = _matrix_access(outer, t, first)
+        return read, write, [a_type], [kb.operands.index(a)]
+    read, write = _planes(outer, t, first)
+    n = a_type.shape[-1]
+    _copy(e, n, n, _input_access(a_arg, outer), write)
+    plane = a_type.with_element(t.component)
+    return read, write, [plane, plane], [_zeros(op, kb, plane)] * 2
 
 
 def _planes(outer, t, first: int):
