@@ -71,45 +71,103 @@ def _lu(e, n: int, t, read, write, swap_rows, zero_pivot) -> Value:
     the pivot, its row swapped up (``swap_rows(e, k, p)`` swaps what else must follow), the
     column below divided by it and the trailing matrix updated; ``zero_pivot(e, pivot_is_zero)``
     says what an exactly zero pivot does (the column is then left as it is). Returns the sign
-    of the row permutation (a float of ``t``'s real type)."""
-    def column(e, k, carried):
-        (sign,) = carried
-        kp1 = e.op("arith.addi", k, _idx(e, 1))
+    of the row permutation (a float of ``t``'s real type).
 
-        def largest(e, i, carried):
-            p, m = carried
-            v = _magnitude(e, read(e, i, k))
-            bigger = e.op("arith.cmpf", v, m, result=i1, predicate="ogt")
-            return [e.select(bigger, i, p), e.select(bigger, v, m)]
+    Columns go in pairs (``_column_pair``): the trailing matrix takes both columns' updates in
+    one pass, each entry ``(a - l1 u1) - l2 u2`` as two single steps would compute it (the same
+    results), but read and written once: past the L2 the passes are what costs."""
+    def pair(e, q, carried):
+        k = e.op("arith.muli", q, _idx(e, 2))
+        return [_column_pair(e, n, k, carried[0], read, write, swap_rows, zero_pivot)]
 
-        p, _ = _for(e, kp1, _idx(e, n), _idx(e, 1), [k, _magnitude(e, read(e, k, k))], largest)
-        swapped = e.op("arith.cmpi", p, k, result=i1, predicate="ne")
-        then, other = _if(e, swapped)
-        swap_rows(then, k, p)
-        _close(then, other)
-        sign = e.select(swapped, e.op("arith.negf", sign), sign)
-        pivot = read(e, k, k)
-        zero = _is_zero(e, pivot)
-        zero_pivot(e, zero)
+    (sign,) = _for(e, _idx(e, 0), _idx(e, n // 2), _idx(e, 1), [e.const(1.0, _real(t))], pair)
+    if n % 2:  # the last column: its pivot only (no rows below it)
+        sign, _, _ = _pivot(e, n, _idx(e, n - 1), sign, read, swap_rows, zero_pivot)
+    return sign
 
-        def eliminate(e, i, _):
-            factor = e.elementwise("div", [read(e, i, k), pivot])
-            write(e, i, k, factor)
 
-            def update(e, j, _):
-                product = e.elementwise("mul", [factor, read(e, k, j)])
-                write(e, i, j, e.elementwise("sub", [read(e, i, j), product]))
-                return []
+def _pivot(e, n: int, k, sign, read, swap_rows, zero_pivot):
+    """Column k's pivot: the first largest magnitude on or below the diagonal, its row swapped
+    up; (the sign, the pivot, whether it is exactly zero)."""
+    def largest(e, i, carried):
+        p, m = carried
+        v = _magnitude(e, read(e, i, k))
+        bigger = e.op("arith.cmpf", v, m, result=i1, predicate="ogt")
+        return [e.select(bigger, i, p), e.select(bigger, v, m)]
 
-            _for(e, kp1, _idx(e, n), _idx(e, 1), [], update)
-            return []
+    kp1 = e.op("arith.addi", k, _idx(e, 1))
+    p, _ = _for(e, kp1, _idx(e, n), _idx(e, 1), [k, _magnitude(e, read(e, k, k))], largest)
+    swapped = e.op("arith.cmpi", p, k, result=i1, predicate="ne")
+    then, other = _if(e, swapped)
+    swap_rows(then, k, p)
+    _close(then, other)
+    sign = e.select(swapped, e.op("arith.negf", sign), sign)
+    pivot = read(e, k, k)
+    zero = _is_zero(e, pivot)
+    zero_pivot(e, zero)
+    return sign, pivot, zero
 
-        no, yes = _if(e, zero)
-        _for(yes, yes.op("arith.addi", k, _idx(yes, 1)), _idx(yes, n), _idx(yes, 1), [], eliminate)
-        _close(no, yes)
-        return [sign]
 
-    (sign,) = _for(e, _idx(e, 0), _idx(e, n), _idx(e, 1), [e.const(1.0, _real(t))], column)
+def _rows(e, lo, n: int, body) -> None:
+    """``body(e, i)`` for i in range(lo, n)."""
+    def step(e, i, _):
+        body(e, i)
+        return []
+
+    _for(e, lo, _idx(e, n), _idx(e, 1), [], step)
+
+
+def _minus(e, x, f, u):
+    return e.elementwise("sub", [x, e.elementwise("mul", [f, u])])
+
+
+def _column_pair(e, n: int, k, sign, read, write, swap_rows, zero_pivot) -> Value:
+    """Columns k and k + 1 (< n) of ``_lu``: column k's pivot and multipliers, with only
+    column k + 1 updated by them; column k + 1's pivot (rows swapped whole, the updates they
+    still owe alike); row k + 1's owed update; then rows k + 2 on: column k + 1's multipliers
+    and both updates in one pass. A zero pivot skips its column's updates, as in one step."""
+    k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
+    sign, pivot, zero = _pivot(e, n, k, sign, read, swap_rows, zero_pivot)
+
+    def first(e, i):
+        factor = e.elementwise("div", [read(e, i, k), pivot])
+        write(e, i, k, factor)
+        write(e, i, k1, _minus(e, read(e, i, k1), factor, read(e, k, k1)))
+
+    skip, go = _if(e, zero)
+    _rows(go, k1, n, first)
+    _close(skip, go)
+    sign, pivot1, zero1 = _pivot(e, n, k1, sign, read, swap_rows, zero_pivot)
+    skip, go = _if(e, zero)  # row k + 1's update from column k
+    _rows(go, k2, n, lambda e, j: write(e, k1, j, _minus(e, read(e, k1, j), read(e, k1, k), read(e, k, j))))
+    _close(skip, go)
+
+    def both(e, i):
+        f1 = read(e, i, k)
+        f2 = e.elementwise("div", [read(e, i, k1), pivot1])
+        write(e, i, k1, f2)
+        _rows(e, k2, n, lambda e, j: write(e, i, j, _minus(e, _minus(e, read(e, i, j), f1, read(e, k, j)),
+                                                            f2, read(e, k1, j))))
+
+    def second_only(e, i):
+        f2 = e.elementwise("div", [read(e, i, k1), pivot1])
+        write(e, i, k1, f2)
+        _rows(e, k2, n, lambda e, j: write(e, i, j, _minus(e, read(e, i, j), f2, read(e, k1, j))))
+
+    def first_only(e, i):
+        f1 = read(e, i, k)
+        _rows(e, k2, n, lambda e, j: write(e, i, j, _minus(e, read(e, i, j), f1, read(e, k, j))))
+
+    neither_zero = e.op("arith.andi", e.op("arith.xori", zero, e.const(True, i1)),
+                        e.op("arith.xori", zero1, e.const(True, i1)))
+    fused, one = _if(e, neither_zero)
+    _rows(fused, k2, n, both)
+    zero_first, zero_second = _if(one, zero)
+    skip, go = _if(zero_first, zero1)
+    _rows(go, k2, n, second_only)
+    _close(skip, go, zero_first)
+    _rows(zero_second, k2, n, first_only)
+    _close(zero_second, fused, one)
     return sign
 
 
