@@ -7,11 +7,13 @@ loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymme
 for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
 implicit-shift QR for svd),
 over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
-float32, float16 and complex refused.
+float32, float16 refused. Complex matrices: cholesky, slogdet and qr in complex arithmetic in
+their kernels; svdvals, pinv, lstsq, matrix_rank, cond and eigvalsh through the real form
+(``linalg.real_form``); eigh, eig and svd's vectors refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
 
 Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
-(so Q and R match NumPy's to rounding); eigenvectors and singular vectors are each fixed only
+(a complex R's diagonal real, as ``zgeqrf``'s; so Q and R match NumPy's to rounding); eigenvectors and singular vectors are each fixed only
 up to sign (and within repeated values up to rotation), as NumPy's are.
 """
 

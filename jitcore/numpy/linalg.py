@@ -599,11 +599,14 @@ def det(a):
 
 
 def _linalg_float(x, name: str, complex_ok: bool = False):
-    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex is
-    not supported under jit yet but where the caller takes it."""
+    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex
+    where the caller takes it (the refused ones need a complex matrix's eigen- or singular
+    vectors)."""
     if x.dtype.kind == "c" and not complex_ok:
         raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
-                               f"jit yet (at {user_location()})")
+                               f"jit yet (it needs their eigen- or singular vectors; eigvalsh, "
+                               f"svdvals and svd(compute_uv=False) compile); call it outside jit "
+                               f"(at {user_location()})")
     if x.dtype == np.float16:
         raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
     return x if x.dtype.kind in "fc" else prims.convert(x, np.dtype(np.float64))
