@@ -14,7 +14,8 @@ Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``,
 
 Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
 (a complex R's diagonal real, as ``zgeqrf``'s; so Q and R match NumPy's to rounding);
-eigenvectors and singular vectors are each fixed only up to sign (and within repeated values up to rotation), as NumPy's are.
+eigenvectors and singular vectors are each fixed only up to sign (and within repeated values
+up to rotation), as NumPy's are.
 """
 
 from __future__ import annotations
