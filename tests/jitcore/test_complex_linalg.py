@@ -56,8 +56,8 @@ def _everything(a, b, sq, h, tall, rhs, through_svd=True):
     lin = np.linalg
     out = {
         "det": lin.det(sq), "slogdet": lin.slogdet(sq), "solve": lin.solve(sq, b),
-        "solve_vector": lin.solve(sq[0], b[0, :, 0]), "inv": lin.inv(sq),
-        "cholesky": lin.cholesky(h), "cholesky_upper": lin.cholesky(h, upper=True),
+        "solve_vector": lin.solve(sq[0], b[0, :, 0]), "solve_broadcast": lin.solve(sq, b[0]),
+        "inv": lin.inv(sq), "cholesky": lin.cholesky(h), "cholesky_upper": lin.cholesky(h, upper=True),
         "qr": lin.qr(a), "qr_complete": lin.qr(a, "complete"), "qr_r": lin.qr(sq, "r"),
         "fro": lin.norm(a), "cond1": lin.cond(sq, 1), "power": lin.matrix_power(sq, 3),
         "power_neg": lin.matrix_power(sq, -2), "svdvals": lin.svd(a, compute_uv=False),
@@ -71,7 +71,8 @@ def _everything(a, b, sq, h, tall, rhs, through_svd=True):
 
 
 # which results are solutions (error scales with cond), which backward-stable values
-_SOLUTIONS = {"solve", "solve_vector", "inv", "pinv", "lstsq", "power_neg", "cond", "cond1"}
+_SOLUTIONS = {"solve", "solve_vector", "solve_broadcast", "inv", "pinv", "lstsq", "power_neg", "cond",
+              "cond1"}
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=str)
