@@ -7,12 +7,15 @@ loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymme
 for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
 implicit-shift QR for svd),
 over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
-float32, float16 and complex refused.
+float32, float16 refused. Complex matrices: cholesky, slogdet and qr in complex arithmetic in
+their kernels; svdvals, pinv, lstsq, matrix_rank, cond and eigvalsh through the real form
+(``linalg.real_form``); eigh, eig and svd's vectors refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
 
 Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
-(so Q and R match NumPy's to rounding); eigenvectors and singular vectors are each fixed only
-up to sign (and within repeated values up to rotation), as NumPy's are.
+(a complex R's diagonal real, as ``zgeqrf``'s; so Q and R match NumPy's to rounding);
+eigenvectors and singular vectors are each fixed only up to sign (and within repeated values
+up to rotation), as NumPy's are.
 """
 
 from __future__ import annotations
@@ -35,24 +38,27 @@ def _mT(x: Tracer) -> Tracer:
     return prims.transpose(x, (*range(x.ndim - 2), x.ndim - 1, x.ndim - 2))
 
 
-def _operand(a, name: str, square: bool) -> Tracer:
-    """``a`` as a float stack of (square) matrices, with NumPy's errors and dtype rule."""
+def _operand(a, name: str, square: bool, complex_ok: bool = False) -> Tracer:
+    """``a`` as a float (or, where ``complex_ok``, complex) stack of (square) matrices, with
+    NumPy's errors and dtype rule."""
     if a.ndim < 2:
         raise np.linalg.LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
                                     f"two-dimensional (at {user_location()})")
     if square and a.shape[-1] != a.shape[-2]:
         raise np.linalg.LinAlgError(f"Last 2 dimensions of the array must be square (at {user_location()})")
-    return _family._linalg_float(a, name)
+    return _family._linalg_float(a, name, complex_ok)
 
 
 @implements(np.linalg.cholesky)
 def cholesky(a, /, *, upper=False):
-    """``numpy.linalg.cholesky``: L (or L^T with ``upper``) from the lower triangle; a matrix
-    that is not positive definite raises ``LinAlgError`` after the call."""
+    """``numpy.linalg.cholesky``: L from the lower triangle (or, with ``upper``, U = L^H from
+    the upper one, as NumPy's); a matrix that is not positive definite raises ``LinAlgError``
+    after the call."""
     if not traced(a):
         return np.linalg.cholesky(a, upper=upper)
-    low = prims.decomposition(_operand(a, "cholesky", True), array.CholeskyOp)
-    return _mT(low) if upper else low
+    a = _operand(a, "cholesky", True, complex_ok=True)
+    low = prims.decomposition(_uplo(a, "U" if upper else "L"), array.CholeskyOp)
+    return _uplo(low, "U" if upper else "L")  # L^H: the factor from the upper triangle
 
 
 @implements(np.linalg.slogdet)
@@ -61,8 +67,9 @@ def slogdet(a):
     ``det`` (sign 0 and -inf for a singular matrix)."""
     if not traced(a):
         return np.linalg.slogdet(a)
-    packed = prims.decomposition(_operand(a, "slogdet", True), array.SlogdetOp)
-    sign, logdet = (prims.as_scalar(packed[..., i]) for i in (0, 1))
+    packed = prims.decomposition(_operand(a, "slogdet", True, complex_ok=True), array.SlogdetOp)
+    logdet = packed[..., 1].real if packed.dtype.kind == "c" else packed[..., 1]
+    sign, logdet = prims.as_scalar(packed[..., 0]), prims.as_scalar(logdet)
     return _results.SlogdetResult(sign, logdet)
 
 
@@ -77,7 +84,7 @@ def qr(a, mode="reduced"):
     if mode == "raw":
         raise UnsupportedError(f"numpy.linalg.qr with mode='raw' is not supported under jit; use "
                                f"'reduced' or 'complete' (at {user_location()})")
-    a = _operand(a, "qr", False)
+    a = _operand(a, "qr", False, complex_ok=True)
     m, n = a.shape[-2:]
     k = min(m, n)
     q_cols = {"reduced": k, "complete": m, "r": 0}[mode]
@@ -89,10 +96,21 @@ def qr(a, mode="reduced"):
 
 
 def _uplo(a, UPLO: str):
-    """NumPy reads the lower triangle (``UPLO='L'``); 'U' is the lower one of the transpose."""
+    """NumPy reads the lower triangle (``UPLO='L'``); 'U' is the lower one of the (conjugate)
+    transpose."""
     if UPLO not in ("L", "U", "l", "u"):
         raise ValueError(f"UPLO argument must be 'L' or 'U' (at {user_location()})")
-    return a if UPLO in ("L", "l") else _mT(a)
+    if UPLO in ("L", "l"):
+        return a
+    return np.conjugate(_mT(a)) if a.dtype.kind == "c" else _mT(a)
+
+
+def _hermitian(a: Tracer) -> Tracer:
+    """The Hermitian matrices that ``a``'s lower triangles stand for, as LAPACK reads them
+    (the diagonal's imaginary parts ignored)."""
+    n = a.shape[-1]
+    lower = np.where(np.tri(n, k=-1, dtype=bool), a, 0)
+    return lower + np.conjugate(_mT(lower)) + np.where(np.eye(n, dtype=bool), np.real(a), 0)
 
 
 @implements(np.linalg.eigh)
@@ -112,7 +130,10 @@ def eigvalsh(a, UPLO="L"):
     """``numpy.linalg.eigvalsh``: the eigenvalues of ``eigh``, without its vectors."""
     if not traced(a):
         return np.linalg.eigvalsh(a, UPLO)
-    a = _uplo(_operand(a, "eigvalsh", True), UPLO)
+    a = _uplo(_operand(a, "eigvalsh", True, complex_ok=True), UPLO)
+    if a.dtype.kind == "c":  # each eigenvalue twice in the real form, ascending: every other one
+        values = prims.decomposition(_family.real_form(_hermitian(a)), array.EighOp, vectors=0)
+        return values[..., ::2]
     return prims.decomposition(a, array.EighOp, vectors=0)
 
 
@@ -155,7 +176,7 @@ def eigvals(a):
 
 
 def _singular_values(a) -> Tracer:
-    return prims.decomposition(a, array.SvdOp, vectors=0, full=0)
+    return _family.singular_values(a)
 
 
 @implements(np.linalg.svd)
@@ -167,7 +188,7 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     after the call, as NumPy's (so do pinv, lstsq, matrix_rank, cond and the 2-norms)."""
     if not traced(a):
         return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
-    a = _operand(a, "svd", False)
+    a = _operand(a, "svd", False, complex_ok=not compute_uv)
     if not compute_uv:
         return _singular_values(a)
     m, n = a.shape[-2:]
@@ -182,7 +203,7 @@ def svdvals(x, /):
     """``numpy.linalg.svdvals``: the singular values, descending."""
     if not traced(x):
         return np.linalg.svdvals(x)
-    return _singular_values(_operand(x, "svdvals", False))
+    return _singular_values(_operand(x, "svdvals", False, complex_ok=True))
 
 
 def _inverse_values(s, cutoff):
@@ -194,10 +215,11 @@ def _inverse_values(s, cutoff):
 @implements(np.linalg.pinv)
 def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     """``numpy.linalg.pinv``: V diag(1/s) U^T over the singular values above ``rcond`` times
-    the largest (``rcond`` 1e-15 unless ``rtol`` is given, as NumPy's)."""
+    the largest (``rcond`` 1e-15 unless ``rtol`` is given, as NumPy's); a complex ``a``'s
+    from its real form's (``linalg.real_form``)."""
     if not traced(a):
         return np.linalg.pinv(a, rcond, hermitian, rtol=rtol)
-    a = _operand(a, "pinv", False)
+    a = _operand(a, "pinv", False, complex_ok=True)
     if rcond is None:
         rcond = (1e-15 if rtol is np._NoValue else
                  max(a.shape[-2:]) * np.finfo(a.dtype).eps if rtol is None else rtol)
@@ -206,6 +228,8 @@ def pinv(a, rcond=None, hermitian=False, *, rtol=np._NoValue):
     m, n = a.shape[-2:]
     if m == 0 or n == 0:
         return prims.constant(a.owner_trace, np.zeros(a.shape[:-2] + (n, m), a.dtype))
+    if a.dtype.kind == "c":  # the pseudo-inverse of the real form is the real form of a's
+        return _family.from_real_form(pinv(_family.real_form(a), rcond)[..., :, :m], n)
     u, s, vh = svd(a, full_matrices=False)
     cutoff = np.asarray(rcond)[..., None] * np.max(s, axis=-1, keepdims=True)
     scaled = _inverse_values(s, cutoff)[..., :, None] * _mT(u)
@@ -240,7 +264,8 @@ def lstsq(a, b, rcond=None):
     or below ``rcond`` times the largest dropped (``rcond`` None: ``eps * max(m, n)``), and
     NumPy's (x, residuals, rank, s). The residuals (squared norms of ``b - a x`` per column)
     have shape (k,) when m > n and (0,) otherwise; NumPy gives (0,) also for a rank-deficient
-    ``a``, a shape fixed only at run time, so there jitcore still gives the sums. Through the
+    ``a``, a shape fixed only at run time, so there jitcore still gives the sums. Complex
+    ``a`` or ``b``: through the real form (``_complex_lstsq``). Through the
     SVD, except a tall or square ``a`` of ``LSTSQ_QR_FROM`` columns or more, chosen from the
     static shape: through QR (``_least_squares_qr``), which compiles longer and runs faster."""
     if not traced(a, b):
@@ -254,13 +279,15 @@ def lstsq(a, b, rcond=None):
         raise np.linalg.LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or "
                                     f"two-dimensional (at {user_location()})")
     dtype = np.result_type(a.dtype, b.dtype)
-    a = _family._linalg_float(prims.convert(a, dtype), "lstsq")
-    b = _family._linalg_float(prims.convert(b, dtype), "lstsq")
+    a = _family._linalg_float(prims.convert(a, dtype), "lstsq", complex_ok=True)
+    b = _family._linalg_float(prims.convert(b, dtype), "lstsq", complex_ok=True)
     m, n = a.shape
     if b.shape[0] != m:
         raise np.linalg.LinAlgError(f"Incompatible dimensions (at {user_location()})")
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
+    if a.dtype.kind == "c":
+        return _complex_lstsq(a, b, rcond)
     vector = b.ndim == 1
     rhs = prims.reshape(b, (m, 1)) if vector else b
     k = min(m, n)
@@ -285,6 +312,19 @@ def lstsq(a, b, rcond=None):
     if vector:
         x = prims.reshape(x, (n,))
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
+
+
+def _complex_lstsq(a, b, rcond):
+    """lstsq of a complex ``a`` through its real form: ``|real_form(a) [Re x; Im x] - [Re b;
+    Im b]|`` is ``|a x - b|`` and the map keeps norms, so the real problem's minimum-norm
+    solution is ``x``'s parts; its residuals are the complex ones, its rank twice a's and its
+    singular values a's, each twice."""
+    m, n = a.shape
+    rhs = prims.reshape(b, (m, 1)) if b.ndim == 1 else b
+    x, resids, rank, s = lstsq(_family.real_form(a), prims.concatenate([np.real(rhs), np.imag(rhs)], axis=0),
+                               rcond)
+    x = _family.from_real_form(x, n)
+    return (prims.reshape(x, (n,)) if b.ndim == 1 else x), resids, rank // 2, s[::2]
 
 
 # The least n of a tall or square ``a`` (m >= n) that lstsq solves through QR (below: through
@@ -329,7 +369,7 @@ def cond(x, p=None):
     where NumPy gives inf)."""
     if not traced(x):
         return np.linalg.cond(x, p)
-    x = _operand(x, "cond", p not in (None, 2, -2))
+    x = _operand(x, "cond", p not in (None, 2, -2), complex_ok=True)
     if p not in _NORMS:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
     if p in (None, 2, -2):

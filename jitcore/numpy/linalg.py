@@ -550,8 +550,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
         ret = np.sqrt(np.sum(np.real(np.conj(x) * x), axis=(row, col)))
     elif ord in (2, -2, "nuc"):  # from the singular values (passes/kernelize/bidiagonal.py)
         rest = [d for d in range(nd) if d not in (row, col)]
-        s = prims.decomposition(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm"), SvdOp,
-                                vectors=0, full=0)
+        s = singular_values(_linalg_float(prims.transpose(x, (*rest, row, col)), "norm", complex_ok=True))
         ret = np.max(s, axis=-1) if ord == 2 else np.min(s, axis=-1) if ord == -2 else np.sum(s, axis=-1)
     else:
         raise ValueError(f"Invalid norm order for matrices. (at {user_location()})")
@@ -561,27 +560,53 @@ def norm(x, ord=None, axis=None, keepdims=False):
     return ret
 
 
+def real_form(a: Tracer) -> Tracer:
+    """The real matrices ``[[Re a, -Im a], [Im a, Re a]]`` (2m x 2n) of a complex stack: the
+    map keeps sums, products, adjoints and so pseudo-inverses (``real_form(pinv(a)) ==
+    pinv(real_form(a))``) and norms (it is an isometry), and each singular value of ``a`` (each
+    eigenvalue of a Hermitian ``a``) appears twice in it. What needs no singular vectors is
+    computed on it by the real kernels: svdvals, the 2-norms, pinv, lstsq, eigvalsh."""
+    re, im = np.real(a), np.imag(a)
+    top, low = prims.concatenate([re, -im], axis=-1), prims.concatenate([im, re], axis=-1)
+    return prims.concatenate([top, low], axis=-2)
+
+
+def from_real_form(x: Tracer, rows: int) -> Tracer:
+    """The complex matrices whose real form has ``x`` (2 rows x k) as its first block column."""
+    return prims.ufunc(np.add, x[..., :rows, :], prims.ufunc(np.multiply, x[..., rows:, :], 1j))
+
+
+def singular_values(a: Tracer) -> Tracer:
+    """The singular values of the stack ``a`` (float or complex), descending."""
+    if a.dtype.kind == "c":  # each twice in the real form, in equal pairs: every other one
+        return prims.decomposition(real_form(a), SvdOp, vectors=0, full=0)[..., ::2]
+    return prims.decomposition(a, SvdOp, vectors=0, full=0)
+
+
 @implements(np.linalg.det)
 @prims.numpy_scalar  # of one matrix: a NumPy float, as in NumPy
 def det(a):
     """``numpy.linalg.det``: a compiled LU factorisation with partial pivoting per matrix, and
     NumPy's ``sign * exp(sum(log|u_ii|))`` (so results agree with LAPACK's to rounding, not
-    bit for bit); integers in float64; a singular matrix gives 0 (or what rounding leaves)."""
+    bit for bit; a complex sign is the product of the pivots' phases); integers in float64; a
+    singular matrix gives 0 (or what rounding leaves)."""
     if not traced(a):
         return np.linalg.det(a)
     _square_stack(a, "det")
     if a.dtype.kind == "b":
         raise JitTypeError(f"array type bool is unsupported in linalg (at {user_location()})")
-    a = _linalg_float(a, "det")
-    return prims.det(a)
+    return prims.det(_linalg_float(a, "det", complex_ok=True))
 
 
 def _linalg_float(x, name: str, complex_ok: bool = False):
-    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex is
-    not supported under jit yet but where the caller takes it."""
+    """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex
+    where the caller takes it (the refused ones need a complex matrix's eigen- or singular
+    vectors)."""
     if x.dtype.kind == "c" and not complex_ok:
         raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
-                               f"jit yet (at {user_location()})")
+                               f"jit yet (it needs their eigen- or singular vectors; eigvalsh, "
+                               f"svdvals and svd(compute_uv=False) compile); call it outside jit "
+                               f"(at {user_location()})")
     if x.dtype == np.float16:
         raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
     return x if x.dtype.kind in "fc" else prims.convert(x, np.dtype(np.float64))
@@ -601,7 +626,8 @@ def solve(a, b):
     """``numpy.linalg.solve``: a compiled LU factorisation with partial pivoting and two
     triangular solves per matrix (agreeing with LAPACK's ``gesv`` to rounding); ``b`` is a
     vector when 1-d, else a stack ``(..., n, k)``, batch dims broadcast; a singular matrix
-    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag."""
+    raises ``LinAlgError('Singular matrix')`` after the call, from the kernel's status flag.
+    Complex systems factor in complex arithmetic (pivots by ``|re| + |im|``, as ``zgesv``)."""
     if not traced(a, b):
         return np.linalg.solve(a, b)
     trace = prims.find_trace(a, b)
@@ -620,23 +646,8 @@ def solve(a, b):
     batch = np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2])
     a = prims.broadcast_to(a, (*batch, n, n))
     rhs = prims.broadcast_to(rhs, (*batch, *rhs.shape[-2:]))
-    x = _solve(a, rhs)
+    x = prims.solve(a, rhs)
     return prims.reshape(x, (*batch, n)) if vector else x
-
-
-def _solve(a: Tracer, rhs: Tracer) -> Tracer:
-    """``prims.solve``, complex systems by their real form ``[[Re a, -Im a], [Im a, Re a]]
-    [Re x; Im x] = [Re b; Im b]``: twice the order, pivoting over reals (so results agree with
-    LAPACK's ``zgesv`` to rounding, not bit for bit); singular exactly when ``a`` is (its
-    determinant is ``|det a|**2``)."""
-    if a.dtype.kind != "c":
-        return prims.solve(a, rhs)
-    n = a.shape[-1]
-    re, im = a.real, a.imag
-    real_form = np.concatenate([np.concatenate([re, -im], axis=-1), np.concatenate([im, re], axis=-1)],
-                               axis=-2)
-    x = prims.solve(real_form, np.concatenate([rhs.real, rhs.imag], axis=-2))
-    return prims.convert(x[..., :n, :], a.dtype) + prims.convert(x[..., n:, :], a.dtype) * 1j
 
 
 @implements(np.linalg.inv)
@@ -649,4 +660,4 @@ def inv(a):
     a = _linalg_float(a, "inv", complex_ok=True)
     n = a.shape[-1]
     eye = prims.constant(a.owner_trace, np.eye(n, dtype=a.dtype))
-    return _solve(a, prims.broadcast_to(eye, a.shape))
+    return prims.solve(a, prims.broadcast_to(eye, a.shape))

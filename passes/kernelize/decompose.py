@@ -30,7 +30,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1, i64, index
 from jitcore.passes.kernelize.builder import KernelBuilder
-from jitcore.passes.kernelize.factor import _close, _if, _lu
+from jitcore.passes.kernelize.factor import _close, _if, _lu, _swapper, log_determinant, lu_workspace
 from jitcore.passes.kernelize.sort import _for
 
 LANES = 4  # partial sums per sum of products (see _sum)
@@ -159,7 +159,8 @@ def _square(e, v):
 
 def _unit(e, i, j, t) -> Value:
     """1 where index i == j, else 0 (the identity's entries)."""
-    return e.select(e.op("arith.cmpi", i, j, result=i1, predicate="eq"), e.const(1.0, t), e.const(0.0, t))
+    same = e.op("arith.cmpi", i, j, result=i1, predicate="eq")
+    return e.select(same, _scalar(e, 1.0, t), _scalar(e, 0.0, t))
 
 
 def _fill(e, rows: int, cols: int, M, value) -> None:
@@ -320,24 +321,45 @@ def _setup(op):
 # -- cholesky ------------------------------------------------------------------------------
 def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
     """L in place of a copy of the input: row i from the rows above it, the upper triangle
-    zeroed."""
+    zeroed. A complex L (``zpotrf``) takes ``L[i, k] * conj(L[j, k])`` in its sums (their real
+    and imaginary parts summed apart) and the real part of the diagonal."""
     a, kb, _, outer, t = _setup(op)
     n = a.type.shape[-1]
     L = _Matrix(outer, t, 0)
     e = kb.emit
+    rt = t.component if t.is_complex else t
 
     def row(e, i, _):
         def off_diagonal(e, j, _):
+            if t.is_complex:  # sum of L[i, k] conj(L[j, k]): (ac + bd) + (bc - ad) i
+                def part(imaginary):
+                    def term(e, k):
+                        (a_, b_), (c_, d_) = e.parts(L.get(e, i, k)), e.parts(L.get(e, j, k))
+                        if imaginary:
+                            return _sub(e, _mul(e, b_, c_), _mul(e, a_, d_))
+                        return _add_f(e, _mul(e, a_, c_), _mul(e, b_, d_))
+                    return _sum(e, 0, j, term, rt)
+
+                s = e.make_complex(part(False), part(True))
+                dot = e.elementwise("sub", [L.get(e, i, j), s])
+                L.set(e, i, j, e.elementwise("div", [dot, L.get(e, j, j)]))
+                return
             s = _sum(e, 0, j, lambda e, k: _f(e, "arith.mulf", L.get(e, i, k), L.get(e, j, k)), t)
             L.set(e, i, j, _f(e, "arith.divf", _f(e, "arith.subf", L.get(e, i, j), s), L.get(e, j, j)))
 
         _loop(e, 0, i, off_diagonal)
-        s = _sum(e, 0, i, lambda e, k: _square(e, L.get(e, i, k)), t)
-        d = _f(e, "arith.subf", L.get(e, i, i), s)
-        bad = e.op("arith.cmpf", d, e.const(0.0, t), result=i1, predicate="ole")  # NaN goes on, as NumPy
+        if t.is_complex:
+            s = _sum(e, 0, i, lambda e, k: _add_f(e, *(_square(e, p) for p in e.parts(L.get(e, i, k)))), rt)
+            d = _f(e, "arith.subf", e.parts(L.get(e, i, i))[0], s)
+        else:
+            s = _sum(e, 0, i, lambda e, k: _square(e, L.get(e, i, k)), t)
+            d = _f(e, "arith.subf", L.get(e, i, i), s)
+        bad = e.op("arith.cmpf", d, e.const(0.0, rt), result=i1, predicate="ole")  # NaN goes on, as NumPy
         e.b.create(kernel.RaiseOp, [bad], [], {"code": kernel.NOT_POSITIVE_DEFINITE})
-        L.set(e, i, i, _f(e, "math.sqrt", d))
-        _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, e.const(0.0, t)))
+        root = _f(e, "math.sqrt", d)
+        L.set(e, i, i, e.make_complex(root, e.const(0.0, rt)) if t.is_complex else root)
+        zero = e.make_complex(e.const(0.0, rt), e.const(0.0, rt)) if t.is_complex else e.const(0.0, t)
+        _loop(e, e.op("arith.addi", i, _idx(e, 1)), n, lambda e, j, _: L.set(e, i, j, zero))
 
     _loop(e, 0, n, row)
     return _finish(kb, op, [a.type], [0])
@@ -345,51 +367,57 @@ def cholesky(op: array.CholeskyOp) -> kernel.GenericOp:
 
 # -- slogdet -------------------------------------------------------------------------------
 def slogdet(op: array.SlogdetOp) -> kernel.GenericOp:
-    """LU with partial pivoting in a copy of the input (result 1); (sign, log|det|) as NumPy:
-    sign 0 and -inf for an exactly zero pivot."""
+    """LU with partial pivoting in a copy of the input (result 1; a complex one in two real
+    planes, results 1 and 2); (sign, log|det|) as NumPy: sign 0 and -inf for an exactly zero
+    pivot."""
     a, kb, _, outer, t = _setup(op)
     n = a.type.shape[-1]
-    work = _Matrix(outer, t, 1)
     out = _Matrix(outer, t, 0)
     e = kb.emit
-
-    def swap_rows(e, k, p):
-        def swap(e, j, _):
-            top, low = work.get(e, k, j), work.get(e, p, j)
-            work.set(e, k, j, low)
-            work.set(e, p, j, top)
-
-        _loop(e, 0, n, swap)
-
-    sign = _lu(e, n, t, work.get, work.set, swap_rows, lambda e, zero: None)
-
-    def diagonal(e, k, carried):
-        sign, logdet = carried
-        d = work.get(e, k, k)
-        zero = e.const(0.0, t)
-        negative = e.op("arith.cmpf", d, zero, result=i1, predicate="olt")
-        sign = e.select(negative, e.op("arith.negf", sign), sign)
-        sign = e.select(e.op("arith.cmpf", d, zero, result=i1, predicate="oeq"), zero, sign)
-        return [sign, e.op("arith.addf", logdet, e.op("math.log", e.op("math.absf", d)))]
-
-    sign, logdet = _loop(e, 0, n, diagonal, [sign, e.const(0.0, t)])
+    read, write, types, copies = lu_workspace(e, kb, op, a, outer, 1)
+    sign = _lu(e, n, t, read, write, _swapper(n, [(read, write, n)]), lambda e, zero: None)
+    sign, logdet = log_determinant(e, n, t, read, sign)
+    if t.is_complex:  # packed in the matrices' type: log|det| as a real part
+        logdet = e.make_complex(logdet, e.const(0.0, logdet.type))
     out.set(e, 0, sign)
     out.set(e, 1, logdet)
-    return _finish(kb, op, [op.result_type, a.type], [-1, 0])
+    return _finish(kb, op, [op.result_type, *types], [-1, *copies])
 
 
 # -- qr ------------------------------------------------------------------------------------
+def _scalar(e, value: float, t) -> Value:
+    """The real ``value`` as a constant of ``t`` (a complex one with a zero imaginary part)."""
+    if t.is_complex:
+        return e.make_complex(e.const(value, t.component), e.const(0.0, t.component))
+    return e.const(value, t)
+
+
+def _parts_of(e, x) -> list[Value]:
+    """The real parts a magnitude is made of: ``[x]``, or a complex ``x``'s ``[re, im]``."""
+    return list(e.parts(x)) if x.type.is_complex else [x]
+
+
 def _norm(e, lo, hi, get, t) -> Value:
     """The 2-norm of ``get(e, i)`` for i in range(lo, hi), scaled by the largest magnitude so
-    that neither squares overflow nor underflow (as LAPACK's ``nrm2``)."""
+    that neither squares overflow nor underflow (as LAPACK's ``nrm2``; of both parts of a
+    complex entry, as ``dznrm2``); real."""
+    rt = t.component if t.is_complex else t
+
     def largest(e, i, c):
-        return [e.op("arith.maximumf", c[0], e.op("math.absf", get(e, i)))]
+        out = c[0]
+        for part in _parts_of(e, get(e, i)):
+            out = e.op("arith.maximumf", out, e.op("math.absf", part))
+        return [out]
 
-    (scale,) = _loop(e, lo, hi, largest, [e.const(0.0, t)])
-    positive = e.op("arith.cmpf", scale, e.const(0.0, t), result=i1, predicate="ogt")
-    safe = e.select(positive, scale, e.const(1.0, t))
+    (scale,) = _loop(e, lo, hi, largest, [e.const(0.0, rt)])
+    positive = e.op("arith.cmpf", scale, e.const(0.0, rt), result=i1, predicate="ogt")
+    safe = e.select(positive, scale, e.const(1.0, rt))
 
-    total = _sum(e, lo, hi, lambda e, i: _square(e, e.op("arith.divf", get(e, i), safe)), t)
+    def term(e, i):
+        squares = [_square(e, e.op("arith.divf", part, safe)) for part in _parts_of(e, get(e, i))]
+        return squares[0] if len(squares) == 1 else _add_f(e, *squares)
+
+    total = _sum(e, lo, hi, term, rt)
     return _mul(e, safe, e.op("math.sqrt", total))
 
 
@@ -404,6 +432,41 @@ def _householder(e, alpha, xnorm, t):
     return e.select(trivial, alpha, beta), factor, h
 
 
+def _complex_householder(e, alpha, xnorm, t):
+    """LAPACK's ``zlarfg``: as ``_householder`` with a complex ``alpha``; beta is real
+    (``-sign(re alpha) * |(alpha, x)|``, so R's diagonal is real as LAPACK's), ``h = (beta -
+    alpha) / beta``; the vector is left when x is zero and alpha real."""
+    rt = t.component
+    ar, ai = e.parts(alpha)
+    zero = e.const(0.0, rt)
+    trivial = e.op("arith.andi", e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq"),
+                   e.op("arith.cmpf", ai, zero, result=i1, predicate="oeq"))
+    length = e.op("math.hypot", e.op("math.hypot", ar, ai), xnorm)
+    beta = e.op("arith.negf", e.op("math.copysign", length, ar))
+    one = _scalar(e, 1.0, t)
+    beta_c = e.make_complex(beta, zero)
+    factor = e.select(trivial, one, e.elementwise("div", [one, e.elementwise("sub", [alpha, beta_c])]))
+    h = e.make_complex(e.op("arith.divf", _sub(e, beta, ar), beta),
+                       e.op("arith.divf", e.op("arith.negf", ai), beta))
+    return e.select(trivial, alpha, beta_c), factor, e.select(trivial, _scalar(e, 0.0, t), h)
+
+
+def _fadd(e, a, b) -> Value:  # the f-helpers: real or complex, by the emitter's arithmetic
+    return e.elementwise("add", [a, b])
+
+
+def _fsub(e, a, b) -> Value:
+    return e.elementwise("sub", [a, b])
+
+
+def _fmul(e, a, b) -> Value:
+    return e.elementwise("mul", [a, b])
+
+
+def _conj(e, x) -> Value:
+    return e.elementwise("conj", [x]) if x.type.is_complex else x
+
+
 def _householder_qr(e, m: int, n: int, t, W: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     """Factor W (m x n) in place as ``geqrf``: R on and above the diagonal, each reflector's
     vector below it (its leading 1 implied), its scale in ``tau``; ``w`` is scratch (n)."""
@@ -416,30 +479,31 @@ def _householder_column(e, k, m: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, e
     kp1 = e.op("arith.addi", k, _idx(e, 1))
     alpha = W.get(e, k, k)
     xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
-    beta, scale, h = _householder(e, alpha, xnorm, t)
+    beta, scale, h = (_complex_householder if t.is_complex else _householder)(e, alpha, xnorm, t)
     tau.set(e, k, h)
-    _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _mul(e, W.get(e, i, k), scale)))
+    _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _fmul(e, W.get(e, i, k), scale)))
     W.set(e, k, k, beta)
-    _reflect(e, k, m, h, W, W, kp1, end, w)
+    _reflect(e, k, m, _conj(e, h), W, W, kp1, end, w)  # H^H from the left, as geqr2
 
 
 def _reflect(e, k, m: int, h, W: _Matrix, M: _Matrix, lo, hi: int, w: _Matrix) -> None:
-    """Columns lo..hi-1 of M, rows k..m-1, times the reflector I - h v v^T whose v is column
-    k of W below row k (its leading 1 implied): ``w = v^T M`` then ``M -= h v w``, both row by
-    row so the inner loops run along rows (contiguous) through the scratch vector ``w``."""
+    """Columns lo..hi-1 of M, rows k..m-1, times the reflector I - h v v^H whose v is column
+    k of W below row k (its leading 1 implied): ``w = v^H M`` then ``M -= h v w``, both row by
+    row so the inner loops run along rows (contiguous) through the scratch vector ``w``.
+    (The emitter's arithmetic: complex entries take complex products.)"""
     kp1 = e.op("arith.addi", k, _idx(e, 1))
     _loop(e, lo, hi, lambda e, j, _: w.set(e, j, M.get(e, k, j)))
 
     def gather(e, i, _):
-        vi = W.get(e, i, k)
-        _loop(e, lo, hi, lambda e, j, _: w.set(e, j, _add_f(e, w.get(e, j), _mul(e, vi, M.get(e, i, j)))))
+        vi = _conj(e, W.get(e, i, k))
+        _loop(e, lo, hi, lambda e, j, _: w.set(e, j, _fadd(e, w.get(e, j), _fmul(e, vi, M.get(e, i, j)))))
 
     _loop(e, kp1, m, gather)
-    _loop(e, lo, hi, lambda e, j, _: M.set(e, k, j, _sub(e, M.get(e, k, j), _mul(e, h, w.get(e, j)))))
+    _loop(e, lo, hi, lambda e, j, _: M.set(e, k, j, _fsub(e, M.get(e, k, j), _fmul(e, h, w.get(e, j)))))
 
     def update(e, i, _):
-        f = _mul(e, h, W.get(e, i, k))
-        _loop(e, lo, hi, lambda e, j, _: M.set(e, i, j, _sub(e, M.get(e, i, j), _mul(e, f, w.get(e, j)))))
+        f = _fmul(e, h, W.get(e, i, k))
+        _loop(e, lo, hi, lambda e, j, _: M.set(e, i, j, _fsub(e, M.get(e, i, j), _fmul(e, f, w.get(e, j)))))
 
     _loop(e, kp1, m, update)
 
@@ -631,7 +695,7 @@ def qr(op: array.QrOp) -> kernel.GenericOp:
     qc = op.q_columns
     W, tau, w = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3)
     e = kb.emit
-    blocked = min(m, n) >= BLOCKED_FROM
+    blocked = min(m, n) >= BLOCKED_FROM and not t.is_complex  # complex: geqr2's loops only
     if blocked:
         T, Y = _Matrix(outer, t, 4), _Matrix(outer, t, 5)
         _blocked_qr(e, m, n, t, W, tau, w, T, Y)
@@ -642,7 +706,7 @@ def qr(op: array.QrOp) -> kernel.GenericOp:
     def r_row(e, i, _):
         def entry(e, j, _):
             above = e.op("arith.cmpi", i, j, result=i1, predicate="ule")
-            R.set(e, i, j, e.select(above, W.get(e, i, j), e.const(0.0, t)))
+            R.set(e, i, j, e.select(above, W.get(e, i, j), _scalar(e, 0.0, t)))
 
         _loop(e, 0, n, entry)
 

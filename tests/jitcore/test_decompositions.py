@@ -168,8 +168,6 @@ def test_qr_modes_and_errors():
     assert got.Q.dtype == np.float64
     with pytest.raises(TypeError, match="float16"):
         jc.jit(lambda x: np.linalg.qr(x))(a.astype(np.float16))
-    with pytest.raises(jc.UnsupportedError, match="complex"):
-        jc.jit(lambda x: np.linalg.qr(x))(a.astype(complex))
 
 
 # -- eigh ----------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ class _Decomposition(ArrayOp):
     traits = frozenset({PURE})
     arity = (1, 1)
     square = False
+    takes_complex = False  # the ops whose kernels also factor complex matrices
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -32,8 +33,10 @@ class _Decomposition(ArrayOp):
 
     def check(self) -> None:
         src = self.operands[0].type
-        if src.rank < 2 or not src.element.is_float or (self.square and src.shape[-1] != src.shape[-2]):
-            self.fail(f"needs a stack of {'square ' if self.square else ''}float matrices (..., m, n)")
+        inexact = src.element.is_float or (self.takes_complex and src.element.is_complex)
+        if src.rank < 2 or not inexact or (self.square and src.shape[-1] != src.shape[-2]):
+            kinds = "float or complex" if self.takes_complex else "float"
+            self.fail(f"needs a stack of {'square ' if self.square else ''}{kinds} matrices (..., m, n)")
         packed = self.packed_shape(*src.shape[-2:], self.attributes)
         expected = TensorType(src.shape[:-2] + packed, src.element)
         if self.result_type != expected:
@@ -48,6 +51,7 @@ class CholeskyOp(_Decomposition):
     name = "array.cholesky"
     __slots__ = ()
     square = True
+    takes_complex = True
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -56,11 +60,13 @@ class CholeskyOp(_Decomposition):
 
 class SlogdetOp(_Decomposition):
     """Per matrix ``(sign, log|det|)`` as ``numpy.linalg.slogdet`` (LU with partial pivoting):
-    a result ``(..., 2)``."""
+    a result ``(..., 2)``; for complex matrices the sign is complex and log|det| the real part
+    of the second entry."""
 
     name = "array.slogdet"
     __slots__ = ()
     square = True
+    takes_complex = True
 
     @classmethod
     def packed_shape(cls, m: int, n: int, attrs: dict) -> tuple[int, ...]:
@@ -74,6 +80,7 @@ class QrOp(_Decomposition):
 
     name = "array.qr"
     __slots__ = ()
+    takes_complex = True
     q_columns = attr(of(int))
 
     def check(self) -> None:

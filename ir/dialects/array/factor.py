@@ -1,9 +1,9 @@
 """Matrix factorisations in the ``array`` dialect: ``det`` and ``solve``.
 
-``array.det`` of a stack of square float matrices ``(..., n, n)`` gives each one's determinant
-``(...)``, as ``numpy.linalg.det`` computes it: an LU factorisation with partial pivoting (the
-first largest magnitude in the column), then ``sign * exp(sum(log|u_ii|))``; an exactly zero
-pivot gives 0.
+``array.det`` of a stack of square float (or complex) matrices ``(..., n, n)`` gives each
+one's determinant ``(...)``, as ``numpy.linalg.det`` computes it: an LU factorisation with
+partial pivoting (the first largest magnitude in the column), then ``sign * exp(sum(log|u_ii|))``;
+an exactly zero pivot gives 0.
 """
 
 from __future__ import annotations
@@ -11,6 +11,10 @@ from __future__ import annotations
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import ArrayOp
 from jitcore.ir.types import TensorType
+
+
+def _inexact(element) -> bool:
+    return element.is_float or element.is_complex
 
 
 class DetOp(ArrayOp):
@@ -21,14 +25,14 @@ class DetOp(ArrayOp):
 
     def check(self) -> None:
         src = self.operands[0].type
-        if src.rank < 2 or src.shape[-1] != src.shape[-2] or not src.element.is_float:
-            self.fail("needs a stack of square float matrices (..., n, n)")
+        if src.rank < 2 or src.shape[-1] != src.shape[-2] or not _inexact(src.element):
+            self.fail("needs a stack of square float or complex matrices (..., n, n)")
         if self.result_type != TensorType(src.shape[:-2], src.element):
             self.fail(f"must return {TensorType(src.shape[:-2], src.element)}")
 
 
 class SolveOp(ArrayOp):
-    """``array.solve`` of square float matrices ``a (..., n, n)`` and right-hand sides
+    """``array.solve`` of square float (or complex) matrices ``a (..., n, n)`` and right-hand sides
     ``b (..., n, k)`` (same batch shape and element type): ``x`` with ``a x = b``, by the LU
     factorisation with partial pivoting, as ``numpy.linalg.solve``; a matrix with an exactly
     zero pivot makes the call raise ``LinAlgError``."""
@@ -40,8 +44,8 @@ class SolveOp(ArrayOp):
 
     def check(self) -> None:
         a, b = (v.type for v in self.operands)
-        if (a.rank < 2 or a.shape[-1] != a.shape[-2] or not a.element.is_float or b.rank != a.rank
+        if (a.rank < 2 or a.shape[-1] != a.shape[-2] or not _inexact(a.element) or b.rank != a.rank
                 or b.shape[:-1] != a.shape[:-1] or b.element != a.element):
-            self.fail("needs square float matrices (..., n, n) and right-hand sides (..., n, k)")
+            self.fail("needs square float or complex matrices (..., n, n) and right-hand sides (..., n, k)")
         if self.result_type != b:
             self.fail(f"must return {b}")
