@@ -37,6 +37,7 @@ from jitcore.codegen.cpu import (
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
 from jitcore.codegen.cpu.schedule import emit_kernel
+from jitcore.codegen.cpu.shared_kernels import SharedKernels
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.host import (
@@ -176,6 +177,7 @@ class CpuBackend:
                  for r, fold in producer_folds.producer_folds(plan, ops, group.launches).items()}
         producers = {p for p, _ in folds.values()}
         kernels, splits, sized = [], [], []
+        shared = SharedKernels(module)  # kernels of the same code: one function
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             if i in producers:  # no kernel of its own: its reduction's computes it
                 kernels.append(None)
@@ -183,10 +185,12 @@ class CpuBackend:
                 splits.append(None)
                 continue
             p, producer = folds.get(i, (None, None))
+            before = shared.names()
             fn, calls, extent, partials = self._kernel(module, plan, launch, op, options.fastmath,
                                                        row_split=i in grouped, symbols=symbols,
                                                        tiny=not unroll, layouts=layouts,
                                                        producer=producer)
+            fn = shared.earlier_or(fn, before)
             if producer is not None:  # takes both kernels' arguments: run only in its group
                 fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),
                                                 sized[p], len(op.operands) + len(op.results))
