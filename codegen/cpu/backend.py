@@ -36,8 +36,8 @@ from jitcore.codegen.cpu import (
 )
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
+from jitcore.codegen.cpu.same_code import SharedKernels
 from jitcore.codegen.cpu.schedule import emit_kernel
-from jitcore.codegen.cpu.shared_kernels import SharedKernels
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.gemm_epilogue import match_fused_product
 from jitcore.codegen.host import (

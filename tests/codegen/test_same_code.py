@@ -1,5 +1,5 @@
 """Kernels of one function whose LLVM code comes out the same share one function
-(``codegen/cpu/shared_kernels.py``); kernels that differ in anything but their names do not."""
+(``codegen/cpu/same_code.py``); kernels that differ in anything but their names do not."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from tests.oracle import assert_matches
 def _defined_kernels(plan) -> list[str]:
     """The kernel functions that the plan's LLVM module defines (not the row-group wrappers)."""
     return [name for name in re.findall(r'define[^@]*@"?([^"(]+)', plan.llvm_ir)
-            if re.search(r"_k\d+$", name)]
+            if re.search(r"_k\d+(_shared)?$", name)]
 
 
 def test_the_same_code_twice_is_one_function():
