@@ -9,12 +9,21 @@ Cases: ``fft`` of complex64 and complex128 data of 2^10, 2^16 and 2^20 points an
 compiles once (not timed), then jitcore (on each thread count of ``--threads``) and NumPy run in
 turn, R times each; the table shows the median wall time of each and the ratio of medians
 (jitcore / NumPy: below 1 is faster), and the compile time.
+
+    PYTHONPATH=. python tools/bench_fft.py --compile [--lengths 16,1024,...]
+
+times instead the compile of ``fft`` of complex128 data of each length (powers of two, products
+of small primes, primes through Bluestein's algorithm by default): the process's CPU seconds of
+tracing, the pass pipeline and code generation (LLVM), which a loaded host inflates less than
+wall time, the wall seconds, and the kernels launched and compiled (stages of the same code
+compile once).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import re
 import statistics
 import time
 
@@ -37,12 +46,40 @@ def cases():
     return out
 
 
+COMPILE_LENGTHS = (16, 1024, 1 << 16, 1 << 20, 105, 3003, 30030, 17, 101, 1009, 10007, 65537, 100003, 255255)
+
+
+def compile_times(lengths) -> None:
+    print(f"{'n':>8} {'cpu s':>6} {'trace':>6} {'passes':>6} {'codegen':>7} {'wall s':>6} {'launched':>8} "
+          f"{'compiled':>8}")
+    for n in lengths:
+        jitted = jc.jit(lambda a: np.fft.fft(a), cache=False)
+        wall, cpu = time.perf_counter(), [time.process_time()]
+        lowered = jitted.lower(np.ones(n, np.complex128))
+        cpu.append(time.process_time())
+        lowered.optimized()
+        cpu.append(time.process_time())
+        plan = lowered.plan()
+        cpu.append(time.process_time())
+        wall = time.perf_counter() - wall
+        compiled = [name for name in re.findall(r'define[^@]*@"?([^"(]+)', plan.llvm_ir)
+                    if re.search(r"_k\d+$", name)]
+        steps = [b - a for a, b in zip(cpu, cpu[1:])]
+        print(f"{n:8d} {cpu[-1] - cpu[0]:6.2f} " + " ".join(f"{s:6.2f}" for s in steps[:2])
+              + f" {steps[2]:7.2f} {wall:6.2f} {len(plan.launches):8d} {len(compiled):8d}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--cases", default="", help="comma-separated case names (default: all)")
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--compile", action="store_true", help="time compiles over lengths instead")
+    parser.add_argument("--lengths", default=",".join(map(str, COMPILE_LENGTHS)))
     args = parser.parse_args()
+    if args.compile:
+        compile_times([int(n) for n in args.lengths.split(",")])
+        return
     threads = [int(t) for t in args.threads.split(",")]
     chosen = set(filter(None, args.cases.split(",")))
     print(f"{'case':32} {'compile s':>9} " + " ".join(f"{f'jc {t}t ms':>10}" for t in threads)

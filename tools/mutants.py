@@ -348,6 +348,11 @@ MUTANTS = [
            "return x.reshape(()).astype(dtype)",
            "float32 x + int(n) widens to float64; int(n) returns a 0-d array",
            ("tests/jitcore/test_autograph.py",)),
+    Mutant("shared-kernels-blank-declarations", "codegen/cpu/same_code.py",
+           "names = sorted((g.name for g in defined), key=len, reverse=True)",
+           "names = sorted((g.name for g in functions), key=len, reverse=True)",
+           "kernels that differ only in the intrinsic they declare (floor, ceil) share one function",
+           ("tests/codegen/test_same_code.py",)),
 ]
 
 

@@ -37,6 +37,7 @@ from jitcore.codegen.cpu import (
 )
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
+from jitcore.codegen.cpu.same_code import SharedKernels
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.gemm_epilogue import match_fused_product
@@ -187,6 +188,7 @@ class CpuBackend:
                                               code_inputs)
         emitted: dict[int, tuple] = {}  # leader -> what _kernel returned for its start-free form
         kernels, splits, sized = [], [], []
+        same_code = SharedKernels(module)  # other kernels of the same LLVM code: one function
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             if i in producers:  # no kernel of its own: its reduction's computes it
                 kernels.append(None)
@@ -200,8 +202,10 @@ class CpuBackend:
                 made = self._shared_kernel(module, plan, launch, op, share, emitted, options.fastmath,
                                            symbols, not unroll, layouts)
             if made is None:
+                before = same_code.names()
                 made = self._kernel(module, plan, launch, op, options.fastmath, row_split=i in grouped,
                                     symbols=symbols, tiny=not unroll, layouts=layouts, producer=producer)
+                made = (same_code.earlier_or(made[0], before), *made[1:])
             fn, calls, extent, partials = made
             if producer is not None:  # takes both kernels' arguments: run only in its group
                 fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),

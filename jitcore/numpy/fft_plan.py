@@ -1,6 +1,5 @@
-"""The discrete Fourier transform along the last axis, written with NumPy's array functions so
-that the same code runs traced (one fused kernel per stage) and on NumPy arrays (the constants
-that Bluestein's algorithm needs, computed while tracing).
+"""The discrete Fourier transform along the last axis, written with NumPy's array functions:
+traced, each stage is one fused kernel.
 
 Lengths whose prime factors are all at most ``LARGEST_RADIX`` run as a mixed-radix Stockham
 transform, decimation in frequency: each stage of radix ``r`` views the data as
@@ -125,7 +124,9 @@ def _bluestein(z, sign: int):
     kernel = np.zeros(m, np.complex128)
     kernel[:n] = chirp.conj()
     kernel[m - n + 1:] = chirp[1:].conj()[::-1]
-    kernel_hat = _mixed_radix(kernel, plan, sign) / m  # the inverse's 1/m folded in
+    # the chirp's transform, a constant: by NumPy's own transform, once while tracing (pocketfft
+    # is faster than these stages run on NumPy arrays); the inverse's 1/m folded in
+    kernel_hat = np.fft.fft(kernel) / m if sign < 0 else np.fft.ifft(kernel)
     padded = np.concatenate([z * chirp.astype(z.dtype), np.zeros(batch + (m - n,), z.dtype)], axis=-1)
     spectrum = _mixed_radix(padded, plan, sign) * kernel_hat.astype(z.dtype)
     return _mixed_radix(spectrum, plan, -sign)[..., :n] * chirp.astype(z.dtype)
