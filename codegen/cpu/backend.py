@@ -37,7 +37,7 @@ from jitcore.codegen.cpu import (
 )
 from jitcore.codegen.cpu.gemm import emit_contraction
 from jitcore.codegen.cpu.object_loader import load_kept, load_owned
-from jitcore.codegen.cpu.same_code import SharedKernels
+from jitcore.codegen.cpu.same_code import SameCode
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.sort import emit_sort_kernel
 from jitcore.codegen.gemm_epilogue import match_fused_product
@@ -188,7 +188,7 @@ class CpuBackend:
                                               code_inputs)
         emitted: dict[int, tuple] = {}  # leader -> what _kernel returned for its start-free form
         kernels, splits, sized = [], [], []
-        same_code = SharedKernels(module)  # other kernels of the same LLVM code: one function
+        same_code = SameCode(module)  # other kernels of the same LLVM code: one function
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             if i in producers:  # no kernel of its own: its reduction's computes it
                 kernels.append(None)

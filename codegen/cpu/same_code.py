@@ -4,7 +4,7 @@ Two launches of one function often emit the same kernel: the stages of two trans
 length (Bluestein's algorithm runs two), the same step unrolled by a Python loop, a row and a
 column pass of one shape. Their LLVM functions differ only in their names, yet LLVM's O3 and
 its code generation would run on each; in a function of twenty such kernels that is most of
-the compile. ``SharedKernels`` compares each kernel's new functions, names aside, with the
+the compile. ``SameCode`` compares each kernel's new functions, names aside, with the
 ones emitted before it, and when an earlier kernel's text is the same, drops the new ones and
 has the launch call the earlier function, kept out of line so LLVM compiles it once.
 """
@@ -16,7 +16,7 @@ import re
 from llvmlite import ir as ll
 
 
-class SharedKernels:
+class SameCode:
     """The kernels emitted into ``module`` so far, by their text with their own names blanked."""
 
     def __init__(self, module: ll.Module):
