@@ -254,13 +254,15 @@ def lstsq(a, b, rcond=None):
         raise np.linalg.LinAlgError(f"{b.ndim}-dimensional array given. Array must be one or "
                                     f"two-dimensional (at {user_location()})")
     dtype = np.result_type(a.dtype, b.dtype)
-    a = _family._linalg_float(prims.convert(a, dtype), "lstsq")
-    b = _family._linalg_float(prims.convert(b, dtype), "lstsq")
+    a = _family._linalg_float(prims.convert(a, dtype), "lstsq", complex_ok=True)
+    b = _family._linalg_float(prims.convert(b, dtype), "lstsq", complex_ok=True)
     m, n = a.shape
     if b.shape[0] != m:
         raise np.linalg.LinAlgError(f"Incompatible dimensions (at {user_location()})")
     if rcond is None:
         rcond = np.finfo(a.dtype).eps * max(m, n)
+    if a.dtype.kind == "c":
+        return _complex_lstsq(a, b, rcond)
     vector = b.ndim == 1
     rhs = prims.reshape(b, (m, 1)) if vector else b
     k = min(m, n)
@@ -285,6 +287,21 @@ def lstsq(a, b, rcond=None):
     if vector:
         x = prims.reshape(x, (n,))
     return x, resids, prims.as_scalar(prims.convert(rank, np.dtype(np.int32))), s
+
+
+def _complex_lstsq(a, b, rcond):
+    """``lstsq`` of a complex ``a`` by its real form ``[[Re a, -Im a], [Im a, Re a]]`` and
+    ``[Re b; Im b]``: the form keeps norms, so its minimum-norm least-squares solution is the
+    complex one's, split in two; its singular values are a's, each twice (the cutoff keeps both
+    or neither, so the rank is twice a's). Agrees with LAPACK's ``zgelsd`` to rounding."""
+    m, n = a.shape
+    re, im = a.real, a.imag
+    real_form = prims.concatenate([prims.concatenate([re, -im], axis=1), prims.concatenate([im, re], axis=1)],
+                                  axis=0)
+    x, resids, rank, s = lstsq(real_form, prims.concatenate([b.real, b.imag], axis=0), rcond)
+    x = prims.convert(x[:n], a.dtype) + prims.convert(x[n:], a.dtype) * 1j
+    resids = resids if m > n else prims.constant(a.owner_trace, np.zeros((0,), re.dtype))
+    return x, resids, prims.as_scalar(rank // 2), s[::2]
 
 
 # The least n of a tall or square ``a`` (m >= n) that lstsq solves through QR (below: through
