@@ -1,6 +1,7 @@
 """The expressions converted code calls: ``and``/``or``/``not`` and chained comparisons
 (logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
-subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
+subscript writes that turn a NumPy array traced, subscript reads of a NumPy array at a traced
+index, and the builtins that need a traced form:
 ``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
 traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars (also
 from a generator), ``any``/``all`` of traced truth values.
