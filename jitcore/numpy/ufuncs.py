@@ -400,16 +400,16 @@ def _fold_reduce(ufunc, a, axis, keepdims: bool, dtype):
     x, n, keep_shape, out = _reduced_last(ufunc, a, axis, dtype)
     first = None if out is not None else x[..., 0]
     if first is not None and ufunc.identity is not None:  # NumPy's fold starts there
-        first = prims.convert(prims.ufunc(ufunc, np.array(ufunc.identity, x.dtype), first), x.dtype)
+        first = prims.convert(UFUNCS[ufunc](np.array(ufunc.identity, x.dtype), first), x.dtype)
     if out is None and n <= _UNROLLED_FOLD:
         out = first
         for i in range(1, n):
-            out = prims.convert(prims.ufunc(ufunc, out, x[..., i]), x.dtype)
+            out = prims.convert(UFUNCS[ufunc](out, x[..., i]), x.dtype)
     elif out is None:
         from jitcore import control_flow  # a lowering that builds a loop: imported when used
 
         out = control_flow.fori_loop(
-            1, n, lambda i, acc: prims.convert(prims.ufunc(ufunc, acc, x[..., i]), x.dtype), first)
+            1, n, lambda i, acc: prims.convert(UFUNCS[ufunc](acc, x[..., i]), x.dtype), first)
     return prims.reshape(out, keep_shape) if keepdims and keep_shape else as_scalar(out)  # 0-d: a scalar
 
 
