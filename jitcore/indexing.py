@@ -202,13 +202,13 @@ def _shape_text(shape) -> str:
 
 
 def _as_index(k):
-    """Lists as NumPy arrays (``[]`` as an empty integer index); everything else as it is."""
+    """Lists as arrays, as NumPy reads them (``[]`` as an empty integer index; one holding traced
+    values, ``x[[k, p]]`` with a traced ``p``, as a traced array); everything else as it is."""
     if isinstance(k, list):
-        arr = np.asarray(k) if k else np.zeros(0, np.int64)
-        if arr.dtype == object:
-            raise UnsupportedError("an index list holding traced arrays is not supported under jit; "
-                                   "stack them into one array first")
-        return arr
+        if prims.holds_tracer(k):
+            k = prims.nested_array(k)
+        else:
+            return np.asarray(k) if k else np.zeros(0, np.int64)
     if isinstance(k, (bool, np.bool_)):
         raise UnsupportedError("a boolean scalar as an index (x[True]) is not supported under jit")
     if isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype == np.bool_:

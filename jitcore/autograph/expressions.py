@@ -1,6 +1,7 @@
 """The expressions converted code calls: ``and``/``or``/``not`` and chained comparisons
 (logical ops on traced booleans, Python's short circuit on concrete values), ``x if c else y``,
-subscript writes that turn a NumPy array traced, and the builtins that need a traced form:
+subscript writes that turn a NumPy array traced, subscript reads of a NumPy array at a traced
+index, and the builtins that need a traced form:
 ``int``/``float``/``bool`` (casts), ``range`` with traced bounds, ``zip``/``enumerate`` over
 traced arrays (indexed sequences a loop can run over), ``max``/``min`` of traced scalars (also
 from a generator), ``any``/``all`` of traced truth values.
@@ -139,6 +140,32 @@ def setitem(base, key, value):
     base = _writable(base, key, value)
     base[key] = value
     return base
+
+
+def getitem(base, key):
+    """``base[key]``; a NumPy array read at a traced index whose result NumPy would copy (an
+    advanced index, ``lut[idx]``, ``perm[[k, p]]``, or one element) is read as a traced
+    constant, since NumPy's own indexing would ask for the index's data. A view of such an
+    array at a traced index (``A[i]`` of a matrix) is left to NumPy, which refuses it: a traced
+    copy would not see later writes to the array."""
+    if isinstance(base, np.ndarray) and traced(key):
+        if not _copied_by_numpy(base, key):
+            raise UnsupportedError(
+                f"a NumPy array of shape {base.shape} indexed at a traced position (at "
+                f"{user_location()}) is a view of it in NumPy, which jit cannot make of a "
+                "constant: make the array a traced one first (jitcore.numpy.asarray(a)[i]) or "
+                "read a copy (np.take(a, i, axis=0))")
+        tracer = next(x for x in pytree.flatten(key)[0] if isinstance(x, Tracer))
+        return constant(tracer.owner_trace, base)[key]
+    return base[key]
+
+
+def _copied_by_numpy(base: np.ndarray, key) -> bool:
+    keys = key if isinstance(key, tuple) else (key,)
+    entries = [k for k in keys if k is not Ellipsis and k is not None and not isinstance(k, slice)]
+    if any(isinstance(k, list) or getattr(k, "ndim", 0) > 0 for k in entries):
+        return True  # an advanced index
+    return len(entries) == len(keys) == base.ndim  # one element
 
 
 _AUG = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div": operator.itruediv,

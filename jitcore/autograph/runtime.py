@@ -19,6 +19,7 @@ from jitcore.autograph.expressions import (
     aug_assign,
     aug_setitem,
     compare,
+    getitem,
     if_exp,
     not_,
     or_,
@@ -28,8 +29,8 @@ from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while
 from jitcore.tracer import current_trace
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
-           "if_exp", "if_stmt", "not_", "or_", "out_call", "outer_read", "outer_value", "result", "setitem",
-           "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
+           "getitem", "if_exp", "if_stmt", "not_", "or_", "out_call", "outer_read", "outer_value", "result",
+           "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
 

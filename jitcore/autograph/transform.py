@@ -189,6 +189,13 @@ class Expressions(_LinedTransformer):
             return ast.copy_location(ast.Expr(value=call), node)
         return node
 
+    def visit_Subscript(self, node):
+        """``a[k]`` read -> ``getitem(a, k)``: a NumPy array read at a traced index."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(_call(_helper("getitem"), node.value, _key(node.slice)), node)
+
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         if _has_walrus(node):  # a lambda would bind the name in its own scope

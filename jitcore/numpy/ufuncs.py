@@ -244,6 +244,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs
         return _pairwise_reduce(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
                                 kwargs.get("dtype"))
+    if method == "reduce" and ufunc in _FOLDED_REDUCTIONS:
+        (a,) = inputs
+        return _fold_reduce(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),
+                            kwargs.get("dtype"))
     if method == "reduce" and ufunc is np.logical_xor and kwargs.get("dtype") in (None, np.bool_, bool):
         (a,) = inputs  # the parity of the true elements: the bitwise xor of the truth values
         return prims.bitwise_reduction(np.bitwise_xor, prims.as_bool(a), kwargs.get("axis", 0),
@@ -323,18 +327,16 @@ def _loop_inputs(ufunc, inputs, dtype: np.dtype) -> tuple:
 _PAIRWISE_REDUCTIONS = (np.gcd, np.lcm)  # associative and commutative on integers
 
 
-def _pairwise_reduce(ufunc, a, axis, keepdims: bool, dtype):
-    """``np.gcd.reduce`` / ``np.lcm.reduce``: the reduced axes merged into one last axis, then
-    halved until one value is left, the first half paired with the second (an odd last one
-    carried), about log2(n) elementwise steps. The operation is associative and commutative on
-    integers, so this is the value of NumPy's left-to-right fold (an ``lcm`` that overflows
-    may wrap to another value)."""
+def _reduced_last(ufunc, a, axis, dtype):
+    """``a`` in ``ufunc.reduce``'s dtype with the reduced axes merged into one last axis, in C
+    order: (that array, its last length, the kept shape with keepdims, the empty result or
+    None). NumPy's TypeError for a dtype it refuses and its errors for an empty reduction."""
     name = f"numpy.{ufunc.__name__}.reduce"
     a = prims.array_operand(a)
     if not isinstance(a, Tracer):
         a = prims.constant(prims.find_trace(a), np.asarray(a))
     try:  # NumPy's result dtype and its TypeError (floats, bools)
-        out_dtype = ufunc.reduce(np.ones(1, a.dtype), dtype=dtype).dtype
+        out_dtype = ufunc.reduce(np.ones(2, a.dtype), dtype=dtype).dtype
     except TypeError as e:
         raise JitTypeError(f"{name}: {e} (at {user_location()})") from None
     a = prims.convert(a, out_dtype)
@@ -346,12 +348,23 @@ def _pairwise_reduce(ufunc, a, axis, keepdims: bool, dtype):
     keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
     n = int(np.prod([a.shape[d] for d in axes], dtype=np.int64))
     x = prims.reshape(prims.transpose(a, (*kept, *axes)), (*(a.shape[d] for d in kept), n))
+    empty = None
     if n == 0 and ufunc.identity is None:
         raise JitValueError(f"zero-size array to reduction operation {ufunc.__name__} which has no "
                             f"identity (NumPy raises the same ValueError; at {user_location()})")
     if n == 0:
-        out = prims.constant(a.owner_trace, np.full(x.shape[:-1], ufunc.identity, out_dtype), out_dtype)
-    else:
+        empty = prims.constant(a.owner_trace, np.full(x.shape[:-1], ufunc.identity, out_dtype), out_dtype)
+    return x, n, keep_shape, empty
+
+
+def _pairwise_reduce(ufunc, a, axis, keepdims: bool, dtype):
+    """``np.gcd.reduce`` / ``np.lcm.reduce``: the reduced axes merged into one last axis, then
+    halved until one value is left, the first half paired with the second (an odd last one
+    carried), about log2(n) elementwise steps. The operation is associative and commutative on
+    integers, so this is the value of NumPy's left-to-right fold (an ``lcm`` that overflows
+    may wrap to another value)."""
+    x, n, keep_shape, out = _reduced_last(ufunc, a, axis, dtype)
+    if out is None:
         while n > 1:
             h = n // 2
             y = prims.ufunc(ufunc, x[..., :h], x[..., h:2 * h])
@@ -359,8 +372,45 @@ def _pairwise_reduce(ufunc, a, axis, keepdims: bool, dtype):
             n = h + n % 2
         out = x[..., 0]
         if ufunc.identity is not None:  # NumPy's fold starts there: gcd.reduce([-4]) is 4
-            out = prims.ufunc(ufunc, out, np.array(ufunc.identity, out_dtype))
+            out = prims.ufunc(ufunc, out, np.array(ufunc.identity, x.dtype))
     return prims.reshape(out, keep_shape) if keepdims else as_scalar(out)
+
+
+# Binary ufuncs whose reduce NumPy computes as the fold below (its power and arctan2 loops
+# give other values when reducing, read-ahead of the accumulator: left unsupported).
+_FOLDED_REDUCTIONS = (np.logaddexp, np.logaddexp2, np.hypot, np.subtract, np.divide, np.floor_divide,
+                      np.remainder, np.fmod, np.copysign, np.heaviside, np.float_power)
+_UNROLLED_FOLD = 16  # longer folds run as a loop: one elementwise op a step either way
+
+
+def _fold_reduce(ufunc, a, axis, keepdims: bool, dtype):
+    """``ufunc.reduce`` of a ufunc of ``_FOLDED_REDUCTIONS`` (``np.logaddexp.reduce``,
+    ``np.hypot.reduce``, ``np.subtract.reduce``): NumPy's left-to-right fold, from the first
+    element (after the identity where the ufunc has one: ``hypot.reduce([-3.0])`` is 3), so
+    the same bits where the elementwise op gives NumPy's; one elementwise op per element along
+    the reduced axis. Several axes are folded in C order (NumPy's for C-ordered data); a ufunc
+    that is not reorderable takes one axis, as in NumPy."""
+    a = prims.array_operand(a)
+    ndim = np.ndim(a) if not isinstance(a, Tracer) else a.ndim
+    several = axis is None and ndim > 1 or isinstance(axis, tuple) and len(axis) > 1
+    if several and ufunc.identity is None:  # in this list: the ufuncs NumPy cannot reorder
+        raise JitValueError(f"reduction operation '{ufunc.__name__}' is not reorderable, so at most "
+                            f"one axis may be specified (NumPy raises the same ValueError; at "
+                            f"{user_location()})")
+    x, n, keep_shape, out = _reduced_last(ufunc, a, axis, dtype)
+    first = None if out is not None else x[..., 0]
+    if first is not None and ufunc.identity is not None:  # NumPy's fold starts there
+        first = prims.convert(UFUNCS[ufunc](np.array(ufunc.identity, x.dtype), first), x.dtype)
+    if out is None and n <= _UNROLLED_FOLD:
+        out = first
+        for i in range(1, n):
+            out = prims.convert(UFUNCS[ufunc](out, x[..., i]), x.dtype)
+    elif out is None:
+        from jitcore import control_flow  # a lowering that builds a loop: imported when used
+
+        out = control_flow.fori_loop(
+            1, n, lambda i, acc: prims.convert(UFUNCS[ufunc](acc, x[..., i]), x.dtype), first)
+    return prims.reshape(out, keep_shape) if keepdims and keep_shape else as_scalar(out)  # 0-d: a scalar
 
 
 def _reduce_in_dtype(ufunc, reduce, a, dtype: np.dtype, given: dict):
