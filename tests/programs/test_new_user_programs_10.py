@@ -24,7 +24,8 @@ swap at a traced pivot); a NumPy array built in the function read at a traced in
 the other binary ufuncs whose NumPy reduce is a left fold; complex ``lstsq``. Each runs under
 ``jc.jit`` against NumPy, compared as the earlier rounds' programs are
 (tests/programs/like_numpy.py); what jitcore refuses on purpose (``arctan2.reduce``, a view of
-a NumPy array at a traced index, complex ``cholesky``) is checked to be its own error.
+a NumPy array at a traced index) is checked to be its own error (complex ``cholesky`` runs since
+linalg32: tests/jitcore/test_complex_linalg.py).
 """
 
 from __future__ import annotations
@@ -754,9 +755,6 @@ REFUSED = {
         lambda x: np.subtract.reduce(x, axis=(0, 1)), (normal(2, 3),), ValueError, "not reorderable"),
     "a NumPy matrix's row at a traced index (a view in NumPy)": (
         _row_of_constant, (1,), jc.UnsupportedError, "view"),
-    "complex cholesky": (
-        lambda a: np.linalg.cholesky(a), (np.eye(2) + 0.5j * np.array([[0, 1], [-1, 0]]),),
-        jc.UnsupportedError, "complex"),
 }
 
 
