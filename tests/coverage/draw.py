@@ -80,19 +80,38 @@ class RandomDraw(Draw):
 
 
 class HypothesisDraw(Draw):
-    def __init__(self, data):
-        from hypothesis import strategies as st
+    # Each strategy is built once per process, keyed by its exact arguments (type and repr,
+    # so 0.0 and -0.0, 1 and True stay apart): building one and Hypothesis's check of it on its
+    # first draw cost about as much as the draw, and the table's draws run ~10,000 a slice.
+    # The same strategy draws the same values, so the examples are those of a fresh one.
+    _strategies: dict = {}
 
-        self.data, self.st = data, st
+    def __init__(self, data):
+        self.data = data
+
+    def _draw(self, kind: str, *args):
+        if any(isinstance(a, np.ndarray) for a in args):  # a truncated repr is no key
+            return self.data.draw(_strategy(kind, args))
+        key = (kind, tuple((type(a), repr(a)) for a in args))
+        strategy = self._strategies.get(key)
+        if strategy is None:
+            strategy = self._strategies[key] = _strategy(kind, args)
+        return self.data.draw(strategy)
 
     def choice(self, options):
-        return self.data.draw(self.st.sampled_from(list(options)))
+        return self._draw("sampled_from", *options)
 
     def integer(self, lo, hi):
-        return self.data.draw(self.st.integers(lo, hi))
+        return self._draw("integers", lo, hi)
 
     def real(self, lo, hi):
-        return self.data.draw(self.st.floats(lo, hi))
+        return self._draw("floats", lo, hi)
+
+
+def _strategy(kind: str, args: tuple):
+    from hypothesis import strategies as st
+
+    return st.sampled_from(args) if kind == "sampled_from" else getattr(st, kind)(*args)
 
 
 def float_specials(dtype: np.dtype) -> list[float]:
