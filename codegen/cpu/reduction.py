@@ -82,7 +82,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
-from jitcore.codegen.llvm_types import I8, I64, constant, value_type
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
@@ -91,7 +91,13 @@ from jitcore.ir.dialects import kernel
 STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per accumulator
 LEVELS = 64  # cascade levels: one per bit of the block count
 SETS = 4  # interleaved chains per lane of a max, min, argmax or argmin (``_fold_lanes``)
+I32 = ll.IntType(32)
+PAIRED_STRIDE = 2  # a strided row of this run-time stride is copied by vector loads (``_copied``)
 SIDE_BY_SIDE = 4  # groups of a costly body's elements computed side by side (``_groups``)
+
+
+def _size(t: ll.Type) -> int:
+    return 8 if isinstance(t, ll.DoubleType) else 4
 
 
 def lanes_for(element) -> int:
@@ -716,7 +722,22 @@ class RowReduction(_Cascade):
                 x = load(i, [*self.ivs, b.add(first, t)], v)
                 b.store(x, b.gep(buffer, [t], inbounds=True, source_etype=typ))
 
-        emit_loop(b, count, copy, unroll=False, vectorize=False)
+        paired = self._row_strides(strided)
+        if paired is None:
+            emit_loop(b, count, copy, unroll=False, vectorize=False)
+        else:
+            two = ll.Constant(I64, PAIRED_STRIDE)
+            every = [b.icmp_signed("==", stride, two) for _, _, stride in paired]
+            fast = every[0]
+            for test in every[1:]:
+                fast = b.and_(fast, test)
+            with b.if_else(fast, likely=True) as (then, otherwise):
+                with then:
+                    groups = b.udiv(count, self.width)
+                    emit_loop(b, groups, lambda g: self._copy_pairs(strided, first, g), unroll=False,
+                              vectorize=False)
+                with otherwise:
+                    emit_loop(b, count, copy, unroll=False, vectorize=False)
 
         def copied(index, ivs, value):
             if index not in strided or len(ivs) != dim + 1:
@@ -733,6 +754,41 @@ class RowReduction(_Cascade):
                 del body.load
             else:
                 body.load = saved
+
+    def _row_strides(self, strided: list[int]) -> list[tuple[int, int, ll.Value]] | None:
+        """(input, axis, its run-time stride) of each strided input, where each is a float32
+        or float64 loaded plainly that reads the row on one axis at unit scale; else None (a
+        diagonal, a scaled map, a bool, a folded producer's load)."""
+        if "load" in self.body.__dict__ or any(not isinstance(t, (ll.FloatType, ll.DoubleType))
+                                              for _, t in self.buffers):
+            return None
+        dim, found = len(self.ivs), []
+        for i in strided:
+            axes = [axis for axis, e in enumerate(self.body.maps[i].exprs) if e.dim == dim]
+            if len(axes) != 1 or self.body.maps[i].exprs[axes[0]].scale != 1:
+                return None
+            found.append((i, axes[0], self.body.operands[i].strides[axes[0]]))
+        return found
+
+    def _copy_pairs(self, strided: list[int], first: ll.Value, g: ll.Value) -> None:
+        """Group ``g`` (``LANES`` elements from ``first + g * LANES``) of each strided input,
+        whose row stride is 2, into its buffer: the ``2 * LANES - 1`` elements that span the
+        group in one masked vector load (the last lane masked off: it may lie past the array,
+        and a masked lane is never read), its even lanes picked by one shuffle."""
+        b, lanes = self.b, self.lanes
+        start = b.mul(g, self.width)
+        for i, (buffer, typ) in zip(strided, self.buffers):
+            at = self.body.element_pointer(i, [*self.ivs, b.add(first, start)], typ)
+            wide = ll.VectorType(typ, 2 * lanes)
+            mask = ll.Constant(ll.VectorType(I1, 2 * lanes), [1] * (2 * lanes - 1) + [0])
+            name = f"llvm.masked.load.v{2 * lanes}f{8 * _size(typ)}.p0"
+            load = b.module.globals.get(name) or ll.Function(
+                b.module, ll.FunctionType(wide, [PTR, I32, mask.type, wide]), name)
+            span = b.call(load, [at, ll.Constant(I32, _size(typ)), mask, ll.Constant(wide, ll.Undefined)])
+            even = ll.Constant(ll.VectorType(I32, lanes), list(range(0, 2 * lanes, 2)))
+            into = b.gep(buffer, [start], inbounds=True, source_etype=typ)
+            picked = b.shuffle_vector(span, span, even)
+            b.store(picked, b.bitcast(into, picked.type.as_pointer()), align=_size(typ))
 
     def finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""
