@@ -206,7 +206,7 @@ class CpuBackend:
                 made = self._kernel(module, plan, launch, op, options.fastmath, row_split=i in grouped,
                                     symbols=symbols, tiny=not unroll, layouts=layouts, producer=producer)
                 made = (same_code.earlier_or(made[0], before), *made[1:])
-            fn, calls, extent, partials = made
+            fn, calls, extent, partials, scheduled = made
             if producer is not None:  # takes both kernels' arguments: run only in its group
                 fn = producer_folds.emit_folded(module, f"{launch.kernel}.folded", fn, len(producer.shaped),
                                                 sized[p], len(op.operands) + len(op.results))
@@ -220,7 +220,11 @@ class CpuBackend:
             per_thread = getattr(extent, "per_thread", tiled_gemm.CHUNKS_PER_THREAD) if tiled else 0
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (int(extent),)
-            splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread))
+            # the least chunk follows the loops the kernel runs: a Fortran argument's row sum is
+            # a column sum of the array as it lies (``schedule._dense_twin``)
+            least = 1 if partials else _min_piece(scheduled)  # pieces of any count
+            splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread,
+                                                       least))
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
@@ -244,9 +248,8 @@ class CpuBackend:
             if group is None:
                 split = splits[index]
                 if split is not None:
-                    extent, domain, partials, per_thread = split
+                    extent, domain, partials, per_thread, least = split
                     work = _extent(b, sizes, domain)
-                    least = 1 if partials else _min_piece(ops[index])  # pieces of any count
                     weighed = _one_call_below_min_split(b, work, cost.weigh(b, work, weights[index]))
                     count = (extent.emit(b, sizes) if isinstance(extent, full_reduction.RunTimeCount)
                              else _extent(b, sizes, extent))
@@ -386,18 +389,17 @@ class CpuBackend:
         made = emitted[share.leader]
         if made is None:
             return None
-        fn, calls, extent, partials = made
         if not any(any(s) for s in share.starts):
             return made
-        shift = shared_kernels.emit_start_shift(module, launch.kernel, op, fn, share.starts,
+        shift = shared_kernels.emit_start_shift(module, launch.kernel, op, made[0], share.starts,
                                                 strided_operands(plan, launch), symbols)
-        return None if shift is None else (shift, calls, extent, partials)
+        return None if shift is None else (shift, *made[1:])
 
     @staticmethod
     def _kernel(module: ll.Module, plan: CompiledFunction, launch: Launch, op: Operation,
                 fastmath: bool, row_split: bool = False, symbols: tuple[int, ...] = (),
                 tiny: bool = False, layouts: tuple[str, ...] = (), producer=None
-                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int]:
+                ) -> tuple[ll.Function, tuple[str, ...], tuple[int, ...] | None, int, Operation]:
         """The kernel of ``launch``, the library routines it calls, the extent its range
         splits (None: not split) and the bytes of partials it needs: a float contraction calls
         BLAS where the process has one (``codegen/cpu/gemm.py``), the rest are loops, split
@@ -415,17 +417,17 @@ class CpuBackend:
         called = None if row_split else emit_contraction(module, launch.kernel, op, strided, fastmath,
                                                          blas.library(), symbols, operand_layouts)
         if called is not None:
-            return called.fn, called.calls, called.split_extent, 0
+            return called.fn, called.calls, called.split_extent, 0, op
         sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py
         if sorter is not None:
-            return sorter, (), None, 0
+            return sorter, (), None, 0, op
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)
         sized_work = not tiny and _sized(op, symbols)
         split = row_split or (may_split and (sized_work or _work(op) >= runtime.MIN_SPLIT_WORK))
-        fn, extent, partials = emit_kernel(module, launch.kernel, op, strided, fastmath, split=split,
-                                           sizes=Sizes(symbols), unrolled=not tiny, layouts=operand_layouts,
-                                           producer=producer)
-        return fn, (), extent, partials
+        fn, extent, partials, scheduled = emit_kernel(module, launch.kernel, op, strided, fastmath,
+                                                      split=split, sizes=Sizes(symbols), unrolled=not tiny,
+                                                      layouts=operand_layouts, producer=producer)
+        return fn, (), extent, partials, scheduled
 
     def load(self, plan: CompiledFunction) -> int:
         """The entry point's address; the plan's code is loaded once per symbol while loaded.

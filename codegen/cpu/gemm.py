@@ -154,7 +154,7 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if c.extent(c.batch) > 1 and c.extent(c.m + c.n + c.k) < MIN_BATCHED_WORK[routine_for(c)]:
         return None
     symbol = library.routine(("s" if c.element.bitwidth == 32 else "d") + routine_for(c))
-    loops, _, _ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols),
+    loops, *_ = emit_kernel(module, f"{name}_loops", op, strided, fastmath, sizes=Sizes(symbols),
                               layouts=layouts)
     # The loop nest runs only where BLAS cannot (a result it cannot write, no memory to pack
     # into): kept out of line and small, LLVM's O3 otherwise unrolls and vectorizes a small
@@ -181,7 +181,7 @@ def emit_blas_then_epilogue(module: ll.Module, name: str, op: Operation, fused: 
     if called is None:
         return None
     epilogue_flags = [strided[last], *strided[2:last], strided[last]]
-    epilogue, _, _ = emit_kernel(module, f"{name}_epilogue", fused.epilogue, epilogue_flags, fastmath)
+    epilogue, *_ = emit_kernel(module, f"{name}_epilogue", fused.epilogue, epilogue_flags, fastmath)
     fn, _, _, _ = kernel_function(module, name, shaped, strided)
     pointers, rest = list(fn.args[:len(shaped)]), iter(fn.args[len(shaped):])
     strides = [[next(rest) for _ in range(v.type.rank)] if s else [] for v, s in zip(shaped, strided)]

@@ -82,6 +82,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
+from jitcore.codegen.cpu.strided_copy import StridedCopy
 from jitcore.codegen.llvm_types import I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
@@ -566,7 +567,7 @@ class RowReduction(_Cascade):
                  first: ll.Value | None = None):
         super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
         self.ivs, self.first = ivs, first
-        self.buffers: list[tuple[ll.Value, ll.Type]] | None = None  # ``_copied``'s
+        self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
@@ -676,63 +677,14 @@ class RowReduction(_Cascade):
                 emit_loop(b, self.groups, lambda g: self._group(b.add(first, b.mul(g, width))))
         emit_loop(b, self.leftover, lambda i: self._step([*self.ivs, self._at(b.add(self.rest, i))], 0))
 
-    # -- inputs strided along the row -----------------------------------------------------
-    # An input read with a stride known only at run time along the row (``a[::2, ::2]``) made
-    # LLVM read each group with AVX-512 gathers (indices from ``vpmullq``), 2-3x slower on
-    # Zen 4 than scalar loads (docs/performance.md, "Strided sums"). So a block's elements of
-    # such an input are first copied, by scalar loads in a loop LLVM may not vectorize or
-    # unroll (its SLP vectorizer would make the gathers again), into a stack buffer that the
-    # block's code then reads contiguously: the same elements in the same order, so the same bits.
     def _strided_inputs(self) -> list[int]:
-        """The inputs whose stride along this row is a run-time value."""
-        dim = len(self.ivs)
-        strided = []
-        for i, operand in enumerate(self.body.operands[: len(self.op.operands)]):
-            if i in self.op.indexed or i in self.op.clamped:
-                continue
-            if any(e.dim == dim and static_value(operand.strides[axis]) is None
-                   for axis, e in enumerate(self.body.maps[i].exprs)):
-                strided.append(i)
-        return strided
+        """The inputs whose stride along this row is a run-time value (``strided_copy.py``)."""
+        return self.strided.inputs
 
-    @contextmanager
     def _copied(self, first: ll.Value, count: ll.Value):
         """Within: the strided inputs' elements ``first .. first + count - 1`` of the row
         (``count`` at most a block) read from their copies in stack buffers."""
-        strided = self._strided_inputs()
-        if not strided:
-            yield
-            return
-        b, body, dim = self.b, self.body, len(self.ivs)
-        values = [self.op.operands[i] for i in strided]
-        if self.buffers is None:  # one per input for all the row's blocks (a load's value type)
-            types = [value_type(v.type.element) for v in values]
-            with b.goto_entry_block():
-                self.buffers = [(b.alloca(t, size=self.lanes * STEPS), t) for t in types]
-        load = body.load
-
-        def copy(t):
-            for i, v, (buffer, typ) in zip(strided, values, self.buffers):
-                x = load(i, [*self.ivs, b.add(first, t)], v)
-                b.store(x, b.gep(buffer, [t], inbounds=True, source_etype=typ))
-
-        emit_loop(b, count, copy, unroll=False, vectorize=False)
-
-        def copied(index, ivs, value):
-            if index not in strided or len(ivs) != dim + 1:
-                return load(index, ivs, value)
-            buffer, typ = self.buffers[strided.index(index)]
-            return b.load(b.gep(buffer, [b.sub(ivs[dim], first)], inbounds=True, source_etype=typ), typ=typ)
-
-        saved = body.__dict__.get("load")  # a folded producer's loads (``producer_folds.py``)
-        body.load = copied
-        try:
-            yield
-        finally:
-            if saved is None:
-                del body.load
-            else:
-                body.load = saved
+        return self.strided.copied(self.ivs, first, count)
 
     def finish(self) -> None:
         """result (+) (the lanes combined pairwise)."""
@@ -1012,6 +964,9 @@ class ColumnReduction:
         with b.goto_entry_block():
             self.lanes = [b.alloca(t, size=self.width) for t in self.types]
             self.stacks = [b.alloca(t, size=levels * self.width) for t in self.types]
+        # a tile's run of each row of an input strided along the columns, copied first: read in
+        # place, LLVM versioned and unrolled these loops (0.5-0.8 s to compile)
+        self.strided = StridedCopy(b, op, body, len(ivs) + 1, self.width)
 
     def _lane(self, k: int, c: ll.Value) -> ll.Value:
         return self.b.gep(self.lanes[k], [c], inbounds=True, source_etype=self.types[k])
@@ -1041,7 +996,8 @@ class ColumnReduction:
             for k, y in enumerate(ys):
                 b.store(y, self._lane(k, c))
 
-        self._each_column(step)
+        with self.strided.copied([*self.ivs, row], self.column, self.tile):
+            self._each_column(step)
 
     def _add_level(self, level: ll.Value) -> None:
         """lanes = stack[level] (+) lanes: the earlier blocks on the left."""

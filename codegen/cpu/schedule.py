@@ -69,7 +69,7 @@ TINY_ROW = 8
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
                 fastmath: bool = False, split: bool = False, sizes: Sizes | None = None,
                 unrolled: bool = True, layouts: Sequence[str | None] | None = None,
-                producer=None) -> tuple[ll.Function, tuple[int, ...] | None, int]:
+                producer=None) -> tuple[ll.Function, tuple[int, ...] | None, int, kernel.GenericOp]:
     """``op`` as the internal function ``name`` (see ``kernel_body.kernel_function``), the
     extent of the dim it runs a range ``[lo, hi)`` of when ``split`` (None: it is not split),
     as the extents whose product it is (a flattened or collapsed dim is several of the op's),
@@ -106,10 +106,10 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
             if dense.pieces is None and dense.split_extent == general_extent:
                 wrapper = _dense_call(module, name, op, strided, dense.function, orders, sizes.unbound(),
                                       general_extent is not None)
-                return wrapper, general_extent, 0
+                return wrapper, general_extent, 0, op_twin
     schedule = _Schedule(module, name, op, strided, fastmath, split, sizes, producer=producer)
     partials = 0 if schedule.pieces is None else schedule.pieces.scratch_bytes
-    return schedule.function, schedule.split_extent, partials
+    return schedule.function, schedule.split_extent, partials, op
 
 
 def _dense_twin(op: kernel.GenericOp, strided: list[bool], layouts: Sequence[str | None]):

@@ -498,6 +498,47 @@ def test_a_stepped_argument_is_summed_in_the_documented_order_bit_for_bit():
     assert (masked(s, relayout(m, "strided")) == masked(a, m)).all()
 
 
+def _ending_at_a_guard_page(shape: tuple, dtype) -> np.ndarray:
+    """A zeroed C array whose last byte is the last before a page that may not be read, so
+    that a load of one element past its end faults."""
+    import ctypes
+    import mmap
+
+    page = mmap.PAGESIZE
+    nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+    pages = -(-nbytes // page)
+    region = mmap.mmap(-1, (pages + 1) * page)
+    start = ctypes.addressof(ctypes.c_char.from_buffer(region))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    assert libc.mprotect(start + pages * page, page, 0) == 0, ctypes.get_errno()  # PROT_NONE
+    x = np.frombuffer(region, dtype, count=int(np.prod(shape)), offset=pages * page - nbytes)
+    return x.reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_and_columns_of_stride_two_and_three_are_the_contiguous_sums_bit_for_bit(dtype):
+    """A run-time stride of 2 along a row is copied by masked vector loads and shuffles, any
+    other stride by scalar loads (``strided_copy.py``), for row sums and for the tiles of
+    column sums: each gives the contiguous array's bits (rows: the documented order). The
+    view's last element is its buffer's last, before a page that faults when read: the
+    masked lane past it is never read."""
+    rng = np.random.default_rng(21)
+    rows, columns = 6, 600  # a row: 2 blocks and a tail; columns: tiles of 300, 18 groups and 12
+    sums = jc.jit(lambda a: (a.sum(axis=1), a.sum(axis=0)))
+    for step in (2, 3):
+        big = _ending_at_a_guard_page((rows * step - step + 1, columns * step - step + 1), dtype)
+        view = big[::step, ::step]
+        assert view.shape == (rows, columns)
+        view[...] = rng.standard_normal((rows, columns)) * 1e3
+        view[:, ::3] = dtype(1e-3)
+        dense = np.ascontiguousarray(view)
+        got_rows, got_columns = sums(view)
+        want_rows, want_columns = sums(dense)
+        assert (got_rows == documented_sum(dense.T)).all() and (got_rows == want_rows).all()
+        assert (got_columns == want_columns).all()
+
+
 @pytest.mark.parametrize("layout", ["strided", "reversed"])
 def test_a_long_1d_strided_argument_summed_in_pieces_compiles(layout):
     """Found by fuzzing (session 30): a whole 1-d sum long enough to run in pieces (its partials
