@@ -34,7 +34,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -67,6 +67,9 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
     is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
     ``scf`` body)."""
+    short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided)
+    if short is not None:
+        return short
     axis = op.attributes.get(SORT_AXIS)
     if axis is None or not ENABLED:
         return None

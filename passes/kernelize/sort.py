@@ -483,6 +483,8 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
+    elif n > 1:  # codegen/cpu/sort_lanes.py may sort its lanes in groups by a sorting network
+        generic.attributes["sort_lanes_axis"] = axis
     return generic
 
 
