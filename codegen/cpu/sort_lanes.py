@@ -41,10 +41,12 @@ from jitcore.ir.core import Operation
 I32 = ll.IntType(32)
 I8 = ll.IntType(8)
 LANES_AXIS = "sort_lanes_axis"  # the attribute kernelize/sort.py marks short-lane sorts with
+SORT_AXIS = "sort_axis"  # and its radix kernels (codegen/cpu/sort.py), which may be short enough too
 ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuring)
 ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
 MAX_GROUP = 16  # lanes a group at most: each is read through its own address
 BLOCK = 8  # rows sorted in registers at once (16 vectors with argsort's positions)
+STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
 
 
 class _Keys:
@@ -150,8 +152,9 @@ def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation,
     axis = op.attributes.get(LANES_AXIS)
     if axis is None or not ENABLED:
         return None
-    argsort = len(op.operands) == 2  # the zero positions, then the values (kernelize/sort.py)
-    x = op.operands[-1]
+    # operands (kernelize/sort.py): argsort's zero positions, the values, a radix kernel's counters
+    argsort = len(op.operands) - (SORT_AXIS in op.attributes) == 2
+    x = op.operands[1 if argsort else 0]
     shape = x.type.shape
     outer = [d for d in range(len(shape)) if d != axis]
     lanes = 1
@@ -159,11 +162,14 @@ def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation,
         lanes *= shape[d]
     if not supported(x.type.element) or shape[axis] < 2 or lanes == 0:
         return None
+    element = x.type.element
+    if SORT_AXIS in op.attributes and lanes < group_size(8 if element.is_bool else element.bitwidth):
+        return None  # fewer lanes than a group: the radix routines sort a long lane alone faster
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
     sorter = _LaneGroups(module, name, x.type.element, argsort, shape[axis], axis, outer,
                          [shape[d] for d in outer])
     b = ll.IRBuilder(fn.append_basic_block("entry"))
-    source, result = operands[len(op.operands) - 1], operands[len(op.operands)]
+    source, result = operands[1 if argsort else 0], operands[len(op.operands)]  # result 0: the sorted
     chunk = sorter.chunk_kernel(len(shape))
     work = lanes * sorter.padded * sorter.padded.bit_length() ** 2 // 4  # about its compare-exchanges
     runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides],
@@ -198,25 +204,56 @@ class _LaneGroups:
         return fn
 
     def chunk_kernel(self, rank: int) -> ll.Function:
-        """``void (src, out, src strides..., out strides..., lo, hi)``: groups ``[lo, hi)``,
-        with the scratch rows on the stack of the thread running them."""
-        fn = self.function("groups", [PTR, PTR] + [I64] * (2 * rank + 2))
+        """``void (src, out, src strides..., out strides..., lo, hi)``: groups ``[lo, hi)``.
+        Their scratch rows are on the stack of the thread running them up to ``STACK_BYTES``
+        (a pool thread's stack may be small), else from ``malloc`` (the stack if it fails)."""
+        params = [PTR, PTR] + [I64] * (2 * rank + 2)
+        groups = self.groups_function(rank, params)
+        on_stack = self.function("groups_on_stack", params)
+        b = ll.IRBuilder(on_stack.append_basic_block("entry"))
+        key_bytes, pos_bytes = self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
+        scratch = [self.aligned_alloca(b, key_bytes),
+                   self.aligned_alloca(b, pos_bytes) if self.argsort else ll.Constant(PTR, None)]
+        b.call(groups, [*scratch, *on_stack.args])
+        b.ret_void()
+        if key_bytes + pos_bytes * self.argsort <= STACK_BYTES:
+            return on_stack
+        fn = self.function("groups_on_heap", params)
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        malloc = self.declared("malloc", PTR, [I64])
+        free = self.declared("free", ll.VoidType(), [PTR])
+        # 64 bytes more, and the rows from the first 64-byte boundary: aligned vectors
+        raw = b.call(malloc, [_c(key_bytes + pos_bytes * self.argsort + 64)])
+        with b.if_else(b.icmp_unsigned("==", raw, ll.Constant(PTR, None)), likely=False) as (failed, got):
+            with failed:
+                b.call(on_stack, list(fn.args))
+            with got:
+                at = b.and_(b.add(b.ptrtoint(raw, I64), _c(63)), _c(-64))
+                keys = b.inttoptr(at, PTR)
+                pos = b.inttoptr(b.add(at, _c(key_bytes)), PTR) if self.argsort else ll.Constant(PTR, None)
+                b.call(groups, [keys, pos, *fn.args])
+                b.call(free, [raw])
+        b.ret_void()
+        return fn
+
+    def groups_function(self, rank: int, params: list) -> ll.Function:
+        """``void (keys, positions, src, out, strides..., lo, hi)``: groups ``[lo, hi)`` with
+        the scratch rows given."""
+        fn = self.function("groups", [PTR, PTR, *params], pointers=4)
         lo, hi = fn.args[-2], fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        positions = self.scratch(b, 32) if self.argsort else ll.Constant(PTR, None)
-        scratch = [self.scratch(b, self.keys.width), positions]
         one = self.group_function(rank)
 
         def group(k):
-            b.call(one, [*scratch, *fn.args[:-2], b.mul(b.add(lo, k), _c(self.g))])
+            b.call(one, [*fn.args[:-2], b.mul(b.add(lo, k), _c(self.g))])
 
         emit_loop(b, b.sub(hi, lo), group, unroll=False)
         b.ret_void()
         return fn
 
-    def scratch(self, b, width: int) -> ll.Value:
-        """``padded`` rows of ``g`` elements of ``width`` bits, on the stack."""
-        at = b.alloca(I8, size=self.padded * self.g * width // 8)
+    @staticmethod
+    def aligned_alloca(b, size: int) -> ll.Value:
+        at = b.alloca(I8, size=size)
         at.align = 64
         return at
 
@@ -464,12 +501,14 @@ class _LaneGroups:
 
         def meet(i):
             a = b.or_(b.shl(b.and_(i, b.not_(low)), _c(1)), b.and_(i, low))
-            at_a, at_b = self.rows_at(b, keys, pos, a), self.rows_at(b, keys, pos, b.xor(a, mask))
-            ka, pa = self.load_row(b, *at_a)
-            kb, pb = self.load_row(b, *at_b)
-            ka, kb, pa, pb = self.meet(b, ka, kb, pa, pb)
-            self.store_row(b, *at_a, ka, pa)
-            self.store_row(b, *at_b, kb, pb)
+            other = b.xor(a, mask)  # above a: a padding row there holds the largest key, a no-op
+            with b.if_then(b.icmp_unsigned("<", other, _c(self.n))):
+                at_a, at_b = self.rows_at(b, keys, pos, a), self.rows_at(b, keys, pos, other)
+                ka, pa = self.load_row(b, *at_a)
+                kb, pb = self.load_row(b, *at_b)
+                ka, kb, pa, pb = self.meet(b, ka, kb, pa, pb)
+                self.store_row(b, *at_a, ka, pa)
+                self.store_row(b, *at_b, kb, pb)
 
         emit_loop(b, _c(self.padded // 2), meet)
         b.ret_void()
@@ -492,14 +531,16 @@ class _LaneGroups:
             for a, (key, p) in zip(at, rows):
                 self.store_row(b, *a, key, p)
 
-        emit_loop(b, _c(self.padded // size), block)
+        emit_loop(b, _c(-(-self.n // size)), block)  # blocks of padding only stay as they are
         b.ret_void()
         return fn
 
+    def declared(self, symbol: str, result: ll.Type, params: list) -> ll.Function:
+        existing = self.module.globals.get(symbol)
+        if existing is not None:
+            return existing
+        return ll.Function(self.module, ll.FunctionType(result, params), symbol)
+
     def intrinsic(self, b: ll.IRBuilder, op: str, x, y) -> ll.Value:
         name = f"llvm.{op}.v{self.g}i{self.keys.width}"
-        try:
-            fn = self.module.get_global(name)
-        except KeyError:
-            fn = ll.Function(self.module, ll.FunctionType(self.row, [self.row, self.row]), name)
-        return b.call(fn, [x, y])
+        return b.call(self.declared(name, self.row, [self.row, self.row]), [x, y])
