@@ -111,6 +111,15 @@ def pairs(rows: int, j: int, mask: int) -> list[tuple[int, int]]:
     return [(a, a ^ mask) for a in range(rows) if not a & j]
 
 
+def network_stages(padded_n: int) -> list[tuple[int, int]]:
+    """Every stage of the network as (j, mask), whether it runs in memory or in a block."""
+    stages, k = [], 2
+    while k <= padded_n:
+        stages += [(k // 2, k - 1)] + [(1 << e, 1 << e) for e in reversed(range((k // 4).bit_length()))]
+        k *= 2
+    return stages
+
+
 def network(padded_n: int, block: int) -> list[tuple]:
     """The bitonic network over ``padded_n`` rows as steps: ("stage", j, mask), every row of
     the buffer meeting another in memory, or ("block", pairs), each block of ``block`` rows
@@ -171,9 +180,11 @@ def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation,
     b = ll.IRBuilder(fn.append_basic_block("entry"))
     source, result = operands[1 if argsort else 0], operands[len(op.operands)]  # result 0: the sorted
     chunk = sorter.chunk_kernel(len(shape))
-    work = lanes * sorter.padded * sorter.padded.bit_length() ** 2 // 4  # about its compare-exchanges
+    # in the threshold's points (about 0.3 ns each): a compare-exchange of two rows about 1 ns
+    groups = -(-lanes // sorter.g)
+    work = groups * sorter.padded // 2 * len(network_stages(sorter.padded)) * 3
     runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides],
-                        runtime.Split(-(-lanes // sorter.g), work))
+                        runtime.Split(groups, work))
     b.ret_void()
     return fn
 
