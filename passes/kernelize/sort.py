@@ -15,6 +15,10 @@ result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer
 with the keys: insertion writes each element's own position, merges move positions with keys.
 Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
 compares above every number, so NaNs gather at the end in input order, as NumPy's.
+
+Kernels of lanes up to ``LANES_UP_TO`` long are marked ``sort_lanes_axis``: the CPU backend
+sorts their lanes in groups by a sorting network instead (``codegen/cpu/sort_lanes.py``);
+these loops remain the other backends' code and the reference it is tested against.
 """
 
 from __future__ import annotations
