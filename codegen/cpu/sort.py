@@ -9,8 +9,9 @@ lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own inste
 ``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
 order: exactly NumPy's stable sort. Kernels of lanes up to 8192 long with enough lanes go to
 ``sort_lanes.py`` first (groups of lanes in a sorting network). A float64 ``sort``, and a
-float32 one of 2^16 keys or more, goes by buckets (``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every
-``argsort`` by LSD passes over the whole lane (``_LaneSort`` here):
+float32 one of 2^16 keys or more, goes by buckets (``sort_buckets.py``, ``sort_range.py``);
+shorter float32 sorts and every ``argsort`` by LSD passes over the whole lane (``_LaneSort``
+here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
