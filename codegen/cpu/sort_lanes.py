@@ -45,7 +45,7 @@ SORT_AXIS = "sort_axis"  # and its radix kernels (codegen/cpu/sort.py), which ma
 ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuring)
 ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
 MAX_GROUP = 16  # lanes a group at most: each is read through its own address
-BLOCK = 8  # rows sorted in registers at once (16 vectors with argsort's positions)
+BLOCK = 8  # rows sorted in registers at once by argsort (16 vectors with the positions), 16 by sort
 STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
 
 
@@ -200,6 +200,7 @@ class _LaneGroups:
         self.elem = self.keys.type  # elements moved as their bits (bool: its byte)
         self.g = group_size(self.keys.width)
         self.padded = padded(n)
+        self.block = BLOCK if argsort else 2 * BLOCK  # vectors in registers: 16 either way
         self.row = ll.VectorType(self.keys.type, self.g)
         self.pos_row = ll.VectorType(I32, self.g)
         self.lanes = 1
@@ -467,7 +468,7 @@ class _LaneGroups:
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         stage = None
         blocks = {}
-        for step in network(self.padded, BLOCK):
+        for step in network(self.padded, self.block):
             if step[0] == "stage":
                 stage = stage or self.stage_function()
                 b.call(stage, [fn.args[0], fn.args[1], _c(step[1]), _c(step[2])])
@@ -531,7 +532,7 @@ class _LaneGroups:
         fn = self.function(name, [PTR, PTR])
         keys, pos = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        size = min(BLOCK, self.padded)
+        size = min(self.block, self.padded)
 
         def block(k):
             at = [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r))) for r in range(size)]

@@ -40,7 +40,7 @@ def _run_network(rows: np.ndarray, block: int) -> np.ndarray:
 
 
 @pytest.mark.parametrize("padded", [1, 2, 4, 8, 16, 32, 128])
-@pytest.mark.parametrize("block", [4, 8])
+@pytest.mark.parametrize("block", [4, 8, 16])
 def test_network_sorts_every_zero_one_input(padded, block):
     """A comparator network that sorts every 0-1 input sorts every input: all of them up to
     16 rows, 3000 drawn ones above (and inputs already sorted but for one row)."""
