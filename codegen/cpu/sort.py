@@ -7,9 +7,11 @@ lanes along the last axis, ``emit_sort_kernel`` emits a routine of its own inste
 10^6 floats: docs/performance.md, "Sorting"). Keys are ``sort_keys.SortKeys``: -0.0 keys as
 0.0, every NaN as all ones, so the passes move keys, and a lane holding -0.0 or NaN ends with
 ``sort_keys.restore_lost``, which puts back the signs and bits of its zeros and NaNs in input
-order: exactly NumPy's stable sort. A float64 ``sort``, and a float32 one of 2^16 keys or more,
-goes by buckets (``sort_buckets.py``, ``sort_range.py``); shorter float32 sorts and every
-``argsort`` by LSD passes over the whole lane (``_LaneSort`` here):
+order: exactly NumPy's stable sort. Kernels of lanes up to 8192 long with enough lanes go to
+``sort_lanes.py`` first (groups of lanes in a sorting network). A float64 ``sort``, and a
+float32 one of 2^16 keys or more, goes by buckets (``sort_buckets.py``, ``sort_range.py``);
+shorter float32 sorts and every ``argsort`` by LSD passes over the whole lane (``_LaneSort``
+here):
 
 1. one read turns each float into its key and counts every digit (8 bits: 4 passes for
    float32, 8 for float64; 11 bits measured slower, as did write-combining buffers);
@@ -34,7 +36,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -67,6 +69,9 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
     is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
     ``scf`` body)."""
+    short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided)
+    if short is not None:
+        return short
     axis = op.attributes.get(SORT_AXIS)
     if axis is None or not ENABLED:
         return None

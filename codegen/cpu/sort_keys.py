@@ -18,6 +18,9 @@ def c64(v: int) -> ll.Constant:
     return ll.Constant(I64, v)
 
 
+_INF_BITS = {16: 0x7C00, 32: 0x7F800000, 64: 0x7FF0000000000000}
+
+
 class SortKeys:
     """Order-preserving unsigned keys of ``width``-bit floats, and back."""
 
@@ -26,8 +29,8 @@ class SortKeys:
         self.type = ll.IntType(width)
         self.sign = ll.Constant(self.type, 1 << (width - 1))
         self.ones = ll.Constant(self.type, (1 << width) - 1)
-        self.inf = ll.Constant(self.type, (0x7F800000 if width == 32 else 0x7FF0000000000000))
-        self.float = ll.FloatType() if width == 32 else ll.DoubleType()
+        self.inf = ll.Constant(self.type, _INF_BITS[width])
+        self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width]
 
     def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value]:
         """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it)."""
@@ -56,10 +59,16 @@ class SortKeys:
 
 
 def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, out: ll.Value,
-                 n: int) -> None:
+                 n: int, out_stride: ll.Value | None = None) -> None:
     """Write the zeros, then the NaNs, of the ``n`` floats at ``src`` (``stride`` elements
     apart) in input order over the sorted lane ``out``'s run of zeros (from its first
-    non-negative value) and its NaNs (its tail): the signs and bits their keys lost."""
+    non-negative value) and its NaNs (its tail): the signs and bits their keys lost.
+    ``out_stride``: elements between the sorted lane's (None: 1)."""
+
+    def out_at(i):
+        return b.gep(out, [i if out_stride is None else b.mul(i, out_stride)], inbounds=True,
+                     source_etype=k.type)
+
     with b.goto_entry_block():
         zero_at = b.alloca(I64)
         nan_at = b.alloca(I64)
@@ -68,7 +77,7 @@ def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, 
     fzero = ll.Constant(k.float, 0.0)
 
     def find(i):  # count the negatives and the numbers of the sorted lane
-        v = b.bitcast(b.load(b.gep(out, [i], source_etype=k.type), typ=k.type), k.float)
+        v = b.bitcast(b.load(out_at(i), typ=k.type), k.float)
         b.store(b.add(b.load(zero_at, typ=I64), b.zext(b.fcmp_ordered("<", v, fzero), I64)), zero_at)
         b.store(b.add(b.load(nan_at, typ=I64), b.zext(b.fcmp_ordered("ord", v, v), I64)), nan_at)
 
@@ -82,7 +91,7 @@ def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, 
         with b.if_then(b.or_(zero, nan), likely=False):
             slot = b.select(zero, zero_at, nan_at)
             at = b.load(slot, typ=I64)
-            b.store(bits, b.gep(out, [at], inbounds=True, source_etype=k.type))
+            b.store(bits, out_at(at))
             b.store(b.add(at, c64(1)), slot)
 
     emit_loop(b, c64(n), put)

@@ -15,6 +15,10 @@ result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer
 with the keys: insertion writes each element's own position, merges move positions with keys.
 Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
 compares above every number, so NaNs gather at the end in input order, as NumPy's.
+
+Kernels of lanes up to ``LANES_UP_TO`` long are marked ``sort_lanes_axis``: the CPU backend
+sorts their lanes in groups by a sorting network instead (``codegen/cpu/sort_lanes.py``);
+these loops remain the other backends' code and the reference it is tested against.
 """
 
 from __future__ import annotations
@@ -426,6 +430,10 @@ def _zeros_like(op: Operation, t: TensorType) -> Value:
 
 
 RADIX_FROM = 2048  # lanes at least this long sort by radix; shorter ones merge (less setup)
+# Lanes up to this long are marked for codegen/cpu/sort_lanes.py (whose CPU code sorts groups of
+# lanes by a sorting network instead of this kernel's loops): measured faster than the radix
+# routines at 4096 and 8192 for every width, slower at 10^4 (docs/performance.md, sort32).
+LANES_UP_TO = 8192
 
 
 def _key_bits(t: ScalarType) -> int:
@@ -483,6 +491,8 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
+    if 1 < n <= LANES_UP_TO:  # codegen/cpu/sort_lanes.py may sort its lanes by a sorting network
+        generic.attributes["sort_lanes_axis"] = axis
     return generic
 
 

@@ -1,7 +1,8 @@
 // The kernel form of array.sort, argsort and searchsorted (passes/kernelize/sort.py).
 
 // A short lane (n <= 16) is insertion-sorted in place: one kernel over the other dims, its
-// result an indexed copy of the input, a while loop shifting larger elements (NaN last) up.
+// result an indexed copy of the input, a while loop shifting larger elements (NaN last) up;
+// marked for codegen/cpu/sort_lanes.py (sort_lanes_axis), which sorts lanes in groups instead.
 // RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0) ({
 // CHECK:        [[ROW:%[0-9]+]] = "kernel.index"() {dim = 0}
@@ -12,7 +13,7 @@
 // CHECK:            "arith.cmpf"({{.*}}) {predicate = "uno"}
 // CHECK:            "scf.condition"
 // CHECK:          "kernel.insert"([[V]], [[ROW]], {{%[0-9]+}}) {mode = "set", result = 0}
-// CHECK:      }) {copy_inputs = [0], domain = [3], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]}
+// CHECK:      }) {copy_inputs = [0], domain = [3], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"], sort_lanes_axis = 1}
 "func.func"() ({
 ^bb0(%arg0: tensor<3x5xf32>):
   %0 = "array.sort"(%arg0) {axis = 1} : (tensor<3x5xf32>) -> tensor<3x5xf32>

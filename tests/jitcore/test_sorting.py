@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 import jitcore as jc
 from jitcore.codegen.cpu import sort as native_sort
 from jitcore.codegen.cpu import sort_buckets as buckets
-from jitcore.passes.kernelize.sort import RADIX_FROM
+from jitcore.passes.kernelize.sort import LANES_UP_TO, RADIX_FROM
 from tests.budget import examples
 from tests.layouts import layouts, relayout
 from tests.strategies import arrays
@@ -83,7 +83,7 @@ def _special_lane(dtype: np.dtype, n: int, rng) -> np.ndarray:
     return x
 
 
-@pytest.mark.parametrize("n", [RADIX_FROM - 1, RADIX_FROM, 5 * RADIX_FROM + 3])
+@pytest.mark.parametrize("n", [RADIX_FROM - 1, LANES_UP_TO + 1, 5 * RADIX_FROM + 3])
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_long_lanes_merge_and_radix_sort_stably(dtype, n):
     x = _special_lane(dtype, n, np.random.default_rng(n))
@@ -192,7 +192,7 @@ def _adversarial_lane(dtype: np.dtype, n: int, pattern: str, seed: int) -> np.nd
     return x
 
 
-NATIVE_N = RADIX_FROM  # radix-sorted: the native routine for float32 and float64 (and the same
+NATIVE_N = LANES_UP_TO + 1  # radix-sorted: the native routine for float32 and float64 (and the same
 # signature as test_long_lanes_merge_and_radix_sort_stably's, so no more compiles)
 
 

@@ -1,0 +1,558 @@
+"""Many short lanes sorted at once: a bitonic network over vectors whose elements are lanes.
+
+``passes/kernelize/sort.py`` marks the kernels of lanes shorter than its radix threshold with
+``LANES_AXIS``; their ``scf`` merge sort pays a dependent load, compare and select per element
+and merge pass, scalar. Here a group of ``G`` lanes is sorted together instead: row ``i`` of
+a scratch buffer on the stack holds element ``i`` of each of the group's lanes, one vector
+(512 bits of keys: 8 lanes of 64-bit keys, 16 of 32-bit, ...; generic LLVM vectors, which any
+target lowers, so the result never depends on the host's vector width), and a bitonic sorting
+network runs on the rows: every compare-exchange is an unsigned min and max of two rows, no
+branch and no data-dependent address. The network is fixed by the padded length
+``N`` (the lane length rounded up to a power of two; rows past the lane hold the largest key),
+so the kernel is chosen at compile time from the static lane length, as the merge sort was.
+
+- Keys are unsigned integers that order as NumPy sorts: a float's bits made order-preserving
+  (``sort_keys.SortKeys``: -0.0 keys as 0.0, every NaN as all ones, and a lane that held -0.0
+  or NaN gets ``restore_lost``, which puts their signs and bits back in input order, as the
+  stable sort leaves them), a signed int with its sign bit flipped, bool and unsigned as they
+  are.
+- ``argsort`` carries each element's position (i32) in a second buffer of rows and compares
+  (key, position) pairs: positions are distinct, so the order is total and the network gives
+  exactly the stable order (ties by input position), whatever the network.
+- Lanes may lie along any axis: each of the group's lanes is read and written through its own
+  address and the axis stride, by scalar loads and stores (a row is built in scratch, one key
+  a lane); a short last group leaves its missing lanes at the largest key and writes nothing.
+- The groups are the kernel's chunks for the runtime's threads (``runtime.emit_launch``,
+  above its threshold); a group's result does not depend on which thread sorts it.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu.sort_keys import SortKeys, restore_lost
+from jitcore.codegen.cpu.sort_keys import c64 as _c
+from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.loops import element_pointer, emit_loop
+from jitcore.ir.core import Operation
+
+I32 = ll.IntType(32)
+I8 = ll.IntType(8)
+LANES_AXIS = "sort_lanes_axis"  # the attribute kernelize/sort.py marks short-lane sorts with
+SORT_AXIS = "sort_axis"  # and its radix kernels (codegen/cpu/sort.py), which may be short enough too
+ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuring)
+ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
+MAX_GROUP = 16  # lanes a group at most: each is read through its own address
+BLOCK = 8  # rows sorted in registers at once by argsort (16 vectors with the positions), 16 by sort
+STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
+
+
+class _Keys:
+    """Order-preserving unsigned keys of one element type (``bits`` as stored), and back; on
+    scalars or on rows (vectors) of them."""
+
+    def __init__(self, element):
+        self.width = 8 if element.is_bool else element.bitwidth
+        self.type = ll.IntType(self.width)
+        self.floats = SortKeys(self.width) if element.is_float else None
+        self.flip = element.is_integer and not element.is_unsigned  # signed: sign bit flipped
+
+    def const(self, like: ll.Value, value: int) -> ll.Constant:
+        """``value`` as a constant of ``like``'s type (a key, or a row of keys)."""
+        t = like.type
+        if isinstance(t, ll.VectorType):
+            return ll.Constant(t, [ll.Constant(self.type, value)] * t.count)
+        return ll.Constant(t, value)
+
+    def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value | None]:
+        """The key of ``bits``, and (floats) i1: its key lost a -0.0 or a NaN's bits (as
+        ``SortKeys.of``, on scalars or rows)."""
+        sign = self.const(bits, 1 << (self.width - 1))
+        if self.floats is None:
+            return (b.xor(bits, sign) if self.flip else bits), None
+        magnitude = b.and_(bits, self.const(bits, (1 << (self.width - 1)) - 1))
+        key = b.xor(bits, b.or_(b.ashr(bits, self.const(bits, self.width - 1)), sign))
+        zero = b.icmp_unsigned("==", magnitude, self.const(bits, 0))
+        nan = b.icmp_unsigned(">", magnitude, self.const(bits, self.floats.inf.constant))
+        key = b.select(nan, self.const(bits, (1 << self.width) - 1), b.select(zero, sign, key))
+        return key, b.or_(nan, b.icmp_unsigned("==", bits, sign))
+
+    def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
+        """The bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0), scalar or row."""
+        sign = self.const(key, 1 << (self.width - 1))
+        if self.floats is None:
+            return b.xor(key, sign) if self.flip else key
+        ones = self.const(key, (1 << self.width) - 1)
+        return b.xor(key, b.or_(b.xor(b.ashr(key, self.const(key, self.width - 1)), ones), sign))
+
+
+def supported(element) -> bool:
+    """Element types whose lanes this module sorts (ints, bool and real floats of any width)."""
+    if element.is_complex:
+        return False
+    return element.is_bool or element.bitwidth in (8, 16, 32, 64)
+
+
+def group_size(width: int) -> int:
+    """Lanes of a group: a row is ``ROW_BITS`` of keys, at most ``MAX_GROUP`` of them."""
+    return min(ROW_BITS // width, MAX_GROUP)
+
+
+def padded(n: int) -> int:
+    """The network's length: ``n`` rounded up to a power of two."""
+    return 1 << max(0, (n - 1).bit_length())
+
+
+def pairs(rows: int, j: int, mask: int) -> list[tuple[int, int]]:
+    """The rows that meet in stage (``j``, ``mask``) among ``rows``: ``a`` (bit ``j`` clear)
+    and ``a ^ mask``, the smaller key going to ``a``."""
+    return [(a, a ^ mask) for a in range(rows) if not a & j]
+
+
+def network_stages(padded_n: int) -> list[tuple[int, int]]:
+    """Every stage of the network as (j, mask), whether it runs in memory or in a block."""
+    stages, k = [], 2
+    while k <= padded_n:
+        stages += [(k // 2, k - 1)] + [(1 << e, 1 << e) for e in reversed(range((k // 4).bit_length()))]
+        k *= 2
+    return stages
+
+
+def network(padded_n: int, block: int) -> list[tuple]:
+    """The bitonic network over ``padded_n`` rows as steps: ("stage", j, mask), every row of
+    the buffer meeting another in memory, or ("block", pairs), each block of ``block`` rows
+    loaded, sorted by ``pairs`` in registers and stored. Each merge of sorted runs of k/2
+    first meets mirrored rows (mask ``k - 1``: the second run read backwards, so that no
+    direction is needed), then halves (mask ``j``) down to neighbours; the merges of runs
+    within a block, and each merge's last stages (rows less than a block apart), are blocks."""
+    block = min(block, padded_n)
+    within = []
+    k = 2
+    while k <= block:
+        within += pairs(block, k // 2, k - 1)
+        j = k // 4
+        while j >= 1:
+            within += pairs(block, j, j)
+            j //= 2
+        k *= 2
+    steps = [("block", within)] if block > 1 else []
+    cleaners = []
+    j = block // 2
+    while j >= 1:
+        cleaners += pairs(block, j, j)
+        j //= 2
+    while k <= padded_n:
+        steps.append(("stage", k // 2, k - 1))
+        j = k // 4
+        while j >= block:
+            steps.append(("stage", j, j))
+            j //= 2
+        steps.append(("block", cleaners))
+        k *= 2
+    return steps
+
+
+def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation,
+                          strided: list[bool]) -> ll.Function | None:
+    """``op`` (a sort or argsort kernel marked with ``LANES_AXIS``) as kernel ``name``, its
+    lanes sorted by groups in a bitonic network; None where this module does not take it."""
+    axis = op.attributes.get(LANES_AXIS)
+    if axis is None or not ENABLED:
+        return None
+    # operands (kernelize/sort.py): argsort's zero positions, the values, a radix kernel's counters
+    argsort = len(op.operands) - (SORT_AXIS in op.attributes) == 2
+    x = op.operands[1 if argsort else 0]
+    shape = x.type.shape
+    outer = [d for d in range(len(shape)) if d != axis]
+    lanes = 1
+    for d in outer:
+        lanes *= shape[d]
+    if not supported(x.type.element) or shape[axis] < 2 or lanes == 0:
+        return None
+    element = x.type.element
+    if SORT_AXIS in op.attributes and lanes < group_size(8 if element.is_bool else element.bitwidth):
+        return None  # fewer lanes than a group: the radix routines sort a long lane alone faster
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
+    sorter = _LaneGroups(module, name, x.type.element, argsort, shape[axis], axis, outer,
+                         [shape[d] for d in outer])
+    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    source, result = operands[1 if argsort else 0], operands[len(op.operands)]  # result 0: the sorted
+    chunk = sorter.chunk_kernel(len(shape))
+    # in the threshold's points (about 0.3 ns each): a compare-exchange of two rows about 1 ns
+    groups = -(-lanes // sorter.g)
+    work = groups * sorter.padded // 2 * len(network_stages(sorter.padded)) * 3
+    runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides],
+                        runtime.Split(groups, work))
+    b.ret_void()
+    return fn
+
+
+class _LaneGroups:
+    """The emitters of one short-lane sort: a chunk kernel sorting groups ``[lo, hi)`` of
+    ``g`` lanes each, the group's load, network and store, and the network's steps."""
+
+    def __init__(self, module, name, element, argsort, n, axis, outer_dims, outer_shape):
+        self.module, self.name, self.argsort, self.n, self.axis = module, name, argsort, n, axis
+        self.outer_dims, self.outer_shape = outer_dims, outer_shape
+        self.keys = _Keys(element)
+        self.elem = self.keys.type  # elements moved as their bits (bool: its byte)
+        self.g = group_size(self.keys.width)
+        self.padded = padded(n)
+        self.block = BLOCK if argsort else 2 * BLOCK  # vectors in registers: 16 either way
+        self.row = ll.VectorType(self.keys.type, self.g)
+        self.pos_row = ll.VectorType(I32, self.g)
+        self.lanes = 1
+        for e in outer_shape:
+            self.lanes *= e
+
+    def function(self, name: str, params: list, pointers: int = 2) -> ll.Function:
+        fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), params), f"{self.name}_{name}")
+        fn.linkage = "internal"
+        fn.attributes.add("noinline")
+        for a in fn.args[:pointers]:
+            a.add_attribute("noalias")
+        return fn
+
+    def chunk_kernel(self, rank: int) -> ll.Function:
+        """``void (src, out, src strides..., out strides..., lo, hi)``: groups ``[lo, hi)``.
+        Their scratch rows are on the stack of the thread running them up to ``STACK_BYTES``
+        (a pool thread's stack may be small), else from ``malloc`` (the stack if it fails)."""
+        params = [PTR, PTR] + [I64] * (2 * rank + 2)
+        groups = self.groups_function(rank, params)
+        on_stack = self.function("groups_on_stack", params)
+        b = ll.IRBuilder(on_stack.append_basic_block("entry"))
+        key_bytes, pos_bytes = self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
+        scratch = [self.aligned_alloca(b, key_bytes),
+                   self.aligned_alloca(b, pos_bytes) if self.argsort else ll.Constant(PTR, None)]
+        b.call(groups, [*scratch, *on_stack.args])
+        b.ret_void()
+        if key_bytes + pos_bytes * self.argsort <= STACK_BYTES:
+            return on_stack
+        fn = self.function("groups_on_heap", params)
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        malloc = self.declared("malloc", PTR, [I64])
+        free = self.declared("free", ll.VoidType(), [PTR])
+        # 64 bytes more, and the rows from the first 64-byte boundary: aligned vectors
+        raw = b.call(malloc, [_c(key_bytes + pos_bytes * self.argsort + 64)])
+        with b.if_else(b.icmp_unsigned("==", raw, ll.Constant(PTR, None)), likely=False) as (failed, got):
+            with failed:
+                b.call(on_stack, list(fn.args))
+            with got:
+                at = b.and_(b.add(b.ptrtoint(raw, I64), _c(63)), _c(-64))
+                keys = b.inttoptr(at, PTR)
+                pos = b.inttoptr(b.add(at, _c(key_bytes)), PTR) if self.argsort else ll.Constant(PTR, None)
+                b.call(groups, [keys, pos, *fn.args])
+                b.call(free, [raw])
+        b.ret_void()
+        return fn
+
+    def groups_function(self, rank: int, params: list) -> ll.Function:
+        """``void (keys, positions, src, out, strides..., lo, hi)``: groups ``[lo, hi)`` with
+        the scratch rows given."""
+        fn = self.function("groups", [PTR, PTR, *params], pointers=4)
+        lo, hi = fn.args[-2], fn.args[-1]
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        one = self.group_function(rank)
+
+        def group(k):
+            b.call(one, [*fn.args[:-2], b.mul(b.add(lo, k), _c(self.g))])
+
+        emit_loop(b, b.sub(hi, lo), group, unroll=False)
+        b.ret_void()
+        return fn
+
+    @staticmethod
+    def aligned_alloca(b, size: int) -> ll.Value:
+        at = b.alloca(I8, size=size)
+        at.align = 64
+        return at
+
+    def group_function(self, rank: int) -> ll.Function:
+        """``void (keys, positions, src, out, strides..., first)``: the group of lanes from
+        ``first``: read into the rows, sorted, written back."""
+        fn = self.function("group", [PTR] * 4 + [I64] * (2 * rank + 1), pointers=4)
+        keys, pos, src, out = fn.args[:4]
+        src_strides, out_strides = list(fn.args[4:4 + rank]), list(fn.args[4 + rank:4 + 2 * rank])
+        first = fn.args[-1]
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        lost = self.load_rows(b, keys, pos, src, src_strides, first)
+        b.call(self.network_function(), [keys, pos if self.argsort else ll.Constant(PTR, None)])
+        self.store_rows(b, keys, pos, lost, src, src_strides, out, out_strides, first)
+        b.ret_void()
+        return fn
+
+    def group_lanes(self, b, base, strides, first, elem=None) -> tuple[list, ll.Value]:
+        """The addresses of the group's lanes (a lane past the last is the last again), and
+        i1: they are adjacent elements (lanes along a contiguous dim: a row is one vector)."""
+        last = _c(self.lanes - 1)
+        lanes = []
+        for g in range(self.g):
+            lane = b.add(first, _c(g))
+            lane = b.select(b.icmp_unsigned("<", lane, last), lane, last)
+            lanes.append(self.lane_pointer(b, base, strides, lane, elem))
+        size = (elem or self.elem).width // 8
+        at0 = b.ptrtoint(lanes[0], I64)
+        adjacent = ll.Constant(ll.IntType(1), 1)
+        for g, lane in enumerate(lanes[1:], 1):
+            apart = b.sub(b.ptrtoint(lane, I64), at0)
+            adjacent = b.and_(adjacent, b.icmp_unsigned("==", apart, _c(g * size)))
+        return lanes, adjacent
+
+    def row_at(self, b, lane, i, step, row):
+        """The address of ``row`` (a vector type) at element ``i * step`` of ``lane``."""
+        at = b.gep(lane, [b.mul(i, step)], inbounds=True, source_etype=row.element)
+        return at
+
+    def transpose(self, b, vectors: list) -> list:
+        """The ``g`` x ``g`` transpose of ``vectors`` (element ``e`` of vector ``r`` becomes
+        element ``r`` of vector ``e``): ``log2 g`` rounds, round ``h`` exchanging bit ``h`` of
+        the vector's number with bit ``h`` of the element's."""
+        g, h = len(vectors), 1
+        while h < g:
+            lo = ll.Constant(ll.VectorType(I32, g), [e if not e & h else g + (e ^ h) for e in range(g)])
+            hi = ll.Constant(ll.VectorType(I32, g), [(e ^ h) if not e & h else g + e for e in range(g)])
+            out = list(vectors)
+            for a in range(g):
+                if not a & h:
+                    out[a] = b.shuffle_vector(vectors[a], vectors[a | h], lo)
+                    out[a | h] = b.shuffle_vector(vectors[a], vectors[a | h], hi)
+            vectors, h = out, h * 2
+        return vectors
+
+    def lane_pointer(self, b, base, strides, lane, elem=None) -> ll.Value:
+        """The address of element 0 of lane ``lane`` (its outer dims in C order) of an array of
+        ``elem`` (by default the sorted elements)."""
+        positions = [_c(0)] * len(strides)
+        rest = lane
+        for d, extent in zip(reversed(self.outer_dims), reversed(self.outer_shape)):
+            positions[d] = b.urem(rest, _c(extent))
+            rest = b.udiv(rest, _c(extent))
+        return element_pointer(b, base, positions, strides, elem or self.elem)
+
+    def load_rows(self, b, keys, pos, src, strides, first) -> ll.Value | None:
+        """Rows ``0 .. n`` from the group's lanes (a lane past the last reads the last again,
+        and is not written back): one vector a row where the lanes are adjacent, blocks of
+        ``g`` rows transposed where each lane is contiguous, else ``g`` scalars a row. The
+        padding rows get the largest key, and (argsort) row ``i`` the positions ``i``, which
+        past the lane exceed every real one. Floats: the address of a row of i1, 1 where the
+        lane held -0.0 or NaN (None where nothing is restored)."""
+        lanes, adjacent = self.group_lanes(b, src, strides, first)
+        step = strides[self.axis]
+        lost_row = ll.VectorType(ll.IntType(1), self.g)
+        with b.goto_entry_block():
+            lost = b.alloca(lost_row)
+        b.store(ll.Constant(lost_row, [ll.Constant(ll.IntType(1), 0)] * self.g), lost)
+
+        def put(i, bits):
+            key, special = self.keys.of(b, bits)
+            b.store(key, b.gep(keys, [i], inbounds=True, source_etype=self.row))
+            if special is not None:
+                b.store(b.or_(b.load(lost, typ=lost_row), special), lost)
+
+        def by_scalars(start):
+            def row(i):
+                i = b.add(i, start)
+                bits = ll.Constant(self.row, ll.Undefined)
+                for g, lane in enumerate(lanes):
+                    at = b.gep(lane, [b.mul(i, step)], inbounds=True, source_etype=self.elem)
+                    bits = b.insert_element(bits, b.load(at, typ=self.elem), _c(g))
+                put(i, bits)
+            emit_loop(b, b.sub(_c(self.n), start), row)
+
+        def by_blocks(k):
+            i0 = b.mul(k, _c(self.g))
+            loaded = [self.load_vector(b, b.gep(lane, [i0], inbounds=True, source_etype=self.elem), self.row)
+                      for lane in lanes]
+            for r, bits in enumerate(self.transpose(b, loaded)):
+                put(b.add(i0, _c(r)), bits)
+
+        blocks = self.n // self.g
+        with b.if_else(adjacent) as (rows, other):
+            with rows:
+                emit_loop(b, _c(self.n), lambda i: put(i, self.load_vector(
+                    b, self.row_at(b, lanes[0], i, step, self.row), self.row)))
+            with other:
+                with b.if_else(b.icmp_unsigned("==", step, _c(1))) as (contiguous, strided):
+                    with contiguous:
+                        emit_loop(b, _c(blocks), by_blocks)
+                        by_scalars(_c(blocks * self.g))
+                    with strided:
+                        by_scalars(_c(0))
+        ones = ll.Constant(self.row, [ll.Constant(self.keys.type, (1 << self.keys.width) - 1)] * self.g)
+        emit_loop(b, _c(self.padded - self.n), lambda i: b.store(
+            ones, b.gep(keys, [b.add(i, _c(self.n))], inbounds=True, source_etype=self.row)))
+        if self.argsort:
+            def positions(i):
+                p = b.insert_element(ll.Constant(self.pos_row, ll.Undefined), b.trunc(i, I32), _c(0))
+                splat = b.shuffle_vector(p, ll.Constant(self.pos_row, ll.Undefined),
+                                         ll.Constant(ll.VectorType(I32, self.g), [0] * self.g))
+                b.store(splat, b.gep(pos, [i], inbounds=True, source_etype=self.pos_row))
+
+            emit_loop(b, _c(self.padded), positions)
+        return lost if self.keys.floats is not None and not self.argsort else None
+
+    def load_vector(self, b, at, row):
+        v = b.load(at, typ=row)
+        v.align = row.element.width // 8  # lanes are only element-aligned
+        return v
+
+    def sorted_row(self, b, keys, pos, i) -> ll.Value:
+        """Row ``i`` of the result: the keys' values, or (argsort) the positions as int64."""
+        if self.argsort:
+            return b.zext(b.load(b.gep(pos, [i], inbounds=True, source_etype=self.pos_row), typ=self.pos_row),
+                          ll.VectorType(I64, self.g))
+        return self.keys.back(b, b.load(b.gep(keys, [i], inbounds=True, source_etype=self.row), typ=self.row))
+
+    def store_rows(self, b, keys, pos, lost, src, src_strides, out, strides, first) -> None:
+        """The sorted rows into the group's lanes of the result, by the same three ways as
+        ``load_rows`` (a short last group lane by lane), and a float lane that held -0.0 or
+        NaN its zeros' signs and NaNs' bits back."""
+        elem = I64 if self.argsort else self.elem
+        out_row = ll.VectorType(elem, self.g)
+        lanes, adjacent = self.group_lanes(b, out, strides, first, elem)
+        step = strides[self.axis]
+        left = b.sub(_c(self.lanes), first)
+        valid = b.select(b.icmp_signed("<", left, _c(self.g)), left, _c(self.g))
+        whole = b.icmp_signed("==", valid, _c(self.g))
+
+        def store(value, at):
+            b.store(value, at).align = elem.width // 8
+
+        def by_scalars(start):
+            def lane(g):
+                at = self.lane_pointer(b, out, strides, b.add(first, g), elem)
+
+                def one(i):
+                    i = b.add(i, start)
+                    row = self.sorted_row(b, keys, pos, i)
+                    to = b.gep(at, [b.mul(i, step)], inbounds=True, source_etype=elem)
+                    b.store(b.extract_element(row, g), to)
+                emit_loop(b, b.sub(_c(self.n), start), one)
+            emit_loop(b, valid, lane, vectorize=False)
+
+        def by_blocks(k):
+            i0 = b.mul(k, _c(self.g))
+            rows = [self.sorted_row(b, keys, pos, b.add(i0, _c(r))) for r in range(self.g)]
+            for lane, values in zip(lanes, self.transpose(b, rows)):
+                store(values, b.gep(lane, [i0], inbounds=True, source_etype=elem))
+
+        blocks = self.n // self.g
+        with b.if_else(b.and_(whole, adjacent)) as (rows, other):
+            with rows:
+                emit_loop(b, _c(self.n), lambda i: store(self.sorted_row(b, keys, pos, i),
+                                                         self.row_at(b, lanes[0], i, step, out_row)))
+            with other:
+                with b.if_else(b.and_(whole, b.icmp_unsigned("==", step, _c(1)))) as (contiguous, strided):
+                    with contiguous:
+                        emit_loop(b, _c(blocks), by_blocks)
+                        by_scalars(_c(blocks * self.g))
+                    with strided:
+                        by_scalars(_c(0))
+        if lost is None:
+            return
+        flags = b.load(lost, typ=ll.VectorType(ll.IntType(1), self.g))
+
+        def restore(g):
+            with b.if_then(b.extract_element(flags, g), likely=False):
+                source = self.lane_pointer(b, src, src_strides, b.add(first, g))
+                lane = self.lane_pointer(b, out, strides, b.add(first, g))
+                restore_lost(b, self.keys.floats, source, src_strides[self.axis], lane, self.n, step)
+
+        emit_loop(b, valid, restore, vectorize=False)
+
+    def network_function(self) -> ll.Function:
+        """``void (keys, positions)``: the bitonic network over the ``padded`` rows."""
+        fn = self.function("network", [PTR, PTR])
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        stage = None
+        blocks = {}
+        for step in network(self.padded, self.block):
+            if step[0] == "stage":
+                stage = stage or self.stage_function()
+                b.call(stage, [fn.args[0], fn.args[1], _c(step[1]), _c(step[2])])
+            else:
+                key = tuple(step[1])
+                if key not in blocks:
+                    blocks[key] = self.block_function(f"block{len(blocks)}", step[1])
+                b.call(blocks[key], list(fn.args))
+        b.ret_void()
+        return fn
+
+    def meet(self, b, ka, kb, pa=None, pb=None) -> tuple:
+        """The compare-exchange of rows ``a`` and ``b``: (smaller, larger) keys, and with
+        positions (argsort) the pairs ordered by (key, position)."""
+        if pa is None:
+            return self.intrinsic(b, "umin", ka, kb), self.intrinsic(b, "umax", ka, kb), None, None
+        tie_after = b.and_(b.icmp_unsigned("==", ka, kb), b.icmp_unsigned(">", pa, pb))
+        after = b.or_(b.icmp_unsigned(">", ka, kb), tie_after)
+        return (b.select(after, kb, ka), b.select(after, ka, kb), b.select(after, pb, pa),
+                b.select(after, pa, pb))
+
+    def rows_at(self, b, keys, pos, i) -> tuple:
+        at = b.gep(keys, [i], inbounds=True, source_etype=self.row)
+        at_pos = b.gep(pos, [i], inbounds=True, source_etype=self.pos_row) if self.argsort else None
+        return at, at_pos
+
+    def load_row(self, b, at, at_pos) -> tuple:
+        return b.load(at, typ=self.row), (b.load(at_pos, typ=self.pos_row) if at_pos is not None else None)
+
+    def store_row(self, b, at, at_pos, key, p) -> None:
+        b.store(key, at)
+        if at_pos is not None:
+            b.store(p, at_pos)
+
+    def stage_function(self) -> ll.Function:
+        """``void (keys, positions, j, mask)``: each row ``a`` whose bit ``j`` is clear meets
+        row ``a ^ mask`` in memory."""
+        fn = self.function("stage", [PTR, PTR, I64, I64])
+        keys, pos, j, mask = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        low = b.sub(j, _c(1))
+
+        def meet(i):
+            a = b.or_(b.shl(b.and_(i, b.not_(low)), _c(1)), b.and_(i, low))
+            other = b.xor(a, mask)  # above a: a padding row there holds the largest key, a no-op
+            with b.if_then(b.icmp_unsigned("<", other, _c(self.n))):
+                at_a, at_b = self.rows_at(b, keys, pos, a), self.rows_at(b, keys, pos, other)
+                ka, pa = self.load_row(b, *at_a)
+                kb, pb = self.load_row(b, *at_b)
+                ka, kb, pa, pb = self.meet(b, ka, kb, pa, pb)
+                self.store_row(b, *at_a, ka, pa)
+                self.store_row(b, *at_b, kb, pb)
+
+        emit_loop(b, _c(self.padded // 2), meet)
+        b.ret_void()
+        return fn
+
+    def block_function(self, name: str, meets: list[tuple[int, int]]) -> ll.Function:
+        """``void (keys, positions)``: each block of ``BLOCK`` rows (or all rows, if fewer)
+        loaded, its rows met in the order of ``meets``, in registers, and stored."""
+        fn = self.function(name, [PTR, PTR])
+        keys, pos = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        size = min(self.block, self.padded)
+
+        def block(k):
+            at = [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r))) for r in range(size)]
+            rows = [list(self.load_row(b, *a)) for a in at]
+            for x, y in meets:
+                rows[x][0], rows[y][0], rows[x][1], rows[y][1] = self.meet(b, rows[x][0], rows[y][0],
+                                                                           rows[x][1], rows[y][1])
+            for a, (key, p) in zip(at, rows):
+                self.store_row(b, *a, key, p)
+
+        emit_loop(b, _c(-(-self.n // size)), block)  # blocks of padding only stay as they are
+        b.ret_void()
+        return fn
+
+    def declared(self, symbol: str, result: ll.Type, params: list) -> ll.Function:
+        existing = self.module.globals.get(symbol)
+        if existing is not None:
+            return existing
+        return ll.Function(self.module, ll.FunctionType(result, params), symbol)
+
+    def intrinsic(self, b: ll.IRBuilder, op: str, x, y) -> ll.Value:
+        name = f"llvm.{op}.v{self.g}i{self.keys.width}"
+        return b.call(self.declared(name, self.row, [self.row, self.row]), [x, y])
