@@ -65,14 +65,14 @@ def _everything(a, b, sq, h, tall, rhs, through_svd=True):
         "rank": lin.matrix_rank(a),
     }
     if through_svd:
-        out.update({"cond": lin.cond(sq), "eigvalsh": lin.eigvalsh(h), "eigvalsh_u": lin.eigvalsh(h, "U"),
-                    "pinv": lin.pinv(tall), "lstsq": lin.lstsq(tall, rhs)})
+        # (cond's 2-norm and eigvalsh's upper triangle take the same paths again: left out, as
+        # each is seconds of compile)
+        out.update({"eigvalsh": lin.eigvalsh(h), "pinv": lin.pinv(tall), "lstsq": lin.lstsq(tall, rhs)})
     return out
 
 
 # which results are solutions (error scales with cond), which backward-stable values
-_SOLUTIONS = {"solve", "solve_vector", "solve_broadcast", "inv", "pinv", "lstsq", "power_neg", "cond",
-              "cond1"}
+_SOLUTIONS = {"solve", "solve_vector", "solve_broadcast", "inv", "pinv", "lstsq", "power_neg", "cond1"}
 
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=str)
