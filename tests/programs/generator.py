@@ -53,6 +53,11 @@ sorts, ``np.partition`` and ``np.searchsorted``; a conditional expression, ``con
 a loop and a loop over rows. Inputs may be complex. One program in about ten is called first with
 other inputs (``Program.recall``: another layout, permuted values, or other extents), to check
 that the jitted function's caches keep its calls apart.
+Since round 6 (tests/programs/scientific_statements.py): ``numpy.fft`` calls on small lengths
+(primes among them), ``numpy.linalg`` calls on well-conditioned matrices made from a variable
+(also 0x0 and batched), quantiles and percentiles with every method, ``einsum`` strings, sort
+kinds, ``cumulative_sum``/``cumulative_prod`` and the nan-scans; results that are neither
+exact nor within ULPs are compared within a tolerance of their largest magnitude (``Program.rel``).
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
