@@ -306,14 +306,30 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
 
 
 def _last_step_is_a_product(subscripts: str, tracers: list, optimize) -> bool:
-    """Whether NumPy's einsum ends in a product of two operands: with ``optimize`` it contracts
-    along a path (found from the shapes), and a last step of two operands is a matmul, whose
-    0-d result stays an array where the plain einsum gives a scalar."""
+    """Whether NumPy's einsum ends in a matrix product: with ``optimize`` it contracts along a
+    path (found from the shapes), and a last step of two operands that share a summed label of
+    extent other than 1 is a matmul, whose 0-d result stays an array where the plain einsum (or
+    a step that only multiplies: no such label) gives a scalar."""
     if optimize is False:
         return False
     stand_ins = [np.broadcast_to(np.zeros((), t.dtype), t.shape) for t in tracers]  # no memory
     _, steps = np.einsum_path(subscripts, *stand_ins, optimize=optimize, einsum_call=True)
-    return len(steps[-1][0]) == 2
+    shapes = [tuple(t.shape) for t in tracers]  # of the operands left, as NumPy's loop pops them
+    matmul = False
+    for inds, eq, _ in steps:
+        lhs, out = eq.split("->")
+        terms, popped = lhs.split(","), [shapes.pop(i) for i in inds]
+        sizes: dict = {}
+        for term, shape in zip(terms, popped):
+            for label, d in zip(term, shape):
+                sizes[label] = d if sizes.get(label, 1) == 1 else sizes[label]
+        shapes.append(tuple(sizes[label] for label in out))
+
+        matmul = len(terms) == 2 and any(
+            label not in out and all(any(lb == label and d != 1 for lb, d in zip(term, shape))
+                                     for term, shape in zip(terms, popped))
+            for label in set(terms[0]))
+    return matmul
 
 
 def _diagonal(subscripts: str, n: int, x: Tracer, labels: list) -> tuple[Tracer, list]:
@@ -488,7 +504,8 @@ def _max_or_zero(v, axis: int, keepdims: bool = False, kind=np.max):
         shape = list(v.shape)
         shape[axis] = 1
         zeros = prims.constant(v.owner_trace, np.zeros(shape, v.dtype))
-        return zeros if keepdims else np.squeeze(zeros, axis)
+        # (of a 0x0 matrix, a NumPy scalar, as NumPy's max with initial=0 gives)
+        return zeros if keepdims else as_scalar(np.squeeze(zeros, axis))
     return kind(v, axis=axis, keepdims=keepdims)
 
 

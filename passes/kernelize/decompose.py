@@ -422,14 +422,25 @@ def _norm(e, lo, hi, get, t) -> Value:
 
 
 def _householder(e, alpha, xnorm, t):
-    """LAPACK's ``dlarfg`` for a vector (alpha, x) with ``|x| = xnorm``: (beta, the factor
-    that scales x into v, h); an x of zero leaves the vector (h = 0, factor 1, beta alpha)."""
+    """LAPACK's ``dlarfg`` for a vector (alpha, x) with ``|x| = xnorm``: (beta, a function that
+    turns an element of x into v's, h); an x of zero leaves the vector (h = 0, v = x, beta alpha).
+    Where beta is below the smallest normal number, alpha, x and xnorm are first scaled by its
+    reciprocal (a power of two, exact), as ``dlarfg`` does: unscaled, ``1 / (alpha - beta)``
+    overflows, and h and v, computed from subnormal values, do not make an orthogonal reflector."""
     zero, one = e.const(0.0, t), e.const(1.0, t)
     trivial = e.op("arith.cmpf", xnorm, zero, result=i1, predicate="oeq")
+    tiny = float(np.finfo(numpy_dtype(t)).tiny)
+    small = e.op("arith.cmpf", e.op("math.hypot", alpha, xnorm), e.const(tiny, t), result=i1, predicate="olt")
+    up = e.select(small, e.const(1.0 / tiny, t), one)
+    alpha, xnorm = _mul(e, alpha, up), _mul(e, xnorm, up)
     beta = e.op("arith.negf", e.op("math.copysign", e.op("math.hypot", alpha, xnorm), alpha))
     factor = e.select(trivial, one, e.op("arith.divf", one, _sub(e, alpha, beta)))
     h = e.select(trivial, zero, e.op("arith.divf", _sub(e, beta, alpha), beta))
-    return e.select(trivial, alpha, beta), factor, h
+    down = e.select(small, e.const(tiny, t), one)
+
+    def v(e, x):  # (x * 1.0 is x: unscaled, the bits of x * factor)
+        return _mul(e, _mul(e, x, up), factor)
+    return _mul(e, e.select(trivial, alpha, beta), down), v, h
 
 
 def _complex_householder(e, alpha, xnorm, t):
@@ -479,9 +490,15 @@ def _householder_column(e, k, m: int, t, W: _Matrix, tau: _Matrix, w: _Matrix, e
     kp1 = e.op("arith.addi", k, _idx(e, 1))
     alpha = W.get(e, k, k)
     xnorm = _norm(e, kp1, m, lambda e, i: W.get(e, i, k), t)
-    beta, scale, h = (_complex_householder if t.is_complex else _householder)(e, alpha, xnorm, t)
+    if t.is_complex:
+        beta, scale, h = _complex_householder(e, alpha, xnorm, t)
+
+        def v(e, x):
+            return _fmul(e, x, scale)
+    else:
+        beta, v, h = _householder(e, alpha, xnorm, t)
     tau.set(e, k, h)
-    _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, _fmul(e, W.get(e, i, k), scale)))
+    _loop(e, kp1, m, lambda e, i, _: W.set(e, i, k, v(e, W.get(e, i, k))))
     W.set(e, k, k, beta)
     _reflect(e, k, m, _conj(e, h), W, W, kp1, end, w)  # H^H from the left, as geqr2
 

@@ -116,9 +116,9 @@ def _tridiagonalize(e, n: int, t, A: _Matrix, tau: _Matrix, w: _Matrix) -> None:
     def step(e, k, _):
         k1, k2 = e.op("arith.addi", k, _idx(e, 1)), e.op("arith.addi", k, _idx(e, 2))
         xnorm = _norm(e, k2, n, lambda e, i: A.get(e, i, k), t)
-        beta, factor, h = _householder(e, A.get(e, k1, k), xnorm, t)
+        beta, to_v, h = _householder(e, A.get(e, k1, k), xnorm, t)
         tau.set(e, k, h)
-        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, _mul(e, A.get(e, i, k), factor)))
+        _loop(e, k2, n, lambda e, i, _: A.set(e, k, i, to_v(e, A.get(e, i, k))))
         A.set(e, k1, k, beta)
 
         def v(e, j):  # the reflector's vector over k+1..n-1 (its leading 1 implied)

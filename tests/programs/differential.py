@@ -45,8 +45,9 @@ def jit_compiler(pipeline: str = DEFAULT_PIPELINE):
 COMPILERS = (jit_compiler(DEFAULT_PIPELINE), jit_compiler(UNFUSED))
 
 
-def _compare(actual, expected, ulps, what):
-    """One value: dtype, shape, scalar or array, and (unless ``ulps`` is FREE) the elements."""
+def _compare(actual, expected, ulps, what, rel=None):
+    """One value: dtype, shape, scalar or array, and (unless ``ulps`` is FREE) the elements;
+    ``rel``: (tol, floor), within ``tol`` of the larger of NumPy's largest magnitude and ``floor``."""
     assert isinstance(actual, np.ndarray) == isinstance(expected, np.ndarray), (
         f"{what}: {type(actual).__name__} where NumPy gives {type(expected).__name__}")
     actual, expected = np.asarray(actual), np.asarray(expected)
@@ -55,6 +56,20 @@ def _compare(actual, expected, ulps, what):
         f"{expected.dtype}{list(expected.shape)}")
     if ulps != FREE:
         assert_matches(actual, expected, int(ulps), what)
+    elif rel is not None:
+        _assert_near(actual, expected, *rel, what)
+
+
+def _assert_near(actual, expected, tol, floor, what):
+    a, e = actual.astype(np.complex128), expected.astype(np.complex128)
+    nan = np.isnan(a) | np.isnan(e)
+    assert (np.isnan(a) == np.isnan(e)).all(), f"{what}: NaN at {np.argwhere(np.isnan(a) != np.isnan(e))[:5]}"
+    finite = ~nan & np.isfinite(e)
+    assert (a[~nan & ~finite] == e[~nan & ~finite]).all(), f"{what}: infinities differ"
+    scale = max(float(np.abs(e[finite]).max(initial=0.0)), floor, 1e-300)
+    err = np.abs(a[finite] - e[finite]).max(initial=0.0)
+    assert err <= tol * scale, (f"{what}: off by {err:.3g}, more than {tol:.3g} of {scale:.3g}: "
+                                f"got {actual.ravel()[:6]}, NumPy {expected.ravel()[:6]}")
 
 
 def check(program: Program, compilers=COMPILERS) -> None:
@@ -75,7 +90,7 @@ def check(program: Program, compilers=COMPILERS) -> None:
                                           program.precs + program.input_precs)):
             var = program.returns[k] if k < len(want) else program.inputs[k - len(want)].name
             what = (f"{name}: result {var}" if k < len(want) else f"{name}: argument {var} after the call")
-            _compare(g, w, p, what)
+            _compare(g, w, p, what, program.rel.get(var) if k < len(want) else None)
             if first is not None and var not in program.unordered:
                 assert_matches(g, first[k], 0, what + ", against the fused pipeline")
         first = first or values

@@ -53,6 +53,11 @@ sorts, ``np.partition`` and ``np.searchsorted``; a conditional expression, ``con
 a loop and a loop over rows. Inputs may be complex. One program in about ten is called first with
 other inputs (``Program.recall``: another layout, permuted values, or other extents), to check
 that the jitted function's caches keep its calls apart.
+Since round 6 (tests/programs/scientific_statements.py): ``numpy.fft`` calls on small lengths
+(primes among them), ``numpy.linalg`` calls on well-conditioned matrices made from a variable
+(also 0x0 and batched), quantiles and percentiles with every method, ``einsum`` strings, sort
+kinds, ``cumulative_sum``/``cumulative_prod`` and the nan-scans; results that are neither
+exact nor within ULPs are compared within a tolerance of their largest magnitude (``Program.rel``).
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -72,6 +77,7 @@ from hypothesis import strategies as st
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import ulp_bound
 from tests.programs.pinned_numpy import PINNED
+from tests.programs.scientific_statements import ScientificStatements
 
 FREE = math.inf
 
@@ -151,6 +157,9 @@ class Program:
     # apart (tests/programs/differential.py, ``_check_recall``).
     recall: list[Input] | None = None
     recall_kind: str = ""
+    # Results compared with NumPy within a tolerance, not in ULPs (an fft, a linalg call, an
+    # interpolated quantile): name -> (tol, floor), |got - NumPy's| <= tol * max(max |NumPy's|, floor).
+    rel: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def source(self) -> str:
         body = self.statements + [f"return ({', '.join(self.returns)},)"]
@@ -183,9 +192,15 @@ class Program:
             lines.append("# NumPy raises at the last statement")
         else:
             lines.append("# compared with NumPy: " + ", ".join(
-                f"{r} {'exactly' if p == 0 else 'not at all' if p == FREE else f'within {p:g} ULP'}"
-                for r, p in zip(self.returns, self.precs)))
+                f"{r} {self._how(r, p)}" for r, p in zip(self.returns, self.precs)))
         return "\n".join(lines)
+
+    def _how(self, var, prec) -> str:
+        if prec == 0:
+            return "exactly"
+        if var in self.rel:
+            return f"within {self.rel[var][0]:.2g} of its largest"
+        return "not at all" if prec == FREE else f"within {prec:g} ULP"
 
     __repr__ = describe
 
@@ -231,7 +246,7 @@ def _dtype(v):
     return np.asarray(v).dtype
 
 
-class _Builder:
+class _Builder(ScientificStatements):
     """Draws a program statement by statement, running each with NumPy as it goes."""
 
     def __init__(self, draw, max_statements: int, errors: bool):
@@ -252,6 +267,7 @@ class _Builder:
         # contraction that runs in BLAS's order (``reduce`` makes it unordered).
         self.products: set[str] = set()
         self.multiplies = False  # the last statement run multiplies
+        self.rel: dict[str, tuple[float, float]] = {}  # see Program.rel
 
     # -- helpers --------------------------------------------------------------------------
     def pick(self, pred=lambda v: True) -> str | None:
@@ -307,6 +323,7 @@ class _Builder:
 
     def result(self, name, prec, bound):
         v = self.ns[name]
+        self.rel.pop(name, None)  # (a name bound again)
         if self.reads_unordered:
             self.unordered.add(name)
         dtype = _dtype(v)
@@ -330,6 +347,7 @@ class _Builder:
         for name, var in self.meta.items():
             v = self.ns[name]
             if name == target or (isinstance(v, np.ndarray) and np.shares_memory(v, t)):
+                self.rel.pop(name, None)
                 if self.reads_unordered:
                     self.unordered.add(name)
                 if self.multiplies and dtype.kind in "fc":
@@ -674,10 +692,20 @@ class _Builder:
             return
         v = self.ns[x]
         # (logical_or.accumulate: UnsupportedError, no lowering yet)
-        fn = self.choose(("maximum", "minimum", "add", "multiply"))
+        fn = self.choose(("maximum", "minimum", "add", "multiply", "add", "multiply"))
         axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
         name = self.new_name()
-        if not self.run(f"{name} = np.{fn}.accumulate({x}, axis={axis})", ["scan", "accumulate"]):
+        # NumPy 2's cumulative_sum and cumulative_prod: the same scans, maybe from the identity
+        form = self.choose(("accumulate", "accumulate", "cumulative", "cumulative-initial", "nancum"))
+        if fn in ("maximum", "minimum") or form == "accumulate":
+            text = f"np.{fn}.accumulate({x}, axis={axis})"
+        elif form == "nancum":
+            text = f"np.nancum{fn.replace('add', 'sum').replace('multiply', 'prod')}({x}, axis={axis})"
+        else:
+            initial = ", include_initial=True" if form == "cumulative-initial" else ""
+            scan = fn.replace("add", "sum").replace("multiply", "prod")
+            text = f"np.cumulative_{scan}({x}, axis={axis}{initial})"
+        if not self.run(f"{name} = {text}", ["scan", "accumulate", f"accumulate-{form}"]):
             return
         px, bx = self.meta[x].prec, self.meta[x].bound
         out = _dtype(self.ns[name])
@@ -921,10 +949,14 @@ class _Builder:
         v = self.ns[x]
         axis = self.choose(([] if form == "method" else [None]) + [-1] + list(range(v.ndim)))
         px, bx = self.meta[x].prec, self.meta[x].bound
+        # a sort's kind: the same sorted values whatever it is (an argsort's order of ties: only
+        # the stable kinds)
+        kinds = ("quicksort", "mergesort", "heapsort", "stable")
+        kind = "" if self.chance(0.5) else f", kind={self.choose(kinds)!r}"
         if form == "argsort":
-            text = f"np.argsort({x}, axis={axis}, kind='stable')"
+            text = f"np.argsort({x}, axis={axis}, kind={self.choose(('stable', 'mergesort'))!r})"
         elif form == "descending":
-            text = f"-np.sort(-{x}, axis={axis})"
+            text = f"-np.sort(-{x}, axis={axis}{kind})"
         elif form == "partition":  # only the k-th element's place is defined
             ax = -1 if axis is None else axis
             n = v.shape[ax]
@@ -938,9 +970,9 @@ class _Builder:
             text = f"np.searchsorted(np.sort({x}.ravel()), {y}, side='{side}')"
             px = max(px, self.meta[y].prec)
         elif form == "sort":
-            text = f"np.sort({x}, axis={axis})"
+            text = f"np.sort({x}, axis={axis}{kind})"
         else:
-            text = f"{x}.sort(axis={axis})"
+            text = f"{x}.sort(axis={axis}{kind})"
         # +0.0 and -0.0 are equal: their order after an unstable sort is the sort's own choice
         prec = FREE if _zero_tie(v) or (px and form == "argsort") else px
         if form == "method":
@@ -1332,7 +1364,8 @@ class _Builder:
                   "reduce", "view", "view", "view", "inplace", "inplace", "inplace", "alias")
     STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
-                  "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce")
+                  "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce",
+                  "fft", "linalg", "quantile", "einsum")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
@@ -1511,7 +1544,8 @@ def programs(draw, max_statements: int = 8, errors: bool = True, statements=None
     for p in precs:
         b.features.add("free-output" if p == FREE else "exact-output" if p == 0 else "ulp-output")
     program = Program(ins, b.statements, returns, precs, [b.meta[i.name].prec for i in ins], b.raises,
-                      b.features, b.unordered & (set(returns) | {i.name for i in ins}))
+                      b.features, b.unordered & (set(returns) | {i.name for i in ins}),
+                      rel={n: b.rel[n] for n in returns if n in b.rel})
     if recall:
         program.recall_kind = recall
         program.recall = draw(_recalled(ins, recall))

@@ -72,7 +72,7 @@ FEATURES = {
     "reduce": 35, "reduce-axis": 25, "tuple-axis": 1, "keepdims": 20, "scan": 10, "argreduce": 4,
     "exact-float-reduction": 6, "slice": 28, "negative-step": 1, "int-index": 5, "newaxis": 20,
     "transpose": 4, "swapaxes": 1, "flip": 4, "reshape": 5, "inplace-op": 20, "setitem": 18,
-    "write-input": 22, "write-through-view": 8, "scalar-rebind": 2, "alias": 20, "copy": 13,
+    "write-input": 22, "write-through-view": 8, "scalar-rebind": 2, "alias": 5, "copy": 13,
     "scalar": 80, "zero-d": 100, "empty": 10, "error": 3, "nan": 24, "inf": 30, "-0.0": 14,
     "subnormal": 16, "exact-output": 150, "ulp-output": 19, "free-output": 13, "layout-C": 140,
     **{f"layout-{kind}": 9 for kind in ("F", "reversed", "strided", "broadcast", "unaligned")},
@@ -86,7 +86,7 @@ FEATURES = {
     # negative-index 9, unordered 15). A mask of a wrong shape (bad-mask) and of leading dims
     # (row-mask) are drawn too, 0 to 12 times in 1000: not counted.
     "accumulate": 7, "call": 13, "call-branch": 4, "call-writes": 1, "complex": 30,
-    "where-broadcast": 12, "index-array": 5, "negative-index": 1, "unordered": 5,
+    "where-broadcast": 12, "index-array": 5, "unordered": 5,
     # Session 30's (seeds 1, 2, 3 gave at least: product-sum 17, reduce-initial 33, reduce-where
     # 62, clip-no-lo 13, clip-no-hi 8, clip-array-lo 19, clip-method 19, long 2). Its new draws
     # moved others: swapaxes (2 in this test's draw) and index-array (7) have lower bars now.
@@ -100,8 +100,13 @@ FEATURES = {
     # (0 to 23) are not counted or barely. Complex inputs are not counted either.
     "select": 30, "select-default": 20, "nanreduce": 16, "median": 2, "descending": 3,
     "searchsorted": 1, "fancy": 8, "fancy-paired": 2, "fancy-ix": 2,
-    "fancy-later-array": 1, "nested": 2, "rows": 2, "ternary": 1, "recall-values": 10,
+    "nested": 2, "ternary": 1, "recall-values": 10,
     "recall-layout": 6, "recall-shape": 5,
+    # Session 32's (seeds 1, 2, 3 gave at least: fft 40, linalg 54, quantile 54, einsum 14,
+    # accumulate-nancum 7; each fft function, linalg call and quantile method 0 to 27, not
+    # counted). Their draws thinned others: a negative index, a later index array and a loop
+    # over rows (0 in this test's draw) are not counted any more, and alias (15) barely.
+    "fft": 13, "linalg": 18, "quantile": 18, "einsum": 4, "accumulate-nancum": 2,
 }
 
 
@@ -389,6 +394,30 @@ def test_a_select_default_of_minus_one_wraps_and_a_bool_max_takes_initial_inf():
                    " return (v, w)", np.array([0, 1], np.uint64), np.array([[True, False]])))
 
 
+def test_an_optimized_einsum_that_only_multiplies_and_a_0x0_matrix_norm_are_numpy_scalars():
+    """Found by the fuzzer (session 32): NumPy's optimized einsum contracts by a matmul (a 0-d
+    array) only over a summed label of extent other than 1, else it multiplies (a scalar); the
+    1-norm of a 0x0 matrix is NumPy's max with initial 0, a scalar. Both were 0-d arrays."""
+    check(_program("v = np.einsum('i,i->', a, b, optimize=True)\n"
+                   " w = np.einsum('ij,ij->', c, c, optimize=True)\n"
+                   " x = np.linalg.norm(b[:0, None] - b[None, :0], 1)\n"
+                   " y = np.einsum('i,i->', c[0], c[0], optimize=True)\n"
+                   " return (v, w, x, y)", np.array([True]), np.array([1], np.uint32),
+                   np.ones((1, 3), np.float32)))
+
+
+def test_eigvalsh_of_a_matrix_with_subnormal_off_diagonal_entries():
+    """Found by the fuzzer (session 32): a Householder reflector of a subnormal column took
+    ``1 / (alpha - beta)``, which overflowed (NaN eigenvalues for 1e-310), and made h and v from
+    subnormal values, which gave no orthogonal reflector (an eigenvalue 2.25 for 5e-324);
+    passes/kernelize/decompose.py's ``_householder`` now scales them up first, as ``dlarfg``."""
+    program = _program("v = np.linalg.eigvalsh(np.full((3, 3), a) + np.eye(3))\n"
+                       " w = np.linalg.eigvalsh(np.full((2, 3, 3), b) + np.eye(3))\n return (v, w)",
+                       np.array(1e-310), np.array([5e-324, 0.5]).reshape(2, 1, 1))
+    program.precs, program.rel = [FREE, FREE], {"v": (1e-14, 1.0), "w": (1e-14, 1.0)}
+    check(program)
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):
@@ -419,6 +448,17 @@ def test_a_complex_sum_from_initial_minus_zero_keeps_its_sign():
     # real part stays -0.0 where every term's is -0.0 or masked out; jitcore gives +0.0.
     check(_program("v = a.sum(dtype=np.complex128, initial=-0.0, where=a > 1)\n return (v,)",
                    np.array(1.0, np.float16)))
+
+
+@_xfail("passes/kernelize/bidiagonal.py's reflectors and rotations on subnormal values: dsvdc "
+        "gives no orthogonal transform there (scaling the reflector alone did not fix it)")
+def test_svd_of_a_matrix_with_subnormal_off_diagonal_entries():
+    # Found by the fuzzer (session 32): singular values [1.07, 1, 1] where NumPy gives [1, 1, 1].
+    # (The generator draws its matrices from variables, subnormal ones rarely: not left out.)
+    program = _program("v = np.linalg.svd(np.full((3, 3), a) + np.eye(3), compute_uv=False)\n return (v,)",
+                       np.array(5e-324))
+    program.precs, program.rel = [FREE], {"v": (1e-14, 1.0)}
+    check(program)
 
 
 def test_a_math_call_on_a_converted_buffer_keeps_its_exact_fallback():
