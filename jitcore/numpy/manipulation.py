@@ -801,12 +801,40 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     return prims.moveaxis(out, -1, axisc)
 
 
-def _full_correlation(a: Tracer, w: Tracer) -> Tracer:
-    """``c[k] = sum_j a[k + j - (m - 1)] * w[j]`` for every overlap (zeros outside ``a``): one
-    gather of the shifted windows, a product and a sum along the window, in the promoted dtype
-    (integers wrap as NumPy's do; booleans are an "or" of "and"s)."""
+# Windows up to this long are summed as shifted copies of ``a * w[j]`` (one fused kernel);
+# longer ones gather the windows (a static index array of (n + m - 1) x m elements).
+SHIFTED_TAPS = 64
+
+
+def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None = None) -> Tracer:
+    """``c[k] = sum_j a[k + j - (m - 1)] * w[j]`` for the overlaps ``k`` from ``start`` on
+    (``length`` of them; every one by default), zeros outside ``a``, in the promoted dtype
+    (integers wrap as NumPy's do; booleans are an "or" of "and"s).
+
+    A short window: the sum over j, in order, of ``a[...] * w[j]`` padded to its place, so a
+    term past a's ends is a zero left out rather than ``0 * w[j]`` (which is nan for an inf in
+    w); the m terms fuse into one kernel that reads ``a`` m times through shifted maps. A long
+    one: one gather of the shifted windows, a product and a sum along the window."""
     n, m = a.shape[0], w.shape[0]
+    length = n + m - 1 - start if length is None else length
     dtype = np.result_type(a.dtype, w.dtype)
+    if m <= SHIFTED_TAPS:
+        a, w = prims.convert(a, dtype), prims.convert(w, dtype)
+        total = None
+        for j in range(m):
+            first = start + j - (m - 1)  # a's index read at output ``start``
+            lo, hi = max(first, 0), min(first + length, n)
+            if hi <= lo:  # this tap meets no element of a in the window: left out
+                continue
+            tap = prims.reshape(prims.slice_(w, (j,), (1,), (1,)), ())
+            piece = prims.ufunc(np.multiply, prims.slice_(a, (lo,), (1,), (hi - lo,)), tap)  # bools: and
+            term = prims.pad(piece, ((lo - first, first + length - hi),), 0)
+            total = term if total is None else prims.ufunc(np.add, total, term)  # bools: or
+        if total is None:
+            return prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), dtype)), (length,))
+        return total
+    if start or length != n + m - 1:
+        return _full_correlation(a, w)[start:start + length]
     padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
     windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]  # static (n + m - 1, m)
     products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
@@ -833,16 +861,15 @@ def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):
     w = prims.ufunc(np.conjugate, v) if conjugate and v.dtype.kind == "c" else v
     if name == "convolve":
         w = w[::-1]
-    full = _full_correlation(a, w)
     if mode == "full":
-        return full
+        return _full_correlation(a, w)
     if mode == "same":
         start, length = same_start(n, m), max(n, m)
     elif mode == "valid":
         start, length = min(n, m) - 1, max(n, m) - min(n, m) + 1
     else:
         raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    return full[start:start + length]
+    return _full_correlation(a, w, start, length)
 
 
 

@@ -291,6 +291,26 @@ def test_convolve_correlate(a, v, mode):
     same(lambda a, v: np.correlate(a + 1j * a[::-1], v - 2j, mode), a, v, rtol=1e-9, atol=1e-9)
 
 
+def test_convolve_correlate_special_values_dtypes_and_long_windows():
+    """Terms past a's ends are left out (an inf in v gives no nan there), integers wrap, bools
+    or their ands, a window longer than a swaps roles, and a window longer than the shifted
+    sum's (``manipulation.SHIFTED_TAPS``) takes the gathered form."""
+    def program(a, v, ai, vi, ab, vb, long_v):
+        out = []
+        for mode in ("full", "same", "valid"):
+            out += [np.convolve(a, v, mode), np.correlate(a, v, mode), np.convolve(v, a, mode),
+                    np.convolve(ai, vi, mode), np.correlate(ab, vb, mode), np.convolve(a, long_v, mode)]
+        return tuple(out)
+    a = np.array([1.5, -0.0, np.nan, 2.0, -3.0, 0.25, 7.0, -1.0, 4.0])
+    v = np.array([np.inf, 0.5, -2.0, 0.0])
+    ai = np.array([2**62, -(2**62), 3, -7, 11], np.int64)
+    vi = np.array([3, -1, 2], np.int64)
+    ab, vb = np.array([True, False, False, True, False]), np.array([False, True])
+    long_v = np.linspace(-1.0, 1.0, 70)
+    with np.errstate(all="ignore"):
+        same(program, a, v, ai, vi, ab, vb, long_v, rtol=1e-12, atol=1e-12)
+
+
 @settings(max_examples=examples(15, ci=8), deadline=None)
 @given(hnp.arrays(np.float64, st.just((3, 4, 5)), elements=FINITE), st.integers(-2, 2))
 def test_trace(x, offset):
