@@ -16,7 +16,8 @@ with the keys: insertion writes each element's own position, merges move positio
 Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
 compares above every number, so NaNs gather at the end in input order, as NumPy's.
 
-Kernels of lanes up to ``LANES_UP_TO`` long are marked ``sort_lanes_axis``: the CPU backend
+Kernels of lanes up to ``LANES_UP_TO`` long, ``NETWORK_FROM`` elements or more in all, are
+marked ``sort_lanes_axis``: the CPU backend
 sorts their lanes in groups by a sorting network instead (``codegen/cpu/sort_lanes.py``);
 these loops remain the other backends' code and the reference it is tested against.
 """
@@ -434,6 +435,10 @@ RADIX_FROM = 2048  # lanes at least this long sort by radix; shorter ones merge 
 # lanes by a sorting network instead of this kernel's loops): measured faster than the radix
 # routines at 4096 and 8192 for every width, slower at 10^4 (docs/performance.md, sort32).
 LANES_UP_TO = 8192
+# ... when the sort holds at least this many elements (at the traced shape): the network's code
+# takes 0.15-0.2 s more to compile than these loops, which sort a thousand elements in tens of
+# microseconds (a sort of 20 floats compiled in 0.19 s by the network, 0.05 s by the loops).
+NETWORK_FROM = 1024
 
 
 def _key_bits(t: ScalarType) -> int:
@@ -491,7 +496,7 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
-    if 1 < n <= LANES_UP_TO:  # codegen/cpu/sort_lanes.py may sort its lanes by a sorting network
+    if 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM:  # codegen/cpu/sort_lanes.py: a network
         generic.attributes["sort_lanes_axis"] = axis
     return generic
 

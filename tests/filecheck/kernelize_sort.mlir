@@ -2,7 +2,8 @@
 
 // A short lane (n <= 16) is insertion-sorted in place: one kernel over the other dims, its
 // result an indexed copy of the input, a while loop shifting larger elements (NaN last) up;
-// marked for codegen/cpu/sort_lanes.py (sort_lanes_axis), which sorts lanes in groups instead.
+// with 1024 elements or more (NETWORK_FROM) marked for codegen/cpu/sort_lanes.py
+// (sort_lanes_axis), which sorts lanes in groups instead; the next case, 3 x 5, is not marked.
 // RUN: kernelize
 // CHECK:      "kernel.generic"(%arg0) ({
 // CHECK:        [[ROW:%[0-9]+]] = "kernel.index"() {dim = 0}
@@ -13,12 +14,21 @@
 // CHECK:            "arith.cmpf"({{.*}}) {predicate = "uno"}
 // CHECK:            "scf.condition"
 // CHECK:          "kernel.insert"([[V]], [[ROW]], {{%[0-9]+}}) {mode = "set", result = 0}
-// CHECK:      }) {copy_inputs = [0], domain = [3], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"], sort_lanes_axis = 1}
+// CHECK:      }) {copy_inputs = [0], domain = [128], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"], sort_lanes_axis = 1}
+"func.func"() ({
+^bb0(%arg0: tensor<128x16xf32>):
+  %0 = "array.sort"(%arg0) {axis = 1} : (tensor<128x16xf32>) -> tensor<128x16xf32>
+  "func.return"(%0) : (tensor<128x16xf32>) -> ()
+}) {function_type = (tensor<128x16xf32>) -> tensor<128x16xf32>, sym_name = "sort_rows"} : () -> ()
+
+// -----
+// RUN: kernelize
+// CHECK:      }) {copy_inputs = [0], domain = [3], indexed = [0, 1], indexing_maps = [affine_map<(d0) -> ()>, affine_map<(d0) -> ()>], iterator_types = ["parallel"]} : (tensor<3x5xf32>)
 "func.func"() ({
 ^bb0(%arg0: tensor<3x5xf32>):
   %0 = "array.sort"(%arg0) {axis = 1} : (tensor<3x5xf32>) -> tensor<3x5xf32>
   "func.return"(%0) : (tensor<3x5xf32>) -> ()
-}) {function_type = (tensor<3x5xf32>) -> tensor<3x5xf32>, sym_name = "sort_rows"} : () -> ()
+}) {function_type = (tensor<3x5xf32>) -> tensor<3x5xf32>, sym_name = "sort_small_rows"} : () -> ()
 
 // -----
 // A long lane is radix-sorted: float keys from the bits, byte counters as a third indexed

@@ -17,11 +17,21 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.codegen.cpu import sort_lanes
+from jitcore.passes.kernelize import sort as sort_kernels
 from tests.budget import examples
 from tests.jitcore.test_sorting import assert_same_sort
 from tests.strategies import specials
 
 ROWS = jc.jit(lambda a: (np.sort(a, axis=-1), np.argsort(a, axis=-1)))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _networks_for_every_size():
+    """The network for these tests' small sorts too (elsewhere it starts at ``NETWORK_FROM``
+    elements: the loops compile faster)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sort_kernels, "NETWORK_FROM", 0)
+        yield
 COLUMNS = jc.jit(lambda a: (np.sort(a, axis=0), np.argsort(a, axis=0)))
 
 
