@@ -21,7 +21,10 @@ class SameCode:
 
     def __init__(self, module: ll.Module):
         self.module = module
-        self._by_text: dict[tuple[str, ...], ll.Function] = {}
+        # by shape (each defined function's type and instructions per block): [kernel, its
+        # functions, their text or None]; a kernel is printed only once another of its shape
+        # comes, as printing is most of the check's cost and most kernels have no twin
+        self._by_shape: dict[tuple, list[list]] = {}
         self.reused = 0  # launches that call an earlier launch's function
 
     def names(self) -> set[str]:
@@ -34,9 +37,19 @@ class SameCode:
         new = [g for name, g in self.module.globals.items() if name not in before]
         if fn not in new or not all(isinstance(g, ll.Function) for g in new):
             return fn  # a library call, or code with data of its own: left as it is
+        shape = tuple((str(g.function_type), tuple(len(b.instructions) for b in g.blocks))
+                      for g in new if not g.is_declaration)
+        group = self._by_shape.setdefault(shape, [])
+        if not group:
+            group.append([fn, new, None])
+            return fn
+        for entry in group:
+            if entry[2] is None:
+                entry[2] = _blanked(self.module, entry[1])
         key = _blanked(self.module, new)
-        earlier = self._by_text.setdefault(key, fn)
-        if earlier is fn:
+        earlier = next((f for f, _, text in group if text == key), None)
+        if earlier is None:
+            group.append([fn, new, key])
             return fn
         for g in new:
             del self.module.globals[g.name]
