@@ -373,14 +373,10 @@ class CpuBackend:
         once from the start-free maps, called through a function that moves the operand
         pointers to this launch's starts; None to emit a kernel of its own."""
         if share.leader not in emitted:
-            saved = op.attributes["indexing_maps"]
-            op.attributes["indexing_maps"] = share.maps
-            try:
-                leader = dataclasses.replace(launch, kernel=f"{launch.kernel}_shared")
+            leader = dataclasses.replace(launch, kernel=f"{launch.kernel}_shared")
+            with shared_kernels.maps_swapped(op, share.maps):
                 made = self._kernel(module, plan, leader, op, fastmath, symbols=symbols, tiny=tiny,
                                     layouts=layouts)
-            finally:
-                op.attributes["indexing_maps"] = saved
             if made[1]:  # a library call (BLAS) threads itself: not shared
                 made = None
             elif "noinline" not in made[0].attributes:

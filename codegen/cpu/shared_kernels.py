@@ -19,12 +19,13 @@ and kernels of row groups or folded producers (emitted with their partners).
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import match_contraction
-from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer
 from jitcore.ir.attributes import AffineExpr, AffineMap
@@ -44,9 +45,9 @@ class Shared:
     starts: tuple[tuple[int, ...], ...]
 
 
-def _start_free(op: kernel.GenericOp) -> tuple[tuple[AffineMap, ...], tuple[tuple[int, ...], ...]] | None:
+def _start_free(op: kernel.GenericOp) -> tuple[tuple[AffineMap, ...], tuple[tuple[int, ...], ...]]:
     """``op``'s indexing maps with the constant terms of its plain reads taken out, and those
-    terms per operand; None where there is nothing to take out."""
+    terms per operand (``()`` for a read kept as it is)."""
     keep = set(op.clamped) | set(op.indexed) | {i for i in op.copy_inputs if i >= 0}
     maps, starts = list(op.indexing_maps), []
     for i, amap in enumerate(op.input_maps):
@@ -56,9 +57,19 @@ def _start_free(op: kernel.GenericOp) -> tuple[tuple[AffineMap, ...], tuple[tupl
         starts.append(tuple(e.offset for e in amap.exprs))
         maps[i] = AffineMap(amap.num_dims, tuple(AffineExpr(e.dim, e.scale if e.dim is not None else 1, 0)
                                                  for e in amap.exprs))
-    if not any(any(s) for s in starts):
-        return None
     return tuple(maps), tuple(starts)
+
+
+@contextlib.contextmanager
+def maps_swapped(op: kernel.GenericOp, maps: tuple[AffineMap, ...]):
+    """``op`` with ``maps`` as its indexing maps for the ``with`` block (printed or emitted in
+    its start-free form), its own put back after."""
+    saved = op.attributes["indexing_maps"]
+    op.attributes["indexing_maps"] = maps
+    try:
+        yield op
+    finally:
+        op.attributes["indexing_maps"] = saved
 
 
 def _self_contained(op: kernel.GenericOp) -> bool:
@@ -85,28 +96,13 @@ def plan_sharing(ops, candidates, layouts_of) -> dict[int, Shared]:
         if (not isinstance(op, kernel.GenericOp) or op.indexed or "sort_axis" in op.attributes
                 or match_contraction(op) is not None or not _self_contained(op)):
             continue
-        form = _start_free(op)
-        maps = form[0] if form else op.indexing_maps
-        saved = op.attributes["indexing_maps"]
-        op.attributes["indexing_maps"] = maps
-        try:
+        forms[i] = _start_free(op)
+        with maps_swapped(op, forms[i][0]):
             text = print_op(op)
-        finally:
-            op.attributes["indexing_maps"] = saved
         same = tuple(next(j for j, w in enumerate(op.operands) if w is v) for v in op.operands)
-        forms[i] = form
         groups.setdefault((text, same, layouts_of(i)), []).append(i)
-    shared = {}
-    for members in groups.values():
-        if len(members) < 2:
-            continue
-        leader = members[0]
-        for i in members:
-            form = forms[i]
-            maps = form[0] if form else ops[i].indexing_maps
-            starts = form[1] if form else ((),) * len(ops[i].operands)
-            shared[i] = Shared(leader, maps, starts)
-    return shared
+    return {i: Shared(members[0], *forms[i]) for members in groups.values() if len(members) > 1
+            for i in members}
 
 
 def emit_start_shift(module: ll.Module, name: str, op: kernel.GenericOp, shared_fn: ll.Function,
@@ -125,7 +121,7 @@ def emit_start_shift(module: ll.Module, name: str, op: kernel.GenericOp, shared_
         return None
     fn, operands, _, _ = kernel_function(module, name, shaped, strided, extra_pointers=extra,
                                          split=split, sizes=Sizes(symbols) if sized else None)
-    b = ll.IRBuilder(fn.blocks[0] if fn.blocks else fn.append_basic_block("entry"))
+    b = entry_builder(fn)
     args = list(fn.args)
     for i, (value, start) in enumerate(zip(op.operands, starts)):
         if any(start):
