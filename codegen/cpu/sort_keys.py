@@ -33,29 +33,41 @@ class SortKeys:
         self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width]
 
     def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value]:
-        """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it)."""
-        magnitude = b.and_(bits, b.not_(self.sign))
-        flip = b.or_(b.ashr(bits, ll.Constant(self.type, self.width - 1)), self.sign)
-        key = b.xor(bits, flip)
-        zero = b.icmp_unsigned("==", magnitude, ll.Constant(self.type, 0))
-        nan = b.icmp_unsigned(">", magnitude, self.inf)
-        key = b.select(nan, self.ones, b.select(zero, self.sign, key))
-        lost = b.or_(nan, b.icmp_unsigned("==", bits, self.sign))
+        """The key of a float's ``bits``, and i1: the float is -0.0 or a NaN (its key loses it).
+        ``bits`` may be a vector of them (``sort_lanes.py``'s rows): so are the results."""
+        sign = constant_like(bits, self.sign.constant)
+        magnitude = b.and_(bits, constant_like(bits, self.sign.constant - 1))
+        key = self.plain(b, bits)
+        zero = b.icmp_unsigned("==", magnitude, constant_like(bits, 0))
+        nan = b.icmp_unsigned(">", magnitude, constant_like(bits, self.inf.constant))
+        key = b.select(nan, constant_like(bits, self.ones.constant), b.select(zero, sign, key))
+        lost = b.or_(nan, b.icmp_unsigned("==", bits, sign))
         return key, lost
 
     def plain(self, b: ll.IRBuilder, bits: ll.Value) -> ll.Value:
         """The key of a float with no -0.0 or NaN but ``back``'s (the inverse of ``back``)."""
-        return b.xor(bits, b.or_(b.ashr(bits, ll.Constant(self.type, self.width - 1)), self.sign))
+        shifted = b.ashr(bits, constant_like(bits, self.width - 1))
+        return b.xor(bits, b.or_(shifted, constant_like(bits, self.sign.constant)))
 
     def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
-        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0)."""
-        flip = b.or_(b.xor(b.ashr(key, ll.Constant(self.type, self.width - 1)), self.ones), self.sign)
+        """The float bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0), scalar or vector."""
+        shifted = b.ashr(key, constant_like(key, self.width - 1))
+        flip = b.or_(b.xor(shifted, constant_like(key, self.ones.constant)),
+                     constant_like(key, self.sign.constant))
         return b.xor(key, flip)
 
     def load(self, b: ll.IRBuilder, src: ll.Value, stride: ll.Value, i: ll.Value) -> ll.Value:
         """The bits of float ``i`` of the floats at ``src``, ``stride`` elements apart."""
         at = b.gep(src, [b.mul(i, stride)], inbounds=True, source_etype=self.type)
         return b.load(at, typ=self.type)
+
+
+def constant_like(v: ll.Value, value: int) -> ll.Constant:
+    """``value`` as a constant of ``v``'s type: an integer, or a vector of them."""
+    t = v.type
+    if isinstance(t, ll.VectorType):
+        return ll.Constant(t, [ll.Constant(t.element, value)] * t.count)
+    return ll.Constant(t, value)
 
 
 def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, out: ll.Value,

@@ -31,7 +31,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
-from jitcore.codegen.cpu.sort_keys import SortKeys, restore_lost
+from jitcore.codegen.cpu.sort_keys import SortKeys, constant_like, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
 from jitcore.codegen.kernel_body import kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
@@ -59,33 +59,18 @@ class _Keys:
         self.floats = SortKeys(self.width) if element.is_float else None
         self.flip = element.is_integer and not element.is_unsigned  # signed: sign bit flipped
 
-    def const(self, like: ll.Value, value: int) -> ll.Constant:
-        """``value`` as a constant of ``like``'s type (a key, or a row of keys)."""
-        t = like.type
-        if isinstance(t, ll.VectorType):
-            return ll.Constant(t, [ll.Constant(self.type, value)] * t.count)
-        return ll.Constant(t, value)
-
     def of(self, b: ll.IRBuilder, bits: ll.Value) -> tuple[ll.Value, ll.Value | None]:
-        """The key of ``bits``, and (floats) i1: its key lost a -0.0 or a NaN's bits (as
-        ``SortKeys.of``, on scalars or rows)."""
-        sign = self.const(bits, 1 << (self.width - 1))
-        if self.floats is None:
-            return (b.xor(bits, sign) if self.flip else bits), None
-        magnitude = b.and_(bits, self.const(bits, (1 << (self.width - 1)) - 1))
-        key = b.xor(bits, b.or_(b.ashr(bits, self.const(bits, self.width - 1)), sign))
-        zero = b.icmp_unsigned("==", magnitude, self.const(bits, 0))
-        nan = b.icmp_unsigned(">", magnitude, self.const(bits, self.floats.inf.constant))
-        key = b.select(nan, self.const(bits, (1 << self.width) - 1), b.select(zero, sign, key))
-        return key, b.or_(nan, b.icmp_unsigned("==", bits, sign))
+        """The key of ``bits``, and (floats) i1: its key lost a -0.0 or a NaN's bits
+        (``SortKeys.of``, on scalars or rows)."""
+        if self.floats is not None:
+            return self.floats.of(b, bits)
+        return (b.xor(bits, constant_like(bits, 1 << (self.width - 1))) if self.flip else bits), None
 
     def back(self, b: ll.IRBuilder, key: ll.Value) -> ll.Value:
         """The bits of ``key`` (a NaN's key gives a NaN, a zero's +0.0), scalar or row."""
-        sign = self.const(key, 1 << (self.width - 1))
-        if self.floats is None:
-            return b.xor(key, sign) if self.flip else key
-        ones = self.const(key, (1 << self.width) - 1)
-        return b.xor(key, b.or_(b.xor(b.ashr(key, self.const(key, self.width - 1)), ones), sign))
+        if self.floats is not None:
+            return self.floats.back(b, key)
+        return b.xor(key, constant_like(key, 1 << (self.width - 1))) if self.flip else key
 
 
 def supported(element) -> bool:
