@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import indexing
+from jitcore import index_forms, indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
@@ -59,7 +59,11 @@ def _binary(ufunc, a, b):
                             for x in (a, b))
         a = _as_numpy_bool(a) if numpy_b and _python_bool(a) else a
         b = _as_numpy_bool(b) if numpy_a and _python_bool(b) else b
-    return prims.ufunc(ufunc, a, b)
+    out = prims.ufunc(ufunc, a, b)
+    if index_forms.form_of(a) or index_forms.form_of(b):
+        if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
+            out.index_form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
+    return out
 
 
 _BITWISE = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)

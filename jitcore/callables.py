@@ -58,8 +58,8 @@ def static_arguments(signature: inspect.Signature | None, static_argnums, static
     A position out of range for a function without ``*args``, or a name that is no parameter
     of a function without ``**kwargs``, raises ``StaticArgumentError`` naming it, as JAX does;
     negative positions count from the last positional parameter."""
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums or ())
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames or ())
     for n in nums:
         if not isinstance(n, int) or isinstance(n, bool):
             raise StaticArgumentError(f"jit({name}): static_argnums entries must be ints, got {n!r}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, pytree
+from jitcore import calltime, index_forms, pytree
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
@@ -372,6 +372,7 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1):
 
     def call(block, carry):
         index = Tracer(block.args[0], trace, index_sources)
+        index.index_form = index_forms.loop_index(steps) if steps is not None else None
         with calltime.static_loop(trace, block, index, steps):
             return body_fun(index, carry), None
 

@@ -22,7 +22,7 @@ import operator
 
 import numpy as np
 
-from jitcore import masked
+from jitcore import index_forms, masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
@@ -81,9 +81,59 @@ def _basic_index(x: Tracer, key):
     return start, stride, tuple(sliced), tuple(final)
 
 
+# -- slices of static length at a traced start: x[i:i + w] in a loop (see index_forms) ---------
+def _split_sliding(x: Tracer, key):
+    """``(key', [(axis, indices)])``: ``key`` with each slice whose bounds are forms of a loop
+    index made whole (``:``), and where ``x[key']`` has that axis, the indices it keeps. None
+    when no slice has traced bounds, or one cannot be proved a static length in bounds (the
+    slice then asks for a concrete value, as before), or the key holds an index array."""
+    keys = key if isinstance(key, tuple) else (key,)
+    if not any(isinstance(k, slice) and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step))
+               for k in keys):
+        return None
+    if any(is_array_index(k) and not is_traced_int(k) for k in keys):
+        return None
+    used = sum(k is not None and k is not Ellipsis for k in keys)
+    plain, sliding, dim, axis = [], [], 0, 0
+    for k in keys:
+        if k is None:
+            axis += 1
+        elif k is Ellipsis:
+            dim, axis = dim + x.ndim - used, axis + x.ndim - used
+        elif isinstance(k, slice):
+            if dim >= x.ndim:
+                return None  # too many indices: NumPy's error, from the plain path
+            found = index_forms.static_slice(k, x.shape[dim])
+            if found is None and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step)):
+                return None
+            if found is not None:
+                start, length, step = found
+                sliding.append((axis, start + step * np.arange(length, dtype=np.int64)))
+                k = slice(None)
+            dim, axis = dim + 1, axis + 1
+        else:
+            dim += 1
+        plain.append(k)
+    return tuple(plain), sliding
+
+
+def _write_sliding(x: Tracer, sliding, value) -> Tracer:
+    """``x`` with ``value`` written where the ``(axis, indices)`` pairs select, in turn."""
+    (axis, idx), rest = sliding[0], sliding[1:]
+    if rest:
+        value = _write_sliding(take(x, idx, axis), rest, value)
+    return scatter(x, (slice(None),) * axis + (idx,), value)
+
+
 def getitem(x: Tracer, key) -> Tracer:
     """The value of ``x[key]`` (no view): basic indexing with static ints, slices, None and
     Ellipsis; a key with integer arrays or constant boolean masks is advanced (``gather``)."""
+    split = _split_sliding(x, key)
+    if split is not None:
+        r = getitem(x, split[0])
+        for axis, idx in split[1]:
+            r = take(r, idx, axis)
+        return r
     keys = key if isinstance(key, tuple) else (key,)
     if any(is_array_index(k) for k in keys):
         return gather(x, keys)
@@ -114,6 +164,10 @@ def check_static_indices(indices, n: int, axis: int) -> None:
 
 def update(x: Tracer, key, value) -> Tracer:
     """``x`` with ``x[key]`` replaced by ``value`` (broadcast, and cast as NumPy's setitem does)."""
+    split = _split_sliding(x, key)
+    if split is not None:
+        plain, sliding = split
+        return update(x, plain, _write_sliding(getitem(x, plain), sliding, value))
     keys = key if isinstance(key, tuple) else (key,)
     if any(is_array_index(k) for k in keys):
         return scatter(x, keys, value)
@@ -488,9 +542,15 @@ def assign_subscript(x: Tracer, key, value) -> None:
 def _same_key(a, b) -> bool:
     """``a == b`` for two keys, comparing traced indices by identity (== would trace a compare)."""
     a, b = (k if isinstance(k, tuple) else (k,) for k in (a, b))
-    return len(a) == len(b) and all(
-        p is q if isinstance(p, Tracer) or isinstance(q, Tracer) else (type(p) is type(q) and p == q)
-        for p, q in zip(a, b))
+    return len(a) == len(b) and all(map(_same_index, a, b))
+
+
+def _same_index(p, q) -> bool:
+    if isinstance(p, slice) and isinstance(q, slice):  # whose bounds may be traced (x[i:i + w])
+        return all(map(_same_index, (p.start, p.stop, p.step), (q.start, q.stop, q.step)))
+    if isinstance(p, Tracer) or isinstance(q, Tracer):
+        return p is q
+    return type(p) is type(q) and p == q
 
 
 def setitem_scalar_bool(x: Tracer, key, value) -> None:

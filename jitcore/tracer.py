@@ -163,7 +163,7 @@ class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
-                 "_seen", "level", "int_range", "fortran")
+                 "_seen", "level", "int_range", "fortran", "index_form")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -190,6 +190,9 @@ class Tracer:
         # The memory order NumPy would give this array: Fortran (column-major) rather than C,
         # as elementwise results of Fortran-ordered arrays are (see primitives.fortran_layout).
         self.fortran = False
+        # A loop index plus or times constants, with its bounds (index_forms.IndexForm): lets
+        # x[i:i + w] be a slice of static length in a traced loop.
+        self.index_form = None
 
     @property
     def value(self) -> Value:
@@ -380,6 +383,7 @@ def fresh(x: Tracer, scalar: bool = False, weak: bool = False) -> Tracer:
     out = Tracer(x.value, x.owner_trace, x.sources, weak)
     out.scalar = scalar and x.ndim == 0
     out.int_range = x.int_range  # the same value
+    out.index_form = x.index_form
     return out
 
 

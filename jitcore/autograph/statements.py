@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import pytree
+from jitcore import index_forms, pytree
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.lowering import RETVAL
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
@@ -339,10 +339,17 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     start, stop, step = rng.start, rng.stop, rng.step
     loop = _Loop(names, values, line, "for loop", targets)
 
+    static = not any(isinstance(v, Tracer) for v in (start, stop, step))
+    form = index_forms.loop_index(range(start, stop, step)) if static else None
+
     def item(i):
         # range() gives Python ints: the index promotes as one (NEP 50), so that float16 x + i
         # stays float16
-        return source[i] if source is not None else fresh(i, scalar=True, weak=True)
+        if source is not None:
+            return source[i]
+        out = fresh(i, scalar=True, weak=True)
+        out.index_form = form  # the first step traced for the carry's types, and the while form
+        return out
 
     if extra_test is None:
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))

@@ -1,0 +1,88 @@
+"""Loop indices as affine forms, so that ``x[i:i + w]`` in a traced loop is a slice of static length.
+
+A traced ``for i in range(a, b)`` gives the body an index whose value is unknown while tracing,
+so the slice ``x[i:i + w]`` would have a shape that depends on data, and jitcore used to unroll
+such a loop (one copy of the body per step). But the two bounds are ``i`` plus constants: their
+difference, and so the slice's length, is static, and the loop's range bounds ``i``. When every
+value ``i`` takes keeps both bounds inside the axis (so NumPy would clamp nothing), the slice is
+``x`` gathered at ``i + arange(w)``: the loop stays a loop.
+
+An ``IndexForm`` is ``scale * base + offset`` for a loop index ``base`` (a token: the forms of
+one index share it), with the bounds ``lo <= value <= hi`` over the loop's range. Operators on
+a traced integer scalar and a Python (or NumPy) integer carry the form (``i + 1``, ``w + i``,
+``2 * i``); any other op drops it, so a form is only ever a proved fact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class IndexForm:
+    base: object
+    scale: int
+    offset: int
+    lo: int
+    hi: int
+
+    def plus(self, c: int) -> IndexForm:
+        return IndexForm(self.base, self.scale, self.offset + c, self.lo + c, self.hi + c)
+
+    def times(self, c: int) -> IndexForm:
+        lo, hi = sorted((self.lo * c, self.hi * c))
+        return IndexForm(self.base, self.scale * c, self.offset * c, lo, hi)
+
+    def negated(self) -> IndexForm:
+        return self.times(-1)
+
+
+def loop_index(steps: range) -> IndexForm | None:
+    """The form of the index of a loop over ``steps`` (None for an empty range: no value)."""
+    if not len(steps):
+        return None
+    first, last = steps[0], steps[-1]
+    return IndexForm(object(), 1, 0, min(first, last), max(first, last))
+
+
+def _static_int(v) -> int | None:
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return int(v)
+    return None
+
+
+def form_of(v) -> IndexForm | None:
+    return getattr(v, "index_form", None)
+
+
+def combine(ufunc, a, b) -> IndexForm | None:
+    """The form of ``ufunc(a, b)`` for add, subtract and multiply of a form and a static int."""
+    fa, fb, ca, cb = form_of(a), form_of(b), _static_int(a), _static_int(b)
+    if ufunc is np.add:
+        return fa.plus(cb) if fa and cb is not None else fb.plus(ca) if fb and ca is not None else None
+    if ufunc is np.subtract:
+        if fa and cb is not None:
+            return fa.plus(-cb)
+        return fb.negated().plus(ca) if fb and ca is not None else None
+    if ufunc is np.multiply:
+        return fa.times(cb) if fa and cb is not None else fb.times(ca) if fb and ca is not None else None
+    return None
+
+
+def static_slice(k: slice, size: int) -> tuple[object, int, int] | None:
+    """``(start, length, step)`` of a slice whose bounds are forms of one index with the same
+    scale, where NumPy would clamp neither for any value of the index; else None."""
+    if k.start is None or k.stop is None:
+        return None
+    step = 1 if k.step is None else _static_int(k.step)
+    start, stop = form_of(k.start), form_of(k.stop)
+    if step is None or step <= 0 or start is None or stop is None:
+        return None
+    if start.base is not stop.base or start.scale != stop.scale:
+        return None
+    length = max(0, -(-(stop.offset - start.offset) // step))
+    if length and (start.lo < 0 or stop.hi > size):
+        return None
+    return k.start, length, step

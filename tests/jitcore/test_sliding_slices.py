@@ -1,0 +1,148 @@
+"""Slices whose bounds are a loop index plus constants (``x[i:i + w]``) inside a traced loop: a
+static length at a traced start, read and written in place of unrolling the loop
+(``jitcore/index_forms.py``). NumPy, running the same Python, is the oracle; the traced IR must
+hold the loop (``scf.for``), so no case passes by being unrolled (a loop of at most 64 steps may
+be, by design: the sizes here are past that). Where a slice could be clamped
+by NumPy for some value of the index (``x[i - 1:i + 1]`` at ``i = 0``), the loop is unrolled as
+before and the result is still NumPy's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import index_forms
+from jitcore.errors import ConcretizationError
+
+
+def traced(f, *args, **static):
+    return jc.jit(f, static_argnames=tuple(static) or None).lower(*args, **static).as_text("traced")
+
+
+def moving_max(x, w):
+    out = np.empty(x.shape[0] - w + 1, x.dtype)
+    for i in range(x.shape[0] - w + 1):
+        out[i] = x[i:i + w].max()
+    return out
+
+
+def strided_windows(x):
+    out = np.zeros(3, x.dtype)
+    for i in range(0, x.shape[0] - 6, 2):
+        out = out + x[i + 1:i + 7:2]  # three elements, every other one
+    return out
+
+
+def floyd_warshall(d):
+    for k in range(d.shape[0]):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
+
+
+def block_sums(a, b):
+    s = np.zeros((b, b), a.dtype)
+    for i in range(0, a.shape[0] - b + 1, b):
+        for j in range(0, a.shape[1] - b + 1, b):
+            s += a[i:i + b, j:j + b]
+    return s
+
+
+def spread(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0] - 1):
+        out[i - 1:i + 2] += x[i] * np.array([1.0, 2.0, 1.0])  # a read-modify-write of the window
+    return out
+
+
+def row_windows(a):
+    out = np.zeros_like(a)
+    for j in range(a.shape[1] - 1):
+        out[1:, j:j + 2] = a[:-1, j:j + 2] - out[1:, j:j + 2]  # a 2-D window, a static slice beside
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_moving_max_is_a_loop_and_numpys(dtype):
+    f = jc.jit(moving_max, static_argnames="w")
+    for n in (4, 5, 41):
+        x = (np.random.default_rng(n).standard_normal(n) * 100).astype(dtype)
+        np.testing.assert_array_equal(f(x, 4), moving_max(x, 4))
+    assert '"scf.for"' in traced(moving_max, np.zeros(41, dtype), w=4)
+
+
+def test_strided_windows():
+    x = np.arange(151.0) ** 1.5
+    np.testing.assert_array_equal(jc.jit(strided_windows)(x), strided_windows(x))
+    assert '"scf.for"' in traced(strided_windows, x)
+
+
+def test_floyd_warshall_columns_and_rows():
+    d = np.random.default_rng(3).random((70, 70)) * 10
+    np.testing.assert_array_equal(jc.jit(floyd_warshall)(d), floyd_warshall(d))
+    assert '"scf.for"' in traced(floyd_warshall, d)
+
+
+def test_nested_blocks():
+    a = np.random.default_rng(4).integers(-9, 9, (10, 270)).astype(np.int64)
+    np.testing.assert_array_equal(jc.jit(block_sums, static_argnames="b")(a, 3), block_sums(a, 3))
+    assert '"scf.for"' in traced(block_sums, a, b=3)  # the inner loop (the outer one: 3 copies)
+
+
+def test_window_writes():
+    x = np.random.default_rng(5).standard_normal(100)
+    np.testing.assert_array_equal(jc.jit(spread)(x), spread(x))
+    assert '"scf.for"' in traced(spread, x)
+    a = np.random.default_rng(6).standard_normal((5, 80))
+    np.testing.assert_array_equal(jc.jit(row_windows)(a), row_windows(a))
+    assert '"scf.for"' in traced(row_windows, a)
+
+
+def clamped(x):
+    s = np.zeros((), x.dtype)
+    for i in range(x.shape[0]):
+        s = s + x[i - 1:i + 1].sum()  # at i = 0 NumPy reads x[-1:1]: empty, not two elements
+    return s
+
+
+def past_the_end(x):
+    s = np.zeros((), x.dtype)
+    for i in range(x.shape[0]):
+        s = s + x[i:i + 3].sum()  # the last two windows are shorter
+    return s
+
+
+@pytest.mark.parametrize("f", [clamped, past_the_end])
+def test_slices_numpy_would_clamp_are_still_numpys(f):
+    x = np.arange(1.0, 67.0)  # 66 steps: past the unrolling limit, so the loop is tried first
+    assert jc.jit(f)(x) == f(x)
+
+
+def test_forms_are_proved_or_absent():
+    steps = index_forms.loop_index(range(2, 11, 3))  # 2, 5, 8
+    assert (steps.lo, steps.hi) == (2, 8)
+    assert index_forms.loop_index(range(5, 5)) is None
+    down = index_forms.loop_index(range(9, 0, -4)).times(2).plus(-1)  # 2*{9,5,1} - 1
+    assert (down.lo, down.hi, down.scale, down.offset) == (1, 17, 2, -1)
+
+    class Index:
+        def __init__(self, form):
+            self.index_form = form
+    i = Index(steps)
+    assert index_forms.static_slice(slice(i, Index(steps.plus(3))), 11)[1:] == (3, 1)
+    assert index_forms.static_slice(slice(i, Index(steps.plus(3))), 10) is None  # 8 + 3 > 10
+    assert index_forms.static_slice(slice(i, Index(steps.plus(5)), 2), 13)[1:] == (3, 2)
+    assert index_forms.static_slice(slice(i, Index(steps.times(2))), 99) is None  # length varies
+    other = Index(index_forms.loop_index(range(2, 11, 3)))  # another loop's index
+    assert index_forms.static_slice(slice(i, other), 99) is None
+
+
+def test_a_traced_length_still_asks_for_a_concrete_value():
+    def head(x, n):
+        s = 0.0
+        for i in range(3):
+            s = s + x[i:i + n].sum()
+        return s
+
+    with pytest.raises(ConcretizationError):
+        jc.jit(head)(np.ones(8), 2)
