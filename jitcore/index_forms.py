@@ -86,3 +86,24 @@ def static_slice(k: slice, size: int) -> tuple[object, int, int] | None:
     if length and (start.lo < 0 or stop.hi > size):
         return None
     return k.start, length, step
+
+
+def bounded_slice(k: slice, size: int) -> tuple[object, object] | None:
+    """``(start, stop)`` of a step-1 slice with a traced bound whose length is not static
+    (``x[:i]``, ``x[i:]``, ``x[j:i]``), each bound a traced index or a static int, where NumPy
+    would clamp no traced bound for any value of its index; else None."""
+    if k.step not in (None, 1):
+        return None
+    start = _bound(k.start, size, 0)
+    stop = _bound(k.stop, size, 1)
+    return None if start is None or stop is None else (start, stop)
+
+
+def _bound(b, size: int, which: int):
+    if b is None:
+        return (0, size)[which]
+    c = _static_int(b)
+    if c is not None:  # NumPy's own clamping of a static bound
+        return slice(c, None).indices(size)[0] if which == 0 else slice(None, c).indices(size)[1]
+    form = form_of(b)
+    return b if form is not None and 0 <= form.lo and form.hi <= size else None

@@ -117,6 +117,52 @@ def _split_sliding(x: Tracer, key):
     return tuple(plain), sliding
 
 
+def _ranged_slice(x: Tracer, key):
+    """``(key', mask)`` for a key with one slice whose traced bounds give it a length that
+    depends on the data (``x[:i]``, ``L[i, :i]``, ``x[i:]`` in a loop over i), on the first
+    axis of ``x[key']`` (``key`` with that slice made whole): the mask of the positions it
+    keeps (``masked.RangedSelection``). None otherwise."""
+    keys = key if isinstance(key, tuple) else (key,)
+    traced = [j for j, k in enumerate(keys) if isinstance(k, slice)
+              and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step))]
+    if len(traced) != 1 or any(k is Ellipsis for k in keys) or any(k is None for k in keys[:traced[0]]):
+        return None
+    if any(is_array_index(k) and not is_traced_int(k) for k in keys) or len(keys) > x.ndim:
+        return None
+    j = traced[0]
+    if any(isinstance(k, slice) for k in keys[:j]):
+        return None  # the sliced axis is not the first of the result
+    size = x.shape[j]
+    if index_forms.static_slice(keys[j], size) is not None:
+        return None  # a static length: a gather (_split_sliding)
+    bounds = index_forms.bounded_slice(keys[j], size)
+    if bounds is None:
+        return None
+    start, stop = bounds
+    positions = prims.constant(x.owner_trace, _arange(size))
+    mask = None
+    if isinstance(start, Tracer) or start > 0:
+        mask = positions >= start
+    if isinstance(stop, Tracer) or stop < size:
+        mask = positions < stop if mask is None else mask & (positions < stop)
+    if mask is None:
+        return None
+    return keys[:j] + (slice(None),) + keys[j + 1:], mask
+
+
+_ARANGES: dict[int, np.ndarray] = {}
+
+
+def _arange(n: int) -> np.ndarray:
+    """One ``np.arange(n)`` per length, so the masks of ``x[:i]`` and ``y[:i]`` read one
+    constant (the trace's constants are keyed by the array) and compare as the same mask."""
+    if n not in _ARANGES:
+        if len(_ARANGES) > 256:
+            _ARANGES.clear()
+        _ARANGES[n] = np.arange(n)
+    return _ARANGES[n]
+
+
 def _write_sliding(x: Tracer, sliding, value) -> Tracer:
     """``x`` with ``value`` written where the ``(axis, indices)`` pairs select, in turn."""
     (axis, idx), rest = sliding[0], sliding[1:]
@@ -501,6 +547,9 @@ def subscript(x: Tracer, key):
     mask = traced_mask(key)
     if mask is not None:
         return masked.select(x, mask)
+    ranged = _ranged_slice(x, key)
+    if ranged is not None:
+        return masked.RangedSelection(getitem(x, ranged[0]), ranged[1])
     mask = _traced_scalar_mask(key)
     if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
         return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))
@@ -532,6 +581,13 @@ def assign_subscript(x: Tracer, key, value) -> None:
         return
     if is_copying(key):
         prims.assign(x, update(x, key, value))
+        return
+    ranged = _ranged_slice(x, key)
+    if ranged is not None:
+        plain, mask = ranged
+        written = masked.write_ranged(getitem(x, plain), mask, value,
+                                      masked.RangedSelection(x, mask))
+        prims.assign(x, update(x, plain, written))
         return
     if isinstance(value, Tracer) and value.view_of is not None and value.view_of[0] is x:
         if value.index is not None and _same_key(value.index, key):

@@ -15,7 +15,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.control_flow import cond
-from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.core import PURE, OpResult
 from jitcore.tracer import Tracer, user_location
 
@@ -50,27 +50,34 @@ class MaskedSelection:
 
     @property
     def shape(self):
-        raise JitTypeError(refused(self.values, "its shape"))
+        raise self._refusal("its shape")
 
     size = shape
 
     def __len__(self):
-        raise JitTypeError(refused(self.values, "len()"))
+        raise self._refusal("len()")
 
     def __iter__(self):
-        raise JitTypeError(refused(self.values, "iteration"))
+        raise self._refusal("iteration")
 
     def __getitem__(self, key):
-        raise JitTypeError(refused(self.values, "indexing it"))
+        raise self._refusal("indexing it")
 
     def __setitem__(self, key, value):
-        raise JitTypeError(refused(self.values, "writing into it (write x[mask] = v instead)"))
+        raise self._refusal("writing into it (write x[mask] = v instead)")
 
     def __array__(self, dtype=None, copy=None):
-        raise JitTypeError(refused(self.values, "np.asarray()"))
+        raise self._refusal("np.asarray()")
 
     def __bool__(self):
-        raise JitTypeError(refused(self.values, "bool()"))
+        raise self._refusal("bool()")
+
+    def _refusal(self, what: str) -> Exception:
+        """The error for a use that needs the selection's shape."""
+        return JitTypeError(refused(self.values, what))
+
+    def _like(self, values: Tracer) -> MaskedSelection:
+        return type(self)(values, self.mask)
 
     def __repr__(self) -> str:
         return (f"{self.values!r}[mask], a selection by a traced mask whose size depends on the data: "
@@ -79,14 +86,16 @@ class MaskedSelection:
     # -- elementwise: another selection by the same mask -------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method != "__call__" or kwargs:
-            raise JitTypeError(refused(self.values, f"numpy.{ufunc.__name__}.{method}"
-                                       if method != "__call__" else f"numpy.{ufunc.__name__} with "
-                                       f"{', '.join(sorted(kwargs))}"))
+            raise self._refusal(f"numpy.{ufunc.__name__}.{method}"
+                                if method != "__call__" else f"numpy.{ufunc.__name__} with "
+                                f"{', '.join(sorted(kwargs))}")
+        if ufunc.signature is not None:  # matmul: not elementwise, so not over the values whole
+            return self._dot(ufunc.__name__, *inputs)
         args = [self._operand(x, ufunc.__name__) for x in inputs]
         out = ufunc(*args)
         if isinstance(out, tuple):
-            return tuple(MaskedSelection(o, self.mask) for o in out)
-        return MaskedSelection(out, self.mask)
+            return tuple(self._like(o) for o in out)
+        return self._like(out)
 
     def __jitcore_ufunc__(self, ufunc, operands):
         """``primitives.ufunc`` with this selection among its operands (``t - x[m]``, where the
@@ -98,23 +107,42 @@ class MaskedSelection:
         that broadcasts along the selected elements (a scalar, or fewer dims than the selection)."""
         if isinstance(x, MaskedSelection):
             if not same_mask(x.mask, self.mask) or x.values.shape != self.values.shape:
-                raise JitTypeError(refused(self.values, f"numpy.{name} of selections by two masks"))
+                raise self._refusal(f"numpy.{name} of selections by two masks")
             return x.values
         if np.ndim(x) >= self.ndim:
-            raise JitTypeError(refused(self.values, f"numpy.{name} with an array of shape "
-                                                    f"{np.shape(x)}"))
+            raise self._refusal(f"numpy.{name} with an array of shape {np.shape(x)}")
         return x
 
+    def _dot(self, name: str, a, b):
+        """``a @ b`` of two 1-d selections by one mask: the sum of their products (a product
+        with anything else has a shape or values that depend on the data)."""
+        if not (isinstance(a, MaskedSelection) and isinstance(b, MaskedSelection) and a.ndim == 1
+                and b.ndim == 1 and a.values.ndim == 1 and b.values.ndim == 1):
+            raise self._refusal(f"numpy.{name} with an operand that is not a 1-d selection")
+        product = self._operand(a, name) * self._operand(b, name)
+        return np.sum(product, where=self.mask, dtype=product.dtype)  # int8 @ int8 stays int8
+
+    def __matmul__(self, other):
+        return self._dot("matmul", self, other)
+
+    def __rmatmul__(self, other):
+        return self._dot("matmul", other, self)
+
     def astype(self, dtype, *args, **kwargs):
-        return MaskedSelection(self.values.astype(dtype, *args, **kwargs), self.mask)
+        return self._like(self.values.astype(dtype, *args, **kwargs))
 
     # -- reductions ------------------------------------------------------------------------------
     def __array_function__(self, func, types, args, kwargs):
+        if func in (np.dot, np.inner, np.vdot) and len(args) == 2 and not kwargs:
+            a, b = args
+            if func is np.vdot and isinstance(a, MaskedSelection):
+                a = np.conjugate(a)
+            return self._dot(func.__name__, a, b)
         reduce = _REDUCTIONS.get(func)
         others = (*args[1:], *kwargs.values())
         if reduce is None or args[0] is not self or any(isinstance(a, MaskedSelection) for a in others):
             name = getattr(func, "__name__", str(func))
-            raise JitTypeError(refused(self.values, f"numpy.{name}"))
+            raise self._refusal(f"numpy.{name}")
         return reduce(self, *args[1:], **kwargs)
 
     def _axes(self, axis, keepdims: bool):
@@ -124,7 +152,7 @@ class MaskedSelection:
         if axis is not None:
             (axis,) = prims.normalize_axes(axis, self.ndim, "reduction")
             if axis != 0:
-                raise JitTypeError(refused(self.values, "a reduction along a kept axis"))
+                raise self._refusal("a reduction along a kept axis")
         axes = tuple(range(self.values.ndim)) if axis is None else tuple(range(k))
         kept = (1,) * self.ndim if axis is None else (1, *rest)
         return axes, kept if keepdims else None
@@ -201,6 +229,40 @@ class MaskedSelection:
 
     def count_nonzero(self, axis=None, keepdims=False):
         return (self != 0).sum(axis=axis, keepdims=keepdims)
+
+
+class RangedSelection(MaskedSelection):
+    """``x[a:b]`` along ``x``'s first axis where a bound is a traced loop index (``x[:i]``,
+    ``L[i, :i]``, ``x[i:]``): its length depends on the data, so it is the mask
+    ``a <= arange(n) < b`` over ``x`` (see ``indexing.ranged_slice``). A use that needs its length
+    asks for a concrete value, as the slice did before, so a loop whose body needs it is unrolled."""
+
+    __slots__ = ()
+
+    def _refusal(self, what: str) -> Exception:
+        return ConcretizationError(
+            f"{self.values!r}[a:b], a slice whose bound is a traced index, has a length that depends "
+            f"on the data, which a compiled function cannot have ({what}), at {user_location()}. "
+            "Reduce it at once (x[:i].sum(), .max(), np.mean(x[i:]), L[i, :i] @ x[:i]), write it "
+            "(x[:i] = v, x[:i] = f(x[:i])), or use jitcore.numpy.where(np.arange(n) < i, x, 0)")
+
+    def __repr__(self) -> str:
+        return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"
+
+
+def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tracer:
+    """``x[a:b] = value`` as ``where``: a scalar, a row for every selected one, or a selection
+    by the same mask (``x[:i] = 2 * x[:i]``); a value of another length is refused."""
+    if isinstance(value, MaskedSelection):
+        if not same_mask(value.mask, mask) or value.values.shape != x.shape:
+            raise refusal._refusal("assigning a selection by another mask or of another shape")
+        return write(x, mask, value)
+    shape = np.shape(value)
+    if len(shape) >= x.ndim and shape[len(shape) - x.ndim] != 1:
+        raise refusal._refusal(f"assigning an array of shape {shape}")
+    v = prims.broadcast_to(prims.as_tracer(x.owner_trace, value, x.dtype), x.shape)
+    cond_ = prims.reshape(mask, mask.shape + (1,) * (x.ndim - mask.ndim))
+    return prims.where(cond_, prims.convert(v, x.dtype), x)
 
 
 def _no_out(out, name: str) -> None:

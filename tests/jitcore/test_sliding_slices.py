@@ -146,3 +146,99 @@ def test_a_traced_length_still_asks_for_a_concrete_value():
 
     with pytest.raises(ConcretizationError):
         jc.jit(head)(np.ones(8), 2)
+
+
+# -- slices of traced length (x[:i], L[i, :i], x[i:]): masks, reduced or written --------------------
+def forward_substitution(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def prefix_and_suffix(x):
+    out = np.zeros((4, x.shape[0]), x.dtype)
+    for i in range(x.shape[0]):
+        out[0, i] = x[:i + 1].max()
+        out[1, i] = x[i:].min()
+        out[2, i] = np.sum(x[:i])  # empty at i = 0: 0
+        out[3, i] = np.dot(x[i:], x[i:])
+    return out
+
+
+def prefix_writes(a):
+    out = a.copy()
+    for i in range(a.shape[0]):
+        out[:i] = out[:i] * 2 - 1  # a selection written through the same mask
+        out[i:] += 1  # read, add, write back
+    return out
+
+
+def column_prefix(a):
+    s = np.zeros(a.shape[0], a.dtype)
+    for j in range(a.shape[1]):
+        s[j] = a[:j, j].sum() + a[j, :j].max(initial=-9.0) if j else a[j, j]
+    return s
+
+
+def test_forward_substitution_is_a_loop_and_numpys():
+    rng = np.random.default_rng(7)
+    n = 70
+    L = np.tril(rng.random((n, n))) + n * np.eye(n)
+    b = rng.random(n)
+    np.testing.assert_allclose(jc.jit(forward_substitution)(L, b), forward_substitution(L, b),
+                               rtol=1e-13, atol=0)
+    assert '"scf.for"' in traced(forward_substitution, L, b)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64])
+def test_prefix_and_suffix_reductions(dtype):
+    x = (np.random.default_rng(8).standard_normal(70) * 50).astype(dtype)
+    np.testing.assert_allclose(jc.jit(prefix_and_suffix)(x), prefix_and_suffix(x), rtol=1e-13)
+    assert '"scf.for"' in traced(prefix_and_suffix, x)
+
+
+def test_prefix_writes():
+    a = np.arange(70.0) % 7
+    np.testing.assert_array_equal(jc.jit(prefix_writes)(a), prefix_writes(a))
+    assert '"scf.for"' in traced(prefix_writes, a)
+
+
+def test_column_prefix():
+    a = np.random.default_rng(9).standard_normal((70, 70))
+    np.testing.assert_allclose(jc.jit(column_prefix)(a), column_prefix(a), rtol=1e-12, atol=1e-14)
+    assert '"scf.for"' in traced(column_prefix, a)
+
+
+def cumulative_copy(x):
+    out = np.zeros((x.shape[0], x.shape[0]))
+    for i in range(x.shape[0]):
+        out[i, :i] = x[:i]  # the row's first i elements, from a selection by the same mask
+    return out
+
+
+def lengths(x):
+    out = np.zeros(x.shape[0], np.int64)
+    for i in range(x.shape[0]):
+        out[i] = x[:i].shape[0]  # needs the length: the loop is unrolled, as before
+    return out
+
+
+def test_writes_of_a_selection_and_uses_that_need_the_length():
+    x = np.arange(1.0, 67.0)
+    np.testing.assert_array_equal(jc.jit(cumulative_copy)(x), cumulative_copy(x))
+    assert '"scf.for"' in traced(cumulative_copy, x)
+    np.testing.assert_array_equal(jc.jit(lengths)(x), lengths(x))
+    assert '"scf.for"' not in traced(lengths, x)
+
+
+def test_matmul_of_a_ranged_slice_is_not_over_the_whole_array():
+    def f(x, i):
+        return np.matmul(x[:i], x[:i]), x[:i] @ x[:i], np.vdot(x[i:], x[i:])
+
+    def g(x):
+        return jc.fori_loop(0, 3, lambda i, c: c + sum(f(x, i + 2)), 0.0)
+
+    x = np.arange(6.0) + 1j
+    want = sum(sum(f(x, i + 2)) for i in range(3))
+    np.testing.assert_allclose(jc.jit(g)(x), want, rtol=1e-14)
