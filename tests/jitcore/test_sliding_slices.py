@@ -242,3 +242,14 @@ def test_matmul_of_a_ranged_slice_is_not_over_the_whole_array():
     x = np.arange(6.0) + 1j
     want = sum(sum(f(x, i + 2)) for i in range(3))
     np.testing.assert_allclose(jc.jit(g)(x), want, rtol=1e-14)
+
+
+def test_products_of_mask_selections():
+    def f(x):
+        m = x > 0
+        return x[m] @ x[m], np.dot(x[m], x[m]), np.matmul(x[m], 2 * x[m])
+
+    x = np.array([1.0, -2, 3, -4, 5])
+    assert jc.jit(f)(x) == f(x)
+    with pytest.raises(jc.JitTypeError, match="not a 1-d selection"):
+        jc.jit(lambda x: x[x > 0] @ x)(x)
