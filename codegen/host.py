@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 from llvmlite import ir as ll
 
+from jitcore.codegen import scalar
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
@@ -48,7 +49,7 @@ from jitcore.codegen.plan import (
     WhileLoop,
 )
 from jitcore.ir.attributes import numpy_dtype
-from jitcore.ir.core import Operation
+from jitcore.ir.core import BlockArgument, Operation
 from jitcore.ir.dialects import array, kernel, scf
 
 STATUS = Storage("status", 0)  # the status words, for kernels that check indices
@@ -126,6 +127,11 @@ class _Planner:
         self.storage = storage
         self.kernels: list[Operation] = []
         self.loops = 0
+        self.sharing: dict[Storage, list] = {}  # the values each storage holds, in turn
+
+    def bind(self, value, storage: Storage) -> None:
+        self.storage[id(value)] = storage
+        self.sharing.setdefault(storage, []).append(value)
 
     def buffer(self, shape: tuple[int, ...], dtype) -> Storage:
         self.plan.buffers.append((tuple(shape), np.dtype(dtype)))
@@ -141,14 +147,14 @@ class _Planner:
         """The steps of ``block``'s ops; its terminator is the caller's business, except
         ``func.return``, which sets the outputs."""
         steps: list = []
-        for op in block.ops:
+        for position, op in enumerate(block.ops):
             if isinstance(op, kernel.GenericOp):
-                steps.append(self.launch(op))
+                steps.append(self.launch(op, block, position))
             elif isinstance(op, array.ConstantOp):
-                self.storage[id(op.result)] = Storage("constant", len(self.plan.constants))
+                self.bind(op.result, Storage("constant", len(self.plan.constants)))
                 self.plan.constants.append(op.value.array)
             elif isinstance(op, array.ReshapeOp):
-                self.storage[id(op.result)] = self.of(op.operands[0])
+                self.bind(op.result, self.of(op.operands[0]))
             elif isinstance(op, scf.ForOp):
                 steps.extend(self.for_loop(op))
             elif isinstance(op, scf.WhileOp):
@@ -171,9 +177,10 @@ class _Planner:
             (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands)
         return Callback(op.callback, tuple(self.of(v) for v in op.operands))
 
-    def launch(self, op: kernel.GenericOp) -> Run:
-        for r in op.results:
-            self.storage[id(r)] = self.buffer_for(r)
+    def launch(self, op: kernel.GenericOp, block, position: int) -> Run:
+        for k, r in enumerate(op.results):
+            taken = self.taken_over(op, k, block, position)
+            self.bind(r, taken if taken is not None else self.buffer_for(r))
         operands = tuple(self.of(v) for v in (*op.operands, *op.results))
         if kernel.checks_indices(op):
             operands += (STATUS,)
@@ -183,16 +190,45 @@ class _Planner:
         self.kernels.append(op)
         return Run(len(self.plan.launches) - 1)
 
+    def taken_over(self, op: kernel.GenericOp, k: int, block, position: int) -> Storage | None:
+        """The buffer of the input that result ``k`` starts as a copy of, when the result may
+        be written in it: the input dies here (``out[i] = v`` in a loop then writes one element
+        of the carried buffer, not a copy of all of it per step; the kernel skips a copy onto
+        itself). Only a buffer of this block's own value, read by nothing after ``op`` (no
+        later op, yield or reshape of it), and by ``op`` only as the copy's source; not where
+        the kernel may run twice (the exact-math rerun would apply a scatter's updates again);
+        the CPU only (a GPU grid copies and writes in parallel)."""
+        source = op.copy_inputs[k]
+        if source < 0 or self.plan.target != "cpu":
+            return None
+        value = op.operands[source]
+        storage = self.of(value)
+        if storage.kind != "buffer" or not _defined_in(value, block):
+            return None
+        if sum(self.of(v) == storage for v in op.operands) != 1 or op.body.args[source].uses:
+            return None
+        if any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op)):
+            return None
+        later = set(map(id, block.ops[position + 1:]))
+        for shared in self.sharing.get(storage, ()):
+            if not _defined_in(shared, block):
+                continue  # a loop's results after it: the values the buffer holds next
+            for user, _ in shared.uses:
+                top = _in_block(user, block)
+                if top is None or id(top) in later:
+                    return None
+        return storage
+
     def carried(self, op: Operation, inits, blocks) -> tuple[list[Storage], list[Copy]]:
         """Storage of their own for ``op``'s carried values (its results and the carried args of
         ``blocks``: one buffer per value, never an init's, which may be the caller's array or
         used again later) and the copies of the inits into it."""
         storages = [self.buffer_for(r) for r in op.results]
         for r, s in zip(op.results, storages):
-            self.storage[id(r)] = s
+            self.bind(r, s)
         for block in blocks:
             for arg, s in zip(block.args[len(block.args) - len(storages):], storages):
-                self.storage[id(arg)] = s
+                self.bind(arg, s)
         return storages, [_copy(self.of(v), s, v) for v, s in zip(inits, storages)]
 
     def moves(self, values, targets: list[Storage]) -> list[Copy]:
@@ -219,7 +255,7 @@ class _Planner:
         counts = Counter(self.of(v) for v in yields)
         return tuple(_copy(self.of(v), target, v) for v, target in zip(yields, targets)
                      if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
-                     and counts[self.of(v)] == 1)
+                     and counts[self.of(v)] == 1 and self.of(v) != target)  # (not written in it)
 
     def loop_body(self, block, targets: list[Storage]) -> tuple[tuple, tuple[Copy, ...]]:
         """The steps of a loop's body, its yields moved into ``targets``, and the swaps."""
@@ -232,7 +268,7 @@ class _Planner:
 
     def for_loop(self, op: scf.ForOp) -> list:
         iv = self.buffer((), np.int64)
-        self.storage[id(op.induction_variable)] = iv
+        self.bind(op.induction_variable, iv)
         storages, inits = self.carried(op, op.inits, [op.body])
         body, swaps = self.loop_body(op.body, storages)
         number, self.loops = self.loops, self.loops + 1
@@ -253,6 +289,18 @@ class _Planner:
         for block in (op.then_block, op.else_block):
             arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
         return [Branch(self.of(op.condition), *arms)]
+
+
+def _defined_in(value, block) -> bool:
+    owner = value.block if isinstance(value, BlockArgument) else value.owner.parent
+    return owner is block
+
+
+def _in_block(op: Operation, block) -> Operation | None:
+    """``op`` or the op of ``block`` whose regions hold it; None when it is not in ``block``."""
+    while op is not None and op.parent is not block:
+        op = op.parent_op
+    return op
 
 
 def _copy(source: Storage, target: Storage, value) -> Copy:

@@ -353,6 +353,16 @@ MUTANTS = [
            "names = sorted((g.name for g in functions), key=len, reverse=True)",
            "kernels that differ only in the intrinsic they declare (floor, ceil) share one function",
            ("tests/codegen/test_same_code.py",)),
+    Mutant("in-place-ignores-later-reads", "codegen/host.py",
+           "                if top is None or id(top) in later:",
+           "                if top is None:",
+           "a kernel result takes over its copy source's buffer although the old value is read later",
+           ("tests/codegen/test_in_place_results.py",)),
+    Mutant("in-place-ignores-own-reads", "codegen/host.py",
+           "if sum(self.of(v) == storage for v in op.operands) != 1 or op.body.args[source].uses:",
+           "if False:",
+           "a kernel result takes over the buffer of an input it also reads (x[1:-1] = x[:-2] + x[2:])",
+           ("tests/codegen/test_in_place_results.py",)),
 ]
 
 

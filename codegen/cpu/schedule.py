@@ -552,7 +552,8 @@ class _Schedule:
             self._each_result_point(self.body.finish_point)  # once every row or column is whole
 
     def _emit_copies(self) -> None:
-        """Results that start as a copy of an input get that copy before the nest runs."""
+        """Results that start as a copy of an input get that copy before the nest runs, unless
+        the plan gave the result the input's own buffer (``host._Planner.taken_over``)."""
         n_in = len(self.op.operands)
         operands = self.body.operands
         for k, source in enumerate(self.op.copy_inputs):
@@ -560,12 +561,16 @@ class _Schedule:
                 continue
             result = self.op.results[k]
             elem = memory_type(result.type.element)
+            src, dst = operands[source], operands[n_in + k]
 
-            def copy_at(ivs, src=operands[source], dst=operands[n_in + k], elem=elem):
+            def copy_at(ivs, src=src, dst=dst, elem=elem):
                 value = self.b.load(element_pointer(self.b, src.pointer, ivs, src.strides, elem), typ=elem)
                 self.b.store(value, element_pointer(self.b, dst.pointer, ivs, dst.strides, elem))
 
-            emit_nest(self.b, self.sizes.extents(result.type.shape), copy_at)
+            apart = self.b.icmp_unsigned("!=", self.b.ptrtoint(src.pointer, I64),
+                                         self.b.ptrtoint(dst.pointer, I64))
+            with self.b.if_then(apart):
+                emit_nest(self.b, self.sizes.extents(result.type.shape), copy_at)
 
     def _emit_with_exact_fallback(self, emit) -> None:
         """Run the vectorizable nest, noting any element the fast math cannot compute

@@ -1,0 +1,79 @@
+"""A kernel whose result starts as a copy of an input that dies there writes in the input's
+buffer (``codegen/host.py``, ``_Planner.taken_over``): ``out[i] = v`` in a loop then writes one
+element of the carried buffer instead of copying all of it every step (quadratic time). The
+cases where the old value is still read afterwards must keep their copy: NumPy, running the
+same Python, is the oracle for each."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import jitcore as jc
+from jitcore.codegen.plan import Copy, ForLoop, Run
+
+
+def window_sums(x):
+    out = np.zeros(x.shape[0] - 2)
+    for i in range(x.shape[0] - 2):
+        out[i] = x[i:i + 3].sum()  # array work in the body: the loop launches kernels
+    return out
+
+
+def test_a_loops_element_writes_take_over_the_carried_buffer():
+    x = np.random.default_rng(0).standard_normal(90)
+    f = jc.jit(window_sums)
+    np.testing.assert_allclose(f(x), window_sums(x), rtol=1e-15)
+    plan = f.lower(x).plan()
+    (loop,) = [s for s in plan.program if isinstance(s, ForLoop)]
+    launches = [plan.launches[s.launch] for s in loop.body if isinstance(s, Run)]
+    carried = _carried(plan, loop)
+    # the write's result is the carried buffer itself, which it reads as the copy's source
+    assert any(launch.operands[0] in carried and launch.operands[0] in _results(launch)
+               for launch in launches)
+    assert not any(isinstance(s, Copy) for s in loop.body)
+    assert not loop.swaps
+
+
+def _results(launch):
+    return [s for s in launch.operands if s.kind != "status"][-launch.results:]
+
+
+def _carried(plan, loop):
+    """The loop's carried buffers: where the copies before it put the inits."""
+    return {s.target for s in plan.program[:plan.program.index(loop)] if isinstance(s, Copy)}
+
+
+def old_value_read_after(x):
+    out = np.zeros_like(x)
+    total = np.zeros(())
+    for i in range(x.shape[0]):
+        before = out * 1.0  # the old value, read after the write below
+        out[i] = x[i:i + 1].sum() + 1.0
+        total = total + before.sum()
+    return out, total
+
+
+def shifted_self_update(x):
+    for _ in range(70):
+        x[1:-1] = x[:-2] + x[2:]  # the kernel reads the array it starts as a copy of
+    return x
+
+
+def test_values_still_read_keep_their_copy():
+    x = np.random.default_rng(1).standard_normal(70)
+    for got, want in zip(jc.jit(old_value_read_after)(x), old_value_read_after(x)):
+        np.testing.assert_array_equal(got, want)
+    assert '"scf.for"' in jc.jit(old_value_read_after).lower(x).as_text("optimized")
+    y = np.random.default_rng(2).standard_normal(12)
+    np.testing.assert_array_equal(jc.jit(shifted_self_update)(y.copy()), shifted_self_update(y.copy()))
+
+
+def test_an_argument_is_never_written():
+    def f(x):
+        y = x.copy()
+        y[0] = 5.0
+        return y
+
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(jc.jit(f)(x), [5.0, 1, 2, 3])
+    np.testing.assert_array_equal(x, np.arange(4.0))
