@@ -118,36 +118,41 @@ def _split_sliding(x: Tracer, key):
 
 
 def _ranged_slice(x: Tracer, key):
-    """``(key', mask)`` for a key with one slice whose traced bounds give it a length that
-    depends on the data (``x[:i]``, ``L[i, :i]``, ``x[i:]`` in a loop over i), on the first
-    axis of ``x[key']`` (``key`` with that slice made whole): the mask of the positions it
-    keeps (``masked.RangedSelection``). None otherwise."""
+    """``(key', mask)`` for a key whose slices with traced bounds have lengths that depend on
+    the data (``x[:i]``, ``L[i, :i]``, ``x[i:]``, ``a[k:, k:]`` in a loop over i or k) and come
+    first in ``x[key']`` (``key`` with those slices made whole): the mask of the positions they
+    keep (``masked.RangedSelection``). None otherwise."""
     keys = key if isinstance(key, tuple) else (key,)
     traced = [j for j, k in enumerate(keys) if isinstance(k, slice)
               and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step))]
-    if len(traced) != 1 or any(k is Ellipsis for k in keys) or any(k is None for k in keys[:traced[0]]):
+    if not traced or any(k is Ellipsis for k in keys) or any(k is None for k in keys[:traced[-1]]):
         return None
     if any(is_array_index(k) and not is_traced_int(k) for k in keys) or len(keys) > x.ndim:
         return None
-    j = traced[0]
-    if any(isinstance(k, slice) for k in keys[:j]):
-        return None  # the sliced axis is not the first of the result
-    size = x.shape[j]
-    if index_forms.static_slice(keys[j], size) is not None:
-        return None  # a static length: a gather (_split_sliding)
-    bounds = index_forms.bounded_slice(keys[j], size)
-    if bounds is None:
-        return None
-    start, stop = bounds
-    positions = prims.constant(x.owner_trace, _arange(size))
+    if any(isinstance(k, slice) and j not in traced for j, k in enumerate(keys[:traced[-1]])):
+        return None  # a sliced axis is not among the first of the result
+    masks = []
+    for j in traced:
+        size = x.shape[j]
+        if index_forms.static_slice(keys[j], size) is not None:
+            return None  # a static length: a gather (_split_sliding)
+        bounds = index_forms.bounded_slice(keys[j], size)
+        if bounds is None:
+            return None
+        masks.append(_positions_mask(x.owner_trace, size, *bounds))
+    plain = tuple(slice(None) if j in traced else k for j, k in enumerate(keys))
+    return plain, masked.product_mask(masks)
+
+
+def _positions_mask(trace, size: int, start, stop) -> Tracer:
+    """``start <= arange(size) < stop`` for a traced bound or two."""
+    positions = prims.constant(trace, _arange(size))
     mask = None
     if isinstance(start, Tracer) or start > 0:
         mask = positions >= start
     if isinstance(stop, Tracer) or stop < size:
         mask = positions < stop if mask is None else mask & (positions < stop)
-    if mask is None:
-        return None
-    return keys[:j] + (slice(None),) + keys[j + 1:], mask
+    return mask
 
 
 _ARANGES: dict[int, np.ndarray] = {}

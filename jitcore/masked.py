@@ -85,6 +85,8 @@ class MaskedSelection:
 
     # -- elementwise: another selection by the same mask -------------------------------------------
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if method == "outer" and len(inputs) == 2 and not kwargs:
+            return self._outer(ufunc, *inputs)
         if method != "__call__" or kwargs:
             raise self._refusal(f"numpy.{ufunc.__name__}.{method}"
                                 if method != "__call__" else f"numpy.{ufunc.__name__} with "
@@ -122,6 +124,16 @@ class MaskedSelection:
         product = self._operand(a, name) * self._operand(b, name)
         return np.sum(product, where=self.mask, dtype=product.dtype)  # int8 @ int8 stays int8
 
+    def _outer(self, ufunc, a, b):
+        """``ufunc.outer(a, b)`` of two 1-d selections (``np.outer(x[i:], y[i:])``): a selection
+        over two dims by the product of their masks."""
+        if not all(isinstance(v, MaskedSelection) and v.values.ndim == 1 and v.mask.ndim == 1
+                   for v in (a, b)):
+            raise self._refusal(f"numpy.{ufunc.__name__}.outer of other than two 1-d selections")
+        values = ufunc(prims.reshape(a.values, (-1, 1)), prims.reshape(b.values, (1, -1)))
+        kind = RangedSelection if RangedSelection in (type(a), type(b)) else MaskedSelection
+        return kind(values, product_mask((a.mask, b.mask)))
+
     def __matmul__(self, other):
         return self._dot("matmul", self, other)
 
@@ -133,6 +145,8 @@ class MaskedSelection:
 
     # -- reductions ------------------------------------------------------------------------------
     def __array_function__(self, func, types, args, kwargs):
+        if func is np.outer and len(args) == 2 and not kwargs:
+            return self._outer(np.multiply, *args)
         if func in (np.dot, np.inner, np.vdot) and len(args) == 2 and not kwargs:
             a, b = args
             if func is np.vdot and isinstance(a, MaskedSelection):
@@ -248,6 +262,20 @@ class RangedSelection(MaskedSelection):
 
     def __repr__(self) -> str:
         return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"
+
+
+def product_mask(masks) -> Tracer:
+    """The mask over several dims that keeps a point where each dim's 1-d mask keeps its
+    position, built one way everywhere (so two such masks compare as the same)."""
+    if len(masks) == 1:
+        return masks[0]
+    out = None
+    for j, m in enumerate(masks):
+        shape = [1] * len(masks)
+        shape[j] = m.shape[0]
+        m = prims.reshape(m, tuple(shape))
+        out = m if out is None else out & m
+    return out
 
 
 def write_ranged(x: Tracer, mask: Tracer, value, refusal: RangedSelection) -> Tracer:

@@ -253,3 +253,27 @@ def test_products_of_mask_selections():
     assert jc.jit(f)(x) == f(x)
     with pytest.raises(jc.JitTypeError, match="not a 1-d selection"):
         jc.jit(lambda x: x[x > 0] @ x)(x)
+
+
+def lu_no_pivoting(a):
+    a = a.copy()
+    for k in range(a.shape[0] - 1):
+        a[k + 1:, k] = a[k + 1:, k] / a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])  # two ranged axes
+    return a
+
+
+def trailing_sums(a):
+    out = np.zeros(a.shape[0])
+    for k in range(a.shape[0]):
+        out[k] = a[k:, k:].sum() - np.multiply.outer(a[k:, 0], a[0, k:]).max(initial=-1e300)
+    return out
+
+
+def test_two_ranged_axes_and_outer_products():
+    rng = np.random.default_rng(10)
+    a = rng.random((70, 70)) + 70 * np.eye(70)
+    np.testing.assert_allclose(jc.jit(lu_no_pivoting)(a), lu_no_pivoting(a), rtol=1e-12, atol=1e-15)
+    assert '"scf.for"' in traced(lu_no_pivoting, a)
+    np.testing.assert_allclose(jc.jit(trailing_sums)(a), trailing_sums(a), rtol=1e-12)
+    assert '"scf.for"' in traced(trailing_sums, a)
