@@ -141,7 +141,7 @@ def _ranged_slice(x: Tracer, key):
             return None
         masks.append(_positions_mask(x.owner_trace, size, *bounds))
     plain = tuple(slice(None) if j in traced else k for j, k in enumerate(keys))
-    return plain, masked.product_mask(masks)
+    return plain, masked.product_mask(masks), tuple(masks)
 
 
 def _positions_mask(trace, size: int, start, stop) -> Tracer:
@@ -554,7 +554,7 @@ def subscript(x: Tracer, key):
         return masked.select(x, mask)
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        return masked.RangedSelection(getitem(x, ranged[0]), ranged[1])
+        return masked.RangedSelection(getitem(x, ranged[0]), ranged[1], ranged[2])
     mask = _traced_scalar_mask(key)
     if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
         return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))
@@ -589,7 +589,7 @@ def assign_subscript(x: Tracer, key, value) -> None:
         return
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        plain, mask = ranged
+        plain, mask, _ = ranged
         written = masked.write_ranged(getitem(x, plain), mask, value,
                                       masked.RangedSelection(x, mask))
         prims.assign(x, update(x, plain, written))

@@ -32,12 +32,14 @@ def refused(x, what: str = "") -> str:
 class MaskedSelection:
     """``values[mask]``: ``mask`` a traced boolean array of ``values``' leading dims' shape."""
 
-    __slots__ = ("values", "mask")
+    __slots__ = ("values", "mask", "factors")
     __array_priority__ = 2000  # above Tracer's: ``tracer + selection`` asks the selection
     __hash__ = None
 
-    def __init__(self, values: Tracer, mask: Tracer):
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None):
         self.values, self.mask = values, mask
+        # The 1-d masks whose product the mask is, one per dim (product_mask), when known.
+        self.factors = factors if factors is not None else (mask,) if mask.ndim == 1 else None
 
     # -- what is static --------------------------------------------------------------------------
     @property
@@ -77,7 +79,7 @@ class MaskedSelection:
         return JitTypeError(refused(self.values, what))
 
     def _like(self, values: Tracer) -> MaskedSelection:
-        return type(self)(values, self.mask)
+        return type(self)(values, self.mask, self.factors)
 
     def __repr__(self) -> str:
         return (f"{self.values!r}[mask], a selection by a traced mask whose size depends on the data: "
@@ -116,13 +118,24 @@ class MaskedSelection:
         return x
 
     def _dot(self, name: str, a, b):
-        """``a @ b`` of two 1-d selections by one mask: the sum of their products (a product
-        with anything else has a shape or values that depend on the data)."""
-        if not (isinstance(a, MaskedSelection) and isinstance(b, MaskedSelection) and a.ndim == 1
-                and b.ndim == 1 and a.values.ndim == 1 and b.values.ndim == 1):
-            raise self._refusal(f"numpy.{name} with an operand that is not a 1-d selection")
-        product = self._operand(a, name) * self._operand(b, name)
-        return np.sum(product, where=self.mask, dtype=product.dtype)  # int8 @ int8 stays int8
+        """``a @ b`` of selections of 1 or 2 dims whose masks are products of 1-d ones, the
+        contracted dims kept by the same mask (``L[i, :i] @ x[:i]``, ``L[j + 1:, :j] @
+        L[j, :j]``): the product of the operands with every element outside its selection
+        zeroed, as a selection by the dims that are not contracted (a product with anything
+        else has a shape or values that depend on the data)."""
+        if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
+                   and len(v.factors) == v.values.ndim for v in (a, b)):
+            raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
+        if not same_mask(a.factors[-1], b.factors[0]) or a.values.shape[-1] != b.values.shape[0]:
+            raise self._refusal(f"numpy.{name} of selections whose contracted dims differ")
+        if a.values.ndim == b.values.ndim == 1:
+            product = a.values * b.values
+            return np.sum(product, where=a.mask, dtype=product.dtype)  # int8 @ int8 stays int8
+        zeroed = [np.where(v._where(), v.values, np.zeros((), v.values.dtype)) for v in (a, b)]
+        values = np.matmul(*zeroed)
+        kept = (*a.factors[:-1], *b.factors[1:])
+        kind = RangedSelection if RangedSelection in (type(a), type(b)) else MaskedSelection
+        return kind(values, product_mask(kept), kept)
 
     def _outer(self, ufunc, a, b):
         """``ufunc.outer(a, b)`` of two 1-d selections (``np.outer(x[i:], y[i:])``): a selection
@@ -132,7 +145,7 @@ class MaskedSelection:
             raise self._refusal(f"numpy.{ufunc.__name__}.outer of other than two 1-d selections")
         values = ufunc(prims.reshape(a.values, (-1, 1)), prims.reshape(b.values, (1, -1)))
         kind = RangedSelection if RangedSelection in (type(a), type(b)) else MaskedSelection
-        return kind(values, product_mask((a.mask, b.mask)))
+        return kind(values, product_mask((a.mask, b.mask)), (a.mask, b.mask))
 
     def __matmul__(self, other):
         return self._dot("matmul", self, other)

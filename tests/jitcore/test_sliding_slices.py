@@ -251,7 +251,7 @@ def test_products_of_mask_selections():
 
     x = np.array([1.0, -2, 3, -4, 5])
     assert jc.jit(f)(x) == f(x)
-    with pytest.raises(jc.JitTypeError, match="not a 1-d selection"):
+    with pytest.raises(jc.JitTypeError, match="not a 1-d or 2-d selection"):
         jc.jit(lambda x: x[x > 0] @ x)(x)
 
 
@@ -277,3 +277,31 @@ def test_two_ranged_axes_and_outer_products():
     assert '"scf.for"' in traced(lu_no_pivoting, a)
     np.testing.assert_allclose(jc.jit(trailing_sums)(a), trailing_sums(a), rtol=1e-12)
     assert '"scf.for"' in traced(trailing_sums, a)
+
+
+def cholesky_by_columns(a):
+    n = a.shape[0]
+    L = np.zeros_like(a)
+    for j in range(n):
+        L[j, j] = np.sqrt(a[j, j] - L[j, :j] @ L[j, :j])
+        L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]  # matrix @ vector
+    return L
+
+
+def lower_products(a):
+    s = np.zeros(a.shape[0])
+    for k in range(1, a.shape[0]):
+        s[k] = (a[:k, :k] @ a[:k, :k]).sum() + (a[k, :k] @ a[:k, k:]).max()  # matrix, vector @ matrix
+    return s
+
+
+def test_products_of_ranged_matrices():
+    rng = np.random.default_rng(11)
+    m = rng.standard_normal((70, 70))
+    a = m @ m.T + 70 * np.eye(70)
+    got = jc.jit(cholesky_by_columns)(a)
+    np.testing.assert_allclose(got, cholesky_by_columns(a), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(got, np.linalg.cholesky(a), rtol=1e-10, atol=1e-12)
+    assert '"scf.for"' in traced(cholesky_by_columns, a)
+    np.testing.assert_allclose(jc.jit(lower_products)(m), lower_products(m), rtol=1e-12)
+    assert '"scf.for"' in traced(lower_products, m)
