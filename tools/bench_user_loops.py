@@ -2,7 +2,9 @@
 """Compile time of a new user's loop-shaped programs (docs/performance.md, "Short static loops
 that end many kernels" and "Unrolled loops: one kernel for the copies"): a Newton iteration
 with two sums per step over a static range, row loops of mean/sort/std, ``np.apply_along_axis``,
-and unrolled loops over rows ``x[i]`` and shifted windows.
+unrolled loops over rows ``x[i]`` and shifted windows, and (session 33) loops whose body slices
+at the loop's index (``x[i:i + w]``, ``L[i, :i]``, ``a[k + 1:, k + 1:]``) or writes one element
+of an array per step.
 
     PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R]
 
@@ -77,6 +79,41 @@ def window_sums(v):
     return s
 
 
+def moving_mean(x):
+    out = np.empty(x.shape[0] - 4)
+    for i in range(x.shape[0] - 4):
+        out[i] = x[i:i + 5].mean()
+    return out
+
+
+def floyd_warshall(d):
+    for k in range(d.shape[0]):
+        d = np.minimum(d, d[:, k:k + 1] + d[k:k + 1, :])
+    return d
+
+
+def forward_substitution(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def lu_no_pivoting(a):
+    a = a.copy()
+    for k in range(a.shape[0] - 1):
+        a[k + 1:, k] = a[k + 1:, k] / a[k, k]
+        a[k + 1:, k + 1:] -= np.outer(a[k + 1:, k], a[k, k + 1:])
+    return a
+
+
+def row_sums_by_element(x):
+    out = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        out[i] = np.sin(x[i]).sum()  # array work in the body, one element written per step
+    return out
+
+
 ROWS = np.random.default_rng(1).random((40, 9))
 BIG = np.random.default_rng(2).random((1000, 1000))
 PROGRAMS = {
@@ -88,6 +125,13 @@ PROGRAMS = {
     "sum of sin(x[i]), 10 rows of 1000": (row_sin_sums, (BIG,)),
     "sum(abs(x[i])) * x[i].max(), 10 rows of 1000": (row_abs_max, (BIG,)),
     "sums of 8 shifted windows of 1000": (window_sums, (BIG[0],)),
+    "moving mean x[i:i + 5], 300 points": (moving_mean, (BIG[1, :300],)),
+    "Floyd-Warshall d[:, k:k + 1], 200 nodes": (floyd_warshall, (BIG[:200, :200] * 10,)),
+    "forward substitution L[i, :i] @ x[:i], 300": (
+        forward_substitution, (np.tril(BIG[:300, :300]) + 300 * np.eye(300), BIG[2, :300])),
+    "LU without pivoting a[k + 1:, k + 1:], 80": (lu_no_pivoting, (BIG[:80, :80] + 80 * np.eye(80),)),
+    "out[i] = sin(x[i]).sum(), 20000 rows of 8": (
+        row_sums_by_element, (np.random.default_rng(3).random((20000, 8)),)),
 }
 
 

@@ -125,7 +125,51 @@ def written(stmts) -> set[str]:
                 _targets(t, out, True)
         if isinstance(n, ast.Assign) and _is_setitem(n.value):  # as converted: h = setitem(h, ...)
             _targets(n.targets[0], out, False)
+    return _with_viewed(stmts, out)
+
+
+def _with_viewed(stmts, out: set[str]) -> set[str]:
+    """``out`` and the arrays its names view: ``v = x[i:i + 3]; v[:] = 0`` (or ``v *= 2``)
+    writes ``x``, which is then state as well."""
+    views: dict[str, str] = {}
+    in_place: set[str] = set()
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            in_place.add(n.target.id)  # on an array (a rebinding only of a number)
+        if (isinstance(n, ast.Call) and _is_helper(n.func, "aug_assign") and n.args
+                and isinstance(n.args[0], ast.Name)):
+            in_place.add(n.args[0].id)  # as converted: v = aug_assign(v, "Mult", 2)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            base = _viewed(n.value)
+            if base is not None:
+                views[n.targets[0].id] = base
+    grown = True
+    while grown:
+        grown = False
+        for view, base in views.items():
+            if (view in out or view in in_place) and base not in out:
+                out.add(base)
+                grown = True
     return out
+
+
+def _viewed(value) -> str | None:
+    """The name whose array ``value`` indexes (``x[i:j]``, ``x[i][j]``, and as converted,
+    ``__ag__.getitem(x, ...)``), else None."""
+    base = value
+    while True:
+        if isinstance(base, ast.Subscript):
+            base = base.value
+        elif isinstance(base, ast.Call) and _is_helper(base.func, "getitem") and base.args:
+            base = base.args[0]
+        else:
+            break
+    return base.id if base is not value and isinstance(base, ast.Name) else None
+
+
+def _is_helper(f, name: str) -> bool:
+    return (isinstance(f, ast.Attribute) and f.attr == name and isinstance(f.value, ast.Name)
+            and f.value.id == "__ag__")
 
 
 def _is_setitem(value) -> bool:

@@ -305,3 +305,26 @@ def test_products_of_ranged_matrices():
     assert '"scf.for"' in traced(cholesky_by_columns, a)
     np.testing.assert_allclose(jc.jit(lower_products)(m), lower_products(m), rtol=1e-12)
     assert '"scf.for"' in traced(lower_products, m)
+
+
+def halve_windows(x):
+    for i in range(x.shape[0] - 2):
+        v = x[i:i + 3]  # a view: writes to it are writes to x, which the loop then carries
+        v[:] = v * 0.5
+    return x
+
+
+def scale_rows(a):
+    for i in range(a.shape[0]):
+        row = a[i]
+        row *= i + 1.0  # in place on the view
+    return a
+
+
+def test_writes_through_a_view_made_in_the_loop():
+    x = np.arange(70.0)
+    np.testing.assert_array_equal(jc.jit(halve_windows)(x.copy()), halve_windows(x.copy()))
+    assert '"scf.for"' in traced(halve_windows, x)
+    a = np.arange(140.0).reshape(70, 2)
+    np.testing.assert_array_equal(jc.jit(scale_rows)(a.copy()), scale_rows(a.copy()))
+    assert '"scf.for"' in traced(scale_rows, a)
