@@ -293,5 +293,3 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
     results = [op.result_type, a.type, a.type, a.type, vector, vector, vector, *logs]
     return _finish(kb, op, results, [-1] * len(results))
 
-
-RULES = {array.EighOp: eigh}
