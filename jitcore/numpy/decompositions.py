@@ -141,14 +141,17 @@ def _joined(re: Tracer, im: Tracer) -> Tracer:
 
 @implements(np.linalg.eig)
 def eig(a):
-    """``numpy.linalg.eig`` of real matrices: Householder reduction to Hessenberg form, Francis
+    """``numpy.linalg.eig``; of real matrices: Householder reduction to Hessenberg form, Francis
     double-shift QR to the real Schur form, eigenvectors by back-substitution, each of unit
     norm with its largest component real (as LAPACK's ``geev``, without its balancing).
     The results are always complex (complex64 for float32 input, complex128 otherwise): NumPy
     gives a real dtype when every eigenvalue happens to be real, a choice made on the data,
     which a compiled signature cannot follow; ``.real`` recovers NumPy's then. Order: as the
     Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
-    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's."""
+    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's. Complex
+    matrices: Hessenberg form and single-shift QR to the complex Schur form in complex
+    arithmetic (``zgeev``'s way, ``complex_eig.py``), the same normalisation; complex results,
+    as NumPy's."""
     if not traced(a):
         return np.linalg.eig(a)
     a = _operand(a, "eig", True, complex_ok=True)

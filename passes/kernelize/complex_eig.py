@@ -213,10 +213,11 @@ def _schur(e, n: int, t, H, Z, vectors: bool):
     e.b.create(kernel.RaiseOp, [_ic(e, "sge", hi, 0)], [], {"code": kernel.NO_CONVERGENCE})
 
 
-def _eigenvectors(e, n: int, t, T, Z, x, V) -> None:
+def _eigenvectors(e, n: int, t, T, Z, x, acc, V) -> None:
     """Column k of V: Z x with x the eigenvector of the triangular T for T[k, k] (x_k = 1,
     the rows above by back-substitution, a divisor smaller than ``eps |T[k, k]|`` replaced
-    by that, as ``ztrevc``), of unit norm and turned so its largest component is real."""
+    by that, as ``ztrevc``), of unit norm and turned so its largest component is real; Z x
+    summed a column of Z at a time into ``acc``."""
     rt = t.component
     eps = e.const(_eps(rt), rt)
     tiny = e.const(float(np.finfo(numpy_dtype(rt)).tiny), rt)
@@ -238,10 +239,18 @@ def _eigenvectors(e, n: int, t, T, Z, x, V) -> None:
 
         _loop(e, 0, k, row)
 
-        def entry(e, i):
-            return _complex_sum(e, 0, _inc(e, k), lambda e, j: _fmul(e, Z.get(e, i, j), x.get(e, j)), rt)
+        _loop(e, 0, n, lambda e, i, _: acc.set(e, i, _scalar(e, 0.0, t)))
 
-        _loop(e, 0, n, lambda e, i, _: V.set(e, i, k, entry(e, i)))
+        def add_row(e, j, _):  # acc += x_j Z[:, j], Z's column j a row of its storage
+            xj = x.get(e, j)
+
+            def entry(e, i, _):
+                acc.set(e, i, _fadd(e, acc.get(e, i), _fmul(e, Z.get(e, i, j), xj)))
+
+            _loop(e, 0, n, entry)
+
+        _loop(e, 0, _inc(e, k), add_row)
+        _loop(e, 0, n, lambda e, i, _: V.set(e, i, k, acc.get(e, i)))
         size = _norm(e, 0, n, lambda e, i: V.get(e, i, k), t)
 
         def largest(e, i, c):
@@ -263,11 +272,12 @@ def _eigenvectors(e, n: int, t, T, Z, x, V) -> None:
 
 def complex_eig(op: array.EigOp, a, kb, source, outer, t) -> kernel.GenericOp:
     """The results: 0 packed (plane 0: the eigenvectors as columns, then the eigenvalues; or
-    the eigenvalues alone), 1 H (then T), 2 Z, 3 the reflectors' scales, 4 scratch."""
+    the eigenvalues alone), 1 H (then T), 2 Z^T, 3 the reflectors' scales, 4-5 scratch."""
     n = a.type.shape[-1]
     rt = t.component
     e = kb.emit
-    H, Z, tau, w = _Matrix(outer, t, 1), _Matrix(outer, t, 2), _Matrix(outer, t, 3), _Matrix(outer, t, 4)
+    H, tau, w, acc = _Matrix(outer, t, 1), _Matrix(outer, t, 3), _Matrix(outer, t, 4), _Matrix(outer, t, 5)
+    Z = _Matrix(outer, t, 2, transposed=True)  # held as Z^T: the rotations turn its rows
     plane = _Matrix([*outer, _idx(e, 0)], t, 0)
     values = _Row(plane, n) if op.vectors else _Row(_Matrix(outer, t, 0), 0)
 
@@ -284,7 +294,7 @@ def complex_eig(op: array.EigOp, a, kb, source, outer, t) -> kernel.GenericOp:
         _identity(e, n, n, Z, t)
         if n > 1:  # reflector k acts on rows k+1..; its vector is H's column k below k+1
             _form_q(e, n - 1, n - 1, max(n - 2, 0), t, _Matrix(outer, t, 1, offset=(1, 0)), tau,
-                    _Matrix(outer, t, 2, offset=(1, 1)), w)
+                    _Matrix(outer, t, 2, offset=(1, 1), transposed=True), w)
 
     def clear(e, i, _):  # the reflectors' vectors below the subdiagonal
         _loop(e, 0, _dec(e, i), lambda e, j, _: H.set(e, i, j, _scalar(e, 0.0, t)))
@@ -292,12 +302,12 @@ def complex_eig(op: array.EigOp, a, kb, source, outer, t) -> kernel.GenericOp:
     _loop(e, 2, n, clear)
     _schur(e, n, t, H, Z, bool(op.vectors))
     if op.vectors:
-        _eigenvectors(e, n, t, H, Z, w, plane)
+        _eigenvectors(e, n, t, H, Z, w, acc, plane)
     unscale = _real(e, e.op("arith.divf", e.const(1.0, rt), scale), t)
     _loop(e, 0, n, lambda e, i, _: values.set(e, i, _fmul(e, H.get(e, i, i), unscale)))
     vector = a.type.with_shape(a.type.shape[:-2] + (max(n, 1),))
     square = a.type.with_shape(a.type.shape[:-2] + ((n, n) if op.vectors else (1, 1)))
-    results = [op.result_type, a.type, square, vector, vector]
+    results = [op.result_type, a.type, square, vector, vector, vector]
     return _finish(kb, op, results, [-1] * len(results))
 
 

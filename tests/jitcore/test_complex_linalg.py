@@ -3,9 +3,9 @@
 The complex LU (det, slogdet, solve, inv), Cholesky and Householder QR run in complex arithmetic
 in their kernels and agree with LAPACK's ``z``/``c`` routines to rounding, conventions included
 (R's diagonal real, with geqrf's signs, so Q and R are compared entry by entry; the determinant's
-phase). What needs no singular vectors goes through the real form ``[[Re a, -Im a], [Im a, Re
-a]]`` (svdvals, the 2-norms, cond, matrix_rank, pinv, lstsq); eigvalsh through the complex
-tridiagonalisation (eigh's vectors: test_complex_spectral.py).
+phase). pinv and lstsq go through the real form ``[[Re a, -Im a], [Im a, Re a]]``; svdvals, the
+2-norms, cond and matrix_rank through the complex bidiagonalisation, eigvalsh the complex
+tridiagonalisation (their vectors: test_complex_spectral.py).
 
 Tolerances: backward-stable results (factors, singular values, eigenvalues) within
 ``C n eps ||A||``; solutions (solve, inv, pinv, lstsq, det's relative error) within
