@@ -6,7 +6,7 @@ value up to a unitary mix), so they are tested by their invariants: ``A V = V di
 results are within ``C n eps ||A||`` of the truth: eigenvalues of a Hermitian matrix and
 singular values to that absolutely (Weyl), so they are compared with NumPy's directly; the
 residuals and the orthogonality too, whatever the gaps between the values (repeated ones
-included). One compile per dtype.
+included). One compile per test.
 """
 
 from __future__ import annotations
@@ -49,41 +49,36 @@ def _check_eigh(a, w, v, w_want, dtype):
     assert np.max(np.abs(_h(v) @ v - eye), initial=0) <= _bound(eye, dtype)
 
 
-def _eigh_all(h, upper):
-    lin = np.linalg
-    return lin.eigh(h), lin.eigh(upper, UPLO="U"), lin.eigvalsh(h)
-
-
-@pytest.mark.parametrize("dtype", [np.dtype(np.complex128), np.dtype(np.complex64)], ids=str)
-def test_complex_eigh_invariants(dtype):
-    """A batch of Hermitian matrices: random, one with eigenvalues repeated (1, 1, 1, 2, 2, 5:
-    the case the real form's doubled eigenvalues could not give orthogonal vectors for), a
-    diagonal one of unit phases' Hermitian parts, one with an imaginary diagonal part LAPACK
-    ignores, and garbage in the triangle not read; and a 1x1 and 0x0 stack."""
-    rng = np.random.default_rng(33)
-    n = 6
+def _hermitian_batch(rng, n=6):
+    """Hermitian matrices: random, one with eigenvalues repeated (1, 1, 1, 2, 2, 5: the case
+    the real form's doubled eigenvalues could not give orthogonal vectors for), a diagonal
+    one, one with an imaginary diagonal part LAPACK ignores; garbage in the upper triangle,
+    which is not read."""
     g = rng.standard_normal((4, n, n)) + 1j * rng.standard_normal((4, n, n))
     h = g + _h(g)
     q = _unitary(rng, n, n)
     h[1] = (q * np.array([1.0, 1, 1, 2, 2, 5])) @ _h(q)
     h[2] = np.diag(np.cos(np.arange(n)))
     h[3, 2, 2] += 0.25j
-    lower = h + np.triu(np.full((n, n), 7 - 3j), 1)  # only the lower triangle is read
-    upper = _h(lower)
-    small = (np.array([[[2.0 + 0.5j]]]), np.zeros((2, 0, 0), complex))
+    return h + np.triu(np.full((n, n), 7 - 3j), 1)
+
+
+def test_complex_eigh_invariants():
+    """complex128: eigh of the lower triangle, eigvalsh of the upper one (UPLO='U'); a 1x1 and a
+    0x0 stack."""
+    lower = _hermitian_batch(np.random.default_rng(33))
+    dtype = np.dtype(np.complex128)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompileTimeWarning)
-        f = jc.jit(_eigh_all, cache=False)
-        (w, v), (wu, vu), wv = f(lower.astype(dtype), upper.astype(dtype))
-        tiny = [f(x.astype(dtype), x.astype(dtype)) for x in small]
-    w_want = np.linalg.eigvalsh(lower.astype(dtype))
+        f = jc.jit(lambda lo, up: (np.linalg.eigh(lo), np.linalg.eigvalsh(up, UPLO="U")), cache=False)
+        (w, v), wv = f(lower, _h(lower))
+        g = jc.jit(np.linalg.eigh, cache=False)
+        (w1, v1), (w0, v0) = g(np.array([[[2.0 + 0.5j]]])), g(np.zeros((2, 0, 0), complex))
+    w_want = np.linalg.eigvalsh(lower)
     _check_eigh(lower, w, v, w_want, dtype)
-    _check_eigh(lower, wu, vu, w_want, dtype)
     assert np.max(np.abs(wv - w_want)) <= _bound(lower, dtype) and wv.dtype == w_want.dtype
-    (w1, v1), _, _ = tiny[0]
     assert w1.tolist() == [[2.0]] and v1.tolist() == [[[1.0]]]
-    (w0, v0), _, w0v = tiny[1]
-    assert w0.shape == w0v.shape == (2, 0) and v0.shape == (2, 0, 0) and v0.dtype == dtype
+    assert w0.shape == (2, 0) and v0.shape == (2, 0, 0) and v0.dtype == dtype
 
 
 def _check_svd(a, u, s, vh, dtype, full):
@@ -102,21 +97,26 @@ def _check_svd(a, u, s, vh, dtype, full):
         assert np.max(np.abs(q - eye), initial=0) <= _bound(eye, dtype)
 
 
-@pytest.mark.parametrize("dtype", [np.dtype(np.complex128), np.dtype(np.complex64)], ids=str)
-def test_complex_svd_invariants(dtype):
-    """Tall stacks (full U) and wide ones (reduced, through A^H): random, one of rank 2 with a
-    repeated singular value (3, 3, 0, ...), one whose columns are unit phases times each other."""
-    rng = np.random.default_rng(34)
+def _svd_batch(rng):
+    """Tall matrices: random, one of rank 2 with a repeated singular value (3, 3, 0, 0), one
+    whose columns are unit phases times each other (rank 1)."""
     tall = rng.standard_normal((3, 6, 4)) + 1j * rng.standard_normal((3, 6, 4))
     tall[1] = (_unitary(rng, 6, 6)[:, :4] * np.array([3.0, 3, 0, 0])) @ _unitary(rng, 4, 4)
     tall[2] = np.exp(1j * np.arange(6))[:, None] * np.exp(-1j * np.arange(4))
+    return tall
+
+
+def test_complex_svd_invariants():
+    """complex128: tall stacks with full U, wide ones (through A^H) reduced."""
+    tall = _svd_batch(np.random.default_rng(34))
     wide = _h(tall[:2, :5, :])  # 4 x 5
+    dtype = np.dtype(np.complex128)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompileTimeWarning)
         f = jc.jit(lambda t, w: (np.linalg.svd(t), np.linalg.svd(w, full_matrices=False)), cache=False)
-        (u, s, vh), (uw, sw, vhw) = f(tall.astype(dtype), wide.astype(dtype))
-    _check_svd(tall.astype(dtype), u, s, vh, dtype, True)
-    _check_svd(wide.astype(dtype), uw, sw, vhw, dtype, False)
+        (u, s, vh), (uw, sw, vhw) = f(tall, wide)
+    _check_svd(tall, u, s, vh, dtype, True)
+    _check_svd(wide, uw, sw, vhw, dtype, False)
 
 
 def _matched(got, want):
@@ -154,13 +154,10 @@ def _check_eig(a, w, v, wv, dtype):
         assert (err[simple] <= bound * kappa / gaps[simple]).all()
 
 
-@pytest.mark.parametrize("dtype", [np.dtype(np.complex128), np.dtype(np.complex64)], ids=str)
-def test_complex_eig_invariants(dtype):
-    """A batch: random, known eigenvalues (1, 2i, -1, -1+1e-1j, 3, 0.5) under a random
-    similarity, a real matrix (eigenvalues in conjugate pairs), a Hermitian one, an upper
-    triangular one (converged from the start) and a zero matrix; a NaN input raises as NumPy."""
-    rng = np.random.default_rng(35)
-    n = 6
+def _general_batch(rng, n=6):
+    """Random, known eigenvalues (1, 2i, -1, -1+1e-1j, 3, 0.5) under a random similarity, a real
+    matrix (eigenvalues in conjugate pairs), a Hermitian one, an upper triangular one
+    (converged from the start) and a zero matrix."""
     a = rng.standard_normal((6, n, n)) + 1j * rng.standard_normal((6, n, n))
     s = _unitary(rng, n, n) + 0.3 * np.eye(n)
     a[1] = s @ np.diag([1, 2j, -1, -1 + 0.1j, 3, 0.5]) @ np.linalg.inv(s)
@@ -168,15 +165,36 @@ def test_complex_eig_invariants(dtype):
     a[3] = a[3] + _h(a[3])
     a[4] = np.triu(a[4])
     a[5] = 0
+    return a
+
+
+def test_complex_eig_invariants():
+    """complex128: eig and eigvals; a NaN input raises as NumPy's."""
+    a = _general_batch(np.random.default_rng(35))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompileTimeWarning)
         f = jc.jit(lambda x: (np.linalg.eig(x), np.linalg.eigvals(x)), cache=False)
-        (w, v), wv = f(a.astype(dtype))
+        (w, v), wv = f(a)
         nan = a.copy()
         nan[3, 1, 2] = np.nan
         with pytest.raises(np.linalg.LinAlgError, match="infs or NaNs"):
-            f(nan.astype(dtype))
-    _check_eig(a.astype(dtype), w, v, wv, dtype)
+            f(nan)
+    _check_eig(a, w, v, wv, np.dtype(np.complex128))
+
+
+def test_complex64_eigh_svd_eig():
+    """complex64 (single precision's eps, tiny and scaling in the kernels): eigh, svd and eig
+    of the same batches, one compile."""
+    rng = np.random.default_rng(36)
+    dtype = np.dtype(np.complex64)
+    h, t, a = (x.astype(dtype) for x in (_hermitian_batch(rng), _svd_batch(rng), _general_batch(rng)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompileTimeWarning)
+        f = jc.jit(lambda h, t, a: (np.linalg.eigh(h), np.linalg.svd(t), np.linalg.eig(a)), cache=False)
+        (w, v), (u, s, vh), (ew, ev) = f(h, t, a)
+    _check_eigh(h, w, v, np.linalg.eigvalsh(h), dtype)
+    _check_svd(t, u, s, vh, dtype, True)
+    _check_eig(a, ew, ev, ew, dtype)
 
 
 def test_roots_of_complex_coefficients():
