@@ -38,10 +38,9 @@ from jitcore.passes.kernelize.decompose import (
     _reflect,
     _Row,
     _scalar,
-    _setup,
 )
 from jitcore.passes.kernelize.factor import _close, _if
-from jitcore.passes.kernelize.hermitian import _complex_sum, _largest_part
+from jitcore.passes.kernelize.hermitian import _complex_sum, _largest_part, complex_or_real
 from jitcore.passes.kernelize.nonsymmetric import _and, _dec, _fc, _ic, _inc, _not, _when
 from jitcore.passes.kernelize.sort import _while
 from jitcore.passes.kernelize.spectral import _power_of_two
@@ -311,11 +310,4 @@ def complex_eig(op: array.EigOp, a, kb, source, outer, t) -> kernel.GenericOp:
     return _finish(kb, op, results, [-1] * len(results))
 
 
-def eig(op: array.EigOp) -> kernel.GenericOp:
-    """``array.eig``: complex matrices here, real ones in ``nonsymmetric``."""
-    if op.operands[0].type.element.is_complex:
-        return complex_eig(op, *_setup(op))
-    return nonsymmetric.eig(op)
-
-
-RULES = {array.EigOp: eig}
+RULES = {array.EigOp: complex_or_real(complex_eig, nonsymmetric.eig)}

@@ -29,10 +29,9 @@ from jitcore.passes.kernelize.decompose import (
     _norm,
     _PairLog,
     _scalar,
-    _setup,
 )
 from jitcore.passes.kernelize.factor import _close, _if
-from jitcore.passes.kernelize.hermitian import _complex_sum, _largest_part, _times_real
+from jitcore.passes.kernelize.hermitian import _complex_sum, _largest_part, _times_real, complex_or_real
 from jitcore.passes.kernelize.nonsymmetric import _fc, _Vars
 from jitcore.passes.kernelize.spectral import _inc, _power_of_two
 
@@ -175,11 +174,4 @@ def complex_svd(op: array.SvdOp, a, kb, source, outer, t) -> kernel.GenericOp:
     return _finish(kb, op, results, [-1] * len(results))
 
 
-def svd(op: array.SvdOp) -> kernel.GenericOp:
-    """``array.svd``: complex matrices here, real ones in ``bidiagonal``."""
-    if op.operands[0].type.element.is_complex:
-        return complex_svd(op, *_setup(op))
-    return bidiagonal.svd(op)
-
-
-RULES = {array.SvdOp: svd}
+RULES = {array.SvdOp: complex_or_real(complex_svd, bidiagonal.svd)}

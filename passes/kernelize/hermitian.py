@@ -37,8 +37,6 @@ from jitcore.passes.kernelize.decompose import (
 from jitcore.passes.kernelize.spectral import (
     _inc,
     _power_of_two,
-    _sort_columns,
-    _tridiagonal_ql,
 )
 
 
@@ -159,18 +157,9 @@ def hermitian_eigh(op, a, kb, source, outer, t) -> kernel.GenericOp:
     _loop(e, 0, n - 1, lambda e, i, _: off.set(e, i, e.parts(A.get(e, _inc(e, i), i))[0]))
     if n:
         off.set(e, n - 1, e.const(0.0, rt))
-    log = None
     if op.vectors:
         _identity(e, n, n, Zt, rt)
-        cap = _PairLog.capacity(n, spectral.LOG_SWEEPS, rt)
-        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, rt, 8), cap, rt)
-        log.start(e)
-    _tridiagonal_ql(e, n, rt, d, off, log)
-    if log is not None:
-        log.flush(e)
-    _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
-    by_row = _Matrix(outer, rt, 2, transposed=True)  # Zt's rows as the columns to swap
-    _sort_columns(e, n, d, True, [(by_row, n)] if op.vectors else [])
+    spectral._ql_sorted(e, outer, n, rt, d, off, scale, bool(op.vectors))
     packed = _Matrix(outer, t, 0)
     values = _Row(packed, n) if op.vectors else packed
     _loop(e, 0, n, lambda e, i, _: values.set(e, i, e.make_complex(d.get(e, i), e.const(0.0, rt))))
@@ -191,11 +180,15 @@ def hermitian_eigh(op, a, kb, source, outer, t) -> kernel.GenericOp:
     return _finish(kb, op, results, [-1] * len(results))
 
 
-def eigh(op: array.EighOp) -> kernel.GenericOp:
-    """``array.eigh``: complex Hermitian matrices here, real symmetric ones in ``spectral``."""
-    if op.operands[0].type.element.is_complex:
-        return hermitian_eigh(op, *_setup(op))
-    return spectral.eigh(op)
+def complex_or_real(complex_kernel, real_rule):
+    """The rule that lowers an op with ``complex_kernel(op, *_setup(op))`` where its operand
+    is complex, else with the real kernel's rule."""
+    def rule(op):
+        if op.operands[0].type.element.is_complex:
+            return complex_kernel(op, *_setup(op))
+        return real_rule(op)
+
+    return rule
 
 
-RULES = {array.EighOp: eigh}
+RULES = {array.EighOp: complex_or_real(hermitian_eigh, spectral.eigh)}
