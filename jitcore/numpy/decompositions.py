@@ -7,15 +7,16 @@ loops per matrix (``passes/kernelize/decompose.py``, ``spectral.py``, ``nonsymme
 for eigh, Hessenberg reduction and Francis QR for eig, Golub–Kahan bidiagonalisation and
 implicit-shift QR for svd),
 over stacks ``(..., m, n)`` as NumPy's gufuncs; integers and bools in float64, float32 stays
-float32, float16 refused. Complex matrices: cholesky, slogdet and qr in complex arithmetic in
-their kernels; svdvals, pinv, lstsq, matrix_rank, cond and eigvalsh through the real form
-(``linalg.real_form``); eigh, eig and svd's vectors refused.
+float32, float16 refused. Complex matrices: cholesky, slogdet, qr, eigh and svd in complex
+arithmetic in their kernels (eigh's and svd's reduced to a real tridiagonal or bidiagonal
+form, ``hermitian.py``, ``complex_svd.py``); pinv and lstsq through the real form
+(``linalg.real_form``); eig and eigvals refused.
 Several results come back as NumPy's named tuples (``QRResult``, ``EighResult``, ...).
 
 Where a result is not unique the conventions are: R's diagonal signs as LAPACK's ``geqrf``
 (a complex R's diagonal real, as ``zgeqrf``'s; so Q and R match NumPy's to rounding);
 eigenvectors and singular vectors are each fixed only up to sign (and within repeated values
-up to rotation), as NumPy's are.
+up to rotation; a complex one up to a unit phase), as NumPy's are.
 """
 
 from __future__ import annotations
@@ -105,24 +106,18 @@ def _uplo(a, UPLO: str):
     return np.conjugate(_mT(a)) if a.dtype.kind == "c" else _mT(a)
 
 
-def _hermitian(a: Tracer) -> Tracer:
-    """The Hermitian matrices that ``a``'s lower triangles stand for, as LAPACK reads them
-    (the diagonal's imaginary parts ignored)."""
-    n = a.shape[-1]
-    lower = np.where(np.tri(n, k=-1, dtype=bool), a, 0)
-    return lower + np.conjugate(_mT(lower)) + np.where(np.eye(n, dtype=bool), np.real(a), 0)
-
-
 @implements(np.linalg.eigh)
 def eigh(a, UPLO="L"):
     """``numpy.linalg.eigh``: ascending eigenvalues and unit eigenvectors (columns) of each
-    symmetric matrix: Householder tridiagonalisation, then the implicit QL method."""
+    symmetric matrix: Householder tridiagonalisation, then the implicit QL method; a complex
+    Hermitian one's tridiagonal form is real (``zhetd2``), its eigenvalues real as NumPy's."""
     if not traced(a):
         return np.linalg.eigh(a, UPLO)
-    a = _uplo(_operand(a, "eigh", True), UPLO)
+    a = _uplo(_operand(a, "eigh", True, complex_ok=True), UPLO)
     n = a.shape[-1]
     packed = prims.decomposition(a, array.EighOp, vectors=1)
-    return _results.EighResult(packed[..., n, :], packed[..., :n, :])
+    values = packed[..., n, :]
+    return _results.EighResult(np.real(values) if a.dtype.kind == "c" else values, packed[..., :n, :])
 
 
 @implements(np.linalg.eigvalsh)
@@ -131,10 +126,8 @@ def eigvalsh(a, UPLO="L"):
     if not traced(a):
         return np.linalg.eigvalsh(a, UPLO)
     a = _uplo(_operand(a, "eigvalsh", True, complex_ok=True), UPLO)
-    if a.dtype.kind == "c":  # each eigenvalue twice in the real form, ascending: every other one
-        values = prims.decomposition(_family.real_form(_hermitian(a)), array.EighOp, vectors=0)
-        return values[..., ::2]
-    return prims.decomposition(a, array.EighOp, vectors=0)
+    values = prims.decomposition(a, array.EighOp, vectors=0)
+    return np.real(values) if a.dtype.kind == "c" else values
 
 
 def _joined(re: Tracer, im: Tracer) -> Tracer:
@@ -148,19 +141,24 @@ def _joined(re: Tracer, im: Tracer) -> Tracer:
 
 @implements(np.linalg.eig)
 def eig(a):
-    """``numpy.linalg.eig`` of real matrices: Householder reduction to Hessenberg form, Francis
+    """``numpy.linalg.eig``; of real matrices: Householder reduction to Hessenberg form, Francis
     double-shift QR to the real Schur form, eigenvectors by back-substitution, each of unit
     norm with its largest component real (as LAPACK's ``geev``, without its balancing).
     The results are always complex (complex64 for float32 input, complex128 otherwise): NumPy
     gives a real dtype when every eigenvalue happens to be real, a choice made on the data,
     which a compiled signature cannot follow; ``.real`` recovers NumPy's then. Order: as the
     Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
-    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's."""
+    NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's. Complex
+    matrices: Hessenberg form and single-shift QR to the complex Schur form in complex
+    arithmetic (``zgeev``'s way, ``complex_eig.py``), the same normalisation; complex results,
+    as NumPy's."""
     if not traced(a):
         return np.linalg.eig(a)
-    a = _operand(a, "eig", True)
+    a = _operand(a, "eig", True, complex_ok=True)
     n = a.shape[-1]
     packed = prims.decomposition(a, array.EigOp, vectors=1)
+    if a.dtype.kind == "c":  # plane 0 alone (complex Schur form, complex_eig.py)
+        return _results.EigResult(packed[..., 0, n, :], packed[..., 0, :n, :])
     values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
     return _results.EigResult(values, _joined(packed[..., 0, :n, :], packed[..., 1, :n, :]))
 
@@ -171,7 +169,10 @@ def eigvals(a):
     without its vectors (nor the updates of the Schur form outside the active window)."""
     if not traced(a):
         return np.linalg.eigvals(a)
-    packed = prims.decomposition(_operand(a, "eigvals", True), array.EigOp, vectors=0)
+    a = _operand(a, "eigvals", True, complex_ok=True)
+    packed = prims.decomposition(a, array.EigOp, vectors=0)
+    if a.dtype.kind == "c":
+        return packed[..., 0, :]
     return _joined(packed[..., 0, :], packed[..., 1, :])
 
 
@@ -188,14 +189,15 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     after the call, as NumPy's (so do pinv, lstsq, matrix_rank, cond and the 2-norms)."""
     if not traced(a):
         return np.linalg.svd(a, full_matrices, compute_uv, hermitian)
-    a = _operand(a, "svd", False, complex_ok=not compute_uv)
+    a = _operand(a, "svd", False, complex_ok=True)
     if not compute_uv:
         return _singular_values(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     u_cols, vh_rows = (m, n) if full_matrices else (k, k)
     packed = prims.decomposition(a, array.SvdOp, vectors=1, full=int(bool(full_matrices)))
-    return _results.SVDResult(packed[..., :m, :u_cols], packed[..., m + vh_rows, :k],
+    s = packed[..., m + vh_rows, :k]
+    return _results.SVDResult(packed[..., :m, :u_cols], np.real(s) if a.dtype.kind == "c" else s,
                               packed[..., m:m + vh_rows, :n])
 
 

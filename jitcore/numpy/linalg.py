@@ -581,8 +581,8 @@ def real_form(a: Tracer) -> Tracer:
     """The real matrices ``[[Re a, -Im a], [Im a, Re a]]`` (2m x 2n) of a complex stack: the
     map keeps sums, products, adjoints and so pseudo-inverses (``real_form(pinv(a)) ==
     pinv(real_form(a))``) and norms (it is an isometry), and each singular value of ``a`` (each
-    eigenvalue of a Hermitian ``a``) appears twice in it. What needs no singular vectors is
-    computed on it by the real kernels: svdvals, the 2-norms, pinv, lstsq, eigvalsh."""
+    eigenvalue of a Hermitian ``a``) appears twice in it. pinv and lstsq are computed on it by
+    the real kernels."""
     re, im = np.real(a), np.imag(a)
     top, low = prims.concatenate([re, -im], axis=-1), prims.concatenate([im, re], axis=-1)
     return prims.concatenate([top, low], axis=-2)
@@ -595,9 +595,8 @@ def from_real_form(x: Tracer, rows: int) -> Tracer:
 
 def singular_values(a: Tracer) -> Tracer:
     """The singular values of the stack ``a`` (float or complex), descending."""
-    if a.dtype.kind == "c":  # each twice in the real form, in equal pairs: every other one
-        return prims.decomposition(real_form(a), SvdOp, vectors=0, full=0)[..., ::2]
-    return prims.decomposition(a, SvdOp, vectors=0, full=0)
+    values = prims.decomposition(a, SvdOp, vectors=0, full=0)
+    return np.real(values) if a.dtype.kind == "c" else values
 
 
 @implements(np.linalg.det)
@@ -617,13 +616,11 @@ def det(a):
 
 def _linalg_float(x, name: str, complex_ok: bool = False):
     """NumPy's linalg dtype rule: integers and bools in float64, float16 refused; complex
-    where the caller takes it (the refused ones need a complex matrix's eigen- or singular
-    vectors)."""
+    where the caller takes it (eig and eigvals refuse it)."""
     if x.dtype.kind == "c" and not complex_ok:
         raise UnsupportedError(f"numpy.linalg.{name} of complex matrices is not supported under "
-                               f"jit yet (it needs their eigen- or singular vectors; eigvalsh, "
-                               f"svdvals and svd(compute_uv=False) compile); call it outside jit "
-                               f"(at {user_location()})")
+                               f"jit yet (it needs a complex Schur form; eigh, eigvalsh and svd "
+                               f"compile); call it outside jit (at {user_location()})")
     if x.dtype == np.float16:
         raise JitTypeError(f"array type float16 is unsupported in linalg (at {user_location()})")
     return x if x.dtype.kind in "fc" else prims.convert(x, np.dtype(np.float64))

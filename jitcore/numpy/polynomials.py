@@ -181,14 +181,11 @@ def roots(p):
     NumPy's are real). NumPy first strips leading and trailing zero coefficients, a length
     chosen on the data; here the length is static, ``len(p) - 1`` roots: a zero leading
     coefficient gives inf/NaN roots (strip it outside ``jit``), a trailing zero a root at 0
-    (to rounding)."""
+    (to rounding). Complex coefficients: the complex companion matrix's (``eigvals``)."""
     if not traced(p):
         return np.roots(p)
     if p.ndim != 1:
         raise ValueError(f"Input must be a rank-1 array. (at {user_location()})")
-    if p.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.roots of complex coefficients is not supported under jit "
-                               f"(at {user_location()}); call it outside the jitted function")
     n = p.shape[0] - 1
     if p.dtype.kind in "biu" or p.dtype == np.float16:
         p = prims.convert(p, np.dtype(np.float64))  # NumPy: -p[1:] / p[0] is float64 for these

@@ -23,17 +23,17 @@ from jitcore.ir.core import Block, Operation
 from jitcore.ir.dialects import kernel
 from jitcore.ir.location import Location
 from jitcore.passes.kernelize import (
-    bidiagonal,
+    complex_eig,
+    complex_svd,
     control,
     decompose,
     elementwise,
     factor,
+    hermitian,
     index,
     linalg,
-    nonsymmetric,
     shape,
     sort,
-    spectral,
 )
 from jitcore.passes.manager import Pass, register_pass
 
@@ -42,7 +42,7 @@ Rule = Callable[[Operation], "kernel.GenericOp | None"]
 # Op class -> rule; a rule for a base class (array.ElementwiseOp) serves all its subclasses.
 RULES: dict[type, Rule] = {**elementwise.RULES, **shape.RULES, **index.RULES, **linalg.RULES,
                            **control.RULES, **sort.RULES, **factor.RULES,
-                           **decompose.RULES, **spectral.RULES, **nonsymmetric.RULES, **bidiagonal.RULES}
+                           **decompose.RULES, **hermitian.RULES, **complex_eig.RULES, **complex_svd.RULES}
 
 
 def rule_for(op: Operation) -> Rule | None:

@@ -243,6 +243,24 @@ def _ql_step(e, lo, m, t, d, off, Zt, n: int, zero, one) -> None:
     _close(done, other)
 
 
+def _ql_sorted(e, outer, n: int, t, d, off, scale, vectors: bool) -> None:
+    """The QL on the tridiagonal (``d``, ``off``) of the matrix scaled by ``scale``, with
+    vectors its rotations logged onto the rows of Zt (result 2; the log in results 7, 8);
+    the eigenvalues unscaled and sorted ascending, Zt's rows following."""
+    Zt = _Matrix(outer, t, 2)
+    log = None
+    if vectors:
+        cap = _PairLog.capacity(n, LOG_SWEEPS, t)
+        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, t, 8), cap, t)
+        log.start(e)
+    _tridiagonal_ql(e, n, t, d, off, log)
+    if log is not None:
+        log.flush(e)
+    _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
+    by_row = _Matrix(outer, t, 2, transposed=True)  # Zt's rows as the columns to swap
+    _sort_columns(e, n, d, True, [(by_row, n)] if vectors else [])
+
+
 def eigh(op: array.EighOp) -> kernel.GenericOp:
     """Householder reduction of the scaled symmetric matrix to tridiagonal form (result 1,
     the reflectors kept in it), Q formed from them (result 3) and turned into the rows of Zt
@@ -273,17 +291,7 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
             shifted = _Matrix(outer, t, 1, offset=(0, 1), transposed=True)
             _form_q(e, n - 1, n - 1, n - 2, t, shifted, tau, _Matrix(outer, t, 3, offset=(1, 1)), w)
         _transpose_into(e, n, n, Q, Zt)
-    log = None
-    if op.vectors:
-        cap = _PairLog.capacity(n, LOG_SWEEPS, t)
-        log = _PairLog(Zt, n, n, _Matrix(outer, i64, 7), _Matrix(outer, t, 8), cap, t)
-        log.start(e)
-    _tridiagonal_ql(e, n, t, d, off, log)
-    if log is not None:
-        log.flush(e)
-    _loop(e, 0, n, lambda e, i, _: d.set(e, i, e.op("arith.divf", d.get(e, i), scale)))
-    by_row = _Matrix(outer, t, 2, transposed=True)  # Zt's rows as the columns to swap
-    _sort_columns(e, n, d, True, [(by_row, n)] if op.vectors else [])
+    _ql_sorted(e, outer, n, t, d, off, scale, bool(op.vectors))
     if op.vectors:
         _transpose_into(e, n, n, Zt, _Matrix(outer, t, 0))
     vector = a.type.with_shape(a.type.shape[:-2] + (n,))
@@ -293,5 +301,3 @@ def eigh(op: array.EighOp) -> kernel.GenericOp:
     results = [op.result_type, a.type, a.type, a.type, vector, vector, vector, *logs]
     return _finish(kb, op, results, [-1] * len(results))
 
-
-RULES = {array.EighOp: eigh}

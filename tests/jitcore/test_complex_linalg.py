@@ -3,8 +3,9 @@
 The complex LU (det, slogdet, solve, inv), Cholesky and Householder QR run in complex arithmetic
 in their kernels and agree with LAPACK's ``z``/``c`` routines to rounding, conventions included
 (R's diagonal real, with geqrf's signs, so Q and R are compared entry by entry; the determinant's
-phase). What needs no singular vectors goes through the real form ``[[Re a, -Im a], [Im a, Re
-a]]`` (svdvals, the 2-norms, cond, matrix_rank, pinv, lstsq, eigvalsh).
+phase). pinv and lstsq go through the real form ``[[Re a, -Im a], [Im a, Re a]]``; svdvals, the
+2-norms, cond and matrix_rank through the complex bidiagonalisation, eigvalsh the complex
+tridiagonalisation (their vectors: test_complex_spectral.py).
 
 Tolerances: backward-stable results (factors, singular values, eigenvalues) within
 ``C n eps ||A||``; solutions (solve, inv, pinv, lstsq, det's relative error) within
@@ -52,7 +53,7 @@ def _close(got, want, bound, what):
 
 def _everything(a, b, sq, h, tall, rhs, through_svd=True):
     """Every complex linalg function jitcore compiles, on a few stacks (one compile); those
-    through the real form's SVD or eigh (``through_svd``) cost the most to compile."""
+    through an SVD or eigh (``through_svd``) cost the most to compile."""
     lin = np.linalg
     out = {
         "det": lin.det(sq), "slogdet": lin.slogdet(sq), "solve": lin.solve(sq, b),
@@ -77,8 +78,8 @@ _SOLUTIONS = {"solve", "solve_vector", "solve_broadcast", "inv", "pinv", "lstsq"
 
 @pytest.mark.parametrize("dtype", COMPLEX, ids=str)
 def test_complex_linalg_matches_numpy(dtype):
-    """complex64 skips the real form's SVDs with vectors and eigh (their code is complex128's;
-    each costs seconds to compile)."""
+    """complex64 skips the SVDs with vectors and eigh (their code is complex128's; each costs
+    seconds to compile)."""
     rng = np.random.default_rng(32)
     cond = 1e3 if dtype == np.complex128 else 30.0
     a = _conditioned(rng, (2,), 5, 3, cond, dtype)
@@ -133,11 +134,3 @@ def test_complex_determinant_phase_and_special_matrices():
         jc.jit(np.linalg.cholesky)(np.array([[1, 2j], [-2j, 1]]))
     with pytest.raises(np.linalg.LinAlgError, match="SVD did not converge"):
         jc.jit(lambda x: np.linalg.norm(x, 2))(nan)
-
-
-def test_what_still_needs_singular_or_eigen_vectors_is_refused():
-    """eigh, svd with vectors and eig of complex matrices: jitcore's own error, naming what."""
-    a = np.eye(2, dtype=complex)
-    for fn in (np.linalg.eigh, np.linalg.svd, np.linalg.eig, np.linalg.eigvals):
-        with pytest.raises(jc.UnsupportedError, match="complex"):
-            jc.jit(fn)(a)

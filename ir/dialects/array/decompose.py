@@ -95,13 +95,15 @@ class QrOp(_Decomposition):
 
 
 class EighOp(_Decomposition):
-    """The eigenvalues (ascending) of each symmetric matrix, read from its lower triangle as
-    ``numpy.linalg.eigh``; with ``vectors`` 1 a result ``(..., n + 1, n)``: the eigenvectors
-    as columns, then a row of eigenvalues; else ``(..., n)``."""
+    """The eigenvalues (ascending) of each symmetric (or complex Hermitian) matrix, read from
+    its lower triangle as ``numpy.linalg.eigh`` (a complex one's as real parts); with
+    ``vectors`` 1 a result ``(..., n + 1, n)``: the eigenvectors as columns, then a row of
+    eigenvalues; else ``(..., n)``."""
 
     name = "array.eigh"
     __slots__ = ()
     square = True
+    takes_complex = True
     vectors = attr(of(int))
 
     @classmethod
@@ -112,12 +114,14 @@ class EighOp(_Decomposition):
 class EigOp(_Decomposition):
     """The eigenvalues of each general real matrix (``numpy.linalg.eig``), real and imaginary
     parts apart: with ``vectors`` 1 a result ``(..., 2, n + 1, n)``, per part the eigenvectors
-    as columns then a row of eigenvalues; else ``(..., 2, n)``. NaN or inf entries, or a QR
+    as columns then a row of eigenvalues; else ``(..., 2, n)``. A complex matrix's fill the
+    first part (plane 0) alone, complex. NaN or inf entries, or a QR
     iteration that does not converge, make the call raise ``LinAlgError``."""
 
     name = "array.eig"
     __slots__ = ()
     square = True
+    takes_complex = True
     vectors = attr(of(int))
 
     @classmethod
@@ -129,10 +133,12 @@ class SvdOp(_Decomposition):
     """The singular values (descending) of each matrix; with ``vectors`` 1 also U and Vh, in a
     result ``(..., m + vh_rows + 1, width)``: U in the first m rows (``u_cols`` columns), Vh
     in the next ``vh_rows`` (n columns), then a row of the k = min(m, n) singular values, where
-    ``u_cols, vh_rows`` are m, n with ``full`` 1 and k, k without; else ``(..., k)``."""
+    ``u_cols, vh_rows`` are m, n with ``full`` 1 and k, k without; else ``(..., k)``. A complex
+    matrix's singular values are the real parts of its results'."""
 
     name = "array.svd"
     __slots__ = ()
+    takes_complex = True
     vectors = attr(of(int))
     full = attr(of(int))
 
