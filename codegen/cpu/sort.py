@@ -36,7 +36,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -69,6 +69,9 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
     is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
     ``scf`` body)."""
+    selected = sort_select.emit_select_kernel(module, name, op, strided)
+    if selected is not None:
+        return selected
     short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided)
     if short is not None:
         return short

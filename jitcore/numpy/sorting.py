@@ -569,7 +569,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return np.where(np.isnan(x), x, out)
 
 
-def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int]:
+def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int, tuple[int, ...]]:
     if kind != "introselect":
         raise ValueError(f"select kind must be 'introselect' (got {kind!r}) (at {user_location()})")
     if isinstance(kth, Tracer):
@@ -577,30 +577,34 @@ def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Trace
                                f"(at {user_location()})")
     x, ax = _lane_axis(a, axis, name, None, order)
     n = x.shape[ax]
+    ranks = set()
     for k in np.atleast_1d(np.asarray(kth)).tolist():
         if not isinstance(k, int) or isinstance(k, bool):
             raise JitTypeError(f"Partition index must be integer (at {user_location()})")
         if n and not -n <= k < n:  # (NumPy checks no kth against an empty axis)
             raise ValueError(f"kth(={k if k >= 0 else k + n}) out of bounds ({n}) "
                              f"(at {user_location()})")
-    return x, ax
+        if n:
+            ranks.add(k % n)
+    return x, ax, tuple(sorted(ranks))
 
 
 @implements(np.partition)
 def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.partition`` as the full stable sort: every ``kth`` element is where sorting puts
-    it, smaller ones before it and larger ones after, which is all NumPy promises (its own
-    arrangement of the other elements is introselect's and differs)."""
+    """``numpy.partition`` by selection (``codegen/cpu/sort_select.py``): every ``kth`` element
+    is where sorting puts it, smaller or equal ones before it and larger or equal ones after
+    (NaN last), which is all NumPy promises; the others' arrangement is the algorithm's, as
+    NumPy's is introselect's, and the two differ."""
     if not traced(a, kth):
         return np.partition(a, kth, axis=axis, kind=kind, order=order)
-    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
-    return prims.sort(x, ax)
+    x, ax, ranks = _partition_axis(a, kth, axis, kind, order, "partition")
+    return prims.partition(x, ax, ranks)
 
 
 @implements(np.argpartition)
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.argpartition`` as the stable argsort (see ``partition``)."""
+    """``numpy.argpartition``: the positions that ``partition``'s selection moves (see there)."""
     if not traced(a, kth):
         return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
-    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
-    return prims.argsort(x, ax)
+    x, ax, ranks = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    return prims.argpartition(x, ax, ranks)

@@ -445,17 +445,20 @@ def _key_bits(t: ScalarType) -> int:
     return 8 if t.is_bool else t.bitwidth
 
 
-def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
+def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp) -> kernel.GenericOp:
+    """A sort's kernel; a partition's is the full sort (which meets its contract) by merges,
+    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead."""
     x = op.operands[0]
     shape, axis = x.type.shape, op.axis
     n = shape[axis]
     outer_dims = [d for d in range(len(shape)) if d != axis]
     outer_shape = tuple(shape[d] for d in outer_dims)
-    radix = n >= RADIX_FROM
+    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp))
+    radix = n >= RADIX_FROM and not selects
     key_bits = _key_bits(x.type.element)
     passes = -(-key_bits // digit_bits(key_bits))
     kb = KernelBuilder(len(outer_dims))
-    with_positions = isinstance(op, array.ArgSortOp)
+    with_positions = isinstance(op, (array.ArgSortOp, array.ArgPartitionOp))
     if with_positions:
         kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
@@ -496,7 +499,10 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
-    if 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM:  # codegen/cpu/sort_lanes.py: a network
+    if selects:  # codegen/cpu/sort_select.py: a selection of the ranks
+        generic.attributes["select_axis"] = axis
+        generic.attributes["select_kth"] = tuple(op.kth)
+    elif 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM:  # codegen/cpu/sort_lanes.py: a network
         generic.attributes["sort_lanes_axis"] = axis
     return generic
 
@@ -531,4 +537,5 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
                      [_to_i64(e, lo)])
 
 
-RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.SearchSortedOp: searchsorted}
+RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.PartitionOp: sort, array.ArgPartitionOp: sort,
+         array.SearchSortedOp: searchsorted}
