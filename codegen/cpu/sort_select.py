@@ -46,7 +46,8 @@ def _c(v: int) -> ll.Constant:
     return ll.Constant(I64, v)
 
 
-def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool]) -> ll.Function | None:
+def emit_select_kernel(module: ll.Module, name: str, op: Operation,
+                       strided: list[bool]) -> ll.Function | None:
     """``op`` (a partition kernel marked with ``SELECT_AXIS``) as kernel ``name``, selecting
     its ranks per lane; None where it is not one."""
     axis = op.attributes.get(SELECT_AXIS)

@@ -131,10 +131,23 @@ def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
     statistics refuse them."""
     x, keep_shape = _lanes_last(a, axis, name)
-    if x.shape[-1] == 0:  # NumPy's IndexError, from its index -1 into the empty lane
+    _refuse_empty(x.shape[-1], name)
+    return prims.sort(x, x.ndim - 1), keep_shape
+
+
+def _refuse_empty(n: int, name: str) -> None:
+    if n == 0:  # NumPy's IndexError, from its index -1 into the empty lane
         raise IndexError(f"numpy.{name} of an empty axis has no value: index -1 is out of bounds "
                          f"(at {user_location()})")
-    return prims.sort(x, x.ndim - 1), keep_shape
+
+
+def _selected(x: Tracer, ranks) -> Tracer:
+    """The lanes ``x`` (along its last axis, not empty) partitioned at ``ranks`` (the order
+    statistics read), and at the last place for floats, which then holds NaN where the lane
+    holds one (``_nan_where_any``): a selection, not a sort (``codegen/cpu/sort_select.py``)."""
+    n = x.shape[-1]
+    ranks = {r % n for r in ranks} | ({n - 1} if x.dtype.kind == "f" else set())
+    return prims.partition(x, x.ndim - 1, tuple(sorted(ranks)))
 
 
 def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
@@ -215,11 +228,13 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
 def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    s, keep_shape = _sorted_lanes(a, axis, name)
-    n = s.shape[-1]
+    x, keep_shape = _lanes_last(a, axis, name)
+    n = x.shape[-1]
+    _refuse_empty(n, name)
+    at = [_positions(n, float(qv), method) for qv in q.reshape(-1)]
+    s = _selected(x, {r for lo, hi, _ in at for r in (lo, hi)})
     out = []
-    for qv in q.reshape(-1):
-        lo, hi, t = _positions(n, float(qv), method)
+    for lo, hi, t in at:
         value = prims.convert(s[..., lo], dtype) if t is None else _lerp(s[..., lo], s[..., hi], t, dtype)
         value = _nan_where_any(s, value)
         out.append(prims.reshape(value, keep_shape) if keepdims else value)
@@ -323,7 +338,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     n = x.shape[-1]
     if n == 0:
         return _empty_lanes(x, dtype, keep_shape if keepdims else None)
-    s = prims.sort(x, x.ndim - 1)
+    s = _selected(x, {n // 2, n // 2 - 1} if n % 2 == 0 else {n // 2})
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
     mid = prims.convert(s[..., n // 2], acc)
     if n % 2 == 0:
