@@ -29,9 +29,9 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
-from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
-from jitcore.codegen.loops import element_pointer, emit_loop
+from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, static_value
 from jitcore.ir.core import Operation
 
 SELECT_AXIS = "select_axis"  # the attributes kernelize/sort.py marks partition kernels with
@@ -46,10 +46,12 @@ def _c(v: int) -> ll.Constant:
     return ll.Constant(I64, v)
 
 
-def emit_select_kernel(module: ll.Module, name: str, op: Operation,
-                       strided: list[bool]) -> ll.Function | None:
+def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
+                       sizes: Sizes | None = None) -> ll.Function | None:
     """``op`` (a partition kernel marked with ``SELECT_AXIS``) as kernel ``name``, selecting
-    its ranks per lane; None where it is not one."""
+    its ranks per lane; None where it is not one. With ``sizes`` (a size-generic function's),
+    the lane length and the lane count are run-time values: a new length reuses the code
+    where the ranks are the same numbers."""
     axis = op.attributes.get(SELECT_AXIS)
     if axis is None or not ENABLED:
         return None
@@ -62,8 +64,10 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation,
     lanes = 1
     for d in outer:
         lanes *= shape[d]
-    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    sizes = (sizes or Sizes()).unbound()
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided,
+                                         sizes=sizes)
+    b = entry_builder(fn)
     if lanes == 0 or n == 0:
         b.ret_void()
         return fn
@@ -73,12 +77,15 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation,
     source = operands[1 if argsort else 0]
     positions = results[0] if argsort else None
     selector = _Selector(module, name, element, argsort)
-    chunk = selector.chunk_kernel(len(shape), axis, outer, [shape[d] for d in outer], n, kth)
+    chunk = selector.chunk_kernel(len(shape), axis, outer, kth)
     strides = [*source.strides, *keys.strides, *(positions.strides if argsort else keys.strides)]
     pointers = [source.pointer, keys.pointer, positions.pointer if argsort else ll.Constant(PTR, None)]
+    extents = source.shape
+    lane_count = sizes.multiply(b, [extents[d] for d in outer])
     # about 3 points (of the threshold's ~0.3 ns) an element and rank-range pass
-    work = lanes * n * 3 * (2 + len(kth))
-    runtime.emit_launch(b, chunk, [*pointers, *strides], runtime.Split(lanes, work))
+    work = sizes.multiply(b, [lane_count, extents[axis], _c(3 * (2 + len(kth)))])
+    split = runtime.Split(*(v if static_value(v) is None else static_value(v) for v in (lane_count, work)))
+    runtime.emit_launch(b, chunk, [*pointers, *strides, *extents], split)
     b.ret_void()
     return fn
 
@@ -362,15 +369,17 @@ class _Selector:
 
     # --- a chunk of lanes ----------------------------------------------------------------
 
-    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, outer_shape: list, n: int,
-                     kth: tuple) -> ll.Function:
+    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple) -> ll.Function:
         """``void (src, keys, positions, src strides..., keys strides..., positions
-        strides..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs to the tail) and selected."""
-        fn = self.function("lanes", [PTR] * 3 + [I64] * (3 * rank + 2))
+        strides..., extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs to the tail) and
+        selected."""
+        fn = self.function("lanes", [PTR] * 3 + [I64] * (4 * rank + 2))
         for a in fn.args[:3]:
             a.add_attribute("noalias")
         src, keys, pos = fn.args[:3]
         strides = [list(fn.args[3 + r * rank: 3 + (r + 1) * rank]) for r in range(3)]
+        extents = list(fn.args[3 + 3 * rank: 3 + 4 * rank])
+        n = extents[axis]
         first, end = fn.args[-2], fn.args[-1]
         selects = {True: self.select(True), False: self.select(False)}
         b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -378,9 +387,9 @@ class _Selector:
         def lane_pointer(base, lane_strides, lane, elem):
             at = [_c(0)] * rank
             rest = lane
-            for d, extent in zip(reversed(outer_dims), reversed(outer_shape)):
-                at[d] = b.urem(rest, _c(extent))
-                rest = b.udiv(rest, _c(extent))
+            for d in reversed(outer_dims):
+                at[d] = b.urem(rest, extents[d])
+                rest = b.udiv(rest, extents[d])
             return element_pointer(b, base, at, lane_strides, elem)
 
         def one_lane(t):
@@ -408,7 +417,7 @@ class _Selector:
         b.ret_void()
         return fn
 
-    def copy_in(self, b, src, src_stride, out, n: int) -> ll.Value:
+    def copy_in(self, b, src, src_stride, out, n: ll.Value) -> ll.Value:
         """Copy the lane at ``src`` into ``out`` (and each element's position), a float's NaNs
         to the tail; the number of elements before them (i64)."""
         if self.float is None:
@@ -418,9 +427,9 @@ class _Selector:
                 if self.argsort:
                     b.store(i, out.pos_at(i))
 
-            emit_loop(b, _c(n), copy)
-            return _c(n)
-        front, back = self.local(b, _c(0)), self.local(b, _c(n - 1))
+            emit_loop(b, n, copy)
+            return n
+        front, back = self.local(b, _c(0)), self.local(b, b.sub(n, _c(1)))
 
         def split(i):
             v = b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True, source_etype=self.elem),
@@ -434,5 +443,5 @@ class _Selector:
             b.store(b.add(f, b.zext(b.not_(nan), I64)), front)
             b.store(b.sub(k, b.zext(nan, I64)), back)
 
-        emit_loop(b, _c(n), split, vectorize=False)
+        emit_loop(b, n, split, vectorize=False)
         return b.load(front, typ=I64)
