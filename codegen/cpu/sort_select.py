@@ -38,6 +38,7 @@ SELECT_AXIS = "select_axis"  # the attributes kernelize/sort.py marks partition 
 SELECT_KTH = "select_kth"
 ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
 SMALL = 16  # ranges at most this long are insertion-sorted
+ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
 I1 = ll.IntType(1)
 I8 = ll.IntType(8)
 
@@ -77,7 +78,10 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     source = operands[1 if argsort else 0]
     positions = results[0] if argsort else None
     selector = _Selector(module, name, element, argsort)
-    chunk = selector.chunk_kernel(len(shape), axis, outer, kth)
+    # a result's strides are constants unless strided: then only the version they need
+    known = [static_value(r.strides[axis]) for r in ((keys, positions) if argsort else (keys,))]
+    versions = (True, False) if None in known else (all(s == 1 for s in known),)
+    chunk = selector.chunk_kernel(len(shape), axis, outer, kth, versions)
     strides = [*source.strides, *keys.strides, *(positions.strides if argsort else keys.strides)]
     pointers = [source.pointer, keys.pointer, positions.pointer if argsort else ll.Constant(PTR, None)]
     extents = source.shape
@@ -310,7 +314,7 @@ class _Selector:
         lo, hi = self.local(b, args[2]), self.local(b, args[3])
         ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
         bits = b.sub(_c(64), b.call(ctlz, [b.sub(args[3], args[2]), ll.Constant(I1, 0)]))
-        rounds = self.local(b, b.mul(bits, _c(2)))
+        rounds = self.local(b, b.mul(bits, _c(ROUNDS_PER_BIT)))
         head = fn.append_basic_block("round")
         done = fn.append_basic_block("done")
         b.branch(head)
@@ -369,10 +373,11 @@ class _Selector:
 
     # --- a chunk of lanes ----------------------------------------------------------------
 
-    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple) -> ll.Function:
+    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple,
+                     versions: tuple) -> ll.Function:
         """``void (src, keys, positions, src strides..., keys strides..., positions
         strides..., extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs to the tail) and
-        selected."""
+        selected; ``versions``: the selections it may call, with stride 1 (True) or any."""
         fn = self.function("lanes", [PTR] * 3 + [I64] * (4 * rank + 2))
         for a in fn.args[:3]:
             a.add_attribute("noalias")
@@ -381,8 +386,8 @@ class _Selector:
         extents = list(fn.args[3 + 3 * rank: 3 + 4 * rank])
         n = extents[axis]
         first, end = fn.args[-2], fn.args[-1]
-        selects = {True: self.select(True), False: self.select(False)}
         b = ll.IRBuilder(fn.append_basic_block("entry"))
+        selects = {v: self.select(v) for v in versions}
 
         def lane_pointer(base, lane_strides, lane, elem):
             at = [_c(0)] * rank
@@ -406,11 +411,15 @@ class _Selector:
             for rank_k in kth:
                 with b.if_then(b.icmp_signed("<", _c(rank_k), numbers)):
                     range_args = [out.keys, out.pos, b.load(lo, typ=I64), numbers, _c(rank_k)]
-                    with b.if_else(contiguous) as (yes, no):
-                        with yes:
-                            b.call(selects[True], range_args)
-                        with no:
-                            b.call(selects[False], [*range_args, out.stride, out.pos_stride])
+                    strided_args = [*range_args, out.stride, out.pos_stride]
+                    if len(versions) == 1:
+                        b.call(selects[versions[0]], range_args if versions[0] else strided_args)
+                    else:
+                        with b.if_else(contiguous) as (yes, no):
+                            with yes:
+                                b.call(selects[True], range_args)
+                            with no:
+                                b.call(selects[False], strided_args)
                     b.store(_c(rank_k + 1), lo)
 
         emit_loop(b, b.sub(end, first), one_lane, unroll=False, vectorize=False)
