@@ -348,28 +348,46 @@ class _Selector:
         lane.swap_if_less(mid, last)
         lane.swap_if_less(lo_v, mid)
         pivot = lane.get(mid)
-        i, j = self.local(b, lo_v), self.local(b, last)
-
-        def scan(slot, step, stop_at):
-            """Move ``slot`` by ``step`` at least once, on while ``stop_at(value)`` is false."""
-            b.store(b.add(b.load(slot, typ=I64), _c(step)), slot)
-            self.loop_while(b, lambda: b.not_(stop_at(lane.get(b.load(slot, typ=I64)))),
-                            lambda: b.store(b.add(b.load(slot, typ=I64), _c(step)), slot))
-
-        def partitioning():
-            scan(i, 1, lambda v: b.not_(self.less(b, v, pivot)))
-            scan(j, -1, lambda v: b.not_(self.less(b, pivot, v)))
-            return b.icmp_signed("<", b.load(i, typ=I64), b.load(j, typ=I64))
-
-        self.loop_while(b, partitioning, lambda: lane.swap(b.load(i, typ=I64), b.load(j, typ=I64)))
-        split = b.load(j, typ=I64)  # [lo, split] <= pivot <= [split + 1, hi)
-        left = b.icmp_signed("<=", k, split)
-        b.store(b.select(left, lo_v, b.add(split, _c(1))), lo)
-        b.store(b.select(left, b.add(split, _c(1)), hi_v), hi)
+        size = b.sub(hi_v, lo_v)
+        below = self.lomuto(b, lane, lo_v, size, lambda v: self.less(b, v, pivot))
+        # [lo, below) < pivot <= [below, hi): go on in the side holding k
+        left, moved = b.icmp_signed("<", k, below), b.icmp_signed(">", below, lo_v)
+        b.store(b.select(left, lo_v, below), lo)
+        b.store(b.select(left, below, hi_v), hi)
+        equal_pass, next_round = fn.append_basic_block("equal_pass"), fn.append_basic_block("next")
+        b.cbranch(b.or_(left, moved), next_round, equal_pass)
+        b.position_at_end(equal_pass)  # the pivot is the range's least: its equals to the front
+        equal = self.lomuto(b, lane, lo_v, size, lambda v: b.not_(self.less(b, pivot, v)))
+        b.store(equal, lo)
+        b.cbranch(b.icmp_signed("<", k, equal), done, next_round)  # k among the equals: done
+        b.position_at_end(next_round)
         b.branch(head)
         b.position_at_end(done)
         b.ret_void()
         return fn
+
+    def lomuto(self, b, lane, lo, size, goes_left) -> ll.Value:
+        """The elements of ``[lo, lo + size)`` for which ``goes_left`` holds moved to its front
+        (the position after them returned), branch-free: each element is swapped with the first
+        one that does not go left, and that boundary moves on by one where it goes left (a
+        mispredicted branch per element costs more than the swap)."""
+        boundary = self.local(b, lo)
+
+        def step(t):
+            j = b.add(lo, t)
+            at = b.load(boundary, typ=I64)
+            v = lane.get(j)
+            lane.put(j, lane.get(at))
+            lane.put(at, v)
+            if self.argsort:
+                pj, pa = lane.pos_at(j), lane.pos_at(at)
+                moved = b.load(pj, typ=I64)
+                b.store(b.load(pa, typ=I64), pj)
+                b.store(moved, pa)
+            b.store(b.add(at, b.zext(goes_left(v), I64)), boundary)
+
+        emit_loop(b, size, step, unroll=False, vectorize=False)
+        return b.load(boundary, typ=I64)
 
     # --- a chunk of lanes ----------------------------------------------------------------
 
