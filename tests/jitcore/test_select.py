@@ -147,3 +147,15 @@ def test_the_heapsort_guard_alone():
     part, order = jc.jit(lambda x: (np.partition(x, kth), np.argpartition(x, kth)), cache=False)(a)
     assert_partitioned(part, a, kth, "heapsort")
     assert_argpartitioned(order, a, kth, "heapsort")
+
+
+def test_partitions_of_many_lanes_by_the_network():
+    """Enough lanes that the sort network takes them (``kernelize/sort.py``'s NETWORK_LANES):
+    rows and columns, with the specials, partitioned and argpartitioned."""
+    rng = np.random.default_rng(3)
+    a = np.stack([lane(np.dtype("f4"), 60, PATTERNS[i % len(PATTERNS)], i) for i in range(40)])
+    a[rng.random(a.shape) < 0.05] = np.nan
+    kth = (0, 17, 29, 30, 59)
+    part, order = jc.jit(lambda x: (np.partition(x, kth, axis=1), np.argpartition(x.T, kth, axis=0)))(a)
+    assert_partitioned(part, a, kth, "rows")
+    assert_argpartitioned(order.T, a, kth, "columns")
