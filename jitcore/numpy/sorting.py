@@ -1,6 +1,11 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
 ``lexsort``, ``median``, ``quantile``, ``percentile`` and their NaN-skipping ``nan*`` forms,
-``partition``/``argpartition`` (as the full sort), and ``interp`` (a binary search per point).
+``partition``/``argpartition``, and ``interp`` (a binary search per point).
+
+``partition``, ``argpartition``, ``median`` and ``quantile``/``percentile`` at a constant ``q``
+select the ranks they read (``array.partition``: a quickselect per lane,
+``codegen/cpu/sort_select.py``) instead of sorting; the nan-forms and a traced ``q`` read ranks
+known only when the function runs, and sort.
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -282,9 +287,10 @@ def _q_stand_in(user_q):
 @implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
-    """``numpy.quantile``: a compiled sort, then NumPy's neighbours and interpolation (every
-    method of NumPy's, ``nanquantile`` too); a lane holding NaN gives NaN. A traced ``q`` is
-    checked when the function runs, as NumPy checks it."""
+    """``numpy.quantile``: a compiled selection (a sort for a traced ``q``), then NumPy's
+    neighbours and interpolation (every method of NumPy's, ``nanquantile`` too); a lane
+    holding NaN gives NaN. A traced ``q`` is checked when the function runs, as NumPy checks
+    it."""
     if not traced(a, q):
         return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                            method=method, keepdims=keepdims, weights=weights)
@@ -322,7 +328,7 @@ def _unsupported_extras(name: str, out, weights, interpolation) -> None:
 
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``numpy.median``: the middle of the sorted lane, or the mean of the two middle values
+    """``numpy.median``: the middle of the lane's order (selected), or the mean of the two middle values
     (added in NumPy's mean accumulator: float32 for float16, float64 for integers); NaN if the
     lane holds one."""
     if not traced(a):

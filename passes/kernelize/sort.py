@@ -20,6 +20,11 @@ Kernels of lanes up to ``LANES_UP_TO`` long, ``NETWORK_FROM`` elements or more i
 marked ``sort_lanes_axis``: the CPU backend
 sorts their lanes in groups by a sorting network instead (``codegen/cpu/sort_lanes.py``);
 these loops remain the other backends' code and the reference it is tested against.
+
+``array.partition``/``array.argpartition`` get the same kernel (a full sort meets their
+contract), never the radix form, marked ``select_axis``/``select_kth`` for the CPU backend to
+select their ranks per lane (``codegen/cpu/sort_select.py``), except where at least
+``NETWORK_LANES`` lanes would go to the network, which sorts them faster.
 """
 
 from __future__ import annotations
