@@ -11,15 +11,19 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    it are NaN already (NumPy's partition also puts NaN last);
 2. selected at each rank in ascending order, each in ``[previous rank + 1, numbers)``: a
    quickselect whose pivot is the median of the range's first, middle and last element and
-   whose partition is Hoare's (scans stop at elements equal to the pivot, so a range of equal
-   elements splits in the middle), a rank at either end of its range by one min or max scan,
-   a range of at most ``SMALL`` elements by insertion sort. After ``2 log2(size)`` rounds a
-   range still unsolved is heap-sorted: O(n log n) at worst, never quadratic, whatever the
-   input (``introselect``'s guard; NumPy's falls back to median of medians instead).
+   whose partition is a branch-free Lomuto pass (``lomuto``: random data mispredicts a branch
+   about once an element; when the pivot is the range's least, a second pass moves its equals
+   to the front, so a range of equal elements is done in two passes), a rank at either end
+   of its range by one min or max scan, a range of at most ``SMALL`` elements by insertion
+   sort. After ``ROUNDS_PER_BIT * log2(size)`` rounds a range still open is heap-sorted:
+   O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
+   falls back to median of medians instead).
 
 The lanes are the chunks of a launch (``runtime.emit_launch``); a lane's result does not depend
 on the thread. The selection works in place in the result, through its stride along the axis
-(a contiguous result gets a version with stride 1). Comparisons are of the values (floats as
+(a contiguous result gets a version with stride 1). In a size-generic function the lane
+length and the lane count are run-time values, so a new length at the same ranks reuses the
+code (a median's ranks, ``n // 2``, are not the same numbers). Comparisons are of the values (floats as
 floats: -0.0 equals 0.0, as in NumPy), so which equal element lands at a rank is this
 algorithm's choice, as NumPy's is its own: ``numpy.partition`` promises only the contract.
 """
@@ -40,7 +44,6 @@ ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
 SMALL = 16  # ranges at most this long are insertion-sorted
 ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
 I1 = ll.IntType(1)
-I8 = ll.IntType(8)
 
 
 def _c(v: int) -> ll.Constant:
