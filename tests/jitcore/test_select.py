@@ -159,3 +159,12 @@ def test_partitions_of_many_lanes_by_the_network():
     part, order = jc.jit(lambda x: (np.partition(x, kth, axis=1), np.argpartition(x.T, kth, axis=0)))(a)
     assert_partitioned(part, a, kth, "rows")
     assert_argpartitioned(order.T, a, kth, "columns")
+
+
+def test_a_rank_just_past_a_run_of_equals():
+    """The rank right after the range's least value's run (the equal pass's end): one 1 among
+    600 zeros and 399 twos, so that the answer is the 1 and not any element after the zeros."""
+    rng = np.random.default_rng(11)
+    a = np.stack([rng.permutation(np.repeat([0.0, 1.0, 2.0], [600, 1, 399])) for _ in range(8)])
+    part = jc.jit(lambda x: np.partition(x.astype(np.int8), (600,)))(a)
+    assert_partitioned(part, a.astype(np.int8), (600,), "equals")
