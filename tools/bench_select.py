@@ -9,7 +9,8 @@ CASE numbers pick rows of the table (all by default). Values are ``standard_norm
 the dtype. Each case compiles once and checks its result (partition: the k-th value in place,
 since the arrangement of the others is each algorithm's own; median and percentile: equal to
 NumPy's), then times R calls of jitcore and NumPy in turn: medians of the wall time and of the
-process's CPU time (all its threads). Copy this file into a base tree to compare with it.
+process's CPU time (all its threads). Copy this file (and tools/bench_sort_lanes.py) into a
+base tree to compare with it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 import numpy as np
 
 import jitcore as jc
+from tools.bench_sort_lanes import against_numpy
 
 CASES = [  # function, shape, dtype, axis
     ("partition", (10**6,), "float64", -1),
@@ -64,18 +66,8 @@ def main() -> None:
         if name == "partition":
             got, want = np.take(got, n // 2, axis), np.take(np.sort(x, axis=axis), n // 2, axis)
         assert np.array_equal(got, want), (name, shape, dtype)
-        times = {"jc": ([], []), "np": ([], [])}
-        for _ in range(args.repeat):
-            for key, f in (("jc", jitted), ("np", fn)):
-                wall, cpu = time.perf_counter(), time.process_time()
-                f(x)
-                times[key][0].append(time.perf_counter() - wall)
-                times[key][1].append(time.process_time() - cpu)
-        (jw, jcpu), (nw, ncpu) = ([np.median(t) * 1e3 for t in times[k]] for k in ("jc", "np"))
         print(f"{i:2} {name:10} {'x'.join(map(str, shape)):10} {dtype:8} axis {axis:2}  "
-              f"wall jc {jw:8.2f} np {nw:7.2f} np/jc {nw / jw:5.2f} | "
-              f"cpu jc {jcpu:8.2f} np {ncpu:7.2f} np/jc {ncpu / jcpu:5.2f} | first call {compile_s:5.2f} s",
-              flush=True)
+              f"{against_numpy(jitted, fn, x, args.repeat)} | first call {compile_s:5.2f} s", flush=True)
 
 
 if __name__ == "__main__":
