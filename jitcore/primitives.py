@@ -686,6 +686,18 @@ def argsort(x: Tracer, axis: int) -> Tracer:
     return _emit(x.owner_trace, array.ArgSortOp, [x], x.value.type.with_element(i64), {"axis": axis})
 
 
+def partition(x: Tracer, axis: int, kth: tuple[int, ...]) -> Tracer:
+    """Each lane along ``axis`` (normalised) partitioned at the ascending distinct ranks
+    ``kth`` (``numpy.partition``'s contract, NaN last)."""
+    return _emit(x.owner_trace, array.PartitionOp, [x], x.value.type, {"axis": axis, "kth": kth})
+
+
+def argpartition(x: Tracer, axis: int, kth: tuple[int, ...]) -> Tracer:
+    """The int64 positions that partition each lane along ``axis`` at ranks ``kth``."""
+    return _emit(x.owner_trace, array.ArgPartitionOp, [x], x.value.type.with_element(i64),
+                 {"axis": axis, "kth": kth})
+
+
 def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
     """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
     return _emit(a.owner_trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})

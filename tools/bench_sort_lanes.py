@@ -62,18 +62,23 @@ def main() -> None:
         start = time.perf_counter()
         assert np.array_equal(jitted(x), numpy_fn(x)), (name, shape, dtype)
         compile_s = time.perf_counter() - start
-        times = {"jc": ([], []), "np": ([], [])}
-        for _ in range(args.repeat):
-            for key, f in (("jc", jitted), ("np", numpy_fn)):
-                wall, cpu = time.perf_counter(), time.process_time()
-                f(x)
-                times[key][0].append(time.perf_counter() - wall)
-                times[key][1].append(time.process_time() - cpu)
-        (jw, jcpu), (nw, ncpu) = ([np.median(t) * 1e3 for t in times[k]] for k in ("jc", "np"))
         print(f"{i:2} {name:7} {'x'.join(map(str, shape)):10} {dtype:8} axis {axis:2}  "
-              f"wall jc {jw:8.2f} np {nw:7.2f} np/jc {nw / jw:5.2f} | "
-              f"cpu jc {jcpu:8.2f} np {ncpu:7.2f} np/jc {ncpu / jcpu:5.2f} | compile {compile_s:5.2f} s",
-              flush=True)
+              f"{against_numpy(jitted, numpy_fn, x, args.repeat)} | compile {compile_s:5.2f} s", flush=True)
+
+
+def against_numpy(jitted, numpy_fn, x, repeat: int) -> str:
+    """``repeat`` calls of each in turn: the medians of their wall and CPU times (ms), and
+    NumPy's over jitcore's, as one line of the table."""
+    times = {"jc": ([], []), "np": ([], [])}
+    for _ in range(repeat):
+        for key, f in (("jc", jitted), ("np", numpy_fn)):
+            wall, cpu = time.perf_counter(), time.process_time()
+            f(x)
+            times[key][0].append(time.perf_counter() - wall)
+            times[key][1].append(time.process_time() - cpu)
+    (jw, jcpu), (nw, ncpu) = ([np.median(t) * 1e3 for t in times[k]] for k in ("jc", "np"))
+    return (f"wall jc {jw:8.2f} np {nw:7.2f} np/jc {nw / jw:5.2f} | "
+            f"cpu jc {jcpu:8.2f} np {ncpu:7.2f} np/jc {ncpu / jcpu:5.2f}")
 
 
 if __name__ == "__main__":

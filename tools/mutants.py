@@ -262,6 +262,18 @@ MUTANTS = [
            "of itself and the pieces before it, not of those before it only: keys land in the "
            "next bucket or past the lane",
            ("tests/jitcore/test_sorting.py",)),
+    Mutant("select-equals-end-one-late", "codegen/cpu/sort_select.py",
+           'b.cbranch(b.icmp_signed("<", k, equal), done, next_round)',
+           'b.cbranch(b.icmp_signed("<=", k, equal), done, next_round)',
+           "a partition's selection stops where its rank is just past the pivot's equals: the "
+           "element there is any larger one, not the next in order",
+           ("tests/jitcore/test_select.py",)),
+    Mutant("select-largest-to-the-front", "codegen/cpu/sort_select.py",
+           "lane.swap(b.sub(hi, _c(1)) if largest else lo, b.load(best, typ=I64))",
+           "lane.swap(lo, b.load(best, typ=I64))",
+           "a rank at the end of its range gets the range's first element; the largest goes to "
+           "the front (a median's last place, which says whether the lane held NaN)",
+           ("tests/jitcore/test_select.py",)),
     Mutant("pool-keeps-parent-workers", "codegen/cpu/thread_pool.py",
            'with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):',
            'with b.if_then(b.icmp_signed("==", e.load("owner_pid"), ll.Constant(I64, 0)), likely=False):',

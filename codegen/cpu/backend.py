@@ -414,7 +414,7 @@ class CpuBackend:
                                                          blas.library(), symbols, operand_layouts)
         if called is not None:
             return called.fn, called.calls, called.split_extent, 0, op
-        sorter = emit_sort_kernel(module, launch.kernel, op, strided)  # codegen/cpu/sort.py
+        sorter = emit_sort_kernel(module, launch.kernel, op, strided, Sizes(symbols))  # codegen/cpu/sort.py
         if sorter is not None:
             return sorter, (), None, 0, op
         may_split = bool(launch.parallel_extent) or _reduces_to_one(op)

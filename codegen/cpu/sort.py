@@ -36,7 +36,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -65,10 +65,15 @@ def pieces(n: int) -> int:
     return max(1, min(MAX_PIECES, n // PIECE))
 
 
-def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool]) -> ll.Function | None:
+def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
+                     sizes=None) -> ll.Function | None:
     """``op`` as kernel ``name`` running this module's radix sort on each lane; None if ``op``
     is not a radix-sort kernel of float32/float64 along its last axis (the caller emits its
-    ``scf`` body)."""
+    ``scf`` body). A partition's kernel selects instead (``sort_select.py``; ``sizes``: a
+    size-generic function's run-time extents, which only it takes)."""
+    selected = sort_select.emit_select_kernel(module, name, op, strided, sizes)
+    if selected is not None:
+        return selected
     short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided)
     if short is not None:
         return short

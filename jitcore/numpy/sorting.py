@@ -1,6 +1,11 @@
 """NumPy's sorting and order statistics under ``jit``: ``sort``, ``argsort``, ``searchsorted``,
 ``lexsort``, ``median``, ``quantile``, ``percentile`` and their NaN-skipping ``nan*`` forms,
-``partition``/``argpartition`` (as the full sort), and ``interp`` (a binary search per point).
+``partition``/``argpartition``, and ``interp`` (a binary search per point).
+
+``partition``, ``argpartition``, ``median`` and ``quantile``/``percentile`` at a constant ``q``
+select the ranks they read (``array.partition``: a quickselect per lane,
+``codegen/cpu/sort_select.py``) instead of sorting; the nan-forms and a traced ``q`` read ranks
+known only when the function runs, and sort.
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -131,10 +136,23 @@ def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
     statistics refuse them."""
     x, keep_shape = _lanes_last(a, axis, name)
-    if x.shape[-1] == 0:  # NumPy's IndexError, from its index -1 into the empty lane
+    _refuse_empty(x.shape[-1], name)
+    return prims.sort(x, x.ndim - 1), keep_shape
+
+
+def _refuse_empty(n: int, name: str) -> None:
+    if n == 0:  # NumPy's IndexError, from its index -1 into the empty lane
         raise IndexError(f"numpy.{name} of an empty axis has no value: index -1 is out of bounds "
                          f"(at {user_location()})")
-    return prims.sort(x, x.ndim - 1), keep_shape
+
+
+def _selected(x: Tracer, ranks) -> Tracer:
+    """The lanes ``x`` (along its last axis, not empty) partitioned at ``ranks`` (the order
+    statistics read), and at the last place for floats, which then holds NaN where the lane
+    holds one (``_nan_where_any``): a selection, not a sort (``codegen/cpu/sort_select.py``)."""
+    n = x.shape[-1]
+    ranks = {r % n for r in ranks} | ({n - 1} if x.dtype.kind == "f" else set())
+    return prims.partition(x, x.ndim - 1, tuple(sorted(ranks)))
 
 
 def _nan_where_any(sorted_lanes: Tracer, value: Tracer) -> Tracer:
@@ -215,11 +233,13 @@ def _lerp(a: Tracer, b: Tracer, t: float, dtype: np.dtype) -> Tracer:
 def _quantile(a, q: np.ndarray, axis, method: str, keepdims: bool, name: str, user_q):
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    s, keep_shape = _sorted_lanes(a, axis, name)
-    n = s.shape[-1]
+    x, keep_shape = _lanes_last(a, axis, name)
+    n = x.shape[-1]
+    _refuse_empty(n, name)
+    at = [_positions(n, float(qv), method) for qv in q.reshape(-1)]
+    s = _selected(x, {r for lo, hi, _ in at for r in (lo, hi)})
     out = []
-    for qv in q.reshape(-1):
-        lo, hi, t = _positions(n, float(qv), method)
+    for lo, hi, t in at:
         value = prims.convert(s[..., lo], dtype) if t is None else _lerp(s[..., lo], s[..., hi], t, dtype)
         value = _nan_where_any(s, value)
         out.append(prims.reshape(value, keep_shape) if keepdims else value)
@@ -267,9 +287,10 @@ def _q_stand_in(user_q):
 @implements(np.quantile)
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False,
              *, weights=None, interpolation=None):
-    """``numpy.quantile``: a compiled sort, then NumPy's neighbours and interpolation (every
-    method of NumPy's, ``nanquantile`` too); a lane holding NaN gives NaN. A traced ``q`` is
-    checked when the function runs, as NumPy checks it."""
+    """``numpy.quantile``: a compiled selection (a sort for a traced ``q``), then NumPy's
+    neighbours and interpolation (every method of NumPy's, ``nanquantile`` too); a lane
+    holding NaN gives NaN. A traced ``q`` is checked when the function runs, as NumPy checks
+    it."""
     if not traced(a, q):
         return np.quantile(a, q, axis=axis, out=out, overwrite_input=overwrite_input,
                            method=method, keepdims=keepdims, weights=weights)
@@ -307,7 +328,7 @@ def _unsupported_extras(name: str, out, weights, interpolation) -> None:
 
 @implements(np.median)
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    """``numpy.median``: the middle of the sorted lane, or the mean of the two middle values
+    """``numpy.median``: the middle of the lane's order (selected), or the mean of the two middle values
     (added in NumPy's mean accumulator: float32 for float16, float64 for integers); NaN if the
     lane holds one."""
     if not traced(a):
@@ -323,7 +344,7 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     n = x.shape[-1]
     if n == 0:
         return _empty_lanes(x, dtype, keep_shape if keepdims else None)
-    s = prims.sort(x, x.ndim - 1)
+    s = _selected(x, {n // 2, n // 2 - 1} if n % 2 == 0 else {n // 2})
     acc = np.dtype(np.float32) if dtype == np.float16 else dtype
     mid = prims.convert(s[..., n // 2], acc)
     if n % 2 == 0:
@@ -569,7 +590,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     return np.where(np.isnan(x), x, out)
 
 
-def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int]:
+def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int, tuple[int, ...]]:
     if kind != "introselect":
         raise ValueError(f"select kind must be 'introselect' (got {kind!r}) (at {user_location()})")
     if isinstance(kth, Tracer):
@@ -577,30 +598,34 @@ def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Trace
                                f"(at {user_location()})")
     x, ax = _lane_axis(a, axis, name, None, order)
     n = x.shape[ax]
+    ranks = set()
     for k in np.atleast_1d(np.asarray(kth)).tolist():
         if not isinstance(k, int) or isinstance(k, bool):
             raise JitTypeError(f"Partition index must be integer (at {user_location()})")
         if n and not -n <= k < n:  # (NumPy checks no kth against an empty axis)
             raise ValueError(f"kth(={k if k >= 0 else k + n}) out of bounds ({n}) "
                              f"(at {user_location()})")
-    return x, ax
+        if n:
+            ranks.add(k % n)
+    return x, ax, tuple(sorted(ranks))
 
 
 @implements(np.partition)
 def partition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.partition`` as the full stable sort: every ``kth`` element is where sorting puts
-    it, smaller ones before it and larger ones after, which is all NumPy promises (its own
-    arrangement of the other elements is introselect's and differs)."""
+    """``numpy.partition`` by selection (``codegen/cpu/sort_select.py``): every ``kth`` element
+    is where sorting puts it, smaller or equal ones before it and larger or equal ones after
+    (NaN last), which is all NumPy promises; the others' arrangement is the algorithm's, as
+    NumPy's is introselect's, and the two differ."""
     if not traced(a, kth):
         return np.partition(a, kth, axis=axis, kind=kind, order=order)
-    x, ax = _partition_axis(a, kth, axis, kind, order, "partition")
-    return prims.sort(x, ax)
+    x, ax, ranks = _partition_axis(a, kth, axis, kind, order, "partition")
+    return prims.partition(x, ax, ranks)
 
 
 @implements(np.argpartition)
 def argpartition(a, kth, axis=-1, kind="introselect", order=None):
-    """``numpy.argpartition`` as the stable argsort (see ``partition``)."""
+    """``numpy.argpartition``: the positions that ``partition``'s selection moves (see there)."""
     if not traced(a, kth):
         return np.argpartition(a, kth, axis=axis, kind=kind, order=order)
-    x, ax = _partition_axis(a, kth, axis, kind, order, "argpartition")
-    return prims.argsort(x, ax)
+    x, ax, ranks = _partition_axis(a, kth, axis, kind, order, "argpartition")
+    return prims.argpartition(x, ax, ranks)

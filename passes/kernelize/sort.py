@@ -20,6 +20,11 @@ Kernels of lanes up to ``LANES_UP_TO`` long, ``NETWORK_FROM`` elements or more i
 marked ``sort_lanes_axis``: the CPU backend
 sorts their lanes in groups by a sorting network instead (``codegen/cpu/sort_lanes.py``);
 these loops remain the other backends' code and the reference it is tested against.
+
+``array.partition``/``array.argpartition`` get the same kernel (a full sort meets their
+contract), never the radix form, marked ``select_axis``/``select_kth`` for the CPU backend to
+select their ranks per lane (``codegen/cpu/sort_select.py``), except where at least
+``NETWORK_LANES`` lanes would go to the network, which sorts them faster.
 """
 
 from __future__ import annotations
@@ -441,21 +446,31 @@ LANES_UP_TO = 8192
 NETWORK_FROM = 1024
 
 
+# A partition of at least this many lanes that the network would sort is sorted by it (a group
+# of lanes at a time) rather than selected lane by lane: medians of 2000x512 .. 125x8192
+# float64 rows measured 2.7-5.5 ms CPU by the network against 5.6-7.1 by selection
+# (docs/performance.md, select33). Fewer lanes than a group leave the network's rows part empty.
+NETWORK_LANES = 16
+
+
 def _key_bits(t: ScalarType) -> int:
     return 8 if t.is_bool else t.bitwidth
 
 
-def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
+def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp) -> kernel.GenericOp:
+    """A sort's kernel; a partition's is the full sort (which meets its contract) by merges,
+    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead."""
     x = op.operands[0]
     shape, axis = x.type.shape, op.axis
     n = shape[axis]
     outer_dims = [d for d in range(len(shape)) if d != axis]
     outer_shape = tuple(shape[d] for d in outer_dims)
-    radix = n >= RADIX_FROM
+    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp))
+    radix = n >= RADIX_FROM and not selects
     key_bits = _key_bits(x.type.element)
     passes = -(-key_bits // digit_bits(key_bits))
     kb = KernelBuilder(len(outer_dims))
-    with_positions = isinstance(op, array.ArgSortOp)
+    with_positions = isinstance(op, (array.ArgSortOp, array.ArgPartitionOp))
     if with_positions:
         kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
@@ -496,7 +511,11 @@ def sort(op: array.SortOp | array.ArgSortOp) -> kernel.GenericOp:
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
-    if 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM:  # codegen/cpu/sort_lanes.py: a network
+    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
+    if selects and not (network and lanes >= NETWORK_LANES):  # codegen/cpu/sort_select.py
+        generic.attributes["select_axis"] = axis
+        generic.attributes["select_kth"] = tuple(op.kth)
+    elif network:  # codegen/cpu/sort_lanes.py: a network
         generic.attributes["sort_lanes_axis"] = axis
     return generic
 
@@ -531,4 +550,5 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
                      [_to_i64(e, lo)])
 
 
-RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.SearchSortedOp: searchsorted}
+RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.PartitionOp: sort, array.ArgPartitionOp: sort,
+         array.SearchSortedOp: searchsorted}

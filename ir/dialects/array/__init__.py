@@ -84,7 +84,9 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
     UpdateSliceOp,
 )
 from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
+    ArgPartitionOp,
     ArgSortOp,
+    PartitionOp,
     SearchSortedOp,
     SortOp,
 )

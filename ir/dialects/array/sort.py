@@ -15,7 +15,7 @@ import numpy as np
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import FOLD_LIMIT, ArrayOp, constant_array
-from jitcore.ir.opdef import attr, of, one_of
+from jitcore.ir.opdef import attr, of, one_of, tuple_of
 from jitcore.ir.types import TensorType, i64
 
 
@@ -61,6 +61,46 @@ class ArgSortOp(_SortFamily):
     """The int64 positions that put each lane along ``axis`` in stable ascending order."""
 
     name = "array.argsort"
+    __slots__ = ()
+    numpy = staticmethod(np.argsort)
+
+    def expected_type(self) -> TensorType:
+        return TensorType(self.operands[0].type.shape, i64)
+
+
+class _PartitionFamily(_SortFamily):
+    """A sort that only promises ranks ``kth`` (ascending, distinct, each in ``0..n-1``): each
+    lane's element at a rank is the one sorting puts there, those before it sort before or
+    with it and those after it after or with it (``numpy.partition``'s contract); the others'
+    order is unspecified. The full stable sort meets it, and is what folding and the kernel's
+    loops give; the CPU backend selects instead (``codegen/cpu/sort_select.py``)."""
+
+    __slots__ = ()
+    kth = attr(tuple_of(int))
+
+    def check(self) -> None:
+        super().check()
+        n = self.operands[0].type.shape[self.axis]
+        kth = self.kth
+        if list(kth) != sorted(set(kth)) or any(not 0 <= k < n for k in kth):
+            self.fail(f"needs ascending distinct ranks 'kth' in 0..{n - 1}")
+
+
+class PartitionOp(_PartitionFamily):
+    """``numpy.partition``'s contract at ranks ``kth`` along ``axis`` (NaN last)."""
+
+    name = "array.partition"
+    __slots__ = ()
+    numpy = staticmethod(np.sort)
+
+    def expected_type(self) -> TensorType:
+        return self.operands[0].type
+
+
+class ArgPartitionOp(_PartitionFamily):
+    """The int64 positions that partition each lane at ranks ``kth`` (``numpy.argpartition``)."""
+
+    name = "array.argpartition"
     __slots__ = ()
     numpy = staticmethod(np.argsort)
 

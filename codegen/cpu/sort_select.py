@@ -1,0 +1,477 @@
+"""``numpy.partition`` by selection: each lane's ranks put in place in linear expected time.
+
+``passes/kernelize/sort.py`` builds a partition's kernel as the full sort (the other backends'
+code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ranks
+``SELECT_KTH``; here each lane is instead
+
+1. copied from the operand into the result (argpartition: the keys result, with each
+   element's position into the positions result), floats' NaNs moved to the lane's tail on the
+   way (branch-free: each element goes to the front or the back), so that the ranks below the
+   NaN count are selected among plain numbers with plain comparisons, and those at or above
+   it are NaN already (NumPy's partition also puts NaN last);
+2. selected at each rank in ascending order, each in ``[previous rank + 1, numbers)``: a
+   quickselect whose pivot is the median of the range's first, middle and last element and
+   whose partition is a branch-free Lomuto pass (``lomuto``: random data mispredicts a branch
+   about once an element; when the pivot is the range's least, a second pass moves its equals
+   to the front, so a range of equal elements is done in two passes), a rank at either end
+   of its range by one min or max scan, a range of at most ``SMALL`` elements by insertion
+   sort. After ``ROUNDS_PER_BIT * log2(size)`` rounds a range still open is heap-sorted:
+   O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
+   falls back to median of medians instead).
+
+The lanes are the chunks of a launch (``runtime.emit_launch``); a lane's result does not depend
+on the thread. The selection works in place in the result, through its stride along the axis
+(a contiguous result gets a version with stride 1). In a size-generic function the lane
+length and the lane count are run-time values, so a new length at the same ranks reuses the
+code (a median's ranks, ``n // 2``, are not the same numbers). Comparisons are of the values (floats as
+floats: -0.0 equals 0.0, as in NumPy), so which equal element lands at a rank is this
+algorithm's choice, as NumPy's is its own: ``numpy.partition`` promises only the contract.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir as ll
+
+from jitcore.codegen.cpu import runtime
+from jitcore.codegen.kernel_body import entry_builder, kernel_function
+from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, static_value
+from jitcore.ir.core import Operation
+
+SELECT_AXIS = "select_axis"  # the attributes kernelize/sort.py marks partition kernels with
+SELECT_KTH = "select_kth"
+ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
+SMALL = 16  # ranges at most this long are insertion-sorted
+ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
+I1 = ll.IntType(1)
+
+
+def _c(v: int) -> ll.Constant:
+    return ll.Constant(I64, v)
+
+
+def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
+                       sizes: Sizes | None = None) -> ll.Function | None:
+    """``op`` (a partition kernel marked with ``SELECT_AXIS``) as kernel ``name``, selecting
+    its ranks per lane; None where it is not one. With ``sizes`` (a size-generic function's),
+    the lane length and the lane count are run-time values: a new length reuses the code
+    where the ranks are the same numbers."""
+    axis = op.attributes.get(SELECT_AXIS)
+    if axis is None or not ENABLED:
+        return None
+    kth = tuple(op.attributes[SELECT_KTH])
+    argsort = len(op.operands) == 2  # argpartition: its zero positions, then the values
+    x = op.operands[1 if argsort else 0]
+    shape, element = x.type.shape, x.type.element
+    n = shape[axis]
+    outer = [d for d in range(len(shape)) if d != axis]
+    lanes = 1
+    for d in outer:
+        lanes *= shape[d]
+    sizes = (sizes or Sizes()).unbound()
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided,
+                                         sizes=sizes)
+    b = entry_builder(fn)
+    if lanes == 0 or n == 0:
+        b.ret_void()
+        return fn
+    results = operands[len(op.operands):]
+    # results (kernelize/sort.py): sort: keys A[, B]; argsort: positions A[, B], keys A[, B]
+    keys = results[len(results) // 2] if argsort else results[0]
+    source = operands[1 if argsort else 0]
+    positions = results[0] if argsort else None
+    selector = _Selector(module, name, element, argsort)
+    # a result's strides are constants unless strided: then only the version they need
+    known = [static_value(r.strides[axis]) for r in ((keys, positions) if argsort else (keys,))]
+    versions = (True, False) if None in known else (all(s == 1 for s in known),)
+    chunk = selector.chunk_kernel(len(shape), axis, outer, kth, versions)
+    strides = [*source.strides, *keys.strides, *(positions.strides if argsort else keys.strides)]
+    pointers = [source.pointer, keys.pointer, positions.pointer if argsort else ll.Constant(PTR, None)]
+    extents = source.shape
+    lane_count = sizes.multiply(b, [extents[d] for d in outer])
+    # about 3 points (of the threshold's ~0.3 ns) an element and rank-range pass
+    work = sizes.multiply(b, [lane_count, extents[axis], _c(3 * (2 + len(kth)))])
+    split = runtime.Split(*(v if static_value(v) is None else static_value(v) for v in (lane_count, work)))
+    runtime.emit_launch(b, chunk, [*pointers, *strides, *extents], split)
+    b.ret_void()
+    return fn
+
+
+class _Selector:
+    """The functions of one element type's selection: compare, swap, insertion sort, min/max
+    scans, heapsort and quickselect over a lane at a pointer with an element stride."""
+
+    def __init__(self, module: ll.Module, name: str, element, argsort: bool):
+        self.module, self.name, self.argsort = module, name, argsort
+        width = 8 if element.is_bool else element.bitwidth
+        self.elem = ll.IntType(width)  # elements move as their bits
+        self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width] \
+            if element.is_float else None
+        self.signed = element.is_integer and not element.is_unsigned and not element.is_bool
+
+    # --- small helpers -------------------------------------------------------------------
+
+    def function(self, suffix: str, params: list, result=None) -> ll.Function:
+        fn = ll.Function(self.module, ll.FunctionType(result or ll.VoidType(), params),
+                         f"{self.name}_{suffix}")
+        fn.linkage = "internal"
+        return fn
+
+    def less(self, b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
+        """i1: ``x < y`` as values (no NaN reaches here)."""
+        if self.float is not None:
+            return b.fcmp_ordered("<", b.bitcast(x, self.float), b.bitcast(y, self.float))
+        return b.icmp_signed("<", x, y) if self.signed else b.icmp_unsigned("<", x, y)
+
+    @staticmethod
+    def local(b: ll.IRBuilder, init: ll.Value) -> ll.Value:
+        """A stack slot holding ``init`` (mem2reg makes it a register)."""
+        with b.goto_entry_block():
+            slot = b.alloca(init.type)
+        b.store(init, slot)
+        return slot
+
+    @staticmethod
+    def loop_while(b: ll.IRBuilder, cond, body) -> None:
+        """``while cond(): body()`` at the builder's position; each emits at the builder."""
+        fn = b.function
+        head, inner, done = (fn.append_basic_block(s) for s in ("while", "do", "end"))
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(cond(), inner, done)
+        b.position_at_end(inner)
+        body()
+        b.branch(head)
+        b.position_at_end(done)
+
+    class Lane:
+        """Reads, writes and swaps of a lane's keys (and positions) at an element stride."""
+
+        def __init__(self, sel, b, keys, pos, stride, pos_stride):
+            self.sel, self.b, self.keys, self.pos = sel, b, keys, pos
+            self.stride, self.pos_stride = stride, pos_stride
+
+        def at(self, i):
+            return self.b.gep(self.keys, [self.b.mul(i, self.stride)], inbounds=True,
+                              source_etype=self.sel.elem)
+
+        def pos_at(self, i):
+            return self.b.gep(self.pos, [self.b.mul(i, self.pos_stride)], inbounds=True,
+                              source_etype=I64)
+
+        def get(self, i):
+            return self.b.load(self.at(i), typ=self.sel.elem)
+
+        def put(self, i, v):
+            self.b.store(v, self.at(i))
+
+        def swap(self, i, j):
+            b = self.b
+            x, y = self.get(i), self.get(j)
+            self.put(i, y)
+            self.put(j, x)
+            if self.sel.argsort:
+                pi, pj = self.pos_at(i), self.pos_at(j)
+                u, v = b.load(pi, typ=I64), b.load(pj, typ=I64)
+                b.store(v, pi)
+                b.store(u, pj)
+
+        def swap_if_less(self, i, j):
+            """Order elements ``j`` before ``i`` where ``j`` is smaller."""
+            with self.b.if_then(self.sel.less(self.b, self.get(j), self.get(i))):
+                self.swap(i, j)
+
+    def signature(self, stride1: bool) -> list:
+        """``(keys, positions, lo, hi[, stride, position stride])``."""
+        return [PTR, PTR, I64, I64] + ([] if stride1 else [I64, I64])
+
+    def lane_of(self, b, fn, stride1: bool):
+        args = fn.args
+        stride, pos_stride = (_c(1), _c(1)) if stride1 else (args[-2], args[-1])
+        return self.Lane(self, b, args[0], args[1], stride, pos_stride)
+
+    # --- the pieces of a selection, each a function over [lo, hi) --------------------------
+
+    def insertion_sort(self, stride1: bool) -> ll.Function:
+        fn = self.function(f"insertion{'1' if stride1 else 's'}", self.signature(stride1))
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        lane = self.lane_of(b, fn, stride1)
+        lo, hi = fn.args[2], fn.args[3]
+
+        def one(t):
+            i = b.add(b.add(lo, t), _c(1))
+            v = lane.get(i)
+            p = b.load(lane.pos_at(i), typ=I64) if self.argsort else None
+            j = self.local(b, i)
+
+            def go_on():
+                at = b.load(j, typ=I64)
+                above = b.icmp_signed(">", at, lo)
+                before = b.select(above, b.sub(at, _c(1)), at)
+                return b.and_(above, self.less(b, v, lane.get(before)))
+
+            def shift():
+                at = b.load(j, typ=I64)
+                before = b.sub(at, _c(1))
+                lane.put(at, lane.get(before))
+                if self.argsort:
+                    b.store(b.load(lane.pos_at(before), typ=I64), lane.pos_at(at))
+                b.store(before, j)
+
+            self.loop_while(b, go_on, shift)
+            at = b.load(j, typ=I64)
+            lane.put(at, v)
+            if self.argsort:
+                b.store(p, lane.pos_at(at))
+
+        with b.if_then(b.icmp_signed(">", b.sub(hi, lo), _c(1))):
+            emit_loop(b, b.sub(b.sub(hi, lo), _c(1)), one, unroll=False, vectorize=False)
+        b.ret_void()
+        return fn
+
+    def extreme(self, stride1: bool, largest: bool) -> ll.Function:
+        """The smallest (or largest) element of the range swapped to its first (last) place."""
+        fn = self.function(f"{'max' if largest else 'min'}{'1' if stride1 else 's'}",
+                           self.signature(stride1))
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        lane = self.lane_of(b, fn, stride1)
+        lo, hi = fn.args[2], fn.args[3]
+        best = self.local(b, lo)
+        value = self.local(b, lane.get(lo))
+
+        def scan(t):
+            i = b.add(lo, b.add(t, _c(1)))
+            v = lane.get(i)
+            now = b.load(value, typ=self.elem)
+            better = self.less(b, now, v) if largest else self.less(b, v, now)
+            b.store(b.select(better, v, now), value)
+            b.store(b.select(better, i, b.load(best, typ=I64)), best)
+
+        emit_loop(b, b.sub(b.sub(hi, lo), _c(1)), scan, unroll=False, vectorize=False)
+        lane.swap(b.sub(hi, _c(1)) if largest else lo, b.load(best, typ=I64))
+        b.ret_void()
+        return fn
+
+    def heapsort(self, stride1: bool) -> ll.Function:
+        """The range sorted by a max-heap: the guard against quickselect's bad pivots."""
+        fn = self.function(f"heapsort{'1' if stride1 else 's'}", self.signature(stride1))
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        lane = self.lane_of(b, fn, stride1)
+        lo, hi = fn.args[2], fn.args[3]
+        size = b.sub(hi, lo)
+        root = self.local(b, _c(0))
+
+        def sift(start, end):
+            """Sift heap element ``start`` (offsets from lo) down within ``[0, end)``."""
+            b.store(start, root)
+
+            def go_on():
+                return b.icmp_signed("<", b.add(b.mul(b.load(root, typ=I64), _c(2)), _c(1)), end)
+
+            def step():
+                r = b.load(root, typ=I64)
+                child = b.add(b.mul(r, _c(2)), _c(1))
+                right = b.add(child, _c(1))
+                has_right = b.icmp_signed("<", right, end)
+                right_c = b.select(has_right, right, child)
+                bigger = b.and_(has_right, self.less(b, lane.get(b.add(lo, child)),
+                                                     lane.get(b.add(lo, right_c))))
+                child = b.select(bigger, right_c, child)
+                down = self.less(b, lane.get(b.add(lo, r)), lane.get(b.add(lo, child)))
+                with b.if_else(down) as (yes, no):
+                    with yes:
+                        lane.swap(b.add(lo, r), b.add(lo, child))
+                        b.store(child, root)
+                    with no:
+                        b.store(end, root)  # the heap holds: stop
+
+            self.loop_while(b, go_on, step)
+
+        def build(t):  # start from the last parent down to 0
+            sift(b.sub(b.sub(b.sdiv(size, _c(2)), _c(1)), t), size)
+
+        emit_loop(b, b.sdiv(size, _c(2)), build, unroll=False, vectorize=False)
+
+        def pop(t):
+            end = b.sub(b.sub(size, _c(1)), t)
+            lane.swap(lo, b.add(lo, end))
+            sift(_c(0), end)
+
+        emit_loop(b, b.sub(size, _c(1)), pop, unroll=False, vectorize=False)
+        b.ret_void()
+        return fn
+
+    def select(self, stride1: bool) -> ll.Function:
+        """``(keys, positions, lo, hi, k[, strides])``: the range ``[lo, hi)`` rearranged so
+        that element ``k`` is the one sorting puts there, smaller or equal ones before it and
+        larger or equal ones after."""
+        params = self.signature(stride1)
+        fn = self.function(f"select{'1' if stride1 else 's'}", [*params[:4], I64, *params[4:]])
+        pieces = {what: getattr(self, what)(stride1) for what in ("insertion_sort", "heapsort")}
+        smallest, largest = self.extreme(stride1, False), self.extreme(stride1, True)
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        args = list(fn.args)
+        k = args[4]
+        strides = args[5:]
+        lane = self.Lane(self, b, args[0], args[1], *((_c(1), _c(1)) if stride1 else strides))
+        lo, hi = self.local(b, args[2]), self.local(b, args[3])
+        ctlz = self.module.declare_intrinsic("llvm.ctlz", [I64], ll.FunctionType(I64, [I64, I1]))
+        bits = b.sub(_c(64), b.call(ctlz, [b.sub(args[3], args[2]), ll.Constant(I1, 0)]))
+        rounds = self.local(b, b.mul(bits, _c(ROUNDS_PER_BIT)))
+        head = fn.append_basic_block("round")
+        done = fn.append_basic_block("done")
+        b.branch(head)
+        b.position_at_end(head)
+        lo_v, hi_v = b.load(lo, typ=I64), b.load(hi, typ=I64)
+        range_args = [args[0], args[1], lo_v, hi_v, *strides]
+
+        def finish(piece):
+            b.call(piece, range_args)
+            b.branch(done)
+
+        small = fn.append_basic_block("small")
+        rest = fn.append_basic_block("rest")
+        b.cbranch(b.icmp_signed("<=", b.sub(hi_v, lo_v), _c(SMALL)), small, rest)
+        b.position_at_end(small)
+        finish(pieces["insertion_sort"])
+        b.position_at_end(rest)
+        for test, piece in ((b.icmp_signed("==", k, lo_v), smallest),
+                            (b.icmp_signed("==", k, b.sub(hi_v, _c(1))), largest),
+                            (b.icmp_signed("<=", b.load(rounds, typ=I64), _c(0)), pieces["heapsort"])):
+            then, rest = fn.append_basic_block("end_piece"), fn.append_basic_block("rest")
+            b.cbranch(test, then, rest)
+            b.position_at_end(then)
+            finish(piece)
+            b.position_at_end(rest)
+        b.store(b.sub(b.load(rounds, typ=I64), _c(1)), rounds)
+        # median of three: a[lo] <= a[mid] <= a[last], the pivot a[mid]
+        last = b.sub(hi_v, _c(1))
+        mid = b.add(lo_v, b.ashr(b.sub(last, lo_v), _c(1)))
+        lane.swap_if_less(lo_v, mid)
+        lane.swap_if_less(mid, last)
+        lane.swap_if_less(lo_v, mid)
+        pivot = lane.get(mid)
+        size = b.sub(hi_v, lo_v)
+        below = self.lomuto(b, lane, lo_v, size, lambda v: self.less(b, v, pivot))
+        # [lo, below) < pivot <= [below, hi): go on in the side holding k
+        left, moved = b.icmp_signed("<", k, below), b.icmp_signed(">", below, lo_v)
+        b.store(b.select(left, lo_v, below), lo)
+        b.store(b.select(left, below, hi_v), hi)
+        equal_pass, next_round = fn.append_basic_block("equal_pass"), fn.append_basic_block("next")
+        b.cbranch(b.or_(left, moved), next_round, equal_pass)
+        b.position_at_end(equal_pass)  # the pivot is the range's least: its equals to the front
+        equal = self.lomuto(b, lane, lo_v, size, lambda v: b.not_(self.less(b, pivot, v)))
+        b.store(equal, lo)
+        b.cbranch(b.icmp_signed("<", k, equal), done, next_round)  # k among the equals: done
+        b.position_at_end(next_round)
+        b.branch(head)
+        b.position_at_end(done)
+        b.ret_void()
+        return fn
+
+    def lomuto(self, b, lane, lo, size, goes_left) -> ll.Value:
+        """The elements of ``[lo, lo + size)`` for which ``goes_left`` holds moved to its front
+        (the position after them returned), branch-free: each element is swapped with the first
+        one that does not go left, and that boundary moves on by one where it goes left (a
+        mispredicted branch per element costs more than the swap)."""
+        boundary = self.local(b, lo)
+
+        def step(t):
+            j = b.add(lo, t)
+            at = b.load(boundary, typ=I64)
+            v = lane.get(j)
+            lane.put(j, lane.get(at))
+            lane.put(at, v)
+            if self.argsort:
+                pj, pa = lane.pos_at(j), lane.pos_at(at)
+                moved = b.load(pj, typ=I64)
+                b.store(b.load(pa, typ=I64), pj)
+                b.store(moved, pa)
+            b.store(b.add(at, b.zext(goes_left(v), I64)), boundary)
+
+        emit_loop(b, size, step, unroll=False, vectorize=False)
+        return b.load(boundary, typ=I64)
+
+    # --- a chunk of lanes ----------------------------------------------------------------
+
+    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple,
+                     versions: tuple) -> ll.Function:
+        """``void (src, keys, positions, src strides..., keys strides..., positions
+        strides..., extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs to the tail) and
+        selected; ``versions``: the selections it may call, with stride 1 (True) or any."""
+        fn = self.function("lanes", [PTR] * 3 + [I64] * (4 * rank + 2))
+        for a in fn.args[:3]:
+            a.add_attribute("noalias")
+        src, keys, pos = fn.args[:3]
+        strides = [list(fn.args[3 + r * rank: 3 + (r + 1) * rank]) for r in range(3)]
+        extents = list(fn.args[3 + 3 * rank: 3 + 4 * rank])
+        n = extents[axis]
+        first, end = fn.args[-2], fn.args[-1]
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        selects = {v: self.select(v) for v in versions}
+
+        def lane_pointer(base, lane_strides, lane, elem):
+            at = [_c(0)] * rank
+            rest = lane
+            for d in reversed(outer_dims):
+                at[d] = b.urem(rest, extents[d])
+                rest = b.udiv(rest, extents[d])
+            return element_pointer(b, base, at, lane_strides, elem)
+
+        def one_lane(t):
+            lane_index = b.add(first, t)
+            s = lane_pointer(src, strides[0], lane_index, self.elem)
+            out = self.Lane(self, b, lane_pointer(keys, strides[1], lane_index, self.elem),
+                            lane_pointer(pos, strides[2], lane_index, I64) if self.argsort else pos,
+                            strides[1][axis], strides[2][axis])
+            numbers = self.copy_in(b, s, strides[0][axis], out, n)
+            contiguous = b.icmp_signed("==", out.stride, _c(1))
+            if self.argsort:
+                contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
+            lo = self.local(b, _c(0))
+            for rank_k in kth:
+                with b.if_then(b.icmp_signed("<", _c(rank_k), numbers)):
+                    range_args = [out.keys, out.pos, b.load(lo, typ=I64), numbers, _c(rank_k)]
+                    strided_args = [*range_args, out.stride, out.pos_stride]
+                    if len(versions) == 1:
+                        b.call(selects[versions[0]], range_args if versions[0] else strided_args)
+                    else:
+                        with b.if_else(contiguous) as (yes, no):
+                            with yes:
+                                b.call(selects[True], range_args)
+                            with no:
+                                b.call(selects[False], strided_args)
+                    b.store(_c(rank_k + 1), lo)
+
+        emit_loop(b, b.sub(end, first), one_lane, unroll=False, vectorize=False)
+        b.ret_void()
+        return fn
+
+    def copy_in(self, b, src, src_stride, out, n: ll.Value) -> ll.Value:
+        """Copy the lane at ``src`` into ``out`` (and each element's position), a float's NaNs
+        to the tail; the number of elements before them (i64)."""
+        if self.float is None:
+            def copy(i):
+                out.put(i, b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True,
+                                        source_etype=self.elem), typ=self.elem))
+                if self.argsort:
+                    b.store(i, out.pos_at(i))
+
+            emit_loop(b, n, copy)
+            return n
+        front, back = self.local(b, _c(0)), self.local(b, b.sub(n, _c(1)))
+
+        def split(i):
+            v = b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True, source_etype=self.elem),
+                       typ=self.elem)
+            nan = b.fcmp_unordered("uno", b.bitcast(v, self.float), b.bitcast(v, self.float))
+            f, k = b.load(front, typ=I64), b.load(back, typ=I64)
+            to = b.select(nan, k, f)
+            out.put(to, v)
+            if self.argsort:
+                b.store(i, out.pos_at(to))
+            b.store(b.add(f, b.zext(b.not_(nan), I64)), front)
+            b.store(b.sub(k, b.zext(nan, I64)), back)
+
+        emit_loop(b, n, split, vectorize=False)
+        return b.load(front, typ=I64)

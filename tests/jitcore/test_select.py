@@ -1,0 +1,170 @@
+"""np.partition, np.argpartition, median and quantiles by selection (``codegen/cpu/sort_select.py``)
+against NumPy: the partition contract (the kth element where sorting puts it, none after it
+before it, none before it after it, NaN last; argpartition's positions a permutation that
+partitions), not NumPy's arrangement of the other elements, which is its introselect's; medians
+and quantiles equal to NumPy's. Lanes of 1..3000 elements hold NaN, infinities, zeros of both
+signs and the inputs that break naive quickselects (sorted, reversed, all equal, organ pipe, a
+few distinct values). One jitted function serves many lengths where its ranks stay the same
+numbers (a new length reuses the code), and the heapsort guard runs on its own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import jitcore as jc
+from jitcore.codegen.cpu import sort_select
+from tests.budget import examples
+from tests.strategies import ordinary, specials
+
+PATTERNS = ("random", "specials", "sorted", "reversed", "equal", "organ_pipe", "few", "sawtooth")
+KTH = (3, 40, 300)  # the same ranks at every length from 301: one code for them all
+DTYPES = [np.dtype(t) for t in ("f8", "f4", "f2", "i1", "u2", "i8", "?")]
+
+
+def lane(dtype: np.dtype, n: int, pattern: str, seed: int) -> np.ndarray:
+    """``n`` values of ``dtype`` in ``pattern``: the adversarial orders are of random values."""
+    rng = np.random.default_rng(seed)
+    if pattern == "specials" or dtype.kind == "b":
+        pool = np.concatenate([specials(dtype), ordinary(dtype)])
+        return rng.choice(pool, n)
+    if pattern == "few":
+        return rng.choice(np.concatenate([specials(dtype), ordinary(dtype)])[:4], n)
+    if pattern == "equal":
+        return np.full(n, ordinary(dtype)[1], dtype)
+    base = np.sort(rng.choice(ordinary(dtype), n) if dtype.itemsize == 1 else
+                   (rng.standard_normal(n) * 100).astype(dtype))
+    if pattern == "random":
+        return rng.permutation(base)
+    if pattern == "reversed":
+        return base[::-1].copy()
+    if pattern == "organ_pipe":
+        return np.concatenate([base[0::2], base[1::2][::-1]])
+    if pattern == "sawtooth":
+        return np.concatenate([base[i::7] for i in range(7)])
+    return base
+
+
+def assert_partitioned(part: np.ndarray, a: np.ndarray, kth, context: str) -> None:
+    """``part`` holds ``a``'s lane values (last axis) with each kth one where sorting puts it,
+    none sorting after it before it and none sorting before it after it (NaN sorts last)."""
+    want = np.sort(a, axis=-1)
+    floats = a.dtype.kind == "f"
+    assert part.dtype == a.dtype and part.shape == a.shape, context
+    assert np.array_equal(np.sort(part, axis=-1), want, equal_nan=floats), context
+    for k in np.atleast_1d(kth) % a.shape[-1]:
+        v = part[..., k:k + 1]
+        assert np.array_equal(v, want[..., k:k + 1], equal_nan=floats), f"rank {k}: {context}"
+        left, right = part[..., :k], part[..., k + 1:]
+        if floats:
+            assert np.all((left <= v) | np.isnan(v)), f"left of {k}: {context}"
+            assert np.all((right >= v) | np.isnan(right)), f"right of {k}: {context}"
+        else:
+            assert np.all(left <= v) and np.all(right >= v), f"rank {k}: {context}"
+
+
+def assert_argpartitioned(order: np.ndarray, a: np.ndarray, kth, context: str) -> None:
+    assert order.dtype == np.int64
+    assert np.array_equal(np.sort(order, axis=-1), np.broadcast_to(np.arange(a.shape[-1]), a.shape))
+    assert_partitioned(np.take_along_axis(a, order, axis=-1), a, kth, context)
+
+
+def _partitions(*lanes):
+    """Each lane partitioned at ``KTH``, and the f8 and i8 ones argpartitioned: one function."""
+    parts = tuple(np.partition(x, KTH) for x in lanes)
+    return parts + (np.argpartition(lanes[0], KTH), np.argpartition(lanes[5], KTH))
+
+
+PARTITIONS = jc.jit(_partitions)
+
+
+@settings(max_examples=examples(8, ci=4), deadline=None)  # ci: ~0.4 s of CPU a new length
+@given(n=st.integers(301, 3000), pattern=st.sampled_from(PATTERNS), seed=st.integers(0, 2**16))
+def test_partition_contract_across_lengths(n, pattern, seed):
+    lanes = [lane(dt, n, pattern, seed) for dt in DTYPES]
+    got = PARTITIONS(*lanes)
+    for dt, x, part in zip(DTYPES, lanes, got):
+        assert_partitioned(part, x, KTH, f"{dt} {pattern} n={n} seed={seed}")
+    for x, order in zip((lanes[0], lanes[5]), got[len(DTYPES):]):
+        assert_argpartitioned(order, x, KTH, f"{x.dtype} {pattern} n={n} seed={seed}")
+
+
+def test_a_new_length_reuses_the_code():
+    """Lengths 301..3000 at the same ranks: one compile (the first example, or this test's)."""
+    before = PARTITIONS.cache_info()
+    for n in (1000, 2345):
+        PARTITIONS(*[lane(dt, n, "random", n) for dt in DTYPES])
+    info = PARTITIONS.cache_info()
+    assert info.compiles == 1 and info.reused >= before.reused + 2 - (before.traces == 0), info
+
+
+@settings(max_examples=examples(6, ci=3), deadline=None)
+@given(n=st.integers(1, 3000), pattern=st.sampled_from(PATTERNS), seed=st.integers(0, 2**16),
+       axis=st.sampled_from((0, 1)))
+def test_rows_columns_middle_and_last_ranks(n, pattern, seed, axis):
+    """Three lanes of patterns along either axis, at the middle, the ends and beside them."""
+    a = np.stack([lane(np.dtype("f8"), n, p, seed + i) for i, p in enumerate((pattern, "specials", "few"))])
+    a = a if axis == 1 else np.ascontiguousarray(a.T)
+    kth = sorted({0, n // 2, max(n // 2 - 1, 0), n - 1})
+    part, order = jc.jit(lambda x: (np.partition(x, kth, axis=axis), np.argpartition(x, kth, axis=axis)))(a)
+    lanes_last = (lambda v: v) if axis == 1 else (lambda v: v.T)
+    context = f"{pattern} n={n} seed={seed} axis={axis}"
+    assert_partitioned(lanes_last(part), lanes_last(a), kth, context)
+    assert_argpartitioned(lanes_last(order), lanes_last(a), kth, context)
+
+
+@settings(max_examples=examples(6, ci=2), deadline=None)  # ci: a compile each (5 selections)
+@given(n=st.integers(1, 3000), pattern=st.sampled_from(PATTERNS), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from([np.dtype(t) for t in ("f8", "f4", "i8", "u2")]))
+def test_median_and_quantiles_equal_numpys(n, pattern, seed, dtype):
+    """Values (and NaN) as NumPy's for the median, interpolated and discrete quantiles."""
+    a = np.stack([lane(dtype, n, p, seed + i) for i, p in enumerate((pattern, "specials", "random"))])
+
+    def stats(x):
+        return (np.median(x, axis=1), np.quantile(x, [0.0, 0.3, 0.5, 1.0], axis=1),
+                np.quantile(x, [0.1, 0.9], axis=1, method="nearest"),
+                np.percentile(x, 37, axis=1, method="midpoint"),
+                np.quantile(x, 0.75, axis=1, method="median_unbiased"))
+
+    for got, want in zip(jc.jit(stats)(a), stats(a)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want, f"{dtype} {pattern} n={n} seed={seed}")
+
+
+@pytest.fixture
+def always_heapsort(monkeypatch):
+    monkeypatch.setattr(sort_select, "ROUNDS_PER_BIT", 0)
+
+
+@pytest.mark.usefixtures("always_heapsort")
+def test_the_heapsort_guard_alone():
+    """The fallback that bounds the worst case, run on every range (no quickselect round)."""
+    a = np.stack([lane(np.dtype("f8"), 700, p, 7) for p in PATTERNS])
+    kth = (0, 1, 349, 350, 698, 699)
+    part, order = jc.jit(lambda x: (np.partition(x, kth), np.argpartition(x, kth)), cache=False)(a)
+    assert_partitioned(part, a, kth, "heapsort")
+    assert_argpartitioned(order, a, kth, "heapsort")
+
+
+def test_partitions_of_many_lanes_by_the_network():
+    """Enough lanes that the sort network takes them (``kernelize/sort.py``'s NETWORK_LANES):
+    rows and columns, with the specials, partitioned and argpartitioned."""
+    rng = np.random.default_rng(3)
+    a = np.stack([lane(np.dtype("f4"), 60, PATTERNS[i % len(PATTERNS)], i) for i in range(40)])
+    a[rng.random(a.shape) < 0.05] = np.nan
+    kth = (0, 17, 29, 30, 59)
+    part, order = jc.jit(lambda x: (np.partition(x, kth, axis=1), np.argpartition(x.T, kth, axis=0)))(a)
+    assert_partitioned(part, a, kth, "rows")
+    assert_argpartitioned(order.T, a, kth, "columns")
+
+
+def test_a_rank_just_past_a_run_of_equals():
+    """The rank right after the range's least value's run (the equal pass's end): one 1 among
+    600 zeros and 399 twos, so that the answer is the 1 and not any element after the zeros."""
+    rng = np.random.default_rng(11)
+    a = np.stack([rng.permutation(np.repeat([0.0, 1.0, 2.0], [600, 1, 399])) for _ in range(8)])
+    part = jc.jit(lambda x: np.partition(x.astype(np.int8), (600,)))(a)
+    assert_partitioned(part, a.astype(np.int8), (600,), "equals")
