@@ -593,9 +593,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def _partition_axis(a: Tracer, kth, axis, kind, order, name: str) -> tuple[Tracer, int, tuple[int, ...]]:
     if kind != "introselect":
         raise ValueError(f"select kind must be 'introselect' (got {kind!r}) (at {user_location()})")
-    if isinstance(kth, Tracer):
-        raise UnsupportedError(f"numpy.{name} with a traced kth is not supported under jit "
-                               f"(at {user_location()})")
+    if isinstance(kth, Tracer):  # the ranks are the kernel's constants: say which argument to make static
+        kth._concretize(f"numpy.{name}'s kth")
     x, ax = _lane_axis(a, axis, name, None, order)
     n = x.shape[ax]
     ranks = set()

@@ -168,3 +168,13 @@ def test_a_rank_just_past_a_run_of_equals():
     a = np.stack([rng.permutation(np.repeat([0.0, 1.0, 2.0], [600, 1, 399])) for _ in range(8)])
     part = jc.jit(lambda x: np.partition(x.astype(np.int8), (600,)))(a)
     assert_partitioned(part, a.astype(np.int8), (600,), "equals")
+
+
+def test_a_traced_kth_names_the_argument_to_make_static():
+    def top(x, k):
+        return np.sort(x[np.argpartition(x, -k)[-k:]])
+
+    x = np.arange(10.0)[::-1]
+    with pytest.raises(jc.ConcretizationError, match=r"static_argnames=\('k',\)"):
+        jc.jit(top)(x, 3)
+    np.testing.assert_array_equal(jc.jit(top, static_argnames="k")(x, 3), [7.0, 8.0, 9.0])
