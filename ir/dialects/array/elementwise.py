@@ -121,6 +121,8 @@ class UnaryOp(ElementwiseOp):
         inner = getattr(self.operands[0], "op", None)
         if self.kind == "neg" and isinstance(inner, UnaryOp) and inner.kind == "neg":
             return [inner.operands[0]]
+        if self.kind in ("real", "imag") and isinstance(inner, ComplexOp):  # a part put in, read out
+            return [inner.operands[0 if self.kind == "real" else 1]]
         return super().fold(constants)
 
 
