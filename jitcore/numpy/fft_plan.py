@@ -9,7 +9,9 @@ transform, decimation in frequency: each stage of radix ``r`` views the data as
 
 as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
 the stage is one elementwise kernel that reads its input once and writes its output once, in
-natural order at the end (no bit reversal). Other lengths use Bluestein's algorithm: the
+natural order at the end (no bit reversal). Radix 2 and 4, whose factors are +-1 and +-i, work
+on the float parts (``np.real``/``np.imag`` in, ``array.complex`` out): adds, products by +-1
+tables and a part swap for odd ``h``, not complex products. Other lengths use Bluestein's algorithm: the
 transform as a convolution with a chirp, done by two transforms of a smooth length ``m >= 2n-1``
 and the precomputed transform of the chirp.
 
