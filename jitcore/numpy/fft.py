@@ -43,8 +43,8 @@ def _scale(norm, n: int, inverse: bool) -> float:
 
 
 def _scaled(z, fct: float):
-    """``z * fct`` part by part, as pocketfft scales: a NaN real part leaves the imaginary
-    part alone (a complex product by ``fct + 0j`` would make it NaN)."""
+    """``z * fct`` part by part, as pocketfft scales: an infinite real part leaves the
+    imaginary part alone (a complex product by ``fct + 0j`` would make it NaN)."""
     if fct == 1:
         return z
     fct = np.asarray(fct, z.dtype.char.lower())

@@ -101,22 +101,13 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int):
     else:
         acc = terms[0]
         for j in range(1, r):
-            acc = acc + _twiddled(roots(h * j, r, sign, dtype).reshape(r, 1), terms[j])
+            acc = acc + roots(h * j, r, sign, dtype).reshape(r, 1) * terms[j]
     if s > 1:  # w_N^(s h), s = s1 b + s0
-        acc = _twiddled(roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape(b, r, 1), acc)
+        acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape(b, r, 1) * acc
         if split:
             s1 = np.arange(s // b) * b
-            acc = _twiddled(roots(np.outer(s1, h), n_points, sign, dtype).reshape(s // b, 1, r, 1), acc)
+            acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape(s // b, 1, r, 1) * acc
     return acc.reshape(batch + (s, r * subs))
-
-
-def _twiddled(table: np.ndarray, acc):
-    """``table * acc``, but ``acc`` itself where a whole row of ``table`` (its first: ``s = 0``
-    of a twiddle, ``h = 0`` of a butterfly) is 1: no product there, so an infinity stays one
-    (``inf * 0`` in a complex product by ``1 + 0j`` is NaN), as pocketfft, which skips those
-    twiddles."""
-    ones = np.all(table == 1, axis=tuple(range(1, table.ndim)), keepdims=True)
-    return np.where(ones, acc, table * acc)
 
 
 def _butterfly(terms: list, sign: int):
