@@ -9,9 +9,10 @@ transform, decimation in frequency: each stage of radix ``r`` views the data as
 
 as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
 the stage is one elementwise kernel that reads its input once and writes its output once, in
-natural order at the end (no bit reversal). Radix 2 and 4, whose factors are +-1 and +-i, work
-on the float parts (``np.real``/``np.imag`` in, ``array.complex`` out): adds, products by +-1
-tables and a part swap for odd ``h``, not complex products. Other lengths use Bluestein's algorithm: the
+natural order at the end (no bit reversal). The radix-4 factors (1, -1, +-i) are complex
+products too: butterflies on the float parts (adds and a part swap per odd ``h``, built with
+``array.complex``) measured no faster for complex128 and 1.3-1.6x slower for complex64
+(docs/performance.md, fft33). Other lengths use Bluestein's algorithm: the
 transform as a convolution with a chirp, done by two transforms of a smooth length ``m >= 2n-1``
 and the precomputed transform of the chirp.
 
@@ -95,49 +96,15 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int):
     split = s > SPLIT_TWIDDLES_ABOVE
     b = _near_root_divisor(s) if split else s
     a = a.reshape(batch + (r, s // b, b, 1, subs))
-    terms = [a[..., j:j + 1, :, :, :, :] for j in range(r)]
-    if r in (2, 4):
-        acc = _butterfly(terms, sign)
-    else:
-        acc = terms[0]
-        for j in range(1, r):
-            acc = acc + roots(h * j, r, sign, dtype).reshape(r, 1) * terms[j]
+    acc = a[..., 0:1, :, :, :, :]
+    for j in range(1, r):
+        acc = acc + roots(h * j, r, sign, dtype).reshape(r, 1) * a[..., j:j + 1, :, :, :, :]
     if s > 1:  # w_N^(s h), s = s1 b + s0
         acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape(b, r, 1) * acc
         if split:
             s1 = np.arange(s // b) * b
             acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape(s // b, 1, r, 1) * acc
     return acc.reshape(batch + (s, r * subs))
-
-
-def _butterfly(terms: list, sign: int):
-    """``sum_j w_r^(hj) A_j`` for radix 2 and 4, each output ``h`` along the broadcast dim of the
-    terms, on the float parts: the factors are +-1 and +-i, so the terms are added or
-    subtracted (products by +-1 tables, exact for every value, infinities too) and, for the
-    odd ``h`` of radix 4, the parts of the second sum swapped (a select on ``h``). About 8
-    flops an output point where full complex products by the factors take 22, and no
-    ``inf * 0``: a non-finite value reaches only the outputs it is added into."""
-    parts = [(np.real(t), np.imag(t)) for t in terms]
-    dtype = parts[0][0].dtype
-    alternate = np.array([1, -1, 1, -1][:len(terms)], dtype).reshape(-1, 1)  # (-1)^h
-    if len(terms) == 2:
-        (x0, y0), (x1, y1) = parts
-        return _complex(x0 + alternate * x1, y0 + alternate * y1)
-    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = parts
-    even_x, even_y = x0 + alternate * x2, y0 + alternate * y2  # A0 + (-1)^h A2
-    odd_x, odd_y = x1 + alternate * x3, y1 + alternate * y3  # A1 + (-1)^h A3
-    # w_4^h (A1 + (-1)^h A3): w_4 = sign * i, so for odd h the parts swap, with signs
-    swap = np.array([False, True, False, True]).reshape(4, 1)
-    signs_x = np.array([1, -sign, -1, sign], dtype).reshape(4, 1)
-    signs_y = np.array([1, sign, -1, -sign], dtype).reshape(4, 1)
-    return _complex(even_x + signs_x * np.where(swap, odd_y, odd_x),
-                    even_y + signs_y * np.where(swap, odd_x, odd_y))
-
-
-def _complex(re, im):
-    """The complex array of parts ``re`` and ``im``, broadcast to one shape."""
-    re, im = np.broadcast_arrays(re, im)
-    return prims.complex_from_parts(re, im)
 
 
 def _mixed_radix(z, plan: list[int], sign: int):
@@ -203,7 +170,7 @@ def real_forward(x, dtype):
         return transform(x.astype(dtype), -1)[..., :n // 2 + 1]
     m = n // 2
     part = np.dtype(dtype).char.lower()
-    z = _complex(x[..., 0::2].astype(part), x[..., 1::2].astype(part))  # exact: no product by 1j
+    z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))  # no product by 1j
     spectrum = transform(z, -1)
     first = spectrum[..., :1]
     same = _pieces([spectrum, first])  # Z[k], k = 0..m (Z[m] = Z[0])
