@@ -223,9 +223,28 @@ def imag(self):
 
 
 def _part_of(x, which: str):
-    """``x.real``/``x.imag``: a NumPy scalar's parts are scalars, a 0-d array's 0-d arrays."""
-    out = prims.part(which, x)
-    return as_scalar(out) if x.scalar else out
+    """``x.real``/``x.imag``: a NumPy scalar's parts are scalars, a 0-d array's 0-d arrays. A
+    complex array's part is a view, as in NumPy: a write to it (``z.real[i] = v``) rebuilds
+    ``z`` from the written part and the other one (``array.complex``, no arithmetic)."""
+    if x.scalar:
+        return as_scalar(prims.part(which, x))
+    if x.dtype.kind != "c":
+        return prims.part(which, x)
+    if which == "real":
+        return make_view(x, lambda z: prims.part("real", z),
+                         lambda z, re: prims.complex_from_parts(re, prims.part("imag", z)))
+    return make_view(x, lambda z: prims.part("imag", z),
+                     lambda z, im: prims.complex_from_parts(prims.part("real", z), im))
+
+
+def _set_part(which: str):
+    def setter(self, value):
+        """``z.real = v``: the part of ``z`` replaced in place, ``v`` broadcast and cast."""
+        if self.dtype.kind != "c" and which == "imag":
+            raise JitTypeError(f"array does not have imaginary part to set (at {user_location()}); "
+                               "convert it to a complex dtype first")
+        _part_of(self, which)[...] = value
+    return setter
 
 
 def conj(self):
@@ -415,6 +434,7 @@ _METHODS = {
        for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
     **{name: _needs_data(name) for name in ("item", "tolist", "tobytes", "tofile", "dump", "dumps")},
 }
+_SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,
                "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
                "nbytes": lambda self: self.size * self.dtype.itemsize}
@@ -434,7 +454,7 @@ def install() -> None:
     for name, fn in _METHODS.items():
         setattr(Tracer, name, fn)
     for name, fn in _PROPERTIES.items():
-        setattr(Tracer, name, property(fn))
+        setattr(Tracer, name, property(fn, _SETTERS.get(name)))
 
 
 install()

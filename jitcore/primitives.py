@@ -593,6 +593,17 @@ def part(which: str, x: Tracer) -> Tracer:
     return _emit(x.owner_trace, array.UNARY_OPS[which], [x], t)
 
 
+def complex_from_parts(re: Tracer, im: Tracer) -> Tracer:
+    """The complex array with real parts ``re`` and imaginary parts ``im`` (float arrays of one
+    dtype and shape), exactly: ``re + 1j * im`` without the product (see ``array.complex``)."""
+    if re.dtype != im.dtype or re.dtype not in (np.float32, np.float64) or re.shape != im.shape:
+        raise JitTypeError(f"complex parts must be float32 or float64 arrays of one dtype and shape, got "
+                           f"{re.dtype}{re.shape} and {im.dtype}{im.shape} (at {user_location()}); "
+                           "convert and broadcast them first")
+    t = re.value.type.with_element(ir_type(np.result_type(re.dtype, np.complex64)))
+    return _emit(re.owner_trace, array.ComplexOp, [re, im], t)
+
+
 def as_bool(x):
     """Truth values, as NumPy's logical functions take them."""
     return convert(x, np.dtype(bool)) if isinstance(x, Tracer) else np.bool_(x)

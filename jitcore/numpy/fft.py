@@ -42,6 +42,15 @@ def _scale(norm, n: int, inverse: bool) -> float:
     return 1 / n if (norm == "forward") != inverse else 1.0
 
 
+def _scaled(z, fct: float):
+    """``z * fct`` part by part, as pocketfft scales: an infinite real part leaves the
+    imaginary part alone (a complex product by ``fct + 0j`` would make it NaN)."""
+    if fct == 1:
+        return z
+    fct = np.asarray(fct, z.dtype.char.lower())
+    return prims.complex_from_parts(np.real(z) * fct, np.imag(z) * fct)
+
+
 def _points(n, default: int) -> int:
     refuse_traced(n, "the length of numpy.fft's transform")
     n = default if n is None else operator.index(n)
@@ -64,9 +73,7 @@ def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
     fct = _scale(norm, n, inverse)
     z = resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
     out = transform(z, 1 if inverse else -1)
-    if fct != 1:
-        out = out * np.asarray(fct, out.dtype.char.lower())
-    return np.moveaxis(out, -1, axis)
+    return np.moveaxis(_scaled(out, fct), -1, axis)
 
 
 def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
@@ -80,9 +87,7 @@ def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype))
     if inverse:
         out = np.conjugate(out)
-    if fct != 1:
-        out = out * np.asarray(fct, out.dtype.char.lower())
-    return np.moveaxis(out, -1, axis)
+    return np.moveaxis(_scaled(out, fct), -1, axis)
 
 
 def _real_backward(a, n, axis, norm, name: str, forward: bool = False):

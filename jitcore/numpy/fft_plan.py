@@ -9,7 +9,10 @@ transform, decimation in frequency: each stage of radix ``r`` views the data as
 
 as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
 the stage is one elementwise kernel that reads its input once and writes its output once, in
-natural order at the end (no bit reversal). Other lengths use Bluestein's algorithm: the
+natural order at the end (no bit reversal). The radix-4 factors (1, -1, +-i) are complex
+products too: butterflies on the float parts (adds and a part swap per odd ``h``, built with
+``array.complex``) measured no faster for complex128 and 1.3-1.6x slower for complex64
+(docs/performance.md, fft33). Other lengths use Bluestein's algorithm: the
 transform as a convolution with a chirp, done by two transforms of a smooth length ``m >= 2n-1``
 and the precomputed transform of the chirp.
 
@@ -22,6 +25,8 @@ A stage with a long ``S`` takes ``w_N^(s h)`` as the product of two short tables
 from __future__ import annotations
 
 import numpy as np
+
+from jitcore import primitives as prims
 
 LARGEST_RADIX = 13  # larger prime factors go through Bluestein's algorithm
 SPLIT_TWIDDLES_ABOVE = 1024  # a stage with more points per sub-transform splits its table
@@ -164,7 +169,8 @@ def real_forward(x, dtype):
     if n % 2 or n < 4:
         return transform(x.astype(dtype), -1)[..., :n // 2 + 1]
     m = n // 2
-    z = x[..., 0::2].astype(dtype) + x[..., 1::2].astype(dtype) * np.asarray(1j, dtype)
+    part = np.dtype(dtype).char.lower()
+    z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))  # no product by 1j
     spectrum = transform(z, -1)
     first = spectrum[..., :1]
     same = _pieces([spectrum, first])  # Z[k], k = 0..m (Z[m] = Z[0])

@@ -1,5 +1,5 @@
 """Kernel forms of the elementwise ops (unary, binary, compare, ``select``, ``convert``,
-``bitcast``) and of ``array.reduce``.
+``bitcast``, ``complex``) and of ``array.reduce``.
 
 An elementwise op is one kernel whose operands and result all use the identity map, with the
 op's scalar meaning (``scalar.py``, ``complex.py``) as its body. A reduction iterates over its
@@ -44,6 +44,12 @@ def bitcast(op: array.BitcastOp) -> kernel.GenericOp:
     return _parallel(kb, op, kb.emit.op("arith.bitcast", x, result=op.result_type.element))
 
 
+def complex_from_parts(op: array.ComplexOp) -> kernel.GenericOp:
+    kb = KernelBuilder(op.result_type.rank)
+    re, im = (kb.input(v, AffineMap.identity(op.result_type.rank)) for v in op.operands)
+    return _parallel(kb, op, kb.emit.make_complex(re, im))
+
+
 def reduce(op: array.ReduceOp) -> kernel.GenericOp:
     out_type = op.result_type
     src = op.operands[0].type
@@ -66,5 +72,6 @@ RULES = {
     array.SelectOp: select,
     array.ConvertOp: convert,
     array.BitcastOp: bitcast,
+    array.ComplexOp: complex_from_parts,
     array.ReduceOp: reduce,
 }

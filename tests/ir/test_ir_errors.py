@@ -80,6 +80,10 @@ def verify_error(text: str) -> str:
      "'array.bitcast' op needs element types of one width"),
     ('%0 = "array.bitcast"(%arg0) : (tensor<4xi1>) -> tensor<4xi1>', "tensor<4xi1>", "tensor<4xi1>",
      "'array.bitcast' op cannot reinterpret the bits of i1"),
+    ('%0 = "array.complex"(%arg0, %arg0) : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xcomplex<f64>>', "tensor<4xi32>",
+     "tensor<4xcomplex<f64>>", "'array.complex' op needs two float parts of one type, got tensor<4xi32> and tensor<4xi32>"),
+    ('%0 = "array.complex"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xcomplex<f64>>', "tensor<4xf32>",
+     "tensor<4xcomplex<f64>>", "'array.complex' op must return tensor<4xcomplex<f32>>"),
     ('%0 = "array.reduce"(%arg0) {axes = [0], kind = "mean"} : (tensor<4xf32>) -> tensor<f32>', "tensor<4xf32>", "tensor<f32>",
      "'array.reduce' op needs 'kind' in ['and', 'bitand', 'bitor', 'bitxor', 'max', 'min', 'or', 'prod', 'sum']"),
 ])

@@ -47,6 +47,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     BinaryOp,
     BitcastOp,
     CompareOp,
+    ComplexOp,
     ConvertOp,
     ElementwiseOp,
     SelectOp,

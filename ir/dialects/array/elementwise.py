@@ -1,5 +1,5 @@
 """The elementwise ops of the ``array`` dialect: the unary, binary and compare families (one
-short class per op on the family's base), ``select`` and ``convert``.
+short class per op on the family's base), ``select``, ``convert``, ``bitcast`` and ``complex``.
 
 Elementwise ops take operands of one identical type: the tracer makes broadcasting
 (``array.broadcast_in_dim``) and type promotion (``array.convert``) explicit, as a jaxpr does.
@@ -14,7 +14,7 @@ import numpy as np
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import ELEMENTWISE, PURE
 from jitcore.ir.dialects.array.base import ArrayOp, constant_array, fold_numpy, is_splat, splat_value
-from jitcore.ir.types import i1
+from jitcore.ir.types import ScalarType, i1
 
 # Float functions named as in NumPy; each is a ``math`` op of the same name in kernel bodies.
 FLOAT_FUNCTIONS = {
@@ -121,6 +121,8 @@ class UnaryOp(ElementwiseOp):
         inner = getattr(self.operands[0], "op", None)
         if self.kind == "neg" and isinstance(inner, UnaryOp) and inner.kind == "neg":
             return [inner.operands[0]]
+        if self.kind in ("real", "imag") and isinstance(inner, ComplexOp):  # a part put in, read out
+            return [inner.operands[0 if self.kind == "real" else 1]]
         return super().fold(constants)
 
 
@@ -445,3 +447,38 @@ class BitcastOp(ArrayOp):
             return None
         dtype = numpy_dtype(self.result_type.element)
         return fold_numpy(lambda a: a.copy().view(dtype), [arr], self.result_type)
+
+
+class ComplexOp(ArrayOp):
+    """``complex(re, im)``: the complex array with parts ``re`` and ``im`` (two float arrays of
+    one type), exactly: no arithmetic touches the parts, so ``inf``, NaN and -0.0 stay where
+    they are (``re + 1j * im`` is a product in NumPy: ``1j * inf`` has a NaN real part). With
+    ``array.real``/``array.imag`` it lets complex code work on the float parts."""
+
+    name = "array.complex"
+    traits = frozenset({PURE, ELEMENTWISE})
+    __slots__ = ()
+    arity = (2, 1)
+
+    def check(self) -> None:
+        re, im = (v.type for v in self.operands)
+        if re != im or not re.element.is_float:
+            self.fail(f"needs two float parts of one type, got {re} and {im}")
+        if self.result_type != re.with_element(ir_complex(re.element)):
+            self.fail(f"must return {re.with_element(ir_complex(re.element))}")
+
+    def fold(self, constants):
+        dtype = numpy_dtype(self.result_type.element)
+        return fold_numpy(lambda re, im: _from_parts(re, im, dtype), [constant_array(c) for c in constants],
+                          self.result_type)
+
+
+def ir_complex(part):
+    """The complex scalar type with float parts of type ``part``."""
+    return ScalarType(f"complex<{part}>")
+
+
+def _from_parts(re: np.ndarray, im: np.ndarray, dtype) -> np.ndarray:
+    out = np.empty(np.broadcast_shapes(re.shape, im.shape), dtype)
+    out.real, out.imag = re, im
+    return out
