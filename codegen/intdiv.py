@@ -95,6 +95,39 @@ def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Val
     return b.select(d_zero, zero, out)
 
 
+def by_float(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
+    """``name`` (one of ``DIVISIONS``) of 8-, 16- or 32-bit ``x`` by ``y`` through a float
+    division, which vectorizes: float32 up to 16 bits, float64 for 32.
+
+    Exact: for whole numbers with ``|x| < 2**p`` (p = 24 or 53 bits of precision) and ``y`` not
+    0, ``floor(fl(x / y)) = floor(x / y)``. Rounding is monotonic and every whole number up to
+    ``|x|`` is a float, so ``fl(x / y)`` cannot fall below ``floor(x / y)``; and where ``x / y``
+    is not whole, it lies at least ``1 / |y|`` below the next whole number, more than the
+    rounding error ``|x / y| 2**-p`` since ``|x| < 2**p``."""
+    t = x.type
+    signed = name == "arith.floordivsi" or name == "arith.floormodsi"
+    f = ll.FloatType() if t.width <= 16 else ll.DoubleType()
+    zero = ll.Constant(t, 0)
+    y_zero = b.icmp_unsigned("==", y, zero)
+    safe = b.select(y_zero, ll.Constant(t, 1), y)
+    to_float = b.sitofp if signed else b.uitofp
+    quotient = b.call(_floor(b.module, f), [b.fdiv(to_float(x, f), to_float(safe, f))])
+    if not signed:
+        q = b.fptoui(quotient, t)
+    elif t.width < 32:
+        q = b.trunc(b.fptosi(quotient, ll.IntType(32)), t)
+    else:  # MIN // -1 is 2**31, past int32: it wraps to MIN
+        limit = ll.Constant(f, 2.0 ** 31)
+        wraps = b.fcmp_ordered(">=", quotient, limit)
+        q = b.fptosi(b.select(wraps, ll.Constant(f, -(2.0 ** 31)), quotient), t)
+    out = q if name in ("arith.floordivsi", "arith.divui") else b.sub(x, b.mul(q, safe))
+    return b.select(y_zero, zero, out)
+
+
+def _floor(module: ll.Module, f: ll.Type) -> ll.Function:
+    return module.declare_intrinsic("llvm.floor", [f], ll.FunctionType(f, [f]))
+
+
 class _Magic:
     """The multiplier ``m`` and shifts of an unsigned N-bit divisor ``d`` (nonzero)."""
 

@@ -10,8 +10,9 @@ The dividends are uniform over the dtype's whole range; the divisors are 7 (cons
 argument, -7 too for signed dtypes in the argument column's second row) and, for the array,
 uniform over [1, 1000] clipped to the dtype, with random signs for signed dtypes. Each case
 runs jitcore on one thread, on two, and NumPy in turn, R times, after one call that compiles;
-the table prints median milliseconds and NumPy's time over jitcore's (above 1: jitcore is
-faster).
+the table prints median milliseconds (one thread and NumPy: the process's CPU time, which
+other processes sharing the cores move less than wall time; two threads: wall time) and
+NumPy's time over jitcore's (above 1: jitcore is faster).
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ def on_threads(fn, threads: int):
     return run
 
 
-def timed(fn, args) -> float:
-    start = time.perf_counter()
+def timed(fn, args, clock) -> float:
+    start = clock()
     fn(*args)
-    return time.perf_counter() - start
+    return clock() - start
 
 
 def measure(op: str, kind: str, dtype: np.dtype, size: int, repeat: int, rng) -> list[float]:
@@ -67,12 +68,15 @@ def measure(op: str, kind: str, dtype: np.dtype, size: int, repeat: int, rng) ->
         got, want = jitted(*args), fn(*args)
     for g, w in zip(*(r if isinstance(r, tuple) else (r,) for r in (got, want))):
         assert g.dtype == w.dtype and np.array_equal(g, w), (op, kind, dtype)
-    runs = [on_threads(jitted, 1), on_threads(jitted, 2), fn]
+    # one thread: the process's CPU time, which other processes on the cores move less than the
+    # wall time; two threads: wall time
+    runs = [(on_threads(jitted, 1), time.process_time), (on_threads(jitted, 2), time.perf_counter),
+            (fn, time.process_time)]
     times: list[list[float]] = [[] for _ in runs]
     with np.errstate(all="ignore"):
         for _ in range(repeat):
-            for t, run in zip(times, runs):
-                t.append(timed(run, args))
+            for t, (run, clock) in zip(times, runs):
+                t.append(timed(run, args, clock))
     return [float(np.median(t)) * 1e3 for t in times]
 
 
