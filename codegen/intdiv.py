@@ -63,11 +63,21 @@ def invariant_divisions(op: kernel.GenericOp, maps: list[AffineMap]) -> set[int]
 def _pays(op: Operation) -> bool:
     """LLVM's own code for a constant divisor is as fast below 64 bits (it vectorizes its
     multiply-high there) and for a power of two (a shift)."""
+    value = constant_divisor(op)
+    return value is None or (op.results[0].type.bitwidth == 64 and abs(value) & (abs(value) - 1) != 0)
+
+
+def constant_divisor(op: Operation) -> int | None:
     divisor = op.operands[1]
-    if not (isinstance(divisor, OpResult) and divisor.op.op_name == "arith.constant"):
-        return True
-    value = abs(int(divisor.op.attributes["value"].value))
-    return op.results[0].type.bitwidth == 64 and value & (value - 1) != 0
+    if isinstance(divisor, OpResult) and divisor.op.op_name == "arith.constant":
+        return int(divisor.op.attributes["value"].value)
+    return None
+
+
+def float_pays(op: Operation) -> bool:
+    """Whether ``by_float`` is the division to use: 8 to 32 bits, and a divisor LLVM does not
+    know (by a constant, its multiply-high is faster)."""
+    return op.results[0].type.bitwidth in (8, 16, 32) and constant_divisor(op) is None
 
 
 def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Value:

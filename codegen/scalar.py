@@ -114,7 +114,7 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return (b.icmp_signed if signed else b.icmp_unsigned)(pred, *args)
     if name == "arith.select":
         return b.select(*args)
-    if name in intdiv.DIVISIONS and args[0].type.width in (8, 16, 32):
+    if name in intdiv.DIVISIONS and intdiv.float_pays(op):
         return intdiv.by_float(b, name, *args)
     if name in ("arith.floordivsi", "arith.floormodsi"):
         return _floor_divmod(b, *args, want_mod=name.endswith("modsi"))
