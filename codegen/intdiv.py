@@ -12,7 +12,7 @@ multiply). Two replacements, both exact for every input:
   Granlund and Montgomery's (1994, Figure 4.1; derived below); a signed floor division divides
   magnitudes, rounded up where the signs differ. 64-bit lanes multiply in 32-bit halves.
 - **By an array of 8-, 16- or 32-bit divisors**: a float division (float32 for 8 and 16 bits,
-  float64 for 32), floored. Exact: see ``_by_float``.
+  float64 for 32), floored. Exact: see ``by_float``.
 
 Unsigned quotient of an N-bit ``n`` by ``d`` (1 <= d < 2**N). Let ``l = ceil(log2 d)``, so
 ``2**(l-1) < d <= 2**l``, and ``m = floor(2**N (2**l - d) / d) + 1``, which is below 2**N
@@ -94,7 +94,7 @@ def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Val
         return b.select(d_zero, zero, out)
     # Floor division of signed values: |x| by |d| unsigned, rounded up where the signs differ
     # (floor(-a/b) = -ceil(a/b) = -floor((a + b - 1) / b)); a + b - 1 <= 2**N - 1 cannot wrap.
-    # MIN // -1 gives MIN (2**(N-1) unsigned, negated by nothing), as NumPy's wrap does.
+    # MIN // -1: the signs agree, and the unsigned quotient 2**(N-1) is MIN, as NumPy wraps.
     magnitude = b.select(b.icmp_signed("<", safe, zero), b.neg(safe), safe)
     differ = b.ashr(b.xor(x, safe), ll.Constant(t, t.width - 1))  # all ones where they differ
     bias = b.and_(differ, b.sub(magnitude, ll.Constant(t, 1)))
