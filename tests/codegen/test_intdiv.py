@@ -111,8 +111,8 @@ def test_divisor_as_a_python_int_and_computed(dtype):
 
 
 def test_constant_divisors():
-    """Python-int constants in the function: the 64-bit ones take the multiply-high (LLVM keeps
-    its own scalar one per element), the narrower ones and powers of two LLVM's code."""
+    """64-bit Python-int constants in the function take the multiply-high (LLVM's own is
+    scalar), a power of two LLVM's shifts."""
     constants = (7, -10, 1 << 32 | 1, -((1 << 62) + 3), -(1 << 63), (1 << 63) - 1, 1 << 40)
 
     def by_constants(x):
@@ -164,7 +164,7 @@ def kernels_text(fn, *args) -> str:
 
 def test_division_by_an_argument_is_not_a_division_per_element():
     """The path taken: by a 0-d argument, the kernels' code (before LLVM optimises it) divides
-    only to make the magic number; by an array, it divides per element."""
+    only to make the magic number; by a 64-bit array, per element; by a 32-bit one, in float64."""
     x = np.arange(100, dtype=np.int64)
     by_scalar = kernels_text(DIVISIONS, x, np.int64(7))
     assert "llvm.ctlz.i64" in by_scalar and " sdiv " not in by_scalar and " srem " not in by_scalar
