@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import scalar, scalar_control
+from jitcore.codegen import intdiv, scalar, scalar_control
 from jitcore.codegen.combine import combine
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, static_value
@@ -114,6 +114,8 @@ class KernelBody:
         # the op whose scalar work the body's points do: a folded producer's where its loads
         # compute (``cpu/producer_folds.py``), for a schedule's cost decisions
         self.cost_op = op
+        # divisions by a value every point shares: a multiply-high per element (intdiv.py)
+        self.invariant_divisions = intdiv.invariant_divisions(op, maps)
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -237,6 +239,9 @@ class KernelBody:
             elif inner.regions:
                 scalar_control.emit(self, inner, values, lambda block_ops: self._emit_ops(
                     block_ops, values, tensors, ivs))
+            elif id(inner) in self.invariant_divisions:
+                x, d = (values[id(v)] for v in inner.operands)
+                values[id(inner.result)] = intdiv.by_invariant(self.b, inner.op_name, x, d)
             else:
                 operands = [values[id(v)] for v in inner.operands]
                 values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import mathlib
+from jitcore.codegen import intdiv, mathlib
 from jitcore.codegen.llvm_types import constant, value_type
 from jitcore.ir.core import Operation, OpResult
 from jitcore.ir.types import ScalarType
@@ -114,6 +114,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return (b.icmp_signed if signed else b.icmp_unsigned)(pred, *args)
     if name == "arith.select":
         return b.select(*args)
+    if name in intdiv.DIVISIONS and intdiv.float_pays(op):
+        return intdiv.by_float(b, name, *args)
     if name in ("arith.floordivsi", "arith.floormodsi"):
         return _floor_divmod(b, *args, want_mod=name.endswith("modsi"))
     if name in ("arith.divui", "arith.remui"):
