@@ -43,7 +43,7 @@ def test_pieces_are_a_function_of_the_shape():
         assert blocks & (blocks - 1) == 0  # a power of two of blocks: whole cascade subtrees
         assert rows // size <= column_pieces.MAX_PIECES
         assert math.ceil(rows / size) * columns * itemsize <= column_pieces.MAX_PARTIALS_BYTES
-    assert column_pieces.narrow(16, 4) and not column_pieces.narrow(4096, 4)
+    assert column_pieces.narrow(4096, 4) and not column_pieces.narrow(8192, 4)
 
 
 CASES = {
