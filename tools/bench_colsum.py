@@ -1,6 +1,6 @@
 """Column sums, strided all-axis reductions, row and 1-d sums against NumPy (colsum33's table).
 
-    JITCORE_CACHE=0 PYTHONPATH=. python tools/bench_colsum.py [--repeat 7] [name-substring ...]
+    JITCORE_CACHE=0 PYTHONPATH=. python tools/bench_colsum.py [--repeat 7] [--cpu] [name-substring ...]
 
 Each case is timed in NumPy and jitcore alternately in one process: the median wall time of
 ``--repeat`` calls after one warm call, and NumPy's over jitcore's (>1: jitcore faster). Run it
@@ -33,13 +33,13 @@ CASES = [
 ]
 
 
-def median_ms(f, x, repeat: int) -> float:
+def median_ms(f, x, repeat: int, clock=time.perf_counter) -> float:
     f(x)
     times = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         f(x)
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return sorted(times)[repeat // 2] * 1e3
 
 
@@ -47,6 +47,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--size", type=int, default=4096)
+    parser.add_argument("--cpu", action="store_true",
+                        help="the calling thread's CPU time (with JITCORE_NUM_THREADS=1: robust to load)")
     parser.add_argument("only", nargs="*")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
@@ -57,8 +59,9 @@ def main() -> None:
             if args.only and not any(s in name for s in args.only):
                 continue
             x, jitted = arrays[layout], jc.jit(f)
-            numpy_ms = median_ms(f, x, args.repeat)
-            jit_ms = median_ms(jitted, x, args.repeat)
+            clock = time.thread_time if args.cpu else time.perf_counter
+            numpy_ms = median_ms(f, x, args.repeat, clock)
+            jit_ms = median_ms(jitted, x, args.repeat, clock)
             print(f"{dtype.__name__:8s} {name:20s} numpy {numpy_ms:7.2f} ms  jit {jit_ms:7.2f} ms  "
                   f"np/jc {numpy_ms / jit_ms:5.2f}", flush=True)
 

@@ -52,6 +52,8 @@ CASES = {
     "fused-producer": (lambda x, y: (x * y - 1).sum(axis=0), np.float32, (4099, 3)),
     "keepdims-f64": (lambda x, y: jnp.sum(x, axis=0, keepdims=True), np.float64, (2500, 33)),
     "prod": (lambda x, y: (1 + x / 1000).prod(axis=0), np.float64, (2100, 9)),
+    # rows of 8-32 KiB: cut into pieces since colsum33 (they were split in column chunks)
+    "wide-rows": (lambda x, y: x.sum(axis=0), np.float32, (1000, 2100)),
 }
 
 
