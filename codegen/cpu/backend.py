@@ -557,7 +557,7 @@ def _extent(b: ll.IRBuilder, sizes: Sizes, factors) -> int | ll.Value:
 # in one piece). Runs of 4 KiB still cost a memory latency each (a page: the prefetchers stop
 # there): a 4096x4096 column sum on two threads in chunks of 4 KiB ran at 0.7-0.8x NumPy's
 # speed; rows shorter than two chunks are cut into pieces of rows instead (``column_pieces``).
-COLUMN_CHUNK_BYTES = 16 * 1024
+COLUMN_CHUNK_BYTES = 32 * 1024
 
 
 def _min_piece(op: Operation) -> int:

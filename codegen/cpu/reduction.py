@@ -959,18 +959,20 @@ class ColumnReduction:
             self.start = b.mul(self.blocks, extent(STEPS))
             self.leftover = b.sub(rows, self.start)
         self.width = self._tile_width(most, size, static_value(columns))
-        # one buffer per result: the lanes, then the stack's levels, ``width`` values each
+        # the lanes and the stack's levels, ``width`` values each, in two buffers (one buffer
+        # hid from LLVM that they never overlap: versioned loops, 1.7x the code)
         known_width = static_value(self.width)
-        values = SCRATCH_BYTES // size if known_width is None else known_width * (
-            (most // STEPS).bit_length() + 2)
+        if known_width is not None:
+            widest = known_width
+            stack = known_width * ((most // STEPS).bit_length() + 1 if most is not None else LEVELS)
+        else:  # the widest tile (one level), and the most values any row count stacks
+            widest = min(SCRATCH_BYTES // (2 * size), max(1, static_value(columns) or SCRATCH_BYTES))
+            stack = SCRATCH_BYTES // size - 1
         with b.goto_entry_block():
-            self.lanes = [b.alloca(t, size=values) for t in self.types]
-        self.stacks = [b.gep(lanes, [self.width], inbounds=True, source_etype=t)
-                       for lanes, t in zip(self.lanes, self.types)]
+            self.lanes = [b.alloca(t, size=widest) for t in self.types]
+            self.stacks = [b.alloca(t, size=stack) for t in self.types]
         # a tile's run of each row of an input strided along the columns, copied first: read in
         # place, LLVM versioned and unrolled these loops (0.5-0.8 s to compile)
-        widest = known_width if known_width is not None else min(
-            SCRATCH_BYTES // (2 * size), max(1, static_value(columns) or SCRATCH_BYTES))
         self.strided = StridedCopy(b, op, body, len(ivs) + 1, widest)
 
     def _tile_width(self, most: int | None, size: int, columns: int | None) -> ll.Value:
@@ -981,6 +983,8 @@ class ColumnReduction:
         if most is not None:
             width = max(1, SCRATCH_BYTES // (((most // STEPS).bit_length() + 2) * size))
             return extent(min(width, max(1, columns)) if columns is not None else width)
+        if columns is not None and SCRATCH_BYTES // ((LEVELS + 1) * size) >= columns:
+            return extent(max(1, columns))  # every column in one tile at any row count: a known loop
         b = self.b
         bits = b.sub(extent(64), b.ctlz(self.blocks, ll.Constant(ll.IntType(1), 0)))
         width = b.udiv(extent(SCRATCH_BYTES // size), b.add(bits, extent(2)))
