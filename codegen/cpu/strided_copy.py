@@ -1,7 +1,8 @@
 """A reduction's inputs that step through memory by a stride known only at run time along the
 dim it reads in runs (a row of ``a[::2, ::2]`` in ``a.sum(axis=1)``, a tile of a row in
-``a.sum(axis=0)``), copied run by run into stack buffers that the reduction's code then reads
-contiguously: the same elements in the same order, so the same bits.
+``a.sum(axis=0)``), or float64 ones by a constant step of two or more (``a[:, ::2]`` sliced
+inside the function), copied run by run into stack buffers that the reduction's code then
+reads contiguously: the same elements in the same order, so the same bits.
 
 Read in place, LLVM made AVX-512 gathers of such loads (indices from ``vpmullq``), 2-3x slower
 on Zen 4 than scalar loads, and versioned and unrolled the column loops of ``a.sum(axis=0)``
