@@ -554,8 +554,10 @@ def _extent(b: ll.IRBuilder, sizes: Sizes, factors) -> int | ll.Value:
 # A chunk of a reduction down columns reads its columns of every row: rows of at least this
 # many bytes each, so a chunk is not a walk down a few columns of the whole matrix (one TLB or
 # memory miss per row: a 100000x256 float32 column sum took 190 ms in chunks of one column, 8 ms
-# in one piece).
-COLUMN_CHUNK_BYTES = 4096
+# in one piece). Runs of 4 KiB still cost a memory latency each (a page: the prefetchers stop
+# there): a 4096x4096 column sum on two threads in chunks of 4 KiB ran at 0.7-0.8x NumPy's
+# speed; rows shorter than two chunks are cut into pieces of rows instead (``column_pieces``).
+COLUMN_CHUNK_BYTES = 32 * 1024
 
 
 def _min_piece(op: Operation) -> int:

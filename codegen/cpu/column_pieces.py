@@ -2,7 +2,7 @@
 pieces of rows that threads reduce at the same time, with the bits of one thread.
 
 Such a reduction splits along its columns (``runtime.Split.min_piece``: chunks of at least
-4 KiB of each row), so a matrix whose rows are shorter than two such chunks runs as one chunk
+32 KiB of each row), so a matrix whose rows are shorter than two such chunks runs as one chunk
 on one thread. ``reduction.ColumnReduction`` sums each column in blocks of ``STEPS`` rows
 whose totals merge as a binary counter carries; so, as ``full_reduction.py`` does for a whole
 array, a *piece* is ``2**p`` blocks of rows (``piece_rows``: ``p`` a function of the shape
@@ -40,9 +40,10 @@ from jitcore.codegen.llvm_types import I1, I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent
 from jitcore.ir.attributes import numpy_dtype
 
-# Rows at least this wide split well along their columns (two chunks of 4 KiB: see
-# ``backend.COLUMN_CHUNK_BYTES``); narrower ones are cut into pieces of rows.
-NARROW_ROW_BYTES = 8192
+# Rows at least this wide split well along their columns (two chunks of 32 KiB: see
+# ``backend.COLUMN_CHUNK_BYTES``); narrower ones are cut into pieces of rows, so that each
+# thread reads whole rows, one contiguous range of memory.
+NARROW_ROW_BYTES = 64 * 1024
 MIN_PIECE_ELEMENTS = 1 << 15  # a piece is at least this many elements (128 KiB of float32)
 MAX_PIECES = 64  # pieces at most: the piece doubles until they fit
 MAX_PARTIALS_BYTES = 256 * 1024  # the partials live on the caller's stack

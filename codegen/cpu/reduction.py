@@ -919,7 +919,8 @@ class RowReduction(_Cascade):
         return b.icmp_unsigned("!=", b.load(found, typ=I8), ll.Constant(I8, 0))
 
 
-SCRATCH_BYTES = 128 * 1024  # a column reduction's lanes and stack, on the stack
+# a column reduction's lanes and stack, on the stack: whole rows of 4096 float64 columns
+SCRATCH_BYTES = 512 * 1024
 
 
 class ColumnReduction:
@@ -950,10 +951,6 @@ class ColumnReduction:
         size = sum(numpy_dtype(r.type.element).itemsize for r in op.results)
         known = static_value(rows)
         most = known if known is not None else most_rows
-        levels = (most // STEPS).bit_length() + 1 if most is not None else LEVELS
-        self.width = max(1, SCRATCH_BYTES // ((levels + 1) * size))
-        if static_value(columns) is not None:
-            self.width = min(self.width, max(1, static_value(columns)))
         if known is not None:
             self.blocks, self.start = extent(known // STEPS), extent(known // STEPS * STEPS)
             self.leftover = extent(known % STEPS)
@@ -961,18 +958,46 @@ class ColumnReduction:
             self.blocks = b.udiv(rows, extent(STEPS))
             self.start = b.mul(self.blocks, extent(STEPS))
             self.leftover = b.sub(rows, self.start)
+        self.width = self._tile_width(most, size, static_value(columns))
+        # the lanes and the stack's levels, ``width`` values each, in two buffers (one buffer
+        # hid from LLVM that they never overlap: versioned loops, 1.7x the code)
+        known_width = static_value(self.width)
+        if known_width is not None:
+            widest = known_width
+            stack = known_width * ((most // STEPS).bit_length() + 1 if most is not None else LEVELS)
+        else:  # the widest tile (one level), and the most values any row count stacks
+            widest = min(SCRATCH_BYTES // (2 * size), max(1, static_value(columns) or SCRATCH_BYTES))
+            stack = SCRATCH_BYTES // size - 1
         with b.goto_entry_block():
-            self.lanes = [b.alloca(t, size=self.width) for t in self.types]
-            self.stacks = [b.alloca(t, size=levels * self.width) for t in self.types]
+            self.lanes = [b.alloca(t, size=widest) for t in self.types]
+            self.stacks = [b.alloca(t, size=stack) for t in self.types]
         # a tile's run of each row of an input strided along the columns, copied first: read in
         # place, LLVM versioned and unrolled these loops (0.5-0.8 s to compile)
-        self.strided = StridedCopy(b, op, body, len(ivs) + 1, self.width)
+        self.strided = StridedCopy(b, op, body, len(ivs) + 1, widest)
+
+    def _tile_width(self, most: int | None, size: int, columns: int | None) -> ll.Value:
+        """Columns per tile: as many as let the lanes and the stack's occupied levels fit in
+        ``SCRATCH_BYTES``. Where the row count is known only at run time, so are its levels:
+        a tile sized for 64 levels was 504 float32 columns, and runs of 2 KiB of each row cost
+        a memory latency each (a 4096x4096 column sum at 0.3-0.5x NumPy's speed)."""
+        if most is not None:
+            width = max(1, SCRATCH_BYTES // (((most // STEPS).bit_length() + 2) * size))
+            return extent(min(width, max(1, columns)) if columns is not None else width)
+        if columns is not None and SCRATCH_BYTES // ((LEVELS + 1) * size) >= columns:
+            return extent(max(1, columns))  # every column in one tile at any row count: a known loop
+        b = self.b
+        bits = b.sub(extent(64), b.ctlz(self.blocks, ll.Constant(ll.IntType(1), 0)))
+        width = b.udiv(extent(SCRATCH_BYTES // size), b.add(bits, extent(2)))
+        if columns is not None:
+            most_columns = extent(max(1, columns))
+            width = b.select(b.icmp_unsigned("<", most_columns, width), most_columns, width)
+        return b.select(b.icmp_unsigned("<", width, extent(1)), extent(1), width)
 
     def _lane(self, k: int, c: ll.Value) -> ll.Value:
         return self.b.gep(self.lanes[k], [c], inbounds=True, source_etype=self.types[k])
 
     def _level(self, k: int, level: ll.Value, c: ll.Value) -> ll.Value:
-        index = self.b.add(self.b.mul(level, extent(self.width)), c)
+        index = self.b.add(self.b.mul(level, self.width), c)
         return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
 
     def _each_column(self, body) -> None:
@@ -1063,13 +1088,13 @@ class ColumnReduction:
         value)`` with each column's lanes not yet added to the result (a piece of the rows)."""
         b = self.b
         count = self.columns if self.first is None else b.sub(self.columns, self.first)
-        known = static_value(count)
-        if known is not None:
-            tiles = -(-known // self.width)
-            width = extent(-(-known // tiles)) if tiles else extent(self.width)
+        known, most_width = static_value(count), static_value(self.width)
+        if known is not None and most_width is not None:
+            tiles = -(-known // most_width)
+            width = extent(-(-known // tiles)) if tiles else self.width
             tiles = extent(tiles)
         else:  # tiles of equal width: a narrow last tile would walk every row for a few columns
-            tiles = b.udiv(b.add(count, extent(self.width - 1)), extent(self.width))
+            tiles = b.udiv(b.add(count, b.sub(self.width, extent(1))), self.width)
             most = b.select(b.icmp_unsigned(">", tiles, extent(1)), tiles, extent(1))
             width = b.udiv(b.add(count, b.sub(most, extent(1))), most)
         self.tile_width = width

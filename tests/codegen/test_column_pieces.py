@@ -43,7 +43,7 @@ def test_pieces_are_a_function_of_the_shape():
         assert blocks & (blocks - 1) == 0  # a power of two of blocks: whole cascade subtrees
         assert rows // size <= column_pieces.MAX_PIECES
         assert math.ceil(rows / size) * columns * itemsize <= column_pieces.MAX_PARTIALS_BYTES
-    assert column_pieces.narrow(16, 4) and not column_pieces.narrow(4096, 4)
+    assert column_pieces.narrow(8192, 4) and not column_pieces.narrow(16384, 4)
 
 
 CASES = {
@@ -52,6 +52,8 @@ CASES = {
     "fused-producer": (lambda x, y: (x * y - 1).sum(axis=0), np.float32, (4099, 3)),
     "keepdims-f64": (lambda x, y: jnp.sum(x, axis=0, keepdims=True), np.float64, (2500, 33)),
     "prod": (lambda x, y: (1 + x / 1000).prod(axis=0), np.float64, (2100, 9)),
+    # rows of 8-64 KiB: cut into pieces since colsum33 (they were split in column chunks)
+    "wide-rows": (lambda x, y: x.sum(axis=0), np.float32, (1000, 2100)),
 }
 
 
