@@ -58,6 +58,8 @@ I32 = ll.IntType(32)
 # a launch that follows within a few microseconds, as in one call's run of kernels.
 SPIN_ROUNDS = 1 << 8
 SYNC_BYTES = 256
+ATTR_BYTES = 128  # pthread_attr_t: 56 bytes on glibc x86-64, 64 on aarch64 and macOS
+WORKER_STACK_BYTES = 8 << 20
 CACHE_LINE = 128  # two 64-byte lines: the adjacent-line prefetcher fetches pairs
 
 # The type of a thread's entry, ``ptr worker(ptr context)``, which run_chunks calls too.
@@ -84,6 +86,9 @@ class _Pool:
         declare = lambda name, result, *params: _declare(module, name, result, list(params))  # noqa: E731
         self.getpid = declare("getpid", I32)
         self.create = declare("pthread_create", I32, PTR, PTR, PTR, PTR)
+        self.attr_init = declare("pthread_attr_init", I32, PTR)
+        self.attr_stack = declare("pthread_attr_setstacksize", I32, PTR, I64)
+        self.attr_destroy = declare("pthread_attr_destroy", I32, PTR)
         self.detach = declare("pthread_detach", I32, I64)
         self.mutex_init = declare("pthread_mutex_init", I32, PTR, PTR)
         self.cond_init = declare("pthread_cond_init", I32, PTR, PTR)
@@ -258,7 +263,22 @@ def _emit_grow(e: _Emitter, pool_worker: ll.Function, wanted: ll.Value) -> ll.Va
     b = e.b
     with b.goto_entry_block():
         handle = b.alloca(I64)
+        attr = b.alloca(ll.ArrayType(ll.IntType(8), ATTR_BYTES))
+        attr.align = 16
+    # The workers' stacks: a size of our own, as the default differs between C libraries
+    # (glibc: the stack rlimit, often 8 MiB; macOS: 512 KiB; musl: 128 KiB) and a column
+    # reduction's scratch lives on the stack. Without attributes, the default.
+    with b.goto_entry_block():
+        made_slot = b.alloca(ll.IntType(1))
+    b.store(ll.Constant(ll.IntType(1), 0), made_slot)
     workers = e.load("workers")
+    with b.if_then(b.icmp_signed("<", workers, wanted), likely=False):  # only when growing
+        ok = b.icmp_signed("==", b.call(e.pool.attr_init, [attr]), ll.Constant(I32, 0))
+        b.store(ok, made_slot)
+        with b.if_then(ok):
+            b.call(e.pool.attr_stack, [attr, ll.Constant(I64, WORKER_STACK_BYTES)])
+    made = b.load(made_slot)
+    attributes = b.select(made, b.bitcast(attr, PTR), ll.Constant(PTR, None))
     before = b.block
     check, start, started, done = (e.block(n) for n in ("grow", "start", "started", "grown"))
     b.branch(check)
@@ -267,7 +287,7 @@ def _emit_grow(e: _Emitter, pool_worker: ll.Function, wanted: ll.Value) -> ll.Va
     have.add_incoming(workers, before)
     b.cbranch(b.icmp_signed("<", have, wanted), start, done)
     b.position_at_end(start)
-    failed = b.call(e.pool.create, [handle, ll.Constant(PTR, None), pool_worker, b.inttoptr(have, PTR)])
+    failed = b.call(e.pool.create, [handle, attributes, pool_worker, b.inttoptr(have, PTR)])
     b.cbranch(b.icmp_signed("==", failed, ll.Constant(I32, 0)), started, done)
     b.position_at_end(started)
     b.call(e.pool.detach, [b.load(handle, typ=I64)])
@@ -279,6 +299,8 @@ def _emit_grow(e: _Emitter, pool_worker: ll.Function, wanted: ll.Value) -> ll.Va
     workers = b.phi(I64)
     workers.add_incoming(have, check)
     workers.add_incoming(have, start)
+    with b.if_then(made):
+        b.call(e.pool.attr_destroy, [attr])
     return b.select(b.icmp_signed("<", workers, wanted), workers, wanted)
 
 

@@ -27,7 +27,7 @@ import pytest
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore import config
-from jitcore.codegen.cpu import runtime, target
+from jitcore.codegen.cpu import runtime, target, thread_pool
 
 DEADLINE_S = 60
 WORKER = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
@@ -292,5 +292,37 @@ def test_threads_that_cannot_start_leave_the_caller_all_chunks():
             run_chunks(worker, None, len(chunks))
             run_chunks(worker, None, 1)
         return attempts and not chunks and set(ran) == {threading.get_native_id()} and len(ran) == 9
+
+    assert _in_child(child) == 0
+
+
+@needs_fork
+def test_workers_get_a_stack_of_our_own_size():
+    # The C libraries' defaults differ (macOS 512 KiB, musl 128 KiB) and column reductions keep
+    # their scratch on the stack: pthread_create gets attributes asking for WORKER_STACK_BYTES.
+    def child():
+        libc = ctypes.CDLL(None)
+        libc.pthread_attr_getstacksize.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+        sizes = []
+
+        @ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+        def recording_create(handle, attributes, start, argument):
+            size = ctypes.c_size_t(0)
+            if attributes and libc.pthread_attr_getstacksize(attributes, ctypes.byref(size)) == 0:
+                sizes.append(size.value)
+            return errno.EAGAIN  # no worker: the caller runs every chunk
+
+        llvm.add_symbol("pthread_create", ctypes.cast(recording_create, ctypes.c_void_p).value)
+        code = target.compile_ir(str(runtime.run_chunks_module()))[1]
+        _, addresses = target.load_object_owned(code, [runtime.RUN_CHUNKS_SYMBOL])
+        run_chunks = RUN_CHUNKS(addresses[runtime.RUN_CHUNKS_SYMBOL])
+
+        @WORKER
+        def worker(context):
+            return None
+
+        with config.using(num_threads=3):
+            run_chunks(worker, None, 4)
+        return bool(sizes) and set(sizes) == {thread_pool.WORKER_STACK_BYTES}
 
     assert _in_child(child) == 0
