@@ -48,7 +48,10 @@ def _domain(_):
     raise JitValueError("math domain error")
 
 
-def _range(_):
+def _domain_or_range(value):
+    """A NaN is a domain error, an infinity a range error (math's, for exp, cosh, pow ...)."""
+    if math.isnan(float(value)):
+        _domain(value)
     raise JitOverflowError("math range error")
 
 
@@ -64,8 +67,8 @@ def _checked(name: str, compute):
         for x in xs:
             given_nan = given_nan | np.isnan(x)
             given_finite = given_finite & np.isfinite(x)
-        raise_at_first(np.isnan(out) & ~given_nan, out, _domain)
-        raise_at_first(np.isinf(out) & given_finite, out, _domain if name in _POLE_IS_DOMAIN else _range)
+        bad = (np.isnan(out) & ~given_nan) | (np.isinf(out) & given_finite)  # one check a call
+        raise_at_first(bad, out, _domain if name in _POLE_IS_DOMAIN else _domain_or_range)
         return fresh(out, scalar=True, weak=True)  # a Python float: weak, as NEP 50 has it
 
     fn.__name__ = fn.__qualname__ = name
