@@ -218,6 +218,8 @@ class Expressions(_LinedTransformer):
                 out += self._assign_from(elt, part, where)
             return out
         single = ast.copy_location(ast.Assign(targets=[target], value=_load(name)), where)
+        if isinstance(target, (ast.Tuple, ast.List)):  # a starred unpacking: Python's own
+            return [single]
         return _as_list(self._subscript_write(single))
 
     def visit_AugAssign(self, node):
