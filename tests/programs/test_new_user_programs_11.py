@@ -1,7 +1,7 @@
 """A new user's NumPy programs, eleventh round (newuser33): areas the first ten rounds did not
-cover. Finance (Black-Scholes of one option with ``math``'s functions, Monte Carlo Asian and
-barrier options from passed-in normals, Bollinger bands by ``sliding_window_view``, a yield
-curve bootstrapped coupon by coupon, CIR rates by full-truncation Euler, time under water),
+cover. Finance (Monte Carlo Asian and barrier options from passed-in normals, Bollinger bands by
+``sliding_window_view``, a yield curve bootstrapped coupon by coupon, CIR rates by
+full-truncation Euler, time under water), an orbit's elements with ``math``'s functions,
 signals (an IIR filter in direct form II transposed, a Kaiser-window FIR design with ``beta``
 computed from the attenuation, Karplus-Strong synthesis in a ring buffer, zero-stuffing
 upsampling, a Hampel filter, a CUSUM alarm, an attack/release envelope follower), geometry
@@ -19,11 +19,17 @@ gradients in a ``while`` on the residual, SOR sweeps, Householder QR by hand, La
 Rayleigh quotient iteration, the Denman-Beavers square root, ``matrix_rank``/``pinv``/``cond``/
 ``multi_dot`` of a rank-deficient design, an absorbing Markov chain), physics (Hodgkin-Huxley,
 relativistic velocity addition by rapidities, an elementary cellular automaton, Crank-Nicolson
-heat, Planck's law), Gauss-Legendre and Chebyshev fits from ``np.polynomial``, and examples
-from NumPy's documentation of functions no round had used (``apply_over_axes``, ``unstack``,
-``sort_complex``, ``triu_indices_from``, complex ``interp``, ``i0``). Each runs under ``jc.jit``
+heat, Planck's law), Gauss-Legendre from ``np.polynomial``, and examples from NumPy's
+documentation of functions no round had used (``apply_over_axes``, ``unstack``,
+``sort_complex``, ``triu_indices_from``, ``i0``).
+What the round compiled: ``math``'s functions of traced numbers (with Python's errors from the
+call); unpacking assignments into subscripts (``a[i], b[i] = x, y``); ``out=`` of an array made
+for the call; a loop calling a nested helper with locals of its own; ``np.i0`` and ``np.kaiser``
+with a traced ``beta``; ``ravel_multi_index`` of traced coordinates; the ``*_indices_from``
+helpers, ``apply_over_axes``, ``unstack`` and ``sort_complex``. Each runs under ``jc.jit``
 against NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py);
-what jitcore refuses on purpose is checked to be its own error.
+what jitcore refuses on purpose (``math.erf``, ``np.polynomial``'s fits, ``np.ma``,
+``np.emath``, complex ``interp`` and ``sort_complex``) is checked to be its own error.
 """
 
 from __future__ import annotations
