@@ -160,7 +160,7 @@ def test_listed_functions_refuse_traced_arrays():
 
     import jitcore as jc
 
-    for fn in (np.i0, np.real_if_close, np.unique, np.trim_zeros, np.linalg.tensorinv):
+    for fn in (np.spacing, np.real_if_close, np.unique, np.trim_zeros, np.linalg.tensorinv):
         with pytest.raises((jc.UnsupportedError, jc.JitTypeError)):
             jc.jit(lambda x, _fn=fn: _fn(x))(np.ones((2, 2)) if fn is not np.trim_zeros else np.ones(2))
 

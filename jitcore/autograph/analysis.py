@@ -94,10 +94,13 @@ class _Assigned(ast.NodeVisitor):
         self.visit(node.iter)  # its target is the comprehension's own
 
 
+def _params(a: ast.arguments) -> set[str]:
+    return {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
+
+
 def local_names(fn: ast.FunctionDef) -> set[str]:
     """The function's own locals: parameters and names it binds (not only subscripts)."""
-    a = fn.args
-    params = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if p}
+    params = _params(fn.args)
     v = _Assigned(subscripts=False)
     for s in fn.body:
         v.visit(s)
@@ -191,14 +194,28 @@ def loaded(node) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def _free_reads(n) -> set[str]:
+    """Names a nested function or lambda reads from the scopes around it: its defaults and
+    decorators, and what its body reads less its own locals (a helper's ``a, b = ...`` inside
+    it is not the caller's state)."""
+    around = [*n.args.defaults, *n.args.kw_defaults, *getattr(n, "decorator_list", ())]
+    outer = set().union(*(loaded(d) for d in around if d is not None))
+    if isinstance(n, ast.Lambda):
+        return outer | (loaded(n.body) - _params(n.args))
+    declared = {name for s in ast.walk(n) if isinstance(s, (ast.Nonlocal, ast.Global)) for name in s.names}
+    body = set().union(*(loaded(s) for s in n.body))
+    return outer | (body - (local_names(n) - declared))
+
+
 def captured(fn: ast.AST) -> set[str]:
-    """Names read by functions and lambdas nested in ``fn`` (closures run at any time)."""
+    """Names read by functions and lambdas nested in ``fn`` from ``fn``'s scope (closures run
+    at any time)."""
     out: set[str] = set()
     for n in ast.walk(fn):
         if n is not fn and isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             if isinstance(n, ast.FunctionDef) and n.name.startswith(GENERATED):
                 continue
-            out |= loaded(n)
+            out |= _free_reads(n)
     return out
 
 

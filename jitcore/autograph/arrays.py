@@ -31,7 +31,8 @@ from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_locatio
 # Functions whose first argument is a sequence of arrays (NumPy looks at each of them); a list
 # inside it that holds traced values is one array operand.
 _SEQUENCE_OF_ARRAYS = {np.concatenate, np.stack, np.hstack, np.vstack, np.dstack,
-                       np.column_stack, np.select, np.linalg.multi_dot, np.lexsort}
+                       np.column_stack, np.select, np.linalg.multi_dot, np.lexsort,
+                       np.ravel_multi_index}
 
 
 # Functions that read nested lists of arrays themselves (np.block's blocks differ in shape).
@@ -169,6 +170,7 @@ def _array_calls() -> dict:
     # zeros in a trace; a traced shape is refused naming numpy.empty (jnp.empty's error)
     calls[np.empty] = _empty(np.empty, _creation(np.zeros, jnp.empty))
     calls[np.ndenumerate] = _ndenumerate
+    calls[np.kaiser] = jnp.kaiser  # no __array_function__: a traced beta would reach NumPy
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
         calls[t] = _scalar_type(t)

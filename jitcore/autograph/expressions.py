@@ -16,6 +16,7 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
+from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.primitives import as_tracer, constant
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
@@ -337,3 +338,4 @@ BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enu
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
+BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)

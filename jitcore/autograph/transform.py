@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 
 from jitcore.autograph import analysis, lowering
 from jitcore.autograph.analysis import GENERATED
@@ -96,6 +97,24 @@ def _out_call(call, name: str) -> ast.Assign:
     return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), call)
 
 
+_SCRATCH = itertools.count()  # names of the values an unpacking assignment goes through
+
+
+def _unpacks_into_subscripts(targets) -> bool:
+    """Several targets, or a tuple or list target, with a subscript among them."""
+    nested = len(targets) > 1 or isinstance(targets[0], (ast.Tuple, ast.List))
+    return nested and any(isinstance(n, ast.Subscript) for t in targets for n in ast.walk(t)
+                          if isinstance(getattr(n, "ctx", None), ast.Store))
+
+
+def _made_for_out(value):
+    """The ``out=`` keyword of a call whose ``out`` is itself a call (an array made for it, such
+    as ``np.divide(a, b, out=np.full(n, np.nan), where=b != 0)``), or None."""
+    if not isinstance(value, ast.Call):
+        return None
+    return next((k for k in value.keywords if k.arg == "out" and isinstance(k.value, ast.Call)), None)
+
+
 def _has_walrus(node) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
@@ -144,8 +163,18 @@ class Expressions(_LinedTransformer):
     def visit_Assign(self, node):
         """``h[k] = v`` -> ``h = setitem(h, k, v)``: a NumPy array written with traced values
         becomes a traced array (NumPy cannot hold them). ``y = f(..., out=tmp)`` -> ``tmp =
-        out_call(f, tmp, ...)`` then ``y = tmp``."""
+        out_call(f, tmp, ...)`` then ``y = tmp``; ``y = f(..., out=np.full(...))``, an array
+        made for the call, is first bound to a scratch name, then the same."""
         self.generic_visit(node)
+        made = _made_for_out(node.value)
+        if made is not None:
+            scratch = f"{GENERATED}v_{next(_SCRATCH)}"
+            bind = ast.copy_location(ast.Assign(targets=[ast.Name(id=scratch, ctx=ast.Store())],
+                                                value=made.value), node)
+            made.value = ast.copy_location(_load(scratch), made.value)
+            first = _out_call(node.value, scratch)
+            node.value = ast.copy_location(_load(scratch), node.value)
+            return [bind, first, *_as_list(self._subscript_write(node))]
         name = _out_name(node.value, self.own)
         if name is not None:
             first = _out_call(node.value, name)
@@ -155,6 +184,8 @@ class Expressions(_LinedTransformer):
         return self._subscript_write(node)
 
     def _subscript_write(self, node):
+        if _unpacks_into_subscripts(node.targets):
+            return self._assign_in_turn(node)
         if len(node.targets) == 1 and _plain_subscript(node.targets[0], self.own):
             t = node.targets[0]
             call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)
@@ -165,6 +196,31 @@ class Expressions(_LinedTransformer):
             call = _call(_helper("setitem_outer"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Expr(value=call), node)
         return node
+
+    def _assign_in_turn(self, node) -> list:
+        """``a[i], b[i] = x, y`` and ``a[i] = b[i] = v``: the value into a scratch name, then
+        each target assigned from it in Python's order (a tuple unpacked first, its elements
+        then left to right), so that each subscript target is a ``setitem`` of its own."""
+        scratch = f"{GENERATED}v_{next(_SCRATCH)}"
+        out = [ast.copy_location(ast.Assign(targets=[ast.Name(id=scratch, ctx=ast.Store())],
+                                            value=node.value), node)]
+        for target in node.targets:
+            out += self._assign_from(target, scratch, node)
+        return out
+
+    def _assign_from(self, target, name: str, where) -> list:
+        if isinstance(target, (ast.Tuple, ast.List)) and not any(
+                isinstance(e, ast.Starred) for e in target.elts):
+            parts = [f"{GENERATED}v_{next(_SCRATCH)}" for _ in target.elts]
+            unpack = ast.Assign(targets=[_tuple(parts, store=True)], value=_load(name))
+            out = [ast.copy_location(unpack, where)]
+            for elt, part in zip(target.elts, parts):
+                out += self._assign_from(elt, part, where)
+            return out
+        single = ast.copy_location(ast.Assign(targets=[target], value=_load(name)), where)
+        if isinstance(target, (ast.Tuple, ast.List)):  # a starred unpacking: Python's own
+            return [single]
+        return _as_list(self._subscript_write(single))
 
     def visit_AugAssign(self, node):
         """``h[k] += v`` -> ``h = aug_setitem(h, k, "Add", v)``; ``s += v`` -> ``s = aug_assign(s,

@@ -15,6 +15,8 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``reductions``: ``sum``, ``mean``, ``var``, ``argmax``, ``cumsum``, ...;
 - ``manipulation``: ``reshape``, ``transpose``, ``concatenate``, ``take``, ``pad``, ...;
 - ``creation``: ``zeros``, ``arange``, ``array`` (traced under jit), ``zeros_like``, ``astype``;
+- ``bessel``: ``i0``, and ``kaiser`` with a traced ``beta``;
+- ``index_helpers``: ``triu_indices_from`` and the other index helpers of a traced array;
 - ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ``norm``, ``solve``, ...;
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``;
@@ -31,9 +33,11 @@ import numpy as _np
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 from jitcore.numpy import (
     along_axis,
+    bessel,
     creation,
     everyday,
     fft,
+    index_helpers,
     linalg,
     linalg_api,
     manipulation,
@@ -56,7 +60,7 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
-                along_axis, series, polynomials):
+                along_axis, series, polynomials, index_helpers, bessel):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

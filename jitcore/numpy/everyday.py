@@ -1,8 +1,9 @@
 """Everyday NumPy functions composed from the other families' traced functions (issue 12, item
 6): ``kron``, ``sinc``, ``fix``, ``isposinf``/``isneginf``, ``iscomplex``/``isreal``,
 ``array_equal``/``array_equiv``, ``column_stack``, ``dstack``, ``rollaxis``, ``diagflat``,
-``broadcast_arrays``, ``polyval``, ``trapezoid``, ``cov``, ``corrcoef``; the window functions and
-``tri``, which take only static numbers (constants under ``jit``); and the set functions whose
+``broadcast_arrays``, ``polyval``, ``trapezoid``, ``cov``, ``corrcoef``, ``apply_over_axes``,
+``unstack``, ``sort_complex``; the window functions (``kaiser``'s traced ``beta``: ``bessel.py``)
+and ``tri``, which take only static numbers (constants under ``jit``); and the set functions whose
 result's length depends on the data (refused with advice).
 
 Each calls NumPy's functions on traced values, so it records what those record (no new IR ops);
@@ -23,8 +24,8 @@ from jitcore.tracer import Tracer, refuse_traced, user_location
 
 __all__ = ["array_equal", "array_equiv", "bartlett", "blackman", "broadcast_arrays", "column_stack",
            "corrcoef", "cov", "delete", "diagflat", "dstack", "fix", "hamming", "hanning", "iscomplex",
-           "isneginf", "isposinf", "isreal", "kaiser", "kron", "polyval", "rollaxis", "sinc",
-           "trapezoid", "tri", "unravel_index"]
+           "isneginf", "isposinf", "isreal", "kron", "polyval", "rollaxis", "sinc",
+           "trapezoid", "tri", "unravel_index", "apply_over_axes", "unstack", "sort_complex"]
 
 
 def _traced_array(x, like: Tracer) -> Tracer:
@@ -375,7 +376,7 @@ def _static_only(np_fn):
 
 bartlett, blackman, hamming, hanning = (_static_only(f) for f in (np.bartlett, np.blackman,
                                                                   np.hamming, np.hanning))
-kaiser, tri = _static_only(np.kaiser), _static_only(np.tri)
+tri = _static_only(np.tri)
 
 
 def _result_depends_on_data(np_fn, advice: str):
@@ -424,18 +425,65 @@ def unravel_index(indices, shape, order="C"):
 
 
 def _raise_if_out_of_range(flat, size: int) -> None:
-    """NumPy's ValueError for the first flat index outside ``[0, size)``, raised by the call (a
-    callback on the branch taken only then)."""
-    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
-    from jitcore.debugging import debug_callback  # and the codegen's callbacks
-
-    bad = prims.ufunc(np.bitwise_or, prims.ufunc(np.less, flat, 0), prims.ufunc(np.greater_equal, flat, size))
-
+    """NumPy's ValueError for the first flat index outside ``[0, size)``, raised by the call."""
     def fail(index):
         raise JitValueError(f"index {int(index)} is out of bounds for array with size {size}")
 
+    raise_at_first(prims.ufunc(np.bitwise_or, prims.ufunc(np.less, flat, 0),
+                               prims.ufunc(np.greater_equal, flat, size)), flat, fail)
+
+
+def raise_at_first(bad, values, fail) -> None:
+    """``fail(v)`` of the first of ``values`` where ``bad`` is true, when the function runs (a
+    callback on the branch taken only then): NumPy's error for data it refuses."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
     def check():
-        first = np.reshape(flat, (-1,))[np.argmax(np.reshape(bad, (-1,)))]
+        first = np.reshape(values, (-1,))[np.argmax(np.reshape(bad, (-1,)))]
         debug_callback(fail, first)
 
     cond(np.any(bad), check, lambda: None)
+
+
+@implements(np.apply_over_axes)
+def apply_over_axes(func, a, axes):
+    """NumPy's loop: ``func(a, axis)`` for each axis in turn, a result with one dim fewer given
+    it back with ``expand_dims``."""
+    if not traced(a):
+        return np.apply_over_axes(func, a, axes)
+    val, n = a, a.ndim
+    for axis in (axes,) if np.ndim(axes) == 0 else axes:
+        refuse_traced(axis, "the axes of numpy.apply_over_axes")
+        axis = axis + n if axis < 0 else axis
+        res = func(val, axis)
+        res = res if np.ndim(res) == val.ndim else np.expand_dims(res, axis)
+        if np.ndim(res) != val.ndim:
+            raise JitValueError("function is not returning an array of the correct shape "
+                                f"(numpy.apply_over_axes at {user_location()})")
+        val = res
+    return val
+
+
+@implements(np.unstack)
+def unstack(x, /, *, axis=0):
+    """A tuple of ``x``'s slices along ``axis``."""
+    if not traced(x):
+        return np.unstack(x, axis=axis)
+    refuse_traced(axis, "the axis of numpy.unstack")
+    if x.ndim == 0:
+        raise JitValueError(f"Input array must be at least 1-d. (numpy.unstack at {user_location()})")
+    moved = np.moveaxis(x, axis, 0)
+    return tuple(moved[i] for i in range(moved.shape[0]))
+
+
+@implements(np.sort_complex)
+def sort_complex(a):
+    """``np.sort`` then NumPy's complex dtype: complex64 for int8/int16 and their unsigned
+    kinds, complex128 for other real ones (complex input: the sort's own error)."""
+    if not traced(a):
+        return np.sort_complex(a)
+    b = np.sort(a)
+    if b.dtype.kind == "c":
+        return b
+    return b.astype(np.complex64 if b.dtype.char in "bhBH" else np.complex128)

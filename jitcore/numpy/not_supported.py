@@ -12,12 +12,9 @@ from __future__ import annotations
 # reason -> names of ``numpy``
 NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
     "not lowered yet (raises UnsupportedError on traced arrays)": (
-        "apply_over_axes",
         "einsum_path",
-        "i0",
         "nextafter",
-        "real_if_close", "row_stack", "sort_complex", "spacing",
-        "unstack", "random", "polynomial", "emath",
+        "real_if_close", "row_stack", "spacing", "random", "polynomial", "emath",
     ),
     "results whose shape depends on the data (a compiled function's shapes are fixed)": (
         "argwhere", "compress", "extract", "flatnonzero", "intersect1d", "setdiff1d", "setxor1d",
@@ -25,9 +22,8 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "unique_inverse", "unique_values", "packbits", "unpackbits",
     ),
     "index helpers computed from static shapes: call them outside jit (plain NumPy)": (
-        "c_", "diag_indices", "diag_indices_from", "index_exp", "indices", "mask_indices", "mgrid",
-        "ogrid", "r_", "ravel_multi_index", "s_", "tril_indices", "tril_indices_from", "triu_indices",
-        "triu_indices_from", "fromfunction",
+        "c_", "diag_indices", "index_exp", "indices", "mask_indices", "mgrid",
+        "ogrid", "r_", "s_", "tril_indices", "triu_indices", "fromfunction",
     ),
     "dtypes jitcore has no IR type for (strings, objects, dates, extended precision)": (
         "bytes_", "character", "clongdouble", "complex256", "datetime64", "flexible", "float128",

@@ -113,9 +113,9 @@ def test_tracer_conversion_error_names_the_line(case):
 
 # -- UnsupportedError --------------------------------------------------------------------------
 
-def bessel_of_a_tracer(x):
+def spacing_of_a_tracer(x):
     y = x * 2
-    return np.i0(y)
+    return np.spacing(y)
 
 
 def real_if_close_of_a_tracer(x):
@@ -127,7 +127,7 @@ def at_divide_with_an_array_index(x):
 
 
 UNSUPPORTED = {
-    "i0": (bessel_of_a_tracer, (F3,), "np.i0(y)"),
+    "spacing": (spacing_of_a_tracer, (F3,), "np.spacing(y)"),
     "real_if_close": (real_if_close_of_a_tracer, (F3,), "np.real_if_close(x)"),
     "at-divide": (at_divide_with_an_array_index, (F3,), "x.at[np.array([0, 1])].divide(2.0)"),
 }

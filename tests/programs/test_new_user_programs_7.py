@@ -508,12 +508,6 @@ REFUSED = {
         jc.UnsupportedError,
         "histogram_bin_edges with bins='auto'",
     ),
-    "np.kaiser with a traced beta": (
-        lambda b: np.kaiser(5, b),
-        (8.6,),
-        jc.TracerConversionError,
-        r"numpy.kaiser\(\) is not compiled for traced arguments",
-    ),
     "np.add.reduceat at traced indices": (
         lambda x, i: np.add.reduceat(x, i),
         (normal(4), np.array([0, 2])),

@@ -181,25 +181,25 @@ def test_a_workload_jitcore_cannot_compile_keeps_its_row_and_says_why():
         sys.path.remove(str(REPO / "tools"))
     import numpy as np
 
-    def bessel(x):
-        return np.i0(x)  # no jitcore lowering (yet)
+    def ulp(x):
+        return np.spacing(x)  # no jitcore lowering (yet)
 
-    work = bw.Workload("bessel", "np.i0(x)", bessel, lambda scale: [(16,)], "no i0")
+    work = bw.Workload("ulp", "np.spacing(x)", ulp, lambda scale: [(16,)], "no spacing")
     peers = {"numexpr": object(), "numba": None, "jax": None}  # numexpr "installed", the rest not
     measured = bw.measure(work, np.dtype(np.float32), 1.0, 2, peers)
     outcomes = measured.outcomes
     assert outcomes["numpy"].status == "ok" and outcomes["numpy"].ms > 0
     assert outcomes["jitcore"].status == "unsupported" and outcomes["jitcore"].ms is None
-    assert outcomes["jitcore"].reason.startswith("UnsupportedError: numpy.i0 has no jitcore lowering")
-    assert (outcomes["numexpr"].status, outcomes["numexpr"].reason) == ("n/a", "no i0")
+    assert outcomes["jitcore"].reason.startswith("UnsupportedError: numpy.spacing has no jitcore lowering")
+    assert (outcomes["numexpr"].status, outcomes["numexpr"].reason) == ("n/a", "no spacing")
     assert outcomes["numba"].status == outcomes["jax"].status == "not installed"
     rows, notes, records = bench.workload_rows([measured], bandwidth=1e10)
     row = dict(zip(bench.WORKLOAD_HEADER, rows[0]))
     assert row["jitcore ms"] == "unsupported" and row["numpy/jc"] == "" and row["fastest"] == "numpy"
     assert row["numexpr ms"] == "n/a" and row["numba ms"] == "not installed"
-    assert any(n.startswith("unsupported: np.i0(x) (f32), jitcore: UnsupportedError: numpy.i0")
+    assert any(n.startswith("unsupported: np.spacing(x) (f32), jitcore: UnsupportedError: numpy.spacing")
                for n in notes), notes
-    assert "n/a: np.i0(x) (f32), numexpr: no i0" in notes
+    assert "n/a: np.spacing(x) (f32), numexpr: no spacing" in notes
     assert records[0]["impls"]["jitcore"]["status"] == "unsupported"
 
 

@@ -1,0 +1,96 @@
+"""Python's ``math`` functions of traced numbers, as converted code calls them.
+
+``math.exp(x)`` of a traced ``x`` would ask for ``float(x)``, which a traced value cannot give.
+Here it is NumPy's ufunc of the number as a Python float (a weak float64 scalar, NEP 50), and
+``math``'s errors stay Python's: a NaN from a number that was not NaN is ``ValueError('math
+domain error')`` (``sqrt(-1)``, ``acos(2)``, ``cos(inf)``, ``fmod(x, 0)``); an infinity from
+finite numbers is ``OverflowError('math range error')`` (``exp(1000)``), or the domain error for
+the logarithms and ``atanh`` (``log(0)``, as ``math``). Both are raised by the call when the
+data meets them. Functions of ``math`` without a NumPy ufunc (``erf``, ``gamma``) raise
+``UnsupportedError``; the others (``floor``, ``isnan``, ``fsum`` ...) are called as written.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy.everyday import raise_at_first
+from jitcore.tracer import Tracer, fresh, user_location
+
+# math's name -> (NumPy's ufunc, an infinity from finite numbers is a domain error)
+_UNARY = {"sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "cbrt": np.cbrt,
+          "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin, "acos": np.arccos,
+          "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+          "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "fabs": np.fabs,
+          "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "degrees": np.degrees,
+          "radians": np.radians}
+_BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "pow": np.power, "copysign": np.copysign,
+           "fmod": np.fmod}
+_POLE_IS_DOMAIN = {"log", "log2", "log10", "log1p", "atanh"}
+_NOT_LOWERED = ("erf", "erfc", "gamma", "lgamma")
+
+
+def _as_float(x) -> Tracer | float:
+    if not isinstance(x, Tracer):
+        return float(x)
+    if x.dtype.kind == "c":
+        raise JitTypeError(f"must be real number, not complex (math function at {user_location()})")
+    if x.size != 1:
+        raise JitTypeError(f"only a single value converts to a Python float, not a traced array of "
+                           f"shape {x.shape} (math function at {user_location()})")
+    return x.reshape(()).astype(np.float64)
+
+
+def _domain(_):
+    raise JitValueError("math domain error")
+
+
+def _domain_or_range(value):
+    """A NaN is a domain error, an infinity a range error (math's, for exp, cosh, pow ...)."""
+    if math.isnan(float(value)):
+        _domain(value)
+    raise JitOverflowError("math range error")
+
+
+def _checked(name: str, compute):
+    """``compute`` of the arguments as floats, with math's errors raised by the call."""
+    def fn(*args):
+        if not any(isinstance(a, Tracer) for a in args):
+            return getattr(math, name)(*args)
+        xs = [_as_float(a) for a in args]
+        out = compute(*xs)
+        given_nan = np.zeros((), bool)
+        given_finite = np.ones((), bool)
+        for x in xs:
+            given_nan = given_nan | np.isnan(x)
+            given_finite = given_finite & np.isfinite(x)
+        bad = (np.isnan(out) & ~given_nan) | (np.isinf(out) & given_finite)  # one check a call
+        raise_at_first(bad, out, _domain if name in _POLE_IS_DOMAIN else _domain_or_range)
+        return fresh(out, scalar=True, weak=True)  # a Python float: weak, as NEP 50 has it
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _log(x, base=None):
+    return np.log(x) if base is None else np.log(x) / np.log(base)
+
+
+def _not_lowered(name: str):
+    def fn(*args):
+        if not any(isinstance(a, Tracer) for a in args):
+            return getattr(math, name)(*args)
+        raise UnsupportedError(
+            f"math.{name} of a traced value has no jitcore lowering yet (at {user_location()}); "
+            "compute it outside the jitted function, or write it with NumPy's functions")
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}.items()}
+MATH_CALLS[math.log] = _checked("log", _log)
+MATH_CALLS.update({getattr(math, n): _not_lowered(n) for n in _NOT_LOWERED})
