@@ -552,9 +552,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if not np.can_cast(v.dtype, f64):
             raise JitTypeError(f"Cannot cast array data from {v.dtype!r} to {f64!r} according to "
                                f"the rule 'safe' (at {user_location()})")
-    if fp.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.interp of complex fp is not supported under jit yet "
-                               f"(at {user_location()})")
+    if fp.dtype.kind == "c":  # as NumPy: each part on its own, a NaN x gives nan+0j
+        re, im = (interp(x, xp, part(fp), None if v is None else part(v), None if w is None else part(w),
+                         period) for part, v, w in ((np.real, left, right), (np.imag, left, right)))
+        im = np.where(np.isnan(prims.convert(x, f64)), 0.0, im)
+        return prims.complex_from_parts(*np.broadcast_arrays(re, im))
     x, xp, fp = (prims.convert(v, f64) for v in (x, xp, fp))
     if xp.ndim != 1 or fp.ndim != 1:
         raise ValueError(f"object too deep for desired array: interp needs 1-d xp and fp "

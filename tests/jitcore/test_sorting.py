@@ -537,6 +537,18 @@ def test_interp_matches_numpy_loop():
                                   np.interp(one, [1.0], [5.0]))
 
 
+def test_interp_of_complex_values_part_by_part():
+    fp = np.array([1 + 2j, 3 - 1j, np.nan + 1j, 4 + np.inf * 1j])
+    x, xp = np.array([np.nan, 0.5, -1, 5, 1.5, 2.5, 2.0]), np.array([0.0, 1, 2, 3])
+    for kw in ({}, {"left": 7j, "right": 2}, {"period": 2.5}):
+        got = jc.jit(lambda x, xp, fp, kw=kw: np.interp(x, xp, fp, **kw))(x, xp, fp)
+        want = np.interp(x, xp, fp, **kw)
+        assert got.dtype == want.dtype  # a NaN x gives nan+0j, as NumPy's loop
+        np.testing.assert_array_equal(got.view(np.float64), want.view(np.float64))
+    one = jc.jit(lambda x, xp, fp: np.interp(x[1], xp, fp))(x, xp, fp)
+    assert type(one) is np.complex128 and one == np.interp(x[1], xp, fp)
+
+
 def test_interp_with_period():
     rng = np.random.default_rng(4)
     xp, fp, x = rng.random(10) * 360, rng.random(10), rng.random(30) * 1000 - 300

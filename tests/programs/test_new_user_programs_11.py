@@ -29,7 +29,7 @@ with a traced ``beta``; ``ravel_multi_index`` of traced coordinates; the ``*_ind
 helpers, ``apply_over_axes``, ``unstack`` and ``sort_complex``. Each runs under ``jc.jit``
 against NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py);
 what jitcore refuses on purpose (``math.erf``, ``np.polynomial``'s fits, ``np.ma``,
-``np.emath``, complex ``interp`` and ``sort_complex``) is checked to be its own error.
+``np.emath`` and ``sort_complex``) is checked to be its own error.
 """
 
 from __future__ import annotations
@@ -923,9 +923,6 @@ REFUSED = {
     "np.ma masked arrays": (_masked_mean, (normal(4),), jc.TracerConversionError, "masked_invalid"),
     "np.emath.sqrt (its dtype depends on the data's signs)": (
         lambda x: np.emath.sqrt(x), (normal(3),), jc.UnsupportedError, "scimath.sqrt"),
-    "np.interp of complex values": (
-        lambda x: np.interp(x, [1.0, 3.0], [1 + 1j, 3 - 2j]), (normal(3),), jc.UnsupportedError,
-        "complex fp"),
     "np.sort_complex of complex numbers (complex sorting is not lowered)": (
         lambda z: np.sort_complex(z), (normal(3) + 1j,), jc.UnsupportedError, "sort of complex"),
 }
