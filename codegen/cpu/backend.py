@@ -152,7 +152,8 @@ class CpuBackend:
                 f"inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
                 f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
-                f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT} "
+                f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT}"
+                f"{''.join(target.LEVEL_0_CODEGEN_OPTIONS)} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
                 f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
 
