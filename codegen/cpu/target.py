@@ -170,9 +170,11 @@ def _new_machine(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.Tar
 @cache
 def _level_0_codegen_options() -> None:
     """Set ``LEVEL_0_CODEGEN_OPTIONS``, once per process (LLVM reads them whenever it builds a
-    code generation pipeline, so before the first level-0 machine emits code)."""
-    for option in LEVEL_0_CODEGEN_OPTIONS:
-        llvm.set_option("jitcore", option)
+    code generation pipeline, so before the first level-0 machine emits code). Under the lock:
+    two threads' first light compiles may get here at once, and LLVM's parser is not locked."""
+    with _lock:
+        for option in LEVEL_0_CODEGEN_OPTIONS:
+            llvm.set_option("jitcore", option)
 
 
 def _new_host_machine(opt: int = 3) -> llvm.TargetMachine:
