@@ -378,7 +378,8 @@ for _target in TARGETS:
 class _HostMemo:
     """``codegen/cpu/target.py``'s ``HOST_MEMO`` on the disk cache: the host's description by
     the target's key (which names the boot) and jitcore's version (whose rules, the vector
-    width's, shape the features), in an entry checked as a plan's is."""
+    width's, shape the features), and the math library's definitions by their names, width and
+    jitcore's version; each in an entry checked as a plan's is."""
 
     @staticmethod
     def _key(key: str) -> str:

@@ -61,13 +61,23 @@ from jitcore.ir.errors import JitcoreError
 
 _UNHASHED = "0" * 16  # stands for the hash while the IR that it hashes is emitted
 
-# When no kernel has more iteration points than this, O3 runs without the loop unroller. Such
+# A kernel of at most this many iteration points is tiny: it is emitted unsplit and without
+# the emitter's unrolled variants, and a function of tiny kernels alone has code of its own.
+TINY_WORK = 64
+
+# When no kernel has more iteration points than this, O3 runs without the loop unroller. Short
 # loops are vectorized by the loop vectorizer in a step or two either way; with the unroller
 # LLVM first unrolls them into scalar copies and the SLP vectorizer packs those into vectors
 # again, which doubles the optimizer's time for the same code (measured on tanh(x * 2 + y) of
 # 8 floats: 11 ms of O3 with it, 7 without, identical machine code; a softmax of 2x8, 43 ms
-# and 16). What such a kernel runs in is nanoseconds against a call's microsecond.
-TINY_WORK = 64
+# and 16). The code is named by it (``jitcore.no_unroll`` in the IR): a size over it compiles
+# code of its own, so it is where one code for every size stops. Measured, not adopted: at
+# 1024, calls up to 1024 points ran as fast without the unroller (0.97-1.07x: sums along either
+# axis, softmax, std, argmax, exp, tanh, a product) and reductions in lanes compiled in 0.3-0.7
+# of the time (a sum over axis 0 of 8x67 float64: 457 ms of CPU with it, 130 without), but a
+# function called at 100 points and then at 10,000 would compile twice (docs/performance.md,
+# "First calls, session 33").
+UNROLLED_WORK = TINY_WORK
 
 # A function whose kernels are all tiny (TINY_WORK) and run once per call (no loop, on the host
 # or in a kernel's body, runs one again) is compiled with the light pipeline
@@ -151,8 +161,9 @@ class CpuBackend:
                 f"row_chunks={rowwise.CHUNK_BYTES},{rowwise.CHUNKS_AT_LEAST} "
                 f"inlined_kernels={INLINED_KERNELS} "
                 f"thread_weights={cost.FINGERPRINT} "
-                f"tiny_work={TINY_WORK} size_generic={host.SIZE_GENERIC} "
-                f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT} "
+                f"tiny_work={TINY_WORK},{UNROLLED_WORK} size_generic={host.SIZE_GENERIC} "
+                f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT}"
+                f"{''.join(target.LEVEL_0_CODEGEN_OPTIONS)} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
                 f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
 
@@ -168,6 +179,7 @@ class CpuBackend:
         # the cheapest compile, for the first call of a small function.
         unroll = any(_work(op) > TINY_WORK for op in ops)
         light = not unroll and not _loops(func)
+        llvm_unroll = any(_work(op) > UNROLLED_WORK for op in ops)  # LLVM's unroller in O3
         groups = rowwise.row_groups(plan, ops, runtime.MIN_SPLIT_WORK, symbols if unroll else ())
         grouped = {i for group in groups for i in group.launches}
         for group in groups:  # run (and timed, when profiling) as their last kernel's launch
@@ -271,8 +283,8 @@ class CpuBackend:
                                               min_piece=rowwise.min_chunk_rows(b, sizes, group)))
 
         emit_entry(entry, plan, arg_types(func), kernels, run_launch, sizes, sources)
-        if not unroll:  # in the text, so a size-generic code compiled tiny is reused only tiny
-            module.add_named_metadata("jitcore.no_unroll", [])
+        if not llvm_unroll:  # in the text: size-generic code compiled without the unroller is
+            module.add_named_metadata("jitcore.no_unroll", [])  # reused only by sizes without it
         if light:  # in the text too: the IR names its pipeline (the memo, the object cache)
             module.add_named_metadata(LIGHT_METADATA, [])
         text = str(module)
@@ -283,13 +295,13 @@ class CpuBackend:
         plan.llvm_ir = text.replace(draft, symbol)
         if not any(sized):
             plan.object_code, plan.optimized_llvm_ir, plan.code_source = self._code(
-                plan.symbol, plan.llvm_ir, generic=False, unroll=unroll, light=light)
+                plan.symbol, plan.llvm_ir, generic=False, unroll=llvm_unroll, light=light)
             return plan
         # Sizes lowered at once by several threads: the first finds or makes the code, the
         # others wait for it and reuse it.
         with self._compiling(symbol) as made:
             if made.code is None:
-                made.code = self._code(plan.symbol, plan.llvm_ir, generic=True, unroll=unroll,
+                made.code = self._code(plan.symbol, plan.llvm_ir, generic=True, unroll=llvm_unroll,
                                        light=light)
                 plan.object_code, plan.optimized_llvm_ir, plan.code_source = made.code
             else:

@@ -3,7 +3,8 @@
 Created once per process (LLVM's target setup is global and not cheap). Every compiled module
 is optimised for the host CPU's name and features with loop and SLP vectorization on, emitted
 as object code, and that object code is added to one shared MCJIT engine; a function whose
-kernels are all tiny and run once takes the cheaper light pipeline instead (``LIGHT_PASSES``).
+kernels are all tiny and run once takes the cheaper light pipeline instead (``LIGHT_PASSES``,
+machine code at level 0 with the higher levels' selector and register allocator).
 
 Vector width. On a CPU with AVX-512 the kernels can compute on 512-bit vectors (16 floats, 8
 doubles) or on 256-bit ones, and LLVM's own choice is a tuning flag of the CPU model, not a
@@ -67,9 +68,10 @@ VECTOR_BITS_VARIABLE = "JITCORE_VECTOR_BITS"
 VECTOR_BITS_OVERRIDE: str | None = None
 
 # Where the host's description (``magic()``) is kept for later processes of this boot of this
-# machine: an object with ``load(key) -> str | None`` and ``store(key, text)``, or None
-# (``jitcore.disk_cache`` sets it). Asking LLVM for the triple, CPU name and features costs about
-# half a millisecond of a process's first call, a tenth of a call that loads its code from disk.
+# machine, and the math library's definitions (``_isa_definitions``): an object with
+# ``load(key) -> str | None`` and ``store(key, text)``, or None (``jitcore.disk_cache`` sets
+# it). Asking LLVM for the triple, CPU name and features costs about half a millisecond of a
+# process's first call, a tenth of a call that loads its code from disk.
 HOST_MEMO = None
 BOOT_ID = "/proc/sys/kernel/random/boot_id"  # Linux's: a new random id at every boot
 _remembered: tuple[str, str, str] | None = None  # the memo's description, once read
@@ -84,10 +86,22 @@ _remembered: tuple[str, str, str] | None = None  # the memo's description, once 
 # that calls it once (as O2 would: fewer functions to emit, no calls); SROA makes registers of
 # the stack slots that fit; instcombine folds the emitter's constant strides and offsets
 # (``i * 1 + 0``); simplifycfg merges straight-line blocks, and instcombine folds what that
-# exposes. Machine code at level 0 (fast selection and register allocation) would halve the
-# rest but runs the math library's chains 2-5x slower. Both are in ``backend.fingerprint()``.
+# exposes. Machine code at LLVM's level 0, with the instruction selector and register
+# allocator of the higher levels (``LEVEL_0_CODEGEN_OPTIONS``): level 1 spent about 70% of a
+# light compile's LLVM time on machine code, most of it in passes that tiny run-once loops do
+# not need (loop strength reduction, scheduling, machine LICM and CSE); level 0 as LLVM makes
+# it (fast selection and fast register allocation) ran the math library's chains 2-5x slower.
+# With the options the machine code costs about half, and calls run 1.00-1.29x as long as at
+# level 1, 0-0.15 us (a loop reloads its constants: level 0 has no machine LICM)
+# (docs/performance.md, "First calls, session 33"). All of it is in ``backend.fingerprint()``.
 LIGHT_PASSES = ("always_inliner", "sroa", "instruction_combine", "simplify_cfg", "instruction_combine")
-LIGHT_CODEGEN_OPT = 1
+LIGHT_CODEGEN_OPT = 0
+# LLVM's command-line options that make level-0 machine code select instructions with the
+# SelectionDAG and allocate registers with the greedy allocator, as levels 1-3 do. They are
+# process-wide, but change nothing at levels 1-3, which do both already (the O3 pipeline's
+# object code is byte for byte the same with them): only level-0 target machines see them,
+# and jitcore makes those for the light pipeline alone. Set before the first such machine.
+LEVEL_0_CODEGEN_OPTIONS = ("-fast-isel=false", "-optimize-regalloc")
 
 
 def override_vector_bits(text: str | None) -> None:
@@ -146,9 +160,21 @@ def target_machine(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.T
 
 def _new_machine(triple: str, cpu: str, features: str, opt: int = 3) -> llvm.TargetMachine:
     """A new target machine; the caller has initialised its target."""
+    if opt == 0:
+        _level_0_codegen_options()
     return llvm.Target.from_triple(triple).create_target_machine(
         cpu=cpu, features=features, opt=opt, reloc="default", codemodel="jitdefault"
     )
+
+
+@cache
+def _level_0_codegen_options() -> None:
+    """Set ``LEVEL_0_CODEGEN_OPTIONS``, once per process (LLVM reads them whenever it builds a
+    code generation pipeline, so before the first level-0 machine emits code). Under the lock:
+    two threads' first light compiles may get here at once, and LLVM's parser is not locked."""
+    with _lock:
+        for option in LEVEL_0_CODEGEN_OPTIONS:
+            llvm.set_option("jitcore", option)
 
 
 def _new_host_machine(opt: int = 3) -> llvm.TargetMachine:
@@ -319,11 +345,20 @@ def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) 
 
 
 # The math library's definitions are a function of the names and the width alone, and built in
-# Python (5-10 ms for a log family): a suite or a program compiles the same few sets again and
-# again. Bounded: a set is a few KB of text.
+# Python (5-10 ms for a family: float32 exp at four widths 9.6 ms, read back 0.4): a suite
+# or a program compiles the same few sets again and again. Bounded: a set is a few KB of text.
+# Kept in ``HOST_MEMO`` too (the disk cache, whose key holds jitcore's source version), where a
+# later process's first compile that calls the same functions reads them instead of building.
 @lru_cache(maxsize=64)
 def _isa_definitions(names: tuple[str, ...], bits: int) -> str | None:
-    return mathlib.isa_definitions(names, bits)
+    key = f"math library {bits} {' '.join(names)}"
+    kept = HOST_MEMO.load(key) if HOST_MEMO is not None else None
+    if kept is not None:
+        return kept or None
+    text = mathlib.isa_definitions(names, bits)
+    if HOST_MEMO is not None:
+        HOST_MEMO.store(key, text or "")
+    return text
 
 
 def with_legal_width(llvm_ir: str, features: str) -> str:

@@ -604,6 +604,32 @@ def test_a_changed_function_body_under_the_same_name_misses(cache_dir):
     assert run_file(BODY.replace("FACTOR", "2"), cache_dir).split() == ["1", "1"]
 
 
+# -- the math library's definitions, kept for later processes ---------------------------------
+def test_the_math_library_definitions_are_read_back(cache_dir, monkeypatch):
+    """The definitions of a set of math functions, built in Python on a process's first use
+    (up to tens of milliseconds), are kept in the disk cache: a later process (here: the
+    in-memory cache cleared) reads the same text and builds nothing."""
+    from jitcore.codegen import mathlib
+    from jitcore.codegen.cpu import target
+
+    names = ("jitcore_math_avx512_exp_f32", "jitcore_math_avx512_exp_v8f32")
+    target._isa_definitions.cache_clear()
+    try:
+        built = target._isa_definitions(names, 256)
+        assert built is not None and "define linkonce_odr" in built
+        target._isa_definitions.cache_clear()
+
+        def refused(*args):
+            raise AssertionError("built again")
+
+        monkeypatch.setattr(mathlib, "isa_definitions", refused)
+        assert target._isa_definitions(names, 256) == built
+        with pytest.raises(AssertionError, match="built again"):  # another width: another key
+            target._isa_definitions(names, 512)
+    finally:
+        target._isa_definitions.cache_clear()
+
+
 # -- the host's description, kept for the boot ------------------------------------------------
 @pytest.mark.skipif(not os.path.exists("/proc/sys/kernel/random/boot_id"), reason="Linux's boot id")
 def test_the_host_description_is_read_back_for_this_boot_only(cache_dir, monkeypatch, tmp_path):
