@@ -406,6 +406,15 @@ def test_an_optimized_einsum_that_only_multiplies_and_a_0x0_matrix_norm_are_nump
                    np.ones((1, 3), np.float32)))
 
 
+def test_a_plain_einsum_of_two_operands_adds_minus_zero_products_into_plus_zero():
+    """Found by the fuzzer (session 33): NumPy's einsum without ``optimize`` adds each product
+    into a zeroed output, so ``-8 * 0`` comes out +0.0 (optimized, a step of two operands only
+    multiplies: -0.0); jitcore gave -0.0 for both (jitcore/numpy/linalg.py ``einsum``)."""
+    check(_program("v = np.einsum('i,j->ij', a, a)\n w = np.einsum('i,i->i', b, b)\n"
+                   " x = np.einsum('i,i->i', a, a, optimize=True)\n return (v, w, x)",
+                   np.array([-8.0, 0.0], np.float32), np.array([-0.0 + 1j, 0.0], np.complex64)))
+
+
 def test_eigvalsh_of_a_matrix_with_subnormal_off_diagonal_entries():
     """Found by the fuzzer (session 32): a Householder reflector of a subnormal column took
     ``1 / (alpha - beta)``, which overflowed (NaN eigenvalues for 1e-310), and made h and v from
