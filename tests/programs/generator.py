@@ -58,6 +58,10 @@ Since round 6 (tests/programs/scientific_statements.py): ``numpy.fft`` calls on 
 (also 0x0 and batched), quantiles and percentiles with every method, ``einsum`` strings, sort
 kinds, ``cumulative_sum``/``cumulative_prod`` and the nan-scans; results that are neither
 exact nor within ULPs are compared within a tolerance of their largest magnitude (``Program.rel``).
+Since round 7 (tests/programs/window_statements.py): unrolled loops reducing a row, column or
+window per step (kernels shared across constant starts), reads through reshapes of unit axes,
+``np.convolve``/``np.correlate``, sorts of many short lanes (the sorting networks; drawn by
+``sort``), and linalg calls on complex (Hermitian where they need it) matrices.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -78,6 +82,7 @@ from tests.layouts import LAYOUTS, relayout
 from tests.oracle import ulp_bound
 from tests.programs.pinned_numpy import PINNED
 from tests.programs.scientific_statements import ScientificStatements
+from tests.programs.window_statements import WindowStatements
 
 FREE = math.inf
 
@@ -246,7 +251,7 @@ def _dtype(v):
     return np.asarray(v).dtype
 
 
-class _Builder(ScientificStatements):
+class _Builder(ScientificStatements, WindowStatements):
     """Draws a program statement by statement, running each with NumPy as it goes."""
 
     def __init__(self, draw, max_statements: int, errors: bool):
@@ -940,6 +945,9 @@ class _Builder(ScientificStatements):
         self.result(name, 0 if prec == 0 else FREE, total)
 
     def sort(self):
+        if self.chance(0.15):  # many short lanes (window_statements.py): the sorting networks
+            self.lanes()
+            return
         form = self.choose(("sort", "argsort", "method", "descending", "partition", "searchsorted"))
         # (complex numbers: UnsupportedError, no sort of them yet)
         x = self.arrays(lambda v: v.ndim > 0 and v.dtype.kind != "c" and (
@@ -1365,7 +1373,7 @@ class _Builder(ScientificStatements):
     STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
                   "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce",
-                  "fft", "linalg", "quantile", "einsum")
+                  "fft", "linalg", "quantile", "einsum", "unrolled", "unit_reshape", "convolve")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
