@@ -860,6 +860,18 @@ class _Builder(ScientificStatements, WindowStatements):
         bounds = [self.meta[n].bound for n in names]
         return max(precs), (None if any(b is None for b in bounds) else max(bounds))
 
+    def run_sum(self, text: str, features) -> str | None:
+        """``name = text`` for a new name, run as ``run`` does; a float or complex ``text`` (a
+        sum of products) plus 0.0, since the sign of a zero sum depends on the order of the
+        terms. The name, or None if NumPy rejects it."""
+        res = self._peek(text)
+        if res is None:
+            return None
+        if _dtype(res).kind in "fc":
+            text = f"({text}) + 0.0"
+        name = self.new_name()
+        return name if self.run(f"{name} = {text}", features) else None
+
     def _peek(self, text, **names):
         """The value of expression ``text`` under NumPy (None if NumPy rejects it), changing nothing."""
         try:
@@ -923,16 +935,10 @@ class _Builder(ScientificStatements, WindowStatements):
             if y is None:
                 return
             ty = y
-        text = f"{x} @ {ty}" if form == "@" else f"np.{form}({x}, {ty})"
-        res = self._peek(text)
-        if res is None:
+        name = self.run_sum(f"{x} @ {ty}" if form == "@" else f"np.{form}({x}, {ty})", ["matmul"])
+        if name is None:
             return
-        out = _dtype(res)
-        if out.kind in "fc":  # the sign of a zero sum depends on the order of the terms
-            text = f"({text}) + 0.0"
-        name = self.new_name()
-        if not self.run(f"{name} = {text}", ["matmul"]):
-            return
+        out = _dtype(self.ns[name])
         prec, _ = self._merge([x, y], out)
         bx, by = self.meta[x].bound, self.meta[y].bound
         terms = 1 if form == "outer" else v.shape[-1]

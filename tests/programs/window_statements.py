@@ -139,16 +139,11 @@ class WindowStatements:
         fn = self.choose(("convolve", "correlate"))
         mode = self.choose(("", ", 'full'", ", 'same'", ", 'valid'", ", mode='same'"))
         flat = {n: (n if self.ns[n].ndim == 1 else f"{n}.ravel()") for n in (x, y)}
-        text = f"np.{fn}({flat[x]}, {flat[y]}{mode})"
-        res = self._peek(text)
-        if res is None:
+        name = self.run_sum(f"np.{fn}({flat[x]}, {flat[y]}{mode})", ["convolve", f"convolve-{fn}"])
+        if name is None:
             return
+        res = self.ns[name]
         out = _dtype(res)
-        if out.kind in "fc":  # the sign of a zero sum depends on the order of its terms
-            text = f"{text} + 0.0"
-        name = self.new_name()
-        if not self.run(f"{name} = {text}", ["convolve", f"convolve-{fn}"]):
-            return
         (px, bx), (py, by) = ((self.meta[n].prec, self.meta[n].bound) for n in (x, y))
         terms = min(self.ns[x].size, self.ns[y].size)
         bound = None if bx is None or by is None else bx * by
