@@ -299,6 +299,10 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         keep = set(output) | _labels_of(inputs[i + 1:])
         rhs, rhs_labels = _sum_unused(tracers[i], inputs[i], keep | set(acc_labels))
         acc_labels, acc = _contract(acc, acc_labels, rhs, rhs_labels, keep, output)
+    if optimize is False and len(tracers) > 1 and compute.kind in "fc":
+        # NumPy's plain einsum adds the products into a zeroed output: a -0.0 product is +0.0
+        # there (its optimized path multiplies, as a step of two operands does here)
+        acc = acc + np.zeros((), compute)
     if acc_labels != output:
         acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])
     result = prims.convert(acc, result_dtype)

@@ -58,6 +58,10 @@ Since round 6 (tests/programs/scientific_statements.py): ``numpy.fft`` calls on 
 (also 0x0 and batched), quantiles and percentiles with every method, ``einsum`` strings, sort
 kinds, ``cumulative_sum``/``cumulative_prod`` and the nan-scans; results that are neither
 exact nor within ULPs are compared within a tolerance of their largest magnitude (``Program.rel``).
+Since round 7 (tests/programs/window_statements.py): unrolled loops reducing a row, column or
+window per step (kernels shared across constant starts), reads through reshapes of unit axes,
+``np.convolve``/``np.correlate``, sorts of many short lanes (the sorting networks; drawn by
+``sort``), and linalg calls on complex (Hermitian where they need it) matrices.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -78,6 +82,7 @@ from tests.layouts import LAYOUTS, relayout
 from tests.oracle import ulp_bound
 from tests.programs.pinned_numpy import PINNED
 from tests.programs.scientific_statements import ScientificStatements
+from tests.programs.window_statements import WindowStatements
 
 FREE = math.inf
 
@@ -246,7 +251,7 @@ def _dtype(v):
     return np.asarray(v).dtype
 
 
-class _Builder(ScientificStatements):
+class _Builder(ScientificStatements, WindowStatements):
     """Draws a program statement by statement, running each with NumPy as it goes."""
 
     def __init__(self, draw, max_statements: int, errors: bool):
@@ -855,6 +860,18 @@ class _Builder(ScientificStatements):
         bounds = [self.meta[n].bound for n in names]
         return max(precs), (None if any(b is None for b in bounds) else max(bounds))
 
+    def run_sum(self, text: str, features) -> str | None:
+        """``name = text`` for a new name, run as ``run`` does; a float or complex ``text`` (a
+        sum of products) plus 0.0, since the sign of a zero sum depends on the order of the
+        terms. The name, or None if NumPy rejects it."""
+        res = self._peek(text)
+        if res is None:
+            return None
+        if _dtype(res).kind in "fc":
+            text = f"({text}) + 0.0"
+        name = self.new_name()
+        return name if self.run(f"{name} = {text}", features) else None
+
     def _peek(self, text, **names):
         """The value of expression ``text`` under NumPy (None if NumPy rejects it), changing nothing."""
         try:
@@ -918,16 +935,10 @@ class _Builder(ScientificStatements):
             if y is None:
                 return
             ty = y
-        text = f"{x} @ {ty}" if form == "@" else f"np.{form}({x}, {ty})"
-        res = self._peek(text)
-        if res is None:
+        name = self.run_sum(f"{x} @ {ty}" if form == "@" else f"np.{form}({x}, {ty})", ["matmul"])
+        if name is None:
             return
-        out = _dtype(res)
-        if out.kind in "fc":  # the sign of a zero sum depends on the order of the terms
-            text = f"({text}) + 0.0"
-        name = self.new_name()
-        if not self.run(f"{name} = {text}", ["matmul"]):
-            return
+        out = _dtype(self.ns[name])
         prec, _ = self._merge([x, y], out)
         bx, by = self.meta[x].bound, self.meta[y].bound
         terms = 1 if form == "outer" else v.shape[-1]
@@ -940,6 +951,9 @@ class _Builder(ScientificStatements):
         self.result(name, 0 if prec == 0 else FREE, total)
 
     def sort(self):
+        if self.chance(0.15):  # many short lanes (window_statements.py): the sorting networks
+            self.lanes()
+            return
         form = self.choose(("sort", "argsort", "method", "descending", "partition", "searchsorted"))
         # (complex numbers: UnsupportedError, no sort of them yet)
         x = self.arrays(lambda v: v.ndim > 0 and v.dtype.kind != "c" and (
@@ -1365,7 +1379,7 @@ class _Builder(ScientificStatements):
     STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
                   "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce",
-                  "fft", "linalg", "quantile", "einsum")
+                  "fft", "linalg", "quantile", "einsum", "unrolled", "unit_reshape", "convolve")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the

@@ -104,7 +104,7 @@ class ScientificStatements:
     def linalg(self):
         """A call on ``M``, a matrix (or a batch) made well conditioned from a variable's
         leading square: its finite values clipped to [-1, 1], plus 2n on the diagonal."""
-        x = self.pick(lambda v: _dtype(v).kind in "biuf")
+        x = self.pick(lambda v: _dtype(v).kind in "biufc")
         if x is None:
             return
         v = self.ns[x]
@@ -112,14 +112,20 @@ class ScientificStatements:
         # (of a vector, the matrix of its differences; of a scalar, a matrix full of it)
         s = {0: f"np.full(({n}, {n}), {x})", 1: f"({x}[:{n}, None] - {x}[None, :{n}])"}.get(
             np.ndim(v), f"{x}[..., :{n}, :{n}]")
+        complex_ = _dtype(v).kind == "c"
         if _dtype(v).kind == "f":
             eye = f"np.eye({n}, dtype=np.{_dtype(v).name})"
             m = f"(np.where(np.isfinite({s}), np.clip({s}, -1, 1), 0) + {2 * n} * {eye})"
+        elif complex_:  # each part clipped; Hermitian below
+            eye = f"np.eye({n}, dtype=np.{_dtype(v).name})"
+            m = (f"(np.where(np.isfinite({s}), np.clip({s}.real, -1, 1) + 1j * np.clip({s}.imag, -1, 1), 0)"
+                 f" + {2 * n} * {eye})")
         else:
             m = f"(np.clip({s}.astype(np.int64), -1, 1) + {2 * n} * np.eye({n}, dtype=np.int64))"
-        sym = f"({m} + np.swapaxes({m}, -1, -2))"
-        fn = self.choose(("det", "inv", "solve", "solve-vector", "qr-r", "qr-q", "eigvalsh", "eigh",
-                          "cholesky", "slogdet", "norm", "svdvals"))
+        sym = f"({m} + np.swapaxes({m}, -1, -2){'.conj()' if complex_ else ''})"
+        # (complex eigh: UnsupportedError, it needs the eigenvectors)
+        fn = self.choose(("det", "inv", "solve", "solve-vector", "qr-r", "qr-q", "eigvalsh", "cholesky",
+                          "slogdet", "norm", "svdvals") + (() if complex_ else ("eigh",)))
         text = {"det": f"np.linalg.det({m})", "inv": f"np.linalg.inv({m})",
                 "solve": f"np.linalg.solve({m}, {m}[..., ::-1])",
                 "solve-vector": f"np.linalg.solve({m}, np.arange({n}) - 1.5)",
@@ -129,7 +135,8 @@ class ScientificStatements:
                 "norm": f"np.linalg.norm({m}, {self.choose(('None', '1', '-np.inf', repr('fro')))})",
                 "svdvals": f"np.linalg.svd({m}, compute_uv=False)"}[fn]
         name = self.new_name()
-        if not self.run(f"{name} = {text}", ["linalg", f"linalg-{fn}"]):
+        feats = ["linalg", f"linalg-{fn}"] + (["linalg-complex"] if complex_ else [])
+        if not self.run(f"{name} = {text}", feats):
             return
         px = self.meta[x].prec
         self.result(name, FREE, None)
