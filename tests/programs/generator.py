@@ -1052,6 +1052,8 @@ class _Builder(ScientificStatements, WindowStatements):
             else:
                 mtext, pm = m, self.meta[m].prec
             fn = self.choose(("sum", "max", "min", "any", "all", "sum"))
+            if fn in ("max", "min") and v.dtype.kind == "c":
+                fn = "sum"  # a complex masked max/min is refused on purpose (UnsupportedError)
             if not self.run(f"{name} = {x}[{mtext}].{fn}()", feats, bad is not None):
                 return
             out = _dtype(self.ns[name])
