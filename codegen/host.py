@@ -199,7 +199,9 @@ class _Planner:
         the kernel may run twice (the exact-math rerun would apply a scatter's updates again);
         the CPU only (a GPU grid copies and writes in parallel)."""
         source = op.copy_inputs[k]
-        if source < 0 or self.plan.target != "cpu":
+        if source < 0 or self.plan.target != "cpu" or op.copy_inputs.count(source) != 1:
+            return None  # (two results copying one input are a sort's two buffers)
+        if any(name in op.attributes for name in _OWN_CODE):
             return None
         value = op.operands[source]
         storage = self.of(value)
@@ -289,6 +291,11 @@ class _Planner:
         for block in (op.then_block, op.else_block):
             arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
         return [Branch(self.of(op.condition), *arms)]
+
+
+# Kernels the CPU backend emits from code of their own rather than from their body (the sorts
+# of codegen/cpu/sort*.py), which may read an input after writing a result: never in place.
+_OWN_CODE = ("sort_axis", "select_axis", "sort_lanes_axis")
 
 
 def _defined_in(value, block) -> bool:

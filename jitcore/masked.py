@@ -78,6 +78,13 @@ class MaskedSelection:
         """The error for a use that needs the selection's shape."""
         return JitTypeError(refused(self.values, what))
 
+    def __getattr__(self, name: str):
+        """Any other array attribute (``.T``, ``.cumsum``): the selection's refusal, not a bare
+        AttributeError (a ranged slice's asks for a concrete value: its loop is unrolled)."""
+        if name.startswith("__") or name in MaskedSelection.__slots__ or name == "index_form":
+            raise AttributeError(name)
+        raise self._refusal(f".{name}")
+
     def _like(self, values: Tracer) -> MaskedSelection:
         return type(self)(values, self.mask, self.factors)
 

@@ -299,9 +299,11 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
         keep = set(output) | _labels_of(inputs[i + 1:])
         rhs, rhs_labels = _sum_unused(tracers[i], inputs[i], keep | set(acc_labels))
         acc_labels, acc = _contract(acc, acc_labels, rhs, rhs_labels, keep, output)
-    if optimize is False and len(tracers) > 1 and compute.kind in "fc":
+    if optimize is False and len(tracers) > 1 and compute.kind in "fc" and _labels_of(inputs) <= set(output):
         # NumPy's plain einsum adds the products into a zeroed output: a -0.0 product is +0.0
-        # there (its optimized path multiplies, as a step of two operands does here)
+        # there (its optimized path multiplies, as a step of two operands does here). A summed
+        # label's sum starts from +0.0 already (and this add would be a pass of its own after a
+        # contraction), so only a product of no sum needs it (it fuses into the product).
         acc = acc + np.zeros((), compute)
     if acc_labels != output:
         acc = prims.transpose(acc, [acc_labels.index(lb) for lb in output])

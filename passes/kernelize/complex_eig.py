@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore.dtypes import numpy_dtype
+from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import i1
 from jitcore.passes.kernelize import nonsymmetric
