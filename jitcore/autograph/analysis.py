@@ -176,9 +176,8 @@ def _is_helper(f, name: str) -> bool:
 
 
 def _is_setitem(value) -> bool:
-    f = value.func if isinstance(value, ast.Call) else None
-    return (isinstance(f, ast.Attribute) and f.attr in ("setitem", "aug_setitem", "out_call", "at_call")
-            and isinstance(f.value, ast.Name) and f.value.id == "__ag__")
+    return isinstance(value, ast.Call) and any(
+        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "out_call", "at_call"))
 
 
 def _sub_blocks(s) -> list:
