@@ -27,6 +27,7 @@ from jitcore.codegen.cpu import (
     cost,
     full_reduction,
     gemm,
+    heap_scratch,
     producer_folds,
     rowwise,
     runtime,
@@ -287,6 +288,7 @@ class CpuBackend:
             module.add_named_metadata("jitcore.no_unroll", [])  # reused only by sizes without it
         if light:  # in the text too: the IR names its pipeline (the memo, the object cache)
             module.add_named_metadata(LIGHT_METADATA, [])
+        heap_scratch.move_large_scratch_to_heap(module)  # (a caller's thread may have a small stack)
         text = str(module)
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
