@@ -388,6 +388,11 @@ MUTANTS = [
            "if False:",
            "a kernel result takes over the buffer of an input it also reads (x[1:-1] = x[:-2] + x[2:])",
            ("tests/codegen/test_in_place_results.py",)),
+    Mutant("scratch-stays-on-stack", "codegen/cpu/heap_scratch.py",
+           "    if sum(n for _, n in sized) <= STACK_LIMIT:",
+           "    if True:",
+           "a column reduction's ~1 MiB of scratch stays on the calling thread's stack",
+           ("tests/codegen/test_heap_scratch.py",)),
 ]
 
 
