@@ -248,14 +248,14 @@ def test_numpy_errors():
 
 
 def test_one_kernel_per_stage():
-    """A length-64 transform is three radix-4 stages, each one fused kernel."""
+    """A length-64 transform is two radix-8 stages, each one fused kernel."""
     from jitcore.ir.dialects import kernel
     from jitcore.passes.manager import PassManager
 
     module = jc.make_ir(lambda a: np.fft.fft(a))(np.zeros(64, complex))
     PassManager("canonicalize,cse,dce,kernelize,fuse").run(module)
     (func,) = module.functions()
-    assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 3, module
+    assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 2, module
 
 
 def test_tables_stay_small():
