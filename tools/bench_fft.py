@@ -6,9 +6,10 @@
 
 Cases: ``fft`` of complex64 and complex128 data of 2^10, 2^16 and 2^20 points, of the products
 of small primes 10080 and 15015, of the prime 10007 (Bluestein), and of each row of a 512x512
-array; ``rfft`` of 2^16 points and of each row of a 1024x1024 float32 and float64 array, and
-``irfft`` of those rows' spectra. ``--clock thread`` times this thread's CPU seconds instead of
-wall seconds (for ``--threads 1`` on a loaded host). Each case
+array and of a 512x105 one (105 = 3 5 7); ``rfft`` of 2^16 points and of each row of a 1024x1024
+float32 and float64 array, and ``irfft`` of those rows' spectra and of 2^15 + 1 terms (2^16
+points). ``--clock thread`` times this thread's CPU seconds instead of wall seconds (for
+``--threads 1`` on a loaded host). Each case
 compiles once (not timed), then jitcore (on each thread count of ``--threads``) and NumPy run in
 turn, R times each; the table shows the median wall time of each and the ratio of medians
 (jitcore / NumPy: below 1 is faster), and the compile time.
@@ -45,12 +46,14 @@ def cases():
             out[f"fft-{n}-{np.dtype(dtype).name}"] = (np.fft.fft, x)
         x = (rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))).astype(dtype)
         out[f"fft-rows-512x512-{np.dtype(dtype).name}"] = (np.fft.fft, x)
+        out[f"fft-rows-512x105-{np.dtype(dtype).name}"] = (np.fft.fft, x[:, :105].copy())  # 105 = 3 5 7
     for dtype in (np.float32, np.float64):
         rows = rng.standard_normal((1024, 1024)).astype(dtype)
         out[f"rfft-rows-1024x1024-{np.dtype(dtype).name}"] = (np.fft.rfft, rows)
         out[f"rfft-65536-{np.dtype(dtype).name}"] = (np.fft.rfft, rows.reshape(-1)[:1 << 16].copy())
         spectra = np.fft.rfft(rows).astype(np.result_type(dtype, np.complex64))
         out[f"irfft-rows-1024x513-{np.dtype(dtype).name}"] = (np.fft.irfft, spectra)
+        out[f"irfft-65536-{np.dtype(dtype).name}"] = (np.fft.irfft, spectra.reshape(-1)[:1 << 15 | 1].copy())
     return out
 
 

@@ -9,12 +9,13 @@ transform, decimation in frequency: each stage of radix ``r`` views the data as
 
 as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
 the stage is one elementwise kernel that reads its input once and writes its output once, in
-natural order at the end (no bit reversal). The radix-4 factors (1, -1, +-i) are complex
-products too: butterflies on the float parts (adds and a part swap per odd ``h``, built with
-``array.complex``) measured no faster for complex128 and 1.3-1.6x slower for complex64
-(docs/performance.md, fft33). Other lengths use Bluestein's algorithm: the
-transform as a convolution with a chirp, done by two transforms of a smooth length ``m >= 2n-1``
-and the precomputed transform of the chirp.
+natural order at the end (no bit reversal). Powers of two go by eights (``radices``): one pass
+for three levels, and LLVM vectorizes those stages well where ``P`` is small. The radix-4 and
+radix-8 factors (1, -1, +-i, ...) are complex products too: butterflies on the float parts
+(adds and a part swap per odd ``h``, built with ``array.complex``) measured no faster for
+complex128 and 1.3-1.6x slower for complex64 (docs/performance.md, fft33). Other lengths use
+Bluestein's algorithm: the transform as a convolution with a chirp, done by two transforms of a
+smooth length ``m >= 2n-1`` and the precomputed transform of the chirp.
 
 Twiddle factors are constants computed in float64 from exact integer reductions (octant
 symmetry, so each is within an ulp or so of the true root) and rounded once to the data's dtype.
@@ -29,7 +30,7 @@ import numpy as np
 from jitcore import primitives as prims
 
 LARGEST_RADIX = 13  # larger prime factors go through Bluestein's algorithm
-SPLIT_TWIDDLES_ABOVE = 1024  # a stage with more points per sub-transform splits its table
+SPLIT_TWIDDLES_ABOVE = 4096  # a stage whose table of w_N^(s h) would be longer splits it
 
 
 def roots(num, den: int, sign: int, dtype) -> np.ndarray:
@@ -50,13 +51,17 @@ def roots(num, den: int, sign: int, dtype) -> np.ndarray:
 
 
 def radices(n: int) -> list[int] | None:
-    """The radix of each stage for length ``n`` (fours first, then primes up to
-    ``LARGEST_RADIX``), or None when ``n`` has a larger prime factor."""
+    """The radix of each stage for length ``n`` (eights first, then a four or a two for the rest
+    of the power of two, then odd primes up to ``LARGEST_RADIX``), or None when ``n`` has a
+    larger prime factor. Eights: LLVM vectorizes a stage across its 8 outputs ``h`` where it
+    unrolls 4 of them and writes each with a strided scatter along ``s`` (the first stages, where
+    ``P`` is 1 or 4), and an eight is one pass over the data where two fours are two
+    (docs/performance.md, fft34: the float64 rows 1.5-2x faster)."""
     out = []
-    while n % 4 == 0:
-        out.append(4)
-        n //= 4
-    for p in (2, 3, 5, 7, 11, 13):
+    while n % 8 == 0:
+        out.append(8)
+        n //= 8
+    for p in (4, 2, 3, 5, 7, 11, 13):
         while n % p == 0:
             out.append(p)
             n //= p
@@ -64,16 +69,19 @@ def radices(n: int) -> list[int] | None:
 
 
 def smooth_length(n: int) -> int:
-    """The least ``2^a 3^b 5^c`` at or above ``n``: Bluestein's convolution length."""
-    best = 1 << max(0, (n - 1).bit_length())
-    f5 = 1
-    while f5 < best:
+    """Bluestein's convolution length: the ``2^a 3^b 5^c`` at or above ``n`` with the least
+    ``length * stages``, a pass over the data per stage (the shortest is not the fastest:
+    20480 = 8^4 5 in 5 stages ran 1.6-2x faster than 20250 = 2 3^4 5^3 in 8, fft34)."""
+    top = 1 << max(0, (n - 1).bit_length())  # a power of two is always a candidate
+    best, f5 = top, 1
+    while f5 < top:
         f35 = f5
-        while f35 < best:
+        while f35 < top:
             f = f35
             while f < n:
                 f *= 2
-            best = min(best, f)
+            if f * len(radices(f)) < best * len(radices(best)):
+                best = f
             f35 *= 3
         f5 *= 5
     return best
@@ -93,7 +101,7 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int):
     dtype = a.dtype
     s = n_points // r
     h = np.arange(r)
-    split = s > SPLIT_TWIDDLES_ABOVE
+    split = s * r > SPLIT_TWIDDLES_ABOVE
     b = _near_root_divisor(s) if split else s
     a = a.reshape(batch + (r, s // b, b, 1, subs))
     acc = a[..., 0:1, :, :, :, :]

@@ -75,7 +75,7 @@ def test_checker_rejects_wrong_spectra():
 
 # Powers of two, products of 2, 3, 5, 7, 11, 13 (mixed radix), a prime past 13 (Bluestein), 1
 # (the identity). The other transforms below add 4..20, 67 and 1009 (Bluestein) and 2^16.
-LENGTHS = (1, 2, 3, 5, 6, 7, 8, 11, 13, 17, 30, 143, 256)
+LENGTHS = (1, 2, 3, 5, 6, 7, 8, 11, 13, 17, 30, 37, 143, 256)  # 37: Bluestein over 75 = 3 5^2
 
 
 def _signals(n: int) -> np.ndarray:
@@ -176,7 +176,7 @@ def _big(x, y):
 
 
 def test_large_power_of_two_and_prime():
-    """2^16 (split twiddle tables) and the prime 1009 (Bluestein over 2025 = 3^4 5^2)."""
+    """2^16 (radix-8 stages, split twiddle tables) and the prime 1009 (Bluestein over 2048)."""
     x = RNG.standard_normal(1 << 16) + 1j * RNG.standard_normal(1 << 16)
     y = RNG.standard_normal(1009) + 1j * RNG.standard_normal(1009)
     f, i = _big(x, y)
@@ -248,14 +248,32 @@ def test_numpy_errors():
 
 
 def test_one_kernel_per_stage():
-    """A length-64 transform is three radix-4 stages, each one fused kernel."""
+    """A length-64 transform is two radix-8 stages, each one fused kernel."""
     from jitcore.ir.dialects import kernel
     from jitcore.passes.manager import PassManager
 
     module = jc.make_ir(lambda a: np.fft.fft(a))(np.zeros(64, complex))
     PassManager("canonicalize,cse,dce,kernelize,fuse").run(module)
     (func,) = module.functions()
-    assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 3, module
+    assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 2, module
+
+
+def test_plans_cover_each_length_and_bluestein_takes_the_fewest_passes():
+    """``radices`` multiplies back to the length (eights first); Bluestein's length is smooth, at
+    least ``n``, and no more passes over the data (length times stages) than any smooth length
+    up to the next power of two, the shortest one among them. Pure Python: no compile."""
+    from jitcore.numpy.fft_plan import radices, smooth_length
+
+    assert radices(1 << 16) == [8, 8, 8, 8, 8, 2] and radices(1024 * 105) == [8, 8, 8, 2, 3, 5, 7]
+    assert radices(2 * 17) is None
+    plans = {m: radices(m) for m in range(1, 4097)}
+    passes = {m: m * len(p) for m, p in plans.items() if p is not None and set(p) <= {2, 3, 4, 5, 8}}
+    for n in range(1, 2049):
+        m = smooth_length(n)
+        assert m >= n and m in passes, (n, m)
+        top = 1 << max(0, (n - 1).bit_length())
+        assert passes[m] == min(c for k, c in passes.items() if n <= k <= top), n
+    assert smooth_length(20013) == 20480  # 8^4 5 in five stages, not 20250 = 2 3^4 5^3 in eight
 
 
 def test_tables_stay_small():
