@@ -128,7 +128,8 @@ class KernelBody:
         clamped = index in self.op.clamped
         positions = []
         for axis, e in enumerate(self.maps[index].exprs):
-            position: ll.Value = ll.Constant(I64, e.offset)
+            # an offset one step from an extent (a slice's n - 2 start) is the run-time value
+            position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else ll.Constant(I64, e.offset)
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
                 position = scaled if e.offset == 0 else b.add(scaled, position)
