@@ -2,8 +2,9 @@
 
 A function's extents are run-time values in its code (``codegen/loops.py``'s ``Sizes``), so a
 new size with the same rank, dtypes, layout and broadcasting pattern emits the same LLVM IR,
-and the backend reuses that IR's machine code. Where a size changes the program (a slice, a
-static reshape, ``1/n`` in a mean, a loop unrolled ``n`` times, broadcasting against a size 1)
+and the backend reuses that IR's machine code (extents one step from an argument's, ``n - 1``
+or ``n // 2``, too). Where a size changes the program (a slice far from an end, a static
+reshape by thirds, ``1/n`` in a mean, a loop unrolled ``n`` times, broadcasting against a size 1)
 the IR differs and it compiles again. Every result is checked against NumPy; ``cache_info``
 counts traces, compiles and reuses.
 """
