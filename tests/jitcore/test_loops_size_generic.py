@@ -16,9 +16,12 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.autograph import statements
+from tests.budget import examples
 from tests.strategies import specials
 
 # Above UNROLL_LIMIT (64 steps: a loop in the IR, not Python's copies) and with every array
@@ -116,6 +119,16 @@ def test_one_compile_for_every_long_length_and_numpy_at_every_length(f):
     assert (info.traces, info.compiles) == (3, 1), info
     for n in SHORT:
         check(f, data(n, n))
+
+
+SMOOTH = jc.jit(smooth)  # one function across the examples: every length reuses its code
+
+
+@settings(max_examples=examples(8), deadline=None)
+@given(st.integers(67, 500), st.integers(0, 2 ** 32 - 1))
+def test_smooth_at_any_long_length_is_numpy_with_one_code(n, seed):
+    check(SMOOTH, data(n, seed))
+    assert SMOOTH.cache_info().compiles == 1
 
 
 def test_rows_of_a_matrix_one_compile_per_column_count():
