@@ -12,7 +12,9 @@ lengths above ``UNROLL_LIMIT``, where the loop is a loop at every size.
 
 from __future__ import annotations
 
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +25,14 @@ import jitcore as jc
 from jitcore.autograph import statements
 from tests.budget import examples
 from tests.strategies import specials
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+try:  # the loops the benchmark times at three lengths (bench_user_loops.py --sizes)
+    from bench_user_loops import centred_windows as windows
+    from bench_user_loops import inner_sums
+    from bench_user_loops import pair_differences as pairs
+finally:
+    sys.path.pop(0)
 
 # Above UNROLL_LIMIT (64 steps: a loop in the IR, not Python's copies) and with every array
 # above TINY_WORK (64 points: tiny functions have code of their own) at each length.
@@ -38,25 +48,10 @@ def smooth(x):
     return out
 
 
-def inner_sums(x):
-    n = x.shape[0]
-    out = np.zeros(n)
-    for i in range(1, n - 1):
-        out[i] = x[i - 1] + x[i + 1]
-    return out
-
-
 def like(x):
     out = np.empty_like(x)
     for i in range(len(x)):
         out[i] = x[i] * 2.0 - 1.0
-    return out
-
-
-def pairs(x):
-    out = np.zeros(x.shape[0] // 2)
-    for i in range(x.shape[0] // 2):
-        out[i] = x[2 * i] - x[2 * i + 1]
     return out
 
 
@@ -67,14 +62,6 @@ def backwards(x):
     for i in range(n - 1, -1, -1):
         s = s + x[i]
         out[i] = s
-    return out
-
-
-def windows(x):  # x[-1:2] is empty at i = 0; the last window is clamped: both run in Python
-    n = x.shape[0]
-    out = np.empty(n)
-    for i in range(n):
-        out[i] = x[i - 1:i + 2].sum()
     return out
 
 
