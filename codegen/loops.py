@@ -207,14 +207,18 @@ class Sizes:
 
 
 # How far from a symbol's value an extent may lie and still be derived from it: the ends a
-# window, a difference or a stencil trims (``x[i:i + 3]`` for ``i < n - 2``).
+# window, a difference or a stencil trims (``x[i:i + 3]`` for ``i < n - 2``). Symbols up to
+# twice that derive nothing: near a small extent, small constants (3 coordinates, 4 channels)
+# are more often the program's own, and LLVM unrolls and vectorizes loops of known length.
 NEAR = 4
 
 
 def derived(n: int, symbols) -> tuple[int, str, int] | None:
-    """``(symbol, op, c)`` with ``op(symbol, c) == n``: the nearest ``symbol + c`` (``c`` within
-    ``NEAR``, the first symbol on a tie), else ``symbol * 2``, else ``symbol >> 1`` (``n // 2``
-    of a positive extent); None where none fits (a symbol's own value is no derived one)."""
+    """``(symbol, op, c)`` with ``op(symbol, c) == n``, from a symbol above ``2 * NEAR``: the
+    nearest ``symbol + c`` (``c`` within ``NEAR``, the first symbol on a tie), else
+    ``symbol * 2``, else ``symbol >> 1`` (``n // 2`` of a positive extent); None where none
+    fits (a symbol's own value is no derived one)."""
+    symbols = [s for s in symbols if s > 2 * NEAR]
     near = [(abs(n - s), k) for k, s in enumerate(symbols) if 0 < abs(n - s) <= NEAR]
     if near:
         s = symbols[min(near)[1]]
