@@ -88,8 +88,8 @@ def kernel_function(module: ll.Module, name: str, shaped: list[Value], strided: 
 
 def entry_builder(fn: ll.Function) -> ll.IRBuilder:
     """A builder at the end of ``fn``'s entry block, made now unless ``kernel_function`` made
-    it (to load a size-generic kernel's extents)."""
-    return ll.IRBuilder(fn.blocks[0] if fn.blocks else fn.append_basic_block("entry"))
+    it (to load a size-generic kernel's extents: then the block the loads branch to)."""
+    return ll.IRBuilder(fn.blocks[-1] if fn.blocks else fn.append_basic_block("entry"))
 
 
 class KernelBody:
@@ -104,6 +104,9 @@ class KernelBody:
         self.maps = maps
         self.precision = precision  # a schedule may swap it between two emissions of the body
         self.status = status  # the status words, for a kernel with kernel.check_index
+        # a size-generic kernel's run-time extents (its schedule's): an index check's bound and
+        # a scalar loop's constant bounds that are extents are read from them
+        self.sizes = Sizes()
         # A body with loops stops at its first error: a loop reading a bad index (read as 0)
         # might otherwise never end. The caller raises, so nothing it wrote is used.
         self.stop_on_error = any(inner.regions for inner in op.body.ops)
@@ -125,7 +128,8 @@ class KernelBody:
         clamped = index in self.op.clamped
         positions = []
         for axis, e in enumerate(self.maps[index].exprs):
-            position: ll.Value = ll.Constant(I64, e.offset)
+            # an offset one step from an extent (a slice's n - 2 start) is the run-time value
+            position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else ll.Constant(I64, e.offset)
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
                 position = scaled if e.offset == 0 else b.add(scaled, position)
@@ -337,7 +341,7 @@ class KernelBody:
         is out of range: then it is recorded unless an earlier one is (NumPy reports the first),
         and a body with loops returns at once (``stop_on_error``)."""
         b = self.b
-        n = ll.Constant(I64, size)
+        n = self.sizes.extent(size)
         wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, n), i)
         bad = b.icmp_unsigned(">=", wrapped, n)
         with b.if_then(bad, likely=False):

@@ -97,6 +97,13 @@ class Sizes:
     same text (``cpu/backend.py``), and a constant that merely equals a size (a literal 100 at
     n = 100) stays a constant at the next size, and the text differs. With no symbols, every
     method gives constants: a fixed-size function.
+
+    An extent that is no symbol's value but one step from one (``derived``: ``s + d`` for a
+    small ``d``, ``2 * s``, ``s // 2``) is computed from that symbol once, in the entry block:
+    ``np.empty(n - 2)``, a loop's ``range(1, n - 1)``, ``x[1:] - x[:-1]`` are then the same
+    text at every ``n``. Which form a value takes is a guess from values alone (a literal 98 at
+    n = 100 is ``n - 2`` too), safe for the same reason as a symbol's: it equals the constant
+    at this compile, and a guess that does not hold at the next size gives other text.
     """
 
     def __init__(self, symbols=()):
@@ -104,6 +111,8 @@ class Sizes:
         self.values: dict[int, ll.Value] = {}
         self.pointer: ll.Value | None = None
         self._concrete: dict[int, int] = {}  # id of a value made here -> its value at this compile
+        self._home: ll.Block | None = None  # the block of the loads, where derived extents go
+        self._made = 0
 
     def __bool__(self) -> bool:
         return bool(self.symbols)
@@ -113,29 +122,53 @@ class Sizes:
         values); a subclass's own settings are kept."""
         copy = object.__new__(type(self))
         copy.__dict__.update(self.__dict__)
-        copy.values, copy.pointer, copy._concrete = {}, None, {}
+        copy.values, copy.pointer, copy._concrete, copy._home, copy._made = {}, None, {}, None, 0
         return copy
 
     def bind(self, b: ll.IRBuilder, pointer: ll.Value) -> None:
         """Load each symbol from the i64 array at ``pointer`` at the builder's position (which
-        must dominate every use: the function's entry)."""
+        must dominate every use: the function's entry block), then branch to a new block where
+        the builder goes on: derived extents are added to the loads' block, before its branch
+        (a builder positioned in that block would not see instructions put before it)."""
         self.pointer = pointer
         for k, n in enumerate(self.symbols):
             value = b.load(b.gep(pointer, [extent(k)], inbounds=True, source_etype=I64), typ=I64,
                            name=f"n{k}")
             self.values.setdefault(n, value)
             self._concrete[id(value)] = n
+        self._home = b.block
+        rest = b.function.append_basic_block("sized")
+        b.branch(rest)
+        b.position_at_end(rest)
 
     def extent(self, n: int) -> ll.Value:
         value = self.values.get(n)
+        if value is None and n > 1 and n not in self.symbols and self._home is not None:
+            value = self._derive(n)  # (a symbol's value kept a constant stays one)
         return extent(n) if value is None else value
+
+    def _derive(self, n: int) -> ll.Value | None:
+        """The run-time value of extent ``n`` as a step from a symbol (``derived``), made
+        after the symbols' loads so that it dominates every use; None if none fits."""
+        form = derived(n, [s for s in self.symbols if s in self.values])
+        if form is None:
+            return None
+        s, op, c = form
+        b = ll.IRBuilder(self._home)
+        b.position_before(self._home.terminator)
+        symbol = self.values[s]
+        value = {"add": b.add, "mul": b.mul, "div": b.lshr}[op](symbol, extent(c), name=f"d{self._made}")
+        self._made += 1  # names from a count, not the value: the same text at every size
+        self.values[n] = value
+        self._concrete[id(value)] = n
+        return value
 
     def extents(self, shape) -> list[ll.Value]:
         return [self.extent(d) for d in shape]
 
     def depends(self, shape) -> bool:
         """Whether a shape's extents include a run-time one."""
-        return any(d in self.values for d in shape)
+        return any(static_value(self.extent(d)) is None for d in shape)
 
     def concrete(self, v: ll.Value) -> int | None:
         """The value at this compile of a constant or of a value this made."""
@@ -171,6 +204,32 @@ class Sizes:
             strides.append(self.multiply(b, step))
             step = step + [self.extent(max(d, 1))]
         return strides[::-1]
+
+
+# How far from a symbol's value an extent may lie and still be derived from it: the ends a
+# window, a difference or a stencil trims (``x[i:i + 3]`` for ``i < n - 2``). Symbols up to
+# twice that derive nothing: near a small extent, small constants (3 coordinates, 4 channels)
+# are more often the program's own, and LLVM unrolls and vectorizes loops of known length.
+NEAR = 4
+
+
+def derived(n: int, symbols) -> tuple[int, str, int] | None:
+    """``(symbol, op, c)`` with ``op(symbol, c) == n``, from a symbol above ``2 * NEAR``: the
+    nearest ``symbol + c`` (``c`` within ``NEAR``, the first symbol on a tie), else
+    ``symbol * 2``, else ``symbol >> 1`` (``n // 2`` of a positive extent); None where none
+    fits (a symbol's own value is no derived one)."""
+    symbols = [s for s in symbols if s > 2 * NEAR]
+    near = [(abs(n - s), k) for k, s in enumerate(symbols) if 0 < abs(n - s) <= NEAR]
+    if near:
+        s = symbols[min(near)[1]]
+        return s, "add", n - s
+    for s in symbols:
+        if s * 2 == n:
+            return s, "mul", 2
+    for s in symbols:
+        if s // 2 == n:
+            return s, "div", 1
+    return None
 
 
 def contiguous_strides(shape) -> list[int]:

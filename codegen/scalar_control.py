@@ -15,6 +15,8 @@ from collections.abc import Callable
 
 from llvmlite import ir as ll
 
+from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.loops import static_value
 from jitcore.ir.core import Operation
 from jitcore.ir.dialects import kernel, scf
 
@@ -52,7 +54,10 @@ def _continues(b: ll.IRBuilder, iv: ll.Value, ub: ll.Value, step: ll.Value) -> l
 
 def _for(body, op: scf.ForOp, values: dict, emit_ops: EmitOps) -> list[ll.Value]:
     b = body.b
+    # A constant bound that is an extent, or one step from one (``range(1, n - 1)``), is the
+    # run-time value of a size-generic kernel: one code for every n (``loops.Sizes``).
     lb, ub, step = (values[id(v)] for v in op.operands[:3])
+    lb, ub = (_sized_bound(body.sizes, v) for v in (lb, ub))
     if kernel.checks_step(op):
         body.record_zero_step(step)
     entry = b.block
@@ -82,6 +87,11 @@ def _for(body, op: scf.ForOp, values: dict, emit_ops: EmitOps) -> list[ll.Value]
         phi.add_incoming(v, latch)
     b.position_at_end(exit_)
     return carried
+
+
+def _sized_bound(sizes, v: ll.Value) -> ll.Value:
+    known = static_value(v)
+    return v if known is None or v.type != I64 else sizes.extent(known)
 
 
 def _while(b: ll.IRBuilder, op: scf.WhileOp, values: dict, emit_ops: EmitOps) -> list[ll.Value]:

@@ -4,9 +4,10 @@ that end many kernels" and "Unrolled loops: one kernel for the copies"): a Newto
 with two sums per step over a static range, row loops of mean/sort/std, ``np.apply_along_axis``,
 unrolled loops over rows ``x[i]`` and shifted windows, and (session 33) loops whose body slices
 at the loop's index (``x[i:i + w]``, ``L[i, :i]``, ``a[k + 1:, k + 1:]``) or writes one element
-of an array per step.
+of an array per step; with ``--sizes`` (session 34), each loop jitted once and called at three
+lengths: its compiles and what each new length costs.
 
-    PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R]
+    PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R] [--sizes]
 
 Each program is jitted afresh R times (the disk cache off) and called once; the table shows the
 median compile (first call) in process CPU seconds, so that other processes' load counts less,
@@ -135,11 +136,74 @@ PROGRAMS = {
 }
 
 
+def inner_sums(x):
+    n = x.shape[0]
+    out = np.zeros(n)
+    for i in range(1, n - 1):
+        out[i] = x[i - 1] + x[i + 1]
+    return out
+
+
+def pair_differences(x):
+    out = np.zeros(x.shape[0] // 2)
+    for i in range(x.shape[0] // 2):
+        out[i] = x[2 * i] - x[2 * i + 1]
+    return out
+
+
+def centred_windows(x):
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i - 1:i + 2].sum()  # clamped (or empty) at the first and last steps
+    return out
+
+
+def _vector(n):
+    return (np.random.default_rng(n).random(n),)
+
+
+# (session 34) The same function at three lengths: how many compiles, and what each new length
+# costs. A loop's bounds and the arrays it builds follow the arguments' extents at run time.
+SIZED = {
+    "moving mean x[i:i + 5]": (moving_mean, _vector, (300, 451, 700)),
+    "range(1, n - 1), out = np.zeros(n)": (inner_sums, _vector, (300, 451, 700)),
+    "range(n // 2), x[2 * i] - x[2 * i + 1]": (pair_differences, _vector, (300, 451, 700)),
+    "x[i - 1:i + 2] over range(len(x))": (centred_windows, _vector, (300, 451, 700)),
+    "forward substitution L[i, :i] @ x[:i]": (
+        forward_substitution, lambda n: (np.tril(BIG[:n, :n]) + n * np.eye(n), BIG[2, :n]), (100, 151, 200)),
+    "Floyd-Warshall d[:, k:k + 1]": (floyd_warshall, lambda n: (BIG[:n, :n] * 10,), (100, 151, 200)),
+    "out[i] = sin(x[i]).sum(), rows of 8": (
+        row_sums_by_element, lambda n: (np.random.default_rng(3).random((n, 8)),), (5000, 7001, 12000)),
+}
+
+
+def sized_table() -> None:
+    print("| program | lengths | compiles | first call (CPU s) | next lengths (CPU s) |\n"
+          "| --- | --- | --- | --- | --- |")
+    for name, (fn, make, lengths) in SIZED.items():
+        f = jc.jit(fn)
+        costs = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for n in lengths:
+                fn_args = make(n)
+                t = time.process_time()
+                f(*fn_args)
+                costs.append(time.process_time() - t)
+        rest = ", ".join(f"{c:.3f}" for c in costs[1:])
+        lengths_text = ", ".join(map(str, lengths))
+        print(f"| {name} | {lengths_text} | {f.cache_info().compiles} | {costs[0]:.2f} | {rest} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args()
+    parser.add_argument("--sizes", action="store_true", help="only the table of three lengths")
+    options = parser.parse_args()
     jc.config.disk_cache = False
     print(f"jitcore from {jc.__file__}")
+    if options.sizes:
+        sized_table()
+        return
     print("| program | compile (process CPU s) | call (us) |\n| --- | --- | --- |")
     for name, (fn, fn_args) in PROGRAMS.items():
         compiles = []

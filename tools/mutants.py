@@ -60,6 +60,14 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("derived-extent-off-by-one", "codegen/loops.py",
+           'return s, "add", n - s', 'return s, "add", n - s + 1',
+           "an extent near a symbol (n - 2) derived one too large: a loop's bound, a read's offset",
+           ("tests/jitcore/test_loops_size_generic.py", "tests/jitcore/test_size_generic.py")),
+    Mutant("peeled-last-steps-dropped", "jitcore/autograph/statements.py",
+           "for last in iterable[trips - tail:]:", "for last in iterable[trips:]:",
+           "a loop's steps held back for after its middle never run (x[i - 1:i + 2] windows)",
+           ("tests/jitcore/test_loops_size_generic.py",)),
     Mutant("subf-as-addf", "codegen/scalar.py",
            '"arith.subf": "fsub"', '"arith.subf": "fadd"',
            "an op compiled as another: float subtraction emits an addition",

@@ -323,6 +323,7 @@ class _Schedule:
                                  and all(cost.is_cheap_scalar(inner) for inner in op.epilogue.ops))
         self.body = KernelBody(self.b, op, operands, maps, _precision(fastmath=fastmath),
                                status[0] if checks else None)
+        self.body.sizes = sizes
         if producer is not None:
             producer.install(self.body, folded)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
@@ -887,6 +888,9 @@ class _SomeConstant(Sizes):
         super().bind(b, pointer)
         for n in self.constants:
             self.values.pop(n, None)
+
+    def _derive(self, n: int):
+        return None if n in self.constants else super()._derive(n)
 
 
 def _with_tiny_rows_constant(op: kernel.GenericOp, strided: list[bool], sizes: Sizes) -> Sizes:

@@ -283,6 +283,9 @@ class _RowsOnly(Sizes):
             if n != self.rows:
                 del self.values[n]
 
+    def _derive(self, n: int) -> None:
+        return None  # the columns' and k's extents stay constants, whatever they lie near
+
 
 class RunTimeBlocks(full_reduction.RunTimeCount):
     """The block count of a size-generic tiled product, as the entry computes it for the launch

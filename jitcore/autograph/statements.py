@@ -30,6 +30,9 @@ UNROLL_LIMIT = 64
 # 50 steps: 100 kernels, 25 s; five rows of mean, sort and std: 3.8 s unrolled, 1.9 s as a
 # loop). Elementwise and shape ops fuse across copies: not counted.
 UNROLL_KERNELS = 16
+# Steps of a loop run in Python at each end, at most, so that the steps between are a loop
+# (a slice NumPy clamps at the first or last steps, ``x[i - 1:i + 2]``).
+PEEL = 2
 _FUSING = frozenset({"array.constant", "array.broadcast_in_dim", "array.reshape", "array.transpose",
                      "array.slice", "array.pad", "array.concatenate"})
 
@@ -279,19 +282,28 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
     iteration, would end more than ``UNROLL_KERNELS`` kernels."""
     iterator = iter(iterable)
     per_step = 0
+    peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
     for done, item in enumerate(iterator):
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
         left = (trips - done) * _copies()
         if long_range and (left > UNROLL_LIMIT or left * per_step > UNROLL_KERNELS) \
                 and _holds_arrays(values) and _all_carriable(values):
+            tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
-                return _traced_for(iterable[done:], None, extra_test, body_fn, values, names, line,
-                                   targets)
+                values = _traced_for(iterable[done:trips - tail], None, extra_test, body_fn, values,
+                                     names, line, targets)
+                with _unrolling(trips):
+                    for last in iterable[trips - tail:]:
+                        values = tuple(body_fn(last, *values))
+                return values
             except ConcretizationError:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
-                # argument): the loop runs unrolled, as it did before loops were compiled.
-                long_range = False
+                # argument) at some step: NumPy may clamp a slice at the first or last steps
+                # (``x[i - 1:i + 2]``), so those run in Python and the middle is tried again
+                # as a loop; past PEEL steps the loop runs unrolled, as before loops compiled.
+                peeled += 1
+                long_range = peeled <= PEEL and extra_test is None and trips - done > 2 * PEEL + 2
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop

@@ -2,8 +2,9 @@
 
 A function's extents are run-time values in its code (``codegen/loops.py``'s ``Sizes``), so a
 new size with the same rank, dtypes, layout and broadcasting pattern emits the same LLVM IR,
-and the backend reuses that IR's machine code. Where a size changes the program (a slice, a
-static reshape, ``1/n`` in a mean, a loop unrolled ``n`` times, broadcasting against a size 1)
+and the backend reuses that IR's machine code (extents one step from an argument's, ``n - 1``
+or ``n // 2``, too). Where a size changes the program (a slice far from an end, a static
+reshape by thirds, ``1/n`` in a mean, a loop unrolled ``n`` times, broadcasting against a size 1)
 the IR differs and it compiles again. Every result is checked against NumPy; ``cache_info``
 counts traces, compiles and reuses.
 """
@@ -255,12 +256,19 @@ def test_a_literal_equal_to_the_first_size_is_not_taken_for_the_size():
     assert sizes_compile(lambda x: x[:100] * 2, [(rows(100),), (rows(150),)]) == [1, 2]
 
 
-def test_differences_of_neighbours_compile_per_size():
-    assert sizes_compile(lambda x: x[1:] - x[:-1], [(rows(n),) for n in (10, 20, 30)]) == [1, 2, 3]
+def test_a_literal_near_the_first_size_is_a_guess_the_next_size_corrects():
+    # At n = 10, x[:8]'s extent is taken for n - 2 (loops.derived); at 20 it is the constant 8.
+    assert sizes_compile(lambda x: x[:8] * 2, [(rows(10),), (rows(20),), (rows(30),)]) == [1, 2, 2]
 
 
-def test_a_static_reshape_compiles_per_size():
-    assert sizes_compile(lambda x: x.reshape(2, -1).sum(axis=0), [(rows(n),) for n in (10, 20)]) == [1, 2]
+def test_differences_of_neighbours_compile_once():
+    # n - 1 is derived from n in the code (loops.Sizes): one code for every n above 2.
+    assert sizes_compile(lambda x: x[1:] - x[:-1], [(rows(n),) for n in (10, 20, 30)]) == [1, 1, 1]
+
+
+def test_a_static_reshape_by_halves_compiles_once_by_thirds_per_size():
+    assert sizes_compile(lambda x: x.reshape(2, -1).sum(axis=0), [(rows(n),) for n in (10, 20)]) == [1, 1]
+    assert sizes_compile(lambda x: x.reshape(3, -1).sum(axis=0), [(rows(n),) for n in (12, 24)]) == [1, 2]
 
 
 def test_a_mean_compiles_per_size():
