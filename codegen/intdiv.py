@@ -10,7 +10,8 @@ multiply). Two replacements, both exact for every input:
   hoists them out of the loop: they depend on nothing the loop changes), then per element a
   multiply-high, a subtraction, an addition and two shifts: vector code. The unsigned method is
   Granlund and Montgomery's (1994, Figure 4.1; derived below); a signed floor division divides
-  magnitudes, rounded up where the signs differ. 64-bit lanes multiply in 32-bit halves.
+  magnitudes, rounded up where the signs differ. 64-bit lanes multiply in 32-bit halves;
+  8-bit ones in 16-bit lanes with a magic number that needs no shift (``_Magic._eight_bits``).
 - **By an array of 8-, 16- or 32-bit divisors**: a float division (float32 for 8 and 16 bits,
   float64 for 32), floored. Exact: see ``by_float``.
 
@@ -39,6 +40,7 @@ from jitcore.ir.core import Operation, OpResult
 from jitcore.ir.dialects import kernel
 
 DIVISIONS = frozenset({"arith.floordivsi", "arith.floormodsi", "arith.divui", "arith.remui"})
+I16 = ll.IntType(16)
 I64 = ll.IntType(64)
 
 
@@ -145,6 +147,9 @@ class _Magic:
         t = d.type
         width = t.width
         one = ll.Constant(t, 1)
+        if width == 8:
+            self._eight_bits(b, d)
+            return
         # l = ceil(log2 d) = N - ctlz(d - 1), in [0, N]
         leading = b.call(_ctlz(b.module, t), [b.sub(d, one), ll.Constant(ll.IntType(1), 0)])
         log = b.sub(ll.Constant(t, width), leading)
@@ -170,21 +175,42 @@ class _Magic:
         self.second = b.select(some, b.sub(log, one), ll.Constant(t, 0))  # max(l - 1, 0)
 
 
+    def _eight_bits(self, b: ll.IRBuilder, d: ll.Value) -> None:
+        """8 bits divide in 16-bit lanes, where x86 has a multiply-high and shifts (for bytes it
+        has neither): ``q = mulhi16(n, M) + (n where d = 1)`` with ``M = ceil(2**16 / d)``
+        (``floor((2**16 - 1) / d) + 1``, at most 2**15) for d >= 2 and 0 for d = 1, where ``one``
+        is all ones (else 0). Exact: ``0 <= M - 2**16 / d < 1``, so ``M n / 2**16 = n / d + e``
+        with ``0 <= e < n / 2**16 < 1 / d`` (``n d < 2**16``: both below 2**8), too little to
+        pass the next whole number after ``n / d``, whose fraction is at most ``(d - 1) / d``."""
+        wide = b.zext(d, I16)
+        is_one = b.icmp_unsigned("==", wide, ll.Constant(I16, 1))
+        m = b.add(b.udiv(ll.Constant(I16, 0xFFFF), wide), ll.Constant(I16, 1))
+        self.m = b.select(is_one, ll.Constant(I16, 0), m)
+        self.one = b.sext(is_one, I16)
+
 def _unsigned_quotient(b: ll.IRBuilder, n: ll.Value, magic: _Magic) -> ll.Value:
+    if n.type.width == 8:
+        wide = b.zext(n, I16)
+        return b.trunc(b.add(_multiply_high(b, wide, magic.m), b.and_(wide, magic.one)), n.type)
     t = _multiply_high(b, n, magic.m)
     return b.lshr(b.add(t, b.lshr(b.sub(n, t), magic.first)), magic.second)
 
 
 def _multiply_high(b: ll.IRBuilder, x: ll.Value, y) -> ll.Value:
-    """The top N bits of the 2N-bit product of unsigned N-bit ``x`` and ``y``: in lanes twice
-    as wide up to N = 32 (``pmuludq``, ``pmulhuw``), from four 32x32-bit products for N = 64,
-    where ``y`` comes as its halves (low, high)."""
+    """The top N bits of the 2N-bit product of unsigned N-bit ``x`` and ``y``: LLVM's
+    fixed-point multiply up to N = 32, four 32x32-bit products for N = 64, where ``y`` comes as
+    its halves (low, high)."""
     t = x.type
     width = t.width
     if width <= 32:
-        wide = ll.IntType(2 * width)
-        product = b.mul(b.zext(x, wide), b.zext(y, wide))
-        return b.trunc(b.lshr(product, ll.Constant(wide, width)), t)
+        # umul.fix with a scale of N: the product's top half (``pmulhuw``; ``pmuludq`` on even
+        # and odd lanes). Written as a product in lanes twice as wide, with the multiplier
+        # widened once outside the loop, LLVM widened every lane to 2N bits and back.
+        # (LangRef leaves the rounding of the dropped half to the target; LLVM lowers a scale
+        # of N as its MULHU node and folds constants by truncating, and the exhaustive tests
+        # of 8 and 16 bits would see any other rounding.)
+        fn = b.module.declare_intrinsic("llvm.umul.fix", [t], ll.FunctionType(t, [t, t, ll.IntType(32)]))
+        return b.call(fn, [x, y, ll.Constant(ll.IntType(32), width)])
     low_mask, half = ll.Constant(t, 0xFFFFFFFF), ll.Constant(t, 32)
     x0, x1 = b.and_(x, low_mask), b.lshr(x, half)
     y0, y1 = y
