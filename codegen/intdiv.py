@@ -14,6 +14,10 @@ multiply). Two replacements, both exact for every input:
   8-bit ones in 16-bit lanes with a magic number that needs no shift (``_Magic._eight_bits``).
 - **By an array of 8-, 16- or 32-bit divisors**: a float division (float32 for 8 and 16 bits,
   float64 for 32), floored. Exact: see ``by_float``.
+- **By an array of 64-bit divisors**: two estimates from a float64 reciprocal, scaled down so
+  that neither passes the quotient, and one correction (``_reciprocal_quotient``, with the
+  proof); vector code where x86 has 64-bit conversions and multiplies (AVX-512DQ), emulated
+  by LLVM elsewhere.
 
 Unsigned quotient of an N-bit ``n`` by ``d`` (1 <= d < 2**N). Let ``l = ceil(log2 d)``, so
 ``2**(l-1) < d <= 2**l``, and ``m = floor(2**N (2**l - d) / d) + 1``, which is below 2**N
@@ -82,16 +86,32 @@ def float_pays(op: Operation) -> bool:
     return op.results[0].type.bitwidth in (8, 16, 32) and constant_divisor(op) is None
 
 
+def reciprocal_pays(op: Operation) -> bool:
+    """Whether ``by_reciprocal`` is the division to use: 64 bits, a divisor LLVM does not know."""
+    return op.results[0].type.bitwidth == 64 and constant_divisor(op) is None
+
+
 def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Value:
     """``name`` (one of ``DIVISIONS``) of ``x`` by ``d``, a value the enclosing loop does not
     change: NumPy's results (0 for a zero divisor, ``MIN // -1`` wrapping), no division per
     element."""
+    return _by_magnitudes(b, name, x, d, lambda n, m: _unsigned_quotient(b, n, _Magic(b, m)))
+
+
+def by_reciprocal(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
+    """``name`` of 64-bit ``x`` by ``y`` elementwise, NumPy's results, through float64
+    reciprocals (``_reciprocal_quotient``): vector code, where LLVM divides lane by lane."""
+    return _by_magnitudes(b, name, x, y, lambda n, m: _reciprocal_quotient(b, n, m))
+
+
+def _by_magnitudes(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value, quotient) -> ll.Value:
+    """``name`` of ``x`` by ``d`` from ``quotient(n, m)``, the unsigned ``n // m`` (m > 0)."""
     t = x.type
     zero = ll.Constant(t, 0)
     d_zero = b.icmp_unsigned("==", d, zero)
     safe = b.select(d_zero, ll.Constant(t, 1), d)
     if name in ("arith.divui", "arith.remui"):
-        q = _unsigned_quotient(b, x, _Magic(b, safe))
+        q = quotient(x, safe)
         out = q if name == "arith.divui" else b.sub(x, b.mul(q, safe))
         return b.select(d_zero, zero, out)
     # Floor division of signed values: |x| by |d| unsigned, rounded up where the signs differ
@@ -101,7 +121,7 @@ def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Val
     differ = b.ashr(b.xor(x, safe), ll.Constant(t, t.width - 1))  # all ones where they differ
     bias = b.and_(differ, b.sub(magnitude, ll.Constant(t, 1)))
     x_magnitude = b.select(b.icmp_signed("<", x, zero), b.neg(x), x)
-    uq = _unsigned_quotient(b, b.add(x_magnitude, bias), _Magic(b, magnitude))
+    uq = quotient(b.add(x_magnitude, bias), magnitude)
     q = b.sub(b.xor(uq, differ), differ)
     out = q if name == "arith.floordivsi" else b.sub(x, b.mul(q, safe))
     return b.select(d_zero, zero, out)
@@ -134,6 +154,30 @@ def by_float(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
         q = b.fptosi(b.select(wraps, ll.Constant(f, -(2.0 ** 31)), quotient), t)
     out = q if name in ("arith.floordivsi", "arith.divui") else b.sub(x, b.mul(q, safe))
     return b.select(y_zero, zero, out)
+
+
+def _reciprocal_quotient(b: ll.IRBuilder, n: ll.Value, d: ll.Value) -> ll.Value:
+    """``n // d`` for unsigned 64-bit ``n`` and ``d >= 1``: two estimates from ``r``, float64's
+    ``1 / d`` scaled down by ``s = 1 - 2**-49``, and one step of correction.
+
+    Proof (u = 2**-53, each float operation and conversion off by a factor in [1 - u, 1 + u];
+    Q = n / d): ``fl(fl(n) r)`` lies in ``[Q (1 - 21u), Q (1 - 9u)]``, so its integer part
+    ``q0`` is at most Q and above ``Q - 21u Q - 1 > Q - 2**16``: ``R = n - q0 d`` is exact in
+    unsigned 64 bits (``0 <= R <= n``) and ``R / d < 2**16``. The same estimate of ``R / d``
+    gives ``k`` with ``R / d - 2 < k <= R / d`` (its error is far below 1 there), so
+    ``R - k d`` lies in ``[0, 2d)`` and ``q = q0 + k + (R - k d >= d)``. Every float is
+    non-negative and below 2**64: the conversions back to integers are defined."""
+    f = ll.DoubleType()
+    scaled = b.fmul(b.fdiv(ll.Constant(f, 1.0), b.uitofp(d, f)), ll.Constant(f, 1.0 - 2.0 ** -49))
+
+    def estimate(v):
+        return b.fptoui(b.fmul(b.uitofp(v, f), scaled), v.type)
+
+    q0 = estimate(n)
+    rest = b.sub(n, b.mul(q0, d))
+    k = estimate(rest)
+    rest = b.sub(rest, b.mul(k, d))
+    return b.add(b.add(q0, k), b.zext(b.icmp_unsigned(">=", rest, d), n.type))
 
 
 def _floor(module: ll.Module, f: ll.Type) -> ll.Function:

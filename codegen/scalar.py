@@ -116,6 +116,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return b.select(*args)
     if name in intdiv.DIVISIONS and intdiv.float_pays(op):
         return intdiv.by_float(b, name, *args)
+    if name in intdiv.DIVISIONS and intdiv.reciprocal_pays(op):
+        return intdiv.by_reciprocal(b, name, *args)
     if name in ("arith.floordivsi", "arith.floormodsi"):
         return _floor_divmod(b, *args, want_mod=name.endswith("modsi"))
     if name in ("arith.divui", "arith.remui"):
