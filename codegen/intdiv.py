@@ -16,8 +16,8 @@ multiply). Two replacements, both exact for every input:
   float64 for 32), floored. Exact: see ``by_float``.
 - **By an array of 64-bit divisors**: two estimates from a float64 reciprocal, scaled down so
   that neither passes the quotient, and one correction (``_reciprocal_quotient``, with the
-  proof); vector code where x86 has 64-bit conversions and multiplies (AVX-512DQ), emulated
-  by LLVM elsewhere.
+  proof), where x86 has vector 64-bit conversions and multiplies (AVX-512DQ); LLVM's
+  ``div`` per element elsewhere (the emulated conversions measured slower).
 
 Unsigned quotient of an N-bit ``n`` by ``d`` (1 <= d < 2**N). Let ``l = ceil(log2 d)``, so
 ``2**(l-1) < d <= 2**l``, and ``m = floor(2**N (2**l - d) / d) + 1``, which is below 2**N
@@ -86,9 +86,10 @@ def float_pays(op: Operation) -> bool:
     return op.results[0].type.bitwidth in (8, 16, 32) and constant_divisor(op) is None
 
 
-def reciprocal_pays(op: Operation) -> bool:
-    """Whether ``by_reciprocal`` is the division to use: 64 bits, a divisor LLVM does not know."""
-    return op.results[0].type.bitwidth == 64 and constant_divisor(op) is None
+def reciprocal_pays(op: Operation, isa: frozenset[str]) -> bool:
+    """Whether ``by_reciprocal`` is the division to use: 64 bits, a divisor LLVM does not know,
+    and AVX-512DQ's conversions and multiplies (``target.kernel_isa``)."""
+    return op.results[0].type.bitwidth == 64 and constant_divisor(op) is None and "avx512dq" in isa
 
 
 def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Value:
