@@ -10,9 +10,14 @@ multiply). Two replacements, both exact for every input:
   hoists them out of the loop: they depend on nothing the loop changes), then per element a
   multiply-high, a subtraction, an addition and two shifts: vector code. The unsigned method is
   Granlund and Montgomery's (1994, Figure 4.1; derived below); a signed floor division divides
-  magnitudes, rounded up where the signs differ. 64-bit lanes multiply in 32-bit halves.
+  magnitudes, rounded up where the signs differ. 64-bit lanes multiply in 32-bit halves;
+  8-bit ones in 16-bit lanes with a magic number that needs no shift (``_Magic._eight_bits``).
 - **By an array of 8-, 16- or 32-bit divisors**: a float division (float32 for 8 and 16 bits,
   float64 for 32), floored. Exact: see ``by_float``.
+- **By an array of 64-bit divisors**: two estimates from a float64 reciprocal, scaled down so
+  that neither passes the quotient, and one correction (``_reciprocal_quotient``, with the
+  proof), where x86 has vector 64-bit conversions and multiplies (AVX-512DQ); LLVM's
+  ``div`` per element elsewhere (the emulated conversions measured slower).
 
 Unsigned quotient of an N-bit ``n`` by ``d`` (1 <= d < 2**N). Let ``l = ceil(log2 d)``, so
 ``2**(l-1) < d <= 2**l``, and ``m = floor(2**N (2**l - d) / d) + 1``, which is below 2**N
@@ -39,6 +44,7 @@ from jitcore.ir.core import Operation, OpResult
 from jitcore.ir.dialects import kernel
 
 DIVISIONS = frozenset({"arith.floordivsi", "arith.floormodsi", "arith.divui", "arith.remui"})
+I16 = ll.IntType(16)
 I64 = ll.IntType(64)
 
 
@@ -80,16 +86,33 @@ def float_pays(op: Operation) -> bool:
     return op.results[0].type.bitwidth in (8, 16, 32) and constant_divisor(op) is None
 
 
+def reciprocal_pays(op: Operation, isa: frozenset[str]) -> bool:
+    """Whether ``by_reciprocal`` is the division to use: 64 bits, a divisor LLVM does not know,
+    and AVX-512DQ's conversions and multiplies (``target.kernel_isa``)."""
+    return op.results[0].type.bitwidth == 64 and constant_divisor(op) is None and "avx512dq" in isa
+
+
 def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Value:
     """``name`` (one of ``DIVISIONS``) of ``x`` by ``d``, a value the enclosing loop does not
     change: NumPy's results (0 for a zero divisor, ``MIN // -1`` wrapping), no division per
     element."""
+    return _by_magnitudes(b, name, x, d, lambda n, m: _unsigned_quotient(b, n, _Magic(b, m)))
+
+
+def by_reciprocal(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
+    """``name`` of 64-bit ``x`` by ``y`` elementwise, NumPy's results, through float64
+    reciprocals (``_reciprocal_quotient``): vector code, where LLVM divides lane by lane."""
+    return _by_magnitudes(b, name, x, y, lambda n, m: _reciprocal_quotient(b, n, m))
+
+
+def _by_magnitudes(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value, quotient) -> ll.Value:
+    """``name`` of ``x`` by ``d`` from ``quotient(n, m)``, the unsigned ``n // m`` (m > 0)."""
     t = x.type
     zero = ll.Constant(t, 0)
     d_zero = b.icmp_unsigned("==", d, zero)
     safe = b.select(d_zero, ll.Constant(t, 1), d)
     if name in ("arith.divui", "arith.remui"):
-        q = _unsigned_quotient(b, x, _Magic(b, safe))
+        q = quotient(x, safe)
         out = q if name == "arith.divui" else b.sub(x, b.mul(q, safe))
         return b.select(d_zero, zero, out)
     # Floor division of signed values: |x| by |d| unsigned, rounded up where the signs differ
@@ -99,7 +122,7 @@ def by_invariant(b: ll.IRBuilder, name: str, x: ll.Value, d: ll.Value) -> ll.Val
     differ = b.ashr(b.xor(x, safe), ll.Constant(t, t.width - 1))  # all ones where they differ
     bias = b.and_(differ, b.sub(magnitude, ll.Constant(t, 1)))
     x_magnitude = b.select(b.icmp_signed("<", x, zero), b.neg(x), x)
-    uq = _unsigned_quotient(b, b.add(x_magnitude, bias), _Magic(b, magnitude))
+    uq = quotient(b.add(x_magnitude, bias), magnitude)
     q = b.sub(b.xor(uq, differ), differ)
     out = q if name == "arith.floordivsi" else b.sub(x, b.mul(q, safe))
     return b.select(d_zero, zero, out)
@@ -134,6 +157,30 @@ def by_float(b: ll.IRBuilder, name: str, x: ll.Value, y: ll.Value) -> ll.Value:
     return b.select(y_zero, zero, out)
 
 
+def _reciprocal_quotient(b: ll.IRBuilder, n: ll.Value, d: ll.Value) -> ll.Value:
+    """``n // d`` for unsigned 64-bit ``n`` and ``d >= 1``: two estimates from ``r``, float64's
+    ``1 / d`` scaled down by ``s = 1 - 2**-49``, and one step of correction.
+
+    Proof (u = 2**-53, each float operation and conversion off by a factor in [1 - u, 1 + u];
+    Q = n / d): ``fl(fl(n) r)`` lies in ``[Q (1 - 21u), Q (1 - 9u)]``, so its integer part
+    ``q0`` is at most Q and above ``Q - 21u Q - 1 > Q - 2**16``: ``R = n - q0 d`` is exact in
+    unsigned 64 bits (``0 <= R <= n``) and ``R / d < 2**16``. The same estimate of ``R / d``
+    gives ``k`` with ``R / d - 2 < k <= R / d`` (its error is far below 1 there), so
+    ``R - k d`` lies in ``[0, 2d)`` and ``q = q0 + k + (R - k d >= d)``. Every float is
+    non-negative and below 2**64: the conversions back to integers are defined."""
+    f = ll.DoubleType()
+    scaled = b.fmul(b.fdiv(ll.Constant(f, 1.0), b.uitofp(d, f)), ll.Constant(f, 1.0 - 2.0 ** -49))
+
+    def estimate(v):
+        return b.fptoui(b.fmul(b.uitofp(v, f), scaled), v.type)
+
+    q0 = estimate(n)
+    rest = b.sub(n, b.mul(q0, d))
+    k = estimate(rest)
+    rest = b.sub(rest, b.mul(k, d))
+    return b.add(b.add(q0, k), b.zext(b.icmp_unsigned(">=", rest, d), n.type))
+
+
 def _floor(module: ll.Module, f: ll.Type) -> ll.Function:
     return module.declare_intrinsic("llvm.floor", [f], ll.FunctionType(f, [f]))
 
@@ -145,6 +192,9 @@ class _Magic:
         t = d.type
         width = t.width
         one = ll.Constant(t, 1)
+        if width == 8:
+            self._eight_bits(b, d)
+            return
         # l = ceil(log2 d) = N - ctlz(d - 1), in [0, N]
         leading = b.call(_ctlz(b.module, t), [b.sub(d, one), ll.Constant(ll.IntType(1), 0)])
         log = b.sub(ll.Constant(t, width), leading)
@@ -170,21 +220,42 @@ class _Magic:
         self.second = b.select(some, b.sub(log, one), ll.Constant(t, 0))  # max(l - 1, 0)
 
 
+    def _eight_bits(self, b: ll.IRBuilder, d: ll.Value) -> None:
+        """8 bits divide in 16-bit lanes, where x86 has a multiply-high and shifts (for bytes it
+        has neither): ``q = mulhi16(n, M) + (n where d = 1)`` with ``M = ceil(2**16 / d)``
+        (``floor((2**16 - 1) / d) + 1``, at most 2**15) for d >= 2 and 0 for d = 1, where ``one``
+        is all ones (else 0). Exact: ``0 <= M - 2**16 / d < 1``, so ``M n / 2**16 = n / d + e``
+        with ``0 <= e < n / 2**16 < 1 / d`` (``n d < 2**16``: both below 2**8), too little to
+        pass the next whole number after ``n / d``, whose fraction is at most ``(d - 1) / d``."""
+        wide = b.zext(d, I16)
+        is_one = b.icmp_unsigned("==", wide, ll.Constant(I16, 1))
+        m = b.add(b.udiv(ll.Constant(I16, 0xFFFF), wide), ll.Constant(I16, 1))
+        self.m = b.select(is_one, ll.Constant(I16, 0), m)
+        self.one = b.sext(is_one, I16)
+
 def _unsigned_quotient(b: ll.IRBuilder, n: ll.Value, magic: _Magic) -> ll.Value:
+    if n.type.width == 8:
+        wide = b.zext(n, I16)
+        return b.trunc(b.add(_multiply_high(b, wide, magic.m), b.and_(wide, magic.one)), n.type)
     t = _multiply_high(b, n, magic.m)
     return b.lshr(b.add(t, b.lshr(b.sub(n, t), magic.first)), magic.second)
 
 
 def _multiply_high(b: ll.IRBuilder, x: ll.Value, y) -> ll.Value:
-    """The top N bits of the 2N-bit product of unsigned N-bit ``x`` and ``y``: in lanes twice
-    as wide up to N = 32 (``pmuludq``, ``pmulhuw``), from four 32x32-bit products for N = 64,
-    where ``y`` comes as its halves (low, high)."""
+    """The top N bits of the 2N-bit product of unsigned N-bit ``x`` and ``y``: LLVM's
+    fixed-point multiply up to N = 32, four 32x32-bit products for N = 64, where ``y`` comes as
+    its halves (low, high)."""
     t = x.type
     width = t.width
     if width <= 32:
-        wide = ll.IntType(2 * width)
-        product = b.mul(b.zext(x, wide), b.zext(y, wide))
-        return b.trunc(b.lshr(product, ll.Constant(wide, width)), t)
+        # umul.fix with a scale of N: the product's top half (``pmulhuw``; ``pmuludq`` on even
+        # and odd lanes). Written as a product in lanes twice as wide, with the multiplier
+        # widened once outside the loop, LLVM widened every lane to 2N bits and back.
+        # (LangRef leaves the rounding of the dropped half to the target; LLVM lowers a scale
+        # of N as its MULHU node and folds constants by truncating, and the exhaustive tests
+        # of 8 and 16 bits would see any other rounding.)
+        fn = b.module.declare_intrinsic("llvm.umul.fix", [t], ll.FunctionType(t, [t, t, ll.IntType(32)]))
+        return b.call(fn, [x, y, ll.Constant(ll.IntType(32), width)])
     low_mask, half = ll.Constant(t, 0xFFFFFFFF), ll.Constant(t, 32)
     x0, x1 = b.and_(x, low_mask), b.lshr(x, half)
     y0, y1 = y

@@ -61,7 +61,8 @@ class Precision:
     def __init__(self, exact: bool = False, report=None, fastmath: bool = False,
                  isa: frozenset[str] = frozenset()):
         self.exact = exact
-        self.isa = isa  # the target's instruction sets for the math library (mathlib.emit_unary)
+        # the target's instruction sets for the math library (mathlib.emit_unary) and intdiv
+        self.isa = isa
         self.report = report
         self.fastmath = fastmath
         self.flags = ("reassoc", "contract") if fastmath else ()
@@ -116,6 +117,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return b.select(*args)
     if name in intdiv.DIVISIONS and intdiv.float_pays(op):
         return intdiv.by_float(b, name, *args)
+    if name in intdiv.DIVISIONS and intdiv.reciprocal_pays(op, precision.isa):
+        return intdiv.by_reciprocal(b, name, *args)
     if name in ("arith.floordivsi", "arith.floormodsi"):
         return _floor_divmod(b, *args, want_mod=name.endswith("modsi"))
     if name in ("arith.divui", "arith.remui"):

@@ -52,8 +52,9 @@ from jitcore.ir.types import TensorType
 
 
 def _precision(**kwargs) -> scalar.Precision:
-    """The body's precision, with the math library's functions for the host's instruction sets."""
-    return scalar.Precision(isa=target.math_isa(), **kwargs)
+    """The body's precision, with the math library's functions (and intdiv's 64-bit division)
+    for the host's instruction sets."""
+    return scalar.Precision(isa=target.kernel_isa(), **kwargs)
 
 
 # The longest reduced row that a size-generic kernel compiles as a constant: points in 2 to 8

@@ -323,6 +323,15 @@ def math_isa(features: str | None = None) -> frozenset[str]:
     return frozenset({"avx512"}) if {"+avx512f", "+avx512vl"} <= found else frozenset()
 
 
+def kernel_isa(features: str | None = None) -> frozenset[str]:
+    """``math_isa``, plus "avx512dq" where the target has AVX-512DQ (vector conversions between
+    64-bit integers and float64, 64-bit multiplies): ``intdiv.by_reciprocal`` needs them to
+    beat a division per element (emulated on AVX2 it measured slower than LLVM's
+    ``div`` on Zen 5, 1.4-2.0x). Chosen in the IR, so the cache key's features decide it, as for
+    ``math_isa``."""
+    found = set((magic()[2] if features is None else features).split(","))
+    return math_isa(features) | ({"avx512dq"} if "+avx512dq" in found else set())
+
 def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) -> None:
     """Define and inline the math library's functions with vector variants, which the O3
     pipeline left as calls (the loop vectorizer's to the vector variants, the remainder's to

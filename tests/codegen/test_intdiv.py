@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from jitcore.codegen.cpu import target
 from tests.budget import examples
 from tests.strategies import arrays, elements
 
@@ -148,12 +149,54 @@ def every_pair(dtype) -> tuple[np.ndarray, np.ndarray]:
             np.concatenate([np.full(x.size, d, dtype) for x, d in zip(dividends, divisors)]))
 
 
-@pytest.mark.parametrize("dtype", SIGNED + UNSIGNED)
+@pytest.fixture(params=["avx512dq", "without"])
+def wide_path(request, monkeypatch):
+    """The jitted ``divisions`` compiled as for a CPU with AVX-512DQ (64-bit arrays:
+    ``intdiv.by_reciprocal``) or without (LLVM's division per element), whatever the host has:
+    the reciprocal code is right on any x86 CPU (LLVM emulates what the host lacks)."""
+    isa = target.math_isa() | ({"avx512dq"} if request.param == "avx512dq" else set())
+    monkeypatch.setattr(target, "kernel_isa", lambda features=None: isa)
+    jitted = jc.jit(divisions, cache=False)
+    jitted.path = request.param
+    return jitted
+
+
+@pytest.mark.parametrize("dtype", SIGNED[:3] + UNSIGNED[:3])
 def test_arrays_of_divisors(dtype):
-    """Elementwise divisors: a float division up to 32 bits (``intdiv.by_float``), LLVM's
-    division per element for 64."""
+    """Elementwise divisors: a float division up to 32 bits (``intdiv.by_float``)."""
     x, y = every_pair(dtype)
     assert_same(DIVISIONS(x, y), expected(x, y), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64_bit_arrays_of_divisors(dtype, wide_path):
+    x, y = every_pair(dtype)
+    assert_same(wide_path(x, y), expected(x, y), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int64", "uint64"])
+def test_64_bit_arrays_of_every_magnitude(dtype, wide_path):
+    """``intdiv.by_reciprocal``'s estimates are furthest off for the largest quotients and its
+    corrections run most for divisors near 2**63: random bits cut to every pair of lengths
+    (quotients from 0 to 2**64 - 1), and the multiples of large divisors with their
+    neighbours."""
+    rng = np.random.default_rng(34)
+    bits = np.iinfo(dtype).bits
+    lengths = np.arange(1, bits + 1)
+    x_len, y_len = np.repeat(lengths, lengths.size), np.tile(lengths, lengths.size)
+    draws = np.repeat(np.arange(x_len.size), 6)
+    x = rng.integers(0, 2 ** 64, draws.size, dtype=np.uint64) >> (64 - x_len[draws]).astype(np.uint64)
+    y = rng.integers(0, 2 ** 64, draws.size, dtype=np.uint64) >> (64 - y_len[draws]).astype(np.uint64)
+    big = np.array([2 ** 62 + 1, 2 ** 63 - 25, 2 ** 63 + 7, 2 ** 64 - 3, 3 * 2 ** 61 + 5], np.uint64)
+    multiples = (big[:, None] * np.arange(1, 4, dtype=np.uint64)[None, :]).ravel()
+    x = np.concatenate([x, multiples - np.uint64(1), multiples, multiples + np.uint64(1)])
+    y = np.concatenate([y, *[np.repeat(big, 3)] * 3])
+    x, y = x.astype(dtype), y.astype(dtype)  # signed: every sign pair
+    if dtype == "int64":
+        signs = rng.integers(0, 4, x.size)
+        x = np.where(signs & 1, -x, x)
+        y = np.where(signs & 2, -y, y)
+    assert_same(wide_path(x, y), expected(x, y), dtype)
 
 
 def kernels_text(fn, *args) -> str:
@@ -162,14 +205,18 @@ def kernels_text(fn, *args) -> str:
     return "".join(part for part in text.split("\ndefine ")[1:] if re.match(r'[^(]*_k\d+"\(', part))
 
 
-def test_division_by_an_argument_is_not_a_division_per_element():
+def test_division_by_an_argument_is_not_a_division_per_element(wide_path):
     """The path taken: by a 0-d argument, the kernels' code (before LLVM optimises it) divides
-    only to make the magic number; by a 64-bit array, per element; by a 32-bit one, in float64."""
+    only to make the magic number; by a 64-bit array, through float64 reciprocals with
+    AVX-512DQ, else per element; by a 32-bit one, in float64."""
     x = np.arange(100, dtype=np.int64)
     by_scalar = kernels_text(DIVISIONS, x, np.int64(7))
     assert "llvm.ctlz.i64" in by_scalar and " sdiv " not in by_scalar and " srem " not in by_scalar
-    by_array = kernels_text(DIVISIONS, x, x)
-    assert " sdiv " in by_array and "llvm.ctlz.i64" not in by_array
+    for y in (x, x.astype(np.uint64)):
+        by_array = kernels_text(wide_path, y, y)
+        assert ("fdiv double" in by_array) == (wide_path.path == "avx512dq")
+        assert bool(re.search(r" [su](div|rem) i64", by_array)) == (wide_path.path != "avx512dq")
+        assert "llvm.ctlz.i64" not in by_array
     narrow = kernels_text(DIVISIONS, x.astype(np.int32), x.astype(np.int32))
     assert "fdiv double" in narrow and " sdiv " not in narrow
 

@@ -14,12 +14,14 @@ from jitcore.errors import ConfigError
 EXACT_COUNTS = sys.implementation.name == "cpython" and getattr(sys, "_is_gil_enabled", lambda: True)()
 pytestmark = pytest.mark.skipif(
     not EXACT_COUNTS, reason="no exact reference counts here (not CPython, or no GIL): the pool is off")
-N = 1 << 19  # float32: 2 MiB, above buffer_pool.MIN_BYTES
+N = 1 << 19  # float32: 2 MiB, above the fixture's MIN_BYTES
 
 
 @pytest.fixture
 def pool(monkeypatch):
-    """A pool of its own for the test, with room for a few results."""
+    """A pool of its own for the test, with room for a few results, that keeps results of
+    1 MiB and more (glibc's threshold, 32 MiB, would make each test's arrays 16 times larger)."""
+    monkeypatch.setattr(buffer_pool, "MIN_BYTES", 1 << 20)
     fresh = buffer_pool.BufferPool(16 << 20)
     monkeypatch.setattr(buffer_pool, "POOL", fresh)
     return fresh
