@@ -13,8 +13,9 @@ order, and per value:
   layout class (reversed, flipped axes or strided: ``ir/layout_class.py``): the full key's
   layout. Unaligned arrays and strides that are no multiple of the item size are left to the
   full path, which copies them;
-- a Python ``float``, ``complex``, ``bool``: its type (the value is traced); an ``int``: the
-  bounds of ``api.int_range`` that the full key holds in its place;
+- a Python ``float``, ``complex``, ``bool`` or a NumPy scalar (``np.float64``, ...): its type
+  (the value is traced); an ``int``: the bounds of ``api.int_range`` that the full key holds in
+  its place;
 - where the function has static arguments, every number or string by type and value, since
   which argument is static only binding tells: the memo's key is then finer than the full
   key, never coarser.
@@ -39,6 +40,10 @@ _C_CONTIGUOUS, _F_CONTIGUOUS, _ALIGNED = 0x1, 0x2, 0x100
 _LAYOUT = _C_CONTIGUOUS | _F_CONTIGUOUS | _ALIGNED
 _TRACED_BY_TYPE = (float, complex, bool)
 _NUMBERS = (float, complex, bool, int)
+# NumPy scalars (``x.mean()``'s result, ``np.float32(0.5)``): the type fixes the dtype
+_NUMPY_SCALARS = frozenset((np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                            np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
+                            np.complex128))
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 
@@ -72,9 +77,9 @@ def _part(v, statics: bool, int_range):
             if not flags & _F_CONTIGUOUS:  # the flags do not tell reversed from strided
                 return v.dtype, v.shape, flags, classify(v.shape, v.strides, v.itemsize)
         return v.dtype, v.shape, flags
-    if statics and (t in _TRACED_BY_TYPE or t is int or t is str):
+    if statics and (t in _TRACED_BY_TYPE or t is int or t is str or t in _NUMPY_SCALARS):
         return t, v
-    if t in _TRACED_BY_TYPE:
+    if t in _TRACED_BY_TYPE or t in _NUMPY_SCALARS:
         return t
     if t is int and _INT64[0] <= v <= _INT64[1]:
         return int_range(v)
@@ -132,7 +137,8 @@ def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
                 return None
             contiguous = contiguous and value.flags.c_contiguous
             sources.append((where, None))
-        elif type(value) in _NUMBERS and type(arr) is _NDARRAY and arr.shape == ():
+        elif (type(value) in _NUMBERS or type(value) in _NUMPY_SCALARS) and type(arr) is _NDARRAY \
+                and arr.shape == ():
             sources.append((where, arr.dtype))
         else:
             return None
