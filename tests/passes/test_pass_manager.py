@@ -252,3 +252,97 @@ def test_dumps_and_timings_name_non_default_options():
         "// -----// IR Dump After fuse //----- //",
     ]
     assert [name for name, _ in pm.timings] == ["kernelize", "fuse{max-recompute=3}", "fuse"]
+
+
+def test_a_pass_that_changed_nothing_is_not_verified_again():
+    # False is the pass's word that the module is as it was, verified already; anything else
+    # (True, or a pass that returns nothing) is verified.
+    class BreakSilently(BreakReturn):
+        name = "break-silently"
+
+        def run(self, module):
+            super().run(module)
+            return False
+
+    class BreakReturningNone(BreakReturn):
+        name = "break-returning-none"
+
+        def run(self, module):
+            super().run(module)
+
+    with pytest.raises(ir.VerificationError):
+        ir.verify(PassManager([BreakSilently()]).run(ir.parse(MODULE)))
+    with pytest.raises(PassFailure, match="break-returning-none"):
+        PassManager([BreakReturningNone()]).run(ir.parse(MODULE))
+
+
+def _programs():
+    """Traced functions that give each pass of the default pipeline work to do and none: chains,
+    broadcasts, reductions, scans, contractions with epilogues, views, selections, sorts,
+    in-place updates, loops and branches on traced values."""
+    import numpy as np
+
+    import jitcore as jc
+
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal((5, 7)), rng.standard_normal(7).astype(np.float32)
+    m, i = rng.standard_normal((7, 4)), np.arange(12, dtype=np.int32).reshape(3, 4)
+
+    def softmax(x):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def loop(x):
+        s = x[0] * 0
+        for k in range(x.shape[0]):
+            if s.sum() > 1:
+                s = s - x[k]
+            else:
+                s = s + x[k] * 2
+        return s
+
+    def inplace(x):
+        x[1:, ::2] += 1
+        x[x < 0] = 0
+        return x
+
+    cases = [
+        (lambda x, y: np.sqrt(np.abs(x * 2 + y)) - (x * 2 + y), (x, y)),
+        (lambda x, y: (x + 0.0) * 1 - y.astype(np.float64).T @ y.astype(np.float64), (x, y)),
+        (softmax, (x,)),
+        (lambda x, m: np.maximum(x @ m + 1, 0), (x, m)),
+        (lambda x: (np.cumsum(x, axis=0), np.argmax(x, axis=1), x.T.sum(axis=0)), (x,)),
+        (lambda x: (np.sort(x, axis=1), np.median(x), np.flip(x, 0)[::2, 1:].mean()), (x,)),
+        (lambda i: (i // 3, i % -2, np.where(i > 4, i, -i), i[:, [0, 2]], i.reshape(4, 3)), (i,)),
+        (lambda x, i: (np.einsum("ij,jk->ik", x[:4, :3], i.astype(x.dtype)), x[i[0] % 5]), (x, i)),
+        (loop, (x,)),
+        (inplace, (x.copy(),)),
+        (lambda x: jc.fori_loop(0, 3, lambda k, s: s * 2 + x, x), (x,)),
+    ]
+    for fn, args in cases:
+        yield jc.jit(fn, cache=False).lower(*args).traced
+
+
+def test_every_pass_that_says_it_changed_nothing_changed_nothing():
+    # The pass manager verifies only after a pass that changed the module: a pass returning
+    # False after a rewrite would hide an invalid module from the verifier (and from
+    # print_after_change), so each pass of both default pipelines is held to its False here.
+    from jitcore import compiler
+
+    runs = {}
+    for traced in _programs():
+        for pipeline in (compiler.DEFAULT_PIPELINE, compiler.RECOMPUTING_PIPELINE):
+            module = traced.clone({})
+            # Twice: the second time over kernels, where kernelize and fuse find nothing to do.
+            for p in parse_pipeline(pipeline) * 2:
+                before = ir.print_op(module)
+                changed = p.run(module)
+                assert changed is True or changed is False, f"{p} returned {changed!r}"
+                if not changed:
+                    assert ir.print_op(module) == before, f"{p} changed the module and returned False"
+                runs[p.name, changed] = runs.get((p.name, changed), 0) + 1
+            ir.verify(module)
+    # The corpus reaches both answers of every pass of the pipeline (else a pass's False is
+    # never held to anything).
+    assert {name for name, changed in runs if changed} == set(PASSES)
+    assert {name for name, changed in runs if not changed} == set(PASSES)
