@@ -237,6 +237,9 @@ class JitFunction:
                     self._cache.move_to_end(known.full_key)  # recency, as on the full path below
                 except KeyError:  # dropped meanwhile by another thread's compile
                     pass
+                if not kwargs and memo not in self._native_entries and native_call.AVAILABLE:
+                    numbers = native_call.numbers_key(args, known, int_class)
+                    self._offer_native(memo, known.executable, numbers)
                 return known.run(args, kwargs)
         try:
             key, leaves, arrays, call = self._signature_key(args, kwargs)
@@ -285,15 +288,23 @@ class JitFunction:
             self._memo[memo] = known
             if len(self._memo) > self._limit():
                 self._memo.pop(next(iter(self._memo), None), None)  # inserted first
+                if self._native_entries:
+                    self._native_sync()
 
-    def _offer_native(self, short, executable) -> None:
-        """A cached signature on the short path: give it to the native call when it can run it
-        (its second cached call on: a function called once never compiles the dispatcher)."""
+    def _offer_native(self, short, executable, numbers_key=None) -> None:
+        """A cached signature on the short path (or, with ``numbers_key``, a memo's call with
+        numbers among its arguments): give it to the native call when it can run it (its second
+        cached call on: a function called once never compiles the dispatcher)."""
         with self._lock:
-            if short in self._native_entries or self._fast_cache.get(short) is not executable:
+            cached = self._fast_cache if numbers_key is None else self._memo
+            known = cached.get(short)
+            if short in self._native_entries or (known if numbers_key is None else
+                                                 getattr(known, "executable", None)) is not executable:
                 return
             live = sum(made is not None for made in self._native_entries.values())
-            made = native_call.entry(executable, short) if live < native_call.MAX_ENTRIES else None
+            key = short if numbers_key is None else numbers_key
+            made = (native_call.entry(executable, key) if key is not None and live < native_call.MAX_ENTRIES
+                    else None)
             self._native_entries[short] = None if made is None else (executable, made)
             if made is None:
                 return
@@ -304,9 +315,17 @@ class JitFunction:
     def _native_sync(self) -> None:
         """The native table after signatures left the short path's dict (under ``self._lock``)."""
         self._native_entries = {k: made for k, made in self._native_entries.items()
-                                if k in self._fast_cache and (made is None or self._fast_cache[k] is made[0])}
+                                if self._still_cached(k, made)}
         self._native = native_call.table([m for _, m in filter(None, self._native_entries.values())],
                                          self._native_hits)  # never None: the slot holds a table or nothing
+
+    def _still_cached(self, key, made) -> bool:
+        """Whether a native entry's signature is still in the dict it came from (the short
+        path's, or the memo's for calls with numbers), with the same executable."""
+        if key in self._fast_cache:
+            return made is None or self._fast_cache[key] is made[0]
+        known = self._memo.get(key)
+        return known is not None and (made is None or known.executable is made[0])
 
     def cache_info(self) -> CacheInfo:
         """hits: calls that ran code compiled before them (or by a concurrent call they waited
@@ -650,6 +669,16 @@ def int_range(value: int) -> tuple[int, int]:
     if value >= 0:
         return 0, next(b for b in _NONNEGATIVE_BOUNDS if value <= b)
     return next(b for b in _NEGATIVE_BOUNDS if value >= b), -1
+
+
+def int_class(value: int) -> tuple[int, int]:
+    """The ints that share ``value``'s ``int_range`` (its signature), as inclusive bounds."""
+    lo, hi = int_range(value)
+    if value >= 0:
+        below = [b for b in _NONNEGATIVE_BOUNDS if b < hi]
+        return (below[-1] + 1 if below else 0), hi
+    above = [b for b in _NEGATIVE_BOUNDS if b > lo]
+    return lo, (above[-1] - 1 if above else -1)
 
 
 def _converts_to_array(leaf) -> bool:

@@ -180,6 +180,25 @@ def _numpy_api() -> dict | None:
     return api
 
 
+def _scalar_types() -> dict:
+    """The number types whose value lies in the object itself at ``SCALAR_VALUE`` (after the
+    object header), with the dtype the value has there: a Python float or complex, a NumPy
+    scalar. Checked byte for byte on two values each; a type that fails is left to Python."""
+    found = {}
+    for t, dtype in ((float, np.float64), (complex, np.complex128), *((t, t) for t in _NUMPY_SCALARS)):
+        dtype = np.dtype(dtype)
+        values = (t(1), t(0)) if t is np.bool_ else (t(-3 if dtype.kind != "u" else 3), t(5))
+        if all(ctypes.string_at(id(v) + SCALAR_VALUE, dtype.itemsize) == np.asarray(v, dtype).tobytes()
+               for v in values):
+            found[t] = dtype
+    return found
+
+
+SCALAR_VALUE = 2 * _WORD  # after the reference count and the type
+_NUMPY_SCALARS = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+                  np.float16, np.float32, np.float64, np.complex64, np.complex128)
+
+
 def _probes() -> dict | None:
     # CPython with its GIL: the dispatcher reads the table and counts hits holding it.
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
@@ -193,6 +212,11 @@ def _probes() -> dict | None:
 
 _LAYOUT = _probes()
 AVAILABLE = _LAYOUT is not None
+# number types an argument may have in the native call: its value read where it lies
+SCALAR_TYPES = _scalar_types() if AVAILABLE else {}
+SCALAR = -1  # an argument's rank word in an entry for a number (its first word: the type)
+INT = -2  # ... for a Python int, converted, then the bounds of its signature's ints
+_HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
 # -- the tables ------------------------------------------------------------------------------
@@ -200,7 +224,7 @@ AVAILABLE = _LAYOUT is not None
 #   [nargs, kernel address, descriptor words, buffers, 1 if the result is buffer 0 alone
 #    (else a tuple), status: the Python function that raises its error (0: no status words),
 #    the int64 dtype's address, 4 (the status words' extent), constants, constant words...,
-#    per argument: dtype address, rank, extents...,
+#    per argument: dtype address, rank, extents... (a number: its type's address, SCALAR),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
 #    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
@@ -208,7 +232,8 @@ AVAILABLE = _LAYOUT is not None
 
 def entry(executable, key: tuple):
     """The table entry (words, objects to keep alive) of an executable called with the short
-    path's ``key`` (dtype, shape per argument), or None when the native call cannot run it.
+    path's ``key`` (dtype, shape per argument; for a number its type and None), or None when
+    the native call cannot run it.
     It runs what needs no work besides allocating: each result a fresh buffer of its own (a
     NumPy scalar where NumPy gives one), alone or in a flat tuple; status words, checked after
     the call; nothing written back, copied or transposed; small numeric results (``np.empty``'s,
@@ -236,6 +261,16 @@ def entry(executable, key: tuple):
              nargs + len(buffers) + plan.has_status + len(constants), len(buffers), int(tree.kind == "leaf"),
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants]
     for dtype, shape in zip(key[::2], key[1::2]):
+        if shape is None:  # a number of type ``dtype`` (SCALAR_TYPES), read where it lies
+            if dtype not in SCALAR_TYPES:
+                return None
+            keep.append(dtype)
+            words += [id(dtype), SCALAR]
+            continue
+        if dtype is int:  # a Python int, converted to int64, between ``shape``'s bounds
+            lo, hi = max(shape[0], -(2 ** 63)), min(shape[1], 2 ** 63 - 1)
+            words += [id(int), INT, lo, hi]
+            continue
         dtype = _canonical(dtype)
         keep.append(dtype)
         words += [id(dtype), len(shape), *shape]
@@ -311,7 +346,7 @@ _CONSTANTS = 9  # an entry's first constant word (after the eight above and thei
 _ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
-        "PyObject_Vectorcall")
+        "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 
@@ -392,29 +427,81 @@ class _Emitter:
 
     # -- the parts --------------------------------------------------------------------------
     def match(self, args, a, e, cursor, mismatch) -> None:
-        """Argument ``a`` has the entry's type, dtype, rank, flag and extents (else ``mismatch``);
-        the cursor moves past its words."""
+        """Argument ``a`` has the entry's type, dtype, rank, flag and extents (else ``mismatch``),
+        or for a number the entry's type; the cursor moves past its words."""
         b, layout = self.b, _LAYOUT
         obj, c = b.load(b.gep(args, [a])), b.load(cursor)
-        self.branch(b.icmp_unsigned("==", b.load(self.at(obj, _WORD, _ptr)), self.address("ndarray")),
-                    "is_array", mismatch)
         nd = self.word(e, b.add(c, _c(1)))
-        descr = b.ptrtoint(b.load(self.at(obj, layout["descr"], _ptr)), _i64)
-        rank = b.sext(b.load(self.at(obj, layout["nd"], _i32)), _i64)
-        flags = b.load(self.at(obj, layout["flags"], _i32))
-        zero = ir.Constant(_i32, 0)
-        contiguous = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, C_CONTIGUOUS)), zero)
-        same = b.and_(b.and_(b.icmp_unsigned("==", descr, self.word(e, c)), b.icmp_signed("==", rank, nd)),
-                      contiguous)
-        self.branch(same, "header_same", mismatch)
-        dims = b.load(self.at(obj, layout["dims"], _wptr))
+        kind = b.load(self.at(obj, _WORD, _ptr))
+        with b.if_else(b.icmp_signed("<", nd, _c(0))) as (number, array):
+            with number:
+                self.branch(b.icmp_unsigned("==", b.ptrtoint(kind, _i64), self.word(e, c)), "is_number",
+                            mismatch)
+                with b.if_then(b.icmp_signed("==", nd, _c(INT))):
+                    value, fits = self.int_value(obj)
+                    inside = b.and_(b.icmp_signed(">=", value, self.word(e, b.add(c, _c(2)))),
+                                    b.icmp_signed("<=", value, self.word(e, b.add(c, _c(3)))))
+                    self.branch(b.and_(fits, inside), "int_inside", mismatch)
+                b.store(b.add(c, b.select(b.icmp_signed("==", nd, _c(INT)), _c(4), _c(2))), cursor)
+            with array:
+                self.branch(b.icmp_unsigned("==", kind, self.address("ndarray")), "is_array", mismatch)
+                descr = b.ptrtoint(b.load(self.at(obj, layout["descr"], _ptr)), _i64)
+                rank = b.sext(b.load(self.at(obj, layout["nd"], _i32)), _i64)
+                flags = b.load(self.at(obj, layout["flags"], _i32))
+                zero = ir.Constant(_i32, 0)
+                contiguous = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, C_CONTIGUOUS)), zero)
+                same = b.and_(b.and_(b.icmp_unsigned("==", descr, self.word(e, c)),
+                                     b.icmp_signed("==", rank, nd)), contiguous)
+                self.branch(same, "header_same", mismatch)
+                dims = b.load(self.at(obj, layout["dims"], _wptr))
 
-        def extent(d):
-            expected = self.word(e, b.add(c, b.add(d, _c(2))))
-            self.branch(b.icmp_signed("==", b.load(b.gep(dims, [d])), expected), "extent_same", mismatch)
+                def extent(d):
+                    expected = self.word(e, b.add(c, b.add(d, _c(2))))
+                    self.branch(b.icmp_signed("==", b.load(b.gep(dims, [d])), expected), "extent_same",
+                                mismatch)
 
-        self.loop(nd, extent)
-        b.store(b.add(c, b.add(nd, _c(2))), cursor)
+                self.loop(nd, extent)
+                b.store(b.add(c, b.add(nd, _c(2))), cursor)
+
+    def arguments(self, e, args, nargs, desc) -> None:
+        """The descriptor's argument words: an array's object (the kernel reads its header),
+        for a number the address of a header made here whose data pointer is the number's
+        value inside its object (read-only, and alive: the caller holds the arguments)."""
+        b = self.b
+        headers = b.alloca(_i64, b.mul(nargs, _c(_HEADER_WORDS)))
+        ints = b.alloca(_i64, nargs)  # the converted ints' values
+        c = self.var(b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1))))
+
+        def argument(k):
+            obj, at = b.load(b.gep(args, [k])), b.load(c)
+            nd = self.word(e, b.add(at, _c(1)))
+            with b.if_else(b.icmp_signed("<", nd, _c(0))) as (number, array):
+                with number:
+                    header = b.gep(headers, [b.mul(k, _c(_HEADER_WORDS))])
+                    for w in range(_HEADER_WORDS):  # rank 0, no extents, no strides
+                        b.store(_c(0), b.gep(header, [_c(w)]))
+                    is_int = b.icmp_signed("==", nd, _c(INT))
+                    slot = b.gep(ints, [k])
+                    with b.if_then(is_int):
+                        b.store(self.int_value(obj)[0], slot)
+                    inside = b.add(b.ptrtoint(obj, _i64), _c(SCALAR_VALUE))
+                    value = b.select(is_int, b.ptrtoint(slot, _i64), inside)
+                    b.store(value, b.gep(header, [_c(_LAYOUT["data"] // _WORD)]))
+                    b.store(b.ptrtoint(header, _i64), b.gep(desc, [k]))
+                    b.store(b.add(at, b.select(is_int, _c(4), _c(2))), c)
+                with array:
+                    b.store(b.ptrtoint(obj, _i64), b.gep(desc, [k]))
+                    b.store(b.add(at, b.add(nd, _c(2))), c)
+
+        self.loop(nargs, argument)
+
+    def int_value(self, obj) -> tuple[ir.Value, ir.Value]:
+        """A Python int's value as an int64, and whether it fits (no overflow)."""
+        b = self.b
+        overflow = _local(b, _i32)
+        b.store(ir.Constant(_i32, 0), overflow)
+        value = self.call("PyLong_AsLongLongAndOverflow", _i64, obj, overflow)
+        return value, b.icmp_signed("==", b.load(overflow), ir.Constant(_i32, 0))
 
     def run(self, e, state, tab, args, nargs, cursor) -> ir.Value:
         """Allocate the results, fill the descriptor, call the kernel without the GIL; the
@@ -424,7 +511,7 @@ class _Emitter:
         n_desc, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
         desc, outs = b.alloca(_i64, n_desc), b.alloca(_ptr, n_buf)
         made = self.var(_c(0))
-        self.loop(nargs, lambda k: b.store(b.ptrtoint(b.load(b.gep(args, [k])), _i64), b.gep(desc, [k])))
+        self.arguments(e, args, nargs, desc)
         buffers_at = b.load(cursor)
         failed = self.block("failed")
 
@@ -635,3 +722,26 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
     """A local variable, allocated in the entry block (where LLVM promotes it to a register)."""
     with b.goto_entry_block():
         return b.alloca(ty)
+
+
+def numbers_key(args: tuple, known, int_class) -> tuple | None:
+    """The entry key of a memo's call (``call_memo.Structure`` ``known``) whose leaves are its
+    positional arguments in order, C-contiguous arrays, numbers of ``SCALAR_TYPES`` that the
+    executable takes as their own dtype and ints it takes as int64 (``api.int_class``: the ints
+    of their signature); None for any other call."""
+    sources = known.sources
+    if not known.contiguous or len(sources) != len(args):
+        return None
+    key = []
+    for i, (a, (where, dtype)) in enumerate(zip(args, sources)):
+        if where != i:
+            return None
+        if dtype is None:
+            key += [a.dtype, a.shape]
+        elif SCALAR_TYPES.get(type(a)) == dtype:
+            key += [type(a), None]
+        elif type(a) is int and dtype == _INT64 and -(2 ** 63) <= a < 2 ** 63:
+            key += [int, int_class(a)]
+        else:
+            return None
+    return tuple(key)

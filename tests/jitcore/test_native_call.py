@@ -8,7 +8,7 @@ import pytest
 
 import jitcore as jc
 import jitcore.numpy as jnp
-from jitcore import native_call
+from jitcore import api, native_call
 from jitcore.api import JitFunction, python_call
 from jitcore.errors import JitTypeError
 from tests.jitcore.test_threads import run_threads
@@ -59,6 +59,58 @@ def test_a_signature_in_the_table_is_called_natively():
     for a, b in zip(got, (x + 1, x[::-1] * 2, x * x)):
         np.testing.assert_array_equal(a, b)
     assert f.cache_info().hits == 2
+
+
+NUMBERS = [2.5, float("nan"), -0.0, float("-inf"), 1 - 2j, -1, 0, 300, 2 ** 40, -(2 ** 63),
+           np.float64(-0.0), np.float32(0.1), np.float16(3), np.int8(-128), np.uint64(2 ** 64 - 1),
+           np.int64(-1), np.bool_(True), np.complex64(2 + 1j), np.complex128(-1j)]
+
+
+@pytest.mark.filterwarnings("ignore:invalid value")
+@pytest.mark.parametrize("number", NUMBERS, ids=lambda v: f"{type(v).__name__}({v})")
+def test_numbers_are_called_natively(number):
+    # a Python or NumPy number read in place (an int converted): a cached f(x, 0.5) without
+    # the Python path; its value is traced, so other values of the type share the entry
+    f = jc.jit(lambda x, s: x * s - s)
+    x = np.linspace(-3, 3, 7, dtype=np.float32)
+    warm(f, x, number)
+    signature = lambda v: (type(v), api.int_range(v) if type(v) is int else None)  # noqa: E731
+    entries = {signature(number)}  # what the native table holds
+    for value in (number, type(number)(1), type(number)(0), number):
+        before = native_calls(f)
+        got = f(x, value)
+        expected = x * value - value
+        assert native_calls(f) == before + (signature(value) in entries), value
+        assert type(got) is type(expected) and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(got, python_call(f, x, value))  # the memo's call: an entry
+        entries.add(signature(value))
+
+
+def test_numbers_outside_their_signature_take_the_python_path():
+    f = jc.jit(lambda x, s: x + s)
+    x = np.arange(4, dtype=np.int16)
+    warm(f, x, 3)
+    before = native_calls(f)
+    np.testing.assert_array_equal(f(x, 120), x + 120)  # the same int bounds: native
+    assert native_calls(f) == before + 1
+    with pytest.raises(OverflowError):
+        f(x, 40000)  # other bounds (NumPy 2 refuses it for int16): the Python path says so
+    with pytest.raises(OverflowError):
+        f(x, 2 ** 70)  # no int64: the Python path
+    assert native_calls(f) == before + 1
+
+    class Real(float):
+        pass
+
+    g = jc.jit(lambda x, s: x * s)
+    y = np.ones(3)
+    warm(g, y, 2.0)
+    before = native_calls(g)
+    np.testing.assert_array_equal(g(y, Real(3.0)), y * 3.0)  # a subclass: never read in place
+    np.testing.assert_array_equal(g(y, True), y * True)  # a bool is no float
+    np.testing.assert_array_equal(g(y, np.float32(2)), y * np.float32(2))  # another type: a new entry later
+    assert native_calls(g) == before
 
 
 def test_calls_it_cannot_make_take_the_python_path():
