@@ -42,8 +42,14 @@ SELECT_AXIS = "select_axis"  # the attributes kernelize/sort.py marks partition 
 SELECT_KTH = "select_kth"
 ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
 SMALL = 16  # ranges at most this long are insertion-sorted
+# A lane of ints whose span (largest - smallest) is below this many counters and below its
+# length is counting-sorted instead of selected: a count and a write of the lane, about half
+# selection's work (docs/performance.md, sort34). i32 counters: 64 KiB of the thread's stack.
+COUNT_SLOTS = 1 << 14
+FILL_AHEAD = 4  # values written per counter before looking at its count
 ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
 I1 = ll.IntType(1)
+I32 = ll.IntType(32)
 
 
 def _c(v: int) -> ll.Constant:
@@ -108,6 +114,9 @@ class _Selector:
         self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width] \
             if element.is_float else None
         self.signed = element.is_integer and not element.is_unsigned and not element.is_bool
+        # ints (not argpartition: equal ints are indistinguishable, positions are not) may
+        # counting-sort a lane whose span is small (``counting_wins``)
+        self.countable = self.float is None and not argsort
 
     # --- small helpers -------------------------------------------------------------------
 
@@ -409,6 +418,11 @@ class _Selector:
         first, end = fn.args[-2], fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         selects = {v: self.select(v) for v in versions}
+        counts = None
+        if self.countable:  # the counting sort's counters, on this thread's stack
+            with b.goto_entry_block():
+                counts = b.alloca(I32, size=COUNT_SLOTS)
+                counts.align = 64
 
         def lane_pointer(base, lane_strides, lane, elem):
             at = [_c(0)] * rank
@@ -424,7 +438,17 @@ class _Selector:
             out = self.Lane(self, b, lane_pointer(keys, strides[1], lane_index, self.elem),
                             lane_pointer(pos, strides[2], lane_index, I64) if self.argsort else pos,
                             strides[1][axis], strides[2][axis])
-            numbers = self.copy_in(b, s, strides[0][axis], out, n)
+            if self.countable:
+                smallest, span = self.copy_in_ints(b, s, strides[0][axis], out, n)
+                with b.if_else(self.counting_wins(b, span, n)) as (counted, selected):
+                    with counted:
+                        self.counting_sort(b, out, n, smallest, span, counts)
+                    with selected:
+                        select_ranks(out, n)
+            else:
+                select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
+
+        def select_ranks(out, numbers):
             contiguous = b.icmp_signed("==", out.stride, _c(1))
             if self.argsort:
                 contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
@@ -446,6 +470,69 @@ class _Selector:
         emit_loop(b, b.sub(end, first), one_lane, unroll=False, vectorize=False)
         b.ret_void()
         return fn
+
+    def copy_in_ints(self, b, src, src_stride, out, n: ll.Value) -> tuple[ll.Value, ll.Value]:
+        """Copy the lane of ints at ``src`` into ``out``; its smallest element and its span
+        (largest - smallest, unsigned, as i64), found on the way."""
+        first = b.load(src, typ=self.elem)
+        least, most = self.local(b, first), self.local(b, first)
+
+        def copy(i):
+            v = b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True, source_etype=self.elem),
+                       typ=self.elem)
+            out.put(i, v)
+            low, high = b.load(least, typ=self.elem), b.load(most, typ=self.elem)
+            b.store(b.select(self.less(b, v, low), v, low), least)
+            b.store(b.select(self.less(b, high, v), v, high), most)
+
+        emit_loop(b, n, copy)
+        low = b.load(least, typ=self.elem)
+        span = b.sub(b.load(most, typ=self.elem), low)  # as unsigned: fits the width
+        return low, span if self.elem.width == 64 else b.zext(span, I64)
+
+    @staticmethod
+    def counting_wins(b, span, n) -> ll.Value:
+        """i1: counting sort the lane (a span below its length and below the counters; a
+        length that an i32 counter holds)."""
+        fits = b.and_(b.icmp_unsigned("<", span, n), b.icmp_unsigned("<", span, _c(COUNT_SLOTS)))
+        return b.and_(fits, b.icmp_unsigned("<", n, _c(1 << 31)))
+
+    def counting_sort(self, b, out, n, smallest, span, counts) -> None:
+        """The lane ``out`` (ints within ``smallest + [0, span]``) sorted in place by counting
+        each value, then writing each as often as it occurred: sorted meets every rank."""
+        slots = b.add(span, _c(1))
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        b.call(memset, [counts, ll.Constant(ll.IntType(8), 0), b.mul(slots, _c(4)), ll.Constant(I1, 0)])
+
+        def slot_of(v):
+            offset = b.sub(v, smallest)
+            return offset if self.elem.width == 64 else b.zext(offset, I64)
+
+        def count(i):
+            at = b.gep(counts, [slot_of(out.get(i))], inbounds=True, source_etype=I32)
+            b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+        emit_loop(b, n, count, vectorize=False)
+        written = self.local(b, _c(0))
+        last = b.sub(n, _c(1))
+
+        def write(slot):
+            value = b.add(smallest, slot if self.elem.width == 64 else b.trunc(slot, self.elem))
+            times = b.zext(b.load(b.gep(counts, [slot], inbounds=True, source_etype=I32), typ=I32), I64)
+            start = b.load(written, typ=I64)
+            # the first FILL_AHEAD copies without a branch on the count (a count of 0-3 would
+            # mispredict): any beyond the slot's own are overwritten by the slots after it,
+            # and the last slot (the largest element's) is not empty, so none stays; clamped
+            # into the lane.
+            for j in range(FILL_AHEAD):
+                out.put(b.select(b.icmp_signed("<", b.add(start, _c(j)), last), b.add(start, _c(j)), last),
+                        value)
+            with b.if_then(b.icmp_signed(">", times, _c(FILL_AHEAD))):
+                emit_loop(b, b.sub(times, _c(FILL_AHEAD)),
+                          lambda j: out.put(b.add(b.add(start, _c(FILL_AHEAD)), j), value), unroll=False)
+            b.store(b.add(start, times), written)
+
+        emit_loop(b, slots, write, unroll=False, vectorize=False)
 
     def copy_in(self, b, src, src_stride, out, n: ll.Value) -> ll.Value:
         """Copy the lane at ``src`` into ``out`` (and each element's position), a float's NaNs

@@ -134,6 +134,44 @@ def test_median_and_quantiles_equal_numpys(n, pattern, seed, dtype):
         np.testing.assert_array_equal(got, want, f"{dtype} {pattern} n={n} seed={seed}")
 
 
+INT_DTYPES = [np.dtype(t) for t in ("i8", "i4", "u2", "i1", "u8")]
+
+
+def _int_partitions(*lanes):
+    return tuple(np.partition(x, KTH, axis=-1) for x in lanes)
+
+
+INT_PARTITIONS = jc.jit(_int_partitions)
+
+
+def int_lane(dtype: np.dtype, n: int, span: int, seed: int) -> np.ndarray:
+    """``n`` ints of ``dtype`` whose largest less smallest is ``span`` (clipped to the dtype's
+    range; both ends present), shuffled."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    span = min(span, int(info.max) - int(info.min))
+    low = int(info.min) + int(rng.integers(0, int(info.max) - int(info.min) - span + 1, dtype=np.uint64))
+    values = low + rng.integers(0, span + 1, n, dtype=np.uint64).astype(object)
+    values[:2] = (low, low + span)
+    return rng.permutation(np.array(values.tolist(), dtype=dtype))
+
+
+@settings(max_examples=examples(8, ci=4), deadline=None)  # ci: one compile, then ~ms a length
+@given(n=st.integers(301, 40000), seed=st.integers(0, 2**16),
+       spans=st.lists(st.sampled_from(("third", "length-1", "length", "slots-1", "slots", "whole")),
+                      min_size=2, max_size=2))
+def test_int_lanes_counted_or_selected(n, seed, spans):
+    """Rows of ints whose spans lie on either side of the counting sort's limits (below the
+    lane's length and below ``COUNT_SLOTS``; the whole range of the dtype), one row each way:
+    each row is counted or selected on its own, and partitioned either way."""
+    span_of = {"third": n // 3, "length-1": n - 1, "length": n, "slots-1": sort_select.COUNT_SLOTS - 1,
+               "slots": sort_select.COUNT_SLOTS, "whole": 2**64}
+    lanes = [np.stack([int_lane(dt, n, span_of[s], seed + i) for i, s in enumerate(spans)])
+             for dt in INT_DTYPES]
+    for dt, x, part in zip(INT_DTYPES, lanes, INT_PARTITIONS(*lanes)):
+        assert_partitioned(part, x, KTH, f"{dt} {spans} n={n} seed={seed}")
+
+
 @pytest.fixture
 def always_heapsort(monkeypatch):
     monkeypatch.setattr(sort_select, "ROUNDS_PER_BIT", 0)
