@@ -457,15 +457,18 @@ def _key_bits(t: ScalarType) -> int:
     return 8 if t.is_bool else t.bitwidth
 
 
-def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp) -> kernel.GenericOp:
+def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp
+         | array.PartitionAtOp) -> kernel.GenericOp:
     """A sort's kernel; a partition's is the full sort (which meets its contract) by merges,
-    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead."""
+    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead (``partition_at``:
+    its ranks operand then the kernel's last operand, which only that code reads)."""
     x = op.operands[0]
     shape, axis = x.type.shape, op.axis
     n = shape[axis]
     outer_dims = [d for d in range(len(shape)) if d != axis]
     outer_shape = tuple(shape[d] for d in outer_dims)
-    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp))
+    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp, array.PartitionAtOp))
+    run_time_ranks = isinstance(op, array.PartitionAtOp)
     radix = n >= RADIX_FROM and not selects
     key_bits = _key_bits(x.type.element)
     passes = -(-key_bits // digit_bits(key_bits))
@@ -482,6 +485,10 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
+    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
+    selected = selects and not (network and lanes >= NETWORK_LANES)
+    if run_time_ranks and selected:
+        kb.indexed_input(op.operands[1])
     outer = [kb.index(d) for d in range(len(outer_dims))]
     lane = _Lane(outer, axis, n)
     lane.key_bits = key_bits
@@ -511,10 +518,12 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
-    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
-    if selects and not (network and lanes >= NETWORK_LANES):  # codegen/cpu/sort_select.py
+    if selected:  # codegen/cpu/sort_select.py
         generic.attributes["select_axis"] = axis
-        generic.attributes["select_kth"] = tuple(op.kth)
+        if run_time_ranks:  # how many ranks each lane has
+            generic.attributes["select_ranks"] = op.operands[1].type.shape[-1]
+        else:
+            generic.attributes["select_kth"] = tuple(op.kth)
     elif network:  # codegen/cpu/sort_lanes.py: a network
         generic.attributes["sort_lanes_axis"] = axis
     return generic
@@ -551,4 +560,5 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
 
 
 RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.PartitionOp: sort, array.ArgPartitionOp: sort,
+         array.PartitionAtOp: sort,
          array.SearchSortedOp: searchsorted}
