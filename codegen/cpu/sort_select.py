@@ -9,7 +9,7 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    way (branch-free: each element goes to the front or the back), so that the ranks below the
    NaN count are selected among plain numbers with plain comparisons, and those at or above
    it are NaN already (NumPy's partition also puts NaN last);
-2. selected at each rank in ascending order, each in ``[previous rank + 1, numbers)``: a
+2. selected at each rank (see below for the order), within the ranks selected before: a
    quickselect whose pivot is the median of the range's first, middle and last element and
    whose partition is a branch-free Lomuto pass (``lomuto``: random data mispredicts a branch
    about once an element; when the pivot is the range's least, a second pass moves its equals
@@ -18,6 +18,13 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    sort. After ``ROUNDS_PER_BIT * log2(size)`` rounds a range still open is heap-sorted:
    O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
    falls back to median of medians instead).
+
+A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
+``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
+or a rank outside the lane's numbers asks for nothing). Up to ``BISECT_UP_TO`` ranks are
+selected middle first, each within the two selected around it (``bisection``), rather than
+each in what the one before left. A lane of ints (not argpartition) whose span is below its
+length and ``COUNT_SLOTS`` is counting-sorted instead: sorted meets every rank.
 
 The lanes are the chunks of a launch (``runtime.emit_launch``); a lane's result does not depend
 on the thread. The selection works in place in the result, through its stride along the axis

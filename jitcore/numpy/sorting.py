@@ -5,7 +5,8 @@
 ``partition``, ``argpartition``, ``median`` and ``quantile``/``percentile`` at a constant ``q``
 select the ranks they read (``array.partition``: a quickselect per lane,
 ``codegen/cpu/sort_select.py``) instead of sorting; the nan-forms and a traced ``q`` read ranks
-known only when the function runs, and sort.
+known only when the function runs (each lane's count of numbers, the q's values), computed
+then and selected there too (``array.partition_at``: the ranks an operand).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's

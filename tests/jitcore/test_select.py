@@ -235,6 +235,18 @@ def test_run_time_ranks_in_any_order_repeated_or_outside():
             assert_partitioned(got, row, asked, f"{x.dtype} {wanted}")
 
 
+def test_more_ranks_than_bisected_are_selected_in_turn():
+    """Over ``BISECT_UP_TO`` ranks a lane, constant (a table) or found when the function runs
+    (45 q: 90 neighbours), select one after another."""
+    a = np.stack([lane(np.dtype("f8"), 700, p, 9) for p in ("specials", "random", "few")])
+    kth = list(range(0, 700, 7))
+    q = np.linspace(0, 1, 45)
+    assert len(kth) > sort_select.BISECT_UP_TO and 2 * len(q) > sort_select.BISECT_UP_TO
+    part, nan_q = jc.jit(lambda x, q: (np.partition(x, kth), np.nanquantile(x, q, axis=1)))(a, q)
+    assert_partitioned(part, a, kth, "constant ranks")
+    np.testing.assert_array_equal(nan_q, np.nanquantile(a, q, axis=1))
+
+
 @pytest.fixture
 def always_heapsort(monkeypatch):
     monkeypatch.setattr(sort_select, "ROUNDS_PER_BIT", 0)
