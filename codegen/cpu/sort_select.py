@@ -55,6 +55,7 @@ SMALL = 16  # ranges at most this long are insertion-sorted
 # selection's work (docs/performance.md, sort34). i32 counters: 64 KiB of the thread's stack.
 COUNT_SLOTS = 1 << 14
 FILL_AHEAD = 4  # values written per counter before looking at its count
+SAMPLE = 64  # a lane's first ints whose span decides, before the copy, whether to look for its own
 ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
 # A lane's ranks, up to this many, are selected middle first, each within the two selected
 # around it (about log2(K) passes over the lane where one after another takes up to K/2);
@@ -486,13 +487,19 @@ class _Selector:
             if tensors == 4:
                 self.load_ranks(b, element_pointer(b, fn.args[3], [*(at[d] for d in outer_dims), _c(0)],
                                                    strides[3], I64), strides[3][-1], wanted, kth)
-            if self.countable:
-                smallest, span = self.copy_in_ints(b, s, strides[0][axis], out, n)
-                with b.if_else(self.counting_wins(b, span, n)) as (counted, selected):
-                    with counted:
-                        self.counting_sort(b, out, n, smallest, span, counts)
-                    with selected:
-                        select_ranks(out, n)
+            if self.countable:  # a sample too wide to count: a plain copy, no min and max
+                _, sample = self.copy_in_ints(b, s, strides[0][axis], None, b.select(
+                    b.icmp_signed("<", n, _c(SAMPLE)), n, _c(SAMPLE)))
+                with b.if_else(self.counting_wins(b, sample, n)) as (may_count, wide):
+                    with may_count:
+                        smallest, span = self.copy_in_ints(b, s, strides[0][axis], out, n)
+                        with b.if_else(self.counting_wins(b, span, n)) as (counted, selected):
+                            with counted:
+                                self.counting_sort(b, out, n, smallest, span, counts)
+                            with selected:
+                                select_ranks(out, n)
+                    with wide:
+                        select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
             else:
                 select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
 
@@ -596,20 +603,22 @@ class _Selector:
         emit_loop(b, _c(count - 1), insert, unroll=False, vectorize=False)
 
     def copy_in_ints(self, b, src, src_stride, out, n: ll.Value) -> tuple[ll.Value, ll.Value]:
-        """Copy the lane of ints at ``src`` into ``out``; its smallest element and its span
-        (largest - smallest, unsigned, as i64), found on the way."""
+        """Copy the lane of ints at ``src`` into ``out`` (None: only read the first ``n``); its
+        smallest element and its span (largest - smallest, unsigned, as i64), found on the
+        way. A lane's span is at least that of its first elements."""
         first = b.load(src, typ=self.elem)
         least, most = self.local(b, first), self.local(b, first)
 
         def copy(i):
             v = b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True, source_etype=self.elem),
                        typ=self.elem)
-            out.put(i, v)
+            if out is not None:
+                out.put(i, v)
             low, high = b.load(least, typ=self.elem), b.load(most, typ=self.elem)
             b.store(b.select(self.less(b, v, low), v, low), least)
             b.store(b.select(self.less(b, high, v), v, high), most)
 
-        emit_loop(b, n, copy)
+        emit_loop(b, n, copy, unroll=out is not None)
         low = b.load(least, typ=self.elem)
         span = b.sub(b.load(most, typ=self.elem), low)  # as unsigned: fits the width
         return low, span if self.elem.width == 64 else b.zext(span, I64)
