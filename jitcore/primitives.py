@@ -709,6 +709,12 @@ def argpartition(x: Tracer, axis: int, kth: tuple[int, ...]) -> Tracer:
                  {"axis": axis, "kth": kth})
 
 
+def partition_at(x: Tracer, axis: int, ranks: Tracer) -> Tracer:
+    """Each lane along ``axis`` (normalised) partitioned at its own int64 ``ranks`` (``x``'s
+    shape without ``axis``, then K), values known when the function runs (NaN last)."""
+    return _emit(x.owner_trace, array.PartitionAtOp, [x, ranks], x.value.type, {"axis": axis})
+
+
 def searchsorted(a: Tracer, v: Tracer, side: str) -> Tracer:
     """Per value of ``v``, its insertion point in the sorted 1-d ``a`` (same dtype), NaN last."""
     return _emit(a.owner_trace, array.SearchSortedOp, [a, v], TensorType(v.shape, i64), {"side": side})

@@ -6,7 +6,9 @@ percentile by selection", select33).
     JITCORE_CACHE=0 JITCORE_NUM_THREADS=1 PYTHONPATH=. python tools/bench_select.py [--repeat R] [CASE ...]
 
 CASE numbers pick rows of the table (all by default). Values are ``standard_normal * 1000`` in
-the dtype. Each case compiles once and checks its result (partition: the k-th value in place,
+the dtype (``* 10^9`` for the wide ints; 10% NaN for the nan-forms; the traced q is
+``[0.25, 0.5, 0.75]``, an argument of the jitted function). Each case compiles once and
+checks its result (partition: the k-th value in place,
 since the arrangement of the others is each algorithm's own; median and percentile: equal to
 NumPy's), then times R calls of jitcore and NumPy in turn: medians of the wall time and of the
 process's CPU time (all its threads). Copy this file (and tools/bench_sort_lanes.py) into a
@@ -37,15 +39,34 @@ CASES = [  # function, shape, dtype, axis
     ("median", (100, 10000), "float64", 1),
     ("median", (10**6,), "float32", -1),
     ("median", (10**6,), "int64", -1),
+    # sort34: the nan-forms and a traced q (10% NaN in the nan cases), ints of a wide span
+    ("nanmedian", (10**6,), "float64", -1),
+    ("nanpercentile", (10**6,), "float64", -1),
+    ("nanmedian", (100, 10000), "float64", 1),
+    ("nanmedian", (1000, 1000), "float64", 1),
+    ("quantile_traced", (10**6,), "float64", -1),
+    ("quantile_traced", (100, 10000), "float64", 1),
+    ("nanquantile_traced", (10**6,), "float64", -1),
+    ("median_wide", (10**6,), "int64", -1),
 ]
+Q = np.array([0.25, 0.5, 0.75])  # the traced q
 
 
 def functions(name: str, axis: int, n: int):
-    if name == "median":
-        return lambda a: np.median(a, axis=axis)
+    """``f(a, q)``: the case's function (``q`` is traced under jit; only the traced cases read it)."""
+    if name in ("median", "median_wide"):
+        return lambda a, q: np.median(a, axis=axis)
     if name == "percentile":
-        return lambda a: np.percentile(a, [25, 50, 75], axis=axis)
-    return lambda a: np.partition(a, n // 2, axis=axis)
+        return lambda a, q: np.percentile(a, [25, 50, 75], axis=axis)
+    if name == "nanmedian":
+        return lambda a, q: np.nanmedian(a, axis=axis)
+    if name == "nanpercentile":
+        return lambda a, q: np.nanpercentile(a, [25, 50, 75], axis=axis)
+    if name == "quantile_traced":
+        return lambda a, q: np.quantile(a, q, axis=axis)
+    if name == "nanquantile_traced":
+        return lambda a, q: np.nanquantile(a, q, axis=axis)
+    return lambda a, q: np.partition(a, n // 2, axis=axis)
 
 
 def main() -> None:
@@ -56,16 +77,19 @@ def main() -> None:
     for i, (name, shape, dtype, axis) in enumerate(CASES):
         if args.cases and i not in args.cases:
             continue
-        x = (np.random.default_rng(0).standard_normal(shape) * 1000).astype(dtype)
+        rng = np.random.default_rng(0)
+        x = (rng.standard_normal(shape) * (10**9 if name.endswith("wide") else 1000)).astype(dtype)
+        if name.startswith("nan"):
+            x[rng.random(shape) < 0.1] = np.nan
         n = shape[axis]
-        fn = functions(name, axis, n)
-        jitted = jc.jit(fn, cache=False)
+        with_q, jitted_q = functions(name, axis, n), jc.jit(functions(name, axis, n), cache=False)
+        fn, jitted = (lambda a, f=with_q: f(a, Q)), (lambda a, f=jitted_q: f(a, Q))
         start = time.perf_counter()
         got, want = jitted(x), fn(x)
         compile_s = time.perf_counter() - start
         if name == "partition":
             got, want = np.take(got, n // 2, axis), np.take(np.sort(x, axis=axis), n // 2, axis)
-        assert np.array_equal(got, want), (name, shape, dtype)
+        assert np.array_equal(got, want, equal_nan=True), (name, shape, dtype)
         print(f"{i:2} {name:10} {'x'.join(map(str, shape)):10} {dtype:8} axis {axis:2}  "
               f"{against_numpy(jitted, fn, x, args.repeat)} | first call {compile_s:5.2f} s", flush=True)
 

@@ -9,7 +9,7 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    way (branch-free: each element goes to the front or the back), so that the ranks below the
    NaN count are selected among plain numbers with plain comparisons, and those at or above
    it are NaN already (NumPy's partition also puts NaN last);
-2. selected at each rank in ascending order, each in ``[previous rank + 1, numbers)``: a
+2. selected at each rank (see below for the order), within the ranks selected before: a
    quickselect whose pivot is the median of the range's first, middle and last element and
    whose partition is a branch-free Lomuto pass (``lomuto``: random data mispredicts a branch
    about once an element; when the pivot is the range's least, a second pass moves its equals
@@ -18,6 +18,13 @@ code, and what the contract allows) and marks it with ``SELECT_AXIS`` and its ra
    sort. After ``ROUNDS_PER_BIT * log2(size)`` rounds a range still open is heap-sorted:
    O(n log n) at worst, never quadratic, whatever the input (``introselect``'s guard; NumPy's
    falls back to median of medians instead).
+
+A lane's ranks are the kernel's constants (``SELECT_KTH``), or (``array.partition_at``,
+``SELECT_RANKS``) an operand of K ranks a lane, read and sorted per lane when it runs (a repeat
+or a rank outside the lane's numbers asks for nothing). Up to ``BISECT_UP_TO`` ranks are
+selected middle first, each within the two selected around it (``bisection``), rather than
+each in what the one before left. A lane of ints (not argpartition) whose span is below its
+length and ``COUNT_SLOTS`` is counting-sorted instead: sorted meets every rank.
 
 The lanes are the chunks of a launch (``runtime.emit_launch``); a lane's result does not depend
 on the thread. The selection works in place in the result, through its stride along the axis
@@ -40,10 +47,22 @@ from jitcore.ir.core import Operation
 
 SELECT_AXIS = "select_axis"  # the attributes kernelize/sort.py marks partition kernels with
 SELECT_KTH = "select_kth"
+SELECT_RANKS = "select_ranks"  # (partition_at) instead of the kth: how many ranks a lane reads
 ENABLED = True  # False: the kernels' own full sort (a baseline for measuring)
 SMALL = 16  # ranges at most this long are insertion-sorted
+# A lane of ints whose span (largest - smallest) is below this many counters and below its
+# length is counting-sorted instead of selected: a count and a write of the lane, about half
+# selection's work (docs/performance.md, sort34). i32 counters: 64 KiB of the thread's stack.
+COUNT_SLOTS = 1 << 14
+FILL_AHEAD = 4  # values written per counter before looking at its count
+SAMPLE = 64  # a lane's first ints whose span decides, before the copy, whether to look for its own
 ROUNDS_PER_BIT = 2  # quickselect rounds per bit of the range's size before the heapsort guard
+# A lane's ranks, up to this many, are selected middle first, each within the two selected
+# around it (about log2(K) passes over the lane where one after another takes up to K/2);
+# more are selected one after another, each in what the one before left.
+BISECT_UP_TO = 64
 I1 = ll.IntType(1)
+I32 = ll.IntType(32)
 
 
 def _c(v: int) -> ll.Constant:
@@ -59,8 +78,10 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     axis = op.attributes.get(SELECT_AXIS)
     if axis is None or not ENABLED:
         return None
-    kth = tuple(op.attributes[SELECT_KTH])
-    argsort = len(op.operands) == 2  # argpartition: its zero positions, then the values
+    run_time = op.attributes.get(SELECT_RANKS)  # partition_at: K ranks a lane, an operand
+    kth = tuple(op.attributes[SELECT_KTH]) if run_time is None else run_time
+    # argpartition: its zero positions, then the values; partition_at: the values, the ranks
+    argsort = len(op.operands) == 2 and run_time is None
     x = op.operands[1 if argsort else 0]
     shape, element = x.type.shape, x.type.element
     n = shape[axis]
@@ -87,14 +108,38 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     chunk = selector.chunk_kernel(len(shape), axis, outer, kth, versions)
     strides = [*source.strides, *keys.strides, *(positions.strides if argsort else keys.strides)]
     pointers = [source.pointer, keys.pointer, positions.pointer if argsort else ll.Constant(PTR, None)]
+    if run_time is not None:
+        ranks = operands[1]
+        pointers.append(ranks.pointer)
+        strides += ranks.strides
     extents = source.shape
     lane_count = sizes.multiply(b, [extents[d] for d in outer])
     # about 3 points (of the threshold's ~0.3 ns) an element and rank-range pass
-    work = sizes.multiply(b, [lane_count, extents[axis], _c(3 * (2 + len(kth)))])
+    rank_count = kth if run_time is not None else len(kth)
+    work = sizes.multiply(b, [lane_count, extents[axis], _c(3 * (2 + rank_count))])
     split = runtime.Split(*(v if static_value(v) is None else static_value(v) for v in (lane_count, work)))
     runtime.emit_launch(b, chunk, [*pointers, *strides, *extents], split)
     b.ret_void()
     return fn
+
+
+def bisection(count: int) -> list[tuple[int, int | None, int | None]]:
+    """Ranks ``0..count-1`` in the order that selects the middle one of each span first (the
+    lower of two: a last rank after it, such as the lane's last place or a quantile's upper
+    neighbour, is then a scan of what lies above it): ``(i, left, right)``, with the ranks
+    selected before it that bound it (None: the lane's end)."""
+    order = []
+
+    def split(lo: int, hi: int, left, right) -> None:
+        if lo >= hi:
+            return
+        mid = (lo + hi - 1) // 2
+        order.append((mid, left, right))
+        split(lo, mid, left, mid)
+        split(mid + 1, hi, mid, right)
+
+    split(0, count, None, None)
+    return order
 
 
 class _Selector:
@@ -108,6 +153,9 @@ class _Selector:
         self.float = {16: ll.HalfType(), 32: ll.FloatType(), 64: ll.DoubleType()}[width] \
             if element.is_float else None
         self.signed = element.is_integer and not element.is_unsigned and not element.is_bool
+        # ints (not argpartition: equal ints are indistinguishable, positions are not) may
+        # counting-sort a lane whose span is small (``counting_wins``)
+        self.countable = self.float is None and not argsort
 
     # --- small helpers -------------------------------------------------------------------
 
@@ -394,58 +442,230 @@ class _Selector:
 
     # --- a chunk of lanes ----------------------------------------------------------------
 
-    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple,
+    def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple | int,
                      versions: tuple) -> ll.Function:
-        """``void (src, keys, positions, src strides..., keys strides..., positions
-        strides..., extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs to the tail) and
-        selected; ``versions``: the selections it may call, with stride 1 (True) or any."""
-        fn = self.function("lanes", [PTR] * 3 + [I64] * (4 * rank + 2))
-        for a in fn.args[:3]:
+        """``void (src, keys, positions[, ranks], src strides..., keys strides..., positions
+        strides...[, ranks strides...], extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs
+        to the tail) and selected at ranks ``kth``, or (an int) at that many ranks each lane
+        reads from ``ranks`` (``partition_at``); ``versions``: the selections it may call, with
+        stride 1 (True) or any."""
+        tensors = 3 if isinstance(kth, tuple) else 4
+        fn = self.function("lanes", [PTR] * tensors + [I64] * ((tensors + 1) * rank + 2))
+        for a in fn.args[:tensors]:
             a.add_attribute("noalias")
         src, keys, pos = fn.args[:3]
-        strides = [list(fn.args[3 + r * rank: 3 + (r + 1) * rank]) for r in range(3)]
-        extents = list(fn.args[3 + 3 * rank: 3 + 4 * rank])
+        strides = [list(fn.args[tensors + r * rank: tensors + (r + 1) * rank]) for r in range(tensors)]
+        extents = list(fn.args[tensors + tensors * rank: tensors + (tensors + 1) * rank])
         n = extents[axis]
         first, end = fn.args[-2], fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         selects = {v: self.select(v) for v in versions}
+        if tensors == 4:  # a lane's ranks, sorted here, on the stack
+            with b.goto_entry_block():
+                wanted = b.alloca(I64, size=kth)
+        counts = None
+        if self.countable:  # the counting sort's counters, on this thread's stack
+            with b.goto_entry_block():
+                counts = b.alloca(I32, size=COUNT_SLOTS)
+                counts.align = 64
 
-        def lane_pointer(base, lane_strides, lane, elem):
+        def lane_at(lane):
+            """The lane's coordinates (0 along the axis)."""
             at = [_c(0)] * rank
             rest = lane
             for d in reversed(outer_dims):
                 at[d] = b.urem(rest, extents[d])
                 rest = b.udiv(rest, extents[d])
-            return element_pointer(b, base, at, lane_strides, elem)
+            return at
 
         def one_lane(t):
-            lane_index = b.add(first, t)
-            s = lane_pointer(src, strides[0], lane_index, self.elem)
-            out = self.Lane(self, b, lane_pointer(keys, strides[1], lane_index, self.elem),
-                            lane_pointer(pos, strides[2], lane_index, I64) if self.argsort else pos,
+            at = lane_at(b.add(first, t))
+            s = element_pointer(b, src, at, strides[0], self.elem)
+            out = self.Lane(self, b, element_pointer(b, keys, at, strides[1], self.elem),
+                            element_pointer(b, pos, at, strides[2], I64) if self.argsort else pos,
                             strides[1][axis], strides[2][axis])
-            numbers = self.copy_in(b, s, strides[0][axis], out, n)
+            if tensors == 4:
+                self.load_ranks(b, element_pointer(b, fn.args[3], [*(at[d] for d in outer_dims), _c(0)],
+                                                   strides[3], I64), strides[3][-1], wanted, kth)
+            if self.countable:  # a sample too wide to count: a plain copy, no min and max
+                _, sample = self.copy_in_ints(b, s, strides[0][axis], None, b.select(
+                    b.icmp_signed("<", n, _c(SAMPLE)), n, _c(SAMPLE)))
+                with b.if_else(self.counting_wins(b, sample, n)) as (may_count, wide):
+                    with may_count:
+                        smallest, span = self.copy_in_ints(b, s, strides[0][axis], out, n)
+                        with b.if_else(self.counting_wins(b, span, n)) as (counted, selected):
+                            with counted:
+                                self.counting_sort(b, out, n, smallest, span, counts)
+                            with selected:
+                                select_ranks(out, n)
+                    with wide:
+                        select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
+            else:
+                select_ranks(out, self.copy_in(b, s, strides[0][axis], out, n))
+
+        def select_rank(out, lo, hi, rank_k):
+            """Select ``rank_k`` (i64) in ``[lo, hi)``."""
             contiguous = b.icmp_signed("==", out.stride, _c(1))
             if self.argsort:
                 contiguous = b.and_(contiguous, b.icmp_signed("==", out.pos_stride, _c(1)))
+            range_args = [out.keys, out.pos, lo, hi, rank_k]
+            strided_args = [*range_args, out.stride, out.pos_stride]
+            if len(versions) == 1:
+                b.call(selects[versions[0]], range_args if versions[0] else strided_args)
+            else:
+                with b.if_else(contiguous) as (yes, no):
+                    with yes:
+                        b.call(selects[True], range_args)
+                    with no:
+                        b.call(selects[False], strided_args)
+
+        def select_ranks(out, numbers):
+            count = len(kth) if tensors == 3 else kth
+            if count > BISECT_UP_TO:
+                return select_in_turn(out, numbers)
+            for i, left, right in bisection(count):
+                rank_k = rank_at(i)
+                lo = _c(0) if left is None else b.add(rank_at(left), _c(1))
+                lo = b.select(b.icmp_signed("<", lo, _c(0)), _c(0), lo)  # (a negative rank)
+                hi = numbers
+                if right is not None:
+                    bound = rank_at(right)
+                    hi = b.select(b.icmp_signed("<", bound, numbers), bound, numbers)
+                # a repeat, or a rank outside the numbers, asks for nothing
+                inside = b.and_(b.icmp_signed(">=", rank_k, lo), b.icmp_signed("<", rank_k, hi))
+                with b.if_then(inside):
+                    select_rank(out, lo, hi, rank_k)
+
+        def rank_at(i):
+            """Rank ``i`` of the lane's ascending ranks (i64)."""
+            if tensors == 3:
+                return _c(kth[i])
+            return b.load(b.gep(wanted, [_c(i)], source_etype=I64), typ=I64)
+
+        def select_in_turn(out, numbers):
+            """Each rank in ascending order in ``[the one before + 1, numbers)``."""
             lo = self.local(b, _c(0))
-            for rank_k in kth:
-                with b.if_then(b.icmp_signed("<", _c(rank_k), numbers)):
-                    range_args = [out.keys, out.pos, b.load(lo, typ=I64), numbers, _c(rank_k)]
-                    strided_args = [*range_args, out.stride, out.pos_stride]
-                    if len(versions) == 1:
-                        b.call(selects[versions[0]], range_args if versions[0] else strided_args)
-                    else:
-                        with b.if_else(contiguous) as (yes, no):
-                            with yes:
-                                b.call(selects[True], range_args)
-                            with no:
-                                b.call(selects[False], strided_args)
-                    b.store(_c(rank_k + 1), lo)
+
+            def one(t):
+                rank_k = b.load(b.gep(wanted, [t], source_etype=I64), typ=I64) if tensors == 4 else (
+                    b.load(b.gep(static_ranks, [_c(0), t]), typ=I64))
+                inside = b.and_(b.icmp_signed(">=", rank_k, b.load(lo, typ=I64)),
+                                b.icmp_signed("<", rank_k, numbers))
+                with b.if_then(inside):
+                    select_rank(out, b.load(lo, typ=I64), numbers, rank_k)
+                    b.store(b.add(rank_k, _c(1)), lo)
+
+            emit_loop(b, _c(len(kth) if tensors == 3 else kth), one, unroll=False, vectorize=False)
+
+        static_ranks = None
+        if tensors == 3 and len(kth) > BISECT_UP_TO:
+            table = ll.ArrayType(I64, len(kth))
+            static_ranks = ll.GlobalVariable(self.module, table, f"{self.name}_kth")
+            static_ranks.global_constant = True
+            static_ranks.linkage = "internal"
+            static_ranks.initializer = ll.Constant(table, [_c(k) for k in kth])
 
         emit_loop(b, b.sub(end, first), one_lane, unroll=False, vectorize=False)
         b.ret_void()
         return fn
+
+    def load_ranks(self, b, ranks, stride, wanted, count: int) -> None:
+        """The ``count`` ranks at ``ranks`` (an element stride apart) into ``wanted``, in
+        ascending order (insertion sort: a lane reads a few)."""
+        def load(t):
+            at = b.gep(ranks, [b.mul(t, stride)], inbounds=True, source_etype=I64)
+            b.store(b.load(at, typ=I64), b.gep(wanted, [t], source_etype=I64))
+
+        emit_loop(b, _c(count), load, unroll=False, vectorize=False)
+
+        def insert(t):
+            i = b.add(t, _c(1))
+            v = b.load(b.gep(wanted, [i], source_etype=I64), typ=I64)
+            j = self.local(b, i)
+
+            def go_on():
+                at = b.load(j, typ=I64)
+                above = b.icmp_signed(">", at, _c(0))
+                before = b.load(b.gep(wanted, [b.select(above, b.sub(at, _c(1)), at)], source_etype=I64),
+                                typ=I64)
+                return b.and_(above, b.icmp_signed(">", before, v))
+
+            def shift():
+                at = b.load(j, typ=I64)
+                before = b.sub(at, _c(1))
+                b.store(b.load(b.gep(wanted, [before], source_etype=I64), typ=I64),
+                        b.gep(wanted, [at], source_etype=I64))
+                b.store(before, j)
+
+            self.loop_while(b, go_on, shift)
+            b.store(v, b.gep(wanted, [b.load(j, typ=I64)], source_etype=I64))
+
+        emit_loop(b, _c(count - 1), insert, unroll=False, vectorize=False)
+
+    def copy_in_ints(self, b, src, src_stride, out, n: ll.Value) -> tuple[ll.Value, ll.Value]:
+        """Copy the lane of ints at ``src`` into ``out`` (None: only read the first ``n``); its
+        smallest element and its span (largest - smallest, unsigned, as i64), found on the
+        way. A lane's span is at least that of its first elements."""
+        first = b.load(src, typ=self.elem)
+        least, most = self.local(b, first), self.local(b, first)
+
+        def copy(i):
+            v = b.load(b.gep(src, [b.mul(i, src_stride)], inbounds=True, source_etype=self.elem),
+                       typ=self.elem)
+            if out is not None:
+                out.put(i, v)
+            low, high = b.load(least, typ=self.elem), b.load(most, typ=self.elem)
+            b.store(b.select(self.less(b, v, low), v, low), least)
+            b.store(b.select(self.less(b, high, v), v, high), most)
+
+        emit_loop(b, n, copy, unroll=out is not None)
+        low = b.load(least, typ=self.elem)
+        span = b.sub(b.load(most, typ=self.elem), low)  # as unsigned: fits the width
+        return low, span if self.elem.width == 64 else b.zext(span, I64)
+
+    @staticmethod
+    def counting_wins(b, span, n) -> ll.Value:
+        """i1: counting sort the lane (a span below its length and below the counters; a
+        length that an i32 counter holds)."""
+        fits = b.and_(b.icmp_unsigned("<", span, n), b.icmp_unsigned("<", span, _c(COUNT_SLOTS)))
+        return b.and_(fits, b.icmp_unsigned("<", n, _c(1 << 31)))
+
+    def counting_sort(self, b, out, n, smallest, span, counts) -> None:
+        """The lane ``out`` (ints within ``smallest + [0, span]``) sorted in place by counting
+        each value, then writing each as often as it occurred: sorted meets every rank."""
+        slots = b.add(span, _c(1))
+        memset = self.module.declare_intrinsic("llvm.memset", [PTR, I64])
+        b.call(memset, [counts, ll.Constant(ll.IntType(8), 0), b.mul(slots, _c(4)), ll.Constant(I1, 0)])
+
+        def slot_of(v):
+            offset = b.sub(v, smallest)
+            return offset if self.elem.width == 64 else b.zext(offset, I64)
+
+        def count(i):
+            at = b.gep(counts, [slot_of(out.get(i))], inbounds=True, source_etype=I32)
+            b.store(b.add(b.load(at, typ=I32), ll.Constant(I32, 1)), at)
+
+        emit_loop(b, n, count, vectorize=False)
+        written = self.local(b, _c(0))
+        last = b.sub(n, _c(1))
+
+        def write(slot):
+            value = b.add(smallest, slot if self.elem.width == 64 else b.trunc(slot, self.elem))
+            times = b.zext(b.load(b.gep(counts, [slot], inbounds=True, source_etype=I32), typ=I32), I64)
+            start = b.load(written, typ=I64)
+            # the first FILL_AHEAD copies without a branch on the count (a count of 0-3 would
+            # mispredict): any beyond the slot's own are overwritten by the slots after it,
+            # and the last slot (the largest element's) is not empty, so none stays; clamped
+            # into the lane.
+            for j in range(FILL_AHEAD):
+                out.put(b.select(b.icmp_signed("<", b.add(start, _c(j)), last), b.add(start, _c(j)), last),
+                        value)
+            with b.if_then(b.icmp_signed(">", times, _c(FILL_AHEAD))):
+                emit_loop(b, b.sub(times, _c(FILL_AHEAD)),
+                          lambda j: out.put(b.add(b.add(start, _c(FILL_AHEAD)), j), value), unroll=False)
+            b.store(b.add(start, times), written)
+
+        emit_loop(b, slots, write, unroll=False, vectorize=False)
 
     def copy_in(self, b, src, src_stride, out, n: ll.Value) -> ll.Value:
         """Copy the lane at ``src`` into ``out`` (and each element's position), a float's NaNs

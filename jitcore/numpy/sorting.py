@@ -5,7 +5,8 @@
 ``partition``, ``argpartition``, ``median`` and ``quantile``/``percentile`` at a constant ``q``
 select the ranks they read (``array.partition``: a quickselect per lane,
 ``codegen/cpu/sort_select.py``) instead of sorting; the nan-forms and a traced ``q`` read ranks
-known only when the function runs, and sort.
+known only when the function runs (each lane's count of numbers, the q's values), computed
+then and selected there too (``array.partition_at``: the ranks an operand).
 
 Sorting is the compiled ``array.sort``/``array.argsort`` (a stable merge sort per lane, see
 ``passes/kernelize/sort.py``): every ``kind`` gives the stable order, which is what NumPy's
@@ -130,14 +131,6 @@ def _lanes_last(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
     x = prims.reshape(x, (*(a.shape[d] for d in kept), lane))
     keep_shape = tuple(1 if d in axes else a.shape[d] for d in range(a.ndim))
     return x, keep_shape
-
-
-def _sorted_lanes(a: Tracer, axis, name: str) -> tuple[Tracer, tuple[int, ...]]:
-    """``_lanes_last``'s lanes sorted (NaN last), refused when empty as NumPy's order
-    statistics refuse them."""
-    x, keep_shape = _lanes_last(a, axis, name)
-    _refuse_empty(x.shape[-1], name)
-    return prims.sort(x, x.ndim - 1), keep_shape
 
 
 def _refuse_empty(n: int, name: str) -> None:
@@ -365,12 +358,14 @@ def _empty_lanes(x: Tracer, dtype, keep_shape: tuple[int, ...] | None):
 
 
 def _nan_lanes(a: Tracer, axis, name: str):
-    """The lanes of ``a`` sorted (NaN last), how many non-NaN values each has (int64), and the
-    ``keepdims`` shape: NumPy's nan order statistics are the plain ones of each lane without its
-    NaNs, which are the first ``count`` sorted values. (Callers answer empty arrays first.)"""
-    s, keep_shape = _sorted_lanes(a, axis, name)
-    count = np.sum(~np.isnan(s), axis=-1, dtype=np.int64)
-    return s, count, keep_shape
+    """``_lanes_last``'s lanes of ``a`` (not empty), how many non-NaN values each holds
+    (int64), and the ``keepdims`` shape: NumPy's nan order statistics are the plain ones of
+    each lane without its NaNs, which selection puts last. (Callers answer empty arrays
+    first.)"""
+    x, keep_shape = _lanes_last(a, axis, name)
+    _refuse_empty(x.shape[-1], name)
+    count = np.sum(~np.isnan(x), axis=-1, dtype=np.int64)
+    return x, count, keep_shape
 
 
 def _take_lanes(s: Tracer, i: Tracer) -> Tracer:
@@ -434,14 +429,21 @@ def _result_dtype(a: Tracer, user_q, method: str, name: str) -> np.dtype:
         raise JitTypeError(f"{e} (at {user_location()})") from None
 
 
-def _lane_quantiles(s: Tracer, count: Tracer, no_value: Tracer, keep_shape, q, method: str,
-                    dtype: np.dtype, keepdims: bool):
-    """Quantiles ``q`` (constant or traced, any shape) of each sorted lane's first ``count``
-    values (int64, per lane or one for all), NaN where ``no_value``; every q at once, along a
-    new last axis: one gather per neighbour, whatever the number of q. NumPy's shape: q's
-    first."""
+def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype: np.dtype,
+                    keepdims: bool, skip_nan: bool):
+    """Quantiles ``q`` (constant or traced, any shape) of each lane of ``x`` (its last axis,
+    not empty): ``skip_nan``, of its ``count`` non-NaN values (int64 per lane), NaN where it
+    has none; else of its whole length ``count`` (one for all), NaN where it holds NaN:
+    the lanes partitioned at every q's neighbours, ranks found when the function runs
+    (``array.partition_at``), then one gather per neighbour, whatever the number of q. NumPy's
+    shape: q's first."""
     lanes = count[..., None]
     lo_i, hi_i, gamma = _lane_positions(lanes, np.reshape(q, (-1,)).astype(np.float64), method)
+    plain = not skip_nan  # a NaN sorts last: the last place tells a lane holding one
+    wanted = [lo_i, hi_i] if gamma is not None else [lo_i]
+    if plain and x.dtype.kind == "f":
+        wanted.append(count - 1)
+    s = _selected_at(x, wanted)
     if gamma is None:
         value = prims.convert(_take_lanes(s, lo_i), dtype)
     else:  # NumPy's _lerp with a weight per lane
@@ -450,6 +452,7 @@ def _lane_quantiles(s: Tracer, count: Tracer, no_value: Tracer, keep_shape, q, m
         lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
         one = np.ones((), dtype)
         value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
+    no_value = (np.isnan(s[..., -1]) if x.dtype.kind == "f" else None) if plain else count == 0
     if no_value is not None:
         value = np.where(no_value[..., None], np.array(np.nan, dtype), value)
     value = np.moveaxis(value, -1, 0)  # the q first, as NumPy puts them
@@ -459,15 +462,23 @@ def _lane_quantiles(s: Tracer, count: Tracer, no_value: Tracer, keep_shape, q, m
     return value if q.ndim or keepdims else as_scalar(value)
 
 
+def _selected_at(x: Tracer, ranks: list) -> Tracer:
+    """The lanes ``x`` (last axis) partitioned at the int64 ``ranks`` (each per lane, or one
+    for all; along their last axis), which the function finds when it runs."""
+    parts = [np.reshape(r, r.shape if r.ndim else (1,)) for r in ranks]
+    parts = [np.broadcast_to(r, (*x.shape[:-1], r.shape[-1])) for r in parts]
+    return prims.partition_at(x, x.ndim - 1, np.concatenate(parts, axis=-1))
+
+
 def _traced_q_quantile(a, q: Tracer, axis, method: str, keepdims: bool, name: str, user_q):
     """``quantile``/``percentile`` at a traced ``q`` (already over 100 for percentile): the
     positions are computed when the function runs, as ``nanquantile``'s are per lane."""
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    s, keep_shape = _sorted_lanes(a, axis, name)
-    count = prims.constant(s.owner_trace, np.int64(s.shape[-1]), np.dtype(np.int64))
-    no_value = np.isnan(s[..., -1]) if s.dtype.kind == "f" else None  # a NaN sorts last
-    return _lane_quantiles(s, count, no_value, keep_shape, q, method, dtype, keepdims)
+    x, keep_shape = _lanes_last(a, axis, name)
+    _refuse_empty(x.shape[-1], name)
+    count = prims.constant(x.owner_trace, np.int64(x.shape[-1]), np.dtype(np.int64))
+    return _lane_quantiles(x, count, keep_shape, q, method, dtype, keepdims, skip_nan=False)
 
 
 def _nan_quantile(a, q, axis, method: str, keepdims: bool, name: str, user_q):
@@ -480,8 +491,8 @@ def _nan_quantile(a, q, axis, method: str, keepdims: bool, name: str, user_q):
         return _quantile(a, q, axis, method, keepdims, plain, user_q)
     _check_method(method, name)
     dtype = _result_dtype(a, user_q, method, name)
-    s, count, keep_shape = _nan_lanes(a, axis, name)
-    return _lane_quantiles(s, count, count == 0, keep_shape, q, method, dtype, keepdims)
+    x, count, keep_shape = _nan_lanes(a, axis, name)
+    return _lane_quantiles(x, count, keep_shape, q, method, dtype, keepdims, skip_nan=True)
 
 
 @implements(np.nanquantile)
@@ -525,8 +536,9 @@ def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
     _unsupported_extras("nanmedian", out, None, None)
     if a.size == 0:  # NumPy's answer for an empty array: its nanmean
         return np.nanmean(a, axis=axis, keepdims=keepdims)
-    s, count, keep_shape = _nan_lanes(a, axis, "nanmedian")
+    x, count, keep_shape = _nan_lanes(a, axis, "nanmedian")
     h = count // 2
+    s = _selected_at(x, [np.stack([h - 1, h], axis=-1)])
     high = _at(s, h)
     low = _at(s, h - 1)
     two = np.array(2, a.dtype)

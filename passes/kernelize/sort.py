@@ -440,6 +440,10 @@ RADIX_FROM = 2048  # lanes at least this long sort by radix; shorter ones merge 
 # lanes by a sorting network instead of this kernel's loops): measured faster than the radix
 # routines at 4096 and 8192 for every width, slower at 10^4 (docs/performance.md, sort32).
 LANES_UP_TO = 8192
+# ... and sorts (not argsorts) of 32-bit keys up to this long: lanes of 10^4 and 16384 float32
+# and int32 measured 1.4-2.4x less CPU by the network (padded to 16384) than by the radix
+# routines; 64-bit keys and argsorts even or worse (docs/performance.md, sort34).
+LANES_UP_TO_32 = 16384
 # ... when the sort holds at least this many elements (at the traced shape): the network's code
 # takes 0.15-0.2 s more to compile than these loops, which sort a thousand elements in tens of
 # microseconds (a sort of 20 floats compiled in 0.19 s by the network, 0.05 s by the loops).
@@ -457,15 +461,18 @@ def _key_bits(t: ScalarType) -> int:
     return 8 if t.is_bool else t.bitwidth
 
 
-def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp) -> kernel.GenericOp:
+def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgPartitionOp
+         | array.PartitionAtOp) -> kernel.GenericOp:
     """A sort's kernel; a partition's is the full sort (which meets its contract) by merges,
-    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead."""
+    marked for ``codegen/cpu/sort_select.py`` to select its ranks instead (``partition_at``:
+    its ranks operand then the kernel's last operand, which only that code reads)."""
     x = op.operands[0]
     shape, axis = x.type.shape, op.axis
     n = shape[axis]
     outer_dims = [d for d in range(len(shape)) if d != axis]
     outer_shape = tuple(shape[d] for d in outer_dims)
-    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp))
+    selects = isinstance(op, (array.PartitionOp, array.ArgPartitionOp, array.PartitionAtOp))
+    run_time_ranks = isinstance(op, array.PartitionAtOp)
     radix = n >= RADIX_FROM and not selects
     key_bits = _key_bits(x.type.element)
     passes = -(-key_bits // digit_bits(key_bits))
@@ -482,6 +489,11 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
+    longest = LANES_UP_TO_32 if key_bits == 32 and not with_positions else LANES_UP_TO
+    network = 1 < n <= longest and lanes * n >= NETWORK_FROM
+    selected = selects and not (network and n <= LANES_UP_TO and lanes >= NETWORK_LANES)
+    if run_time_ranks and selected:
+        kb.indexed_input(op.operands[1])
     outer = [kb.index(d) for d in range(len(outer_dims))]
     lane = _Lane(outer, axis, n)
     lane.key_bits = key_bits
@@ -511,10 +523,12 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
                      indexed_results=list(range(len(result_types))))
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
-    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
-    if selects and not (network and lanes >= NETWORK_LANES):  # codegen/cpu/sort_select.py
+    if selected:  # codegen/cpu/sort_select.py
         generic.attributes["select_axis"] = axis
-        generic.attributes["select_kth"] = tuple(op.kth)
+        if run_time_ranks:  # how many ranks each lane has
+            generic.attributes["select_ranks"] = op.operands[1].type.shape[-1]
+        else:
+            generic.attributes["select_kth"] = tuple(op.kth)
     elif network:  # codegen/cpu/sort_lanes.py: a network
         generic.attributes["sort_lanes_axis"] = axis
     return generic
@@ -551,4 +565,5 @@ def searchsorted(op: array.SearchSortedOp) -> kernel.GenericOp:
 
 
 RULES = {array.SortOp: sort, array.ArgSortOp: sort, array.PartitionOp: sort, array.ArgPartitionOp: sort,
+         array.PartitionAtOp: sort,
          array.SearchSortedOp: searchsorted}

@@ -252,14 +252,15 @@ def test_control_flow_and_scans(tmp_path):
 @needs_ptxas
 def test_sorting_and_linalg(tmp_path):
     """The other op families, whose kernels run in order on one thread (sort, argsort,
-    searchsorted, median; det and solve by LU): PTX that assembles, so the backend takes every
-    function the CPU does (no GPU schedules of their own yet)."""
+    searchsorted, median, nanmedian at ranks found when it runs; det and solve by LU): PTX that
+    assembles, so the backend takes every function the CPU does (no GPU schedules of their own
+    yet)."""
     a = X32[:5, :5].astype(np.float64) + 5 * np.eye(5)
 
     def f(x, m, v):
         s = np.sort(x, axis=1)
         return (s, np.argsort(x[0]), np.searchsorted(s[0], x[1]), np.median(x, axis=0),
-                np.linalg.det(m), np.linalg.solve(m, v))
+                np.nanmedian(x, axis=1), np.linalg.det(m), np.linalg.solve(m, v))
 
     check_family(f, (X32, a, a[0]), tmp_path, {"serial"})
 

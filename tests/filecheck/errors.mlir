@@ -64,3 +64,13 @@
   %0 = "array.neg"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
   "func.return"(%0) : (tensor<4xf32>) -> ()
 }) {function_type = (tensor<4xf32>) -> tensor<4xf32>, sym_name = "fuse_without_kernelize"} : () -> ()
+
+// -----
+// array.partition_at's ranks must have a row per lane (the operand's shape without the axis).
+// RUN: kernelize
+// CHECK-ERROR: 'array.partition_at' op needs int64 ranks of shape (3,) followed by the ranks' count
+"func.func"() ({
+^bb0(%arg0: tensor<3x50xf64>, %arg1: tensor<50x4xi64>):
+  %0 = "array.partition_at"(%arg0, %arg1) {axis = 1} : (tensor<3x50xf64>, tensor<50x4xi64>) -> tensor<3x50xf64>
+  "func.return"(%0) : (tensor<3x50xf64>) -> ()
+}) {function_type = (tensor<3x50xf64>, tensor<50x4xi64>) -> tensor<3x50xf64>, sym_name = "partition_at_ranks_per_lane"} : () -> ()

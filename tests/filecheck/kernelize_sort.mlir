@@ -91,3 +91,16 @@
   %0 = "array.searchsorted"(%arg0, %arg1) {side = "left"} : (tensor<8xi32>, tensor<4xi32>) -> tensor<4xi64>
   "func.return"(%0) : (tensor<4xi64>) -> ()
 }) {function_type = (tensor<8xi32>, tensor<4xi32>) -> tensor<4xi64>, sym_name = "search"} : () -> ()
+
+// -----
+// array.partition_at: the full sort's kernel (its contract's reference), with the ranks as a
+// last indexed operand that only codegen/cpu/sort_select.py reads, marked with how many ranks
+// a lane has (select_ranks) in place of constant ranks (select_kth).
+// RUN: kernelize
+// CHECK:      "kernel.generic"(%arg0, %arg1) ({
+// CHECK:      }) {copy_inputs = [0, 0], domain = [3], indexed = [0, 1, 2, 3], {{.*}} select_axis = 1, select_ranks = 4}
+"func.func"() ({
+^bb0(%arg0: tensor<3x50xf64>, %arg1: tensor<3x4xi64>):
+  %0 = "array.partition_at"(%arg0, %arg1) {axis = 1} : (tensor<3x50xf64>, tensor<3x4xi64>) -> tensor<3x50xf64>
+  "func.return"(%0) : (tensor<3x50xf64>) -> ()
+}) {function_type = (tensor<3x50xf64>, tensor<3x4xi64>) -> tensor<3x50xf64>, sym_name = "partition_at_rows"} : () -> ()

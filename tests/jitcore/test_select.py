@@ -1,4 +1,6 @@
-"""np.partition, np.argpartition, median and quantiles by selection (``codegen/cpu/sort_select.py``)
+"""np.partition, np.argpartition, median and quantiles by selection (``codegen/cpu/sort_select.py``;
+the nan-forms and a traced q at ranks found when the function runs, ints counted where their
+span is small)
 against NumPy: the partition contract (the kth element where sorting puts it, none after it
 before it, none before it after it, NaN last; argpartition's positions a permutation that
 partitions), not NumPy's arrangement of the other elements, which is its introselect's; medians
@@ -132,6 +134,117 @@ def test_median_and_quantiles_equal_numpys(n, pattern, seed, dtype):
     for got, want in zip(jc.jit(stats)(a), stats(a)):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want, f"{dtype} {pattern} n={n} seed={seed}")
+
+
+INT_DTYPES = [np.dtype(t) for t in ("i8", "i4", "u2", "i1", "u8")]
+
+
+def _int_partitions(*lanes):
+    return tuple(np.partition(x, KTH, axis=-1) for x in lanes)
+
+
+INT_PARTITIONS = jc.jit(_int_partitions)
+
+
+def int_lane(dtype: np.dtype, n: int, span: int, seed: int) -> np.ndarray:
+    """``n`` ints of ``dtype`` whose largest less smallest is ``span`` (clipped to the dtype's
+    range; both ends present), shuffled."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    span = min(span, int(info.max) - int(info.min))
+    low = int(info.min) + int(rng.integers(0, int(info.max) - int(info.min) - span + 1, dtype=np.uint64))
+    values = low + rng.integers(0, span + 1, n, dtype=np.uint64).astype(object)
+    values[:2] = (low, low + span)
+    return rng.permutation(np.array(values.tolist(), dtype=dtype))
+
+
+@settings(max_examples=examples(8, ci=4), deadline=None)  # ci: one compile, then ~ms a length
+@given(n=st.integers(301, 40000), seed=st.integers(0, 2**16),
+       spans=st.lists(st.sampled_from(("third", "length-1", "length", "slots-1", "slots", "whole")),
+                      min_size=2, max_size=2))
+def test_int_lanes_counted_or_selected(n, seed, spans):
+    """Rows of ints whose spans lie on either side of the counting sort's limits (below the
+    lane's length and below ``COUNT_SLOTS``; the whole range of the dtype), one row each way:
+    each row is counted or selected on its own, and partitioned either way."""
+    span_of = {"third": n // 3, "length-1": n - 1, "length": n, "slots-1": sort_select.COUNT_SLOTS - 1,
+               "slots": sort_select.COUNT_SLOTS, "whole": 2**64}
+    lanes = [np.stack([int_lane(dt, n, span_of[s], seed + i) for i, s in enumerate(spans)])
+             for dt in INT_DTYPES]
+    for dt, x, part in zip(INT_DTYPES, lanes, INT_PARTITIONS(*lanes)):
+        assert_partitioned(part, x, KTH, f"{dt} {spans} n={n} seed={seed}")
+
+
+METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf",
+           "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
+           "weibull", "median_unbiased", "normal_unbiased")
+NAN_LANE = 37
+
+
+def nan_lanes(dtype: np.dtype, seed: int) -> np.ndarray:
+    """38 lanes of 37 values in the patterns (specials too), lane i holding i NaNs: every
+    count of numbers a lane can have, 0 and 1 included, at one shape (one compile)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for nans in range(NAN_LANE + 1):
+        x = lane(dtype, NAN_LANE, PATTERNS[nans % len(PATTERNS)], seed + nans)
+        x[rng.permutation(NAN_LANE)[:nans]] = np.nan
+        rows.append(x)
+    return np.stack(rows)
+
+
+def _order_statistics(method: str):
+    def stats(a, q):
+        return (np.nanquantile(a, q, axis=1, method=method), np.quantile(a, q, axis=1, method=method),
+                np.nanmedian(a, axis=1), np.nanpercentile(a[3], q * 100, method=method))
+    return stats
+
+
+ORDER_STATISTICS = {m: jc.jit(_order_statistics(m)) for m in METHODS}
+
+
+@settings(max_examples=examples(13, ci=2), deadline=None)  # ci: 2-3 s a method and dtype (a compile)
+@given(method=st.sampled_from(METHODS), seed=st.integers(0, 2**16),
+       dtype=st.sampled_from([np.dtype("f8"), np.dtype("f4")]),
+       q=st.lists(st.sampled_from([0.0, 1.0, 0.5]) | st.floats(0, 1), min_size=4, max_size=4))
+def test_nan_quantiles_and_a_traced_q_select_per_lane(method, seed, dtype, q):
+    """nanquantile, nanpercentile, nanmedian and quantile at a traced q select the ranks each
+    lane's count of numbers asks for when the function runs (``array.partition_at``): equal to
+    NumPy's for every method, lanes of 0..37 numbers (a zero's sign at a rank is each
+    algorithm's own choice among equal elements, and not compared)."""
+    a, qs = nan_lanes(dtype, seed), np.array(q)
+    want = _order_statistics(method)(a, qs)
+    for got, expected in zip(ORDER_STATISTICS[method](a, qs), want):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected, f"{method} {dtype} q={q} seed={seed}")
+
+
+def test_run_time_ranks_in_any_order_repeated_or_outside():
+    """``partition_at``'s ranks per lane: unsorted, repeated, negative and past the lane (those
+    ask for nothing); float lanes with NaN, int lanes counted or selected, a strided view."""
+    from jitcore import primitives as prims
+
+    rng = np.random.default_rng(5)
+    floats = np.stack([lane(np.dtype("f8"), 300, p, i) for i, p in enumerate(PATTERNS)])
+    ints = np.stack([int_lane(np.dtype("i8"), 300, span, i) for i, span in enumerate((50, 10**6) * 4)])
+    ranks = rng.integers(-3, 303, (len(PATTERNS), 9))
+    ranks[:, 4] = ranks[:, 3]
+    f = jc.jit(lambda x, y, r: (prims.partition_at(x, 1, r), prims.partition_at(y[:, ::-1], 1, r)))
+    for x, part in zip((floats, ints[:, ::-1]), f(floats, ints, ranks)):
+        for row, got, wanted in zip(x, part, ranks):
+            asked = sorted({int(k) for k in wanted if 0 <= k < 300})
+            assert_partitioned(got, row, asked, f"{x.dtype} {wanted}")
+
+
+def test_more_ranks_than_bisected_are_selected_in_turn():
+    """Over ``BISECT_UP_TO`` ranks a lane, constant (a table) or found when the function runs
+    (45 q: 90 neighbours), select one after another."""
+    a = np.stack([lane(np.dtype("f8"), 700, p, 9) for p in ("specials", "random", "few")])
+    kth = list(range(0, 700, 7))
+    q = np.linspace(0, 1, 45)
+    assert len(kth) > sort_select.BISECT_UP_TO and 2 * len(q) > sort_select.BISECT_UP_TO
+    part, nan_q = jc.jit(lambda x, q: (np.partition(x, kth), np.nanquantile(x, q, axis=1)))(a, q)
+    assert_partitioned(part, a, kth, "constant ranks")
+    np.testing.assert_array_equal(nan_q, np.nanquantile(a, q, axis=1))
 
 
 @pytest.fixture

@@ -124,3 +124,18 @@ def test_short_lanes_sort_in_the_network():
     assert "_network" in text and "_group" in text
     text = jc.jit(lambda a: np.sort(a)).lower(np.zeros(3000)).as_text("llvm")
     assert "_network" not in text
+
+
+def test_lanes_of_32_bit_keys_up_to_16384_sort_in_the_network():
+    """Sorts of float32 and int32 lanes longer than 8192 (up to ``LANES_UP_TO_32``) pad to
+    16384 rows in the network, special values and NaN bits in place; their argsort stays
+    radix (and is checked too)."""
+    n = sort_kernels.LANES_UP_TO + 1 + 3000
+    floats, ints = _lanes(np.dtype(np.float32), 17, n, 3), _lanes(np.dtype(np.int32), 17, n, 4)
+    both = jc.jit(lambda a, b: (np.sort(a), np.sort(b), np.argsort(a)))
+    got_floats, got_ints, order = both(floats, ints)
+    assert "_network" in both.lower(floats, ints).as_text("llvm")
+    expected = np.sort(floats, kind="stable")
+    assert np.array_equal(got_floats.view(np.uint32), expected.view(np.uint32))
+    np.testing.assert_array_equal(got_ints, np.sort(ints))
+    np.testing.assert_array_equal(order, np.argsort(floats, kind="stable"))

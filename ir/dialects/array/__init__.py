@@ -87,6 +87,7 @@ from jitcore.ir.dialects.array.shape import (  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.sort import (  # noqa: F401  (re-exported)
     ArgPartitionOp,
     ArgSortOp,
+    PartitionAtOp,
     PartitionOp,
     SearchSortedOp,
     SortOp,

@@ -1,5 +1,6 @@
 """Sorting in the ``array`` dialect: ``sort`` and ``argsort`` along one axis, and
-``searchsorted`` (binary search in a sorted 1-d array).
+``searchsorted`` (binary search in a sorted 1-d array); ``partition``/``argpartition`` at constant
+ranks and ``partition_at`` at ranks per lane known when the function runs.
 
 ``array.sort {axis}`` returns the operand with each 1-d lane along ``axis`` in ascending order;
 ``array.argsort {axis}`` returns, in int64, the positions that order each lane. Both are
@@ -106,6 +107,39 @@ class ArgPartitionOp(_PartitionFamily):
 
     def expected_type(self) -> TensorType:
         return TensorType(self.operands[0].type.shape, i64)
+
+
+class PartitionAtOp(ArrayOp):
+    """``array.partition_at {axis}`` of ``x`` and int64 ``ranks`` (``x``'s shape without
+    ``axis``, then one more dim of K): each lane of ``x`` along ``axis`` partitioned at each of
+    its own K ranks, values known only when the function runs (a rank outside ``0..n-1`` asks
+    for nothing; ranks may repeat and come in any order), NaN last: the order statistics of
+    per-lane counts (``nanmedian``, ``nanquantile``) and of a traced ``q``. The full stable sort
+    meets it, and is what folding and the kernel's loops give; the CPU backend selects."""
+
+    name = "array.partition_at"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (2, 1)
+    axis = attr(of(int))
+
+    def check(self) -> None:
+        x, ranks = (v.type for v in self.operands)
+        if not 0 <= self.axis < x.rank:
+            self.fail(f"needs an 'axis' in 0..{x.rank - 1} (the operand has rank {x.rank})")
+        if x.element.is_complex:
+            self.fail("cannot sort complex numbers")
+        outer = tuple(d for k, d in enumerate(x.shape) if k != self.axis)
+        if ranks.element != i64 or ranks.rank != x.rank or ranks.shape[:-1] != outer:
+            self.fail(f"needs int64 ranks of shape {outer} followed by the ranks' count")
+        if self.result_type != x:
+            self.fail(f"must return {x}")
+
+    def fold(self, constants):
+        arr = constant_array(constants[0])
+        if arr is None or arr.size > FOLD_LIMIT:
+            return None
+        return [DenseAttr(np.sort(arr, axis=self.axis, kind="stable"), self.result_type)]
 
 
 class SearchSortedOp(ArrayOp):
