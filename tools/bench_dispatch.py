@@ -10,9 +10,9 @@ by batch, so all see the same load; each row is the minimum and the median over 
 in µs per call. To compare two checkouts, run this in each, in turn, a few times.
 
 Rows: ``f(x, y) = tanh(x * 2 + y)`` and ``g(x) = tanh(x * 2 + 1)`` on float32[8] (the native
-call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), and calls
-that take the Python path (keywords, Python scalars, strided arrays); NumPy's three ufuncs for
-``f`` and Numba's ``njit`` of it where Numba is installed.
+call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), calls
+with numbers (native too), and calls that take the Python path (keywords, strided arrays);
+NumPy's three ufuncs for ``f`` and Numba's ``njit`` of it where Numba is installed.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ def variants() -> dict:
         "jitcore f(xs, xs) (strided)": lambda: f(strided, strided),
         "jitcore g(x[::2]) (strided 1-d)": lambda: g(every_other),
         "jitcore x * 3 (a Python int)": lambda: scale(x, 3),
+        "jitcore x * np.float32(2) (a NumPy scalar)": lambda: scale(x, np.float32(2)),
         "numpy np.tanh(x * 2 + y)": lambda: np.tanh(x * 2 + y),
     }
     try:
