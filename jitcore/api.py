@@ -238,8 +238,11 @@ class JitFunction:
                 except KeyError:  # dropped meanwhile by another thread's compile
                     pass
                 if not kwargs and memo not in self._native_entries and native_call.AVAILABLE:
-                    numbers = native_call.numbers_key(args, known, int_class)
-                    self._offer_native(memo, known.executable, numbers)
+                    entry_key = native_call.entry_key(args, known, int_class)
+                    if entry_key is None:
+                        self._native_entries[memo] = None  # asked once: the Python path's call
+                    else:
+                        self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
         try:
             key, leaves, arrays, call = self._signature_key(args, kwargs)
@@ -291,18 +294,18 @@ class JitFunction:
                 if self._native_entries:
                     self._native_sync()
 
-    def _offer_native(self, short, executable, numbers_key=None) -> None:
-        """A cached signature on the short path (or, with ``numbers_key``, a memo's call with
-        numbers among its arguments): give it to the native call when it can run it (its second
-        cached call on: a function called once never compiles the dispatcher)."""
+    def _offer_native(self, short, executable, entry_key=None) -> None:
+        """A cached signature on the short path (or, with ``entry_key``, a memo's call with
+        numbers or strided arrays among its arguments): give it to the native call when it can
+        run it (its second cached call on: a function called once never compiles the dispatcher)."""
         with self._lock:
-            cached = self._fast_cache if numbers_key is None else self._memo
+            cached = self._fast_cache if entry_key is None else self._memo
             known = cached.get(short)
-            if short in self._native_entries or (known if numbers_key is None else
+            if short in self._native_entries or (known if entry_key is None else
                                                  getattr(known, "executable", None)) is not executable:
                 return
             live = sum(made is not None for made in self._native_entries.values())
-            key = short if numbers_key is None else numbers_key
+            key = short if entry_key is None else entry_key
             made = (native_call.entry(executable, key) if key is not None and live < native_call.MAX_ENTRIES
                     else None)
             self._native_entries[short] = None if made is None else (executable, made)

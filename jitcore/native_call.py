@@ -49,7 +49,7 @@ from jitcore.tracer import TRACING
 
 MAX_ENTRIES = 8  # signatures per function in its table; more go through the Python path
 ARRAY_TYPE = id(np.ndarray)
-C_CONTIGUOUS = 0x1  # NPY_ARRAY_C_CONTIGUOUS
+C_CONTIGUOUS, ALIGNED = 0x1, 0x100  # NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_ALIGNED
 METH_FASTCALL, METH_KEYWORDS = 0x80, 0x2  # CPython's calling-convention flags
 _WORD = ctypes.sizeof(ctypes.c_void_p)
 _NUMERIC = set("biufc?")
@@ -72,7 +72,8 @@ def _word(address: int) -> int:
 def _array_fields() -> dict | None:
     """Offsets of NumPy's ``PyArrayObject_fields`` (data, nd, dimensions, strides, base, descr,
     flags after the object header), checked field by field on arrays whose values are known."""
-    fields = dict(data=2 * _WORD, nd=3 * _WORD, dims=4 * _WORD, descr=7 * _WORD, flags=8 * _WORD)
+    fields = dict(data=2 * _WORD, nd=3 * _WORD, dims=4 * _WORD, strides=5 * _WORD, descr=7 * _WORD,
+                  flags=8 * _WORD)
     base = np.zeros((4, 6), np.float64)
     cases = [base, base[::2, 1::3], base.T, np.zeros((), np.float32), np.zeros((0, 3), np.int16),
              np.arange(5, dtype=np.uint8)]
@@ -82,8 +83,9 @@ def _array_fields() -> dict | None:
             return None
         if ctypes.c_int.from_address(at + fields["nd"]).value != a.ndim:
             return None
-        if a.ndim and tuple((ctypes.c_int64 * a.ndim).from_address(_word(at + fields["dims"]))) != a.shape:
-            return None
+        for name, expected in (("dims", a.shape), ("strides", a.strides)):
+            if a.ndim and tuple((ctypes.c_int64 * a.ndim).from_address(_word(at + fields[name]))) != expected:
+                return None
         if _word(at + fields["descr"]) != id(a.dtype):
             return None
         if bool(ctypes.c_int.from_address(at + fields["flags"]).value & C_CONTIGUOUS) != a.flags.c_contiguous:
@@ -216,6 +218,12 @@ AVAILABLE = _LAYOUT is not None
 SCALAR_TYPES = _scalar_types() if AVAILABLE else {}
 SCALAR = -1  # an argument's rank word in an entry for a number (its first word: the type)
 INT = -2  # ... for a Python int, converted, then the bounds of its signature's ints
+STRIDED = 1 << 32  # added to an array's rank word when its strides follow its extents
+
+
+class Strided(tuple):
+    """An entry key's shape for an array that is not C-contiguous: (shape, strides), matched
+    exactly (the kernel reads the strides from the array's header)."""
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
@@ -224,7 +232,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 #   [nargs, kernel address, descriptor words, buffers, 1 if the result is buffer 0 alone
 #    (else a tuple), status: the Python function that raises its error (0: no status words),
 #    the int64 dtype's address, 4 (the status words' extent), constants, constant words...,
-#    per argument: dtype address, rank, extents... (a number: its type's address, SCALAR),
+#    per argument: dtype address, rank, extents... (a number: its type's address, SCALAR;
+#    an int: int's address, INT, its bounds; a strided array: rank + STRIDED, extents, strides),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
 #    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
@@ -273,6 +282,13 @@ def entry(executable, key: tuple):
             continue
         dtype = _canonical(dtype)
         keep.append(dtype)
+        if isinstance(shape, Strided):  # only where the kernel takes this argument's strides
+            k = len(keep) - 4  # (keep: executable, raiser, int64, then one per argument)
+            if not plan.arg_strided[k] or k in executable._copy_args:
+                return None
+            shape, strides = shape
+            words += [id(dtype), STRIDED + len(shape), *shape, *strides]
+            continue
         words += [id(dtype), len(shape), *shape]
     for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
@@ -445,13 +461,17 @@ class _Emitter:
                 b.store(b.add(c, b.select(b.icmp_signed("==", nd, _c(INT)), _c(4), _c(2))), cursor)
             with array:
                 self.branch(b.icmp_unsigned("==", kind, self.address("ndarray")), "is_array", mismatch)
+                strided = b.icmp_signed(">=", nd, _c(STRIDED))
+                nd = b.select(strided, b.sub(nd, _c(STRIDED)), nd)
                 descr = b.ptrtoint(b.load(self.at(obj, layout["descr"], _ptr)), _i64)
                 rank = b.sext(b.load(self.at(obj, layout["nd"], _i32)), _i64)
                 flags = b.load(self.at(obj, layout["flags"], _i32))
                 zero = ir.Constant(_i32, 0)
                 contiguous = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, C_CONTIGUOUS)), zero)
+                aligned = b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, ALIGNED)), zero)
+                layout_ok = b.or_(contiguous, b.and_(strided, aligned))  # (unaligned: the Python path copies)
                 same = b.and_(b.and_(b.icmp_unsigned("==", descr, self.word(e, c)),
-                                     b.icmp_signed("==", rank, nd)), contiguous)
+                                     b.icmp_signed("==", rank, nd)), layout_ok)
                 self.branch(same, "header_same", mismatch)
                 dims = b.load(self.at(obj, layout["dims"], _wptr))
 
@@ -461,7 +481,16 @@ class _Emitter:
                                 mismatch)
 
                 self.loop(nd, extent)
-                b.store(b.add(c, b.add(nd, _c(2))), cursor)
+                with b.if_then(strided):  # the same strides, byte for byte
+                    steps = b.load(self.at(obj, layout["strides"], _wptr))
+
+                    def stride(d):
+                        expected = self.word(e, b.add(c, b.add(b.add(nd, d), _c(2))))
+                        self.branch(b.icmp_signed("==", b.load(b.gep(steps, [d])), expected), "stride_same",
+                                    mismatch)
+
+                    self.loop(nd, stride)
+                b.store(b.add(c, b.add(b.select(strided, b.add(nd, nd), nd), _c(2))), cursor)
 
     def arguments(self, e, args, nargs, desc) -> None:
         """The descriptor's argument words: an array's object (the kernel reads its header),
@@ -491,7 +520,9 @@ class _Emitter:
                     b.store(b.add(at, b.select(is_int, _c(4), _c(2))), c)
                 with array:
                     b.store(b.ptrtoint(obj, _i64), b.gep(desc, [k]))
-                    b.store(b.add(at, b.add(nd, _c(2))), c)
+                    strided = b.icmp_signed(">=", nd, _c(STRIDED))
+                    rank = b.select(strided, b.sub(nd, _c(STRIDED)), nd)
+                    b.store(b.add(at, b.add(b.select(strided, b.add(rank, rank), rank), _c(2))), c)
 
         self.loop(nargs, argument)
 
@@ -724,20 +755,20 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
         return b.alloca(ty)
 
 
-def numbers_key(args: tuple, known, int_class) -> tuple | None:
+def entry_key(args: tuple, known, int_class) -> tuple | None:
     """The entry key of a memo's call (``call_memo.Structure`` ``known``) whose leaves are its
-    positional arguments in order, C-contiguous arrays, numbers of ``SCALAR_TYPES`` that the
-    executable takes as their own dtype and ints it takes as int64 (``api.int_class``: the ints
-    of their signature); None for any other call."""
+    positional arguments in order: arrays (a strided one with its strides), numbers of
+    ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints it takes as int64
+    (``api.int_class``: the ints of their signature); None for any other call."""
     sources = known.sources
-    if not known.contiguous or len(sources) != len(args):
+    if len(sources) != len(args):
         return None
     key = []
     for i, (a, (where, dtype)) in enumerate(zip(args, sources)):
         if where != i:
             return None
         if dtype is None:
-            key += [a.dtype, a.shape]
+            key += [a.dtype, a.shape if a.flags.c_contiguous else Strided((a.shape, a.strides))]
         elif SCALAR_TYPES.get(type(a)) == dtype:
             key += [type(a), None]
         elif type(a) is int and dtype == _INT64 and -(2 ** 63) <= a < 2 ** 63:

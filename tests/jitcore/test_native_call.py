@@ -113,6 +113,22 @@ def test_numbers_outside_their_signature_take_the_python_path():
     assert native_calls(g) == before
 
 
+def test_strided_arguments_are_called_natively_with_their_strides():
+    f = jc.jit(lambda x, y: x * 2 - y)
+    base = np.arange(48, dtype=np.float64).reshape(6, 8)
+    for x, y in [(base[:, ::2], base[:, 1::2]), (base[::-1, ::-3], base[:, 2:5]), (base[1, ::2], 1.5)]:
+        warm(f, x, y)
+        before = native_calls(f)
+        np.testing.assert_array_equal(f(x, y), x * 2 - y)
+        assert native_calls(f) == before + 1
+    before = native_calls(f)
+    other = np.arange(72, dtype=np.float64).reshape(6, 12)[:, ::3]  # the same class, other strides
+    np.testing.assert_array_equal(f(other, base[:, 1::2]), other * 2 - base[:, 1::2])
+    raw = np.frombuffer(bytes(8 * 48 + 1), np.float64, 48, 1).reshape(6, 8)[:, ::2]  # unaligned
+    np.testing.assert_array_equal(f(raw, base[:, 1::2]), raw * 2 - base[:, 1::2])
+    assert native_calls(f) == before  # both on the Python path
+
+
 def test_calls_it_cannot_make_take_the_python_path():
     f = jc.jit(lambda x, y: x - y)
     x, y = np.arange(12.0).reshape(3, 4), np.ones((3, 4))
