@@ -31,6 +31,8 @@ SHIFTED = {
     "concatenate": lambda x: np.concatenate([x[3:], x[:3]]),
     "three-pieces": lambda x: np.concatenate([x[:2], x[5:], x[2:5]]),
     "pad": lambda x: np.pad(x, (2, 3)),
+    # reversed pieces (an rfft's mirror, conj(Z[(m - k) % m])): the clamp of a read of scale -1
+    "mirror": lambda x: np.concatenate([x[:1], x[:0:-1], x[:1]]),
 }
 
 
@@ -93,6 +95,20 @@ def test_in_bounds():
     strided = AffineExpr(0, 2, 1)  # 2 * d0 + 1: in [0, 10) for d0 in [0, 5)
     assert positions.in_bounds(strided, {0: (0, 5)}, 10)
     assert not positions.in_bounds(strided, {0: (0, 6)}, 10)
+    mirror = AffineExpr(0, -1, 9)  # 9 - d0: in [0, 10) for d0 in [0, 10)
+    assert positions.in_bounds(mirror, {0: (0, 10)}, 10)
+    assert not positions.in_bounds(mirror, {0: (0, 11)}, 10)
+    assert not positions.in_bounds(AffineExpr(0, -1, 10), {0: (0, 10)}, 10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scale=st.integers(-4, 4).filter(bool), offset=st.integers(-30, 30), size=st.integers(1, 12))
+def test_in_range_is_where_the_read_lies_inside(scale, offset, size):
+    """Each dim position of ``[lo, hi)``, and none outside, reads inside ``[0, size)``, for
+    forward and reversed (negative scale) reads alike."""
+    lo, hi = positions._in_range(AffineExpr(0, scale, offset), size)
+    inside = [p for p in range(-60, 60) if 0 <= scale * p + offset < size]
+    assert (lo, hi) == ((inside[0], inside[-1] + 1) if inside else (lo, lo))
 
 
 # -- max and min in any order, with the documented order's bits --------------------------------
