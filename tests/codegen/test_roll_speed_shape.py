@@ -66,6 +66,27 @@ def test_roll_on_any_split(n, shift, threads, chunk, axis):
     np.testing.assert_array_equal(got, fn(x))
 
 
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 60), cut=st.integers(0, 60), threads=st.sampled_from([1, 3]),
+       chunk=st.integers(1, 9), axis=st.sampled_from([0, 1]))
+def test_reversed_pieces_on_any_split(n, cut, threads, chunk, axis):
+    """Reversed pieces (negative-scale reads, unclamped inside their segments) between forward
+    ones, thread chunks cutting the segments anywhere: NumPy's bits, -0.0 and NaN included."""
+    cut = cut % n
+    x = rng.standard_normal((n, 4) if axis == 0 else (4, n))
+    x.flat[::5] = -0.0
+    x.flat[::7] = np.nan
+
+    def fn(x):
+        pick = (lambda s: x[s]) if axis == 0 else (lambda s: x[:, s])
+        pieces = [pick(slice(None, cut)), pick(slice(None, cut, -1)), pick(slice(None, None, -2))]
+        return np.concatenate(pieces, axis) * 2
+    with (mock.patch.object(runtime, "MIN_SPLIT_WORK", 0),
+          config.using(num_threads=threads, parallel_threshold=0, chunk_size=chunk)):
+        got = jc.jit(fn)(x)
+    np.testing.assert_array_equal(got, fn(x))
+
+
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(1, 40), low=st.integers(0, 7), high=st.integers(0, 7))
 def test_pad(n, low, high):
