@@ -69,12 +69,18 @@ def fold_position_test(op: Operation, known: dict[int, tuple[int, int]]) -> bool
 
 
 def _in_range(e: AffineExpr, size: int) -> tuple[int, int] | None:
-    """The positions ``[lo, hi)`` of ``e``'s dim at which ``e`` lies in ``[0, size)`` (a
-    positive scale), else None."""
-    if e.dim is None or e.scale <= 0:
+    """The positions ``[lo, hi)`` of ``e``'s dim at which ``e`` lies in ``[0, size)``, else
+    None (no dim, or a zero scale). A negative scale is a reversed read (``x[::-1]``, the
+    mirror of an rfft's recombination): the same interval, its ends swapped."""
+    if e.dim is None or e.scale == 0:
         return None
-    lo = -(e.offset // e.scale)  # ceil(-offset / scale)
-    hi = (size - 1 - e.offset) // e.scale + 1
+    if e.scale > 0:
+        lo = -(e.offset // e.scale)  # ceil(-offset / scale)
+        hi = (size - 1 - e.offset) // e.scale + 1
+    else:
+        step = -e.scale
+        lo = -((size - 1 - e.offset) // step)  # ceil((offset - size + 1) / step)
+        hi = e.offset // step + 1
     return lo, max(lo, hi)
 
 
@@ -84,7 +90,7 @@ def in_bounds(e: AffineExpr, known: dict[int, tuple[int, int]], size: int | None
         return False
     if e.dim is None:
         return 0 <= e.offset < size
-    if e.dim not in known or e.scale <= 0:
+    if e.dim not in known:
         return False
     lo, hi = known[e.dim]
     inside = _in_range(e, size)

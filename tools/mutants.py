@@ -287,6 +287,12 @@ MUTANTS = [
            "a split launch's chunks start at c*q + r: the first r positions are never computed "
            "and chunks overlap where the extent does not divide evenly",
            ("tests/codegen/test_threads_runtime.py",)),
+    Mutant("reversed-read-range-one-too-long", "codegen/positions.py",
+           "        hi = e.offset // step + 1",
+           "        hi = e.offset // step + 2",
+           "a reversed read (negative scale) counted inside one position past its last: its clamp "
+           "left out where it binds, a load one element before the operand",
+           ("tests/codegen/test_roll_speed_shape.py",)),
     Mutant("bucket-chunks-miss-their-first-bucket", "codegen/cpu/sort_buckets.py",
            'before = b.icmp_unsigned("<", start_of(mid), position)',
            'before = b.icmp_unsigned("<=", start_of(mid), position)',

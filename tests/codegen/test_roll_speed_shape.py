@@ -31,6 +31,8 @@ SHIFTED = {
     "concatenate": lambda x: np.concatenate([x[3:], x[:3]]),
     "three-pieces": lambda x: np.concatenate([x[:2], x[5:], x[2:5]]),
     "pad": lambda x: np.pad(x, (2, 3)),
+    # reversed pieces (an rfft's mirror, conj(Z[(m - k) % m])): the clamp of a read of scale -1
+    "mirror": lambda x: np.concatenate([x[:1], x[:0:-1], x[:1]]),
 }
 
 
@@ -58,6 +60,27 @@ def test_roll_on_any_split(n, shift, threads, chunk, axis):
     """Thread chunks cut across the segments anywhere: each chunk runs its part of each."""
     x = rng.standard_normal((n, 4) if axis == 0 else (4, n)).astype(np.float32)
     fn = lambda x: np.roll(x, shift, axis)  # noqa: E731
+    with (mock.patch.object(runtime, "MIN_SPLIT_WORK", 0),
+          config.using(num_threads=threads, parallel_threshold=0, chunk_size=chunk)):
+        got = jc.jit(fn)(x)
+    np.testing.assert_array_equal(got, fn(x))
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(2, 60), cut=st.integers(0, 60), threads=st.sampled_from([1, 3]),
+       chunk=st.integers(1, 9), axis=st.sampled_from([0, 1]))
+def test_reversed_pieces_on_any_split(n, cut, threads, chunk, axis):
+    """Reversed pieces (negative-scale reads, unclamped inside their segments) between forward
+    ones, thread chunks cutting the segments anywhere: NumPy's bits, -0.0 and NaN included."""
+    cut = cut % n
+    x = rng.standard_normal((n, 4) if axis == 0 else (4, n))
+    x.flat[::5] = -0.0
+    x.flat[::7] = np.nan
+
+    def fn(x):
+        pick = (lambda s: x[s]) if axis == 0 else (lambda s: x[:, s])
+        pieces = [pick(slice(None, cut)), pick(slice(None, cut, -1)), pick(slice(None, None, -2))]
+        return np.concatenate(pieces, axis) * 2
     with (mock.patch.object(runtime, "MIN_SPLIT_WORK", 0),
           config.using(num_threads=threads, parallel_threshold=0, chunk_size=chunk)):
         got = jc.jit(fn)(x)
@@ -93,6 +116,20 @@ def test_in_bounds():
     strided = AffineExpr(0, 2, 1)  # 2 * d0 + 1: in [0, 10) for d0 in [0, 5)
     assert positions.in_bounds(strided, {0: (0, 5)}, 10)
     assert not positions.in_bounds(strided, {0: (0, 6)}, 10)
+    mirror = AffineExpr(0, -1, 9)  # 9 - d0: in [0, 10) for d0 in [0, 10)
+    assert positions.in_bounds(mirror, {0: (0, 10)}, 10)
+    assert not positions.in_bounds(mirror, {0: (0, 11)}, 10)
+    assert not positions.in_bounds(AffineExpr(0, -1, 10), {0: (0, 10)}, 10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scale=st.integers(-4, 4).filter(bool), offset=st.integers(-30, 30), size=st.integers(1, 12))
+def test_in_range_is_where_the_read_lies_inside(scale, offset, size):
+    """Each dim position of ``[lo, hi)``, and none outside, reads inside ``[0, size)``, for
+    forward and reversed (negative scale) reads alike."""
+    lo, hi = positions._in_range(AffineExpr(0, scale, offset), size)
+    inside = [p for p in range(-60, 60) if 0 <= scale * p + offset < size]
+    assert (lo, hi) == ((inside[0], inside[-1] + 1) if inside else (lo, lo))
 
 
 # -- max and min in any order, with the documented order's bits --------------------------------
