@@ -252,6 +252,7 @@ class LoopStatements:
     def intdiv(self):
         """``x // d``, ``x % d``, ``divmod`` or ``np.fmod`` of an integer variable (cast to another
         integer dtype now and then) by a constant, a NumPy scalar, or an array."""
+        from tests.programs.generator import _broadcasts_into  # (a cycle: generator imports this)
         x = self.arrays(lambda v: v.dtype.kind in "biu")
         if x is None:
             return
@@ -265,7 +266,7 @@ class LoopStatements:
         info = np.iinfo(dt)
         form = self.choose(("constant", "constant", "constant", "scalar", "array", "min"))
         if form == "array":
-            y = self.arrays(lambda w: w.dtype.kind in "biu" and _broadcasts(np.shape(w), v.shape))
+            y = self.arrays(lambda w: w.dtype.kind in "biu" and _broadcasts_into(np.shape(w), v.shape))
             if y is None:
                 return
             ty = y if self.chance(0.5) else f"({y} - 1)"
@@ -425,9 +426,3 @@ class LoopStatements:
             eps = float(np.finfo(np.float32 if out.dtype == np.complex64 else np.float64).eps)
             self.rel[name] = (256 * n * eps, 1.0)
 
-
-def _broadcasts(a, b) -> bool:
-    """Does shape ``a`` broadcast into ``b``?"""
-    if len(a) > len(b):
-        return False
-    return all(p == q or p == 1 for p, q in zip(a[::-1], b[::-1]))
