@@ -66,8 +66,8 @@ class LoopStatements:
         getattr(self, self.choose(self.KINDS))()
 
     def _window(self, n):
-        """A read of a vector of ``n`` at the loop index ``i``, its least and greatest length,
-        and the loop's range (that may run past the end: the reads clamp or run empty)."""
+        """A read at the loop index ``i`` of an axis of ``n``, its form, and the loop's range
+        ``lo``, ``hi`` (that may run past the end: the reads clamp or run empty)."""
         w = self.draw(st.integers(1, max(1, min(n + 1, 5))))
         form = self.choose(("window", "window", "prefix", "suffix", "behind", "ahead"))
         k = self.draw(st.integers(1, 3))
@@ -123,10 +123,11 @@ class LoopStatements:
         name = self.new_name()
         dt = _dtype(probe).name
         loop = self.choose((f"range(len({x}))", f"range({x}.shape[0])")) if whole else f"range({lo}, {hi})"
+        carried = not nested and self.chance(0.3) and np.ndim(probe) == 0
         if nested:
             text = (f"{name} = np.zeros(({hi1}, {hi2}) + {np.shape(probe)!r}, dtype=np.{dt})\n"
                     f"for i in range({hi1}):\n    for j in range({hi2}):\n        {name}[i, j] = {step}")
-        elif self.chance(0.3) and np.ndim(probe) == 0:  # a carried sum of the steps
+        elif carried:  # a carried sum of the steps, added in the loop's order
             init = f"np.{dt}(0)" if dt != "bool" else "np.int64(0)"
             text = f"{name} = {init}\nfor i in {loop}:\n    {name} = {name} + {step}"
             if dt == "bool":
@@ -140,9 +141,9 @@ class LoopStatements:
         px, bx = self.meta[x].prec, self.meta[x].bound
         out = self.ns[name]
         steps = (hi1 * hi2) if nested else hi - lo
-        if kind == "select-0":  # (a max with initial=0: 0 or an element)
-            prec, bound = px, bx
-        elif kind == "select":
+        if carried and kind in ("select", "mean"):  # a sum of the steps' values, one at a time
+            prec, bound = (0 if px == 0 else FREE), None
+        elif kind in ("select", "select-0"):  # (a max with initial=0: 0 or an element)
             prec, bound = px, bx
         elif kind == "position":
             prec, bound = (0 if px == 0 else FREE), None
