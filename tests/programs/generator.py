@@ -62,6 +62,13 @@ Since round 7 (tests/programs/window_statements.py): unrolled loops reducing a r
 window per step (kernels shared across constant starts), reads through reshapes of unit axes,
 ``np.convolve``/``np.correlate``, sorts of many short lanes (the sorting networks; drawn by
 ``sort``), and linalg calls on complex (Hermitian where they need it) matrices.
+Since round 8 (tests/programs/loop_statements.py, one kind ``round8`` among the others):
+loops whose steps slice at the index (windows that clamp or run empty, prefixes, suffixes,
+negative starts, column blocks, nested 2-d windows), element, row and window writes in loops
+(into a copy, an input, a view, a sorted copy; LU and forward substitution), integer ``//``,
+``%``, ``divmod`` and ``fmod`` by constants, scalars and arrays in every integer dtype, column
+sums of strided reads, writes through ``.real``/``.imag``, partitions and selecting quantiles
+along any axis; and, only when favoured, complex eig/eigh/svd with vectors.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -80,6 +87,7 @@ from hypothesis import strategies as st
 
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import ulp_bound
+from tests.programs.loop_statements import LoopStatements
 from tests.programs.pinned_numpy import PINNED
 from tests.programs.scientific_statements import ScientificStatements
 from tests.programs.window_statements import WindowStatements
@@ -251,7 +259,7 @@ def _dtype(v):
     return np.asarray(v).dtype
 
 
-class _Builder(ScientificStatements, WindowStatements):
+class _Builder(ScientificStatements, WindowStatements, LoopStatements):
     """Draws a program statement by statement, running each with NumPy as it goes."""
 
     def __init__(self, draw, max_statements: int, errors: bool):
@@ -1381,7 +1389,8 @@ class _Builder(ScientificStatements, WindowStatements):
     STATEMENTS = ELEMENTARY + (
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
                   "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce",
-                  "fft", "linalg", "quantile", "einsum", "unrolled", "unit_reshape", "convolve")
+                  "fft", "linalg", "quantile", "einsum", "unrolled", "unit_reshape", "convolve",
+                  "round8")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the
