@@ -97,11 +97,15 @@ def _cannot_carry(name, value, what, line):
         "dicts) can change there")
 
 
-def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=()):
+def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
+            fresh=()):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
     pred = _pred(pred, "if", line)
+    # written in place but not read after the if, and with no value before it: local to a branch
+    local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
+    dead = set(dead) | local
     filled = None  # the result variable, defined by one branch only (the other has returned)
     for i, (name, value) in enumerate(zip(names, init)):
         if isinstance(value, Undefined):
@@ -131,6 +135,8 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                     out[i] = full[i]
             writes.saw(full, out)
             for i, (name, v) in enumerate(zip(names, out)):
+                if name in local:
+                    continue
                 if isinstance(v, Undefined):
                     if i != filled or first:
                         raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
@@ -143,7 +149,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                     scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
                     first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype,
                                      scalar)
-            return {name: v for name, v in zip(names, out)}
+            return {name: v for name, v in zip(names, out) if name not in local}
         return run
 
     operands = tuple(init[i] for i in carried)
@@ -152,7 +158,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
-    return writes.result(tuple(out[name] for name in names))
+    return writes.result(tuple(out.get(name, v) for name, v in zip(names, init)))
 
 
 class _InPlace:

@@ -367,10 +367,14 @@ class ControlFlow(ast.NodeTransformer):
         # It is not carried out of a traced if (``dead``): its value after the if is never read,
         # so its branches may give it different types.
         live = self.live.live_out.get(id(node))
-        dead = set()
+        dead, fresh = set(), set()
         if live is not None:
             first_read = self.live.live_in.get(id(node), set())
-            dead = first_read - live - analysis.written(node.body + node.orelse)
+            written = analysis.written(node.body + node.orelse)
+            dead = first_read - live - written
+            # An array made and written in a branch, never read after the if (``J = eye(n);
+            # J[p, q] = s``): with no value before the if, no caller or view can see its writes.
+            fresh = written - live
             live = live | first_read
         state = self._state(node.body + node.orelse, live)
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
@@ -380,6 +384,7 @@ class ControlFlow(ast.NodeTransformer):
         site["then_defined"] = _strings(sorted(analysis.definitely_assigned(node.body)))
         site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
         site["dead"] = _strings(sorted(dead & set(state)))
+        site["fresh"] = _strings(sorted(fresh & set(state)))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
