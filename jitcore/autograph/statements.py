@@ -98,10 +98,16 @@ def _cannot_carry(name, value, what, line):
 
 
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=()):
+            fresh=(), changes=None):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
+    if changes is not None:
+        raise UnsupportedError(
+            f"the if at {where(line)} has a traced condition and calls {changes}(...), which "
+            "changes a Python object: compiled, both branches are traced once, so the call would "
+            "run whatever the condition; write into an array instead (out[n] = v; n += 1 "
+            "with a fixed-size out) or use np.where")
     pred = _pred(pred, "if", line)
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}

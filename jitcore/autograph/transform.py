@@ -385,6 +385,7 @@ class ControlFlow(ast.NodeTransformer):
         site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 

@@ -743,6 +743,28 @@ def fdtd_1d(steps, n, src):
     return E, np.sum(E**2) + np.sum(H**2)
 
 
+def heat_ping_pong(u0, alpha, steps):
+    """Explicit heat steps between two buffers swapped by name, the step count traced."""
+    u = u0.copy()
+    un = np.zeros_like(u0)
+    un[0], un[-1] = u0[0], u0[-1]
+    for _ in range(steps):
+        un[1:-1] = u[1:-1] + alpha * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u, un = un, u
+    return u
+
+
+def wave_three_levels(u0, c2, steps):
+    """The leapfrog wave equation on three rotating time levels, each written in place."""
+    prev = u0.copy()
+    cur = u0.copy()
+    nxt = np.zeros_like(u0)
+    for _ in range(steps):
+        nxt[1:-1] = 2 * cur[1:-1] - prev[1:-1] + c2 * (cur[2:] - 2 * cur[1:-1] + cur[:-2])
+        prev, cur, nxt = cur, nxt, prev
+    return cur, prev
+
+
 def lattice_boltzmann_d2q9(rho0, steps, tau):
     """A periodic D2Q9 BGK fluid: streaming by np.roll, arrays built inside."""
     cx = np.array([0, 1, 0, -1, 0, 1, -1, -1, 1])
@@ -839,6 +861,18 @@ def prime_factors(n):
         factors[count] = n
         count += 1
     return factors[:8], count
+
+
+def peaks_into_fixed_array(x):
+    """Local maxima collected as the refusal of ``list.append`` advises: a fixed-size array and
+    a count."""
+    out = np.full(x.size, -1)
+    n = 0
+    for i in range(1, x.size - 1):
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            out[n] = i
+            n += 1
+    return out, n
 
 
 def digit_sums(values):
@@ -1023,6 +1057,9 @@ PROGRAMS = {
     "qr_algorithm_shifted": (qr_algorithm_shifted, ("iters",), TIGHT * 256, [(SPD, 12)]),
     "continued_fraction_tan": (continued_fraction_tan, ("terms",), TIGHT, [(np.linspace(-1.2, 1.2, 7), 12)]),
     "fdtd_1d": (fdtd_1d, ("steps", "n"), TIGHT * 4, [(120, 60, 20)]),
+    "heat_ping_pong": (heat_ping_pong, (), TIGHT * 4, [(np.exp(-((np.arange(16) - 7.5) ** 2) / 6), 0.3, 40)]),
+    "wave_three_levels": (wave_three_levels, (), TIGHT * 4,
+                          [(np.exp(-((np.arange(20) - 9.5) ** 2) / 4) * np.hanning(20), 0.5, 25)]),
     "lattice_boltzmann_d2q9": (lattice_boltzmann_d2q9, ("steps",), TIGHT * 16,
                                [(1 + 0.05 * np.exp(-((np.arange(8)[:, None] - 3.5) ** 2
                                                     + (np.arange(10) - 4.5) ** 2) / 4), 5, 0.8)]),
@@ -1032,6 +1069,8 @@ PROGRAMS = {
     "bouncing_ball": (bouncing_ball, (), TIGHT * 16, [(10.0, 0.8, 9.81, 1e-3), (1.0, 0.5, 9.81, 1e-3)]),
     "spring_chain_modes": (spring_chain_modes, ("n",), TIGHT * 16, [(3.0, 0.5, 6)]),
     "prime_factors": (prime_factors, (), EXACT, [(360,), (97,), (2 * 3 * 5 * 7 * 11 * 13 * 17,), (1,)]),
+    "peaks_into_fixed_array": (peaks_into_fixed_array, (), EXACT,
+                               [(np.sin(np.arange(30) * 0.9) + 0.2 * normal(30),)]),
     "digit_sums": (digit_sums, (), EXACT, [(np.array([0, 7, 1234, 99999, 1000000007]),)]),
     "insertion_sort": (insertion_sort, (), EXACT, [(normal(9),), (np.array([3, 1, 2, 1, -5]),)]),
     "binary_search_loop": (binary_search_loop, (), EXACT,
@@ -1068,6 +1107,17 @@ def _branch_local_rotation(A, p, q):
     return V
 
 
+def _buffers_traded_in_place(a0, b0, steps):
+    """Two carried arrays each written in place, then swapped by name."""
+    a = a0.copy()
+    b = b0.copy()
+    for _ in range(steps):
+        a[0] += 1.0
+        b[1:] *= 2.0
+        a, b = b, a
+    return a, b
+
+
 # The functions this round compiled, at their edges: (function, arguments, tolerance).
 EDGES = {
     "np.roll by traced shifts: negative, past the length, per axis, flattened, an empty axis": (
@@ -1094,6 +1144,12 @@ EDGES = {
                    np.compress([False, False], a, axis=0)),
         (np.arange(6.0).reshape(2, 3),), EXACT,
     ),
+    "carried arrays written in place and swapped: odd, even and zero traced counts": (
+        lambda a, b, odd, even, zero: (
+            _buffers_traded_in_place(a, b, odd), _buffers_traded_in_place(a, b, even),
+            _buffers_traded_in_place(a, b, zero), heat_ping_pong(a, 0.25, odd)),
+        (np.arange(4.0), -np.arange(4.0), 3, 4, 0), EXACT,
+    ),
     "an array made and written in a traced branch and not read after it, branch taken or not": (
         lambda A: (_branch_local_rotation(A, 0, 1), _branch_local_rotation(A, 1, 2)),
         (np.array([[1.0, 0.5, 0.0], [0.5, 2.0, 0.0], [0.0, 0.0, 3.0]]),), EXACT,
@@ -1116,8 +1172,19 @@ def _merge_by_fmin_at(gid, s):
     return out
 
 
+def _peaks_by_list_append(x):
+    peaks = []
+    for i in range(1, x.size - 1):
+        if x[i] > x[i - 1] and x[i] > x[i + 1]:
+            peaks.append(i)
+    return np.array(peaks)
+
+
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
+    "list.append in a branch of a traced if (it would run whatever the condition)": (
+        _peaks_by_list_append, (np.array([0.0, 2.0, 1.0, 3.0, 4.0, 1.0]),), jc.UnsupportedError,
+        r"calls peaks\.append"),
     "np.unique with return_inverse and return_counts (as many groups as the data holds)": (
         _group_stats_by_unique, (np.array([7, 3, 7, 1]), normal(4)), jc.JitTypeError, "numpy.unique"),
     "the set functions (union1d)": (
