@@ -468,12 +468,13 @@ def _roll_by_traced(a, shift, axes):
     for s, ax in zip(shifts, axes):  # as NumPy: the shifts of a repeated axis add up
         if isinstance(s, Tracer) and (s.ndim or s.dtype.kind not in "iub"):
             raise TypeError(f"numpy.roll's shift must be integers, not {s.dtype}{s.shape}")
-        total[ax] = total.get(ax, 0) + s
+        total[ax] = total.get(ax, 0) + (s.astype(np.int64) if isinstance(s, Tracer) else s)
     out = a
     for ax, s in total.items():
         n = out.shape[ax]
-        if n:
-            out = indexing.take(out, np.mod(np.arange(n) - s, n), ax)
+        if n:  # one remainder of the shift, then a compare per element (no division)
+            j = np.arange(n) - np.mod(s, n)
+            out = indexing.take(out, np.where(j < 0, j + n, j), ax)
     return fresh(out) if out is a else out
 
 

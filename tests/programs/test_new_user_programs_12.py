@@ -1120,9 +1120,10 @@ def _buffers_traded_in_place(a0, b0, steps):
 
 # The functions this round compiled, at their edges: (function, arguments, tolerance).
 EDGES = {
-    "np.roll by traced shifts: negative, past the length, per axis, flattened, an empty axis": (
+    "np.roll by traced shifts: negative, past the length, per axis, flattened, empty, int8 of 300": (
         lambda x, s, t: (np.roll(x, s, 1), np.roll(x, -s, 0), np.roll(x, s * 7), np.roll(x, (s, t), (0, 1)),
-                         np.roll(x, (s, t), 1), np.roll(x[:, :0], s, 1), np.roll(x[0], t)),
+                         np.roll(x, (s, t), 1), np.roll(x[:, :0], s, 1), np.roll(x[0], t),
+                         np.roll(np.arange(300) * x[1, 1], t * np.int8(20))),
         (np.arange(12.0).reshape(3, 4), 2, np.int8(-5)), EXACT,
     ),
     "packbits/unpackbits: bools and ints, axes, both bit orders, count past, short and negative": (
