@@ -1,8 +1,27 @@
 """A new user's NumPy programs, twelfth round (newuser34): loops written the way scientists write
-them (index arithmetic, element updates in place, ``while`` loops on traced conditions), arrays
-built inside the function, and areas the first eleven rounds did not draw."""
+them (index arithmetic, element updates in place, ``while`` loops on traced conditions, buffers
+swapped by name), arrays built inside the function, and areas the first eleven rounds did not
+draw. Finance (implied volatility by bisection with a hand-written normal CDF, GARCH(1,1),
+Wilder's RSI, Heston paths, OHLC bars and VWAP, a CRR tree rolled back in place), signals (LMS,
+a constant-velocity Kalman filter, Levinson-Durbin, a comb filter in a ring buffer, a delta-sigma
+modulator, a Schmitt trigger, forward-backward smoothing, four windows' spectra), geometry
+(Bresenham, Jarvis' march, Douglas-Peucker with a stack, Moller-Trumbore, de Casteljau,
+Cox-de Boor, arc-length resampling, winding numbers), graphs (Bellman-Ford, Kruskal with a
+union-find, Prim, HITS, greedy colouring, Warshall, Katz), data wrangling (a groupby by sorting,
+cumcount, merge_asof, interval merging, NaN-skipping rolling means, the ufunc.at family), linear
+algebra (Thomas, a natural spline, Cholesky, Jacobi rotations, Gauss-Jordan, modified
+Gram-Schmidt, golden section, Armijo steps, Durand-Kerner, shifted QR, a continued fraction),
+physics (FDTD, heat between swapped buffers, a three-level wave, D2Q9 lattice Boltzmann, Bateman,
+Brownian MSD, a bouncing ball, a spring chain), integers (trial division, digit sums, insertion
+sort, binary search, bit packing) and NumPy's docs for functions no round had used
+(``compress``, ``cbrt``/``float_power``, ``vecdot``/``matvec``/``vecmat``, ``fromfunction``,
+``cumulative_sum``/``cumulative_prod``, the array API's names, ``tensorsolve``, ``linalg.eig``).
+Each runs under ``jc.jit`` against NumPy as the earlier rounds' programs do
+(tests/programs/like_numpy.py); what jitcore refuses on purpose is checked to be its own error."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
@@ -355,6 +374,19 @@ def cox_de_boor(knots, degree, x):
             b = (knots[i + p + 1] - x) / right * N[i + 1] if right > 0 else np.zeros_like(x)
             N[i] = a + b
     return N[: m - degree]
+
+
+def grid_lookup_math_floor(field, px, py, h):
+    """Bilinear reads of a gridded field at particles, each cell by ``math.floor`` of the
+    position, one particle a step."""
+    out = np.zeros(px.size)
+    for k in range(px.size):
+        i = math.floor(py[k] / h)
+        j = math.floor(px[k] / h)
+        ty, tx = py[k] / h - i, px[k] / h - j
+        out[k] = ((1 - ty) * ((1 - tx) * field[i, j] + tx * field[i, j + 1])
+                  + ty * ((1 - tx) * field[i + 1, j] + tx * field[i + 1, j + 1]))
+    return out, math.ceil(px.max() / h) - math.trunc(px.min() / h)
 
 
 def arc_length_resample(pts, n):
@@ -1018,6 +1050,9 @@ PROGRAMS = {
     "de_casteljau": (de_casteljau, (), TIGHT, [(np.array([[0.0, 0.0], [1.0, 2.0], [3.0, 3.0], [4.0, 0.0]]),
                                                  np.linspace(0, 1, 5))]),
     "cox_de_boor": (cox_de_boor, ("degree",), TIGHT, [(KNOTS, 2, np.linspace(0, 2.99, 7))]),
+    "grid_lookup_math_floor": (grid_lookup_math_floor, (), TIGHT,
+                               [(np.add.outer(np.arange(6.0) ** 2, np.arange(7.0)), RNG.random(9) * 2.9,
+                                 RNG.random(9) * 2.4, 0.5)]),
     "arc_length_resample": (arc_length_resample, ("n",), TIGHT * 4, [(ZIGZAG, 9)]),
     "winding_numbers": (winding_numbers, (), EXACT,
                         [(POLY, np.array([[1.0, 1.0], [2.0, 3.0], [3.5, 3.5], [5.0, 1.0], [2.0, 0.5]]))]),
@@ -1209,3 +1244,13 @@ REFUSED = {
 @pytest.mark.parametrize("case", list(REFUSED))
 def test_refusals_are_jitcores_errors(case):
     check_refusal(*REFUSED[case])
+
+
+@pytest.mark.parametrize("x, error, words", [(math.nan, ValueError, "cannot convert float NaN"),
+                                             (math.inf, OverflowError, "float infinity")])
+def test_math_floor_raises_pythons_errors_from_the_call(x, error, words):
+    """math.floor of NaN or infinity raises int()'s errors in Python; compiled, from the call."""
+    floor_cell = jc.jit(lambda v: math.floor(v / 0.5))
+    with pytest.raises(error, match=words):
+        floor_cell(x)
+    assert floor_cell(-1.2) == math.floor(-1.2 / 0.5)
