@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import itertools
 
 from jitcore.autograph import analysis, lowering
@@ -78,6 +79,32 @@ def _out_name(value, own):
         if k.arg == "out" and isinstance(k.value, ast.Name) and k.value.id in own:
             return k.value.id
     return None
+
+
+def _out_part(value, own):
+    """The part of a local array a call statement writes through ``out=`` (``np.add(a[:-1],
+    a[1:], out=a[1:])``), or None (no such ``out``, or a ``where=`` that keeps some of it)."""
+    if not isinstance(value, ast.Call) or any(k.arg == "where" for k in value.keywords):
+        return None
+    for k in value.keywords:
+        if k.arg == "out" and isinstance(k.value, ast.Subscript):
+            base = k.value.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in own:
+                return k.value
+    return None
+
+
+def _write_out_part(call, part) -> ast.Assign:
+    """``f(*args, out=a[1:])`` -> ``a[1:] = out_part(f(*args), a[1:])``: NumPy's result (it
+    buffers operands that overlap ``out``) assigned to the part, its shape and dtype checked."""
+    plain = ast.copy_location(ast.Call(func=call.func, args=call.args,
+                                       keywords=[k for k in call.keywords if k.arg != "out"]), call)
+    target = copy.deepcopy(part)
+    target.ctx = ast.Store()
+    value = ast.copy_location(_call(_helper("out_part"), plain, copy.deepcopy(part)), call)
+    return ast.copy_location(ast.Assign(targets=[target], value=value), call)
 
 
 def _at_name(value, own):
@@ -149,6 +176,9 @@ class Expressions(_LinedTransformer):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
         ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
         written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        part = _out_part(node.value, self.own)
+        if part is not None:
+            return self.visit_Assign(_write_out_part(node.value, part))
         at_name = _at_name(node.value, self.own)
         self.generic_visit(node)
         if at_name is not None:
@@ -385,7 +415,7 @@ class ControlFlow(ast.NodeTransformer):
         site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
-        site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse))
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse, self.own))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 

@@ -907,6 +907,16 @@ def peaks_into_fixed_array(x):
     return out, n
 
 
+def binomial_by_out_slices(p, steps, start):
+    """A distribution of successes grown one trial a step in one array, written through
+    ``out=`` parts that overlap their operands (NumPy buffers them); the step count traced."""
+    row = start.copy()
+    for _ in range(steps):
+        np.add((1 - p) * row[1:], p * row[:-1], out=row[1:])
+        np.multiply(row[:1], 1 - p, out=row[:1])
+    return row, row.sum()
+
+
 def digit_sums(values):
     """Digits of each number peeled off in a ``while`` on the largest."""
     v = values.copy()
@@ -1106,6 +1116,7 @@ PROGRAMS = {
     "prime_factors": (prime_factors, (), EXACT, [(360,), (97,), (2 * 3 * 5 * 7 * 11 * 13 * 17,), (1,)]),
     "peaks_into_fixed_array": (peaks_into_fixed_array, (), EXACT,
                                [(np.sin(np.arange(30) * 0.9) + 0.2 * normal(30),)]),
+    "binomial_by_out_slices": (binomial_by_out_slices, (), TIGHT, [(0.3, 12, np.eye(1, 16)[0])]),
     "digit_sums": (digit_sums, (), EXACT, [(np.array([0, 7, 1234, 99999, 1000000007]),)]),
     "insertion_sort": (insertion_sort, (), EXACT, [(normal(9),), (np.array([3, 1, 2, 1, -5]),)]),
     "binary_search_loop": (binary_search_loop, (), EXACT,
@@ -1153,6 +1164,32 @@ def _buffers_traded_in_place(a0, b0, steps):
     return a, b
 
 
+def _branch_calling_np_add(x, out):
+    """A traced branch that calls ``np.add`` (an attribute named like ``set.add`` of a module)."""
+    s = 0.0
+    if x[0] > 0:
+        s = np.add(x[1], 2.0)
+        np.add(out[:1], 1.0, out=out[:1])
+    return s, out
+
+
+def _out_parts(x):
+    """out= parts of local arrays outside loops: strided, overlapping, a row, a ufunc of one."""
+    a = x.copy()
+    np.multiply(a[::2], 3.0, out=a[::2])
+    np.sqrt(a[1:3], out=a[1:3])
+    np.subtract(a[1:], a[:-1], out=a[:-1])
+    m = np.zeros((3, 4))
+    np.add(m[1], x[:4], out=m[1])
+    return a, m
+
+
+def _out_part_of_another_dtype(x):
+    a = np.zeros(4, dtype=np.int64)
+    np.add(a[:2], x[:2], out=a[:2])
+    return a
+
+
 # The functions this round compiled, at their edges: (function, arguments, tolerance).
 EDGES = {
     "np.roll by traced shifts: negative, past the length, per axis, flattened, empty, int8 of 300": (
@@ -1185,6 +1222,13 @@ EDGES = {
             _buffers_traded_in_place(a, b, odd), _buffers_traded_in_place(a, b, even),
             _buffers_traded_in_place(a, b, zero), heat_ping_pong(a, 0.25, odd)),
         (np.arange(4.0), -np.arange(4.0), 3, 4, 0), EXACT,
+    ),
+    "out= parts of arrays: strided, overlapping its operands, a row": (
+        _out_parts, (np.array([4.0, -1.0, 9.0, np.inf, 0.0, -0.0, np.nan]),), TIGHT,
+    ),
+    "a traced branch calling np.add (a module's function, not a Python object's change)": (
+        lambda x, o: (_branch_calling_np_add(x, o.copy()), _branch_calling_np_add(-x, o.copy())),
+        (np.array([1.0, 3.0]), np.zeros(2)), EXACT,
     ),
     "an array made and written in a traced branch and not read after it, branch taken or not": (
         lambda A: (_branch_local_rotation(A, 0, 1), _branch_local_rotation(A, 1, 2)),
@@ -1236,6 +1280,8 @@ REFUSED = {
         lambda z: np.real_if_close(z), (np.array([2.1 + 4e-14j]),), jc.JitTypeError, "real or a complex"),
     "an array's length from its data (np.zeros(keys.max() + 1))": (
         _groups_from_the_data, (np.array([2, 0, 4]),), jc.ConcretizationError, "shape of numpy.zeros"),
+    "out= a part of an int array for a float result (NumPy: a casting error)": (
+        _out_part_of_another_dtype, (np.arange(4.0),), jc.UnsupportedError, "out= into a part"),
     "np.fmin.at at traced indices (no NaN-ignoring scatter)": (
         _merge_by_fmin_at, (np.array([0, 0, 1]), normal(3)), jc.UnsupportedError, "fmin.at"),
 }
