@@ -90,6 +90,12 @@ def _pred(pred, what, line):
     return pred
 
 
+def _leaf_kind(v) -> tuple:
+    """A returned value's shape, dtype and scalar-ness: what the path that did not return fills."""
+    scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
+    return np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype, scalar
+
+
 def _cannot_carry(name, value, what, line):
     return UnsupportedError(
         f"'{name}' holds a {type(value).__name__} and is assigned in the {what} at {where(line)}, "
@@ -147,14 +153,15 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                     if i != filled or first:
                         raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                                f"at {where(line)}, whose condition is traced")
-                    shape, dtype, scalar = first_type[i]
-                    out[i] = np.zeros(shape, dtype)[()] if scalar else np.zeros(shape, dtype)
+                    treedef, kinds = first_type[i]  # zeros of the other path's leaves
+                    out[i] = pytree.unflatten(treedef, [np.zeros(shape, dtype)[()] if scalar else
+                                                        np.zeros(shape, dtype)
+                                                        for shape, dtype, scalar in kinds])
                 elif not _carriable(v):
                     raise _cannot_carry(name, v, "if", line)
-                elif first and i == filled:
-                    scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
-                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype,
-                                     scalar)
+                elif first and i == filled:  # (a returned tuple: each leaf's kind)
+                    leaves, treedef = pytree.flatten(v)
+                    first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
             return {name: v for name, v in zip(names, out) if name not in local}
         return run
 

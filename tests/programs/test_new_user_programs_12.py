@@ -114,6 +114,15 @@ def heston_paths(S0, v0, kappa, theta, xi, rho, r, T, Z1, Z2):
     return payoff.mean(), payoff.std(ddof=1) / np.sqrt(n_paths), np.mean(v < 0)
 
 
+def first_passage(path, barrier):
+    """The first step a price path crosses a barrier, and the price there: a tuple returned from
+    inside the loop, another after it."""
+    for t in range(path.size):
+        if path[t] >= barrier:
+            return t, path[t], True
+    return -1, np.nan, False
+
+
 def vwap_and_ohlc(price, volume, bar):
     """Bars of ``bar`` ticks: open/high/low/close by reshaping, VWAP by cumulative sums."""
     n = price.size // bar * bar
@@ -1030,6 +1039,7 @@ PROGRAMS = {
     "rsi_wilder": (rsi_wilder, ("period",), TIGHT * 4, [(CLOSE, 14)]),
     "heston_paths": (heston_paths, (), TIGHT * 16,
                      [(100.0, 0.04, 2.0, 0.04, 0.5, -0.7, 0.01, 1.0, normal(32, 12), normal(32, 12))]),
+    "first_passage": (first_passage, (), EXACT, [(CLOSE, 100.7), (CLOSE, 1e9)]),
     "vwap_and_ohlc": (vwap_and_ohlc, ("bar",), TIGHT * 4,
                       [(CLOSE, RNG.integers(1, 50, 40).astype(float), 6)]),
     "binomial_tree_european": (binomial_tree_european, ("n",), TIGHT * 16,
