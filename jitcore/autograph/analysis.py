@@ -177,7 +177,8 @@ def _is_helper(f, name: str) -> bool:
 
 def _is_setitem(value) -> bool:
     return isinstance(value, ast.Call) and any(
-        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "out_call", "at_call"))
+        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "nested_setitem", "out_call",
+                                                  "at_call"))
 
 
 def _sub_blocks(s) -> list:

@@ -54,6 +54,15 @@ def _plain_subscript(target, own) -> bool:
     return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in own
 
 
+def _nested_subscript(target, own) -> bool:
+    """``B[k1][k2]`` with ``B`` the function's own, as converted: ``getitem(B, k1)[k2]``."""
+    return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)
+            and isinstance(target.value.func, ast.Attribute) and target.value.func.attr == "getitem"
+            and isinstance(target.value.func.value, ast.Name) and target.value.func.value.id == "__ag__"
+            and len(target.value.args) == 2 and isinstance(target.value.args[0], ast.Name)
+            and target.value.args[0].id in own)
+
+
 def _outer_subscript(target, own) -> bool:
     """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable."""
     return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
@@ -221,11 +230,21 @@ class Expressions(_LinedTransformer):
             call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if len(node.targets) == 1 and _nested_subscript(node.targets[0], self.own):
+            return self._nested_write(node)
         if len(node.targets) == 1 and _outer_subscript(node.targets[0], self.own):
             t = node.targets[0]  # a global's or closure's array: written where it is
             call = _call(_helper("setitem_outer"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Expr(value=call), node)
         return node
+
+    def _nested_write(self, node) -> ast.Assign:
+        """``B[k1][k2] = v`` -> ``B = nested_setitem(B, k1, k2, v)``: a local NumPy array
+        written so with traced values becomes a traced one, as ``B[k] = v`` does."""
+        t = node.targets[0]
+        base, key = t.value.args  # as converted: getitem(B, k1)[k2]
+        call = _call(_helper("nested_setitem"), _load(base.id), key, _key(t.slice), node.value)
+        return _locate(ast.Assign(targets=[ast.Name(id=base.id, ctx=ast.Store())], value=call), node)
 
     def _assign_in_turn(self, node) -> list:
         """``a[i], b[i] = x, y`` and ``a[i] = b[i] = v``: the value into a scratch name, then

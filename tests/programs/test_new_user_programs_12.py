@@ -871,6 +871,18 @@ def bouncing_ball(h0, e, g, dt):
     return t, bounces, peak
 
 
+def stiffness_by_nested_index(k, n, loads):
+    """A spring chain's stiffness written the C way, ``K[i][j]``, into an array made in the
+    function, then its displacements."""
+    K = np.zeros((n, n))
+    for i in range(n):
+        K[i][i] = k[i] + k[i + 1]
+        if i + 1 < n:
+            K[i][i + 1] = -k[i + 1]
+            K[i + 1][i] = -k[i + 1]
+    return K, np.linalg.solve(K, loads)
+
+
 def spring_chain_modes(k, m, n):
     """Normal modes of n masses between walls: the stiffness matrix built with index
     arithmetic, eigenvalues by eigh."""
@@ -1122,6 +1134,9 @@ PROGRAMS = {
                       [(1000.0, np.array([0.5, 0.2, 0.05, 0.01]), np.linspace(0, 20, 6))]),
     "brownian_msd": (brownian_msd, ("max_lag",), TIGHT * 16, [(normal(8, 30, 2), 0.01, 6)]),
     "bouncing_ball": (bouncing_ball, (), TIGHT * 16, [(10.0, 0.8, 9.81, 1e-3), (1.0, 0.5, 9.81, 1e-3)]),
+    "stiffness_by_nested_index": (stiffness_by_nested_index, ("n",), TIGHT * 16,
+                                  [(np.array([3.0, 1.0, 2.0, 5.0, 4.0]), 4,
+                                    np.array([0.0, 1.0, -1.0, 2.0]))]),
     "spring_chain_modes": (spring_chain_modes, ("n",), TIGHT * 16, [(3.0, 0.5, 6)]),
     "prime_factors": (prime_factors, (), EXACT, [(360,), (97,), (2 * 3 * 5 * 7 * 11 * 13 * 17,), (1,)]),
     "peaks_into_fixed_array": (peaks_into_fixed_array, (), EXACT,
