@@ -252,12 +252,16 @@ class _Planner:
     def swaps(self, block, targets: list[Storage]) -> tuple[Copy, ...]:
         """The yields of a loop's ``block`` that may trade buffers with their carried value
         instead of being copied into it: a kernel result of the block itself (so written
-        whole each iteration, and read by nothing after the iteration ends) yielded once."""
+        whole each iteration, and read by nothing after the iteration ends) yielded once, in
+        a buffer of its own."""
         yields = block.terminator.operands
         counts = Counter(self.of(v) for v in yields)
+        # A result written in another carried value's buffer (``un[1:-1] = ...; u, un = un, u``
+        # takes over un's) is not traded: that buffer is a target itself, of a move or a swap.
         return tuple(_copy(self.of(v), target, v) for v, target in zip(yields, targets)
                      if isinstance(v.owner, kernel.GenericOp) and v.owner.parent is block
-                     and counts[self.of(v)] == 1 and self.of(v) != target)  # (not written in it)
+                     and counts[self.of(v)] == 1 and self.of(v) != target  # (not written in it)
+                     and self.of(v) not in targets)
 
     def loop_body(self, block, targets: list[Storage]) -> tuple[tuple, tuple[Copy, ...]]:
         """The steps of a loop's body, its yields moved into ``targets``, and the swaps."""

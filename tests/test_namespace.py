@@ -160,9 +160,11 @@ def test_listed_functions_refuse_traced_arrays():
 
     import jitcore as jc
 
-    for fn in (np.spacing, np.real_if_close, np.unique, np.trim_zeros, np.linalg.tensorinv):
+    square = np.ones((2, 2))
+    for fn, x in ((np.spacing, square), (np.real_if_close, square + 0j), (np.unique, square),
+                  (np.trim_zeros, np.ones(2))):
         with pytest.raises((jc.UnsupportedError, jc.JitTypeError)):
-            jc.jit(lambda x, _fn=fn: _fn(x))(np.ones((2, 2)) if fn is not np.trim_zeros else np.ones(2))
+            jc.jit(lambda x, _fn=fn: _fn(x))(x)
 
 
 def test_docs_show_the_not_supported_list():

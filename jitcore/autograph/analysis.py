@@ -177,7 +177,8 @@ def _is_helper(f, name: str) -> bool:
 
 def _is_setitem(value) -> bool:
     return isinstance(value, ast.Call) and any(
-        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "out_call", "at_call"))
+        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "nested_setitem", "out_call",
+                                                  "at_call"))
 
 
 def _sub_blocks(s) -> list:
@@ -312,3 +313,19 @@ def has_python_effects(stmts) -> bool:
             if isinstance(f, ast.Name) and f.id == "print":
                 return True
     return False
+
+
+def changed_python_object(stmts, own: set[str]) -> str | None:
+    """The first ``name.method`` call of ``stmts`` that changes a Python object of the function
+    in place (``peaks.append(i)``; ``name`` one of ``own``, not a module as in ``np.add``), or
+    None: a branch of a traced ``if`` is traced once whatever the condition, so such a call
+    would run whether or not the condition holds."""
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
+                f = f.args[0]
+            if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and isinstance(f.value, ast.Name)
+                    and f.value.id in own):
+                return f"{f.value.id}.{f.attr}"
+    return None

@@ -211,6 +211,21 @@ def out_call(func, out, /, *args, **kwargs):
     return out if isinstance(out, Tracer) else result
 
 
+def out_part(result, part):
+    """``f(..., out=a[1:])`` as a statement, converted to ``a[1:] = out_part(f(...), a[1:])``:
+    the result when it has the part's shape and dtype (then NumPy writes the same values)."""
+    def dtype(v):
+        return v.dtype if hasattr(v, "dtype") else np.result_type(v)
+
+    if np.shape(result) != np.shape(part) or dtype(result) != dtype(part):
+        raise UnsupportedError(
+            f"out= into a part of an array of shape {np.shape(part)} and dtype {dtype(part)}, "
+            f"for a result of shape {np.shape(result)} and dtype {dtype(result)}, is not "
+            f"supported under jit (at {user_location()}): assign the result instead "
+            "(a[i:j] = f(...))")
+    return result
+
+
 def at_call(method, target, /, *args, **kwargs):
     """``ufunc.at(target, *args)``, as the statement ``target = at_call(ufunc.at, target, ...)``:
     a local NumPy array updated at traced indices or with traced values is updated as a traced

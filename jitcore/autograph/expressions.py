@@ -143,6 +143,20 @@ def setitem(base, key, value):
     return base
 
 
+def nested_setitem(base, key, inner_key, value):
+    """``base[key][inner_key] = value`` (``A[i][j]`` of a matrix, ``d["a"][1]`` of a dict of
+    arrays): a NumPy ``base`` given a traced value or index becomes a traced copy, whose part
+    (a view) is written through; a container's part is written as ``setitem`` writes it, then
+    put back."""
+    base = _writable(base, (key, inner_key), value)
+    part = getitem(base, key)
+    if isinstance(base, Tracer):
+        part[inner_key] = value
+        return base
+    base[key] = setitem(part, inner_key, value)
+    return base
+
+
 def getitem(base, key):
     """``base[key]``; a NumPy array read at a traced index whose result NumPy would copy (an
     advanced index, ``lut[idx]``, ``perm[[k, p]]``, or one element) is read as a traced

@@ -7,7 +7,9 @@ domain error')`` (``sqrt(-1)``, ``acos(2)``, ``cos(inf)``, ``fmod(x, 0)``); an i
 finite numbers is ``OverflowError('math range error')`` (``exp(1000)``), or the domain error for
 the logarithms and ``atanh`` (``log(0)``, as ``math``). Both are raised by the call when the
 data meets them. Functions of ``math`` without a NumPy ufunc (``erf``, ``gamma``) raise
-``UnsupportedError``; the others (``floor``, ``isnan``, ``fsum`` ...) are called as written.
+``UnsupportedError``; ``floor``, ``ceil`` and ``trunc`` give a Python int (a weak int64, with
+``int()``'s errors for NaN and infinity); the others (``isnan``, ``fsum`` ...) are called as
+written.
 """
 
 from __future__ import annotations
@@ -91,6 +93,32 @@ def _not_lowered(name: str):
     return fn
 
 
+def _to_int_error(value):
+    """Python's errors for ``int()`` of a float it cannot hold; past int64 is jitcore's limit."""
+    v = float(value)
+    if math.isnan(v):
+        raise JitValueError("cannot convert float NaN to integer")
+    if math.isinf(v):
+        raise JitOverflowError("cannot convert float infinity to integer")
+    raise JitOverflowError(f"math function's integer {v!r} does not fit in int64 under jit")
+
+
+def _rounded_to_int(name: str, rounding):
+    """``math.floor``/``ceil``/``trunc`` of a traced number: a Python int (a weak int64), with
+    Python's errors for NaN and infinity (and int64's limit) raised by the call."""
+    def fn(x):
+        if not isinstance(x, Tracer):
+            return getattr(math, name)(x)
+        r = rounding(_as_float(x))
+        raise_at_first(~(np.abs(r) < 2.0**63), r, _to_int_error)
+        return fresh(r.astype(np.int64), scalar=True, weak=True)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}.items()}
+MATH_CALLS.update({getattr(math, n): _rounded_to_int(n, f)
+                   for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc))})
 MATH_CALLS[math.log] = _checked("log", _log)
 MATH_CALLS.update({getattr(math, n): _not_lowered(n) for n in _NOT_LOWERED})

@@ -12,7 +12,7 @@ import numpy as np
 
 from jitcore import calltime, random
 from jitcore.autograph import convert, expressions
-from jitcore.autograph.arrays import at_call, out_call
+from jitcore.autograph.arrays import at_call, out_call, out_part
 from jitcore.autograph.expressions import (
     BUILTINS,
     and_,
@@ -21,6 +21,7 @@ from jitcore.autograph.expressions import (
     compare,
     getitem,
     if_exp,
+    nested_setitem,
     not_,
     or_,
     setitem,
@@ -29,7 +30,9 @@ from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while
 from jitcore.tracer import current_trace
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
-           "getitem", "if_exp", "if_stmt", "not_", "or_", "out_call", "outer_read", "outer_value", "result",
+           "getitem", "if_exp", "if_stmt", "nested_setitem", "not_", "or_", "out_call", "out_part",
+           "outer_read",
+           "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)

@@ -93,6 +93,12 @@ def _pred(pred, what, line):
     return pred
 
 
+def _leaf_kind(v) -> tuple:
+    """A returned value's shape, dtype and scalar-ness: what the path that did not return fills."""
+    scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
+    return np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype, scalar
+
+
 def _cannot_carry(name, value, what, line):
     return UnsupportedError(
         f"'{name}' holds a {type(value).__name__} and is assigned in the {what} at {where(line)}, "
@@ -100,11 +106,21 @@ def _cannot_carry(name, value, what, line):
         "dicts) can change there")
 
 
-def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=()):
+def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
+            fresh=(), changes=None):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
+    if changes is not None:
+        raise UnsupportedError(
+            f"the if at {where(line)} has a traced condition and calls {changes}(...), which "
+            "changes a Python object: compiled, both branches are traced once, so the call would "
+            "run whatever the condition; write into an array instead (out[n] = v; n += 1 "
+            "with a fixed-size out) or use np.where")
     pred = _pred(pred, "if", line)
+    # written in place but not read after the if, and with no value before it: local to a branch
+    local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
+    dead = set(dead) | local
     filled = None  # the result variable, defined by one branch only (the other has returned)
     for i, (name, value) in enumerate(zip(names, init)):
         if isinstance(value, Undefined):
@@ -134,19 +150,22 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                     out[i] = full[i]
             writes.saw(full, out)
             for i, (name, v) in enumerate(zip(names, out)):
+                if name in local:
+                    continue
                 if isinstance(v, Undefined):
                     if i != filled or first:
                         raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                                f"at {where(line)}, whose condition is traced")
-                    shape, dtype, scalar = first_type[i]
-                    out[i] = np.zeros(shape, dtype)[()] if scalar else np.zeros(shape, dtype)
+                    treedef, kinds = first_type[i]  # zeros of the other path's leaves
+                    out[i] = pytree.unflatten(treedef, [np.zeros(shape, dtype)[()] if scalar else
+                                                        np.zeros(shape, dtype)
+                                                        for shape, dtype, scalar in kinds])
                 elif not _carriable(v):
                     raise _cannot_carry(name, v, "if", line)
-                elif first and i == filled:
-                    scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
-                    first_type[i] = (np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype,
-                                     scalar)
-            return {name: v for name, v in zip(names, out)}
+                elif first and i == filled:  # (a returned tuple: each leaf's kind)
+                    leaves, treedef = pytree.flatten(v)
+                    first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
+            return {name: v for name, v in zip(names, out) if name not in local}
         return run
 
     operands = tuple(init[i] for i in carried)
@@ -155,7 +174,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
-    return writes.result(tuple(out[name] for name in names))
+    return writes.result(tuple(out.get(name, v) for name, v in zip(names, init)))
 
 
 class _InPlace:

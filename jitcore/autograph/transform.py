@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import copy
 import itertools
 
 from jitcore.autograph import analysis, lowering
@@ -53,6 +54,15 @@ def _plain_subscript(target, own) -> bool:
     return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in own
 
 
+def _nested_subscript(target, own) -> bool:
+    """``B[k1][k2]`` with ``B`` the function's own, as converted: ``getitem(B, k1)[k2]``."""
+    return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Call)
+            and isinstance(target.value.func, ast.Attribute) and target.value.func.attr == "getitem"
+            and isinstance(target.value.func.value, ast.Name) and target.value.func.value.id == "__ag__"
+            and len(target.value.args) == 2 and isinstance(target.value.args[0], ast.Name)
+            and target.value.args[0].id in own)
+
+
 def _outer_subscript(target, own) -> bool:
     """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable."""
     return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
@@ -78,6 +88,32 @@ def _out_name(value, own):
         if k.arg == "out" and isinstance(k.value, ast.Name) and k.value.id in own:
             return k.value.id
     return None
+
+
+def _out_part(value, own):
+    """The part of a local array a call statement writes through ``out=`` (``np.add(a[:-1],
+    a[1:], out=a[1:])``), or None (no such ``out``, or a ``where=`` that keeps some of it)."""
+    if not isinstance(value, ast.Call) or any(k.arg == "where" for k in value.keywords):
+        return None
+    for k in value.keywords:
+        if k.arg == "out" and isinstance(k.value, ast.Subscript):
+            base = k.value.value
+            while isinstance(base, ast.Subscript):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in own:
+                return k.value
+    return None
+
+
+def _write_out_part(call, part) -> ast.Assign:
+    """``f(*args, out=a[1:])`` -> ``a[1:] = out_part(f(*args), a[1:])``: NumPy's result (it
+    buffers operands that overlap ``out``) assigned to the part, its shape and dtype checked."""
+    plain = ast.copy_location(ast.Call(func=call.func, args=call.args,
+                                       keywords=[k for k in call.keywords if k.arg != "out"]), call)
+    target = copy.deepcopy(part)
+    target.ctx = ast.Store()
+    value = ast.copy_location(_call(_helper("out_part"), plain, copy.deepcopy(part)), call)
+    return ast.copy_location(ast.Assign(targets=[target], value=value), call)
 
 
 def _at_name(value, own):
@@ -149,6 +185,9 @@ class Expressions(_LinedTransformer):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
         ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
         written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        part = _out_part(node.value, self.own)
+        if part is not None:
+            return self.visit_Assign(_write_out_part(node.value, part))
         at_name = _at_name(node.value, self.own)
         self.generic_visit(node)
         if at_name is not None:
@@ -191,11 +230,21 @@ class Expressions(_LinedTransformer):
             call = _call(_helper("setitem"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if len(node.targets) == 1 and _nested_subscript(node.targets[0], self.own):
+            return self._nested_write(node)
         if len(node.targets) == 1 and _outer_subscript(node.targets[0], self.own):
             t = node.targets[0]  # a global's or closure's array: written where it is
             call = _call(_helper("setitem_outer"), _load(t.value.id), _key(t.slice), node.value)
             return ast.copy_location(ast.Expr(value=call), node)
         return node
+
+    def _nested_write(self, node) -> ast.Assign:
+        """``B[k1][k2] = v`` -> ``B = nested_setitem(B, k1, k2, v)``: a local NumPy array
+        written so with traced values becomes a traced one, as ``B[k] = v`` does."""
+        t = node.targets[0]
+        base, key = t.value.args  # as converted: getitem(B, k1)[k2]
+        call = _call(_helper("nested_setitem"), _load(base.id), key, _key(t.slice), node.value)
+        return _locate(ast.Assign(targets=[ast.Name(id=base.id, ctx=ast.Store())], value=call), node)
 
     def _assign_in_turn(self, node) -> list:
         """``a[i], b[i] = x, y`` and ``a[i] = b[i] = v``: the value into a scratch name, then
@@ -367,10 +416,14 @@ class ControlFlow(ast.NodeTransformer):
         # It is not carried out of a traced if (``dead``): its value after the if is never read,
         # so its branches may give it different types.
         live = self.live.live_out.get(id(node))
-        dead = set()
+        dead, fresh = set(), set()
         if live is not None:
             first_read = self.live.live_in.get(id(node), set())
-            dead = first_read - live - analysis.written(node.body + node.orelse)
+            written = analysis.written(node.body + node.orelse)
+            dead = first_read - live - written
+            # An array made and written in a branch, never read after the if (``J = eye(n);
+            # J[p, q] = s``): with no value before the if, no caller or view can see its writes.
+            fresh = written - live
             live = live | first_read
         state = self._state(node.body + node.orelse, live)
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
@@ -380,6 +433,8 @@ class ControlFlow(ast.NodeTransformer):
         site["then_defined"] = _strings(sorted(analysis.definitely_assigned(node.body)))
         site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
         site["dead"] = _strings(sorted(dead & set(state)))
+        site["fresh"] = _strings(sorted(fresh & set(state)))
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse, self.own))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 

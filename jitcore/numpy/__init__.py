@@ -16,6 +16,7 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``manipulation``: ``reshape``, ``transpose``, ``concatenate``, ``take``, ``pad``, ...;
 - ``creation``: ``zeros``, ``arange``, ``array`` (traced under jit), ``zeros_like``, ``astype``;
 - ``bessel``: ``i0``, and ``kaiser`` with a traced ``beta``;
+- ``bit_packing``: ``packbits`` and ``unpackbits``;
 - ``index_helpers``: ``triu_indices_from`` and the other index helpers of a traced array;
 - ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ``norm``, ``solve``, ...;
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
@@ -34,6 +35,7 @@ import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view
 from jitcore.numpy import (
     along_axis,
     bessel,
+    bit_packing,
     creation,
     everyday,
     fft,
@@ -60,7 +62,7 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
-                along_axis, series, polynomials, index_helpers, bessel):
+                along_axis, series, polynomials, index_helpers, bessel, bit_packing):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

@@ -399,6 +399,28 @@ for _fn, _advice in ((np.trim_zeros, _MASK), (np.compress, _MASK), (np.extract, 
                      (np.setdiff1d, "compare with a mask ~(a[:, None] == b).any(1)"),
                      (np.setxor1d, "compare with masks of membership")):
     _result_depends_on_data(_fn, _advice)
+_compress_of_traced_condition = HANDLED_FUNCTIONS[np.compress]
+
+
+@implements(np.compress)
+def _compress(condition, a, axis=None, out=None):
+    """A static condition (``np.compress([False, True], a, axis=1)``) picks static positions:
+    NumPy's ``take`` of its nonzero indices. A traced one is refused (the length is data)."""
+    if traced(condition) or out is not None or not traced(a):
+        return _compress_of_traced_condition(condition, a, axis, out)
+    return np.take(a, np.nonzero(np.asarray(condition))[0], axis=axis)
+
+
+@implements(np.real_if_close)
+def _real_if_close(a, tol=100):
+    """Refused: the result's dtype (real or complex) depends on the data."""
+    if traced(a) and a.dtype.kind == "c":
+        raise JitTypeError(
+            f"numpy.real_if_close returns a real or a complex array depending on the data, which a "
+            f"compiled function cannot (at {user_location()}); return np.real(a) where "
+            "np.all(np.abs(np.imag(a)) < tol * np.finfo(a.dtype).eps) is known, or call it outside "
+            "the jitted function")
+    return np.real_if_close(a, tol) if not traced(a) else a
 
 
 @implements(np.unravel_index)

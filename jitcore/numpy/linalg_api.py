@@ -22,7 +22,7 @@ from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
 __all__ = ["LinAlgError", "cholesky", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
            "eigvalsh", "inv", "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank",
            "matrix_transpose", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",
-           "svdvals", "tensordot", "trace", "vecdot", "vector_norm"]
+           "svdvals", "tensordot", "tensorinv", "tensorsolve", "trace", "vecdot", "vector_norm"]
 
 LinAlgError = np.linalg.LinAlgError
 det, inv, solve, norm = _family.det, _family.inv, _family.solve, _family.norm
@@ -86,6 +86,40 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
 
 
+def tensorsolve(a, b, axes=None):
+    """``numpy.linalg.tensorsolve``: ``a``'s trailing axes (after moving ``axes`` there) are
+    the unknown's shape; one square ``solve`` of the flattened system, in NumPy's steps."""
+    if not traced(a, b):
+        return np.linalg.tensorsolve(a, b, axes)
+    a, b = _manipulation._lift(a, [a, b]), _manipulation._lift(b, [a, b])
+    an = a.ndim
+    if axes is not None:
+        order = list(range(an))
+        for k in axes:
+            order.remove(k)
+            order.insert(an, k)
+        a = _manipulation.transpose(a, order)
+    unknown = a.shape[-(an - b.ndim):]
+    size = int(np.prod(unknown))
+    if int(np.prod(a.shape)) != size**2:
+        raise LinAlgError("Input arrays must satisfy the requirement "
+                          "prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])")
+    x = solve(_manipulation.reshape(a, (size, size)), _manipulation.reshape(b, (-1,)))
+    return _manipulation.reshape(x, unknown)
+
+
+def tensorinv(a, ind=2):
+    """``numpy.linalg.tensorinv``: the inverse of ``a`` as a matrix of its first ``ind`` axes
+    by the rest, in the swapped shape."""
+    if not traced(a):
+        return np.linalg.tensorinv(a, ind)
+    if ind <= 0:
+        raise ValueError("Invalid ind argument.")
+    size = int(np.prod(a.shape[ind:]))
+    flat = _manipulation.reshape(a, (size, -1))
+    return _manipulation.reshape(inv(flat), a.shape[ind:] + a.shape[:ind])
+
+
 def matrix_power(a, n):
     """``numpy.linalg.matrix_power`` for a static integer ``n``, in NumPy's order of products
     (binary decomposition of ``n``; ``inv(a)`` first for a negative one)."""
@@ -116,6 +150,7 @@ def matrix_power(a, n):
 
 # ``np.linalg.vector_norm(x)`` and the rest on a traced ``x`` reach these through NumPy's
 # ``__array_function__`` (det, inv, solve and norm are registered by the family module).
+implements(np.matrix_transpose)(matrix_transpose)  # numpy's own function of the same meaning
 for _name in __all__:
     _np_fn = getattr(np.linalg, _name)
     if _np_fn is not LinAlgError and _np_fn not in HANDLED_FUNCTIONS:

@@ -424,6 +424,8 @@ def roll(a, shift, axis=None):
     if axis is None:
         return prims.reshape(roll(prims.reshape(a, (-1,)), shift, 0), a.shape)
     axes = np.lib.array_utils.normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    if traced(shift) or (isinstance(shift, (list, tuple)) and traced(*shift)):
+        return _roll_by_traced(a, shift, axes)
     pairs = np.broadcast(shift, axes)
     if pairs.ndim > 1:
         raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
@@ -441,6 +443,39 @@ def roll(a, shift, axis=None):
         head, tail = split(out, [n - s], axis=ax)
         out = prims.concatenate([tail, head], ax)
     return fresh(out) if out is a else out  # no shift still makes a new array, as NumPy's roll
+
+
+def _roll_by_traced(a, shift, axes):
+    """A shift known only when the function runs (``np.roll(f, cx[i])`` with ``cx`` an array):
+    a gather of ``(j - shift) mod n`` along each axis, NumPy's result for any shift."""
+    shifts = [shift] if isinstance(shift, Tracer) and shift.ndim == 0 else shift
+    if isinstance(shifts, Tracer):
+        if shifts.ndim != 1:
+            raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+        shifts = [shifts[k] for k in range(shifts.shape[0])]
+    shifts = list(shifts)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    elif len(shifts) == 1:
+        shifts = shifts * len(axes)
+    elif len(shifts) != len(axes):
+        raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  "
+                         f"Mismatch is between arg 0 with shape ({len(shifts)},) and arg 1 "
+                         f"with shape ({len(axes)},).")
+    if a.ndim == 0:
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
+    total = {}
+    for s, ax in zip(shifts, axes):  # as NumPy: the shifts of a repeated axis add up
+        if isinstance(s, Tracer) and (s.ndim or s.dtype.kind not in "iub"):
+            raise TypeError(f"numpy.roll's shift must be integers, not {s.dtype}{s.shape}")
+        total[ax] = total.get(ax, 0) + (s.astype(np.int64) if isinstance(s, Tracer) else s)
+    out = a
+    for ax, s in total.items():
+        n = out.shape[ax]
+        if n:  # one remainder of the shift, then a compare per element (no division)
+            j = np.arange(n) - np.mod(s, n)
+            out = indexing.take(out, np.where(j < 0, j + n, j), ax)
+    return fresh(out) if out is a else out
 
 
 @implements(np.diff)

@@ -118,8 +118,8 @@ def spacing_of_a_tracer(x):
     return np.spacing(y)
 
 
-def real_if_close_of_a_tracer(x):
-    return np.real_if_close(x)
+def nextafter_of_a_tracer(x):
+    return np.nextafter(x, 1.0)
 
 
 def at_divide_with_an_array_index(x):
@@ -128,7 +128,7 @@ def at_divide_with_an_array_index(x):
 
 UNSUPPORTED = {
     "spacing": (spacing_of_a_tracer, (F3,), "np.spacing(y)"),
-    "real_if_close": (real_if_close_of_a_tracer, (F3,), "np.real_if_close(x)"),
+    "nextafter": (nextafter_of_a_tracer, (F3,), "np.nextafter(x, 1.0)"),
     "at-divide": (at_divide_with_an_array_index, (F3,), "x.at[np.array([0, 1])].divide(2.0)"),
 }
 
