@@ -42,6 +42,35 @@ BOUND_USES = frozenset({"arith.minsi", "arith.maxsi", "arith.minui", "arith.maxu
 EXACT_INTS = {32: 2 ** 24, 64: 2 ** 53}  # a float type's width -> the ints it holds exactly
 
 
+def _constant_int(v) -> int | None:
+    op = getattr(v, "op", None)
+    if op is None or op.op_name != "arith.constant":
+        return None
+    value = op.attributes["value"].value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def clipped_into(v, size: int) -> bool:
+    """Whether ``v`` is a clip into ``[0, size)``: ``min(max(x, lo), hi)`` or ``max(min(x,
+    hi), lo)`` with constants ``0 <= lo <= hi < size`` (``np.take(mode="clip")``, a quantile's
+    ranks). Its index check cannot fail and is left out: with the bound a run-time extent
+    (``sized_bound``), LLVM could no longer prove that itself, and the check's branch keeps
+    the gather's loop from vectorizing."""
+    bounds = {}
+    for _ in range(2):
+        op = getattr(v, "op", None)
+        if op is None or op.op_name not in ("arith.minsi", "arith.maxsi") or op.op_name in bounds:
+            return False
+        x, c = op.operands
+        if _constant_int(c) is None:
+            x, c = c, x
+        if _constant_int(c) is None:
+            return False
+        bounds[op.op_name], v = _constant_int(c), x
+    lo, hi = bounds["arith.maxsi"], bounds["arith.minsi"]
+    return 0 <= lo <= hi < size
+
+
 def _bounds(user, k: int) -> bool:
     """Whether operand ``k`` of ``user`` is a bound: a select's chosen value, a loop's bound
     or carried value (not its step) count too."""
@@ -276,7 +305,8 @@ class KernelBody:
                 values[id(inner.results[0])] = self.extract(n_in + inner.result, at)
             elif isinstance(inner, kernel.CheckIndexOp):
                 i = values[id(inner.operands[0])]
-                values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
+                values[id(inner.result)] = i if clipped_into(inner.operands[0], inner.size) else \
+                    self.check_index(i, inner.axis, inner.size)
             elif (folded := fold_position_test(inner, self.known)) is not None:
                 values[id(inner.result)] = ll.Constant(I1, int(folded))
             elif isinstance(inner, kernel.RaiseOp):

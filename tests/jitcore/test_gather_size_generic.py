@@ -137,3 +137,16 @@ def test_a_traced_q_out_of_range_still_raises_from_reused_code():
     with pytest.raises(ValueError, match="Quantiles must be in the range"):
         jitted(lanes(LENGTHS[1], 1), np.float64(1.5))
     assert jitted.cache_info().compiles == 1
+
+
+def test_only_a_clip_into_the_axis_leaves_out_its_index_check():
+    """A clip below 0 wraps (NumPy reads from the end), one up to n raises: their checks stay."""
+    below = jc.jit(lambda x, i: x[2][np.clip(i, -3, x.shape[1] - 1)], cache=False)
+    above = jc.jit(lambda x, i: x[2][np.clip(i, 0, x.shape[1])], cache=False)
+    for n in LENGTHS[:2]:
+        x, i = lanes(n, n), indices(n, n)
+        same_bits(below(x, i), x[2][np.clip(i, -3, n - 1)])
+        with pytest.raises(IndexError, match=f"out of bounds for axis 0 with size {n}"):
+            above(x, i)
+    assert below.cache_info().compiles == 1
+
