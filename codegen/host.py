@@ -56,7 +56,8 @@ STATUS = Storage("status", 0)  # the status words, for kernels that check indice
 CALLBACK_FAILED = kernel.CALLBACK_FAILED  # status word 0 after a callback raised
 # struct timespec on the 64-bit targets we build for: seconds and nanoseconds, as C longs.
 TIMESPEC = ll.LiteralStructType([I64, I64])
-# The caller's trampoline: int32 (int64 callback number, i8** operand data); nonzero: it raised.
+# The caller's trampoline: int32 (int64 callback's place in the plan, i8** operand data); nonzero:
+# it raised.
 TRAMPOLINE = ll.FunctionType(ll.IntType(32), [I64, PTR.as_pointer()])
 
 # Emits one launch at the builder's position: (builder, launch number, kernel, its arguments).
@@ -524,7 +525,10 @@ class _Entry:
         for k, storage in enumerate(step.operands):
             slot = b.gep(self.callback_data, [ll.Constant(I64, k)], source_etype=PTR)
             b.store(self.pointers[storage], slot)
-        failed = b.call(self.trampoline, [ll.Constant(I64, step.number), self.callback_data])
+        # the callback's place in the plan, not its process-wide number: the same code then
+        # serves a trace of another size, whose own Executable maps places to its numbers
+        place = list(self.plan.callbacks).index(step.number)
+        failed = b.call(self.trampoline, [ll.Constant(I64, place), self.callback_data])
         with b.if_then(b.icmp_unsigned("!=", failed, ll.Constant(ll.IntType(32), 0)), likely=False):
             b.store(ll.Constant(I64, CALLBACK_FAILED), self.status_pointer(0))
             b.ret_void()

@@ -23,14 +23,87 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import intdiv, scalar, scalar_control
 from jitcore.codegen.combine import combine
-from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
-from jitcore.codegen.loops import Sizes, element_pointer, static_value
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type, value_type
+from jitcore.codegen.loops import NEAR, Sizes, element_pointer, static_value
 from jitcore.codegen.positions import fold_position_test, in_bounds
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 
 INDEX_ERROR, ZERO_STEP = kernel.INDEX_ERROR, kernel.ZERO_STEP  # status codes (ir/dialects/kernel.py)
+
+# The uses where a constant may be a run-time extent at no cost: bounds and positions (a clip's
+# ``min(max(i, 0), n - 1)``, a binary search's ``hi = n``, a comparison with ``n``) and, as a
+# float, a quantile's ``q * (n - 1)``. A divisor, a shift or a mask stays a constant: LLVM
+# makes cheaper code of those.
+BOUND_USES = frozenset({"arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui", "arith.cmpi",
+                        "arith.addi", "arith.subi", "scf.while", "arith.mulf", "arith.addf",
+                        "arith.subf", "arith.cmpf"})
+EXACT_INTS = {32: 2 ** 24, 64: 2 ** 53}  # a float type's width -> the ints it holds exactly
+
+
+def _constant_int(v) -> int | None:
+    op = getattr(v, "op", None)
+    if op is None or op.op_name != "arith.constant":
+        return None
+    value = op.attributes["value"].value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def clipped_into(v, size: int) -> bool:
+    """Whether ``v`` is a clip into ``[0, size)``: ``min(max(x, lo), hi)`` or ``max(min(x,
+    hi), lo)`` with constants ``0 <= lo <= hi < size`` (``np.take(mode="clip")``, a quantile's
+    ranks). Its index check cannot fail and is left out: with the bound a run-time extent
+    (``sized_bound``), LLVM could no longer prove that itself, and the check's branch keeps
+    the gather's loop from vectorizing."""
+    bounds = {}
+    for _ in range(2):
+        op = getattr(v, "op", None)
+        if op is None or op.op_name not in ("arith.minsi", "arith.maxsi") or op.op_name in bounds:
+            return False
+        x, c = op.operands
+        if _constant_int(c) is None:
+            x, c = c, x
+        if _constant_int(c) is None:
+            return False
+        bounds[op.op_name], v = _constant_int(c), x
+    lo, hi = bounds["arith.maxsi"], bounds["arith.minsi"]
+    return 0 <= lo <= hi < size
+
+
+def _bounds(user, k: int) -> bool:
+    """Whether operand ``k`` of ``user`` is a bound: a select's chosen value, a loop's bound
+    or carried value (not its step) count too."""
+    name = user.op_name
+    return name in BOUND_USES or (name == "arith.select" and k > 0) or (name == "scf.for" and k != 2)
+
+
+def sized_bound(b: ll.IRBuilder, op, sizes: Sizes) -> ll.Value | None:
+    """The run-time extent an integer or float ``arith.constant`` of 64 bits (or f32) stands
+    for (``sizes.extent``: an argument's extent, or one step from one), where every use is a
+    bound (``_bounds``); else None. A gather's clip bounds, a
+    search's ends and a quantile's ranks are then the same code at every size; like every
+    extent ``Sizes`` gives, the value equals the constant at this compile, so a literal that
+    only happens to equal a size is still right. Small values (up to ``2 * NEAR``, as
+    ``derived``'s symbols) stay constants: near a small extent they are more often the
+    program's own."""
+    result = op.results[0]
+    if op.op_name != "arith.constant" or not sizes or not result.uses:
+        return None
+    t, value = result.type, op.attributes["value"].value
+    if t.is_integer and t.bitwidth == 64 and isinstance(value, int):
+        n = value
+    elif t.is_float and t.bitwidth in EXACT_INTS and float(value).is_integer() \
+            and abs(value) < EXACT_INTS[t.bitwidth]:
+        n = int(value)
+    else:
+        return None
+    if n <= 2 * NEAR or not all(_bounds(user, k) for user, k in result.uses):
+        return None
+    extent = sizes.extent(n)
+    if static_value(extent) is not None:
+        return None
+    return extent if t.is_integer else b.sitofp(extent, value_type(t))
 
 
 @dataclass
@@ -232,7 +305,8 @@ class KernelBody:
                 values[id(inner.results[0])] = self.extract(n_in + inner.result, at)
             elif isinstance(inner, kernel.CheckIndexOp):
                 i = values[id(inner.operands[0])]
-                values[id(inner.result)] = self.check_index(i, inner.axis, inner.size)
+                values[id(inner.result)] = i if clipped_into(inner.operands[0], inner.size) else \
+                    self.check_index(i, inner.axis, inner.size)
             elif (folded := fold_position_test(inner, self.known)) is not None:
                 values[id(inner.result)] = ll.Constant(I1, int(folded))
             elif isinstance(inner, kernel.RaiseOp):
@@ -243,6 +317,8 @@ class KernelBody:
             elif inner.regions:
                 scalar_control.emit(self, inner, values, lambda block_ops: self._emit_ops(
                     block_ops, values, tensors, ivs))
+            elif (bound := sized_bound(self.b, inner, self.sizes)) is not None:
+                values[id(inner.result)] = bound
             elif id(inner) in self.invariant_divisions:
                 x, d = (values[id(v)] for v in inner.operands)
                 values[id(inner.result)] = intdiv.by_invariant(self.b, inner.op_name, x, d)

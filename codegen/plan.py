@@ -134,8 +134,9 @@ class Branch:
 
 @dataclass(frozen=True)
 class Callback:
-    """A step: call the caller's callback trampoline with ``number`` (which Python function)
-    and the data pointers of ``operands`` (C-contiguous storages), on the calling thread. A
+    """A step: call the caller's callback trampoline with ``number``'s place in the plan's
+    ``callbacks`` (which Python function) and the data pointers of ``operands`` (C-contiguous
+    storages), on the calling thread. A
     nonzero return (the function raised) stops the call with status ``host.CALLBACK_FAILED``.
     The operands' shapes and dtypes are the plan's ``callbacks[number]``."""
 
@@ -170,7 +171,8 @@ class CompiledFunction:
     program: list = field(default_factory=list)  # steps: Run, Copy, ForLoop, WhileLoop, Branch,
     # Callback
     # callback number -> its operands' (shape, dtype); when not empty, the descriptor's last
-    # slot is the address of the caller's trampoline, ``int32 (int64 number, void **data)``
+    # slot is the address of the caller's trampoline, ``int32 (int64 place, void **data)``: the
+    # code names a callback by its place in this dict, so it is the same at every size
     callbacks: dict[int, tuple[tuple[tuple[int, ...], np.dtype], ...]] = field(default_factory=dict)
     # The entry times its launches into one more slot after all the others: the address of
     # int64 words [entry start, entry end, then per launch: first start, total ns, count]

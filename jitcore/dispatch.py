@@ -82,12 +82,14 @@ class _Trampoline:
 
     def __init__(self, types: dict):
         self.types = types
+        self.numbers = list(types)  # the code calls with a callback's place in the plan
         self.errors = threading.local()
         self.function = _TRAMPOLINE(self._call)  # kept alive as long as the executable
         self.address = ctypes.cast(self.function, ctypes.c_void_p).value
 
-    def _call(self, number, data) -> int:
+    def _call(self, place, data) -> int:
         try:
+            number = self.numbers[place]
             arrays = [_read_array(data[k], shape, dtype)
                       for k, (shape, dtype) in enumerate(self.types[number])]
             run_callback(number, arrays)
