@@ -127,13 +127,20 @@ def test_bad_method_arguments_raise_numpys_exception_class(method):
     assert isinstance(want, Exception) and isinstance(got, type(want)), got
 
 
-@pytest.mark.parametrize("method", [lambda a: a.byteswap(), lambda a: a.compress([True, False]),
+@pytest.mark.parametrize("method", [lambda a: a.byteswap(), lambda a, c: a.compress(c),
                                     lambda a: a.resize(1)],
                          ids=["byteswap", "compress", "resize"])
 def test_ndarray_methods_not_compiled_raise_jitcores_error_naming_them(method):
-    # compress: its length depends on the data in general (JitTypeError); the rest: not lowered
+    # compress by a traced condition: its length depends on the data (JitTypeError); the rest:
+    # not lowered
+    args = (np.arange(2.0), np.array([True, False]))[:method.__code__.co_argcount]
     with pytest.raises((jc.UnsupportedError, jc.JitTypeError), match=r"(byteswap|compress|resize)"):
-        jc.jit(method)(np.arange(2.0))
+        jc.jit(method)(*args)
+
+
+def test_compress_by_a_condition_written_in_the_code_compiles():
+    method = lambda a: a.compress([True, False, True])  # noqa: E731 (its length is known)
+    np.testing.assert_array_equal(jc.jit(method)(np.arange(3.0)), method(np.arange(3.0)))
 
 
 def test_put_method_compiles_now():
