@@ -299,15 +299,13 @@ class JitFunction:
         numbers or strided arrays among its arguments): give it to the native call when it can
         run it (its second cached call on: a function called once never compiles the dispatcher)."""
         with self._lock:
-            cached = self._fast_cache if entry_key is None else self._memo
-            known = cached.get(short)
-            if short in self._native_entries or (known if entry_key is None else
-                                                 getattr(known, "executable", None)) is not executable:
+            cached = (self._fast_cache.get(short) if entry_key is None
+                      else getattr(self._memo.get(short), "executable", None))
+            if short in self._native_entries or cached is not executable:
                 return
             live = sum(made is not None for made in self._native_entries.values())
-            key = short if entry_key is None else entry_key
-            made = (native_call.entry(executable, key) if key is not None and live < native_call.MAX_ENTRIES
-                    else None)
+            room = live < native_call.MAX_ENTRIES
+            made = native_call.entry(executable, entry_key or short) if room else None
             self._native_entries[short] = None if made is None else (executable, made)
             if made is None:
                 return

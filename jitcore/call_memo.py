@@ -41,7 +41,7 @@ _LAYOUT = _C_CONTIGUOUS | _F_CONTIGUOUS | _ALIGNED
 _TRACED_BY_TYPE = (float, complex, bool)
 _NUMBERS = (float, complex, bool, int)
 # NumPy scalars (``x.mean()``'s result, ``np.float32(0.5)``): the type fixes the dtype
-_NUMPY_SCALARS = frozenset((np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+NUMPY_SCALARS = frozenset((np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
                             np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
                             np.complex128))
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
@@ -77,9 +77,9 @@ def _part(v, statics: bool, int_range):
             if not flags & _F_CONTIGUOUS:  # the flags do not tell reversed from strided
                 return v.dtype, v.shape, flags, classify(v.shape, v.strides, v.itemsize)
         return v.dtype, v.shape, flags
-    if statics and (t in _TRACED_BY_TYPE or t is int or t is str or t in _NUMPY_SCALARS):
+    if statics and (t in _TRACED_BY_TYPE or t is int or t is str or t in NUMPY_SCALARS):
         return t, v
-    if t in _TRACED_BY_TYPE or t in _NUMPY_SCALARS:
+    if t in _TRACED_BY_TYPE or t in NUMPY_SCALARS:
         return t
     if t is int and _INT64[0] <= v <= _INT64[1]:
         return int_range(v)
@@ -137,7 +137,7 @@ def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
                 return None
             contiguous = contiguous and value.flags.c_contiguous
             sources.append((where, None))
-        elif (type(value) in _NUMBERS or type(value) in _NUMPY_SCALARS) and type(arr) is _NDARRAY \
+        elif (type(value) in _NUMBERS or type(value) in NUMPY_SCALARS) and type(arr) is _NDARRAY \
                 and arr.shape == ():
             sources.append((where, arr.dtype))
         else:

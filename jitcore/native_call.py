@@ -44,6 +44,7 @@ import threading
 import numpy as np
 from llvmlite import ir
 
+from jitcore.call_memo import NUMPY_SCALARS
 from jitcore.dispatch import Executable
 from jitcore.tracer import TRACING
 
@@ -187,7 +188,7 @@ def _scalar_types() -> dict:
     object header), with the dtype the value has there: a Python float or complex, a NumPy
     scalar. Checked byte for byte on two values each; a type that fails is left to Python."""
     found = {}
-    for t, dtype in ((float, np.float64), (complex, np.complex128), *((t, t) for t in _NUMPY_SCALARS)):
+    for t, dtype in ((float, np.float64), (complex, np.complex128), *((t, t) for t in NUMPY_SCALARS)):
         dtype = np.dtype(dtype)
         values = (t(1), t(0)) if t is np.bool_ else (t(-3 if dtype.kind != "u" else 3), t(5))
         if all(ctypes.string_at(id(v) + SCALAR_VALUE, dtype.itemsize) == np.asarray(v, dtype).tobytes()
@@ -197,8 +198,6 @@ def _scalar_types() -> dict:
 
 
 SCALAR_VALUE = 2 * _WORD  # after the reference count and the type
-_NUMPY_SCALARS = (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
-                  np.float16, np.float32, np.float64, np.complex64, np.complex128)
 
 
 def _probes() -> dict | None:
@@ -224,6 +223,8 @@ STRIDED = 1 << 32  # added to an array's rank word when its strides follow its e
 class Strided(tuple):
     """An entry key's shape for an array that is not C-contiguous: (shape, strides), matched
     exactly (the kernel reads the strides from the array's header)."""
+
+
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
@@ -269,7 +270,7 @@ def entry(executable, key: tuple):
     words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value,
              nargs + len(buffers) + plan.has_status + len(constants), len(buffers), int(tree.kind == "leaf"),
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants]
-    for dtype, shape in zip(key[::2], key[1::2]):
+    for k, (dtype, shape) in enumerate(zip(key[::2], key[1::2])):
         if shape is None:  # a number of type ``dtype`` (SCALAR_TYPES), read where it lies
             if dtype not in SCALAR_TYPES:
                 return None
@@ -283,7 +284,6 @@ def entry(executable, key: tuple):
         dtype = _canonical(dtype)
         keep.append(dtype)
         if isinstance(shape, Strided):  # only where the kernel takes this argument's strides
-            k = len(keep) - 4  # (keep: executable, raiser, int64, then one per argument)
             if not plan.arg_strided[k] or k in executable._copy_args:
                 return None
             shape, strides = shape

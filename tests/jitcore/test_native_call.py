@@ -121,6 +121,11 @@ def test_strided_arguments_are_called_natively_with_their_strides():
         before = native_calls(f)
         np.testing.assert_array_equal(f(x, y), x * 2 - y)
         assert native_calls(f) == before + 1
+    g = jc.jit(lambda s, x: x * s)  # an int before the strided array: the entry's index of each
+    warm(g, 3, base[:, ::2])
+    before = native_calls(g)
+    np.testing.assert_array_equal(g(5, base[:, ::2]), base[:, ::2] * 5)
+    assert native_calls(g) == before + 1
     before = native_calls(f)
     other = np.arange(72, dtype=np.float64).reshape(6, 12)[:, ::3]  # the same class, other strides
     np.testing.assert_array_equal(f(other, base[:, 1::2]), other * 2 - base[:, 1::2])
