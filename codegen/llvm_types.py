@@ -35,3 +35,9 @@ def constant(t: ScalarType, value, memory: bool = False) -> ll.Constant:
     if t.is_bool:
         return ll.Constant(memory_type(t) if memory else I1, int(value))
     return ll.Constant(value_type(t), value)
+
+
+def declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
+    """The function ``name`` of ``module``: declared here unless the module has it already."""
+    existing = module.globals.get(name)
+    return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)

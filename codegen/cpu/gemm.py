@@ -52,7 +52,7 @@ from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import RunTimeBlocks, base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.gemm_epilogue import FusedProduct, match_fused_product
 from jitcore.codegen.kernel_body import Operand, entry_builder, kernel_function
-from jitcore.codegen.llvm_types import I1, I64, PTR, value_type
+from jitcore.codegen.llvm_types import I1, I64, PTR, declare, value_type
 from jitcore.codegen.loops import Sizes, emit_nest
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Operation
@@ -245,8 +245,8 @@ class _Call:
         self.int = ll.IntType(library.int_bits)
         self.float = value_type(c.element)
         self.itemsize = c.element.bitwidth // 8
-        self.malloc = _declare(fn.module, "malloc", [I64], PTR)
-        free = _declare(fn.module, "free", [PTR], ll.VoidType())
+        self.malloc = declare(fn.module, "malloc", PTR, [I64])
+        free = declare(fn.module, "free", ll.VoidType(), [PTR])
         self.b = b = entry_builder(fn)
         self.ok: ll.Value = ll.Constant(I1, 1)
         self.inputs = (_Input(self, _A, c.m, c.k), _Input(self, _B, c.k, c.n))
@@ -382,8 +382,7 @@ class _Call:
         bases = [self.base(i) for i in (_A, _B, _C)]
         batch_strides = [[self.dim_stride(i, d) for d in c.batch] for i in (_A, _B, _C)]
         result = self.float if routine == "dot" else ll.VoidType()
-        fn = _declare(module, symbol, [fixed[n].type if n in fixed else PTR for n in range(len(args))],
-                      result)
+        fn = declare(module, symbol, result, [fixed[n].type if n in fixed else PTR for n in range(len(args))])
 
         def call(ivs):
             pointers = [b.gep(base, [_dot(b, ivs, strides)], source_etype=self.float)
@@ -394,13 +393,6 @@ class _Call:
                 b.store(value, pointers[_C])
 
         emit_nest(b, self.sizes.extents([c.domain[d] for d in c.batch]), call)
-
-
-def _declare(module: ll.Module, symbol: str, params: list[ll.Type], result: ll.Type) -> ll.Function:
-    existing = module.globals.get(symbol)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(result, params), symbol)
 
 
 def _dot(b: ll.IRBuilder, ivs, strides) -> ll.Value:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I8, I64, PTR
+from jitcore.codegen.llvm_types import I8, I64, PTR, declare
 
 # Static allocas a function may keep on the stack (more: from the heap). A pool worker has
 # 8 MiB (thread_pool.py); a caller's thread may have far less, down to Python's 32 KiB floor.
@@ -42,8 +42,8 @@ def _move(fn: ll.Function) -> None:
     for _, n in moved:
         offsets.append(total)
         total += -(-n // ALIGN) * ALIGN
-    malloc = _declared(fn.module, "malloc", PTR, [I64])
-    free = _declared(fn.module, "free", ll.VoidType(), [PTR])
+    malloc = declare(fn.module, "malloc", PTR, [I64])
+    free = declare(fn.module, "free", ll.VoidType(), [PTR])
     b = ll.IRBuilder(entry)
     b.position_before(entry.instructions[0])
     raw = b.call(malloc, [ll.Constant(I64, total + ALIGN)])
@@ -99,7 +99,3 @@ def _bytes(t: ll.Type) -> int:
         return sum(-(-_bytes(e) // 8) * 8 for e in t.elements)  # padded generously
     raise TypeError(f"no size for {t}")
 
-
-def _declared(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
-    existing = module.globals.get(name)
-    return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)

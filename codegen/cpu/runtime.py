@@ -46,7 +46,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import thread_pool
-from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.llvm_types import I64, PTR, declare
 
 RUNTIME_SETTINGS = (
     "num_threads",  # threads a launch may run on, the calling one included
@@ -74,7 +74,6 @@ MIN_CHUNKS = 8
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
 _NEXT, _CHUNKS, _EXTENT, _ARGS = range(4)
-
 
 
 def available_cpus() -> int:
@@ -189,13 +188,8 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
         if isinstance(value.type, ll.PointerType):
             value = b.ptrtoint(value, I64)
         b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
-    b.call(_declare(b.module, RUN_CHUNKS_SYMBOL, ll.VoidType(), [PTR, PTR, I64]),
+    b.call(declare(b.module, RUN_CHUNKS_SYMBOL, ll.VoidType(), [PTR, PTR, I64]),
            [_worker(b.module, kernel), context, chunks])
-
-
-def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
-    existing = module.globals.get(name)
-    return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
 
 
 def run_chunks_module() -> ll.Module:

@@ -46,7 +46,7 @@ from collections.abc import Callable
 import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I64, PTR
+from jitcore.codegen.llvm_types import I64, PTR, declare
 
 I32 = ll.IntType(32)
 # Pauses a parked worker (or a caller waiting for its helpers) spins through before it blocks.
@@ -70,11 +70,6 @@ _WORDS = ("busy", "owner_pid", "workers", "launches", "tickets", "finished", "sl
 _SYNC = ("mutex", "work_ready", "work_done")
 
 
-def _declare(module: ll.Module, name: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
-    existing = module.globals.get(name)
-    return existing if existing is not None else ll.Function(module, ll.FunctionType(result, params), name)
-
-
 class _Pool:
     """The pool's globals and the libc functions it calls, in one module."""
 
@@ -83,19 +78,19 @@ class _Pool:
         self.words = {name: self._global(f"jitcore_pool_{name}", I64) for name in _WORDS}
         self.sync = {name: self._global(f"jitcore_pool_{name}", ll.ArrayType(ll.IntType(8), SYNC_BYTES))
                      for name in _SYNC}
-        declare = lambda name, result, *params: _declare(module, name, result, list(params))  # noqa: E731
-        self.getpid = declare("getpid", I32)
-        self.create = declare("pthread_create", I32, PTR, PTR, PTR, PTR)
-        self.attr_init = declare("pthread_attr_init", I32, PTR)
-        self.attr_stack = declare("pthread_attr_setstacksize", I32, PTR, I64)
-        self.attr_destroy = declare("pthread_attr_destroy", I32, PTR)
-        self.detach = declare("pthread_detach", I32, I64)
-        self.mutex_init = declare("pthread_mutex_init", I32, PTR, PTR)
-        self.cond_init = declare("pthread_cond_init", I32, PTR, PTR)
-        self.lock = declare("pthread_mutex_lock", I32, PTR)
-        self.unlock = declare("pthread_mutex_unlock", I32, PTR)
-        self.wait = declare("pthread_cond_wait", I32, PTR, PTR)
-        self.broadcast = declare("pthread_cond_broadcast", I32, PTR)
+        libc = lambda name, result, *params: declare(module, name, result, list(params))  # noqa: E731
+        self.getpid = libc("getpid", I32)
+        self.create = libc("pthread_create", I32, PTR, PTR, PTR, PTR)
+        self.attr_init = libc("pthread_attr_init", I32, PTR)
+        self.attr_stack = libc("pthread_attr_setstacksize", I32, PTR, I64)
+        self.attr_destroy = libc("pthread_attr_destroy", I32, PTR)
+        self.detach = libc("pthread_detach", I32, I64)
+        self.mutex_init = libc("pthread_mutex_init", I32, PTR, PTR)
+        self.cond_init = libc("pthread_cond_init", I32, PTR, PTR)
+        self.lock = libc("pthread_mutex_lock", I32, PTR)
+        self.unlock = libc("pthread_mutex_unlock", I32, PTR)
+        self.wait = libc("pthread_cond_wait", I32, PTR, PTR)
+        self.broadcast = libc("pthread_cond_broadcast", I32, PTR)
         self.pause = _pause_instruction(module)
 
     def _global(self, name: str, typ: ll.Type) -> ll.GlobalVariable:
@@ -112,9 +107,9 @@ def _pause_instruction(module: ll.Module) -> tuple[ll.Function, list[ll.Value]] 
     arch = llvm.get_process_triple().split("-")[0]
     void = ll.VoidType()
     if arch in ("x86_64", "i386", "i686"):
-        return _declare(module, "llvm.x86.sse2.pause", void, []), []
+        return declare(module, "llvm.x86.sse2.pause", void, []), []
     if arch in ("aarch64", "arm64"):
-        return _declare(module, "llvm.aarch64.hint", void, [I32]), [ll.Constant(I32, 1)]
+        return declare(module, "llvm.aarch64.hint", void, [I32]), [ll.Constant(I32, 1)]
     return None
 
 

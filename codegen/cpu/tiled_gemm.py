@@ -80,7 +80,7 @@ from jitcore.codegen.contraction import Contraction
 from jitcore.codegen.cpu import full_reduction, runtime, target
 from jitcore.codegen.gemm_epilogue import FusedProduct
 from jitcore.codegen.kernel_body import KernelBody, Operand, entry_builder, kernel_function
-from jitcore.codegen.llvm_types import I1, I8, I64, PTR, value_type
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, declare, value_type
 from jitcore.codegen.loops import Sizes
 from jitcore.ir.attributes import AffineMap
 from jitcore.ir.core import Operation
@@ -488,13 +488,6 @@ def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> N
     b.position_at_end(done)
 
 
-def _declare(module: ll.Module, symbol: str, result: ll.Type, params: list[ll.Type]) -> ll.Function:
-    existing = module.globals.get(symbol)
-    if existing is not None:
-        return existing
-    return ll.Function(module, ll.FunctionType(result, params), symbol)
-
-
 class _Gemm:
     """The blocked loops of one chunk, at the builder's position."""
 
@@ -545,8 +538,8 @@ class _Gemm:
         """C[rows, cols] for the whole k range: packed and tiled, or (no memory for the
         buffers) a plain loop in the same order of sums."""
         b, bl = self.b, self.blocking
-        malloc = _declare(self.module, "malloc", PTR, [I64])
-        free = _declare(self.module, "free", ll.VoidType(), [PTR])
+        malloc = declare(self.module, "malloc", PTR, [I64])
+        free = declare(self.module, "free", ll.VoidType(), [PTR])
         a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         b_bytes = (bl.nc * bl.kc + bl.nc // self.tile.nr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
@@ -780,7 +773,7 @@ class _Gemm:
         """C by plain loops, each element summed block by block as the tiled path does."""
         b, kc_max = self.b, self.blocking.kc
         bits = self.itemsize * 8
-        fmuladd = _declare(self.module, f"llvm.fmuladd.f{bits}", self.element, [self.element] * 3)
+        fmuladd = declare(self.module, f"llvm.fmuladd.f{bits}", self.element, [self.element] * 3)
         zero = ll.Constant(self.element, 0.0)
         with b.goto_entry_block():
             total = b.alloca(self.element)
@@ -847,7 +840,7 @@ def _micro_kernel(module: ll.Module, element: ll.Type, tile: TileShape, b_stride
     kc, pa, sa_k, sa_m, pb, pc, sc_m, sc_n, rows, cols, first = fn.args
     for p in (pa, pb, pc):
         p.add_attribute("noalias")
-    fmuladd = _declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
+    fmuladd = declare(module, f"llvm.fmuladd.v{tile.lanes}f{bits}", vec, [vec, vec, vec])
     entry, loop, body, done = (fn.append_basic_block(x) for x in ("entry", "k", "k.body", "k.done"))
     b = ll.IRBuilder(entry)
     spill = b.alloca(vec, size=tile.mr * tile.nv)  # an edge tile's copy, for scalar stores

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.llvm_types import I64, declare
 
 I32 = ll.IntType(32)
 SHARED = 3  # NVPTX's address space of a block's shared memory
@@ -13,25 +13,20 @@ FULL_MASK = ll.Constant(I32, -1)  # every lane of the warp takes part
 LANE_CLAMP = ll.Constant(I32, 31)  # shfl's clamp for a whole warp
 
 
-def _declared(module: ll.Module, name: str, ret: ll.Type, params: list[ll.Type]) -> ll.Function:
-    fn = module.globals.get(name)
-    return fn if fn is not None else ll.Function(module, ll.FunctionType(ret, params), name)
-
-
 def special_register(b: ll.IRBuilder, name: str) -> ll.Value:
     """``%tid.x``, ``%ctaid.x``, ``%ntid.x`` or ``%nctaid.x`` (``name`` without the ``%``), as i64."""
-    fn = _declared(b.module, f"llvm.nvvm.read.ptx.sreg.{name}", I32, [])
+    fn = declare(b.module, f"llvm.nvvm.read.ptx.sreg.{name}", I32, [])
     return b.zext(b.call(fn, []), I64)
 
 
 def barrier(b: ll.IRBuilder) -> None:
     """``bar.sync 0``: every thread of the block waits here for the others."""
-    b.call(_declared(b.module, "llvm.nvvm.barrier0", ll.VoidType(), []), [])
+    b.call(declare(b.module, "llvm.nvvm.barrier0", ll.VoidType(), []), [])
 
 
 def warp_barrier(b: ll.IRBuilder) -> None:
     """``bar.warp.sync -1``: the warp's lanes wait for each other, and see each other's writes."""
-    b.call(_declared(b.module, "llvm.nvvm.bar.warp.sync", ll.VoidType(), [I32]), [FULL_MASK])
+    b.call(declare(b.module, "llvm.nvvm.bar.warp.sync", ll.VoidType(), [I32]), [FULL_MASK])
 
 
 def shuffle_down(b: ll.IRBuilder, value: ll.Value, offset: int) -> ll.Value:
@@ -57,7 +52,7 @@ def shuffle_down(b: ll.IRBuilder, value: ll.Value, offset: int) -> ll.Value:
 
 
 def _shuffle_word(b: ll.IRBuilder, word: ll.Value, offset: int) -> ll.Value:
-    fn = _declared(b.module, "llvm.nvvm.shfl.sync.down.i32", I32, [I32, I32, I32, I32])
+    fn = declare(b.module, "llvm.nvvm.shfl.sync.down.i32", I32, [I32, I32, I32, I32])
     return b.call(fn, [FULL_MASK, word, ll.Constant(I32, offset), LANE_CLAMP])
 
 
