@@ -237,8 +237,8 @@ class JitFunction:
                     self._cache.move_to_end(known.full_key)  # recency, as on the full path below
                 except KeyError:  # dropped meanwhile by another thread's compile
                     pass
-                if not kwargs and memo not in self._native_entries and native_call.AVAILABLE:
-                    entry_key = native_call.entry_key(args, known, int_class)
+                if memo not in self._native_entries and native_call.AVAILABLE:
+                    entry_key = native_call.entry_key(args, kwargs, known, int_class)
                     if entry_key is None:
                         self._native_entries[memo] = None  # asked once: the Python path's call
                     else:
@@ -280,9 +280,9 @@ class JitFunction:
         """Record a flat call's structure (call_memo), for the executable still cached."""
         marked_args = tuple(call_memo.Source(i) for i in range(len(args)))
         marked_kwargs = {name: call_memo.Source(name) for name in kwargs}
-        _, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
+        static, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
         marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
-        known = call_memo.structure(key, executable, args, kwargs, marked, arrays)
+        known = call_memo.structure(key, executable, args, kwargs, marked, arrays, [m for _, m in static])
         if known is None:
             return
         with self._lock:
@@ -295,8 +295,9 @@ class JitFunction:
                     self._native_sync()
 
     def _offer_native(self, short, executable, entry_key=None) -> None:
-        """A cached signature on the short path (or, with ``entry_key``, a memo's call with
-        numbers or strided arrays among its arguments): give it to the native call when it can
+        """A cached signature on the short path (or, with ``entry_key``, ``native_call.entry_key``'s
+        words, a memo's call: numbers, strided arrays, keywords or static arguments among its
+        arguments): give it to the native call when it can
         run it (its second cached call on: a function called once never compiles the dispatcher)."""
         with self._lock:
             cached = (self._fast_cache.get(short) if entry_key is None
@@ -305,7 +306,8 @@ class JitFunction:
                 return
             live = sum(made is not None for made in self._native_entries.values())
             room = live < native_call.MAX_ENTRIES
-            made = native_call.entry(executable, entry_key or short) if room else None
+            made = None if not room else (native_call.entry(executable, short) if entry_key is None
+                                          else native_call.entry(executable, *entry_key))
             self._native_entries[short] = None if made is None else (executable, made)
             if made is None:
                 return

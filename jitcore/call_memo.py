@@ -97,16 +97,18 @@ class Source:
 
 
 class Structure:
-    """A memo entry: the full key, its executable, and per leaf its argument and, for a number,
-    the dtype it becomes (None: the array itself)."""
+    """A memo entry: the full key, its executable, per leaf its argument and, for a number,
+    the dtype it becomes (None: the array itself), and the static arguments (a position or a
+    keyword's name each)."""
 
-    __slots__ = ("full_key", "executable", "sources", "contiguous")
+    __slots__ = ("full_key", "executable", "sources", "contiguous", "statics")
 
-    def __init__(self, full_key, executable, sources: tuple, contiguous: bool):
+    def __init__(self, full_key, executable, sources: tuple, contiguous: bool, statics: tuple = ()):
         self.full_key = full_key
         self.executable = executable
         self.sources = sources
         self.contiguous = contiguous  # every leaf C-contiguous: the executable's short entry
+        self.statics = statics
 
     def run(self, args: tuple, kwargs: dict):
         arrays = []
@@ -119,10 +121,11 @@ class Structure:
 
 
 def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
-              arrays: list) -> Structure | None:
+              arrays: list, statics: tuple = ()) -> Structure | None:
     """The memo entry for a call the full path made, or None where its leaf arrays are not the
     arguments themselves (or numbers converted), which the memo does not reproduce.
-    ``marked`` are the leaves of the same call made with ``Source`` markers."""
+    ``marked`` are the leaves of the same call made with ``Source`` markers, ``statics`` the
+    ``Source`` markers it bound to static arguments."""
     if len(marked) != len(arrays):
         return None
     sources = []
@@ -142,4 +145,5 @@ def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
             sources.append((where, arr.dtype))
         else:
             return None
-    return Structure(full_key, executable, tuple(sources), contiguous)
+    return Structure(full_key, executable, tuple(sources), contiguous,
+                     tuple(m.where for m in statics if type(m) is Source))

@@ -94,6 +94,18 @@ def _array_fields() -> dict | None:
     return fields
 
 
+def _tuple_fields() -> dict | None:
+    """Where a tuple keeps its length and its items (a call's keyword names are a tuple),
+    checked on tuples whose items are known."""
+    fields = dict(tuple_size=2 * _WORD, tuple_items=3 * _WORD)
+    for t in ((), ("a",), ("x", 1, None)):
+        if _word(id(t) + fields["tuple_size"]) != len(t):
+            return None
+        if any(_word(id(t) + fields["tuple_items"] + k * _WORD) != id(v) for k, v in enumerate(t)):
+            return None
+    return fields
+
+
 def slot_offset(cls: type, name: str) -> int | None:
     """Where the ``__slots__`` member ``name`` lies in an instance of ``cls``: the one word that
     holds each of two objects set there in turn."""
@@ -205,19 +217,23 @@ def _probes() -> dict | None:
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
     if sys.implementation.name != "cpython" or not gil or ctypes.sizeof(ctypes.c_void_p) != 8:
         return None
-    fields, buffer, api = _array_fields(), _buffer_offset(), _numpy_api()
-    if fields is None or buffer is None or api is None:
+    fields, tuples, buffer, api = _array_fields(), _tuple_fields(), _buffer_offset(), _numpy_api()
+    if fields is None or tuples is None or buffer is None or api is None:
         return None
-    return dict(fields, buffer=buffer, api=api)
+    return dict(fields, **tuples, buffer=buffer, api=api)
 
 
 _LAYOUT = _probes()
 AVAILABLE = _LAYOUT is not None
 # number types an argument may have in the native call: its value read where it lies
 SCALAR_TYPES = _scalar_types() if AVAILABLE else {}
-SCALAR = -1  # an argument's rank word in an entry for a number (its first word: the type)
+SCALAR = -1  # an argument's kind word in an entry for a number (its first word: the type)
 INT = -2  # ... for a Python int, converted, then the bounds of its signature's ints
+STATIC = -3  # ... for a static argument: its type, then the value it must equal
 STRIDED = 1 << 32  # added to an array's rank word when its strides follow its extents
+# A static argument's value may be one of these exact types: comparing two of them runs no
+# Python code, and the memo's key (call_memo) holds such values by type and value alike.
+STATIC_TYPES = frozenset((int, float, bool, complex, str, *NUMPY_SCALARS))
 
 
 class Strided(tuple):
@@ -225,25 +241,36 @@ class Strided(tuple):
     exactly (the kernel reads the strides from the array's header)."""
 
 
+class Static(tuple):
+    """An entry key's shape for a static argument: (value,), which the call's argument must
+    equal (``==``, after the same exact type), as the memo's key compares it."""
+
+
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
 
 
 # -- the tables ------------------------------------------------------------------------------
 # A table: [entries, unused, address of the hits counter, entry address...]. An entry:
-#   [nargs, kernel address, descriptor words, buffers, 1 if the result is buffer 0 alone
-#    (else a tuple), status: the Python function that raises its error (0: no status words),
-#    the int64 dtype's address, 4 (the status words' extent), constants, constant words...,
-#    per argument: dtype address, rank, extents... (a number: its type's address, SCALAR;
-#    an int: int's address, INT, its bounds; a strided array: rank + STRIDED, extents, strides),
+#   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
+#    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
+#    status words), the int64 dtype's address, 4 (the status words' extent), constants,
+#    constant words..., keywords, the keyword names' addresses...,
+#    per argument (the positional ones, then the keywords in order): dtype address, rank, the
+#    kernel's argument it is, extents... (a number: its type's address, SCALAR, its argument;
+#    an int: int's address, INT, its argument, its bounds; a strided array: rank + STRIDED,
+#    its argument, extents, strides; a static one: its type's address, STATIC, -1, the value's
+#    address),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
 #    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
-def entry(executable, key: tuple):
-    """The table entry (words, objects to keep alive) of an executable called with the short
-    path's ``key`` (dtype, shape per argument; for a number its type and None), or None when
-    the native call cannot run it.
+def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = None):
+    """The table entry (words, objects to keep alive) of an executable called with ``key``
+    (dtype, shape per argument of the call, the positional ones then the keywords named
+    ``keywords``; for a number its type and None, for a static argument its type and a
+    ``Static``), or None when the native call cannot run it. ``order``: per argument of the
+    call the kernel's argument it is, -1 for a static one (None: the short path's, in order).
     It runs what needs no work besides allocating: each result a fresh buffer of its own (a
     NumPy scalar where NumPy gives one), alone or in a flat tuple; status words, checked after
     the call; nothing written back, copied or transposed; small numeric results (``np.empty``'s,
@@ -257,7 +284,8 @@ def entry(executable, key: tuple):
             or executable._arguments or not (tree.kind == "leaf" or flat_tuple)):
         return None
     nargs, buffers = len(plan.arg_strided), executable._buffers
-    if len(key) != 2 * nargs:
+    order = tuple(range(len(key) // 2)) if order is None else order
+    if len(key) != 2 * len(order) or sorted(k for k in order if k >= 0) != list(range(nargs)):
         return None
     outputs = []
     for kind, index, shape, scalar, copy in executable._outputs:
@@ -265,21 +293,30 @@ def entry(executable, key: tuple):
             return None
         outputs += [index, int(scalar)]
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
-    keep = [executable, raiser, _INT64]
+    keep = [executable, raiser, _INT64, keywords]
     constants = executable._constants
-    words = [nargs, ctypes.cast(executable._fn, ctypes.c_void_p).value,
-             nargs + len(buffers) + plan.has_status + len(constants), len(buffers), int(tree.kind == "leaf"),
-             0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants]
-    for k, (dtype, shape) in enumerate(zip(key[::2], key[1::2])):
+    words = [len(order) - len(keywords), ctypes.cast(executable._fn, ctypes.c_void_p).value,
+             nargs, len(buffers), int(tree.kind == "leaf"),
+             0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants,
+             len(keywords), *map(id, keywords)]
+    for k, dtype, shape in zip(order, key[::2], key[1::2]):
+        if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
+            if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
+                return None
+            keep += [dtype, shape[0]]
+            words += [id(dtype), STATIC, -1, id(shape[0])]
+            continue
+        if k < 0:
+            return None
         if shape is None:  # a number of type ``dtype`` (SCALAR_TYPES), read where it lies
             if dtype not in SCALAR_TYPES:
                 return None
             keep.append(dtype)
-            words += [id(dtype), SCALAR]
+            words += [id(dtype), SCALAR, k]
             continue
         if dtype is int:  # a Python int, converted to int64, between ``shape``'s bounds
             lo, hi = max(shape[0], -(2 ** 63)), min(shape[1], 2 ** 63 - 1)
-            words += [id(int), INT, lo, hi]
+            words += [id(int), INT, k, lo, hi]
             continue
         dtype = _canonical(dtype)
         keep.append(dtype)
@@ -287,9 +324,9 @@ def entry(executable, key: tuple):
             if not plan.arg_strided[k] or k in executable._copy_args:
                 return None
             shape, strides = shape
-            words += [id(dtype), STRIDED + len(shape), *shape, *strides]
+            words += [id(dtype), STRIDED + len(shape), k, *shape, *strides]
             continue
-        words += [id(dtype), len(shape), *shape]
+        words += [id(dtype), len(shape), k, *shape]
     for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
         if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
@@ -362,7 +399,8 @@ _CONSTANTS = 9  # an entry's first constant word (after the eight above and thei
 _ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
-        "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow")
+        "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
+        "PyUnicode_Compare", "PyErr_Clear")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 
@@ -380,7 +418,9 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
     # What the IR is made from (the code's own version is in the object cache's key).
     offsets = sorted((k, v) for k, v in _LAYOUT.items() if k != "api")  # the api's: addresses, in the env
-    source = f"native call: slot {slot} layout {offsets} env {_ENV} python {sys.version}"
+    stat = os.stat(__file__)  # this module emits the code: its own version
+    source = (f"native call: slot {slot} layout {offsets} env {_ENV} python {sys.version} "
+              f"emitter {stat.st_size} {stat.st_mtime_ns}")
     address = backend_for("cpu").load_support(_NAME, source, lambda: str(_emit(slot)))
     return address, (env, python_call)
 
@@ -406,35 +446,47 @@ class _Emitter:
         b, layout = self.b, _LAYOUT
         self_, args, nargs, kwnames = self.fn.args
         fallback = self.block("fallback")
-        # The function's table (unset: NULL; anything else set there: not a Table), keywords or
-        # a running trace: the Python call.
+        # The function's table (unset: NULL; anything else set there: not a Table) or a running
+        # trace: the Python call.
         state = b.load(self.at(self_, self.slot, _ptr))
         self.branch(b.icmp_unsigned("!=", state, self.null), "typed", fallback)
         self.branch(b.icmp_unsigned("==", b.load(self.at(state, _WORD, _ptr)), self.address("Table")),
                     "untraced", fallback)
         tracing = b.load(b.inttoptr(b.ptrtoint(self.address("TRACING"), _i64), _wptr))
-        other = b.or_(b.icmp_unsigned("!=", kwnames, self.null), b.icmp_signed("!=", tracing, _c(0)))
-        self.branch(b.not_(other), "search", fallback)
+        self.branch(b.icmp_signed("==", tracing, _c(0)), "search", fallback)
+        # The keyword names (CPython's vectorcall: their values follow the positional ones).
+        n_kw = self.var(_c(0))
+        with b.if_then(b.icmp_unsigned("!=", kwnames, self.null)):
+            b.store(b.load(self.at(kwnames, layout["tuple_size"], _i64)), n_kw)
+        n_kw = b.load(n_kw)
+        names = self.at(kwnames, layout["tuple_items"], _ptr)
         tab = b.inttoptr(b.load(self.at(state, layout["buffer"], _i64)), _wptr)
         count = self.word(tab, _c(0))
         e_i, cursor, entry = self.var(_c(0)), self.var(_c(0)), _local(b, _wptr)
         next_entry = self.block("entries")
         b.branch(next_entry)
 
-        # Each entry in turn: its arguments, one by one, against ``args``.
+        # Each entry in turn: its keyword names, then its arguments one by one, against the call's.
         b.position_at_end(next_entry)
         i = b.load(e_i)
         self.branch(b.icmp_signed("<", i, count), "entry_test", fallback)
         e = b.inttoptr(self.word(tab, b.add(i, _c(3))), _wptr)
         b.store(e, entry)
         b.store(b.add(i, _c(1)), e_i)
-        self.branch(b.icmp_signed("==", self.word(e, _c(0)), nargs), "arguments", next_entry)
-        b.store(b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1))), cursor)
+        self.branch(b.icmp_signed("==", self.word(e, _c(0)), nargs), "positional", next_entry)
+        keywords_at = self.keywords_at(e)
+        self.branch(b.icmp_signed("==", self.word(e, keywords_at), n_kw), "keywords", next_entry)
+        b.store(b.add(keywords_at, b.add(n_kw, _c(1))), cursor)
+        arguments = self.block("arguments")
+        name_of = lambda k: self.word(e, b.add(keywords_at, b.add(k, _c(1))))  # noqa: E731
+        self.loop(n_kw, lambda k: self.same_name(b.load(b.gep(names, [k])), name_of(k), next_entry),
+                  done=arguments)
+        b.position_at_end(arguments)
         run = self.block("run")
-        self.loop(nargs, lambda a: self.match(args, a, e, cursor, next_entry), done=run)
+        self.loop(b.add(nargs, n_kw), lambda a: self.match(args, a, e, cursor, next_entry), done=run)
 
         b.position_at_end(run)
-        result = self.run(b.load(entry), state, tab, args, nargs, cursor)
+        result = self.run(b.load(entry), state, tab, args, b.add(nargs, n_kw), cursor)
         b.ret(result)
 
         b.position_at_end(fallback)
@@ -442,12 +494,37 @@ class _Emitter:
         return self.fn.module
 
     # -- the parts --------------------------------------------------------------------------
+    def keywords_at(self, e) -> ir.Value:
+        """The index of an entry's keyword count (after its constants)."""
+        return self.b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1)))
+
+    def same_name(self, name, expected, mismatch) -> None:
+        """A keyword name is the entry's (the same string object, as names written in the call
+        are: interned; else equal, as ``**kwargs`` built at run time may give), else ``mismatch``."""
+        b = self.b
+        expected = b.inttoptr(expected, _ptr)
+        with b.if_then(b.icmp_unsigned("!=", name, expected)):
+            order = self.call("PyUnicode_Compare", _i32, name, expected)  # keyword names are strings
+            self.branch(b.icmp_signed("==", order, ir.Constant(_i32, 0)), "name_equal", mismatch)
+
+    def after(self, c, kind) -> ir.Value:
+        """The index past an argument's words that start at ``c``, whose kind word is ``kind``."""
+        b = self.b
+        strided = b.icmp_signed(">=", kind, _c(STRIDED))
+        rank = b.select(strided, b.sub(kind, _c(STRIDED)), kind)
+        array_words = b.select(strided, b.add(rank, rank), rank)
+        number_words = b.select(b.icmp_signed("==", kind, _c(INT)), _c(2),
+                                b.select(b.icmp_signed("==", kind, _c(STATIC)), _c(1), _c(0)))
+        return b.add(c, b.add(_c(3), b.select(b.icmp_signed("<", kind, _c(0)), number_words, array_words)))
+
     def match(self, args, a, e, cursor, mismatch) -> None:
         """Argument ``a`` has the entry's type, dtype, rank, flag and extents (else ``mismatch``),
-        or for a number the entry's type; the cursor moves past its words."""
+        for a number the entry's type, for a static argument the entry's value; the cursor
+        moves past its words."""
         b, layout = self.b, _LAYOUT
         obj, c = b.load(b.gep(args, [a])), b.load(cursor)
         nd = self.word(e, b.add(c, _c(1)))
+        b.store(self.after(c, nd), cursor)
         kind = b.load(self.at(obj, _WORD, _ptr))
         with b.if_else(b.icmp_signed("<", nd, _c(0))) as (number, array):
             with number:
@@ -455,10 +532,11 @@ class _Emitter:
                             mismatch)
                 with b.if_then(b.icmp_signed("==", nd, _c(INT))):
                     value, fits = self.int_value(obj)
-                    inside = b.and_(b.icmp_signed(">=", value, self.word(e, b.add(c, _c(2)))),
-                                    b.icmp_signed("<=", value, self.word(e, b.add(c, _c(3)))))
+                    inside = b.and_(b.icmp_signed(">=", value, self.word(e, b.add(c, _c(3)))),
+                                    b.icmp_signed("<=", value, self.word(e, b.add(c, _c(4)))))
                     self.branch(b.and_(fits, inside), "int_inside", mismatch)
-                b.store(b.add(c, b.select(b.icmp_signed("==", nd, _c(INT)), _c(4), _c(2))), cursor)
+                with b.if_then(b.icmp_signed("==", nd, _c(STATIC))):
+                    self.same_value(obj, b.inttoptr(self.word(e, b.add(c, _c(3))), _ptr), mismatch)
             with array:
                 self.branch(b.icmp_unsigned("==", kind, self.address("ndarray")), "is_array", mismatch)
                 strided = b.icmp_signed(">=", nd, _c(STRIDED))
@@ -476,7 +554,7 @@ class _Emitter:
                 dims = b.load(self.at(obj, layout["dims"], _wptr))
 
                 def extent(d):
-                    expected = self.word(e, b.add(c, b.add(d, _c(2))))
+                    expected = self.word(e, b.add(c, b.add(d, _c(3))))
                     self.branch(b.icmp_signed("==", b.load(b.gep(dims, [d])), expected), "extent_same",
                                 mismatch)
 
@@ -485,44 +563,52 @@ class _Emitter:
                     steps = b.load(self.at(obj, layout["strides"], _wptr))
 
                     def stride(d):
-                        expected = self.word(e, b.add(c, b.add(b.add(nd, d), _c(2))))
+                        expected = self.word(e, b.add(c, b.add(b.add(nd, d), _c(3))))
                         self.branch(b.icmp_signed("==", b.load(b.gep(steps, [d])), expected), "stride_same",
                                     mismatch)
 
                     self.loop(nd, stride)
-                b.store(b.add(c, b.add(b.select(strided, b.add(nd, nd), nd), _c(2))), cursor)
+
+    def same_value(self, obj, expected, mismatch) -> None:
+        """A static argument (of the entry's exact type) is the entry's value or equal to it:
+        ``PyObject_RichCompareBool``, the comparison the memo's dict makes (identity first)."""
+        b = self.b
+        equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, ir.Constant(_i32, 2))  # Py_EQ
+        with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # never for these types
+            self.call("PyErr_Clear", ir.VoidType())
+        self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
 
     def arguments(self, e, args, nargs, desc) -> None:
-        """The descriptor's argument words: an array's object (the kernel reads its header),
-        for a number the address of a header made here whose data pointer is the number's
-        value inside its object (read-only, and alive: the caller holds the arguments)."""
+        """The descriptor's argument words, each at its kernel argument's place: an array's
+        object (the kernel reads its header), for a number the address of a header made here
+        whose data pointer is the number's value inside its object (read-only, and alive: the
+        caller holds the arguments); a static argument has none."""
         b = self.b
         headers = b.alloca(_i64, b.mul(nargs, _c(_HEADER_WORDS)))
         ints = b.alloca(_i64, nargs)  # the converted ints' values
-        c = self.var(b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1))))
+        keywords_at = self.keywords_at(e)
+        c = self.var(b.add(keywords_at, b.add(self.word(e, keywords_at), _c(1))))
 
         def argument(k):
             obj, at = b.load(b.gep(args, [k])), b.load(c)
-            nd = self.word(e, b.add(at, _c(1)))
+            nd, dest = self.word(e, b.add(at, _c(1))), self.word(e, b.add(at, _c(2)))
+            b.store(self.after(at, nd), c)
             with b.if_else(b.icmp_signed("<", nd, _c(0))) as (number, array):
                 with number:
-                    header = b.gep(headers, [b.mul(k, _c(_HEADER_WORDS))])
-                    for w in range(_HEADER_WORDS):  # rank 0, no extents, no strides
-                        b.store(_c(0), b.gep(header, [_c(w)]))
-                    is_int = b.icmp_signed("==", nd, _c(INT))
-                    slot = b.gep(ints, [k])
-                    with b.if_then(is_int):
-                        b.store(self.int_value(obj)[0], slot)
-                    inside = b.add(b.ptrtoint(obj, _i64), _c(SCALAR_VALUE))
-                    value = b.select(is_int, b.ptrtoint(slot, _i64), inside)
-                    b.store(value, b.gep(header, [_c(_LAYOUT["data"] // _WORD)]))
-                    b.store(b.ptrtoint(header, _i64), b.gep(desc, [k]))
-                    b.store(b.add(at, b.select(is_int, _c(4), _c(2))), c)
+                    with b.if_then(b.icmp_signed("!=", nd, _c(STATIC))):
+                        header = b.gep(headers, [b.mul(k, _c(_HEADER_WORDS))])
+                        for w in range(_HEADER_WORDS):  # rank 0, no extents, no strides
+                            b.store(_c(0), b.gep(header, [_c(w)]))
+                        is_int = b.icmp_signed("==", nd, _c(INT))
+                        slot = b.gep(ints, [k])
+                        with b.if_then(is_int):
+                            b.store(self.int_value(obj)[0], slot)
+                        inside = b.add(b.ptrtoint(obj, _i64), _c(SCALAR_VALUE))
+                        value = b.select(is_int, b.ptrtoint(slot, _i64), inside)
+                        b.store(value, b.gep(header, [_c(_LAYOUT["data"] // _WORD)]))
+                        b.store(b.ptrtoint(header, _i64), b.gep(desc, [dest]))
                 with array:
-                    b.store(b.ptrtoint(obj, _i64), b.gep(desc, [k]))
-                    strided = b.icmp_signed(">=", nd, _c(STRIDED))
-                    rank = b.select(strided, b.sub(nd, _c(STRIDED)), nd)
-                    b.store(b.add(at, b.add(b.select(strided, b.add(rank, rank), rank), _c(2))), c)
+                    b.store(b.ptrtoint(obj, _i64), b.gep(desc, [dest]))
 
         self.loop(nargs, argument)
 
@@ -536,10 +622,15 @@ class _Emitter:
 
     def run(self, e, state, tab, args, nargs, cursor) -> ir.Value:
         """Allocate the results, fill the descriptor, call the kernel without the GIL; the
-        result (a new reference) or NULL with an exception set."""
+        result (a new reference) or NULL with an exception set. ``nargs``: the call's
+        arguments, positional and keyword."""
         b = self.b
         self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
-        n_desc, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
+        kernel_args, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
+        raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
+        has_status = b.icmp_unsigned("!=", raiser, self.null)
+        n_const = self.word(e, _c(_CONSTANTS - 1))
+        n_desc = b.add(b.add(kernel_args, n_buf), b.add(b.zext(has_status, _i64), n_const))
         desc, outs = b.alloca(_i64, n_desc), b.alloca(_ptr, n_buf)
         made = self.var(_c(0))
         self.arguments(e, args, nargs, desc)
@@ -556,16 +647,14 @@ class _Emitter:
             self.branch(b.icmp_unsigned("!=", out, self.null), "made", failed)
             b.store(out, b.gep(outs, [k]))
             b.store(b.add(k, _c(1)), made)
-            b.store(b.ptrtoint(out, _i64), b.gep(desc, [b.add(nargs, k)]))
+            b.store(b.ptrtoint(out, _i64), b.gep(desc, [b.add(kernel_args, k)]))
             b.store(b.add(c, b.add(nd, _c(3))), cursor)
 
         self.loop(n_buf, allocate)
         # Status words (flag, index, axis, size), zeroed, when the code records errors in them.
-        raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
-        has_status = b.icmp_unsigned("!=", raiser, self.null)
         status = _local(b, _ptr)
         b.store(self.null, status)
-        status_at = b.add(nargs, n_buf)
+        status_at = b.add(kernel_args, n_buf)
         with b.if_then(has_status):
             int64 = b.inttoptr(self.word(e, _c(6)), _ptr)
             self.call("Py_IncRef", ir.VoidType(), int64)
@@ -755,24 +844,34 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
         return b.alloca(ty)
 
 
-def entry_key(args: tuple, known, int_class) -> tuple | None:
-    """The entry key of a memo's call (``call_memo.Structure`` ``known``) whose leaves are its
-    positional arguments in order: arrays (a strided one with its strides), numbers of
-    ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints it takes as int64
-    (``api.int_class``: the ints of their signature); None for any other call."""
-    sources = known.sources
-    if len(sources) != len(args):
-        return None
-    key = []
-    for i, (a, (where, dtype)) in enumerate(zip(args, sources)):
-        if where != i:
+def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
+    """The arguments of ``entry`` (key, keyword names, order) for a memo's call (``call_memo.
+    Structure`` ``known``) whose leaves are its arguments, positional or keyword, each once:
+    arrays (a strided one with its strides), numbers of ``SCALAR_TYPES`` that the executable
+    takes as their own dtype, and ints it takes as int64 (``api.int_class``: the ints of their
+    signature); the other arguments static ones of ``STATIC_TYPES``. None for any other call."""
+    values = (*args, *kwargs.values())
+    slot = {name: len(args) + k for k, name in enumerate(kwargs)}  # a keyword's place in ``values``
+    key, order = [None] * (2 * len(values)), [-1] * len(values)
+    for k, (where, dtype) in enumerate(known.sources):
+        s = where if type(where) is int else slot[where]
+        a = values[s]
+        if order[s] != -1:
             return None
+        order[s] = k
         if dtype is None:
-            key += [a.dtype, a.shape if a.flags.c_contiguous else Strided((a.shape, a.strides))]
+            key[2 * s:2 * s + 2] = a.dtype, a.shape if a.flags.c_contiguous else Strided((a.shape, a.strides))
         elif SCALAR_TYPES.get(type(a)) == dtype:
-            key += [type(a), None]
+            key[2 * s:2 * s + 2] = type(a), None
         elif type(a) is int and dtype == _INT64 and -(2 ** 63) <= a < 2 ** 63:
-            key += [int, int_class(a)]
+            key[2 * s:2 * s + 2] = int, int_class(a)
         else:
             return None
-    return tuple(key)
+    for where in known.statics:
+        s = where if type(where) is int else slot[where]
+        if order[s] != -1 or key[2 * s] is not None or type(values[s]) not in STATIC_TYPES:
+            return None
+        key[2 * s:2 * s + 2] = type(values[s]), Static((values[s],))
+    if any(k is None for k in key[::2]):  # an argument neither a leaf nor static
+        return None
+    return tuple(key), tuple(kwargs), tuple(order)
