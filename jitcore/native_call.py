@@ -504,7 +504,9 @@ class _Emitter:
         b = self.b
         expected = b.inttoptr(expected, _ptr)
         with b.if_then(b.icmp_unsigned("!=", name, expected)):
-            order = self.call("PyUnicode_Compare", _i32, name, expected)  # keyword names are strings
+            order = self.call("PyUnicode_Compare", _i32, name, expected)
+            with b.if_then(b.icmp_signed("<", order, ir.Constant(_i32, 0))):  # less, or not a string
+                self.call("PyErr_Clear", ir.VoidType())
             self.branch(b.icmp_signed("==", order, ir.Constant(_i32, 0)), "name_equal", mismatch)
 
     def after(self, c, kind) -> ir.Value:

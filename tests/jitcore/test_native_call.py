@@ -1,6 +1,7 @@
 """The native cached call (``jitcore.native_call``): the same results as the Python path, which
 it leaves every call it cannot make itself to; exact reference counts; threads; traces."""
 
+import functools
 import sys
 
 import numpy as np
@@ -318,3 +319,99 @@ def test_errors_in_status_words_and_callbacks_are_raised():
         with pytest.raises(ValueError, match="too big"):
             f(v * 50)
     assert seen == [4.0] * 3 + [200.0] * 3
+
+
+# -- keywords and static arguments -------------------------------------------------------------
+def natively(f, *args, **kwargs):
+    """``f``'s cached call, made by the native call (checked), against the Python path's."""
+    f(*args, **kwargs)
+    f(*args, **kwargs)  # the second cached call offers the native entry
+    before = native_calls(f)
+    got = f(*args, **kwargs)
+    assert native_calls(f) == before + 1, (args, kwargs)
+    expected = python_call(f, *args, **kwargs)
+    assert type(got) is type(expected) and np.asarray(got).dtype == np.asarray(expected).dtype
+    np.testing.assert_array_equal(got, expected)
+    return got
+
+
+def test_keyword_calls_are_called_natively_with_the_positional_calls_code():
+    f = jc.jit(lambda a, b, c: a * 2 + b - c)  # not symmetric: each argument at its place
+    x = np.linspace(-1, 1, 6, dtype=np.float32)
+    y, z = x[::-1].copy(), np.arange(6, dtype=np.float32)
+    expected = x * 2 + y - z
+    np.testing.assert_array_equal(natively(f, x, y, z), expected)
+    for args, kwargs in [((x,), dict(b=y, c=z)), ((x,), dict(c=z, b=y)), ((), dict(c=z, a=x, b=y)),
+                         ((x, y), dict(c=z)), ((x,), {"".join("bc")[:1]: y, "c": z})]:  # a name made here
+        np.testing.assert_array_equal(natively(f, *args, **kwargs), expected)
+    assert f.cache_info().compiles == 1  # every call above: the positional call's executable
+    s, big = np.float32(0.5), np.arange(24.0).reshape(4, 6)  # numbers, ints, strided arrays
+    np.testing.assert_array_equal(natively(f, big[:, ::2], c=2.5, b=-0.0), big[:, ::2] * 2 - 2.5)
+    np.testing.assert_array_equal(natively(f, c=s, b=7, a=big[::-1, 1::3]), big[::-1, 1::3] * 2 + 7 - s)
+    before = native_calls(f)
+    np.testing.assert_array_equal(f(x, b=y, c=300), x * 2 + y - 300)  # the int's other signature
+    np.testing.assert_array_equal(f(x, y, c=z.astype(np.float64)), x * 2 + y - z.astype(np.float64))
+    assert native_calls(f) == before
+
+
+def test_static_arguments_match_by_type_and_value():
+    def total(x, axis=0, scale=1.0, name="sum"):
+        return (x.sum(axis=axis) if name == "sum" else x.max(axis=axis)) * scale
+
+    f = jc.jit(total, static_argnames=("axis", "name"))
+    x = np.arange(12.0).reshape(3, 4)
+    for args, kwargs in [((x,), dict(axis=1)), ((x, 1), {}), ((x, 0, 2.0), dict(name="max")),
+                         ((x,), dict(name="max", axis=1, scale=3)), ((x,), {})]:
+        got = natively(f, *args, **kwargs)
+        np.testing.assert_array_equal(got, total(*args, **kwargs))
+    before = native_calls(f)
+    name = "".join(["ma", "x"])  # an equal value, another object: the entry's code
+    np.testing.assert_array_equal(f(x, name=name, axis=1, scale=3), x.max(axis=1) * 3)
+    assert native_calls(f) == before + 1
+    for args, kwargs in [((x,), dict(axis=0)), ((x,), dict(axis=True)), ((x, 1), dict(name="min"))]:
+        try:  # other values or types: the Python path, as it answers today
+            expected = python_call(f, *args, **kwargs)
+        except Exception as e:
+            with pytest.raises(type(e)) as native:
+                f(*args, **kwargs)
+            assert str(native.value) == str(e)
+        else:
+            np.testing.assert_array_equal(f(*args, **kwargs), expected)
+    assert native_calls(f) == before + 1
+    g = jc.jit(lambda x, n, y: x * n + y, static_argnums=1)  # a static argument between two traced
+    np.testing.assert_array_equal(natively(g, x, 1000, y=x), x * 1000 + x)
+    np.testing.assert_array_equal(g(x, int("1000"), y=x), x * 1000 + x)
+    np.testing.assert_array_equal(g(x, 999, y=x), x * 999 + x)
+    assert native_calls(g) == 2
+
+
+def test_defaults_and_partials_as_the_python_path():
+    def shifted(x, y, s=2.0):
+        return x * s + y
+
+    f = jc.jit(shifted)
+    x, y = np.arange(4.0), np.ones(4)
+    np.testing.assert_array_equal(natively(f, x, y=y), x * 2 + y)
+    partial = functools.partial(f, y=y)  # its keywords reach f as a call's
+    before = native_calls(f)
+    np.testing.assert_array_equal(partial(x), x * 2 + y)
+    assert native_calls(f) == before + 1
+    shifted.__defaults__ = (5.0,)  # the code keeps the default it was traced with, on both paths
+    np.testing.assert_array_equal(f(x, y=y), python_call(f, x, y=y))
+    np.testing.assert_array_equal(natively(f, x, y=y, s=3.0), x * 3 + y)
+
+
+def test_keyword_errors_are_the_python_paths():
+    f = jc.jit(lambda x, y: x + y)
+    x = np.ones(3)
+    natively(f, x, y=x)
+    for args, kwargs in [((x,), dict(z=x)), ((x,), dict(x=x)), ((), dict(y=x)), ((x,), dict(y=x, z=x)),
+                         ((x, x), dict(y=x)), ((x,), dict(y="text"))]:
+        with pytest.raises(Exception) as python:
+            python_call(f, *args, **kwargs)
+        with pytest.raises(type(python.value)) as native:
+            f(*args, **kwargs)
+        assert str(native.value) == str(python.value) and isinstance(native.value, TypeError)
+    with pytest.raises(TypeError, match="keywords must be strings"):
+        f(x, **{1: x})
+    np.testing.assert_array_equal(f(x, y=x), 2 * x)
