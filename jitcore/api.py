@@ -398,7 +398,7 @@ class JitFunction:
         """(cache key, leaf specs, leaf arrays, call rebuilder) for one call's arguments."""
         static, dyn_args, dyn_kwargs = self._split(args, kwargs)
         try:
-            static_key = tuple(static)
+            static_key = tuple((k, call_memo.exactly(v)) for k, v in static)  # numbers by their bits
             hash(static_key)
         except TypeError:
             raise JitTypeError(

@@ -16,9 +16,9 @@ order, and per value:
 - a Python ``float``, ``complex``, ``bool`` or a NumPy scalar (``np.float64``, ...): its type
   (the value is traced); an ``int``: the bounds of ``api.int_range`` that the full key holds in
   its place;
-- where the function has static arguments, every number or string by type and value, since
-  which argument is static only binding tells: the memo's key is then finer than the full
-  key, never coarser.
+- where the function has static arguments, every number by ``Exactly`` (its type and bits)
+  and every string by type and value, since which argument is static only binding tells: the
+  memo's key is then finer than the full key, never coarser.
 
 The first call with such a key takes the full path; ``JitFunction`` then records a
 ``Structure``: the full key, its executable, and where each leaf comes from (found by running
@@ -29,6 +29,8 @@ subclasses, other objects) returns None here and takes the full path, unchanged.
 """
 
 from __future__ import annotations
+
+import struct
 
 import numpy as np
 
@@ -77,13 +79,58 @@ def _part(v, statics: bool, int_range):
             if not flags & _F_CONTIGUOUS:  # the flags do not tell reversed from strided
                 return v.dtype, v.shape, flags, classify(v.shape, v.strides, v.itemsize)
         return v.dtype, v.shape, flags
-    if statics and (t in _TRACED_BY_TYPE or t is int or t is str or t in NUMPY_SCALARS):
+    if statics and (t in _TRACED_BY_TYPE or t is int or t in NUMPY_SCALARS):
+        return Exactly(v)
+    if statics and t is str:
         return t, v
     if t in _TRACED_BY_TYPE or t in NUMPY_SCALARS:
         return t
     if t is int and _INT64[0] <= v <= _INT64[1]:
         return int_range(v)
     return None
+
+
+class Exactly:
+    """A static number in a key (the full key's, the memo's): equal to another only with the
+    same type and the same bits. ``==`` alone would give code traced with one value to calls
+    with another that computes otherwise: ``x * 1`` keeps an int array's dtype where ``x * 1.0``
+    makes float64, ``1 / -0.0`` is -inf; and a NaN, never ``==`` itself, would compile anew on
+    each call. It prints as the value (the compile log shows keys)."""
+
+    __slots__ = ("value", "bits")
+
+    def __init__(self, value):
+        self.value = value
+        self.bits = type(value), bits(value)
+
+    def __eq__(self, other):
+        return type(other) is Exactly and self.bits == other.bits
+
+    def __hash__(self):
+        return hash(self.bits)
+
+    def __repr__(self):
+        return repr(self.value)
+
+
+def bits(value):
+    """A number's value as its type holds it: an int's or bool's own, a float's or complex's
+    bytes (-0.0 is not 0.0; NaNs alike are one), a NumPy scalar's bytes."""
+    t = type(value)
+    if t is float:
+        return struct.pack("<d", value)
+    if t is complex:
+        return struct.pack("<dd", value.real, value.imag)
+    if t in NUMPY_SCALARS:
+        return value.tobytes()
+    return value
+
+
+def exactly(value):
+    """A static argument's value as the full key holds it: numbers as ``Exactly``, anything
+    else itself (compared by its own ``==``)."""
+    t = type(value)
+    return Exactly(value) if t in _NUMBERS or t in NUMPY_SCALARS else value
 
 
 class Source:

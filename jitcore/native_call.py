@@ -232,8 +232,9 @@ INT = -2  # ... for a Python int, converted, then the bounds of its signature's 
 STATIC = -3  # ... for a static argument: its type, then the value it must equal
 STRIDED = 1 << 32  # added to an array's rank word when its strides follow its extents
 # A static argument's value may be one of these exact types: comparing two of them runs no
-# Python code, and the memo's key (call_memo) holds such values by type and value alike.
-STATIC_TYPES = frozenset((int, float, bool, complex, str, *NUMPY_SCALARS))
+# Python code. A number compares as the keys do (``call_memo.Exactly``): an int or bool by
+# ``==``, one of ``SCALAR_TYPES`` by the bytes of its value; a string by ``==``.
+STATIC_TYPES = frozenset((int, bool, str, *SCALAR_TYPES))
 
 
 class Strided(tuple):
@@ -243,7 +244,7 @@ class Strided(tuple):
 
 class Static(tuple):
     """An entry key's shape for a static argument: (value,), which the call's argument must
-    equal (``==``, after the same exact type), as the memo's key compares it."""
+    equal after the same exact type (``STATIC_TYPES``), as the memo's key compares it."""
 
 
 _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, dims, strides fields
@@ -259,7 +260,7 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 #    kernel's argument it is, extents... (a number: its type's address, SCALAR, its argument;
 #    an int: int's address, INT, its argument, its bounds; a strided array: rank + STRIDED,
 #    its argument, extents, strides; a static one: its type's address, STATIC, -1, the value's
-#    address),
+#    address, the bytes of its value to compare (0: compared by ``==``)),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
 #    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
@@ -304,7 +305,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
                 return None
             keep += [dtype, shape[0]]
-            words += [id(dtype), STATIC, -1, id(shape[0])]
+            nbytes = SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0
+            words += [id(dtype), STATIC, -1, id(shape[0]), nbytes]
             continue
         if k < 0:
             return None
@@ -516,7 +518,7 @@ class _Emitter:
         rank = b.select(strided, b.sub(kind, _c(STRIDED)), kind)
         array_words = b.select(strided, b.add(rank, rank), rank)
         number_words = b.select(b.icmp_signed("==", kind, _c(INT)), _c(2),
-                                b.select(b.icmp_signed("==", kind, _c(STATIC)), _c(1), _c(0)))
+                                b.select(b.icmp_signed("==", kind, _c(STATIC)), _c(2), _c(0)))
         return b.add(c, b.add(_c(3), b.select(b.icmp_signed("<", kind, _c(0)), number_words, array_words)))
 
     def match(self, args, a, e, cursor, mismatch) -> None:
@@ -538,7 +540,8 @@ class _Emitter:
                                     b.icmp_signed("<=", value, self.word(e, b.add(c, _c(4)))))
                     self.branch(b.and_(fits, inside), "int_inside", mismatch)
                 with b.if_then(b.icmp_signed("==", nd, _c(STATIC))):
-                    self.same_value(obj, b.inttoptr(self.word(e, b.add(c, _c(3))), _ptr), mismatch)
+                    self.same_value(obj, b.inttoptr(self.word(e, b.add(c, _c(3))), _ptr),
+                                    self.word(e, b.add(c, _c(4))), mismatch)
             with array:
                 self.branch(b.icmp_unsigned("==", kind, self.address("ndarray")), "is_array", mismatch)
                 strided = b.icmp_signed(">=", nd, _c(STRIDED))
@@ -571,14 +574,24 @@ class _Emitter:
 
                     self.loop(nd, stride)
 
-    def same_value(self, obj, expected, mismatch) -> None:
-        """A static argument (of the entry's exact type) is the entry's value or equal to it:
-        ``PyObject_RichCompareBool``, the comparison the memo's dict makes (identity first)."""
+    def same_value(self, obj, expected, nbytes, mismatch) -> None:
+        """A static argument (of the entry's exact type) equals the entry's value, else
+        ``mismatch``: its ``nbytes`` bytes of value (a float, complex or NumPy scalar: -0.0 is
+        not 0.0, a NaN is a NaN), or with no bytes (an int, bool or str) by
+        ``PyObject_RichCompareBool`` (identity first), the comparison the keys make."""
         b = self.b
-        equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, ir.Constant(_i32, 2))  # Py_EQ
-        with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # never for these types
-            self.call("PyErr_Clear", ir.VoidType())
-        self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
+        with b.if_else(b.icmp_signed(">", nbytes, _c(0))) as (by_bytes, by_value):
+            with by_bytes:
+                mine, theirs = (b.gep(v, [_c(SCALAR_VALUE)]) for v in (obj, expected))
+                self.loop(nbytes, lambda k: self.branch(
+                    b.icmp_unsigned("==", b.load(b.gep(mine, [k])), b.load(b.gep(theirs, [k]))),
+                    "byte_same", mismatch))
+            with by_value:
+                py_eq = ir.Constant(_i32, 2)
+                equal = self.call("PyObject_RichCompareBool", _i32, obj, expected, py_eq)
+                with b.if_then(b.icmp_signed("<", equal, ir.Constant(_i32, 0))):  # never for these types
+                    self.call("PyErr_Clear", ir.VoidType())
+                self.branch(b.icmp_signed("==", equal, ir.Constant(_i32, 1)), "static_same", mismatch)
 
     def arguments(self, e, args, nargs, desc) -> None:
         """The descriptor's argument words, each at its kernel argument's place: an array's

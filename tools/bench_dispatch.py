@@ -11,13 +11,15 @@ in µs per call. To compare two checkouts, run this in each, in turn, a few time
 
 Rows: ``f(x, y) = tanh(x * 2 + y)`` and ``g(x) = tanh(x * 2 + 1)`` on float32[8] (the native
 call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), calls
-with numbers (native too), and calls that take the Python path (keywords, strided arrays);
-NumPy's three ufuncs for ``f`` and Numba's ``njit`` of it where Numba is installed.
+with numbers, strided arrays, keywords and static arguments (native too), a jitted method (the
+full Python path: its instance's state is a static argument); NumPy's three ufuncs for ``f``
+and Numba's ``njit`` of it where Numba is installed.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import statistics
 import time
 
@@ -37,11 +39,24 @@ def variants() -> dict:
     g = jc.jit(lambda x: jnp.tanh(x * 2 + 1))
     take = jc.jit(lambda x, i: x[i])
     scale = jc.jit(lambda x, s: x * s)
+    total = jc.jit(lambda m, axis: m.sum(axis=axis), static_argnames=("axis",))
+    m = np.ones((4, 8), np.float32)
+    keyword = functools.partial(f, y=y)
+
+    class Model:
+        @jc.jit
+        def apply(self, x, y):
+            return jnp.tanh(x * 2 + y)
+
+    model = Model()
     rows = {
         "jitcore f(x, y)": lambda: f(x, y),
         "jitcore g(x)": lambda: g(x),
         "jitcore x[i] (index checks)": lambda: take(x, index),
         "jitcore f(x, y=y) (keywords)": lambda: f(x, y=y),
+        "jitcore sum(m, axis=1) (a static keyword)": lambda: total(m, axis=1),
+        "jitcore partial(f, y=y)(x)": lambda: keyword(x),
+        "jitcore model.apply(x, y) (a jitted method)": lambda: model.apply(x, y),
         "jitcore x * 2.0 (a Python scalar)": lambda: scale(x, 2.0),
         "jitcore f(xs, xs) (strided)": lambda: f(strided, strided),
         "jitcore g(x[::2]) (strided 1-d)": lambda: g(every_other),

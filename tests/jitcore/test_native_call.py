@@ -415,3 +415,23 @@ def test_keyword_errors_are_the_python_paths():
     with pytest.raises(TypeError, match="keywords must be strings"):
         f(x, **{1: x})
     np.testing.assert_array_equal(f(x, y=x), 2 * x)
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero", "ignore:invalid value")
+def test_static_numbers_are_told_apart_by_type_and_bits():
+    # 1, 1.0 and True are ==, so are 0.0 and -0.0, but code traced with one computes otherwise
+    # for another (x * 1 keeps int32 where x * 1.0 makes float64; 1 / -0.0 is -inf): each is a
+    # signature of its own, on the Python path and in the native call; NaNs are one signature.
+    scale = jc.jit(lambda x, k: x * k - x, static_argnames=("k",))
+    divide = jc.jit(lambda x, s: x / s, static_argnames=("s",))
+    x = np.arange(-2, 3, dtype=np.int32)
+    for f, values in [(scale, [1, 1.0, True, np.float32(1), 1 + 0j, 1]),
+                      (divide, [0.0, -0.0, float("nan"), float("nan"), np.float64(-0.0), 0.0, -0.0])]:
+        for value in values:
+            expected = x * value - x if f is scale else x / value
+            for _ in range(3):  # the full path, the memo's, the native call
+                got = f(x, k=value) if f is scale else f(x, s=value)
+                assert got.dtype == expected.dtype, value
+                np.testing.assert_array_equal(got, expected)
+    assert scale.cache_info().misses == 5 and divide.cache_info().misses == 4
+    assert native_calls(scale) >= 5 and native_calls(divide) >= 7
