@@ -12,24 +12,28 @@ the disk cache), and ``install`` makes it ``JitFunction.__call__`` (a method des
 run, so a function called once never pays for them. Each jitted function's ``_native`` slot
 holds a table of the signatures (up to ``MAX_ENTRIES``) whose executables only allocate their
 results and call (``Executable.call_flat``'s one-call case, no status words, results under
-the buffer pool's size). The dispatcher, for positional arguments only, while no thread is
-tracing:
+the buffer pool's size). The dispatcher, while no thread is tracing:
 
-- finds the first entry whose arguments match exactly: each an ``ndarray`` (its type object,
-  not a subclass), with the entry's dtype object (by address), rank, extents and the
-  C-contiguous flag, the same test as ``dispatch.fast_key``;
+- finds the first entry whose call matches exactly: as many positional arguments, the same
+  keyword names in the same order (CPython's ``kwnames``: the same string objects, as names
+  written in a call are, else equal strings), and each argument (positional, then keyword) an
+  ``ndarray`` (its type object, not a subclass) with the entry's dtype object (by address),
+  rank, extents and the C-contiguous flag, the same test as ``dispatch.fast_key`` (or a
+  number, a strided array, a static argument's value: see ``entry``);
 - allocates each result with NumPy's ``PyArray_NewFromDescr`` (what ``np.empty`` calls), fills
-  a descriptor on its own stack (so threads and reentrant calls never share one), releases the
+  a descriptor on its own stack (so threads and reentrant calls never share one), each
+  argument at its kernel argument's place (``f(x, c=z, b=y)`` passes a, b, c), releases the
   GIL around the kernel, and returns the result or a tuple of them;
-- anything else (no match, keywords, a trace running, no table) goes to the Python
+- anything else (no match, other keyword names, a trace running, no table) goes to the Python
   ``JitFunction.__call__``, unchanged, with the same arguments. It never guesses.
 
 Every layout it reads is checked at import on known objects (``_probes``): NumPy's array header
-fields, the slot's offset in a ``JitFunction``, a ctypes array's buffer pointer, and NumPy's
-C-API table (``PyArray_Type`` at its index, and the index of ``PyArray_NewFromDescr`` read from
-the header file of the NumPy installed). When any check fails, ``AVAILABLE`` is False and every
-call takes the Python path. Reference counts: the table is held for the length of a call (the
-slot may be replaced by another thread while the kernel runs); each result is one new
+fields, a tuple's length and items, the slot's offset in a ``JitFunction``, a ctypes array's
+buffer pointer, and NumPy's C-API table (``PyArray_Type`` at its index, and the index of
+``PyArray_NewFromDescr`` read from the header file of the NumPy installed). When any check
+fails, ``AVAILABLE`` is False and every call takes the Python path. Reference counts: the table
+is held for the length of a call (the slot may be replaced by another thread while the kernel
+runs); each result is one new
 reference, returned or released.
 """
 
