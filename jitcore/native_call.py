@@ -33,8 +33,7 @@ buffer pointer, and NumPy's C-API table (``PyArray_Type`` at its index, and the 
 ``PyArray_NewFromDescr`` read from the header file of the NumPy installed). When any check
 fails, ``AVAILABLE`` is False and every call takes the Python path. Reference counts: the table
 is held for the length of a call (the slot may be replaced by another thread while the kernel
-runs); each result is one new
-reference, returned or released.
+runs); each result is one new reference, returned or released.
 """
 
 from __future__ import annotations
