@@ -435,3 +435,16 @@ def test_static_numbers_are_told_apart_by_type_and_bits():
                 np.testing.assert_array_equal(got, expected)
     assert scale.cache_info().misses == 5 and divide.cache_info().misses == 4
     assert native_calls(scale) >= 5 and native_calls(divide) >= 7
+
+
+def test_keyword_and_static_calls_keep_reference_counts():
+    f = jc.jit(lambda x, y, n: x * n + y, static_argnames=("n",))
+    x, y, n = np.ones(5, np.float32), np.arange(5, dtype=np.float32), 1000
+    natively(f, x, y=y, n=n)
+    natively(f, x, n=n, y=y)  # each order its entry (which holds n)
+    counts = lambda: (sys.getrefcount(x), sys.getrefcount(y), sys.getrefcount(n), sys.getrefcount(f._native))  # noqa: E731
+    out = f(x, y=y, n=n)
+    before = counts()
+    for _ in range(2000):
+        out = f(x, n=n, y=y) if _ % 2 else f(x, y=y, n=n)
+    assert counts() == before and sys.getrefcount(out) == 2
