@@ -2,7 +2,7 @@
 """The fixed cost of a cached call, in thread CPU time: jitcore's calls of small arrays against
 NumPy's and Numba's, each variant timed in turn over batches of calls.
 
-    python tools/bench_dispatch.py [--batches B] [--calls N]
+    python tools/bench_dispatch.py [--batches B] [--calls N] [--kinds]
 
 Thread CPU time, not wall time: on a shared host the wall clock mostly measures the other
 processes (``tools/bench.py --only dispatch`` prints wall time). The variants take turns, batch
@@ -13,7 +13,10 @@ Rows: ``f(x, y) = tanh(x * 2 + y)`` and ``g(x) = tanh(x * 2 + 1)`` on float32[8]
 call of ``jitcore.native_call``), ``x[i]`` (code that checks indices: status words), calls
 with numbers, strided arrays, keywords and static arguments (native too), a jitted method (the
 full Python path: its instance's state is a static argument); NumPy's three ufuncs for ``f``
-and Numba's ``njit`` of it where Numba is installed.
+and Numba's ``njit`` of it where Numba is installed. ``--kinds`` adds the other ways to call:
+keywords in another order, a default omitted or given, a static argument by position or left to
+its default, ``*args``, ``functools.partial`` with a positional argument, and a Python loop
+calling ``f`` on each of 100 arrays in a list (the row: the whole loop).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import jitcore as jc
 import jitcore.numpy as jnp
 
 
-def variants() -> dict:
+def variants(kinds: bool = False) -> dict:
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     y = x[::-1].copy()
     index = np.array([1, 3, 5])
@@ -64,6 +67,8 @@ def variants() -> dict:
         "jitcore x * np.float32(2) (a NumPy scalar)": lambda: scale(x, np.float32(2)),
         "numpy np.tanh(x * 2 + y)": lambda: np.tanh(x * 2 + y),
     }
+    if kinds:
+        rows.update(call_kinds(f, x, y, m))
     try:
         import numba
     except ImportError:
@@ -73,12 +78,43 @@ def variants() -> dict:
     return rows
 
 
+def call_kinds(f, x, y, m) -> dict:
+    def shifted(x, y, s=2.0):
+        return jnp.tanh(x * s + y)
+
+    def summed(m, axis=0):
+        return m.sum(axis=axis)
+
+    def added(*xs):
+        return xs[0] * 2 + xs[1]
+
+    default, total, star = jc.jit(shifted), jc.jit(summed, static_argnames=("axis",)), jc.jit(added)
+    positional = functools.partial(f, x)
+    xs = [x] * 100
+
+    def per_element():
+        for a in xs:
+            f(a, y)
+
+    return {
+        "jitcore f(y=y, x=x) (keywords reordered)": lambda: f(y=y, x=x),
+        "jitcore d(x, y) (default s omitted)": lambda: default(x, y),
+        "jitcore d(x, y, s=3.0) (default given)": lambda: default(x, y, s=3.0),
+        "jitcore sum(m, 1) (a static by position)": lambda: total(m, 1),
+        "jitcore sum(m) (a static's default)": lambda: total(m),
+        "jitcore star(x, y) (*args)": lambda: star(x, y),
+        "jitcore partial(f, x)(y)": lambda: positional(y),
+        "jitcore f(a, y) for 100 a in a list (all 100)": per_element,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=25, help="timed batches per variant (default 25)")
     parser.add_argument("--calls", type=int, default=2000, help="calls per batch (default 2000)")
+    parser.add_argument("--kinds", action="store_true", help="add the other ways to call (see above)")
     args = parser.parse_args()
-    rows = variants()
+    rows = variants(args.kinds)
     for fn in rows.values():  # compile, then the first cached calls (which set up the native call)
         for _ in range(3):
             fn()
