@@ -61,7 +61,7 @@ class Mutant:
 
 MUTANTS = [
     Mutant("derived-extent-off-by-one", "codegen/loops.py",
-           'return s, "add", n - s', 'return s, "add", n - s + 1',
+           'return s, 1, 1, n - s\n    for scale', 'return s, 1, 1, n - s + 1\n    for scale',
            "an extent near a symbol (n - 2) derived one too large: a loop's bound, a read's offset",
            ("tests/jitcore/test_loops_size_generic.py", "tests/jitcore/test_size_generic.py")),
     Mutant("peeled-last-steps-dropped", "jitcore/autograph/statements.py",
