@@ -237,7 +237,7 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), count
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
-                                 bound(*values))
+                                 bound)
         if counted is not None:
             return counted
     pred = test_fn(*values)
@@ -263,7 +263,7 @@ _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b
             ">=": lambda a, b: a >= b}
 
 
-def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter, n):
+def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter, bound):
     """``while i < n`` with a Python int counter stepped by a constant (``analysis.counted_while``)
     made a loop by the rules of a ``range`` (long, or bounded by a size: ``_sized``), or None,
     and the loop runs as before: in Python while its condition is a Python bool. An additive
@@ -274,7 +274,10 @@ def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, count
     name, op, step, compare = counter
     k = names.index(name)
     start = values[k]
-    if type(start) is not int or isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+    if type(start) is not int:
+        return None
+    n = bound(*values)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         return None
     n = int(n)
     if op == "Mult":
@@ -315,8 +318,8 @@ def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, s
     try:
         out = _traced_while(test_fn, body_fn, (*values[:k], counter, *values[k + 1:]), names, line,
                             targets)
-    except ConcretizationError:  # the body needs the counter as a Python int: Python's loop
-        return _python_while(test_fn, body_fn, values)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return _python_while(test_fn, body_fn, values)  # (x[:i], a list that grows): Python's loop
     return (*out[:k], last, *out[k + 1:])
 
 
@@ -360,6 +363,9 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
                                line, targets)
         except ConcretizationError:
             pass  # the body needs its position as a Python int: unrolled below, as before
+        except (JitTypeError, UnsupportedError):
+            if len(iterable) * _copies() > UNROLL_LIMIT:
+                raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
     long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
@@ -404,17 +410,13 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
         left = (trips - done) * _copies()
-        if long_range and (left > UNROLL_LIMIT or left * per_step > UNROLL_KERNELS or shaped) \
-                and _holds_arrays(values) and _all_carriable(values):
+        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS  # a loop for its bounds
+        if long_range and (not short or shaped) and _holds_arrays(values) and _all_carriable(values):
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
                 # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
                 rest = iterable if done == tail == 0 else iterable[done:trips - tail]
                 values = _traced_for(rest, None, extra_test, body_fn, values, names, line, targets)
-                with _unrolling(trips):
-                    for last in iterable[trips - tail:]:
-                        values = tuple(body_fn(last, *values))
-                return values
             except ConcretizationError:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
                 # argument) at some step: NumPy may clamp a slice at the first or last steps
@@ -422,6 +424,15 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # as a loop; past PEEL steps the loop runs unrolled, as before loops compiled.
                 peeled += 1
                 long_range = peeled <= PEEL and extra_test is None and trips - done > 2 * PEEL + 2
+            except (JitTypeError, UnsupportedError):
+                if not short:
+                    raise
+                long_range = False  # (a Python list that grows): unrolled, as before
+            else:
+                with _unrolling(trips):
+                    for last in iterable[trips - tail:]:
+                        values = tuple(body_fn(last, *values))
+                return values
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop

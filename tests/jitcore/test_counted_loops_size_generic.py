@@ -170,6 +170,31 @@ def test_a_body_that_needs_the_counter_as_a_python_int_is_unrolled_and_right():
         check(jc.jit(prefixes), data(n, n))
 
 
+def test_a_short_loop_whose_body_cannot_be_a_loop_unrolls_as_before():
+    def grows(x):  # a Python list that grows: no carry of one type
+        out = []
+        for i in range(x.shape[0]):
+            out = out + [x[i]]
+        return out[-1]
+
+    def grows_by_rows(x):
+        rows = []
+        for r in x:
+            rows = rows + [r * 2.0]
+        return rows[0] + rows[-1]
+
+    def grows_doubling(x):
+        picked = []
+        i = 1
+        while i < x.shape[0]:
+            picked = picked + [x[i]]
+            i *= 2
+        return picked[-1], i
+
+    for f in (grows, grows_by_rows, grows_doubling):
+        check(jc.jit(f), data(10, 1))
+
+
 def test_a_far_extent_guessed_at_one_size_is_corrected_at_the_next():
     def literal(x):  # x[:70] at n = 80 is taken for x[:n - 10]; at n = 90 it is not
         return x[:70] * 2.0
