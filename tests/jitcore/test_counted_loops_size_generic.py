@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import jitcore as jc
 from jitcore.codegen import loops
 from tests.budget import examples
-from tests.strategies import specials
+from tests.jitcore.test_loops_size_generic import data
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 try:  # the programs the benchmark times at three lengths (bench_user_loops.py --sizes)
@@ -64,15 +64,6 @@ def windows(x):
         out[i] = x[i:i + 3].sum()
         i = i + 1
     return out, i
-
-
-def data(shape, seed):
-    """Ordinary values with the float specials spread through (NaN, inf, -0.0, subnormals)."""
-    x = np.random.default_rng(seed).standard_normal(shape)
-    flat = x.reshape(-1)
-    s = specials(np.float64)
-    flat[::7][: len(s)] = s[: len(flat[::7])]
-    return x
 
 
 def check(jitted, x):
