@@ -21,7 +21,7 @@ from jitcore.codegen.loops import NEAR, derived
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.core import ELEMENTWISE, Block
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
 # one whose bounds are, by their values, the arguments' extents or one step from them
@@ -250,13 +250,13 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), count
     return _traced_while(test_fn, body_fn, values, names, line, targets)
 
 
-def _traced_while(test_fn, body_fn, values, names, line, targets):
+def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False):
     loop = _Loop(names, values, line, "while loop", targets)
     carry = loop.init(lambda full: body_fn(*full))
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
                             lambda c: loop.out(body_fn(*loop.full(c))), carry)
-    return loop.result(out)
+    return loop.result(out, ran)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -317,7 +317,7 @@ def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, s
     counter = fresh(_int64(values[k]), scalar=True, weak=True)
     try:
         out = _traced_while(test_fn, body_fn, (*values[:k], counter, *values[k + 1:]), names, line,
-                            targets)
+                            targets, ran=holds(values[k], n))
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return _python_while(test_fn, body_fn, values)  # (x[:i], a list that grows): Python's loop
     return (*out[:k], last, *out[k + 1:])
@@ -497,7 +497,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         with _in_user_terms():
             out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
                                carry, step=step)
-        return loop.result(out)
+        return loop.result(out, ran=static and len(range(start, stop, step)) > 0)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
@@ -542,6 +542,7 @@ class _Loop:
         self.targets = set(targets)
         self.writes = _InPlace(names, values, what, line)
         self.absent: set[str] = set()
+        self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars
         self._given = None
         for name, v in zip(names, values):
             if not isinstance(v, Undefined) and not _carriable(v):
@@ -551,13 +552,29 @@ class _Loop:
         self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
         return self._given
 
-    def result(self, carry) -> tuple:
-        return self.writes.result(self.full(carry))
+    def result(self, carry, ran: bool = False) -> tuple:
+        """The state after the loop. A loop known to run its body (``ran``) leaves a variable
+        as the body made it: a NumPy scalar where a 0-d array came in (``s = np.zeros(())``,
+        then ``s = s + x[i]``), as Python's loop does."""
+        values = self.full(carry)
+        if ran:
+            values = tuple(self._as_body_made(name, v) for name, v in zip(self.names, values))
+        return self.writes.result(values)
+
+    def _as_body_made(self, name, value):
+        scalars = self.scalars.get(name)
+        leaves, tree = pytree.flatten(value)
+        if scalars is None or len(scalars) != len(leaves):
+            return value
+        return pytree.unflatten(tree, [as_scalar(leaf) if scalar else leaf
+                                       for leaf, scalar in zip(leaves, scalars)])
 
     def out(self, values) -> dict:
         self.writes.saw(self._given, values)
         carry = {}
         for name, v in zip(self.names, values):
+            self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
+                                  for leaf in pytree.flatten(v)[0]]
             if name in self.absent:
                 if not isinstance(v, Undefined):
                     raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "

@@ -78,7 +78,7 @@ def check(jitted, x):
         got = jitted(x.copy())
     for g, e in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, expected))):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=0, equal_nan=True)
-        assert np.shape(g) == np.shape(e)
+        assert np.shape(g) == np.shape(e) and isinstance(g, np.ndarray) == isinstance(e, np.ndarray)
 
 
 @pytest.mark.parametrize("f", [while_sum, while_pairs, while_doubling, countdown, windows,
@@ -159,6 +159,23 @@ def test_a_body_that_needs_the_counter_as_a_python_int_is_unrolled_and_right():
 
     for n in (0, 1, 12, 20):
         check(jc.jit(prefixes), data(n, n))
+
+
+def kahan(x):  # s and c come in as 0-d arrays and leave as the scalars the body makes
+    s = np.zeros((), x.dtype)
+    c = np.zeros((), x.dtype)
+    for i in range(x.shape[0]):
+        y = x[i] - c
+        t = s + y
+        c = (t - s) - y
+        s = t
+    return s, c
+
+
+def test_a_loop_that_runs_leaves_the_scalars_its_body_made():
+    jitted = jc.jit(kahan)
+    for n in (0, 1, 10, 11, 100):  # unrolled, short loops over a size, a long loop
+        check(jitted, data(n, n))
 
 
 def test_a_short_loop_whose_body_cannot_be_a_loop_unrolls_as_before():
