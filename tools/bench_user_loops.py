@@ -5,7 +5,8 @@ with two sums per step over a static range, row loops of mean/sort/std, ``np.app
 unrolled loops over rows ``x[i]`` and shifted windows, and (session 33) loops whose body slices
 at the loop's index (``x[i:i + w]``, ``L[i, :i]``, ``a[k + 1:, k + 1:]``) or writes one element
 of an array per step; with ``--sizes`` (session 34), each loop jitted once and called at three
-lengths: its compiles and what each new length costs.
+lengths: its compiles and what each new length costs (session 35 added while loops on Python
+ints, short loops over a shape and extents far from a size).
 
     PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R] [--sizes]
 
