@@ -98,12 +98,13 @@ class Sizes:
     n = 100) stays a constant at the next size, and the text differs. With no symbols, every
     method gives constants: a fixed-size function.
 
-    An extent that is no symbol's value but one step from one (``derived``: ``s + d`` for a
-    small ``d``, ``2 * s``, ``s // 2``) is computed from that symbol once, in the entry block:
-    ``np.empty(n - 2)``, a loop's ``range(1, n - 1)``, ``x[1:] - x[:-1]`` are then the same
-    text at every ``n``. Which form a value takes is a guess from values alone (a literal 98 at
-    n = 100 is ``n - 2`` too), safe for the same reason as a symbol's: it equals the constant
-    at this compile, and a guess that does not hold at the next size gives other text.
+    An extent that is no symbol's value but one step from one (``derived``: ``s + d``,
+    ``k * s + d``, ``s // k`` for small ``d`` and ``k``) is computed from that symbol once, in
+    the entry block: ``np.empty(n - 2)``, a loop's ``range(1, n - 1)``, ``x[1:] - x[:-1]``,
+    ``x[:n - 10]``, ``reshape(3, -1)`` are then the same text at every ``n``. Which form a
+    value takes is a guess from values alone (a literal 98 at n = 100 is ``n - 2`` too), safe
+    for the same reason as a symbol's: it equals the constant at this compile, and a guess
+    that does not hold at the next size gives other text.
     """
 
     def __init__(self, symbols=()):
@@ -153,12 +154,18 @@ class Sizes:
         form = derived(n, [s for s in self.symbols if s in self.values])
         if form is None:
             return None
-        s, op, c = form
+        s, scale, divisor, offset = form
         b = ll.IRBuilder(self._home)
         b.position_before(self._home.terminator)
-        symbol = self.values[s]
-        value = {"add": b.add, "mul": b.mul, "div": b.lshr}[op](symbol, extent(c), name=f"d{self._made}")
-        self._made += 1  # names from a count, not the value: the same text at every size
+        name = f"d{self._made}"  # names from a count, not the value: the same text at every size
+        self._made += 1
+        value = self.values[s]
+        if scale != 1:
+            value = b.mul(value, extent(scale), name=name + "m")
+        if divisor != 1:  # extents are not negative: an unsigned division is the floor
+            value = b.udiv(value, extent(divisor), name=name + "q")
+        if offset:
+            value = b.add(value, extent(offset), name=name)
         self.values[n] = value
         self._concrete[id(value)] = n
         return value
@@ -211,24 +218,45 @@ class Sizes:
 # twice that derive nothing: near a small extent, small constants (3 coordinates, 4 channels)
 # are more often the program's own, and LLVM unrolls and vectorizes loops of known length.
 NEAR = 4
+# Farther steps (``x[:n - 10]``, ``np.empty(n - 10)``) within an eighth of the symbol, at most
+# FAR: the extent is then at least 7/8 of the symbol's, never one of the program's small ones.
+FAR = 64
+# The small multiples and fractions a program makes of a size: ``3 * n + 1``, ``n // 3``,
+# ``reshape(3, -1)``.
+SCALES = range(2, 9)
 
 
-def derived(n: int, symbols) -> tuple[int, str, int] | None:
-    """``(symbol, op, c)`` with ``op(symbol, c) == n``, from a symbol above ``2 * NEAR``: the
-    nearest ``symbol + c`` (``c`` within ``NEAR``, the first symbol on a tie), else
-    ``symbol * 2``, else ``symbol >> 1`` (``n // 2`` of a positive extent); None where none
-    fits (a symbol's own value is no derived one)."""
+def derived(n: int, symbols) -> tuple[int, int, int, int] | None:
+    """``(symbol, scale, divisor, offset)`` with ``symbol * scale // divisor + offset == n``
+    (one of scale and divisor 1), from a symbol above ``2 * NEAR``, the first form that fits
+    in this order: the nearest ``symbol + c`` (``|c| <= NEAR``, the first symbol on a tie);
+    ``2 * symbol``; ``symbol // 2``; ``k * symbol + c`` (``k`` in ``SCALES``, ``|c| <=
+    NEAR``); ``symbol // k`` above ``2 * NEAR``; ``symbol + c`` farther (``|c|`` up to
+    ``FAR`` and an eighth of the symbol). None where none fits (a symbol's own value is no
+    derived one). Where two sizes guess a program's extent differently, their text differs
+    and the second compiles: never a wrong value, since each form equals ``n`` at its own
+    compile."""
     symbols = [s for s in symbols if s > 2 * NEAR]
     near = [(abs(n - s), k) for k, s in enumerate(symbols) if 0 < abs(n - s) <= NEAR]
     if near:
         s = symbols[min(near)[1]]
-        return s, "add", n - s
-    for s in symbols:
-        if s * 2 == n:
-            return s, "mul", 2
-    for s in symbols:
-        if s // 2 == n:
-            return s, "div", 1
+        return s, 1, 1, n - s
+    for scale, divisor in ((2, 1), (1, 2)):
+        for s in symbols:
+            if s * scale // divisor == n:
+                return s, scale, divisor, 0
+    for k in SCALES:
+        for s in symbols:
+            if abs(n - k * s) <= NEAR:
+                return s, k, 1, n - k * s
+    for k in SCALES:
+        for s in symbols:
+            if k > 2 and s // k == n > 2 * NEAR:  # (a small result: more often the program's)
+                return s, 1, k, 0
+    far = [(abs(n - s), k) for k, s in enumerate(symbols) if 0 < abs(n - s) <= min(FAR, s // 8)]
+    if far:
+        s = symbols[min(far)[1]]
+        return s, 1, 1, n - s
     return None
 
 

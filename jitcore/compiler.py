@@ -167,6 +167,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         tracer.scalar = scalar and tracer.ndim == 0
     # A top-level argument that is a scalar may be made static; hints advise it for no other.
     t.scalar_arguments = frozenset(p for a, p in zip(arg_types, paths) if not a.shape and "[" not in p)
+    t.extents = tuple(dict.fromkeys(n for a in arg_types for n in a.shape if n > 1))
     recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)
     with recording:  # open while the results are made values: a returned global is an input
         with t.running():

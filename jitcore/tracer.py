@@ -55,7 +55,8 @@ class Trace:
     ``depth`` counts the regions (loop bodies, branches) being traced into, innermost at the
     builder: a tracer made at a smaller depth is from outside the current region."""
 
-    __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments")
+    __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
+                 "extents")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -67,6 +68,9 @@ class Trace:
         # The arguments (by path) that are 0-d: the only ones a hint may advise making static,
         # since an array is not hashable.
         self.scalar_arguments: frozenset[str] = frozenset()
+        # The arguments' distinct extents above 1: the sizes a size-generic function reads at
+        # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
+        self.extents: tuple[int, ...] = ()
 
     @contextmanager
     def running(self):

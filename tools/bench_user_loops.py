@@ -5,7 +5,8 @@ with two sums per step over a static range, row loops of mean/sort/std, ``np.app
 unrolled loops over rows ``x[i]`` and shifted windows, and (session 33) loops whose body slices
 at the loop's index (``x[i:i + w]``, ``L[i, :i]``, ``a[k + 1:, k + 1:]``) or writes one element
 of an array per step; with ``--sizes`` (session 34), each loop jitted once and called at three
-lengths: its compiles and what each new length costs.
+lengths: its compiles and what each new length costs (session 35 added while loops on Python
+ints, short loops over a shape and extents far from a size).
 
     PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R] [--sizes]
 
@@ -158,6 +159,73 @@ def centred_windows(x):
     return out
 
 
+def while_sum(x):
+    n = x.shape[0]
+    s = 0.0
+    i = 0
+    while i < n:
+        s = s + x[i] * x[i]
+        i += 1
+    return s
+
+
+def while_pairs(x):
+    n = x.shape[0]
+    out = np.zeros(n // 2)
+    i = 0
+    while i < n - 1:
+        out[i // 2] = x[i] - x[i + 1]
+        i += 2
+    return out
+
+
+def while_doubling(x):
+    n = x.shape[0]
+    s = 0.0
+    i = 1
+    while i < n:
+        s = s + x[i]
+        i *= 2
+    return s
+
+
+def blend_rows(x):
+    s = np.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        s = s * 0.5 + x[i]
+    return s
+
+
+def running_sum(x):
+    out = np.empty_like(x)
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc = acc + x[i]
+        out[i] = acc
+    return out
+
+
+def far_extents(x):
+    n = x.shape[0]
+    head = x[:n - 10] * 2.0
+    out = np.empty(n - 10)
+    out[:] = head + x[10:]
+    return out
+
+
+def thirds(x):
+    n = x.shape[0]
+    m = n // 3
+    return x[:3 * m].reshape(3, -1).sum(axis=0) + np.zeros(m)
+
+
+def stretched(x):
+    n = x.shape[0]
+    out = np.zeros(3 * n + 1)
+    out[1::3] = x
+    return out
+
+
 def _vector(n):
     return (np.random.default_rng(n).random(n),)
 
@@ -174,6 +242,16 @@ SIZED = {
     "Floyd-Warshall d[:, k:k + 1]": (floyd_warshall, lambda n: (BIG[:n, :n] * 10,), (100, 151, 200)),
     "out[i] = sin(x[i]).sum(), rows of 8": (
         row_sums_by_element, lambda n: (np.random.default_rng(3).random((n, 8)),), (5000, 7001, 12000)),
+    # session 35: while loops on Python ints, short loops over a shape, extents far from a size
+    "while i < n: s += x[i] ** 2; i += 1": (while_sum, _vector, (100, 137, 300)),
+    "while i < n - 1: i += 2, out[i // 2]": (while_pairs, _vector, (100, 137, 300)),
+    "while i < n: s += x[i]; i *= 2": (while_doubling, _vector, (100, 137, 300)),
+    "s = s * 0.5 + x[i] over range(x.shape[0]), rows of 8": (
+        blend_rows, lambda n: (np.random.default_rng(4).random((n, 8)),), (10, 11, 12)),
+    "out[i] = running sum over range(x.shape[0])": (running_sum, _vector, (10, 11, 12)),
+    "x[:n - 10] + x[10:] into np.empty(n - 10)": (far_extents, _vector, (300, 451, 700)),
+    "n // 3, reshape(3, -1)": (thirds, _vector, (301, 451, 700)),
+    "np.zeros(3 * n + 1)[1::3] = x": (stretched, _vector, (300, 451, 700)),
 }
 
 

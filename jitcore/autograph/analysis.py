@@ -329,3 +329,61 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
                     and f.value.id in own):
                 return f"{f.value.id}.{f.attr}"
     return None
+
+
+_STEPS = {ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mult"}
+_COMPARES = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+_BOUND_CALLS = frozenset({"len", "int", "min", "max", "abs"})
+_BOUND_NODES = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
+                ast.Call, ast.Slice, ast.Tuple, ast.expr_context, ast.operator, ast.unaryop)
+
+
+def counted_while(node: ast.While) -> tuple[str, str, int, str] | None:
+    """``(counter, step op, step, compare)`` for ``while i < bound:`` (or ``<=``, ``>``, ``>=``)
+    whose body steps ``i`` by a constant in one statement at its top level (``i += 2``,
+    ``i -= 1``, ``i *= 2``, ``i = i + 1``) and assigns it nowhere else, with no Python effects
+    and a bound the body cannot change (``_invariant``); else None. Such a loop's counter
+    takes values known when the loop starts, as a ``range``'s do (``statements.while_stmt``).
+    A ``break``, ``continue`` or ``return`` in the body has changed the test or put the step
+    under an ``if`` (``lowering``): not counted."""
+    test = node.test
+    if node.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                           and isinstance(test.left, ast.Name)):
+        return None
+    counter, compare = test.left.id, _COMPARES.get(type(test.ops[0]))
+    steps = [s for s in node.body if counter in assigned([s])]
+    jumps = any(isinstance(m, (ast.Break, ast.Continue, ast.Return)) for s in node.body for m in ast.walk(s))
+    if compare is None or len(steps) != 1 or jumps or has_python_effects(node.body):
+        return None
+    step = _step(steps[0], counter)
+    if step is None or not _invariant(test.comparators[0], assigned(node.body) | written(node.body)):
+        return None
+    return counter, step[0], step[1], compare
+
+
+def _step(stmt, counter: str) -> tuple[str, int] | None:
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == counter:
+        op, value = stmt.op, stmt.value
+    elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+          and stmt.targets[0].id == counter and isinstance(stmt.value, ast.BinOp)
+          and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == counter):
+        op, value = stmt.value.op, stmt.value.right
+    else:
+        return None
+    name = _STEPS.get(type(op))
+    if name is None or not (isinstance(value, ast.Constant) and type(value.value) is int):
+        return None
+    return name, value.value
+
+
+def _invariant(bound, changed: set[str]) -> bool:
+    """Whether ``bound`` has the same value at every iteration: it reads no name the body
+    assigns or writes, and calls nothing but a few pure builtins (``len(x)``, ``min(n, m)``)."""
+    for n in ast.walk(bound):
+        if not isinstance(n, _BOUND_NODES):
+            return False
+        if isinstance(n, ast.Name) and n.id in changed:
+            return False
+        if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BOUND_CALLS):
+            return False
+    return True

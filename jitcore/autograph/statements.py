@@ -17,12 +17,15 @@ from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.lowering import RETVAL
+from jitcore.codegen.loops import NEAR, derived
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.core import ELEMENTWISE, Block
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh
 
-# A static ``range`` longer than this becomes a loop in the IR rather than being unrolled.
+# A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
+# one whose bounds are, by their values, the arguments' extents or one step from them
+# (``_sized``), however short: unrolled, each new size would be other code, another compile.
 UNROLL_LIMIT = 64
 # ... and so does a shorter one whose copies of the body would hold more ops than this that
 # end a fused kernel (reductions, contractions, gathers, sorts, nested loops): each is about one
@@ -230,8 +233,13 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=()):
+def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None):
     values = tuple(init)
+    if counter is not None:
+        counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
+                                 bound)
+        if counted is not None:
+            return counted
     pred = test_fn(*values)
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
@@ -239,12 +247,86 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=()):
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line)
+    return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False):
     loop = _Loop(names, values, line, "while loop", targets)
     carry = loop.init(lambda full: body_fn(*full))
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
                             lambda c: loop.out(body_fn(*loop.full(c))), carry)
-    return loop.result(out)
+    return loop.result(out, ran)
+
+
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b}
+
+
+def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter, bound):
+    """``while i < n`` with a Python int counter stepped by a constant (``analysis.counted_while``)
+    made a loop by the rules of a ``range`` (long, or bounded by a size: ``_sized``), or None,
+    and the loop runs as before: in Python while its condition is a Python bool. An additive
+    step is the ``for`` over the counter's values (a range: its index form proves ``x[i:i + 2]``
+    in bounds), a multiplying one a traced ``while`` with the counter carried (its step count,
+    a logarithm, is no extent a size-generic code can compute; the bound ``n`` in its test
+    is). After the loop the counter is the Python int Python would leave."""
+    name, op, step, compare = counter
+    k = names.index(name)
+    start = values[k]
+    if type(start) is not int:
+        return None
+    n = bound(*values)
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        return None
+    n = int(n)
+    if op == "Mult":
+        return _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, step,
+                               compare, n)
+    step = step if op == "Add" else -step
+    if step == 0 or (step > 0) != (compare in ("<", "<=")):
+        return None  # never ends, or never starts: Python's loop says which
+    rng = range(start, n + {"<=": 1, ">=": -1}.get(compare, 0), step)
+    state, state_names = values[:k] + values[k + 1:], names[:k] + names[k + 1:]
+
+    def body(i, *v):
+        out = tuple(body_fn(*v[:k], i, *v[k:]))
+        return out[:k] + out[k + 1:]
+
+    shaped = _sized(n) or _sized_range(rng)
+    long_range = len(rng) > 1 and not in_try and bool(state_names) and current_trace() is not None
+    out = tuple(_python_for(rng, None, body, state, state_names, line, targets, False, in_try,
+                            long_range, len(rng), shaped))
+    return (*out[:k], start + len(rng) * step, *out[k:])
+
+
+def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, step, compare, n):
+    """``while i < n: ...; i *= step``: a traced ``while`` when ``n`` is a size, once the state
+    holds an array (the first steps in Python, as a range's); else None."""
+    start, holds = values[k], _COMPARE[compare]
+    if step < 2 or start < 1 or in_try or not _sized(n) or current_trace() is None \
+            or not _all_carriable(values):
+        return None
+    while not _holds_arrays(values[:k] + values[k + 1:]):
+        if not holds(values[k], n):
+            return values
+        values = tuple(body_fn(*values))
+    last = values[k]
+    while holds(last, n):
+        last *= step
+    counter = fresh(_int64(values[k]), scalar=True, weak=True)
+    try:
+        out = _traced_while(test_fn, body_fn, (*values[:k], counter, *values[k + 1:]), names, line,
+                            targets, ran=holds(values[k], n))
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return _python_while(test_fn, body_fn, values)  # (x[:i], a list that grows): Python's loop
+    return (*out[:k], last, *out[k + 1:])
+
+
+def _python_while(test_fn, body_fn, values):
+    while test_fn(*values):
+        values = tuple(body_fn(*values))
+    return values
 
 
 _UNROLLING = threading.local()  # .copies: how many times the enclosing unrolled loops repeat a body
@@ -272,7 +354,8 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
     sized = isinstance(iterable, (range, Tracer, Indexed))
-    long = sized and len(iterable) * _copies() > UNROLL_LIMIT
+    shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
+    long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
             and _all_carriable(values):
         try:
@@ -280,12 +363,32 @@ def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, target
                                line, targets)
         except ConcretizationError:
             pass  # the body needs its position as a Python int: unrolled below, as before
+        except (JitTypeError, UnsupportedError):
+            if len(iterable) * _copies() > UNROLL_LIMIT:
+                raise  # (short, a loop only for its length: unrolled below, as before)
     # A long static range becomes a loop once its state holds an array (at once, or after the
     # first iterations ran in Python); a loop computing only Python numbers stays Python.
     long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
-                       in_try, long_range, len(iterable) if sized else 1)
+                       in_try, long_range, len(iterable) if sized else 1, shaped)
+
+
+def _sized(n) -> bool:
+    """Whether ``n`` is, by its value, an extent of the function's arguments above ``2 * NEAR``
+    or one step from one (``codegen.loops.derived``): the values the code of a size-generic
+    function reads or computes at run time. A guess, as the code's is: a literal that only
+    equals a size makes a loop that unrolling would have made copies of, with the same result."""
+    trace = current_trace()
+    if trace is None or isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n <= 1:
+        return False
+    extents = trace.extents
+    return any(n == s > 2 * NEAR for s in extents) or derived(int(n), extents) is not None
+
+
+def _sized_range(rng: range) -> bool:
+    """Whether a range of more than one step has a bound from the arguments' extents."""
+    return len(rng) > 1 and (_sized(rng.stop) or _sized(rng.start) or _sized(len(rng)))
 
 
 def _kernel_ends() -> int:
@@ -295,10 +398,11 @@ def _kernel_ends() -> int:
 
 
 def _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects, in_try,
-                long_range, trips):
+                long_range, trips, shaped=False):
     """The loop run by Python (unrolled into the trace), until it must become a traced loop:
     when its remaining copies are more than ``UNROLL_LIMIT``, or, measured on the first
-    iteration, would end more than ``UNROLL_KERNELS`` kernels."""
+    iteration, would end more than ``UNROLL_KERNELS`` kernels, or at once when its bounds are
+    ``shaped`` (from the arguments' extents)."""
     iterator = iter(iterable)
     per_step = 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
@@ -306,16 +410,13 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
         left = (trips - done) * _copies()
-        if long_range and (left > UNROLL_LIMIT or left * per_step > UNROLL_KERNELS) \
-                and _holds_arrays(values) and _all_carriable(values):
+        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS  # a loop for its bounds
+        if long_range and (not short or shaped) and _holds_arrays(values) and _all_carriable(values):
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
-                values = _traced_for(iterable[done:trips - tail], None, extra_test, body_fn, values,
-                                     names, line, targets)
-                with _unrolling(trips):
-                    for last in iterable[trips - tail:]:
-                        values = tuple(body_fn(last, *values))
-                return values
+                # (the whole range as given: a slice would round its stop, n - 1 to n at even n)
+                rest = iterable if done == tail == 0 else iterable[done:trips - tail]
+                values = _traced_for(rest, None, extra_test, body_fn, values, names, line, targets)
             except ConcretizationError:
                 # The body needs the index as a Python int (a slice bound, a shape, a static
                 # argument) at some step: NumPy may clamp a slice at the first or last steps
@@ -323,6 +424,15 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # as a loop; past PEEL steps the loop runs unrolled, as before loops compiled.
                 peeled += 1
                 long_range = peeled <= PEEL and extra_test is None and trips - done > 2 * PEEL + 2
+            except (JitTypeError, UnsupportedError):
+                if not short:
+                    raise
+                long_range = False  # (a Python list that grows): unrolled, as before
+            else:
+                with _unrolling(trips):
+                    for last in iterable[trips - tail:]:
+                        values = tuple(body_fn(last, *values))
+                return values
         if extra_test is not None:
             go = extra_test(*values)
             if isinstance(go, Tracer):  # a break under a traced condition: the rest is a loop
@@ -387,7 +497,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         with _in_user_terms():
             out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
                                carry, step=step)
-        return loop.result(out)
+        return loop.result(out, ran=static and len(range(start, stop, step)) > 0)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
@@ -432,6 +542,7 @@ class _Loop:
         self.targets = set(targets)
         self.writes = _InPlace(names, values, what, line)
         self.absent: set[str] = set()
+        self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars
         self._given = None
         for name, v in zip(names, values):
             if not isinstance(v, Undefined) and not _carriable(v):
@@ -441,13 +552,29 @@ class _Loop:
         self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
         return self._given
 
-    def result(self, carry) -> tuple:
-        return self.writes.result(self.full(carry))
+    def result(self, carry, ran: bool = False) -> tuple:
+        """The state after the loop. A loop known to run its body (``ran``) leaves a variable
+        as the body made it: a NumPy scalar where a 0-d array came in (``s = np.zeros(())``,
+        then ``s = s + x[i]``), as Python's loop does."""
+        values = self.full(carry)
+        if ran:
+            values = tuple(self._as_body_made(name, v) for name, v in zip(self.names, values))
+        return self.writes.result(values)
+
+    def _as_body_made(self, name, value):
+        scalars = self.scalars.get(name)
+        leaves, tree = pytree.flatten(value)
+        if scalars is None or len(scalars) != len(leaves):
+            return value
+        return pytree.unflatten(tree, [as_scalar(leaf) if scalar else leaf
+                                       for leaf, scalar in zip(leaves, scalars)])
 
     def out(self, values) -> dict:
         self.writes.saw(self._given, values)
         carry = {}
         for name, v in zip(self.names, values):
+            self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
+                                  for leaf in pytree.flatten(v)[0]]
             if name in self.absent:
                 if not isinstance(v, Undefined):
                     raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "

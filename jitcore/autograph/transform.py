@@ -342,8 +342,9 @@ class ControlFlow(ast.NodeTransformer):
     """Statements to helper calls, inner statements first. ``live`` is the function's
     liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
 
-    def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str]):
+    def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str], counted=None):
         self.live = live
+        self.counted = counted or {}  # id(while) -> analysis.counted_while, before Expressions
         self.declared = declared
         self.own = own  # the function's locals: only they can be state
         self.in_try = 0
@@ -439,6 +440,7 @@ class ControlFlow(ast.NodeTransformer):
         return self._finish(defs, call, state, node)
 
     def visit_While(self, node):
+        counted = self.counted.get(id(node))
         self.generic_visit(node)
         state = self._state(node.body, self.live.live_in.get(id(node)))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
@@ -447,6 +449,14 @@ class ControlFlow(ast.NodeTransformer):
         defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
         site = self._site(node, state)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        if counted is not None and counted[0] in state and isinstance(node.test, ast.Compare):
+            # ``while i < n: ...; i += 1``: the bound, for a loop over the counter's values
+            bound_fn = self.fresh("bound")
+            bound = self._function(bound_fn, state, [], [], node)
+            bound.body = [ast.Return(value=copy.deepcopy(node.test.comparators[0]))]
+            defs.insert(1, _locate(bound, node))
+            site["counter"] = ast.Tuple(elts=[ast.Constant(c) for c in counted], ctx=ast.Load())
+            site["bound"] = _load(bound_fn)
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -531,9 +541,10 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
+    counted = {id(n): analysis.counted_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
-    converter = ControlFlow(live, declared, own)
+    converter = ControlFlow(live, declared, own, counted)
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn

@@ -266,9 +266,11 @@ def test_differences_of_neighbours_compile_once():
     assert sizes_compile(lambda x: x[1:] - x[:-1], [(rows(n),) for n in (10, 20, 30)]) == [1, 1, 1]
 
 
-def test_a_static_reshape_by_halves_compiles_once_by_thirds_per_size():
+def test_a_static_reshape_by_halves_and_by_thirds_compiles_once():
+    # n // 2 and n // 3 (above 8) are derived from n in the code (loops.derived); n // 9 is not.
     assert sizes_compile(lambda x: x.reshape(2, -1).sum(axis=0), [(rows(n),) for n in (10, 20)]) == [1, 1]
-    assert sizes_compile(lambda x: x.reshape(3, -1).sum(axis=0), [(rows(n),) for n in (12, 24)]) == [1, 2]
+    assert sizes_compile(lambda x: x.reshape(3, -1).sum(axis=0), [(rows(n),) for n in (30, 60)]) == [1, 1]
+    assert sizes_compile(lambda x: x.reshape(9, -1).sum(axis=0), [(rows(n),) for n in (18, 27)]) == [1, 2]
 
 
 def test_a_mean_compiles_per_size():
