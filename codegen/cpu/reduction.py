@@ -606,7 +606,7 @@ class RowReduction(_Cascade):
 
     def _emit_blocks(self) -> None:
         """The blocks into the cascade, ``SIDE_BLOCKS`` at a time where the body is cheap and
-        the row contiguous (two where the lanes are not whole vectors, ``whole``): a block's
+        the row contiguous (two where runs do not merge in registers, ``_merges_runs``): a block's
         lanes are chains of ``STEPS`` dependent combines, which one block at a time leaves
         waiting on the combine's latency (a float add's 2-4 cycles a vector); the blocks of a
         run side by side, each from the identity, then merged as the counter merges them,
@@ -616,7 +616,7 @@ class RowReduction(_Cascade):
             super()._emit_blocks()
             return
         b = self.b
-        side = SIDE_BLOCKS if self.whole else 2
+        side = SIDE_BLOCKS if self._merges_runs() else 2
         with b.goto_entry_block():
             others = [[b.alloca(t, size=self.lanes) for t in self.types] for _ in range(side - 1)]
         known = static_value(self.blocks)
@@ -632,9 +632,16 @@ class RowReduction(_Cascade):
             with b.if_then(b.icmp_unsigned("!=", b.and_(self.blocks, extent(side)), extent(0))):
                 self._side_by_side(b.and_(self.blocks, extent(-2 * side)), side, others)
 
+    def _merges_runs(self) -> bool:
+        """Whether runs of blocks merge in registers (``_side_by_side``): whole-vector lanes
+        of a row that is the whole reduction (a full reduction or its piece). In a row of a
+        matrix LLVM vectorized the steps across the blocks, by gathers (a row sum of products
+        6-17x slower), so a matrix's rows keep two blocks, each pushed."""
+        return self.whole and not self.ivs
+
     def _side_by_side(self, first: ll.Value, side: int, others: list) -> None:
         """Blocks ``first .. first + side - 1`` (``first`` a multiple of ``side``) side by
-        side, each in its own lanes, into the cascade: where the lanes are whole vectors,
+        side, each in its own lanes, into the cascade: where runs merge (``_merges_runs``),
         merged pairwise in registers (block ``2j`` on the left of ``2j + 1``, and so up, as the
         counter merges them) and pushed once as run ``first / side``; else pushed in order."""
         b = self.b
@@ -649,7 +656,7 @@ class RowReduction(_Cascade):
                 self._group(b.add(base, b.mul(s, self.width)), arrays)
 
         emit_loop(b, extent(STEPS), step)
-        if not self.whole:
+        if not self._merges_runs():
             for t, arrays in enumerate(sets):
                 with self._lanes_in(arrays):
                     self.push_block(b.add(first, extent(t)))
