@@ -196,6 +196,17 @@ MUTANTS = [
            "a row sum with its elementwise producer folded in stores values other than those it "
            "adds (twice each)",
            ("tests/codegen/test_producer_folds.py",)),
+    Mutant("side-by-side-blocks-pushed-low", "codegen/cpu/reduction.py",
+           "self.push_block(b.lshr(first, extent(levels)) if levels else first, levels)",
+           "self.push_block(b.lshr(first, extent(levels)) if levels else first, 0)",
+           "a run of blocks reduced side by side is pushed onto the cascade's lowest level, as "
+           "one block, not at the level its blocks reach: other merges, other bits",
+           ("tests/codegen/test_reductions.py",)),
+    Mutant("vector-dot-on-blas", "codegen/cpu/gemm.py",
+           'if routine_for(c) == "dot" and c.extent(c.batch) == 1:',
+           'if routine_for(c) == "none" and c.extent(c.batch) == 1:',
+           "a vector-vector product calls BLAS dot (its own order) instead of the documented sum",
+           ("tests/jitcore/test_linalg.py::test_vector_products_are_sums_in_the_documented_order",)),
     Mutant("column-skips-last-row", "codegen/cpu/reduction.py",
            "self.leftover = extent(known % STEPS)",
            "self.leftover = extent(max(known % STEPS - 1, 0))",

@@ -10,14 +10,24 @@ So every product with one m, one n and one k dim, no batch dims, and at least
 MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) run on a narrower tile that reads A in place
 (``tiled_gemm.narrow_tile``): 1.2-2x faster than BLAS from 8 columns up (one thread, CPU
 time, float32 and float64; docs/performance.md, "Matrix products, round 2"). Products of 2 or
-4 columns (even, or BLAS ahead) stay on BLAS, as do matrix-vector and vector-vector products
-(one dim of extent 1: ``gemv``, ``dot``, memory-bound, where the library's loop is as fast as
-any: one thread of it reads a 1024² float32 matrix, held in L3, in 0.050 ms, about this
-core's L3 read rate, and on two threads its workers still spin from the last call where
-jitcore's pool would have parked; jitcore's call of the same routine costs 1-3 us more than
-NumPy's, docs/performance.md "Matrix products, round 3"), batched products, and products
-whose roles span several dims (a tensordot over two axes). Without
-BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
+4 columns (even, or BLAS ahead) stay on BLAS, as do matrix-vector products and batches of
+vector-vector products (one dim of extent 1: ``gemv``, ``dot``, memory-bound, where the
+library's loop is as fast as any: one thread of it reads a 1024² float32 matrix, held in L3,
+in 0.050 ms, about this core's L3 read rate, and on two threads its workers still spin from
+the last call where jitcore's pool would have parked; jitcore's call of the same routine costs
+1-3 us more than NumPy's, docs/performance.md "Matrix products, round 3"), batched products,
+and products whose roles span several dims (a tensordot over two axes). Without BLAS
+(``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
+
+One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
+products, and runs as one: ``reduction.py``'s documented order and error bound on jitcore's
+threads, the same bits on any number of them, at the memory's speed. The library's ``dot``
+sums in its own order, and its ``ddot`` in one that its own thread count changes
+(``OPENBLAS_NUM_THREADS`` 1 and 2 differ in the last bits for 10^5 float64 elements);
+threaded, on a busy 2-core host, it took 4 ms of CPU (30 ms of wall time) for 10^5 elements
+that the reduction sums in 0.02 ms (docs/performance.md, "Sums of products in jitcore's
+order"). A batch of them (``einsum("ij,ij->i")``) keeps its call per row: the row reduction
+of products ran 2-4x the library's time there (1000x1000).
 
 A BLAS call: a kernel that ``codegen.contraction`` recognises, of float32 or float64,
 becomes a function with the kernel ABI that:
@@ -27,8 +37,8 @@ becomes a function with the kernel ABI that:
    result, each matrix transposed or not from which of its dims has unit stride, leading
    dimensions from the other stride. Dims of one role (two contracted axes of a tensordot)
    pass as one when their strides nest;
-2. calls ``gemm`` (``dot`` when the product is 1x1, ``gemv`` when it has one row or one column)
-   once per batch index. An input whose strides do not fit (no unit stride, a leading
+2. calls ``gemm`` (``dot`` when the product is 1x1 in a batch, ``gemv`` when it has one row or
+   one column) once per batch index. An input whose strides do not fit (no unit stride, a leading
    dimension out of range, a negative increment, a misaligned start, role dims that do not
    nest) is first copied into a row-major buffer, as NumPy does;
 3. runs the kernel's ordinary loop nest instead (emitted alongside, same parameters) when the
@@ -149,6 +159,8 @@ def emit_blas_kernel(module: ll.Module, name: str, op: Operation, strided: list[
         return None
     if 0 in c.domain:
         return None  # nothing to compute, or zeros to write: the loop nest does it
+    if routine_for(c) == "dot" and c.extent(c.batch) == 1:
+        return None  # one sum of products: the reduction's own order (the module docstring)
     if library.int_bits == 32 and max(c.domain) >= 2**31:
         return None
     if c.extent(c.batch) > 1 and c.extent(c.m + c.n + c.k) < MIN_BATCHED_WORK[routine_for(c)]:

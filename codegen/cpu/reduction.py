@@ -93,6 +93,7 @@ STEPS = 16  # elements per lane per block: NumPy's pairwise sum also adds 16 per
 LEVELS = 64  # cascade levels: one per bit of the block count
 SETS = 4  # interleaved chains per lane of a max, min, argmax or argmin (``_fold_lanes``)
 SIDE_BY_SIDE = 4  # groups of a costly body's elements computed side by side (``_groups``)
+SIDE_BLOCKS = 4  # blocks of a cheap body reduced side by side (``RowReduction._emit_blocks``)
 
 
 def lanes_for(element) -> int:
@@ -459,10 +460,16 @@ class _Cascade:
     def _while_bit(self, bits: ll.Value, stop_when_zero: bool, body) -> ll.Value:
         return _while_bit(self.b, bits, stop_when_zero, body)
 
-    def push_block(self, block: ll.Value) -> None:
+    def push_block(self, block: ll.Value, skip: int = 0) -> None:
         """Merge block number ``block`` (in the lanes) into the cascade, as a binary counter
-        carries: one merge per trailing one bit of ``block``, then store at the level reached."""
-        top = self._while_bit(block, False, self._add_level_to_lanes)
+        carries: one merge per trailing one bit of ``block``, then store at the level reached.
+        With ``skip``, the lanes hold ``2**skip`` blocks already merged as the counter merges
+        them (``RowReduction._side_by_side``), ``block`` counts such runs, and its levels start
+        at ``skip``."""
+        def shifted(level):
+            return self.b.add(level, extent(skip)) if skip else level
+
+        top = shifted(self._while_bit(block, False, lambda level: self._add_level_to_lanes(shifted(level))))
         for k in range(len(self.types)):
             if self.whole:
                 self.store_lanes(k, self.load_lanes(k, self.arrays[k]), self._level(k, top, 0))
@@ -598,45 +605,70 @@ class RowReduction(_Cascade):
                   lambda lane: self._step([*self.ivs, b.add(base, lane)], lane, arrays))
 
     def _emit_blocks(self) -> None:
-        """The blocks into the cascade, two at a time where the body is cheap and the row
-        contiguous: a block's lanes are chains of ``STEPS`` dependent combines, which one block
-        at a time leaves waiting on the combine's latency (a float add's 3-4 cycles a vector);
-        two blocks' chains side by side, each from the identity, then pushed in order, give
-        the same lanes and the same cascade: the same bits."""
+        """The blocks into the cascade, ``SIDE_BLOCKS`` at a time where the body is cheap and
+        the row contiguous (two where runs do not merge in registers, ``_merges_runs``): a block's
+        lanes are chains of ``STEPS`` dependent combines, which one block at a time leaves
+        waiting on the combine's latency (a float add's 2-4 cycles a vector); the blocks of a
+        run side by side, each from the identity, then merged as the counter merges them,
+        give the same lanes and the same cascade: the same bits. The blocks past the last
+        whole run go in runs of half as many, and so on down to one."""
         if self.elements is not None or self._strided_inputs():
             super()._emit_blocks()
             return
         b = self.b
+        side = SIDE_BLOCKS if self._merges_runs() else 2
         with b.goto_entry_block():
-            second = [b.alloca(t, size=self.lanes) for t in self.types]
+            others = [[b.alloca(t, size=self.lanes) for t in self.types] for _ in range(side - 1)]
         known = static_value(self.blocks)
-        pairs = extent(known // 2) if known is not None else b.lshr(self.blocks, extent(1))
+        shift = side.bit_length() - 1
+        runs = extent(known >> shift) if known is not None else b.lshr(self.blocks, extent(shift))
+        emit_loop(b, runs, lambda i: self._side_by_side(b.shl(i, extent(shift)), side, others))
+        while side > 1:  # the blocks left: a run of each size whose bit the count has
+            side //= 2
+            if known is not None:
+                if known & side:
+                    self._side_by_side(extent(known & -2 * side), side, others)
+                continue
+            with b.if_then(b.icmp_unsigned("!=", b.and_(self.blocks, extent(side)), extent(0))):
+                self._side_by_side(b.and_(self.blocks, extent(-2 * side)), side, others)
 
-        def pair(i):
-            first_block = b.mul(i, extent(2))
-            blocks = (first_block, b.add(first_block, extent(1)))
-            bases = [self._at(b.mul(j, self.block_size)) for j in blocks]
-            self.reset_lanes()
-            with self._lanes_in(second):
+    def _merges_runs(self) -> bool:
+        """Whether runs of blocks merge in registers (``_side_by_side``): whole-vector lanes
+        of a row that is the whole reduction (a full reduction or its piece). In a row of a
+        matrix LLVM vectorized the steps across the blocks, by gathers (a row sum of products
+        6-17x slower), so a matrix's rows keep two blocks, each pushed."""
+        return self.whole and not self.ivs
+
+    def _side_by_side(self, first: ll.Value, side: int, others: list) -> None:
+        """Blocks ``first .. first + side - 1`` (``first`` a multiple of ``side``) side by
+        side, each in its own lanes, into the cascade: where runs merge (``_merges_runs``),
+        merged pairwise in registers (block ``2j`` on the left of ``2j + 1``, and so up, as the
+        counter merges them) and pushed once as run ``first / side``; else pushed in order."""
+        b = self.b
+        sets = [self.arrays, *others[:side - 1]]
+        bases = [self._at(b.mul(b.add(first, extent(t)), self.block_size)) for t in range(side)]
+        for arrays in sets:
+            with self._lanes_in(arrays):
                 self.reset_lanes()
 
-            def step(s):
-                for base, arrays in zip(bases, (self.arrays, second)):
-                    self._group(b.add(base, b.mul(s, self.width)), arrays)
+        def step(s):
+            for base, arrays in zip(bases, sets):
+                self._group(b.add(base, b.mul(s, self.width)), arrays)
 
-            emit_loop(b, extent(STEPS), step)
-            self.push_block(blocks[0])
-            with self._lanes_in(second):
-                self.push_block(blocks[1])
-
-        emit_loop(b, pairs, pair)
-        last = b.sub(self.blocks, extent(1))
-        odd = b.icmp_unsigned("!=", b.and_(self.blocks, extent(1)), extent(0))
-        if known is None or known % 2:
-            with b.if_then(odd):
-                self.reset_lanes()
-                self._block(last)
-                self.push_block(last)
+        emit_loop(b, extent(STEPS), step)
+        if not self._merges_runs():
+            for t, arrays in enumerate(sets):
+                with self._lanes_in(arrays):
+                    self.push_block(b.add(first, extent(t)))
+            return
+        ks = range(len(self.types))
+        parts = [[self.load_lanes(k, arrays[k]) for k in ks] for arrays in sets]
+        while len(parts) > 1:
+            parts = [self.merging.merge(b, x, y) for x, y in zip(parts[::2], parts[1::2])]
+        for k in ks:
+            self.store_lanes(k, parts[0][k], self.arrays[k])
+        levels = side.bit_length() - 1
+        self.push_block(b.lshr(first, extent(levels)) if levels else first, levels)
 
     @contextmanager
     def _lanes_in(self, arrays: list):

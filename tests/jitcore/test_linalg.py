@@ -24,6 +24,7 @@ import jitcore.numpy as jnp
 from jitcore.codegen.cpu import blas, gemm
 from tests import strategies
 from tests.budget import examples
+from tests.codegen.test_reductions import documented_sum
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import assert_matches
 
@@ -686,10 +687,9 @@ def test_float_matmul_of_any_size_is_numpys_bit_for_bit(n, k, m, dtype):
     (lambda a, b: a.T @ b, [(5, 8), (5, 6)], "gemm"),
     (lambda a, x: a @ x, [(8, 5), (5,)], "gemv"),
     (lambda x, a: x @ a, [(5,), (5, 8)], "gemv"),
-    (lambda x, y: x @ y, [(5,), (5,)], "dot"),
     (lambda a, b: np.einsum("bij,bjk->bik", a, b), [(3, 32, 33), (3, 33, 34)], "gemm"),
     (lambda a, b: np.tensordot(a, b, 2), [(4, 5, 6), (5, 6, 7)], "gemm"),
-], ids=["matmul", "transposed", "matvec", "vecmat", "dot", "batched", "tensordot"])
+], ids=["matmul", "transposed", "matvec", "vecmat", "batched", "tensordot"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
 def test_float_contraction_calls_blas(fn, shapes, routine, dtype):
     """The LLVM module calls the routine, and the plan names it (resolved when loaded); the
@@ -701,6 +701,19 @@ def test_float_contraction_calls_blas(fn, shapes, routine, dtype):
     (launch,) = [launch for launch in plan.launches if launch.calls]
     assert launch.calls == (symbol,) and launch.parallel_extent == ()
     assert_matches(jc.jit(fn)(*args), fn(*args), 0, routine)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=str)
+def test_vector_products_are_sums_in_the_documented_order(dtype):
+    """``x @ y``, ``np.sum(x * y)`` and a row dot of one row call no BLAS ``dot``: they are
+    reductions of products, in ``reduction.py``'s order (``codegen/cpu/gemm.py``)."""
+    rng = np.random.default_rng(7)
+    n = 33 * 256 + 7  # whole runs of blocks, a carry, a single block and a tail
+    x, y = (rng.standard_normal(n).astype(dtype) for _ in range(2))
+    row = jc.jit(lambda a, b: np.einsum("ij,ij->i", a, b))
+    assert _calls(_llvm(lambda a, b: a @ b, x, y)) == _calls(_llvm(row, x[None], y[None])) == []
+    assert jc.jit(lambda a, b: a @ b)(x, y) == documented_sum(x * y)
+    assert row(x[None], y[None]) == documented_sum(x * y)
 
 
 @pytest.mark.usefixtures("products_on_blas")
@@ -716,7 +729,8 @@ def test_batches_of_small_products_stay_loops(fn, shapes):
     args = [np.random.default_rng(5).standard_normal(s).astype(np.float32) for s in shapes]
     assert _calls(_llvm(fn, *args)) == []
     assert_product(jc.jit(fn)(*args), fn, *args)
-    assert _calls(_llvm(fn, *[a[:1] for a in args])) != []  # a batch of one: a call
+    one = _calls(_llvm(fn, *[a[:1] for a in args]))  # a batch of one: a call, but a dot is a sum
+    assert one == [] if fn(*args).ndim == 1 else one != []
 
 
 @pytest.mark.usefixtures("products_on_blas")
