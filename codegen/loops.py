@@ -24,14 +24,15 @@ def static_value(v: ll.Value) -> int | None:
 
 
 def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, unroll: bool = True,
-              vectorize: bool = True) -> None:
+              vectorize: bool = True, unroll_count: int = 0) -> None:
     """``for iv in range(trip_count): body(iv)`` at the builder's position; the builder ends
     after the loop. The trip count is checked first, so a count of 0 runs nothing.
     ``interleave`` above 1 asks LLVM's loop vectorizer to run that many iterations of the
     vector loop side by side (``llvm.loop.interleave.count``); 0 leaves it to LLVM.
     ``unroll=False`` keeps the loop a loop (``llvm.loop.unroll.disable``, which the vectorized
     loop keeps): LLVM unrolls a loop of a few known iterations whole, however large its body.
-    ``vectorize=False`` keeps it scalar (``llvm.loop.vectorize.enable`` 0): a strided copy
+    ``unroll_count`` unrolls it that many iterations at a time (``llvm.loop.unroll.count``),
+    not whole. ``vectorize=False`` keeps it scalar (``llvm.loop.vectorize.enable`` 0): a strided copy
     vectorized becomes gathers, slower than scalar loads."""
     pre = b.block
     fn = b.function
@@ -50,6 +51,8 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
         hints["llvm.loop.vectorize.enable"] = 0
     if not unroll:
         hints["llvm.loop.unroll.disable"] = 1
+    if unroll_count:
+        hints["llvm.loop.unroll.count"] = unroll_count
     if hints:
         back.set_metadata("llvm.loop", loop_id(b.module, hints))
     b.position_at_end(done)

@@ -96,6 +96,15 @@ SIDE_BY_SIDE = 4  # groups of a costly body's elements computed side by side (``
 SIDE_BLOCKS = 4  # blocks of a cheap body reduced side by side (``RowReduction._emit_blocks``)
 
 
+# A column reduction's block of STEPS rows is unrolled this many rows at a time, not whole: each
+# row is a column loop that LLVM vectorizes and unrolls again, so the whole block made 16 copies
+# of it, most of a column sum's compile (a column sum of 3 or 67 rows: 600-900 ms of CPU, 350 ->
+# 4,300 LLVM instructions, for a size-generic kernel that also carries this tiled path). Eight
+# at a time compiles in a third to a half of that; the calls measured the same (0.92-1.01x on
+# (1000, 300) to 4096x4096, float32 and float64; docs/performance.md, session 35).
+BLOCK_ROWS_UNROLLED = 8
+
+
 def lanes_for(element) -> int:
     """Partial accumulators per result: 16 for types up to 32 bits, 8 for 64-bit and wider ones
     (chosen from the type, not the host, so the order is the same everywhere)."""
@@ -1071,7 +1080,8 @@ class ColumnReduction:
     def _block(self, j: ll.Value) -> None:
         b = self.b
         self._reset()
-        emit_loop(b, extent(STEPS), lambda s: self._row(b.add(b.mul(j, extent(STEPS)), s)))
+        emit_loop(b, extent(STEPS), lambda s: self._row(b.add(b.mul(j, extent(STEPS)), s)),
+                  unroll_count=BLOCK_ROWS_UNROLLED)
         top = _while_bit(b, j, False, self._add_level)
 
         def push(c):
