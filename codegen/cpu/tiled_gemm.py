@@ -38,7 +38,8 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
 - **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its rows or of its
   columns (the side that cuts into more chunks for the host's cores; columns on a tie,
   ``Blocking.choose``), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks
-  on its threads; each chunk packs its own panels into buffers of its own (``malloc``).
+  on its threads; each chunk packs its own panels into a buffer of its own, kept between
+  calls (``gemm_scratch``: fresh pages from ``malloc`` cost a page fault each).
   Products below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost
   more; others ``CHUNKS_PER_THREAD`` blocks per core of the host (``split_chunks``), which the
   launch takes as at most ``CHUNKS_PER_THREAD`` chunks per thread and as one chunk on one
@@ -77,7 +78,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.contraction import Contraction
-from jitcore.codegen.cpu import full_reduction, runtime, target
+from jitcore.codegen.cpu import full_reduction, gemm_scratch, runtime, target
 from jitcore.codegen.gemm_epilogue import FusedProduct
 from jitcore.codegen.kernel_body import KernelBody, Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, declare, value_type
@@ -538,20 +539,20 @@ class _Gemm:
         """C[rows, cols] for the whole k range: packed and tiled, or (no memory for the
         buffers) a plain loop in the same order of sums."""
         b, bl = self.b, self.blocking
-        malloc = declare(self.module, "malloc", PTR, [I64])
-        free = declare(self.module, "free", ll.VoidType(), [PTR])
         a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         b_bytes = (bl.nc * bl.kc + bl.nc // self.tile.nr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
-        raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
-        null = ll.Constant(PTR, None)
-        failed = b.or_(b.icmp_unsigned("==", raw_a, null), b.icmp_unsigned("==", raw_b, null))
+        # one buffer for both, kept between calls (``gemm_scratch``: no fresh pages per call)
+        raw = gemm_scratch.take(b, self.const(a_bytes + b_bytes))
+        failed = b.icmp_unsigned("==", raw, ll.Constant(PTR, None))
         with b.if_else(failed, likely=False) as (no_memory, packed):
             with no_memory:
                 self.plain(row_range, col_range, depth)
             with packed:
-                self.tiled(row_range, col_range, depth, _aligned(b, raw_a), _aligned(b, raw_b))
-        b.call(free, [raw_a])
-        b.call(free, [raw_b])
+                start = b.gep(raw, [self.const(gemm_scratch.HEADER)], source_etype=I8)
+                pack_a = _aligned(b, start)
+                self.tiled(row_range, col_range, depth, pack_a,
+                           _aligned(b, b.gep(start, [self.const(a_bytes)], source_etype=I8)))
+        gemm_scratch.give(b, raw)
 
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
         b, bl, tile = self.b, self.blocking, self.tile
