@@ -32,13 +32,15 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   block of k stores its sums without reading C.
 - **Order of the sums (fixed).** Each C element is ``((S_0 + S_1) + S_2) + ...`` where ``S_p``
   is the sum over the ``p``-th block of ``kc`` values of k, accumulated in increasing k by
-  multiply-adds starting from 0. Neither the thread count nor timing changes it, so results
+  multiply-adds starting from 0 (``kc`` from the depth and from whether A's rows have unit
+  stride, ``kc_values``). Neither the thread count nor timing changes it, so results
   do not depend on ``num_threads``; they differ from NumPy's BLAS in the last bits (its own
   blocking), within the usual ``k * eps`` bound.
 - **Threads.** The kernel takes a range ``[lo, hi)`` of the blocks of its rows or of its
   columns (the side that cuts into more chunks for the host's cores; columns on a tie,
   ``Blocking.choose``), ``split_blocks`` of them, so the CPU runtime runs the blocks as chunks
-  on its threads; each chunk packs its own panels into buffers of its own (``malloc``).
+  on its threads; each chunk packs its own panels into a buffer of its own, kept between
+  calls (``gemm_scratch``: fresh pages from ``malloc`` cost a page fault each).
   Products below ``MIN_SPLIT_WORK`` multiply-adds are one block: starting a thread would cost
   more; others ``CHUNKS_PER_THREAD`` blocks per core of the host (``split_chunks``), which the
   launch takes as at most ``CHUNKS_PER_THREAD`` chunks per thread and as one chunk on one
@@ -77,7 +79,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.contraction import Contraction
-from jitcore.codegen.cpu import full_reduction, runtime, target
+from jitcore.codegen.cpu import full_reduction, gemm_scratch, runtime, target
 from jitcore.codegen.gemm_epilogue import FusedProduct
 from jitcore.codegen.kernel_body import KernelBody, Operand, entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, declare, value_type
@@ -87,7 +89,7 @@ from jitcore.ir.core import Operation
 
 I32 = ll.IntType(32)
 
-# Bytes of k per block (512 float32 or 256 float64 values), and the rows and columns of a
+# Bytes of float32 k per block (512 values of either float type), and the rows and columns of a
 # block (rounded to whole panels). Measured on the development machine (Zen 5: 48 KiB L1, 1 MiB
 # L2 per core), one thread, CPU time of 1024^3 products (wall time there moves with the other
 # load): kc of 1024 or 2048 bytes, mc of 96, 192 or 384 rows, nc of 256 or 1024 columns are
@@ -100,6 +102,13 @@ I32 = ll.IntType(32)
 # two (docs/performance.md, "Matrix products on two busy cores"); C is read and added to half
 # as often, and a tile's 6 x 4 vectors of accumulators do twice the work per load of C.
 KC_BYTES = 2048
+# ... times this where A's rows have unit stride (``a @ b``, ``a @ b.T``: A read in place, a
+# stream per row of a tile): 1024 values of k. Two threads, wall clock under ``chrt -f 10``,
+# medians of 21, kc of 1024 values against 512 (docs/performance.md, "Matrix products: packing
+# buffers kept"): a@b 768^2 0.90x the time (float32) and 0.91x (float64), 1024^2 0.98x and
+# 0.94x, a@b.T 1024^2 0.96x and 0.97x, 2048^2 even. A transposed A (``a.T @ b``, MR values a
+# row apart per k) keeps 512: 1024^2 float32 took 1.15x with 1024.
+KC_ROWS_OF_A_FACTOR = 2
 MC_ROWS = 192
 NC_COLS = 1024
 # A product of fewer multiply-adds than this runs as one chunk (one thread): the runtime
@@ -218,8 +227,8 @@ class Blocking:
 
     @staticmethod
     def choose(rows: int, cols: int, depth: int, tile: TileShape, itemsize: int,
-               per_thread: int = CHUNKS_PER_THREAD) -> Blocking:
-        kc = min(depth, kc_values())
+               per_thread: int = CHUNKS_PER_THREAD, rows_of_a: bool = False) -> Blocking:
+        kc = min(depth, kc_values(rows_of_a))
         mc = _round_up(min(MC_ROWS, rows), tile.mr)
         nc = _round_up(min(NC_COLS, cols), tile.nr)
         # Columns unless rows cut into more chunks: a chunk of columns packs only its own
@@ -234,13 +243,14 @@ class Blocking:
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
     @staticmethod
-    def for_any_rows(cols: int, depth: int, tile: TileShape, itemsize: int) -> Blocking:
+    def for_any_rows(cols: int, depth: int, tile: TileShape, itemsize: int,
+                     rows_of_a: bool = False) -> Blocking:
         """The blocks of a product whose row count is known only at run time (a size-generic
         kernel): ``mc`` as for a product of ``MC_ROWS`` rows or more (the row-block loop stops
         at the last row whatever ``mc`` is, and no block size changes a sum's order); the
         chunks are cut in the kernel and the entry (``emit_split``), so the split fields here
         are unused."""
-        return Blocking(min(depth, kc_values()), _round_up(MC_ROWS, tile.mr),
+        return Blocking(min(depth, kc_values(rows_of_a)), _round_up(MC_ROWS, tile.mr),
                         _round_up(min(NC_COLS, cols), tile.nr), False, 0, 0)
 
 
@@ -311,9 +321,10 @@ class StaticBlocks(int):
         return self
 
 
-def kc_values() -> int:
-    """Values of k per block, for either float type: ``KC_BYTES`` of float32."""
-    return max(1, KC_BYTES // 4)
+def kc_values(rows_of_a: bool = False) -> int:
+    """Values of k per block, for either float type: ``KC_BYTES`` of float32, times
+    ``KC_ROWS_OF_A_FACTOR`` where A's rows have unit stride."""
+    return max(1, KC_BYTES * (KC_ROWS_OF_A_FACTOR if rows_of_a else 1) // 4)
 
 
 def split_chunks() -> int:
@@ -389,8 +400,8 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     sizes = _RowsOnly(symbols, rows)
     generic = rows in sizes.symbols
     itemsize = c.element.bitwidth // 8
-    blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize) if generic
-                else Blocking.choose(rows, cols, depth, tile, itemsize, per_thread))
+    blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize, rows_of_a) if generic
+                else Blocking.choose(rows, cols, depth, tile, itemsize, per_thread, rows_of_a))
     shaped = [*(launched or op).operands, *(launched or op).results]
     fn, operands, _, (lo, hi) = kernel_function(module, name, shaped, strided, split=True,
                                                 sizes=sizes if generic else None)
@@ -538,20 +549,20 @@ class _Gemm:
         """C[rows, cols] for the whole k range: packed and tiled, or (no memory for the
         buffers) a plain loop in the same order of sums."""
         b, bl = self.b, self.blocking
-        malloc = declare(self.module, "malloc", PTR, [I64])
-        free = declare(self.module, "free", ll.VoidType(), [PTR])
         a_bytes = (bl.mc * bl.kc + bl.mc // self.tile.mr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
         b_bytes = (bl.nc * bl.kc + bl.nc // self.tile.nr * PANEL_GAP // self.itemsize) * self.itemsize + ALIGN
-        raw_a, raw_b = b.call(malloc, [self.const(a_bytes)]), b.call(malloc, [self.const(b_bytes)])
-        null = ll.Constant(PTR, None)
-        failed = b.or_(b.icmp_unsigned("==", raw_a, null), b.icmp_unsigned("==", raw_b, null))
+        # one buffer for both, kept between calls (``gemm_scratch``: no fresh pages per call)
+        raw = gemm_scratch.take(b, self.const(a_bytes + b_bytes))
+        failed = b.icmp_unsigned("==", raw, ll.Constant(PTR, None))
         with b.if_else(failed, likely=False) as (no_memory, packed):
             with no_memory:
                 self.plain(row_range, col_range, depth)
             with packed:
-                self.tiled(row_range, col_range, depth, _aligned(b, raw_a), _aligned(b, raw_b))
-        b.call(free, [raw_a])
-        b.call(free, [raw_b])
+                start = b.gep(raw, [self.const(gemm_scratch.HEADER)], source_etype=I8)
+                pack_a = _aligned(b, start)
+                self.tiled(row_range, col_range, depth, pack_a,
+                           _aligned(b, b.gep(start, [self.const(a_bytes)], source_etype=I8)))
+        gemm_scratch.give(b, raw)
 
     def tiled(self, row_range, col_range, depth: int, pack_a: ll.Value, pack_b: ll.Value) -> None:
         b, bl, tile = self.b, self.blocking, self.tile

@@ -353,3 +353,31 @@ def test_a_last_panel_of_fewer_vectors_runs_its_own_kernel_and_matches_numpy(til
         jitted = compiled(product, a, b)
         assert f"_{tile.mr}x{vectors}x{tile.lanes}_b{tile.nr}" in jitted.lower(a, b).plan().llvm_ir
         check(jitted(a, b), a, b, product)
+
+
+def test_packing_buffers_are_kept_between_calls_and_their_old_values_never_leak(tiled, monkeypatch):
+    """A call leaves its packing buffer in ``gemm_scratch``'s slots (no fresh pages per call);
+    the next product, smaller and with short edge panels, packs into that same buffer full of
+    the first one's values, and its padding must still multiply by zeros. A slot's buffer too
+    small for a product is replaced by a bigger one; ``release()`` empties the slots."""
+    monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 1)  # one chunk, one buffer
+    monkeypatch.setattr(tiled_gemm, "READ_A_IN_PLACE", False)  # A's panels are packed too
+    scratch = tiled_gemm.gemm_scratch
+    scratch.release()
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((70, 90)) * 1e6, rng.standard_normal((90, 70)) * 1e6
+    product = compiled(lambda a, b: a @ b, a, b)
+    check(product(a, b), a, b, lambda a, b: a @ b)
+    kept = [address for address in scratch.BUFFERS if address]
+    assert len(kept) == 1
+    size = ctypes.c_int64.from_address(kept[0]).value
+    assert size >= (70 + 70) * 90 * 8  # both operands' packed panels
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((3, 7))  # short panels of padding
+    check(product(a, b), a, b, lambda a, b: a @ b)
+    assert [address for address in scratch.BUFFERS if address] == kept  # the same buffer again
+    a, b = rng.standard_normal((150, 160)), rng.standard_normal((160, 170))
+    check(product(a, b), a, b, lambda a, b: a @ b)
+    (bigger,) = [address for address in scratch.BUFFERS if address]
+    assert ctypes.c_int64.from_address(bigger).value > size
+    scratch.release()
+    assert not any(scratch.BUFFERS)
