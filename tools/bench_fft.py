@@ -57,6 +57,26 @@ def cases():
     return out
 
 
+ROW_LENGTHS = (105, 100, 1000, 360, 243, 125, 49, 1024, 4096)
+ROW_POINTS = 1 << 16  # the rows of a case hold about this many points in all
+
+
+def row_cases(lengths):
+    rng = np.random.default_rng(0)
+    out = {}
+    for n in lengths:
+        rows = max(1, ROW_POINTS // n)
+        for real in (np.float32, np.float64):
+            x = rng.standard_normal((rows, n)).astype(real)
+            z = (x + 1j * rng.standard_normal((rows, n))).astype(np.result_type(real, np.complex64))
+            spectra = np.fft.rfft(x).astype(z.dtype)
+            out[f"fft-rows-{n}-{z.dtype.name}"] = (np.fft.fft, z)
+            out[f"ifft-rows-{n}-{z.dtype.name}"] = (np.fft.ifft, z)
+            out[f"rfft-rows-{n}-{x.dtype.name}"] = (np.fft.rfft, x)
+            out[f"irfft-rows-{n}-{x.dtype.name}"] = (functools.partial(np.fft.irfft, n=n), spectra)
+    return out
+
+
 def _thread_median(fn, repeat: int) -> float:
     """The median CPU time of this thread per call: on a shared, loaded host the time a call
     waits for a core is not counted (jitcore on one thread runs its kernels on this one)."""
@@ -98,6 +118,8 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--compile", action="store_true", help="time compiles over lengths instead")
     parser.add_argument("--lengths", default=",".join(map(str, COMPILE_LENGTHS)))
+    parser.add_argument("--rows", action="store_true", help="the row cases (fft/ifft/rfft/irfft of rows)")
+    parser.add_argument("--row-lengths", default=",".join(map(str, ROW_LENGTHS)))
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
                         help="thread: this thread's CPU time (use with --threads 1 on a loaded host)")
     args = parser.parse_args()
@@ -109,7 +131,8 @@ def main() -> None:
     chosen = set(filter(None, args.cases.split(",")))
     print(f"{'case':32} {'compile s':>9} " + " ".join(f"{f'jc {t}t ms':>10}" for t in threads)
           + f" {'NumPy ms':>10} " + " ".join(f"{f'ratio {t}t':>8}" for t in threads))
-    for name, (np_fn, x) in cases().items():
+    chosen_cases = row_cases([int(n) for n in args.row_lengths.split(",")]) if args.rows else cases()
+    for name, (np_fn, x) in chosen_cases.items():
         if chosen and name not in chosen:
             continue
         jitted = jc.jit(lambda a, f=np_fn: f(a), cache=False)
