@@ -5,7 +5,7 @@
     PYTHONPATH=. python tools/bench_fft.py [--repeat R] [--cases fft-1024,...] [--threads 1,2]
 
 Cases: ``fft`` of complex64 and complex128 data of 2^10, 2^16 and 2^20 points, of the products
-of small primes 10080 and 15015, of the prime 10007 (Bluestein), and of each row of a 512x512
+of small primes 10080, 15015 and 10^5, of the prime 10007 (Bluestein), and of each row of a 512x512
 array and of a 512x105 one (105 = 3 5 7); ``rfft`` of 2^16 points and of each row of a 1024x1024
 float32 and float64 array, and ``irfft`` of those rows' spectra and of 2^15 + 1 terms (2^16
 points). ``--clock thread`` times this thread's CPU seconds instead of wall seconds (for
@@ -41,7 +41,8 @@ def cases():
     rng = np.random.default_rng(0)
     out = {}
     for dtype in (np.complex64, np.complex128):
-        for n in (1 << 10, 1 << 16, 1 << 20, 10080, 15015, 10007):  # 10080 = 2^5 3^2 5 7, 15015 = 3 5 7 11 13
+        # 10080 = 2^5 3^2 5 7, 15015 = 3 5 7 11 13, 10^5 = 2^5 5^5
+        for n in (1 << 10, 1 << 16, 1 << 20, 10080, 15015, 10007, 100000):
             x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
             out[f"fft-{n}-{np.dtype(dtype).name}"] = (np.fft.fft, x)
         x = (rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))).astype(dtype)

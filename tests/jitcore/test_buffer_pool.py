@@ -78,9 +78,11 @@ def test_scratch_between_kernels_is_pooled_from_a_smaller_size(pool):
     f = jc.jit(lambda x: np.cumsum(x) * 2)
     x = np.ones(1 << 15)
     assert buffer_pool.SCRATCH_MIN_BYTES <= x.nbytes < buffer_pool.MIN_BYTES
-    np.testing.assert_array_equal(f(x), np.cumsum(x) * 2)
+    out = f(x)
+    np.testing.assert_array_equal(out, np.cumsum(x) * 2)
+    assert out.flags.owndata  # the result itself is a plain array: below MIN_BYTES
     held = pool.held_bytes()
-    assert held >= x.nbytes  # the running sum's buffer; the result itself is a plain array
+    assert held >= x.nbytes  # the running sum's buffer
     np.testing.assert_array_equal(f(x + 1), np.cumsum(x + 1) * 2)
     assert pool.held_bytes() == held
 
