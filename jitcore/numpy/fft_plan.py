@@ -294,7 +294,7 @@ def real_backward(c, n: int, then=None):
     mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
     rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
     z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
+    if not tiled:  # ``then`` after the interleave: on the parts, the interleave wrote at a stride
+        return then(np.stack([z.real, z.imag], axis=-1).reshape(batch + (n,)))
     pairs = np.stack([then(z.real), then(z.imag)], axis=-1)  # y[2j], y[2j + 1]
-    if not tiled:
-        return pairs.reshape(batch + (n,))
     return _from_tiles(pairs.transpose(0, 1, 3, 2).reshape(-1, n, ROW_TILE), batch)
