@@ -22,6 +22,13 @@ not kept (its memory goes back to the OS when the result dies, as without a pool
 the program no longer uses but the pool keeps is at most that setting; 0 turns the pool off;
 ``clear()`` lets go of every free block now.
 
+Scratch: a buffer a call uses between its kernels and never returns (an FFT's stages, a row
+group's members) is pooled from ``SCRATCH_MIN_BYTES`` (128 KiB). Below 32 MiB glibc keeps a
+freed block in its heap, but when the blocks freed together at a call's end leave more than
+its trim threshold (twice the largest block it has handed back by ``munmap``) free at the top,
+it gives those pages back, and the next call faults them in again: 600 faults, 1.9 ms, of a
+2.6 ms call for three 0.86 MB buffers of an FFT of rows (docs/performance.md, fft35).
+
 A pooled result is an ordinary C-contiguous, aligned, writeable ndarray; like any view, its
 ``base`` is not None and ``flags.owndata`` is False (so ``ndarray.resize`` refuses it, as it
 refuses any view). Free-threaded CPython (no GIL) has no exact reference counts to check, so
@@ -53,6 +60,7 @@ def _min_bytes() -> int:
 
 
 MIN_BYTES = _min_bytes()
+SCRATCH_MIN_BYTES = 128 << 10  # glibc's first mmap threshold: smaller blocks stay in its heap
 ALIGN = 64  # bytes: a cache line, and the widest vector register
 DEFAULT_LIMIT = 256 << 20
 
@@ -70,14 +78,15 @@ class BufferPool:
         self._lock = threading.Lock()
         self._free_count = _calibrate()
 
-    def empty(self, shape: tuple[int, ...], dtype) -> np.ndarray:
-        """An uninitialised C-contiguous array of ``shape`` and ``dtype``, as ``np.empty``."""
+    def empty(self, shape: tuple[int, ...], dtype, least: int | None = None) -> np.ndarray:
+        """An uninitialised C-contiguous array of ``shape`` and ``dtype``, as ``np.empty``;
+        pooled from ``least`` bytes (None: ``MIN_BYTES``, looked up now, so tests may set it)."""
         dtype = np.dtype(dtype)
         count = 1
         for extent in shape:
             count *= extent
         nbytes = count * dtype.itemsize
-        if nbytes < MIN_BYTES or self._free_count is None or self.limit <= 0:
+        if nbytes < (MIN_BYTES if least is None else least) or self._free_count is None or self.limit <= 0:
             return np.empty(shape, dtype)
         size = -(-nbytes // 4096) * 4096
         with self._lock:
@@ -169,15 +178,24 @@ def _calibrate() -> int | None:
 POOL = BufferPool()
 
 
-def allocator(shape: tuple[int, ...], dtype):
-    """What allocates a result of this shape and dtype: ``pooled_empty`` for one large enough to
-    pool, else ``np.empty`` itself (nothing added to a small result's call)."""
+def allocator(shape: tuple[int, ...], dtype, scratch: bool = False):
+    """What allocates a result (or, ``scratch``, a buffer the call never returns) of this shape
+    and dtype: ``pooled_empty`` (``pooled_scratch``) for one large enough to pool, else
+    ``np.empty`` itself (nothing added to a small buffer's call)."""
     count = 1
     for extent in shape:
         count *= extent
-    return pooled_empty if count * np.dtype(dtype).itemsize >= MIN_BYTES else np.empty
+    nbytes = count * np.dtype(dtype).itemsize
+    if scratch and nbytes >= SCRATCH_MIN_BYTES:
+        return pooled_scratch
+    return pooled_empty if nbytes >= MIN_BYTES else np.empty
 
 
 def pooled_empty(shape: tuple[int, ...], dtype) -> np.ndarray:
     """``np.empty`` from the process's pool (looked up at each call, so tests may swap it)."""
     return POOL.empty(shape, dtype)
+
+
+def pooled_scratch(shape: tuple[int, ...], dtype) -> np.ndarray:
+    """``pooled_empty`` for a call's scratch, pooled from ``SCRATCH_MIN_BYTES``."""
+    return POOL.empty(shape, dtype, SCRATCH_MIN_BYTES)

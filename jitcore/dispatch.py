@@ -225,8 +225,11 @@ class Executable:
         self._copy_args = [i for i, needs in enumerate(plan.arg_needs_contiguous) if needs]
         self._strided = [] if header else [i for i, s in enumerate(plan.arg_strided) if s]
         self._buffers = list(plan.buffers)
-        # np.empty for small buffers; large ones reuse the memory of dropped results (buffer_pool.py)
-        self._allocate = [allocator(shape, dtype) for shape, dtype in self._buffers]
+        # np.empty for small buffers; large ones reuse the memory of dropped results, and
+        # scratch (buffers no result is) from smaller sizes on (buffer_pool.py)
+        returned = {s.index for s, _ in plan.outputs if s.kind == "buffer"}
+        self._allocate = [allocator(shape, dtype, scratch=i not in returned)
+                          for i, (shape, dtype) in enumerate(self._buffers)]
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)

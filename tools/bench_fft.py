@@ -5,7 +5,7 @@
     PYTHONPATH=. python tools/bench_fft.py [--repeat R] [--cases fft-1024,...] [--threads 1,2]
 
 Cases: ``fft`` of complex64 and complex128 data of 2^10, 2^16 and 2^20 points, of the products
-of small primes 10080 and 15015, of the prime 10007 (Bluestein), and of each row of a 512x512
+of small primes 10080, 15015 and 10^5, of the prime 10007 (Bluestein), and of each row of a 512x512
 array and of a 512x105 one (105 = 3 5 7); ``rfft`` of 2^16 points and of each row of a 1024x1024
 float32 and float64 array, and ``irfft`` of those rows' spectra and of 2^15 + 1 terms (2^16
 points). ``--clock thread`` times this thread's CPU seconds instead of wall seconds (for
@@ -41,7 +41,8 @@ def cases():
     rng = np.random.default_rng(0)
     out = {}
     for dtype in (np.complex64, np.complex128):
-        for n in (1 << 10, 1 << 16, 1 << 20, 10080, 15015, 10007):  # 10080 = 2^5 3^2 5 7, 15015 = 3 5 7 11 13
+        # 10080 = 2^5 3^2 5 7, 15015 = 3 5 7 11 13, 10^5 = 2^5 5^5
+        for n in (1 << 10, 1 << 16, 1 << 20, 10080, 15015, 10007, 100000):
             x = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
             out[f"fft-{n}-{np.dtype(dtype).name}"] = (np.fft.fft, x)
         x = (rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))).astype(dtype)
@@ -54,6 +55,26 @@ def cases():
         spectra = np.fft.rfft(rows).astype(np.result_type(dtype, np.complex64))
         out[f"irfft-rows-1024x513-{np.dtype(dtype).name}"] = (np.fft.irfft, spectra)
         out[f"irfft-65536-{np.dtype(dtype).name}"] = (np.fft.irfft, spectra.reshape(-1)[:1 << 15 | 1].copy())
+    return out
+
+
+ROW_LENGTHS = (105, 100, 1000, 360, 243, 125, 49, 1024, 4096)
+ROW_POINTS = 1 << 16  # the rows of a case hold about this many points in all
+
+
+def row_cases(lengths):
+    rng = np.random.default_rng(0)
+    out = {}
+    for n in lengths:
+        rows = max(1, ROW_POINTS // n)
+        for real in (np.float32, np.float64):
+            x = rng.standard_normal((rows, n)).astype(real)
+            z = (x + 1j * rng.standard_normal((rows, n))).astype(np.result_type(real, np.complex64))
+            spectra = np.fft.rfft(x).astype(z.dtype)
+            out[f"fft-rows-{n}-{z.dtype.name}"] = (np.fft.fft, z)
+            out[f"ifft-rows-{n}-{z.dtype.name}"] = (np.fft.ifft, z)
+            out[f"rfft-rows-{n}-{x.dtype.name}"] = (np.fft.rfft, x)
+            out[f"irfft-rows-{n}-{x.dtype.name}"] = (functools.partial(np.fft.irfft, n=n), spectra)
     return out
 
 
@@ -98,6 +119,8 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--compile", action="store_true", help="time compiles over lengths instead")
     parser.add_argument("--lengths", default=",".join(map(str, COMPILE_LENGTHS)))
+    parser.add_argument("--rows", action="store_true", help="the row cases (fft/ifft/rfft/irfft of rows)")
+    parser.add_argument("--row-lengths", default=",".join(map(str, ROW_LENGTHS)))
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
                         help="thread: this thread's CPU time (use with --threads 1 on a loaded host)")
     args = parser.parse_args()
@@ -109,7 +132,8 @@ def main() -> None:
     chosen = set(filter(None, args.cases.split(",")))
     print(f"{'case':32} {'compile s':>9} " + " ".join(f"{f'jc {t}t ms':>10}" for t in threads)
           + f" {'NumPy ms':>10} " + " ".join(f"{f'ratio {t}t':>8}" for t in threads))
-    for name, (np_fn, x) in cases().items():
+    chosen_cases = row_cases([int(n) for n in args.row_lengths.split(",")]) if args.rows else cases()
+    for name, (np_fn, x) in chosen_cases.items():
         if chosen and name not in chosen:
             continue
         jitted = jc.jit(lambda a, f=np_fn: f(a), cache=False)

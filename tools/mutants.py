@@ -434,6 +434,17 @@ MUTANTS = [
            "            orig.rebind(out[i])\n", "",
            "an array written in place in a traced branch keeps its old value after it",
            ("tests/jitcore/test_autograph.py",)),
+    Mutant("buffer-pool-results-as-scratch", "jitcore/dispatch.py",
+           "scratch=i not in returned)", "scratch=True)",
+           "results are pooled from the scratch size (128 KiB) too, not only the buffers a call "
+           "keeps to itself: a 256 KiB result comes back as a view of a pooled block",
+           ("tests/jitcore/test_buffer_pool.py",)),
+    Mutant("fft-tiles-keep-the-padding", "jitcore/numpy/fft_plan.py",
+           "out[:rows] if rows != tiles * ROW_TILE else out",
+           "out[tiles * ROW_TILE - rows:] if rows != tiles * ROW_TILE else out",
+           "rows transformed in tiles of 16 come back as the last rows of the padded tiles, "
+           "zero rows among them, not the first",
+           ("tests/jitcore/test_fft.py::test_rows_in_tiles",)),
     Mutant("buffer-pool-reuses-live-memory", "jitcore/buffer_pool.py",
            "free = _free_indices(blocks, self._free_count)", "free = list(range(len(blocks)))",
            "a large result is written into memory an array the caller still holds points to",

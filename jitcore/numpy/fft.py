@@ -72,8 +72,8 @@ def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
     z = resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
-    out = transform(z, 1 if inverse else -1)
-    return np.moveaxis(_scaled(out, fct), -1, axis)
+    out = transform(z, 1 if inverse else -1, lambda t: _scaled(t, fct))
+    return np.moveaxis(out, -1, axis)
 
 
 def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
@@ -84,10 +84,9 @@ def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
-    out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype))
-    if inverse:
-        out = np.conjugate(out)
-    return np.moveaxis(_scaled(out, fct), -1, axis)
+    out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype),
+                       lambda t: _scaled(np.conjugate(t) if inverse else t, fct))
+    return np.moveaxis(out, -1, axis)
 
 
 def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
@@ -100,10 +99,8 @@ def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
     c = np.moveaxis(a, axis, -1).astype(_complex_dtype(a.dtype))
     if forward:
         c = np.conjugate(c)
-    out = real_backward(c, n)
-    if fct != 1:
-        out = out * np.asarray(fct, out.dtype)
-    return np.moveaxis(out.astype(real), -1, axis)
+    out = real_backward(c, n, lambda t: (t * np.asarray(fct, t.dtype) if fct != 1 else t).astype(real))
+    return np.moveaxis(out, -1, axis)
 
 
 def _one_axis(np_fn, body, *extra):

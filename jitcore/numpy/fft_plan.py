@@ -31,6 +31,9 @@ from jitcore import primitives as prims
 
 LARGEST_RADIX = 13  # larger prime factors go through Bluestein's algorithm
 SPLIT_TWIDDLES_ABOVE = 4096  # a stage whose table of w_N^(s h) would be longer splits it
+# Rows transformed side by side (``_to_tiles``): 16 measured best for complex64 and complex128
+# alike (8 and 32 slower, 4 slower than rows one by one; docs/performance.md, fft35).
+ROW_TILE = 16
 
 
 def roots(num, den: int, sign: int, dtype) -> np.ndarray:
@@ -95,24 +98,26 @@ def _near_root_divisor(s: int) -> int:
     return b
 
 
-def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int):
-    """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs)``; returns
-    ``batch + (n_points // r, r * subs)``."""
+def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = ()):
+    """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
+    ``batch + (n_points // r, r * subs) + lanes``."""
     dtype = a.dtype
     s = n_points // r
     h = np.arange(r)
     split = s * r > SPLIT_TWIDDLES_ABOVE
     b = _near_root_divisor(s) if split else s
-    a = a.reshape(batch + (r, s // b, b, 1, subs))
-    acc = a[..., 0:1, :, :, :, :]
+    a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
+    lead = (slice(None),) * len(batch)
+    along = (1,) * len(lanes)  # the tables broadcast along the lanes
+    acc = a[lead + (slice(0, 1),)]
     for j in range(1, r):
-        acc = acc + roots(h * j, r, sign, dtype).reshape(r, 1) * a[..., j:j + 1, :, :, :, :]
+        acc = acc + roots(h * j, r, sign, dtype).reshape((r, 1) + along) * a[lead + (slice(j, j + 1),)]
     if s > 1:  # w_N^(s h), s = s1 b + s0
-        acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape(b, r, 1) * acc
+        acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape((b, r, 1) + along) * acc
         if split:
             s1 = np.arange(s // b) * b
-            acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape(s // b, 1, r, 1) * acc
-    return acc.reshape(batch + (s, r * subs))
+            acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape((s // b, 1, r, 1) + along) * acc
+    return acc.reshape(batch + (s, r * subs) + lanes)
 
 
 def _mixed_radix(z, plan: list[int], sign: int):
@@ -124,6 +129,59 @@ def _mixed_radix(z, plan: list[int], sign: int):
         n_points //= r
         subs *= r
     return a.reshape(batch + (n,))
+
+
+def _tiled(batch: tuple, n: int) -> bool:
+    """Whether rows of length ``n`` (``batch`` of them) run in tiles (``_to_tiles``): where
+    there are enough rows to fill one and the plan starts with something other than an eight
+    (eights vectorize along their own outputs: rows of 1024 and 4096 ran 1.5-2x slower tiled)."""
+    plan = radices(n)
+    return plan is not None and n > 1 and int(np.prod(batch)) >= ROW_TILE and plan[0] != 8
+
+
+def _to_tiles(z):
+    """``ROW_TILE`` rows side by side: ``batch + (k,)`` to ``(tiles, k, ROW_TILE)``, the rows
+    padded with zeros to a whole number of tiles. Every stage on a tile reads and writes whole
+    lines of its rows contiguously, whatever its radix; the post-processing of real transforms
+    reads its mirrored terms (``k`` and ``m - k``) as whole lines too."""
+    k = z.shape[-1]
+    z = z.reshape(-1, k)
+    rows = z.shape[0]
+    tiles = -(-rows // ROW_TILE)
+    if tiles * ROW_TILE != rows:
+        z = np.concatenate([z, np.zeros((tiles * ROW_TILE - rows, k), z.dtype)])
+    return z.reshape(tiles, ROW_TILE, k).transpose(0, 2, 1)
+
+
+def _from_tiles(a, batch: tuple):
+    """``_to_tiles`` undone: ``(tiles, k, ROW_TILE)`` to ``batch + (k,)``."""
+    tiles, k = a.shape[:2]
+    rows = int(np.prod(batch))
+    out = a.transpose(0, 2, 1).reshape(tiles * ROW_TILE, k)
+    return (out[:rows] if rows != tiles * ROW_TILE else out).reshape(batch + (k,))
+
+
+def _along(a, axis: int, index):
+    """``a[..., index]`` on ``axis`` (-1, or -2 in tiles)."""
+    return a[(Ellipsis, index) + (slice(None),) * (-axis - 1)]
+
+
+def _transform_along(z, sign: int, axis: int):
+    """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles."""
+    n = z.shape[axis]
+    if n == 1:
+        return z
+    plan = radices(n)
+    if axis == -1:
+        return _mixed_radix(z, plan, sign) if plan is not None else _bluestein(z, sign)
+    tiles = z.shape[0]
+    a = z.reshape(tiles, n, 1, ROW_TILE)
+    n_points, subs = n, 1
+    for r in plan:
+        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,))
+        n_points //= r
+        subs *= r
+    return a.reshape(tiles, n, ROW_TILE)
 
 
 def _bluestein(z, sign: int):
@@ -145,14 +203,16 @@ def _bluestein(z, sign: int):
     return _mixed_radix(spectrum, plan, -sign)[..., :n] * chirp.astype(z.dtype)
 
 
-def transform(z, sign: int):
-    """The unscaled transform of complex ``z`` along its last axis: ``sign = -1`` forward
-    (``sum_j z_j exp(-2 pi i jk/n)``), ``+1`` backward. ``n >= 1``."""
-    n = z.shape[-1]
-    if n == 1:
-        return z
-    plan = radices(n)
-    return _mixed_radix(z, plan, sign) if plan is not None else _bluestein(z, sign)
+def transform(z, sign: int, then=None):
+    """``then`` (an elementwise function; None: none) of the unscaled transform of complex
+    ``z`` along its last axis: ``sign = -1`` forward (``sum_j z_j exp(-2 pi i jk/n)``), ``+1``
+    backward. ``n >= 1``. Rows in tiles take ``then`` before they are transposed back, so
+    that it fuses into the last stage's kernel."""
+    batch, n = z.shape[:-1], z.shape[-1]
+    then = then or (lambda a: a)
+    if not _tiled(batch, n):
+        return then(_transform_along(z, sign, -1))
+    return _from_tiles(then(_transform_along(_to_tiles(z), sign, -2)), batch)
 
 
 def resized(a, n: int):
@@ -169,43 +229,72 @@ def _pieces(parts: list, axis: int = -1):
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=axis)
 
 
-def real_forward(x, dtype):
-    """The first ``n // 2 + 1`` terms of the forward transform of real ``x`` (last axis), in
-    complex ``dtype``. For even ``n``, by one complex transform of half the length: the even
-    terms as real parts, the odd ones as imaginary parts, then the two spectra taken apart."""
-    n = x.shape[-1]
-    if n % 2 or n < 4:
-        return transform(x.astype(dtype), -1)[..., :n // 2 + 1]
-    m = n // 2
+def _column(values, axis: int):
+    """A 1-d table shaped to broadcast along ``axis``'s lanes."""
+    return values.reshape((-1,) + (1,) * (-axis - 1))
+
+
+def real_forward(x, dtype, then=None):
+    """``then`` (elementwise; None: none) of the first ``n // 2 + 1`` terms of the forward
+    transform of real ``x`` (last axis), in complex ``dtype``. For even ``n``, by one complex
+    transform of half the length: the even terms as real parts, the odd ones as imaginary
+    parts, then the two spectra taken apart."""
+    batch, n = x.shape[:-1], x.shape[-1]
+    then = then or (lambda a: a)
+    half = n % 2 or n < 4
+    m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
-    z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))  # no product by 1j
-    spectrum = transform(z, -1)
-    first = spectrum[..., :1]
-    same = _pieces([spectrum, first])  # Z[k], k = 0..m (Z[m] = Z[0])
-    mirror = np.conjugate(_pieces([first, spectrum[..., :0:-1], first]))  # conj(Z[(m - k) % m])
-    half = np.asarray(0.5, dtype)
-    rotate = (roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype)
-    return (same + mirror) * half + rotate * (same - mirror)
+    if half:
+        z = x.astype(dtype)
+    else:  # no product by 1j
+        z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))
+    tiled = _tiled(batch, m)
+    axis = -2 if tiled else -1
+    spectrum = _transform_along(_to_tiles(z) if tiled else z, -1, axis)
+    if half:
+        out = _along(spectrum, axis, slice(0, n // 2 + 1))
+    else:
+        first = _along(spectrum, axis, slice(0, 1))
+        same = _pieces([spectrum, first], axis)  # Z[k], k = 0..m (Z[m] = Z[0])
+        # conj(Z[(m - k) % m])
+        mirror = np.conjugate(_pieces([first, _along(spectrum, axis, slice(None, 0, -1)), first], axis))
+        rotate = _column((roots(np.arange(m + 1), n, -1, np.complex128) * -0.5j).astype(dtype), axis)
+        out = (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
+    out = then(out)
+    return _from_tiles(out, batch) if tiled else out
 
 
-def real_backward(c, n: int):
-    """The unscaled backward transform of the Hermitian spectrum ``c`` (its first ``n // 2 + 1``
-    terms, the imaginary parts of terms 0 and ``n / 2`` ignored), real, of length ``n``."""
+def real_backward(c, n: int, then=None):
+    """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
+    spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
+    ignored), real, of length ``n``."""
     half = n // 2 + 1
     c = resized(c, half)
-    ends = [c[..., :1].real.astype(c.dtype)]
-    if n % 2 or n < 4:
+    batch = c.shape[:-1]
+    then = then or (lambda a: a)
+    full = n % 2 or n < 4
+    tiled = _tiled(batch, n if full else n // 2)
+    axis = -2 if tiled else -1
+    if tiled:
+        c = _to_tiles(c)
+    ends = [_along(c, axis, slice(0, 1)).real.astype(c.dtype)]
+    if full:
         tail_end = half - 1 if n % 2 == 0 else half
         if n % 2 == 0 and n > 1:
-            ends.append(c[..., half - 1:half].real.astype(c.dtype))
-        full = _pieces([ends[0], c[..., 1:tail_end], *ends[1:], np.conjugate(c[..., tail_end - 1:0:-1])])
-        return transform(full, 1).real
+            ends.append(_along(c, axis, slice(half - 1, half)).real.astype(c.dtype))
+        spectrum = _pieces([ends[0], _along(c, axis, slice(1, tail_end)), *ends[1:],
+                            np.conjugate(_along(c, axis, slice(tail_end - 1, 0, -1)))], axis)
+        out = then(_transform_along(spectrum, 1, axis).real)
+        return _from_tiles(out, batch) if tiled else out
     # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
     # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
     m = n // 2
-    top = c[..., m:m + 1].real.astype(c.dtype)
-    same = _pieces([ends[0], c[..., 1:m]])
-    mirror = np.conjugate(_pieces([top, c[..., m - 1:0:-1]]))
-    rotate = (roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype)
-    z = transform(same + mirror + rotate * (same - mirror), 1)
-    return np.stack([z.real, z.imag], axis=-1).reshape(c.shape[:-1] + (n,))
+    top = _along(c, axis, slice(m, m + 1)).real.astype(c.dtype)
+    same = _pieces([ends[0], _along(c, axis, slice(1, m))], axis)
+    mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
+    rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
+    z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
+    if not tiled:  # ``then`` after the interleave: on the parts, the interleave wrote at a stride
+        return then(np.stack([z.real, z.imag], axis=-1).reshape(batch + (n,)))
+    pairs = np.stack([then(z.real), then(z.imag)], axis=-1)  # y[2j], y[2j + 1]
+    return _from_tiles(pairs.transpose(0, 1, 3, 2).reshape(-1, n, ROW_TILE), batch)

@@ -70,6 +70,23 @@ def test_small_results_are_plain_arrays(pool):
     assert pool.held_bytes() == 0
 
 
+def test_scratch_between_kernels_is_pooled_from_a_smaller_size(pool):
+    """A buffer a call uses between its kernels (a running sum's, 256 KiB) and never returns is
+    pooled from ``SCRATCH_MIN_BYTES``, below the results' ``MIN_BYTES``: the second call takes
+    the first one's block (glibc gave such pages back to the OS at each call's end when several
+    were freed together: page faults in every call, docs/performance.md, fft35)."""
+    f = jc.jit(lambda x: np.cumsum(x) * 2)
+    x = np.ones(1 << 15)
+    assert buffer_pool.SCRATCH_MIN_BYTES <= x.nbytes < buffer_pool.MIN_BYTES
+    out = f(x)
+    np.testing.assert_array_equal(out, np.cumsum(x) * 2)
+    assert out.flags.owndata  # the result itself is a plain array: below MIN_BYTES
+    held = pool.held_bytes()
+    assert held >= x.nbytes  # the running sum's buffer
+    np.testing.assert_array_equal(f(x + 1), np.cumsum(x + 1) * 2)
+    assert pool.held_bytes() == held
+
+
 def test_the_pool_never_holds_more_than_its_limit(pool):
     pool.set_limit(5 << 20)  # room for two 2 MiB results
     f = jc.jit(scaled)
