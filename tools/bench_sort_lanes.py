@@ -69,6 +69,9 @@ def functions(name: str, axis: int):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--loop", type=int, default=1,
+                        help="calls back to back a sample (times per call): a loop that only calls "
+                             "one function meets the C library's heap as a program's loop does")
     parser.add_argument("--compiles", action="store_true",
                         help="only count the compiles of one jitted sort over three lane lengths a dtype")
     parser.add_argument("cases", nargs="*", type=int)
@@ -86,7 +89,7 @@ def main() -> None:
         assert np.array_equal(jitted(x), numpy_fn(x)), (name, shape, dtype)
         compile_s = time.perf_counter() - start
         print(f"{i:2} {name:7} {'x'.join(map(str, shape)):10} {dtype:8} axis {axis:2}  "
-              f"{against_numpy(jitted, numpy_fn, x, args.repeat)} | compile {compile_s:5.2f} s", flush=True)
+              f"{against_numpy(jitted, numpy_fn, x, args.repeat, args.loop)} | compile {compile_s:5.2f} s", flush=True)
 
 
 LENGTHS = ((200, 100), (200, 120), (200, 127), (100, 3000), (100, 3500), (100, 4000))
@@ -107,16 +110,17 @@ def count_compiles() -> None:
                   f"traces {info.traces} compiles {info.compiles}", flush=True)
 
 
-def against_numpy(jitted, numpy_fn, x, repeat: int) -> str:
-    """``repeat`` calls of each in turn: the medians of their wall and CPU times (ms), and
-    NumPy's over jitcore's, as one line of the table."""
+def against_numpy(jitted, numpy_fn, x, repeat: int, loop: int = 1) -> str:
+    """``repeat`` samples of each in turn, a sample ``loop`` calls: the medians of their wall
+    and CPU times (ms a call), and NumPy's over jitcore's, as one line of the table."""
     times = {"jc": ([], []), "np": ([], [])}
     for _ in range(repeat):
         for key, f in (("jc", jitted), ("np", numpy_fn)):
             wall, cpu = time.perf_counter(), time.process_time()
-            f(x)
-            times[key][0].append(time.perf_counter() - wall)
-            times[key][1].append(time.process_time() - cpu)
+            for _ in range(loop):
+                f(x)
+            times[key][0].append((time.perf_counter() - wall) / loop)
+            times[key][1].append((time.process_time() - cpu) / loop)
     (jw, jcpu), (nw, ncpu) = ([np.median(t) * 1e3 for t in times[k]] for k in ("jc", "np"))
     return (f"wall jc {jw:8.2f} np {nw:7.2f} np/jc {nw / jw:5.2f} | "
             f"cpu jc {jcpu:8.2f} np {ncpu:7.2f} np/jc {ncpu / jcpu:5.2f}")
