@@ -88,8 +88,9 @@ def main() -> None:
         start = time.perf_counter()
         assert np.array_equal(jitted(x), numpy_fn(x)), (name, shape, dtype)
         compile_s = time.perf_counter() - start
+        timed = against_numpy(jitted, numpy_fn, x, args.repeat, args.loop)
         print(f"{i:2} {name:7} {'x'.join(map(str, shape)):10} {dtype:8} axis {axis:2}  "
-              f"{against_numpy(jitted, numpy_fn, x, args.repeat, args.loop)} | compile {compile_s:5.2f} s", flush=True)
+              f"{timed} | compile {compile_s:5.2f} s", flush=True)
 
 
 LENGTHS = ((200, 100), (200, 120), (200, 127), (100, 3000), (100, 3500), (100, 4000))

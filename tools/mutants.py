@@ -441,8 +441,8 @@ MUTANTS = [
            " size (and the trampoline finds no such place)",
            ("tests/jitcore/test_gather_size_generic.py",)),
     Mutant("network-groups-overlap", "codegen/cpu/sort_lanes.py",
-           "first = b.or_(b.shl(b.lshr(i, _c(low)), _c(low + t)), b.and_(i, _c((1 << low) - 1)))",
-           "first = b.or_(b.shl(b.lshr(i, _c(low)), _c(low + t - 1)), b.and_(i, _c((1 << low) - 1)))",
+           "first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t))), b.and_(i, below))",
+           "first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t - 1))), b.and_(i, below))",
            "a pass of several network stages finds its groups' first rows with one zero bit too "
            "few: half the groups are met twice, the other half never",
            ("tests/jitcore/test_sort_lanes.py",)),

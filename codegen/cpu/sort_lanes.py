@@ -528,11 +528,16 @@ class _LaneGroups:
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         made = {}
         for kind, meets in network(self.padded, self.block):
-            key = (kind, tuple(meets))
+            args = list(fn.args)
+            if kind == "block":
+                key = (kind, tuple(meets))
+            else:  # passes of as many stages, a mirror first or not: one function
+                key = (kind, len(meets), meets[0][0] != meets[0][1])
+                args += [_c(group_rows(meets)[2])] + [_c(mask) for _, mask in meets]
             if key not in made:
                 emit = self.block_function if kind == "block" else self.rows_function
                 made[key] = emit(f"{kind}{len(made)}", meets)
-            b.call(made[key], list(fn.args))
+            b.call(made[key], args)
         b.ret_void()
         return fn
 
@@ -560,20 +565,26 @@ class _LaneGroups:
             b.store(p, at_pos)
 
     def rows_function(self, name: str, stages: list[tuple[int, int]]) -> ll.Function:
-        """``void (keys, positions, n)``: the stages of one ("rows", ``stages``) step, each
-        group of rows (``group_rows``) whose first row is one of the first ``n`` loaded, met
-        stage by stage in registers, and stored (a group of padding rows only stays as it is:
-        their largest keys meet nothing but each other)."""
-        fn = self.function(name, [PTR, PTR, I64])
-        keys, pos, n = fn.args
-        b = ll.IRBuilder(fn.append_basic_block("entry"))
-        offsets, meets, low = group_rows(stages)
+        """``void (keys, positions, n, low, masks...)``: the stages of a ("rows", stages) step
+        like ``stages`` (as many, the first a mirror or not: their meetings are the same,
+        ``group_rows``), their masks and lowest bit given, each group of rows whose first row
+        is one of the first ``n`` loaded, met stage by stage in registers, and stored (a group
+        of padding rows only stays as it is: their largest keys meet nothing but each other).
+        One function serves every step of that form: a long network compiles a few."""
         t = len(stages)
+        fn = self.function(name, [PTR, PTR, I64, I64] + [I64] * t)
+        keys, pos, n, low, *masks = fn.args
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        _, meets, _ = group_rows(stages)
+        offsets = [_c(0)]
+        for mask in masks:  # group_rows's offsets, of the masks given
+            offsets += [b.xor(o, mask) for o in offsets]
+        below = b.sub(b.shl(_c(1), low), _c(1))
 
         def group(i):
-            first = b.or_(b.shl(b.lshr(i, _c(low)), _c(low + t)), b.and_(i, _c((1 << low) - 1)))
+            first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t))), b.and_(i, below))
             with b.if_then(b.icmp_unsigned("<", first, n)):
-                self.meet_rows(b, [self.rows_at(b, keys, pos, b.xor(first, _c(o))) for o in offsets], meets)
+                self.meet_rows(b, [self.rows_at(b, keys, pos, b.xor(first, o)) for o in offsets], meets)
 
         emit_loop(b, _c(self.padded >> t), group)
         b.ret_void()

@@ -43,6 +43,9 @@ def _run_network(rows: np.ndarray, block: int) -> np.ndarray:
         if step[0] == "rows":  # each group's rows, as the code finds them from its number
             offsets, pairs, low = sort_lanes.group_rows(step[1])
             t = len(step[1])
+            # the code meets these pairs for every pass of as many stages, mirror first or not
+            like = [(j << 3, (j << 4) - 1 if mask != j else j << 3) for j, mask in step[1]]
+            assert sort_lanes.group_rows(like)[1] == pairs
             firsts = [sort_lanes.group_first(i, low, t) for i in range(len(rows) >> t)]
             meets = [(first ^ offsets[a], first ^ offsets[c]) for first in firsts for a, c in pairs]
         else:
