@@ -32,6 +32,7 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
+from jitcore.codegen.cpu.sort_lanes import untouched_results
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
@@ -179,7 +180,11 @@ class _Planner:
         return Callback(op.callback, tuple(self.of(v) for v in op.operands))
 
     def launch(self, op: kernel.GenericOp, block, position: int) -> Run:
+        untouched = untouched_results(op) if self.plan.target == "cpu" else ()
         for k, r in enumerate(op.results):
+            if k in untouched:  # scratch the kernel's own code does without: one element
+                self.bind(r, self.buffer((), numpy_dtype(r.type.element)))
+                continue
             taken = self.taken_over(op, k, block, position)
             self.bind(r, taken if taken is not None else self.buffer_for(r))
         operands = tuple(self.of(v) for v in (*op.operands, *op.results))

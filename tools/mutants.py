@@ -515,6 +515,17 @@ MUTANTS = [
            "the code names a callback by its process-wide number: a traced q's quantile compiles per"
            " size (and the trampoline finds no such place)",
            ("tests/jitcore/test_gather_size_generic.py",)),
+    Mutant("network-groups-overlap", "codegen/cpu/sort_lanes.py",
+           "first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t))), b.and_(i, below))",
+           "first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t - 1))), b.and_(i, below))",
+           "a pass of several network stages finds its groups' first rows with one zero bit too "
+           "few: half the groups are met twice, the other half never",
+           ("tests/jitcore/test_sort_lanes.py",)),
+    Mutant("network-scratch-for-every-result", "codegen/cpu/sort_lanes.py",
+           "    return tuple(range(1, len(op.results))) if takes(op) else ()",
+           "    return tuple(range(0, len(op.results))) if takes(op) else ()",
+           "the network's sorted result too gets one element of memory: it writes past it",
+           ("tests/jitcore/test_sort_lanes.py",)),
     Mutant("scratch-stays-on-stack", "codegen/cpu/heap_scratch.py",
            "    if sum(n for _, n in sized) <= STACK_LIMIT:",
            "    if True:",

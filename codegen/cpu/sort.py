@@ -74,7 +74,7 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     selected = sort_select.emit_select_kernel(module, name, op, strided, sizes)
     if selected is not None:
         return selected
-    short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided)
+    short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided, sizes)
     if short is not None:
         return short
     axis = op.attributes.get(SORT_AXIS)

@@ -71,11 +71,12 @@ def constant_like(v: ll.Value, value: int) -> ll.Constant:
 
 
 def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, out: ll.Value,
-                 n: int, out_stride: ll.Value | None = None) -> None:
+                 n: int | ll.Value, out_stride: ll.Value | None = None) -> None:
     """Write the zeros, then the NaNs, of the ``n`` floats at ``src`` (``stride`` elements
     apart) in input order over the sorted lane ``out``'s run of zeros (from its first
     non-negative value) and its NaNs (its tail): the signs and bits their keys lost.
     ``out_stride``: elements between the sorted lane's (None: 1)."""
+    count = n if isinstance(n, ll.Value) else c64(n)
 
     def out_at(i):
         return b.gep(out, [i if out_stride is None else b.mul(i, out_stride)], inbounds=True,
@@ -93,7 +94,7 @@ def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, 
         b.store(b.add(b.load(zero_at, typ=I64), b.zext(b.fcmp_ordered("<", v, fzero), I64)), zero_at)
         b.store(b.add(b.load(nan_at, typ=I64), b.zext(b.fcmp_ordered("ord", v, v), I64)), nan_at)
 
-    emit_loop(b, c64(n), find)
+    emit_loop(b, count, find)
 
     def put(i):
         bits = k.load(b, src, stride, i)
@@ -106,4 +107,4 @@ def restore_lost(b: ll.IRBuilder, k: SortKeys, src: ll.Value, stride: ll.Value, 
             b.store(bits, out_at(at))
             b.store(b.add(at, c64(1)), slot)
 
-    emit_loop(b, c64(n), put)
+    emit_loop(b, count, put)

@@ -8,8 +8,9 @@ a scratch buffer on the stack holds element ``i`` of each of the group's lanes, 
 target lowers, so the result never depends on the host's vector width), and a bitonic sorting
 network runs on the rows: every compare-exchange is an unsigned min and max of two rows, no
 branch and no data-dependent address. The network is fixed by the padded length
-``N`` (the lane length rounded up to a power of two; rows past the lane hold the largest key),
-so the kernel is chosen at compile time from the static lane length, as the merge sort was.
+``N`` (the lane length rounded up to a power of two; rows past the lane hold the largest key);
+the lane length and the lane count are run-time values (a size-generic function's extents,
+``Sizes``), so every lane length of one power-of-two bucket (65..128, ...) runs one code.
 
 - Keys are unsigned integers that order as NumPy sorts: a float's bits made order-preserving
   (``sort_keys.SortKeys``: -0.0 keys as 0.0, every NaN as all ones, and a lane that held -0.0
@@ -33,9 +34,9 @@ from llvmlite import ir as ll
 from jitcore.codegen.cpu import runtime
 from jitcore.codegen.cpu.sort_keys import SortKeys, constant_like, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
-from jitcore.codegen.kernel_body import kernel_function
+from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
-from jitcore.codegen.loops import element_pointer, emit_loop
+from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, static_value
 from jitcore.ir.core import Operation
 
 I32 = ll.IntType(32)
@@ -106,12 +107,15 @@ def network_stages(padded_n: int) -> list[tuple[int, int]]:
 
 
 def network(padded_n: int, block: int) -> list[tuple]:
-    """The bitonic network over ``padded_n`` rows as steps: ("stage", j, mask), every row of
-    the buffer meeting another in memory, or ("block", pairs), each block of ``block`` rows
-    loaded, sorted by ``pairs`` in registers and stored. Each merge of sorted runs of k/2
-    first meets mirrored rows (mask ``k - 1``: the second run read backwards, so that no
-    direction is needed), then halves (mask ``j``) down to neighbours; the merges of runs
-    within a block, and each merge's last stages (rows less than a block apart), are blocks."""
+    """The bitonic network over ``padded_n`` rows as steps: ("rows", stages), up to
+    log2(``block``) stages (j, mask) in one pass over the buffer (``group_rows``: each group
+    of rows that only meet each other in them loaded, met stage by stage in registers, and
+    stored), or ("block", pairs), each block of ``block`` rows loaded, sorted by ``pairs`` in
+    registers and stored. Each merge of sorted runs of k/2 first meets mirrored rows (mask
+    ``k - 1``: the second run read backwards, so that no direction is needed), then halves
+    (mask ``j``) down to neighbours; the merges of runs within a block, and each merge's last
+    stages (rows less than a block apart), are blocks; its stages of rows a block or more
+    apart are as few passes of groups as hold them."""
     block = min(block, padded_n)
     within = []
     k = 2
@@ -128,59 +132,122 @@ def network(padded_n: int, block: int) -> list[tuple]:
     while j >= 1:
         cleaners += pairs(block, j, j)
         j //= 2
+    most = max(1, block.bit_length() - 1)  # stages a pass: 2^most rows in registers
     while k <= padded_n:
-        steps.append(("stage", k // 2, k - 1))
+        apart = [(k // 2, k - 1)]
         j = k // 4
         while j >= block:
-            steps.append(("stage", j, j))
+            apart.append((j, j))
             j //= 2
+        passes = -(-len(apart) // most)
+        for p in range(passes):  # as even as they go, the longer first
+            steps.append(("rows", apart[p * len(apart) // passes:(p + 1) * len(apart) // passes]))
         steps.append(("block", cleaners))
         k *= 2
     return steps
 
 
-def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation,
-                          strided: list[bool]) -> ll.Function | None:
-    """``op`` (a sort or argsort kernel marked with ``LANES_AXIS``) as kernel ``name``, its
-    lanes sorted by groups in a bitonic network; None where this module does not take it."""
+def group_rows(stages: list[tuple[int, int]]) -> tuple[list[int], list[tuple[int, int]], int]:
+    """The groups of one ("rows", ``stages``) step: stages whose ``j`` are bits ``low ..
+    low + t - 1`` of the row number (consecutive, the highest first, as ``network`` makes
+    them). A row meets in them only rows that differ from it by a XOR of their masks, so the
+    rows fall into groups of 2^t: the group of row ``r`` whose bits ``low ..`` are clear (its
+    smallest: every other row of it sets one of those bits, and changes only bits below it) is
+    ``r ^ offsets[e]``. Returns the offsets, the meetings of the group's rows (indices into
+    offsets, the smaller key to the first) in order, and ``low``."""
+    offsets = [0]
+    for _, mask in stages:
+        offsets += [o ^ mask for o in offsets]
+    meets = []
+    for j, mask in stages:
+        meets += [(e, offsets.index(o ^ mask)) for e, o in enumerate(offsets) if not o & j]
+    return offsets, meets, stages[-1][0].bit_length() - 1
+
+
+def group_first(i: int, low: int, t: int) -> int:
+    """The first (smallest) row of group ``i`` of a ("rows", stages) step: ``i`` with ``t``
+    zero bits put in at bit ``low``."""
+    return ((i >> low) << (low + t)) | (i & ((1 << low) - 1))
+
+
+def _is_argsort(op: Operation) -> bool:
+    # operands (kernelize/sort.py): argsort's zero positions, the values, a radix kernel's counters
+    return len(op.operands) - (SORT_AXIS in op.attributes) == 2
+
+
+def takes(op: Operation) -> bool:
+    """Whether ``emit_lane_sort_kernel`` emits ``op`` (a kernel marked with ``LANES_AXIS``)."""
     axis = op.attributes.get(LANES_AXIS)
     if axis is None or not ENABLED:
+        return False
+    x = op.operands[1 if _is_argsort(op) else 0]
+    shape, element = x.type.shape, x.type.element
+    lanes = 1
+    for d in range(len(shape)):
+        lanes *= shape[d] if d != axis else 1
+    if not supported(element) or shape[axis] < 2 or lanes == 0:
+        return False
+    # fewer lanes than a group: the radix routines sort a long lane alone faster
+    return SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
+
+
+def untouched_results(op: Operation) -> tuple[int, ...]:
+    """The results of ``op`` that its network code never reads or writes (all but result 0,
+    the sorted values or positions: the merge sort's second buffers, its keys under argsort, a
+    radix kernel's counters), so the host may give them no memory of their size (allocating,
+    then freeing, a second lane-sized buffer a call made glibc return the heap's top to the
+    OS and fault every page of the result in again: 10x the time of rows of 100 int64)."""
+    return tuple(range(1, len(op.results))) if takes(op) else ()
+
+
+def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
+                          sizes: Sizes | None = None) -> ll.Function | None:
+    """``op`` (a sort or argsort kernel marked with ``LANES_AXIS``) as kernel ``name``, its
+    lanes sorted by groups in a bitonic network; None where this module does not take it.
+    With ``sizes`` (a size-generic function's), the lane length and count are run-time values:
+    only the padded length is a constant of the code."""
+    if not takes(op):
         return None
-    # operands (kernelize/sort.py): argsort's zero positions, the values, a radix kernel's counters
-    argsort = len(op.operands) - (SORT_AXIS in op.attributes) == 2
+    axis = op.attributes[LANES_AXIS]
+    argsort = _is_argsort(op)
     x = op.operands[1 if argsort else 0]
     shape = x.type.shape
     outer = [d for d in range(len(shape)) if d != axis]
-    lanes = 1
-    for d in outer:
-        lanes *= shape[d]
-    if not supported(x.type.element) or shape[axis] < 2 or lanes == 0:
-        return None
-    element = x.type.element
-    if SORT_AXIS in op.attributes and lanes < group_size(8 if element.is_bool else element.bitwidth):
-        return None  # fewer lanes than a group: the radix routines sort a long lane alone faster
-    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
-    sorter = _LaneGroups(module, name, x.type.element, argsort, shape[axis], axis, outer,
-                         [shape[d] for d in outer])
-    b = ll.IRBuilder(fn.append_basic_block("entry"))
+    sizes = (sizes or Sizes()).unbound()
+    fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided,
+                                         sizes=sizes)
+    sorter = _LaneGroups(module, name, x.type.element, argsort, shape[axis], axis, outer)
+    b = entry_builder(fn)
     source, result = operands[1 if argsort else 0], operands[len(op.operands)]  # result 0: the sorted
     chunk = sorter.chunk_kernel(len(shape))
+    outer_extents = [source.shape[d] for d in outer]
+    lane_count = sizes.multiply(b, outer_extents)
     # in the threshold's points (about 0.3 ns each): a compare-exchange of two rows about 1 ns
-    groups = -(-lanes // sorter.g)
-    work = groups * sorter.padded // 2 * len(network_stages(sorter.padded)) * 3
-    runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides],
-                        runtime.Split(groups, work))
+    per_group = sorter.padded // 2 * len(network_stages(sorter.padded)) * 3
+    if static_value(lane_count) is not None:
+        groups = -(-static_value(lane_count) // sorter.g)
+        split = runtime.Split(groups, groups * per_group)
+    else:
+        groups = b.udiv(b.add(lane_count, _c(sorter.g - 1)), _c(sorter.g))
+        split = runtime.Split(groups, b.mul(groups, _c(per_group)))
+    runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides,
+                                   source.shape[axis], *outer_extents], split)
     b.ret_void()
     return fn
 
 
 class _LaneGroups:
     """The emitters of one short-lane sort: a chunk kernel sorting groups ``[lo, hi)`` of
-    ``g`` lanes each, the group's load, network and store, and the network's steps."""
+    ``g`` lanes each, the group's load, network and store, and the network's steps. The lane
+    length ``n`` (at most ``padded``) and the outer extents are the functions' arguments
+    (``self.n``, ``self.outer_extents``, ``self.lanes``: the values of the function being
+    emitted)."""
 
-    def __init__(self, module, name, element, argsort, n, axis, outer_dims, outer_shape):
-        self.module, self.name, self.argsort, self.n, self.axis = module, name, argsort, n, axis
-        self.outer_dims, self.outer_shape = outer_dims, outer_shape
+    def __init__(self, module, name, element, argsort, n, axis, outer_dims):
+        self.module, self.name, self.argsort, self.axis = module, name, argsort, axis
+        self.outer_dims = outer_dims
+        self.n = self.lanes = None
+        self.outer_extents = []
         self.keys = _Keys(element)
         self.elem = self.keys.type  # elements moved as their bits (bool: its byte)
         self.g = group_size(self.keys.width)
@@ -188,9 +255,7 @@ class _LaneGroups:
         self.block = BLOCK if argsort else 2 * BLOCK  # vectors in registers: 16 either way
         self.row = ll.VectorType(self.keys.type, self.g)
         self.pos_row = ll.VectorType(I32, self.g)
-        self.lanes = 1
-        for e in outer_shape:
-            self.lanes *= e
+        self.shape_params = [I64] * (1 + len(outer_dims))  # n, the outer extents
 
     def function(self, name: str, params: list, pointers: int = 2) -> ll.Function:
         fn = ll.Function(self.module, ll.FunctionType(ll.VoidType(), params), f"{self.name}_{name}")
@@ -201,10 +266,11 @@ class _LaneGroups:
         return fn
 
     def chunk_kernel(self, rank: int) -> ll.Function:
-        """``void (src, out, src strides..., out strides..., lo, hi)``: groups ``[lo, hi)``.
+        """``void (src, out, src strides..., out strides..., n, outer extents..., lo, hi)``:
+        groups ``[lo, hi)``.
         Their scratch rows are on the stack of the thread running them up to ``STACK_BYTES``
         (a pool thread's stack may be small), else from ``malloc`` (the stack if it fails)."""
-        params = [PTR, PTR] + [I64] * (2 * rank + 2)
+        params = [PTR, PTR] + [I64] * (2 * rank) + self.shape_params + [I64, I64]
         groups = self.groups_function(rank, params)
         on_stack = self.function("groups_on_stack", params)
         b = ll.IRBuilder(on_stack.append_basic_block("entry"))
@@ -234,8 +300,8 @@ class _LaneGroups:
         return fn
 
     def groups_function(self, rank: int, params: list) -> ll.Function:
-        """``void (keys, positions, src, out, strides..., lo, hi)``: groups ``[lo, hi)`` with
-        the scratch rows given."""
+        """``void (keys, positions, src, out, strides..., n, outer extents..., lo, hi)``:
+        groups ``[lo, hi)`` with the scratch rows given."""
         fn = self.function("groups", [PTR, PTR, *params], pointers=4)
         lo, hi = fn.args[-2], fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
@@ -255,15 +321,19 @@ class _LaneGroups:
         return at
 
     def group_function(self, rank: int) -> ll.Function:
-        """``void (keys, positions, src, out, strides..., first)``: the group of lanes from
-        ``first``: read into the rows, sorted, written back."""
-        fn = self.function("group", [PTR] * 4 + [I64] * (2 * rank + 1), pointers=4)
+        """``void (keys, positions, src, out, strides..., n, outer extents..., first)``: the
+        group of lanes from ``first``: read into the rows, sorted, written back."""
+        fn = self.function("group", [PTR] * 4 + [I64] * (2 * rank) + self.shape_params + [I64], pointers=4)
         keys, pos, src, out = fn.args[:4]
         src_strides, out_strides = list(fn.args[4:4 + rank]), list(fn.args[4 + rank:4 + 2 * rank])
+        self.n, *self.outer_extents = fn.args[4 + 2 * rank:-1]
         first = fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
+        self.lanes = _c(1)
+        for e in self.outer_extents:
+            self.lanes = b.mul(self.lanes, e)
         lost = self.load_rows(b, keys, pos, src, src_strides, first)
-        b.call(self.network_function(), [keys, pos if self.argsort else ll.Constant(PTR, None)])
+        b.call(self.network_function(), [keys, pos if self.argsort else ll.Constant(PTR, None), self.n])
         self.store_rows(b, keys, pos, lost, src, src_strides, out, out_strides, first)
         b.ret_void()
         return fn
@@ -271,7 +341,7 @@ class _LaneGroups:
     def group_lanes(self, b, base, strides, first, elem=None) -> tuple[list, ll.Value]:
         """The addresses of the group's lanes (a lane past the last is the last again), and
         i1: they are adjacent elements (lanes along a contiguous dim: a row is one vector)."""
-        last = _c(self.lanes - 1)
+        last = b.sub(self.lanes, _c(1))
         lanes = []
         for g in range(self.g):
             lane = b.add(first, _c(g))
@@ -308,12 +378,16 @@ class _LaneGroups:
 
     def lane_pointer(self, b, base, strides, lane, elem=None) -> ll.Value:
         """The address of element 0 of lane ``lane`` (its outer dims in C order) of an array of
-        ``elem`` (by default the sorted elements)."""
+        ``elem`` (by default the sorted elements). The outermost dim takes what is left (a lane
+        is below the lane count): a 2-d array's lane divides nothing."""
         positions = [_c(0)] * len(strides)
         rest = lane
-        for d, extent in zip(reversed(self.outer_dims), reversed(self.outer_shape)):
-            positions[d] = b.urem(rest, _c(extent))
-            rest = b.udiv(rest, _c(extent))
+        inner = list(zip(self.outer_dims, self.outer_extents))
+        for d, extent in reversed(inner[1:]):
+            positions[d] = b.urem(rest, extent)
+            rest = b.udiv(rest, extent)
+        if inner:
+            positions[inner[0][0]] = rest
         return element_pointer(b, base, positions, strides, elem or self.elem)
 
     def load_rows(self, b, keys, pos, src, strides, first) -> ll.Value | None:
@@ -344,7 +418,7 @@ class _LaneGroups:
                     at = b.gep(lane, [b.mul(i, step)], inbounds=True, source_etype=self.elem)
                     bits = b.insert_element(bits, b.load(at, typ=self.elem), _c(g))
                 put(i, bits)
-            emit_loop(b, b.sub(_c(self.n), start), row)
+            emit_loop(b, b.sub(self.n, start), row)
 
         def by_blocks(k):
             i0 = b.mul(k, _c(self.g))
@@ -353,21 +427,21 @@ class _LaneGroups:
             for r, bits in enumerate(self.transpose(b, loaded)):
                 put(b.add(i0, _c(r)), bits)
 
-        blocks = self.n // self.g
+        blocks = b.lshr(self.n, _c(self.g.bit_length() - 1))
         with b.if_else(adjacent) as (rows, other):
             with rows:
-                emit_loop(b, _c(self.n), lambda i: put(i, self.load_vector(
+                emit_loop(b, self.n, lambda i: put(i, self.load_vector(
                     b, self.row_at(b, lanes[0], i, step, self.row), self.row)))
             with other:
                 with b.if_else(b.icmp_unsigned("==", step, _c(1))) as (contiguous, strided):
                     with contiguous:
-                        emit_loop(b, _c(blocks), by_blocks)
-                        by_scalars(_c(blocks * self.g))
+                        emit_loop(b, blocks, by_blocks)
+                        by_scalars(b.mul(blocks, _c(self.g)))
                     with strided:
                         by_scalars(_c(0))
         ones = ll.Constant(self.row, [ll.Constant(self.keys.type, (1 << self.keys.width) - 1)] * self.g)
-        emit_loop(b, _c(self.padded - self.n), lambda i: b.store(
-            ones, b.gep(keys, [b.add(i, _c(self.n))], inbounds=True, source_etype=self.row)))
+        emit_loop(b, b.sub(_c(self.padded), self.n), lambda i: b.store(
+            ones, b.gep(keys, [b.add(i, self.n)], inbounds=True, source_etype=self.row)))
         if self.argsort:
             def positions(i):
                 p = b.insert_element(ll.Constant(self.pos_row, ll.Undefined), b.trunc(i, I32), _c(0))
@@ -398,7 +472,7 @@ class _LaneGroups:
         out_row = ll.VectorType(elem, self.g)
         lanes, adjacent = self.group_lanes(b, out, strides, first, elem)
         step = strides[self.axis]
-        left = b.sub(_c(self.lanes), first)
+        left = b.sub(self.lanes, first)
         valid = b.select(b.icmp_signed("<", left, _c(self.g)), left, _c(self.g))
         whole = b.icmp_signed("==", valid, _c(self.g))
 
@@ -414,7 +488,7 @@ class _LaneGroups:
                     row = self.sorted_row(b, keys, pos, i)
                     to = b.gep(at, [b.mul(i, step)], inbounds=True, source_etype=elem)
                     b.store(b.extract_element(row, g), to)
-                emit_loop(b, b.sub(_c(self.n), start), one)
+                emit_loop(b, b.sub(self.n, start), one)
             emit_loop(b, valid, lane, vectorize=False)
 
         def by_blocks(k):
@@ -423,16 +497,16 @@ class _LaneGroups:
             for lane, values in zip(lanes, self.transpose(b, rows)):
                 store(values, b.gep(lane, [i0], inbounds=True, source_etype=elem))
 
-        blocks = self.n // self.g
+        blocks = b.lshr(self.n, _c(self.g.bit_length() - 1))
         with b.if_else(b.and_(whole, adjacent)) as (rows, other):
             with rows:
-                emit_loop(b, _c(self.n), lambda i: store(self.sorted_row(b, keys, pos, i),
+                emit_loop(b, self.n, lambda i: store(self.sorted_row(b, keys, pos, i),
                                                          self.row_at(b, lanes[0], i, step, out_row)))
             with other:
                 with b.if_else(b.and_(whole, b.icmp_unsigned("==", step, _c(1)))) as (contiguous, strided):
                     with contiguous:
-                        emit_loop(b, _c(blocks), by_blocks)
-                        by_scalars(_c(blocks * self.g))
+                        emit_loop(b, blocks, by_blocks)
+                        by_scalars(b.mul(blocks, _c(self.g)))
                     with strided:
                         by_scalars(_c(0))
         if lost is None:
@@ -448,20 +522,22 @@ class _LaneGroups:
         emit_loop(b, valid, restore, vectorize=False)
 
     def network_function(self) -> ll.Function:
-        """``void (keys, positions)``: the bitonic network over the ``padded`` rows."""
-        fn = self.function("network", [PTR, PTR])
+        """``void (keys, positions, n)``: the bitonic network over the ``padded`` rows, of which
+        the first ``n`` hold the lanes."""
+        fn = self.function("network", [PTR, PTR, I64])
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        stage = None
-        blocks = {}
-        for step in network(self.padded, self.block):
-            if step[0] == "stage":
-                stage = stage or self.stage_function()
-                b.call(stage, [fn.args[0], fn.args[1], _c(step[1]), _c(step[2])])
-            else:
-                key = tuple(step[1])
-                if key not in blocks:
-                    blocks[key] = self.block_function(f"block{len(blocks)}", step[1])
-                b.call(blocks[key], list(fn.args))
+        made = {}
+        for kind, meets in network(self.padded, self.block):
+            args = list(fn.args)
+            if kind == "block":
+                key = (kind, tuple(meets))
+            else:  # passes of as many stages, a mirror first or not: one function
+                key = (kind, len(meets), meets[0][0] != meets[0][1])
+                args += [_c(group_rows(meets)[2])] + [_c(mask) for _, mask in meets]
+            if key not in made:
+                emit = self.block_function if kind == "block" else self.rows_function
+                made[key] = emit(f"{kind}{len(made)}", meets)
+            b.call(made[key], args)
         b.ret_void()
         return fn
 
@@ -488,47 +564,56 @@ class _LaneGroups:
         if at_pos is not None:
             b.store(p, at_pos)
 
-    def stage_function(self) -> ll.Function:
-        """``void (keys, positions, j, mask)``: each row ``a`` whose bit ``j`` is clear meets
-        row ``a ^ mask`` in memory."""
-        fn = self.function("stage", [PTR, PTR, I64, I64])
-        keys, pos, j, mask = fn.args
+    def rows_function(self, name: str, stages: list[tuple[int, int]]) -> ll.Function:
+        """``void (keys, positions, n, low, masks...)``: the stages of a ("rows", stages) step
+        like ``stages`` (as many, the first a mirror or not: their meetings are the same,
+        ``group_rows``), their masks and lowest bit given, each group of rows whose first row
+        is one of the first ``n`` loaded, met stage by stage in registers, and stored (a group
+        of padding rows only stays as it is: their largest keys meet nothing but each other).
+        One function serves every step of that form: a long network compiles a few."""
+        t = len(stages)
+        fn = self.function(name, [PTR, PTR, I64, I64] + [I64] * t)
+        keys, pos, n, low, *masks = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        low = b.sub(j, _c(1))
+        _, meets, _ = group_rows(stages)
+        offsets = [_c(0)]
+        for mask in masks:  # group_rows's offsets, of the masks given
+            offsets += [b.xor(o, mask) for o in offsets]
+        below = b.sub(b.shl(_c(1), low), _c(1))
 
-        def meet(i):
-            a = b.or_(b.shl(b.and_(i, b.not_(low)), _c(1)), b.and_(i, low))
-            other = b.xor(a, mask)  # above a: a padding row there holds the largest key, a no-op
-            with b.if_then(b.icmp_unsigned("<", other, _c(self.n))):
-                at_a, at_b = self.rows_at(b, keys, pos, a), self.rows_at(b, keys, pos, other)
-                ka, pa = self.load_row(b, *at_a)
-                kb, pb = self.load_row(b, *at_b)
-                ka, kb, pa, pb = self.meet(b, ka, kb, pa, pb)
-                self.store_row(b, *at_a, ka, pa)
-                self.store_row(b, *at_b, kb, pb)
+        def group(i):
+            first = b.or_(b.shl(b.lshr(i, low), b.add(low, _c(t))), b.and_(i, below))
+            with b.if_then(b.icmp_unsigned("<", first, n)):
+                self.meet_rows(b, [self.rows_at(b, keys, pos, b.xor(first, o)) for o in offsets], meets)
 
-        emit_loop(b, _c(self.padded // 2), meet)
+        emit_loop(b, _c(self.padded >> t), group)
         b.ret_void()
         return fn
 
+    def meet_rows(self, b, at: list, meets: list[tuple[int, int]]) -> None:
+        """Load the rows at ``at``, meet them in the order of ``meets`` in registers, store them."""
+        rows = [list(self.load_row(b, *a)) for a in at]
+        for x, y in meets:
+            rows[x][0], rows[y][0], rows[x][1], rows[y][1] = self.meet(b, rows[x][0], rows[y][0],
+                                                                       rows[x][1], rows[y][1])
+        for a, (key, p) in zip(at, rows):
+            self.store_row(b, *a, key, p)
+
     def block_function(self, name: str, meets: list[tuple[int, int]]) -> ll.Function:
-        """``void (keys, positions)``: each block of ``BLOCK`` rows (or all rows, if fewer)
-        loaded, its rows met in the order of ``meets``, in registers, and stored."""
-        fn = self.function(name, [PTR, PTR])
-        keys, pos = fn.args
+        """``void (keys, positions, n)``: each block of ``BLOCK`` rows (or all rows, if fewer)
+        that holds some of the first ``n`` loaded, its rows met in the order of ``meets``, in
+        registers, and stored."""
+        fn = self.function(name, [PTR, PTR, I64])
+        keys, pos, n = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         size = min(self.block, self.padded)
 
         def block(k):
-            at = [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r))) for r in range(size)]
-            rows = [list(self.load_row(b, *a)) for a in at]
-            for x, y in meets:
-                rows[x][0], rows[y][0], rows[x][1], rows[y][1] = self.meet(b, rows[x][0], rows[y][0],
-                                                                           rows[x][1], rows[y][1])
-            for a, (key, p) in zip(at, rows):
-                self.store_row(b, *a, key, p)
+            self.meet_rows(b, [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r)))
+                               for r in range(size)], meets)
 
-        emit_loop(b, _c(-(-self.n // size)), block)  # blocks of padding only stay as they are
+        shift = _c(size.bit_length() - 1)  # blocks of padding only stay as they are
+        emit_loop(b, b.lshr(b.add(n, _c(size - 1)), shift), block)
         b.ret_void()
         return fn
 

@@ -438,12 +438,12 @@ def _zeros_like(op: Operation, t: TensorType) -> Value:
 RADIX_FROM = 2048  # lanes at least this long sort by radix; shorter ones merge (less setup)
 # Lanes up to this long are marked for codegen/cpu/sort_lanes.py (whose CPU code sorts groups of
 # lanes by a sorting network instead of this kernel's loops): measured faster than the radix
-# routines at 4096 and 8192 for every width, slower at 10^4 (docs/performance.md, sort32).
-LANES_UP_TO = 8192
-# ... and sorts (not argsorts) of 32-bit keys up to this long: lanes of 10^4 and 16384 float32
-# and int32 measured 1.4-2.4x less CPU by the network (padded to 16384) than by the radix
-# routines; 64-bit keys and argsorts even or worse (docs/performance.md, sort34).
-LANES_UP_TO_32 = 16384
+# routines at 4096 and 8192 for every width (sort32), and since its stages run several to a
+# pass (sort35) at 10^4 and 16384 too, sorts and argsorts of 32- and 64-bit keys (100x10000
+# float64: 4.8 ms CPU against 10.5 by buckets; argsort 16 against 27; docs/performance.md).
+LANES_UP_TO = 16384
+# ... but a partition of lanes up to this long only (longer ones select: sort34 measured).
+PARTITIONS_UP_TO = 8192
 # ... when the sort holds at least this many elements (at the traced shape): the network's code
 # takes 0.15-0.2 s more to compile than these loops, which sort a thousand elements in tens of
 # microseconds (a sort of 20 floats compiled in 0.19 s by the network, 0.05 s by the loops).
@@ -489,9 +489,8 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
-    longest = LANES_UP_TO_32 if key_bits == 32 and not with_positions else LANES_UP_TO
-    network = 1 < n <= longest and lanes * n >= NETWORK_FROM
-    selected = selects and not (network and n <= LANES_UP_TO and lanes >= NETWORK_LANES)
+    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
+    selected = selects and not (network and n <= PARTITIONS_UP_TO and lanes >= NETWORK_LANES)
     if run_time_ranks and selected:
         kb.indexed_input(op.operands[1])
     outer = [kb.index(d) for d in range(len(outer_dims))]

@@ -9,6 +9,7 @@ reversed views, and a last group with fewer lanes than a row holds.
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -39,8 +40,14 @@ def _run_network(rows: np.ndarray, block: int) -> np.ndarray:
     """``network``'s steps applied to each column of ``rows`` (padded length x inputs)."""
     rows = rows.copy()
     for step in sort_lanes.network(len(rows), block):
-        if step[0] == "stage":
-            meets = sort_lanes.pairs(len(rows), step[1], step[2])
+        if step[0] == "rows":  # each group's rows, as the code finds them from its number
+            offsets, pairs, low = sort_lanes.group_rows(step[1])
+            t = len(step[1])
+            # the code meets these pairs for every pass of as many stages, mirror first or not
+            like = [(j << 3, (j << 4) - 1 if mask != j else j << 3) for j, mask in step[1]]
+            assert sort_lanes.group_rows(like)[1] == pairs
+            firsts = [sort_lanes.group_first(i, low, t) for i in range(len(rows) >> t)]
+            meets = [(first ^ offsets[a], first ^ offsets[c]) for first in firsts for a, c in pairs]
         else:
             size = min(block, len(rows))
             meets = [(base + a, base + c) for base in range(0, len(rows), size) for a, c in step[1]]
@@ -97,9 +104,10 @@ def _check(x: np.ndarray, context: str) -> None:
 
 DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint16, np.int32, np.int64, np.uint64,
                                 np.float16, np.float32, np.float64)]
-# around the padding's powers of two, a block (8 rows), and the stack's limit (the rows of a
-# float64 lane of 3000 are on the heap)
-LENGTHS = [2, 3, 8, 9, 17, 100, 1000, 2047, 3000]
+# around the padding's powers of two, a block (8 or 16 rows), a transposed group (8 or 16
+# lanes), the passes of several stages (2049: 4096 rows), and the stack's limit (the rows of a
+# float64 lane of 3000 are on the heap); a size-generic function compiles once per power of two
+LENGTHS = [2, 3, 8, 9, 15, 16, 17, 31, 33, 63, 65, 100, 127, 129, 1000, 2047, 2049, 3000]
 
 
 @settings(max_examples=examples(8, ci=4), deadline=None)
@@ -117,6 +125,32 @@ def test_lanes_read_through_strided_and_reversed_views():
     _check(x, f"view {x.strides}")
 
 
+def test_lane_lengths_of_one_power_of_two_share_one_code():
+    """The lane length and count are run-time values and only the padded length is a constant:
+    rows of 65, 100 and 128 (and another count of them) are one compile, each NumPy's stable
+    sort bit for bit; 129 pads to 256, a second compile."""
+    rows = jc.jit(lambda a: (np.sort(a, axis=-1), np.argsort(a, axis=-1)))
+    for lanes, n in ((11, 65), (11, 100), (23, 128), (11, 129)):
+        x = _lanes(np.dtype(np.float64), lanes, n, n)
+        values, order = rows(x)
+        expected = np.sort(x, axis=-1, kind="stable")
+        assert np.array_equal(values.view(np.uint64), expected.view(np.uint64)), (lanes, n)
+        np.testing.assert_array_equal(order, np.argsort(x, axis=-1, kind="stable"))
+    info = rows.cache_info()
+    assert (info.traces, info.compiles) == (4, 2), info
+
+
+def test_the_networks_second_buffers_take_no_memory():
+    """The kernel's results other than the sorted one (the merge sort's second buffer; under
+    argsort the keys too) are not used by the network: the host gives them one element each,
+    so a call allocates (and faults in) its result and (argsort) the zero positions it is
+    given, nothing more."""
+    x = np.zeros((50, 100))
+    for fn, lane_sized in ((lambda a: np.sort(a, axis=-1), 1), (lambda a: np.argsort(a, axis=-1), 2)):
+        buffers = jc.jit(fn).lower(x).plan().buffers
+        assert [shape for shape, _ in buffers if shape != ()] == [x.shape] * lane_sized, buffers
+
+
 def test_short_lanes_sort_in_the_network():
     """The kernel is the network's (one group function), and a single long lane still sorts
     in the radix routine: fewer lanes than a row's group cost the network a row each."""
@@ -126,16 +160,18 @@ def test_short_lanes_sort_in_the_network():
     assert "_network" not in text
 
 
-def test_lanes_of_32_bit_keys_up_to_16384_sort_in_the_network():
-    """Sorts of float32 and int32 lanes longer than 8192 (up to ``LANES_UP_TO_32``) pad to
-    16384 rows in the network, special values and NaN bits in place; their argsort stays
-    radix (and is checked too)."""
-    n = sort_kernels.LANES_UP_TO + 1 + 3000
-    floats, ints = _lanes(np.dtype(np.float32), 17, n, 3), _lanes(np.dtype(np.int32), 17, n, 4)
+def test_lanes_up_to_16384_sort_and_argsort_in_the_network():
+    """Lanes longer than 8192 (up to ``LANES_UP_TO``) pad to 16384 rows in the network, with
+    several stages a pass: float64 (special values and NaN bits in place) and its stable
+    argsort, and int32."""
+    n = 8192 + 1 + 3000
+    floats, ints = _lanes(np.dtype(np.float64), 9, n, 3), _lanes(np.dtype(np.int32), 17, n, 4)
     both = jc.jit(lambda a, b: (np.sort(a), np.sort(b), np.argsort(a)))
     got_floats, got_ints, order = both(floats, ints)
-    assert "_network" in both.lower(floats, ints).as_text("llvm")
+    text = both.lower(floats, ints).as_text("llvm")
+    assert len(re.findall(r'define internal void @"[^"]*_network"', text)) == 3
+    assert "jitcore_cpu_sort" not in text  # no radix routine
     expected = np.sort(floats, kind="stable")
-    assert np.array_equal(got_floats.view(np.uint32), expected.view(np.uint32))
+    assert np.array_equal(got_floats.view(np.uint64), expected.view(np.uint64))
     np.testing.assert_array_equal(got_ints, np.sort(ints))
     np.testing.assert_array_equal(order, np.argsort(floats, kind="stable"))
