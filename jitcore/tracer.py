@@ -349,10 +349,10 @@ class Tracer:
         if function is not None and function.startswith("numpy.polynomial"):
             raise TracerConversionError(
                 f"{function}() is not compiled for traced arguments (at {user_location()}): "
-                "numpy.polynomial's classes and functions turn their data into NumPy arrays. "
-                "Use np.polyval, np.polyder, np.polyint and np.polyfit, which compile (their "
-                "coefficients highest power first: c[::-1] of numpy.polynomial's), or call it "
-                "outside the jitted function.")
+                "numpy.polynomial's classes and most of its functions turn their data into NumPy "
+                "arrays. numpy.polynomial.polynomial.polyval, polyder and polyfit compile (the "
+                "power series, lowest power first), and so do np.polyval, np.polyder, np.polyint "
+                "and np.polyfit (highest first); or call it outside the jitted function.")
         if function is not None:
             raise TracerConversionError(
                 f"{function}() is not compiled for traced arguments (at {user_location()}): it "

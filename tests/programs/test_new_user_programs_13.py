@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 import pytest
+from numpy.polynomial import polynomial as P
 
 import jitcore as jc
 from tests.programs.like_numpy import EXACT, cases_and_jitted, check_edge, check_program, check_refusal
@@ -82,6 +83,25 @@ def q_function_tail(x):
     return np.vectorize(math.erfc, otypes=[np.float64])(x / math.sqrt(2)) / 2
 
 
+def beam_through_slit(x0, w, a):
+    """The fraction of a Gaussian beam (centres x0, radius w) that passes a slit [-a, a]."""
+    erf = np.vectorize(math.erf)
+    return 0.5 * (erf((a - x0) / (w * math.sqrt(2))) - erf((-a - x0) / (w * math.sqrt(2))))
+
+
+def regularized_gamma_series(s, x, tol):
+    """P(s, x), the regularized lower incomplete gamma, by its series in a ``while`` loop until a
+    term is below tol, scaled by exp(s log x - x - lgamma(s))."""
+    term = 1.0 / s
+    total = term
+    n = 0
+    while term > tol * total:
+        n += 1
+        term *= x / (s + n)
+        total += term
+    return total * math.exp(s * math.log(x) - x - math.lgamma(s)), n
+
+
 def with_errstate_ignore(num, den):
     """The common idiom: silence the warnings for a ratio that may divide by zero."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -136,6 +156,27 @@ def normal_quantile_newton(p):
         pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
         x = x - (cdf - p) / pdf
     return x
+
+
+def polynomial_trend(t, y, deg):
+    """A trend by numpy.polynomial's functions (lowest power first): fit, value, slope."""
+    c = P.polyfit(t, y, deg)
+    return c, y - P.polyval(t, c), P.polyval(t[-1], P.polyder(c))
+
+
+def horner_families(x, c, ci):
+    return P.polyval(x, c), P.polyval(x, ci), P.polyder(c, 2), P.polyder(ci), P.polyval(x[:, None], c)
+
+
+def box_muller(u1, u2):
+    r = np.sqrt(-2.0 * np.log(u1))
+    return r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)
+
+
+def robust_z_scores(x):
+    med = np.median(x)
+    mad = np.median(np.abs(x - med))
+    return 0.6745 * (x - med) / mad, np.abs(0.6745 * (x - med) / mad) > 3.5
 
 
 # ---------------------------------------------------------------------------- images
@@ -292,6 +333,17 @@ def rk45_adaptive(y0, t_end, tol):
     return y, steps
 
 
+def lennard_jones(pos, eps, sigma):
+    """Pair forces and energy of a small cluster, the self-pairs masked out."""
+    d = pos[:, None, :] - pos[None, :, :]
+    r2 = (d * d).sum(axis=-1)
+    off = ~np.eye(pos.shape[0], dtype=bool)
+    inv6 = np.where(off, (sigma * sigma / np.where(off, r2, 1.0)) ** 3, 0.0)
+    energy = 2 * eps * (inv6 * inv6 - inv6).sum()
+    coef = np.where(off, 24 * eps * (2 * inv6 * inv6 - inv6) / np.where(off, r2, 1.0), 0.0)
+    return energy, (coef[:, :, None] * d).sum(axis=1)
+
+
 def damped_pendulum_energy(theta0, omega0, g, L, b, dt, steps):
     th, om = theta0, omega0
     energy = np.empty(steps)
@@ -358,6 +410,20 @@ def naive_bayes_by_selection(X, y):
     return Xc.mean(axis=0), Xc.shape[0] / X.shape[0]
 
 
+def perceptron(X, y, epochs):
+    """Rosenblatt's rule, one sample at a time, updating only on a mistake (a traced branch)."""
+    w = np.zeros(X.shape[1])
+    b = 0.0
+    mistakes = 0
+    for _ in range(epochs):
+        for i in range(X.shape[0]):
+            if y[i] * (X[i] @ w + b) <= 0:
+                w = w + y[i] * X[i]
+                b = b + y[i]
+                mistakes += 1
+    return w, b, mistakes
+
+
 def kmeans_lloyd(X, centres, iters):
     C = centres.copy()
     for _ in range(iters):
@@ -402,6 +468,16 @@ PROGRAMS = {
     "sphere_volumes": (sphere_volumes, (), TIGHT * 4, [(np.arange(1.0, 30.0),)]),
     "q_function_tail": (q_function_tail, (), TIGHT,
                         [(np.array([0.0, 1.0, 5.0, 10.0, 20.0, 37.0, 38.5, -2.0]),)]),
+    "beam_through_slit": (beam_through_slit, (), TIGHT, [(np.linspace(-3, 3, 7), 0.8, 1.0)]),
+    "regularized_gamma_series": (regularized_gamma_series, (), TIGHT * 16,
+                                 [(2.5, 1.7, 1e-15), (10.0, 3.0, 1e-12)]),
+    "polynomial_trend": (polynomial_trend, ("deg",), TIGHT * 1024,
+                         [(np.linspace(0, 2, 15), 1 + np.linspace(0, 2, 15) ** 2 + 0.05 * normal(15), 2)]),
+    "horner_families": (horner_families, (), EXACT,
+                        [(np.array([-2.0, 0.0, -0.0, 0.5, np.inf, np.nan]), np.array([1.0, -2.0, 0.5, 3.0]),
+                          np.array([4, 0, -1]))]),
+    "box_muller": (box_muller, (), TIGHT, [(RNG.random(8), RNG.random(8))]),
+    "robust_z_scores": (robust_z_scores, (), TIGHT, [(np.append(normal(11), 25.0),)]),
     "with_errstate_ignore": (with_errstate_ignore, (), EXACT,
                              [(np.array([1.0, 0.0, -2.0, 3.0]), np.array([0.0, 0.0, 4.0, -0.0]))]),
     "bootstrap_mean_ci": (bootstrap_mean_ci, (), TIGHT * 4, [(normal(15), RNG.integers(0, 15, (40, 15)))]),
@@ -432,6 +508,8 @@ PROGRAMS = {
                       [(np.exp(-((np.arange(24) - 11.5) ** 2) / 8.0), 1.0, 0.1, 0.05, 40)]),
     "spring_network": (spring_network, ("steps",), TIGHT * 16, [(NET_POS, NET_EDGES, 1.0, 3.0, 0.05, 25)]),
     "rk45_adaptive": (rk45_adaptive, (), TIGHT, [(1.0, 3.0, 1e-6), (1.0, 0.0, 1e-6)]),
+    "lennard_jones": (lennard_jones, (), TIGHT * 16,
+                      [(np.array([[0.0, 0, 0], [1.1, 0, 0], [0, 1.2, 0], [0.6, 0.6, 0.9]]), 1.0, 1.0)]),
     "damped_pendulum_energy": (damped_pendulum_energy, ("steps",), TIGHT * 4,
                                [(1.0, 0.0, 9.81, 1.0, 0.1, 0.01, 50)]),
     "logistic_regression_gd": (logistic_regression_gd, ("steps",), TIGHT * 16, [(CLS_X, CLS_Y, 0.5, 30)]),
@@ -442,6 +520,7 @@ PROGRAMS = {
                                (np.array([[1000.0, 0.0], [-1000.0, -1000.0]]), np.array([1, 0]))]),
     "gaussian_naive_bayes": (gaussian_naive_bayes, ("n_classes",), TIGHT * 16,
                              [(CLS_X, CLS_Y, normal(5, 2), 2)]),
+    "perceptron": (perceptron, ("epochs",), EXACT, [(CLS_X, 2 * CLS_Y - 1, 3)]),
     "kmeans_lloyd": (kmeans_lloyd, ("iters",), TIGHT * 4, [(CLS_X, CLS_X[[0, 13]], 5)]),
     "pca_by_svd": (pca_by_svd, ("k",), TIGHT * 256,
                    [(normal(12, 3) @ np.array([[3.0, 1, 0], [0, 1, 0], [0, 0, 0.2]]), 2)]),
@@ -504,8 +583,8 @@ def _polynomial_fit(x, y):
     return np.polynomial.Polynomial.fit(x, y, 2).coef
 
 
-def _polynomial_polyval(x, c):
-    return np.polynomial.polynomial.polyval(x, c)
+def _chebyshev_value(x, c):
+    return np.polynomial.chebyshev.chebval(x, c)
 
 
 def _vectorize_own_function(x):
@@ -517,10 +596,11 @@ REFUSED = {
         _divide_raise, (np.ones(3), np.zeros(3)), jc.UnsupportedError, r"errstate\(divide='raise'\)"),
     "np.seterr(over='raise') inside the function": (
         _seterr_raise, (np.ones(3),), jc.UnsupportedError, r"seterr\(over='raise'\)"),
-    "np.polynomial.Polynomial.fit of traced data (np.polyfit compiles)": (
-        _polynomial_fit, (np.linspace(-1, 1, 6), normal(6)), jc.TracerConversionError, "np.polyfit"),
-    "np.polynomial.polynomial.polyval of traced data (np.polyval compiles)": (
-        _polynomial_polyval, (np.linspace(-1, 1, 6), normal(3)), jc.TracerConversionError, r"np.polyval"),
+    "np.polynomial.Polynomial.fit of traced data (numpy.polynomial.polynomial.polyfit compiles)": (
+        _polynomial_fit, (np.linspace(-1, 1, 6), normal(6)), jc.TracerConversionError,
+        "polyder and polyfit compile"),
+    "np.polynomial.chebyshev.chebval of traced data (the power series' functions compile)": (
+        _chebyshev_value, (np.linspace(-1, 1, 6), normal(3)), jc.TracerConversionError, "polynomial.polyval"),
     "a class's rows by a traced mask, their count as a shape (naive Bayes by selection)": (
         naive_bayes_by_selection, (CLS_X, CLS_Y), jc.JitTypeError, "shape that depends on the data"),
     "np.vectorize of the user's own function": (
