@@ -53,6 +53,19 @@ steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp 
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
 
+erfc, gamma and lgamma (f32 through f64) have no NumPy ufunc; they are ``math``'s
+(``math.erf(x)`` and ``np.vectorize(math.gamma)`` of traced values). erfc: (1 - x) - x Q(x**2)
+rounded once below |x| = 1/2, exp(-x**2) (as a double word) times G(x) from six pieces above
+(relative to erfc, down to its gradual underflow), 2 minus that for x < 0. gamma: a polynomial
+on [2, 3], the factors down to it below 10 (exact differences) or up to it below 2 (a division),
+Stirling above 10 as y**((y - 1/2) / 2) times the rest (two factors: overflow only where gamma
+overflows); x <= -1 by the reflection with -x exact and sin(pi x) reduced exactly (_sinpi).
+lgamma: (z - 1)(z - 2) R(z) on [1, 3] (zeros factored out: relative accuracy at 1 and 2),
+one log of the recurrence's factors or of y for Stirling; the reflection for x <= -1 (absolute
+accuracy near its zeros there, as every reflection). Measured f64 against mpmath, 1500 points a
+range: erf 0.66, erfc 1.56, gamma 5.1 (x < -1) / 3.9, lgamma 2.3 (42 for x < -1) ULP, each below
+CPython's ``math`` on the same points.
+
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
 the fit's own maximum relative error, before rounding the coefficients.
@@ -1922,13 +1935,14 @@ def _lgamma_positive(m: _Math, y):
     r = m.sel(second, m.poly(t, _LGAMMA_2_3[1]), m.poly(t, _LGAMMA_1_2[1]))
     core = m.mul(m.mul(one, two), r)
     den = m.sel(neg, m.abs(m.mul(y, m.add(y, m.c(1.0)))), y)
-    lg = _log(m, m.sel(low, den, prod))
+    below = m.lt(y, m.c(10.0))
+    yb = m.sel(below, m.c(10.0), y)
+    lg = _log(m, m.sel(below, m.sel(low, den, prod), yb))  # one log serves either side
     small = m.add(core, m.sel(low, m.neg(lg), lg))
-    yb = m.sel(m.lt(y, m.c(10.0)), m.c(10.0), y)
     w = m.div(m.c(1.0), yb)
     series = m.fma(w, m.poly(m.mul(w, w), _STIRLING), m.c(_HALF_LOG_2PI))
-    stirling = m.add(m.fma(m.sub(yb, m.c(0.5)), _log(m, yb), m.neg(yb)), series)
-    return m.sel(m.lt(y, m.c(10.0)), small, stirling)
+    stirling = m.add(m.fma(m.sub(yb, m.c(0.5)), lg, m.neg(yb)), series)
+    return m.sel(below, small, stirling)
 
 
 @_via_f64
