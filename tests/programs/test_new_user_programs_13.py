@@ -179,6 +179,23 @@ def robust_z_scores(x):
     return 0.6745 * (x - med) / mad, np.abs(0.6745 * (x - med) / mad) > 3.5
 
 
+def mutual_information(x, y, bins):
+    """Mutual information of two samples from their joint histogram (histogram2d)."""
+    joint, _, _ = np.histogram2d(x, y, bins=bins)
+    pxy = joint / joint.sum()
+    px = pxy.sum(axis=1, keepdims=True)
+    py = pxy.sum(axis=0, keepdims=True)
+    ratio = np.where(pxy > 0, pxy / (px * py), 1.0)
+    return np.sum(pxy * np.log(ratio))
+
+
+def two_sample_z_test(a, b):
+    """Welch's z statistic and its two-sided p-value by erfc (normal approximation)."""
+    se = np.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    z = (a.mean() - b.mean()) / se
+    return z, math.erfc(abs(z) / math.sqrt(2.0))
+
+
 # ---------------------------------------------------------------------------- images
 def convolve_by_slicing(img, k):
     """A 3x3 'valid' convolution written as a sum of shifted slices."""
@@ -244,6 +261,36 @@ def otsu_threshold(img):
     between = (mu[-1] * omega - mu) ** 2 / (omega * (1 - omega))
     between = np.where(np.isfinite(between), between, 0.0)
     return edges[np.argmax(between) + 1]
+
+
+def bilinear_resize(img, out_h, out_w):
+    """Bilinear resampling by index arithmetic: floor of the scaled coordinates, four gathers."""
+    h, w = img.shape
+    ys = np.linspace(0, h - 1, out_h)
+    xs = np.linspace(0, w - 1, out_w)
+    y0 = np.floor(ys).astype(np.int64)
+    x0 = np.floor(xs).astype(np.int64)
+    y1 = np.minimum(y0 + 1, h - 1)
+    x1 = np.minimum(x0 + 1, w - 1)
+    fy = (ys - y0)[:, None]
+    fx = (xs - x0)[None, :]
+    top = img[y0][:, x0] * (1 - fx) + img[y0][:, x1] * fx
+    bottom = img[y1][:, x0] * (1 - fx) + img[y1][:, x1] * fx
+    return top * (1 - fy) + bottom * fy
+
+
+def hough_lines(mask, n_theta):
+    """Hough votes of a binary image's points into (rho, theta) cells by np.add.at."""
+    h, w = mask.shape
+    diag = int(np.ceil(np.hypot(h, w)))
+    thetas = np.linspace(0, np.pi, n_theta, endpoint=False) + 0.0123  # no rho at exactly k + 1/2
+    ys, xs = np.indices((h, w))
+    weight = mask.ravel().astype(np.int64)
+    rho = np.round(xs.ravel()[:, None] * np.cos(thetas) + ys.ravel()[:, None] * np.sin(thetas))
+    rho = rho.astype(np.int64)
+    acc = np.zeros((2 * diag + 1, n_theta), dtype=np.int64)
+    np.add.at(acc, (rho + diag, np.broadcast_to(np.arange(n_theta), rho.shape)), weight[:, None])
+    return acc, np.unravel_index(np.argmax(acc), acc.shape)
 
 
 # ---------------------------------------------------------------------------- physics
@@ -342,6 +389,21 @@ def lennard_jones(pos, eps, sigma):
     energy = 2 * eps * (inv6 * inv6 - inv6).sum()
     coef = np.where(off, 24 * eps * (2 * inv6 * inv6 - inv6) / np.where(off, r2, 1.0), 0.0)
     return energy, (coef[:, :, None] * d).sum(axis=1)
+
+
+def cloud_in_cell_deposit(x, q, n_cells, length):
+    """Particle-in-cell: each charge shared between its two nearest cells (periodic), by
+    np.add.at, then the field from the charge density by a cumulative sum."""
+    dx = length / n_cells
+    s = x / dx
+    left = np.floor(s).astype(np.int64)
+    frac = s - left
+    rho = np.zeros(n_cells)
+    np.add.at(rho, left % n_cells, q * (1 - frac))
+    np.add.at(rho, (left + 1) % n_cells, q * frac)
+    rho = rho / dx
+    field = np.cumsum(rho - rho.mean()) * dx
+    return rho, field - field.mean()
 
 
 def damped_pendulum_energy(theta0, omega0, g, L, b, dt, steps):
@@ -478,6 +540,15 @@ PROGRAMS = {
                           np.array([4, 0, -1]))]),
     "box_muller": (box_muller, (), TIGHT, [(RNG.random(8), RNG.random(8))]),
     "robust_z_scores": (robust_z_scores, (), TIGHT, [(np.append(normal(11), 25.0),)]),
+    "mutual_information": (mutual_information, ("bins",), TIGHT * 16,
+                           [(normal(60), normal(60) * 0.5 + np.linspace(-1, 1, 60), 5)]),
+    "two_sample_z_test": (two_sample_z_test, (), TIGHT * 4, [(normal(30) + 0.4, normal(25)),
+                                                             (normal(12) + 9.0, normal(12))]),
+    "bilinear_resize": (bilinear_resize, ("out_h", "out_w"), TIGHT, [(IMG, 13, 7)]),
+    "hough_lines": (hough_lines, ("n_theta",), EXACT,
+                    [(np.eye(7, dtype=bool) | np.eye(7, k=3, dtype=bool), 12)]),
+    "cloud_in_cell_deposit": (cloud_in_cell_deposit, ("n_cells",), TIGHT * 4,
+                              [(RNG.random(20) * 8.0, np.where(np.arange(20) % 2 == 0, 1.0, -1.0), 8, 8.0)]),
     "with_errstate_ignore": (with_errstate_ignore, (), EXACT,
                              [(np.array([1.0, 0.0, -2.0, 3.0]), np.array([0.0, 0.0, 4.0, -0.0]))]),
     "bootstrap_mean_ci": (bootstrap_mean_ci, (), TIGHT * 4, [(normal(15), RNG.integers(0, 15, (40, 15)))]),
