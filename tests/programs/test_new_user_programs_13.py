@@ -1,15 +1,17 @@
 """A new user's NumPy programs, thirteenth round (newuser35): the special functions people reach
 for (``math.erf``, ``math.erfc``, ``math.gamma``, ``math.lgamma`` of traced numbers and through
 ``np.vectorize``, computed by the math library since this round), ``np.errstate`` inside the
-function, and areas the first twelve rounds did not draw: statistics (a bootstrap from passed
-indices, kernel density estimates, Welford's online variance, weighted histograms, correlation
-matrices, the normal CDF and quantiles by erf/erfc, the log-likelihood of counts by lgamma),
-image processing (convolution by slicing, Sobel, a median filter over sliding windows, dilation
-and erosion by shifted maxima, integral images and box sums), physics (velocity Verlet, Ising
-sweeps with passed random numbers, the wave equation, a spring network), machine learning
-(logistic regression by gradient descent, k-NN by argsort and argpartition, softmax
-cross-entropy by logsumexp, Gaussian naive Bayes) and an adaptive-step ODE solver in a ``while``
-loop. Each runs under ``jc.jit`` against NumPy as the earlier rounds' programs do
+function, ``numpy.polynomial.polynomial``'s ``polyval``/``polyder``/``polyfit``, and areas the
+first twelve rounds did not draw: statistics (a bootstrap from passed indices, kernel density
+estimates, Welford's online variance, weighted histograms, correlation matrices, mutual
+information, the normal CDF, quantiles and a z-test's p-value by erf/erfc, the log-likelihood of
+counts by lgamma), image processing (convolution by slicing, Sobel, a median filter over sliding
+windows, dilation and erosion by shifted maxima, integral images and box sums, bilinear resizing,
+Hough votes), physics (velocity Verlet, Ising sweeps with passed random numbers, the wave
+equation, a spring network, Lennard-Jones, cloud-in-cell deposition), machine learning (logistic
+regression by gradient descent, k-NN by argsort and argpartition, softmax cross-entropy by
+logsumexp, Gaussian naive Bayes, a perceptron, k-means, PCA) and an adaptive-step ODE solver in a
+``while`` loop. Each runs under ``jc.jit`` against NumPy as the earlier rounds' programs do
 (tests/programs/like_numpy.py); what jitcore refuses on purpose is checked to be its own error."""
 
 from __future__ import annotations
