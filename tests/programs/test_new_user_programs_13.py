@@ -698,3 +698,20 @@ def test_special_functions_raise_maths_errors_from_the_call(fn, x, error):
     with pytest.raises(error, match="math"):
         cell(x)
     assert cell(2.5) == pytest.approx(fn(2.5), rel=1e-15)
+
+
+def test_scipy_special_ufuncs_of_traced_arrays():
+    """scipy.special's erf, erfc, gamma and gammaln (where the user has SciPy) are the math
+    library's functions in SciPy's loop dtypes; SciPy's own cut-offs (erfc is 0 past 26.6, gamma
+    -0.0 below -170.6, gammaln of a subnormal inf) are left out: jitcore's values are the exact
+    ones there."""
+    special = pytest.importorskip("scipy.special", reason="SciPy is not a test dependency")
+
+    def densities(x, n, k):
+        return (special.erf(x), special.erfc(x), special.gamma(x), special.gammaln(x),
+                special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1),
+                special.erf(x.astype(np.float32)))
+
+    x = np.array([-30.0, -2.5, -1.0, -0.0, 0.0, 1e-3, 0.5, 1.0, 2.0, 3.7, 26.0, 171.0, np.inf, -np.inf,
+                  np.nan])
+    check_edge(densities, (x, np.arange(8), np.arange(8) // 2), TIGHT, "scipy.special of traced arrays")
