@@ -613,16 +613,19 @@ EDGES = {
             math.gamma(x[1]), math.gamma(x[6]), math.lgamma(x[6]), math.lgamma(x[7]), math.gamma(x[7])),
         (np.array([-0.0, 0.5, -27.0, 27.0, 1e-300, 6.5, -2.5, 171.5]),), TIGHT,
     ),
-    "np.vectorize of math functions: float32, ints, 2-d, otypes, floor's ints": (
+    "np.vectorize of math functions: float32, ints, 2-d, otypes, floor's ints, a module's": (
         lambda f, i, m: (np.vectorize(math.erf)(f), np.vectorize(math.lgamma)(i + 1),
                          np.vectorize(math.erfc, otypes=[np.float32])(m), np.vectorize(math.floor)(m),
-                         np.vectorize(math.gamma)(m[:1] + 3.0)),
+                         np.vectorize(math.gamma)(m[:1] + 3.0), _VECTORIZED_ERF(m)),
         (np.array([-1.5, 0.25, 3.0], np.float32), np.array([0, 4, 20]), normal(2, 3)), TIGHT,
     ),
     "errstate ignore/warn accepted (compiled code never warns), seterr returning the old state": (
         lambda x: (_errstate_warn(x), _seterr_ignore(x)), (np.array([1.0, 0.0, -1.0]),), EXACT,
     ),
 }
+
+
+_VECTORIZED_ERF = np.vectorize(math.erf)  # made once, outside the jitted function
 
 
 def _errstate_warn(x):
