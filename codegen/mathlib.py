@@ -53,6 +53,19 @@ steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp 
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
 
+erfc, gamma and lgamma (f32 through f64) have no NumPy ufunc; they are ``math``'s
+(``math.erf(x)`` and ``np.vectorize(math.gamma)`` of traced values). erfc: (1 - x) - x Q(x**2)
+rounded once below |x| = 1/2, exp(-x**2) (as a double word) times G(x) from six pieces above
+(relative to erfc, down to its gradual underflow), 2 minus that for x < 0. gamma: a polynomial
+on [2, 3], the factors down to it below 10 (exact differences) or up to it below 2 (a division),
+Stirling above 10 as y**((y - 1/2) / 2) times the rest (two factors: overflow only where gamma
+overflows); x <= -1 by the reflection with -x exact and sin(pi x) reduced exactly (_sinpi).
+lgamma: (z - 1)(z - 2) R(z) on [1, 3] (zeros factored out: relative accuracy at 1 and 2),
+one log of the recurrence's factors or of y for Stirling; the reflection for x <= -1 (absolute
+accuracy near its zeros there, as every reflection). Measured f64 against mpmath, 1500 points a
+range: erf 0.66, erfc 1.56, gamma 5.1 (x < -1) / 3.9, lgamma 2.3 (42 for x < -1) ULP, each below
+CPython's ``math`` on the same points.
+
 Polynomial coefficients were fitted by the author (Lawson-reweighted least squares in 50-digit
 mpmath on Chebyshev nodes, i.e. near-minimax in relative error); the error quoted with each set is
 the fit's own maximum relative error, before rounding the coefficients.
@@ -307,6 +320,76 @@ _ERFC = (
     (4.5, 5.25, (0.10561273548369907, -0.01944545580531283, 0.003524152322309539, -0.000628943519005743,
                  0.00011065995786079662, -1.9762145683172335e-05, 3.377975723671728e-06)),
 )
+# erfc(a) * exp(a**2) = G(a - centre) on [1/2, 1), [1, 2), [2, 4), [4, 8), [8, 16), [16, 27.5]:
+# (start, centre, coeffs), fitted as the others; relative errors of each fit under 2**-59.
+_ERFC_TAIL = (
+    (0.5, 0.75, (
+        0.5069376502931449, -0.3679726916557954, 0.2309581315512983, -0.12983606199487813,
+        0.06679054252756783, -0.03189726204019368, 0.014289198666091785, -0.006051532258236163,
+        0.002437637348879293, -0.0009385135840131843, 0.00034675112699586235, -0.00012332254905491935,
+        4.236277872839012e-05, -1.4426531927022256e-05, 4.6468063021709155e-06)),
+    (1.0, 1.5, (
+        0.3215854164543175, -0.16362291773256005, 0.0761510398554774, -0.03293090529956527,
+        0.013377340953067394, -0.0051459575478377826, 0.0018861348769919975, -0.0006619300701084315,
+        0.0002233099453004411, -7.265887301589559e-05, 2.2864299608127746e-05, -6.97536222785843e-06,
+        2.0670657912156654e-06, -5.944961119917664e-07, 1.6714292901928126e-07, -4.9545807838901603e-08,
+        1.3242541506849586e-08)),
+    (2.0, 3.0, (
+        0.17900115118138996, -0.05437226000717287, 0.01588437115987136, -0.00447943101837258,
+        0.0012230390523759822, -0.00032412554449670324, 8.355413963925958e-05, -2.0989464462229973e-05,
+        5.146436493852072e-06, -1.2333677143104898e-06, 2.8926692938101366e-07, -6.646690382092543e-08,
+        1.4977112890287265e-08, -3.312780752600577e-09, 7.206556491473509e-10, -1.539306000137148e-10,
+        3.165046186861128e-11, -6.555844952443731e-12, 1.6647790649164353e-12, -3.32463503923892e-13)),
+    (4.0, 6.0, (
+        0.09277656780053835, -0.015060353489052321, 0.0024144468662244205, -0.0003824481944705051,
+        5.987884970076073e-05, -9.270038506541105e-06, 1.4195395535806798e-06, -2.150860524044952e-07,
+        3.225581030524989e-08, -4.789154205388809e-09, 7.041764094831803e-10, -1.0256213784536454e-10,
+        1.4801038508056053e-11, -2.1167488762479203e-12, 2.9987116126098005e-13, -4.2148199443205474e-14,
+        5.934916095594772e-15, -8.200146087896092e-16, 1.011527055502778e-16, -1.3809061281701986e-17,
+        3.0539138854703963e-18, -4.067980830006641e-19)),
+    (8.0, 12.0, (
+        0.04685422101489376, -0.0038778627380622716, 0.0003198681581465103, -2.6296560202762363e-05,
+        2.154717856665598e-06, -1.7597836911425496e-07, 1.43258091149633e-08, -1.162474206759927e-09,
+        9.402964895861765e-11, -7.581872266491223e-12, 6.094395402949446e-13, -4.883562285418063e-14,
+        3.9013303178917446e-15, -3.1077219506872464e-16, 2.4676561557852615e-17, -1.9478351591381003e-18,
+        1.53759485090264e-19, -1.2502447719000393e-20, 9.805320874311988e-22, -5.911255209634577e-23,
+        4.628432671453108e-24, -8.005162844863597e-25, 6.190266474422265e-26)),
+    (16.0, 21.75, (
+        0.02591242061289317, -0.0011888704346597499, 5.448865904360805e-05, -2.49473364085006e-06,
+        1.1410117756139524e-07, -5.213211555778002e-09, 2.3794207363383703e-10, -1.0848986958594126e-11,
+        4.941519953882212e-13, -2.2484674417429446e-14, 1.0220423535549653e-15, -4.6410207889719176e-17,
+        2.1052905979177087e-18, -9.53727656160016e-20, 4.317633604193242e-21, -1.9652681112756414e-22,
+        8.878743032263109e-24, -3.704780575909782e-25, 1.6710472737575418e-26, -1.1595763582335365e-27,
+        5.214341942867016e-29)),
+)
+# gamma(z) = P(z - 2.5) on [2, 3]: 2**-59.5.
+_GAMMA_2_3 = (2.5, (
+    1.329340388179137, 0.9347345216260855, 0.6545585779813361, 0.2538712468411431, 0.1096732340022263,
+    0.028360780594813752, 0.01039240342319837, 0.0016074004859635903, 0.0007544741843398753,
+    3.941763325825312e-06, 6.132933686364514e-05, -1.2801398595590587e-05, 7.258179334692199e-06,
+    -2.561960809450555e-06, 1.0654567795576118e-06, -4.1866472217648884e-07, 2.0594390312960716e-07,
+    -8.228337612513728e-08))
+# lgamma(z) = (z - 1)(z - 2) R(z - 1.5) on [1, 2] (its zeros factored out: relative accuracy
+# near 1 and 2): 2**-59.3.
+_LGAMMA_1_2 = (1.5, (
+    0.4831289505409809, -0.14595989591430608, 0.06291140107456439, -0.031308487501010646, 0.01679709863127416,
+    -0.009425622448525798, 0.005446457839126065, -0.0032120740737152814, 0.0019229163127905161,
+    -0.0011644145847310124, 0.000711519067515296, -0.00043799307479613914, 0.00027131373861446925,
+    -0.0001689178215524898, 0.00010535512483785591, -6.614136022346414e-05, 4.30276814976503e-05,
+    -2.7201673025504752e-05, 1.3186019073996835e-05, -8.355075869795273e-06, 1.2140008083973407e-05,
+    -7.760660152513446e-06))
+# ... and R(z - 2.5) on [2, 3]: 2**-59.1.
+_LGAMMA_2_3 = (2.5, (
+    0.37957716063055885, -0.07466357415449941, 0.019905154304743208, -0.006018768527036914,
+    0.0019490574889463365, -0.0006586397065650056, 0.00022905363747507287, -8.130229408034726e-05,
+    2.929928312004998e-05, -1.0682259123883373e-05, 3.9305860909127655e-06, -1.4575541733757617e-06,
+    5.436082854534496e-07, -2.015090104183497e-07, 7.585695078040205e-08, -3.385821013938236e-08,
+    1.2848137769988069e-08))
+# Stirling's series for lgamma: S(w) = w * P(w**2), w = 1 / x (B_2k / (2k (2k - 1))); at x >= 10
+# the first term left out is under 2**-58 of S.
+_STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156, -3617 / 122400)
+_HALF_LOG_2PI = 0.9189385332046728  # log(2 pi) / 2
+_SQRT_2PI = 2.5066282746310002
 # sin/cos/tan are accurate up to these |x| (see _trig_reduce), NaN beyond: trig_argument_limit(ty).
 TRIG_ARGUMENT_LIMITS = {"f32": 2.0**17, "f64": 2.0**43}
 TRIG_ARGUMENT_LIMIT = TRIG_ARGUMENT_LIMITS["f64"]  # f64's; f32's is smaller
@@ -1729,28 +1812,151 @@ def _hypot(m: _Math, x, y):
     return m.sel(m.b.or_(m.eq(a, inf), m.eq(b, inf)), inf, r)
 
 
+def _piecewise_poly(m: _Math, a, pieces):
+    """P(a - centre) with the centre and coefficients of the last of ``pieces`` (start, centre,
+    coeffs), sorted by start, whose start ``a`` reaches (the first below all): picked per lane
+    by selects, then one Horner chain; shorter pieces are padded with zeros."""
+    width = max(len(cs) for _, _, cs in pieces)
+    centre = m.c(pieces[0][1])
+    coeffs = [m.c(pieces[0][2][k] if k < len(pieces[0][2]) else 0.0) for k in range(width)]
+    for start, mid, cs in pieces[1:]:
+        here = m.b.fcmp_ordered(">=", a, m.c(start))
+        centre = m.sel(here, m.c(mid), centre)
+        coeffs = [m.sel(here, m.c(cs[k] if k < len(cs) else 0.0), coeffs[k]) for k in range(width)]
+    t = m.sub(a, centre)
+    g = coeffs[-1]
+    for ck in reversed(coeffs[:-1]):
+        g = m.fma(g, t, ck)
+    return g
+
+
+def _exp_minus_square_times(m: _Math, a, g):
+    """exp(-a**2) * g for 1/2 <= a <= 27.25, with a**2 as a double word; gradual underflow."""
+    p = m.mul(a, a)
+    u, n = _exp_reduce(m, m.neg(p), m.fma(m.neg(a), a, p))
+    return m.scale(m.fma(u, g, g), n)
+
+
 @_via_f64
 def _erf(m: _Math, x):
     a = m.abs(x)
     small = m.fma(a, m.poly(m.mul(a, a), _ERF[m.prec]), a)
-    # erf = 1 - exp(-a**2) * G(a) for a >= 1, with a**2 as a double-double.
     ac = _clamp(m, a, 1.0, 6.0)
-    centre = m.c(_ERFC[0][1])
-    width = max(len(cs) for _, _, cs in _ERFC)
-    coeffs = [m.c(_ERFC[0][2][k]) for k in range(width)]
-    for start, mid, cs in _ERFC[1:]:
-        here = m.b.fcmp_ordered(">=", ac, m.c(start))
-        centre = m.sel(here, m.c(mid), centre)
-        coeffs = [m.sel(here, m.c(cs[k] if k < len(cs) else 0.0), coeffs[k]) for k in range(width)]
-    t = m.sub(ac, centre)
-    g = coeffs[-1]
-    for ck in reversed(coeffs[:-1]):
-        g = m.fma(g, t, ck)
-    p = m.mul(ac, ac)
-    u, n = _exp_reduce(m, m.neg(p), m.fma(m.neg(ac), ac, p))
-    erfc = m.mul(m.fma(u, g, g), m.pow2(n))
+    erfc = _exp_minus_square_times(m, ac, _piecewise_poly(m, ac, _ERFC))  # erf = 1 - erfc for a >= 1
     r = m.sel(m.lt(a, m.c(1.0)), small, m.sub(m.c(1.0), erfc))
     return m.call("copysign", m.sel(m.isnan(x), x, r), x)
+
+
+@_via_f64
+def _erfc(m: _Math, x):
+    """1 - erf(x) without its cancellation: (1 - x) - x Q(x**2) rounded once (an fma) for
+    |x| < 1/2 (erf's Q); exp(-a**2) G(a) for a = |x| >= 1/2 (_ERFC_TAIL, relative to erfc
+    itself, down to its gradual underflow: 0 past 27.23), and 2 minus that for x <= -1/2."""
+    near = m.fma(m.neg(x), m.poly(m.mul(x, x), _ERF[m.prec]), m.sub(m.c(1.0), x))
+    a = m.abs(x)
+    ac = _clamp(m, a, 0.5, 27.25)
+    tail = _exp_minus_square_times(m, ac, _piecewise_poly(m, ac, _ERFC_TAIL))
+    far = m.sel(m.lt(x, m.c(0.0)), m.sub(m.c(2.0), tail), tail)
+    return m.sel(m.isnan(x), x, m.sel(m.lt(a, m.c(0.5)), near, far))
+
+
+def _sinpi(m: _Math, x):
+    """sin(pi x) for finite x, the reduction exact: r = x - 2 rint(x / 2) in [-1, 1], f = r - rint(r)
+    in [-1/2, 1/2], sin(pi x) = sin(pi f), negated where rint(r) is odd. Exactly +-0 at integers."""
+    r = m.sub(x, m.mul(m.c(2.0), m.call("rint", m.mul(x, m.c(0.5)))))
+    k = m.call("rint", r)
+    s = _trig(m, "sin", m.mul(m.c(math.pi), m.sub(r, k)))
+    return m.sel(m.eq(k, m.c(0.0)), s, m.neg(s))
+
+
+def _down_to_2_3(m: _Math, y):
+    """(z, P) with y = z + j, z in [2, 3) and P = (y - 1) ... (y - j) for 2 <= y < 10 (z = y,
+    P = 1 elsewhere); each y - j is exact."""
+    z, prod = y, m.c(1.0)
+    for j in range(1, 8):
+        t = m.sub(y, m.c(float(j)))
+        inside = m.ge(t, m.c(2.0))
+        z = m.sel(inside, t, z)
+        prod = m.sel(inside, m.mul(prod, t), prod)
+    return z, prod
+
+
+def _gamma_parts(m: _Math, y):
+    """(f1, f2) with gamma(y) = f1 * f2 for -1 < y <= 190: P(z) on [2, 3] (_GAMMA_2_3) times the
+    factors down to z below 10, over y (y + 1) (y + 2) ... up to z below 2; from 10, Stirling's
+    sqrt(2 pi) y**(y - 1/2) e**-y e**S(1/y) as y**((y - 1/2) / 2) times the rest, two factors
+    that overflow only where gamma does."""
+    z, prod = _down_to_2_3(m, y)
+    up = [(2.0, 1.0), (1.0, 2.0), (0.0, 3.0)]  # below `below`, z = y + shift
+    den = m.c(1.0)
+    for below, shift in up:
+        inside = m.lt(y, m.c(below))
+        z = m.sel(inside, m.add(y, m.c(shift)), z)
+        factor = y if shift == 1.0 else m.add(y, m.c(shift - 1.0))  # y itself: -0.0 keeps its sign
+        den = m.sel(inside, m.mul(den, factor), den)
+    small = m.div(m.mul(_piecewise_poly(m, z, [(2.0, *_GAMMA_2_3)]), prod), den)
+    yb = _clamp(m, y, 10.0, 190.0)
+    half_power = _pow(m, yb, m.mul(m.sub(yb, m.c(0.5)), m.c(0.5)))
+    w = m.div(m.c(1.0), yb)
+    rest = m.mul(m.mul(_exp(m, m.neg(yb)), m.c(_SQRT_2PI)),
+                 _exp(m, m.mul(w, m.poly(m.mul(w, w), _STIRLING))))
+    big = m.ge(y, m.c(10.0))
+    return m.sel(big, m.mul(rest, half_power), small), m.sel(big, half_power, m.c(1.0))
+
+
+@_via_f64
+def _gamma(m: _Math, x):
+    """C's tgamma: +-inf at +-0, NaN at negative integers and -inf. For x <= -1 the reflection
+    gamma(x) = -pi / (x sin(pi x) gamma(-x)), -x exact and sin(pi x) reduced exactly."""
+    reflect = m.le(x, m.c(-1.0))
+    y = m.sel(reflect, m.neg(x), x)
+    f1, f2 = _gamma_parts(m, m.sel(m.lt(y, m.c(190.0)), y, m.c(190.0)))
+    reflected = m.div(m.div(m.div(m.c(-math.pi), _sinpi(m, x)), m.mul(x, f1)), f2)
+    r = m.sel(reflect, reflected, m.mul(f1, f2))
+    pole = m.b.and_(reflect, m.eq(m.call("rint", x), x))  # also -inf
+    return m.sel(m.isnan(x), x, m.sel(pole, m.c(math.nan), r))
+
+
+def _lgamma_positive(m: _Math, y):
+    """log|gamma(y)| for -1 < y: R(z) (z - 1)(z - 2) on [1, 3) (_LGAMMA_1_2, _LGAMMA_2_3: relative
+    accuracy at the zeros 1 and 2), with log of the factors down to z below 10 added and of
+    those up to z below 1 taken away; from 10, Stirling's series."""
+    z, prod = _down_to_2_3(m, y)
+    low = m.lt(y, m.c(1.0))
+    neg = m.lt(y, m.c(0.0))
+    z = m.sel(low, m.add(y, m.sel(neg, m.c(2.0), m.c(1.0))), z)  # in [1, 2) below 1
+    one, two = (m.sel(m.lt(y, m.c(2.0)), m.sub(y, m.c(k)), m.sub(z, m.c(k))) for k in (1.0, 2.0))
+    # z - 1 and z - 2 from y itself below 1 (exact): y + 1 and y below 0, y and y - 1 below 1
+    one = m.sel(low, m.sel(neg, m.add(y, m.c(1.0)), y), one)
+    two = m.sel(low, m.sel(neg, y, m.sub(y, m.c(1.0))), two)
+    second = m.ge(z, m.c(2.0))
+    t = m.sel(second, m.sub(z, m.c(_LGAMMA_2_3[0])), m.sub(y, m.c(1.5)))
+    t = m.sel(low, m.sel(neg, m.add(y, m.c(0.5)), m.sub(y, m.c(0.5))), t)
+    r = m.sel(second, m.poly(t, _LGAMMA_2_3[1]), m.poly(t, _LGAMMA_1_2[1]))
+    core = m.mul(m.mul(one, two), r)
+    den = m.sel(neg, m.abs(m.mul(y, m.add(y, m.c(1.0)))), y)
+    below = m.lt(y, m.c(10.0))
+    yb = m.sel(below, m.c(10.0), y)
+    lg = _log(m, m.sel(below, m.sel(low, den, prod), yb))  # one log serves either side
+    small = m.add(core, m.sel(low, m.neg(lg), lg))
+    w = m.div(m.c(1.0), yb)
+    series = m.fma(w, m.poly(m.mul(w, w), _STIRLING), m.c(_HALF_LOG_2PI))
+    stirling = m.add(m.fma(m.sub(yb, m.c(0.5)), lg, m.neg(yb)), series)
+    return m.sel(below, small, stirling)
+
+
+@_via_f64
+def _lgamma(m: _Math, x):
+    """C's lgamma: log|gamma(x)|, +inf at 0, the negative integers and +-inf. For x <= -1,
+    log(pi / |x sin(pi x)|) - lgamma(-x)."""
+    reflect = m.le(x, m.c(-1.0))
+    inf = m.c(math.inf)
+    y = m.sel(reflect, m.neg(x), x)
+    positive = _lgamma_positive(m, m.sel(m.lt(y, inf), y, m.c(1.0)))
+    reflected = m.sub(_log(m, m.div(m.c(math.pi), m.abs(m.mul(_sinpi(m, x), x)))), positive)
+    r = m.sel(reflect, reflected, positive)
+    pole = m.b.or_(m.eq(m.abs(x), inf), m.b.and_(m.le(x, m.c(0.0)), m.eq(m.call("rint", x), x)))
+    return m.sel(m.isnan(x), x, m.sel(pole, inf, r))
 
 
 # ---- logaddexp, sigmoid -----------------------------------------------------------------------
@@ -1839,6 +2045,7 @@ _UNARY = {
     "log10": _log10, "log1p": _log1p, "sinh": _sinh, "cosh": _cosh,
     "arctan": _arctan, "arcsin": _arcsin, "arccos": _arccos, "arcsinh": _arcsinh, "arccosh": _arccosh,
     "arctanh": _arctanh, "cbrt": _cbrt, "erf": _erf, "sigmoid": _sigmoid,
+    "erfc": _erfc, "gamma": _gamma, "lgamma": _lgamma,
 }
 _BINARY = {"pow": _pow, "arctan2": _arctan2, "hypot": _hypot, "logaddexp": _logaddexp,
            "logaddexp2": _logaddexp2}

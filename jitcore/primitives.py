@@ -31,7 +31,7 @@ UFUNC_KINDS = {
     np.exp: "exp", np.log: "log", np.sqrt: "sqrt", np.floor: "floor", np.ceil: "ceil",
     np.invert: "not", np.positive: None, np.left_shift: "shl", np.right_shift: "shr",
     np.conjugate: "conj",
-    **{getattr(np, name): name for name in array.FLOAT_FUNCTIONS},
+    **{getattr(np, name): name for name in array.FLOAT_FUNCTIONS if name not in array.SPECIAL_FUNCTIONS},
     **{getattr(np, name): name for name in array.PREDICATES},
     **{getattr(np, name): name for name in array.FLOAT_BINARY},
     np.fmod: "fmod", np.fmax: "fmax", np.fmin: "fmin", np.gcd: "gcd", np.lcm: "lcm",
@@ -185,6 +185,12 @@ def broadcast_to(x: Tracer, shape: tuple[int, ...]) -> Tracer:
 
 def _shape_of(x) -> tuple[int, ...]:
     return x.shape if isinstance(x, (Tracer, np.ndarray, np.generic)) else ()
+
+
+def special_function(kind: str, x: Tracer) -> Tracer:
+    """``math.erf`` and the others NumPy has no ufunc for (``array.SPECIAL_FUNCTIONS``) of a float
+    tracer, in its dtype."""
+    return _emit(x.owner_trace, array.UNARY_OPS[kind], [x], x.value.type)
 
 
 @numpy_scalar

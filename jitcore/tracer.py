@@ -350,6 +350,13 @@ class Tracer:
                 "got yet. Write the function with array operations (numpy.where(cond, a, b) for "
                 "an if/else; numpy.piecewise), or call the vectorized function outside the "
                 "jitted one.")
+        if function is not None and function.startswith("numpy.polynomial"):
+            raise TracerConversionError(
+                f"{function}() is not compiled for traced arguments (at {user_location()}): "
+                "numpy.polynomial's classes and most of its functions turn their data into NumPy "
+                "arrays. numpy.polynomial.polynomial.polyval, polyder and polyfit compile (the "
+                "power series, lowest power first), and so do np.polyval, np.polyder, np.polyint "
+                "and np.polyfit (highest first); or call it outside the jitted function.")
         if function is not None:
             raise TracerConversionError(
                 f"{function}() is not compiled for traced arguments (at {user_location()}): it "

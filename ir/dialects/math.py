@@ -83,6 +83,20 @@ class ArccoshOp(FloatUnaryOp):
 class ArctanhOp(FloatUnaryOp):
     name = "math.arctanh"
     __slots__ = ()
+class ErfOp(FloatUnaryOp):
+    name = "math.erf"
+    __slots__ = ()
+class ErfcOp(FloatUnaryOp):
+    name = "math.erfc"
+    __slots__ = ()
+class GammaOp(FloatUnaryOp):
+    """C99's tgamma."""
+    name = "math.gamma"
+    __slots__ = ()
+class LgammaOp(FloatUnaryOp):
+    """C99's lgamma: log|gamma(x)|."""
+    name = "math.lgamma"
+    __slots__ = ()
 class Arctan2Op(FloatOp):
     name = "math.arctan2"
     __slots__ = ()

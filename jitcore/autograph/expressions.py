@@ -16,8 +16,10 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
+from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, constant
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
@@ -353,3 +355,5 @@ BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enu
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
+BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
+BUILTINS.update(FLOAT_ERROR_CALLS)  # np.errstate: what compiled code honours (autograph/float_errors.py)

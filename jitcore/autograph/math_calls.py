@@ -6,10 +6,16 @@ Here it is NumPy's ufunc of the number as a Python float (a weak float64 scalar,
 domain error')`` (``sqrt(-1)``, ``acos(2)``, ``cos(inf)``, ``fmod(x, 0)``); an infinity from
 finite numbers is ``OverflowError('math range error')`` (``exp(1000)``), or the domain error for
 the logarithms and ``atanh`` (``log(0)``, as ``math``). Both are raised by the call when the
-data meets them. Functions of ``math`` without a NumPy ufunc (``erf``, ``gamma``) raise
-``UnsupportedError``; ``floor``, ``ceil`` and ``trunc`` give a Python int (a weak int64, with
-``int()``'s errors for NaN and infinity); the others (``isnan``, ``fsum`` ...) are called as
-written.
+data meets them. ``erf``, ``erfc``, ``gamma`` and ``lgamma``, which NumPy has no ufunc for, are
+the math library's (``array.SPECIAL_FUNCTIONS``; ``gamma(0)`` and ``lgamma`` of a non-positive
+integer are domain errors, as ``math`` has them); ``floor``, ``ceil`` and ``trunc`` give a
+Python int (a weak int64, with ``int()``'s errors for NaN and infinity); the others (``isnan``,
+``fsum`` ...) are called as written.
+
+``np.vectorize`` of one of these functions (``np.vectorize(math.erf)(x)``) is the same
+function of each element: a float64 array (or ``otypes``'s), with the same errors, raised by
+the call; NumPy's refusal of size-0 input without ``otypes`` is kept. ``np.vectorize`` of any
+other function stays refused (``Tracer.__array__``).
 """
 
 from __future__ import annotations
@@ -18,7 +24,8 @@ import math
 
 import numpy as np
 
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
+from jitcore import primitives as prims
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.tracer import Tracer, fresh, user_location
 
@@ -32,14 +39,20 @@ _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "c
 _BINARY = {"atan2": np.arctan2, "hypot": np.hypot, "pow": np.power, "copysign": np.copysign,
            "fmod": np.fmod}
 _POLE_IS_DOMAIN = {"log", "log2", "log10", "log1p", "atanh"}
-_NOT_LOWERED = ("erf", "erfc", "gamma", "lgamma")
+# Without a NumPy ufunc: the math library's (gamma and lgamma: C99's values at the poles).
+_SPECIAL = {name: (lambda kind: lambda x: prims.special_function(kind, x))(name)
+            for name in ("erf", "erfc", "gamma", "lgamma")}
+_AT_INTEGER_POLES = {"gamma", "lgamma"}  # an infinity there is a domain error, elsewhere a range one
 
 
-def _as_float(x) -> Tracer | float:
+def _as_float(x, elementwise: bool = False) -> Tracer | float:
+    """A traced number as a float64 0-d value; ``elementwise`` (np.vectorize): a float64 array."""
     if not isinstance(x, Tracer):
-        return float(x)
+        return float(x) if not elementwise else np.asarray(x, dtype=np.float64)
     if x.dtype.kind == "c":
         raise JitTypeError(f"must be real number, not complex (math function at {user_location()})")
+    if elementwise:
+        return x.astype(np.float64)
     if x.size != 1:
         raise JitTypeError(f"only a single value converts to a Python float, not a traced array of "
                            f"shape {x.shape} (math function at {user_location()})")
@@ -57,12 +70,21 @@ def _domain_or_range(value):
     raise JitOverflowError("math range error")
 
 
+def _domain_at_integer_poles(x):
+    """gamma's and lgamma's errors, told from the argument: a non-positive integer (or -inf) is
+    a domain error, an infinity elsewhere a range error."""
+    v = float(x)
+    if v <= 0 and v == math.floor(v):
+        _domain(v)
+    raise JitOverflowError("math range error")
+
+
 def _checked(name: str, compute):
     """``compute`` of the arguments as floats, with math's errors raised by the call."""
-    def fn(*args):
+    def fn(*args, elementwise: bool = False):
         if not any(isinstance(a, Tracer) for a in args):
             return getattr(math, name)(*args)
-        xs = [_as_float(a) for a in args]
+        xs = [_as_float(a, elementwise) for a in args]
         out = compute(*xs)
         given_nan = np.zeros((), bool)
         given_finite = np.ones((), bool)
@@ -70,8 +92,11 @@ def _checked(name: str, compute):
             given_nan = given_nan | np.isnan(x)
             given_finite = given_finite & np.isfinite(x)
         bad = (np.isnan(out) & ~given_nan) | (np.isinf(out) & given_finite)  # one check a call
-        raise_at_first(bad, out, _domain if name in _POLE_IS_DOMAIN else _domain_or_range)
-        return fresh(out, scalar=True, weak=True)  # a Python float: weak, as NEP 50 has it
+        if name in _AT_INTEGER_POLES:
+            raise_at_first(bad, np.broadcast_to(xs[0], np.shape(out)), _domain_at_integer_poles)
+        else:
+            raise_at_first(bad, out, _domain if name in _POLE_IS_DOMAIN else _domain_or_range)
+        return fresh(out, scalar=True, weak=not elementwise)  # a Python float: weak, as NEP 50 has it
 
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -79,18 +104,6 @@ def _checked(name: str, compute):
 
 def _log(x, base=None):
     return np.log(x) if base is None else np.log(x) / np.log(base)
-
-
-def _not_lowered(name: str):
-    def fn(*args):
-        if not any(isinstance(a, Tracer) for a in args):
-            return getattr(math, name)(*args)
-        raise UnsupportedError(
-            f"math.{name} of a traced value has no jitcore lowering yet (at {user_location()}); "
-            "compute it outside the jitted function, or write it with NumPy's functions")
-
-    fn.__name__ = fn.__qualname__ = name
-    return fn
 
 
 def _to_int_error(value):
@@ -106,12 +119,12 @@ def _to_int_error(value):
 def _rounded_to_int(name: str, rounding):
     """``math.floor``/``ceil``/``trunc`` of a traced number: a Python int (a weak int64), with
     Python's errors for NaN and infinity (and int64's limit) raised by the call."""
-    def fn(x):
+    def fn(x, elementwise: bool = False):
         if not isinstance(x, Tracer):
             return getattr(math, name)(x)
-        r = rounding(_as_float(x))
+        r = rounding(_as_float(x, elementwise))
         raise_at_first(~(np.abs(r) < 2.0**63), r, _to_int_error)
-        return fresh(r.astype(np.int64), scalar=True, weak=True)
+        return fresh(r.astype(np.int64), scalar=True, weak=not elementwise)
 
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -121,4 +134,38 @@ MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}
 MATH_CALLS.update({getattr(math, n): _rounded_to_int(n, f)
                    for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc))})
 MATH_CALLS[math.log] = _checked("log", _log)
-MATH_CALLS.update({getattr(math, n): _not_lowered(n) for n in _NOT_LOWERED})
+MATH_CALLS.update({getattr(math, n): _checked(n, f) for n, f in _SPECIAL.items()})
+
+
+class _VectorizedMath:
+    """``np.vectorize(f)`` of a ``math`` function above, called on traced arrays: ``f`` of every
+    element at once (``elementwise``), as NumPy's loop computes it element by element."""
+
+    def __init__(self, vectorized: np.vectorize):
+        self.vectorized = vectorized
+
+    def __call__(self, *args):
+        v = self.vectorized
+        if not any(isinstance(a, Tracer) for a in args):
+            return v(*args)
+        if not v.otypes and any(np.size(a) == 0 for a in args):
+            raise JitValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+        out = MATH_CALLS[v.pyfunc](*args, elementwise=True)
+        return out.astype(v.otypes[0]) if v.otypes else out
+
+
+def traced_vectorize(vectorized):
+    """What converted code calls for an ``np.vectorize`` object: one that runs traced arrays when
+    it vectorizes a ``math`` function jitcore computes, else the object (refused on traced data)."""
+    try:
+        plain = vectorized.pyfunc in MATH_CALLS and not vectorized.excluded and vectorized.signature is None
+    except TypeError:  # an unhashable callable
+        plain = False
+    return _VectorizedMath(vectorized) if plain else vectorized
+
+
+def _vectorize(*args, **kwargs):
+    return traced_vectorize(np.vectorize(*args, **kwargs))
+
+
+MATH_CALLS[np.vectorize] = _vectorize

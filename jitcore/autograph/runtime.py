@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from jitcore import calltime, random
-from jitcore.autograph import convert, expressions
+from jitcore.autograph import convert, expressions, math_calls
 from jitcore.autograph.arrays import at_call, out_call, out_part
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -54,6 +54,8 @@ def call(f):
         special = None
     if special is not None:
         return special
+    if isinstance(f, np.vectorize):
+        return math_calls.traced_vectorize(f)
     if calltime.recorder() is not None:
         sampler = random.intercept(f)
         if sampler is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
 
 import numpy as np
 
@@ -195,8 +196,37 @@ def _numpy_bool(x):
     return fresh(x, x.scalar, False) if isinstance(x, Tracer) and x.weak and x.dtype == np.bool_ else x
 
 
+# SciPy's ufuncs that are the math library's functions, by their names in scipy.special.
+_SCIPY_SPECIAL = {"erf": "erf", "erfc": "erfc", "gamma": "gamma", "gammaln": "lgamma"}
+
+
+def _register_scipy_special(ufunc) -> None:
+    """``scipy.special.erf`` and the others of ``_SCIPY_SPECIAL`` applied to a traced value: the
+    math library's function in SciPy's loop dtype (complex refused). Recognised when the user's
+    code has imported scipy.special (jitcore never imports it), registered on first use."""
+    name = getattr(ufunc, "__name__", None)
+    module = sys.modules.get("scipy.special")
+    if name not in _SCIPY_SPECIAL or module is None or getattr(module, name, None) is not ufunc:
+        return
+
+    def impl(x):
+        if x.dtype.kind == "c":
+            raise UnsupportedError(f"scipy.special.{name} of complex numbers has no jitcore lowering "
+                                   f"(at {user_location()}); real arguments compile")
+        _, out_dtype = resolve_ufunc(ufunc, (x,))
+        x = prims.as_tracer(prims.find_trace(x), x, out_dtype)
+        y = prims.special_function(_SCIPY_SPECIAL[name], x)
+        if name == "gammaln":  # SciPy's gammaln(-inf) is -inf (C's lgamma, the op's: +inf)
+            y = np.where(x == -np.inf, x, y)
+        return as_scalar(y)
+
+    UFUNCS[ufunc] = impl
+
+
 def apply_ufunc(ufunc, method: str, inputs, kwargs):
     """``Tracer.__array_ufunc__``: a NumPy ufunc applied to traced values."""
+    if ufunc not in UFUNCS:
+        _register_scipy_special(ufunc)
     inputs = tuple(_numpy_bool(x) for x in inputs)
     if kwargs.get("casting", "same_kind") not in _CASTINGS:
         raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "

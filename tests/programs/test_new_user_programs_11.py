@@ -28,7 +28,7 @@ for the call; a loop calling a nested helper with locals of its own; ``np.i0`` a
 with a traced ``beta``; ``ravel_multi_index`` of traced coordinates; the ``*_indices_from``
 helpers, ``apply_over_axes``, ``unstack`` and ``sort_complex``. Each runs under ``jc.jit``
 against NumPy, compared as the earlier rounds' programs are (tests/programs/like_numpy.py);
-what jitcore refuses on purpose (``math.erf``, ``np.polynomial``'s fits, ``np.ma``,
+what jitcore refuses on purpose (``np.polynomial``'s fits (``math.erf`` compiles since round 13), ``np.ma``,
 ``np.emath`` and ``sort_complex``) is checked to be its own error.
 """
 
@@ -916,8 +916,6 @@ def _masked_mean(x):
 
 # What jitcore refuses on purpose: (function, arguments, error, words the message must hold).
 REFUSED = {
-    "math.erf of a traced number (no erf in the IR yet)": (
-        black_scholes_math, (100.0, 95.0, 0.5, 0.03, 0.25), jc.UnsupportedError, "math.erf"),
     "np.polynomial's fitting functions of traced data": (
         _chebyshev_fit, (np.linspace(-1, 1, 8), normal(8)), jc.TracerConversionError, "chebfit"),
     "np.ma masked arrays": (_masked_mean, (normal(4),), jc.TracerConversionError, "masked_invalid"),

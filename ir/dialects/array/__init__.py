@@ -42,6 +42,7 @@ from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     INTEGER_UNARY,
     NUMPY_UFUNCS,
     PREDICATES,
+    SPECIAL_FUNCTIONS,
     UNARY,
     UNARY_OPS,
     BinaryOp,

@@ -9,6 +9,8 @@ folding here and the reference semantics the code generator must match.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from jitcore.ir.attributes import numpy_dtype
@@ -23,6 +25,35 @@ FLOAT_FUNCTIONS = {
         "exp2", "expm1", "log2", "log10", "log1p", "cbrt", "sinh", "cosh", "arcsin", "arccos",
         "arctan", "arcsinh", "arccosh", "arctanh")
 }
+
+
+def _math_function(name: str):
+    """``math.<name>`` elementwise in the operand's dtype, with C99's values where ``math``
+    raises (tgamma and lgamma at their poles): the meaning of the ops that NumPy has no ufunc
+    for, which jitcore's ``math.erf(x)`` and ``np.vectorize(math.gamma)`` compute."""
+    fn = getattr(math, name)
+
+    def at(v: float) -> float:
+        try:
+            return fn(v)
+        except ValueError:  # a pole or -inf: tgamma's +-inf at +-0, else NaN; lgamma's +inf
+            if name == "lgamma":
+                return math.inf
+            return math.copysign(math.inf, v) if v == 0 else math.nan
+        except OverflowError:
+            return math.inf if name == "lgamma" else math.copysign(math.inf, v)
+
+    def apply(x):
+        x = np.asarray(x)
+        return np.vectorize(at, otypes=[np.float64])(x).astype(x.dtype)
+
+    apply.__name__ = name
+    return apply
+
+
+# Special functions without a NumPy ufunc (Python's ``math`` has them): ``math`` ops too.
+SPECIAL_FUNCTIONS = {name: _math_function(name) for name in ("erf", "erfc", "gamma", "lgamma")}
+FLOAT_FUNCTIONS.update(SPECIAL_FUNCTIONS)
 # ``popcount`` is np.bitwise_count in the operand's own type; the tracer converts it to uint8.
 INTEGER_UNARY = {"popcount": np.bitwise_count}
 PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,  # -> i1
@@ -243,6 +274,18 @@ class ArccoshOp(UnaryOp):
     __slots__ = ()
 class ArctanhOp(UnaryOp):
     name = "array.arctanh"
+    __slots__ = ()
+class ErfOp(UnaryOp):
+    name = "array.erf"
+    __slots__ = ()
+class ErfcOp(UnaryOp):
+    name = "array.erfc"
+    __slots__ = ()
+class GammaOp(UnaryOp):
+    name = "array.gamma"
+    __slots__ = ()
+class LgammaOp(UnaryOp):
+    name = "array.lgamma"
     __slots__ = ()
 class IsnanOp(UnaryOp):
     name = "array.isnan"
