@@ -146,7 +146,8 @@ def _factory(fun):
     except SyntaxError:  # a lambda cut out of a longer expression
         return None
     ast.increment_lineno(tree, first - 1)
-    node = _find(tree, fun, code)
+    margin = len(lines[0]) - len(source.splitlines(True)[0])  # columns dedent took off
+    node = _find(tree, fun, code, margin)
     if node is None:
         return None
     if any(isinstance(n, ast.Nonlocal) for n in ast.walk(node)):
@@ -213,11 +214,14 @@ def _strip_definition_time(node) -> None:
     node.returns = None
 
 
-def _find(tree, fun, code):
+def _find(tree, fun, code, margin: int = 0):
     """The function's node in the parsed source: the def of its name at its first line, or the
-    only lambda on that line."""
+    lambda on that line whose body the code evaluates (``margin``: the columns dedenting the
+    source took off)."""
     if fun.__name__ == "<lambda>":
         lambdas = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == code.co_firstlineno]
+        if len(lambdas) > 1:  # several on the line: the one whose body's span an instruction has
+            lambdas = [n for n in lambdas if _span(n.body, margin) in _spans(code)]
         return lambdas[0] if len(lambdas) == 1 else None
     for n in ast.walk(tree):
         if isinstance(n, ast.FunctionDef) and n.name == fun.__name__:
@@ -225,6 +229,18 @@ def _find(tree, fun, code):
             if start == code.co_firstlineno:
                 return n
     return None
+
+
+def _span(node, margin: int) -> tuple:
+    """A node's place in the file as ``co_positions`` gives an instruction's."""
+    return node.lineno, node.end_lineno, node.col_offset + margin, node.end_col_offset + margin
+
+
+def _spans(code) -> set:
+    """The places of a code object's instructions (none before Python 3.11, which has no
+    ``co_positions``: several lambdas on one line then stay unconverted)."""
+    positions = getattr(code, "co_positions", None)
+    return set(positions()) if positions is not None else set()
 
 
 def refuse_generator(fun) -> None:

@@ -9,6 +9,7 @@ file:line. The programs compiled and run are in ``test_autograph_programs.py``.
 from __future__ import annotations
 
 import inspect
+import math
 import os
 import traceback
 
@@ -237,6 +238,21 @@ def test_closures_defaults_and_lambdas():
     assert converted(inner)(1) == 15
     both = converted(lambda a, b: a and b)
     assert both(0, 2) == 0 and both(1, 2) == 2
+
+
+@pytest.mark.skipif(not hasattr(test_closures_defaults_and_lambdas.__code__, "co_positions"),
+                    reason="before Python 3.11 code has no columns: such lambdas stay as written")
+def test_each_of_several_lambdas_on_a_line_is_converted():
+    # the one whose body's place an instruction of the code has; a nested lambda is its own
+    pairs = [("and", lambda a, b: a and b), ("or", lambda a, b: a or b), ("nested", lambda a, b: (lambda c: c and b)(a))]  # noqa: E501 (one line)
+    for name, f in pairs:
+        g = converted(f)
+        assert g is not f, name
+        for a, b in ((0, 2), (1, 2), (3, 0)):
+            assert g(a, b) == f(a, b), (name, a, b)
+    x = np.array([0.5, -1.0])
+    tails = {"erf": lambda v: math.erf(v.sum()), "erfc": lambda v: math.erfc(v.sum())}
+    assert jc.jit(tails["erf"])(x) == math.erf(-0.5) and jc.jit(tails["erfc"])(x) == math.erfc(-0.5)
 
 
 # -- on traced values: scf ops --------------------------------------------------------------------
