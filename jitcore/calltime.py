@@ -35,7 +35,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.types import TensorType
-from jitcore.tracer import Tracer
+from jitcore.tracer import Tracer, is_jitcore_file
 
 _MISSING = object()
 _ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
@@ -306,6 +306,8 @@ class Recorder:
             fun = type(fun).__dict__.get("__call__", fun)  # a callable object: its __call__
         code = getattr(fun, "__code__", None)
         if not isinstance(fun, types.FunctionType) or code is None or code in self._registered:
+            return
+        if is_jitcore_file(code.co_filename):  # jitcore.numpy's own: its cells are the library's
             return
         self._registered.add(code)
         namespace = fun.__globals__

@@ -37,9 +37,11 @@ from jitcore.ir.location import UNKNOWN, FileLineCol, Location, describe
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 _ROOT = os.path.dirname(_PACKAGE_DIR)
+# jitcore's own code (the package, and the compiler layers beside it in a checkout)
+_JITCORE_DIRS = tuple(os.path.join(d, "") for d in (
+    _PACKAGE_DIR, *(os.path.join(_ROOT, p) for p in ("ir", "passes", "codegen"))))
 # Frames in these directories are jitcore's or NumPy's; every other frame is the user's.
-_LIBRARY_DIRS = tuple(os.path.join(d, "") for d in (
-    _PACKAGE_DIR, _NUMPY_DIR, *(os.path.join(_ROOT, p) for p in ("ir", "passes", "codegen"))))
+_LIBRARY_DIRS = (*_JITCORE_DIRS, os.path.join(_NUMPY_DIR, ""))
 
 
 _ACTIVE = threading.local()  # .traces: the Traces whose function is running, innermost last
@@ -421,6 +423,11 @@ def is_user_file(filename: str) -> bool:
     """Whether code in ``filename`` is the user's: outside jitcore's packages and NumPy."""
     path = os.path.abspath(filename)
     return not path.startswith(_LIBRARY_DIRS)
+
+
+def is_jitcore_file(filename: str) -> bool:
+    """Whether code in ``filename`` is jitcore's own."""
+    return os.path.abspath(filename).startswith(_JITCORE_DIRS)
 
 
 def user_frame():

@@ -48,6 +48,25 @@ def test_many_signatures_match_the_python_path_and_numpy():
     assert native_calls(f) >= native_call.MAX_ENTRIES
 
 
+def uses_jitcore_numpy(x, y):
+    return jnp.sum(jnp.exp(x) * y), jnp.where(x > y, x, y).max()
+
+
+def test_jitcore_numpy_functions_are_no_call_time_inputs():
+    # the library's own cells (a reduction's name) are no globals of the user's to guard on
+    # each call: such a function is an ordinary executable, called natively
+    f = jc.jit(uses_jitcore_numpy)
+    x, y = np.linspace(-1, 1, 9), np.linspace(1, -1, 9)
+    warm(f, x, y)
+    (executable,) = f._cache.values()
+    assert type(executable).__name__ == "Executable"
+    before = native_calls(f)
+    got = f(x, y)
+    assert native_calls(f) == before + 1
+    np.testing.assert_allclose(got[0], np.sum(np.exp(x) * y), rtol=1e-14)
+    assert got[1] == np.where(x > y, x, y).max()
+
+
 def test_a_signature_in_the_table_is_called_natively():
     f = jc.jit(lambda x: (x + 1, x[::-1] * 2, x * x))
     x = np.arange(6, dtype=np.float64)
