@@ -82,6 +82,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
+from jitcore.codegen.cpu.prefetch import Prefetcher
 from jitcore.codegen.cpu.strided_copy import StridedCopy
 from jitcore.codegen.llvm_types import I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
@@ -582,8 +583,9 @@ class RowReduction(_Cascade):
     def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
                  first: ll.Value | None = None):
         super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
-        self.ivs, self.first = ivs, first
+        self.ivs, self.first, self.trip_count = ivs, first, trip_count
         self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
+        self.prefetcher = Prefetcher(b, body, len(ivs))
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
@@ -661,6 +663,8 @@ class RowReduction(_Cascade):
                 self.reset_lanes()
 
         def step(s):
+            # the run's lines ahead in address order, ``side`` groups' worth a step
+            self.prefetcher.emit([*self.ivs, bases[0]], s, side * self.lanes)
             for base, arrays in zip(bases, sets):
                 self._group(b.add(base, b.mul(s, self.width)), arrays)
 
@@ -711,6 +715,9 @@ class RowReduction(_Cascade):
     def _tail(self) -> None:
         b, width = self.b, self.width
         if not self._strided_inputs():
+            # the tail's lines ahead (the runs' prefetches covered whole blocks only)
+            count = self._minus(self.trip_count, self.start)
+            self.prefetcher.emit_range([*self.ivs, self._at(self.start)], count)
             emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, width)))))
         else:
             first = self._at(self.start)
