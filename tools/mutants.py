@@ -550,15 +550,14 @@ MUTANTS = [
            "    if True:",
            "a column reduction's ~1 MiB of scratch stays on the calling thread's stack",
            ("tests/codegen/test_heap_scratch.py",)),
-    Mutant("reduction-runs-not-prefetched", "codegen/cpu/reduction.py",
-           "            self.prefetcher.emit([*self.ivs, bases[0]], s, side * self.lanes)\n", "",
-           "blocks side by side read with no prefetch: out of cache at a third of memory speed",
-           ("tests/codegen/test_prefetch.py",)),
-    Mutant("prefetch-one-stream-only", "codegen/cpu/prefetch.py",
-           "            found.append((index, memory_type(",
-           "            found.clear(); found.append((index, memory_type(",
-           "sum(x*y) prefetches only one of its operands' streams",
-           ("tests/codegen/test_prefetch.py",)),
+    Mutant("large-reductions-side-by-side", "codegen/cpu/reduction.py",
+           "from_memory = reads_from_memory(b, self.body, len(self.ivs))", "from_memory = False",
+           "blocks from memory read side by side: the prefetchers lost, a third of memory speed",
+           ("tests/codegen/test_block_order.py",)),
+    Mutant("block-order-counts-broadcasts", "codegen/cpu/block_order.py",
+           "and _step(body, index, dim) == 1]", "and _step(body, index, dim) in (0, 1)]",
+           "a broadcast input (in cache) counted toward the bytes read from memory",
+           ("tests/codegen/test_block_order.py",)),
 ]
 
 

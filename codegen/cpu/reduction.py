@@ -29,6 +29,11 @@ order, the same on every host:
 Rows shorter than ``2 * LANES`` are reduced in order. A whole-array reduction on threads
 (``full_reduction.py``) runs this same order in pieces of ``2**p`` blocks.
 
+How the loop visits the blocks does not change that order: a cheap contiguous body reduces
+several blocks side by side where its inputs fit in cache, and one block after another, in
+address order, where they come from memory (``block_order.py``); the lanes and merges are the
+same either way.
+
 **Along the dim before a parallel innermost one** (``ColumnReduction``: ``x.sum(axis=0)``) each
 column is summed in the same order with one lane: blocks of ``STEPS`` rows in order, block
 totals through the cascade, the tail rows, the stack, then the result. Tiles of adjacent
@@ -82,7 +87,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
-from jitcore.codegen.cpu.prefetch import Prefetcher
+from jitcore.codegen.cpu.block_order import reads_from_memory
 from jitcore.codegen.cpu.strided_copy import StridedCopy
 from jitcore.codegen.llvm_types import I8, I64, constant, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
@@ -583,9 +588,8 @@ class RowReduction(_Cascade):
     def __init__(self, b, op, body, merging, trip_count: ll.Value, ivs: list,
                  first: ll.Value | None = None):
         super().__init__(b, op, body, merging, lanes_for(op.results[-1].type.element))
-        self.ivs, self.first, self.trip_count = ivs, first, trip_count
+        self.ivs, self.first = ivs, first
         self.strided = StridedCopy(b, op, body, len(ivs), self.lanes * STEPS, self.lanes)
-        self.prefetcher = Prefetcher(b, body, len(ivs))
         lanes = self.lanes
         self.width = ll.Constant(I64, lanes)
         self.block_size = ll.Constant(I64, lanes * STEPS)
@@ -622,10 +626,30 @@ class RowReduction(_Cascade):
         waiting on the combine's latency (a float add's 2-4 cycles a vector); the blocks of a
         run side by side, each from the identity, then merged as the counter merges them,
         give the same lanes and the same cascade: the same bits. The blocks past the last
-        whole run go in runs of half as many, and so on down to one."""
+        whole run go in runs of half as many, and so on down to one.
+
+        Inputs too large for the cache go one block at a time, in address order, which the
+        hardware prefetchers follow (side by side they did not: ``block_order.py``); the same
+        merges, the same bits. Size-generic code tests the size at run time."""
         if self.elements is not None or self._strided_inputs():
             super()._emit_blocks()
             return
+        b = self.b
+        from_memory = reads_from_memory(b, self.body, len(self.ivs))
+        if from_memory is True:
+            super()._emit_blocks()
+            return
+        if from_memory is False:
+            self._emit_runs()
+            return
+        with b.if_else(from_memory) as (memory, cache):
+            with memory:
+                super()._emit_blocks()
+            with cache:
+                self._emit_runs()
+
+    def _emit_runs(self) -> None:
+        """The blocks side by side (``_emit_blocks``)."""
         b = self.b
         side = SIDE_BLOCKS if self._merges_runs() else 2
         with b.goto_entry_block():
@@ -663,8 +687,6 @@ class RowReduction(_Cascade):
                 self.reset_lanes()
 
         def step(s):
-            # the run's lines ahead in address order, ``side`` groups' worth a step
-            self.prefetcher.emit([*self.ivs, bases[0]], s, side * self.lanes)
             for base, arrays in zip(bases, sets):
                 self._group(b.add(base, b.mul(s, self.width)), arrays)
 
@@ -715,9 +737,6 @@ class RowReduction(_Cascade):
     def _tail(self) -> None:
         b, width = self.b, self.width
         if not self._strided_inputs():
-            # the tail's lines ahead (the runs' prefetches covered whole blocks only)
-            count = self._minus(self.trip_count, self.start)
-            self.prefetcher.emit_range([*self.ivs, self._at(self.start)], count)
             emit_loop(b, self.groups, lambda g: self._group(self._at(b.add(self.start, b.mul(g, width)))))
         else:
             first = self._at(self.start)
