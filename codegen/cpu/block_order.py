@@ -24,9 +24,9 @@ own loop of prefetches (each missed line a latency), the prefetches cost 15-30% 
 one block at a time with or without them was faster still (float32 `sum(x*y)` 4.8 prefetched
 against 2.9 in order).
 
-In cache the two orders measured the same within the noise on this host (4096 to 2 * 10**6
-float32 elements); side by side stays there, where earlier sessions measured it ahead.
-``IN_CACHE_BYTES`` is where one at a time starts to win.
+In L1 and L2 the two orders measured the same within the noise, or side by side a little
+ahead; side by side stays there, where earlier sessions measured it ahead. Past the L2
+(``IN_CACHE_BYTES``) one at a time wins already in L3.
 """
 
 from __future__ import annotations
@@ -37,10 +37,12 @@ from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import static_value
 from jitcore.ir.attributes import numpy_dtype
 
-# Inputs of more than this many bytes in all are read one block at a time. A float32 sum of
-# 10**6 (4 MB) and 2 * 10**6 (8 MB) ran 1.0-1.25x faster in order, of 4 * 10**6 (16 MB) 4.8x
-# (the L3 is 32 MiB, shared); 8 MiB keeps side by side where either order is as fast.
-IN_CACHE_BYTES = 8 * 1024 * 1024
+# Inputs of more than this many bytes in all (a Zen 4 core's L2) are read one block at a time.
+# One thread, thread CPU time, side by side against in order: float32 sums of 4096 to 65536
+# elements and `sum(x*y)` of 16384 the same or up to 1.13x faster side by side (L1, L2); from
+# 1-2 MB (float32 `sum(x*y)` of 2.6 * 10**5, sums of 5 * 10**5 and up) in order was 1.2-1.3x
+# faster, at 16 MB 4.8x (docs/performance.md, "reduce36").
+IN_CACHE_BYTES = 1024 * 1024
 
 
 def reads_from_memory(b: ll.IRBuilder, body, dim: int) -> bool | ll.Value:

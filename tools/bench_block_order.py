@@ -1,6 +1,6 @@
 """Reductions in and out of cache, one tree against another (reduce36's table).
 
-    PYTHONPATH=. python tools/bench_prefetch.py --compare /tmp/base [--threads 1] [--rounds 2]
+    PYTHONPATH=. python tools/bench_block_order.py --compare /tmp/base [--threads 1] [--rounds 2]
 
 runs this tree and the tree at ``--compare`` (``git archive b88cf5f | tar -x -C /tmp/base``)
 alternately (base, branch, branch, base per round), each in a fresh process, and prints per
