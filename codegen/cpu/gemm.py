@@ -58,6 +58,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
+from jitcore.codegen.cpu.matvec import emit_matvec, match_matvec
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import RunTimeBlocks, base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.gemm_epilogue import FusedProduct, match_fused_product
@@ -139,6 +140,10 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
+    vector = match_matvec(op, c, strided)
+    if vector is not None:  # one output dim: jitcore's own matrix-vector kernel (matvec.py)
+        fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
+        return ContractionKernel(fn, split_extent=blocks)
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
         return ContractionKernel(fn, split_extent=blocks)
