@@ -227,7 +227,8 @@ class _Kernel:
         splat = b.insert_element(ll.Constant(ll.VectorType(I64, self.lanes), ll.Undefined), count,
                                  ll.Constant(I32, 0))
         splat = b.shuffle_vector(splat, splat, ll.Constant(ll.VectorType(I32, self.lanes), [0] * self.lanes))
-        return b.icmp_signed("<", ll.Constant(ll.VectorType(I64, self.lanes), list(range(self.lanes))), splat)
+        iota = ll.Constant(ll.VectorType(I64, self.lanes), list(range(self.lanes)))
+        return b.icmp_signed("<", iota, splat)
 
     def lanes_sum(self, value: ll.Value) -> ll.Value:
         """A vector's lanes added halves onto halves (one fixed order), as a scalar."""
