@@ -563,10 +563,10 @@ MUTANTS = [
            "for x, start in zip(xs, starts):", "for x, start in zip(xs[1:], starts[1:]):",
            "an axpy-form pass adds all but the first of its rows of the matrix",
            ("tests/codegen/test_matmul_vector.py",)),
-    Mutant("matvec-blocks-overlap-by-a-unit", "codegen/cpu/matvec.py",
+    Mutant("matvec-blocks-stop-a-unit-short", "codegen/cpu/matvec.py",
            "    first, last = b.mul(lo, size), b.mul(hi, size)\n",
-           "    first, last = b.mul(lo, size), b.add(b.mul(hi, size), _i64(unit))\n",
-           "each block of outputs runs a unit into the next block's (a race, and past the end)",
+           "    first, last = b.mul(lo, size), b.sub(b.mul(hi, size), _i64(unit))\n",
+           "each block of outputs stops a unit (a row group, a vector) before the next block's start",
            ("tests/codegen/test_matmul_vector.py",)),
 ]
 
