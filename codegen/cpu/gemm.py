@@ -141,7 +141,9 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
     vector = match_matvec(op, c, strided)
-    if vector is not None:  # one output dim: jitcore's own matrix-vector kernel (matvec.py)
+    if vector is not None and (library is None or c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK):
+        # one output dim: jitcore's own matrix-vector kernel (matvec.py), under the same rule
+        # as the tiled kernel's (TILED_MIN_WORK moved up puts every product on BLAS)
         fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
         return ContractionKernel(fn, split_extent=blocks)
     if uses_tiled_kernel(c, library):
