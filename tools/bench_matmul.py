@@ -123,8 +123,8 @@ def main() -> None:
                              " this thread with JITCORE_NUM_THREADS=1, else wall clock (see loop())")
     parser.add_argument("--table", action="store_true",
                         help="every form of table_cases() at each of --sizes, jitcore against NumPy"
-                             " as --loop times them (--only LABEL,...: those forms)")
-    parser.add_argument("--only", default="", help="with --table: these forms only (labels, comma-separated)")
+                             " as --loop times them (--only 'LABEL;...': those forms)")
+    parser.add_argument("--only", default="", help="with --table: these forms only (labels, ';'-separated)")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -261,7 +261,7 @@ def table(rng, sizes: str, dtypes: str, repeat: int, only: str) -> None:
     for dtype in dtypes.split(","):
         for n in map(int, sizes.split(",")):
             for label, product, shapes in table_cases(n):
-                if only and label not in only.split(","):
+                if only and label not in only.split(";"):
                     continue
                 args = [rng.standard_normal(s).astype(dtype) for s in shapes]
                 jitted = jc.jit(product, cache=False)
