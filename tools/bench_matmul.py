@@ -7,6 +7,9 @@
     OPENBLAS_NUM_THREADS=1 JITCORE_NUM_THREADS=1 \
     XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1" \
     PYTHONPATH=. python tools/bench_matmul.py --cpu-time
+    # every product form of issue 10's item 6, jitcore against NumPy, one thread then both:
+    OPENBLAS_NUM_THREADS=1 JITCORE_NUM_THREADS=1 PYTHONPATH=. python tools/bench_matmul.py --table
+    JITCORE_NUM_THREADS=2 PYTHONPATH=. python tools/bench_matmul.py --table
 
 For each size, form (``a @ b``, ``a.T @ b``, matrix-vector ``a @ v``) and dtype, it times
 jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled kernel and
@@ -24,6 +27,7 @@ round 3"). ``--settle 0`` times the calls back to back, as before.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -117,6 +121,10 @@ def main() -> None:
                         help="jitcore (as compiled) and NumPy only, in turns, each turn a loop of calls"
                              " of about 3 ms after a 20 ms pause and one untimed call: CPU time of"
                              " this thread with JITCORE_NUM_THREADS=1, else wall clock (see loop())")
+    parser.add_argument("--table", action="store_true",
+                        help="every form of table_cases() at each of --sizes, jitcore against NumPy"
+                             " as --loop times them (--only 'LABEL;...': those forms)")
+    parser.add_argument("--only", default="", help="with --table: these forms only (labels, ';'-separated)")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -140,6 +148,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     if args.loop:
         loop(rng, args.shapes, args.dtypes, args.repeat)
+        return
+    if args.table:
+        table(rng, args.sizes, args.dtypes, args.repeat, args.only)
         return
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
     cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
@@ -211,6 +222,74 @@ def loop(rng, shapes: str, dtypes: str, repeat: int) -> None:
             jc_ms, np_ms = (float(np.median(times[name])) * 1e3 for name in ("jitcore", "numpy"))
             print(f"{form:6} {size:>16} {dtype:8} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc {np_ms / jc_ms:5.2f}x"
                   f"  ({repeat}x{calls})", flush=True)
+
+
+def table_cases(n: int):
+    """(label, function, input shapes) of every form of a product of side ``n``: the matrix
+    products (both operands' layouts, NumPy's other spellings, a batch, a fused bias and
+    ReLU, a contraction over two axes) and the matrix-vector ones (each orientation, the
+    matrix contiguous or transposed)."""
+    sq = [(n, n), (n, n)]
+    split = max(1, n // 8)
+    return [
+        ("a@b", lambda a, b: a @ b, sq),
+        ("a.T@b", lambda a, b: a.T @ b, sq),
+        ("a@b.T", lambda a, b: a @ b.T, sq),
+        ("dot(a,b)", np.dot, sq),
+        ("einsum ij,jk", lambda a, b: np.einsum("ij,jk->ik", a, b), sq),
+        ("einsum ik,jk", lambda a, b: np.einsum("ik,jk->ij", a, b), sq),
+        ("tensordot 2ax", lambda a, b: np.tensordot(a, b, 2),
+         [(n, split, n // split), (split, n // split, n)]),
+        ("batch2 a@b", lambda a, b: a @ b, [(2, n, n), (2, n, n)]),
+        ("relu(a@b+c)", lambda a, b, c: np.maximum(a @ b + c, 0), [(n, n), (n, n), (n,)]),
+        ("A@x", lambda a, x: a @ x, [(n, n), (n,)]),
+        ("A.T@x", lambda a, x: a.T @ x, [(n, n), (n,)]),
+        ("x@A", lambda a, x: x @ a, [(n, n), (n,)]),
+        ("x@A.T", lambda a, x: x @ a.T, [(n, n), (n,)]),
+        ("dot(A,x)", np.dot, [(n, n), (n,)]),
+    ]
+
+
+def table(rng, sizes: str, dtypes: str, repeat: int, only: str) -> None:
+    """Each form of ``table_cases`` at each size and dtype, jitcore (checked against float64
+    first) and NumPy in turns as ``loop`` times them; the cells under 0.9x flagged."""
+    cpu = jc.config.num_threads == 1
+    clock = time.thread_time if cpu else time.perf_counter
+    print(f"threads {jc.config.num_threads}, {'CPU time of this thread' if cpu else 'wall clock'},"
+          f" ms, medians of {repeat} turns; load {os.getloadavg()[0]:.1f}", flush=True)
+    low = []
+    for dtype in dtypes.split(","):
+        for n in map(int, sizes.split(",")):
+            for label, product, shapes in table_cases(n):
+                if only and label not in only.split(";"):
+                    continue
+                args = [rng.standard_normal(s).astype(dtype) for s in shapes]
+                jitted = jc.jit(product, cache=False)
+                want = product(*(x.astype(np.float64) for x in args))
+                scale = np.abs(want).max() * n * np.finfo(dtype).eps
+                assert np.abs(jitted(*args) - want).max() <= scale, (label, n, dtype)
+                work = max(n * n, np.prod(shapes[0]) * shapes[1][-1] if len(shapes[1]) > 1 else 0)
+                calls = max(1, int(3e-3 / (work / 3e10 + 2e-6)))  # about 3 ms a turn
+                impls = {"jitcore": jitted, "numpy": product}
+                times = {name: [] for name in impls}
+                start = time.perf_counter()
+                product(*args)
+                slow = time.perf_counter() - start > 0.3  # NumPy's einsum loops at 1024^2 and up
+                for r in range(3 if slow else repeat):
+                    for name in (list(impls) if r % 2 == 0 else list(impls)[::-1]):
+                        time.sleep(0.02)
+                        impls[name](*args)
+                        start = clock()
+                        for _ in range(calls):
+                            impls[name](*args)
+                        times[name].append((clock() - start) / calls)
+                jc_ms, np_ms = (float(np.median(times[name])) * 1e3 for name in impls)
+                flag = "  <0.9" if np_ms / jc_ms < 0.9 else ""
+                if flag:
+                    low.append(f"{label} {n} {dtype} {np_ms / jc_ms:.2f}x")
+                print(f"{label:14} {n:5} {dtype:8} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc"
+                      f" {np_ms / jc_ms:5.2f}x ({len(times['numpy'])}x{calls}){flag}", flush=True)
+    print(f"under 0.9x ({len(low)}): " + "; ".join(low) + f"; load {os.getloadavg()[0]:.1f}")
 
 
 def interference(sizes: str, dtypes: str, repeat: int) -> None:

@@ -9,14 +9,14 @@ So every product with one m, one n and one k dim, no batch dims, and at least
 ``TILED_MIN_SIDE`` rows and columns runs tiled (``TILED_MIN_WORK`` is 0). Thin products (the
 MLP's 16 outputs: ``h @ W2``, ``h.T @ d``) run on a narrower tile that reads A in place
 (``tiled_gemm.narrow_tile``): 1.2-2x faster than BLAS from 8 columns up (one thread, CPU
-time, float32 and float64; docs/performance.md, "Matrix products, round 2"). Products of 2 or
-4 columns (even, or BLAS ahead) stay on BLAS, as do matrix-vector products and batches of
-vector-vector products (one dim of extent 1: ``gemv``, ``dot``, memory-bound, where the
-library's loop is as fast as any: one thread of it reads a 1024² float32 matrix, held in L3,
-in 0.050 ms, about this core's L3 read rate, and on two threads its workers still spin from
-the last call where jitcore's pool would have parked; jitcore's call of the same routine costs
-1-3 us more than NumPy's, docs/performance.md "Matrix products, round 3"), batched products,
-and products whose roles span several dims (a tensordot over two axes). Without BLAS
+time, float32 and float64; docs/performance.md, "Matrix products, round 2"). Matrix-vector
+products of contiguous operands (one output dim, no batch) run as ``codegen/cpu/matvec.py``'s
+kernel: as fast as ``gemv`` on one thread or faster (its 256-bit kernels, and jitcore's call of
+it costs 1-3 us more than NumPy's), and on jitcore's threads, which park, where OpenBLAS's
+threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs/performance.md,
+"matvec36"). Products of 2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided
+matrix-vector products, batches of vector-vector products (``dot``), batched products, and
+products whose roles span several dims (a tensordot over two axes). Without BLAS
 (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
 One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
@@ -58,6 +58,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import Contraction, match_contraction
 from jitcore.codegen.cpu.blas import BlasLibrary
+from jitcore.codegen.cpu.matvec import emit_matvec, match_matvec
 from jitcore.codegen.cpu.schedule import emit_kernel
 from jitcore.codegen.cpu.tiled_gemm import RunTimeBlocks, base_pointer, dim_stride, emit_tiled_gemm
 from jitcore.codegen.gemm_epilogue import FusedProduct, match_fused_product
@@ -139,6 +140,12 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
     c = match_contraction(op)
     if c is None or not c.element.is_float or c.element.bitwidth not in (32, 64) or 0 in c.domain:
         return None  # an empty contraction (nothing, or zeros, to write): the loop nest does it
+    vector = match_matvec(op, c, strided)
+    if vector is not None and (library is None or c.extent(c.m + c.n + c.k) >= TILED_MIN_WORK):
+        # one output dim: jitcore's own matrix-vector kernel (matvec.py), under the same rule
+        # as the tiled kernel's (TILED_MIN_WORK moved up puts every product on BLAS)
+        fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
+        return ContractionKernel(fn, split_extent=blocks)
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
         return ContractionKernel(fn, split_extent=blocks)
