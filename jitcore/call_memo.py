@@ -16,9 +16,10 @@ order, and per value:
 - a Python ``float``, ``complex``, ``bool`` or a NumPy scalar (``np.float64``, ...): its type
   (the value is traced); an ``int``: the bounds of ``api.int_range`` that the full key holds in
   its place;
-- where the function has static arguments, every number by ``Exactly`` (its type and bits)
-  and every string by type and value, since which argument is static only binding tells: the
-  memo's key is then finer than the full key, never coarser.
+- where the function has static arguments, every number by ``Exactly`` (its type and bits),
+  every string by type and value, ``None`` and a class (a classmethod's ``cls``) by identity,
+  since which argument is static only binding tells: the memo's key is then finer than the
+  full key, never coarser.
 
 The first call with such a key takes the full path; ``JitFunction`` then records a
 ``Structure``: the full key, its executable, and where each leaf comes from (found by running
@@ -81,7 +82,7 @@ def _part(v, statics: bool, int_range):
         return v.dtype, v.shape, flags
     if statics and (t in _TRACED_BY_TYPE or t is int or t in NUMPY_SCALARS):
         return Exactly(v)
-    if statics and t is str:
+    if statics and (t is str or t is type or v is None):  # ``None`` and classes: by identity
         return t, v
     if t in _TRACED_BY_TYPE or t in NUMPY_SCALARS:
         return t
