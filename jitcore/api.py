@@ -210,6 +210,7 @@ class JitFunction:
                                            autograph=self.autograph, cache=self.disk_cache,
                                            max_signatures=self.max_signatures)
                         twin._flats = {}
+                        twin._class_reads = {}  # by class: method_calls.class_reads
                         twin._method_of_class = self
                     else:
                         twin = JitFunction(self.fun, self._static_nums | {0}, self._static_names,
@@ -311,19 +312,22 @@ class JitFunction:
 
     def _flat_twin(self, obj) -> tuple[JitFunction, list]:
         """The flat twin of ``obj``'s layout (made on its first call) and its leading arguments."""
-        layout, values = method_calls.layout(obj)
+        reads = self._class_reads.get(type(obj))
+        if reads is None:
+            reads = self._class_reads[type(obj)] = method_calls.class_reads(self.fun, type(obj))
+        layout, values = method_calls.layout(obj, reads)
         flat = self._flats.get(layout)
         if flat is None:
             with self._lock:
                 flat = self._flats.get(layout)
                 if flat is None:
-                    cls, names, arrays = layout
+                    cls, names, arrays, n_own = layout
                     body = method_calls.FlatBody(self.fun, self.autograph, self._signature, *layout)
                     flat = JitFunction(body, method_calls.static_positions(arrays, self._static_nums),
                                        self._static_names, self.options, autograph=False,
                                        cache=self.disk_cache, max_signatures=self.max_signatures)
                     if native_call.AVAILABLE and all(type(n) is str for n in names):
-                        flat._method_of = (self, native_call.instance_spec(cls, names))
+                        flat._method_of = (self, native_call.instance_spec(cls, names, n_own))
                     self._flats[layout] = flat
         return flat, values
 

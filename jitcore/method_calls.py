@@ -29,25 +29,155 @@ attributes, the class's attributes) is read while tracing, as before.
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 
-from jitcore import methods
+from jitcore import call_memo, methods
 
 _POSITIONAL_ONLY = inspect.Parameter.POSITIONAL_ONLY
+_MISSING = object()
+SNAPSHOT_LIMIT = 1024  # items: a bigger list or dict attribute is compared by identity, as before
+_SCAN_DEPTH = 8  # methods called through self.name, followed this deep for self.NAME reads
+_SELF_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")
+_ATTRIBUTE_LOADS = ("LOAD_ATTR", "LOAD_METHOD")
 
 
-def layout(obj) -> tuple[tuple, list]:
-    """``obj``'s layout (class, attribute names, which are arrays) and its flat twin's leading
-    arguments: the attribute values, in ``__dict__`` order, those not arrays hashable
-    (``methods._keyed``)."""
+def layout(obj, reads: tuple) -> tuple[tuple, list]:
+    """``obj``'s layout and its flat twin's leading arguments. The layout: the class, the
+    attribute names (the instance's own in ``__dict__`` order, then ``reads``' names that are
+    plain values of its class: ``class_reads``), and which of them hold arrays. The arguments:
+    their values, those not arrays made hashable (``static_value``)."""
     names, arrays, values = [], [], []
-    for name, value in vars(obj).items():
+    own = vars(obj)
+    for name, value in own.items():
         names.append(name)
         is_array = methods._is_arrays(value)
         arrays.append(is_array)
-        values.append(value if is_array else methods._keyed(value))
-    return (type(obj), tuple(names), tuple(arrays)), values
+        values.append(value if is_array else static_value(value))
+    n_own, cls = len(names), type(obj)
+    for name in reads:
+        if name in own:
+            continue
+        value = class_value(cls, name)
+        if value is _MISSING or hasattr(type(value), "__get__"):  # methods, properties: code, not data
+            continue
+        names.append(name)
+        is_array = methods._is_arrays(value)
+        arrays.append(is_array)
+        values.append(value if is_array else static_value(value))
+    return (cls, tuple(names), tuple(arrays), n_own), values
+
+
+def class_value(cls: type, name: str):
+    """``name`` as the class ``cls`` holds it (``_PyType_Lookup``: the first class of its MRO
+    whose ``__dict__`` has it, no descriptor called), or ``_MISSING``."""
+    for c in cls.__mro__:
+        found = vars(c).get(name, _MISSING)
+        if found is not _MISSING:
+            return found
+    return _MISSING
+
+
+def class_reads(fun, cls: type) -> tuple:
+    """The names ``fun`` reads as ``self.NAME`` (``self``: its first parameter), in its own
+    code, code nested in it (lambdas, inner functions) and, the same way, in the functions of
+    ``cls`` it reaches as ``self.name``: where such a name is a class attribute, its value is
+    part of the call as an instance attribute's is, so changing it is seen (a class constant
+    read while tracing would otherwise stay in the code)."""
+    names: dict = {}
+    seen: set = set()
+
+    def scan(f, depth: int) -> None:
+        f = inspect.unwrap(getattr(f, "__func__", f))  # a staticmethod's, a jitted function's
+        code = getattr(f, "__code__", None)
+        if code is None or code in seen or depth > _SCAN_DEPTH or not code.co_argcount:
+            return
+        seen.add(code)
+        for name in _self_attributes(code, code.co_varnames[0]):
+            names.setdefault(name, None)
+            target = class_value(cls, name)
+            if target is not _MISSING:
+                scan(target, depth + 1)
+
+    scan(fun, 0)
+    return tuple(names)
+
+
+def _self_attributes(code, self_name: str) -> list:
+    """The names loaded as attributes of ``self_name`` in ``code`` and the code nested in it."""
+    found, previous = [], None
+    for ins in dis.get_instructions(code):
+        if ins.opname in _ATTRIBUTE_LOADS and previous is not None and previous.opname in _SELF_LOADS \
+                and previous.argval == self_name:
+            found.append(ins.argval)
+        previous = ins
+    for const in code.co_consts:
+        if hasattr(const, "co_code") and self_name in const.co_freevars:
+            found += _self_attributes(const, self_name)
+    return found
+
+
+def static_value(value):
+    """An attribute value that is not an array, as a static argument: itself if hashable; a
+    list, tuple or dict of numbers, strings and such (nested) as a ``Snapshot`` of its contents,
+    so that changing an item is seen; anything else by identity (``methods._Same``)."""
+    try:
+        hash(value)
+        return value
+    except TypeError:
+        pass
+    frozen = _frozen(value, [0])
+    return methods._Same(value) if frozen is _MISSING else Snapshot(value, frozen)
+
+
+def _frozen(value, count: list):
+    """A hashable copy of a container's contents (numbers by type and bits), or ``_MISSING``."""
+    t = type(value)
+    if t in (list, tuple, dict):
+        count[0] += len(value)
+        if count[0] > SNAPSHOT_LIMIT:
+            return _MISSING
+        items = value.items() if t is dict else value
+        parts = [t]
+        for item in items:
+            if t is dict:
+                key, item = item
+                try:
+                    hash(key)
+                except TypeError:
+                    return _MISSING
+                parts.append(call_memo.exactly(key))
+            part = _frozen(item, count)
+            if part is _MISSING:
+                return _MISSING
+            parts.append(part)
+        return tuple(parts)
+    try:
+        hash(value)
+    except TypeError:
+        return _MISSING
+    return call_memo.exactly(value)
+
+
+class Snapshot:
+    """A mutable container attribute in a signature: equal to another with the same contents
+    (compared as ``_frozen`` copies, taken on each call); the method gets the container itself."""
+
+    __slots__ = ("value", "frozen", "_hash")
+
+    def __init__(self, value, frozen):
+        self.value, self.frozen = value, frozen
+        self._hash = hash(frozen)
+
+    def __eq__(self, other):
+        return type(other) is Snapshot and other.frozen == self.frozen
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return repr(self.value)
 
 
 def static_positions(arrays: tuple, static_nums) -> frozenset:
@@ -65,7 +195,7 @@ class FlatBody:
     rebinds an attribute)."""
 
     def __init__(self, fun, autograph: bool, signature: inspect.Signature, cls: type, names: tuple,
-                 arrays: tuple):
+                 arrays: tuple, n_own: int):
         self.body = methods.MethodBody(fun, autograph, signature)
         self.cls, self.names, self.arrays = cls, names, arrays
         self.fun = fun
@@ -87,9 +217,27 @@ class FlatBody:
 
     def __call__(self, *args, **kwargs):
         n = len(self.names)
-        static = tuple((name, v) for name, v, is_array in zip(self.names, args, self.arrays) if not is_array)
-        arrays = {name: v for name, v, is_array in zip(self.names, args, self.arrays) if is_array}
-        return self.body(methods.InstanceKey(self.cls, static), arrays, *args[n:], **kwargs)
+        attributes = {name: _unwrapped(v) for name, v in zip(self.names, args)}
+        return self.body(_StandInKey(self.cls, attributes), {}, *args[n:], **kwargs)
+
+
+def _unwrapped(value):
+    t = type(value)
+    return value.value if t is Snapshot or t is methods._Same else value
+
+
+class _StandInKey:
+    """What ``methods.MethodBody`` reads of an instance key: the class, the attributes' values
+    (a class attribute's too: set on the stand-in, it shadows the class's, so that an array
+    there is the traced argument)."""
+
+    __slots__ = ("cls", "attributes")
+
+    def __init__(self, cls, attributes: dict):
+        self.cls, self.attributes = cls, attributes
+
+    def values(self) -> dict:
+        return self.attributes
 
 
 class BoundJitMethod(functools.partial):

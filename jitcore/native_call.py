@@ -258,9 +258,11 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # -- the tables ------------------------------------------------------------------------------
 # A table: [entries, instance, address of the hits counter, entry address...]; ``instance``: 0,
 # or for a jitted method's table (``instance_spec``) the address of [the class's address, the
-# attribute count, the attribute names' addresses...]: the call's first argument, an instance
-# of exactly that class holding exactly those attributes, stands for its attributes' values,
-# in that order, before the other arguments when the entries are matched. An entry:
+# count of the instance's attributes, the count of the class's, the names' addresses...]: the
+# call's first argument, an instance of exactly that class holding exactly the first names in
+# its ``__dict__``, stands for those attributes' values and the class's attributes of the other
+# names (``_PyType_Lookup``), in that order, before the other arguments when the entries are
+# matched. An entry:
 #   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
 #    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
 #    status words), the int64 dtype's address, 4 (the status words' extent), constants,
@@ -376,10 +378,11 @@ def table(entries: list, hits: ctypes.c_int64, instance=None) -> Table:
     return made
 
 
-def instance_spec(cls: type, names: tuple):
+def instance_spec(cls: type, names: tuple, n_own: int):
     """The words a method's table holds of its instances (see the table's layout): the class and
-    the attribute names (strings, looked up in the instance's ``__dict__`` on each call)."""
-    return _table([id(cls), len(names), *map(id, names)], (cls, names))
+    the attribute names (strings): the first ``n_own`` looked up in the instance's ``__dict__``
+    on each call, the others on its class."""
+    return _table([id(cls), n_own, len(names) - n_own, *map(id, names)], (cls, names))
 
 
 # -- installing ------------------------------------------------------------------------------
@@ -420,7 +423,8 @@ _ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "P
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
-        "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem")
+        "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
+        "_PyType_Lookup")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -542,8 +546,9 @@ class _Emitter:
         no_dict = self.block("no_dict")
         self.branch(b.icmp_unsigned("!=", attributes, self.null), "has_dict", no_dict)
         self.call("Py_DecRef", ir.VoidType(), attributes)  # the instance holds it
-        n_attr = self.word(spec, _c(1))
-        self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, attributes), n_attr), "same_size",
+        n_own = self.word(spec, _c(1))
+        n_attr = b.add(n_own, self.word(spec, _c(2)))
+        self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, attributes), n_own), "same_size",
                     fallback)
         n_kw = self.var(_c(0))
         with b.if_then(b.icmp_unsigned("!=", kwnames, self.null)):
@@ -552,8 +557,10 @@ class _Emitter:
         values = b.alloca(_ptr, b.add(n_attr, rest))
 
         def attribute(k):
-            name = b.inttoptr(self.word(spec, b.add(k, _c(2))), _ptr)
-            value = self.call("PyDict_GetItem", _ptr, attributes, name)  # borrowed
+            name = b.inttoptr(self.word(spec, b.add(k, _c(3))), _ptr)
+            own = self.call("PyDict_GetItem", _ptr, attributes, name)  # borrowed
+            value = b.select(b.icmp_signed("<", k, n_own), own,  # (a class's name is no key there)
+                             self.call("_PyType_Lookup", _ptr, b.inttoptr(cls, _ptr), name))
             self.branch(b.icmp_unsigned("!=", value, self.null), "found", fallback)
             b.store(value, b.gep(values, [k]))
 
