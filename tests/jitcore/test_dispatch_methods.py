@@ -1,0 +1,280 @@
+"""Jitted methods on the native call (``jitcore.method_calls``): ``obj.method(x)`` as a flat call
+of the instance's attributes, matched in native code. The oracle is the same method not jitted,
+called on the same object: every change of an attribute between calls (an array's data, an
+array rebound, a number, a class constant, an item of a list) gives Python's answer, never the
+code compiled for the old value; equal states share code; exact reference counts."""
+
+import sys
+import threading
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import native_call
+from jitcore.api import python_call
+from tests.jitcore.test_threads import run_threads
+
+pytestmark = pytest.mark.skipif(not native_call.AVAILABLE, reason="no native call on this Python/NumPy")
+
+
+class Layer:
+    BIAS = 1.0  # a class constant the method reads as self.BIAS
+
+    def __init__(self, scale=2.0):
+        self.scale = scale
+        self.w = np.linspace(0.0, 1.0, 6, dtype=np.float32)
+        self.power = 1
+        self.mode = "add"
+        self.offsets = 0.5  # a list in test_a_list_item_changed_gives_pythons_answer
+        self.missing = None
+
+    def raw(self, x):
+        y = x * self.scale + self.w ** self.power + self.BIAS
+        if self.mode == "add":
+            y = y + (self.offsets[0] if isinstance(self.offsets, list) else self.offsets)
+        if self.missing is not None:
+            y = y * self.missing
+        return y
+
+    apply = jc.jit(raw)
+
+    @jc.jit
+    @classmethod
+    def shifted(cls, x):
+        return x + cls.BIAS
+
+
+X = np.linspace(-1.0, 1.0, 6, dtype=np.float32)
+
+
+@pytest.fixture(autouse=True)
+def fresh_tables():
+    """Each test's signatures from an empty cache: the native table holds 8 per function."""
+    Layer().apply.clear_cache()
+
+
+def twin(bound):
+    """The jitted function a bound jitted method calls (whose table the native call reads)."""
+    return bound.func
+
+
+def native_calls(bound) -> int:
+    return twin(bound)._native_hits.value
+
+
+def expect_python(layer: Layer, calls: int = 3) -> int:
+    """Call ``layer.apply`` ``calls`` times, each result the raw method's; the native calls."""
+    before = native_calls(layer.apply)
+    for _ in range(calls):
+        got, expected = layer.apply(X), layer.raw(X)
+        assert type(got) is type(expected) and got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    return native_calls(layer.apply) - before
+
+
+def test_a_jitted_method_is_called_natively():
+    layer = Layer()
+    start = layer.apply.cache_info()
+    expect_python(layer, 2)  # compiled, then the second call gives it to the native call
+    assert expect_python(layer, 5) == 5
+    info = layer.apply.cache_info()
+    assert (info.hits - start.hits, info.misses - start.misses, info.compiles - start.compiles) == (6, 1, 1)
+    np.testing.assert_array_equal(python_call(twin(layer.apply), layer, X), layer.raw(X))  # the Python path
+
+
+def change_w_in_place(layer):
+    layer.w[:3] = 7.0
+
+
+def rebind_w(layer):
+    layer.w = np.full(6, -2.0, np.float32)
+
+
+def rebind_w_float64(layer):
+    layer.w = np.full(6, 0.5, np.float64)
+
+
+def rebind_w_strided(layer):
+    layer.w = np.linspace(0.0, 5.0, 12, dtype=np.float32)[::2]
+
+
+def set_scale(value):
+    return lambda layer: setattr(layer, "scale", value)
+
+
+def set_class_bias(layer):
+    type(layer).BIAS = 3.0
+
+
+def add_attribute(layer):
+    layer.unused = 1.0
+
+
+def remove_attribute(layer):
+    del layer.mode
+    layer.mode = "mul"  # back, at the end of the dict: another order, another value
+
+
+def change_none(layer):
+    layer.missing = 2.0
+
+
+CHANGES = {
+    "array written in place": change_w_in_place,
+    "array rebound": rebind_w,
+    "array rebound to float64": rebind_w_float64,
+    "array rebound to a strided view": rebind_w_strided,
+    "float changed": set_scale(3.0),
+    "float 0.0 to -0.0": set_scale(-0.0),
+    "float to int": set_scale(2),
+    "int exponent changed": lambda layer: setattr(layer, "power", 2),
+    "string changed": lambda layer: setattr(layer, "mode", "none"),
+    "class constant changed": set_class_bias,
+    "attribute added": add_attribute,
+    "attribute removed and set again": remove_attribute,
+    "None set to a number": change_none,
+}
+
+
+@pytest.mark.parametrize("change", CHANGES, ids=list(CHANGES))
+def test_a_changed_attribute_gives_pythons_answer(change, monkeypatch):
+    monkeypatch.setattr(Layer, "BIAS", Layer.BIAS)  # restored after the test
+    layer = Layer(0.0)
+    expect_python(layer)
+    CHANGES[change](layer)
+    expect_python(layer)
+    assert expect_python(layer, 2) == 2
+
+
+def test_a_list_item_changed_gives_pythons_answer():
+    layer = Layer()
+    layer.offsets = [0.5, -0.25]  # keyed by its contents (a snapshot on each call): the Python path
+    expect_python(layer)
+    layer.offsets[0] = 9.0
+    expect_python(layer)
+    layer.offsets.insert(0, -3.0)
+    expect_python(layer)
+    layer.offsets[0] = -0.0  # by bits, as a static number: -0.0 is not 0.0
+    expect_python(layer)
+    layer.offsets[0] = 0.0
+    expect_python(layer)
+
+
+def test_equal_states_share_code_and_changes_back_reuse_it():
+    a, b = Layer(2.0), Layer(2.0)
+    expect_python(a)
+    compiles = a.apply.cache_info().compiles
+    assert expect_python(b) == 3  # an equal instance: the same entry
+    a.scale = 5.0
+    expect_python(a)
+    a.scale = 2.0  # an equal float, another object: matched by value
+    assert expect_python(a) == 3
+    assert a.apply.cache_info().compiles == compiles + 1
+
+
+def test_instances_of_other_classes_alternate_correctly():
+    class Wider(Layer):
+        BIAS = -4.0
+
+    a, b = Layer(), Wider()
+    for _ in range(3):
+        for layer in (a, b, b, a):
+            np.testing.assert_array_equal(layer.apply(X), layer.raw(X))
+    assert native_calls(a.apply) > 0
+
+
+def test_odd_attributes_keep_pythons_semantics():
+    layer = Layer()
+    setattr(layer, "not an identifier", 4)  # noqa: B010
+    layer.mixed = [np.ones(2), 3.0]  # neither arrays nor plain values: by identity
+    expect_python(layer)
+    layer.pair = (1.0, 2.0)  # a tuple: by value
+    expect_python(layer)
+
+
+def test_errors_are_those_of_the_python_method():
+    layer = Layer()
+    expect_python(layer)
+    for args in [(), (X, X)]:
+        with pytest.raises(TypeError) as raw:
+            layer.raw(*args)
+        with pytest.raises(TypeError) as jitted:
+            layer.apply(*args)
+        assert str(jitted.value) == str(raw.value)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        layer.apply(X, z=1)
+    layer.w = np.ones(5, np.float32)
+    with pytest.raises(jc.JitValueError, match="do not broadcast"):
+        layer.apply(X)
+
+
+def test_reference_counts_are_unchanged():
+    layer = Layer()
+    expect_python(layer)
+    w, scale = layer.w, layer.scale
+    counts = [sys.getrefcount(v) for v in (layer, w, scale, X)]
+    before = native_calls(layer.apply)
+    for _ in range(200):
+        out = layer.apply(X)
+    assert native_calls(layer.apply) == before + 200
+    assert sys.getrefcount(out) == 2
+    del out
+    assert [sys.getrefcount(v) for v in (layer, w, scale, X)] == counts
+
+
+def test_a_rebinding_thread_never_crashes_a_call():
+    layer = Layer()
+    expect_python(layer)
+    arrays = [np.full(6, v, np.float32) for v in (1.0, 2.0)]
+    layer.offsets, layer.BIAS = [0.0], 0.0
+    expect_python(layer)
+    stop = threading.Event()
+
+    def rebind():
+        while not stop.is_set():
+            for a in arrays:
+                layer.w = a
+
+    rebinder = threading.Thread(target=rebind)
+    rebinder.start()
+    try:
+        seen = run_threads(lambda _: [float(layer.apply(X)[0] - X[0] * 2.0) for _ in range(300)], 2)
+    finally:
+        stop.set()
+        rebinder.join()
+    assert not [r for r in seen if isinstance(r, BaseException)]
+    assert {v for values in seen for v in values} <= {1.0, 2.0}  # one array or the other, whole
+
+
+def test_a_write_into_an_attribute_array_reaches_it():
+    class Accumulator:
+        def __init__(self):
+            self.total = np.zeros(6)
+
+        @jc.jit
+        def add(self, x):
+            self.total += x
+
+    acc = Accumulator()
+    for _ in range(4):
+        acc.add(X)
+    np.testing.assert_allclose(acc.total, 4 * X.astype(np.float64))
+
+
+def test_a_classmethod_is_called_natively():
+    Layer.shifted(X)
+    Layer.shifted(X)
+    before = Layer.shifted.__func__._native_hits.value
+    np.testing.assert_array_equal(Layer.shifted(X), X + 1.0)
+    np.testing.assert_array_equal(Layer().shifted(X), X + 1.0)
+    assert Layer.shifted.__func__._native_hits.value == before + 2
+
+
+def test_bound_jitted_methods_look_like_bound_methods():
+    layer = Layer()
+    bound = layer.apply
+    assert bound.__self__ is layer and bound.__func__ is Layer.__dict__["apply"]
+    assert str(bound.__signature__) == "(x)"
+    assert "func.func" in bound.lower(X).as_text("traced")
+    assert repr(bound).startswith("<bound jitted method Layer.raw of")
