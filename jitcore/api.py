@@ -166,6 +166,7 @@ class JitFunction:
         # A method's twin for instances with plain state: its flat twins by instance layout
         # (jitcore.method_calls), and the plain-state answer by class; None for other functions.
         self._flats: dict | None = None
+        self._of_class = False  # a classmethod's twin: the first argument is the class
         self._plain_classes: dict = {}
         # A flat twin: its method's twin and the instance spec of its native table (a method's
         # table), and that table; None for other functions.
@@ -191,6 +192,9 @@ class JitFunction:
                 plain = twin._plain_classes[type(instance)] = methods.has_plain_state(instance)
             if plain:  # the flat twins of jitcore.method_calls: the native call takes these calls
                 return method_calls.BoundJitMethod(twin, instance)
+        if self._binds == "class" and self._signature is not None and 0 not in self._static_nums:
+            twin = self._methods.get("class") or self._method_twin("class")
+            return method_calls.BoundJitMethod(twin, owner if owner is not None else type(instance))
         return types.MethodType(self._method_twin("static"), owner if self._binds == "class" else instance)
 
     def _method_twin(self, kind: str) -> JitFunction:
@@ -205,11 +209,12 @@ class JitFunction:
                         body = methods.MethodBody(self.fun, self.autograph, self._signature)
                         twin = JitFunction(body, methods.twin_static_argnums(self._static_nums),
                                            self._static_names, self.options, autograph=False)
-                    elif kind == "instance":  # calls flat twins (_call_method); compiles nothing itself
+                    elif kind in ("instance", "class"):  # calls flat twins (_call_method); compiles none
                         twin = JitFunction(self.fun, self._static_nums, self._static_names, self.options,
                                            autograph=self.autograph, cache=self.disk_cache,
                                            max_signatures=self.max_signatures)
                         twin._flats = {}
+                        twin._of_class = kind == "class"
                         twin._class_reads = {}  # by class: method_calls.class_reads
                         twin._method_of_class = self
                     else:
@@ -303,19 +308,27 @@ class JitFunction:
         twin (``jitcore.method_calls``); its native table then becomes this twin's."""
         if not args:  # only a direct call of the twin could omit the instance
             raise JitTypeError(f"{self.__name__}() missing its instance: call it as a bound method")
-        flat, values = self._flat_twin(args[0])
+        made = self._flat_twin(args[0])
+        if made is None:  # a classmethod reading an array or a mutable object of its class
+            return self._method_of_class._method_twin("static")(*args, **kwargs)
+        flat, values = made
         result = flat(*values, *args[1:], **kwargs)
         table = flat._method_table
         if table is not None and getattr(self, "_native", None) is not table:
             self._native = table  # the layout called last: the native call checks the instance against it
         return result
 
-    def _flat_twin(self, obj) -> tuple[JitFunction, list]:
-        """The flat twin of ``obj``'s layout (made on its first call) and its leading arguments."""
-        reads = self._class_reads.get(type(obj))
+    def _flat_twin(self, obj) -> tuple[JitFunction, list] | None:
+        """The flat twin of ``obj``'s layout (made on its first call) and its leading arguments;
+        None where a classmethod's twin cannot key its class (``method_calls.layout``)."""
+        cls = obj if self._of_class else type(obj)
+        reads = self._class_reads.get(cls)
         if reads is None:
-            reads = self._class_reads[type(obj)] = method_calls.class_reads(self.fun, type(obj))
-        layout, values = method_calls.layout(obj, reads)
+            reads = self._class_reads[cls] = method_calls.class_reads(self.fun, cls)
+        made = method_calls.layout(obj, reads, self._of_class)
+        if made is None:
+            return None
+        layout, values = made
         flat = self._flats.get(layout)
         if flat is None:
             with self._lock:
@@ -441,7 +454,10 @@ class JitFunction:
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
         if self._flats is not None and args:  # a method's twin: (instance, *args)
-            flat, values = self._flat_twin(args[0])
+            made = self._flat_twin(args[0])
+            if made is None:
+                return self._method_of_class._method_twin("static").lower(*args, **kwargs)
+            flat, values = made
             return flat.lower(*values, *args[1:], **kwargs)
         key, leaves, _, call = self._signature_key(args, kwargs)
         start = time.perf_counter()

@@ -33,7 +33,11 @@ import dis
 import functools
 import inspect
 
+import numpy as np
+
 from jitcore import call_memo, methods
+from jitcore.autograph.runtime import call as autograph_call
+from jitcore.errors import UnsupportedError
 
 _POSITIONAL_ONLY = inspect.Parameter.POSITIONAL_ONLY
 _MISSING = object()
@@ -43,19 +47,23 @@ _SELF_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")
 _ATTRIBUTE_LOADS = ("LOAD_ATTR", "LOAD_METHOD")
 
 
-def layout(obj, reads: tuple) -> tuple[tuple, list]:
+def layout(obj, reads: tuple, of_class: bool = False) -> tuple[tuple, list] | None:
     """``obj``'s layout and its flat twin's leading arguments. The layout: the class, the
     attribute names (the instance's own in ``__dict__`` order, then ``reads``' names that are
-    plain values of its class: ``class_reads``), and which of them hold arrays. The arguments:
-    their values, those not arrays made hashable (``static_value``)."""
+    plain values of its class: ``class_reads``), which of them hold arrays, and the count of the
+    instance's own. The arguments: their values, those not arrays made hashable
+    (``static_value``). ``of_class``: ``obj`` is a classmethod's class (its own count -1), whose
+    code reads its values from the class itself while tracing: an array there is keyed by its
+    contents (``Content``; a bigger one is refused), and None where a value compares by
+    identity (the caller then keys the class alone, as before)."""
     names, arrays, values = [], [], []
-    own = vars(obj)
+    own = {} if of_class else vars(obj)
     for name, value in own.items():
         names.append(name)
         is_array = methods._is_arrays(value)
         arrays.append(is_array)
         values.append(value if is_array else static_value(value))
-    n_own, cls = len(names), type(obj)
+    n_own, cls = len(names), obj if of_class else type(obj)
     for name in reads:
         if name in own:
             continue
@@ -64,9 +72,15 @@ def layout(obj, reads: tuple) -> tuple[tuple, list]:
             continue
         names.append(name)
         is_array = methods._is_arrays(value)
+        if of_class and is_array:
+            values.append(Content.of(value, cls, name))
+            is_array = False
+        else:
+            values.append(value if is_array else static_value(value))
         arrays.append(is_array)
-        values.append(value if is_array else static_value(value))
-    return (cls, tuple(names), tuple(arrays), n_own), values
+        if of_class and type(values[-1]) is methods._Same:
+            return None
+    return (cls, tuple(names), tuple(arrays), -1 if of_class else n_own), values
 
 
 def class_value(cls: type, name: str):
@@ -160,6 +174,39 @@ def _frozen(value, count: list):
     return call_memo.exactly(value)
 
 
+class Content:
+    """An array a classmethod reads from its class, in a signature: equal to another of the same
+    dtype, shape and bytes (taken on each call), since the traced code holds it as a constant."""
+
+    __slots__ = ("value", "key", "_hash")
+    LIMIT = 256  # elements, as calltime.FROZEN_GUARD_LIMIT
+
+    def __init__(self, value: np.ndarray):
+        self.value = value
+        self.key = (value.dtype.str, value.shape, value.tobytes())
+        self._hash = hash(self.key)
+
+    @classmethod
+    def of(cls, value, owner: type, name: str) -> Content:
+        if type(value) is not np.ndarray or value.size > cls.LIMIT:
+            raise UnsupportedError(
+                f"a jitted classmethod reads {owner.__name__}.{name}, "
+                + (f"an array of {value.size} elements" if isinstance(value, np.ndarray) else "arrays")
+                + f" of its class, which its compiled code would hold as a constant (at most {cls.LIMIT} "
+                "elements are compared on each call): pass it as an argument, or make the method an "
+                "instance method (an instance's arrays, its class's too, are read on every call)")
+        return cls(value)
+
+    def __eq__(self, other):
+        return type(other) is Content and other.key == self.key
+
+    def __hash__(self):
+        return self._hash
+
+    def __repr__(self):
+        return repr(self.value)
+
+
 class Snapshot:
     """A mutable container attribute in a signature: equal to another with the same contents
     (compared as ``_frozen`` copies, taken on each call); the method gets the container itself."""
@@ -197,7 +244,8 @@ class FlatBody:
     def __init__(self, fun, autograph: bool, signature: inspect.Signature, cls: type, names: tuple,
                  arrays: tuple, n_own: int):
         self.body = methods.MethodBody(fun, autograph, signature)
-        self.cls, self.names, self.arrays = cls, names, arrays
+        self.cls, self.names, self.arrays, self.of_class = cls, names, arrays, n_own < 0
+        self.autograph = autograph
         self.fun = fun
         self.__name__ = fun.__name__
         self.__qualname__ = fun.__qualname__
@@ -217,6 +265,9 @@ class FlatBody:
 
     def __call__(self, *args, **kwargs):
         n = len(self.names)
+        if self.of_class:  # a classmethod: its class's values were read to key the call, not passed
+            fun = autograph_call(self.fun) if self.autograph else self.fun
+            return fun(self.cls, *args[n:], **kwargs)
         attributes = {name: _unwrapped(v) for name, v in zip(self.names, args)}
         return self.body(_StandInKey(self.cls, attributes), {}, *args[n:], **kwargs)
 

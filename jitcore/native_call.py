@@ -262,7 +262,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # call's first argument, an instance of exactly that class holding exactly the first names in
 # its ``__dict__``, stands for those attributes' values and the class's attributes of the other
 # names (``_PyType_Lookup``), in that order, before the other arguments when the entries are
-# matched. An entry:
+# matched; with an instance count of -1 (a classmethod's), the first argument is the class
+# itself, which stands for its attributes of those names. An entry:
 #   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
 #    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
 #    status words), the int64 dtype's address, 4 (the status words' extent), constants,
@@ -381,8 +382,8 @@ def table(entries: list, hits: ctypes.c_int64, instance=None) -> Table:
 def instance_spec(cls: type, names: tuple, n_own: int):
     """The words a method's table holds of its instances (see the table's layout): the class and
     the attribute names (strings): the first ``n_own`` looked up in the instance's ``__dict__``
-    on each call, the others on its class."""
-    return _table([id(cls), n_own, len(names) - n_own, *map(id, names)], (cls, names))
+    on each call, the others on its class (``n_own`` -1: the first argument is the class)."""
+    return _table([id(cls), n_own, len(names) - max(n_own, 0), *map(id, names)], (cls, names))
 
 
 # -- installing ------------------------------------------------------------------------------
@@ -540,16 +541,23 @@ class _Emitter:
         self.branch(b.icmp_unsigned("!=", spec, ir.Constant(_wptr, None)), "method", plain)
         self.branch(b.icmp_signed(">=", nargs, _c(1)), "has_self", fallback)
         obj = b.load(args)
-        cls = b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64)
+        # A classmethod's table (its own-attribute count -1): the first argument is the class.
+        of_class = b.icmp_signed("<", self.word(spec, _c(1)), _c(0))
+        cls = b.select(of_class, b.ptrtoint(obj, _i64), b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64))
         self.branch(b.icmp_unsigned("==", cls, self.word(spec, _c(0))), "same_class", fallback)
-        attributes = self.call("PyObject_GenericGetDict", _ptr, obj, self.null)
-        no_dict = self.block("no_dict")
-        self.branch(b.icmp_unsigned("!=", attributes, self.null), "has_dict", no_dict)
-        self.call("Py_DecRef", ir.VoidType(), attributes)  # the instance holds it
-        n_own = self.word(spec, _c(1))
+        n_own = b.select(of_class, _c(0), self.word(spec, _c(1)))
         n_attr = b.add(n_own, self.word(spec, _c(2)))
-        self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, attributes), n_own), "same_size",
-                    fallback)
+        attributes = _local(b, _ptr)
+        b.store(self.null, attributes)
+        no_dict = self.block("no_dict")
+        with b.if_then(b.not_(of_class)):
+            held = self.call("PyObject_GenericGetDict", _ptr, obj, self.null)
+            self.branch(b.icmp_unsigned("!=", held, self.null), "has_dict", no_dict)
+            self.call("Py_DecRef", ir.VoidType(), held)  # the instance holds it
+            b.store(held, attributes)
+            self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, held), n_own), "same_size",
+                        fallback)
+        attributes = b.load(attributes)
         n_kw = self.var(_c(0))
         with b.if_then(b.icmp_unsigned("!=", kwnames, self.null)):
             b.store(b.load(self.at(kwnames, _LAYOUT["tuple_size"], _i64)), n_kw)
@@ -558,9 +566,13 @@ class _Emitter:
 
         def attribute(k):
             name = b.inttoptr(self.word(spec, b.add(k, _c(3))), _ptr)
-            own = self.call("PyDict_GetItem", _ptr, attributes, name)  # borrowed
-            value = b.select(b.icmp_signed("<", k, n_own), own,  # (a class's name is no key there)
-                             self.call("_PyType_Lookup", _ptr, b.inttoptr(cls, _ptr), name))
+            found = _local(b, _ptr)
+            with b.if_else(b.icmp_signed("<", k, n_own)) as (own, of_the_class):
+                with own:  # borrowed, as the other
+                    b.store(self.call("PyDict_GetItem", _ptr, attributes, name), found)
+                with of_the_class:
+                    b.store(self.call("_PyType_Lookup", _ptr, b.inttoptr(cls, _ptr), name), found)
+            value = b.load(found)
             self.branch(b.icmp_unsigned("!=", value, self.null), "found", fallback)
             b.store(value, b.gep(values, [k]))
 

@@ -265,10 +265,40 @@ def test_a_write_into_an_attribute_array_reaches_it():
 def test_a_classmethod_is_called_natively():
     Layer.shifted(X)
     Layer.shifted(X)
-    before = Layer.shifted.__func__._native_hits.value
+    before = native_calls(Layer.shifted)
     np.testing.assert_array_equal(Layer.shifted(X), X + 1.0)
     np.testing.assert_array_equal(Layer().shifted(X), X + 1.0)
-    assert Layer.shifted.__func__._native_hits.value == before + 2
+    assert native_calls(Layer.shifted) == before + 2
+
+
+def test_a_classmethod_sees_its_class_constants_change(monkeypatch):
+    monkeypatch.setattr(Layer, "BIAS", Layer.BIAS)
+    for bias in (1.0, 2.5, -0.0, 1.0):
+        Layer.BIAS = bias
+        for _ in range(3):
+            np.testing.assert_array_equal(Layer.shifted(X), X + bias)
+            assert np.signbit(Layer.shifted(np.zeros(1, np.float32) * -1.0)[0]) == np.signbit(-0.0 + bias)
+
+
+def test_a_classmethod_reading_a_class_array_reads_it_on_every_call():
+    class Table:
+        ROW = np.ones(6, np.float32)
+
+        @jc.jit
+        @classmethod
+        def add(cls, x):
+            return x + cls.ROW
+
+    for value in (1.0, 4.0, 1.0):
+        for _ in range(3):
+            Table.ROW[:] = value  # in place: keyed by its contents
+            np.testing.assert_array_equal(Table.add(X), X + value)
+            Table.ROW = np.full(6, value + 1, np.float32)  # rebound
+            np.testing.assert_array_equal(Table.add(X), X + value + 1)
+    assert Table.add.cache_info().compiles == 4  # 1, 2, 4, 5: compiled once each
+    Table.ROW = np.ones(1000, np.float32)
+    with pytest.raises(jc.UnsupportedError, match=r"reads Table.ROW, an array of 1000 elements"):
+        Table.add(np.ones(1000, np.float32))
 
 
 def test_bound_jitted_methods_look_like_bound_methods():
