@@ -131,6 +131,7 @@ CHANGES = {
     "int exponent changed": lambda layer: setattr(layer, "power", 2),
     "string changed": lambda layer: setattr(layer, "mode", "none"),
     "class constant changed": set_class_bias,
+    "class constant shadowed by the instance's": lambda layer: setattr(layer, "BIAS", 5.0),
     "attribute added": add_attribute,
     "attribute removed and set again": remove_attribute,
     "None set to a number": change_none,
