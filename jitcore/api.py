@@ -181,8 +181,8 @@ class JitFunction:
     def __get__(self, instance, owner=None):
         """``@jit`` on a method binds as the function would: ``obj.method`` passes ``obj`` (a
         classmethod: the class) as the first argument. The instance's arrays are arguments,
-        read on every call, and its other attributes static (``jitcore.methods``); one compile
-        cache serves the method for all instances."""
+        read on every call, and its other attributes static (``jitcore.method_calls``); the
+        method's compiled code serves all instances of equal state."""
         if self._binds is None or (instance is None and self._binds == "instance"):
             return self
         if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None:
@@ -198,18 +198,15 @@ class JitFunction:
         return types.MethodType(self._method_twin("static"), owner if self._binds == "class" else instance)
 
     def _method_twin(self, kind: str) -> JitFunction:
-        """The jitted function that bound calls go through: over ``methods.MethodBody`` (the
-        instance's state as arguments), or over the method itself with ``self`` static."""
+        """The jitted function that bound calls go through: for instances with plain state and
+        classmethods, one that calls the flat twins of ``jitcore.method_calls`` (``instance``,
+        ``class``); else one over the method itself with ``self`` static (``static``)."""
         twin = self._methods.get(kind)
         if twin is None:
             with self._lock:
                 twin = self._methods.get(kind)
                 if twin is None:
-                    if kind == "state":
-                        body = methods.MethodBody(self.fun, self.autograph, self._signature)
-                        twin = JitFunction(body, methods.twin_static_argnums(self._static_nums),
-                                           self._static_names, self.options, autograph=False)
-                    elif kind in ("instance", "class"):  # calls flat twins (_call_method); compiles none
+                    if kind in ("instance", "class"):  # calls flat twins (_call_method); compiles none
                         twin = JitFunction(self.fun, self._static_nums, self._static_names, self.options,
                                            autograph=self.autograph, cache=self.disk_cache,
                                            max_signatures=self.max_signatures)
