@@ -167,6 +167,7 @@ class JitFunction:
         # (jitcore.method_calls), and the plain-state answer by class; None for other functions.
         self._flats: dict | None = None
         self._of_class = False  # a classmethod's twin: the first argument is the class
+        self._instance_twin = None  # _methods["instance"] once made: what __get__ looks at first
         self._plain_classes: dict = {}
         # A flat twin: its method's twin and the instance spec of its native table (a method's
         # table), and that table; None for other functions.
@@ -183,10 +184,13 @@ class JitFunction:
         classmethod: the class) as the first argument. The instance's arrays are arguments,
         read on every call, and its other attributes static (``jitcore.method_calls``); the
         method's compiled code serves all instances of equal state."""
+        twin = self._instance_twin  # the common case first: an instance with plain state seen before
+        if twin is not None and instance is not None and twin._plain_classes.get(type(instance)):
+            return method_calls.BoundJitMethod(twin, instance)
         if self._binds is None or (instance is None and self._binds == "instance"):
             return self
         if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None:
-            twin = self._methods.get("instance") or self._method_twin("instance")
+            twin = self._instance_twin = self._methods.get("instance") or self._method_twin("instance")
             plain = twin._plain_classes.get(type(instance))
             if plain is None:
                 plain = twin._plain_classes[type(instance)] = methods.has_plain_state(instance)
