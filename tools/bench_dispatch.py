@@ -16,7 +16,11 @@ full Python path: its instance's state is a static argument); NumPy's three ufun
 and Numba's ``njit`` of it where Numba is installed. ``--kinds`` adds the other ways to call:
 keywords in another order, a default omitted or given, a static argument by position or left to
 its default, ``*args``, ``functools.partial`` with a positional argument, and a Python loop
-calling ``f`` on each of 100 arrays in a list (the row: the whole loop).
+calling ``f`` on each of 100 arrays in a list (the row: the whole loop). ``--forms`` adds the
+forms of a function (``call_forms``: jitted methods, static and class methods, ``jit`` of a
+bound method, a partial, a callable object) and arguments of other kinds (a 0-d array, a NumPy
+scalar, a Python float, a list, an ``out`` argument, a global array rebound between calls);
+``--only-forms`` runs those and ``f(x, y)`` alone.
 """
 
 from __future__ import annotations
