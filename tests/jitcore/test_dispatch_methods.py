@@ -185,6 +185,28 @@ def test_instances_of_other_classes_alternate_correctly():
     assert native_calls(a.apply) > 0
 
 
+def test_a_subclass_overriding_a_helper_runs_its_own_code():
+    class Base:
+        def __init__(self):
+            self.w = np.ones(6, np.float32)
+
+        def helper(self, x):
+            return x + self.w
+
+        @jc.jit
+        def apply(self, x):
+            return self.helper(x) * 2
+
+    class Sub(Base):
+        def helper(self, x):  # the same attributes, other code
+            return x - self.w
+
+    base, sub = Base(), Sub()
+    for _ in range(3):
+        for obj in (base, base, sub, sub, base):
+            np.testing.assert_array_equal(obj.apply(X), obj.helper(X) * 2)
+
+
 def test_odd_attributes_keep_pythons_semantics():
     layer = Layer()
     setattr(layer, "not an identifier", 4)  # noqa: B010
