@@ -32,6 +32,7 @@ from __future__ import annotations
 import dis
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -41,6 +42,9 @@ from jitcore.errors import UnsupportedError
 
 _POSITIONAL_ONLY = inspect.Parameter.POSITIONAL_ONLY
 _MISSING = object()
+# The class's values that are code, keyed by identity (``==`` is identity for these types, and
+# ``native_call.STATIC_TYPES`` holds them): the functions a method calls as ``self.name``.
+CODE_TYPES = (types.FunctionType, property, staticmethod, classmethod)
 SNAPSHOT_LIMIT = 1024  # items: a bigger list or dict attribute is compared by identity, as before
 _SCAN_DEPTH = 8  # methods called through self.name, followed this deep for self.NAME reads
 _SELF_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE")
@@ -68,7 +72,14 @@ def layout(obj, reads: tuple, of_class: bool = False) -> tuple[tuple, list] | No
         if name in own:
             continue
         value = class_value(cls, name)
-        if value is _MISSING or hasattr(type(value), "__get__"):  # methods, properties: code, not data
+        if value is _MISSING:
+            continue
+        if type(value) in CODE_TYPES:  # a method, a property: by identity (one patched in is new code)
+            names.append(name)
+            arrays.append(False)
+            values.append(value)
+            continue
+        if hasattr(type(value), "__get__"):  # other descriptors: read while tracing, as before
             continue
         names.append(name)
         is_array = methods._is_arrays(value)
@@ -103,6 +114,7 @@ def class_reads(fun, cls: type) -> tuple:
     seen: set = set()
 
     def scan(f, depth: int) -> None:
+        f = getattr(f, "fget", f)  # a property's getter
         f = inspect.unwrap(getattr(f, "__func__", f))  # a staticmethod's, a jitted function's
         code = getattr(f, "__code__", None)
         if code is None or code in seen or depth > _SCAN_DEPTH or not code.co_argcount:
@@ -245,6 +257,7 @@ class FlatBody:
                  arrays: tuple, n_own: int):
         self.body = methods.MethodBody(fun, autograph, signature)
         self.cls, self.names, self.arrays, self.of_class = cls, names, arrays, n_own < 0
+        self.n_own = n_own
         self.autograph = autograph
         self.fun = fun
         self.__name__ = fun.__name__
@@ -268,7 +281,8 @@ class FlatBody:
         if self.of_class:  # a classmethod: its class's values were read to key the call, not passed
             fun = autograph_call(self.fun) if self.autograph else self.fun
             return fun(self.cls, *args[n:], **kwargs)
-        attributes = {name: _unwrapped(v) for name, v in zip(self.names, args)}
+        attributes = {name: _unwrapped(v) for k, (name, v) in enumerate(zip(self.names, args))
+                      if k < self.n_own or type(v) not in CODE_TYPES}  # the class's code stays the class's
         return self.body(_StandInKey(self.cls, attributes), {}, *args[n:], **kwargs)
 
 

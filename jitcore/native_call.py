@@ -47,7 +47,7 @@ import threading
 import numpy as np
 from llvmlite import ir
 
-from jitcore.call_memo import NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, NUMPY_SCALARS
 from jitcore.dispatch import Executable
 from jitcore.tracer import TRACING
 
@@ -239,7 +239,9 @@ STRIDED = 1 << 32  # added to an array's rank word when its strides follow its e
 # ``==``, one of ``SCALAR_TYPES`` by the bytes of its value; a string by ``==``.
 # ``None`` and a class (of the plain metaclass ``type``: a classmethod's ``cls``) compare by
 # identity, which ``PyObject_RichCompareBool`` tries first.
-STATIC_TYPES = frozenset((int, bool, str, type(None), type, *SCALAR_TYPES))
+# So do the class's functions, properties, static and class methods a jitted method reads
+# (``method_calls.CODE_TYPES``): their types compare by identity too, in C.
+STATIC_TYPES = frozenset((int, bool, str, *BY_IDENTITY, *SCALAR_TYPES))
 
 
 class Strided(tuple):

@@ -581,9 +581,14 @@ MUTANTS = [
            "a classmethod's class array is keyed by dtype and shape: writing into it keeps the old constant",
            ("tests/jitcore/test_dispatch_methods.py",)),
     Mutant("memo-none-static-not-flat", "jitcore/call_memo.py",
-           "if statics and (t is str or t is type or v is None):",
-           "if statics and (t is str or t is type):",
+           "BY_IDENTITY = frozenset((type(None), type,",
+           "BY_IDENTITY = frozenset((type,",
            "a method with an attribute set to None never reaches the memo nor the native call",
+           ("tests/jitcore/test_dispatch_methods.py",)),
+    Mutant("method-class-code-not-keyed", "jitcore/method_calls.py",
+           "        if type(value) in CODE_TYPES:  # a method, a property: by identity",
+           "        if False:  # a method, a property: by identity",
+           "a helper patched on the class (Model.helper = ...) keeps the code traced with the old one",
            ("tests/jitcore/test_dispatch_methods.py",)),
 ]
 

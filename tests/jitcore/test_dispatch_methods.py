@@ -207,6 +207,48 @@ def test_a_subclass_overriding_a_helper_runs_its_own_code():
             np.testing.assert_array_equal(obj.apply(X), obj.helper(X) * 2)
 
 
+def tanh(v):
+    return np.tanh(v)
+
+
+def sin(v):
+    return np.sin(v)
+
+
+def test_a_helper_patched_on_the_class_and_a_property_are_seen():
+    class Model:
+        GAIN = 2.0
+
+        def __init__(self):
+            self.act = tanh  # an instance's function: static, by identity
+
+        def helper(self, x):
+            return x + 1
+
+        @property
+        def gain(self):
+            return self.GAIN  # a class constant read through a property
+
+        @jc.jit
+        def apply(self, x):
+            return self.act(self.helper(x)) * self.gain
+
+    m = Model()
+    expected = lambda: tanh(m.helper(X)) * Model.GAIN  # noqa: E731
+    for change in (None, "helper", "gain", "act"):
+        if change == "helper":
+            Model.helper = lambda self, x: x - 1
+        elif change == "gain":
+            Model.GAIN = -3.0
+        elif change == "act":
+            m.act = sin
+            expected = lambda: sin(m.helper(X)) * Model.GAIN  # noqa: E731
+        before = native_calls(m.apply)
+        for _ in range(3):
+            np.testing.assert_allclose(m.apply(X), expected(), rtol=1e-6)
+        assert native_calls(m.apply) > before
+
+
 def test_odd_attributes_keep_pythons_semantics():
     layer = Layer()
     setattr(layer, "not an identifier", 4)  # noqa: B010
