@@ -343,6 +343,8 @@ class JitFunction:
                     if native_call.AVAILABLE and all(type(n) is str for n in names):
                         flat._method_of = (self, native_call.instance_spec(cls, names, n_own))
                     self._flats[layout] = flat
+                    while len(self._flats) > self._limit():  # layouts made on the fly: the oldest goes
+                        self._flats.pop(next(iter(self._flats)))
         return flat, values
 
     def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:

@@ -249,6 +249,19 @@ def test_a_helper_patched_on_the_class_and_a_property_are_seen():
         assert native_calls(m.apply) > before
 
 
+def test_layouts_made_on_the_fly_are_bounded():
+    class Bag:
+        @jc.jit(max_signatures=3)
+        def total(self, x):
+            return x + sum(vars(self).values())
+
+    for k in range(6):  # a new attribute name each time: a new layout, a new flat twin
+        bag = Bag()
+        setattr(bag, f"a{k}", float(k))
+        np.testing.assert_array_equal(bag.total(X), X + k)
+    assert len(twin(bag.total)._flats) == 3
+
+
 def test_odd_attributes_keep_pythons_semantics():
     layer = Layer()
     setattr(layer, "not an identifier", 4)  # noqa: B010
