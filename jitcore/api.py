@@ -44,6 +44,7 @@ from jitcore import (
     disk_cache,
     inlining,
     ir,
+    method_calls,
     methods,
     native_call,
     pickling,
@@ -162,6 +163,16 @@ class JitFunction:
         self._lock = threading.Lock()
         self._pending: dict = {}  # key -> (owner thread id, Future) of a compile in progress
         self._methods: dict = {}  # the twins that bound methods call (__get__)
+        # A method's twin for instances with plain state: its flat twins by instance layout
+        # (jitcore.method_calls), and the plain-state answer by class; None for other functions.
+        self._flats: dict | None = None
+        self._of_class = False  # a classmethod's twin: the first argument is the class
+        self._instance_twin = None  # _methods["instance"] once made: what __get__ looks at first
+        self._plain_classes: dict = {}
+        # A flat twin: its method's twin and the instance spec of its native table (a method's
+        # table), and that table; None for other functions.
+        self._method_of = None
+        self._method_table = None
         self._signature = callables.signature_of(fun)
         self._static_nums, self._static_names = callables.static_arguments(
             self._signature, static_argnums, static_argnames, self.__name__)
@@ -171,27 +182,42 @@ class JitFunction:
     def __get__(self, instance, owner=None):
         """``@jit`` on a method binds as the function would: ``obj.method`` passes ``obj`` (a
         classmethod: the class) as the first argument. The instance's arrays are arguments,
-        read on every call, and its other attributes static (``jitcore.methods``); one compile
-        cache serves the method for all instances."""
+        read on every call, and its other attributes static (``jitcore.method_calls``); the
+        method's compiled code serves all instances of equal state."""
+        twin = self._instance_twin  # the common case first: an instance with plain state seen before
+        if twin is not None and instance is not None and twin._plain_classes.get(type(instance)):
+            return method_calls.BoundJitMethod(twin, instance)
         if self._binds is None or (instance is None and self._binds == "instance"):
             return self
-        if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None \
-                and methods.has_plain_state(instance):
-            return methods.BoundMethod(self, instance, self._method_twin("state"))
+        if self._binds == "instance" and 0 not in self._static_nums and self._signature is not None:
+            twin = self._instance_twin = self._methods.get("instance") or self._method_twin("instance")
+            plain = twin._plain_classes.get(type(instance))
+            if plain is None:
+                plain = twin._plain_classes[type(instance)] = methods.has_plain_state(instance)
+            if plain:  # the flat twins of jitcore.method_calls: the native call takes these calls
+                return method_calls.BoundJitMethod(twin, instance)
+        if self._binds == "class" and self._signature is not None and 0 not in self._static_nums:
+            twin = self._methods.get("class") or self._method_twin("class")
+            return method_calls.BoundJitMethod(twin, owner if owner is not None else type(instance))
         return types.MethodType(self._method_twin("static"), owner if self._binds == "class" else instance)
 
     def _method_twin(self, kind: str) -> JitFunction:
-        """The jitted function that bound calls go through: over ``methods.MethodBody`` (the
-        instance's state as arguments), or over the method itself with ``self`` static."""
+        """The jitted function that bound calls go through: for instances with plain state and
+        classmethods, one that calls the flat twins of ``jitcore.method_calls`` (``instance``,
+        ``class``); else one over the method itself with ``self`` static (``static``)."""
         twin = self._methods.get(kind)
         if twin is None:
             with self._lock:
                 twin = self._methods.get(kind)
                 if twin is None:
-                    if kind == "state":
-                        body = methods.MethodBody(self.fun, self.autograph, self._signature)
-                        twin = JitFunction(body, methods.twin_static_argnums(self._static_nums),
-                                           self._static_names, self.options, autograph=False)
+                    if kind in ("instance", "class"):  # calls flat twins (_call_method); compiles none
+                        twin = JitFunction(self.fun, self._static_nums, self._static_names, self.options,
+                                           autograph=self.autograph, cache=self.disk_cache,
+                                           max_signatures=self.max_signatures)
+                        twin._flats = {}
+                        twin._of_class = kind == "class"
+                        twin._class_reads = {}  # by class: method_calls.class_reads
+                        twin._method_of_class = self
                     else:
                         twin = JitFunction(self.fun, self._static_nums | {0}, self._static_names,
                                            self.options, autograph=self.autograph)
@@ -223,6 +249,8 @@ class JitFunction:
                 if short not in self._native_entries and native_call.AVAILABLE:
                     self._offer_native(short, executable)
                 return executable.call_flat(args)
+        if self._flats is not None:  # a method's twin: (instance, *args) as a flat twin's call
+            return self._call_method(args, kwargs)
         if current_trace() is not None:  # called while another function is being traced
             return inlining.inline(self, args, kwargs)
         if self._static_nums:
@@ -276,6 +304,49 @@ class JitFunction:
                         self._native_sync()
         return executable(arrays, call.callers)
 
+    def _call_method(self, args, kwargs):
+        """A method's twin called with (instance, *args): the call of the instance layout's flat
+        twin (``jitcore.method_calls``); its native table then becomes this twin's."""
+        if not args:  # only a direct call of the twin could omit the instance
+            raise JitTypeError(f"{self.__name__}() missing its instance: call it as a bound method")
+        made = self._flat_twin(args[0])
+        if made is None:  # a classmethod reading an array or a mutable object of its class
+            return self._method_of_class._method_twin("static")(*args, **kwargs)
+        flat, values = made
+        result = flat(*values, *args[1:], **kwargs)
+        table = flat._method_table
+        if table is not None and getattr(self, "_native", None) is not table:
+            self._native = table  # the layout called last: the native call checks the instance against it
+        return result
+
+    def _flat_twin(self, obj) -> tuple[JitFunction, list] | None:
+        """The flat twin of ``obj``'s layout (made on its first call) and its leading arguments;
+        None where a classmethod's twin cannot key its class (``method_calls.layout``)."""
+        cls = obj if self._of_class else type(obj)
+        reads = self._class_reads.get(cls)
+        if reads is None:
+            reads = self._class_reads[cls] = method_calls.class_reads(self.fun, cls)
+        made = method_calls.layout(obj, reads, self._of_class)
+        if made is None:
+            return None
+        layout, values = made
+        flat = self._flats.get(layout)
+        if flat is None:
+            with self._lock:
+                flat = self._flats.get(layout)
+                if flat is None:
+                    cls, names, arrays, n_own = layout
+                    body = method_calls.FlatBody(self.fun, self.autograph, self._signature, *layout)
+                    flat = JitFunction(body, method_calls.static_positions(arrays, self._static_nums),
+                                       self._static_names, self.options, autograph=False,
+                                       cache=self.disk_cache, max_signatures=self.max_signatures)
+                    if native_call.AVAILABLE and all(type(n) is str for n in names):
+                        flat._method_of = (self, native_call.instance_spec(cls, names, n_own))
+                    self._flats[layout] = flat
+                    while len(self._flats) > self._limit():  # layouts made on the fly: the oldest goes
+                        self._flats.pop(next(iter(self._flats)))
+        return flat, values
+
     def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:
         """Record a flat call's structure (call_memo), for the executable still cached."""
         marked_args = tuple(call_memo.Source(i) for i in range(len(args)))
@@ -311,16 +382,25 @@ class JitFunction:
             self._native_entries[short] = None if made is None else (executable, made)
             if made is None:
                 return
-            self._native = native_call.table([m for _, m in filter(None, self._native_entries.values())],
-                                             self._native_hits)
+            self._set_native()
         native_call.install(JitFunction, python_call, "_native")
 
     def _native_sync(self) -> None:
         """The native table after signatures left the short path's dict (under ``self._lock``)."""
         self._native_entries = {k: made for k, made in self._native_entries.items()
                                 if self._still_cached(k, made)}
-        self._native = native_call.table([m for _, m in filter(None, self._native_entries.values())],
-                                         self._native_hits)  # never None: the slot holds a table or nothing
+        self._set_native()
+
+    def _set_native(self) -> None:
+        """The native table of the entries (under ``self._lock``; never None: the slot holds a
+        table or nothing); for a flat twin, its method's table too, which its method's twin
+        takes (``method_calls``: the same entries, the instance's attributes in front)."""
+        entries = [m for _, m in filter(None, self._native_entries.values())]
+        self._native = native_call.table(entries, self._native_hits)
+        if self._method_of is not None:
+            method, spec = self._method_of
+            self._method_table = native_call.table(entries, method._native_hits, spec)
+            method._native = self._method_table
 
     def _still_cached(self, key, made) -> bool:
         """Whether a native entry's signature is still in the dict it came from (the short
@@ -333,6 +413,11 @@ class JitFunction:
     def cache_info(self) -> CacheInfo:
         """hits: calls that ran code compiled before them (or by a concurrent call they waited
         for); misses: calls that traced; traces (``lower`` traces too) and compiles."""
+        if self._flats is not None:  # a method's twin: its flat twins' counts, and its native calls
+            counts = [flat.cache_info() for flat in list(self._flats.values())]
+            total = [sum(c[i] for c in counts) for i in range(4)]
+            total[0] += self._native_hits.value
+            return CacheInfo(*total, sum(c.from_disk for c in counts), sum(c.reused for c in counts))
         with self._lock:
             hits = self._hit() - self._hit_reads + self._native_hits.value  # reading consumes one value
             self._hit_reads += 1
@@ -359,6 +444,8 @@ class JitFunction:
                 self._native_sync()
 
     def clear_cache(self) -> None:
+        for flat in list((self._flats or {}).values()):  # a method's twin: its flat twins'
+            flat.clear_cache()
         with self._lock:
             if config.log_compiles:
                 self._dropped.extend(self._cache)
@@ -369,6 +456,12 @@ class JitFunction:
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
+        if self._flats is not None and args:  # a method's twin: (instance, *args)
+            made = self._flat_twin(args[0])
+            if made is None:
+                return self._method_of_class._method_twin("static").lower(*args, **kwargs)
+            flat, values = made
+            return flat.lower(*values, *args[1:], **kwargs)
         key, leaves, _, call = self._signature_key(args, kwargs)
         start = time.perf_counter()
         lowered = Lowered(self, key, leaves, call)

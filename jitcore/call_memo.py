@@ -16,9 +16,10 @@ order, and per value:
 - a Python ``float``, ``complex``, ``bool`` or a NumPy scalar (``np.float64``, ...): its type
   (the value is traced); an ``int``: the bounds of ``api.int_range`` that the full key holds in
   its place;
-- where the function has static arguments, every number by ``Exactly`` (its type and bits)
-  and every string by type and value, since which argument is static only binding tells: the
-  memo's key is then finer than the full key, never coarser.
+- where the function has static arguments, every number by ``Exactly`` (its type and bits),
+  every string by type and value, ``BY_IDENTITY``'s (``None``, a class, a function) by identity,
+  since which argument is static only binding tells: the memo's key is then finer than the
+  full key, never coarser.
 
 The first call with such a key takes the full path; ``JitFunction`` then records a
 ``Structure``: the full key, its executable, and where each leaf comes from (found by running
@@ -31,6 +32,7 @@ subclasses, other objects) returns None here and takes the full path, unchanged.
 from __future__ import annotations
 
 import struct
+import types
 
 import numpy as np
 
@@ -47,6 +49,9 @@ NUMPY_SCALARS = frozenset((np.bool_, np.int8, np.int16, np.int32, np.int64, np.u
                             np.uint32, np.uint64, np.float16, np.float32, np.float64, np.complex64,
                             np.complex128))
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
+# Static values whose ``==`` is identity, in C: ``None``, a class (a classmethod's ``cls``), and
+# the functions, properties, static and class methods of a class a jitted method reads.
+BY_IDENTITY = frozenset((type(None), type, types.FunctionType, property, staticmethod, classmethod))
 
 
 def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
@@ -81,7 +86,7 @@ def _part(v, statics: bool, int_range):
         return v.dtype, v.shape, flags
     if statics and (t in _TRACED_BY_TYPE or t is int or t in NUMPY_SCALARS):
         return Exactly(v)
-    if statics and t is str:
+    if statics and (t is str or t in BY_IDENTITY):
         return t, v
     if t in _TRACED_BY_TYPE or t in NUMPY_SCALARS:
         return t

@@ -1,20 +1,22 @@
-"""``@jit`` on a method: what ``obj.method`` is (``JitFunction.__get__``).
+"""``@jit`` on a method: the stand-in instance a method traces on, and what its state is.
+
+(``obj.method`` itself, and the call's key: ``jitcore.method_calls``.)
 
 An instance's arrays are read on every call, as NumPy code expects: ``obj.method(x)`` passes
 the arrays among ``obj``'s own attributes (an array of a dtype jitcore supports, or a list,
 tuple or dict of such arrays) as arguments, so ``obj.W[:] = 5`` or ``obj.W = np.ones(4)``
 between calls is seen, and a write into ``self.W`` inside the method reaches ``obj.W``. Its
 other attributes are static: part of the signature, compared by ``==`` (by identity where a
-value is not hashable), so changing ``obj.scale`` compiles again. The method traces on a
-stand-in object of ``obj``'s class holding those attributes; instances of one class with
-equal static attributes share compiled code. A method that rebinds an attribute of ``self``
-(``self.n += 1``) is refused: a compiled call could not repeat it. Only ``obj``'s own
-attributes are looked at: an object it holds is a static attribute like any other, read while
-tracing.
+value is not hashable; a list or dict of numbers by its contents), so changing ``obj.scale``
+compiles again; so do the class's plain values the method reads as ``self.NAME``. The method
+traces on a stand-in object of ``obj``'s class holding those attributes; instances of one
+class with equal static attributes share compiled code. A method that rebinds an attribute of
+``self`` (``self.n += 1``) is refused: a compiled call could not repeat it. What the method
+reads through an attribute's own attributes (an object it holds) is read while tracing.
 
-Objects this cannot stand in for (``__slots__``, a ``__new__`` of their own), a classmethod's
-class, and a method with ``static_argnums=0`` pass ``self`` as a plain static argument instead
-(compared by ``==``/``hash``, read while tracing).
+Objects this cannot stand in for (``__slots__``, a ``__new__`` of their own) and a method with
+``static_argnums=0`` pass ``self`` as a plain static argument instead (compared by
+``==``/``hash``, read while tracing).
 """
 
 from __future__ import annotations
@@ -52,26 +54,6 @@ class _Same:
         return id(self.value)
 
 
-class InstanceKey:
-    """The static part of an instance: its class and its attributes other than arrays."""
-
-    __slots__ = ("cls", "attributes", "_hash")
-
-    def __init__(self, cls, attributes: tuple):
-        self.cls = cls
-        self.attributes = attributes
-        self._hash = hash((cls, attributes))
-
-    def __eq__(self, other):
-        return type(other) is InstanceKey and other.cls is self.cls and other.attributes == self.attributes
-
-    def __hash__(self):
-        return self._hash
-
-    def values(self) -> dict:
-        return {name: v.value if type(v) is _Same else v for name, v in self.attributes}
-
-
 def _is_array(value) -> bool:
     """An array a compiled function can take (others, such as strings, stay static)."""
     return isinstance(value, Tracer) or (isinstance(value, np.ndarray) and value.dtype in SUPPORTED_DTYPES)
@@ -92,20 +74,10 @@ def _keyed(value):
     return value
 
 
-def split(obj) -> tuple[InstanceKey, dict]:
-    """``obj``'s (static key, arrays by attribute name)."""
-    arrays, static = {}, []
-    for name, value in vars(obj).items():
-        if _is_arrays(value):
-            arrays[name] = value
-        else:
-            static.append((name, _keyed(value)))
-    return InstanceKey(type(obj), tuple(static)), arrays
-
-
 class MethodBody:
-    """The function a method's twin compiles: ``(key, attributes, *args)``, calling the method
-    on a stand-in instance built from the key's attributes and the (traced) arrays."""
+    """The method called on a stand-in instance: ``(key, attributes, *args)``, the stand-in of
+    class ``key.cls`` holding ``key.values()`` and ``attributes`` (``method_calls.FlatBody``
+    passes them all in the key)."""
 
     def __init__(self, fun, autograph: bool, signature: inspect.Signature):
         self.fun = fun
@@ -119,7 +91,7 @@ class MethodBody:
         attributes = inspect.Parameter(f"{self_param.name}_attributes", self_param.kind)
         self.__signature__ = signature.replace(parameters=[self_param, attributes, *params[1:]])
 
-    def __call__(self, key: InstanceKey, attributes: dict, *args, **kwargs):
+    def __call__(self, key, attributes: dict, *args, **kwargs):
         stand_in = object.__new__(key.cls)
         stand_in.__dict__.update(key.values())
         stand_in.__dict__.update(attributes)
@@ -137,43 +109,3 @@ class MethodBody:
                 "rebind its attributes, which a compiled call could not repeat; return the new "
                 "values and assign them after the call")
         return out
-
-
-def twin_static_argnums(static_nums) -> frozenset:
-    """The twin's static positions: the key, and the method's own, shifted past the attributes."""
-    return frozenset({0} | {n + 1 for n in static_nums})
-
-
-class BoundMethod:
-    """``obj.method`` of a jitted method: calls the twin with ``obj``'s state; other attributes
-    (``cache_info``, ``clear_cache``) are the twin's, whose cache all instances share."""
-
-    __slots__ = ("__func__", "__self__", "_twin")
-
-    def __init__(self, jitted, obj, twin):
-        self.__func__ = jitted
-        self.__self__ = obj
-        self._twin = twin
-
-    def __call__(self, *args, **kwargs):
-        key, arrays = split(self.__self__)
-        return self._twin(key, arrays, *args, **kwargs)
-
-    def lower(self, *args, **kwargs):
-        key, arrays = split(self.__self__)
-        return self._twin.lower(key, arrays, *args, **kwargs)
-
-    @property
-    def __signature__(self) -> inspect.Signature:
-        """The method's signature without ``self``, as a bound method's."""
-        params = list(self.__func__._signature.parameters.values())
-        return self.__func__._signature.replace(parameters=params[1:])
-
-    def __getattr__(self, name):
-        return getattr(self._twin, name)
-
-    def __reduce__(self):
-        return getattr, (self.__self__, self.__func__.__name__)
-
-    def __repr__(self):
-        return f"<bound jitted method {self.__func__.__qualname__} of {self.__self__!r}>"

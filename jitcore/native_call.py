@@ -47,7 +47,7 @@ import threading
 import numpy as np
 from llvmlite import ir
 
-from jitcore.call_memo import NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, NUMPY_SCALARS
 from jitcore.dispatch import Executable
 from jitcore.tracer import TRACING
 
@@ -237,7 +237,11 @@ STRIDED = 1 << 32  # added to an array's rank word when its strides follow its e
 # A static argument's value may be one of these exact types: comparing two of them runs no
 # Python code. A number compares as the keys do (``call_memo.Exactly``): an int or bool by
 # ``==``, one of ``SCALAR_TYPES`` by the bytes of its value; a string by ``==``.
-STATIC_TYPES = frozenset((int, bool, str, *SCALAR_TYPES))
+# ``None`` and a class (of the plain metaclass ``type``: a classmethod's ``cls``) compare by
+# identity, which ``PyObject_RichCompareBool`` tries first.
+# So do the class's functions, properties, static and class methods a jitted method reads
+# (``method_calls.CODE_TYPES``): their types compare by identity too, in C.
+STATIC_TYPES = frozenset((int, bool, str, *BY_IDENTITY, *SCALAR_TYPES))
 
 
 class Strided(tuple):
@@ -254,7 +258,14 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 
 
 # -- the tables ------------------------------------------------------------------------------
-# A table: [entries, unused, address of the hits counter, entry address...]. An entry:
+# A table: [entries, instance, address of the hits counter, entry address...]; ``instance``: 0,
+# or for a jitted method's table (``instance_spec``) the address of [the class's address, the
+# count of the instance's attributes, the count of the class's, the names' addresses...]: the
+# call's first argument, an instance of exactly that class holding exactly the first names in
+# its ``__dict__``, stands for those attributes' values and the class's attributes of the other
+# names (``_PyType_Lookup``), in that order, before the other arguments when the entries are
+# matched; with an instance count of -1 (a classmethod's), the first argument is the class
+# itself, which stands for its attributes of those names. An entry:
 #   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
 #    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
 #    status words), the int64 dtype's address, 4 (the status words' extent), constants,
@@ -359,12 +370,22 @@ class Table(ctypes.Array):
     _length_ = 3 + MAX_ENTRIES
 
 
-def table(entries: list, hits: ctypes.c_int64) -> Table:
-    """A function's table of ``entries`` (each ``entry()``'s words and objects)."""
+def table(entries: list, hits: ctypes.c_int64, instance=None) -> Table:
+    """A function's table of ``entries`` (each ``entry()``'s words and objects); ``instance``:
+    an ``instance_spec`` for a jitted method's table, whose entries see the instance's
+    attributes as the first arguments."""
     arrays = [_table(words, tuple(keep)) for words, keep in entries[:MAX_ENTRIES]]
-    made = Table(len(arrays), 0, ctypes.addressof(hits), *(ctypes.addressof(a) for a in arrays))
-    made.keep = (arrays, hits)
+    spec = 0 if instance is None else ctypes.addressof(instance)
+    made = Table(len(arrays), spec, ctypes.addressof(hits), *(ctypes.addressof(a) for a in arrays))
+    made.keep = (arrays, hits, instance)
     return made
+
+
+def instance_spec(cls: type, names: tuple, n_own: int):
+    """The words a method's table holds of its instances (see the table's layout): the class and
+    the attribute names (strings): the first ``n_own`` looked up in the instance's ``__dict__``
+    on each call, the others on its class (``n_own`` -1: the first argument is the class)."""
+    return _table([id(cls), n_own, len(names) - max(n_own, 0), *map(id, names)], (cls, names))
 
 
 # -- installing ------------------------------------------------------------------------------
@@ -405,9 +426,11 @@ _ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "P
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
-        "PyUnicode_Compare", "PyErr_Clear")
+        "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
+        "_PyType_Lookup")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
+_NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
 
 
 def dispatcher(slot: int, python_call) -> tuple[int, object]:
@@ -433,10 +456,15 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 def _emit(slot: int) -> ir.Module:
     """The dispatcher (see the module's docstring) as LLVM IR."""
     module = ir.Module("native_call")
-    fn = ir.Function(module, ir.FunctionType(_ptr, [_ptr, _pptr, _i64, _ptr]), _NAME)
+    signature = ir.FunctionType(_ptr, [_ptr, _pptr, _i64, _ptr])
+    fn = ir.Function(module, signature, _NAME)
+    search = ir.Function(module, signature, _NAME + "_entries")
+    search.linkage = "internal"
     env_global = ir.GlobalVariable(module, ir.ArrayType(_i64, len(_ENV)), ENV_SYMBOL)
     env_global.linkage = "external"
-    return _Emitter(fn, env_global, slot).module_of()
+    _Emitter(search, env_global, slot).module_of()
+    _Emitter(fn, env_global, slot).instance_prologue(search)
+    return module
 
 
 class _Emitter:
@@ -495,8 +523,84 @@ class _Emitter:
         b.ret(result)
 
         b.position_at_end(fallback)
-        b.ret(self.python_call(self_, args, nargs, kwnames))
+        b.ret(b.inttoptr(_c(_NOT_HANDLED), _ptr))  # the caller calls Python, with the call's own arguments
         return self.fn.module
+
+    def instance_prologue(self, search: ir.Function) -> None:
+        """The dispatcher itself: for a method's table (its ``instance`` word set), the call's
+        first argument replaced by its instance's attributes (the class and the attribute names
+        checked; each held by a reference of its own while the kernel runs, as the caller holds
+        the arguments), then ``search`` (the entries); where that finds none, the Python call."""
+        b = self.b
+        self_, args, nargs, kwnames = self.fn.args
+        fallback, plain, done = self.block("fallback"), self.block("plain"), self.block("done")
+        state = b.load(self.at(self_, self.slot, _ptr))
+        self.branch(b.icmp_unsigned("!=", state, self.null), "typed", plain)
+        self.branch(b.icmp_unsigned("==", b.load(self.at(state, _WORD, _ptr)), self.address("Table")),
+                    "table", plain)
+        tab = b.inttoptr(b.load(self.at(state, _LAYOUT["buffer"], _i64)), _wptr)
+        spec = b.inttoptr(self.word(tab, _c(1)), _wptr)
+        self.branch(b.icmp_unsigned("!=", spec, ir.Constant(_wptr, None)), "method", plain)
+        self.branch(b.icmp_signed(">=", nargs, _c(1)), "has_self", fallback)
+        obj = b.load(args)
+        # A classmethod's table (its own-attribute count -1): the first argument is the class.
+        of_class = b.icmp_signed("<", self.word(spec, _c(1)), _c(0))
+        cls = b.select(of_class, b.ptrtoint(obj, _i64), b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64))
+        self.branch(b.icmp_unsigned("==", cls, self.word(spec, _c(0))), "same_class", fallback)
+        n_own = b.select(of_class, _c(0), self.word(spec, _c(1)))
+        n_attr = b.add(n_own, self.word(spec, _c(2)))
+        attributes = _local(b, _ptr)
+        b.store(self.null, attributes)
+        no_dict = self.block("no_dict")
+        with b.if_then(b.not_(of_class)):
+            held = self.call("PyObject_GenericGetDict", _ptr, obj, self.null)
+            self.branch(b.icmp_unsigned("!=", held, self.null), "has_dict", no_dict)
+            self.call("Py_DecRef", ir.VoidType(), held)  # the instance holds it
+            b.store(held, attributes)
+            self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, held), n_own), "same_size",
+                        fallback)
+        attributes = b.load(attributes)
+        n_kw = self.var(_c(0))
+        with b.if_then(b.icmp_unsigned("!=", kwnames, self.null)):
+            b.store(b.load(self.at(kwnames, _LAYOUT["tuple_size"], _i64)), n_kw)
+        rest = b.add(b.sub(nargs, _c(1)), b.load(n_kw))  # the other arguments, keywords' values too
+        values = b.alloca(_ptr, b.add(n_attr, rest))
+
+        def attribute(k):
+            name = b.inttoptr(self.word(spec, b.add(k, _c(3))), _ptr)
+            found = _local(b, _ptr)
+            with b.if_else(b.icmp_signed("<", k, n_own)) as (own, of_the_class):
+                with own:  # borrowed, as the other
+                    b.store(self.call("PyDict_GetItem", _ptr, attributes, name), found)
+                with of_the_class:
+                    b.store(self.call("_PyType_Lookup", _ptr, b.inttoptr(cls, _ptr), name), found)
+            value = b.load(found)
+            self.branch(b.icmp_unsigned("!=", value, self.null), "found", fallback)
+            b.store(value, b.gep(values, [k]))
+
+        self.loop(n_attr, attribute)
+        self.loop(rest, lambda k: b.store(b.load(b.gep(args, [b.add(k, _c(1))])),
+                                          b.gep(values, [b.add(n_attr, k)])))
+        # The dict may drop an attribute (another thread) while the kernel runs without the GIL.
+        self.loop(n_attr, lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(values, [k]))))
+        by_method = b.call(search, [self_, values, b.add(n_attr, b.sub(nargs, _c(1))), kwnames])
+        self.loop(n_attr, lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(values, [k]))))
+        from_method = b.block
+        b.branch(done)
+        b.position_at_end(no_dict)
+        self.call("PyErr_Clear", ir.VoidType())
+        b.branch(fallback)
+        b.position_at_end(plain)
+        by_function = b.call(search, [self_, args, nargs, kwnames])
+        b.branch(done)
+        b.position_at_end(done)
+        result = b.phi(_ptr)
+        result.add_incoming(by_method, from_method)
+        result.add_incoming(by_function, plain)
+        self.branch(b.icmp_unsigned("!=", b.ptrtoint(result, _i64), _c(_NOT_HANDLED)), "handled", fallback)
+        b.ret(result)
+        b.position_at_end(fallback)
+        b.ret(self.python_call(self_, args, nargs, kwnames))
 
     # -- the parts --------------------------------------------------------------------------
     def keywords_at(self, e) -> ir.Value:

@@ -16,7 +16,11 @@ full Python path: its instance's state is a static argument); NumPy's three ufun
 and Numba's ``njit`` of it where Numba is installed. ``--kinds`` adds the other ways to call:
 keywords in another order, a default omitted or given, a static argument by position or left to
 its default, ``*args``, ``functools.partial`` with a positional argument, and a Python loop
-calling ``f`` on each of 100 arrays in a list (the row: the whole loop).
+calling ``f`` on each of 100 arrays in a list (the row: the whole loop). ``--forms`` adds the
+forms of a function (``call_forms``: jitted methods, static and class methods, ``jit`` of a
+bound method, a partial, a callable object) and arguments of other kinds (a 0-d array, a NumPy
+scalar, a Python float, a list, an ``out`` argument, a global array rebound between calls);
+``--only-forms`` runs those and ``f(x, y)`` alone.
 """
 
 from __future__ import annotations
@@ -108,13 +112,119 @@ def call_kinds(f, x, y, m) -> dict:
     }
 
 
+GLOBAL_WEIGHTS = np.ones(8, np.float32)  # the global array a call_forms row reads (and rebinds)
+
+
+def _weighted(x):
+    return x * GLOBAL_WEIGHTS
+
+
+def call_forms() -> dict:
+    """The forms of a function besides a plain one, and arguments of other kinds: a jitted
+    method (``@jit`` in the class body), its static and class methods, ``jit`` of a bound
+    method, of a ``functools.partial`` and of a callable object; a 0-d array, a NumPy scalar, a
+    Python float, a list, an ``out``-like keyword argument, and a global array rebound between
+    calls (two arrays in turn)."""
+    global GLOBAL_WEIGHTS
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    y = x[::-1].copy()
+
+    def plain(x, y, s=2.0):
+        return jnp.tanh(x * s + y)
+
+    class Model:
+        def __init__(self):
+            self.s = 2.0
+            self.w = np.full(8, 0.5, np.float32)
+
+        @jc.jit
+        def apply(self, x, y):
+            return jnp.tanh(x * self.s + y)
+
+        @jc.jit
+        def weighted(self, x):
+            return x * self.w
+
+        def raw(self, x, y):
+            return jnp.tanh(x * self.s + y)
+
+        @jc.jit
+        @staticmethod
+        def static(x, y):
+            return jnp.tanh(x * 2 + y)
+
+        @jc.jit
+        @classmethod
+        def klass(cls, x, y):
+            return jnp.tanh(x * cls.S + y)
+
+        S = 2.0
+
+    class Clip:
+        def __init__(self, limit):
+            self.limit = limit
+
+        def __call__(self, x, y):
+            return jnp.minimum(x + y, self.limit)
+
+    model = Model()
+    bound = jc.jit(model.raw)
+    partial = jc.jit(functools.partial(plain, s=3.0))
+    clip = jc.jit(Clip(0.5))
+    f = jc.jit(plain)
+    scalar0 = np.float32(0.25)
+    zero_d = np.array(0.25, np.float32)
+    listed = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    total = jc.jit(lambda a: a * 2)
+
+    def into(x, y, out):
+        out[...] = x * 2 + y
+        return out
+
+    out = np.empty(8, np.float32)
+    into_jit = jc.jit(into)
+    weighted = jc.jit(_weighted)
+    pair = (np.ones(8, np.float32), np.full(8, 2.0, np.float32))
+    turn = [0]
+
+    def rebinding():
+        global GLOBAL_WEIGHTS
+        turn[0] ^= 1
+        GLOBAL_WEIGHTS = pair[turn[0]]
+        return weighted(x)
+
+    return {
+        "jitcore model.apply(x, y) (@jit method)": lambda: model.apply(x, y),
+        "jitcore model.weighted(x) (@jit method reading self.w)": lambda: model.weighted(x),
+        "jitcore Model.static(x, y) (@jit staticmethod)": lambda: Model.static(x, y),
+        "jitcore model.static(x, y) (staticmethod via instance)": lambda: model.static(x, y),
+        "jitcore Model.klass(x, y) (@jit classmethod)": lambda: Model.klass(x, y),
+        "jitcore jit(model.raw)(x, y) (bound method)": lambda: bound(x, y),
+        "jitcore jit(partial(f, s=3.0))(x, y)": lambda: partial(x, y),
+        "jitcore jit(Clip(0.5))(x, y) (callable object)": lambda: clip(x, y),
+        "jitcore f(x, 0-d array)": lambda: f(x, zero_d),
+        "jitcore f(x, np.float32 scalar)": lambda: f(x, scalar0),
+        "jitcore f(x, 0.25) (Python float)": lambda: f(x, 0.25),
+        "jitcore t(list of 8 floats)": lambda: total(listed),
+        "jitcore into(x, y, out=out) (out keyword)": lambda: into_jit(x, y, out=out),
+        "jitcore w(x) global array rebound each call": rebinding,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=25, help="timed batches per variant (default 25)")
     parser.add_argument("--calls", type=int, default=2000, help="calls per batch (default 2000)")
     parser.add_argument("--kinds", action="store_true", help="add the other ways to call (see above)")
+    parser.add_argument("--forms", action="store_true",
+                        help="add methods, callable objects and the other forms of a function (see above)")
+    parser.add_argument("--only-forms", action="store_true", help="the --forms rows and f(x, y) alone")
     args = parser.parse_args()
     rows = variants(args.kinds)
+    if args.only_forms:
+        rows = {name: fn for name, fn in rows.items() if name == "jitcore f(x, y)"}
+    if args.forms or args.only_forms:
+        rows.update(call_forms())
     for fn in rows.values():  # compile, then the first cached calls (which set up the native call)
         for _ in range(3):
             fn()
