@@ -550,6 +550,12 @@ MUTANTS = [
            "    if True:",
            "a column reduction's ~1 MiB of scratch stays on the calling thread's stack",
            ("tests/codegen/test_heap_scratch.py",)),
+    Mutant("table-dims-run-time", "codegen/cpu/schedule.py",
+           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM:",
+           "if n > 1 and e.dim is not None and 1 < domain[e.dim] <= 1:",
+           "a size-generic kernel's dims along constant tables (numpy.fft's radices and twiddles) "
+           "take run-time extents when they equal an argument's: 4096-point rows 1.7x slower",
+           ("tests/jitcore/test_fft.py::test_stage_tables_keep_their_dims_constant",)),
 ]
 
 

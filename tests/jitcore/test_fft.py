@@ -316,6 +316,26 @@ def test_tables_stay_small():
     assert sizes and max(sizes) <= 4096, sizes
 
 
+def test_stage_tables_keep_their_dims_constant():
+    """A size-generic stage kernel keeps the extents of the dims its constant tables span (the
+    radix, the twiddles' rows) as constants, though 8 = 16 rows // 2 and 64 = 4 * 16 rows would
+    be run-time values; the 512 rows of the first stage's table (past ``TABLE_DIM``), the rows
+    and a kernel without tables keep their run-time extents. No LLVM: passes only."""
+    from jitcore.codegen.cpu import schedule
+    from jitcore.codegen.loops import Sizes
+    from jitcore.ir.dialects import kernel
+
+    x = np.zeros((16, 4096), complex)
+    module = jc.jit(lambda a: np.fft.fft(a) + a, cache=False).lower(x).optimized()
+    kernels = [op for op in module.walk() if isinstance(op, kernel.GenericOp)]
+    symbols = (16, 4096)
+    kept = [getattr(schedule._with_table_dims_constant(op, Sizes(symbols)), "constants", frozenset())
+            for op in kernels]
+    assert kept[:4] == [{8}, {8, 64}, {8}, {8}], kept  # stage 3 reads its 64 points as data
+    assert all(not k & {16, 512, 4096} for k in kept), kept
+    assert len(kernels) == 4 or kept[4:] == [frozenset()] * (len(kernels) - 4), kept
+
+
 @settings(max_examples=examples(6, ci=3), deadline=None)
 @given(st.data())
 def test_drawn_transforms(data):
