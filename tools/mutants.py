@@ -556,6 +556,14 @@ MUTANTS = [
            "a size-generic kernel's dims along constant tables (numpy.fft's radices and twiddles) "
            "take run-time extents when they equal an argument's: 4096-point rows 1.7x slower",
            ("tests/jitcore/test_fft.py::test_stage_tables_keep_their_dims_constant",)),
+    Mutant("fft-even-radix-unpaired", "jitcore/numpy/fft_plan.py",
+           "    if r % 2 == 0:\n        # w_r^(h (j + r/2))", "    if False:\n        # w_r^(h (j + r/2))",
+           "even radices take r - 1 complex products an output again, not r/2 - 1 after the signed pairs",
+           ("tests/jitcore/test_fft.py::test_one_kernel_per_stage",)),
+    Mutant("fft-pair-signs-flipped", "jitcore/numpy/fft_plan.py",
+           "np.where(h % 2 == 0, 1.0, -1.0)", "np.where(h % 2 == 1, 1.0, -1.0)",
+           "the pairs (j, j + r/2) of an even radix add with the sign of the wrong outputs",
+           ("tests/jitcore/test_fft.py::test_every_length_kind",)),
 ]
 
 
