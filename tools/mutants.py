@@ -564,6 +564,16 @@ MUTANTS = [
            "np.where(h % 2 == 0, 1.0, -1.0)", "np.where(h % 2 == 1, 1.0, -1.0)",
            "the pairs (j, j + r/2) of an even radix add with the sign of the wrong outputs",
            ("tests/jitcore/test_fft.py::test_every_length_kind",)),
+    Mutant("fft-interleave-parts-swapped", "jitcore/numpy/fft_plan.py",
+           "np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))",
+           "np.where(_column(np.arange(2) == 1, axis), np.real(z), np.imag(z))",
+           "irfft of even length writes y[2j + 1] where y[2j] belongs and back",
+           ("tests/jitcore/test_fft.py::test_every_length_kind",)),
+    Mutant("rfft-tiles-pack-the-odd-samples-twice", "jitcore/numpy/fft_plan.py",
+           "prims.complex_from_parts(_along(x, axis, slice(0, None, 2))",
+           "prims.complex_from_parts(_along(x, axis, slice(1, None, 2))",
+           "rfft of even length packs the odd samples as real parts too (in tiles and not)",
+           ("tests/jitcore/test_fft.py::test_rows_in_tiles",)),
 ]
 
 

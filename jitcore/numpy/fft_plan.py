@@ -261,13 +261,16 @@ def real_forward(x, dtype, then=None):
     half = n % 2 or n < 4
     m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
+    tiled = _tiled(batch, m)
+    axis = -2 if tiled else -1
+    if tiled:  # the real samples into tiles (half the bytes of the packed ones; rows a whole
+        x = _to_tiles(x)  # number of tiles: no copy), packed through the tiles' transpose
     if half:
         z = x.astype(dtype)
     else:  # no product by 1j
-        z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))
-    tiled = _tiled(batch, m)
-    axis = -2 if tiled else -1
-    spectrum = _transform_along(_to_tiles(z) if tiled else z, -1, axis)
+        z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
+                                     _along(x, axis, slice(1, None, 2)).astype(part))
+    spectrum = _transform_along(z, -1, axis)
     if half:
         out = _along(spectrum, axis, slice(0, n // 2 + 1))
     else:
@@ -279,6 +282,16 @@ def real_forward(x, dtype, then=None):
         out = (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
     out = then(out)
     return _from_tiles(out, batch) if tiled else out
+
+
+def _interleaved(z, axis: int):
+    """The parts of complex ``z`` side by side along a new axis of 2 after ``axis`` (-1, or -2
+    in tiles): one kernel choosing the part by its position, on the stored transform (a reshape
+    stops fusion, so it comes first). ``np.stack`` of the parts was a kernel per part and one
+    to join them (three passes in tiles, two outside)."""
+    k = z.ndim + axis + 1
+    z = z.reshape(z.shape[:k] + (1,) + z.shape[k:])
+    return np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))
 
 
 def real_backward(c, n: int, then=None):
@@ -311,7 +324,7 @@ def real_backward(c, n: int, then=None):
     mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
     rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
     z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
-    if not tiled:  # ``then`` after the interleave: on the parts, the interleave wrote at a stride
-        return then(np.stack([z.real, z.imag], axis=-1).reshape(batch + (n,)))
-    pairs = np.stack([then(z.real), then(z.imag)], axis=-1)  # y[2j], y[2j + 1]
-    return _from_tiles(pairs.transpose(0, 1, 3, 2).reshape(-1, n, ROW_TILE), batch)
+    pairs = then(_interleaved(z, axis))  # y[2j], y[2j + 1]
+    if not tiled:
+        return pairs.reshape(batch + (n,))
+    return _from_tiles(pairs.reshape(-1, n, ROW_TILE), batch)

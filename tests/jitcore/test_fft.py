@@ -209,28 +209,35 @@ def test_nan_and_infinity_propagate():
         assert_spectrum(ir, np.fft.irfft(x))
 
 
-def _tiled_rows(z, x, c):
+def _tiled_rows(z, x, c, w, v):
     return (np.fft.fft(z), np.fft.ifft(z, norm="ortho"), np.fft.rfft(x[..., :15]),
-            np.fft.rfft(x, norm="forward"), np.fft.irfft(c, n=15), np.fft.irfft(c))
+            np.fft.rfft(x, norm="forward"), np.fft.irfft(c, n=15), np.fft.irfft(c),
+            np.fft.rfft(w, norm="ortho"), np.fft.irfft(v, norm="forward"))
 
 
 def test_rows_in_tiles():
     """Rows run 16 side by side (``fft_plan._to_tiles``) where there are 16 or more and the
     plan has no eight first: 2 x 10 rows of 15 = 3 5 points (padded to two tiles), real
     transforms of odd length (15: the whole complex transform) and of even length (16 and 14:
-    8 and 7 points, mirrored terms read across the tile), NaN and infinity in single rows;
-    float32 compared with NumPy's float64 transform in float32's eps. One compile."""
+    8 and 7 points, mirrored terms read across the tile), 2 x 16 rows of 28 = 4 7 points (whole
+    tiles: the real samples read into them through a transpose, no copy) and back, NaN and
+    infinity in single rows; float32 compared with NumPy's float64 transform in float32's eps.
+    One compile."""
     from jitcore.numpy.fft_plan import _tiled
 
-    assert _tiled((2, 10), 15) and _tiled((20,), 7) and not _tiled((15,), 15) and not _tiled((20,), 16)
+    assert _tiled((2, 10), 15) and _tiled((20,), 7) and _tiled((2, 16), 14)
+    assert not _tiled((15,), 15) and not _tiled((20,), 16)
     z = RNG.standard_normal((2, 10, 15)) + 1j * RNG.standard_normal((2, 10, 15))
     z[1, 3, 4], z[0, 7, 0] = np.nan, complex(np.inf, 0)
     x = RNG.standard_normal((20, 16)).astype(np.float32)
     x[17, 5] = np.inf
     c = RNG.standard_normal((20, 8)) + 1j * RNG.standard_normal((20, 8))
     c[2, 3] = np.nan
-    got = jc.jit(_tiled_rows)(z, x, c)
-    for out, want, dtype in zip(got, _tiled_rows(z, x.astype(np.float64), c), _tiled_rows(z, x, c)):
+    w = RNG.standard_normal((2, 16, 28))
+    v = RNG.standard_normal((2, 16, 15)) + 1j * RNG.standard_normal((2, 16, 15))
+    got = jc.jit(_tiled_rows)(z, x, c, w, v)
+    wants = _tiled_rows(z, x.astype(np.float64), c, w, v)
+    for out, want, dtype in zip(got, wants, _tiled_rows(z, x, c, w, v)):
         assert_spectrum(out, want, dtype=dtype.dtype)
 
 
