@@ -568,7 +568,7 @@ MUTANTS = [
            "np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))",
            "np.where(_column(np.arange(2) == 1, axis), np.real(z), np.imag(z))",
            "irfft of even length writes y[2j + 1] where y[2j] belongs and back",
-           ("tests/jitcore/test_fft.py::test_every_length_kind",)),
+           ("tests/jitcore/test_fft.py::test_n_axis_norm",)),
     Mutant("rfft-tiles-pack-the-odd-samples-twice", "jitcore/numpy/fft_plan.py",
            "prims.complex_from_parts(_along(x, axis, slice(0, None, 2))",
            "prims.complex_from_parts(_along(x, axis, slice(1, None, 2))",
