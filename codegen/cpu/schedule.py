@@ -23,6 +23,9 @@ The CPU's tactics, each a choice a GPU would make differently:
   compile (the 3 of pairwise distances of points in 3-d) is a constant
   (``_with_tiny_rows_constant``): LLVM unrolls the row and vectorizes the dim around it, where
   a run-time length left a scalar loop per point;
+- in a size-generic kernel, a dim of at most ``TABLE_DIM`` along which the body reads a
+  constant table (numpy.fft's radices and twiddle rows) is a constant too
+  (``_with_table_dims_constant``): the table fixes its length, and LLVM counts the loop;
 - a dim along which the body tests its position or clamps a read (a concatenation, a pad,
   ``np.roll``) runs in segments between the positions where those change
   (``positions.breakpoints``), each segment emitted knowing its range, so the tests are
