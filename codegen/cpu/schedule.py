@@ -23,6 +23,9 @@ The CPU's tactics, each a choice a GPU would make differently:
   compile (the 3 of pairwise distances of points in 3-d) is a constant
   (``_with_tiny_rows_constant``): LLVM unrolls the row and vectorizes the dim around it, where
   a run-time length left a scalar loop per point;
+- in a size-generic kernel, a dim of at most ``TABLE_DIM`` along which the body reads a
+  constant table (numpy.fft's radices and twiddle rows) is a constant too
+  (``_with_table_dims_constant``): the table fixes its length, and LLVM counts the loop;
 - a dim along which the body tests its position or clamps a read (a concatenation, a pad,
   ``np.roll``) runs in segments between the positions where those change
   (``positions.breakpoints``), each segment emitted knowing its range, so the tests are
@@ -65,6 +68,11 @@ def _precision(**kwargs) -> scalar.Precision:
 # "Short rows, costly sums and compute floors"); from 9 on LLVM no longer vectorizes the free
 # dim around the unrolled row (a stride of 9+ elements), so a constant does not pay there.
 TINY_ROW = 8
+# The longest dim along which a kernel reads a constant table that a size-generic kernel keeps
+# a constant extent (``_with_table_dims_constant``): the radices, sub-transforms and twiddle
+# rows of numpy.fft's stages (docs/performance.md, fft36). Longer tables (an ``arange(n)``
+# folded into a constant) keep their dim a run-time extent, so one code serves every ``n``.
+TABLE_DIM = 64
 
 
 def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: list[bool],
@@ -92,6 +100,7 @@ def emit_kernel(module: ll.Module, name: str, op: kernel.GenericOp, strided: lis
     sizes = sizes or Sizes()
     if unrolled:  # LLVM's unroller runs on this code (not on a tiny function's: backend.TINY_WORK)
         sizes = _with_tiny_rows_constant(op, strided, sizes)
+    sizes = _with_table_dims_constant(op, sizes)
     # a tiny kernel as it is; a kernel computing its producer has no twin
     twin = _dense_twin(op, strided, layouts) if unrolled and layouts and producer is None else None
     if twin is not None:
@@ -910,6 +919,30 @@ def _with_tiny_rows_constant(op: kernel.GenericOp, strided: list[bool], sizes: S
         return sizes
     constants = [n for n in row if n in sizes.symbols]
     return _SomeConstant(sizes.symbols, constants) if constants else sizes
+
+
+def _with_table_dims_constant(op: kernel.GenericOp, sizes: Sizes) -> Sizes:
+    """``sizes``, but with the extents (at most ``TABLE_DIM``) of the dims along which ``op``
+    reads an ``array.constant`` as constants. The table's length is the program's, so the dim
+    is that length at every size that shares the table: a constant costs no reuse there, and
+    lets LLVM count the loops and vectorize them without run-time checks and remainders. A
+    short extent that merely equals an argument's (or is one step from one: 8 = 16 rows // 2)
+    was a run-time value: numpy.fft's stages of 4096-point rows ran 1.7x slower so. Where
+    the table's length follows the size, the text differs and that size compiles again."""
+    if not sizes or not sizes.symbols:
+        return sizes
+    domain = op.domain()
+    table_dims = set()
+    for value, m in zip(op.operands, op.input_maps):
+        owner = getattr(value, "op", None)
+        if owner is None or owner.op_name != "array.constant" or not isinstance(value.type, TensorType):
+            continue
+        for n, e in zip(value.type.shape, m.exprs):
+            if n > 1 and e.dim is not None and 1 < domain[e.dim] <= TABLE_DIM:
+                table_dims.add(domain[e.dim])
+    if not table_dims:
+        return sizes
+    return _SomeConstant(sizes.symbols, table_dims | getattr(sizes, "constants", frozenset()))
 
 
 def _column_pieces(op: kernel.GenericOp, strided: list[bool], positional: bool,

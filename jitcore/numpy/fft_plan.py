@@ -10,10 +10,13 @@ transform, decimation in frequency: each stage of radix ``r`` views the data as
 as ``(S, r P)``: every term is a slice of ``A`` broadcast along ``h`` times a small constant, so
 the stage is one elementwise kernel that reads its input once and writes its output once, in
 natural order at the end (no bit reversal). Powers of two go by eights (``radices``): one pass
-for three levels, and LLVM vectorizes those stages well where ``P`` is small. The radix-4 and
-radix-8 factors (1, -1, +-i, ...) are complex products too: butterflies on the float parts
-(adds and a part swap per odd ``h``, built with ``array.complex``) measured no faster for
-complex128 and 1.3-1.6x slower for complex64 (docs/performance.md, fft33). Other lengths use
+for three levels, and LLVM vectorizes those stages well where ``P`` is small. An even radix
+first adds each pair of terms ``j`` and ``j + r/2`` with the sign ``(-1)^h`` (a real product
+per part), leaving ``r/2 - 1`` complex products an output instead of ``r - 1`` (a radix-8
+stage 42 float ops an output where it took 54: numpy.fft's eights 1.3-1.8x faster, fft36); the
+other factors (+-i, ...) are complex products: butterflies on the float parts (adds and a part
+swap per odd ``h``) measured no faster for complex128 and 1.3-1.6x slower for complex64
+(docs/performance.md, fft33). Other lengths use
 Bluestein's algorithm: the transform as a convolution with a chirp, done by two transforms of a
 smooth length ``m >= 2n-1`` and the precomputed transform of the chirp.
 
@@ -98,6 +101,11 @@ def _near_root_divisor(s: int) -> int:
     return b
 
 
+def _signed(z, signs):
+    """``z * signs`` for a real table of +-1 on the parts: exact, two real products."""
+    return prims.complex_from_parts(np.real(z) * signs, np.imag(z) * signs)
+
+
 def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = ()):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
     ``batch + (n_points // r, r * subs) + lanes``."""
@@ -109,9 +117,18 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
     a = a.reshape(batch + (r, s // b, b, 1, subs) + lanes)
     lead = (slice(None),) * len(batch)
     along = (1,) * len(lanes)  # the tables broadcast along the lanes
-    acc = a[lead + (slice(0, 1),)]
-    for j in range(1, r):
-        acc = acc + roots(h * j, r, sign, dtype).reshape((r, 1) + along) * a[lead + (slice(j, j + 1),)]
+    term = [a[lead + (slice(j, j + 1),)] for j in range(r)]
+    if r % 2 == 0:
+        # w_r^(h (j + r/2)) = (-1)^h w_r^(h j): each pair (j, j + r/2) first, by a real sign
+        # per output (exact, two real products), then half as many complex products. The
+        # pair depends on h through its sign, so it stays in the stage's kernel (a pair sum
+        # read along a broadcast h would be stored: fft31, fft35)
+        half = r // 2
+        signs = np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower()).reshape((r, 1) + along)
+        term = [t + _signed(u, signs) for t, u in zip(term[:half], term[half:])]
+    acc = term[0]
+    for j in range(1, len(term)):
+        acc = acc + roots(h * j, r, sign, dtype).reshape((r, 1) + along) * term[j]
     if s > 1:  # w_N^(s h), s = s1 b + s0
         acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape((b, r, 1) + along) * acc
         if split:
@@ -244,13 +261,16 @@ def real_forward(x, dtype, then=None):
     half = n % 2 or n < 4
     m = n if half else n // 2
     part = np.dtype(dtype).char.lower()
+    tiled = _tiled(batch, m)
+    axis = -2 if tiled else -1
+    if tiled:  # the real samples into tiles (half the bytes of the packed ones; rows a whole
+        x = _to_tiles(x)  # number of tiles: no copy), packed through the tiles' transpose
     if half:
         z = x.astype(dtype)
     else:  # no product by 1j
-        z = prims.complex_from_parts(x[..., 0::2].astype(part), x[..., 1::2].astype(part))
-    tiled = _tiled(batch, m)
-    axis = -2 if tiled else -1
-    spectrum = _transform_along(_to_tiles(z) if tiled else z, -1, axis)
+        z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
+                                     _along(x, axis, slice(1, None, 2)).astype(part))
+    spectrum = _transform_along(z, -1, axis)
     if half:
         out = _along(spectrum, axis, slice(0, n // 2 + 1))
     else:
@@ -262,6 +282,16 @@ def real_forward(x, dtype, then=None):
         out = (same + mirror) * np.asarray(0.5, dtype) + rotate * (same - mirror)
     out = then(out)
     return _from_tiles(out, batch) if tiled else out
+
+
+def _interleaved(z, axis: int):
+    """The parts of complex ``z`` side by side along a new axis of 2 after ``axis`` (-1, or -2
+    in tiles): one kernel choosing the part by its position, on the stored transform (a reshape
+    stops fusion, so it comes first). ``np.stack`` of the parts was a kernel per part and one
+    to join them (three passes in tiles, two outside)."""
+    k = z.ndim + axis + 1
+    z = z.reshape(z.shape[:k] + (1,) + z.shape[k:])
+    return np.where(_column(np.arange(2) == 0, axis), np.real(z), np.imag(z))
 
 
 def real_backward(c, n: int, then=None):
@@ -294,7 +324,7 @@ def real_backward(c, n: int, then=None):
     mirror = np.conjugate(_pieces([top, _along(c, axis, slice(m - 1, 0, -1))], axis))
     rotate = _column((roots(np.arange(m), n, 1, np.complex128) * 1j).astype(c.dtype), axis)
     z = _transform_along(same + mirror + rotate * (same - mirror), 1, axis)
-    if not tiled:  # ``then`` after the interleave: on the parts, the interleave wrote at a stride
-        return then(np.stack([z.real, z.imag], axis=-1).reshape(batch + (n,)))
-    pairs = np.stack([then(z.real), then(z.imag)], axis=-1)  # y[2j], y[2j + 1]
-    return _from_tiles(pairs.transpose(0, 1, 3, 2).reshape(-1, n, ROW_TILE), batch)
+    pairs = then(_interleaved(z, axis))  # y[2j], y[2j + 1]
+    if not tiled:
+        return pairs.reshape(batch + (n,))
+    return _from_tiles(pairs.reshape(-1, n, ROW_TILE), batch)

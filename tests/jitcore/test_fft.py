@@ -209,28 +209,35 @@ def test_nan_and_infinity_propagate():
         assert_spectrum(ir, np.fft.irfft(x))
 
 
-def _tiled_rows(z, x, c):
+def _tiled_rows(z, x, c, w, v):
     return (np.fft.fft(z), np.fft.ifft(z, norm="ortho"), np.fft.rfft(x[..., :15]),
-            np.fft.rfft(x, norm="forward"), np.fft.irfft(c, n=15), np.fft.irfft(c))
+            np.fft.rfft(x, norm="forward"), np.fft.irfft(c, n=15), np.fft.irfft(c),
+            np.fft.rfft(w, norm="ortho"), np.fft.irfft(v, norm="forward"))
 
 
 def test_rows_in_tiles():
     """Rows run 16 side by side (``fft_plan._to_tiles``) where there are 16 or more and the
     plan has no eight first: 2 x 10 rows of 15 = 3 5 points (padded to two tiles), real
     transforms of odd length (15: the whole complex transform) and of even length (16 and 14:
-    8 and 7 points, mirrored terms read across the tile), NaN and infinity in single rows;
-    float32 compared with NumPy's float64 transform in float32's eps. One compile."""
+    8 and 7 points, mirrored terms read across the tile), 2 x 16 rows of 28 = 4 7 points (whole
+    tiles: the real samples read into them through a transpose, no copy) and back, NaN and
+    infinity in single rows; float32 compared with NumPy's float64 transform in float32's eps.
+    One compile."""
     from jitcore.numpy.fft_plan import _tiled
 
-    assert _tiled((2, 10), 15) and _tiled((20,), 7) and not _tiled((15,), 15) and not _tiled((20,), 16)
+    assert _tiled((2, 10), 15) and _tiled((20,), 7) and _tiled((2, 16), 14)
+    assert not _tiled((15,), 15) and not _tiled((20,), 16)
     z = RNG.standard_normal((2, 10, 15)) + 1j * RNG.standard_normal((2, 10, 15))
     z[1, 3, 4], z[0, 7, 0] = np.nan, complex(np.inf, 0)
     x = RNG.standard_normal((20, 16)).astype(np.float32)
     x[17, 5] = np.inf
     c = RNG.standard_normal((20, 8)) + 1j * RNG.standard_normal((20, 8))
     c[2, 3] = np.nan
-    got = jc.jit(_tiled_rows)(z, x, c)
-    for out, want, dtype in zip(got, _tiled_rows(z, x.astype(np.float64), c), _tiled_rows(z, x, c)):
+    w = RNG.standard_normal((2, 16, 28))
+    v = RNG.standard_normal((2, 16, 15)) + 1j * RNG.standard_normal((2, 16, 15))
+    got = jc.jit(_tiled_rows)(z, x, c, w, v)
+    wants = _tiled_rows(z, x.astype(np.float64), c, w, v)
+    for out, want, dtype in zip(got, wants, _tiled_rows(z, x, c, w, v)):
         assert_spectrum(out, want, dtype=dtype.dtype)
 
 
@@ -280,7 +287,12 @@ def test_one_kernel_per_stage():
     module = jc.make_ir(lambda a: np.fft.fft(a))(np.zeros(64, complex))
     PassManager("canonicalize,cse,dce,kernelize,fuse").run(module)
     (func,) = module.functions()
-    assert sum(isinstance(op, kernel.GenericOp) for op in func.body.ops) == 2, module
+    stages = [op for op in func.body.ops if isinstance(op, kernel.GenericOp)]
+    assert len(stages) == 2, module
+    # pairs (j, j + 4) by a real sign first: 3 complex products (two fused multiply-adds
+    # each) a stage, plus the first stage's twiddle; 7 a stage unpaired
+    fmas = [sum(inner.op_name == "math.fma" for inner in kernel.body_ops(op)) for op in stages]
+    assert fmas == [8, 6], fmas
 
 
 def test_plans_cover_each_length_and_bluestein_takes_the_fewest_passes():
@@ -314,6 +326,26 @@ def test_tables_stay_small():
     (func,) = module.functions()
     sizes = [op.result.type.size for op in func.body.ops if isinstance(op, array.ConstantOp)]
     assert sizes and max(sizes) <= 4096, sizes
+
+
+def test_stage_tables_keep_their_dims_constant():
+    """A size-generic stage kernel keeps the extents of the dims its constant tables span (the
+    radix, the twiddles' rows) as constants, though 8 = 16 rows // 2 and 64 = 4 * 16 rows would
+    be run-time values; the 512 rows of the first stage's table (past ``TABLE_DIM``), the rows
+    and a kernel without tables keep their run-time extents. No LLVM: passes only."""
+    from jitcore.codegen.cpu import schedule
+    from jitcore.codegen.loops import Sizes
+    from jitcore.ir.dialects import kernel
+
+    x = np.zeros((16, 4096), complex)
+    module = jc.jit(lambda a: np.fft.fft(a) + a, cache=False).lower(x).optimized()
+    kernels = [op for op in module.walk() if isinstance(op, kernel.GenericOp)]
+    symbols = (16, 4096)
+    kept = [getattr(schedule._with_table_dims_constant(op, Sizes(symbols)), "constants", frozenset())
+            for op in kernels]
+    assert kept[:4] == [{8}, {8, 64}, {8}, {8}], kept  # stage 3 reads its 64 points as data
+    assert all(not k & {16, 512, 4096} for k in kept), kept
+    assert len(kernels) == 4 or kept[4:] == [frozenset()] * (len(kernels) - 4), kept
 
 
 @settings(max_examples=examples(6, ci=3), deadline=None)
