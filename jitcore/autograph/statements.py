@@ -79,6 +79,24 @@ def _refuse_in_try(in_try: bool, what: str, line) -> None:
                                "in compiled code; move the try out of the jitted function")
 
 
+def _refuse_changes(changes, what: str, line) -> None:
+    """A traced branch or loop body is traced once: a call in it that changes a Python object
+    (``hist.append(err)``) would run once, whatever the condition or the number of iterations."""
+    if changes is None:
+        return
+    if what == "if":
+        runs, instead = "both branches are traced once, so the call would run whatever the " \
+            "condition", " or use np.where"
+    else:
+        runs, instead = "its body is traced once, so the call would run once whatever the " \
+            "number of iterations", ""
+    raise UnsupportedError(
+        f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
+        f"and calls {changes}(...), "
+        f"which changes a Python object: compiled, {runs}; write into an array instead "
+        f"(out[n] = v; n += 1 with a fixed-size out){instead}")
+
+
 def _carriable(value) -> bool:
     return all(isinstance(leaf, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
                for leaf in pytree.flatten(value)[0])
@@ -114,12 +132,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
-    if changes is not None:
-        raise UnsupportedError(
-            f"the if at {where(line)} has a traced condition and calls {changes}(...), which "
-            "changes a Python object: compiled, both branches are traced once, so the call would "
-            "run whatever the condition; write into an array instead (out[n] = v; n += 1 "
-            "with a fixed-size out) or use np.where")
+    _refuse_changes(changes, "if", line)
     pred = _pred(pred, "if", line)
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
@@ -233,13 +246,19 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None):
+def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
+               stepped=None, changes=None):
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
                                  bound)
         if counted is not None:
             return counted
+    if stepped is not None:
+        carried = _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped,
+                                 bound)
+        if carried is not None:
+            return carried
     pred = test_fn(*values)
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
@@ -247,6 +266,7 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), count
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line)
+    _refuse_changes(changes, "while loop", line)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
 
 
@@ -300,6 +320,65 @@ def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, count
     return (*out[:k], start + len(rng) * step, *out[k:])
 
 
+def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped, bound):
+    """``while i < n`` on a Python number ``i`` that the body steps by known sizes under an
+    ``if`` (``i += 1`` in one branch, ``i += 2`` in the other), or a loop that may ``break``
+    (``analysis.stepped_while``): its trip count is not known before it runs, so when it is a
+    loop by a ``range``'s rules (its bound a size, or more than ``UNROLL_LIMIT`` steps even at
+    the largest step) it is a traced ``while`` from its first step, the counter carried as a
+    weak int64 (float64) scalar and each ``if`` on it a select; else None, and Python runs it,
+    as before. Values are Python's (float64 adds in the same order; ``i < n`` bounds an int
+    counter far from int64's ends); after the loop the counter is that traced scalar."""
+    name, compare = stepped
+    k = names.index(name)
+    if in_try or current_trace() is None:
+        return None
+    while not _holds_arrays(values[:k] + values[k + 1:]):  # (s = 0.0: Python's first steps)
+        if type(values[k]) not in (int, float) or not _all_carriable(values):
+            return None
+        go = test_fn(*values)
+        if isinstance(go, Tracer):
+            return _traced_while(test_fn, body_fn, values, names, line, targets)
+        if not go:
+            return values
+        values = tuple(body_fn(*values))
+    start = values[k]
+    if type(start) not in (int, float) or not _all_carriable(values):
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+    n, *steps = bound(*values)
+    numbers = (int, float, np.integer, np.floating)
+    if any(isinstance(v, bool) or not isinstance(v, numbers) for v in (n, *steps)):
+        return None
+    widest = max(abs(s) for s in steps)
+    if widest == 0 or not (_sized(n) or abs(n - start) / widest * _copies() > UNROLL_LIMIT):
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+    first = test_fn(*values)
+    if isinstance(first, Tracer):
+        return _traced_while(test_fn, body_fn, values, names, line, targets)
+    if not first:
+        return values
+    dtype = np.dtype(np.int64 if type(start) is int and all(type(s) is int for s in steps)
+                     else np.float64)
+    counter = fresh(as_tracer(current_trace(), start, dtype), scalar=True, weak=True)
+    try:
+        return _traced_while(test_fn, body_fn, (*values[:k], counter, *values[k + 1:]), names,
+                             line, targets, ran=True)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        # (x[:i], a list that grows): Python's loop, as before
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+
+
+def _python_while_from(test_fn, body_fn, values, names, line, targets):
+    """The rest of ``while_stmt``'s own loop: Python's, until its test is traced."""
+    pred = test_fn(*values)
+    while not isinstance(pred, Tracer):
+        if not pred:
+            return values
+        values = tuple(body_fn(*values))
+        pred = test_fn(*values)
+    return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
 def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, step, compare, n):
     """``while i < n: ...; i *= step``: a traced ``while`` when ``n`` is a size, once the state
     holds an array (the first steps in Python, as a range's); else None."""
@@ -346,10 +425,12 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
+def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
+             changes=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
+        _refuse_changes(changes, "for loop", line)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.
