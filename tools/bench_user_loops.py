@@ -507,10 +507,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", action="store_true", help="only the table of three lengths")
     parser.add_argument("--forms", action="store_true", help="only the table of loop forms")
+    parser.add_argument("--only", default="", help="only the --sizes rows whose name has this text")
     options = parser.parse_args()
     jc.config.disk_cache = False
     print(f"jitcore from {jc.__file__}")
     if options.sizes:
+        for name in [k for k in SIZED if options.only not in k]:
+            del SIZED[name]
         sized_table()
         return
     if options.forms:
