@@ -575,6 +575,12 @@ MUTANTS = [
            "    pass",
            "a traced while whose body appends to a list runs the append once, at trace time",
            ("tests/jitcore/test_stepped_loops.py",)),
+    Mutant("stepped-while-no-trial-run", "jitcore/autograph/statements.py",
+           "    soon = _all_carriable(values) and _trial_makes_arrays(body_fn, values, k)",
+           "    soon = False",
+           "a stepped while whose state is numbers until its first step runs that step in Python "
+           "(its if on i decided: other code at odd and even n)",
+           ("tests/jitcore/test_stepped_loops.py",)),
 ]
 
 

@@ -333,7 +333,11 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
     k = names.index(name)
     if in_try or current_trace() is None:
         return None
-    while not _holds_arrays(values[:k] + values[k + 1:]):  # (s = 0.0: Python's first steps)
+    # ``s = 0.0`` before its first ``s = s + x[i]``: an array from the first step if one trial
+    # run of the body makes one (else Python's first steps, one at a time: a step run in Python
+    # whose ``if`` on ``i`` is decided is other code at another size)
+    soon = _all_carriable(values) and _trial_makes_arrays(body_fn, values, k)
+    while not soon and not _holds_arrays(values[:k] + values[k + 1:]):  # (Python's first steps)
         if type(values[k]) not in (int, float) or not _all_carriable(values):
             return None
         go = test_fn(*values)
@@ -359,13 +363,34 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
         return values
     dtype = np.dtype(np.int64 if type(start) is int and all(type(s) is int for s in steps)
                      else np.float64)
-    counter = fresh(as_tracer(current_trace(), start, dtype), scalar=True, weak=True)
+    trace = current_trace()
+    counter = fresh(as_tracer(trace, start, dtype), scalar=True, weak=True)
+    # (the numbers the body makes arrays of, such as s = 0.0, carried from the first step)
+    carried = tuple(counter if i == k else v if isinstance(v, Undefined) or _holds_arrays((v,))
+                    else _traced_copy(trace, v) for i, v in enumerate(values))
     try:
-        return _traced_while(test_fn, body_fn, (*values[:k], counter, *values[k + 1:]), names,
-                             line, targets, ran=True)
+        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True)
     except (ConcretizationError, JitTypeError, UnsupportedError):
         # (x[:i], a list that grows): Python's loop, as before
         return _python_while_from(test_fn, body_fn, values, names, line, targets)
+
+
+def _trial_makes_arrays(body_fn, values, k) -> bool:
+    """Whether one run of the body, traced into a block that is then dropped (on copies: the
+    state is not changed), leaves an array or traced value in the state besides the counter."""
+    trace, block = current_trace(), Block()
+    copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
+                                      x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
+              for leaves, tree in (pytree.flatten(v) for v in values)]
+    try:
+        with trace.region(block):
+            after = tuple(body_fn(*copies))
+    except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
+        return False
+    finally:
+        for op in reversed(block.ops):
+            op.drop_all_references()
+    return _holds_arrays(after[:k] + after[k + 1:])
 
 
 def _python_while_from(test_fn, body_fn, values, names, line, targets):

@@ -51,7 +51,20 @@ def check(jitted, *args, same_kind=True):
         np.testing.assert_allclose(g, e, rtol=1e-12, atol=0, equal_nan=True)
 
 
-@pytest.mark.parametrize("f", [while_select_step, while_until_root, while_data_break, euler_until],
+def countdown_odd(x):  # s = 0.0 is a number until the first step: one code at odd and even n
+    i = x.shape[0] - 1
+    s = 0.0
+    while i >= 0:
+        if x[i] < -2:
+            break
+        if i % 2:
+            s = s + x[i]
+        i -= 1
+    return s, i
+
+
+@pytest.mark.parametrize("f", [while_select_step, while_until_root, while_data_break, euler_until,
+                               countdown_odd],
                          ids=lambda f: f.__name__)
 def test_one_while_loop_one_compile_and_pythons_values(f):
     jitted = jc.jit(f)
