@@ -581,6 +581,12 @@ MUTANTS = [
            "a stepped while whose state is numbers until its first step runs that step in Python "
            "(its if on i decided: other code at odd and even n)",
            ("tests/jitcore/test_stepped_loops.py",)),
+    Mutant("while-first-step-in-python", "jitcore/autograph/statements.py",
+           "            traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)",
+           "            traced = None",
+           "a while that its first step makes traced runs that step in Python (x[n // 2] a "
+           "constant: a compile per size)",
+           ("tests/jitcore/test_stepped_loops.py",)),
 ]
 
 

@@ -247,7 +247,7 @@ def _in_user_terms():
 
 
 def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-               stepped=None, changes=None):
+               stepped=None, changes=None, effects=False):
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
@@ -260,9 +260,15 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), count
         if carried is not None:
             return carried
     pred = test_fn(*values)
+    first = not in_try and changes is None and not effects  # (a trial run would print too)
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
             return values
+        if first:
+            first = False
+            traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)
+            if traced is not None:
+                return traced
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line)
@@ -376,21 +382,44 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
 
 
 def _trial_makes_arrays(body_fn, values, k) -> bool:
-    """Whether one run of the body, traced into a block that is then dropped (on copies: the
-    state is not changed), leaves an array or traced value in the state besides the counter."""
+    """Whether one run of the body leaves an array or traced value in the state besides the
+    counter (``_trial``)."""
+    return _trial(body_fn, values, lambda after: _holds_arrays(after[:k] + after[k + 1:]))
+
+
+def _trial(body_fn, values, then) -> bool:
+    """``then`` of the state after one run of the body, traced into a block that is then dropped
+    (on copies: the state is not changed); False if the run raises."""
     trace, block = current_trace(), Block()
     copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
                                       x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
               for leaves, tree in (pytree.flatten(v) for v in values)]
     try:
         with trace.region(block):
-            after = tuple(body_fn(*copies))
+            return bool(then(tuple(body_fn(*copies))))
     except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
         return False
     finally:
         for op in reversed(block.ops):
             op.drop_all_references()
-    return _holds_arrays(after[:k] + after[k + 1:])
+
+
+def _traced_from_first_step(test_fn, body_fn, values, names, line, targets):
+    """A ``while`` whose test holds on Python values but that one run of the body makes traced
+    (``while lo < hi`` with ``lo = mid + 1`` under an ``if`` on ``x[mid]``): the traced loop
+    from its first step, the state's numbers carried (before, the first step ran in Python, and
+    its values, ``mid = n // 2``, were constants of the code: other code at every size); None
+    where it cannot be (a variable first set in the body, a body that needs a Python int)."""
+    if current_trace() is None or not _all_carriable(values) \
+            or not _trial(body_fn, values, lambda after: isinstance(test_fn(*after), Tracer)):
+        return None
+    trace = current_trace()
+    carried = tuple(v if isinstance(v, Undefined) or _holds_arrays((v,)) else _traced_copy(trace, v)
+                    for v in values)
+    try:
+        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return None
 
 
 def _python_while_from(test_fn, body_fn, values, names, line, targets):

@@ -473,6 +473,7 @@ class ControlFlow(ast.NodeTransformer):
                                         ctx=ast.Load())
             site["bound"] = _load(bound_fn)
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 

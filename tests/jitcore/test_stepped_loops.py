@@ -78,6 +78,29 @@ def test_one_while_loop_one_compile_and_pythons_values(f):
         check(jitted, data(n, n))
 
 
+def binary_search(x, t):  # lo and hi are Python ints until the if on x[mid] makes them traced
+    lo, hi = 0, x.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo, hi
+
+
+def test_a_while_the_first_step_makes_traced_is_a_loop_from_that_step():
+    jitted = jc.jit(binary_search)
+    for n in LONG:  # before: the first step ran in Python, x[n // 2] a constant of the code
+        x = np.sort(data(n, n))  # (NaN sorts last: x[mid] < t is False there, as in Python)
+        for t in (-0.5, 0.0, np.inf):
+            check(jitted, x, np.float64(t))
+    assert jitted.cache_info().compiles == 1
+    assert '"scf.while"' in jitted.lower(np.zeros(LONG[0]), np.float64(0.0)).as_text("traced")
+    for n in (0, 1, 5):
+        check(jitted, np.sort(data(n, n)), np.float64(0.1))
+
+
 def test_steps_of_both_kinds_and_a_break_on_the_data_together():
     def mixed(x):  # an int counter that a float step makes a float, and a break on the data
         n = x.shape[0]
