@@ -425,6 +425,29 @@ def row_first_above(a, t):
     return first
 
 
+def binary_search(x, t):
+    lo, hi = 0, x.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def countdown_odd(x):
+    i = x.shape[0] - 1
+    s = 0.0
+    while i >= 0:
+        if x[i] < -2:
+            break
+        if i % 2:
+            s = s + x[i]
+        i -= 1
+    return s, i
+
+
 def _normal(n):
     return (np.random.default_rng(n).standard_normal(n),)
 
@@ -450,6 +473,8 @@ FORMS = {
     "while i < n: break on i": (while_until_root, _normal),
     "while i < n: break on the data": (while_data_break, _normal),
     "while t < 1.0 (a float counter)": (euler_until, lambda n: (np.random.default_rng(n).random(n),)),
+    "binary search, while lo < hi": (binary_search, lambda n: (np.sort(_normal(n)[0]), 0.3)),
+    "countdown, if i % 2, break on the data": (countdown_odd, _normal),
 }
 
 
@@ -507,7 +532,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", action="store_true", help="only the table of three lengths")
     parser.add_argument("--forms", action="store_true", help="only the table of loop forms")
-    parser.add_argument("--only", default="", help="only the --sizes rows whose name has this text")
+    parser.add_argument("--only", default="", help="only the rows whose name has this text")
     options = parser.parse_args()
     jc.config.disk_cache = False
     print(f"jitcore from {jc.__file__}")
@@ -517,6 +542,8 @@ def main() -> None:
         sized_table()
         return
     if options.forms:
+        for name in [k for k in FORMS if options.only not in k]:
+            del FORMS[name]
         forms_table()
         return
     print("| program | compile (process CPU s) | call (us) |\n| --- | --- | --- |")
