@@ -226,6 +226,56 @@ def stretched(x):
     return out
 
 
+# (session 36) While loops whose counter steps under an if, or that break: a traced ``while``
+# from their first step (the counter carried), where before Python ran them, one body a step.
+def while_select_step(x):
+    n = x.shape[0]
+    i = 0
+    s = 0.0
+    while i < n:
+        if i % 3 == 0:  # a condition on the counter: both steps, selected
+            s = s + x[i]
+            i += 1
+        else:
+            s = s - x[i]
+            i += 2
+    return s, i
+
+
+def while_until_root(x):
+    n = x.shape[0]
+    i = 0
+    s = 0.0
+    while i < n:
+        if i * i >= n:  # a break on the counter alone
+            break
+        s = s + x[i]
+        i += 1
+    return s, i
+
+
+def while_data_break(x):
+    n = x.shape[0]
+    i = 0
+    s = 0.0
+    while i < n:
+        if x[i] < -1.5:  # a break on the data
+            break
+        s = s + x[i]
+        i += 1
+    return s, i
+
+
+def euler_until(y0):
+    y = y0.copy()
+    t = 0.0
+    dt = 0.01
+    while t < 1.0:  # a float counter: 100 steps, each a body before
+        y = y - dt * y * y
+        t += dt
+    return y, t
+
+
 def _vector(n):
     return (np.random.default_rng(n).random(n),)
 
@@ -252,7 +302,212 @@ SIZED = {
     "x[:n - 10] + x[10:] into np.empty(n - 10)": (far_extents, _vector, (300, 451, 700)),
     "n // 3, reshape(3, -1)": (thirds, _vector, (301, 451, 700)),
     "np.zeros(3 * n + 1)[1::3] = x": (stretched, _vector, (300, 451, 700)),
+    "while i < n: if i % 3 == 0: i += 1 else: i += 2": (while_select_step, _vector, (100, 137, 300)),
+    "while i < n: if i * i >= n: break": (while_until_root, _vector, (100, 137, 300)),
+    "while i < n: if x[i] < -1.5: break": (while_data_break, lambda n: _normal(n), (100, 137, 300)),
+    "while t < 1.0: y = y - dt * y * y; t += dt": (euler_until, _vector, (100, 137, 300)),
 }
+
+
+# (session 36) The loops and branches a NumPy user writes, each at three lengths: what it
+# becomes (the traced program's scf.for / scf.while ops; none: Python unrolled it), its
+# compiles, and a steady call against the same function run by Python.
+def newton_sqrt(a):
+    x = a.copy()
+    err = 1.0
+    while err > 1e-10:
+        xn = 0.5 * (x + a / x)
+        err = np.abs(xn - x).max()
+        x = xn
+    return x
+
+
+def newton_scalar(c):
+    x = 1.0
+    it = 0
+    while abs(x * x - c) > 1e-12 and it < 100:
+        x = x - (x * x - c) / (2 * x)
+        it += 1
+    return x, it
+
+
+def bisection(lo, hi):
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if mid ** 3 - mid - 2.0 > 0:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo < 1e-12:
+            break
+    return 0.5 * (lo + hi)
+
+
+def euler_exit(y0, dt):
+    y = y0
+    t = 0.0
+    for _ in range(1000):
+        y = y - dt * y * y
+        t += dt
+        if y < 0.01:
+            break
+    return y, t
+
+
+def first_above(x, target):
+    idx = -1
+    for i in range(len(x)):
+        if x[i] > target:
+            idx = i
+            break
+    return idx
+
+
+def scaled_copy(x):
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        out[i] = x[i] * 2.0 + 1.0
+    return out
+
+
+def row_norms(a):
+    s = np.zeros(a.shape[0])
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s[i] += a[i, j] * a[i, j]
+    return s
+
+
+def data_step(x):
+    n = x.shape[0]
+    i = 0
+    s = 0.0
+    while i < n:
+        if x[i] > 0:
+            s += x[i]
+            i += 1
+        else:
+            i += 2
+    return s, i
+
+
+def skip_negative(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        s += x[i]
+    return s
+
+
+def first_negative(x):
+    for i in range(x.shape[0]):
+        if x[i] < -1.5:
+            return i
+    return -1
+
+
+def column_cumsum(a):
+    out = a.copy()
+    for i in range(1, a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = out[i - 1, j] + a[i, j]
+    return out
+
+
+def row_first_above(a, t):
+    first = np.full(a.shape[0], -1)
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] > t:
+                first[i] = j
+                break
+    return first
+
+
+def binary_search(x, t):
+    lo, hi = 0, x.shape[0]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if x[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def countdown_odd(x):
+    i = x.shape[0] - 1
+    s = 0.0
+    while i >= 0:
+        if x[i] < -2:
+            break
+        if i % 2:
+            s = s + x[i]
+        i -= 1
+    return s, i
+
+
+def _normal(n):
+    return (np.random.default_rng(n).standard_normal(n),)
+
+
+def _rows(n):
+    return (np.random.default_rng(n).random((n // 10, 12)),)
+
+
+FORMS = {
+    "Newton sqrt, while err > tol (arrays)": (newton_sqrt, lambda n: (_vector(n)[0] + 1.0,)),
+    "Newton on a scalar, while ... and it < 100": (newton_scalar, lambda n: (np.float64(2.0 + n),)),
+    "bisection, for with a break": (bisection, lambda n: (np.float64(1.0), np.float64(2.0 + n / 1000))),
+    "Euler steps, for with an early exit": (euler_exit, lambda n: (np.float64(1.0), np.float64(1.0 / n))),
+    "search: for i in range(len(x)) ... break": (first_above, lambda n: (np.abs(_normal(n)[0]), 2.5)),
+    "out[i] = ... over range(len(x))": (scaled_copy, _normal),
+    "nested loops over a 2-d shape": (row_norms, _rows),
+    "nested loops, carried out[i - 1, j]": (column_cumsum, _rows),
+    "nested search, inner break": (row_first_above, lambda n: (*_rows(n), 0.9)),
+    "for ... continue on the data": (skip_negative, _normal),
+    "early return in a loop": (first_negative, _normal),
+    "while i < n: step in if/else on the data": (data_step, _normal),
+    "while i < n: step in if/else on i": (while_select_step, _normal),
+    "while i < n: break on i": (while_until_root, _normal),
+    "while i < n: break on the data": (while_data_break, _normal),
+    "while t < 1.0 (a float counter)": (euler_until, lambda n: (np.random.default_rng(n).random(n),)),
+    "binary search, while lo < hi": (binary_search, lambda n: (np.sort(_normal(n)[0]), 0.3)),
+    "countdown, if i % 2, break on the data": (countdown_odd, _normal),
+}
+
+
+FOR, WHILE = '"scf.for"', '"scf.while"'
+
+
+def forms_table() -> None:
+    print("| program | IR loops (for/while) | compiles at 100, 137, 300 | first call (CPU s) | "
+          "call (us) | Python (us) |\n| --- | --- | --- | --- | --- | --- |")
+    for name, (fn, make) in FORMS.items():
+        f = jc.jit(fn)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = time.process_time()
+            f(*make(100))
+            first = time.process_time() - t
+            f(*make(137))
+            args = make(300)
+            f(*args)
+            text = f.lower(*args).as_text("traced")
+            calls, plain = [], []
+            for _ in range(200):
+                t = time.perf_counter()
+                f(*args)
+                calls.append(time.perf_counter() - t)
+            for _ in range(20):
+                copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+                t = time.perf_counter()
+                fn(*copies)
+                plain.append(time.perf_counter() - t)
+        loops = f"{text.count(FOR)}/{text.count(WHILE)}"
+        print(f"| {name} | {loops} | {f.cache_info().compiles} | {first:.2f} | "
+              f"{statistics.median(calls) * 1e6:.1f} | {statistics.median(plain) * 1e6:.1f} |")
 
 
 def sized_table() -> None:
@@ -276,11 +531,20 @@ def sized_table() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", action="store_true", help="only the table of three lengths")
+    parser.add_argument("--forms", action="store_true", help="only the table of loop forms")
+    parser.add_argument("--only", default="", help="only the rows whose name has this text")
     options = parser.parse_args()
     jc.config.disk_cache = False
     print(f"jitcore from {jc.__file__}")
     if options.sizes:
+        for name in [k for k in SIZED if options.only not in k]:
+            del SIZED[name]
         sized_table()
+        return
+    if options.forms:
+        for name in [k for k in FORMS if options.only not in k]:
+            del FORMS[name]
+        forms_table()
         return
     print("| program | compile (process CPU s) | call (us) |\n| --- | --- | --- |")
     for name, (fn, fn_args) in PROGRAMS.items():

@@ -9,6 +9,7 @@ may run at any later point. Generated helper functions (``GENERATED`` prefix) ar
 from __future__ import annotations
 
 import ast
+import copy
 
 GENERATED = "__agf_"  # names of the functions the conversion defines; never loop state
 
@@ -387,3 +388,64 @@ def _invariant(bound, changed: set[str]) -> bool:
         if isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name) and n.func.id in _BOUND_CALLS):
             return False
     return True
+
+
+def stepped_while(node: ast.While) -> tuple[str, str, ast.Compare, list[ast.expr]] | None:
+    """``(counter, compare, test, steps)`` for a ``while`` that ``counted_while`` does not take but
+    whose counter still moves by known steps: its test is ``i < bound`` (``<=``, ``>``, ``>=``),
+    alone or as a term of an ``and`` (``not brk and i < n``, as ``lowering`` writes a ``break``),
+    every assignment of ``i`` in the body is a step ``i += s``, ``i -= s`` or ``i = i + s`` by a
+    number or a name the body does not assign (under an ``if``, in either branch: the select of
+    a step), and the bound is invariant (``_invariant``). ``test`` is the comparison itself
+    (kept, so that its bound is read after ``Expressions`` converted it); ``steps`` copies of
+    the steps' sizes, signed. Such a loop runs by its test, with the counter carried, where it
+    is a loop (``statements.while_stmt``); its trip count is not known in advance."""
+    if node.orelse or has_python_effects(node.body):
+        return None
+    terms = node.test.values if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And) \
+        else [node.test]
+    changed = assigned(node.body) | written(node.body)
+    for test in terms:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and type(test.ops[0]) in _COMPARES):
+            continue
+        counter = test.left.id
+        if counter not in changed or not _invariant(test.comparators[0], changed):
+            continue
+        steps = _steps_of(node.body, counter, changed)
+        if steps:
+            return counter, _COMPARES[type(test.ops[0])], test, steps
+    return None
+
+
+def _steps_of(body, counter: str, changed: set[str]) -> list[ast.expr] | None:
+    """The signed sizes of every assignment of ``counter`` in ``body``, each a step; else None."""
+    stores, steps = 0, []
+    for n in (m for s in body for m in ast.walk(s)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return None  # (a nested scope could rebind it: nonlocal)
+        if isinstance(n, ast.Name) and n.id == counter and not isinstance(n.ctx, ast.Load):
+            stores += 1
+        if isinstance(n, (ast.AugAssign, ast.Assign)):
+            step = _additive_step(n, counter, changed)
+            if step is not None:
+                steps.append(step)
+    return steps if steps and len(steps) == stores else None
+
+
+def _additive_step(stmt, counter: str, changed: set[str]) -> ast.expr | None:
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == counter:
+        op, value = stmt.op, stmt.value
+    elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+          and stmt.targets[0].id == counter and isinstance(stmt.value, ast.BinOp)
+          and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == counter):
+        op, value = stmt.value.op, stmt.value.right
+    else:
+        return None
+    size = value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
+    if not isinstance(op, (ast.Add, ast.Sub)) or not (
+            (isinstance(size, ast.Constant) and type(size.value) in (int, float))
+            or (isinstance(size, ast.Name) and size.id not in changed)):
+        return None
+    value = copy.deepcopy(value)
+    return value if isinstance(op, ast.Add) else ast.UnaryOp(op=ast.USub(), operand=value)

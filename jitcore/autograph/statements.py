@@ -79,6 +79,24 @@ def _refuse_in_try(in_try: bool, what: str, line) -> None:
                                "in compiled code; move the try out of the jitted function")
 
 
+def _refuse_changes(changes, what: str, line) -> None:
+    """A traced branch or loop body is traced once: a call in it that changes a Python object
+    (``hist.append(err)``) would run once, whatever the condition or the number of iterations."""
+    if changes is None:
+        return
+    if what == "if":
+        runs, instead = "both branches are traced once, so the call would run whatever the " \
+            "condition", " or use np.where"
+    else:
+        runs, instead = "its body is traced once, so the call would run once whatever the " \
+            "number of iterations", ""
+    raise UnsupportedError(
+        f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
+        f"and calls {changes}(...), "
+        f"which changes a Python object: compiled, {runs}; write into an array instead "
+        f"(out[n] = v; n += 1 with a fixed-size out){instead}")
+
+
 def _carriable(value) -> bool:
     return all(isinstance(leaf, (Tracer, np.ndarray, np.generic, bool, int, float, complex))
                for leaf in pytree.flatten(value)[0])
@@ -114,12 +132,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
-    if changes is not None:
-        raise UnsupportedError(
-            f"the if at {where(line)} has a traced condition and calls {changes}(...), which "
-            "changes a Python object: compiled, both branches are traced once, so the call would "
-            "run whatever the condition; write into an array instead (out[n] = v; n += 1 "
-            "with a fixed-size out) or use np.where")
+    _refuse_changes(changes, "if", line)
     pred = _pred(pred, "if", line)
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
@@ -233,20 +246,33 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None):
+def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
+               stepped=None, changes=None, effects=False):
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
                                  bound)
         if counted is not None:
             return counted
+    if stepped is not None:
+        carried = _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped,
+                                 bound)
+        if carried is not None:
+            return carried
     pred = test_fn(*values)
+    first = not in_try and changes is None and not effects  # (a trial run would print too)
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
             return values
+        if first:
+            first = False
+            traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)
+            if traced is not None:
+                return traced
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line)
+    _refuse_changes(changes, "while loop", line)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
 
 
@@ -300,6 +326,113 @@ def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, count
     return (*out[:k], start + len(rng) * step, *out[k:])
 
 
+def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped, bound):
+    """``while i < n`` on a Python number ``i`` that the body steps by known sizes under an
+    ``if`` (``i += 1`` in one branch, ``i += 2`` in the other), or a loop that may ``break``
+    (``analysis.stepped_while``): its trip count is not known before it runs, so when it is a
+    loop by a ``range``'s rules (its bound a size, or more than ``UNROLL_LIMIT`` steps even at
+    the largest step) it is a traced ``while`` from its first step, the counter carried as a
+    weak int64 (float64) scalar and each ``if`` on it a select; else None, and Python runs it,
+    as before. Values are Python's (float64 adds in the same order; ``i < n`` bounds an int
+    counter far from int64's ends); after the loop the counter is that traced scalar."""
+    name, compare = stepped
+    k = names.index(name)
+    if in_try or current_trace() is None:
+        return None
+    # ``s = 0.0`` before its first ``s = s + x[i]``: an array from the first step if one trial
+    # run of the body makes one (else Python's first steps, one at a time: a step run in Python
+    # whose ``if`` on ``i`` is decided is other code at another size)
+    soon = _all_carriable(values) and _trial_makes_arrays(body_fn, values, k)
+    while not soon and not _holds_arrays(values[:k] + values[k + 1:]):  # (Python's first steps)
+        if type(values[k]) not in (int, float) or not _all_carriable(values):
+            return None
+        go = test_fn(*values)
+        if isinstance(go, Tracer):
+            return _traced_while(test_fn, body_fn, values, names, line, targets)
+        if not go:
+            return values
+        values = tuple(body_fn(*values))
+    start = values[k]
+    if type(start) not in (int, float) or not _all_carriable(values):
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+    n, *steps = bound(*values)
+    numbers = (int, float, np.integer, np.floating)
+    if any(isinstance(v, bool) or not isinstance(v, numbers) for v in (n, *steps)):
+        return None
+    widest = max(abs(s) for s in steps)
+    if widest == 0 or not (_sized(n) or abs(n - start) / widest * _copies() > UNROLL_LIMIT):
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+    first = test_fn(*values)
+    if isinstance(first, Tracer):
+        return _traced_while(test_fn, body_fn, values, names, line, targets)
+    if not first:
+        return values
+    dtype = np.dtype(np.int64 if type(start) is int and all(type(s) is int for s in steps)
+                     else np.float64)
+    trace = current_trace()
+    counter = fresh(as_tracer(trace, start, dtype), scalar=True, weak=True)
+    # (the numbers the body makes arrays of, such as s = 0.0, carried from the first step)
+    carried = tuple(counter if i == k else v if isinstance(v, Undefined) or _holds_arrays((v,))
+                    else _traced_copy(trace, v) for i, v in enumerate(values))
+    try:
+        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        # (x[:i], a list that grows): Python's loop, as before
+        return _python_while_from(test_fn, body_fn, values, names, line, targets)
+
+
+def _trial_makes_arrays(body_fn, values, k) -> bool:
+    """Whether one run of the body leaves an array or traced value in the state besides the
+    counter (``_trial``)."""
+    return _trial(body_fn, values, lambda after: _holds_arrays(after[:k] + after[k + 1:]))
+
+
+def _trial(body_fn, values, then) -> bool:
+    """``then`` of the state after one run of the body, traced into a block that is then dropped
+    (on copies: the state is not changed); False if the run raises."""
+    trace, block = current_trace(), Block()
+    copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
+                                      x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
+              for leaves, tree in (pytree.flatten(v) for v in values)]
+    try:
+        with trace.region(block):
+            return bool(then(tuple(body_fn(*copies))))
+    except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
+        return False
+    finally:
+        for op in reversed(block.ops):
+            op.drop_all_references()
+
+
+def _traced_from_first_step(test_fn, body_fn, values, names, line, targets):
+    """A ``while`` whose test holds on Python values but that one run of the body makes traced
+    (``while lo < hi`` with ``lo = mid + 1`` under an ``if`` on ``x[mid]``): the traced loop
+    from its first step, the state's numbers carried (before, the first step ran in Python, and
+    its values, ``mid = n // 2``, were constants of the code: other code at every size); None
+    where it cannot be (a variable first set in the body, a body that needs a Python int)."""
+    if current_trace() is None or not _all_carriable(values) \
+            or not _trial(body_fn, values, lambda after: isinstance(test_fn(*after), Tracer)):
+        return None
+    trace = current_trace()
+    carried = tuple(v if isinstance(v, Undefined) or _holds_arrays((v,)) else _traced_copy(trace, v)
+                    for v in values)
+    try:
+        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True)
+    except (ConcretizationError, JitTypeError, UnsupportedError):
+        return None
+
+
+def _python_while_from(test_fn, body_fn, values, names, line, targets):
+    """The rest of ``while_stmt``'s own loop: Python's, until its test is traced."""
+    pred = test_fn(*values)
+    while not isinstance(pred, Tracer):
+        if not pred:
+            return values
+        values = tuple(body_fn(*values))
+        pred = test_fn(*values)
+    return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
 def _doubling_while(test_fn, body_fn, values, names, line, in_try, targets, k, step, compare, n):
     """``while i < n: ...; i *= step``: a traced ``while`` when ``n`` is a size, once the state
     holds an array (the first steps in Python, as a range's); else None."""
@@ -346,10 +479,12 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects):
+def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
+             changes=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
+        _refuse_changes(changes, "for loop", line)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.

@@ -342,9 +342,11 @@ class ControlFlow(ast.NodeTransformer):
     """Statements to helper calls, inner statements first. ``live`` is the function's
     liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
 
-    def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str], counted=None):
+    def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str], counted=None,
+                 stepped=None):
         self.live = live
         self.counted = counted or {}  # id(while) -> analysis.counted_while, before Expressions
+        self.stepped = stepped or {}  # id(while) -> analysis.stepped_while, the same
         self.declared = declared
         self.own = own  # the function's locals: only they can be state
         self.in_try = 0
@@ -441,6 +443,7 @@ class ControlFlow(ast.NodeTransformer):
 
     def visit_While(self, node):
         counted = self.counted.get(id(node))
+        stepped = self.stepped.get(id(node))
         self.generic_visit(node)
         state = self._state(node.body, self.live.live_in.get(id(node)))
         test_fn, body_fn = self.fresh("test"), self.fresh("body")
@@ -457,6 +460,20 @@ class ControlFlow(ast.NodeTransformer):
             defs.insert(1, _locate(bound, node))
             site["counter"] = ast.Tuple(elts=[ast.Constant(c) for c in counted], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
+        elif stepped is not None and stepped[0] in state:
+            # ``while i < n`` whose counter steps under an if, or which breaks: the bound and
+            # the steps' sizes, to tell a loop from a short one (``statements._stepped_while``)
+            counter, compare, test, steps = stepped
+            bound_fn = self.fresh("bound")
+            bound = self._function(bound_fn, state, [], [], node)
+            bound.body = [ast.Return(value=ast.Tuple(
+                elts=[copy.deepcopy(test.comparators[0]), *steps], ctx=ast.Load()))]
+            defs.insert(1, _locate(bound, node))
+            site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare)],
+                                        ctx=ast.Load())
+            site["bound"] = _load(bound_fn)
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -478,6 +495,7 @@ class ControlFlow(ast.NodeTransformer):
         site = self._site(node, state)
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
+        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -542,9 +560,11 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
     counted = {id(n): analysis.counted_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
+    stepped = {id(n): analysis.stepped_while(n) for n in ast.walk(fn)
+               if isinstance(n, ast.While) and counted[id(n)] is None}
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
-    converter = ControlFlow(live, declared, own, counted)
+    converter = ControlFlow(live, declared, own, counted, stepped)
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn
