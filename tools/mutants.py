@@ -550,6 +550,21 @@ MUTANTS = [
            "    if True:",
            "a column reduction's ~1 MiB of scratch stays on the calling thread's stack",
            ("tests/codegen/test_heap_scratch.py",)),
+    Mutant("select-ranks-fixed-per-length", "codegen/cpu/sort_select.py",
+           "    given = [sizes.extent(k) for k in kth] if _ranks_as_arguments(kth) else []",
+           "    given = [_c(k) for k in kth] if _ranks_as_arguments(kth) else []",
+           "a selection's constant ranks are literals again: a median compiles per length",
+           ("tests/jitcore/test_select.py",)),
+    Mutant("select-rank-argument-off-by-one", "codegen/cpu/sort_select.py",
+           "                return fn.args[len(fn.args) - 2 - given + i]",
+           "                return fn.args[len(fn.args) - 2 - given + min(i + 1, given - 1)]",
+           "each constant rank reads its neighbour's argument: a rank is never selected",
+           ("tests/jitcore/test_select.py",)),
+    Mutant("derived-middle-offset", "codegen/loops.py",
+           "                return s, 1, k, n - s // k",
+           "                return s, 1, k, n - s // k + 1",
+           "an extent near a fraction of a size is computed one too large",
+           ("tests/jitcore/test_counted_loops_size_generic.py", "tests/jitcore/test_select.py")),
 ]
 
 
