@@ -565,6 +565,16 @@ MUTANTS = [
            "                return s, 1, k, n - s // k + 1",
            "an extent near a fraction of a size is computed one too large",
            ("tests/jitcore/test_counted_loops_size_generic.py", "tests/jitcore/test_select.py")),
+    Mutant("argsort-one-lane-no-position", "passes/kernelize/sort.py",
+           "    elif n == 1 and positions:  # a lane of one: its position",
+           "    elif n == 1 and positions and False:  # a lane of one: its position",
+           "an argsort of lanes of one leaves its (unfilled) positions as the memory held them",
+           ("tests/jitcore/test_sort_lanes.py",)),
+    Mutant("argsort-kernel-not-marked", "passes/kernelize/sort.py",
+           "        generic.attributes[POSITIONS] = 1",
+           "        pass",
+           "the CPU's codes take an argsort for a sort: its positions are never written",
+           ("tests/jitcore/test_sort_lanes.py", "tests/jitcore/test_select.py")),
 ]
 
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu.sort_lanes import POSITIONS
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, static_value
@@ -82,9 +83,9 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
         return None
     run_time = op.attributes.get(SELECT_RANKS)  # partition_at: K ranks a lane, an operand
     kth = tuple(op.attributes[SELECT_KTH]) if run_time is None else run_time
-    # argpartition: its zero positions, then the values; partition_at: the values, the ranks
-    argsort = len(op.operands) == 2 and run_time is None
-    x = op.operands[1 if argsort else 0]
+    # operands: the values (partition_at: then the ranks)
+    argsort = POSITIONS in op.attributes
+    x = op.operands[0]
     shape, element = x.type.shape, x.type.element
     n = shape[axis]
     outer = [d for d in range(len(shape)) if d != axis]
@@ -101,7 +102,7 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     results = operands[len(op.operands):]
     # results (kernelize/sort.py): sort: keys A[, B]; argsort: positions A[, B], keys A[, B]
     keys = results[len(results) // 2] if argsort else results[0]
-    source = operands[1 if argsort else 0]
+    source = operands[0]
     positions = results[0] if argsort else None
     selector = _Selector(module, name, element, argsort)
     # a result's strides are constants unless strided: then only the version they need

@@ -10,9 +10,11 @@ shape is unrolled here and only the data-dependent parts are loops:
    ...), each merge branch-free (a select picks the side, as one compare decides);
 3. one copy from B to A when the number of passes is odd.
 
-Both buffers are indexed results that start as copies of their inputs (the sorted result is
-result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
-with the keys: insertion writes each element's own position, merges move positions with keys.
+Both key buffers are indexed results that start as copies of the operand (the sorted result
+is result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
+with the keys, results that start as nothing (no copy, no zeros to fill: every path writes
+each position before it reads one): insertion writes each element's own position, merges move
+positions with keys. Such a kernel is marked ``POSITIONS``.
 Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
 compares above every number, so NaNs gather at the end in input order, as NumPy's.
 
@@ -41,6 +43,7 @@ from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.shape import broadcast_in_dim
 
 RUN = 16  # insertion-sorted run length: short enough that its quadratic cost stays small
+POSITIONS = "sort_positions"  # the attribute of an argsort's or argpartition's kernel
 
 
 def _emitter(block: Block) -> ComplexEmitter:
@@ -478,8 +481,6 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     passes = -(-key_bits // digit_bits(key_bits))
     kb = KernelBuilder(len(outer_dims))
     with_positions = isinstance(op, (array.ArgSortOp, array.ArgPartitionOp))
-    if with_positions:
-        kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
     # a single lane of 2^16 or more ints also counting-sorts spans up to 2^16 (512 KiB of counters)
     lanes = int(np.prod(outer_shape, dtype=np.int64))
@@ -499,13 +500,13 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     lane.count_slots = slots
     lane.key_float = x.type.element.is_float or x.type.element.is_bool
     if n <= RUN:  # one insertion-sorted run: no second buffer
-        if with_positions:  # results: positions, keys
-            result_types, copies, keys, positions = [op.result_type, x.type], [0, 1], (1,), (0,)
+        if with_positions:  # results: positions (written, not copied), keys
+            result_types, copies, keys, positions = [op.result_type, x.type], [-1, 0], (1,), (0,)
         else:
             result_types, copies, keys, positions = [x.type], [0], (0,), None
     elif with_positions:  # results: positions A, B, keys A, B
         result_types = [op.result_type, op.result_type, x.type, x.type]
-        copies, keys, positions = [0, 0, 1, 1], (2, 3), (0, 1)
+        copies, keys, positions = [-1, -1, 0, 0], (2, 3), (0, 1)
     else:
         result_types, copies, keys, positions = [x.type, x.type], [0, 0], (0, 1), None
     if radix:  # and the byte counters, a last indexed result
@@ -516,10 +517,15 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
         _int_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
     elif n > 1:
         _sort_lane(kb.emit, lane, keys, positions)
+    elif n == 1 and positions:  # a lane of one: its position
+        lane.write(kb.emit, positions[0], kb.emit.const(0, index), kb.emit.const(0, i64))
     empty = AffineMap(len(outer_dims), ())
     generic = kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * len(outer_dims),
                      [], domain=list(outer_shape), copy_inputs=copies,
                      indexed_results=list(range(len(result_types))))
+    if with_positions:  # the positions start as nothing; the codegen's argsorts (positions first)
+        generic.attributes["fills"] = tuple(k for k, c in enumerate(copies) if c < 0)
+        generic.attributes[POSITIONS] = 1
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
     if selected:  # codegen/cpu/sort_select.py
