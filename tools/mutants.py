@@ -575,6 +575,11 @@ MUTANTS = [
            "        pass",
            "the CPU's codes take an argsort for a sort: its positions are never written",
            ("tests/jitcore/test_sort_lanes.py", "tests/jitcore/test_select.py")),
+    Mutant("merge-loop-no-copy-back", "passes/kernelize/sort.py",
+           "            lambda e: _copy(e, lane, keys[1], keys[0], pos[1], pos[0]))",
+           "            None)",
+           "a lane whose merge passes are odd in number is left in the second buffer",
+           ("tests/jitcore/test_sorting.py", "tests/jitcore/test_sort_lanes.py")),
 ]
 
 

@@ -2,13 +2,15 @@
 
 One ``kernel.generic`` whose parallel dims are the operand's dims other than the sorted axis;
 its body sorts one 1-d lane with scalar ``scf`` loops (docs/control-flow.md §5), so the sort is
-native code, never a call back into Python. The lane length ``n`` is static, so the sort's
-shape is unrolled here and only the data-dependent parts are loops:
+native code, never a call back into Python. Every step is a loop, whatever the lane length
+(the code does not grow with it, and its constant ``n`` is a run-time extent where the
+function is size-generic):
 
 1. insertion sort of runs of ``RUN`` elements, in place in buffer A;
-2. bottom-up merge passes of widths RUN, 2 RUN, ... from one buffer into the other (A, B, A,
-   ...), each merge branch-free (a select picks the side, as one compare decides);
-3. one copy from B to A when the number of passes is odd.
+2. bottom-up merge passes of widths RUN, 2 RUN, ... from one buffer into the other, two a
+   step of a loop (A to B, B to A), each merge branch-free (a select picks the side, as one
+   compare decides);
+3. where the last step has one pass left, a copy from B to A in place of the second.
 
 Both key buffers are indexed results that start as copies of the operand (the sorted result
 is result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
@@ -142,21 +144,24 @@ def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int]
         return []
 
     _for(e, c(0), c(n), c(RUN), [], run)
-    src, dst = 0, 1
-    width = RUN
-    while width < n:
-        _merge_pass(e, lane, width, keys[src], keys[dst],
-                    positions[src] if positions else None, positions[dst] if positions else None)
-        src, dst = dst, src
-        width *= 2
-    if src == 1:  # the sorted lane is in buffer B: copy it into A, the result
-        def copy(e, k, _):
-            lane.write(e, keys[0], k, lane.read(e, keys[1], k))
-            if positions:
-                lane.write(e, positions[0], k, lane.read(e, positions[1], k))
-            return []
+    pos = positions or (None, None)
 
-        _for(e, c(0), c(n), c(1), [], copy)
+    def go_on(e, carried):
+        return e.op("arith.cmpi", carried[0], c(n), result=i1, predicate="slt")
+
+    def two_passes(e, carried):
+        """A -> B at width w, then B -> A at 2 w, or B copied back into A where no pass is
+        left: a loop whose code does not depend on how many passes ``n`` takes."""
+        (w,) = carried
+        _merge_pass(e, lane, w, keys[0], keys[1], pos[0], pos[1])
+        w2 = e.op("arith.addi", w, w)
+        more = e.op("arith.cmpi", w2, c(n), result=i1, predicate="slt")
+        _if(e, more, lambda e: _merge_pass(e, lane, w2, keys[1], keys[0], pos[1], pos[0]),
+            lambda e: _copy(e, lane, keys[1], keys[0], pos[1], pos[0]))
+        return [e.op("arith.addi", w2, w2)]
+
+    if n > RUN:
+        _while(e, [c(RUN)], go_on, two_passes)
 
 
 def _to_i64(e, v: Value) -> Value:
@@ -164,12 +169,15 @@ def _to_i64(e, v: Value) -> Value:
     return e.op("arith.bitcast", v, result=i64)
 
 
-def _merge_pass(e, lane: _Lane, width: int, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+def _merge_pass(e, lane: _Lane, width: Value, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+    """Merge the runs of ``width`` (an index value: the passes are a loop) from one buffer
+    into the other."""
     n = lane.n
+    double = e.op("arith.addi", width, width)
 
     def merge(e, lo, _):
-        mid = e.op("arith.minsi", e.op("arith.addi", lo, e.const(width, index)), e.const(n, index))
-        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(2 * width, index)), e.const(n, index))
+        mid = e.op("arith.minsi", e.op("arith.addi", lo, width), e.const(n, index))
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, double), e.const(n, index))
         last = e.const(n - 1, index)
 
         def go_on(e, carried):
@@ -195,7 +203,14 @@ def _merge_pass(e, lane: _Lane, width: int, src_key: int, dst_key: int, src_pos,
         _while(e, [lo, mid, lo], go_on, step)
         return []
 
-    _for(e, e.const(0, index), e.const(n, index), e.const(2 * width, index), [], merge)
+    def more(e, carried):
+        return e.op("arith.cmpi", carried[0], e.const(n, index), result=i1, predicate="slt")
+
+    def next_pair(e, carried):  # a while, not a for: a run-time step would need a zero check
+        merge(e, carried[0], [])
+        return [e.op("arith.addi", carried[0], double)]
+
+    _while(e, [e.const(0, index)], more, next_pair)
 
 
 def _sort_key(e, v: Value) -> Value:
