@@ -172,8 +172,8 @@ class GenericOp(Operation):
                 self.fail("'copy_inputs' entries must be -1 or an input operand index")
             if len(self.operands) + k in indexed and ((i < 0 and k not in self.fills)
                                                       or SCAN in iters or REDUCTION in iters):
-                self.fail("an indexed result must start as a copy of an input (or be listed in "
-                          "'fills'), in a kernel without reduction or scan iterators")
+                self.fail("an indexed result must start as a copy of an input, in a kernel "
+                          "without reduction or scan iterators")
             if k in self.fills and (i >= 0 or len(self.operands) + k not in indexed):
                 self.fail("'fills' lists indexed results that start as no copy")
             if i >= 0 and (self.operands[i].type != r.type or i in clamped):
