@@ -234,7 +234,8 @@ def derived(n: int, symbols) -> tuple[int, int, int, int] | None:
     (one of scale and divisor 1), from a symbol above ``2 * NEAR``, the first form that fits
     in this order: the nearest ``symbol + c`` (``|c| <= NEAR``, the first symbol on a tie);
     ``2 * symbol``; ``symbol // 2``; ``k * symbol + c`` (``k`` in ``SCALES``, ``|c| <=
-    NEAR``); ``symbol // k`` above ``2 * NEAR``; ``symbol + c`` farther (``|c|`` up to
+    NEAR``); ``symbol // k`` above ``2 * NEAR``; ``symbol // k + c`` (``|c| <= NEAR``, above
+    ``2 * NEAR``); ``symbol + c`` farther (``|c|`` up to
     ``FAR`` and an eighth of the symbol). None where none fits (a symbol's own value is no
     derived one). Where two sizes guess a program's extent differently, their text differs
     and the second compiles: never a wrong value, since each form equals ``n`` at its own
@@ -256,6 +257,10 @@ def derived(n: int, symbols) -> tuple[int, int, int, int] | None:
         for s in symbols:
             if k > 2 and s // k == n > 2 * NEAR:  # (a small result: more often the program's)
                 return s, 1, k, 0
+    for k in SCALES:  # a middle's neighbours: a median's n // 2 - 1, a quartile's n // 4 + 1
+        for s in symbols:
+            if 0 < abs(n - s // k) <= NEAR and n > 2 * NEAR:
+                return s, 1, k, n - s // k
     far = [(abs(n - s), k) for k, s in enumerate(symbols) if 0 < abs(n - s) <= min(FAR, s // 8)]
     if far:
         s = symbols[min(far)[1]]

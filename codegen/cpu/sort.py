@@ -81,13 +81,13 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     if axis is None or not ENABLED:
         return None
     argsort = len(op.results) == 5  # positions A, B, keys A, B, counters (kernelize/sort.py)
-    x = op.operands[1] if argsort else op.operands[0]
+    x = op.operands[0]
     t = x.type.element
     n = x.type.shape[axis] if x.type.rank else 0
     if axis != x.type.rank - 1 or not t.is_float or t.bitwidth not in (32, 64) or not 2 <= n < 2**31:
         return None
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided)
-    source = operands[1 if argsort else 0]
+    source = operands[0]
     results = operands[len(op.operands):]
     buffers = [results[2], results[3], results[0], results[1]] if argsort else [results[0], results[1]]
     b = ll.IRBuilder(fn.append_basic_block("entry"))

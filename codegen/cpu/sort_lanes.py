@@ -43,6 +43,7 @@ I32 = ll.IntType(32)
 I8 = ll.IntType(8)
 LANES_AXIS = "sort_lanes_axis"  # the attribute kernelize/sort.py marks short-lane sorts with
 SORT_AXIS = "sort_axis"  # and its radix kernels (codegen/cpu/sort.py), which may be short enough too
+POSITIONS = "sort_positions"  # and an argsort's or argpartition's kernel (results: positions first)
 ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuring)
 ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
 MAX_GROUP = 16  # lanes a group at most: each is read through its own address
@@ -171,8 +172,7 @@ def group_first(i: int, low: int, t: int) -> int:
 
 
 def _is_argsort(op: Operation) -> bool:
-    # operands (kernelize/sort.py): argsort's zero positions, the values, a radix kernel's counters
-    return len(op.operands) - (SORT_AXIS in op.attributes) == 2
+    return POSITIONS in op.attributes
 
 
 def takes(op: Operation) -> bool:
@@ -180,7 +180,7 @@ def takes(op: Operation) -> bool:
     axis = op.attributes.get(LANES_AXIS)
     if axis is None or not ENABLED:
         return False
-    x = op.operands[1 if _is_argsort(op) else 0]
+    x = op.operands[0]
     shape, element = x.type.shape, x.type.element
     lanes = 1
     for d in range(len(shape)):
@@ -210,7 +210,7 @@ def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation, strided: 
         return None
     axis = op.attributes[LANES_AXIS]
     argsort = _is_argsort(op)
-    x = op.operands[1 if argsort else 0]
+    x = op.operands[0]
     shape = x.type.shape
     outer = [d for d in range(len(shape)) if d != axis]
     sizes = (sizes or Sizes()).unbound()
@@ -218,7 +218,7 @@ def emit_lane_sort_kernel(module: ll.Module, name: str, op: Operation, strided: 
                                          sizes=sizes)
     sorter = _LaneGroups(module, name, x.type.element, argsort, shape[axis], axis, outer)
     b = entry_builder(fn)
-    source, result = operands[1 if argsort else 0], operands[len(op.operands)]  # result 0: the sorted
+    source, result = operands[0], operands[len(op.operands)]  # result 0: the sorted
     chunk = sorter.chunk_kernel(len(shape))
     outer_extents = [source.shape[d] for d in outer]
     lane_count = sizes.multiply(b, outer_extents)

@@ -29,8 +29,10 @@ length and ``COUNT_SLOTS`` is counting-sorted instead: sorted meets every rank.
 The lanes are the chunks of a launch (``runtime.emit_launch``); a lane's result does not depend
 on the thread. The selection works in place in the result, through its stride along the axis
 (a contiguous result gets a version with stride 1). In a size-generic function the lane
-length and the lane count are run-time values, so a new length at the same ranks reuses the
-code (a median's ranks, ``n // 2``, are not the same numbers). Comparisons are of the values (floats as
+length and the lane count are run-time values, and so are up to ``BISECT_UP_TO`` constant ranks
+(``Sizes.extent``: a median's ``n // 2 - 1``, ``n // 2`` and ``n - 1`` are forms of the
+length, ``loops.derived``), so a new length at the same ranks or the same forms of ranks
+reuses the code. Comparisons are of the values (floats as
 floats: -0.0 equals 0.0, as in NumPy), so which equal element lands at a rank is this
 algorithm's choice, as NumPy's is its own: ``numpy.partition`` promises only the contract.
 """
@@ -40,6 +42,7 @@ from __future__ import annotations
 from llvmlite import ir as ll
 
 from jitcore.codegen.cpu import runtime
+from jitcore.codegen.cpu.sort_lanes import POSITIONS
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, static_value
@@ -80,9 +83,9 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
         return None
     run_time = op.attributes.get(SELECT_RANKS)  # partition_at: K ranks a lane, an operand
     kth = tuple(op.attributes[SELECT_KTH]) if run_time is None else run_time
-    # argpartition: its zero positions, then the values; partition_at: the values, the ranks
-    argsort = len(op.operands) == 2 and run_time is None
-    x = op.operands[1 if argsort else 0]
+    # operands: the values (partition_at: then the ranks)
+    argsort = POSITIONS in op.attributes
+    x = op.operands[0]
     shape, element = x.type.shape, x.type.element
     n = shape[axis]
     outer = [d for d in range(len(shape)) if d != axis]
@@ -99,13 +102,16 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     results = operands[len(op.operands):]
     # results (kernelize/sort.py): sort: keys A[, B]; argsort: positions A[, B], keys A[, B]
     keys = results[len(results) // 2] if argsort else results[0]
-    source = operands[1 if argsort else 0]
+    source = operands[0]
     positions = results[0] if argsort else None
     selector = _Selector(module, name, element, argsort)
     # a result's strides are constants unless strided: then only the version they need
     known = [static_value(r.strides[axis]) for r in ((keys, positions) if argsort else (keys,))]
     versions = (True, False) if None in known else (all(s == 1 for s in known),)
     chunk = selector.chunk_kernel(len(shape), axis, outer, kth, versions)
+    # constant ranks as the size gives them (n // 2 - 1, n - 1: loops.derived), so that
+    # another lane length at the same form of ranks runs this code
+    given = [sizes.extent(k) for k in kth] if _ranks_as_arguments(kth) else []
     strides = [*source.strides, *keys.strides, *(positions.strides if argsort else keys.strides)]
     pointers = [source.pointer, keys.pointer, positions.pointer if argsort else ll.Constant(PTR, None)]
     if run_time is not None:
@@ -118,9 +124,16 @@ def emit_select_kernel(module: ll.Module, name: str, op: Operation, strided: lis
     rank_count = kth if run_time is not None else len(kth)
     work = sizes.multiply(b, [lane_count, extents[axis], _c(3 * (2 + rank_count))])
     split = runtime.Split(*(v if static_value(v) is None else static_value(v) for v in (lane_count, work)))
-    runtime.emit_launch(b, chunk, [*pointers, *strides, *extents], split)
+    runtime.emit_launch(b, chunk, [*pointers, *strides, *extents, *given], split)
     b.ret_void()
     return fn
+
+
+def _ranks_as_arguments(kth: tuple | int) -> bool:
+    """Whether a chunk takes its constant ranks as arguments (up to ``BISECT_UP_TO``; more
+    are a table). They stay ascending at every size the code serves: each size's trace sorts
+    its own ranks, and its text is this one only where each place holds the same form."""
+    return isinstance(kth, tuple) and len(kth) <= BISECT_UP_TO
 
 
 def bisection(count: int) -> list[tuple[int, int | None, int | None]]:
@@ -445,12 +458,14 @@ class _Selector:
     def chunk_kernel(self, rank: int, axis: int, outer_dims: list, kth: tuple | int,
                      versions: tuple) -> ll.Function:
         """``void (src, keys, positions[, ranks], src strides..., keys strides..., positions
-        strides...[, ranks strides...], extents..., lo, hi)``: lanes ``[lo, hi)`` copied (NaNs
-        to the tail) and selected at ranks ``kth``, or (an int) at that many ranks each lane
+        strides...[, ranks strides...], extents...[, kth...], lo, hi)``: lanes ``[lo, hi)``
+        copied (NaNs to the tail) and selected at ranks ``kth`` (as arguments, ascending, up
+        to ``BISECT_UP_TO``; more are a table), or (an int) at that many ranks each lane
         reads from ``ranks`` (``partition_at``); ``versions``: the selections it may call, with
         stride 1 (True) or any."""
         tensors = 3 if isinstance(kth, tuple) else 4
-        fn = self.function("lanes", [PTR] * tensors + [I64] * ((tensors + 1) * rank + 2))
+        given = len(kth) if _ranks_as_arguments(kth) else 0
+        fn = self.function("lanes", [PTR] * tensors + [I64] * ((tensors + 1) * rank + given + 2))
         for a in fn.args[:tensors]:
             a.add_attribute("noalias")
         src, keys, pos = fn.args[:3]
@@ -539,7 +554,7 @@ class _Selector:
         def rank_at(i):
             """Rank ``i`` of the lane's ascending ranks (i64)."""
             if tensors == 3:
-                return _c(kth[i])
+                return fn.args[len(fn.args) - 2 - given + i]
             return b.load(b.gep(wanted, [_c(i)], source_etype=I64), typ=I64)
 
         def select_in_turn(out, numbers):

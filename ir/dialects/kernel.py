@@ -31,7 +31,9 @@ Operands and results listed in ``indexed`` (numbered as the maps: inputs, then r
 addressed by the body itself at computed positions, as ``tensor.extract`` inside a
 ``linalg.generic``: their map has no exprs, an indexed input's body argument is the whole
 tensor (read by ``kernel.extract``), and an indexed result is yielded nothing: it is written
-only by ``kernel.insert`` (after starting as its ``copy_inputs`` source, if it has one). The
+only by ``kernel.insert`` (after starting as its ``copy_inputs`` source; or, listed in
+``fills``, as nothing: the body writes every element before it reads one, as a sort writes its
+positions, so no copy and no input of zeros is needed). The
 positions come from ``kernel.check_index``, which wraps a negative index and records the first
 one out of range in the function's status words, so that no access is ever out of bounds.
 Gathers and scatters are such kernels (``passes/kernelize/index.py``).
@@ -71,6 +73,7 @@ class GenericOp(Operation):
     clamped = attr(tuple_of(int), optional=True, default=())
     inits = attr(tuple_of(ScalarAttr), optional=True)
     indexed = attr(tuple_of(int), optional=True, default=())  # operands, then results, by number
+    fills = attr(tuple_of(int), optional=True, default=())  # indexed results (by result) written whole
 
     @property
     def has_reduction(self) -> bool:
@@ -167,9 +170,12 @@ class GenericOp(Operation):
         for k, (r, i) in enumerate(zip(self.results, copies)):
             if not isinstance(i, int) or not -1 <= i < len(self.operands):
                 self.fail("'copy_inputs' entries must be -1 or an input operand index")
-            if len(self.operands) + k in indexed and (i < 0 or SCAN in iters or REDUCTION in iters):
+            if len(self.operands) + k in indexed and ((i < 0 and k not in self.fills)
+                                                      or SCAN in iters or REDUCTION in iters):
                 self.fail("an indexed result must start as a copy of an input, in a kernel "
                           "without reduction or scan iterators")
+            if k in self.fills and (i >= 0 or len(self.operands) + k not in indexed):
+                self.fail("'fills' lists indexed results that start as no copy")
             if i >= 0 and (self.operands[i].type != r.type or i in clamped):
                 self.fail(f"result {r.type} cannot start as a copy of input #{i}")
 

@@ -2,17 +2,21 @@
 
 One ``kernel.generic`` whose parallel dims are the operand's dims other than the sorted axis;
 its body sorts one 1-d lane with scalar ``scf`` loops (docs/control-flow.md §5), so the sort is
-native code, never a call back into Python. The lane length ``n`` is static, so the sort's
-shape is unrolled here and only the data-dependent parts are loops:
+native code, never a call back into Python. Every step is a loop, whatever the lane length
+(the code does not grow with it, and its constant ``n`` is a run-time extent where the
+function is size-generic):
 
 1. insertion sort of runs of ``RUN`` elements, in place in buffer A;
-2. bottom-up merge passes of widths RUN, 2 RUN, ... from one buffer into the other (A, B, A,
-   ...), each merge branch-free (a select picks the side, as one compare decides);
-3. one copy from B to A when the number of passes is odd.
+2. bottom-up merge passes of widths RUN, 2 RUN, ... from one buffer into the other, two a
+   step of a loop (A to B, B to A), each merge branch-free (a select picks the side, as one
+   compare decides);
+3. where the last step has one pass left, a copy from B to A in place of the second.
 
-Both buffers are indexed results that start as copies of their inputs (the sorted result is
-result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
-with the keys: insertion writes each element's own position, merges move positions with keys.
+Both key buffers are indexed results that start as copies of the operand (the sorted result
+is result 0: it is what replaces the op). ``argsort`` carries an int64 index buffer pair along
+with the keys, results that start as nothing (no copy, no zeros to fill: every path writes
+each position before it reads one): insertion writes each element's own position, merges move
+positions with keys. Such a kernel is marked ``POSITIONS``.
 Merging takes the right element only when it is strictly smaller, so the sort is stable; NaN
 compares above every number, so NaNs gather at the end in input order, as NumPy's.
 
@@ -41,6 +45,7 @@ from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.shape import broadcast_in_dim
 
 RUN = 16  # insertion-sorted run length: short enough that its quadratic cost stays small
+POSITIONS = "sort_positions"  # the attribute of an argsort's or argpartition's kernel
 
 
 def _emitter(block: Block) -> ComplexEmitter:
@@ -139,21 +144,24 @@ def _sort_lane(e, lane: _Lane, keys: tuple[int, int], positions: tuple[int, int]
         return []
 
     _for(e, c(0), c(n), c(RUN), [], run)
-    src, dst = 0, 1
-    width = RUN
-    while width < n:
-        _merge_pass(e, lane, width, keys[src], keys[dst],
-                    positions[src] if positions else None, positions[dst] if positions else None)
-        src, dst = dst, src
-        width *= 2
-    if src == 1:  # the sorted lane is in buffer B: copy it into A, the result
-        def copy(e, k, _):
-            lane.write(e, keys[0], k, lane.read(e, keys[1], k))
-            if positions:
-                lane.write(e, positions[0], k, lane.read(e, positions[1], k))
-            return []
+    pos = positions or (None, None)
 
-        _for(e, c(0), c(n), c(1), [], copy)
+    def go_on(e, carried):
+        return e.op("arith.cmpi", carried[0], c(n), result=i1, predicate="slt")
+
+    def two_passes(e, carried):
+        """A -> B at width w, then B -> A at 2 w, or B copied back into A where no pass is
+        left: a loop whose code does not depend on how many passes ``n`` takes."""
+        (w,) = carried
+        _merge_pass(e, lane, w, keys[0], keys[1], pos[0], pos[1])
+        w2 = e.op("arith.addi", w, w)
+        more = e.op("arith.cmpi", w2, c(n), result=i1, predicate="slt")
+        _if(e, more, lambda e: _merge_pass(e, lane, w2, keys[1], keys[0], pos[1], pos[0]),
+            lambda e: _copy(e, lane, keys[1], keys[0], pos[1], pos[0]))
+        return [e.op("arith.addi", w2, w2)]
+
+    if n > RUN:
+        _while(e, [c(RUN)], go_on, two_passes)
 
 
 def _to_i64(e, v: Value) -> Value:
@@ -161,12 +169,15 @@ def _to_i64(e, v: Value) -> Value:
     return e.op("arith.bitcast", v, result=i64)
 
 
-def _merge_pass(e, lane: _Lane, width: int, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+def _merge_pass(e, lane: _Lane, width: Value, src_key: int, dst_key: int, src_pos, dst_pos) -> None:
+    """Merge the runs of ``width`` (an index value: the passes are a loop) from one buffer
+    into the other."""
     n = lane.n
+    double = e.op("arith.addi", width, width)
 
     def merge(e, lo, _):
-        mid = e.op("arith.minsi", e.op("arith.addi", lo, e.const(width, index)), e.const(n, index))
-        hi = e.op("arith.minsi", e.op("arith.addi", lo, e.const(2 * width, index)), e.const(n, index))
+        mid = e.op("arith.minsi", e.op("arith.addi", lo, width), e.const(n, index))
+        hi = e.op("arith.minsi", e.op("arith.addi", lo, double), e.const(n, index))
         last = e.const(n - 1, index)
 
         def go_on(e, carried):
@@ -192,7 +203,14 @@ def _merge_pass(e, lane: _Lane, width: int, src_key: int, dst_key: int, src_pos,
         _while(e, [lo, mid, lo], go_on, step)
         return []
 
-    _for(e, e.const(0, index), e.const(n, index), e.const(2 * width, index), [], merge)
+    def more(e, carried):
+        return e.op("arith.cmpi", carried[0], e.const(n, index), result=i1, predicate="slt")
+
+    def next_pair(e, carried):  # a while, not a for: a run-time step would need a zero check
+        merge(e, carried[0], [])
+        return [e.op("arith.addi", carried[0], double)]
+
+    _while(e, [e.const(0, index)], more, next_pair)
 
 
 def _sort_key(e, v: Value) -> Value:
@@ -478,8 +496,6 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     passes = -(-key_bits // digit_bits(key_bits))
     kb = KernelBuilder(len(outer_dims))
     with_positions = isinstance(op, (array.ArgSortOp, array.ArgPartitionOp))
-    if with_positions:
-        kb.indexed_input(_zeros_like(op, op.result_type))
     kb.indexed_input(x)
     # a single lane of 2^16 or more ints also counting-sorts spans up to 2^16 (512 KiB of counters)
     lanes = int(np.prod(outer_shape, dtype=np.int64))
@@ -499,13 +515,13 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     lane.count_slots = slots
     lane.key_float = x.type.element.is_float or x.type.element.is_bool
     if n <= RUN:  # one insertion-sorted run: no second buffer
-        if with_positions:  # results: positions, keys
-            result_types, copies, keys, positions = [op.result_type, x.type], [0, 1], (1,), (0,)
+        if with_positions:  # results: positions (written, not copied), keys
+            result_types, copies, keys, positions = [op.result_type, x.type], [-1, 0], (1,), (0,)
         else:
             result_types, copies, keys, positions = [x.type], [0], (0,), None
     elif with_positions:  # results: positions A, B, keys A, B
         result_types = [op.result_type, op.result_type, x.type, x.type]
-        copies, keys, positions = [0, 0, 1, 1], (2, 3), (0, 1)
+        copies, keys, positions = [-1, -1, 0, 0], (2, 3), (0, 1)
     else:
         result_types, copies, keys, positions = [x.type, x.type], [0, 0], (0, 1), None
     if radix:  # and the byte counters, a last indexed result
@@ -516,10 +532,15 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
         _int_lane(kb.emit, lane, keys, positions, len(result_types) - 1, passes)
     elif n > 1:
         _sort_lane(kb.emit, lane, keys, positions)
+    elif n == 1 and positions:  # a lane of one: its position
+        lane.write(kb.emit, positions[0], kb.emit.const(0, index), kb.emit.const(0, i64))
     empty = AffineMap(len(outer_dims), ())
     generic = kb.finish(op, result_types, [empty] * len(result_types), ["parallel"] * len(outer_dims),
                      [], domain=list(outer_shape), copy_inputs=copies,
                      indexed_results=list(range(len(result_types))))
+    if with_positions:  # the positions start as nothing; the codegen's argsorts (positions first)
+        generic.attributes["fills"] = tuple(k for k, c in enumerate(copies) if c < 0)
+        generic.attributes[POSITIONS] = 1
     if radix:  # codegen/cpu/sort.py may emit this kernel as a native radix routine
         generic.attributes["sort_axis"] = axis
     if selected:  # codegen/cpu/sort_select.py

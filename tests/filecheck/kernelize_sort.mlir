@@ -104,3 +104,16 @@
   %0 = "array.partition_at"(%arg0, %arg1) {axis = 1} : (tensor<3x50xf64>, tensor<3x4xi64>) -> tensor<3x50xf64>
   "func.return"(%0) : (tensor<3x50xf64>) -> ()
 }) {function_type = (tensor<3x50xf64>, tensor<3x4xi64>) -> tensor<3x50xf64>, sym_name = "partition_at_rows"} : () -> ()
+
+// -----
+// argsort: the values are the only operand; the positions (results 0 and 1) start as nothing
+// (`fills`: every path writes each position before reading it; no buffer of zeros to fill and
+// copy), the keys as copies of the values; marked sort_positions for the CPU's own codes.
+// RUN: kernelize
+// CHECK:      "kernel.generic"(%arg0) ({
+// CHECK:      }) {copy_inputs = [-1, -1, 0, 0], domain = [3], fills = [0, 1], indexed = [0, 1, 2, 3, 4], {{.*}} sort_positions = 1}
+"func.func"() ({
+^bb0(%arg0: tensor<3x50xf64>):
+  %0 = "array.argsort"(%arg0) {axis = 1} : (tensor<3x50xf64>) -> tensor<3x50xi64>
+  "func.return"(%0) : (tensor<3x50xi64>) -> ()
+}) {function_type = (tensor<3x50xf64>) -> tensor<3x50xi64>, sym_name = "argsort_rows"} : () -> ()

@@ -154,6 +154,22 @@ def test_sort_is_compiled_as_one_kernel():
     assert "array.sort" not in text and "kernel.generic" in text and "scf.for" in text
 
 
+def test_merge_passes_are_a_loop_one_code_for_every_short_length():
+    """Below ``NETWORK_FROM`` elements the kernel's merge sort runs its passes as a loop, two
+    a step (an odd count ends with a copy back): lengths of 1, 2, 3 and 6 passes (33, 100,
+    300, 1000; each one more run than a power of two, or not) are one code, each NumPy's
+    stable sort and argsort with NaN, -0.0 and ties; 16 and less (no pass) is another."""
+    both = jc.jit(lambda a: (np.sort(a), np.argsort(a)))
+    rng = np.random.default_rng(5)
+    for n in (33, 100, 300, 1000, 16):
+        x = np.round(rng.standard_normal(n) * 3)
+        x[rng.random(n) < 0.1], x[rng.random(n) < 0.1] = np.nan, -0.0
+        values, order = both(x)
+        assert_same_sort(values, np.sort(x, kind="stable"), f"n={n}")
+        np.testing.assert_array_equal(order, np.argsort(x, kind="stable"), f"n={n}")
+    assert both.cache_info().compiles == 2, both.cache_info()
+
+
 def test_bad_sort_arguments_raise_numpy_errors():
     x = np.arange(4.0)
     with pytest.raises(ValueError, match="sort kind must be one of"):
