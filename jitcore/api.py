@@ -42,6 +42,7 @@ from jitcore import (
     config,
     cuda,
     disk_cache,
+    generator_arguments,
     inlining,
     ir,
     methods,
@@ -59,6 +60,7 @@ from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
+from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
 
@@ -244,6 +246,15 @@ class JitFunction:
                     else:
                         self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
+        if memo is None:  # a generator argument makes the call's structure not flat
+            args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
+            if generators:
+                with generator_arguments.bound(generators):
+                    return self._full_call(args, kwargs, None, None)
+        return self._full_call(args, kwargs, short, memo)
+
+    def _full_call(self, args, kwargs, short, memo):
+        """A call no short path took: its full signature key, compiled once, then run."""
         try:
             key, leaves, arrays, call = self._signature_key(args, kwargs)
         except DaskArgument:  # raised only after the leaves that are arrays or numbers
@@ -388,10 +399,13 @@ class JitFunction:
                 raise JitTypeError(f"{self.__name__}(): {e}") from None
             args, kwargs = bound.args, bound.kwargs
         static, dyn_args, dyn_kwargs = [], [], {}
+        # A generator's stand-in is static: equal for every generator of its class.
         for i, a in enumerate(args):
-            (static.append((i, a)) if i in self._static_nums else dyn_args.append(a))
+            (static.append((i, a)) if i in self._static_nums or isinstance(a, GeneratorArgument)
+             else dyn_args.append(a))
         for k, v in kwargs.items():
-            (static.append((k, v)) if k in self._static_names else dyn_kwargs.__setitem__(k, v))
+            (static.append((k, v)) if k in self._static_names or isinstance(v, GeneratorArgument)
+             else dyn_kwargs.__setitem__(k, v))
         return static, dyn_args, dyn_kwargs
 
     def _signature_key(self, args, kwargs):
@@ -509,7 +523,8 @@ class JitFunction:
 
     def _paths(self, tree) -> list[str]:
         params = list(self._signature.parameters) if self._signature else []
-        dyn_params = [p for i, p in enumerate(params) if i not in self._static_nums]
+        static = self._static_nums | generator_arguments.positions()
+        dyn_params = [p for i, p in enumerate(params) if i not in static]
         args_tree, kwargs_tree = tree.children
         paths = []
         for i, child in enumerate(args_tree.children):
@@ -692,6 +707,9 @@ def _converts_to_array(leaf) -> bool:
 
 def _static_advice(leaf) -> str:
     """Static arguments must be hashable: advise it only for a value that is."""
+    if isinstance(leaf, generator_arguments.GENERATOR_KINDS):
+        return ("pass the generator as an argument of its own, not inside a container: its draws "
+                "are then made from the generator each call passes")
     try:
         hash(leaf)
     except TypeError:

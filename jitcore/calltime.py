@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from jitcore import pytree
+from jitcore import generator_arguments, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
@@ -261,6 +261,8 @@ class Recorder:
         """While ``trace`` runs into ``block`` (the function's body): this thread's recorder."""
         self.trace, self.block = trace, block
         self._watch(np.random.mtrand._rand)
+        for generator in generator_arguments.current_generators():  # the call's own arguments
+            self._watch(generator)
         previous = getattr(_ACTIVE, "recorder", None)
         _ACTIVE.recorder = self
         try:

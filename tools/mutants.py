@@ -550,6 +550,18 @@ MUTANTS = [
            "    if True:",
            "a column reduction's ~1 MiB of scratch stays on the calling thread's stack",
            ("tests/codegen/test_heap_scratch.py",)),
+    Mutant("generator-stand-in-by-identity", "jitcore/generator_arguments.py",
+           "return type(other) is GeneratorArgument and (self.place, self.kind) == (other.place, other.kind)",
+           "return self is other",
+           "a generator argument's stand-in equal only to itself: every call compiles anew",
+           ("tests/jitcore/test_generator_arguments.py",)),
+    Mutant("generator-argument-not-watched", "jitcore/calltime.py",
+           "        for generator in generator_arguments.current_generators():  # the call's own arguments\n"
+           "            self._watch(generator)",
+           "        pass",
+           "a draw from a generator argument that jitcore did not make a call-time input is frozen "
+           "into the code silently",
+           ("tests/jitcore/test_generator_arguments.py",)),
 ]
 
 
