@@ -562,6 +562,18 @@ MUTANTS = [
            "a draw from a generator argument that jitcore did not make a call-time input is frozen "
            "into the code silently",
            ("tests/jitcore/test_generator_arguments.py",)),
+    Mutant("default-arrays-frozen", "jitcore/calltime.py",
+           "self._note(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k])",
+           "pass",
+           "a positional default array is a constant of the trace: changed between calls, the "
+           "compiled code still computes with its old values",
+           ("tests/jitcore/test_default_arguments.py",)),
+    Mutant("seen-array-written-as-copy", "jitcore/autograph/expressions.py",
+           "return traced_copy(base, tracer.owner_trace) if seen is None else seen",
+           "return traced_copy(base, tracer.owner_trace)",
+           "a traced write to a default argument's array (or a global under a local name) goes to "
+           "a copy: the caller's array never sees it",
+           ("tests/jitcore/test_default_arguments.py",)),
 ]
 
 
