@@ -574,6 +574,16 @@ MUTANTS = [
            "a traced write to a default argument's array (or a global under a local name) goes to "
            "a copy: the caller's array never sees it",
            ("tests/jitcore/test_default_arguments.py",)),
+    Mutant("legendre-step-weight", "jitcore/numpy/orthogonal_series.py",
+           "c0, c1 = c[-i] - c1 * ((nd - 1) / nd), c0 + c1 * x * ((2 * nd - 1) / nd)",
+           "c0, c1 = c[-i] - c1 * ((nd - 1) / nd), c0 + c1 * x * ((2 * nd + 1) / nd)",
+           "Legendre's recurrence with the next degree's weight: legval wrong from three terms on",
+           ("tests/jitcore/test_orthogonal_series.py",)),
+    Mutant("series-object-domain-ignored", "jitcore/numpy/orthogonal_series.py",
+           "return VALUES.get(p._val, p._val)(off + scl * x, p.coef)",
+           "return VALUES.get(p._val, p._val)(x, p.coef)",
+           "a series object called on traced points without the map from its domain to its window",
+           ("tests/jitcore/test_orthogonal_series.py",)),
 ]
 
 

@@ -19,6 +19,7 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, constant
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
@@ -359,4 +360,5 @@ BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enu
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
+BUILTINS.update(BASIS_CALLS)  # chebval, legval, hermval, hermeval, lagval
 BUILTINS.update(FLOAT_ERROR_CALLS)  # np.errstate: what compiled code honours (autograph/float_errors.py)
