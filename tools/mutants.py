@@ -584,6 +584,17 @@ MUTANTS = [
            "return VALUES.get(p._val, p._val)(x, p.coef)",
            "a series object called on traced points without the map from its domain to its window",
            ("tests/jitcore/test_orthogonal_series.py",)),
+    Mutant("lambda-in-expression-unconverted", "jitcore/autograph/convert.py",
+           "tree, margin = _whole_file(code), 0",
+           "tree, margin = None, 0",
+           "a lambda on a line that does not parse alone (a dict of lambdas) stays unconverted: "
+           "math.erf of a traced number in it is refused",
+           ("tests/jitcore/test_user_programs_round14.py",)),
+    Mutant("einsum-output-sublist-as-operand", "jitcore/numpy/linalg.py",
+           "operands, labels = list(args[0:-1:2] if len(args) % 2 else args[0::2]), args[1::2]",
+           "operands, labels = list(args[0::2]), args[1::2]",
+           "einsum's interleaved form takes its output sublist for one more operand",
+           ("tests/jitcore/test_user_programs_round14.py",)),
 ]
 
 
