@@ -31,6 +31,7 @@ import time
 import types
 from collections import OrderedDict, deque, namedtuple
 from concurrent.futures import Future
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -65,6 +66,8 @@ from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
 
 DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises
+
+_NO_GENERATORS = nullcontext()  # a call without generator arguments
 
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
@@ -246,46 +249,43 @@ class JitFunction:
                     else:
                         self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
+        generators = None
         if memo is None:  # a generator argument makes the call's structure not flat
             args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
-            if generators:
-                with generator_arguments.bound(generators):
-                    return self._full_call(args, kwargs, None, None)
-        return self._full_call(args, kwargs, short, memo)
-
-    def _full_call(self, args, kwargs, short, memo):
-        """A call no short path took: its full signature key, compiled once, then run."""
-        try:
-            key, leaves, arrays, call = self._signature_key(args, kwargs)
-        except DaskArgument:  # raised only after the leaves that are arrays or numbers
-            key = None
-        if key is None:
-            from jitcore import dask_arrays  # imports dask: only when an argument comes from it
-            return dask_arrays.call(self, args, kwargs)
-        executable = self._cache.get(key)
-        if executable is None:
+        # The call's generators, for their stand-ins, while it is traced and run. (In this frame,
+        # not a helper's: a tracing error's traceback must gain no jitcore frame.)
+        with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
             try:
-                executable = self._compile_once(key, leaves, call)
-            except Exception as e:
-                e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
-                raise
-        else:
-            self._hit()
-            try:
-                self._cache.move_to_end(key)  # one C call: atomic, no lock
-            except KeyError:  # dropped meanwhile by another thread's compile
-                pass
-        if memo is not None:
-            self._remember(memo, key, executable, args, kwargs, arrays)
-        # Only executables with the short path's entry (call_flat) go in the short path's dict.
-        if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
-            self._fast_cache[short] = executable
-            if len(self._fast_cache) > self._limit():
-                self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
-                if self._native_entries:
-                    with self._lock:
-                        self._native_sync()
-        return executable(arrays, call.callers)
+                key, leaves, arrays, call = self._signature_key(args, kwargs)
+            except DaskArgument:  # raised only after the leaves that are arrays or numbers
+                key = None
+            if key is None:
+                from jitcore import dask_arrays  # imports dask: only when an argument comes from it
+                return dask_arrays.call(self, args, kwargs)
+            executable = self._cache.get(key)
+            if executable is None:
+                try:
+                    executable = self._compile_once(key, leaves, call)
+                except Exception as e:
+                    e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
+                    raise
+            else:
+                self._hit()
+                try:
+                    self._cache.move_to_end(key)  # one C call: atomic, no lock
+                except KeyError:  # dropped meanwhile by another thread's compile
+                    pass
+            if memo is not None:
+                self._remember(memo, key, executable, args, kwargs, arrays)
+            # Only executables with the short path's entry (call_flat) go in the short path's dict.
+            if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
+                self._fast_cache[short] = executable
+                if len(self._fast_cache) > self._limit():
+                    self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
+                    if self._native_entries:
+                        with self._lock:
+                            self._native_sync()
+            return executable(arrays, call.callers)
 
     def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:
         """Record a flat call's structure (call_memo), for the executable still cached."""
