@@ -380,9 +380,11 @@ class JitFunction:
 
     def lower(self, *args, **kwargs) -> Lowered:
         """The compiler's stages for these arguments, without running anything."""
-        key, leaves, _, call = self._signature_key(args, kwargs)
-        start = time.perf_counter()
-        lowered = Lowered(self, key, leaves, call)
+        args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
+        with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
+            key, leaves, _, call = self._signature_key(args, kwargs)
+            start = time.perf_counter()
+            lowered = Lowered(self, key, leaves, call)
         if config.log_compiles:
             compile_log.log_trace(self.__name__, self._describe(key, call), time.perf_counter() - start,
                                   "lower()")

@@ -86,3 +86,9 @@ def test_generator_inside_a_container_is_refused_with_advice():
     boxed = jc.jit(lambda t: t[1] + t[0].random())
     with pytest.raises(jc.JitTypeError, match="pass the generator as an argument of its own"):
         boxed((np.random.default_rng(0), 1.0))
+
+
+def test_make_ir_of_a_function_drawing_from_a_generator_argument():
+    """The traced module: the draw is a hidden argument after the real ones."""
+    text = str(jc.make_ir(lambda rng, x: x + rng.random(3))(np.random.default_rng(0), np.ones(3)))
+    assert "tensor<3xf64>, %arg1: tensor<3xf64>" in text.replace("\n", " ")
