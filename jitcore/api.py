@@ -31,6 +31,7 @@ import time
 import types
 from collections import OrderedDict, deque, namedtuple
 from concurrent.futures import Future
+from contextlib import nullcontext
 
 import numpy as np
 
@@ -42,6 +43,7 @@ from jitcore import (
     config,
     cuda,
     disk_cache,
+    generator_arguments,
     inlining,
     ir,
     method_calls,
@@ -60,10 +62,13 @@ from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
+from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
 
 DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises
+
+_NO_GENERATORS = nullcontext()  # a call without generator arguments
 
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
@@ -272,37 +277,43 @@ class JitFunction:
                     else:
                         self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
-        try:
-            key, leaves, arrays, call = self._signature_key(args, kwargs)
-        except DaskArgument:  # raised only after the leaves that are arrays or numbers
-            key = None
-        if key is None:
-            from jitcore import dask_arrays  # imports dask: only when an argument comes from it
-            return dask_arrays.call(self, args, kwargs)
-        executable = self._cache.get(key)
-        if executable is None:
+        generators = None
+        if memo is None:  # a generator argument makes the call's structure not flat
+            args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
+        # The call's generators, for their stand-ins, while it is traced and run. (In this frame,
+        # not a helper's: a tracing error's traceback must gain no jitcore frame.)
+        with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
             try:
-                executable = self._compile_once(key, leaves, call)
-            except Exception as e:
-                e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
-                raise
-        else:
-            self._hit()
-            try:
-                self._cache.move_to_end(key)  # one C call: atomic, no lock
-            except KeyError:  # dropped meanwhile by another thread's compile
-                pass
-        if memo is not None:
-            self._remember(memo, key, executable, args, kwargs, arrays)
-        # Only executables with the short path's entry (call_flat) go in the short path's dict.
-        if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
-            self._fast_cache[short] = executable
-            if len(self._fast_cache) > self._limit():
-                self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
-                if self._native_entries:
-                    with self._lock:
-                        self._native_sync()
-        return executable(arrays, call.callers)
+                key, leaves, arrays, call = self._signature_key(args, kwargs)
+            except DaskArgument:  # raised only after the leaves that are arrays or numbers
+                key = None
+            if key is None:
+                from jitcore import dask_arrays  # imports dask: only when an argument comes from it
+                return dask_arrays.call(self, args, kwargs)
+            executable = self._cache.get(key)
+            if executable is None:
+                try:
+                    executable = self._compile_once(key, leaves, call)
+                except Exception as e:
+                    e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
+                    raise
+            else:
+                self._hit()
+                try:
+                    self._cache.move_to_end(key)  # one C call: atomic, no lock
+                except KeyError:  # dropped meanwhile by another thread's compile
+                    pass
+            if memo is not None:
+                self._remember(memo, key, executable, args, kwargs, arrays)
+            # Only executables with the short path's entry (call_flat) go in the short path's dict.
+            if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
+                self._fast_cache[short] = executable
+                if len(self._fast_cache) > self._limit():
+                    self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first
+                    if self._native_entries:
+                        with self._lock:
+                            self._native_sync()
+            return executable(arrays, call.callers)
 
     def _call_method(self, args, kwargs):
         """A method's twin called with (instance, *args): the call of the instance layout's flat
@@ -462,9 +473,11 @@ class JitFunction:
                 return self._method_of_class._method_twin("static").lower(*args, **kwargs)
             flat, values = made
             return flat.lower(*values, *args[1:], **kwargs)
-        key, leaves, _, call = self._signature_key(args, kwargs)
-        start = time.perf_counter()
-        lowered = Lowered(self, key, leaves, call)
+        args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
+        with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
+            key, leaves, _, call = self._signature_key(args, kwargs)
+            start = time.perf_counter()
+            lowered = Lowered(self, key, leaves, call)
         if config.log_compiles:
             compile_log.log_trace(self.__name__, self._describe(key, call), time.perf_counter() - start,
                                   "lower()")
@@ -481,10 +494,13 @@ class JitFunction:
                 raise JitTypeError(f"{self.__name__}(): {e}") from None
             args, kwargs = bound.args, bound.kwargs
         static, dyn_args, dyn_kwargs = [], [], {}
+        # A generator's stand-in is static: equal for every generator of its class.
         for i, a in enumerate(args):
-            (static.append((i, a)) if i in self._static_nums else dyn_args.append(a))
+            (static.append((i, a)) if i in self._static_nums or isinstance(a, GeneratorArgument)
+             else dyn_args.append(a))
         for k, v in kwargs.items():
-            (static.append((k, v)) if k in self._static_names else dyn_kwargs.__setitem__(k, v))
+            (static.append((k, v)) if k in self._static_names or isinstance(v, GeneratorArgument)
+             else dyn_kwargs.__setitem__(k, v))
         return static, dyn_args, dyn_kwargs
 
     def _signature_key(self, args, kwargs):
@@ -602,7 +618,8 @@ class JitFunction:
 
     def _paths(self, tree) -> list[str]:
         params = list(self._signature.parameters) if self._signature else []
-        dyn_params = [p for i, p in enumerate(params) if i not in self._static_nums]
+        static = self._static_nums | generator_arguments.positions()
+        dyn_params = [p for i, p in enumerate(params) if i not in static]
         args_tree, kwargs_tree = tree.children
         paths = []
         for i, child in enumerate(args_tree.children):
@@ -785,6 +802,9 @@ def _converts_to_array(leaf) -> bool:
 
 def _static_advice(leaf) -> str:
     """Static arguments must be hashable: advise it only for a value that is."""
+    if isinstance(leaf, generator_arguments.GENERATOR_KINDS):
+        return ("pass the generator as an argument of its own, not inside a container: its draws "
+                "are then made from the generator each call passes")
     try:
         hash(leaf)
     except TypeError:

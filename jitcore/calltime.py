@@ -3,11 +3,12 @@ dispatcher on every call and passed as hidden arguments after the real ones.
 
 Three kinds, found while tracing:
 
-- a global or closed-over *array* of the traced function (or of a user function it calls) that
-  meets a traced value: it becomes a block argument of the function, read on every call from
-  the module's globals dict (by name) or from the closure cell, so ``W[:] = 5`` and
-  ``W = np.ones(4)`` between calls are both seen, without a copy. Its dtype, shape and layout
-  are checked on every call: a new one compiles a new variant.
+- a global or closed-over *array*, or a parameter's *default array*, of the traced function
+  (or of a user function it calls) that meets a traced value: it becomes a block argument of
+  the function, read on every call from the module's globals dict (by name), the closure cell
+  or the function's defaults, so ``W[:] = 5`` and ``W = np.ones(4)`` between calls are both
+  seen, without a copy. Its dtype, shape and layout are checked on every call: a new one
+  compiles a new variant.
 - a global or closed-over Python *scalar* (or string) the code names: part of the signature.
   A new value compiles a new variant; it is not a run-time value because such names usually
   decide shapes and Python control flow (``np.zeros(N)``, ``range(STEPS)``, ``if MODE == ...``),
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from jitcore import pytree
+from jitcore import generator_arguments, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
@@ -69,6 +70,22 @@ class CellRead:
             return self.cell.cell_contents
         except ValueError:  # the enclosing function deleted the variable
             return _MISSING
+
+
+class DefaultRead:
+    """Reads a parameter's default value on each call: ``__defaults__[key]`` for a position
+    (counted among the defaults), ``__kwdefaults__[key]`` for a keyword-only name."""
+
+    __slots__ = ("fun", "key")
+
+    def __init__(self, fun, key):
+        self.fun, self.key = fun, key
+
+    def __call__(self):
+        if isinstance(self.key, int):
+            defaults = self.fun.__defaults__ or ()
+            return defaults[self.key] if self.key < len(defaults) else _MISSING
+        return (self.fun.__kwdefaults__ or {}).get(self.key, _MISSING)
 
 
 def _same(a, b) -> bool:
@@ -261,6 +278,8 @@ class Recorder:
         """While ``trace`` runs into ``block`` (the function's body): this thread's recorder."""
         self.trace, self.block = trace, block
         self._watch(np.random.mtrand._rand)
+        for generator in generator_arguments.current_generators():  # the call's own arguments
+            self._watch(generator)
         previous = getattr(_ACTIVE, "recorder", None)
         _ACTIVE.recorder = self
         try:
@@ -316,6 +335,18 @@ class Recorder:
                 self._note(GlobalRead(namespace, name), name)
         for name, cell in zip(code.co_freevars, fun.__closure__ or ()):
             self._note(CellRead(cell, name), name)
+        # A default array (def f(x, w=np.ones(3))) is one object for every call, which the
+        # program may change in place between calls, as it may a global: read on each call too.
+        # Scalar defaults are left out: they cannot change in place, and guarding them would
+        # send every call of a function with defaults through the call-time path.
+        positional = code.co_varnames[:code.co_argcount]
+        defaults = fun.__defaults__ or ()
+        for k, value in enumerate(defaults):
+            if type(value) is np.ndarray:
+                self._note(DefaultRead(fun, k), positional[len(positional) - len(defaults) + k])
+        for name, value in (fun.__kwdefaults__ or {}).items():
+            if type(value) is np.ndarray:
+                self._note(DefaultRead(fun, name), name)
 
     def _note(self, read, name: str) -> None:
         value = read()

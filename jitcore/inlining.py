@@ -16,6 +16,7 @@ import numpy as np
 from jitcore import primitives, pytree
 from jitcore.autograph.runtime import call as autograph_call
 from jitcore.errors import JitTypeError, UnsupportedError
+from jitcore.generator_arguments import GENERATOR_KINDS
 from jitcore.tracer import Tracer, current_trace
 
 
@@ -58,8 +59,8 @@ def inline(jitted, args: tuple, kwargs: dict):
 
 def _traced(jitted, trace, leaf, tree, index) -> Tracer:
     """A dynamic argument as a traced value."""
-    if isinstance(leaf, Tracer):
-        return leaf
+    if isinstance(leaf, (Tracer, *GENERATOR_KINDS)):
+        return leaf  # a generator (or the caller's stand-in for its argument) draws as the caller's
     if isinstance(leaf, (np.ndarray, np.generic)) or hasattr(leaf, "__array__"):
         return primitives.constant(trace, leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf))
     if isinstance(leaf, (bool, int, float, complex)):

@@ -29,6 +29,7 @@ import numpy as np
 from jitcore import calltime, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
+from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.primitives import convert
 from jitcore.tracer import Tracer, current_trace, fresh
 
@@ -67,7 +68,7 @@ def intercept(f):
     """What a traced call of ``f`` runs, when ``f`` draws random numbers or makes a generator;
     else None."""
     owner = getattr(f, "__self__", None)
-    if isinstance(owner, (np.random.RandomState, np.random.Generator)):
+    if isinstance(owner, (np.random.RandomState, np.random.Generator, GeneratorArgument)):
         return functools.partial(_draw, owner, f.__name__)
     if f is np.random.seed:  # a function of its own, which reseeds the global RandomState
         return functools.partial(_draw, np.random.mtrand._rand, "seed")
@@ -79,7 +80,7 @@ def intercept(f):
 def _label(owner, method: str) -> str:
     if owner is np.random.mtrand._rand:
         return f"np.random.{method}()"
-    return f"{type(owner).__name__}.{method}()"
+    return f"{kind_of(owner).__name__}.{method}()"
 
 
 def _draw(owner, method: str, *args, **kwargs):
@@ -123,7 +124,7 @@ def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
     """``permutation(x)`` and ``choice(x, ...)`` of a traced array: NumPy draws the indices
     as it would for ``len(x)`` (the same draws: the shuffle of ``arange(len(x))``, the
     choice among ``len(x)``) and takes them along ``axis``; the draw is then an index draw."""
-    axis = kwargs.pop("axis", 0) if isinstance(owner, np.random.Generator) else 0
+    axis = kwargs.pop("axis", 0) if issubclass(kind_of(owner), np.random.Generator) else 0
     if x.ndim == 0:
         raise UnsupportedError(f"{_label(owner, method)} of a 0-d traced array: NumPy needs an "
                                "integer or an array of at least one dimension")
@@ -177,7 +178,7 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
     if size is None:
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         size = shape or None
-    std = standard[isinstance(owner, np.random.Generator)]
+    std = standard[issubclass(kind_of(owner), np.random.Generator)]
     z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size}, frame)
     return formula(*values, z)
 

@@ -357,8 +357,10 @@ class Tracer:
                 f"{function}() is not compiled for traced arguments (at {user_location()}): "
                 "numpy.polynomial's classes and most of its functions turn their data into NumPy "
                 "arrays. numpy.polynomial.polynomial.polyval, polyder and polyfit compile (the "
-                "power series, lowest power first), and so do np.polyval, np.polyder, np.polyint "
-                "and np.polyfit (highest first); or call it outside the jitted function.")
+                "power series, lowest power first), chebval, legval, hermval, hermeval and lagval "
+                "compile, and so do np.polyval, np.polyder, np.polyint and np.polyfit (highest "
+                "first); a series object (Polynomial, Chebyshev, ...) of NumPy coefficients can be "
+                "called on traced points; or call it outside the jitted function.")
         if function is not None:
             raise TracerConversionError(
                 f"{function}() is not compiled for traced arguments (at {user_location()}): it "

@@ -143,10 +143,13 @@ def _factory(fun):
     source = textwrap.dedent("".join(lines))
     try:
         tree = ast.parse(source)
-    except SyntaxError:  # a lambda cut out of a longer expression
-        return None
-    ast.increment_lineno(tree, first - 1)
-    margin = len(lines[0]) - len(source.splitlines(True)[0])  # columns dedent took off
+    except SyntaxError:  # a lambda cut out of a longer expression (a dict's or a call's line)
+        tree, margin = _whole_file(code), 0
+        if tree is None or fun.__name__ != "<lambda>":
+            return None
+    else:
+        ast.increment_lineno(tree, first - 1)
+        margin = len(lines[0]) - len(source.splitlines(True)[0])  # columns dedent took off
     node = _find(tree, fun, code, margin)
     if node is None:
         return None
@@ -190,6 +193,16 @@ def _factory(fun):
         for c in factory_code.co_consts))
     _mark_converted(factory_code)
     return factory_code, freevars
+
+
+def _whole_file(code):
+    """The parsed source of the file ``code`` is in (its lines as the interpreter has them), or
+    None: a lambda whose lines do not parse alone is found in it by its line and columns."""
+    lines = linecache.getlines(code.co_filename)
+    try:
+        return ast.parse("".join(lines)) if lines else None
+    except SyntaxError:
+        return None
 
 
 def _mark_converted(code) -> None:

@@ -13,12 +13,13 @@ import operator
 
 import numpy as np
 
+from jitcore import calltime, pytree
 from jitcore import control_flow as cf
-from jitcore import pytree
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, constant
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
@@ -208,10 +209,13 @@ def aug_assign(base, op, value):
 
 
 def _writable(base, key, value):
-    """A NumPy array written at a traced index or with a traced value becomes a traced copy."""
+    """A NumPy array written at a traced index or with a traced value becomes a traced copy;
+    one the caller sees (a default argument's array, a global's under a local name) becomes its
+    call-time input, so that the write reaches it as NumPy's does."""
     if isinstance(base, np.ndarray) and (traced(key) or traced(value)):
         tracer = next(x for x in pytree.flatten((key, value))[0] if isinstance(x, Tracer))
-        return traced_copy(base, tracer.owner_trace)
+        seen = calltime.written_array(tracer.owner_trace, base, create=True)
+        return traced_copy(base, tracer.owner_trace) if seen is None else seen
     return base
 
 
@@ -356,4 +360,5 @@ BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enu
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
+BUILTINS.update(BASIS_CALLS)  # chebval, legval, hermval, hermeval, lagval
 BUILTINS.update(FLOAT_ERROR_CALLS)  # np.errstate: what compiled code honours (autograph/float_errors.py)

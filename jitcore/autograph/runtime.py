@@ -9,6 +9,7 @@ import builtins
 import sys
 
 import numpy as np
+from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, random
 from jitcore.autograph import convert, expressions, math_calls
@@ -27,6 +28,7 @@ from jitcore.autograph.expressions import (
     setitem,
 )
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
+from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import current_trace
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
@@ -56,6 +58,8 @@ def call(f):
         return special
     if isinstance(f, np.vectorize):
         return math_calls.traced_vectorize(f)
+    if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...
+        return call_series(f)
     if calltime.recorder() is not None:
         sampler = random.intercept(f)
         if sampler is not None:

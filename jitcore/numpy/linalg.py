@@ -256,6 +256,29 @@ def _no_out(name: str, out) -> None:
 _LETTERS = frozenset(string.ascii_letters)
 
 
+def _sublist_letters(sublist) -> str:
+    """A sublist as NumPy spells it: 0-25 are A-Z, 26-51 a-z, ``...`` for Ellipsis."""
+    letters = ""
+    for label in sublist:
+        if label is Ellipsis:
+            letters += "..."
+        elif isinstance(label, (int, np.integer)) and not isinstance(label, bool) and 0 <= label < 52:
+            letters += chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26)
+        else:
+            raise JitValueError(f"numpy.einsum: a sublist holds integers in [0, 52) or Ellipsis, "
+                                f"got {label!r} (at {user_location()})")
+    return letters
+
+
+def _sublists_as_string(args: tuple) -> tuple:
+    """``(a, sub_a, b, sub_b, ..., [sub_out])``, einsum's interleaved form, as a subscripts
+    string and its operands."""
+    operands, labels = list(args[0:-1:2] if len(args) % 2 else args[0::2]), args[1::2]
+    if len(args) % 2:  # an odd count: the last sublist is the output's
+        return ",".join(map(_sublist_letters, labels)) + "->" + _sublist_letters(args[-1]), operands
+    return ",".join(map(_sublist_letters, labels)), operands
+
+
 @implements(np.einsum)
 def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """``numpy.einsum`` with a subscripts string: explicit (``->``) or implicit output,
@@ -265,10 +288,8 @@ def einsum(subscripts, *operands, out=None, dtype=None, order="K", casting="safe
     if not traced(subscripts, *operands):
         return np.einsum(subscripts, *operands, out=out, dtype=dtype, order=order, casting=casting,
                          optimize=optimize)
-    if not isinstance(subscripts, str):
-        raise UnsupportedError(
-            f"numpy.einsum in the interleaved (operand, sublist) form is not supported under jit; "
-            f"write the subscripts as a string (at {user_location()})")
+    if not isinstance(subscripts, str):  # einsum(a, [0, 1], b, [1], [0]): NumPy's letters for them
+        subscripts, operands = _sublists_as_string((subscripts, *operands))
     if out is not None or dtype is not None:
         raise UnsupportedError(
             f"numpy.einsum with {'out=' if out is not None else 'dtype='} is not supported under jit "

@@ -19,7 +19,8 @@ from jitcore.tracer import Tracer, user_location
 _INTEGER_CODES = "?bBhHiIlLqQpP"  # NumPy's: coefficients of these types are computed as float64
 
 
-def _series(c) -> Tracer:
+def series(c) -> Tracer:
+    """``c`` as NumPy's ``as_series`` sees it: at least 1-d, integer coefficients as float64."""
     c = c if isinstance(c, Tracer) else np.array(c, ndmin=1)
     if c.ndim == 0:
         c = np.reshape(c, (1,))
@@ -30,7 +31,7 @@ def polyval(x, c, tensor=True):
     """``c[0] + c[1] x + ...``: NumPy's Horner loop from the highest coefficient."""
     if not prims.holds_tracer((x, c)):
         return P.polyval(x, c, tensor)
-    c = _series(c)
+    c = series(c)
     if isinstance(x, (tuple, list)):
         x = np.asarray(x)  # of numbers: holds_tracer said a list of traced values is not x
     if isinstance(x, (np.ndarray, Tracer)) and tensor:
@@ -48,7 +49,7 @@ def polyder(c, m=1, scl=1, axis=0):
     if isinstance(m, Tracer) or isinstance(axis, Tracer) or m < 0:
         raise UnsupportedError(f"numpy.polynomial.polynomial.polyder: m must be a non-negative Python "
                                f"int and axis static under jit (at {user_location()})")
-    c = np.moveaxis(_series(c), axis, 0)
+    c = np.moveaxis(series(c), axis, 0)
     n = c.shape[0]
     if m >= n:
         c = c[:1] * 0

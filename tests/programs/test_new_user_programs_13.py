@@ -659,8 +659,8 @@ def _polynomial_fit(x, y):
     return np.polynomial.Polynomial.fit(x, y, 2).coef
 
 
-def _chebyshev_value(x, c):
-    return np.polynomial.chebyshev.chebval(x, c)
+def _chebyshev_object(x, c):
+    return np.polynomial.Chebyshev(c)(x)  # chebval(x, c) compiles since round 14
 
 
 def _vectorize_own_function(x):
@@ -675,8 +675,8 @@ REFUSED = {
     "np.polynomial.Polynomial.fit of traced data (numpy.polynomial.polynomial.polyfit compiles)": (
         _polynomial_fit, (np.linspace(-1, 1, 6), normal(6)), jc.TracerConversionError,
         "polyder and polyfit compile"),
-    "np.polynomial.chebyshev.chebval of traced data (the power series' functions compile)": (
-        _chebyshev_value, (np.linspace(-1, 1, 6), normal(3)), jc.TracerConversionError, "polynomial.polyval"),
+    "np.polynomial.Chebyshev of traced coefficients (chebval and the power series' functions compile)": (
+        _chebyshev_object, (np.linspace(-1, 1, 6), normal(3)), jc.TracerConversionError, "chebval, legval"),
     "a class's rows by a traced mask, their count as a shape (naive Bayes by selection)": (
         naive_bayes_by_selection, (CLS_X, CLS_Y), jc.JitTypeError, "shape that depends on the data"),
     "np.vectorize of the user's own function": (
