@@ -32,7 +32,6 @@ import numpy as np
 from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
-from jitcore.codegen.cpu.sort_lanes import untouched_results
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
 from jitcore.codegen.llvm_types import I8, I64, PTR
@@ -180,6 +179,10 @@ class _Planner:
         return Callback(op.callback, tuple(self.of(v) for v in op.operands))
 
     def launch(self, op: kernel.GenericOp, block, position: int) -> Run:
+        # Imported here: jitcore.codegen.cpu's package imports this module (through rowwise),
+        # so a module-level import made `from jitcore.codegen import host` circular when first.
+        from jitcore.codegen.cpu.sort_lanes import untouched_results
+
         untouched = untouched_results(op) if self.plan.target == "cpu" else ()
         for k, r in enumerate(op.results):
             if k in untouched:  # scratch the kernel's own code does without: one element
