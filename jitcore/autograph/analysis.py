@@ -362,15 +362,22 @@ def counted_while(node: ast.While) -> tuple[str, str, int, str] | None:
     return counter, step[0], step[1], compare
 
 
-def _step(stmt, counter: str) -> tuple[str, int] | None:
+def _counter_update(stmt, counter: str) -> tuple[ast.operator, ast.expr] | None:
+    """``counter op= value`` or ``counter = counter op value``: (op, value); else None."""
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == counter:
-        op, value = stmt.op, stmt.value
-    elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+        return stmt.op, stmt.value
+    if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
           and stmt.targets[0].id == counter and isinstance(stmt.value, ast.BinOp)
           and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == counter):
-        op, value = stmt.value.op, stmt.value.right
-    else:
+        return stmt.value.op, stmt.value.right
+    return None
+
+
+def _step(stmt, counter: str) -> tuple[str, int] | None:
+    update = _counter_update(stmt, counter)
+    if update is None:
         return None
+    op, value = update
     name = _STEPS.get(type(op))
     if name is None or not (isinstance(value, ast.Constant) and type(value.value) is int):
         return None
@@ -434,14 +441,10 @@ def _steps_of(body, counter: str, changed: set[str]) -> list[ast.expr] | None:
 
 
 def _additive_step(stmt, counter: str, changed: set[str]) -> ast.expr | None:
-    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == counter:
-        op, value = stmt.op, stmt.value
-    elif (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-          and stmt.targets[0].id == counter and isinstance(stmt.value, ast.BinOp)
-          and isinstance(stmt.value.left, ast.Name) and stmt.value.left.id == counter):
-        op, value = stmt.value.op, stmt.value.right
-    else:
+    update = _counter_update(stmt, counter)
+    if update is None:
         return None
+    op, value = update
     size = value.operand if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) else value
     if not isinstance(op, (ast.Add, ast.Sub)) or not (
             (isinstance(size, ast.Constant) and type(size.value) in (int, float))
