@@ -1,4 +1,4 @@
-"""Round 14's new-user programs (tests/jitcore/test_user_programs_round14.py) at their test
+"""Round 14's new-user programs (tools/user_programs_round14.py) at their test
 sizes: each one's first call (trace and compile) and its cached call against NumPy's, as thread
 CPU time (the host is shared: wall time moves with the load), medians of rounds that alternate
 jitcore and NumPy. A second table: a Monte Carlo step given a new ``np.random.Generator`` on
@@ -20,7 +20,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import jitcore as jc  # noqa: E402
-from tests.jitcore.test_user_programs_round14 import PROGRAMS  # noqa: E402
+from tools.user_programs_round14 import PROGRAMS  # noqa: E402
 
 
 def _copies(args):
