@@ -66,14 +66,6 @@ def _is_arrays(value) -> bool:
     return _is_array(value)
 
 
-def _keyed(value):
-    try:
-        hash(value)
-    except TypeError:
-        return _Same(value)
-    return value
-
-
 class MethodBody:
     """The method called on a stand-in instance: ``(key, attributes, *args)``, the stand-in of
     class ``key.cls`` holding ``key.values()`` and ``attributes`` (``method_calls.FlatBody``
