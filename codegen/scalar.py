@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import intdiv, mathlib
+from jitcore.codegen import exact_fmod, intdiv, mathlib
 from jitcore.codegen.llvm_types import constant, value_type
 from jitcore.ir.core import Operation, OpResult
 from jitcore.ir.types import ScalarType
@@ -59,8 +59,11 @@ class Precision:
     """
 
     def __init__(self, exact: bool = False, report=None, fastmath: bool = False,
-                 isa: frozenset[str] = frozenset()):
+                 isa: frozenset[str] = frozenset(), nvptx: bool = False):
         self.exact = exact
+        # LLVM's NVPTX back end: its frem is inexact (exact_fmod instead) and it drops the
+        # range guard of a 64-bit shift whose count it truncates to 32 bits (_shift clamps)
+        self.nvptx = nvptx
         # the target's instruction sets for the math library (mathlib.emit_unary) and intdiv
         self.isa = isa
         self.report = report
@@ -87,6 +90,8 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         return b.insert_value(pair, args[1], 1)
     if name in ("complex.re", "complex.im"):
         return b.extract_value(args[0], 0 if name == "complex.re" else 1)
+    if name == "arith.remf" and precision.nvptx:
+        return exact_fmod.emit(b, *args)
     if name in SIMPLE:
         out = getattr(b, SIMPLE[name])(*args)
         if precision.flags and name.endswith("f"):
@@ -129,7 +134,7 @@ def emit(b: ll.IRBuilder, op: Operation, args: list[ll.Value], precision: Precis
         out = b.udiv(x, safe) if name == "arith.divui" else b.urem(x, safe)
         return b.select(is_zero, zero, out)
     if name in SHIFTS:
-        return _shift(b, SHIFTS[name], *args)
+        return _shift(b, SHIFTS[name], *args, clamp=precision.nvptx)
     if name in INTRINSIC_UNARY:
         return _intrinsic(b, INTRINSIC_UNARY[name], args)
     if name == "math.copysign":
@@ -246,11 +251,19 @@ def _gcd_unsigned(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
     return a
 
 
-def _shift(b: ll.IRBuilder, kind: str, x: ll.Value, n: ll.Value) -> ll.Value:
-    """A shift with NumPy's result for counts outside [0, width): LLVM's would be poison."""
+def _shift(b: ll.IRBuilder, kind: str, x: ll.Value, n: ll.Value, clamp: bool = False) -> ll.Value:
+    """A shift with NumPy's result for counts outside [0, width): LLVM's would be poison.
+    ``clamp``: the count as ``umin(n, width - 1)``, which no back end can fold into the guard
+    (NVPTX folds ``select(n < 64, x << n, 0)`` into PTX's clamping shift, but after cutting
+    the count to 32 bits: ``x << (2**32 + 1)`` came out as ``x << 1`` on an H200)."""
     t = x.type
     in_range = b.icmp_unsigned("<", n, ll.Constant(t, t.width))
-    shifted = getattr(b, kind)(x, b.select(in_range, n, ll.Constant(t, 0)))
+    if clamp:
+        last = ll.Constant(t, t.width - 1)
+        count = b.select(b.icmp_unsigned("<", n, last), n, last)
+    else:
+        count = b.select(in_range, n, ll.Constant(t, 0))
+    shifted = getattr(b, kind)(x, count)
     zero = ll.Constant(t, 0)
     if kind == "ashr":
         beyond = b.select(b.icmp_signed("<", x, zero), ll.Constant(t, -1), zero)

@@ -131,7 +131,9 @@ class EmulatedDevice:
 
     # -- memory ------------------------------------------------------------------------------------
     def allocate(self, nbytes):
-        buffer = ctypes.create_string_buffer(max(1, nbytes))
+        # filled with garbage, as cuMemAlloc's memory may be: a scratch buffer the runtime
+        # forgets to zero (or zeroes in part) shows up here, not only on a GPU
+        buffer = ctypes.create_string_buffer(b"\xa5" * max(1, nbytes), max(1, nbytes))
         self.memory[ctypes.addressof(buffer)] = buffer
         return ctypes.addressof(buffer)
 

@@ -118,6 +118,14 @@ class NvptxBackend:
         for i, (op, shape) in enumerate(zip(ops, shapes)):
             if shape.grid and shape.kind != "serial" and kernel.checks_indices(op):
                 places.update(checks.places(op, i + 1))
+        parameters = max((_parameter_bytes(f) for f in module.functions
+                          if getattr(f, "calling_convention", "") == "ptx_kernel"), default=0)
+        if parameters > target.LARGE_PARAMETER_BYTES:
+            raise UnsupportedOnGpuError(
+                f"a kernel of {func.sym_name} takes {parameters} bytes of parameters (one pointer for "
+                f"each array it reads or writes), more than a GPU kernel may take "
+                f"({target.LARGE_PARAMETER_BYTES}): fewer separate arrays in one expression "
+                f"(np.stack or np.concatenate of thousands of pieces, say) or backend='cpu'")
         text = str(module)
         symbol = f"jit_{name}_{hashlib.sha256((arch + text).encode()).hexdigest()[:16]}"
         gpu = GpuPlan(**{f.name: getattr(plan, f.name) for f in dataclasses.fields(CompiledFunction)})
@@ -126,7 +134,7 @@ class NvptxBackend:
         gpu.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))
                         for launch in plan.launches]
         gpu.llvm_ir = text.replace(draft, symbol)
-        optimized, ptx = target.compile_ptx(gpu.llvm_ir, arch)
+        optimized, ptx = target.compile_ptx(gpu.llvm_ir, arch, parameters > target.PARAMETER_BYTES)
         gpu.optimized_llvm_ir = str(optimized)
         gpu.object_code = ptx.encode()
         return gpu
@@ -137,6 +145,12 @@ class NvptxBackend:
 
     def assembly(self, plan: CompiledFunction) -> str:
         return plan.object_code.decode()
+
+
+def _parameter_bytes(fn: ll.Function) -> int:
+    """The parameter space a kernel takes: 8 bytes a pointer, a number its own size."""
+    return sum(8 if isinstance(a.type, ll.PointerType) else max(a.type.width // 8, 1) if isinstance(
+        a.type, ll.IntType) else 8 for a in fn.args)
 
 
 def _refuse_unsupported(func: Operation) -> None:

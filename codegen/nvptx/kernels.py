@@ -191,7 +191,7 @@ class _Kernel:
         self.merging = merging_of(op) if reduces else None
         self.domain = list(op.domain())
         maps = list(op.indexing_maps)
-        precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range)
+        precision = scalar.Precision(fastmath=fastmath, report=self._report_trig_range, nvptx=True)
         if member is not None:
             self.b, self.function, operands, self.prefix = member
             self.scratch = None

@@ -27,6 +27,9 @@ DEFAULT_ARCH = "sm_80"  # without a driver to ask (dump-ir, the PTX tests): Ampe
 # feature names), as verified with llvmlite 0.50's LLVM and ptxas 13
 PTX_FEATURES = {70: "+ptx80", 72: "+ptx80", 75: "+ptx80", 80: "+ptx80", 86: "+ptx80", 87: "+ptx80",
                 89: "+ptx80", 90: "+ptx80", 100: "+ptx86", 120: "+ptx87"}  # (sm_101 is now sm_110)
+# A kernel's parameters: 4352 bytes below PTX ISA 8.1, 32764 from it (sm_70 and later, a CUDA
+# 12.1 driver); a module whose kernels need more than the first asks for ISA 8.1 (PARAMETER_ISA)
+PARAMETER_BYTES, LARGE_PARAMETER_BYTES, PARAMETER_ISA = 4352, 32764, "+ptx81"
 ARCH_SPECIFIC = (90, 100, 120)  # those with an ``a`` variant (sm_90a: features of that chip only)
 _ARCH = re.compile(r"sm_(\d+)(a?)$")
 _lock = threading.Lock()
@@ -52,25 +55,31 @@ def arch_of(major: int, minor: int) -> str:
     return f"sm_{major}{minor}"
 
 
-def ptx_features(arch: str) -> str:
-    return PTX_FEATURES[int(_ARCH.match(check_arch(arch)).group(1))]
+def ptx_features(arch: str, large_parameters: bool = False) -> str:
+    """The PTX ISA version for ``arch`` (at least ISA 8.1 for ``large_parameters``)."""
+    features = PTX_FEATURES[int(_ARCH.match(check_arch(arch)).group(1))]
+    if large_parameters and int(features[4:]) < int(PARAMETER_ISA[4:]):
+        return PARAMETER_ISA
+    return features
 
 
 @functools.cache
-def target_machine(arch: str) -> llvm.TargetMachine:
+def target_machine(arch: str, large_parameters: bool = False) -> llvm.TargetMachine:
     llvm.initialize_all_targets()
     llvm.initialize_all_asmprinters()
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=check_arch(arch), features=ptx_features(arch), opt=3)
+    return target.create_target_machine(cpu=check_arch(arch), features=ptx_features(arch, large_parameters),
+                                        opt=3)
 
 
 def data_layout(arch: str) -> str:
     return str(target_machine(arch).target_data)
 
 
-def compile_ptx(llvm_ir: str, arch: str) -> tuple[llvm.ModuleRef, str]:
-    """Parse, verify and optimise ``llvm_ir`` for ``arch``; the optimised module and its PTX."""
-    tm = target_machine(arch)
+def compile_ptx(llvm_ir: str, arch: str, large_parameters: bool = False) -> tuple[llvm.ModuleRef, str]:
+    """Parse, verify and optimise ``llvm_ir`` for ``arch``; the optimised module and its PTX
+    (``large_parameters``: a kernel takes more than ``PARAMETER_BYTES`` of parameters)."""
+    tm = target_machine(arch, large_parameters)
     with _lock:  # one LLVM context: parse and optimise one module at a time
         module = llvm.parse_assembly(llvm_ir)
         module.triple = TRIPLE

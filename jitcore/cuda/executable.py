@@ -82,8 +82,9 @@ class CudaExecutable:
         for i, (shape, dtype) in enumerate(plan.buffers):
             where[Storage("buffer", i)] = Allocation(cuda, int(np.prod(shape)) * dtype.itemsize)
             dtypes[Storage("buffer", i)] = dtype
-        for i in plan.zeroed:  # a grid reduction's scratch: its count of finished blocks starts at 0
-            cuda.zero(where[Storage("buffer", i)].pointer, int(np.prod(plan.buffers[i][0])))
+        for i in plan.zeroed:  # a grid reduction's count of finished blocks, a scatter's claims: 0
+            shape, dtype = plan.buffers[i]
+            cuda.zero(where[Storage("buffer", i)].pointer, int(np.prod(shape)) * dtype.itemsize)
         for i, memory in enumerate(self.constants):
             where[Storage("constant", i)], dtypes[Storage("constant", i)] = memory, plan.constants[i].dtype
         if plan.has_status:

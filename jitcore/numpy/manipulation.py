@@ -258,8 +258,11 @@ def resize(a, new_shape):
     flat = prims.reshape(a, (-1,))
     if flat.shape[0] == 0 or size == 0:
         return prims.constant(a.owner_trace, np.zeros(shape, a.dtype))
-    repeats = -(-size // flat.shape[0])
-    return prims.reshape(concatenate([flat] * repeats)[:size], shape)
+    # the copies as a broadcast (one read of ``a``), not a concatenation of ``repeats`` pieces
+    n = flat.shape[0]
+    repeats = -(-size // n)
+    cycled = prims.reshape(prims.broadcast_to(prims.reshape(flat, (1, n)), (repeats, n)), (repeats * n,))
+    return prims.reshape(cycled[:size], shape)
 
 
 @implements(np.insert)

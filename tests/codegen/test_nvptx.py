@@ -357,3 +357,24 @@ def test_newer_devices_get_the_newest_listed_architecture(tmp_path):
     for bad in ("sm_61", "sm_80a", "sm_100f", "gfx90a"):
         with pytest.raises(jc.JitcoreError, match="unknown GPU architecture"):
             target.check_arch(bad)
+
+
+def test_kernels_with_many_operands(tmp_path, monkeypatch):
+    """A kernel's parameters (a pointer per operand) past 4352 bytes need PTX ISA 8.1 (the
+    first real GPU run refused such PTX: ``np.resize`` was a concatenation of one piece per
+    copy); past 32764 bytes no PTX can take them: a clear ``UnsupportedOnGpuError``. The limits
+    are lowered here so that a few operands cross them (a kernel of 4000 operands takes
+    seconds to build)."""
+    from jitcore.codegen.nvptx import UnsupportedOnGpuError
+
+    monkeypatch.setattr(target, "PARAMETER_BYTES", 40)
+    monkeypatch.setattr(target, "LARGE_PARAMETER_BYTES", 80)
+    x = np.arange(3, dtype=np.float32)
+    few = gpu_plan(lambda x: np.concatenate([x] * 6), x, arch_name="sm_80")  # 7 pointers: 56 bytes
+    assert re.search(r"^\.version 8\.1$", few.object_code.decode(), re.M)
+    if PTXAS is not None:
+        assemble(few.object_code.decode(), "sm_80", tmp_path, "many-operands")
+    with pytest.raises(UnsupportedOnGpuError, match="88 bytes of parameters"):
+        gpu_plan(lambda x: np.concatenate([x] * 10), x)
+    resized = gpu_plan(lambda x: np.resize(x, (515, 2)), x)  # a broadcast: two operands
+    assert re.search(r"^\.version 8\.0$", resized.object_code.decode(), re.M)

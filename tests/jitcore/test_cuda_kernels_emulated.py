@@ -5,6 +5,8 @@ functions run in ``test_cuda_runtime.py``'s GPU tests and ``tools/gpu_check.py``
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -276,3 +278,24 @@ def test_integer_and_matrix_vector_products_emulated(emulated):
     assert kinds_of(lambda p, q: p @ q, i, j) == ["thread-reduce"]
     assert kinds_of(lambda m, u: m[:, :40] @ u[:40], a, v) == ["thread-reduce"]
     assert kinds_of(lambda m, u: m @ u, a, v) == ["block-reduce"]
+
+
+def test_fmod_and_shifts_as_numpy_emulated(emulated):
+    """What an H200 got wrong on the first real run: ``np.fmod`` (LLVM's NVPTX ``frem`` is
+    ``x - trunc(x/y)*y``: large quotients off, +0.0 for -0.0, fmod(inf, inf) = inf) and 64-bit
+    shifts by counts beyond the width (NVPTX dropped the guard after cutting the count to 32
+    bits). The emulated device runs the same LLVM IR, so the exact fmod is checked by value and
+    the shift by its optimised IR: the count the shift gets is clamped below 64."""
+    x = np.array([-6.0, 6.0, -0.0, np.inf, 1e300, -1e300, 5e-324, 3.0, 7.5, np.nan], np.float64)
+    y = np.array([3.0, -3.0, 2.0, np.inf, 3.0, 7e-300, 3e-324, np.inf, 0.0, 1.0], np.float64)
+    for t in (np.float16, np.float32, np.float64):
+        with np.errstate(all="ignore"):
+            a, b = x.astype(t), y.astype(t)
+            assert_matches(run_emulated(np.fmod, a, b), np.fmod(a, b), 0, f"fmod {t.__name__}")
+    v = np.array([1, 2, -3, 7, 5, 1], np.int64)
+    n = np.array([1, 63, 64, 2**32 + 1, -1, 2**63 - 1], np.int64)
+    assert_matches(run_emulated(np.left_shift, v, n), np.where((n >= 0) & (n < 64), v << (n % 64), 0), 0)
+    optimised = jc.jit(np.left_shift, backend="cuda").lower(v, n).plan().optimized_llvm_ir
+    clamped = set(re.findall(r"(%[\w.]+) = tail call i64 @llvm\.umin\.i64\(i64 %[\w.]+, i64 63\)", optimised))
+    counts = re.findall(r"= shl i64 %[\w.]+, (%[\w.]+)$", optimised, re.M)
+    assert counts and set(counts) <= clamped, (counts, clamped)
