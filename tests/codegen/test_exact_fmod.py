@@ -43,7 +43,8 @@ def compiled(t: ll.Type):
     llvm.initialize_native_asmparser()
     parsed = llvm.parse_assembly(str(module))
     parsed.verify()
-    engine = llvm.create_mcjit_compiler(parsed, llvm.Target.from_default_triple().create_target_machine(opt=2))
+    machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
+    engine = llvm.create_mcjit_compiler(parsed, machine)
     engine.finalize_object()
     run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
         engine.get_function_address("run"))
@@ -61,7 +62,8 @@ def test_exact_fmod_is_the_c_librarys(dtype, t):
                         -info.smallest_subnormal, 3 * info.smallest_subnormal], dtype)
     gx, gy = np.meshgrid(special, special)
     near = rng.standard_normal(4000).astype(dtype)  # small quotients: x - trunc(x/y)*y's territory
-    x = np.concatenate([bits[0].view(dtype), gx.ravel(), near * 1e3, near * 7, 2.0 ** np.arange(-8, 40, dtype=dtype)])
+    powers = 2.0 ** np.arange(-8, 40, dtype=dtype)
+    x = np.concatenate([bits[0].view(dtype), gx.ravel(), near * 1e3, near * 7, powers])
     y = np.concatenate([bits[1].view(dtype), gy.ravel(), near[::-1], near, np.full(48, 3, dtype)])
     x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
     out = np.full_like(x, 12345)
