@@ -21,6 +21,10 @@ from jitcore.errors import JitcoreError
 
 LIBRARIES = ("nvcuda.dll",) if sys.platform == "win32" else ("libcuda.so.1", "libcuda.so")
 COMPUTE_CAPABILITY_MAJOR, COMPUTE_CAPABILITY_MINOR = 75, 76  # CUdevice_attribute values
+OUT_OF_MEMORY = 2  # CUDA_ERROR_OUT_OF_MEMORY
+# Freed device memory kept for reuse, at most: cuMemAlloc costs tens of microseconds and
+# cuMemFree waits for the whole device, once per array per call without it
+POOL_BYTES = 1 << 30
 
 
 class CudaError(JitcoreError):
@@ -61,6 +65,11 @@ class Driver:
         self._local = threading.local()
         self._staging = None  # not opened yet; False: pinning failed
         self._staging_lock = threading.Lock()
+        # freed blocks by size (allocation sizes rounded by _bucket), and every live block's size
+        self._pool: dict[int, list[int]] = {}
+        self._sizes: dict[int, int] = {}
+        self._pooled = 0
+        self._pool_lock = threading.Lock()
         self.check("cuInit", lib.cuInit(0))
         count = ctypes.c_int()
         self.check("cuDeviceGetCount", lib.cuDeviceGetCount(ctypes.byref(count)))
@@ -128,14 +137,53 @@ class Driver:
 
     # -- memory --------------------------------------------------------------------------
     def allocate(self, nbytes: int) -> int:
+        """``nbytes`` of device memory (uninitialised), a freed block of the same bucket if the
+        pool holds one. Reuse is safe without waiting: every launch and copy of jitcore's is
+        ordered on the default stream (the staging stream synchronises with it), so work on a
+        block's last owner is done before work of the next one starts."""
         self.current()
+        size = _bucket(nbytes)
+        with self._pool_lock:
+            free = self._pool.get(size)
+            if free:
+                self._pooled -= size
+                pointer = free.pop()
+                self._sizes[pointer] = size
+                return pointer
+        try:
+            pointer = self._allocate(size)
+        except CudaDriverError as e:
+            if e.code != OUT_OF_MEMORY or not self.release_pool():
+                raise
+            pointer = self._allocate(size)  # once more, with the pool's blocks given back
+        with self._pool_lock:
+            self._sizes[pointer] = size
+        return pointer
+
+    def _allocate(self, size: int) -> int:
         pointer = ctypes.c_uint64()
-        size = ctypes.c_size_t(max(1, nbytes))  # a 0-byte allocation is an error to the driver
-        self.check("cuMemAlloc", self.lib.cuMemAlloc_v2(ctypes.byref(pointer), size))
+        self.check("cuMemAlloc", self.lib.cuMemAlloc_v2(ctypes.byref(pointer), ctypes.c_size_t(size)))
         return pointer.value
 
     def free(self, pointer: int) -> None:
+        """Back to the pool while it holds under ``POOL_BYTES``, else to the driver."""
+        with self._pool_lock:
+            size = self._sizes.pop(pointer, 0)
+            if size and self._pooled + size <= POOL_BYTES:
+                self._pool.setdefault(size, []).append(pointer)
+                self._pooled += size
+                return
         self.check("cuMemFree", self.lib.cuMemFree_v2(ctypes.c_uint64(pointer)))
+
+    def release_pool(self) -> int:
+        """Give the pool's blocks back to the driver; the bytes released."""
+        with self._pool_lock:
+            blocks = [(p, size) for size, free in self._pool.items() for p in free]
+            self._pool.clear()
+            self._pooled = 0
+        for pointer, _ in blocks:
+            self.check("cuMemFree", self.lib.cuMemFree_v2(ctypes.c_uint64(pointer)))
+        return sum(size for _, size in blocks)
 
     def staging(self):
         """The pinned staging buffers (``staging.py``), opened at the first large copy; None
@@ -169,6 +217,15 @@ class Driver:
         if nbytes:
             self.check("cuMemsetD8", self.lib.cuMemsetD8_v2(ctypes.c_uint64(pointer), ctypes.c_ubyte(0),
                                                           ctypes.c_size_t(nbytes)))
+
+
+def _bucket(nbytes: int) -> int:
+    """An allocation's size in the pool: a multiple of 512 bytes (a 0-byte allocation is an
+    error to the driver), from 1 MiB a multiple of an eighth of its power of two (at most 12.5%
+    more), so that sizes that differ a little share blocks."""
+    nbytes = max(1, nbytes)
+    grain = 512 if nbytes < 1 << 20 else 1 << (nbytes.bit_length() - 4)
+    return -(-nbytes // grain) * grain
 
 
 _driver: Driver | None = None

@@ -732,3 +732,49 @@ def test_bench_cuda_rows_emulated(emulated, monkeypatch):
         assert row["peer_errors"] == {"cupy": "RuntimeError: cannot run this"}
     text = gpu_check.markdown({"device": {"status": "ok", "capability": "8.0"}, "repeat": 1, "bench": rows})
     assert "| scatter | float32 | 100 |" in text and "- matvec: cupy left out: RuntimeError" in text
+
+
+class AllocatingLibcuda(FakeLibcuda):
+    """``cuMemAlloc`` hands out addresses (out of memory past ``limit`` bytes live), ``cuMemFree``
+    takes them back."""
+
+    def __init__(self, limit=1 << 40):
+        super().__init__()
+        self.live, self.limit, self.next = {}, limit, itertools.count(1 << 20, 1 << 32)
+
+    def _cuMemAlloc_v2(self, ref, size):
+        if sum(self.live.values()) + size.value > self.limit:
+            return 2  # CUDA_ERROR_OUT_OF_MEMORY
+        pointer = next(self.next)
+        self.live[pointer] = size.value
+        return _out(ref, pointer)
+
+    def _cuMemFree_v2(self, pointer):
+        del self.live[pointer.value]
+        return 0
+
+
+def test_freed_device_memory_is_reused(monkeypatch):
+    """A freed block goes to the driver's pool and the next allocation of its bucket takes it
+    (no cuMemAlloc, no cuMemFree, which waits for the whole device); the pool holds at most
+    POOL_BYTES; out of memory, the pool goes back to the driver and the allocation is retried."""
+    lib = AllocatingLibcuda(limit=10 << 20)
+    cuda = Driver(lib)
+    a = cuda.allocate(1000)
+    assert lib.live[a] == 1024  # the bucket: a multiple of 512 bytes
+    cuda.free(a)
+    assert cuda.allocate(1001) == a and lib.calls.count("cuMemAlloc_v2") == 1  # the same bucket
+    assert "cuMemFree_v2" not in lib.calls
+    big = cuda.allocate((3 << 20) + 1)
+    assert lib.live[big] == (3 << 20) + (1 << 18)  # from 1 MiB: an eighth of its power of two
+    cuda.free(big)
+    other = cuda.allocate(6 << 20)  # 6.25 MiB live after this: fits beside the pooled 3.25
+    cuda.free(other)
+    assert len(lib.live) == 3 and "cuMemFree_v2" not in lib.calls
+    huge = cuda.allocate(8 << 20)  # over the limit with the pool: the pool is given back
+    assert set(lib.live) == {a, huge} and lib.calls.count("cuMemFree_v2") == 2
+    monkeypatch.setattr(cuda_driver, "POOL_BYTES", 4 << 20)
+    cuda.free(huge)  # more than the pool may hold: straight back to the driver
+    assert set(lib.live) == {a}
+    with pytest.raises(CudaDriverError, match="cuMemAlloc"):
+        cuda.allocate(11 << 20)
