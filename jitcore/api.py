@@ -59,7 +59,7 @@ from jitcore.autograph import converted, refuse_generator, without_helper_frames
 from jitcore.codegen.backend import backend_for
 from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
-from jitcore.dispatch import CallTimeExecutable, Executable, fast_key
+from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import JitOverflowError, JitTypeError
 from jitcore.generator_arguments import GeneratorArgument
@@ -306,7 +306,7 @@ class JitFunction:
             if memo is not None:
                 self._remember(memo, key, executable, args, kwargs, arrays)
             # Only executables with the short path's entry (call_flat) go in the short path's dict.
-            if short is not None and short not in self._fast_cache and hasattr(executable, "call_flat"):
+            if short is not None and short not in self._fast_cache and takes_key(executable, short):
                 self._fast_cache[short] = executable
                 if len(self._fast_cache) > self._limit():
                     self._fast_cache.pop(next(iter(self._fast_cache), None), None)  # inserted first

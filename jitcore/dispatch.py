@@ -137,14 +137,30 @@ def fast_key(args: tuple) -> tuple | None:
         a, b = args
         if type(a) is _NDARRAY and type(b) is _NDARRAY and a.flags.c_contiguous and b.flags.c_contiguous:
             return a.dtype, a.shape, b.dtype, b.shape
-        return None
     key = []
     for a in args:
         if type(a) is not _NDARRAY or not a.flags.c_contiguous:
-            return None
+            if not getattr(a, "__jitcore_device_array__", False) or a.transposed:
+                return None
+            key.append(a.dtype)  # a GPU array: its shape marked, for executables taking them alone
+            key.append((DEVICE, a.shape))
+            continue
         key.append(a.dtype)
         key.append(a.shape)
     return tuple(key)
+
+
+DEVICE = "device"  # in a short-path key: that argument is a jitcore.cuda DeviceArray
+
+
+def takes_key(executable, key: tuple) -> bool:
+    """Whether ``executable`` may sit on the short path under ``key``: it has ``call_flat``, and
+    a key naming GPU arrays only goes with an executable that takes them (a CPU executable's
+    ``call_flat`` passes its arguments' memory to native code as host memory)."""
+    if not hasattr(executable, "call_flat"):
+        return False
+    return getattr(executable, "takes_device_arrays", False) or not any(
+        type(k) is tuple and k[:1] == (DEVICE,) for k in key[1::2])
 
 
 _NDARRAY = np.ndarray

@@ -66,6 +66,12 @@ class DeviceArray:
         self.memory.driver.to_host(out.ctypes.data, self.pointer, out.nbytes)
         return out.T if self.transposed else out
 
+    def block_until_ready(self) -> DeviceArray:
+        """This array, once the GPU's work queued before it is done (jitted calls return
+        before their kernels finish; JAX's method of the same name)."""
+        self.memory.driver.synchronize()
+        return self
+
     def __array__(self, dtype=None, copy=None):
         out = self.to_numpy()
         return out if dtype is None else out.astype(dtype, copy=False)

@@ -54,6 +54,8 @@ def load_module(cuda: Driver, plan: GpuPlan):
 class CudaExecutable:
     """A compiled function ready to call on the GPU; called as ``dispatch.Executable`` is."""
 
+    takes_device_arrays = True  # the short path (dispatch.fast_key) may hand it DeviceArrays
+
     def __init__(self, plan: GpuPlan, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
                  arguments: tuple[int, ...] = (), transposed: tuple[bool, ...] = ()):
@@ -70,33 +72,47 @@ class CudaExecutable:
                           for launch, shape in zip(plan.launches, plan.shapes)]
         self.constants = [device_put(c).memory for c in plan.constants]
         self.transposed = transposed or (False,) * len(plan.outputs)
+        # what each call repeats, made once: the storages' keys, the buffers' sizes
+        self._inputs = [Storage("input", i) for i in range(len(plan.arg_strided))]
+        self._buffers = [(Storage("buffer", i), int(np.prod(shape)) * dtype.itemsize, dtype, i in plan.zeroed)
+                         for i, (shape, dtype) in enumerate(plan.buffers)]
+        self._constants = [(Storage("constant", i), memory, plan.constants[i].dtype)
+                           for i, memory in enumerate(self.constants)]
+        self._outputs = [(storage, shape[::-1] if turn else shape, turn)
+                         for (storage, shape), turn in zip(plan.outputs, self.transposed)]
+
+    def call_flat(self, args: tuple):
+        """The short path's call (``dispatch.fast_key``): positional C-contiguous NumPy arrays
+        or ``DeviceArray``s, the arguments in order."""
+        return self(list(args))
 
     def __call__(self, arrays: list, callers: list | None = None):
         cuda, plan = self.cuda, self.plan
         cuda.current()
         where: dict[Storage, Allocation] = {}
         dtypes: dict[Storage, np.dtype] = {}
-        for i, a in enumerate(arrays):
+        for storage, a in zip(self._inputs, arrays):
             on_device = a if isinstance(a, DeviceArray) and not a.transposed else device_put(np.asarray(a))
-            where[Storage("input", i)], dtypes[Storage("input", i)] = on_device.memory, on_device.dtype
-        for i, (shape, dtype) in enumerate(plan.buffers):
-            where[Storage("buffer", i)] = Allocation(cuda, int(np.prod(shape)) * dtype.itemsize)
-            dtypes[Storage("buffer", i)] = dtype
-        for i in plan.zeroed:  # a grid reduction's count of finished blocks, a scatter's claims: 0
-            shape, dtype = plan.buffers[i]
-            cuda.zero(where[Storage("buffer", i)].pointer, int(np.prod(shape)) * dtype.itemsize)
-        for i, memory in enumerate(self.constants):
-            where[Storage("constant", i)], dtypes[Storage("constant", i)] = memory, plan.constants[i].dtype
+            where[storage], dtypes[storage] = on_device.memory, on_device.dtype
+        for storage, nbytes, dtype, zeroed in self._buffers:
+            where[storage], dtypes[storage] = Allocation(cuda, nbytes), dtype
+            if zeroed:  # a grid reduction's count of finished blocks, a scatter's claims: 0
+                cuda.zero(where[storage].pointer, nbytes)
+        for storage, memory, dtype in self._constants:
+            where[storage], dtypes[storage] = memory, dtype
         if plan.has_status:
             where[STATUS] = Allocation(cuda, STATUS_BYTES)  # the CPU's 4 words, a key and a lock
             cuda.zero(where[STATUS].pointer, STATUS_BYTES)
         self._steps(plan.program, where)
-        cuda.synchronize()
+        # No wait for the GPU here (JAX's asynchronous dispatch): a loop of calls on device
+        # arrays queues its launches while earlier ones run; reading a result back
+        # (``to_numpy``, ``np.asarray``) or ``block_until_ready`` waits. Only the status words
+        # are read now, since an error must be raised by the call that made it (their copy to
+        # the host waits for the launches before it).
         if plan.has_status:
             self._check_status(where[STATUS])
-        outputs = []
-        for (storage, shape), turn in zip(plan.outputs, self.transposed):
-            outputs.append(DeviceArray(where[storage], shape[::-1] if turn else shape, dtypes[storage], turn))
+        outputs = [DeviceArray(where[storage], shape, dtypes[storage], turn)
+                   for storage, shape, turn in self._outputs]
         return pytree.unflatten(self.out_tree, outputs)
 
     # -- the program -----------------------------------------------------------------------

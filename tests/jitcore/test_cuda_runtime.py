@@ -552,6 +552,28 @@ def test_device_arrays_stay_on_the_device_emulated(emulated):
     assert_matches(run_emulated(lambda m: m + 1, turned), (np.arange(6.0).reshape(2, 3) * 2).T + 1)
 
 
+def test_calls_on_device_arrays_take_the_short_path_and_do_not_wait_emulated(emulated, monkeypatch):
+    """A cached call of DeviceArrays goes by the short path (``dispatch.fast_key``) to the
+    CUDA executable; it returns without waiting for the GPU (reading the result waits); a CPU
+    function called with DeviceArrays never puts its executable there (its native code would
+    take device pointers for host memory); a transposed DeviceArray keeps the full path."""
+    waits = []
+    monkeypatch.setattr(emulated, "synchronize", lambda: waits.append(1))
+    add = jc.jit(lambda a, b: a + b, backend="cuda")
+    x, y = RNG.standard_normal(100), RNG.standard_normal(100)
+    dx, dy = jc.device_put(x), jc.device_put(y)
+    for _ in range(2):
+        out = add(dx, dy)
+    assert len(add._fast_cache) == 1 and not waits
+    assert_matches(np.asarray(out), x + y) and waits
+    on_cpu = jc.jit(lambda a, b: a * b)
+    for _ in range(2):
+        assert_matches(on_cpu(dx, dy), x * y)
+    assert not on_cpu._fast_cache
+    turned = jc.jit(lambda m: m.T, backend="cuda")(np.arange(6.0).reshape(2, 3))
+    assert_matches(np.asarray(add(turned, turned)), 2 * np.arange(6.0).reshape(2, 3).T)
+
+
 def test_trig_beyond_the_math_librarys_range_raises_emulated(emulated):
     """The CPU recomputes sin, cos and tan of huge arguments with libm; the GPU has none, so it
     raises rather than return NaN, also from a block reduction (whose threads all go on)."""
