@@ -778,6 +778,12 @@ MUTANTS = [
            "a CPU executable cached on the short path under a DeviceArray key",
            ("tests/jitcore/test_cuda_runtime.py::test_calls_on_device_arrays_take_the_short_path_and_do_not_wait_emulated",)),
 
+    Mutant("gpu-write-back-skipped", "jitcore/cuda/executable.py",
+           "                _write_back(cuda, targets[i], new)",
+           "                pass",
+           "a GPU function's writes to a NumPy argument stay on the device",
+           ("tests/jitcore/test_cuda_runtime.py::test_writes_to_arguments_reach_the_callers_arrays_emulated",)),
+
 ]
 
 

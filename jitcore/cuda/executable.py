@@ -2,7 +2,9 @@
 ``cuLaunchKernel``, each array in device memory.
 
 Arguments may be NumPy arrays (copied to the device for the call) or ``DeviceArray``s (used
-where they are); results are ``DeviceArray``s, so a loop of jitted calls keeps its data on the
+where they are); an argument the function writes in place (``x[i] = v``, ``x += y``, ``out=``)
+gets its new value after the call, as in NumPy (a NumPy array by a copy back to the host);
+results are ``DeviceArray``s, so a loop of jitted calls keeps its data on the
 GPU until ``to_numpy()``. A loop or branch of the program reads its bounds or condition back
 from the device (a few bytes, a synchronisation) before deciding.
 """
@@ -26,6 +28,7 @@ from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
 from jitcore.dispatch import status_error
+from jitcore.errors import JitTypeError
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -35,6 +38,36 @@ SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
 class GpuIndexError(CudaError, IndexError):
     """An index out of range met by a GPU kernel that checks its indices in parallel; the
     message names the user's line of the indexing."""
+
+
+def _check_no_aliasing(arrays: list, mutated: tuple[int, ...]) -> None:
+    """A function writing to an argument was compiled for arguments that do not overlap:
+    NumPy arrays sharing memory, or DeviceArrays on one allocation, are refused."""
+    def memory(a):
+        return a.memory if isinstance(a, DeviceArray) else a
+
+    for i in mutated:
+        for j, other in enumerate(arrays):
+            mine, theirs = memory(arrays[i]), memory(other)
+            same = (mine is theirs if isinstance(mine, Allocation) or isinstance(theirs, Allocation)
+                    else np.may_share_memory(mine, theirs))
+            if j != i and same:
+                raise JitTypeError(
+                    f"argument #{i} is written in place and shares memory with argument #{j}; "
+                    "jitcore compiled the function for separate arrays: pass a copy of one of them")
+
+
+def _write_back(cuda: Driver, target, new: DeviceArray) -> None:
+    """An argument's new value into the caller's array: a NumPy array by a copy back to the
+    host, a DeviceArray by a device-to-device copy (none where the kernel wrote in its memory)."""
+    if not isinstance(target, DeviceArray):
+        np.copyto(target, new.to_numpy())
+    elif target.transposed or new.transposed:
+        raise UnsupportedOnGpuError(
+            "jitcore's CUDA backend writes in place only to DeviceArrays in C order: pass "
+            "np.ascontiguousarray of it, or return the new value")
+    elif target.memory is not new.memory:
+        cuda.copy(target.pointer, new.pointer, target.nbytes)
 
 
 _modules: dict[tuple[str, bytes], object] = {}  # (symbol, PTX digest) -> the loaded module
@@ -59,10 +92,7 @@ class CudaExecutable:
     def __init__(self, plan: GpuPlan, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
                  arguments: tuple[int, ...] = (), transposed: tuple[bool, ...] = ()):
-        if mutated:
-            raise UnsupportedOnGpuError(
-                "jitcore's CUDA backend does not write to arguments in place (x[i] = v, x += y, "
-                "out=): return the new value instead, or use backend='cpu'")
+        self.mutated = mutated  # arguments written in place: their new values follow the results
         self.plan = plan
         self.out_tree = out_tree
         self.cuda = driver()
@@ -71,7 +101,8 @@ class CudaExecutable:
         self.functions = [self.cuda.function(module, launch.kernel) if shape.grid else None
                           for launch, shape in zip(plan.launches, plan.shapes)]
         self.constants = [device_put(c).memory for c in plan.constants]
-        self.transposed = transposed or (False,) * len(plan.outputs)
+        # per result (the new values of arguments written in place come after the results)
+        self.transposed = tuple(transposed) + (False,) * (len(plan.outputs) - len(transposed))
         # what each call repeats, made once: the storages' keys, the buffers' sizes
         self._inputs = [Storage("input", i) for i in range(len(plan.arg_strided))]
         self._buffers = [(Storage("buffer", i), int(np.prod(shape)) * dtype.itemsize, dtype, i in plan.zeroed)
@@ -89,6 +120,8 @@ class CudaExecutable:
     def __call__(self, arrays: list, callers: list | None = None):
         cuda, plan = self.cuda, self.plan
         cuda.current()
+        if self.mutated:
+            _check_no_aliasing(arrays if callers is None else callers, self.mutated)
         where: dict[Storage, Allocation] = {}
         dtypes: dict[Storage, np.dtype] = {}
         for storage, a in zip(self._inputs, arrays):
@@ -113,6 +146,12 @@ class CudaExecutable:
             self._check_status(where[STATUS])
         outputs = [DeviceArray(where[storage], shape, dtypes[storage], turn)
                    for storage, shape, turn in self._outputs]
+        if self.mutated:  # NumPy's semantics: the caller's arrays changed
+            results = len(outputs) - len(self.mutated)
+            targets = arrays if callers is None else callers
+            for i, new in zip(self.mutated, outputs[results:]):
+                _write_back(cuda, targets[i], new)
+            outputs = outputs[:results]
         return pytree.unflatten(self.out_tree, outputs)
 
     # -- the program -----------------------------------------------------------------------

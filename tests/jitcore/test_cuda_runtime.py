@@ -800,3 +800,30 @@ def test_freed_device_memory_is_reused(monkeypatch):
     assert set(lib.live) == {a}
     with pytest.raises(CudaDriverError, match="cuMemAlloc"):
         cuda.allocate(11 << 20)
+
+
+def test_writes_to_arguments_reach_the_callers_arrays_emulated(emulated):
+    """``x[i] = v`` and ``x += y`` in a function on the GPU change the caller's array as NumPy
+    does: a NumPy array (C-ordered or strided) by a copy back, a DeviceArray on the device;
+    a written argument sharing memory with another is refused, as on the CPU."""
+    def f(x, y, i):
+        x[i] = 7.0
+        x += y
+        return x.sum()
+
+    g = jc.jit(f, backend="cuda")
+    whole = RNG.integers(-50, 50, 40).astype(np.float64)  # sums exact in any order
+    y, i = whole[:10], np.array([1, 3, -1])
+    for x in (whole[10:20].copy(), whole[20:40][::2]):
+        expected = x.copy()
+        want = f(expected, y, i)
+        assert_matches(np.asarray(g(x, y, i)), np.asarray(want))
+        assert_matches(x, expected)
+    on_device, expected = jc.device_put(whole[:10] * 3), whole[:10] * 3
+    f(expected, y, i)
+    g(on_device, y, i)
+    assert_matches(np.asarray(on_device), expected)
+    with pytest.raises(jc.JitcoreError, match="shares memory"):
+        g(y, y, i)
+    with pytest.raises(jc.JitcoreError, match="shares memory"):
+        g(on_device, on_device, i)

@@ -7,7 +7,7 @@ it) or, slowly, on the emulated device.
 Each program runs under ``jitcore.jit(..., backend="cuda")``; its results (``DeviceArray``s,
 read back) and the arguments after the call are compared with NumPy's within the program's
 precisions, as ``differential.check`` does for the CPU. A program the GPU backend refuses
-with ``UnsupportedOnGpuError`` (writes to arguments, callbacks: documented limits) is counted
+with ``UnsupportedOnGpuError`` (callbacks, the trig range: documented limits) is counted
 apart, by reason, never as a pass. Prints one summary line; every failure goes to the log.
 """
 

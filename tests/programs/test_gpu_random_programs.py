@@ -1,7 +1,7 @@
 """Random programs on the CUDA backend, on the emulated device (tests/gpu_emulator.py), against
 NumPy: the CPU-only share of ``tests/programs/gpu_fuzz.py``'s run (a session with a GPU runs
-it on the device). Programs the GPU backend refuses as documented (writes to arguments,
-callbacks, the trig range) are skipped by assumption, never counted as passing."""
+it on the device). Programs the GPU backend refuses as documented (callbacks, the trig
+range) are skipped by assumption, never counted as passing."""
 
 from __future__ import annotations
 
