@@ -452,3 +452,11 @@ def _additive_step(stmt, counter: str, changed: set[str]) -> ast.expr | None:
         return None
     value = copy.deepcopy(value)
     return value if isinstance(op, ast.Add) else ast.UnaryOp(op=ast.USub(), operand=value)
+
+
+def steps_once(body, counter: str) -> bool:
+    """Whether every assignment of ``counter`` in ``body`` runs at most once an iteration: none
+    is inside a loop nested in the body (``statements._counter_bounds``: then one iteration moves
+    the counter by at most the sum of its steps)."""
+    loops = [n for s in body for n in ast.walk(s) if isinstance(n, (ast.For, ast.While))]
+    return not any(counter in assigned(inner.body + inner.orelse) for inner in loops)

@@ -469,8 +469,9 @@ class ControlFlow(ast.NodeTransformer):
             bound.body = [ast.Return(value=ast.Tuple(
                 elts=[copy.deepcopy(test.comparators[0]), *steps], ctx=ast.Load()))]
             defs.insert(1, _locate(bound, node))
-            site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare)],
-                                        ctx=ast.Load())
+            once = analysis.steps_once(node.body, counter)  # (its bounds after the loop)
+            site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare),
+                                              ast.Constant(once)], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
