@@ -38,6 +38,7 @@ UNROLL_KERNELS = 16
 # (a slice NumPy clamps at the first or last steps, ``x[i - 1:i + 2]``).
 PEEL = 2
 _NUMBERS = (bool, int, float, complex, np.generic)
+_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _FUSING = frozenset({"array.constant", "array.broadcast_in_dim", "array.reshape", "array.transpose",
                      "array.slice", "array.pad", "array.concatenate"})
 
@@ -248,8 +249,13 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-               stepped=None, changes=None, effects=False):
+def while_stmt(test_fn, body_fn, *, after=None, **site):
+    with _read_after(after):
+        return _while_stmt(test_fn, body_fn, **site)
+
+
+def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
+                stepped=None, changes=None, effects=False):
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
@@ -285,14 +291,14 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
     constants only is that number again (``_known_after``); ``bounds`` ``(name, lo, hi)``: the
     range a counter not so known ends in (``_bound_index``)."""
     loop = _Loop(names, values, line, "while loop", targets)
+    numbers = _python_numbers(names, values) if numbers is None else numbers
     carry = loop.init(lambda full: body_fn(*full))
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
                             lambda c: loop.out(body_fn(*loop.full(c))), carry)
-    known = _known_after(loop, out, _python_numbers(names, values) if numbers is None else numbers,
-                         None, None)
+    known = _known_after(loop, out, numbers, None, None)
     if bounds is not None and bounds[0] not in known:
-        _bound_index(out, *bounds)
+        _bound_index(out, *bounds, "while loop", line)
     return loop.result(out, ran, known=known)
 
 
@@ -508,8 +514,13 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-             changes=None):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, **site):
+    with _read_after(after):
+        return _for_stmt(iterable, extra_test, body_fn, **site)
+
+
+def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
+              changes=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
@@ -700,14 +711,32 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         runs = enters is True or (not isinstance(enters, Tracer) and bool(enters))
         for name in loop.from_item:
             before = values[names.index(name)]
-            _bound_index(out, name, form.lo, form.hi, None if runs else before)
+            _bound_index(out, name, form.lo, form.hi, "for loop", line, None if runs else before)
     return loop.result(out, ran=bool(trips), known=known)
 
 
+# The state of the loop statement being run that is read after it (``after``, from the
+# conversion's liveness; None: every name), for the statement's own time: a loop nested in its
+# body sets its own while it runs.
+_AFTER = threading.local()
+
+
+@contextlib.contextmanager
+def _read_after(after):
+    before = getattr(_AFTER, "names", None)
+    _AFTER.names = after
+    try:
+        yield
+    finally:
+        _AFTER.names = before
+
+
 def _python_numbers(names, values) -> dict[str, type]:
-    """The variables that hold a Python number before a traced loop, with its type: where the
-    loop's steps of one are known while tracing, it is that number again after the loop."""
-    return {name: type(v) for name, v in zip(names, values) if type(v) in (bool, int, float)}
+    """The variables that hold a Python number before a traced loop and are read after it:
+    where the loop's steps of one are known while tracing, it is that number again after it."""
+    after = getattr(_AFTER, "names", None)
+    return {name: type(v) for name, v in zip(names, values)
+            if type(v) in (bool, int, float) and (after is None or name in after)}
 
 
 def _final_count(count) -> int | None:
@@ -731,19 +760,34 @@ def _known_after(loop, out, numbers, trips, item_at) -> dict:
             leaves = pytree.flatten(item_at(trips - 1))[0]
             for name, (tree, where_) in loop.from_item.items():
                 known[name] = pytree.unflatten(tree, [leaves[k] for k in where_])
-    ask = {}
-    for name, kind in numbers.items():
+    for name in numbers:  # (one at a time: a sum of the data gives up alone)
         v = out.get(name)
-        if name not in known and isinstance(v, Tracer) and v.ndim == 0 and isinstance(v.value, OpResult):
-            ask[v.value] = (name, kind)
-    for r, (name, kind) in ask.items():  # (one at a time: a sum of the data gives up alone)
-        found = loop_exit.final_values(r.op, [r.index])
+        if name in known or not isinstance(v, Tracer) or v.ndim or not isinstance(v.value, OpResult):
+            continue
+        found = loop_exit.final_values(v.value.op, [v.value.index])
         if found is not None:
-            known[name] = kind(found[r.index].item())
+            number = found[v.value.index][()]
+            # a Python number where the loop carried one (weakly typed), else the NumPy scalar
+            known[name] = _PYTHON_TYPE[v.dtype.kind](number.item()) if v.weak else number
     return known
 
 
-def _bound_index(out, name, lo, hi, before=None) -> None:
+class _StoppedByData:
+    """The token of the index form of a counter after a loop that the data stops: its ``hint``
+    ends the message of a use that needs its value (``tracer.concretization_message``)."""
+
+    __slots__ = ("hint",)
+
+    def __init__(self, name, what, line):
+        self.hint = (
+            f"\n'{name}' is the counter of the {what} at {where(line)}, stopped by the data: its "
+            "value after the loop is known only when the function runs, so no shape or Python "
+            f"int can be made of it. Use it where a traced index can go (x[:{name}].sum(), "
+            f"x[{name}:] = v, np.where(np.arange(n) < {name}, x, 0)), or return {name} and "
+            "slice outside the jitted function.")
+
+
+def _bound_index(out, name, lo, hi, what, line, before=None) -> None:
     """Give the integer ``out[name]`` (an index after a loop, not known while tracing) the form
     of an index in ``[lo, hi]`` (and ``before``, its value if the loop may not run), so that
     ``x[:i]`` with it selects by a mask (``index_forms.bounded_slice``)."""
@@ -755,7 +799,7 @@ def _bound_index(out, name, lo, hi, before=None) -> None:
         if type(before) is not int:
             return
         lo, hi = min(lo, before), max(hi, before)
-    v.index_form = index_forms.IndexForm(object(), 1, 0, lo, hi)
+    v.index_form = index_forms.IndexForm(_StoppedByData(name, what, line), 1, 0, lo, hi)
 
 
 def _int64(x):

@@ -388,6 +388,12 @@ class ControlFlow(ast.NodeTransformer):
         live = self.live.live_in.get(id(loop))
         return set() if live is None else (analysis.written(stmts) & self.own) - live
 
+    def _after(self, loop, state) -> ast.AST:
+        """The loop's state read after it (None: not analysed, every name): only their final
+        values are worth evaluating while tracing (``statements._known_after``)."""
+        live = self.live.live_out.get(id(loop))
+        return ast.Constant(None) if live is None else _strings(sorted(set(state) & live))
+
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
@@ -475,6 +481,7 @@ class ControlFlow(ast.NodeTransformer):
             site["bound"] = _load(bound_fn)
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
+        site["after"] = self._after(node, state)
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -497,6 +504,7 @@ class ControlFlow(ast.NodeTransformer):
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        site["after"] = self._after(node, state)
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
