@@ -148,6 +148,24 @@ def counter_in_for(x):
     return s, x[: k // 3 - 1], k
 
 
+def countdown_in_for(x):
+    k = x.shape[0]
+    s = 0.0
+    for i in range(x.shape[0] // 3):
+        s = s + x[i]
+        k -= 3
+    return s, x[k:].sum(), np.zeros(k)
+
+
+def inner_index_after(a):
+    j = 0
+    s = 0.0
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            s = s + a[i, j]
+    return s, a[:, :j].sum()
+
+
 def enumerate_zip(x, y):
     s = 0.0
     for k, (u, v) in enumerate(zip(x, y)):
@@ -235,6 +253,7 @@ PROGRAMS = {
     "for, break on the index, then x[:i]": (for_break_on_index, _normal),
     "blocks of 4, then the tail x[i + 4:]": (blocks_then_tail, _normal),
     "k += 3 in a for loop, then x[:k // 3 - 1]": (counter_in_for, _normal),
+    "k -= 3 in a for loop, then x[k:] and np.zeros(k)": (countdown_in_for, _normal),
     "enumerate(zip(x, y)), then k": (enumerate_zip, lambda n: (*_normal(n), *_normal(n + 1))),
     "while i < n: i += 3, then x[i - 3:]": (stride_while, _normal),
     "while around a for, then r + c and a[:, :c]": (while_around_for, _rows),

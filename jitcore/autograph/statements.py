@@ -754,6 +754,7 @@ def _known_after(loop, out, numbers, trips, item_at) -> dict:
     last item); and a number the body steps only by constants (``numbers``: its type before
     the loop), evaluated on constants. Everything else stays traced."""
     known = {}
+    after = getattr(_AFTER, "names", None)
     if trips:
         known.update(loop.concrete)
         if item_at is not None:
@@ -769,7 +770,7 @@ def _known_after(loop, out, numbers, trips, item_at) -> dict:
             number = found[v.value.index][()]
             # a Python number where the loop carried one (weakly typed), else the NumPy scalar
             known[name] = _PYTHON_TYPE[v.dtype.kind](number.item()) if v.weak else number
-    return known
+    return known if after is None else {name: v for name, v in known.items() if name in after}
 
 
 class _StoppedByData:

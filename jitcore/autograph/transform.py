@@ -351,6 +351,7 @@ class ControlFlow(ast.NodeTransformer):
         self.own = own  # the function's locals: only they can be state
         self.in_try = 0
         self.count = 0
+        self.following: dict[int, list] = {}  # id(top-level statement) -> the statements after it
 
     def fresh(self, stem: str) -> str:
         self.count += 1
@@ -390,9 +391,15 @@ class ControlFlow(ast.NodeTransformer):
 
     def _after(self, loop, state) -> ast.AST:
         """The loop's state read after it (None: not analysed, every name): only their final
-        values are worth evaluating while tracing (``statements._known_after``)."""
+        values are worth giving back as Python values (``statements._known_after``). A name
+        the rest of the function only returns (``return s, i``) is left out: returned traced,
+        it is an output of the compiled code (a returned constant takes the slower call path)."""
         live = self.live.live_out.get(id(loop))
-        return ast.Constant(None) if live is None else _strings(sorted(set(state) & live))
+        if live is None:
+            return ast.Constant(None)
+        rest = self.following.get(id(loop))
+        only_returned = analysis.only_returned(rest) if rest is not None else set()
+        return _strings(sorted((set(state) & live) - only_returned))
 
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
@@ -574,6 +581,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own, counted, stepped)
+    converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn

@@ -20,7 +20,13 @@ import pytest
 import jitcore as jc
 from jitcore.autograph import analysis, loop_exit
 from jitcore.errors import ConcretizationError, JitTypeError
-from tools.loop_exit_programs import PROGRAMS, counter_in_for, for_index_slice, while_data_break_sum
+from tools.loop_exit_programs import (
+    PROGRAMS,
+    counter_in_for,
+    for_index_slice,
+    inner_index_after,
+    while_data_break_sum,
+)
 
 FOR, WHILE = '"scf.for"', '"scf.while"'
 
@@ -187,3 +193,10 @@ def test_steps_once():
             for j in range(3):
                 i += 1
         """)
+
+
+def test_number_the_body_sets_past_the_budget():
+    """An inner loop's index is a number the outer body sets: after the outer loop it is that
+    number, however long the loop (no evaluation: the body is traced once)."""
+    a = np.random.default_rng(5).standard_normal((6000, 3))
+    check(jc.jit(inner_index_after), inner_index_after, (a,))
