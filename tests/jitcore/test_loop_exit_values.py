@@ -16,10 +16,13 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.autograph import analysis, loop_exit
 from jitcore.errors import ConcretizationError, JitTypeError
+from tests.budget import examples
 from tools.loop_exit_programs import (
     PROGRAMS,
     counter_in_for,
@@ -200,3 +203,39 @@ def test_number_the_body_sets_past_the_budget():
     number, however long the loop (no evaluation: the body is traced once)."""
     a = np.random.default_rng(5).standard_normal((6000, 3))
     check(jc.jit(inner_index_after), inner_index_after, (a,))
+
+
+def strided_tail(x):
+    acc = np.zeros(())  # (array state from the start: the loop is traced at once)
+    for i in range(3, x.shape[0] - 2, 3):
+        acc = acc + x[i]
+    return acc, x[i:].sum(), x[:i - 1] * 2.0
+
+
+def until_negative(x):
+    n = x.shape[0]
+    i = 0
+    s = 0.0
+    while i < n:
+        if x[i] < 0:
+            break
+        s = s + x[i]
+        i += 1
+    return s, x[i:].sum(), np.mean(x[:i]) if n else 0.0, i
+
+
+STRIDED_TAIL, UNTIL_NEGATIVE = jc.jit(strided_tail), jc.jit(until_negative)
+
+
+@settings(max_examples=examples(12, ci=4), deadline=None)
+@given(st.integers(12, 400), st.integers(0, 2 ** 32 - 1), st.integers(-1, 399),
+       st.sampled_from([1.0, np.nan, np.inf, -0.0]))
+def test_exits_at_any_length_and_break(n, seed, stop, special):
+    """The static last index of a strided range at any length, and a counter the data stops
+    anywhere (or nowhere; a NaN, inf or -0.0 on the way does not stop it), against Python."""
+    x = np.abs(np.random.default_rng(seed).standard_normal(n)) + 0.5
+    x[seed % n] = special
+    if 0 <= stop < n:
+        x[stop] = -1.0
+    check(STRIDED_TAIL, strided_tail, (x,))
+    check(UNTIL_NEGATIVE, until_negative, (x,))
