@@ -689,7 +689,10 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
-    enters = extra_test(*values)  # (True: the first step runs whatever the data)
+    try:
+        enters = extra_test(*values)  # (True: the first step runs whatever the data)
+    except Exception:  # noqa: BLE001  (a test Python cannot run here: not known to enter)
+        enters = None
 
     def cond_fun(both):
         k, c = both
@@ -708,7 +711,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
         # The break depends on the data: the index is still within the range (or where it was
         # before the loop, if the loop may not run), so x[:i] after it is a selection by the
         # mask arange(n) < i (``masked.RangedSelection``): its sums and writes compile.
-        runs = enters is True or (not isinstance(enters, Tracer) and bool(enters))
+        runs = enters is not None and not isinstance(enters, Tracer) and bool(enters)
         for name in loop.from_item:
             before = values[names.index(name)]
             _bound_index(out, name, form.lo, form.hi, "for loop", line, None if runs else before)
@@ -751,8 +754,9 @@ def _known_after(loop, out, numbers, trips, item_at) -> dict:
     """The variables of a traced loop whose final values are known while tracing, as Python
     values (``loop_exit``): with ``trips`` known and not zero, a variable the body sets to a
     number (the same every iteration) and the target of a ``for`` (``item_at(trips - 1)``, the
-    last item); and a number the body steps only by constants (``numbers``: its type before
-    the loop), evaluated on constants. Everything else stays traced."""
+    last item); and a Python number the loop carries (``numbers``) whose steps and exit read
+    only constants, evaluated on constants: a Python number again where the loop carried it
+    weakly typed. Only names read after the loop (``_AFTER``); everything else stays traced."""
     known = {}
     after = getattr(_AFTER, "names", None)
     if trips:
