@@ -5,12 +5,14 @@ value at this trace's sizes, which Python would have computed by running the loo
 
 ``final_values(op, indices)`` runs the part of an ``scf.while`` or ``scf.for`` op (as traced,
 at the array level) that those results and the loop's exit depend on, on constants, with each
-op's own folder (the meaning ``canonicalize`` gives it, NumPy's): the cond region's predicate,
-then the body's yields of the needed carried values, until the predicate fails. Only what the
-results need is run (an ``scf.if`` runs its taken branch's needed yields), so the loop's array
-work is never evaluated. It gives up (None) where the slice reads a function argument (the
-data: ``x[i] < 0``), an op that has no folder or effects, a nested loop, or where the run would
-take more than ``BUDGET`` folds (a very long loop: its counter stays traced).
+op's own meaning (an elementwise op's NumPy ufunc, ``NUMPY_UFUNCS``, as its folder computes it;
+any other op's folder, as ``canonicalize`` runs it): the cond region's predicate, then the
+body's yields of the needed carried values, until the predicate fails. Only what the results
+need is run (an ``scf.if`` runs its taken branch's needed yields), so the loop's array work is
+never evaluated. An integer a ``for`` steps by the same amount each iteration (``k += 3``) is
+``init + trips * step`` at once. It gives up (None) where the slice reads a function argument
+(the data: ``x[i] < 0``), an op that has no folder or effects, a nested loop, or where the run
+would take more than ``BUDGET`` folds (a very long loop: its counter stays traced).
 """
 
 from __future__ import annotations
