@@ -507,6 +507,8 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
         "Python control flow, shapes and axes cannot depend on them.\n"
         + _static_hint(tracer)
+        # (an index after a loop that the data stops says which loop: autograph.statements)
+        + getattr(getattr(tracer.index_form, "base", None), "hint", "")
         + _no_source_hint(frame)
     )
 

@@ -6,9 +6,10 @@ unrolled loops over rows ``x[i]`` and shifted windows, and (session 33) loops wh
 at the loop's index (``x[i:i + w]``, ``L[i, :i]``, ``a[k + 1:, k + 1:]``) or writes one element
 of an array per step; with ``--sizes`` (session 34), each loop jitted once and called at three
 lengths: its compiles and what each new length costs (session 35 added while loops on Python
-ints, short loops over a shape and extents far from a size).
+ints, short loops over a shape and extents far from a size); with ``--exits`` (session 37),
+loops whose counter or index is used after them (``loop_exit_programs.py``).
 
-    PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R] [--sizes]
+    PYTHONPATH=CHECKOUT python tools/bench_user_loops.py [--repeat R] [--sizes] [--forms] [--exits]
 
 Each program is jitted afresh R times (the disk cache off) and called once; the table shows the
 median compile (first call) in process CPU seconds, so that other processes' load counts less,
@@ -510,6 +511,42 @@ def forms_table() -> None:
               f"{statistics.median(calls) * 1e6:.1f} | {statistics.median(plain) * 1e6:.1f} |")
 
 
+def exits_table() -> None:
+    """(session 37) Loops whose counter or index is used after them (``loop_exit_programs``):
+    whether each compiles (the error's name where not), its compiles at three lengths, the first
+    call, and a steady call against the same function run by Python."""
+    from loop_exit_programs import PROGRAMS as EXITS
+
+    print("| program | compiles at 100, 137, 300 | first call (CPU s) | call (us) | Python (us) |\n"
+          "| --- | --- | --- | --- | --- |")
+    for name, (fn, make) in EXITS.items():
+        f = jc.jit(fn)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                t = time.process_time()
+                f(*make(100))
+                first = time.process_time() - t
+                f(*make(137))
+                args = make(300)
+                f(*args)
+            except Exception as e:  # noqa: BLE001  (a checkout without the feature)
+                print(f"| {name} | {type(e).__name__} | | | |")
+                continue
+            calls, plain = [], []
+            for _ in range(200):
+                t = time.perf_counter()
+                f(*args)
+                calls.append(time.perf_counter() - t)
+            for _ in range(20):
+                copies = [a.copy() for a in args]
+                t = time.perf_counter()
+                fn(*copies)
+                plain.append(time.perf_counter() - t)
+        print(f"| {name} | {f.cache_info().compiles} | {first:.2f} | "
+              f"{statistics.median(calls) * 1e6:.1f} | {statistics.median(plain) * 1e6:.1f} |")
+
+
 def sized_table() -> None:
     print("| program | lengths | compiles | first call (CPU s) | next lengths (CPU s) |\n"
           "| --- | --- | --- | --- | --- |")
@@ -532,6 +569,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", action="store_true", help="only the table of three lengths")
     parser.add_argument("--forms", action="store_true", help="only the table of loop forms")
+    parser.add_argument("--exits", action="store_true",
+                        help="only the table of loops whose counter is used after them")
     parser.add_argument("--only", default="", help="only the rows whose name has this text")
     options = parser.parse_args()
     jc.config.disk_cache = False
@@ -540,6 +579,9 @@ def main() -> None:
         for name in [k for k in SIZED if options.only not in k]:
             del SIZED[name]
         sized_table()
+        return
+    if options.exits:
+        exits_table()
         return
     if options.forms:
         for name in [k for k in FORMS if options.only not in k]:

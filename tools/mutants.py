@@ -87,8 +87,8 @@ MUTANTS = [
            "a short range over a shape unrolled again: one compile per size",
            ("tests/jitcore/test_counted_loops_size_generic.py",)),
     Mutant("loop-result-keeps-0d-arrays", "jitcore/autograph/statements.py",
-           "return loop.result(out, ran=static and len(range(start, stop, step)) > 0)",
-           "return loop.result(out)",
+           "return loop.result(out, ran=static and len(steps) > 0, known=known)",
+           "return loop.result(out, known=known)",
            "a loop that ran leaves s = np.zeros(()) a 0-d array where its body made s a NumPy scalar",
            ("tests/jitcore/test_counted_loops_size_generic.py",)),
 
@@ -784,6 +784,45 @@ MUTANTS = [
            "a GPU function's writes to a NumPy argument stay on the device",
            ("tests/jitcore/test_cuda_runtime.py::test_writes_to_arguments_reach_the_callers_arrays_emulated",)),
 
+    Mutant("loop-exit-item-one-step-early", "jitcore/autograph/statements.py",
+           "            leaves = pytree.flatten(item_at(trips - 1))[0]",
+           "            leaves = pytree.flatten(item_at(max(trips - 2, 0)))[0]",
+           "a for loop's target after it is the item of the step before the last",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-body-numbers-ignored", "jitcore/autograph/statements.py",
+           "        known.update(loop.concrete)",
+           "        pass",
+           "a number the body sets (an inner loop's index after it) stays traced after the outer "
+           "loop: a[i, :j] after nested loops is refused again",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-stride-sign-lost", "jitcore/autograph/loop_exit.py",
+           '    return int(value) if op.kind == "add" else -int(value)',
+           "    return int(value)",
+           "a for loop's counter stepped down (k -= 2) is given back as stepped up",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-if-branches-swapped", "jitcore/autograph/loop_exit.py",
+           "op.then_block if bool(self.value(op.condition).reshape(-1)[0]) else op.else_block",
+           "op.else_block if bool(self.value(op.condition).reshape(-1)[0]) else op.then_block",
+           "the evaluation of a counter takes the other branch of each if: a wrong static value "
+           "after a while whose step is under an if",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-exit-flags-not-run", "jitcore/autograph/loop_exit.py",
+           "        todo += sorted(_carried_reads(predicate, loop.cond, 0))",
+           "        pass",
+           "the evaluation runs the counter's steps but not the flags its exit reads (a break "
+           "on the counter): it runs to the bound",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-counter-bounds-one-past", "jitcore/autograph/statements.py",
+           "        return name, start, max(start, last + int(sum(steps)))",
+           "        return name, start, max(start, last + int(sum(steps)) + 1)",
+           "a counter stopped by the data is bounded one past its last value: x[:i] after the "
+           "loop is refused (NumPy could clamp it)",
+           ("tests/jitcore/test_loop_exit_values.py",)),
+    Mutant("loop-exit-steps-always-once", "jitcore/autograph/analysis.py",
+           "    return not any(counter in assigned(inner.body + inner.orelse) for inner in loops)",
+           "    return True",
+           "a counter stepped in a nested loop is bounded as if it stepped once an iteration",
+           ("tests/jitcore/test_loop_exit_values.py",)),
 ]
 
 

@@ -452,3 +452,30 @@ def _additive_step(stmt, counter: str, changed: set[str]) -> ast.expr | None:
         return None
     value = copy.deepcopy(value)
     return value if isinstance(op, ast.Add) else ast.UnaryOp(op=ast.USub(), operand=value)
+
+
+def steps_once(body, counter: str) -> bool:
+    """Whether every assignment of ``counter`` in ``body`` runs at most once an iteration: none
+    is inside a loop nested in the body (``statements._counter_bounds``: then one iteration moves
+    the counter by at most the sum of its steps)."""
+    loops = [n for s in body for n in ast.walk(s) if isinstance(n, (ast.For, ast.While))]
+    return not any(counter in assigned(inner.body + inner.orelse) for inner in loops)
+
+
+def only_returned(stmts) -> set[str]:
+    """Names that ``stmts`` read only as whole leaves of the value they return (``return s, i``;
+    ``__ag_retval = (s, i)`` as ``lowering`` writes a return), nowhere else."""
+    reads: dict[str, int] = {}
+    returned: dict[str, int] = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            reads[n.id] = reads.get(n.id, 0) + 1
+        value = n.value if isinstance(n, ast.Return) else n.value if (
+            isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and n.targets[0].id == "__ag_retval") else None
+        if value is None:
+            continue
+        for leaf in value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]:
+            if isinstance(leaf, ast.Name):
+                returned[leaf.id] = returned.get(leaf.id, 0) + 1
+    return {name for name, count in returned.items() if reads.get(name) == count}

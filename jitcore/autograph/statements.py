@@ -15,11 +15,12 @@ import numpy as np
 
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
+from jitcore.autograph import loop_exit
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
-from jitcore.ir.core import ELEMENTWISE, Block
+from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh
 
@@ -36,6 +37,8 @@ UNROLL_KERNELS = 16
 # Steps of a loop run in Python at each end, at most, so that the steps between are a loop
 # (a slice NumPy clamps at the first or last steps, ``x[i - 1:i + 2]``).
 PEEL = 2
+_NUMBERS = (bool, int, float, complex, np.generic)
+_PYTHON_TYPE = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
 _FUSING = frozenset({"array.constant", "array.broadcast_in_dim", "array.reshape", "array.transpose",
                      "array.slice", "array.pad", "array.concatenate"})
 
@@ -246,8 +249,13 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-               stepped=None, changes=None, effects=False):
+def while_stmt(test_fn, body_fn, *, after=None, **site):
+    with _read_after(after):
+        return _while_stmt(test_fn, body_fn, **site)
+
+
+def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
+                stepped=None, changes=None, effects=False):
     values = tuple(init)
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
@@ -276,13 +284,22 @@ def while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), count
     return _traced_while(test_fn, body_fn, values, names, line, targets)
 
 
-def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False):
+def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, numbers=None,
+                  bounds=None):
+    """A ``while`` on a traced test. After it, a variable that held a Python number before it
+    (``numbers``, by default those of ``values``) and whose steps and exit the loop takes on
+    constants only is that number again (``_known_after``); ``bounds`` ``(name, lo, hi)``: the
+    range a counter not so known ends in (``_bound_index``)."""
     loop = _Loop(names, values, line, "while loop", targets)
+    numbers = _python_numbers(names, values) if numbers is None else numbers
     carry = loop.init(lambda full: body_fn(*full))
     with _in_user_terms():
         out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
                             lambda c: loop.out(body_fn(*loop.full(c))), carry)
-    return loop.result(out, ran)
+    known = _known_after(loop, out, numbers, None, None)
+    if bounds is not None and bounds[0] not in known:
+        _bound_index(out, *bounds, "while loop", line)
+    return loop.result(out, ran, known=known)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -335,7 +352,7 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
     weak int64 (float64) scalar and each ``if`` on it a select; else None, and Python runs it,
     as before. Values are Python's (float64 adds in the same order; ``i < n`` bounds an int
     counter far from int64's ends); after the loop the counter is that traced scalar."""
-    name, compare = stepped
+    name, compare, once = (*stepped, False)[:3]
     k = names.index(name)
     if in_try or current_trace() is None:
         return None
@@ -374,11 +391,29 @@ def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepp
     # (the numbers the body makes arrays of, such as s = 0.0, carried from the first step)
     carried = tuple(counter if i == k else v if isinstance(v, Undefined) or _holds_arrays((v,))
                     else _traced_copy(trace, v) for i, v in enumerate(values))
+    bounds = _counter_bounds(name, start, compare, n, steps) if once and dtype.kind == "i" else None
     try:
-        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True)
+        return _traced_while(test_fn, body_fn, carried, names, line, targets, ran=True,
+                             numbers=_python_numbers(names, values), bounds=bounds)
     except (ConcretizationError, JitTypeError, UnsupportedError):
         # (x[:i], a list that grows): Python's loop, as before
         return _python_while_from(test_fn, body_fn, values, names, line, targets)
+
+
+def _counter_bounds(name, start: int, compare: str, n, steps) -> tuple | None:
+    """``(name, lo, hi)``: where a stepped ``while`` counter can end, when every step moves it
+    towards its bound and each runs at most once an iteration: from ``start`` (a break at the
+    first test) to the last value the test admits plus every step of one iteration."""
+    if not isinstance(n, (int, np.integer)):
+        return None
+    n = int(n)
+    if compare in ("<", "<=") and all(s > 0 for s in steps):
+        last = n - 1 if compare == "<" else n
+        return name, start, max(start, last + int(sum(steps)))
+    if compare in (">", ">=") and all(s < 0 for s in steps):
+        last = n + 1 if compare == ">" else n
+        return name, min(start, last + int(sum(steps))), start
+    return None
 
 
 def _trial_makes_arrays(body_fn, values, k) -> bool:
@@ -479,8 +514,13 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-             changes=None):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, **site):
+    with _read_after(after):
+        return _for_stmt(iterable, extra_test, body_fn, **site)
+
+
+def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
+              changes=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         _refuse_in_try(in_try, "a for loop", line)
@@ -611,31 +651,48 @@ def _guarded_rest(item, iterator, extra_test, body_fn, values, names, line):
 
 def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     """A for loop over ``rng`` (a range, maybe with traced bounds) as ``fori_loop``, or as a
-    ``while_loop`` over a count when it may break."""
+    ``while_loop`` over a count when it may break. After it, what is known while tracing is
+    given back as Python would leave it (``_known_after``): the target is the last item when
+    the range is static and the count of steps known (no break, or a break that tests only the
+    index), and a number the body steps by constants is its final number."""
     start, stop, step = rng.start, rng.stop, rng.step
     loop = _Loop(names, values, line, "for loop", targets)
 
     static = not any(isinstance(v, Tracer) for v in (start, stop, step))
-    form = index_forms.loop_index(range(start, stop, step)) if static else None
+    steps = range(start, stop, step) if static else None
+    form = index_forms.loop_index(steps) if static else None
 
     def item(i):
         # range() gives Python ints: the index promotes as one (NEP 50), so that float16 x + i
         # stays float16
         if source is not None:
-            return source[i]
+            loop.item = source[i]
+            return loop.item
         out = fresh(i, scalar=True, weak=True)
         out.index_form = form  # the first step traced for the carry's types, and the while form
+        loop.item = out
         return out
 
+    def item_at(k: int):
+        """The item of the ``k``-th step, as Python gives it (a Python int index)."""
+        return steps[k] if source is None else source[steps[k]]
+
+    numbers = _python_numbers(names, values)
     if extra_test is None:
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
         with _in_user_terms():
             out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
                                carry, step=step)
-        return loop.result(out, ran=static and len(range(start, stop, step)) > 0)
+        trips = len(steps) if static else None
+        known = _known_after(loop, out, numbers, trips, item_at if trips else None)
+        return loop.result(out, ran=static and len(steps) > 0, known=known)
     # i = start + k * step for k = 0, 1, ... while k < the range's length and no break.
     n = _range_length(start, stop, step, line)
     first, stride = _int64(start), _int64(step)
+    try:
+        enters = extra_test(*values)  # (True: the first step runs whatever the data)
+    except Exception:  # noqa: BLE001  (a test Python cannot run here: not known to enter)
+        enters = None
 
     def cond_fun(both):
         k, c = both
@@ -647,8 +704,107 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
 
     carry = loop.init(lambda full: body_fn(item(first), *full))
     with _in_user_terms():
-        _, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
-    return loop.result(out)
+        count, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
+    trips = _final_count(count) if static else None
+    known = _known_after(loop, out, numbers, trips, item_at if trips else None)
+    if trips is None and static and len(steps) and source is None:
+        # The break depends on the data: the index is still within the range (or where it was
+        # before the loop, if the loop may not run), so x[:i] after it is a selection by the
+        # mask arange(n) < i (``masked.RangedSelection``): its sums and writes compile.
+        runs = enters is not None and not isinstance(enters, Tracer) and bool(enters)
+        for name in loop.from_item:
+            before = values[names.index(name)]
+            _bound_index(out, name, form.lo, form.hi, "for loop", line, None if runs else before)
+    return loop.result(out, ran=bool(trips), known=known)
+
+
+# The state of the loop statement being run that is read after it (``after``, from the
+# conversion's liveness; None: every name), for the statement's own time: a loop nested in its
+# body sets its own while it runs.
+_AFTER = threading.local()
+
+
+@contextlib.contextmanager
+def _read_after(after):
+    before = getattr(_AFTER, "names", None)
+    _AFTER.names = after
+    try:
+        yield
+    finally:
+        _AFTER.names = before
+
+
+def _python_numbers(names, values) -> dict[str, type]:
+    """The variables that hold a Python number before a traced loop and are read after it:
+    where the loop's steps of one are known while tracing, it is that number again after it."""
+    after = getattr(_AFTER, "names", None)
+    return {name: type(v) for name, v in zip(names, values)
+            if type(v) in (bool, int, float) and (after is None or name in after)}
+
+
+def _final_count(count) -> int | None:
+    """The number of steps of a ``for`` loop with a break, where the break tests only the
+    index and constants (``loop_exit``), else None."""
+    op = count.value.op if isinstance(count.value, OpResult) else None
+    found = loop_exit.final_values(op, [count.value.index]) if op is not None else None
+    return None if found is None else int(found[count.value.index])
+
+
+def _known_after(loop, out, numbers, trips, item_at) -> dict:
+    """The variables of a traced loop whose final values are known while tracing, as Python
+    values (``loop_exit``): with ``trips`` known and not zero, a variable the body sets to a
+    number (the same every iteration) and the target of a ``for`` (``item_at(trips - 1)``, the
+    last item); and a Python number the loop carries (``numbers``) whose steps and exit read
+    only constants, evaluated on constants: a Python number again where the loop carried it
+    weakly typed. Only names read after the loop (``_AFTER``); everything else stays traced."""
+    known = {}
+    after = getattr(_AFTER, "names", None)
+    if trips:
+        known.update(loop.concrete)
+        if item_at is not None:
+            leaves = pytree.flatten(item_at(trips - 1))[0]
+            for name, (tree, where_) in loop.from_item.items():
+                known[name] = pytree.unflatten(tree, [leaves[k] for k in where_])
+    for name in numbers:  # (one at a time: a sum of the data gives up alone)
+        v = out.get(name)
+        if name in known or not isinstance(v, Tracer) or v.ndim or not isinstance(v.value, OpResult):
+            continue
+        found = loop_exit.final_values(v.value.op, [v.value.index])
+        if found is not None:
+            number = found[v.value.index][()]
+            # a Python number where the loop carried one (weakly typed), else the NumPy scalar
+            known[name] = _PYTHON_TYPE[v.dtype.kind](number.item()) if v.weak else number
+    return known if after is None else {name: v for name, v in known.items() if name in after}
+
+
+class _StoppedByData:
+    """The token of the index form of a counter after a loop that the data stops: its ``hint``
+    ends the message of a use that needs its value (``tracer.concretization_message``)."""
+
+    __slots__ = ("hint",)
+
+    def __init__(self, name, what, line):
+        self.hint = (
+            f"\n'{name}' is the counter of the {what} at {where(line)}, stopped by the data: its "
+            "value after the loop is known only when the function runs, so no shape or Python "
+            f"int can be made of it. Use it where a traced index can go (x[:{name}].sum(), "
+            f"x[{name}:] = v, np.where(np.arange(n) < {name}, x, 0)), or return {name} and "
+            "slice outside the jitted function.")
+
+
+def _bound_index(out, name, lo, hi, what, line, before=None) -> None:
+    """Give the integer ``out[name]`` (an index after a loop, not known while tracing) the form
+    of an index in ``[lo, hi]`` (and ``before``, its value if the loop may not run), so that
+    ``x[:i]`` with it selects by a mask (``index_forms.bounded_slice``)."""
+    v = out.get(name)
+    if not isinstance(v, Tracer) or v.ndim or v.dtype.kind not in "iu":
+        return
+    if before is not None:
+        before = 0 if isinstance(before, Undefined) else before  # (its zero, ``_Loop.init``)
+        if type(before) is not int:
+            return
+        lo, hi = min(lo, before), max(hi, before)
+    v.index_form = index_forms.IndexForm(_StoppedByData(name, what, line), 1, 0, lo, hi)
 
 
 def _int64(x):
@@ -679,6 +835,12 @@ class _Loop:
         self.absent: set[str] = set()
         self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars
         self._given = None
+        # What the body leaves known while tracing (``loop_exit``): a variable it sets to a
+        # number (the same at every iteration: the body is traced once), and, in a ``for``
+        # loop, one it leaves as the item it was given (its target), by the item's leaves.
+        self.item = None  # the item the body was last traced with
+        self.concrete: dict[str, object] = {}
+        self.from_item: dict[str, tuple] = {}
         for name, v in zip(names, values):
             if not isinstance(v, Undefined) and not _carriable(v):
                 raise _cannot_carry(name, v, what, line)
@@ -687,14 +849,19 @@ class _Loop:
         self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
         return self._given
 
-    def result(self, carry, ran: bool = False) -> tuple:
+    def result(self, carry, ran: bool = False, known=None) -> tuple:
         """The state after the loop. A loop known to run its body (``ran``) leaves a variable
         as the body made it: a NumPy scalar where a 0-d array came in (``s = np.zeros(())``,
-        then ``s = s + x[i]``), as Python's loop does."""
+        then ``s = s + x[i]``), as Python's loop does. ``known``: the variables whose final
+        values are known while tracing (``_known_after``), which they then hold, as after
+        Python's loop (``x[:i]`` after it is a slice, not a value of the data)."""
         values = self.full(carry)
         if ran:
             values = tuple(self._as_body_made(name, v) for name, v in zip(self.names, values))
-        return self.writes.result(values)
+        values = self.writes.result(values)
+        if known:
+            values = tuple(known.get(name, v) for name, v in zip(self.names, values))
+        return values
 
     def _as_body_made(self, name, value):
         scalars = self.scalars.get(name)
@@ -707,9 +874,18 @@ class _Loop:
     def out(self, values) -> dict:
         self.writes.saw(self._given, values)
         carry = {}
+        item = {id(leaf): k for k, leaf in enumerate(pytree.flatten(self.item)[0])} \
+            if self.item is not None else {}
         for name, v in zip(self.names, values):
+            leaves, tree = pytree.flatten(v)
             self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
-                                  for leaf in pytree.flatten(v)[0]]
+                                  for leaf in leaves]
+            self.concrete.pop(name, None)
+            self.from_item.pop(name, None)
+            if leaves and all(isinstance(leaf, _NUMBERS) for leaf in leaves):
+                self.concrete[name] = v
+            elif leaves and all(id(leaf) in item for leaf in leaves):
+                self.from_item[name] = (tree, [item[id(leaf)] for leaf in leaves])
             if name in self.absent:
                 if not isinstance(v, Undefined):
                     raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "

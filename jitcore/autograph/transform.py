@@ -351,6 +351,7 @@ class ControlFlow(ast.NodeTransformer):
         self.own = own  # the function's locals: only they can be state
         self.in_try = 0
         self.count = 0
+        self.following: dict[int, list] = {}  # id(top-level statement) -> the statements after it
 
     def fresh(self, stem: str) -> str:
         self.count += 1
@@ -387,6 +388,18 @@ class ControlFlow(ast.NodeTransformer):
         they may start with no value, like the loop variable."""
         live = self.live.live_in.get(id(loop))
         return set() if live is None else (analysis.written(stmts) & self.own) - live
+
+    def _after(self, loop, state) -> ast.AST:
+        """The loop's state read after it (None: not analysed, every name): only their final
+        values are worth giving back as Python values (``statements._known_after``). A name
+        the rest of the function only returns (``return s, i``) is left out: returned traced,
+        it is an output of the compiled code (a returned constant takes the slower call path)."""
+        live = self.live.live_out.get(id(loop))
+        if live is None:
+            return ast.Constant(None)
+        rest = self.following.get(id(loop))
+        only_returned = analysis.only_returned(rest) if rest is not None else set()
+        return _strings(sorted((set(state) & live) - only_returned))
 
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
@@ -469,11 +482,13 @@ class ControlFlow(ast.NodeTransformer):
             bound.body = [ast.Return(value=ast.Tuple(
                 elts=[copy.deepcopy(test.comparators[0]), *steps], ctx=ast.Load()))]
             defs.insert(1, _locate(bound, node))
-            site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare)],
-                                        ctx=ast.Load())
+            once = analysis.steps_once(node.body, counter)  # (its bounds after the loop)
+            site["stepped"] = ast.Tuple(elts=[ast.Constant(counter), ast.Constant(compare),
+                                              ast.Constant(once)], ctx=ast.Load())
             site["bound"] = _load(bound_fn)
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
+        site["after"] = self._after(node, state)
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -496,6 +511,7 @@ class ControlFlow(ast.NodeTransformer):
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        site["after"] = self._after(node, state)
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -565,6 +581,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own, counted, stepped)
+    converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn
