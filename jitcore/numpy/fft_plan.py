@@ -151,10 +151,14 @@ def _times(table, t, shape: tuple, dtype):
                                     table.imag.astype(part).reshape(shape) * t)
 
 
-def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None):
+def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None,
+           last: tuple = (None, False)):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
     ``batch + (n_points // r, r * subs) + lanes`` in complex ``dtype`` (default ``a``'s: ``a``
-    is real only in a real transform's first stage)."""
+    is real only in a real transform's first stage). ``last`` (the last stage's: see
+    ``_transform_along``) keeps only the outputs ``h`` that hold the first ``last[0]`` points
+    (None: all), and only their real parts where ``last[1]``: the stage's kernel computes no
+    more than that."""
     dtype = dtype or a.dtype
     s = n_points // r
     h = np.arange(r)
@@ -190,18 +194,25 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
             acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape((s // b, 1, r, 1) + along) * acc
     if acc.dtype.kind != "c":  # a real first stage of radix 2 (or 1 point): its sums are real
         acc = acc.astype(dtype)
+    first, real = last
+    if first is not None and s == 1 and first < r * subs:  # point k = h subs + p
+        r = -(-first // subs)
+        acc = acc[(Ellipsis, slice(0, r)) + (slice(None),) * (1 + len(lanes))]
+    if real:
+        acc = np.real(acc)
     return acc.reshape(batch + (s, r * subs) + lanes)
 
 
-def _mixed_radix(z, plan: list[int], sign: int, dtype=None):
+def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False)):
     batch, n = z.shape[:-1], z.shape[-1]
     a = z.reshape(batch + (n, 1))
     n_points, subs = n, 1
-    for r in plan:
-        a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype)
+    for k, r in enumerate(plan):
+        a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype,
+                   last=last if k == len(plan) - 1 else (None, False))
         n_points //= r
         subs *= r
-    return a.reshape(batch + (n,))
+    return a.reshape(batch + (-1,))
 
 
 def _tiled(batch: tuple, n: int) -> bool:
@@ -239,10 +250,13 @@ def _along(a, axis: int, index):
     return a[(Ellipsis, index) + (slice(None),) * (-axis - 1)]
 
 
-def _transform_along(z, sign: int, axis: int, dtype=None):
+def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False):
     """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles, in complex
     ``dtype`` (default ``z``'s). A real ``z`` (a real transform's samples) is read as real by
-    the first stage (``_stage``: half its products)."""
+    the first stage (``_stage``: half its products). Where the caller needs only the first
+    ``first`` points (rfft: ``n // 2 + 1``) the result may stop after them (the last stage
+    computes the outputs that hold them: two of three for a radix 3), and where it needs only
+    the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed."""
     n = z.shape[axis]
     dtype = dtype or z.dtype
     plan = radices(n)
@@ -250,16 +264,20 @@ def _transform_along(z, sign: int, axis: int, dtype=None):
         z = z.astype(dtype)
     if n == 1:
         return z
+    if plan is None:
+        out = _bluestein(z, sign)
+        return np.real(out) if real else out
     if axis == -1:
-        return _mixed_radix(z, plan, sign, dtype) if plan is not None else _bluestein(z, sign)
+        return _mixed_radix(z, plan, sign, dtype, (first, real))
     tiles = z.shape[0]
     a = z.reshape(tiles, n, 1, ROW_TILE)
     n_points, subs = n, 1
-    for r in plan:
-        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,), dtype)
+    for k, r in enumerate(plan):
+        last = (first, real) if k == len(plan) - 1 else (None, False)
+        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,), dtype, last)
         n_points //= r
         subs *= r
-    return a.reshape(tiles, n, ROW_TILE)
+    return a.reshape(tiles, -1, ROW_TILE)
 
 
 def _bluestein(z, sign: int):
@@ -331,7 +349,7 @@ def real_forward(x, dtype, then=None):
     else:  # no product by 1j
         z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
                                      _along(x, axis, slice(1, None, 2)).astype(part))
-    spectrum = _transform_along(z, -1, axis, np.dtype(dtype))
+    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None)
     if half:
         out = _along(spectrum, axis, slice(0, n // 2 + 1))
     else:
@@ -375,7 +393,7 @@ def real_backward(c, n: int, then=None):
             ends.append(_along(c, axis, slice(half - 1, half)).real.astype(c.dtype))
         spectrum = _pieces([ends[0], _along(c, axis, slice(1, tail_end)), *ends[1:],
                             np.conjugate(_along(c, axis, slice(tail_end - 1, 0, -1)))], axis)
-        out = then(_transform_along(spectrum, 1, axis).real)
+        out = then(_transform_along(spectrum, 1, axis, real=True))
         return _from_tiles(out, batch) if tiled else out
     # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
     # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.
