@@ -756,7 +756,7 @@ MUTANTS = [
            "        re = re + c * total_re - s * diff_im\n",
            "        re = re + c * total_re + s * diff_im\n",
            "an odd radix's pairs add i s (a_j - a_(r-j)) with the wrong sign in the real parts",
-           ("tests/jitcore/test_fft.py::test_every_length_kind",)),
+           ("tests/jitcore/test_fft.py::test_odd_radices_and_real_first_stages",)),
     Mutant("rfft-real-first-stage-one-pair", "jitcore/numpy/fft_plan.py",
            "            im = s * (a - b) if im is None else im + s * (a - b)\n",
            "            im = s * (a - b)\n",
