@@ -16,7 +16,12 @@ per part), leaving ``r/2 - 1`` complex products an output instead of ``r - 1`` (
 stage 42 float ops an output where it took 54: numpy.fft's eights 1.3-1.8x faster, fft36); the
 other factors (+-i, ...) are complex products: butterflies on the float parts (adds and a part
 swap per odd ``h``) measured no faster for complex128 and 1.3-1.6x slower for complex64
-(docs/performance.md, fft33). Other lengths use
+(docs/performance.md, fft33). An odd radix pairs ``j`` with ``r - j`` (conjugate roots): real
+cosine and sine tables times the pair's sum and difference (``_odd_butterfly``), which LLVM
+shares among a point's ``r`` outputs where it unrolls them (in tiles). A real transform of odd
+length reads its samples as real in the first stage (half its products) and computes in the
+last only the outputs it keeps (rfft's first ``n // 2 + 1`` points, irfft's real parts; fft37).
+Other lengths use
 Bluestein's algorithm: the transform as a convolution with a chirp, done by two transforms of a
 smooth length ``m >= 2n-1`` and the precomputed transform of the chirp.
 
