@@ -14,6 +14,10 @@ compiles once (not timed), then jitcore (on each thread count of ``--threads``) 
 turn, R times each; the table shows the median wall time of each and the ratio of medians
 (jitcore / NumPy: below 1 is faster), and the compile time.
 
+    PYTHONPATH=. python tools/bench_fft.py --points 243,1000,... [--threads 1 --clock thread]
+
+the one-dimensional ``fft`` and ``rfft`` of each length, complex64/complex128 and float32/float64.
+
     PYTHONPATH=. python tools/bench_fft.py --compile [--lengths 16,1024,...]
 
 times instead the compile of ``fft`` of complex128 data of each length (powers of two, products
@@ -78,6 +82,20 @@ def row_cases(lengths):
     return out
 
 
+def point_cases(lengths):
+    """One-dimensional ``fft`` (complex64, complex128) and ``rfft`` (float32, float64) of each
+    length: where a call is short, its fixed cost shows."""
+    rng = np.random.default_rng(0)
+    out = {}
+    for n in lengths:
+        for real in (np.float32, np.float64):
+            x = rng.standard_normal(n).astype(real)
+            z = (x + 1j * rng.standard_normal(n)).astype(np.result_type(real, np.complex64))
+            out[f"fft-{n}-{z.dtype.name}"] = (np.fft.fft, z)
+            out[f"rfft-{n}-{x.dtype.name}"] = (np.fft.rfft, x)
+    return out
+
+
 def _thread_median(fn, repeat: int) -> float:
     """The median CPU time of this thread per call: on a shared, loaded host the time a call
     waits for a core is not counted (jitcore on one thread runs its kernels on this one)."""
@@ -121,6 +139,7 @@ def main() -> None:
     parser.add_argument("--lengths", default=",".join(map(str, COMPILE_LENGTHS)))
     parser.add_argument("--rows", action="store_true", help="the row cases (fft/ifft/rfft/irfft of rows)")
     parser.add_argument("--row-lengths", default=",".join(map(str, ROW_LENGTHS)))
+    parser.add_argument("--points", default="", help="one-dimensional cases of these lengths instead")
     parser.add_argument("--clock", choices=("wall", "thread"), default="wall",
                         help="thread: this thread's CPU time (use with --threads 1 on a loaded host)")
     args = parser.parse_args()
@@ -133,6 +152,8 @@ def main() -> None:
     print(f"{'case':32} {'compile s':>9} " + " ".join(f"{f'jc {t}t ms':>10}" for t in threads)
           + f" {'NumPy ms':>10} " + " ".join(f"{f'ratio {t}t':>8}" for t in threads))
     chosen_cases = row_cases([int(n) for n in args.row_lengths.split(",")]) if args.rows else cases()
+    if args.points:
+        chosen_cases = point_cases([int(n) for n in args.points.split(",")])
     for name, (np_fn, x) in chosen_cases.items():
         if chosen and name not in chosen:
             continue

@@ -16,7 +16,12 @@ per part), leaving ``r/2 - 1`` complex products an output instead of ``r - 1`` (
 stage 42 float ops an output where it took 54: numpy.fft's eights 1.3-1.8x faster, fft36); the
 other factors (+-i, ...) are complex products: butterflies on the float parts (adds and a part
 swap per odd ``h``) measured no faster for complex128 and 1.3-1.6x slower for complex64
-(docs/performance.md, fft33). Other lengths use
+(docs/performance.md, fft33). An odd radix pairs ``j`` with ``r - j`` (conjugate roots): real
+cosine and sine tables times the pair's sum and difference (``_odd_butterfly``), which LLVM
+shares among a point's ``r`` outputs where it unrolls them (in tiles). A real transform of odd
+length reads its samples as real in the first stage (half its products) and computes in the
+last only the outputs it keeps (rfft's first ``n // 2 + 1`` points, irfft's real parts; fft37).
+Other lengths use
 Bluestein's algorithm: the transform as a convolution with a chirp, done by two transforms of a
 smooth length ``m >= 2n-1`` and the precomputed transform of the chirp.
 
@@ -106,10 +111,60 @@ def _signed(z, signs):
     return prims.complex_from_parts(np.real(z) * signs, np.imag(z) * signs)
 
 
-def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = ()):
+def _odd_butterfly(term, h, r: int, sign: int, dtype, along: tuple, lanes: tuple = ()):
+    """``sum_j w_r^(h j) a_j`` for odd ``r`` by the pairs ``j``, ``r - j``, whose roots are
+    conjugate: ``w a_j + conj(w) a_(r-j) = c (a_j + a_(r-j)) + i s (a_j - a_(r-j))`` for
+    ``w = c + i s``: real tables times the pair's sum and difference, where two complex
+    products took four multiplies and a neg each (``r = 3``: 12 float ops an output where it
+    took 14; 5: 24 where 28). The sum and the difference do not depend on ``h``: where LLVM
+    unrolls the ``r`` outputs of a point (a stage in tiles, its loops' extents constant) it
+    computes them once for all ``r``, as a butterfly does. They are formed at the stage's full
+    shape (the terms broadcast along ``h`` first): written apart, ``h``-free, fusion would
+    store them (a pass over the data each; fft36). The tables span the tiles' lanes
+    (``lanes``): a size-generic kernel then keeps that extent (``ROW_TILE``) a constant
+    (``schedule._with_table_dims_constant``), where it read as a run-time ``528 // 33`` at 524
+    rows: a vector loop of one iteration behind run-time checks (fft37)."""
+    part = np.dtype(dtype).char.lower()
+    shape = np.broadcast_shapes(term[0].shape, (r, 1) + along)
+    full = [np.broadcast_to(t, shape) for t in term]
+    real = full[0].dtype.kind != "c"  # a real transform's first stage: no imaginary parts
+    re, im = (full[0], None) if real else (np.real(full[0]), np.imag(full[0]))
+    for j in range(1, (r + 1) // 2):
+        w = roots(h * j, r, sign, np.complex128)
+        c = np.broadcast_to(w.real.astype(part).reshape((r, 1) + along), (r, 1) + lanes)
+        s = np.broadcast_to(w.imag.astype(part).reshape((r, 1) + along), (r, 1) + lanes)
+        a, b = full[j], full[r - j]
+        if real:
+            re = re + c * (a + b)
+            im = s * (a - b) if im is None else im + s * (a - b)
+            continue
+        total_re, total_im = np.real(a) + np.real(b), np.imag(a) + np.imag(b)
+        diff_re, diff_im = np.real(a) - np.real(b), np.imag(a) - np.imag(b)
+        re = re + c * total_re - s * diff_im
+        im = im + c * total_im + s * diff_re
+    return prims.complex_from_parts(re, im)
+
+
+def _times(table, t, shape: tuple, dtype):
+    """``table * t`` for a complex constant ``table`` (reshaped to ``shape``, in ``dtype``):
+    for real ``t`` (a real transform's first stage) two real products, the parts' tables
+    apart, where a complex product would multiply the zero imaginary part too."""
+    if t.dtype.kind == "c":
+        return table.astype(dtype).reshape(shape) * t
+    part = np.dtype(dtype).char.lower()
+    return prims.complex_from_parts(table.real.astype(part).reshape(shape) * t,
+                                    table.imag.astype(part).reshape(shape) * t)
+
+
+def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: tuple = (), dtype=None,
+           last: tuple = (None, False)):
     """One radix-``r`` stage on ``a`` of shape ``batch + (n_points, subs) + lanes``; returns
-    ``batch + (n_points // r, r * subs) + lanes``."""
-    dtype = a.dtype
+    ``batch + (n_points // r, r * subs) + lanes`` in complex ``dtype`` (default ``a``'s: ``a``
+    is real only in a real transform's first stage). ``last`` (the last stage's: see
+    ``_transform_along``) keeps only the outputs ``h`` that hold the first ``last[0]`` points
+    (None: all), and only their real parts where ``last[1]``: the stage's kernel computes no
+    more than that."""
+    dtype = dtype or a.dtype
     s = n_points // r
     h = np.arange(r)
     split = s * r > SPLIT_TWIDDLES_ABOVE
@@ -124,28 +179,45 @@ def _stage(a, batch: tuple, n_points: int, r: int, subs: int, sign: int, lanes: 
         # pair depends on h through its sign, so it stays in the stage's kernel (a pair sum
         # read along a broadcast h would be stored: fft31, fft35)
         half = r // 2
-        signs = np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower()).reshape((r, 1) + along)
-        term = [t + _signed(u, signs) for t, u in zip(term[:half], term[half:])]
-    acc = term[0]
-    for j in range(1, len(term)):
-        acc = acc + roots(h * j, r, sign, dtype).reshape((r, 1) + along) * term[j]
+        signs = np.broadcast_to(np.where(h % 2 == 0, 1.0, -1.0).astype(np.dtype(dtype).char.lower())
+                                .reshape((r, 1) + along), (r, 1) + lanes)
+        term = [t + (_signed(u, signs) if u.dtype.kind == "c" else u * signs)
+                for t, u in zip(term[:half], term[half:])]
+    # Odd radices by conjugate pairs in tiles, in one-dimensional transforms and on real
+    # samples; rows out of tiles (64 x 1000 complex128: 8 5 5 5) ran 1.3x slower so (fft37)
+    if r % 2 == 1 and (lanes or not batch or a.dtype.kind != "c"):
+        acc = _odd_butterfly(term, h, r, sign, dtype, along, lanes)
+    else:
+        acc = term[0]
+        for j in range(1, len(term)):
+            acc = acc + _times(roots(h * j, r, sign, np.complex128), term[j], (r, 1) + along, dtype)
     if s > 1:  # w_N^(s h), s = s1 b + s0
-        acc = roots(np.outer(np.arange(b), h), n_points, sign, dtype).reshape((b, r, 1) + along) * acc
+        twiddles = roots(np.outer(np.arange(b), h), n_points, sign, np.complex128)
+        acc = _times(twiddles, acc, (b, r, 1) + along, dtype)
         if split:
             s1 = np.arange(s // b) * b
             acc = roots(np.outer(s1, h), n_points, sign, dtype).reshape((s // b, 1, r, 1) + along) * acc
+    if acc.dtype.kind != "c":  # a real first stage of radix 2 (or 1 point): its sums are real
+        acc = acc.astype(dtype)
+    first, real = last
+    if first is not None and s == 1 and first < r * subs:  # point k = h subs + p
+        r = -(-first // subs)
+        acc = acc[(Ellipsis, slice(0, r)) + (slice(None),) * (1 + len(lanes))]
+    if real:
+        acc = np.real(acc)
     return acc.reshape(batch + (s, r * subs) + lanes)
 
 
-def _mixed_radix(z, plan: list[int], sign: int):
+def _mixed_radix(z, plan: list[int], sign: int, dtype=None, last: tuple = (None, False)):
     batch, n = z.shape[:-1], z.shape[-1]
     a = z.reshape(batch + (n, 1))
     n_points, subs = n, 1
-    for r in plan:
-        a = _stage(a, batch, n_points, r, subs, sign)
+    for k, r in enumerate(plan):
+        a = _stage(a, batch, n_points, r, subs, sign, dtype=dtype,
+                   last=last if k == len(plan) - 1 else (None, False))
         n_points //= r
         subs *= r
-    return a.reshape(batch + (n,))
+    return a.reshape(batch + (-1,))
 
 
 def _tiled(batch: tuple, n: int) -> bool:
@@ -183,22 +255,34 @@ def _along(a, axis: int, index):
     return a[(Ellipsis, index) + (slice(None),) * (-axis - 1)]
 
 
-def _transform_along(z, sign: int, axis: int):
-    """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles."""
+def _transform_along(z, sign: int, axis: int, dtype=None, first: int | None = None, real: bool = False):
+    """The unscaled transform along ``axis``: -1 (any batch), or -2 of tiles, in complex
+    ``dtype`` (default ``z``'s). A real ``z`` (a real transform's samples) is read as real by
+    the first stage (``_stage``: half its products). Where the caller needs only the first
+    ``first`` points (rfft: ``n // 2 + 1``) the result may stop after them (the last stage
+    computes the outputs that hold them: two of three for a radix 3), and where it needs only
+    the real parts (``real``: irfft) it gets them alone, the imaginary parts never computed."""
     n = z.shape[axis]
+    dtype = dtype or z.dtype
+    plan = radices(n)
+    if n == 1 or plan is None and z.dtype != dtype:
+        z = z.astype(dtype)
     if n == 1:
         return z
-    plan = radices(n)
+    if plan is None:
+        out = _bluestein(z, sign)
+        return np.real(out) if real else out
     if axis == -1:
-        return _mixed_radix(z, plan, sign) if plan is not None else _bluestein(z, sign)
+        return _mixed_radix(z, plan, sign, dtype, (first, real))
     tiles = z.shape[0]
     a = z.reshape(tiles, n, 1, ROW_TILE)
     n_points, subs = n, 1
-    for r in plan:
-        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,))
+    for k, r in enumerate(plan):
+        last = (first, real) if k == len(plan) - 1 else (None, False)
+        a = _stage(a, (tiles,), n_points, r, subs, sign, (ROW_TILE,), dtype, last)
         n_points //= r
         subs *= r
-    return a.reshape(tiles, n, ROW_TILE)
+    return a.reshape(tiles, -1, ROW_TILE)
 
 
 def _bluestein(z, sign: int):
@@ -265,12 +349,12 @@ def real_forward(x, dtype, then=None):
     axis = -2 if tiled else -1
     if tiled:  # the real samples into tiles (half the bytes of the packed ones; rows a whole
         x = _to_tiles(x)  # number of tiles: no copy), packed through the tiles' transpose
-    if half:
-        z = x.astype(dtype)
+    if half:  # real samples: the first stage's products are real (``_stage``)
+        z = x.astype(part)
     else:  # no product by 1j
         z = prims.complex_from_parts(_along(x, axis, slice(0, None, 2)).astype(part),
                                      _along(x, axis, slice(1, None, 2)).astype(part))
-    spectrum = _transform_along(z, -1, axis)
+    spectrum = _transform_along(z, -1, axis, np.dtype(dtype), first=n // 2 + 1 if half else None)
     if half:
         out = _along(spectrum, axis, slice(0, n // 2 + 1))
     else:
@@ -314,7 +398,7 @@ def real_backward(c, n: int, then=None):
             ends.append(_along(c, axis, slice(half - 1, half)).real.astype(c.dtype))
         spectrum = _pieces([ends[0], _along(c, axis, slice(1, tail_end)), *ends[1:],
                             np.conjugate(_along(c, axis, slice(tail_end - 1, 0, -1)))], axis)
-        out = then(_transform_along(spectrum, 1, axis).real)
+        out = then(_transform_along(spectrum, 1, axis, real=True))
         return _from_tiles(out, batch) if tiled else out
     # Even n: Z[k] = (X[k] + conj(X[m-k])) + i w^-k (X[k] - conj(X[m-k])), k < m, is the
     # transform of y[2j] + i y[2j+1] (y the result), so one half-length transform gives y.

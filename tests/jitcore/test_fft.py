@@ -364,3 +364,74 @@ def test_drawn_transforms(data):
         n = 2
     got = jc.jit(lambda a: fn(a, n, axis, norm))(x)
     assert_spectrum(got, fn(x, n, axis, norm), (axis,))
+
+
+def _odd(z1, z17, x3, x17, c1, c17):
+    odd = 2 * c1.shape[-1] - 1
+    return (np.fft.fft(z1), np.fft.ifft(z17, norm="ortho"), np.fft.rfft(x3, norm="forward"),
+            np.fft.rfft(x17), np.fft.irfft(c1, n=odd), np.fft.irfft(c17, n=odd))
+
+
+@pytest.mark.parametrize("n", [2, 21, 65])
+def test_odd_radices_and_real_first_stages(n):
+    """Odd radices by conjugate pairs (``fft_plan._odd_butterfly``: 3 5 7 13, in one-dimensional
+    transforms and in tiles), a real transform's first stage on real samples (radix 2 at n = 2,
+    odd ones past it: 21 = 3 7, 65 = 5 13), its last stage cut to the outputs that hold the
+    first ``n // 2 + 1`` points (rfft) or to their real parts (irfft): 1-d, 3 rows (out of
+    tiles) and 17 rows (two tiles, padded), complex64 and float32 against NumPy's float64
+    transform in float32's eps, NaN, infinities and -0.0 in single rows. One compile a length."""
+    rng = np.random.default_rng(n)
+    z17 = (rng.standard_normal((17, n)) + 1j * rng.standard_normal((17, n))).astype(np.complex64)
+    x3, x17 = rng.standard_normal((3, n)), rng.standard_normal((17, n)).astype(np.float32)
+    x17[4, n // 2], x17[9, 0], x17[11, :] = np.inf, np.nan, -0.0
+    c17 = rng.standard_normal((17, n // 2 + 1)) + 1j * rng.standard_normal((17, n // 2 + 1))
+    c17[2, 1 % c17.shape[1]] = complex(np.nan, 0.0)
+    args = (rng.standard_normal(n) + 1j * rng.standard_normal(n), z17, x3, x17, c17[0].copy(), c17)
+    got = jc.jit(_odd)(*args)
+    wide = [a.astype(np.complex128) if a.dtype == np.complex64 else
+            a.astype(np.float64) if a.dtype == np.float32 else a for a in args]
+    for out, want, like in zip(got, _odd(*wide), _odd(*args)):
+        assert_spectrum(out, want, dtype=like.dtype)
+
+
+def test_odd_stage_arithmetic():
+    """A radix-3 stage takes no complex products but its twiddle's (two fused multiply-adds;
+    the pairs' real tables: plain products); a real transform's first stage reads float64;
+    rfft's last radix-3 stage of 9 points keeps 2 of its 3 outputs,
+    irfft's yields float64. Passes only, no LLVM."""
+    from jitcore.ir.dialects import kernel
+    from jitcore.passes.manager import PassManager
+
+    def stages(fn, x):
+        module = jc.make_ir(fn)(x)
+        PassManager("canonicalize,cse,dce,kernelize,fuse").run(module)
+        (func,) = module.functions()
+        return [op for op in func.body.ops if isinstance(op, kernel.GenericOp)]
+
+    complex_stages = stages(lambda a: np.fft.fft(a), np.zeros(9, complex))
+    fmas = [sum(inner.op_name == "math.fma" for inner in kernel.body_ops(op)) for op in complex_stages]
+    assert fmas == [2, 0], fmas
+    real_stages = stages(lambda a: np.fft.rfft(a), np.zeros(9))
+    first, last = real_stages[0], real_stages[1]
+    data = [str(v.type.element) for v in first.operands if v.op.op_name != "array.constant"]
+    assert data == ["f64"] * 3, data  # the three terms of the radix 3, real
+    assert last.results[0].type.shape[-2:] == (2, 3), last.results[0].type
+    inverse = stages(lambda a: np.fft.irfft(a, n=9), np.zeros(5, complex))
+    assert str(inverse[-1].results[0].type.element) == "f64", inverse[-1].results[0].type
+
+
+def test_tiles_keep_their_lanes_constant():
+    """The stages of rows in tiles keep the tiles' ``ROW_TILE`` lanes a constant extent in a
+    size-generic kernel (their radix tables span them), though 16 = 304 padded rows // 19
+    tiles could be a run-time value: a vector loop of one iteration behind run-time checks was
+    1.3-2x slower for odd lengths (fft37). (At a few tiles the tables are folded to the stage's
+    whole shape, lanes and all, either way.) No LLVM: passes only."""
+    from jitcore.codegen.cpu import schedule
+    from jitcore.codegen.loops import Sizes
+    from jitcore.ir.dialects import kernel
+
+    module = jc.jit(lambda a: np.fft.fft(a), cache=False).lower(np.zeros((300, 15), complex)).optimized()
+    stages = [op for op in module.walk() if isinstance(op, kernel.GenericOp) and len(op.domain()) > 3]
+    kept = [getattr(schedule._with_table_dims_constant(op, Sizes((300, 15))), "constants", frozenset())
+            for op in stages]
+    assert len(stages) == 2 and all(16 in k for k in kept), kept
