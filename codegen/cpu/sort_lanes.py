@@ -148,6 +148,31 @@ def network(padded_n: int, block: int) -> list[tuple]:
     return steps
 
 
+def halves(rows: int, block: int) -> list[tuple]:
+    """The steps (``network``'s form) of the stages (j, j), j = ``rows`` / 2 .. 1: what is left
+    of a bitonic merge after its first stage (``sort_short.py``'s merges across columns,
+    whose first stages meet elements of other columns)."""
+    block = min(block, rows)
+    apart = []
+    j = rows // 2
+    while j >= block:
+        apart.append((j, j))
+        j //= 2
+    most = max(1, block.bit_length() - 1)
+    steps = []
+    passes = -(-len(apart) // most)
+    for p in range(passes):
+        steps.append(("rows", apart[p * len(apart) // passes:(p + 1) * len(apart) // passes]))
+    cleaners = []
+    j = block // 2
+    while j >= 1:
+        cleaners += pairs(block, j, j)
+        j //= 2
+    if cleaners:
+        steps.append(("block", cleaners))
+    return steps
+
+
 def group_rows(stages: list[tuple[int, int]]) -> tuple[list[int], list[tuple[int, int]], int]:
     """The groups of one ("rows", ``stages``) step: stages whose ``j`` are bits ``low ..
     low + t - 1`` of the row number (consecutive, the highest first, as ``network`` makes
@@ -274,7 +299,7 @@ class _LaneGroups:
         groups = self.groups_function(rank, params)
         on_stack = self.function("groups_on_stack", params)
         b = ll.IRBuilder(on_stack.append_basic_block("entry"))
-        key_bytes, pos_bytes = self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
+        key_bytes, pos_bytes = self.scratch_bytes()
         scratch = [self.aligned_alloca(b, key_bytes),
                    self.aligned_alloca(b, pos_bytes) if self.argsort else ll.Constant(PTR, None)]
         b.call(groups, [*scratch, *on_stack.args])
@@ -298,6 +323,10 @@ class _LaneGroups:
                 b.call(free, [raw])
         b.ret_void()
         return fn
+
+    def scratch_bytes(self) -> tuple[int, int]:
+        """Bytes of scratch keys and (argsort) positions: ``padded`` rows of each."""
+        return self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
 
     def groups_function(self, rank: int, params: list) -> ll.Function:
         """``void (keys, positions, src, out, strides..., n, outer extents..., lo, hi)``:
@@ -526,9 +555,15 @@ class _LaneGroups:
         the first ``n`` hold the lanes."""
         fn = self.function("network", [PTR, PTR, I64])
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        made = {}
-        for kind, meets in network(self.padded, self.block):
-            args = list(fn.args)
+        self.run_steps(b, list(fn.args), network(self.padded, self.block), {})
+        b.ret_void()
+        return fn
+
+    def run_steps(self, b, fn_args: list, steps: list[tuple], made: dict) -> None:
+        """Calls of the functions of ``steps`` (``network``'s form) on ``fn_args`` (keys,
+        positions, n), each function made once into ``made``, by its form."""
+        for kind, meets in steps:
+            args = list(fn_args)
             if kind == "block":
                 key = (kind, tuple(meets))
             else:  # passes of as many stages, a mirror first or not: one function
@@ -538,8 +573,6 @@ class _LaneGroups:
                 emit = self.block_function if kind == "block" else self.rows_function
                 made[key] = emit(f"{kind}{len(made)}", meets)
             b.call(made[key], args)
-        b.ret_void()
-        return fn
 
     def meet(self, b, ka, kb, pa=None, pb=None) -> tuple:
         """The compare-exchange of rows ``a`` and ``b``: (smaller, larger) keys, and with
