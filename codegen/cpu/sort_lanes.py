@@ -48,6 +48,11 @@ ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuri
 ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
 MAX_GROUP = 16  # lanes a group at most: each is read through its own address
 BLOCK = 8  # rows sorted in registers at once by argsort (16 vectors with the positions), 16 by sort
+# A radix kernel's lanes, fewer than a group, at most this long go to sort_short.py's columns (one
+# lane, thread CPU us, columns against radix: float64 sort 8192 48 against 53, 16384 111 against
+# 107; argsort 8192 93 against 123; int64 sort 4096 20 against 18, argsort 2048 16 against 13,
+# int32 sort 2048 4.4 against 12; docs/performance.md, sort37)
+ALONE_UP_TO = {"float": 8192, "int": 2048}
 STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
 
 
@@ -212,8 +217,10 @@ def takes(op: Operation) -> bool:
         lanes *= shape[d] if d != axis else 1
     if not supported(element) or shape[axis] < 2 or lanes == 0:
         return False
-    # fewer lanes than a group: the radix routines sort a long lane alone faster
-    return SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
+    # fewer lanes than a group of a radix length: sort_short.py's columns up to ALONE_UP_TO, past it
+    # the radix routines
+    return (SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
+            or shape[axis] <= ALONE_UP_TO["float" if element.is_float else "int"])
 
 
 def untouched_results(op: Operation) -> tuple[int, ...]:
@@ -277,6 +284,7 @@ class _LaneGroups:
         self.elem = self.keys.type  # elements moved as their bits (bool: its byte)
         self.g = group_size(self.keys.width)
         self.padded = padded(n)
+        self.run_time_rows = False  # True: the rows functions' ``n`` is all rows, a power of two
         self.block = BLOCK if argsort else 2 * BLOCK  # vectors in registers: 16 either way
         self.row = ll.VectorType(self.keys.type, self.g)
         self.pos_row = ll.VectorType(I32, self.g)
@@ -619,7 +627,7 @@ class _LaneGroups:
             with b.if_then(b.icmp_unsigned("<", first, n)):
                 self.meet_rows(b, [self.rows_at(b, keys, pos, b.xor(first, o)) for o in offsets], meets)
 
-        emit_loop(b, _c(self.padded >> t), group)
+        emit_loop(b, b.lshr(n, _c(t)) if self.run_time_rows else _c(self.padded >> t), group)
         b.ret_void()
         return fn
 
@@ -639,7 +647,7 @@ class _LaneGroups:
         fn = self.function(name, [PTR, PTR, I64])
         keys, pos, n = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        size = min(self.block, self.padded)
+        size = self.block if self.run_time_rows else min(self.block, self.padded)
 
         def block(k):
             self.meet_rows(b, [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r)))

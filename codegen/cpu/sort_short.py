@@ -33,10 +33,19 @@ from llvmlite import ir as ll
 from jitcore.codegen.cpu import runtime, sort_lanes
 from jitcore.codegen.cpu.sort_keys import c64 as _c
 from jitcore.codegen.cpu.sort_keys import restore_lost
-from jitcore.codegen.cpu.sort_lanes import I32, LANES_AXIS, _LaneGroups, group_size, halves, network, padded
+from jitcore.codegen.cpu.sort_lanes import (
+    I32,
+    LANES_AXIS,
+    STACK_BYTES,
+    _LaneGroups,
+    group_size,
+    halves,
+    network,
+    padded,
+)
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
-from jitcore.codegen.loops import Sizes, emit_loop, static_value
+from jitcore.codegen.loops import Sizes, emit_loop
 from jitcore.ir.core import Operation
 
 ENABLED = True  # False: sort_lanes.py's groups for these lanes too (a baseline for measuring)
@@ -61,10 +70,15 @@ def takes(op: Operation) -> bool:
     return ENABLED and sort_lanes.takes(op) and _lane_count(op) < group_size(width(op))
 
 
-def columns_size(n: int, g: int) -> int:
-    """``N``: the lane's padded length, a power of two of at least ``g * g`` elements (whole
-    ``g x g`` transposes)."""
-    return max(padded(n), g * g)
+def least_size(g: int, block: int) -> int:
+    """The smallest ``N``: ``g`` columns of at least ``g`` rows (whole ``g x g`` transposes)
+    and a block of rows (``sort_lanes``' in-register sorts)."""
+    return g * max(g, block)
+
+
+def columns_size(n: int, g: int, block: int) -> int:
+    """``N`` for a lane of ``n``: ``n`` rounded up to a power of two, at least ``least_size``."""
+    return max(padded(n), least_size(g, block))
 
 
 def column_merges(g: int) -> list[tuple[int, list[int]]]:
@@ -79,10 +93,27 @@ def column_merges(g: int) -> list[tuple[int, list[int]]]:
     return merges
 
 
+def row_merges(rows: int, block: int) -> list[list[tuple[int, int]]]:
+    """The stages of rows a block or more apart of each merge of runs within a column (runs
+    of ``2 block`` .. ``rows``), as (j, mask): what the sort function's loop runs, one stage a
+    pass (the model its test checks against ``sort_lanes.network``)."""
+    merges, k = [], 2 * block
+    while k <= rows:
+        stages = [(k // 2, k - 1)]
+        j = k // 4
+        while j >= block:
+            stages.append((j, j))
+            j //= 2
+        merges.append(stages)
+        k *= 2
+    return merges
+
+
 def emit_short_lane_kernel(module: ll.Module, name: str, op: Operation, strided: list[bool],
                            sizes: Sizes | None = None) -> ll.Function | None:
     """``op`` (a sort or argsort kernel marked with ``LANES_AXIS``, of fewer lanes than a
-    group) as kernel ``name``, each lane sorted alone; None where this module does not take it."""
+    group) as kernel ``name``, each lane sorted alone; None where this module does not take it.
+    The code is the same for every lane length (``N`` is computed from ``n`` when it runs)."""
     if not takes(op):
         return None
     axis = op.attributes[LANES_AXIS]
@@ -92,40 +123,38 @@ def emit_short_lane_kernel(module: ll.Module, name: str, op: Operation, strided:
     sizes = (sizes or Sizes()).unbound()
     fn, operands, _, _ = kernel_function(module, name, [*op.operands, *op.results], strided,
                                          sizes=sizes)
-    sorter = _Columns(module, name, x.type.element, sort_lanes._is_argsort(op), shape[axis], axis, outer)
+    sorter = _Columns(module, name, x.type.element, sort_lanes._is_argsort(op), axis, outer)
     b = entry_builder(fn)
     source, result = operands[0], operands[len(op.operands)]
     chunk = sorter.chunk_kernel(len(shape))
     outer_extents = [source.shape[d] for d in outer]
     lanes = sizes.multiply(b, outer_extents)
-    # in the threshold's points, as sort_lanes.py's: a vector compare-exchange about 3
-    per_lane = sorter.size // 2 * len(sort_lanes.network_stages(sorter.size)) * 3 // sorter.g
-    work = _c(static_value(lanes) * per_lane) if static_value(lanes) is not None else b.mul(lanes, _c(per_lane))
+    n = source.shape[axis]
+    # in the threshold's points (about 0.3 ns each): a lane of 1000 sorts in about 3 us
+    work = b.mul(b.mul(lanes, n), _c(10))
     runtime.emit_launch(b, chunk, [source.pointer, result.pointer, *source.strides, *result.strides,
-                                   source.shape[axis], *outer_extents], runtime.Split(lanes, work))
+                                   n, *outer_extents], runtime.Split(lanes, work))
     b.ret_void()
     return fn
 
 
 class _Columns(_LaneGroups):
-    """The emitters of one lane sorted as ``g`` columns of ``padded`` rows (``size`` elements);
-    ``_LaneGroups``' rows, meets and steps, and its chunk kernel over lanes, one at a time."""
+    """The emitters of lanes sorted one at a time as ``g`` columns of ``R`` rows (``R`` and
+    ``N = g R`` run-time values of the lane function): ``_LaneGroups``' rows, meets and steps
+    over run-time rows (``run_time_rows``), and its chunk kernel over lanes."""
 
-    def __init__(self, module, name, element, argsort, n, axis, outer_dims):
-        super().__init__(module, name, element, argsort, n, axis, outer_dims)
-        self.size = columns_size(n, self.g)
-        self.padded = self.size // self.g  # rows
+    def __init__(self, module, name, element, argsort, axis, outer_dims):
+        super().__init__(module, name, element, argsort, 2, axis, outer_dims)
+        self.run_time_rows = True
+        self.padded = None  # the rows: a value of the function being emitted
+        self.least = least_size(self.g, self.block)
+        self.size = None  # N, likewise
 
-    def scratch_bytes(self) -> tuple[int, int]:
-        """The rows, then the lane in order (as read, and as written back), of keys and of
-        positions."""
-        keys, positions = super().scratch_bytes()
-        return 2 * keys, 2 * positions
-
-    def groups_function(self, rank: int, params: list) -> ll.Function:
-        """``void (keys, positions, src, out, strides..., n, outer extents..., lo, hi)``: lanes
-        ``[lo, hi)`` with the scratch given."""
-        fn = self.function("lanes", [PTR, PTR, *params], pointers=4)
+    def chunk_kernel(self, rank: int) -> ll.Function:
+        """``void (src, out, src strides..., out strides..., n, outer extents..., lo, hi)``:
+        lanes ``[lo, hi)``, each with its scratch (``lane_function``)."""
+        params = [PTR, PTR] + [I64] * (2 * rank) + self.shape_params + [I64, I64]
+        fn = self.function("lanes", params)
         lo, hi = fn.args[-2], fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         one = self.lane_function(rank)
@@ -134,23 +163,69 @@ class _Columns(_LaneGroups):
         return fn
 
     def lane_function(self, rank: int) -> ll.Function:
+        """``void (src, out, strides..., n, outer extents..., lane)``: the lane's scratch (rows
+        and the lane in order, of keys and of positions: ``N`` of each) on the stack up to
+        ``STACK_BYTES``, else from ``malloc`` (the stack if it fails), and its sort."""
+        params = [PTR, PTR] + [I64] * (2 * rank) + self.shape_params + [I64]
+        body = self.sort_lane_function(rank)
+        fn = self.function("lane", params)
+        b = ll.IRBuilder(fn.append_basic_block("entry"))
+        n = fn.args[2 + 2 * rank]
+        size = self.columns(b, n)
+        key_bytes = b.mul(size, _c(2 * self.keys.width // 8))
+        pos_bytes = b.mul(size, _c(2 * 4)) if self.argsort else _c(0)
+        total = b.add(key_bytes, pos_bytes)
+
+        def on_stack():
+            at = b.alloca(ll.IntType(8), size=total)
+            at.align = 64
+            b.call(body, [at, b.gep(at, [key_bytes], inbounds=True, source_etype=ll.IntType(8)), *fn.args])
+
+        with b.if_else(b.icmp_unsigned("<=", total, _c(STACK_BYTES))) as (small, large):
+            with small:
+                on_stack()
+            with large:
+                raw = b.call(self.declared("malloc", PTR, [I64]), [b.add(total, _c(64))])
+                failed_malloc = b.icmp_unsigned("==", raw, ll.Constant(PTR, None))
+                with b.if_else(failed_malloc, likely=False) as (failed, got):
+                    with failed:
+                        on_stack()
+                    with got:
+                        at = b.inttoptr(b.and_(b.add(b.ptrtoint(raw, I64), _c(63)), _c(-64)), PTR)
+                        b.call(body, [at, b.gep(at, [key_bytes], inbounds=True, source_etype=ll.IntType(8)),
+                                      *fn.args])
+                        b.call(self.declared("free", ll.VoidType(), [PTR]), [raw])
+        b.ret_void()
+        return fn
+
+    def columns(self, b, n) -> ll.Value:
+        """``N`` for a lane of ``n`` (at least 2): the power of two from ``n``, at least
+        ``least``."""
+        ctlz = self.declared("llvm.ctlz.i64", I64, [I64, ll.IntType(1)])
+        up = b.shl(_c(1), b.sub(_c(64), b.call(ctlz, [b.sub(n, _c(1)), ll.Constant(ll.IntType(1), 0)])))
+        return b.select(b.icmp_unsigned("<", up, _c(self.least)), _c(self.least), up)
+
+    def sort_lane_function(self, rank: int) -> ll.Function:
         """``void (keys, positions, src, out, strides..., n, outer extents..., lane)``: lane
         ``lane`` read into the columns, sorted, written back."""
-        fn = self.function("lane", [PTR] * 4 + [I64] * (2 * rank) + self.shape_params + [I64], pointers=4)
+        params = [PTR] * 4 + [I64] * (2 * rank) + self.shape_params + [I64]
+        fn = self.function("sort_lane", params, pointers=4)
         keys, pos, src, out = fn.args[:4]
         src_strides, out_strides = list(fn.args[4:4 + rank]), list(fn.args[4 + rank:4 + 2 * rank])
         self.n, *self.outer_extents = fn.args[4 + 2 * rank:-1]
         lane = fn.args[-1]
         b = ll.IRBuilder(fn.append_basic_block("entry"))
+        self.size = self.columns(b, self.n)
+        self.padded = b.lshr(self.size, _c(self.g.bit_length() - 1))
         out_elem = I64 if self.argsort else self.elem
         src_lane = self.lane_pointer(b, src, src_strides, lane)
         out_lane = self.lane_pointer(b, out, out_strides, lane, out_elem)
         src_step, out_step = src_strides[self.axis], out_strides[self.axis]
-        line = b.gep(keys, [_c(self.size)], inbounds=True, source_etype=self.elem)
-        line_pos = b.gep(pos, [_c(self.size)], inbounds=True, source_etype=I32) if self.argsort else None
+        line = b.gep(keys, [self.size], inbounds=True, source_etype=self.elem)
+        line_pos = b.gep(pos, [self.size], inbounds=True, source_etype=I32) if self.argsort else None
         lost = self.read_line(b, src_lane, src_step, line)
         self.to_rows(b, line, keys, pos)
-        b.call(self.sort_function(), [keys, pos if self.argsort else ll.Constant(PTR, None), _c(self.padded)])
+        b.call(self.sort_function(), [keys, pos if self.argsort else ll.Constant(PTR, None), self.padded])
         if self.argsort:
             self.from_rows(b, pos, line_pos, self.pos_row)
             self.write_line(b, line_pos, I32, out_lane, out_step, lambda v: b.zext(v, _widened(v, I64)))
@@ -202,7 +277,7 @@ class _Columns(_LaneGroups):
             with strided:
                 scalars(_c(0))
         ones = ll.Constant(self.elem, (1 << self.keys.width) - 1)
-        emit_loop(b, b.sub(_c(self.size), self.n), lambda i: b.store(
+        emit_loop(b, b.sub(self.size, self.n), lambda i: b.store(
             ones, b.gep(line, [b.add(i, self.n)], inbounds=True, source_etype=self.elem)))
         return lost if restores else None
 
@@ -210,40 +285,45 @@ class _Columns(_LaneGroups):
         """``line`` (the lane's keys in order) into the rows, ``g`` rows at a time: the ``g``
         vectors of a block's columns transposed; (argsort) row ``r``'s positions ``c R + r``."""
         rows = self.padded
+        starts = [b.mul(rows, _c(c)) for c in range(self.g)]
+        blocks = b.lshr(rows, _c(self.g.bit_length() - 1))
 
         def block(k):
             r0 = b.mul(k, _c(self.g))
-            columns = [b.load(b.gep(line, [b.add(r0, _c(c * rows))], inbounds=True, source_etype=self.elem),
-                              typ=self.row) for c in range(self.g)]
+            columns = [b.load(b.gep(line, [b.add(r0, at)], inbounds=True, source_etype=self.elem),
+                              typ=self.row) for at in starts]
             for r, row in enumerate(self.transpose(b, columns)):
                 b.store(row, b.gep(keys, [b.add(r0, _c(r))], inbounds=True, source_etype=self.row))
 
-        emit_loop(b, _c(rows // self.g), block, unroll=False)
+        emit_loop(b, blocks, block, unroll=False)
         if not self.argsort:
             return
-        firsts = ll.Constant(self.pos_row, [c * rows for c in range(self.g)])
+        firsts = b.mul(self.splat(b, b.trunc(rows, I32)), ll.Constant(self.pos_row, list(range(self.g))))
 
-        def positions(r):
-            one = b.insert_element(ll.Constant(self.pos_row, ll.Undefined), b.trunc(r, I32), _c(0))
-            splat = b.shuffle_vector(one, ll.Constant(self.pos_row, ll.Undefined),
-                                     ll.Constant(ll.VectorType(I32, self.g), [0] * self.g))
-            b.store(b.add(splat, firsts), b.gep(pos, [r], inbounds=True, source_etype=self.pos_row))
+        emit_loop(b, rows, lambda r: b.store(b.add(self.splat(b, b.trunc(r, I32)), firsts),
+                                             b.gep(pos, [r], inbounds=True, source_etype=self.pos_row)))
 
-        emit_loop(b, _c(rows), positions)
+    def splat(self, b, scalar):
+        """A row of ``scalar``."""
+        row = ll.VectorType(scalar.type, self.g)
+        one = b.insert_element(ll.Constant(row, ll.Undefined), scalar, _c(0))
+        return b.shuffle_vector(one, ll.Constant(row, ll.Undefined),
+                                ll.Constant(ll.VectorType(I32, self.g), [0] * self.g))
 
     def from_rows(self, b, rows_at, line, row) -> None:
         """The rows of ``row`` vectors at ``rows_at`` into ``line`` in the lane's order (the
         transposes of ``to_rows`` back)."""
         rows, elem = self.padded, row.element
+        starts = [b.mul(rows, _c(c)) for c in range(self.g)]
 
         def block(k):
             r0 = b.mul(k, _c(self.g))
             loaded = [b.load(b.gep(rows_at, [b.add(r0, _c(r))], inbounds=True, source_etype=row), typ=row)
                       for r in range(self.g)]
-            for c, column in enumerate(self.transpose(b, loaded)):
-                b.store(column, b.gep(line, [b.add(r0, _c(c * rows))], inbounds=True, source_etype=elem))
+            for at, column in zip(starts, self.transpose(b, loaded)):
+                b.store(column, b.gep(line, [b.add(r0, at)], inbounds=True, source_etype=elem))
 
-        emit_loop(b, _c(rows // self.g), block, unroll=False)
+        emit_loop(b, b.lshr(rows, _c(self.g.bit_length() - 1)), block, unroll=False)
 
     def write_line(self, b, line, elem, lane, step, convert) -> None:
         """The first ``n`` of ``line`` (``elem``s) into the lane, each through ``convert``: ``g``
@@ -271,18 +351,62 @@ class _Columns(_LaneGroups):
                 scalars(_c(0))
 
     def sort_function(self) -> ll.Function:
-        """``void (keys, positions, n)``: the network over the columns (``n``: the rows, all of
-        which hold the lane or its padding), then each merge of runs of columns."""
+        """``void (keys, positions, rows)``: the network over the columns' ``rows`` (a power of
+        two, at least a block; all hold the lane or its padding), then each merge of runs of
+        columns. Within a column: each block of rows sorted in registers, then each merge of
+        runs of ``k`` = 2 blocks .. ``rows`` (a loop): its stages of rows a block or more apart
+        one a pass (``row_merges``), its last ones a block in registers."""
         fn = self.function("columns", [PTR, PTR, I64])
+        keys, pos, rows = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         made = {}
-        self.run_steps(b, list(fn.args), network(self.padded, self.block), made)
-        rest = halves(self.padded, self.block)
-        for mirror, lane_halves in column_merges(self.g):
-            b.call(self.across_function(mirror, lane_halves), fn.args[:2])
-            self.run_steps(b, list(fn.args), rest, made)
+        steps = network(self.block, self.block)  # the blocks' own sorts
+        cleaners = halves(self.block, self.block)  # a merge's stages within a block
+        self.run_steps(b, [keys, pos, rows], steps, made)
+        mirror, half = self.stage_functions(made)
+        block_bits = self.block.bit_length() - 1
+
+        def merge(e):  # runs of k = 2^(e + 1) blocks
+            k = b.shl(_c(self.block), b.add(e, _c(1)))
+            b.call(mirror, [keys, pos, rows, b.add(e, _c(block_bits)), b.sub(k, _c(1))])
+            self.halves_loop(b, half, keys, pos, rows, k)
+            self.run_steps(b, [keys, pos, rows], cleaners, made)
+
+        ctlz = self.declared("llvm.ctlz.i64", I64, [I64, ll.IntType(1)])
+        log_rows = b.sub(_c(63), b.call(ctlz, [rows, ll.Constant(ll.IntType(1), 0)]))
+        emit_loop(b, b.sub(log_rows, _c(block_bits)), merge, unroll=False)
+        for m, lane_halves in column_merges(self.g):
+            b.call(self.across_function(m, lane_halves), [keys, pos, rows])
+            self.halves_loop(b, half, keys, pos, rows, b.shl(rows, _c(1)))
+            self.run_steps(b, [keys, pos, rows], cleaners, made)
         b.ret_void()
         return fn
+
+    def stage_functions(self, made: dict) -> tuple:
+        """The one-stage passes over the rows (``sort_lanes``' rows functions of one stage): a
+        mirror stage and a half, ``(keys, positions, rows, low, mask)``."""
+        functions = []
+        for stages in ([(2, 3)], [(2, 2)]):
+            key = ("rows", 1, stages[0][0] != stages[0][1])
+            if key not in made:
+                made[key] = self.rows_function(f"rows{len(made)}", stages)
+            functions.append(made[key])
+        return tuple(functions)
+
+    def halves_loop(self, b, half, keys, pos, rows, span) -> None:
+        """The half stages j = ``span`` / 4 .. ``block`` (rows apart) of a merge of runs of
+        ``span`` / 2, one a pass."""
+        block_bits = self.block.bit_length() - 1
+        ctlz = self.declared("llvm.ctlz.i64", I64, [I64, ll.IntType(1)])
+        log_span = b.sub(_c(63), b.call(ctlz, [span, ll.Constant(ll.IntType(1), 0)]))
+        count = b.sub(log_span, _c(block_bits + 1))  # log2(span / 2) - log2(block) stages
+        count = b.select(b.icmp_signed("<", count, _c(0)), _c(0), count)
+
+        def stage(i):
+            low = b.sub(b.sub(log_span, _c(2)), i)
+            b.call(half, [keys, pos, rows, low, b.shl(_c(1), low)])
+
+        emit_loop(b, count, stage, unroll=False)
 
     def permuted(self, b, v, mask: int):
         """``v`` with element ``c`` taken from ``c ^ mask``."""
@@ -302,15 +426,14 @@ class _Columns(_LaneGroups):
         """``void (keys, positions)``: a merge's stages across columns: rows ``r`` and
         ``R - 1 - r`` (r below R / 2) met column ``c`` with ``c ^ mirror``, then each row's
         columns ``c`` with ``c ^ h`` for each of ``lane_halves``, in registers."""
-        fn = self.function(f"across{mirror}", [PTR, PTR])
-        keys, pos = fn.args
+        fn = self.function(f"across{mirror}", [PTR, PTR, I64])
+        keys, pos, rows = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        rows = self.padded
         upper = self.upper((mirror + 1) // 2)
 
         def pair(r):
             at_a = self.rows_at(b, keys, pos, r)
-            at_b = self.rows_at(b, keys, pos, b.sub(_c(rows - 1), r))
+            at_b = self.rows_at(b, keys, pos, b.sub(b.sub(rows, _c(1)), r))
             ka, pa = self.load_row(b, *at_a)
             kb, pb = self.load_row(b, *at_b)
             lo_k, hi_k, lo_p, hi_p = self.meet(b, ka, self.permuted(b, kb, mirror), pa,
@@ -322,11 +445,12 @@ class _Columns(_LaneGroups):
                 for row in (a, other):
                     lo_k, hi_k, lo_p, hi_p = self.meet(b, row[0], self.permuted(b, row[0], h), row[1],
                                                        self.permuted(b, row[1], h))
-                    row[0], row[1] = self.pick(b, self.upper(h), hi_k, lo_k), self.pick(b, self.upper(h), hi_p, lo_p)
+                    keep = self.upper(h)
+                    row[0], row[1] = self.pick(b, keep, hi_k, lo_k), self.pick(b, keep, hi_p, lo_p)
             self.store_row(b, *at_a, *a)
             self.store_row(b, *at_b, *other)
 
-        emit_loop(b, _c(rows // 2), pair, unroll=False)
+        emit_loop(b, b.lshr(rows, _c(1)), pair, unroll=False)
         b.ret_void()
         return fn
 
