@@ -468,8 +468,10 @@ PARTITIONS_UP_TO = 8192
 NETWORK_FROM = 1024
 # ... or fewer lanes than the network's group of lanes (512 bits of keys, at most 16), each at
 # least this long: each is sorted alone as columns of vectors (codegen/cpu/sort_short.py; 1-d
-# sorts of 100..1000 ran 0.15-0.5x NumPy's speed by the loops, docs/performance.md, sort37).
-ALONE_FROM = 17
+# sorts of 100..1000 ran 0.15-0.5x NumPy's speed by the loops). Up to 32 the loops are as fast
+# (1.3-1.8x NumPy's call at 32, 0.8-1.0x at 40-48) and compile in a quarter of the time
+# (0.06 s against 0.2-0.3: docs/performance.md, sort37).
+ALONE_FROM = 33
 
 
 def _network_lanes(lanes: int, n: int, key_bits: int) -> bool:

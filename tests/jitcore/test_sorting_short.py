@@ -100,7 +100,7 @@ def test_the_model_sorts_in_the_stages_the_code_counts():
         assert [s for merge in sort_short.row_merges(rows, block) for s in merge] == apart
 
 
-LENGTHS = [ALONE_FROM, 31, 63, 64, 65, 100, 127, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2047]
+LENGTHS = [ALONE_FROM, 63, 64, 65, 100, 127, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2047]
 SOME_LENGTHS = [ALONE_FROM, 100, 257, 1025]
 
 
