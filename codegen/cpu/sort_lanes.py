@@ -50,9 +50,10 @@ MAX_GROUP = 16  # lanes a group at most: each is read through its own address
 BLOCK = 8  # rows sorted in registers at once by argsort (16 vectors with the positions), 16 by sort
 # A radix kernel's lanes, fewer than a group, at most this long go to sort_short.py's columns (one
 # lane, thread CPU us, columns against radix: float64 sort 8192 48 against 53, 16384 111 against
-# 107; argsort 8192 93 against 123; int64 sort 4096 20 against 18, argsort 2048 16 against 13,
-# int32 sort 2048 4.4 against 12; docs/performance.md, sort37)
-ALONE_UP_TO = {"float": 8192, "int": 2048}
+# 107; argsort 8192 93 against 123; int64 sort 2048 8.3 against 10.4, 4096 20 against 18; int32
+# sort 2048 4.4 against 12; an int argsort stays counted: int64 2048 16 against 13;
+# docs/performance.md, sort37), by (float keys, argsort)
+ALONE_UP_TO = {(True, False): 8192, (True, True): 8192, (False, False): 2048, (False, True): 0}
 STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
 
 
@@ -220,7 +221,7 @@ def takes(op: Operation) -> bool:
     # fewer lanes than a group of a radix length: sort_short.py's columns up to ALONE_UP_TO, past it
     # the radix routines
     return (SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
-            or shape[axis] <= ALONE_UP_TO["float" if element.is_float else "int"])
+            or shape[axis] <= ALONE_UP_TO[element.is_float, _is_argsort(op)])
 
 
 def untouched_results(op: Operation) -> tuple[int, ...]:

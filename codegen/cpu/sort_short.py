@@ -4,18 +4,20 @@
 there filled its group with copies of itself (``G`` times the work), and below
 ``NETWORK_FROM`` elements it went to the kernel's scalar merge sort (a dependent load, compare
 and select an element and pass: 0.15-0.5x NumPy's speed at 100..1000 elements). Here the lane
-itself is the ``G`` lanes: padded to ``N`` elements (a power of two, at least ``G * G``), element
-``e`` sits in row ``e % R``, column ``e // R`` of ``R = N / G`` scratch rows, so column ``c``
-holds elements ``c R .. c R + R - 1``. The bitonic network over ``N`` elements (``sort_lanes``'
-form: each merge meets mirrored elements first, then halves) is then:
+itself is the ``G`` lanes: padded to ``N`` elements (a power of two, at least ``least_size``),
+element ``e`` sits in row ``e % R``, column ``e // R`` of ``R = N / G`` scratch rows, so
+column ``c`` holds elements ``c R .. c R + R - 1``. The bitonic network over ``N`` elements
+(``sort_lanes``' form: each merge meets mirrored elements first, then halves) is then:
 
-1. every merge of runs within a column (``k <= R``): ``sort_lanes.network`` over the ``R``
-   rows, unchanged (each column is one of its lanes);
+1. every merge of runs within a column (``k <= R``): as ``sort_lanes.network`` over the ``R``
+   rows (each column is one of its lanes): each block of rows sorted in registers, then each
+   merge of runs of 2 blocks .. ``R`` (a loop), its stages of rows a block or more apart one
+   a pass (``row_merges``), its last ones a block in registers;
 2. each merge of runs of columns (``k = 2R .. N``): its stages of elements ``R`` or more apart
    meet columns of the same rows: the mirror stage rows ``r`` and ``R - 1 - r`` with their
    columns permuted (``c ^ (k/R - 1)``), then the halves columns ``c ^ j/R`` of one row, in
-   registers, the lower column of each pair keeping the smaller (a select by a constant mask);
-   its stages less than ``R`` apart are rows met as in step 1 (``sort_lanes.halves``).
+   registers, the lower column of each pair keeping the smaller (a select by a constant mask;
+   ``column_merges``); its stages less than ``R`` apart are rows met as in step 1.
 
 Every compare-exchange is a vector min/max (argsort: (key, position) pairs, a total order, so
 the stable order whatever the network), on generic LLVM vectors. The lane is read into a
@@ -23,7 +25,8 @@ linear scratch copy (vector loads where it is contiguous, its keys made there: `
 padded with the largest key (argsort: positions past the lane, which follow every real one),
 and moved into the rows by ``G x G`` transposes; back the same way. A float lane that held
 -0.0 or NaN gets ``restore_lost`` (input order, as the stable sort). Lanes are the chunks of a
-launch; the lane length and count are run-time values, the code fixed by ``N``.
+launch. ``N`` and ``R`` are computed from the lane length when the code runs, and every loop
+over rows or stages takes its count from them: one code for every length.
 """
 
 from __future__ import annotations

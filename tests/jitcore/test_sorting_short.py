@@ -138,7 +138,7 @@ def test_few_lanes_along_axis_0_and_the_longest_alone():
     values, order = ALONG_0(x)
     assert_same_sort(values, np.sort(x, axis=0, kind="stable"), "axis 0")
     np.testing.assert_array_equal(order, np.argsort(x, axis=0, kind="stable"))
-    for n in (ALONE_UP_TO["float"] - 5, 1500):
+    for n in (ALONE_UP_TO[True, True] - 5, 1500):
         y = _special_lane(np.dtype(np.float64), n, rng)[None, :]
         values, order = BOTH(y)
         assert_same_sort(values, np.sort(y, kind="stable"), f"n={n}")
