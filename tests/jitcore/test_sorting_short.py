@@ -101,7 +101,7 @@ def test_the_model_sorts_in_the_stages_the_code_counts():
 
 
 LENGTHS = [ALONE_FROM, 63, 64, 65, 100, 127, 129, 255, 256, 257, 1000, 1023, 1024, 1025, 2047]
-SOME_LENGTHS = [ALONE_FROM, 100, 257, 1025]
+SOME_LENGTHS = [ALONE_FROM, 1025]  # two paddings: a new length is a new trace (about 0.2 s CPU)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -158,7 +158,7 @@ def test_a_lane_alone_takes_the_columns_code():
 POOL = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 2.5, 1e300, -1e-300, 5e-324]
 
 
-@settings(max_examples=examples(40, ci=15), deadline=None)
+@settings(max_examples=examples(40, ci=8), deadline=None)  # CI: each length traces anew
 @given(n=st.integers(ALONE_FROM, 1200), seed=st.integers(0, 2**32 - 1),
        dtype=st.sampled_from([np.float64, np.float32, np.int64, np.int32]), spread=st.sampled_from([3, 1000]))
 def test_short_lanes_alone_hypothesis(n, seed, dtype, spread):
