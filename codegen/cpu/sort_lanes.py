@@ -154,29 +154,15 @@ def network(padded_n: int, block: int) -> list[tuple]:
     return steps
 
 
-def halves(rows: int, block: int) -> list[tuple]:
-    """The steps (``network``'s form) of the stages (j, j), j = ``rows`` / 2 .. 1: what is left
-    of a bitonic merge after its first stage (``sort_short.py``'s merges across columns,
-    whose first stages meet elements of other columns)."""
-    block = min(block, rows)
-    apart = []
-    j = rows // 2
-    while j >= block:
-        apart.append((j, j))
-        j //= 2
-    most = max(1, block.bit_length() - 1)
-    steps = []
-    passes = -(-len(apart) // most)
-    for p in range(passes):
-        steps.append(("rows", apart[p * len(apart) // passes:(p + 1) * len(apart) // passes]))
-    cleaners = []
+def cleaners(block: int) -> list[tuple]:
+    """The steps (``network``'s form) of a merge's stages (j, j), j = ``block`` / 2 .. 1: one
+    block in registers (``sort_short.py``'s merges, whose earlier stages are its own)."""
+    meets = []
     j = block // 2
     while j >= 1:
-        cleaners += pairs(block, j, j)
+        meets += pairs(block, j, j)
         j //= 2
-    if cleaners:
-        steps.append(("block", cleaners))
-    return steps
+    return [("block", meets)]
 
 
 def group_rows(stages: list[tuple[int, int]]) -> tuple[list[int], list[tuple[int, int]], int]:

@@ -41,10 +41,9 @@ from jitcore.codegen.cpu.sort_lanes import (
     LANES_AXIS,
     STACK_BYTES,
     _LaneGroups,
+    cleaners,
     group_size,
-    halves,
     network,
-    padded,
 )
 from jitcore.codegen.kernel_body import entry_builder, kernel_function
 from jitcore.codegen.llvm_types import I64, PTR
@@ -77,11 +76,6 @@ def least_size(g: int, block: int) -> int:
     """The smallest ``N``: ``g`` columns of at least ``g`` rows (whole ``g x g`` transposes)
     and a block of rows (``sort_lanes``' in-register sorts)."""
     return g * max(g, block)
-
-
-def columns_size(n: int, g: int, block: int) -> int:
-    """``N`` for a lane of ``n``: ``n`` rounded up to a power of two, at least ``least_size``."""
-    return max(padded(n), least_size(g, block))
 
 
 def column_merges(g: int) -> list[tuple[int, list[int]]]:
@@ -364,7 +358,7 @@ class _Columns(_LaneGroups):
         b = ll.IRBuilder(fn.append_basic_block("entry"))
         made = {}
         steps = network(self.block, self.block)  # the blocks' own sorts
-        cleaners = halves(self.block, self.block)  # a merge's stages within a block
+        last = cleaners(self.block)  # a merge's stages within a block
         self.run_steps(b, [keys, pos, rows], steps, made)
         mirror, half = self.stage_functions(made)
         block_bits = self.block.bit_length() - 1
@@ -373,7 +367,7 @@ class _Columns(_LaneGroups):
             k = b.shl(_c(self.block), b.add(e, _c(1)))
             b.call(mirror, [keys, pos, rows, b.add(e, _c(block_bits)), b.sub(k, _c(1))])
             self.halves_loop(b, half, keys, pos, rows, k)
-            self.run_steps(b, [keys, pos, rows], cleaners, made)
+            self.run_steps(b, [keys, pos, rows], last, made)
 
         ctlz = self.declared("llvm.ctlz.i64", I64, [I64, ll.IntType(1)])
         log_rows = b.sub(_c(63), b.call(ctlz, [rows, ll.Constant(ll.IntType(1), 0)]))
@@ -381,7 +375,7 @@ class _Columns(_LaneGroups):
         for m, lane_halves in column_merges(self.g):
             b.call(self.across_function(m, lane_halves), [keys, pos, rows])
             self.halves_loop(b, half, keys, pos, rows, b.shl(rows, _c(1)))
-            self.run_steps(b, [keys, pos, rows], cleaners, made)
+            self.run_steps(b, [keys, pos, rows], last, made)
         b.ret_void()
         return fn
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.codegen.cpu import sort_short
-from jitcore.codegen.cpu.sort_lanes import ALONE_UP_TO, group_size, halves, network, pairs
+from jitcore.codegen.cpu.sort_lanes import ALONE_UP_TO, cleaners, group_size, network, pairs
 from jitcore.passes.kernelize.sort import ALONE_FROM
 from tests.budget import examples
 from tests.jitcore.test_sorting import DTYPES, _special_lane, assert_same_sort
@@ -52,11 +52,11 @@ def _model_sort(keys: list, g: int, block: int) -> list:
     rows = [[keys[c * rows_n + r] for c in range(g)] for r in range(rows_n)]
     for step in network(block, block):
         _rows_step(rows, step)
-    cleaners = halves(block, block)
+    last = cleaners(block)
     for merge in sort_short.row_merges(rows_n, block):
         for stage in merge:
             _rows_step(rows, ("rows", [stage]))
-        for step in cleaners:
+        for step in last:
             _rows_step(rows, step)
     for mirror, lane_halves in sort_short.column_merges(g):
         upper = (mirror + 1) // 2
@@ -74,7 +74,7 @@ def _model_sort(keys: list, g: int, block: int) -> list:
                             row[c], row[c ^ h] = min(row[c], row[c ^ h]), max(row[c], row[c ^ h])
         for j in [rows_n >> e for e in range(1, rows_n.bit_length()) if rows_n >> e >= block]:
             _rows_step(rows, ("rows", [(j, j)]))
-        for step in cleaners:
+        for step in last:
             _rows_step(rows, step)
     return [rows[e % rows_n][e // rows_n] for e in range(size)]
 
