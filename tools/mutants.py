@@ -846,6 +846,34 @@ MUTANTS = [
            "acc = _odd_butterfly(term, h, r, sign, dtype, along, along)",
            "an odd stage's tables no longer span the tiles' lanes: ROW_TILE a run-time extent, 1.3-2x slower",
            ("tests/jitcore/test_fft.py::test_tiles_keep_their_lanes_constant",)),
+    Mutant("columns-mirror-lower-half", "codegen/cpu/sort_short.py",
+           "upper = self.upper((mirror + 1) // 2)",
+           "upper = self.upper(mirror // 2)",
+           "a short lane's merge of runs of columns keeps the smaller of each mirrored pair in the "
+           "column of the wrong half (every merge of two columns: none)",
+           ("tests/jitcore/test_sorting_short.py",)),
+    Mutant("columns-one-half-stage-short", "codegen/cpu/sort_short.py",
+           "count = b.sub(log_span, _c(block_bits + 1))",
+           "count = b.sub(log_span, _c(block_bits + 2))",
+           "each merge of a short lane's columns runs one stage of rows a block or more apart too "
+           "few (the stage of rows a block apart)",
+           ("tests/jitcore/test_sorting_short.py",)),
+    Mutant("columns-padding-below-the-largest-key", "codegen/cpu/sort_short.py",
+           "ones = ll.Constant(self.elem, (1 << self.keys.width) - 1)",
+           "ones = ll.Constant(self.elem, (1 << self.keys.width) - 2)",
+           "a short lane's padding holds the second largest key: a NaN or an int's maximum sorts "
+           "after it, and is not written",
+           ("tests/jitcore/test_sorting_short.py",)),
+    Mutant("columns-positions-of-one-column", "codegen/cpu/sort_short.py",
+           "ll.Constant(self.pos_row, list(range(self.g)))",
+           "ll.Constant(self.pos_row, [0] * self.g)",
+           "an argsort of a short lane gives every column's elements the first column's positions",
+           ("tests/jitcore/test_sorting_short.py",)),
+    Mutant("alone-lanes-not-marked", "passes/kernelize/sort.py",
+           "(lanes < min(512 // key_bits, 16) and n >= ALONE_FROM)",
+           "(lanes < 1 and n >= ALONE_FROM)",
+           "a 1-d sort below NETWORK_FROM keeps the kernel's scalar merge (0.15-0.5x NumPy's speed)",
+           ("tests/jitcore/test_sorting_short.py",)),
 ]
 
 

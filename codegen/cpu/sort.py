@@ -36,7 +36,7 @@ import threading
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select
+from jitcore.codegen.cpu import runtime, sort_buckets, sort_lanes, sort_select, sort_short
 from jitcore.codegen.cpu.sort_buckets import BucketSort, emit_address_table, load_address_table
 from jitcore.codegen.cpu.sort_keys import DIGIT_BITS, RADIX, SortKeys, restore_lost
 from jitcore.codegen.cpu.sort_keys import c64 as _c
@@ -74,6 +74,9 @@ def emit_sort_kernel(module: ll.Module, name: str, op: Operation, strided: list[
     selected = sort_select.emit_select_kernel(module, name, op, strided, sizes)
     if selected is not None:
         return selected
+    alone = sort_short.emit_short_lane_kernel(module, name, op, strided, sizes)
+    if alone is not None:
+        return alone
     short = sort_lanes.emit_lane_sort_kernel(module, name, op, strided, sizes)
     if short is not None:
         return short

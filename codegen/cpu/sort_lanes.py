@@ -48,6 +48,12 @@ ENABLED = True  # False: the kernels' own scf merge sort (a baseline for measuri
 ROW_BITS = 512  # bits of keys in a scratch row: the lanes of a group
 MAX_GROUP = 16  # lanes a group at most: each is read through its own address
 BLOCK = 8  # rows sorted in registers at once by argsort (16 vectors with the positions), 16 by sort
+# A radix kernel's lanes, fewer than a group, at most this long go to sort_short.py's columns (one
+# lane, thread CPU us, columns against radix: float64 sort 8192 48 against 53, 16384 111 against
+# 107; argsort 8192 93 against 123; int64 sort 2048 8.3 against 10.4, 4096 20 against 18; int32
+# sort 2048 4.4 against 12; an int argsort stays counted: int64 2048 16 against 13;
+# docs/performance.md, sort37), by (float keys, argsort)
+ALONE_UP_TO = {(True, False): 8192, (True, True): 8192, (False, False): 2048, (False, True): 0}
 STACK_BYTES = 128 << 10  # scratch rows on the stack up to this (sort_buckets.py's too), else malloc
 
 
@@ -148,6 +154,17 @@ def network(padded_n: int, block: int) -> list[tuple]:
     return steps
 
 
+def cleaners(block: int) -> list[tuple]:
+    """The steps (``network``'s form) of a merge's stages (j, j), j = ``block`` / 2 .. 1: one
+    block in registers (``sort_short.py``'s merges, whose earlier stages are its own)."""
+    meets = []
+    j = block // 2
+    while j >= 1:
+        meets += pairs(block, j, j)
+        j //= 2
+    return [("block", meets)]
+
+
 def group_rows(stages: list[tuple[int, int]]) -> tuple[list[int], list[tuple[int, int]], int]:
     """The groups of one ("rows", ``stages``) step: stages whose ``j`` are bits ``low ..
     low + t - 1`` of the row number (consecutive, the highest first, as ``network`` makes
@@ -187,8 +204,10 @@ def takes(op: Operation) -> bool:
         lanes *= shape[d] if d != axis else 1
     if not supported(element) or shape[axis] < 2 or lanes == 0:
         return False
-    # fewer lanes than a group: the radix routines sort a long lane alone faster
-    return SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
+    # fewer lanes than a group of a radix length: sort_short.py's columns up to ALONE_UP_TO, past it
+    # the radix routines
+    return (SORT_AXIS not in op.attributes or lanes >= group_size(8 if element.is_bool else element.bitwidth)
+            or shape[axis] <= ALONE_UP_TO[element.is_float, _is_argsort(op)])
 
 
 def untouched_results(op: Operation) -> tuple[int, ...]:
@@ -252,6 +271,7 @@ class _LaneGroups:
         self.elem = self.keys.type  # elements moved as their bits (bool: its byte)
         self.g = group_size(self.keys.width)
         self.padded = padded(n)
+        self.run_time_rows = False  # True: the rows functions' ``n`` is all rows, a power of two
         self.block = BLOCK if argsort else 2 * BLOCK  # vectors in registers: 16 either way
         self.row = ll.VectorType(self.keys.type, self.g)
         self.pos_row = ll.VectorType(I32, self.g)
@@ -274,7 +294,7 @@ class _LaneGroups:
         groups = self.groups_function(rank, params)
         on_stack = self.function("groups_on_stack", params)
         b = ll.IRBuilder(on_stack.append_basic_block("entry"))
-        key_bytes, pos_bytes = self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
+        key_bytes, pos_bytes = self.scratch_bytes()
         scratch = [self.aligned_alloca(b, key_bytes),
                    self.aligned_alloca(b, pos_bytes) if self.argsort else ll.Constant(PTR, None)]
         b.call(groups, [*scratch, *on_stack.args])
@@ -298,6 +318,10 @@ class _LaneGroups:
                 b.call(free, [raw])
         b.ret_void()
         return fn
+
+    def scratch_bytes(self) -> tuple[int, int]:
+        """Bytes of scratch keys and (argsort) positions: ``padded`` rows of each."""
+        return self.padded * self.g * self.keys.width // 8, self.padded * self.g * 4
 
     def groups_function(self, rank: int, params: list) -> ll.Function:
         """``void (keys, positions, src, out, strides..., n, outer extents..., lo, hi)``:
@@ -526,9 +550,15 @@ class _LaneGroups:
         the first ``n`` hold the lanes."""
         fn = self.function("network", [PTR, PTR, I64])
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        made = {}
-        for kind, meets in network(self.padded, self.block):
-            args = list(fn.args)
+        self.run_steps(b, list(fn.args), network(self.padded, self.block), {})
+        b.ret_void()
+        return fn
+
+    def run_steps(self, b, fn_args: list, steps: list[tuple], made: dict) -> None:
+        """Calls of the functions of ``steps`` (``network``'s form) on ``fn_args`` (keys,
+        positions, n), each function made once into ``made``, by its form."""
+        for kind, meets in steps:
+            args = list(fn_args)
             if kind == "block":
                 key = (kind, tuple(meets))
             else:  # passes of as many stages, a mirror first or not: one function
@@ -538,8 +568,6 @@ class _LaneGroups:
                 emit = self.block_function if kind == "block" else self.rows_function
                 made[key] = emit(f"{kind}{len(made)}", meets)
             b.call(made[key], args)
-        b.ret_void()
-        return fn
 
     def meet(self, b, ka, kb, pa=None, pb=None) -> tuple:
         """The compare-exchange of rows ``a`` and ``b``: (smaller, larger) keys, and with
@@ -586,7 +614,7 @@ class _LaneGroups:
             with b.if_then(b.icmp_unsigned("<", first, n)):
                 self.meet_rows(b, [self.rows_at(b, keys, pos, b.xor(first, o)) for o in offsets], meets)
 
-        emit_loop(b, _c(self.padded >> t), group)
+        emit_loop(b, b.lshr(n, _c(t)) if self.run_time_rows else _c(self.padded >> t), group)
         b.ret_void()
         return fn
 
@@ -606,7 +634,7 @@ class _LaneGroups:
         fn = self.function(name, [PTR, PTR, I64])
         keys, pos, n = fn.args
         b = ll.IRBuilder(fn.append_basic_block("entry"))
-        size = min(self.block, self.padded)
+        size = self.block if self.run_time_rows else min(self.block, self.padded)
 
         def block(k):
             self.meet_rows(b, [self.rows_at(b, keys, pos, b.add(b.mul(k, _c(size)), _c(r)))

@@ -466,6 +466,19 @@ PARTITIONS_UP_TO = 8192
 # takes 0.15-0.2 s more to compile than these loops, which sort a thousand elements in tens of
 # microseconds (a sort of 20 floats compiled in 0.19 s by the network, 0.05 s by the loops).
 NETWORK_FROM = 1024
+# ... or fewer lanes than the network's group of lanes (512 bits of keys, at most 16), each at
+# least this long: each is sorted alone as columns of vectors (codegen/cpu/sort_short.py; 1-d
+# sorts of 100..1000 ran 0.15-0.5x NumPy's speed by the loops). Up to 32 the loops are as fast
+# (1.3-1.8x NumPy's call at 32, 0.8-1.0x at 40-48) and compile in a quarter of the time
+# (0.06 s against 0.2-0.3: docs/performance.md, sort37).
+ALONE_FROM = 33
+
+
+def _network_lanes(lanes: int, n: int, key_bits: int) -> bool:
+    """Whether ``lanes`` lanes of ``n`` keys are marked for the CPU's networks."""
+    if not 1 < n <= LANES_UP_TO:
+        return False
+    return lanes * n >= NETWORK_FROM or (lanes < min(512 // key_bits, 16) and n >= ALONE_FROM)
 
 
 # A partition of at least this many lanes that the network would sort is sorted by it (a group
@@ -505,7 +518,7 @@ def sort(op: array.SortOp | array.ArgSortOp | array.PartitionOp | array.ArgParti
     counts_type = TensorType((*outer_shape, slots), i64)
     if radix:
         kb.indexed_input(_zeros_like(op, counts_type))
-    network = 1 < n <= LANES_UP_TO and lanes * n >= NETWORK_FROM
+    network = _network_lanes(lanes, n, key_bits)
     selected = selects and not (network and n <= PARTITIONS_UP_TO and lanes >= NETWORK_LANES)
     if run_time_ranks and selected:
         kb.indexed_input(op.operands[1])

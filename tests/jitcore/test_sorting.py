@@ -22,6 +22,7 @@ from hypothesis.extra import numpy as hnp
 import jitcore as jc
 from jitcore.codegen.cpu import sort as native_sort
 from jitcore.codegen.cpu import sort_buckets as buckets
+from jitcore.codegen.cpu import sort_lanes
 from jitcore.passes.kernelize.sort import LANES_UP_TO, RADIX_FROM
 from tests.budget import examples
 from tests.jitcore.test_select import assert_argpartitioned, assert_partitioned
@@ -154,11 +155,13 @@ def test_sort_is_compiled_as_one_kernel():
     assert "array.sort" not in text and "kernel.generic" in text and "scf.for" in text
 
 
-def test_merge_passes_are_a_loop_one_code_for_every_short_length():
-    """Below ``NETWORK_FROM`` elements the kernel's merge sort runs its passes as a loop, two
-    a step (an odd count ends with a copy back): lengths of 1, 2, 3 and 6 passes (33, 100,
-    300, 1000; each one more run than a power of two, or not) are one code, each NumPy's
-    stable sort and argsort with NaN, -0.0 and ties; 16 and less (no pass) is another."""
+def test_merge_passes_are_a_loop_one_code_for_every_short_length(monkeypatch):
+    """The kernel's merge sort (other backends' code; the CPU's with its networks off) runs its
+    passes as a loop, two a step (an odd count ends with a copy back): lengths of 1, 2, 3 and
+    6 passes (33, 100, 300, 1000; each one more run than a power of two, or not) are one code,
+    each NumPy's stable sort and argsort with NaN, -0.0 and ties; 16 and less (no pass) is
+    another."""
+    monkeypatch.setattr(sort_lanes, "ENABLED", False)
     both = jc.jit(lambda a: (np.sort(a), np.argsort(a)))
     rng = np.random.default_rng(5)
     for n in (33, 100, 300, 1000, 16):
