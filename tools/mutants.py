@@ -752,6 +752,34 @@ MUTANTS = [
            "operands, labels = list(args[0::2]), args[1::2]",
            "einsum's interleaved form takes its output sublist for one more operand",
            ("tests/jitcore/test_user_programs_round14.py",)),
+    Mutant("tiled-gemm-batch-chunk-starts-at-lo", "codegen/cpu/tiled_gemm.py",
+           "first = b.sub(_max(b, lo, start), start)",
+           "first = b.sub(lo, start)",
+           "a chunk of a batch of products that goes on into the next product starts that one "
+           "before its first block",
+           ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("tiled-gemm-batch-index-first-dim-fastest", "codegen/cpu/tiled_gemm.py",
+           "for d in reversed(range(len(extents))):",
+           "for d in range(len(extents)):",
+           "a product's index in a batch of two dims is taken apart with the first dim fastest",
+           ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("gemm-batch-rule-ignores-work", "codegen/cpu/gemm.py",
+           "if c.batch and c.extent(c.m + c.n + c.k) < TILED_MIN_BATCHED_WORK:",
+           "if c.batch and False:",
+           "a batch of small products goes to the tiled kernel, which each product's packing "
+           "makes slower than BLAS",
+           ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("single-dim-roles-without-nesting", "codegen/contraction.py",
+           "nested = stride(i, outer) == stride(i, inner) * c.domain[inner]",
+           "nested = True",
+           "a role's dims taken as one dim where an operand holds them permuted (tensordot over "
+           "axes in another order)",
+           ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("single-dim-roles-keep-the-inner-extent", "codegen/contraction.py",
+           "domain[dims[-1]] *= c.domain[d]",
+           "domain[dims[-1]] = c.domain[dims[-1]]",
+           "a role of nested dims taken as its innermost dim at that dim's extent alone",
+           ("tests/codegen/test_gemm_batch.py",)),
 ]
 
 
