@@ -14,9 +14,13 @@ products of contiguous operands (one output dim, no batch) run as ``codegen/cpu/
 kernel: as fast as ``gemv`` on one thread or faster (its 256-bit kernels, and jitcore's call of
 it costs 1-3 us more than NumPy's), and on jitcore's threads, which park, where OpenBLAS's
 threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs/performance.md,
-"matvec36"). Products of 2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided
-matrix-vector products, batches of vector-vector products (``dot``), batched products, and
-products whose roles span several dims (a tensordot over two axes). Without BLAS
+"matvec36"). A batch of products runs tiled too where each product has at least
+``TILED_MIN_BATCHED_WORK`` multiply-adds (1.08-1.30x NumPy for two products from 128² to
+1024², where BLAS's call per product was 0.98-1.07x), and so does a product whose roles span
+several dims nested in each operand (a tensordot over two axes: ``single_dim_roles`` takes each
+role as one dim; docs/performance.md, "gemm37"). Products of 2 or 4 columns (even, or BLAS
+ahead) stay on BLAS, as do strided matrix-vector products, batches of vector-vector products
+(``dot``), batches of smaller products, and roles whose dims do not nest. Without BLAS
 (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
 One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
