@@ -762,7 +762,7 @@ MUTANTS = [
            "for d in reversed(range(len(extents))):",
            "for d in range(len(extents)):",
            "a product's index in a batch of two dims is taken apart with the first dim fastest",
-           ("tests/codegen/test_gemm_batch.py",)),
+           ("tests/codegen/test_gemm_batch.py::test_two_batch_dims_each_product_at_its_own_offsets",)),
     Mutant("gemm-batch-rule-ignores-work", "codegen/cpu/gemm.py",
            "if c.batch and c.extent(c.m + c.n + c.k) < TILED_MIN_BATCHED_WORK:",
            "if c.batch and False:",
