@@ -780,6 +780,11 @@ MUTANTS = [
            "domain[dims[-1]] = c.domain[dims[-1]]",
            "a role of nested dims taken as its innermost dim at that dim's extent alone",
            ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("single-dim-roles-at-any-size", "codegen/cpu/gemm.py",
+           "> 1 and c.extent(c.m + c.n + c.k) >= TILED_MIN_BATCHED_WORK:",
+           "> 1:",
+           "a small tensordot over two axes leaves BLAS's size-generic call for a kernel compiled per size",
+           ("tests/codegen/test_gemm_batch.py",)),
 ]
 
 

@@ -160,8 +160,10 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
         # as the tiled kernel's (TILED_MIN_WORK moved up puts every product on BLAS)
         fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
         return ContractionKernel(fn, split_extent=blocks)
-    if max(len(c.m), len(c.n), len(c.k)) > 1:
-        # roles of several nested dims (a tensordot over two axes) as one dim each
+    if max(len(c.m), len(c.n), len(c.k)) > 1 and c.extent(c.m + c.n + c.k) >= TILED_MIN_BATCHED_WORK:
+        # roles of several nested dims (a tensordot over two axes) as one dim each; such a
+        # kernel is compiled per size (BLAS's call is size-generic), so only where the product
+        # is large enough to pay for that, as for a batch
         c = single_dim_roles(op, c, strided) or c
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)

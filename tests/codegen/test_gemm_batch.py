@@ -103,7 +103,7 @@ def test_empty_and_unit_batches_and_extents(tiled, shapes):
 
 
 @pytest.mark.skipif(blas.library() is None, reason="no BLAS in this process: nothing to choose between")
-def test_the_rule_puts_batches_of_large_products_on_the_tile_and_small_ones_on_blas():
+def test_the_rule_puts_batches_and_nested_roles_of_large_products_on_the_tile_and_small_ones_on_blas():
     side = round(gemm.TILED_MIN_BATCHED_WORK ** (1 / 3))
     rng = np.random.default_rng(0)
     for n, tiled_kernel in ((side, True), (side // 2, False)):
@@ -111,6 +111,12 @@ def test_the_rule_puts_batches_of_large_products_on_the_tile_and_small_ones_on_b
         text = jc.jit(lambda a, b: a @ b, cache=False).lower(a, a).plan().llvm_ir
         assert ("jitcore_gemm_micro" in text) == tiled_kernel
         assert ("cblas" in text) == (not tiled_kernel)
+    # a tensordot over two axes likewise: compiled per size, so only where it is large
+    for n, tiled_kernel in ((side, True), (side // 2, False)):
+        a = rng.standard_normal((n, 8, n // 8)).astype(np.float32)
+        b = rng.standard_normal((8, n // 8, n)).astype(np.float32)
+        text = jc.jit(lambda a, b: np.tensordot(a, b, 2), cache=False).lower(a, b).plan().llvm_ir
+        assert ("jitcore_gemm_micro" in text) == tiled_kernel
 
 
 @pytest.mark.parametrize("shapes", [((2, 3, 11, 9), (2, 3, 9, 14)), ((2, 1, 11, 9), (1, 3, 9, 14))])
