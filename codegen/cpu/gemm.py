@@ -16,10 +16,10 @@ it costs 1-3 us more than NumPy's), and on jitcore's threads, which park, where 
 threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs/performance.md,
 "matvec36"). A batch of products runs tiled too where each product has at least
 ``TILED_MIN_BATCHED_WORK`` multiply-adds (1.08-1.30x NumPy for two products from 128² to
-1024², where BLAS's call per product was 0.98-1.07x), and so does a product of that size whose
-roles span several dims nested in each operand (a tensordot over two axes: ``single_dim_roles`` takes each
-role as one dim; docs/performance.md, "gemm37"). Products of 2 or 4 columns (even, or BLAS
-ahead) stay on BLAS, as do strided matrix-vector products, batches of vector-vector products
+1024², where BLAS's call per product was 0.98-1.07x), and so does a product of that size
+whose roles span several dims nested in each operand (a tensordot over two axes:
+``single_dim_roles`` takes each role as one dim; docs/performance.md, "gemm37"). Products of
+2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided matrix-vector products, batches of vector-vector products
 (``dot``), batches of smaller products, and roles whose dims do not nest. Without BLAS
 (``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
 
