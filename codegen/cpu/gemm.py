@@ -19,9 +19,10 @@ threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs
 1024², where BLAS's call per product was 0.98-1.07x), and so does a product of that size
 whose roles span several dims nested in each operand (a tensordot over two axes:
 ``single_dim_roles`` takes each role as one dim; docs/performance.md, "gemm37"). Products of
-2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided matrix-vector products, batches of vector-vector products
-(``dot``), batches of smaller products, and roles whose dims do not nest. Without BLAS
-(``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
+2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided matrix-vector products,
+batches of vector-vector products (``dot``), batches of smaller products, and roles whose
+dims do not nest. Without BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the
+rest are loop nests.
 
 One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
 products, and runs as one: ``reduction.py``'s documented order and error bound on jitcore's
