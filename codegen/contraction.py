@@ -121,3 +121,39 @@ def _sums_products(op: kernel.GenericOp) -> bool:
     return ({id(v) for v in mul.operands} == {id(x), id(y)}
             and {id(v) for v in add.operands} == {id(acc), id(mul.results[0])}
             and list(yielded.operands) == [add.results[0]])
+
+
+def single_dim_roles(op: Operation, c: Contraction, strided: list[bool]) -> Contraction | None:
+    """``c`` with each role of several dims taken as its innermost dim, when every operand
+    that reads the role holds its dims nested (each outer dim's stride the inner one's times
+    the inner extent) so that they index like one dim of their extents' product: a tensordot
+    over two axes (``(n, p, q) x (p, q, n)``), ``(b, m, k) @ (k, n)``'s rows. The strides
+    must be known when compiling (contiguous operands: ``strided`` all False); a role whose
+    dims do not nest (a transposed pair of axes) gives None. The outer dims leave the roles;
+    the innermost one's extent becomes the role's, so a kernel that reads single dims through
+    their strides (``tiled_gemm``) computes the same product."""
+    if any(strided):
+        return None
+    shapes = [v.type.shape for v in (*op.operands, *op.results)]
+    maps = list(op.indexing_maps)
+    domain = list(c.domain)
+
+    def stride(i: int, d: int) -> int:
+        contiguous = [1] * len(shapes[i])
+        for axis in reversed(range(len(shapes[i]) - 1)):
+            contiguous[axis] = contiguous[axis + 1] * shapes[i][axis + 1]
+        return sum(e.scale * contiguous[axis] for axis, e in enumerate(maps[i].exprs) if e.dim == d)
+
+    roles = []
+    for dims in (c.m, c.n, c.k):
+        if not dims:
+            return None
+        for outer, inner in zip(dims, dims[1:]):
+            for i in range(3):  # A, B, C: one that reads neither dim has nothing to nest
+                nested = stride(i, outer) == stride(i, inner) * c.domain[inner]
+                if not nested and any(stride(i, d) for d in (outer, inner)):
+                    return None
+        for d in dims[:-1]:
+            domain[dims[-1]] *= c.domain[d]
+        roles.append((dims[-1],))
+    return Contraction(c.element, tuple(domain), c.batch, *roles)

@@ -29,6 +29,7 @@ FORMS = {
     "a@b": lambda a, b: a @ b,
     "a.T@b": lambda a, b: a.T @ b,
     "a@b.T": lambda a, b: a @ b.T,
+    "a.T@b.T": lambda a, b: a.T @ b.T,
     "tanh(a@b)": lambda a, b: np.tanh(a @ b),
     "a@b*(1-c*c)": lambda a, b, c: (a @ b) * (1 - c * c),
 }
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--variant", action="append", required=True)
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--numpy", action="store_true", help="time NumPy's product too, in the same turns")
     args = parser.parse_args()
     variants = dict(parse_variant(v) for v in args.variant)
     rng = np.random.default_rng(0)
@@ -76,6 +78,8 @@ def main() -> None:
                 for attr, value in saved.items():
                     setattr(tiled_gemm, attr, value)
         want = next(iter(fns.values()))(*data)
+        if args.numpy:
+            fns["numpy"] = FORMS[form]
         for name, f in fns.items():
             assert np.allclose(f(*data), want, rtol=1e-3, atol=1e-3 * k ** 0.5), name
         calls = max(1, int(0.03 / max(1e-5, 2 * m * n * k / 1e11)))

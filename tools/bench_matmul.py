@@ -235,6 +235,7 @@ def table_cases(n: int):
         ("a@b", lambda a, b: a @ b, sq),
         ("a.T@b", lambda a, b: a.T @ b, sq),
         ("a@b.T", lambda a, b: a @ b.T, sq),
+        ("a.T@b.T", lambda a, b: a.T @ b.T, sq),
         ("dot(a,b)", np.dot, sq),
         ("einsum ij,jk", lambda a, b: np.einsum("ij,jk->ik", a, b), sq),
         ("einsum ik,jk", lambda a, b: np.einsum("ik,jk->ij", a, b), sq),

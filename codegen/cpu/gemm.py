@@ -14,10 +14,15 @@ products of contiguous operands (one output dim, no batch) run as ``codegen/cpu/
 kernel: as fast as ``gemv`` on one thread or faster (its 256-bit kernels, and jitcore's call of
 it costs 1-3 us more than NumPy's), and on jitcore's threads, which park, where OpenBLAS's
 threaded ``gemv`` on a loaded 2-core host took tens of milliseconds a call (docs/performance.md,
-"matvec36"). Products of 2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided
-matrix-vector products, batches of vector-vector products (``dot``), batched products, and
-products whose roles span several dims (a tensordot over two axes). Without BLAS
-(``JITCORE_BLAS=none``) the tiled kernel still runs, and the rest are loop nests.
+"matvec36"). A batch of products runs tiled too where each product has at least
+``TILED_MIN_BATCHED_WORK`` multiply-adds (1.08-1.30x NumPy for two products from 128² to
+1024², where BLAS's call per product was 0.98-1.07x), and so does a product of that size
+whose roles span several dims nested in each operand (a tensordot over two axes:
+``single_dim_roles`` takes each role as one dim; docs/performance.md, "gemm37"). Products of
+2 or 4 columns (even, or BLAS ahead) stay on BLAS, as do strided matrix-vector products,
+batches of vector-vector products (``dot``), batches of smaller products, and roles whose
+dims do not nest. Without BLAS (``JITCORE_BLAS=none``) the tiled kernel still runs, and the
+rest are loop nests.
 
 One vector-vector product (``x @ y``, ``np.sum(x * y)``: a 1x1 result, no batch) is a sum of
 products, and runs as one: ``reduction.py``'s documented order and error bound on jitcore's
@@ -56,7 +61,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.contraction import Contraction, match_contraction
+from jitcore.codegen.contraction import Contraction, match_contraction, single_dim_roles
 from jitcore.codegen.cpu.blas import BlasLibrary
 from jitcore.codegen.cpu.matvec import emit_matvec, match_matvec
 from jitcore.codegen.cpu.schedule import emit_kernel
@@ -78,6 +83,13 @@ MIN_BATCHED_WORK = {"dot": 16, "gemv": 128, "gemm": 32 ** 3}
 # tools/bench_matmul.py moves them to force either side.
 TILED_MIN_SIDE = 8
 TILED_MIN_WORK = 0
+# A batch of products runs tiled where each has at least this many multiply-adds; smaller
+# ones keep BLAS's call per product (or the loop nest, MIN_BATCHED_WORK). One thread, CPU
+# time, float32, base (BLAS) and tiled in turns, NumPy over jitcore: 50 x 128^3 0.98-0.99x on
+# BLAS, 1.06-1.11x tiled; 200 x 64^3 0.91-1.02x against 0.88-1.01x; 1000 x 32^3 1.08-1.18x
+# against 0.70-0.82x (each product pays for its packing and its buffer's exchange:
+# docs/performance.md, "gemm37").
+TILED_MIN_BATCHED_WORK = 128 ** 3
 ROW_MAJOR, COL_MAJOR, NO_TRANS, TRANS = 101, 102, 111, 112  # CBLAS's enum values
 _A, _B, _C = 0, 1, 2  # the operands: the product's two inputs, its result
 
@@ -105,8 +117,11 @@ class ContractionKernel:
 
 def uses_tiled_kernel(c: Contraction, library: BlasLibrary | None) -> bool:
     """Whether ``c`` runs as jitcore's tiled kernel rather than BLAS (the rule in the module
-    docstring): one m, n and k dim each, no batch, and BLAS absent or slower there."""
-    if c.batch or len(c.m) != 1 or len(c.n) != 1 or len(c.k) != 1:
+    docstring): one m, n and k dim each, BLAS absent or slower there, and for a batch
+    products of at least ``TILED_MIN_BATCHED_WORK`` each."""
+    if len(c.m) != 1 or len(c.n) != 1 or len(c.k) != 1:
+        return False
+    if c.batch and c.extent(c.m + c.n + c.k) < TILED_MIN_BATCHED_WORK:
         return False
     if library is None:
         return True
@@ -146,6 +161,11 @@ def emit_contraction(module: ll.Module, name: str, op: Operation, strided: list[
         # as the tiled kernel's (TILED_MIN_WORK moved up puts every product on BLAS)
         fn, blocks = emit_matvec(module, name, op, c, vector, strided, symbols)
         return ContractionKernel(fn, split_extent=blocks)
+    if max(len(c.m), len(c.n), len(c.k)) > 1 and c.extent(c.m + c.n + c.k) >= TILED_MIN_BATCHED_WORK:
+        # roles of several nested dims (a tensordot over two axes) as one dim each; such a
+        # kernel is compiled per size (BLAS's call is size-generic), so only where the product
+        # is large enough to pay for that, as for a batch
+        c = single_dim_roles(op, c, strided) or c
     if uses_tiled_kernel(c, library):
         fn, blocks = emit_tiled_gemm(module, name, op, c, strided, symbols=symbols)
         return ContractionKernel(fn, split_extent=blocks)

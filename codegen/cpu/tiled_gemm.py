@@ -372,8 +372,9 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
                     strided: list[bool], fused: FusedProduct | None = None,
                     launched: Operation | None = None, fastmath: bool = False,
                     symbols: tuple[int, ...] = ()) -> tuple[ll.Function, int | RunTimeBlocks]:
-    """``op`` (a contraction with one m, n and k dim, no batch) as the split kernel ``name``,
-    and the number of blocks its range ``[lo, hi)`` counts. With ``fused`` (the parts of
+    """``op`` (a contraction with one m, n and k dim, and any batch dims) as the split kernel
+    ``name``, and the number of blocks its range ``[lo, hi)`` counts (a batch's: each
+    product's blocks, product after product, ``_run_batch``). With ``fused`` (the parts of
     ``launched``, a product with a fused epilogue: ``op`` is its product) the kernel takes
     ``launched``'s operands and applies the epilogue to each tile once its last block of k is
     added (``_Gemm.finish``).
@@ -398,7 +399,10 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
     per_thread = CHUNKS_PER_THREAD_ROWS_OF_A if rows_of_a else CHUNKS_PER_THREAD
     rows, cols, depth = c.domain[m], c.domain[n], c.domain[k]
     sizes = _RowsOnly(symbols, rows)
-    generic = rows in sizes.symbols
+    # a batch of products is compiled for its sizes (its extents constants, as in a function
+    # that is not size-generic: the code is reused only where its text is the same)
+    # (and so is a product whose roles of several dims are taken as one: ``single_dim_roles``)
+    generic = rows in sizes.symbols and not c.batch and tuple(c.domain) == tuple(op.domain())
     itemsize = c.element.bitwidth // 8
     blocking = (Blocking.for_any_rows(cols, depth, tile, itemsize, rows_of_a) if generic
                 else Blocking.choose(rows, cols, depth, tile, itemsize, per_thread, rows_of_a))
@@ -419,6 +423,12 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         finish = _epilogue(b, fused.epilogue, [result, *operands[2:len(shaped) - 1], result], m, n,
                            blocking.nc, fastmath)
     gemm = _Gemm(b, element, tile, blocking, (a, sa), (bb, sb), (cc, sc), finish, cols % tile.nr)
+    if c.batch:
+        batch = [[dim_stride(b, x, maps[i], d) for d in c.batch]
+                 for x, i in ((operands[left], left), (operands[right], right), (result, 2))]
+        _run_batch(b, gemm, [c.domain[d] for d in c.batch], batch, blocking, rows, cols, depth, lo, hi)
+        b.ret_void()
+        return fn, StaticBlocks(c.extent(c.batch) * blocking.split_blocks, per_thread)
     if generic:
         gemm.run(*_chunk_ranges(b, sizes.extent(rows), cols, depth, tile, per_thread, lo, hi), depth)
         b.ret_void()
@@ -433,6 +443,40 @@ def emit_tiled_gemm(module: ll.Module, name: str, op: Operation, c: Contraction,
         gemm.run(whole, (first, last), depth)
     b.ret_void()
     return fn, StaticBlocks(blocking.split_blocks, per_thread)
+
+
+def _run_batch(b: ll.IRBuilder, gemm: _Gemm, extents: list[int], strides: list[list[ll.Value]],
+               blocking: Blocking, rows: int, cols: int, depth: int, lo: ll.Value, hi: ll.Value) -> None:
+    """Blocks ``[lo, hi)`` of a batch of products: the range counts ``blocking.split_blocks``
+    blocks per product, products in the batch's row-major order, so a chunk may end in one
+    product and go on in the next. Each product's part of the range runs as ``gemm.run``
+    does for one product, at its operands' batch offsets (``strides``: A's, B's and C's per
+    batch dim, 0 where an operand is broadcast); each element's sum is that of one product's
+    kernel, so the bits depend on neither the chunks nor the thread count."""
+    per = ll.Constant(I64, blocking.split_blocks)
+    one = ll.Constant(I64, 1)
+    bases = (gemm.a, gemm.bm, gemm.c)
+    side = rows if blocking.split_rows else cols
+    whole = [ll.Constant(I64, 0), ll.Constant(I64, cols if blocking.split_rows else rows)]
+
+    def product(p):
+        start = b.mul(p, per)
+        first = b.sub(_max(b, lo, start), start)
+        last = b.sub(_min(b, hi, b.add(start, per)), start)
+        index, offsets = p, [ll.Constant(I64, 0)] * 3
+        for d in reversed(range(len(extents))):  # p as the batch dims' indices, last fastest
+            extent = ll.Constant(I64, extents[d])
+            iv, index = b.urem(index, extent), b.udiv(index, extent)
+            offsets = [b.add(o, b.mul(iv, s[d])) for o, s in zip(offsets, strides)]
+        gemm.a, gemm.bm, gemm.c = (gemm.at(x, o) for x, o in zip(bases, offsets))
+        first, last = (b.mul(x, ll.Constant(I64, blocking.split_size)) for x in (first, last))
+        span = (first, _min(b, last, ll.Constant(I64, side)))
+        if blocking.split_rows:
+            gemm.run(span, whole, depth)
+        else:
+            gemm.run(whole, span, depth)
+
+    _for(b, b.udiv(lo, per), b.udiv(b.add(b.sub(hi, one), per), per), 1, product)
 
 
 def _chunk_ranges(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int, tile: TileShape,
@@ -481,6 +525,10 @@ def _epilogue(b: ll.IRBuilder, epilogue: Operation, operands: list[Operand], m: 
 
 def _min(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
     return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _max(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
+    return b.select(b.icmp_signed(">", x, y), x, y)
 
 
 def _for(b: ll.IRBuilder, start: ll.Value, stop: ll.Value, step: int, body) -> None:
