@@ -752,6 +752,15 @@ MUTANTS = [
            "operands, labels = list(args[0::2]), args[1::2]",
            "einsum's interleaved form takes its output sublist for one more operand",
            ("tests/jitcore/test_user_programs_round14.py",)),
+    Mutant("llvm-text-compare-flags-dropped", "codegen/llvm_text.py",
+           'flags = "".join([" " + flag for flag in instr.flags])', 'flags = ""',
+           "the fast printer writes fcmp without its fast-math flags: the module's text (its hash, "
+           "what LLVM compiles) is not llvmlite's",
+           ("tests/codegen/test_llvm_text.py",)),
+    Mutant("llvm-text-names-unescaped", "codegen/llvm_text.py",
+           """if "\\\\" in name or '"' in name:""", "if False:",
+           "a value's name with a quote or backslash written unescaped: text LLVM cannot parse",
+           ("tests/codegen/test_llvm_text.py",)),
 ]
 
 
