@@ -39,9 +39,9 @@ def function_text(value: ll.GlobalValue, shared: _Shared | None = None) -> str:
 
 
 class _Shared:
-    """What the functions of one module share: the text of types and of references that are
-    not a function's own values (constants, globals), each computed once. Each entry holds
-    its object, so that no id is reused while we print (a type made on the fly could be freed)."""
+    """The text of a module's references and types, each computed once: every value and type
+    by its id, each entry holding its object so that no id is reused while we print (a type
+    made on the fly could otherwise be freed and its id given to another)."""
 
     __slots__ = ("refs", "types", "alive")
 
@@ -66,35 +66,35 @@ def _function(fn: ll.Function, shared: _Shared) -> str:
     buf: list[str] = []
     fn.descr_prototype(buf)
     buf.append("{\n")
+    refs = shared.refs
+    shared.alive.append(fn)  # (its arguments, blocks and instructions live as long as it does)
     # the function's own values by name, written out once: arguments, blocks, instructions
-    refs: dict[int, str] = {}
     for value in fn.args:
         refs[id(value)] = _local_ref(value)
     for block in fn.blocks:
         refs[id(block)] = _local_ref(block)
         for instr in block.instructions:
             refs[id(instr)] = _local_ref(instr)
-    get_ref, get_other, get_type = refs.get, shared.refs.get, shared.types.get
+    get_ref, get_type = refs.get, shared.types.get
 
     def ref(value) -> str:
-        key = id(value)
-        return get_ref(key) or get_other(key) or shared.ref(value)
+        return get_ref(id(value)) or shared.ref(value)
 
     def ty(typ) -> str:
         return get_type(id(typ)) or shared.type(typ)
 
+    writers, void = _WRITERS, lt.VoidType
     for block in fn.blocks:
         buf.append(f"{block._format_name()}:\n")
         for instr in block.instructions:
-            write = _WRITERS.get(type(instr))
+            write = writers.get(type(instr))
             text = None if write is None or instr.metadata else write(instr, ref, ty)
             if text is None:
-                text = str(instr)  # llvmlite's own spelling
-            elif type(instr.type) is not lt.VoidType:
-                text = f"{refs[id(instr)]} = {text}".rstrip()  # as llvmlite strips its lines
+                buf.append(f"  {instr}\n")  # llvmlite's own spelling
+            elif type(instr.type) is void:
+                buf.append(f"  {text.rstrip()}\n")  # as llvmlite strips its lines
             else:
-                text = text.rstrip()
-            buf.append(f"  {text}\n")
+                buf.append(f"  {refs[id(instr)]} = {text.rstrip()}\n")
     buf.append("}\n")
     return "".join(buf)
 

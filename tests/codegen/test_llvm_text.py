@@ -33,6 +33,7 @@ def _every_form() -> ll.Module:
     s = b.fneg(s)
     m = b.add(n, ll.Constant(I64, 3), name="same")
     m = b.add(m, m, name="same")
+    m = b.sub(m, n, name='back\\slash "quoted"')
     c = b.icmp_signed("<", m, n)
     f = b.fcmp_unordered("!=", x, y, flags=("nnan",))
     o = b.fcmp_ordered("==", x, y)
