@@ -761,6 +761,11 @@ MUTANTS = [
            """if "\\\\" in name or '"' in name:""", "if False:",
            "a value's name with a quote or backslash written unescaped: text LLVM cannot parse",
            ("tests/codegen/test_llvm_text.py",)),
+    Mutant("sharing-rough-key-per-launch", "codegen/cpu/shared_kernels.py",
+           "tuple(op.iterator_types), layouts_of(i)),", "tuple(op.iterator_types), layouts_of(i), i),",
+           "the cheap first grouping of plan_sharing keyed by launch: no kernel has a possible twin, "
+           "none is printed, none shared",
+           ("tests/codegen/test_shared_kernels.py",)),
 ]
 
 
