@@ -34,6 +34,18 @@ def i64(n: int) -> ll.Constant:
 
 
 def value_type(t: ScalarType) -> ll.Type:
+    known = _VALUE_TYPES.get(t)
+    if known is None:
+        known = _VALUE_TYPES[t] = _value_type(t)
+    return known
+
+
+# one llvmlite type per scalar type (``value_type`` is asked for every value a kernel loads,
+# stores or converts; a type's text is then formatted once)
+_VALUE_TYPES: dict[ScalarType, ll.Type] = {}
+
+
+def _value_type(t: ScalarType) -> ll.Type:
     if t.is_complex:
         part = value_type(t.component)
         return ll.LiteralStructType([part, part])
