@@ -174,6 +174,25 @@ def _elements(instr, ref, ty) -> str:  # extractelement, insertelement, shufflev
     return f"{instr.opname} {', '.join([f'{ty(op.type)} {ref(op)}' for op in instr.operands])}"
 
 
+def _extract_value(instr, ref, ty) -> str:
+    agg = instr.aggregate
+    return f"extractvalue {ty(agg.type)} {ref(agg)}, {', '.join([str(i) for i in instr.indices])}"
+
+
+def _insert_value(instr, ref, ty) -> str:
+    agg, value = instr.aggregate, instr.value
+    return (f"insertvalue {ty(agg.type)} {ref(agg)}, {ty(value.type)} {ref(value)}, "
+            f"{', '.join([str(i) for i in instr.indices])}")
+
+
+def _alloca(instr, ref, ty) -> str:
+    text = f"{instr.opname} {ty(instr.allocated_type)}"
+    if instr.operands:
+        count = instr.operands[0]
+        text += f", {ty(count.type)} {ref(count)}"
+    return text if instr.align is None else f"{text}, align {instr.align}"
+
+
 def _call(instr, ref, ty) -> str | None:
     callee = instr.callee
     if type(callee) is not ll.Function or instr.arg_attributes or instr.attributes or instr.fastmath:
@@ -204,4 +223,7 @@ _WRITERS = {
     li.InsertElement: _elements,
     li.ShuffleVector: _elements,
     li.CallInstr: _call,
+    li.ExtractValue: _extract_value,
+    li.InsertValue: _insert_value,
+    li.AllocaInstr: _alloca,
 }
