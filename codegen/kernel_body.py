@@ -23,7 +23,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import intdiv, scalar, scalar_control
 from jitcore.codegen.combine import combine
-from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type, value_type
+from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, i64, memory_type, value_type
 from jitcore.codegen.loops import NEAR, Sizes, element_pointer, static_value
 from jitcore.codegen.positions import fold_position_test, in_bounds
 from jitcore.ir.attributes import AffineMap
@@ -202,16 +202,16 @@ class KernelBody:
         positions = []
         for axis, e in enumerate(self.maps[index].exprs):
             # an offset one step from an extent (a slice's n - 2 start) is the run-time value
-            position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else ll.Constant(I64, e.offset)
+            position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else i64(e.offset)
             if e.dim is not None:
-                scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], ll.Constant(I64, e.scale))
+                scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], i64(e.scale))
                 position = scaled if e.offset == 0 else b.add(scaled, position)
             if clamped and not in_bounds(e, self.known, self._extent(index, axis)):
                 size = static_value(operand.shape[axis])
-                last = (ll.Constant(I64, size - 1) if size is not None
-                        else b.sub(operand.shape[axis], ll.Constant(I64, 1)))
+                last = (i64(size - 1) if size is not None
+                        else b.sub(operand.shape[axis], i64(1)))
                 position = b.select(b.icmp_signed(">", position, last), last, position)
-                zero = ll.Constant(I64, 0)
+                zero = i64(0)
                 position = b.select(b.icmp_signed("<", position, zero), zero, position)
             positions.append(position)
         return element_pointer(b, operand.pointer, positions, operand.strides, elem)
@@ -390,16 +390,16 @@ class KernelBody:
         self.b.store(value, target)
 
     def _status_word(self, slot: int) -> ll.Value:
-        return self.b.gep(self.status, [ll.Constant(I64, slot)], source_etype=I64)
+        return self.b.gep(self.status, [i64(slot)], source_etype=I64)
 
     def record_zero_step(self, step: ll.Value) -> None:
         """A zero loop step is recorded (flag 2) unless an earlier error is, and the kernel
         returns: the caller raises."""
         b = self.b
         with b.if_then(b.icmp_signed("==", step, ll.Constant(step.type, 0)), likely=False):
-            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), i64(0))
             with b.if_then(first):
-                b.store(ll.Constant(I64, ZERO_STEP), self._status_word(0))
+                b.store(i64(ZERO_STEP), self._status_word(0))
             b.ret_void()
 
     def record_error(self, cond: ll.Value, code: int) -> None:
@@ -407,9 +407,9 @@ class KernelBody:
         kernel returns (``kernel.raise``): the caller raises."""
         b = self.b
         with b.if_then(cond, likely=False):
-            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), i64(0))
             with b.if_then(first):
-                b.store(ll.Constant(I64, code), self._status_word(0))
+                b.store(i64(code), self._status_word(0))
             b.ret_void()
 
     def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:
@@ -418,13 +418,13 @@ class KernelBody:
         and a body with loops returns at once (``stop_on_error``)."""
         b = self.b
         n = self.sizes.extent(size)
-        wrapped = b.select(b.icmp_signed("<", i, ll.Constant(I64, 0)), b.add(i, n), i)
+        wrapped = b.select(b.icmp_signed("<", i, i64(0)), b.add(i, n), i)
         bad = b.icmp_unsigned(">=", wrapped, n)
         with b.if_then(bad, likely=False):
-            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), ll.Constant(I64, 0))
+            first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), i64(0))
             with b.if_then(first):
-                for slot, v in enumerate((ll.Constant(I64, INDEX_ERROR), i, ll.Constant(I64, axis), n)):
+                for slot, v in enumerate((i64(INDEX_ERROR), i, i64(axis), n)):
                     b.store(v, self._status_word(slot))
             if self.stop_on_error:
                 b.ret_void()
-        return b.select(bad, ll.Constant(I64, 0), wrapped)
+        return b.select(bad, i64(0), wrapped)

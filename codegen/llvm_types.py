@@ -14,7 +14,38 @@ I8 = ll.IntType(8)
 I1 = ll.IntType(1)
 
 
+# i64 constants by value, one object each (``i64``): a constant has no parent and llvmlite
+# caches its text, so every function and module can share it; a tenth of the objects a kernel's
+# emission made were such constants, each formatted again when printed. Bounded: indices and
+# extents of the sizes compiled.
+_I64_CONSTANTS: dict[int, ll.Constant] = {}
+_I64_CONSTANTS_KEPT = 4096
+
+
+def i64(n: int) -> ll.Constant:
+    """``ll.Constant(I64, n)``, the same object for every ``n`` of type int (a NumPy integer, a
+    bool gets a constant of its own: its ``constant`` is what ``ll.Constant`` was given)."""
+    known = _I64_CONSTANTS.get(n) if type(n) is int else None
+    if known is None:
+        known = ll.Constant(I64, n)
+        if type(n) is int and len(_I64_CONSTANTS) < _I64_CONSTANTS_KEPT:
+            _I64_CONSTANTS[n] = known
+    return known
+
+
 def value_type(t: ScalarType) -> ll.Type:
+    known = _VALUE_TYPES.get(t)
+    if known is None:
+        known = _VALUE_TYPES[t] = _value_type(t)
+    return known
+
+
+# one llvmlite type per scalar type (``value_type`` is asked for every value a kernel loads,
+# stores or converts; a type's text is then formatted once)
+_VALUE_TYPES: dict[ScalarType, ll.Type] = {}
+
+
+def _value_type(t: ScalarType) -> ll.Type:
     if t.is_complex:
         part = value_type(t.component)
         return ll.LiteralStructType([part, part])

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-from jitcore.codegen.llvm_types import I64
+from jitcore.codegen.llvm_types import I64, i64
 
 
 def extent(n: int) -> ll.Constant:
     """A compile-time extent (or index) as an i64 value."""
-    return ll.Constant(I64, n)
+    return i64(n)
 
 
 def static_value(v: ll.Value) -> int | None:
@@ -40,11 +40,11 @@ def emit_loop(b: ll.IRBuilder, trip_count: ll.Value, body, interleave: int = 0, 
     b.branch(header)
     b.position_at_end(header)
     iv = b.phi(I64)
-    iv.add_incoming(ll.Constant(I64, 0), pre)
+    iv.add_incoming(i64(0), pre)
     b.cbranch(b.icmp_signed("<", iv, trip_count), inner, done)
     b.position_at_end(inner)
     body(iv)
-    iv.add_incoming(b.add(iv, ll.Constant(I64, 1)), b.block)
+    iv.add_incoming(b.add(iv, i64(1)), b.block)
     back = b.branch(header)
     hints = {"llvm.loop.interleave.count": interleave} if interleave > 1 else {}
     if not vectorize:
@@ -280,7 +280,7 @@ def contiguous_strides(shape) -> list[int]:
 def element_pointer(b: ll.IRBuilder, base: ll.Value, positions, strides, elem: ll.Type) -> ll.Value:
     """The address of the element at ``positions`` (values) of an array at ``base`` with
     element ``strides`` (values): the one element-address computation of every emitter."""
-    offset: ll.Value = ll.Constant(I64, 0)
+    offset: ll.Value = i64(0)
     for position, stride in zip(positions, strides):
         offset = b.add(offset, b.mul(position, stride))
     return b.gep(base, [offset], inbounds=True, source_etype=elem)

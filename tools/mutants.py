@@ -907,6 +907,20 @@ MUTANTS = [
            "> 1:",
            "a small tensordot over two axes leaves BLAS's size-generic call for a kernel compiled per size",
            ("tests/codegen/test_gemm_batch.py",)),
+    Mutant("llvm-text-compare-flags-dropped", "codegen/llvm_text.py",
+           'flags = "".join([" " + flag for flag in instr.flags])', 'flags = ""',
+           "the fast printer writes fcmp without its fast-math flags: the module's text (its hash, "
+           "what LLVM compiles) is not llvmlite's",
+           ("tests/codegen/test_llvm_text.py",)),
+    Mutant("llvm-text-names-unescaped", "codegen/llvm_text.py",
+           """if "\\\\" in name or '"' in name:""", "if False:",
+           "a value's name with a quote or backslash written unescaped: text LLVM cannot parse",
+           ("tests/codegen/test_llvm_text.py",)),
+    Mutant("sharing-rough-key-per-launch", "codegen/cpu/shared_kernels.py",
+           "tuple(op.iterator_types), layouts_of(i)),", "tuple(op.iterator_types), layouts_of(i), i),",
+           "the cheap first grouping of plan_sharing keyed by launch: no kernel has a possible twin, "
+           "none is printed, none shared",
+           ("tests/codegen/test_shared_kernels.py",)),
 ]
 
 

@@ -51,6 +51,7 @@ from jitcore.codegen.host import (
     size_symbols,
     strided_operands,
 )
+from jitcore.codegen.llvm_text import module_text
 from jitcore.codegen.llvm_types import I64
 from jitcore.codegen.loops import Sizes, static_value
 from jitcore.codegen.plan import CompiledFunction, Launch, LowerOptions
@@ -289,7 +290,7 @@ class CpuBackend:
         if light:  # in the text too: the IR names its pipeline (the memo, the object cache)
             module.add_named_metadata(LIGHT_METADATA, [])
         heap_scratch.move_large_scratch_to_heap(module)  # (a caller's thread may have a small stack)
-        text = str(module)
+        text = module_text(module)  # str(module), faster
         symbol = f"jit_{func.sym_name}_{hashlib.sha256(text.encode()).hexdigest()[:16]}"
         plan.symbol = symbol
         plan.launches = [dataclasses.replace(launch, kernel=launch.kernel.replace(draft, symbol))

@@ -89,7 +89,7 @@ from jitcore.codegen import scalar
 from jitcore.codegen.cpu import cost
 from jitcore.codegen.cpu.block_order import reads_from_memory
 from jitcore.codegen.cpu.strided_copy import StridedCopy
-from jitcore.codegen.llvm_types import I8, I64, constant, value_type
+from jitcore.codegen.llvm_types import I8, I64, constant, i64, value_type
 from jitcore.codegen.loops import emit_loop, extent, static_value
 from jitcore.ir.attributes import numpy_dtype
 from jitcore.ir.core import Operation, Value
@@ -445,7 +445,7 @@ class _Cascade:
 
     def lane_slot(self, k: int, lane) -> ll.Value:
         """Result ``k``'s lane ``lane`` (an int, or a value in a loop over the lanes)."""
-        lane = ll.Constant(I64, lane) if isinstance(lane, int) else lane
+        lane = i64(lane) if isinstance(lane, int) else lane
         return self.b.gep(self.arrays[k], [lane], inbounds=True, source_etype=self.types[k])
 
     def _slots(self, k: int) -> list[ll.Value]:
@@ -453,7 +453,7 @@ class _Cascade:
 
     # -- the cascade ------------------------------------------------------------------------
     def _level(self, k: int, level: ll.Value, lane: int) -> ll.Value:
-        index = self.b.add(self.b.mul(level, ll.Constant(I64, self.lanes)), ll.Constant(I64, lane))
+        index = self.b.add(self.b.mul(level, i64(self.lanes)), i64(lane))
         return self.b.gep(self.stacks[k], [index], inbounds=True, source_etype=self.types[k])
 
     def _add_level_to_lanes(self, level: ll.Value) -> None:

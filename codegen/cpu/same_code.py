@@ -15,6 +15,8 @@ import re
 
 from llvmlite import ir as ll
 
+from jitcore.codegen.llvm_text import function_text
+
 
 class SameCode:
     """The kernels emitted into ``module`` so far, by their text with their own names blanked."""
@@ -69,7 +71,7 @@ def _blanked(module: ll.Module, functions: list[ll.Function]) -> tuple[str, ...]
     nodes = {md.name: str(md).split(" = ", 1)[1] for md in module.metadata}
     texts = []
     for g in defined:
-        text = str(g)
+        text = function_text(g)
         for name in names:
             text = text.replace(name, f"<own {names.index(name)}>")
         texts.append(_METADATA.sub(lambda m: _node(nodes, m.group(1), ()), text))

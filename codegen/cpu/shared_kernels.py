@@ -89,13 +89,21 @@ def plan_sharing(ops, candidates, layouts_of) -> dict[int, Shared]:
     besides the op (strided flags, layout classes)."""
     if not SHARE:
         return {}
-    groups: dict[tuple, list[int]] = {}
-    forms = {}
+    # first by what the printed form shows anyway (its operand pattern, result types, iterators)
+    # and the layouts: only a kernel with a possible twin is printed, and most have none
+    rough: dict[tuple, list[int]] = {}
     for i in candidates:
         op = ops[i]
         if (not isinstance(op, kernel.GenericOp) or op.indexed or "sort_axis" in op.attributes
                 or match_contraction(op) is not None or not _self_contained(op)):
             continue
+        same = tuple(next(j for j, w in enumerate(op.operands) if w is v) for v in op.operands)
+        rough.setdefault((same, tuple(r.type for r in op.results), tuple(op.iterator_types), layouts_of(i)),
+                         []).append(i)
+    groups: dict[tuple, list[int]] = {}
+    forms = {}
+    for i in (i for members in rough.values() if len(members) > 1 for i in members):
+        op = ops[i]
         forms[i] = _start_free(op)
         with maps_swapped(op, forms[i][0]):
             text = print_op(op)

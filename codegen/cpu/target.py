@@ -319,7 +319,12 @@ def math_isa(features: str | None = None) -> frozenset[str]:
     with LLVM ``features``, the host's (``magic()``) by default: "avx512" with AVX-512F and VL.
     The features are in ``magic()``, which every compile's cache key holds, and the functions
     they choose are named in the IR, so code for one set is never taken for another."""
-    found = set((magic()[2] if features is None else features).split(","))
+    return _math_isa(magic()[2] if features is None else features)
+
+
+@lru_cache(maxsize=16)
+def _math_isa(features: str) -> frozenset[str]:  # (asked per kernel: the split once per string)
+    found = set(features.split(","))
     return frozenset({"avx512"}) if {"+avx512f", "+avx512vl"} <= found else frozenset()
 
 
@@ -329,8 +334,13 @@ def kernel_isa(features: str | None = None) -> frozenset[str]:
     beat a division per element (emulated on AVX2 it measured slower than LLVM's
     ``div`` on Zen 5, 1.4-2.0x). Chosen in the IR, so the cache key's features decide it, as for
     ``math_isa``."""
-    found = set((magic()[2] if features is None else features).split(","))
-    return math_isa(features) | ({"avx512dq"} if "+avx512dq" in found else set())
+    return _kernel_isa(magic()[2] if features is None else features)
+
+
+@lru_cache(maxsize=16)
+def _kernel_isa(features: str) -> frozenset[str]:
+    found = set(features.split(","))
+    return _math_isa(features) | ({"avx512dq"} if "+avx512dq" in found else set())
 
 def _inline_math(module: llvm.ModuleRef, tm: llvm.TargetMachine, features: str) -> None:
     """Define and inline the math library's functions with vector variants, which the O3
