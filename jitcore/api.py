@@ -363,8 +363,8 @@ class JitFunction:
 
     def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:
         """Record a flat call's structure (call_memo), for the executable still cached."""
-        marked_args = tuple(call_memo.Source(i) for i in range(len(args)))
-        marked_kwargs = {name: call_memo.Source(name) for name in kwargs}
+        marked_args = tuple(call_memo.marked(a, i) for i, a in enumerate(args))
+        marked_kwargs = {name: call_memo.marked(v, name) for name, v in kwargs.items()}
         static, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
         marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
         known = call_memo.structure(key, executable, args, kwargs, marked, arrays, [m for _, m in static])

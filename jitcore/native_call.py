@@ -49,7 +49,7 @@ import numpy as np
 from llvmlite import ir
 
 from jitcore import calltime
-from jitcore.call_memo import BY_IDENTITY, NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.dispatch import Executable
 from jitcore.ir import layout_class
 from jitcore.tracer import TRACING
@@ -246,6 +246,13 @@ def _object_fields() -> dict:
 
     values = (object(), object())
     fields = dict(cell_ref=only([(cell(v), v) for v in values], type(cell(0)).__basicsize__))
+    # a list's items: the array its ``ob_item`` word points to (its size: ``ob_size``, as a tuple's)
+    lists = ([values[0]], [values[1], values[0], None])
+    items = [off for off in range(2 * _WORD, list.__basicsize__, _WORD)
+             if all(_word(id(v) + 2 * _WORD) == len(v) and _word(id(v) + off) > 4096
+                    and all(_word(_word(id(v) + off) + k * _WORD) == id(x) for k, x in enumerate(v))
+                    for v in lists)]
+    fields["list_items"] = items[0] if len(items) == 1 else None
     size = type(other).__basicsize__
     fields["func_defaults"] = only([(f, f.__defaults__) for f in (with_defaults, other)], size)
     fields["func_kwdefaults"] = only([(f, f.__kwdefaults__) for f in (with_defaults, other)], size)
@@ -317,13 +324,16 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
-def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = None, reads: tuple = ()):
+def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = None, reads: tuple = (),
+          containers: tuple = ()):
     """The table entry (words, objects to keep alive) of an executable called with ``key``
     (dtype, shape per argument of the call, the positional ones then the keywords named
     ``keywords``, then the values of ``reads``; for a number its type and None, for a static
     argument its type and a ``Static``), or None when the native call cannot run it. ``order``:
     per argument the kernel's argument it is, -1 for a static one (None: the short path's, in
-    order). ``reads``: per call-time input (``calltime_reads``), what the call reads.
+    order). ``reads``: per call-time input (``calltime_reads``), what the call reads;
+    ``containers``: per tuple or list argument (position among the call's values, type, length),
+    whose items stand in its place in ``key`` and ``order``.
     It runs what needs no work besides allocating and copying back: each result a fresh buffer
     of its own (a NumPy scalar where NumPy gives one) or an argument itself, alone, in a flat
     tuple or None; arguments written in place (``executable.mutated``: C-contiguous, their new
@@ -363,12 +373,20 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
     keep = [executable, raiser, _INT64, keywords, reads]
     constants = executable._constants
-    words = [len(order) - len(keywords) - len(reads), ctypes.cast(executable._fn, ctypes.c_void_p).value,
+    items = sum(n - 1 for _, _, n in containers)  # the flat values past the call's own
+    if items > MAX_ITEMS or any(t is not tuple and (t is not list or "list_items" not in _LAYOUT)
+                                for _, t, _ in containers):
+        return None
+    positional = len(order) - items - len(keywords) - len(reads)
+    words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
              nargs, len(buffers), _RESULT_KINDS[tree.kind],
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants,
              len(keywords), *map(id, keywords), len(reads)]
     for kind, container, name in reads:
         words += [kind, id(container), name if type(name) is int else id(name)]
+    words.append(len(containers))
+    for position, kind, length in containers:
+        words += [position, id(kind), length]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
@@ -442,14 +460,15 @@ MAX_READS = 16  # call-time inputs an entry may read
 READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT = range(4)  # how (see ``calltime_reads``)
 
 
-def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None) -> list:
+def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
+            containers: tuple = ()) -> list:
     """The table entries of an executable (``entry``'s arguments): one for an ``Executable``;
     for a ``CallTimeExecutable``, one per variant the native call can check (arrays read from
     a module's globals, a closure cell or a function's defaults, C-contiguous; scalars compared
     by value), each reading its inputs after the call's arguments. Possibly none."""
     variants = getattr(executable, "variants", None)
     if variants is None:
-        made = entry(executable, key, keywords, order)
+        made = entry(executable, key, keywords, order, (), containers)
         return [] if made is None else [made]
     order = tuple(range(len(key) // 2)) if order is None else order
     found = []
@@ -458,7 +477,7 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
         if more is None:
             continue
         reads, hidden_key, hidden_order = more
-        made = entry(variant, key + hidden_key, keywords, order + hidden_order, reads)
+        made = entry(variant, key + hidden_key, keywords, order + hidden_order, reads, containers)
         if made is not None:
             found.append(made)
     return found
@@ -579,7 +598,8 @@ def install(cls: type, python_call, slot: str) -> bool:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
 _CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
-_ENV = ("ndarray", "None", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return",
+_ENV = ("ndarray", "None", "tuple", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
+        "PyArray_Return",
         "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
@@ -598,7 +618,8 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 
     from jitcore.codegen.backend import backend_for
 
-    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), Table=id(Table), TRACING=ctypes.addressof(TRACING),
+    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), Table=id(Table),
+                     TRACING=ctypes.addressof(TRACING),
                      python_call=id(python_call), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
@@ -654,7 +675,7 @@ class _Emitter:
         names = self.at(kwnames, layout["tuple_items"], _ptr)
         tab = b.inttoptr(b.load(self.at(state, layout["buffer"], _i64)), _wptr)
         count = self.word(tab, _c(0))
-        values = b.alloca(_ptr, b.add(b.add(nargs, n_kw), _c(MAX_READS)))  # the call's, then its reads
+        values = b.alloca(_ptr, b.add(b.add(nargs, n_kw), _c(MAX_READS + MAX_ITEMS)))  # flat, then reads
         e_i, cursor, entry = self.var(_c(0)), self.var(_c(0)), _local(b, _wptr)
         next_entry = self.block("entries")
         b.branch(next_entry)
@@ -677,7 +698,16 @@ class _Emitter:
         b.position_at_end(arguments)
         reads = self.block("reads")
         given = b.add(nargs, n_kw)
-        self.loop(given, lambda a: self.match(args, a, e, cursor, next_entry), done=reads)
+        # Tuple and list arguments: their items in their place, in ``values``.
+        containers_at = self.containers_at(e)
+        n_containers = self.word(e, containers_at)
+        has_containers = b.icmp_signed(">", n_containers, _c(0))
+        flat = self.var(given)
+        with b.if_then(has_containers):
+            b.store(self.expand(args, given, e, containers_at, n_containers, values, next_entry), flat)
+        flat = b.load(flat)
+        base = b.select(has_containers, values, args)
+        self.loop(flat, lambda a: self.match(base, a, e, cursor, next_entry), done=reads)
 
         # The call-time inputs (globals, cells, defaults), after the call's own arguments in
         # ``values``, matched as they are; borrowed, then held while the call runs.
@@ -685,19 +715,21 @@ class _Emitter:
         reads_at = self.reads_at(e)
         n_reads = self.word(e, reads_at)
         with b.if_then(b.icmp_signed(">", n_reads, _c(0))):
-            self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
+            with b.if_then(b.not_(has_containers)):
+                self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
 
             def read(r):
                 at = b.add(reads_at, b.add(b.mul(r, _c(3)), _c(1)))
                 value = self.read_input(self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr),
                                         self.word(e, b.add(at, _c(2))))
                 self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
-                b.store(value, b.gep(values, [b.add(given, r)]))
-                self.match(values, b.add(given, r), e, cursor, next_entry)
+                b.store(value, b.gep(values, [b.add(flat, r)]))
+                self.match(values, b.add(flat, r), e, cursor, next_entry)
 
             self.loop(n_reads, read)
-        source = b.select(b.icmp_signed(">", n_reads, _c(0)), values, args)
-        result = self.run(b.load(entry), state, tab, source, b.add(given, n_reads), cursor, given)
+        source = b.select(b.or_(has_containers, b.icmp_signed(">", n_reads, _c(0))), values, args)
+        hold_from = b.select(has_containers, _c(0), flat)  # a list's items, and the reads
+        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from)
         b.ret(result)
 
         b.position_at_end(fallback)
@@ -790,10 +822,51 @@ class _Emitter:
         keywords_at = self.keywords_at(e)
         return self.b.add(keywords_at, self.b.add(self.word(e, keywords_at), _c(1)))
 
-    def specs_at(self, e) -> ir.Value:
-        """The index of an entry's first argument's words (after its reads, three words each)."""
+    def containers_at(self, e) -> ir.Value:
+        """The index of an entry's count of container arguments (after its reads, three words each)."""
         reads_at = self.reads_at(e)
         return self.b.add(reads_at, self.b.add(self.b.mul(self.word(e, reads_at), _c(3)), _c(1)))
+
+    def specs_at(self, e) -> ir.Value:
+        """The index of an entry's first argument's words (after its containers, three words each)."""
+        at = self.containers_at(e)
+        return self.b.add(at, self.b.add(self.b.mul(self.word(e, at), _c(3)), _c(1)))
+
+    def expand(self, args, given, e, containers_at, n_containers, values, mismatch) -> ir.Value:
+        """The call's ``given`` values into ``values`` with each of the entry's container
+        arguments (a tuple or a list of exactly its type and length, else ``mismatch``) replaced
+        by its items; their count."""
+        b, layout = self.b, _LAYOUT
+        to, next_container = self.var(_c(0)), self.var(_c(0))
+
+        def one(s):
+            c = b.load(next_container)
+            at = b.add(containers_at, b.add(b.mul(c, _c(3)), _c(1)))
+            position = b.select(b.icmp_signed("<", c, n_containers), self.word(e, at), _c(-1))
+            obj = b.load(b.gep(args, [s]))
+            with b.if_else(b.icmp_signed("==", s, position)) as (container, plain):
+                with container:
+                    kind = b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64)
+                    self.branch(b.icmp_unsigned("==", kind, self.word(e, b.add(at, _c(1)))), "container_type",
+                                mismatch)
+                    length = self.word(e, b.add(at, _c(2)))
+                    size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
+                    self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
+                    is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                    inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
+                    listed = layout.get("list_items", layout["tuple_items"])  # (lists only where found)
+                    items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
+                    start = b.load(to)
+                    self.loop(length, lambda k: b.store(b.load(b.gep(items, [k])),
+                                                        b.gep(values, [b.add(start, k)])))
+                    b.store(b.add(start, length), to)
+                    b.store(b.add(c, _c(1)), next_container)
+                with plain:
+                    b.store(obj, b.gep(values, [b.load(to)]))
+                    b.store(b.add(b.load(to), _c(1)), to)
+
+        self.loop(given, one)
+        return b.load(to)
 
     def read_input(self, kind, container, name) -> ir.Value:
         """A call-time input's value, borrowed, or NULL where it is missing: ``container[name]``
@@ -1268,17 +1341,39 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
 
 
 def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
-    """The arguments of ``entry`` (key, keyword names, order) for a memo's call (``call_memo.
-    Structure`` ``known``) whose leaves are its arguments, positional or keyword, each once:
-    arrays (a strided one with its strides), numbers of ``SCALAR_TYPES`` that the executable
-    takes as their own dtype, and ints it takes as int64 (``api.int_class``: the ints of their
-    signature); the other arguments static ones of ``STATIC_TYPES``. None for any other call."""
+    """The arguments of ``entries`` (key, keyword names, order, containers) for a memo's call
+    (``call_memo.Structure`` ``known``) whose leaves are its arguments, positional or keyword,
+    or the items of its tuple and list arguments, each once: arrays (a strided one with its
+    strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints
+    it takes as int64 (``api.int_class``: the ints of their signature); the other arguments
+    static ones of ``STATIC_TYPES``. None for any other call. The key and order are the flat
+    values': each container's items in its place."""
     values = (*args, *kwargs.values())
     slot = {name: len(args) + k for k, name in enumerate(kwargs)}  # a keyword's place in ``values``
-    key, order = [None] * (2 * len(values)), [-1] * len(values)
+    flat, first, containers = [], [], []
+    for s, v in enumerate(values):
+        first.append(len(flat))
+        if type(v) in CONTAINERS:
+            containers.append((s, type(v), len(v)))
+            flat.extend(v)
+        else:
+            flat.append(v)
+    if len(flat) - len(values) > MAX_ITEMS:
+        return None
+    key, order = [None] * (2 * len(flat)), [-1] * len(flat)
     for k, (where, dtype) in enumerate(known.sources):
-        s = where if type(where) is int else slot[where]
-        a = values[s]
+        if type(where) is tuple:  # an item of a container argument
+            where, item = where
+            s = where if type(where) is int else slot[where]
+            if type(values[s]) not in CONTAINERS:
+                return None
+            s = first[s] + item
+        else:
+            s = where if type(where) is int else slot[where]
+            if type(values[s]) in CONTAINERS:
+                return None
+            s = first[s]
+        a = flat[s]
         if order[s] != -1:
             return None
         order[s] = k
@@ -1292,9 +1387,12 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
             return None
     for where in known.statics:
         s = where if type(where) is int else slot[where]
-        if order[s] != -1 or key[2 * s] is not None or type(values[s]) not in STATIC_TYPES:
+        if type(values[s]) in CONTAINERS:
             return None
-        key[2 * s:2 * s + 2] = type(values[s]), Static((values[s],))
+        s = first[s]
+        if order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
+            return None
+        key[2 * s:2 * s + 2] = type(flat[s]), Static((flat[s],))
     if any(k is None for k in key[::2]):  # an argument neither a leaf nor static
         return None
-    return tuple(key), tuple(kwargs), tuple(order)
+    return tuple(key), tuple(kwargs), tuple(order), tuple(containers)
