@@ -474,3 +474,22 @@ def test_a_list_changed_by_another_thread_never_crashes_or_mixes():
         f(items)
     after = sys.getrefcount(x)
     assert after == count
+
+
+def kind_scaled(xs):
+    total = xs[0]
+    for v in xs[1:]:  # as many items as the call's container holds
+        total = total + v
+    return total * (2 if isinstance(xs, tuple) else 3)
+
+
+def test_a_containers_type_and_length_pick_their_own_code():
+    f = jc.jit(kind_scaled)
+    x = np.arange(4.0)
+    for items in ([x, x], (x, x), [x, x, x], (x,), [x], (x, x, x)):
+        got = natively(f, items)
+        np.testing.assert_array_equal(got, kind_scaled(items))
+    before = native_calls(f)
+    for items in ([x, x], (x, x), [x, x, x], (x,), [x], (x, x, x)) * 2:
+        np.testing.assert_array_equal(f(items), kind_scaled(items))
+    assert native_calls(f) == before + 12  # six signatures, all in the table
