@@ -421,7 +421,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             strides = None
             words += [id(dtype), len(shape), k, *shape]
         spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
-    if writes and sorted(writes) != sorted(k for k, *_ in spans if k in writes):
+    arrays = {k for k, *_ in spans}  # (a number's kernel argument is a stand-in header, no object)
+    if not set(writes) <= arrays or not {-1 - code for code in outputs[::2] if code < 0} <= arrays:
         return None
     # Written arguments: checked writeable and apart from every other array (as
     # ``dispatch._check_no_aliasing``), then their new values copied in.
