@@ -252,8 +252,8 @@ class JitFunction:
             executable = self._fast_cache.get(short)
             if executable is not None and current_trace() is None:
                 self._hit()
-                if (short not in self._native_entries or type(executable) is CallTimeExecutable) \
-                        and native_call.AVAILABLE:
+                if (short not in self._native_entries or type(executable) is CallTimeExecutable
+                        and self._native_stale(short, executable)) and native_call.AVAILABLE:
                     self._offer_native(short, executable)
                 return executable.call_flat(args)
         if self._flats is not None:  # a method's twin: (instance, *args) as a flat twin's call
@@ -272,8 +272,8 @@ class JitFunction:
                     self._cache.move_to_end(known.full_key)  # recency, as on the full path below
                 except KeyError:  # dropped meanwhile by another thread's compile
                     pass
-                if (memo not in self._native_entries or type(known.executable) is CallTimeExecutable) \
-                        and native_call.AVAILABLE:
+                if (memo not in self._native_entries or type(known.executable) is CallTimeExecutable
+                        and self._native_stale(memo, known.executable)) and native_call.AVAILABLE:
                     entry_key = native_call.entry_key(args, kwargs, known, int_class)
                     if entry_key is None:
                         self._native_entries.setdefault(memo, None)  # asked once: the Python path's call
@@ -403,6 +403,11 @@ class JitFunction:
                 return
             self._set_native()
         native_call.install(JitFunction, python_call, "_native")
+
+    def _native_stale(self, key, executable) -> bool:
+        """Whether a call-time executable compiled variants since its native entries were made."""
+        made = self._native_entries.get(key)
+        return made is not None and made[2] != len(executable.variants)
 
     def _native_sync(self) -> None:
         """The native table after signatures left the short path's dict (under ``self._lock``)."""
