@@ -72,23 +72,30 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     return tuple(parts)
 
 
-# A tuple or list argument of arrays and numbers (``f((x, y))``, ``f([a, b, c])``): its type,
-# length and each item's part; not nested, at most ``MAX_ITEMS`` items. Only for functions
-# without static arguments, where a tuple could be a static value, compared by its own ``==``.
-CONTAINERS = (tuple, list)
+# A tuple, list or dict argument of arrays and numbers (``f((x, y))``, ``f([a, b, c])``,
+# ``f({"w": w, "b": b})``): its type, a dict's keys (strings, sorted: ``pytree``'s order) and
+# each item's part; not nested, at most ``MAX_ITEMS`` items. Only for functions without static
+# arguments, where a tuple could be a static value, compared by its own ``==``.
+CONTAINERS = (tuple, list, dict)
 MAX_ITEMS = 32
 
 
 def _items(container, statics: bool, int_range):
     if statics or len(container) > MAX_ITEMS:
         return None
+    kind, keys, items = type(container), None, container
+    if kind is dict:
+        if any(type(k) is not str for k in container):
+            return None
+        keys = tuple(sorted(container))
+        items = [container[k] for k in keys]
     parts = []
-    for v in container:
+    for v in items:
         part = _part(v, False, int_range)
         if part is None:
             return None
         parts.append(part)
-    return type(container), tuple(parts)
+    return kind, keys, tuple(parts)
 
 
 def _part(v, statics: bool, int_range):
@@ -169,7 +176,10 @@ class Source:
 
 
 def marked(v, where):
-    """The marker of argument ``v`` at ``where``: a container's items marked one by one."""
+    """The marker of argument ``v`` at ``where``: a container's items marked one by one (a
+    dict's by key)."""
+    if type(v) is dict:
+        return {k: Source((where, k)) for k in v}
     if type(v) in CONTAINERS:
         return type(v)(Source((where, k)) for k in range(len(v)))
     return Source(where)

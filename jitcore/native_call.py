@@ -371,12 +371,16 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             return None
         writes[i] = index
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
-    keep = [executable, raiser, _INT64, keywords, reads]
+    keep = [executable, raiser, _INT64, keywords, reads, containers]
     constants = executable._constants
-    items = sum(n - 1 for _, _, n in containers)  # the flat values past the call's own
-    if items > MAX_ITEMS or any(t is not tuple and (t is not list or "list_items" not in _LAYOUT)
+    # (a dict's third word: its keys, a table of their count and addresses, kept)
+    lengths = [n if type(n) is int else len(n) for _, _, n in containers]
+    items = sum(lengths) - len(containers)  # the flat values past the call's own
+    if items > MAX_ITEMS or any(t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT)
                                 for _, t, _ in containers):
         return None
+    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in containers if t is dict]
+    keep.append(key_tables)
     positional = len(order) - items - len(keywords) - len(reads)
     words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
              nargs, len(buffers), _RESULT_KINDS[tree.kind],
@@ -385,8 +389,9 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     for kind, container, name in reads:
         words += [kind, id(container), name if type(name) is int else id(name)]
     words.append(len(containers))
+    tables = iter(key_tables)
     for position, kind, length in containers:
-        words += [position, id(kind), length]
+        words += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
@@ -599,7 +604,7 @@ def install(cls: type, python_call, slot: str) -> bool:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
 _CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
-_ENV = ("ndarray", "None", "tuple", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
+_ENV = ("ndarray", "None", "tuple", "dict", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
         "PyArray_Return",
         "Py_IncRef",
         "Py_DecRef",
@@ -619,7 +624,7 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 
     from jitcore.codegen.backend import backend_for
 
-    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), Table=id(Table),
+    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), Table=id(Table),
                      TRACING=ctypes.addressof(TRACING),
                      python_call=id(python_call), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
@@ -850,17 +855,34 @@ class _Emitter:
                     kind = b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64)
                     self.branch(b.icmp_unsigned("==", kind, self.word(e, b.add(at, _c(1)))), "container_type",
                                 mismatch)
-                    length = self.word(e, b.add(at, _c(2)))
-                    size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
-                    self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
-                    is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
-                    inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
-                    listed = layout.get("list_items", layout["tuple_items"])  # (lists only where found)
-                    items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
                     start = b.load(to)
-                    self.loop(length, lambda k: b.store(b.load(b.gep(items, [k])),
-                                                        b.gep(values, [b.add(start, k)])))
-                    b.store(b.add(start, length), to)
+                    is_dict = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("dict"), _i64))
+                    with b.if_else(is_dict) as (mapping, sequence):
+                        with mapping:  # exactly the entry's keys, each looked up (borrowed, held in run)
+                            names = b.inttoptr(self.word(e, b.add(at, _c(2))), _wptr)
+                            count = self.word(names, _c(0))
+                            self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),
+                                        "dict_size", mismatch)
+
+                            def lookup(k):
+                                name = b.inttoptr(self.word(names, b.add(k, _c(1))), _ptr)
+                                item = self.call("PyDict_GetItem", _ptr, obj, name)
+                                self.branch(b.icmp_unsigned("!=", item, self.null), "dict_item", mismatch)
+                                b.store(item, b.gep(values, [b.add(start, k)]))
+
+                            self.loop(count, lookup)
+                            b.store(b.add(start, count), to)
+                        with sequence:
+                            length = self.word(e, b.add(at, _c(2)))
+                            size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
+                            self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
+                            is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
+                            listed = layout.get("list_items", layout["tuple_items"])  # (lists: where found)
+                            items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
+                            self.loop(length, lambda k: b.store(b.load(b.gep(items, [k])),
+                                                                b.gep(values, [b.add(start, k)])))
+                            b.store(b.add(start, length), to)
                     b.store(b.add(c, _c(1)), next_container)
                 with plain:
                     b.store(obj, b.gep(values, [b.load(to)]))
@@ -1354,7 +1376,11 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
     flat, first, containers = [], [], []
     for s, v in enumerate(values):
         first.append(len(flat))
-        if type(v) in CONTAINERS:
+        if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
+            keys = tuple(sorted(v))
+            containers.append((s, dict, keys))
+            flat.extend(v[k] for k in keys)
+        elif type(v) in CONTAINERS:
             containers.append((s, type(v), len(v)))
             flat.extend(v)
         else:
@@ -1368,6 +1394,8 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
             s = where if type(where) is int else slot[where]
             if type(values[s]) not in CONTAINERS:
                 return None
+            if type(values[s]) is dict:
+                item = containers[[c[0] for c in containers].index(s)][2].index(item)
             s = first[s] + item
         else:
             s = where if type(where) is int else slot[where]

@@ -133,7 +133,7 @@ def call_forms() -> dict:
     method, of a ``functools.partial`` and of a callable object; a 0-d array, a NumPy scalar, a
     Python float, a list, an ``out``-like keyword argument, and a global array rebound between
     calls (two arrays in turn); an in-place update, a global array not rebound, a closed-over and
-    a default array, a global number, tuples and lists of arrays; NumPy's ``out=`` call and
+    a default array, a global number, tuples, lists and dicts of arrays; NumPy's ``out=`` call and
     product for scale."""
     global GLOBAL_WEIGHTS
     x = np.linspace(-1, 1, 8, dtype=np.float32)
@@ -209,6 +209,8 @@ def call_forms() -> dict:
 
     closed_jit, defaulted_jit, offset_jit = jc.jit(closed), jc.jit(defaulted), jc.jit(_offset)
     pair_sum = jc.jit(lambda xs: xs[0] * 2 + xs[1])
+    layer = jc.jit(lambda p, x: x * p["w"] + p["b"])
+    params = {"w": scale, "b": y}
     weighted = jc.jit(_weighted)
     pair = (np.ones(8, np.float32), np.full(8, 2.0, np.float32))
     turn = [0]
@@ -242,6 +244,7 @@ def call_forms() -> dict:
         "jitcore o(x) global number (guarded)": lambda: offset_jit(x),
         "jitcore s((x, y)) (a tuple of arrays)": lambda: pair_sum((x, y)),
         "jitcore s([x, y]) (a list of arrays)": lambda: pair_sum([x, y]),
+        "jitcore layer(params, x) (a dict of arrays)": lambda: layer(params, x),
         "numpy np.multiply(x, w, out=out)": lambda: np.multiply(x, scale, out=out),
         "numpy x * w": lambda: x * scale,
     }

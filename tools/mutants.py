@@ -797,6 +797,12 @@ MUTANTS = [
            'self.branch(b.icmp_signed(">=", size, length), "container_length", mismatch)',
            "a longer list runs the code traced for a shorter one: its last items ignored",
            ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-dict-size-unchecked", "jitcore/native_call.py",
+           'self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),',
+           'self.branch(b.icmp_signed(">=", self.call("PyDict_Size", _i64, obj), count),',
+           "a dict argument with more keys than its entry's runs the code traced without them (a "
+           "loop over the dict's items misses the new ones)",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
 ]
 
 

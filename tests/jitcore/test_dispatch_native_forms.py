@@ -493,3 +493,42 @@ def test_a_containers_type_and_length_pick_their_own_code():
     for items in ([x, x], (x, x), [x, x, x], (x,), [x], (x, x, x)) * 2:
         np.testing.assert_array_equal(f(items), kind_scaled(items))
     assert native_calls(f) == before + 12  # six signatures, all in the table
+
+
+def dense(params, x):
+    out = x * params["w"] + params["b"]
+    for name in params:  # the dict's own order while tracing: pytree's (its keys sorted)
+        out = out * 2 + params[name][:1]
+    return out
+
+
+@pytest.mark.parametrize("change", ["same_keys_reordered", "missing", "extra", "renamed", "shape", "dtype",
+                                    "number", "nested", "subclass", "int_key"])
+def test_a_dict_of_arrays_is_called_natively_and_changes_give_numpys_answer(change):
+    import collections
+
+    f = jc.jit(dense)
+    x = np.arange(6, dtype=np.float32)
+    w, b = np.full(6, 2.0, np.float32), np.linspace(0, 1, 6, dtype=np.float32)
+    params = {"w": w, "b": b}
+    expected = jc.jit(dense)(params, x)  # a fresh function's first call: the full path
+    np.testing.assert_array_equal(natively(f, params, x), expected)
+    new = {"same_keys_reordered": {"b": b, "w": w}, "missing": {"w": w}, "extra": {"w": w, "b": b, "c": b},
+           "renamed": {"w": w, "bias": b}, "shape": {"w": w, "b": b[:1]}, "dtype": {"w": w, "b": b * 1.0},
+           "number": {"w": w, "b": 0.5}, "nested": {"w": w, "b": [b]},
+           "subclass": collections.OrderedDict(w=w, b=b), "int_key": {"w": w, "b": b, 1: b}}[change]
+    before = native_calls(f)
+    try:
+        want = jc.jit(dense)(new, x)
+    except Exception as e:  # noqa: BLE001  (the Python path's own error)
+        with pytest.raises(type(e)):
+            f(new, x)
+    else:
+        got = f(new, x)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    if change == "same_keys_reordered":
+        assert native_calls(f) == before + 1  # pytree's order: the same code, natively
+    params["w"] = w * 3  # the same dict, another array: read on each call
+    np.testing.assert_array_equal(f(params, x), jc.jit(dense)(params, x))
+    assert native_calls(f) >= before + 1
