@@ -69,6 +69,7 @@ from jitcore.tracer import Tracer, add_user_line, current_trace
 DROPPED_KEYS_LOGGED = 64  # signatures dropped lately that the compile log recognises
 
 _NO_GENERATORS = nullcontext()  # a call without generator arguments
+_UNSET = object()  # a key the native entries have not seen
 
 
 class CacheInfo(namedtuple("CacheInfo", ["hits", "misses", "traces", "compiles"])):
@@ -251,7 +252,8 @@ class JitFunction:
             executable = self._fast_cache.get(short)
             if executable is not None and current_trace() is None:
                 self._hit()
-                if short not in self._native_entries and native_call.AVAILABLE:
+                if (short not in self._native_entries or type(executable) is CallTimeExecutable
+                        and self._native_stale(short, executable)) and native_call.AVAILABLE:
                     self._offer_native(short, executable)
                 return executable.call_flat(args)
         if self._flats is not None:  # a method's twin: (instance, *args) as a flat twin's call
@@ -270,10 +272,11 @@ class JitFunction:
                     self._cache.move_to_end(known.full_key)  # recency, as on the full path below
                 except KeyError:  # dropped meanwhile by another thread's compile
                     pass
-                if memo not in self._native_entries and native_call.AVAILABLE:
+                if (memo not in self._native_entries or type(known.executable) is CallTimeExecutable
+                        and self._native_stale(memo, known.executable)) and native_call.AVAILABLE:
                     entry_key = native_call.entry_key(args, kwargs, known, int_class)
                     if entry_key is None:
-                        self._native_entries[memo] = None  # asked once: the Python path's call
+                        self._native_entries.setdefault(memo, None)  # asked once: the Python path's call
                     else:
                         self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
@@ -360,8 +363,8 @@ class JitFunction:
 
     def _remember(self, memo, key, executable, args, kwargs, arrays) -> None:
         """Record a flat call's structure (call_memo), for the executable still cached."""
-        marked_args = tuple(call_memo.Source(i) for i in range(len(args)))
-        marked_kwargs = {name: call_memo.Source(name) for name in kwargs}
+        marked_args = tuple(call_memo.marked(a, i) for i, a in enumerate(args))
+        marked_kwargs = {name: call_memo.marked(v, name) for name, v in kwargs.items()}
         static, dyn_args, dyn_kwargs = self._split(marked_args, marked_kwargs)
         marked, _ = pytree.flatten((tuple(dyn_args), dyn_kwargs))
         known = call_memo.structure(key, executable, args, kwargs, marked, arrays, [m for _, m in static])
@@ -380,21 +383,31 @@ class JitFunction:
         """A cached signature on the short path (or, with ``entry_key``, ``native_call.entry_key``'s
         words, a memo's call: numbers, strided arrays, keywords or static arguments among its
         arguments): give it to the native call when it can
-        run it (its second cached call on: a function called once never compiles the dispatcher)."""
+        run it (its second cached call on: a function called once never compiles the dispatcher).
+        An executable that reads call-time inputs has an entry per variant; a variant compiled
+        since (a global's new shape) makes them anew."""
         with self._lock:
             cached = (self._fast_cache.get(short) if entry_key is None
                       else getattr(self._memo.get(short), "executable", None))
-            if short in self._native_entries or cached is not executable:
+            known = self._native_entries.get(short, _UNSET)
+            variants = len(getattr(executable, "variants", ()))
+            if cached is not executable or (known is not _UNSET and (known is None or known[2] == variants)):
                 return
-            live = sum(made is not None for made in self._native_entries.values())
-            room = live < native_call.MAX_ENTRIES
-            made = None if not room else (native_call.entry(executable, short) if entry_key is None
-                                          else native_call.entry(executable, *entry_key))
-            self._native_entries[short] = None if made is None else (executable, made)
-            if made is None:
+            live = sum(len(made[1]) for made in self._native_entries.values()
+                       if made is not None and made is not known)
+            made = [] if live >= native_call.MAX_ENTRIES else (
+                native_call.entries(executable, short) if entry_key is None
+                else native_call.entries(executable, *entry_key))
+            self._native_entries[short] = (executable, made, variants) if made or variants else None
+            if not made:
                 return
             self._set_native()
         native_call.install(JitFunction, python_call, "_native")
+
+    def _native_stale(self, key, executable) -> bool:
+        """Whether a call-time executable compiled variants since its native entries were made."""
+        made = self._native_entries.get(key)
+        return made is not None and made[2] != len(executable.variants)
 
     def _native_sync(self) -> None:
         """The native table after signatures left the short path's dict (under ``self._lock``)."""
@@ -406,7 +419,7 @@ class JitFunction:
         """The native table of the entries (under ``self._lock``; never None: the slot holds a
         table or nothing); for a flat twin, its method's table too, which its method's twin
         takes (``method_calls``: the same entries, the instance's attributes in front)."""
-        entries = [m for _, m in filter(None, self._native_entries.values())]
+        entries = [m for made in filter(None, self._native_entries.values()) for m in made[1]]
         self._native = native_call.table(entries, self._native_hits)
         if self._method_of is not None:
             method, spec = self._method_of

@@ -59,17 +59,43 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     ``int_range`` is ``api.int_range`` (passed in: api imports this module)."""
     parts: list = [len(args)]
     for a in args:
-        part = _part(a, statics, int_range)
+        part = _part(a, statics, int_range) if type(a) not in CONTAINERS else _items(a, statics, int_range)
         if part is None:
             return None
         parts.append(part)
     for name, v in kwargs.items():
-        part = _part(v, statics, int_range)
+        part = _part(v, statics, int_range) if type(v) not in CONTAINERS else _items(v, statics, int_range)
         if part is None:
             return None
         parts.append(name)
         parts.append(part)
     return tuple(parts)
+
+
+# A tuple, list or dict argument of arrays and numbers (``f((x, y))``, ``f([a, b, c])``,
+# ``f({"w": w, "b": b})``): its type, a dict's keys (strings, sorted: ``pytree``'s order) and
+# each item's part; not nested, at most ``MAX_ITEMS`` items. Only for functions without static
+# arguments, where a tuple could be a static value, compared by its own ``==``.
+CONTAINERS = (tuple, list, dict)
+MAX_ITEMS = 32
+
+
+def _items(container, statics: bool, int_range):
+    if statics or len(container) > MAX_ITEMS:
+        return None
+    kind, keys, items = type(container), None, container
+    if kind is dict:
+        if any(type(k) is not str for k in container):
+            return None
+        keys = tuple(sorted(container))
+        items = [container[k] for k in keys]
+    parts = []
+    for v in items:
+        part = _part(v, False, int_range)
+        if part is None:
+            return None
+        parts.append(part)
+    return kind, keys, tuple(parts)
 
 
 def _part(v, statics: bool, int_range):
@@ -139,13 +165,32 @@ def exactly(value):
 
 
 class Source:
-    """A marker standing for one argument (a position or a keyword's name) while the call's
-    binding and flattening run on markers to find where each leaf comes from."""
+    """A marker standing for one argument (a position or a keyword's name; an item of a tuple
+    or list argument: (its position or name, its index)) while the call's binding and
+    flattening run on markers to find where each leaf comes from."""
 
     __slots__ = ("where",)
 
     def __init__(self, where):
         self.where = where
+
+
+def marked(v, where):
+    """The marker of argument ``v`` at ``where``: a container's items marked one by one (a
+    dict's by key)."""
+    if type(v) is dict:
+        return {k: Source((where, k)) for k in v}
+    if type(v) in CONTAINERS:
+        return type(v)(Source((where, k)) for k in range(len(v)))
+    return Source(where)
+
+
+def value(args: tuple, kwargs: dict, where):
+    """The argument (or a container argument's item) a ``Source`` stands for."""
+    if type(where) is tuple:
+        where, k = where
+        return (args[where] if type(where) is int else kwargs[where])[k]
+    return args[where] if type(where) is int else kwargs[where]
 
 
 class Structure:
@@ -165,7 +210,8 @@ class Structure:
     def run(self, args: tuple, kwargs: dict):
         arrays = []
         for where, dtype in self.sources:
-            v = args[where] if type(where) is int else kwargs[where]
+            v = args[where] if type(where) is int else kwargs[where] if type(where) is str else \
+                value(args, kwargs, where)
             arrays.append(v if dtype is None else np.asarray(v, dtype=dtype))
         if self.contiguous:
             return self.executable.call_flat(tuple(arrays))
@@ -186,13 +232,13 @@ def structure(full_key, executable, args: tuple, kwargs: dict, marked: list,
         if type(mark) is not Source:
             return None
         where = mark.where
-        value = args[where] if type(where) is int else kwargs[where]
-        if type(value) is _NDARRAY:
-            if arr is not value:
+        v = value(args, kwargs, where)
+        if type(v) is _NDARRAY:
+            if arr is not v:
                 return None
-            contiguous = contiguous and value.flags.c_contiguous
+            contiguous = contiguous and v.flags.c_contiguous
             sources.append((where, None))
-        elif (type(value) in _NUMBERS or type(value) in NUMPY_SCALARS) and type(arr) is _NDARRAY \
+        elif (type(v) in _NUMBERS or type(v) in NUMPY_SCALARS) and type(arr) is _NDARRAY \
                 and arr.shape == ():
             sources.append((where, arr.dtype))
         else:

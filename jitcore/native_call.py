@@ -43,17 +43,20 @@ import os
 import re
 import sys
 import threading
+import types
 
 import numpy as np
 from llvmlite import ir
 
-from jitcore.call_memo import BY_IDENTITY, NUMPY_SCALARS
+from jitcore import calltime
+from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.dispatch import Executable
+from jitcore.ir import layout_class
 from jitcore.tracer import TRACING
 
 MAX_ENTRIES = 8  # signatures per function in its table; more go through the Python path
 ARRAY_TYPE = id(np.ndarray)
-C_CONTIGUOUS, ALIGNED = 0x1, 0x100  # NPY_ARRAY_C_CONTIGUOUS, NPY_ARRAY_ALIGNED
+C_CONTIGUOUS, ALIGNED, WRITEABLE = 0x1, 0x100, 0x400  # NPY_ARRAY_C_CONTIGUOUS, _ALIGNED, _WRITEABLE
 METH_FASTCALL, METH_KEYWORDS = 0x80, 0x2  # CPython's calling-convention flags
 _WORD = ctypes.sizeof(ctypes.c_void_p)
 _NUMERIC = set("biufc?")
@@ -215,6 +218,47 @@ def _scalar_types() -> dict:
 SCALAR_VALUE = 2 * _WORD  # after the reference count and the type
 
 
+_PROBE_DEFAULT = object()
+
+
+def _object_fields() -> dict:
+    """Where a closure cell keeps its value and a function its ``__defaults__`` and
+    ``__kwdefaults__`` (the call-time inputs the native call reads, ``jitcore.calltime``), each
+    the one word that holds the known object in two probes; a field not found is left out (its
+    reads stay on the Python path)."""
+    def only(objs_and_values, size) -> int | None:
+        found = None
+        for obj, value in objs_and_values:
+            at = [off for off in range(2 * _WORD, size, _WORD) if _word(id(obj) + off) == id(value)]
+            if len(at) != 1 or found not in (None, at[0]):
+                return None
+            found = at[0]
+        return found
+
+    def cell(v):
+        return (lambda: v).__closure__[0]
+
+    def with_defaults(a=_PROBE_DEFAULT, *, b=_PROBE_DEFAULT):
+        return a, b
+
+    def other(a=(), b=1.5, *, c=None):
+        return a, b, c
+
+    values = (object(), object())
+    fields = dict(cell_ref=only([(cell(v), v) for v in values], type(cell(0)).__basicsize__))
+    # a list's items: the array its ``ob_item`` word points to (its size: ``ob_size``, as a tuple's)
+    lists = ([values[0]], [values[1], values[0], None])
+    items = [off for off in range(2 * _WORD, list.__basicsize__, _WORD)
+             if all(_word(id(v) + 2 * _WORD) == len(v) and _word(id(v) + off) > 4096
+                    and all(_word(_word(id(v) + off) + k * _WORD) == id(x) for k, x in enumerate(v))
+                    for v in lists)]
+    fields["list_items"] = items[0] if len(items) == 1 else None
+    size = type(other).__basicsize__
+    fields["func_defaults"] = only([(f, f.__defaults__) for f in (with_defaults, other)], size)
+    fields["func_kwdefaults"] = only([(f, f.__kwdefaults__) for f in (with_defaults, other)], size)
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def _probes() -> dict | None:
     # CPython with its GIL: the dispatcher reads the table and counts hits holding it.
     gil = getattr(sys, "_is_gil_enabled", lambda: True)()
@@ -223,7 +267,7 @@ def _probes() -> dict | None:
     fields, tuples, buffer, api = _array_fields(), _tuple_fields(), _buffer_offset(), _numpy_api()
     if fields is None or tuples is None or buffer is None or api is None:
         return None
-    return dict(fields, **tuples, buffer=buffer, api=api)
+    return dict(fields, **tuples, **_object_fields(), buffer=buffer, api=api)
 
 
 _LAYOUT = _probes()
@@ -280,40 +324,75 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
-def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = None):
+def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = None, reads: tuple = (),
+          containers: tuple = ()):
     """The table entry (words, objects to keep alive) of an executable called with ``key``
     (dtype, shape per argument of the call, the positional ones then the keywords named
-    ``keywords``; for a number its type and None, for a static argument its type and a
-    ``Static``), or None when the native call cannot run it. ``order``: per argument of the
-    call the kernel's argument it is, -1 for a static one (None: the short path's, in order).
-    It runs what needs no work besides allocating: each result a fresh buffer of its own (a
-    NumPy scalar where NumPy gives one), alone or in a flat tuple; status words, checked after
-    the call; nothing written back, copied or transposed; small numeric results (``np.empty``'s,
-    not the buffer pool's)."""
+    ``keywords``, then the values of ``reads``; for a number its type and None, for a static
+    argument its type and a ``Static``), or None when the native call cannot run it. ``order``:
+    per argument the kernel's argument it is, -1 for a static one (None: the short path's, in
+    order). ``reads``: per call-time input (``calltime_reads``), what the call reads;
+    ``containers``: per tuple or list argument (position among the call's values, type, length),
+    whose items stand in its place in ``key`` and ``order``.
+    It runs what needs no work besides allocating and copying back: each result a fresh buffer
+    of its own (a NumPy scalar where NumPy gives one) or an argument itself, alone, in a flat
+    tuple or None; arguments written in place (``executable.mutated``: C-contiguous, their new
+    value a buffer of their dtype and shape, copied into them when the call checked them
+    writeable and apart from the other arguments); status words, checked after the call;
+    nothing copied in or transposed; small numeric results (``np.empty``'s, not the buffer
+    pool's)."""
     if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
         return None
     tree = executable.out_tree
     flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
     plan = executable.plan
-    if (plan.header is None or executable.mutated or executable._transposed
-            or executable._arguments or not (tree.kind == "leaf" or flat_tuple)):
+    if (plan.header is None or executable._transposed or len(reads) > MAX_READS
+            or not (tree.kind in ("leaf", "none") or flat_tuple)):
         return None
     nargs, buffers = len(plan.arg_strided), executable._buffers
     order = tuple(range(len(key) // 2)) if order is None else order
     if len(key) != 2 * len(order) or sorted(k for k in order if k >= 0) != list(range(nargs)):
         return None
+    n_results = len(executable._outputs) - len(executable.mutated)
+    returned_arguments = dict(executable._arguments)
     outputs = []
-    for kind, index, shape, scalar, copy in executable._outputs:
+    for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
+        if kind == "argument" and not scalar and k in returned_arguments:  # the caller's array itself
+            outputs += [-1 - returned_arguments[k], 0]
+            continue
         if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
             return None
         outputs += [index, int(scalar)]
+    if (tree.kind == "none") != (n_results == 0) or (tree.kind == "leaf" and n_results != 1):
+        return None
+    writes = {}  # kernel argument -> the buffer of its new value
+    for i, (kind, index, shape, _, copy) in zip(executable.mutated, executable._outputs[n_results:]):
+        if kind != "buffer" or copy or buffers[index][0] != shape or i in writes:
+            return None
+        writes[i] = index
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
-    keep = [executable, raiser, _INT64, keywords]
+    keep = [executable, raiser, _INT64, keywords, reads, containers]
     constants = executable._constants
-    words = [len(order) - len(keywords), ctypes.cast(executable._fn, ctypes.c_void_p).value,
-             nargs, len(buffers), int(tree.kind == "leaf"),
+    # (a dict's third word: its keys, a table of their count and addresses, kept)
+    lengths = [n if type(n) is int else len(n) for _, _, n in containers]
+    items = sum(lengths) - len(containers)  # the flat values past the call's own
+    if items > MAX_ITEMS or any(t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT)
+                                for _, t, _ in containers):
+        return None
+    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in containers if t is dict]
+    keep.append(key_tables)
+    positional = len(order) - items - len(keywords) - len(reads)
+    words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
+             nargs, len(buffers), _RESULT_KINDS[tree.kind],
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants,
-             len(keywords), *map(id, keywords)]
+             len(keywords), *map(id, keywords), len(reads)]
+    for kind, container, name in reads:
+        words += [kind, id(container), name if type(name) is int else id(name)]
+    words.append(len(containers))
+    tables = iter(key_tables)
+    for position, kind, length in containers:
+        words += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
+    spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
             if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
@@ -322,8 +401,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             nbytes = SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0
             words += [id(dtype), STATIC, -1, id(shape[0]), nbytes]
             continue
-        if k < 0:
-            return None
+        if k < 0 or (k in writes and (shape is None or dtype is int or isinstance(shape, Strided))):
+            return None  # (a number or a strided array written in place: the Python path)
         if shape is None:  # a number of type ``dtype`` (SCALAR_TYPES), read where it lies
             if dtype not in SCALAR_TYPES:
                 return None
@@ -336,13 +415,30 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             continue
         dtype = _canonical(dtype)
         keep.append(dtype)
+        if k in writes and buffers[writes[k]] != (tuple(shape), dtype):  # copied in as it is
+            return None
         if isinstance(shape, Strided):  # only where the kernel takes this argument's strides
             if not plan.arg_strided[k] or k in executable._copy_args:
                 return None
             shape, strides = shape
             words += [id(dtype), STRIDED + len(shape), k, *shape, *strides]
-            continue
-        words += [id(dtype), len(shape), k, *shape]
+        else:
+            strides = None
+            words += [id(dtype), len(shape), k, *shape]
+        spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
+    arrays = {k for k, *_ in spans}  # (a number's kernel argument is a stand-in header, no object)
+    if not set(writes) <= arrays or not {-1 - code for code in outputs[::2] if code < 0} <= arrays:
+        return None
+    # Written arguments: checked writeable and apart from every other array (as
+    # ``dispatch._check_no_aliasing``), then their new values copied in.
+    words.append(len(writes))
+    for k, index in writes.items():
+        shape, dtype = buffers[index]
+        words += [k, index, int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize]
+    spans = [s for s in spans if s[1] < s[2]] if writes else []  # an empty array shares no memory
+    words.append(len(spans))
+    for span in spans:
+        words += list(span)
     for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
         if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
@@ -351,6 +447,92 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
     words += [len(outputs) // 2, *outputs]
     return words, keep
+
+
+def _span(shape, strides, itemsize: int) -> tuple[int, int]:
+    """The bytes an array of ``shape`` (C-contiguous, or with ``strides``) spans around its data
+    pointer, [lo, hi): NumPy's bounds for ``may_share_memory``; empty for no elements."""
+    if 0 in shape:
+        return 0, 0
+    if strides is None:
+        return 0, int(np.prod(shape, dtype=np.int64)) * itemsize
+    lo = sum(min(0, s * (n - 1)) for n, s in zip(shape, strides))
+    hi = sum(max(0, s * (n - 1)) for n, s in zip(shape, strides))
+    return lo, hi + itemsize
+
+
+_RESULT_KINDS = {"tuple": 0, "leaf": 1, "none": 2}
+MAX_READS = 16  # call-time inputs an entry may read
+READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT = range(4)  # how (see ``calltime_reads``)
+
+
+def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
+            containers: tuple = ()) -> list:
+    """The table entries of an executable (``entry``'s arguments): one for an ``Executable``;
+    for a ``CallTimeExecutable``, one per variant the native call can check (arrays read from
+    a module's globals, a closure cell or a function's defaults, C-contiguous; scalars compared
+    by value), each reading its inputs after the call's arguments. Possibly none."""
+    variants = getattr(executable, "variants", None)
+    if variants is None:
+        made = entry(executable, key, keywords, order, (), containers)
+        return [] if made is None else [made]
+    order = tuple(range(len(key) // 2)) if order is None else order
+    found = []
+    for variant, inputs in list(variants):
+        more = calltime_reads(inputs, len(variant.plan.arg_strided) - len(inputs.slots))
+        if more is None:
+            continue
+        reads, hidden_key, hidden_order = more
+        made = entry(variant, key + hidden_key, keywords, order + hidden_order, reads, containers)
+        if made is not None:
+            found.append(made)
+    return found
+
+
+def calltime_reads(inputs, first: int) -> tuple | None:
+    """What the native call reads of one variant's inputs (``calltime.Inputs``): per input its
+    read (kind, container, name or index), its key (dtype and shape, or a static value) and its
+    kernel argument (the hidden ones from ``first`` on, -1 for a guarded scalar); None where
+    the variant reads anything else (draws, seeds, small arrays compared by content, copied or
+    non-contiguous arrays, a guard of a type compared otherwise)."""
+    if inputs.effects or inputs.contents or inputs.groups:
+        return None
+    by_slot = {k: (read, dtype, shape, layout) for k, read, dtype, shape, layout in inputs._arrays}
+    if len(by_slot) != len(inputs.slots):  # a draw among the slots
+        return None
+    reads, key, order = [], [], []
+    for read, value in inputs.guards:
+        where = _read_of(read)
+        if where is None or type(value) not in STATIC_TYPES:
+            return None
+        reads.append(where)
+        key += [type(value), Static((value,))]
+        order.append(-1)
+    for k in range(len(inputs.slots)):
+        read, dtype, shape, layout = by_slot[k]
+        where = _read_of(read)
+        if where is None or layout != layout_class.C:
+            return None
+        reads.append(where)
+        key += [dtype, tuple(shape)]
+        order.append(first + k)
+    return tuple(reads), tuple(key), tuple(order)
+
+
+def _read_of(read) -> tuple | None:
+    """A call-time read (``calltime.GlobalRead``, ``CellRead``, ``DefaultRead``) as the native
+    call makes it, or None where it cannot (a field its layout probes did not find)."""
+    t = type(read)
+    if t is calltime.GlobalRead and type(read.namespace) is dict and type(read.name) is str:
+        return READ_DICT, read.namespace, read.name
+    if t is calltime.CellRead and "cell_ref" in _LAYOUT:
+        return READ_CELL, read.cell, 0
+    if t is calltime.DefaultRead and isinstance(read.fun, types.FunctionType):
+        if type(read.key) is int and "func_defaults" in _LAYOUT:
+            return READ_DEFAULT, read.fun, read.key
+        if type(read.key) is str and "func_kwdefaults" in _LAYOUT:
+            return READ_KWDEFAULT, read.fun, read.key
+    return None
 
 
 _INT64 = np.dtype(np.int64)
@@ -422,7 +604,9 @@ def install(cls: type, python_call, slot: str) -> bool:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
 _CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
-_ENV = ("ndarray", "Table", "TRACING", "python_call", "PyArray_NewFromDescr", "PyArray_Return", "Py_IncRef",
+_ENV = ("ndarray", "None", "tuple", "dict", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
+        "PyArray_Return",
+        "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
@@ -440,8 +624,10 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 
     from jitcore.codegen.backend import backend_for
 
-    addresses = dict(ndarray=ARRAY_TYPE, Table=id(Table), TRACING=ctypes.addressof(TRACING),
+    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), Table=id(Table),
+                     TRACING=ctypes.addressof(TRACING),
                      python_call=id(python_call), **_LAYOUT["api"])
+    addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
     # What the IR is made from (the code's own version is in the object cache's key).
@@ -495,6 +681,7 @@ class _Emitter:
         names = self.at(kwnames, layout["tuple_items"], _ptr)
         tab = b.inttoptr(b.load(self.at(state, layout["buffer"], _i64)), _wptr)
         count = self.word(tab, _c(0))
+        values = b.alloca(_ptr, b.add(b.add(nargs, n_kw), _c(MAX_READS + MAX_ITEMS)))  # flat, then reads
         e_i, cursor, entry = self.var(_c(0)), self.var(_c(0)), _local(b, _wptr)
         next_entry = self.block("entries")
         b.branch(next_entry)
@@ -509,17 +696,46 @@ class _Emitter:
         self.branch(b.icmp_signed("==", self.word(e, _c(0)), nargs), "positional", next_entry)
         keywords_at = self.keywords_at(e)
         self.branch(b.icmp_signed("==", self.word(e, keywords_at), n_kw), "keywords", next_entry)
-        b.store(b.add(keywords_at, b.add(n_kw, _c(1))), cursor)
+        b.store(self.specs_at(e), cursor)
         arguments = self.block("arguments")
         name_of = lambda k: self.word(e, b.add(keywords_at, b.add(k, _c(1))))  # noqa: E731
         self.loop(n_kw, lambda k: self.same_name(b.load(b.gep(names, [k])), name_of(k), next_entry),
                   done=arguments)
         b.position_at_end(arguments)
-        run = self.block("run")
-        self.loop(b.add(nargs, n_kw), lambda a: self.match(args, a, e, cursor, next_entry), done=run)
+        reads = self.block("reads")
+        given = b.add(nargs, n_kw)
+        # Tuple and list arguments: their items in their place, in ``values``.
+        containers_at = self.containers_at(e)
+        n_containers = self.word(e, containers_at)
+        has_containers = b.icmp_signed(">", n_containers, _c(0))
+        flat = self.var(given)
+        with b.if_then(has_containers):
+            b.store(self.expand(args, given, e, containers_at, n_containers, values, next_entry), flat)
+        flat = b.load(flat)
+        base = b.select(has_containers, values, args)
+        self.loop(flat, lambda a: self.match(base, a, e, cursor, next_entry), done=reads)
 
-        b.position_at_end(run)
-        result = self.run(b.load(entry), state, tab, args, b.add(nargs, n_kw), cursor)
+        # The call-time inputs (globals, cells, defaults), after the call's own arguments in
+        # ``values``, matched as they are; borrowed, then held while the call runs.
+        b.position_at_end(reads)
+        reads_at = self.reads_at(e)
+        n_reads = self.word(e, reads_at)
+        with b.if_then(b.icmp_signed(">", n_reads, _c(0))):
+            with b.if_then(b.not_(has_containers)):
+                self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
+
+            def read(r):
+                at = b.add(reads_at, b.add(b.mul(r, _c(3)), _c(1)))
+                value = self.read_input(self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr),
+                                        self.word(e, b.add(at, _c(2))))
+                self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
+                b.store(value, b.gep(values, [b.add(flat, r)]))
+                self.match(values, b.add(flat, r), e, cursor, next_entry)
+
+            self.loop(n_reads, read)
+        source = b.select(b.or_(has_containers, b.icmp_signed(">", n_reads, _c(0))), values, args)
+        hold_from = b.select(has_containers, _c(0), flat)  # a list's items, and the reads
+        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from)
         b.ret(result)
 
         b.position_at_end(fallback)
@@ -606,6 +822,101 @@ class _Emitter:
     def keywords_at(self, e) -> ir.Value:
         """The index of an entry's keyword count (after its constants)."""
         return self.b.add(_c(_CONSTANTS), self.word(e, _c(_CONSTANTS - 1)))
+
+    def reads_at(self, e) -> ir.Value:
+        """The index of an entry's count of call-time reads (after its keyword names)."""
+        keywords_at = self.keywords_at(e)
+        return self.b.add(keywords_at, self.b.add(self.word(e, keywords_at), _c(1)))
+
+    def containers_at(self, e) -> ir.Value:
+        """The index of an entry's count of container arguments (after its reads, three words each)."""
+        reads_at = self.reads_at(e)
+        return self.b.add(reads_at, self.b.add(self.b.mul(self.word(e, reads_at), _c(3)), _c(1)))
+
+    def specs_at(self, e) -> ir.Value:
+        """The index of an entry's first argument's words (after its containers, three words each)."""
+        at = self.containers_at(e)
+        return self.b.add(at, self.b.add(self.b.mul(self.word(e, at), _c(3)), _c(1)))
+
+    def expand(self, args, given, e, containers_at, n_containers, values, mismatch) -> ir.Value:
+        """The call's ``given`` values into ``values`` with each of the entry's container
+        arguments (a tuple or a list of exactly its type and length, else ``mismatch``) replaced
+        by its items; their count."""
+        b, layout = self.b, _LAYOUT
+        to, next_container = self.var(_c(0)), self.var(_c(0))
+
+        def one(s):
+            c = b.load(next_container)
+            at = b.add(containers_at, b.add(b.mul(c, _c(3)), _c(1)))
+            position = b.select(b.icmp_signed("<", c, n_containers), self.word(e, at), _c(-1))
+            obj = b.load(b.gep(args, [s]))
+            with b.if_else(b.icmp_signed("==", s, position)) as (container, plain):
+                with container:
+                    kind = b.ptrtoint(b.load(self.at(obj, _WORD, _ptr)), _i64)
+                    self.branch(b.icmp_unsigned("==", kind, self.word(e, b.add(at, _c(1)))), "container_type",
+                                mismatch)
+                    start = b.load(to)
+                    is_dict = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("dict"), _i64))
+                    with b.if_else(is_dict) as (mapping, sequence):
+                        with mapping:  # exactly the entry's keys, each looked up (borrowed, held in run)
+                            names = b.inttoptr(self.word(e, b.add(at, _c(2))), _wptr)
+                            count = self.word(names, _c(0))
+                            self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),
+                                        "dict_size", mismatch)
+
+                            def lookup(k):
+                                name = b.inttoptr(self.word(names, b.add(k, _c(1))), _ptr)
+                                item = self.call("PyDict_GetItem", _ptr, obj, name)
+                                self.branch(b.icmp_unsigned("!=", item, self.null), "dict_item", mismatch)
+                                b.store(item, b.gep(values, [b.add(start, k)]))
+
+                            self.loop(count, lookup)
+                            b.store(b.add(start, count), to)
+                        with sequence:
+                            length = self.word(e, b.add(at, _c(2)))
+                            size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
+                            self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
+                            is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
+                            listed = layout.get("list_items", layout["tuple_items"])  # (lists: where found)
+                            items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
+                            self.loop(length, lambda k: b.store(b.load(b.gep(items, [k])),
+                                                                b.gep(values, [b.add(start, k)])))
+                            b.store(b.add(start, length), to)
+                    b.store(b.add(c, _c(1)), next_container)
+                with plain:
+                    b.store(obj, b.gep(values, [b.load(to)]))
+                    b.store(b.add(b.load(to), _c(1)), to)
+
+        self.loop(given, one)
+        return b.load(to)
+
+    def read_input(self, kind, container, name) -> ir.Value:
+        """A call-time input's value, borrowed, or NULL where it is missing: ``container[name]``
+        of a dict (a module's globals), a cell's value, a function's ``__defaults__[name]`` or
+        ``__kwdefaults__[name]``."""
+        b, layout = self.b, _LAYOUT
+        found = _local(b, _ptr)
+        b.store(self.null, found)
+        with b.if_then(b.icmp_signed("==", kind, _c(READ_DICT))):
+            b.store(self.call("PyDict_GetItem", _ptr, container, b.inttoptr(name, _ptr)), found)
+        if "cell_ref" in layout:
+            with b.if_then(b.icmp_signed("==", kind, _c(READ_CELL))):
+                b.store(b.load(self.at(container, layout["cell_ref"], _ptr)), found)
+        if "func_defaults" in layout:
+            with b.if_then(b.icmp_signed("==", kind, _c(READ_DEFAULT))):
+                defaults = b.load(self.at(container, layout["func_defaults"], _ptr))  # a tuple or NULL
+                with b.if_then(b.icmp_unsigned("!=", defaults, self.null)):
+                    size = b.load(self.at(defaults, layout["tuple_size"], _i64))
+                    with b.if_then(b.icmp_signed("<", name, size)):
+                        items = self.at(defaults, layout["tuple_items"], _ptr)
+                        b.store(b.load(b.gep(items, [name])), found)
+        if "func_kwdefaults" in layout:
+            with b.if_then(b.icmp_signed("==", kind, _c(READ_KWDEFAULT))):
+                defaults = b.load(self.at(container, layout["func_kwdefaults"], _ptr))  # a dict or NULL
+                with b.if_then(b.icmp_unsigned("!=", defaults, self.null)):
+                    b.store(self.call("PyDict_GetItem", _ptr, defaults, b.inttoptr(name, _ptr)), found)
+        return b.load(found)
 
     def same_name(self, name, expected, mismatch) -> None:
         """A keyword name is the entry's (the same string object, as names written in the call
@@ -708,8 +1019,7 @@ class _Emitter:
         b = self.b
         headers = b.alloca(_i64, b.mul(nargs, _c(_HEADER_WORDS)))
         ints = b.alloca(_i64, nargs)  # the converted ints' values
-        keywords_at = self.keywords_at(e)
-        c = self.var(b.add(keywords_at, b.add(self.word(e, keywords_at), _c(1))))
+        c = self.var(self.specs_at(e))
 
         def argument(k):
             obj, at = b.load(b.gep(args, [k])), b.load(c)
@@ -734,6 +1044,47 @@ class _Emitter:
 
         self.loop(nargs, argument)
 
+    def writable_and_apart(self, e, desc, writes_at, n_writes, spans_at, n_spans) -> None:
+        """Each argument written in place is writeable and shares no memory with another array
+        argument (NumPy's bounds, as ``np.may_share_memory``), else ``_NOT_HANDLED``: the Python
+        path raises its error, having written nothing."""
+        b = self.b
+        unhandled = self.block("unhandled")
+        data = lambda k: b.ptrtoint(b.load(self.at(b.inttoptr(b.load(b.gep(desc, [k])), _ptr),  # noqa: E731
+                                                   _LAYOUT["data"], _ptr)), _i64)
+
+        def writeable(w):
+            argument = self.word(e, b.add(writes_at, b.add(b.mul(w, _c(3)), _c(1))))
+            obj = b.inttoptr(b.load(b.gep(desc, [argument])), _ptr)
+            flags = b.load(self.at(obj, _LAYOUT["flags"], _i32))
+            zero = ir.Constant(_i32, 0)
+            self.branch(b.icmp_unsigned("!=", b.and_(flags, ir.Constant(_i32, WRITEABLE)), zero), "writeable",
+                        unhandled)
+
+        self.loop(n_writes, writeable)
+        span = lambda s, f: self.word(e, b.add(spans_at, b.add(b.mul(s, _c(4)), _c(1 + f))))  # noqa: E731
+
+        def apart(s):
+            with b.if_then(b.icmp_signed("!=", span(s, 3), _c(0))):  # a written one, against all others
+                base_s = data(span(s, 0))
+                lo_s, hi_s = b.add(base_s, span(s, 1)), b.add(base_s, span(s, 2))
+
+                def other(t):
+                    with b.if_then(b.icmp_signed("!=", s, t)):
+                        base_t = data(span(t, 0))
+                        lo_t, hi_t = b.add(base_t, span(t, 1)), b.add(base_t, span(t, 2))
+                        overlap = b.and_(b.icmp_unsigned("<", lo_s, hi_t), b.icmp_unsigned("<", lo_t, hi_s))
+                        self.branch(b.not_(overlap), "apart", unhandled)
+
+                self.loop(n_spans, other)
+
+        self.loop(n_spans, apart)
+        go_on = self.block("checked")
+        b.branch(go_on)
+        b.position_at_end(unhandled)
+        b.ret(b.inttoptr(_c(_NOT_HANDLED), _ptr))
+        b.position_at_end(go_on)
+
     def int_value(self, obj) -> tuple[ir.Value, ir.Value]:
         """A Python int's value as an int64, and whether it fits (no overflow)."""
         b = self.b
@@ -742,21 +1093,31 @@ class _Emitter:
         value = self.call("PyLong_AsLongLongAndOverflow", _i64, obj, overflow)
         return value, b.icmp_signed("==", b.load(overflow), ir.Constant(_i32, 0))
 
-    def run(self, e, state, tab, args, nargs, cursor) -> ir.Value:
-        """Allocate the results, fill the descriptor, call the kernel without the GIL; the
-        result (a new reference) or NULL with an exception set. ``nargs``: the call's
-        arguments, positional and keyword."""
+    def run(self, e, state, tab, args, nargs, cursor, given) -> ir.Value:
+        """Check the arguments written in place, allocate the results, fill the descriptor,
+        call the kernel without the GIL, copy the new values of written arguments in; the
+        result (a new reference), NULL with an exception set, or ``_NOT_HANDLED`` (a written
+        argument read-only or sharing memory: the Python path raises its error). ``nargs``: the
+        call's arguments, positional and keyword (``given``), then its call-time inputs."""
         b = self.b
-        self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
         kernel_args, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
         raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
         has_status = b.icmp_unsigned("!=", raiser, self.null)
         n_const = self.word(e, _c(_CONSTANTS - 1))
         n_desc = b.add(b.add(kernel_args, n_buf), b.add(b.zext(has_status, _i64), n_const))
-        desc, outs = b.alloca(_i64, n_desc), b.alloca(_ptr, n_buf)
+        desc, outs = b.alloca(_i64, n_desc), b.alloca(_ptr, b.add(n_buf, _c(1)))
         made = self.var(_c(0))
         self.arguments(e, args, nargs, desc)
-        buffers_at = b.load(cursor)
+        writes_at = b.load(cursor)
+        n_writes = self.word(e, writes_at)
+        spans_at = b.add(writes_at, b.add(b.mul(n_writes, _c(3)), _c(1)))
+        n_spans = self.word(e, spans_at)
+        buffers_at = b.add(spans_at, b.add(b.mul(n_spans, _c(4)), _c(1)))
+        b.store(buffers_at, cursor)
+        self.writable_and_apart(e, desc, writes_at, n_writes, spans_at, n_spans)
+        self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
+        hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))  # noqa: E731
+        self.loop(b.sub(nargs, given), hold)  # the reads: a global may be rebound meanwhile
         failed = self.block("failed")
 
         def allocate(k):
@@ -812,6 +1173,20 @@ class _Emitter:
                 b.store(n_buf, made)
                 b.branch(raised)
 
+        # The new values of arguments written in place, copied in (NumPy's copyto: same dtype,
+        # shape and C order, checked by the entry).
+        memcpy = self.fn.module.declare_intrinsic("llvm.memcpy", [_ptr, _ptr, _i64])
+
+        def write(w):
+            at = b.add(writes_at, b.add(b.mul(w, _c(3)), _c(1)))
+            target = b.inttoptr(b.load(b.gep(desc, [self.word(e, at)])), _ptr)
+            source = b.load(b.gep(outs, [self.word(e, b.add(at, _c(1)))]))
+            data = lambda obj: b.load(self.at(obj, _LAYOUT["data"], _ptr))  # noqa: E731
+            nbytes, volatile = self.word(e, b.add(at, _c(2))), ir.Constant(ir.IntType(1), 0)
+            b.call(memcpy, [data(target), data(source), nbytes, volatile])
+
+        self.loop(n_writes, write)
+
         # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
         # failure leaves NULL there and an exception set).
         outputs_at = b.load(cursor)
@@ -836,12 +1211,29 @@ class _Emitter:
         no_tuple = self.block("no_tuple")
         self.branch(b.icmp_signed("!=", b.load(converted), _c(0)), "converted", no_tuple)
 
-        # The result: output 0 alone, or a tuple of the outputs.
-        output = lambda k: b.load(b.gep(outs, [buffer_of(k)]))  # noqa: E731
+        # The result: output 0 alone, a tuple of the outputs, or None. An output that is an
+        # argument (code -1 - its kernel argument) is the caller's array, a new reference.
+        def output(k):
+            code = buffer_of(k)
+            is_argument = b.icmp_signed("<", code, _c(0))
+            at = b.select(is_argument, b.sub(_c(-1), code), _c(0))
+            argument = b.inttoptr(b.load(b.gep(desc, [at])), _ptr)
+            buffer = b.load(b.gep(outs, [b.select(is_argument, _c(0), code)]))
+            value = b.select(is_argument, argument, buffer)
+            with b.if_then(is_argument):
+                self.call("Py_IncRef", ir.VoidType(), value)
+            return value
+
         result = _local(b, _ptr)
-        many, release = self.block("many"), self.block("release")
-        self.branch(b.icmp_signed("!=", self.word(e, _c(4)), _c(0)), "one", many)
+        many, release, nothing = self.block("many"), self.block("release"), self.block("nothing")
+        result_kind = self.word(e, _c(4))
+        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["none"])), "something", nothing)
+        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["tuple"])), "one", many)
         b.store(output(_c(0)), result)
+        b.branch(release)
+        b.position_at_end(nothing)
+        self.call("Py_IncRef", ir.VoidType(), self.address("None"))
+        b.store(self.address("None"), result)
         b.branch(release)
         b.position_at_end(many)
         tup = self.call("PyTuple_New", _ptr, n_out)
@@ -867,6 +1259,10 @@ class _Emitter:
         self.loop(n_buf, release_scratch)
         self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
+        def release_reads(k):
+            self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))
+
+        self.loop(b.sub(nargs, given), release_reads)
         value = b.load(result)
         done = b.block
 
@@ -881,6 +1277,7 @@ class _Emitter:
         self.loop(b.load(made), lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k]))))
         self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
+        self.loop(b.sub(nargs, given), release_reads)
         b.ret(self.null)
         b.position_at_end(done)
         return value
@@ -967,17 +1364,45 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
 
 
 def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
-    """The arguments of ``entry`` (key, keyword names, order) for a memo's call (``call_memo.
-    Structure`` ``known``) whose leaves are its arguments, positional or keyword, each once:
-    arrays (a strided one with its strides), numbers of ``SCALAR_TYPES`` that the executable
-    takes as their own dtype, and ints it takes as int64 (``api.int_class``: the ints of their
-    signature); the other arguments static ones of ``STATIC_TYPES``. None for any other call."""
+    """The arguments of ``entries`` (key, keyword names, order, containers) for a memo's call
+    (``call_memo.Structure`` ``known``) whose leaves are its arguments, positional or keyword,
+    or the items of its tuple and list arguments, each once: arrays (a strided one with its
+    strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints
+    it takes as int64 (``api.int_class``: the ints of their signature); the other arguments
+    static ones of ``STATIC_TYPES``. None for any other call. The key and order are the flat
+    values': each container's items in its place."""
     values = (*args, *kwargs.values())
     slot = {name: len(args) + k for k, name in enumerate(kwargs)}  # a keyword's place in ``values``
-    key, order = [None] * (2 * len(values)), [-1] * len(values)
+    flat, first, containers = [], [], []
+    for s, v in enumerate(values):
+        first.append(len(flat))
+        if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
+            keys = tuple(sorted(v))
+            containers.append((s, dict, keys))
+            flat.extend(v[k] for k in keys)
+        elif type(v) in CONTAINERS:
+            containers.append((s, type(v), len(v)))
+            flat.extend(v)
+        else:
+            flat.append(v)
+    if len(flat) - len(values) > MAX_ITEMS:
+        return None
+    key, order = [None] * (2 * len(flat)), [-1] * len(flat)
     for k, (where, dtype) in enumerate(known.sources):
-        s = where if type(where) is int else slot[where]
-        a = values[s]
+        if type(where) is tuple:  # an item of a container argument
+            where, item = where
+            s = where if type(where) is int else slot[where]
+            if type(values[s]) not in CONTAINERS:
+                return None
+            if type(values[s]) is dict:
+                item = containers[[c[0] for c in containers].index(s)][2].index(item)
+            s = first[s] + item
+        else:
+            s = where if type(where) is int else slot[where]
+            if type(values[s]) in CONTAINERS:
+                return None
+            s = first[s]
+        a = flat[s]
         if order[s] != -1:
             return None
         order[s] = k
@@ -991,9 +1416,12 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
             return None
     for where in known.statics:
         s = where if type(where) is int else slot[where]
-        if order[s] != -1 or key[2 * s] is not None or type(values[s]) not in STATIC_TYPES:
+        if type(values[s]) in CONTAINERS:
             return None
-        key[2 * s:2 * s + 2] = type(values[s]), Static((values[s],))
+        s = first[s]
+        if order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
+            return None
+        key[2 * s:2 * s + 2] = type(flat[s]), Static((flat[s],))
     if any(k is None for k in key[::2]):  # an argument neither a leaf nor static
         return None
-    return tuple(key), tuple(kwargs), tuple(order)
+    return tuple(key), tuple(kwargs), tuple(order), tuple(containers)

@@ -19,7 +19,8 @@ its default, ``*args``, ``functools.partial`` with a positional argument, and a 
 calling ``f`` on each of 100 arrays in a list (the row: the whole loop). ``--forms`` adds the
 forms of a function (``call_forms``: jitted methods, static and class methods, ``jit`` of a
 bound method, a partial, a callable object) and arguments of other kinds (a 0-d array, a NumPy
-scalar, a Python float, a list, an ``out`` argument, a global array rebound between calls);
+scalar, a Python float, a list, an ``out`` argument, a global array rebound between calls, and
+the other call-time inputs and containers of arrays);
 ``--only-forms`` runs those and ``f(x, y)`` alone.
 """
 
@@ -119,12 +120,21 @@ def _weighted(x):
     return x * GLOBAL_WEIGHTS
 
 
+GLOBAL_OFFSET = 0.5  # a global number a call_forms row reads (a guarded value)
+
+
+def _offset(x):
+    return x + GLOBAL_OFFSET
+
+
 def call_forms() -> dict:
     """The forms of a function besides a plain one, and arguments of other kinds: a jitted
     method (``@jit`` in the class body), its static and class methods, ``jit`` of a bound
     method, of a ``functools.partial`` and of a callable object; a 0-d array, a NumPy scalar, a
     Python float, a list, an ``out``-like keyword argument, and a global array rebound between
-    calls (two arrays in turn)."""
+    calls (two arrays in turn); an in-place update, a global array not rebound, a closed-over and
+    a default array, a global number, tuples, lists and dicts of arrays; NumPy's ``out=`` call and
+    product for scale."""
     global GLOBAL_WEIGHTS
     x = np.linspace(-1, 1, 8, dtype=np.float32)
     y = x[::-1].copy()
@@ -183,6 +193,24 @@ def call_forms() -> dict:
 
     out = np.empty(8, np.float32)
     into_jit = jc.jit(into)
+
+    def increment(a):
+        a += 1
+
+    counter = np.zeros(8, np.float32)
+    increment_jit = jc.jit(increment)
+    scale = np.full(8, 0.5, np.float32)
+
+    def closed(x):
+        return x * scale
+
+    def defaulted(x, w=np.full(8, 0.5, np.float32)):  # noqa: B008  (a default array: the row)
+        return x * w
+
+    closed_jit, defaulted_jit, offset_jit = jc.jit(closed), jc.jit(defaulted), jc.jit(_offset)
+    pair_sum = jc.jit(lambda xs: xs[0] * 2 + xs[1])
+    layer = jc.jit(lambda p, x: x * p["w"] + p["b"])
+    params = {"w": scale, "b": y}
     weighted = jc.jit(_weighted)
     pair = (np.ones(8, np.float32), np.full(8, 2.0, np.float32))
     turn = [0]
@@ -207,7 +235,18 @@ def call_forms() -> dict:
         "jitcore f(x, 0.25) (Python float)": lambda: f(x, 0.25),
         "jitcore t(list of 8 floats)": lambda: total(listed),
         "jitcore into(x, y, out=out) (out keyword)": lambda: into_jit(x, y, out=out),
+        "jitcore into(x, y, out) (out by position)": lambda: into_jit(x, y, out),
+        "jitcore inc(a) (a += 1, returns None)": lambda: increment_jit(counter),
         "jitcore w(x) global array rebound each call": rebinding,
+        "jitcore w(x) global array, same one": lambda: weighted(x),
+        "jitcore c(x) closed-over array": lambda: closed_jit(x),
+        "jitcore d(x) default array": lambda: defaulted_jit(x),
+        "jitcore o(x) global number (guarded)": lambda: offset_jit(x),
+        "jitcore s((x, y)) (a tuple of arrays)": lambda: pair_sum((x, y)),
+        "jitcore s([x, y]) (a list of arrays)": lambda: pair_sum([x, y]),
+        "jitcore layer(params, x) (a dict of arrays)": lambda: layer(params, x),
+        "numpy np.multiply(x, w, out=out)": lambda: np.multiply(x, scale, out=out),
+        "numpy x * w": lambda: x * scale,
     }
 
 

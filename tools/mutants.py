@@ -921,6 +921,57 @@ MUTANTS = [
            "the cheap first grouping of plan_sharing keyed by launch: no kernel has a possible twin, "
            "none is printed, none shared",
            ("tests/codegen/test_shared_kernels.py",)),
+    Mutant("native-write-writeable-unchecked", "jitcore/native_call.py",
+           'b.and_(flags, ir.Constant(_i32, WRITEABLE)), zero), "writeable"',
+           'b.and_(flags, ir.Constant(_i32, 0)), ir.Constant(_i32, 1)), "writeable"',
+           "the native call writes into a read-only out= argument (NumPy and the Python path refuse)",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-write-overlap-unchecked", "jitcore/native_call.py",
+           'self.branch(b.not_(overlap), "apart", unhandled)',
+           'self.branch(b.or_(overlap, b.not_(overlap)), "apart", unhandled)',
+           "an argument written in place that shares memory with another is run natively: no "
+           "'shares memory' error, and the other argument read while written",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-write-not-copied-in", "jitcore/native_call.py",
+           "self.loop(n_writes, write)",
+           "self.loop(_c(0), write)",
+           "the new value of an argument written in place is computed but never copied into it",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-calltime-reads-unmatched", "jitcore/native_call.py",
+           "self.match(values, b.add(flat, r), e, cursor, next_entry)",
+           "b.store(self.after(b.load(cursor), self.word(e, b.add(b.load(cursor), _c(1)))), cursor)",
+           "a global array's dtype and shape are not checked on the native call: a global rebound to "
+           "another dtype runs the code compiled for the old one",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-calltime-guards-dropped", "jitcore/native_call.py",
+           "    for read, value in inputs.guards:\n        where = _read_of(read)",
+           "    for read, value in ():\n        where = _read_of(read)",
+           "a global number the code was traced with is not compared on the native call: a new value "
+           "runs the old code",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-calltime-new-variant-ignored", "jitcore/api.py",
+           "(known is None or known[2] == variants)",
+           "(known is None or True)",
+           "a variant compiled after the native entries were made (a global's new shape) never gets "
+           "its own: every call with it takes the Python path",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-container-type-unchecked", "jitcore/native_call.py",
+           'self.branch(b.icmp_unsigned("==", kind, self.word(e, b.add(at, _c(1)))), "container_type",',
+           'self.branch(b.icmp_unsigned("==", kind, kind), "container_type",',
+           "a list argument runs the code traced for a tuple of the same items (isinstance(xs, tuple) "
+           "baked in), or a tuple subclass is read as a list",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-container-length-unchecked", "jitcore/native_call.py",
+           'self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)',
+           'self.branch(b.icmp_signed(">=", size, length), "container_length", mismatch)',
+           "a longer list runs the code traced for a shorter one: its last items ignored",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
+    Mutant("native-dict-size-unchecked", "jitcore/native_call.py",
+           'self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),',
+           'self.branch(b.icmp_signed(">=", self.call("PyDict_Size", _i64, obj), count),',
+           "a dict argument with more keys than its entry's runs the code traced without them (a "
+           "loop over the dict's items misses the new ones)",
+           ("tests/jitcore/test_dispatch_native_forms.py",)),
 ]
 
 

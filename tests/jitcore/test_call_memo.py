@@ -45,9 +45,15 @@ def test_the_key_covers_flat_calls_only():
     assert memo_key(x, np.float32(1)) == (2, memo_key(x)[1], np.float32)  # a NumPy scalar: its type
     assert memo_key(x, np.float32(1)) != memo_key(x, np.float64(1)) != memo_key(x, 1.0)
     assert memo_key(x, np.int8(1), statics=True) != memo_key(x, np.int8(2), statics=True)
-    for other in (unaligned, (x,), [x], {"a": x}, None, np.ma.masked_array(x), 2 ** 64, np.str_("a"),
-                  "a", object()):
+    for other in (unaligned, ((x,),), [x, [x]], [x, "a"], [x] * 33, {1: x}, {"a": [x]}, None,
+                  np.ma.masked_array(x), 2 ** 64, np.str_("a"), "a", object()):
         assert memo_key(x, other) is None and memo_key(x, y=other) is None, other
+    # a flat tuple or list of arrays and numbers: its type, length and items (dispatch37)
+    assert memo_key(x, (x, 2.0)) == (2, memo_key(x)[1], (tuple, None, (memo_key(x)[1], float)))
+    swapped, other_key = {"b": 1.0, "a": x}, {"a": x, "c": 2.0}
+    assert memo_key(x, swapped) == memo_key(x, {"a": x, "b": 1.0}) != memo_key(x, other_key)
+    assert memo_key(x, (x,)) != memo_key(x, [x]) != memo_key(x, [x, x])
+    assert memo_key(x, (x,), statics=True) is None  # a tuple could be a static value there
     assert memo_key(np.lib.stride_tricks.as_strided(x, (3,), (6,))) is None  # stride not of the item
 
 
