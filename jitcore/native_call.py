@@ -604,14 +604,14 @@ def install(cls: type, python_call, slot: str) -> bool:
 # the code has no address of this process in it, so the disk cache's object code serves every
 # process (the object cache's key holds the offsets, which the code holds as constants).
 _CONSTANTS = 9  # an entry's first constant word (after the eight above and their count)
-_ENV = ("ndarray", "None", "tuple", "dict", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
+_ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_call", "PyArray_NewFromDescr",
         "PyArray_Return",
         "Py_IncRef",
         "Py_DecRef",
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
-        "_PyType_Lookup")
+        "_PyType_Lookup", "PyDict_Next")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -624,8 +624,8 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 
     from jitcore.codegen.backend import backend_for
 
-    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), Table=id(Table),
-                     TRACING=ctypes.addressof(TRACING),
+    addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), str=id(str),
+                     Table=id(Table), TRACING=ctypes.addressof(TRACING),
                      python_call=id(python_call), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
@@ -863,6 +863,21 @@ class _Emitter:
                             count = self.word(names, _c(0))
                             self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),
                                         "dict_size", mismatch)
+                            # every key an exact str first (PyDict_Next runs no Python code): a
+                            # lookup then compares only strs, so no key's __eq__ can run Python
+                            # code that frees an item before it is held
+                            position, key, value = _local(b, _i64), _local(b, _ptr), _local(b, _ptr)
+                            b.store(_c(0), position)
+
+                            def key_is_str(_):
+                                more = self.call("PyDict_Next", ir.IntType(32), obj, position, key, value)
+                                self.branch(b.icmp_signed("!=", more, ir.Constant(ir.IntType(32), 0)),
+                                            "dict_next", mismatch)
+                                kind = b.load(self.at(b.load(key), _WORD, _ptr))
+                                self.branch(b.icmp_unsigned("==", kind, self.address("str")), "dict_key",
+                                            mismatch)
+
+                            self.loop(count, key_is_str)
 
                             def lookup(k):
                                 name = b.inttoptr(self.word(names, b.add(k, _c(1))), _ptr)

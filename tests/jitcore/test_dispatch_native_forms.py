@@ -532,3 +532,33 @@ def test_a_dict_of_arrays_is_called_natively_and_changes_give_numpys_answer(chan
     params["w"] = w * 3  # the same dict, another array: read on each call
     np.testing.assert_array_equal(f(params, x), jc.jit(dense)(params, x))
     assert native_calls(f) >= before + 1
+
+
+def test_a_dict_with_a_key_that_is_not_a_str_goes_to_the_python_path():
+    """The native call looks a dict argument's items up by the entry's str keys only after
+    checking every key is an exact str (PyDict_Next runs no Python code): a key whose
+    ``__eq__`` empties the dict during a lookup could otherwise free an item before it is held."""
+    @jc.jit
+    def f(p, x):
+        return p["w"] * x + p["b"]
+
+    x = np.ones(4)
+    for _ in range(3):
+        np.testing.assert_array_equal(f({"w": np.full(4, 2.0), "b": np.ones(4)}, x), np.full(4, 3.0))
+
+    class Evil:
+        armed = False
+
+        def __hash__(self):
+            return hash("w")
+
+        def __eq__(self, other):
+            if Evil.armed:
+                evil.clear()
+            return False
+
+    evil = {"w": np.full(4, 2.0), Evil(): np.ones(4)}
+    Evil.armed = True
+    with pytest.raises(TypeError):  # the Python path's: its keys do not sort
+        f(evil, x)
+    np.testing.assert_array_equal(f({"w": np.full(4, 3.0), "b": np.ones(4)}, x), np.full(4, 4.0))
