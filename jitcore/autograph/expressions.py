@@ -19,6 +19,7 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, constant
@@ -166,6 +167,8 @@ def getitem(base, key):
     constant, since NumPy's own indexing would ask for the index's data. A view of such an
     array at a traced index (``A[i]`` of a matrix) is left to NumPy, which refuses it: a traced
     copy would not see later writes to the array."""
+    if isinstance(base, _CONCATENATORS) and traced(key):
+        return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):
         if not _copied_by_numpy(base, key):
             raise UnsupportedError(
@@ -176,6 +179,9 @@ def getitem(base, key):
         tracer = next(x for x in pytree.flatten(key)[0] if isinstance(x, Tracer))
         return constant(tracer.owner_trace, base)[key]
     return base[key]
+
+
+_CONCATENATORS = (type(np.r_), type(np.c_))  # NumPy's index-syntax concatenation
 
 
 def _copied_by_numpy(base: np.ndarray, key) -> bool:

@@ -563,26 +563,43 @@ def repeat(a, repeats, axis=None):
 def pad(array, pad_width, mode="constant", **kwargs):
     if not traced(array):
         return np.pad(array, pad_width, mode=mode, **kwargs)
-    if mode not in ("constant", "linear_ramp", *_INDEX_PAD_MODES, *_EXTREME_PAD_MODES):
+    if mode not in ("constant", "linear_ramp", *_INDEX_PAD_MODES, *_STATISTIC_PAD_MODES):
         raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only "
                                f"'constant', 'linear_ramp', {', '.join(map(repr, _INDEX_PAD_MODES))}, "
-                               f"{', '.join(map(repr, _EXTREME_PAD_MODES))})")
+                               f"{', '.join(map(repr, _STATISTIC_PAD_MODES))})")
     pad_width = np.asarray(pad_width)
     if pad_width.dtype.kind != "i":
         raise JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
     widths = _pad_pairs(pad_width, array.ndim, as_index=True)
-    if mode in _EXTREME_PAD_MODES:
-        return _pad_with_extreme(array, widths, _EXTREME_PAD_MODES[mode], **kwargs)
+    if mode in _STATISTIC_PAD_MODES:
+        return _pad_with_statistic(array, widths, _STATISTIC_PAD_MODES[mode], **kwargs)
     if mode == "linear_ramp":
         return _pad_with_ramps(array, widths, **kwargs)
     if mode != "constant":
         return _pad_by_index(array, widths, mode, **kwargs)
-    values = np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
-    values = values[np.ravel(widths) > 0] if values.size else values  # the ones used
-    if any(v != values[0] for v in values):
-        raise UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
-    out = prims.pad(array, widths, values[0].item() if values.size else 0)
+    if prims.holds_tracer(kwargs.get("constant_values", 0)):
+        raise UnsupportedError(f"numpy.pad with traced constant_values is not supported under jit "
+                               f"(at {user_location()}); pass numbers")
+    pairs = _pad_pairs(kwargs.get("constant_values", 0), array.ndim)
+    used = [v for pair, width in zip(pairs, widths, strict=True) for v, w in zip(pair, width) if w > 0]
+    if all(v == used[0] for v in used):  # one value: a single pad of every side
+        out = prims.pad(array, widths, used[0] if used else 0)
+    else:
+        out = _pad_sides(array, widths, pairs)
     return out.copy() if out is array else out  # a new array, as NumPy's
+
+
+def _pad_sides(array, widths, values):
+    """Constant padding with a value per side: axis after axis, each axis's pads spanning the
+    array padded so far, so a corner holds the later axis's value, as NumPy's ``pad`` fills it."""
+    out = array
+    for axis, ((before, after), (low, high)) in enumerate(zip(widths, values, strict=True)):
+        for width, value, side in ((before, low, 0), (after, high, 1)):
+            if width:
+                sides = [(0, 0)] * array.ndim
+                sides[axis] = (0, width) if side else (width, 0)
+                out = prims.pad(out, sides, value)
+    return out
 
 
 _INDEX_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
@@ -611,25 +628,38 @@ def _refuse_empty_axis(array, axis: int) -> None:
                             "modes other than 'constant' or 'empty'")
 
 
-_EXTREME_PAD_MODES = {"maximum": np.max, "minimum": np.min}
+_STATISTIC_PAD_MODES = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
-def _pad_with_extreme(array, widths, reduce, stat_length=None):
-    """'maximum' and 'minimum' over the whole axis: axis after axis, each extreme taken over
-    the array padded so far, which gives NumPy's corners (the extreme of the extremes)."""
-    if stat_length is not None:
-        raise UnsupportedError(f"numpy.pad with stat_length= is not supported under jit yet (at "
-                               f"{user_location()})")
+def _pad_with_statistic(array, widths, reduce, stat_length=None):
+    """'maximum', 'minimum', 'mean' and 'median' of the ``stat_length`` elements nearest each
+    edge (the whole axis by default): axis after axis, each statistic taken over the array
+    padded so far, which gives NumPy's corners (the statistic of the statistics); rounded to
+    even for an integer array, then cast to its dtype, as NumPy's ``_round_if_needed``."""
+    if prims.holds_tracer(stat_length):
+        raise UnsupportedError(f"numpy.pad with a traced stat_length is not supported under jit "
+                               f"(at {user_location()}); pass numbers")
+    lengths = _pad_pairs(stat_length, array.ndim, as_index=True) if stat_length is not None else None
+    if lengths and reduce in (np.max, np.min) and 0 in np.ravel(lengths):  # on any axis, as NumPy
+        raise JitValueError(f"numpy.pad at {user_location()}: stat_length of 0 yields no value for "
+                            "padding")
     out = array
     for axis, (before, after) in enumerate(widths):
         if not (before or after):
             continue
         _refuse_empty_axis(out, axis)
-        extreme = reduce(out, axis=axis, keepdims=True)
-        edge = out.shape[:axis] + (1,) + out.shape[axis + 1:]
-        pad = [prims.broadcast_to(extreme, edge[:axis] + (int(n),) + edge[axis + 1:])
-               for n in (before, after)]
-        out = prims.concatenate([p for p in (pad[0], out, pad[1]) if p.shape[axis]], axis)
+        n = out.shape[axis]
+        pads = []
+        for width, length, side in zip((before, after), lengths[axis] if lengths else (n, n), (0, 1)):
+            length = min(length, n)
+            cut = [slice(None)] * out.ndim
+            cut[axis] = slice(n - length, n) if side else slice(0, length)
+            stat = reduce(out[tuple(cut)], axis=axis, keepdims=True)
+            if out.dtype.kind in "iu" and stat.dtype != out.dtype:
+                stat = np.round(stat)
+            edge = out.shape[:axis] + (int(width),) + out.shape[axis + 1:]
+            pads.append(prims.broadcast_to(prims.convert(stat, out.dtype), edge))
+        out = prims.concatenate([p for p in (pads[0], out, pads[1]) if p.shape[axis]], axis)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
 

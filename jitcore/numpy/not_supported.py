@@ -25,8 +25,8 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "unique_inverse", "unique_values",
     ),
     "index helpers computed from static shapes: call them outside jit (plain NumPy)": (
-        "c_", "diag_indices", "index_exp", "indices", "mask_indices", "mgrid",
-        "ogrid", "r_", "s_", "tril_indices", "triu_indices", "fromfunction",
+        "diag_indices", "index_exp", "indices", "mask_indices", "mgrid",
+        "ogrid", "s_", "tril_indices", "triu_indices", "fromfunction",
     ),
     "dtypes jitcore has no IR type for (strings, objects, dates, extended precision)": (
         "bytes_", "character", "clongdouble", "complex256", "datetime64", "flexible", "float128",
