@@ -661,15 +661,14 @@ copysign = _ufunc(np.copysign, _copysign)
 def round(a, decimals=0, out=None):
     """NumPy's rounding: half to even; for ``decimals`` d > 0 ``rint(a * 10**d) / 10**d``, for
     d < 0 ``rint(a / 10**-d) * 10**-d`` (integers through float64, then cast back; integers
-    with d >= 0 are copied)."""
+    with d >= 0 are copied; complex numbers part by part, as NumPy's ``PyArray_Round``)."""
     if not traced(a):
         return np.round(a, decimals, out)
     if out is not None:
         raise UnsupportedError(f"numpy.round with out= is not supported under jit yet (at {user_location()})")
     decimals = operator.index(decimals)
-    if a.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.round of complex numbers is not supported under jit yet "
-                               f"(at {user_location()})")
+    if a.dtype.kind == "c":  # NumPy rounds the real and imaginary parts apart, each as a float
+        return prims.complex_from_parts(*(round(prims.part(p, a), decimals) for p in ("real", "imag")))
     if a.dtype.kind == "b" and decimals:
         raise JitTypeError(f"numpy.round of a bool array with decimals={decimals}: NumPy cannot "
                            f"cast the scaled float64 back to bool (at {user_location()})")
