@@ -797,6 +797,11 @@ MUTANTS = [
            "outs = [np.reshape(y, shape)",
            "np.vectorize(f, otypes=...) of traced arrays in f's own dtype",
            ("tests/jitcore/test_item_tolist_vectorize.py",)),
+    Mutant("fmax-accumulate-nan-as-inf", "jitcore/numpy/ufuncs.py",
+           'fill = prims.constant(a.owner_trace, -np.inf if kind == "max" else np.inf, a.dtype)',
+           'fill = prims.constant(a.owner_trace, np.inf if kind == "max" else -np.inf, a.dtype)',
+           "np.fmax.accumulate reads a NaN as +inf: the run jumps to inf at the first NaN",
+           ("tests/jitcore/test_nan_skipping_accumulate.py",)),
 ]
 
 
