@@ -802,6 +802,16 @@ MUTANTS = [
            'fill = prims.constant(a.owner_trace, np.inf if kind == "max" else -np.inf, a.dtype)',
            "np.fmax.accumulate reads a NaN as +inf: the run jumps to inf at the first NaN",
            ("tests/jitcore/test_nan_skipping_accumulate.py",)),
+    Mutant("pad-function-first-axis-widths", "jitcore/numpy/manipulation.py",
+           "function(row, tuple(widths[axis]), axis, kwargs)",
+           "function(row, tuple(widths[0]), axis, kwargs)",
+           "np.pad with a function mode gives every axis's lines the first axis's pad widths",
+           ("tests/jitcore/test_pad_sides_and_index_concatenation.py",)),
+    Mutant("pad-function-axes-reversed", "jitcore/numpy/manipulation.py",
+           "    for axis in range(padded.ndim):\n        lines = moveaxis(padded, axis, -1)",
+           "    for axis in reversed(range(padded.ndim)):\n        lines = moveaxis(padded, axis, -1)",
+           "np.pad with a function mode pads the last axis first: the corners are the wrong axis's",
+           ("tests/jitcore/test_pad_sides_and_index_concatenation.py",)),
 ]
 
 

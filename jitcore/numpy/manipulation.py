@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from jitcore import control_flow as cf
 from jitcore import indexing
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
@@ -563,6 +564,8 @@ def repeat(a, repeats, axis=None):
 def pad(array, pad_width, mode="constant", **kwargs):
     if not traced(array):
         return np.pad(array, pad_width, mode=mode, **kwargs)
+    if callable(mode):
+        return _pad_by_function(array, pad_width, mode, kwargs)
     if mode not in ("constant", "linear_ramp", *_INDEX_PAD_MODES, *_STATISTIC_PAD_MODES):
         raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only "
                                f"'constant', 'linear_ramp', {', '.join(map(repr, _INDEX_PAD_MODES))}, "
@@ -603,6 +606,29 @@ def _pad_sides(array, widths, values):
 
 
 _INDEX_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_by_function(array, pad_width, function, kwargs):
+    """``np.pad(a, w, function)``: NumPy's steps. The array padded with zeros, then for each
+    axis, ``function(line, (before, after), axis, kwargs)`` on each 1-d line along it, which
+    writes the line's pads in place. Here the lines of an axis are the rows of one compiled
+    loop (``jc.scan``): ``function`` is traced once per axis on a copy of a row, and the rows it
+    leaves are the padded array for the next axis, so a later axis's writes win the corners,
+    as in NumPy. Converted code passes ``function`` converted (``autograph/runtime._pad``)."""
+    widths = _pad_pairs(np.asarray(pad_width), array.ndim, as_index=True)
+    padded = prims.pad(array, widths, 0)
+    for axis in range(padded.ndim):
+        lines = moveaxis(padded, axis, -1)
+        rows = prims.reshape(lines, (-1, lines.shape[-1]))
+
+        def step(carry, row, axis=axis):
+            row = fresh(row)  # the function writes it in place
+            function(row, tuple(widths[axis]), axis, kwargs)
+            return carry, row
+
+        _, rows = cf.scan(step, (), xs=rows)
+        padded = moveaxis(prims.reshape(rows, lines.shape), -1, axis)
+    return padded.copy() if padded is array else padded
 
 
 def _pad_by_index(array, widths, mode, reflect_type="even"):

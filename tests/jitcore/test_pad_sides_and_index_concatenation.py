@@ -56,6 +56,42 @@ def test_pad_statistic_errors_are_numpys():
         jc.jit(lambda v: np.pad(v, 1, mode="mean"))(np.ones((0, 2)))
 
 
+def pad_with(vector, pad_width, iaxis, kwargs):
+    """NumPy's example of a function mode (np.pad's reference page)."""
+    pad_value = kwargs.get("padder", 10)
+    vector[:pad_width[0]] = pad_value
+    vector[-pad_width[1]:] = pad_value
+
+
+def edge_by_hand(vector, w, iaxis, kwargs):
+    """Each side from the line's value next to it: the later axis's reads see the earlier's pads."""
+    if w[0]:
+        vector[:w[0]] = vector[w[0]]
+    if w[1]:
+        vector[-w[1]:] = vector[-w[1] - 1] * (iaxis + 1)
+
+
+def mirror_if_positive(vector, w, iaxis, kwargs):
+    """An ``if`` on a traced element and a loop over the pad: compiled in the function's loop."""
+    for i in range(w[0]):
+        v = vector[w[0] + i + 1]
+        if v > 0:
+            vector[w[0] - 1 - i] = -v
+        else:
+            vector[w[0] - 1 - i] = v * iaxis
+
+
+@pytest.mark.parametrize("function, width, kwargs", [
+    (pad_with, 2, {}), (pad_with, ((1, 2), (3, 1)), {"padder": -1.5}),
+    (edge_by_hand, ((1, 0), (2, 1)), {}), (mirror_if_positive, ((2, 1), (2, 2)), {}),
+])
+def test_pad_with_a_function_matches_numpy(function, width, kwargs):
+    for x in (MATRIX[:, :3] - 2, INTS):
+        want = np.pad(x, width, function, **kwargs)
+        got = jc.jit(lambda v: np.pad(v, width, function, **kwargs))(x)
+        np.testing.assert_array_equal(got, want, strict=True)
+
+
 X, Y, F32 = np.array([1.0, -0.0, 3.0]), np.array([4, 5, 6]), np.float32([1.5, 2.5])
 CONCATENATIONS = {
     "r_ of arrays and numbers": lambda x, y, s: np.r_[x, 0, 7.5, y],
