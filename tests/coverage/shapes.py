@@ -328,7 +328,7 @@ NOTES = {
     "np.repeat(x, n, axis)": "an int count, or static per-element counts (traced ones: JitTypeError)",
     "np.pad(x, width, constant_values=c)": "mode='constant': static constants, one or one per side",
     "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap', "
-                              "'maximum', 'minimum', 'mean', 'median' (static stat_length), a function; other modes: "
-                              "UnsupportedError",
+                              "'maximum', 'minimum', 'mean', 'median' (static stat_length), a function; "
+                              "other modes: UnsupportedError",
     "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
 }
