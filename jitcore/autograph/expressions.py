@@ -22,7 +22,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
-from jitcore.primitives import as_tracer, constant
+from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
 
@@ -236,6 +236,26 @@ def _float(x=0.0):
     return _cast(x, np.float64, "float") if isinstance(x, Tracer) else float(x)
 
 
+def _complex(real=0, imag=None):
+    """``complex(x)`` / ``complex(re, im)`` of traced numbers: a weak complex128 scalar; two real
+    parts joined exactly (``re + im * 1j`` would make NaN of an infinite part)."""
+    if not isinstance(real, Tracer) and not isinstance(imag, Tracer):
+        return complex(real) if imag is None else complex(real, imag)
+    if imag is None:
+        return _cast(real, np.complex128, "complex")
+    trace = find_trace(real, imag)
+    re, im = (v if isinstance(v, Tracer) else constant(trace, np.asarray(v)) for v in (real, imag))
+    if im.dtype.kind == "c":  # Python reads it by __complex__ or __float__ by its type
+        raise UnsupportedError(f"complex(re, im) with a traced complex im (at {user_location()}): "
+                               "write re + im * 1j")
+    im = _cast(im, np.float64, "complex")
+    if re.dtype.kind == "c":  # CPython's complex_new: re's imaginary part added to im
+        re = _cast(re, np.complex128, "complex")
+        re, im = np.real(re), np.imag(re) + im
+    re = _cast(re, np.float64, "complex")
+    return fresh(complex_from_parts(re, im), scalar=True, weak=True)
+
+
 def _bool(x=False):
     return _cast(x, np.bool_, "bool") if isinstance(x, Tracer) else bool(x)
 
@@ -357,7 +377,8 @@ def _truth(builtin, stop: bool, combine):
     return fn
 
 
-BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate,
+BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
+            enumerate: _enumerate,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 

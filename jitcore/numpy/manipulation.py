@@ -17,14 +17,15 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh, make_view, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_to", "concatenate",
            "convolve", "insert", "resize",
-           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr", "flipud",
+           "copy", "copyto", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr",
+           "flipud",
            "hstack",
            "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
            "roll", "rot90", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
@@ -738,6 +739,40 @@ def _pad_pairs(x, ndim: int, as_index: bool = False):
     if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
         return [list(x.flat)] * ndim
     return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+_PYTHON_NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    """``dst[...] = src`` where ``where`` holds, in place: ``src`` broadcast to ``dst``'s shape
+    and cast to its dtype when NumPy's ``casting`` rule allows it (a Python number by its
+    kind, an int checked to fit, as NumPy 2 does)."""
+    if not isinstance(dst, Tracer):
+        if prims.holds_tracer((src, where)):
+            raise UnsupportedError(f"numpy.copyto into a NumPy array of traced values (at "
+                                   f"{user_location()}): make the array a traced one first "
+                                   "(jitcore.numpy.asarray), or write dst[...] = np.where(...)")
+        return np.copyto(dst, src, casting=casting, where=where)
+    if type(src) in _PYTHON_NUMBER_DTYPES:
+        source = np.dtype(_PYTHON_NUMBER_DTYPES[type(src)])
+        if type(src) is int and dst.dtype.kind in "iu":
+            info = np.iinfo(dst.dtype)
+            if not info.min <= src <= info.max:
+                raise JitOverflowError(f"Python integer {src} out of bounds for {dst.dtype}")
+            source = dst.dtype
+        what = "scalar"
+    else:
+        src = src if isinstance(src, Tracer) else np.asarray(src)
+        source, what = src.dtype, "array data"
+    if not np.can_cast(source, dst.dtype, casting):
+        raise JitTypeError(f"Cannot cast {what} from {source!r} to {dst.dtype!r} according to the "
+                           f"rule {casting!r} (numpy.copyto at {user_location()})")
+    value = prims.broadcast_to(prims.as_tracer(dst.owner_trace, src, dst.dtype), dst.shape)
+    if where is not True:
+        value = np.where(where, value, dst)
+    dst[...] = value
 
 
 @implements(np.copy)

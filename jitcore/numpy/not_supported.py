@@ -45,7 +45,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "savez", "savez_compressed", "set_printoptions",
     ),
     "NumPy's own machinery, not array functions": (
-        "ScalarType", "broadcast", "copyto", "core", "ctypeslib", "errstate", "exceptions", "f2py",
+        "ScalarType", "broadcast", "core", "ctypeslib", "errstate", "exceptions", "f2py",
         "flatiter", "frompyfunc", "get_include", "getbufsize", "geterr", "geterrcall", "isfortran",
         "iterable", "lib", "little_endian", "may_share_memory", "min_scalar_type", "mintypecode",
         "common_type", "ndenumerate", "ndindex", "nditer", "nested_iters", "sctypeDict", "setbufsize",
