@@ -305,6 +305,14 @@ def squares_by_tolist(x):
     return total, x.item(0), x.reshape(2, -1).tolist()
 
 
+def clamp_in_place_and_phasors(x, limit):
+    """np.copyto with a mask into a working copy; complex() of traced numbers; an integer power."""
+    y = x.copy()
+    np.copyto(y, limit, where=np.abs(y) > limit)
+    z = complex(x[0], x[1]) * complex(x[2])
+    return y, z, np.arange(4) ** np.abs(x[:4]).astype(np.int64)
+
+
 # ---------------------------------------------------------------------------- construction
 def constructions(a, b):
     return (
@@ -508,6 +516,12 @@ PROGRAMS = {
         [(np.array([-1.5, 0.0, 2.0, 3.5, -0.0, np.nan]),)],
     ),
     "squares_by_tolist": (squares_by_tolist, (), EXACT, [(np.array([1.5, -2.0, 3.25, 0.5]),)]),
+    "clamp_in_place_and_phasors": (
+        clamp_in_place_and_phasors,
+        (),
+        EXACT,
+        [(np.array([1.5, -3.0, 0.25, 2.0, -0.5]), 1.0)],
+    ),
     "constructions": (constructions, (), EXACT, [(np.arange(4.0), -np.arange(4.0))]),
     "pad_modes": (pad_modes, (), EXACT, [(np.array([1.0, 4.0, 2.0, 8.0]),), (np.array([3, 1, 2, 6]),)]),
     "pad_by_function": (pad_by_function, (), EXACT, [(np.arange(6).reshape((2, 3)),)]),
