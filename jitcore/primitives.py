@@ -228,7 +228,7 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     if kind == "pow" and in_dtypes[1].kind in "iu" and not isinstance(operands[1], Tracer) \
             and np.any(np.asarray(operands[1]) < 0):
         raise ValueError("Integers to negative integer powers are not allowed.")  # as NumPy
-    if kind == "pow" and in_dtypes[1].kind == "i" and isinstance(operands[1], Tracer):
+    if kind == "pow" and in_dtypes[1].kind == "i" and isinstance(operands[1], Tracer) and args[1].size:
         _refuse_negative_exponents(args[1])  # NumPy's error for the data, from the call
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         supported = ", ".join(sorted(n.__name__ for n, k in UFUNC_KINDS.items() if k in array.COMPLEX_KINDS))

@@ -81,3 +81,4 @@ def test_a_negative_traced_integer_exponent_raises_numpys_error(case):
     with pytest.raises(jc.JitValueError, match="negative integer powers"):
         fn(bad)
     np.testing.assert_array_equal(fn(np.array([3, 0], np.uint8)), POWERS[case](np.array([3, 0], np.uint8)))
+    np.testing.assert_array_equal(fn(np.zeros(0, np.int64)), POWERS[case](np.zeros(0, np.int64)), strict=True)
