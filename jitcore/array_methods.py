@@ -402,6 +402,72 @@ def _needs_data(name: str):
     return _method(method, name)
 
 
+# The Python type NumPy's ``item`` gives per dtype kind, as the dtype a traced number of that type
+# has (``float(x)`` of a traced x is float64 too); uint64 keeps its own, which int64 would wrap.
+_PYTHON_NUMBER_DTYPES = {"b": np.bool_, "i": np.int64, "u": np.int64, "f": np.float64,
+                         "c": np.complex128}
+
+
+def _python_numbers(x: Tracer) -> Tracer:
+    """``x``'s elements as the Python numbers ``item``/``tolist`` give, in ``x``'s shape."""
+    dtype = np.uint64 if x.dtype == np.uint64 else _PYTHON_NUMBER_DTYPES[x.dtype.kind]
+    return x.astype(dtype)
+
+
+def _weak_number(element: Tracer) -> Tracer:
+    """A traced 0-d element as a Python number: a scalar that promotes weakly (NEP 50), so
+    ``x32 * a.item()`` stays float32 as it does with NumPy's Python float."""
+    return fresh(element.reshape(()), scalar=True, weak=True)
+
+
+def item(self, *args):
+    """``x.item()``, ``x.item(i)`` (flat index) and ``x.item(i, j, ...)``: the element as a
+    traced Python number (float, int, complex or bool by the dtype's kind)."""
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    if not args:
+        if self.size != 1:
+            raise JitValueError(f"can only convert an array of size 1 to a Python scalar (at "
+                                f"{user_location()}); the array has shape {self.shape}")
+        element = self.reshape(())
+    elif len(args) == 1:
+        element = self.reshape(-1)[args[0]]  # out of bounds: indexing's IndexError, as NumPy's
+    elif len(args) != self.ndim:
+        raise JitValueError(f"incorrect number of indices for array: {len(args)} for {self.ndim} "
+                            f"dimensions (at {user_location()})")
+    else:
+        element = self[tuple(args)]
+    return _weak_number(_python_numbers(element))
+
+
+_TOLIST_LIMIT = 1 << 12  # elements: each is one traced value, unrolled into the compiled code
+
+
+def tolist(self):
+    """``x.tolist()``: nested lists of traced Python numbers in ``x``'s shape (a 0-d array: one
+    number), so ``for v in x.tolist()`` and ``sum(x.tolist())`` compile; the list's length is
+    the static shape's. Each element is a value of its own in the compiled code, so a long
+    array is refused with the loop that compiles instead."""
+    if self.size > _TOLIST_LIMIT:
+        raise UnsupportedError(
+            f"x.tolist() of a traced array of {self.size} elements (at {user_location()}) would "
+            f"unroll into {self.size} traced numbers (at most {_TOLIST_LIMIT}); iterate the array "
+            "itself (for v in x), which compiles to one loop, or use array operations")
+    numbers = _python_numbers(self)
+    if self.ndim == 0:
+        return _weak_number(numbers)
+    flat = numbers.reshape(-1)
+    elements = [_weak_number(flat[i]) for i in range(self.size)]
+
+    def nest(start: int, shape: tuple) -> list:
+        if len(shape) == 1:
+            return elements[start:start + shape[0]]
+        step = int(np.prod(shape[1:]))
+        return [nest(start + k * step, shape[1:]) for k in range(shape[0])]
+
+    return nest(0, self.shape)
+
+
 def _not_compiled(name: str):
     """An ndarray method jitcore does not compile: its own clear error, not an AttributeError."""
     def method(self, *args, **kwargs):
@@ -432,7 +498,8 @@ _METHODS = {
     "compress": _method(compress, "compress"),
     **{name: _not_compiled(name)
        for name in ("byteswap", "getfield", "resize", "setfield", "setflags", "to_device")},
-    **{name: _needs_data(name) for name in ("item", "tolist", "tobytes", "tofile", "dump", "dumps")},
+    "item": _method(item, "item"), "tolist": _method(tolist, "tolist"),
+    **{name: _needs_data(name) for name in ("tobytes", "tofile", "dump", "dumps")},
 }
 _SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,

@@ -228,6 +228,8 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     if kind == "pow" and in_dtypes[1].kind in "iu" and not isinstance(operands[1], Tracer) \
             and np.any(np.asarray(operands[1]) < 0):
         raise ValueError("Integers to negative integer powers are not allowed.")  # as NumPy
+    if kind == "pow" and in_dtypes[1].kind == "i" and isinstance(operands[1], Tracer) and args[1].size:
+        _refuse_negative_exponents(args[1])  # NumPy's error for the data, from the call
     if in_dtypes[0].kind == "c" and kind not in array.COMPLEX_KINDS and kind is not None:
         supported = ", ".join(sorted(n.__name__ for n, k in UFUNC_KINDS.items() if k in array.COMPLEX_KINDS))
         raise UnsupportedError(f"numpy.{fn.__name__} of complex numbers has no jitcore lowering yet "
@@ -253,6 +255,18 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
     out.fortran = fortran_layout(operands, out.shape)
     return out
+
+
+def _refuse_negative_exponents(exponent: Tracer) -> None:
+    """An integer power with a traced signed exponent: NumPy's ValueError when the call finds a
+    negative one (a callback on the branch that finds it; the result is not returned)."""
+    from jitcore.numpy.everyday import raise_at_first  # jitcore.numpy imports this module
+
+    raise_at_first(ufunc(np.less, exponent, 0), exponent, _negative_power)
+
+
+def _negative_power(_):
+    raise JitValueError("Integers to negative integer powers are not allowed.")
 
 
 def _spans(shape) -> bool:

@@ -19,9 +19,10 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
-from jitcore.primitives import as_tracer, constant
+from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
 from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
 
 
@@ -166,6 +167,8 @@ def getitem(base, key):
     constant, since NumPy's own indexing would ask for the index's data. A view of such an
     array at a traced index (``A[i]`` of a matrix) is left to NumPy, which refuses it: a traced
     copy would not see later writes to the array."""
+    if isinstance(base, _CONCATENATORS) and traced(key):
+        return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):
         if not _copied_by_numpy(base, key):
             raise UnsupportedError(
@@ -176,6 +179,9 @@ def getitem(base, key):
         tracer = next(x for x in pytree.flatten(key)[0] if isinstance(x, Tracer))
         return constant(tracer.owner_trace, base)[key]
     return base[key]
+
+
+_CONCATENATORS = (type(np.r_), type(np.c_))  # NumPy's index-syntax concatenation
 
 
 def _copied_by_numpy(base: np.ndarray, key) -> bool:
@@ -228,6 +234,26 @@ def _int(x=0, *rest):
 
 def _float(x=0.0):
     return _cast(x, np.float64, "float") if isinstance(x, Tracer) else float(x)
+
+
+def _complex(real=0, imag=None):
+    """``complex(x)`` / ``complex(re, im)`` of traced numbers: a weak complex128 scalar; two real
+    parts joined exactly (``re + im * 1j`` would make NaN of an infinite part)."""
+    if not isinstance(real, Tracer) and not isinstance(imag, Tracer):
+        return complex(real) if imag is None else complex(real, imag)
+    if imag is None:
+        return _cast(real, np.complex128, "complex")
+    trace = find_trace(real, imag)
+    re, im = (v if isinstance(v, Tracer) else constant(trace, np.asarray(v)) for v in (real, imag))
+    if im.dtype.kind == "c":  # Python reads it by __complex__ or __float__ by its type
+        raise UnsupportedError(f"complex(re, im) with a traced complex im (at {user_location()}): "
+                               "write re + im * 1j")
+    im = _cast(im, np.float64, "complex")
+    if re.dtype.kind == "c":  # CPython's complex_new: re's imaginary part added to im
+        re = _cast(re, np.complex128, "complex")
+        re, im = np.real(re), np.imag(re) + im
+    re = _cast(re, np.float64, "complex")
+    return fresh(complex_from_parts(re, im), scalar=True, weak=True)
 
 
 def _bool(x=False):
@@ -351,7 +377,8 @@ def _truth(builtin, stop: bool, combine):
     return fn
 
 
-BUILTINS = {int: _int, float: _float, bool: _bool, range: _range, zip: _zip, enumerate: _enumerate,
+BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
+            enumerate: _enumerate,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.autograph.vectorized import VectorizedLoop
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.tracer import Tracer, fresh, user_location
@@ -155,13 +156,17 @@ class _VectorizedMath:
 
 
 def traced_vectorize(vectorized):
-    """What converted code calls for an ``np.vectorize`` object: one that runs traced arrays when
-    it vectorizes a ``math`` function jitcore computes, else the object (refused on traced data)."""
+    """What converted code calls for an ``np.vectorize`` object: one that runs traced arrays
+    element-wise at once when it vectorizes a ``math`` function jitcore computes, one that loops
+    over the elements for another Python function (``vectorized.VectorizedLoop``), else the
+    object (``excluded``, ``signature``: refused on traced data)."""
+    if vectorized.excluded or vectorized.signature is not None:
+        return vectorized
     try:
-        plain = vectorized.pyfunc in MATH_CALLS and not vectorized.excluded and vectorized.signature is None
+        plain = vectorized.pyfunc in MATH_CALLS
     except TypeError:  # an unhashable callable
         plain = False
-    return _VectorizedMath(vectorized) if plain else vectorized
+    return _VectorizedMath(vectorized) if plain else VectorizedLoop(vectorized)
 
 
 def _vectorize(*args, **kwargs):

@@ -78,6 +78,14 @@ def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
 BUILTINS[np.apply_along_axis] = _apply_along_axis
 
 
+def _pad(array, pad_width, mode="constant", **kwargs):
+    """``np.pad`` with a function ``mode`` converted, as ``apply_along_axis``'s ``func1d``."""
+    return np.pad(array, pad_width, call(mode) if callable(mode) else mode, **kwargs)
+
+
+BUILTINS[np.pad] = _pad
+
+
 def setitem_outer(base, key, value) -> None:
     """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
     array the caller sees (a call-time input's, when the write is traced)."""

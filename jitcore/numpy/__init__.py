@@ -18,6 +18,7 @@ The functions live in one module per family; adding one is one entry in its fami
 - ``bessel``: ``i0``, and ``kaiser`` with a traced ``beta``;
 - ``bit_packing``: ``packbits`` and ``unpackbits``;
 - ``index_helpers``: ``triu_indices_from`` and the other index helpers of a traced array;
+- ``index_concatenation``: ``r_`` and ``c_`` of traced arrays;
 - ``linalg``: ``matmul``, ``dot``, ``einsum``, ``diagonal``, ``norm``, ``solve``, ...;
 - ``stride_tricks``: ``numpy.lib.stride_tricks.sliding_window_view`` (registered, not exported);
 - ``registry``: the tables (``HANDLED_FUNCTIONS``, ``UFUNCS``) and ``__array_function__``;
@@ -39,6 +40,7 @@ from jitcore.numpy import (
     creation,
     everyday,
     fft,
+    index_concatenation,
     index_helpers,
     linalg,
     linalg_api,
@@ -62,7 +64,7 @@ __all__ = ["HANDLED_FUNCTIONS", "UFUNCS", "apply_function", "bool_", "complex64"
            "newaxis", "pi", "uint8", "uint16", "uint32", "uint64"]
 
 for _family in (ufuncs, selection, reductions, manipulation, creation, linalg, sorting, everyday,
-                along_axis, series, polynomials, index_helpers, bessel, bit_packing):
+                along_axis, series, polynomials, index_helpers, index_concatenation, bessel, bit_packing):
     globals().update((name, getattr(_family, name)) for name in _family.__all__)
     __all__ += _family.__all__
 

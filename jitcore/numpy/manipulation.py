@@ -14,16 +14,18 @@ import warnings
 
 import numpy as np
 
+from jitcore import control_flow as cf
 from jitcore import indexing
 from jitcore import primitives as prims
-from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, fresh, make_view, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_to", "concatenate",
            "convolve", "insert", "resize",
-           "copy", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr", "flipud",
+           "copy", "copyto", "correlate", "cross", "diff", "ediff1d", "expand_dims", "flip", "fliplr",
+           "flipud",
            "hstack",
            "meshgrid", "moveaxis", "ndim", "pad", "ravel", "repeat", "reshape", "result_type",
            "roll", "rot90", "shape", "size", "split", "squeeze", "stack", "swapaxes", "take", "tile",
@@ -566,29 +568,71 @@ def repeat(a, repeats, axis=None):
 def pad(array, pad_width, mode="constant", **kwargs):
     if not traced(array):
         return np.pad(array, pad_width, mode=mode, **kwargs)
-    if mode not in ("constant", "linear_ramp", *_INDEX_PAD_MODES, *_EXTREME_PAD_MODES):
+    if callable(mode):
+        return _pad_by_function(array, pad_width, mode, kwargs)
+    if mode not in ("constant", "linear_ramp", *_INDEX_PAD_MODES, *_STATISTIC_PAD_MODES):
         raise UnsupportedError(f"numpy.pad with mode={mode!r} is not supported under jit (only "
                                f"'constant', 'linear_ramp', {', '.join(map(repr, _INDEX_PAD_MODES))}, "
-                               f"{', '.join(map(repr, _EXTREME_PAD_MODES))})")
+                               f"{', '.join(map(repr, _STATISTIC_PAD_MODES))})")
     pad_width = np.asarray(pad_width)
     if pad_width.dtype.kind != "i":
         raise JitTypeError("`pad_width` must be of integral type (NumPy raises the same TypeError)")
     widths = _pad_pairs(pad_width, array.ndim, as_index=True)
-    if mode in _EXTREME_PAD_MODES:
-        return _pad_with_extreme(array, widths, _EXTREME_PAD_MODES[mode], **kwargs)
+    if mode in _STATISTIC_PAD_MODES:
+        return _pad_with_statistic(array, widths, _STATISTIC_PAD_MODES[mode], **kwargs)
     if mode == "linear_ramp":
         return _pad_with_ramps(array, widths, **kwargs)
     if mode != "constant":
         return _pad_by_index(array, widths, mode, **kwargs)
-    values = np.ravel(_pad_pairs(kwargs.get("constant_values", 0), array.ndim))
-    values = values[np.ravel(widths) > 0] if values.size else values  # the ones used
-    if any(v != values[0] for v in values):
-        raise UnsupportedError("numpy.pad with several constant_values is not supported under jit yet")
-    out = prims.pad(array, widths, values[0].item() if values.size else 0)
+    if prims.holds_tracer(kwargs.get("constant_values", 0)):
+        raise UnsupportedError(f"numpy.pad with traced constant_values is not supported under jit "
+                               f"(at {user_location()}); pass numbers")
+    pairs = _pad_pairs(kwargs.get("constant_values", 0), array.ndim)
+    used = [v for pair, width in zip(pairs, widths, strict=True) for v, w in zip(pair, width) if w > 0]
+    if all(v == used[0] for v in used):  # one value: a single pad of every side
+        out = prims.pad(array, widths, used[0] if used else 0)
+    else:
+        out = _pad_sides(array, widths, pairs)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
 
+def _pad_sides(array, widths, values):
+    """Constant padding with a value per side: axis after axis, each axis's pads spanning the
+    array padded so far, so a corner holds the later axis's value, as NumPy's ``pad`` fills it."""
+    out = array
+    for axis, ((before, after), (low, high)) in enumerate(zip(widths, values, strict=True)):
+        for width, value, side in ((before, low, 0), (after, high, 1)):
+            if width:
+                sides = [(0, 0)] * array.ndim
+                sides[axis] = (0, width) if side else (width, 0)
+                out = prims.pad(out, sides, value)
+    return out
+
+
 _INDEX_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def _pad_by_function(array, pad_width, function, kwargs):
+    """``np.pad(a, w, function)``: NumPy's steps. The array padded with zeros, then for each
+    axis, ``function(line, (before, after), axis, kwargs)`` on each 1-d line along it, which
+    writes the line's pads in place. Here the lines of an axis are the rows of one compiled
+    loop (``jc.scan``): ``function`` is traced once per axis on a copy of a row, and the rows it
+    leaves are the padded array for the next axis, so a later axis's writes win the corners,
+    as in NumPy. Converted code passes ``function`` converted (``autograph/runtime._pad``)."""
+    widths = _pad_pairs(np.asarray(pad_width), array.ndim, as_index=True)
+    padded = prims.pad(array, widths, 0)
+    for axis in range(padded.ndim):
+        lines = moveaxis(padded, axis, -1)
+        rows = prims.reshape(lines, (-1, lines.shape[-1]))
+
+        def step(carry, row, axis=axis):
+            row = fresh(row)  # the function writes it in place
+            function(row, tuple(widths[axis]), axis, kwargs)
+            return carry, row
+
+        _, rows = cf.scan(step, (), xs=rows)
+        padded = moveaxis(prims.reshape(rows, lines.shape), -1, axis)
+    return padded.copy() if padded is array else padded
 
 
 def _pad_by_index(array, widths, mode, reflect_type="even"):
@@ -614,25 +658,38 @@ def _refuse_empty_axis(array, axis: int) -> None:
                             "modes other than 'constant' or 'empty'")
 
 
-_EXTREME_PAD_MODES = {"maximum": np.max, "minimum": np.min}
+_STATISTIC_PAD_MODES = {"maximum": np.max, "minimum": np.min, "mean": np.mean, "median": np.median}
 
 
-def _pad_with_extreme(array, widths, reduce, stat_length=None):
-    """'maximum' and 'minimum' over the whole axis: axis after axis, each extreme taken over
-    the array padded so far, which gives NumPy's corners (the extreme of the extremes)."""
-    if stat_length is not None:
-        raise UnsupportedError(f"numpy.pad with stat_length= is not supported under jit yet (at "
-                               f"{user_location()})")
+def _pad_with_statistic(array, widths, reduce, stat_length=None):
+    """'maximum', 'minimum', 'mean' and 'median' of the ``stat_length`` elements nearest each
+    edge (the whole axis by default): axis after axis, each statistic taken over the array
+    padded so far, which gives NumPy's corners (the statistic of the statistics); rounded to
+    even for an integer array, then cast to its dtype, as NumPy's ``_round_if_needed``."""
+    if prims.holds_tracer(stat_length):
+        raise UnsupportedError(f"numpy.pad with a traced stat_length is not supported under jit "
+                               f"(at {user_location()}); pass numbers")
+    lengths = _pad_pairs(stat_length, array.ndim, as_index=True) if stat_length is not None else None
+    if lengths and reduce in (np.max, np.min) and 0 in np.ravel(lengths):  # on any axis, as NumPy
+        raise JitValueError(f"numpy.pad at {user_location()}: stat_length of 0 yields no value for "
+                            "padding")
     out = array
     for axis, (before, after) in enumerate(widths):
         if not (before or after):
             continue
         _refuse_empty_axis(out, axis)
-        extreme = reduce(out, axis=axis, keepdims=True)
-        edge = out.shape[:axis] + (1,) + out.shape[axis + 1:]
-        pad = [prims.broadcast_to(extreme, edge[:axis] + (int(n),) + edge[axis + 1:])
-               for n in (before, after)]
-        out = prims.concatenate([p for p in (pad[0], out, pad[1]) if p.shape[axis]], axis)
+        n = out.shape[axis]
+        pads = []
+        for width, length, side in zip((before, after), lengths[axis] if lengths else (n, n), (0, 1)):
+            length = min(length, n)
+            cut = [slice(None)] * out.ndim
+            cut[axis] = slice(n - length, n) if side else slice(0, length)
+            stat = reduce(out[tuple(cut)], axis=axis, keepdims=True)
+            if out.dtype.kind in "iu" and stat.dtype != out.dtype:
+                stat = np.round(stat)
+            edge = out.shape[:axis] + (int(width),) + out.shape[axis + 1:]
+            pads.append(prims.broadcast_to(prims.convert(stat, out.dtype), edge))
+        out = prims.concatenate([p for p in (pads[0], out, pads[1]) if p.shape[axis]], axis)
     return out.copy() if out is array else out  # a new array, as NumPy's
 
 
@@ -685,6 +742,40 @@ def _pad_pairs(x, ndim: int, as_index: bool = False):
     if x.ndim < 3 and x.size == 2 and x.shape != (2, 1):
         return [list(x.flat)] * ndim
     return np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+_PYTHON_NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64, complex: np.complex128}
+
+
+@implements(np.copyto)
+def copyto(dst, src, casting="same_kind", where=True):
+    """``dst[...] = src`` where ``where`` holds, in place: ``src`` broadcast to ``dst``'s shape
+    and cast to its dtype when NumPy's ``casting`` rule allows it (a Python number by its
+    kind, an int checked to fit, as NumPy 2 does)."""
+    if not isinstance(dst, Tracer):
+        if prims.holds_tracer((src, where)):
+            raise UnsupportedError(f"numpy.copyto into a NumPy array of traced values (at "
+                                   f"{user_location()}): make the array a traced one first "
+                                   "(jitcore.numpy.asarray), or write dst[...] = np.where(...)")
+        return np.copyto(dst, src, casting=casting, where=where)
+    if type(src) in _PYTHON_NUMBER_DTYPES:
+        source = np.dtype(_PYTHON_NUMBER_DTYPES[type(src)])
+        if type(src) is int and dst.dtype.kind in "iu":
+            info = np.iinfo(dst.dtype)
+            if not info.min <= src <= info.max:
+                raise JitOverflowError(f"Python integer {src} out of bounds for {dst.dtype}")
+            source = dst.dtype
+        what = "scalar"
+    else:
+        src = src if isinstance(src, Tracer) else np.asarray(src)
+        source, what = src.dtype, "array data"
+    if not np.can_cast(source, dst.dtype, casting):
+        raise JitTypeError(f"Cannot cast {what} from {source!r} to {dst.dtype!r} according to the "
+                           f"rule {casting!r} (numpy.copyto at {user_location()})")
+    value = prims.broadcast_to(prims.as_tracer(dst.owner_trace, src, dst.dtype), dst.shape)
+    if where is not True:
+        value = np.where(where, value, dst)
+    dst[...] = value
 
 
 @implements(np.copy)

@@ -25,8 +25,8 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "unique_inverse", "unique_values",
     ),
     "index helpers computed from static shapes: call them outside jit (plain NumPy)": (
-        "c_", "diag_indices", "index_exp", "indices", "mask_indices", "mgrid",
-        "ogrid", "r_", "s_", "tril_indices", "triu_indices", "fromfunction",
+        "diag_indices", "index_exp", "indices", "mask_indices", "mgrid",
+        "ogrid", "s_", "tril_indices", "triu_indices", "fromfunction",
     ),
     "dtypes jitcore has no IR type for (strings, objects, dates, extended precision)": (
         "bytes_", "character", "clongdouble", "complex256", "datetime64", "flexible", "float128",
@@ -45,7 +45,7 @@ NOT_SUPPORTED: dict[str, tuple[str, ...]] = {
         "savez", "savez_compressed", "set_printoptions",
     ),
     "NumPy's own machinery, not array functions": (
-        "ScalarType", "broadcast", "copyto", "core", "ctypeslib", "errstate", "exceptions", "f2py",
+        "ScalarType", "broadcast", "core", "ctypeslib", "errstate", "exceptions", "f2py",
         "flatiter", "frompyfunc", "get_include", "getbufsize", "geterr", "geterrcall", "isfortran",
         "iterable", "lib", "little_endian", "may_share_memory", "min_scalar_type", "mintypecode",
         "common_type", "ndenumerate", "ndindex", "nditer", "nested_iters", "sctypeDict", "setbufsize",

@@ -290,6 +290,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         dtype, axis = kwargs.get("dtype"), kwargs.get("axis", 0)
         if ufunc in _RUNNING_EXTREMES:
             return reductions.running_extreme(_RUNNING_EXTREMES[ufunc], a, axis, dtype)
+        if ufunc in _NAN_SKIPPING_EXTREMES:
+            return _running_nan_skipping_extreme(ufunc, a, axis, dtype)
         return HANDLED_FUNCTIONS[_UFUNC_ACCUMULATIONS[ufunc]](a, axis=axis, dtype=dtype)
     if method == "outer" and ufunc in UFUNCS and ufunc.nin == 2 and ufunc.signature is None:
         return _ufunc_outer(ufunc, *inputs)
@@ -594,8 +596,30 @@ def _is_default_ufunc_kwarg(key: str, value) -> bool:
     return value is None or (key in _UFUNC_DEFAULTS and value == _UFUNC_DEFAULTS[key])
 
 
-_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None}
+_UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: None, np.minimum: None,
+                        np.fmax: None, np.fmin: None}
 _RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
+_NAN_SKIPPING_EXTREMES = {np.fmax: "max", np.fmin: "min"}
+
+
+def _running_nan_skipping_extreme(ufunc, a, axis, dtype):
+    """``np.fmax.accumulate``/``np.fmin.accumulate``: fmax of a NaN and a number is the number,
+    so a running value is NaN only while every element so far is NaN, and otherwise the running
+    maximum of the numbers: the running max with NaN read as -inf (+inf for fmin), NaN where
+    no number has been seen yet. Ties of numbers go as in ``maximum`` (the same comparison)."""
+    kind = _NAN_SKIPPING_EXTREMES[ufunc]
+    a = a if dtype is None else prims.convert(a, np.dtype(dtype))
+    if a.dtype.kind == "c":
+        raise UnsupportedError(f"numpy.{ufunc.__name__}.accumulate of complex numbers is not "
+                               f"supported under jit (at {user_location()})")
+    if a.dtype.kind != "f":  # no NaN: the same as maximum's
+        return reductions.running_extreme(kind, a, axis, None)
+    nan = prims.ufunc(np.isnan, a)
+    fill = prims.constant(a.owner_trace, -np.inf if kind == "max" else np.inf, a.dtype)
+    run = reductions.running_extreme(kind, np.where(nan, fill, a), axis, None)
+    seen = reductions.running_extreme("max", prims.convert(np.logical_not(nan), np.int8),
+                                      axis, None)
+    return np.where(seen > 0, run, prims.constant(a.owner_trace, np.nan, a.dtype))
 _UFUNC_REDUCTIONS = {np.add: np.sum, np.multiply: np.prod, np.maximum: np.max,
                      np.minimum: np.min, np.logical_and: np.all, np.logical_or: np.any,
                      np.fmax: np.nanmax, np.fmin: np.nanmin}  # fmax skips NaN, as nanmax does
@@ -661,15 +685,14 @@ copysign = _ufunc(np.copysign, _copysign)
 def round(a, decimals=0, out=None):
     """NumPy's rounding: half to even; for ``decimals`` d > 0 ``rint(a * 10**d) / 10**d``, for
     d < 0 ``rint(a / 10**-d) * 10**-d`` (integers through float64, then cast back; integers
-    with d >= 0 are copied)."""
+    with d >= 0 are copied; complex numbers part by part, as NumPy's ``PyArray_Round``)."""
     if not traced(a):
         return np.round(a, decimals, out)
     if out is not None:
         raise UnsupportedError(f"numpy.round with out= is not supported under jit yet (at {user_location()})")
     decimals = operator.index(decimals)
-    if a.dtype.kind == "c":
-        raise UnsupportedError(f"numpy.round of complex numbers is not supported under jit yet "
-                               f"(at {user_location()})")
+    if a.dtype.kind == "c":  # NumPy rounds the real and imaginary parts apart, each as a float
+        return prims.complex_from_parts(*(round(prims.part(p, a), decimals) for p in ("real", "imag")))
     if a.dtype.kind == "b" and decimals:
         raise JitTypeError(f"numpy.round of a bool array with decimals={decimals}: NumPy cannot "
                            f"cast the scaled float64 back to bool (at {user_location()})")

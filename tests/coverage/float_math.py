@@ -53,10 +53,8 @@ def g_round(draw, family):
     return (x,), {"decimals": decimals}
 
 
-case("np.round(x, decimals)", "float math", lambda x, decimals: np.round(x, decimals), g_round,
-     unsupported=("complex",))
-case("np.around(x, decimals)", "float math", lambda x, decimals: np.around(x, decimals), g_round,
-     unsupported=("complex",))
+case("np.round(x, decimals)", "float math", lambda x, decimals: np.round(x, decimals), g_round)
+case("np.around(x, decimals)", "float math", lambda x, decimals: np.around(x, decimals), g_round)
 
 
 def g_nan_to_num(draw, family):
@@ -92,6 +90,6 @@ NOTES = {
     "np.logaddexp(x, y)": "float32: NumPy is up to 8 ULP (of the larger term) off; jitcore within 1",
     "np.round(x, decimals)": "NumPy's rint(x * 10**d) / 10**d (d < 0: rint(x / 10**-d) * 10**-d); "
                              "integers with d < 0 through float64, as NumPy (drawn away from the "
-                             "dtype's limits, where the cast back is undefined); complex not yet",
+                             "dtype's limits, where the cast back is undefined); complex part by part",
     "np.allclose(x, y, rtol, atol, equal_nan)": "under jit a NumPy bool (0-d), not a Python bool",
 }

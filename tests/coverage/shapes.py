@@ -326,9 +326,9 @@ NOTES = {
     "np.correlate(a, v, mode)": "as convolve; v conjugated, as NumPy's",
     "np.reshape(x, shape)": "order='C' only",
     "np.repeat(x, n, axis)": "an int count, or static per-element counts (traced ones: JitTypeError)",
-    "np.pad(x, width, constant_values=c)": "mode='constant' with one constant only",
+    "np.pad(x, width, constant_values=c)": "mode='constant': static constants, one or one per side",
     "np.pad(x, width, mode)": "'edge', 'reflect' (reflect_type='even'), 'symmetric', 'wrap', "
-                              "'maximum', 'minimum' (no stat_length); other modes: "
-                              "UnsupportedError",
+                              "'maximum', 'minimum', 'mean', 'median' (static stat_length), a function; "
+                              "other modes: UnsupportedError",
     "x.astype(dtype)": "float to int of NaN, inf or out of range: x86 truncation (see below)",
 }

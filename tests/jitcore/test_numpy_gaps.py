@@ -91,10 +91,12 @@ def test_pad_with_the_extreme_fills_corners_as_numpy(mode):
 
 
 def test_pad_modes_not_lowered_are_refused_by_name():
-    with pytest.raises(jc.UnsupportedError, match="mode='median'"):  # 'linear_ramp': round 7
-        jc.jit(lambda v: np.pad(v, 1, mode="median"))(np.ones(3))
-    with pytest.raises(jc.UnsupportedError, match="stat_length"):
-        jc.jit(lambda v: np.pad(v, 1, mode="maximum", stat_length=2))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="mode='empty'"):  # 'median': newuser37
+        jc.jit(lambda v: np.pad(v, 1, mode="empty"))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="traced stat_length"):
+        jc.jit(lambda v: np.pad(v, 1, mode="maximum", stat_length=v[0]))(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match="traced constant_values"):
+        jc.jit(lambda v: np.pad(v, 1, constant_values=(v[0], 1.0)))(np.ones(3))
     with pytest.raises(jc.UnsupportedError, match="reflect_type='odd'"):
         jc.jit(lambda v: np.pad(v, 1, mode="reflect", reflect_type="odd"))(np.ones(3))
 

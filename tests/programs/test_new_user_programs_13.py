@@ -664,7 +664,8 @@ def _chebyshev_object(x, c):
 
 
 def _vectorize_own_function(x):
-    return np.vectorize(lambda v: v if v > 0 else 0.0)(x)
+    # np.vectorize of a plain Python function: a compiled loop since newuser37; excluded= is not
+    return np.vectorize(lambda v, k: v if v > k else 0.0, excluded={1})(x, 0.0)
 
 
 REFUSED = {
@@ -679,7 +680,7 @@ REFUSED = {
         _chebyshev_object, (np.linspace(-1, 1, 6), normal(3)), jc.TracerConversionError, "chebval, legval"),
     "a class's rows by a traced mask, their count as a shape (naive Bayes by selection)": (
         naive_bayes_by_selection, (CLS_X, CLS_Y), jc.JitTypeError, "shape that depends on the data"),
-    "np.vectorize of the user's own function": (
+    "np.vectorize of the user's own function with excluded=": (
         _vectorize_own_function, (normal(3),), jc.TracerConversionError, "numpy.vectorize"),
 }
 
