@@ -35,16 +35,18 @@ def _cpu(fn, args, calls: int) -> float:
     return (time.thread_time() - start) / calls
 
 
-def programs(rounds: int = 7) -> None:
+def programs(table=PROGRAMS, names=None, rounds: int = 7, calls: int = 200) -> None:
+    """Each program of ``table`` (``names`` of it, default all): first call, then jitcore's and
+    NumPy's cached calls taking turns, medians and the range of the per-round ratios."""
     print(f"{'program':28s} {'compile s':>9s} {'jit us':>8s} {'numpy us':>9s} {'jit/numpy':>14s}")
-    for name, (fn, static, _, inputs) in PROGRAMS.items():
+    for name in names or list(table):
+        fn, static, _, inputs = table[name]
         args = inputs[0]
         jitted = jc.jit(fn, static_argnames=static) if static else jc.jit(fn)
         start = time.perf_counter()
         jitted(*_copies(args))
         compile_s = time.perf_counter() - start
         jitted(*_copies(args))  # the second call installs the native dispatcher
-        calls = 200
         ratios, mine, theirs = [], [], []
         for _ in range(rounds):
             a = _cpu(jitted, args, calls)
@@ -55,7 +57,7 @@ def programs(rounds: int = 7) -> None:
         ratios.sort()
         print(f"{name:28s} {compile_s:9.2f} {statistics.median(mine) * 1e6:8.1f} "
               f"{statistics.median(theirs) * 1e6:9.1f} {statistics.median(ratios):6.2f} "
-              f"[{ratios[0]:.2f}-{ratios[-1]:.2f}]")
+              f"[{ratios[0]:.2f}-{ratios[-1]:.2f}]", flush=True)
 
 
 def monte_carlo(rng, n):
