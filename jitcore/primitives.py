@@ -257,12 +257,15 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     return out
 
 
+# ``jitcore.numpy.everyday.raise_at_first`` (a call-time error at the first bad element): set
+# by that module when it loads, since the numpy layer imports this one
+RAISE_AT_FIRST = None
+
+
 def _refuse_negative_exponents(exponent: Tracer) -> None:
     """An integer power with a traced signed exponent: NumPy's ValueError when the call finds a
     negative one (a callback on the branch that finds it; the result is not returned)."""
-    from jitcore.numpy.everyday import raise_at_first  # jitcore.numpy imports this module
-
-    raise_at_first(ufunc(np.less, exponent, 0), exponent, _negative_power)
+    RAISE_AT_FIRST(ufunc(np.less, exponent, 0), exponent, _negative_power)
 
 
 def _negative_power(_):

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, random
-from jitcore.autograph import convert, expressions, math_calls
+from jitcore.autograph import convert, expressions, math_calls, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -115,3 +115,4 @@ def aug_setitem_outer(base, key, op, value) -> None:
     target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer
 
 
+vectorized.CONVERT = call  # np.vectorize's loop converts its function as calls here do

@@ -20,6 +20,10 @@ from jitcore import pytree
 from jitcore.errors import JitValueError, UnsupportedError
 from jitcore.tracer import Tracer, user_location
 
+# How converted code calls a Python function (``jitcore.autograph.runtime.call``): set by
+# ``runtime`` when it loads, since ``runtime`` imports this module's users
+CONVERT = None
+
 
 class VectorizedLoop:
     """What converted code calls for ``np.vectorize(f)`` when ``f`` is a Python function."""
@@ -36,9 +40,7 @@ class VectorizedLoop:
                                    f"(at {user_location()}); pass them by position")
         if not args:
             raise JitValueError("args can not be empty")
-        from jitcore.autograph import runtime  # runtime imports this module's users
-
-        f = runtime.call(v.pyfunc)
+        f = CONVERT(v.pyfunc)
         arrays = np.broadcast_arrays(*(a if isinstance(a, Tracer) else np.asarray(a) for a in args))
         shape = arrays[0].shape
         if not v.otypes and 0 in shape:

@@ -468,6 +468,9 @@ def raise_at_first(bad, values, fail) -> None:
     cond(np.any(bad), check, lambda: None)
 
 
+prims.RAISE_AT_FIRST = raise_at_first  # the primitives' integer powers raise through it
+
+
 @implements(np.apply_over_axes)
 def apply_over_axes(func, a, axes):
     """NumPy's loop: ``func(a, axis)`` for each axis in turn, a result with one dim fewer given

@@ -396,7 +396,7 @@ def test_bucket_sort_is_compiled_once_per_process_and_called_by_symbol():
     kernels (``sort_buckets.shared_symbol``): their modules declare them and define none, and
     both sort as NumPy does."""
 
-    x = np.random.default_rng(3).standard_normal(3000)
+    x = np.random.default_rng(3).standard_normal(20000)  # past sort_lanes.ALONE_UP_TO: no network
     x[::7] = -0.0
     fns = [lambda a: np.sort(a), lambda a: np.sort(a * 2.0)[::-1]]
     symbols = set()
