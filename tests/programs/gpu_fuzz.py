@@ -21,7 +21,7 @@ import time
 import traceback
 
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hseed
 
 import jitcore
@@ -76,6 +76,10 @@ def _emulated():
     return stack
 
 
+class _TimeUp(Exception):
+    """--seconds have passed."""
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--seed", type=int, default=0)
@@ -92,11 +96,11 @@ def main(argv=None) -> int:
 
     @hseed(a.seed)
     @settings(max_examples=a.count, database=None, deadline=None, derandomize=False,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=list(HealthCheck), phases=(Phase.generate,))
     @given(programs(max_statements=a.max_statements))
     def one(program):
         if a.seconds is not None and time.time() - start > a.seconds:
-            return
+            raise _TimeUp  # ends the run now (drawing the rest of --count takes long too)
         stats["ran"] += 1
         try:
             check_on_gpu(program)
@@ -111,7 +115,10 @@ def main(argv=None) -> int:
                   file=out, flush=True)
 
     with _emulated() if a.emulated else contextlib.nullcontext():
-        one()
+        try:
+            one()
+        except _TimeUp:
+            pass
     print(f"gpu fuzz seed {a.seed}: {stats['ran']} programs, {stats['passed']} passed, "
           f"{stats['failed']} failed, {sum(refused.values())} refused as unsupported on the GPU "
           f"{dict(refused)}, {time.time() - start:.0f} s", flush=True)
