@@ -24,9 +24,10 @@ from __future__ import annotations
 
 from llvmlite import ir as ll
 
-I64 = ll.IntType(64)
-# (mantissa bits, exponent field's all-ones value) per float type
-_FORMATS = {"float": (23, 0xFF), "double": (52, 0x7FF)}
+from jitcore.codegen.llvm_types import I64
+
+# (mantissa bits, exponent field's all-ones value, bits) per float type
+_FORMATS = {"float": (23, 0xFF, 32), "double": (52, 0x7FF, 64)}
 
 
 def emit(b: ll.IRBuilder, x: ll.Value, y: ll.Value) -> ll.Value:
@@ -48,8 +49,7 @@ def _function(module: ll.Module, t: ll.Type) -> ll.Function:
 
 
 def _define(fn: ll.Function, t: ll.Type) -> None:
-    mant, top = _FORMATS[str(t)]
-    width = mant + 1 + len(bin(top)) - 2  # 32 or 64
+    mant, top, width = _FORMATS[str(t)]
     it = ll.IntType(width)
     step = 63 - (mant + 1)  # r < my < 2**(mant + 1), so r << step stays below 2**63
     x, y = fn.args

@@ -166,11 +166,12 @@ def takes_key(executable, key: tuple) -> bool:
 _NDARRAY = np.ndarray
 
 
-def _check_no_aliasing(arrays, mutated) -> None:
-    """A function that writes to an argument was traced as if no two arguments overlap."""
+def check_no_aliasing(arrays, mutated, overlap=np.may_share_memory) -> None:
+    """A function that writes to an argument was traced as if no two arguments overlap
+    (``overlap``: whether two arguments share memory; the CUDA runtime's knows DeviceArrays)."""
     for i in mutated:
         for j, other in enumerate(arrays):
-            if j != i and np.may_share_memory(arrays[i], other):
+            if j != i and overlap(arrays[i], other):
                 raise JitTypeError(
                     f"argument #{i} is written in place and shares memory with argument #{j}; "
                     "jitcore compiled the function for separate arrays: pass a copy of one of them"
@@ -341,7 +342,7 @@ class Executable:
         ``arrays`` holds copies of some (unaligned arrays): writes in place go to them."""
         originals = arrays
         if self.mutated:
-            _check_no_aliasing(arrays if callers is None else callers, self.mutated)
+            check_no_aliasing(arrays if callers is None else callers, self.mutated)
         for i in self._copy_args:
             if not arrays[i].flags.c_contiguous:
                 arrays = list(arrays) if arrays is originals else arrays

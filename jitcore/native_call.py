@@ -430,7 +430,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     if not set(writes) <= arrays or not {-1 - code for code in outputs[::2] if code < 0} <= arrays:
         return None
     # Written arguments: checked writeable and apart from every other array (as
-    # ``dispatch._check_no_aliasing``), then their new values copied in.
+    # ``dispatch.check_no_aliasing``), then their new values copied in.
     words.append(len(writes))
     for k, index in writes.items():
         shape, dtype = buffers[index]

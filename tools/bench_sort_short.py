@@ -21,20 +21,9 @@ import argparse
 import time
 
 import numpy as np
+from bench_sort_matrix import functions  # tools/, beside this file
 
 import jitcore as jc
-
-
-def functions(name: str):
-    """The function to jit and NumPy's own (argsort: the stable kind, jitcore's order)."""
-    if name == "argsort":
-        return (lambda a: np.argsort(a, axis=-1)), (lambda a: np.argsort(a, axis=-1, kind="stable"))
-    if name == "median":
-        return (lambda a: np.median(a, axis=-1)), (lambda a: np.median(a, axis=-1))
-    if name == "percentile":
-        return ((lambda a: np.percentile(a, [25, 50, 75], axis=-1)),
-                (lambda a: np.percentile(a, [25, 50, 75], axis=-1)))
-    return (lambda a: np.sort(a, axis=-1)), (lambda a: np.sort(a, axis=-1))
 
 
 def sample(f, x, loop: int) -> float:

@@ -113,6 +113,17 @@ def network_stages(padded_n: int) -> list[tuple[int, int]]:
     return stages
 
 
+def merge_stages(k: int, least: int) -> list[tuple[int, int]]:
+    """The stages (j, mask) of the bitonic merge of sorted runs of k/2 into runs of k, of rows
+    ``least`` or more apart: the mirror (k/2, k - 1), then halves (j, j) down to ``least``."""
+    stages = [(k // 2, k - 1)]
+    j = k // 4
+    while j >= least:
+        stages.append((j, j))
+        j //= 2
+    return stages
+
+
 def network(padded_n: int, block: int) -> list[tuple]:
     """The bitonic network over ``padded_n`` rows as steps: ("rows", stages), up to
     log2(``block``) stages (j, mask) in one pass over the buffer (``group_rows``: each group
@@ -127,29 +138,18 @@ def network(padded_n: int, block: int) -> list[tuple]:
     within = []
     k = 2
     while k <= block:
-        within += pairs(block, k // 2, k - 1)
-        j = k // 4
-        while j >= 1:
-            within += pairs(block, j, j)
-            j //= 2
+        for j, mask in merge_stages(k, 1):
+            within += pairs(block, j, mask)
         k *= 2
     steps = [("block", within)] if block > 1 else []
-    cleaners = []
-    j = block // 2
-    while j >= 1:
-        cleaners += pairs(block, j, j)
-        j //= 2
+    last = cleaners(block)
     most = max(1, block.bit_length() - 1)  # stages a pass: 2^most rows in registers
     while k <= padded_n:
-        apart = [(k // 2, k - 1)]
-        j = k // 4
-        while j >= block:
-            apart.append((j, j))
-            j //= 2
+        apart = merge_stages(k, block)
         passes = -(-len(apart) // most)
         for p in range(passes):  # as even as they go, the longer first
             steps.append(("rows", apart[p * len(apart) // passes:(p + 1) * len(apart) // passes]))
-        steps.append(("block", cleaners))
+        steps += last
         k *= 2
     return steps
 

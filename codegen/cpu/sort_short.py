@@ -96,12 +96,7 @@ def row_merges(rows: int, block: int) -> list[list[tuple[int, int]]]:
     pass (the model its test checks against ``sort_lanes.network``)."""
     merges, k = [], 2 * block
     while k <= rows:
-        stages = [(k // 2, k - 1)]
-        j = k // 4
-        while j >= block:
-            stages.append((j, j))
-            j //= 2
-        merges.append(stages)
+        merges.append(sort_lanes.merge_stages(k, block))
         k *= 2
     return merges
 

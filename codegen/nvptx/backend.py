@@ -119,7 +119,7 @@ class NvptxBackend:
             if shape.grid and shape.kind != "serial" and kernel.checks_indices(op):
                 places.update(checks.places(op, i + 1))
         parameters = max((_parameter_bytes(f) for f in module.functions
-                          if getattr(f, "calling_convention", "") == "ptx_kernel"), default=0)
+                          if f.calling_convention == "ptx_kernel"), default=0)
         if parameters > target.LARGE_PARAMETER_BYTES:
             raise UnsupportedOnGpuError(
                 f"a kernel of {func.sym_name} takes {parameters} bytes of parameters (one pointer for "
@@ -149,8 +149,7 @@ class NvptxBackend:
 
 def _parameter_bytes(fn: ll.Function) -> int:
     """The parameter space a kernel takes: 8 bytes a pointer, a number its own size."""
-    return sum(8 if isinstance(a.type, ll.PointerType) else max(a.type.width // 8, 1) if isinstance(
-        a.type, ll.IntType) else 8 for a in fn.args)
+    return sum(max(a.type.width // 8, 1) if isinstance(a.type, ll.IntType) else 8 for a in fn.args)
 
 
 def _refuse_unsupported(func: Operation) -> None:

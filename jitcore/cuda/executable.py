@@ -27,8 +27,7 @@ from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import status_error
-from jitcore.errors import JitTypeError
+from jitcore.dispatch import check_no_aliasing, status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -40,21 +39,12 @@ class GpuIndexError(CudaError, IndexError):
     message names the user's line of the indexing."""
 
 
-def _check_no_aliasing(arrays: list, mutated: tuple[int, ...]) -> None:
-    """A function writing to an argument was compiled for arguments that do not overlap:
-    NumPy arrays sharing memory, or DeviceArrays on one allocation, are refused."""
-    def memory(a):
-        return a.memory if isinstance(a, DeviceArray) else a
-
-    for i in mutated:
-        for j, other in enumerate(arrays):
-            mine, theirs = memory(arrays[i]), memory(other)
-            same = (mine is theirs if isinstance(mine, Allocation) or isinstance(theirs, Allocation)
-                    else np.may_share_memory(mine, theirs))
-            if j != i and same:
-                raise JitTypeError(
-                    f"argument #{i} is written in place and shares memory with argument #{j}; "
-                    "jitcore compiled the function for separate arrays: pass a copy of one of them")
+def _overlap(a, b) -> bool:
+    """Whether two arguments share memory: DeviceArrays on one allocation, or NumPy arrays
+    that may (a DeviceArray and a NumPy array never do)."""
+    if isinstance(a, DeviceArray) or isinstance(b, DeviceArray):
+        return isinstance(a, DeviceArray) and isinstance(b, DeviceArray) and a.memory is b.memory
+    return np.may_share_memory(a, b)
 
 
 def _write_back(cuda: Driver, target, new: DeviceArray) -> None:
@@ -121,7 +111,7 @@ class CudaExecutable:
         cuda, plan = self.cuda, self.plan
         cuda.current()
         if self.mutated:
-            _check_no_aliasing(arrays if callers is None else callers, self.mutated)
+            check_no_aliasing(arrays if callers is None else callers, self.mutated, _overlap)
         where: dict[Storage, Allocation] = {}
         dtypes: dict[Storage, np.dtype] = {}
         for storage, a in zip(self._inputs, arrays):
