@@ -155,8 +155,8 @@ class EmulatedDevice:
 
 def emulate(monkeypatch) -> EmulatedDevice:
     """The emulated device as the CUDA runtime's driver, with blocks of 64 threads (2 warps)
-    rather than 256 and the tiled product's blocks of 4 x 4 threads with 2 x 2 results each:
-    the same code paths, far fewer emulated threads."""
+    rather than 256 and the tiled product's blocks of 4 x 4 threads with 2 x 2 results each
+    (4 x 4 in the big tiles): the same code paths, far fewer emulated threads."""
     from jitcore.codegen.nvptx import kernels, matmul
     from jitcore.cuda import driver as cuda_driver
     from jitcore.cuda import executable
@@ -166,6 +166,8 @@ def emulate(monkeypatch) -> EmulatedDevice:
     monkeypatch.setattr(matmul, "SIDE", 4)
     monkeypatch.setattr(matmul, "REGS", 2)
     monkeypatch.setattr(matmul, "DEPTH", 4)
+    monkeypatch.setattr(matmul, "BIG_REGS", 4)
+    monkeypatch.setattr(matmul, "BIG_DEPTH", 2)
     emulator = device()
     monkeypatch.setattr(cuda_driver, "_driver", emulator)
     monkeypatch.setattr(executable, "load_module", lambda cuda, plan: cuda.load_plan(plan))

@@ -1052,6 +1052,16 @@ MUTANTS = [
            "    return fresh(complex_from_parts(im, re), scalar=True, weak=True)",
            "complex(re, im) of traced numbers with the parts exchanged",
            ("tests/jitcore/test_copyto_complex_negative_powers.py",)),
+    Mutant("gpu-matmul-slab-stride", "codegen/nvptx/matmul.py",
+           "        index = b.add(b.mul(kk, extent(self.t.stride)), pos)",
+           "        index = b.add(b.mul(kk, extent(self.t.tile)), pos)",
+           "the GPU product's slab copy stores rows at the tile's length, not the padded stride",
+           ("tests/jitcore/test_cuda_kernels_emulated.py::test_tiled_matmul_layouts_emulated",)),
+    Mutant("gpu-matmul-prefetch-late", "codegen/nvptx/matmul.py",
+           "            following = b.add(s, extent(1))",
+           "            following = b.add(s, extent(2))",
+           "the GPU product reads the slab after next while computing one",
+           ("tests/jitcore/test_cuda_kernels_emulated.py::test_tiled_matmul_layouts_emulated",)),
 ]
 
 

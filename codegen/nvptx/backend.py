@@ -22,7 +22,7 @@ from jitcore.codegen.nvptx import checks, kernels, matmul, rowgroup, scatter, ta
 from jitcore.codegen.nvptx.plan import GpuPlan
 from jitcore.codegen.plan import Branch, CompiledFunction, ForLoop, LowerOptions, Run, Storage, WhileLoop
 from jitcore.ir.core import Operation
-from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects import kernel
 
 _UNHASHED = "0" * 16
 _PTX_NAME = re.compile(r"[^A-Za-z0-9_]")
@@ -56,7 +56,8 @@ class NvptxBackend:
         return (f"block={kernels.BLOCK} max_blocks={kernels.MAX_BLOCKS} "
                 f"block_reduce_min={kernels.BLOCK_REDUCE_MIN} grid_reduce_min={kernels.GRID_REDUCE_MIN} "
                 f"grid_points={kernels.GRID_POINTS} max_grid_blocks={kernels.MAX_GRID_BLOCKS} "
-                f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} row_groups={rowgroup.ENABLED} "
+                f"matmul={matmul.SIDE}x{matmul.REGS}x{matmul.DEPTH} big={matmul.BIG_REGS}x{matmul.BIG_DEPTH}"
+                f"@{matmul.BIG_MIN_TILES}/{matmul.BIG_MAX_REGISTERS} row_groups={rowgroup.ENABLED} "
                 "warp_rows=1 parallel_checks=1 parallel_scatters=1")
 
     def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> GpuPlan:
@@ -154,10 +155,6 @@ def _parameter_bytes(fn: ll.Function) -> int:
 
 def _refuse_unsupported(func: Operation) -> None:
     for op in func.walk():
-        if isinstance(op, array.CallbackOp):
-            raise UnsupportedOnGpuError(
-                "jitcore's CUDA backend cannot call back into Python from the GPU "
-                "(debug_print, debug_callback): use backend='cpu' for this function")
         if isinstance(op, kernel.GenericOp) and op.epilogue is not None:
             raise UnsupportedOnGpuError(
                 "jitcore's CUDA backend does not apply a reduction's fused epilogue: compile "

@@ -6,7 +6,10 @@ where they are); an argument the function writes in place (``x[i] = v``, ``x += 
 gets its new value after the call, as in NumPy (a NumPy array by a copy back to the host);
 results are ``DeviceArray``s, so a loop of jitted calls keeps its data on the
 GPU until ``to_numpy()``. A loop or branch of the program reads its bounds or condition back
-from the device (a few bytes, a synchronisation) before deciding.
+from the device (a few bytes, a synchronisation) before deciding. A callback step
+(``debug_print``, ``debug_callback``, and the checks that raise NumPy's error for data it refuses,
+``raise_at_first``) copies its operands to the host and calls its Python function there, in
+program order; an exception it raises leaves the call.
 """
 
 from __future__ import annotations
@@ -24,10 +27,10 @@ from jitcore.codegen.nvptx import TrigArgumentRangeError, UnsupportedOnGpuError
 from jitcore.codegen.nvptx.checks import STATUS_BYTES
 from jitcore.codegen.nvptx.kernels import TRIG_ARGUMENT_RANGE
 from jitcore.codegen.nvptx.plan import GpuPlan
-from jitcore.codegen.plan import Branch, Copy, ForLoop, Run, Storage, WhileLoop
+from jitcore.codegen.plan import Branch, Callback, Copy, ForLoop, Run, Storage, WhileLoop
 from jitcore.cuda.device_array import Allocation, DeviceArray, device_put
 from jitcore.cuda.driver import CudaError, Driver, driver
-from jitcore.dispatch import check_no_aliasing, status_error
+from jitcore.dispatch import check_no_aliasing, run_callback, status_error
 from jitcore.ir.dialects import kernel
 
 SINGULAR_MATRIX = kernel.SINGULAR_MATRIX
@@ -170,6 +173,10 @@ class CudaExecutable:
             elif isinstance(step, Branch):
                 chosen = step.then if self._read(where[step.condition], np.bool_) else step.otherwise
                 self._steps(chosen, where, in_loop)
+            elif isinstance(step, Callback):
+                arrays = [self._fetch(where[s], shape, dtype)
+                          for s, (shape, dtype) in zip(step.operands, self.plan.callbacks[step.number])]
+                run_callback(step.number, arrays)
             else:
                 raise UnsupportedOnGpuError(f"jitcore's CUDA backend cannot run the step {step!r}")
 
@@ -203,6 +210,13 @@ class CudaExecutable:
             if where[s.target] is not target:
                 self.cuda.copy(target.pointer, where[s.target].pointer, s.nbytes)
             where[s.target], where[s.source] = target, source
+
+    def _fetch(self, memory: Allocation, shape, dtype) -> np.ndarray:
+        """A host copy of a C-contiguous device array (a callback may keep it)."""
+        out = np.empty(shape, dtype)
+        if out.nbytes:
+            self.cuda.to_host(out.ctypes.data, memory.pointer, out.nbytes)  # waits for the launches
+        return out
 
     def _read(self, memory: Allocation, dtype):
         value = np.zeros((), dtype)

@@ -277,13 +277,18 @@ def test_dump_ir_ptx_stage():
         ptx_text(lowered.optimized(), "gfx90a")
 
 
-def test_unsupported_on_gpu_is_refused():
+def test_callbacks_are_steps_of_the_gpu_plan():
+    """A callback runs on the host between the GPU's launches (``jitcore.cuda.executable``):
+    the plan keeps it as a step, with its operands' shapes and dtypes."""
+    from jitcore.codegen.plan import Callback
+
     def f(x):
         jc.debug_print("x={}", x)
         return x + 1
 
-    with pytest.raises(jc.JitcoreError, match="cannot call back into Python"):
-        gpu_plan(f, np.ones(3))
+    plan = gpu_plan(f, np.ones(3))
+    steps = [s for s in plan.program if isinstance(s, Callback)]
+    assert len(steps) == 1 and plan.callbacks[steps[0].number] == (((3,), np.dtype(np.float64)),)
 
 
 def test_dump_ir_tool_prints_ptx(tmp_path):

@@ -74,6 +74,40 @@ def test_tiled_matmul_emulated(emulated, dtype):
     assert tiled == [False, True, True], emulated.launches  # all but the matrix-vector product
 
 
+@pytest.mark.parametrize("big", [False, True])
+@pytest.mark.parametrize("form", ["a@b", "a.T@b", "a@b.T", "a.T@b.T"])
+def test_tiled_matmul_layouts_emulated(emulated, monkeypatch, big, form):
+    """Both tile sizes, and every operand layout: a slab is copied with the operand's fastest
+    axis across consecutive threads (A's k or m, B's n or k), full slabs and a last short one
+    (k = 11: two of 4 and one of 3, or five of 2 and one of 1), edges in m and n. The results
+    are the fixed order's, so equal to the one-thread k-order sums bit for bit."""
+    monkeypatch.setattr(matmul, "BIG_MIN_TILES", 1 if big else 10**9)
+    rng = np.random.default_rng(5)
+    m, k, n = 13, 11, 18
+    a = rng.standard_normal((k, m) if ".T@" in form or form.startswith("a.T") else (m, k)).astype(np.float32)
+    b = rng.standard_normal((n, k) if form.endswith("b.T") else (k, n)).astype(np.float32)
+    f = {"a@b": lambda p, q: p @ q, "a.T@b": lambda p, q: p.T @ q,
+         "a@b.T": lambda p, q: p @ q.T, "a.T@b.T": lambda p, q: p.T @ q.T}[form]
+    emulated.launches.clear()
+    got = run_emulated(f, a, b)
+    left, right = (a.T if form.startswith("a.T") else a), (b.T if form.endswith("b.T") else b)
+    want = np.zeros((m, n), np.float32)
+    for kk in range(k):  # fma in k order: a float64 product of floats is exact, one rounding
+        exact = np.outer(left[:, kk].astype(np.float64), right[kk])
+        want = (want.astype(np.float64) + exact).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    assert [block for _, _, block in emulated.launches] == [matmul.threads()]
+    tile = matmul.tiles_of(matmul.matmul_of(_product_op(f, a, b))).tile
+    assert tile == matmul.SIDE * (matmul.BIG_REGS if big else matmul.REGS)
+
+
+def _product_op(f, *args):
+    from jitcore.ir.dialects import kernel
+
+    ops = jc.jit(f, backend="cuda").lower(*args).optimized().walk()
+    return next(op for op in ops if isinstance(op, kernel.GenericOp) and matmul.matmul_of(op))
+
+
 def test_tiled_matmul_order_is_fixed(emulated):
     """Each result is ``fma(a[m, k], b[k, n], c)`` for k in order from 0: with exactly
     representable products and sums the result is exact, and a cancellation shows the order
@@ -299,3 +333,25 @@ def test_fmod_and_shifts_as_numpy_emulated(emulated):
     clamped = set(re.findall(r"(%[\w.]+) = tail call i64 @llvm\.umin\.i64\(i64 %[\w.]+, i64 63\)", optimised))
     counts = re.findall(r"= shl i64 %[\w.]+, (%[\w.]+)$", optimised, re.M)
     assert counts and set(counts) <= clamped, (counts, clamped)
+
+
+def test_callbacks_and_data_errors_emulated(emulated, capsys):
+    """Callback steps run on the host between launches: ``debug_print`` prints the device
+    values, and NumPy's errors for data it refuses (``raise_at_first``: a negative integer
+    power, a histogram of NaN, a flat index out of range) are raised by the call that met them."""
+    def show(x):
+        jc.debug_print("x={}", x)
+        return x + 1
+
+    np.testing.assert_array_equal(run_emulated(show, np.arange(3.0)), np.arange(1.0, 4.0))
+    assert capsys.readouterr().out == "x=[0. 1. 2.]\n"
+    power = jc.jit(lambda x, n: x ** n, backend="cuda")
+    assert_matches(np.asarray(power(np.arange(4), np.int64(3))), np.arange(4) ** 3)
+    with pytest.raises(jc.JitcoreError, match="negative integer powers"):
+        power(np.arange(4), np.int64(-1))
+    counts = jc.jit(lambda x: np.histogram(x, bins=4)[0], backend="cuda")
+    assert_matches(np.asarray(counts(np.arange(8.0))), np.histogram(np.arange(8.0), bins=4)[0])
+    with pytest.raises(ValueError, match="not finite"):
+        counts(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match="index 20 is out of bounds"):
+        run_emulated(lambda i: np.unravel_index(i, (3, 4)), np.array([1, 20]))
