@@ -273,6 +273,30 @@ def test_tiled_matmul_on_gpu(gpu):
             exact = a.astype(np.float64) @ b.astype(np.float64)
             bound = (a.shape[-1] + 2) * np.finfo(dtype).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
             assert got.dtype == dtype and np.all(np.abs(got - exact) <= bound), (dtype, shape_a, shape_b)
+    # float32 products of at least BIG_MIN_TILES tiles of 128 x 128 (a short last slab), every layout
+    a = RNG.standard_normal((2050, 301)).astype(np.float32)
+    b = RNG.standard_normal((301, 1100)).astype(np.float32)
+    exact = a.astype(np.float64) @ b
+    bound = 303 * np.finfo(np.float32).eps * (np.abs(a).astype(np.float64) @ np.abs(b))
+    at, bt = np.ascontiguousarray(a.T), np.ascontiguousarray(b.T)
+    for f, args in ((lambda p, q: p @ q, (a, b)), (lambda p, q: p.T @ q, (at, b)),
+                    (lambda p, q: p @ q.T, (a, bt)), (lambda p, q: p.T @ q.T, (at, bt))):
+        got = on_gpu(f, *args)
+        assert np.all(np.abs(got - exact) <= bound)
+
+
+def test_callbacks_on_gpu(gpu, capsys):
+    """Callback steps between launches: debug_print, and NumPy's errors for refused data."""
+    def show(x):
+        jc.debug_print("x={}", x)
+        return x + 1
+
+    np.testing.assert_array_equal(on_gpu(show, np.arange(3.0)), np.arange(1.0, 4.0))
+    assert capsys.readouterr().out == "x=[0. 1. 2.]\n"
+    with pytest.raises(jc.JitcoreError, match="negative integer powers"):
+        on_gpu(lambda x, n: x ** n, np.arange(4), np.int64(-1))
+    with pytest.raises(ValueError, match="not finite"):
+        on_gpu(lambda x: np.histogram(x, bins=4)[0], np.array([1.0, np.nan]))
 
 
 def test_row_groups_on_gpu(gpu):
