@@ -28,9 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 VARIANTS = {
     "shipped": {},
     "small-only": {"BIG_MIN_TILES": 10**9},
-    "big-maxnreg128": {"BIG_MAX_REGISTERS": 128},
+    "big-no-limit": {"BIG_MAX_REGISTERS": 0},
     "big-depth16": {"BIG_DEPTH": 16},
-    "big-min32": {"BIG_MIN_TILES": 32},
+    "big-limit96": {"BIG_MAX_REGISTERS": 96},
+    "small-depth8": {"DEPTH": 8, "BIG_MIN_TILES": 10**9},
+    "small-depth32": {"DEPTH": 32, "BIG_MIN_TILES": 10**9},
 }
 BLOCK = 10
 
@@ -53,6 +55,7 @@ def main(argv=None) -> int:
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--dtypes", default="float32,float64")
     p.add_argument("--json", default=None)
+    p.add_argument("--only", default="", help="comma-separated variant names (default: all)")
     a = p.parse_args(argv)
     import jitcore as jc
     from jitcore import cuda
@@ -82,8 +85,10 @@ def main(argv=None) -> int:
                 row["ms"]["cupy"] = _time(lambda cx=cx, cy=cy: (cx @ cy, cupy.cuda.Device().synchronize()),
                                           a.rounds)
             for name, constants in VARIANTS.items():
-                if dtype != np.float32 and constants:  # the big tiles are float32's alone
+                if a.only and name not in a.only.split(","):
                     continue
+                if dtype != np.float32 and constants and all(k.startswith("BIG_") for k in constants):
+                    continue  # the big tiles are float32's alone
                 saved = {k: getattr(matmul, k) for k in constants}
                 try:
                     for k, v in constants.items():

@@ -52,7 +52,7 @@ BIG_REGS = 8  # results per thread along each side of the big float32 tile (128 
 BIG_DEPTH = 8  # k positions per slab of the big tile
 BIG_MIN_TILES = 128  # a float32 product of at least this many big tiles takes them
 VECTOR_BYTES = 16  # the widest load from shared memory (ld.shared.v4.f32, .v2.f64)
-BIG_MAX_REGISTERS = 0  # a register limit for the big tile's kernels (.maxnreg; 0: ptxas chooses)
+BIG_MAX_REGISTERS = 128  # the big tile's register limit (.maxnreg; 0: ptxas's choice, 167 at sm_90)
 
 
 @dataclass(frozen=True)
