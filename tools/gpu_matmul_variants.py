@@ -25,14 +25,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-VARIANTS = {
-    "shipped": {},
-    "small-only": {"BIG_MIN_TILES": 10**9},
-    "big-no-limit": {"BIG_MAX_REGISTERS": 0},
-    "big-depth16": {"BIG_DEPTH": 16},
-    "big-limit96": {"BIG_MAX_REGISTERS": 96},
-    "small-depth8": {"DEPTH": 8, "BIG_MIN_TILES": 10**9},
-    "small-depth32": {"DEPTH": 32, "BIG_MIN_TILES": 10**9},
+F32, F64, BOTH = ("float32",), ("float64",), ("float32", "float64")
+VARIANTS = {  # name: (the constants it sets, the dtypes whose code it changes)
+    "shipped": ({}, BOTH),
+    "small-only": ({"BIG_MIN_TILES": 10**9}, F32),
+    "big-no-limit": ({"BIG_MAX_REGISTERS": {4: 0, 8: 0}}, F32),
+    "big-depth16": ({"BIG_DEPTH": 16}, F32),
+    "small-depth8": ({"DEPTH": 8, "BIG_MIN_TILES": 10**9}, BOTH),
+    "f64-big": ({"BIG_ELEMENT_BYTES": (4, 8)}, F64),
+    "f64-big-168": ({"BIG_ELEMENT_BYTES": (4, 8), "BIG_MAX_REGISTERS": {4: 128, 8: 168}}, F64),
 }
 BLOCK = 10
 
@@ -84,11 +85,9 @@ def main(argv=None) -> int:
                 cx, cy = cupy.asarray(x), cupy.asarray(y)
                 row["ms"]["cupy"] = _time(lambda cx=cx, cy=cy: (cx @ cy, cupy.cuda.Device().synchronize()),
                                           a.rounds)
-            for name, constants in VARIANTS.items():
-                if a.only and name not in a.only.split(","):
+            for name, (constants, dtypes) in VARIANTS.items():
+                if (a.only and name not in a.only.split(",")) or dtype.name not in dtypes:
                     continue
-                if dtype != np.float32 and constants and all(k.startswith("BIG_") for k in constants):
-                    continue  # the big tiles are float32's alone
                 saved = {k: getattr(matmul, k) for k in constants}
                 try:
                     for k, v in constants.items():

@@ -52,7 +52,10 @@ BIG_REGS = 8  # results per thread along each side of the big float32 tile (128 
 BIG_DEPTH = 8  # k positions per slab of the big tile
 BIG_MIN_TILES = 128  # a float32 product of at least this many big tiles takes them
 VECTOR_BYTES = 16  # the widest load from shared memory (ld.shared.v4.f32, .v2.f64)
-BIG_MAX_REGISTERS = 128  # the big tile's register limit (.maxnreg; 0: ptxas's choice, 167 at sm_90)
+BIG_ELEMENT_BYTES = (4,)  # the element sizes that take the big tile (float32)
+# the big tile's register limit by element size (.maxnreg; 0: ptxas's choice, 167 at sm_90 for
+# float32, where 128 let two blocks share a multiprocessor: 3.75 against 5.39 ms at 4096^2)
+BIG_MAX_REGISTERS = {4: 128, 8: 0}
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ def matmul_of(op: kernel.GenericOp) -> Contraction | None:
 def tiles_of(c: Contraction) -> Tiles:
     """The tile sizes ``c`` runs with (see the module docstring)."""
     size = c.element.bitwidth // 8
-    if size == 4 and _count(c, SIDE * BIG_REGS) >= BIG_MIN_TILES:
+    if size in BIG_ELEMENT_BYTES and _count(c, SIDE * BIG_REGS) >= BIG_MIN_TILES:
         return Tiles(BIG_REGS, BIG_DEPTH, size)
     return Tiles(REGS, DEPTH, size)
 
@@ -140,8 +143,9 @@ class _Matmul:
         self.a_slab = shared_array(b.module, f"{name}_a", self.elem, t.depth * t.stride)
         self.b_slab = shared_array(b.module, f"{name}_b", self.elem, t.depth * t.stride)
         self.a_slab.align = self.b_slab.align = VECTOR_BYTES
-        if t.regs == BIG_REGS and BIG_MAX_REGISTERS:
-            limit = [ll.MetaDataString(b.module, "maxnreg"), ll.Constant(I32, BIG_MAX_REGISTERS)]
+        registers = BIG_MAX_REGISTERS.get(t.element_bytes, 0) if t.regs == BIG_REGS else 0
+        if registers:
+            limit = [ll.MetaDataString(b.module, "maxnreg"), ll.Constant(I32, registers)]
             b.module.add_named_metadata("nvvm.annotations", [self.kern.function, *limit])
         tid = special_register(b, "tid.x")
         self.tx, self.ty = b.urem(tid, extent(SIDE)), b.udiv(tid, extent(SIDE))
