@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 F32, F64, BOTH = ("float32",), ("float64",), ("float32", "float64")
 VARIANTS = {  # name: (the constants it sets, the dtypes whose code it changes)
     "shipped": ({}, BOTH),
+    "one-buffer": ({"BUFFERS": 1}, BOTH),
     "small-only": ({"BIG_MIN_TILES": 10**9}, F32),
     "big-no-limit": ({"BIG_MAX_REGISTERS": {4: 0, 8: 0}}, F32),
     "big-depth16": ({"BIG_DEPTH": 16}, F32),

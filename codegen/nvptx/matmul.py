@@ -52,6 +52,9 @@ BIG_REGS = 8  # results per thread along each side of the big float32 tile (128 
 BIG_DEPTH = 8  # k positions per slab of the big tile
 BIG_MIN_TILES = 128  # a float32 product of at least this many big tiles takes them
 VECTOR_BYTES = 16  # the widest load from shared memory (ld.shared.v4.f32, .v2.f64)
+# slabs in shared memory at once: 2 stores the next slab into the other buffer while the
+# current one is read (one barrier a slab), 1 waits for every thread before overwriting (two)
+BUFFERS = 2
 BIG_ELEMENT_BYTES = (4,)  # the element sizes that take the big tile (float32)
 # the big tile's register limit by element size (.maxnreg; 0: ptxas's choice, 167 at sm_90 for
 # float32, where 128 let two blocks share a multiprocessor: 3.75 against 5.39 ms at 4096^2)
@@ -140,8 +143,8 @@ class _Matmul:
     def emit(self) -> None:
         b, t = self.b, self.t
         name = self.kern.function.name
-        self.a_slab = shared_array(b.module, f"{name}_a", self.elem, t.depth * t.stride)
-        self.b_slab = shared_array(b.module, f"{name}_b", self.elem, t.depth * t.stride)
+        self.a_slab = shared_array(b.module, f"{name}_a", self.elem, BUFFERS * t.depth * t.stride)
+        self.b_slab = shared_array(b.module, f"{name}_b", self.elem, BUFFERS * t.depth * t.stride)
         self.a_slab.align = self.b_slab.align = VECTOR_BYTES
         registers = BIG_MAX_REGISTERS.get(t.element_bytes, 0) if t.regs == BIG_REGS else 0
         if registers:
@@ -185,6 +188,9 @@ class _Matmul:
         slabs, full, tail = -(-depth // t.depth), depth // t.depth, depth % t.depth
         if slabs:
             self._fetch(extent(0), row0, col0, staged)
+            if BUFFERS == 2:  # slab 0 in buffer 0 before the loop; each step stores the next
+                self._store(extent(0), staged)
+                barrier(b)
             if full:
                 emit_loop(b, extent(full), lambda s: self._step(s, t.depth, slabs, row0, col0, acc, staged),
                           unroll=False, vectorize=False)
@@ -207,20 +213,40 @@ class _Matmul:
         return self.b.add(self.b.mul(thread, extent(t.vec)), extent(group * SIDE * t.vec + v))
 
     def _step(self, s: ll.Value, count: int, slabs: int, row0, col0, acc: list, staged: list) -> None:
-        """Slab ``s``: its staged values into shared memory, the next slab's read begun, then
-        ``count`` k positions of multiply-adds."""
+        """Slab ``s``: ``count`` k positions of multiply-adds, the next slab's global reads
+        begun before them. With one buffer, slab ``s`` is stored first and every thread waits
+        before and after; with two, slab ``s`` is already in buffer ``s % 2`` and the next
+        goes into the other after the multiply-adds, then one wait."""
         b, t = self.b, self.t
-        for e, (pos, kk) in enumerate(self.a_share):
-            self._put(self.a_slab, kk, pos, b.load(staged[e], typ=self.elem))
-        for e, (pos, kk) in enumerate(self.b_share):
-            self._put(self.b_slab, kk, pos, b.load(staged[self.per_thread + e], typ=self.elem))
-        barrier(b)
+        following = b.add(s, extent(1))
+        if BUFFERS == 1:
+            self._store(s, staged)
+            barrier(b)
         if count == t.depth:
-            following = b.add(s, extent(1))
             with b.if_then(b.icmp_unsigned("<", following, extent(slabs))):
                 self._fetch(following, row0, col0, staged)
-        self._update(count, acc)
-        barrier(b)  # the slabs are read by every thread before the next copy overwrites them
+        self._update(s, count, acc)
+        if BUFFERS == 2 and count == t.depth:
+            with b.if_then(b.icmp_unsigned("<", following, extent(slabs))):
+                self._store(following, staged)
+        # one buffer: every thread has read the slab before the next store overwrites it;
+        # two: the next slab is stored before any thread reads it (and this one read before
+        # the step after next overwrites it)
+        barrier(b)
+
+    def _store(self, s: ll.Value, staged: list) -> None:
+        """The staged share of slab ``s`` into its buffer."""
+        b = self.b
+        for e, (pos, kk) in enumerate(self.a_share):
+            self._put(self.a_slab, s, kk, pos, b.load(staged[e], typ=self.elem))
+        for e, (pos, kk) in enumerate(self.b_share):
+            self._put(self.b_slab, s, kk, pos, b.load(staged[self.per_thread + e], typ=self.elem))
+
+    def _buffer(self, s: ll.Value) -> ll.Value:
+        """Where slab ``s``'s buffer starts in its shared array (elements)."""
+        if BUFFERS == 1:
+            return extent(0)
+        return self.b.mul(self.b.and_(s, extent(1)), extent(self.t.depth * self.t.stride))
 
     def _fetch(self, s: ll.Value, row0, col0, staged: list) -> None:
         """This thread's share of slab ``s`` of A and B, read from global memory into ``staged``."""
@@ -246,18 +272,20 @@ class _Matmul:
         value = b.load(self._address(operand, self._ivs(clamped)), typ=self.elem)
         return b.select(inside, value, ll.Constant(self.elem, 0.0))
 
-    def _put(self, slab, kk: ll.Value, pos: ll.Value, value: ll.Value) -> None:
+    def _put(self, slab, s: ll.Value, kk: ll.Value, pos: ll.Value, value: ll.Value) -> None:
         b = self.b
-        index = b.add(b.mul(kk, extent(self.t.stride)), pos)
+        index = b.add(self._buffer(s), b.add(b.mul(kk, extent(self.t.stride)), pos))
         b.store(value, b.gep(slab, [ll.Constant(I32, 0), b.trunc(index, I32)]))
 
-    def _update(self, count: int, acc: list) -> None:
-        """``count`` k positions of the slabs, unrolled: each result's fma chain in k order."""
+    def _update(self, s: ll.Value, count: int, acc: list) -> None:
+        """``count`` k positions of slab ``s``, unrolled: each result's fma chain in k order."""
         b, t = self.b, self.t
         fma = b.module.declare_intrinsic("llvm.fma", [self.elem], ll.FunctionType(self.elem, [self.elem] * 3))
         vector = ll.VectorType(self.elem, t.vec)
         sums = [b.load(slot, typ=self.elem) for slot in acc]
-        a_start, b_start = b.mul(self.ty, extent(t.vec)), b.mul(self.tx, extent(t.vec))
+        base = self._buffer(s)
+        a_start = b.add(base, b.mul(self.ty, extent(t.vec)))
+        b_start = b.add(base, b.mul(self.tx, extent(t.vec)))
         for kk in range(count):
             a_row = self._row(self.a_slab, kk, a_start, vector)
             b_row = self._row(self.b_slab, kk, b_start, vector)

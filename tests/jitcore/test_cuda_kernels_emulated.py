@@ -74,14 +74,17 @@ def test_tiled_matmul_emulated(emulated, dtype):
     assert tiled == [False, True, True], emulated.launches  # all but the matrix-vector product
 
 
+@pytest.mark.parametrize("buffers", [1, 2])
 @pytest.mark.parametrize("big", [False, True])
 @pytest.mark.parametrize("form", ["a@b", "a.T@b", "a@b.T", "a.T@b.T"])
-def test_tiled_matmul_layouts_emulated(emulated, monkeypatch, big, form):
+def test_tiled_matmul_layouts_emulated(emulated, monkeypatch, big, form, buffers):
     """Both tile sizes, and every operand layout: a slab is copied with the operand's fastest
     axis across consecutive threads (A's k or m, B's n or k), full slabs and a last short one
     (k = 11: two of 4 and one of 3, or five of 2 and one of 1), edges in m and n. The results
-    are the fixed order's, so equal to the one-thread k-order sums bit for bit."""
+    are the fixed order's, so equal to the one-thread k-order sums bit for bit. One slab
+    buffer or two in shared memory."""
     monkeypatch.setattr(matmul, "BIG_MIN_TILES", 1 if big else 10**9)
+    monkeypatch.setattr(matmul, "BUFFERS", buffers)
     rng = np.random.default_rng(5)
     m, k, n = 13, 11, 18
     a = rng.standard_normal((k, m) if ".T@" in form or form.startswith("a.T") else (m, k)).astype(np.float32)
