@@ -1062,6 +1062,11 @@ MUTANTS = [
            "        following = b.add(s, extent(2))",
            "the GPU product reads the slab after next while computing one",
            ("tests/jitcore/test_cuda_kernels_emulated.py::test_tiled_matmul_layouts_emulated",)),
+    Mutant("gpu-sum-cascade-off", "codegen/nvptx/kernels.py",
+           "        if merging is None or not merging.rounds:",
+           "        if True:",
+           "a GPU thread folds its run of a float sum in one line, not in a cascade",
+           ("tests/jitcore/test_cuda_kernels_emulated.py::test_float_sums_fold_in_a_cascade_emulated",)),
 ]
 
 

@@ -19,14 +19,19 @@ Seven shapes, chosen from the op alone (``shape_of``), each with its launch's gr
   3. lane 0 of warp ``w`` puts it in shared memory slot ``w``; after a barrier, warp 0 folds
      the ``WARPS`` slots the same way (``+ 4``, ``+ 2``, ``+ 1``) and thread 0 stores the total.
   An argmax or argmin merges partials by the body's own test, the smaller index winning ties:
-  NumPy's first occurrence. Sums' rounding error grows like ``(n / BLOCK + log2 BLOCK) * eps``.
+  NumPy's first occurrence. A thread's fold of a float or complex sum or product is a cascade
+  (``_fold_points``): runs of ``RUN`` points into a partial from the init, ``RUN`` partials
+  into one of the next level, ``CASCADE`` levels, merged from the highest at the end; so its
+  rounding error grows like ``CASCADE * RUN * eps`` up to ``RUN ** CASCADE`` points a thread,
+  not linearly (the whole sum's: that plus ``log2 BLOCK`` levels of the tree).
 - ``grid-reduce`` (a reduction to one value, ``x.sum()``, of at least ``GRID_REDUCE_MIN`` points
   whose combine may be reassociated): ``grid_blocks(n)`` blocks, a number from the size alone;
   block ``k`` reduces the ``k``-th of that many consecutive chunks as above and leaves its total
   in a scratch buffer; the last block to finish (an atomic count after a fence) folds the
   totals in the same way (thread ``t`` takes totals ``t, t + BLOCK, ...``) and stores the result.
 - ``thread-reduce`` (any other reduction, or fewer reduced points): one thread per result point
-  (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop.
+  (grid-stride), folding its reduced points in C order from the init, as the CPU's plain loop;
+  a float or complex sum or product in the cascade above.
 - ``tiled-matmul`` (a float32 or float64 matrix product: ``matmul.py``, which documents its
   tiles and its fixed accumulation order): one block of ``matmul.threads()`` per result tile.
 - ``scatter`` then ``scatter-write`` (a result that starts as a copy of an input and is written
@@ -64,6 +69,10 @@ GRID_REDUCE_MIN = 1 << 16  # reduced points of a single result from which severa
 GRID_POINTS = BLOCK * 32  # reduced points per block of a grid reduction, at least
 MAX_GRID_BLOCKS = 1024
 SCRATCH_SLOT = 16  # bytes per block total in the scratch buffer: any result type fits
+# a thread's run of a float sum or product: folds RUN points into a fresh partial, RUN such
+# partials into one of the next level, and so on (CASCADE levels in all)
+RUN = 32
+CASCADE = 3
 # integer (and boolean) combines: exactly associative and commutative
 # The status code of a sin, cos or tan whose argument is beyond the math library's range
 # (``mathlib.TRIG_ARGUMENT_LIMITS``): the CPU recomputes those with libm, which a GPU lacks.
@@ -297,6 +306,50 @@ class _Kernel:
         for slot, y in zip(slots, yielded):
             b.store(y, slot)
 
+    def _fold_points(self, slots: list[ll.Value], start, step, count, point_of, merging=None) -> None:
+        """Points ``start, start + step, ...`` below ``count`` (``point_of(r)``: the domain point
+        of ``r``) folded into ``slots`` in that order; a float or complex sum or product (a
+        ``merging`` that rounds, default the kernel's) in a cascade (``RUN``, ``CASCADE``)."""
+        merging = self.merging if merging is None else merging
+        if merging is None or not merging.rounds:
+            self._grid_stride(start, step, count, lambda r: self._fold(slots, point_of(r)))
+            return
+        b = self.b
+        levels = [slots] + [self._accumulators() for _ in range(CASCADE - 1)]  # lowest first
+        with b.goto_entry_block():
+            folded = b.alloca(I64)
+        b.store(extent(0), folded)
+
+        def merge_into(upper: list, lower: list) -> None:
+            merged = merging.merge(b, [b.load(s) for s in upper], [b.load(s) for s in lower])
+            for slot, value in zip(upper, merged):
+                b.store(value, slot)
+
+        def carry(level: int, k: ll.Value) -> None:
+            """After the ``k``-th point: a full run of level ``level`` goes up one level."""
+            full = b.icmp_unsigned("==", b.and_(k, extent(RUN ** (level + 1) - 1)), extent(0))
+            with b.if_then(full):
+                merge_into(levels[level + 1], levels[level])
+                self._reset(levels[level])
+                if level + 2 < CASCADE:
+                    carry(level + 1, k)
+
+        def item(r):
+            self._fold(slots, point_of(r))
+            k = b.add(b.load(folded), extent(1))
+            b.store(k, folded)
+            carry(0, k)
+
+        self._grid_stride(start, step, count, item)
+        for lower, upper in zip(levels, levels[1:]):  # the earliest points are the highest level's
+            merge_into(upper, lower)
+        for slot, top in zip(slots, levels[-1]):
+            b.store(b.load(top), slot)
+
+    def _reset(self, slots: list[ll.Value]) -> None:
+        for slot, r, init in zip(slots, self.op.results, self.op.attributes["inits"]):
+            self.b.store(constant(r.type.element, init.value), slot)
+
     def _point(self, parallel: dict[int, ll.Value], reduced: dict[int, ll.Value]) -> list[ll.Value]:
         return [parallel.get(d, reduced.get(d, extent(0))) for d in range(len(self.domain))]
 
@@ -316,11 +369,18 @@ class _Kernel:
         start, step = self._global_thread()
         kept, reduced = self._dims(kernel.PARALLEL), self._dims(kernel.REDUCTION)
 
+        merging = merging_of(self.op)
+        cascade = merging if merging is not None and merging.rounds else None
+
         def result(o):
             at = self._position(o, kept)
             slots = self._accumulators()
-            emit_nest(self.b, [extent(self.domain[d]) for d in reduced],
-                      lambda rivs: self._fold(slots, self._point(at, dict(zip(reduced, rivs)))))
+            if cascade is None:
+                emit_nest(self.b, [extent(self.domain[d]) for d in reduced],
+                          lambda rivs: self._fold(slots, self._point(at, dict(zip(reduced, rivs)))))
+            else:
+                self._fold_points(slots, extent(0), extent(1), math.prod(self.domain[d] for d in reduced),
+                                  lambda r: self._point(at, self._position(r, reduced)), cascade)
             self.body.store_results(self._point(at, {}), [self.b.load(s) for s in slots])
 
         self._grid_stride(start, step, math.prod(self.domain[d] for d in kept), result)
@@ -369,8 +429,8 @@ class _Kernel:
         """The result at the parallel position ``at``, reduced over ``reduced`` by the block."""
         b = self.b
         slots = self._accumulators()
-        self._grid_stride(tid, extent(BLOCK), math.prod(self.domain[d] for d in reduced),
-                          lambda r: self._fold(slots, self._point(at, self._position(r, reduced))))
+        self._fold_points(slots, tid, extent(BLOCK), math.prod(self.domain[d] for d in reduced),
+                          lambda r: self._point(at, self._position(r, reduced)))
         self._block_total([b.load(s) for s in slots], "partials",
                           lambda total: self.body.store_results(self._point(at, {}), total))
 
@@ -390,8 +450,8 @@ class _Kernel:
             return
         if self.op.has_reduction:
             slots = self._accumulators()
-            self._grid_stride(first, extent(step), count,
-                              lambda r: self._fold(slots, self._point({0: row}, self._position(r, rest))))
+            self._fold_points(slots, first, extent(step), count,
+                              lambda r: self._point({0: row}, self._position(r, rest)))
             total = self._warp_fold([b.load(s) for s in slots], (16, 8, 4, 2, 1))
             with b.if_then(b.icmp_unsigned("==", first, extent(0))):
                 self.body.store_results(self._point({0: row}, {}), total)
@@ -418,8 +478,8 @@ class _Kernel:
         last = b.add(first, extent(chunk))
         last = b.select(b.icmp_unsigned("<", last, extent(count)), last, extent(count))
         slots = self._accumulators()
-        self._grid_stride(b.add(first, tid), extent(BLOCK), last,
-                          lambda r: self._fold(slots, self._point({}, self._position(r, reduced))))
+        self._fold_points(slots, b.add(first, tid), extent(BLOCK), last,
+                          lambda r: self._point({}, self._position(r, reduced)))
         scratch = self.scratch
         counter = b.gep(scratch, [extent(len(op.results) * blocks * SCRATCH_SLOT)], source_etype=I8)
         finished = shared_array(b.module, f"{self.prefix}_last", I32, 1)

@@ -358,3 +358,21 @@ def test_callbacks_and_data_errors_emulated(emulated, capsys):
         counts(np.array([1.0, np.nan]))
     with pytest.raises(ValueError, match="index 20 is out of bounds"):
         run_emulated(lambda i: np.unravel_index(i, (3, 4)), np.array([1, 20]))
+
+
+def test_float_sums_fold_in_a_cascade_emulated(emulated):
+    """A thread's run of a float sum (thread-, block- and grid-reduce) is folded in runs of
+    ``kernels.RUN`` (a cascade), not in one long line: same-sign terms stay within a few eps of
+    the exact sum (a line of 1000 terms was 80 eps off, rows of 100,000 were 18)."""
+    eps = np.finfo(np.float32).eps
+    whole = jc.jit(lambda x: x.sum(), backend="cuda")
+    rows = jc.jit(lambda x: (x.sum(axis=1), (x * 1j).sum(axis=1)), backend="cuda")
+    for n in (1000, 200_000):  # one thread alone; a grid of blocks
+        x = np.full(n, 0.1, np.float32)
+        exact = n * float(np.float32(0.1))
+        assert abs(float(np.asarray(whole(x))) - exact) <= 8 * eps * exact, n
+    x = np.full((3, 100_000), 0.1, np.float32)
+    exact = 100_000 * float(np.float32(0.1))
+    real, imag = (np.asarray(v) for v in rows(x))
+    assert np.all(np.abs(real - exact) <= 8 * eps * exact), real
+    assert np.all(np.abs(imag.imag - exact) <= 8 * eps * exact) and np.all(imag.real == 0), imag

@@ -490,6 +490,23 @@ def test_elementwise_and_thread_reductions_emulated(emulated):
     assert {grid for _, grid, _ in emulated.launches} >= {1, 174}  # 37*300 points on 64 threads
 
 
+def cascade_sum(values, run: int, levels: int) -> float:
+    """A GPU thread's fold of a float sum (``kernels._Kernel._fold_points``): runs of ``run``
+    values into a partial from 0, each full run of a level added into the next, and at the end
+    each level into the one above, the highest holding the total."""
+    partial = [0.0] * levels
+    for k, v in enumerate(values, 1):
+        partial[0] += v
+        level = 0
+        while level + 1 < levels and k % run ** (level + 1) == 0:
+            partial[level + 1] += partial[level]
+            partial[level] = 0.0
+            level += 1
+    for level in range(levels - 1):
+        partial[level + 1] += partial[level]
+    return partial[-1]
+
+
 def test_block_reductions_emulated(emulated):
     """Warp shuffles, shared memory and the barrier: a sum, an argmax (ties to the first), an
     integer and a complex sum of rows long enough for a block each, and the documented
@@ -506,9 +523,10 @@ def test_block_reductions_emulated(emulated):
     assert_matches(got[1], x.argmax(axis=1))
     np.testing.assert_allclose(got[2], (i + 1j * x).sum(axis=1), rtol=1e-13)
     assert all(block == kernels.BLOCK and grid == 2 for _, grid, block in emulated.launches)
-    # the order: per thread strided partials, lanes folded 16, 8, 4, 2, 1, then the warps' slots
+    # the order: per thread strided partials (in the cascade), lanes folded 16, 8, 4, 2, 1, then
+    # the warps' slots
     block = kernels.BLOCK
-    partials = [sum(x[0, t::block].tolist(), 0.0) for t in range(block)]
+    partials = [cascade_sum(x[0, t::block].tolist(), kernels.RUN, kernels.CASCADE) for t in range(block)]
     for width in (32, kernels.WARPS):
         groups = [partials[k:k + width] for k in range(0, len(partials), width)]
         folded = []
