@@ -1052,6 +1052,19 @@ MUTANTS = [
            "    return fresh(complex_from_parts(im, re), scalar=True, weak=True)",
            "complex(re, im) of traced numbers with the parts exchanged",
            ("tests/jitcore/test_copyto_complex_negative_powers.py",)),
+    Mutant("irfft-real-stage-mirror-unconjugated", "jitcore/numpy/fft_real.py",
+           "np.real(a) + np.real(b), np.imag(a) + np.imag(b)",
+           "np.real(a) + np.real(b), np.imag(a) - np.imag(b)",
+           "irfft's real stages read the mirrored half without its conjugate",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
+    Mutant("irfft-real-stage-mirror-off-by-one", "jitcore/numpy/fft_real.py",
+           "b = view(slice(top, top - kept, -1))", "b = view(slice(top - 1, top - kept - 1, -1))",
+           "irfft's real stages read the mirrored terms one point early",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
+    Mutant("irfft-real-stage-term0-imaginary-kept", "jitcore/numpy/fft_real.py",
+           "    if first:  # a select", "    if False:  # a select",
+           "irfft of odd length takes term 0's imaginary part into the signal",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
 ]
 
 
