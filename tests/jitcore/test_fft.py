@@ -439,10 +439,11 @@ def test_tiles_keep_their_lanes_constant():
 
 def _irfft_odd(c1, c3, c17, c17f, c5):
     """irfft and hfft of odd lengths by ``fft_real``'s stages: each radix 3 5 7 9=3 3 11 13,
-    one-dimensional, 3 rows (out of tiles) and 17 rows (tiles), float32, ``n`` cut and padded."""
+    one-dimensional, 3 rows (out of tiles) and 17 rows (tiles), float32, the spectra cut
+    (15, 27, 3) and zero-padded (21 from 5 terms)."""
     return (np.fft.irfft(c1, n=15), np.fft.irfft(c1, n=27), np.fft.irfft(c3, n=143, norm="ortho"),
             np.fft.irfft(c17, n=49), np.fft.irfft(c17f, n=45, norm="forward"),
-            np.fft.hfft(c5, n=9), np.fft.irfft(c17, n=3))
+            np.fft.hfft(c5, n=9), np.fft.irfft(c17, n=3), np.fft.irfft(c5, n=21))
 
 
 def test_irfft_of_odd_lengths_by_real_stages():
