@@ -16,7 +16,8 @@ turn, R times each; the table shows the median wall time of each and the ratio o
 
     PYTHONPATH=. python tools/bench_fft.py --points 243,1000,... [--threads 1 --clock thread]
 
-the one-dimensional ``fft`` and ``rfft`` of each length, complex64/complex128 and float32/float64.
+the one-dimensional ``fft``, ``rfft`` and ``irfft`` of each length, complex64/complex128 and
+float32/float64.
 
     PYTHONPATH=. python tools/bench_fft.py --compile [--lengths 16,1024,...]
 
@@ -83,8 +84,8 @@ def row_cases(lengths):
 
 
 def point_cases(lengths):
-    """One-dimensional ``fft`` (complex64, complex128) and ``rfft`` (float32, float64) of each
-    length: where a call is short, its fixed cost shows."""
+    """One-dimensional ``fft`` (complex64, complex128), ``rfft`` and ``irfft`` (float32, float64)
+    of each length: where a call is short, its fixed cost shows."""
     rng = np.random.default_rng(0)
     out = {}
     for n in lengths:
@@ -93,6 +94,8 @@ def point_cases(lengths):
             z = (x + 1j * rng.standard_normal(n)).astype(np.result_type(real, np.complex64))
             out[f"fft-{n}-{z.dtype.name}"] = (np.fft.fft, z)
             out[f"rfft-{n}-{x.dtype.name}"] = (np.fft.rfft, x)
+            spectrum = np.fft.rfft(x).astype(z.dtype)
+            out[f"irfft-{n}-{x.dtype.name}"] = (functools.partial(np.fft.irfft, n=n), spectrum)
     return out
 
 

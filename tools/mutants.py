@@ -1067,6 +1067,19 @@ MUTANTS = [
            "        if True:",
            "a GPU thread folds its run of a float sum in one line, not in a cascade",
            ("tests/jitcore/test_cuda_kernels_emulated.py::test_float_sums_fold_in_a_cascade_emulated",)),
+    Mutant("irfft-real-stage-mirror-unconjugated", "jitcore/numpy/fft_real.py",
+           "np.real(a) + np.real(b), np.imag(a) + np.imag(b)",
+           "np.real(a) + np.real(b), np.imag(a) - np.imag(b)",
+           "irfft's real stages read the mirrored half without its conjugate",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
+    Mutant("irfft-real-stage-mirror-off-by-one", "jitcore/numpy/fft_real.py",
+           "b = view(slice(top, top - kept, -1))", "b = view(slice(top - 1, top - kept - 1, -1))",
+           "irfft's real stages read the mirrored terms one point early",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
+    Mutant("irfft-real-stage-term0-imaginary-kept", "jitcore/numpy/fft_real.py",
+           "    if first:  # a select", "    if False:  # a select",
+           "irfft of odd length takes term 0's imaginary part into the signal",
+           ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
 ]
 
 

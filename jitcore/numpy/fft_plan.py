@@ -79,6 +79,11 @@ def radices(n: int) -> list[int] | None:
     return out if n == 1 else None
 
 
+def has_real_stages(n: int) -> bool:
+    """Whether ``fft_real``'s real stages take length ``n``: odd, above 1, every factor a radix."""
+    return n % 2 == 1 and n > 1 and radices(n) is not None
+
+
 def smooth_length(n: int) -> int:
     """Bluestein's convolution length: the ``2^a 3^b 5^c`` at or above ``n`` with the least
     ``length * stages``, a pass over the data per stage (the shortest is not the fastest:
@@ -382,6 +387,7 @@ def real_backward(c, n: int, then=None):
     """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
     spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
     ignored), real, of length ``n``."""
+    from jitcore.numpy.fft_real import hermitian_to_real  # it builds on this module's stages
     half = n // 2 + 1
     c = resized(c, half)
     batch = c.shape[:-1]
@@ -391,6 +397,9 @@ def real_backward(c, n: int, then=None):
     axis = -2 if tiled else -1
     if tiled:
         c = _to_tiles(c)
+    if n % 2 and has_real_stages(n):  # odd: stages computing half their outputs (fft_real)
+        out = then(hermitian_to_real(c, n, (ROW_TILE,) if tiled else ()))
+        return _from_tiles(out, batch) if tiled else out
     ends = [_along(c, axis, slice(0, 1)).real.astype(c.dtype)]
     if full:
         tail_end = half - 1 if n % 2 == 0 else half

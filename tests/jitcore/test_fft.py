@@ -435,3 +435,53 @@ def test_tiles_keep_their_lanes_constant():
     kept = [getattr(schedule._with_table_dims_constant(op, Sizes((300, 15))), "constants", frozenset())
             for op in stages]
     assert len(stages) == 2 and all(16 in k for k in kept), kept
+
+
+def _irfft_odd(c1, c3, c17, c17f, c5):
+    """irfft and hfft of odd lengths by ``fft_real``'s stages: each radix 3 5 7 9=3 3 11 13,
+    one-dimensional, 3 rows (out of tiles) and 17 rows (tiles), float32, the spectra cut
+    (15, 27, 3) and zero-padded (21 from 5 terms)."""
+    return (np.fft.irfft(c1, n=15), np.fft.irfft(c1, n=27), np.fft.irfft(c3, n=143, norm="ortho"),
+            np.fft.irfft(c17, n=49), np.fft.irfft(c17f, n=45, norm="forward"),
+            np.fft.hfft(c5, n=9), np.fft.irfft(c17, n=3), np.fft.irfft(c5, n=21))
+
+
+def test_irfft_of_odd_lengths_by_real_stages():
+    """``irfft`` (and ``hfft``) of odd ``n`` by stages that compute half their outputs
+    (``fft_real``), against NumPy's float64 transform: every odd radix, 1-d and rows in and out
+    of tiles, complex64 in float32's eps, ``n`` cut and zero-padded; the imaginary part of
+    term 0 is ignored (finite: the result is the real term's), NaN and infinities propagate.
+    One compile."""
+    rng = np.random.default_rng(38)
+
+    def spectra(*shape):
+        return rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+
+    c1, c3, c17, c5 = spectra(20), spectra(3, 72), spectra(17, 25), spectra(2, 5)
+    c17f = spectra(17, 23).astype(np.complex64)
+    c17[4, 3], c17[6, 0], c3[1, 7] = np.nan, complex(0.0, np.inf), complex(np.inf, 0.0)
+    args = (c1, c3, c17, c17f, c5)
+    got = jc.jit(_irfft_odd)(*args)
+    wide = [a.astype(np.complex128) for a in args]
+    for out, want, like in zip(got, _irfft_odd(*wide), _irfft_odd(*args)):
+        assert_spectrum(out, want, dtype=like.dtype)
+    # a finite imaginary part of term 0 is not part of the signal (NumPy ignores it)
+    shifted = [a + 1j * (np.arange(a.shape[-1]) == 0) for a in args]
+    for out, want in zip(jc.jit(_irfft_odd)(*shifted), _irfft_odd(*[a.astype(np.complex128) for a in args])):
+        assert_spectrum(out, want, dtype=out.dtype)
+
+
+def test_irfft_real_stages_compute_half_their_points():
+    """irfft of 45 = 3 3 5 points: three stages, each computing the ``(S + 1) / 2`` points of
+    each sub-spectrum it keeps (8 of 15, 3 of 5, then the 45 real outputs), their mirrored
+    terms read from the stage before (no copy kernel between stages). Passes only."""
+    from jitcore.ir.dialects import kernel
+    from jitcore.passes.manager import PassManager
+
+    module = jc.make_ir(lambda a: np.fft.irfft(a, n=45))(np.zeros(23, complex))
+    PassManager("canonicalize,cse,dce,kernelize,fuse").run(module)
+    (func,) = module.functions()
+    stages = [op for op in func.body.ops if isinstance(op, kernel.GenericOp)]
+    shapes = [tuple(op.results[0].type.shape) for op in stages]
+    assert shapes[:3] == [(8, 3, 1), (3, 3, 3), (1, 5, 9)] and len(shapes) <= 4, shapes  # (45,): the result
+    assert str(stages[2].results[0].type.element) == "f64", stages[2].results[0].type
