@@ -1,8 +1,10 @@
 """Float division by a divisor the innermost loop does not change (codegen/mathlib_divide.py):
 bit for bit NumPy's division, on every host.
 
-On an AVX-512 host the vector lanes multiply by the divisor's reciprocal and correct once
-(Markstein); everywhere else, and for a vector with any lane outside the window, they divide.
+On an AVX-512 host the float64 vector lanes multiply by the divisor's reciprocal and correct
+once (Markstein); everywhere else, and for a vector with any lane outside the window, they
+divide. ``loop_divide`` compiles the same code for float32 too (jitcore's kernels keep float32's
+division, which measured faster), so that every float32 significand checks it.
 The tests compare bytes (NaN's sign and payload included) with NumPy's ``x / d``, which is
 IEEE division, on: every float32 significand of one binade against divisors of every
 significand shape; quotients built next to rounding midpoints (the hard cases of any division
@@ -13,6 +15,7 @@ infinities and NaN; rows long enough for vectors and a remainder, and strided la
 
 from __future__ import annotations
 
+import ctypes
 import math
 from fractions import Fraction
 
@@ -20,9 +23,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llvmlite import ir
 
 import jitcore as jc
-from jitcore.codegen import mathlib_divide
+from jitcore.codegen import mathlib, mathlib_divide
+from jitcore.codegen.cpu import target
 from jitcore.codegen.kernel_body import row_invariant_divisions
 from jitcore.ir.dialects import kernel
 from tests.budget import examples
@@ -34,6 +39,52 @@ def _rows(x, d):
 
 
 divide_rows = jc.jit(_rows)
+_loops = {}
+
+
+def loop_divide(kind: str):
+    """``out[i] = x[i] / d`` for a ``d`` the loop does not change, compiled with the host's
+    instruction sets and ``mathlib_divide`` for both float types (jitcore's kernels use it for
+    ``mathlib.DIVIDE_KINDS`` only): float32 checks the same code on every significand."""
+    if kind not in _loops:
+        fty = ir.FloatType() if kind == "f32" else ir.DoubleType()
+        module = ir.Module()
+        i64 = ir.IntType(64)
+        params = [fty.as_pointer(), fty.as_pointer(), fty, i64]
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), params), "k")
+        for arg in fn.args[:2]:
+            arg.add_attribute("noalias")
+        entry, loop, done = (fn.append_basic_block(s) for s in ("entry", "loop", "done"))
+        b = ir.IRBuilder(entry)
+        x, out, d, n = fn.args
+        b.cbranch(b.icmp_signed(">", n, ir.Constant(i64, 0)), loop, done)
+        b.position_at_end(loop)
+        i = b.phi(i64)
+        i.add_incoming(ir.Constant(i64, 0), entry)
+        q = mathlib.emit_divide_invariant(b, b.load(b.gep(x, [i], inbounds=True)), d, target.math_isa(),
+                                          kinds=frozenset({"f32", "f64"}))
+        b.store(q, b.gep(out, [i], inbounds=True))
+        nxt = b.add(i, ir.Constant(i64, 1))
+        i.add_incoming(nxt, loop)
+        b.cbranch(b.icmp_signed("<", nxt, n), loop, done)
+        b.position_at_end(done)
+        b.ret_void()
+        _, addrs = target.compile_module(str(module), ["k"])
+        scalar = ctypes.c_float if kind == "f32" else ctypes.c_double
+        cfunc = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, scalar, ctypes.c_int64)
+        _loops[kind] = cfunc(addrs["k"])
+    return _loops[kind]
+
+
+def check_loop(x: np.ndarray, d) -> None:
+    """The loop of ``loop_divide`` on ``x`` (1-d) by each of ``d``, against NumPy's bits."""
+    x = np.ascontiguousarray(x)
+    run = loop_divide("f32" if x.dtype == np.float32 else "f64")
+    for value in np.atleast_1d(d):
+        out = np.empty_like(x)
+        run(x.ctypes.data, out.ctypes.data, float(value), x.size)
+        with np.errstate(all="ignore"):
+            assert_bits(out, x / x.dtype.type(value))
 
 
 def assert_bits(got: np.ndarray, want: np.ndarray) -> None:
@@ -78,8 +129,8 @@ def divisor_shapes(dtype) -> np.ndarray:
 
 def test_every_float32_significand_for_divisors_of_every_shape():
     x = significands(np.float32)  # 2**23 values, a vector body and a remainder
-    for d in divisor_shapes(np.float32):
-        check(x[None, :], np.array([[d]], np.float32))
+    check_loop(x, divisor_shapes(np.float32))
+    check_loop(x[:4099], divisor_shapes(np.float64)[:8])
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -98,6 +149,8 @@ def test_quotients_next_to_midpoints(dtype):
         xs.append(float(Fraction(d) * (Fraction(q) + half_ulp)))
     x = np.array(xs, dtype).reshape(n, 1)
     check(np.repeat(x, 9, axis=1), ds.reshape(n, 1).astype(dtype))
+    for k in range(0, n, 300):  # each divisor with every x, in the loop of both types
+        check_loop(x[:, 0], ds[k])
 
 
 def test_float64_pairs_from_underflow_to_overflow():
@@ -139,6 +192,7 @@ def test_specials_every_pair(dtype):
         x[:, ::5] *= dtype(1.25)  # other significands too
     check(x, v.reshape(-1, 1))
     check(np.repeat(v[None, :], v.size, axis=0), v.reshape(-1, 1))  # each divisor with each value
+    check_loop(np.resize(v, 67 * 3), v)
 
 
 @pytest.mark.parametrize("layout", ["strided", "reversed", "F", "unaligned"])
@@ -178,12 +232,16 @@ def _softmax(x):
     return e / e.sum(1, keepdims=True)
 
 
+def mathlib_dtypes():
+    return [np.dtype(np.float32 if kind == "f32" else np.float64) for kind in sorted(mathlib.DIVIDE_KINDS)]
+
+
 def test_softmax_rows_are_their_steps_divided():
-    """Softmax, its division fused into the row group: NumPy's division of jitcore's own exps
-    by jitcore's own row sums, bit for bit (rows whose exps underflow, -inf rows, NaN)."""
+    """Softmax, its division in the row group: NumPy's division of jitcore's own exps by
+    jitcore's own row sums, bit for bit (rows whose exps underflow, -inf rows, NaN)."""
     rng = np.random.default_rng(2)
     exps, sums, softmax = jc.jit(_exps), jc.jit(_sums), jc.jit(_softmax)
-    for dtype in (np.float32, np.float64):
+    for dtype in mathlib_dtypes():
         x = (rng.standard_normal((40, 257)) * 30).astype(dtype)
         x[3] = -np.inf
         x[4, :100] = -1e30  # exps that underflow to zeros and subnormals
