@@ -52,6 +52,9 @@ ULP of the exact result where the portable code reaches 0.97; 1.1x), and so is i
 steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
+"divide" (``emit_divide_invariant``) is x / d for a divisor the loop does not change:
+mathlib_divide.py's reciprocal and Markstein correction, bit for bit IEEE division, float64 only
+(DIVIDE_KINDS).
 
 erfc, gamma and lgamma (f32 through f64) have no NumPy ufunc; they are ``math``'s
 (``math.erf(x)`` and ``np.vectorize(math.gamma)`` of traced values). erfc: (1 - x) - x Q(x**2)
