@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as ll
 
-from jitcore.codegen import intdiv, scalar, scalar_control
+from jitcore.codegen import intdiv, mathlib, scalar, scalar_control
 from jitcore.codegen.combine import combine
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, i64, memory_type, value_type
 from jitcore.codegen.loops import NEAR, Sizes, element_pointer, static_value
@@ -104,6 +104,27 @@ def sized_bound(b: ll.IRBuilder, op, sizes: Sizes) -> ll.Value | None:
     if static_value(extent) is not None:
         return None
     return extent if t.is_integer else b.sitofp(extent, value_type(t))
+
+
+def row_invariant_divisions(op: kernel.GenericOp, maps: list[AffineMap]) -> set[int]:
+    """The ids of the float32/float64 divisions in ``op``'s body whose divisor is the same all
+    along the last dim of ``maps``' iteration space (a schedule's innermost loop): read through
+    maps that do not use that dim (not indexed, not clamped), a constant, or computed from such
+    values only. Softmax's ``e / s`` and layernorm's ``c / sqrt(var + eps)`` (one value a row)
+    and ``x / 3.7`` are; ``x / y`` of two arrays is not."""
+    divisions = [inner for inner in kernel.body_ops(op) if inner.op_name == "arith.divf"
+                 and inner.results[0].type.is_float and inner.results[0].type.bitwidth in (32, 64)]
+    if not divisions or not maps:
+        return set()
+    last = maps[0].num_dims - 1
+    args = op.body.args
+    invariant = {id(args[i]) for i in range(len(op.operands))
+                 if i not in op.indexed and i not in op.clamped and all(e.dim != last for e in maps[i].exprs)}
+    for inner in kernel.body_ops(op):
+        if (inner.op_name.startswith(("arith.", "math.")) and not inner.regions
+                and all(id(v) in invariant for v in inner.operands)):
+            invariant.update(id(r) for r in inner.results)
+    return {id(d) for d in divisions if id(d.operands[1]) in invariant}
 
 
 @dataclass
@@ -192,6 +213,10 @@ class KernelBody:
         self.cost_op = op
         # divisions by a value every point shares: a multiply-high per element (intdiv.py)
         self.invariant_divisions = intdiv.invariant_divisions(op, maps)
+        # float divisions by a value the innermost loop does not change, which a schedule whose
+        # innermost loop LLVM vectorizes sets (``row_invariant_divisions``): a reciprocal
+        # per row, products per element (mathlib_divide.py)
+        self.row_divisions: set[int] = set()
 
     def element_pointer(self, index: int, ivs: list[ll.Value], elem: ll.Type) -> ll.Value:
         """Operand ``index``'s element at iteration point ``ivs``, through its indexing map
@@ -322,6 +347,9 @@ class KernelBody:
             elif id(inner) in self.invariant_divisions:
                 x, d = (values[id(v)] for v in inner.operands)
                 values[id(inner.result)] = intdiv.by_invariant(self.b, inner.op_name, x, d)
+            elif id(inner) in self.row_divisions:
+                x, d = (values[id(v)] for v in inner.operands)
+                values[id(inner.result)] = mathlib.emit_divide_invariant(self.b, x, d, self.precision.isa)
             else:
                 operands = [values[id(v)] for v in inner.operands]
                 values[id(inner.results[0])] = scalar.emit(self.b, inner, operands, self.precision)

@@ -52,6 +52,9 @@ ULP of the exact result where the portable code reaches 0.97; 1.1x), and so is i
 steps (_cbrt_f32_x86: getexp/getmant, 2**(3q + r) mant, a 15-entry table of rcp and exact cube
 roots indexed by r and mant, 5 terms, scalef by q; 1.3-1.4x); f64 cbrt stays portable (its
 polynomial would need a dozen terms at that table's spacing).
+"divide" (``emit_divide_invariant``) is x / d for a divisor the loop does not change:
+mathlib_divide.py's reciprocal and Markstein correction, bit for bit IEEE division, float64 only
+(DIVIDE_KINDS).
 
 erfc, gamma and lgamma (f32 through f64) have no NumPy ufunc; they are ``math``'s
 (``math.erf(x)`` and ``np.vectorize(math.gamma)`` of traced values). erfc: (1 - x) - x Q(x**2)
@@ -104,6 +107,8 @@ import math
 import struct
 
 from llvmlite import ir
+
+from jitcore.codegen import mathlib_divide
 
 # exp(r) = 1 + r + r**2 * P(r) on |r| <= ln2/2.  f32: 2**-28.3, f64: 2**-57.9.
 _EXP = {
@@ -2069,13 +2074,22 @@ FAST_BINARY: frozenset[str] = frozenset(_BINARY_FAST)
 # exist only for vectors; kernel bodies are scalar IR that LLVM vectorizes, so these
 # instructions reach a loop only as a vector variant.
 ISA_FUNCTIONS: dict[str, frozenset[str]] = {
-    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow", "cbrt"}),
+    "avx512": frozenset({"exp", "exp2", "log", "log2", "log10", "log1p", "pow", "cbrt", "divide"}),
 }
 # Names whose variant is for some float types only (the others stay inline and portable): f64
 # cbrt has none (its polynomial would need a dozen terms at the f32 table's spacing).
 ISA_KINDS: dict[str, frozenset[str]] = {"cbrt": frozenset({"f32"})}
 ISA_PREFIX = "jitcore_math_"
 _ISA_LANES = {"f32": (4, 8, 16), "f64": (2, 4, 8)}  # 128 to 512 bits
+
+
+# Arguments of the ISA functions that are neither unary nor binary: "divide" is
+# mathlib_divide.quotient, x / d from d's reciprocal and window (x, d, y, lo, hi, zero).
+_ISA_ARITY = {"divide": 6}
+
+
+def _divide(m: _Math, *args):
+    return mathlib_divide.quotient(m, *args)
 
 
 def _isa_name(isa: str, name: str, kind: str, lanes: int | None = None) -> str:
@@ -2138,7 +2152,7 @@ def isa_definitions(names: tuple[str, ...], vector_bits: int = 512) -> str | Non
         kind = shape[-3:]
         elem = ir.DoubleType() if kind == "f64" else ir.FloatType()
         ty = ir.VectorType(elem, int(shape[1:-3])) if shape.startswith("v") else elem
-        arity = 2 if name in _BINARY else 1
+        arity = _ISA_ARITY.get(name, 2 if name in _BINARY else 1)
         fn = ir.Function(module, ir.FunctionType(ty, [ty] * arity), full)
         fn.linkage = "linkonce_odr"
         fn.attributes.add("alwaysinline")
@@ -2147,7 +2161,7 @@ def isa_definitions(names: tuple[str, ...], vector_bits: int = 512) -> str | Non
         set.add(fn.attributes, f'"min-legal-vector-width"="{vector_bits}"')
         b = ir.IRBuilder(fn.append_basic_block())
         m = _Math(b, ty, isa=frozenset({isa}), isa_bits=vector_bits)
-        b.ret((_BINARY if arity == 2 else _UNARY)[name](m, *fn.args))
+        b.ret({**_UNARY, **_BINARY, "divide": _divide}[name](m, *fn.args))
         found = True
     return str(module) if found else None
 
@@ -2167,6 +2181,25 @@ def emit_unary(builder: ir.IRBuilder, name: str, x: ir.Value, fast: bool = False
             if name in ISA_FUNCTIONS.get(tag, ()):
                 return _isa_call(builder, tag, name, [x])
     return (emit or _UNARY[name])(_Math(builder, x.type), x)
+
+
+# The float types whose division by a row's value pays for the reciprocal's products, checks
+# and branch: float64 (Zen 4, in cache: e / s 0.33 -> 0.25 ns an element, layernorm -20%);
+# float32's vdivps issues twice the lanes as often, and e / s took 10% longer, layernorm 11%.
+DIVIDE_KINDS = frozenset({"f64"})
+
+
+def emit_divide_invariant(builder: ir.IRBuilder, x: ir.Value, d: ir.Value, isa: frozenset[str],
+                          kinds: frozenset[str] = DIVIDE_KINDS) -> ir.Value:
+    """``x / d`` (scalar f32 or f64) for a divisor the vectorized loop does not change: where
+    ``isa`` has a "divide" function and x's type is in ``kinds``, a call to it with d's
+    reciprocal and window computed here (hoisted by LLVM), so that the vector lanes multiply
+    where they can (``mathlib_divide.py``); elsewhere, the division. The same bits either way."""
+    kind = "f64" if isinstance(x.type, ir.DoubleType) else "f32"
+    for tag in sorted(isa) if kind in kinds else ():
+        if "divide" in ISA_FUNCTIONS.get(tag, ()):
+            return _isa_call(builder, tag, "divide", [x, d, *mathlib_divide.row_values(builder, d)])
+    return builder.fdiv(x, d)
 
 
 def emit_binary(builder: ir.IRBuilder, name: str, x: ir.Value, y: ir.Value,

@@ -1080,6 +1080,28 @@ MUTANTS = [
            "    if first:  # a select", "    if False:  # a select",
            "irfft of odd length takes term 0's imaginary part into the signal",
            ("tests/jitcore/test_fft.py::test_irfft_of_odd_lengths_by_real_stages",)),
+    Mutant("row-division-uncorrected", "codegen/mathlib_divide.py",
+           "    q1 = m.fma(r, y, q0)\n", "    q1 = q0\n",
+           "x / d per row as x * RN(1/d) without Markstein's correction: off by an ulp in places",
+           ("tests/codegen/test_divide_invariant.py",)),
+    Mutant("row-division-zero-sign-lost", "codegen/mathlib_divide.py",
+           "    fast = m.from_bits(b.or_(m.bits(q1), b.and_(m.bits(q0), sign)))",
+           "    fast = q1",
+           "-0.0 / d gives +0.0 on the multiplying path",
+           ("tests/codegen/test_divide_invariant.py",)),
+    Mutant("row-division-window-to-underflow", "codegen/mathlib_divide.py",
+           "2.0 ** (emin + p + 1), 2.0 ** (emax - 2)", "2.0 ** emin, 2.0 ** (emax - 2)",
+           "tiny dividends take the multiplying path, whose residual then rounds below the normals",
+           ("tests/codegen/test_divide_invariant.py",)),
+    Mutant("row-division-window-to-overflow", "codegen/mathlib_divide.py",
+           "2.0 ** (emin + p + 1), 2.0 ** (emax - 2)", "2.0 ** (emin + p + 1), 2.0 ** (emax + 2)",
+           "quotients next to overflow take the multiplying path (x * y overflows where x / d does not)",
+           ("tests/codegen/test_divide_invariant.py",)),
+    Mutant("row-division-divisor-any-column", "codegen/kernel_body.py",
+           "and all(e.dim != last for e in maps[i].exprs)}", "}",
+           "a divisor that changes along the row taken for one a row (its reciprocal is not hoisted: "
+           "still the right bits, so only the analysis test can see it)",
+           ("tests/codegen/test_divide_invariant.py",)),
 ]
 
 

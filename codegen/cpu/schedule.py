@@ -43,7 +43,7 @@ from llvmlite import ir as ll
 
 from jitcore.codegen import scalar
 from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, target
-from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function
+from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
 from jitcore.codegen.positions import breakpoints
@@ -336,6 +336,9 @@ class _Schedule:
         self.body.sizes = sizes
         if producer is not None:
             producer.install(self.body, folded)
+        elif not op.has_reduction and self.pieces is None:
+            # the plain nest: its innermost loop is the last dim, the one LLVM vectorizes
+            self.body.row_divisions = row_invariant_divisions(op, maps)
         self.scan_start = False  # emitting position 0 of the scan dim (see _loop_nest)
         # Segments only where the nest's dims are the op's own (never flattened or collapsed).
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
