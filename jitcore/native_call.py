@@ -156,7 +156,8 @@ def _table(words: list[int], keep: tuple):
 
 
 def _numpy_api() -> dict | None:
-    """The addresses of ``PyArray_NewFromDescr`` and ``PyArray_Return`` in NumPy's C-API table:
+    """The addresses of ``PyArray_NewFromDescr``, ``PyArray_Return`` and ``PyArray_Scalar`` in
+    NumPy's C-API table:
     their indices read from the installed NumPy's own header, the table checked by
     ``PyArray_Type`` at its index, and each function checked by one call on known values."""
     try:
@@ -170,7 +171,7 @@ def _numpy_api() -> dict | None:
     except OSError:
         return None
     found = {name: re.search(rf"#define {name} \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
-             for name in ("PyArray_NewFromDescr", "PyArray_Return")}
+             for name in ("PyArray_NewFromDescr", "PyArray_Return", "PyArray_Scalar")}
     type_index = re.search(r"#define PyArray_Type \(\*\(PyTypeObject \*\)PyArray_API\[(\d+)\]\)", text)
     if type_index is None or None in found.values():
         return None
@@ -197,6 +198,12 @@ def _numpy_api() -> dict | None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(zero_d))  # PyArray_Return steals one too
     scalar = to_scalar(id(zero_d))
     if type(scalar) is not np.float64 or scalar != 2.5:
+        return None
+    from_data = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.py_object,
+                                  ctypes.py_object)(api["PyArray_Scalar"])
+    one = np.array([-1.5], np.float32)
+    element = from_data(one.ctypes.data, one.dtype, one)  # borrows the dtype and the base
+    if type(element) is not np.float32 or element != -1.5:
         return None
     return api
 
@@ -310,8 +317,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # names (``_PyType_Lookup``), in that order, before the other arguments when the entries are
 # matched; with an instance count of -1 (a classmethod's), the first argument is the class
 # itself, which stands for its attributes of those names. An entry:
-#   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
-#    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
+#   [positional arguments, kernel address, the kernel's arguments, buffers, the result's ops
+#    (its program's length), status: the Python function that raises its error (0: no
 #    status words), the int64 dtype's address, 4 (the status words' extent), constants,
 #    constant words..., keywords, the keyword names' addresses...,
 #    per argument (the positional ones, then the keywords in order): dtype address, rank, the
@@ -320,7 +327,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 #    its argument, extents, strides; a static one: its type's address, STATIC, -1, the value's
 #    address, the bytes of its value to compare (0: compared by ``==``)),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
-#    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
+#    outputs, per output: kind, two words (``_outputs``), ops, per op: op, count, address
+#    (``result_program``)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
@@ -344,34 +352,27 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
         return None
     tree = executable.out_tree
-    flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
     plan = executable.plan
-    if (plan.header is None or executable._transposed or len(reads) > MAX_READS
-            or not (tree.kind in ("leaf", "none") or flat_tuple)):
+    if plan.header is None or executable._transposed or len(reads) > MAX_READS:
         return None
     nargs, buffers = len(plan.arg_strided), executable._buffers
     order = tuple(range(len(key) // 2)) if order is None else order
     if len(key) != 2 * len(order) or sorted(k for k in order if k >= 0) != list(range(nargs)):
         return None
     n_results = len(executable._outputs) - len(executable.mutated)
-    returned_arguments = dict(executable._arguments)
-    outputs = []
-    for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
-        if kind == "argument" and not scalar and k in returned_arguments:  # the caller's array itself
-            outputs += [-1 - returned_arguments[k], 0]
-            continue
-        if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
-            return None
-        outputs += [index, int(scalar)]
-    if (tree.kind == "none") != (n_results == 0) or (tree.kind == "leaf" and n_results != 1):
+    made_outputs = _outputs(executable, n_results)
+    program = result_program(tree, n_results)
+    if made_outputs is None or program is None:
         return None
+    outputs, output_keep = made_outputs
+    ops, program_keep = program
     writes = {}  # kernel argument -> the buffer of its new value
     for i, (kind, index, shape, _, copy) in zip(executable.mutated, executable._outputs[n_results:]):
         if kind != "buffer" or copy or buffers[index][0] != shape or i in writes:
             return None
         writes[i] = index
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
-    keep = [executable, raiser, _INT64, keywords, reads, containers]
+    keep = [executable, raiser, _INT64, keywords, reads, containers, output_keep, program_keep]
     constants = executable._constants
     # (a dict's third word: its keys, a table of their count and addresses, kept)
     lengths = [n if type(n) is int else len(n) for _, _, n in containers]
@@ -383,7 +384,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     keep.append(key_tables)
     positional = len(order) - items - len(keywords) - len(reads)
     words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
-             nargs, len(buffers), _RESULT_KINDS[tree.kind],
+             nargs, len(buffers), len(ops) // 3,
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants,
              len(keywords), *map(id, keywords), len(reads)]
     for kind, container, name in reads:
@@ -427,7 +428,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             words += [id(dtype), len(shape), k, *shape]
         spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
     arrays = {k for k, *_ in spans}  # (a number's kernel argument is a stand-in header, no object)
-    if not set(writes) <= arrays or not {-1 - code for code in outputs[::2] if code < 0} <= arrays:
+    returned = {a for kind, a, _ in zip(outputs[::3], outputs[1::3], outputs[2::3]) if kind == OUT_ARGUMENT}
+    if not set(writes) <= arrays or not returned <= arrays:
         return None
     # Written arguments: checked writeable and apart from every other array (as
     # ``dispatch.check_no_aliasing``), then their new values copied in.
@@ -439,13 +441,14 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     words.append(len(spans))
     for span in spans:
         words += list(span)
+    returned_buffers = {a for kind, a in zip(outputs[::3], outputs[1::3]) if kind in (OUT_BUFFER, OUT_SCALAR)}
     for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
         if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
             return None
         keep.append(dtype)
-        words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
-    words += [len(outputs) // 2, *outputs]
+        words += [id(dtype), int(index in returned_buffers), len(shape), *shape]
+    words += [len(outputs) // 3, *outputs, len(ops) // 3, *ops]
     return words, keep
 
 
@@ -461,7 +464,107 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
     return lo, hi + itemsize
 
 
-_RESULT_KINDS = {"tuple": 0, "leaf": 1, "none": 2}
+# How an entry makes each output (three words: kind, a, b) and builds the result of them
+# (a program of three words an op, run on a stack in post-order: ``result_program``).
+OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY = range(5)
+OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
+MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
+_DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
+
+
+def _outputs(executable, n_results: int) -> tuple[list, list] | None:
+    """Per result output (``Executable._outputs``), its three words, and the objects they point
+    to; None where one needs more than the native call does (``Executable.__call__``'s meaning):
+    - a fresh buffer, returned as it is (``OUT_BUFFER``: its shape the result's);
+    - a fresh buffer of one element returned as a NumPy scalar (``OUT_SCALAR``: NumPy's
+      ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``x.item(0)``,
+      ``[x[0], x[1]]``, a 0-d result);
+    - an argument itself (``OUT_ARGUMENT``, its kernel argument: the caller's array);
+    - a constant NumPy scalar (``OUT_OBJECT``: immutable, so one object made here serves every
+      call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
+    - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
+      bytes copied from one kept here, as the Python path's ``constant.copy()``).
+    Not: a result computed in another shape (a view), a copy of an argument or buffer, a scalar
+    argument, a buffer returned twice, non-numeric dtypes."""
+    outputs, keep, seen = [], [], set()
+    buffers, arguments = executable._buffers, dict(executable._arguments)
+    for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
+        if kind == "argument":
+            if scalar or k not in arguments:
+                return None
+            outputs += [OUT_ARGUMENT, arguments[k], 0]
+        elif kind == "buffer":
+            if copy or index in seen:
+                return None
+            seen.add(index)
+            shape_of, dtype = buffers[index]
+            if np.dtype(dtype).kind not in _NUMERIC:
+                return None
+            if scalar and shape == () and int(np.prod(shape_of, dtype=np.int64)) == 1:
+                outputs += [OUT_SCALAR, index, 0]
+            elif not scalar and tuple(shape_of) == tuple(shape):
+                outputs += [OUT_BUFFER, index, 0]
+            else:
+                return None
+        elif kind == "constant":
+            constant = executable.plan.constants[index]
+            if type(constant) is not np.ndarray or constant.dtype.kind not in _NUMERIC \
+                    or constant.size != int(np.prod(shape, dtype=np.int64)):
+                return None
+            if scalar:
+                value = constant.reshape(shape)[()]
+                keep.append(value)
+                outputs += [OUT_OBJECT, id(value), 0]
+            else:
+                source = np.ascontiguousarray(constant.reshape(shape))
+                source.flags.writeable = False
+                keep.append(source)
+                outputs += [OUT_COPY, id(source), source.nbytes]
+        else:  # "input": an argument seen in another shape (a view of it)
+            return None
+    return outputs, keep
+
+
+def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
+    """The result's shape (``pytree.TreeDef``) as the native call builds it: ops of three words
+    (op, count, address) in post-order, each output pushed in turn, each container made of the
+    last ``count`` pushed (a dict with its keys, a table of their count and addresses; a named
+    tuple by calling its class); and the objects they point to. None for a tree it does not
+    build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes)."""
+    ops, keep, next_output = [], [], [0]
+
+    def visit(node) -> bool:
+        kind = node.kind
+        if kind == "leaf":
+            ops.extend((OP_OUTPUT, next_output[0], 0))
+            next_output[0] += 1
+            return True
+        if kind == "none":
+            ops.extend((OP_NONE, 0, 0))
+            return True
+        if not all(visit(child) for child in node.children):
+            return False
+        n = len(node.children)
+        if kind == "tuple":
+            ops.extend((OP_TUPLE, n, 0))
+        elif kind == "list":
+            ops.extend((OP_LIST, n, 0))
+        elif kind == "dict":
+            if any(type(k) not in _DICT_KEY_TYPES for k in node.keys):
+                return False
+            keys = _table([len(node.keys), *map(id, node.keys)], tuple(node.keys))
+            keep.append(keys)
+            ops.extend((OP_DICT, n, ctypes.addressof(keys)))
+        elif kind == "namedtuple" and isinstance(node.keys[0], type) and issubclass(node.keys[0], tuple):
+            keep.append(node.keys[0])
+            ops.extend((OP_CALL, n, id(node.keys[0])))
+        else:
+            return False
+        return True
+
+    if not visit(tree) or next_output[0] != n_outputs or len(ops) // 3 > MAX_OPS:
+        return None
+    return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read
 READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT = range(4)  # how (see ``calltime_reads``)
 
@@ -611,7 +714,8 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
-        "_PyType_Lookup", "PyDict_Next")
+        "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
+        "PyDict_SetItem")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -1202,88 +1306,146 @@ class _Emitter:
 
         self.loop(n_writes, write)
 
-        # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
-        # failure leaves NULL there and an exception set).
+        # The result, built by its program (``result_program``) on a stack: each output pushed
+        # as a new reference of its own (``_outputs``), each container made of the last ones.
         outputs_at = b.load(cursor)
         n_out = self.word(e, outputs_at)
-        buffer_of = lambda k: self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(1))))  # noqa: E731
-        converted = self.var(_c(1))
+        ops_at = b.add(outputs_at, b.add(b.mul(n_out, _c(3)), _c(1)))
+        n_ops = self.word(e, ops_at)
+        stack, depth = b.alloca(_ptr, n_ops), self.var(_c(0))
+        unbuilt = self.block("unbuilt")
+        data_of = lambda obj: b.load(self.at(obj, _LAYOUT["data"], _ptr))  # noqa: E731
 
-        def to_scalar(k):
-            slot = b.gep(outs, [buffer_of(k)])
-            flag = self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(2))))
-            scalar, after = self.block("scalar"), self.block("after_scalar")
-            b.cbranch(b.icmp_signed("!=", flag, _c(0)), scalar, after)
-            b.position_at_end(scalar)
-            value = self.call("PyArray_Return", _ptr, b.load(slot))  # steals the array
-            b.store(value, slot)
-            ok = b.zext(b.icmp_unsigned("!=", value, self.null), _i64)
-            b.store(b.and_(b.load(converted), ok), converted)
-            b.branch(after)
-            b.position_at_end(after)
+        def push(value):
+            self.branch(b.icmp_unsigned("!=", value, self.null), "pushed", unbuilt)
+            b.store(value, b.gep(stack, [b.load(depth)]))
+            b.store(b.add(b.load(depth), _c(1)), depth)
 
-        self.loop(n_out, to_scalar)
-        no_tuple = self.block("no_tuple")
-        self.branch(b.icmp_signed("!=", b.load(converted), _c(0)), "converted", no_tuple)
-
-        # The result: output 0 alone, a tuple of the outputs, or None. An output that is an
-        # argument (code -1 - its kernel argument) is the caller's array, a new reference.
         def output(k):
-            code = buffer_of(k)
-            is_argument = b.icmp_signed("<", code, _c(0))
-            at = b.select(is_argument, b.sub(_c(-1), code), _c(0))
-            argument = b.inttoptr(b.load(b.gep(desc, [at])), _ptr)
-            buffer = b.load(b.gep(outs, [b.select(is_argument, _c(0), code)]))
-            value = b.select(is_argument, argument, buffer)
-            with b.if_then(is_argument):
-                self.call("Py_IncRef", ir.VoidType(), value)
-            return value
+            at = b.add(outputs_at, b.add(b.mul(k, _c(3)), _c(1)))
+            kind, first, second = (self.word(e, b.add(at, _c(w))) for w in range(3))
+            value = _local(b, _ptr)
+            with b.if_else(b.icmp_signed("<=", kind, _c(OUT_SCALAR))) as (buffer, other):
+                with buffer:
+                    out = b.load(b.gep(outs, [first]))
+                    with b.if_else(b.icmp_signed("==", kind, _c(OUT_BUFFER))) as (array, scalar):
+                        with array:
+                            self.call("Py_IncRef", ir.VoidType(), out)
+                            b.store(out, value)
+                        with scalar:  # NumPy's scalar of its one element (NULL: an exception set)
+                            descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
+                            b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
+                with other:
+                    with b.if_else(b.icmp_signed("==", kind, _c(OUT_COPY))) as (copied, shared):
+                        with copied:  # a fresh array of the constant's dtype and shape, its bytes
+                            source = b.inttoptr(first, _ptr)
+                            descr = b.load(self.at(source, _LAYOUT["descr"], _ptr))
+                            self.call("Py_IncRef", ir.VoidType(), descr)  # PyArray_NewFromDescr steals it
+                            rank = b.load(self.at(source, _LAYOUT["nd"], _i32))
+                            dims = b.load(self.at(source, _LAYOUT["dims"], _wptr))
+                            fresh = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), descr,
+                                              rank, dims, ir.Constant(_wptr, None), self.null,
+                                              ir.Constant(_i32, 0), self.null)
+                            b.store(fresh, value)
+                            with b.if_then(b.icmp_unsigned("!=", fresh, self.null)):
+                                b.call(memcpy, [data_of(fresh), data_of(source), second,
+                                                ir.Constant(ir.IntType(1), 0)])
+                        with shared:  # an argument (the caller's array) or a constant scalar
+                            is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
+                            argument = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+                            obj = b.select(is_argument, argument, b.inttoptr(first, _ptr))
+                            self.call("Py_IncRef", ir.VoidType(), obj)
+                            b.store(obj, value)
+            push(b.load(value))
 
-        result = _local(b, _ptr)
-        many, release, nothing = self.block("many"), self.block("release"), self.block("nothing")
-        result_kind = self.word(e, _c(4))
-        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["none"])), "something", nothing)
-        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["tuple"])), "one", many)
-        b.store(output(_c(0)), result)
-        b.branch(release)
-        b.position_at_end(nothing)
-        self.call("Py_IncRef", ir.VoidType(), self.address("None"))
-        b.store(self.address("None"), result)
-        b.branch(release)
-        b.position_at_end(many)
-        tup = self.call("PyTuple_New", _ptr, n_out)
-        self.branch(b.icmp_unsigned("!=", tup, self.null), "fill", no_tuple)
-        self.loop(n_out, lambda k: self.call("PyTuple_SetItem", _i32, tup, k, output(k)))  # steals it
-        b.store(tup, result)
-        b.branch(release)
+        def container(op, n, address):
+            items = b.gep(stack, [b.sub(b.load(depth), n)])
+            made_at = _local(b, _ptr)
+            b.store(self.null, made_at)
+            with b.if_else(b.icmp_signed("<=", op, _c(OP_LIST))) as (sequence, other):
+                with sequence:  # a tuple or list: it takes the items' references
+                    is_tuple = b.icmp_signed("==", op, _c(OP_TUPLE))
+                    with b.if_else(is_tuple) as (tuple_, list_):
+                        with tuple_:
+                            b.store(self.call("PyTuple_New", _ptr, n), made_at)
+                        with list_:
+                            b.store(self.call("PyList_New", _ptr, n), made_at)
+                    made = b.load(made_at)
+                    with b.if_then(b.icmp_unsigned("!=", made, self.null)):
+                        def set_item(k):
+                            item = b.load(b.gep(items, [k]))
+                            with b.if_else(is_tuple) as (tuple_, list_):
+                                with tuple_:
+                                    self.call("PyTuple_SetItem", _i32, made, k, item)
+                                with list_:
+                                    self.call("PyList_SetItem", _i32, made, k, item)
 
-        # Buffers not returned (scratch) are released; the returned ones are the result's now.
-        b.position_at_end(release)
-        b.store(buffers_at, cursor)
+                        self.loop(n, set_item)
+                        b.store(b.sub(b.load(depth), n), depth)
+                with other:
+                    with b.if_else(b.icmp_signed("==", op, _c(OP_DICT))) as (mapping, call):
+                        with mapping:  # the keys (str, int) in order; the dict takes references of its own
+                            made = self.call("PyDict_New", _ptr)
+                            b.store(made, made_at)
+                            with b.if_then(b.icmp_unsigned("!=", made, self.null)):
+                                keys = b.inttoptr(address, _wptr)
+                                failed_set = self.var(_c(0))
 
-        def release_scratch(k):
-            c = b.load(cursor)
-            scratch, after = self.block("scratch"), self.block("after")
-            b.cbranch(b.icmp_signed("==", self.word(e, b.add(c, _c(1))), _c(0)), scratch, after)
-            b.position_at_end(scratch)
-            self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k])))
-            b.branch(after)
-            b.position_at_end(after)
-            b.store(b.add(c, b.add(self.word(e, b.add(c, _c(2))), _c(3))), cursor)
+                                def set_key(k):
+                                    key = b.inttoptr(self.word(keys, b.add(k, _c(1))), _ptr)
+                                    item = b.load(b.gep(items, [k]))
+                                    status = self.call("PyDict_SetItem", _i32, made, key, item)
+                                    with b.if_then(b.icmp_signed("<", status, ir.Constant(_i32, 0))):
+                                        b.store(_c(1), failed_set)
 
-        self.loop(n_buf, release_scratch)
+                                self.loop(n, set_key)
+                                with b.if_then(b.icmp_signed("!=", b.load(failed_set), _c(0))):
+                                    self.call("Py_DecRef", ir.VoidType(), made)
+                                    b.store(self.null, made_at)
+                                with b.if_then(b.icmp_unsigned("!=", b.load(made_at), self.null)):
+                                    self.loop(n, lambda k: self.call("Py_DecRef", ir.VoidType(),
+                                                                     b.load(b.gep(items, [k]))))
+                                    b.store(b.sub(b.load(depth), n), depth)
+                        with call:  # a named tuple: its class called with the items
+                            made = self.call("PyObject_Vectorcall", _ptr, b.inttoptr(address, _ptr), items, n,
+                                             self.null)
+                            b.store(made, made_at)
+                            self.loop(n, lambda k: self.call("Py_DecRef", ir.VoidType(),
+                                                             b.load(b.gep(items, [k]))))
+                            b.store(b.sub(b.load(depth), n), depth)
+            push(b.load(made_at))
+
+        def step(s):
+            at = b.add(ops_at, b.add(b.mul(s, _c(3)), _c(1)))
+            op, count, address = (self.word(e, b.add(at, _c(w))) for w in range(3))
+            with b.if_else(b.icmp_signed("==", op, _c(OP_OUTPUT))) as (leaf, node):
+                with leaf:
+                    output(count)
+                with node:
+                    with b.if_else(b.icmp_signed("==", op, _c(OP_NONE))) as (none, made):
+                        with none:
+                            self.call("Py_IncRef", ir.VoidType(), self.address("None"))
+                            push(self.address("None"))
+                        with made:
+                            container(op, count, address)
+
+        self.loop(n_ops, step)
+        result = b.load(stack)  # the one object left
+        # The buffers: the result holds references of its own to those it returns.
+        self.loop(n_buf, lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k]))))
         self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
         def release_reads(k):
             self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))
 
         self.loop(b.sub(nargs, given), release_reads)
-        value = b.load(result)
+        value = result
         done = b.block
 
-        # A failed allocation (of a result, a scalar or the tuple; the exception is set):
+        # A failed allocation (of a result, a scalar or a container; the exception is set):
         # release the results made so far (Py_DecRef passes over NULL), return NULL.
-        b.position_at_end(no_tuple)
+        b.position_at_end(unbuilt)
+        self.loop(b.load(depth), lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(stack, [k]))))
         b.store(n_buf, made)
         b.branch(failed)
         b.position_at_end(raised)
