@@ -466,7 +466,7 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
 
 # How an entry makes each output (three words: kind, a, b) and builds the result of them
 # (a program of three words an op, run on a stack in post-order: ``result_program``).
-OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY = range(5)
+OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY = range(6)
 OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
 MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
 _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
@@ -475,7 +475,8 @@ _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
 def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     """Per result output (``Executable._outputs``), its three words, and the objects they point
     to; None where one needs more than the native call does (``Executable.__call__``'s meaning):
-    - a fresh buffer, returned as it is (``OUT_BUFFER``: its shape the result's);
+    - a fresh buffer, returned as it is (``OUT_BUFFER``: its shape the result's), or a copy of
+      it where another result is that buffer (``OUT_BUFFER_COPY``: ``return a, a.copy()``);
     - a fresh buffer of one element returned as a NumPy scalar (``OUT_SCALAR``: NumPy's
       ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``x.item(0)``,
       ``[x[0], x[1]]``, a 0-d result);
@@ -484,9 +485,9 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
       call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
     - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
       bytes copied from one kept here, as the Python path's ``constant.copy()``).
-    Not: a result computed in another shape (a view), a copy of an argument or buffer, a scalar
-    argument, a buffer returned twice, non-numeric dtypes."""
-    outputs, keep, seen = [], [], set()
+    Not: a result computed in another shape (a view), a copy of an argument, a scalar argument,
+    non-numeric dtypes."""
+    outputs, keep = [], []
     buffers, arguments = executable._buffers, dict(executable._arguments)
     for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
         if kind == "argument":
@@ -494,16 +495,14 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
                 return None
             outputs += [OUT_ARGUMENT, arguments[k], 0]
         elif kind == "buffer":
-            if copy or index in seen:
-                return None
-            seen.add(index)
             shape_of, dtype = buffers[index]
             if np.dtype(dtype).kind not in _NUMERIC:
                 return None
             if scalar and shape == () and int(np.prod(shape_of, dtype=np.int64)) == 1:
-                outputs += [OUT_SCALAR, index, 0]
+                outputs += [OUT_SCALAR, index, 0]  # (a copy's scalar is the same scalar)
             elif not scalar and tuple(shape_of) == tuple(shape):
-                outputs += [OUT_BUFFER, index, 0]
+                nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                outputs += [OUT_BUFFER_COPY, index, nbytes] if copy else [OUT_BUFFER, index, 0]
             else:
                 return None
         elif kind == "constant":
@@ -1336,9 +1335,13 @@ class _Emitter:
                             descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
                             b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
                 with other:
-                    with b.if_else(b.icmp_signed("==", kind, _c(OUT_COPY))) as (copied, shared):
-                        with copied:  # a fresh array of the constant's dtype and shape, its bytes
-                            source = b.inttoptr(first, _ptr)
+                    with b.if_else(b.icmp_signed(">=", kind, _c(OUT_COPY))) as (copied, shared):
+                        with copied:  # a fresh array of a constant's or buffer's dtype and shape, its bytes
+                            source_at = _local(b, _ptr)
+                            b.store(b.inttoptr(first, _ptr), source_at)
+                            with b.if_then(b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))):
+                                b.store(b.load(b.gep(outs, [first])), source_at)
+                            source = b.load(source_at)
                             descr = b.load(self.at(source, _LAYOUT["descr"], _ptr))
                             self.call("Py_IncRef", ir.VoidType(), descr)  # PyArray_NewFromDescr steals it
                             rank = b.load(self.at(source, _LAYOUT["nd"], _i32))

@@ -1,0 +1,226 @@
+"""The native call's results of every shape: lists, dicts, nested tuples, named tuples and
+``None`` among them, NumPy scalars read from one-element buffers (``x.item(0)``,
+``[x[0], x[1]]``, ``tolist()``), and constant outputs (a loop counter returned with a value
+computed from it, a constant array).
+
+Each result is compared with the Python path's (``python_call``: the same types at every node,
+arrays by dtype, shape and bits) and with NumPy's values, then checked to have been the native
+call's; the guards (other shapes, dtypes, globals) must give other code, never a stale result;
+reference counts must be exact over many calls, failing ones too."""
+
+from __future__ import annotations
+
+import sys
+from collections import namedtuple
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import native_call
+from jitcore.api import python_call
+
+pytestmark = pytest.mark.skipif(not native_call.AVAILABLE, reason="no native call on this Python/NumPy")
+
+Pair = namedtuple("Pair", "total scaled")
+
+
+def native_calls(f) -> int:
+    return f._native_hits.value
+
+
+def natively(f, *args):
+    """One cached call of ``f``, checked to be the native call's (after the two calls that offer
+    it its entry)."""
+    f(*args)
+    f(*args)
+    before = native_calls(f)
+    got = f(*args)
+    assert native_calls(f) == before + 1, args
+    return got
+
+
+def same(got, want):
+    """The same value of the same types at every node: containers by exact type, keys and
+    length; arrays by dtype, shape and bits; NumPy scalars by type and bits."""
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, dict):
+        assert list(got) == list(want)
+        for k in want:
+            same(got[k], want[k])
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            same(g, w)
+    elif isinstance(want, (np.ndarray, np.generic)):
+        g, w = np.asarray(got), np.asarray(want)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+    else:
+        assert got is want or got == want
+
+
+def counted(x):
+    i = 0
+    for i in range(x.shape[0]):  # noqa: B007  (the counter left after the loop: the case)
+        pass
+    return x[:i].sum(), i
+
+
+def stepped(x):
+    k = 0
+    for _ in range(x.shape[0]):
+        k += 3
+    return x[:k // 3 - 1] * 2, k
+
+
+X = np.array([1.5, -2.0, 3.25, 0.5, -0.0, np.nan, np.inf, 7.0])
+X32 = X.astype(np.float32)
+I8 = np.array([-128, 5, 7, 127], np.int8)
+
+CASES = {
+    "list of arrays": (lambda x: [x + 1, x * 2], (X32,)),
+    "dict, keys given out of order": (lambda x: {"z": x + 1, "a": x * 2, "m": x.sum()}, (X,)),
+    "dict with int keys": (lambda x: {2: x - 1, 1: x * 3}, (X,)),
+    "nested tuple with None and a list": (lambda x: (x + 1, (None, [x * 2, (x.max(),)])), (X32,)),
+    "named tuple": (lambda x: Pair(x.sum(), x * 2), (X,)),
+    "a list in a dict in a list": (lambda x: [{"v": [x[0], x[1]]}, x[2:4]], (X,)),
+    "item forms": (lambda x: (x.item(0), x.item(-1), x[1:2].item(), x.reshape(2, 4).item(1, 0)), (X,)),
+    "elements of float32": (lambda x: [x[0], x[1], x[5]], (X32,)),
+    "tolist, 1-d and 2-d": (lambda x: (x.tolist(), (x * 2).reshape(2, 4).tolist()), (X,)),
+    "int8 elements": (lambda a: (a.item(0), a.tolist(), a.item(3) + 1), (I8,)),
+    "a returned loop counter used too": (counted, (X[:5],)),
+    "a counter stepped by 3, used to slice": (stepped, (X,)),
+    "a constant number and array": (lambda x: (x + 1, 2.5, np.zeros(3), None), (X32,)),
+    "one 0-d result as a scalar": (lambda x: x.sum(), (I8,)),
+    "a result and its copy": (lambda x: (lambda y: [y, y.copy(), y + 0])(x * 2), (X32,)),
+}
+JITTED = {name: jc.jit(fn) for name, (fn, _) in CASES.items()}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_results_match_the_python_path_and_numpy(name):
+    fn, args = CASES[name]
+    f = JITTED[name]
+    got = natively(f, *args)
+    same(got, python_call(f, *args))
+    with np.errstate(invalid="ignore"):
+        want = fn(*args)  # NumPy: values equal (tolist gives Python numbers, jit NumPy scalars)
+    flat_got, flat_want = jc.pytree.flatten(got)[0], jc.pytree.flatten(want)[0]
+    assert len(flat_got) == len(flat_want)
+    for g, w in zip(flat_got, flat_want, strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_results_are_new_objects_on_each_call():
+    f = JITTED["a constant number and array"]
+    first = natively(f, X32)
+    first[2][:] = 7.0  # the caller's constant array is its own: the next call's is fresh
+    second = f(X32)
+    assert second is not first and second[0] is not first[0] and second[2] is not first[2]
+    np.testing.assert_array_equal(second[2], np.zeros(3))
+    assert second[2].flags.writeable and second[2].flags.c_contiguous and second[3] is None
+    h = JITTED["a result and its copy"]
+    copies = natively(h, X32)
+    assert copies[0] is not copies[1] and copies[0] is not copies[2] and copies[1] is not copies[2]
+    g = JITTED["dict, keys given out of order"]
+    d = natively(g, X)
+    d["z"] = None
+    assert g(X)["z"] is not None and list(g(X)) == ["a", "m", "z"]  # pytree's order, as the Python path
+
+
+def test_other_shapes_and_dtypes_get_their_own_code():
+    f = jc.jit(lambda x: (x.tolist(), x[0]))
+    g = jc.jit(counted)
+    inputs = [X[:3], X[:5], X32[:5], I8]
+    for x in inputs:
+        natively(f, x)
+        natively(g, x)
+    before_f, before_g = native_calls(f), native_calls(g)
+    for _ in range(3):
+        for x in inputs:  # alternating: each call its own entry, none another's result
+            same(f(x), python_call(f, x))
+            assert f(x)[0] == x.tolist() or np.isnan(x).any()
+            total, i = g(x)
+            assert i == len(x) - 1 and type(i) is np.int64
+            np.testing.assert_array_equal(total, x[:len(x) - 1].sum())
+    assert native_calls(f) == before_f + 6 * len(inputs)
+    assert native_calls(g) == before_g + 3 * len(inputs)
+
+
+SCALE = np.ones(4)
+
+
+def scaled_parts(x):
+    return {"scaled": x * SCALE, "first": (x * SCALE)[0]}
+
+
+def test_a_rebound_global_with_a_dict_result():
+    global SCALE
+    f = jc.jit(scaled_parts)
+    x = np.arange(4.0)
+    natively(f, x)
+    for scale in (np.full(4, 2.0), np.full(4, 3.0), np.full(4, 2.0, np.float32), np.ones(4)):
+        SCALE = scale
+        same(f(x), {"first": (x * scale)[0], "scaled": x * scale})
+    SCALE = np.ones(4)
+
+
+def into_and_parts(x, out):
+    out[...] = x * 2
+    return [out, out.sum(), {"x": x.item(1)}]
+
+
+def test_a_written_argument_returned_in_a_list():
+    f = jc.jit(into_and_parts)
+    x, out = np.arange(4.0), np.zeros(4)
+    got = natively(f, x, out)
+    assert got[0] is out
+    np.testing.assert_array_equal(out, x * 2)
+    same(got[1:], [np.float64(12.0), {"x": np.float64(1.0)}])
+
+
+def test_reference_counts_are_exact():
+    cases = ["named tuple", "dict with int keys", "a returned loop counter used too", "elements of float32",
+             "a constant number and array", "nested tuple with None and a list"]
+    float32, float64, int64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
+    for name in cases:
+        f, args = JITTED[name], CASES[name][1]
+        natively(f, *args)
+        counts = (sys.getrefcount(float32), sys.getrefcount(float64), sys.getrefcount(int64),
+                  sys.getrefcount(None), sys.getrefcount(Pair), sys.getrefcount(args[0]))
+        for _ in range(500):
+            f(*args)
+        after = (sys.getrefcount(float32), sys.getrefcount(float64), sys.getrefcount(int64),
+                 sys.getrefcount(None), sys.getrefcount(Pair), sys.getrefcount(args[0]))
+        assert after == counts, name
+
+
+def test_an_error_inside_the_call_releases_what_it_made():
+    f = jc.jit(lambda x, i: [x[i], {"y": x * 2}])
+    x = np.arange(5.0)
+    natively(f, x, 2)
+    float64 = np.dtype(np.float64)
+    count = sys.getrefcount(float64)
+    before = native_calls(f)
+    for _ in range(200):
+        with pytest.raises(IndexError):
+            f(x, 7)
+    assert native_calls(f) == before + 200  # raised by the native call's status check
+    after = sys.getrefcount(float64)
+    assert after == count
+    same(f(x, -1), [np.float64(4.0), {"y": x * 2}])
+
+
+def test_result_programs():
+    """The post-order program of a result: outputs in order, containers after their items."""
+    tree = jc.pytree.flatten((1, [2, None], {"b": 3, "a": 4}))[1]
+    ops, keep = native_call.result_program(tree, 4)
+    o = native_call
+    codes = [tuple(ops[k:k + 2]) for k in range(0, len(ops), 3)]
+    assert codes == [(o.OP_OUTPUT, 0), (o.OP_OUTPUT, 1), (o.OP_NONE, 0), (o.OP_LIST, 2),
+                     (o.OP_OUTPUT, 2), (o.OP_OUTPUT, 3), (o.OP_DICT, 2), (o.OP_TUPLE, 3)]
+    assert keep[0].keep == ("a", "b")  # the dict's keys, pytree's order: its children's
+    assert native_call.result_program(tree, 3) is None  # outputs and leaves must agree
+    odd_keys = jc.pytree.flatten({(1, 2): 1})[1]  # a key whose hash may run Python code
+    assert native_call.result_program(odd_keys, 1) is None
