@@ -51,6 +51,7 @@ from llvmlite import ir
 from jitcore import calltime
 from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.dispatch import Executable
+from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.tracer import TRACING
 
@@ -371,6 +372,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         if kind != "buffer" or copy or buffers[index][0] != shape or i in writes:
             return None
         writes[i] = index
+    if writes and any(read[0] == READ_DRAW for read in reads):  # (written arguments are checked after)
+        return None
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
     keep = [executable, raiser, _INT64, keywords, reads, containers, output_keep, program_keep]
     constants = executable._constants
@@ -565,7 +568,7 @@ def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
         return None
     return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read
-READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT = range(4)  # how (see ``calltime_reads``)
+READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW = range(5)  # how (see ``calltime_reads``)
 
 
 def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
@@ -580,8 +583,10 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
         return [] if made is None else [made]
     order = tuple(range(len(key) // 2)) if order is None else order
     found = []
+    drawn = getattr(executable, "drawn", {})
     for variant, inputs in list(variants):
-        more = calltime_reads(inputs, len(variant.plan.arg_strided) - len(inputs.slots))
+        first = len(variant.plan.arg_strided) - len(inputs.slots)
+        more = calltime_reads(inputs, first, drawn.get(id(inputs)))
         if more is None:
             continue
         reads, hidden_key, hidden_order = more
@@ -591,17 +596,25 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
     return found
 
 
-def calltime_reads(inputs, first: int) -> tuple | None:
+def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | None:
     """What the native call reads of one variant's inputs (``calltime.Inputs``): per input its
     read (kind, container, name or index), its key (dtype and shape, or a static value) and its
     kernel argument (the hidden ones from ``first`` on, -1 for a guarded scalar); None where
-    the variant reads anything else (draws, seeds, small arrays compared by content, copied or
-    non-contiguous arrays, a guard of a type compared otherwise)."""
+    the variant reads anything else (seeds, a loop's draws, small arrays compared by content,
+    copied or non-contiguous arrays, a guard of a type compared otherwise).
+
+    Random draws (``drawn``: per draw its slot, shape and dtype as the variant's first call
+    made them) come last, in program order, so that no read checked after a draw can send the
+    call to the Python path, which would draw again: a draw that returns anything but that
+    array (an ndarray of the shape and dtype) raises. Only draws with a size (NumPy returns a
+    new C-contiguous array of it); a draw of one number (a Python or NumPy scalar) is left to
+    the Python path."""
     if inputs.effects or inputs.contents or inputs.groups:
         return None
     by_slot = {k: (read, dtype, shape, layout) for k, read, dtype, shape, layout in inputs._arrays}
-    if len(by_slot) != len(inputs.slots):  # a draw among the slots
-        return None
+    draws = {k: (shape, dtype) for k, shape, dtype in drawn or ()}
+    if any(k not in by_slot and (k not in draws or slot[0] != "draw") for k, slot in enumerate(inputs.slots)):
+        return None  # a draw whose first values are not known yet, or a slot of another kind
     reads, key, order = [], [], []
     for read, value in inputs.guards:
         where = _read_of(read)
@@ -610,12 +623,19 @@ def calltime_reads(inputs, first: int) -> tuple | None:
         reads.append(where)
         key += [type(value), Static((value,))]
         order.append(-1)
-    for k in range(len(inputs.slots)):
+    for k in sorted(by_slot):
         read, dtype, shape, layout = by_slot[k]
         where = _read_of(read)
         if where is None or layout != layout_class.C:
             return None
         reads.append(where)
+        key += [dtype, tuple(shape)]
+        order.append(first + k)
+    for k in sorted(draws):  # the slots' order is the program's
+        shape, dtype = draws[k]
+        if not shape or np.dtype(dtype).kind not in _NUMERIC:
+            return None
+        reads.append((READ_DRAW, inputs.slots[k][1], 0))
         key += [dtype, tuple(shape)]
         order.append(first + k)
     return tuple(reads), tuple(key), tuple(order)
@@ -638,6 +658,8 @@ def _read_of(read) -> tuple | None:
 
 
 _INT64 = np.dtype(np.int64)
+_DRAW_UNLIKE = ("a random draw inside a jitted function returned another array than the one its code was "
+                "compiled for (a new NumPy array of the first call's shape and dtype)")
 
 
 def _canonical(dtype) -> np.dtype:
@@ -714,7 +736,7 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
         "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
-        "PyDict_SetItem")
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -728,8 +750,8 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
     from jitcore.codegen.backend import backend_for
 
     addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), str=id(str),
-                     Table=id(Table), TRACING=ctypes.addressof(TRACING),
-                     python_call=id(python_call), **_LAYOUT["api"])
+                     Table=id(Table), TRACING=ctypes.addressof(TRACING), python_call=id(python_call),
+                     UnsupportedError=id(UnsupportedError), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
@@ -823,23 +845,51 @@ class _Emitter:
         b.position_at_end(reads)
         reads_at = self.reads_at(e)
         n_reads = self.word(e, reads_at)
+        n_drawn, failed_read = self.var(_c(0)), self.var(_c(0))  # draws made; the read that failed
+        draw_failed, draw_unlike = self.block("draw_failed"), self.block("draw_unlike")
         with b.if_then(b.icmp_signed(">", n_reads, _c(0))):
             with b.if_then(b.not_(has_containers)):
                 self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
 
             def read(r):
                 at = b.add(reads_at, b.add(b.mul(r, _c(3)), _c(1)))
-                value = self.read_input(self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr),
-                                        self.word(e, b.add(at, _c(2))))
-                self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
-                b.store(value, b.gep(values, [b.add(flat, r)]))
-                self.match(values, b.add(flat, r), e, cursor, next_entry)
+                kind, container = self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr)
+                slot = b.gep(values, [b.add(flat, r)])
+                with b.if_else(b.icmp_signed("==", kind, _c(READ_DRAW))) as (draw, plain):
+                    with draw:  # a new reference, its own (not held again in ``run``)
+                        value = self.call("PyObject_Vectorcall", _ptr, container, ir.Constant(_pptr, None),
+                                          _c(0), self.null)
+                        b.store(r, failed_read)
+                        self.branch(b.icmp_unsigned("!=", value, self.null), "drawn", draw_failed)
+                        b.store(value, slot)
+                        b.store(b.add(b.load(n_drawn), _c(1)), n_drawn)
+                        self.match(values, b.add(flat, r), e, cursor, draw_unlike)
+                    with plain:
+                        value = self.read_input(kind, container, self.word(e, b.add(at, _c(2))))
+                        self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
+                        b.store(value, slot)
+                        self.match(values, b.add(flat, r), e, cursor, next_entry)
 
             self.loop(n_reads, read)
         source = b.select(b.or_(has_containers, b.icmp_signed(">", n_reads, _c(0))), values, args)
         hold_from = b.select(has_containers, _c(0), flat)  # a list's items, and the reads
-        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from)
+        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from,
+                          b.load(n_drawn))
         b.ret(result)
+
+        # A draw that failed (its exception set) or returned another array than the code's: the
+        # call raises (the Python path would draw again), releasing the draws made, the last
+        # ones read.
+        b.position_at_end(draw_unlike)
+        error = self.address("UnsupportedError")
+        self.call("PyErr_SetString", ir.VoidType(), error, self.message(_DRAW_UNLIKE))
+        b.store(b.add(b.load(failed_read), _c(1)), failed_read)  # (this one made, and counted)
+        b.branch(draw_failed)
+        b.position_at_end(draw_failed)
+        made_from = b.add(flat, b.sub(b.load(failed_read), b.load(n_drawn)))
+        self.loop(b.load(n_drawn), lambda k: self.call("Py_DecRef", ir.VoidType(),
+                                                       b.load(b.gep(values, [b.add(made_from, k)]))))
+        b.ret(self.null)
 
         b.position_at_end(fallback)
         b.ret(b.inttoptr(_c(_NOT_HANDLED), _ptr))  # the caller calls Python, with the call's own arguments
@@ -1211,12 +1261,13 @@ class _Emitter:
         value = self.call("PyLong_AsLongLongAndOverflow", _i64, obj, overflow)
         return value, b.icmp_signed("==", b.load(overflow), ir.Constant(_i32, 0))
 
-    def run(self, e, state, tab, args, nargs, cursor, given) -> ir.Value:
+    def run(self, e, state, tab, args, nargs, cursor, given, drawn) -> ir.Value:
         """Check the arguments written in place, allocate the results, fill the descriptor,
         call the kernel without the GIL, copy the new values of written arguments in; the
         result (a new reference), NULL with an exception set, or ``_NOT_HANDLED`` (a written
         argument read-only or sharing memory: the Python path raises its error). ``nargs``: the
-        call's arguments, positional and keyword (``given``), then its call-time inputs."""
+        call's arguments, positional and keyword (``given``), then its call-time inputs, the
+        last ``drawn`` of them new references of the call's own (random draws)."""
         b = self.b
         kernel_args, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
         raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
@@ -1235,7 +1286,7 @@ class _Emitter:
         self.writable_and_apart(e, desc, writes_at, n_writes, spans_at, n_spans)
         self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
         hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))  # noqa: E731
-        self.loop(b.sub(nargs, given), hold)  # the reads: a global may be rebound meanwhile
+        self.loop(b.sub(b.sub(nargs, drawn), given), hold)  # the reads: a global may be rebound meanwhile
         failed = self.block("failed")
 
         def allocate(k):
@@ -1484,6 +1535,15 @@ class _Emitter:
                          kwnames)
 
     # -- helpers ----------------------------------------------------------------------------
+    def message(self, text: str) -> ir.Value:
+        """A constant C string in the module, as an ``i8*``."""
+        data = bytearray(text.encode() + b"\0")
+        name = f"message_{len(self.fn.module.globals)}"
+        made = ir.GlobalVariable(self.fn.module, ir.ArrayType(_i8, len(data)), name)
+        made.global_constant, made.linkage = True, "internal"
+        made.initializer = ir.Constant(ir.ArrayType(_i8, len(data)), data)
+        return self.b.bitcast(made, _ptr)
+
     def address(self, name: str) -> ir.Value:
         """The environment's word ``name``, as a pointer."""
         b = self.b

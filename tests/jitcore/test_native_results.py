@@ -224,3 +224,96 @@ def test_result_programs():
     assert native_call.result_program(tree, 3) is None  # outputs and leaves must agree
     odd_keys = jc.pytree.flatten({(1, 2): 1})[1]  # a key whose hash may run Python code
     assert native_call.result_program(odd_keys, 1) is None
+
+
+# -- random draws ---------------------------------------------------------------------------------
+# The native call makes a variant's draws itself (NumPy's sampler, called as the Python path
+# calls it) after checking every other input: a call it cannot finish must never have drawn, or
+# the Python path would draw again and the stream would run ahead of NumPy's.
+RNG = np.random.default_rng(0)
+NOISE_SCALE = np.ones(8)
+
+
+def noisy(x):
+    return x + RNG.normal(size=8) * NOISE_SCALE
+
+
+def two_draws(x):
+    return [x * RNG.random(8), RNG.integers(0, 10, size=(2, 3))]
+
+
+def test_draws_on_the_native_call_follow_numpys_stream():
+    global RNG
+    RNG, reference = np.random.default_rng(1), np.random.default_rng(1)
+    f, g = jc.jit(noisy), jc.jit(two_draws)
+    x = np.linspace(0, 1, 8)
+    for _ in range(3):  # the Python path's calls, which offer the native entry
+        np.testing.assert_array_equal(f(x), x + reference.normal(size=8))
+        got = g(x)
+        same(got, [x * reference.random(8), reference.integers(0, 10, size=(2, 3))])
+    before = native_calls(f), native_calls(g)
+    for _ in range(20):
+        np.testing.assert_array_equal(f(x), x + reference.normal(size=8))
+        got = g(x)
+        same(got, [x * reference.random(8), reference.integers(0, 10, size=(2, 3))])
+    assert (native_calls(f), native_calls(g)) == (before[0] + 20, before[1] + 20)
+
+
+def test_a_changed_input_sends_the_call_to_python_before_any_draw():
+    global RNG, NOISE_SCALE
+    RNG, reference = np.random.default_rng(2), np.random.default_rng(2)
+    f = jc.jit(noisy)
+    x = np.linspace(0, 1, 8)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), x + reference.normal(size=8))
+    scales = [np.full(8, 2.0), np.full(8, 3.0, np.float32), np.full((2, 8), 0.5), np.ones(8)]
+    try:
+        for _ in range(2):  # each scale in turn: other dtypes and shapes, then the first again
+            for scale in scales:
+                NOISE_SCALE = scale
+                want = x + reference.normal(size=8) * scale
+                np.testing.assert_array_equal(f(x), want)
+    finally:
+        NOISE_SCALE = np.ones(8)
+    assert native_calls(f) >= 4  # (the variants of the same dtype and shape: native)
+
+
+def test_draws_of_one_number_and_seeds_stay_on_the_python_path_and_in_step():
+    rng, reference = np.random.default_rng(3), np.random.default_rng(3)
+    f = jc.jit(lambda x: x * rng.normal())
+    x = np.arange(3.0)
+    for _ in range(6):
+        np.testing.assert_array_equal(f(x), x * reference.normal())
+    assert native_calls(f) == 0
+
+
+def test_a_draw_unlike_the_first_raises_and_releases_it():
+    rng = np.random.default_rng(4)
+    f = jc.jit(lambda x: x + rng.random(4))
+    x = np.zeros(4)
+    natively(f, x)
+    variant, inputs = f._fast_cache[jc.dispatch.fast_key((x,))].variants[0]
+    made = [np.ones(4), np.ones(5), np.ones(4, np.float32)]
+    draw = inputs.slots[0]
+    try:  # the sampler replaced by one whose arrays are known (a NumPy sampler's never change)
+        inputs.slots[0] = ("draw", lambda: made[0])
+        f._native_entries.clear()  # entries made anew (the table dropped: the next call's Python)
+        f._native = None
+        f(x)
+        f(x)
+        count = sys.getrefcount(made[0])
+        for _ in range(200):
+            np.testing.assert_array_equal(f(x), np.ones(4))
+        after = sys.getrefcount(made[0])
+        assert after == count  # the draw's own reference released, no other held
+        for unlike in made[1:]:
+            made[0] = unlike
+            count = sys.getrefcount(unlike)
+            with pytest.raises(jc.UnsupportedError, match="random draw"):
+                f(x)
+            after = sys.getrefcount(unlike)
+            assert after == count
+    finally:
+        inputs.slots[0] = draw
+        f._native_entries.clear()
+        f._native = None
