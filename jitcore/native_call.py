@@ -397,6 +397,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     for position, kind, length in containers:
         words += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
+    numbers = {}  # per number argument: the dtype its value has where the kernel reads it
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
             if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
@@ -412,10 +413,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
                 return None
             keep.append(dtype)
             words += [id(dtype), SCALAR, k]
+            numbers[k] = SCALAR_TYPES[dtype]
             continue
         if dtype is int:  # a Python int, converted to int64, between ``shape``'s bounds
             lo, hi = max(shape[0], -(2 ** 63)), min(shape[1], 2 ** 63 - 1)
             words += [id(int), INT, k, lo, hi]
+            numbers[k] = _INT64
             continue
         dtype = _canonical(dtype)
         keep.append(dtype)
@@ -430,10 +433,18 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             strides = None
             words += [id(dtype), len(shape), k, *shape]
         spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
+        if shape == ():
+            numbers[k] = None  # a 0-d array: its own dtype, read from it
     arrays = {k for k, *_ in spans}  # (a number's kernel argument is a stand-in header, no object)
     returned = {a for kind, a, _ in zip(outputs[::3], outputs[1::3], outputs[2::3]) if kind == OUT_ARGUMENT}
     if not set(writes) <= arrays or not returned <= arrays:
         return None
+    for at in range(0, len(outputs), 3):  # a scalar of an argument: its value's dtype (0: the array's own)
+        if outputs[at] == OUT_ARGUMENT_SCALAR:
+            if outputs[at + 1] not in numbers:
+                return None
+            dtype = numbers[outputs[at + 1]]
+            outputs[at + 2] = 0 if dtype is None else id(dtype)
     # Written arguments: checked writeable and apart from every other array (as
     # ``dispatch.check_no_aliasing``), then their new values copied in.
     words.append(len(writes))
@@ -469,7 +480,7 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
 
 # How an entry makes each output (three words: kind, a, b) and builds the result of them
 # (a program of three words an op, run on a stack in post-order: ``result_program``).
-OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY = range(6)
+OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR = range(7)
 OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
 MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
 _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
@@ -483,20 +494,22 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     - a fresh buffer of one element returned as a NumPy scalar (``OUT_SCALAR``: NumPy's
       ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``x.item(0)``,
       ``[x[0], x[1]]``, a 0-d result);
-    - an argument itself (``OUT_ARGUMENT``, its kernel argument: the caller's array);
+    - an argument itself (``OUT_ARGUMENT``, its kernel argument: the caller's array), or a
+      number or 0-d array argument returned as a NumPy scalar (``OUT_ARGUMENT_SCALAR``: of its
+      value as the kernel reads it, with the dtype ``entry`` sets in the third word: ``f(xs)``
+      returning a list argument's floats);
     - a constant NumPy scalar (``OUT_OBJECT``: immutable, so one object made here serves every
       call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
     - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
       bytes copied from one kept here, as the Python path's ``constant.copy()``).
-    Not: a result computed in another shape (a view), a copy of an argument, a scalar argument,
-    non-numeric dtypes."""
+    Not: a result computed in another shape (a view), a copy of an argument, non-numeric dtypes."""
     outputs, keep = [], []
     buffers, arguments = executable._buffers, dict(executable._arguments)
     for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
         if kind == "argument":
-            if scalar or k not in arguments:
+            if k not in arguments:
                 return None
-            outputs += [OUT_ARGUMENT, arguments[k], 0]
+            outputs += [OUT_ARGUMENT_SCALAR if scalar else OUT_ARGUMENT, arguments[k], 0]
         elif kind == "buffer":
             shape_of, dtype = buffers[index]
             if np.dtype(dtype).kind not in _NUMERIC:
@@ -1386,7 +1399,9 @@ class _Emitter:
                             descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
                             b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
                 with other:
-                    with b.if_else(b.icmp_signed(">=", kind, _c(OUT_COPY))) as (copied, shared):
+                    copies = b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
+                                   b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY)))
+                    with b.if_else(copies) as (copied, not_copied):
                         with copied:  # a fresh array of a constant's or buffer's dtype and shape, its bytes
                             source_at = _local(b, _ptr)
                             b.store(b.inttoptr(first, _ptr), source_at)
@@ -1404,12 +1419,8 @@ class _Emitter:
                             with b.if_then(b.icmp_unsigned("!=", fresh, self.null)):
                                 b.call(memcpy, [data_of(fresh), data_of(source), second,
                                                 ir.Constant(ir.IntType(1), 0)])
-                        with shared:  # an argument (the caller's array) or a constant scalar
-                            is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
-                            argument = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
-                            obj = b.select(is_argument, argument, b.inttoptr(first, _ptr))
-                            self.call("Py_IncRef", ir.VoidType(), obj)
-                            b.store(obj, value)
+                        with not_copied:
+                            self.argument_or_object(kind, first, second, desc, value, data_of)
             push(b.load(value))
 
         def container(op, n, address):
@@ -1512,6 +1523,34 @@ class _Emitter:
         b.ret(self.null)
         b.position_at_end(done)
         return value
+
+    def argument_or_object(self, kind, first, second, desc, value, data_of) -> None:
+        """Into ``value``, a new reference: an argument itself (the caller's array), a NumPy
+        scalar of an argument's value where the kernel reads it (a number's: inside its object,
+        or the converted int; a 0-d array's data; no base: a stand-in header is no object), or
+        a constant scalar (``_outputs``'s ``OUT_ARGUMENT``, ``OUT_ARGUMENT_SCALAR``, ``OUT_OBJECT``)."""
+        b = self.b
+        with b.if_else(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_SCALAR))) as (scalar, shared):
+            with scalar:
+                header = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+                own = b.inttoptr(second, _ptr)
+                with b.if_else(b.icmp_unsigned("==", own, self.null)) as (array, number):
+                    with array:
+                        descr = b.load(self.at(header, _LAYOUT["descr"], _ptr))
+                        b.store(self.call("PyArray_Scalar", _ptr, data_of(header), descr, self.null), value)
+                    with number:
+                        b.store(self.call("PyArray_Scalar", _ptr, data_of(header), own, self.null), value)
+            with shared:
+                is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
+                with b.if_else(is_argument) as (argument, constant):
+                    with argument:
+                        obj = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+                        self.call("Py_IncRef", ir.VoidType(), obj)
+                        b.store(obj, value)
+                    with constant:
+                        obj = b.inttoptr(first, _ptr)
+                        self.call("Py_IncRef", ir.VoidType(), obj)
+                        b.store(obj, value)
 
     def python_call(self, self_, args, nargs, kwnames) -> ir.Value:
         """``python_call(self, *args, **kwargs)`` through vectorcall, the same arguments."""

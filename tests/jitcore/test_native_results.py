@@ -94,6 +94,9 @@ CASES = {
     "a constant number and array": (lambda x: (x + 1, 2.5, np.zeros(3), None), (X32,)),
     "one 0-d result as a scalar": (lambda x: x.sum(), (I8,)),
     "a result and its copy": (lambda x: (lambda y: [y, y.copy(), y + 0])(x * 2), (X32,)),
+    "a list argument's floats returned (list * 2)": (lambda a: a * 2, ([1.0, -0.0, np.nan],)),
+    "numbers returned as they came": (lambda x, i, f, s, c, z: [i, (f, s), {"c": c, "z": z}, x + 1],
+                                      (X32, -7, 2.5, np.float32(1.5), 1 - 2j, np.array(3.0, np.float32))),
 }
 JITTED = {name: jc.jit(fn) for name, (fn, _) in CASES.items()}
 
@@ -181,8 +184,9 @@ def test_a_written_argument_returned_in_a_list():
 
 
 def test_reference_counts_are_exact():
-    cases = ["named tuple", "dict with int keys", "a returned loop counter used too", "elements of float32",
-             "a constant number and array", "nested tuple with None and a list"]
+    cases = ["named tuple", "dict with int keys", "numbers returned as they came",
+             "a returned loop counter used too", "elements of float32", "a constant number and array",
+             "nested tuple with None and a list"]
     float32, float64, int64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
     for name in cases:
         f, args = JITTED[name], CASES[name][1]
