@@ -374,6 +374,9 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         writes[i] = index
     if writes and any(read[0] == READ_DRAW for read in reads):  # (written arguments are checked after)
         return None
+    kinds = [read[0] for read in reads]  # draws last (``calltime_reads``): ``run`` holds the reads before
+    if READ_DRAW in kinds and set(kinds[kinds.index(READ_DRAW):]) != {READ_DRAW}:
+        return None
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
     keep = [executable, raiser, _INT64, keywords, reads, containers, output_keep, program_keep]
     constants = executable._constants
