@@ -72,16 +72,20 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     return tuple(parts)
 
 
-# A tuple, list or dict argument of arrays and numbers (``f((x, y))``, ``f([a, b, c])``,
-# ``f({"w": w, "b": b})``): its type, a dict's keys (strings, sorted: ``pytree``'s order) and
-# each item's part; not nested, at most ``MAX_ITEMS`` items. Only for functions without static
+# A tuple, list or dict argument of arrays, numbers and such containers (``f((x, y))``,
+# ``f([a, b, c])``, ``f({"w": w, "b": b})``, ``f({"l1": {"w": w}, "l2": {"w": v}})``): its type, a
+# dict's keys (strings, sorted: ``pytree``'s order) and each item's part; nested at most
+# ``MAX_DEPTH`` deep, at most ``MAX_ITEMS`` items in all. Only for functions without static
 # arguments, where a tuple could be a static value, compared by its own ``==``.
 CONTAINERS = (tuple, list, dict)
 MAX_ITEMS = 32
+MAX_DEPTH = 4
 
 
-def _items(container, statics: bool, int_range):
-    if statics or len(container) > MAX_ITEMS:
+def _items(container, statics: bool, int_range, depth: int = 1, budget: list | None = None):
+    budget = [MAX_ITEMS] if budget is None else budget  # items left, shared by the nested ones
+    budget[0] -= len(container)
+    if statics or budget[0] < 0 or depth > MAX_DEPTH:
         return None
     kind, keys, items = type(container), None, container
     if kind is dict:
@@ -91,7 +95,10 @@ def _items(container, statics: bool, int_range):
         items = [container[k] for k in keys]
     parts = []
     for v in items:
-        part = _part(v, False, int_range)
+        if type(v) in CONTAINERS:
+            part = _items(v, False, int_range, depth + 1, budget)
+        else:
+            part = _part(v, False, int_range)
         if part is None:
             return None
         parts.append(part)
@@ -165,9 +172,10 @@ def exactly(value):
 
 
 class Source:
-    """A marker standing for one argument (a position or a keyword's name; an item of a tuple
-    or list argument: (its position or name, its index)) while the call's binding and
-    flattening run on markers to find where each leaf comes from."""
+    """A marker standing for one argument (a position or a keyword's name; an item of a
+    container argument: (its position or name, its index or key, ... the indices or keys of
+    the containers it is nested in, outermost first)) while the call's binding and flattening
+    run on markers to find where each leaf comes from."""
 
     __slots__ = ("where",)
 
@@ -177,19 +185,22 @@ class Source:
 
 def marked(v, where):
     """The marker of argument ``v`` at ``where``: a container's items marked one by one (a
-    dict's by key)."""
+    dict's by key), nested ones too."""
+    path = where if type(where) is tuple else (where,)
     if type(v) is dict:
-        return {k: Source((where, k)) for k in v}
+        return {k: marked(x, (*path, k)) for k, x in v.items()}
     if type(v) in CONTAINERS:
-        return type(v)(Source((where, k)) for k in range(len(v)))
+        return type(v)(marked(x, (*path, k)) for k, x in enumerate(v))
     return Source(where)
 
 
 def value(args: tuple, kwargs: dict, where):
-    """The argument (or a container argument's item) a ``Source`` stands for."""
+    """The argument (or a container argument's item, at any depth) a ``Source`` stands for."""
     if type(where) is tuple:
-        where, k = where
-        return (args[where] if type(where) is int else kwargs[where])[k]
+        obj = args[where[0]] if type(where[0]) is int else kwargs[where[0]]
+        for k in where[1:]:
+            obj = obj[k]
+        return obj
     return args[where] if type(where) is int else kwargs[where]
 
 

@@ -49,7 +49,7 @@ import numpy as np
 from llvmlite import ir
 
 from jitcore import calltime
-from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_ITEMS, NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.dispatch import Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
@@ -381,12 +381,13 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     keep = [executable, raiser, _INT64, keywords, reads, containers, output_keep, program_keep]
     constants = executable._constants
     # (a dict's third word: its keys, a table of their count and addresses, kept)
-    lengths = [n if type(n) is int else len(n) for _, _, n in containers]
-    items = sum(lengths) - len(containers)  # the flat values past the call's own
-    if items > MAX_ITEMS or any(t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT)
-                                for _, t, _ in containers):
+    every = [c for found in containers for c in found]
+    # the flat values past the call's own
+    items = sum(n if type(n) is int else len(n) for _, _, n in every) - len(every)
+    if items > MAX_ITEMS or len(containers) > MAX_DEPTH or any(
+            t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT) for _, t, _ in every):
         return None
-    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in containers if t is dict]
+    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in every if t is dict]
     keep.append(key_tables)
     positional = len(order) - items - len(keywords) - len(reads)
     words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
@@ -395,10 +396,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
              len(keywords), *map(id, keywords), len(reads)]
     for kind, container, name in reads:
         words += [kind, id(container), name if type(name) is int else id(name)]
-    words.append(len(containers))
-    tables = iter(key_tables)
-    for position, kind, length in containers:
-        words += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
+    tables, section = iter(key_tables), [len(containers)]  # the passes, each its containers
+    for found in containers:
+        section.append(len(found))
+        for position, kind, length in found:
+            section += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
+    words += [len(section), *section]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     numbers = {}  # per number argument: the dtype its value has where the kernel reads it
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
@@ -845,13 +848,27 @@ class _Emitter:
         b.position_at_end(arguments)
         reads = self.block("reads")
         given = b.add(nargs, n_kw)
-        # Tuple and list arguments: their items in their place, in ``values``.
+        # Container arguments: their items in their place, in ``values``, one level of nesting
+        # a pass (each pass expands the values the last one left, from a copy of them).
         containers_at = self.containers_at(e)
-        n_containers = self.word(e, containers_at)
-        has_containers = b.icmp_signed(">", n_containers, _c(0))
+        n_passes = self.word(e, b.add(containers_at, _c(1)))
+        has_containers = b.icmp_signed(">", n_passes, _c(0))
         flat = self.var(given)
         with b.if_then(has_containers):
-            b.store(self.expand(args, given, e, containers_at, n_containers, values, next_entry), flat)
+            scratch = b.alloca(_ptr, b.add(given, _c(MAX_ITEMS)))
+            pass_at = self.var(b.add(containers_at, _c(2)))
+
+            def expand_pass(p):
+                count = b.load(flat)
+                with b.if_then(b.icmp_signed(">", p, _c(0))):
+                    self.loop(count, lambda k: b.store(b.load(b.gep(values, [k])), b.gep(scratch, [k])))
+                source = b.select(b.icmp_signed(">", p, _c(0)), scratch, args)
+                at = b.load(pass_at)
+                n_containers = self.word(e, at)
+                b.store(self.expand(source, count, e, at, n_containers, values, next_entry), flat)
+                b.store(b.add(at, b.add(b.mul(n_containers, _c(3)), _c(1))), pass_at)
+
+            self.loop(n_passes, expand_pass)
         flat = b.load(flat)
         base = b.select(has_containers, values, args)
         self.loop(flat, lambda a: self.match(base, a, e, cursor, next_entry), done=reads)
@@ -998,19 +1015,20 @@ class _Emitter:
         return self.b.add(keywords_at, self.b.add(self.word(e, keywords_at), _c(1)))
 
     def containers_at(self, e) -> ir.Value:
-        """The index of an entry's count of container arguments (after its reads, three words each)."""
+        """The index of the length of an entry's container section (after its reads, three words
+        each): the count of passes, then per pass its count of containers and three words each."""
         reads_at = self.reads_at(e)
         return self.b.add(reads_at, self.b.add(self.b.mul(self.word(e, reads_at), _c(3)), _c(1)))
 
     def specs_at(self, e) -> ir.Value:
-        """The index of an entry's first argument's words (after its containers, three words each)."""
+        """The index of an entry's first argument's words (after its container section)."""
         at = self.containers_at(e)
-        return self.b.add(at, self.b.add(self.b.mul(self.word(e, at), _c(3)), _c(1)))
+        return self.b.add(at, self.b.add(self.word(e, at), _c(1)))
 
     def expand(self, args, given, e, containers_at, n_containers, values, mismatch) -> ir.Value:
-        """The call's ``given`` values into ``values`` with each of the entry's container
-        arguments (a tuple or a list of exactly its type and length, else ``mismatch``) replaced
-        by its items; their count."""
+        """The ``given`` values (the call's, or those the last pass left) into ``values`` with
+        each of the pass's containers (a tuple, list or dict of exactly its type and length or
+        keys, else ``mismatch``) replaced by its items; their count."""
         b, layout = self.b, _LAYOUT
         to, next_container = self.var(_c(0)), self.var(_c(0))
 
@@ -1648,45 +1666,40 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
 def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
     """The arguments of ``entries`` (key, keyword names, order, containers) for a memo's call
     (``call_memo.Structure`` ``known``) whose leaves are its arguments, positional or keyword,
-    or the items of its tuple and list arguments, each once: arrays (a strided one with its
-    strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints
-    it takes as int64 (``api.int_class``: the ints of their signature); the other arguments
-    static ones of ``STATIC_TYPES``. None for any other call. The key and order are the flat
-    values': each container's items in its place."""
+    or the items of its container arguments (nested ones too), each once: arrays (a strided one
+    with its strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype,
+    and ints it takes as int64 (``api.int_class``: the ints of their signature); the other
+    arguments static ones of ``STATIC_TYPES``. None for any other call. The key and order are
+    the flat values': each container's items in its place, nested ones in theirs (pytree's
+    order). ``containers``: per level of nesting, the containers found there (``expand``'s
+    passes: each replaces the containers of the values the last one left by their items)."""
     values = (*args, *kwargs.values())
-    slot = {name: len(args) + k for k, name in enumerate(kwargs)}  # a keyword's place in ``values``
-    flat, first, containers = [], [], []
-    for s, v in enumerate(values):
-        first.append(len(flat))
-        if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
-            keys = tuple(sorted(v))
-            containers.append((s, dict, keys))
-            flat.extend(v[k] for k in keys)
-        elif type(v) in CONTAINERS:
-            containers.append((s, type(v), len(v)))
-            flat.extend(v)
-        else:
-            flat.append(v)
-    if len(flat) - len(values) > MAX_ITEMS:
-        return None
+    level = [(v, (where,)) for v, where in zip(values, (*range(len(args)), *kwargs))]
+    containers = []
+    while any(type(v) in CONTAINERS for v, _ in level):
+        found, items = [], []
+        for i, (v, path) in enumerate(level):
+            if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
+                keys = tuple(sorted(v))
+                found.append((i, dict, keys))
+                items.extend((v[k], (*path, k)) for k in keys)
+            elif type(v) in CONTAINERS:
+                found.append((i, type(v), len(v)))
+                items.extend((x, (*path, k)) for k, x in enumerate(v))
+            else:
+                items.append((v, path))
+        containers.append(tuple(found))
+        if len(containers) > MAX_DEPTH or len(items) - len(values) > MAX_ITEMS:
+            return None
+        level = items
+    flat = [v for v, _ in level]
+    place = {path: s for s, (_, path) in enumerate(level)}  # a leaf's path -> its place in ``flat``
     key, order = [None] * (2 * len(flat)), [-1] * len(flat)
     for k, (where, dtype) in enumerate(known.sources):
-        if type(where) is tuple:  # an item of a container argument
-            where, item = where
-            s = where if type(where) is int else slot[where]
-            if type(values[s]) not in CONTAINERS:
-                return None
-            if type(values[s]) is dict:
-                item = containers[[c[0] for c in containers].index(s)][2].index(item)
-            s = first[s] + item
-        else:
-            s = where if type(where) is int else slot[where]
-            if type(values[s]) in CONTAINERS:
-                return None
-            s = first[s]
-        a = flat[s]
-        if order[s] != -1:
+        s = place.get(where if type(where) is tuple else (where,))
+        if s is None or order[s] != -1:
             return None
+        a = flat[s]
         order[s] = k
         if dtype is None:
             key[2 * s:2 * s + 2] = a.dtype, a.shape if a.flags.c_contiguous else Strided((a.shape, a.strides))
@@ -1697,11 +1710,8 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
         else:
             return None
     for where in known.statics:
-        s = where if type(where) is int else slot[where]
-        if type(values[s]) in CONTAINERS:
-            return None
-        s = first[s]
-        if order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
+        s = place.get((where,))
+        if s is None or order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
             return None
         key[2 * s:2 * s + 2] = type(flat[s]), Static((flat[s],))
     if any(k is None for k in key[::2]):  # an argument neither a leaf nor static

@@ -23,9 +23,9 @@ scalar, a Python float, a list, an ``out`` argument, a global array rebound betw
 the other call-time inputs and containers of arrays);
 ``--only-forms`` runs those and ``f(x, y)`` alone. ``--results`` adds results of other shapes
 (``result_forms``: lists, dicts, nested and named tuples, ``x.item(0)``, ``[x[0], x[1]]``,
-``tolist()``, a returned loop counter, constant outputs) and random draws (``np.random``
-inside the function, NumPy's own draw for scale); ``--only-results`` runs those and
-``f(x, y)`` alone.
+``tolist()``, a returned loop counter, constant outputs), nested container arguments and
+random draws (``np.random`` inside the function, NumPy's own draws for scale);
+``--only-results`` runs those and ``f(x, y)`` alone.
 """
 
 from __future__ import annotations
@@ -287,6 +287,9 @@ def result_forms() -> dict:
     floats = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
     doubled = jc.jit(lambda a: a * 2)
     rng = np.random.default_rng(1)
+    two_layers = jc.jit(lambda p, x: (x * p["l1"]["w"] + p["l1"]["b"]) * p["l2"]["w"] + p["l2"]["b"])
+    params = {"l1": {"w": x, "b": y}, "l2": {"w": y, "b": x}}
+    pairs = jc.jit(lambda xs: xs[0][0] + xs[0][1] * xs[1])
     return {
         "jitcore [x + y, x * y] (a list result)": lambda: listed(x, y),
         "jitcore {'s': .., 'p': ..} (a dict result)": lambda: mapping(x, y),
@@ -301,7 +304,11 @@ def result_forms() -> dict:
         "jitcore x + rng.normal(size=8) (a draw)": lambda: noisy(x),
         "jitcore (x * rng.random(8), rng.integers(..)) (two draws)": lambda: two(x),
         "jitcore x * rng.normal() (a draw of one number)": lambda: scalar_draw(x),
+        "jitcore two_layers({'l1': {'w', 'b'}, 'l2': {..}}, x) (nested dicts)": lambda: two_layers(params, x),
+        "jitcore s(((x, y), x)) (a nested tuple argument)": lambda: pairs(((x, y), x)),
         "numpy x + rng.normal(size=8)": lambda: x + rng.normal(size=8),
+        "numpy (x * rng.random(8), rng.integers(0, 10, size=8))": lambda: (x * rng.random(8),
+                                                                          rng.integers(0, 10, size=8)),
         "numpy [x + y, x * y]": lambda: [x + y, x * y],
     }
 

@@ -1097,6 +1097,17 @@ MUTANTS = [
            "                        self.match(values, b.add(flat, r), e, cursor, next_entry)",
            "a draw unlike the code's sends the call to the Python path, which draws again",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("native-nested-one-pass", "jitcore/native_call.py",
+           "            self.loop(n_passes, expand_pass)",
+           "            self.loop(b.select(has_containers, _c(1), _c(0)), expand_pass)",
+           "the native call expands only the outermost level of a nested container argument: "
+           "params['l1']['w'] calls leave the native path",
+           ("tests/jitcore/test_native_results.py",)),
+    Mutant("memo-nested-path-first-step-only", "jitcore/call_memo.py",
+           "        for k in where[1:]:",
+           "        for k in where[1:2]:",
+           "the memo finds a nested container's leaf one level too high: nested calls leave the memo",
+           ("tests/jitcore/test_native_results.py",)),
 ]
 
 

@@ -321,3 +321,78 @@ def test_a_draw_unlike_the_first_raises_and_releases_it():
         inputs.slots[0] = draw
         f._native_entries.clear()
         f._native = None
+
+
+# -- nested containers as arguments ---------------------------------------------------------------
+def mlp(params, x):
+    h = x * params["l1"]["w"] + params["l1"]["b"]
+    return h * params["l2"]["w"] + params["l2"]["b"]
+
+
+def leaf_sum(tree):
+    """Every leaf of a nested tree summed, each weighted by where it lies (its key's or index's
+    place, more for a tuple's), so that trees of other structures give other sums."""
+    if isinstance(tree, dict):
+        return sum((leaf_sum(tree[k]) * (i + 1) for i, k in enumerate(sorted(tree))), 0.0)
+    if isinstance(tree, (list, tuple)):
+        step = 3 if isinstance(tree, tuple) else 1
+        return sum((leaf_sum(v) * (i * step + 1) for i, v in enumerate(tree)), 0.0)
+    return tree
+
+
+A, B = np.arange(8.0), np.full(8, 3.0)
+TREES = {
+    "dicts, a list, a tuple": {"a": {"w": A, "b": B}, "c": [A, (B, 2.0)]},
+    "an inner key renamed": {"a": {"w": A, "v": B}, "c": [A, (B, 2.0)]},
+    "an inner key more": {"a": {"w": A, "b": B, "d": A}, "c": [A, (B, 2.0)]},
+    "an inner tuple a list": {"a": {"w": A, "b": B}, "c": [A, [B, 2.0]]},
+    "an inner tuple longer": {"a": {"w": A, "b": B}, "c": [A, (B, 2.0, A)]},
+    "an inner array float32, a number an int": {"a": {"w": A.astype(np.float32), "b": B}, "c": [A, (B, 2)]},
+    "an inner array 2-d": {"a": {"w": A, "b": np.ones((2, 8))}, "c": [A, (B, 2.0)]},
+    "an empty inner tuple": {"a": {"w": A, "b": B}, "c": [A, ()]},
+}
+TOTAL = jc.jit(leaf_sum)
+
+
+def test_a_nested_dict_of_parameters_runs_natively():
+    f = jc.jit(mlp)
+    params = {"l1": {"w": np.full(8, 2.0), "b": np.ones(8)}, "l2": {"w": np.full(8, 0.5), "b": np.zeros(8)}}
+    x = np.linspace(-1, 1, 8)
+    same(natively(f, params, x), mlp(params, x))
+    params["l2"]["b"] = np.full(8, 7.0)  # an inner item replaced between calls: read on each call
+    same(f(params, x), mlp(params, x))
+    params["l1"] = {"w": np.full(8, 2.0, np.float32), "b": np.ones(8)}  # of another dtype: other code
+    same(f(params, x), mlp(params, x))
+    assert f.cache_info().compiles == 2
+    leaf = params["l2"]["w"]
+    f(params, x)
+    count = sys.getrefcount(leaf)
+    for _ in range(500):
+        f(params, x)
+    after = sys.getrefcount(leaf)
+    assert after == count
+
+
+def test_nested_structures_each_get_their_own_code():
+    for name, tree in TREES.items():
+        got = TOTAL(tree)
+        np.testing.assert_array_equal(got, leaf_sum(tree), err_msg=name)
+    native = {name: natively(TOTAL, tree) is not None for name, tree in list(TREES.items())[:6]}
+    assert all(native.values())
+    before = native_calls(TOTAL)
+    for _ in range(3):  # in turn: each structure its own entry (the first six), none another's
+        for name, tree in TREES.items():
+            got = TOTAL(tree)
+            assert got.dtype == np.asarray(leaf_sum(tree)).dtype, name
+            np.testing.assert_array_equal(got, leaf_sum(tree), err_msg=name)
+    assert native_calls(TOTAL) >= before + 3 * 6
+
+
+def test_nesting_deeper_than_the_memo_takes_the_python_path():
+    deep = A
+    for _ in range(jc.call_memo.MAX_DEPTH + 1):
+        deep = [deep]
+    f = jc.jit(leaf_sum)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(deep), A)
+    assert native_calls(f) == 0
