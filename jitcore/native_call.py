@@ -38,7 +38,9 @@ runs); each result is one new reference, returned or released.
 
 from __future__ import annotations
 
+import copy as copying
 import ctypes
+import functools
 import os
 import re
 import sys
@@ -625,9 +627,8 @@ def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | No
     Random draws (``drawn``: per draw its slot, shape and dtype as the variant's first call
     made them) come last, in program order, so that no read checked after a draw can send the
     call to the Python path, which would draw again: a draw that returns anything but that
-    array (an ndarray of the shape and dtype) raises. Only draws with a size (NumPy returns a
-    new C-contiguous array of it); a draw of one number (a Python or NumPy scalar) is left to
-    the Python path."""
+    array (an ndarray of the shape and dtype; for a draw of one number, a number of the type a
+    draw from a copy of the generator gives, ``_sample_type``) raises."""
     if inputs.effects or inputs.contents or inputs.groups:
         return None
     by_slot = {k: (read, dtype, shape, layout) for k, read, dtype, shape, layout in inputs._arrays}
@@ -652,12 +653,37 @@ def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | No
         order.append(first + k)
     for k in sorted(draws):  # the slots' order is the program's
         shape, dtype = draws[k]
-        if not shape or np.dtype(dtype).kind not in _NUMERIC:
+        fn = inputs.slots[k][1]
+        if np.dtype(dtype).kind not in _NUMERIC:
             return None
-        reads.append((READ_DRAW, inputs.slots[k][1], 0))
-        key += [dtype, tuple(shape)]
+        if shape:
+            key += [dtype, tuple(shape)]
+        else:  # one number: matched as a number argument of the type the sampler returns
+            drawn_type = _sample_type(fn)
+            if drawn_type in SCALAR_TYPES and SCALAR_TYPES[drawn_type] == dtype:
+                key += [drawn_type, None]
+            elif drawn_type is int and np.dtype(dtype) == _INT64:
+                key += [int, (-(2 ** 63), 2 ** 63 - 1)]
+            else:
+                return None
+        reads.append((READ_DRAW, fn, 0))
         order.append(first + k)
     return tuple(reads), tuple(key), tuple(order)
+
+
+def _sample_type(fn) -> type | None:
+    """The type of what a draw of one number (``functools.partial`` of a generator's method,
+    ``jitcore.random``) returns: a draw from a copy of the generator, which leaves it untouched,
+    as the trace's own sample was made. None where that cannot be made."""
+    method = getattr(fn, "func", None)
+    owner = getattr(method, "__self__", None)
+    generators = (np.random.Generator, np.random.RandomState)
+    if type(fn) is not functools.partial or not isinstance(owner, generators):
+        return None
+    try:
+        return type(getattr(copying.deepcopy(owner), method.__name__)(*fn.args, **fn.keywords))
+    except Exception:  # (the Python path makes this draw as it always did)
+        return None
 
 
 def _read_of(read) -> tuple | None:

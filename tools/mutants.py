@@ -1108,6 +1108,12 @@ MUTANTS = [
            "        for k in where[1:2]:",
            "the memo finds a nested container's leaf one level too high: nested calls leave the memo",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("native-number-draw-as-float", "jitcore/native_call.py",
+           "                key += [drawn_type, None]",
+           "                key += [float, None]",
+           "the native call expects every draw of one number to be a Python float (rng.integers(0, 100) "
+           "returns an np.int64)",
+           ("tests/jitcore/test_native_results.py",)),
 ]
 
 

@@ -282,12 +282,31 @@ def test_a_changed_input_sends_the_call_to_python_before_any_draw():
     assert native_calls(f) >= 4  # (the variants of the same dtype and shape: native)
 
 
-def test_draws_of_one_number_and_seeds_stay_on_the_python_path_and_in_step():
+def test_draws_of_one_number_run_natively_in_step():
     rng, reference = np.random.default_rng(3), np.random.default_rng(3)
-    f = jc.jit(lambda x: x * rng.normal())
+    legacy, legacy_reference = np.random.RandomState(3), np.random.RandomState(3)
+    f = jc.jit(lambda x: x * rng.normal() + rng.integers(0, 100))  # a Python float, an np.int64
+    g = jc.jit(lambda x: x * legacy.rand() + legacy.randint(0, 100))  # a Python float, a Python int
     x = np.arange(3.0)
     for _ in range(6):
-        np.testing.assert_array_equal(f(x), x * reference.normal())
+        np.testing.assert_array_equal(f(x), x * reference.normal() + reference.integers(0, 100))
+        np.testing.assert_array_equal(g(x), x * legacy_reference.rand() + legacy_reference.randint(0, 100))
+    assert native_calls(f) >= 3 and native_calls(g) >= 3
+
+
+def seeded(x):
+    np.random.seed(7)
+    return x + np.random.rand(3)
+
+
+def test_a_seed_in_the_function_stays_on_the_python_path_and_in_step():
+    f = jc.jit(seeded)
+    x = np.arange(3.0)
+    for _ in range(4):
+        np.random.seed(7)
+        want = x + np.random.rand(3)
+        np.random.seed(0)  # the function's own seed sets the state again
+        np.testing.assert_array_equal(f(x), want)
     assert native_calls(f) == 0
 
 
