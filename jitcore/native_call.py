@@ -158,6 +158,15 @@ def _table(words: list[int], keep: tuple):
     return table
 
 
+def _dims_table(shape: tuple, itemsize: int = 1):
+    """NumPy's ``PyArray_Dims`` of ``shape`` (its extents' address and count), then its element
+    count times ``itemsize`` (a copy's bytes), then the extents."""
+    shape = tuple(int(n) for n in shape)
+    table = _table([0, len(shape), int(np.prod(shape, dtype=np.int64)) * itemsize, *shape], shape)
+    table[0] = ctypes.addressof(table) + 3 * _WORD
+    return table
+
+
 def _numpy_api() -> dict | None:
     """The addresses of ``PyArray_NewFromDescr``, ``PyArray_Return`` and ``PyArray_Scalar`` in
     NumPy's C-API table:
@@ -174,7 +183,7 @@ def _numpy_api() -> dict | None:
     except OSError:
         return None
     found = {name: re.search(rf"#define {name} \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
-             for name in ("PyArray_NewFromDescr", "PyArray_Return", "PyArray_Scalar")}
+             for name in ("PyArray_NewFromDescr", "PyArray_Return", "PyArray_Scalar", "PyArray_Newshape")}
     type_index = re.search(r"#define PyArray_Type \(\*\(PyTypeObject \*\)PyArray_API\[(\d+)\]\)", text)
     if type_index is None or None in found.values():
         return None
@@ -207,6 +216,13 @@ def _numpy_api() -> dict | None:
     one = np.array([-1.5], np.float32)
     element = from_data(one.ctypes.data, one.dtype, one)  # borrows the dtype and the base
     if type(element) is not np.float32 or element != -1.5:
+        return None
+    newshape = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p,
+                                 ctypes.c_int)(api["PyArray_Newshape"])
+    flat = np.arange(6.0)
+    dims = _dims_table((2, 3))
+    view = newshape(flat, ctypes.addressof(dims), 0)  # NPY_CORDER
+    if type(view) is not np.ndarray or view.shape != (2, 3) or view.base is not flat or view[1, 2] != 5.0:
         return None
     return api
 
@@ -406,6 +422,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     words += [len(section), *section]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     numbers = {}  # per number argument: the dtype its value has where the kernel reads it
+    contiguous, contiguous_items = {}, {}  # per C-contiguous array argument: its shape, its item's bytes
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
             if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
@@ -440,6 +457,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         else:
             strides = None
             words += [id(dtype), len(shape), k, *shape]
+            contiguous[k], contiguous_items[k] = tuple(shape), dtype.itemsize
         spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
         if shape == ():
             numbers[k] = None  # a 0-d array: its own dtype, read from it
@@ -447,6 +465,18 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     returned = {a for kind, a, _ in zip(outputs[::3], outputs[1::3], outputs[2::3]) if kind == OUT_ARGUMENT}
     if not set(writes) <= arrays or not returned <= arrays:
         return None
+    for at in range(0, len(outputs), 3):  # an argument viewed or copied: C-contiguous, as many elements
+        if outputs[at] in (OUT_VIEW, OUT_ARGUMENT_COPY):
+            k = outputs[at + 1]
+            shape = contiguous.get(k)
+            dims = ctypes.cast(outputs[at + 2], ctypes.POINTER(ctypes.c_int64))
+            if shape is None or int(np.prod(shape, dtype=np.int64)) != dims[2]:
+                return None
+            if outputs[at] == OUT_ARGUMENT_COPY:  # (a copy's third word: its bytes)
+                output_keep.append(_dims_table(dims[3:3 + dims[1]], contiguous_items[k]))
+                outputs[at + 2] = ctypes.addressof(output_keep[-1])
+            elif tuple(dims[3:3 + dims[1]]) == shape:  # the argument itself, as the Python path gives it
+                outputs[at:at + 3] = [OUT_ARGUMENT, k, 0]
     for at in range(0, len(outputs), 3):  # a scalar of an argument: its value's dtype (0: the array's own)
         if outputs[at] == OUT_ARGUMENT_SCALAR:
             if outputs[at + 1] not in numbers:
@@ -488,7 +518,8 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
 
 # How an entry makes each output (three words: kind, a, b) and builds the result of them
 # (a program of three words an op, run on a stack in post-order: ``result_program``).
-OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR = range(7)
+(OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR, OUT_VIEW,
+ OUT_ARGUMENT_COPY) = range(9)
 OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
 MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
 _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
@@ -509,8 +540,12 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     - a constant NumPy scalar (``OUT_OBJECT``: immutable, so one object made here serves every
       call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
     - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
-      bytes copied from one kept here, as the Python path's ``constant.copy()``).
-    Not: a result computed in another shape (a view), a copy of an argument, non-numeric dtypes."""
+      bytes copied from one kept here, as the Python path's ``constant.copy()``);
+    - a C-contiguous array argument in the result's shape (``x.reshape(2, 4)``, ``x[None]``):
+      NumPy's ``PyArray_Newshape`` of it (``OUT_VIEW``: a view whose base is the argument, as
+      ``argument.reshape(shape)``; the argument itself in its own shape), or a copy of it where
+      another result has its storage (``OUT_ARGUMENT_COPY``); the third word: ``_dims_table``.
+    Not: a scalar read of an argument's view, non-numeric dtypes."""
     outputs, keep = [], []
     buffers, arguments = executable._buffers, dict(executable._arguments)
     for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
@@ -543,9 +578,14 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
                 source.flags.writeable = False
                 keep.append(source)
                 outputs += [OUT_COPY, id(source), source.nbytes]
-        else:  # "input": an argument seen in another shape (a view of it)
+        elif kind == "input" and not scalar:  # an argument in the result's shape (``x.reshape``)
+            dims = _dims_table(shape)
+            keep.append(dims)
+            outputs += [OUT_ARGUMENT_COPY if copy else OUT_VIEW, index, ctypes.addressof(dims)]
+        else:
             return None
     return outputs, keep
+
 
 
 def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
@@ -781,7 +821,7 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
         "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
-        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError")
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -1446,25 +1486,38 @@ class _Emitter:
                             descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
                             b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
                 with other:
-                    copies = b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
-                                   b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY)))
+                    copies = b.or_(b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
+                                         b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))),
+                                   b.icmp_signed("==", kind, _c(OUT_ARGUMENT_COPY)))
                     with b.if_else(copies) as (copied, not_copied):
-                        with copied:  # a fresh array of a constant's or buffer's dtype and shape, its bytes
-                            source_at = _local(b, _ptr)
-                            b.store(b.inttoptr(first, _ptr), source_at)
+                        with copied:  # a fresh array of a constant's, buffer's or argument's dtype, its bytes
+                            source_at, rank_at = _local(b, _ptr), _local(b, _i32)
+                            dims_at, bytes_at = _local(b, _wptr), _local(b, _i64)
+                            source = b.inttoptr(first, _ptr)
+                            b.store(source, source_at)
+                            b.store(b.load(self.at(source, _LAYOUT["nd"], _i32)), rank_at)
+                            b.store(b.load(self.at(source, _LAYOUT["dims"], _wptr)), dims_at)
+                            b.store(second, bytes_at)
                             with b.if_then(b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))):
-                                b.store(b.load(b.gep(outs, [first])), source_at)
+                                buffer = b.load(b.gep(outs, [first]))
+                                b.store(buffer, source_at)
+                                b.store(b.load(self.at(buffer, _LAYOUT["nd"], _i32)), rank_at)
+                                b.store(b.load(self.at(buffer, _LAYOUT["dims"], _wptr)), dims_at)
+                            with b.if_then(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_COPY))):
+                                table = b.inttoptr(second, _wptr)  # (_dims_table: the result's shape, bytes)
+                                b.store(b.inttoptr(b.load(b.gep(desc, [first])), _ptr), source_at)
+                                b.store(b.trunc(self.word(table, _c(1)), _i32), rank_at)
+                                b.store(b.gep(table, [_c(3)]), dims_at)
+                                b.store(self.word(table, _c(2)), bytes_at)
                             source = b.load(source_at)
                             descr = b.load(self.at(source, _LAYOUT["descr"], _ptr))
                             self.call("Py_IncRef", ir.VoidType(), descr)  # PyArray_NewFromDescr steals it
-                            rank = b.load(self.at(source, _LAYOUT["nd"], _i32))
-                            dims = b.load(self.at(source, _LAYOUT["dims"], _wptr))
                             fresh = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), descr,
-                                              rank, dims, ir.Constant(_wptr, None), self.null,
-                                              ir.Constant(_i32, 0), self.null)
+                                              b.load(rank_at), b.load(dims_at), ir.Constant(_wptr, None),
+                                              self.null, ir.Constant(_i32, 0), self.null)
                             b.store(fresh, value)
                             with b.if_then(b.icmp_unsigned("!=", fresh, self.null)):
-                                b.call(memcpy, [data_of(fresh), data_of(source), second,
+                                b.call(memcpy, [data_of(fresh), data_of(source), b.load(bytes_at),
                                                 ir.Constant(ir.IntType(1), 0)])
                         with not_copied:
                             self.argument_or_object(kind, first, second, desc, value, data_of)
@@ -1575,8 +1628,13 @@ class _Emitter:
         """Into ``value``, a new reference: an argument itself (the caller's array), a NumPy
         scalar of an argument's value where the kernel reads it (a number's: inside its object,
         or the converted int; a 0-d array's data; no base: a stand-in header is no object), or
-        a constant scalar (``_outputs``'s ``OUT_ARGUMENT``, ``OUT_ARGUMENT_SCALAR``, ``OUT_OBJECT``)."""
+        a constant scalar, or a view of an argument in the result's shape (``_outputs``'s
+        ``OUT_ARGUMENT``, ``OUT_ARGUMENT_SCALAR``, ``OUT_OBJECT``, ``OUT_VIEW``)."""
         b = self.b
+        with b.if_then(b.icmp_signed("==", kind, _c(OUT_VIEW))):  # NumPy's reshape: a view of it
+            argument = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+            b.store(self.call("PyArray_Newshape", _ptr, argument, b.inttoptr(second, _ptr),
+                              ir.Constant(_i32, 0)), value)
         with b.if_else(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_SCALAR))) as (scalar, shared):
             with scalar:
                 header = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
@@ -1589,15 +1647,16 @@ class _Emitter:
                         b.store(self.call("PyArray_Scalar", _ptr, data_of(header), own, self.null), value)
             with shared:
                 is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
-                with b.if_else(is_argument) as (argument, constant):
+                with b.if_else(is_argument) as (argument, other):
                     with argument:
                         obj = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
                         self.call("Py_IncRef", ir.VoidType(), obj)
                         b.store(obj, value)
-                    with constant:
-                        obj = b.inttoptr(first, _ptr)
-                        self.call("Py_IncRef", ir.VoidType(), obj)
-                        b.store(obj, value)
+                    with other:
+                        with b.if_then(b.icmp_signed("==", kind, _c(OUT_OBJECT))):
+                            obj = b.inttoptr(first, _ptr)
+                            self.call("Py_IncRef", ir.VoidType(), obj)
+                            b.store(obj, value)
 
     def python_call(self, self_, args, nargs, kwnames) -> ir.Value:
         """``python_call(self, *args, **kwargs)`` through vectorcall, the same arguments."""

@@ -1114,6 +1114,11 @@ MUTANTS = [
            "the native call expects every draw of one number to be a Python float (rng.integers(0, 100) "
            "returns an np.int64)",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("native-argument-view-copied", "jitcore/native_call.py",
+           "outputs += [OUT_ARGUMENT_COPY if copy else OUT_VIEW, index, ctypes.addressof(dims)]",
+           "outputs += [OUT_ARGUMENT_COPY, index, ctypes.addressof(dims)]",
+           "the native call returns x.reshape(2, 4) as a copy: writes through it miss the argument",
+           ("tests/jitcore/test_native_results.py",)),
 ]
 
 

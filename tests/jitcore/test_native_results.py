@@ -94,6 +94,8 @@ CASES = {
     "a constant number and array": (lambda x: (x + 1, 2.5, np.zeros(3), None), (X32,)),
     "one 0-d result as a scalar": (lambda x: x.sum(), (I8,)),
     "a result and its copy": (lambda x: (lambda y: [y, y.copy(), y + 0])(x * 2), (X32,)),
+    "views of an argument and a copy": (
+        lambda x: [x.reshape(2, 4), x[None], x.ravel(), x.reshape(4, 2).copy(), x * 2], (X,)),
     "a list argument's floats returned (list * 2)": (lambda a: a * 2, ([1.0, -0.0, np.nan],)),
     "numbers returned as they came": (lambda x, i, f, s, c, z: [i, (f, s), {"c": c, "z": z}, x + 1],
                                       (X32, -7, 2.5, np.float32(1.5), 1 - 2j, np.array(3.0, np.float32))),
@@ -130,6 +132,19 @@ def test_results_are_new_objects_on_each_call():
     d = natively(g, X)
     d["z"] = None
     assert g(X)["z"] is not None and list(g(X)) == ["a", "m", "z"]  # pytree's order, as the Python path
+
+
+def test_a_view_of_an_argument_is_numpys_reshape():
+    f = JITTED["views of an argument and a copy"]
+    x = np.arange(8.0)
+    view, row, itself, copied, _ = natively(f, x)
+    assert view.base is x and row.base is x and itself is x and copied.base is None
+    view[1, 0] = -1.0  # writes through a view reach the argument, as NumPy's reshape
+    assert x[4] == -1.0 and copied[2, 0] == 4.0
+    frozen = np.arange(8.0)
+    frozen.flags.writeable = False
+    view, row, *_ = natively(f, frozen)
+    assert not view.flags.writeable and not row.flags.writeable
 
 
 def test_other_shapes_and_dtypes_get_their_own_code():
