@@ -290,6 +290,7 @@ def result_forms() -> dict:
     two_layers = jc.jit(lambda p, x: (x * p["l1"]["w"] + p["l1"]["b"]) * p["l2"]["w"] + p["l2"]["b"])
     params = {"l1": {"w": x, "b": y}, "l2": {"w": y, "b": x}}
     pairs = jc.jit(lambda xs: xs[0][0] + xs[0][1] * xs[1])
+    reshaped = jc.jit(lambda x: x.reshape(2, 4))
     return {
         "jitcore [x + y, x * y] (a list result)": lambda: listed(x, y),
         "jitcore {'s': .., 'p': ..} (a dict result)": lambda: mapping(x, y),
@@ -301,6 +302,8 @@ def result_forms() -> dict:
         "jitcore (x[:i].sum(), i) (a returned loop counter)": lambda: counted(x),
         "jitcore (x + 1, 2.5, np.zeros(3)) (constant outputs)": lambda: constants(x),
         "jitcore t(list of 8 floats) (returns a list)": lambda: doubled(floats),
+        "jitcore x.reshape(2, 4) (a view of the argument)": lambda: reshaped(x),
+        "numpy x.reshape(2, 4)": lambda: x.reshape(2, 4),
         "jitcore x + rng.normal(size=8) (a draw)": lambda: noisy(x),
         "jitcore (x * rng.random(8), rng.integers(..)) (two draws)": lambda: two(x),
         "jitcore x * rng.normal() (a draw of one number)": lambda: scalar_draw(x),
