@@ -946,6 +946,8 @@ class _Emitter:
         n_reads = self.word(e, reads_at)
         n_drawn, failed_read = self.var(_c(0)), self.var(_c(0))  # draws made; the read that failed
         draw_failed, draw_unlike = self.block("draw_failed"), self.block("draw_unlike")
+        hold_from = b.select(has_containers, _c(0), flat)  # a container's items, and the reads
+        hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(values, [k])))  # noqa: E731
         with b.if_then(b.icmp_signed(">", n_reads, _c(0))):
             with b.if_then(b.not_(has_containers)):
                 self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
@@ -956,6 +958,11 @@ class _Emitter:
                 slot = b.gep(values, [b.add(flat, r)])
                 with b.if_else(b.icmp_signed("==", kind, _c(READ_DRAW))) as (draw, plain):
                     with draw:  # a new reference, its own (not held again in ``run``)
+                        # Before the first draw, what the call read is held (``run`` holds it
+                        # otherwise): a sampler may let other threads run (NumPy's generator
+                        # lock), which may drop a container's item or rebind a global.
+                        with b.if_then(b.icmp_signed("==", b.load(n_drawn), _c(0))):
+                            self.loop(b.sub(b.add(flat, r), hold_from), lambda k: hold(b.add(hold_from, k)))
                         value = self.call("PyObject_Vectorcall", _ptr, container, ir.Constant(_pptr, None),
                                           _c(0), self.null)
                         b.store(r, failed_read)
@@ -971,23 +978,22 @@ class _Emitter:
 
             self.loop(n_reads, read)
         source = b.select(b.or_(has_containers, b.icmp_signed(">", n_reads, _c(0))), values, args)
-        hold_from = b.select(has_containers, _c(0), flat)  # a list's items, and the reads
         result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from,
                           b.load(n_drawn))
         b.ret(result)
 
         # A draw that failed (its exception set) or returned another array than the code's: the
-        # call raises (the Python path would draw again), releasing the draws made, the last
-        # ones read.
+        # call raises (the Python path would draw again), releasing what it held and the draws
+        # made, the last ones read.
         b.position_at_end(draw_unlike)
         error = self.address("UnsupportedError")
         self.call("PyErr_SetString", ir.VoidType(), error, self.message(_DRAW_UNLIKE))
         b.store(b.add(b.load(failed_read), _c(1)), failed_read)  # (this one made, and counted)
         b.branch(draw_failed)
         b.position_at_end(draw_failed)
-        made_from = b.add(flat, b.sub(b.load(failed_read), b.load(n_drawn)))
-        self.loop(b.load(n_drawn), lambda k: self.call("Py_DecRef", ir.VoidType(),
-                                                       b.load(b.gep(values, [b.add(made_from, k)]))))
+        held_to = b.add(flat, b.load(failed_read))  # (past the draws made)
+        held = lambda k: b.load(b.gep(values, [b.add(hold_from, k)]))  # noqa: E731
+        self.loop(b.sub(held_to, hold_from), lambda k: self.call("Py_DecRef", ir.VoidType(), held(k)))
         b.ret(self.null)
 
         b.position_at_end(fallback)
@@ -1367,7 +1373,8 @@ class _Emitter:
         result (a new reference), NULL with an exception set, or ``_NOT_HANDLED`` (a written
         argument read-only or sharing memory: the Python path raises its error). ``nargs``: the
         call's arguments, positional and keyword (``given``), then its call-time inputs, the
-        last ``drawn`` of them new references of the call's own (random draws)."""
+        last ``drawn`` of them new references of the call's own (random draws; the values
+        before them held already)."""
         b = self.b
         kernel_args, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
         raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
@@ -1386,7 +1393,8 @@ class _Emitter:
         self.writable_and_apart(e, desc, writes_at, n_writes, spans_at, n_spans)
         self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
         hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))  # noqa: E731
-        self.loop(b.sub(b.sub(nargs, drawn), given), hold)  # the reads: a global may be rebound meanwhile
+        with b.if_then(b.icmp_signed("==", drawn, _c(0))):  # (else held before the first draw)
+            self.loop(b.sub(nargs, given), hold)  # the reads: a global may be rebound meanwhile
         failed = self.block("failed")
 
         def allocate(k):

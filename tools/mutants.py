@@ -1088,8 +1088,8 @@ MUTANTS = [
            "draws twice (the stream runs ahead of NumPy's)",
            ("tests/jitcore/test_native_results.py",)),
     Mutant("native-draw-held-twice", "jitcore/native_call.py",
-           "self.loop(b.sub(b.sub(nargs, drawn), given), hold)",
-           "self.loop(b.sub(nargs, given), hold)",
+           'with b.if_then(b.icmp_signed("==", drawn, _c(0))):  # (else held before the first draw)',
+           'with b.if_then(b.icmp_signed(">=", drawn, _c(0))):  # (else held before the first draw)',
            "the native call holds a draw (a new reference already) once more: every drawn array leaks",
            ("tests/jitcore/test_native_results.py",)),
     Mutant("native-draw-unlike-to-python", "jitcore/native_call.py",
@@ -1118,6 +1118,12 @@ MUTANTS = [
            "outputs += [OUT_ARGUMENT_COPY if copy else OUT_VIEW, index, ctypes.addressof(dims)]",
            "outputs += [OUT_ARGUMENT_COPY, index, ctypes.addressof(dims)]",
            "the native call returns x.reshape(2, 4) as a copy: writes through it miss the argument",
+           ("tests/jitcore/test_native_results.py",)),
+    Mutant("native-draw-reads-not-held", "jitcore/native_call.py",
+           '                        with b.if_then(b.icmp_signed("==", b.load(n_drawn), _c(0))):',
+           '                        with b.if_then(b.icmp_signed("<", b.load(n_drawn), _c(0))):',
+           "the native call leaves what it read unheld across its draws (and run no longer holds it): "
+           "each call releases a container's items and a global once too often",
            ("tests/jitcore/test_native_results.py",)),
 ]
 

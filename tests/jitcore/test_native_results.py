@@ -430,3 +430,46 @@ def test_nesting_deeper_than_the_memo_takes_the_python_path():
     for _ in range(3):
         np.testing.assert_array_equal(f(deep), A)
     assert native_calls(f) == 0
+
+
+WEIGHT = np.ones(4)
+DRAWS = np.random.default_rng(6)
+
+
+def weighted_noise(xs):
+    return xs[0] * WEIGHT + xs[1] + DRAWS.random(4)
+
+
+def test_what_a_call_read_is_held_across_its_draws_and_released():
+    """The items of a container argument and a global are held before the first draw (a sampler
+    may let other threads run) and released after the call, or when a draw raises."""
+    f = jc.jit(weighted_noise)
+    xs = [np.zeros(4), np.ones(4)]
+    natively(f, xs)
+    variant, inputs = f._memo[next(iter(f._memo))].executable.variants[0]
+    made = [np.full(4, 0.5), np.ones(5)]
+    draw = inputs.slots[-1]
+    try:
+        inputs.slots[-1] = ("draw", lambda: made[0])
+        f._native_entries.clear()
+        f._native = None
+        f(xs)
+        f(xs)
+        counts = lambda: (sys.getrefcount(xs[0]), sys.getrefcount(xs[1]), sys.getrefcount(WEIGHT),  # noqa: E731
+                          sys.getrefcount(made[0]))
+        before, calls = counts(), native_calls(f)
+        for _ in range(300):
+            np.testing.assert_array_equal(f(xs), np.full(4, 1.5))
+        after = counts()
+        assert after == before and native_calls(f) == calls + 300
+        made[0] = made[1]  # unlike the first: raises, having held and released the same
+        before = counts()
+        for _ in range(50):
+            with pytest.raises(jc.UnsupportedError):
+                f(xs)
+        after = counts()
+        assert after == before
+    finally:
+        inputs.slots[-1] = draw
+        f._native_entries.clear()
+        f._native = None
