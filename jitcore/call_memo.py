@@ -59,12 +59,12 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     ``int_range`` is ``api.int_range`` (passed in: api imports this module)."""
     parts: list = [len(args)]
     for a in args:
-        part = _part(a, statics, int_range) if type(a) not in CONTAINERS else _items(a, statics, int_range)
+        part = _items(a, statics, int_range) if container(a) else _part(a, statics, int_range)
         if part is None:
             return None
         parts.append(part)
     for name, v in kwargs.items():
-        part = _part(v, statics, int_range) if type(v) not in CONTAINERS else _items(v, statics, int_range)
+        part = _items(v, statics, int_range) if container(v) else _part(v, statics, int_range)
         if part is None:
             return None
         parts.append(name)
@@ -82,20 +82,27 @@ MAX_ITEMS = 32
 MAX_DEPTH = 4
 
 
-def _items(container, statics: bool, int_range, depth: int = 1, budget: list | None = None):
+def container(v) -> bool:
+    """A tuple, list or dict (exactly), or a named tuple (a tuple subclass with ``_fields``,
+    which pytree flattens as its own kind and rebuilds by calling its class)."""
+    t = type(v)
+    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))
+
+
+def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None = None):
     budget = [MAX_ITEMS] if budget is None else budget  # items left, shared by the nested ones
-    budget[0] -= len(container)
+    budget[0] -= len(node)
     if statics or budget[0] < 0 or depth > MAX_DEPTH:
         return None
-    kind, keys, items = type(container), None, container
+    kind, keys, items = type(node), None, node
     if kind is dict:
-        if any(type(k) is not str for k in container):
+        if any(type(k) is not str for k in node):
             return None
-        keys = tuple(sorted(container))
-        items = [container[k] for k in keys]
+        keys = tuple(sorted(node))
+        items = [node[k] for k in keys]
     parts = []
     for v in items:
-        if type(v) in CONTAINERS:
+        if container(v):
             part = _items(v, False, int_range, depth + 1, budget)
         else:
             part = _part(v, False, int_range)
@@ -191,6 +198,11 @@ def marked(v, where):
         return {k: marked(x, (*path, k)) for k, x in v.items()}
     if type(v) in CONTAINERS:
         return type(v)(marked(x, (*path, k)) for k, x in enumerate(v))
+    if container(v):  # a named tuple of markers (a class that refuses them: no memo, a leaf's count)
+        try:
+            return type(v)(*(marked(x, (*path, k)) for k, x in enumerate(v)))
+        except Exception:  # noqa: BLE001
+            return Source(where)
     return Source(where)
 
 

@@ -51,7 +51,8 @@ import numpy as np
 from llvmlite import ir
 
 from jitcore import calltime
-from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
+from jitcore.call_memo import container as is_container
 from jitcore.dispatch import Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
@@ -403,7 +404,8 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     # the flat values past the call's own
     items = sum(n if type(n) is int else len(n) for _, _, n in every) - len(every)
     if items > MAX_ITEMS or len(containers) > MAX_DEPTH or any(
-            t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT) for _, t, _ in every):
+            t is not dict and not issubclass(t, tuple) and (t is not list or "list_items" not in _LAYOUT)
+            for _, t, _ in every):
         return None
     key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in every if t is dict]
     keep.append(key_tables)
@@ -417,8 +419,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     tables, section = iter(key_tables), [len(containers)]  # the passes, each its containers
     for found in containers:
         section.append(len(found))
-        for position, kind, length in found:
-            section += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
+        for position, kind, length in found:  # (a tuple subclass's length as -1 - it: a tuple's layout)
+            if kind is dict:
+                length = ctypes.addressof(next(tables))
+            elif kind is not tuple and issubclass(kind, tuple):
+                length = -1 - length
+            section += [position, id(kind), length]
     words += [len(section), *section]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
     numbers = {}  # per number argument: the dtype its value has where the kernel reads it
@@ -1148,9 +1154,12 @@ class _Emitter:
                             b.store(b.add(start, count), to)
                         with sequence:
                             length = self.word(e, b.add(at, _c(2)))
+                            subclass = b.icmp_signed("<", length, _c(0))  # a named tuple: a tuple's layout
+                            length = b.select(subclass, b.sub(_c(-1), length), length)
                             size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
                             self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
-                            is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            exactly = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            is_tuple = b.or_(exactly, subclass)
                             inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
                             listed = layout.get("list_items", layout["tuple_items"])  # (lists: where found)
                             items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
@@ -1769,14 +1778,14 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
     values = (*args, *kwargs.values())
     level = [(v, (where,)) for v, where in zip(values, (*range(len(args)), *kwargs))]
     containers = []
-    while any(type(v) in CONTAINERS for v, _ in level):
+    while any(is_container(v) for v, _ in level):
         found, items = [], []
         for i, (v, path) in enumerate(level):
             if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
                 keys = tuple(sorted(v))
                 found.append((i, dict, keys))
                 items.extend((v[k], (*path, k)) for k in keys)
-            elif type(v) in CONTAINERS:
+            elif is_container(v):  # (a named tuple: its class, matched exactly)
                 found.append((i, type(v), len(v)))
                 items.extend((x, (*path, k)) for k, x in enumerate(v))
             else:

@@ -1125,6 +1125,11 @@ MUTANTS = [
            "the native call leaves what it read unheld across its draws (and run no longer holds it): "
            "each call releases a container's items and a global once too often",
            ("tests/jitcore/test_native_results.py",)),
+    Mutant("memo-named-tuple-refused", "jitcore/call_memo.py",
+           '    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))',
+           "    return t in CONTAINERS",
+           "a named tuple argument leaves the memo and the native call (the full signature path)",
+           ("tests/jitcore/test_native_results.py",)),
 ]
 
 

@@ -473,3 +473,40 @@ def test_what_a_call_read_is_held_across_its_draws_and_released():
         inputs.slots[-1] = draw
         f._native_entries.clear()
         f._native = None
+
+
+# -- named tuples as arguments ------------------------------------------------------------------
+Params = namedtuple("Params", "w b")
+Twin = namedtuple("Twin", "w b")  # the same fields, another class
+
+
+class Checked(namedtuple("Checked", "w b")):
+    """A named tuple whose class refuses anything without a shape (the memo's markers too)."""
+
+    def __new__(cls, w, b):
+        if not hasattr(w, "shape"):
+            raise TypeError("arrays only")
+        return super().__new__(cls, w, b)
+
+
+def affine(p, x):
+    return x * p.w + p.b * (2 if isinstance(p, Params) else 3)
+
+
+def test_named_tuple_arguments_by_their_class():
+    f = jc.jit(affine)
+    x = np.arange(4.0)
+    w, b = np.full(4, 2.0), np.ones(4)
+    same(natively(f, Params(w, b), x), x * w + b * 2)
+    same(natively(f, {"p": [Params(w, b)]}["p"][0], x), x * w + b * 2)
+    before = native_calls(f)
+    for _ in range(3):  # other classes of the same fields, a plain tuple: their own code each
+        same(f(Params(w, b), x), x * w + b * 2)
+        same(f(Twin(w, b), x), x * w + b * 3)
+        same(f(Params(w, b * 5), x), x * w + b * 10)
+    assert native_calls(f) >= before + 6
+    g = jc.jit(lambda t: t[0] * 2 + t.b)
+    same(g(Checked(w, b)), w * 2 + b)  # markers refused: the full path, the right answer
+    same(g(Checked(w, b)), w * 2 + b)
+    nested = jc.jit(lambda d: d["layer"].w * d["layer"].b)
+    same(natively(nested, {"layer": Params(w, b)}), w * b)
