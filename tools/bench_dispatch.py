@@ -291,6 +291,8 @@ def result_forms() -> dict:
     params = {"l1": {"w": x, "b": y}, "l2": {"w": y, "b": x}}
     pairs = jc.jit(lambda xs: xs[0][0] + xs[0][1] * xs[1])
     reshaped = jc.jit(lambda x: x.reshape(2, 4))
+    affine = jc.jit(lambda p, x: x * p.total + p.scaled)
+    weights = Pair(x, y)
     return {
         "jitcore [x + y, x * y] (a list result)": lambda: listed(x, y),
         "jitcore {'s': .., 'p': ..} (a dict result)": lambda: mapping(x, y),
@@ -309,6 +311,7 @@ def result_forms() -> dict:
         "jitcore x * rng.normal() (a draw of one number)": lambda: scalar_draw(x),
         "jitcore two_layers({'l1': {'w', 'b'}, 'l2': {..}}, x) (nested dicts)": lambda: two_layers(params, x),
         "jitcore s(((x, y), x)) (a nested tuple argument)": lambda: pairs(((x, y), x)),
+        "jitcore affine(Pair(w, b), x) (a named tuple argument)": lambda: affine(weights, x),
         "numpy x + rng.normal(size=8)": lambda: x + rng.normal(size=8),
         "numpy (x * rng.random(8), rng.integers(0, 10, size=8))": lambda: (x * rng.random(8),
                                                                           rng.integers(0, 10, size=8)),
