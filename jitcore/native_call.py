@@ -23,7 +23,8 @@ the buffer pool's size). The dispatcher, while no thread is tracing:
 - allocates each result with NumPy's ``PyArray_NewFromDescr`` (what ``np.empty`` calls), fills
   a descriptor on its own stack (so threads and reentrant calls never share one), each
   argument at its kernel argument's place (``f(x, c=z, b=y)`` passes a, b, c), releases the
-  GIL around the kernel, and returns the result or a tuple of them;
+  GIL around the kernel, and returns the result, built by the entry's program in any pytree
+  shape (``result_program``; outputs of the kinds ``_outputs`` lists);
 - anything else (no match, other keyword names, a trace running, no table) goes to the Python
   ``JitFunction.__call__``, unchanged, with the same arguments. It never guesses.
 
