@@ -59,12 +59,12 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     ``int_range`` is ``api.int_range`` (passed in: api imports this module)."""
     parts: list = [len(args)]
     for a in args:
-        part = _part(a, statics, int_range) if type(a) not in CONTAINERS else _items(a, statics, int_range)
+        part = _items(a, statics, int_range) if container(a) else _part(a, statics, int_range)
         if part is None:
             return None
         parts.append(part)
     for name, v in kwargs.items():
-        part = _part(v, statics, int_range) if type(v) not in CONTAINERS else _items(v, statics, int_range)
+        part = _items(v, statics, int_range) if container(v) else _part(v, statics, int_range)
         if part is None:
             return None
         parts.append(name)
@@ -72,26 +72,40 @@ def key(args: tuple, kwargs: dict, statics: bool, int_range) -> tuple | None:
     return tuple(parts)
 
 
-# A tuple, list or dict argument of arrays and numbers (``f((x, y))``, ``f([a, b, c])``,
-# ``f({"w": w, "b": b})``): its type, a dict's keys (strings, sorted: ``pytree``'s order) and
-# each item's part; not nested, at most ``MAX_ITEMS`` items. Only for functions without static
+# A tuple, list or dict argument of arrays, numbers and such containers (``f((x, y))``,
+# ``f([a, b, c])``, ``f({"w": w, "b": b})``, ``f({"l1": {"w": w}, "l2": {"w": v}})``): its type, a
+# dict's keys (strings, sorted: ``pytree``'s order) and each item's part; nested at most
+# ``MAX_DEPTH`` deep, at most ``MAX_ITEMS`` items in all. Only for functions without static
 # arguments, where a tuple could be a static value, compared by its own ``==``.
 CONTAINERS = (tuple, list, dict)
 MAX_ITEMS = 32
+MAX_DEPTH = 4
 
 
-def _items(container, statics: bool, int_range):
-    if statics or len(container) > MAX_ITEMS:
+def container(v) -> bool:
+    """A tuple, list or dict (exactly), or a named tuple (a tuple subclass with ``_fields``,
+    which pytree flattens as its own kind and rebuilds by calling its class)."""
+    t = type(v)
+    return t in CONTAINERS or (isinstance(v, tuple) and hasattr(t, "_fields"))
+
+
+def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None = None):
+    budget = [MAX_ITEMS] if budget is None else budget  # items left, shared by the nested ones
+    budget[0] -= len(node)
+    if statics or budget[0] < 0 or depth > MAX_DEPTH:
         return None
-    kind, keys, items = type(container), None, container
+    kind, keys, items = type(node), None, node
     if kind is dict:
-        if any(type(k) is not str for k in container):
+        if any(type(k) is not str for k in node):
             return None
-        keys = tuple(sorted(container))
-        items = [container[k] for k in keys]
+        keys = tuple(sorted(node))
+        items = [node[k] for k in keys]
     parts = []
     for v in items:
-        part = _part(v, False, int_range)
+        if container(v):
+            part = _items(v, False, int_range, depth + 1, budget)
+        else:
+            part = _part(v, False, int_range)
         if part is None:
             return None
         parts.append(part)
@@ -165,9 +179,10 @@ def exactly(value):
 
 
 class Source:
-    """A marker standing for one argument (a position or a keyword's name; an item of a tuple
-    or list argument: (its position or name, its index)) while the call's binding and
-    flattening run on markers to find where each leaf comes from."""
+    """A marker standing for one argument (a position or a keyword's name; an item of a
+    container argument: (its position or name, its index or key, ... the indices or keys of
+    the containers it is nested in, outermost first)) while the call's binding and flattening
+    run on markers to find where each leaf comes from."""
 
     __slots__ = ("where",)
 
@@ -177,19 +192,27 @@ class Source:
 
 def marked(v, where):
     """The marker of argument ``v`` at ``where``: a container's items marked one by one (a
-    dict's by key)."""
+    dict's by key), nested ones too."""
+    path = where if type(where) is tuple else (where,)
     if type(v) is dict:
-        return {k: Source((where, k)) for k in v}
+        return {k: marked(x, (*path, k)) for k, x in v.items()}
     if type(v) in CONTAINERS:
-        return type(v)(Source((where, k)) for k in range(len(v)))
+        return type(v)(marked(x, (*path, k)) for k, x in enumerate(v))
+    if container(v):  # a named tuple of markers (a class that refuses them: no memo, a leaf's count)
+        try:
+            return type(v)(*(marked(x, (*path, k)) for k, x in enumerate(v)))
+        except Exception:  # noqa: BLE001
+            return Source(where)
     return Source(where)
 
 
 def value(args: tuple, kwargs: dict, where):
-    """The argument (or a container argument's item) a ``Source`` stands for."""
+    """The argument (or a container argument's item, at any depth) a ``Source`` stands for."""
     if type(where) is tuple:
-        where, k = where
-        return (args[where] if type(where) is int else kwargs[where])[k]
+        obj = args[where[0]] if type(where[0]) is int else kwargs[where[0]]
+        for k in where[1:]:
+            obj = obj[k]
+        return obj
     return args[where] if type(where) is int else kwargs[where]
 
 

@@ -406,10 +406,13 @@ class CallTimeExecutable:
     after the arguments. When none applies (a global changed shape, say), ``compile_variant``
     traces and compiles a new one."""
 
-    __slots__ = ("variants", "_compile_variant", "_lock")
+    __slots__ = ("variants", "drawn", "_compile_variant", "_lock")
 
     def __init__(self, compile_variant):
         self.variants: list = []  # (Executable, calltime.Inputs); appends are atomic
+        # per variant's inputs (by id: the variants hold them), its draws' (slot, shape, dtype) as
+        # its first call made them: what the native call checks its own draws against
+        self.drawn: dict = {}
         self._compile_variant = compile_variant  # () -> (Executable, calltime.Inputs)
         self._lock = threading.Lock()
 
@@ -424,9 +427,11 @@ class CallTimeExecutable:
                 return self._run(executable, inputs, values, arrays, callers)
         return self._stale(arrays, callers)
 
-    @staticmethod
-    def _run(executable, inputs, values, arrays, callers):
+    def _run(self, executable, inputs, values, arrays, callers):
         hidden = inputs.draw(values)
+        if id(inputs) not in self.drawn:
+            self.drawn[id(inputs)] = tuple((k, hidden[k].shape, hidden[k].dtype)
+                                           for k, slot in enumerate(inputs.slots) if slot[0] == "draw")
         passed = inputs.copied(hidden)
         if passed is hidden:
             return executable(list(arrays) + hidden, None if callers is None else list(callers) + hidden)

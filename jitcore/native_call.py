@@ -23,7 +23,8 @@ the buffer pool's size). The dispatcher, while no thread is tracing:
 - allocates each result with NumPy's ``PyArray_NewFromDescr`` (what ``np.empty`` calls), fills
   a descriptor on its own stack (so threads and reentrant calls never share one), each
   argument at its kernel argument's place (``f(x, c=z, b=y)`` passes a, b, c), releases the
-  GIL around the kernel, and returns the result or a tuple of them;
+  GIL around the kernel, and returns the result, built by the entry's program in any pytree
+  shape (``result_program``; outputs of the kinds ``_outputs`` lists);
 - anything else (no match, other keyword names, a trace running, no table) goes to the Python
   ``JitFunction.__call__``, unchanged, with the same arguments. It never guesses.
 
@@ -38,7 +39,9 @@ runs); each result is one new reference, returned or released.
 
 from __future__ import annotations
 
+import copy as copying
 import ctypes
+import functools
 import os
 import re
 import sys
@@ -49,8 +52,10 @@ import numpy as np
 from llvmlite import ir
 
 from jitcore import calltime
-from jitcore.call_memo import BY_IDENTITY, CONTAINERS, MAX_ITEMS, NUMPY_SCALARS
+from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
+from jitcore.call_memo import container as is_container
 from jitcore.dispatch import Executable
+from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.tracer import TRACING
 
@@ -155,8 +160,18 @@ def _table(words: list[int], keep: tuple):
     return table
 
 
+def _dims_table(shape: tuple, itemsize: int = 1):
+    """NumPy's ``PyArray_Dims`` of ``shape`` (its extents' address and count), then its element
+    count times ``itemsize`` (a copy's bytes), then the extents."""
+    shape = tuple(int(n) for n in shape)
+    table = _table([0, len(shape), int(np.prod(shape, dtype=np.int64)) * itemsize, *shape], shape)
+    table[0] = ctypes.addressof(table) + 3 * _WORD
+    return table
+
+
 def _numpy_api() -> dict | None:
-    """The addresses of ``PyArray_NewFromDescr`` and ``PyArray_Return`` in NumPy's C-API table:
+    """The addresses of ``PyArray_NewFromDescr``, ``PyArray_Return`` and ``PyArray_Scalar`` in
+    NumPy's C-API table:
     their indices read from the installed NumPy's own header, the table checked by
     ``PyArray_Type`` at its index, and each function checked by one call on known values."""
     try:
@@ -170,7 +185,7 @@ def _numpy_api() -> dict | None:
     except OSError:
         return None
     found = {name: re.search(rf"#define {name} \\\s*\n[^\n]*\n\s*PyArray_API\[(\d+)\]", text)
-             for name in ("PyArray_NewFromDescr", "PyArray_Return")}
+             for name in ("PyArray_NewFromDescr", "PyArray_Return", "PyArray_Scalar", "PyArray_Newshape")}
     type_index = re.search(r"#define PyArray_Type \(\*\(PyTypeObject \*\)PyArray_API\[(\d+)\]\)", text)
     if type_index is None or None in found.values():
         return None
@@ -197,6 +212,19 @@ def _numpy_api() -> dict | None:
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(zero_d))  # PyArray_Return steals one too
     scalar = to_scalar(id(zero_d))
     if type(scalar) is not np.float64 or scalar != 2.5:
+        return None
+    from_data = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.py_object,
+                                  ctypes.py_object)(api["PyArray_Scalar"])
+    one = np.array([-1.5], np.float32)
+    element = from_data(one.ctypes.data, one.dtype, one)  # borrows the dtype and the base
+    if type(element) is not np.float32 or element != -1.5:
+        return None
+    newshape = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.py_object, ctypes.c_void_p,
+                                 ctypes.c_int)(api["PyArray_Newshape"])
+    flat = np.arange(6.0)
+    dims = _dims_table((2, 3))
+    view = newshape(flat, ctypes.addressof(dims), 0)  # NPY_CORDER
+    if type(view) is not np.ndarray or view.shape != (2, 3) or view.base is not flat or view[1, 2] != 5.0:
         return None
     return api
 
@@ -310,8 +338,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 # names (``_PyType_Lookup``), in that order, before the other arguments when the entries are
 # matched; with an instance count of -1 (a classmethod's), the first argument is the class
 # itself, which stands for its attributes of those names. An entry:
-#   [positional arguments, kernel address, the kernel's arguments, buffers, 1 if the result is
-#    buffer 0 alone (else a tuple), status: the Python function that raises its error (0: no
+#   [positional arguments, kernel address, the kernel's arguments, buffers, the result's ops
+#    (its program's length), status: the Python function that raises its error (0: no
 #    status words), the int64 dtype's address, 4 (the status words' extent), constants,
 #    constant words..., keywords, the keyword names' addresses...,
 #    per argument (the positional ones, then the keywords in order): dtype address, rank, the
@@ -320,7 +348,8 @@ _HEADER_WORDS = 8  # a number's stand-in array header: past NumPy's data, nd, di
 #    its argument, extents, strides; a static one: its type's address, STATIC, -1, the value's
 #    address, the bytes of its value to compare (0: compared by ``==``)),
 #    per buffer: dtype address, 1 if returned, rank, extents...,
-#    outputs, per output: its buffer, 1 if returned as a NumPy scalar (0-d: PyArray_Return)]
+#    outputs, per output: kind, two words (``_outputs``), ops, per op: op, count, address
+#    (``result_program``)]
 # The descriptor the kernel reads is [arguments, buffers, status, constants] (dispatch.Executable).
 
 
@@ -344,55 +373,63 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     if not isinstance(executable, Executable):  # a CallTimeExecutable reads inputs on each call
         return None
     tree = executable.out_tree
-    flat_tuple = tree.kind == "tuple" and all(c.kind == "leaf" for c in tree.children)
     plan = executable.plan
-    if (plan.header is None or executable._transposed or len(reads) > MAX_READS
-            or not (tree.kind in ("leaf", "none") or flat_tuple)):
+    if plan.header is None or executable._transposed or len(reads) > MAX_READS:
         return None
     nargs, buffers = len(plan.arg_strided), executable._buffers
     order = tuple(range(len(key) // 2)) if order is None else order
     if len(key) != 2 * len(order) or sorted(k for k in order if k >= 0) != list(range(nargs)):
         return None
     n_results = len(executable._outputs) - len(executable.mutated)
-    returned_arguments = dict(executable._arguments)
-    outputs = []
-    for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
-        if kind == "argument" and not scalar and k in returned_arguments:  # the caller's array itself
-            outputs += [-1 - returned_arguments[k], 0]
-            continue
-        if kind != "buffer" or copy or buffers[index][0] != shape or index in outputs[::2]:
-            return None
-        outputs += [index, int(scalar)]
-    if (tree.kind == "none") != (n_results == 0) or (tree.kind == "leaf" and n_results != 1):
+    made_outputs = _outputs(executable, n_results)
+    program = result_program(tree, n_results)
+    if made_outputs is None or program is None:
         return None
+    outputs, output_keep = made_outputs
+    ops, program_keep = program
     writes = {}  # kernel argument -> the buffer of its new value
     for i, (kind, index, shape, _, copy) in zip(executable.mutated, executable._outputs[n_results:]):
         if kind != "buffer" or copy or buffers[index][0] != shape or i in writes:
             return None
         writes[i] = index
+    if writes and any(read[0] == READ_DRAW for read in reads):  # (written arguments are checked after)
+        return None
+    kinds = [read[0] for read in reads]  # draws last (``calltime_reads``): ``run`` holds the reads before
+    if READ_DRAW in kinds and set(kinds[kinds.index(READ_DRAW):]) != {READ_DRAW}:
+        return None
     raiser = executable._raise_status if plan.has_status else None  # a bound method: kept below
-    keep = [executable, raiser, _INT64, keywords, reads, containers]
+    keep = [executable, raiser, _INT64, keywords, reads, containers, output_keep, program_keep]
     constants = executable._constants
     # (a dict's third word: its keys, a table of their count and addresses, kept)
-    lengths = [n if type(n) is int else len(n) for _, _, n in containers]
-    items = sum(lengths) - len(containers)  # the flat values past the call's own
-    if items > MAX_ITEMS or any(t not in (tuple, dict) and (t is not list or "list_items" not in _LAYOUT)
-                                for _, t, _ in containers):
+    every = [c for found in containers for c in found]
+    # the flat values past the call's own
+    items = sum(n if type(n) is int else len(n) for _, _, n in every) - len(every)
+    if items > MAX_ITEMS or len(containers) > MAX_DEPTH or any(
+            t is not dict and not issubclass(t, tuple) and (t is not list or "list_items" not in _LAYOUT)
+            for _, t, _ in every):
         return None
-    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in containers if t is dict]
+    key_tables = [_table([len(n), *map(id, n)], n) for _, t, n in every if t is dict]
     keep.append(key_tables)
     positional = len(order) - items - len(keywords) - len(reads)
     words = [positional, ctypes.cast(executable._fn, ctypes.c_void_p).value,
-             nargs, len(buffers), _RESULT_KINDS[tree.kind],
+             nargs, len(buffers), len(ops) // 3,
              0 if raiser is None else id(raiser), id(_INT64), 4, len(constants), *constants,
              len(keywords), *map(id, keywords), len(reads)]
     for kind, container, name in reads:
         words += [kind, id(container), name if type(name) is int else id(name)]
-    words.append(len(containers))
-    tables = iter(key_tables)
-    for position, kind, length in containers:
-        words += [position, id(kind), length if kind is not dict else ctypes.addressof(next(tables))]
+    tables, section = iter(key_tables), [len(containers)]  # the passes, each its containers
+    for found in containers:
+        section.append(len(found))
+        for position, kind, length in found:  # (a tuple subclass's length as -1 - it: a tuple's layout)
+            if kind is dict:
+                length = ctypes.addressof(next(tables))
+            elif kind is not tuple and issubclass(kind, tuple):
+                length = -1 - length
+            section += [position, id(kind), length]
+    words += [len(section), *section]
     spans = []  # per array argument: (kernel argument, lowest and highest byte from its data, written)
+    numbers = {}  # per number argument: the dtype its value has where the kernel reads it
+    contiguous, contiguous_items = {}, {}  # per C-contiguous array argument: its shape, its item's bytes
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
             if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
@@ -408,10 +445,12 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
                 return None
             keep.append(dtype)
             words += [id(dtype), SCALAR, k]
+            numbers[k] = SCALAR_TYPES[dtype]
             continue
         if dtype is int:  # a Python int, converted to int64, between ``shape``'s bounds
             lo, hi = max(shape[0], -(2 ** 63)), min(shape[1], 2 ** 63 - 1)
             words += [id(int), INT, k, lo, hi]
+            numbers[k] = _INT64
             continue
         dtype = _canonical(dtype)
         keep.append(dtype)
@@ -425,10 +464,32 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
         else:
             strides = None
             words += [id(dtype), len(shape), k, *shape]
+            contiguous[k], contiguous_items[k] = tuple(shape), dtype.itemsize
         spans.append((k, *_span(shape, strides, dtype.itemsize), int(k in writes)))
+        if shape == ():
+            numbers[k] = None  # a 0-d array: its own dtype, read from it
     arrays = {k for k, *_ in spans}  # (a number's kernel argument is a stand-in header, no object)
-    if not set(writes) <= arrays or not {-1 - code for code in outputs[::2] if code < 0} <= arrays:
+    returned = {a for kind, a, _ in zip(outputs[::3], outputs[1::3], outputs[2::3]) if kind == OUT_ARGUMENT}
+    if not set(writes) <= arrays or not returned <= arrays:
         return None
+    for at in range(0, len(outputs), 3):  # an argument viewed or copied: C-contiguous, as many elements
+        if outputs[at] in (OUT_VIEW, OUT_ARGUMENT_COPY):
+            k = outputs[at + 1]
+            shape = contiguous.get(k)
+            dims = ctypes.cast(outputs[at + 2], ctypes.POINTER(ctypes.c_int64))
+            if shape is None or int(np.prod(shape, dtype=np.int64)) != dims[2]:
+                return None
+            if outputs[at] == OUT_ARGUMENT_COPY:  # (a copy's third word: its bytes)
+                output_keep.append(_dims_table(dims[3:3 + dims[1]], contiguous_items[k]))
+                outputs[at + 2] = ctypes.addressof(output_keep[-1])
+            elif tuple(dims[3:3 + dims[1]]) == shape:  # the argument itself, as the Python path gives it
+                outputs[at:at + 3] = [OUT_ARGUMENT, k, 0]
+    for at in range(0, len(outputs), 3):  # a scalar of an argument: its value's dtype (0: the array's own)
+        if outputs[at] == OUT_ARGUMENT_SCALAR:
+            if outputs[at + 1] not in numbers:
+                return None
+            dtype = numbers[outputs[at + 1]]
+            outputs[at + 2] = 0 if dtype is None else id(dtype)
     # Written arguments: checked writeable and apart from every other array (as
     # ``dispatch.check_no_aliasing``), then their new values copied in.
     words.append(len(writes))
@@ -439,13 +500,14 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     words.append(len(spans))
     for span in spans:
         words += list(span)
+    returned_buffers = {a for kind, a in zip(outputs[::3], outputs[1::3]) if kind in (OUT_BUFFER, OUT_SCALAR)}
     for index, ((shape, dtype), allocate) in enumerate(zip(buffers, executable._allocate)):
         dtype = _canonical(dtype)
         if allocate is not np.empty or dtype.kind not in _NUMERIC:  # pooled (large) or odd results
             return None
         keep.append(dtype)
-        words += [id(dtype), int(index in outputs[::2]), len(shape), *shape]
-    words += [len(outputs) // 2, *outputs]
+        words += [id(dtype), int(index in returned_buffers), len(shape), *shape]
+    words += [len(outputs) // 3, *outputs, len(ops) // 3, *ops]
     return words, keep
 
 
@@ -461,9 +523,120 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
     return lo, hi + itemsize
 
 
-_RESULT_KINDS = {"tuple": 0, "leaf": 1, "none": 2}
+# How an entry makes each output (three words: kind, a, b) and builds the result of them
+# (a program of three words an op, run on a stack in post-order: ``result_program``).
+(OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR, OUT_VIEW,
+ OUT_ARGUMENT_COPY) = range(9)
+OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
+MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
+_DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
+
+
+def _outputs(executable, n_results: int) -> tuple[list, list] | None:
+    """Per result output (``Executable._outputs``), its three words, and the objects they point
+    to; None where one needs more than the native call does (``Executable.__call__``'s meaning):
+    - a fresh buffer, returned as it is (``OUT_BUFFER``: its shape the result's), or a copy of
+      it where another result is that buffer (``OUT_BUFFER_COPY``: ``return a, a.copy()``);
+    - a fresh buffer of one element returned as a NumPy scalar (``OUT_SCALAR``: NumPy's
+      ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``x.item(0)``,
+      ``[x[0], x[1]]``, a 0-d result);
+    - an argument itself (``OUT_ARGUMENT``, its kernel argument: the caller's array), or a
+      number or 0-d array argument returned as a NumPy scalar (``OUT_ARGUMENT_SCALAR``: of its
+      value as the kernel reads it, with the dtype ``entry`` sets in the third word: ``f(xs)``
+      returning a list argument's floats);
+    - a constant NumPy scalar (``OUT_OBJECT``: immutable, so one object made here serves every
+      call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
+    - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
+      bytes copied from one kept here, as the Python path's ``constant.copy()``);
+    - a C-contiguous array argument in the result's shape (``x.reshape(2, 4)``, ``x[None]``):
+      NumPy's ``PyArray_Newshape`` of it (``OUT_VIEW``: a view whose base is the argument, as
+      ``argument.reshape(shape)``; the argument itself in its own shape), or a copy of it where
+      another result has its storage (``OUT_ARGUMENT_COPY``); the third word: ``_dims_table``.
+    Not: a scalar read of an argument's view, non-numeric dtypes."""
+    outputs, keep = [], []
+    buffers, arguments = executable._buffers, dict(executable._arguments)
+    for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
+        if kind == "argument":
+            if k not in arguments:
+                return None
+            outputs += [OUT_ARGUMENT_SCALAR if scalar else OUT_ARGUMENT, arguments[k], 0]
+        elif kind == "buffer":
+            shape_of, dtype = buffers[index]
+            if np.dtype(dtype).kind not in _NUMERIC:
+                return None
+            if scalar and shape == () and int(np.prod(shape_of, dtype=np.int64)) == 1:
+                outputs += [OUT_SCALAR, index, 0]  # (a copy's scalar is the same scalar)
+            elif not scalar and tuple(shape_of) == tuple(shape):
+                nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+                outputs += [OUT_BUFFER_COPY, index, nbytes] if copy else [OUT_BUFFER, index, 0]
+            else:
+                return None
+        elif kind == "constant":
+            constant = executable.plan.constants[index]
+            if type(constant) is not np.ndarray or constant.dtype.kind not in _NUMERIC \
+                    or constant.size != int(np.prod(shape, dtype=np.int64)):
+                return None
+            if scalar:
+                value = constant.reshape(shape)[()]
+                keep.append(value)
+                outputs += [OUT_OBJECT, id(value), 0]
+            else:
+                source = np.ascontiguousarray(constant.reshape(shape))
+                source.flags.writeable = False
+                keep.append(source)
+                outputs += [OUT_COPY, id(source), source.nbytes]
+        elif kind == "input" and not scalar:  # an argument in the result's shape (``x.reshape``)
+            dims = _dims_table(shape)
+            keep.append(dims)
+            outputs += [OUT_ARGUMENT_COPY if copy else OUT_VIEW, index, ctypes.addressof(dims)]
+        else:
+            return None
+    return outputs, keep
+
+
+
+def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
+    """The result's shape (``pytree.TreeDef``) as the native call builds it: ops of three words
+    (op, count, address) in post-order, each output pushed in turn, each container made of the
+    last ``count`` pushed (a dict with its keys, a table of their count and addresses; a named
+    tuple by calling its class); and the objects they point to. None for a tree it does not
+    build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes)."""
+    ops, keep, next_output = [], [], [0]
+
+    def visit(node) -> bool:
+        kind = node.kind
+        if kind == "leaf":
+            ops.extend((OP_OUTPUT, next_output[0], 0))
+            next_output[0] += 1
+            return True
+        if kind == "none":
+            ops.extend((OP_NONE, 0, 0))
+            return True
+        if not all(visit(child) for child in node.children):
+            return False
+        n = len(node.children)
+        if kind == "tuple":
+            ops.extend((OP_TUPLE, n, 0))
+        elif kind == "list":
+            ops.extend((OP_LIST, n, 0))
+        elif kind == "dict":
+            if any(type(k) not in _DICT_KEY_TYPES for k in node.keys):
+                return False
+            keys = _table([len(node.keys), *map(id, node.keys)], tuple(node.keys))
+            keep.append(keys)
+            ops.extend((OP_DICT, n, ctypes.addressof(keys)))
+        elif kind == "namedtuple" and isinstance(node.keys[0], type) and issubclass(node.keys[0], tuple):
+            keep.append(node.keys[0])
+            ops.extend((OP_CALL, n, id(node.keys[0])))
+        else:
+            return False
+        return True
+
+    if not visit(tree) or next_output[0] != n_outputs or len(ops) // 3 > MAX_OPS:
+        return None
+    return ops, keep
 MAX_READS = 16  # call-time inputs an entry may read
-READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT = range(4)  # how (see ``calltime_reads``)
+READ_DICT, READ_CELL, READ_DEFAULT, READ_KWDEFAULT, READ_DRAW = range(5)  # how (see ``calltime_reads``)
 
 
 def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = None,
@@ -478,8 +651,10 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
         return [] if made is None else [made]
     order = tuple(range(len(key) // 2)) if order is None else order
     found = []
+    drawn = getattr(executable, "drawn", {})
     for variant, inputs in list(variants):
-        more = calltime_reads(inputs, len(variant.plan.arg_strided) - len(inputs.slots))
+        first = len(variant.plan.arg_strided) - len(inputs.slots)
+        more = calltime_reads(inputs, first, drawn.get(id(inputs)))
         if more is None:
             continue
         reads, hidden_key, hidden_order = more
@@ -489,17 +664,24 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
     return found
 
 
-def calltime_reads(inputs, first: int) -> tuple | None:
+def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | None:
     """What the native call reads of one variant's inputs (``calltime.Inputs``): per input its
     read (kind, container, name or index), its key (dtype and shape, or a static value) and its
     kernel argument (the hidden ones from ``first`` on, -1 for a guarded scalar); None where
-    the variant reads anything else (draws, seeds, small arrays compared by content, copied or
-    non-contiguous arrays, a guard of a type compared otherwise)."""
+    the variant reads anything else (seeds, a loop's draws, small arrays compared by content,
+    copied or non-contiguous arrays, a guard of a type compared otherwise).
+
+    Random draws (``drawn``: per draw its slot, shape and dtype as the variant's first call
+    made them) come last, in program order, so that no read checked after a draw can send the
+    call to the Python path, which would draw again: a draw that returns anything but that
+    array (an ndarray of the shape and dtype; for a draw of one number, a number of the type a
+    draw from a copy of the generator gives, ``_sample_type``) raises."""
     if inputs.effects or inputs.contents or inputs.groups:
         return None
     by_slot = {k: (read, dtype, shape, layout) for k, read, dtype, shape, layout in inputs._arrays}
-    if len(by_slot) != len(inputs.slots):  # a draw among the slots
-        return None
+    draws = {k: (shape, dtype) for k, shape, dtype in drawn or ()}
+    if any(k not in by_slot and (k not in draws or slot[0] != "draw") for k, slot in enumerate(inputs.slots)):
+        return None  # a draw whose first values are not known yet, or a slot of another kind
     reads, key, order = [], [], []
     for read, value in inputs.guards:
         where = _read_of(read)
@@ -508,7 +690,7 @@ def calltime_reads(inputs, first: int) -> tuple | None:
         reads.append(where)
         key += [type(value), Static((value,))]
         order.append(-1)
-    for k in range(len(inputs.slots)):
+    for k in sorted(by_slot):
         read, dtype, shape, layout = by_slot[k]
         where = _read_of(read)
         if where is None or layout != layout_class.C:
@@ -516,7 +698,39 @@ def calltime_reads(inputs, first: int) -> tuple | None:
         reads.append(where)
         key += [dtype, tuple(shape)]
         order.append(first + k)
+    for k in sorted(draws):  # the slots' order is the program's
+        shape, dtype = draws[k]
+        fn = inputs.slots[k][1]
+        if np.dtype(dtype).kind not in _NUMERIC:
+            return None
+        if shape:
+            key += [dtype, tuple(shape)]
+        else:  # one number: matched as a number argument of the type the sampler returns
+            drawn_type = _sample_type(fn)
+            if drawn_type in SCALAR_TYPES and SCALAR_TYPES[drawn_type] == dtype:
+                key += [drawn_type, None]
+            elif drawn_type is int and np.dtype(dtype) == _INT64:
+                key += [int, (-(2 ** 63), 2 ** 63 - 1)]
+            else:
+                return None
+        reads.append((READ_DRAW, fn, 0))
+        order.append(first + k)
     return tuple(reads), tuple(key), tuple(order)
+
+
+def _sample_type(fn) -> type | None:
+    """The type of what a draw of one number (``functools.partial`` of a generator's method,
+    ``jitcore.random``) returns: a draw from a copy of the generator, which leaves it untouched,
+    as the trace's own sample was made. None where that cannot be made."""
+    method = getattr(fn, "func", None)
+    owner = getattr(method, "__self__", None)
+    generators = (np.random.Generator, np.random.RandomState)
+    if type(fn) is not functools.partial or not isinstance(owner, generators):
+        return None
+    try:
+        return type(getattr(copying.deepcopy(owner), method.__name__)(*fn.args, **fn.keywords))
+    except Exception:  # (the Python path makes this draw as it always did)
+        return None
 
 
 def _read_of(read) -> tuple | None:
@@ -536,6 +750,8 @@ def _read_of(read) -> tuple | None:
 
 
 _INT64 = np.dtype(np.int64)
+_DRAW_UNLIKE = ("a random draw inside a jitted function returned another array than the one its code was "
+                "compiled for (a new NumPy array of the first call's shape and dtype)")
 
 
 def _canonical(dtype) -> np.dtype:
@@ -611,7 +827,8 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyEval_SaveThread", "PyEval_RestoreThread", "PyTuple_New", "PyTuple_SetItem", "PyTuple_Size",
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
-        "_PyType_Lookup", "PyDict_Next")
+        "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -625,8 +842,8 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
     from jitcore.codegen.backend import backend_for
 
     addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), str=id(str),
-                     Table=id(Table), TRACING=ctypes.addressof(TRACING),
-                     python_call=id(python_call), **_LAYOUT["api"])
+                     Table=id(Table), TRACING=ctypes.addressof(TRACING), python_call=id(python_call),
+                     UnsupportedError=id(UnsupportedError), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
@@ -704,13 +921,27 @@ class _Emitter:
         b.position_at_end(arguments)
         reads = self.block("reads")
         given = b.add(nargs, n_kw)
-        # Tuple and list arguments: their items in their place, in ``values``.
+        # Container arguments: their items in their place, in ``values``, one level of nesting
+        # a pass (each pass expands the values the last one left, from a copy of them).
         containers_at = self.containers_at(e)
-        n_containers = self.word(e, containers_at)
-        has_containers = b.icmp_signed(">", n_containers, _c(0))
+        n_passes = self.word(e, b.add(containers_at, _c(1)))
+        has_containers = b.icmp_signed(">", n_passes, _c(0))
         flat = self.var(given)
         with b.if_then(has_containers):
-            b.store(self.expand(args, given, e, containers_at, n_containers, values, next_entry), flat)
+            scratch = b.alloca(_ptr, b.add(given, _c(MAX_ITEMS)))
+            pass_at = self.var(b.add(containers_at, _c(2)))
+
+            def expand_pass(p):
+                count = b.load(flat)
+                with b.if_then(b.icmp_signed(">", p, _c(0))):
+                    self.loop(count, lambda k: b.store(b.load(b.gep(values, [k])), b.gep(scratch, [k])))
+                source = b.select(b.icmp_signed(">", p, _c(0)), scratch, args)
+                at = b.load(pass_at)
+                n_containers = self.word(e, at)
+                b.store(self.expand(source, count, e, at, n_containers, values, next_entry), flat)
+                b.store(b.add(at, b.add(b.mul(n_containers, _c(3)), _c(1))), pass_at)
+
+            self.loop(n_passes, expand_pass)
         flat = b.load(flat)
         base = b.select(has_containers, values, args)
         self.loop(flat, lambda a: self.match(base, a, e, cursor, next_entry), done=reads)
@@ -720,23 +951,57 @@ class _Emitter:
         b.position_at_end(reads)
         reads_at = self.reads_at(e)
         n_reads = self.word(e, reads_at)
+        n_drawn, failed_read = self.var(_c(0)), self.var(_c(0))  # draws made; the read that failed
+        draw_failed, draw_unlike = self.block("draw_failed"), self.block("draw_unlike")
+        hold_from = b.select(has_containers, _c(0), flat)  # a container's items, and the reads
+        hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(values, [k])))  # noqa: E731
         with b.if_then(b.icmp_signed(">", n_reads, _c(0))):
             with b.if_then(b.not_(has_containers)):
                 self.loop(given, lambda a: b.store(b.load(b.gep(args, [a])), b.gep(values, [a])))
 
             def read(r):
                 at = b.add(reads_at, b.add(b.mul(r, _c(3)), _c(1)))
-                value = self.read_input(self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr),
-                                        self.word(e, b.add(at, _c(2))))
-                self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
-                b.store(value, b.gep(values, [b.add(flat, r)]))
-                self.match(values, b.add(flat, r), e, cursor, next_entry)
+                kind, container = self.word(e, at), b.inttoptr(self.word(e, b.add(at, _c(1))), _ptr)
+                slot = b.gep(values, [b.add(flat, r)])
+                with b.if_else(b.icmp_signed("==", kind, _c(READ_DRAW))) as (draw, plain):
+                    with draw:  # a new reference, its own (not held again in ``run``)
+                        # Before the first draw, what the call read is held (``run`` holds it
+                        # otherwise): a sampler may let other threads run (NumPy's generator
+                        # lock), which may drop a container's item or rebind a global.
+                        with b.if_then(b.icmp_signed("==", b.load(n_drawn), _c(0))):
+                            self.loop(b.sub(b.add(flat, r), hold_from), lambda k: hold(b.add(hold_from, k)))
+                        value = self.call("PyObject_Vectorcall", _ptr, container, ir.Constant(_pptr, None),
+                                          _c(0), self.null)
+                        b.store(r, failed_read)
+                        self.branch(b.icmp_unsigned("!=", value, self.null), "drawn", draw_failed)
+                        b.store(value, slot)
+                        b.store(b.add(b.load(n_drawn), _c(1)), n_drawn)
+                        self.match(values, b.add(flat, r), e, cursor, draw_unlike)
+                    with plain:
+                        value = self.read_input(kind, container, self.word(e, b.add(at, _c(2))))
+                        self.branch(b.icmp_unsigned("!=", value, self.null), "read", next_entry)
+                        b.store(value, slot)
+                        self.match(values, b.add(flat, r), e, cursor, next_entry)
 
             self.loop(n_reads, read)
         source = b.select(b.or_(has_containers, b.icmp_signed(">", n_reads, _c(0))), values, args)
-        hold_from = b.select(has_containers, _c(0), flat)  # a list's items, and the reads
-        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from)
+        result = self.run(b.load(entry), state, tab, source, b.add(flat, n_reads), cursor, hold_from,
+                          b.load(n_drawn))
         b.ret(result)
+
+        # A draw that failed (its exception set) or returned another array than the code's: the
+        # call raises (the Python path would draw again), releasing what it held and the draws
+        # made, the last ones read.
+        b.position_at_end(draw_unlike)
+        error = self.address("UnsupportedError")
+        self.call("PyErr_SetString", ir.VoidType(), error, self.message(_DRAW_UNLIKE))
+        b.store(b.add(b.load(failed_read), _c(1)), failed_read)  # (this one made, and counted)
+        b.branch(draw_failed)
+        b.position_at_end(draw_failed)
+        held_to = b.add(flat, b.load(failed_read))  # (past the draws made)
+        held = lambda k: b.load(b.gep(values, [b.add(hold_from, k)]))  # noqa: E731
+        self.loop(b.sub(held_to, hold_from), lambda k: self.call("Py_DecRef", ir.VoidType(), held(k)))
+        b.ret(self.null)
 
         b.position_at_end(fallback)
         b.ret(b.inttoptr(_c(_NOT_HANDLED), _ptr))  # the caller calls Python, with the call's own arguments
@@ -829,19 +1094,20 @@ class _Emitter:
         return self.b.add(keywords_at, self.b.add(self.word(e, keywords_at), _c(1)))
 
     def containers_at(self, e) -> ir.Value:
-        """The index of an entry's count of container arguments (after its reads, three words each)."""
+        """The index of the length of an entry's container section (after its reads, three words
+        each): the count of passes, then per pass its count of containers and three words each."""
         reads_at = self.reads_at(e)
         return self.b.add(reads_at, self.b.add(self.b.mul(self.word(e, reads_at), _c(3)), _c(1)))
 
     def specs_at(self, e) -> ir.Value:
-        """The index of an entry's first argument's words (after its containers, three words each)."""
+        """The index of an entry's first argument's words (after its container section)."""
         at = self.containers_at(e)
-        return self.b.add(at, self.b.add(self.b.mul(self.word(e, at), _c(3)), _c(1)))
+        return self.b.add(at, self.b.add(self.word(e, at), _c(1)))
 
     def expand(self, args, given, e, containers_at, n_containers, values, mismatch) -> ir.Value:
-        """The call's ``given`` values into ``values`` with each of the entry's container
-        arguments (a tuple or a list of exactly its type and length, else ``mismatch``) replaced
-        by its items; their count."""
+        """The ``given`` values (the call's, or those the last pass left) into ``values`` with
+        each of the pass's containers (a tuple, list or dict of exactly its type and length or
+        keys, else ``mismatch``) replaced by its items; their count."""
         b, layout = self.b, _LAYOUT
         to, next_container = self.var(_c(0)), self.var(_c(0))
 
@@ -889,9 +1155,12 @@ class _Emitter:
                             b.store(b.add(start, count), to)
                         with sequence:
                             length = self.word(e, b.add(at, _c(2)))
+                            subclass = b.icmp_signed("<", length, _c(0))  # a named tuple: a tuple's layout
+                            length = b.select(subclass, b.sub(_c(-1), length), length)
                             size = b.load(self.at(obj, layout["tuple_size"], _i64))  # a list's too (ob_size)
                             self.branch(b.icmp_signed("==", size, length), "container_length", mismatch)
-                            is_tuple = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            exactly = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("tuple"), _i64))
+                            is_tuple = b.or_(exactly, subclass)
                             inline = b.bitcast(b.gep(obj, [_c(layout["tuple_items"])]), _pptr)
                             listed = layout.get("list_items", layout["tuple_items"])  # (lists: where found)
                             items = b.select(is_tuple, inline, b.load(self.at(obj, listed, _pptr)))
@@ -1108,12 +1377,14 @@ class _Emitter:
         value = self.call("PyLong_AsLongLongAndOverflow", _i64, obj, overflow)
         return value, b.icmp_signed("==", b.load(overflow), ir.Constant(_i32, 0))
 
-    def run(self, e, state, tab, args, nargs, cursor, given) -> ir.Value:
+    def run(self, e, state, tab, args, nargs, cursor, given, drawn) -> ir.Value:
         """Check the arguments written in place, allocate the results, fill the descriptor,
         call the kernel without the GIL, copy the new values of written arguments in; the
         result (a new reference), NULL with an exception set, or ``_NOT_HANDLED`` (a written
         argument read-only or sharing memory: the Python path raises its error). ``nargs``: the
-        call's arguments, positional and keyword (``given``), then its call-time inputs."""
+        call's arguments, positional and keyword (``given``), then its call-time inputs, the
+        last ``drawn`` of them new references of the call's own (random draws; the values
+        before them held already)."""
         b = self.b
         kernel_args, n_buf = self.word(e, _c(2)), self.word(e, _c(3))
         raiser = b.inttoptr(self.word(e, _c(5)), _ptr)
@@ -1132,7 +1403,8 @@ class _Emitter:
         self.writable_and_apart(e, desc, writes_at, n_writes, spans_at, n_spans)
         self.call("Py_IncRef", ir.VoidType(), state)  # the slot may change while the GIL is free
         hold = lambda k: self.call("Py_IncRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))  # noqa: E731
-        self.loop(b.sub(nargs, given), hold)  # the reads: a global may be rebound meanwhile
+        with b.if_then(b.icmp_signed("==", drawn, _c(0))):  # (else held before the first draw)
+            self.loop(b.sub(nargs, given), hold)  # the reads: a global may be rebound meanwhile
         failed = self.block("failed")
 
         def allocate(k):
@@ -1202,88 +1474,161 @@ class _Emitter:
 
         self.loop(n_writes, write)
 
-        # The outputs: 0-d ones NumPy gives as scalars become scalars (in place in ``outs``; a
-        # failure leaves NULL there and an exception set).
+        # The result, built by its program (``result_program``) on a stack: each output pushed
+        # as a new reference of its own (``_outputs``), each container made of the last ones.
         outputs_at = b.load(cursor)
         n_out = self.word(e, outputs_at)
-        buffer_of = lambda k: self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(1))))  # noqa: E731
-        converted = self.var(_c(1))
+        ops_at = b.add(outputs_at, b.add(b.mul(n_out, _c(3)), _c(1)))
+        n_ops = self.word(e, ops_at)
+        stack, depth = b.alloca(_ptr, n_ops), self.var(_c(0))
+        unbuilt = self.block("unbuilt")
+        data_of = lambda obj: b.load(self.at(obj, _LAYOUT["data"], _ptr))  # noqa: E731
 
-        def to_scalar(k):
-            slot = b.gep(outs, [buffer_of(k)])
-            flag = self.word(e, b.add(outputs_at, b.add(b.mul(k, _c(2)), _c(2))))
-            scalar, after = self.block("scalar"), self.block("after_scalar")
-            b.cbranch(b.icmp_signed("!=", flag, _c(0)), scalar, after)
-            b.position_at_end(scalar)
-            value = self.call("PyArray_Return", _ptr, b.load(slot))  # steals the array
-            b.store(value, slot)
-            ok = b.zext(b.icmp_unsigned("!=", value, self.null), _i64)
-            b.store(b.and_(b.load(converted), ok), converted)
-            b.branch(after)
-            b.position_at_end(after)
+        def push(value):
+            self.branch(b.icmp_unsigned("!=", value, self.null), "pushed", unbuilt)
+            b.store(value, b.gep(stack, [b.load(depth)]))
+            b.store(b.add(b.load(depth), _c(1)), depth)
 
-        self.loop(n_out, to_scalar)
-        no_tuple = self.block("no_tuple")
-        self.branch(b.icmp_signed("!=", b.load(converted), _c(0)), "converted", no_tuple)
-
-        # The result: output 0 alone, a tuple of the outputs, or None. An output that is an
-        # argument (code -1 - its kernel argument) is the caller's array, a new reference.
         def output(k):
-            code = buffer_of(k)
-            is_argument = b.icmp_signed("<", code, _c(0))
-            at = b.select(is_argument, b.sub(_c(-1), code), _c(0))
-            argument = b.inttoptr(b.load(b.gep(desc, [at])), _ptr)
-            buffer = b.load(b.gep(outs, [b.select(is_argument, _c(0), code)]))
-            value = b.select(is_argument, argument, buffer)
-            with b.if_then(is_argument):
-                self.call("Py_IncRef", ir.VoidType(), value)
-            return value
+            at = b.add(outputs_at, b.add(b.mul(k, _c(3)), _c(1)))
+            kind, first, second = (self.word(e, b.add(at, _c(w))) for w in range(3))
+            value = _local(b, _ptr)
+            with b.if_else(b.icmp_signed("<=", kind, _c(OUT_SCALAR))) as (buffer, other):
+                with buffer:
+                    out = b.load(b.gep(outs, [first]))
+                    with b.if_else(b.icmp_signed("==", kind, _c(OUT_BUFFER))) as (array, scalar):
+                        with array:
+                            self.call("Py_IncRef", ir.VoidType(), out)
+                            b.store(out, value)
+                        with scalar:  # NumPy's scalar of its one element (NULL: an exception set)
+                            descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
+                            b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
+                with other:
+                    copies = b.or_(b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
+                                         b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))),
+                                   b.icmp_signed("==", kind, _c(OUT_ARGUMENT_COPY)))
+                    with b.if_else(copies) as (copied, not_copied):
+                        with copied:  # a fresh array of a constant's, buffer's or argument's dtype, its bytes
+                            source_at, rank_at = _local(b, _ptr), _local(b, _i32)
+                            dims_at, bytes_at = _local(b, _wptr), _local(b, _i64)
+                            source = b.inttoptr(first, _ptr)
+                            b.store(source, source_at)
+                            b.store(b.load(self.at(source, _LAYOUT["nd"], _i32)), rank_at)
+                            b.store(b.load(self.at(source, _LAYOUT["dims"], _wptr)), dims_at)
+                            b.store(second, bytes_at)
+                            with b.if_then(b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))):
+                                buffer = b.load(b.gep(outs, [first]))
+                                b.store(buffer, source_at)
+                                b.store(b.load(self.at(buffer, _LAYOUT["nd"], _i32)), rank_at)
+                                b.store(b.load(self.at(buffer, _LAYOUT["dims"], _wptr)), dims_at)
+                            with b.if_then(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_COPY))):
+                                table = b.inttoptr(second, _wptr)  # (_dims_table: the result's shape, bytes)
+                                b.store(b.inttoptr(b.load(b.gep(desc, [first])), _ptr), source_at)
+                                b.store(b.trunc(self.word(table, _c(1)), _i32), rank_at)
+                                b.store(b.gep(table, [_c(3)]), dims_at)
+                                b.store(self.word(table, _c(2)), bytes_at)
+                            source = b.load(source_at)
+                            descr = b.load(self.at(source, _LAYOUT["descr"], _ptr))
+                            self.call("Py_IncRef", ir.VoidType(), descr)  # PyArray_NewFromDescr steals it
+                            fresh = self.call("PyArray_NewFromDescr", _ptr, self.address("ndarray"), descr,
+                                              b.load(rank_at), b.load(dims_at), ir.Constant(_wptr, None),
+                                              self.null, ir.Constant(_i32, 0), self.null)
+                            b.store(fresh, value)
+                            with b.if_then(b.icmp_unsigned("!=", fresh, self.null)):
+                                b.call(memcpy, [data_of(fresh), data_of(source), b.load(bytes_at),
+                                                ir.Constant(ir.IntType(1), 0)])
+                        with not_copied:
+                            self.argument_or_object(kind, first, second, desc, value, data_of)
+            push(b.load(value))
 
-        result = _local(b, _ptr)
-        many, release, nothing = self.block("many"), self.block("release"), self.block("nothing")
-        result_kind = self.word(e, _c(4))
-        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["none"])), "something", nothing)
-        self.branch(b.icmp_signed("!=", result_kind, _c(_RESULT_KINDS["tuple"])), "one", many)
-        b.store(output(_c(0)), result)
-        b.branch(release)
-        b.position_at_end(nothing)
-        self.call("Py_IncRef", ir.VoidType(), self.address("None"))
-        b.store(self.address("None"), result)
-        b.branch(release)
-        b.position_at_end(many)
-        tup = self.call("PyTuple_New", _ptr, n_out)
-        self.branch(b.icmp_unsigned("!=", tup, self.null), "fill", no_tuple)
-        self.loop(n_out, lambda k: self.call("PyTuple_SetItem", _i32, tup, k, output(k)))  # steals it
-        b.store(tup, result)
-        b.branch(release)
+        def container(op, n, address):
+            items = b.gep(stack, [b.sub(b.load(depth), n)])
+            made_at = _local(b, _ptr)
+            b.store(self.null, made_at)
+            with b.if_else(b.icmp_signed("<=", op, _c(OP_LIST))) as (sequence, other):
+                with sequence:  # a tuple or list: it takes the items' references
+                    is_tuple = b.icmp_signed("==", op, _c(OP_TUPLE))
+                    with b.if_else(is_tuple) as (tuple_, list_):
+                        with tuple_:
+                            b.store(self.call("PyTuple_New", _ptr, n), made_at)
+                        with list_:
+                            b.store(self.call("PyList_New", _ptr, n), made_at)
+                    made = b.load(made_at)
+                    with b.if_then(b.icmp_unsigned("!=", made, self.null)):
+                        def set_item(k):
+                            item = b.load(b.gep(items, [k]))
+                            with b.if_else(is_tuple) as (tuple_, list_):
+                                with tuple_:
+                                    self.call("PyTuple_SetItem", _i32, made, k, item)
+                                with list_:
+                                    self.call("PyList_SetItem", _i32, made, k, item)
 
-        # Buffers not returned (scratch) are released; the returned ones are the result's now.
-        b.position_at_end(release)
-        b.store(buffers_at, cursor)
+                        self.loop(n, set_item)
+                        b.store(b.sub(b.load(depth), n), depth)
+                with other:
+                    with b.if_else(b.icmp_signed("==", op, _c(OP_DICT))) as (mapping, call):
+                        with mapping:  # the keys (str, int) in order; the dict takes references of its own
+                            made = self.call("PyDict_New", _ptr)
+                            b.store(made, made_at)
+                            with b.if_then(b.icmp_unsigned("!=", made, self.null)):
+                                keys = b.inttoptr(address, _wptr)
+                                failed_set = self.var(_c(0))
 
-        def release_scratch(k):
-            c = b.load(cursor)
-            scratch, after = self.block("scratch"), self.block("after")
-            b.cbranch(b.icmp_signed("==", self.word(e, b.add(c, _c(1))), _c(0)), scratch, after)
-            b.position_at_end(scratch)
-            self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k])))
-            b.branch(after)
-            b.position_at_end(after)
-            b.store(b.add(c, b.add(self.word(e, b.add(c, _c(2))), _c(3))), cursor)
+                                def set_key(k):
+                                    key = b.inttoptr(self.word(keys, b.add(k, _c(1))), _ptr)
+                                    item = b.load(b.gep(items, [k]))
+                                    status = self.call("PyDict_SetItem", _i32, made, key, item)
+                                    with b.if_then(b.icmp_signed("<", status, ir.Constant(_i32, 0))):
+                                        b.store(_c(1), failed_set)
 
-        self.loop(n_buf, release_scratch)
+                                self.loop(n, set_key)
+                                with b.if_then(b.icmp_signed("!=", b.load(failed_set), _c(0))):
+                                    self.call("Py_DecRef", ir.VoidType(), made)
+                                    b.store(self.null, made_at)
+                                with b.if_then(b.icmp_unsigned("!=", b.load(made_at), self.null)):
+                                    self.loop(n, lambda k: self.call("Py_DecRef", ir.VoidType(),
+                                                                     b.load(b.gep(items, [k]))))
+                                    b.store(b.sub(b.load(depth), n), depth)
+                        with call:  # a named tuple: its class called with the items
+                            made = self.call("PyObject_Vectorcall", _ptr, b.inttoptr(address, _ptr), items, n,
+                                             self.null)
+                            b.store(made, made_at)
+                            self.loop(n, lambda k: self.call("Py_DecRef", ir.VoidType(),
+                                                             b.load(b.gep(items, [k]))))
+                            b.store(b.sub(b.load(depth), n), depth)
+            push(b.load(made_at))
+
+        def step(s):
+            at = b.add(ops_at, b.add(b.mul(s, _c(3)), _c(1)))
+            op, count, address = (self.word(e, b.add(at, _c(w))) for w in range(3))
+            with b.if_else(b.icmp_signed("==", op, _c(OP_OUTPUT))) as (leaf, node):
+                with leaf:
+                    output(count)
+                with node:
+                    with b.if_else(b.icmp_signed("==", op, _c(OP_NONE))) as (none, made):
+                        with none:
+                            self.call("Py_IncRef", ir.VoidType(), self.address("None"))
+                            push(self.address("None"))
+                        with made:
+                            container(op, count, address)
+
+        self.loop(n_ops, step)
+        result = b.load(stack)  # the one object left
+        # The buffers: the result holds references of its own to those it returns.
+        self.loop(n_buf, lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(outs, [k]))))
         self.call("Py_DecRef", ir.VoidType(), b.load(status))
         self.call("Py_DecRef", ir.VoidType(), state)
         def release_reads(k):
             self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(args, [b.add(given, k)])))
 
         self.loop(b.sub(nargs, given), release_reads)
-        value = b.load(result)
+        value = result
         done = b.block
 
-        # A failed allocation (of a result, a scalar or the tuple; the exception is set):
+        # A failed allocation (of a result, a scalar or a container; the exception is set):
         # release the results made so far (Py_DecRef passes over NULL), return NULL.
-        b.position_at_end(no_tuple)
+        b.position_at_end(unbuilt)
+        self.loop(b.load(depth), lambda k: self.call("Py_DecRef", ir.VoidType(), b.load(b.gep(stack, [k]))))
         b.store(n_buf, made)
         b.branch(failed)
         b.position_at_end(raised)
@@ -1296,6 +1641,40 @@ class _Emitter:
         b.ret(self.null)
         b.position_at_end(done)
         return value
+
+    def argument_or_object(self, kind, first, second, desc, value, data_of) -> None:
+        """Into ``value``, a new reference: an argument itself (the caller's array), a NumPy
+        scalar of an argument's value where the kernel reads it (a number's: inside its object,
+        or the converted int; a 0-d array's data; no base: a stand-in header is no object), or
+        a constant scalar, or a view of an argument in the result's shape (``_outputs``'s
+        ``OUT_ARGUMENT``, ``OUT_ARGUMENT_SCALAR``, ``OUT_OBJECT``, ``OUT_VIEW``)."""
+        b = self.b
+        with b.if_then(b.icmp_signed("==", kind, _c(OUT_VIEW))):  # NumPy's reshape: a view of it
+            argument = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+            b.store(self.call("PyArray_Newshape", _ptr, argument, b.inttoptr(second, _ptr),
+                              ir.Constant(_i32, 0)), value)
+        with b.if_else(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_SCALAR))) as (scalar, shared):
+            with scalar:
+                header = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+                own = b.inttoptr(second, _ptr)
+                with b.if_else(b.icmp_unsigned("==", own, self.null)) as (array, number):
+                    with array:
+                        descr = b.load(self.at(header, _LAYOUT["descr"], _ptr))
+                        b.store(self.call("PyArray_Scalar", _ptr, data_of(header), descr, self.null), value)
+                    with number:
+                        b.store(self.call("PyArray_Scalar", _ptr, data_of(header), own, self.null), value)
+            with shared:
+                is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
+                with b.if_else(is_argument) as (argument, other):
+                    with argument:
+                        obj = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
+                        self.call("Py_IncRef", ir.VoidType(), obj)
+                        b.store(obj, value)
+                    with other:
+                        with b.if_then(b.icmp_signed("==", kind, _c(OUT_OBJECT))):
+                            obj = b.inttoptr(first, _ptr)
+                            self.call("Py_IncRef", ir.VoidType(), obj)
+                            b.store(obj, value)
 
     def python_call(self, self_, args, nargs, kwnames) -> ir.Value:
         """``python_call(self, *args, **kwargs)`` through vectorcall, the same arguments."""
@@ -1319,6 +1698,15 @@ class _Emitter:
                          kwnames)
 
     # -- helpers ----------------------------------------------------------------------------
+    def message(self, text: str) -> ir.Value:
+        """A constant C string in the module, as an ``i8*``."""
+        data = bytearray(text.encode() + b"\0")
+        name = f"message_{len(self.fn.module.globals)}"
+        made = ir.GlobalVariable(self.fn.module, ir.ArrayType(_i8, len(data)), name)
+        made.global_constant, made.linkage = True, "internal"
+        made.initializer = ir.Constant(ir.ArrayType(_i8, len(data)), data)
+        return self.b.bitcast(made, _ptr)
+
     def address(self, name: str) -> ir.Value:
         """The environment's word ``name``, as a pointer."""
         b = self.b
@@ -1381,45 +1769,40 @@ def _local(b: ir.IRBuilder, ty) -> ir.Value:
 def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
     """The arguments of ``entries`` (key, keyword names, order, containers) for a memo's call
     (``call_memo.Structure`` ``known``) whose leaves are its arguments, positional or keyword,
-    or the items of its tuple and list arguments, each once: arrays (a strided one with its
-    strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype, and ints
-    it takes as int64 (``api.int_class``: the ints of their signature); the other arguments
-    static ones of ``STATIC_TYPES``. None for any other call. The key and order are the flat
-    values': each container's items in its place."""
+    or the items of its container arguments (nested ones too), each once: arrays (a strided one
+    with its strides), numbers of ``SCALAR_TYPES`` that the executable takes as their own dtype,
+    and ints it takes as int64 (``api.int_class``: the ints of their signature); the other
+    arguments static ones of ``STATIC_TYPES``. None for any other call. The key and order are
+    the flat values': each container's items in its place, nested ones in theirs (pytree's
+    order). ``containers``: per level of nesting, the containers found there (``expand``'s
+    passes: each replaces the containers of the values the last one left by their items)."""
     values = (*args, *kwargs.values())
-    slot = {name: len(args) + k for k, name in enumerate(kwargs)}  # a keyword's place in ``values``
-    flat, first, containers = [], [], []
-    for s, v in enumerate(values):
-        first.append(len(flat))
-        if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
-            keys = tuple(sorted(v))
-            containers.append((s, dict, keys))
-            flat.extend(v[k] for k in keys)
-        elif type(v) in CONTAINERS:
-            containers.append((s, type(v), len(v)))
-            flat.extend(v)
-        else:
-            flat.append(v)
-    if len(flat) - len(values) > MAX_ITEMS:
-        return None
+    level = [(v, (where,)) for v, where in zip(values, (*range(len(args)), *kwargs))]
+    containers = []
+    while any(is_container(v) for v, _ in level):
+        found, items = [], []
+        for i, (v, path) in enumerate(level):
+            if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
+                keys = tuple(sorted(v))
+                found.append((i, dict, keys))
+                items.extend((v[k], (*path, k)) for k in keys)
+            elif is_container(v):  # (a named tuple: its class, matched exactly)
+                found.append((i, type(v), len(v)))
+                items.extend((x, (*path, k)) for k, x in enumerate(v))
+            else:
+                items.append((v, path))
+        containers.append(tuple(found))
+        if len(containers) > MAX_DEPTH or len(items) - len(values) > MAX_ITEMS:
+            return None
+        level = items
+    flat = [v for v, _ in level]
+    place = {path: s for s, (_, path) in enumerate(level)}  # a leaf's path -> its place in ``flat``
     key, order = [None] * (2 * len(flat)), [-1] * len(flat)
     for k, (where, dtype) in enumerate(known.sources):
-        if type(where) is tuple:  # an item of a container argument
-            where, item = where
-            s = where if type(where) is int else slot[where]
-            if type(values[s]) not in CONTAINERS:
-                return None
-            if type(values[s]) is dict:
-                item = containers[[c[0] for c in containers].index(s)][2].index(item)
-            s = first[s] + item
-        else:
-            s = where if type(where) is int else slot[where]
-            if type(values[s]) in CONTAINERS:
-                return None
-            s = first[s]
-        a = flat[s]
-        if order[s] != -1:
+        s = place.get(where if type(where) is tuple else (where,))
+        if s is None or order[s] != -1:
             return None
+        a = flat[s]
         order[s] = k
         if dtype is None:
             key[2 * s:2 * s + 2] = a.dtype, a.shape if a.flags.c_contiguous else Strided((a.shape, a.strides))
@@ -1430,11 +1813,8 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
         else:
             return None
     for where in known.statics:
-        s = where if type(where) is int else slot[where]
-        if type(values[s]) in CONTAINERS:
-            return None
-        s = first[s]
-        if order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
+        s = place.get((where,))
+        if s is None or order[s] != -1 or key[2 * s] is not None or type(flat[s]) not in STATIC_TYPES:
             return None
         key[2 * s:2 * s + 2] = type(flat[s]), Static((flat[s],))
     if any(k is None for k in key[::2]):  # an argument neither a leaf nor static

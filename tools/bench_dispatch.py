@@ -21,12 +21,17 @@ forms of a function (``call_forms``: jitted methods, static and class methods, `
 bound method, a partial, a callable object) and arguments of other kinds (a 0-d array, a NumPy
 scalar, a Python float, a list, an ``out`` argument, a global array rebound between calls, and
 the other call-time inputs and containers of arrays);
-``--only-forms`` runs those and ``f(x, y)`` alone.
+``--only-forms`` runs those and ``f(x, y)`` alone. ``--results`` adds results of other shapes
+(``result_forms``: lists, dicts, nested and named tuples, ``x.item(0)``, ``[x[0], x[1]]``,
+``tolist()``, a returned loop counter, constant outputs), nested container arguments and
+random draws (``np.random`` inside the function, NumPy's own draws for scale);
+``--only-results`` runs those and ``f(x, y)`` alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import functools
 import statistics
 import time
@@ -250,6 +255,70 @@ def call_forms() -> dict:
     }
 
 
+RNG = np.random.default_rng(0)  # the generator the draw rows read (a global: a call-time input)
+Pair = collections.namedtuple("Pair", "total scaled")
+
+
+def _counted(x):
+    i = 0
+    for i in range(x.shape[0]):  # noqa: B007  (the counter left after the loop: the row)
+        pass
+    return x[:i].sum(), i
+
+
+def result_forms() -> dict:
+    """Results that are not an array or a flat tuple of arrays, and random draws, on float32[8]
+    (float64[8] where the row says so)."""
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    y = x[::-1].copy()
+    x64 = x.astype(np.float64)
+    listed = jc.jit(lambda x, y: [x + y, x * y])
+    mapping = jc.jit(lambda x, y: {"s": x + y, "p": x * y})
+    nested = jc.jit(lambda x, y: (x + y, (x * y, x - y)))
+    named = jc.jit(lambda x, y: Pair(x.sum(), x * y))
+    item = jc.jit(lambda x: x.item(0))
+    elements = jc.jit(lambda x: [x[0], x[1]])
+    tolist = jc.jit(lambda x: x.tolist())
+    counted = jc.jit(_counted)
+    constants = jc.jit(lambda x: (x + 1, 2.5, np.zeros(3)))
+    noisy = jc.jit(lambda x: x + RNG.normal(size=8))
+    two = jc.jit(lambda x: (x * RNG.random(8), RNG.integers(0, 10, size=8)))
+    scalar_draw = jc.jit(lambda x: x * RNG.normal())
+    floats = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    doubled = jc.jit(lambda a: a * 2)
+    rng = np.random.default_rng(1)
+    two_layers = jc.jit(lambda p, x: (x * p["l1"]["w"] + p["l1"]["b"]) * p["l2"]["w"] + p["l2"]["b"])
+    params = {"l1": {"w": x, "b": y}, "l2": {"w": y, "b": x}}
+    pairs = jc.jit(lambda xs: xs[0][0] + xs[0][1] * xs[1])
+    reshaped = jc.jit(lambda x: x.reshape(2, 4))
+    affine = jc.jit(lambda p, x: x * p.total + p.scaled)
+    weights = Pair(x, y)
+    return {
+        "jitcore [x + y, x * y] (a list result)": lambda: listed(x, y),
+        "jitcore {'s': .., 'p': ..} (a dict result)": lambda: mapping(x, y),
+        "jitcore (a, (b, c)) (a nested tuple result)": lambda: nested(x, y),
+        "jitcore Pair(x.sum(), x * y) (a named tuple)": lambda: named(x, y),
+        "jitcore x.item(0) (float64[8])": lambda: item(x64),
+        "jitcore [x[0], x[1]] (float64[8])": lambda: elements(x64),
+        "jitcore x.tolist() (float64[8])": lambda: tolist(x64),
+        "jitcore (x[:i].sum(), i) (a returned loop counter)": lambda: counted(x),
+        "jitcore (x + 1, 2.5, np.zeros(3)) (constant outputs)": lambda: constants(x),
+        "jitcore t(list of 8 floats) (returns a list)": lambda: doubled(floats),
+        "jitcore x.reshape(2, 4) (a view of the argument)": lambda: reshaped(x),
+        "numpy x.reshape(2, 4)": lambda: x.reshape(2, 4),
+        "jitcore x + rng.normal(size=8) (a draw)": lambda: noisy(x),
+        "jitcore (x * rng.random(8), rng.integers(..)) (two draws)": lambda: two(x),
+        "jitcore x * rng.normal() (a draw of one number)": lambda: scalar_draw(x),
+        "jitcore two_layers({'l1': {'w', 'b'}, 'l2': {..}}, x) (nested dicts)": lambda: two_layers(params, x),
+        "jitcore s(((x, y), x)) (a nested tuple argument)": lambda: pairs(((x, y), x)),
+        "jitcore affine(Pair(w, b), x) (a named tuple argument)": lambda: affine(weights, x),
+        "numpy x + rng.normal(size=8)": lambda: x + rng.normal(size=8),
+        "numpy (x * rng.random(8), rng.integers(0, 10, size=8))": lambda: (x * rng.random(8),
+                                                                          rng.integers(0, 10, size=8)),
+        "numpy [x + y, x * y]": lambda: [x + y, x * y],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--batches", type=int, default=25, help="timed batches per variant (default 25)")
@@ -258,12 +327,16 @@ def main() -> None:
     parser.add_argument("--forms", action="store_true",
                         help="add methods, callable objects and the other forms of a function (see above)")
     parser.add_argument("--only-forms", action="store_true", help="the --forms rows and f(x, y) alone")
+    parser.add_argument("--results", action="store_true", help="add results of other shapes and draws")
+    parser.add_argument("--only-results", action="store_true", help="the --results rows and f(x, y) alone")
     args = parser.parse_args()
     rows = variants(args.kinds)
-    if args.only_forms:
+    if args.only_forms or args.only_results:
         rows = {name: fn for name, fn in rows.items() if name == "jitcore f(x, y)"}
     if args.forms or args.only_forms:
         rows.update(call_forms())
+    if args.results or args.only_results:
+        rows.update(result_forms())
     for fn in rows.values():  # compile, then the first cached calls (which set up the native call)
         for _ in range(3):
             fn()

@@ -45,9 +45,17 @@ def test_the_key_covers_flat_calls_only():
     assert memo_key(x, np.float32(1)) == (2, memo_key(x)[1], np.float32)  # a NumPy scalar: its type
     assert memo_key(x, np.float32(1)) != memo_key(x, np.float64(1)) != memo_key(x, 1.0)
     assert memo_key(x, np.int8(1), statics=True) != memo_key(x, np.int8(2), statics=True)
-    for other in (unaligned, ((x,),), [x, [x]], [x, "a"], [x] * 33, {1: x}, {"a": [x]}, None,
-                  np.ma.masked_array(x), 2 ** 64, np.str_("a"), "a", object()):
+    deep = [x]
+    for _ in range(call_memo.MAX_DEPTH):
+        deep = [deep]
+    for other in (unaligned, [x, "a"], [x] * 33, {1: x}, {"a": [x, {1: x}]}, None, [[x] * 20, [x] * 20],
+                  deep, np.ma.masked_array(x), 2 ** 64, np.str_("a"), "a", object()):
         assert memo_key(x, other) is None and memo_key(x, y=other) is None, other
+    # nested containers (dispatch38): each level's type, keys and items
+    inner = (tuple, None, (memo_key(x)[1],))
+    assert memo_key(x, ((x,),)) == (2, memo_key(x)[1], (tuple, None, (inner,)))
+    assert memo_key(x, ((x,),)) != memo_key(x, ([x],)) != memo_key(x, [(x,)]) != memo_key(x, ((x, x),))
+    assert memo_key(x, {"a": {"w": x}}) != memo_key(x, {"a": {"v": x}}) != memo_key(x, {"a": [x]})
     # a flat tuple or list of arrays and numbers: its type, length and items (dispatch37)
     assert memo_key(x, (x, 2.0)) == (2, memo_key(x)[1], (tuple, None, (memo_key(x)[1], float)))
     swapped, other_key = {"b": 1.0, "a": x}, {"a": x, "c": 2.0}
