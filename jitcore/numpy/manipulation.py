@@ -889,6 +889,21 @@ def _ediff_extra(trace, extra, name: str, dtype):
     return prims.convert(prims.reshape(value, (-1,)), dtype)
 
 
+def _cross_takes_2d() -> bool:
+    """Whether the installed NumPy still takes 2-vectors in ``np.cross`` (deprecated in 2.0,
+    refused since 2.5): jitcore's cross does as the NumPy it runs with does."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            np.cross([1.0, 0.0], [0.0, 1.0])
+        except ValueError:
+            return False
+    return True
+
+
+_CROSS_TAKES_2D = _cross_takes_2d()
+
+
 @implements(np.cross)
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     """NumPy's cross product of 2- and 3-vectors along ``axisa``/``axisb`` (or ``axis``),
@@ -900,6 +915,10 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     trace = prims.find_trace(a, b)
     a, b = (x if isinstance(x, Tracer) else prims.constant(trace, np.asarray(x)) for x in (a, b))
     a, b = prims.moveaxis(a, axisa, -1), prims.moveaxis(b, axisb, -1)
+    if not _CROSS_TAKES_2D and (a.shape[-1] != 3 or b.shape[-1] != 3):
+        raise JitValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they are "
+                            f"{a.shape[-1]} and {b.shape[-1]} dimensional instead. (numpy.cross at "
+                            f"{user_location()})")
     if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if a.shape[-1] == 2 or b.shape[-1] == 2:

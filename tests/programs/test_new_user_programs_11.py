@@ -276,6 +276,11 @@ def kabsch(P, Q):
     return R, np.sqrt(np.mean(np.sum((aligned - Q) ** 2, axis=1)))
 
 
+def turn(u, v):
+    """The z of the cross product of 2-vectors (np.cross refuses 2-vectors since NumPy 2.5)."""
+    return u[0] * v[1] - u[1] * v[0]
+
+
 def convex_hull_monotone(pts):
     """Andrew's monotone chain: the hull's vertex indices counter-clockwise, padded with -1."""
     n = pts.shape[0]
@@ -284,14 +289,14 @@ def convex_hull_monotone(pts):
     k = 0
     for i in range(n):  # lower hull
         p = order[i]
-        while k >= 2 and np.cross(pts[hull[k - 1]] - pts[hull[k - 2]], pts[p] - pts[hull[k - 2]]) <= 0:
+        while k >= 2 and turn(pts[hull[k - 1]] - pts[hull[k - 2]], pts[p] - pts[hull[k - 2]]) <= 0:
             k -= 1
         hull[k] = p
         k += 1
     lower = k + 1
     for i in range(n - 2, -1, -1):  # upper hull
         p = order[i]
-        while k >= lower and np.cross(pts[hull[k - 1]] - pts[hull[k - 2]], pts[p] - pts[hull[k - 2]]) <= 0:
+        while k >= lower and turn(pts[hull[k - 1]] - pts[hull[k - 2]], pts[p] - pts[hull[k - 2]]) <= 0:
             k -= 1
         hull[k] = p
         k += 1

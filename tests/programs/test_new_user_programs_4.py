@@ -143,7 +143,8 @@ def gradients(f, dx):
 
 
 def torque(r, F):
-    return np.cross(r, F), np.cross(r[0], F[0]), np.cross(r[:, :2], F[:, :2])
+    planar = r[:, 0] * F[:, 1] - r[:, 1] * F[:, 0]  # 2-vectors: np.cross refuses them since NumPy 2.5
+    return np.cross(r, F), np.cross(r[0], F[0]), planar
 
 
 def outer_kron(a, b):
