@@ -476,6 +476,19 @@ def _not_compiled(name: str):
     return _method(method, name)
 
 
+def _memory_layout(name: str):
+    """A property of an array's memory (``strides``, ``flags``, ...): a traced array has none
+    (the compiled code picks the layouts of its intermediates), so jitcore's own clear error, not
+    an AttributeError, with what to write instead."""
+    def prop(self):
+        raise UnsupportedError(
+            f"ndarray.{name} is a property of an array's memory, which a traced array does not "
+            f"have (at {user_location()}): windows are np.lib.stride_tricks.sliding_window_view, "
+            "and a copy is np.array(x) or x.copy(); read it outside the jitted function")
+
+    return prop
+
+
 def compress(self, condition, axis=None, out=None):
     return registry.apply_function(np.compress, (condition, self, axis, out), {})
 
@@ -504,7 +517,8 @@ _METHODS = {
 _SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,
                "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
-               "nbytes": lambda self: self.size * self.dtype.itemsize}
+               "nbytes": lambda self: self.size * self.dtype.itemsize,
+               **{name: _memory_layout(name) for name in ("strides", "flags", "ctypes")}}
 
 
 def install() -> None:

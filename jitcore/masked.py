@@ -172,6 +172,10 @@ class MaskedSelection:
             if func is np.vdot and isinstance(a, MaskedSelection):
                 a = np.conjugate(a)
             return self._dot(func.__name__, a, b)
+        if func in _STATISTICS:
+            if args[0] is not self:
+                raise self._refusal(f"numpy.{func.__name__} with it after the first argument")
+            return _STATISTICS[func](self, *args[1:], **kwargs)
         reduce = _REDUCTIONS.get(func)
         others = (*args[1:], *kwargs.values())
         if reduce is None or args[0] is not self or any(isinstance(a, MaskedSelection) for a in others):
@@ -263,6 +267,48 @@ class MaskedSelection:
 
     def count_nonzero(self, axis=None, keepdims=False):
         return (self != 0).sum(axis=axis, keepdims=keepdims)
+
+    # -- order statistics and counts: their shapes do not depend on the selection's -------------
+    def _quantile(self, name: str, q, axis=None, out=None, overwrite_input=False, method="linear",
+                  keepdims=False, *, weights=None, interpolation=None):
+        from jitcore.numpy import selection_statistics  # here: jitcore.numpy imports this module
+
+        _no_out(out, name)
+        if weights is not None or interpolation is not None:
+            raise self._refusal(f"numpy.{name} with weights= or interpolation=")
+        axes, kept = self._axes(axis, keepdims)
+        return selection_statistics.quantile(self.values, self._where(), axes, kept, q, method, name)
+
+    def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
+        from jitcore.numpy import selection_statistics
+
+        _no_out(out, name)
+        axes, kept = self._axes(axis, keepdims)
+        return selection_statistics.median(self.values, self._where(), axes, kept, name)
+
+    def _histogram(self, bins=10, range=None, density=None, weights=None):
+        """``np.histogram(x[m], ...)``: the histogram of all of ``x`` counting only the selected
+        elements (``weights`` a selection by the same mask, if given)."""
+        from jitcore.numpy import reductions
+
+        if isinstance(weights, MaskedSelection):
+            weights = self._operand(weights, "histogram")  # its values
+        elif weights is not None:
+            raise self._refusal("numpy.histogram with weights that are not x[mask]'s")
+        return reductions.histogram_of(self.values, bins, range, density, weights,
+                                       selected=self._where())
+
+    def _bincount(self, weights=None, minlength=0):
+        """``np.bincount(x[m], minlength=k)``: each selected value counted (or its weight
+        summed); the others add nothing. (Weighted counts are float64 even where nothing is
+        selected: NumPy's are int64 zeros then, a dtype that depends on the data.)"""
+        from jitcore.numpy import reductions
+
+        if isinstance(weights, MaskedSelection):
+            weights = self._operand(weights, "bincount")
+        elif weights is not None:
+            raise self._refusal("numpy.bincount with weights that are not x[mask]'s")
+        return reductions.bincount_of(self.values, weights, minlength, selected=self._where())
 
 
 class RangedSelection(MaskedSelection):
@@ -365,6 +411,16 @@ _REDUCTIONS = {np.sum: MaskedSelection.sum, np.prod: MaskedSelection.prod, np.an
                np.amax: MaskedSelection.max, np.min: MaskedSelection.min, np.amin: MaskedSelection.min,
                np.var: MaskedSelection.var, np.std: MaskedSelection.std,
                np.count_nonzero: MaskedSelection.count_nonzero}
+
+# Functions of a whole selection whose result's shape does not depend on how many it holds.
+_STATISTICS = {
+    **{f: (lambda self, *a, _n=f.__name__, **k: self._quantile(_n, *a, **k))
+       for f in (np.quantile, np.percentile, np.nanquantile, np.nanpercentile)},
+    **{f: (lambda self, *a, _n=f.__name__, **k: self._median(_n, *a, **k))
+       for f in (np.median, np.nanmedian)},
+    np.histogram: MaskedSelection._histogram,
+    np.bincount: MaskedSelection._bincount,
+}
 
 
 def select(x: Tracer, mask: Tracer) -> MaskedSelection:

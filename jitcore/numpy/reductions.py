@@ -599,6 +599,12 @@ def bincount(x, weights=None, minlength=0):
     negative value)."""
     if not traced(x, weights):
         return np.bincount(x, weights, minlength)
+    return bincount_of(x, weights, minlength)
+
+
+def bincount_of(x, weights, minlength, selected: Tracer | None = None):
+    """``bincount``'s traced body; ``selected`` (a boolean tracer of ``x``'s shape, from
+    ``x[mask]``): only those elements are counted, the others add nothing."""
     trace = prims.find_trace(x, weights)
     if not isinstance(x, Tracer):  # constant values (np.indices, say): NumPy's length and checks
         try:
@@ -624,15 +630,21 @@ def bincount(x, weights=None, minlength=0):
             "result depends on the largest value otherwise, and a compiled function's shapes are "
             "fixed when it is traced. Values at or past minlength raise IndexError")
     idx = prims.where(prims.ufunc(np.less, x, 0), minlength, prims.convert(x, np.dtype(np.intp)))
+    if selected is not None:  # left out: bin 0, adding 0 (a value out of range is not an error)
+        idx = prims.where(selected, idx, 0)
     if weights is None or x.size == 0:  # NumPy: counts (intp) for an empty x, weights or not
-        return _count_into(trace, idx, 1, minlength, np.intp)
+        ones = 1 if selected is None else prims.convert(selected, np.dtype(np.intp))
+        return _count_into(trace, idx, ones, minlength, np.intp)
     w = weights if isinstance(weights, Tracer) else prims.constant(trace, np.asarray(weights))
     if w.shape != x.shape:
         raise ValueError("The weights and list don't have the same length.")
     if w.dtype.kind == "c":
         raise JitTypeError(f"Cannot cast array data from {w.dtype!r} to dtype('float64') according "
                            "to the rule 'safe'")
-    return _count_into(trace, idx, prims.convert(w, np.dtype(np.float64)), minlength, np.float64)
+    w = prims.convert(w, np.dtype(np.float64))
+    if selected is not None:
+        w = prims.where(selected, w, 0.0)
+    return _count_into(trace, idx, w, minlength, np.float64)
 
 
 def _static_range(bounds, api: str):
@@ -661,15 +673,23 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     NumPy's ValueError (``JitValueError``)."""
     if not traced(a, weights, bins):
         return np.histogram(a, bins, range, density, weights)
+    return histogram_of(a, bins, range, density, weights)
+
+
+def histogram_of(a, bins, range, density, weights, selected: Tracer | None = None):
+    """``histogram``'s traced body; ``selected`` (a boolean tracer of ``a``'s shape, from
+    ``a[mask]``): only those elements are binned, and only they set the edges from the data."""
     trace = prims.find_trace(a, weights, bins)
     a = prims.reshape(a if isinstance(a, Tracer) else prims.constant(trace, np.asarray(a)), (-1,))
+    if selected is not None:
+        selected = prims.reshape(selected, (-1,))
     if a.dtype.kind == "c":
         raise UnsupportedError(f"numpy.histogram of complex numbers is not supported under jit "
                                f"(at {user_location()}); NumPy compares them by real part first")
     if a.dtype.kind == "b":  # NumPy converts booleans to uint8 (with a warning)
         a = prims.convert(a, np.dtype(np.uint8))
     if range is None and np.ndim(bins) == 0 and not isinstance(bins, (str, Tracer)):
-        edges, first, last = _data_edges(trace, a, bins)
+        edges, first, last = _data_edges(trace, a, bins, selected)
         n = edges.shape[0] - 1
         inner = edges[1:-1]
     elif isinstance(bins, Tracer):  # edges computed in the function: checked when it runs
@@ -683,6 +703,8 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
     x = prims.convert(a, np.result_type(a.dtype, edges.dtype))
     keep = prims.ufunc(np.bitwise_and, prims.ufunc(np.greater_equal, a, first),
                        prims.ufunc(np.less_equal, a, last))
+    if selected is not None:
+        keep = prims.ufunc(np.bitwise_and, keep, selected)
     # The bin: how many inner edges lie at or below x (the last edge belongs to the last bin).
     above = prims.ufunc(np.greater_equal, prims.reshape(x, x.shape + (1,)), inner)
     idx = prims.reduction("sum", above, 1, False, np.intp) if n > 1 else \
@@ -822,10 +844,11 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     return hist, edges[0], edges[1]
 
 
-def _data_edges(trace, a: Tracer, bins):
+def _data_edges(trace, a: Tracer, bins, selected: Tracer | None = None):
     """NumPy's edges for a bin count without ``range=``: ``linspace(min, max, bins + 1)`` in
     the data's float dtype (float64 for integers), widened by 0.5 each way when min == max,
-    ``[0, 1]`` for no data. Traced: the edges, and the outer edges values are kept by."""
+    ``[0, 1]`` for no data (or nothing ``selected``). Traced: the edges, and the outer edges
+    values are kept by."""
     n = operator.index(bins)
     if n < 1:
         raise ValueError("`bins` must be positive, when an integer")
@@ -833,9 +856,17 @@ def _data_edges(trace, a: Tracer, bins):
     if a.size == 0:
         first = prims.constant(trace, np.zeros((), bin_type))
         last = prims.constant(trace, np.ones((), bin_type))
+    elif selected is not None:  # the selected elements' min and max; [0, 1] for none
+        x = prims.convert(a, bin_type)
+        first = np.min(x, where=selected, initial=np.inf)
+        last = np.max(x, where=selected, initial=-np.inf)
+        some = np.any(selected)
+        first = prims.where(some, first, prims.constant(trace, np.zeros((), bin_type)))
+        last = prims.where(some, last, prims.constant(trace, np.ones((), bin_type)))
     else:
         first = prims.convert(prims.reduction("min", a), bin_type)
         last = prims.convert(prims.reduction("max", a), bin_type)
+    if a.size:
         _raise_if_not_finite(first, last)
         same = prims.ufunc(np.equal, first, last)
         half = np.asarray(0.5, bin_type)

@@ -39,7 +39,7 @@ def _lane_axis(a: Tracer, axis, name: str, kind, order) -> tuple[Tracer, int]:
     if kind not in _KINDS:
         raise ValueError(f"{name} kind must be one of 'quick', 'heap', or 'stable' (got {kind!r}) "
                          f"(at {user_location()})")
-    if a.dtype.kind == "c":
+    if a.dtype.kind == "c" and name not in ("sort", "argsort"):
         raise UnsupportedError(f"numpy.{name} of complex numbers is not supported under jit yet "
                                f"(at {user_location()})")
     if axis is None:
@@ -56,6 +56,8 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
     if not traced(a):
         return np.sort(a, axis=axis, kind=kind, order=order, stable=stable)
     x, ax = _lane_axis(a, axis, "sort", kind, order)
+    if x.dtype.kind == "c":
+        return np.take_along_axis(x, _complex_order(x, ax), axis=ax)
     return prims.sort(x, ax)
 
 
@@ -65,7 +67,23 @@ def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     if not traced(a):
         return np.argsort(a, axis=axis, kind=kind, order=order, stable=stable)
     x, ax = _lane_axis(a, axis, "argsort", kind, order)
+    if x.dtype.kind == "c":
+        return _complex_order(x, ax)
     return prims.argsort(x, ax)
+
+
+def _complex_order(z: Tracer, axis: int) -> Tracer:
+    """NumPy's order of complex numbers: those without NaN by real part, ties by imaginary part;
+    then those with a NaN in four classes, R + nanj (by real part), nan + Rj (by imaginary part),
+    nan + nanj. Stable argsorts from the least significant key: the imaginary parts, the real
+    parts (NaN ties with NaN, so the order so far stays), then the class."""
+    re, im = np.real(z), np.imag(z)
+    order = prims.argsort(im, axis)
+    order = np.take_along_axis(order, prims.argsort(np.take_along_axis(re, order, axis=axis), axis),
+                               axis=axis)
+    nan_class = np.isnan(im).astype(np.int8) + np.int8(2) * np.isnan(re).astype(np.int8)
+    by_class = prims.argsort(np.take_along_axis(nan_class, order, axis=axis), axis)
+    return np.take_along_axis(order, by_class, axis=axis)
 
 
 @implements(np.lexsort)
@@ -442,7 +460,7 @@ def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype:
     plain = not skip_nan  # a NaN sorts last: the last place tells a lane holding one
     wanted = [lo_i, hi_i] if gamma is not None else [lo_i]
     if plain and x.dtype.kind == "f":
-        wanted.append(count - 1)
+        wanted.append((count - 1)[..., None])  # one rank per lane (count: one per lane or for all)
     s = _selected_at(x, wanted)
     if gamma is None:
         value = prims.convert(_take_lanes(s, lo_i), dtype)
@@ -452,7 +470,9 @@ def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype:
         lo, hi, t = (prims.convert(v, dtype) for v in (lo, hi, gamma))
         one = np.ones((), dtype)
         value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
-    no_value = (np.isnan(s[..., -1]) if x.dtype.kind == "f" else None) if plain else count == 0
+    # the value at rank count - 1 (the lane's last unless ``count`` is a selection's): NaN sorts last
+    last = np.broadcast_to(count - 1, s.shape[:-1])
+    no_value = (np.isnan(_at(s, last)) if x.dtype.kind == "f" else None) if plain else count == 0
     if no_value is not None:
         value = np.where(no_value[..., None], np.array(np.nan, dtype), value)
     value = np.moveaxis(value, -1, 0)  # the q first, as NumPy puts them

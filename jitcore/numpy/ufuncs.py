@@ -282,6 +282,10 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         (a,) = inputs  # the parity of the true elements: the bitwise xor of the truth values
         return prims.bitwise_reduction(np.bitwise_xor, prims.as_bool(a), kwargs.get("axis", 0),
                                        kwargs.get("keepdims", False))
+    if (method == "accumulate" and ufunc in _LOGICAL_ACCUMULATIONS
+            and kwargs.get("dtype") in (None, np.bool_, bool)):
+        (a,) = inputs
+        return _logical_accumulation(ufunc, a, kwargs.get("axis", 0))
     if method == "accumulate" and ufunc in _UFUNC_ACCUMULATIONS:
         (a,) = inputs
         if a.ndim == 0:
@@ -600,6 +604,25 @@ _UFUNC_ACCUMULATIONS = {np.add: np.cumsum, np.multiply: np.cumprod, np.maximum: 
                         np.fmax: None, np.fmin: None}
 _RUNNING_EXTREMES = {np.maximum: "max", np.minimum: "min"}  # array.scan kinds of their own
 _NAN_SKIPPING_EXTREMES = {np.fmax: "max", np.fmin: "min"}
+
+
+_LOGICAL_ACCUMULATIONS = (np.logical_or, np.logical_and, np.logical_xor)
+
+
+def _logical_accumulation(ufunc, a, axis):
+    """``np.logical_or/and/xor.accumulate``: over the truth values, a running max (any so far),
+    a running min (all so far), or the parity of the running count of true ones; bool, as NumPy."""
+    if a.ndim == 0:
+        raise JitTypeError(f"cannot accumulate on a scalar (NumPy raises the same TypeError), "
+                           f"at {user_location()}")
+    b = prims.as_bool(a)
+    if ufunc is not np.logical_xor:
+        return reductions.running_extreme("max" if ufunc is np.logical_or else "min", b, axis, None)
+    if axis is None and a.ndim > 1:
+        raise JitValueError(f"numpy.logical_xor.accumulate needs an axis for a {a.ndim}-d array "
+                            f"(NumPy raises the same ValueError), at {user_location()}")
+    count = np.cumsum(b, axis=0 if axis is None else axis, dtype=np.uint8)  # wraps at 256: even
+    return prims.as_bool(count & np.uint8(1))
 
 
 def _running_nan_skipping_extreme(ufunc, a, axis, dtype):

@@ -1,0 +1,107 @@
+"""Order statistics of ``x[mask]`` for a traced mask (``np.median(x[x > 0])``,
+``np.percentile(d[np.isfinite(d)], 95)``): the selection's size is known only when the function
+runs, but each lane's answer is an order statistic of its selected values, which the lane
+machinery of ``sorting`` already finds at ranks computed at run time. So the lanes are the
+values with every element left out replaced by one that sorts after all selected ones (NaN for
+floats, the dtype's largest value otherwise), and the count per lane is how many were selected.
+A selected NaN still sorts among the fill, so "the value at rank count - 1 is NaN" still tells a
+lane that holds one, as in NumPy.
+
+The caller (``masked.MaskedSelection``) gives the values, the mask broadcast over them, and the
+axes of the values that the selection's axis stands for."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore.errors import JitTypeError
+from jitcore.numpy import sorting
+from jitcore.tracer import Tracer, as_scalar, user_location
+
+
+def _selected_lanes(values: Tracer, where: Tracer, axes: tuple, name: str, skip_nan: bool):
+    """The lanes (the reduced ``axes`` merged last) with the left-out elements sorting last, and
+    how many each keeps (int64): the selected ones, or for ``skip_nan`` the selected non-NaN."""
+    x, _ = sorting._lanes_last(values, axes, name)
+    keep, _ = sorting._lanes_last(where, axes, name)
+    if x.shape[-1] == 0:
+        raise IndexError(f"numpy.{name} of an empty selection has no value: index -1 is out of "
+                         f"bounds (at {user_location()})")
+    if x.dtype.kind == "f":
+        fill = np.array(np.nan, x.dtype)
+        if skip_nan:
+            keep = keep & ~np.isnan(x)
+    else:  # the largest value sorts last (ties with a selected one are the same value)
+        fill = np.array(True if x.dtype.kind == "b" else np.iinfo(x.dtype).max, x.dtype)
+    return np.where(keep, x, fill), np.sum(keep, axis=-1, dtype=np.int64)
+
+
+def _raise_if_empty(count: Tracer, name: str) -> None:
+    """NumPy's IndexError from its index -1 into an empty lane, raised by the call where a lane
+    selected nothing (a callback on the branch taken only then)."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    where = user_location()
+
+    def fail(_):
+        raise IndexError(f"numpy.{name} of a selection that holds no element: index -1 is out of "
+                         f"bounds for axis 0 with size 0 (at {where})")
+
+    none = np.any(count == 0)
+    cond(none, lambda: debug_callback(fail, none), lambda: None)
+
+
+def quantile(values: Tracer, where: Tracer, axes: tuple, kept, q, method: str, name: str):
+    """``np.quantile``/``percentile`` (``name``; and their nan- forms) of the selection, q in
+    the user's units: NumPy's methods, dtypes and q checks. ``kept``: the keepdims shape of the
+    lanes, or None."""
+    skip_nan = name.startswith("nan")
+    plain = name[3:] if skip_nan else name
+    sorting._check_method(method, name)
+    if values.dtype.kind == "c":
+        raise JitTypeError(f"numpy.{name} of complex numbers is not supported (a TypeError in "
+                           f"NumPy), at {user_location()}")
+    user_q = sorting._gathered(q)
+    qs = user_q if isinstance(user_q, Tracer) else np.asanyarray(user_q)
+    if plain == "percentile":
+        qs = np.true_divide(qs, 100)
+    sorting._check_q(qs, plain)
+    dtype = sorting._result_dtype(values, user_q, method, plain)
+    x, count = _selected_lanes(values, where, axes, name, skip_nan)
+    if skip_nan and x.dtype.kind == "f":  # NumPy's nanquantile of a lane of NaNs only: NaN
+        return sorting._lane_quantiles(x, count, kept or (), qs, method, dtype, kept is not None,
+                                       skip_nan=True)
+    _raise_if_empty(count, name)
+    # not skip_nan: the ranks' lanes run over ``count`` values; a selected NaN makes it NaN
+    return sorting._lane_quantiles(x, count, kept or (), qs, method, dtype, kept is not None,
+                                   skip_nan=False)
+
+
+def median(values: Tracer, where: Tracer, axes: tuple, kept, name: str):
+    """``np.median``/``np.nanmedian`` of the selection: its middle value or the mean of its two
+    middle ones (as float64 for integers and booleans, in float32 for float16, as NumPy's mean);
+    NaN where a lane selects nothing (NumPy warns), or holds a NaN (median only)."""
+    if values.dtype.kind == "c":
+        raise JitTypeError(f"numpy.{name} of complex numbers is not supported under jit "
+                           f"(at {user_location()})")
+    if values.dtype.kind != "f":
+        values = prims.convert(values, np.dtype(np.float64))
+    x, count = _selected_lanes(values, where, axes, name, name == "nanmedian")
+    h = count // 2
+    ranks = [np.stack([h - 1, h], axis=-1)]
+    if name == "median":  # the last selected value: NaN where the lane holds a NaN
+        ranks.append(np.reshape(count - 1, count.shape + (1,)))
+    s = sorting._selected_at(x, ranks)
+    low, high = sorting._at(s, h - 1), sorting._at(s, h)
+    wide = np.dtype(np.float32) if x.dtype == np.float16 else x.dtype  # NumPy's mean's sum
+    two = np.array(2, wide)
+    mean = prims.convert((prims.convert(low, wide) + prims.convert(high, wide)) / two, x.dtype)
+    value = np.where(count % 2 == 1, high, mean)
+    none = count == 0
+    if name == "median":
+        none = none | np.isnan(sorting._at(s, count - 1))
+    # + 0.0 as NumPy's mean of the middle values: -0.0 is +0.0
+    value = np.where(none, np.array(np.nan, x.dtype), value) + np.zeros((), x.dtype)
+    return prims.reshape(value, kept) if kept is not None else as_scalar(value)
