@@ -27,7 +27,10 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import importlib
+import os
 import statistics
+import threading
 import time
 
 import numpy as np
@@ -181,7 +184,7 @@ def summarise(launch, per_us: float, caller: int) -> dict:
     begin = launch[0][0]
     end = next(t for t, e, _, _ in launch if EVENTS[e] == "end")
     threads: dict[int, dict] = {}
-    for t, e, who, chunk in launch:
+    for t, e, who, _ in launch:
         if EVENTS[e] in ("begin", "end"):
             continue
         row = threads.setdefault(who, {"chunks": 0, "busy": 0.0, "last": begin, "enter": t})
@@ -208,14 +211,17 @@ def _matvec(n: int, dtype):
             lambda rng: (rng.standard_normal((n, n)).astype(dtype), rng.standard_normal(n).astype(dtype)))
 
 
+def _vectors(rng, count: int, n: int):
+    return tuple(rng.standard_normal(n).astype(np.float32) for _ in range(count))
+
+
 CASES = {
     "matvec-f32": _matvec(1024, np.float32),
     "matvec-f64": _matvec(1024, np.float64),
     "matvec512-f32": _matvec(512, np.float32),
     "matvec512-f64": _matvec(512, np.float64),
-    "axpb-f32": (lambda x, y: x * 2.0 + y, lambda rng: (rng.standard_normal(1 << 20).astype(np.float32),
-                                                        rng.standard_normal(1 << 20).astype(np.float32))),
-    "tanh-f32": (lambda x: np.tanh(2 * x + 1), lambda rng: (rng.standard_normal(1 << 19).astype(np.float32),)),
+    "axpb-f32": (lambda x, y: x * 2.0 + y, lambda rng: _vectors(rng, 2, 1 << 20)),
+    "tanh-f32": (lambda x: np.tanh(2 * x + 1), lambda rng: _vectors(rng, 1, 1 << 19)),
 }
 
 
@@ -225,19 +231,23 @@ def report(name: str, threads: int, gap: float, walls: list[float], rows: list[d
         values = [r[key] for r in among if key in r]
         return statistics.median(values) if values else float("nan")
 
+    def share(test) -> str:
+        return f"{sum(1 for r in rows if test(r)) / len(rows):4.0%}"
+
     call = f"{name:11} t{threads} gap {gap:5.0f}: call {statistics.median(walls) * 1e6:6.1f}"
     if not rows:
         return call + f" (not split in {len(walls)} calls)"
     totals = [r["total"] for r in rows]
-    line = (call + f" split {len(rows)}/{len(walls)} launch {med('total'):6.1f} [p10 {np.percentile(totals, 10):6.1f} p90"
-            f" {np.percentile(totals, 90):6.1f}] caller chunks {med('caller_chunks'):4.1f}"
-            f" enter {med('caller_enter'):5.1f} (late>5us {sum(r['caller_enter'] > 5 for r in rows) / len(rows):4.0%})"
-            f" idle {med('caller_idle'):5.1f}")
+    p10, p90 = np.percentile(totals, 10), np.percentile(totals, 90)
+    line = (f"{call} split {len(rows)}/{len(walls)} launch {med('total'):6.1f} [p10 {p10:6.1f}"
+            f" p90 {p90:6.1f}] caller chunks {med('caller_chunks'):4.1f} enter {med('caller_enter'):5.1f}"
+            f" (late>5us {share(lambda r: r['caller_enter'] > 5)}) idle {med('caller_idle'):5.1f}")
     helped = [r for r in rows if r.get("helper_chunks", 0) > 0]
     if threads > 1:
-        line += (f" | helper ran {len(helped) / len(rows):4.0%}, entered {med('wake'):6.1f}"
-                 f" (<2us {sum(r.get('wake', 1e9) < 2 for r in rows) / len(rows):4.0%})"
-                 f" chunks {med('helper_chunks', helped):4.1f} late {med('worker_late', helped):6.1f}")
+        line += (f" | helper ran {share(lambda r: r.get('helper_chunks', 0) > 0)}, entered {med('wake'):6.1f}"
+                 f" (<2us {share(lambda r: r.get('wake', 1e9) < 2)})"
+                 f" chunks {med('helper_chunks', helped):4.1f}"
+                 f" late {med('worker_late', helped):6.1f}")
     return line
 
 
@@ -250,8 +260,6 @@ def counts() -> tuple[int, int]:
 
 def thread_states() -> str:
     """Each other thread of the process: its state, where it waits, its CPU time (ms)."""
-    import os
-    import threading
     out = []
     for task in os.listdir("/proc/self/task"):
         if int(task) == threading.get_native_id():
@@ -265,14 +273,12 @@ def thread_states() -> str:
     return ", ".join(out)
 
 
-_CPUS = sorted(__import__("os").sched_getaffinity(0))  # before any pinning
+_CPUS = sorted(os.sched_getaffinity(0))  # before any pinning
 
 
 def pin_threads() -> None:
     """This thread on the lowest CPU it may use, the process's other threads (the pool's
     workers) on the rest."""
-    import os
-    import threading
     cpus = _CPUS
     me = threading.get_native_id()
     for task in os.listdir("/proc/self/task"):
@@ -303,7 +309,6 @@ def main() -> None:
     for assignment in args.set:
         target_name, value = assignment.split("=")
         module_name, constant = target_name.rsplit(".", 1)
-        import importlib
         setattr(importlib.import_module(f"jitcore.codegen.cpu.{module_name}"), constant, eval(value))
     install()
     per_us = tsc_per_us()
@@ -312,7 +317,6 @@ def main() -> None:
     caller = ctypes.c_int64(libc.pthread_self()).value
     if args.pause:
         print(f"pause: {pause_ns():.1f} ns")
-    import os
     print(f"tsc {per_us:.0f}/us; load {os.getloadavg()[0]:.2f}")
     rng = np.random.default_rng(0)
     for name in args.cases.split(","):
@@ -337,7 +341,7 @@ def main() -> None:
                     jitted(*inputs)
                     walls.append(time.perf_counter() - t)
                 if args.pin:  # this thread on every CPU again: a compile counts them (split_chunks)
-                    __import__("os").sched_setaffinity(0, _CPUS)
+                    os.sched_setaffinity(0, _CPUS)
                 traced = launches()
                 rows = [summarise(launch, per_us, caller) for launch in traced]
                 for launch in traced[len(traced) // 2: len(traced) // 2 + args.timeline]:

@@ -258,7 +258,8 @@ def emit_run_chunks(module: ll.Module, symbol: str,
     wanted = b.sub(threads, one)
     several = b.icmp_signed(">", threads, one)
     with b.if_then(b.and_(warming, several), likely=False):  # every worker there, none parked
-        ready = b.and_(b.icmp_signed("==", e.load("sleepers"), zero), b.icmp_signed(">=", e.load("workers"), wanted))
+        ready = b.and_(b.icmp_signed("==", e.load("sleepers"), zero),
+                       b.icmp_signed(">=", e.load("workers"), wanted))
         with b.if_then(ready):
             pid = b.sext(b.call(pool.getpid, []), I64)  # and not a forked child's copy of them
             with b.if_then(b.icmp_signed("==", e.load("owner_pid"), pid)):
