@@ -220,6 +220,9 @@ CASES = {
     "matvec-f64": _matvec(1024, np.float64),
     "matvec512-f32": _matvec(512, np.float32),
     "matvec512-f64": _matvec(512, np.float64),
+    "vecmat-f32": (lambda a, x: x @ a, _matvec(1024, np.float32)[1]),
+    "vecmat-f64": (lambda a, x: x @ a, _matvec(1024, np.float64)[1]),
+    "vecmat2048-f32": (lambda a, x: x @ a, _matvec(2048, np.float32)[1]),
     "axpb-f32": (lambda x, y: x * 2.0 + y, lambda rng: _vectors(rng, 2, 1 << 20)),
     "tanh-f32": (lambda x: np.tanh(2 * x + 1), lambda rng: _vectors(rng, 1, 1 << 19)),
 }

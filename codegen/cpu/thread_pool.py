@@ -171,8 +171,9 @@ class _Emitter:
         ``sched_yield`` every ``PAUSES_PER_LOOK`` pauses; then block on ``condition`` with
         ``announce`` counted up while blocked, so the thread that makes ``ready()`` hold knows
         to wake it. Falls through once it holds. With ``heartbeat`` (an i64's address), the
-        clock is stored there when the spin starts and after each yield: when this thread was
-        last seen on a core, ready to notice ``ready()`` within a pause."""
+        clock is stored there when the spin starts and after each yield that returns before
+        the spin's end, unless it holds a later time (another worker's): when a spinning
+        thread was last seen on a core, ready to notice ``ready()`` within a pause."""
         b = self.b
         spin_ns = ll.Constant(I64, SPIN_NS) if spin_ns is None else spin_ns
         timed, spin, not_yet, pause, look, give_way, lock, check, sleep, awake, done = (
@@ -182,7 +183,7 @@ class _Emitter:
         b.position_at_end(timed)
         start = monotonic_ns(b)
         if heartbeat is not None:
-            b.store_atomic(start, heartbeat, "monotonic", 8)
+            b.atomic_rmw("max", heartbeat, start, "monotonic")
         deadline = b.add(start, spin_ns)
         started = b.block
         b.branch(spin)
@@ -202,7 +203,11 @@ class _Emitter:
         b.position_at_end(give_way)
         b.call(self.pool.sched_yield, [])
         if heartbeat is not None:  # back on a core (a yield to another thread may take long)
-            b.store_atomic(monotonic_ns(b), heartbeat, "monotonic", 8)
+            beat = self.block("beat")
+            back = monotonic_ns(b)
+            b.cbranch(b.icmp_signed("<", back, deadline), beat, lock)
+            b.position_at_end(beat)
+            b.atomic_rmw("max", heartbeat, back, "monotonic")
         round_.add_incoming(ll.Constant(I64, 0), b.block)
         b.branch(spin)
 
