@@ -21,8 +21,10 @@ parked workers (started on the first launch that wants them, more when ``num_thr
 runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
 joined has finished; every thread takes chunks from the context's atomic counter until none is
 left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
-late finds the launch over and takes nothing). Between launches the workers spin briefly, then
-block on a condition variable: an idle pool costs no CPU. Only one launch has the pool at a
+late finds the launch over and takes nothing). After a launch the workers spin for a
+millisecond, yielding their cores at each look, then block on a condition variable: an idle
+pool costs no CPU. While one spins, a launch of an eighth of the threshold splits too
+(``_large_or_hot``), since a spinning worker joins within a microsecond. Only one launch has the pool at a
 time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
 alone on its own thread, which can neither deadlock nor mix two launches. A forked child
 starts a pool of its own on its first launch; if no worker can be started, the caller runs

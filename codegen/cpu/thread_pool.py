@@ -6,10 +6,12 @@ so the pool lives as long as the process's shared engine, that is for good.
 
 - **Workers** are started the first time a launch wants them (``threads - 1`` of them, grown
   when ``num_threads`` rises; never shrunk: the ones a launch does not want stay parked) and
-  detached. Between launches a worker spins on the launch counter for ``SPIN_ROUNDS`` pauses
-  (about 7 us, enough for the next launch of the same call), then blocks on a condition
-  variable, so an idle pool uses no CPU. The caller waits for its helpers the same way: spins,
-  then blocks.
+  detached. After a launch a worker spins on the launch counter for ``SPIN_NS`` (1 ms: the
+  next launch of a loop of calls finds it on a core, not parked behind a futex wake that costs
+  the waker 13 us on a KVM host), looking at the clock and yielding its core every
+  ``PAUSES_PER_LOOK`` pauses and marking a heartbeat (``runtime.POOL_STATE``) that tells
+  launches it is hot; then it blocks on a condition variable, so an idle pool uses no CPU.
+  The caller waits for its helpers the same way: spins, then blocks.
 - **A launch** (the pool's ``busy`` word taken, below) publishes the worker and its context,
   hands out ``helpers`` tickets, bumps the launch counter and wakes the blocked workers (only if
   some are blocked: a counter of sleepers, checked after the bump, with sequentially
@@ -30,6 +32,8 @@ so the pool lives as long as the process's shared engine, that is for good.
   starts afresh: mutex and condition variables initialised again, no workers. A ``busy`` word
   holding another process's id (a fork while another thread was launching) is stale and taken
   over.
+- **Warming**: ``run_chunks`` with a null worker wakes the workers a launch would take, with
+  no tickets, and returns at once: they spin for the next launch (``runtime._large_or_hot``).
 - **pthread_create failing**: the pool keeps the workers it has; with none the caller runs
   every chunk itself, as without threads.
 

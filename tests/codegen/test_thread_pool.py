@@ -182,7 +182,7 @@ def test_a_launch_from_inside_a_launch_runs_alone():
 
 
 def test_an_idle_pool_uses_no_cpu():
-    # Parked workers spin briefly (thread_pool.SPIN_ROUNDS pauses), then block.
+    # Workers spin for thread_pool.SPIN_NS after a launch, then block.
     f = jc.jit(_tanh)
     x = np.ones(5000, np.float32)
     _run(f, [x], 4)
