@@ -10,6 +10,9 @@
     # every product form of issue 10's item 6, jitcore against NumPy, one thread then both:
     OPENBLAS_NUM_THREADS=1 JITCORE_NUM_THREADS=1 PYTHONPATH=. python tools/bench_matmul.py --table
     JITCORE_NUM_THREADS=2 PYTHONPATH=. python tools/bench_matmul.py --table
+    # both threads on cores of our own on a loaded host (real-time priority, pinned; each turn
+    # after OpenBLAS's workers have parked):
+    JITCORE_NUM_THREADS=2 PYTHONPATH=. chrt -f 10 python tools/bench_matmul.py --table --pin --turn-pause 0.15
 
 For each size, form (``a @ b``, ``a.T @ b``, matrix-vector ``a @ v``) and dtype, it times
 jitcore as compiled (``gemm.py``'s rule chooses), jitcore forced onto the tiled kernel and
@@ -29,7 +32,9 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -125,6 +130,13 @@ def main() -> None:
                         help="every form of table_cases() at each of --sizes, jitcore against NumPy"
                              " as --loop times them (--only 'LABEL;...': those forms)")
     parser.add_argument("--only", default="", help="with --table: these forms only (labels, ';'-separated)")
+    parser.add_argument("--turn-pause", type=float, default=0.02,
+                        help="with --table: seconds to sleep before each turn (0.15 lets OpenBLAS's"
+                             " workers park: they spin about 0.1 s after a call)")
+    parser.add_argument("--pin", action="store_true",
+                        help="with --table: during each timed loop, this thread on the first CPU and every"
+                             " other thread of the process (the libraries' workers) on the others; under"
+                             " chrt -f, cores of our own on a loaded host, as on a quiet one")
     parser.add_argument("--settle", type=float, default=0.15,
                         help="seconds to pause before each timed call, which follows an untimed"
                              " one (see timed()); 0: back to back, as before")
@@ -150,7 +162,7 @@ def main() -> None:
         loop(rng, args.shapes, args.dtypes, args.repeat)
         return
     if args.table:
-        table(rng, args.sizes, args.dtypes, args.repeat, args.only)
+        table(rng, args.sizes, args.dtypes, args.repeat, args.only, args.turn_pause, args.pin)
         return
     cases = [(form, (n, n, n)) for n in map(int, args.sizes.split(",")) for form in ("a@b", "a.T@b")]
     cases += [("a@v", (n, n, 1)) for n in map(int, args.vectors.split(","))]
@@ -251,9 +263,11 @@ def table_cases(n: int):
     ]
 
 
-def table(rng, sizes: str, dtypes: str, repeat: int, only: str) -> None:
+def table(rng, sizes: str, dtypes: str, repeat: int, only: str, pause: float = 0.02,
+          pin: bool = False) -> None:
     """Each form of ``table_cases`` at each size and dtype, jitcore (checked against float64
-    first) and NumPy in turns as ``loop`` times them; the cells under 0.9x flagged."""
+    first) and NumPy in turns as ``loop`` times them (``pause`` seconds before each turn); the
+    cells under 0.9x flagged. With ``pin``, each turn's timed loop runs pinned (``pinned``)."""
     cpu = jc.config.num_threads == 1
     clock = time.thread_time if cpu else time.perf_counter
     print(f"threads {jc.config.num_threads}, {'CPU time of this thread' if cpu else 'wall clock'},"
@@ -278,12 +292,13 @@ def table(rng, sizes: str, dtypes: str, repeat: int, only: str) -> None:
                 slow = time.perf_counter() - start > 0.3  # NumPy's einsum loops at 1024^2 and up
                 for r in range(3 if slow else repeat):
                     for name in (list(impls) if r % 2 == 0 else list(impls)[::-1]):
-                        time.sleep(0.02)
+                        time.sleep(pause)
                         impls[name](*args)
-                        start = clock()
-                        for _ in range(calls):
-                            impls[name](*args)
-                        times[name].append((clock() - start) / calls)
+                        with pinned(pin):
+                            start = clock()
+                            for _ in range(calls):
+                                impls[name](*args)
+                            times[name].append((clock() - start) / calls)
                 jc_ms, np_ms = (float(np.median(times[name])) * 1e3 for name in impls)
                 flag = "  <0.9" if np_ms / jc_ms < 0.9 else ""
                 if flag:
@@ -291,6 +306,29 @@ def table(rng, sizes: str, dtypes: str, repeat: int, only: str) -> None:
                 print(f"{label:14} {n:5} {dtype:8} jc {jc_ms:9.4f} np {np_ms:9.4f} np/jc"
                       f" {np_ms / jc_ms:5.2f}x ({len(times['numpy'])}x{calls}){flag}", flush=True)
     print(f"under 0.9x ({len(low)}): " + "; ".join(low) + f"; load {os.getloadavg()[0]:.1f}")
+
+
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+
+@contextmanager
+def pinned(pin: bool):
+    """With ``pin``: this thread on the first CPU, the process's other threads on the rest
+    (Linux), and this thread on every CPU again after (a compile counts them: split_chunks).
+    Pinned after a turn's untimed call, so the threads it starts are there to pin."""
+    if not pin or len(CPUS) < 2:
+        yield
+        return
+    me = threading.get_native_id()
+    for task in map(int, os.listdir("/proc/self/task")):
+        try:
+            os.sched_setaffinity(task, {CPUS[0]} if task == me else set(CPUS[1:]))
+        except OSError:  # a thread that ended meanwhile
+            pass
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, CPUS)
 
 
 def interference(sizes: str, dtypes: str, repeat: int) -> None:

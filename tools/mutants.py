@@ -1225,6 +1225,36 @@ MUTANTS = [
            "    if True:",
            "np.logical_xor.accumulate computed as logical_or's",
            ("tests/programs/test_new_user_programs_16.py",)),
+    Mutant("pool-spins-forever", "codegen/cpu/thread_pool.py",
+           "deadline = b.add(start, spin_ns)",
+           "deadline = b.add(start, b.shl(spin_ns, ll.Constant(I64, 30)))",
+           "a worker's spin after a launch lasts 12 days, not a millisecond: an idle pool keeps "
+           "a core busy",
+           ("tests/codegen/test_pool_hot.py",)),
+    Mutant("pool-heartbeat-never-marked", "codegen/cpu/thread_pool.py",
+           "spin, None if heartbeat is None else heartbeat(b))",
+           "spin, None)",
+           "a spinning worker never stores the clock: every launch in the hot window runs on one "
+           "thread, and no loop of them finds the pool hot",
+           ("tests/codegen/test_pool_hot.py",)),
+    Mutant("hot-window-ignores-heartbeat", "codegen/cpu/runtime.py",
+           'hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))',
+           'hot = b.icmp_signed("<", b.sub(now, now), ll.Constant(I64, HOT_NS))',
+           "every launch in the hot window splits, a cold pool's too: a futex wake (13 us on the "
+           "KVM host) for a launch of a few tens of microseconds",
+           ("tests/codegen/test_pool_hot.py",)),
+    Mutant("hot-window-from-zero", "codegen/cpu/runtime.py",
+           "hot_threshold = b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))",
+           "hot_threshold = ll.Constant(I64, 0)",
+           "the hot window reaches down to any launch: a kernel of a microsecond pays for a "
+           "split whenever a worker spins",
+           ("tests/codegen/test_pool_hot.py",)),
+    Mutant("lone-launch-warms", "codegen/cpu/runtime.py",
+           "with b.if_then(b.icmp_signed(\"<\", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))):",
+           "with b.if_then(b.icmp_signed(\">=\", now, last)):",
+           "a lone launch in the hot window wakes a parked pool: 13 us of the caller's time for "
+           "a worker that spins and parks before any next launch",
+           ("tests/codegen/test_pool_hot.py",)),
 ]
 
 

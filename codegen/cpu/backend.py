@@ -235,8 +235,10 @@ class CpuBackend:
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (int(extent),)
             # the least chunk follows the loops the kernel runs: a Fortran argument's row sum is
-            # a column sum of the array as it lies (``schedule._dense_twin``)
-            least = 1 if partials else _min_piece(scheduled)  # pieces of any count
+            # a column sum of the array as it lies (``schedule._dense_twin``); a library-like
+            # kernel's range counts its blocks, whatever dims its op has (``x @ A``'s output
+            # dim, its last, counted as columns of a column sum left it one chunk)
+            least = 1 if partials or tiled else _min_piece(scheduled)  # pieces of any count
             splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread,
                                                        least))
         weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel

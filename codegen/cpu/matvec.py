@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from llvmlite import ir as ll
 
 from jitcore.codegen.contraction import Contraction
-from jitcore.codegen.cpu import full_reduction
 from jitcore.codegen.cpu.tiled_gemm import (
+    RunTimeBlocks,
     StaticBlocks,
     base_pointer,
     dim_stride,
@@ -63,6 +63,11 @@ AXPY_ROWS = 8
 # the launch's threshold then decides whether threads run them.
 MIN_BLOCK = 128
 BLOCKS_PER_THREAD = 2
+# The axpy form's blocks, per thread: one. Its block reads a stretch of each of the k rows, a
+# stream the prefetcher restarts per row; halves of rows, not quarters, on two hot threads
+# (chrt -f, pinned, tools/probe_pool.py): x @ A 2048^2 float32 0.19 ms against 0.27, 1024^2
+# 0.045 against 0.056 (one thread 0.31 and 0.054). The dot form reads whole rows either way.
+AXPY_BLOCKS_PER_THREAD = 1
 
 
 def row_group(rows: int) -> int:
@@ -117,12 +122,12 @@ def _static_stride(value, map_, d: int) -> int:
     return sum(strides[axis] * e.scale for axis, e in enumerate(map_.exprs) if e.dim == d)
 
 
-def block_cut(out, unit: int, b: ll.IRBuilder | None = None):
+def block_cut(out, unit: int, b: ll.IRBuilder | None = None, per_thread: int = BLOCKS_PER_THREAD):
     """``(size, count)``: the output's ``out`` positions cut into ``count`` blocks of ``size``
-    (whole units of ``unit``): at most ``split_chunks() * BLOCKS_PER_THREAD`` blocks, none under
+    (whole units of ``unit``): at most ``split_chunks() * per_thread`` blocks, none under
     ``MIN_BLOCK`` positions. Python ints, or i64 values with a builder (a run-time ``out``)."""
     if b is None:
-        chunks = max(1, min(split_chunks() * BLOCKS_PER_THREAD, out // max(MIN_BLOCK, unit)))
+        chunks = max(1, min(split_chunks() * per_thread, out // max(MIN_BLOCK, unit)))
         per_chunk = -(-out // chunks)
         size = -(-per_chunk // unit) * unit
         return size, -(-out // size)
@@ -134,21 +139,22 @@ def block_cut(out, unit: int, b: ll.IRBuilder | None = None):
         return b.select(b.icmp_signed("<", x, low), low, x)
 
     chunks = b.udiv(out, _i64(max(MIN_BLOCK, unit)))
-    most = _i64(split_chunks() * BLOCKS_PER_THREAD)
+    most = _i64(split_chunks() * per_thread)
     chunks = at_least(b.select(b.icmp_signed("<", most, chunks), most, chunks), _i64(1))
     size = b.mul(ceil_div(ceil_div(out, chunks), _i64(unit)), _i64(unit))
     return size, ceil_div(out, size)
 
 
-class RunTimeMatVecBlocks(full_reduction.RunTimeCount):
+class RunTimeMatVecBlocks(RunTimeBlocks):
     """The block count of a size-generic matrix-vector product, as the entry computes it for
-    the launch (``block_cut`` of the run-time output extent, as the kernel does)."""
+    the launch (``block_cut`` of the run-time output extent, as the kernel does). A tiled
+    product's kind: a library-like kernel's blocks, ``per_thread`` of them per thread."""
 
-    def __init__(self, out: int, unit: int):
-        self.out, self.unit = out, unit
+    def __init__(self, out: int, unit: int, per_thread: int):
+        self.out, self.unit, self.per_thread = out, unit, per_thread
 
     def emit(self, b: ll.IRBuilder, sizes) -> ll.Value:
-        return block_cut(sizes.extent(self.out), self.unit, b)[1]
+        return block_cut(sizes.extent(self.out), self.unit, b, self.per_thread)[1]
 
 
 def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv: MatVec,
@@ -171,7 +177,9 @@ def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv:
     out_extent = c.domain[mv.out_dim]
     out, depth = sizes.extent(out_extent), sizes.extent(c.domain[mv.k_dim])
     generic = out_extent in sizes.symbols
-    size = block_cut(out, unit, b)[0] if generic else _i64(block_cut(out_extent, unit)[0])
+    per_thread = BLOCKS_PER_THREAD if mv.form == "dot" else AXPY_BLOCKS_PER_THREAD
+    size = (block_cut(out, unit, b, per_thread)[0] if generic
+            else _i64(block_cut(out_extent, unit, per_thread=per_thread)[0]))
     first, last = b.mul(lo, size), b.mul(hi, size)
     last = b.select(b.icmp_signed("<", last, out), last, out)
     kernel = _Kernel(b, element, lanes, m, v, y, lead, depth)
@@ -181,8 +189,8 @@ def emit_matvec(module: ll.Module, name: str, op: Operation, c: Contraction, mv:
         kernel.axpy_columns(first, last)
     b.ret_void()
     if generic:
-        return fn, RunTimeMatVecBlocks(out_extent, unit)
-    return fn, StaticBlocks(block_cut(out_extent, unit)[1], BLOCKS_PER_THREAD)
+        return fn, RunTimeMatVecBlocks(out_extent, unit, per_thread)
+    return fn, StaticBlocks(block_cut(out_extent, unit, per_thread=per_thread)[1], per_thread)
 
 
 class _Kernel:

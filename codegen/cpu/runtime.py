@@ -21,8 +21,10 @@ parked workers (started on the first launch that wants them, more when ``num_thr
 runs the kernel's ``_worker`` on the calling thread too, and returns when every worker that
 joined has finished; every thread takes chunks from the context's atomic counter until none is
 left, so a thread slowed by another process does not hold the rest up (a worker that wakes too
-late finds the launch over and takes nothing). Between launches the workers spin briefly, then
-block on a condition variable: an idle pool costs no CPU. Only one launch has the pool at a
+late finds the launch over and takes nothing). After a launch the workers spin for a
+millisecond, yielding their cores at each look, then block on a condition variable: an idle
+pool costs no CPU. While one spins, a launch of an eighth of the threshold splits too
+(``_large_or_hot``), since a spinning worker joins within a microsecond. Only one launch has the pool at a
 time: a second one meanwhile (another Python thread, or a launch from inside a kernel) runs
 alone on its own thread, which can neither deadlock nor mix two launches. A forked child
 starts a pool of its own on its first launch; if no worker can be started, the caller runs
@@ -58,6 +60,16 @@ SETTINGS = (ctypes.c_int64 * len(RUNTIME_SETTINGS))(1, 1 << 62, 1 << 62)
 SETTINGS_SYMBOL = "jitcore_cpu_runtime_settings"
 RUN_CHUNKS_SYMBOL = "jitcore_cpu_run_chunks"
 llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
+# The pool's state that launches read and write, in the process's memory like the settings:
+# ``HEARTBEAT``, the CLOCK_MONOTONIC nanoseconds at which a worker spinning between launches
+# was last on a core (``thread_pool.py`` writes it); ``LAST_WINDOW``, when the last launch in
+# the hot window (below) began; ``HOT_LAUNCHES`` and ``WARMED``, how many launches in the
+# window split because a worker was hot, and how many warmed the pool (counts for tests and
+# tools/probe_pool.py).
+HEARTBEAT, LAST_WINDOW, HOT_LAUNCHES, WARMED = range(4)
+POOL_STATE = (ctypes.c_int64 * 4)()
+POOL_STATE_SYMBOL = "jitcore_cpu_pool_state"
+llvm.add_symbol(POOL_STATE_SYMBOL, ctypes.addressof(POOL_STATE))
 
 # Kernels with fewer iteration points are compiled unsplit, whatever the threshold: no thread
 # could pay for itself there, and a split kernel costs about twice the LLVM time of an unsplit
@@ -70,6 +82,13 @@ MIN_SPLIT_WORK = 1 << 15
 # the second thread saved a third, not a half). A constant, so chunks still follow the sizes
 # and settings alone, never the thread count.
 MIN_CHUNKS = 8
+
+# A launch under the threshold but of at least ``parallel_threshold >> HOT_THRESHOLD_SHIFT``
+# weighed points splits too when a worker is hot: seen on a core within ``HOT_NS`` (its
+# heartbeat), so it joins within a pause instead of a futex wake of 8-12 us and a pass
+# through the scheduler. Chunks stay the sizes' and settings' alone, so results do not change.
+HOT_THRESHOLD_SHIFT = 3
+HOT_NS = 10_000
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
@@ -128,15 +147,65 @@ def emit_launch(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], spli
     else:
         settings = _settings(b.module)
         threshold = _setting(b, settings, "parallel_threshold")
-        small = b.icmp_signed("<", as_value(split.threshold_work), threshold)
-        with b.if_else(small) as (then, otherwise):
+        work = as_value(split.threshold_work)
+        chunked = _large_or_hot(b, work, threshold)
+        with b.if_else(chunked) as (then, otherwise):
             with then:
-                b.call(kernel, whole)
-            with otherwise:
                 _emit_chunked(b, kernel, args, split, settings)
+            with otherwise:
+                b.call(kernel, whole)
     if split.partials:
         end = as_value(split.extent)
         b.call(kernel, [*args, end, end])
+
+
+def _large_or_hot(b: ll.IRBuilder, work: ll.Value, threshold: ll.Value) -> ll.Value:
+    """Whether a launch of ``work`` weighed points runs in chunks: it reaches the threshold, or
+    ``threshold >> HOT_THRESHOLD_SHIFT`` (the window) while a worker is hot (seen on a core
+    within ``HOT_NS``); the clock is read only in the window. A launch in the window that finds
+    the pool cold runs whole; if the last one in the window began within the pool's spin
+    (``thread_pool.SPIN_NS``: a loop of such calls), it also warms the pool
+    (``thread_pool.emit_run_chunks``), so that the next finds a worker spinning. A lone launch
+    does not: waking a parked worker costs the caller 13 us on the 2-vCPU KVM host (an IPI to
+    a halted vCPU), as much as a 512^2 matrix-vector product (docs/performance.md, "threads38")."""
+    with b.goto_entry_block():
+        decided = b.alloca(ll.IntType(1))
+    large = b.icmp_signed(">=", work, threshold)
+    b.store(large, decided)
+    hot_threshold = b.ashr(threshold, ll.Constant(I64, HOT_THRESHOLD_SHIFT))
+    window = b.and_(b.not_(large), b.icmp_signed(">=", work, hot_threshold))
+    with b.if_then(window, likely=False):
+        now = thread_pool.monotonic_ns(b)
+        heartbeat = b.load_atomic(_pool_state(b, HEARTBEAT), "monotonic", 8, typ=I64)
+        last = b.atomic_rmw("xchg", _pool_state(b, LAST_WINDOW), now, "monotonic")
+        hot = b.icmp_signed("<", b.sub(now, heartbeat), ll.Constant(I64, HOT_NS))
+        b.store(hot, decided)
+        with b.if_else(hot) as (then, otherwise):
+            with then:
+                _count(b, HOT_LAUNCHES)
+            with otherwise:
+                with b.if_then(b.icmp_signed("<", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))):
+                    _count(b, WARMED)
+                    b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
+                                                   ll.Constant(I64, 1 << 62)])
+    return b.load(decided)
+
+
+def _count(b: ll.IRBuilder, slot: int) -> None:
+    b.atomic_rmw("add", _pool_state(b, slot), ll.Constant(I64, 1), "monotonic")
+
+
+def _run_chunks(module: ll.Module) -> ll.Function:
+    return declare(module, RUN_CHUNKS_SYMBOL, ll.VoidType(), [PTR, PTR, I64])
+
+
+def _pool_state(b: ll.IRBuilder, slot: int) -> ll.Value:
+    module = b.module
+    state = module.globals.get(POOL_STATE_SYMBOL)
+    if state is None:
+        state = ll.GlobalVariable(module, ll.ArrayType(I64, len(POOL_STATE)), POOL_STATE_SYMBOL)
+        state.linkage = "external"
+    return b.gep(state, [ll.Constant(I64, 0), ll.Constant(I64, slot)])
 
 
 def as_value(x: int | ll.Value) -> ll.Value:
@@ -188,8 +257,7 @@ def _emit_chunked(b: ll.IRBuilder, kernel: ll.Function, args: list[ll.Value], sp
         if isinstance(value.type, ll.PointerType):
             value = b.ptrtoint(value, I64)
         b.store(value, b.gep(context, [ll.Constant(I64, slot)], source_etype=I64))
-    b.call(declare(b.module, RUN_CHUNKS_SYMBOL, ll.VoidType(), [PTR, PTR, I64]),
-           [_worker(b.module, kernel), context, chunks])
+    b.call(_run_chunks(b.module), [_worker(b.module, kernel), context, chunks])
 
 
 def run_chunks_module() -> ll.Module:
@@ -203,7 +271,8 @@ def run_chunks_module() -> ll.Module:
         return _at_most(b, _at_least(b, _setting(b, _settings(module), "num_threads"), 1),
                         b.function.args[2])
 
-    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted)
+    thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted,
+                                lambda b: _pool_state(b, HEARTBEAT))
     return module
 
 

@@ -6,10 +6,12 @@ so the pool lives as long as the process's shared engine, that is for good.
 
 - **Workers** are started the first time a launch wants them (``threads - 1`` of them, grown
   when ``num_threads`` rises; never shrunk: the ones a launch does not want stay parked) and
-  detached. Between launches a worker spins on the launch counter for ``SPIN_ROUNDS`` pauses
-  (about 7 us, enough for the next launch of the same call), then blocks on a condition
-  variable, so an idle pool uses no CPU. The caller waits for its helpers the same way: spins,
-  then blocks.
+  detached. After a launch a worker spins on the launch counter for ``SPIN_NS`` (1 ms: the
+  next launch of a loop of calls finds it on a core, not parked behind a futex wake that costs
+  the waker 13 us on a KVM host), looking at the clock and yielding its core every
+  ``PAUSES_PER_LOOK`` pauses and marking a heartbeat (``runtime.POOL_STATE``) that tells
+  launches it is hot; then it blocks on a condition variable, so an idle pool uses no CPU.
+  The caller waits for its helpers the same way: spins, then blocks.
 - **A launch** (the pool's ``busy`` word taken, below) publishes the worker and its context,
   hands out ``helpers`` tickets, bumps the launch counter and wakes the blocked workers (only if
   some are blocked: a counter of sleepers, checked after the bump, with sequentially
@@ -30,6 +32,8 @@ so the pool lives as long as the process's shared engine, that is for good.
   starts afresh: mutex and condition variables initialised again, no workers. A ``busy`` word
   holding another process's id (a fork while another thread was launching) is stale and taken
   over.
+- **Warming**: ``run_chunks`` with a null worker wakes the workers a launch would take, with
+  no tickets, and returns at once: they spin for the next launch (``runtime._large_or_hot``).
 - **pthread_create failing**: the pool keeps the workers it has; with none the caller runs
   every chunk itself, as without threads.
 
@@ -41,6 +45,7 @@ i64 (an integer or a pointer: one register either way).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import llvmlite.binding as llvm
@@ -49,14 +54,22 @@ from llvmlite import ir as ll
 from jitcore.codegen.llvm_types import I64, PTR, declare
 
 I32 = ll.IntType(32)
-# Pauses a parked worker (or a caller waiting for its helpers) spins through before it blocks.
-# A pause is 27 ns on the development machine's AMD Zen 5 (4096 of them: 110-117 us), 30-40 ns
-# on Intel since Skylake. Short, because on a host with more runnable threads than cores a
-# spinning thread holds a core that the thread it waits for may need: on the 2-core host at
-# load 8, tanh(2x+1) on 2^19 float32 points on two threads took 0.15-0.17 ms with 256 pauses,
-# 0.2-0.6 ms with 1024 and 0.7-1.0 ms with 4096 (one thread: 0.13-0.16 ms); 256 still catches
-# a launch that follows within a few microseconds, as in one call's run of kernels.
-SPIN_ROUNDS = 1 << 8
+# How long a worker stays hot after a launch, and a caller waits for its helpers, spinning
+# before it blocks on a condition variable (nanoseconds of CLOCK_MONOTONIC). A blocked thread
+# costs a futex wake to bring back, 8-12 us on the 2-vCPU KVM host (a halted vCPU to wake),
+# and the woken worker often lands on the caller's core and preempts it there; a matrix-vector
+# product of 1024^2 float32 is 60 us on one thread, so a parked pool took its second thread's
+# whole gain (docs/performance.md, "threads38"). Spinning for SPIN_NS after a launch catches
+# the next launch of a loop of calls in well under a microsecond; after it an idle pool uses
+# no CPU. Each look at the clock also yields the core (``sched_yield``): a spinning worker
+# that shares its core with the caller, or with any other runnable thread, gives it way at
+# once, so a busy host loses at most a few microseconds per look to the spin (a spin of
+# 4096 pauses without yields measured 5x slower on the loaded host: a caller spinning on the
+# core its preempted helper needed).
+SPIN_NS = 1_000_000
+# Pauses between two looks at the clock (and yields): 3 us of the AMD EPYC's 24.5 ns pauses,
+# 5 us of Intel's 40 ns since Skylake. The spin watches its flag at every pause.
+PAUSES_PER_LOOK = 128
 SYNC_BYTES = 256
 ATTR_BYTES = 128  # pthread_attr_t: 56 bytes on glibc x86-64, 64 on aarch64 and macOS
 WORKER_STACK_BYTES = 8 << 20
@@ -91,6 +104,7 @@ class _Pool:
         self.unlock = libc("pthread_mutex_unlock", I32, PTR)
         self.wait = libc("pthread_cond_wait", I32, PTR, PTR)
         self.broadcast = libc("pthread_cond_broadcast", I32, PTR)
+        self.sched_yield = libc("sched_yield", I32)
         self.pause = _pause_instruction(module)
 
     def _global(self, name: str, typ: ll.Type) -> ll.GlobalVariable:
@@ -111,6 +125,19 @@ def _pause_instruction(module: ll.Module) -> tuple[ll.Function, list[ll.Value]] 
     if arch in ("aarch64", "arm64"):
         return declare(module, "llvm.aarch64.hint", void, [I32]), [ll.Constant(I32, 1)]
     return None
+
+
+def monotonic_ns(b: ll.IRBuilder) -> ll.Value:
+    """CLOCK_MONOTONIC in nanoseconds at the builder's position (the C library's
+    ``clock_gettime``, a read of the vDSO's clock: about 25 ns)."""
+    module = b.module
+    clock = declare(module, "clock_gettime", I32, [I32, PTR])
+    with b.goto_entry_block():
+        timespec = b.alloca(ll.ArrayType(I64, 2))  # time_t and long: 64-bit on our targets
+    b.call(clock, [ll.Constant(I32, time.CLOCK_MONOTONIC), timespec])
+    seconds, nanoseconds = (b.load(b.gep(timespec, [ll.Constant(I32, 0), ll.Constant(I32, k)]), typ=I64)
+                            for k in (0, 1))
+    return b.add(b.mul(seconds, ll.Constant(I64, 1_000_000_000)), nanoseconds)
 
 
 class _Emitter:
@@ -142,26 +169,50 @@ class _Emitter:
         self.b.call(self.pool.unlock, [self.sync("mutex")])
 
     def wait_until(self, ready: Callable[[], ll.Value], announce: str, condition: str,
-                   rounds: ll.Value | None = None) -> None:
-        """Spin up to ``rounds`` pauses (``SPIN_ROUNDS``) until ``ready()`` (an i1 built at each
-        look) holds; then block on ``condition`` with ``announce`` counted up while blocked, so
-        the thread that makes ``ready()`` hold knows to wake it. Falls through once it holds."""
+                   spin_ns: ll.Value | None = None, heartbeat: ll.Value | None = None) -> None:
+        """Spin for up to ``spin_ns`` nanoseconds (``SPIN_NS``; 0: none) until ``ready()`` (an
+        i1 built at each look) holds, a pause between looks and a look at the clock and a
+        ``sched_yield`` every ``PAUSES_PER_LOOK`` pauses; then block on ``condition`` with
+        ``announce`` counted up while blocked, so the thread that makes ``ready()`` hold knows
+        to wake it. Falls through once it holds. With ``heartbeat`` (an i64's address), the
+        clock is stored there when the spin starts and after each yield that returns before
+        the spin's end, unless it holds a later time (another worker's): when a spinning
+        thread was last seen on a core, ready to notice ``ready()`` within a pause."""
         b = self.b
-        rounds = ll.Constant(I64, SPIN_ROUNDS) if rounds is None else rounds
-        before = b.block
-        spin, not_yet, pause, lock, check, sleep, awake, done = (self.block(n) for n in (
-            "spin", "not_yet", "pause", "lock", "check", "sleep", "awake", "ready"))
+        spin_ns = ll.Constant(I64, SPIN_NS) if spin_ns is None else spin_ns
+        timed, spin, not_yet, pause, look, give_way, lock, check, sleep, awake, done = (
+            self.block(n) for n in ("timed", "spin", "not_yet", "pause", "look", "yield", "lock", "check",
+                                    "sleep", "awake", "ready"))
+        b.cbranch(b.icmp_signed(">", spin_ns, ll.Constant(I64, 0)), timed, lock)
+        b.position_at_end(timed)
+        start = monotonic_ns(b)
+        if heartbeat is not None:
+            b.atomic_rmw("max", heartbeat, start, "monotonic")
+        deadline = b.add(start, spin_ns)
+        started = b.block
         b.branch(spin)
         b.position_at_end(spin)
         round_ = b.phi(I64)
-        round_.add_incoming(ll.Constant(I64, 0), before)
+        round_.add_incoming(ll.Constant(I64, 0), started)
         b.cbranch(ready(), done, not_yet)
         b.position_at_end(not_yet)
-        b.cbranch(b.icmp_signed("<", round_, rounds), pause, lock)
+        b.cbranch(b.icmp_signed("<", round_, ll.Constant(I64, PAUSES_PER_LOOK)), pause, look)
         b.position_at_end(pause)
         if self.pool.pause is not None:
             b.call(*self.pool.pause)
         round_.add_incoming(b.add(round_, ll.Constant(I64, 1)), pause)
+        b.branch(spin)
+        b.position_at_end(look)
+        b.cbranch(b.icmp_signed("<", monotonic_ns(b), deadline), give_way, lock)
+        b.position_at_end(give_way)
+        b.call(self.pool.sched_yield, [])
+        if heartbeat is not None:  # back on a core (a yield to another thread may take long)
+            beat = self.block("beat")
+            back = monotonic_ns(b)
+            b.cbranch(b.icmp_signed("<", back, deadline), beat, lock)
+            b.position_at_end(beat)
+            b.atomic_rmw("max", heartbeat, back, "monotonic")
+        round_.add_incoming(ll.Constant(I64, 0), b.block)
         b.branch(spin)
 
         b.position_at_end(lock)
@@ -189,13 +240,20 @@ class _Emitter:
 
 
 def emit_run_chunks(module: ll.Module, symbol: str,
-                    threads_wanted: Callable[[ll.IRBuilder], ll.Value]) -> None:
+                    threads_wanted: Callable[[ll.IRBuilder], ll.Value],
+                    heartbeat: Callable[[ll.IRBuilder], ll.Value] | None = None) -> None:
     """Define ``void <symbol>(worker, ptr context, i64 chunks)`` in ``module``: run
     ``worker(context)`` on the calling thread and on up to ``threads_wanted - 1`` of the pool's
     workers, returning when all have returned. ``threads_wanted(b)`` builds the thread count at
-    ``b`` (at least 1, at most ``chunks``)."""
+    ``b`` (at least 1, at most ``chunks``). ``heartbeat(b)``, if given, builds the address of
+    an i64 where a worker spinning between launches stores the clock (``wait_until``).
+
+    A null ``worker`` warms the pool instead: the workers a launch of ``threads_wanted`` would
+    take are started or woken, with nothing to run, and spin for the next launch, while the
+    caller returns at once (a launch that found them parked and ran on its own thread calls
+    it, so that the next one finds them hot). A no-op where none is parked."""
     pool = _Pool(module)
-    pool_worker = _emit_pool_worker(pool)
+    pool_worker = _emit_pool_worker(pool, heartbeat)
     fn = ll.Function(module, ll.FunctionType(ll.VoidType(), [WORKER.as_pointer(), PTR, I64]), symbol)
     worker, context, _ = fn.args
     e = _Emitter(pool, fn)
@@ -204,11 +262,22 @@ def emit_run_chunks(module: ll.Module, symbol: str,
     alone, take, stale, steal, owned, done = (e.block(n) for n in (
         "alone", "take", "stale", "steal", "owned", "done"))
 
+    warming = b.icmp_unsigned("==", worker, ll.Constant(worker.type, None))
     threads = threads_wanted(b)
-    b.cbranch(b.icmp_signed(">", threads, one), take, alone)
+    wanted = b.sub(threads, one)
+    several = b.icmp_signed(">", threads, one)
+    with b.if_then(b.and_(warming, several), likely=False):  # every worker there, none parked
+        ready = b.and_(b.icmp_signed("==", e.load("sleepers"), zero),
+                       b.icmp_signed(">=", e.load("workers"), wanted))
+        with b.if_then(ready):
+            pid = b.sext(b.call(pool.getpid, []), I64)  # and not a forked child's copy of them
+            with b.if_then(b.icmp_signed("==", e.load("owner_pid"), pid)):
+                b.ret_void()
+    b.cbranch(several, take, alone)
 
     b.position_at_end(alone)  # one thread wanted, or the pool busy in this process
-    b.call(worker, [context])
+    with b.if_then(b.not_(warming)):
+        b.call(worker, [context])
     b.ret_void()
 
     b.position_at_end(take)
@@ -226,18 +295,32 @@ def emit_run_chunks(module: ll.Module, symbol: str,
     b.position_at_end(owned)
     with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):
         _emit_fresh_pool(e, pid)
-    helpers = _emit_grow(e, pool_worker, b.sub(threads, one))
+    helpers = _emit_grow(e, pool_worker, wanted)
 
     none_started = b.icmp_signed("==", helpers, zero)
-    with b.if_else(none_started) as (by_itself, shared):
-        with by_itself:
-            b.call(worker, [context])
-        with shared:
-            _emit_shared_launch(e, worker, context, helpers)
+    with b.if_else(warming) as (warm, launch):
+        with warm:
+            with b.if_then(b.not_(none_started)):
+                _emit_warm(e, helpers)
+        with launch:
+            with b.if_else(none_started) as (by_itself, shared):
+                with by_itself:
+                    b.call(worker, [context])
+                with shared:
+                    _emit_shared_launch(e, worker, context, helpers)
     e.store("busy", 0, "release")
     b.branch(done)
     b.position_at_end(done)
     b.ret_void()
+
+
+def _emit_warm(e: _Emitter, helpers: ll.Value) -> None:
+    """A launch with no tickets: ``helpers`` workers wake (or stop spinning), find nothing to
+    take, and spin for ``SPIN_NS`` as after a launch."""
+    e.store("helpers", helpers)
+    e.store("tickets", 0, "release")
+    e.rmw("add", "launches", 1)
+    e.wake("sleepers", "work_ready")
 
 
 def _emit_fresh_pool(e: _Emitter, pid: ll.Value) -> None:
@@ -317,7 +400,7 @@ def _emit_shared_launch(e: _Emitter, worker: ll.Value, context: ll.Value, helper
     e.wait_until(lambda: b.icmp_signed("==", e.load("finished", "seq_cst"), joined), "waiting", "work_done")
 
 
-def _emit_pool_worker(pool: _Pool) -> ll.Function:
+def _emit_pool_worker(pool: _Pool, heartbeat: Callable[[ll.IRBuilder], ll.Value] | None) -> ll.Function:
     """``ptr pool_worker(ptr index)``: a worker's life. Park until the launch counter moves;
     if this worker is one the launch wants and a ticket is left, run the launch's worker on its
     context and count itself finished; park again."""
@@ -333,23 +416,23 @@ def _emit_pool_worker(pool: _Pool) -> ll.Function:
     b.position_at_end(park)
     seen = b.phi(I64)
     seen.add_incoming(ll.Constant(I64, 0), entry)
-    rounds = b.phi(I64)  # a worker the last launch did not want blocks at once
-    rounds.add_incoming(ll.Constant(I64, SPIN_ROUNDS), entry)
+    spin = b.phi(I64)  # a worker the last launch did not want blocks at once
+    spin.add_incoming(ll.Constant(I64, SPIN_NS), entry)
     e.wait_until(lambda: b.icmp_signed("!=", e.load("launches", "seq_cst"), seen), "sleepers", "work_ready",
-                 rounds)
+                 spin, None if heartbeat is None else heartbeat(b))
     now = e.load("launches", "acquire")
     b.branch(launched)
 
     b.position_at_end(launched)
     b.cbranch(b.icmp_signed("<", index, e.load("helpers")), wanted, park)
     seen.add_incoming(now, launched)
-    rounds.add_incoming(ll.Constant(I64, 0), launched)
+    spin.add_incoming(ll.Constant(I64, 0), launched)
 
     b.position_at_end(wanted)
     before = b.atomic_rmw("sub", pool.words["tickets"], ll.Constant(I64, 1), "acq_rel")
     b.cbranch(b.icmp_signed(">", before, ll.Constant(I64, 0)), run, park)
     seen.add_incoming(now, wanted)
-    rounds.add_incoming(ll.Constant(I64, SPIN_ROUNDS), wanted)
+    spin.add_incoming(ll.Constant(I64, SPIN_NS), wanted)
 
     b.position_at_end(run)
     job = b.inttoptr(e.load("job_worker"), WORKER.as_pointer())
@@ -358,6 +441,6 @@ def _emit_pool_worker(pool: _Pool) -> ll.Function:
     e.rmw("add", "finished", 1)
     e.wake("waiting", "work_done")
     seen.add_incoming(now, b.block)
-    rounds.add_incoming(ll.Constant(I64, SPIN_ROUNDS), b.block)
+    spin.add_incoming(ll.Constant(I64, SPIN_NS), b.block)
     b.branch(park)
     return fn

@@ -11,7 +11,6 @@ that could hang on a bug runs under a deadline and fails instead.
 
 from __future__ import annotations
 
-import concurrent.futures
 import ctypes
 import errno
 import os
@@ -146,8 +145,24 @@ def test_python_threads_launching_different_functions_at_once():
             return [np.asarray(f(x)) for _ in range(25)]
 
     def all_at_once():
-        with concurrent.futures.ThreadPoolExecutor(len(cases)) as pool:
-            return list(pool.map(calls, cases))
+        # daemon threads, not an executor's: a deadlocked launch must not hold pytest's exit
+        # (concurrent.futures joins its threads at exit), so that the deadline's failure ends
+        results, errors = [None] * len(cases), []
+
+        def one(k):
+            try:
+                results[k] = calls(cases[k])
+            except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
+                errors.append(e)
+
+        threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(len(cases))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise errors[0]
+        return results
 
     for results, want in zip(_within(DEADLINE_S, all_at_once), wants):
         for result in results:
@@ -182,7 +197,7 @@ def test_a_launch_from_inside_a_launch_runs_alone():
 
 
 def test_an_idle_pool_uses_no_cpu():
-    # Parked workers spin briefly (thread_pool.SPIN_ROUNDS pauses), then block.
+    # Workers spin for thread_pool.SPIN_NS after a launch, then block.
     f = jc.jit(_tanh)
     x = np.ones(5000, np.float32)
     _run(f, [x], 4)
