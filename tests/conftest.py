@@ -16,6 +16,16 @@ CACHE_DIR = tempfile.mkdtemp(prefix="jitcore-test-cache-")
 os.environ["JITCORE_CACHE_DIR"] = CACHE_DIR
 os.environ.pop("JITCORE_CACHE", None)  # on, as users have it
 
+# The backend's memo of recent compiles' code (``MEMO_BYTES``), 32 MiB for the test run instead
+# of users' 256 KiB: the memo returns code only for the same LLVM IR text (digest checked),
+# pipeline and machine, so a test gets the very code LLVM made for it before; what the larger
+# memo saves is the same module compiled again by a later test of the same worker after 256 KiB
+# of others had pushed it out (session 36: 1,096 such compiles, 23 s of the suite's CPU).
+# Tests of the memo's bound set it back (test_bounded_cache.py) or to 0 (compile timings).
+from jitcore.codegen.cpu import backend as _cpu_backend  # noqa: E402  (after JITCORE_CACHE_DIR is set)
+
+_cpu_backend.MEMO_BYTES = 32 * 1024 * 1024
+
 
 @pytest.fixture(autouse=True)
 def _empty_disk_cache():

@@ -114,9 +114,12 @@ class _Plugin:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.recorder.spent.clear()
-        start = time.thread_time()
+        start, wall = time.thread_time(), time.time()
         yield
+        # wall, its end and the xdist worker: how the workers' loads balance (a worker idle at the end)
         self._write({"kind": "test", "id": item.nodeid, "cpu": time.thread_time() - start,
+                     "wall": time.time() - wall, "end": time.time(),
+                     "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
                      **{p: round(s, 6) for p, s in self.recorder.spent.items()}})
 
     def pytest_unconfigure(self, config):

@@ -1052,6 +1052,12 @@ MUTANTS = [
            "    return fresh(complex_from_parts(im, re), scalar=True, weak=True)",
            "complex(re, im) of traced numbers with the parts exchanged",
            ("tests/jitcore/test_copyto_complex_negative_powers.py",)),
+    Mutant("code-memo-never-evicts", "codegen/cpu/backend.py",
+           "            while self._bytes > budget:",
+           "            while self._bytes > budget * 1024:",
+           "the backend's memo of recent compiles' code keeps everything: memory grows with every "
+           "signature past a function's bound",
+           ("tests/jitcore/test_bounded_cache.py",)),
 ]
 
 
