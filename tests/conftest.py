@@ -8,10 +8,32 @@ never loaded by another. Removed when the run ends.
 
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
 
+
+def _keep_bytecode_outside_the_tree():
+    """Where ``PYTHONDONTWRITEBYTECODE`` is set (this project's hosts set it: no ``__pycache__``
+    in worktrees), every test process compiled jitcore and pytest rewrote every test module
+    from source, each run: 9.5 s of a worker's CPU to collect, against 2.8 s from bytecode.
+    Bytecode goes to a folder of the user's temporary directory instead (``sys.pycache_prefix``,
+    which pytest's rewritten modules use too; the environment, for the tests' subprocesses);
+    a module's bytecode is checked against its source's time and size as usual. A prefix the
+    user chose is kept."""
+    if os.environ.get("PYTHONPYCACHEPREFIX") or not sys.dont_write_bytecode:
+        return
+    prefix = os.path.join(tempfile.gettempdir(), f"jitcore-test-bytecode-{os.getuid()}")
+    os.makedirs(prefix, mode=0o700, exist_ok=True)
+    if os.stat(prefix).st_uid != os.getuid():  # another user's folder: its bytecode is not trusted
+        return
+    sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.dont_write_bytecode = False
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+_keep_bytecode_outside_the_tree()
 CACHE_DIR = tempfile.mkdtemp(prefix="jitcore-test-cache-")
 os.environ["JITCORE_CACHE_DIR"] = CACHE_DIR
 os.environ.pop("JITCORE_CACHE", None)  # on, as users have it
