@@ -1057,7 +1057,7 @@ MUTANTS = [
            "            while self._bytes > budget * 1024:",
            "the backend's memo of recent compiles' code keeps everything: memory grows with every "
            "signature past a function's bound",
-           ("tests/jitcore/test_bounded_cache.py",)),
+           ("tests/codegen/test_backend.py",)),
 ]
 
 
