@@ -23,17 +23,18 @@ def _keep_bytecode_outside_the_tree():
     a module's bytecode is checked against its source's time and size as usual. A prefix the
     user chose is kept."""
     if os.environ.get("PYTHONPYCACHEPREFIX") or not sys.dont_write_bytecode:
-        return
+        return None
     prefix = os.path.join(tempfile.gettempdir(), f"jitcore-test-bytecode-{os.getuid()}")
     os.makedirs(prefix, mode=0o700, exist_ok=True)
     if os.stat(prefix).st_uid != os.getuid():  # another user's folder: its bytecode is not trusted
-        return
+        return None
     sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"] = prefix
     sys.dont_write_bytecode = False
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    return prefix
 
 
-_keep_bytecode_outside_the_tree()
+BYTECODE_PREFIX = _keep_bytecode_outside_the_tree()  # None: the user's own setting
 CACHE_DIR = tempfile.mkdtemp(prefix="jitcore-test-cache-")
 os.environ["JITCORE_CACHE_DIR"] = CACHE_DIR
 os.environ.pop("JITCORE_CACHE", None)  # on, as users have it
@@ -63,3 +64,27 @@ def _empty_disk_cache():
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
+    if BYTECODE_PREFIX is not None and not hasattr(session.config, "workerinput"):
+        _forget_bytecode_of_removed_trees(BYTECODE_PREFIX)
+
+
+def _forget_bytecode_of_removed_trees(prefix: str, depth: int = 3) -> None:
+    """The bytecode folder mirrors the sources' absolute paths, so every temporary copy of the
+    tree (``tools/mutants.py`` makes one per mutant, about 14 MB of bytecode each) would stay in
+    it: drop the mirror of every folder, down to ``depth`` levels, whose source is gone."""
+    level = [prefix]
+    for _ in range(depth):
+        below = []
+        for folder in level:
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                if not entry.is_dir(follow_symlinks=False):
+                    continue
+                if os.path.isdir(entry.path[len(prefix):]):
+                    below.append(entry.path)
+                else:
+                    shutil.rmtree(entry.path, ignore_errors=True)
+        level = below
