@@ -3,6 +3,7 @@ its report. Sessions 26, 29, 33 and 34 each wrote such a plugin and left it out;
 
     python -m pytest -p tools.compile_time_plugin --compile-times PATH [pytest's options] TESTS
     python tools/compile_time_plugin.py PATH [PATH...]
+    python tools/compile_time_plugin.py --compare BASE_PATH BRANCH_PATH
 
 The plugin appends JSON lines to PATH (every process of an ``-n 2`` run to the same file; one
 write per line): per test, its thread CPU (setup, call and teardown) and each phase's share, each
@@ -114,9 +115,12 @@ class _Plugin:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
         self.recorder.spent.clear()
-        start = time.thread_time()
+        start, wall = time.thread_time(), time.time()
         yield
+        # wall, its end and the xdist worker: how the workers' loads balance (a worker idle at the end)
         self._write({"kind": "test", "id": item.nodeid, "cpu": time.thread_time() - start,
+                     "wall": time.time() - wall, "end": time.time(),
+                     "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
                      **{p: round(s, 6) for p, s in self.recorder.spent.items()}})
 
     def pytest_unconfigure(self, config):
@@ -156,9 +160,59 @@ def summary(records: list[dict], heaviest: int = 10) -> str:
     return "\n".join(lines)
 
 
+def workers(records: list[dict]) -> str:
+    """Per xdist worker: tests, thread CPU, wall, and when its last test ended relative to the
+    run's last (a worker idle at the end is wall time lost)."""
+    tests = [r for r in records if r["kind"] == "test" and "end" in r]
+    if not tests:
+        return ""
+    last = max(r["end"] for r in tests)
+    lines = ["worker  tests   CPU s   wall s  idle at the end s"]
+    for worker in sorted({r["worker"] for r in tests}):
+        mine = [r for r in tests if r["worker"] == worker]
+        lines.append(f"  {worker:5s} {len(mine):6d} {sum(r['cpu'] for r in mine):7.1f} "
+                     f"{sum(r['wall'] for r in mine):8.1f} {last - max(r['end'] for r in mine):8.1f}")
+    return "\n".join(lines)
+
+
+def compare(base: list[dict], branch: list[dict]) -> str:
+    """Two records test by test, on the tests both hold (runs stopped early, or slices): their
+    thread CPU, each phase and the LLVM compiles, so that a run on a loaded host still compares
+    like with like."""
+    def by_test(records):
+        tests = {r["id"]: r for r in records if r["kind"] == "test"}
+        compiles: dict[str, list[float]] = defaultdict(list)
+        for r in records:
+            if r["kind"] == "llvm":
+                compiles[r["test"]].append(r["cpu"])
+        return tests, compiles
+    (a, ca), (b, cb) = by_test(base), by_test(branch)
+    common = sorted(set(a) & set(b))
+    cpu_a, cpu_b = sum(a[t]["cpu"] for t in common), sum(b[t]["cpu"] for t in common)
+    llvm_a, llvm_b = sum(sum(ca[t]) for t in common), sum(sum(cb[t]) for t in common)
+    lines = [f"{len(common)} tests in both (of {len(a)} and {len(b)})", " " * 23 + "base   branch",
+             f"  thread CPU s     {cpu_a:8.1f} {cpu_b:8.1f}",
+             f"  LLVM compiles    {sum(len(ca[t]) for t in common):8d} {sum(len(cb[t]) for t in common):8d}",
+             f"  their CPU s      {llvm_a:8.1f} {llvm_b:8.1f}"]
+    for phase in PHASES:
+        lines.append(f"  {phase:16s} {sum(a[t].get(phase, 0.0) for t in common):8.1f} "
+                     f"{sum(b[t].get(phase, 0.0) for t in common):8.1f}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str]) -> None:
-    records = [json.loads(line) for path in argv for line in open(path) if line.strip()]
+    """``PATH [PATH...]``: the summary of one run's records; ``--compare BASE BRANCH``: two runs
+    test by test."""
+    def read(paths):
+        return [json.loads(line) for path in paths for line in open(path) if line.strip()]
+    if argv[:1] == ["--compare"] and len(argv) == 3:
+        print(compare(read(argv[1:2]), read(argv[2:3])))
+        return
+    records = read(argv)
     print(summary(records))
+    balance = workers(records)
+    if balance:
+        print("\n" + balance)
 
 
 if __name__ == "__main__":

@@ -1255,6 +1255,12 @@ MUTANTS = [
            "a lone launch in the hot window wakes a parked pool: 13 us of the caller's time for "
            "a worker that spins and parks before any next launch",
            ("tests/codegen/test_pool_hot.py",)),
+    Mutant("code-memo-never-evicts", "codegen/cpu/backend.py",
+           "            while self._bytes > budget:",
+           "            while self._bytes > budget * 1024:",
+           "the backend's memo of recent compiles' code keeps everything: memory grows with every "
+           "signature past a function's bound",
+           ("tests/codegen/test_backend.py",)),
 ]
 
 

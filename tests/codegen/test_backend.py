@@ -194,6 +194,29 @@ def test_a_function_jitted_anew_takes_its_code_from_the_memo(monkeypatch):
     assert len(compiled) == 3
 
 
+def test_the_code_memo_keeps_its_budget_dropping_the_least_recently_used(monkeypatch):
+    """The memo (``_CodeMemo``) holds at most ``MEMO_BYTES`` of compressed code: the suite runs
+    with a larger budget than users' (tests/conftest.py), so the bound is checked here on its
+    own, with incompressible entries of known size and no compile."""
+    import os
+
+    from jitcore.codegen.cpu import backend
+
+    monkeypatch.setattr(backend, "MEMO_BYTES", 64 * 1024)
+    memo = backend._CodeMemo()
+    entries = {i: (os.urandom(8 * 1024), os.urandom(2048).hex()) for i in range(20)}
+    for i, (code, text) in entries.items():
+        memo.put(("f", i), b"digest %d" % i, code, text)
+        assert memo.get(("f", 0), b"digest 0") is not None  # used each time: kept
+        assert memo._bytes <= backend.MEMO_BYTES
+    assert memo.get(("f", 0), b"digest 0") == entries[0]
+    assert memo.get(("f", 19), b"digest 19") == entries[19]
+    assert memo.get(("f", 1), b"digest 1") is None  # the least recently used went first
+    assert memo.get(("f", 19), b"digest other IR") is None  # only for the IR it was made from
+    kept = sum(memo.get(("f", i), b"digest %d" % i) is not None for i in range(20))
+    assert 3 <= kept < 20
+
+
 def test_the_light_pipeline_inlines_its_kernels():
     """The light pipeline (target.LIGHT_PASSES, not an O-level one) inlines a tiny function's
     kernels into its entry, as O2 did; the results are NumPy's, special values included."""

@@ -17,6 +17,7 @@ import jitcore as jc
 from jitcore import config
 from jitcore.codegen import host
 from jitcore.codegen.backend import backend_for
+from jitcore.codegen.cpu import backend
 from jitcore.errors import ConfigError
 
 
@@ -133,6 +134,7 @@ def test_one_symbol_loaded_twice_shares_its_code_while_either_lives():
 def test_many_signatures_keep_memory_flat_after_the_bound(monkeypatch):
     # Fixed-size code, so that every signature compiles (sizes share code otherwise).
     monkeypatch.setattr(host, "SIZE_GENERIC", False)
+    monkeypatch.setattr(backend, "MEMO_BYTES", backend.DEFAULT_MEMO_BYTES)  # (the suite's is larger)
     # 100 signatures measured past the warm-up: unbounded, their plans grow the heap by about
     # 1 MiB (10 KiB each, measured), twice the limit below; bounded, by the backend's code memo
     # filling up to its 256 KiB at most (200 measured before: the same verdicts, 100 compiles

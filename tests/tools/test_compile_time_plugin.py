@@ -6,7 +6,7 @@ import numpy as np
 import jitcore as jc
 import jitcore.numpy as jnp
 from jitcore.codegen.cpu import backend, target
-from tools.compile_time_plugin import PHASES, Recorder, summary
+from tools.compile_time_plugin import PHASES, Recorder, compare, summary, workers
 
 
 def test_records_the_phases_and_the_llvm_compile_of_a_first_call(monkeypatch):
@@ -27,3 +27,19 @@ def test_records_the_phases_and_the_llvm_compile_of_a_first_call(monkeypatch):
     records.append({"kind": "test", "id": "t", "cpu": sum(recorder.spent.values()), **recorder.spent})
     text = summary(records)
     assert "light size-generic" in text and all(p in text for p in PHASES)
+
+
+def test_compare_pairs_the_tests_both_runs_hold_and_workers_show_the_idle_end():
+    base = [{"kind": "test", "id": "a", "cpu": 2.0, "emit": 1.0, "wall": 3.0, "end": 10.0, "worker": "gw0"},
+            {"kind": "test", "id": "b", "cpu": 5.0, "wall": 5.0, "end": 14.0, "worker": "gw1"},
+            {"kind": "llvm", "test": "a", "cpu": 0.5}, {"kind": "llvm", "test": "a", "cpu": 0.25},
+            {"kind": "llvm", "test": "b", "cpu": 4.0}]
+    branch = [{"kind": "test", "id": "a", "cpu": 1.5, "emit": 0.5}, {"kind": "llvm", "test": "a", "cpu": 0.5},
+              {"kind": "test", "id": "c", "cpu": 9.0}]
+    text = compare(base, branch).splitlines()
+    assert text[0] == "1 tests in both (of 2 and 2)"
+    assert text[2].split()[-2:] == ["2.0", "1.5"]  # only "a": "b" and "c" are in one run each
+    assert text[3].split()[-2:] == ["2", "1"] and text[4].split()[-2:] == ["0.8", "0.5"]
+    assert [line.split()[-2:] for line in text if line.strip().startswith("emit")] == [["1.0", "0.5"]]
+    rows = {line.split()[0]: line.split() for line in workers(base).splitlines()[1:]}
+    assert rows["gw0"][1:] == ["1", "2.0", "3.0", "4.0"] and rows["gw1"][-1] == "0.0"
