@@ -1052,6 +1052,21 @@ MUTANTS = [
            "    return fresh(complex_from_parts(im, re), scalar=True, weak=True)",
            "complex(re, im) of traced numbers with the parts exchanged",
            ("tests/jitcore/test_copyto_complex_negative_powers.py",)),
+    Mutant("out-tuple-names-swapped", "jitcore/autograph/transform.py",
+           "            return [e.id for e in k.value.elts]",
+           "            return [e.id for e in k.value.elts][::-1]",
+           "np.divmod(a, b, out=(q, r)) binds the quotient to r and the remainder to q",
+           ("tests/jitcore/test_inside_arrays.py::test_out_tuple_of_a_two_output_ufunc_into_local_arrays",)),
+    Mutant("augassign-not-a-read", "jitcore/autograph/analysis.py",
+           "    return names | {t.id for t in augmented if isinstance(t, ast.Name)}",
+           "    return names",
+           "liveness takes x += 1 for a write only: a dead count in a traced branch is unbound there",
+           ("tests/programs/test_random_programs.py::test_a_count_kept_in_a_traced_branch_and_dead_after_it",)),
+    Mutant("logical-reduce-initial-dropped", "jitcore/numpy/ufuncs.py",
+           "        return out if initial is None else UFUNCS[ufunc](out, initial)",
+           "        return out",
+           "np.logical_or.reduce(x, initial=True) ignores initial",
+           ("tests/programs/test_random_programs.py::test_a_logical_reduce_from_initial",)),
 ]
 
 

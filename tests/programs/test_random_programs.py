@@ -239,7 +239,15 @@ def test_pinned_ties_follow_jitcore_on_every_host():
              (lambda np, a, b: np.max(a, axis=0), rows.T.astype(np.float16), None),
              # initial= first, masked-out elements as initial (session 30: the pinning ignored both)
              (lambda np, a, b: np.min(a, axis=1, initial=-0.0, where=a[:1] != 0), rows, None),
-             (lambda np, a, b: np.max(a, initial=1.0, where=a > 1), rows, None)]
+             (lambda np, a, b: np.max(a, initial=1.0, where=a > 1), rows, None),
+             # the ufuncs' methods (session 38: PINNED's maximum had none, so every
+             # np.maximum.accumulate the generator drew was dropped) and out=
+             (lambda np, a, b: np.maximum.accumulate(a, axis=1), rows, None),
+             (lambda np, a, b: np.minimum.accumulate(a, axis=0), rows.astype(np.float16), None),
+             (lambda np, a, b: np.fmax.accumulate(a, axis=1), rows, None),
+             (lambda np, a, b: np.maximum.reduce(a, axis=1, initial=-0.0, where=a[:, :1] == 0), rows, None),
+             (lambda np, a, b: np.minimum.reduce(a, axis=0), rows.T, None),
+             (lambda np, a, b: np.maximum(a, b, out=np.ones_like(a), where=b == 0), x, y)]
     for fn, a, b in cases:
         want = fn(PINNED, a, b)
         got = jitcore.jit(lambda a, b, fn=fn: fn(np, a, b))(a, b)
@@ -442,6 +450,32 @@ def test_eigvalsh_of_a_matrix_with_subnormal_off_diagonal_entries():
                        np.array(1e-310), np.array([5e-324, 0.5]).reshape(2, 1, 1))
     program.precs, program.rel = [FREE, FREE], {"v": (1e-14, 1.0), "w": (1e-14, 1.0)}
     check(program)
+
+
+def test_a_count_kept_in_a_traced_branch_and_dead_after_it():
+    """Found by the fuzzer (session 38): ``v += 3`` in a traced if (in a loop or not) on a name
+    never read after it raised UnboundLocalError: the liveness analysis took ``v += 3`` for a
+    write only, so ``v`` was left out of the branch's state (jitcore/autograph/analysis.py
+    ``loaded``)."""
+    check(_program("""
+        v = 0
+        for i in range(2):
+            if a[i] > 0:
+                v += 3
+        w = np.zeros(2)
+        if a.sum() != 0.5:
+            w += 3
+        return (a + 1,)""", np.array([1.0, -2.0, 0.5])))
+
+
+def test_a_logical_reduce_from_initial():
+    """Found by the fuzzer (session 38): ``np.logical_or.reduce(x, initial=False)`` raised
+    TypeError (np.any takes no initial=); NumPy folds ``initial`` into every output element,
+    masked-out ones too."""
+    check(_program("v = np.logical_or.reduce(a, axis=0, initial=False)\n"
+                   " w = np.logical_and.reduce(a, axis=1, keepdims=True, initial=True, where=a[:, :1])\n"
+                   " x = np.logical_or.reduce(b, axis=None, initial=True)\n return (v, w, x)",
+                   np.array([[True, False], [False, False]]), np.array([0.0, -0.0])))
 
 
 # --- known bugs, left out of the generator ---------------------------------------------------
