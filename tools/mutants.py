@@ -1067,6 +1067,16 @@ MUTANTS = [
            "        return out",
            "np.logical_or.reduce(x, initial=True) ignores initial",
            ("tests/programs/test_random_programs.py::test_a_logical_reduce_from_initial",)),
+    Mutant("walrus-while-test-kept", "jitcore/autograph/lowering.py",
+           "            if isinstance(s, ast.While) and _binds_names(s.test):",
+           "            if isinstance(s, ast.While) and False:",
+           "a while test that binds a name runs as a function of its own: UnboundLocalError",
+           ("tests/programs/test_random_programs.py::test_names_bound_in_loop_and_branch_tests",)),
+    Mutant("walrus-first-operand-not-hoisted", "jitcore/autograph/lowering.py",
+           "    name = fresh(\"first\")\n",
+           "    return [], test\n",
+           "and/or whose first operand binds a name is left to Python: ConcretizationError",
+           ("tests/programs/test_random_programs.py::test_names_bound_in_loop_and_branch_tests",)),
 ]
 
 

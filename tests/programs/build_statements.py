@@ -55,7 +55,8 @@ class BuildStatements:
     """Mixed into generator._Builder: each method draws one statement."""
 
     ROUND9_KINDS = ("built", "built", "counted_loop", "counted_loop", "scan_diff", "division", "mixed",
-             "edge_shape", "newaxis", "reduce_args", "view_write", "view_write", "out_arg", "out_arg")
+                    "edge_shape", "newaxis", "reduce_args", "view_write", "view_write", "out_arg", "out_arg",
+                    "select_sorted")
 
     def round9(self):
         """One of this module's statements: one name among the generator's kinds (``python -m
@@ -681,3 +682,52 @@ class BuildStatements:
         if writes_x:
             self.written(x, prec, None)
         self.result(name, prec, None)
+
+    # -- selections by sorting (no np.unique: its length is the data's) -------------------------
+    def select_sorted(self):
+        """The k largest or smallest along an axis (``np.sort(x)[..., -k:]``), the elements at
+        the first k stable argsort positions, the arg-extreme read back through
+        ``take_along_axis``, selecting percentiles at several q, a threshold at the k-th value."""
+        from tests.programs.generator import _zero_tie
+        x = self.arrays(lambda v: v.ndim >= 1 and v.size >= 1 and v.dtype.kind in "biuf")
+        if x is None:
+            return
+        v = self.ns[x]
+        axis = self.draw(st.integers(-v.ndim, v.ndim - 1))
+        n = v.shape[axis]
+        if n == 0:
+            return
+        k = self.draw(st.integers(1, n))
+        form = self.choose(("top", "bottom", "argsort_first", "arg_extreme", "percentiles", "threshold",
+                            "reversed"))
+        if form == "top":
+            text = f"np.sort({x}, axis={axis})[..., -{k}:]" if axis in (-1, v.ndim - 1) else \
+                f"np.take(np.sort({x}, axis={axis}), np.arange({n - k}, {n}), axis={axis})"
+        elif form == "bottom":
+            text = f"np.take(np.sort({x}, axis={axis}), np.arange({k}), axis={axis})"
+        elif form == "argsort_first":  # the elements at the first k stable positions
+            text = (f"np.take_along_axis({x}, np.take(np.argsort({x}, axis={axis}, kind='stable'), "
+                    f"np.arange({k}), axis={axis}), axis={axis})")
+        elif form == "arg_extreme":
+            fn = self.choose(("argmax", "argmin"))
+            text = f"np.take_along_axis({x}, np.{fn}({x}, axis={axis}, keepdims=True), axis={axis})"
+        elif form == "percentiles":
+            qs = sorted(set(self.draw(st.lists(st.sampled_from((0, 10, 25, 50, 90, 100)), min_size=1,
+                                               max_size=3))))
+            method = self.choose(("lower", "higher", "nearest", "inverted_cdf", "closest_observation"))
+            text = f"np.percentile({x}, {qs}, axis={axis}, method={method!r})"
+        elif form == "threshold":  # the elements at least the k-th largest, the others 0
+            kth = f"np.take(np.sort({x}, axis={axis}), [{n - k}], axis={axis})"
+            text = f"np.where({x} >= {kth}, {x}, 0)"
+        else:
+            text = f"np.flip(np.sort({x}, axis={axis}), axis={axis})"
+        name = self.new_name()
+        if not self.run(f"{name} = {text}", ["select-sorted", f"select-sorted-{form}"]):
+            return
+        px, bx = self.meta[x].prec, self.meta[x].bound
+        tie = _zero_tie(v)  # (which zero a sort puts first is its own choice)
+        prec = FREE if tie and form != "arg_extreme" else px
+        if form == "threshold" and px:
+            prec = FREE
+        self.result(name, prec, bx)
+

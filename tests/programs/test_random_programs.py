@@ -478,6 +478,29 @@ def test_a_logical_reduce_from_initial():
                    np.array([[True, False], [False, False]]), np.array([0.0, -0.0])))
 
 
+def test_names_bound_in_loop_and_branch_tests():
+    """Found by probes beside the fuzzer (session 38): ``while (k := k + 1) < 4 and x[k] > 0``
+    raised UnboundLocalError (the test ran as a function of its own, ``k`` its local) and then
+    ConcretizationError (``and`` of a test that binds a name was left to Python); so did an
+    ``if`` whose first operand binds one (jitcore/autograph/lowering.py ``_test_in_body``,
+    ``_hoisted``)."""
+    check(_program("""
+        k = 0
+        r = 0
+        while (k := k + 1) < 5 and a[k] > -100:
+            if a[k] > 6:
+                r = 5
+                break
+            r += 1
+        else:
+            r = -r
+        if (m := a.max()) > 6 and m < 100:
+            r += 1
+        elif (n := a.min()) < -5:
+            r -= 1
+        return (k, r, m)""", np.array([5, -3, 0, 7, -128, 127, -1], np.int8)))
+
+
 # --- known bugs, left out of the generator ---------------------------------------------------
 
 def _xfail(reason: str):
