@@ -250,7 +250,7 @@ class BuildStatements:
         op = self.choose((">", "<", "==", "!=", ">="))
         at = f"{x}[k]" if v.ndim == 1 else f"{x}[k].sum()" if v.dtype.kind in "biu" else f"{x}[k].max()"
         form = self.choose(("while_break", "count_if", "first_index", "argmax", "while_true",
-                            "traced_range"))
+                            "traced_range", "walrus"))
         name = self.new_name()
         k = f"k{name[1:]}"
         cond = f"{at.replace('[k]', f'[{k}]')} {op} {c}"
@@ -278,6 +278,11 @@ class BuildStatements:
         elif form == "while_true":
             text = (f"{name} = 0\nwhile True:\n    {name} += 1\n    if {name} >= {min(n, 4)} or "
                     f"{cond.replace(k, name)}:\n        break")
+        elif form == "walrus":  # a counter stepped in the loop's test
+            lim = min(n, self.choose((2, 3, 5)))
+            cond = cond.replace(k, name)
+            text = (f"{name} = -1\nwhile ({name} := {name} + 1) < {lim} and {cond}:\n"
+                    f"    pass")
         else:  # a traced trip count, a break inside, a counter
             m = self.pick()
             cond = cond.replace(k, f"i % {n}")
@@ -603,7 +608,7 @@ class BuildStatements:
             return
         v = self.ns[x]
         form = self.choose(("fresh", "fresh", "itself", "overlap", "where", "reduction", "scan",
-                            "clip", "returned"))
+                            "clip", "returned", "pair"))
         fn = self.choose(sorted(OUT_UFUNCS))
         arity = OUT_UFUNCS[fn]
         y = self.pick(lambda w: _broadcasts(v.shape, np.shape(w)) and
@@ -656,6 +661,18 @@ class BuildStatements:
             text = (f"{name} = np.empty({x}.shape, dtype=np.{natural.name})\n"
                     f"np.{scan}({x}, axis={axis}, out={name})")
             fn = scan
+        elif form == "pair":  # a ufunc of two outputs into two local arrays
+            if v.dtype.kind == "c":
+                return
+            two = f"np.divmod({x}, {second})" if v.dtype.kind != "f" or self.chance(0.5) else f"np.modf({x})"
+            natural = [_dtype(r) for r in (self._peek(two) or ())]
+            if len(natural) != 2:
+                return
+            q = f"q{name[1:]}"
+            text = (f"{q} = np.zeros({x}.shape, dtype=np.{natural[0].name})\n"
+                    f"{name} = np.ones({x}.shape, dtype=np.{natural[1].name})\n"
+                    f"{two[:-1]}, out=({q}, {name}))\n{name} = {name} + {q}")
+            fn = "pair"
         else:
             if not self.writable_array(v) or v.dtype.kind == "c":
                 return

@@ -350,7 +350,7 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements, BuildStat
         if dtype.kind != "f" and prec:
             prec = FREE
         self.meta[name] = _Var(prec, fit_bound(bound, dtype))
-        if isinstance(v, np.generic):
+        if not isinstance(v, np.ndarray):  # a NumPy scalar, or a Python number (a loop's count)
             self.features.add("scalar")
         elif v.ndim == 0:
             self.features.add("zero-d")
