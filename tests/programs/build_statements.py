@@ -592,13 +592,26 @@ class BuildStatements:
         if not np.can_cast(src_dtype, v.dtype, "same_kind") or (
                 sym == "=" and src_dtype.kind in "fc" and v.dtype.kind in "biu"):
             return
-        lines = pre + [f"{target} {sym} {ty}"]
-        text = "\n".join(lines)
-        if not self.run(text, ["view-write", f"view-write-{form}"]):
+        write, pm = f"{target} {sym} {ty}", 0
+        feats = ["view-write", f"view-write-{form}"]
+        if self.chance(0.25):  # repeated by a loop, its trip count from the data
+            write, pm = self._repeated(write)
+            feats.append("view-write-looped")
+        text = "\n".join(pre + [write])
+        if not self.run(text, feats):
             return
         reads = [x, ty.split(" ")[0].split("[")[0]]
-        exact = self._exact(*reads) and not (v.dtype.kind == "c" and "*" in text)
+        exact = self._exact(*reads) and not (v.dtype.kind == "c" and "*" in text) and not pm
         self.written(x, 0 if exact else FREE, None)
+
+    def _repeated(self, statement: str) -> tuple[str, float]:
+        """``statement`` in a loop of 0 to 2 (or a static 2) steps, the count from a variable's
+        data: (the loop, the count's precision)."""
+        if self.chance(0.3):
+            return f"for i in range(2):\n    {statement}", 0
+        m = self.pick()
+        loop = f"for i in range(int(np.count_nonzero({m})) % 3):\n    {statement}"
+        return loop, self.meta[m].prec
 
     # -- out= ----------------------------------------------------------------------------------
     def out_arg(self):
@@ -678,7 +691,15 @@ class BuildStatements:
                 return
             text = f"np.clip({x}, {self.choose((-1, 0))}, {self.choose((2, 3))}, out={x})\n{name} = {x} * 1"
             writes_x, fn = True, "clip"
-        if not self.run(text, ["out-arg", f"out-arg-{form}"]):
+        pm = 0
+        feats = ["out-arg", f"out-arg-{form}"]
+        if form in ("itself", "overlap", "where", "fresh") and self.chance(0.25):
+            lines = text.split("\n")
+            at = 1 if form in ("where", "fresh") else 0  # the call (after the array made for it)
+            lines[at], pm = self._repeated(lines[at])
+            text = "\n".join(lines)
+            feats.append("out-arg-looped")
+        if not self.run(text, feats):
             return
         reads = [x] + ([y] if y is not None and str(y) in operands else [])
         exact = self._exact(*reads)
@@ -696,6 +717,7 @@ class BuildStatements:
             prec = 0 if exact else FREE
         if fn == "absolute" and _dtype(v).kind == "c":
             prec = FREE  # (NumPy's own |z| differs by layout: generator.COMPLEX_ABS_ULPS)
+        prec = FREE if pm else prec
         if writes_x:
             self.written(x, prec, None)
         self.result(name, prec, None)
