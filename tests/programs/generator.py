@@ -69,6 +69,12 @@ negative starts, column blocks, nested 2-d windows), element, row and window wri
 ``%``, ``divmod`` and ``fmod`` by constants, scalars and arrays in every integer dtype, column
 sums of strided reads, writes through ``.real``/``.imag``, partitions and selecting quantiles
 along any axis; and, only when favoured, complex eig/eigh/svd with vectors.
+Since round 9 (tests/programs/build_statements.py, one kind ``round9``): arrays built inside
+the function (zeros written in loops, empty filled, joins of computed pieces, lists stacked),
+loops with counters, breaks and a counter stepped in the test, scans and differences, division
+by zeros and negative numbers in mixed dtypes, mixed-dtype arithmetic, 0-d and size-0 arrays,
+broadcasting through ``None``, ``ufunc.reduce`` with ``initial``/``where``, writes through views,
+``out=`` arguments and selections by sorting.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
