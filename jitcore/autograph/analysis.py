@@ -191,8 +191,12 @@ def _sub_blocks(s) -> list:
 
 
 def loaded(node) -> set[str]:
-    """Every name read anywhere in ``node`` (nested functions included)."""
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """Every name read anywhere in ``node`` (nested functions included). ``x += 1`` reads
+    ``x``, though its target's context is Store: a branch's ``count += 1`` on a name dead after
+    the if needs the count's value (it was left out of the branch's state: UnboundLocalError)."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    augmented = [n.target for n in ast.walk(node) if isinstance(n, ast.AugAssign)]
+    return names | {t.id for t in augmented if isinstance(t, ast.Name)}
 
 
 def _free_reads(n) -> set[str]:

@@ -9,10 +9,10 @@ build the traced array NumPy would have built, and that are NumPy's own function
 the same arguments, when nothing is traced. Without autograph (``jit(f, autograph=False)``)
 these calls keep raising ``TracerConversionError``.
 
-``out_call`` is ``f(..., out=name)`` where ``name`` is a local variable: a local NumPy array
-written with traced values becomes a traced copy, which the converted statement binds to
-``name`` (as ``out[i] = v`` does through ``expressions.setitem``); ``at_call`` is the same for
-``ufunc.at(name, indices, values)``.
+``out_call`` is ``f(..., out=name)`` (or ``out=(q, r)``) where ``name`` is a local variable: a
+local NumPy array written with traced values becomes a traced copy, which the converted
+statement binds to ``name`` (as ``out[i] = v`` does through ``expressions.setitem``);
+``at_call`` is the same for ``ufunc.at(name, indices, values)``.
 """
 
 from __future__ import annotations
@@ -202,6 +202,11 @@ def out_call(func, out, /, *args, **kwargs):
     local name ``out`` was (NumPy returns ``out`` itself)."""
     trace = current_trace()
     operands = (args, list(kwargs.values()))
+    if isinstance(out, tuple):  # out=(q, r) of a ufunc with two outputs: each as above
+        if trace is not None and prims.holds_tracer(operands):
+            out = tuple(traced_copy(o, trace) if isinstance(o, np.ndarray) else o for o in out)
+        result = func(*args, out=out, **kwargs)
+        return out if any(isinstance(o, Tracer) for o in out) else result
     if isinstance(out, np.ndarray) and trace is not None and prims.holds_tracer(operands):
         out = traced_copy(out, trace)
     target = getattr(func, "__wrapped__", func)

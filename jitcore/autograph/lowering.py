@@ -144,10 +144,49 @@ def lower_jumps(fn: ast.FunctionDef) -> None:
             if isinstance(s, ast.Try):
                 for h in s.handlers:
                     h.body = visit_block(h.body)
+            if isinstance(s, ast.While) and _binds_names(s.test):
+                s = _test_in_body(s, fresh)
+            if isinstance(s, ast.If) and _binds_names(s.test):
+                first, s.test = _hoisted(s.test, fresh)
+                out += first
             out += _loop(s, fresh) if isinstance(s, (ast.For, ast.While)) else [s]
         return out
 
     fn.body = visit_block(fn.body)
+
+
+def _binds_names(test) -> bool:
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(test))
+
+
+def _test_in_body(loop: ast.While, fresh) -> ast.While:
+    """``while (k := k + 1) < n: body [else: rest]`` -> ``while True: if not ((k := k + 1) <
+    n): rest; break`` then ``body``: a name the test binds is then bound in the loop's body,
+    whose state carries it (as the test's own function it was a local read before it was
+    bound: UnboundLocalError). The else part runs where the test fails, not after a break, as
+    Python's."""
+    first, test = _hoisted(loop.test, fresh)
+    stop = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=test), body=[*loop.orelse, ast.Break()],
+                  orelse=[])
+    body = [_located(s, loop.test) for s in (*first, stop)]
+    new = ast.While(test=ast.Constant(True), body=[*body, *loop.body], orelse=[])
+    return _located(ast.copy_location(new, loop), loop)
+
+
+def _hoisted(test, fresh) -> tuple[list, ast.expr]:
+    """A test ``(m := f(x)) > 0 and g(m)`` whose first operand binds a name, as the statement
+    ``t = (m := f(x)) > 0`` and the test ``t and g(m)``: the first operand always runs, and
+    ``and``/``or`` of traced values become calls of thunks (lambdas), in which the binding
+    would be the lambda's own. A binding in a later operand, which runs only sometimes, stays."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):  # not (... and ...)
+        first, inner = _hoisted(test.operand, fresh)
+        return first, _located(ast.UnaryOp(op=ast.Not(), operand=inner), test)
+    if not (isinstance(test, ast.BoolOp) and _binds_names(test.values[0])
+            and not any(_binds_names(v) for v in test.values[1:])):
+        return [], test
+    name = fresh("first")
+    bind = _located(ast.Assign(targets=[_name(name, True)], value=test.values[0]), test)
+    return [bind], _located(ast.BoolOp(op=test.op, values=[_name(name), *test.values[1:]]), test)
 
 
 def _loop(loop, fresh) -> list:

@@ -80,14 +80,26 @@ def _key(node):
 
 
 def _out_name(value, own):
-    """The local name a call writes through ``out=name``, or None (not a call, or ``out`` is an
-    attribute, a global or an element, which the converted code cannot rebind)."""
+    """The local name a call writes through ``out=name``, or the names of ``out=(q, r)`` (a
+    ufunc of two outputs: ``np.divmod``, ``np.modf``) as a list, or None (not a call, or an
+    ``out`` that is an attribute, a global or an element, which the converted code cannot
+    rebind)."""
     if not isinstance(value, ast.Call):
         return None
     for k in value.keywords:
         if k.arg == "out" and isinstance(k.value, ast.Name) and k.value.id in own:
             return k.value.id
+        if (k.arg == "out" and isinstance(k.value, ast.Tuple) and k.value.elts
+                and all(isinstance(e, ast.Name) and e.id in own for e in k.value.elts)):
+            return [e.id for e in k.value.elts]
     return None
+
+
+def _out_names(name, ctx):
+    """``name`` (or, for a list of names, their tuple) as an expression of context ``ctx``."""
+    if isinstance(name, str):
+        return ast.Name(id=name, ctx=ctx)
+    return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx) for n in name], ctx=ctx)
 
 
 def _out_part(value, own):
@@ -125,12 +137,14 @@ def _at_name(value, own):
     return first.id if isinstance(first, ast.Name) and first.id in own else None
 
 
-def _out_call(call, name: str) -> ast.Assign:
-    """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)``."""
+def _out_call(call, name) -> ast.Assign:
+    """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)`` (``out=(q, r)``
+    -> ``q, r = out_call(f, (q, r), ...)``)."""
     keywords = [k for k in call.keywords if k.arg != "out"]
-    value = ast.copy_location(ast.Call(func=_helper("out_call"), args=[call.func, _load(name), *call.args],
+    value = ast.copy_location(ast.Call(func=_helper("out_call"),
+                                       args=[call.func, _out_names(name, ast.Load()), *call.args],
                                        keywords=keywords), call)
-    return ast.copy_location(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value), call)
+    return ast.copy_location(ast.Assign(targets=[_out_names(name, ast.Store())], value=value), call)
 
 
 _SCRATCH = itertools.count()  # names of the values an unpacking assignment goes through
@@ -217,7 +231,7 @@ class Expressions(_LinedTransformer):
         name = _out_name(node.value, self.own)
         if name is not None:
             first = _out_call(node.value, name)
-            node.value = ast.copy_location(_load(name), node.value)
+            node.value = ast.copy_location(_out_names(name, ast.Load()), node.value)
             rest = self._subscript_write(node)
             return [first, rest]
         return self._subscript_write(node)

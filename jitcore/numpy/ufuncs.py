@@ -264,8 +264,12 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         reduce = _UFUNC_REDUCTIONS[ufunc]
         if kwargs.get("dtype") is not None:  # the loop's dtype: each element cast to it first
             a = _reduce_in_dtype(ufunc, reduce, a, np.dtype(kwargs["dtype"]), given)
-        return HANDLED_FUNCTIONS[reduce](a, axis=kwargs.get("axis", 0),
-                                         keepdims=kwargs.get("keepdims", False), **given)
+        # np.any/np.all take no initial=: the logical ufunc folds it in after (NumPy's initial
+        # is one more operand of every output element, masked-out ones included)
+        initial = given.pop("initial") if reduce in (np.all, np.any) and "initial" in given else None
+        out = HANDLED_FUNCTIONS[reduce](a, axis=kwargs.get("axis", 0),
+                                        keepdims=kwargs.get("keepdims", False), **given)
+        return out if initial is None else UFUNCS[ufunc](out, initial)
     if method == "reduce" and ufunc in prims.BITWISE_REDUCTIONS:
         (a,) = inputs
         return prims.bitwise_reduction(ufunc, a, kwargs.get("axis", 0), kwargs.get("keepdims", False),

@@ -169,6 +169,33 @@ def test_out_into_a_local_array_in_a_compiled_loop():
     same(f, np.arange(3.0), 5)  # n traced: the loop compiles
 
 
+def test_out_tuple_of_a_two_output_ufunc_into_local_arrays():
+    """``np.divmod(a, b, out=(q, r))`` (found by the random programs of session 38: refused as
+    an ``out=`` that is not a local name): each output bound to its own name, as a statement,
+    assigned, and in a compiled loop."""
+    def f(a):
+        q = np.zeros(a.shape, a.dtype)
+        r = np.ones(a.shape, a.dtype)
+        np.divmod(a, -3, out=(q, r))
+        return q, r
+
+    def g(a):
+        q, r = np.zeros(a.shape), np.zeros(a.shape)
+        t = np.modf(a * 0.75, out=(q, r))
+        return q, r, t[1] - t[0]
+
+    def h(a, n):
+        q, r = np.zeros(a.shape, a.dtype), np.zeros(a.shape, a.dtype)
+        for i in range(n):
+            np.divmod(a + i, 3, out=(q, r))
+        return q, r
+
+    ints = np.array([5, -3, 0, 7, -128, 127, -1], np.int8)
+    same(f, ints)
+    same(g, np.array([1.5, -2.0, 0.0, np.nan, np.inf, -0.0, 3.0]))
+    same(h, ints, 2)  # n traced: the loop compiles
+
+
 @settings(max_examples=examples(10), deadline=None)
 @given(hnp.arrays(np.float64, (3, 3), elements=FINITE))
 def test_out_of_numpy_functions_into_a_local_array(m):

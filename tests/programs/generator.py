@@ -69,6 +69,12 @@ negative starts, column blocks, nested 2-d windows), element, row and window wri
 ``%``, ``divmod`` and ``fmod`` by constants, scalars and arrays in every integer dtype, column
 sums of strided reads, writes through ``.real``/``.imag``, partitions and selecting quantiles
 along any axis; and, only when favoured, complex eig/eigh/svd with vectors.
+Since round 9 (tests/programs/build_statements.py, one kind ``round9``): arrays built inside
+the function (zeros written in loops, empty filled, joins of computed pieces, lists stacked),
+loops with counters, breaks and a counter stepped in the test, scans and differences, division
+by zeros and negative numbers in mixed dtypes, mixed-dtype arithmetic, 0-d and size-0 arrays,
+broadcasting through ``None``, ``ufunc.reduce`` with ``initial``/``where``, writes through views,
+``out=`` arguments and selections by sorting.
 A loop's updates are exact operations that keep the carried value's type, dtype and shape (a
 loop carry must; NumPy would let the rebinding change them). Statements may span lines.
 """
@@ -87,6 +93,7 @@ from hypothesis import strategies as st
 
 from tests.layouts import LAYOUTS, relayout
 from tests.oracle import ulp_bound
+from tests.programs.build_statements import BuildStatements
 from tests.programs.loop_statements import LoopStatements
 from tests.programs.pinned_numpy import PINNED
 from tests.programs.scientific_statements import ScientificStatements
@@ -121,6 +128,10 @@ EXACT_BINARY = ("add", "subtract", "multiply", "true_divide", "floor_divide", "r
 # implementation's choosing (NumPy divides by Smith's method; sign(z) is z / |z|). A complex
 # product is compared exactly: NumPy's is (ac - bd) + (ad + bc)j, each rounding in sequence.
 COMPLEX_INEXACT = {"true_divide", "power", "reciprocal", "sign"}
+# |z| of a complex z: NumPy's SIMD loop computes big * sqrt(1 + (small / big)**2) (jitcore
+# follows it), its scalar loop (negative strides, ``abs()`` of a NumPy scalar) a correctly
+# rounded hypot: NumPy's own answers differ by up to 2 ULP, so a modulus is compared within that.
+COMPLEX_ABS_ULPS = 2
 # Elementwise ops monotone in each operand (or mirror images): they keep their operands' ULP bound.
 # (where, clip, max/min reductions and views keep it too, in their own statements.)
 MONOTONE = {"negative", "positive", "absolute", "fabs", "maximum", "minimum", "fmax", "fmin"}
@@ -259,7 +270,7 @@ def _dtype(v):
     return np.asarray(v).dtype
 
 
-class _Builder(ScientificStatements, WindowStatements, LoopStatements):
+class _Builder(ScientificStatements, WindowStatements, LoopStatements, BuildStatements):
     """Draws a program statement by statement, running each with NumPy as it goes."""
 
     def __init__(self, draw, max_statements: int, errors: bool):
@@ -345,7 +356,7 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements):
         if dtype.kind != "f" and prec:
             prec = FREE
         self.meta[name] = _Var(prec, fit_bound(bound, dtype))
-        if isinstance(v, np.generic):
+        if not isinstance(v, np.ndarray):  # a NumPy scalar, or a Python number (a loop's count)
             self.features.add("scalar")
         elif v.ndim == 0:
             self.features.add("zero-d")
@@ -395,6 +406,8 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements):
         p = cast_prec(px, _dtype(self.ns[x]), out)
         if out.kind == "c" and (fn in MATH_UNARY or fn in COMPLEX_INEXACT):
             prec = FREE  # the ULP bounds are for real results
+        elif fn == "absolute" and _dtype(self.ns[x]).kind == "c":
+            prec = COMPLEX_ABS_ULPS if px == 0 else FREE
         elif fn in MATH_UNARY:
             prec = ulp_bound(MATH_UNARY[fn], out) if p == 0 else FREE
         else:
@@ -1339,7 +1352,7 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements):
         if not self.run(f"{name} = {text}", ["complex"]):
             return
         exact = form != "mul" and self.meta[x].prec == 0 and self.meta[y].prec == 0
-        self.result(name, 0 if exact else FREE, None)
+        self.result(name, (COMPLEX_ABS_ULPS if part == "abs" else 0) if exact else FREE, None)
 
     def shuffle(self):
         """np.roll, repeat, tile, diff: the elements moved (or subtracted) along an axis."""
@@ -1390,7 +1403,7 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements):
                   "join", "matmul", "sort", "gather", "scatter", "control", "control", "shuffle",
                   "accumulate", "call", "complex_", "product_sum", "select", "fancy", "nanreduce",
                   "fft", "linalg", "quantile", "einsum", "unrolled", "unit_reshape", "convolve",
-                  "round8")
+                  "round8", "round9")
 
     def build(self):
         """Statements until a stop mark, the length limit or an error. Each statement (with the

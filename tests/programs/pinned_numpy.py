@@ -21,8 +21,11 @@ def pin_tie(fn):
         if res.dtype.kind != "f":
             return out
         x, y = (np.broadcast_to(np.asarray(v).astype(res.dtype), res.shape) for v in (x, y))
-        tie = (x == y) & (np.signbit(x) != np.signbit(y))
+        tie = (x == y) & (np.signbit(x) != np.signbit(y)) & kwargs.get("where", True)
         fixed = np.where(tie, x if res.dtype == np.float16 else y, res)
+        if kwargs.get("out") is not None:  # written where the call wrote
+            res[...] = fixed
+            return out
         return fixed[()] if isinstance(out, np.generic) else fixed
     return pinned
 
@@ -54,17 +57,58 @@ def pin_reduction(fn):
         res = np.asarray(out)
         tie = (res.reshape(chosen.shape) == 0) & zeros.any(-1)
         fixed = np.where(tie, chosen, res.reshape(chosen.shape)).reshape(res.shape)
+        if kwargs.get("out") is not None:  # the out array, written
+            res[...] = fixed
+            return out
         return fixed[()] if isinstance(out, np.generic) else fixed
     return pinned
+
+
+class PinnedUfunc:
+    """A ufunc called with its ±0.0 ties pinned (``pin_tie``), keeping the ufunc's methods:
+    ``np.maximum.accumulate``, ``.reduce``, ``.outer``, ``.at`` (a bare function had none, so
+    every ``np.maximum.accumulate`` the generator drew raised under ``PINNED`` and was dropped).
+    ``reduce`` of maximum and minimum is the pinned max and min; ``accumulate`` the pinned
+    call step by step (NumPy's fmax.accumulate keeps the running value on a tie where its
+    maximum.accumulate takes the element: test_pinned_ties_follow_jitcore_on_every_host)."""
+
+    def __init__(self, ufunc, reduction=None):
+        self._ufunc, self._call = ufunc, pin_tie(ufunc)
+        self._reduction = reduction and pin_reduction(reduction)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def reduce(self, x, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
+        if self._reduction is None or dtype is not None or out is not None:
+            return self._ufunc.reduce(x, axis, dtype, out, keepdims, **kwargs)
+        return self._reduction(x, axis=axis, keepdims=keepdims, **kwargs)
+
+    def accumulate(self, x, axis=0, dtype=None, out=None):
+        x = np.asarray(x)
+        if dtype is not None or out is not None or x.dtype.kind != "f" or x.ndim == 0:
+            return self._ufunc.accumulate(x, axis, dtype, out)
+        steps = np.moveaxis(x, axis, 0)
+        result = np.empty_like(steps)
+        for i in range(steps.shape[0]):
+            result[i] = steps[0] if i == 0 else self._call(result[i - 1], steps[i])
+        return np.moveaxis(result, 0, axis)
+
+    def outer(self, x, y, **kwargs):
+        x, y = np.asarray(x), np.asarray(y)
+        return self._call(x.reshape(x.shape + (1,) * y.ndim), y, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._ufunc, name)
 
 
 class PinnedNumPy:
     """``numpy``, except for the functions whose ±0.0 ties depend on NumPy's SIMD loops."""
 
-    maximum = staticmethod(pin_tie(np.maximum))
-    minimum = staticmethod(pin_tie(np.minimum))
-    fmax = staticmethod(pin_tie(np.fmax))
-    fmin = staticmethod(pin_tie(np.fmin))
+    maximum = PinnedUfunc(np.maximum, np.max)
+    minimum = PinnedUfunc(np.minimum, np.min)
+    fmax = PinnedUfunc(np.fmax)
+    fmin = PinnedUfunc(np.fmin)
     max = staticmethod(pin_reduction(np.max))
     min = staticmethod(pin_reduction(np.min))
 
