@@ -34,7 +34,7 @@ from llvmlite import ir as ll
 from jitcore.codegen import scalar
 from jitcore.codegen.errors import CodegenError
 from jitcore.codegen.kernel_body import ZERO_STEP
-from jitcore.codegen.llvm_types import I8, I64, PTR
+from jitcore.codegen.llvm_types import I8, I64, PTR, declare
 from jitcore.codegen.loops import Sizes
 from jitcore.codegen.plan import (
     ArrayHeader,
@@ -458,8 +458,8 @@ class _Entry:
         b = self.b
         module = self.fn.module
         i32 = ll.IntType(32)
-        clock = module.globals.get("clock_gettime") or ll.Function(
-            module, ll.FunctionType(i32, [i32, TIMESPEC.as_pointer()]), "clock_gettime")
+        # declared as the thread pool declares it (an opaque pointer): one module may hold both
+        clock = declare(module, "clock_gettime", i32, [i32, PTR])
         b.call(clock, [ll.Constant(i32, time.CLOCK_MONOTONIC), self.timespec])
         seconds, nanos = (b.load(b.gep(self.timespec, [ll.Constant(i32, 0), ll.Constant(i32, k)]))
                           for k in (0, 1))

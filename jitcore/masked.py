@@ -19,6 +19,10 @@ from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.core import PURE, OpResult
 from jitcore.tracer import Tracer, user_location
 
+# The statistics of a selection (quantile, median, histogram_of, bincount_of), installed by
+# jitcore.numpy.selection_statistics: they build on jitcore.numpy, which imports this module.
+SELECTION_STATISTICS: dict = {}
+
 
 def refused(x, what: str = "") -> str:
     """The message for a use of ``x[mask]`` that needs the selection's data-dependent shape."""
@@ -271,44 +275,36 @@ class MaskedSelection:
     # -- order statistics and counts: their shapes do not depend on the selection's -------------
     def _quantile(self, name: str, q, axis=None, out=None, overwrite_input=False, method="linear",
                   keepdims=False, *, weights=None, interpolation=None):
-        from jitcore.numpy import selection_statistics  # here: jitcore.numpy imports this module
-
         _no_out(out, name)
         if weights is not None or interpolation is not None:
             raise self._refusal(f"numpy.{name} with weights= or interpolation=")
         axes, kept = self._axes(axis, keepdims)
-        return selection_statistics.quantile(self.values, self._where(), axes, kept, q, method, name)
+        return SELECTION_STATISTICS["quantile"](self.values, self._where(), axes, kept, q, method, name)
 
     def _median(self, name: str, axis=None, out=None, overwrite_input=False, keepdims=False):
-        from jitcore.numpy import selection_statistics
-
         _no_out(out, name)
         axes, kept = self._axes(axis, keepdims)
-        return selection_statistics.median(self.values, self._where(), axes, kept, name)
+        return SELECTION_STATISTICS["median"](self.values, self._where(), axes, kept, name)
 
     def _histogram(self, bins=10, range=None, density=None, weights=None):
         """``np.histogram(x[m], ...)``: the histogram of all of ``x`` counting only the selected
         elements (``weights`` a selection by the same mask, if given)."""
-        from jitcore.numpy import reductions
-
         if isinstance(weights, MaskedSelection):
             weights = self._operand(weights, "histogram")  # its values
         elif weights is not None:
             raise self._refusal("numpy.histogram with weights that are not x[mask]'s")
-        return reductions.histogram_of(self.values, bins, range, density, weights,
+        return SELECTION_STATISTICS["histogram_of"](self.values, bins, range, density, weights,
                                        selected=self._where())
 
     def _bincount(self, weights=None, minlength=0):
         """``np.bincount(x[m], minlength=k)``: each selected value counted (or its weight
         summed); the others add nothing. (Weighted counts are float64 even where nothing is
         selected: NumPy's are int64 zeros then, a dtype that depends on the data.)"""
-        from jitcore.numpy import reductions
-
         if isinstance(weights, MaskedSelection):
             weights = self._operand(weights, "bincount")
         elif weights is not None:
             raise self._refusal("numpy.bincount with weights that are not x[mask]'s")
-        return reductions.bincount_of(self.values, weights, minlength, selected=self._where())
+        return SELECTION_STATISTICS["bincount_of"](self.values, weights, minlength, selected=self._where())
 
 
 class RangedSelection(MaskedSelection):

@@ -32,6 +32,7 @@ is here under NumPy's name (aliases such as ``abs``, ``concat`` and ``pow`` incl
 
 import numpy as _np
 
+import jitcore.numpy.selection_statistics  # noqa: F401  (installs x[mask]'s statistics in jitcore.masked)
 import jitcore.numpy.stride_tricks  # noqa: F401  (registers sliding_window_view; exports nothing)
 from jitcore.numpy import (
     along_axis,

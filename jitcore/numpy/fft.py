@@ -18,6 +18,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.numpy import fft_real  # noqa: F401  (installs the real radix stages in fft_plan)
 from jitcore.numpy.fft_plan import real_backward, real_forward, resized, transform
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location

@@ -37,6 +37,10 @@ import numpy as np
 
 from jitcore import primitives as prims
 
+# fft_real's stages (it builds on this module's, and installs itself here when imported: jitcore.numpy.fft
+# imports it), by name
+REAL_STAGES: dict = {}
+
 LARGEST_RADIX = 13  # larger prime factors go through Bluestein's algorithm
 SPLIT_TWIDDLES_ABOVE = 4096  # a stage whose table of w_N^(s h) would be longer splits it
 # Rows transformed side by side (``_to_tiles``): 16 measured best for complex64 and complex128
@@ -387,7 +391,6 @@ def real_backward(c, n: int, then=None):
     """``then`` (elementwise; None: none) of the unscaled backward transform of the Hermitian
     spectrum ``c`` (its first ``n // 2 + 1`` terms, the imaginary parts of terms 0 and ``n / 2``
     ignored), real, of length ``n``."""
-    from jitcore.numpy.fft_real import hermitian_to_real  # it builds on this module's stages
     half = n // 2 + 1
     c = resized(c, half)
     batch = c.shape[:-1]
@@ -398,7 +401,7 @@ def real_backward(c, n: int, then=None):
     if tiled:
         c = _to_tiles(c)
     if n % 2 and has_real_stages(n):  # odd: stages computing half their outputs (fft_real)
-        out = then(hermitian_to_real(c, n, (ROW_TILE,) if tiled else ()))
+        out = then(REAL_STAGES["hermitian_to_real"](c, n, (ROW_TILE,) if tiled else ()))
         return _from_tiles(out, batch) if tiled else out
     ends = [_along(c, axis, slice(0, 1)).real.astype(c.dtype)]
     if full:

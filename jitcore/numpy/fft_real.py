@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.numpy import fft_plan
 from jitcore.numpy.fft_plan import _times, radices, roots
 
 
@@ -92,3 +93,5 @@ def hermitian_to_real(c, n: int, lanes: tuple = ()):
         subs *= r
     return z.reshape(batch + (n,) + lanes)
 
+
+fft_plan.REAL_STAGES["hermitian_to_real"] = hermitian_to_real

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from jitcore import masked
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError
 from jitcore.numpy import sorting
+from jitcore.numpy.reductions import bincount_of, histogram_of
 from jitcore.tracer import Tracer, as_scalar, user_location
 
 
@@ -105,3 +107,7 @@ def median(values: Tracer, where: Tracer, axes: tuple, kept, name: str):
     # + 0.0 as NumPy's mean of the middle values: -0.0 is +0.0
     value = np.where(none, np.array(np.nan, x.dtype), value) + np.zeros((), x.dtype)
     return prims.reshape(value, kept) if kept is not None else as_scalar(value)
+
+
+masked.SELECTION_STATISTICS.update(quantile=quantile, median=median, histogram_of=histogram_of,
+                                   bincount_of=bincount_of)

@@ -448,19 +448,20 @@ def _result_dtype(a: Tracer, user_q, method: str, name: str) -> np.dtype:
 
 
 def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype: np.dtype,
-                    keepdims: bool, skip_nan: bool):
+                    keepdims: bool, skip_nan: bool, whole_lanes: bool = False):
     """Quantiles ``q`` (constant or traced, any shape) of each lane of ``x`` (its last axis,
     not empty): ``skip_nan``, of its ``count`` non-NaN values (int64 per lane), NaN where it
     has none; else of its whole length ``count`` (one for all), NaN where it holds NaN:
     the lanes partitioned at every q's neighbours, ranks found when the function runs
     (``array.partition_at``), then one gather per neighbour, whatever the number of q. NumPy's
-    shape: q's first."""
+    shape: q's first. ``whole_lanes``: ``count`` is the lanes' length (a constant the code
+    takes as a run-time extent, so one code serves every length), not a selection's count."""
     lanes = count[..., None]
     lo_i, hi_i, gamma = _lane_positions(lanes, np.reshape(q, (-1,)).astype(np.float64), method)
     plain = not skip_nan  # a NaN sorts last: the last place tells a lane holding one
     wanted = [lo_i, hi_i] if gamma is not None else [lo_i]
-    if plain and x.dtype.kind == "f":
-        wanted.append((count - 1)[..., None])  # one rank per lane (count: one per lane or for all)
+    if plain and x.dtype.kind == "f":  # the last place a lane uses, where NaN would sort
+        wanted.append(count - 1 if whole_lanes else np.reshape(count - 1, (*np.shape(count), 1)))
     s = _selected_at(x, wanted)
     if gamma is None:
         value = prims.convert(_take_lanes(s, lo_i), dtype)
@@ -471,8 +472,11 @@ def _lane_quantiles(x: Tracer, count: Tracer, keep_shape, q, method: str, dtype:
         one = np.ones((), dtype)
         value = np.where(t >= 0.5, hi - diff * (one - t), lo + diff * t)
     # the value at rank count - 1 (the lane's last unless ``count`` is a selection's): NaN sorts last
-    last = np.broadcast_to(count - 1, s.shape[:-1])
-    no_value = (np.isnan(_at(s, last)) if x.dtype.kind == "f" else None) if plain else count == 0
+    if plain and x.dtype.kind == "f" and not whole_lanes:
+        last = np.broadcast_to(count - 1, s.shape[:-1])
+        no_value = np.isnan(_at(s, last))
+    else:
+        no_value = (np.isnan(s[..., -1]) if x.dtype.kind == "f" else None) if plain else count == 0
     if no_value is not None:
         value = np.where(no_value[..., None], np.array(np.nan, dtype), value)
     value = np.moveaxis(value, -1, 0)  # the q first, as NumPy puts them
@@ -498,7 +502,7 @@ def _traced_q_quantile(a, q: Tracer, axis, method: str, keepdims: bool, name: st
     x, keep_shape = _lanes_last(a, axis, name)
     _refuse_empty(x.shape[-1], name)
     count = prims.constant(x.owner_trace, np.int64(x.shape[-1]), np.dtype(np.int64))
-    return _lane_quantiles(x, count, keep_shape, q, method, dtype, keepdims, skip_nan=False)
+    return _lane_quantiles(x, count, keep_shape, q, method, dtype, keepdims, skip_nan=False, whole_lanes=True)
 
 
 def _nan_quantile(a, q, axis, method: str, keepdims: bool, name: str, user_q):

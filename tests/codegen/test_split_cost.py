@@ -67,9 +67,12 @@ def test_copies_only_move_data(fn, moves, dtype):
 
 
 def _threshold_constants(fn, x) -> list[int]:
-    """The work constants the entry compares with the ``parallel_threshold`` setting."""
+    """The work constants the entry compares with the ``parallel_threshold`` setting (each
+    twice: with the threshold, and with the hot window's eighth of it: runtime._large_or_hot)."""
     text = jc.jit(fn).lower(x).as_text("llvm")
-    return [int(m) for m in re.findall(r"icmp slt i64 (\d+), %\"?[\w.]+\"?\n", text)]
+    found = [int(m) for m in re.findall(r"icmp sge i64 (\d+), %\"?[\w.]+\"?\n", text)]
+    assert found[::2] == found[1::2], found
+    return found[::2]
 
 
 def test_the_entry_compares_the_weighed_work_with_the_threshold(monkeypatch):
@@ -82,7 +85,7 @@ def test_the_entry_compares_the_weighed_work_with_the_threshold(monkeypatch):
     assert _threshold_constants(lambda x: np.roll(x, 3), x) == [int((1 << 18) * cost.COPY_WEIGHT)]
     heavy = (1 << 18) * 2 * cost.MATH_WEIGHT[64]  # exp and log in float64
     log_exp = jc.jit(lambda x: np.sum(np.log(np.exp(x)))).lower(x.astype(np.float64)).as_text("llvm")
-    assert f"icmp slt i64 {heavy}, " in log_exp
+    assert f"icmp sge i64 {heavy}, " in log_exp
     # while its chunks are counted in points
     assert re.search(rf"sdiv i64 {1 << 18}, %", log_exp)
 

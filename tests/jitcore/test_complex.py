@@ -357,7 +357,8 @@ _JITTED: dict = {}
 
 
 @pytest.mark.parametrize("fn, what", [
-    (np.sort, "numpy.sort of complex numbers"),  # np.round: part by part since newuser37
+    (lambda z: np.partition(z, 1), "numpy.partition of complex numbers"),  # np.sort: since newuser38
+    (lambda z: np.searchsorted(z, z[:2]), "numpy.searchsorted of complex numbers"),
 ])
 def test_complex_functions_without_a_lowering_say_so(fn, what):
     with pytest.raises(jc.UnsupportedError, match=what):
