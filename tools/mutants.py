@@ -1286,6 +1286,11 @@ MUTANTS = [
            "    return [], test\n",
            "and/or whose first operand binds a name is left to Python: ConcretizationError",
            ("tests/programs/test_random_programs.py::test_names_bound_in_loop_and_branch_tests",)),
+    Mutant("fft-no-lanes-transformed", "jitcore/numpy/fft.py",
+           "    if all(d for k, d in enumerate(a.shape) if k != axis):",
+           "    if True:",
+           "a transform beside an empty axis goes through the stages (a reshape of no lanes raised)",
+           ("tests/jitcore/test_fft.py::test_transforms_of_no_lanes_are_numpys_empty_results",)),
 ]
 
 

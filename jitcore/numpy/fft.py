@@ -66,12 +66,25 @@ def _no_out(out, name: str) -> None:
                                "assign the result instead")
 
 
+def _no_lanes(a, axis: int, length: int, dtype):
+    """NumPy's result where the other axes hold no lane (``a`` of shape (17, 0) along axis 0):
+    an empty array of the transform's shape, else None."""
+    if all(d for k, d in enumerate(a.shape) if k != axis):
+        return None
+    shape = list(a.shape)
+    shape[axis] = length
+    return np.zeros(shape, dtype)
+
+
 def _complex_1d(a, n, axis, norm, inverse: bool, name: str):
     """``fft``/``ifft`` along one axis."""
     a = a if isinstance(a, Tracer) else prims.array_operand(a)
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
+    empty = _no_lanes(a, axis, n, _complex_dtype(a.dtype))
+    if empty is not None:
+        return empty
     z = resized(np.moveaxis(a, axis, -1), n).astype(_complex_dtype(a.dtype))
     out = transform(z, 1 if inverse else -1, lambda t: _scaled(t, fct))
     return np.moveaxis(out, -1, axis)
@@ -85,6 +98,9 @@ def _real_forward(a, n, axis, norm, name: str, inverse: bool = False):
     (axis,) = prims.normalize_axes(axis, a.ndim, f"numpy.fft.{name}")
     n = _points(n, a.shape[axis])
     fct = _scale(norm, n, inverse)
+    empty = _no_lanes(a, axis, n // 2 + 1, _complex_dtype(a.dtype))
+    if empty is not None:
+        return empty
     out = real_forward(resized(np.moveaxis(a, axis, -1), n), _complex_dtype(a.dtype),
                        lambda t: _scaled(np.conjugate(t) if inverse else t, fct))
     return np.moveaxis(out, -1, axis)
@@ -97,6 +113,9 @@ def _real_backward(a, n, axis, norm, name: str, forward: bool = False):
     n = _points(n, 2 * (a.shape[axis] - 1))
     fct = _scale(norm, n, not forward)
     real = np.float16 if a.dtype == np.float16 else _complex_dtype(a.dtype).char.lower()
+    empty = _no_lanes(a, axis, n, real)
+    if empty is not None:
+        return empty
     c = np.moveaxis(a, axis, -1).astype(_complex_dtype(a.dtype))
     if forward:
         c = np.conjugate(c)

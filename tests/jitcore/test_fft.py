@@ -485,3 +485,22 @@ def test_irfft_real_stages_compute_half_their_points():
     shapes = [tuple(op.results[0].type.shape) for op in stages]
     assert shapes[:3] == [(8, 3, 1), (3, 3, 3), (1, 5, 9)] and len(shapes) <= 4, shapes  # (45,): the result
     assert str(stages[2].results[0].type.element) == "f64", stages[2].results[0].type
+
+
+@pytest.mark.parametrize("name, fn, real", [
+    ("fft", lambda a: np.fft.fft(a, axis=0), False),
+    ("ifft", lambda a: np.fft.ifft(a, n=5, axis=0), False),
+    ("rfft", lambda a: np.fft.rfft(a, axis=0), True),
+    ("ihfft", lambda a: np.fft.ihfft(a, axis=0), True),
+    ("irfft", lambda a: np.fft.irfft(a, axis=0), False),
+    ("hfft", lambda a: np.fft.hfft(a, axis=-2), False),
+    ("fftn", lambda a: np.fft.fftn(a, s=(4, 3)), False),
+])
+def test_transforms_of_no_lanes_are_numpys_empty_results(name, fn, real):
+    """An axis of 17 points beside an axis of none: no lane to transform, NumPy's empty result
+    of the transform's shape and dtype (a reshape of the empty batch raised before)."""
+    for dtype in ((np.float32, np.float64) if real else (np.complex64, np.complex128)):
+        a = np.zeros((17, 0), dtype)
+        got, want = jc.jit(fn)(a), fn(a)
+        assert (got.shape, got.dtype) == (want.shape, want.dtype), name
+        np.testing.assert_array_equal(got, want)
