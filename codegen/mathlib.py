@@ -633,6 +633,29 @@ class _Math:
     def from_bits(self, a):
         return self.b.bitcast(a, self.ty)
 
+    def unless_any(self, mask, fast, slow, names: tuple[str, str, str]):
+        """``fast()`` where no lane of the i1 vector ``mask`` is set, else ``slow()``: one
+        branch per vector, weighted as rare (ordinary data never takes it), the two results
+        joined by a phi. ``names``: the fast, slow and joining blocks."""
+        b = self.b
+        wide = ir.IntType(self.lanes)
+        any_set = b.icmp_unsigned("!=", b.bitcast(mask, wide), ir.Constant(wide, 0))
+        fast_block, slow_block, done = (b.block.parent.append_basic_block(n) for n in names)
+        b.cbranch(any_set, slow_block, fast_block).set_weights([1, 1000])
+        b.position_at_end(fast_block)
+        r_fast = fast()
+        fast_end = b.block
+        b.branch(done)
+        b.position_at_end(slow_block)
+        r_slow = slow()
+        slow_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        r = b.phi(self.ty)
+        r.add_incoming(r_fast, fast_end)
+        r.add_incoming(r_slow, slow_end)
+        return r
+
     def _shifter(self) -> float:
         return 1.5 * 2.0**self.mant
 
@@ -1137,24 +1160,7 @@ def _pow_rare_path(m: _Math, x, t, limits, fast, slow):
     lo, hi = limits
     out = b.or_(b.fcmp_unordered("<", t, m.c(lo)), b.fcmp_unordered(">", t, m.c(hi)))
     out = b.or_(out, b.icmp_signed("<", m.bits(x), m.i(0)))
-    any_out = b.icmp_unsigned("!=", b.bitcast(out, ir.IntType(m.lanes)), ir.Constant(ir.IntType(m.lanes), 0))
-    fn = b.block.parent
-    names = ("pow_fast", "pow_special", "pow_done")
-    fast_block, slow_block, done = (fn.append_basic_block(name) for name in names)
-    b.cbranch(any_out, slow_block, fast_block).set_weights([1, 1000])
-    b.position_at_end(fast_block)
-    r_fast = fast()
-    fast_end = b.block
-    b.branch(done)
-    b.position_at_end(slow_block)
-    r_slow = slow()
-    slow_end = b.block
-    b.branch(done)
-    b.position_at_end(done)
-    r = b.phi(m.ty)
-    r.add_incoming(r_fast, fast_end)
-    r.add_incoming(r_slow, slow_end)
-    return r
+    return m.unless_any(out, fast, slow, ("pow_fast", "pow_special", "pow_done"))
 
 
 def _pow_f32_x86_ln(m: _Math, x):

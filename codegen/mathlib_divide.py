@@ -83,25 +83,15 @@ def quotient(m, x, d, y, lo, hi, zero):
         return m.div(x, d)
     t = m.abs(x)
     ok = b.or_(b.and_(m.ge(t, lo), m.le(t, hi)), m.le(t, zero))  # ordered: NaN is not ok
-    every = b.icmp_unsigned("==", b.bitcast(ok, ir.IntType(m.lanes)), ir.Constant(ir.IntType(m.lanes), -1))
-    fn = b.block.parent
-    fast_block, slow_block, done = (fn.append_basic_block(n) for n in ("div_fast", "div_ieee", "div_done"))
-    b.cbranch(every, fast_block, slow_block).set_weights([1000, 1])
-    b.position_at_end(fast_block)
-    q0 = m.mul(x, y)
-    r = m.fma(m.neg(q0), d, x)
-    q1 = m.fma(r, y, q0)
-    sign = m.i(-1 << (m.width - 1))
-    fast = m.from_bits(b.or_(m.bits(q1), b.and_(m.bits(q0), sign)))
-    b.branch(done)
-    b.position_at_end(slow_block)
-    slow = m.div(x, d)
-    b.branch(done)
-    b.position_at_end(done)
-    q = b.phi(m.ty)
-    q.add_incoming(fast, fast_block)
-    q.add_incoming(slow, slow_block)
-    return q
+
+    def fast():  # Markstein's correction; a zero quotient keeps q0's sign
+        q0 = m.mul(x, y)
+        r = m.fma(m.neg(q0), d, x)
+        q1 = m.fma(r, y, q0)
+        sign = m.i(-1 << (m.width - 1))
+        return m.from_bits(b.or_(m.bits(q1), b.and_(m.bits(q0), sign)))
+
+    return m.unless_any(b.not_(ok), fast, lambda: m.div(x, d), ("div_fast", "div_ieee", "div_done"))
 
 
 def _intrinsic(b: ir.IRBuilder, name: str, ty: ir.Type, arity: int) -> ir.Function:

@@ -219,9 +219,7 @@ class CudaExecutable:
         return out
 
     def _read(self, memory: Allocation, dtype):
-        value = np.zeros((), dtype)
-        self.cuda.to_host(value.ctypes.data, memory.pointer, value.nbytes)  # waits for the launches
-        return value[()]
+        return self._fetch(memory, (), dtype)[()]
 
     def _check_status(self, memory: Allocation) -> None:
         words = np.zeros(5, np.int64)
