@@ -168,7 +168,8 @@ class CpuBackend:
                 f"light={'+'.join(target.LIGHT_PASSES)},{target.LIGHT_CODEGEN_OPT}"
                 f"{''.join(target.LEVEL_0_CODEGEN_OPTIONS)} "
                 f"gemm_chunks={tiled_gemm.split_chunks()}x{tiled_gemm.CHUNKS_PER_THREAD}"
-                f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A}")  # cores cap them
+                f"/{tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A},{tiled_gemm.MIN_SPLIT_WORK},"
+                f"{tiled_gemm.SMALL_PRODUCT_WORK}:{tiled_gemm.SMALL_CHUNK_SIDE}")  # cores cap them
 
     def lower(self, func: Operation, layouts: tuple[str, ...], options: LowerOptions) -> CompiledFunction:
         draft = f"jit_{func.sym_name}_{_UNHASHED}"
@@ -202,7 +203,7 @@ class CpuBackend:
         sharing = shared_kernels.plan_sharing(ops, [i for i in range(len(ops)) if i not in alone],
                                               code_inputs)
         emitted: dict[int, tuple] = {}  # leader -> what _kernel returned for its start-free form
-        kernels, splits, sized = [], [], []
+        kernels, splits, sized, products = [], [], [], set()
         same_code = SameCode(module)  # other kernels of the same LLVM code: one function
         for i, (launch, op) in enumerate(zip(plan.launches, ops)):
             if i in producers:  # no kernel of its own: its reduction's computes it
@@ -233,6 +234,8 @@ class CpuBackend:
             # chunks may follow the thread count (``runtime.Split.per_thread``)
             tiled = isinstance(extent, (int, tiled_gemm.RunTimeBlocks))
             per_thread = getattr(extent, "per_thread", tiled_gemm.CHUNKS_PER_THREAD) if tiled else 0
+            if tiled:
+                products.add(i)
             if isinstance(extent, int):  # a library-like kernel's (the tiled GEMM's): one static dim
                 extent = (int(extent),)
             # the least chunk follows the loops the kernel runs: a Fortran argument's row sum is
@@ -242,7 +245,9 @@ class CpuBackend:
             least = 1 if partials or tiled else _min_piece(scheduled)  # pieces of any count
             splits.append(None if extent is None else (extent, _work_op(op).domain(), partials, per_thread,
                                                        least))
-        weights = [cost.weight(_work_op(op)) for op in ops]  # how the thread threshold weighs each kernel
+        # how the thread threshold weighs each kernel (a tiled product: its multiply-adds)
+        weights = [cost.product_weight(_work_op(op)) if i in products else cost.weight(_work_op(op))
+                   for i, op in enumerate(ops)]
         if len(kernels) > INLINED_KERNELS:
             for fn in kernels:
                 if fn is not None and "noinline" not in fn.attributes:

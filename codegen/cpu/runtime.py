@@ -64,10 +64,12 @@ llvm.add_symbol(SETTINGS_SYMBOL, ctypes.addressof(SETTINGS))
 # ``HEARTBEAT``, the CLOCK_MONOTONIC nanoseconds at which a worker spinning between launches
 # was last on a core (``thread_pool.py`` writes it); ``LAST_WINDOW``, when the last launch in
 # the hot window (below) began; ``HOT_LAUNCHES`` and ``WARMED``, how many launches in the
-# window split because a worker was hot, and how many warmed the pool (counts for tests and
-# tools/probe_pool.py).
-HEARTBEAT, LAST_WINDOW, HOT_LAUNCHES, WARMED = range(4)
-POOL_STATE = (ctypes.c_int64 * 4)()
+# window split because a worker was hot, and how many warmed the pool; ``MOVED``, how many
+# times the workers were kept off a new CPU of the caller (``thread_pool.PLACEMENT``) (counts
+# for tests and tools/probe_pool.py); ``STREAK``, how many launches in the window in a row,
+# each within the spin of the one before, found the pool cold.
+HEARTBEAT, LAST_WINDOW, HOT_LAUNCHES, WARMED, MOVED, STREAK = range(6)
+POOL_STATE = (ctypes.c_int64 * 6)()
 POOL_STATE_SYMBOL = "jitcore_cpu_pool_state"
 llvm.add_symbol(POOL_STATE_SYMBOL, ctypes.addressof(POOL_STATE))
 
@@ -89,6 +91,12 @@ MIN_CHUNKS = 8
 # through the scheduler. Chunks stay the sizes' and settings' alone, so results do not change.
 HOT_THRESHOLD_SHIFT = 3
 HOT_NS = 10_000
+# A launch in the window that finds the pool cold warms it (wakes its workers for the next
+# launch) when it is the WARM_STREAK-th in a row of such launches each within the spin of the
+# one before: a loop of calls. The wake costs the caller 13 us (a futex wake of a halted
+# vCPU), paid back only by calls that follow; at 2 (the second call of a pair), every pair of
+# 64^2 products after a pause paid it: 0.019 ms a call against 0.006 (tools/bench_matmul.py).
+WARM_STREAK = 4
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).
@@ -163,11 +171,12 @@ def _large_or_hot(b: ll.IRBuilder, work: ll.Value, threshold: ll.Value) -> ll.Va
     """Whether a launch of ``work`` weighed points runs in chunks: it reaches the threshold, or
     ``threshold >> HOT_THRESHOLD_SHIFT`` (the window) while a worker is hot (seen on a core
     within ``HOT_NS``); the clock is read only in the window. A launch in the window that finds
-    the pool cold runs whole; if the last one in the window began within the pool's spin
-    (``thread_pool.SPIN_NS``: a loop of such calls), it also warms the pool
-    (``thread_pool.emit_run_chunks``), so that the next finds a worker spinning. A lone launch
-    does not: waking a parked worker costs the caller 13 us on the 2-vCPU KVM host (an IPI to
-    a halted vCPU), as much as a 512^2 matrix-vector product (docs/performance.md, "threads38")."""
+    the pool cold runs whole; if it is the ``WARM_STREAK``-th in a row each of which began
+    within the pool's spin (``thread_pool.SPIN_NS``) of the last (a loop of such calls), it
+    also warms the pool (``thread_pool.emit_run_chunks``), so that the next finds a worker
+    spinning. A lone launch or a pair does not: waking a parked worker costs the caller 13 us
+    on the 2-vCPU KVM host (an IPI to a halted vCPU), as much as a 512^2 matrix-vector product
+    (docs/performance.md, "threads38")."""
     with b.goto_entry_block():
         decided = b.alloca(ll.IntType(1))
     large = b.icmp_signed(">=", work, threshold)
@@ -184,7 +193,13 @@ def _large_or_hot(b: ll.IRBuilder, work: ll.Value, threshold: ll.Value) -> ll.Va
             with then:
                 _count(b, HOT_LAUNCHES)
             with otherwise:
-                with b.if_then(b.icmp_signed("<", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))):
+                close = b.icmp_signed("<", b.sub(now, last), ll.Constant(I64, thread_pool.SPIN_NS))
+                streak = _pool_state(b, STREAK)
+                before = b.select(close, b.load(streak, typ=I64), ll.Constant(I64, 0))
+                run = b.add(before, ll.Constant(I64, 1))
+                warm = b.icmp_signed(">=", run, ll.Constant(I64, WARM_STREAK))
+                b.store(b.select(warm, ll.Constant(I64, 0), run), streak)
+                with b.if_then(warm):
                     _count(b, WARMED)
                     b.call(_run_chunks(b.module), [ll.Constant(PTR, None), ll.Constant(PTR, None),
                                                    ll.Constant(I64, 1 << 62)])
@@ -272,7 +287,7 @@ def run_chunks_module() -> ll.Module:
                         b.function.args[2])
 
     thread_pool.emit_run_chunks(module, RUN_CHUNKS_SYMBOL, threads_wanted,
-                                lambda b: _pool_state(b, HEARTBEAT))
+                                lambda b: _pool_state(b, HEARTBEAT), lambda b: _pool_state(b, MOVED))
     return module
 
 

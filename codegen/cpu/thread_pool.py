@@ -32,6 +32,10 @@ so the pool lives as long as the process's shared engine, that is for good.
   starts afresh: mutex and condition variables initialised again, no workers. A ``busy`` word
   holding another process's id (a fork while another thread was launching) is stale and taken
   over.
+- **Placement** (Linux): the caller keeps the workers a launch takes off its own CPU (their
+  affinity: the pool's CPUs less the caller's), re-set only when the caller's CPU differs
+  from the last launch's, so that a worker woken next to the caller never waits out the
+  launch in its run queue (``PLACEMENT``).
 - **Warming**: ``run_chunks`` with a null worker wakes the workers a launch would take, with
   no tickets, and returns at once: they spin for the next launch (``runtime._large_or_hot``).
 - **pthread_create failing**: the pool keeps the workers it has; with none the caller runs
@@ -45,6 +49,7 @@ i64 (an integer or a pointer: one register either way).
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 
@@ -75,11 +80,25 @@ ATTR_BYTES = 128  # pthread_attr_t: 56 bytes on glibc x86-64, 64 on aarch64 and 
 WORKER_STACK_BYTES = 8 << 20
 CACHE_LINE = 128  # two 64-byte lines: the adjacent-line prefetcher fetches pairs
 
+# Linux may wake a parked worker onto the CPU of the thread that woke it while another CPU
+# idles (on a KVM guest, an idle vCPU whose host thread was preempted counts as busy): the
+# worker then waits in the caller's run queue until the caller's launch is over, and the
+# launch runs at one thread's speed (a 512^2 product after a pause, 4-5 calls in a row; the
+# worker's schedstat showing no run time in the call; docs/performance.md, "Placement").
+# So on Linux the caller keeps the workers off its own CPU: each worker's affinity is the
+# CPUs the pool's first caller may use less the caller's CPU at the last launch, set by the
+# caller (one ``sched_setaffinity`` per worker) only when its CPU differs from the last
+# launch's, a move of the caller between calls: rare.
+PLACEMENT = sys.platform.startswith("linux")
+MASK_WORDS = 16  # a cpu_set_t of 1024 CPUs (glibc's), as i64 words
+PLACED_WORKERS = 256  # workers whose thread ids are kept (and so kept off the caller's CPU)
+_GETTID = {"x86_64": 186, "aarch64": 178, "arm64": 178}  # syscall numbers (gettid() is glibc 2.30+)
+
 # The type of a thread's entry, ``ptr worker(ptr context)``, which run_chunks calls too.
 WORKER = ll.FunctionType(PTR, [PTR])
 
 _WORDS = ("busy", "owner_pid", "workers", "launches", "tickets", "finished", "sleepers",
-          "waiting", "helpers", "job_worker", "job_context")
+          "waiting", "helpers", "job_worker", "job_context", "avoided_cpu", "allowed_known")
 _SYNC = ("mutex", "work_ready", "work_done")
 
 
@@ -106,13 +125,108 @@ class _Pool:
         self.broadcast = libc("pthread_cond_broadcast", I32, PTR)
         self.sched_yield = libc("sched_yield", I32)
         self.pause = _pause_instruction(module)
+        arch = llvm.get_process_triple().split("-")[0]
+        self.placement = _Placement(module, _GETTID[arch]) if PLACEMENT and arch in _GETTID else None
 
     def _global(self, name: str, typ: ll.Type) -> ll.GlobalVariable:
-        g = ll.GlobalVariable(self.module, typ, name)
-        g.linkage = "internal"
-        g.initializer = ll.Constant(typ, None)
-        g.align = CACHE_LINE
-        return g
+        return _internal_global(self.module, name, typ)
+
+
+def _internal_global(module: ll.Module, name: str, typ: ll.Type) -> ll.GlobalVariable:
+    """A zeroed global of the pool's module, on a cache line of its own."""
+    g = ll.GlobalVariable(module, typ, name)
+    g.linkage = "internal"
+    g.initializer = ll.Constant(typ, None)
+    g.align = CACHE_LINE
+    return g
+
+
+def _each_index(b: ll.IRBuilder, count: ll.Value, body: Callable[[ll.Value], None]) -> None:
+    """``body(i)`` for each i64 ``i`` in ``[0, count)``, at the builder's position."""
+    before = b.block
+    head, step, done = (b.function.append_basic_block(n) for n in ("each", "each.body", "each.done"))
+    b.branch(head)
+    b.position_at_end(head)
+    index = b.phi(I64)
+    index.add_incoming(ll.Constant(I64, 0), before)
+    b.cbranch(b.icmp_signed("<", index, count), step, done)
+    b.position_at_end(step)
+    body(index)
+    index.add_incoming(b.add(index, ll.Constant(I64, 1)), b.block)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+class _Placement:
+    """The workers kept off the launching thread's CPU (``PLACEMENT``): the CPUs the pool may
+    use, each worker's thread id, and the C library's calls for them."""
+
+    def __init__(self, module: ll.Module, gettid: int):
+        self.gettid = gettid
+        self.syscall = module.globals.get("syscall") or ll.Function(
+            module, ll.FunctionType(I64, [I64], var_arg=True), "syscall")
+        self.getcpu = declare(module, "sched_getcpu", I32, [])
+        self.get_affinity = declare(module, "sched_getaffinity", I32, [I32, I64, PTR])
+        self.set_affinity = declare(module, "sched_setaffinity", I32, [I32, I64, PTR])
+        self.allowed = _internal_global(module, "jitcore_pool_allowed", ll.ArrayType(I64, MASK_WORDS))
+        self.elsewhere = _internal_global(module, "jitcore_pool_elsewhere", ll.ArrayType(I64, MASK_WORDS))
+        self.tids = _internal_global(module, "jitcore_pool_tids", ll.ArrayType(I64, PLACED_WORKERS))
+
+    def tid_slot(self, b: ll.IRBuilder, index: ll.Value) -> ll.Value:
+        return b.gep(self.tids, [ll.Constant(I64, 0), index])
+
+    def record_tid(self, b: ll.IRBuilder, index: ll.Value) -> None:
+        """A worker's first step: its thread id where the caller finds it."""
+        with b.if_then(b.icmp_unsigned("<", index, ll.Constant(I64, PLACED_WORKERS))):
+            tid = b.call(self.syscall, [ll.Constant(I64, self.gettid)])
+            b.store_atomic(tid, self.tid_slot(b, index), "release", 8)
+
+    def read_allowed(self, e: _Emitter) -> None:
+        """The CPUs the (new) pool may use: the launching thread's, as its workers inherit."""
+        b = e.b
+        size = ll.Constant(I64, MASK_WORDS * 8)
+        read = b.call(self.get_affinity, [ll.Constant(I32, 0), size, self.allowed])
+        e.store("allowed_known", b.zext(b.icmp_signed("==", read, ll.Constant(I32, 0)), I64))
+        e.store("avoided_cpu", -1)
+        # a forked child's copy holds its parent's thread ids: never set another's affinity
+        _each_index(b, ll.Constant(I64, PLACED_WORKERS),
+                    lambda index: b.store_atomic(ll.Constant(I64, 0), self.tid_slot(b, index), "release", 8))
+
+    def keep_off_caller(self, e: _Emitter, helpers: ll.Value, moved: ll.Value | None) -> None:
+        """If this thread's CPU is not the one the workers avoid, set the affinity of the
+        ``helpers`` workers this launch takes to the pool's CPUs less this one."""
+        b = e.b
+        cpu = b.sext(b.call(self.getcpu, []), I64)
+        new = b.and_(b.icmp_signed("!=", cpu, e.load("avoided_cpu")),
+                     b.icmp_unsigned("<", cpu, ll.Constant(I64, MASK_WORDS * 64)))
+        known = b.icmp_signed("!=", e.load("allowed_known"), ll.Constant(I64, 0))
+        with b.if_then(b.and_(new, known), likely=False):
+            which = b.lshr(cpu, ll.Constant(I64, 6))
+            bit = b.shl(ll.Constant(I64, 1), b.and_(cpu, ll.Constant(I64, 63)))
+            other = ll.Constant(I64, 0)
+            for k in range(MASK_WORDS):
+                at = [ll.Constant(I64, 0), ll.Constant(I64, k)]
+                word = b.load(b.gep(self.allowed, at), typ=I64)
+                here = b.icmp_unsigned("==", which, ll.Constant(I64, k))
+                word = b.select(here, b.and_(word, b.not_(bit)), word)
+                b.store(word, b.gep(self.elsewhere, at))
+                other = b.or_(other, word)
+            e.store("avoided_cpu", cpu)
+            with b.if_then(b.icmp_unsigned("!=", other, ll.Constant(I64, 0))):  # another CPU to use
+                count = b.select(b.icmp_signed("<", helpers, ll.Constant(I64, PLACED_WORKERS)),
+                                 helpers, ll.Constant(I64, PLACED_WORKERS))
+
+                def place(index: ll.Value) -> None:
+                    tid = b.load_atomic(self.tid_slot(b, index), "acquire", 8, typ=I64)
+                    with b.if_else(b.icmp_signed("!=", tid, ll.Constant(I64, 0))) as (known, starting):
+                        with known:
+                            b.call(self.set_affinity, [b.trunc(tid, I32), ll.Constant(I64, MASK_WORDS * 8),
+                                                       self.elsewhere])
+                        with starting:  # its id not yet recorded: placed at a later launch
+                            e.store("avoided_cpu", -1)
+                _each_index(b, count, place)
+                if moved is not None:
+                    b.atomic_rmw("add", moved, ll.Constant(I64, 1), "monotonic")
 
 
 def _pause_instruction(module: ll.Module) -> tuple[ll.Function, list[ll.Value]] | None:
@@ -241,12 +355,14 @@ class _Emitter:
 
 def emit_run_chunks(module: ll.Module, symbol: str,
                     threads_wanted: Callable[[ll.IRBuilder], ll.Value],
-                    heartbeat: Callable[[ll.IRBuilder], ll.Value] | None = None) -> None:
+                    heartbeat: Callable[[ll.IRBuilder], ll.Value] | None = None,
+                    moved: Callable[[ll.IRBuilder], ll.Value] | None = None) -> None:
     """Define ``void <symbol>(worker, ptr context, i64 chunks)`` in ``module``: run
     ``worker(context)`` on the calling thread and on up to ``threads_wanted - 1`` of the pool's
     workers, returning when all have returned. ``threads_wanted(b)`` builds the thread count at
     ``b`` (at least 1, at most ``chunks``). ``heartbeat(b)``, if given, builds the address of
-    an i64 where a worker spinning between launches stores the clock (``wait_until``).
+    an i64 where a worker spinning between launches stores the clock (``wait_until``);
+    ``moved(b)``, of an i64 counting the times the workers were kept off a new caller CPU.
 
     A null ``worker`` warms the pool instead: the workers a launch of ``threads_wanted`` would
     take are started or woken, with nothing to run, and spin for the next launch, while the
@@ -296,6 +412,8 @@ def emit_run_chunks(module: ll.Module, symbol: str,
     with b.if_then(b.icmp_signed("!=", e.load("owner_pid"), pid), likely=False):
         _emit_fresh_pool(e, pid)
     helpers = _emit_grow(e, pool_worker, wanted)
+    if pool.placement is not None:
+        pool.placement.keep_off_caller(e, helpers, None if moved is None else moved(b))
 
     none_started = b.icmp_signed("==", helpers, zero)
     with b.if_else(warming) as (warm, launch):
@@ -333,6 +451,8 @@ def _emit_fresh_pool(e: _Emitter, pid: ll.Value) -> None:
     for word in ("workers", "tickets", "finished", "sleepers", "waiting"):
         e.store(word, 0)
     e.store("owner_pid", pid)
+    if e.pool.placement is not None:
+        e.pool.placement.read_allowed(e)
 
 
 def _emit_grow(e: _Emitter, pool_worker: ll.Function, wanted: ll.Value) -> ll.Value:
@@ -371,6 +491,8 @@ def _emit_grow(e: _Emitter, pool_worker: ll.Function, wanted: ll.Value) -> ll.Va
     b.call(e.pool.detach, [b.load(handle, typ=I64)])
     more = b.add(have, ll.Constant(I64, 1))
     e.store("workers", more)
+    if e.pool.placement is not None:  # placed at the next launch (its id recorded by then)
+        e.store("avoided_cpu", -1)
     have.add_incoming(more, started)
     b.branch(check)
     b.position_at_end(done)
@@ -409,6 +531,8 @@ def _emit_pool_worker(pool: _Pool, heartbeat: Callable[[ll.IRBuilder], ll.Value]
     e = _Emitter(pool, fn)
     b = e.b
     index = b.ptrtoint(fn.args[0], I64)
+    if pool.placement is not None:
+        pool.placement.record_tid(b, index)
     entry = b.block
     park, launched, wanted, run = (e.block(n) for n in ("park", "launched", "wanted", "run"))
     b.branch(park)

@@ -111,10 +111,19 @@ KC_BYTES = 2048
 KC_ROWS_OF_A_FACTOR = 2
 MC_ROWS = 192
 NC_COLS = 1024
-# A product of fewer multiply-adds than this runs as one chunk (one thread): the runtime
-# starts its threads per call (tens of microseconds), which a 128^3 product (2M, about 20 us
-# on one core) does not pay back; 256^3 (16M) does.
-MIN_SPLIT_WORK = 1 << 23
+# A product of fewer multiply-adds than this runs as one chunk (one thread). 128^3 (2M: 39 us
+# float32 on one Zen 4 core) ran in 20.5 us on two threads of a warm pool (NumPy's OpenBLAS
+# 30), so products from 1M are cut; whether a launch uses the cut is the runtime's choice
+# (products weigh ``cost.PRODUCT_WEIGHT`` a multiply-add: such a product splits only while a
+# worker is hot, as a parked one costs more to wake than the second thread saves). Before the
+# pool kept its workers off the caller's CPU (``thread_pool.PLACEMENT``) nothing under 2^23
+# gained (docs/performance.md, "Placement").
+MIN_SPLIT_WORK = 1 << 20
+# A product of fewer multiply-adds than this has its operands in L2: its chunks may be of
+# SMALL_CHUNK_SIDE rows or columns (each chunk's packing of the other operand is a read from
+# cache); larger ones keep MIN_CHUNK_SIDE (below), where that packing reads memory.
+SMALL_PRODUCT_WORK = 1 << 23
+SMALL_CHUNK_SIDE = 64
 # Cores a large product is cut for along its longer side: at most SPLIT_CHUNKS, and no more
 # than the host has (``split_chunks``; CHUNKS_PER_THREAD blocks each). Each chunk reads (or
 # packs) the whole of the other operand for itself, so a chunk has at least MIN_CHUNK_SIDE
@@ -233,12 +242,19 @@ class Blocking:
         nc = _round_up(min(NC_COLS, cols), tile.nr)
         # Columns unless rows cut into more chunks: a chunk of columns packs only its own
         # columns of B (and A is mostly read in place), a chunk of rows packs all of B again
-        # (1024^2 float32 a@b: 1.34x less CPU time in all, both threads).
-        split_rows = _chunks(rows) > _chunks(cols)
+        # (1024^2 float32 a@b: 1.34x less CPU time in all, both threads); and rows where the
+        # columns' tiles (64 float32 columns on AVX-512) cut into chunks far from even (160
+        # columns: 128 and 32) and rows do better.
+        work = rows * cols * depth
+        least = SMALL_CHUNK_SIDE if work < SMALL_PRODUCT_WORK else MIN_CHUNK_SIDE
+        split_rows = _chunks(rows, least) > _chunks(cols, least)
+        if work >= MIN_SPLIT_WORK and _chunks(rows, least) == _chunks(cols, least) > 1:
+            chunks = _blocks(cols, per_thread, least)
+            split_rows = _largest_share(rows, tile.mr, chunks) < 0.8 * _largest_share(cols, tile.nr, chunks)
         side, unit = (rows, tile.mr) if split_rows else (cols, tile.nr)
         chunks = 1
-        if rows * cols * depth >= MIN_SPLIT_WORK:
-            chunks = max(1, _blocks(side, per_thread))
+        if work >= MIN_SPLIT_WORK:
+            chunks = max(1, _blocks(side, per_thread, least))
         size = _round_up(-(-side // chunks), unit)
         return Blocking(kc, mc, nc, split_rows, size, -(-side // size))
 
@@ -261,15 +277,22 @@ def emit_split(b: ll.IRBuilder, rows: ll.Value, cols: int, depth: int,
     def const(x: int) -> ll.Constant:
         return ll.Constant(I64, x)
 
-    row_sides = b.udiv(rows, const(MIN_CHUNK_SIDE))
+    work = b.mul(rows, const(cols * depth))
+    in_cache = b.icmp_signed("<", work, const(SMALL_PRODUCT_WORK))
+    row_sides = b.select(in_cache, b.udiv(rows, const(SMALL_CHUNK_SIDE)), b.udiv(rows, const(MIN_CHUNK_SIDE)))
     row_chunks = _min(b, const(split_chunks()), row_sides)
-    split_rows = b.icmp_signed(">", row_chunks, const(_chunks(cols)))
+    col_chunks = b.select(in_cache, const(_chunks(cols, SMALL_CHUNK_SIDE)), const(_chunks(cols)))
+    split_rows = b.icmp_signed(">", row_chunks, col_chunks)
     side = b.select(split_rows, rows, const(cols))
     unit = b.select(split_rows, const(tile.mr), const(tile.nr))
-    chunks = b.select(split_rows, _min(b, const(split_chunks() * per_thread), row_sides),
-                      const(_blocks(cols, per_thread)))
+    col_blocks = b.select(in_cache, const(_blocks(cols, per_thread, SMALL_CHUNK_SIDE)),
+                          const(_blocks(cols, per_thread)))
+    row_blocks = _min(b, const(split_chunks() * per_thread), row_sides)
+    whole = b.mul(b.udiv(row_blocks, const(split_chunks())), const(split_chunks()))  # as _blocks
+    row_blocks = b.select(b.icmp_signed(">=", row_blocks, const(split_chunks())), whole, row_blocks)
+    chunks = b.select(split_rows, row_blocks, col_blocks)
     chunks = b.select(b.icmp_signed("<", chunks, const(1)), const(1), chunks)
-    small = b.icmp_signed("<", b.mul(rows, const(cols * depth)), const(MIN_SPLIT_WORK))
+    small = b.icmp_signed("<", work, const(MIN_SPLIT_WORK))
     chunks = b.select(small, const(1), chunks)
     per_chunk = b.udiv(b.add(side, b.sub(chunks, const(1))), chunks)
     size = b.mul(b.udiv(b.add(per_chunk, b.sub(unit, const(1))), unit), unit)
@@ -333,14 +356,23 @@ def split_chunks() -> int:
     return max(1, min(SPLIT_CHUNKS, runtime.available_cpus()))
 
 
-def _chunks(side: int) -> int:
-    """Cores a side of ``side`` is cut for (the side with more is cut)."""
-    return min(split_chunks(), side // MIN_CHUNK_SIDE)
+def _chunks(side: int, least: int = MIN_CHUNK_SIDE) -> int:
+    """Cores a side of ``side`` is cut for (the side with more is cut), chunks of at least
+    ``least``."""
+    return min(split_chunks(), side // least)
 
 
-def _blocks(side: int, per_thread: int = CHUNKS_PER_THREAD) -> int:
-    """Blocks a side of ``side`` is cut into: ``per_thread`` per core it is cut for."""
-    return min(split_chunks() * per_thread, side // MIN_CHUNK_SIDE)
+def _blocks(side: int, per_thread: int = CHUNKS_PER_THREAD, least: int = MIN_CHUNK_SIDE) -> int:
+    """Blocks a side of ``side`` is cut into: ``per_thread`` per core it is cut for, a
+    multiple of the cores where there are that many (384 columns in 3 blocks of 128 left one
+    of two threads a block to itself at the end: 0.69 ms float32, NumPy 0.55)."""
+    blocks, cores = min(split_chunks() * per_thread, side // least), split_chunks()
+    return blocks - blocks % cores if blocks >= cores else blocks
+
+
+def _largest_share(side: int, unit: int, chunks: int) -> float:
+    """The part of ``side`` its largest chunk takes, cut into ``chunks`` of whole ``unit``s."""
+    return min(_round_up(-(-side // chunks), unit), side) / side
 
 
 def _round_up(x: int, unit: int) -> int:

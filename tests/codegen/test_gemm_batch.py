@@ -34,6 +34,7 @@ def small_blocks(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # each product in several blocks
     monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
+    monkeypatch.setattr(tiled_gemm, "SMALL_CHUNK_SIDE", 1)
     monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 8)
 
 

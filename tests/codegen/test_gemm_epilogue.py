@@ -42,6 +42,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
     monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
+    monkeypatch.setattr(tiled_gemm, "SMALL_CHUNK_SIDE", 1)
     monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 8)  # SPLIT_CHUNKS chunks on any host
 
 

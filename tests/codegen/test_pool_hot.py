@@ -1,8 +1,9 @@
 """The pool's hot workers (codegen/cpu/thread_pool.py, codegen/cpu/runtime.py): after a launch
 a worker spins for ``SPIN_NS``, marking its heartbeat, then blocks and uses no CPU; a launch
 in the hot window (an eighth of the threshold up to it) splits only while a worker's heartbeat
-is fresh, and one that finds the pool cold warms it only when it follows another within the
-spin (a loop of calls), never alone. Whichever way a launch runs, the bits are the same.
+is fresh, and one that finds the pool cold warms it only as the ``WARM_STREAK``-th of a row
+each within the spin of the one before (a loop of calls), never alone or in a pair. Whichever
+way a launch runs, the bits are the same.
 
 The pool is the process's, so the tests that need it cold run in a forked child, which has
 none of the parent's workers; the counts the launches keep (``runtime.POOL_STATE``) say which
@@ -118,11 +119,18 @@ def test_a_cold_pool_is_warmed_by_a_loop_of_launches_and_never_by_a_lone_one():
         # No worker in this child: nothing can mark the heartbeat until a launch starts one.
         runtime.POOL_STATE[runtime.HEARTBEAT] = 0
         runtime.POOL_STATE[runtime.LAST_WINDOW] = 0
+        runtime.POOL_STATE[runtime.STREAK] = 0
         out, hot, warmed = _call(f, x)  # a lone launch: runs whole, wakes nothing
         if not (np.array_equal(out, want) and hot == 0 and warmed == 0):
             return False
-        # One that follows within the spin warms the pool. The calls come microseconds apart,
-        # unless this process is descheduled for the whole spin: then the next one does.
+        # Nor do the next ones of a pair or a triple: the wake costs more than they would save.
+        for _ in range(runtime.WARM_STREAK - 2):
+            out, hot, warmed = _call(f, x)
+            if not (np.array_equal(out, want) and hot == 0 and warmed == 0):
+                return False
+        # The WARM_STREAK-th in a row, each within the spin of the one before, warms the pool.
+        # The calls come microseconds apart, unless this process is descheduled for the whole
+        # spin: then the streak starts again and a later one does.
         for _ in range(100):
             out, hot, warmed = _call(f, x)
             if not np.array_equal(out, want):
@@ -136,5 +144,26 @@ def test_a_cold_pool_is_warmed_by_a_loop_of_launches_and_never_by_a_lone_one():
         while runtime.POOL_STATE[runtime.HEARTBEAT] == 0 and time.monotonic() < deadline:
             time.sleep(0.0005)
         return runtime.POOL_STATE[runtime.HEARTBEAT] > 0
+
+    assert _in_child(child) == 0
+
+
+@needs_fork
+def test_launches_further_apart_than_the_spin_never_warm_the_pool():
+    """Calls each well past the pool's spin after the last: a worker woken for the next would
+    park before it came. However long this process waits, the gaps only grow."""
+    f = _axpb()
+    x = rng.standard_normal(IN_WINDOW).astype(np.float32)
+
+    def child():
+        runtime.POOL_STATE[runtime.HEARTBEAT] = 0
+        runtime.POOL_STATE[runtime.LAST_WINDOW] = 0
+        runtime.POOL_STATE[runtime.STREAK] = 0
+        for _ in range(2 * runtime.WARM_STREAK):
+            time.sleep(3 * thread_pool.SPIN_NS / 1e9)
+            _, hot, warmed = _call(f, x)
+            if hot or warmed:
+                return False
+        return True
 
     assert _in_child(child) == 0

@@ -41,6 +41,7 @@ def small_blocks(tiled, monkeypatch):
     monkeypatch.setattr(tiled_gemm, "NC_COLS", 1)  # one panel of columns
     monkeypatch.setattr(tiled_gemm, "MIN_SPLIT_WORK", 0)  # always in chunks
     monkeypatch.setattr(tiled_gemm, "MIN_CHUNK_SIDE", 1)
+    monkeypatch.setattr(tiled_gemm, "SMALL_CHUNK_SIDE", 1)
     monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 8)  # SPLIT_CHUNKS chunks on any host
 
 
@@ -179,6 +180,24 @@ def test_blocks_cut_the_longer_side_into_chunks_of_whole_panels(eight_cores):
     assert small.split_blocks == 1  # below MIN_SPLIT_WORK: one chunk, no thread started
     thin = Blocking.choose(256, 256, 10000, tile, 4)
     assert thin.split_blocks == 2  # chunks of at least MIN_CHUNK_SIDE rows: packing pays
+
+
+def test_blocks_of_products_in_cache_and_whole_blocks_per_core(monkeypatch):
+    """On two cores: a product from ``MIN_SPLIT_WORK`` multiply-adds is cut, in chunks of
+    ``SMALL_CHUNK_SIDE`` while it is under ``SMALL_PRODUCT_WORK`` (its operands in cache);
+    columns whose tiles would cut unevenly give way to rows; a side's blocks are a multiple of
+    the cores (3 blocks left one thread a block alone at the end)."""
+    monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 2)
+    tile = TileShape(6, 4, 16)  # 64 float32 columns a tile
+    rows_of_a = tiled_gemm.CHUNKS_PER_THREAD_ROWS_OF_A
+    square = Blocking.choose(128, 128, 128, tile, 4, rows_of_a)
+    assert (square.split_rows, square.split_size, square.split_blocks) == (False, 64, 2)
+    uneven = Blocking.choose(160, 160, 160, tile, 4, rows_of_a)  # columns: 128 + 32
+    assert uneven.split_rows and uneven.split_blocks == 2 and uneven.split_size % tile.mr == 0
+    assert Blocking.choose(96, 96, 96, tile, 4, rows_of_a).split_blocks == 1  # under 1M
+    three = Blocking.choose(384, 384, 384, tile, 4)  # 384 // MIN_CHUNK_SIDE: 3 blocks
+    assert three.split_blocks == 2 and three.split_size == 192
+    assert tiled_gemm._blocks(640, 2, 128) == 4 and tiled_gemm._blocks(64, 4, 64) == 1
 
 
 @pytest.mark.parametrize("vector_bits, registers", [(128, 16), (256, 16), (128, 32)])
@@ -362,22 +381,23 @@ def test_packing_buffers_are_kept_between_calls_and_their_old_values_never_leak(
     small for a product is replaced by a bigger one; ``release()`` empties the slots."""
     monkeypatch.setattr(tiled_gemm.runtime, "available_cpus", lambda: 1)  # one chunk, one buffer
     monkeypatch.setattr(tiled_gemm, "READ_A_IN_PLACE", False)  # A's panels are packed too
-    scratch = tiled_gemm.gemm_scratch
-    scratch.release()
-    rng = np.random.default_rng(5)
-    a, b = rng.standard_normal((70, 90)) * 1e6, rng.standard_normal((90, 70)) * 1e6
-    product = compiled(lambda a, b: a @ b, a, b)
-    check(product(a, b), a, b, lambda a, b: a @ b)
-    kept = [address for address in scratch.BUFFERS if address]
-    assert len(kept) == 1
-    size = ctypes.c_int64.from_address(kept[0]).value
-    assert size >= (70 + 70) * 90 * 8  # both operands' packed panels
-    a, b = rng.standard_normal((5, 3)), rng.standard_normal((3, 7))  # short panels of padding
-    check(product(a, b), a, b, lambda a, b: a @ b)
-    assert [address for address in scratch.BUFFERS if address] == kept  # the same buffer again
-    a, b = rng.standard_normal((150, 160)), rng.standard_normal((160, 170))
-    check(product(a, b), a, b, lambda a, b: a @ b)
-    (bigger,) = [address for address in scratch.BUFFERS if address]
-    assert ctypes.c_int64.from_address(bigger).value > size
-    scratch.release()
-    assert not any(scratch.BUFFERS)
+    with config.using(num_threads=1):  # as on a one-core host: a launch's blocks as one chunk
+        scratch = tiled_gemm.gemm_scratch
+        scratch.release()
+        rng = np.random.default_rng(5)
+        a, b = rng.standard_normal((70, 90)) * 1e6, rng.standard_normal((90, 70)) * 1e6
+        product = compiled(lambda a, b: a @ b, a, b)
+        check(product(a, b), a, b, lambda a, b: a @ b)
+        kept = [address for address in scratch.BUFFERS if address]
+        assert len(kept) == 1
+        size = ctypes.c_int64.from_address(kept[0]).value
+        assert size >= (70 + 70) * 90 * 8  # both operands' packed panels
+        a, b = rng.standard_normal((5, 3)), rng.standard_normal((3, 7))  # short panels of padding
+        check(product(a, b), a, b, lambda a, b: a @ b)
+        assert [address for address in scratch.BUFFERS if address] == kept  # the same buffer again
+        a, b = rng.standard_normal((150, 160)), rng.standard_normal((160, 170))
+        check(product(a, b), a, b, lambda a, b: a @ b)
+        (bigger,) = [address for address in scratch.BUFFERS if address]
+        assert ctypes.c_int64.from_address(bigger).value > size
+        scratch.release()
+        assert not any(scratch.BUFFERS)
