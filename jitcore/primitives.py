@@ -552,6 +552,41 @@ def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") ->
     x.rebind(broadcast_to(as_tracer(x.owner_trace, new, x.dtype), x.shape))
 
 
+def out_loop_dtype(dtype: np.dtype, out):
+    """The dtype NumPy sums (multiplies, accumulates) in for an ``out=`` given without
+    ``dtype=``: the out's, where the input casts to it safely and it is a float or complex
+    (``np.sum(float32, out=float64)`` adds in float64); else None, the usual loop."""
+    (target,) = out if isinstance(out, tuple) else (out,)
+    wanted = getattr(target, "dtype", None)
+    if wanted is None or wanted.kind not in "fc" or wanted == dtype or not np.can_cast(dtype, wanted, "safe"):
+        return None
+    return wanted
+
+
+def write_out(out, result, name: str):
+    """NumPy's ``out=`` of a reduction or a scan (``np.sum(x, out=o)``, ``np.add.reduce``,
+    ``np.cumsum``): ``result``, computed as without ``out``, cast (unsafe, as NumPy's output
+    cast) into ``out``, which must have the result's shape; ``out`` is returned. NumPy rounds
+    a reduction into an ``out`` of another float dtype once per 8192-element buffer, so for such
+    an ``out`` the two can differ within the sum's rounding bound; for ``out`` of the input's
+    dtype they are the same. ``out`` is an argument (written back to the caller's array) or a
+    local array; any other NumPy array cannot take a traced value."""
+    (target,) = out if isinstance(out, tuple) else (out,)
+    if not isinstance(target, Tracer):
+        raise UnsupportedError(
+            f"numpy.{name}(..., out=) into a NumPy array that is not an argument of the jitted "
+            f"function (at {user_location()}): pass the array as an argument, or assign the result")
+    result = array_operand(result)
+    if not isinstance(result, Tracer):
+        result = constant(target.owner_trace, np.asarray(result))
+    if target.shape != result.shape:
+        raise JitValueError(f"output parameter for numpy.{name} has the wrong shape: {target.shape}, "
+                            f"the result's is {result.shape} (NumPy raises a ValueError too), at "
+                            f"{user_location()}")
+    assign(target, result, "unsafe", f"numpy.{name}")
+    return target
+
+
 def zero_d_axis(x, axis):
     """NumPy's ufunc reductions, argmax, cumsum, repeat, take and squeeze take an int axis 0 or -1
     of a 0-d array as no axis (a tuple of axes is still out of bounds); None for those."""

@@ -1268,8 +1268,8 @@ MUTANTS = [
            "next",
            ("tests/codegen/test_pool_hot.py",)),
     Mutant("pool-workers-not-placed", "codegen/cpu/thread_pool.py",
-           "                            b.call(self.set_affinity, [b.trunc(tid, I32), ll.Constant(I64, MASK_WORDS * 8),",
-           "                            b.call(self.set_affinity, [b.trunc(tid, I32), ll.Constant(I64, 0),",
+           "[b.trunc(tid, I32), ll.Constant(I64, MASK_WORDS * 8),",
+           "[b.trunc(tid, I32), ll.Constant(I64, 0),",
            "the workers are never kept off the caller's CPU: one woken onto it waits there for the "
            "whole launch, which runs at one thread's speed",
            ("tests/codegen/test_pool_placement.py",)),
@@ -1280,6 +1280,17 @@ MUTANTS = [
            "the workers stay off the caller's first CPU after it moves: they may then share its "
            "new one",
            ("tests/codegen/test_pool_placement.py",)),
+    Mutant("ufunc-reduce-out-unwritten", "jitcore/numpy/ufuncs.py",
+           "        return prims.write_out(out, apply_ufunc(ufunc, method, inputs, kwargs), spelled)",
+           "        return apply_ufunc(ufunc, method, inputs, kwargs)",
+           "np.add.reduce(x, out=o) returns the sum and leaves the caller's o unwritten (the bug "
+           "session 39 found)",
+           ("tests/jitcore/test_reduction_out.py",)),
+    Mutant("reduction-out-not-cast", "jitcore/primitives.py",
+           '    assign(target, result, "unsafe", f"numpy.{name}")',
+           '    assign(target, result, "same_kind", f"numpy.{name}")',
+           "np.sum(x, out=int_array) refused where NumPy casts the float sum into the ints",
+           ("tests/jitcore/test_reduction_out.py",)),
     Mutant("gemm-blocks-not-whole-per-core", "codegen/cpu/tiled_gemm.py",
            "    return blocks - blocks % cores if blocks >= cores else blocks",
            "    return blocks",

@@ -215,6 +215,10 @@ def _vectors(rng, count: int, n: int):
     return tuple(rng.standard_normal(n).astype(np.float32) for _ in range(count))
 
 
+def _squares(rng, n: int, dtype) -> list[np.ndarray]:
+    return [rng.standard_normal((n, n)).astype(dtype) for _ in range(2)]
+
+
 CASES = {
     "matvec-f32": _matvec(1024, np.float32),
     "matvec-f64": _matvec(1024, np.float64),
@@ -225,6 +229,8 @@ CASES = {
     "vecmat2048-f32": (lambda a, x: x @ a, _matvec(2048, np.float32)[1]),
     "axpb-f32": (lambda x, y: x * 2.0 + y, lambda rng: _vectors(rng, 2, 1 << 20)),
     "tanh-f32": (lambda x: np.tanh(2 * x + 1), lambda rng: _vectors(rng, 1, 1 << 19)),
+    "gemm128-f32": (lambda a, b: a @ b, lambda rng: _squares(rng, 128, np.float32)),
+    "gemm128-f64": (lambda a, b: a @ b, lambda rng: _squares(rng, 128, np.float64)),
 }
 
 

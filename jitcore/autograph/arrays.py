@@ -25,7 +25,7 @@ import numpy as np
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
-from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_location
 
 # Functions whose first argument is a sequence of arrays (NumPy looks at each of them); a list
@@ -210,7 +210,7 @@ def out_call(func, out, /, *args, **kwargs):
     if isinstance(out, np.ndarray) and trace is not None and prims.holds_tracer(operands):
         out = traced_copy(out, trace)
     target = getattr(func, "__wrapped__", func)
-    if isinstance(out, Tracer) and target in HANDLED_FUNCTIONS:
+    if isinstance(out, Tracer) and target in HANDLED_FUNCTIONS and target not in WRITES_OUT:
         return _function_out(target, out, func(*args, **kwargs))
     result = func(*args, out=out, **kwargs)
     return out if isinstance(out, Tracer) else result

@@ -33,7 +33,7 @@ from jitcore.errors import (
 from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.creation import linspace
-from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, WRITES_OUT, implements, traced
 from jitcore.tracer import Tracer, fresh, user_location
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
@@ -48,8 +48,10 @@ def _reduction(kind, np_fn):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
-        _no_out(np_fn.__name__, out)
-        return _masked_reduction(kind, _operand(a, where), axis, keepdims, dtype, initial, where)
+        if out is not None and dtype is None:
+            dtype = prims.out_loop_dtype(a.dtype, out)
+        result = _masked_reduction(kind, _operand(a, where), axis, keepdims, dtype, initial, where)
+        return result if out is None else prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -162,8 +164,8 @@ def _minmax(kind, np_fn):
     def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
-        _no_out(np_fn.__name__, out)
-        return _masked_reduction(kind, _operand(a, where), axis, keepdims, None, initial, where)
+        result = _masked_reduction(kind, _operand(a, where), axis, keepdims, None, initial, where)
+        return result if out is None else prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -179,9 +181,9 @@ def _boolean_reduction(kind, np_fn):
     def fn(a, axis=None, out=None, keepdims=False, *, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(where=where))
-        _no_out(np_fn.__name__, out)
         a = prims.as_bool(_operand(a, where))
-        return _masked_reduction(kind, a, axis, keepdims, None, np._NoValue, where)
+        result = _masked_reduction(kind, a, axis, keepdims, None, np._NoValue, where)
+        return result if out is None else prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -190,6 +192,7 @@ def _boolean_reduction(kind, np_fn):
 
 any = _boolean_reduction("or", np.any)
 all = _boolean_reduction("and", np.all)
+WRITES_OUT.update({np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.any, np.all, np.cumsum, np.cumprod})
 
 
 @implements(np.mean)
@@ -337,7 +340,13 @@ _NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumula
 
 def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None, name: str = "") -> Tracer:
     name = name or f"cum{kind}"
-    _no_out(name, out)
+    if out is not None and dtype is None:
+        dtype = prims.out_loop_dtype(a.dtype, out)
+    result = _scan_values(kind, a, axis, dtype, name)
+    return result if out is None else prims.write_out(out, result, name)
+
+
+def _scan_values(kind: str, a: Tracer, axis, dtype, name: str) -> Tracer:
     x, ax = _one_axis(a, axis, name)
     if dtype is None:
         dtype = _NUMPY_SCANS[kind](np.zeros(1, x.dtype)).dtype  # NumPy's accumulator dtype

@@ -13,6 +13,9 @@ from jitcore.tracer import Tracer, fresh, user_location
 
 HANDLED_FUNCTIONS: dict = {}  # numpy function -> implementation taking the same arguments
 UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
+# numpy functions whose implementation writes out= itself, casting as NumPy does
+# (``primitives.write_out``); others' out= is taken by autograph (``out_call``) where it can be
+WRITES_OUT: set = set()
 
 
 def traced(*args) -> bool:

@@ -232,6 +232,17 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         raise JitValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe' "
                             f"(got {kwargs['casting']!r}, at {user_location()})")
     out = kwargs.pop("out", None)
+    if out is not None and method in ("reduce", "accumulate", "reduceat"):
+        # computed as without out=, then cast into it (NumPy's output cast)
+        spelled = f"{ufunc.__name__}.{method}"
+        given = getattr(prims.array_operand(inputs[0]), "dtype", None) if inputs else None
+        if kwargs.get("dtype") is None and ufunc in (np.add, np.multiply) and given is not None:
+            kwargs["dtype"] = prims.out_loop_dtype(given, out)
+        return prims.write_out(out, apply_ufunc(ufunc, method, inputs, kwargs), spelled)
+    if out is not None and method == "outer":
+        (target,) = out
+        casting = kwargs.pop("casting", "same_kind")
+        return _assign_out(ufunc, target, apply_ufunc(ufunc, method, inputs, kwargs), casting)
     casting = kwargs.pop("casting", "same_kind") if out is not None and method == "__call__" else None
     where = kwargs.pop("where", True)
     if where is not True and method == "reduce" and ufunc in _UFUNC_REDUCTIONS:

@@ -203,11 +203,14 @@ def test_scan_errors():
 
 @pytest.mark.parametrize("fn, message", [
     (lambda x: np.argmax(x, out=np.zeros((), np.int64)), "numpy.argmax with out= is not supported"),
-    (lambda x: jnp.cumsum(x, out=np.zeros(4)), "numpy.cumsum with out= is not supported"),
+    (lambda x: jnp.cumsum(x, out=np.zeros(4)),
+     "numpy.cumsum(..., out=) into a NumPy array that is not an arg"),
 ])
 def test_out_is_refused(fn, message):
-    with pytest.raises(jc.UnsupportedError, match=message):
+    with pytest.raises(jc.UnsupportedError) as info:
         jc.jit(fn)(np.arange(4.0))
+    # the message's own line: the lines after it quote the user's source, this file's
+    assert str(info.value).splitlines()[0].startswith(message)
 
 
 def _traced_body(fn, x) -> str:

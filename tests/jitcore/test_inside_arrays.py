@@ -213,11 +213,25 @@ def test_out_of_numpy_functions_into_a_local_array(m):
     same(f, m, rtol=1e-12)
 
 
-def test_out_of_another_dtype_than_the_result_is_refused():
+def test_out_of_another_dtype_than_the_result_is_cast_as_numpy_casts():
     def f(m):
         total = np.empty(3, np.float32)
         np.sum(m, axis=0, out=total)
-        return total
+        counts = np.empty(3, np.int8)
+        np.cumsum(m[0] > 0.5, out=counts)
+        return total, counts
+
+    m = np.random.default_rng(39).random((3, 3))
+    for got, want in zip(jc.jit(f)(m), f(m)):
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_out_of_another_dtype_for_a_function_that_does_not_cast_is_refused():
+    def f(m):
+        product = np.empty((3, 3), np.float32)
+        np.dot(m, m, out=product)
+        return product
 
     with pytest.raises(jc.UnsupportedError, match="assign the result instead"):
         jc.jit(f)(np.ones((3, 3)))
