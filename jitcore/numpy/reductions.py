@@ -199,7 +199,10 @@ WRITES_OUT.update({np.sum, np.prod, np.max, np.min, np.amax, np.amin, np.any, np
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if not traced(a, where):
         return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
-    _no_out("mean", out)
+    if out is not None:
+        loop = prims.out_loop_dtype(a.dtype, out) if dtype is None else dtype
+        result = mean(a, axis, loop, None, keepdims, where=where)
+        return prims.write_out(out, result, "mean")
     if where is True:
         return prims.mean(a, axis, keepdims, dtype)
     a = _operand(a, where)
@@ -402,9 +405,11 @@ def _nan_reduction(np_fn, kind, fill):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
-        _no_out(np_fn.__name__, out)
+        if out is not None and dtype is None:
+            dtype = prims.out_loop_dtype(a.dtype, out)
         a, _ = _replace_nan(_operand(a, where), fill)
-        return _masked_reduction(kind, a, axis, keepdims, dtype, initial, where)
+        result = _masked_reduction(kind, a, axis, keepdims, dtype, initial, where)
+        return result if out is None else prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -413,6 +418,7 @@ def _nan_reduction(np_fn, kind, fill):
 
 nansum = _nan_reduction(np.nansum, "sum", 0)
 nanprod = _nan_reduction(np.nanprod, "prod", 1)
+WRITES_OUT.update({np.mean, np.nansum, np.nanprod})
 
 
 def _nan_extreme(np_fn, kind):
