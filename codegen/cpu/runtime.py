@@ -93,10 +93,12 @@ HOT_THRESHOLD_SHIFT = 3
 HOT_NS = 10_000
 # A launch in the window that finds the pool cold warms it (wakes its workers for the next
 # launch) when it is the WARM_STREAK-th in a row of such launches each within the spin of the
-# one before: a loop of calls. The wake costs the caller 13 us (a futex wake of a halted
+# one before: a loop of calls. The wake costs the caller 13-20 us (a futex wake of a halted
 # vCPU), paid back only by calls that follow; at 2 (the second call of a pair), every pair of
-# 64^2 products after a pause paid it: 0.019 ms a call against 0.006 (tools/bench_matmul.py).
-WARM_STREAK = 4
+# 64^2 products after a pause paid it: 0.019 ms a call against 0.006 (tools/bench_matmul.py);
+# at 4, a loop's first four calls ran on one thread, which a run of 6 calls (bench.py's
+# workloads: sum(log(exp(x))) of 10^5 float32, 0.028 -> 0.053 ms) saw in its median.
+WARM_STREAK = 3
 
 # The context a launch's threads share, as i64 slots: the next chunk to take, the number of
 # chunks, the split dim's extent, then the kernel's arguments (pointers as integers).

@@ -123,7 +123,7 @@ def test_a_cold_pool_is_warmed_by_a_loop_of_launches_and_never_by_a_lone_one():
         out, hot, warmed = _call(f, x)  # a lone launch: runs whole, wakes nothing
         if not (np.array_equal(out, want) and hot == 0 and warmed == 0):
             return False
-        # Nor do the next ones of a pair or a triple: the wake costs more than they would save.
+        # Nor does the second of a pair: the wake costs more than it would save.
         for _ in range(runtime.WARM_STREAK - 2):
             out, hot, warmed = _call(f, x)
             if not (np.array_equal(out, want) and hot == 0 and warmed == 0):
