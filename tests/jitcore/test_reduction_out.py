@@ -8,6 +8,8 @@ unwritten: the write is what these tests look at."""
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,8 +17,6 @@ from hypothesis import strategies as st
 
 import jitcore as jc
 from jitcore.errors import JitValueError, UnsupportedError
-
-rng = np.random.default_rng(39)
 
 # name: (function of (x, out), the out's shape for an x of shape (3, 4))
 CASES = {
@@ -44,16 +44,19 @@ CASES = {
 OUT_DTYPES = [np.float64, np.float32, np.int64, np.complex128, np.bool_]
 
 
-def _inputs(dtype=np.float64):
-    return (rng.standard_normal((3, 4)) * 3).astype(dtype)
+def _inputs(dtype=np.float64, case: str = ""):
+    """The same data for a case whichever worker runs it, in whatever order."""
+    seed = zlib.crc32(case.encode())
+    return (np.random.default_rng(seed).standard_normal((3, 4)) * 3).astype(dtype)
 
 
 def _compare(got, want):
-    """Equal, or for a float out within a few of its ulps: NumPy rounds a float64 sum into a
-    float32 out and then divides a mean there (two roundings), jitcore rounds once."""
+    """Equal, or for a float out within a few of its ulps (NumPy rounds a float64 sum into a
+    float32 out and then divides a mean there, two roundings; jitcore once), and within a sum's
+    bound where terms of up to ~10 cancel (12 terms added in another order)."""
     if want.dtype.kind in "fc":
         eps = np.finfo(want.dtype).eps
-        np.testing.assert_allclose(got, want, rtol=4 * eps, atol=4 * eps)
+        np.testing.assert_allclose(got, want, rtol=4 * eps, atol=512 * eps)
     else:
         np.testing.assert_array_equal(got, want)
 
@@ -66,7 +69,7 @@ WRITTEN = [(name, dtype) for name in sorted(CASES) for dtype in OUT_DTYPES
 @pytest.mark.parametrize("name, out_dtype", WRITTEN, ids=[f"{n}-{np.dtype(d).name}" for n, d in WRITTEN])
 def test_out_argument_is_written_as_numpy_writes_it(name, out_dtype):
     fn, shape = CASES[name]
-    x = _inputs()
+    x = _inputs(case=f"{name}-{np.dtype(out_dtype).name}")
     want_out = np.full(shape, 7, out_dtype)
     with np.errstate(all="ignore"), np.testing.suppress_warnings() as quiet:
         quiet.filter(np.exceptions.ComplexWarning)
