@@ -48,7 +48,7 @@ def test_workers_are_kept_off_the_callers_cpu_and_follow_it():
         me = threading.get_native_id()
         if not np.array_equal(_run(f, [x], 3), want):  # the pool of this child: two workers
             return False
-        for cpu in (CPUS[0], CPUS[1], CPUS[0]):
+        for step, cpu in enumerate((CPUS[0], CPUS[1], CPUS[0])):
             os.sched_setaffinity(0, {cpu})
             moved = runtime.POOL_STATE[runtime.MOVED]
             deadline = time.monotonic() + DEADLINE_S / 4
@@ -62,7 +62,9 @@ def test_workers_are_kept_off_the_callers_cpu_and_follow_it():
                     print("workers' affinity", workers, "caller on", cpu)
                     return False
                 time.sleep(0.001)
-            if runtime.POOL_STATE[runtime.MOVED] <= moved:  # the launches moved them
+            # after the caller's move the launches moved them (the first pin may be where the
+            # caller already ran, the workers already off it)
+            if step and runtime.POOL_STATE[runtime.MOVED] <= moved:
                 return False
         return True
 
