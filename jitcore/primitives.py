@@ -552,10 +552,13 @@ def assign(x: Tracer, new, casting: str = "unsafe", what: str = "assignment") ->
     x.rebind(broadcast_to(as_tracer(x.owner_trace, new, x.dtype), x.shape))
 
 
-def out_loop_dtype(dtype: np.dtype, out):
-    """The dtype NumPy sums (multiplies, accumulates) in for an ``out=`` given without
-    ``dtype=``: the out's, where the input casts to it safely and it is a float or complex
-    (``np.sum(float32, out=float64)`` adds in float64); else None, the usual loop."""
+def out_loop_dtype(dtype: np.dtype, out, given=None):
+    """The dtype NumPy sums (multiplies, accumulates) ``dtype`` values in: ``given`` (the
+    call's ``dtype=``) if any; with no ``out=``, None (the usual loop); else the out's, where
+    the input casts to it safely and it is a float or complex (``np.sum(float32,
+    out=float64)`` adds in float64)."""
+    if given is not None or out is None:
+        return given
     (target,) = out if isinstance(out, tuple) else (out,)
     wanted = getattr(target, "dtype", None)
     if wanted is None or wanted.kind not in "fc" or wanted == dtype or not np.can_cast(dtype, wanted, "safe"):
@@ -570,7 +573,9 @@ def write_out(out, result, name: str):
     a reduction into an ``out`` of another float dtype once per 8192-element buffer, so for such
     an ``out`` the two can differ within the sum's rounding bound; for ``out`` of the input's
     dtype they are the same. ``out`` is an argument (written back to the caller's array) or a
-    local array; any other NumPy array cannot take a traced value."""
+    local array; any other NumPy array cannot take a traced value. With no ``out``, ``result``."""
+    if out is None:
+        return result
     (target,) = out if isinstance(out, tuple) else (out,)
     if not isinstance(target, Tracer):
         raise UnsupportedError(

@@ -57,6 +57,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir as ll
 
 from jitcore.codegen.llvm_types import I64, PTR, declare
+from jitcore.codegen.loops import emit_loop
 
 I32 = ll.IntType(32)
 # How long a worker stays hot after a launch, and a caller waits for its helpers, spinning
@@ -141,22 +142,6 @@ def _internal_global(module: ll.Module, name: str, typ: ll.Type) -> ll.GlobalVar
     return g
 
 
-def _each_index(b: ll.IRBuilder, count: ll.Value, body: Callable[[ll.Value], None]) -> None:
-    """``body(i)`` for each i64 ``i`` in ``[0, count)``, at the builder's position."""
-    before = b.block
-    head, step, done = (b.function.append_basic_block(n) for n in ("each", "each.body", "each.done"))
-    b.branch(head)
-    b.position_at_end(head)
-    index = b.phi(I64)
-    index.add_incoming(ll.Constant(I64, 0), before)
-    b.cbranch(b.icmp_signed("<", index, count), step, done)
-    b.position_at_end(step)
-    body(index)
-    index.add_incoming(b.add(index, ll.Constant(I64, 1)), b.block)
-    b.branch(head)
-    b.position_at_end(done)
-
-
 class _Placement:
     """The workers kept off the launching thread's CPU (``PLACEMENT``): the CPUs the pool may
     use, each worker's thread id, and the C library's calls for them."""
@@ -189,7 +174,7 @@ class _Placement:
         e.store("allowed_known", b.zext(b.icmp_signed("==", read, ll.Constant(I32, 0)), I64))
         e.store("avoided_cpu", -1)
         # a forked child's copy holds its parent's thread ids: never set another's affinity
-        _each_index(b, ll.Constant(I64, PLACED_WORKERS),
+        emit_loop(b, ll.Constant(I64, PLACED_WORKERS),
                     lambda index: b.store_atomic(ll.Constant(I64, 0), self.tid_slot(b, index), "release", 8))
 
     def keep_off_caller(self, e: _Emitter, helpers: ll.Value, moved: ll.Value | None) -> None:
@@ -224,7 +209,7 @@ class _Placement:
                                                        self.elsewhere])
                         with starting:  # its id not yet recorded: placed at a later launch
                             e.store("avoided_cpu", -1)
-                _each_index(b, count, place)
+                emit_loop(b, count, place)
                 if moved is not None:
                     b.atomic_rmw("add", moved, ll.Constant(I64, 1), "monotonic")
 

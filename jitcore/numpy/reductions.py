@@ -48,10 +48,9 @@ def _reduction(kind, np_fn):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
-        if out is not None and dtype is None:
-            dtype = prims.out_loop_dtype(a.dtype, out)
+        dtype = prims.out_loop_dtype(a.dtype, out, dtype)
         result = _masked_reduction(kind, _operand(a, where), axis, keepdims, dtype, initial, where)
-        return result if out is None else prims.write_out(out, result, np_fn.__name__)
+        return prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -165,7 +164,7 @@ def _minmax(kind, np_fn):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
         result = _masked_reduction(kind, _operand(a, where), axis, keepdims, None, initial, where)
-        return result if out is None else prims.write_out(out, result, np_fn.__name__)
+        return prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -183,7 +182,7 @@ def _boolean_reduction(kind, np_fn):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(where=where))
         a = prims.as_bool(_operand(a, where))
         result = _masked_reduction(kind, a, axis, keepdims, None, np._NoValue, where)
-        return result if out is None else prims.write_out(out, result, np_fn.__name__)
+        return prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -200,8 +199,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if not traced(a, where):
         return np.mean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
     if out is not None:
-        loop = prims.out_loop_dtype(a.dtype, out) if dtype is None else dtype
-        result = mean(a, axis, loop, None, keepdims, where=where)
+        result = mean(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, keepdims, where=where)
         return prims.write_out(out, result, "mean")
     if where is True:
         return prims.mean(a, axis, keepdims, dtype)
@@ -343,10 +341,8 @@ _NUMPY_SCANS = {"sum": np.cumsum, "prod": np.cumprod, "max": np.maximum.accumula
 
 def _scan(kind: str, a: Tracer, axis=None, dtype=None, out=None, name: str = "") -> Tracer:
     name = name or f"cum{kind}"
-    if out is not None and dtype is None:
-        dtype = prims.out_loop_dtype(a.dtype, out)
-    result = _scan_values(kind, a, axis, dtype, name)
-    return result if out is None else prims.write_out(out, result, name)
+    result = _scan_values(kind, a, axis, prims.out_loop_dtype(a.dtype, out, dtype), name)
+    return prims.write_out(out, result, name)
 
 
 def _scan_values(kind: str, a: Tracer, axis, dtype, name: str) -> Tracer:
@@ -405,11 +401,10 @@ def _nan_reduction(np_fn, kind, fill):
         if not traced(a, where):
             return np_fn(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
                          **_given(initial=initial, where=where))
-        if out is not None and dtype is None:
-            dtype = prims.out_loop_dtype(a.dtype, out)
+        dtype = prims.out_loop_dtype(a.dtype, out, dtype)
         a, _ = _replace_nan(_operand(a, where), fill)
         result = _masked_reduction(kind, a, axis, keepdims, dtype, initial, where)
-        return result if out is None else prims.write_out(out, result, np_fn.__name__)
+        return prims.write_out(out, result, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn

@@ -236,8 +236,8 @@ def apply_ufunc(ufunc, method: str, inputs, kwargs):
         # computed as without out=, then cast into it (NumPy's output cast)
         spelled = f"{ufunc.__name__}.{method}"
         given = getattr(prims.array_operand(inputs[0]), "dtype", None) if inputs else None
-        if kwargs.get("dtype") is None and ufunc in (np.add, np.multiply) and given is not None:
-            kwargs["dtype"] = prims.out_loop_dtype(given, out)
+        if ufunc in (np.add, np.multiply) and given is not None:
+            kwargs["dtype"] = prims.out_loop_dtype(given, out, kwargs.get("dtype"))
         return prims.write_out(out, apply_ufunc(ufunc, method, inputs, kwargs), spelled)
     if out is not None and method == "outer":
         (target,) = out
