@@ -14,7 +14,7 @@ from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
 from jitcore.dtypes import ir_type
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
@@ -88,6 +88,17 @@ class Outputs:
     # Per result: computed transposed, in C order, so that its transpose (returned) has the
     # Fortran order NumPy would give it.
     transposed: tuple[bool, ...] = ()
+
+
+def _endless_recursion(name: str, scalars) -> UnsupportedError:
+    """Tracing that passed Python's recursion limit: most likely a function calling itself under
+    a traced condition, whose both branches are traced, so that the calls never end."""
+    hint = f" (here: static_argnames={tuple(sorted(scalars))!r})" if scalars else ""
+    return UnsupportedError(
+        f"tracing {name}() went past Python's recursion limit. A function that calls itself under "
+        "a condition on a traced value (if k == 0: ..., k an argument) has both branches traced, "
+        "so its calls never reach the end. Mark the arguments that end the recursion static: "
+        f"jit(f, static_argnames=...){hint}; or write the recursion as a loop")
 
 
 def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=(), verify: bool = True):
@@ -171,7 +182,10 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     recording = nullcontext() if recorder is None else recorder.recording(t, builder.block)
     with recording:  # open while the results are made values: a returned global is an input
         with t.running():
-            out = fn(*tracers)
+            try:
+                out = fn(*tracers)
+            except RecursionError as e:
+                raise _endless_recursion(name, t.scalar_arguments) from e
         traced_ops = {id(op) for op in builder.block.ops}
         leaves, out_tree = pytree.flatten(out)
         values, scalars = [], []

@@ -1338,6 +1338,35 @@ MUTANTS = [
            "    if True:",
            "a transform beside an empty axis goes through the stages (a reshape of no lanes raised)",
            ("tests/jitcore/test_fft.py::test_transforms_of_no_lanes_are_numpys_empty_results",)),
+    Mutant("shared-array-root-not-swapped", "jitcore/autograph/aliasing.py",
+           "                r._value, r.sources = given.value, r.sources | given.sources",
+           "                r.sources = r.sources | given.sources",
+           "a traced loop's body reads a shared array's value from before the loop: a view of "
+           "the caller's array read after a write in the body misses every iteration's writes",
+           ("tests/jitcore/test_shared_arrays.py",)),
+    Mutant("shared-array-writes-dropped", "jitcore/autograph/aliasing.py",
+           "            if self.wrote[k]:",
+           "            if False:",
+           "a loop or branch that writes an array only through a view or second name leaves the "
+           "array unwritten after it",
+           ("tests/jitcore/test_shared_arrays.py",)),
+    Mutant("rebinds-not-told", "jitcore/autograph/analysis.py",
+           "                self.names |= {e.value for e in given.elts if isinstance(e, ast.Constant)}",
+           "                pass",
+           "a name an inner loop binds anew is taken for a shared array by the loop around it: "
+           "traced again (more compile time), or worse, carried as the wrong object",
+           ("tests/jitcore/test_shared_arrays.py::test_conversion_tells_which_names_a_statement_binds_anew",)),
+    Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
+           "        if len(group) < 2 or owner_id not in written:",
+           "        if True:",
+           "a NumPy array made in the function and a view of it, both used in a traced loop, are "
+           "carried as two arrays: writes to one miss the other",
+           ("tests/jitcore/test_shared_arrays.py",)),
+    Mutant("local-array-sharing-not-refused", "jitcore/autograph/local_arrays.py",
+           "    if len({(f, n) for f, n, _ in holders}) > 1:",
+           "    if False:",
+           "z = np.zeros(4); zv = z[1:3]; z[1] = x[0] gives a stale zv instead of an error",
+           ("tests/jitcore/test_shared_arrays.py",)),
 ]
 
 

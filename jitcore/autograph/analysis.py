@@ -132,6 +132,58 @@ def written(stmts) -> set[str]:
     return _with_viewed(stmts, out)
 
 
+_IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "out_call", "at_call", "aug_assign")
+_STATEMENTS = ("for_stmt", "while_stmt", "if_stmt")
+
+
+class _Rebound(_Assigned):
+    """``_Assigned`` less the writes in place that the conversion spells as an assignment."""
+
+    def __init__(self):
+        super().__init__(subscripts=False)
+
+    def visit_Assign(self, node):
+        value, targets = node.value, node.targets
+        call = value if isinstance(value, ast.Call) else None
+        if (call is not None and any(_is_helper(call.func, h) for h in _IN_PLACE) and call.args
+                and len(targets) == 1 and isinstance(targets[0], ast.Name)
+                and _written_name(call) == targets[0].id):
+            self.generic_visit(node)
+            return
+        if call is not None and any(_is_helper(call.func, h) for h in _STATEMENTS):
+            given = next((k.value for k in call.keywords if k.arg == "rebinds"), None)
+            if isinstance(given, ast.Tuple):
+                self.names |= {e.value for e in given.elts if isinstance(e, ast.Constant)}
+            else:  # not known: every name it sets
+                for t in targets:
+                    _targets(t, self.names, False)
+            self.generic_visit(node)
+            return
+        super().visit_Assign(node)
+
+    def visit_AugAssign(self, node):  # in place on an array (a number's is not shared)
+        self.generic_visit(node)
+
+
+def _written_name(call: ast.Call) -> str | None:
+    """The name an in-place helper writes: its first argument (``out_call``'s and ``at_call``'s
+    second, after the function)."""
+    k = 1 if any(_is_helper(call.func, h) for h in ("out_call", "at_call")) else 0
+    arg = call.args[k] if len(call.args) > k else None
+    return arg.id if isinstance(arg, ast.Name) else None
+
+
+def rebound(stmts) -> set[str]:
+    """The names the statements (as converted) bind to another object (``a = a + 1``, a loop's
+    target), rather than change in place (``a[i] = v`` and ``a += 1``, which the conversion
+    spells ``a = __ag__.setitem(a, i, v)``); a converted statement among them binds anew the
+    names its own ``rebinds`` lists. ``aliasing`` carries the others as shared arrays."""
+    v = _Rebound()
+    for s in stmts:
+        v.visit(s)
+    return v.names
+
+
 def _with_viewed(stmts, out: set[str]) -> set[str]:
     """``out`` and the arrays its names view: ``v = x[i:i + 3]; v[:] = 0`` (or ``v *= 2``)
     writes ``x``, which is then state as well."""

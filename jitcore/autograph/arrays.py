@@ -24,6 +24,7 @@ import numpy as np
 
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
+from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_location
@@ -193,6 +194,7 @@ def traced_copy(base: np.ndarray, trace) -> Tracer:
             f"through a view of it (at {user_location()}); the write cannot reach the array the "
             "view shows: write through that array itself (img[i] = v rather than row = img[i]; "
             "row[:] = v), or make it with jitcore.numpy (jnp.zeros)")
+    refuse_shared(base)
     return fresh(prims.as_tracer(trace, base, base.dtype))
 
 

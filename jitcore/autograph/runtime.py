@@ -12,6 +12,7 @@ import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, random
+from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, math_calls, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part
 from jitcore.autograph.expressions import (
@@ -28,8 +29,9 @@ from jitcore.autograph.expressions import (
     setitem,
 )
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
+from jitcore.errors import UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
-from jitcore.tracer import current_trace
+from jitcore.tracer import current_trace, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
            "getitem", "if_exp", "if_stmt", "nested_setitem", "not_", "or_", "out_call", "out_part",
@@ -89,7 +91,22 @@ BUILTINS[np.pad] = _pad
 def setitem_outer(base, key, value) -> None:
     """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
     array the caller sees (a call-time input's, when the write is traced)."""
-    calltime.outer_target(base, key, value)[key] = value
+    _writable_outer(calltime.outer_target(base, key, value), key, value)[key] = value
+
+
+def _writable_outer(target, key, value):
+    """``target``, unless it is a NumPy array made while tracing (an enclosing function's
+    ``np.zeros``) given a traced write, which it cannot hold and the enclosing function would
+    not see in a copy."""
+    if type(target) is np.ndarray and prims.holds_tracer((key, value)):
+        raise UnsupportedError(
+            f"a traced value is written (at {user_location()}) into an array of shape "
+            f"{target.shape} that a function defined inside the jitted one reaches through its "
+            "enclosing function's variables, and that was made with NumPy (a constant while "
+            "compiling): the enclosing function would not see the write. Make the array with "
+            "jitcore.numpy (jnp.zeros(...)), or pass it to the inner function and return it "
+            "(z = fill(z, v))")
+    return target
 
 
 def outer_read(value):
@@ -111,7 +128,7 @@ def outer_value(value):
 
 
 def aug_setitem_outer(base, key, op, value) -> None:
-    target = calltime.outer_target(base, key, value)
+    target = _writable_outer(calltime.outer_target(base, key, value), key, value)
     target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer
 
 

@@ -16,7 +16,9 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
 from jitcore.autograph import loop_exit
+from jitcore.autograph.aliasing import Rebound, SharedArrays, settled
 from jitcore.autograph.expressions import Indexed, TracedRange, where
+from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
@@ -131,12 +133,24 @@ def _cannot_carry(name, value, what, line):
 
 
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None):
+            fresh=(), changes=None, rebinds=None):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line)
     _refuse_changes(changes, "if", line)
     pred = _pred(pred, "if", line)
+    rebinds = set(rebinds or ())
+    init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
+    while True:
+        try:
+            return _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined,
+                              dead, fresh, rebinds)
+        except Rebound as e:
+            rebinds |= {names[i] for i in e.positions}
+
+
+def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined, dead, fresh,
+               rebinds):
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
     dead = set(dead) | local
@@ -154,38 +168,62 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                 "or in both branches")
         if not _carriable(value):
             raise _cannot_carry(name, value, "if", line)
-    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined)]
+    # arrays the branches change only in place: their roots, shared with other names, are the
+    # if's operands and results (``aliasing``); the variables keep their objects
+    shared = SharedArrays(names, init, rebinds)
+    carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
-    writes = _InPlace(names, init, "if", line)
+    writes = _InPlace(names, init, "if", line, shared.held)
 
     def branch(fn, first: bool):
         def run(*ops):
             full = list(init)
             for i, v in zip(carried, ops):
                 full[i] = v
-            out = list(fn(*full))
-            for i, name in enumerate(names):
-                if name in dead:  # read first in a branch, never after the if: not carried
-                    out[i] = full[i]
-            writes.saw(full, out)
-            for i, (name, v) in enumerate(zip(names, out)):
-                if name in local:
-                    continue
-                if isinstance(v, Undefined):
-                    if i != filled or first:
-                        raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
-                                               f"at {where(line)}, whose condition is traced")
-                    treedef, kinds = first_type[i]  # zeros of the other path's leaves
-                    out[i] = pytree.unflatten(treedef, [np.zeros(shape, dtype)[()] if scalar else
-                                                        np.zeros(shape, dtype)
-                                                        for shape, dtype, scalar in kinds])
-                elif not _carriable(v):
-                    raise _cannot_carry(name, v, "if", line)
-                elif first and i == filled:  # (a returned tuple: each leaf's kind)
-                    leaves, treedef = pytree.flatten(v)
-                    first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
-            return {name: v for name, v in zip(names, out) if name not in local}
+            shared.enter()
+            try:
+                out = list(fn(*full))
+            except BaseException:
+                shared.leave()
+                raise
+            try:
+                rebound = shared.rebound(out)
+                if rebound:
+                    raise Rebound(rebound)
+                return _branch_out(full, out, first)
+            finally:
+                shared.leave()
         return run
+
+    def _branch_out(full, out, first: bool) -> dict:
+        for i, name in enumerate(names):
+            if name in dead:  # read first in a branch, never after the if: not carried
+                out[i] = full[i]
+        writes.saw(full, out)
+        for i, (name, v) in enumerate(zip(names, out)):
+            if name in local or i in shared.held:
+                continue
+            if isinstance(v, Undefined):
+                if i != filled or first:
+                    raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
+                                           f"at {where(line)}, whose condition is traced")
+                treedef, kinds = first_type[i]  # zeros of the other path's leaves
+                out[i] = pytree.unflatten(treedef, [np.zeros(shape, dtype)[()] if scalar else
+                                                    np.zeros(shape, dtype)
+                                                    for shape, dtype, scalar in kinds])
+            elif not _carriable(v):
+                raise _cannot_carry(name, v, "if", line)
+            elif first and i == filled:  # (a returned tuple: each leaf's kind)
+                leaves, treedef = pytree.flatten(v)
+                first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
+        given = {}
+        for i, (name, v) in enumerate(zip(names, out)):
+            if name in local or i in shared.held:
+                continue
+            leaves, tree = pytree.flatten(v)
+            given[name] = pytree.unflatten(tree, [settled(leaf) for leaf in leaves]) if shared else v
+        given.update(shared.current())
+        return given
 
     operands = tuple(init[i] for i in carried)
     with _in_user_terms():
@@ -193,7 +231,9 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
-    return writes.result(tuple(out.get(name, v) for name, v in zip(names, init)))
+    shared.finish(out)
+    return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
+                               for i, (name, v) in enumerate(zip(names, init))))
 
 
 class _InPlace:
@@ -202,13 +242,16 @@ class _InPlace:
     afterwards, so the caller's argument and other views of it see the writes, as in Python.
     A variable a region rebinds (``y = y + 1``) just takes the new value."""
 
-    def __init__(self, names, init, what, line):
+    def __init__(self, names, init, what, line, shared=()):
         self.names, self.init, self.what, self.line = names, init, what, line
         self.kept = [True] * len(names)  # every run returned the object it was given
         self.wrote = [False] * len(names)  # some run wrote to it in place
+        self.shared = shared  # positions carried as shared arrays (``aliasing``): not here
 
     def saw(self, given, returned) -> None:
         for i, (a, b) in enumerate(zip(given, returned)):
+            if i in self.shared:
+                continue
             if a is not b:
                 self.kept[i] = False
             elif isinstance(a, Tracer) and a.root().version:
@@ -249,8 +292,8 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, after=None, **site):
-    with _read_after(after):
+def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, **site):
+    with _read_after(after, rebinds):
         return _while_stmt(test_fn, body_fn, **site)
 
 
@@ -290,16 +333,35 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
     (``numbers``, by default those of ``values``) and whose steps and exit the loop takes on
     constants only is that number again (``_known_after``); ``bounds`` ``(name, lo, hi)``: the
     range a counter not so known ends in (``_bound_index``)."""
-    loop = _Loop(names, values, line, "while loop", targets)
     numbers = _python_numbers(names, values) if numbers is None else numbers
-    carry = loop.init(lambda full: body_fn(*full))
-    with _in_user_terms():
-        out = cf.while_loop(lambda c: _pred(test_fn(*loop.full(c)), "while loop", line),
-                            lambda c: loop.out(body_fn(*loop.full(c))), carry)
+
+    def traced(loop):
+        carry = loop.init(lambda full: body_fn(*full))
+        with _in_user_terms():
+            return cf.while_loop(lambda c: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), c),
+                                 lambda c: loop.step(lambda v: body_fn(*v), c), carry)
+
+    loop, out = _with_shared_arrays(traced, names, values, line, "while loop", targets,
+                                    (test_fn, body_fn))
     known = _known_after(loop, out, numbers, None, None)
     if bounds is not None and bounds[0] not in known:
         _bound_index(out, *bounds, "while loop", line)
     return loop.result(out, ran, known=known)
+
+
+def _with_shared_arrays(traced, names, values, line, what, targets, functions):
+    """``(loop, traced(loop))`` for the loop's ``_Loop``; traced again with the variables a
+    body bound anew carried by value, when the conversion took one for a shared array. NumPy
+    arrays of the state that share memory with another variable the loop sees are traced first
+    (``local_arrays``)."""
+    rebinds = _rebinds()
+    values = shared_as_traced(values, names, functions, rebinds)
+    while True:
+        loop = _Loop(names, values, line, what, targets, rebinds)
+        try:
+            return loop, traced(loop)
+        except Rebound as e:
+            rebinds = rebinds | {names[i] for i in e.positions}
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -514,8 +576,8 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, after=None, **site):
-    with _read_after(after):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, **site):
+    with _read_after(after, rebinds):
         return _for_stmt(iterable, extra_test, body_fn, **site)
 
 
@@ -655,8 +717,14 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     given back as Python would leave it (``_known_after``): the target is the last item when
     the range is static and the count of steps known (no break, or a break that tests only the
     index), and a number the body steps by constants is its final number."""
+    return _with_shared_arrays(
+        lambda loop: _traced_for_once(loop, rng, source, extra_test, body_fn, names, line),
+        names, values, line, "for loop", targets, (extra_test, body_fn))[1]
+
+
+def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
     start, stop, step = rng.start, rng.stop, rng.step
-    loop = _Loop(names, values, line, "for loop", targets)
+    values = loop.values
 
     static = not any(isinstance(v, Tracer) for v in (start, stop, step))
     steps = range(start, stop, step) if static else None
@@ -681,7 +749,7 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     if extra_test is None:
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
         with _in_user_terms():
-            out = cf.fori_loop(start, stop, lambda i, c: loop.out(body_fn(item(i), *loop.full(c))),
+            out = cf.fori_loop(start, stop, lambda i, c: loop.step(lambda v: body_fn(item(i), *v), c),
                                carry, step=step)
         trips = len(steps) if static else None
         known = _known_after(loop, out, numbers, trips, item_at if trips else None)
@@ -696,11 +764,11 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
 
     def cond_fun(both):
         k, c = both
-        return np.logical_and(k < n, extra_test(*loop.full(c)))
+        return np.logical_and(k < n, loop.test(lambda v: extra_test(*v), c))
 
     def body_fun(both):
         k, c = both
-        return k + 1, loop.out(body_fn(item(first + k * stride), *loop.full(c)))
+        return k + 1, loop.step(lambda v: body_fn(item(first + k * stride), *v), c)
 
     carry = loop.init(lambda full: body_fn(item(first), *full))
     with _in_user_terms():
@@ -725,13 +793,19 @@ _AFTER = threading.local()
 
 
 @contextlib.contextmanager
-def _read_after(after):
-    before = getattr(_AFTER, "names", None)
-    _AFTER.names = after
+def _read_after(after, rebinds=None):
+    """... and the names its body binds to new values (``rebinds``; None: not known), which
+    it carries by value rather than as shared arrays (``aliasing``)."""
+    before = getattr(_AFTER, "names", None), getattr(_AFTER, "rebinds", None)
+    _AFTER.names, _AFTER.rebinds = after, rebinds
     try:
         yield
     finally:
-        _AFTER.names = before
+        _AFTER.names, _AFTER.rebinds = before
+
+
+def _rebinds() -> set[str]:
+    return set(getattr(_AFTER, "rebinds", None) or ())
 
 
 def _python_numbers(names, values) -> dict[str, type]:
@@ -826,12 +900,15 @@ def _range_length(start, stop, step, line):
 class _Loop:
     """A traced loop's carry: the state, as a dict by name (so carry errors name the variable).
     A variable the body never gives a value (the function's result, where no path through the
-    body returns) is not carried: it stays undefined."""
+    body returns) is not carried: it stays undefined. A variable holding an array the body
+    changes only in place is carried as its root (``aliasing.SharedArrays``), so that the other
+    names and views of that array see the writes."""
 
-    def __init__(self, names, values, line, what, targets=()):
+    def __init__(self, names, values, line, what, targets=(), rebinds=()):
         self.names, self.values, self.line, self.what = names, values, line, what
         self.targets = set(targets)
-        self.writes = _InPlace(names, values, what, line)
+        self.arrays = SharedArrays(names, values, set(rebinds) | self.targets)
+        self.writes = _InPlace(names, values, what, line, self.arrays.held)
         self.absent: set[str] = set()
         self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars
         self._given = None
@@ -845,9 +922,33 @@ class _Loop:
             if not isinstance(v, Undefined) and not _carriable(v):
                 raise _cannot_carry(name, v, what, line)
 
+    def _state(self, carry) -> tuple:
+        held = self.arrays.held
+        return tuple(Undefined(n) if n in self.absent else held[i] if i in held else carry[n]
+                     for i, n in enumerate(self.names))
+
     def full(self, carry) -> tuple:
-        self._given = tuple(Undefined(n) if n in self.absent else carry[n] for n in self.names)
+        """The state in a body or test being traced (the shared arrays' roots hold the carry)."""
+        self.arrays.enter(carry)
+        self._given = self._state(carry)
         return self._given
+
+    def test(self, test_fn, carry):
+        """``test_fn`` of the state, in the loop's test."""
+        try:
+            return settled(test_fn(self.full(carry)))
+        finally:
+            self.arrays.leave()
+
+    def step(self, body, carry) -> dict:
+        """The carry after ``body`` of the state, in the loop's body."""
+        values = self.full(carry)
+        try:
+            values = body(values)
+        except BaseException:
+            self.arrays.leave()
+            raise
+        return self.out(values)
 
     def result(self, carry, ran: bool = False, known=None) -> tuple:
         """The state after the loop. A loop known to run its body (``ran``) leaves a variable
@@ -855,7 +956,8 @@ class _Loop:
         then ``s = s + x[i]``), as Python's loop does. ``known``: the variables whose final
         values are known while tracing (``_known_after``), which they then hold, as after
         Python's loop (``x[:i]`` after it is a slice, not a value of the data)."""
-        values = self.full(carry)
+        self.arrays.finish(carry)
+        values = self._state(carry)
         if ran:
             values = tuple(self._as_body_made(name, v) for name, v in zip(self.names, values))
         values = self.writes.result(values)
@@ -872,11 +974,17 @@ class _Loop:
                                        for leaf, scalar in zip(leaves, scalars)])
 
     def out(self, values) -> dict:
+        rebound = self.arrays.rebound(values)
+        if rebound:
+            self.arrays.leave()
+            raise Rebound(rebound)
         self.writes.saw(self._given, values)
         carry = {}
         item = {id(leaf): k for k, leaf in enumerate(pytree.flatten(self.item)[0])} \
             if self.item is not None else {}
-        for name, v in zip(self.names, values):
+        for i, (name, v) in enumerate(zip(self.names, values)):
+            if i in self.arrays.held:
+                continue
             leaves, tree = pytree.flatten(v)
             self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
                                   for leaf in leaves]
@@ -888,14 +996,19 @@ class _Loop:
                 self.from_item[name] = (tree, [item[id(leaf)] for leaf in leaves])
             if name in self.absent:
                 if not isinstance(v, Undefined):
+                    self.arrays.leave()
                     raise UnsupportedError(f"'{name}' is given a value on a path of the {self.what} "
                                            f"at {where(self.line)} that one trial run of its body "
                                            "did not take; give it a value before the loop")
                 continue
             if isinstance(v, Undefined):
+                self.arrays.leave()
                 raise UnsupportedError(f"'{name}' has no value at the end of an iteration of the "
                                        f"{self.what} at {where(self.line)}")
-            carry[name] = v
+            carry[name] = pytree.unflatten(tree, [settled(leaf) for leaf in leaves]) \
+                if self.arrays else v
+        carry.update(self.arrays.current())
+        self.arrays.leave()
         return carry
 
     def init(self, run_once) -> dict:
@@ -926,7 +1039,10 @@ class _Loop:
                     values[i] = zeros[i]
                 else:
                     self.absent.add(self.names[i])
-        return {n: v for n, v in zip(self.names, values) if n not in self.absent}
+        carry = {n: v for i, (n, v) in enumerate(zip(self.names, values))
+                 if n not in self.absent and i not in self.arrays.held}
+        carry.update(self.arrays.initial())
+        return carry
 
 
 _PYTHON_ZERO = {np.dtype(bool): False, np.dtype(np.int64): 0, np.dtype(np.float64): 0.0,

@@ -465,6 +465,7 @@ class ControlFlow(ast.NodeTransformer):
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse, self.own))
+        site["rebinds"] = _strings(sorted(analysis.rebound(node.body + node.orelse) & set(state)))
         call = _call(_helper("if_stmt"), node.test, _load(then_fn), _load(else_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -503,6 +504,7 @@ class ControlFlow(ast.NodeTransformer):
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["after"] = self._after(node, state)
+        site["rebinds"] = _strings(sorted(analysis.rebound(node.body) & set(state)))
         call = _call(_helper("while_stmt"), _load(test_fn), _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 
@@ -526,6 +528,7 @@ class ControlFlow(ast.NodeTransformer):
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
         site["after"] = self._after(node, state)
+        site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
 

@@ -449,3 +449,20 @@ def test_math_functions_and_format_specs_on_a_tracer_say_what_to_use():
     with pytest.raises(jc.ConcretizationError, match=r"formatting with '\.3f'.*debug_print"):
         jc.jit(format_traced)(np.ones(3))
     np.testing.assert_array_equal(jc.jit(label_traced)(np.ones(3)), np.ones(3))
+
+
+def _halving_sum(a, k):
+    if k == 0:
+        return a
+    return _halving_sum(a * 0.5, k - 1) + a
+
+
+def test_recursion_on_a_traced_argument_says_to_make_it_static():
+    """Both branches of ``if k == 0`` are traced when ``k`` is: the calls never end. The error
+    names the scalar argument to make static, and marked static it compiles."""
+    with pytest.raises(jc.UnsupportedError) as info:
+        jc.jit(_halving_sum)(np.ones(3), 3)
+    first = str(info.value).splitlines()[0]
+    assert "recursion limit" in first and "static_argnames=('k',)" in first
+    np.testing.assert_array_equal(jc.jit(_halving_sum, static_argnames=("k",))(np.ones(3), 3),
+                                  _halving_sum(np.ones(3), 3))

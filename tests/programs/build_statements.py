@@ -56,12 +56,60 @@ class BuildStatements:
 
     ROUND9_KINDS = ("built", "built", "counted_loop", "counted_loop", "scan_diff", "division", "mixed",
                     "edge_shape", "newaxis", "reduce_args", "view_write", "view_write", "out_arg", "out_arg",
-                    "select_sorted")
+                    "select_sorted", "shared_region")
 
     def round9(self):
         """One of this module's statements: one name among the generator's kinds (``python -m
         tests.programs.fuzz --favour built,...`` draws each more often)."""
         getattr(self, self.choose(self.ROUND9_KINDS))()
+
+    def shared_region(self):
+        """An array written in place in a traced loop or branch while another variable that
+        shares its memory (a view of it, the array it views, a second name) is read there, and
+        after it (session 40: the region wrote a copy, and the other variable kept the data from
+        before it; ``autograph/aliasing.py``). The view is an earlier variable or made here."""
+        x = self.arrays(lambda v: v.ndim > 0 and v.size > 0 and _dtype(v).kind in "iuf"
+                        and self.writable_array(v))
+        if x is None:
+            return
+        t = self.ns[x]
+        others = [n for n in self.meta if n != x and isinstance(self.ns[n], np.ndarray)
+                  and self.ns[n].ndim > 0 and np.shares_memory(self.ns[n], t)]
+        made = None
+        if not others or self.chance(0.5):
+            made = self.new_name()
+            view = self.choose(("[1:]", "[::-1]", "[::2]", "", ".T", "[0]" if t.ndim > 1 else "[:]"))
+            if not self.run(f"{made} = {x}{view}", ["view"]):
+                return
+            self.meta[made] = type(self.meta[x])(self.meta[x].prec, self.meta[x].bound)
+            others = [made]
+        y = self.choose(others)
+        if self.chance(0.5) and self.writable_array(self.ns[y]) and _dtype(self.ns[y]).kind in "iuf":
+            x, y = y, x  # written through the view, read through the array
+        key = self.choose((':', '0', '-1', '::2', '1:'))
+        if self._peek(f"{x}[{key}]") is None:  # (an index past an empty axis: not even traced)
+            return
+        name = self.new_name()
+        c = self.choose((1, 2) if _dtype(self.ns[x]).kind == "u" else (1, 2, -1))  # (-1: OverflowError)
+        write = f"{x}[{key}] += {c}"
+        read = f"{name} = {name} + {y}.copy()"
+        kind = self.choose(("for", "if", "while"))
+        if kind == "for":  # a trip count from the data: a traced loop
+            m = self.pick()
+            head, cond_prec = f"for i in range(int(np.count_nonzero({m}) % 4)):", self.meta[m].prec
+        elif kind == "if":
+            cond, cond_prec = self._predicate()
+            head = f"if {cond}:"
+        else:
+            cond, cond_prec = self._predicate()
+            counter = f"k{name[1:]}"
+            head = f"{counter} = 0\nwhile {counter} < 2 and {cond}:\n    {counter} += 1"
+        text = f"{name} = {y}.copy()\n{head}\n    {write}\n    {read}"
+        if self.ns[y].ndim == 0 or not self.run(text, ["shared-region", f"shared-{kind}"]):
+            return
+        exact = cond_prec == 0
+        self.written(x, self.meta[x].prec if exact else FREE, None)
+        self.result(name, self.meta[y].prec if exact else FREE, None)
 
     # -- helpers ----------------------------------------------------------------------------
     def _exact(self, *names) -> bool:

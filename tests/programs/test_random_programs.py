@@ -129,8 +129,14 @@ FEATURES = {
     # of the 28 pairs of seeds 1 to 8 only 6 and 8 reach every bar above (the new kinds but
     # edge-shape, reduce-args and select-sorted, 0 in both).
     "built": 3, "view-write": 3, "out-arg": 3, "counted-loop": 1,
+    # Session 40's shared_region (one more round9 kind: an array written in a traced loop or
+    # branch while a view or second name of it is read there; 0 to 7 in 500 per seed). Its
+    # draws moved the others: seeds 6 and 8 missed break, recurrence, median and view-write; of
+    # the 1770 pairs of seeds 1 to 60 (500 programs each, under pytest) five reach every bar:
+    # 8 and 29 (shared-region 5), 12 and 46, 27 and 43, 27 and 47, 35 and 46.
+    "shared-region": 1,
 }
-CENSUS_SEEDS = (6, 8)
+CENSUS_SEEDS = (8, 29)
 
 
 def test_the_generator_reaches_every_feature():

@@ -1,0 +1,114 @@
+"""The arrays a traced loop or branch changes in place, shared with the names that see them.
+
+In Python a variable names an array that other names may share: a second name (``b = a``), a
+view (``row = grid[0]``, ``v = a[1:]``), the caller's argument. A traced loop or branch gets
+its state as values, so a body given a copy of ``a`` would write the copy while ``row`` and
+``b``, read in the body or after it, kept the old data. Instead the region carries each such
+array's *root* (the tracer that owns the data; views derive from it), and while a body or
+branch is traced the root itself holds the region's value: every name and view of it, carried
+or only read there, sees the writes, as in Python. After the region the root holds the
+region's result if the region wrote it, and the names still hold the same objects.
+
+Which variables are carried this way: those holding one traced array (not a NumPy scalar, which
+is immutable) that the region changes only in place (``a[i] = v``, ``a += 1``). A variable the
+region binds to another value (``a = a + 1``; the conversion passes these as ``rebinds``) is
+carried by value. A body that turns out to rebind one the conversion thought it kept raises
+``Rebound``, and the statement is traced again with it carried by value.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+from jitcore.tracer import Tracer, current_trace, fresh
+
+# Versions given to a root while a region is traced: above any count of writes before, so
+# that every view of it, derived before the region, is derived again from the region's value.
+_VERSIONS = itertools.count(1 << 40, 1 << 20)
+
+
+class Rebound(Exception):
+    """A region bound a variable carried as a shared array to another value: trace it again
+    with ``positions`` (indices into the statement's names) carried by value."""
+
+    def __init__(self, positions: set[int]):
+        super().__init__(positions)
+        self.positions = positions
+
+
+def _shared_array(value) -> bool:
+    return isinstance(value, Tracer) and not value.scalar
+
+
+class SharedArrays:
+    """The variables of one traced statement that hold arrays it changes in place, and their
+    roots. ``held`` maps a variable's position in the statement's names to its object."""
+
+    def __init__(self, names, values, rebinds=()):
+        self.held = {i: v for i, (name, v) in enumerate(zip(names, values))
+                     if name not in rebinds and _shared_array(v)}
+        self.roots: list[Tracer] = []
+        for v in self.held.values():
+            root = v.root()
+            if not any(root is r for r in self.roots):
+                self.roots.append(root)
+        # a key of the carry per root, named after a variable holding it (never a name itself)
+        first = {}
+        for i, v in self.held.items():
+            first.setdefault(id(v.root()), names[i])
+        self.keys = [f"the array of '{first[id(r)]}'" for r in self.roots]
+        self.wrote = [False] * len(self.roots)
+        self._saved = None
+
+    def __bool__(self) -> bool:
+        return bool(self.held)
+
+    def initial(self) -> dict:
+        """The roots' values before the region, as new tracers (the region's operands)."""
+        return {key: fresh(r) for key, r in zip(self.keys, self.roots)}
+
+    def enter(self, carried=None) -> None:
+        """While a body or branch is traced: each root holds its ``carried`` tracer's value
+        (the loop's carry; None: the value it had, for a branch) and may be written."""
+        depth = current_trace().depth
+        self._saved = [(r._value, r.level, r.version, r.sources) for r in self.roots]
+        for k, r in enumerate(self.roots):
+            if carried is not None:
+                given = carried[self.keys[k]]
+                r._value, r.sources = given.value, r.sources | given.sources
+            r.level = depth
+            r.version = next(_VERSIONS)
+
+    def rebound(self, values) -> set[int]:
+        """The positions whose variable the region bound to another object."""
+        return {i for i, v in self.held.items() if values[i] is not v}
+
+    def current(self) -> dict:
+        """The roots' values now, in the region, as new tracers (what it gives back)."""
+        return {key: fresh(r) for key, r in zip(self.keys, self.roots)}
+
+    def leave(self) -> None:
+        """The roots as they were before the region; notes which the region wrote."""
+        if self._saved is None:
+            return
+        for k, (r, saved) in enumerate(zip(self.roots, self._saved)):
+            if r.version % (1 << 20):  # (entered at a multiple; each write adds one)
+                self.wrote[k] = True
+            r._value, r.level, r.version, r.sources = saved
+        self._saved = None
+
+    def finish(self, results: dict) -> None:
+        """After the region: a root it wrote holds its result (and counts as written, so an
+        argument's caller gets it back)."""
+        for k, r in enumerate(self.roots):
+            if self.wrote[k]:
+                result = results[self.keys[k]]
+                r._value, r.sources = result.value, r.sources | result.sources
+                r.version = next(_VERSIONS) + 1  # a write, for a region around this one
+
+
+def settled(leaf):
+    """A carried leaf as its value now: a view is read before its root leaves the region."""
+    if isinstance(leaf, Tracer) and leaf.view_of is not None:
+        return fresh(leaf, leaf.scalar, leaf.weak)
+    return leaf
