@@ -165,6 +165,12 @@ def current_trace() -> Trace | None:
     return stack[-1] if stack else None
 
 
+# Called with an array from outside the region being traced that is written in it, before
+# that raises: a converted loop or branch (``autograph.aliasing``) then traces its region again
+# carrying the array.
+OUTER_WRITE = None
+
+
 class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
@@ -260,6 +266,8 @@ class Tracer:
             base.rebind(backward(base, new))
             return
         if self.level < self.owner_trace.depth:
+            if OUTER_WRITE is not None:
+                OUTER_WRITE(self)  # a converted statement's region may carry it (autograph.aliasing)
             raise JitTypeError(
                 f"an in-place write, inside a loop body or branch, to {self!r}, an array from "
                 f"outside it, at {user_location()}: a region cannot change a value defined "

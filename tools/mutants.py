@@ -1356,6 +1356,12 @@ MUTANTS = [
            "a name an inner loop binds anew is taken for a shared array by the loop around it: "
            "traced again (more compile time), or worse, carried as the wrong object",
            ("tests/jitcore/test_shared_arrays.py::test_conversion_tells_which_names_a_statement_binds_anew",)),
+    Mutant("outer-writes-not-claimed", "jitcore/autograph/aliasing.py",
+           "tracer.OUTER_WRITE = _claim",
+           "tracer.OUTER_WRITE = None",
+           "v.sort(), np.copyto(v, ...), a helper's v /= s or a global's write in a traced loop or "
+           "branch is refused again (\"a region cannot change a value defined outside it\")",
+           ("tests/jitcore/test_shared_arrays.py",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

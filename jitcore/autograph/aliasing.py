@@ -19,12 +19,38 @@ carried by value. A body that turns out to rebind one the conversion thought it 
 from __future__ import annotations
 
 import itertools
+import threading
 
+from jitcore import tracer
 from jitcore.tracer import Tracer, current_trace, fresh
 
 # Versions given to a root while a region is traced: above any count of writes before, so
 # that every view of it, derived before the region, is derived again from the region's value.
 _VERSIONS = itertools.count(1 << 40, 1 << 20)
+
+
+class Unheld(Exception):
+    """An array from outside ``region`` (a ``SharedArrays`` being traced) was written there
+    other than through a variable it carries (a method, ``np.copyto``, a helper, a global):
+    trace the region again carrying ``root`` too."""
+
+    def __init__(self, root: Tracer, region):
+        super().__init__()
+        self.root, self.region = root, region
+
+
+_ACTIVE = threading.local()  # .regions: the SharedArrays whose bodies are being traced
+
+
+def _claim(root: Tracer) -> None:
+    """``tracer.OUTER_WRITE``: a write to ``root`` in the body of the innermost converted
+    region, which it was not carrying."""
+    regions = getattr(_ACTIVE, "regions", None)
+    if regions and regions[-1].depth == root.owner_trace.depth:
+        raise Unheld(root, regions[-1])
+
+
+tracer.OUTER_WRITE = _claim
 
 
 class Rebound(Exception):
@@ -44,20 +70,21 @@ class SharedArrays:
     """The variables of one traced statement that hold arrays it changes in place, and their
     roots. ``held`` maps a variable's position in the statement's names to its object."""
 
-    def __init__(self, names, values, rebinds=()):
+    def __init__(self, names, values, rebinds=(), written=()):
         self.held = {i: v for i, (name, v) in enumerate(zip(names, values))
                      if name not in rebinds and _shared_array(v)}
         self.roots: list[Tracer] = []
-        for v in self.held.values():
-            root = v.root()
+        for root in [v.root() for v in self.held.values()] + list(written):
             if not any(root is r for r in self.roots):
                 self.roots.append(root)
-        # a key of the carry per root, named after a variable holding it (never a name itself)
+        # a key of the carry per root, named after a variable holding it (never a name itself);
+        # ``written``: arrays from outside that the region writes otherwise (``Unheld``)
         first = {}
         for i, v in self.held.items():
-            first.setdefault(id(v.root()), names[i])
-        self.keys = [f"the array of '{first[id(r)]}'" for r in self.roots]
+            first.setdefault(id(v.root()), f"the array of '{names[i]}'")
+        self.keys = [first.get(id(r), f"an array written inside ({k})") for k, r in enumerate(self.roots)]
         self.wrote = [False] * len(self.roots)
+        self.depth = None
         self._saved = None
 
     def __bool__(self) -> bool:
@@ -70,7 +97,9 @@ class SharedArrays:
     def enter(self, carried=None) -> None:
         """While a body or branch is traced: each root holds its ``carried`` tracer's value
         (the loop's carry; None: the value it had, for a branch) and may be written."""
-        depth = current_trace().depth
+        depth = self.depth = current_trace().depth
+        regions = _ACTIVE.__dict__.setdefault("regions", [])
+        regions.append(self)
         self._saved = [(r._value, r.level, r.version, r.sources) for r in self.roots]
         for k, r in enumerate(self.roots):
             if carried is not None:
@@ -91,6 +120,9 @@ class SharedArrays:
         """The roots as they were before the region; notes which the region wrote."""
         if self._saved is None:
             return
+        regions = _ACTIVE.regions
+        if regions and regions[-1] is self:
+            regions.pop()
         for k, (r, saved) in enumerate(zip(self.roots, self._saved)):
             if r.version % (1 << 20):  # (entered at a multiple; each write adds one)
                 self.wrote[k] = True
@@ -98,13 +130,12 @@ class SharedArrays:
         self._saved = None
 
     def finish(self, results: dict) -> None:
-        """After the region: a root it wrote holds its result (and counts as written, so an
-        argument's caller gets it back)."""
+        """After the region: a root it wrote holds its result, written as any write is (an
+        argument's caller gets it back; a region around this one that does not carry it traces
+        again carrying it: ``Unheld``)."""
         for k, r in enumerate(self.roots):
             if self.wrote[k]:
-                result = results[self.keys[k]]
-                r._value, r.sources = result.value, r.sources | result.sources
-                r.version = next(_VERSIONS) + 1  # a write, for a region around this one
+                r.rebind(results[self.keys[k]])
 
 
 def settled(leaf):

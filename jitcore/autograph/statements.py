@@ -16,7 +16,7 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
 from jitcore.autograph import loop_exit
-from jitcore.autograph.aliasing import Rebound, SharedArrays, settled
+from jitcore.autograph.aliasing import Rebound, SharedArrays, Unheld, settled
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
@@ -141,16 +141,24 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
+    written = []
     while True:
+        # arrays the branches change only in place: their roots, shared with other names, are
+        # the if's operands and results (``aliasing``); the variables keep their objects
+        shared = SharedArrays(names, init, rebinds, written)
         try:
             return _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined,
-                              dead, fresh, rebinds)
+                              dead, fresh, shared)
         except Rebound as e:
             rebinds |= {names[i] for i in e.positions}
+        except Unheld as e:
+            if e.region is not shared:
+                raise
+            written.append(e.root)
 
 
 def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined, dead, fresh,
-               rebinds):
+               shared):
     # written in place but not read after the if, and with no value before it: local to a branch
     local = {n for n, v in zip(names, init) if n in fresh and isinstance(v, Undefined)}
     dead = set(dead) | local
@@ -168,9 +176,6 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 "or in both branches")
         if not _carriable(value):
             raise _cannot_carry(name, value, "if", line)
-    # arrays the branches change only in place: their roots, shared with other names, are the
-    # if's operands and results (``aliasing``); the variables keep their objects
-    shared = SharedArrays(names, init, rebinds)
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
     writes = _InPlace(names, init, "if", line, shared.held)
@@ -356,12 +361,17 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     (``local_arrays``)."""
     rebinds = _rebinds()
     values = shared_as_traced(values, names, functions, rebinds)
+    written = []
     while True:
-        loop = _Loop(names, values, line, what, targets, rebinds)
+        loop = _Loop(names, values, line, what, targets, rebinds, written)
         try:
             return loop, traced(loop)
         except Rebound as e:
             rebinds = rebinds | {names[i] for i in e.positions}
+        except Unheld as e:
+            if e.region is not loop.arrays:
+                raise
+            written.append(e.root)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -904,10 +914,10 @@ class _Loop:
     changes only in place is carried as its root (``aliasing.SharedArrays``), so that the other
     names and views of that array see the writes."""
 
-    def __init__(self, names, values, line, what, targets=(), rebinds=()):
+    def __init__(self, names, values, line, what, targets=(), rebinds=(), written=()):
         self.names, self.values, self.line, self.what = names, values, line, what
         self.targets = set(targets)
-        self.arrays = SharedArrays(names, values, set(rebinds) | self.targets)
+        self.arrays = SharedArrays(names, values, set(rebinds) | self.targets, written)
         self.writes = _InPlace(names, values, what, line, self.arrays.held)
         self.absent: set[str] = set()
         self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars

@@ -339,3 +339,106 @@ def test_conversion_tells_which_names_a_statement_binds_anew():
     told = [line.split("rebinds=")[1].split(")")[0] + ")" for line in text.splitlines()
             if "rebinds=" in line]
     assert told == ["('acc',)", "('acc',)"], told
+
+
+# -- arrays from outside a region written there other than through its variables ----------------
+def sort_view_in_branch(a, t):
+    v = a[:4]
+    if t > 0:
+        v.sort()
+    return a
+
+
+def fill_view_in_loop(a, n):
+    v = a[2:]
+    s = 0.0
+    for i in range(n):
+        v.fill(i)
+        s += a[3]
+    return s, a
+
+
+def copyto_in_branch(a, t):
+    v = a[:3]
+    if t > 0:
+        np.copyto(v, 1.5)
+    return a
+
+
+def put_in_loop(a, n):
+    for i in range(n):
+        np.put(a, [0, 1], [i, -i])
+    return a
+
+
+def _normalize(v):
+    v /= v.sum()
+
+
+def helper_writes_in_branch(a, t):
+    w = a[:3]
+    if t > 0:
+        _normalize(w)
+    return a
+
+
+def written_in_inner_loop_only(a, n):
+    v = a[:2]
+    s = 0.0
+    for i in range(n):
+        for j in range(n):
+            v.fill(i + j)
+        s += a[0]
+    return s
+
+
+@pytest.mark.parametrize("fn", [sort_view_in_branch, copyto_in_branch, helper_writes_in_branch])
+@pytest.mark.parametrize("t", [-1, 1])
+def test_branch_writes_by_methods_functions_and_helpers(fn, t):
+    """Before session 40: "a region cannot change a value defined outside it" (JitTypeError)."""
+    (want, x_np), (got, x_jc) = _both(fn, t)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(x_jc, x_np)
+
+
+@pytest.mark.parametrize("fn", [fill_view_in_loop, put_in_loop, written_in_inner_loop_only])
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_loop_writes_by_methods_and_functions(fn, n):
+    (want, x_np), (got, x_jc) = _both(fn, n)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    np.testing.assert_array_equal(x_jc, x_np)
+
+
+COUNTS = np.zeros(3)
+
+
+def global_written_in_loop(a, n):
+    for i in range(n):
+        COUNTS[i % 3] += a[i]
+    return COUNTS.sum()
+
+
+def test_global_array_written_in_a_traced_loop():
+    COUNTS[:] = 0
+    want = global_written_in_loop(np.arange(1.0, 7.0), 5)
+    counts_np = COUNTS.copy()
+    COUNTS[:] = 0
+    got = jc.jit(global_written_in_loop)(np.arange(1.0, 7.0), 5)
+    assert got == want
+    np.testing.assert_array_equal(COUNTS, counts_np)
+
+
+def test_jax_style_loop_body_still_may_not_write_outside_arrays():
+    """``jc.fori_loop``'s body is a function of its carry (JAX's contract): a write to an array
+    from outside it is refused, as before; only converted statements carry such arrays."""
+    def f(a):
+        v = a[:2]
+
+        def body(i, c):
+            v.fill(1.0)
+            return c
+        return jc.fori_loop(0, 3, body, 0.0)
+
+    with pytest.raises(jc.JitTypeError, match="cannot change a value defined outside it"):
+        jc.jit(f)(np.arange(3.0))
