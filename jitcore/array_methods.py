@@ -310,12 +310,12 @@ def all_(self, axis=None, out=None, keepdims=False, *, where=True):
     return prims.reduction("and", prims.as_bool(self), axis, keepdims)
 
 
-def argmax(self, axis=None, keepdims=False):
-    return reductions.argmax(self, axis, keepdims=keepdims)
+def argmax(self, axis=None, out=None, *, keepdims=False):
+    return reductions.argmax(self, axis, out, keepdims=keepdims)
 
 
-def argmin(self, axis=None, keepdims=False):
-    return reductions.argmin(self, axis, keepdims=keepdims)
+def argmin(self, axis=None, out=None, *, keepdims=False):
+    return reductions.argmin(self, axis, out, keepdims=keepdims)
 
 
 def cumsum(self, axis=None, dtype=None):

@@ -1362,6 +1362,17 @@ MUTANTS = [
            "v.sort(), np.copyto(v, ...), a helper's v /= s or a global's write in a traced loop or "
            "branch is refused again (\"a region cannot change a value defined outside it\")",
            ("tests/jitcore/test_shared_arrays.py",)),
+    Mutant("argmax-out-unwritten", "jitcore/numpy/reductions.py",
+           "        return prims.write_out(out, _argreduce(kind, a, axis, None, keepdims), name)",
+           "        return _argreduce(kind, a, axis, None, keepdims)",
+           "np.argmax(x, axis=1, out=o) returns the indices and leaves the caller's o unwritten",
+           ("tests/jitcore/test_reduction_out.py",)),
+    Mutant("std-out-int-not-refused", "jitcore/numpy/reductions.py",
+           '    if np.dtype(out.dtype).kind in "biu":\n'
+           '        raise JitTypeError(f"numpy.{name}: Cannot cast ufunc',
+           '    if False:\n        raise JitTypeError(f"numpy.{name}: Cannot cast ufunc',
+           "np.std(x, out=int_array) writes truncated roots where NumPy refuses the cast",
+           ("tests/jitcore/test_reduction_out.py",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

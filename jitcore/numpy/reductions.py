@@ -236,12 +236,30 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     if not traced(a, where):
         return np.var(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                       **_given(where=where), **({} if mean is np._NoValue else {"mean": mean}))
-    _no_out("var", out)
+    if out is not None:
+        result = var(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, ddof, keepdims, where=where,
+                     mean=mean)
+        return prims.write_out(out, result, "var")
     if mean is not np._NoValue:
         raise UnsupportedError(f"numpy.var with mean= is not supported under jit yet (at {user_location()})")
     if where is True:
         return prims.variance(a, axis, keepdims, dtype, ddof)
     return _masked_variance(_operand(a, where), axis, dtype, ddof, keepdims, where)
+
+
+def _sqrt_into(out, name: str) -> None:
+    """NumPy's std takes the square root in ``out`` itself: an integer or bool ``out`` is
+    refused, as its ``sqrt(..., out=)`` refuses the float result (same_kind)."""
+    if np.dtype(out.dtype).kind in "biu":
+        raise JitTypeError(f"numpy.{name}: Cannot cast ufunc 'sqrt' output from dtype('float64') to "
+                           f"dtype('{np.dtype(out.dtype)}') with casting rule 'same_kind' (its out=, "
+                           f"at {user_location()})")
+
+
+def _inexact_into(a, out, name: str) -> None:
+    """NumPy's nan-statistics refuse an integer or bool ``out`` for float data."""
+    if a.dtype.kind in "fc" and np.dtype(out.dtype).kind in "biu":
+        raise JitTypeError(f"numpy.{name}: If a is inexact, then out must be inexact (at {user_location()})")
 
 
 @implements(np.std)
@@ -251,7 +269,12 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     if not traced(a, where):
         return np.std(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                       **_given(where=where), **({} if mean is np._NoValue else {"mean": mean}))
-    return prims.ufunc(np.sqrt, var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean))
+    if out is not None:
+        _sqrt_into(out, "std")
+        result = std(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, ddof, keepdims, where=where,
+                     mean=mean)
+        return prims.write_out(out, result, "std")
+    return prims.ufunc(np.sqrt, var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean))
 
 
 def _masked_variance(a, axis, dtype, ddof, keepdims, where):
@@ -298,16 +321,16 @@ def _one_axis(x: Tracer, axis, name: str) -> tuple[Tracer, int]:
     return x, axis
 
 
-def _no_out(name: str, out) -> None:
-    if out is not None:
-        raise UnsupportedError(f"numpy.{name} with out= is not supported under jit yet "
-                               f"(at {user_location()}); use the returned array")
-
-
 @prims.numpy_scalar
-def _argreduce(kind: str, a, axis=None, out=None, keepdims=False):
-    name = f"arg{kind}"
-    _no_out(name, out)
+def _argreduce(kind: str, a, axis=None, out=None, keepdims=False, name: str = ""):
+    name = name or f"arg{kind}"
+    if out is not None:
+        # NumPy's check: an out that int64 indices do not come back from safely is refused
+        if not np.can_cast(np.dtype(out.dtype), np.intp, "safe"):
+            raise JitTypeError(f"Cannot cast array data from dtype('{np.dtype(out.dtype)}') to "
+                               f"dtype('int64') according to the rule 'safe' (numpy.{name}'s out=, "
+                               f"at {user_location()})")
+        return prims.write_out(out, _argreduce(kind, a, axis, None, keepdims), name)
     x, ax = _one_axis(a, axis, name)
     if x.shape[ax] == 0:
         raise JitValueError(f"attempt to get {name} of an empty sequence (at {user_location()})")
@@ -422,7 +445,8 @@ def _nan_extreme(np_fn, kind):
     def fn(a, axis=None, out=None, keepdims=False, initial=np._NoValue, where=True):
         if not traced(a, where):
             return np_fn(a, axis=axis, out=out, keepdims=keepdims, **_given(initial, where))
-        _no_out(np_fn.__name__, out)
+        if out is not None:
+            return prims.write_out(out, fn(a, axis, None, keepdims, initial, where), np_fn.__name__)
         a = _operand(a, where)
         if a.dtype.kind == "c":
             raise UnsupportedError(f"numpy.{np_fn.__name__} of complex numbers is not supported "
@@ -456,7 +480,7 @@ def _nan_arg(np_fn, kind):
         filled, mask = _replace_nan(a, -np.inf if kind == "max" else np.inf)
         if mask is not None and a.size:
             _raise_if_all_nan(mask, axis)
-        return _argreduce(kind, filled, axis, out, keepdims)
+        return _argreduce(kind, filled, axis, out, keepdims, np_fn.__name__)
 
     fn.__name__ = fn.__qualname__ = np_fn.__name__
     HANDLED_FUNCTIONS[np_fn] = fn
@@ -477,6 +501,8 @@ def _raise_if_all_nan(mask: Tracer, axis) -> None:
 
 nanargmax = _nan_arg(np.nanargmax, "max")
 nanargmin = _nan_arg(np.nanargmin, "min")
+WRITES_OUT.update({np.var, np.std, np.argmax, np.argmin, np.nanmax, np.nanmin, np.nanargmax, np.nanargmin,
+                   np.nanmean, np.nanvar, np.nanstd})
 
 
 def _nan_count(a, mask, axis, keepdims, where=True):
@@ -492,11 +518,14 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     """The mean of the non-NaN elements (NaN for a slice of NaNs only, as NumPy's)."""
     if not traced(a, where):
         return np.nanmean(a, axis=axis, dtype=dtype, out=out, keepdims=keepdims, **_given(where=where))
+    if out is not None:
+        _inexact_into(a, out, "nanmean")
+        result = nanmean(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, keepdims, where=where)
+        return prims.write_out(out, result, "nanmean")
     a = _operand(a, where)
     filled, mask = _replace_nan(a, 0)
     if mask is None:
         return mean(a, axis, dtype, out, keepdims, where=where)
-    _no_out("nanmean", out)
     total = _masked_reduction("sum", _mean_input(filled, dtype), axis, keepdims, None, np._NoValue, where)
     return _divide(total, _nan_count(a, mask, axis, keepdims, where), _mean_dtype(a, dtype))
 
@@ -508,7 +537,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if not traced(a, where):
         return np.nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                          **_given(where=where))
-    _no_out("nanvar", out)
+    if out is not None:
+        _inexact_into(a, out, "nanvar")
+        result = nanvar(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, ddof, keepdims, where=where)
+        return prims.write_out(out, result, "nanvar")
     a = _operand(a, where)
     filled, mask = _replace_nan(a, 0)
     if mask is None and axis is not None:  # NumPy's var then: no int axis of a 0-d array
@@ -541,7 +573,12 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if not traced(a, where):
         return np.nanstd(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims,
                          **_given(where=where))
-    return prims.ufunc(np.sqrt, nanvar(a, axis, dtype, out, ddof, keepdims, where=where))
+    if out is not None:
+        _inexact_into(a, out, "nanstd")
+        _sqrt_into(out, "nanstd")
+        result = nanstd(a, axis, prims.out_loop_dtype(a.dtype, out, dtype), None, ddof, keepdims, where=where)
+        return prims.write_out(out, result, "nanstd")
+    return prims.ufunc(np.sqrt, nanvar(a, axis, dtype, None, ddof, keepdims, where=where))
 
 
 @implements(np.count_nonzero)

@@ -202,7 +202,9 @@ def test_scan_errors():
 
 
 @pytest.mark.parametrize("fn, message", [
-    (lambda x: np.argmax(x, out=np.zeros((), np.int64)), "numpy.argmax with out= is not supported"),
+    # (an argument or local out is written since session 40: tests/jitcore/test_reduction_out.py)
+    (lambda x: np.argmax(x, out=np.zeros((), np.int64)),
+     "numpy.argmax(..., out=) into a NumPy array that is not an arg"),
     (lambda x: jnp.cumsum(x, out=np.zeros(4)),
      "numpy.cumsum(..., out=) into a NumPy array that is not an arg"),
 ])

@@ -152,3 +152,52 @@ def test_any_input_and_out_dtype(name, in_dtype, out_dtype):
         np.testing.assert_allclose(got_out, want_out, rtol=rtol, atol=1e-6)
     else:
         np.testing.assert_array_equal(got_out, want_out)
+
+
+def _nan_where_large(x):
+    return np.where(x > 2, np.nan, x)
+
+
+# Session 40's: statistics, extremes and positions whose out= was refused before.
+STATISTICS = {
+    "np.var axis": (lambda x, o: np.var(x, axis=1, out=o), (3,)),
+    "np.std ddof": (lambda x, o: np.std(x, axis=0, ddof=1, out=o), (4,)),
+    "x.var": (lambda x, o: x.var(out=o), ()),
+    "x.std keepdims": (lambda x, o: x.std(axis=1, keepdims=True, out=o), (3, 1)),
+    "np.argmax axis": (lambda x, o: np.argmax(x, axis=1, out=o), (3,)),
+    "x.argmin keepdims": (lambda x, o: x.argmin(axis=0, keepdims=True, out=o), (1, 4)),
+    "np.nanmax axis": (lambda x, o: np.nanmax(_nan_where_large(x), axis=1, out=o), (3,)),
+    "np.nanmin": (lambda x, o: np.nanmin(_nan_where_large(x), out=o), ()),
+    "np.nanmean axis": (lambda x, o: np.nanmean(_nan_where_large(x), axis=0, out=o), (4,)),
+    "np.nanvar axis": (lambda x, o: np.nanvar(_nan_where_large(x), axis=1, out=o), (3,)),
+    "np.nanstd": (lambda x, o: np.nanstd(_nan_where_large(x), out=o), ()),
+    "np.nanargmax axis": (lambda x, o: np.nanargmax(_nan_where_large(x), axis=1, out=o), (3,)),
+}
+# nanmax/nanmin into an int or bool out: NumPy's fmax.reduce casts the data into out's dtype
+# first (a NaN into an int is undefined: INT_MIN on x86), jitcore casts the result: not compared
+STATISTICS_RUNS = [(name, dtype) for name in sorted(STATISTICS)
+                   for dtype in (np.float64, np.float32, np.int64, np.int32, np.complex128, np.bool_)
+                   if not (name.startswith(("np.nanmax", "np.nanmin")) and np.dtype(dtype).kind in "biu")]
+
+
+@pytest.mark.parametrize("name, out_dtype", STATISTICS_RUNS,
+                         ids=[f"{n}-{np.dtype(d).name}" for n, d in STATISTICS_RUNS])
+def test_statistics_out_written_or_refused_as_numpy(name, out_dtype):
+    """Written and cast as NumPy writes them, or refused where NumPy refuses: argmax's out must
+    take int64 back safely (int32 may, float64 may not), std's square root is taken in out (an
+    int out is refused), the nan-statistics of floats refuse an int out."""
+    fn, shape = STATISTICS[name]
+    x = _inputs(case=f"{name}-{np.dtype(out_dtype).name}")
+    want_out, got_out = np.full(shape, 7, out_dtype), np.full(shape, 7, out_dtype)
+    with np.errstate(all="ignore"), np.testing.suppress_warnings() as quiet:
+        quiet.filter(np.exceptions.ComplexWarning)
+        quiet.filter(RuntimeWarning)
+        try:
+            want = fn(x, want_out)
+        except TypeError:
+            with pytest.raises(TypeError):
+                jc.jit(fn)(x, got_out)
+            return
+        got = jc.jit(fn)(x, got_out)
+    _compare(got_out, want_out)
+    _compare(np.asarray(got), np.asarray(want))
