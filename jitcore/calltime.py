@@ -430,6 +430,7 @@ class Recorder:
         shape, dtype, _ = spec
         value = self.block.add_arg(TensorType(shape, ir_type(dtype)))
         tracer = Tracer(value, self.trace, frozenset({name}))
+        tracer.caller_sees = True
         tracer.level = 0  # a function argument: visible in every region
         self.inputs.slots.append(slot)
         self.specs.append(spec)

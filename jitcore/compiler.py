@@ -170,6 +170,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     weak = weak if weak is not None else [False] * len(arg_types)
     tracers = [Tracer(builder.block.add_arg(a), t, frozenset({p}), weak=w)
                for a, p, w in zip(arg_types, paths, weak)]
+    for tracer in tracers:
+        tracer.caller_sees = True
     for tracer, bounds in zip(tracers, int_ranges or ()):
         tracer.int_range = bounds
     for tracer, layout in zip(tracers, fortran or ()):

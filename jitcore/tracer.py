@@ -175,7 +175,7 @@ class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
-                 "_seen", "level", "int_range", "fortran", "index_form")
+                 "_seen", "level", "int_range", "fortran", "index_form", "caller_sees")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -205,6 +205,8 @@ class Tracer:
         # A loop index plus or times constants, with its bounds (index_forms.IndexForm): lets
         # x[i:i + w] be a slice of static length in a traced loop.
         self.index_form = None
+        # An argument or call-time input: its caller's array is written when it is
+        self.caller_sees = False
 
     @property
     def value(self) -> Value:

@@ -1373,6 +1373,12 @@ MUTANTS = [
            '    if False:\n        raise JitTypeError(f"numpy.{name}: Cannot cast ufunc',
            "np.std(x, out=int_array) writes truncated roots where NumPy refuses the cast",
            ("tests/jitcore/test_reduction_out.py",)),
+    Mutant("chosen-array-by-value", "jitcore/autograph/aliasing.py",
+           "    if first is None and second is None:\n        return selected",
+           "    if True:\n        return selected",
+           "out = a if inplace else a.copy(); out *= s leaves the caller's a unwritten when "
+           "inplace (a traced bool)",
+           ("tests/jitcore/test_shared_arrays.py",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

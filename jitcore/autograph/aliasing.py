@@ -21,7 +21,10 @@ from __future__ import annotations
 import itertools
 import threading
 
+import numpy as np
+
 from jitcore import tracer
+from jitcore.errors import JitTypeError
 from jitcore.tracer import Tracer, current_trace, fresh
 
 # Versions given to a root while a region is traced: above any count of writes before, so
@@ -143,3 +146,98 @@ def settled(leaf):
     if isinstance(leaf, Tracer) and leaf.view_of is not None:
         return fresh(leaf, leaf.scalar, leaf.weak)
     return leaf
+
+
+# -- a variable bound to one of two arrays by a traced condition ------------------------------------
+def _path(obj: Tracer):
+    """``obj``'s root and the (forward, backward) steps from it down to ``obj``."""
+    steps = []
+    while obj.view_of is not None:
+        base, forward, backward = obj.view_of
+        steps.append((forward, backward))
+        obj = base
+    return obj, steps[::-1]
+
+
+def _down(root: Tracer, steps) -> Tracer:
+    for forward, _ in steps:
+        root = forward(root)
+    return root
+
+
+def _up(root: Tracer, steps, new: Tracer) -> Tracer:
+    """``root`` with the part that ``steps`` reach replaced by ``new``."""
+    bases = [root]
+    for forward, _ in steps[:-1]:
+        bases.append(forward(bases[-1]))
+    for (_, backward), base in zip(reversed(steps), reversed(bases)):
+        new = backward(base, new)
+    return new
+
+
+def _array_of(obj, like: Tracer):
+    """``(root, steps)`` of ``obj`` if it is an array of ``like``'s type that the caller sees (an
+    argument, a global's array, or a view of one, maybe made inside the choice), whose writes
+    must reach the caller; else None."""
+    if not isinstance(obj, Tracer) or obj.scalar:
+        return None
+    root, steps = _path(obj)
+    if not root.caller_sees or root.level > current_trace().depth:
+        return None
+    try:  # obj itself may be a view made inside the choice's region, derived again here
+        part = _down(root, steps)
+    except JitTypeError:  # ... from values that exist only in there (x[i], i a loop's index)
+        return None
+    return (root, steps) if part.shape == like.shape and part.dtype == like.dtype else None
+
+
+def chosen(pred: Tracer, first, second, selected):
+    """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
+    array the caller sees (an argument, a global's array, a view of one): one of the objects,
+    as in Python. Jitcore's ``selected`` (the
+    choice's value) becomes a view of that array, which reads it where ``pred`` holds and
+    writes it there (``out = a if inplace else a.copy(); out *= s`` writes the caller's ``a``
+    when ``inplace``); the other side's value lives in a root of the view's own. Where both
+    sides are arrays from outside, different ones, it holds the value chosen and refuses writes."""
+    if not isinstance(selected, Tracer) or selected.scalar:
+        return selected
+    if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
+        return first
+    first, second = _array_of(first, selected), _array_of(second, selected)
+    if first is None and second is None:
+        return selected
+    if first is not None and second is not None:
+        return _read_only_choice(selected)
+    from jitcore import primitives as prims
+    from jitcore.tracer import make_view
+
+    (root, steps), pred_taken = (first, pred) if first is not None else \
+        (second, np.logical_not(pred))
+    other = fresh(selected)  # the other side's value, written where pred does not hold
+
+    def forward(base):
+        return prims.where(pred_taken, _down(base, steps), other)
+
+    def backward(base, new):
+        other.rebind(prims.where(pred_taken, other, new))
+        return _up(base, steps, prims.where(pred_taken, new, _down(base, steps)))
+
+    return make_view(root, forward, backward)
+
+
+def _read_only_choice(selected):
+    from jitcore.errors import UnsupportedError
+    from jitcore.tracer import make_view, user_location
+
+    def forward(base):
+        return base
+
+    def backward(base, new):
+        raise UnsupportedError(
+            f"an in-place write (at {user_location()}) to a variable that holds one of two arrays, "
+            "chosen by a traced condition (x = a if cond else b): compiled code cannot write "
+            "the one Python would. Write each array under the condition instead "
+            "(a[...] = np.where(cond, v, a[...]); b[...] = np.where(cond, b[...], v)), or copy "
+            "first (x = (a if cond else b).copy())")
+
+    return make_view(fresh(selected), forward, backward)

@@ -15,6 +15,7 @@ import numpy as np
 
 from jitcore import calltime, pytree
 from jitcore import control_flow as cf
+from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
@@ -58,11 +59,12 @@ def _select(test: Tracer, if_true, if_false):
     return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
 
 
-def _only_if(test: Tracer, thunk):
+def _only_if(test: Tracer, thunk, made=None):
     """``thunk()`` evaluated only when the traced ``test`` holds (an ``scf.if``; zeros of its
     types otherwise), as Python's short circuit evaluates it: ``i < n and x[i] > 0`` must not
-    read ``x[n]`` (an index out of range raises IndexError after the call)."""
-    made = []
+    read ``x[n]`` (an index out of range raises IndexError after the call). ``made``: a list
+    that gets the object ``thunk`` returned."""
+    made = [] if made is None else made
 
     def then():
         made.append(thunk())
@@ -131,10 +133,19 @@ def if_exp(test, then, orelse):
         return then() if test else orelse()
     test = _one_truth_value(test, "the test of 'x if test else y'")
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
-    a, b = _only_if(test, then), _only_if(np.logical_not(test), orelse)
+    made_a, made_b = [], []
+    a, b = _only_if(test, then, made_a), _only_if(np.logical_not(test), orelse, made_b)
     out = np.where(test, a, b)
-    # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array.
-    return as_scalar(out) if _is_scalar(a) and _is_scalar(b) else out
+    # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
+    # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
+    if _is_scalar(a) and _is_scalar(b):
+        return as_scalar(out)
+    return chosen(test, _from_outside(made_a), _from_outside(made_b), out)
+
+
+def _from_outside(made: list):
+    """The object a side of ``x if test else y`` gave (``aliasing.chosen`` looks at its root)."""
+    return made[0] if made else None
 
 
 def _is_scalar(x) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
 from jitcore.autograph import loop_exit
-from jitcore.autograph.aliasing import Rebound, SharedArrays, Unheld, settled
+from jitcore.autograph.aliasing import Rebound, SharedArrays, Unheld, chosen, settled
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
@@ -178,6 +178,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             raise _cannot_carry(name, value, "if", line)
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
+    sides = ({}, {})  # per branch traced (first, second): the array objects from outside it
     writes = _InPlace(names, init, "if", line, shared.held)
 
     def branch(fn, first: bool):
@@ -222,21 +223,31 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 leaves, treedef = pytree.flatten(v)
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
+        copies = {id(full[j]): init[j] for j in carried}  # the branch's copies of its operands
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
                 continue
+            if isinstance(v, Tracer):  # (``chosen`` keeps the ones the caller sees)
+                sides[0 if first else 1][i] = copies.get(id(v), v)
             leaves, tree = pytree.flatten(v)
             given[name] = pytree.unflatten(tree, [settled(leaf) for leaf in leaves]) if shared else v
         given.update(shared.current())
         return given
 
     operands = tuple(init[i] for i in carried)
+    first_pred = pred
     with _in_user_terms():
         if filled is not None and names[filled] not in then_defined:
-            out = cf.cond(np.logical_not(pred), branch(else_fn, True), branch(then_fn, False), *operands)
+            first_pred = np.logical_not(pred)
+            out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands)
         else:
             out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
     shared.finish(out)
+    # a variable that one branch binds to an array the caller sees holds that array there
+    for i in set(sides[0]) | set(sides[1]):
+        name = names[i]
+        if name in out:
+            out[name] = chosen(first_pred, sides[0].get(i), sides[1].get(i), out[name])
     return writes.result(tuple(init[i] if i in shared.held else out.get(name, v)
                                for i, (name, v) in enumerate(zip(names, init))))
 

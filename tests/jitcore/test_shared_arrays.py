@@ -442,3 +442,67 @@ def test_jax_style_loop_body_still_may_not_write_outside_arrays():
 
     with pytest.raises(jc.JitTypeError, match="cannot change a value defined outside it"):
         jc.jit(f)(np.arange(3.0))
+
+
+# -- a variable bound by a traced condition to the caller's array or to another -------------------
+def scale_maybe_in_place(a, s, inplace):
+    out = a if inplace else a.copy()
+    out *= s
+    return out
+
+
+def scale_maybe_in_place_statement(a, s, inplace):
+    if inplace:
+        out = a
+    else:
+        out = a.copy()
+    out *= s
+    return out
+
+
+def alias_unless_rebound(a, t):
+    y = a
+    if t > 0:
+        y = y * 2
+    y[0] = 5.0
+    return y
+
+
+def view_or_new(a, t):
+    v = a[1:3] if t > 0 else np.zeros(2)
+    v += 1
+    return v
+
+
+@pytest.mark.parametrize("fn", [scale_maybe_in_place, scale_maybe_in_place_statement])
+@pytest.mark.parametrize("inplace", [True, False])
+def test_in_place_flag_writes_the_callers_array_when_set(fn, inplace):
+    """``inplace`` is traced (a Python bool argument): before session 40 the caller's array was
+    never written, though the result was right."""
+    (want, x_np), (got, x_jc) = _both(fn, 2.0, inplace)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x_jc, x_np)
+
+
+@pytest.mark.parametrize("fn", [alias_unless_rebound, view_or_new])
+@pytest.mark.parametrize("t", [-1, 1])
+def test_a_name_that_is_the_callers_array_on_one_path(fn, t):
+    (want, x_np), (got, x_jc) = _both(fn, t)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x_jc, x_np)
+
+
+def test_writing_one_of_two_arrays_chosen_by_a_traced_condition_is_refused():
+    def pick(a, b, t):
+        c = a if t > 0 else b
+        c[0] = 9.0
+        return c
+
+    def read(a, b, t):
+        c = a if t > 0 else b
+        return c * 2
+
+    a, b = np.arange(3.0), np.ones(3)
+    np.testing.assert_array_equal(jc.jit(read)(a, b, 1), read(a, b, 1))
+    with pytest.raises(UnsupportedError, match="chosen by a traced condition"):
+        jc.jit(pick)(a, b, 1)
