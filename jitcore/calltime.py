@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import sys
 import threading
 import types
 from contextlib import contextmanager
@@ -235,6 +236,18 @@ def _names(code) -> frozenset[str]:
     return frozenset(names)
 
 
+def _attribute_names(code) -> frozenset[str]:
+    """The attribute names a code object and the code nested in it load or store."""
+    names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _ATTRIBUTE_OPS}
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _attribute_names(c)
+    return frozenset(names)
+
+
+_ATTRIBUTE_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"})
+
+
 def _state(obj):
     """A comparable snapshot of a random generator's state."""
     if isinstance(obj, np.random.RandomState):
@@ -317,9 +330,13 @@ class Recorder:
 
     # -- names the code reads ----------------------------------------------------------------
     def register(self, fun) -> None:
-        """Note the globals and closure cells that ``fun``'s code names (once per code object)."""
+        """Note the globals and closure cells that ``fun``'s code names (once per code object),
+        and the attributes it names of the objects among them and of a bound method's ``self``
+        (``self.w``, ``model.w``: read from the object's ``__dict__`` on each call, as a
+        global is from its module's)."""
         if isinstance(fun, functools.partial):
             fun = fun.func
+        bound_to = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
         fun = getattr(fun, "__func__", fun)
         if not isinstance(fun, (types.FunctionType, type)) and callable(fun):
             fun = type(fun).__dict__.get("__call__", fun)  # a callable object: its __call__
@@ -330,11 +347,16 @@ class Recorder:
             return
         self._registered.add(code)
         namespace = fun.__globals__
+        attributes = _attribute_names(code)
         for name in _names(code):
             if name in namespace:
                 self._note(GlobalRead(namespace, name), name)
+                self._note_attributes(namespace[name], name, attributes)
         for name, cell in zip(code.co_freevars, fun.__closure__ or ()):
             self._note(CellRead(cell, name), name)
+            self._note_attributes(CellRead(cell, name)(), name, attributes)
+        if bound_to is not None:
+            self._note_attributes(bound_to, "self", attributes)
         # A default array (def f(x, w=np.ones(3))) is one object for every call, which the
         # program may change in place between calls, as it may a global: read on each call too.
         # Scalar defaults are left out: they cannot change in place, and guarding them would
@@ -347,6 +369,18 @@ class Recorder:
         for name, value in (fun.__kwdefaults__ or {}).items():
             if type(value) is np.ndarray:
                 self._note(DefaultRead(fun, name), name)
+
+    def _note_attributes(self, obj, name: str, attributes) -> None:
+        """An instance of the user's class among the code's names: its attributes the code
+        names, read from its ``__dict__`` on each call (an array changed in place or bound
+        anew between calls is seen; a number is guarded, a new one compiles again; before
+        session 40 the first call's were constants)."""
+        own = getattr(obj, "__dict__", None)
+        if type(own) is not dict or isinstance(obj, (types.ModuleType, type, types.FunctionType)) \
+                or is_jitcore_file(getattr(sys.modules.get(type(obj).__module__), "__file__", None) or ""):
+            return
+        for attribute in attributes & own.keys():
+            self._note(GlobalRead(own, attribute), f"{name}.{attribute}")
 
     def _note(self, read, name: str) -> None:
         value = read()

@@ -1379,6 +1379,12 @@ MUTANTS = [
            "out = a if inplace else a.copy(); out *= s leaves the caller's a unwritten when "
            "inplace (a traced bool)",
            ("tests/jitcore/test_shared_arrays.py",)),
+    Mutant("object-attributes-frozen", "jitcore/calltime.py",
+           "        for attribute in attributes & own.keys():",
+           "        for attribute in ():",
+           "a jitted bound method keeps the first call's self.w: the model's weights changed "
+           "between calls are not seen (the bug session 40 found)",
+           ("tests/jitcore/test_object_attributes.py",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

@@ -31,7 +31,7 @@ from jitcore.autograph.expressions import (
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
 from jitcore.errors import UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
-from jitcore.tracer import current_trace, user_location
+from jitcore.tracer import Tracer, current_trace, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
            "getitem", "if_exp", "if_stmt", "nested_setitem", "not_", "or_", "out_call", "out_part",
@@ -101,11 +101,10 @@ def _writable_outer(target, key, value):
     if type(target) is np.ndarray and prims.holds_tracer((key, value)):
         raise UnsupportedError(
             f"a traced value is written (at {user_location()}) into an array of shape "
-            f"{target.shape} that a function defined inside the jitted one reaches through its "
-            "enclosing function's variables, and that was made with NumPy (a constant while "
-            "compiling): the enclosing function would not see the write. Make the array with "
-            "jitcore.numpy (jnp.zeros(...)), or pass it to the inner function and return it "
-            "(z = fill(z, v))")
+            f"{target.shape} that the code reaches through an enclosing function's variable or "
+            "an object's attribute, and that was made with NumPy while compiling (a constant): "
+            "the code that holds it would not see the write. Make the array with jitcore.numpy "
+            "(jnp.zeros(...)), or pass it to the function and return it (z = fill(z, v))")
     return target
 
 
@@ -125,6 +124,25 @@ def outer_value(value):
         return value
     hidden = calltime.written_array(current_trace(), value, create=False)
     return value if hidden is None else hidden
+
+
+def aug_attribute(obj, name: str, op: str, value) -> None:
+    """``obj.name op= value``: an array attribute is updated in place, as NumPy's in-place
+    operator does (the object keeps its array; a traced update writes its call-time input, as
+    ``obj.name[...] op= value`` would); any other value as Python updates it."""
+    current = getattr(obj, name)
+    if type(current) is np.ndarray or isinstance(current, Tracer):
+        aug_setitem_outer(calltime.outer_target(current, ..., value), ..., op, value)
+        return
+    new = expressions._AUG[op](current, value)
+    if prims.holds_tracer(new):
+        raise UnsupportedError(
+            f"'{name}', an attribute holding a {type(current).__name__}, is updated with a traced "
+            f"value (at {user_location()}): the object would keep a value that exists only while "
+            "the function compiles. Keep the number in an array attribute (a 0-d or 1-element "
+            "array, updated in place), or return it and set the attribute outside the jitted "
+            "function")
+    setattr(obj, name, new)
 
 
 def aug_setitem_outer(base, key, op, value) -> None:

@@ -64,9 +64,29 @@ def _nested_subscript(target, own) -> bool:
 
 
 def _outer_subscript(target, own) -> bool:
-    """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable."""
-    return (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
-            and target.value.id not in own)
+    """``W[k]`` where ``W`` is not the function's own: a global or a closure's variable; or an
+    object's attribute (``self.buf[k]``, ``model.w[k]``), an array other code holds too."""
+    return isinstance(target, ast.Subscript) and (
+        (isinstance(target.value, ast.Name) and target.value.id not in own)
+        or _object_attribute(target.value))
+
+
+# Attributes of an array that are views of it (``z.real[0] = v``): written as any view is
+_VIEW_ATTRIBUTES = frozenset({"real", "imag", "T", "mT", "flat", "base"})
+
+
+def _object_attribute(node) -> bool:
+    """``a.b`` (or ``a.b.c``) on a name, ``b`` not a view attribute of an array."""
+    if not isinstance(node, ast.Attribute) or node.attr in _VIEW_ATTRIBUTES:
+        return False
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and not node.id.startswith("__ag")
+
+
+def _outer_base(target):
+    """The base of an outer subscript target, to read: a name, or the attribute expression."""
+    return _load(target.value.id) if isinstance(target.value, ast.Name) else target.value
 
 
 def _key(node):
@@ -247,8 +267,8 @@ class Expressions(_LinedTransformer):
         if len(node.targets) == 1 and _nested_subscript(node.targets[0], self.own):
             return self._nested_write(node)
         if len(node.targets) == 1 and _outer_subscript(node.targets[0], self.own):
-            t = node.targets[0]  # a global's or closure's array: written where it is
-            call = _call(_helper("setitem_outer"), _load(t.value.id), _key(t.slice), node.value)
+            t = node.targets[0]  # a global's, closure's or object's array: written where it is
+            call = _call(_helper("setitem_outer"), _outer_base(t), _key(t.slice), node.value)
             return ast.copy_location(ast.Expr(value=call), node)
         return node
 
@@ -304,7 +324,12 @@ class Expressions(_LinedTransformer):
         if _outer_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)
-            call = _call(_helper("aug_setitem_outer"), _load(t.value.id), _key(t.slice), op, node.value)
+            call = _call(_helper("aug_setitem_outer"), _outer_base(t), _key(t.slice), op, node.value)
+            return ast.copy_location(ast.Expr(value=call), node)
+        if _object_attribute(node.target):  # self.w -= lr * g: the object's array, in place
+            t = node.target
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("aug_attribute"), t.value, ast.Constant(t.attr), op, node.value)
             return ast.copy_location(ast.Expr(value=call), node)
         return node
 
@@ -551,7 +576,10 @@ def _outer_arrays_written(fn: ast.FunctionDef, own) -> set[str]:
             continue
         targets = (n.targets if isinstance(n, ast.Assign)
                    else [n.target] if isinstance(n, ast.AugAssign) else [])
-        names |= {t.value.id for t in targets if _outer_subscript(t, own)}
+        names |= {t.value.id if isinstance(t.value, ast.Name) else ast.unparse(t.value)
+                  for t in targets if _outer_subscript(t, own)}
+        if isinstance(n, ast.AugAssign) and _object_attribute(n.target):
+            names.add(ast.unparse(n.target))
         todo.extend(ast.iter_child_nodes(n))
     return names
 
@@ -568,6 +596,14 @@ class OuterReads(_LinedTransformer):
     def visit_FunctionDef(self, node):  # a nested function gets its own conversion
         if node is self.top:
             self.generic_visit(node)
+        return node
+
+    def visit_Attribute(self, node):
+        """An object's attribute the function writes by subscript (``self.buf``): read through
+        ``outer_read`` as a written global is."""
+        if isinstance(node.ctx, ast.Load) and _object_attribute(node) and ast.unparse(node) in self.written:
+            return ast.copy_location(_call(_helper("outer_read"), node), node)
+        self.generic_visit(node)
         return node
 
     def visit_Name(self, node):

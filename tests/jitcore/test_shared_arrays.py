@@ -305,7 +305,7 @@ def helper_writes_and_returns(a):
 
 
 def test_inner_function_writing_an_enclosing_numpy_array_is_refused():
-    with pytest.raises(UnsupportedError, match="enclosing function would not see the write"):
+    with pytest.raises(UnsupportedError, match="the code that holds it would not see the write"):
         jc.jit(inner_writes_enclosing_numpy_array)(np.arange(1.0, 7.0))
 
 

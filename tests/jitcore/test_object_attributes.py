@@ -1,0 +1,112 @@
+"""Arrays and numbers held by objects that a jitted function reaches: a bound method's
+``self.w``, a global object's ``model.w`` (``calltime.Recorder._note_attributes``). NumPy is
+the oracle for the result and for the object afterwards. Before session 40 the first call's
+attributes were constants of the code: an array changed in place or bound anew between calls,
+or a number changed, was not seen (wrong answers), and ``self.buf[i] = v`` or ``self.w -= g``
+raised NumPy's ValueError or an out= refusal."""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.errors import UnsupportedError
+
+
+class LinearModel:
+    def __init__(self, n):
+        self.w = np.zeros(n)
+        self.lr = 0.1
+        self.steps = np.zeros(1, np.int64)
+
+    def predict(self, x):
+        return x @ self.w
+
+    def step(self, x, y):
+        pred = x @ self.w
+        grad = x.T @ (pred - y) / len(y)
+        self.w -= self.lr * grad
+        self.steps[0] += 1
+        return ((pred - y) ** 2).mean()
+
+
+def _close(got, want):
+    """Products sum in another order than BLAS's: within a few ulps."""
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def _data():
+    rng = np.random.default_rng(40)
+    x = rng.random((20, 3))
+    return x, x @ np.array([1.0, -2.0, 0.5])
+
+
+def test_a_bound_method_reads_its_objects_arrays_on_each_call():
+    model = LinearModel(3)
+    predict = jc.jit(model.predict)
+    x, _ = _data()
+    _close(predict(x), model.predict(x))
+    model.w[:] = 2.0  # in place
+    _close(predict(x), model.predict(x))
+    model.w = np.full(3, -1.5)  # bound anew
+    _close(predict(x), model.predict(x))
+
+
+def test_a_bound_method_updates_its_objects_arrays_in_place():
+    x, y = _data()
+    want, got = LinearModel(3), LinearModel(3)
+    step = jc.jit(got.step)
+    for _ in range(4):
+        _close(step(x, y), want.step(x, y))
+    _close(got.w, want.w)
+    np.testing.assert_array_equal(got.steps, want.steps)
+    want.lr = got.lr = 0.5  # a number attribute changed: compiled again with it
+    _close(step(x, y), want.step(x, y))
+    _close(got.w, want.w)
+
+
+class Buffer:
+    def __init__(self):
+        self.buf = np.zeros(3)
+
+
+SHARED = Buffer()
+
+
+def write_global_objects_array(x):
+    SHARED.buf[0] = x.sum()
+    SHARED.buf[1:] += x[:2]
+    return SHARED.buf * 2
+
+
+def test_a_global_objects_array_written_and_read_back():
+    x = np.arange(1.0, 4.0)
+    SHARED.buf[:] = 1.0
+    want = write_global_objects_array(x)
+    want_buf = SHARED.buf.copy()
+    SHARED.buf[:] = 1.0
+    got = jc.jit(write_global_objects_array)(x)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(SHARED.buf, want_buf)
+
+
+def test_a_traced_number_into_a_number_attribute_is_refused():
+    class Counter:
+        def __init__(self):
+            self.total = 0.0
+
+        def add(self, x):
+            self.total += x.sum()
+            return x
+
+    with pytest.raises(UnsupportedError, match="an attribute holding a float"):
+        jc.jit(Counter().add)(np.ones(3))
+
+
+def test_a_local_objects_numpy_array_written_with_traced_values_is_refused():
+    def local(x):
+        holder = Buffer()
+        holder.buf[1] = x[0]
+        return holder.buf
+
+    with pytest.raises(UnsupportedError, match="the code that holds it would not see the write"):
+        jc.jit(local)(np.arange(3.0))
