@@ -370,7 +370,7 @@ class Recorder:
             if type(value) is np.ndarray:
                 self._note(DefaultRead(fun, name), name)
 
-    def _note_attributes(self, obj, name: str, attributes) -> None:
+    def _note_attributes(self, obj, name: str, attributes, depth: int = 3) -> None:
         """An instance of the user's class among the code's names: its attributes the code
         names, read from its ``__dict__`` on each call (an array changed in place or bound
         anew between calls is seen; a number is guarded, a new one compiles again; before
@@ -381,6 +381,8 @@ class Recorder:
             return
         for attribute in attributes & own.keys():
             self._note(GlobalRead(own, attribute), f"{name}.{attribute}")
+            if depth > 1:  # self.layer.w: the layer's attributes too
+                self._note_attributes(own[attribute], f"{name}.{attribute}", attributes, depth - 1)
 
     def _note(self, read, name: str) -> None:
         value = read()

@@ -110,3 +110,27 @@ def test_a_local_objects_numpy_array_written_with_traced_values_is_refused():
 
     with pytest.raises(UnsupportedError, match="the code that holds it would not see the write"):
         jc.jit(local)(np.arange(3.0))
+
+
+class Layer:
+    def __init__(self, n):
+        self.w = np.ones((n, n))
+
+
+class Net:
+    def __init__(self, n):
+        self.first = Layer(n)
+        self.second = Layer(n)
+
+    def __call__(self, x):
+        return np.tanh(np.tanh(x @ self.first.w) @ self.second.w)
+
+
+def test_a_nested_objects_arrays_are_read_on_each_call():
+    net = Net(3)
+    forward = jc.jit(net.__call__)
+    x = np.linspace(-1, 1, 6).reshape(2, 3)
+    _close(forward(x), net(x))
+    net.second.w *= -0.5
+    net.first.w = np.eye(3)
+    _close(forward(x), net(x))
