@@ -237,12 +237,39 @@ def _names(code) -> frozenset[str]:
 
 
 def _attribute_names(code) -> frozenset[str]:
-    """The attribute names a code object and the code nested in it load or store."""
+    """The attribute names a code object and the code nested in it load or store, and its
+    string constants (the keys it may look up: ``PARAMS["w"]``)."""
     names = {ins.argval for ins in dis.get_instructions(code) if ins.opname in _ATTRIBUTE_OPS}
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             names |= _attribute_names(c)
+        elif type(c) is str:
+            names.add(c)
     return frozenset(names)
+
+
+_MEMBERS = 256  # items of a global dict, list or tuple looked at, at most
+
+
+def _users_instance(obj) -> bool:
+    """An instance of a class of the user's (not a module, class, function, or jitcore's)."""
+    if type(getattr(obj, "__dict__", None)) is not dict or isinstance(
+            obj, (types.ModuleType, type, types.FunctionType, types.MethodType)):
+        return False
+    module = sys.modules.get(type(obj).__module__)
+    return not is_jitcore_file(getattr(module, "__file__", None) or "")
+
+
+class ItemRead:
+    """Reads a list's (or tuple's) item on each call."""
+
+    __slots__ = ("container", "index")
+
+    def __init__(self, container, index: int):
+        self.container, self.index = container, index
+
+    def __call__(self):
+        return self.container[self.index] if self.index < len(self.container) else _MISSING
 
 
 _ATTRIBUTE_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"})
@@ -278,6 +305,7 @@ class Recorder:
         self.specs: list = []  # (shape, dtype, layout class) per hidden argument
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
+        self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
         self._written: set[int] = set()  # id(array) of outer arrays written by subscript
         self._guarded: set = set()
@@ -370,19 +398,39 @@ class Recorder:
             if type(value) is np.ndarray:
                 self._note(DefaultRead(fun, name), name)
 
-    def _note_attributes(self, obj, name: str, attributes, depth: int = 3) -> None:
-        """An instance of the user's class among the code's names: its attributes the code
-        names, read from its ``__dict__`` on each call (an array changed in place or bound
-        anew between calls is seen; a number is guarded, a new one compiles again; before
-        session 40 the first call's were constants)."""
-        own = getattr(obj, "__dict__", None)
-        if type(own) is not dict or isinstance(obj, (types.ModuleType, type, types.FunctionType)) \
-                or is_jitcore_file(getattr(sys.modules.get(type(obj).__module__), "__file__", None) or ""):
+    def _note_attributes(self, obj, name: str, code_names, depth: int = 3) -> None:
+        """What the code may read inside ``obj``, one of its globals or cells (or a bound
+        method's ``self``), read on each call rather than frozen at the first (before session
+        40 they were constants: an array changed in place or bound anew between calls, a
+        number changed, was not seen). ``code_names``: the attribute names and string
+        constants of the code. An instance of the user's class: the attributes the code names,
+        from its ``__dict__`` (or its class's); a dict: its items (numbers: those the code
+        names); a list or tuple: its arrays. Members of members likewise, ``depth`` deep."""
+        if depth <= 0:
             return
-        for attribute in attributes & own.keys():
-            self._note(GlobalRead(own, attribute), f"{name}.{attribute}")
-            if depth > 1:  # self.layer.w: the layer's attributes too
-                self._note_attributes(own[attribute], f"{name}.{attribute}", attributes, depth - 1)
+        members = []  # (read, label, value)
+        if type(obj) is dict:
+            members = [(GlobalRead(obj, k), f"{name}[{k!r}]", v) for k, v in list(obj.items())[:_MEMBERS]
+                       if type(k) is str and (type(v) is np.ndarray or k in code_names
+                                              or not isinstance(v, _GUARDED))]
+        elif type(obj) in (list, tuple):
+            members = [(ItemRead(obj, i), f"{name}[{i}]", v) for i, v in enumerate(obj[:_MEMBERS])
+                       if not isinstance(v, _GUARDED)]
+        elif _users_instance(obj):
+            self._outside[id(obj)] = obj
+            own, shared = obj.__dict__, type(obj).__dict__
+            members = [(GlobalRead(own, a), f"{name}.{a}", own[a]) for a in code_names & own.keys()]
+            members += [(GlobalRead(shared, a), f"{name}.{a}", shared[a])
+                        for a in (code_names & shared.keys()) - own.keys()
+                        if type(shared[a]) is np.ndarray or isinstance(shared[a], _GUARDED)]
+        for read, label, value in members:
+            self._note(read, label)
+            self._note_attributes(value, label, code_names, depth - 1)
+
+    def outside(self, obj) -> bool:
+        """Whether ``obj`` is an object the traced code reads from outside it (a bound method's
+        ``self``, an object among its globals and cells, or one held in theirs)."""
+        return self._outside.get(id(obj)) is obj
 
     def _note(self, read, name: str) -> None:
         value = read()

@@ -129,20 +129,30 @@ def outer_value(value):
 def aug_attribute(obj, name: str, op: str, value) -> None:
     """``obj.name op= value``: an array attribute is updated in place, as NumPy's in-place
     operator does (the object keeps its array; a traced update writes its call-time input, as
-    ``obj.name[...] op= value`` would); any other value as Python updates it."""
+    ``obj.name[...] op= value`` would); any other value as Python updates it, on an object
+    made while tracing (one from outside refuses: ``set_attribute``)."""
     current = getattr(obj, name)
     if type(current) is np.ndarray or isinstance(current, Tracer):
         aug_setitem_outer(calltime.outer_target(current, ..., value), ..., op, value)
         return
-    new = expressions._AUG[op](current, value)
-    if prims.holds_tracer(new):
+    set_attribute(obj, name, expressions._AUG[op](current, value))
+
+
+def set_attribute(obj, name: str, value) -> None:
+    """``obj.name = value``. On an object the traced code reads from outside it (``self``, a
+    global's object) it is refused: compiled, the assignment would run once, while tracing,
+    not at each call (and a traced value would outlive the trace in the object). An object
+    made while tracing takes it, as a local variable would."""
+    r = calltime.recorder()
+    if current_trace() is not None and r is not None and r.outside(obj):
         raise UnsupportedError(
-            f"'{name}', an attribute holding a {type(current).__name__}, is updated with a traced "
-            f"value (at {user_location()}): the object would keep a value that exists only while "
-            "the function compiles. Keep the number in an array attribute (a 0-d or 1-element "
-            "array, updated in place), or return it and set the attribute outside the jitted "
-            "function")
-    setattr(obj, name, new)
+            f"'{name}', an attribute of an object the jitted function reads from outside it, is "
+            f"set (at {user_location()}): the compiled "
+            "code would run the assignment once, while it compiles, not at each call. Update an "
+            f"array attribute in place (self.{name}[...] = v, self.{name} -= step), keep a "
+            "number that changes in a 0-d array attribute, or return the new value and set the "
+            "attribute outside the jitted function")
+    setattr(obj, name, value)
 
 
 def aug_setitem_outer(base, key, op, value) -> None:

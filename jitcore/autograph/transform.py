@@ -266,6 +266,10 @@ class Expressions(_LinedTransformer):
                                                 value=call), node)
         if len(node.targets) == 1 and _nested_subscript(node.targets[0], self.own):
             return self._nested_write(node)
+        if len(node.targets) == 1 and _object_attribute(node.targets[0]):
+            t = node.targets[0]  # self.w = ...: refused on an object from outside (runtime)
+            call = _call(_helper("set_attribute"), t.value, ast.Constant(t.attr), node.value)
+            return ast.copy_location(ast.Expr(value=call), node)
         if len(node.targets) == 1 and _outer_subscript(node.targets[0], self.own):
             t = node.targets[0]  # a global's, closure's or object's array: written where it is
             call = _call(_helper("setitem_outer"), _outer_base(t), _key(t.slice), node.value)

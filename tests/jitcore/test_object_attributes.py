@@ -98,7 +98,7 @@ def test_a_traced_number_into_a_number_attribute_is_refused():
             self.total += x.sum()
             return x
 
-    with pytest.raises(UnsupportedError, match="an attribute holding a float"):
+    with pytest.raises(UnsupportedError, match="reads from outside it, is set"):
         jc.jit(Counter().add)(np.ones(3))
 
 
@@ -134,3 +134,80 @@ def test_a_nested_objects_arrays_are_read_on_each_call():
     net.second.w *= -0.5
     net.first.w = np.eye(3)
     _close(forward(x), net(x))
+
+
+PARAMS = {"w": np.ones(3), "b": 0.5}
+LAYERS = [np.ones(3), np.full(3, 2.0)]
+
+
+def dict_params(x):
+    return x @ PARAMS["w"] + PARAMS["b"]
+
+
+def list_params(x):
+    return x @ LAYERS[1]
+
+
+class Scaled:
+    K = 2.0
+    TABLE = np.arange(3.0)
+
+    def apply(self, x):
+        return x * self.K + self.TABLE
+
+
+def test_global_dicts_lists_and_class_attributes_are_read_on_each_call():
+    x = np.arange(3.0)
+    obj = Scaled()
+    fns = [(jc.jit(dict_params), dict_params), (jc.jit(list_params), list_params),
+           (jc.jit(obj.apply), obj.apply)]
+    for jitted, plain in fns:
+        _close(jitted(x), plain(x))
+    PARAMS["w"][:] = 3.0
+    LAYERS[1][:] = 5.0
+    Scaled.TABLE[:] = -1.0
+    for jitted, plain in fns:
+        _close(jitted(x), plain(x))
+    PARAMS["w"], PARAMS["b"], LAYERS[1] = np.full(3, -1.0), 10.0, np.zeros(3)
+    Scaled.K = 5.0
+    for jitted, plain in fns:
+        _close(jitted(x), plain(x))
+
+
+class Stepper:
+    def __init__(self):
+        self.w = np.ones(3)
+        self.t = 0
+
+    def rebind(self, g):
+        self.w = self.w - 0.1 * g
+        return self.w.sum()
+
+    def tick(self, g):
+        self.t += 1
+        return g * self.t
+
+
+@pytest.mark.parametrize("method", ["rebind", "tick"])
+def test_setting_an_attribute_of_an_object_from_outside_is_refused(method):
+    """Compiled, the assignment would run once, while tracing (``self.t += 1`` counted one call
+    only; ``self.w = ...`` left a traced value in the object)."""
+    obj = Stepper()
+    with pytest.raises(UnsupportedError, match="reads from outside it, is set"):
+        jc.jit(getattr(obj, method))(np.ones(3))
+    assert type(obj.w) is np.ndarray and obj.t == 0
+
+
+class Result:
+    pass
+
+
+def test_attributes_of_an_object_made_inside_are_set_as_python_sets_them():
+    def summary(x):
+        r = Result()
+        r.mean = x.mean()
+        r.top = x.max()
+        return r.mean + r.top
+
+    x = np.arange(5.0)
+    assert jc.jit(summary)(x) == summary(x)
