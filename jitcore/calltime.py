@@ -331,8 +331,25 @@ class Recorder:
     def finish(self) -> None:
         """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
         self.check_generators()
+        self.check_guards()
         self.guard_frozen()
         self.inputs.prepare()
+
+    def check_guards(self) -> None:
+        """Refuse a guarded number that the trace itself changed (``global N; N += 1``, a
+        nonlocal's, a dict item's): compiled, the change would happen once, and the guard
+        would find it changed at every call (each call would trace again)."""
+        for read, value in self.inputs.guards:
+            now = read()
+            if now is not _MISSING and not _same(now, value):
+                name = getattr(read, "name", "a global")
+                raise UnsupportedError(
+                    f"'{name}' changed from {value!r} to {now!r} while the jitted function was "
+                    "traced: a jitted function runs its Python statements once, while it compiles, "
+                    f"so a change to a Python number it reads ('global {name}; {name} += 1', a "
+                    "nonlocal's, an attribute's) would not happen at each call. Keep a value that "
+                    "changes in an array (COUNT = np.zeros(1); COUNT[0] += 1 is written at each "
+                    "call), or change it outside the jitted function")
 
     def guard_frozen(self) -> None:
         """Guard by content each small array the code names but did not use with a traced value:
@@ -416,6 +433,8 @@ class Recorder:
         elif type(obj) in (list, tuple):
             members = [(ItemRead(obj, i), f"{name}[{i}]", v) for i, v in enumerate(obj[:_MEMBERS])
                        if not isinstance(v, _GUARDED)]
+        if type(obj) in (dict, list, set):
+            self._outside[id(obj)] = obj  # (a traced value stored into it is refused: runtime.call)
         elif _users_instance(obj):
             self._outside[id(obj)] = obj
             own, shared = obj.__dict__, type(obj).__dict__

@@ -1397,6 +1397,12 @@ MUTANTS = [
            "self.t += 1 in a jitted method counts the first call only; self.w = ... leaves a "
            "traced value in the object",
            ("tests/jitcore/test_object_attributes.py",)),
+    Mutant("guards-changed-by-trace-unchecked", "jitcore/calltime.py",
+           "        self.check_guards()\n",
+           "",
+           "global N; N += 1 in a jitted function traces again at every call without end "
+           "(RecursionError) instead of saying why",
+           ("tests/jitcore/test_pitfalls.py::test_a_python_number_changed_while_tracing_is_refused",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

@@ -62,6 +62,10 @@ def call(f):
         return math_calls.traced_vectorize(f)
     if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...
         return call_series(f)
+    owner = getattr(f, "__self__", None)
+    if type(owner) in (list, dict, set) and calltime.recorder() is not None \
+            and calltime.recorder().outside(owner):
+        return _outside_container_method(f)
     if calltime.recorder() is not None:
         sampler = random.intercept(f)
         if sampler is not None:
@@ -69,6 +73,24 @@ def call(f):
         if getattr(f, "__code__", None) not in convert._converted_codes:
             calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
     return converted(f)
+
+
+def _outside_container_method(method):
+    """``HIST.append(v)`` on a list, dict or set from outside the jitted function: refused when
+    it would store a traced value there (it runs once, while tracing, and the container would
+    keep a value that exists only then)."""
+    def checked(*args, **kwargs):
+        if prims.holds_tracer((args, kwargs)):
+            kind = type(method.__self__).__name__
+            raise UnsupportedError(
+                f"{kind}.{method.__name__}(...) with a traced value (at {user_location()}) changes a "
+                f"{kind} from outside the jitted function: it would run once, while the function "
+                "compiles, not at each call, and leave a traced value in it. Return the value "
+                "(and store it outside the jitted function), or write it into an array made "
+                "beforehand (OUT[i] = v), which the compiled code writes at each call")
+        return method(*args, **kwargs)
+
+    return checked
 
 
 def _apply_along_axis(func1d, axis, arr, *args, **kwargs):

@@ -466,3 +466,46 @@ def test_recursion_on_a_traced_argument_says_to_make_it_static():
     assert "recursion limit" in first and "static_argnames=('k',)" in first
     np.testing.assert_array_equal(jc.jit(_halving_sum, static_argnames=("k",))(np.ones(3), 3),
                                   _halving_sum(np.ones(3), 3))
+
+
+CALLS = 0
+HISTORY = []
+
+
+def _count_calls(x):
+    global CALLS
+    CALLS += 1
+    return x * CALLS
+
+
+def _record(x):
+    HISTORY.append(x.sum())
+    return x
+
+
+def _nonlocal_counter():
+    n = 0
+
+    def count(x):
+        nonlocal n
+        n += 1
+        return x * n
+    return count
+
+
+@pytest.mark.parametrize("make", [lambda: _count_calls, _nonlocal_counter])
+def test_a_python_number_changed_while_tracing_is_refused(make):
+    """``global N; N += 1`` (or a nonlocal's) runs once, while compiling; the guard on ``N`` then
+    found it changed at every call and traced again without end (RecursionError before)."""
+    global CALLS
+    CALLS = 0
+    with pytest.raises(jc.UnsupportedError, match="changed from 0 to 1 while the jitted function was traced"):
+        jc.jit(make())(np.ones(2))
+
+
+def test_storing_a_traced_value_in_a_list_from_outside_is_refused():
+    """Before: the global list kept a tracer (``[Traced<f64[]>]``) after the call."""
+    HISTORY.clear()
+    with pytest.raises(jc.UnsupportedError, match="list.append"):
+        jc.jit(_record)(np.ones(2))
+    assert HISTORY == []
