@@ -1403,6 +1403,12 @@ MUTANTS = [
            "global N; N += 1 in a jitted function traces again at every call without end "
            "(RecursionError) instead of saying why",
            ("tests/jitcore/test_pitfalls.py::test_a_python_number_changed_while_tracing_is_refused",)),
+    Mutant("print-at-trace-time", "jitcore/autograph/runtime.py",
+           "BUILTINS[builtins.print] = _print",
+           "BUILTINS[print.__call__] = _print",
+           "print(x.sum()) in a jitted function prints Traced<f64[]> once, while compiling, "
+           "instead of the values at each call",
+           ("tests/jitcore/test_pitfalls.py::test_print_shows_the_values_at_each_call_as_numpy_does",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

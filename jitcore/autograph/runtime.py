@@ -29,6 +29,7 @@ from jitcore.autograph.expressions import (
     setitem,
 )
 from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
+from jitcore.debugging import debug_callback
 from jitcore.errors import UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, user_location
@@ -108,6 +109,25 @@ def _pad(array, pad_width, mode="constant", **kwargs):
 
 
 BUILTINS[np.pad] = _pad
+
+
+def _print(*args, sep=" ", end="\n", file=None, flush=False):
+    """``print`` of traced values: at each call of the compiled function, with the values of
+    that call (``jitcore.debug_callback``), as the NumPy code prints each time it runs; before
+    session 40 it printed ``Traced<f64[]>`` once, while compiling. Without a traced value:
+    now, as Python's."""
+    if current_trace() is None or not prims.holds_tracer((args, file)):
+        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
+        return
+
+    def show(*values):
+        builtins.print(*values, sep=sep, end=end, file=file if file is not None else sys.stdout,
+                       flush=flush)
+
+    debug_callback(show, *args)
+
+
+BUILTINS[builtins.print] = _print
 
 
 def setitem_outer(base, key, value) -> None:

@@ -5,6 +5,7 @@ shape errors, and a cache that stays consistent after an error."""
 from __future__ import annotations
 
 import inspect
+import io
 import linecache
 import math
 import os
@@ -221,38 +222,51 @@ def test_iterating_over_a_tracer_unrolls_over_the_static_first_axis():
 
 # -- (c) print while tracing -------------------------------------------------------------------
 
-def test_print_shows_the_abstract_value_once_per_signature(capsys):
+def test_print_shows_the_values_at_each_call_as_numpy_does(capsys):
+    """Since session 40 ``print`` of a traced value prints at each call, with that call's values
+    (``jc.debug_callback``), as the NumPy code prints each time it runs; it printed the abstract
+    value (``Traced<f32[1000]>``) once, while compiling, before."""
     @jc.jit
     def f(x):
-        print(x)
+        print(x.sum(), x[:2])
         return x + 1
 
     x = np.zeros(1000, np.float32)
     assert_matches(f(x), x + 1)
-    assert capsys.readouterr().out == "Traced<f32[1000]>\n"
-    assert_matches(f(x), x + 1)
+    assert capsys.readouterr().out == "0.0 [0. 0.]\n"
     assert_matches(f(np.ones(1000, np.float32)), np.full(1000, 2, np.float32))
-    assert capsys.readouterr().out == ""  # cached calls do not run the Python body
-    f(np.zeros(10, np.float32))
-    assert capsys.readouterr().out == "Traced<f32[10]>\n"
-    f(np.zeros((2, 3), np.float64))
-    assert capsys.readouterr().out == "Traced<f64[2,3]>\n"
-    f(np.zeros((), np.int32))
-    assert capsys.readouterr().out == "Traced<i32[]>\n"
-    f(np.zeros(10, np.float32))
-    assert capsys.readouterr().out == ""
-    assert info(f) == (3, 4, 4, 4)  # f32[10] traced; a tiny kernel (TINY_WORK) has code of its own
+    assert capsys.readouterr().out == "1000.0 [1. 1.]\n"
+
+
+def test_print_of_static_values_only_runs_while_tracing(capsys):
+    """Shapes and dtypes are known while compiling: a print of them alone runs once per
+    signature, as the Python body does."""
+    @jc.jit
+    def f(x):
+        print(x.shape, x.dtype)
+        return x + 1
+
+    f(np.zeros(3, np.float32))
+    f(np.zeros(3, np.float32))
+    assert capsys.readouterr().out == "(3,) float32\n"
+    f(np.zeros((2, 3)))
+    assert capsys.readouterr().out == "(2, 3) float64\n"
 
 
 def test_print_of_intermediate_values_and_shapes(capsys):
     @jc.jit
     def f(x, y):
         s = (x * y).sum(axis=0)
-        print("s:", s, s.shape, s.dtype)
+        print("s:", s, s.shape, s.dtype, sep="|")
         return s
 
-    f(np.ones((4, 5), np.float32), np.ones(5, np.float32))
-    assert capsys.readouterr().out == "s: Traced<f32[5]> (5,) float32\n"
+    x, y = np.ones((4, 5), np.float32), np.arange(5, dtype=np.float32)
+    f(x, y)
+    out = capsys.readouterr().out
+    want = io.StringIO()
+    s = (x * y).sum(axis=0)
+    print("s:", s, s.shape, s.dtype, sep="|", file=want)
+    assert out == want.getvalue()
 
 
 # -- (d) retracing -----------------------------------------------------------------------------
