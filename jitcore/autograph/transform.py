@@ -402,7 +402,8 @@ class ControlFlow(ast.NodeTransformer):
 
     # -- scopes the conversion leaves to their own pass ---------------------------------
     def visit_FunctionDef(self, node):
-        return convert_function(node)
+        # a generator stays Python's: its loops cannot become functions (yield would leave them)
+        return node if _is_generator(node) else convert_function(node)
 
     def visit_AsyncFunctionDef(self, node):
         return node
@@ -560,6 +561,18 @@ class ControlFlow(ast.NodeTransformer):
         site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
         return self._finish(defs, call, state, node)
+
+
+def _is_generator(fn: ast.FunctionDef) -> bool:
+    """Whether ``fn``'s own body (not a function nested in it) yields."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _locate(node, where):

@@ -790,3 +790,27 @@ def test_control_flow_in_a_function_without_source_says_why_it_was_not_converted
     exec(compile(source, "<string>", "exec"), scope)
     with pytest.raises(jc.ConcretizationError, match="source jitcore cannot read"):
         jc.jit(scope["f"])(np.array([1.0]))
+
+
+def _pairs_sum(x):
+    def pairs():
+        for i in range(x.shape[0] - 1):
+            yield x[i], x[i + 1]
+    return sum(a * b for a, b in pairs())
+
+
+def _positives(x):
+    def positives():
+        for v in x:
+            if v > 0:
+                yield v
+    return sum(positives())
+
+
+def test_a_generator_defined_inside_runs_as_python():
+    """Its loop is not converted (a body function cannot yield for it): before session 40 it
+    raised "__agf_body_1() takes 1 positional argument but 2 were given"."""
+    x = np.arange(5.0)
+    assert jc.jit(_pairs_sum)(x) == _pairs_sum(x)
+    with pytest.raises(jc.ConcretizationError):  # an if on the data inside a generator
+        jc.jit(_positives)(x)
