@@ -1409,6 +1409,11 @@ MUTANTS = [
            "print(x.sum()) in a jitted function prints Traced<f64[]> once, while compiling, "
            "instead of the values at each call",
            ("tests/jitcore/test_pitfalls.py::test_print_shows_the_values_at_each_call_as_numpy_does",)),
+    Mutant("settled-ignores-shared-roots", "jitcore/autograph/aliasing.py",
+           "            shared is not None and any(leaf is r for r in shared.roots))):",
+           "            False)):",
+           "return y from inside a traced loop (y written there) gives y as it was before the loop",
+           ("tests/jitcore/test_shared_arrays.py",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",
            "        if True:",

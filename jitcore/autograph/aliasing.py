@@ -91,7 +91,7 @@ class SharedArrays:
         self._saved = None
 
     def __bool__(self) -> bool:
-        return bool(self.held)
+        return bool(self.roots)
 
     def initial(self) -> dict:
         """The roots' values before the region, as new tracers (the region's operands)."""
@@ -141,9 +141,12 @@ class SharedArrays:
                 r.rebind(results[self.keys[k]])
 
 
-def settled(leaf):
-    """A carried leaf as its value now: a view is read before its root leaves the region."""
-    if isinstance(leaf, Tracer) and leaf.view_of is not None:
+def settled(leaf, shared: SharedArrays | None = None):
+    """A carried leaf as its value now, read before the shared roots leave the region: a view,
+    or one of those roots itself (``return y`` in a loop, ``out = a`` in a branch, whose value
+    after ``leave`` would be the one from before the region)."""
+    if isinstance(leaf, Tracer) and (leaf.view_of is not None or (
+            shared is not None and any(leaf is r for r in shared.roots))):
         return fresh(leaf, leaf.scalar, leaf.weak)
     return leaf
 

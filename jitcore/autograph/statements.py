@@ -230,7 +230,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             if isinstance(v, Tracer):  # (``chosen`` keeps the ones the caller sees)
                 sides[0 if first else 1][i] = copies.get(id(v), v)
             leaves, tree = pytree.flatten(v)
-            given[name] = pytree.unflatten(tree, [settled(leaf) for leaf in leaves]) if shared else v
+            given[name] = pytree.unflatten(tree, [settled(leaf, shared) for leaf in leaves]) if shared else v
         given.update(shared.current())
         return given
 
@@ -1026,7 +1026,7 @@ class _Loop:
                 self.arrays.leave()
                 raise UnsupportedError(f"'{name}' has no value at the end of an iteration of the "
                                        f"{self.what} at {where(self.line)}")
-            carry[name] = pytree.unflatten(tree, [settled(leaf) for leaf in leaves]) \
+            carry[name] = pytree.unflatten(tree, [settled(leaf, self.arrays) for leaf in leaves]) \
                 if self.arrays else v
         carry.update(self.arrays.current())
         self.arrays.leave()

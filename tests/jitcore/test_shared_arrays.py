@@ -506,3 +506,52 @@ def test_writing_one_of_two_arrays_chosen_by_a_traced_condition_is_refused():
     np.testing.assert_array_equal(jc.jit(read)(a, b, 1), read(a, b, 1))
     with pytest.raises(UnsupportedError, match="chosen by a traced condition"):
         jc.jit(pick)(a, b, 1)
+
+
+# -- a shared array returned or bound by value inside the region ----------------------------------
+def zero_the_rest_and_return(x, thr):
+    y = x.copy()
+    for i in range(y.shape[0]):
+        if y[i] > thr:
+            y[i:] = 0
+            return y  # the function's result is y as the body left it
+        y[i] *= 2
+    return y
+
+
+def bound_in_branch_after_write(a, t):
+    b = np.zeros(6)
+    if t > 0:
+        a[0] = -5.0
+        b = a  # b is a, as the branch left it
+    return b
+
+
+@pytest.mark.parametrize("thr", [0.5, 5.0])
+def test_a_written_array_returned_from_inside_a_loop(thr):
+    """The body's own value, not the one from before the loop (a session-40 slip, caught by a
+    new-user program before it was committed)."""
+    x = np.array([0.1, 0.2, 0.9, 0.3])
+    np.testing.assert_array_equal(jc.jit(zero_the_rest_and_return)(x, thr), zero_the_rest_and_return(x, thr))
+
+
+@pytest.mark.parametrize("t", [-1, 1])
+def test_a_written_array_bound_to_another_name_in_a_branch(t):
+    (want, x_np), (got, x_jc) = _both(bound_in_branch_after_write, t)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(x_jc, x_np)
+
+
+def local_bound_in_branch_after_write(a, t):
+    c = a * 1.0  # a local array (not the caller's)
+    b = np.zeros(6)
+    if t > 0:
+        c[0] = -5.0
+        b = c
+    return b
+
+
+@pytest.mark.parametrize("t", [-1, 1])
+def test_a_written_local_array_bound_to_another_name_in_a_branch(t):
+    (want, _), (got, _) = _both(local_bound_in_branch_after_write, t)
+    np.testing.assert_array_equal(got, want)

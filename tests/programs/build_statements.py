@@ -92,7 +92,11 @@ class BuildStatements:
         name = self.new_name()
         c = self.choose((1, 2) if _dtype(self.ns[x]).kind == "u" else (1, 2, -1))  # (-1: OverflowError)
         write = f"{x}[{key}] += {c}"
-        read = f"{name} = {name} + {y}.copy()"
+        # the array read into a sum, or the array itself bound to a name in the region (its
+        # value as the region left it; the name is then frozen: which array it holds after a
+        # loop depends on the trip count, a case jitcore carries by value)
+        bind = self.chance(0.3)
+        read = f"{name} = {y}" if bind else f"{name} = {name} + {y}.copy()"
         kind = self.choose(("for", "if", "while"))
         if kind == "for":  # a trip count from the data: a traced loop
             m = self.pick()
@@ -110,6 +114,8 @@ class BuildStatements:
         exact = cond_prec == 0
         self.written(x, self.meta[x].prec if exact else FREE, None)
         self.result(name, self.meta[y].prec if exact else FREE, None)
+        if bind:
+            self.frozen.append(self.ns[name])
 
     # -- helpers ----------------------------------------------------------------------------
     def _exact(self, *names) -> bool:
