@@ -957,7 +957,7 @@ class _Loop:
     def test(self, test_fn, carry):
         """``test_fn`` of the state, in the loop's test."""
         try:
-            return settled(test_fn(self.full(carry)))
+            return settled(test_fn(self.full(carry)), self.arrays)
         finally:
             self.arrays.leave()
 
