@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from jitcore import tracer
-from jitcore.errors import JitTypeError
+from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.tracer import Tracer, current_trace, fresh
 
 # Versions given to a root while a region is traced: above any count of writes before, so
@@ -69,13 +69,41 @@ def _shared_array(value) -> bool:
     return isinstance(value, Tracer) and not value.scalar
 
 
+def aliased(value, shared: SharedArrays) -> bool:
+    """Whether ``value``, a variable's array as a region starts, is seen by other names: a view,
+    the caller's array, or an array the region carries as shared."""
+    return _shared_array(value) and (value.view_of is not None or value.root().caller_sees
+                                     or any(value.root() is r for r in shared.roots))
+
+
+def refuse_first_write(name: str, what: str, line) -> UnsupportedError:
+    """A variable carried by value (the body binds it anew) that holds another array's memory
+    as the region starts and is written in place in the body: Python's first iteration writes
+    that array, the carried value cannot."""
+    from jitcore.autograph.expressions import where
+    return UnsupportedError(
+        f"'{name}' holds another array's memory (a view of it, or the same array) as the {what} "
+        f"at {where(line)} starts, is written in place in it and bound to another value there: "
+        "the write reaches the other array in Python's first pass and not after, which compiled "
+        f"code cannot follow. Copy it first ({name} = {name}.copy()) if the write should not "
+        "reach the other array, or write that array itself")
+
+
 class SharedArrays:
     """The variables of one traced statement that hold arrays it changes in place, and their
     roots. ``held`` maps a variable's position in the statement's names to its object."""
 
-    def __init__(self, names, values, rebinds=(), written=()):
+    def __init__(self, names, values, rebinds=(), written=(), rebound=()):
+        # ``rebinds``: the conversion's names bound anew; ``rebound``: those a traced body did
+        # bind to another object. A name the conversion lists whose array is also another held
+        # variable's (``b = a`` before, ``b = b`` or ``b = a`` in the body) is held until a body
+        # shows otherwise: carried by value, it would miss that array's writes.
+        hinted = {i: v for i, (name, v) in enumerate(zip(names, values))
+                  if name not in rebinds and name not in rebound and _shared_array(v)}
+        held_roots = [v.root() for v in hinted.values()] + list(written)
         self.held = {i: v for i, (name, v) in enumerate(zip(names, values))
-                     if name not in rebinds and _shared_array(v)}
+                     if name not in rebound and _shared_array(v)
+                     and (i in hinted or any(v.root() is r for r in held_roots))}
         self.roots: list[Tracer] = []
         for root in [v.root() for v in self.held.values()] + list(written):
             if not any(root is r for r in self.roots):
@@ -244,3 +272,22 @@ def _read_only_choice(selected):
             "first (x = (a if cond else b).copy())")
 
     return make_view(fresh(selected), forward, backward)
+
+
+def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, line) -> Tracer:
+    """A loop variable carried by value that held ``entry``'s memory (a shared array's, or a
+    view of it) as the loop started: in the first pass it reads that array as the body has
+    written it so far (a view of its root, read where it is used), after it the carried value.
+    A write through it is refused (``refuse_first_write``)."""
+    from jitcore import primitives as prims
+    from jitcore.tracer import make_view
+
+    root, steps = _path(entry)
+
+    def forward(base):
+        return prims.where(first, _down(base, steps), carried)
+
+    def backward(base, new):
+        raise refuse_first_write(name, what, line)
+
+    return make_view(root, forward, backward)

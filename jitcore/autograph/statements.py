@@ -16,7 +16,16 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
 from jitcore.autograph import loop_exit
-from jitcore.autograph.aliasing import Rebound, SharedArrays, Unheld, chosen, settled
+from jitcore.autograph.aliasing import (
+    Rebound,
+    SharedArrays,
+    Unheld,
+    aliased,
+    chosen,
+    first_pass_view,
+    refuse_first_write,
+    settled,
+)
 from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
@@ -141,16 +150,16 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
-    written = []
+    written, rebound = [], set()
     while True:
         # arrays the branches change only in place: their roots, shared with other names, are
         # the if's operands and results (``aliasing``); the variables keep their objects
-        shared = SharedArrays(names, init, rebinds, written)
+        shared = SharedArrays(names, init, rebinds, written, rebound)
         try:
             return _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined,
                               dead, fresh, shared)
         except Rebound as e:
-            rebinds |= {names[i] for i in e.positions}
+            rebound |= {names[i] for i in e.positions}
         except Unheld as e:
             if e.region is not shared:
                 raise
@@ -179,13 +188,19 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     carried = [i for i, v in enumerate(init) if not isinstance(v, Undefined) and i not in shared.held]
     first_type = {}
     sides = ({}, {})  # per branch traced (first, second): the array objects from outside it
-    writes = _InPlace(names, init, "if", line, shared.held)
+    # names the branches get as they are (``run``): their writes reach their arrays directly
+    originals = {i for i in carried if aliased(init[i], shared)}
+    writes = _InPlace(names, init, "if", line, set(shared.held) | originals)
 
     def branch(fn, first: bool):
         def run(*ops):
             full = list(init)
             for i, v in zip(carried, ops):
-                full[i] = v
+                # a name the branch binds anew keeps its array until then, as in Python, when
+                # that array is seen by others (a view, the caller's, a shared root): its reads
+                # see the branch's writes and its own writes reach that array (a root from
+                # outside is claimed: ``Unheld``); any other gets the branch's own copy
+                full[i] = init[i] if i in originals else v
             shared.enter()
             try:
                 out = list(fn(*full))
@@ -223,7 +238,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                 leaves, treedef = pytree.flatten(v)
                 first_type[i] = (treedef, [_leaf_kind(leaf) for leaf in leaves])
         given = {}
-        copies = {id(full[j]): init[j] for j in carried}  # the branch's copies of its operands
+        copies = {id(full[j]): init[j] for j in carried}  # the branch's operands: the names' own
         for i, (name, v) in enumerate(zip(names, out)):
             if name in local or i in shared.held:
                 continue
@@ -372,13 +387,13 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     (``local_arrays``)."""
     rebinds = _rebinds()
     values = shared_as_traced(values, names, functions, rebinds)
-    written = []
+    written, rebound = [], set()
     while True:
-        loop = _Loop(names, values, line, what, targets, rebinds, written)
+        loop = _Loop(names, values, line, what, targets, rebinds, written, rebound)
         try:
             return loop, traced(loop)
         except Rebound as e:
-            rebinds = rebinds | {names[i] for i in e.positions}
+            rebound |= {names[i] for i in e.positions}
         except Unheld as e:
             if e.region is not loop.arrays:
                 raise
@@ -918,6 +933,9 @@ def _range_length(start, stop, step, line):
     return np.maximum(np.where(step > 0, up, down), 0)
 
 
+_FIRST = "<the first pass>"  # the carry's flag, for variables that are shared arrays there (``_Loop.full``)
+
+
 class _Loop:
     """A traced loop's carry: the state, as a dict by name (so carry errors name the variable).
     A variable the body never gives a value (the function's result, where no path through the
@@ -925,10 +943,13 @@ class _Loop:
     changes only in place is carried as its root (``aliasing.SharedArrays``), so that the other
     names and views of that array see the writes."""
 
-    def __init__(self, names, values, line, what, targets=(), rebinds=(), written=()):
+    def __init__(self, names, values, line, what, targets=(), rebinds=(), written=(), rebound=()):
         self.names, self.values, self.line, self.what = names, values, line, what
         self.targets = set(targets)
-        self.arrays = SharedArrays(names, values, set(rebinds) | self.targets, written)
+        self.arrays = SharedArrays(names, values, rebinds, written, set(rebound) | self.targets)
+        self.first = {i for i, v in enumerate(values) if i not in self.arrays.held
+                      and isinstance(v, Tracer) and not v.scalar
+                      and any(v.root() is r for r in self.arrays.roots)}
         self.writes = _InPlace(names, values, what, line, self.arrays.held)
         self.absent: set[str] = set()
         self.scalars: dict[str, list[bool]] = {}  # by name: which leaves the body made scalars
@@ -949,9 +970,17 @@ class _Loop:
                      for i, n in enumerate(self.names))
 
     def full(self, carry) -> tuple:
-        """The state in a body or test being traced (the shared arrays' roots hold the carry)."""
+        """The state in a body or test being traced (the shared arrays' roots hold the carry).
+        A variable carried by value that held a shared array's memory as the loop started
+        (``v = x[1:]``, then ``v = v + 1`` in a body that writes ``x``) is that array, as the
+        body has written it so far, in the first pass: Python's first pass reads it there."""
         self.arrays.enter(carry)
-        self._given = self._state(carry)
+        state = self._state(carry)
+        if self.first:
+            first = carry[_FIRST]
+            state = tuple(first_pass_view(self.values[i], v, first, self.names[i], self.what, self.line)
+                          if i in self.first else v for i, v in enumerate(state))
+        self._given = state
         return self._given
 
     def test(self, test_fn, carry):
@@ -1006,6 +1035,10 @@ class _Loop:
         for i, (name, v) in enumerate(zip(self.names, values)):
             if i in self.arrays.held:
                 continue
+            given = self._given[i]
+            if isinstance(given, Tracer) and given.version and aliased(self.values[i], self.arrays):
+                self.arrays.leave()
+                raise refuse_first_write(name, self.what, self.line)
             leaves, tree = pytree.flatten(v)
             self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
                                   for leaf in leaves]
@@ -1029,6 +1062,8 @@ class _Loop:
             carry[name] = pytree.unflatten(tree, [settled(leaf, self.arrays) for leaf in leaves]) \
                 if self.arrays else v
         carry.update(self.arrays.current())
+        if self.first:
+            carry[_FIRST] = np.False_
         self.arrays.leave()
         return carry
 
@@ -1063,6 +1098,8 @@ class _Loop:
         carry = {n: v for i, (n, v) in enumerate(zip(self.names, values))
                  if n not in self.absent and i not in self.arrays.held}
         carry.update(self.arrays.initial())
+        if self.first:
+            carry[_FIRST] = np.True_
         return carry
 
 
