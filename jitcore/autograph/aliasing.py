@@ -76,14 +76,13 @@ def aliased(value, shared: SharedArrays) -> bool:
                                      or any(value.root() is r for r in shared.roots))
 
 
-def refuse_first_write(name: str, what: str, line) -> UnsupportedError:
+def refuse_first_write(name: str, what: str, at: str) -> UnsupportedError:
     """A variable carried by value (the body binds it anew) that holds another array's memory
     as the region starts and is written in place in the body: Python's first iteration writes
-    that array, the carried value cannot."""
-    from jitcore.autograph.expressions import where
+    that array, the carried value cannot. ``at``: the statement's place, as the user wrote it."""
     return UnsupportedError(
         f"'{name}' holds another array's memory (a view of it, or the same array) as the {what} "
-        f"at {where(line)} starts, is written in place in it and bound to another value there: "
+        f"at {at} starts, is written in place in it and bound to another value there: "
         "the write reaches the other array in Python's first pass and not after, which compiled "
         f"code cannot follow. Copy it first ({name} = {name}.copy()) if the write should not "
         "reach the other array, or write that array itself")
@@ -274,7 +273,7 @@ def _read_only_choice(selected):
     return make_view(fresh(selected), forward, backward)
 
 
-def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, line) -> Tracer:
+def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, what: str, at: str) -> Tracer:
     """A loop variable carried by value that held ``entry``'s memory (a shared array's, or a
     view of it) as the loop started: in the first pass it reads that array as the body has
     written it so far (a view of its root, read where it is used), after it the carried value.
@@ -288,6 +287,6 @@ def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, wh
         return prims.where(first, _down(base, steps), carried)
 
     def backward(base, new):
-        raise refuse_first_write(name, what, line)
+        raise refuse_first_write(name, what, at)
 
     return make_view(root, forward, backward)

@@ -978,7 +978,8 @@ class _Loop:
         state = self._state(carry)
         if self.first:
             first = carry[_FIRST]
-            state = tuple(first_pass_view(self.values[i], v, first, self.names[i], self.what, self.line)
+            at = where(self.line)
+            state = tuple(first_pass_view(self.values[i], v, first, self.names[i], self.what, at)
                           if i in self.first else v for i, v in enumerate(state))
         self._given = state
         return self._given
@@ -1038,7 +1039,7 @@ class _Loop:
             given = self._given[i]
             if isinstance(given, Tracer) and given.version and aliased(self.values[i], self.arrays):
                 self.arrays.leave()
-                raise refuse_first_write(name, self.what, self.line)
+                raise refuse_first_write(name, self.what, where(self.line))
             leaves, tree = pytree.flatten(v)
             self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)
                                   for leaf in leaves]
