@@ -14,6 +14,12 @@ is immutable) that the region changes only in place (``a[i] = v``, ``a += 1``). 
 region binds to another value (``a = a + 1``; the conversion passes these as ``rebinds``) is
 carried by value. A body that turns out to rebind one the conversion thought it kept raises
 ``Rebound``, and the statement is traced again with it carried by value.
+
+Also here: an array from outside written by other means (``v.sort()``, a helper, a global) is
+claimed through the tracer's write barrier (``Unheld``: traced again carrying it); a variable
+carried by value that held a shared array's memory as a loop starts reads that array in the
+first pass (``first_pass_view``); a variable a traced condition binds to the caller's array on
+one path is a view of it that writes it there (``chosen``).
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ def _claim(root: Tracer) -> None:
     """``tracer.OUTER_WRITE``: a write to ``root`` in the body of the innermost converted
     region, which it was not carrying."""
     regions = getattr(_ACTIVE, "regions", None)
-    if regions and regions[-1].depth == root.owner_trace.depth:
+    if regions and regions[-1].trace is root.owner_trace and regions[-1].depth == root.owner_trace.depth:
         raise Unheld(root, regions[-1])
 
 
@@ -114,7 +120,7 @@ class SharedArrays:
             first.setdefault(id(v.root()), f"the array of '{names[i]}'")
         self.keys = [first.get(id(r), f"an array written inside ({k})") for k, r in enumerate(self.roots)]
         self.wrote = [False] * len(self.roots)
-        self.depth = None
+        self.trace = self.depth = None  # of the body being traced (``enter``)
         self._saved = None
 
     def __bool__(self) -> bool:
@@ -127,7 +133,8 @@ class SharedArrays:
     def enter(self, carried=None) -> None:
         """While a body or branch is traced: each root holds its ``carried`` tracer's value
         (the loop's carry; None: the value it had, for a branch) and may be written."""
-        depth = self.depth = current_trace().depth
+        self.trace = current_trace()
+        depth = self.depth = self.trace.depth
         regions = _ACTIVE.__dict__.setdefault("regions", [])
         regions.append(self)
         self._saved = [(r._value, r.level, r.version, r.sources) for r in self.roots]
