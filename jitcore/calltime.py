@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import itertools
 import sys
 import threading
 import types
@@ -427,7 +428,8 @@ class Recorder:
             return
         members = []  # (read, label, value)
         if type(obj) is dict:
-            members = [(GlobalRead(obj, k), f"{name}[{k!r}]", v) for k, v in list(obj.items())[:_MEMBERS]
+            members = [(GlobalRead(obj, k), f"{name}[{k!r}]", v)
+                       for k, v in itertools.islice(obj.items(), _MEMBERS)
                        if type(k) is str and (type(v) is np.ndarray or k in code_names
                                               or not isinstance(v, _GUARDED))]
         elif type(obj) in (list, tuple):
