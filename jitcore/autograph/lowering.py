@@ -90,11 +90,14 @@ def _returns_block(stmts, in_loop: bool) -> list:
         rest = stmts[i + 1:]
         if isinstance(s, ast.If):
             then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
+            # (asked before lowering: afterwards a return is a flag assignment; an elif that
+            # returns on one of its paths must not take the rest unguarded)
+            other_returns = _contains(s.orelse if then_returns else s.body, ast.Return, True)
             s.body = _returns_block(s.body, in_loop)
             s.orelse = _returns_block(s.orelse, in_loop)
             if rest and then_returns != else_returns:
                 other = s.orelse if then_returns else s.body
-                if not _contains(other, ast.Return, True):
+                if not other_returns:
                     other += _returns_block(rest, in_loop)
                     out.append(s)
                     return out

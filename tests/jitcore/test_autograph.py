@@ -814,3 +814,52 @@ def test_a_generator_defined_inside_runs_as_python():
     assert jc.jit(_pairs_sum)(x) == _pairs_sum(x)
     with pytest.raises(jc.ConcretizationError):  # an if on the data inside a generator
         jc.jit(_positives)(x)
+
+
+def _elif_returns(x, k):
+    if k == 1:
+        return x * 2
+    elif k == 2:
+        return x * x
+    return x
+
+
+def _elif_chain_returns(x, k):
+    y = x  # (a traced k needs y on every path: only one branch sets it)
+    if k == 1:
+        return x * 2
+    elif k == 2:
+        return x * x
+    elif k == 3:
+        y = x + 1
+    else:
+        return -x
+    return y * 3
+
+
+def _elif_returns_in_loop(x, n):
+    for i in range(n):
+        if x[i] > 10:
+            return x * 0
+        elif x[i] < 0:
+            return x * -1
+    return x
+
+
+@pytest.mark.parametrize("k", [0, 1, 2, 3, 4])
+@pytest.mark.parametrize("fn", [_elif_returns, _elif_chain_returns])
+@pytest.mark.parametrize("static", [False, True])
+def test_a_return_after_an_elif_that_returns_runs_only_when_no_branch_returned(fn, k, static):
+    """The statements after ``if ...: return`` / ``elif ...: return`` were moved into the else
+    branch unguarded, so they ran after the elif's return too: ``k == 2`` gave ``x``, not
+    ``x * x`` (a wrong answer before session 40, static or traced ``k``)."""
+    x = np.arange(4.0)
+    jitted = jc.jit(fn, static_argnames=("k",) if static else ())
+    np.testing.assert_array_equal(jitted(x, k), fn(x, k))
+
+
+@pytest.mark.parametrize("data", [[1.0, 2.0, 3.0], [1.0, -2.0, 3.0], [1.0, 20.0, 3.0]])
+def test_a_return_after_an_elif_in_a_loop(data):
+    x = np.array(data)
+    np.testing.assert_array_equal(jc.jit(_elif_returns_in_loop)(x, 3), _elif_returns_in_loop(x, 3))
+
