@@ -1419,11 +1419,12 @@ MUTANTS = [
            "        if False:\n            first = carry[_FIRST]",
            "v = x[1:]; for ...: x[4] -= 3; v = v + 1 reads x from before the loop in the first pass",
            ("tests/jitcore/test_shared_arrays_programs.py",)),
-    Mutant("elif-return-rest-unguarded", "jitcore/autograph/lowering.py",
-           "            other_returns = _contains(s.orelse if then_returns else s.body, ast.Return, True)",
-           "            other_returns = False",
-           "if k == 1: return a / elif k == 2: return b / return c gives c for k == 2 (the bug "
-           "session 40 found)",
+    Mutant("return-rest-into-the-returning-branch", "jitcore/autograph/lowering.py",
+           "                if then_returns:\n                    s.orelse = s.orelse + rest",
+           "                if not then_returns:\n                    s.orelse = s.orelse + rest",
+           "the statements after if c: return a go into the branch that returns: they never run "
+           "(if k == 1: return a / elif k == 2: return b / return c gave c for k == 2 before "
+           "session 40, in another way)",
            ("tests/jitcore/test_autograph.py::test_a_return_after_an_elif_that_returns_runs_only_when_no_branch_returned",)),
     Mutant("local-arrays-not-grouped", "jitcore/autograph/local_arrays.py",
            "        if len(group) < 2 or owner_id not in written:",

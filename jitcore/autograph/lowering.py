@@ -90,17 +90,23 @@ def _returns_block(stmts, in_loop: bool) -> list:
         rest = stmts[i + 1:]
         if isinstance(s, ast.If):
             then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
-            # (asked before lowering: afterwards a return is a flag assignment; an elif that
-            # returns on one of its paths must not take the rest unguarded)
+            # (asked before lowering: afterwards a return is a flag assignment)
             other_returns = _contains(s.orelse if then_returns else s.body, ast.Return, True)
+            if rest and then_returns != else_returns and (not other_returns or not in_loop):
+                # One branch always returns: the rest joins the other, lowered with it, so that
+                # a name it sets and the rest reads is not needed on the returning branch; an
+                # if in it that returns on one path takes the rest in turn. (In a loop, where
+                # a return also breaks, only a branch without returns takes it.)
+                if then_returns:
+                    s.orelse = s.orelse + rest
+                else:
+                    s.body = s.body + rest
+                s.body = _returns_block(s.body, in_loop)
+                s.orelse = _returns_block(s.orelse, in_loop)
+                out.append(s)
+                return out
             s.body = _returns_block(s.body, in_loop)
             s.orelse = _returns_block(s.orelse, in_loop)
-            if rest and then_returns != else_returns:
-                other = s.orelse if then_returns else s.body
-                if not other_returns:
-                    other += _returns_block(rest, in_loop)
-                    out.append(s)
-                    return out
         elif isinstance(s, (ast.For, ast.While)):
             s.body = _returns_block(s.body, in_loop=True)
             s.orelse = _returns_block(s.orelse, in_loop)

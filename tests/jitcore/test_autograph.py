@@ -863,3 +863,21 @@ def test_a_return_after_an_elif_in_a_loop(data):
     x = np.array(data)
     np.testing.assert_array_equal(jc.jit(_elif_returns_in_loop)(x, 3), _elif_returns_in_loop(x, 3))
 
+
+
+def _set_after_a_nested_return(x, k):
+    if k > 0:
+        if k > 5:
+            return x * 5
+        y = x + 1
+    else:
+        return x * -1
+    return y * 2
+
+
+@pytest.mark.parametrize("k", [-1, 1, 7])
+def test_a_name_set_only_on_the_branch_that_falls_through(k):
+    """``y`` is set only where no return came first, and read after the if: with a traced ``k``
+    it was refused ("'y' is assigned in only one branch"); the rest now joins that branch."""
+    x = np.arange(3.0)
+    np.testing.assert_array_equal(jc.jit(_set_after_a_nested_return)(x, k), _set_after_a_nested_return(x, k))
