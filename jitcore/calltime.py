@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dis
 import functools
+import gc
 import itertools
 import sys
 import threading
@@ -237,6 +238,9 @@ def _names(code) -> frozenset[str]:
     return frozenset(names)
 
 
+_ATTRIBUTE_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"})
+
+
 def _attribute_names(code) -> frozenset[str]:
     """The attribute names a code object and the code nested in it load or store, and its
     string constants (the keys it may look up: ``PARAMS["w"]``)."""
@@ -250,6 +254,14 @@ def _attribute_names(code) -> frozenset[str]:
 
 
 _MEMBERS = 256  # items of a global dict, list or tuple looked at, at most
+
+
+def _class_dict(cls):
+    """The dict behind a class's ``__dict__`` proxy, which a read of the native call reads as it
+    reads a module's globals (the proxy itself would send every call the Python way: 4 us
+    against 0.2 for a bound method naming ``self.K``); the proxy where it cannot be found."""
+    referents = gc.get_referents(cls.__dict__)
+    return referents[0] if len(referents) == 1 and type(referents[0]) is dict else cls.__dict__
 
 
 def _users_instance(obj) -> bool:
@@ -271,9 +283,6 @@ class ItemRead:
 
     def __call__(self):
         return self.container[self.index] if self.index < len(self.container) else _MISSING
-
-
-_ATTRIBUTE_OPS = frozenset({"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR"})
 
 
 def _state(obj):
@@ -399,8 +408,9 @@ class Recorder:
                 self._note(GlobalRead(namespace, name), name)
                 self._note_attributes(namespace[name], name, attributes)
         for name, cell in zip(code.co_freevars, fun.__closure__ or ()):
-            self._note(CellRead(cell, name), name)
-            self._note_attributes(CellRead(cell, name)(), name, attributes)
+            read = CellRead(cell, name)
+            self._note(read, name)
+            self._note_attributes(read(), name, attributes)
         if bound_to is not None:
             self._note_attributes(bound_to, "self", attributes)
         # A default array (def f(x, w=np.ones(3))) is one object for every call, which the
@@ -439,7 +449,7 @@ class Recorder:
             self._outside[id(obj)] = obj  # (a traced value stored into it is refused: runtime.call)
         elif _users_instance(obj):
             self._outside[id(obj)] = obj
-            own, shared = obj.__dict__, type(obj).__dict__
+            own, shared = obj.__dict__, _class_dict(type(obj))
             members = [(GlobalRead(own, a), f"{name}.{a}", own[a]) for a in code_names & own.keys()]
             members += [(GlobalRead(shared, a), f"{name}.{a}", shared[a])
                         for a in (code_names & shared.keys()) - own.keys()

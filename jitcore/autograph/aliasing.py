@@ -29,9 +29,10 @@ import threading
 
 import numpy as np
 
+from jitcore import primitives as prims
 from jitcore import tracer
 from jitcore.errors import JitTypeError, UnsupportedError
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, current_trace, fresh, make_view, user_location
 
 # Versions given to a root while a region is traced: above any count of writes before, so
 # that every view of it, derived before the region, is derived again from the region's value.
@@ -231,11 +232,11 @@ def _array_of(obj, like: Tracer):
 def chosen(pred: Tracer, first, second, selected):
     """What ``x = first if pred else second`` leaves in ``x`` when one side (or both) is an
     array the caller sees (an argument, a global's array, a view of one): one of the objects,
-    as in Python. Jitcore's ``selected`` (the
-    choice's value) becomes a view of that array, which reads it where ``pred`` holds and
-    writes it there (``out = a if inplace else a.copy(); out *= s`` writes the caller's ``a``
-    when ``inplace``); the other side's value lives in a root of the view's own. Where both
-    sides are arrays from outside, different ones, it holds the value chosen and refuses writes."""
+    as in Python. Jitcore's ``selected`` (the choice's value) becomes a view of that array,
+    which reads it where ``pred`` holds and writes it there (``out = a if inplace else
+    a.copy(); out *= s`` writes the caller's ``a`` when ``inplace``); the other side's value
+    lives in a root of the view's own. Where both sides are arrays from outside, different
+    ones, it holds the value chosen and refuses writes."""
     if not isinstance(selected, Tracer) or selected.scalar:
         return selected
     if first is second and isinstance(first, Tracer) and first.level <= current_trace().depth:
@@ -245,9 +246,6 @@ def chosen(pred: Tracer, first, second, selected):
         return selected
     if first is not None and second is not None:
         return _read_only_choice(selected)
-    from jitcore import primitives as prims
-    from jitcore.tracer import make_view
-
     (root, steps), pred_taken = (first, pred) if first is not None else \
         (second, np.logical_not(pred))
     other = fresh(selected)  # the other side's value, written where pred does not hold
@@ -263,9 +261,6 @@ def chosen(pred: Tracer, first, second, selected):
 
 
 def _read_only_choice(selected):
-    from jitcore.errors import UnsupportedError
-    from jitcore.tracer import make_view, user_location
-
     def forward(base):
         return base
 
@@ -285,9 +280,6 @@ def first_pass_view(entry: Tracer, carried: Tracer, first: Tracer, name: str, wh
     view of it) as the loop started: in the first pass it reads that array as the body has
     written it so far (a view of its root, read where it is used), after it the carried value.
     A write through it is refused (``refuse_first_write``)."""
-    from jitcore import primitives as prims
-    from jitcore.tracer import make_view
-
     root, steps = _path(entry)
 
     def forward(base):

@@ -140,12 +140,7 @@ def if_exp(test, then, orelse):
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
     if _is_scalar(a) and _is_scalar(b):
         return as_scalar(out)
-    return chosen(test, _from_outside(made_a), _from_outside(made_b), out)
-
-
-def _from_outside(made: list):
-    """The object a side of ``x if test else y`` gave (``aliasing.chosen`` looks at its root)."""
-    return made[0] if made else None
+    return chosen(test, made_a[0], made_b[0], out)  # (the objects each side gave)
 
 
 def _is_scalar(x) -> bool:

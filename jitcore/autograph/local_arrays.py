@@ -75,7 +75,7 @@ def _view_key(view: np.ndarray, owner: np.ndarray):
 
 
 def _frames_holding(owner_ids: set[int]) -> dict[int, set]:
-    """Per owner, the ``(function frame, name, the array itself)`` of each variable of the
+    """Per owner, the ``(function frame, name)`` of each variable of the
     innermost converted function running on this thread (and of its bodies, by its frame)
     that holds that owner's memory: the array, a view of it, or a list or dict of such. (A
     caller's variable is not looked at: a helper given an array writes it and returns it,
@@ -86,13 +86,13 @@ def _frames_holding(owner_ids: set[int]) -> dict[int, set]:
     while frame is not None:
         code = frame.f_code
         if "__ag__" in code.co_freevars:  # a converted function or one of its bodies
-            held = [(k, name, value) for name, value in frame.f_locals.items()
+            held = [(k, name) for name, value in frame.f_locals.items()
                     if not name.startswith("__ag") for k in _owners_held(value) if k in out]
             if code.co_name.startswith("__agf_"):
                 bodies += held
             else:
-                for k, name, value in (*bodies, *held):
-                    out[k].add((id(frame), name, id(value)))
+                for k, name in (*bodies, *held):
+                    out[k].add((id(frame), name))
                 break
         frame = frame.f_back
     return out
@@ -132,7 +132,7 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
             found[id(_owner(v))].append((cell, v))
     reached = set(names) | set(cells)
     for holders in _frames_holding(written).values():
-        unreached = sorted({f"'{name}'" for _, name, _ in holders if name not in reached})
+        unreached = sorted({f"'{name}'" for _, name in holders if name not in reached})
         if unreached:
             raise UnsupportedError(
                 f"a NumPy array made inside the jitted function is written in a loop or branch "
@@ -168,8 +168,8 @@ def refuse_shared(base: np.ndarray) -> None:
     ``base``'s memory: the traced copy ``base`` becomes would not reach it."""
     owner_id = id(_owner(base))
     holders = _frames_holding({owner_id})[owner_id]
-    if len({(f, n) for f, n, _ in holders}) > 1:
-        names = ", ".join(sorted({f"'{n}'" for _, n, _ in holders}))
+    if len(holders) > 1:
+        names = ", ".join(sorted({f"'{n}'" for _, n in holders}))
         raise UnsupportedError(
             f"a NumPy array made inside the jitted function is written with traced values (at "
             f"{user_location()}) while more than one variable holds it ({names}: the array, a "

@@ -175,7 +175,7 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
     made while tracing (one from outside refuses: ``set_attribute``)."""
     current = getattr(obj, name)
     if type(current) is np.ndarray or isinstance(current, Tracer):
-        aug_setitem_outer(calltime.outer_target(current, ..., value), ..., op, value)
+        aug_setitem_outer(current, ..., op, value)
         return
     set_attribute(obj, name, expressions._AUG[op](current, value))
 

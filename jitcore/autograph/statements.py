@@ -150,18 +150,27 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
+    # arrays the branches change only in place: their roots, shared with other names, are the
+    # if's operands and results (``aliasing``); the variables keep their objects
+    return _traced_until_settled(
+        names, lambda rebound, written: SharedArrays(names, init, rebinds, written, rebound),
+        lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
+                                  else_defined, dead, fresh, shared))[1]
+
+
+def _traced_until_settled(names, make, trace):
+    """``(made, trace(made))`` for ``made = make(rebound, written)`` (a ``SharedArrays``, or a
+    ``_Loop`` holding one), traced again while a body shows the conversion's guess wrong: a
+    name it bound anew (``Rebound``), an array from outside it wrote (``Unheld``)."""
     written, rebound = [], set()
     while True:
-        # arrays the branches change only in place: their roots, shared with other names, are
-        # the if's operands and results (``aliasing``); the variables keep their objects
-        shared = SharedArrays(names, init, rebinds, written, rebound)
+        made = make(rebound, written)
         try:
-            return _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_defined,
-                              dead, fresh, shared)
+            return made, trace(made)
         except Rebound as e:
             rebound |= {names[i] for i in e.positions}
         except Unheld as e:
-            if e.region is not shared:
+            if e.region is not getattr(made, "arrays", made):
                 raise
             written.append(e.root)
 
@@ -387,17 +396,9 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     (``local_arrays``)."""
     rebinds = _rebinds()
     values = shared_as_traced(values, names, functions, rebinds)
-    written, rebound = [], set()
-    while True:
-        loop = _Loop(names, values, line, what, targets, rebinds, written, rebound)
-        try:
-            return loop, traced(loop)
-        except Rebound as e:
-            rebound |= {names[i] for i in e.positions}
-        except Unheld as e:
-            if e.region is not loop.arrays:
-                raise
-            written.append(e.root)
+    return _traced_until_settled(
+        names, lambda rebound, written: _Loop(names, values, line, what, targets, rebinds, written, rebound),
+        traced)
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
