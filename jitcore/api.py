@@ -52,6 +52,7 @@ from jitcore import (
     pickling,
     pytree,
     size_generic,
+    static_on_demand,
     tracebacks,
 )
 from jitcore.autograph import convert as autograph_convert
@@ -61,7 +62,7 @@ from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
-from jitcore.errors import JitOverflowError, JitTypeError
+from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError
 from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
@@ -183,6 +184,7 @@ class JitFunction:
         self._static_nums, self._static_names = callables.static_arguments(
             self._signature, static_argnums, static_argnames, self.__name__)
         self._statics = bool(self._static_nums or self._static_names)
+        self._on_demand = static_on_demand.OnDemand()  # the arguments made static on demand
 
     # -- as a class attribute, a copy, a pickle ------------------------------------------
     def __get__(self, instance, owner=None):
@@ -280,11 +282,30 @@ class JitFunction:
                     else:
                         self._offer_native(memo, known.executable, entry_key)
                 return known.run(args, kwargs)
+        try:
+            return self._traced_call(args, kwargs, short, memo)
+        except JitcoreError as e:
+            made = self._static_on_demand(e, args, kwargs)
+            if not made:
+                e.__traceback__ = tracebacks.filtered(e)  # the user's frames, not jitcore's
+                raise
+            cause = e
+        try:  # traced again, with the arguments the trace needed static
+            return self(*args, **kwargs)
+        except Exception as again:
+            error = again
+            if made == "static":  # they did not make it work: traced, as before
+                self._set_on_demand(self._on_demand.names - cause.static_would_fix_names)
+                error = static_on_demand.explained(again, cause)
+            error.__traceback__ = tracebacks.filtered(error)
+            raise error from (again if error is not again else again.__cause__)
+
+    def _traced_call(self, args, kwargs, short, memo):
+        """The call of a signature not in the short paths: compiled now unless cached."""
         generators = None
         if memo is None:  # a generator argument makes the call's structure not flat
             args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
-        # The call's generators, for their stand-ins, while it is traced and run. (In this frame,
-        # not a helper's: a tracing error's traceback must gain no jitcore frame.)
+        # The call's generators, for their stand-ins, while it is traced and run.
         with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
             try:
                 key, leaves, arrays, call = self._signature_key(args, kwargs)
@@ -317,6 +338,37 @@ class JitFunction:
                         with self._lock:
                             self._native_sync()
             return executable(arrays, call.callers)
+
+    def _static_on_demand(self, error, args, kwargs) -> str | None:
+        """Make static the arguments ``error`` needed as values, or traced again those made
+        static on demand that this call passes an array for (``static_on_demand``): "static"
+        or "traced" if it did (the call is then to be made again), else None."""
+        if self._flats is not None or self._method_of is not None:
+            return None
+        unhashable = getattr(error, "static_unhashable", frozenset())
+        if unhashable and unhashable <= self._on_demand.names:
+            self._set_on_demand(self._on_demand.names - unhashable)
+            return "traced"
+        names = static_on_demand.to_promote(error, self._signature, self._static_names, args, kwargs)
+        if not names:
+            return None
+        error.static_would_fix_names = names
+        if config.log_compiles:
+            compile_log.log_static_on_demand(self.__name__, sorted(names), error)
+        self._set_on_demand(self._on_demand.names | names)
+        return "static"
+
+    def _set_on_demand(self, names) -> None:
+        """Make static the arguments given static and ``names``; drop what was compiled, keyed
+        with the others' static choice."""
+        _, nums, given = self._given
+        given = (given,) if isinstance(given, str) else tuple(given or ())
+        with self._lock:
+            self._static_nums, self._static_names = callables.static_arguments(
+                self._signature, nums, frozenset(given) | names, self.__name__)
+            self._statics = bool(self._static_nums or self._static_names)
+            self._on_demand.set_names(names)
+        self.clear_cache()
 
     def _call_method(self, args, kwargs):
         """A method's twin called with (instance, *args): the call of the instance layout's flat
@@ -486,11 +538,19 @@ class JitFunction:
                 return self._method_of_class._method_twin("static").lower(*args, **kwargs)
             flat, values = made
             return flat.lower(*values, *args[1:], **kwargs)
+        given = args, kwargs
         args, kwargs, generators = generator_arguments.stand_ins(args, kwargs, self._signature)
         with generator_arguments.bound(generators) if generators else _NO_GENERATORS:
-            key, leaves, _, call = self._signature_key(args, kwargs)
-            start = time.perf_counter()
-            lowered = Lowered(self, key, leaves, call)
+            try:
+                key, leaves, _, call = self._signature_key(args, kwargs)
+                start = time.perf_counter()
+                lowered = Lowered(self, key, leaves, call)
+            except JitcoreError as e:
+                if not self._static_on_demand(e, *given):
+                    raise
+                lowered = None
+        if lowered is None:  # traced again, with the arguments the trace needed static
+            return self.lower(*given[0], **given[1])
         if config.log_compiles:
             compile_log.log_trace(self.__name__, self._describe(key, call), time.perf_counter() - start,
                                   "lower()")
@@ -523,10 +583,11 @@ class JitFunction:
             static_key = tuple((k, call_memo.exactly(v)) for k, v in static)  # numbers by their bits
             hash(static_key)
         except TypeError:
-            raise JitTypeError(
+            error = JitTypeError(
                 f"{self.__name__}(): static arguments must be hashable, got "
-                + ", ".join(f"{self._param_name(k)}={type(v).__name__}" for k, v in static)
-            ) from None
+                + ", ".join(f"{self._param_name(k)}={type(v).__name__}" for k, v in static))
+            error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
+            raise error from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs))
         specs, arrays = [], []
         for leaf in leaves:
@@ -593,10 +654,12 @@ class JitFunction:
                                "or pass one chunk")
         if not isinstance(leaf, Tracer) and _converts_to_array(leaf):
             return self._leaf(self._as_array(leaf, tree, index), tree, index)
-        raise JitTypeError(
-            f"{self.__name__}(): argument {self._paths(tree)[index]} is a {type(leaf).__name__}, "
-            "not an array or number; " + _static_advice(leaf)
-        )
+        path = self._paths(tree)[index]
+        error = JitTypeError(f"{self.__name__}(): argument {path} is a {type(leaf).__name__}, "
+                             "not an array or number; " + _static_advice(leaf))
+        if path.isidentifier() and (static_on_demand.static_kind(leaf) or isinstance(leaf, JitFunction)):
+            error.static_would_fix = frozenset((path,))  # a string, a function: static on demand
+        raise error
 
     def _plain_array(self, leaf: np.ndarray, tree, index) -> np.ndarray:
         """An ndarray subclass as the plain ndarray it holds, if its behaviour is only its data's
@@ -714,6 +777,8 @@ class JitFunction:
         ``why``: the cache miss's reason, for the compile log (None: not logging)."""
         log = None if why is None else (self._describe(key, call), why)
         executable, inputs = self._compile_executable(specs, call, log)
+        if self._on_demand.names:
+            self._on_demand.compiled(self.__name__, {self._param_name(k): v for k, v in key[2]})
         if not inputs:
             return executable
         table = CallTimeExecutable(functools.partial(self._compile_variant, key, specs, call))
@@ -805,6 +870,14 @@ def int_class(value: int) -> tuple[int, int]:
         return (below[-1] + 1 if below else 0), hi
     above = [b for b in _NEGATIVE_BOUNDS if b > lo]
     return lo, (above[-1] - 1 if above else -1)
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(call_memo.exactly(value))
+    except TypeError:
+        return False
+    return True
 
 
 def _converts_to_array(leaf) -> bool:

@@ -111,3 +111,10 @@ def log_compile(name: str, signature: str, why: str, clock: CompileClock, from_d
 def log_trace(name: str, signature: str, seconds: float, purpose: str) -> None:
     """One line for a trace that compiles nothing (``lower``, ``make_ir``)."""
     logger.warning("jitcore: traced %s(%s) in %.1f ms for %s", name, signature, seconds * 1e3, purpose)
+
+
+def log_static_on_demand(name: str, arguments: list[str], error: BaseException) -> None:
+    """One line for arguments made static because a trace needed their values."""
+    first = str(error).splitlines()[0] if str(error) else type(error).__name__
+    logger.warning("jitcore: %s(): made %s static, since the trace needed the value (%s); "
+                   "tracing again", name, ", ".join(arguments), first)

@@ -77,10 +77,10 @@ def warn_if_slow(owner: object, name: str, clock: CompileClock, traced_ops: int)
                "generate; longer on a busy machine), not in an unrolled loop.")
     warnings.warn(CompileTimeWarning(
         f"compiling {name}() took {total:.1f} s, most of it in {stage} ({seconds:.1f} s). {why}"),
-        stacklevel=_user_stacklevel())
+        stacklevel=user_stacklevel())
 
 
-def _user_stacklevel() -> int:
+def user_stacklevel() -> int:
     """The ``stacklevel`` that points a warning at the first frame outside jitcore: the user's
     call that compiled, however deep the compile path inside jitcore is."""
     package = os.path.dirname(os.path.abspath(__file__))

@@ -48,6 +48,10 @@ Compiles in memory, read by ``jitcore/api.py`` at each compile:
   used dropped first, its code freed); ``JITCORE_MAX_SIGNATURES`` at import, default
   ``DEFAULT_MAX_SIGNATURES``; ``jit(..., max_signatures=)`` overrides it per function.
 
+- ``auto_static``: whether an argument the trace needs as a value (a size, a slice bound, a
+  count, a string) becomes static on demand (``jitcore/static_on_demand.py``); False: JAX's
+  error asking for ``static_argnames``. Read at each compile.
+
 - ``backend``: the target ``jit`` compiles for when it is given none: ``"cpu"`` (the default)
   or ``"cuda"`` (``codegen/nvptx/``, run through the CUDA driver); ``JITCORE_BACKEND`` at import.
   Read when ``jit`` is called: a function jitted earlier keeps its backend.
@@ -218,7 +222,8 @@ def check_max_signatures(value, where: str) -> int:
 # The disk cache's settings (see the docstring); jitcore/disk_cache.py reads them at each use.
 # The compile log's and the in-memory cache's too; jitcore/api.py reads them at each compile.
 _CACHE = {"disk_cache": True, "cache_dir": "", "cache_max_bytes": DEFAULT_CACHE_MAX_BYTES,
-          "log_compiles": False, "max_signatures": DEFAULT_MAX_SIGNATURES, "backend": "cpu"}
+          "log_compiles": False, "max_signatures": DEFAULT_MAX_SIGNATURES, "backend": "cpu",
+          "auto_static": True}
 
 
 def _set_cache(name: str, value) -> None:
@@ -230,8 +235,8 @@ def _set_cache(name: str, value) -> None:
         value = os.path.abspath(os.path.expanduser(os.fspath(value)))
     if name == "cache_max_bytes" and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
         raise ConfigError(f"jitcore.config.cache_max_bytes must be an integer of at least 0, not {value!r}")
-    if name == "log_compiles" and not isinstance(value, bool):
-        raise ConfigError(f"jitcore.config.log_compiles must be True or False, not {value!r}")
+    if name in ("log_compiles", "auto_static") and not isinstance(value, bool):
+        raise ConfigError(f"jitcore.config.{name} must be True or False, not {value!r}")
     if name == "max_signatures":
         check_max_signatures(value, "jitcore.config.max_signatures")
     if name == "backend":
@@ -292,6 +297,9 @@ class _ConfigModule(types.ModuleType):
     max_signatures = property(lambda self: _CACHE["max_signatures"],
                               lambda self, v: _set_cache("max_signatures", v),
                               doc="Signatures kept compiled per jitted function (the docstring).")
+
+    auto_static = property(lambda self: _CACHE["auto_static"], lambda self, v: _set_cache("auto_static", v),
+                           doc="Make arguments static when a trace needs their values (the docstring).")
 
     buffer_pool_bytes = property(lambda self: buffer_pool.POOL.limit,
                                  lambda self, v: _set_buffer_pool_bytes(v),

@@ -47,7 +47,13 @@ def weak_type(value):
         return type(value)
     if isinstance(value, (int, float, complex)):  # a subclass (an IntEnum): strong, as in NumPy
         return np.asarray(value).dtype
-    return np.dtype(value.dtype)
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:  # a string, a static object: NumPy's dtype for it, which its ufuncs refuse
+        dtype = np.asarray(value).dtype
+        if dtype.kind == "O":
+            raise JitTypeError(f"a {type(value).__name__} ({value!r:.40}) is no operand jitcore "
+                               "can compute with: pass numbers or arrays of numbers")
+    return np.dtype(dtype)
 
 
 def resolve_ufunc(ufunc: np.ufunc, operands) -> tuple[list[np.dtype], np.dtype]:

@@ -11,8 +11,8 @@ from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationErr
 __all__ = [
     "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError",
     "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "JitZeroDivisionError",
-    "LoopStepError", "ParseError",
-    "StaticArgumentError", "TracerConversionError", "UnsupportedError", "VerificationError",
+    "LoopStepError", "ParseError", "StaticArgumentError", "StaticOnDemandWarning",
+    "TracerConversionError", "UnsupportedError", "VerificationError",
 ]
 
 
@@ -68,6 +68,11 @@ class ConfigError(JitcoreError, ValueError):
 class CompileTimeWarning(UserWarning):
     """A compile took long (``jitcore.compile_time``); the message names the function and the
     stage that took longest. Given once per jitted function."""
+
+
+class StaticOnDemandWarning(UserWarning):
+    """An argument made static on demand (``jitcore.static_on_demand``) has compiled for many
+    values; the message names it. Given once per jitted function."""
 
 
 class LoopStepError(JitcoreError, ValueError):

@@ -3,7 +3,8 @@
 
 The callee sees what a compiled call of its own would see: its static arguments as Python
 values (a traced or unhashable one is refused, naming it), the others as traced values (a NumPy
-array or number the caller passes becomes a constant, a Python number a weak one). Its body is
+array or number the caller passes becomes a constant, a Python number a weak one; with
+``config.auto_static``, a Python number, string or function stays itself: static on demand). Its body is
 converted by its own ``autograph`` setting, through the same ``call`` helper as any function
 converted code calls. One function compiles with one set of options: the caller's pipeline and
 ``fastmath`` apply to the inlined body too (the IR has no per-op fastmath flag).
@@ -13,10 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import primitives, pytree
+from jitcore import config, primitives, pytree
 from jitcore.autograph.runtime import call as autograph_call
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GENERATOR_KINDS
+from jitcore.static_on_demand import static_kind
 from jitcore.tracer import Tracer, current_trace
 
 
@@ -63,6 +65,8 @@ def _traced(jitted, trace, leaf, tree, index) -> Tracer:
         return leaf  # a generator (or the caller's stand-in for its argument) draws as the caller's
     if isinstance(leaf, (np.ndarray, np.generic)) or hasattr(leaf, "__array__"):
         return primitives.constant(trace, leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf))
+    if config.auto_static and (type(leaf) in (bool, int, float, complex) or static_kind(leaf)):
+        return leaf  # static on demand: inlined, a Python value is as static as the caller's
     if isinstance(leaf, (bool, int, float, complex)):
         dtype = np.result_type(type(leaf))  # bool, int64, float64, complex128
         try:

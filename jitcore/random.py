@@ -31,7 +31,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.primitives import convert
-from jitcore.tracer import Tracer, current_trace, fresh
+from jitcore.tracer import Tracer, current_trace, fresh, needs_static
 
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
 SAMPLERS = frozenset({
@@ -98,7 +98,8 @@ def _draw(owner, method: str, *args, **kwargs):
                                "argument; use permutation() (a shuffled copy) instead")
     if method == "seed":
         if traced:
-            raise UnsupportedError(f"{label} {where} with a traced seed: seed with a Python value")
+            raise needs_static(UnsupportedError(f"{label} {where} with a traced seed: seed with a "
+                                                "Python value"), *traced)
         seed = np.random.seed if owner is np.random.mtrand._rand else owner.seed
         recorder.effect(functools.partial(seed, *args, **kwargs))
         return None
@@ -155,11 +156,12 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
     """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw."""
     spec = _AFFINE.get(method)
     if spec is None:
-        raise UnsupportedError(
+        raise needs_static(UnsupportedError(
             f"{label} {where} with a traced argument: jitcore draws with NumPy's sampler before "
             "the compiled code runs, so the arguments must be Python values or arrays known while "
             "compiling (only normal() and uniform() take traced parameters). Pass the parameters "
-            "as static arguments, or draw outside the jitted function.")
+            "as static arguments, or draw outside the jitted function."),
+            *pytree.flatten((args, kwargs))[0])
     params, standard, formula = spec
     names = [p for p, _ in params] + ["size"]
     if len(args) > len(names) or set(kwargs) - set(names):
@@ -192,8 +194,9 @@ def _construct(f, *args, **kwargs):
     name = getattr(f, "__name__", "generator")
     label = f"np.random.{name}()"
     if any(isinstance(x, Tracer) for x in pytree.flatten((args, kwargs))[0]):
-        raise UnsupportedError(f"{label} inside {recorder.function_name}() with a traced seed: "
-                               "seed it with a Python value")
+        raise needs_static(UnsupportedError(f"{label} inside {recorder.function_name}() with a "
+                                            "traced seed: seed it with a Python value"),
+                           *pytree.flatten((args, kwargs))[0])
     seed = args[0] if args else next(iter(kwargs.values()), None)
     if seed is None:
         raise UnsupportedError(

@@ -310,7 +310,7 @@ class Tracer:
 
     # -- where Python needs data ----------------------------------------------------------
     def _concretize(self, what: str):
-        raise ConcretizationError(concretization_message(self, what))
+        raise needs_static(ConcretizationError(concretization_message(self, what)), self)
 
     def __bool__(self):
         self._concretize("bool()")
@@ -372,17 +372,16 @@ class Tracer:
                 "first); a series object (Polynomial, Chebyshev, ...) of NumPy coefficients can be "
                 "called on traced points; or call it outside the jitted function.")
         if function is not None:
-            raise TracerConversionError(
+            raise needs_static(TracerConversionError(
                 f"{function}() is not compiled for traced arguments (at {user_location()}): it "
                 f"turns {self!r} into a NumPy array, which a traced value has not got yet (it "
                 "has a shape and dtype, no data). Pass it static values, or call it outside the "
-                "jitted function.")
-        raise TracerConversionError(
+                "jitted function."), self)
+        raise needs_static(TracerConversionError(
             f"np.asarray() of {self!r} while tracing {self.owner_trace.function_name}() at "
             f"{user_location()}: a traced value has a shape and dtype but no data yet, so it "
             "cannot become a NumPy array. Use jitcore.numpy (or NumPy functions jitcore "
-            "supports) on it, or compute the array outside the jitted function."
-        )
+            "supports) on it, or compute the array outside the jitted function."), self)
 
 
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
@@ -523,6 +522,17 @@ def concretization_message(tracer: Tracer, what: str) -> str:
     )
 
 
+def needs_static(error: JitcoreError, *values) -> JitcoreError:
+    """``error``, marked with the arguments the traced ``values`` come from
+    (``static_would_fix``): were they static, it would not happen. ``jit`` makes them static
+    and traces again where every one is a hashable value of its own parameter, never an array
+    (``jitcore/static_on_demand.py``)."""
+    sources = frozenset().union(*(v.sources for v in values if isinstance(v, Tracer)))
+    if sources:
+        error.static_would_fix = sources
+    return error
+
+
 def _no_source_hint(frame) -> str:
     """Code with no source to read ("<string>", "<stdin>") is not converted by autograph, so
     its if, while and for on traced values come here: say so."""
@@ -560,4 +570,4 @@ def refuse_traced(value, what: str) -> None:
     of ints) is or holds a traced value: NumPy needs it as a number while jitcore traces."""
     for v in value if isinstance(value, (tuple, list)) else (value,):
         if isinstance(v, Tracer):
-            raise ConcretizationError(concretization_message(v, what))
+            raise needs_static(ConcretizationError(concretization_message(v, what)), v)

@@ -88,3 +88,16 @@ def _forget_bytecode_of_removed_trees(prefix: str, depth: int = 3) -> None:
                 else:
                     shutil.rmtree(entry.path, ignore_errors=True)
         level = below
+
+
+@pytest.fixture
+def without_auto_static():
+    """JAX's rule for the test: a Python argument the trace needs as a value is an error asking
+    for static_argnames, not made static on demand (jitcore/static_on_demand.py)."""
+    from jitcore import config
+
+    config.auto_static = False
+    try:
+        yield
+    finally:
+        config.auto_static = True

@@ -24,7 +24,7 @@ from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
-from jitcore.tracer import Tracer, as_scalar, fresh, user_frame, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -285,9 +285,10 @@ class TracedRange:
         self.start, self.stop, self.step = start, stop, step
 
     def _only_in_for(self, *args):
-        raise UnsupportedError(f"range() with a traced bound, at {user_location()}, can only be "
-                               "the iterable of a for loop (for i in range(n)); its length and "
-                               "elements are not known while tracing")
+        raise needs_static(UnsupportedError(
+            f"range() with a traced bound, at {user_location()}, can only be the iterable of a for "
+            "loop (for i in range(n)); its length and elements are not known while tracing"),
+            self.start, self.stop, self.step)
 
     __iter__ = __len__ = __reversed__ = __getitem__ = __contains__ = _only_in_for
 

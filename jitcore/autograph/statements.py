@@ -33,7 +33,7 @@ from jitcore.codegen.loops import NEAR, derived
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.primitives import as_tracer
-from jitcore.tracer import Tracer, as_scalar, current_trace, fresh
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
 
 # A static ``range`` longer than this becomes a loop in the IR rather than being unrolled; so does
 # one whose bounds are, by their values, the arguments' extents or one step from them
@@ -86,14 +86,16 @@ def result(local_vars: dict):
 
 
 # -- the statements ----------------------------------------------------------------------------------
-def _refuse_in_try(in_try: bool, what: str, line) -> None:
+def _refuse_in_try(in_try: bool, what: str, line, *decided_by) -> None:
+    """``decided_by``: the traced values of the condition or bounds (static arguments behind
+    them would make the statement Python's: ``needs_static``)."""
     if in_try:
-        raise UnsupportedError(f"{what} with a traced condition inside try/except at "
+        raise needs_static(UnsupportedError(f"{what} with a traced condition inside try/except at "
                                f"{where(line)} cannot be converted: exceptions cannot be caught "
-                               "in compiled code; move the try out of the jitted function")
+                               "in compiled code; move the try out of the jitted function"), *decided_by)
 
 
-def _refuse_changes(changes, what: str, line) -> None:
+def _refuse_changes(changes, what: str, line, *decided_by) -> None:
     """A traced branch or loop body is traced once: a call in it that changes a Python object
     (``hist.append(err)``) would run once, whatever the condition or the number of iterations."""
     if changes is None:
@@ -104,11 +106,11 @@ def _refuse_changes(changes, what: str, line) -> None:
     else:
         runs, instead = "its body is traced once, so the call would run once whatever the " \
             "number of iterations", ""
-    raise UnsupportedError(
+    raise needs_static(UnsupportedError(
         f"the {what} at {where(line)} has {'traced bounds' if what == 'for loop' else 'a traced condition'} "
         f"and calls {changes}(...), "
         f"which changes a Python object: compiled, {runs}; write into an array instead "
-        f"(out[n] = v; n += 1 with a fixed-size out){instead}")
+        f"(out[n] = v; n += 1 with a fixed-size out){instead}"), *decided_by)
 
 
 def _carriable(value) -> bool:
@@ -145,8 +147,8 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
             fresh=(), changes=None, rebinds=None):
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
-    _refuse_in_try(in_try, "an if", line)
-    _refuse_changes(changes, "if", line)
+    _refuse_in_try(in_try, "an if", line, pred)
+    _refuse_changes(changes, "if", line, pred)
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
@@ -362,8 +364,8 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
                 return traced
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
-    _refuse_in_try(in_try, "a while loop", line)
-    _refuse_changes(changes, "while loop", line)
+    _refuse_in_try(in_try, "a while loop", line, pred)
+    _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
 
 
@@ -622,8 +624,9 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
               changes=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
-        _refuse_in_try(in_try, "a for loop", line)
-        _refuse_changes(changes, "for loop", line)
+        bounds = (iterable.start, iterable.stop, iterable.step)
+        _refuse_in_try(in_try, "a for loop", line, *bounds)
+        _refuse_changes(changes, "for loop", line, *bounds)
         return _traced_for(iterable, None, extra_test, body_fn, values, names, line, targets)
     # A loop is unrolled while its body's copies (this loop's trip count times those of the
     # unrolled loops around it) stay within UNROLL_LIMIT: nested short loops are long too.

@@ -561,7 +561,7 @@ ERRORS = {
 
 
 @pytest.mark.parametrize("case", ERRORS)
-def test_unconvertible_code_names_the_line_and_the_reason(case):
+def test_unconvertible_code_names_the_line_and_the_reason(case, without_auto_static):
     fn, args, error, line_text, reason = ERRORS[case]
     with pytest.raises(error) as info:
         jc.jit(fn)(*args)

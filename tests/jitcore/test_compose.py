@@ -159,8 +159,10 @@ def test_partial():
     # Positions count the partial's remaining parameters: x is 0, shift is 1.
     g = jc.jit(functools.partial(affine, 2.0), static_argnums=1)
     assert_matches(g(A, 4), A * 2.0 + 4)
-    with pytest.raises(jc.JitTypeError, match=r"affine\(\): argument x is a str"):
+    # A string becomes static on demand; used as a number it fails as Python fails, noted.
+    with pytest.raises(TypeError) as info:
         f("no")
+    assert "affine(): argument x is a str" in "\n".join(info.value.__notes__)
 
 
 class Clip:
@@ -183,8 +185,9 @@ def test_callable_object():
     f = jc.jit(Clip(1.0))
     assert_matches(f(A), np.minimum(A, 1.0))
     assert f.__name__ == "Clip"
-    with pytest.raises(jc.JitTypeError, match=r"Clip\(\): argument x is a str"):
-        f("no")
+    with pytest.raises(AttributeError, match="'str' object has no attribute 'shape'") as info:
+        f("no")  # static on demand, as Python fails without jit
+    assert "Clip(): argument x is a str" in "\n".join(info.value.__notes__)
 
 
 def test_bound_method():

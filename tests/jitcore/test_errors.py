@@ -81,7 +81,7 @@ CONCRETIZATION = {
 
 
 @pytest.mark.parametrize("case", CONCRETIZATION)
-def test_concretization_error_names_the_line(case):
+def test_concretization_error_names_the_line(case, without_auto_static):
     fn, args, text = CONCRETIZATION[case]
     # Python control flow that jit leaves as Python (autograph off) needs concrete values.
     raises_naming_the_line(jc.ConcretizationError, fn, args, text, autograph=False)
@@ -378,6 +378,6 @@ MISTAKES = {
 
 
 @pytest.mark.parametrize("case", MISTAKES)
-def test_a_new_users_mistakes_name_the_line_and_the_way_out(case):
+def test_a_new_users_mistakes_name_the_line_and_the_way_out(case, without_auto_static):
     fn, args, text, error, why = MISTAKES[case]
     assert why in raises_naming_the_line(error, fn, args, text)

@@ -186,7 +186,7 @@ TRACED_STATIC = {
 
 
 @pytest.mark.parametrize("case", TRACED_STATIC)
-def test_traced_axis_shape_or_count_names_static_argnames(case):
+def test_traced_axis_shape_or_count_names_static_argnames(case, without_auto_static):
     fn = TRACED_STATIC[case]
     x = np.ones((2, 3))
     with pytest.raises(jc.ConcretizationError) as info:

@@ -138,7 +138,7 @@ def test_value_depending_on_two_arguments_names_both():
     assert "unused" not in message
 
 
-def test_loop_over_python_scalar_argument_suggests_making_it_static():
+def test_loop_over_python_scalar_argument_suggests_making_it_static(without_auto_static):
     def bad(x, n):
         for _ in range(n):
             x = x * 2
@@ -296,10 +296,10 @@ def test_same_signature_neither_traces_nor_compiles_new_ones_do():
 
 # -- (e) unsupported arguments -----------------------------------------------------------------
 
-@pytest.mark.parametrize("arg, path", [("hello", "x"), (["a", "b"], "x[0]"),
+@pytest.mark.parametrize("arg, path", [(["a", "b"], "x[0]"),
                                        ({"w": np.ones(2), "name": "n"}, "x['name']"),
                                        (object(), "x")],
-                         ids=["str", "list-of-str", "dict-with-str", "object"])
+                         ids=["list-of-str", "dict-with-str", "object"])
 def test_unsupported_argument_type_names_the_argument(arg, path):
     f = jc.jit(lambda x: x)
     with pytest.raises(jc.JitTypeError) as err:
@@ -429,7 +429,7 @@ def test_a_failing_call_leaves_the_cache_consistent():
 def test_argument_errors_do_not_count_or_cache():
     f = jc.jit(lambda x, y: x + y)
     with pytest.raises(jc.JitTypeError):
-        f(np.ones(3), "y")
+        f(np.ones(3), object())
     with pytest.raises(jc.JitTypeError):
         f(np.ones(3), np.zeros(3, np.longdouble))
     assert info(f) == (0, 0, 0, 0)

@@ -286,7 +286,7 @@ def test_a_rank_just_past_a_run_of_equals():
     assert_partitioned(part, a.astype(np.int8), (600,), "equals")
 
 
-def test_a_traced_kth_names_the_argument_to_make_static():
+def test_a_traced_kth_names_the_argument_to_make_static(without_auto_static):
     def top(x, k):
         return np.sort(x[np.argpartition(x, -k)[-k:]])
 

@@ -1,0 +1,206 @@
+"""Arguments the trace needs as values become static on demand (jitcore/static_on_demand.py):
+plain NumPy code whose sizes, slice bounds, counts, modes or functions come from its arguments
+runs under jit unchanged, one compile per value, NumPy the oracle; a value from an array's data
+is never made static, and JAX's error comes back with ``jitcore.config.auto_static = False``."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import config
+from jitcore.errors import ConfigError, StaticOnDemandWarning
+from jitcore.static_on_demand import WARN_AFTER_VALUES
+
+RNG = np.random.default_rng(41)
+X = RNG.normal(size=40)
+
+
+def rolling_mean(x, w):
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    return (c[w:] - c[:-w]) / w
+
+
+def zeros_filled(x, n):
+    out = np.zeros(n)
+    for i in range(n):
+        out[i] = x[i] * 2
+    return out
+
+
+def appended(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i] * i)
+    return np.stack(parts)
+
+
+def reshaped(x, rows):
+    return x.reshape(rows, -1).sum(axis=1)
+
+
+def smoothed(x, k, mode):
+    return np.convolve(x, np.ones(k) / k, mode)
+
+
+def padded(img, k):
+    return np.pad(img, k, mode="edge")
+
+
+def steps_of(y, t_end, dt):
+    for _ in range(int(t_end / dt)):
+        y = y + dt * -y
+    return y
+
+
+def applied(fn, x):
+    return fn(x) + 1
+
+
+def of_shape(x, shape):
+    return np.zeros(shape) + x.sum()
+
+
+def drawn(x, n, seed):
+    rng = np.random.default_rng(seed)
+    return x[rng.integers(0, len(x), size=n)].mean()
+
+
+def typed(x, dtype):
+    return (x * 3).astype(dtype)
+
+
+CASES = {
+    "slice bounds": (rolling_mean, (X, 5), (X, 7)),
+    "a shape and a traced loop's count": (zeros_filled, (X, 6), (X, 9)),
+    "a list appended to in a loop": (appended, (X, 4), (X, 5)),
+    "a reshape": (reshaped, (X, 4), (X, 8)),
+    "a count and a string": (smoothed, (X, 3, "same"), (X, 5, "valid")),
+    "np.pad's width": (padded, (X.reshape(5, 8), 2), (X.reshape(5, 8), 1)),
+    "a function": (applied, (np.sin, X), (np.cos, X)),
+    "a tuple shape": (of_shape, (X, (2, 3)), (X, (4,))),
+    "a seed and a size": (drawn, (X, 8, 3), (X, 8, 4)),
+    "a dtype": (typed, (X, np.float32), (X, np.int16)),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_runs_as_numpy_one_compile_per_value(case):
+    fn, first, second = CASES[case]
+    f = jc.jit(fn)
+    for args in (first, second, first, second):
+        got, want = f(*args), fn(*args)
+        assert type(got) is type(want) or np.ndim(want) == 0
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert np.asarray(got).dtype == np.asarray(want).dtype
+        if args is first:
+            traced = f.cache_info().traces
+    info = f.cache_info()
+    assert info.traces == traced, info  # the third and fourth calls ran the code of the first two
+    assert info.hits == 2, info
+
+
+def test_what_compiles_traced_stays_traced():
+    f = jc.jit(steps_of)  # int(t_end / dt) traced: range() of it is a compiled loop
+    for dt in (0.25, 0.125):
+        np.testing.assert_allclose(f(X, 1.0, dt), steps_of(X, 1.0, dt))
+    assert f.cache_info().compiles == 1
+
+
+def test_keyword_and_position_share_the_static_argument():
+    f = jc.jit(rolling_mean)
+    np.testing.assert_allclose(f(X, 5), rolling_mean(X, 5))
+    np.testing.assert_allclose(f(X, w=5), rolling_mean(X, 5))
+    np.testing.assert_allclose(f(x=X, w=5), rolling_mean(X, 5))
+    assert f.cache_info().compiles == 1
+
+
+def head_or_scaled(x, k):
+    return x[:k] * 2 if np.ndim(k) == 0 else x * k
+
+
+def test_an_array_later_passed_for_it_is_traced_again():
+    f = jc.jit(head_or_scaled)
+    np.testing.assert_array_equal(f(X, 3), X[:3] * 2)
+    np.testing.assert_array_equal(f(X, np.full(40, 2.0)), X * 2.0)  # k traced again: an array
+    np.testing.assert_array_equal(f(X, 4), X[:4] * 2)
+
+
+def test_lower_shows_the_program_of_that_value():
+    text = jc.jit(rolling_mean).lower(X, 5).as_text()
+    assert "-> tensor<36xf64>" in text, text  # the result's length: 41 sums less 5
+
+
+def test_a_value_from_array_data_is_never_made_static():
+    f = jc.jit(lambda x: np.zeros(int(x.sum() > 0) + 2))
+    with pytest.raises(jc.ConcretizationError, match="depends on the argument"):
+        f(X)
+
+
+def test_an_argument_mixed_with_array_data_is_not_made_static():
+    f = jc.jit(lambda x, n: x[: n + (x[0] > 0)])
+    with pytest.raises(jc.ConcretizationError):
+        f(X, 3)
+
+
+def test_a_list_argument_is_not_made_static():
+    # A list is not hashable: it cannot be a static key; the error names the argument.
+    with pytest.raises(jc.ConcretizationError, match="shape"):
+        jc.jit(of_shape)(X, [2, 3])
+
+
+def test_a_mutable_object_is_not_made_static():
+    class Box:
+        pass
+
+    with pytest.raises(jc.JitTypeError, match="argument b is a Box"):
+        jc.jit(lambda x, b: x)(X, Box())
+
+
+def test_a_string_used_as_an_array_is_a_clear_error():
+    f = jc.jit(lambda x, y: x + y)
+    with pytest.raises(jc.JitTypeError, match="numpy.add does not accept"):
+        f(X, "text")
+    np.testing.assert_array_equal(f(X, X), X + X)  # y traced again, not left static
+
+
+def test_off_it_is_jaxs_error(without_auto_static):
+    with pytest.raises(jc.ConcretizationError, match=r"static_argnames=\('w',\)"):
+        jc.jit(rolling_mean)(X, 5)
+    with pytest.raises(jc.JitTypeError, match="argument mode is a str"):
+        jc.jit(smoothed)(X, 3, "same")
+
+
+def test_the_setting_is_checked():
+    with pytest.raises(ConfigError, match="auto_static must be True or False"):
+        config.auto_static = 1
+    assert config.auto_static is True
+
+
+def test_many_values_warn_once():
+    f = jc.jit(rolling_mean)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        for w in range(1, WARN_AFTER_VALUES + 3):
+            np.testing.assert_allclose(f(X, w), rolling_mean(X, w))
+    mine = [w for w in seen if issubclass(w.category, StaticOnDemandWarning)]
+    assert len(mine) == 1, [str(w.message) for w in seen]
+    assert "argument w" in str(mine[0].message)
+    assert mine[0].filename == __file__  # pointed at the caller's line
+
+
+def test_the_compile_log_says_so(caplog):
+    config.log_compiles = True
+    try:
+        with caplog.at_level("WARNING", logger="jitcore"):
+            jc.jit(rolling_mean)(X, 5)
+    finally:
+        config.log_compiles = False
+    assert any("made w static" in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_an_inlined_jitted_function_passes_it_on():
+    inner = jc.jit(rolling_mean)
+    outer = jc.jit(lambda x, w: inner(x, w).sum())
+    np.testing.assert_allclose(outer(X, 4), rolling_mean(X, 4).sum())
