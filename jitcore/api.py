@@ -343,7 +343,7 @@ class JitFunction:
         """Make static the arguments ``error`` needed as values, or traced again those made
         static on demand that this call passes an array for (``static_on_demand``): "static"
         or "traced" if it did (the call is then to be made again), else None."""
-        if self._flats is not None or self._method_of is not None:
+        if self._flats is not None:  # a method's twin: its flat twins make their own static
             return None
         unhashable = getattr(error, "static_unhashable", frozenset())
         if unhashable and unhashable <= self._on_demand.names:

@@ -87,6 +87,20 @@ def _operator(ufunc, name: str):
     return _method(operator, name)
 
 
+def _equality(ufunc, name: str):
+    """``==`` and ``!=``: against a string, bytes or None NumPy answers unequal (``x == "fro"``
+    is False, an array of False for an array) where its ufunc has no loop: code that checks
+    an argument against a mode string (np.linalg.norm's ord) takes the same path traced."""
+    def equality(self, other):
+        if isinstance(other, (str, bytes)) or other is None:
+            if self.ndim == 0 and self.scalar:
+                return ufunc is np.not_equal
+            return prims.constant(self.owner_trace, np.full(self.shape, ufunc is np.not_equal))
+        return _binary(ufunc, self, other)
+
+    return _method(equality, name)
+
+
 def _reflected(ufunc, name: str):
     def reflected(self, other):
         out = _binary(ufunc, other, self)
@@ -529,7 +543,8 @@ def install() -> None:
     for name, ufunc in {**_ARITHMETIC, "pow": np.power}.items():
         setattr(Tracer, f"__i{name}__", _in_place(ufunc, f"__i{name}__"))
     for name, ufunc in _COMPARISONS.items():
-        setattr(Tracer, f"__{name}__", _operator(ufunc, f"__{name}__"))
+        make = _equality if name in ("eq", "ne") else _operator
+        setattr(Tracer, f"__{name}__", make(ufunc, f"__{name}__"))
     for name, ufunc in _UNARY.items():
         setattr(Tracer, f"__{name}__", _unary(ufunc, f"__{name}__"))
     for name, fn in _METHODS.items():

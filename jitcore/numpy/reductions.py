@@ -34,7 +34,7 @@ from jitcore.ir.dialects.array import ArgReduceOp, ScanOp
 from jitcore.ir.types import TensorType, i64
 from jitcore.numpy.creation import linspace
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, WRITES_OUT, implements, traced
-from jitcore.tracer import Tracer, fresh, user_location
+from jitcore.tracer import Tracer, fresh, needs_static, user_location
 
 __all__ = ["all", "amax", "amin", "any", "argmax", "argmin", "average", "bincount", "count_nonzero",
            "cumprod", "cumsum", "histogram", "histogram2d", "histogram_bin_edges", "histogramdd",
@@ -699,7 +699,8 @@ def _static_range(bounds, api: str):
     widened by half a unit each way, as NumPy does."""
     first, last = bounds
     if isinstance(first, Tracer) or isinstance(last, Tracer):
-        raise ConcretizationError(f"{api}'s range= must be static under jit (at {user_location()})")
+        raise needs_static(ConcretizationError(f"{api}'s range= must be static under jit (at "
+                                               f"{user_location()})"), first, last)
     if first > last:
         raise ValueError("max must be larger than min in range parameter.")
     if not (np.isfinite(first) and np.isfinite(last)):
@@ -808,8 +809,10 @@ def histogramdd(sample, bins=10, range=None, density=None, weights=None):
         raise ValueError(f"all the input array dimensions must match (at {user_location()})")
     if isinstance(bins, Tracer) or (isinstance(bins, (list, tuple)) and builtins.any(
             isinstance(b, Tracer) for b in bins)):
-        raise ConcretizationError(f"numpy.histogramdd under jit needs static bins (at "
-                                  f"{user_location()}): pass counts, or edges as NumPy arrays")
+        counts = bins if isinstance(bins, (list, tuple)) else (bins,)
+        raise needs_static(ConcretizationError(f"numpy.histogramdd under jit needs static bins (at "
+                                               f"{user_location()}): pass counts, or edges as NumPy "
+                                               "arrays"), *counts)
     try:
         if len(bins) != dims:
             raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
@@ -954,6 +957,10 @@ def _traced_edges(bins: Tracer) -> Tracer:
     from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
     from jitcore.debugging import debug_callback  # and the codegen's callbacks
 
+    if bins.ndim == 0 and bins.dtype.kind in "iu":  # a count: it sets the result's shape
+        raise needs_static(ConcretizationError(
+            f"numpy.histogram under jit needs a static count of bins (at {user_location()}): it "
+            "is the result's length; pass it as a Python int"), bins)
     if bins.ndim != 1:
         raise ValueError(f"`bins` must be 1d, when an array (at {user_location()})")
     if bins.dtype.kind in "cb":

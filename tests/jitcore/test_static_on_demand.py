@@ -204,3 +204,53 @@ def test_an_inlined_jitted_function_passes_it_on():
     inner = jc.jit(rolling_mean)
     outer = jc.jit(lambda x, w: inner(x, w).sum())
     np.testing.assert_allclose(outer(X, 4), rolling_mean(X, 4).sum())
+
+
+class Windowed:
+    def __init__(self, n):
+        self.w = np.linspace(0.0, 1.0, n)
+
+    @jc.jit
+    def window(self, x, k):
+        return x[:k] * self.w[:k]
+
+    @jc.jit
+    def reduce(self, x, how="sum"):
+        return x.sum() if how == "sum" else x.max()
+
+
+def test_a_methods_arguments_too():
+    m = Windowed(8)
+    for k in (4, 3, 4):
+        np.testing.assert_array_equal(m.window(X, k), X[:k] * m.w[:k])
+    np.testing.assert_array_equal(m.window(X, k=3), X[:3] * m.w[:3])
+    assert m.reduce(X) == X.sum() and m.reduce(X, "max") == X.max() and m.reduce(X, how="max") == X.max()
+    m.w = m.w * 2  # the instance's arrays stay arguments
+    np.testing.assert_array_equal(m.window(X, 4), X[:4] * m.w[:4])
+
+
+def norm_of(x, ord):
+    return np.linalg.norm(x, ord)
+
+
+def histogram_of(x, bins, low, high):
+    return np.histogram(x, bins, range=(low, high))
+
+
+@pytest.mark.parametrize("args, fn", [((X, 1), norm_of), ((X, np.inf), norm_of), ((X, None), norm_of),
+                                      ((X, 5, -1.0, 1.0), histogram_of)],
+                         ids=["norm ord 1", "norm ord inf", "norm ord None", "histogram"])
+def test_numpys_own_parameters(args, fn):
+    got, want = jc.jit(fn)(*args), fn(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+
+
+@pytest.mark.parametrize("other", ["fro", b"x", None])
+def test_equality_with_a_string_or_none_is_numpys(other):
+    f = jc.jit(lambda x, s: (x == other, x != other, s == other, s != other))
+    got, want = f(X, 2.0), (X == other, X != other, np.float64(2.0) == other, np.float64(2.0) != other)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+        assert type(g) is type(w) or isinstance(g, np.ndarray) == isinstance(w, np.ndarray)
