@@ -190,6 +190,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 raise _endless_recursion(name, t.scalar_arguments) from e
         traced_ops = {id(op) for op in builder.block.ops}
         leaves, out_tree = pytree.flatten(out)
+        # A Python number or string returned is returned as it is: x.shape[0] is an int.
+        out_tree, leaves = pytree.with_constants(out_tree, leaves, _python_constant)
         values, scalars = [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)
@@ -207,7 +209,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             else:
                 raise JitTypeError(
                     f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
-                    "return arrays, scalars, and tuples, lists, dicts or None of them"
+                    "return arrays, numbers, strings, and tuples, lists, dicts or None of them"
                 )
         if returns_at.known:
             for op in builder.block.ops:
@@ -225,6 +227,11 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                            owners(leaves, tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
                            transposed=transposed)
+
+
+def _python_constant(leaf) -> bool:
+    """A Python value (not NumPy's: np.float64 is a float) the function returns unchanged."""
+    return type(leaf) in (bool, int, float, complex, str, bytes)
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

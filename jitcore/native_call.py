@@ -51,7 +51,7 @@ import types
 import numpy as np
 from llvmlite import ir
 
-from jitcore import calltime
+from jitcore import calltime, pytree
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
 from jitcore.dispatch import Executable
@@ -527,7 +527,7 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
 # (a program of three words an op, run on a stack in post-order: ``result_program``).
 (OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR, OUT_VIEW,
  OUT_ARGUMENT_COPY) = range(9)
-OP_OUTPUT, OP_NONE, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
+OP_OUTPUT, OP_OBJECT, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
 MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
 _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
 
@@ -609,8 +609,11 @@ def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
             ops.extend((OP_OUTPUT, next_output[0], 0))
             next_output[0] += 1
             return True
-        if kind == "none":
-            ops.extend((OP_NONE, 0, 0))
+        if kind in ("none", "constant"):
+            value = pytree.constant_value(node)
+            if value is not None:
+                keep.append(value)  # the table's address stays an object's
+            ops.extend((OP_OBJECT, 0, id(value)))
             return True
         if not all(visit(child) for child in node.children):
             return False
@@ -1605,10 +1608,11 @@ class _Emitter:
                 with leaf:
                     output(count)
                 with node:
-                    with b.if_else(b.icmp_signed("==", op, _c(OP_NONE))) as (none, made):
-                        with none:
-                            self.call("Py_IncRef", ir.VoidType(), self.address("None"))
-                            push(self.address("None"))
+                    with b.if_else(b.icmp_signed("==", op, _c(OP_OBJECT))) as (none, made):
+                        with none:  # None, or a Python constant the function returns
+                            constant = b.inttoptr(address, _ptr)
+                            self.call("Py_IncRef", ir.VoidType(), constant)
+                            push(constant)
                         with made:
                             container(op, count, address)
 

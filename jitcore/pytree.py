@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class TreeDef:
-    kind: str  # "leaf", "none", "tuple", "list", "dict", "namedtuple" (keys: its class)
+    # "leaf", "none", "tuple", "list", "dict", "namedtuple" (keys: its class), "constant" (a
+    # Python value a jitted function returns as it is; keys: its type and itself)
+    kind: str
     children: tuple = ()
     keys: tuple = ()
 
@@ -46,6 +48,29 @@ def _flatten(tree, leaves: list) -> TreeDef:
     return LEAF
 
 
+def with_constants(treedef: TreeDef, leaves: list, is_constant) -> tuple[TreeDef, list]:
+    """``treedef`` with each leaf that ``is_constant`` says is one made a "constant" node that
+    rebuilds as that very object, and the leaves left."""
+    left: list = []
+    it = iter(leaves)
+
+    def visit(node: TreeDef) -> TreeDef:
+        if node.kind == "leaf":
+            leaf = next(it)
+            if is_constant(leaf):
+                return TreeDef("constant", (), (type(leaf), leaf))  # the type: 1 and True differ
+            left.append(leaf)
+            return node
+        return TreeDef(node.kind, tuple(visit(c) for c in node.children), node.keys)
+
+    return visit(treedef), left
+
+
+def constant_value(treedef: TreeDef) -> object:
+    """What a "none" or "constant" node rebuilds as."""
+    return treedef.keys[1] if treedef.kind == "constant" else None
+
+
 def unflatten(treedef: TreeDef, leaves) -> object:
     it = iter(leaves)
     return _unflatten(treedef, it)
@@ -54,8 +79,8 @@ def unflatten(treedef: TreeDef, leaves) -> object:
 def _unflatten(treedef: TreeDef, it):
     if treedef.kind == "leaf":
         return next(it)
-    if treedef.kind == "none":
-        return None
+    if treedef.kind in ("none", "constant"):
+        return constant_value(treedef)
     children = [_unflatten(c, it) for c in treedef.children]
     if treedef.kind == "tuple":
         return tuple(children)

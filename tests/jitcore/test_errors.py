@@ -213,16 +213,16 @@ def test_jit_type_error_names_the_line(case):
     assert issubclass(error, jc.JitTypeError), message
 
 
-def returns_a_string(x):
+def returns_a_set(x):
     y = x + 1
-    return y, "done"
+    return y, {"done"}
 
 
 def test_jit_type_error_for_a_return_value_names_the_function():
     # The error is found after the function returned: its def line is the best line there is.
-    message = raises_naming_the_line(jc.JitTypeError, returns_a_string, (F3,),
-                                     "def returns_a_string(x):")
-    assert "returned a str" in message
+    message = raises_naming_the_line(jc.JitTypeError, returns_a_set, (F3,),
+                                     "def returns_a_set(x):")
+    assert "returned a set" in message
 
 
 # -- errors that mirror NumPy's: IndexError, ValueError, TypeError -----------------------------

@@ -86,7 +86,7 @@ def test_ops_go_in_at_the_insertion_point():
 def test_outputs_name_written_and_returned_arguments():
     def fn(x, i):
         x[1:] = 0
-        return x, i * 2, 7
+        return x, i * 2, np.int64(7)
 
     module = ModuleOp.build()
     func = FuncOp.build("fn", FunctionType((), ()))

@@ -124,7 +124,7 @@ def test_random_programs_locate_every_op_and_round_trip(program):
 
 
 def _returns_a_constant_and_a_fortran_result(a):
-    return a.reshape(2, 2).T * 2, 2.0
+    return a.reshape(2, 2).T * 2, np.float64(2.0)
 
 
 def test_ops_made_after_the_function_returns_are_located_at_its_definition():
