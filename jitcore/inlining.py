@@ -19,7 +19,7 @@ from jitcore.autograph.runtime import call as autograph_call
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GENERATOR_KINDS
 from jitcore.static_on_demand import static_kind
-from jitcore.tracer import Tracer, current_trace
+from jitcore.tracer import Tracer, current_trace, needs_static
 
 
 def inline(jitted, args: tuple, kwargs: dict):
@@ -32,6 +32,9 @@ def inline(jitted, args: tuple, kwargs: dict):
         args, kwargs = bound.args, bound.kwargs
     args, kwargs = list(args), dict(kwargs)
     static_nums, static_names = jitted._static_nums, jitted._static_names
+    if jitted._on_demand.names:  # made static by its own calls: here a traced value may come
+        positions = {i for i, p in enumerate(jitted._signature.parameters) if p in jitted._on_demand.names}
+        static_nums, static_names = static_nums - positions, static_names - jitted._on_demand.names
     for i, a in enumerate(args):
         if i in static_nums:
             _check_static(jitted, i, a)
@@ -83,11 +86,12 @@ def _traced(jitted, trace, leaf, tree, index) -> Tracer:
 
 def _check_static(jitted, key, value) -> None:
     """A static argument: refuse a traced or unhashable value."""
-    if any(isinstance(leaf, Tracer) for leaf in pytree.flatten(value)[0]):
-        raise JitTypeError(
+    leaves = pytree.flatten(value)[0]
+    if any(isinstance(leaf, Tracer) for leaf in leaves):
+        raise needs_static(JitTypeError(
             f"{jitted.__name__}(): static argument {jitted._param_name(key)} got a traced value; "
             "a static argument must be a Python value known while tracing (pass the array as a "
-            "non-static argument, or the caller's own static value)")
+            "non-static argument, or the caller's own static value)"), *leaves)
     try:
         hash(value)
     except TypeError:

@@ -254,3 +254,17 @@ def test_equality_with_a_string_or_none_is_numpys(other):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(g, w)
         assert type(g) is type(w) or isinstance(g, np.ndarray) == isinstance(w, np.ndarray)
+
+
+def test_a_static_argument_of_an_inlined_function_passes_the_need_on():
+    inner = jc.jit(rolling_mean)
+    np.testing.assert_allclose(inner(X, 3), rolling_mean(X, 3))  # w is static in inner's calls
+    explicit = jc.jit(rolling_mean, static_argnames="w")
+    for callee in (inner, explicit):
+        outer = jc.jit(lambda x, w, callee=callee: callee(x, w) * 2)  # w made static in outer
+        np.testing.assert_allclose(outer(X, 4), rolling_mean(X, 4) * 2)
+        np.testing.assert_allclose(outer(X, 6), rolling_mean(X, 6) * 2)
+    m = Windowed(8)
+    through_method = jc.jit(lambda x, k: m.window(x, k).sum())
+    np.testing.assert_allclose(m.window(X, 4), X[:4] * m.w[:4])
+    np.testing.assert_allclose(through_method(X, 5), (X[:5] * m.w[:5]).sum())
