@@ -13,7 +13,7 @@ from jitcore import calltime, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
-from jitcore.dtypes import ir_type
+from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.builder import Builder
@@ -23,6 +23,7 @@ from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer, transpose
+from jitcore.static_on_demand import static_kind
 from jitcore.tracer import Trace, Tracer
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
@@ -187,7 +188,12 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             try:
                 out = fn(*tracers)
             except RecursionError as e:
-                raise _endless_recursion(name, t.scalar_arguments) from e
+                error = _endless_recursion(name, t.scalar_arguments)
+                counts = {p for a, p in zip(arg_types, paths or ())
+                          if p in t.scalar_arguments and np_dtype(a.element).kind in "iub"}
+                if counts:  # a depth or count ends the recursion: static on demand
+                    error.static_would_fix = frozenset(counts)
+                raise error from e
         traced_ops = {id(op) for op in builder.block.ops}
         leaves, out_tree = pytree.flatten(out)
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
@@ -230,8 +236,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
 
 
 def _python_constant(leaf) -> bool:
-    """A Python value (not NumPy's: np.float64 is a float) the function returns unchanged."""
-    return type(leaf) in (bool, int, float, complex, str, bytes)
+    """A Python value (not NumPy's: np.float64 is a float) the function returns unchanged, a
+    dtype, a class or a function among them."""
+    return type(leaf) in (bool, int, float, complex, str, bytes) or static_kind(leaf)
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

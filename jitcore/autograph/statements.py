@@ -15,7 +15,7 @@ import numpy as np
 
 from jitcore import control_flow as cf
 from jitcore import index_forms, pytree
-from jitcore.autograph import loop_exit
+from jitcore.autograph import loop_exit, raises
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -154,10 +154,15 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
     # arrays the branches change only in place: their roots, shared with other names, are the
     # if's operands and results (``aliasing``); the variables keep their objects
-    return _traced_until_settled(
-        names, lambda rebound, written: SharedArrays(names, init, rebinds, written, rebound),
-        lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
-                                  else_defined, dead, fresh, shared))[1]
+    try:
+        return _traced_until_settled(
+            names, lambda rebound, written: SharedArrays(names, init, rebinds, written, rebound),
+            lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
+                                      else_defined, dead, fresh, shared))[1]
+    except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
+        with _in_user_terms():
+            raises.raise_where_taken(pred, branch)
+        return (else_fn if branch.then else then_fn)(*init)
 
 
 def _traced_until_settled(names, make, trace):
@@ -215,8 +220,10 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
             shared.enter()
             try:
                 out = list(fn(*full))
-            except BaseException:
+            except BaseException as e:
                 shared.leave()
+                if raises.is_users(e):  # a raise: at run time, where this branch is taken
+                    raise raises.raised(e, fn is then_fn) from None
                 raise
             try:
                 rebound = shared.rebound(out)

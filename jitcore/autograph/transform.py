@@ -490,8 +490,8 @@ class ControlFlow(ast.NodeTransformer):
         defs = [self._function(then_fn, state, node.body, state, node),
                 self._function(else_fn, state, node.orelse, state, node)]
         site = self._site(node, state)
-        site["then_defined"] = _strings(sorted(analysis.definitely_assigned(node.body)))
-        site["else_defined"] = _strings(sorted(analysis.definitely_assigned(node.orelse)))
+        site["then_defined"] = _strings(sorted(_defined(node.body, state)))
+        site["else_defined"] = _strings(sorted(_defined(node.orelse, state)))
         site["dead"] = _strings(sorted(dead & set(state)))
         site["fresh"] = _strings(sorted(fresh & set(state)))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body + node.orelse, self.own))
@@ -636,6 +636,7 @@ class OuterReads(_LinedTransformer):
 def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     """``fn`` rewritten in place: jumps lowered to flags, then control flow and expressions to
     helper calls."""
+    _asserts_as_raises(fn)
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
     declared = set()
@@ -655,6 +656,40 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn
+
+
+def _defined(stmts, state) -> set:
+    """The names ``stmts`` assign on every path that goes on: all of them where it always
+    raises (a traced branch that raises is checked at run time and never goes on: ``raises``)."""
+    return set(state) if _always_raises(stmts) else analysis.definitely_assigned(stmts)
+
+
+def _always_raises(stmts) -> bool:
+    last = stmts[-1] if stmts else None
+    return isinstance(last, ast.Raise) or (isinstance(last, ast.If) and _always_raises(last.body)
+                                           and _always_raises(last.orelse))
+
+
+def _asserts_as_raises(fn: ast.FunctionDef) -> None:
+    """``assert test, msg`` as ``if not test: raise AssertionError(msg)``, so that a traced test
+    is checked when the function runs (``raises``); dropped under ``python -O``, as Python
+    drops them."""
+    class Asserts(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            if not __debug__:
+                return ast.copy_location(ast.Pass(), node)
+            error = ast.Call(func=ast.Name(id="AssertionError", ctx=ast.Load()),
+                             args=[node.msg] if node.msg is not None else [], keywords=[])
+            check = ast.If(test=ast.UnaryOp(op=ast.Not(), operand=node.test),
+                           body=[ast.Raise(exc=error, cause=None)], orelse=[])
+            return ast.fix_missing_locations(ast.copy_location(check, node))
+
+        def visit_FunctionDef(self, node):  # a nested function: its own conversion
+            return node
+
+        visit_AsyncFunctionDef = visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+    fn.body = [Asserts().visit(s) for s in fn.body]
 
 
 def _as_list(x):

@@ -514,7 +514,8 @@ def test_named_tuple_arguments_by_their_class():
 
 def sizes_and_labels(x):
     n = x.shape[0]
-    return x.sum(), n, x.ndim, x.shape, n / 2, n > 3, "done", {"count": x.size, "label": "x"}, 2.5, -0.0
+    return (x.sum(), n, x.ndim, x.shape, n / 2, n > 3, "done", {"count": x.size, "label": "x"}, x.dtype,
+            2.5, -0.0)
 
 
 def test_python_values_returned_are_themselves():

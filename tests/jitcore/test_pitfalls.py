@@ -471,9 +471,10 @@ def _halving_sum(a, k):
     return _halving_sum(a * 0.5, k - 1) + a
 
 
-def test_recursion_on_a_traced_argument_says_to_make_it_static():
+def test_recursion_on_a_traced_argument_says_to_make_it_static(without_auto_static):
     """Both branches of ``if k == 0`` are traced when ``k`` is: the calls never end. The error
-    names the scalar argument to make static, and marked static it compiles."""
+    names the scalar argument to make static, and marked static it compiles (by itself, static
+    on demand: test_static_on_demand.py)."""
     with pytest.raises(jc.UnsupportedError) as info:
         jc.jit(_halving_sum)(np.ones(3), 3)
     first = str(info.value).splitlines()[0]

@@ -71,7 +71,14 @@ def typed(x, dtype):
     return (x * 3).astype(dtype)
 
 
+def halving_sum(a, k):
+    if k == 0:  # traced, both branches would be, and the calls would never end
+        return a
+    return halving_sum(a * 0.5, k - 1) + a
+
+
 CASES = {
+    "a recursion's depth": (halving_sum, (X, 3), (X, 5)),
     "slice bounds": (rolling_mean, (X, 5), (X, 7)),
     "a shape and a traced loop's count": (zeros_filled, (X, 6), (X, 9)),
     "a list appended to in a loop": (appended, (X, 4), (X, 5)),
