@@ -110,7 +110,6 @@ REFUSED = {
         "for v in x",
     ),
     "np.histogram with bins='auto'": (_histogram_auto, (normal(8),), jc.UnsupportedError, "give a count"),
-    "a dtype among the results": (_returns_a_dtype, (normal(3),), jc.JitTypeError, "returned a"),
     "np.r_ with the matrix directive": (_r_matrix, (normal(3),), jc.UnsupportedError, "np.matrix"),
 }
 
@@ -118,3 +117,10 @@ REFUSED = {
 @pytest.mark.parametrize("case", REFUSED)
 def test_refusals_are_jitcores_errors(case):
     check_refusal(*REFUSED[case])
+
+
+def test_a_dtype_among_the_results_is_returned_as_it_is():
+    x = normal(3)
+    got, want = jc.jit(_returns_a_dtype)(x), _returns_a_dtype(x)
+    np.testing.assert_array_equal(got[0], want[0])
+    assert got[1] is want[1]  # np.dtype('float64'): one object, as NumPy gives it

@@ -1,0 +1,81 @@
+"""Traced values formatted into text by the user's code (``f"loss {loss:.4f}"``), the text filled
+in when the compiled function runs.
+
+While tracing, a value has no data: formatting it gave ``Traced<f64[]>`` (or, with a format
+spec, an error), so ``print(f"step {i}: {loss:.3f}")`` printed that once, at compile time, and
+``raise ValueError(f"negative at {i}")`` named no index. Now ``format`` of a traced value in the
+user's code gives a *placeholder*: its index in the trace's list of formatted values and spec,
+around the value's repr, between private-use characters. What prints the text or raises it
+from compiled code (``print``, ``raises``) passes those values to its callback and fills each
+placeholder in with ``format(value, spec)`` at each call. A placeholder anywhere else (text the
+function returns) is refused; jitcore's own messages format values as before.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from jitcore.errors import ConcretizationError
+
+_OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
+_PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_MID}[^{_CLOSE}]*{_CLOSE}")
+
+
+def placeholder(tracer, spec: str) -> str:
+    """The text that stands for ``format(tracer, spec)`` until the compiled code runs."""
+    formatted = tracer.owner_trace.formatted
+    formatted.append((tracer, spec))
+    return f"{_OPEN}{len(formatted) - 1}{_MID}{tracer!r}{_CLOSE}"
+
+
+def holds(value) -> bool:
+    """Whether ``value`` is text holding a placeholder."""
+    return isinstance(value, str) and _OPEN in value
+
+
+def values_in(texts, trace) -> list:
+    """The traced values whose placeholders ``texts`` hold, in order of first appearance."""
+    indices = dict.fromkeys(int(m.group(1)) for t in texts if holds(t) for m in _PLACEHOLDER.finditer(t))
+    return [(i, trace.formatted[i]) for i in indices]
+
+
+def filler(texts, trace):
+    """``(tracers, fill)``: the traced values ``texts`` format, to pass to a callback, and
+    ``fill(text, values)``, the text with their run-time ``values`` formatted in."""
+    found = values_in(texts, trace)
+    position = {index: k for k, (index, _) in enumerate(found)}
+    specs = [spec for _, (_, spec) in found]
+
+    def fill(text, values):
+        if not holds(text):
+            return text
+
+        def one(match):
+            k = position[int(match.group(1))]
+            value = values[k]
+            value = value[()] if getattr(value, "ndim", None) == 0 else value
+            return format(value, specs[k])
+
+        return _PLACEHOLDER.sub(one, text)
+
+    return [tracer for _, (tracer, _) in found], fill
+
+
+def refuse(text, where: str) -> None:
+    """A placeholder that no callback will fill in: the text is needed while compiling."""
+    if holds(text):
+        shown = _PLACEHOLDER.sub(lambda m: "{...}", text)
+        raise ConcretizationError(
+            f"the text {shown!r} formats a traced value and is {where}, where it is needed while "
+            "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
+            "call), raise it, or return the value itself and format it outside the function.")
+
+
+def from_user_code() -> bool:
+    """Whether the ``format`` being answered was called by the user's code (an f-string of
+    theirs), not jitcore's (its messages name values by their repr)."""
+    from jitcore.tracer import is_user_file
+
+    frame = sys._getframe(2)  # format's caller: Tracer.__format__ is frame 1
+    return is_user_file(frame.f_code.co_filename)
