@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, ir, passes, pytree
+from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
 from jitcore.dispatch import ARRAY_HEADER
@@ -198,6 +198,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         leaves, out_tree = pytree.flatten(out)
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
         out_tree, leaves = pytree.with_constants(out_tree, leaves, _python_constant)
+        for constant in pytree.constants(out_tree):
+            formatting.refuse(constant, f"returned by {name}()")
         values, scalars = [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)

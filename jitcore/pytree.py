@@ -66,6 +66,13 @@ def with_constants(treedef: TreeDef, leaves: list, is_constant) -> tuple[TreeDef
     return visit(treedef), left
 
 
+def constants(treedef: TreeDef) -> list:
+    """The values of the "constant" nodes of ``treedef``."""
+    if treedef.kind == "constant":
+        return [constant_value(treedef)]
+    return [v for c in treedef.children for v in constants(c)]
+
+
 def constant_value(treedef: TreeDef) -> object:
     """What a "none" or "constant" node rebuilds as."""
     return treedef.keys[1] if treedef.kind == "constant" else None

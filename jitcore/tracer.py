@@ -27,6 +27,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from jitcore import formatting
 from jitcore.dtypes import np_dtype
 from jitcore.errors import ConcretizationError, JitTypeError, TracerConversionError
 from jitcore.ir.builder import Builder
@@ -58,7 +59,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents")
+                 "extents", "formatted")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -73,6 +74,7 @@ class Trace:
         # The arguments' distinct extents above 1: the sizes a size-generic function reads at
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
+        self.formatted: list = []  # (tracer, format spec) per placeholder of the user's text (formatting)
 
     @contextmanager
     def running(self):
@@ -323,6 +325,8 @@ class Tracer:
                          "use np.sqrt, np.exp, ... on traced values)")
 
     def __format__(self, spec: str) -> str:
+        if formatting.from_user_code():  # filled in when the compiled code prints or raises it
+            return formatting.placeholder(self, spec)
         if not spec:
             return str(self)  # f"{x}" is str(x), as for any object
         self._concretize(f"formatting with {spec!r} (f\"{{x:{spec}}}\"; to print a traced value "

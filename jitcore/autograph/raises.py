@@ -17,9 +17,10 @@ import traceback
 import numpy as np
 
 from jitcore import control_flow as cf
+from jitcore import formatting
 from jitcore.autograph.aliasing import Rebound, Unheld
 from jitcore.errors import JitcoreError
-from jitcore.tracer import is_user_file, user_location
+from jitcore.tracer import current_trace, is_user_file, user_location
 
 
 class BranchRaised(Exception):
@@ -55,18 +56,31 @@ def _copy(error: Exception) -> Exception:
     return again
 
 
-def raise_where_taken(pred, branch: BranchRaised) -> None:
-    """Trace the check that raises ``branch.error`` when the compiled code takes that branch."""
+def raise_where_taken(pred, branch: BranchRaised, fn, init) -> None:
+    """Trace the check that raises ``branch.error`` when the compiled code takes that branch:
+    the branch ``fn`` traced again inside it, so that what its message formats (``x[i]``) is
+    computed there, and a callback at its raise."""
     from jitcore.debugging import debug_callback  # here: the codegen's callbacks load late
 
     taken = pred if branch.then else np.logical_not(pred)
-    error, where = branch.error, branch.where
 
-    def fail(_):
-        again = _copy(error)
-        note = f"(raised by the compiled function, at {where}: the branch that raises was taken)"
-        if note not in getattr(again, "__notes__", ()):
+    def raising():
+        error = branch.error
+        try:
+            fn(*init)
+        except Exception as e:  # noqa: BLE001  (the same raise, its message's values traced here)
+            if not is_users(e):
+                raise
+            error = e
+        formatted, fill = formatting.filler(error.args, current_trace())  # f"negative at {i}"
+
+        def fail(_, values):
+            again = _copy(error)
+            again.args = tuple(fill(a, values) for a in error.args)
+            note = f"(raised by the compiled function, at {branch.where}: the branch that raises was taken)"
             again.__notes__ = [*getattr(error, "__notes__", ()), note]
-        raise again
+            raise again
 
-    cf.cond(taken, lambda: debug_callback(fail, taken), lambda: None)
+        debug_callback(fail, taken, formatted)
+
+    cf.cond(taken, raising, lambda: None)

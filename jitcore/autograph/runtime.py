@@ -11,7 +11,7 @@ import sys
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, random
+from jitcore import calltime, formatting, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, math_calls, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part
@@ -116,15 +116,18 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
     that call (``jitcore.debug_callback``), as the NumPy code prints each time it runs; before
     session 40 it printed ``Traced<f64[]>`` once, while compiling. Without a traced value:
     now, as Python's."""
-    if current_trace() is None or not prims.holds_tracer((args, file)):
+    trace = current_trace()
+    texts = [a for a in args if formatting.holds(a)]
+    if trace is None or not (texts or prims.holds_tracer((args, file))):
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
+    formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call
 
-    def show(*values):
-        builtins.print(*values, sep=sep, end=end, file=file if file is not None else sys.stdout,
-                       flush=flush)
+    def show(values, *shown):
+        builtins.print(*(fill(v, values) for v in shown), sep=sep, end=end,
+                       file=file if file is not None else sys.stdout, flush=flush)
 
-    debug_callback(show, *args)
+    debug_callback(show, formatted, *args)
 
 
 BUILTINS[builtins.print] = _print

@@ -161,7 +161,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
                                       else_defined, dead, fresh, shared))[1]
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
-            raises.raise_where_taken(pred, branch)
+            raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
         return (else_fn if branch.then else then_fn)(*init)
 
 

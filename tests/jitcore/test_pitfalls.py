@@ -450,7 +450,8 @@ def format_traced(x):
 
 
 def label_traced(x):
-    assert f"{x.sum()}" == "Traced<f64[]>"  # no spec: str(), as for any object
+    # while tracing, the text holds a placeholder around the value's repr (jitcore.formatting)
+    assert "Traced<f64[]>" in f"{x.sum()}"
     return x
 
 
@@ -460,8 +461,8 @@ def test_math_functions_and_format_specs_on_a_tracer_say_what_to_use():
     assert jc.jit(math_of_traced)(np.ones(3)) == math.sqrt(3.0)
     with pytest.raises(jc.ConcretizationError, match=r"math\.sqrt.*use np\.sqrt"):
         jc.jit(math_of_traced, autograph=False)(np.ones(3))
-    with pytest.raises(jc.ConcretizationError, match=r"formatting with '\.3f'.*debug_print"):
-        jc.jit(format_traced)(np.ones(3))
+    with pytest.raises(jc.ConcretizationError, match=r"'\{\.\.\.\}' formats a traced value and is returned"):
+        jc.jit(format_traced)(np.ones(3))  # text needed while compiling: returned
     np.testing.assert_array_equal(jc.jit(label_traced)(np.ones(3)), np.ones(3))
 
 

@@ -1,0 +1,80 @@
+"""Traced values formatted by the user's code (f-strings, str.format) are filled in when the
+compiled function runs (jitcore/formatting.py): printed and raised text matches the function
+run by NumPy, at every call, in compiled loops and branches; text needed while compiling (a
+returned string) is refused; jitcore's own messages keep values' reprs."""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore import formatting
+
+
+def descent(x, steps):
+    w = 0.0
+    for i in range(steps):  # a compiled loop: steps is traced
+        loss = np.mean((x - w) ** 2)
+        if i % 3 == 0:
+            print(f"step {i:>3}: loss {loss:.6f}, w={w:+.3e}")
+        w = w + 0.25 * np.mean(x - w)
+    print("done: {:.5f} after {} steps".format(w, steps), "max", x.max())  # noqa: UP032  (str.format too)
+    return w
+
+
+def checked(x):
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            raise ValueError(f"x[{i}] = {x[i]:.3f} is negative")
+    return x.sum()
+
+
+def printed(fn, *args, capsys):
+    result = fn(*args)
+    return result, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("x, steps", [(np.arange(5.0), 7), (np.linspace(-2, 3, 11), 10)])
+def test_printed_text_matches_numpys_at_each_call(x, steps, capsys):
+    jitted = jc.jit(descent)
+    want, want_text = printed(descent, x, steps, capsys=capsys)
+    for _ in range(2):  # compiled, then cached: the text is made at each call
+        got, got_text = printed(jitted, x, steps, capsys=capsys)
+        assert got_text == want_text
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert jitted.cache_info().compiles == 1
+    assert "\ue000" not in got_text
+
+
+def test_a_raised_message_holds_the_values():
+    jitted = jc.jit(checked)
+    x = np.concatenate([np.arange(500.0), [-2.71828], np.arange(3.0)])
+    with pytest.raises(ValueError) as want:
+        checked(x)
+    with pytest.raises(ValueError) as got:
+        jitted(x)
+    assert str(got.value) == str(want.value) == "x[500] = -2.718 is negative"
+    assert jitted(np.arange(4.0)) == 6.0
+
+
+def returns_text(x):
+    return x * 2, f"mean {x.mean():.2f}"
+
+
+def test_returned_text_is_refused():
+    with pytest.raises(jc.ConcretizationError, match=r"'mean \{\.\.\.\}' formats a traced value"):
+        jc.jit(returns_text)(np.ones(3))
+
+
+def test_text_of_static_values_is_python_text():
+    f = jc.jit(lambda x: (x + 1, f"{x.shape} {x.dtype} {len(x)}"))
+    assert f(np.ones(2))[1] == "(2,) float64 2"
+
+
+def test_jitcores_messages_name_values_by_their_repr():
+    def needs_int(x):
+        return np.zeros(int(x.sum()))
+
+    with pytest.raises(jc.ConcretizationError) as info:
+        jc.jit(needs_int)(np.ones(2))
+    assert "Traced<i64[]>" in str(info.value)
+    assert not formatting.holds(str(info.value))
