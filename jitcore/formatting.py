@@ -14,7 +14,6 @@ function returns) is refused; jitcore's own messages format values as before.
 from __future__ import annotations
 
 import re
-import sys
 
 from jitcore.errors import ConcretizationError
 
@@ -71,11 +70,3 @@ def refuse(text, where: str) -> None:
             "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
             "call), raise it, or return the value itself and format it outside the function.")
 
-
-def from_user_code() -> bool:
-    """Whether the ``format`` being answered was called by the user's code (an f-string of
-    theirs), not jitcore's (its messages name values by their repr)."""
-    from jitcore.tracer import is_user_file
-
-    frame = sys._getframe(2)  # format's caller: Tracer.__format__ is frame 1
-    return is_user_file(frame.f_code.co_filename)

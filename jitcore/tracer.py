@@ -325,7 +325,9 @@ class Tracer:
                          "use np.sqrt, np.exp, ... on traced values)")
 
     def __format__(self, spec: str) -> str:
-        if formatting.from_user_code():  # filled in when the compiled code prints or raises it
+        # The user's code (an f-string of theirs, not jitcore's messages): a placeholder,
+        # filled in when the compiled code prints or raises it
+        if is_user_file(sys._getframe(1).f_code.co_filename):
             return formatting.placeholder(self, spec)
         if not spec:
             return str(self)  # f"{x}" is str(x), as for any object
