@@ -708,6 +708,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 # as a loop; past PEEL steps the loop runs unrolled, as before loops compiled.
                 peeled += 1
                 long_range = peeled <= PEEL and extra_test is None and trips - done > 2 * PEEL + 2
+            except FirstAssigned:
+                if done:
+                    raise
+                # (cur = f(prev) first set in the body: its first step runs in Python, which
+                # gives it its value, and the rest is tried as a loop again)
             except (JitTypeError, UnsupportedError):
                 if not short:
                     raise
@@ -735,6 +740,11 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
         with _unrolling(trips):
             values = tuple(body_fn(item, *values))
     return values
+
+
+class FirstAssigned(UnsupportedError):
+    """A traced loop's body gives a variable its first value, and it is used after the loop or
+    in the next iteration: it has no value to carry in."""
 
 
 def _holds_arrays(values) -> bool:
@@ -1087,7 +1097,7 @@ class _Loop:
         for i in missing:
             name = self.names[i]
             if name != RETVAL and name not in self.targets:
-                raise UnsupportedError(
+                raise FirstAssigned(
                     f"'{name}' is first assigned inside the {self.what} at {where(self.line)}, "
                     "whose bounds or condition are traced, and is used after it or in the next "
                     "iteration; give it a value before the loop")

@@ -881,3 +881,22 @@ def test_a_name_set_only_on_the_branch_that_falls_through(k):
     it was refused ("'y' is assigned in only one branch"); the rest now joins that branch."""
     x = np.arange(3.0)
     np.testing.assert_array_equal(jc.jit(_set_after_a_nested_return)(x, k), _set_after_a_nested_return(x, k))
+
+
+def heron_until_settled(x):
+    prev = x.copy()
+    for it in range(100):  # noqa: B007  (the count after the loop: the case)
+        cur = 0.5 * (prev + 2.0 / prev)  # first given a value in the loop's body
+        if np.max(np.abs(cur - prev)) < 1e-12:
+            break
+        prev = cur
+    return cur, it
+
+
+@pytest.mark.parametrize("x", [np.full(4, 3.0), np.linspace(1.0, 9.0, 7), np.full(3, np.sqrt(2.0))],
+                         ids=["several steps", "mixed", "settled at the first step"])
+def test_a_variable_first_set_in_a_loop_with_a_traced_break(x):
+    # Its first step runs in Python (giving cur a value), the rest as a loop (session 41).
+    got, want = jc.jit(heron_until_settled)(x), heron_until_settled(x)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-15)
+    assert got[1] == want[1]
