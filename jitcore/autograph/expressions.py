@@ -384,8 +384,22 @@ def _truth(builtin, stop: bool, combine):
     return fn
 
 
+def _sorted(iterable, /, *, key=None, reverse=False):
+    """``sorted`` of numbers some of which are traced scalars, without a ``key``: the numbers
+    sorted as one array, each given back as a NumPy scalar (NaN last, as ``np.sort`` puts it,
+    where Python's order around a NaN depends on the input's)."""
+    values = list(iterable)
+    if key is not None or isinstance(reverse, Tracer) or not any(isinstance(v, Tracer) for v in values) \
+            or any(isinstance(v, Tracer) and v.ndim or not isinstance(v, (Tracer, int, float, np.number))
+                   for v in values):
+        return sorted(values, key=key, reverse=reverse)
+    ordered = np.sort(np.stack([v if isinstance(v, Tracer) else np.asarray(v) for v in values]))
+    items = [as_scalar(ordered[k]) for k in range(len(values))]
+    return items[::-1] if reverse else items
+
+
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
-            enumerate: _enumerate,
+            enumerate: _enumerate, sorted: _sorted,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 

@@ -900,3 +900,17 @@ def test_a_variable_first_set_in_a_loop_with_a_traced_break(x):
     got, want = jc.jit(heron_until_settled)(x), heron_until_settled(x)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-15)
     assert got[1] == want[1]
+
+
+def sorted_picks(x, k):
+    top = sorted([x[0], x[k], x[-1], 0.5], reverse=True)
+    return top[0], top[-1], sorted(x[:4]), sorted([3, 1, 2])
+
+
+@pytest.mark.parametrize("x", [np.array([3.0, -1.0, 2.5, 7.0, -4.0]), np.arange(6.0)[::-1].copy(),
+                               np.array([1, 9, -3, 4], np.int32)])
+def test_sorted_of_traced_numbers_is_pythons(x):
+    got, want = jc.jit(sorted_picks)(x, 2), sorted_picks(x, 2)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g, float), np.asarray(w, float))
+    assert type(got[3]) is list and got[3] == [1, 2, 3]
