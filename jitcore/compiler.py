@@ -78,7 +78,8 @@ class Outputs:
 
     tree: pytree.TreeDef
     mutated: tuple[int, ...] = ()
-    scalars: tuple[bool, ...] = ()  # per result: a NumPy scalar rather than a 0-d array
+    # per result: a NumPy scalar rather than a 0-d array (PYTHON_NUMBER: a Python number)
+    scalars: tuple = ()
     # Per value (results, then new values of arguments): the argument it is or is a view of
     # (NumPy lets it share that argument's memory), else a number of its own; see ``owners``.
     owners: tuple[int, ...] = ()
@@ -209,7 +210,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                 scalars.append(False)
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)
-                scalars.append(leaf.scalar)
+                # a Python number's value (a counter, an int argument, n / 2): Python's number
+                scalars.append(PYTHON_NUMBER if leaf.weak and leaf.ndim == 0 else leaf.scalar)
             elif isinstance(leaf, (np.ndarray, np.generic, bool, int, float, complex)):
                 dtype = np.asarray(leaf).dtype
                 values.append(as_tracer(t, leaf, dtype).value)
@@ -235,6 +237,11 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                            owners(leaves, tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
                            transposed=transposed)
+
+
+# ``Outputs.scalars``'s mark of a result returned as a Python number (``.item()``), truthy as
+# the NumPy scalars' True is.
+PYTHON_NUMBER = "python"
 
 
 def _python_constant(leaf) -> bool:

@@ -250,7 +250,7 @@ class Executable:
         # A result NumPy would give as a scalar (np.sum(x) is np.float64) is returned as one.
         scalars = scalars or (False,) * len(plan.outputs)
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
-        self._outputs = [(s.kind, s.index, shape, scalar and shape == (), copy)
+        self._outputs = [(s.kind, s.index, shape, scalar if scalar and shape == () else False, copy)
                          for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
         # A result computed transposed is returned as its (Fortran-ordered) transpose: NumPy's layout.
         self._transposed = [k for k, turn in enumerate(transposed) if turn]
@@ -368,14 +368,14 @@ class Executable:
                 out = arrays[index] if kind == "input" else buffers[index]
                 out = out.copy() if copy else out
             out = out if out.shape == shape else out.reshape(shape)
-            outputs.append(out[()] if scalar else out)
+            outputs.append(_as_scalar(out, scalar))
         targets = originals if callers is None else callers
         if self.mutated:
             for i, new in zip(self.mutated, outputs[len(outputs) - len(self.mutated):]):
                 np.copyto(targets[i], new)  # NumPy semantics: the caller's array changed
             outputs = outputs[: len(outputs) - len(self.mutated)]
         for k, i in self._arguments:  # a scalar argument comes back a NumPy scalar, as a result does
-            outputs[k] = targets[i][()] if self._outputs[k][3] else targets[i]
+            outputs[k] = _as_scalar(targets[i], self._outputs[k][3])
         for k in self._transposed:
             outputs[k] = outputs[k].T
         return pytree.unflatten(self.out_tree, outputs)
@@ -451,3 +451,11 @@ class CallTimeExecutable:
         if values is None:  # a global changed again while compiling
             return self(arrays, callers)
         return self._run(executable, inputs, values, arrays, callers)
+
+
+def _as_scalar(out: np.ndarray, scalar):
+    """A result as returned: the array, NumPy's scalar of it, or a Python number (``.item()``)
+    where the function computes one (``compiler.PYTHON_NUMBER``)."""
+    if not scalar:
+        return out
+    return out[()].item() if scalar == "python" else out[()]

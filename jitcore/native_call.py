@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy as copying
 import ctypes
 import functools
+import operator
 import os
 import re
 import sys
@@ -485,7 +486,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
             elif tuple(dims[3:3 + dims[1]]) == shape:  # the argument itself, as the Python path gives it
                 outputs[at:at + 3] = [OUT_ARGUMENT, k, 0]
     for at in range(0, len(outputs), 3):  # a scalar of an argument: its value's dtype (0: the array's own)
-        if outputs[at] == OUT_ARGUMENT_SCALAR:
+        if outputs[at] in (OUT_ARGUMENT_SCALAR, OUT_ARGUMENT_PYTHON):
             if outputs[at + 1] not in numbers:
                 return None
             dtype = numbers[outputs[at + 1]]
@@ -526,7 +527,7 @@ def _span(shape, strides, itemsize: int) -> tuple[int, int]:
 # How an entry makes each output (three words: kind, a, b) and builds the result of them
 # (a program of three words an op, run on a stack in post-order: ``result_program``).
 (OUT_BUFFER, OUT_SCALAR, OUT_ARGUMENT, OUT_OBJECT, OUT_COPY, OUT_BUFFER_COPY, OUT_ARGUMENT_SCALAR, OUT_VIEW,
- OUT_ARGUMENT_COPY) = range(9)
+ OUT_ARGUMENT_COPY, OUT_ARGUMENT_PYTHON) = range(10)
 OP_OUTPUT, OP_OBJECT, OP_TUPLE, OP_LIST, OP_DICT, OP_CALL = range(6)
 MAX_OPS = 64  # a result's nodes (its outputs and containers); a larger one takes the Python path
 _DICT_KEY_TYPES = (str, int)  # keys whose hash and == run no Python code
@@ -556,16 +557,21 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     outputs, keep = [], []
     buffers, arguments = executable._buffers, dict(executable._arguments)
     for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
+        if scalar == "python" and kind not in ("argument", "constant", "buffer"):
+            return None
         if kind == "argument":
             if k not in arguments:
                 return None
-            outputs += [OUT_ARGUMENT_SCALAR if scalar else OUT_ARGUMENT, arguments[k], 0]
+            kind_of = OUT_ARGUMENT_PYTHON if scalar == "python" else OUT_ARGUMENT_SCALAR if scalar \
+                else OUT_ARGUMENT
+            outputs += [kind_of, arguments[k], 0]
         elif kind == "buffer":
             shape_of, dtype = buffers[index]
             if np.dtype(dtype).kind not in _NUMERIC:
                 return None
             if scalar and shape == () and int(np.prod(shape_of, dtype=np.int64)) == 1:
-                outputs += [OUT_SCALAR, index, 0]  # (a copy's scalar is the same scalar)
+                # (a copy's scalar is the same scalar; a Python number's made by .item())
+                outputs += [OUT_SCALAR, index, id(_TO_PYTHON) if scalar == "python" else 0]
             elif not scalar and tuple(shape_of) == tuple(shape):
                 nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
                 outputs += [OUT_BUFFER_COPY, index, nbytes] if copy else [OUT_BUFFER, index, 0]
@@ -578,6 +584,7 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
                 return None
             if scalar:
                 value = constant.reshape(shape)[()]
+                value = value.item() if scalar == "python" else value
                 keep.append(value)
                 outputs += [OUT_OBJECT, id(value), 0]
             else:
@@ -593,6 +600,9 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
             return None
     return outputs, keep
 
+
+
+_TO_PYTHON = operator.methodcaller("item")  # a NumPy scalar's Python number
 
 
 def result_program(tree, n_outputs: int) -> tuple[list, list] | None:
@@ -831,7 +841,7 @@ _ENV = ("ndarray", "None", "tuple", "dict", "str", "Table", "TRACING", "python_c
         "PyObject_Vectorcall", "PyLong_AsLongLongAndOverflow", "PyObject_RichCompareBool",
         "PyUnicode_Compare", "PyErr_Clear", "PyObject_GenericGetDict", "PyDict_Size", "PyDict_GetItem",
         "_PyType_Lookup", "PyDict_Next", "PyArray_Scalar", "PyList_New", "PyList_SetItem", "PyDict_New",
-        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape")
+        "PyDict_SetItem", "PyErr_SetString", "UnsupportedError", "PyArray_Newshape", "to_python")
 ENV_SYMBOL = "jitcore_native_call_env"
 _NAME = "jitcore_native_call"
 _NOT_HANDLED = 1  # what the entries' search returns when no entry matched (never an object's address)
@@ -846,7 +856,7 @@ def dispatcher(slot: int, python_call) -> tuple[int, object]:
 
     addresses = dict(ndarray=ARRAY_TYPE, None_=id(None), tuple=id(tuple), dict=id(dict), str=id(str),
                      Table=id(Table), TRACING=ctypes.addressof(TRACING), python_call=id(python_call),
-                     UnsupportedError=id(UnsupportedError), **_LAYOUT["api"])
+                     UnsupportedError=id(UnsupportedError), to_python=id(_TO_PYTHON), **_LAYOUT["api"])
     addresses["None"] = addresses.pop("None_")
     env = (ctypes.c_int64 * len(_ENV))(*(addresses[n] if n in addresses else _api(n) for n in _ENV))
     llvm.add_symbol(ENV_SYMBOL, ctypes.addressof(env))
@@ -1505,7 +1515,16 @@ class _Emitter:
                             b.store(out, value)
                         with scalar:  # NumPy's scalar of its one element (NULL: an exception set)
                             descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
-                            b.store(self.call("PyArray_Scalar", _ptr, data_of(out), descr, out), value)
+                            made = self.call("PyArray_Scalar", _ptr, data_of(out), descr, out)
+                            b.store(made, value)
+                            python = b.and_(b.icmp_signed("!=", second, _c(0)),
+                                            b.icmp_unsigned("!=", made, self.null))
+                            with b.if_then(python):  # a Python number: second's function (.item())
+                                slot = _local(b, _ptr)
+                                b.store(made, slot)
+                                b.store(self.call("PyObject_Vectorcall", _ptr, b.inttoptr(second, _ptr),
+                                                  slot, _c(1), self.null), value)
+                                self.call("Py_DecRef", ir.VoidType(), made)
                 with other:
                     copies = b.or_(b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
                                          b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))),
@@ -1657,7 +1676,9 @@ class _Emitter:
             argument = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
             b.store(self.call("PyArray_Newshape", _ptr, argument, b.inttoptr(second, _ptr),
                               ir.Constant(_i32, 0)), value)
-        with b.if_else(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_SCALAR))) as (scalar, shared):
+        python = b.icmp_signed("==", kind, _c(OUT_ARGUMENT_PYTHON))
+        scalar_kind = b.or_(b.icmp_signed("==", kind, _c(OUT_ARGUMENT_SCALAR)), python)
+        with b.if_else(scalar_kind) as (scalar, shared):
             with scalar:
                 header = b.inttoptr(b.load(b.gep(desc, [first])), _ptr)
                 own = b.inttoptr(second, _ptr)
@@ -1667,6 +1688,13 @@ class _Emitter:
                         b.store(self.call("PyArray_Scalar", _ptr, data_of(header), descr, self.null), value)
                     with number:
                         b.store(self.call("PyArray_Scalar", _ptr, data_of(header), own, self.null), value)
+                made = b.load(value)
+                with b.if_then(b.and_(python, b.icmp_unsigned("!=", made, self.null))):
+                    slot = _local(b, _ptr)  # a Python number argument returned: .item() of it
+                    b.store(made, slot)
+                    b.store(self.call("PyObject_Vectorcall", _ptr, self.address("to_python"), slot, _c(1),
+                                      self.null), value)
+                    self.call("Py_DecRef", ir.VoidType(), made)
             with shared:
                 is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
                 with b.if_else(is_argument) as (argument, other):

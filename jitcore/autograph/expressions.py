@@ -378,7 +378,7 @@ def _truth(builtin, stop: bool, combine):
                 decided = truth if decided is None else combine(decided, truth)
             elif bool(v) is stop:
                 return stop
-        return builtin(()) if decided is None else as_scalar(decided)
+        return builtin(()) if decided is None else fresh(decided, True, True)  # Python's bool
 
     fn.__name__ = fn.__qualname__ = builtin.__name__
     return fn
