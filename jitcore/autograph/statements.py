@@ -131,9 +131,13 @@ def _pred(pred, what, line):
 
 
 def _leaf_kind(v) -> tuple:
-    """A returned value's shape, dtype and scalar-ness: what the path that did not return fills."""
+    """A returned value's shape, dtype and scalar-ness ("python": a Python number's, so that the
+    joined result stays one: ``return i`` of a loop's index): what the path that did not return
+    fills."""
+    dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
+    python = (v.weak and v.ndim == 0) if isinstance(v, Tracer) else type(v) in (bool, int, float, complex)
     scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
-    return np.shape(v), v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype, scalar
+    return np.shape(v), dtype, "python" if python and dtype in _PYTHON_ZERO else scalar
 
 
 def _cannot_carry(name, value, what, line):
@@ -247,7 +251,8 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                     raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                            f"at {where(line)}, whose condition is traced")
                 treedef, kinds = first_type[i]  # zeros of the other path's leaves
-                out[i] = pytree.unflatten(treedef, [np.zeros(shape, dtype)[()] if scalar else
+                out[i] = pytree.unflatten(treedef, [_PYTHON_ZERO[dtype] if scalar == "python" else
+                                                    np.zeros(shape, dtype)[()] if scalar else
                                                     np.zeros(shape, dtype)
                                                     for shape, dtype, scalar in kinds])
             elif not _carriable(v):

@@ -914,3 +914,19 @@ def test_sorted_of_traced_numbers_is_pythons(x):
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g, float), np.asarray(w, float))
     assert type(got[3]) is list and got[3] == [1, 2, 3]
+
+
+def first_above(x, limit):
+    for i in range(x.shape[0]):
+        if x[i] > limit:
+            return i
+    return -1
+
+
+@pytest.mark.parametrize("limit", [2.5, 100.0])
+def test_an_index_returned_from_a_traced_loop_is_a_python_int(limit):
+    x = np.arange(6.0)
+    got = jc.jit(first_above)(x, limit)
+    assert got == first_above(x, limit) and type(got) is int
+    got, want = jc.jit(heron_until_settled)(np.full(3, 5.0)), heron_until_settled(np.full(3, 5.0))
+    assert got[1] == want[1] and type(got[1]) is int
