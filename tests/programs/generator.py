@@ -662,6 +662,11 @@ class _Builder(ScientificStatements, WindowStatements, LoopStatements, BuildStat
             if prec == 0 and out.kind == "f" and not fn.startswith("cum"):
                 self.features.add("exact-float-reduction")
         self.result(name, FREE if pw else prec, bound)
+        if fn in ("var", "std") and self.meta[name].prec != 0 and v.ndim and not v.flags.c_contiguous:
+            # var's second pass over a non-C argument: fused, it reads the argument where it lies
+            # (the memory-order twin); unfused, it sums a C-ordered temporary (seed 41, #221)
+            self.unordered.add(name)
+            self.features.add("unordered")
         if product and fn in ("sum", "mean", "var", "std") and self.meta[name].prec != 0:
             # fused, a sum of a float product is a contraction: BLAS's order (docs/numpy_support.md)
             self.unordered.add(name)
