@@ -12,7 +12,7 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.dispatch import ARRAY_HEADER
+from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
@@ -23,7 +23,7 @@ from jitcore.ir.dialects.func import FuncOp, ReturnOp
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer, transpose
-from jitcore.static_on_demand import static_kind
+from jitcore.static_on_demand import python_value
 from jitcore.tracer import Trace, Tracer
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
@@ -78,7 +78,7 @@ class Outputs:
 
     tree: pytree.TreeDef
     mutated: tuple[int, ...] = ()
-    # per result: a NumPy scalar rather than a 0-d array (PYTHON_NUMBER: a Python number)
+    # per result: a NumPy scalar rather than a 0-d array (dispatch.PYTHON_NUMBER: a Python number)
     scalars: tuple = ()
     # Per value (results, then new values of arguments): the argument it is or is a view of
     # (NumPy lets it share that argument's memory), else a number of its own; see ``owners``.
@@ -198,7 +198,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         traced_ops = {id(op) for op in builder.block.ops}
         leaves, out_tree = pytree.flatten(out)
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
-        out_tree, leaves = pytree.with_constants(out_tree, leaves, _python_constant)
+        out_tree, leaves = pytree.with_constants(out_tree, leaves, python_value)
         for constant in pytree.constants(out_tree):
             formatting.refuse(constant, f"returned by {name}()")
         values, scalars = [], []
@@ -237,17 +237,6 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                            owners(leaves, tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
                            transposed=transposed)
-
-
-# ``Outputs.scalars``'s mark of a result returned as a Python number (``.item()``), truthy as
-# the NumPy scalars' True is.
-PYTHON_NUMBER = "python"
-
-
-def _python_constant(leaf) -> bool:
-    """A Python value (not NumPy's: np.float64 is a float) the function returns unchanged, a
-    dtype, a class or a function among them."""
-    return type(leaf) in (bool, int, float, complex, str, bytes) or static_kind(leaf)
 
 
 def owners(leaves, tracers: list[Tracer]) -> tuple[int, ...]:

@@ -220,6 +220,11 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
     return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")
 
 
+# A result's mark (``compiler.Outputs.scalars``, ``Executable._outputs``) for a Python number:
+# returned by ``.item()``; truthy, as the NumPy scalars' mark True is.
+PYTHON_NUMBER = "python"
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
@@ -455,7 +460,7 @@ class CallTimeExecutable:
 
 def _as_scalar(out: np.ndarray, scalar):
     """A result as returned: the array, NumPy's scalar of it, or a Python number (``.item()``)
-    where the function computes one (``compiler.PYTHON_NUMBER``)."""
+    where the function computes one (``PYTHON_NUMBER``)."""
     if not scalar:
         return out
-    return out[()].item() if scalar == "python" else out[()]
+    return out[()].item() if scalar == PYTHON_NUMBER else out[()]

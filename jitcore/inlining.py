@@ -18,7 +18,7 @@ from jitcore import config, primitives, pytree
 from jitcore.autograph.runtime import call as autograph_call
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GENERATOR_KINDS
-from jitcore.static_on_demand import static_kind
+from jitcore.static_on_demand import python_value
 from jitcore.tracer import Tracer, current_trace, needs_static
 
 
@@ -68,7 +68,7 @@ def _traced(jitted, trace, leaf, tree, index) -> Tracer:
         return leaf  # a generator (or the caller's stand-in for its argument) draws as the caller's
     if isinstance(leaf, (np.ndarray, np.generic)) or hasattr(leaf, "__array__"):
         return primitives.constant(trace, leaf if isinstance(leaf, np.ndarray) else np.asarray(leaf))
-    if config.auto_static and (type(leaf) in (bool, int, float, complex) or static_kind(leaf)):
+    if config.auto_static and python_value(leaf):
         return leaf  # static on demand: inlined, a Python value is as static as the caller's
     if isinstance(leaf, (bool, int, float, complex)):
         dtype = np.result_type(type(leaf))  # bool, int64, float64, complex128

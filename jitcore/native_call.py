@@ -55,7 +55,7 @@ from llvmlite import ir
 from jitcore import calltime, pytree
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
-from jitcore.dispatch import Executable
+from jitcore.dispatch import PYTHON_NUMBER, Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.tracer import TRACING
@@ -539,14 +539,16 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     - a fresh buffer, returned as it is (``OUT_BUFFER``: its shape the result's), or a copy of
       it where another result is that buffer (``OUT_BUFFER_COPY``: ``return a, a.copy()``);
     - a fresh buffer of one element returned as a NumPy scalar (``OUT_SCALAR``: NumPy's
-      ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``x.item(0)``,
-      ``[x[0], x[1]]``, a 0-d result);
+      ``PyArray_Scalar`` of its data, what ``buffer.reshape(())[()]`` gives: ``[x[0], x[1]]``, a
+      0-d result), or its Python number where the third word is 1 (``PYTHON_NUMBER``: ``x.item(0)``,
+      ``s * 2.0``; ``.item()`` of it, the env's ``to_python``);
     - an argument itself (``OUT_ARGUMENT``, its kernel argument: the caller's array), or a
       number or 0-d array argument returned as a NumPy scalar (``OUT_ARGUMENT_SCALAR``: of its
       value as the kernel reads it, with the dtype ``entry`` sets in the third word: ``f(xs)``
-      returning a list argument's floats);
-    - a constant NumPy scalar (``OUT_OBJECT``: immutable, so one object made here serves every
-      call, as equal as the Python path's fresh ``constant.copy()[()]``: a returned loop counter);
+      returning a list argument's floats), or as a Python number (``OUT_ARGUMENT_PYTHON``: an int
+      argument returned);
+    - a constant NumPy scalar or Python number (``OUT_OBJECT``: immutable, so one object made
+      here serves every call, as equal as the Python path's fresh ``constant.copy()[()]``);
     - a constant array (``OUT_COPY``: a fresh C-contiguous array of its dtype and shape, its
       bytes copied from one kept here, as the Python path's ``constant.copy()``);
     - a C-contiguous array argument in the result's shape (``x.reshape(2, 4)``, ``x[None]``):
@@ -557,21 +559,19 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
     outputs, keep = [], []
     buffers, arguments = executable._buffers, dict(executable._arguments)
     for k, (kind, index, shape, scalar, copy) in enumerate(executable._outputs[:n_results]):
-        if scalar == "python" and kind not in ("argument", "constant", "buffer"):
-            return None
+        python = scalar == PYTHON_NUMBER  # made by .item() (the env's ``to_python``)
         if kind == "argument":
             if k not in arguments:
                 return None
-            kind_of = OUT_ARGUMENT_PYTHON if scalar == "python" else OUT_ARGUMENT_SCALAR if scalar \
-                else OUT_ARGUMENT
+            kind_of = OUT_ARGUMENT_PYTHON if python else OUT_ARGUMENT_SCALAR if scalar else OUT_ARGUMENT
             outputs += [kind_of, arguments[k], 0]
         elif kind == "buffer":
             shape_of, dtype = buffers[index]
             if np.dtype(dtype).kind not in _NUMERIC:
                 return None
             if scalar and shape == () and int(np.prod(shape_of, dtype=np.int64)) == 1:
-                # (a copy's scalar is the same scalar; a Python number's made by .item())
-                outputs += [OUT_SCALAR, index, id(_TO_PYTHON) if scalar == "python" else 0]
+                # (a copy's scalar is the same scalar; the third word: a Python number)
+                outputs += [OUT_SCALAR, index, int(python)]
             elif not scalar and tuple(shape_of) == tuple(shape):
                 nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
                 outputs += [OUT_BUFFER_COPY, index, nbytes] if copy else [OUT_BUFFER, index, 0]
@@ -584,7 +584,7 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
                 return None
             if scalar:
                 value = constant.reshape(shape)[()]
-                value = value.item() if scalar == "python" else value
+                value = value.item() if python else value
                 keep.append(value)
                 outputs += [OUT_OBJECT, id(value), 0]
             else:
@@ -599,7 +599,6 @@ def _outputs(executable, n_results: int) -> tuple[list, list] | None:
         else:
             return None
     return outputs, keep
-
 
 
 _TO_PYTHON = operator.methodcaller("item")  # a NumPy scalar's Python number
@@ -1517,14 +1516,7 @@ class _Emitter:
                             descr = b.load(self.at(out, _LAYOUT["descr"], _ptr))
                             made = self.call("PyArray_Scalar", _ptr, data_of(out), descr, out)
                             b.store(made, value)
-                            python = b.and_(b.icmp_signed("!=", second, _c(0)),
-                                            b.icmp_unsigned("!=", made, self.null))
-                            with b.if_then(python):  # a Python number: second's function (.item())
-                                slot = _local(b, _ptr)
-                                b.store(made, slot)
-                                b.store(self.call("PyObject_Vectorcall", _ptr, b.inttoptr(second, _ptr),
-                                                  slot, _c(1), self.null), value)
-                                self.call("Py_DecRef", ir.VoidType(), made)
+                            self.to_python(b.icmp_signed("!=", second, _c(0)), value)
                 with other:
                     copies = b.or_(b.or_(b.icmp_signed("==", kind, _c(OUT_COPY)),
                                          b.icmp_signed("==", kind, _c(OUT_BUFFER_COPY))),
@@ -1665,6 +1657,18 @@ class _Emitter:
         b.position_at_end(done)
         return value
 
+    def to_python(self, wanted, value) -> None:
+        """Where ``wanted``, replace the NumPy scalar in ``value`` (NULL: an exception set) by
+        its Python number, ``.item()`` (the env's ``to_python``), a new reference."""
+        b = self.b
+        made = b.load(value)
+        with b.if_then(b.and_(wanted, b.icmp_unsigned("!=", made, self.null))):
+            slot = _local(b, _ptr)
+            b.store(made, slot)
+            b.store(self.call("PyObject_Vectorcall", _ptr, self.address("to_python"), slot, _c(1),
+                              self.null), value)
+            self.call("Py_DecRef", ir.VoidType(), made)
+
     def argument_or_object(self, kind, first, second, desc, value, data_of) -> None:
         """Into ``value``, a new reference: an argument itself (the caller's array), a NumPy
         scalar of an argument's value where the kernel reads it (a number's: inside its object,
@@ -1688,13 +1692,7 @@ class _Emitter:
                         b.store(self.call("PyArray_Scalar", _ptr, data_of(header), descr, self.null), value)
                     with number:
                         b.store(self.call("PyArray_Scalar", _ptr, data_of(header), own, self.null), value)
-                made = b.load(value)
-                with b.if_then(b.and_(python, b.icmp_unsigned("!=", made, self.null))):
-                    slot = _local(b, _ptr)  # a Python number argument returned: .item() of it
-                    b.store(made, slot)
-                    b.store(self.call("PyObject_Vectorcall", _ptr, self.address("to_python"), slot, _c(1),
-                                      self.null), value)
-                    self.call("Py_DecRef", ir.VoidType(), made)
+                self.to_python(python, value)  # a Python number argument returned
             with shared:
                 is_argument = b.icmp_signed("==", kind, _c(OUT_ARGUMENT))
                 with b.if_else(is_argument) as (argument, other):

@@ -193,10 +193,10 @@ def _construct(f, *args, **kwargs):
         return f(*args, **kwargs)
     name = getattr(f, "__name__", "generator")
     label = f"np.random.{name}()"
-    if any(isinstance(x, Tracer) for x in pytree.flatten((args, kwargs))[0]):
+    given = pytree.flatten((args, kwargs))[0]
+    if any(isinstance(x, Tracer) for x in given):
         raise needs_static(UnsupportedError(f"{label} inside {recorder.function_name}() with a "
-                                            "traced seed: seed it with a Python value"),
-                           *pytree.flatten((args, kwargs))[0])
+                                            "traced seed: seed it with a Python value"), *given)
     seed = args[0] if args else next(iter(kwargs.values()), None)
     if seed is None:
         raise UnsupportedError(

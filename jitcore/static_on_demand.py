@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import enum
 import inspect
-import os
 import re
 import traceback
 import types
@@ -31,15 +30,14 @@ import warnings
 
 import numpy as np
 
-from jitcore import config
+from jitcore import config, tracebacks
 from jitcore.compile_time import user_stacklevel
 from jitcore.errors import JitcoreError, StaticOnDemandWarning
 
 # Compiles for this many values of one argument made static: warn that each value compiles.
 WARN_AFTER_VALUES = 8
-_NUMBERS = (bool, int, float, complex, np.number, np.bool_)
 # Strings (a mode), functions and ufuncs (what to apply), classes and dtypes (np.float32), enum
-# members, and tuples of numbers (a shape: hashable only when all they hold is).
+# members. (A tuple of numbers, a shape, may become static too: ``to_promote`` asks its hash.)
 _STATIC_KINDS = (str, bytes, type, np.dtype, enum.Enum, types.FunctionType, types.BuiltinFunctionType,
                  np.ufunc)
 _BY_ITSELF = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD,
@@ -68,6 +66,12 @@ def to_promote(error: BaseException, signature: inspect.Signature | None, static
         except TypeError:
             return frozenset()
     return names
+
+
+def python_value(value) -> bool:
+    """A Python number (not NumPy's: np.float64 is a float) or a ``static_kind`` value: what a
+    jitted function returns as it is, and an inlined one gets as it is."""
+    return type(value) in (bool, int, float, complex) or static_kind(value)
 
 
 def static_kind(value) -> bool:
@@ -126,5 +130,4 @@ def explained(error: Exception, cause: JitcoreError) -> Exception:
 
 def _raised_in_jitcore(error: BaseException) -> bool:
     frames = traceback.extract_tb(error.__traceback__)
-    package = os.path.dirname(os.path.abspath(__file__)) + os.sep
-    return bool(frames) and os.path.abspath(frames[-1].filename).startswith(package)
+    return bool(frames) and tracebacks.is_own(frames[-1].filename)

@@ -45,13 +45,14 @@ def _unless(flag: str, stmts) -> ast.If:
     return ast.If(test=ast.UnaryOp(op=ast.Not(), operand=_name(flag)), body=stmts, orelse=[])
 
 
-def _always_returns(stmts) -> bool:
+def always_ends(stmts, kind=ast.Return) -> bool:
+    """Whether every path through ``stmts`` ends in a statement of ``kind`` (a return, a raise)."""
     if not stmts:
         return False
     last = stmts[-1]
-    if isinstance(last, ast.Return):
+    if isinstance(last, kind):
         return True
-    return isinstance(last, ast.If) and _always_returns(last.body) and _always_returns(last.orelse)
+    return isinstance(last, ast.If) and always_ends(last.body, kind) and always_ends(last.orelse, kind)
 
 
 def _located(new, old):
@@ -89,7 +90,7 @@ def _returns_block(stmts, in_loop: bool) -> list:
             continue
         rest = stmts[i + 1:]
         if isinstance(s, ast.If):
-            then_returns, else_returns = _always_returns(s.body), _always_returns(s.orelse)
+            then_returns, else_returns = always_ends(s.body), always_ends(s.orelse)
             # (asked before lowering: afterwards a return is a flag assignment)
             other_returns = _contains(s.orelse if then_returns else s.body, ast.Return, True)
             if rest and then_returns != else_returns and (not other_returns or not in_loop):

@@ -6,8 +6,9 @@ ran while tracing, for every input. Now a branch whose trace raises an exception
 user's own (not jitcore's: those say what cannot compile) is not compiled: the ``if`` becomes
 the other branch, run unconditionally, and a check that raises a copy of that exception from
 the compiled code where the condition holds (a callback on the taken branch of a ``cond``, as
-NumPy's errors found by compiled code are raised: ``numpy/reductions.py``). Its message was made
-while tracing: a traced value in it shows as ``Traced<...>``, not its data.
+NumPy's errors found by compiled code are raised: ``numpy/reductions.py``). The branch is traced
+again inside that ``cond``, so that the values its message formats (``f"x[{i}] = {x[i]}"``) are
+computed there and filled in at run time (``jitcore/formatting.py``).
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ from jitcore.autograph.expressions import Indexed, TracedRange, where
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
+from jitcore.dispatch import PYTHON_NUMBER
 from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.primitives import as_tracer
@@ -90,9 +91,10 @@ def _refuse_in_try(in_try: bool, what: str, line, *decided_by) -> None:
     """``decided_by``: the traced values of the condition or bounds (static arguments behind
     them would make the statement Python's: ``needs_static``)."""
     if in_try:
-        raise needs_static(UnsupportedError(f"{what} with a traced condition inside try/except at "
-                               f"{where(line)} cannot be converted: exceptions cannot be caught "
-                               "in compiled code; move the try out of the jitted function"), *decided_by)
+        raise needs_static(UnsupportedError(
+            f"{what} with a traced condition inside try/except at {where(line)} cannot be "
+            "converted: exceptions cannot be caught in compiled code; move the try out of the "
+            "jitted function"), *decided_by)
 
 
 def _refuse_changes(changes, what: str, line, *decided_by) -> None:
@@ -131,13 +133,13 @@ def _pred(pred, what, line):
 
 
 def _leaf_kind(v) -> tuple:
-    """A returned value's shape, dtype and scalar-ness ("python": a Python number's, so that the
+    """A returned value's shape, dtype and scalar-ness (``PYTHON_NUMBER``: a Python number's, so that the
     joined result stays one: ``return i`` of a loop's index): what the path that did not return
     fills."""
     dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
     python = (v.weak and v.ndim == 0) if isinstance(v, Tracer) else type(v) in (bool, int, float, complex)
     scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
-    return np.shape(v), dtype, "python" if python and dtype in _PYTHON_ZERO else scalar
+    return np.shape(v), dtype, PYTHON_NUMBER if python and dtype in _PYTHON_ZERO else scalar
 
 
 def _cannot_carry(name, value, what, line):
@@ -251,7 +253,7 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
                     raise UnsupportedError(f"'{name}' is not assigned on every path of the if "
                                            f"at {where(line)}, whose condition is traced")
                 treedef, kinds = first_type[i]  # zeros of the other path's leaves
-                out[i] = pytree.unflatten(treedef, [_PYTHON_ZERO[dtype] if scalar == "python" else
+                out[i] = pytree.unflatten(treedef, [_PYTHON_ZERO[dtype] if scalar == PYTHON_NUMBER else
                                                     np.zeros(shape, dtype)[()] if scalar else
                                                     np.zeros(shape, dtype)
                                                     for shape, dtype, scalar in kinds])

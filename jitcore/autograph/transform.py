@@ -661,13 +661,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
 def _defined(stmts, state) -> set:
     """The names ``stmts`` assign on every path that goes on: all of them where it always
     raises (a traced branch that raises is checked at run time and never goes on: ``raises``)."""
-    return set(state) if _always_raises(stmts) else analysis.definitely_assigned(stmts)
-
-
-def _always_raises(stmts) -> bool:
-    last = stmts[-1] if stmts else None
-    return isinstance(last, ast.Raise) or (isinstance(last, ast.If) and _always_raises(last.body)
-                                           and _always_raises(last.orelse))
+    return set(state) if lowering.always_ends(stmts, ast.Raise) else analysis.definitely_assigned(stmts)
 
 
 def _asserts_as_raises(fn: ast.FunctionDef) -> None:
