@@ -98,7 +98,7 @@ def _items(node, statics: bool, int_range, depth: int = 1, budget: list | None =
     if kind is dict:
         if any(type(k) is not str for k in node):
             return None
-        keys = tuple(sorted(node))
+        keys = tuple(node)  # pytree's order: the dict's own
         items = [node[k] for k in keys]
     parts = []
     for v in items:

@@ -1136,34 +1136,28 @@ class _Emitter:
                     start = b.load(to)
                     is_dict = b.icmp_unsigned("==", kind, b.ptrtoint(self.address("dict"), _i64))
                     with b.if_else(is_dict) as (mapping, sequence):
-                        with mapping:  # exactly the entry's keys, each looked up (borrowed, held in run)
+                        with mapping:  # exactly the entry's keys, in its order (pytree's: the dict's own)
                             names = b.inttoptr(self.word(e, b.add(at, _c(2))), _wptr)
                             count = self.word(names, _c(0))
                             self.branch(b.icmp_signed("==", self.call("PyDict_Size", _i64, obj), count),
                                         "dict_size", mismatch)
-                            # every key an exact str first (PyDict_Next runs no Python code): a
-                            # lookup then compares only strs, so no key's __eq__ can run Python
-                            # code that frees an item before it is held
+                            # PyDict_Next runs no Python code, and each key is an exact str before
+                            # it is compared, so no key's __eq__ runs either; items are borrowed
+                            # (held in run)
                             position, key, value = _local(b, _i64), _local(b, _ptr), _local(b, _ptr)
                             b.store(_c(0), position)
 
-                            def key_is_str(_):
+                            def item(k):
                                 more = self.call("PyDict_Next", ir.IntType(32), obj, position, key, value)
                                 self.branch(b.icmp_signed("!=", more, ir.Constant(ir.IntType(32), 0)),
                                             "dict_next", mismatch)
                                 kind = b.load(self.at(b.load(key), _WORD, _ptr))
                                 self.branch(b.icmp_unsigned("==", kind, self.address("str")), "dict_key",
                                             mismatch)
+                                self.same_name(b.load(key), self.word(names, b.add(k, _c(1))), mismatch)
+                                b.store(b.load(value), b.gep(values, [b.add(start, k)]))
 
-                            self.loop(count, key_is_str)
-
-                            def lookup(k):
-                                name = b.inttoptr(self.word(names, b.add(k, _c(1))), _ptr)
-                                item = self.call("PyDict_GetItem", _ptr, obj, name)
-                                self.branch(b.icmp_unsigned("!=", item, self.null), "dict_item", mismatch)
-                                b.store(item, b.gep(values, [b.add(start, k)]))
-
-                            self.loop(count, lookup)
+                            self.loop(count, item)
                             b.store(b.add(start, count), to)
                         with sequence:
                             length = self.word(e, b.add(at, _c(2)))
@@ -1812,8 +1806,8 @@ def entry_key(args: tuple, kwargs: dict, known, int_class) -> tuple | None:
     while any(is_container(v) for v, _ in level):
         found, items = [], []
         for i, (v, path) in enumerate(level):
-            if type(v) is dict:  # by its keys in pytree's order (strings: call_memo)
-                keys = tuple(sorted(v))
+            if type(v) is dict:  # by its keys in pytree's order, the dict's own (strings: call_memo)
+                keys = tuple(v)
                 found.append((i, dict, keys))
                 items.extend((v[k], (*path, k)) for k in keys)
             elif is_container(v):  # (a named tuple: its class, matched exactly)

@@ -41,9 +41,8 @@ def _flatten(tree, leaves: list) -> TreeDef:
         return TreeDef(kind, tuple(_flatten(x, leaves) for x in tree))
     if isinstance(tree, tuple):  # a named tuple
         return TreeDef("namedtuple", tuple(_flatten(x, leaves) for x in tree), (type(tree),))
-    if isinstance(tree, dict):
-        keys = tuple(sorted(tree))
-        return TreeDef("dict", tuple(_flatten(tree[k], leaves) for k in keys), keys)
+    if isinstance(tree, dict):  # in the dict's own order, as Python iterates it (JAX sorts)
+        return TreeDef("dict", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))
     leaves.append(tree)
     return LEAF
 

@@ -402,11 +402,15 @@ def test_pytree_arguments_tuple_list_dict_and_none():
     xs = [f32(4, start=0.5), (f32(4, start=3.0), f32(4, start=0.25))]
     expected = w * xs[0] + b - xs[1][0] * xs[1][1]
     assert_matches(f({"w": w, "b": b}, xs, {"unused": None}), expected)
-    assert_matches(f({"b": b, "w": w}, xs, {"unused": None}), expected)  # dict order is irrelevant
+    assert info(f) == (0, 1, 1, 1)
+    assert_matches(f({"w": w, "b": b}, xs, {"unused": None}), expected)
     assert info(f) == (1, 1, 1, 1)
+    # Another order of the keys is another signature: the function sees the dict as it is.
+    assert_matches(f({"b": b, "w": w}, xs, {"unused": None}), expected)
+    assert info(f) == (1, 2, 2, 2)
     # Another structure (a tuple where there was a list) is another signature.
     assert_matches(f({"w": w, "b": b}, tuple(xs), {"unused": None}), expected)
-    assert info(f) == (1, 2, 2, 2)
+    assert info(f) == (1, 3, 3, 3)
 
 
 def test_pytree_outputs_keep_structure_and_values():
