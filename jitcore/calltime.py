@@ -22,6 +22,7 @@ the dispatcher reads at call time.
 
 from __future__ import annotations
 
+import copy
 import dis
 import functools
 import gc
@@ -106,34 +107,72 @@ def _same(a, b) -> bool:
 class LoopDraws:
     """The random draws in the body of a loop with a static trip count: on each call, every
     step's draws in program order (step 0's first draw, its second, ..., step 1's first, ...),
-    stacked into one array per draw site, which the body indexes by its step."""
+    stacked into one array per draw site, which the body indexes by its step.
 
-    def __init__(self, block, trip: int):
+    A generator made in the function with a seed (``local``) gives NumPy's same numbers on
+    every call: its sites draw from a copy of it as the loop found it, made anew on each call."""
+
+    def __init__(self, block, trip: int, starts: dict):
         self.block = block  # the body's block: a body traced again (a carry's dtype) drops it
         self.trip = trip
-        self.sites: list = []  # (slot, fn, shape, dtype) per draw in the body, in order
+        self.starts = starts  # id(local generator) -> (it, a copy as the loop's first trace found it)
+        self.sites: list = []  # (slot, fn, shape, dtype, local generator's id or None) per draw, in order
 
     def alive(self) -> bool:
         """Whether the body this was traced in is the loop's (not one traced for nothing)."""
         return self.block.parent is not None
 
+    def _steps(self, outs) -> dict:
+        local = {k: copy.deepcopy(start) for k, (_, start) in self.starts.items()}
+        for step in range(self.trip):
+            for out, (_, fn, _, _, generator) in zip(outs, self.sites):
+                value = fn() if generator is None else fn(local[generator])
+                if out is not None:
+                    out[step] = value
+        return local
+
     def run(self, values: list) -> None:
-        outs = [np.empty((self.trip, *shape), dtype) for _, _, shape, dtype in self.sites]
+        outs = [np.empty((self.trip, *shape), dtype) for _, _, shape, dtype, _ in self.sites]
         if self.alive():
-            for step in range(self.trip):
-                for out, (_, fn, _, _) in zip(outs, self.sites):
-                    out[step] = fn()
+            self._steps(outs)
         for (k, *_), out in zip(self.sites, outs):
             values[k] = out
 
+    def advance_local(self) -> None:
+        """While tracing, after the body: each local generator drawn in it as after every step,
+        so that the draws the function makes after the loop go on from there."""
+        used = {generator for *_, generator in self.sites if generator is not None}
+        if not used:
+            return
+        only_local = [(k, fn, shape, dtype, g) for k, fn, shape, dtype, g in self.sites if g is not None]
+        sites, self.sites = self.sites, only_local
+        try:
+            ended = self._steps([None] * len(only_local))
+        finally:
+            self.sites = sites
+        for k in used:
+            set_state(self.starts[k][0], ended[k])
+
+
+def set_state(generator, source) -> None:
+    """``generator``'s state made ``source``'s (a Generator's bit generator, or a RandomState)."""
+    if isinstance(generator, np.random.RandomState):
+        generator.set_state(source.get_state())
+    else:
+        target = generator if isinstance(generator, np.random.BitGenerator) else generator.bit_generator
+        origin = source if isinstance(source, np.random.BitGenerator) else source.bit_generator
+        target.state = origin.state
+
 
 class LoopFrame:
-    """A static-trip-count loop whose body is being traced."""
+    """A loop whose body is being traced: ``steps`` its range when the trip count is static,
+    else None and ``bounds`` its traced bounds."""
 
-    __slots__ = ("block", "index", "steps", "depth", "group")
+    __slots__ = ("block", "index", "steps", "depth", "group", "bounds", "starts")
 
-    def __init__(self, block, index: Tracer, steps: range, depth: int):
+    def __init__(self, block, index: Tracer, steps: range | None, depth: int, bounds=(), starts=None):
         self.block, self.index, self.steps, self.depth = block, index, steps, depth
+        self.bounds, self.starts = bounds, starts if starts is not None else {}
         self.group: LoopDraws | None = None
 
 
@@ -321,7 +360,8 @@ class Recorder:
         self._guarded: set = set()
         self._registered: set = set()  # code objects whose names were looked at
         self._watched: dict[int, tuple] = {}  # id(generator) -> (generator, state at first sight)
-        self._local: dict[int, object] = {}  # generators made while tracing (seeded)
+        self._local: dict[int, tuple] = {}  # id -> (generator made while tracing (seeded), trace depth)
+        self._loop_starts: dict = {}  # a loop's key -> its local generators as its first trace found them
         self.loops: list[LoopFrame] = []  # static-trip-count loop bodies being traced, innermost last
 
     @contextmanager
@@ -512,17 +552,22 @@ class Recorder:
         frame = self.loops[0]
         return frame if frame.depth == 1 and frame.steps is not None else None
 
-    def loop_draw(self, frame: LoopFrame, fn, sample) -> Tracer:
+    def loop_bounds(self) -> tuple:
+        """The traced bounds of the loops whose bodies are being traced."""
+        return tuple(b for frame in self.loops for b in frame.bounds)
+
+    def loop_draw(self, frame: LoopFrame, fn, sample, generator=None) -> Tracer:
         """This step's value of a draw in ``frame``'s body: a hidden argument holding every
-        step's draw, indexed by the step."""
+        step's draw, indexed by the step. ``generator``: a local generator's id, whose draws
+        ``fn(copy)`` makes from a copy of it as the loop found it."""
         if frame.group is None:
-            frame.group = LoopDraws(frame.block, len(frame.steps))
+            frame.group = LoopDraws(frame.block, len(frame.steps), frame.starts)
             self.inputs.groups.append((len(self.inputs.slots), frame.group))
         sample = np.asarray(sample)
         group = frame.group
         stacked = self._argument(((group.trip, *sample.shape), sample.dtype, layout_class.C), ("loop",),
                                  "random draws of a loop")
-        group.sites.append((len(self.inputs.slots) - 1, fn, sample.shape, sample.dtype))
+        group.sites.append((len(self.inputs.slots) - 1, fn, sample.shape, sample.dtype, generator))
         start, stride = frame.steps.start, frame.steps.step
         step = frame.index if (start, stride) == (0, 1) else (frame.index - start) // stride
         return stacked[step]
@@ -534,8 +579,22 @@ class Recorder:
     def is_local(self, generator) -> bool:
         return id(generator) in self._local
 
-    def make_local(self, generator) -> None:
-        self._local[id(generator)] = generator
+    def local_depth(self, generator) -> int:
+        """The depth of the region a local generator was made in (0: the function's body)."""
+        return self._local[id(generator)][1]
+
+    def make_local(self, generator, depth: int = 0) -> None:
+        self._local[id(generator)] = (generator, depth)
+
+    def loop_starts(self, key) -> dict:
+        """The local generators as the loop ``key``'s first trace found them, each set back to
+        that state: a body traced again starts where the first did."""
+        starts = self._loop_starts.get(key)
+        if starts is None:
+            starts = self._loop_starts[key] = {k: (g, copy.deepcopy(g)) for k, (g, _) in self._local.items()}
+        for generator, start in starts.values():
+            set_state(generator, start)
+        return starts
 
     def _watch(self, generator) -> None:
         if id(generator) not in self._watched and id(generator) not in self._local:
@@ -554,18 +613,23 @@ class Recorder:
 
 
 @contextmanager
-def static_loop(trace, block, index: Tracer, steps: range | None):
+def static_loop(trace, block, index: Tracer, steps: range | None, key=None, bounds=()):
     """While a ``fori_loop`` body is traced into ``block``: ``steps`` is its range when the
-    trip count is static (draws in it are then made for every step), else None."""
+    trip count is static (draws in it are then made for every step), else None and ``bounds``
+    the traced bounds; ``key`` is the same object for each trace of one loop's body."""
     r = getattr(_ACTIVE, "recorder", None)
     if r is None or trace is not r.trace:
         yield
         return
-    r.loops.append(LoopFrame(block, index, steps, trace.depth))
+    starts = r.loop_starts(key) if key is not None else None
+    frame = LoopFrame(block, index, steps, trace.depth, bounds, starts)
+    r.loops.append(frame)
     try:
         yield
     finally:
         r.loops.pop()
+    if frame.group is not None:
+        frame.group.advance_local()
 
 
 def recorder() -> Recorder | None:

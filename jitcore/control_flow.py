@@ -370,10 +370,13 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1):
     steps = None if any(isinstance(v, Tracer) for v in (lower, upper, step)) else \
         range(int(lower), int(upper), int(step))
 
+    loop_key = object()  # one per loop, for each trace of its body
+    traced_bounds = tuple(v for v in (lower, upper, step) if isinstance(v, Tracer))
+
     def call(block, carry):
         index = Tracer(block.args[0], trace, index_sources)
         index.index_form = index_forms.loop_index(steps) if steps is not None else None
-        with calltime.static_loop(trace, block, index, steps):
+        with calltime.static_loop(trace, block, index, steps, loop_key, traced_bounds):
             return body_fun(index, carry), None
 
     body, avals, out_leaves, _ = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,

@@ -16,7 +16,10 @@ NumPy's own formula is arithmetic on a standard draw (``normal``: ``loc + scale 
 bits. Anything else raises ``UnsupportedError`` naming the function.
 
 A generator made inside the function with a seed (``np.random.default_rng(0)``) gives the same
-numbers on every call in NumPy: its draws are made while tracing and are constants.
+numbers on every call in NumPy: its draws are made while tracing and are constants, except in a
+compiled loop's body, whose steps each draw their own: those are made at each call, as above,
+from a copy of the generator as the loop found it (so every call gives the same numbers), and
+the generator is moved on past them for the draws after the loop.
 """
 
 from __future__ import annotations
@@ -89,8 +92,12 @@ def _draw(owner, method: str, *args, **kwargs):
         return _take_drawn(owner, method, *args, **kwargs)
     traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
     local = recorder is not None and recorder.is_local(owner)
-    if recorder is None or trace is not recorder.trace or (local and not traced):
-        return getattr(owner, method)(*args, **kwargs)  # eager, or a seeded local generator
+    # A seeded local generator drawn in the region it was made in: the same numbers on every
+    # call, drawn now. In a compiled loop or branch inside that region, the draws of each step
+    # or of the branch taken differ: made at call time, as an outside generator's.
+    per_step = local and trace is not None and trace.depth > recorder.local_depth(owner)
+    if recorder is None or trace is not recorder.trace or (local and not traced and not per_step):
+        return getattr(owner, method)(*args, **kwargs)
     label = _label(owner, method)
     where = f"inside {recorder.function_name}()"
     if local and method not in SAMPLERS:
@@ -110,15 +117,20 @@ def _draw(owner, method: str, *args, **kwargs):
             "returns no numbers). Call it outside the jitted function.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
     if trace.depth and frame is None:
-        raise UnsupportedError(
+        raise needs_static(UnsupportedError(
             f"{label} {where}, in a loop body or branch that runs compiled, where jitcore cannot "
             "make its draws before the call: a branch (taken or not at run time), a loop whose "
             "trip count is traced, a while loop, a loop in a loop, or a seed. Draw the numbers "
             "of all iterations before the loop (one call with size=(n, ...)) and index them by "
-            "the loop's index, or draw before the branch; a loop over a static range may draw.")
+            "the loop's index, or draw before the branch; a loop over a static range may draw."),
+            *recorder.loop_bounds())
     if traced:
         return _affine(recorder, owner, method, label, where, args, kwargs, frame)
     return _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame)
+
+
+def _local_draw(method: str, args, kwargs, generator):
+    return getattr(generator, method)(*args, **kwargs)
 
 
 def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
@@ -146,6 +158,9 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
     fn = functools.partial(getattr(owner, method), *args, **kwargs)
     if frame is None:
         tracer = recorder.draw(fn, sample)
+    elif recorder.is_local(owner):  # from a copy of it as the loop found it, on each call
+        local = functools.partial(_local_draw, method, args, kwargs)
+        tracer = fresh(recorder.loop_draw(frame, local, sample, id(owner)), scalar=np.ndim(sample) == 0)
     else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
         tracer = fresh(recorder.loop_draw(frame, fn, sample), scalar=np.ndim(sample) == 0)
     tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
@@ -205,5 +220,6 @@ def _construct(f, *args, **kwargs):
             "or a closure variable) and draw from it inside: draws then advance it on each call.")
     made = f(*args, **kwargs)
     if f is not np.random.Generator or recorder.is_local(seed):
-        recorder.make_local(made)
+        trace = current_trace()
+        recorder.make_local(made, trace.depth if trace is not None else 0)
     return made

@@ -1479,6 +1479,19 @@ MUTANTS = [
            "        if False:",
            "x == 'fro' of a traced x raises instead of NumPy's unequal: np.linalg.norm(x, ord) fails",
            ("tests/jitcore/test_static_on_demand.py",)),
+    # session 42
+    Mutant("seeded-generator-constant-in-loops", "jitcore/random.py",
+           "    per_step = local and trace is not None and trace.depth > recorder.local_depth(owner)",
+           "    per_step = False",
+           "default_rng(0) made in the function, drawn in a compiled loop: every step the first step's "
+           "numbers (before session 42)",
+           ("tests/jitcore/test_random.py",)),
+    Mutant("dict-keys-sorted", "jitcore/pytree.py",
+           "        return TreeDef(\"dict\", tuple(_flatten(v, leaves) for v in tree.values()), tuple(tree))",
+           "        return TreeDef(\"dict\", tuple(_flatten(tree[k], leaves) for k in sorted(tree)), "
+           "tuple(sorted(tree)))",
+           "a dict argument iterated, and a dict result, in sorted key order (JAX's; before session 42)",
+           ("tests/jitcore/test_dict_order.py",)),
 ]
 
 

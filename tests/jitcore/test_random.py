@@ -137,14 +137,64 @@ def test_a_draw_jitcore_could_not_see_is_refused():
         jc.jit(f, autograph=False)(np.zeros(3))
 
 
-def test_a_draw_in_a_loop_with_a_traced_trip_count_is_refused_not_repeated():
-    def f(x, n):
-        for _ in range(n):
-            x = x + np.random.rand(3)
-        return x
+def _draws_n_times(x, n):
+    for _ in range(n):
+        x = x + np.random.rand(3)
+    return x
+
+
+def test_a_draw_in_a_loop_with_a_traced_trip_count_is_refused_not_repeated(without_auto_static):
+    with pytest.raises(UnsupportedError, match="loop body or branch"):
+        jc.jit(_draws_n_times)(np.zeros(3), 4)
+
+
+def test_a_draw_in_a_loop_over_an_argument_makes_the_argument_static():
+    f = jc.jit(_draws_n_times)
+    for n in (4, 2, 4):
+        np.random.seed(7)
+        want = _draws_n_times(np.zeros(3), n)
+        np.random.seed(7)
+        np.testing.assert_array_equal(f(np.zeros(3), n), want)
+
+
+def _seeded_inside(x, n):
+    r = np.random.default_rng(0)
+    first = r.random()
+    for i in range(n):
+        x[i] = r.random() + r.normal()
+    acc = np.zeros(2)
+    for _ in range(50):  # a loop that compiles: its steps draw their own numbers
+        acc = acc * 0.5 + r.random(2)
+    return x, first, acc, r.integers(0, 100)
+
+
+def test_a_generator_seeded_inside_draws_anew_at_each_step_of_a_compiled_loop():
+    """A generator made with a seed in the function gives NumPy's numbers at every step of a
+    loop, the same on every call, and goes on after the loop where NumPy's does."""
+    f = jc.jit(_seeded_inside)
+    for n in (5, 5, 3, 5):
+        want, got = _seeded_inside(np.zeros(5), n), f(np.zeros(5), n)
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
+
+
+def test_a_generator_seeded_inside_and_drawn_in_a_traced_branch_is_refused():
+    def f(x):
+        r = np.random.default_rng(0)
+        y = x + r.random() if x.sum() > 0 else x - r.random()
+        return y
 
     with pytest.raises(UnsupportedError, match="loop body or branch"):
-        jc.jit(f)(np.zeros(3), 4)
+        jc.jit(f)(np.ones(2))
+
+
+def test_a_generator_seeded_inside_a_loop_body_gives_each_step_the_same_numbers():
+    def f(x):
+        for i in range(40):
+            x[i] = np.random.default_rng(3).random()
+        return x
+
+    np.testing.assert_array_equal(jc.jit(f)(np.zeros(40)), f(np.zeros(40)))
 
 
 def test_a_draw_in_a_branch_in_a_loop_is_refused():
