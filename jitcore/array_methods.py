@@ -80,8 +80,24 @@ def _python_complex(x):
     return fresh(x, x.scalar, True) if isinstance(x, Tracer) else x
 
 
+def _repeats(self, other, name: str) -> bool:
+    """``[0.0] * n``, ``(a, b) * k``: a list or tuple times a number (a NumPy scalar or a Python
+    number argument) is Python's repetition, as NumPy's scalars give it, which needs the
+    number's value; a float refused as Python refuses it. A 0-d array broadcasts instead."""
+    if name not in ("__mul__", "__rmul__") or not isinstance(other, (list, tuple)):
+        return False
+    if self.ndim or not (self.scalar or self.weak):
+        return False
+    if self.dtype.kind not in "iub":
+        raise JitTypeError(f"can't multiply sequence by non-int of type '{self.dtype}' "
+                           f"(at {user_location()})")
+    self._concretize("the count of a list or tuple repeated (seq * n)")
+    return True
+
+
 def _operator(ufunc, name: str):
     def operator(self, other):
+        _repeats(self, other, name)
         return _binary(ufunc, self, other)
 
     return _method(operator, name)
@@ -103,6 +119,7 @@ def _equality(ufunc, name: str):
 
 def _reflected(ufunc, name: str):
     def reflected(self, other):
+        _repeats(self, other, name)
         out = _binary(ufunc, other, self)
         return _python_complex(out) if _complex_takes(other, self) else out
 
