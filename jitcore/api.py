@@ -145,7 +145,7 @@ class JitFunction:
         self.__wrapped__ = fun  # inspect.signature(self) is fun's
         self.__name__ = callables.function_name(fun)
         self.__qualname__ = getattr(named, "__qualname__", self.__name__)
-        self.fun = fun
+        self.fun = fun = callables.call_method(fun)
         self.autograph = autograph
         self.disk_cache = cache
         if autograph:

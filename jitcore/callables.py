@@ -41,6 +41,16 @@ def unwrap_method_kind(fun):
     return fun, None
 
 
+def call_method(fun):
+    """A callable object of a user's class as its bound ``__call__``, so that tracing sees
+    ``self`` as a method's (its attributes read on each call, its arrays written through);
+    anything else as it is."""
+    if inspect.isroutine(fun) or isinstance(fun, (type, functools.partial)):
+        return fun
+    call = inspect.getattr_static(type(fun), "__call__", None)
+    return fun.__call__ if inspect.isfunction(call) else fun
+
+
 def signature_of(fun) -> inspect.Signature | None:
     """``fun``'s call signature (a partial's remaining parameters, a callable object's
     ``__call__`` without ``self``), or None where Python cannot tell (some builtins)."""

@@ -1492,6 +1492,11 @@ MUTANTS = [
            "tuple(sorted(tree)))",
            "a dict argument iterated, and a dict result, in sorted key order (JAX's; before session 42)",
            ("tests/jitcore/test_dict_order.py",)),
+    Mutant("callable-object-frozen", "jitcore/api.py",
+           "        self.fun = fun = callables.call_method(fun)",
+           "        self.fun = fun",
+           "jit(obj) of a callable object: its attributes frozen at the first trace (before session 42)",
+           ("tests/jitcore/test_object_attributes.py",)),
 ]
 
 

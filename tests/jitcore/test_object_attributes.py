@@ -211,3 +211,27 @@ def test_attributes_of_an_object_made_inside_are_set_as_python_sets_them():
 
     x = np.arange(5.0)
     assert jc.jit(summary)(x) == summary(x)
+
+
+class _Affine:
+    def __init__(self, scale, offset):
+        self.scale, self.offset = scale, offset
+
+    def __call__(self, x):
+        return x * self.scale + self.offset
+
+
+def test_a_jitted_callable_object_reads_its_attributes_on_each_call_as_a_method_does():
+    """``jit(obj)`` is ``jit(obj.__call__)``: a number rebound, an array written in place or
+    rebound are each seen by the next call (they were frozen at the first trace)."""
+    obj = _Affine(2.0, np.zeros(3))
+    f = jc.jit(obj)
+    x = np.ones(3)
+    for _ in range(3):
+        np.testing.assert_array_equal(f(x), obj(x))
+    obj.scale = 5.0
+    obj.offset[:] = 7.0
+    np.testing.assert_array_equal(f(x), obj(x))
+    obj.offset = np.arange(3.0)
+    np.testing.assert_array_equal(f(x), obj(x))
+    assert f.__name__ == "_Affine"
