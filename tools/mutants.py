@@ -1497,6 +1497,11 @@ MUTANTS = [
            "        self.fun = fun",
            "jit(obj) of a callable object: its attributes frozen at the first trace (before session 42)",
            ("tests/jitcore/test_object_attributes.py",)),
+    Mutant("isinstance-of-tracer", "jitcore/autograph/expressions.py",
+           "            enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,",
+           "            enumerate: _enumerate, sorted: _sorted,",
+           "isinstance(x, np.ndarray) False for a traced array: the other branch taken (before session 42)",
+           ("tests/jitcore/test_python_types.py",)),
 ]
 
 

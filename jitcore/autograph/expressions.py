@@ -398,8 +398,36 @@ def _sorted(iterable, /, *, key=None, reverse=False):
     return items[::-1] if reverse else items
 
 
+_PYTHON_TYPES = {"b": bool, "i": int, "u": int, "f": float, "c": complex}
+
+
+def stand_in_type(x):
+    """The type ``x`` would have without jit: a traced array is an ``ndarray``, a traced NumPy
+    scalar (``x.sum()``, ``x[0]``) its dtype's scalar type, a traced Python number argument (or
+    arithmetic on those) a Python ``int``, ``float``, ``complex`` or ``bool``; else ``type(x)``."""
+    if not isinstance(x, Tracer):
+        return type(x)
+    if x.ndim or not (x.scalar or x.weak):
+        return np.ndarray
+    if x.weak:
+        return _PYTHON_TYPES[x.dtype.kind]
+    return x.dtype.type
+
+
+def _type(x, *rest):
+    return type(x, *rest) if rest else stand_in_type(x)
+
+
+def _isinstance(x, classes, /):
+    """``isinstance`` of a traced value as of the value it stands for (``stand_in_type``):
+    ``isinstance(x, np.ndarray)`` is True for a traced array, as it is without jit."""
+    if not isinstance(x, Tracer):
+        return isinstance(x, classes)
+    return issubclass(stand_in_type(x), classes)
+
+
 BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
-            enumerate: _enumerate, sorted: _sorted,
+            enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
 
