@@ -65,8 +65,10 @@ def select(condlist, choicelist, default=0):
     condlist, choicelist = list(condlist), list(choicelist)
     if not traced(*condlist, *choicelist, default):
         return np.select(condlist, choicelist, default)
-    condlist, choicelist = ([v if isinstance(v, Tracer) else np.asarray(v) for v in vs]
-                            for vs in (condlist, choicelist))
+    condlist = [v if isinstance(v, Tracer) else np.asarray(v) for v in condlist]
+    # a Python number choice stays one: weak in the result's dtype, as NumPy takes it
+    choicelist = [v if isinstance(v, Tracer) or type(v) in (int, float, complex) else np.asarray(v)
+                  for v in choicelist]
     if not isinstance(default, Tracer) and type(default) not in (int, float, complex):
         default = np.asarray(default)
     at = user_location()
@@ -95,6 +97,9 @@ def select(condlist, choicelist, default=0):
             default = np.asarray(default).astype(dtype)
     out = prims.as_tracer(trace, default, dtype)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        if type(choice) in (int, float, complex):  # copied in by a cast, as NumPy's copyto
+            with np.errstate(all="ignore"):
+                choice = np.asarray(choice).astype(dtype)
         out = prims.where(cond, prims.as_tracer(trace, choice, dtype), out)
     return out
 

@@ -430,3 +430,13 @@ def test_frexp_ldexp_dtypes_and_scalars():
             np.testing.assert_array_equal(g, w)
     with pytest.raises(jc.JitTypeError, match="ldexp"):
         jc.jit(np.ldexp)(np.ones(2), np.ones(2))  # float exponents: NumPy refuses them too
+
+
+@pytest.mark.parametrize("choice", [0, 2.5, 7, True], ids=["int", "float", "int7", "bool"])
+@pytest.mark.parametrize("dtype", [np.float32, np.int8, np.float16], ids=["float32", "int8", "float16"])
+def test_select_takes_a_python_number_choice_weakly(dtype, choice):
+    # Found by a new-user program (session 42, RGB to HSV): np.select([c, ~c], [0, x]) of a
+    # float32 x is float32 in NumPy; the Python 0 was made an int64 array, and the result float64.
+    x = np.array([0, 1, 2, 3], dtype)
+    fn = lambda x: np.select([x > 1, x < 1], [choice, x * 2])  # noqa: E731
+    check(fn, x)
