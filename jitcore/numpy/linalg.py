@@ -23,7 +23,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import DotGeneralOp, SvdOp, free_dims
 from jitcore.ir.types import TensorType
 from jitcore.numpy.registry import UFUNCS, implements, traced
-from jitcore.tracer import Tracer, as_scalar, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, make_view, user_location
 
 __all__ = ["diag", "diagonal", "dot", "einsum", "inner", "matmul", "outer", "tensordot", "trace", "vdot",
            "vecdot", *(name for name in ("matvec", "vecmat") if hasattr(np, name))]  # NumPy 2.2 on
@@ -474,13 +474,25 @@ def _contract(lhs: Tracer, lhs_labels: list, rhs: Tracer, rhs_labels: list, keep
 @implements(np.diagonal)
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """``numpy.diagonal``: the two axes leave, their diagonal (from ``offset``) becomes the last
-    dim; a strided read (``array.diagonal``), no gather."""
+    dim; a strided read (``array.diagonal``), no gather. A read-only view, as NumPy's: a later
+    write to ``a`` shows through (``d = np.diagonal(A); np.fill_diagonal(A, 0)``)."""
     if not traced(a):
         return np.diagonal(a, offset, axis1, axis2)
     if a.ndim < 2:
         raise JitValueError(f"diag requires an array of at least two dimensions (at {user_location()})")
     axis1, axis2 = prims.normalize_axes((axis1, axis2), a.ndim, "diagonal")
     offset = operator.index(offset)
+    return make_view(a, lambda base: _diagonal_read(base, offset, axis1, axis2), _read_only_diagonal)
+
+
+def _read_only_diagonal(base, value):
+    raise JitValueError(f"assignment destination is read-only: numpy.diagonal returns a read-only "
+                        f"view (NumPy raises the same ValueError), at {user_location()}; write to "
+                        "a copy (np.diagonal(a).copy()), or to the array's diagonal with "
+                        "np.fill_diagonal(a, v) or a[i, i] = v")
+
+
+def _diagonal_read(a, offset: int, axis1: int, axis2: int):
     rest = [d for d in range(a.ndim) if d not in (axis1, axis2)]
     x = prims.transpose(a, (*rest, axis1, axis2))
     n1, n2 = x.shape[-2:]

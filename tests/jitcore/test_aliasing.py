@@ -330,3 +330,33 @@ def test_a_negative_integer_power_of_integers_raises(dtype):
             fn(np.array([1, 2], dtype))
         with pytest.raises(ValueError, match="negative integer powers"):
             jc.jit(fn)(np.array([1, 2], dtype))
+
+
+def _diagonal_then_zeroed(A):
+    d = np.diagonal(A)
+    np.fill_diagonal(A, 0)
+    e = A.diagonal(1)
+    A[0, 1] = -7.0
+    return d.sum(), e.copy(), np.diag(A).copy()
+
+
+def test_a_diagonal_is_a_view_that_sees_later_writes():
+    # Found by a new-user program (session 42, Jacobi's method): the diagonal was a copy, so
+    # d = np.diagonal(A) taken before np.fill_diagonal(A, 0) kept the old values.
+    A = np.arange(16.0).reshape(4, 4)
+    want_A, got_A = A.copy(), A.copy()
+    want = _diagonal_then_zeroed(want_A)
+    got = jc.jit(_diagonal_then_zeroed)(got_A)
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got_A, want_A)
+
+
+def test_a_write_to_a_diagonal_is_numpys_read_only_error():
+    def f(A):
+        d = A.diagonal()
+        d[0] = 1.0
+        return d
+
+    with pytest.raises(ValueError, match="read-only"):
+        jc.jit(f)(np.ones((2, 2)))
