@@ -125,7 +125,8 @@ def _draw(owner, method: str, *args, **kwargs):
             "the loop's index, or draw before the branch; a loop over a static range may draw."),
             *recorder.loop_bounds())
     if traced:
-        return _affine(recorder, owner, method, label, where, args, kwargs, frame)
+        eager = local and not per_step
+        return _affine(recorder, owner, method, label, where, args, kwargs, frame, eager=eager)
     return _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame)
 
 
@@ -167,8 +168,9 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
     return tracer
 
 
-def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
-    """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw."""
+def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eager=False):
+    """A draw with traced parameters, where NumPy computes it as arithmetic on a standard draw.
+    ``eager``: a seeded local generator's, whose standard draw is made now, in program order."""
     spec = _AFFINE.get(method)
     if spec is None:
         raise needs_static(UnsupportedError(
@@ -188,16 +190,22 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None):
         bound[k] = v
     size = bound.get("size")
     if any(isinstance(x, Tracer) for x in pytree.flatten(size)[0]):
-        raise UnsupportedError(f"{label} {where} with a traced size: the size must be a Python "
-                               "value (a static argument)")
+        raise needs_static(UnsupportedError(f"{label} {where} with a traced size: the size must be "
+                                            "a Python value (a static argument)"), *pytree.flatten(size)[0])
     values = [bound.get(p, default) for p, default in params]
     values = [convert(v, np.float64) if isinstance(v, Tracer) else np.asarray(v, np.float64) for v in values]
     if size is None:
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         size = shape or None
     std = standard[issubclass(kind_of(owner), np.random.Generator)]
-    z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size}, frame)
-    return formula(*values, z)
+    if eager:
+        z = getattr(owner, std)(size=size)
+    else:
+        z = _call_time_draw(recorder, owner, std, label, where, (), {"size": size}, frame)
+    out = formula(*values, z)
+    if isinstance(z, float) or (isinstance(z, Tracer) and z.weak):  # no size: NumPy's is a Python float
+        out = fresh(out, scalar=True, weak=True)
+    return out
 
 
 def _construct(f, *args, **kwargs):

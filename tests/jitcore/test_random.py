@@ -266,3 +266,23 @@ def test_hypothesis_draws_of_any_shape_match_numpy(shape, seed):
     expected = [f(np.float64(1.0)) for _ in range(2)]
     for g, e in zip(got, expected):
         np.testing.assert_array_equal(g, e)
+
+
+def _traced_parameters(step, lo, n):
+    rng = np.random.default_rng(11)
+    a = rng.normal(0.0, step, 3)
+    b = rng.random(3)
+    c = rng.uniform(lo, 1.0, 2)
+    return a, b, c, rng.normal(step), rng.normal(0.0, 1.0, n), rng.uniform(0, lo, size=n), rng.random()
+
+
+def test_a_seeded_generators_draws_with_traced_parameters_keep_numpys_order():
+    # Found by a new-user program (session 42, Metropolis): normal(0, step) of a generator
+    # seeded inside was drawn at call time, after the draws that follow it; a size from an
+    # int argument was refused for normal() and uniform() where random(n) made it static.
+    f = jc.jit(_traced_parameters)
+    for args in [(0.5, 0.2, 3), (0.5, 0.2, 3), (0.7, 0.1, 2)]:
+        want, got = _traced_parameters(*args), f(*args)
+        for w, g in zip(want, got):
+            assert type(g) is type(w)
+            np.testing.assert_array_equal(g, w)
