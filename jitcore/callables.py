@@ -44,8 +44,9 @@ def unwrap_method_kind(fun):
 def call_method(fun):
     """A callable object of a user's class as its bound ``__call__``, so that tracing sees
     ``self`` as a method's (its attributes read on each call, its arrays written through);
-    anything else as it is."""
-    if inspect.isroutine(fun) or isinstance(fun, (type, functools.partial)):
+    anything else (jitcore's own callables, such as a method's flat body) as it is."""
+    if inspect.isroutine(fun) or isinstance(fun, (type, functools.partial)) \
+            or type(fun).__module__.partition(".")[0] == "jitcore":
         return fun
     call = inspect.getattr_static(type(fun), "__call__", None)
     return fun.__call__ if inspect.isfunction(call) else fun

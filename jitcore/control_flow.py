@@ -59,7 +59,7 @@ class Aval:
 def aval_of(leaf, api: str, path: str) -> Aval:
     if isinstance(leaf, Tracer):
         return Aval(leaf.shape, leaf.dtype, leaf.weak)
-    if type(leaf) in (int, float, complex):
+    if type(leaf) in (bool, int, float, complex):  # a Python bool too: False or True stays one
         return Aval((), np.asarray(leaf).dtype, True)
     if isinstance(leaf, (bool, np.ndarray, np.generic, int, float, complex)):
         arr = np.asarray(leaf)

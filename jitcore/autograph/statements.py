@@ -1140,7 +1140,10 @@ def _zero_like(value):
     """A zero of ``value``'s type, to start a loop variable first set in the body: a Python
     number for a weak scalar (the loop index of ``range``, ``int(x)``), so that the variable
     read after the loop is an ``int`` and promotes like one; a NumPy scalar for a scalar; else
-    an array of zeros."""
+    an array of zeros; a tuple, list or dict (a returned ``-1.0, k``) of those, leaf by leaf."""
+    leaves, tree = pytree.flatten(value)
+    if tree.kind != "leaf":
+        return pytree.unflatten(tree, [_zero_like(leaf) for leaf in leaves])
     shape, dtype = np.shape(value), _dtype(value)
     if isinstance(value, Tracer) and not shape and (value.scalar or value.weak):
         if value.weak and dtype in _PYTHON_ZERO:
@@ -1159,7 +1162,7 @@ def _traced_copy(trace, value):
             return fresh(x, x.scalar, x.weak)
         t = as_tracer(trace, x, np.asarray(x).dtype)
         if isinstance(x, (bool, int, float, complex)):
-            t = fresh(t, True, not isinstance(x, bool))
+            t = fresh(t, True, True)
         elif isinstance(x, np.generic):
             t = fresh(t, True)
         return t

@@ -59,7 +59,9 @@ def test_the_key_covers_flat_calls_only():
     # a flat tuple or list of arrays and numbers: its type, length and items (dispatch37)
     assert memo_key(x, (x, 2.0)) == (2, memo_key(x)[1], (tuple, None, (memo_key(x)[1], float)))
     swapped, other_key = {"b": 1.0, "a": x}, {"a": x, "c": 2.0}
-    assert memo_key(x, swapped) == memo_key(x, {"a": x, "b": 1.0}) != memo_key(x, other_key)
+    # the dict's order is in the key (the function sees it: pytree keeps it)
+    assert memo_key(x, swapped) == memo_key(x, {"b": 1.0, "a": x}) != memo_key(x, {"a": x, "b": 1.0})
+    assert memo_key(x, {"a": x, "b": 1.0}) != memo_key(x, other_key)
     assert memo_key(x, (x,)) != memo_key(x, [x]) != memo_key(x, [x, x])
     assert memo_key(x, (x,), statics=True) is None  # a tuple could be a static value there
     assert memo_key(np.lib.stride_tricks.as_strided(x, (3,), (6,))) is None  # stride not of the item
