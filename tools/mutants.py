@@ -1502,6 +1502,12 @@ MUTANTS = [
            "            enumerate: _enumerate, sorted: _sorted,",
            "isinstance(x, np.ndarray) False for a traced array: the other branch taken (before session 42)",
            ("tests/jitcore/test_python_types.py",)),
+    Mutant("static-print-at-trace-time", "jitcore/autograph/runtime.py",
+           "    if trace is None:\n        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)",
+           "    if trace is None or not (texts or prims.holds_tracer((args, file))):\n"
+           "        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)",
+           "print('clipping') in a compiled branch printed once while tracing, both branches (before session 42)",
+           ("tests/jitcore/test_pitfalls.py",)),
 ]
 
 

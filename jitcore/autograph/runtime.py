@@ -112,13 +112,14 @@ BUILTINS[np.pad] = _pad
 
 
 def _print(*args, sep=" ", end="\n", file=None, flush=False):
-    """``print`` of traced values: at each call of the compiled function, with the values of
-    that call (``jitcore.debug_callback``), as the NumPy code prints each time it runs; before
-    session 40 it printed ``Traced<f64[]>`` once, while compiling. Without a traced value:
-    now, as Python's."""
+    """``print`` in a function being traced: at each call of the compiled function, with the
+    values of that call (``jitcore.debug_callback``), as the NumPy code prints each time it
+    runs: in program order, in a compiled branch only where it is taken. Before session 40 it
+    printed ``Traced<f64[]>`` once, while compiling; before session 42 a print of Python values
+    only printed then (JAX's rule), so a compiled ``if``'s two branches both printed once."""
     trace = current_trace()
     texts = [a for a in args if formatting.holds(a)]
-    if trace is None or not (texts or prims.holds_tracer((args, file))):
+    if trace is None:
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
     formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call

@@ -238,19 +238,43 @@ def test_print_shows_the_values_at_each_call_as_numpy_does(capsys):
     assert capsys.readouterr().out == "1000.0 [1. 1.]\n"
 
 
-def test_print_of_static_values_only_runs_while_tracing(capsys):
-    """Shapes and dtypes are known while compiling: a print of them alone runs once per
-    signature, as the Python body does."""
+def test_print_of_static_values_runs_at_every_call(capsys):
+    """Shapes and dtypes are known while compiling, but a print of them alone still prints at
+    every call, as the NumPy code does (session 42; JAX prints it once, while tracing), with
+    each call's shape where the code is reused for a new size."""
     @jc.jit
     def f(x):
-        print(x.shape, x.dtype)
+        print(x.shape, x.dtype, len(x))
         return x + 1
 
     f(np.zeros(3, np.float32))
     f(np.zeros(3, np.float32))
-    assert capsys.readouterr().out == "(3,) float32\n"
+    assert capsys.readouterr().out == "(3,) float32 3\n" * 2
+    f(np.zeros(5, np.float32))
     f(np.zeros((2, 3)))
-    assert capsys.readouterr().out == "(2, 3) float64\n"
+    assert capsys.readouterr().out == "(5,) float32 5\n(2, 3) float64 2\n"
+
+
+def _clip_and_say(x, hi):
+    print("start")
+    if x.max() > hi:
+        print("clipping to", hi)
+        x = np.minimum(x, hi)
+    else:
+        print("no clip needed")
+    print("sum", x.sum(), "end")
+    return x
+
+
+def test_prints_in_a_traced_branch_run_where_it_is_taken_in_program_order(capsys):
+    # Found by a new-user program (session 42): the first call printed both branches' static
+    # texts, and "start" and "end" before the traced sum; later calls only the sum.
+    f = jc.jit(_clip_and_say)
+    for hi in (1.0, 5.0, 1.0):
+        _clip_and_say(np.arange(3.0), hi)
+        want = capsys.readouterr().out
+        f(np.arange(3.0), hi)
+        assert capsys.readouterr().out == want
 
 
 def test_print_of_intermediate_values_and_shapes(capsys):
