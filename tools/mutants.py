@@ -1506,7 +1506,8 @@ MUTANTS = [
            "    if trace is None:\n        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)",
            "    if trace is None or not (texts or prims.holds_tracer((args, file))):\n"
            "        builtins.print(*args, sep=sep, end=end, file=file, flush=flush)",
-           "print('clipping') in a compiled branch printed once while tracing, both branches (before session 42)",
+           "print('clipping') in a compiled branch printed once while tracing, both branches "
+           "(before session 42)",
            ("tests/jitcore/test_pitfalls.py",)),
 ]
 
