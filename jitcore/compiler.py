@@ -200,7 +200,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
         out_tree, leaves = pytree.with_constants(out_tree, leaves, python_value)
         for constant in pytree.constants(out_tree):
-            formatting.refuse(constant, f"returned by {name}()")
+            formatting.refuse(constant, f"returned by {name}()", t)
         values, scalars = [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)

@@ -18,6 +18,7 @@ import re
 from jitcore.errors import ConcretizationError
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
+REPR = "!r"  # the spec that stands for repr(value) (no format spec can be it)
 _PLACEHOLDER = re.compile(f"{_OPEN}(\\d+){_MID}[^{_CLOSE}]*{_CLOSE}")
 
 
@@ -25,7 +26,7 @@ def placeholder(tracer, spec: str) -> str:
     """The text that stands for ``format(tracer, spec)`` until the compiled code runs."""
     formatted = tracer.owner_trace.formatted
     formatted.append((tracer, spec))
-    return f"{_OPEN}{len(formatted) - 1}{_MID}{tracer!r}{_CLOSE}"
+    return f"{_OPEN}{len(formatted) - 1}{_MID}{tracer.description()}{_CLOSE}"
 
 
 def holds(value) -> bool:
@@ -54,19 +55,25 @@ def filler(texts, trace):
             k = position[int(match.group(1))]
             value = values[k]
             value = value[()] if getattr(value, "ndim", None) == 0 else value
-            return format(value, specs[k])
+            return repr(value) if specs[k] == REPR else format(value, specs[k])
 
         return _PLACEHOLDER.sub(one, text)
 
     return [tracer for _, (tracer, _) in found], fill
 
 
-def refuse(text, where: str) -> None:
-    """A placeholder that no callback will fill in: the text is needed while compiling."""
+def refuse(text, where: str, trace=None) -> None:
+    """A placeholder that no callback will fill in: the text is needed while compiling (a
+    static argument would give it: ``str(n)`` of an int argument ``n``)."""
     if holds(text):
         shown = _PLACEHOLDER.sub(lambda m: "{...}", text)
-        raise ConcretizationError(
+        error = ConcretizationError(
             f"the text {shown!r} formats a traced value and is {where}, where it is needed while "
             "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
             "call), raise it, or return the value itself and format it outside the function.")
+        if trace is not None:  # (tracer.needs_static's mark, without importing the tracer)
+            sources = frozenset().union(*(tracer.sources for _, (tracer, _) in values_in([text], trace)))
+            if sources:
+                error.static_would_fix = sources
+        raise error
 

@@ -305,10 +305,20 @@ class Tracer:
         return self.shape[0]
 
     def __repr__(self) -> str:
+        # The user's code (repr(x), f"{x!r}"): a placeholder, as __format__'s
+        if is_user_file(sys._getframe(1).f_code.co_filename):
+            return formatting.placeholder(self, formatting.REPR)
+        return self.description()
+
+    def __str__(self) -> str:
+        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x), as format(x, "")
+            return formatting.placeholder(self, "")
+        return self.description()
+
+    def description(self) -> str:
+        """``Traced<f64[3,4]>``: what jitcore's messages call a traced value."""
         dims = ",".join(map(str, self.shape))
         return f"Traced<{self.value.type.element}[{dims}]>"
-
-    __str__ = __repr__
 
     # -- where Python needs data ----------------------------------------------------------
     def _concretize(self, what: str):
@@ -330,7 +340,7 @@ class Tracer:
         if is_user_file(sys._getframe(1).f_code.co_filename):
             return formatting.placeholder(self, spec)
         if not spec:
-            return str(self)  # f"{x}" is str(x), as for any object
+            return self.description()
         self._concretize(f"formatting with {spec!r} (f\"{{x:{spec}}}\"; to print a traced value "
                          "when the function runs, use jitcore.debug_print)")
 

@@ -1509,6 +1509,11 @@ MUTANTS = [
            "print('clipping') in a compiled branch printed once while tracing, both branches "
            "(before session 42)",
            ("tests/jitcore/test_pitfalls.py",)),
+    Mutant("str-of-tracer-is-its-description", "jitcore/tracer.py",
+           "        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x), as format(x, \"\")",
+           "        if False:",
+           "str(n) + '!' and repr(x.sum()) in the user's print gave 'Traced<i64[]>' (before session 42)",
+           ("tests/jitcore/test_formatting.py",)),
 ]
 
 

@@ -78,3 +78,23 @@ def test_jitcores_messages_name_values_by_their_repr():
         jc.jit(needs_int)(np.ones(2))
     assert "Traced<i64[]>" in str(info.value)
     assert not formatting.holds(str(info.value))
+
+
+def _says(x, n):
+    print(str(n) + "!", repr(x.sum()), f"{x[0]!r}", str(x))
+    return x * 2
+
+
+def test_str_and_repr_of_traced_values_print_each_calls_values(capsys):
+    # Found by a new-user program (session 42): str(n) and repr(x.sum()) gave "Traced<i64[]>".
+    f = jc.jit(_says)
+    for n in (9, 9, 7):
+        _says(np.arange(3.0), n)
+        want = capsys.readouterr().out
+        f(np.arange(3.0), n)
+        assert capsys.readouterr().out == want
+
+
+def test_text_of_an_int_argument_returned_makes_it_static():
+    f = jc.jit(lambda x, n: str(n) + "!")
+    assert f(np.ones(2), 9) == "9!" and f(np.ones(2), 10) == "10!"
