@@ -30,7 +30,7 @@ from jitcore.errors import JitTypeError
 from jitcore.ir.core import Block, Region
 from jitcore.ir.dialects import scf
 from jitcore.ir.types import TensorType
-from jitcore.tracer import Trace, Tracer, current_trace, fresh, user_location
+from jitcore.tracer import Trace, Tracer, current_trace, fresh, needs_static, user_location
 
 __all__ = ["cond", "fori_loop", "scan", "switch", "while_loop"]
 
@@ -92,12 +92,20 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
     if expected != got:
         raise JitTypeError(
             f"{api}: {what} has a different structure ({_tree_text(got)} against "
-            f"{_tree_text(expected)}), at {where}"
+            f"{_tree_text(expected)}; '*' is an array or number), at {where}; the condition is "
+            "traced, so every path must give the same structure (return np.nan, or a flag, where "
+            "one returned None)"
         )
 
 
 def _tree_text(tree: pytree.TreeDef) -> str:
+    if tree.kind == "dict" and _RETURNED in tree.keys:  # autograph's branches: what they return
+        returned = tree.children[tree.keys.index(_RETURNED)]
+        return f"return {pytree.unflatten(returned, ['*'] * returned.num_leaves)!r}"
     return repr(pytree.unflatten(tree, ["*"] * tree.num_leaves))
+
+
+_RETURNED = "__ag_retval"  # autograph's name for a function's result (lowering.RETVAL)
 
 
 def _join_leaves(api, paths, left, right, describe, where) -> list[Aval]:
@@ -271,12 +279,15 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
         blocks.append(block)
     (then_leaves, tree, then_avals), (else_leaves, else_tree, else_avals) = outs
     then_name, else_name = then[1], orelse[1]
-    _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
-    paths = pytree.leaf_paths(tree, "output")
-    avals = _join_leaves(
-        api, paths, then_avals, else_avals,
-        lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
-                            "branches must return the same shapes and dtypes"), where)
+    try:  # (a condition on a Python number argument: static, one branch is traced)
+        _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
+        paths = pytree.leaf_paths(tree, "output")
+        avals = _join_leaves(
+            api, paths, then_avals, else_avals,
+            lambda path, a, b: (f"{path} is {a} from {then_name} but {b} from {else_name}; the "
+                                "branches must return the same shapes and dtypes"), where)
+    except JitTypeError as e:
+        raise needs_static(e, p) from None
     _yield(trace, blocks[0], then_leaves, avals)
     _yield(trace, blocks[1], else_leaves, avals)
     op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals],

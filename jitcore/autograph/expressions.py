@@ -135,7 +135,10 @@ def if_exp(test, then, orelse):
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
     made_a, made_b = [], []
     a, b = _only_if(test, then, made_a), _only_if(np.logical_not(test), orelse, made_b)
-    out = np.where(test, a, b)
+    try:
+        out = np.where(test, a, b)
+    except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast, or None
+        raise needs_static(e, test) from None
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
     if _is_scalar(a) and _is_scalar(b):

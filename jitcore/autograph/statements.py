@@ -781,9 +781,12 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     given back as Python would leave it (``_known_after``): the target is the last item when
     the range is static and the count of steps known (no break, or a break that tests only the
     index), and a number the body steps by constants is its final number."""
-    return _with_shared_arrays(
-        lambda loop: _traced_for_once(loop, rng, source, extra_test, body_fn, names, line),
-        names, values, line, "for loop", targets, (extra_test, body_fn))[1]
+    try:
+        return _with_shared_arrays(
+            lambda loop: _traced_for_once(loop, rng, source, extra_test, body_fn, names, line),
+            names, values, line, "for loop", targets, (extra_test, body_fn))[1]
+    except FirstAssigned as e:  # static bounds would run its first step in Python (_python_for)
+        raise needs_static(e, rng.start, rng.stop, rng.step) from None
 
 
 def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):

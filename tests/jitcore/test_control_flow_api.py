@@ -341,7 +341,7 @@ def test_branch_mismatch_names_both_branches():
     raises_at(e, "MISMATCH-5", "output[1]", "float32[5] from true_fun", "float32[2] from false_fun")
 
 
-def test_switch_branch_mismatch():
+def test_switch_branch_mismatch(without_auto_static):  # (k static: one branch, no mismatch)
     def f(x, k):
         return jc.switch(k, [lambda: x, lambda: x.astype(np.float64)])  # MISMATCH-6
 

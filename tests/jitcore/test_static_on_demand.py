@@ -10,7 +10,7 @@ import pytest
 
 import jitcore as jc
 from jitcore import config
-from jitcore.errors import ConfigError, StaticOnDemandWarning
+from jitcore.errors import ConfigError, JitTypeError, StaticOnDemandWarning
 from jitcore.static_on_demand import WARN_AFTER_VALUES
 
 RNG = np.random.default_rng(41)
@@ -275,3 +275,44 @@ def test_a_static_argument_of_an_inlined_function_passes_the_need_on():
     through_method = jc.jit(lambda x, k: m.window(x, k).sum())
     np.testing.assert_allclose(m.window(X, 4), X[:4] * m.w[:4])
     np.testing.assert_allclose(through_method(X, 5), (X[:5] * m.w[:5]).sum())
+
+
+# -- session 42: more of what a Python number argument decides -----------------------------------
+def _last_of(x, n):
+    for i in range(n):
+        y = x * i  # first assigned in the loop, used after it
+    return y
+
+
+def _sum_or_none(x, n):
+    if n > 2:
+        return x.sum()
+    return None
+
+
+def _sized_by(x, n):
+    y = np.zeros(3) if n > 2 else np.zeros(4)
+    return y + x.sum()
+
+
+@pytest.mark.parametrize("fn", [_last_of, _sum_or_none, _sized_by])
+def test_a_loop_count_or_a_branch_on_an_int_argument_that_decides_structure(fn):
+    # Found by new-user programs (session 42): a variable first assigned in `for _ in
+    # range(iters)` was FirstAssigned; returning None or an array by `n > 2` named autograph's
+    # internals; a ternary of two shapes did not broadcast.
+    f = jc.jit(fn)
+    for n in (5, 1, 3, 5):
+        got, want = f(np.ones(2), n), fn(np.ones(2), n)
+        assert type(got) is type(want)
+        if want is not None:
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_return_of_none_on_a_data_dependent_path_says_what_to_do():
+    def f(x):
+        if x.sum() > 0:
+            return x
+        return None
+
+    with pytest.raises(JitTypeError, match=r"return None against return '\*'.*np.nan"):
+        jc.jit(f)(np.ones(2))
