@@ -349,16 +349,16 @@ def argmin(self, axis=None, out=None, *, keepdims=False):
     return reductions.argmin(self, axis, out, keepdims=keepdims)
 
 
-def cumsum(self, axis=None, dtype=None):
-    return reductions.cumsum(self, axis, dtype)
+def cumsum(self, axis=None, dtype=None, out=None):
+    return reductions.cumsum(self, axis, dtype, out)
 
 
-def cumprod(self, axis=None, dtype=None):
-    return reductions.cumprod(self, axis, dtype)
+def cumprod(self, axis=None, dtype=None, out=None):
+    return reductions.cumprod(self, axis, dtype, out)
 
 
-def clip(self, min=None, max=None):
-    return selection.clip(self, min, max)
+def clip(self, min=None, max=None, out=None):
+    return selection.clip(self, min, max, out)
 
 
 def squeeze(self, axis=None):
@@ -409,6 +409,31 @@ def view(self, dtype=None, type=None):
             f"only between integer and float dtypes of one size (at {user_location()}); use "
             ".astype() to convert the values")
     return make_view(self, lambda base: base, lambda base, new: new)
+
+
+class FlatIter:
+    """``x.flat`` of a traced ``x``: NumPy's flat iterator, the elements in C order. A read is a
+    new array (or one element), as NumPy's; a write (``x.flat[::7] = 3.0``) goes to ``x``."""
+
+    def __init__(self, base: Tracer):
+        self.base = base
+
+    def _flat(self) -> Tracer:
+        return self.base.reshape(-1)  # a view of the base: writes to it reach the base
+
+    def __getitem__(self, key):
+        out = self._flat()[key]
+        return out.copy() if isinstance(out, Tracer) and out.ndim else out
+
+    def __setitem__(self, key, value):
+        self._flat()[key] = value
+
+    def __len__(self) -> int:
+        return self.base.size
+
+    def __iter__(self):
+        flat = self._flat()
+        return (flat[i] for i in range(self.base.size))
 
 
 def matrix_transposed(self):
@@ -546,7 +571,7 @@ _METHODS = {
     **{name: _needs_data(name) for name in ("tobytes", "tofile", "dump", "dumps")},
 }
 _SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
-_PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag,
+_PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag, "flat": FlatIter,
                "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
                "nbytes": lambda self: self.size * self.dtype.itemsize,
                **{name: _memory_layout(name) for name in ("strides", "flags", "ctypes")}}

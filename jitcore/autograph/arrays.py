@@ -152,6 +152,20 @@ def _operands_read(np_fn):
     return call
 
 
+def ufunc_method(method):
+    """``np.maximum.reduce([a, b, c])``, ``np.add.outer([x, y], z)``: a ufunc's method whose
+    array operands are lists holding traced values, each read as one array (NumPy's own
+    conversion of the list, which cannot hold them)."""
+    def call(*args, **kwargs):
+        if not any(_traced_list(a) for a in args):
+            return method(*args, **kwargs)
+        return method(*(_read(a, False) for a in args), **kwargs)
+
+    call.__name__ = call.__qualname__ = method.__name__
+    call.__wrapped__ = method
+    return call
+
+
 def _ndenumerate(arr):
     """``np.ndenumerate`` of a traced array: its indices (from the static shape) and elements,
     each a NumPy scalar, in C order, for a loop that Python unrolls."""

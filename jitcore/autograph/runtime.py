@@ -14,7 +14,7 @@ from numpy.polynomial._polybase import ABCPolyBase
 from jitcore import calltime, formatting, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, math_calls, vectorized
-from jitcore.autograph.arrays import at_call, out_call, out_part
+from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.expressions import (
     BUILTINS,
     and_,
@@ -48,6 +48,9 @@ def converted(f):
     return convert.converted(f, sys.modules[__name__])
 
 
+_UFUNC_METHODS = ("reduce", "accumulate", "reduceat", "outer")
+
+
 def call(f):
     """What converted code calls in place of ``f``: the converted user function, a traced-aware
     builtin, a random draw made at call time (``jitcore.random``), or ``f`` itself. While a
@@ -64,6 +67,8 @@ def call(f):
     if isinstance(f, ABCPolyBase):  # Polynomial(c)(x), Chebyshev(c)(x), ...
         return call_series(f)
     owner = getattr(f, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(f, "__name__", None) in _UFUNC_METHODS:
+        return ufunc_method(f)
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)

@@ -105,13 +105,23 @@ def select(condlist, choicelist, default=0):
 
 
 @implements(np.clip)
-def clip(a, a_min=None, a_max=None):
-    if not traced(a, a_min, a_max):
-        return np.clip(a, a_min, a_max)
+def clip(a, a_min=None, a_max=None, out=None):
+    """``numpy.clip``; ``out=`` (``x.clip(0, 255, out=x)``) written as a ufunc's, same-kind cast."""
+    if not traced(a, a_min, a_max, out):
+        return np.clip(a, a_min, a_max, out=out)
     a_min, a_max = _clip_bound(a, a_min, lower=True), _clip_bound(a, a_max, lower=False)
-    out = prims.clip(a, a_min, a_max)
+    result = prims.clip(a, a_min, a_max)
+    if out is not None:
+        if not isinstance(out, Tracer):
+            return prims.write_out(out, result, "clip")  # (its refusal of a NumPy array)
+        if out.shape != np.broadcast_shapes(out.shape, np.shape(result)):
+            raise JitValueError(f"numpy.clip: the result's shape {np.shape(result)} does not fit "
+                                f"out= of shape {out.shape} (NumPy raises a ValueError too), at "
+                                f"{user_location()}")
+        prims.assign(out, result, "same_kind", "ufunc 'clip'")
+        return out
     # a new array, as NumPy's (a 0-d one a NumPy scalar, as every clip of it: a bound dropped too)
-    return as_scalar(out.copy()) if out is a else out
+    return as_scalar(result.copy()) if result is a else result
 
 
 def _clip_bound(a, bound, lower: bool):

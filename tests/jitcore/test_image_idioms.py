@@ -1,0 +1,64 @@
+"""NumPy idioms of image and array code that raised a raw Python error or NumPy's conversion
+error under jit (found by new-user programs, session 42): ``out=`` of the ``clip``, ``cumsum``
+and ``cumprod`` methods and of ``np.clip`` inside an expression, ``x.flat``, and a ufunc's
+``reduce``/``accumulate``/``outer`` of a list of traced arrays."""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+from jitcore.errors import JitTypeError
+
+
+def clip_in_place(x):
+    x.clip(0, 5, out=x)
+    return x.sum()
+
+
+def cumsum_in_place(x):
+    x.cumsum(axis=1, out=x)
+    x.cumprod(axis=0, out=x)
+    return x
+
+
+def clip_in_an_expression(x):
+    return np.clip(x, 0, 5, out=x) * 2
+
+
+def clip_into_another(x):
+    y = np.zeros_like(x)
+    x.clip(1, 3, out=y)
+    return y
+
+
+def flat_reads(x):
+    return x.flat[::2].sum(), x.flat[3], len(x.flat), sum(v for v in x.T.flat), x.T.flat[1:4]
+
+
+def flat_writes(x):
+    x.flat[::7] = 3.0
+    x.flat[[1, 2]] = -1.0
+    return x
+
+
+def ufunc_methods_of_lists(r):
+    return (np.maximum.reduce([r, np.roll(r, 1, 0), np.roll(r, -1, 1)]), np.add.reduce([r, r * 2]),
+            np.add.accumulate([r[0], r[1]]), np.multiply.outer([r[0, 0], r[1, 1]], r[0]))
+
+
+@pytest.mark.parametrize("fn", [clip_in_place, cumsum_in_place, clip_in_an_expression, clip_into_another,
+                                flat_reads, flat_writes, ufunc_methods_of_lists])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_matches_numpy_and_writes_the_argument_as_numpy_does(fn, dtype):
+    x = (np.arange(12.0).reshape(3, 4) - 3).astype(dtype)
+    want_x, got_x = x.copy(), x.copy()
+    want, got = fn(want_x), jc.jit(fn)(got_x)
+    for w, g in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got_x, want_x)
+
+
+def test_clip_out_of_another_kind_is_numpys_casting_error():
+    with pytest.raises(JitTypeError, match="same_kind"):
+        jc.jit(lambda x: x.clip(0, 1.5, out=x))(np.arange(3))
