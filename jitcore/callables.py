@@ -102,6 +102,11 @@ def static_arguments(signature: inspect.Signature | None, static_argnums, static
                 f"({', '.join(positional) or 'none'})")
         checked_nums.add(n)
     for n in names:
+        star = next((p for p in params if p.kind == inspect.Parameter.VAR_POSITIONAL and p.name == n), None)
+        if star is not None:
+            raise StaticArgumentError(
+                f"jit({name}): static_argnames entry {n!r} is *{n}, whose items have positions, not "
+                f"names: make them static with static_argnums (the first is {count})")
         if n not in by_name and not var_keyword:
             positional_only = n in positional
             raise StaticArgumentError(

@@ -57,12 +57,17 @@ def to_promote(error: BaseException, signature: inspect.Signature | None, static
         bound = signature.bind(*args, **kwargs).arguments
     except TypeError:
         return frozenset()
+    var_keyword = next((p.name for p in signature.parameters.values() if p.kind is p.VAR_KEYWORD), None)
     for name in names:
         parameter = signature.parameters.get(name)
-        if parameter is None or parameter.kind not in _BY_ITSELF or name not in bound:
+        if parameter is None and var_keyword is not None and name in bound.get(var_keyword, {}):
+            value = bound[var_keyword][name]  # a keyword **kwargs takes: static by its name
+        elif parameter is None or parameter.kind not in _BY_ITSELF or name not in bound:
             return frozenset()
+        else:
+            value = bound[name]
         try:
-            hash(bound[name])  # an array, a list or a dict is not: it cannot be static
+            hash(value)  # an array, a list or a dict is not: it cannot be static
         except TypeError:
             return frozenset()
     return names

@@ -574,6 +574,12 @@ def _static_hint(tracer: Tracer) -> str:
         hint += (", or, as the argument is a Python value that decides the control flow (or an "
                  f"axis, a shape, a count), mark it static: jit(f, static_argnames=({names},)) "
                  "— each new value then compiles once")
+    items = [s for s in arrays if "[" in s or "." in s]  # a list's or an object's: ns[0], p.n
+    arrays = [s for s in arrays if s not in items]
+    if items:
+        hint += (f". {', '.join(items)} is inside a container argument: pass a tuple (a list or "
+                 "dict is not hashable) and name it in static_argnames, or the value as an "
+                 "argument of its own")
     if arrays:
         hint += (f". {', '.join(arrays)} cannot be static (an array is not hashable): compute "
                  "what needs its data outside the jitted function and pass the result in as a "

@@ -10,7 +10,13 @@ import pytest
 
 import jitcore as jc
 from jitcore import config
-from jitcore.errors import ConfigError, JitTypeError, StaticOnDemandWarning
+from jitcore.errors import (
+    ConcretizationError,
+    ConfigError,
+    JitTypeError,
+    StaticArgumentError,
+    StaticOnDemandWarning,
+)
 from jitcore.static_on_demand import WARN_AFTER_VALUES
 
 RNG = np.random.default_rng(41)
@@ -316,3 +322,25 @@ def test_a_return_of_none_on_a_data_dependent_path_says_what_to_do():
 
     with pytest.raises(JitTypeError, match=r"return None against return '\*'.*np.nan"):
         jc.jit(f)(np.ones(2))
+
+
+def _summed(x, **options):
+    return x.sum(**options)
+
+
+def test_a_keyword_that_kwargs_takes_is_made_static_by_its_name():
+    f = jc.jit(_summed)
+    x = np.arange(6.0).reshape(2, 3)
+    for options in ({"axis": 0}, {"axis": 1}, {}, {"axis": 0, "keepdims": True}):
+        np.testing.assert_array_equal(f(x, **options), _summed(x, **options))
+
+
+def test_the_advice_for_a_list_item_and_for_star_args_leads_somewhere():
+    def sizes(x, ns):
+        return [np.linspace(0, 1, n).sum() for n in ns]
+
+    with pytest.raises(ConcretizationError, match=r"ns\[0\] is inside a container argument: pass a tuple"):
+        jc.jit(sizes)(np.ones(2), [11, 21])
+    np.testing.assert_allclose(jc.jit(sizes)(np.ones(2), (11, 21)), sizes(np.ones(2), (11, 21)))
+    with pytest.raises(StaticArgumentError, match=r"\*args, whose items .*static_argnums \(the first is 1\)"):
+        jc.jit(lambda x, *args: x.sum(*args), static_argnames="args")
