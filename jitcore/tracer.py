@@ -181,11 +181,19 @@ class Tracer:
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
-        raise JitTypeError(
-            f"unhashable type: a traced value ({self!r}) cannot be a dict key or a set member "
-            f"(at {user_location()}): its value is not known while the function compiles. Look "
-            "it up in an array instead (table = np.array([...]); table[i]), or compare with == "
-            "and select with np.where")
+        raise needs_static(JitTypeError(
+            f"unhashable type: a traced value ({self.description()}) cannot be a dict key or a set "
+            f"member (at {user_location()}): its value is not known while the function compiles. "
+            "Look it up in an array instead (table = np.array([...]); table[i]), or compare with "
+            "== and select with np.where"), self)
+
+    def __getattr__(self, name: str):
+        # A Python number's own methods (n.bit_length(), s.is_integer()) need its value: an
+        # int or float argument is made static on demand; anything else is NumPy's error
+        if not name.startswith("_") and (hasattr(int, name) or hasattr(float, name)) \
+                and name not in Tracer.__slots__ and _number_like(self):
+            self._concretize(f"the number's method {name}()")
+        raise AttributeError(f"'Tracer' object has no attribute {name!r}")
 
     def __init__(self, value: Value, trace: Trace, sources: frozenset = frozenset(), weak=False):
         self._value = value
@@ -536,6 +544,14 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         + getattr(getattr(tracer.index_form, "base", None), "hint", "")
         + _no_source_hint(frame)
     )
+
+
+def _number_like(tracer: Tracer) -> bool:
+    """A 0-d traced Python number or NumPy scalar (its slots read safely, even half-made)."""
+    try:
+        return (tracer.weak or tracer.scalar) and not tracer.ndim
+    except AttributeError:
+        return False
 
 
 def needs_static(error: JitcoreError, *values) -> JitcoreError:

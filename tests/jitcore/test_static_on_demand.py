@@ -344,3 +344,13 @@ def test_the_advice_for_a_list_item_and_for_star_args_leads_somewhere():
     np.testing.assert_allclose(jc.jit(sizes)(np.ones(2), (11, 21)), sizes(np.ones(2), (11, 21)))
     with pytest.raises(StaticArgumentError, match=r"\*args, whose items .*static_argnums \(the first is 1\)"):
         jc.jit(lambda x, *args: x.sum(*args), static_argnames="args")
+
+
+def _table_lookup(x, n):
+    return x * {1: 2.0, 2: 3.0}[n] if n in {1, 2} else x * n.bit_length()
+
+
+def test_a_dict_or_set_lookup_and_an_ints_own_method_make_it_static():
+    f = jc.jit(_table_lookup)
+    for n in (2, 1, 5, 2):
+        np.testing.assert_array_equal(f(np.ones(2), n), _table_lookup(np.ones(2), n))
