@@ -797,7 +797,8 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     x, y = (v if isinstance(v, Tracer) or type(v) in (int, float, complex) else np.asarray(v)
             for v in (a, b))
     if isinstance(y, Tracer) or isinstance(y, np.ndarray):
-        y = prims.as_tracer(trace, y, np.result_type(y.dtype, 1.0))
+        # NumPy's asanyarray(b): a Python float argument becomes a float64 array, not weak
+        y = fresh(prims.as_tracer(trace, y, np.result_type(y.dtype, 1.0)), getattr(y, "scalar", False))
     elif type(y) is int:
         y = float(y)
     bound = _op(np.add, atol, _op(np.multiply, rtol, _op(np.absolute, y)))

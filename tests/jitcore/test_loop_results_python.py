@@ -50,3 +50,36 @@ def test_a_python_bool_set_under_a_traced_condition_stays_a_python_bool():
     for x in (np.ones(2), -np.ones(2), np.ones(2)):
         got, want = g(x), flags(x)
         assert got[0] is want[0] and type(got[1]) is type(want[1]) and got[1] == want[1]
+
+
+def run_length(x):
+    c = 0
+    for v in x:
+        c = c + 1 if v > 1 else 0
+    return c
+
+
+def largest_int(x):
+    best = 0
+    for v in x:
+        best = max(best, int(v))
+    return best
+
+
+def test_a_counter_updated_by_a_ternary_or_max_stays_a_python_int():
+    # Found by a new-user program (session 42): the path not taken filled a NumPy zero, and
+    # max() of Python ints gave a NumPy scalar.
+    for fn in (run_length, largest_int):
+        f = jc.jit(fn)
+        for x in (np.array([1.0, 2, 3, 1, 2]), np.arange(40.0), np.array([1.0, 2, 3, 1, 2])):
+            got, want = f(x), fn(x)
+            assert type(got) is type(want) and got == want
+
+
+def test_isclose_to_a_python_float_argument_is_bool():
+    f = jc.jit(lambda a, b: np.isclose(a, b, equal_nan=True))
+    for a in (np.array([1.0, 1.5, np.nan]), np.array([1.0, 1.5, 2.0], np.float32)):
+        for b in (1.5, 1.5 + 0j, 2):
+            got, want = f(a, b), np.isclose(a, b, equal_nan=True)
+            assert got.dtype == want.dtype == np.bool_
+            np.testing.assert_array_equal(got, want)

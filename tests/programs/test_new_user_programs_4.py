@@ -796,7 +796,7 @@ REFUSED = {
     ),
     "a branch returning another dtype": (
         _halve_or_negate,
-        (np.int8(100),),
+        (np.array(100, np.int8),),  # (a NumPy scalar would be made static on demand: one branch)
         jc.JitTypeError,
         "same shapes and dtypes",
     ),
