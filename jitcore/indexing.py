@@ -584,6 +584,10 @@ def assign_subscript(x: Tracer, key, value) -> None:
     if isinstance(value, masked.MaskedSelection) and traced_mask(key) is not None:
         prims.assign(x, masked.write(x, traced_mask(key), value))  # x[m] = f(x[m])
         return
+    selected = _mask_among_slices(x, key, value)
+    if selected is not None:  # x[:, m] = v: one value where the mask and the rest select
+        prims.assign(x, np.where(selected, value, x))
+        return
     if is_copying(key):
         prims.assign(x, update(x, key, value))
         return
@@ -598,6 +602,49 @@ def assign_subscript(x: Tracer, key, value) -> None:
         if value.index is not None and _same_key(value.index, key):
             return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
     prims.assign(view(x, key), value)
+
+
+def _mask_among_slices(x: Tracer, key, value):
+    """The elements ``x[key] = value`` writes, as a boolean array of ``x``'s shape, where
+    ``key`` is a tuple of one traced boolean mask among slices, Python ints and an Ellipsis,
+    and ``value`` one value (``a[:, a[0] > 1] = -1``, ``a[1, m] = 0``); else None. Nothing's
+    shape depends on the data: NumPy writes the one value wherever the key selects."""
+    if not isinstance(key, tuple):
+        return None
+    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_]
+    if len(masks) != 1 or sum(k is Ellipsis for k in key) > 1:
+        return None
+    if not all(k is Ellipsis or isinstance(k, slice) or k is masks[0]
+               or (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) for k in key):
+        return None
+    if not isinstance(value, (Tracer, bool, int, float, complex, np.generic)) or np.ndim(value) != 0:
+        return None
+    (mask,) = masks
+    used = sum(_dims_used(k) for k in key)
+    if used > x.ndim:
+        raise IndexError(f"too many indices for array: array is {x.ndim}-dimensional, but {used} "
+                         "were indexed")
+    expanded = []
+    for k in key:
+        expanded += [slice(None)] * (x.ndim - used) if k is Ellipsis else [k]
+    expanded += [slice(None)] * (x.ndim - len(expanded) - mask.ndim + 1)
+    selected, dim = None, 0
+    for k in expanded:
+        if k is mask:
+            for j, size in enumerate(mask.shape):
+                if x.shape[dim + j] != size:
+                    raise IndexError(f"boolean index did not match indexed array along axis "
+                                     f"{dim + j}; size of axis is {x.shape[dim + j]} but size of "
+                                     f"corresponding boolean axis is {size}")
+            part = mask.reshape((1,) * dim + mask.shape + (1,) * (x.ndim - dim - mask.ndim))
+            dim += mask.ndim
+        else:
+            axis = np.zeros(x.shape[dim], bool)
+            axis[k] = True  # an int out of range: NumPy's IndexError
+            part = axis.reshape((1,) * dim + (-1,) + (1,) * (x.ndim - dim - 1))
+            dim += 1
+        selected = part if selected is None else np.logical_and(selected, part)
+    return np.broadcast_to(selected, x.shape)
 
 
 def _same_key(a, b) -> bool:

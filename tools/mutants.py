@@ -1514,6 +1514,11 @@ MUTANTS = [
            "        if False:",
            "str(n) + '!' and repr(x.sum()) in the user's print gave 'Traced<i64[]>' (before session 42)",
            ("tests/jitcore/test_formatting.py",)),
+    Mutant("mask-among-slices-refused", "jitcore/indexing.py",
+           "    selected = _mask_among_slices(x, key, value)",
+           "    selected = None",
+           "a[:, m] = -1 with a traced mask raised that the shape depends on the data (before session 42)",
+           ("tests/jitcore/test_image_idioms.py",)),
 ]
 
 

@@ -62,3 +62,27 @@ def test_matches_numpy_and_writes_the_argument_as_numpy_does(fn, dtype):
 def test_clip_out_of_another_kind_is_numpys_casting_error():
     with pytest.raises(JitTypeError, match="same_kind"):
         jc.jit(lambda x: x.clip(0, 1.5, out=x))(np.arange(3))
+
+
+def columns_where_the_first_row_is_big(a):
+    a[:, a[0] > 1] = -1
+    return a
+
+
+
+def one_row_and_an_ellipsis(a):
+    m = a[0] > 1
+    a[1, m] = -1
+    a[..., ~m] = 7
+    return a
+
+
+@pytest.mark.parametrize("fn", [columns_where_the_first_row_is_big, one_row_and_an_ellipsis])
+@pytest.mark.parametrize("dtype", [np.int64, np.float32])
+def test_one_value_written_through_a_mask_among_slices(fn, dtype):
+    # Found by a new-user program (session 42, "NumPy for MATLAB users"): a[:, m] = v raised
+    # that the shape depends on the data; one value written where the key selects has no such shape.
+    a = np.arange(12).reshape(4, 3).astype(dtype)
+    want_a, got_a = a.copy(), a.copy()
+    np.testing.assert_array_equal(jc.jit(fn)(got_a), fn(want_a))
+    np.testing.assert_array_equal(got_a, want_a)
