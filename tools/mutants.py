@@ -1445,7 +1445,7 @@ MUTANTS = [
            "np.zeros(n), c[w:], a mode string: JAX's error asking for static_argnames again",
            ("tests/jitcore/test_static_on_demand.py",)),
     Mutant("static-on-demand-arrays", "jitcore/static_on_demand.py",
-           "            hash(bound[name])  # an array, a list or a dict is not: it cannot be static",
+           "            hash(value)  # an array, a list or a dict is not: it cannot be static",
            "            pass",
            "an argument whose value is a list (or holds an array) is made static and fails as unhashable",
            ("tests/jitcore/test_static_on_demand.py",)),
