@@ -275,3 +275,13 @@ def assert_within(actual, expected, bound, context: str = "", zero_sign: bool = 
     assert ok.all(), (
         f"{(~ok).sum()} of {ok.size} elements beyond the bound{where}: got {a[~ok][:5]}, "
         f"NumPy {e[~ok][:5]}, allowed {bound[~ok][:5]}")
+
+
+def assert_prints_as_numpy(capsys, fn, jitted, calls) -> None:
+    """``jitted(*args)`` prints what ``fn(*args)`` prints, for each ``args`` of ``calls`` in turn
+    (the first call compiles, the later ones reuse the code)."""
+    for args in calls:
+        fn(*args)
+        want = capsys.readouterr().out
+        jitted(*args)
+        assert capsys.readouterr().out == want, args

@@ -104,7 +104,7 @@ def _scalar_type(np_type):
 _STRUCTURAL = frozenset({"axis", "axes", "axis1", "axis2", "axisa", "axisb", "axisc", "shape",
                          "newshape", "reps", "repeats", "indices_or_sections", "pad_width", "source",
                          "destination", "subscripts", "kth", "num", "k", "n", "N", "M", "ddof",
-                         "decimals", "range", "dtype", "order", "mode", "side", "kind", "casting"})
+                         "decimals", "range", "bins", "dtype", "order", "mode", "side", "kind", "casting"})
 
 
 def _read(value, sequence: bool):

@@ -935,8 +935,8 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
         return prims.ufunc(np.subtract, x, y)
 
     z = sub(mul(ac[0], bc[1]), mul(ac[1], bc[0]))
-    if len(ac) == 2 and len(bc) == 2:
-        return z
+    if len(ac) == 2 and len(bc) == 2:  # (of two 2-vectors: a 0-d array, as NumPy's, no scalar)
+        return fresh(z, False) if z.ndim == 0 else z
     if len(ac) == 2:
         parts = [mul(ac[1], bc[2]), prims.ufunc(np.negative, mul(ac[0], bc[2])), z]
     elif len(bc) == 2:

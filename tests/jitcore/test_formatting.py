@@ -8,6 +8,7 @@ import pytest
 
 import jitcore as jc
 from jitcore import formatting
+from tests.oracle import assert_prints_as_numpy
 
 
 def descent(x, steps):
@@ -87,12 +88,7 @@ def _says(x, n):
 
 def test_str_and_repr_of_traced_values_print_each_calls_values(capsys):
     # Found by a new-user program (session 42): str(n) and repr(x.sum()) gave "Traced<i64[]>".
-    f = jc.jit(_says)
-    for n in (9, 9, 7):
-        _says(np.arange(3.0), n)
-        want = capsys.readouterr().out
-        f(np.arange(3.0), n)
-        assert capsys.readouterr().out == want
+    assert_prints_as_numpy(capsys, _says, jc.jit(_says), [(np.arange(3.0), n) for n in (9, 9, 7)])
 
 
 def test_text_of_an_int_argument_returned_makes_it_static():

@@ -86,3 +86,26 @@ def test_one_value_written_through_a_mask_among_slices(fn, dtype):
     want_a, got_a = a.copy(), a.copy()
     np.testing.assert_array_equal(jc.jit(fn)(got_a), fn(want_a))
     np.testing.assert_array_equal(got_a, want_a)
+
+
+def test_the_cross_product_of_two_2_vectors_is_a_0d_array():
+    # Found by a new-user program (session 42, NumPy's docs): it came back a NumPy scalar.
+    import warnings
+
+    f = lambda x, y: np.cross(x, y)  # noqa: E731
+    for x, y in [(np.array([1, 2]), np.array([4, 5])), (np.array([1.0, 2.0]), np.array([4.0, 5.5]))]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # NumPy 2 deprecates 2-vectors
+            got, want = jc.jit(f)(x, y), f(x, y)
+        assert type(got) is type(want) and got.dtype == want.dtype and got == want
+
+
+def test_histogram2d_edges_of_two_lengths_from_arguments_say_bins_must_be_static():
+    # Found by a new-user program (session 42): NumPy's "inhomogeneous shape" error, from
+    # stacking the two edge arrays as one operand.
+    from jitcore.errors import ConcretizationError
+
+    g = lambda x, y, ex, ey: np.histogram2d(x, y, bins=(ex, ey))[0]  # noqa: E731
+    with pytest.raises(ConcretizationError, match="needs static bins"):
+        jc.jit(g)(np.linspace(0, 1, 30), np.linspace(1, 0, 30), np.array([0, 0.5, 1]),
+                  np.array([0, 0.3, 0.6, 1]))

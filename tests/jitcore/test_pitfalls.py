@@ -15,7 +15,7 @@ import pytest
 
 import jitcore as jc
 import jitcore.numpy as jnp
-from tests.oracle import assert_matches
+from tests.oracle import assert_matches, assert_prints_as_numpy
 
 THIS_FILE = os.path.abspath(__file__)
 
@@ -269,12 +269,8 @@ def _clip_and_say(x, hi):
 def test_prints_in_a_traced_branch_run_where_it_is_taken_in_program_order(capsys):
     # Found by a new-user program (session 42): the first call printed both branches' static
     # texts, and "start" and "end" before the traced sum; later calls only the sum.
-    f = jc.jit(_clip_and_say)
-    for hi in (1.0, 5.0, 1.0):
-        _clip_and_say(np.arange(3.0), hi)
-        want = capsys.readouterr().out
-        f(np.arange(3.0), hi)
-        assert capsys.readouterr().out == want
+    calls = [(np.arange(3.0), hi) for hi in (1.0, 5.0, 1.0)]
+    assert_prints_as_numpy(capsys, _clip_and_say, jc.jit(_clip_and_say), calls)
 
 
 def test_print_of_intermediate_values_and_shapes(capsys):
