@@ -122,13 +122,20 @@ class LoopDraws:
         """Whether the body this was traced in is the loop's (not one traced for nothing)."""
         return self.block.parent is not None
 
-    def _steps(self, outs) -> dict:
+    def _steps(self, outs=None) -> dict:
+        """Every step's draws in program order, into ``outs``; without them, only the local
+        generators' (on their copies). Returns the copies, as after the last step."""
         local = {k: copy.deepcopy(start) for k, (_, start) in self.starts.items()}
         for step in range(self.trip):
-            for out, (_, fn, _, _, generator) in zip(outs, self.sites):
-                value = fn() if generator is None else fn(local[generator])
-                if out is not None:
-                    out[step] = value
+            for k, (_, fn, _, _, generator) in enumerate(self.sites):
+                if generator is not None:
+                    value = fn(local[generator])
+                elif outs is None:
+                    continue
+                else:
+                    value = fn()
+                if outs is not None:
+                    outs[k][step] = value
         return local
 
     def run(self, values: list) -> None:
@@ -141,17 +148,9 @@ class LoopDraws:
     def advance_local(self) -> None:
         """While tracing, after the body: each local generator drawn in it as after every step,
         so that the draws the function makes after the loop go on from there."""
-        used = {generator for *_, generator in self.sites if generator is not None}
-        if not used:
-            return
-        only_local = [(k, fn, shape, dtype, g) for k, fn, shape, dtype, g in self.sites if g is not None]
-        sites, self.sites = self.sites, only_local
-        try:
-            ended = self._steps([None] * len(only_local))
-        finally:
-            self.sites = sites
-        for k in used:
-            set_state(self.starts[k][0], ended[k])
+        if any(generator is not None for *_, generator in self.sites):
+            for k, ended in self._steps().items():  # (one not drawn here ends where it started)
+                set_state(self.starts[k][0], ended)
 
 
 def set_state(generator, source) -> None:

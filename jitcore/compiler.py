@@ -24,7 +24,7 @@ from jitcore.ir.location import UNKNOWN, FileLineCol, Location
 from jitcore.ir.types import FunctionType, TensorType
 from jitcore.primitives import as_tracer, transpose
 from jitcore.static_on_demand import python_value
-from jitcore.tracer import Trace, Tracer
+from jitcore.tracer import Trace, Tracer, needs_static
 
 DEFAULT_PIPELINE = "canonicalize,cse,licm,dce,kernelize,fuse,interchange,licm,canonicalize,cse,dce"
 STAGES = ("traced", "optimized", "llvm", "llvm-opt", "asm")
@@ -200,7 +200,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         # A Python number or string returned is returned as it is: x.shape[0] is an int.
         out_tree, leaves = pytree.with_constants(out_tree, leaves, python_value)
         for constant in pytree.constants(out_tree):
-            formatting.refuse(constant, f"returned by {name}()", t)
+            error = formatting.refusal(constant, f"returned by {name}()")
+            if error is not None:  # (str(n) of an int argument n: static on demand)
+                raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
         values, scalars = [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)

@@ -62,18 +62,14 @@ def filler(texts, trace):
     return [tracer for _, (tracer, _) in found], fill
 
 
-def refuse(text, where: str, trace=None) -> None:
-    """A placeholder that no callback will fill in: the text is needed while compiling (a
-    static argument would give it: ``str(n)`` of an int argument ``n``)."""
-    if holds(text):
-        shown = _PLACEHOLDER.sub(lambda m: "{...}", text)
-        error = ConcretizationError(
-            f"the text {shown!r} formats a traced value and is {where}, where it is needed while "
-            "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
-            "call), raise it, or return the value itself and format it outside the function.")
-        if trace is not None:  # (tracer.needs_static's mark, without importing the tracer)
-            sources = frozenset().union(*(tracer.sources for _, (tracer, _) in values_in([text], trace)))
-            if sources:
-                error.static_would_fix = sources
-        raise error
+def refusal(text, where: str) -> ConcretizationError | None:
+    """For text holding a placeholder that no callback will fill in (it is needed while
+    compiling), the error to raise; else None."""
+    if not holds(text):
+        return None
+    shown = _PLACEHOLDER.sub(lambda m: "{...}", text)
+    return ConcretizationError(
+        f"the text {shown!r} formats a traced value and is {where}, where it is needed while "
+        "compiling; a traced value has no data then. Print it (print(f\"...\") prints at each "
+        "call), raise it, or return the value itself and format it outside the function.")
 

@@ -159,11 +159,12 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
     fn = functools.partial(getattr(owner, method), *args, **kwargs)
     if frame is None:
         tracer = recorder.draw(fn, sample)
-    elif recorder.is_local(owner):  # from a copy of it as the loop found it, on each call
-        local = functools.partial(_local_draw, method, args, kwargs)
-        tracer = fresh(recorder.loop_draw(frame, local, sample, id(owner)), scalar=np.ndim(sample) == 0)
     else:  # in a loop's body: this step's row of every step's draws, a new array as NumPy's
-        tracer = fresh(recorder.loop_draw(frame, fn, sample), scalar=np.ndim(sample) == 0)
+        if recorder.is_local(owner):  # drawn from a copy of it as the loop found it, on each call
+            fn, generator = functools.partial(_local_draw, method, args, kwargs), id(owner)
+        else:
+            generator = None
+        tracer = fresh(recorder.loop_draw(frame, fn, sample, generator), scalar=np.ndim(sample) == 0)
     tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
     return tracer
 

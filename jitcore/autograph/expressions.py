@@ -141,14 +141,14 @@ def if_exp(test, then, orelse):
         raise needs_static(e, test) from None
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
-    if _python_number(a) and _python_number(b):  # c + 1 if v > 1 else 0: a Python number
+    if python_number(a) and python_number(b):  # c + 1 if v > 1 else 0: a Python number
         return fresh(out, True, True)
     if _is_scalar(a) and _is_scalar(b):
         return as_scalar(out)
     return chosen(test, made_a[0], made_b[0], out)  # (the objects each side gave)
 
 
-def _python_number(x) -> bool:
+def python_number(x) -> bool:
     """A Python number, or a traced one (weak: a Python number argument, ``int(x)``, a counter)."""
     if isinstance(x, Tracer):
         return x.weak and not x.ndim
@@ -372,7 +372,7 @@ def _extreme(builtin, better):
         best = values[0]
         for v in values[1:]:
             best = np.where(better(v, best), v, best)
-        if all(_python_number(v) for v in values):  # max(best, int(v)): a Python int, as Python's
+        if all(python_number(v) for v in values):  # max(best, int(v)): a Python int, as Python's
             return fresh(best, True, True)
         return as_scalar(best)  # a NumPy scalar, as max of NumPy scalars gives
 

@@ -26,7 +26,7 @@ from jitcore.autograph.aliasing import (
     refuse_first_write,
     settled,
 )
-from jitcore.autograph.expressions import Indexed, TracedRange, where
+from jitcore.autograph.expressions import Indexed, TracedRange, python_number, where
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
@@ -137,7 +137,7 @@ def _leaf_kind(v) -> tuple:
     joined result stays one: ``return i`` of a loop's index): what the path that did not return
     fills."""
     dtype = v.dtype if hasattr(v, "dtype") else np.asarray(v).dtype
-    python = (v.weak and v.ndim == 0) if isinstance(v, Tracer) else type(v) in (bool, int, float, complex)
+    python = python_number(v)
     scalar = v.scalar if isinstance(v, Tracer) else not isinstance(v, np.ndarray)
     return np.shape(v), dtype, PYTHON_NUMBER if python and dtype in _PYTHON_ZERO else scalar
 
