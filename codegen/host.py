@@ -173,6 +173,39 @@ class _Planner:
                 )
         return steps
 
+    def _dies_in_branch(self, value, block, position: int) -> bool:
+        """Whether ``value``, from the block around the ``scf.if`` whose arm ``block`` is, is read
+        (its buffer, under any name) by nothing that may run after ``block``'s op at
+        ``position``: in ``block`` only up to there, in the if's other arm (which does not run
+        when this one does), around the if only before it. Its buffer may then be written in
+        place in the arm: a row written under a traced if, not the whole array copied."""
+        branch = block.parent.parent if block.parent is not None else None
+        if not isinstance(branch, scf.IfOp) or not _defined_in(value, branch.parent):
+            return False
+        storage = self.of(value)
+        for shared in self.sharing.get(storage, ()):
+            for user, _ in shared.uses:
+                mine = _in_block(user, block)
+                if mine is not None and block.position(mine) > position:
+                    return False
+        return self._dead_after(storage, branch)
+
+    def _dead_after(self, storage: Storage, branch: scf.IfOp) -> bool:
+        """Whether nothing reads ``storage`` after ``branch`` in the block around it (so the
+        if's result may be written there)."""
+        if storage.kind != "buffer":
+            return False
+        outer = branch.parent
+        where = outer.position(branch)
+        for shared in self.sharing.get(storage, ()):
+            if not _defined_in(shared, outer):
+                continue  # a loop's results after it, the if's own: the values it holds next
+            for user, _ in shared.uses:
+                top = _in_block(user, outer)
+                if top is None or (top is not branch and outer.position(top) > where):
+                    return False
+        return True
+
     def callback(self, op: array.CallbackOp) -> Callback:
         self.plan.callbacks[op.callback] = tuple(
             (tuple(v.type.shape), numpy_dtype(v.type.element)) for v in op.operands)
@@ -214,7 +247,9 @@ class _Planner:
             return None
         value = op.operands[source]
         storage = self.of(value)
-        if storage.kind != "buffer" or not _defined_in(value, block):
+        if storage.kind != "buffer":
+            return None
+        if not _defined_in(value, block) and not self._dies_in_branch(value, block, position):
             return None
         if sum(self.of(v) == storage for v in op.operands) != 1 or op.body.args[source].uses:
             return None
@@ -299,10 +334,22 @@ class _Planner:
         return [*inits, WhileLoop(tuple(before), condition, body, swaps)]
 
     def branch(self, op: scf.IfOp) -> list:
-        storages, _ = self.carried(op, (), [])
-        arms = []
-        for block in (op.then_block, op.else_block):
-            arms.append(tuple(self.steps(block) + self.moves(block.terminator.operands, storages)))
+        blocks = (op.then_block, op.else_block)
+        steps = [self.steps(block) for block in blocks]
+        storages = []
+        for k, r in enumerate(op.results):
+            # both arms leave the value in one buffer (a row written in place under the if, the
+            # array unchanged on the other path): the result is that buffer, not a copy of it
+            held = {self.of(block.terminator.operands[k]) for block in blocks}
+            one = next(iter(held)) if len(held) == 1 else None
+            if one is None:  # an arm passing on a value that dies at the if (an early return's
+                # result so far, the loop's carry) keeps it where it is: only the other arm copies
+                one = next((self.of(v) for v in (b.terminator.operands[k] for b in reversed(blocks))
+                            if _defined_in(v, op.parent) and self.of(v) not in storages
+                            and self._dead_after(self.of(v), op)), None)
+            storages.append(one if one is not None and one.kind == "buffer" else self.buffer_for(r))
+            self.bind(r, storages[-1])
+        arms = [tuple(s + self.moves(block.terminator.operands, storages)) for s, block in zip(steps, blocks)]
         return [Branch(self.of(op.condition), *arms)]
 
 

@@ -36,6 +36,7 @@ from contextlib import nullcontext
 import numpy as np
 
 from jitcore import (
+    argument_writes,
     call_memo,
     callables,
     compile_log,
@@ -62,7 +63,7 @@ from jitcore.compile_time import CompileClock, warn_if_slow
 from jitcore.compiler import ArgSpec, CompileOptions
 from jitcore.dispatch import CallTimeExecutable, Executable, fast_key, takes_key
 from jitcore.dtypes import SUPPORTED_DTYPES
-from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError
+from jitcore.errors import JitcoreError, JitOverflowError, JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument
 from jitcore.ir import layout_class
 from jitcore.tracer import Tracer, add_user_line, current_trace
@@ -281,7 +282,7 @@ class JitFunction:
                         self._native_entries.setdefault(memo, None)  # asked once: the Python path's call
                     else:
                         self._offer_native(memo, known.executable, entry_key)
-                return known.run(args, kwargs)
+                return argument_writes.apply(known.run(args, kwargs), self._dynamic(args, kwargs))
         try:
             return self._traced_call(args, kwargs, short, memo)
         except JitcoreError as e:
@@ -337,7 +338,7 @@ class JitFunction:
                     if self._native_entries:
                         with self._lock:
                             self._native_sync()
-            return executable(arrays, call.callers)
+            return argument_writes.apply(executable(arrays, call.callers), self._dynamic(args, kwargs))
 
     def _static_on_demand(self, error, args, kwargs) -> str | None:
         """Make static the arguments ``error`` needed as values, or traced again those made
@@ -557,6 +558,11 @@ class JitFunction:
         return lowered
 
     # -- internals -----------------------------------------------------------------------
+    def _dynamic(self, args, kwargs) -> tuple:
+        """The traced arguments of a call, as its trace saw them: (positional, keywords)."""
+        _, dyn_args, dyn_kwargs = self._split(args, kwargs)
+        return tuple(dyn_args), dyn_kwargs
+
     def _split(self, args, kwargs):
         """(static (position or name, value) pairs, traced positional values, traced keyword
         values) of a call: keywords bound to the signature first."""
@@ -609,7 +615,20 @@ class JitFunction:
             # Converted on each trace (the conversion itself is cached per code object), so
             # the closure values are the current ones; compiled calls never get here.
             fun = converted(self.fun) if self.autograph else self.fun
-            return fun(*full_args, **full_kwargs)
+            before = [(k, v, argument_writes.static_state(v)) for k, v in static]
+            result = fun(*full_args, **full_kwargs)
+            for k, v, state in before:  # a static argument is the caller's object
+                changed = argument_writes.changed_static(self._param_name(k), v, state)
+                if changed is not None:
+                    for _, _, made in before:
+                        argument_writes.restore(made)
+                    raise UnsupportedError(
+                        f"{self.__name__}(): {changed}, a static argument: compiled, that happens "
+                        "once, while compiling, not at each call, and later calls would not see "
+                        "it. Pass the arrays it holds as arguments (written in place, as NumPy "
+                        "writes them), or return the new values and store them outside the "
+                        "jitted function")
+            return argument_writes.traced_result(result, dyn, tree, traced_leaves)
 
         call.tree = tree
         call.callers = [leaf if isinstance(leaf, np.ndarray) else arr
@@ -646,7 +665,7 @@ class JitFunction:
                 raise JitOverflowError(f"{self.__name__}(): argument {self._paths(tree)[index]}: "
                                        f"Python integer {leaf} out of bounds for {dtype}") from None
             bounds = int_range(leaf) if dtype.kind == "i" else None
-            return ArgSpec((), dtype, weak=not isinstance(leaf, bool), int_range=bounds, scalar=True), arr
+            return ArgSpec((), dtype, weak=True, int_range=bounds, scalar=True), arr
         if type(leaf).__module__.startswith("dask"):  # a Dask array: __call__ makes a lazy one
             raise DaskArgument(f"{self.__name__}(): argument {self._paths(tree)[index]} is a "
                                f"{type(leaf).__module__}.{type(leaf).__qualname__}; lower() and make_ir() "

@@ -226,7 +226,7 @@ def ravel(self, order="C"):
     if _fortran_order(self, order):
         raise UnsupportedError(f"ndarray.ravel in Fortran order ({order!r}) is not supported under "
                                f"jit; a.flatten({order!r}) gives the same values as a copy")
-    return prims.reshape_view(self, (-1,))
+    return prims.ravel(self)
 
 
 def flatten(self, order="C"):
@@ -263,9 +263,11 @@ def _part_of(x, which: str):
         return prims.part(which, x)
     if which == "real":
         return make_view(x, lambda z: prims.part("real", z),
-                         lambda z, re: prims.complex_from_parts(re, prims.part("imag", z)))
+                         lambda z, re: prims.complex_from_parts(re, prims.part("imag", z)),
+                         model=lambda m: m.real)
     return make_view(x, lambda z: prims.part("imag", z),
-                     lambda z, im: prims.complex_from_parts(prims.part("real", z), im))
+                     lambda z, im: prims.complex_from_parts(prims.part("real", z), im),
+                     model=lambda m: m.imag)
 
 
 def _set_part(which: str):
@@ -408,7 +410,7 @@ def view(self, dtype=None, type=None):
             f"{self!r}.view({dtype!r}) reinterprets the array's bytes, which jitcore compiles "
             f"only between integer and float dtypes of one size (at {user_location()}); use "
             ".astype() to convert the values")
-    return make_view(self, lambda base: base, lambda base, new: new)
+    return make_view(self, lambda base: base, lambda base, new: new, model=lambda m: m)
 
 
 class FlatIter:

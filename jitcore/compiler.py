@@ -128,7 +128,7 @@ def trace(name: str, specs: list[ArgSpec], paths: list[str], rebuild, functions=
     values, outputs = trace_to_block(call, arg_types, Builder(func.body), name=name, paths=paths,
                                      weak=[s.weak for s in specs],
                                      int_ranges=[s.int_range for s in specs],
-                                     fortran=[s.fortran for s in specs],
+                                     layouts=[s.layout for s in specs],
                                      scalars=[s.scalar for s in specs], recorder=recorder,
                                      returns_at=func.loc)
     func.body.append(ReturnOp(values)).loc = func.loc
@@ -149,7 +149,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                    paths: Sequence[str] | None = None,
                    weak: Sequence[bool] | None = None,
                    int_ranges: Sequence | None = None,
-                   fortran: Sequence[bool] | None = None,
+                   layouts: Sequence[str] | None = None,
                    scalars: Sequence[bool] | None = None,
                    recorder: calltime.Recorder | None = None,
                    returns_at: Location = UNKNOWN) -> tuple[list[Value], Outputs]:
@@ -176,8 +176,9 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
         tracer.caller_sees = True
     for tracer, bounds in zip(tracers, int_ranges or ()):
         tracer.int_range = bounds
-    for tracer, layout in zip(tracers, fortran or ()):
-        tracer.fortran = layout
+    for tracer, layout in zip(tracers, layouts or ()):
+        tracer.fortran = layout == layout_class.F
+        tracer.arg_layout = layout  # NumPy's strides for its views (view_layout.py)
     for tracer, scalar in zip(tracers, scalars or ()):
         tracer.scalar = scalar and tracer.ndim == 0
     # A top-level argument that is a scalar may be made static; hints advise it for no other.

@@ -570,10 +570,18 @@ def subscript(x: Tracer, key):
 
 def view(x: Tracer, key) -> Tracer:
     """``x[key]`` for a basic key, as a view: a write to it updates ``x``."""
-    out = make_view(x, lambda b: getitem(b, key), lambda b, v: update(b, key, v))
+    out = make_view(x, lambda b: getitem(b, key), lambda b, v: update(b, key, v),
+                    model=(lambda m: m[key]) if _static_key(key) else None)
     out.scalar = False  # a gather at a traced index gives a NumPy scalar; a view is an array
     out.index = key
     return out
+
+
+def _static_key(key) -> bool:
+    """Does ``key`` hold no traced value (so NumPy can index a stride model with it)?"""
+    parts = key if isinstance(key, tuple) else (key,)
+    return not any(isinstance(v, Tracer) for k in parts
+                   for v in ((k.start, k.stop, k.step) if isinstance(k, slice) else (k,)))
 
 
 def assign_subscript(x: Tracer, key, value) -> None:

@@ -392,7 +392,8 @@ def _binary(ufunc, reflected=False):
 
 for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
                       "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
-                      "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}.items():
+                      "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
+                      "lshift": np.left_shift, "rshift": np.right_shift}.items():
     setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
     setattr(MaskedSelection, f"__r{_name}__", _binary(_ufunc, reflected=True))
 for _name, _ufunc in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,

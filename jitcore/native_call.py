@@ -53,6 +53,7 @@ import numpy as np
 from llvmlite import ir
 
 from jitcore import calltime, pytree
+from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
 from jitcore.dispatch import PYTHON_NUMBER, Executable
@@ -658,6 +659,9 @@ def entries(executable, key: tuple, keywords: tuple = (), order: tuple | None = 
     a module's globals, a closure cell or a function's defaults, C-contiguous; scalars compared
     by value), each reading its inputs after the call's arguments. Possibly none."""
     variants = getattr(executable, "variants", None)
+    compiled = [executable] if variants is None else [v for v, _ in list(variants)]
+    if any(e.out_tree.keys == (ArgumentWrites,) for e in compiled):
+        return []  # its containers are written back by the Python call (argument_writes.py)
     if variants is None:
         made = entry(executable, key, keywords, order, (), containers)
         return [] if made is None else [made]

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from jitcore import calltime
+from jitcore import calltime, view_layout
 from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
@@ -513,8 +513,17 @@ def normalize_axes(axis, ndim: int, where: str) -> tuple[int, ...]:
 
 
 def reshape_view(x: Tracer, shape) -> Tracer:
-    """``x.reshape(shape)``: a view, as NumPy's reshape of a contiguous array is."""
-    return make_view(x, lambda b: reshape(b, shape), lambda b, v: reshape(v, b.shape))
+    """``x.reshape(shape)``: a view where NumPy's is one (its strides split or merge), else a
+    copy (``g.T.reshape(-1)``: a write to it must not reach ``g``)."""
+    if view_layout.reshape_copies(x, shape):
+        return fresh(reshape(x, shape))
+    return make_view(x, lambda b: reshape(b, shape), lambda b, v: reshape(v, b.shape),
+                     model=lambda m: np.reshape(m, shape, copy=False))
+
+
+def ravel(x: Tracer) -> Tracer:
+    """``x.ravel()``: a view of a C-contiguous ``x`` only, as NumPy's."""
+    return reshape_view(x, (-1,)) if view_layout.c_contiguous(x) else fresh(reshape(x, (-1,)))
 
 
 def transpose_view(x: Tracer, axes) -> Tracer:
@@ -525,7 +534,7 @@ def transpose_view(x: Tracer, axes) -> Tracer:
         perm = normalize_axes(axes, b.ndim, "transpose")
         return transpose(v, tuple(int(p) for p in np.argsort(perm)))
 
-    return make_view(x, lambda b: transpose(b, axes), backward)
+    return make_view(x, lambda b: transpose(b, axes), backward, model=lambda m: m.transpose(axes))
 
 
 def moveaxis(a: Tracer, source, destination) -> Tracer:

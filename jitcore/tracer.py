@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import linecache
+import operator
 import os
 import re
 import sys
@@ -81,6 +82,8 @@ class Trace:
         """While the traced function runs: ``current_trace()`` is this trace, so the control-flow
         API traces a loop even when none of its own arguments is a tracer."""
         stack = _ACTIVE.__dict__.setdefault("traces", [])
+        if not stack:  # what the function's own np.set_printoptions changes (print_options)
+            _ACTIVE.print_options = np.get_printoptions()
         stack.append(self)
         with _tracing_lock:
             TRACING.value += 1
@@ -111,6 +114,54 @@ class Trace:
         finally:
             self.builder, self.constants, self.derived = saved
             self.depth -= 1
+
+
+def _exact_product(a, b):
+    """``(p, e)`` with ``p = fl(a * b)`` and ``a * b = p + e`` exactly (Dekker's product, by
+    Veltkamp's split; no FMA: the same bits on every CPU), for ``|a|, |b|`` far below overflow."""
+    def split(v):
+        c = 134217729.0 * v  # 2**27 + 1
+        high = c - (c - v)
+        return high, v - high
+    p = a * b
+    (ah, al), (bh, bl) = split(a), split(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _python_round(x, ndigits: int):
+    """Python's ``round(x, ndigits)`` of a float: the exact decimal value of ``x`` rounded half
+    to even, not NumPy's scaled rint (``round(0.0025, 3)`` is 0.003 in Python: the double lies
+    above the half, 0.002 in NumPy: ``0.0025 * 1000`` rounds to 2.5). ``x`` times (or over)
+    ``10**|ndigits|`` (exact up to 22) is exact as a value plus its error; a tie of the rounded
+    value is broken by that error's sign, and the integer scaled back correctly rounded."""
+    scale = 10.0 ** abs(ndigits)
+    big = 2.0 ** 53  # from here on x is its own rounding (it moves less than a quarter ulp)
+    if ndigits >= 0:
+        scaled = x * scale
+        small = np.where(np.abs(scaled) < big, x, 0.0)  # (no overflow in the split)
+        p, error = _exact_product(small, scale)
+    else:
+        scaled = x / scale
+        small = np.where(np.abs(scaled) < big, scaled, 0.0)
+        p, e = _exact_product(small, scale)
+        error = (np.where(np.abs(scaled) < big, x, 0.0) - p) - e  # x - q * scale: its sign
+    whole = np.rint(scaled)
+    tie = np.abs(scaled - whole) == 0.5
+    whole = np.where(tie & (error > 0), np.floor(scaled) + 1.0, whole)
+    whole = np.where(tie & (error < 0), np.floor(scaled), whole)
+    # from 2**52 the scaled value is whole and its error may be a half: a tie, to even
+    half = np.abs(error) == (0.5 if ndigits >= 0 else 0.5 * scale)
+    whole = np.where(half & (np.fmod(whole, 2.0) != 0), whole + np.sign(error), whole)
+    back = whole / scale if ndigits >= 0 else whole * scale
+    return np.where(np.abs(scaled) < big, np.copysign(back, x), x)
+
+
+def print_options() -> dict | None:
+    """NumPy's print options where the traced code changed them (``with np.printoptions(...)``
+    around a ``print``, ``np.set_printoptions``), for its prints to use at each call; else None
+    (the caller's, as at the call)."""
+    now = np.get_printoptions()
+    return now if now != getattr(_ACTIVE, "print_options", now) else None
 
 
 class LocatingBuilder(Builder):
@@ -177,7 +228,8 @@ class Tracer:
     """A traced array: an SSA value plus the names of the arguments it depends on."""
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
-                 "_seen", "level", "int_range", "fortran", "index_form", "caller_sees")
+                 "_seen", "level", "int_range", "fortran", "index_form", "caller_sees", "view_model",
+                 "arg_layout")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -217,6 +269,10 @@ class Tracer:
         self.index_form = None
         # An argument or call-time input: its caller's array is written when it is
         self.caller_sees = False
+        # A view's strides from its base's, as a function of the base's stride model, and an
+        # argument's layout class: where NumPy's reshape copies (view_layout.py)
+        self.view_model = None
+        self.arg_layout = None
 
     @property
     def value(self) -> Value:
@@ -319,8 +375,8 @@ class Tracer:
         return self.description()
 
     def __str__(self) -> str:
-        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x), as format(x, "")
-            return formatting.placeholder(self, "")
+        if is_user_file(sys._getframe(1).f_code.co_filename):  # str(x): a float32's short digits
+            return formatting.placeholder(self, formatting.STR)
         return self.description()
 
     def description(self) -> str:
@@ -366,6 +422,8 @@ class Tracer:
             self._concretize("round()'s ndigits")
         if ndigits is None:  # a Python int: weak, as a Python scalar argument is
             return fresh(np.round(self).astype(np.int64), scalar=True, weak=True)
+        if self.weak and self.dtype == np.float64 and -22 <= operator.index(ndigits) <= 22:
+            return fresh(_python_round(self, operator.index(ndigits)), scalar=True, weak=True)
         out = np.round(self, ndigits)
         return fresh(out, scalar=True, weak=self.weak)
 
@@ -444,12 +502,14 @@ def as_scalar(x: Tracer) -> Tracer:
     return fresh(x, True, x.weak)
 
 
-def make_view(base: Tracer, forward, backward) -> Tracer:
-    """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``."""
+def make_view(base: Tracer, forward, backward, model=None) -> Tracer:
+    """``forward(base)`` as a view: writes to it go to ``base`` through ``backward(base, v)``;
+    ``model`` gives its NumPy strides from a model of the base's (``view_layout.py``)."""
     out = forward(base)
     if out is base:
         out = Tracer(base.value, base.owner_trace, base.sources, base.weak)
     out.view_of = (base, forward, backward)
+    out.view_model = model
     out._seen = base.root().version
     return out
 

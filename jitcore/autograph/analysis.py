@@ -26,10 +26,18 @@ def _targets(target: ast.AST, out: set[str], subscripts: bool) -> None:
         _targets(target.value, out, subscripts)
     elif subscripts and isinstance(target, (ast.Subscript, ast.Attribute)):
         base = target.value
-        while isinstance(base, (ast.Subscript, ast.Attribute)):
-            base = base.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)) or _converted_getitem(base):
+            base = base.args[0] if isinstance(base, ast.Call) else base.value
         if isinstance(base, ast.Name):
             out.add(base.id)
+
+
+def _converted_getitem(node) -> bool:
+    """``__ag__.getitem(base, key)``: a read the conversion made of ``base[key]`` (so that
+    ``L[0][0] += 1`` changes ``L``)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "getitem" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "__ag__" and node.args != [])
 
 
 class _Assigned(ast.NodeVisitor):
@@ -113,6 +121,31 @@ def assigned(stmts) -> set[str]:
     for s in stmts:
         v.visit(s)
     return v.names
+
+
+# Attributes of an array that are views of it, not an object's own (``z.real[...] = v``)
+_ARRAY_VIEWS = frozenset({"real", "imag", "T", "mT", "flat", "base"})
+
+
+def attribute_targets(stmts, own: set[str]) -> list[tuple[str, str]]:
+    """``(name, attribute)`` of each ``name.attribute = v`` (or ``+=``) in ``stmts`` on a name of
+    the function's own (``own``), as written or as converted (``set_attribute(name, 'a', v)``,
+    ``aug_attribute``):
+    an object's attributes that a traced branch or loop carries as it carries variables."""
+    found: dict = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(
+            n, (ast.AugAssign, ast.AnnAssign)) else []
+        pairs = [(t.value, t.attr) for t in targets if isinstance(t, ast.Attribute)]
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                and n.func.attr in ("set_attribute", "aug_attribute") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == "__ag__" \
+                and len(n.args) >= 3 and isinstance(n.args[1], ast.Constant):
+            pairs.append((n.args[0], n.args[1].value))
+        for base, attr in pairs:
+            if isinstance(base, ast.Name) and base.id in own and attr not in _ARRAY_VIEWS:
+                found[(base.id, attr)] = None
+    return list(found)
 
 
 def written(stmts) -> set[str]:
@@ -367,9 +400,7 @@ def has_python_effects(stmts) -> bool:
                 f = f.args[0]
             if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
                 return True
-            if isinstance(f, ast.Name) and f.id == "print":
-                return True
-    return False
+    return False  # (print is no effect: it prints at each call, from compiled loops too)
 
 
 def changed_python_object(stmts, own: set[str]) -> str | None:

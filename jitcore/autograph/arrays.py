@@ -24,6 +24,7 @@ import numpy as np
 
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
+from jitcore import view_layout
 from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.errors import UnsupportedError
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
@@ -57,7 +58,10 @@ def _asarray(np_fn):
         traced array of a list holding traced values."""
         if not prims.holds_tracer(a):
             return np_fn(a, dtype, *args, **kwargs)
-        return jnp.array(a, dtype, copy=bool(kwargs.get("copy")))
+        # ascontiguousarray copies what NumPy would not lay out in C order (g.T)
+        copy = bool(kwargs.get("copy")) or (np_fn is np.ascontiguousarray and isinstance(a, Tracer)
+                                            and not view_layout.c_contiguous(a))
+        return jnp.array(a, dtype, copy=copy)
 
     asarray.__name__ = asarray.__qualname__ = np_fn.__name__
     return asarray

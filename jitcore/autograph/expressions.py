@@ -135,9 +135,25 @@ def if_exp(test, then, orelse):
     # Each side only where Python would evaluate it: 'x[i] if i < n else 0' never reads x[n].
     made_a, made_b = [], []
     a, b = _only_if(test, then, made_a), _only_if(np.logical_not(test), orelse, made_b)
+    return _joined(test, a, b, made_a[0], made_b[0])
+
+
+def _joined(test, a, b, made_a, made_b):
+    """The side ``test`` picks of ``a`` and ``b``; tuples and lists of one length side by side
+    (``lo, hi = (p, q) if p < q else (q, p)``)."""
+    if isinstance(a, (tuple, list)) and type(a) is type(b) and len(a) == len(b):
+        parts = [_joined(test, x, y, x, y) for x, y in zip(a, b)]
+        return type(a)(*parts) if hasattr(a, "_fields") else type(a)(parts)
+    if (a is None) != (b is None):
+        raise needs_static(JitTypeError(
+            f"'x if test else y' at {user_location()} gives None on one side and a value on the "
+            "other, and its test is traced: which one it is depends on the data, which a compiled "
+            "function cannot return. Give both sides values (np.nan, -1, an empty result)"), test)
+    if a is None:
+        return None
     try:
         out = np.where(test, a, b)
-    except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast, or None
+    except (JitTypeError, JitValueError) as e:  # sides of shapes that do not broadcast
         raise needs_static(e, test) from None
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
@@ -145,7 +161,7 @@ def if_exp(test, then, orelse):
         return fresh(out, True, True)
     if _is_scalar(a) and _is_scalar(b):
         return as_scalar(out)
-    return chosen(test, made_a[0], made_b[0], out)  # (the objects each side gave)
+    return chosen(test, made_a, made_b, out)  # (the objects each side gave)
 
 
 def python_number(x) -> bool:
@@ -400,15 +416,17 @@ def _truth(builtin, stop: bool, combine):
 
 def _sorted(iterable, /, *, key=None, reverse=False):
     """``sorted`` of numbers some of which are traced scalars, without a ``key``: the numbers
-    sorted as one array, each given back as a NumPy scalar (NaN last, as ``np.sort`` puts it,
-    where Python's order around a NaN depends on the input's)."""
+    sorted as one array, each given back as a NumPy scalar, or as a Python number where every
+    one is a Python number of one type (``sorted(x.tolist())``) (NaN last, as ``np.sort`` puts
+    it, where Python's order around a NaN depends on the input's)."""
     values = list(iterable)
     if key is not None or isinstance(reverse, Tracer) or not any(isinstance(v, Tracer) for v in values) \
             or any(isinstance(v, Tracer) and v.ndim or not isinstance(v, (Tracer, int, float, np.number))
                    for v in values):
         return sorted(values, key=key, reverse=reverse)
     ordered = np.sort(np.stack([v if isinstance(v, Tracer) else np.asarray(v) for v in values]))
-    items = [as_scalar(ordered[k]) for k in range(len(values))]
+    python = all(python_number(v) for v in values) and len({stand_in_type(v) for v in values}) == 1
+    items = [fresh(ordered[k], True, True) if python else as_scalar(ordered[k]) for k in range(len(values))]
     return items[::-1] if reverse else items
 
 

@@ -6,12 +6,13 @@ user's own functions are converted too.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import sys
 
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, formatting, random
+from jitcore import calltime, formatting, pytree, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, math_calls, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
@@ -28,14 +29,16 @@ from jitcore.autograph.expressions import (
     or_,
     setitem,
 )
-from jitcore.autograph.statements import for_stmt, if_stmt, result, state, while_stmt
+from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
 from jitcore.errors import UnsupportedError
+from jitcore.formatting import percent
 from jitcore.numpy.orthogonal_series import call_series
-from jitcore.tracer import Tracer, current_trace, user_location
+from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
-           "getitem", "if_exp", "if_stmt", "nested_setitem", "not_", "or_", "out_call", "out_part",
+           "getitem", "holders", "if_exp", "if_stmt",
+           "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
@@ -128,10 +131,16 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
         builtins.print(*args, sep=sep, end=end, file=file, flush=flush)
         return
     formatted, fill = formatting.filler(texts, trace)  # f"{loss:.3f}": filled in at each call
+    options = print_options()
+    # Python numbers among the values (float(v), x.tolist()'s items) print as Python's
+    python = [formatting.python_type(leaf) for leaf in pytree.flatten(args)[0]]
 
     def show(values, *shown):
-        builtins.print(*(fill(v, values) for v in shown), sep=sep, end=end,
-                       file=file if file is not None else sys.stdout, flush=flush)
+        leaves, tree = pytree.flatten(shown)
+        shown = pytree.unflatten(tree, [v if t is None else t(v) for v, t in zip(leaves, python)])
+        with np.printoptions(**options) if options is not None else contextlib.nullcontext():
+            builtins.print(*(fill(v, values) for v in shown), sep=sep, end=end,
+                           file=file if file is not None else sys.stdout, flush=flush)
 
     debug_callback(show, formatted, *args)
 
@@ -183,7 +192,8 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
     ``obj.name[...] op= value`` would); any other value as Python updates it, on an object
     made while tracing (one from outside refuses: ``set_attribute``)."""
     current = getattr(obj, name)
-    if type(current) is np.ndarray or isinstance(current, Tracer):
+    number = isinstance(current, Tracer) and (current.scalar or current.weak)  # immutable: rebound
+    if type(current) is np.ndarray or isinstance(current, Tracer) and not number:
         aug_setitem_outer(current, ..., op, value)
         return
     set_attribute(obj, name, expressions._AUG[op](current, value))

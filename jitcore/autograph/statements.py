@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+import types
 
 import numpy as np
 
+from jitcore import calltime, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore import index_forms, pytree
 from jitcore.autograph import loop_exit, raises
 from jitcore.autograph.aliasing import (
     Rebound,
@@ -81,6 +82,64 @@ def state(local_vars: dict, names) -> tuple:
     return tuple(local_vars.get(n, Undefined(n)) for n in names)
 
 
+def holders(local_vars: dict, pairs) -> tuple:
+    """``(object, name, attribute)`` for each ``name.attribute`` a branch or loop sets, where
+    ``name`` holds a plain Python object made while tracing: its attribute is carried through
+    the statement as a variable is (``AttributeState``)."""
+    r = calltime.recorder()
+    out = []
+    for name, attr in pairs:
+        obj = local_vars.get(name)
+        if obj is None or isinstance(obj, (Tracer, np.ndarray, np.generic, type, types.ModuleType)) \
+                or not hasattr(obj, "__dict__") or (r is not None and r.outside(obj)):
+            continue  # an object from outside: set_attribute refuses it
+        out.append((obj, name, attr))
+    return tuple(out)
+
+
+class AttributeState:
+    """Attributes of objects a traced branch or loop body sets (``r.clipped = True``) as more
+    of its variables: each function of the statement gets their values set on the objects
+    before it runs and gives back their values after, so the branches' values are joined and
+    a loop carries them, as variables; the objects get the statement's results. (Set as
+    Python sets them, both branches' assignments ran, the last one traced winning.)"""
+
+    def __init__(self, holders, names, init):
+        self.holders, self.count = holders, len(names)
+        self.names = (*names, *(f"{name}.{attr}" for _, name, attr in holders))
+        self.init = (*init, *self._read())
+
+    def _read(self) -> tuple:
+        return tuple(getattr(o, a, Undefined(f"{n}.{a}")) for o, n, a in self.holders)
+
+    def _set(self, values) -> None:
+        for (o, _, a), v in zip(self.holders, values):
+            if isinstance(v, Undefined):
+                if a in vars(o):
+                    delattr(o, a)
+            else:
+                setattr(o, a, v)
+
+    def body(self, fn, lead: int = 0):
+        """``fn(*lead values, *variables)`` returning the variables: with the attributes too."""
+        def run(*values):
+            self._set(values[lead + self.count:])
+            return (*fn(*values[:lead + self.count]), *self._read())
+        return run
+
+    def reader(self, fn):
+        """``fn(*variables)`` returning anything else (a loop's test or bound)."""
+        def run(*values):
+            self._set(values[self.count:])
+            return fn(*values[:self.count])
+        return run
+
+    def finish(self, values):
+        values = tuple(values)
+        self._set(values[self.count:])
+        return values[:self.count]
+
+
 def result(local_vars: dict):
     value = local_vars.get(RETVAL)
     return None if isinstance(value, Undefined) else value
@@ -143,14 +202,27 @@ def _leaf_kind(v) -> tuple:
 
 
 def _cannot_carry(name, value, what, line):
+    kind = type(next((leaf for leaf in pytree.flatten(value)[0] if not _carriable(leaf)), value)).__name__
+    if name == RETVAL:  # (the conversion's name for the function's result)
+        return UnsupportedError(
+            f"the function returns a {kind} from the {what} at {where(line)}, whose condition or "
+            "bounds are traced: which one it returns depends on the data, which a compiled "
+            "function cannot return as a Python object. Return arrays or numbers (a code: 0 or "
+            "1, np.where(cond, a, b)), and choose the text outside the jitted function")
     return UnsupportedError(
-        f"'{name}' holds a {type(value).__name__} and is assigned in the {what} at {where(line)}, "
+        f"'{name}' holds a {kind} and is assigned in the {what} at {where(line)}, "
         "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
         "dicts) can change there")
 
 
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
-            fresh=(), changes=None, rebinds=None):
+            fresh=(), changes=None, rebinds=None, holders=()):
+    if holders:
+        attributes = AttributeState(holders, names, init)
+        return attributes.finish(if_stmt(
+            pred, attributes.body(then_fn), attributes.body(else_fn), init=attributes.init,
+            names=attributes.names, line=line, in_try=in_try, then_defined=then_defined,
+            else_defined=else_defined, dead=dead, fresh=fresh, changes=changes, rebinds=rebinds))
     if not isinstance(pred, Tracer):
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
@@ -348,7 +420,15 @@ def _in_user_terms():
         raise
 
 
-def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, **site):
+def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site):
+    if holders:
+        attributes = AttributeState(holders, site["names"], site["init"])
+        if site.get("bound") is not None:
+            site["bound"] = attributes.reader(site["bound"])
+        after = after if after is None else (*after, *attributes.names[attributes.count:])
+        site.update(init=attributes.init, names=attributes.names)
+        return attributes.finish(while_stmt(attributes.reader(test_fn), attributes.body(body_fn),
+                                            after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):
         return _while_stmt(test_fn, body_fn, **site)
 
@@ -629,7 +709,14 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
-def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, **site):
+def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), **site):
+    if holders:
+        attributes = AttributeState(holders, site["names"], site["init"])
+        extra_test = None if extra_test is None else attributes.reader(extra_test)
+        after = after if after is None else (*after, *attributes.names[attributes.count:])
+        site.update(init=attributes.init, names=attributes.names)
+        return attributes.finish(for_stmt(iterable, extra_test, attributes.body(body_fn, lead=1),
+                                          after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):
         return _for_stmt(iterable, extra_test, body_fn, **site)
 

@@ -357,6 +357,14 @@ class Expressions(_LinedTransformer):
             return node
         return ast.copy_location(_call(_helper("not_"), node.operand), node)
 
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Mod) and (isinstance(node.left, ast.JoinedStr) or isinstance(
+                node.left, ast.Constant) and isinstance(node.left.value, str)):
+            # "%.3f" % loss: a traced value's conversion is filled in at each call, as f-strings'
+            return ast.copy_location(_call(_helper("percent"), node.left, node.right), node)
+        return node
+
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) == 1 or _has_walrus(node):
@@ -464,10 +472,15 @@ class ControlFlow(ast.NodeTransformer):
             stmt = ast.Expr(value=call)
         return [*defs, _locate(stmt, where)]
 
-    def _site(self, node, state) -> dict:
+    def _site(self, node, state, body=None) -> dict:
         init = _call(_helper("state"), _call(_load("locals")), _strings(state))
-        return {"init": init, "names": _strings(state), "line": ast.Constant(node.lineno),
+        site = {"init": init, "names": _strings(state), "line": ast.Constant(node.lineno),
                 "in_try": ast.Constant(bool(self.in_try))}
+        attributes = analysis.attribute_targets(body or [], self.own)
+        if attributes:  # r.n = v in a branch or loop: carried as a variable is
+            pairs = ast.Tuple(elts=[_strings(pair) for pair in attributes], ctx=ast.Load())
+            site["holders"] = _call(_helper("holders"), _call(_load("locals")), pairs)
+        return site
 
     def visit_If(self, node):
         self.generic_visit(node)
@@ -489,7 +502,7 @@ class ControlFlow(ast.NodeTransformer):
         then_fn, else_fn = self.fresh("then"), self.fresh("else")
         defs = [self._function(then_fn, state, node.body, state, node),
                 self._function(else_fn, state, node.orelse, state, node)]
-        site = self._site(node, state)
+        site = self._site(node, state, node.body + node.orelse)
         site["then_defined"] = _strings(sorted(_defined(node.body, state)))
         site["else_defined"] = _strings(sorted(_defined(node.orelse, state)))
         site["dead"] = _strings(sorted(dead & set(state)))
@@ -508,7 +521,7 @@ class ControlFlow(ast.NodeTransformer):
         test = self._function(test_fn, state, [], [], node)
         test.body = [ast.Return(value=node.test)]
         defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
-        site = self._site(node, state)
+        site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
         if counted is not None and counted[0] in state and isinstance(node.test, ast.Compare):
             # ``while i < n: ...; i += 1``: the bound, for a loop over the counter's values
@@ -553,7 +566,7 @@ class ControlFlow(ast.NodeTransformer):
             fn.body = [ast.Return(value=Expressions(None, self.own).visit(extra))]
             defs.insert(0, _locate(fn, node))
             test = _load(test_fn)
-        site = self._site(node, state)
+        site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))

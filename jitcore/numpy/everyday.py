@@ -19,7 +19,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
-from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, traced
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, python_bool, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
 __all__ = ["array_equal", "array_equiv", "bartlett", "blackman", "broadcast_arrays", "column_stack",
@@ -124,9 +124,10 @@ def _all_equal(a1, a2, equal_nan: bool):
 
 
 @implements(np.array_equal)
+@python_bool
 def array_equal(a1, a2, equal_nan=False):
-    """Same shape (static: a constant False otherwise) and equal elements, as a traced 0-d bool
-    (NumPy returns a Python bool, which under ``jit`` would need the data)."""
+    """Same shape (static: a constant False otherwise) and equal elements, a Python bool as
+    NumPy's (traced: its data is known at call time)."""
     if not traced(a1, a2):
         return np.array_equal(a1, a2, equal_nan)
     if np.shape(a1) != np.shape(a2):
@@ -135,6 +136,7 @@ def array_equal(a1, a2, equal_nan=False):
 
 
 @implements(np.array_equiv)
+@python_bool
 def array_equiv(a1, a2):
     """Shapes that broadcast (static) and equal elements once broadcast, as a traced 0-d bool."""
     if not traced(a1, a2):

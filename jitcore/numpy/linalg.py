@@ -482,7 +482,8 @@ def diagonal(a, offset=0, axis1=0, axis2=1):
         raise JitValueError(f"diag requires an array of at least two dimensions (at {user_location()})")
     axis1, axis2 = prims.normalize_axes((axis1, axis2), a.ndim, "diagonal")
     offset = operator.index(offset)
-    return make_view(a, lambda base: _diagonal_read(base, offset, axis1, axis2), _read_only_diagonal)
+    return make_view(a, lambda base: _diagonal_read(base, offset, axis1, axis2), _read_only_diagonal,
+                     model=lambda m: np.diagonal(m, offset, axis1, axis2))
 
 
 def _read_only_diagonal(base, value):

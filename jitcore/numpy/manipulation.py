@@ -44,6 +44,8 @@ def reshape(a, shape=None, order="C", **kwargs):
 
 @implements(np.ravel)
 def ravel(a, order="C"):
+    if traced(a) and order == "C":
+        return prims.ravel(a)
     return reshape(a, (-1,), order=order)
 
 
@@ -98,7 +100,8 @@ def broadcast_to(a, shape):
         return np.broadcast_to(a, shape)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
     # A read-only view, as NumPy's: a later write to ``a`` shows through it
-    return make_view(a, lambda base: prims.broadcast_to(base, shape), _read_only)
+    return make_view(a, lambda base: prims.broadcast_to(base, shape), _read_only,
+                     model=lambda m: np.broadcast_to(m, shape))
 
 
 def _read_only(base, value):
@@ -983,13 +986,13 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
         return total
     if start or length != n + m - 1:
         return _full_correlation(a, w)[start:start + length]
+    from jitcore.numpy.stride_tricks import window_positions
     padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
-    windows = np.arange(n + m - 1)[:, None] + np.arange(m)[None, :]  # static (n + m - 1, m)
+    windows = window_positions(a.owner_trace, n + m - 1, m)  # (n + m - 1, m), computed in the gather
     products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
     # Terms past a's ends are left out, as NumPy's overlap is: 0 * nan (or inf) in w is nan.
-    outside = (windows < m - 1) | (windows >= n + m - 1)
-    if outside.any():
-        products = prims.where(outside, np.zeros((), dtype), products)
+    outside = np.logical_or(windows < m - 1, windows >= n + m - 1)
+    products = prims.where(outside, np.zeros((), dtype), products)
     kind = "or" if dtype == np.bool_ else "sum"
     return prims.reduction(kind, products, 1, False, dtype)
 

@@ -16,6 +16,9 @@ UFUNCS: dict = {}  # numpy ufunc -> implementation of its __call__
 # numpy functions whose implementation writes out= itself, casting as NumPy does
 # (``primitives.write_out``); others' out= is taken by autograph (``out_call``) where it can be
 WRITES_OUT: set = set()
+# implementations whose result is a Python bool in NumPy (``np.allclose``, ``np.array_equal``):
+# kept weak, so a jitted function returns ``True``, not ``np.True_``
+PYTHON_BOOL_RESULTS: set = set()
 
 
 def traced(*args) -> bool:
@@ -41,7 +44,19 @@ def apply_function(func, args, kwargs):
             f"{func.__module__}.{func.__name__} has no jitcore lowering yet (called at {user_location()}); "
             "compute it outside the jitted function, or express it with supported operations"
         )
-    return strong_results(impl(*args, **kwargs))
+    result = impl(*args, **kwargs)
+    return result if impl in PYTHON_BOOL_RESULTS else strong_results(result)
+
+
+def python_bool(fn):
+    """Register ``fn``'s traced 0-d bool result as NumPy's Python ``bool`` (a weak scalar)."""
+    def weak(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        return fresh(result.reshape(()), scalar=True, weak=True) if isinstance(result, Tracer) else result
+
+    weak.__doc__, weak.__name__ = fn.__doc__, fn.__name__
+    PYTHON_BOOL_RESULTS.add(weak)
+    return weak
 
 
 def strong_results(result):

@@ -70,5 +70,14 @@ def _windows_along(x, ax: int, w: int, n: int):
     if 0 < w <= SLICED_WINDOWS:  # (no windows of length 0 to stack)
         before = (slice(None),) * ax
         return np.stack([x[before + (slice(k, k + n),)] for k in range(w)], axis=-1)
-    starts = np.arange(n)[:, None] + np.arange(w)[None, :]  # row i: the positions of window i
-    return prims.moveaxis(take(x, starts, ax), ax + 1, -1)
+    return prims.moveaxis(take(x, window_positions(x.owner_trace, n, w), ax), ax + 1, -1)
+
+
+def window_positions(trace, n: int, w: int):
+    """The ``(n, w)`` positions of ``n`` windows of length ``w`` (row i: ``i, ..., i + w - 1``) as
+    the sum of two small constants, which the gather computes as it reads: a constant table
+    of ``n * w`` positions was compiled into the module (hundreds of MiB for an STFT)."""
+    rows = prims.constant(trace, np.arange(n, dtype=np.int64)[:, None])
+    positions = prims.ufunc(np.add, rows, prims.constant(trace, np.arange(w, dtype=np.int64)[None, :]))
+    # clipped into the read axis (which they never leave): the gather then checks no index
+    return np.minimum(np.maximum(positions, 0), n + w - 2)

@@ -20,7 +20,7 @@ from jitcore import primitives as prims
 from jitcore.dtypes import resolve_ufunc, weak_type
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import reductions
-from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, strong_results, traced
+from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, implements, python_bool, strong_results, traced
 from jitcore.tracer import Tracer, as_scalar, fresh, user_location
 
 __all__ = [f.__name__ for f in prims.UFUNC_KINDS] + [
@@ -823,9 +823,9 @@ def _op(fn, *args):
 
 
 @implements(np.allclose)
+@python_bool
 def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
-    """``all(isclose(...))``; under jit a NumPy bool (a 0-d traced bool), not a Python bool,
-    so it cannot steer Python's ``if`` (use ``jnp.where`` or ``lax.cond``-style control flow)."""
+    """``all(isclose(...))``, a Python bool as NumPy's (a traced ``if`` on it is a branch)."""
     if not traced(a, b, rtol, atol):
         return np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
     return prims.reduction("and", prims.as_bool(isclose(a, b, rtol, atol, equal_nan)))

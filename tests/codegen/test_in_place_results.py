@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 import jitcore as jc
-from jitcore.codegen.plan import Copy, ForLoop, Run
+from jitcore.codegen.plan import Branch, Copy, ForLoop, Run
 
 
 def window_sums(x):
@@ -77,3 +77,64 @@ def test_an_argument_is_never_written():
     x = np.arange(4.0)
     np.testing.assert_array_equal(jc.jit(f)(x), [5.0, 1, 2, 3])
     np.testing.assert_array_equal(x, np.arange(4.0))
+
+
+def snapshots(u, every):
+    u = u.copy()
+    snaps = np.zeros((40, u.size))
+    for t in range(40 * every):
+        u[1:-1] = u[1:-1] + 0.25 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        if t % every == 0:
+            snaps[t // every] = u  # a row written under a traced if
+    return u, snaps
+
+
+def early_exit(x0, n):
+    x, hist = x0, np.zeros(n)
+    for i in range(n):
+        x = 3.7 * x * (1 - x)
+        hist[i] = x
+        if x > 2.0:  # never taken: the result so far stays where it is on the other path
+            return hist, i
+    return hist, n
+
+
+def snapshot_then_old_read(u, every):
+    snaps = np.zeros((40, u.size))
+    total = np.zeros(())
+    for t in range(40 * every):
+        old = snaps
+        if t % every == 0:
+            snaps = snaps.copy()
+            snaps[t // every] = u * t
+        total = total + old.sum()  # the old value, read after the if
+    return snaps, total
+
+
+def _copies_in_loops(steps, taken=True, depth=0):
+    """The bytes of each copy in a loop; ``taken=False`` leaves out the branches' ``then`` arms
+    (an early return's, which runs once)."""
+    found = []
+    for s in steps:
+        if isinstance(s, Copy) and depth:
+            found.append(s.nbytes)
+        arms = (getattr(s, "body", ()), getattr(s, "then", ()) if taken else (), getattr(s, "otherwise", ()))
+        for inner in arms:
+            found += _copies_in_loops(inner, taken, depth + isinstance(s, (ForLoop, Branch)))
+    return found
+
+
+def test_writes_under_a_traced_if_in_a_loop_take_over_the_carried_buffer():
+    """``if t % k == 0: snaps[t // k] = u`` and an early ``return hist, i`` in a loop copied the
+    whole array at every step (the if's result had a buffer of its own; the write a copy of its
+    input): quadratic time. Now the row is written where the array lies, and the path that
+    passes a dying value on leaves it there."""
+    u = np.random.default_rng(3).random(30)
+    for fn, args, taken in [(snapshots, (u, 5), True), (early_exit, (0.3, 500), False)]:
+        f = jc.jit(fn)
+        for got, want in zip(f(*args), fn(*args)):
+            np.testing.assert_array_equal(got, want)
+        plan = f.lower(*args).plan()
+        assert all(n < 1000 for n in _copies_in_loops(plan.program, taken)), fn.__name__
+    for got, want in zip(jc.jit(snapshot_then_old_read)(u, 3), snapshot_then_old_read(u, 3)):
+        np.testing.assert_array_equal(got, want)

@@ -139,7 +139,7 @@ def test_isclose_allclose(x, y, equal_nan):
     same(lambda x, y: np.isclose(x, y, rtol=1e-3, equal_nan=equal_nan), x, y)
     same(lambda x: np.isclose(x, 1), x)
     got = jc.jit(lambda x, y: np.allclose(x, y, equal_nan=equal_nan))(x, y)
-    assert isinstance(got, np.bool_) and bool(got) == np.allclose(x, y, equal_nan=equal_nan)
+    assert type(got) is bool and got == np.allclose(x, y, equal_nan=equal_nan)
 
 
 # -- reductions ---------------------------------------------------------------------------------

@@ -450,3 +450,19 @@ def test_a_tuple_of_traced_keys_reaches_lexsort():
     a, b = np.array([2, 1, 2, 0]), np.array([0.5, 3.0, -1.0, 2.0])
     for got, want in zip(jc.jit(order)(a, b), order(a, b)):
         np.testing.assert_array_equal(got, want)
+
+
+def test_shifts_of_a_masked_selection_and_their_in_place_forms():
+    """``t[t > 2] >>= 1`` and ``t[m] << 1``: a masked selection had the other bitwise
+    operators but not the shifts (Python's TypeError)."""
+    def f(t):
+        t[t > 2] >>= 1
+        t[t < 2] <<= 2
+        return t, (t[t > 1] >> 1).sum(), (1 << t[t > 3]).sum()
+    for n in (6, 11):
+        a, b = np.arange(n, dtype=np.int32), np.arange(n, dtype=np.int32)
+        want, got = f(a), jc.jit(f)(b)
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_array_equal(b, a)

@@ -4,6 +4,8 @@ NumPy's errors."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -82,3 +84,16 @@ def test_numpys_errors_with_the_users_line(window_shape, axis, message):
 def test_writeable_windows_are_refused():
     with pytest.raises(jc.UnsupportedError, match="writeable=True"):
         jc.jit(lambda x: swv(x, 2, writeable=True))(np.ones(4))
+
+
+@pytest.mark.parametrize("fn", [lambda x: swv(x, 200).mean(-1), lambda x: np.convolve(x, x[:150], "same")])
+def test_long_windows_hold_no_table_of_every_position(fn):
+    """Long windows (sliding_window_view past SLICED_WINDOWS, convolve past SHIFTED_TAPS) are
+    gathered at positions the kernel computes from two short ranges: a constant (n, w) table of
+    every position made a 48000-sample STFT's compile take a minute and gigabytes."""
+    x = np.random.default_rng(3).standard_normal(3000)
+    np.testing.assert_allclose(jc.jit(fn)(x), fn(x), rtol=1e-12, atol=1e-12)
+    text = jc.jit(fn).lower(x).as_text()
+    sizes = [int(np.prod([int(d) for d in m.split("x")[:-1]] or [1]))
+             for m in re.findall(r'"array.constant".*?tensor<([0-9x]*x?[a-z0-9]+)>', text)]
+    assert max(sizes) <= 3200, sizes

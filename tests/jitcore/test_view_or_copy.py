@@ -1,0 +1,72 @@
+"""Reshape, ravel and ascontiguousarray are views where NumPy's are (the strides allow it) and
+copies where NumPy copies: a write through ``g.T.ravel()`` must not reach ``g``. (Every reshape
+was a view, so such writes changed the array they came from, and an argument's caller.)"""
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+
+def write_through(make):
+    def f(g):
+        r = make(g)
+        r[(0,) * r.ndim] = -99.0
+        return g, r.sum()
+    return f
+
+
+FORMS = {
+    "T.ravel": lambda g: g.T.ravel(),
+    "T.reshape(-1)": lambda g: g.T.reshape(-1),
+    "np.ravel(T)": lambda g: np.ravel(g.T),
+    "ascontiguousarray(T)": lambda g: np.ascontiguousarray(g.T),
+    "ascontiguousarray(g)": lambda g: np.ascontiguousarray(g),
+    "rows.ravel": lambda g: g[1:].ravel(),
+    "cols.reshape(-1)": lambda g: g[:, 1:].reshape(-1),
+    "one col.reshape(-1)": lambda g: g[:, :1].reshape(-1),
+    "every other row.ravel": lambda g: g[::2].ravel(),
+    "reversed.ravel": lambda g: g[::-1].ravel(),
+    "T split an axis": lambda g: g.T.reshape(g.shape[1], g.shape[0], 1),
+    "swapaxes.reshape": lambda g: np.swapaxes(g, 0, 1).reshape(-1),
+    "reshape.T.reshape": lambda g: g.reshape(-1).reshape(g.shape).T.reshape(-1),
+    "ravel": lambda g: g.ravel(),
+}
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_a_write_reaches_the_array_only_where_numpys_reshape_is_a_view(form):
+    f = write_through(FORMS[form])
+    for shape in [(3, 4), (4, 6)]:
+        local = jc.jit(lambda x: f(x.copy()))
+        want = f(np.arange(np.prod(shape), dtype=float).reshape(shape).copy())
+        got = local(np.arange(np.prod(shape), dtype=float).reshape(shape))
+        np.testing.assert_array_equal(got[0], want[0])
+        assert got[1] == want[1]
+        a, b = (np.arange(np.prod(shape), dtype=float).reshape(shape) for _ in range(2))
+        f(a), jc.jit(f)(b)  # the caller's array: written only through a view
+        np.testing.assert_array_equal(b, a)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_fortran_argument_ravels_to_a_copy_and_reshapes_as_numpy_does(order):
+    def f(g):
+        r = g.ravel()
+        r[0] = 7.0
+        s = g.reshape(g.shape[0], g.shape[1], 1)
+        s[1, 1, 0] = 8.0
+        return r
+    for shape in [(2, 3), (5, 4)]:
+        a = np.array(np.arange(np.prod(shape), dtype=float).reshape(shape), order=order)
+        b = a.copy(order="A")
+        np.testing.assert_array_equal(jc.jit(f)(b), f(a))
+        np.testing.assert_array_equal(b, a)
+
+
+def test_a_complex_arrays_real_part_reshaped_is_a_copy():
+    def f(z):
+        r = z.real.reshape(-1)
+        r[0] = 9.0
+        return z
+    z = np.arange(6.0).reshape(2, 3) + 1j
+    np.testing.assert_array_equal(jc.jit(f)(z.copy()), f(z.copy()))
