@@ -226,11 +226,16 @@ class KernelBody:
         clamped = index in self.op.clamped
         positions = []
         for axis, e in enumerate(self.maps[index].exprs):
-            # an offset one step from an extent (a slice's n - 2 start) is the run-time value
+            # an offset one step from an extent (a slice's n - 2 start) is the run-time value,
+            # and so is a negative one (a concatenation's second piece reads at d0 - n)
             position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else i64(e.offset)
+            back = self.sizes.extent(-e.offset) if e.offset < -1 and e.dim is not None else None
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], i64(e.scale))
-                position = scaled if e.offset == 0 else b.add(scaled, position)
+                if back is not None and static_value(back) is None:
+                    position = b.sub(scaled, back)
+                else:
+                    position = scaled if e.offset == 0 else b.add(scaled, position)
             if clamped and not in_bounds(e, self.known, self._extent(index, axis)):
                 size = static_value(operand.shape[axis])
                 last = (i64(size - 1) if size is not None
