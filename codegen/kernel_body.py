@@ -34,11 +34,14 @@ INDEX_ERROR, ZERO_STEP = kernel.INDEX_ERROR, kernel.ZERO_STEP  # status codes (i
 
 # The uses where a constant may be a run-time extent at no cost: bounds and positions (a clip's
 # ``min(max(i, 0), n - 1)``, a binary search's ``hi = n``, a comparison with ``n``) and, as a
-# float, a quantile's ``q * (n - 1)``. A divisor, a shift or a mask stays a constant: LLVM
-# makes cheaper code of those.
+# float, a quantile's ``q * (n - 1)`` and a mean's ``s / n`` (a variance's, an average's: the
+# float of an integer below 2**53 is exact, so the quotient's bits are the constant's; LLVM
+# turns a constant divisor into a product only for a power of two, and a row-invariant one is
+# a reciprocal and products either way, ``mathlib_divide.py``). An integer divisor, a shift or
+# a mask stays a constant: LLVM makes cheaper code of those.
 BOUND_USES = frozenset({"arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui", "arith.cmpi",
                         "arith.addi", "arith.subi", "scf.while", "arith.mulf", "arith.addf",
-                        "arith.subf", "arith.cmpf"})
+                        "arith.subf", "arith.cmpf", "arith.divf"})
 EXACT_INTS = {32: 2 ** 24, 64: 2 ** 53}  # a float type's width -> the ints it holds exactly
 
 
