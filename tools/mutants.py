@@ -1519,6 +1519,27 @@ MUTANTS = [
            "    selected = None",
            "a[:, m] = -1 with a traced mask raised that the shape depends on the data (before session 42)",
            ("tests/jitcore/test_image_idioms.py",)),
+    Mutant("float-divisor-kept-constant", "codegen/kernel_body.py",
+           '"arith.subf", "arith.cmpf", "arith.divf"})', '"arith.subf", "arith.cmpf"})',
+           "a mean's s / n kept the constant n: a mean, a variance compiled per length (before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("segment-ends-constant", "codegen/cpu/schedule.py",
+           "values = [extent(0), *self.sizes.extents(self.breakpoints[depth]), self.domain[depth]]",
+           "values = [extent(end) for end in ends]",
+           "a roll's, a pad's, a concatenation's segment ends kept constants: one compile per length "
+           "(before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("negative-offset-constant", "codegen/kernel_body.py",
+           "back = self.sizes.extent(-e.offset) if e.offset < -1 and e.dim is not None else None",
+           "back = None",
+           "a concatenation's second piece read at the constant d0 - 1371: one compile per length "
+           "(before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("product-of-first-symbol-twice", "codegen/loops.py",
+           "            if s * t == n:\n                return s, t",
+           "            if s * t == n:\n                return s, s",
+           "rows * columns computed as rows * rows: a 2-d array's mean divided by the wrong count",
+           ("tests/codegen/test_size_generic_constants.py",)),
 ]
 
 
