@@ -34,11 +34,14 @@ INDEX_ERROR, ZERO_STEP = kernel.INDEX_ERROR, kernel.ZERO_STEP  # status codes (i
 
 # The uses where a constant may be a run-time extent at no cost: bounds and positions (a clip's
 # ``min(max(i, 0), n - 1)``, a binary search's ``hi = n``, a comparison with ``n``) and, as a
-# float, a quantile's ``q * (n - 1)``. A divisor, a shift or a mask stays a constant: LLVM
-# makes cheaper code of those.
+# float, a quantile's ``q * (n - 1)`` and a mean's ``s / n`` (a variance's, an average's: the
+# float of an integer below 2**53 is exact, so the quotient's bits are the constant's; LLVM
+# turns a constant divisor into a product only for a power of two, and a row-invariant one is
+# a reciprocal and products either way, ``mathlib_divide.py``). An integer divisor, a shift or
+# a mask stays a constant: LLVM makes cheaper code of those.
 BOUND_USES = frozenset({"arith.minsi", "arith.maxsi", "arith.minui", "arith.maxui", "arith.cmpi",
                         "arith.addi", "arith.subi", "scf.while", "arith.mulf", "arith.addf",
-                        "arith.subf", "arith.cmpf"})
+                        "arith.subf", "arith.cmpf", "arith.divf"})
 EXACT_INTS = {32: 2 ** 24, 64: 2 ** 53}  # a float type's width -> the ints it holds exactly
 
 
@@ -226,11 +229,16 @@ class KernelBody:
         clamped = index in self.op.clamped
         positions = []
         for axis, e in enumerate(self.maps[index].exprs):
-            # an offset one step from an extent (a slice's n - 2 start) is the run-time value
+            # an offset one step from an extent (a slice's n - 2 start) is the run-time value,
+            # and so is a negative one (a concatenation's second piece reads at d0 - n)
             position: ll.Value = self.sizes.extent(e.offset) if e.offset > 1 else i64(e.offset)
+            back = self.sizes.extent(-e.offset) if e.offset < -1 and e.dim is not None else None
             if e.dim is not None:
                 scaled = ivs[e.dim] if e.scale == 1 else b.mul(ivs[e.dim], i64(e.scale))
-                position = scaled if e.offset == 0 else b.add(scaled, position)
+                if back is not None and static_value(back) is None:
+                    position = b.sub(scaled, back)
+                else:
+                    position = scaled if e.offset == 0 else b.add(scaled, position)
             if clamped and not in_bounds(e, self.known, self._extent(index, axis)):
                 size = static_value(operand.shape[axis])
                 last = (i64(size - 1) if size is not None

@@ -102,7 +102,8 @@ class Sizes:
     method gives constants: a fixed-size function.
 
     An extent that is no symbol's value but one step from one (``derived``: ``s + d``,
-    ``k * s + d``, ``s // k`` for small ``d`` and ``k``) is computed from that symbol once, in
+    ``k * s + d``, ``s // k`` for small ``d`` and ``k``), or the product of two
+    (``product_of``: a whole 2-d array's ``rows * columns``), is computed from them once, in
     the entry block: ``np.empty(n - 2)``, a loop's ``range(1, n - 1)``, ``x[1:] - x[:-1]``,
     ``x[:n - 10]``, ``reshape(3, -1)`` are then the same text at every ``n``. Which form a
     value takes is a guess from values alone (a literal 98 at n = 100 is ``n - 2`` too), safe
@@ -154,14 +155,21 @@ class Sizes:
     def _derive(self, n: int) -> ll.Value | None:
         """The run-time value of extent ``n`` as a step from a symbol (``derived``), made
         after the symbols' loads so that it dominates every use; None if none fits."""
-        form = derived(n, [s for s in self.symbols if s in self.values])
-        if form is None:
+        bound = [s for s in self.symbols if s in self.values]
+        form = derived(n, bound)
+        pair = product_of(n, bound) if form is None else None
+        if form is None and pair is None:
             return None
-        s, scale, divisor, offset = form
         b = ll.IRBuilder(self._home)
         b.position_before(self._home.terminator)
         name = f"d{self._made}"  # names from a count, not the value: the same text at every size
         self._made += 1
+        if pair is not None:
+            value = b.mul(self.values[pair[0]], self.values[pair[1]], name=name + "p")
+            self.values[n] = value
+            self._concrete[id(value)] = n
+            return value
+        s, scale, divisor, offset = form
         value = self.values[s]
         if scale != 1:
             value = b.mul(value, extent(scale), name=name + "m")
@@ -265,6 +273,19 @@ def derived(n: int, symbols) -> tuple[int, int, int, int] | None:
     if far:
         s = symbols[min(far)[1]]
         return s, 1, 1, n - s
+    return None
+
+
+def product_of(n: int, symbols) -> tuple[int, int] | None:
+    """Two symbols above ``2 * NEAR`` (maybe one twice) whose product is ``n``, the first pair
+    in the symbols' order, else None: a mean over a whole 2-d array divides by ``rows *
+    columns``, an outer product's mean by ``n * n``. A guess as ``derived``'s forms are, tried
+    after them."""
+    symbols = [s for s in symbols if s > 2 * NEAR]
+    for k, s in enumerate(symbols):
+        for t in symbols[k:]:
+            if s * t == n:
+                return s, t
     return None
 
 

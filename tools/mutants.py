@@ -425,8 +425,8 @@ MUTANTS = [
            "the lanes again in the documented order: the sign of a zero or a NaN's payload moves",
            ("tests/codegen/test_roll_speed_shape.py",)),
     Mutant("segment-drops-its-last", "codegen/cpu/schedule.py",
-           "start, count = extent(first), extent(last - first)",
-           "start, count = extent(first), extent(last - first - 1)",
+           "count = self._difference(stop, start)",
+           "count = self.b.sub(self._difference(stop, start), extent(1))",
            "each segment of a shift (np.roll, a concatenation) stops one position early",
            ("tests/codegen/test_roll_speed_shape.py", "tests/jitcore/test_rowwise.py")),
     Mutant("row-group-ignores-cross-row-reads", "codegen/cpu/rowwise.py",
@@ -1585,6 +1585,27 @@ MUTANTS = [
            "            storages.append(self.buffer_for(r))",
            "an early return's result so far copied at every step of the loop (before session 43)",
            ("tests/codegen/test_in_place_results.py",)),
+    Mutant("float-divisor-kept-constant", "codegen/kernel_body.py",
+           '"arith.subf", "arith.cmpf", "arith.divf"})', '"arith.subf", "arith.cmpf"})',
+           "a mean's s / n kept the constant n: a mean, a variance compiled per length (before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("segment-ends-constant", "codegen/cpu/schedule.py",
+           "values = [extent(0), *self.sizes.extents(self.breakpoints[depth]), self.domain[depth]]",
+           "values = [extent(end) for end in ends]",
+           "a roll's, a pad's, a concatenation's segment ends kept constants: one compile per length "
+           "(before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("negative-offset-constant", "codegen/kernel_body.py",
+           "back = self.sizes.extent(-e.offset) if e.offset < -1 and e.dim is not None else None",
+           "back = None",
+           "a concatenation's second piece read at the constant d0 - 1371: one compile per length "
+           "(before sizes43)",
+           ("tests/codegen/test_size_generic_constants.py",)),
+    Mutant("product-of-first-symbol-twice", "codegen/loops.py",
+           "            if s * t == n:\n                return s, t",
+           "            if s * t == n:\n                return s, s",
+           "rows * columns computed as rows * rows: a 2-d array's mean divided by the wrong count",
+           ("tests/codegen/test_size_generic_constants.py",)),
 ]
 
 

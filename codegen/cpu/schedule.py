@@ -759,21 +759,34 @@ class _Schedule:
     def _segmented_loop(self, depth: int, body) -> None:
         """The loop over dim ``depth`` as one loop per segment between its breakpoints, in
         order, each emitted with the segment's range known to the body (a split dim: each
-        segment's part of ``[lo, hi)``)."""
+        segment's part of ``[lo, hi)``). An end that is an extent or one step from one (a
+        concatenation's ``n``, a pad's ``n + 2``, a roll's or a stencil's ``n - 1``) is its
+        run-time value (``Sizes.extent``): the known ranges are this compile's, and so are the
+        folds and clamps they decide, which at another size give the same text only where they
+        decide the same."""
         b = self.b
         ends = [0, *self.breakpoints[depth], self.sizes.concrete(self.domain[depth])]
-        for first, last in zip(ends, ends[1:]):
+        values = [extent(0), *self.sizes.extents(self.breakpoints[depth]), self.domain[depth]]
+        for (first, last), (start, stop) in zip(zip(ends, ends[1:]), zip(values, values[1:])):
             self.body.known[depth] = (first, last)
             if depth == self.split_dim:
                 lo, hi = self.bounds
-                start = b.select(b.icmp_signed(">", lo, extent(first)), lo, extent(first))
-                stop = b.select(b.icmp_signed("<", hi, extent(last)), hi, extent(last))
+                start = b.select(b.icmp_signed(">", lo, start), lo, start)
+                stop = b.select(b.icmp_signed("<", hi, stop), hi, stop)
                 count = b.select(b.icmp_signed(">", stop, start), b.sub(stop, start), extent(0))
             else:
-                start, count = extent(first), extent(last - first)
+                count = self._difference(stop, start)
+            # An outer segment is not vectorized: with run-time ends LLVM versions it for an
+            # empty inner middle segment and vectorizes that version's rows into gathers.
             emit_loop(b, count, lambda iv, start=start: body(b.add(iv, start)),
-                      self._interleave(depth, count))
+                      self._interleave(depth, count), vectorize=depth == len(self.domain) - 1)
         del self.body.known[depth]
+
+    def _difference(self, stop: ll.Value, start: ll.Value) -> ll.Value:
+        """``stop - start`` of two extents, folded where both are constants."""
+        if static_value(stop) is not None and static_value(start) is not None:
+            return extent(static_value(stop) - static_value(start))
+        return self.b.sub(stop, start)
 
     def _minus(self, value: ll.Value, n: int) -> ll.Value:
         known = static_value(value)

@@ -273,9 +273,11 @@ def test_a_static_reshape_by_halves_and_by_thirds_compiles_once():
     assert sizes_compile(lambda x: x.reshape(9, -1).sum(axis=0), [(rows(n),) for n in (18, 27)]) == [1, 2]
 
 
-def test_a_mean_compiles_per_size():
-    # 1/n is a constant of the program.
-    assert sizes_compile(lambda x: x.mean(axis=1), [(rows((3, n)),) for n in (10, 20)]) == [1, 2]
+def test_a_mean_divides_by_the_run_time_extent_and_a_reciprocal_compiles_per_size():
+    # s / n takes n from the run-time extents (kernel_body.sized_bound, since sizes43); a
+    # reciprocal 1/n is a constant of the program, no extent.
+    assert sizes_compile(lambda x: x.mean(axis=1), [(rows((3, n)),) for n in (10, 20)]) == [1, 1]
+    assert sizes_compile(lambda x: x * (1.0 / x.shape[1]), [(rows((3, n)),) for n in (10, 20)]) == [1, 2]
 
 
 def test_a_size_used_as_a_python_int_compiles_per_size():
