@@ -295,6 +295,9 @@ class JitFunction:
             return self(*args, **kwargs)
         except Exception as again:
             error = again
+            if getattr(again, "raised_by_compiled_code", False):
+                error.__traceback__ = tracebacks.filtered(error)
+                raise  # compiled, and ran: the user's own error at run time, as NumPy raises it
             if made == "static":  # they did not make it work: traced, as before
                 self._set_on_demand(self._on_demand.names - cause.static_would_fix_names)
                 error = static_on_demand.explained(again, cause)
@@ -338,7 +341,12 @@ class JitFunction:
                     if self._native_entries:
                         with self._lock:
                             self._native_sync()
-            return argument_writes.apply(executable(arrays, call.callers), self._dynamic(args, kwargs))
+            try:
+                out = executable(arrays, call.callers)
+            except Exception as e:  # the compiled code's own raise (an assert, an index): the
+                e.raised_by_compiled_code = True  # trace worked, its static choices stand
+                raise
+            return argument_writes.apply(out, self._dynamic(args, kwargs))
 
     def _static_on_demand(self, error, args, kwargs) -> str | None:
         """Make static the arguments ``error`` needed as values, or traced again those made

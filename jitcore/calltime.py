@@ -354,6 +354,7 @@ class Recorder:
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
+        self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
         self._written: set[int] = set()  # id(array) of outer arrays written by subscript
         self._guarded: set = set()
@@ -574,6 +575,13 @@ class Recorder:
     def effect(self, fn) -> None:
         """``fn()`` runs on each call, after the draws traced before it (``seed``)."""
         self.inputs.effects.append((len(self.inputs.slots), fn))
+
+    def note_made(self, obj) -> None:
+        self._made[id(obj)] = obj
+
+    def made_here(self, obj) -> bool:
+        """Whether ``obj`` is an instance the traced function made (``t = Tracker()``)."""
+        return self._made.get(id(obj)) is obj
 
     def is_local(self, generator) -> bool:
         return id(generator) in self._local

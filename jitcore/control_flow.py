@@ -316,7 +316,7 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
     paths = pytree.leaf_paths(tree, "carry")
     avals = [aval_of(leaf, api, path) for leaf, path in zip(init_leaves, paths)]
     sources = _sources(init_leaves)
-    for _ in range(len(avals) + 2):  # each retrace makes at least one leaf's dtype wider
+    for _ in range(2 * len(avals) + 2):  # each retrace makes a leaf's dtype wider, or it strong
         block = Block([*extra_types, *(a.ir_type for a in avals)])
         with trace.region(block):  # values made in it are read only in it
             carry = _carry_tracers(trace, block.args[len(extra_types):], avals, sources, init_leaves)
@@ -326,7 +326,9 @@ def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_
             out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}")
                          for leaf, p in zip(out_leaves, paths)]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
-        if [j.dtype for j in joined] == [a.dtype for a in avals]:
+        # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
+        # next step on: traced again, so what reads it promotes as NumPy's scalar does
+        if [(j.dtype, j.weak) for j in joined] == [(a.dtype, a.weak) for a in avals]:
             return block, joined, out_leaves, rest
         _discard(block)
         avals = joined

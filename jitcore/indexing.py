@@ -592,6 +592,14 @@ def assign_subscript(x: Tracer, key, value) -> None:
     if isinstance(value, masked.MaskedSelection) and traced_mask(key) is not None:
         prims.assign(x, masked.write(x, traced_mask(key), value))  # x[m] = f(x[m])
         return
+    mask = traced_mask(key)
+    if mask is not None and 0 < mask.ndim < x.ndim and mask.shape == x.shape[:mask.ndim] \
+            and not isinstance(value, masked.MaskedSelection) and _fits(np.shape(value), x.shape[mask.ndim:]):
+        # img[z > 0.5] = color: one value per selected element of the leading dims, a where
+        # (the value cast to x's dtype first, as NumPy's write casts it)
+        value = prims.convert(prims.as_tracer(x.owner_trace, value, x.dtype), x.dtype)
+        prims.assign(x, np.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), value, x))
+        return
     selected = _mask_among_slices(x, key, value)
     if selected is not None:  # x[:, m] = v: one value where the mask and the rest select
         prims.assign(x, np.where(selected, value, x))
@@ -610,6 +618,14 @@ def assign_subscript(x: Tracer, key, value) -> None:
         if value.index is not None and _same_key(value.index, key):
             return  # x[k] += 1 ends with x[k] = (the view x[k]): already written
     prims.assign(view(x, key), value)
+
+
+def _fits(shape, target) -> bool:
+    """Does an array of ``shape`` broadcast to ``target`` (unchanged)?"""
+    try:
+        return np.broadcast_shapes(shape, target) == tuple(target)
+    except ValueError:
+        return False
 
 
 def _mask_among_slices(x: Tracer, key, value):

@@ -33,7 +33,7 @@ from jitcore import calltime, pytree
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
-from jitcore.primitives import convert
+from jitcore.primitives import constant, convert
 from jitcore.tracer import Tracer, current_trace, fresh, needs_static
 
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
@@ -88,6 +88,10 @@ def _label(owner, method: str) -> str:
 
 def _draw(owner, method: str, *args, **kwargs):
     recorder, trace = calltime.recorder(), current_trace()
+    if method == "choice":
+        weights = _choice_weights(*args, **kwargs)
+        if isinstance(weights, Tracer):
+            return _weighted_choice(owner, *args, **kwargs)
     if method in ("permutation", "choice") and args and isinstance(args[0], Tracer):
         return _take_drawn(owner, method, *args, **kwargs)
     traced = [x for x in pytree.flatten((args, kwargs))[0] if isinstance(x, Tracer)]
@@ -132,6 +136,30 @@ def _draw(owner, method: str, *args, **kwargs):
 
 def _local_draw(method: str, args, kwargs, generator):
     return getattr(generator, method)(*args, **kwargs)
+
+
+def _choice_weights(a=None, size=None, replace=True, p=None, *rest, **kwargs):
+    return p
+
+
+def _weighted_choice(owner, a, size=None, replace=True, p=None, axis=0, shuffle=True, **kwargs):
+    """``choice(a, size, p=p)`` with traced probabilities, drawn as NumPy draws it: a uniform
+    draw per choice (``random(size)``, the same stream) placed in the normalised cumulative sum
+    of ``p`` (``searchsorted(..., side='right')``). NumPy's checks of ``p`` (non-negative,
+    summing to 1) need its data: not made."""
+    label = _label(owner, "choice")
+    if not replace or kwargs:
+        raise UnsupportedError(f"{label} with traced probabilities p and replace=False: NumPy "
+                               "draws without replacement by a method that needs p's values; "
+                               "draw outside the jitted function")
+    uniform = "random" if issubclass(kind_of(owner), np.random.Generator) else "random_sample"
+    draws = _draw(owner, uniform, size)
+    cdf = np.cumsum(p.astype(np.float64))
+    index = np.searchsorted(cdf / cdf[-1], draws, side="right")
+    if isinstance(a, (int, np.integer)):
+        return index if size is not None else fresh(index.astype(np.int64), scalar=True, weak=True)
+    items = a if isinstance(a, Tracer) else constant(index.owner_trace, np.asarray(a))
+    return np.take(items, index, axis=axis)
 
 
 def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):

@@ -18,6 +18,7 @@ statement binds to ``name`` (as ``out[i] = v`` does through ``expressions.setite
 from __future__ import annotations
 
 import inspect
+import itertools
 import sys
 
 import numpy as np
@@ -26,9 +27,10 @@ import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore import view_layout
 from jitcore.autograph.local_arrays import refuse_shared
-from jitcore.errors import UnsupportedError
+from jitcore.errors import TracerConversionError, UnsupportedError
+from jitcore.numpy import registry
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
-from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, user_location
+from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, refuse_traced, user_location
 
 # Functions whose first argument is a sequence of arrays (NumPy looks at each of them); a list
 # inside it that holds traced values is one array operand.
@@ -65,6 +67,33 @@ def _asarray(np_fn):
 
     asarray.__name__ = asarray.__qualname__ = np_fn.__name__
     return asarray
+
+
+def _fromiter(iterable, dtype, count=-1, **kwargs):
+    """``np.fromiter`` of values some of which are traced (``(p.sum() for p in P)``): the
+    items read (``count`` of them, if given) into one array of ``dtype``."""
+    items = list(iterable) if count < 0 else list(itertools.islice(iterable, count))
+    if not prims.holds_tracer(items):
+        return np.fromiter(items, dtype, len(items), **kwargs)
+    if count >= 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
+    return jnp.array(items, dtype)
+
+
+def _seed_sequence(entropy=None, *args, **kwargs):
+    """``np.random.SeedSequence(seed)``: a traced seed (an int argument) made static on demand
+    (NumPy's own code refused it with a TypeError)."""
+    refuse_traced(entropy, "the entropy of numpy.random.SeedSequence")
+    return np.random.SeedSequence(entropy, *args, **kwargs)
+
+
+def _static_length(np_fn):
+    def call(n, *args, **kwargs):
+        refuse_traced(n, f"the length of numpy.fft.{np_fn.__name__}")  # made static on demand
+        return np_fn(n, *args, **kwargs)
+
+    call.__name__ = call.__qualname__ = np_fn.__name__
+    return call
 
 
 def _empty(np_fn, zeros_fn):
@@ -134,7 +163,12 @@ def _operands_read(np_fn):
 
     def call(*args, **kwargs):
         if np_fn in _NESTED_LISTS or not any(_traced_list(a) for a in (*args, *kwargs.values())):
-            return np_fn(*args, **kwargs)
+            try:
+                return np_fn(*args, **kwargs)
+            except TracerConversionError:  # np.take(table, i): NumPy dispatches on the table
+                if impl is None or not any(isinstance(v, Tracer) for v in (*args, *kwargs.values())):
+                    raise  # alone, and its own code met the traced i: jitcore's implementation
+                return registry.apply_function(np_fn, args, kwargs)
         if isinstance(np_fn, np.ufunc):
             return np_fn(*(_read(a, False) for a in args), **kwargs)
         try:
@@ -190,6 +224,10 @@ def _array_calls() -> dict:
     calls[np.empty] = _empty(np.empty, _creation(np.zeros, jnp.empty))
     calls[np.ndenumerate] = _ndenumerate
     calls[np.kaiser] = jnp.kaiser  # no __array_function__: a traced beta would reach NumPy
+    calls[np.fromiter] = _fromiter
+    calls[np.random.SeedSequence] = _seed_sequence
+    for f in (np.fft.fftfreq, np.fft.rfftfreq):  # NumPy dispatches on d alone: a traced n reached
+        calls[f] = _static_length(f)  # NumPy's own code ("n should be an integer")
     for t in (np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
               np.uint64, np.float16, np.float32, np.float64, np.complex64, np.complex128):
         calls[t] = _scalar_type(t)

@@ -20,11 +20,12 @@ from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.indexing import is_traced_int
 from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
-from jitcore.tracer import Tracer, as_scalar, fresh, needs_static, user_frame, user_location
+from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, user_frame, user_location
 
 
 def traced(x) -> bool:
@@ -204,15 +205,26 @@ def getitem(base, key):
     if isinstance(base, _CONCATENATORS) and traced(key):
         return index_concatenation.concatenate_by_index(base, key)  # np.r_[x, 0], np.c_[x, y]
     if isinstance(base, np.ndarray) and traced(key):
-        if not _copied_by_numpy(base, key):
-            raise UnsupportedError(
-                f"a NumPy array of shape {base.shape} indexed at a traced position (at "
-                f"{user_location()}) is a view of it in NumPy, which jit cannot make of a "
-                "constant: make the array a traced one first (jitcore.numpy.asarray(a)[i]) or "
-                "read a copy (np.take(a, i, axis=0))")
         tracer = next(x for x in pytree.flatten(key)[0] if isinstance(x, Tracer))
+        if not _copied_by_numpy(base, key):  # a view in NumPy (DIRS[m], a row of a table)
+            seen = calltime.hidden_array(tracer.owner_trace, base)
+            if seen is not None:  # a global's or a cell's array: a view of its call-time input
+                return seen[key]
+            table = constant(tracer.owner_trace, base)  # made while compiling: read, not written
+            return make_view(table, lambda b: b[key], _read_only_table)
         return constant(tracer.owner_trace, base)[key]
+    if isinstance(base, (tuple, list)) and is_traced_int(key) and base \
+            and all(type(v) in (int, float, bool) for v in base):  # dx[d] of a tuple of numbers
+        value = constant(key.owner_trace, np.array(base))[key]
+        return fresh(value, True, True)  # one of Python's numbers, as the item is
     return base[key]
+
+
+def _read_only_table(base, value):
+    raise UnsupportedError(
+        f"a row of a NumPy array made while compiling, read at a traced position, is written (at "
+        f"{user_location()}): the array is a constant of the compiled code, which its writes "
+        "cannot change. Make the array with jitcore.numpy (jnp.array(...)) or pass it in")
 
 
 _CONCATENATORS = (type(np.r_), type(np.c_))  # NumPy's index-syntax concatenation
@@ -345,6 +357,27 @@ class Indexed:
         return (self.item(i) for i in range(self.length))
 
 
+def _ndindex(*shape):
+    """``np.ndindex(n, m)``: its index tuples as an ``Indexed`` of ``n * m`` items, so a long loop
+    over it is one compiled loop (the tuple computed from the loop's count by ``//`` and ``%``,
+    Python ints) rather than unrolled, one copy of the body per index."""
+    dims = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], tuple) else shape
+    if any(isinstance(d, Tracer) for d in dims):
+        return np.ndindex(*shape)  # (its error: a shape needs its values)
+    dims = tuple(operator.index(d) for d in dims)
+
+    def item(k):
+        if not isinstance(k, Tracer):
+            return tuple(int(v) for v in np.unravel_index(k, dims)) if dims else ()
+        out = []
+        for d in reversed(dims):
+            out.append(fresh(k % d, True, True))
+            k = k // d
+        return tuple(reversed(out))
+
+    return Indexed(int(np.prod(dims)), item)
+
+
 def _indexable(x) -> bool:
     if isinstance(x, (range, Indexed)):
         return True
@@ -369,7 +402,11 @@ def _zip(*args, **kwargs):
 def _enumerate(x, start=0):
     if not isinstance(x, (Tracer, Indexed)) or not _indexable(x):
         return enumerate(x, start)
-    return Indexed(len(x), lambda i: (start + i, x[i]))
+    def item(i):  # the count is a Python int, as enumerate's (in a compiled loop too)
+        count = start + i
+        return (fresh(count, True, True) if isinstance(count, Tracer) else count), x[i]
+
+    return Indexed(len(x), item)
 
 
 def _extreme(builtin, better):
@@ -458,7 +495,19 @@ def _isinstance(x, classes, /):
     return issubclass(stand_in_type(x), classes)
 
 
-BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip,
+def _pow(base, exp, mod=None):
+    """``pow``; with a modulus and a traced value, a clear refusal (Python's exact modular power
+    of integers of any size; NumPy's power has no modulus)."""
+    if mod is not None and traced((base, exp, mod)):
+        raise needs_static(UnsupportedError(
+            f"pow(base, exp, mod) of traced values (at {user_location()}): Python's modular power "
+            "works on integers of any size, which compiled code holds in int64; write the "
+            "squarings as a loop with % mod (exact while mod is below 2**31), or compute it "
+            "outside the jitted function"), *[v for v in (base, exp, mod) if isinstance(v, Tracer)])
+    return pow(base, exp) if mod is None else pow(base, exp, mod)
+
+
+BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _range, zip: _zip, pow: _pow,
             enumerate: _enumerate, sorted: _sorted, type: _type, isinstance: _isinstance,
             max: _extreme(max, operator.gt), min: _extreme(min, operator.lt),
             any: _truth(any, True, np.logical_or), all: _truth(all, False, np.logical_and)}
@@ -466,6 +515,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 # NumPy calls that must see traced values inside lists (np.array([...]), np.sum([x, y])): their
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
+BUILTINS[np.ndindex] = _ndindex
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
 BUILTINS.update(BASIS_CALLS)  # chebval, legval, hermval, hermeval, lagval

@@ -29,10 +29,10 @@ from jitcore.autograph.expressions import (
     or_,
     setitem,
 )
+from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
 from jitcore.errors import UnsupportedError
-from jitcore.formatting import percent
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
@@ -81,7 +81,21 @@ def call(f):
             return sampler
         if getattr(f, "__code__", None) not in convert._converted_codes:
             calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
+        if isinstance(f, type) and f.__module__ not in ("builtins",) \
+                and not f.__module__.startswith(("numpy", "jitcore")):
+            return _noting_made(f)
     return converted(f)
+
+
+def _noting_made(cls):
+    """``cls(...)`` of a user's class, the instance noted as made while tracing (so a refusal
+    of its attribute set in a method can say so)."""
+    def make(*args, **kwargs):
+        obj = cls(*args, **kwargs)
+        calltime.recorder().note_made(obj)
+        return obj
+
+    return make
 
 
 def _outside_container_method(method):
@@ -205,6 +219,14 @@ def set_attribute(obj, name: str, value) -> None:
     not at each call (and a traced value would outlive the trace in the object). An object
     made while tracing takes it, as a local variable would."""
     r = calltime.recorder()
+    if current_trace() is not None and r is not None and r.outside(obj) and r.made_here(obj):
+        raise UnsupportedError(
+            f"'{name}', an attribute of an object the jitted function made, is set inside a method "
+            f"of it (at {user_location()}): jitcore carries an object's attributes through the "
+            "function's own traced branches and loops where the function sets them itself "
+            f"(obj.{name} = v), not inside the methods it calls, where the assignment would run "
+            "once, while compiling. Set the attribute in the function's own code, keep the value "
+            f"in an array attribute updated in place (self.{name}[...] = v), or return it")
     if current_trace() is not None and r is not None and r.outside(obj):
         raise UnsupportedError(
             f"'{name}', an attribute of an object the jitted function reads from outside it, is "

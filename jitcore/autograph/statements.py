@@ -90,7 +90,8 @@ def holders(local_vars: dict, pairs) -> tuple:
     out = []
     for name, attr in pairs:
         obj = local_vars.get(name)
-        if obj is None or isinstance(obj, (Tracer, np.ndarray, np.generic, type, types.ModuleType)) \
+        kinds = (Tracer, np.ndarray, np.generic, type, types.ModuleType, Undefined)
+        if obj is None or isinstance(obj, kinds) \
                 or not hasattr(obj, "__dict__") or (r is not None and r.outside(obj)):
             continue  # an object from outside: set_attribute refuses it
         out.append((obj, name, attr))

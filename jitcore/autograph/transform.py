@@ -476,8 +476,11 @@ class ControlFlow(ast.NodeTransformer):
         init = _call(_helper("state"), _call(_load("locals")), _strings(state))
         site = {"init": init, "names": _strings(state), "line": ast.Constant(node.lineno),
                 "in_try": ast.Constant(bool(self.in_try))}
-        attributes = analysis.attribute_targets(body or [], self.own)
-        if attributes:  # r.n = v in a branch or loop: carried as a variable is
+        # r.n = v in a branch or loop: carried as a variable is, where r is the one object
+        # throughout (not a name the statement binds anew: a loop's target, ``c = cs[i]``)
+        bound = analysis.assigned(body or [])
+        attributes = [(n, a) for n, a in analysis.attribute_targets(body or [], self.own) if n not in bound]
+        if attributes:
             pairs = ast.Tuple(elts=[_strings(pair) for pair in attributes], ctx=ast.Load())
             site["holders"] = _call(_helper("holders"), _call(_load("locals")), pairs)
         return site
@@ -566,7 +569,7 @@ class ControlFlow(ast.NodeTransformer):
             fn.body = [ast.Return(value=Expressions(None, self.own).visit(extra))]
             defs.insert(0, _locate(fn, node))
             test = _load(test_fn)
-        site = self._site(node, state, node.body)
+        site = self._site(node, state, body)
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))

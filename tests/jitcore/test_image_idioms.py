@@ -109,3 +109,20 @@ def test_histogram2d_edges_of_two_lengths_from_arguments_say_bins_must_be_static
     with pytest.raises(ConcretizationError, match="needs static bins"):
         jc.jit(g)(np.linspace(0, 1, 30), np.linspace(1, 0, 30), np.array([0, 0.5, 1]),
                   np.array([0, 0.3, 0.6, 1]))
+
+
+def _paint(img, z, color):
+    img[z > 0.5] = color  # (H, W, 3)[(H, W) mask] = (3,)
+    return img
+
+
+def test_a_color_written_through_a_mask_of_the_leading_dims():
+    """``img[mask] = color`` with a mask over (H, W) and a color of (3,): every selected pixel
+    gets it (NumPy broadcasts the value over the selection's rows); it was refused as a shape
+    depending on the data. An int image keeps its bits (the value is cast, not the image)."""
+    z = np.array([[0.1, 0.9], [0.7, 0.0]])
+    for img, color in [(np.zeros((2, 2, 3)), np.array([1.0, 2.0, 3.0])),
+                       (np.zeros((2, 2, 3), np.int64) + 2**60 + 1, np.array([1.7, 2.0, 3.0]))]:
+        a, b = img.copy(), img.copy()
+        np.testing.assert_array_equal(jc.jit(_paint)(b, z, color), _paint(a, z, color))
+        np.testing.assert_array_equal(b, a)

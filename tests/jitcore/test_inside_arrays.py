@@ -466,3 +466,54 @@ def test_shifts_of_a_masked_selection_and_their_in_place_forms():
             np.testing.assert_array_equal(g, w)
             assert np.asarray(g).dtype == np.asarray(w).dtype
         np.testing.assert_array_equal(b, a)
+
+
+def test_fromiter_of_traced_values():
+    """``np.fromiter((p.sum() for p in P), float, count=len(P))``: NumPy's own code met the
+    traced values (a plain ValueError)."""
+    def f(P):
+        return (np.fromiter((p.sum() for p in P), dtype=float, count=len(P)),
+                np.fromiter((p[0] for p in P), np.float32), np.fromiter(range(3), np.int64))
+    P = np.arange(6.0).reshape(3, 2)
+    for got, want in zip(jc.jit(f)(P), f(P)):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+
+
+_DIRS = np.array([[0, 1], [0, -1], [1, 0], [-1, 0]])
+
+
+def _walk(moves):
+    pos = np.zeros(2, dtype=np.int64)
+    for m in moves:
+        pos = pos + _DIRS[m] + np.take(_DIRS, m, axis=0)
+    return pos
+
+
+def _turns(turns):
+    dx = (0, 1, 0, -1)
+    d, x = 0, 0
+    for t in turns:
+        d = (d + t) % 4
+        x = x + dx[d]
+    return x
+
+
+def test_lookup_tables_read_at_traced_positions():
+    """A row of a global table at a traced index (``DIRS[m]``, a view in NumPy: now a view of
+    its call-time input), ``np.take(DIRS, m, axis=0)`` (NumPy dispatches on the table alone)
+    and a tuple of numbers at a traced index (``dx[d]``, a Python number): all were refused."""
+    for fn, x in [(_walk, np.array([0, 2, 2, 1, 3])), (_walk, np.arange(40) % 4),
+                  (_turns, np.array([1, 1, -1, 1, 1])), (_turns, np.arange(40) % 3 - 1)]:
+        got, want = jc.jit(fn)(x), fn(x)
+        np.testing.assert_array_equal(got, want)
+        assert type(got) is type(want)
+    table = np.arange(6.0).reshape(3, 2)
+
+    def write_row(i):
+        local = table * 1.0  # made while compiling: its rows read, not written
+        row = local[i]
+        row[0] = 5.0
+        return local
+    with pytest.raises(jc.JitcoreError, match="made while compiling"):
+        jc.jit(write_row)(1)

@@ -380,3 +380,24 @@ def test_a_static_argument_changed_while_compiling_is_refused_and_left_as_it_was
     assert logged.log == []
     reads = jc.jit(lambda s, x: s.u * x + s.t, static_argnums=0)
     np.testing.assert_array_equal(reads(sim, 2.0), sim.u * 2.0)
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+
+def _counters_in_a_list(x, steps):
+    cs = [_Counter(), _Counter()]
+    for _ in range(steps):
+        for c in cs:
+            c.n += 1
+    return [c.n for c in cs]
+
+
+def test_attributes_of_a_loops_target_are_not_carried_as_one_objects():
+    """``for c in cs: c.n += 1``: ``c`` is another object at each step, so its attribute is not
+    a variable of the loop (carrying it broke the loop: UnboundLocalError)."""
+    f = jc.jit(_counters_in_a_list)
+    for steps in (3, 40):
+        assert f(np.zeros(2), steps) == _counters_in_a_list(np.zeros(2), steps)

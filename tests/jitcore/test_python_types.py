@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import jitcore as jc
+from jitcore.errors import UnsupportedError
 from tests.budget import examples
 
 
@@ -123,3 +124,11 @@ def test_a_traced_ternary_of_tuples_picks_each_item_and_none_on_one_side_is_refu
             assert type(got) is type(want)
     with pytest.raises(jc.JitcoreError, match="None on one side"):
         jc.jit(lambda x: x.sum() if x.sum() > 0 else None)(np.ones(2))
+
+
+def test_three_argument_pow():
+    """``pow(a, d, n)`` was NumPy's power called with three arguments (a TypeError); Python
+    numbers are made static on demand, a modulus of traced array values is a clear refusal."""
+    assert jc.jit(lambda a, d, n: pow(a, d, n))(2, 560, 561) == pow(2, 560, 561)
+    with pytest.raises(UnsupportedError, match="pow"):
+        jc.jit(lambda x: pow(int(x[0]), 3, int(x[1])))(np.array([2, 5]))

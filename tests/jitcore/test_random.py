@@ -286,3 +286,21 @@ def test_a_seeded_generators_draws_with_traced_parameters_keep_numpys_order():
         for w, g in zip(want, got):
             assert type(g) is type(w)
             np.testing.assert_array_equal(g, w)
+
+
+def _weighted_picks(w, n, rng):
+    p = w / w.sum()
+    return rng.choice(len(w), size=n, p=p), rng.choice(len(w), p=p), rng.choice(w * 10, size=2, p=p)
+
+
+@pytest.mark.parametrize("make", [lambda: np.random.default_rng(5), lambda: np.random.RandomState(5)])
+def test_choice_with_traced_probabilities_draws_numpys_choices(make):
+    """``rng.choice(n, p=w / w.sum())`` was refused (traced parameters): now a uniform draw per
+    choice placed in p's normalised cumulative sum, as NumPy draws it: the same choices."""
+    a, b = make(), make()
+    f = jc.jit(_weighted_picks)
+    for w in (np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.0, 4.0]), np.array([1.0, 2.0, 3.0])):
+        want, got = _weighted_picks(w, 7, a), f(w, 7, b)
+        for g, v in zip(got, want):
+            np.testing.assert_array_equal(g, v)
+            assert type(g) is type(v)

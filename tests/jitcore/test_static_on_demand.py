@@ -354,3 +354,39 @@ def test_a_dict_or_set_lookup_and_an_ints_own_method_make_it_static():
     f = jc.jit(_table_lookup)
     for n in (2, 1, 5, 2):
         np.testing.assert_array_equal(f(np.ones(2), n), _table_lookup(np.ones(2), n))
+
+
+def test_the_length_of_fftfreq_is_made_static_on_demand():
+    """``np.fft.rfftfreq(nfft, 1 / fs)`` with an int argument ``nfft``: NumPy dispatches on
+    ``d`` alone, so the traced length reached NumPy's own code (its ValueError)."""
+    def freqs(x, nfft, fs):
+        return np.fft.rfftfreq(nfft, 1 / fs) * x.sum(), np.fft.fftfreq(nfft) + x[0]
+    f = jc.jit(freqs)
+    for nfft in (8, 9):
+        for got, want in zip(f(np.ones(4), nfft, 100.0), freqs(np.ones(4), nfft, 100.0)):
+            np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_a_run_time_raise_on_the_call_that_made_an_argument_static_is_the_users():
+    """The first call makes ``n`` static (``np.zeros(n)``), compiles, and its assert fails at
+    run time: that was reported as the ConcretizationError of np.zeros (and ``n`` traced
+    again); now it is the user's AssertionError, and ``n`` stays static."""
+    def f(x, n):
+        out = np.zeros(n)
+        assert x.sum() < 10, "too big"
+        return out + x.sum()
+    g = jc.jit(f)
+    for x, fails in [(np.ones(20), True), (np.ones(3), False), (np.ones(20), True)]:
+        if fails:
+            with pytest.raises(AssertionError, match="too big"):
+                g(x, 3)
+        else:
+            np.testing.assert_array_equal(g(x, 3), f(x, 3))
+
+
+def test_a_seed_sequences_entropy_is_made_static_on_demand():
+    def f(seed, n):
+        return np.random.default_rng(np.random.SeedSequence(seed)).random(n).sum()
+    g = jc.jit(f)
+    for seed in (42, 7, 42):
+        assert g(seed, 5) == f(seed, 5)
