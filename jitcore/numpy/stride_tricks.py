@@ -78,6 +78,6 @@ def window_positions(trace, n: int, w: int):
     the sum of two small constants, which the gather computes as it reads: a constant table
     of ``n * w`` positions was compiled into the module (hundreds of MiB for an STFT)."""
     rows = prims.constant(trace, np.arange(n, dtype=np.int64)[:, None])
-    positions = prims.ufunc(np.add, rows, prims.constant(trace, np.arange(w, dtype=np.int64)[None, :]))
-    # clipped into the read axis (which they never leave): the gather then checks no index
-    return np.minimum(np.maximum(positions, 0), n + w - 2)
+    # (clipped into the read axis, the gather would check no index: measured slower, 21 ms
+    # against 11 for a 48000 x 255 convolution, session 43)
+    return prims.ufunc(np.add, rows, prims.constant(trace, np.arange(w, dtype=np.int64)[None, :]))
