@@ -18,7 +18,7 @@ from jitcore.ir.attributes import DenseAttr, ScalarAttr, numpy_dtype
 from jitcore.ir.core import PURE, Operation, OpResult, Value
 from jitcore.ir.dialects import arith, array
 from jitcore.ir.errors import IRError
-from jitcore.ir.types import ScalarType
+from jitcore.ir.types import ScalarType, TensorType
 from jitcore.passes.constants import CONSTANT_OPS, constant_of
 from jitcore.passes.effects import erasable_when_unused
 from jitcore.passes.manager import Pass, register_pass
@@ -255,7 +255,68 @@ def _ones(anchor: Operation, t, element: ScalarType, scalar: bool) -> Value:
     return _insert(anchor, array.ConstantOp((), [t], {"value": value})).result
 
 
+def _sliced(anchor: Operation, value: Value, starts, strides, dims) -> Value:
+    """``value`` sliced (itself where the slice takes all of it), before ``anchor``."""
+    if all(s == 1 for s in strides) and tuple(dims) == tuple(value.type.shape):
+        return value
+    t = TensorType(tuple(dims), value.type.element)
+    attributes = {"start": tuple(starts), "stride": tuple(strides)}
+    return _insert(anchor, array.SliceOp([value], [t], attributes)).result
+
+
+def _slice_pushed(op: array.SliceOp) -> list[Value] | None:
+    """A slice of a value that only it reads, made of the slice's own inputs: of a gather, a
+    gather of the sliced indices; of an add, the add of sliced operands; of a broadcast, the
+    broadcast of the sliced operand. ``sliding_window_view(x, 1024)[::512]`` then computes and
+    gathers only the windows it keeps (an STFT's frames: 1/512 of the work)."""
+    source = op.operands[0]
+    if not isinstance(source, OpResult) or len(source.uses) != 1:
+        return None
+    start, stride, shape = op.start, op.stride, op.result_type.shape
+    producer = source.op
+    if isinstance(producer, array.BINARY_OPS["add"]):
+        a, b = producer.operands
+        if a.type.shape != b.type.shape:
+            return None
+        parts = [_sliced(op, v, start, stride, shape) for v in (a, b)]
+        return _insert(op, array.BINARY_OPS["add"](parts, [op.result_type])).results
+    if isinstance(producer, array.BroadcastInDimOp):
+        operand = producer.operands[0]
+        dims = producer.broadcast_dimensions
+        stretched = [operand.type.shape[j] == 1 and source.type.shape[d] != 1 for j, d in enumerate(dims)]
+        part = _sliced(op, operand, [0 if s else start[d] for s, d in zip(stretched, dims)],
+                       [1 if s else stride[d] for s, d in zip(stretched, dims)],
+                       [1 if s else shape[d] for s, d in zip(stretched, dims)])
+        return _insert(op, array.BroadcastInDimOp([part], [op.result_type],
+                                                  {"broadcast_dimensions": dims})).results
+    return _slice_of_gather(op)
+
+
+def _slice_of_gather(op: array.SliceOp) -> list[Value] | None:
+    gather = _producer(op.operands[0], array.GatherOp)
+    if gather is None:
+        return None
+    x, indices = gather.operands
+    axis, k = gather.axis, indices.type.rank
+    start, stride, shape = op.start, op.stride, op.result_type.shape
+    inner = slice(axis, axis + k)  # the result dims that are the indices'
+
+    new_indices = _sliced(op, indices, start[inner], stride[inner], shape[inner])
+    outer = [d for d in range(len(shape)) if not axis <= d < axis + k]  # x's dims, less its axis
+    x_start, x_stride, x_dims = list(start[:axis]), list(stride[:axis]), list(shape[:axis])
+    x_start.append(0)
+    x_stride.append(1)
+    x_dims.append(x.type.shape[axis])
+    for d in outer[axis:]:
+        x_start.append(start[d])
+        x_stride.append(stride[d])
+        x_dims.append(shape[d])
+    new_x = _sliced(op, x, x_start, x_stride, x_dims)
+    return _insert(op, array.GatherOp([new_x, new_indices], [op.result_type], {"axis": axis})).results
+
+
 _REWRITES = {
+    "array.slice": _slice_pushed,
     "array.pow": _power_of_constant,
     "math.powf": _power_of_constant,
     "math.ipowi": _power_of_constant,

@@ -53,6 +53,24 @@ def may_raise(op: Operation) -> bool:
                for inner in op.walk())
 
 
+def _bounds(v: Value, depth: int = 4):
+    """``(lowest, highest)`` of an integer array made of constants by broadcasts, slices and
+    additions (``sliding_window_view``'s window positions, ``rows + cols``), else None;
+    ``(0, -1)`` for an empty one."""
+    attr = constant_of(v)
+    if isinstance(attr, DenseAttr):
+        return (int(attr.array.min()), int(attr.array.max())) if attr.array.size else (0, -1)
+    op = v.op if isinstance(v, OpResult) else None
+    if op is None or depth == 0:
+        return None
+    if op.op_name in ("array.broadcast_in_dim", "array.slice"):
+        return _bounds(op.operands[0], depth - 1)
+    if op.op_name == "array.add":
+        a, b = (_bounds(u, depth - 1) for u in op.operands)
+        return None if a is None or b is None else (a[0] + b[0], a[1] + b[1])
+    return None
+
+
 def _indices_in_range(op: Operation) -> bool:
     """Whether ``op`` is a gather or scatter whose index arrays are constants, all in range (an
     index list written in the program, ``x[[0, 2]]``): its check cannot fail."""
@@ -64,11 +82,11 @@ def _indices_in_range(op: Operation) -> bool:
     else:
         return False
     for v, axis in pairs:
-        attr = constant_of(v)
-        if not isinstance(attr, DenseAttr):
+        bounds = _bounds(v)
+        if bounds is None:
             return False
         n = op.operands[0].type.shape[axis]
-        if attr.array.size and not (-n <= attr.array.min() and attr.array.max() < n):
+        if bounds != (0, -1) and not (-n <= bounds[0] and bounds[1] < n):
             return False
     return True
 

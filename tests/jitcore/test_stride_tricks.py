@@ -97,3 +97,19 @@ def test_long_windows_hold_no_table_of_every_position(fn):
     sizes = [int(np.prod([int(d) for d in m.split("x")[:-1]] or [1]))
              for m in re.findall(r'"array.constant".*?tensor<([0-9x]*x?[a-z0-9]+)>', text)]
     assert max(sizes) <= 3200, sizes
+
+
+@pytest.mark.parametrize("fn, shape", [
+    (lambda x: swv(x, 40)[::16] * 2.0, (1000,)),
+    (lambda a: swv(a, 40, axis=1)[1:, ::7, 3:20:2].sum(-1), (3, 1000)),
+    (lambda a: swv(a, 35, axis=0)[::5, 1, ::-3], (100, 3)),
+    (lambda x: np.abs(np.fft.rfft(swv(x, 64)[::32] * np.hanning(64), axis=1)), (2048,)),
+])
+def test_a_slice_of_windows_gathers_only_the_windows_it_keeps(fn, shape):
+    """``sliding_window_view(x, 1024)[::512]`` (an STFT's frames) gathered every window and then
+    kept one in 512 (67 ms against NumPy's 1 ms at 48000 samples); the slice now moves into the
+    gather and its positions (``passes/canonicalize.py``, ``_slice_pushed``)."""
+    x = np.arange(float(np.prod(shape))).reshape(shape) % 97
+    np.testing.assert_allclose(jc.jit(fn)(x), fn(x), rtol=1e-12, atol=1e-9)
+    if shape == (1000,):
+        assert "961x40" not in jc.jit(fn).lower(x).as_text()
