@@ -421,7 +421,9 @@ class FlatIter:
         self.base = base
 
     def _flat(self) -> Tracer:
-        return self.base.reshape(-1)  # a view of the base: writes to it reach the base
+        # the base's elements in C order, whatever its strides (NumPy's reshape of a transposed
+        # base would copy): a view, whose writes reach the base
+        return make_view(self.base, lambda b: prims.reshape(b, (-1,)), lambda b, v: prims.reshape(v, b.shape))
 
     def __getitem__(self, key):
         out = self._flat()[key]

@@ -70,3 +70,18 @@ def test_a_complex_arrays_real_part_reshaped_is_a_copy():
         return z
     z = np.arange(6.0).reshape(2, 3) + 1j
     np.testing.assert_array_equal(jc.jit(f)(z.copy()), f(z.copy()))
+
+
+@pytest.mark.parametrize("view", [lambda u: np.swapaxes(u, 0, 1), lambda u: np.moveaxis(u, 0, -1),
+                                  lambda u: np.rot90(u), lambda u: u.T.reshape(2, 3), lambda u: u[::-1]])
+def test_a_flat_write_through_a_strided_view_reaches_the_array(view):
+    """``v.flat[0] = -99`` of a transposed or reversed view writes the array (``x.flat`` is C
+    order of the view's elements, whatever its strides; it was a reshape, a copy there)."""
+    def f(u):
+        u = u.copy()
+        v = view(u)
+        v.flat[0] = -99.0
+        v.flat[[1, 3]] = 7.0
+        return u
+    u = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(jc.jit(f)(u), f(u))
