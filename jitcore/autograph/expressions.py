@@ -416,6 +416,9 @@ def _extreme(builtin, better):
     values' promotion. Anything else (a ``key=``, ``default=``, arrays of several elements, no
     traced value) is the builtin's business."""
     def fn(*args, **kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], Tracer) and args[0].ndim == 1 \
+                and args[0].dtype.kind in "biuf":
+            return _extreme_of_items(builtin, args[0])
         if len(args) == 1 and not isinstance(args[0], (list, tuple, Tracer)) and hasattr(args[0], "__iter__"):
             args = (list(args[0]),)  # a generator of traced values: read once, for either path
         values = args[0] if len(args) == 1 and isinstance(args[0], (list, tuple)) else args
@@ -449,6 +452,17 @@ def _truth(builtin, stop: bool, combine):
 
     fn.__name__ = fn.__qualname__ = builtin.__name__
     return fn
+
+
+def _extreme_of_items(builtin, a: Tracer):
+    """``max(x)``/``min(x)`` of a 1-d traced array: Python's running choice over its items, which
+    a NaN first makes NaN and a NaN later never enters (``nanmax`` of the rest); a NumPy scalar."""
+    if a.shape[0] == 0:
+        raise ValueError(f"{builtin.__name__}() arg is an empty sequence")
+    if a.dtype.kind != "f":
+        return as_scalar((np.max if builtin is max else np.min)(a))
+    best = (np.nanmax if builtin is max else np.nanmin)(a)
+    return as_scalar(np.where(np.isnan(a[0]), a[0], best))
 
 
 def _sorted(iterable, /, *, key=None, reverse=False):

@@ -132,3 +132,17 @@ def test_three_argument_pow():
     assert jc.jit(lambda a, d, n: pow(a, d, n))(2, 560, 561) == pow(2, 560, 561)
     with pytest.raises(UnsupportedError, match="pow"):
         jc.jit(lambda x: pow(int(x[0]), 3, int(x[1])))(np.array([2, 5]))
+
+
+@pytest.mark.parametrize("x", [np.array([1.0, np.nan, 3.0]), np.array([np.nan, 1.0]), np.array([2, 1, 3]),
+                               np.array([True, False]), np.arange(40.0) % 7, np.array([np.nan, np.nan]),
+                               np.array([1.5, -2.0], np.float32)])
+def test_builtin_max_and_min_of_a_1d_array(x):
+    """``max(x)``/``min(x)`` of a traced 1-d array compared traced items (a refusal: the truth
+    of a traced value); now Python's running choice: a NaN first wins, a later one never does.
+    (A signed zero is the one difference: Python keeps the first of -0.0 and 0.0.)"""
+    got = jc.jit(lambda v: (max(v), min(v)))(x)
+    for g, w in zip(got, (max(x), min(x))):
+        assert type(g) is type(w) and (g == w or (g != g and w != w))
+    with pytest.raises(ValueError, match="empty sequence"):
+        jc.jit(lambda v: max(v))(np.array([]))
