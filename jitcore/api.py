@@ -282,7 +282,7 @@ class JitFunction:
                         self._native_entries.setdefault(memo, None)  # asked once: the Python path's call
                     else:
                         self._offer_native(memo, known.executable, entry_key)
-                return argument_writes.apply(known.run(args, kwargs), self._dynamic(args, kwargs))
+                return self._returned(known.run(args, kwargs), args, kwargs)
         try:
             return self._traced_call(args, kwargs, short, memo)
         except JitcoreError as e:
@@ -346,7 +346,7 @@ class JitFunction:
             except Exception as e:  # the compiled code's own raise (an assert, an index): the
                 e.raised_by_compiled_code = True  # trace worked, its static choices stand
                 raise
-            return argument_writes.apply(out, self._dynamic(args, kwargs))
+            return self._returned(out, args, kwargs)
 
     def _static_on_demand(self, error, args, kwargs) -> str | None:
         """Make static the arguments ``error`` needed as values, or traced again those made
@@ -566,10 +566,14 @@ class JitFunction:
         return lowered
 
     # -- internals -----------------------------------------------------------------------
-    def _dynamic(self, args, kwargs) -> tuple:
-        """The traced arguments of a call, as its trace saw them: (positional, keywords)."""
+    def _returned(self, out, args, kwargs):
+        """The call's result: ``out``, or where the function changed its list and dict
+        arguments (``argument_writes``), its result after their final state is written into
+        the caller's (the traced arguments split out only then: the cached path pays a type test)."""
+        if type(out) is not argument_writes.ArgumentWrites:
+            return out
         _, dyn_args, dyn_kwargs = self._split(args, kwargs)
-        return tuple(dyn_args), dyn_kwargs
+        return argument_writes.apply(out, (tuple(dyn_args), dyn_kwargs))
 
     def _split(self, args, kwargs):
         """(static (position or name, value) pairs, traced positional values, traced keyword

@@ -33,11 +33,9 @@ def traced_result(result, arguments, tree: pytree.TreeDef, leaves: list):
     return ArgumentWrites(result, arguments)
 
 
-def apply(out, arguments):
-    """The caller's result of a call that returned ``out``: a changed container's final state
+def apply(out: ArgumentWrites, arguments):
+    """The caller's result of a call that returned ``out``: the changed containers' final state
     is written into ``arguments`` (the caller's dynamic arguments, as traced)."""
-    if type(out) is not ArgumentWrites:
-        return out
     _update(arguments, out.arguments)
     return out.result
 
@@ -84,12 +82,12 @@ def static_state(value, depth: int = 3) -> list:
     """What a static argument holds that a trace could change, to compare and put back: its
     arrays (up to a million elements) by a copy, its lists, dicts and objects' attributes by a
     shallow copy: ``(path, holder, copy)``."""
-    found = []
+    found, members = [], _members(value)
     if type(value) in (list, dict):
         found.append(("", value, value.copy()))
-    elif _members(value) and hasattr(value, "__dict__"):
+    elif members and hasattr(value, "__dict__"):
         found.append(("", vars(value), dict(vars(value))))
-    for path, v in _members(value):
+    for path, v in members:
         if type(v) is np.ndarray and v.size <= 1 << 20:
             found.append((path, v, v.copy()))
         elif depth > 1:

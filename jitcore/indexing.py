@@ -589,10 +589,10 @@ def assign_subscript(x: Tracer, key, value) -> None:
     if has_scalar_bool(key):
         setitem_scalar_bool(x, key, value)
         return
-    if isinstance(value, masked.MaskedSelection) and traced_mask(key) is not None:
-        prims.assign(x, masked.write(x, traced_mask(key), value))  # x[m] = f(x[m])
-        return
     mask = traced_mask(key)
+    if isinstance(value, masked.MaskedSelection) and mask is not None:
+        prims.assign(x, masked.write(x, mask, value))  # x[m] = f(x[m])
+        return
     if mask is not None and 0 < mask.ndim < x.ndim and mask.shape == x.shape[:mask.ndim] \
             and not isinstance(value, masked.MaskedSelection) and _fits(np.shape(value), x.shape[mask.ndim:]):
         # img[z > 0.5] = color: one value per selected element of the leading dims, a where

@@ -35,6 +35,7 @@ from jitcore.ir.builder import Builder
 from jitcore.ir.core import Value
 from jitcore.ir.errors import JitcoreError
 from jitcore.ir.location import UNKNOWN, FileLineCol, Location, describe
+from jitcore.python_round import python_round
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -114,46 +115,6 @@ class Trace:
         finally:
             self.builder, self.constants, self.derived = saved
             self.depth -= 1
-
-
-def _exact_product(a, b):
-    """``(p, e)`` with ``p = fl(a * b)`` and ``a * b = p + e`` exactly (Dekker's product, by
-    Veltkamp's split; no FMA: the same bits on every CPU), for ``|a|, |b|`` far below overflow."""
-    def split(v):
-        c = 134217729.0 * v  # 2**27 + 1
-        high = c - (c - v)
-        return high, v - high
-    p = a * b
-    (ah, al), (bh, bl) = split(a), split(b)
-    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
-
-
-def _python_round(x, ndigits: int):
-    """Python's ``round(x, ndigits)`` of a float: the exact decimal value of ``x`` rounded half
-    to even, not NumPy's scaled rint (``round(0.0025, 3)`` is 0.003 in Python: the double lies
-    above the half, 0.002 in NumPy: ``0.0025 * 1000`` rounds to 2.5). ``x`` times (or over)
-    ``10**|ndigits|`` (exact up to 22) is exact as a value plus its error; a tie of the rounded
-    value is broken by that error's sign, and the integer scaled back correctly rounded."""
-    scale = 10.0 ** abs(ndigits)
-    big = 2.0 ** 53  # from here on x is its own rounding (it moves less than a quarter ulp)
-    if ndigits >= 0:
-        scaled = x * scale
-        small = np.where(np.abs(scaled) < big, x, 0.0)  # (no overflow in the split)
-        p, error = _exact_product(small, scale)
-    else:
-        scaled = x / scale
-        small = np.where(np.abs(scaled) < big, scaled, 0.0)
-        p, e = _exact_product(small, scale)
-        error = (np.where(np.abs(scaled) < big, x, 0.0) - p) - e  # x - q * scale: its sign
-    whole = np.rint(scaled)
-    tie = np.abs(scaled - whole) == 0.5
-    whole = np.where(tie & (error > 0), np.floor(scaled) + 1.0, whole)
-    whole = np.where(tie & (error < 0), np.floor(scaled), whole)
-    # from 2**52 the scaled value is whole and its error may be a half: a tie, to even
-    half = np.abs(error) == (0.5 if ndigits >= 0 else 0.5 * scale)
-    whole = np.where(half & (np.fmod(whole, 2.0) != 0), whole + np.sign(error), whole)
-    back = whole / scale if ndigits >= 0 else whole * scale
-    return np.where(np.abs(scaled) < big, np.copysign(back, x), x)
 
 
 def print_options() -> dict | None:
@@ -423,7 +384,7 @@ class Tracer:
         if ndigits is None:  # a Python int: weak, as a Python scalar argument is
             return fresh(np.round(self).astype(np.int64), scalar=True, weak=True)
         if self.weak and self.dtype == np.float64 and -22 <= operator.index(ndigits) <= 22:
-            return fresh(_python_round(self, operator.index(ndigits)), scalar=True, weak=True)
+            return fresh(python_round(self, operator.index(ndigits)), scalar=True, weak=True)
         out = np.round(self, ndigits)
         return fresh(out, scalar=True, weak=self.weak)
 

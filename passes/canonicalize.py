@@ -293,25 +293,17 @@ def _slice_pushed(op: array.SliceOp) -> list[Value] | None:
 
 
 def _slice_of_gather(op: array.SliceOp) -> list[Value] | None:
+    """The gather of sliced indices (the result's dims ``axis`` to ``axis + k`` are theirs) from
+    ``x`` sliced along its other dims (all of its gathered ``axis`` kept)."""
     gather = _producer(op.operands[0], array.GatherOp)
     if gather is None:
         return None
     x, indices = gather.operands
-    axis, k = gather.axis, indices.type.rank
+    axis, end = gather.axis, gather.axis + indices.type.rank
     start, stride, shape = op.start, op.stride, op.result_type.shape
-    inner = slice(axis, axis + k)  # the result dims that are the indices'
-
-    new_indices = _sliced(op, indices, start[inner], stride[inner], shape[inner])
-    outer = [d for d in range(len(shape)) if not axis <= d < axis + k]  # x's dims, less its axis
-    x_start, x_stride, x_dims = list(start[:axis]), list(stride[:axis]), list(shape[:axis])
-    x_start.append(0)
-    x_stride.append(1)
-    x_dims.append(x.type.shape[axis])
-    for d in outer[axis:]:
-        x_start.append(start[d])
-        x_stride.append(stride[d])
-        x_dims.append(shape[d])
-    new_x = _sliced(op, x, x_start, x_stride, x_dims)
+    new_indices = _sliced(op, indices, start[axis:end], stride[axis:end], shape[axis:end])
+    new_x = _sliced(op, x, (*start[:axis], 0, *start[end:]), (*stride[:axis], 1, *stride[end:]),
+                    (*shape[:axis], x.type.shape[axis], *shape[end:]))
     return _insert(op, array.GatherOp([new_x, new_indices], [op.result_type], {"axis": axis})).results
 
 

@@ -55,8 +55,8 @@ def may_raise(op: Operation) -> bool:
 
 def _bounds(v: Value, depth: int = 4):
     """``(lowest, highest)`` of an integer array made of constants by broadcasts, slices and
-    additions (``sliding_window_view``'s window positions, ``rows + cols``), else None;
-    ``(0, -1)`` for an empty one."""
+    additions (``sliding_window_view``'s window positions, ``rows + cols``), else None; an
+    empty one's lowest is above its highest."""
     attr = constant_of(v)
     if isinstance(attr, DenseAttr):
         return (int(attr.array.min()), int(attr.array.max())) if attr.array.size else (0, -1)
@@ -86,7 +86,7 @@ def _indices_in_range(op: Operation) -> bool:
         if bounds is None:
             return False
         n = op.operands[0].type.shape[axis]
-        if bounds != (0, -1) and not (-n <= bounds[0] and bounds[1] < n):
+        if bounds[0] <= bounds[1] and not (-n <= bounds[0] and bounds[1] < n):
             return False
     return True
 

@@ -81,8 +81,7 @@ def call(f):
             return sampler
         if getattr(f, "__code__", None) not in convert._converted_codes:
             calltime.register(f)  # not a function defined while tracing: its cells hold its arrays
-        if isinstance(f, type) and f.__module__ not in ("builtins",) \
-                and not f.__module__.startswith(("numpy", "jitcore")):
+        if isinstance(f, type) and not f.__module__.startswith(("builtins", "numpy", "jitcore")):
             return _noting_made(f)
     return converted(f)
 

@@ -82,6 +82,10 @@ def state(local_vars: dict, names) -> tuple:
     return tuple(local_vars.get(n, Undefined(n)) for n in names)
 
 
+# values whose attributes are not an object's own state
+_NOT_HOLDERS = (Tracer, np.ndarray, np.generic, type, types.ModuleType, Undefined)
+
+
 def holders(local_vars: dict, pairs) -> tuple:
     """``(object, name, attribute)`` for each ``name.attribute`` a branch or loop sets, where
     ``name`` holds a plain Python object made while tracing: its attribute is carried through
@@ -90,8 +94,7 @@ def holders(local_vars: dict, pairs) -> tuple:
     out = []
     for name, attr in pairs:
         obj = local_vars.get(name)
-        kinds = (Tracer, np.ndarray, np.generic, type, types.ModuleType, Undefined)
-        if obj is None or isinstance(obj, kinds) \
+        if obj is None or isinstance(obj, _NOT_HOLDERS) \
                 or not hasattr(obj, "__dict__") or (r is not None and r.outside(obj)):
             continue  # an object from outside: set_attribute refuses it
         out.append((obj, name, attr))
@@ -134,6 +137,14 @@ class AttributeState:
             self._set(values[self.count:])
             return fn(*values[:self.count])
         return run
+
+    def loop_site(self, site: dict, after):
+        """A loop's ``site`` and ``after`` with the attributes among its variables (read after
+        the loop, as the objects hold them then)."""
+        site.update(init=self.init, names=self.names)
+        if site.get("bound") is not None:
+            site["bound"] = self.reader(site["bound"])
+        return after if after is None else (*after, *self.names[self.count:])
 
     def finish(self, values):
         values = tuple(values)
@@ -424,10 +435,7 @@ def _in_user_terms():
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site):
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
-        if site.get("bound") is not None:
-            site["bound"] = attributes.reader(site["bound"])
-        after = after if after is None else (*after, *attributes.names[attributes.count:])
-        site.update(init=attributes.init, names=attributes.names)
+        after = attributes.loop_site(site, after)
         return attributes.finish(while_stmt(attributes.reader(test_fn), attributes.body(body_fn),
                                             after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):
@@ -713,9 +721,8 @@ def _unrolling(times: int):
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), **site):
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
+        after = attributes.loop_site(site, after)
         extra_test = None if extra_test is None else attributes.reader(extra_test)
-        after = after if after is None else (*after, *attributes.names[attributes.count:])
-        site.update(init=attributes.init, names=attributes.names)
         return attributes.finish(for_stmt(iterable, extra_test, attributes.body(body_fn, lead=1),
                                           after=after, rebinds=rebinds, **site))
     with _read_after(after, rebinds):

@@ -20,6 +20,7 @@ from jitcore import primitives as prims
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.dialects.array import BroadcastInDimOp
 from jitcore.numpy.registry import implements, traced
+from jitcore.numpy.stride_tricks import window_positions
 from jitcore.tracer import Tracer, fresh, make_view, refuse_traced, user_location
 
 __all__ = ["append", "atleast_1d", "atleast_2d", "atleast_3d", "block", "broadcast_to", "concatenate",
@@ -986,7 +987,6 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
         return total
     if start or length != n + m - 1:
         return _full_correlation(a, w)[start:start + length]
-    from jitcore.numpy.stride_tricks import window_positions
     padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
     windows = window_positions(a.owner_trace, n + m - 1, m)  # (n + m - 1, m), computed in the gather
     products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
