@@ -24,13 +24,15 @@ NO_TERMINATOR = "NoTerminator"  # its single-block regions need no terminator
 
 
 class Value:
-    """An SSA value: a typed definition and the (op, operand index) pairs that use it."""
+    """An SSA value: a typed definition and the (op, operand index) pairs that use it, kept as
+    an insertion-ordered dict's keys so that dropping a use is O(1) (a value with thousands of
+    uses, an unrolled loop's input, made erasing them quadratic)."""
 
     __slots__ = ("type", "uses")
 
     def __init__(self, type: Type):
         self.type = type
-        self.uses: list[tuple[Operation, int]] = []
+        self.uses: dict[tuple[Operation, int], None] = {}
 
     def replace_all_uses_with(self, new: Value) -> None:
         for op, i in list(self.uses):
@@ -106,7 +108,7 @@ class Operation:
         for v in operands:  # _append_operand, inline: kernels with thousands of operands are built
             if not isinstance(v, Value):
                 raise IRError(f"operand of {self.op_name} must be a Value, got {type(v).__name__}")
-            v.uses.append((self, len(mine)))
+            v.uses[self, len(mine)] = None
             mine.append(v)
         for r in regions:
             self.add_region(r)
@@ -133,18 +135,18 @@ class Operation:
     def _append_operand(self, v: Value) -> None:
         if not isinstance(v, Value):
             raise IRError(f"operand of {self.op_name} must be a Value, got {type(v).__name__}")
-        v.uses.append((self, len(self._operands)))
+        v.uses[self, len(self._operands)] = None
         self._operands.append(v)
 
     def set_operand(self, i: int, v: Value) -> None:
         old = self._operands[i]
-        old.uses.remove((self, i))
-        v.uses.append((self, i))
+        del old.uses[self, i]
+        v.uses[self, i] = None
         self._operands[i] = v
 
     def drop_operands(self) -> None:
         for i, v in enumerate(self._operands):
-            v.uses.remove((self, i))
+            del v.uses[self, i]
         self._operands = []
 
     # -- results, regions, placement ------------------------------------------------------

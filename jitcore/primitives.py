@@ -19,7 +19,16 @@ from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValu
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
 from jitcore.ir.types import TensorType, i64
-from jitcore.tracer import Trace, Tracer, as_scalar, fresh, make_view, refuse_traced, user_location
+from jitcore.tracer import (
+    Trace,
+    Tracer,
+    as_scalar,
+    current_trace,
+    fresh,
+    make_view,
+    refuse_traced,
+    user_location,
+)
 
 UFUNC_KINDS = {
     np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "div",
@@ -120,6 +129,9 @@ def nested_array(obj, dtype=None) -> Tracer:
         dtype = np.result_type(*(v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
                                  for v in items)) if items else np.dtype(float)
     dtype = np.dtype(dtype)
+    appended = appended_stack(obj, dtype)
+    if appended is not None:
+        return appended
 
     def build(node):
         if not isinstance(node, (list, tuple)):
@@ -133,6 +145,49 @@ def nested_array(obj, dtype=None) -> Tracer:
         return concatenate([reshape(p, (1,) + p.shape) for p in parts], 0)
 
     return fresh(build(obj))
+
+
+def appended_pieces(obj) -> list | None:
+    """A list appending loops filled (``autograph.appending``), as the rows arrays they carried
+    and, between them, lists of the items it held otherwise; None for any other list, or one
+    changed since."""
+    trace = current_trace()
+    entry = trace.appended.get(id(obj)) if trace is not None and isinstance(obj, list) else None
+    if entry is None:
+        return None
+    same, segments, depth = entry
+    shape = segments[0][1].shape[1:]
+    if same is not obj or trace.depth < depth or len(obj) < segments[-1][0] + len(segments[-1][2]) \
+            or any(rows.shape[1:] != shape or any(a is not b for a, b in zip(obj[at:], made))
+                   for at, rows, made in segments):
+        return None
+    pieces, done = [], 0
+    for at, rows, made in [*segments, (len(obj), None, ())]:
+        if at > done:  # items between the loops' rows
+            if any(np.shape(v) != shape for v in obj[done:at]):
+                return None
+            pieces.append(obj[done:at])
+        if rows is not None:
+            pieces.append(rows)
+        done = at + len(made)
+    return pieces
+
+
+def appended_stack(obj, dtype=None) -> Tracer | None:
+    """``np.stack`` of a list appending loops filled (``appended_pieces``), in ``dtype`` (None:
+    NumPy's for its items); None for any other list."""
+    pieces = appended_pieces(obj)
+    if pieces is None:
+        return None
+    if dtype is None:
+        dtype = np.result_type(*(p.dtype for p in pieces if isinstance(p, Tracer)),
+                               *(v.dtype if isinstance(v, Tracer) else np.asarray(v).dtype
+                                 for p in pieces if isinstance(p, list) for v in p))
+    trace = current_trace()
+    pieces = [convert(p, dtype) if isinstance(p, Tracer) else
+              nested_array(p, dtype) if holds_tracer(p) else constant(trace, np.array(p, dtype))
+              for p in pieces]
+    return fresh(concatenate(pieces, 0) if len(pieces) > 1 else pieces[0])
 
 
 def as_tracer(trace: Trace, x, dtype: np.dtype) -> Tracer:

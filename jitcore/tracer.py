@@ -61,7 +61,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents", "formatted")
+                 "extents", "formatted", "appended")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -77,6 +77,9 @@ class Trace:
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
         self.formatted: list = []  # (tracer, format spec) per placeholder of the user's text (formatting)
+        # id(list) -> (list, [(start, rows array, row tracers), ...], depth): lists loops appended
+        # to (autograph.appending), which np.array and np.stack of them read as those arrays
+        self.appended: dict[int, tuple] = {}
 
     @contextmanager
     def running(self):

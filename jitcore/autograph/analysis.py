@@ -419,6 +419,31 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
     return None
 
 
+def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
+    """The names a loop body changes only by ``name.append(value)`` calls, when those are its
+    only changes to Python objects and the names appear in it nowhere else (a list the loop
+    fills: ``statements.for_stmt`` compiles it as a loop, ``appending``); else None."""
+    appended, calls = set(), set()
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
+            f = f.args[0]
+        if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
+            if not (f.attr == "append" and isinstance(f.value, ast.Name) and f.value.id in own
+                    and len(n.args) == 1 and not n.keywords):
+                return None
+            appended.add(f.value.id)
+            calls.add(id(f.value))
+    if not appended:
+        return None
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
+            return None  # used otherwise: len(ys), ys[-1], ys = [], f(ys)
+    return tuple(sorted(appended))
+
+
 _STEPS = {ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mult"}
 _COMPARES = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 _BOUND_CALLS = frozenset({"len", "int", "min", "max", "abs"})

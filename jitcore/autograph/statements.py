@@ -16,7 +16,7 @@ import numpy as np
 
 from jitcore import calltime, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import loop_exit, raises
+from jitcore.autograph import appending, loop_exit, raises
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -730,7 +730,7 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None):
+              changes=None, appends=None):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
@@ -742,6 +742,10 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     sized = isinstance(iterable, (range, Tracer, Indexed))
     shaped = sized and _sized_range(iterable if isinstance(iterable, range) else range(len(iterable)))
     long = sized and (len(iterable) * _copies() > UNROLL_LIMIT or shaped)
+    if appends and long and not in_try and extra_test is None and current_trace() is not None:
+        filled = _appending_for(iterable, body_fn, values, names, line, targets, appends)
+        if filled is not None:
+            return filled
     if long and isinstance(iterable, (Tracer, Indexed)) and not effects and not in_try \
             and _all_carriable(values):
         try:
@@ -758,6 +762,25 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
                        in_try, long_range, len(iterable) if sized else 1, shaped)
+
+
+def _appending_for(iterable, body_fn, values, names, line, targets, appends):
+    """A long loop whose body appends to lists (``ys.append(v)``), compiled as a loop with the
+    rows carried as arrays (``appending``); None where it cannot be (then unrolled, as before)."""
+    source = None if isinstance(iterable, range) else iterable
+    rng = iterable if source is None else range(len(iterable))
+
+    def first_item():  # (as _traced_for_once gives it: x[i:i + 3] in the body is a window)
+        if source is not None:
+            return source[0]
+        item = fresh(_int64(rng.start), scalar=True, weak=True)
+        item.index_form = index_forms.loop_index(rng)
+        return item
+
+    return appending.appending_loop(
+        lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
+                                                     line, targets),
+        body_fn, first_item, values, names, appends, len(rng))
 
 
 def _sized(n) -> bool:

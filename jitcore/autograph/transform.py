@@ -559,6 +559,9 @@ class ControlFlow(ast.NodeTransformer):
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
         state = self._state(body, self.live.live_in.get(id(node)))
+        # a list the body only appends to is state too: compiled, its rows are carried
+        appends = analysis.appended_lists(node.body, self.own - self.declared)
+        state = sorted(set(state) | set(appends or ()))
         body_fn = self.fresh("body")
         defs = [self._function(body_fn, [ITER, *state], body, state, node)]
         test = ast.Constant(None)
@@ -573,6 +576,7 @@ class ControlFlow(ast.NodeTransformer):
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | self._scratch(body, node)))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
         site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        site["appends"] = ast.Constant(appends)
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)

@@ -167,6 +167,10 @@ def _index_or_none(axis):
 
 @implements(np.concatenate)
 def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    stacked = prims.appended_stack(arrays)  # the rows of a loop's appends: reshaped, not copied
+    if stacked is not None and stacked.ndim > 1 and axis == 0 and out is None:
+        joined = prims.reshape(stacked, (-1, *stacked.shape[2:]))
+        return joined if dtype is None else prims.convert(joined, np.dtype(dtype))
     arrays = _operands(arrays)
     if not traced(*arrays):
         return np.concatenate(arrays, axis=axis, dtype=dtype)
@@ -180,6 +184,12 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
 
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, dtype=None, casting="same_kind"):
+    stacked = prims.appended_stack(arrays)  # the rows of a loop's appends, as they are
+    if stacked is not None and out is None:
+        at = prims.normalize_axes(axis, stacked.ndim, "stack")[0]
+        if at:  # (a new array, not a view of the rows)
+            stacked = fresh(prims.transpose(stacked, [*range(1, at + 1), 0, *range(at + 1, stacked.ndim)]))
+        return stacked if dtype is None else prims.convert(stacked, np.dtype(dtype))
     arrays = _operands(arrays)
     if not traced(*arrays):
         return np.stack(arrays, axis=axis, dtype=dtype)

@@ -615,4 +615,4 @@ def test_a_body_that_raises_leaves_no_uses_behind():
     with pytest.raises(ZeroDivisionError), trace.region(body):
         y = x * 2
         y = y / 0 if y.shape == (2,) else 1 // 0
-    assert outer.args[0].uses == [] and trace.depth == 0 and trace.builder.block is outer
+    assert not outer.args[0].uses and trace.depth == 0 and trace.builder.block is outer
