@@ -5,13 +5,16 @@
 
 Each implementation runs in a subprocess of its own (``--worker``): NumPy, then jitcore from
 the ``--before`` tree, then from this tree (the ``PYTHONPATH`` of each is its tree). A case is
-called once to compile, then timed (``timeit``-style: calls until 0.25 s have passed, at least
-2 and at most 9, one where a call takes over a second) and its median reported. Peak memory:
-Linux's peak resident size is reset (``/proc/self/clear_refs`` = 5) before one more call and
-read after it (``VmHWM``); the table gives the peak above the resident size before the call,
-so the inputs and the compiled code are not counted, the output and every temporary are
-(jitcore's buffer pool is off meanwhile: its outputs come from fresh pages, as NumPy's do).
-tracemalloc would not see the buffers that compiled code allocates natively.
+called once to compile, once more to measure its memory, then timed (``timeit``-style: calls
+until 0.25 s have passed, at least 2 and at most 9, one where a call takes over a second) and
+its median reported. Peak memory: Linux's peak resident size is reset (``/proc/self/clear_refs``
+= 5) before the second call and read after it (``VmHWM``); the table gives the peak above the
+resident size before the call: memory the call had to take beyond what the process already
+held (the inputs, the code, and heap pages freed earlier that the allocator hands out again,
+which is where an output of a few MiB usually comes from: 0.0 there), so an (n, m) temporary
+shows, a small output may not. jitcore's buffer pool is off meanwhile; tracemalloc would not
+see the buffers that compiled code allocates natively. The machine's load shows in the
+medians: compare rows run together, not across runs.
 
 Cases: ``np.convolve(x, k, mode)`` for the three modes, ``len(k)`` 7, 31, 255 and ``len(x)``
 10**5 and 10**6; a full autocorrelation ``np.correlate(x, x, 'full')`` of 4096 points; a
@@ -130,9 +133,8 @@ def worker(impl: str, quick: bool) -> None:
                 start = time.perf_counter()
                 expected = g(x, k)
                 record["first_s"] = time.perf_counter() - start
-                g(x, k)  # a second warm-up: the thread pool and the pages of the output
+                record["peak_bytes"] = _peak_of(lambda g=g, x=x, k=k: g(x, k))  # (a second warm-up)
                 record["median_s"] = _median_time(lambda g=g, x=x, k=k: g(x, k))
-                record["peak_bytes"] = _peak_of(lambda g=g, x=x, k=k: g(x, k))
                 record["checksum"] = float(np.sum(np.abs(np.asarray(expected, np.float64))))
             except Exception as e:  # reported in the table, not fatal
                 record["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:80]}"
