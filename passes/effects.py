@@ -71,6 +71,13 @@ def _bounds(v: Value, depth: int = 4):
     return None
 
 
+def proved_positions(v: Value, n: int) -> bool:
+    """Whether every element of the integer array ``v`` is proved a position in ``[0, n)``
+    (``_bounds``): an index there needs neither a check nor a wrap."""
+    bounds = _bounds(v)
+    return bounds is not None and (bounds[0] > bounds[1] or (0 <= bounds[0] and bounds[1] < n))
+
+
 def _indices_in_range(op: Operation) -> bool:
     """Whether ``op`` is a gather or scatter whose index arrays are constants, all in range (an
     index list written in the program, ``x[[0, 2]]``): its check cannot fail."""

@@ -43,11 +43,18 @@ producer would have read (in range, the clamp changes nothing); elsewhere the va
 discarded, and clamping keeps the read in bounds (scalar bodies cannot trap: integer division
 guards zero).
 
-Indexed kernels (gathers and scatters: ``indexed`` operands, ``kernel.check_index``,
-``kernel.insert``) stay whole. Such a kernel is never inlined into a consumer: its checks
-record the first bad index and its inserts apply in order, so running its body inside another
-nest (reordered, or again per consumer or per broadcast element) would change what is recorded
-or written; and a gather recomputed per use would read and check its indices again. Into
+Indexed kernels that check or write (gathers and scatters: ``indexed`` operands,
+``kernel.check_index``, ``kernel.insert``) stay whole. Such a kernel is never inlined into a
+consumer: its checks record the first bad index and its inserts apply in order, so running its
+body inside another nest (reordered, or again per consumer or per broadcast element) would
+change what is recorded or written; and a gather recomputed per use would read and check its
+indices again. A gather whose positions ``kernelize`` proved in range (``effects.
+proved_positions``: window positions, constant tables) has no check: it is a pure read at
+computed positions and is inlined by the rules above like any producer, its source becoming
+an indexed operand of the consumer (read whole, no map). So a sum over windows,
+``sliding_window_view(x, w).sum(-1)`` or ``np.convolve``'s, is one reduction reading ``x``
+where the windows lie, with no (n, w) array; ``index_tables.py`` then computes the positions'
+constant tables from the kernel's positions, so each window is a contiguous run. Into
 such a kernel may fuse, by the rules above, producers of the operands it reads through maps
 (an index array computed elementwise, a scatter's updates): each value is still computed once
 per iteration point, before the checks and writes of that point, in the same order. Its
@@ -107,6 +114,7 @@ from jitcore.ir.dialects.arith import ConstantOp as ScalarConstantOp
 from jitcore.ir.location import fuse as fuse_locations
 from jitcore.ir.types import index as index_type
 from jitcore.passes.gemm_epilogue import fuse_gemm_epilogues
+from jitcore.passes.index_tables import compute_index_tables
 from jitcore.passes.kernelize import locate, rule_for
 from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.linalg import is_float_contraction
@@ -143,6 +151,7 @@ class Fuse(Pass):
             for block in _blocks(func.body):
                 changed |= _read_through_unit_reshapes(block)
                 changed |= _fuse_block(block, self.max_recompute, self.store_shared_math)
+                changed |= compute_index_tables(block)
                 if self.gemm_epilogue:
                     changed |= fuse_gemm_epilogues(block)
                 if self.reduction_epilogue:
@@ -290,11 +299,10 @@ def _should_inline(producer: kernel.GenericOp, consumer: kernel.GenericOp, index
                    max_recompute: int, in_order: dict, store_shared: bool = True) -> bool:
     if producer.has_reduction or not all(m.is_identity for m in producer.output_maps):
         return False
-    if producer.indexed or any(i >= 0 for i in producer.copy_inputs):
-        return False  # an indexed kernel stays whole (see the module docstring), and a
-        # kernel whose result starts as a copy computes only part of it
+    if any(i >= 0 for i in producer.copy_inputs):
+        return False  # a kernel whose result starts as a copy computes only part of it
     if _runs_in_order(producer, in_order):
-        return False
+        return False  # with checks or writes an indexed kernel stays whole (module docstring)
     cost = _cost(producer, max_recompute)
     if index in consumer.clamped:  # a pad or concatenate runs every piece at every point: (b) only
         return cost <= max_recompute or _selects_pieces_for(producer, consumer, index)
@@ -598,7 +606,9 @@ def _splice_producer(out: _Assembly, producer: kernel.GenericOp, value: Value, o
     else:
         for j, (v, m, arg) in enumerate(zip(producer.operands, producer.input_maps, body.args)):
             composed = m if identity else m.compose(outer)
-            read = out.read(arg if last_use else None, v, composed, clamp_all or j in producer.clamped)
+            indexed = j in producer.indexed  # a gather's source, read whole
+            read = out.read(arg if last_use else None, v, composed,
+                            not indexed and (clamp_all or j in producer.clamped), indexed)
             if read is not arg:
                 inner[arg] = read
     if last_use:

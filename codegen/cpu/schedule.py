@@ -806,8 +806,10 @@ class _Schedule:
     def _reassociation(self, dim: int) -> reduction.PerResult | reduction.ArgBest | None:
         """How a reduction along dim ``dim`` (the innermost or, across columns, the one before)
         runs in lanes, reordered as ``reduction`` documents (None: it runs in order). Never for
-        a kernel that checks indices: it reports the first bad one in C order."""
-        if self.op.indexed:
+        a kernel that checks indices: it reports the first bad one in C order (a kernel that
+        reads at computed positions it has no check for, a gather fused into its reduction,
+        runs in lanes as any other)."""
+        if self.op.indexed and kernel.runs_in_order(self.op):
             return None
         return reduction.reassociation(self.op, dim, self.fastmath, self.iterators)
 

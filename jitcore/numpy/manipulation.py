@@ -976,7 +976,12 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
     A short window: the sum over j, in order, of ``a[...] * w[j]`` padded to its place, so a
     term past a's ends is a zero left out rather than ``0 * w[j]`` (which is nan for an inf in
     w); the m terms fuse into one kernel that reads ``a`` m times through shifted maps. A long
-    one: one gather of the shifted windows, a product and a sum along the window."""
+    one: a sum along the windows of ``a`` (zero-padded where an output's window passes its
+    ends) times ``w``, as a gather at window positions that ``fuse`` puts into the sum's loop
+    (no (n, m) array; each output one dot product of contiguous elements). Where a window
+    passes a's ends and w may hold inf or nan (floats, complex numbers), that sum runs when
+    every w[j] is finite (a zero term is then exactly the term left out), and otherwise one
+    that masks the terms outside ``a`` out, as NumPy's overlap leaves them out."""
     n, m = a.shape[0], w.shape[0]
     length = n + m - 1 - start if length is None else length
     dtype = np.result_type(a.dtype, w.dtype)
@@ -995,16 +1000,31 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
         if total is None:
             return prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), dtype)), (length,))
         return total
-    if start or length != n + m - 1:
-        return _full_correlation(a, w)[start:start + length]
-    padded = prims.pad(prims.convert(a, dtype), ((m - 1, m - 1),), 0)
-    windows = window_positions(a.owner_trace, n + m - 1, m)  # (n + m - 1, m), computed in the gather
-    products = prims.ufunc(np.multiply, indexing.take(padded, windows, 0), prims.convert(w, dtype))
-    # Terms past a's ends are left out, as NumPy's overlap is: 0 * nan (or inf) in w is nan.
-    outside = np.logical_or(windows < m - 1, windows >= n + m - 1)
-    products = prims.where(outside, np.zeros((), dtype), products)
+    trace = a.owner_trace
+    a, w = prims.convert(a, dtype), prims.convert(w, dtype)
+    before = max(0, (m - 1) - start)  # zeros a's first windows read before a[0]
+    after = max(0, start + length - n)  # and its last ones after a[n - 1]
+    source = prims.pad(a, ((before, after),), 0) if before or after else a
+    first = start - (m - 1) + before  # the first window's position in source
     kind = "or" if dtype == np.bool_ else "sum"
-    return prims.reduction(kind, products, 1, False, dtype)
+
+    def unmasked(source, w):  # (each branch makes its own positions: fusion stays in a block)
+        windows = window_positions(trace, length, m, first)
+        return prims.reduction(kind, prims.ufunc(np.multiply, indexing.take(source, windows, 0), w),
+                               1, False, dtype)
+
+    if not (before or after) or dtype.kind not in "fc":
+        return unmasked(source, w)
+
+    def masked(source, w):
+        # Terms past a's ends are left out, as NumPy's overlap is: 0 * nan (or inf) in w is nan.
+        windows = window_positions(trace, length, m, first)
+        products = prims.ufunc(np.multiply, indexing.take(source, windows, 0), w)
+        outside = np.logical_or(windows < before, windows >= before + n)
+        return prims.reduction(kind, prims.where(outside, np.zeros((), dtype), products), 1, False, dtype)
+
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    return cond(prims.reduction("and", prims.ufunc(np.isfinite, w)), unmasked, masked, source, w)
 
 
 def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):

@@ -73,11 +73,14 @@ def _windows_along(x, ax: int, w: int, n: int):
     return prims.moveaxis(take(x, window_positions(x.owner_trace, n, w), ax), ax + 1, -1)
 
 
-def window_positions(trace, n: int, w: int):
-    """The ``(n, w)`` positions of ``n`` windows of length ``w`` (row i: ``i, ..., i + w - 1``) as
-    the sum of two small constants, which the gather computes as it reads: a constant table
-    of ``n * w`` positions was compiled into the module (hundreds of MiB for an STFT)."""
-    rows = prims.constant(trace, np.arange(n, dtype=np.int64)[:, None])
+def window_positions(trace, n: int, w: int, first: int = 0):
+    """The ``(n, w)`` positions of ``n`` windows of length ``w`` (row i: ``first + i, ...,
+    first + i + w - 1``) as the sum of two small constants, which the gather computes as it
+    reads: a constant table of ``n * w`` positions was compiled into the module (hundreds of
+    MiB for an STFT). Both are aranges, so ``fuse`` computes them from the kernel's positions
+    (``passes/index_tables.py``) and a reduction over the windows reads each as a run of
+    contiguous elements."""
+    rows = prims.constant(trace, np.arange(first, first + n, dtype=np.int64)[:, None])
     # (clipped into the read axis, the gather would check no index: measured slower, 21 ms
     # against 11 for a 48000 x 255 convolution, session 43)
     return prims.ufunc(np.add, rows, prims.constant(trace, np.arange(w, dtype=np.int64)[None, :]))

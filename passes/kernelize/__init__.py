@@ -68,10 +68,12 @@ class Kernelize(Pass):
 
 def _kernelize(block: Block) -> bool:
     changed = False
+    # gathers at positions proved in range, found while their index arrays are array ops
+    proved = {op for op in block.ops if index.positions_proved(op)}
     for op in list(block.ops):
         rule = rule_for(op)
         start = block.position(op)
-        new = rule(op) if rule is not None else None
+        new = rule(op, proved=True) if op in proved else rule(op) if rule is not None else None
         if new is None:
             if isinstance(op, kernel.GenericOp):
                 continue  # its body is scalar already

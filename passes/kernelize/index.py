@@ -25,6 +25,12 @@ index array the kernel's own C order does that (its first row of the other dims 
 index), so the check sits in its body. With several index arrays, or when the kernel has no
 iteration at all (another dim of ``x`` is empty), each index array is first checked by a
 kernel of its own, in order, that yields the positions, and the gather or scatter reads those.
+
+A gather whose index array is proved in range and not negative (``effects.proved_positions``:
+made of constants by broadcasts, slices and adds, such as ``sliding_window_view``'s window
+positions) checks nothing: its body converts each index to a position and reads there. With no
+check it cannot raise, and ``fuse`` may inline it into its consumer (a reduction over its
+windows) as it would any pure producer.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from jitcore.ir.core import Value
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.array import ArgReduceOp, DiagonalOp, GatherNdOp, GatherOp, ScanOp, ScatterNdOp
 from jitcore.ir.types import ScalarType, i1, i64, index
+from jitcore.passes.effects import proved_positions
 from jitcore.passes.kernelize.builder import KernelBuilder
 from jitcore.passes.kernelize.complex import ComplexEmitter
 from jitcore.passes.kernelize.scalar import reduction_init
@@ -133,11 +140,13 @@ class _Indexed:
     addresses: index arrays for ``axes`` at dims ``first..first+len(B)`` of the nest, the other
     dims of ``x`` in order around them."""
 
-    def __init__(self, at, axes, first: int, x: Value, indices: list[Value], domain: tuple[int, ...]):
+    def __init__(self, at, axes, first: int, x: Value, indices: list[Value], domain: tuple[int, ...],
+                 proved: bool = False):
         self.x, self.domain = x, domain
         self.axes, self.first = axes, first
         self.b_shape = tuple(domain[self.first: self.first + indices[0].type.rank])
-        self.inline_check = len(indices) == 1 and 0 not in domain
+        self.proved = proved  # every index in [0, size): no check, no wrap
+        self.inline_check = proved or (len(indices) == 1 and 0 not in domain)
         self.indices = indices if self.inline_check else _checked_indices(at, indices, axes, x.type.shape)
 
     def positions(self, kb: KernelBuilder) -> list[Value]:
@@ -146,7 +155,9 @@ class _Indexed:
         at = {}
         for idx, axis in zip(self.indices, self.axes):
             i = kb.input(idx, _broadcast_map(rank, self.first, idx.type.shape, self.b_shape))
-            if self.inline_check:
+            if self.proved:
+                at[axis] = kb.emit.convert(i, index)
+            elif self.inline_check:
                 at[axis] = kb.check_index(i, axis, self.x.type.shape[axis])
             else:
                 at[axis] = kb.emit.convert(i, index)
@@ -155,11 +166,23 @@ class _Indexed:
         return [at[a] if a in at else kb.index(next(rest)) for a in range(self.x.type.rank)]
 
 
-def gather_nd(op: GatherNdOp) -> kernel.GenericOp:
+def positions_proved(op) -> bool:
+    """Whether ``op`` is a gather whose index arrays are proved positions in range and not
+    negative (asked before ``kernelize`` turns the index arrays' ops into kernels)."""
+    if isinstance(op, GatherOp):
+        return proved_positions(op.operands[1], op.operands[0].type.shape[op.axis])
+    if isinstance(op, GatherNdOp):
+        shape = op.operands[0].type.shape
+        return all(proved_positions(i, shape[a]) for i, a in zip(op.operands[1:], op.axes))
+    return False
+
+
+def gather_nd(op: GatherNdOp, proved: bool = False) -> kernel.GenericOp:
+    """``proved``: ``positions_proved(op)``, asked while the index arrays were array ops."""
     x, indices = op.operands[0], list(op.operands[1:])
     domain = op.result_type.shape
     rank = len(domain)
-    indexed = _Indexed(op, op.axes, op.position, x, indices, domain)
+    indexed = _Indexed(op, op.axes, op.position, x, indices, domain, proved)
     kb = KernelBuilder(rank)
     xt = kb.indexed_input(x)
     value = kb.extract(xt, indexed.positions(kb))
@@ -180,11 +203,12 @@ def scatter_nd(op: ScatterNdOp) -> kernel.GenericOp:
                      domain=domain, copy_inputs=[0], indexed_results=[0])
 
 
-def gather(op: GatherOp) -> kernel.GenericOp:
+def gather(op: GatherOp, proved: bool = False) -> kernel.GenericOp:
+    """``proved``: ``positions_proved(op)``, asked while the index array was an array op."""
     x, idx = op.operands
     domain = op.result_type.shape
     rank = len(domain)
-    indexed = _Indexed(op, (op.axis,), op.axis, x, [idx], domain)  # one index array at ``axis``
+    indexed = _Indexed(op, (op.axis,), op.axis, x, [idx], domain, proved)  # one index array at ``axis``
     kb = KernelBuilder(rank)
     xt = kb.indexed_input(x)
     value = kb.extract(xt, indexed.positions(kb))

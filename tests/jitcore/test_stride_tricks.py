@@ -96,7 +96,7 @@ def test_long_windows_hold_no_table_of_every_position(fn):
     text = jc.jit(fn).lower(x).as_text()
     sizes = [int(np.prod([int(d) for d in m.split("x")[:-1]] or [1]))
              for m in re.findall(r'"array.constant".*?tensor<([0-9x]*x?[a-z0-9]+)>', text)]
-    assert max(sizes) <= 3200, sizes
+    assert max(sizes, default=0) <= 3200, sizes  # (session 44: none, the kernel computes them)
 
 
 @pytest.mark.parametrize("fn, shape", [
