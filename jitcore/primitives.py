@@ -26,6 +26,7 @@ from jitcore.tracer import (
     current_trace,
     fresh,
     make_view,
+    needs_static,
     refuse_traced,
     user_location,
 )
@@ -72,10 +73,44 @@ def _sources(*operands) -> frozenset:
     return out
 
 
+# The ops whose errors the compiled code finds when it runs (an index out of range, a singular
+# matrix), raised after the call: a ``try`` in the function cannot catch them (``catching``).
+_RAISES_WHEN_RUN = {array.GatherOp: IndexError, array.GatherNdOp: IndexError,
+                    array.ScatterNdOp: IndexError, array.SolveOp: np.linalg.LinAlgError,
+                    array.CholeskyOp: np.linalg.LinAlgError, array.EigOp: np.linalg.LinAlgError,
+                    array.EighOp: np.linalg.LinAlgError, array.SvdOp: np.linalg.LinAlgError}
+
+
 def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
           sources=None) -> Tracer:
+    if trace.catching and op_cls in _RAISES_WHEN_RUN:
+        _refuse_caught(trace, _RAISES_WHEN_RUN[op_cls], op_cls, operands)
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
     return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
+
+
+def _refuse_caught(trace: Trace, error: type, op_cls, operands) -> None:
+    """Refuse an op that may raise ``error`` when the compiled code runs, inside a ``try`` of the
+    function whose ``except`` catches it: Python would run the handler; the compiled function
+    raises after the call instead. (Indices that are constants were checked while tracing.)"""
+    if error is IndexError and all(isinstance(x.value.owner, array.ConstantOp) for x in operands[1:]):
+        return
+    for line, handled in reversed(trace.catching):
+        try:
+            types = handled()
+        except Exception:  # noqa: BLE001  (a name Python would look up only on an error)
+            types = (BaseException,)
+        if any(isinstance(t, type) and issubclass(error, t) for t in types):
+            what = "an index" if error is IndexError else "this linear-algebra function"
+            # (an index from a Python int argument: made static, it is checked while tracing,
+            # where the except catches it)
+            raise needs_static(UnsupportedError(
+                f"{what} at {user_location()} may raise {error.__name__} when the compiled function "
+                f"runs, inside the try at line {line} whose except catches it: compiled code finds "
+                "such an error only when it runs, and raises it after the call, so the except "
+                "branch cannot run. Test the condition first (if 0 <= i < len(x): ...; "
+                "np.linalg.cond or a determinant for a matrix), or put the try around the call "
+                "of the jitted function"), *(operands[1:] if error is IndexError else ()))
 
 
 def constant(trace: Trace, value, dtype=None) -> Tracer:

@@ -61,7 +61,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents", "formatted", "appended")
+                 "extents", "formatted", "appended", "catching")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -80,6 +80,9 @@ class Trace:
         # id(list) -> (list, [(start, rows array, row tracers), ...], depth): lists loops appended
         # to (autograph.appending), which np.array and np.stack of them read as those arrays
         self.appended: dict[int, tuple] = {}
+        # (line, a function giving the exception types) of each try being traced, innermost
+        # last: the errors its except clauses catch (primitives._refuse_caught)
+        self.catching: list[tuple[int, object]] = []
 
     @contextmanager
     def running(self):

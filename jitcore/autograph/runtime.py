@@ -36,14 +36,29 @@ from jitcore.errors import UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
-__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "compare", "converted", "for_stmt",
-           "getitem", "holders", "if_exp", "if_stmt",
+__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
+           "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
+
+
+@contextlib.contextmanager
+def catching(line: int, handled):
+    """The body of a ``try`` at ``line`` whose except clauses catch ``handled()`` (a tuple of
+    exception types): an op in it that raises only when the compiled code runs is refused."""
+    trace = current_trace()
+    if trace is None:
+        yield
+        return
+    trace.catching.append((line, handled))
+    try:
+        yield
+    finally:
+        trace.catching.pop()
 
 
 def converted(f):

@@ -8,6 +8,7 @@ bounds they run them in Python, as the original statement would; on traced ones 
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
 import types
@@ -227,6 +228,42 @@ def _cannot_carry(name, value, what, line):
         "dicts) can change there")
 
 
+def _into(before, after):
+    """``after``'s contents written into ``before``, a list or dict of the same type, whose
+    nested lists and dicts keep their objects too; ``after`` for anything else."""
+    if before is after or type(before) is not type(after) or not isinstance(before, (list, dict)):
+        return after
+    if isinstance(before, dict):
+        merged = {k: _into(before[k], after[k]) for k in before if k in after}
+        merged.update((k, v) for k, v in after.items() if k not in merged)
+        before.clear()
+        before.update(merged)
+    else:
+        before[:] = [_into(b, a) for b, a in zip(before, after)] + list(after[len(before):])
+    return before
+
+
+def _keeping_containers(statement):
+    """A traced branch or loop carries a list or dict of the state as its leaves, and gives back
+    new containers: ``state["hits"] += 1`` under ``if x[0] > 0`` went to a new dict, and the
+    caller's dict (an argument's, written back after the call: ``argument_writes``), or another
+    name for it, never saw it. Where the statement changes such a container only in place (its
+    name is not in ``rebinds``), the new contents are written into the old object, as Python's
+    statement would have left them."""
+
+    @functools.wraps(statement)
+    def run(*args, **site):
+        out = statement(*args, **site)
+        rebinds = site.get("rebinds")
+        if rebinds is None:
+            return out
+        return tuple(after if name in rebinds else _into(before, after)
+                     for name, before, after in zip(site["names"], site["init"], out))
+
+    return run
+
+
+@_keeping_containers
 def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, else_defined, dead=(),
             fresh=(), changes=None, rebinds=None, holders=()):
     if holders:
@@ -432,6 +469,7 @@ def _in_user_terms():
         raise
 
 
+@_keeping_containers
 def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site):
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])
@@ -718,6 +756,7 @@ def _unrolling(times: int):
         _UNROLLING.copies = before
 
 
+@_keeping_containers
 def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders=(), **site):
     if holders:
         attributes = AttributeState(holders, site["names"], site["init"])

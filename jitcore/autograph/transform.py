@@ -423,6 +423,18 @@ class ControlFlow(ast.NodeTransformer):
         self.in_try += 1
         self.generic_visit(node)
         self.in_try -= 1
+        if node.handlers and node.body:
+            # the body under ``with __ag__.catching(line, lambda: (types...))``: what it may raise
+            # only when compiled code runs is refused (``primitives._refuse_caught``)
+            types = [h.type if h.type is not None else ast.Name(id="BaseException", ctx=ast.Load())
+                     for h in node.handlers]
+            flat = [e for t in types for e in (t.elts if isinstance(t, ast.Tuple) else [t])]
+            handled = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                    kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                    defaults=[]),
+                                 body=ast.Tuple(elts=[copy.deepcopy(t) for t in flat], ctx=ast.Load()))
+            item = ast.withitem(context_expr=_call(_helper("catching"), ast.Constant(node.lineno), handled))
+            node.body = [_locate(ast.With(items=[item], body=node.body), node)]
         return node
 
     visit_TryStar = visit_Try

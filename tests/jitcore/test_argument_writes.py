@@ -83,3 +83,28 @@ def test_unchanged_containers_and_in_place_array_writes_keep_the_callers_objects
         g(d)
     assert d["x"] is x
     np.testing.assert_array_equal(x, 4.0)
+
+
+def _count_moves(state, x):
+    if x[0] > 0:  # a traced branch
+        state["hits"] += 1
+        state["inner"]["n"] += 1
+    state["moves"] = 5  # after it
+    i = 0
+    while x[i] > 0:  # a traced loop
+        state["inner"]["n"] += 1
+        i += 1
+    for k in range(int(x.shape[0] * 0) + i):  # a traced trip count
+        state["acc"][0] += x[k]
+    return i
+
+
+def test_changes_in_traced_branches_and_loops_reach_the_callers_containers():
+    f = jc.jit(_count_moves)
+    for x in (np.array([1.0, 2.0, -1.0]), np.array([-1.0, 3.0])):
+        a = {"hits": 0, "inner": {"n": 0}, "acc": [0.0]}
+        b = {"hits": 0, "inner": {"n": 0}, "acc": [0.0]}
+        inner, acc = b["inner"], b["acc"]
+        assert f(b, x) == _count_moves(a, x)
+        assert b == a and type(b["hits"]) is type(a["hits"])
+        assert b["inner"] is inner and b["acc"] is acc  # the same objects, changed

@@ -118,3 +118,50 @@ def test_jitcores_own_errors_in_a_branch_stay_trace_time_errors():
 def test_validation_matches_numpy(x):
     agrees(validated_sqrt, x)
     agrees(scanned, x)
+
+
+# -- a try whose except would catch what the compiled code finds only when it runs ------------
+def _item_or_default(x, i):
+    try:
+        return x[i]
+    except IndexError:
+        return -1.0
+
+
+def _item_at_data(x):
+    try:
+        return x[int(x[0])]
+    except (KeyError, IndexError):
+        return -1.0
+
+
+def _solved_or_none(a, b):
+    try:
+        return np.linalg.solve(a, b)
+    except np.linalg.LinAlgError:
+        return np.zeros_like(b)
+
+
+def _other_errors_caught(x):
+    try:
+        return x[int(x[0])] * 2
+    except KeyError:  # (an index error is not caught: it reaches the caller, as NumPy's)
+        return -1.0
+
+
+def test_an_index_from_a_python_int_is_checked_while_tracing_where_the_except_catches_it():
+    f = jc.jit(_item_or_default)
+    x = np.arange(4.0)
+    for i in (2, 10, -5):
+        assert f(x, i) == _item_or_default(x, i)
+
+
+def test_errors_found_only_when_run_inside_a_catching_try_are_refused_with_the_reason():
+    with pytest.raises(jc.UnsupportedError, match=r"may raise IndexError .* inside the try at line"):
+        jc.jit(_item_at_data)(np.array([7.0, 1.0]))
+    with pytest.raises(jc.UnsupportedError, match=r"may raise LinAlgError"):
+        jc.jit(_solved_or_none)(np.zeros((2, 2)), np.ones(2))
+    f = jc.jit(_other_errors_caught)
+    assert f(np.array([1.0, 3.0])) == 6.0
+    with pytest.raises(IndexError):
+        f(np.array([9.0, 3.0]))
