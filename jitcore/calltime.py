@@ -507,13 +507,15 @@ class Recorder:
         value = read()
         if type(value) is np.ndarray:
             self._known.setdefault(id(value), (value, read, name))
-        elif isinstance(value, _GUARDED):
+        elif isinstance(value, (*_GUARDED, *_GENERATORS)):
+            # a generator by identity: the draws come from the object the trace saw, so a name
+            # bound to another one (RNG = np.random.default_rng(7), to reseed) must trace again
             key = (id(read.namespace if isinstance(read, GlobalRead) else read.cell), name)
             if key not in self._guarded:
                 self._guarded.add(key)
                 self.inputs.guards.append((read, value))
-        elif isinstance(value, _GENERATORS):
-            self._watch(value)
+            if isinstance(value, _GENERATORS):
+                self._watch(value)
 
     def hidden_array(self, trace, value: np.ndarray) -> Tracer | None:
         """The hidden argument standing for ``value`` when it is a global or closed-over array

@@ -289,3 +289,21 @@ def test_a_global_array_read_in_a_comprehension_is_still_an_input():
         np.testing.assert_array_equal(jitted(x), f(x))
     finally:
         exp[0] = 7.0
+
+
+RNG = np.random.default_rng(1)
+LEGACY = np.random.RandomState(1)
+
+
+def _noisy(x):
+    return x + RNG.normal(size=x.shape) + LEGACY.uniform(size=x.shape)
+
+
+def test_a_generator_global_bound_anew_is_the_one_drawn_from():
+    global RNG, LEGACY
+    f, x = jc.jit(_noisy), np.zeros(3)
+    for seed in (1, 7, 1):
+        RNG, LEGACY = np.random.default_rng(seed), np.random.RandomState(seed)
+        got = f(x)
+        RNG, LEGACY = np.random.default_rng(seed), np.random.RandomState(seed)
+        np.testing.assert_array_equal(got, _noisy(x))
