@@ -12,6 +12,7 @@ import functools
 import re
 import threading
 import types
+import warnings
 
 import numpy as np
 
@@ -32,8 +33,15 @@ from jitcore.autograph.expressions import Indexed, TracedRange, python_number, w
 from jitcore.autograph.local_arrays import shared_as_traced
 from jitcore.autograph.lowering import RETVAL
 from jitcore.codegen.loops import NEAR, derived
+from jitcore.compile_time import user_stacklevel
 from jitcore.dispatch import PYTHON_NUMBER
-from jitcore.errors import ConcretizationError, JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import (
+    CompileTimeWarning,
+    ConcretizationError,
+    JitTypeError,
+    JitValueError,
+    UnsupportedError,
+)
 from jitcore.ir.core import ELEMENTWISE, Block, OpResult
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, as_scalar, current_trace, fresh, needs_static
@@ -495,6 +503,7 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
             return carried
     pred = test_fn(*values)
     first = not in_try and changes is None and not effects  # (a trial run would print too)
+    steps = 0
     while not isinstance(pred, Tracer):  # Python's loop, until the condition becomes traced
         if not pred:
             return values
@@ -503,11 +512,28 @@ def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), coun
             traced = _traced_from_first_step(test_fn, body_fn, values, names, line, targets)
             if traced is not None:
                 return traced
+        steps += 1
+        if steps == LONG_PYTHON_WHILE and current_trace() is not None:
+            _warn_long_python_while(line)
         values = tuple(body_fn(*values))
         pred = test_fn(*values)
     _refuse_in_try(in_try, "a while loop", line, pred)
     _refuse_changes(changes, "while loop", line, pred)
     return _traced_while(test_fn, body_fn, values, names, line, targets)
+
+
+# Steps of a while loop on Python values (run by Python while tracing, each a copy of its body
+# in the compiled code) after which the user is told at once, not after a compile of minutes.
+LONG_PYTHON_WHILE = 1000
+
+
+def _warn_long_python_while(line) -> None:
+    warnings.warn(CompileTimeWarning(
+        f"the while loop at {where(line)} has run {LONG_PYTHON_WHILE} steps while tracing: its "
+        "condition is on Python values, so Python runs it now and each step is a copy of its "
+        "body in the compiled code, and compile time grows with the steps. A loop over a range "
+        "compiles its body once: for _ in range(most_steps): (the body, then) if not "
+        "condition: break; or use jitcore.while_loop"), stacklevel=user_stacklevel())
 
 
 def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, numbers=None,

@@ -156,3 +156,22 @@ def test_stage_times_fold_passes_into_optimizing():
     assert list(times) == list(STAGES)
     assert times["optimizing"] == pytest.approx(0.25)
     assert times["disk cache"] == 0.0
+
+
+def test_a_long_while_loop_on_python_values_is_told_while_it_traces(monkeypatch):
+    from jitcore.autograph import statements
+    from jitcore.errors import CompileTimeWarning
+
+    monkeypatch.setattr(statements, "LONG_PYTHON_WHILE", 5)
+
+    def drain(q):
+        h, t = 0, 1
+        while h < t:  # h and t stay Python ints: Python runs the loop while tracing
+            q[h] += 1
+            h += 1
+            if t < q.shape[0]:
+                t += 1
+        return h
+
+    with pytest.warns(CompileTimeWarning, match=r"while loop at .* has run 5 steps while tracing"):
+        assert jc.jit(drain)(np.zeros(12)) == 12
