@@ -174,21 +174,28 @@ class _Planner:
         return steps
 
     def _dies_in_branch(self, value, block, position: int) -> bool:
-        """Whether ``value``, from the block around the ``scf.if`` whose arm ``block`` is, is read
-        (its buffer, under any name) by nothing that may run after ``block``'s op at
-        ``position``: in ``block`` only up to there, in the if's other arm (which does not run
-        when this one does), around the if only before it. Its buffer may then be written in
-        place in the arm: a row written under a traced if, not the whole array copied."""
-        branch = block.parent.parent if block.parent is not None else None
-        if not isinstance(branch, scf.IfOp) or not _defined_in(value, branch.parent):
-            return False
+        """Whether ``value``, from a block around the ``scf.if`` whose arm ``block`` is (or around
+        ifs nested in one another, each in an arm of the one around it), is read (its buffer,
+        under any name) by nothing that may run after ``block``'s op at ``position``: in each arm
+        only up to there, in an if's other arm (which does not run when this one does), around
+        each if only before it. Its buffer may then be written in place in the arm: a row
+        written under a traced if (``if ny < H: if free[ny]: q[t] = ...``), not the whole array
+        copied each time."""
         storage = self.of(value)
-        for shared in self.sharing.get(storage, ()):
-            for user, _ in shared.uses:
-                mine = _in_block(user, block)
-                if mine is not None and block.position(mine) > position:
-                    return False
-        return self._dead_after(storage, branch)
+        while True:
+            branch = block.parent.parent if block.parent is not None else None
+            if not isinstance(branch, scf.IfOp):
+                return False
+            for shared in self.sharing.get(storage, ()):
+                for user, _ in shared.uses:
+                    mine = _in_block(user, block)
+                    if mine is not None and block.position(mine) > position:
+                        return False
+            if not self._dead_after(storage, branch):
+                return False
+            if _defined_in(value, branch.parent):
+                return True
+            block, position = branch.parent, branch.parent.position(branch)
 
     def _dead_after(self, storage: Storage, branch: scf.IfOp) -> bool:
         """Whether nothing reads ``storage`` after ``branch`` in the block around it (so the
@@ -251,7 +258,9 @@ class _Planner:
             return None
         if not _defined_in(value, block) and not self._dies_in_branch(value, block, position):
             return None
-        if sum(self.of(v) == storage for v in op.operands) != 1 or op.body.args[source].uses:
+        if sum(self.of(v) == storage for v in op.operands) != 1:
+            return None
+        if op.body.args[source].uses and not _reads_before_writes(op, source, k):
             return None
         if any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op)):
             return None
@@ -356,6 +365,24 @@ class _Planner:
 # Kernels the CPU backend emits from code of their own rather than from their body (the sorts
 # of codegen/cpu/sort*.py), which may read an input after writing a result: never in place.
 _OWN_CODE = ("sort_axis", "select_axis", "sort_lanes_axis")
+
+
+def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:
+    """Whether a kernel run once (no iteration dims, no loop inside) reads its input ``source``
+    only before it first writes result ``k``, the copy of it, in the body's order: in place,
+    those reads still see the input's values (``seen[ny, nx] == 0`` then ``seen[ny, nx] = 1``
+    under an if: a grid written one element a step, not copied whole each step)."""
+    if op.domain() or len(op.regions) != 1:
+        return False
+    arg, written = op.body.args[source], False
+    for region in op.regions:
+        for inner in (o for top in region.block.ops for o in top.walk()):
+            if isinstance(inner, (scf.ForOp, scf.WhileOp)):
+                return False
+            if written and any(v is arg for v in inner.operands):
+                return False
+            written = written or (inner.op_name == "kernel.insert" and inner.attributes.get("result") == k)
+    return True
 
 
 def _defined_in(value, block) -> bool:
