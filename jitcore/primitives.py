@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from jitcore import calltime, view_layout
-from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
+from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
@@ -511,7 +511,11 @@ def _weak_zero(x):
     Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
     if getattr(x, "weak", False):
         return {"f": 0.0, "c": 0j}.get(x.dtype.kind, 0)
-    return x.dtype
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:  # a str or other static object: the dtype NumPy gives it, checked
+        dtype = np.asarray(x).dtype
+        refuse_text(dtype)
+    return dtype
 
 
 def _where_int(x, dtype: np.dtype):

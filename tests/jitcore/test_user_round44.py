@@ -1,0 +1,20 @@
+"""Round 44's new users (lead-out t44, h1..h5): what they met, each checked against NumPy or,
+where jitcore refuses on purpose, checked to be jitcore's own error with a message that says
+what to do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: np.where(m, "#", "."),
+    lambda m: np.where(m, 1.0, "x"),
+    lambda m: np.where(m, b"#", b"."),
+], ids=["str", "str-and-number", "bytes"])
+def test_string_choices_are_refused_with_advice(fn):
+    with pytest.raises(jc.JitTypeError, match="string arrays .* not supported under jit.*codes"):
+        jc.jit(fn)(np.array([True, False]))
