@@ -537,9 +537,10 @@ def _not_compiled(name: str):
 
 
 def _memory_layout(name: str):
-    """A property of an array's memory (``strides``, ``flags``, ...): a traced array has none
-    (the compiled code picks the layouts of its intermediates), so jitcore's own clear error, not
-    an AttributeError, with what to write instead."""
+    """A property of an array's memory (``strides``, ``flags``, ``base``, ``data``, ...): a
+    traced array has none (the compiled code picks the layouts of its intermediates and which
+    of them share memory), so jitcore's own clear error, not an AttributeError, with what to
+    write instead."""
     def prop(self):
         raise UnsupportedError(
             f"ndarray.{name} is a property of an array's memory, which a traced array does not "
@@ -578,7 +579,8 @@ _SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag, "flat": FlatIter,
                "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
                "nbytes": lambda self: self.size * self.dtype.itemsize,
-               **{name: _memory_layout(name) for name in ("strides", "flags", "ctypes")}}
+               **{name: _memory_layout(name)
+                  for name in ("strides", "flags", "ctypes", "base", "data")}}
 
 
 def install() -> None:

@@ -18,3 +18,10 @@ import jitcore as jc
 def test_string_choices_are_refused_with_advice(fn):
     with pytest.raises(jc.JitTypeError, match="string arrays .* not supported under jit.*codes"):
         jc.jit(fn)(np.array([True, False]))
+
+
+@pytest.mark.parametrize("fn", [lambda x: x[::2].base is x, lambda x: x.data.nbytes,
+                                lambda x: x.strides], ids=["base", "data", "strides"])
+def test_memory_properties_are_refused_with_advice(fn):
+    with pytest.raises(jc.UnsupportedError, match="property of an array's memory"):
+        jc.jit(fn)(np.arange(8.0))
