@@ -25,3 +25,23 @@ def test_string_choices_are_refused_with_advice(fn):
 def test_memory_properties_are_refused_with_advice(fn):
     with pytest.raises(jc.UnsupportedError, match="property of an array's memory"):
         jc.jit(fn)(np.arange(8.0))
+
+
+def _scale(v, s):
+    return v * s if np.isscalar(v) else v / s
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.isscalar(x[0]), lambda x: np.isscalar(x.sum()), lambda x: np.isscalar(x),
+    lambda x: np.isscalar(np.asarray(x.sum())), lambda x: np.isscalar(x[0] * 2.0),
+    lambda x: (np.isscalar(x[:1]), np.isscalar(3), np.isscalar(np.float32(1.0))),
+    lambda x: _scale(x[1], 4.0), lambda x: _scale(x, 4.0),
+], ids=["item", "sum", "array", "0-d", "arithmetic", "static", "helper-scalar", "helper-array"])
+def test_isscalar_of_traced_values_is_numpys(fn):
+    x = np.arange(4.0)
+    assert np.array_equal(jc.jit(fn)(x), fn(x))
+
+
+def test_isscalar_of_a_python_number_argument():
+    fn = lambda x, s: (np.isscalar(s), np.isscalar(s + 1))  # noqa: E731
+    assert jc.jit(fn)(np.arange(3.0), 2.0) == (True, True)
