@@ -115,10 +115,12 @@ def _draw(owner, method: str, *args, **kwargs):
         recorder.effect(functools.partial(seed, *args, **kwargs))
         return None
     if method not in SAMPLERS or kwargs.get("out") is not None:
+        instead = ("; a = rng.permutation(a), a shuffled copy, draws the order rng.shuffle(a) "
+                   "would" if method == "shuffle" else "")
         raise UnsupportedError(
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
-            "returns no numbers). Call it outside the jitted function.")
+            f"returns no numbers). Call it outside the jitted function{instead}.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
     if trace.depth and frame is None:
         raise needs_static(UnsupportedError(

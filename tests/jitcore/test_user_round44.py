@@ -45,3 +45,48 @@ def test_isscalar_of_traced_values_is_numpys(fn):
 def test_isscalar_of_a_python_number_argument():
     fn = lambda x, s: (np.isscalar(s), np.isscalar(s + 1))  # noqa: E731
     assert jc.jit(fn)(np.arange(3.0), 2.0) == (True, True)
+
+
+def _none_on_one_path(x):
+    s = x.sum()
+    if s > 10:
+        return None
+    return s
+
+
+def _report(x):
+    ok = x.sum() > 1
+    return "converged" if ok else "failed"
+
+
+def _printed_report(x):
+    ok = x.sum() > 1
+    print(f"run {'converged' if ok else 'failed'}")
+    return x
+
+
+def _symbol(x):
+    if x[0] > 0:
+        s = "#"
+    else:
+        s = "."
+    return s
+
+
+def _shuffled(x, rng):
+    a = x.copy()
+    rng.shuffle(a)
+    return a
+
+
+@pytest.mark.parametrize("fn, args, error, words", [
+    (_none_on_one_path, (), jc.JitTypeError, r"return <array or number> against return None\)"),
+    (_report, (), jc.JitTypeError, "is a str.*string chosen by traced data.*choose the text outside"),
+    (_printed_report, (), jc.JitTypeError, "is a str.*string chosen by traced data"),
+    (_symbol, (), jc.UnsupportedError, "string chosen by traced data.*outside the jitted function"),
+    (_shuffled, (np.random.default_rng(0),), jc.UnsupportedError, r"a = rng.permutation\(a\)"),
+], ids=["none-on-one-path", "str-chosen", "str-in-f-string", "str-variable", "shuffle"])
+def test_messages_say_what_to_do(fn, args, error, words):
+    with pytest.raises(error, match=words) as info:
+        jc.jit(fn)(np.arange(5.0), *args)
+    assert "'*'" not in str(info.value)
