@@ -307,7 +307,7 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     else:
         out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
-    out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
+    out.weak = all(getattr(x, "weak", False) or type(x) in (int, float, complex) for x in operands)
     out.fortran = fortran_layout(operands, out.shape)
     return out
 

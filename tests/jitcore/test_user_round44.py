@@ -90,3 +90,35 @@ def test_messages_say_what_to_do(fn, args, error, words):
     with pytest.raises(error, match=words) as info:
         jc.jit(fn)(np.arange(5.0), *args)
     assert "'*'" not in str(info.value)
+
+
+_PYTHON_NUMBERS = {"True": lambda x: True, "1": lambda x: 1, "2.5": lambda x: 2.5, "1j": lambda x: 1j,
+                   "bool(t)": lambda x: bool(x[0] > 0), "int(t)": lambda x: int(x[0]),
+                   "float(t)": lambda x: float(x[0]), "complex(t)": lambda x: complex(x[0])}
+_OPERATORS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+              "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
+              "<": lambda a, b: a < b, "==": lambda a, b: a == b}
+
+
+@pytest.mark.parametrize("op", list(_OPERATORS))
+def test_python_numbers_combine_as_in_python(op):
+    """Weak (Python) bools, ints, floats and complex numbers among themselves, one of them traced:
+    Python's result type (True + int(t) is an int) and Python's TypeErrors (no order of complex
+    numbers, no & of floats). Values compare exactly except powers to a float exponent."""
+    x = np.array([2.0, -1.0])
+    for (a_name, a), (b_name, b) in [(p, q) for p in _PYTHON_NUMBERS.items() for q in _PYTHON_NUMBERS.items()
+                                     if "t)" in p[0] or "t)" in q[0]]:
+        fn = lambda x, a=a, b=b: _OPERATORS[op](a(x), b(x))  # noqa: E731
+        try:
+            want = fn(x)
+        except (TypeError, ZeroDivisionError) as e:
+            with pytest.raises(type(e) if isinstance(e, TypeError) else Exception):
+                jc.jit(fn)(x)
+            continue
+        got = jc.jit(fn)(x)
+        assert type(got) is type(want), (a_name, op, b_name, got, want)
+        if op == "**" and isinstance(want, (float, complex)):
+            assert got == pytest.approx(want, rel=1e-15), (a_name, op, b_name)
+        else:
+            assert got == want, (a_name, op, b_name)
