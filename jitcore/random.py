@@ -194,8 +194,11 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
             fn, generator = functools.partial(_local_draw, method, args, kwargs), id(owner)
         else:
             generator = None
-        tracer = fresh(recorder.loop_draw(frame, fn, sample, generator), scalar=np.ndim(sample) == 0)
-    tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
+        tracer = fresh(recorder.loop_draw(frame, fn, sample, generator),
+                       scalar=not isinstance(sample, np.ndarray))
+    # A Python number (bool included: integers(2, dtype=bool)) is weak; np.float64, a float
+    # subclass (choice([1.5, 2.5])), is not.
+    tracer.weak = type(sample) in (bool, int, float, complex)
     return tracer
 
 

@@ -122,3 +122,39 @@ def test_python_numbers_combine_as_in_python(op):
             assert got == pytest.approx(want, rel=1e-15), (a_name, op, b_name)
         else:
             assert got == want, (a_name, op, b_name)
+
+
+_DRAWS = {
+    "standard_normal-size()": lambda r: r.standard_normal(size=()),
+    "random-size()": lambda r: r.random(size=()),
+    "normal-size()": lambda r: r.normal(0, 1, size=()),
+    "integers-size()": lambda r: r.integers(0, 5, size=()),
+    "integers-int32-size()": lambda r: r.integers(5, dtype=np.int32, size=()),
+    "integers-bool": lambda r: r.integers(2, dtype=bool),
+    "integers-bool-size": lambda r: r.integers(2, dtype=bool, size=3),
+    "integers-int8": lambda r: r.integers(5, dtype=np.int8),
+    "integers-uint64": lambda r: r.integers(5, dtype=np.uint64),
+    "choice-of-floats": lambda r: r.choice([1.5, 2.5]), "choice-int": lambda r: r.choice(5),
+    "random": lambda r: r.random(), "random-float32": lambda r: r.random(dtype=np.float32),
+    "poisson": lambda r: r.poisson(3.0), "gamma": lambda r: r.gamma(2.0),
+    "in-a-loop-size()": lambda r: [r.standard_normal(size=()) for _ in range(2)][1],
+}
+
+
+@pytest.mark.parametrize("name", list(_DRAWS))
+def test_scalar_and_size_empty_draws_have_numpys_type(name):
+    want = _DRAWS[name](np.random.default_rng(0))
+    got = jc.jit(_DRAWS[name])(np.random.default_rng(0))
+    assert type(got) is type(want) and np.shape(got) == np.shape(want) and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("draw", [lambda: np.random.randint(2, dtype=bool),
+                                  lambda: np.random.choice([1.5, 2.5]),
+                                  lambda: np.random.normal(size=()), lambda: np.random.random(size=())],
+                         ids=["randint-bool", "choice-of-floats", "normal-size()", "random-size()"])
+def test_legacy_scalar_and_size_empty_draws_have_numpys_type(draw):
+    np.random.seed(1)
+    want = draw()
+    np.random.seed(1)
+    got = jc.jit(lambda x: draw())(np.zeros(1))
+    assert type(got) is type(want) and np.array_equal(got, want)
