@@ -189,3 +189,64 @@ def test_powers_of_a_masked_selection_are_numpys_operator(dtype):
         want = _masked_powers(z, alive)
     for w, g in zip(want, jc.jit(_masked_powers)(z, alive)):
         assert g.dtype == w.dtype and np.array_equal(w.view(np.uint8), g.view(np.uint8))
+
+
+def _out_methods(x):
+    """Each method with out= into a local array, as its function form np.f(x, out=o) works."""
+    o = [np.zeros(3), np.zeros(3), np.zeros(4), np.zeros(3), np.zeros(3), np.zeros(4), np.zeros(3),
+         np.zeros((3, 4)), np.zeros((3, 4)), np.zeros(3, np.int64), np.zeros(4, np.int64),
+         np.zeros((3, 4)), np.zeros((3, 4)), np.zeros((3, 4)), np.zeros(3, bool)]
+    x.sum(axis=1, out=o[0])
+    x.max(axis=1, out=o[1])
+    x.min(axis=0, out=o[2])
+    x.mean(axis=1, out=o[3])
+    x.std(axis=1, out=o[4])
+    x.var(axis=0, ddof=1, out=o[5])
+    x.prod(axis=1, out=o[6])
+    x.cumsum(axis=1, out=o[7])
+    x.cumprod(axis=1, out=o[8])
+    x.argmax(axis=1, out=o[9])
+    x.argmin(axis=0, out=o[10])
+    x.clip(-1, 2, out=o[11])
+    x.round(1, out=o[12])
+    np.round(x, out=o[13])
+    (x > 0).any(axis=1, out=o[14])
+    return o
+
+
+def _out_names(x):
+    s = np.zeros(3)
+    r = np.zeros((3, 4))
+    x.sum(axis=1, out=s)
+    x.round(2, out=r)
+    return s, r
+
+
+def test_methods_write_out_into_a_local_array():
+    x = np.arange(12.0).reshape(3, 4) / 7 - 0.8
+    for got, want in zip(jc.jit(_out_methods)(x), _out_methods(x)):
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+    for got, want in zip(jc.jit(_out_names)(x), _out_names(x)):
+        assert np.array_equal(got, want)
+
+
+def test_round_out_into_an_argument():
+    def fn(x, o):
+        x.round(1, out=o)
+        np.round(x, 2, out=x)
+        return o
+
+    x, o = np.arange(6.0) / 7, np.zeros(6)
+    x2, o2 = x.copy(), o.copy()
+    assert np.array_equal(jc.jit(fn)(x2, o2), fn(x, o))
+    assert np.array_equal(x2, x) and np.array_equal(o2, o)
+
+
+def test_round_out_of_another_dtype_is_refused():
+    def fn(x):
+        o = np.zeros(3, np.float32)
+        x.round(1, out=o)
+        return o
+
+    with pytest.raises(jc.UnsupportedError, match="assign the result instead"):
+        jc.jit(fn)(np.arange(3.0))
