@@ -250,3 +250,33 @@ def test_round_out_of_another_dtype_is_refused():
 
     with pytest.raises(jc.UnsupportedError, match="assign the result instead"):
         jc.jit(fn)(np.arange(3.0))
+
+
+def _write_window(x):
+    w = np.lib.stride_tricks.sliding_window_view(x, 3)
+    w[0, 0] = -1.0
+    return w.sum()
+
+
+def _write_window_part(x):
+    w = np.lib.stride_tricks.sliding_window_view(x, 3)
+    w[1:][0] += 1
+    return w
+
+
+@pytest.mark.parametrize("fn", [_write_window, _write_window_part], ids=["element", "part"])
+def test_a_write_into_sliding_windows_raises_numpys_error(fn):
+    with pytest.raises(ValueError, match="read-only"):
+        fn(np.arange(5.0))
+    with pytest.raises(jc.JitValueError, match="assignment destination is read-only"):
+        jc.jit(fn)(np.arange(5.0))
+
+
+def test_sliding_windows_see_a_later_write_to_their_array():
+    def fn(x):
+        w = np.lib.stride_tricks.sliding_window_view(x, 2)
+        x[0] = 100.0
+        return w.sum(axis=1), w.mean()
+
+    for got, want in zip(jc.jit(fn)(np.arange(5.0)), fn(np.arange(5.0))):
+        assert np.array_equal(got, want)
