@@ -34,7 +34,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.primitives import constant, convert
-from jitcore.tracer import Tracer, current_trace, fresh, needs_static
+from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
 
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
 SAMPLERS = frozenset({
@@ -169,6 +169,11 @@ def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
     as it would for ``len(x)`` (the same draws: the shuffle of ``arange(len(x))``, the
     choice among ``len(x)``) and takes them along ``axis``; the draw is then an index draw."""
     axis = kwargs.pop("axis", 0) if issubclass(kind_of(owner), np.random.Generator) else 0
+    if x.ndim == 0 and x.dtype.kind in "iu":  # permutation(n), choice(n, k): n items
+        raise needs_static(UnsupportedError(
+            f"{_label(owner, method)} of a traced integer n (at {user_location()}): how many "
+            "numbers it draws must be known while compiling. Pass n as a static argument "
+            "(static_argnames), or draw from an array of n items (permutation(x), x.shape[0])"), x)
     if x.ndim == 0:
         raise UnsupportedError(f"{_label(owner, method)} of a 0-d traced array: NumPy needs an "
                                "integer or an array of at least one dimension")

@@ -280,3 +280,37 @@ def test_sliding_windows_see_a_later_write_to_their_array():
 
     for got, want in zip(jc.jit(fn)(np.arange(5.0)), fn(np.arange(5.0))):
         assert np.array_equal(got, want)
+
+
+def _permutation(rng, n):
+    return rng.permutation(n)
+
+
+def _lottery(rng, n, k):
+    return rng.choice(n, k, replace=False)
+
+
+def _choices(rng, n, k):
+    return rng.choice(n, k)
+
+
+@pytest.mark.parametrize("fn, args", [(_permutation, (10,)), (_permutation, (7,)), (_lottery, (10, 3)),
+                                      (_choices, (10, 3))], ids=["permutation", "again", "lottery", "choice"])
+def test_draws_of_n_items_make_n_static(fn, args):
+    jitted = jc.jit(fn)
+    assert np.array_equal(jitted(np.random.default_rng(0), *args), fn(np.random.default_rng(0), *args))
+
+
+def test_legacy_permutation_of_n_makes_n_static():
+    def fn(n):
+        return np.random.permutation(n)
+
+    np.random.seed(0)
+    got = jc.jit(fn)(10)
+    np.random.seed(0)
+    assert np.array_equal(got, fn(10))
+
+
+def test_permutation_of_an_integer_from_data_says_what_to_do():
+    with pytest.raises(jc.UnsupportedError, match="traced integer n.*static argument"):
+        jc.jit(lambda rng, x: rng.permutation(int(x.sum())))(np.random.default_rng(0), np.arange(4))
