@@ -314,3 +314,46 @@ def test_legacy_permutation_of_n_makes_n_static():
 def test_permutation_of_an_integer_from_data_says_what_to_do():
     with pytest.raises(jc.UnsupportedError, match="traced integer n.*static argument"):
         jc.jit(lambda rng, x: rng.permutation(int(x.sum())))(np.random.default_rng(0), np.arange(4))
+
+
+def _break_in_except(A, b, n):
+    x = b
+    for _ in range(n):
+        try:
+            x = np.linalg.solve(A, x)
+        except np.linalg.LinAlgError:
+            break
+    return x
+
+
+def _continue_in_except(A, b, n):
+    x, s = b, 0.0
+    for _ in range(n):
+        try:
+            x = np.linalg.solve(A, x)
+        except np.linalg.LinAlgError:
+            continue
+        s += x.sum()
+    return x, s
+
+
+def _rayleigh_quotient_iteration(A, x, iters):
+    for _ in range(iters):
+        mu = x @ A @ x
+        try:
+            y = np.linalg.solve(A - mu * np.eye(A.shape[0]), x)
+        except np.linalg.LinAlgError:
+            break
+        x = y / np.linalg.norm(y)
+    return x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_break_in_except, (2 * np.eye(2), np.ones(2), 3)),
+    (_continue_in_except, (2 * np.eye(2), np.ones(2), 3)),
+    (_rayleigh_quotient_iteration, (np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([1.0, 0.0]), 3)),
+], ids=["break", "continue", "rayleigh-quotient"])
+def test_break_and_continue_in_an_except_clause_of_a_loop(fn, args):
+    got, want = jc.jit(fn)(*args), fn(*args)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        assert np.allclose(g, w, rtol=1e-14, atol=0)
