@@ -47,10 +47,30 @@ def _as_numpy_bool(x):
     return fresh(x, x.scalar, False) if isinstance(x, Tracer) else np.bool_(x)
 
 
+def _python_number(x) -> bool:
+    """A Python number, or a traced one (a Python number argument, or arithmetic on those)."""
+    return type(x) in (bool, int, float, complex) or (isinstance(x, Tracer) and x.weak)
+
+
+def _python_operands(ufunc, a, b):
+    """``a`` and ``b`` as Python combines them where both are Python numbers and one is traced:
+    a bool is an int in arithmetic (``True + int(t)`` is a Python int, not np.int64; ``&``,
+    ``|`` and ``^`` of two bools stay bool), and complex numbers have no order (TypeError)."""
+    if not (_python_number(a) and _python_number(b)):
+        return a, b
+    if ufunc in _ORDERING and any(getattr(x, "dtype", np.dtype(type(x))).kind == "c" for x in (a, b)):
+        raise JitTypeError(f"'{_ORDERING[ufunc]}' not supported between Python complex numbers "
+                           f"and other numbers (Python's TypeError), at {user_location()}")
+    if ufunc in _BITWISE and _python_bool(a) and _python_bool(b):
+        return a, b
+    return tuple(int(x) if type(x) is bool else x for x in (a, b))
+
+
 def _binary(ufunc, a, b):
     """``a OP b`` as Python and NumPy give it where a traced Python bool takes part: with a NumPy
     value (an array, a NumPy scalar) it is ``np.bool_`` (``bool_array + (k > 2)`` stays bool);
     between Python bools ``&``, ``|``, ``^`` give a Python bool, the rest Python's ints."""
+    a, b = _python_operands(ufunc, a, b)
     if _python_bool(a) or _python_bool(b):
         if ufunc in _BITWISE and _python_bool(a) and _python_bool(b):
             out = prims.ufunc(ufunc, _as_numpy_bool(a), _as_numpy_bool(b))
@@ -67,6 +87,7 @@ def _binary(ufunc, a, b):
 
 
 _BITWISE = (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+_ORDERING = {np.less: "<", np.less_equal: "<=", np.greater: ">", np.greater_equal: ">="}
 
 
 def _complex_takes(left, right: Tracer) -> bool:
@@ -152,10 +173,11 @@ def in_place_operator(x: Tracer, ufunc, other):
 
 # -- operators that are not one ufunc ------------------------------------------------------
 def power(self, other):
-    return prims.power_operator(self, other)
+    return prims.power_operator(*_python_operands(np.power, self, other))
 
 
 def reflected_power(self, other):
+    other, _ = _python_operands(np.power, other, self)
     out = prims.ufunc(np.power, other, self)
     return _python_complex(out) if _complex_takes(other, self) else out
 
@@ -537,9 +559,10 @@ def _not_compiled(name: str):
 
 
 def _memory_layout(name: str):
-    """A property of an array's memory (``strides``, ``flags``, ...): a traced array has none
-    (the compiled code picks the layouts of its intermediates), so jitcore's own clear error, not
-    an AttributeError, with what to write instead."""
+    """A property of an array's memory (``strides``, ``flags``, ``base``, ``data``, ...): a
+    traced array has none (the compiled code picks the layouts of its intermediates and which
+    of them share memory), so jitcore's own clear error, not an AttributeError, with what to
+    write instead."""
     def prop(self):
         raise UnsupportedError(
             f"ndarray.{name} is a property of an array's memory, which a traced array does not "
@@ -578,7 +601,8 @@ _SETTERS = {"real": _set_part("real"), "imag": _set_part("imag")}
 _PROPERTIES = {"T": transposed, "mT": matrix_transposed, "real": real, "imag": imag, "flat": FlatIter,
                "at": index_updates, "itemsize": lambda self: self.dtype.itemsize,
                "nbytes": lambda self: self.size * self.dtype.itemsize,
-               **{name: _memory_layout(name) for name in ("strides", "flags", "ctypes")}}
+               **{name: _memory_layout(name)
+                  for name in ("strides", "flags", "ctypes", "base", "data")}}
 
 
 def install() -> None:

@@ -541,9 +541,10 @@ class Recorder:
     def draw(self, fn, sample) -> Tracer:
         """A hidden argument that ``fn()`` fills on each call; ``sample`` (a draw from a copy
         of the generator) gives its shape and dtype."""
+        scalar = not isinstance(sample, np.ndarray)  # size=() draws a 0-d array, not a scalar
         sample = np.asarray(sample)
         tracer = self._argument((sample.shape, sample.dtype, layout_class.C), ("draw", fn), "a random draw")
-        tracer.scalar = sample.ndim == 0
+        tracer.scalar = scalar
         return tracer
 
     def loop_frame(self, trace) -> LoopFrame | None:

@@ -64,6 +64,13 @@ def aval_of(leaf, api: str, path: str) -> Aval:
     if isinstance(leaf, (bool, np.ndarray, np.generic, int, float, complex)):
         arr = np.asarray(leaf)
         return Aval(arr.shape, arr.dtype)
+    if isinstance(leaf, (str, bytes)):
+        raise JitTypeError(
+            f"{api}: {path} is a {type(leaf).__name__} ({leaf!r:.40}), at {user_location()}: a "
+            "string chosen by traced data cannot be computed by compiled code, which computes "
+            "numbers, not text. Compute a code (a bool or int: ok = err < tol) in the jitted "
+            "function, return it, and choose the text outside it ('converged' if ok else "
+            "'failed')")
     raise JitTypeError(
         f"{api}: {path} is a {type(leaf).__name__} ({leaf!r}), at {user_location()}; carries, "
         "operands and outputs are arrays and scalars, in tuples, lists, dicts or None"
@@ -92,17 +99,24 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
     if expected != got:
         raise JitTypeError(
             f"{api}: {what} has a different structure ({_tree_text(got)} against "
-            f"{_tree_text(expected)}; '*' is an array or number), at {where}; the condition is "
+            f"{_tree_text(expected)}), at {where}; the condition is "
             "traced, so every path must give the same structure (return np.nan, or a flag, where "
             "one returned None)"
         )
 
 
+class _Leaf:
+    """How a structure's leaf reads in a message: any array or number."""
+
+    def __repr__(self) -> str:
+        return "<array or number>"
+
+
 def _tree_text(tree: pytree.TreeDef) -> str:
     if tree.kind == "dict" and _RETURNED in tree.keys:  # autograph's branches: what they return
         returned = tree.children[tree.keys.index(_RETURNED)]
-        return f"return {pytree.unflatten(returned, ['*'] * returned.num_leaves)!r}"
-    return repr(pytree.unflatten(tree, ["*"] * tree.num_leaves))
+        return f"return {pytree.unflatten(returned, [_Leaf()] * returned.num_leaves)!r}"
+    return repr(pytree.unflatten(tree, [_Leaf()] * tree.num_leaves))
 
 
 _RETURNED = "__ag_retval"  # autograph's name for a function's result (lowering.RETVAL)

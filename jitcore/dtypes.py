@@ -23,12 +23,22 @@ SUPPORTED_DTYPES = tuple(
 def ir_type(dtype) -> ScalarType:
     """The IR element type for a NumPy dtype, or a ``JitTypeError`` naming the dtype."""
     dtype = np.dtype(dtype)
+    refuse_text(dtype)
     if dtype not in SUPPORTED_DTYPES:
         raise JitTypeError(
             f"dtype {dtype} is not supported by jitcore; supported: "
             + ", ".join(str(d) for d in SUPPORTED_DTYPES)
         )
     return scalar_type_of(dtype)
+
+
+def refuse_text(dtype: np.dtype) -> None:
+    """A ``JitTypeError`` for a str or bytes dtype: compiled code computes with numbers only."""
+    if dtype.kind in "US":
+        raise JitTypeError(
+            f"string arrays (dtype {dtype}) are not supported under jit: compiled code computes "
+            "with numbers only. Compute numeric codes (a bool or int array) in the jitted "
+            "function and map them to text outside it, e.g. np.array(['.', '#'])[codes]")
 
 
 def np_dtype(t: ScalarType) -> np.dtype:

@@ -390,12 +390,22 @@ def _binary(ufunc, reflected=False):
     return op
 
 
+def _power(self, other):
+    """``sel ** k``: NumPy's operator on the selected array, which takes np.square, np.sqrt or
+    np.reciprocal for the exponents 2, 0.5 and -1 (``primitives.power_operator``), not its
+    power loop (complex ``z[m] ** 2`` is then a multiplication, as ``z[m] * z[m]``)."""
+    if isinstance(other, MaskedSelection):
+        return np.power(self, other)
+    return self._like(prims.power_operator(self.values, self._operand(other, "power")))
+
+
 for _name, _ufunc in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.true_divide,
                       "floordiv": np.floor_divide, "mod": np.remainder, "pow": np.power,
                       "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
                       "lshift": np.left_shift, "rshift": np.right_shift}.items():
     setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))
     setattr(MaskedSelection, f"__r{_name}__", _binary(_ufunc, reflected=True))
+MaskedSelection.__pow__ = _power
 for _name, _ufunc in {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
                       "gt": np.greater, "ge": np.greater_equal}.items():
     setattr(MaskedSelection, f"__{_name}__", _binary(_ufunc))

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from jitcore import calltime, view_layout
-from jitcore.dtypes import ir_type, resolve_ufunc, scalar_to_dtype
+from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
@@ -342,7 +342,7 @@ def ufunc(fn: np.ufunc, *operands, scalar_math: bool = False) -> Tracer:
     else:
         out = _emit(trace, op_cls, args, TensorType(shape, ir_type(out_dtype)))
     # Weak in, weak out (as in JAX): x * (s * 2) stays float32 for a Python scalar s.
-    out.weak = all(getattr(x, "weak", False) or type(x) in (int, float) for x in operands)
+    out.weak = all(getattr(x, "weak", False) or type(x) in (int, float, complex) for x in operands)
     out.fortran = fortran_layout(operands, out.shape)
     return out
 
@@ -546,7 +546,11 @@ def _weak_zero(x):
     Python zero of its kind (weak, NEP 50: np.where(c, int8_array, s) is int8)."""
     if getattr(x, "weak", False):
         return {"f": 0.0, "c": 0j}.get(x.dtype.kind, 0)
-    return x.dtype
+    dtype = getattr(x, "dtype", None)
+    if dtype is None:  # a str or other static object: the dtype NumPy gives it, checked
+        dtype = np.asarray(x).dtype
+        refuse_text(dtype)
+    return dtype
 
 
 def _where_int(x, dtype: np.dtype):

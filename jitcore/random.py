@@ -34,7 +34,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
 from jitcore.primitives import constant, convert
-from jitcore.tracer import Tracer, current_trace, fresh, needs_static
+from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
 
 # Methods that draw numbers (arrays or scalars) without writing to their arguments.
 SAMPLERS = frozenset({
@@ -115,10 +115,12 @@ def _draw(owner, method: str, *args, **kwargs):
         recorder.effect(functools.partial(seed, *args, **kwargs))
         return None
     if method not in SAMPLERS or kwargs.get("out") is not None:
+        instead = ("; a = rng.permutation(a), a shuffled copy, draws the order rng.shuffle(a) "
+                   "would" if method == "shuffle" else "")
         raise UnsupportedError(
             f"{label} {where}: jitcore makes random draws with NumPy's samplers at each call, "
             f"and {method}() is not one it supports (it writes to its argument, or to out=, or "
-            "returns no numbers). Call it outside the jitted function.")
+            f"returns no numbers). Call it outside the jitted function{instead}.")
     frame = recorder.loop_frame(trace) if trace.depth and method != "seed" else None
     if trace.depth and frame is None:
         raise needs_static(UnsupportedError(
@@ -167,6 +169,11 @@ def _take_drawn(owner, method: str, x: Tracer, *args, **kwargs):
     as it would for ``len(x)`` (the same draws: the shuffle of ``arange(len(x))``, the
     choice among ``len(x)``) and takes them along ``axis``; the draw is then an index draw."""
     axis = kwargs.pop("axis", 0) if issubclass(kind_of(owner), np.random.Generator) else 0
+    if x.ndim == 0 and x.dtype.kind in "iu":  # permutation(n), choice(n, k): n items
+        raise needs_static(UnsupportedError(
+            f"{_label(owner, method)} of a traced integer n (at {user_location()}): how many "
+            "numbers it draws must be known while compiling. Pass n as a static argument "
+            "(static_argnames), or draw from an array of n items (permutation(x), x.shape[0])"), x)
     if x.ndim == 0:
         raise UnsupportedError(f"{_label(owner, method)} of a 0-d traced array: NumPy needs an "
                                "integer or an array of at least one dimension")
@@ -192,8 +199,11 @@ def _call_time_draw(recorder, owner, method, label, where, args, kwargs, frame=N
             fn, generator = functools.partial(_local_draw, method, args, kwargs), id(owner)
         else:
             generator = None
-        tracer = fresh(recorder.loop_draw(frame, fn, sample, generator), scalar=np.ndim(sample) == 0)
-    tracer.weak = isinstance(sample, (int, float, complex)) and not isinstance(sample, bool)
+        tracer = fresh(recorder.loop_draw(frame, fn, sample, generator),
+                       scalar=not isinstance(sample, np.ndarray))
+    # A Python number (bool included: integers(2, dtype=bool)) is weak; np.float64, a float
+    # subclass (choice([1.5, 2.5])), is not.
+    tracer.weak = type(sample) in (bool, int, float, complex)
     return tracer
 
 

@@ -551,7 +551,7 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         where = f"{frame.f_code.co_filename}:{frame.f_lineno}"
         line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
     trace = tracer.owner_trace
-    sources = ", ".join(sorted(tracer.sources)) or "no argument (a value computed inside)"
+    sources = ", ".join(sorted(tracer.sources))
     # Where the value came from, when that is another line than the one that needs it.
     made = getattr(tracer.value, "op", None)
     origin = made.loc.parts()[:1] if made is not None else ()
@@ -563,9 +563,13 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
         + made_at
-        + f"The value depends on the argument(s) {sources}: while jitcore compiles "
-        f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
-        "Python control flow, shapes and axes cannot depend on them.\n"
+        + (f"The value depends on the argument(s) {sources}: while jitcore compiles "
+           f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
+           "Python control flow, shapes and axes cannot depend on them.\n" if sources else
+           "The value is computed by the compiled code (from no argument's data: a draw, a "
+           "loop's carry), so it is not known while jitcore compiles "
+           f"{trace.function_name}(), and Python control flow, shapes and axes cannot depend "
+           "on it.\n")
         + _static_hint(tracer)
         # (an index after a loop that the data stops says which loop: autograph.statements)
         + getattr(getattr(tracer.index_form, "base", None), "hint", "")

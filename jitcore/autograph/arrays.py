@@ -254,10 +254,20 @@ def traced_copy(base: np.ndarray, trace) -> Tracer:
     return fresh(prims.as_tracer(trace, base, base.dtype))
 
 
+# Methods of an array that take out=, each the NumPy function of its name with the array first
+# and the same parameters after it.
+_OUT_METHODS = frozenset({"sum", "prod", "max", "min", "mean", "var", "std", "any", "all", "cumsum",
+                          "cumprod", "argmax", "argmin", "clip", "round"})
+
+
 def out_call(func, out, /, *args, **kwargs):
     """``func(*args, out=out, **kwargs)``, as the statement ``out = out_call(...)``: a NumPy
     array given traced operands is written as a traced copy, which the statement binds to the
     local name ``out`` was (NumPy returns ``out`` itself)."""
+    if isinstance(getattr(func, "__self__", None), Tracer):  # x.sum(out=o) as np.sum(x, out=o)
+        name = next((n for n in _OUT_METHODS if getattr(Tracer, n) is func.__func__), None)
+        if name is not None:
+            func, args = getattr(np, name), (func.__self__, *args)
     trace = current_trace()
     operands = (args, list(kwargs.values()))
     if isinstance(out, tuple):  # out=(q, r) of a ufunc with two outputs: each as above

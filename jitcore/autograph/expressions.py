@@ -509,6 +509,14 @@ def _isinstance(x, classes, /):
     return issubclass(stand_in_type(x), classes)
 
 
+def _isscalar(element):
+    """``np.isscalar`` of a traced value as of the value it stands for: True for a NumPy scalar
+    (``x[0]``, ``x.sum()``) and a Python number, False for an array (a 0-d one too)."""
+    if not isinstance(element, Tracer):
+        return np.isscalar(element)
+    return stand_in_type(element) is not np.ndarray
+
+
 def _pow(base, exp, mod=None):
     """``pow``; with a modulus and a traced value, a clear refusal (Python's exact modular power
     of integers of any size; NumPy's power has no modulus)."""
@@ -530,6 +538,7 @@ BUILTINS = {int: _int, float: _float, bool: _bool, complex: _complex, range: _ra
 # traced-aware versions (autograph/arrays.py), kept apart from the builtins above.
 BUILTINS.update(ARRAY_CALLS)
 BUILTINS[np.ndindex] = _ndindex
+BUILTINS[np.isscalar] = _isscalar
 BUILTINS.update(MATH_CALLS)  # math.exp(x) and friends of traced numbers (autograph/math_calls.py)
 BUILTINS.update(SERIES_CALLS)  # numpy.polynomial.polynomial's polyval, polyder, polyfit
 BUILTINS.update(BASIS_CALLS)  # chebval, legval, hermval, hermeval, lagval

@@ -231,6 +231,8 @@ def _jump_block(stmts, kind, flag: str) -> list:
             for field in ("body", "orelse", "finalbody"):
                 if isinstance(getattr(s, field, None), list):
                     setattr(s, field, _jump_block(getattr(s, field), kind, flag))
+            for h in getattr(s, "handlers", ()):  # ``except E: break``: a flag, as the body's
+                h.body = _jump_block(h.body, kind, flag)
             out.append(s)
             rest = stmts[i + 1:]
             if rest:

@@ -230,10 +230,13 @@ def _cannot_carry(name, value, what, line):
             "bounds are traced: which one it returns depends on the data, which a compiled "
             "function cannot return as a Python object. Return arrays or numbers (a code: 0 or "
             "1, np.where(cond, a, b)), and choose the text outside the jitted function")
+    text = (". A string chosen by traced data cannot be computed by compiled code: keep a code "
+            "(a bool or int) there, and choose the text from it outside the jitted function"
+            if kind in ("str", "bytes") else "")
     return UnsupportedError(
         f"'{name}' holds a {kind} and is assigned in the {what} at {where(line)}, "
         "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
-        "dicts) can change there")
+        f"dicts) can change there{text}")
 
 
 def _into(before, after):

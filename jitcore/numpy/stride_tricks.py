@@ -1,9 +1,11 @@
 """``numpy.lib.stride_tricks.sliding_window_view`` under ``jit``.
 
-NumPy returns a read-only view whose windows overlap in memory; under ``jit`` the windows are a
-new array of the same shape and values (one gather per windowed axis, with a constant index
-table), so a moving median or a moving average reads as it does in NumPy. ``writeable=True``,
-whose writes would reach the original through the overlapping view, is refused.
+NumPy returns a read-only view whose windows overlap in memory; under ``jit`` the windows are
+computed from the array (shifted slices or one gather per windowed axis), so a moving median or
+a moving average reads as it does in NumPy, as a read-only view (``tracer.make_view``): a later
+write to the array shows through, and a write to the windows raises NumPy's ValueError.
+``writeable=True``, whose writes would reach the original through the overlapping view, is
+refused.
 The function is not a top-level NumPy name, so nothing here is exported from ``jitcore.numpy``:
 importing the module registers it.
 """
@@ -15,10 +17,10 @@ import operator
 import numpy as np
 
 from jitcore import primitives as prims
-from jitcore.errors import UnsupportedError
+from jitcore.errors import JitValueError, UnsupportedError
 from jitcore.indexing import take
 from jitcore.numpy.registry import implements, traced
-from jitcore.tracer import user_location
+from jitcore.tracer import make_view, user_location
 
 __all__: list[str] = []
 
@@ -50,6 +52,12 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
         if len(windows) != len(axes):
             raise ValueError(f"Must provide matching length window_shape and axis; got {len(windows)} "
                              f"window_shape elements and {len(axes)} axes elements. (at {user_location()})")
+    # A read-only view, as NumPy's: a later write to ``x`` shows through it, a write to it raises
+    return make_view(x, lambda base: _windows(base, axes, windows), _read_only,
+                     model=lambda m: np.lib.stride_tricks.sliding_window_view(m, windows, axis))
+
+
+def _windows(x, axes, windows):
     out = x
     for ax, w in zip(axes, windows, strict=True):  # an axis may come twice: its windows nest
         n = out.shape[ax] - w + 1
@@ -57,6 +65,12 @@ def sliding_window_view(x, window_shape, axis=None, *, subok=False, writeable=Fa
             raise ValueError(f"window shape cannot be larger than input array shape (at {user_location()})")
         out = _windows_along(out, ax, w, n)
     return out
+
+
+def _read_only(base, value):
+    raise JitValueError(f"assignment destination is read-only: the array is a view made by "
+                        f"sliding_window_view (NumPy raises the same ValueError), at {user_location()}; "
+                        "write to a copy (sliding_window_view(x, w).copy()) or to the array it views")
 
 
 SLICED_WINDOWS = 32  # up to this length, one shifted slice per window position; beyond, a gather

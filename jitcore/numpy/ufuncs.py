@@ -719,6 +719,21 @@ signbit = _ufunc(np.signbit, _signbit)
 copysign = _ufunc(np.copysign, _copysign)
 
 
+def _round_out(result, out):
+    """``np.round(a, d, out=o)`` where ``o`` has the result's shape and dtype: the same values
+    (in another dtype NumPy rounds its scaled values in that dtype, which jitcore does not
+    follow)."""
+    if not isinstance(out, Tracer) or out.shape != result.shape or out.dtype != result.dtype:
+        into = (f"an array of shape {out.shape} and dtype {out.dtype}" if isinstance(out, Tracer)
+                else "a NumPy array that is not an argument of the jitted function")
+        raise UnsupportedError(
+            f"numpy.round(..., out=) into {into}, for a result of shape "
+            f"{result.shape} and dtype {result.dtype}, is not supported under jit (at "
+            f"{user_location()}): assign the result instead (o = np.round(...))")
+    prims.assign(out, result)
+    return out
+
+
 @implements(np.round, np.around)
 def round(a, decimals=0, out=None):
     """NumPy's rounding: half to even; for ``decimals`` d > 0 ``rint(a * 10**d) / 10**d``, for
@@ -727,7 +742,7 @@ def round(a, decimals=0, out=None):
     if not traced(a):
         return np.round(a, decimals, out)
     if out is not None:
-        raise UnsupportedError(f"numpy.round with out= is not supported under jit yet (at {user_location()})")
+        return _round_out(round(a, decimals), out)
     decimals = operator.index(decimals)
     if a.dtype.kind == "c":  # NumPy rounds the real and imaginary parts apart, each as a float
         return prims.complex_from_parts(*(round(prims.part(p, a), decimals) for p in ("real", "imag")))
