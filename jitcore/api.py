@@ -601,9 +601,11 @@ class JitFunction:
             static_key = tuple((k, call_memo.exactly(v)) for k, v in static)  # numbers by their bits
             hash(static_key)
         except TypeError:
+            unhashable = [(k, v) for k, v in static if not _hashable(v)] or static
             error = JitTypeError(
                 f"{self.__name__}(): static arguments must be hashable, got "
-                + ", ".join(f"{self._param_name(k)}={type(v).__name__}" for k, v in static))
+                + ", ".join(f"{self._param_name(k)}={type(v).__name__}" for k, v in unhashable)
+                + static_on_demand.hashable_advice(v for _, v in unhashable))
             error.static_unhashable = frozenset(self._param_name(k) for k, v in static if not _hashable(v))
             raise error from None
         leaves, tree = pytree.flatten((tuple(dyn_args), dyn_kwargs))
@@ -686,8 +688,14 @@ class JitFunction:
         if not isinstance(leaf, Tracer) and _converts_to_array(leaf):
             return self._leaf(self._as_array(leaf, tree, index), tree, index)
         path = self._paths(tree)[index]
+        advice = _static_advice(leaf)
+        root = path.split("[", 1)[0].split(".", 1)[0]
+        if not path.isidentifier() and root.isidentifier() and advice.startswith("pass it with"):
+            # (an item of a list or dict argument: the container itself cannot be static)
+            advice = (f"pass {root} as a tuple (tuple({root})) with static_argnames=('{root}',) if "
+                      "its items should be compile-time constants")
         error = JitTypeError(f"{self.__name__}(): argument {path} is a {type(leaf).__name__}, "
-                             "not an array or number; " + _static_advice(leaf))
+                             "not an array or number; " + advice)
         if path.isidentifier() and (static_on_demand.static_kind(leaf) or isinstance(leaf, JitFunction)):
             error.static_would_fix = frozenset((path,))  # a string, a function: static on demand
         raise error

@@ -18,7 +18,7 @@ from jitcore import config, primitives, pytree
 from jitcore.autograph.runtime import call as autograph_call
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.generator_arguments import GENERATOR_KINDS
-from jitcore.static_on_demand import python_value
+from jitcore.static_on_demand import hashable_advice, python_value
 from jitcore.tracer import Tracer, current_trace, needs_static
 
 
@@ -96,4 +96,5 @@ def _check_static(jitted, key, value) -> None:
         hash(value)
     except TypeError:
         raise JitTypeError(f"{jitted.__name__}(): static arguments must be hashable, got "
-                           f"{jitted._param_name(key)}={type(value).__name__}") from None
+                           f"{jitted._param_name(key)}={type(value).__name__}"
+                           + hashable_advice([value])) from None

@@ -136,3 +136,12 @@ def explained(error: Exception, cause: JitcoreError) -> Exception:
 def _raised_in_jitcore(error: BaseException) -> bool:
     frames = traceback.extract_tb(error.__traceback__)
     return bool(frames) and tracebacks.is_own(frames[-1].filename)
+
+
+def hashable_advice(values) -> str:
+    """What to pass instead of an unhashable static argument: a list or dict as a tuple."""
+    kinds = {type(v) for v in values}
+    if kinds & {list, set, dict}:
+        return (": pass a list as a tuple (tuple(ops)), a set as a frozenset, a dict as a tuple "
+                "of (key, value) pairs; a jitted function compiles once for each value of them")
+    return ""

@@ -357,3 +357,19 @@ def test_break_and_continue_in_an_except_clause_of_a_loop(fn, args):
     got, want = jc.jit(fn)(*args), fn(*args)
     for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
         assert np.allclose(g, w, rtol=1e-14, atol=0)
+
+
+def _apply_ops(x, ops):
+    for o in ops:
+        if o == "double":
+            x = x * 2
+    return x
+
+
+def test_a_list_of_strings_argument_is_told_to_be_a_static_tuple():
+    with pytest.raises(jc.JitTypeError, match=r"pass ops as a tuple \(tuple\(ops\)\) with static_argnames"):
+        jc.jit(_apply_ops)(np.ones(2), ["double", "x"])
+    with pytest.raises(jc.JitTypeError, match=r"got ops=list: pass a list as a tuple"):
+        jc.jit(_apply_ops, static_argnames=("ops",))(np.ones(2), ["double", "x"])
+    got = jc.jit(_apply_ops, static_argnames=("ops",))(np.ones(2), ("double", "x"))
+    np.testing.assert_array_equal(got, _apply_ops(np.ones(2), ("double", "x")))
