@@ -30,6 +30,7 @@ import functools
 import numpy as np
 
 from jitcore import calltime, pytree
+from jitcore import primitives as prims
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
@@ -147,14 +148,16 @@ def _choice_weights(a=None, size=None, replace=True, p=None, *rest, **kwargs):
 def _weighted_choice(owner, a, size=None, replace=True, p=None, axis=0, shuffle=True, **kwargs):
     """``choice(a, size, p=p)`` with traced probabilities, drawn as NumPy draws it: a uniform
     draw per choice (``random(size)``, the same stream) placed in the normalised cumulative sum
-    of ``p`` (``searchsorted(..., side='right')``). NumPy's checks of ``p`` (non-negative,
-    summing to 1) need its data: not made."""
+    of ``p`` (``searchsorted(..., side='right')``). NumPy's checks of ``p`` (no NaN,
+    non-negative, summing to 1) are made when the compiled code runs (``_check_parameters``)."""
     label = _label(owner, "choice")
     if not replace or kwargs:
         raise UnsupportedError(f"{label} with traced probabilities p and replace=False: NumPy "
                                "draws without replacement by a method that needs p's values; "
                                "draw outside the jitted function")
-    uniform = "random" if issubclass(kind_of(owner), np.random.Generator) else "random_sample"
+    generator = issubclass(kind_of(owner), np.random.Generator)
+    _check_parameters("choice", generator, p.astype(np.float64))
+    uniform = "random" if generator else "random_sample"
     draws = _draw(owner, uniform, size)
     cdf = np.cumsum(p.astype(np.float64))
     index = np.searchsorted(cdf / cdf[-1], draws, side="right")
@@ -236,7 +239,9 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     if size is None:
         shape = np.broadcast_shapes(*(np.shape(v) for v in values))
         size = shape or None
-    std = standard[issubclass(kind_of(owner), np.random.Generator)]
+    generator = issubclass(kind_of(owner), np.random.Generator)
+    _check_parameters(method, generator, values)
+    std = standard[generator]
     if eager:
         z = getattr(owner, std)(size=size)
     else:
@@ -245,6 +250,40 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     if isinstance(z, float) or (isinstance(z, Tracer) and z.weak):  # no size: NumPy's is a Python float
         out = fresh(out, scalar=True, weak=True)
     return out
+
+
+def _fails_with(error: type, message: str):
+    def fail(_):
+        raise error(message)
+    return fail
+
+
+def _check_parameters(method: str, generator: bool, values) -> None:
+    """NumPy's checks of traced parameters, made when the compiled code runs: it raises the
+    same error as NumPy's sampler (which checks before it draws: here the draw is made)."""
+    checks = []
+    if method == "normal":
+        checks.append((values[1] < 0, ValueError, "scale < 0"))
+    elif method == "uniform":
+        span = values[1] - values[0]
+        if generator:
+            checks.append((span < 0, ValueError, "high - low < 0"))
+        message = "high - low range exceeds valid bounds" if generator else "Range exceeds valid bounds"
+        checks.append((~np.isfinite(span), OverflowError, message))
+    elif method == "choice":
+        p = values
+        capital = (lambda m: m[0].upper() + m[1:]) if generator else (lambda m: m)
+        tolerance = float(np.sqrt(np.finfo(np.float64).eps))
+        checks += [(np.isnan(p), ValueError, capital("probabilities contain NaN")),
+                   (p < 0, ValueError, capital("probabilities are not non-negative")),
+                   (np.abs(np.sum(p) - 1.0) > tolerance, ValueError,
+                    "Probabilities do not sum to 1. See Notes section of docstring for more "
+                    "information." if generator else "probabilities do not sum to 1")]
+    for bad, error, message in checks:
+        if isinstance(bad, Tracer):
+            prims.RAISE_AT_FIRST(bad, bad, _fails_with(error, message))
+        elif np.any(bad):
+            raise error(message)
 
 
 def _construct(f, *args, **kwargs):

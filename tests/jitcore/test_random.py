@@ -3,6 +3,7 @@ exactly NumPy's numbers at that point of the program, advancing the same generat
 
 The oracle: the same function run by NumPy from the same seed."""
 
+import re
 import threading
 
 import numpy as np
@@ -304,3 +305,29 @@ def test_choice_with_traced_probabilities_draws_numpys_choices(make):
         for g, v in zip(got, want):
             np.testing.assert_array_equal(g, v)
             assert type(g) is type(v)
+
+
+def _bounded(rng, lo, hi, s, w):
+    return rng.uniform(lo, hi, 3), rng.normal(0.0, s, 2), rng.choice(w.size, 4, p=w)
+
+
+@pytest.mark.parametrize("make", [np.random.default_rng, np.random.RandomState])
+@pytest.mark.parametrize("lo, hi, s, w", [
+    (0.0, 2.0, 1.0, [0.2, 0.3, 0.5]),  # fine: the same numbers
+    (1.0, 0.0, 1.0, [0.2, 0.3, 0.5]),  # high < low: Generator's ValueError (RandomState draws)
+    (0.0, np.inf, 1.0, [0.2, 0.3, 0.5]),  # OverflowError
+    (0.0, 1.0, -1.0, [0.2, 0.3, 0.5]),  # scale < 0
+    (0.0, 1.0, 1.0, [1.0, 2.0, 3.0]),  # p not summing to 1
+    (0.0, 1.0, 1.0, [-0.5, 1.0, 0.5]),  # p negative
+    (0.0, 1.0, 1.0, [np.nan, 1.0, 0.0]),  # p NaN
+])
+def test_traced_parameters_are_checked_as_numpys_sampler_checks_them(make, lo, hi, s, w):
+    w = np.array(w)
+    try:
+        want = _bounded(make(0), lo, hi, s, w)
+    except (ValueError, OverflowError) as e:
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            jc.jit(_bounded)(make(0), lo, hi, s, w)
+        return
+    for got, expected in zip(jc.jit(_bounded)(make(0), lo, hi, s, w), want):
+        np.testing.assert_array_equal(got, expected)
