@@ -294,7 +294,7 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     # if's operands and results (``aliasing``); the variables keep their objects
     try:
         return _traced_until_settled(
-            names, lambda rebound, written: SharedArrays(names, init, rebinds, written, rebound),
+            names, lambda rebound, written, kept: SharedArrays(names, init, rebinds - kept, written, rebound),
             lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
                                       else_defined, dead, fresh, shared))[1]
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
@@ -303,17 +303,32 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         return (else_fn if branch.then else then_fn)(*init)
 
 
+class SameObject(Exception):
+    """A loop body bound a variable it carries by value (``Z = step(Z)``) to the very array it
+    was given, written in place (``step`` changed ``Z`` and returned it): an in-place write, so
+    trace it again carrying ``positions`` (indices into the statement's names) as shared."""
+
+    def __init__(self, positions: set[int]):
+        super().__init__(positions)
+        self.positions = positions
+
+
 def _traced_until_settled(names, make, trace):
-    """``(made, trace(made))`` for ``made = make(rebound, written)`` (a ``SharedArrays``, or a
-    ``_Loop`` holding one), traced again while a body shows the conversion's guess wrong: a
-    name it bound anew (``Rebound``), an array from outside it wrote (``Unheld``)."""
-    written, rebound = [], set()
+    """``(made, trace(made))`` for ``made = make(rebound, written, kept)`` (a ``SharedArrays``,
+    or a ``_Loop`` holding one), traced again while a body shows the conversion's guess wrong:
+    a name it bound anew (``Rebound``), an array from outside it wrote (``Unheld``), a name it
+    bound to the same array (``SameObject``: ``kept``, not bound anew after all)."""
+    written, rebound, kept = [], set(), set()
     while True:
-        made = make(rebound, written)
+        made = make(rebound, written, kept)
         try:
             return made, trace(made)
         except Rebound as e:
             rebound |= {names[i] for i in e.positions}
+        except SameObject as e:
+            if not {names[i] for i in e.positions} - kept:
+                raise UnsupportedError("internal error: a loop's carry did not settle") from None
+            kept |= {names[i] for i in e.positions}
         except Unheld as e:
             if e.region is not getattr(made, "arrays", made):
                 raise
@@ -569,7 +584,8 @@ def _with_shared_arrays(traced, names, values, line, what, targets, functions):
     rebinds = _rebinds()
     values = shared_as_traced(values, names, functions, rebinds)
     return _traced_until_settled(
-        names, lambda rebound, written: _Loop(names, values, line, what, targets, rebinds, written, rebound),
+        names, lambda rebound, written, kept: _Loop(names, values, line, what, targets,
+                                                    set(rebinds) - kept, written, rebound),
         traced)
 
 
@@ -1256,6 +1272,8 @@ class _Loop:
             given = self._given[i]
             if isinstance(given, Tracer) and given.version and aliased(self.values[i], self.arrays):
                 self.arrays.leave()
+                if v is given:  # (Z = step(Z), step writing Z and returning it)
+                    raise SameObject({i})
                 raise refuse_first_write(name, self.what, where(self.line))
             leaves, tree = pytree.flatten(v)
             self.scalars[name] = [isinstance(leaf, np.generic) or (isinstance(leaf, Tracer) and leaf.scalar)

@@ -360,3 +360,29 @@ def test_a_write_to_a_diagonal_is_numpys_read_only_error():
 
     with pytest.raises(ValueError, match="read-only"):
         jc.jit(f)(np.ones((2, 2)))
+
+
+def _life_step(G):
+    n = np.roll(G, 1, 0) + np.roll(G, -1, 0) + np.roll(G, 1, 1) + np.roll(G, -1, 1)
+    G[...] = ((n == 3) | ((G == 1) & (n == 2))).astype(G.dtype)
+    return G  # the array it was given, written in place
+
+
+def _life(G):
+    for _ in range(80):  # a compiled loop: Z = step(Z) is an in-place write, not a new value
+        G = _life_step(G)
+    return G.sum()
+
+
+def _steps_then_new(Z):
+    for _ in range(80):
+        Z = _life_step(Z)
+        Z = Z * 1  # then a new array: the first pass writes the argument, later ones do not
+    return Z
+
+
+def test_a_step_that_writes_its_array_and_returns_it_compiles_as_an_in_place_write():
+    g = (np.random.default_rng(0).random((16, 16)) < 0.3).astype(np.int64)
+    assert_same(_life, g)
+    with pytest.raises(jc.UnsupportedError, match="holds another array's memory"):
+        jc.jit(_steps_then_new)(g.copy())
