@@ -316,6 +316,12 @@ STRIDED = 1 << 32  # added to an array's rank word when its strides follow its e
 # So do the class's functions, properties, static and class methods a jitted method reads
 # (``method_calls.CODE_TYPES``): their types compare by identity too, in C.
 STATIC_TYPES = frozenset((int, bool, str, *BY_IDENTITY, *SCALAR_TYPES))
+# ... and a guard's value may be a random generator a global holds (``calltime``: by identity,
+# so that a global bound to another one traces again): a Cython class with no ``__eq__`` of its
+# own, whose ``PyObject_RichCompareBool`` runs no Python code either.
+GUARD_TYPES = STATIC_TYPES | frozenset((np.random.Generator, np.random.RandomState, np.random.PCG64,
+                                        np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
+                                        np.random.SFC64))
 
 
 class Strided(tuple):
@@ -434,7 +440,7 @@ def entry(executable, key: tuple, keywords: tuple = (), order: tuple | None = No
     contiguous, contiguous_items = {}, {}  # per C-contiguous array argument: its shape, its item's bytes
     for k, dtype, shape in zip(order, key[::2], key[1::2]):
         if isinstance(shape, Static):  # matched, not passed: the code was traced with its value
-            if k >= 0 or dtype not in STATIC_TYPES or type(shape[0]) is not dtype:
+            if k >= 0 or dtype not in GUARD_TYPES or type(shape[0]) is not dtype:
                 return None
             keep += [dtype, shape[0]]
             nbytes = SCALAR_TYPES[dtype].itemsize if dtype in SCALAR_TYPES else 0
@@ -701,7 +707,7 @@ def calltime_reads(inputs, first: int, drawn: tuple | None = None) -> tuple | No
     reads, key, order = [], [], []
     for read, value in inputs.guards:
         where = _read_of(read)
-        if where is None or type(value) not in STATIC_TYPES:
+        if where is None or type(value) not in GUARD_TYPES:
             return None
         reads.append(where)
         key += [type(value), Static((value,))]

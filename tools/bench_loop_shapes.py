@@ -1,0 +1,99 @@
+"""Loop shapes new users write, timed against NumPy (session 44): a loop appending to a list,
+a breadth-first search over a grid with a queue array, rows written under two nested traced
+ifs, and the textbook Mandelbrot ``z[alive] = z[alive] ** 2 + c[alive]``.
+
+    PYTHONPATH=. python tools/bench_loop_shapes.py          # medians, ratios, first-call times
+
+Each row: the first jitted call (trace and compile), then the median of repeated calls of the
+jitted function and of the plain NumPy function, in one run on the same machine.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+import jitcore as jc
+
+
+def appended(x):
+    out = []
+    for i in range(x.shape[0]):
+        out.append(x[i] ** 2 + 1)
+    return np.array(out)
+
+
+def breadth_first(walls):
+    H, W = walls.shape
+    seen = np.zeros(walls.shape, dtype=np.int64)
+    q = np.zeros((H * W, 2), dtype=np.int64)
+    seen[0, 0] = 1
+    h, t = 0, 1
+    while h < t:
+        cy, cx = q[h]
+        h += 1
+        for dy, dx in ((1, 0), (0, 1)):
+            ny, nx = cy + dy, cx + dx
+            if ny < H and nx < W:
+                if walls[ny, nx] == 0 and seen[ny, nx] == 0:
+                    seen[ny, nx] = 1
+                    q[t, 0] = ny
+                    q[t, 1] = nx
+                    t += 1
+    return t
+
+
+def nested_rows(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        if x[i, 0] > 0:
+            if x[i, 1] < 0.5:
+                out[i, :] = x[i] * 2
+    return out
+
+
+def mandelbrot(c):
+    z = np.zeros_like(c)
+    count = np.zeros(c.shape, np.int64)
+    for _ in range(50):
+        alive = np.abs(z) <= 2
+        z[alive] = z[alive] ** 2 + c[alive]
+        count += alive
+    return count
+
+
+def _median(fn, args, repeat) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    walls = (rng.random((200, 200)) < 0.2).astype(np.int64)
+    walls[:2, :2] = 0
+    re, im = np.meshgrid(np.linspace(-2, 1, 600), np.linspace(-1.2, 1.2, 400))
+    cases = [
+        ("list.append loop, 5000 steps", appended, (np.linspace(0, 1, 5000),), 7),
+        ("BFS with a queue array, 200x200", breadth_first, (walls,), 5),
+        ("rows under two nested ifs, 3000x64", nested_rows, (rng.standard_normal((3000, 64)),), 7),
+        ("Mandelbrot z[alive]**2, 600x400, 50 steps", mandelbrot, (re + 1j * im,), 3),
+    ]
+    print(f"{'workload':44} {'first call':>10} {'jit ms':>9} {'NumPy ms':>9} {'NumPy/jit':>9}")
+    for name, fn, args, repeat in cases:
+        jitted = jc.jit(fn)
+        t = time.perf_counter()
+        got = jitted(*args)
+        first = time.perf_counter() - t
+        np.testing.assert_array_equal(got, fn(*args))
+        tj, tn = _median(jitted, args, repeat), _median(fn, args, max(2, repeat // 2))
+        print(f"{name:44} {first:9.2f}s {tj * 1e3:9.2f} {tn * 1e3:9.2f} {tn / tj:8.1f}x")
+
+
+if __name__ == "__main__":
+    main()
