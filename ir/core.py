@@ -293,10 +293,10 @@ class Block:
             if 0 <= i < len(ops) and ops[i] is op:
                 self._hint = i
                 return i
-        try:
-            self._hint = ops.index(op, max(hint - 64, 0), hint + 64)
-        except ValueError:
-            self._hint = ops.index(op)
+        # (searched by hand: a ValueError from list.index(op, lo, hi) formats its message with
+        # repr(op), which prints the op and every region in it, a loop's whole body)
+        near = next((i for i in range(max(hint - 64, 0), min(hint + 64, len(ops))) if ops[i] is op), None)
+        self._hint = ops.index(op) if near is None else near
         return self._hint
 
     def add_arg(self, t: Type) -> BlockArgument:

@@ -692,8 +692,10 @@ class JitFunction:
         root = path.split("[", 1)[0].split(".", 1)[0]
         if not path.isidentifier() and root.isidentifier() and advice.startswith("pass it with"):
             # (an item of a list or dict argument: the container itself cannot be static)
-            advice = (f"pass {root} as a tuple (tuple({root})) with static_argnames=('{root}',) if "
-                      "its items should be compile-time constants")
+            keyed = path[len(root):].startswith(("['", '["'))  # (a dict's item)
+            as_tuple = f"tuple({root}.items())" if keyed else f"tuple({root})"
+            advice = (f"pass {root} as a tuple ({as_tuple}) with static_argnums/static_argnames "
+                      f"(static_argnames=('{root}',)) if its items should be compile-time constants")
         error = JitTypeError(f"{self.__name__}(): argument {path} is a {type(leaf).__name__}, "
                              "not an array or number; " + advice)
         if path.isidentifier() and (static_on_demand.static_kind(leaf) or isinstance(leaf, JitFunction)):

@@ -183,28 +183,37 @@ def nested_array(obj, dtype=None) -> Tracer:
 
 
 def appended_pieces(obj) -> list | None:
-    """A list appending loops filled (``autograph.appending``), as the rows arrays they carried
-    and, between them, lists of the items it held otherwise; None for any other list, or one
-    changed since."""
+    """A list (or a copy of one: dispatch may rebuild containers) holding the rows appending
+    loops made (``autograph.appending``), as the rows arrays they carried and, between them,
+    lists of its other items; None for a list holding no such run of rows, or whose items do
+    not all have the rows' shape."""
     trace = current_trace()
-    entry = trace.appended.get(id(obj)) if trace is not None and isinstance(obj, list) else None
-    if entry is None:
+    if trace is None or not trace.appended or not isinstance(obj, (list, tuple)):
         return None
-    same, segments, depth = entry
-    shape = segments[0][1].shape[1:]
-    if same is not obj or trace.depth < depth or len(obj) < segments[-1][0] + len(segments[-1][2]) \
-            or any(rows.shape[1:] != shape or any(a is not b for a, b in zip(obj[at:], made))
-                   for at, rows, made in segments):
+    pieces, items, k = [], [], 0
+    while k < len(obj):
+        entry = trace.appended.get(id(obj[k]))
+        if entry is not None:
+            rows, made, depth = entry
+            if trace.depth >= depth and len(made) <= len(obj) - k \
+                    and all(a is b for a, b in zip(obj[k:k + len(made)], made)):
+                if items:
+                    pieces.append(items)
+                    items = []
+                pieces.append(rows)
+                k += len(made)
+                continue
+        items.append(obj[k])
+        k += 1
+    if items:
+        pieces.append(items)
+    arrays = [p for p in pieces if isinstance(p, Tracer)]
+    if not arrays:
         return None
-    pieces, done = [], 0
-    for at, rows, made in [*segments, (len(obj), None, ())]:
-        if at > done:  # items between the loops' rows
-            if any(np.shape(v) != shape for v in obj[done:at]):
-                return None
-            pieces.append(obj[done:at])
-        if rows is not None:
-            pieces.append(rows)
-        done = at + len(made)
+    shape = arrays[0].shape[1:]
+    if any(a.shape[1:] != shape for a in arrays) or any(
+            np.shape(v) != shape for p in pieces if isinstance(p, list) for v in p):
+        return None
     return pieces
 
 

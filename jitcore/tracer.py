@@ -77,8 +77,8 @@ class Trace:
         # run time (codegen's ``size_symbols``), which a loop's bounds may come from.
         self.extents: tuple[int, ...] = ()
         self.formatted: list = []  # (tracer, format spec) per placeholder of the user's text (formatting)
-        # id(list) -> (list, [(start, rows array, row tracers), ...], depth): lists loops appended
-        # to (autograph.appending), which np.array and np.stack of them read as those arrays
+        # id(first row) -> (rows array, row tracers, depth): the rows appending loops put in
+        # lists (autograph.appending), which np.array and np.stack of a list read as the arrays
         self.appended: dict[int, tuple] = {}
         # (line, a function giving the exception types) of each try being traced, innermost
         # last: the errors its except clauses catch (primitives._refuse_caught)

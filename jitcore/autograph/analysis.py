@@ -421,8 +421,9 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
 
 def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
     """The names a loop body changes only by ``name.append(value)`` calls, when those are its
-    only changes to Python objects and the names appear in it nowhere else (a list the loop
-    fills: ``statements.for_stmt`` compiles it as a loop, ``appending``); else None."""
+    only changes to Python objects and the names appear in it nowhere else but in ``name[-1]``
+    (a list the loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
+    ``appending``); else None."""
     appended, calls = set(), set()
     for n in (m for s in stmts for m in ast.walk(s)):
         if not isinstance(n, ast.Call):
@@ -438,10 +439,21 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
             calls.add(id(f.value))
     if not appended:
         return None
+    for n in (m for s in stmts for m in ast.walk(s)):  # ys[-1]: the last row, read
+        base, key = (n.value, n.slice) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) \
+            else (n.args[0], n.args[1]) if _converted_getitem(n) and len(n.args) == 2 else (None, None)
+        if isinstance(base, ast.Name) and base.id in appended and _minus_one(key):
+            calls.add(id(base))
     for n in (m for s in stmts for m in ast.walk(s)):
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
-            return None  # used otherwise: len(ys), ys[-1], ys = [], f(ys)
+            return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
+
+
+def _minus_one(key) -> bool:
+    return (isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub)
+            and isinstance(key.operand, ast.Constant) and key.operand.value == 1) \
+        or (isinstance(key, ast.Constant) and key.value == -1)
 
 
 _STEPS = {ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mult"}

@@ -17,17 +17,19 @@ import numpy as np
 from jitcore import pytree
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
 from jitcore.ir.core import Block
-from jitcore.primitives import appended_pieces, as_tracer, broadcast_to, constant, reshape, slice_
+from jitcore.primitives import as_tracer, broadcast_to, constant, reshape, slice_
 from jitcore.tracer import Tracer, current_trace, fresh
 
 _NUMBERS = (bool, int, float, complex)
 
 
 class _Appender:
-    """Stands for an appended list in the traced body: each ``append`` writes the next row."""
+    """Stands for an appended list in the traced body: each ``append`` writes the next row;
+    ``ys[-1]`` is the last row (``last``, carried by the loop)."""
 
-    def __init__(self, name: str, rows: Tracer, first, per_step: int, kind: tuple):
-        self.name, self.rows, self.first, self.per_step, self.kind = name, rows, first, per_step, kind
+    def __init__(self, name: str, rows: Tracer, first, last, per_step: int, kind: tuple):
+        self.name, self.rows, self.first, self.last = name, rows, first, last
+        self.per_step, self.kind = per_step, kind
         self.count = 0
 
     def append(self, value) -> None:
@@ -36,7 +38,13 @@ class _Appender:
                                    "one run of the loop's body gave")
         trace = current_trace()
         self.rows[self.first + self.count] = as_tracer(trace, value, self.kind[1])
+        self.last = value
         self.count += 1
+
+    def __getitem__(self, key):
+        if not isinstance(key, int) or key != -1:
+            raise UnsupportedError(f"'{self.name}'[{key!r}] in a loop that appends to it")
+        return self.last
 
     def __getattr__(self, attr):
         raise UnsupportedError(f"'{self.name}'.{attr} in a loop that appends to it")
@@ -94,36 +102,44 @@ def appending_loop(run_loop, body_fn, item, values, names, appends, trips: int):
     if found is None:
         return None
     start = {j: values[j] for j in slots}
-    carried = list(values) + [0]  # + the step's number, a Python int the loop counts with
+    # + each list's last item (ys[-1]: before the loop, the list's own; a zero row where it is
+    # empty, which the body then appends before it reads), + the step, a Python int
+    lasts = []
+    for j, (_, (shape, dtype, weak, scalar)) in found.items():
+        zero = constant(trace, np.zeros((), dtype))
+        lasts.append(start[j][-1] if start[j] else
+                     fresh(broadcast_to(zero, shape), scalar=scalar, weak=weak))
+    carried = [*values, *lasts, 0]
     for j, (per_step, (shape, dtype, _, _)) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
+    n = len(values)
 
     def body(item, *state):
-        *state, step = state
-        appenders = {j: _Appender(names[j], state[j], step * found[j][0], *found[j]) for j in slots}
+        state, lasts, step = list(state[:n]), state[n:-1], state[-1]
+        appenders = {j: _Appender(names[j], state[j], step * found[j][0], last, *found[j])
+                     for j, last in zip(slots, lasts)}
         state = [appenders.get(j, v) for j, v in enumerate(state)]
         out = list(body_fn(item, *state))
         for j, a in appenders.items():
             if out[j] is not a or a.count != a.per_step:
                 raise UnsupportedError(f"'{names[j]}' appended to a varying number of times")
             out[j] = a.rows
-        return (*out, step + 1)
+        return (*out, *(appenders[j].last for j in slots), step + 1)
 
+    state_names = (*names, *(f"{names[j]}[-1]" for j in slots), "__jc_appended_steps")
     try:
-        out = run_loop(body, tuple(carried), (*names, "__jc_appended_steps"))
+        out = run_loop(body, tuple(carried), state_names)
     except (ConcretizationError, JitTypeError, UnsupportedError):
         return None
-    out = list(out[:-1])
+    out = list(out[:n])
     for j in slots:
         rows, (per_step, (shape, dtype, weak, scalar)) = out[j], found[j]
         rows = fresh(rows)
         made = [_row(rows, k, shape, weak, scalar) for k in range(trips * per_step)]
-        at = len(start[j])
-        intact = appended_pieces(start[j]) is not None  # (checked before the rows join it)
         start[j].extend(made)
-        segments = trace.appended[id(start[j])][1] if intact else []
-        trace.appended[id(start[j])] = (start[j], [*segments, (at, rows, made)], trace.depth)
+        if made:  # (np.array of the list, or of a copy, finds the rows by their first)
+            trace.appended[id(made[0])] = (rows, made, trace.depth)
         out[j] = start[j]
     return tuple(out)
 

@@ -111,3 +111,23 @@ def test_what_cannot_be_rows_stays_python_or_is_refused_as_before():
 
     with pytest.raises(jc.UnsupportedError, match="changes a Python object"):
         jc.jit(conditional)(np.arange(80.0) - 40)
+
+
+def test_a_trajectory_reads_its_last_row_and_stacks_without_stacking_each_row():
+    def euler(y0, dt):
+        ys = [y0]
+        for _ in range(400):
+            y = ys[-1]  # the last row, carried by the loop
+            ys.append(y + dt * np.array([y[1], -y[0]]))
+        return np.stack(ys), ys[-1]
+
+    def doubled(x):
+        out = []
+        for i in range(len(x)):
+            out.append(x[i])
+            out.append(out[-1] * 2)
+        return np.array(out)
+
+    _each(euler, (np.array([1.0, 0.0]), 0.01))
+    _each(doubled, (np.linspace(0, 1, 200),))
+    assert _traced_ops(euler, np.array([1.0, 0.0]), 0.01) < 150  # np.stack read the rows' array

@@ -367,7 +367,7 @@ def _apply_ops(x, ops):
 
 
 def test_a_list_of_strings_argument_is_told_to_be_a_static_tuple():
-    with pytest.raises(jc.JitTypeError, match=r"pass ops as a tuple \(tuple\(ops\)\) with static_argnames"):
+    with pytest.raises(jc.JitTypeError, match=r"pass ops as a tuple \(tuple\(ops\)\) with static_argnums"):
         jc.jit(_apply_ops)(np.ones(2), ["double", "x"])
     with pytest.raises(jc.JitTypeError, match=r"got ops=list: pass a list as a tuple"):
         jc.jit(_apply_ops, static_argnames=("ops",))(np.ones(2), ["double", "x"])
