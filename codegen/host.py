@@ -375,13 +375,12 @@ def _reads_before_writes(op: kernel.GenericOp, source: int, k: int) -> bool:
     if op.domain() or len(op.regions) != 1:
         return False
     arg, written = op.body.args[source], False
-    for region in op.regions:
-        for inner in (o for top in region.block.ops for o in top.walk()):
-            if isinstance(inner, (scf.ForOp, scf.WhileOp)):
-                return False
-            if written and any(v is arg for v in inner.operands):
-                return False
-            written = written or (inner.op_name == "kernel.insert" and inner.attributes.get("result") == k)
+    for inner in kernel.body_ops(op):
+        if isinstance(inner, (scf.ForOp, scf.WhileOp)):
+            return False
+        if written and any(v is arg for v in inner.operands):
+            return False
+        written = written or (inner.op_name == "kernel.insert" and inner.attributes.get("result") == k)
     return True
 
 

@@ -36,32 +36,8 @@ def traced_result(result, arguments, tree: pytree.TreeDef, leaves: list):
 def apply(out: ArgumentWrites, arguments):
     """The caller's result of a call that returned ``out``: the changed containers' final state
     is written into ``arguments`` (the caller's dynamic arguments, as traced)."""
-    _update(arguments, out.arguments)
+    pytree.update_in_place(arguments, out.arguments)
     return out.result
-
-
-def _update(old, new):
-    """``old`` made equal to ``new`` in place where it is a list or dict (nested containers
-    kept as objects, so other names for them see the change); otherwise ``new``."""
-    if new is old:
-        return old
-    if type(old) is dict and type(new) is dict:
-        if list(old) == list(new):
-            for k, v in new.items():
-                old[k] = _update(old[k], v)
-        else:  # keys added, removed or reordered: the new order
-            items = [(k, _update(old[k], v) if k in old else v) for k, v in new.items()]
-            old.clear()
-            old.update(items)
-        return old
-    if type(old) is list and type(new) is list:
-        old[:] = [_update(o, n) for o, n in zip(old, new)] + new[len(old):]
-        return old
-    if type(old) is tuple and type(new) is tuple and len(old) == len(new):
-        for o, n in zip(old, new):  # immutable: only the containers inside change
-            _update(o, n)
-        return old
-    return new
 
 
 def _members(value):

@@ -59,6 +59,7 @@ from jitcore.call_memo import container as is_container
 from jitcore.dispatch import PYTHON_NUMBER, Executable
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
+from jitcore.random import BIT_GENERATORS
 from jitcore.tracer import TRACING
 
 MAX_ENTRIES = 8  # signatures per function in its table; more go through the Python path
@@ -319,9 +320,7 @@ STATIC_TYPES = frozenset((int, bool, str, *BY_IDENTITY, *SCALAR_TYPES))
 # ... and a guard's value may be a random generator a global holds (``calltime``: by identity,
 # so that a global bound to another one traces again): a Cython class with no ``__eq__`` of its
 # own, whose ``PyObject_RichCompareBool`` runs no Python code either.
-GUARD_TYPES = STATIC_TYPES | frozenset((np.random.Generator, np.random.RandomState, np.random.PCG64,
-                                        np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
-                                        np.random.SFC64))
+GUARD_TYPES = STATIC_TYPES | frozenset((np.random.Generator, np.random.RandomState, *BIT_GENERATORS))
 
 
 class Strided(tuple):

@@ -73,44 +73,41 @@ def _sources(*operands) -> frozenset:
     return out
 
 
-# The ops whose errors the compiled code finds when it runs (an index out of range), raised
-# after the call: a ``try`` in the function cannot catch them (``catching``). A singular
-# matrix's LinAlgError is one too, but ``except LinAlgError: break`` guards a case that almost
-# never happens (an exactly zero pivot): such code compiles, and that error, when it happens,
-# is raised by the call (docs/numpy_support.md).
-_RAISES_WHEN_RUN = {array.GatherOp: IndexError, array.GatherNdOp: IndexError,
-                    array.ScatterNdOp: IndexError}
+# The ops whose index errors the compiled code finds when it runs, raised after the call: a
+# ``try`` in the function cannot catch them (``catching``). A singular matrix's LinAlgError is
+# one too, but ``except LinAlgError: break`` guards a case that almost never happens (an exactly
+# zero pivot): such code compiles, and that error, when it happens, is raised by the call
+# (docs/numpy_support.md).
+_INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNdOp))
 
 
 def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
           sources=None) -> Tracer:
-    if trace.catching and op_cls in _RAISES_WHEN_RUN:
-        _refuse_caught(trace, _RAISES_WHEN_RUN[op_cls], op_cls, operands)
+    if trace.catching and op_cls in _INDEXED_WHEN_RUN:
+        _refuse_caught_index(trace, operands[1:])
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
     return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
 
 
-def _refuse_caught(trace: Trace, error: type, op_cls, operands) -> None:
-    """Refuse an op that may raise ``error`` when the compiled code runs, inside a ``try`` of the
-    function whose ``except`` catches it: Python would run the handler; the compiled function
-    raises after the call instead. (Indices that are constants were checked while tracing.)"""
-    if error is IndexError and all(isinstance(x.value.owner, array.ConstantOp) for x in operands[1:]):
+def _refuse_caught_index(trace: Trace, indices) -> None:
+    """Refuse indices that may be out of range when the compiled code runs, inside a ``try`` of
+    the function whose ``except`` catches ``IndexError``: Python would run the handler; the
+    compiled function raises after the call instead. (Constant indices were checked while
+    tracing; one from a Python int argument is made static on demand, and then is too.)"""
+    if all(isinstance(x.value.owner, array.ConstantOp) for x in indices):
         return
     for line, handled in reversed(trace.catching):
         try:
             types = handled()
         except Exception:  # noqa: BLE001  (a name Python would look up only on an error)
             types = (BaseException,)
-        if any(isinstance(t, type) and issubclass(error, t) for t in types):
-            what = "an index"
-            # (an index from a Python int argument: made static, it is checked while tracing,
-            # where the except catches it)
+        if any(isinstance(t, type) and issubclass(IndexError, t) for t in types):
             raise needs_static(UnsupportedError(
-                f"{what} at {user_location()} may raise {error.__name__} when the compiled function "
+                f"an index at {user_location()} may raise IndexError when the compiled function "
                 f"runs, inside the try at line {line} whose except catches it: compiled code finds "
                 "such an error only when it runs, and raises it after the call, so the except "
                 "branch cannot run. Test the condition first (if 0 <= i < len(x): ...), or put "
-                "the try around the call of the jitted function"), *operands[1:])
+                "the try around the call of the jitted function"), *indices)
 
 
 def constant(trace: Trace, value, dtype=None) -> Tracer:

@@ -109,3 +109,27 @@ def leaf_paths(treedef: TreeDef, prefix: str) -> list[str]:
     for label, child in zip(labels, treedef.children):
         out += leaf_paths(child, f"{prefix}[{label}]")
     return out
+
+
+def update_in_place(old, new):
+    """``old`` made equal to ``new`` in place where it is a list or dict (nested containers
+    kept as objects, so other names for them see the change); otherwise ``new``."""
+    if new is old:
+        return old
+    if type(old) is dict and type(new) is dict:
+        if list(old) == list(new):
+            for k, v in new.items():
+                old[k] = update_in_place(old[k], v)
+        else:  # keys added, removed or reordered: the new order
+            items = [(k, update_in_place(old[k], v) if k in old else v) for k, v in new.items()]
+            old.clear()
+            old.update(items)
+        return old
+    if type(old) is list and type(new) is list:
+        old[:] = [update_in_place(o, n) for o, n in zip(old, new)] + new[len(old):]
+        return old
+    if type(old) is tuple and type(new) is tuple and len(old) == len(new):
+        # immutable: the old tuple where only the containers inside changed, else a new one
+        items = tuple(update_in_place(o, n) for o, n in zip(old, new))
+        return old if all(i is o for i, o in zip(items, old)) else items
+    return new

@@ -47,9 +47,9 @@ SAMPLERS = frozenset({
     "power", "rayleigh", "triangular", "vonmises", "wald", "zipf", "hypergeometric", "logseries",
     "f", "noncentral_f", "multinomial", "multivariate_normal", "dirichlet",
 })
-_BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
+BIT_GENERATORS = (np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox,
                    np.random.SFC64)
-_CONSTRUCTORS = (np.random.default_rng, np.random.RandomState, *_BIT_GENERATORS)
+_CONSTRUCTORS = (np.random.default_rng, np.random.RandomState, *BIT_GENERATORS)
 
 
 def _normal(loc, scale, z):

@@ -81,7 +81,7 @@ class Trace:
         # lists (autograph.appending), which np.array and np.stack of a list read as the arrays
         self.appended: dict[int, tuple] = {}
         # (line, a function giving the exception types) of each try being traced, innermost
-        # last: the errors its except clauses catch (primitives._refuse_caught)
+        # last: the errors its except clauses catch (primitives._refuse_caught_index)
         self.catching: list[tuple[int, object]] = []
 
     @contextmanager

@@ -515,7 +515,7 @@ MUTANTS = [
            "state['hits'] += 1 under a traced if goes to a new dict, not the caller's",
            ("tests/jitcore/test_argument_writes.py",)),
     Mutant("caught-index-not-refused", "jitcore/primitives.py",
-           "    if trace.catching and op_cls in _RAISES_WHEN_RUN:",
+           "    if trace.catching and op_cls in _INDEXED_WHEN_RUN:",
            "    if False:",
            "an index from the data in a try that catches IndexError compiles; the except never runs",
            ("tests/jitcore/test_runtime_raises.py",)),

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import pytree
 from jitcore.errors import ConcretizationError, JitTypeError, UnsupportedError
-from jitcore.ir.core import Block
 from jitcore.primitives import as_tracer, broadcast_to, constant, reshape, slice_
 from jitcore.tracer import Tracer, current_trace, fresh
 
@@ -64,55 +62,44 @@ def _kind(v) -> tuple | None:
     return None
 
 
-def _trial_kinds(body, item, values, slots) -> dict | None:
-    """{slot: (rows per step, kind)} from one run of the body, traced into a block that is then
-    dropped, on copies of the state; None where it cannot be compiled so."""
-    trace, block = current_trace(), Block()
-    copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
-                                      x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
-              for leaves, tree in (pytree.flatten(v) for v in values)]
-    before = {j: len(copies[j]) for j in slots}
-    try:
-        with trace.region(block):
-            after = tuple(body(item(), *copies))
-            # (the kinds read here: a value of the dropped block cannot be looked at after it)
-            new = {j: copies[j][before[j]:] for j in slots if after[j] is copies[j]}
-            kinds = {j: {_kind(v) for v in rows} for j, rows in new.items()}
-    except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
-        return None
-    finally:
-        for op in reversed(block.ops):
-            op.drop_all_references()
-    if len(new) != len(slots) or any(not new[j] or len(kinds[j]) != 1 or None in kinds[j] for j in slots):
-        return None  # a name bound to something else, no append, varying rows, not numbers
-    return {j: (len(new[j]), kinds[j].pop()) for j in slots}
+def _kinds(after, copies, values, slots) -> dict | None:
+    """{slot: (rows per step, kind)} from one trial run of the body: the state after it
+    (``after``) and the copies of the state it ran on, whose lists hold what it appended; None
+    where the loop cannot be compiled so (a name bound to something else, no append, rows that
+    vary, items that are no number or array)."""
+    found = {}
+    for j in slots:
+        new = copies[j][len(values[j]):]
+        kinds = {_kind(v) for v in new}
+        if after[j] is not copies[j] or len(kinds) != 1 or None in kinds:
+            return None
+        found[j] = len(new), kinds.pop()
+    return found
 
 
-def appending_loop(run_loop, body_fn, item, values, names, appends, trips: int):
+def appending_loop(run_loop, trial, body_fn, values, names, appends, trips: int):
     """The state after a loop of ``trips`` steps whose body appends to the lists ``appends``
-    (names of the state), compiled as a loop: ``run_loop(body, values)`` traces it (a
-    ``fori_loop`` over the range) with the lists' rows carried as arrays; ``item()`` makes a
-    traced item for the trial run. None where it cannot be (the appends vary, the loop needs a
-    Python int): the caller then runs the loop as before."""
+    (names of the state), compiled as a loop: ``run_loop(body, values, names)`` traces it (a
+    ``fori_loop`` over the range) with the lists' rows carried as arrays; ``trial(then)`` runs
+    the body once on copies of the state (``statements._trial``). None where it cannot be (the
+    appends vary, the loop needs a Python int): the caller then runs the loop as before."""
     trace = current_trace()
     slots = [j for j, n in enumerate(names) if n in appends and isinstance(values[j], list)]
     if trace is None or not slots or trips < 1:
         return None
-    found = _trial_kinds(body_fn, item, values, slots)
+    found = trial(lambda after, copies: _kinds(after, copies, values, slots))
     if found is None:
         return None
     start = {j: values[j] for j in slots}
-    # + each list's last item (ys[-1]: before the loop, the list's own; a zero row where it is
-    # empty, which the body then appends before it reads), + the step, a Python int
-    lasts = []
-    for j, (_, (shape, dtype, weak, scalar)) in found.items():
-        zero = constant(trace, np.zeros((), dtype))
-        lasts.append(start[j][-1] if start[j] else
-                     fresh(broadcast_to(zero, shape), scalar=scalar, weak=weak))
-    carried = [*values, *lasts, 0]
-    for j, (per_step, (shape, dtype, _, _)) in found.items():
+    # each list's rows, then its last item (ys[-1]: before the loop, the list's own; a zero row
+    # where it is empty, which the body then appends before it reads), then the step
+    carried, lasts = list(values), []
+    for j, (per_step, (shape, dtype, weak, scalar)) in found.items():
         zero = constant(trace, np.zeros((), dtype))
         carried[j] = fresh(broadcast_to(zero, (trips * per_step, *shape)))
+        lasts.append(start[j][-1] if start[j] else
+                     fresh(broadcast_to(zero, shape), scalar=scalar, weak=weak))
+    carried += [*lasts, 0]
     n = len(values)
 
     def body(item, *state):

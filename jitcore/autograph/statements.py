@@ -239,21 +239,6 @@ def _cannot_carry(name, value, what, line):
         f"dicts) can change there{text}")
 
 
-def _into(before, after):
-    """``after``'s contents written into ``before``, a list or dict of the same type, whose
-    nested lists and dicts keep their objects too; ``after`` for anything else."""
-    if before is after or type(before) is not type(after) or not isinstance(before, (list, dict)):
-        return after
-    if isinstance(before, dict):
-        merged = {k: _into(before[k], after[k]) for k in before if k in after}
-        merged.update((k, v) for k, v in after.items() if k not in merged)
-        before.clear()
-        before.update(merged)
-    else:
-        before[:] = [_into(b, a) for b, a in zip(before, after)] + list(after[len(before):])
-    return before
-
-
 def _keeping_containers(statement):
     """A traced branch or loop carries a list or dict of the state as its leaves, and gives back
     new containers: ``state["hits"] += 1`` under ``if x[0] > 0`` went to a new dict, and the
@@ -268,7 +253,7 @@ def _keeping_containers(statement):
         rebinds = site.get("rebinds")
         if rebinds is None:
             return out
-        return tuple(after if name in rebinds else _into(before, after)
+        return tuple(after if name in rebinds else pytree.update_in_place(before, after)
                      for name, before, after in zip(site["names"], site["init"], out))
 
     return run
@@ -706,21 +691,23 @@ def _counter_bounds(name, start: int, compare: str, n, steps) -> tuple | None:
 def _trial_makes_arrays(body_fn, values, k) -> bool:
     """Whether one run of the body leaves an array or traced value in the state besides the
     counter (``_trial``)."""
-    return _trial(body_fn, values, lambda after: _holds_arrays(after[:k] + after[k + 1:]))
+    return bool(_trial(body_fn, values, lambda after, _: _holds_arrays(after[:k] + after[k + 1:])))
 
 
-def _trial(body_fn, values, then) -> bool:
-    """``then`` of the state after one run of the body, traced into a block that is then dropped
-    (on copies: the state is not changed); False if the run raises."""
+def _trial(body_fn, values, then):
+    """``then(after, copies)`` of the state after one run of the body and the copies of the state
+    it ran on (a list it appended to holds the new items), traced into a block that is then
+    dropped (the state is not changed; ``then`` reads what it needs there); None if the run
+    raises."""
     trace, block = current_trace(), Block()
     copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
                                       x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
               for leaves, tree in (pytree.flatten(v) for v in values)]
     try:
         with trace.region(block):
-            return bool(then(tuple(body_fn(*copies))))
+            return then(tuple(body_fn(*copies)), copies)
     except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
-        return False
+        return None
     finally:
         for op in reversed(block.ops):
             op.drop_all_references()
@@ -733,7 +720,7 @@ def _traced_from_first_step(test_fn, body_fn, values, names, line, targets):
     its values, ``mid = n // 2``, were constants of the code: other code at every size); None
     where it cannot be (a variable first set in the body, a body that needs a Python int)."""
     if current_trace() is None or not _all_carriable(values) \
-            or not _trial(body_fn, values, lambda after: isinstance(test_fn(*after), Tracer)):
+            or not _trial(body_fn, values, lambda after, _: isinstance(test_fn(*after), Tracer)):
         return None
     trace = current_trace()
     carried = tuple(v if isinstance(v, Undefined) or _holds_arrays((v,)) else _traced_copy(trace, v)
@@ -864,7 +851,8 @@ def _appending_for(iterable, body_fn, values, names, line, targets, appends):
     return appending.appending_loop(
         lambda body, state, state_names: _traced_for(rng, source, None, body, state, state_names,
                                                      line, targets),
-        body_fn, first_item, values, names, appends, len(rng))
+        lambda then: _trial(lambda *state: body_fn(first_item(), *state), values, then),
+        body_fn, values, names, appends, len(rng))
 
 
 def _sized(n) -> bool:

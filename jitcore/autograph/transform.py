@@ -425,7 +425,7 @@ class ControlFlow(ast.NodeTransformer):
         self.in_try -= 1
         if node.handlers and node.body:
             # the body under ``with __ag__.catching(line, lambda: (types...))``: what it may raise
-            # only when compiled code runs is refused (``primitives._refuse_caught``)
+            # only when compiled code runs is refused (``primitives._refuse_caught_index``)
             types = [h.type if h.type is not None else ast.Name(id="BaseException", ctx=ast.Load())
                      for h in node.handlers]
             flat = [e for t in types for e in (t.elts if isinstance(t, ast.Tuple) else [t])]

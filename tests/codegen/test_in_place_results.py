@@ -10,6 +10,7 @@ import numpy as np
 
 import jitcore as jc
 from jitcore.codegen.plan import Branch, Copy, ForLoop, Run
+from tools.bench_loop_shapes import breadth_first, nested_rows
 
 
 def window_sums(x):
@@ -140,36 +141,6 @@ def test_writes_under_a_traced_if_in_a_loop_take_over_the_carried_buffer():
         np.testing.assert_array_equal(got, want)
 
 
-def rows_under_nested_ifs(x):
-    out = np.zeros_like(x)
-    for i in range(x.shape[0]):
-        if x[i, 0] > 0:
-            if x[i, 1] < 0.5:  # an if in the if's arm: the row still written where out lies
-                out[i, :] = x[i] * 2
-    return out
-
-
-def breadth_first(walls):
-    H, W = walls.shape
-    seen = np.zeros(walls.shape, dtype=np.int64)
-    q = np.zeros((H * W, 2), dtype=np.int64)
-    seen[0, 0] = 1
-    h, t = 0, 1
-    while h < t:
-        cy, cx = q[h]
-        h += 1
-        for dy, dx in ((1, 0), (0, 1)):
-            ny, nx = cy + dy, cx + dx
-            if ny < H and nx < W:
-                # read, then written: one scalar kernel reads seen before it writes it
-                if walls[ny, nx] == 0 and seen[ny, nx] == 0:
-                    seen[ny, nx] = 1
-                    q[t, 0] = ny
-                    q[t, 1] = nx
-                    t += 1
-    return t, seen
-
-
 def _big_new_results_in_loops(plan) -> list[int]:
     """The bytes of each result of a launch in a loop that is not written where one of the
     launch's inputs lies (a kernel that copies its whole input at each step), if 1000 or more."""
@@ -195,8 +166,8 @@ def _big_new_results_in_loops(plan) -> list[int]:
 
 def test_writes_in_nested_ifs_and_scalar_kernels_that_read_first_stay_in_place():
     x = np.random.default_rng(5).standard_normal((60, 8))
-    f = jc.jit(rows_under_nested_ifs)
-    np.testing.assert_array_equal(f(x), rows_under_nested_ifs(x))
+    f = jc.jit(nested_rows)
+    np.testing.assert_array_equal(f(x), nested_rows(x))
     assert all(n < 1000 for n in _copies_in_loops(f.lower(x).plan().program)), "a copy of out per step"
     walls = (np.random.default_rng(0).random((12, 12)) < 0.2).astype(np.int64)
     walls[:2, :2] = 0

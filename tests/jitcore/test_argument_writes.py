@@ -108,3 +108,19 @@ def test_changes_in_traced_branches_and_loops_reach_the_callers_containers():
         assert f(b, x) == _count_moves(a, x)
         assert b == a and type(b["hits"]) is type(a["hits"])
         assert b["inner"] is inner and b["acc"] is acc  # the same objects, changed
+
+
+def _new_pair(d, x):
+    d["pair"] = (d["pair"][0] + 1, x[1])  # a new tuple, bound to the dict's item
+    d["log"][0].append(x[0])  # and a list inside a tuple, changed in place
+    return x.sum()
+
+
+def test_a_new_tuple_in_a_changed_container_reaches_the_caller():
+    a = {"pair": (1, 2.0), "log": ([],)}
+    b = {"pair": (1, 2.0), "log": ([],)}
+    inner = b["log"][0]
+    x = np.array([3.0, 7.0])
+    assert jc.jit(_new_pair)(b, x) == _new_pair(a, x)
+    assert b == a and type(b["pair"][1]) is type(a["pair"][1])
+    assert b["log"][0] is inner  # the list kept as the object it was
