@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from jitcore import index_forms, indexing
+from jitcore import index_forms, indexing, python_arithmetic
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
 from jitcore.numpy.linalg import matmul as _matmul
+from jitcore.python_arithmetic import python_number
 from jitcore.tracer import Tracer, as_scalar, fresh, make_view, user_location
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
@@ -47,16 +48,11 @@ def _as_numpy_bool(x):
     return fresh(x, x.scalar, False) if isinstance(x, Tracer) else np.bool_(x)
 
 
-def _python_number(x) -> bool:
-    """A Python number, or a traced one (a Python number argument, or arithmetic on those)."""
-    return type(x) in (bool, int, float, complex) or (isinstance(x, Tracer) and x.weak)
-
-
 def _python_operands(ufunc, a, b):
     """``a`` and ``b`` as Python combines them where both are Python numbers and one is traced:
     a bool is an int in arithmetic (``True + int(t)`` is a Python int, not np.int64; ``&``,
     ``|`` and ``^`` of two bools stay bool), and complex numbers have no order (TypeError)."""
-    if not (_python_number(a) and _python_number(b)):
+    if not (python_number(a) and python_number(b)):
         return a, b
     if ufunc in _ORDERING and any(getattr(x, "dtype", np.dtype(type(x))).kind == "c" for x in (a, b)):
         raise JitTypeError(f"'{_ORDERING[ufunc]}' not supported between Python complex numbers "
@@ -79,6 +75,8 @@ def _binary(ufunc, a, b):
                             for x in (a, b))
         a = _as_numpy_bool(a) if numpy_b and _python_bool(a) else a
         b = _as_numpy_bool(b) if numpy_a and _python_bool(b) else b
+    python_arithmetic.check_division(ufunc, a, b)
+    python_arithmetic.check_int_overflow(ufunc, a, b)
     out = prims.ufunc(ufunc, a, b)
     if index_forms.form_of(a) or index_forms.form_of(b):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
@@ -164,7 +162,12 @@ def _in_place(ufunc, name: str):
 def in_place_operator(x: Tracer, ufunc, other):
     """``x OP= other`` with NumPy's semantics: ``x`` is written with ``same_kind`` casting; a
     NumPy scalar is immutable, so there ``s += y`` rebinds ``s`` to ``s + y``."""
-    new = prims.power_operator(x, other) if ufunc is np.power else prims.ufunc(ufunc, x, other)
+    if ufunc is np.power:
+        new = power(x, other)
+    else:
+        python_arithmetic.check_division(ufunc, *_python_operands(ufunc, x, other))
+        python_arithmetic.check_int_overflow(ufunc, *_python_operands(ufunc, x, other))
+        new = prims.ufunc(ufunc, x, other)
     if x.scalar:
         return new
     prims.assign(x, new, "same_kind", f"ufunc '{ufunc.__name__}'")
@@ -173,20 +176,29 @@ def in_place_operator(x: Tracer, ufunc, other):
 
 # -- operators that are not one ufunc ------------------------------------------------------
 def power(self, other):
-    return prims.power_operator(*_python_operands(np.power, self, other))
+    self, other = _python_operands(np.power, self, other)
+    python = python_arithmetic.python_power(self, other)
+    return prims.power_operator(self, other) if python is None else python
 
 
 def reflected_power(self, other):
-    other, _ = _python_operands(np.power, other, self)
+    other, exponent = _python_operands(np.power, other, self)
+    python = python_arithmetic.python_power(other, exponent)
+    if python is not None:
+        return python
     out = prims.ufunc(np.power, other, self)
     return _python_complex(out) if _complex_takes(other, self) else out
 
 
 def divmod_(self, other):
+    python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, self, other),
+                                     divmod_=True)
     return prims.ufunc(np.floor_divide, self, other), prims.ufunc(np.remainder, self, other)
 
 
 def reflected_divmod(self, other):
+    python_arithmetic.check_division(np.floor_divide, *_python_operands(np.floor_divide, other, self),
+                                     divmod_=True)
     return prims.ufunc(np.floor_divide, other, self), prims.ufunc(np.remainder, other, self)
 
 

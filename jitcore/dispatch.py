@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from jitcore import config, pytree  # noqa: F401  (config: its import sets the thread count)
+from jitcore import config, python_arithmetic, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.buffer_pool import allocator
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
@@ -33,6 +33,7 @@ from jitcore.ir.dialects.kernel import (
     NO_CONVERGENCE,
     NOT_FINITE,
     NOT_POSITIVE_DEFINITE,
+    PYTHON_ERRORS,
     SINGULAR_MATRIX,
     SVD_NO_CONVERGENCE,
     ZERO_STEP,
@@ -204,7 +205,8 @@ def _copies(outputs, owners, mutated) -> list[bool]:
 
 def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
     """The error that a kernel's status words (flag, index, axis, size) record: a singular
-    matrix, a loop step of zero, else an index out of range (the CPU's and the GPU's codes)."""
+    matrix, Python's error on a Python number (``n / 0``), a loop step of zero, else an index
+    out of range (the CPU's and the GPU's codes)."""
     if flag == SINGULAR_MATRIX:
         return np.linalg.LinAlgError("Singular matrix")
     if flag == NOT_POSITIVE_DEFINITE:
@@ -215,6 +217,8 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
         return np.linalg.LinAlgError("Eigenvalues did not converge")
     if flag == SVD_NO_CONVERGENCE:
         return np.linalg.LinAlgError("SVD did not converge")
+    if flag in PYTHON_ERRORS:
+        return python_arithmetic.error(flag)
     if flag == ZERO_STEP:
         return LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
     return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

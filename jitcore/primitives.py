@@ -91,23 +91,29 @@ def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType,
 
 def _refuse_caught_index(trace: Trace, indices) -> None:
     """Refuse indices that may be out of range when the compiled code runs, inside a ``try`` of
-    the function whose ``except`` catches ``IndexError``: Python would run the handler; the
-    compiled function raises after the call instead. (Constant indices were checked while
+    the function whose ``except`` catches ``IndexError``. (Constant indices were checked while
     tracing; one from a Python int argument is made static on demand, and then is too.)"""
     if all(isinstance(x.value.owner, array.ConstantOp) for x in indices):
         return
+    refuse_caught(trace, IndexError, indices, f"an index at {user_location()} may raise IndexError",
+                  "Test the condition first (if 0 <= i < len(x): ...)")
+
+
+def refuse_caught(trace: Trace, error: type, values, what: str, instead: str) -> None:
+    """Refuse ``what`` (a check the compiled code makes when it runs, raising ``error``) inside
+    a ``try`` of the function whose ``except`` catches ``error``: Python would run the
+    handler; the compiled function raises after the call instead."""
     for line, handled in reversed(trace.catching):
         try:
             types = handled()
         except Exception:  # noqa: BLE001  (a name Python would look up only on an error)
             types = (BaseException,)
-        if any(isinstance(t, type) and issubclass(IndexError, t) for t in types):
+        if any(isinstance(t, type) and issubclass(error, t) for t in types):
             raise needs_static(UnsupportedError(
-                f"an index at {user_location()} may raise IndexError when the compiled function "
-                f"runs, inside the try at line {line} whose except catches it: compiled code finds "
-                "such an error only when it runs, and raises it after the call, so the except "
-                "branch cannot run. Test the condition first (if 0 <= i < len(x): ...), or put "
-                "the try around the call of the jitted function"), *indices)
+                f"{what} when the compiled function runs, inside the try at line {line} whose "
+                "except catches it: compiled code finds such an error only when it runs, and "
+                f"raises it after the call, so the except branch cannot run. {instead}, or put "
+                "the try around the call of the jitted function"), *values)
 
 
 def constant(trace: Trace, value, dtype=None) -> Tracer:

@@ -185,6 +185,10 @@ def current_trace() -> Trace | None:
     return stack[-1] if stack else None
 
 
+# ``python_arithmetic.check_int_of``: Python's errors for int() of a NaN, an infinity or a
+# number past int64, raised by the call (set when that module loads, as it needs primitives).
+CHECK_INT_OF = None
+
 # Called with an array from outside the region being traced that is written in it, before
 # that raises: a converted loop or branch (``autograph.aliasing``) then traces its region again
 # carrying the array.
@@ -388,7 +392,9 @@ class Tracer:
         if isinstance(ndigits, Tracer):
             self._concretize("round()'s ndigits")
         if ndigits is None:  # a Python int: weak, as a Python scalar argument is
-            return fresh(np.round(self).astype(np.int64), scalar=True, weak=True)
+            rounded = np.round(self)
+            CHECK_INT_OF(rounded)
+            return fresh(rounded.astype(np.int64), scalar=True, weak=True)
         if self.weak and self.dtype == np.float64 and -22 <= operator.index(ndigits) <= 22:
             return fresh(python_round(self, operator.index(ndigits)), scalar=True, weak=True)
         out = np.round(self, ndigits)

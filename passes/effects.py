@@ -23,7 +23,7 @@ LOOP_OPS = ("scf.for", "scf.while")
 # NumPy's IndexError: at the array level, and in kernel bodies; and those that record another
 # error (a singular matrix: LinAlgError).
 _INDEX_CHECKS = ("array.gather", "array.gather_nd", "array.scatter_nd", "kernel.check_index",
-                 "array.solve", "array.cholesky", "kernel.raise")
+                 "array.solve", "array.cholesky", "kernel.raise", "array.raise_if")
 # Terminators that only pass values to their parent: they do nothing of their own.
 _REGION_TERMINATORS = ("scf.yield", "scf.condition", "kernel.yield")
 

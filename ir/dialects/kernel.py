@@ -425,6 +425,41 @@ INDEX_ERROR, ZERO_STEP, CALLBACK_FAILED, SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE 
 # numpy.linalg's "must not contain infs or NaNs", "Eigenvalues did not converge", "SVD did not converge"
 NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE = 6, 7, 8
 LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGENCE, SVD_NO_CONVERGENCE)
+# Python's errors on Python numbers (``array.raise_if``): code -> (exception, message), codes from
+# 40 (the GPU's own codes are 16 and up: ``codegen/nvptx``); the
+# dispatcher raises jitcore's subclass of that exception (``jitcore/python_arithmetic.py``).
+(DIVISION_BY_ZERO, FLOAT_DIVISION_BY_ZERO, FLOAT_FLOOR_DIVISION_BY_ZERO, FLOAT_MODULO_BY_ZERO,
+ FLOAT_DIVMOD_BY_ZERO, INT_FLOOR_DIVISION_BY_ZERO, INT_MODULO_BY_ZERO, COMPLEX_DIVISION_BY_ZERO,
+ ZERO_TO_NEGATIVE_POWER, INT_OF_NAN, INT_OF_INFINITY, INT_OF_LARGE_FLOAT, INT_OVERFLOW,
+ NEGATIVE_SHIFT, NEGATIVE_INT_EXPONENT, COMPLEX_POWER, POWER_OVERFLOW) = range(40, 57)
+PYTHON_ERRORS = {
+    DIVISION_BY_ZERO: ("ZeroDivisionError", "division by zero"),
+    FLOAT_DIVISION_BY_ZERO: ("ZeroDivisionError", "float division by zero"),
+    FLOAT_FLOOR_DIVISION_BY_ZERO: ("ZeroDivisionError", "float floor division by zero"),
+    FLOAT_MODULO_BY_ZERO: ("ZeroDivisionError", "float modulo"),
+    FLOAT_DIVMOD_BY_ZERO: ("ZeroDivisionError", "float divmod()"),
+    INT_FLOOR_DIVISION_BY_ZERO: ("ZeroDivisionError", "integer division or modulo by zero"),
+    INT_MODULO_BY_ZERO: ("ZeroDivisionError", "integer modulo by zero"),
+    COMPLEX_DIVISION_BY_ZERO: ("ZeroDivisionError", "complex division by zero"),
+    ZERO_TO_NEGATIVE_POWER: ("ZeroDivisionError", "0.0 cannot be raised to a negative power"),
+    INT_OF_NAN: ("ValueError", "cannot convert float NaN to integer"),
+    INT_OF_INFINITY: ("OverflowError", "cannot convert float infinity to integer"),
+    INT_OF_LARGE_FLOAT: ("OverflowError", "int() of a float past int64's range: Python's ints have no limit, "
+         "compiled code's are int64. Keep the number a float, or compute it outside the jitted "
+         "function"),
+    INT_OVERFLOW: ("OverflowError", "a Python int past int64's range: Python's ints have no limit, "
+         "compiled code's are int64, and this product, power or shift does not fit (it would "
+         "wrap around). Compute with floats (float(n) * m), mask as you go "
+         "(h = (h * 31 + c) & 0xFFFFFFFF), or compute it outside the jitted function"),
+    NEGATIVE_SHIFT: ("ValueError", "negative shift count"),
+    NEGATIVE_INT_EXPONENT: ("ValueError", "a Python int raised to a negative int is a float in "
+         "Python, but this power's type was fixed as int when the function compiled (the exponent "
+         "was not known then). Write float(n) ** k for a float, or make the exponent static"),
+    COMPLEX_POWER: ("ValueError", "a negative Python float raised to a fractional power is a complex number "
+         "in Python, but this power's type was fixed as float when the function compiled. Write "
+         "complex(x) ** y for Python's complex result, or np.power(x, y) for NumPy's NaN"),
+    POWER_OVERFLOW: ("OverflowError", "(34, 'Numerical result out of range')"),
+}
 
 
 class RaiseOp(Operation):
@@ -443,7 +478,7 @@ class RaiseOp(Operation):
         _enclosing_generic(self)
         if self.operands[0].type != i1:
             self.fail("takes one i1 condition")
-        if self.code not in LINALG_ERRORS:
+        if self.code not in LINALG_ERRORS and self.code not in PYTHON_ERRORS:
             self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, {NOT_POSITIVE_DEFINITE}: "
                       f"not positive definite, {NOT_FINITE}: not finite, {NO_CONVERGENCE}: no convergence, "
                       f"{SVD_NO_CONVERGENCE}: svd without convergence)")

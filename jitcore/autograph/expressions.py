@@ -25,6 +25,7 @@ from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
+from jitcore.python_arithmetic import check_int_of
 from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, user_frame, user_location
 
 
@@ -313,6 +314,11 @@ def _cast(x: Tracer, dtype, name: str):
             _one_truth_value(x, "bool()")
         raise JitTypeError(f"{name}() of a traced array of shape {x.shape}: only a single value "
                            f"converts to a Python {name} (at {user_location()})")
+    if dtype is np.int64:
+        if x.dtype.kind == "c":
+            raise JitTypeError(f"int() argument must be a string, a bytes-like object or a real "
+                               f"number, not 'complex' (at {user_location()})")
+        check_int_of(x.reshape(()))
     # a Python number: a scalar that promotes weakly (NEP 50), so float32 x + int(n) stays float32
     return fresh(x.reshape(()).astype(dtype), scalar=True, weak=True)
 

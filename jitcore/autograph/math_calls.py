@@ -28,6 +28,7 @@ from jitcore import primitives as prims
 from jitcore.autograph.vectorized import VectorizedLoop
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
 from jitcore.numpy.everyday import raise_at_first
+from jitcore.python_arithmetic import check_int_of
 from jitcore.tracer import Tracer, fresh, user_location
 
 # math's name -> (NumPy's ufunc, an infinity from finite numbers is a domain error)
@@ -107,16 +108,6 @@ def _log(x, base=None):
     return np.log(x) if base is None else np.log(x) / np.log(base)
 
 
-def _to_int_error(value):
-    """Python's errors for ``int()`` of a float it cannot hold; past int64 is jitcore's limit."""
-    v = float(value)
-    if math.isnan(v):
-        raise JitValueError("cannot convert float NaN to integer")
-    if math.isinf(v):
-        raise JitOverflowError("cannot convert float infinity to integer")
-    raise JitOverflowError(f"math function's integer {v!r} does not fit in int64 under jit")
-
-
 def _rounded_to_int(name: str, rounding):
     """``math.floor``/``ceil``/``trunc`` of a traced number: a Python int (a weak int64), with
     Python's errors for NaN and infinity (and int64's limit) raised by the call."""
@@ -124,7 +115,7 @@ def _rounded_to_int(name: str, rounding):
         if not isinstance(x, Tracer):
             return getattr(math, name)(x)
         r = rounding(_as_float(x, elementwise))
-        raise_at_first(~(np.abs(r) < 2.0**63), r, _to_int_error)
+        check_int_of(r)
         return fresh(r.astype(np.int64), scalar=True, weak=not elementwise)
 
     fn.__name__ = fn.__qualname__ = name

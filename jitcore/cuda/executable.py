@@ -230,7 +230,7 @@ class CudaExecutable:
         if flag == INDEX_ERROR and key:  # a parallel check's: the key names the check
             place = self.plan.check_places.get(((key >> 48) & 0x7FFF, key & 0xFF), "an unknown location")
             raise GpuIndexError(f"{status_error(flag, index, axis, size)} (at {place})")
-        if flag in (*kernel.LINALG_ERRORS, ZERO_STEP, INDEX_ERROR):
+        if flag in (*kernel.LINALG_ERRORS, *kernel.PYTHON_ERRORS, ZERO_STEP, INDEX_ERROR):
             raise status_error(flag, index, axis, size)
         if flag == TRIG_ARGUMENT_RANGE:
             limits = ", ".join(f"{abs_x:g} ({kind})" for kind, abs_x in TRIG_ARGUMENT_LIMITS.items())

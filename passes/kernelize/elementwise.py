@@ -67,8 +67,17 @@ def reduce(op: array.ReduceOp) -> kernel.GenericOp:
                      inits=[init], accumulators=[acc])
 
 
+def raise_if(op: array.RaiseIfOp) -> kernel.GenericOp:
+    """A 0-d kernel whose body raises where its condition holds, and yields the condition."""
+    kb = KernelBuilder(0)
+    cond = kb.input(op.operands[0], AffineMap.identity(0))
+    kb.emit.b.create(kernel.RaiseOp, [cond], [], {"code": op.code})
+    return _parallel(kb, op, cond)
+
+
 RULES = {
     array.ElementwiseOp: elementwise,
+    array.RaiseIfOp: raise_if,
     array.SelectOp: select,
     array.ConvertOp: convert,
     array.BitcastOp: bitcast,

@@ -6,10 +6,10 @@ movement), ``reduce`` (``reduce``, ``argreduce``, ``scan``), ``index`` (``gather
 ``gather_nd``, ``scatter_nd``, ``diagonal``), ``linalg`` (``dot_general``), ``sort``
 (``sort``, ``argsort``, ``searchsorted``), ``factor`` (``det``, ``solve``), ``decompose``
 (``cholesky``, ``slogdet``, ``qr``, ``eigh``, ``svd``) and ``effects`` (``callback``: a call into
-Python at run time). Their op classes and tables are names of this
-package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the one-line elementwise classes,
-which are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``, ``BINARY_OPS[kind]``,
-``COMPARE_OPS[kind]``.
+Python at run time; ``raise_if``: Python's error when a condition holds). Their op classes and
+tables are names of this package too (``array.ReduceOp``, ``array.UNARY_OPS``), except the
+one-line elementwise classes, which are ``elementwise.AddOp`` and so on, or ``UNARY_OPS[kind]``,
+``BINARY_OPS[kind]``, ``COMPARE_OPS[kind]``.
 """
 
 from jitcore.ir.dialects.array.base import (  # noqa: F401  (re-exported)
@@ -25,7 +25,7 @@ from jitcore.ir.dialects.array.decompose import (  # noqa: F401  (re-exported)
     SlogdetOp,
     SvdOp,
 )
-from jitcore.ir.dialects.array.effects import CallbackOp  # noqa: F401  (re-exported)
+from jitcore.ir.dialects.array.effects import CallbackOp, RaiseIfOp  # noqa: F401  (re-exported)
 from jitcore.ir.dialects.array.elementwise import (  # noqa: F401  (re-exported)
     BINARY,
     BINARY_OPS,

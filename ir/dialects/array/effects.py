@@ -1,4 +1,5 @@
-"""Array ops that do something besides computing values: ``array.callback``.
+"""Array ops that do something besides computing values: ``array.callback`` and
+``array.raise_if``.
 
 ``array.callback`` hands its operands to a Python function at run time (``jc.debug_print``,
 ``jc.debug_callback``). It has no results and is not ``Pure``, so passes keep it, never merge
@@ -9,8 +10,10 @@ table (``jitcore/dispatch.py``), which the compiled code passes back when it cal
 
 from __future__ import annotations
 
+from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import ArrayOp
 from jitcore.ir.opdef import attr, of
+from jitcore.ir.types import TensorType, i1
 
 
 class CallbackOp(ArrayOp):
@@ -23,3 +26,27 @@ class CallbackOp(ArrayOp):
             self.fail("has no results")
         if self.callback < 0:
             self.fail("needs a callback number of at least 0")
+
+
+class RaiseIfOp(ArrayOp):
+    """``array.raise_if %cond {code}``: where the 0-d i1 ``%cond`` holds when the function runs,
+    the call stops and raises the error ``code`` names (``kernel.PYTHON_ERRORS``: Python's
+    ``ZeroDivisionError`` for ``n / 0`` of Python numbers, ...). Its result is ``%cond``, which
+    nothing needs to read. Pure, like ``array.solve``, which may raise too: ``may_raise``
+    (``passes/effects.py``) keeps it where it runs, and it lowers to ``kernel.raise`` inside
+    the kernel that computes ``%cond`` (a scalar loop's included), so a check in a loop's body
+    costs a compare and a branch, not a call back to the host."""
+
+    name = "array.raise_if"
+    traits = frozenset({PURE})
+    __slots__ = ()
+    arity = (1, 1)
+    code = attr(of(int, ": the error's code (kernel.PYTHON_ERRORS)"))
+
+    def check(self) -> None:
+        from jitcore.ir.dialects.kernel import PYTHON_ERRORS  # the codes' one table
+
+        if self.operands[0].type != TensorType((), i1) or self.result_type != TensorType((), i1):
+            self.fail("takes and returns one 0-d i1 condition")
+        if self.code not in PYTHON_ERRORS:
+            self.fail("needs a 'code' of kernel.PYTHON_ERRORS")

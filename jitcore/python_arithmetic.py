@@ -1,0 +1,235 @@
+"""Python's arithmetic errors on traced Python numbers.
+
+A traced Python number (an int or float argument, ``int(x[0])``, ``float(s)``, ``x.item()``: a
+weak 0-d tracer) is computed in int64, float64 or complex128, as NumPy computes such scalars. But
+where NumPy gives inf, NaN or 0 with a warning, Python raises: ``n / 0``, ``n // 0``, ``n % 0``
+and ``divmod(n, 0)`` are ``ZeroDivisionError``; ``int()`` of a NaN is ``ValueError``, of an
+infinity ``OverflowError``; ``0.0 ** -1`` is ``ZeroDivisionError``; a float power past the
+largest float is ``OverflowError``. Each check here is a branch in the compiled code that raises
+Python's exception, with Python's message, from the call when the data meets it (no cost while
+tracing, a compare and a branch when it runs).
+
+Python computes some of these into another type: ``2 ** -1`` is a float, ``(-8.0) ** (1/3)`` a
+complex number. A constant exponent gives Python's type while tracing; where the data decides
+the type, the call raises an error that says what to write instead, never a number of the wrong
+type. An ``int()`` past int64 raises ``JitOverflowError`` (compiled code has no larger ints).
+NumPy scalars (``x[0]``, ``x.sum()``) and arrays keep NumPy's semantics: nothing is checked.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+from jitcore import primitives as prims
+from jitcore import tracer as tracer_module
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
+from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects.kernel import PYTHON_ERRORS
+from jitcore.ir.types import TensorType, i1
+from jitcore.tracer import Tracer, fresh, user_location
+
+_DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
+_INT64_LIMIT = 2.0 ** 63
+
+
+def python_number(x) -> bool:
+    """A Python number, or a traced one (weak: an argument, ``int(t)``, arithmetic on those)."""
+    return type(x) in (bool, int, float, complex) or (isinstance(x, Tracer) and x.weak)
+
+
+def _traced_python(a, b) -> bool:
+    return python_number(a) and python_number(b) and (isinstance(a, Tracer) or isinstance(b, Tracer))
+
+
+def _kind(x) -> str:
+    """``i``, ``f`` or ``c``: a bool is an int in Python's arithmetic."""
+    kind = x.dtype.kind if isinstance(x, Tracer) else np.dtype(type(x)).kind
+    return "i" if kind in "bu" else kind
+
+
+_EXCEPTIONS = {"ZeroDivisionError": JitZeroDivisionError, "ValueError": JitValueError,
+               "OverflowError": JitOverflowError}
+
+
+def error(code: int) -> Exception:
+    """The exception a call raises for ``code`` (``kernel.PYTHON_ERRORS``): jitcore's subclass of
+    Python's, with Python's message."""
+    name, message = PYTHON_ERRORS[code]
+    return _EXCEPTIONS[name](message)
+
+
+def _raise_when(bad: Tracer, code: int) -> None:
+    """``array.raise_if``: the call raises ``error(code)`` where ``bad`` holds (any element)."""
+    if bad.ndim:
+        bad = np.any(bad)
+    trace = bad.owner_trace
+    name, message = PYTHON_ERRORS[code]
+    prims.refuse_caught(trace, getattr(builtins, name), [bad],
+                        f"an operation at {user_location()} may raise {name}",
+                        "Test the value first (if d != 0: ...)")
+    prims._emit(trace, array.RaiseIfOp, [prims.convert(bad, np.dtype(np.bool_))],
+                TensorType((), i1), {"code": code})
+
+
+# -- division -----------------------------------------------------------------------------
+_FLOAT_DIVISIONS = {np.true_divide: kernel.FLOAT_DIVISION_BY_ZERO,
+                    np.floor_divide: kernel.FLOAT_FLOOR_DIVISION_BY_ZERO,
+                    np.remainder: kernel.FLOAT_MODULO_BY_ZERO}
+
+
+def _division_code(ufunc, kinds: str, divmod_: bool) -> int:
+    if "c" in kinds:
+        return kernel.COMPLEX_DIVISION_BY_ZERO
+    if "f" in kinds:
+        return kernel.FLOAT_DIVMOD_BY_ZERO if divmod_ else _FLOAT_DIVISIONS[ufunc]
+    if divmod_ or ufunc is np.floor_divide:
+        return kernel.INT_FLOOR_DIVISION_BY_ZERO
+    return kernel.INT_MODULO_BY_ZERO if ufunc is np.remainder else kernel.DIVISION_BY_ZERO
+
+
+def check_division(ufunc, a, b, divmod_: bool = False) -> None:
+    """Python's ``ZeroDivisionError`` for ``a / b``, ``a // b``, ``a % b`` (``divmod``) of
+    Python numbers, one traced, when ``b`` is zero; ``//`` and ``%`` of a complex number are
+    Python's TypeError."""
+    if ufunc not in _DIVISIONS or not _traced_python(a, b):
+        return
+    kinds = _kind(a) + _kind(b)
+    if "c" in kinds and ufunc is not np.true_divide:
+        symbol = "divmod()" if divmod_ else {np.floor_divide: "//", np.remainder: "%"}[ufunc]
+        raise JitTypeError(f"unsupported operand type(s) for {symbol}: a Python complex number "
+                           f"(Python's TypeError), at {user_location()}")
+    if not isinstance(b, Tracer) and b != 0:
+        return
+    divisor = _traced(b, a, b)
+    _raise_when(prims.ufunc(np.equal, divisor, 0), _division_code(ufunc, kinds, divmod_))
+
+
+# -- int() of a float -----------------------------------------------------------------------
+def check_int_of(x: Tracer) -> None:
+    """Python's errors for ``int(x)`` (``round(x)``, ``math.floor(x)``) of a traced number,
+    raised by the call: NaN, an infinity, or a value int64 cannot hold."""
+    if x.dtype.kind == "f":
+        from jitcore.control_flow import cond  # here: control flow loads after the primitives
+
+        def which():  # one compare on the path taken when all is well
+            _raise_when(prims.ufunc(np.isnan, x), kernel.INT_OF_NAN)
+            _raise_when(prims.ufunc(np.isinf, x), kernel.INT_OF_INFINITY)
+            _raise_when(prims.ufunc(np.absolute, x) >= _INT64_LIMIT, kernel.INT_OF_LARGE_FLOAT)
+
+        cond(np.any(~(prims.ufunc(np.absolute, x) < _INT64_LIMIT)), which, lambda: None)
+    elif x.dtype == np.uint64:
+        _raise_when(x > np.uint64(2**63 - 1), kernel.INT_OF_LARGE_FLOAT)
+
+
+tracer_module.CHECK_INT_OF = check_int_of
+
+
+# -- powers ---------------------------------------------------------------------------------
+def python_power(a, b):
+    """``a ** b`` of Python numbers, one traced, as Python computes it; None where either is not
+    a Python number (NumPy's power then)."""
+    if not _traced_python(a, b):
+        return None
+    kinds = _kind(a) + _kind(b)
+    if "c" in kinds:
+        return None  # complex powers: NumPy's, as before
+    trace = (a if isinstance(a, Tracer) else b).owner_trace
+    if kinds == "ii":
+        if not isinstance(b, Tracer):
+            if b >= 0:
+                check_int_power(a, b)
+                return None  # int ** int: NumPy's integer power
+            a, kinds = prims.convert(prims.as_tracer(trace, a, np.dtype(np.float64)),
+                                     np.dtype(np.float64)), "fi"  # Python's float result
+        else:
+            _raise_when(prims.ufunc(np.less, b, 0), kernel.NEGATIVE_INT_EXPONENT)
+            check_int_power(a, b)
+            return None
+    base, exponent = (prims.as_tracer(trace, v, np.dtype(np.float64)) for v in (a, b))
+    base, exponent = (prims.convert(v, np.dtype(np.float64)) for v in (base, exponent))
+    out = prims.ufunc(np.power, base, exponent, scalar_math=True)
+    zero_base = prims.ufunc(np.equal, base, 0.0)
+    finite_exponent = prims.ufunc(np.isfinite, exponent)
+    _raise_when(zero_base & (exponent < 0) & finite_exponent, kernel.ZERO_TO_NEGATIVE_POWER)
+    if kinds != "fi":  # an int exponent never makes a complex number
+        fractional = prims.ufunc(np.not_equal, prims.ufunc(np.floor, exponent), exponent)
+        _raise_when((base < 0) & fractional & finite_exponent, kernel.COMPLEX_POWER)
+    finite_in = prims.ufunc(np.isfinite, base) & finite_exponent
+    _raise_when(prims.ufunc(np.isinf, out) & finite_in & ~zero_base, kernel.POWER_OVERFLOW)
+    return fresh(out, scalar=True, weak=True)
+
+
+# -- int overflow ----------------------------------------------------------------------------
+def _bounds(x) -> tuple[int, int] | None:
+    """Bounds known while tracing: a Python int's, or a loop index's (``index_forms``)."""
+    if type(x) is int:
+        return x, x
+    form = getattr(x, "index_form", None)
+    return None if form is None else (form.lo, form.hi)
+
+
+def _fits(a, b, combine) -> bool:
+    bounds = _bounds(a), _bounds(b)
+    if None in bounds:
+        return False
+    (alo, ahi), (blo, bhi) = bounds
+    ends = [combine(x, y) for x in (alo, ahi) for y in (blo, bhi)]
+    return -2**63 <= min(ends) and max(ends) < 2**63
+
+
+def check_int_overflow(ufunc, a, b) -> None:
+    """Python's exact ints where ``a * b`` or ``a << b`` of Python ints (one traced) leaves
+    int64: a JitOverflowError from the call, not a number that wrapped around. Sums are not
+    checked (only a product, power or shift grows an int that far in practice); operands with
+    bounds known while tracing (constants, loop indices) that cannot overflow pay nothing."""
+    if ufunc not in (np.multiply, np.left_shift) or not _traced_python(a, b) \
+            or _kind(a) + _kind(b) != "ii":
+        return
+    if ufunc is np.multiply:
+        if _fits(a, b, lambda x, y: x * y) or any(type(v) is int and v in (0, 1) for v in (a, b)):
+            return
+        wide = prims.ufunc(np.multiply, *(prims.convert(_traced(v, a, b), np.dtype(np.float64))
+                                          for v in (a, b)))
+        _raise_when(prims.ufunc(np.absolute, wide) >= _INT64_LIMIT, kernel.INT_OVERFLOW)
+        return
+    if _fits(a, b, lambda x, y: x << y if y >= 0 else 0) and _bounds(b)[0] >= 0:
+        return
+    a, b = _traced(a, a, b), _traced(b, a, b)
+    _raise_when(prims.ufunc(np.less, b, 0), kernel.NEGATIVE_SHIFT)
+    shift = prims.ufunc(np.minimum, prims.ufunc(np.maximum, b, 0), 63)  # in range for the test
+    back = prims.ufunc(np.right_shift, prims.ufunc(np.left_shift, a, shift), shift)
+    lost = prims.ufunc(np.not_equal, back, a) | ((b > 63) & prims.ufunc(np.not_equal, a, 0))
+    _raise_when(lost, kernel.INT_OVERFLOW)
+
+
+def check_int_power(base, exponent) -> None:
+    """``base ** exponent`` of Python ints, the exponent not negative: JitOverflowError from the
+    call where the power leaves int64."""
+    if type(exponent) is int:
+        if _bounds(base) is not None and max(abs(v) for v in _bounds(base)) ** exponent < 2**63:
+            return
+        limit = _int_root(exponent)  # the largest |base| whose power fits
+        base = _traced(base, base, exponent)
+        _raise_when(prims.ufunc(np.absolute, base) > limit, kernel.INT_OVERFLOW)
+        return
+    wide = prims.ufunc(np.power, *(prims.convert(_traced(v, base, exponent), np.dtype(np.float64))
+                                   for v in (base, exponent)), scalar_math=True)
+    _raise_when(prims.ufunc(np.absolute, wide) >= _INT64_LIMIT, kernel.INT_OVERFLOW)
+
+
+def _int_root(exponent: int) -> int:
+    if exponent <= 1:
+        return 2**63 - 1
+    root = int(round(2 ** (63 / exponent)))
+    while root ** exponent >= 2**63:
+        root -= 1
+    while (root + 1) ** exponent < 2**63:
+        root += 1
+    return root
+
+
+def _traced(v, a, b) -> Tracer:
+    trace = (a if isinstance(a, Tracer) else b).owner_trace
+    return v if isinstance(v, Tracer) else prims.constant(trace, np.asarray(v, np.int64))
