@@ -19,7 +19,7 @@ from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.numpy import manipulation, reductions, registry, selection, sorting, ufuncs
 from jitcore.numpy.linalg import diagonal as _diagonal  # the module; jnp.linalg is numpy.linalg's names
 from jitcore.numpy.linalg import matmul as _matmul
-from jitcore.python_arithmetic import python_number
+from jitcore.python_arithmetic import python_bool, python_number
 from jitcore.tracer import Tracer, as_scalar, fresh, make_view, user_location
 
 # x OP y, y OP x and x OP= y: NumPy's ufunc for each operator.
@@ -39,11 +39,6 @@ def _method(fn, name: str):
     return fn
 
 
-def _python_bool(x) -> bool:
-    """A Python bool, or a traced one (a comparison of Python scalars: weak, of dtype bool)."""
-    return type(x) is bool or (isinstance(x, Tracer) and x.weak and x.dtype == np.bool_)
-
-
 def _as_numpy_bool(x):
     return fresh(x, x.scalar, False) if isinstance(x, Tracer) else np.bool_(x)
 
@@ -57,7 +52,7 @@ def _python_operands(ufunc, a, b):
     if ufunc in _ORDERING and any(getattr(x, "dtype", np.dtype(type(x))).kind == "c" for x in (a, b)):
         raise JitTypeError(f"'{_ORDERING[ufunc]}' not supported between Python complex numbers "
                            f"and other numbers (Python's TypeError), at {user_location()}")
-    if ufunc in _BITWISE and _python_bool(a) and _python_bool(b):
+    if ufunc in _BITWISE and python_bool(a) and python_bool(b):
         return a, b
     return tuple(int(x) if type(x) is bool else x for x in (a, b))
 
@@ -67,14 +62,14 @@ def _binary(ufunc, a, b):
     value (an array, a NumPy scalar) it is ``np.bool_`` (``bool_array + (k > 2)`` stays bool);
     between Python bools ``&``, ``|``, ``^`` give a Python bool, the rest Python's ints."""
     a, b = _python_operands(ufunc, a, b)
-    if _python_bool(a) or _python_bool(b):
-        if ufunc in _BITWISE and _python_bool(a) and _python_bool(b):
+    if python_bool(a) or python_bool(b):
+        if ufunc in _BITWISE and python_bool(a) and python_bool(b):
             out = prims.ufunc(ufunc, _as_numpy_bool(a), _as_numpy_bool(b))
             return fresh(out, out.scalar, True)
         numpy_a, numpy_b = (isinstance(x, (np.ndarray, np.generic)) or (isinstance(x, Tracer) and not x.weak)
                             for x in (a, b))
-        a = _as_numpy_bool(a) if numpy_b and _python_bool(a) else a
-        b = _as_numpy_bool(b) if numpy_a and _python_bool(b) else b
+        a = _as_numpy_bool(a) if numpy_b and python_bool(a) else a
+        b = _as_numpy_bool(b) if numpy_a and python_bool(b) else b
     python_arithmetic.check_division(ufunc, a, b)
     python_arithmetic.check_int_overflow(ufunc, a, b)
     out = prims.ufunc(ufunc, a, b)

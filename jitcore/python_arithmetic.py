@@ -39,6 +39,11 @@ def python_number(x) -> bool:
     return type(x) in (bool, int, float, complex) or (isinstance(x, Tracer) and x.weak)
 
 
+def python_bool(x) -> bool:
+    """A Python bool, or a traced one (a comparison of Python numbers, ``not t``: weak, bool)."""
+    return type(x) is bool or (isinstance(x, Tracer) and x.weak and x.dtype == np.bool_)
+
+
 def _traced_python(a, b) -> bool:
     return python_number(a) and python_number(b) and (isinstance(a, Tracer) or isinstance(b, Tracer))
 

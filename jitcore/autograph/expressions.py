@@ -25,7 +25,7 @@ from jitcore.numpy import index_concatenation
 from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
-from jitcore.python_arithmetic import check_int_of
+from jitcore.python_arithmetic import check_int_of, python_bool
 from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, user_frame, user_location
 
 
@@ -108,7 +108,10 @@ def or_(*thunks):
 
 
 def not_(x):
-    return np.logical_not(_one_truth_value(x, "'not'")) if isinstance(x, Tracer) else not x
+    """Python's ``not``: a Python bool (a weak one when ``x`` is traced), whatever ``x`` is."""
+    if not isinstance(x, Tracer):
+        return not x
+    return fresh(np.logical_not(_one_truth_value(x, "'not'")), True, True)
 
 
 _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
@@ -160,6 +163,8 @@ def _joined(test, a, b, made_a, made_b):
     # Python gives one branch itself: a NumPy scalar when both are scalars, not where's 0-d array;
     # an array the caller sees (out = a if inplace else a.copy()) is that array where test holds
     if python_number(a) and python_number(b):  # c + 1 if v > 1 else 0: a Python number
+        if python_bool(a) and python_bool(b):  # True if v > 0 else False: a bool, not an int
+            out = out.astype(np.bool_)
         return fresh(out, True, True)
     if _is_scalar(a) and _is_scalar(b):
         return as_scalar(out)

@@ -32,11 +32,12 @@ from jitcore.autograph.expressions import (
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
-from jitcore.errors import UnsupportedError
+from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
+           "reraise_refusal",
            "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",
@@ -59,6 +60,19 @@ def catching(line: int, handled):
         yield
     finally:
         trace.catching.pop()
+
+
+_REFUSALS = (ConcretizationError, TracerConversionError, UnsupportedError)
+
+
+def reraise_refusal(error: BaseException) -> None:
+    """First in each ``except`` clause of converted code: jitcore's refusal of the try's body
+    while tracing (``UnsupportedError``, a ``ConcretizationError``) is not the user's error, so
+    ``except Exception:`` must not take it for one and run its fallback instead of the body
+    that Python would have run (silently another result): it goes on to ``jit``, which may
+    make an argument static on demand or report it."""
+    if isinstance(error, _REFUSALS) and current_trace() is not None:
+        raise error
 
 
 def converted(f):

@@ -435,6 +435,11 @@ class ControlFlow(ast.NodeTransformer):
                                  body=ast.Tuple(elts=[copy.deepcopy(t) for t in flat], ctx=ast.Load()))
             item = ast.withitem(context_expr=_call(_helper("catching"), ast.Constant(node.lineno), handled))
             node.body = [_locate(ast.With(items=[item], body=node.body), node)]
+        for handler in node.handlers:  # jitcore's refusals pass the handlers (reraise_refusal)
+            if handler.name is None:
+                handler.name = f"{GENERATED}exc_{next(_SCRATCH)}"
+            check = ast.Expr(value=_call(_helper("reraise_refusal"), _load(handler.name)))
+            handler.body.insert(0, _locate(check, handler.body[0] if handler.body else handler))
         return node
 
     visit_TryStar = visit_Try

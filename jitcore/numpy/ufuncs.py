@@ -773,10 +773,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     if not traced(x):
         return np.nan_to_num(x, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
     if x.dtype.kind not in "fc":
-        return fresh(x)
-    if x.dtype.kind == "c":
-        return _finite_complex(x, nan, posinf, neginf)
-    return _finite(x, nan, posinf, neginf)
+        return fresh(x) if copy or x.scalar else x
+    out = (_finite_complex if x.dtype.kind == "c" else _finite)(x, nan, posinf, neginf)
+    if copy or x.scalar:  # a NumPy scalar is immutable: NumPy returns a new one
+        return out
+    prims.assign(x, out, "unsafe", "numpy.nan_to_num")  # copy=False: in place, as NumPy's
+    return x
 
 
 def _finite_complex(x, nan, posinf, neginf):
