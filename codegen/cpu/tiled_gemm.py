@@ -14,9 +14,10 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   from a transposed source a cache line of k per row at a time; edges element by element. Panels
   lie ``PANEL_GAP`` bytes apart (a multiple of 4 KiB apart, stores into all panels at once
   fell into one cache set).
-- **A in place.** Where A's rows have unit stride, or its columns do in short rows, or the
-  product has a single panel of columns, the micro-kernel reads A through its strides instead
-  of a packed copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
+- **A in place.** Where A's rows have unit stride, or its columns do in short rows (on some
+  CPUs also a short span of a block of k: ``DIRECT_SPAN_BYTES_FOR_CPU``), or the product has
+  a single panel of columns, the micro-kernel reads A through its strides instead of a packed
+  copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
   loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
