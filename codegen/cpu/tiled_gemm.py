@@ -14,9 +14,10 @@ micro-kernel of explicit vector multiply-adds (the BLIS scheme), emitted as LLVM
   from a transposed source a cache line of k per row at a time; edges element by element. Panels
   lie ``PANEL_GAP`` bytes apart (a multiple of 4 KiB apart, stores into all panels at once
   fell into one cache set).
-- **A in place.** Where A's rows have unit stride, or its columns do in short rows, or the
-  product has a single panel of columns, the micro-kernel reads A through its strides instead
-  of a packed copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
+- **A in place.** Where A's rows have unit stride, or its columns do in short rows (on some
+  CPUs also a short span of a block of k: ``DIRECT_SPAN_BYTES_FOR_CPU``), or the product has
+  a single panel of columns, the micro-kernel reads A through its strides instead of a packed
+  copy (``_Gemm.reads_a_in_place``): measured faster, and nothing of A is copied.
 - **Micro-kernel.** An ``MR x NR`` tile of C is ``MR * NV`` vector accumulators (``NR = NV``
   vectors of the target's width) held in registers across the k block: per k, ``NV`` vector
   loads of packed B, ``MR`` broadcasts of packed A, ``MR * NV`` ``llvm.fmuladd``. The tile
@@ -164,6 +165,16 @@ DIRECT_ROW_BYTES = 4096  # the longest rows a transposed A is read in place from
 # 47.7-49.0 against 51.8-54.3 in two runs of three; 1024^3 float32 even (docs/performance.md
 # "Matrix products on Zen 4"). So no limit there: packing a transposed A cost more than it saved.
 DIRECT_ROW_BYTES_FOR_CPU = {"znver4": 1 << 40}
+# The most bytes one block of k of a transposed A read in place spans (``kc`` rows of k, a row's
+# stride apart: ``reads_a_in_place``), per CPU; no limit elsewhere. Intel Emerald Rapids (48 KiB
+# L1, 2 MiB L2 per core), one thread, CPU time, in place against packed, ms (docs/performance.md,
+# "Matrix products on an Intel AVX-512 host"): float32 1024^2 (4 KiB rows, 2 MiB a block) 42.2
+# against 22.2, 512^2 (1 MiB) 3.15 against 2.71, 512x4096x512 (1 MiB) 17.3 against 15.3;
+# float64 512^2 (2 MiB) 10.7 against 5.4, 384^2 (1.1 MiB) 2.82 against 2.53, 256x10000x256 (1
+# MiB) 38.2 against 28.8; and in place ahead or even up to 512 KiB: float64 128^2 (128 KiB) 0.068
+# against 0.087, 256^2 (512 KiB) 0.477 against 0.501, float32 256^2 and 256x10000x256 (256 and
+# 512 KiB) even. (320^2 float64, 800 KiB: 0.93 against 0.97.)
+DIRECT_SPAN_BYTES_FOR_CPU = {"emeraldrapids": 512 << 10}
 
 
 @dataclass(frozen=True)
@@ -216,6 +227,11 @@ def host_vector_registers() -> tuple[int, int]:
 def direct_row_bytes() -> int:
     """``DIRECT_ROW_BYTES`` for the host CPU (``DIRECT_ROW_BYTES_FOR_CPU``)."""
     return DIRECT_ROW_BYTES_FOR_CPU.get(target.magic()[1], DIRECT_ROW_BYTES)
+
+
+def direct_span_bytes() -> int:
+    """``DIRECT_SPAN_BYTES_FOR_CPU`` for the host CPU (no limit where it names none)."""
+    return DIRECT_SPAN_BYTES_FOR_CPU.get(target.magic()[1], 1 << 62)
 
 
 def host_tile_shape(element_bits: int) -> TileShape:
@@ -607,15 +623,18 @@ class _Gemm:
         panel of columns (each value of A is used by one tile only, so a copy would save
         nothing), or A's rows with unit stride (the tile's MR rows are MR streams in order), or
         its columns with unit stride in rows of at most ``direct_row_bytes()`` (MR values per
-        k, each k a row further: beyond, the block's rows share too few cache sets).
-        Measured faster than packing at every size from 200 to 1024, one thread."""
+        k, each k a row further: beyond, the block's rows share too few cache sets) whose
+        block of ``kc`` rows of k spans at most ``direct_span_bytes()``. Measured faster than
+        packing at every size from 200 to 1024 on Zen 4 and 5, one thread; on Intel Emerald
+        Rapids only up to blocks of 512 KiB (``DIRECT_SPAN_BYTES_FOR_CPU``)."""
         b = self.b
         if not READ_A_IN_PLACE:
             return ll.Constant(I1, 0)
         if self.blocking.nc <= self.tile.nr:
             return ll.Constant(I1, 1)
         rows_in_order = b.icmp_signed("==", self.sa_k, self.const(1))
-        short_rows = b.icmp_signed("<=", self.sa_k, self.const(direct_row_bytes() // self.itemsize))
+        longest = min(direct_row_bytes(), direct_span_bytes() // max(1, self.blocking.kc))
+        short_rows = b.icmp_signed("<=", self.sa_k, self.const(longest // self.itemsize))
         columns = b.and_(b.icmp_signed("==", self.sa_m, self.const(1)), short_rows)
         return b.or_(rows_in_order, columns)
 

@@ -240,6 +240,31 @@ def _where_finite(finite, product, x, y):
     return np.where(finite, product(x, y), 0)
 
 
+@pytest.mark.parametrize("form", ["a.T@b", "a.T@b.T"])
+def test_a_transposed_a_packed_past_the_span_gives_the_in_place_bits(tiled, monkeypatch, form):
+    """Where a block of k of a transposed A spans more than the CPU's limit
+    (``DIRECT_SPAN_BYTES_FOR_CPU``), A is packed instead of read in place: the same sums
+    (their order follows ``kc`` only), so the same bits, whatever the host."""
+    product, shapes = FORMS[form]
+    rng = np.random.default_rng(7)
+    for dtype in (np.float32, np.float64):
+        tile = tiled_gemm.host_tile_shape(np.dtype(dtype).itemsize * 8)
+        a, b = (rng.standard_normal(s).astype(dtype) for s in shapes(3 * tile.mr + 2, 70, 2 * tile.nr + 5))
+        results = []
+        for span in (0, 1 << 62):  # every transposed A packed; every one read in place
+            monkeypatch.setattr(tiled_gemm, "direct_span_bytes", lambda span=span: span)
+            results.append(compiled(product, a, b)(a, b))
+        np.testing.assert_array_equal(*results)
+        check(results[0], a, b, product)
+
+
+def test_the_span_limit_is_the_cpu_s_own(monkeypatch):
+    monkeypatch.setattr(tiled_gemm.target, "magic", lambda: ("x86_64-unknown-linux-gnu", "emeraldrapids", ""))
+    assert tiled_gemm.direct_span_bytes() == 512 << 10
+    monkeypatch.setattr(tiled_gemm.target, "magic", lambda: ("x86_64-unknown-linux-gnu", "znver4", ""))
+    assert tiled_gemm.direct_span_bytes() >= 1 << 40
+
+
 def test_a_narrow_tile_keeps_the_accumulators_and_covers_the_columns():
     assert narrow_tile(TileShape(6, 4, 16), 16) == TileShape(24, 1, 16)  # an MLP's 16 outputs
     # ... of a product whose A is read in place along its rows: a stream per row, fewer rows
