@@ -211,6 +211,9 @@ class KernelBody:
         # segment of the loop), so a clamp that cannot bind and a test of the position that
         # cannot change are left out (``positions.py``)
         self.known: dict[int, tuple[int, int]] = {}
+        # value id -> its truth where a schedule runs only the points at which that test has
+        # it (a masked row's window, ``masked_rows.py``)
+        self.assumed: dict[int, bool] = {}
         # the op whose scalar work the body's points do: a folded producer's where its loads
         # compute (``cpu/producer_folds.py``), for a schedule's cost decisions
         self.cost_op = op
@@ -340,6 +343,8 @@ class KernelBody:
                 i = values[id(inner.operands[0])]
                 values[id(inner.result)] = i if clipped_into(inner.operands[0], inner.size) else \
                     self.check_index(i, inner.axis, inner.size)
+            elif inner.results and id(inner.results[0]) in self.assumed:
+                values[id(inner.results[0])] = ll.Constant(I1, int(self.assumed[id(inner.results[0])]))
             elif (folded := fold_position_test(inner, self.known)) is not None:
                 values[id(inner.result)] = ll.Constant(I1, int(folded))
             elif isinstance(inner, kernel.RaiseOp):

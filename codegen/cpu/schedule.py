@@ -46,6 +46,7 @@ from jitcore.codegen.cpu import column_pieces, cost, full_reduction, reduction, 
 from jitcore.codegen.kernel_body import KernelBody, entry_builder, kernel_function, row_invariant_divisions
 from jitcore.codegen.llvm_types import I1, I8, I64, PTR, constant, memory_type
 from jitcore.codegen.loops import Sizes, element_pointer, emit_loop, emit_nest, extent, static_value
+from jitcore.codegen.masked_rows import masked_row
 from jitcore.codegen.positions import breakpoints
 from jitcore.ir import layout_class
 from jitcore.ir.attributes import AffineExpr, AffineMap, numpy_dtype
@@ -344,6 +345,14 @@ class _Schedule:
         segmented = (positional or op.clamped) and len(self.domain) == len(op.iterator_types)
         self.breakpoints = {d: breakpoints(op, d) for d in range(len(self.domain))
                             if segmented and d != op.scan_dim}
+        # A reduction whose terms outside a window per row are masked: each row over its window
+        # (``masked_rows.py``); where the nest's dims are the op's own and a row is not cut
+        self.masked = None
+        last = len(self.domain) - 1
+        if (len(self.domain) == len(op.iterator_types) and self.pieces is None and producer is None
+                and self.split_dim != last and not self.breakpoints.get(last)
+                and not kernel.runs_in_order(op)):
+            self.masked = masked_row(op)
         exact_fallback = any(scalar.needs_exact_fallback(inner) for inner in kernel.body_ops(op))
         if isinstance(self.pieces, column_pieces.ColumnPieces) and self.pieces.known_count is None:
             self.split_extent = column_pieces.RunTimeCount(self.factors[-2], self.pieces)
@@ -705,6 +714,9 @@ class _Schedule:
 
     def _reduce_from(self, depth: int, ivs: list) -> None:
         """The loops from dim ``depth`` on, at outer point ``ivs``."""
+        if self.masked is not None and depth == len(self.domain) - 1:
+            self._masked_row(depth, ivs)
+            return
         trip_count = self.domain[depth]
         merging = self._reassociation(-1) if depth == len(self.domain) - 1 else None
         if merging and self._worth_blocking(trip_count):
@@ -721,6 +733,45 @@ class _Schedule:
                 self.b, self.op, self.body, merging, trip_count, columns, ivs, first).emit())
             return
         self._in_order(depth, ivs)
+
+    def _masked_row(self, depth: int, ivs: list) -> None:
+        """The row at ``ivs`` over its window alone (``masked_rows.py``): positions
+        ``[lo, hi)``, the affine bounds at ``ivs`` clipped to the dim, with the mask's test known
+        there; in lanes from ``lo`` (``RowReduction`` with ``first``) where the reduction runs
+        in lanes and the window holds two groups of them, else in order."""
+        b, row = self.b, self.masked
+
+        def at(bound):
+            coefficients, c = bound
+            value = extent(c)
+            for d, k in sorted(coefficients.items()):
+                value = b.add(value, b.mul(ivs[d], extent(k)))
+            return value
+
+        lo, hi = extent(0), self.domain[depth]
+        for bound in row.lowers:
+            x = at(bound)
+            lo = b.select(b.icmp_signed(">", x, lo), x, lo)
+        for bound in row.uppers:
+            x = at(bound)
+            hi = b.select(b.icmp_signed("<", x, hi), x, hi)
+        count = b.select(b.icmp_signed(">", hi, lo), b.sub(hi, lo), extent(0))
+        self.body.assumed[id(row.test)] = row.kept
+
+        def in_order():
+            emit_loop(b, count, lambda iv: self._loop_nest(depth + 1, ivs + [b.add(iv, lo)]))
+
+        merging = self._reassociation(-1)
+        if merging is None:
+            in_order()
+        else:
+            least = extent(2 * reduction.lanes_for(self.op.results[-1].type.element))
+            with b.if_else(b.icmp_signed("<", count, least), likely=False) as (short, long):
+                with short:
+                    in_order()
+                with long:
+                    reduction.RowReduction(b, self.op, self.body, merging, count, ivs, first=lo).emit()
+        del self.body.assumed[id(row.test)]
 
     def _blocked_unless_short(self, depth: int, ivs: list, least: int, blocked) -> None:
         """``blocked()``, the reduction in lanes; but a trip count known only at run time (a

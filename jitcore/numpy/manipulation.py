@@ -979,9 +979,9 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
     one: a sum along the windows of ``a`` (zero-padded where an output's window passes its
     ends) times ``w``, as a gather at window positions that ``fuse`` puts into the sum's loop
     (no (n, m) array; each output one dot product of contiguous elements). Where a window
-    passes a's ends and w may hold inf or nan (floats, complex numbers), that sum runs when
-    every w[j] is finite (a zero term is then exactly the term left out), and otherwise one
-    that masks the terms outside ``a`` out, as NumPy's overlap leaves them out."""
+    passes a's ends, the terms outside ``a`` are masked out, as NumPy's overlap leaves them
+    out (``0 * inf`` in w would be nan); the CPU then runs each output over its overlap alone
+    (``codegen/masked_rows.py``): the full autocorrelation's triangle, not its rectangle."""
     n, m = a.shape[0], w.shape[0]
     length = n + m - 1 - start if length is None else length
     dtype = np.result_type(a.dtype, w.dtype)
@@ -1000,31 +1000,17 @@ def _full_correlation(a: Tracer, w: Tracer, start: int = 0, length: int | None =
         if total is None:
             return prims.broadcast_to(prims.constant(a.owner_trace, np.zeros((), dtype)), (length,))
         return total
-    trace = a.owner_trace
     a, w = prims.convert(a, dtype), prims.convert(w, dtype)
     before = max(0, (m - 1) - start)  # zeros a's first windows read before a[0]
     after = max(0, start + length - n)  # and its last ones after a[n - 1]
     source = prims.pad(a, ((before, after),), 0) if before or after else a
-    first = start - (m - 1) + before  # the first window's position in source
+    windows = window_positions(a.owner_trace, length, m, start - (m - 1) + before)
+    products = prims.ufunc(np.multiply, indexing.take(source, windows, 0), w)  # bools: and
     kind = "or" if dtype == np.bool_ else "sum"
-
-    def unmasked(source, w):  # (each branch makes its own positions: fusion stays in a block)
-        windows = window_positions(trace, length, m, first)
-        return prims.reduction(kind, prims.ufunc(np.multiply, indexing.take(source, windows, 0), w),
-                               1, False, dtype)
-
-    if not (before or after) or dtype.kind not in "fc":
-        return unmasked(source, w)
-
-    def masked(source, w):
-        # Terms past a's ends are left out, as NumPy's overlap is: 0 * nan (or inf) in w is nan.
-        windows = window_positions(trace, length, m, first)
-        products = prims.ufunc(np.multiply, indexing.take(source, windows, 0), w)
+    if before or after:  # terms past a's ends left out, as NumPy's overlap leaves them out
         outside = np.logical_or(windows < before, windows >= before + n)
-        return prims.reduction(kind, prims.where(outside, np.zeros((), dtype), products), 1, False, dtype)
-
-    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
-    return cond(prims.reduction("and", prims.ufunc(np.isfinite, w)), unmasked, masked, source, w)
+        products = prims.where(outside, np.zeros((), dtype), products)
+    return prims.reduction(kind, products, 1, False, dtype)
 
 
 def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):

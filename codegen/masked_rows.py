@@ -1,0 +1,169 @@
+"""A reduction whose terms outside a window are masked to the identity, run over the window only.
+
+A sum over windows whose length varies per output (``np.correlate(x, x, 'full')``: output
+``k`` overlaps ``x`` at ``min(k + 1, 2n - 1 - k)`` positions; a convolution's ends; a moving
+sum near the edges) reads a rectangle of positions and masks the ones outside each output's
+window: the body yields ``acc (+) select(outside, identity, term)``, ``outside`` a test of
+affine functions of the positions (``d0 + d1 < n - 1``). Run over the rectangle, half of the
+full autocorrelation's terms are those identities, and the select in every term keeps the row
+from being a plain dot product.
+
+``masked_row`` finds such a body: the bounds ``[lo, hi)`` of the innermost (reduced) dim in
+which the term is kept, each an affine function of the outer positions. A schedule runs each
+row over ``[lo, hi)`` alone, the select's test taken as known there (``KernelBody.assumed``),
+so the row is a plain reduction of contiguous reads. The terms left out are the combine's
+identity (a float sum's ``-0.0``, or ``0.0`` where the accumulator starts at ``+0.0``: a chain
+of round-to-nearest adds from ``+0.0`` is never ``-0.0``, so adding ``0.0`` changes nothing):
+the same value, with the row's lanes counted from ``lo`` (``reduction.RowReduction`` with
+``first``). Any target may use it; the CPU's schedule does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from jitcore.ir.core import Operation, Value
+from jitcore.ir.dialects import kernel
+
+# An affine function of the positions: ({dim: coefficient}, constant).
+Affine = tuple[dict[int, int], int]
+
+# x >= 0 for x of each test; a test that is false holds its negation.
+_AT_LEAST_ZERO = {"sge": (1, 0), "sgt": (1, -1), "sle": (-1, 0), "slt": (-1, -1)}
+_NEGATED = {"sge": "slt", "sgt": "sle", "sle": "sgt", "slt": "sge"}
+_INTEGER_IDENTITY = {"arith.addi": 0, "arith.ori": 0, "arith.xori": 0, "arith.muli": 1}
+
+
+@dataclass(frozen=True)
+class MaskedRow:
+    """The kept terms of each row: ``lowers`` (the innermost position is at least each) and
+    ``uppers`` (below each), affine in the outer positions; ``test`` the select's condition
+    and ``kept`` its value where the term is kept."""
+
+    test: Value
+    kept: bool
+    lowers: tuple[Affine, ...]
+    uppers: tuple[Affine, ...]
+
+
+def _constant(v: Value):
+    owner = getattr(v, "op", None)
+    if owner is None or owner.op_name != "arith.constant":
+        return None
+    return owner.attributes["value"].value
+
+
+def _affine(v: Value) -> Affine | None:
+    """``v`` as an affine function of the positions (``kernel.index``), or None."""
+    owner = getattr(v, "op", None)
+    if owner is None:
+        return None
+    if isinstance(owner, kernel.IndexOp):
+        return {owner.dim: 1}, 0
+    name = owner.op_name
+    if name == "arith.constant":
+        value = _constant(v)
+        return ({}, value) if isinstance(value, int) and not isinstance(value, bool) else None
+    if name in ("arith.bitcast", "arith.index_cast"):
+        return _affine(owner.operands[0])
+    if name in ("arith.addi", "arith.subi", "arith.muli"):
+        x, y = (_affine(u) for u in owner.operands)
+        if x is None or y is None:
+            return None
+        if name == "arith.muli":
+            if x[0] and y[0]:
+                return None
+            (f, c), k = (x, y[1]) if not y[0] else (y, x[1])
+            return {d: a * k for d, a in f.items()}, c * k
+        sign = 1 if name == "arith.addi" else -1
+        coefficients = dict(x[0])
+        for d, a in y[0].items():
+            coefficients[d] = coefficients.get(d, 0) + sign * a
+        return coefficients, x[1] + sign * y[1]
+    return None
+
+
+def _holding(test: Value, truth: bool) -> list[Affine] | None:
+    """Affine functions that are all >= 0 exactly where ``test`` is ``truth``, or None."""
+    owner = getattr(test, "op", None)
+    if owner is None:
+        return None
+    name = owner.op_name
+    if name == "arith.cmpi":
+        predicate = owner.attributes["predicate"]
+        predicate = predicate if truth else _NEGATED.get(predicate)
+        if predicate not in _AT_LEAST_ZERO:
+            return None
+        x, y = (_affine(u) for u in owner.operands)
+        if x is None or y is None:
+            return None
+        sign, shift = _AT_LEAST_ZERO[predicate]
+        dims = set(x[0]) | set(y[0])
+        return [({d: sign * (x[0].get(d, 0) - y[0].get(d, 0)) for d in dims}, sign * (x[1] - y[1]) + shift)]
+    if (name, truth) in (("arith.andi", True), ("arith.ori", False)):
+        parts = [_holding(u, truth) for u in owner.operands]
+        return None if any(p is None for p in parts) else parts[0] + parts[1]
+    if name == "arith.xori":
+        for x, y in (owner.operands, owner.operands[::-1]):
+            if _constant(y) not in (None, False):  # (an i1's true)
+                return _holding(x, not truth)
+    return None
+
+
+def _is_identity(combine: Operation, value, init) -> bool:
+    """Whether ``acc (+) value`` is ``acc`` for every accumulator a row starting at ``init``
+    reaches."""
+    name = combine.op_name
+    if isinstance(value, bool):
+        return (name in ("arith.ori", "arith.xori", "arith.addi") and value is False) or \
+            (name in ("arith.andi", "arith.muli") and value is True)
+    if isinstance(value, int):
+        return name in _INTEGER_IDENTITY and value == _INTEGER_IDENTITY[name]
+    if not isinstance(value, float):
+        return False
+    if name == "arith.addf":
+        return value == 0.0 and (math.copysign(1.0, value) < 0 or
+                                 (isinstance(init, float) and init == 0.0 and math.copysign(1.0, init) > 0))
+    return (name, value) in (("arith.mulf", 1.0), ("arith.maximumf", -math.inf), ("arith.minimumf", math.inf))
+
+
+def masked_row(op: kernel.GenericOp) -> MaskedRow | None:
+    """The window of kept terms of ``op``'s reduction along its innermost dim (see the
+    module's docstring), or None: not one result, not ``acc (+) select(test, ...)`` with the
+    identity on one side, or a test that is not affine bounds on the innermost position with
+    coefficient 1 or -1."""
+    its = op.iterator_types
+    if len(op.results) != 1 or not its or its[-1] != kernel.REDUCTION or op.scan_dim is not None:
+        return None
+    inner = len(its) - 1
+    acc = op.body.args[len(op.operands)]
+    combine = getattr(op.body.terminator.operands[0], "op", None)
+    if combine is None or len(combine.operands) != 2 or acc not in combine.operands or len(acc.uses) != 1:
+        return None
+    term = combine.operands[1] if combine.operands[0] is acc else combine.operands[0]
+    select = getattr(term, "op", None)
+    if select is None or select.op_name != "arith.select" or len(term.uses) != 1:
+        return None
+    test, if_true, if_false = select.operands
+    init = op.attributes["inits"][0].value
+    for kept, identity in ((False, if_true), (True, if_false)):
+        value = _constant(identity)
+        if value is None or not _is_identity(combine, value, init):
+            continue
+        bounds = _holding(test, kept)
+        if not bounds:
+            continue
+        lowers, uppers = [], []
+        for coefficients, c in bounds:
+            a = coefficients.pop(inner, 0)
+            outer = {d: k for d, k in coefficients.items() if k}
+            if a == 1:  # d + f >= 0: d >= -f
+                lowers.append(({d: -k for d, k in outer.items()}, -c))
+            elif a == -1:  # f - d >= 0: d < f + 1
+                uppers.append((outer, c + 1))
+            else:
+                break
+        else:
+            return MaskedRow(test, kept, tuple(lowers), tuple(uppers))
+    return None
