@@ -1025,18 +1025,35 @@ def _sliding(name: str, a, v, mode: str, conjugate: bool, same_start):
     if v.shape[0] == 0:
         raise ValueError("v cannot be empty")
     n, m = a.shape[0], v.shape[0]
-    w = prims.ufunc(np.conjugate, v) if conjugate and v.dtype.kind == "c" else v
-    if name == "convolve":
-        w = w[::-1]
     if mode == "full":
-        return _full_correlation(a, w)
-    if mode == "same":
+        start, length = 0, n + m - 1
+    elif mode == "same":
         start, length = same_start(n, m), max(n, m)
     elif mode == "valid":
         start, length = min(n, m) - 1, max(n, m) - min(n, m) + 1
     else:
         raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
-    return _full_correlation(a, w, start, length)
+    if n < m:  # the longer array as the signal, as NumPy's loop takes it: short windows
+        return _swapped(name, a, v, start, length, conjugate)
+    w = _conjugate(v) if conjugate else v
+    return _full_correlation(a, w[::-1] if name == "convolve" else w, start, length)
+
+
+def _conjugate(x: Tracer) -> Tracer:
+    return prims.ufunc(np.conjugate, x) if x.dtype.kind == "c" else x
+
+
+def _swapped(name: str, a, v, start: int, length: int, conjugate: bool) -> Tracer:
+    """Outputs ``start ... start + length - 1`` of ``a``'s convolution or correlation with the
+    longer ``v``, computed with ``v`` as the signal. A convolution is the same either way round;
+    a full correlation's element ``k`` is the conjugate of the swapped one's element
+    ``n + m - 2 - k``."""
+    if name == "convolve":
+        return _full_correlation(v, a[::-1], start, length)
+    last = a.shape[0] + v.shape[0] - 2
+    taps = _conjugate(a) if conjugate else a
+    swapped = _full_correlation(v, taps, last - start - length + 1, length)[::-1]
+    return _conjugate(swapped) if conjugate else swapped
 
 
 
