@@ -1,0 +1,53 @@
+"""Round 45's users (misc A): errors and refusals met by ordinary NumPy code, each under jit
+against plain Python + NumPy: the right result where jitcore can give it, else a jitcore error
+that names what the user wrote and what to write instead."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+
+def same(fn, *args):
+    """``jit(fn)`` against ``fn`` on copies of ``args``: result (value, type) and the arguments
+    after the call."""
+    want_args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*want_args)
+    got = jc.jit(fn)(*got_args)
+    assert type(got) is type(want)
+    np.testing.assert_array_equal(got, want)
+    assert np.asarray(got).dtype == np.asarray(want).dtype
+    for g, w in zip(got_args, want_args):
+        np.testing.assert_array_equal(g, w)
+    return got
+
+
+# -- 1. np.bincount's values checked by the call (h2 2.1) ------------------------------------
+def test_bincount_negative_value_is_numpys_value_error():
+    f = lambda k: np.bincount(k, minlength=3)  # noqa: E731
+    for k in (np.array([0, -1, 2]), np.array([-5, 1])):
+        with pytest.raises(ValueError, match="'list' argument must have no negative elements"):
+            f(k)
+        with pytest.raises(jc.JitcoreError, match="'list' argument must have no negative"):
+            jc.jit(f)(k)
+
+
+def test_bincount_value_past_minlength_names_bincount_and_minlength():
+    f = lambda k, w: np.bincount(k, weights=w, minlength=3)  # noqa: E731
+    k = np.array([0, 1, 7])
+    assert f(k, None).size == 8  # NumPy grows the result; jit's length is fixed
+    for w in (None, np.ones(3)):
+        with pytest.raises(IndexError, match=r"np.bincount\(x, minlength=3\).*value 7.*"
+                                             r"minlength larger.*np.clip\(x, 0, 2\)") as e:
+            jc.jit(f)(k, w)
+        assert isinstance(e.value, jc.errors.JitIndexError)
+
+
+def test_bincount_in_range_and_masked_values_unchanged():
+    same(lambda k: np.bincount(k, minlength=4), np.array([0, 1, 1, 3]))
+    same(lambda k: np.bincount(k, weights=k * 0.5, minlength=4), np.array([0, 1, 1, 3]))
+    same(lambda k: np.bincount(k[k < 3], minlength=3), np.array([0, 1, 7, -2, 2]) % 9)
+    same(lambda k: np.bincount(k, minlength=3), np.zeros(0, np.int64))
