@@ -251,6 +251,14 @@ def aug_setitem(base, key, op, value):
     return base
 
 
+def fill(base, value):
+    """``base.fill(value)`` of a local name: a NumPy array filled with a traced value becomes a
+    traced copy (as ``base[...] = value`` makes it), returned to be bound to the name."""
+    base = _writable(base, (), value)
+    base.fill(value)
+    return base
+
+
 def aug_assign(base, op, value):
     """``name op= value``, in place where Python's is (an array), so other names of the array
     see it; a NumPy array that owns its memory, updated with a traced value, is updated as a

@@ -22,6 +22,7 @@ from jitcore.autograph.expressions import (
     aug_assign,
     aug_setitem,
     compare,
+    fill,
     getitem,
     if_exp,
     nested_setitem,
@@ -37,7 +38,7 @@ from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
-           "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
+           "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
@@ -87,6 +88,8 @@ def call(f):
     owner = getattr(f, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(f, "__name__", None) in _UFUNC_METHODS:
         return ufunc_method(f)
+    if type(owner) is np.ndarray and getattr(f, "__name__", None) == "fill":
+        return _fill_outer(owner)
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)
@@ -99,6 +102,19 @@ def call(f):
         if isinstance(f, type) and not f.__module__.startswith(("builtins", "numpy", "jitcore")):
             return _noting_made(f)
     return converted(f)
+
+
+def _fill_outer(array):
+    """``obj.a.fill(v)`` (a local name's is ``expressions.fill``): with a traced value, written
+    as ``obj.a[...] = v``, where the array is, or refused saying why. NumPy's own fill would
+    ask for the value's data."""
+    def fill_(value):
+        if prims.holds_tracer(value):
+            setitem_outer(array, Ellipsis, value)
+        else:
+            array.fill(value)
+
+    return fill_
 
 
 def _noting_made(cls):

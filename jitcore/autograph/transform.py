@@ -157,6 +157,17 @@ def _at_name(value, own):
     return first.id if isinstance(first, ast.Name) and first.id in own else None
 
 
+def _fill_name(value, own):
+    """The local name ``name.fill(v)`` fills, or None: a NumPy array made in the function and
+    filled with a traced value must become a traced one, bound to the name, as ``a[...] = v``
+    makes it."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "fill" and len(value.args) == 1 and not value.keywords):
+        return None
+    base = value.func.value
+    return base.id if isinstance(base, ast.Name) and base.id in own else None
+
+
 def _out_call(call, name) -> ast.Assign:
     """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)`` (``out=(q, r)``
     -> ``q, r = out_call(f, (q, r), ...)``)."""
@@ -217,13 +228,20 @@ class Expressions(_LinedTransformer):
 
     def visit_Expr(self, node):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
-        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
-        written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``, ``a.fill(v)`` -> ``a =
+        fill(a, v)``: a local NumPy array written with traced values becomes a traced array
+        bound to ``tmp``, ``h`` or ``a``."""
         part = _out_part(node.value, self.own)
         if part is not None:
             return self.visit_Assign(_write_out_part(node.value, part))
         at_name = _at_name(node.value, self.own)
+        fill_name = _fill_name(node.value, self.own)
         self.generic_visit(node)
+        if fill_name is not None:  # a.fill(v) -> a = fill(a, v)
+            value = ast.copy_location(_call(_helper("fill"), _load(fill_name), *node.value.args),
+                                      node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=fill_name, ctx=ast.Store())],
+                                                value=value), node)
         if at_name is not None:
             call = node.value
             value = ast.copy_location(_call(_helper("at_call"), call.func, *call.args), call)

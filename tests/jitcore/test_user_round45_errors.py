@@ -51,3 +51,37 @@ def test_bincount_in_range_and_masked_values_unchanged():
     same(lambda k: np.bincount(k, weights=k * 0.5, minlength=4), np.array([0, 1, 1, 3]))
     same(lambda k: np.bincount(k[k < 3], minlength=3), np.array([0, 1, 7, -2, 2]) % 9)
     same(lambda k: np.bincount(k, minlength=3), np.zeros(0, np.int64))
+
+
+# -- 2. ndarray.fill of a local NumPy array with a traced value (h2 2.2) ---------------------
+def test_fill_local_array_with_traced_value():
+    def f(x):
+        a = np.zeros(3)
+        a.fill(x.max())
+        return a.sum()
+    same(f, np.array([1.0, 4.0, 2.0]))
+
+
+def test_fill_in_traced_branch_of_loop_and_of_argument():
+    def f(x, n):
+        a = np.zeros(3, dtype=np.int64)  # fill casts unsafely, as NumPy's
+        for i in range(n):
+            if x[i] > 0:
+                a.fill(x[i])
+        x.fill(0.5)
+        return a
+    same(f, np.array([1.5, -1.0, 2.7]), 3)
+
+
+class _Holder:
+    pass
+
+
+def test_fill_of_attribute_array_is_a_clear_refusal():
+    def f(x):
+        h = _Holder()
+        h.buf = np.zeros(2)
+        h.buf.fill(x.mean())
+        return h.buf
+    with pytest.raises(jc.UnsupportedError, match="made with NumPy while compiling"):
+        jc.jit(f)(np.ones(3))
