@@ -39,7 +39,7 @@ from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
-           "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
+           "percent", "nested_setitem", "nonlocal_write", "not_", "or_", "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
@@ -115,6 +115,20 @@ def _fill_outer(array):
             array.fill(value)
 
     return fill_
+
+
+def nonlocal_write(name: str) -> None:
+    """Before ``name = v`` where ``name`` is ``nonlocal``: refused while a compiled loop body or
+    branch is traced, which runs once, while compiling, and whose values exist only inside it
+    (the enclosing function would keep one, or the count of a single pass)."""
+    trace = current_trace()
+    if trace is not None and trace.depth > 0:
+        raise UnsupportedError(
+            f"'{name}', declared nonlocal, is assigned (at {user_location()}) inside a loop or "
+            "branch whose bounds or condition are traced: jitcore compiles that body once, and "
+            f"the enclosing function's '{name}' cannot carry a value out of it. Pass the value to "
+            f"the function and return the new one, assigned where it is called ({name} = "
+            f"add({name}, v)), in place of nonlocal")
 
 
 def _noting_made(cls):

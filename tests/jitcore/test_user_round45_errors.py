@@ -85,3 +85,63 @@ def test_fill_of_attribute_array_is_a_clear_refusal():
         return h.buf
     with pytest.raises(jc.UnsupportedError, match="made with NumPy while compiling"):
         jc.jit(f)(np.ones(3))
+
+
+# -- 5. nonlocal in a nested helper (h1 R1) --------------------------------------------------
+def test_nonlocal_helper_in_straight_line_code_and_python_loops():
+    def f(x):
+        s = 0.0
+
+        def add(v):
+            nonlocal s
+            s = s + v
+        add(x[0])
+        for w in (1.0, 2.0):
+            add(w * x[1])
+        return np.array([s, x[1]])  # converted: np.array of a traced s
+    same(f, np.array([1.0, 2.0]))
+
+
+def test_nonlocal_helper_keeps_the_enclosing_loops_converted():
+    def f(x):
+        n = 0
+
+        def bump():
+            nonlocal n
+            n += 1
+        bump()
+        total = 0.0
+        for i in range(len(x)):
+            if x[i] > 0:
+                total = total + x[i]
+        return total, n
+    same(f, np.array([1.0, -2.0, 3.0]))
+
+
+def test_nonlocal_write_in_a_traced_branch_names_nonlocal_and_the_rewrite():
+    def called_from_branch(x):
+        s = 0.0
+
+        def add(v):
+            nonlocal s
+            s = s + v
+        for i in range(len(x)):
+            if x[i] > 0:
+                add(x[i])
+        return s
+
+    def branch_in_helper(x):
+        s = 0.0
+
+        def add(v):
+            nonlocal s
+            if v > 0:
+                s = s + v
+        for i in range(3):
+            add(x[i])
+        return s
+    for f in (called_from_branch, branch_in_helper):
+        with pytest.raises(jc.UnsupportedError, match=r"'s', declared nonlocal, is assigned "
+                                                      r"\(at .*:\d+\).*s = add\(s, v\)"):
+            jc.jit(f)(np.array([1.0, -2.0, 3.0]))
+
