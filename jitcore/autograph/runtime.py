@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import sys
+import types
 
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
@@ -133,8 +134,23 @@ def nonlocal_write(name: str) -> None:
 
 def _noting_made(cls):
     """``cls(...)`` of a user's class, the instance noted as made while tracing (so a refusal
-    of its attribute set in a method can say so)."""
+    of its attribute set in a method can say so). Its ``__init__`` is converted, as any method
+    the code calls (``self.v = np.asarray(v, dtype=float)`` of a traced ``v``), where the class
+    is made the plain way (``type``'s call, ``object``'s ``__new__``)."""
     def make(*args, **kwargs):
+        if type(cls).__call__ is type.__call__ and cls.__new__ is object.__new__ \
+                and isinstance(cls.__init__, types.FunctionType):
+            obj = object.__new__(cls)
+            recorder = calltime.recorder()
+            recorder.note_made(obj)
+            recorder.initializing.add(id(obj))  # super().__init__(...) sets its attributes too
+            try:
+                result = converted(cls.__init__)(obj, *args, **kwargs)
+            finally:
+                recorder.initializing.discard(id(obj))
+            if result is not None:  # Python's own check on __init__
+                raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
+            return obj
         obj = cls(*args, **kwargs)
         calltime.recorder().note_made(obj)
         return obj
@@ -263,6 +279,9 @@ def set_attribute(obj, name: str, value) -> None:
     not at each call (and a traced value would outlive the trace in the object). An object
     made while tracing takes it, as a local variable would."""
     r = calltime.recorder()
+    if r is not None and id(obj) in r.initializing and r.made_here(obj):
+        setattr(obj, name, value)  # its __init__ (its classes'), before the function holds it
+        return
     if current_trace() is not None and r is not None and r.outside(obj) and r.made_here(obj):
         raise UnsupportedError(
             f"'{name}', an attribute of an object the jitted function made, is set inside a method "

@@ -145,3 +145,28 @@ def test_nonlocal_write_in_a_traced_branch_names_nonlocal_and_the_rewrite():
                                                       r"\(at .*:\d+\).*s = add\(s, v\)"):
             jc.jit(f)(np.array([1.0, -2.0, 3.0]))
 
+
+# -- 4. np.asarray / np.array in a class's __init__ (h5 R9) ----------------------------------
+class _Vec:
+    def __init__(self, v):
+        self.v = np.asarray(v, dtype=float)
+
+
+class _Quat:
+    def __init__(self, w, x, y, z):
+        self.q = np.array([w, x, y, z], dtype=float)
+        if self.q[0] < 0:  # a traced condition in __init__: converted too
+            self.q = -self.q
+
+
+class _Unit(_Vec):
+    def __init__(self, v):
+        super().__init__(v)
+        self.v = self.v / np.linalg.norm(self.v)
+
+
+def test_asarray_and_array_in_init_of_an_object_made_in_the_function():
+    same(lambda v: _Vec(v * 2).v, np.arange(1.0, 3.0))
+    same(lambda v: _Quat(v[0], v[1], 1.0, 2).q, np.array([-1.0, 3.0]))
+    same(lambda v: _Quat(v[0], v[1], 1.0, 2).q, np.array([1.0, 3.0]))
+    same(lambda v: _Unit(v).v, np.array([3.0, 4.0]))
