@@ -193,8 +193,19 @@ def nested_setitem(base, key, inner_key, value):
     if isinstance(base, Tracer):
         part[inner_key] = value
         return base
-    base[key] = setitem(part, inner_key, value)
+    written = setitem(part, inner_key, value)
+    if isinstance(base, tuple):  # acc[0][:] = x: the tuple rebuilt around the traced array
+        return base if written is part else _replaced(base, key, written)
+    base[key] = written
     return base
+
+
+def _replaced(items: tuple, key, value) -> tuple:
+    """``items`` with the element at ``key`` (an int) replaced, of ``items``' own type (a
+    namedtuple's too)."""
+    new = list(items)
+    new[operator.index(key)] = value
+    return type(items)._make(new) if hasattr(type(items), "_make") else tuple(new)
 
 
 def getitem(base, key):

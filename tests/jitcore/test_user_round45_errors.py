@@ -4,10 +4,14 @@ that names what the user wrote and what to write instead."""
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 import pytest
 
 import jitcore as jc
+
+_Acc = namedtuple("_Acc", "s c")
 
 
 def same(fn, *args):
@@ -170,3 +174,38 @@ def test_asarray_and_array_in_init_of_an_object_made_in_the_function():
     same(lambda v: _Quat(v[0], v[1], 1.0, 2).q, np.array([-1.0, 3.0]))
     same(lambda v: _Quat(v[0], v[1], 1.0, 2).q, np.array([1.0, 3.0]))
     same(lambda v: _Unit(v).v, np.array([3.0, 4.0]))
+
+
+# -- 3. writing through a tuple's element (h2 2.3) -------------------------------------------
+def test_write_through_an_element_of_a_local_tuple():
+    def f(x):
+        acc = (np.zeros(3), np.zeros(3))  # (sums, counts)
+        acc[0][:] = x
+        acc[1][1] = x[0] + 1
+        return acc[0] * 10 + acc[1]
+    same(f, np.array([1.0, 2.0, 4.0]))
+
+
+def test_write_through_a_namedtuple_in_a_traced_branch():
+    def f(x, n):
+        acc = _Acc(np.zeros(3), np.zeros(3))
+        for i in range(n):
+            if x[i] > 0:
+                acc[0][i] = x[i]
+                acc.c[i] = 1  # an attribute's array: written in place where it is
+        return acc
+    got = jc.jit(f)(np.array([1.0, -1.0, 2.0]), 3)
+    want = f(np.array([1.0, -1.0, 2.0]), 3)
+    assert type(got) is _Acc
+    np.testing.assert_array_equal(got.s, want.s)
+    np.testing.assert_array_equal(got.c, want.c)
+
+
+def test_write_through_a_tuple_whose_array_another_name_holds_is_refused():
+    def f(x):
+        a = np.zeros(3)
+        acc = (a, np.zeros(3))
+        acc[0][:] = x
+        return a
+    with pytest.raises(jc.UnsupportedError, match="'a', 'acc'"):
+        jc.jit(f)(np.ones(3))
