@@ -26,11 +26,13 @@ from jitcore.autograph.expressions import (
     fill,
     getitem,
     if_exp,
+    nested_aug_setitem,
     nested_setitem,
     not_,
     or_,
     setitem,
 )
+from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
@@ -40,7 +42,8 @@ from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
-           "percent", "nested_setitem", "nonlocal_write", "not_", "or_", "out_call", "out_part",
+           "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
+           "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
@@ -266,6 +269,15 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
     ``obj.name[...] op= value`` would); any other value as Python updates it, on an object
     made while tracing (one from outside refuses: ``set_attribute``)."""
     current = getattr(obj, name)
+    r = calltime.recorder()
+    if type(current) is np.ndarray and prims.holds_tracer(value) and r is not None \
+            and r.made_here(obj) and not r.outside(obj):
+        # p.W -= g, p made in the function's own code: its NumPy array, which cannot take a
+        # traced value, replaced by a traced copy, as p.W = p.W - g replaces it
+        refuse_shared(current, written_by_name=False)
+        set_attribute(obj, name, expressions._AUG[op](expressions._writable(current, (), value),
+                                                      value))
+        return
     number = isinstance(current, Tracer) and (current.scalar or current.weak)  # immutable: rebound
     if type(current) is np.ndarray or isinstance(current, Tracer) and not number:
         aug_setitem_outer(current, ..., op, value)

@@ -343,6 +343,14 @@ class Expressions(_LinedTransformer):
             call = _call(_helper("aug_setitem"), _load(t.value.id), _key(t.slice), op, node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if _nested_subscript(node.target, self.own):  # acc[1][i] += v, d["W"][0] -= g
+            t = node.target
+            base, key = t.value.args  # as converted: getitem(B, k1)[k2]
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("nested_aug_setitem"), _load(base.id), key, _key(t.slice), op,
+                         node.value)
+            return _locate(ast.Assign(targets=[ast.Name(id=base.id, ctx=ast.Store())], value=call),
+                           node)
         if _outer_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)

@@ -209,3 +209,71 @@ def test_write_through_a_tuple_whose_array_another_name_holds_is_refused():
         return a
     with pytest.raises(jc.UnsupportedError, match="'a', 'acc'"):
         jc.jit(f)(np.ones(3))
+
+
+# -- 6. messages and in-place updates of containers' arrays (h2 3.3, 3.10; h5 R2; h4 R4, R5) --
+def test_augmented_update_of_an_array_in_a_dict_or_attribute():
+    def in_dict(x):
+        d = {"W": np.zeros(3)}
+        d["W"] -= x
+        return d["W"]
+
+    def in_attribute(x, n):
+        p = _Holder()
+        p.W = np.zeros(3)
+        p.W -= x
+        for i in range(n):
+            if x[i] > 0:
+                p.W -= x
+        return p.W
+
+    def nested(x):
+        acc = [np.zeros(3), np.zeros(3)]
+        acc[1][1] += x[0]
+        return acc[1]
+    same(in_dict, np.array([1.0, -1.0, 2.0]))
+    same(in_attribute, np.array([1.0, -1.0, 2.0]), 3)
+    same(nested, np.array([1.0, -1.0, 2.0]))
+
+
+def _update(d, k, v):
+    d[k] += v
+
+
+def test_augmented_update_of_a_dict_entry_in_a_helper():
+    def f(x):
+        d = {"s": np.zeros(2)}
+        for v in x:
+            _update(d, "s", v)
+        return d["s"]
+    same(f, np.arange(6.0).reshape(3, 2))
+
+
+def test_augmented_update_whose_array_another_name_holds_is_refused_naming_it():
+    def in_dict(x):
+        W = np.zeros(3)
+        d = {"W": W}
+        d["W"] -= x
+        return W
+
+    def in_attribute(x):
+        W = np.zeros(3)
+        p = _Holder()
+        p.W = W
+        p.W -= x
+        return W
+
+    def through_row(x):
+        out = np.zeros((2, 3))
+        for i in range(2):
+            row = out[i]
+            row += x
+        return out
+    for f in (in_dict, in_attribute):
+        with pytest.raises(jc.UnsupportedError, match="more than one variable holds it .*'W'"):
+            jc.jit(f)(np.ones(3))
+    with pytest.raises(jc.UnsupportedError, match=r"through a view of it .*write through that "
+                                                  r"array itself"):
+        jc.jit(through_row)(np.ones(3))
+
+
