@@ -277,3 +277,17 @@ def test_augmented_update_whose_array_another_name_holds_is_refused_naming_it():
         jc.jit(through_row)(np.ones(3))
 
 
+def test_continue_after_a_dict_write_names_the_variable_not_the_flag():
+    def f(x):
+        res = {}
+        for g in range(2):
+            if x[g] < 0:
+                res[g] = 0.0
+                continue
+            res[g] = x[g]
+        return res
+    with pytest.raises(jc.JitTypeError, match=r"\('res' is \{\} against \{0: <array or number>"
+                                              r"\}\).*same keys and length on every path") as e:
+        jc.jit(f)(np.array([-1.0, 2.0]))
+    assert "__ag" not in str(e.value)
+
