@@ -291,3 +291,21 @@ def test_continue_after_a_dict_write_names_the_variable_not_the_flag():
         jc.jit(f)(np.array([-1.0, 2.0]))
     assert "__ag" not in str(e.value)
 
+
+def test_write_through_a_masked_index_array_says_what_to_write():
+    def f(state, partners, hit):
+        state[partners[hit]] = 1
+        return state
+
+    def fixed(state, partners, hit):  # what the message says to write
+        hits = np.zeros(len(state), dtype=int)
+        np.add.at(hits, partners, hit)
+        state[hits > 0] = 1
+        return state
+    args = (np.zeros(5), np.array([0, 2, 4, 0]), np.array([True, False, True, False]))
+    with pytest.raises(jc.JitTypeError, match=r"idx\[mask\].*np.add.at\(hits, idx, mask\)"):
+        jc.jit(f)(*args)
+    np.testing.assert_array_equal(jc.jit(fixed)(*[a.copy() for a in args]), f(*[a.copy() for a in args]))
+    with pytest.raises(jc.JitTypeError, match=r"x\[idx\]\[mask\]"):
+        jc.jit(lambda s, p, h: s[p[h]].sum())(*args)
+    same(lambda s, p, h: s[p][h].sum(), *args)
