@@ -309,3 +309,22 @@ def test_write_through_a_masked_index_array_says_what_to_write():
     with pytest.raises(jc.JitTypeError, match=r"x\[idx\]\[mask\]"):
         jc.jit(lambda s, p, h: s[p[h]].sum())(*args)
     same(lambda s, p, h: s[p][h].sum(), *args)
+
+
+def test_index_list_changed_in_a_traced_loop_says_to_build_a_tuple():
+    def f(a, n):
+        for k in range(n):
+            idx = [slice(None)] * 2
+            idx[1] = 0
+            a[tuple(idx)] += 1
+        return a
+
+    def fixed(a, n):
+        for k in range(n):
+            idx = tuple(0 if d == 1 else slice(None) for d in range(a.ndim))
+            a[idx] += 1
+        return a
+    with pytest.raises(jc.UnsupportedError, match=r"'idx' holds a slice.*idx = tuple\(0 if d == "
+                                                  r"axis else slice\(None\)"):
+        jc.jit(f)(np.zeros((3, 2)), 30)
+    same(fixed, np.zeros((3, 2)), 30)
