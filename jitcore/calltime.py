@@ -355,6 +355,7 @@ class Recorder:
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
+        self.initializing: set[int] = set()  # ids of the made instances whose __init__ runs
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
         self._written: set[int] = set()  # id(array) of outer arrays written by subscript
         self._guarded: set = set()

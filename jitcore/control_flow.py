@@ -96,6 +96,17 @@ def join(a: Aval, b: Aval) -> Aval | None:
 
 
 def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeDef, where: str):
+    differing = _differing_variables(expected, got)
+    if differing:  # autograph's state: the user's variables that differ, by name
+        shown = "; ".join(f"'{name}' is {_tree_text(g)} against {_tree_text(e)}"
+                          for name, g, e in differing)
+        containers = any(t.kind in ("dict", "list", "tuple") for _, g, e in differing for t in (g, e))
+        hint = ("a dict or list must have the same keys and length on every path: give it the "
+                "key or item before the branch (d[k] = 0.0), and set its value on the paths"
+                if containers else "return np.nan, or a flag, where one returned None")
+        raise JitTypeError(f"{api}: {what} has a different structure ({shown}), at {where}; the "
+                           f"condition is traced, so every path must give the same structure "
+                           f"({hint})")
     if expected != got:
         raise JitTypeError(
             f"{api}: {what} has a different structure ({_tree_text(got)} against "
@@ -103,6 +114,18 @@ def _check_tree(api: str, what: str, expected: pytree.TreeDef, got: pytree.TreeD
             "traced, so every path must give the same structure (return np.nan, or a flag, where "
             "one returned None)"
         )
+
+
+def _differing_variables(expected: pytree.TreeDef, got: pytree.TreeDef) -> list:
+    """``(name, got, expected)`` of the entries that differ between two dicts of the same
+    variables (autograph's branch and loop state), when all are the user's (not the names the
+    conversion makes, ``__ag_continue_1``), else []."""
+    if expected == got or expected.kind != "dict" or got.kind != "dict" or expected.keys != got.keys:
+        return []
+    out = [(k, g, e) for k, g, e in zip(expected.keys, got.children, expected.children) if g != e]
+    if any(not isinstance(k, str) or k.startswith("__ag") for k, _, _ in out):
+        return []
+    return out
 
 
 class _Leaf:

@@ -9,7 +9,7 @@ import numpy as np
 from jitcore.ir.errors import IRError, JitcoreError, ParseError, VerificationError
 
 __all__ = [
-    "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError",
+    "ConcretizationError", "ConfigError", "IRError", "JitAxisError", "JitcoreError", "JitIndexError",
     "JitOverflowError", "JitPicklingError", "JitTypeError", "JitValueError", "JitZeroDivisionError",
     "LoopStepError", "ParseError", "StaticArgumentError", "StaticOnDemandWarning",
     "TracerConversionError", "UnsupportedError", "VerificationError",
@@ -49,6 +49,11 @@ class JitAxisError(JitTypeError, np.exceptions.AxisError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class JitIndexError(JitTypeError, IndexError):
+    """A value out of the range jitcore fixed while tracing, found when the function runs
+    (``np.bincount(x, minlength=m)`` of a value at or past ``m``: NumPy grows the result)."""
 
 
 class JitOverflowError(JitTypeError, OverflowError):

@@ -27,7 +27,7 @@ from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
-from jitcore.tracer import Tracer, as_scalar, make_view
+from jitcore.tracer import Tracer, as_scalar, make_view, user_location
 
 
 def is_array_index(k) -> bool:
@@ -179,6 +179,11 @@ def _write_sliding(x: Tracer, sliding, value) -> Tracer:
 def getitem(x: Tracer, key) -> Tracer:
     """The value of ``x[key]`` (no view): basic indexing with static ints, slices, None and
     Ellipsis; a key with integer arrays or constant boolean masks is advanced (``gather``)."""
+    if any(isinstance(k, masked.MaskedSelection) for k in (key if isinstance(key, tuple) else (key,))):
+        raise JitTypeError(
+            f"an index array selected by a traced mask (x[idx[mask]], at {user_location()}): "
+            "how many positions it names depends on the data. Index first, then select, which "
+            "names the same elements: x[idx][mask] (its sum, mean, max, ... compile)")
     split = _split_sliding(x, key)
     if split is not None:
         r = getitem(x, split[0])
@@ -586,6 +591,13 @@ def _static_key(key) -> bool:
 
 def assign_subscript(x: Tracer, key, value) -> None:
     """``x[key] = value``: ``x`` (and the array it is a view of, if any) updated in place."""
+    if any(isinstance(k, masked.MaskedSelection) for k in (key if isinstance(key, tuple) else (key,))):
+        raise JitTypeError(
+            f"an index array selected by a traced mask (idx[mask], at {user_location()}) is the "
+            "index of a write: how many positions it names depends on the data, so jitcore "
+            "cannot write through it. Mark the positions with the mask instead, then write "
+            "where they are marked: hits = np.zeros(len(x), dtype=int); np.add.at(hits, idx, "
+            "mask); x[hits > 0] = v")
     if has_scalar_bool(key):
         setitem_scalar_bool(x, key, value)
         return

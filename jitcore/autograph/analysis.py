@@ -165,7 +165,8 @@ def written(stmts) -> set[str]:
     return _with_viewed(stmts, out)
 
 
-_IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "out_call", "at_call", "aug_assign")
+_IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "nested_aug_setitem", "out_call",
+             "at_call", "aug_assign", "fill")
 _STATEMENTS = ("for_stmt", "while_stmt", "if_stmt")
 
 
@@ -263,8 +264,9 @@ def _is_helper(f, name: str) -> bool:
 
 def _is_setitem(value) -> bool:
     return isinstance(value, ast.Call) and any(
-        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "nested_setitem", "out_call",
-                                                  "at_call"))
+        _is_helper(value.func, name) for name in ("setitem", "aug_setitem", "nested_setitem",
+                                                  "nested_aug_setitem", "out_call", "at_call",
+                                                  "fill"))
 
 
 def _sub_blocks(s) -> list:

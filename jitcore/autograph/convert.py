@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import contextvars
+import dis
 import functools
 import inspect
 import linecache
@@ -98,9 +99,15 @@ def converted(fun, helpers):
         cells = [c.cell_contents for c in (fun.__closure__ or ())]
     except ValueError:  # a closure variable with no value yet
         return fun
-    closure = dict(zip(code.co_freevars, cells))
-    factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
-    new = factory(helpers, *[closure[name] for name in freevars])
+    if _writes_cells(code):  # nonlocal: its writes must reach the enclosing function's cells
+        inner = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType))
+        cells = dict(zip(code.co_freevars, fun.__closure__), __ag__=types.CellType(helpers))
+        new = types.FunctionType(inner, fun.__globals__, fun.__name__, None,
+                                 tuple(cells[name] for name in inner.co_freevars))
+    else:
+        closure = dict(zip(code.co_freevars, cells))
+        factory = types.FunctionType(factory_code, fun.__globals__, _FACTORY)
+        new = factory(helpers, *[closure[name] for name in freevars])
     new.__name__, new.__qualname__ = fun.__name__, fun.__qualname__
     new.__defaults__ = fun.__defaults__
     new.__kwdefaults__ = fun.__kwdefaults__
@@ -153,8 +160,6 @@ def _factory(fun):
     node = _find(tree, fun, code, margin)
     if node is None:
         return None
-    if any(isinstance(n, ast.Nonlocal) for n in ast.walk(node)):
-        return None  # its writes must reach the enclosing function's own cells
     if isinstance(node, ast.Lambda):
         node = ast.FunctionDef(name=fun.__name__, args=node.args, body=[ast.Return(value=node.body)],
                                decorator_list=[], returns=None, type_comment=None,
@@ -193,6 +198,12 @@ def _factory(fun):
         for c in factory_code.co_consts))
     _mark_converted(factory_code)
     return factory_code, freevars
+
+
+def _writes_cells(code) -> bool:
+    """Whether ``code`` assigns a variable of an enclosing function (``nonlocal``)."""
+    return any(i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval in code.co_freevars
+               for i in dis.get_instructions(code))
 
 
 def _whole_file(code):

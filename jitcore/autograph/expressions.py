@@ -198,8 +198,19 @@ def nested_setitem(base, key, inner_key, value):
     if isinstance(base, Tracer):
         part[inner_key] = value
         return base
-    base[key] = setitem(part, inner_key, value)
+    written = setitem(part, inner_key, value)
+    if isinstance(base, tuple):  # acc[0][:] = x: the tuple rebuilt around the traced array
+        return base if written is part else _replaced(base, key, written)
+    base[key] = written
     return base
+
+
+def _replaced(items: tuple, key, value) -> tuple:
+    """``items`` with the element at ``key`` (an int) replaced, of ``items``' own type (a
+    namedtuple's too)."""
+    new = list(items)
+    new[operator.index(key)] = value
+    return type(items)._make(new) if hasattr(type(items), "_make") else tuple(new)
 
 
 def getitem(base, key):
@@ -251,17 +262,39 @@ _AUG = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul, "Div"
 
 
 def aug_setitem(base, key, op, value):
+    """``base[key] op= value``. A NumPy array held in a list or dict (``d["W"] -= g``) and
+    updated with a traced value becomes a traced copy, put back in its place, as ``base[key] =
+    base[key] - value`` would put it: NumPy's in-place operator cannot take a traced value."""
     base = _writable(base, key, value)
+    if isinstance(base, (list, dict)) and not traced(key):
+        base[key] = _AUG[op](_writable(base[key], (), value), value)
+        return base
     base[key] = _AUG[op](base[key], value)
+    return base
+
+
+def nested_aug_setitem(base, key, inner_key, op, value):
+    """``base[key][inner_key] op= value`` (``acc[1][i] += v``, ``d["W"][0] -= g``): the part
+    read, updated and written back by ``nested_setitem``."""
+    current = getitem(getitem(base, key), inner_key)
+    return nested_setitem(base, key, inner_key, _AUG[op](current, value))
+
+
+def fill(base, value):
+    """``base.fill(value)`` of a local name: a NumPy array filled with a traced value becomes a
+    traced copy (as ``base[...] = value`` makes it), returned to be bound to the name."""
+    base = _writable(base, (), value)
+    base.fill(value)
     return base
 
 
 def aug_assign(base, op, value):
     """``name op= value``, in place where Python's is (an array), so other names of the array
     see it; a NumPy array that owns its memory, updated with a traced value, is updated as a
-    traced copy instead. A NumPy view is left to NumPy (which refuses a traced value): its
-    copy would not carry the write to the array it views."""
-    if isinstance(base, np.ndarray) and base.base is not None:
+    traced copy instead; so is a NumPy view no other name's array is under (a view that the
+    array's name still holds, ``row = out[i]; row += x``, is refused saying to write ``out[i]
+    += x``: its copy would not carry the write to the array it views)."""
+    if isinstance(base, np.ndarray) and base.base is not None and not traced(value):
         return _AUG[op](base, value)
     return _AUG[op](_writable(base, (), value), value)
 

@@ -163,12 +163,13 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
     return tuple(out)
 
 
-def refuse_shared(base: np.ndarray) -> None:
+def refuse_shared(base: np.ndarray, written_by_name: bool = True) -> None:
     """Raise if a variable of the converted function, other than the one written, holds
-    ``base``'s memory: the traced copy ``base`` becomes would not reach it."""
+    ``base``'s memory: the traced copy ``base`` becomes would not reach it. (Written through an
+    object's attribute, ``p.W -= g``, not by name: any variable holding it is another.)"""
     owner_id = id(_owner(base))
     holders = _frames_holding({owner_id})[owner_id]
-    if len(holders) > 1:
+    if len(holders) > int(written_by_name):
         names = ", ".join(sorted({f"'{n}'" for _, n in holders}))
         raise UnsupportedError(
             f"a NumPy array made inside the jitted function is written with traced values (at "

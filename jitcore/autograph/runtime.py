@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import sys
+import types
 
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
@@ -22,13 +23,16 @@ from jitcore.autograph.expressions import (
     aug_assign,
     aug_setitem,
     compare,
+    fill,
     getitem,
     if_exp,
+    nested_aug_setitem,
     nested_setitem,
     not_,
     or_,
     setitem,
 )
+from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
@@ -38,8 +42,9 @@ from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
 __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
            "reraise_refusal",
-           "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
-           "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
+           "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
+           "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
+           "out_call", "out_part",
            "outer_read",
            "outer_value", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
@@ -101,6 +106,8 @@ def call(f):
     owner = getattr(f, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(f, "__name__", None) in _UFUNC_METHODS:
         return ufunc_method(f)
+    if type(owner) is np.ndarray and getattr(f, "__name__", None) == "fill":
+        return _fill_outer(owner)
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)
@@ -115,10 +122,52 @@ def call(f):
     return converted(f)
 
 
+def _fill_outer(array):
+    """``obj.a.fill(v)`` (a local name's is ``expressions.fill``): with a traced value, written
+    as ``obj.a[...] = v``, where the array is, or refused saying why. NumPy's own fill would
+    ask for the value's data."""
+    def fill_(value):
+        if prims.holds_tracer(value):
+            setitem_outer(array, Ellipsis, value)
+        else:
+            array.fill(value)
+
+    return fill_
+
+
+def nonlocal_write(name: str) -> None:
+    """Before ``name = v`` where ``name`` is ``nonlocal``: refused while a compiled loop body or
+    branch is traced, which runs once, while compiling, and whose values exist only inside it
+    (the enclosing function would keep one, or the count of a single pass)."""
+    trace = current_trace()
+    if trace is not None and trace.depth > 0:
+        raise UnsupportedError(
+            f"'{name}', declared nonlocal, is assigned (at {user_location()}) inside a loop or "
+            "branch whose bounds or condition are traced: jitcore compiles that body once, and "
+            f"the enclosing function's '{name}' cannot carry a value out of it. Pass the value to "
+            f"the function and return the new one, assigned where it is called ({name} = "
+            f"add({name}, v)), in place of nonlocal")
+
+
 def _noting_made(cls):
     """``cls(...)`` of a user's class, the instance noted as made while tracing (so a refusal
-    of its attribute set in a method can say so)."""
+    of its attribute set in a method can say so). Its ``__init__`` is converted, as any method
+    the code calls (``self.v = np.asarray(v, dtype=float)`` of a traced ``v``), where the class
+    is made the plain way (``type``'s call, ``object``'s ``__new__``)."""
     def make(*args, **kwargs):
+        if type(cls).__call__ is type.__call__ and cls.__new__ is object.__new__ \
+                and isinstance(cls.__init__, types.FunctionType):
+            obj = object.__new__(cls)
+            recorder = calltime.recorder()
+            recorder.note_made(obj)
+            recorder.initializing.add(id(obj))  # super().__init__(...) sets its attributes too
+            try:
+                result = converted(cls.__init__)(obj, *args, **kwargs)
+            finally:
+                recorder.initializing.discard(id(obj))
+            if result is not None:  # Python's own check on __init__
+                raise TypeError(f"__init__() should return None, not '{type(result).__name__}'")
+            return obj
         obj = cls(*args, **kwargs)
         calltime.recorder().note_made(obj)
         return obj
@@ -234,6 +283,15 @@ def aug_attribute(obj, name: str, op: str, value) -> None:
     ``obj.name[...] op= value`` would); any other value as Python updates it, on an object
     made while tracing (one from outside refuses: ``set_attribute``)."""
     current = getattr(obj, name)
+    r = calltime.recorder()
+    if type(current) is np.ndarray and prims.holds_tracer(value) and r is not None \
+            and r.made_here(obj) and not r.outside(obj):
+        # p.W -= g, p made in the function's own code: its NumPy array, which cannot take a
+        # traced value, replaced by a traced copy, as p.W = p.W - g replaces it
+        refuse_shared(current, written_by_name=False)
+        set_attribute(obj, name, expressions._AUG[op](expressions._writable(current, (), value),
+                                                      value))
+        return
     number = isinstance(current, Tracer) and (current.scalar or current.weak)  # immutable: rebound
     if type(current) is np.ndarray or isinstance(current, Tracer) and not number:
         aug_setitem_outer(current, ..., op, value)
@@ -247,6 +305,9 @@ def set_attribute(obj, name: str, value) -> None:
     not at each call (and a traced value would outlive the trace in the object). An object
     made while tracing takes it, as a local variable would."""
     r = calltime.recorder()
+    if r is not None and id(obj) in r.initializing and r.made_here(obj):
+        setattr(obj, name, value)  # its __init__ (its classes'), before the function holds it
+        return
     if current_trace() is not None and r is not None and r.outside(obj) and r.made_here(obj):
         raise UnsupportedError(
             f"'{name}', an attribute of an object the jitted function made, is set inside a method "

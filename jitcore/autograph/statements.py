@@ -232,7 +232,12 @@ def _cannot_carry(name, value, what, line):
             "1, np.where(cond, a, b)), and choose the text outside the jitted function")
     text = (". A string chosen by traced data cannot be computed by compiled code: keep a code "
             "(a bool or int) there, and choose the text from it outside the jitted function"
-            if kind in ("str", "bytes") else "")
+            if kind in ("str", "bytes") else
+            f". An index built as a list and changed ({name} = [slice(None)] * a.ndim; "
+            f"{name}[axis] = 0; a[tuple({name})]) is such a value: build it in one expression "
+            f"instead, which is not a changed variable ({name} = tuple(0 if d == axis else "
+            "slice(None) for d in range(a.ndim))), or before the loop"
+            if kind in ("slice", "ellipsis", "NoneType") else "")
     return UnsupportedError(
         f"'{name}' holds a {kind} and is assigned in the {what} at {where(line)}, "
         "whose condition or bounds are traced: only arrays and numbers (in tuples, lists or "
@@ -1311,6 +1316,9 @@ class _Loop:
                 # Every value traced, as in the loop: a branch on it traces both ways.
                 copies = [v if isinstance(v, Undefined) else _traced_copy(trace, v) for v in self.values]
                 after = run_once(tuple(copies))
+                for i in missing:  # first set in the body: its value must be one a loop carries
+                    if not isinstance(after[i], Undefined) and not _carriable(after[i]):
+                        raise _cannot_carry(self.names[i], after[i], self.what, self.line)
                 zeros = {i: _zero_like(after[i]) for i in missing if not isinstance(after[i], Undefined)}
             for op in reversed(block.ops):
                 op.drop_all_references()

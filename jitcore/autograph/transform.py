@@ -157,6 +157,17 @@ def _at_name(value, own):
     return first.id if isinstance(first, ast.Name) and first.id in own else None
 
 
+def _fill_name(value, own):
+    """The local name ``name.fill(v)`` fills, or None: a NumPy array made in the function and
+    filled with a traced value must become a traced one, bound to the name, as ``a[...] = v``
+    makes it."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "fill" and len(value.args) == 1 and not value.keywords):
+        return None
+    base = value.func.value
+    return base.id if isinstance(base, ast.Name) and base.id in own else None
+
+
 def _out_call(call, name) -> ast.Assign:
     """``f(*args, out=name, **kw)`` -> ``name = out_call(f, name, *args, **kw)`` (``out=(q, r)``
     -> ``q, r = out_call(f, (q, r), ...)``)."""
@@ -217,13 +228,20 @@ class Expressions(_LinedTransformer):
 
     def visit_Expr(self, node):
         """``np.add(a, b, out=tmp)`` -> ``tmp = out_call(np.add, tmp, a, b)``, and
-        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``: a local NumPy array
-        written with traced values becomes a traced array bound to ``tmp`` or ``h``."""
+        ``np.add.at(h, i, v)`` -> ``h = at_call(np.add.at, h, i, v)``, ``a.fill(v)`` -> ``a =
+        fill(a, v)``: a local NumPy array written with traced values becomes a traced array
+        bound to ``tmp``, ``h`` or ``a``."""
         part = _out_part(node.value, self.own)
         if part is not None:
             return self.visit_Assign(_write_out_part(node.value, part))
         at_name = _at_name(node.value, self.own)
+        fill_name = _fill_name(node.value, self.own)
         self.generic_visit(node)
+        if fill_name is not None:  # a.fill(v) -> a = fill(a, v)
+            value = ast.copy_location(_call(_helper("fill"), _load(fill_name), *node.value.args),
+                                      node.value)
+            return ast.copy_location(ast.Assign(targets=[ast.Name(id=fill_name, ctx=ast.Store())],
+                                                value=value), node)
         if at_name is not None:
             call = node.value
             value = ast.copy_location(_call(_helper("at_call"), call.func, *call.args), call)
@@ -325,6 +343,14 @@ class Expressions(_LinedTransformer):
             call = _call(_helper("aug_setitem"), _load(t.value.id), _key(t.slice), op, node.value)
             return ast.copy_location(ast.Assign(targets=[ast.Name(id=t.value.id, ctx=ast.Store())],
                                                 value=call), node)
+        if _nested_subscript(node.target, self.own):  # acc[1][i] += v, d["W"][0] -= g
+            t = node.target
+            base, key = t.value.args  # as converted: getitem(B, k1)[k2]
+            op = ast.Constant(type(node.op).__name__)
+            call = _call(_helper("nested_aug_setitem"), _load(base.id), key, _key(t.slice), op,
+                         node.value)
+            return _locate(ast.Assign(targets=[ast.Name(id=base.id, ctx=ast.Store())], value=call),
+                           node)
         if _outer_subscript(node.target, self.own):
             t = node.target
             op = ast.Constant(type(node.op).__name__)
@@ -399,6 +425,7 @@ class ControlFlow(ast.NodeTransformer):
         self.counted = counted or {}  # id(while) -> analysis.counted_while, before Expressions
         self.stepped = stepped or {}  # id(while) -> analysis.stepped_while, the same
         self.declared = declared
+        self.nonlocals: set[str] = set()  # those of ``declared`` that are nonlocal, not global
         self.own = own  # the function's locals: only they can be state
         self.in_try = 0
         self.count = 0
@@ -473,8 +500,10 @@ class ControlFlow(ast.NodeTransformer):
     def _function(self, name: str, params, body, state, where) -> ast.FunctionDef:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None,
                              kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-        declared = sorted(analysis.assigned(body) & self.declared)
-        head = [ast.Global(names=declared)] if declared else []
+        declared = analysis.assigned(body) & self.declared
+        head = [ast.Global(names=sorted(declared - self.nonlocals))] if declared - self.nonlocals else []
+        if declared & self.nonlocals:  # the enclosing function's cell, as in the code written
+            head.append(ast.Nonlocal(names=sorted(declared & self.nonlocals)))
         fn = ast.FunctionDef(name=name, args=args, body=[*head, *(body or [ast.Pass()]),
                                                          ast.Return(value=_tuple(state))],
                              decorator_list=[], returns=None, type_comment=None)
@@ -676,10 +705,9 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     _asserts_as_raises(fn)
     lowering.lower_returns(fn)
     lowering.lower_jumps(fn)
-    declared = set()
-    for n in ast.walk(fn):
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            declared |= set(n.names)
+    globals_, nonlocals = _declared(fn)
+    declared = globals_ | nonlocals
+    _check_nonlocal_writes(fn, nonlocals)
     live = analysis.Liveness(fn)
     own = analysis.local_names(fn) - declared
     written_outer = _outer_arrays_written(fn, own)
@@ -689,10 +717,65 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own, counted, stepped)
+    converter.nonlocals = nonlocals
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
     fn.decorator_list = []
     return fn
+
+
+def _own_nodes(fn):
+    """The nodes of ``fn``'s body, less those of the functions and classes defined in it."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield n
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _declared(fn) -> tuple[set, set]:
+    """The names ``fn`` itself declares ``global`` and ``nonlocal`` (a nested function's
+    declarations are its own: its ``nonlocal s`` makes ``s`` no less ``fn``'s local)."""
+    globals_, nonlocals = set(), set()
+    for n in _own_nodes(fn):
+        if isinstance(n, ast.Global):
+            globals_ |= set(n.names)
+        elif isinstance(n, ast.Nonlocal):
+            nonlocals |= set(n.names)
+    return globals_, nonlocals
+
+
+def _check_nonlocal_writes(fn, nonlocals: set) -> None:
+    """Each statement assigning a ``nonlocal`` name is preceded by ``nonlocal_write(name)``:
+    refused inside a compiled loop or branch (the enclosing function's variable would keep a
+    value that exists only there), run as written elsewhere."""
+    if not nonlocals:
+        return
+
+    def targets(stmt):
+        found = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(
+            stmt, (ast.AugAssign, ast.AnnAssign)) else []
+        return sorted({n.id for t in found for n in ast.walk(t)
+                       if isinstance(n, ast.Name) and n.id in nonlocals})
+
+    def checked(stmts):
+        out = []
+        for stmt in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, field, None)
+                if isinstance(inner, list) and inner and not isinstance(
+                        stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    setattr(stmt, field, checked(inner))
+            for h in getattr(stmt, "handlers", ()):
+                h.body = checked(h.body)
+            out += [_locate(ast.Expr(value=_call(_helper("nonlocal_write"), ast.Constant(name))),
+                            stmt) for name in targets(stmt)]
+            out.append(stmt)
+        return out
+
+    fn.body = checked(fn.body)
 
 
 def _defined(stmts, state) -> set:

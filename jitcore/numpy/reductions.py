@@ -24,6 +24,7 @@ from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import (
     ConcretizationError,
+    JitIndexError,
     JitOverflowError,
     JitTypeError,
     JitValueError,
@@ -641,9 +642,8 @@ def _count_into(trace, idx: Tracer, values, length: int, dtype) -> Tracer:
 def bincount(x, weights=None, minlength=0):
     """How often each value of ``x`` occurs (summing ``weights`` if given, in float64). Under
     jit the result's length must be known while tracing: NumPy's for a constant ``x``; for a
-    traced one, ``minlength`` (required), and a value at or past it, or negative, raises
-    IndexError after the call (NumPy grows the result instead, and raises ValueError for a
-    negative value)."""
+    traced one, ``minlength`` (required); the call raises NumPy's ValueError for a negative
+    value, and JitIndexError for one at or past ``minlength`` (NumPy grows the result)."""
     if not traced(x, weights):
         return np.bincount(x, weights, minlength)
     return bincount_of(x, weights, minlength)
@@ -676,7 +676,10 @@ def bincount_of(x, weights, minlength, selected: Tracer | None = None):
             f"numpy.bincount under jit needs minlength= (at {user_location()}): the length of its "
             "result depends on the largest value otherwise, and a compiled function's shapes are "
             "fixed when it is traced. Values at or past minlength raise IndexError")
-    idx = prims.where(prims.ufunc(np.less, x, 0), minlength, prims.convert(x, np.dtype(np.intp)))
+    idx = prims.convert(x, np.dtype(np.intp))
+    _raise_if_out_of_bins(idx, minlength, selected, user_location())
+    idx = prims.where(prims.ufunc(np.less, idx, 0), 0, prims.where(  # checked: counted nowhere
+        prims.ufunc(np.less, idx, minlength), idx, 0))
     if selected is not None:  # left out: bin 0, adding 0 (a value out of range is not an error)
         idx = prims.where(selected, idx, 0)
     if weights is None or x.size == 0:  # NumPy: counts (intp) for an empty x, weights or not
@@ -924,6 +927,32 @@ def _data_edges(trace, a: Tracer, bins, selected: Tracer | None = None):
         last = prims.where(same, prims.ufunc(np.add, last, half), last)
     edges = linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
     return edges, first, last
+
+
+def _raise_if_out_of_bins(idx: Tracer, minlength: int, selected: Tracer | None,
+                          where: str) -> None:
+    """bincount's errors, raised by the call: NumPy's ValueError for a negative value, and for
+    one at or past ``minlength`` (NumPy would grow the result, whose length jit fixed) an
+    IndexError that names both. Unselected elements (``x[mask]``) are not counted: no error."""
+    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
+    from jitcore.debugging import debug_callback  # and the codegen's callbacks
+
+    def fail(values, chosen):
+        values = values if chosen is None else values[chosen]
+        if (values < 0).any():
+            raise JitValueError("'list' argument must have no negative elements")
+        raise JitIndexError(
+            f"np.bincount(x, minlength={minlength}) at {where} met the value {values.max()}, "
+            f"at or past minlength: under jit the result's length is minlength, fixed when the "
+            f"function is traced (NumPy would grow it). Pass a minlength larger than any value, "
+            f"or clip the values first (np.clip(x, 0, {minlength - 1}))")
+
+    if idx.size == 0:
+        return
+    bad = (idx < 0) | (idx >= minlength)
+    if selected is not None:
+        bad = bad & selected
+    cond(np.any(bad), lambda: debug_callback(fail, idx, selected), lambda: None)
 
 
 def _raise_if_zero_weights(scl: Tracer) -> None:
