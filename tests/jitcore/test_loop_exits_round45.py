@@ -181,3 +181,127 @@ def one_value_as_two_results(b):
 @pytest.mark.parametrize("b", [SMALL, -SMALL], ids=["then", "else"])
 def test_an_if_yielding_one_value_twice(capsys, b):
     assert_same(capsys, one_value_as_two_results, b)
+
+
+# -- h3 R1: the index of a for loop that may end early -------------------------------------
+# Its uses in the body that need a Python int (V[:, :j], np.zeros(k + 2), U[k:, k]) compile as
+# they do without the early exit (the loop unrolled, each step under an if); after the loop
+# the index is known only at run time, and a shape made of it is refused saying so.
+
+
+def krylov_basis(A, b, m):
+    n = len(b)
+    V = np.zeros((n, m))
+    V[:, 0] = b / np.linalg.norm(b)
+    for j in range(1, m):
+        w = A @ V[:, j - 1]
+        w -= V[:, :j] @ (V[:, :j].T @ w)
+        nw = np.linalg.norm(w)
+        if nw < 1e-10:
+            return V, j
+        V[:, j] = w / nw
+    return V, m
+
+
+def projected_until_small(V, w):
+    for j in range(1, V.shape[1]):
+        w = w - V[:, :j] @ (V[:, :j].T @ w)
+        if np.linalg.norm(w) < 1e-10:
+            break
+    return w, j
+
+
+def det_elim(A):
+    U = A.astype(np.float64).copy()
+    n = U.shape[0]
+    sign = 1.0
+    for k in range(n):
+        p = k + np.argmax(np.abs(U[k:, k]))
+        if U[p, k] == 0:
+            return U[p, k]
+        if p != k:
+            U[[k, p]] = U[[p, k]]
+            sign = -sign
+        U[k + 1:] -= np.outer(U[k + 1:, k] / U[k, k], U[k])
+    return sign * np.prod(np.diag(U))
+
+
+def residual_sizes(H, beta, tol):
+    # a new array each step, its size the step's (gmres' right-hand side)
+    total = 0.0
+    for k in range(H.shape[1]):
+        e1 = np.zeros(k + 2)
+        e1[0] = beta
+        total += np.abs(H[:k + 2, :k + 1].T @ e1).sum()
+        if total > tol:
+            break
+    return total, k
+
+
+def sum_to_stop(x):
+    for k in range(x.shape[0]):
+        w = np.full(k + 1, x[k])  # needs k as a Python int: the loop is unrolled
+        if w.sum() > 10.0:
+            break
+    return x[:k].sum(), k
+
+
+R = np.random.default_rng(0).standard_normal((6, 6))
+SPD = R @ R.T + 6 * np.eye(6)
+
+
+@pytest.mark.parametrize("args", [(SPD, np.ones(6), 5),
+                                  (np.diag([1.0, 2.0, 3.0, 4.0]), np.array([1.0, 1.0, 0.0, 0.0]), 4)],
+                         ids=["runs-out", "returns"])
+def test_slices_by_the_index_in_a_loop_that_returns(capsys, args):
+    assert_same(capsys, krylov_basis, *args, rtol=1e-12)
+
+
+@pytest.mark.parametrize("w", [np.ones(6), SPD[:, 0] * 1.0], ids=["a", "b"])
+def test_slices_by_the_index_in_a_loop_that_breaks(capsys, w):
+    V = np.linalg.qr(R)[0][:, :4]
+    assert_same(capsys, projected_until_small, V, w, rtol=1e-12)
+    V[:, 3] = V[:, 0]  # w is in the span after 3 columns: the break is taken
+    assert_same(capsys, projected_until_small, V, V[:, 1] + V[:, 2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("A", [SPD, np.array([[1.0, 2.0], [2.0, 4.0]])], ids=["det", "singular"])
+def test_a_slice_from_the_index_under_an_early_return(capsys, A):
+    assert_same(capsys, det_elim, A, rtol=1e-12)
+
+
+@pytest.mark.parametrize("tol", [1e9, 3.0], ids=["runs-out", "breaks"])
+def test_an_array_sized_by_the_index_in_a_loop_that_breaks(capsys, tol):
+    assert_same(capsys, residual_sizes, np.arange(20.0).reshape(5, 4), 1.5, tol, rtol=1e-12)
+
+
+@pytest.mark.parametrize("x", [np.ones(8), np.arange(8.0)], ids=["runs-out", "breaks"])
+def test_the_index_after_an_unrolled_loop_selects_by_a_mask(capsys, x):
+    assert_same(capsys, sum_to_stop, x)
+
+
+def zeros_after(b):
+    for k in range(4):
+        if b[k] > 100.0:
+            break
+    return np.zeros(k + 2)
+
+
+def columns_after(V, b):
+    for j in range(1, V.shape[1]):
+        w = V[:, :j].sum(axis=1)  # (a Python int here: unrolled, each step under an if)
+        if b[j] > w.sum():
+            break
+    return V[:, :j]
+
+
+@pytest.mark.parametrize("fn,args", [
+    (zeros_after, (np.ones(4),)), (columns_after, (np.ones((3, 4)), np.ones(4))),
+], ids=["compiled-loop", "unrolled-loop"])
+def test_a_shape_from_the_index_after_the_loop_says_why(fn, args):
+    with pytest.raises(jc.ConcretizationError) as e:
+        jc.jit(fn)(*args)
+    text = str(e.value)
+    assert "which a break or return on a traced test may end early" in text
+    assert "keep the full size and mask" in text and "slice outside the jitted function" in text
+    assert "element-wise with jitcore.numpy.where(cond, a, b)" not in text  # (the generic advice)
