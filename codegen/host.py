@@ -345,19 +345,29 @@ class _Planner:
     def branch(self, op: scf.IfOp) -> list:
         blocks = (op.then_block, op.else_block)
         steps = [self.steps(block) for block in blocks]
-        storages = []
-        for k, r in enumerate(op.results):
+        yields = [[block.terminator.operands[k] for block in blocks] for k in range(len(op.results))]
+        # Each result in a storage of its own: an arm that yields one value as two results
+        # (``return x`` before ``x[k] = v`` in a loop: the result so far and x are both x) would
+        # otherwise have the other arm's moves write one result over the other.
+        storages: list[Storage | None] = [None] * len(op.results)
+        for k, values in enumerate(yields):
             # both arms leave the value in one buffer (a row written in place under the if, the
             # array unchanged on the other path): the result is that buffer, not a copy of it
-            held = {self.of(block.terminator.operands[k]) for block in blocks}
+            held = {self.of(v) for v in values}
             one = next(iter(held)) if len(held) == 1 else None
-            if one is None:  # an arm passing on a value that dies at the if (an early return's
-                # result so far, the loop's carry) keeps it where it is: only the other arm copies
-                one = next((self.of(v) for v in (b.terminator.operands[k] for b in reversed(blocks))
-                            if _defined_in(v, op.parent) and self.of(v) not in storages
-                            and self._dead_after(self.of(v), op)), None)
-            storages.append(one if one is not None and one.kind == "buffer" else self.buffer_for(r))
-            self.bind(r, storages[-1])
+            if one is not None and one.kind == "buffer" and one not in storages:
+                storages[k] = one
+        for k, values in enumerate(yields):
+            if storages[k] is not None:
+                continue
+            # an arm passing on a value that dies at the if (an early return's result so far,
+            # the loop's carry) keeps it where it is: only the other arm copies
+            one = next((self.of(v) for v in reversed(values)
+                        if _defined_in(v, op.parent) and self.of(v).kind == "buffer"
+                        and self.of(v) not in storages and self._dead_after(self.of(v), op)), None)
+            storages[k] = one if one is not None else self.buffer_for(op.results[k])
+        for r, storage in zip(op.results, storages):
+            self.bind(r, storage)
         arms = [tuple(s + self.moves(block.terminator.operands, storages)) for s, block in zip(steps, blocks)]
         return [Branch(self.of(op.condition), *arms)]
 

@@ -569,17 +569,27 @@ def concretization_message(tracer: Tracer, what: str) -> str:
         f"  in {trace.function_name}(), at {where}\n"
         + (f"    {line}\n" if line else "")
         + made_at
-        + (f"The value depends on the argument(s) {sources}: while jitcore compiles "
-           f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
-           "Python control flow, shapes and axes cannot depend on them.\n" if sources else
-           "The value is computed by the compiled code (from no argument's data: a draw, a "
-           "loop's carry), so it is not known while jitcore compiles "
-           f"{trace.function_name}(), and Python control flow, shapes and axes cannot depend "
-           "on it.\n")
-        + _static_hint(tracer)
-        # (an index after a loop that the data stops says which loop: autograph.statements)
-        + getattr(getattr(tracer.index_form, "base", None), "hint", "")
+        + (_stopped_hint(tracer) or _generic_hint(tracer, trace, sources))
         + _no_source_hint(frame)
+    )
+
+
+def _stopped_hint(tracer: Tracer) -> str:
+    """The reason and advice for an index after a loop that the data may end early
+    (``autograph.statements._StoppedByData``), in place of the generic ones."""
+    return getattr(getattr(tracer.index_form, "base", None), "hint", "")
+
+
+def _generic_hint(tracer: Tracer, trace, sources: str) -> str:
+    return (
+        (f"The value depends on the argument(s) {sources}: while jitcore compiles "
+         f"{trace.function_name}() it knows their shapes and dtypes, not their data, so "
+         "Python control flow, shapes and axes cannot depend on them.\n" if sources else
+         "The value is computed by the compiled code (from no argument's data: a draw, a "
+         "loop's carry), so it is not known while jitcore compiles "
+         f"{trace.function_name}(), and Python control flow, shapes and axes cannot depend "
+         "on it.\n")
+        + _static_hint(tracer)
     )
 
 

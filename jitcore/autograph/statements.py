@@ -806,7 +806,7 @@ def for_stmt(iterable, extra_test, body_fn, *, after=None, rebinds=None, holders
 
 
 def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targets, effects,
-              changes=None, appends=None):
+              changes=None, appends=None, scratch=()):
     values = tuple(init)
     if isinstance(iterable, TracedRange):
         bounds = (iterable.start, iterable.stop, iterable.step)
@@ -837,7 +837,7 @@ def _for_stmt(iterable, extra_test, body_fn, *, init, names, line, in_try, targe
     long_range = isinstance(iterable, range) and len(iterable) > 1 and not in_try \
         and not effects and names and current_trace() is not None
     return _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects,
-                       in_try, long_range, len(iterable) if sized else 1, shaped)
+                       in_try, long_range, len(iterable) if sized else 1, shaped, scratch)
 
 
 def _appending_for(iterable, body_fn, values, names, line, targets, appends):
@@ -884,11 +884,13 @@ def _kernel_ends() -> int:
 
 
 def _python_for(iterable, extra_test, body_fn, values, names, line, targets, effects, in_try,
-                long_range, trips, shaped=False):
+                long_range, trips, shaped=False, scratch=()):
     """The loop run by Python (unrolled into the trace), until it must become a traced loop:
     when its remaining copies are more than ``UNROLL_LIMIT``, or, measured on the first
     iteration, would end more than ``UNROLL_KERNELS`` kernels, or at once when its bounds are
-    ``shaped`` (from the arguments' extents)."""
+    ``shaped`` (from the arguments' extents). After a break on a traced test, the rest is a
+    traced loop, or, where the body needs the index as a Python int, unrolled with each step
+    under an if (``_guarded_rest``; ``scratch``: the arrays each step makes afresh)."""
     iterator = iter(iterable)
     per_step = 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
@@ -931,10 +933,16 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                         and _all_carriable(values):
                     indexed = not isinstance(iterable, range)
                     rest = range(len(iterable))[done:] if indexed else iterable[done:]
-                    return _traced_for(rest, iterable if indexed else None,
-                                       extra_test, body_fn, values, names, line, targets)
+                    try:
+                        return _traced_for(rest, iterable if indexed else None,
+                                           extra_test, body_fn, values, names, line, targets)
+                    except ConcretizationError:
+                        # The body needs the index as a Python int (``V[:, :j]``, ``np.zeros(k
+                        # + 2)``): each step under an if, unrolled, as a loop without the break
+                        pass
                 with _unrolling(trips):
-                    return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line)
+                    return _guarded_rest(item, iterator, extra_test, body_fn, values, names, line,
+                                         scratch)
             if not go:
                 return values
         if long_range and done == 0:
@@ -957,16 +965,38 @@ def _all_carriable(values) -> bool:
     return all(_carriable(v) or isinstance(v, Undefined) for v in values)
 
 
-def _guarded_rest(item, iterator, extra_test, body_fn, values, names, line):
-    """The rest of a Python loop after a traced ``break``: each iteration runs under ``if``."""
-    for it in [item, *iterator]:
+def _guarded_rest(item, iterator, extra_test, body_fn, values, names, line, scratch=()):
+    """The rest of a Python loop after a traced ``break``: each iteration runs under ``if``.
+    An array each step makes afresh (``scratch``: ``e1 = np.zeros(k + 2)``, its size the
+    step's) is not carried out of the if: the next step makes its own. An int that is a
+    Python int before the loop and after each step (the counter, ``last = k``) is, after
+    the loop, one the data stops (``_bound_index``): x[:k] selects by a mask, and a shape made
+    of it is refused saying why."""
+    steps = [item, *iterator]
+    ints = {n: [v] for n, v in zip(names, values) if type(v) is int or isinstance(v, Undefined)}
+    counters = set(names)  # the names every step's body leaves as its item
+
+    def body(it, *v):
+        out = tuple(body_fn(it, *v))
+        counters.intersection_update(n for n, x in zip(names, out) if x is it)
+        for n, x in zip(names, out):
+            if n in ints:
+                ints[n].append(x)
+        return out
+
+    for it in steps:
         go = extra_test(*values)
         if not isinstance(go, Tracer) and not go:
             return values
         defined = tuple(n for n, v in zip(names, values) if not isinstance(v, Undefined))
-        values = if_stmt(go, lambda *v, it=it: body_fn(it, *v), lambda *v: v, init=values,
+        values = if_stmt(go, lambda *v, it=it: body(it, *v), lambda *v: v, init=values,
                          names=names, line=line, in_try=False, then_defined=defined,
-                         else_defined=defined)
+                         else_defined=defined, dead=scratch)
+    out = dict(zip(names, values))
+    for name, seen in ints.items():
+        known = [v for v in seen if not isinstance(v, Undefined)]
+        if known and all(type(v) is int for v in known):
+            _bound_index(out, name, min(known), max(known), "for loop", line, counter=name in counters)
     return values
 
 
@@ -1115,20 +1145,25 @@ def _known_after(loop, out, numbers, trips, item_at) -> dict:
 
 class _StoppedByData:
     """The token of the index form of a counter after a loop that the data stops: its ``hint``
-    ends the message of a use that needs its value (``tracer.concretization_message``)."""
+    takes the place of the generic advice in the message of a use that needs its value
+    (``tracer.concretization_message``)."""
 
     __slots__ = ("hint",)
 
-    def __init__(self, name, what, line):
+    def __init__(self, name, what, line, counter=True):
+        role = "the counter of" if counter else "set in"
+        why = ("stopped by the data its test reads" if what == "while loop" else
+               "which a break or return on a traced test may end early")
         self.hint = (
-            f"\n'{name}' is the counter of the {what} at {where(line)}, stopped by the data: its "
-            "value after the loop is known only when the function runs, so no shape or Python "
-            f"int can be made of it. Use it where a traced index can go (x[:{name}].sum(), "
-            f"x[{name}:] = v, np.where(np.arange(n) < {name}, x, 0)), or return {name} and "
-            "slice outside the jitted function.")
+            f"'{name}' is {role} the {what} at {where(line)}, {why}: how many steps run, and so "
+            f"'{name}' after the loop, is known only when the function runs, so no shape, slice "
+            f"length or Python int can be made of it. Instead: keep the full size and mask what "
+            f"lies past it (np.where(np.arange(n) < {name}, x, 0); x[:{name}].sum() and "
+            f"x[{name}:] = v take a traced '{name}'), or return '{name}' and slice outside the "
+            "jitted function.")
 
 
-def _bound_index(out, name, lo, hi, what, line, before=None) -> None:
+def _bound_index(out, name, lo, hi, what, line, before=None, counter=True) -> None:
     """Give the integer ``out[name]`` (an index after a loop, not known while tracing) the form
     of an index in ``[lo, hi]`` (and ``before``, its value if the loop may not run), so that
     ``x[:i]`` with it selects by a mask (``index_forms.bounded_slice``)."""
@@ -1140,7 +1175,7 @@ def _bound_index(out, name, lo, hi, what, line, before=None) -> None:
         if type(before) is not int:
             return
         lo, hi = min(lo, before), max(hi, before)
-    v.index_form = index_forms.IndexForm(_StoppedByData(name, what, line), 1, 0, lo, hi)
+    v.index_form = index_forms.IndexForm(_StoppedByData(name, what, line, counter), 1, 0, lo, hi)
 
 
 def _int64(x):
