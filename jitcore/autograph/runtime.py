@@ -40,7 +40,7 @@ __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "
            "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",
-           "outer_value", "result",
+           "outer_value", "reach", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
@@ -99,6 +99,26 @@ def call(f):
         if isinstance(f, type) and not f.__module__.startswith(("builtins", "numpy", "jitcore")):
             return _noting_made(f)
     return converted(f)
+
+
+class _Unreached:
+    """A path a loop appends through (``log["E"]``) that could not be read before the loop: the
+    loop's first append raises what reading it raised, where Python's would."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def append(self, value):
+        raise self.error
+
+
+def reach(path):
+    """The list ``path()`` (``log["E"]``) that a for loop appends to, named before the loop
+    (``transform._name_appended_paths``)."""
+    try:
+        return path()
+    except Exception as e:  # noqa: BLE001  (raised again at the first append, as Python would)
+        return _Unreached(e)
 
 
 def _noting_made(cls):
