@@ -398,9 +398,21 @@ def has_python_effects(stmts) -> bool:
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
                 f = f.args[0]
-            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and not _standard_stream(f):
                 return True
     return False  # (print is no effect: it prints at each call, from compiled loops too)
+
+
+def _standard_stream(f: ast.Attribute) -> bool:
+    """``sys.stdout.write`` / ``sys.stderr.write``: output made at each call, as print's is
+    (``outputs``), no effect a compiled loop would lose."""
+    v = f.value
+    if f.attr != "write" or not (isinstance(v, ast.Attribute) and v.attr in ("stdout", "stderr")):
+        return False
+    root = v.value
+    if isinstance(root, ast.Call) and root.args:  # converted code: __ag__.outer_value(sys)
+        root = root.args[0]
+    return isinstance(root, ast.Name) and root.id == "sys"
 
 
 def changed_python_object(stmts, own: set[str]) -> str | None:
@@ -413,8 +425,9 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
                 f = f.args[0]
-            if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and isinstance(f.value, ast.Name)
-                    and f.value.id in own):
+            # (a stream's write is output made at each call, as print's: ``outputs``)
+            if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and f.attr != "write"
+                    and isinstance(f.value, ast.Name) and f.value.id in own):
                 return f"{f.value.id}.{f.attr}"
     return None
 

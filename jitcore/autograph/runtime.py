@@ -14,7 +14,7 @@ from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, formatting, pytree, random
 from jitcore import primitives as prims
-from jitcore.autograph import convert, expressions, math_calls, vectorized
+from jitcore.autograph import convert, expressions, math_calls, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -87,6 +87,9 @@ def call(f):
     owner = getattr(f, "__self__", None)
     if isinstance(owner, np.ufunc) and getattr(f, "__name__", None) in _UFUNC_METHODS:
         return ufunc_method(f)
+    made_later = outputs.at_run_time(f)  # sys.stdout.write, warnings.warn, logging: as print
+    if made_later is not None:
+        return made_later
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)

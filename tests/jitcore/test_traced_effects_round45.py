@@ -8,6 +8,10 @@ text once, ``warnings.warn`` fired on the compiling call whatever the data.
 """
 
 import copy
+import io
+import logging
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -215,3 +219,110 @@ def array_if(x):
 def test_appends_under_a_condition_on_arrays_are_refused(f, what):
     with pytest.raises(UnsupportedError, match=rf"(?s)the {what} at .*changed the list"):
         jc.jit(f)(np.ones(3))
+
+
+# -- W1b: sys.stdout.write, warnings.warn, logging ---------------------------------------------
+def stdout_write(x, n):
+    for k in range(n):
+        x = x * 0.99
+        if k % 10 == 0:
+            sys.stdout.write(f"{k} {x.sum():.4f}\n")
+    return x
+
+
+def stdout_write_branch(x, n):
+    for _k in range(n):
+        x = x * 0.99
+        if x.sum() < 2.5:
+            sys.stdout.write("low\n")
+    return x
+
+
+def stderr_write(x, n):
+    for k in range(n):
+        x = x * 0.99
+        if k % 10 == 0:
+            sys.stderr.write(f"{k}\n")
+            print(k, x.sum(), file=sys.stderr)
+    return x
+
+
+def buffer_write(x, buf):
+    if x.sum() > 2:
+        buf.write(f"big {x.sum()}\n")
+    return x
+
+
+@pytest.mark.parametrize("f, args, again", [
+    (stdout_write, (np.ones(3), 50), (np.ones(3) * 2, 30)),
+    (stdout_write_branch, (np.ones(3), 30), (np.ones(3) * 0.5, 5)),
+    (stderr_write, (np.ones(3), 30), None),
+])
+def test_stream_writes_run_at_each_call(f, args, again, capsys):
+    jf = jc.jit(f)
+    for call_args in (args, again or args):
+        f(*call_args)
+        want = capsys.readouterr()
+        jf(*call_args)
+        got = capsys.readouterr()
+        assert (got.out, got.err) == (want.out, want.err)
+        assert "\ue000" not in got.out + got.err
+
+
+def test_a_buffer_write_is_made_at_each_call():
+    jf = jc.jit(buffer_write, static_argnums=1)
+    want, got = io.StringIO(), io.StringIO()
+    for x in (np.ones(3), np.zeros(3), np.ones(3) * 2):
+        buffer_write(x, want)
+        jf(x, got)
+    assert got.getvalue() == want.getvalue()
+
+
+def warn_missing(x):
+    n = np.isnan(x).sum()
+    if n > 0:
+        warnings.warn(f"{n} missing", RuntimeWarning, stacklevel=1)
+    return np.nanmean(x)
+
+
+def warn_always(x):
+    warnings.warn("called", stacklevel=2)  # (the caller's line, under jit too)
+    return x + 1
+
+
+def _warnings(f, *args):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        f(*args)
+    return [(str(w.message), w.category, w.filename, w.lineno) for w in seen]
+
+
+@pytest.mark.parametrize("f, calls", [
+    (warn_missing, [np.array([1.0, 2.0, 3.0]), np.array([1.0, np.nan, 3.0]),
+                    np.array([np.nan, np.nan, 3.0]), np.array([4.0, 5.0, 6.0])]),
+    (warn_always, [np.ones(2), np.ones(2), np.zeros(2)]),
+])
+def test_warnings_fire_at_each_call_where_python_fires_them(f, calls):
+    jf = jc.jit(f)
+    for x in calls:
+        assert _warnings(jf, x) == _warnings(f, x)
+
+
+def log_big(x):
+    s = x.sum()
+    if s > 1:
+        logging.getLogger("round45").warning(f"big {s}")
+        logging.getLogger("round45").info("sum %s", s)
+    return s
+
+
+def test_logging_calls_are_made_at_each_call(caplog):
+    jf = jc.jit(log_big)
+    caplog.set_level(logging.INFO, logger="round45")
+    for x in (np.zeros(3), np.ones(3), np.ones(3) * 2):
+        log_big(x)
+        want = [r.getMessage() for r in caplog.records]
+        caplog.clear()
+        jf(x)
+        assert [r.getMessage() for r in caplog.records] == want
+        caplog.clear()
