@@ -15,6 +15,7 @@ bounds, which must not see the items twice).
 
 from __future__ import annotations
 
+import itertools
 import os
 import types
 
@@ -28,6 +29,8 @@ _JITCORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CONTAINERS = (list, dict, set)
 _MOST = 5000  # objects looked at: a bound on the cost of a statement's trace
 _DEPTH = 6
+_ITEMS = 256  # items looked into per container (a list of a million floats holds no list)
+_COPIED = 100_000  # a longer container is not copied: its change is refused, not undone
 
 
 def _user_function(f) -> bool:
@@ -39,9 +42,9 @@ def _user_function(f) -> bool:
 def _children(obj):
     """(label, value) of what ``obj`` holds that a call could reach through it."""
     if isinstance(obj, dict):
-        return [(f"[{k!r}]", v) for k, v in list(obj.items())]
+        return [(f"[{k!r}]", v) for k, v in itertools.islice(obj.items(), _ITEMS)]
     if isinstance(obj, (list, tuple)):
-        return [(f"[{i}]", v) for i, v in enumerate(obj)]
+        return [(f"[{i}]", v) for i, v in enumerate(obj[:_ITEMS])]
     if isinstance(obj, types.MethodType):
         return [("", obj.__self__), ("", obj.__func__)]
     if isinstance(obj, types.FunctionType):
@@ -52,11 +55,22 @@ def _children(obj):
                 out.append((name, cell.cell_contents))
             except ValueError:  # an empty cell: a name not yet bound
                 pass
-        return out
+        globs = obj.__globals__
+        return out + [(name, globs[name]) for name in _global_names(obj.__code__) if name in globs]
     held = getattr(obj, "__dict__", None)
     if isinstance(held, dict) and not isinstance(obj, (type, types.ModuleType)):
         return [(f".{k}", v) for k, v in list(held.items())]
     return []
+
+
+def _global_names(code) -> set:
+    """The names ``code`` and the functions defined in it may read as globals (``LOG`` of
+    ``LOG.append(v)``, a helper's name)."""
+    names = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names |= _global_names(c)
+    return names
 
 
 def _skipped(obj) -> bool:
@@ -81,7 +95,7 @@ def _reachable(roots) -> dict:
             continue
         seen.add(id(obj))
         if isinstance(obj, _CONTAINERS):
-            found[id(obj)] = (obj, label, obj.copy())
+            found[id(obj)] = (obj, label, obj.copy() if len(obj) <= _COPIED else len(obj))
         if depth < _DEPTH and not isinstance(obj, set):
             for part, child in _children(obj):
                 inner = part if isinstance(obj, types.FunctionType) else \
@@ -91,6 +105,8 @@ def _reachable(roots) -> dict:
 
 
 def _restore(obj, items) -> None:
+    if isinstance(items, int):  # (not copied: too long)
+        return
     if isinstance(obj, list):
         obj[:] = items
     else:
@@ -99,7 +115,8 @@ def _restore(obj, items) -> None:
 
 
 def _changed(before: dict) -> list:
-    return [(obj, label, items) for obj, label, items in before.values() if len(obj) != len(items)]
+    return [(obj, label, items) for obj, label, items in before.values()
+            if len(obj) != (items if isinstance(items, int) else len(items))]
 
 
 def _roots(names, values, functions):
@@ -145,7 +162,8 @@ class watching:
         error = None
         if changed and kind is None:
             obj, label, items = changed[0]
-            error = _refusal(self.what, self.at, obj, label or "a container", len(items))
+            had = items if isinstance(items, int) else len(items)
+            error = _refusal(self.what, self.at, obj, label or "a container", had)
         for obj, _, items in changed:
             _restore(obj, items)
         if error is not None:

@@ -198,6 +198,27 @@ def test_a_helper_appending_in_a_compiled_loop_is_refused_and_leaves_the_list_al
     assert E == [1.0]
 
 
+LOG = []
+
+
+def note(v):
+    LOG.append(v)
+
+
+def global_helper(x, n):
+    for _i in range(n):
+        x = x * 0.999
+        note(1)
+    return x
+
+
+def test_a_helper_appending_to_a_global_list_in_a_compiled_loop_is_refused():
+    LOG.clear()
+    with pytest.raises(UnsupportedError, match="changed the list LOG"):
+        jc.jit(global_helper)(np.ones(3), 3000)
+    assert LOG == []
+
+
 def array_while(x):
     log = {"E": []}
     while x.sum() > 0.01:
