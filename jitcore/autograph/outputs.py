@@ -16,6 +16,7 @@ import sys
 import warnings
 
 from jitcore import formatting, pytree
+from jitcore.autograph.analysis import GENERATED
 from jitcore.debugging import debug_callback
 from jitcore.tracer import current_trace, is_user_file
 
@@ -97,11 +98,7 @@ def _warn(message, category=None, stacklevel=1, source=None, **kwargs):
     if trace is None:
         warnings.warn(message, category, stacklevel + 1, source, **kwargs)
         return
-    frame, level = sys._getframe(1), stacklevel
-    while frame is not None and (not is_user_file(frame.f_code.co_filename) or level > 1):
-        if is_user_file(frame.f_code.co_filename):
-            level -= 1
-        frame = frame.f_back
+    frame = _user_frames(sys._getframe(1), stacklevel)
     if frame is None:  # (past the outermost frame: Python's warn says "sys", line 1)
         filename, lineno, globs = "sys", 1, sys.__dict__
     else:
@@ -120,3 +117,20 @@ def _warn(message, category=None, stacklevel=1, source=None, **kwargs):
                                module_globals=globs, source=source)
 
     debug_callback(run, formatted, ((message,), {}))
+
+
+def _user_frames(frame, level: int):
+    """The frame of the ``level``-th function of the user's up the stack from ``frame``: a
+    converted function's branches and loop bodies (``__agf_then_1``) are frames of their own
+    that belong to it, and jitcore's frames between are not counted; None past the last."""
+    innermost = None
+    while frame is not None:
+        code = frame.f_code
+        if is_user_file(code.co_filename):
+            innermost = innermost or frame  # (the line: where the call is, in a branch or body)
+            if not code.co_name.startswith(GENERATED):
+                if level == 1:
+                    return innermost
+                level, innermost = level - 1, None
+        frame = frame.f_back
+    return None

@@ -311,6 +311,17 @@ def warn_always(x):
     return x + 1
 
 
+def _check_big(v):
+    if v > 2:
+        warnings.warn("big sum", stacklevel=2)  # (the line calling _check_big, under jit too)
+
+
+def warn_in_helper(x):
+    s = x.sum()
+    _check_big(s)
+    return s
+
+
 def _warnings(f, *args):
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
@@ -322,6 +333,7 @@ def _warnings(f, *args):
     (warn_missing, [np.array([1.0, 2.0, 3.0]), np.array([1.0, np.nan, 3.0]),
                     np.array([np.nan, np.nan, 3.0]), np.array([4.0, 5.0, 6.0])]),
     (warn_always, [np.ones(2), np.ones(2), np.zeros(2)]),
+    (warn_in_helper, [np.ones(3), np.ones(2), np.ones(3)]),
 ])
 def test_warnings_fire_at_each_call_where_python_fires_them(f, calls):
     jf = jc.jit(f)
