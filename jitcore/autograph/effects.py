@@ -57,10 +57,13 @@ def _children(obj):
                 pass
         globs = obj.__globals__
         return out + [(name, globs[name]) for name in _global_names(obj.__code__) if name in globs]
-    held = getattr(obj, "__dict__", None)
-    if isinstance(held, dict) and not isinstance(obj, (type, types.ModuleType)):
-        return [(f".{k}", v) for k, v in list(held.items())]
-    return []
+    try:  # (not getattr: a class's own __getattr__ must not run, for a missing __dict__)
+        held = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return []
+    if not isinstance(held, dict):
+        return []
+    return [(f".{k}", v) for k, v in itertools.islice(list(held.items()), _ITEMS)]
 
 
 def _global_names(code) -> set:
