@@ -400,9 +400,21 @@ def has_python_effects(stmts) -> bool:
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
                 f = f.args[0]
-            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
+            if isinstance(f, ast.Attribute) and f.attr in _EFFECTS and not _standard_stream(f):
                 return True
     return False  # (print is no effect: it prints at each call, from compiled loops too)
+
+
+def _standard_stream(f: ast.Attribute) -> bool:
+    """``sys.stdout.write`` / ``sys.stderr.write``: output made at each call, as print's is
+    (``outputs``), no effect a compiled loop would lose."""
+    v = f.value
+    if f.attr != "write" or not (isinstance(v, ast.Attribute) and v.attr in ("stdout", "stderr")):
+        return False
+    root = v.value
+    if isinstance(root, ast.Call) and root.args:  # converted code: __ag__.outer_value(sys)
+        root = root.args[0]
+    return isinstance(root, ast.Name) and root.id == "sys"
 
 
 def changed_python_object(stmts, own: set[str]) -> str | None:
@@ -415,8 +427,9 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
             f = n.func
             if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
                 f = f.args[0]
-            if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and isinstance(f.value, ast.Name)
-                    and f.value.id in own):
+            # (a stream's write is output made at each call, as print's: ``outputs``)
+            if (isinstance(f, ast.Attribute) and f.attr in _EFFECTS and f.attr != "write"
+                    and isinstance(f.value, ast.Name) and f.value.id in own):
                 return f"{f.value.id}.{f.attr}"
     return None
 
@@ -450,6 +463,45 @@ def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
         if isinstance(n, ast.Name) and n.id in appended and id(n) not in calls:
             return None  # used otherwise: len(ys), ys[0], ys = [], f(ys)
     return tuple(sorted(appended))
+
+
+def _path_root(node) -> ast.Name | None:
+    """The root name of ``log["E"]``, ``self.hist`` or ``lists[0]`` (a chain of attributes and
+    subscripts by a constant, as the conversion writes them), or None."""
+    while True:
+        if isinstance(node, ast.Attribute):
+            node = node.value
+        elif _converted_getitem(node) and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, (str, int)) and not isinstance(node.args[1].value, bool):
+            node = node.args[0]
+        else:
+            return node if isinstance(node, ast.Name) else None
+
+
+def appended_paths(stmts, own: set[str]) -> list:
+    """The ``path`` nodes of the calls ``path.append(v)`` in ``stmts`` (``log["E"].append(v)``,
+    ``self.hist.append(v)``, ``lists[0].append(v)``) whose root, one of ``own``, appears in
+    ``stmts`` nowhere but at the root of such paths: each such path is one list the loop may
+    reach before it starts (``transform`` names it there, and the loop appends to that name)."""
+    paths, roots = [], {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
+            f = f.args[0]
+        if isinstance(f, ast.Attribute) and f.attr == "append" and len(n.args) == 1 \
+                and not n.keywords and not isinstance(f.value, ast.Name):
+            root = _path_root(f.value)
+            if root is not None and root.id in own:
+                paths.append(f.value)
+                roots.setdefault(root.id, set()).add(id(root))
+    uses = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Name) and n.id in roots:
+            uses.setdefault(n.id, set()).add(id(n))
+    alone = {r for r, ids in roots.items() if uses.get(r) == ids}
+    return [p for p in paths if _path_root(p).id in alone]
 
 
 def _minus_one(key) -> bool:

@@ -15,7 +15,7 @@ from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, formatting, pytree, random
 from jitcore import primitives as prims
-from jitcore.autograph import convert, expressions, math_calls, vectorized
+from jitcore.autograph import convert, expressions, math_calls, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -46,7 +46,7 @@ __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",
            "outer_read",
-           "outer_value", "result",
+           "outer_value", "reach", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
@@ -108,6 +108,9 @@ def call(f):
         return ufunc_method(f)
     if type(owner) is np.ndarray and getattr(f, "__name__", None) == "fill":
         return _fill_outer(owner)
+    made_later = outputs.at_run_time(f)  # sys.stdout.write, warnings.warn, logging: as print
+    if made_later is not None:
+        return made_later
     if type(owner) in (list, dict, set) and calltime.recorder() is not None \
             and calltime.recorder().outside(owner):
         return _outside_container_method(f)
@@ -147,6 +150,26 @@ def nonlocal_write(name: str) -> None:
             f"the enclosing function's '{name}' cannot carry a value out of it. Pass the value to "
             f"the function and return the new one, assigned where it is called ({name} = "
             f"add({name}, v)), in place of nonlocal")
+
+
+class _Unreached:
+    """A path a loop appends through (``log["E"]``) that could not be read before the loop: the
+    loop's first append raises what reading it raised, where Python's would."""
+
+    def __init__(self, error: Exception):
+        self.error = error
+
+    def append(self, value):
+        raise self.error
+
+
+def reach(path):
+    """The list ``path()`` (``log["E"]``) that a for loop appends to, named before the loop
+    (``transform._name_appended_paths``)."""
+    try:
+        return path()
+    except Exception as e:  # noqa: BLE001  (raised again at the first append, as Python would)
+        return _Unreached(e)
 
 
 def _noting_made(cls):

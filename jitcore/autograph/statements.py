@@ -18,7 +18,7 @@ import numpy as np
 
 from jitcore import calltime, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import appending, loop_exit, raises
+from jitcore.autograph import appending, effects, loop_exit, raises
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -283,10 +283,12 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
     # arrays the branches change only in place: their roots, shared with other names, are the
     # if's operands and results (``aliasing``); the variables keep their objects
     try:
-        return _traced_until_settled(
-            names, lambda rebound, written, kept: SharedArrays(names, init, rebinds - kept, written, rebound),
-            lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
-                                      else_defined, dead, fresh, shared))[1]
+        with effects.watching("if", line, names, init, (then_fn, else_fn), (pred,)):
+            return _traced_until_settled(
+                names, lambda rebound, written, kept: SharedArrays(names, init, rebinds - kept,
+                                                                   written, rebound),
+                lambda shared: _traced_if(pred, then_fn, else_fn, init, names, line, then_defined,
+                                          else_defined, dead, fresh, shared))[1]
     except raises.BranchRaised as branch:  # it raises where it is taken; the other one runs
         with _in_user_terms():
             raises.raise_where_taken(pred, branch, then_fn if branch.then else else_fn, init)
@@ -558,8 +560,10 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
             return cf.while_loop(lambda c: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), c),
                                  lambda c: loop.step(lambda v: body_fn(*v), c), carry)
 
-    loop, out = _with_shared_arrays(traced, names, values, line, "while loop", targets,
-                                    (test_fn, body_fn))
+    with effects.watching("while loop", line, names, values, (test_fn, body_fn),
+                          [v for v in values if isinstance(v, Tracer)]):
+        loop, out = _with_shared_arrays(traced, names, values, line, "while loop", targets,
+                                        (test_fn, body_fn))
     known = _known_after(loop, out, numbers, None, None)
     if bounds is not None and bounds[0] not in known:
         _bound_index(out, *bounds, "while loop", line)
@@ -709,7 +713,7 @@ def _trial(body_fn, values, then):
                                       x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
               for leaves, tree in (pytree.flatten(v) for v in values)]
     try:
-        with trace.region(block):
+        with trace.region(block), effects.undone((), values, (body_fn,)):
             return then(tuple(body_fn(*copies)), copies)
     except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
         return None
@@ -1007,9 +1011,11 @@ def _traced_for(rng, source, extra_test, body_fn, values, names, line, targets):
     the range is static and the count of steps known (no break, or a break that tests only the
     index), and a number the body steps by constants is its final number."""
     try:
-        return _with_shared_arrays(
-            lambda loop: _traced_for_once(loop, rng, source, extra_test, body_fn, names, line),
-            names, values, line, "for loop", targets, (extra_test, body_fn))[1]
+        with effects.watching("for loop", line, names, values, (extra_test, body_fn),
+                              (rng.start, rng.stop, rng.step)):
+            return _with_shared_arrays(
+                lambda loop: _traced_for_once(loop, rng, source, extra_test, body_fn, names, line),
+                names, values, line, "for loop", targets, (extra_test, body_fn))[1]
     except FirstAssigned as e:  # static bounds would run its first step in Python (_python_for)
         raise needs_static(e, rng.start, rng.stop, rng.step) from None
 

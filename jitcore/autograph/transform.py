@@ -605,6 +605,7 @@ class ControlFlow(ast.NodeTransformer):
         bind = ast.Assign(targets=[node.target], value=_load(ITER))
         body = [_locate(bind, node), *node.body]
         state = self._state(body, self.live.live_in.get(id(node)))
+        hoisted, shown = self._name_appended_paths(node)
         # a list the body only appends to is state too: compiled, its rows are carried
         appends = analysis.appended_lists(node.body, self.own - self.declared)
         state = sorted(set(state) | set(appends or ()))
@@ -623,12 +624,48 @@ class ControlFlow(ast.NodeTransformer):
         site["targets"] = _strings(sorted(analysis.assigned([bind]) | scratch))
         site["scratch"] = _strings(sorted(scratch))
         site["effects"] = ast.Constant(analysis.has_python_effects(node.body))
-        site["changes"] = ast.Constant(analysis.changed_python_object(node.body, self.own))
+        changes = analysis.changed_python_object(node.body, self.own)
+        if changes is not None and changes.split(".")[0] in shown:  # the user's words
+            changes = f"{shown[changes.split('.')[0]]}.{changes.split('.', 1)[1]}"
+        site["changes"] = ast.Constant(changes)
         site["appends"] = ast.Constant(appends)
         site["after"] = self._after(node, state)
         site["rebinds"] = _strings(sorted(analysis.rebound(body) & set(state)))
         call = _call(_helper("for_stmt"), node.iter, test, _load(body_fn), **site)
-        return self._finish(defs, call, state, node)
+        return [*hoisted, *self._finish(defs, call, state, node)]
+
+    def _name_appended_paths(self, node) -> tuple[list, dict]:
+        """``log["E"].append(v)`` (``self.hist``, ``lists[0]``) in a for loop's body becomes
+        ``name.append(v)``, the list named before the loop (``name = __ag__.reach(lambda:
+        log["E"])``), so that the loop appends to a local list by its name, which compiles as
+        an appending loop (``analysis.appended_lists``): traced once, the body's append through
+        the path ran once. Gives the naming statements and {name: the path's text}."""
+        names, hoisted, shown = {}, [], {}
+        for path in analysis.appended_paths(node.body, self.own - self.declared):
+            key = ast.dump(path)
+            if key not in names:
+                names[key] = self.fresh("list")
+                reach = ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                      kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                      defaults=[]), body=copy.deepcopy(path))
+                hoisted.append(_locate(ast.Assign(targets=[ast.Name(id=names[key], ctx=ast.Store())],
+                                                  value=_call(_helper("reach"), reach)), node))
+                shown[names[key]] = _user_text(path)
+        if names:
+            self.own = self.own | set(names.values())
+            for n in (m for s in node.body for m in ast.walk(s)):
+                if isinstance(n, ast.Attribute) and ast.dump(n.value) in names and n.attr == "append":
+                    n.value = ast.Name(id=names[ast.dump(n.value)], ctx=ast.Load())
+        return hoisted, shown
+
+
+def _user_text(path) -> str:
+    """``log["E"]`` as the user wrote it, from its converted form (``__ag__.getitem(log, 'E')``)."""
+    if isinstance(path, ast.Attribute):
+        return f"{_user_text(path.value)}.{path.attr}"
+    if isinstance(path, ast.Call):
+        return f"{_user_text(path.args[0])}[{path.args[1].value!r}]"
+    return ast.unparse(path)
 
 
 def _is_generator(fn: ast.FunctionDef) -> bool:
