@@ -12,7 +12,7 @@ import numpy as np
 from jitcore import calltime, formatting, ir, passes, pytree
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import CompiledFunction, LowerOptions
-from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER
+from jitcore.dispatch import ARRAY_HEADER, PYTHON_NUMBER, ChosenType
 from jitcore.dtypes import ir_type, np_dtype
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir import layout_class
@@ -78,7 +78,8 @@ class Outputs:
 
     tree: pytree.TreeDef
     mutated: tuple[int, ...] = ()
-    # per result: a NumPy scalar rather than a 0-d array (dispatch.PYTHON_NUMBER: a Python number)
+    # per result: a NumPy scalar rather than a 0-d array (dispatch.PYTHON_NUMBER: a Python number,
+    # a dispatch.ChosenType: the type a tag, an output after the results, names)
     scalars: tuple = ()
     # Per value (results, then new values of arguments): the argument it is or is a view of
     # (NumPy lets it share that argument's memory), else a number of its own; see ``owners``.
@@ -204,13 +205,20 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
             error = formatting.refusal(constant, f"returned by {name}()")
             if error is not None:  # (str(n) of an int argument n: static on demand)
                 raise needs_static(error, *(tracer for _, (tracer, _) in formatting.values_in([constant], t)))
-        values, scalars = [], []
+        values, scalars, tags = [], [], []
         transposed = tuple(isinstance(leaf, Tracer) and leaf.fortran and not any(leaf is a for a in tracers)
                            for leaf in leaves)
         for leaf, turn in zip(leaves, transposed):
             if turn:  # written in C order transposed: the caller gets its Fortran-ordered transpose
                 values.append(transpose(leaf).value)
                 scalars.append(False)
+            elif isinstance(leaf, Tracer) and leaf.type_choice is not None:
+                # its type chosen by the data (type_choice.py): its tag comes back after the
+                # results, and the value is converted to the kind it names
+                values.append(leaf.value)
+                tag, kinds = leaf.type_choice
+                scalars.append(ChosenType(kinds, len(leaves) + len(tags), leaf.dtype.name))
+                tags.append(tag)
             elif isinstance(leaf, Tracer):
                 values.append(leaf.value)
                 # a Python number's value (a counter, an int argument, n / 2): Python's number
@@ -224,6 +232,7 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
                     f"{name}() returned a {type(leaf).__name__} ({leaf!r}); a jitted function may "
                     "return arrays, numbers, strings, and tuples, lists, dicts or None of them"
                 )
+        values += [tag.value for tag in tags]
         if returns_at.known:
             for op in builder.block.ops:
                 if id(op) not in traced_ops:
@@ -236,8 +245,8 @@ def trace_to_block(fn: Callable, arg_types: Sequence[TensorType], builder: Build
     arguments = tuple(next((i for i, t in enumerate(tracers) if leaf is t), -1) for leaf in leaves)
     specs = () if recorder is None else recorder.specs
     hidden = tuple(ArgSpec(shape, dtype, layout=layout) for shape, dtype, layout in specs)
-    return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * len(mutated),
-                           owners(leaves, tracers) + mutated, arguments,
+    return values, Outputs(out_tree, mutated, tuple(scalars) + (False,) * (len(tags) + len(mutated)),
+                           owners([*leaves, *tags], tracers) + mutated, arguments,
                            inputs=None if recorder is None else recorder.inputs, hidden=hidden,
                            transposed=transposed)
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import calltime, index_forms, pytree
+from jitcore import calltime, index_forms, pytree, type_choice
 from jitcore import primitives as prims
 from jitcore.dtypes import ir_type
 from jitcore.errors import JitTypeError
@@ -220,6 +220,21 @@ def _to_tracers(trace: Trace, leaves, avals: list[Aval]) -> list[Tracer]:
     return [prims.as_tracer(trace, leaf, a.dtype) for leaf, a in zip(leaves, avals)]
 
 
+# -- the type a path chose (type_choice.py): its tag, one more output or carry ---------------------
+_TAG_AVAL = Aval((), type_choice.TAG)
+
+
+def _tags(trace: Trace, leaves, among: list[tuple]) -> list[Tracer]:
+    """Per leaf of several kinds (``among``), its tag, made in the current region."""
+    return [type_choice.tag(trace, leaf, k) for leaf, k in zip(leaves, among) if len(k) > 1]
+
+
+def _marked(tracers: list[Tracer], tags, among: list[tuple]) -> list[Tracer]:
+    """``tracers`` with the tags of those of several kinds (in order) attached."""
+    tags = iter(tags)
+    return [type_choice.mark(t, next(tags), k) if len(k) > 1 else t for t, k in zip(tracers, among)]
+
+
 def _check_scalar(x, kinds: str, api: str, what: str) -> np.dtype:
     """``x``'s dtype, after checking that it is 0-d and of one of NumPy's ``kinds``."""
     if isinstance(x, (Tracer, np.ndarray, np.generic)):
@@ -258,15 +273,18 @@ def _copy_arrays(tree):
 
 
 # -- cond and switch ---------------------------------------------------------------------------
-def cond(pred, true_fun, false_fun, *operands):
+def cond(pred, true_fun, false_fun, *operands, python_types: bool = False):
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``; a traced ``pred`` (a
-    0-d bool or number, true when not 0) traces both into an ``scf.if``."""
+    0-d bool or number, true when not 0) traces both into an ``scf.if``. ``python_types``
+    (converted Python code's ``if``, not JAX's API): an output keeps the type of the branch
+    taken (``type_choice``)."""
     if not isinstance(pred, Tracer):
         taken = _concrete_predicate(pred, "jc.cond", "the predicate")
         return (true_fun if taken else false_fun)(*_copy_arrays(operands))
     trace = _find_trace(pred, operands)
     p = _predicate(trace, pred, "jc.cond", "the predicate")
-    return _traced_if(trace, p, (true_fun, "true_fun"), (false_fun, "false_fun"), operands, "jc.cond")
+    return _traced_if(trace, p, (true_fun, "true_fun"), (false_fun, "false_fun"), operands, "jc.cond",
+                      python_types)
 
 
 def switch(index, branches, *operands):
@@ -294,7 +312,7 @@ def _switch_from(trace: Trace, index: Tracer, branches: list, k: int, operands):
     return _traced_if(trace, p, (branches[k], f"branches[{k}]"), rest, operands, "jc.switch")
 
 
-def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
+def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str, python_types: bool = False):
     where = user_location()
     op_leaves, op_tree = pytree.flatten(operands)
     op_avals = [aval_of(leaf, api, path) for leaf, path in
@@ -307,14 +325,14 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
     for fun, name in (then, orelse):
         block = Block()
         with trace.region(block):  # values made in it are read only in it
-            args = [fresh(leaf, leaf.scalar, leaf.weak) if isinstance(leaf, Tracer) else leaf
-                    for leaf in op_leaves]
+            args = [type_choice.carried(leaf, fresh(leaf, leaf.scalar, leaf.weak))
+                    if isinstance(leaf, Tracer) else leaf for leaf in op_leaves]
             leaves, tree = pytree.flatten(fun(*pytree.unflatten(op_tree, args)))
             paths = pytree.leaf_paths(tree, "output")
             leaf_avals = [aval_of(leaf, api, f"{p} of {name}") for leaf, p in zip(leaves, paths)]
-            outs.append((leaves, tree, leaf_avals))
+            outs.append((leaves, tree, leaf_avals, [type_choice.kinds(leaf) for leaf in leaves]))
         blocks.append(block)
-    (then_leaves, tree, then_avals), (else_leaves, else_tree, else_avals) = outs
+    (then_leaves, tree, then_avals, then_kinds), (else_leaves, else_tree, else_avals, else_kinds) = outs
     then_name, else_name = then[1], orelse[1]
     try:  # (a condition on a Python number argument: static, one branch is traced)
         _check_tree(api, f"the output of {else_name}", tree, else_tree, where)
@@ -325,13 +343,20 @@ def _traced_if(trace: Trace, p: Tracer, then, orelse, operands, api: str):
                                 "branches must return the same shapes and dtypes"), where)
     except JitTypeError as e:
         raise needs_static(e, p) from None
-    _yield(trace, blocks[0], then_leaves, avals)
-    _yield(trace, blocks[1], else_leaves, avals)
-    op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals],
+    # a leaf whose kinds differ between the branches (return -1.0 / return x[0] * 2) carries
+    # the tag of the one taken out of the if, as one more result
+    among = [type_choice.merge(a, b) if python_types else () for a, b in zip(then_kinds, else_kinds)]
+    n_tags = sum(len(k) > 1 for k in among)
+    for block, leaves in zip(blocks, (then_leaves, else_leaves)):
+        with trace.region(block):
+            tags = _tags(trace, leaves, among)
+        _yield(trace, block, [*leaves, *tags], [*avals, *[_TAG_AVAL] * n_tags])
+    op = trace.builder.create(scf.IfOp, [p.value], [a.ir_type for a in avals] + [_TAG_AVAL.ir_type] * n_tags,
                               regions=[Region([b]) for b in blocks])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(then_leaves, else_leaves)]
     sources = p.sources | _sources(then_leaves) | _sources(else_leaves)
-    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+    results = _results(trace, op, [*avals, *[_TAG_AVAL] * n_tags], sources, scalars + [True] * n_tags)
+    return pytree.unflatten(tree, _marked(results[:len(avals)], results[len(avals):], among))
 
 
 # -- loops ----------------------------------------------------------------------------------------
@@ -343,57 +368,120 @@ def _carry_mismatch(fun_name: str):
     return describe
 
 
-def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_types, call):
+def _trace_body(trace: Trace, api: str, fun_name: str, init_leaves, tree, extra_types, call,
+                python_types: bool = False):
     """Trace a loop body until its carries' types settle. ``call(block, carry_tree)`` runs the
     body in ``block`` (whose first args are ``extra_types``: a loop index), returning the carry
     it gives and anything else; a weak init leaf takes the dtype the body gives it, which needs
-    one more trace with that carry. Returns the block, the final avals, the body's carry leaves
-    and the rest of what ``call`` returned."""
+    one more trace with that carry. A carry whose kind the body changes (``best = 10.0`` before,
+    ``best = min(best, x[i])`` in it) carries its tag too (``type_choice``): block args after
+    the carries', which also needs one more trace. Returns the block, the final avals, the
+    body's carry leaves and the rest of what ``call`` returned, and the ``_LoopTags``."""
     where = user_location()
     paths = pytree.leaf_paths(tree, "carry")
     avals = [aval_of(leaf, api, path) for leaf, path in zip(init_leaves, paths)]
+    among = [type_choice.kinds(leaf) if python_types else () for leaf in init_leaves]
     sources = _sources(init_leaves)
-    for _ in range(2 * len(avals) + 2):  # each retrace makes a leaf's dtype wider, or it strong
-        block = Block([*extra_types, *(a.ir_type for a in avals)])
+    for _ in range(4 * len(avals) + 4):  # each retrace widens a leaf's dtype or its kinds
+        n_tags = sum(len(k) > 1 for k in among)
+        block = Block([*extra_types, *(a.ir_type for a in avals), *[_TAG_AVAL.ir_type] * n_tags])
         with trace.region(block):  # values made in it are read only in it
-            carry = _carry_tracers(trace, block.args[len(extra_types):], avals, sources, init_leaves)
+            first = len(extra_types)
+            carry = _carry_tracers(trace, block.args[first:first + len(avals)], avals, sources, init_leaves)
+            tags = [Tracer(arg, trace, sources) for arg in block.args[first + len(avals):]]
+            carry = _marked(carry, tags, among)
             out, rest = call(block, pytree.unflatten(tree, carry))
             out_leaves, out_tree = pytree.flatten(out)
             _check_tree(api, f"the carry that {fun_name} returns", tree, out_tree, where)
             out_avals = [aval_of(leaf, api, f"{p} returned by {fun_name}")
                          for leaf, p in zip(out_leaves, paths)]
+            out_among = [type_choice.merge(k, type_choice.kinds(leaf)) if python_types else ()
+                         for k, leaf in zip(among, out_leaves)]
+            settled = out_among == among
+            out_tags = _tags(trace, out_leaves, among) if settled else []
+            fixed = [_fixed_kind(leaf, k) for leaf, k in zip(out_leaves, among) if len(k) > 1]
         joined = _join_leaves(api, paths, avals, out_avals, _carry_mismatch(fun_name), where)
         # a Python number the body makes a NumPy one (b = a after a = x[i]) is one from the
         # next step on: traced again, so what reads it promotes as NumPy's scalar does
-        if [(j.dtype, j.weak) for j in joined] == [(a.dtype, a.weak) for a in avals]:
-            return block, joined, out_leaves, rest
+        if settled and [(j.dtype, j.weak) for j in joined] == [(a.dtype, a.weak) for a in avals]:
+            tag_args = block.args[len(extra_types) + len(avals):]
+            return block, joined, out_leaves, rest, _LoopTags(among, out_tags, fixed, tag_args)
         _discard(block)
-        avals = joined
+        avals, among = joined, out_among
     raise JitTypeError(f"{api}: the carry's dtypes did not settle, at {where}")  # not reached
 
 
-def while_loop(cond_fun, body_fun, init_val):
-    """``val = init_val; while cond_fun(val): val = body_fun(val)``, as an ``scf.while``."""
+def _fixed_kind(leaf, among: tuple) -> int | None:
+    """The place in ``among`` of the one kind a body's carry leaf has, else None (it has a tag)."""
+    kind = type_choice.kind_of(leaf)
+    if getattr(leaf, "type_choice", None) is not None or kind not in among:  # (not settled yet)
+        return None
+    return among.index(kind)
+
+
+@dataclass
+class _LoopTags:
+    """A loop's tags (``type_choice``): per carry leaf its kinds, and the body's tags (in the
+    body's block) of those of several kinds, which follow the carries in the loop op."""
+
+    among: list
+    out: list
+    # per tag: the kind the body always gives (s += x[i] makes s an np.float64), else None
+    fixed: list
+    args: list  # the body's tag arguments
+
+    def known_after(self, results: list[Tracer], init_tags: list[Tracer], ran) -> list[Tracer]:
+        """The loop's tag results, those that the body sets to one kind and never reads
+        computed from ``ran`` (the loop ran at least once) instead: their carries are then
+        unused and go (``canonicalize``), and the loop (``s = 0; s += x[i]``) vectorizes as
+        before."""
+        return [prims.where(ran, prims.constant(ran.owner_trace, fixed, type_choice.TAG), init)
+                if fixed is not None and not arg.uses else result
+                for result, init, fixed, arg in zip(results, init_tags, self.fixed, self.args)]
+
+    @property
+    def avals(self) -> list[Aval]:
+        return [_TAG_AVAL] * len(self.out)
+
+    def init(self, trace: Trace, init_leaves) -> list[Tracer]:
+        return _tags(trace, init_leaves, self.among)
+
+    def carry(self, trace: Trace, args, tracers: list[Tracer]) -> list[Tracer]:
+        """``tracers`` (a block's carries) with its tag args (``args``) attached."""
+        return _marked(tracers, [Tracer(a, trace) for a in args], self.among)
+
+    def results(self, results: list[Tracer], n: int, tags=None) -> list[Tracer]:
+        """The loop op's carry results, the first ``n``, with its tag results (or ``tags``)
+        attached."""
+        return _marked(results[:n], results[n:n + len(self.out)] if tags is None else tags, self.among)
+
+
+def while_loop(cond_fun, body_fun, init_val, *, python_types: bool = False):
+    """``val = init_val; while cond_fun(val): val = body_fun(val)``, as an ``scf.while``.
+    ``python_types``: a carry keeps the type Python gives it (``type_choice``), as ``cond``'s."""
     trace = _find_trace(init_val)
     if trace is None:
         return _eager_while(cond_fun, body_fun, init_val)
     init_leaves, tree = pytree.flatten(init_val)
-    body, avals, out_leaves, _ = _trace_body(
+    body, avals, out_leaves, _, tags = _trace_body(
         trace, "jc.while_loop", "body_fun", init_leaves, tree, (),
-        lambda block, carry: (body_fun(carry), None))
-    cond_block = Block([a.ir_type for a in avals])
+        lambda block, carry: (body_fun(carry), None), python_types)
+    all_avals = [*avals, *tags.avals]
+    cond_block = Block([a.ir_type for a in all_avals])
     with trace.region(cond_block):
         carry = _carry_tracers(trace, cond_block.args, avals, _sources(init_leaves), init_leaves)
+        carry = tags.carry(trace, cond_block.args[len(avals):], carry)
         p = _predicate(trace, cond_fun(pytree.unflatten(tree, carry)), "jc.while_loop",
                        "what cond_fun returns")
         trace.builder.create(scf.ConditionOp, [p.value])
-    _yield(trace, body, out_leaves, avals)
-    inits = _to_tracers(trace, init_leaves, avals)
-    op = trace.builder.create(scf.WhileOp, [t.value for t in inits], [a.ir_type for a in avals],
+    _yield(trace, body, [*out_leaves, *tags.out], all_avals)
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
+    op = trace.builder.create(scf.WhileOp, [t.value for t in inits], [a.ir_type for a in all_avals],
                               regions=[Region([cond_block]), Region([body])])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
     sources = _sources(init_leaves) | _sources(out_leaves) | p.sources
-    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+    results = _results(trace, op, all_avals, sources, scalars + [True] * len(tags.out))
+    return pytree.unflatten(tree, tags.results(results, len(avals)))
 
 
 def _bound(trace: Trace, value, api: str, what: str) -> Tracer:
@@ -402,7 +490,7 @@ def _bound(trace: Trace, value, api: str, what: str) -> Tracer:
     return prims.as_tracer(trace, value if isinstance(value, Tracer) else int(value), INDEX)
 
 
-def fori_loop(lower, upper, body_fun, init_val, *, step=1):
+def fori_loop(lower, upper, body_fun, init_val, *, step=1, python_types: bool = False):
     """``val = body_fun(i, val)`` for ``i`` in ``range(lower, upper, step)``, as an ``scf.for``
     whatever the bounds (Python ints or traced integers): never unrolled. ``i`` is a traced
     int64 scalar that indexes arrays. (``step`` is jitcore's addition to JAX's signature.)"""
@@ -429,15 +517,23 @@ def fori_loop(lower, upper, body_fun, init_val, *, step=1):
         with calltime.static_loop(trace, block, index, steps, loop_key, traced_bounds):
             return body_fun(index, carry), None
 
-    body, avals, out_leaves, _ = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,
-                                             (TensorType((), ir_type(INDEX)),), call)
-    _yield(trace, body, out_leaves, avals)
-    inits = _to_tracers(trace, init_leaves, avals)
+    body, avals, out_leaves, _, tags = _trace_body(trace, "jc.fori_loop", "body_fun", init_leaves, tree,
+                                                   (TensorType((), ir_type(INDEX)),), call, python_types)
+    all_avals = [*avals, *tags.avals]
+    _yield(trace, body, [*out_leaves, *tags.out], all_avals)
+    init_tags = tags.init(trace, init_leaves)
+    inits = _to_tracers(trace, init_leaves, avals) + init_tags
     op = trace.builder.create(scf.ForOp, [lb.value, ub.value, st.value, *(t.value for t in inits)],
-                              [a.ir_type for a in avals], regions=[Region([body])])
+                              [a.ir_type for a in all_avals], regions=[Region([body])])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
     sources = _sources(init_leaves) | _sources(out_leaves) | index_sources
-    return pytree.unflatten(tree, _results(trace, op, avals, sources, scalars))
+    results = _results(trace, op, all_avals, sources, scalars + [True] * len(tags.out))
+    final_tags = None
+    if any(f is not None for f in tags.fixed):
+        ran = prims.where(prims.ufunc(np.greater, st, 0), prims.ufunc(np.less, lb, ub),
+                          prims.ufunc(np.greater, lb, ub))
+        final_tags = tags.known_after(results[len(avals):], init_tags, ran)
+    return pytree.unflatten(tree, tags.results(results, len(avals), final_tags))
 
 
 def _scan_length(api: str, xs_leaves, xs_paths, length) -> int:
@@ -493,8 +589,8 @@ def scan(f, init, xs=None, length=None, *, reverse=False):
         new, y = _split_step(api, f(carry, x), where)
         return new, (i, y)
 
-    body, avals, out_leaves, (i, y) = _trace_body(trace, api, "f", init_leaves, tree,
-                                                  (TensorType((), ir_type(INDEX)),), call)
+    body, avals, out_leaves, (i, y), tags = _trace_body(trace, api, "f", init_leaves, tree,
+                                                        (TensorType((), ir_type(INDEX)),), call)
     with trace.region(body):
         y_leaves, y_tree = pytree.flatten(y)
         y_avals = [aval_of(leaf, api, p) for leaf, p in zip(y_leaves, pytree.leaf_paths(y_tree, "y"))]
@@ -503,17 +599,19 @@ def scan(f, init, xs=None, length=None, *, reverse=False):
         for leaf, a, s in zip(y_leaves, y_avals, stacked):
             buffer = Tracer(body.add_arg(s.ir_type), trace)
             rows.append(buffer.at[i].set(prims.as_tracer(trace, leaf, a.dtype)))
-    _yield(trace, body, [*out_leaves, *rows], [*avals, *stacked])
-    inits = _to_tracers(trace, init_leaves, avals)
+    all_avals = [*avals, *tags.avals]  # (the ys' buffers are block args after the tags)
+    _yield(trace, body, [*out_leaves, *tags.out, *rows], [*all_avals, *stacked])
+    inits = _to_tracers(trace, init_leaves, avals) + tags.init(trace, init_leaves)
     zeros = [prims.broadcast_to(prims.constant(trace, 0, s.dtype), s.shape) for s in stacked]
     bounds = [prims.constant(trace, v, INDEX) for v in (0, n, 1)]
     op = trace.builder.create(scf.ForOp, [t.value for t in (*bounds, *inits, *zeros)],
-                              [a.ir_type for a in (*avals, *stacked)], regions=[Region([body])])
+                              [a.ir_type for a in (*all_avals, *stacked)], regions=[Region([body])])
     scalars = [_is_scalar(a) and _is_scalar(b) for a, b in zip(init_leaves, out_leaves)]
     sources = _sources(init_leaves) | _sources(out_leaves) | _sources(xs_leaves) | _sources(y_leaves)
-    results = _results(trace, op, [*avals, *stacked], sources, scalars + [False] * len(stacked))
-    carry = pytree.unflatten(tree, results[:len(avals)])
-    return carry, pytree.unflatten(y_tree, results[len(avals):])
+    results = _results(trace, op, [*all_avals, *stacked], sources,
+                       scalars + [True] * len(tags.out) + [False] * len(stacked))
+    carry = pytree.unflatten(tree, tags.results(results, len(avals)))
+    return carry, pytree.unflatten(y_tree, results[len(all_avals):])
 
 
 # -- outside jit: the same meaning in Python --------------------------------------------------------

@@ -20,10 +20,11 @@ from __future__ import annotations
 import ctypes
 import itertools
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import config, python_arithmetic, pytree  # noqa: F401  (config: its import sets the thread count)
+from jitcore import config, python_arithmetic, pytree, type_choice  # noqa: F401  (config: its import sets the thread count)
 from jitcore.buffer_pool import allocator
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
@@ -229,11 +230,23 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
 PYTHON_NUMBER = "python"
 
 
+@dataclass(frozen=True)
+class ChosenType:
+    """A result's mark where its type was chosen by the data (``type_choice``): the kinds it
+    may have, the output (after the results, before the arguments' new values) holding the
+    tag that names one at run time, and the dtype it is held in. Truthy, as the other marks."""
+
+    kinds: tuple
+    tag: int
+    dtype: str = "float64"  # the value's, as the compiled code holds it (the kinds' promotion)
+
+
 class Executable:
     """A compiled function ready to call on the NumPy arrays of one signature."""
 
     __slots__ = ("plan", "out_tree", "mutated", "_fn", "_constants", "_buffers", "_allocate", "_outputs",
-                 "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat")
+                 "_arguments", "_copy_args", "_strided", "_trampoline", "_transposed", "_flat",
+                 "_chosen")
 
     def __init__(self, plan: CompiledFunction, out_tree: pytree.TreeDef, mutated: tuple[int, ...] = (),
                  scalars: tuple[bool, ...] = (), owners: tuple[int, ...] = (),
@@ -261,6 +274,8 @@ class Executable:
         copies = _copies(plan.outputs, owners, mutated) if owners else [False] * len(plan.outputs)
         self._outputs = [(s.kind, s.index, shape, scalar if scalar and shape == () else False, copy)
                          for (s, shape), scalar, copy in zip(plan.outputs, scalars, copies)]
+        # Results whose type the data chose: converted by their tags, which are dropped
+        self._chosen = [(k, mark) for k, mark in enumerate(scalars) if isinstance(mark, ChosenType)]
         # A result computed transposed is returned as its (Fortran-ordered) transpose: NumPy's layout.
         self._transposed = [k for k, turn in enumerate(transposed) if turn]
         # A result that is an argument itself is the caller's array, as in NumPy (written back).
@@ -387,6 +402,10 @@ class Executable:
             outputs[k] = _as_scalar(targets[i], self._outputs[k][3])
         for k in self._transposed:
             outputs[k] = outputs[k].T
+        if self._chosen:
+            for k, mark in self._chosen:
+                outputs[k] = type_choice.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
+            outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 
     def _raise_status(self, status: np.ndarray) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from jitcore import type_choice
 from jitcore.errors import ConcretizationError
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
@@ -56,6 +57,9 @@ def filler(texts, trace):
     specs = [spec for _, (_, spec) in found]
     # a Python number (float(v), a counter) shows as one: 0.5, not np.float64(0.5)
     python = [python_type(t) for _, (t, _) in found]
+    # a value whose type the data chose (type_choice.py): its tag, passed after the values
+    chosen = [getattr(t, "type_choice", None) for _, (t, _) in found]
+    tag_at = {k: len(found) + j for j, k in enumerate(k for k, c in enumerate(chosen) if c is not None)}
 
     def fill(text, values):
         if not holds(text):
@@ -65,7 +69,9 @@ def filler(texts, trace):
             k = position[int(match.group(1))]
             value = values[k]
             value = value[()] if getattr(value, "ndim", None) == 0 else value
-            if python[k] is not None:
+            if chosen[k] is not None:
+                value = type_choice.convert_by_tag(value, chosen[k][1], values[tag_at[k]])
+            elif python[k] is not None:
                 value = python[k](value)
             if specs[k] == REPR:
                 return repr(value)
@@ -73,7 +79,7 @@ def filler(texts, trace):
 
         return _PLACEHOLDER.sub(one, text)
 
-    return [tracer for _, (tracer, _) in found], fill
+    return [tracer for _, (tracer, _) in found] + [c[0] for c in chosen if c is not None], fill
 
 
 def refusal(text, where: str) -> ConcretizationError | None:

@@ -200,7 +200,7 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "caller_sees", "view_model",
-                 "arg_layout")
+                 "arg_layout", "type_choice")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -244,6 +244,9 @@ class Tracer:
         # argument's layout class: where NumPy's reshape copies (view_layout.py)
         self.view_model = None
         self.arg_layout = None
+        # (tag, kinds): the type Python gives it depends on the path the data took
+        # (type_choice.py); None for almost every value
+        self.type_choice = None
 
     @property
     def value(self) -> Value:

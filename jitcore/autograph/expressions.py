@@ -13,7 +13,7 @@ import operator
 
 import numpy as np
 
-from jitcore import calltime, pytree
+from jitcore import calltime, pytree, type_choice
 from jitcore import control_flow as cf
 from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
@@ -56,9 +56,12 @@ def _select(test: Tracer, if_true, if_false):
     are booleans (the same values), a select otherwise."""
     if all(getattr(v, "dtype", None) == np.bool_ or isinstance(v, (bool, np.bool_))
            for v in (test, if_true, if_false)):
-        return (np.logical_and(test, if_true) if if_false is test
-                else np.logical_or(test, if_false))
-    return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
+        out = (np.logical_and(test, if_true) if if_false is test
+               else np.logical_or(test, if_false))
+    else:
+        out = np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
+    # x[0] > 0 or x[1]: np.True_ or an np.float64, as the data chooses (type_choice.py)
+    return type_choice.choose(out, test, if_true, if_false) if isinstance(out, Tracer) else out
 
 
 def _only_if(test: Tracer, thunk, made=None):
@@ -78,7 +81,7 @@ def _only_if(test: Tracer, thunk, made=None):
                  if isinstance(leaf, Tracer) else leaf for leaf in leaves]
         return pytree.unflatten(tree, zeros)
 
-    return cf.cond(test, then, otherwise)
+    return cf.cond(test, then, otherwise, python_types=True)
 
 
 def and_(*thunks):
@@ -165,9 +168,9 @@ def _joined(test, a, b, made_a, made_b):
     if python_number(a) and python_number(b):  # c + 1 if v > 1 else 0: a Python number
         if python_bool(a) and python_bool(b):  # True if v > 0 else False: a bool, not an int
             out = out.astype(np.bool_)
-        return fresh(out, True, True)
-    if _is_scalar(a) and _is_scalar(b):
-        return as_scalar(out)
+        return type_choice.choose(fresh(out, True, True), test, a, b)  # 1 if c else 0.5
+    if _is_scalar(a) and _is_scalar(b):  # 1 if c else x.mean(): int or np.float64, by the data
+        return type_choice.choose(fresh(out, True, out.weak), test, a, b)
     return chosen(test, made_a, made_b, out)  # (the objects each side gave)
 
 
@@ -469,12 +472,21 @@ def _extreme(builtin, better):
         if kwargs or len(values) < 2 or not any(isinstance(v, Tracer) for v in values) or any(
                 isinstance(v, Tracer) and v.ndim for v in values):
             return builtin(*args, **kwargs)
+        # Python's result is one of the values itself: max(0.0, x.min()) is the float 0.0
+        # or an np.float64, as the data chooses (type_choice.py)
         best = values[0]
         for v in values[1:]:
-            best = np.where(better(v, best), v, best)
-        if all(python_number(v) for v in values):  # max(best, int(v)): a Python int, as Python's
-            return fresh(best, True, True)
-        return as_scalar(best)  # a NumPy scalar, as max of NumPy scalars gives
+            takes = better(v, best)
+            if not isinstance(takes, Tracer):  # two Python numbers: Python's own choice
+                best = v if takes else best
+                continue
+            joined = np.where(takes, v, best)
+            if all(python_number(u) for u in (v, best)):  # max(best, int(v)): a Python int
+                joined = fresh(joined, True, True)
+            else:
+                joined = fresh(joined, True, joined.weak)
+            best = type_choice.choose(joined, takes, v, best)
+        return best
 
     fn.__name__ = fn.__qualname__ = builtin.__name__
     return fn

@@ -13,7 +13,7 @@ import types
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, formatting, pytree, random
+from jitcore import calltime, formatting, pytree, random, type_choice
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, math_calls, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
@@ -248,15 +248,20 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
     options = print_options()
     # Python numbers among the values (float(v), x.tolist()'s items) print as Python's
     python = [formatting.python_type(leaf) for leaf in pytree.flatten(args)[0]]
+    # and a value whose type the data chose as the path taken gives it (type_choice.py)
+    chosen = [getattr(leaf, "type_choice", None) for leaf in pytree.flatten(args)[0]]
 
-    def show(values, *shown):
+    def show(values, tags, *shown):
         leaves, tree = pytree.flatten(shown)
-        shown = pytree.unflatten(tree, [v if t is None else t(v) for v, t in zip(leaves, python)])
+        tags = iter(tags)
+        shown = pytree.unflatten(tree, [
+            type_choice.convert_by_tag(v, c[1], next(tags)) if c is not None else v if t is None else t(v)
+            for v, t, c in zip(leaves, python, chosen)])
         with np.printoptions(**options) if options is not None else contextlib.nullcontext():
             builtins.print(*(fill(v, values) for v in shown), sep=sep, end=end,
                            file=file if file is not None else sys.stdout, flush=flush)
 
-    debug_callback(show, formatted, *args)
+    debug_callback(show, formatted, [c[0] for c in chosen if c is not None], *args)
 
 
 BUILTINS[builtins.print] = _print

@@ -418,9 +418,10 @@ def _traced_if(pred, then_fn, else_fn, init, names, line, then_defined, else_def
     with _in_user_terms():
         if filled is not None and names[filled] not in then_defined:
             first_pred = np.logical_not(pred)
-            out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands)
+            out = cf.cond(first_pred, branch(else_fn, True), branch(then_fn, False), *operands,
+                          python_types=True)
         else:
-            out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands)
+            out = cf.cond(pred, branch(then_fn, True), branch(else_fn, False), *operands, python_types=True)
     shared.finish(out)
     # a variable that one branch binds to an array the caller sees holds that array there
     for i in set(sides[0]) | set(sides[1]):
@@ -558,7 +559,7 @@ def _traced_while(test_fn, body_fn, values, names, line, targets, ran=False, num
         carry = loop.init(lambda full: body_fn(*full))
         with _in_user_terms():
             return cf.while_loop(lambda c: loop.test(lambda v: _pred(test_fn(*v), "while loop", line), c),
-                                 lambda c: loop.step(lambda v: body_fn(*v), c), carry)
+                                 lambda c: loop.step(lambda v: body_fn(*v), c), carry, python_types=True)
 
     with effects.watching("while loop", line, names, values, (test_fn, body_fn),
                           [v for v in values if isinstance(v, Tracer)]):
@@ -1048,7 +1049,7 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
         carry = loop.init(lambda full: body_fn(item(_int64(start)), *full))
         with _in_user_terms():
             out = cf.fori_loop(start, stop, lambda i, c: loop.step(lambda v: body_fn(item(i), *v), c),
-                               carry, step=step)
+                               carry, step=step, python_types=True)
         trips = len(steps) if static else None
         known = _known_after(loop, out, numbers, trips, item_at if trips else None)
         return loop.result(out, ran=static and len(steps) > 0, known=known)
@@ -1070,7 +1071,7 @@ def _traced_for_once(loop, rng, source, extra_test, body_fn, names, line):
 
     carry = loop.init(lambda full: body_fn(item(first), *full))
     with _in_user_terms():
-        count, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry))
+        count, out = cf.while_loop(cond_fun, body_fun, (_int64(0), carry), python_types=True)
     trips = _final_count(count) if static else None
     known = _known_after(loop, out, numbers, trips, item_at if trips else None)
     if trips is None and static and len(steps) and source is None:

@@ -145,7 +145,8 @@ class CudaExecutable:
             for i, new in zip(self.mutated, outputs[results:]):
                 _write_back(cuda, targets[i], new)
             outputs = outputs[:results]
-        return pytree.unflatten(self.out_tree, outputs)
+        # (tags of results whose type the data chose, type_choice.py: a device array has one)
+        return pytree.unflatten(self.out_tree, outputs[:self.out_tree.num_leaves])
 
     # -- the program -----------------------------------------------------------------------
     def _steps(self, steps, where: dict, in_loop: bool = False) -> None:

@@ -392,8 +392,12 @@ def test_traced_while_with_and_is_scf_while():
 def test_traced_range_bounds_are_scf_for_with_the_body_dtype():
     text = traced(traced_bounds, np.ones(6), 5)
     assert text.count('"scf.for"(') == 1
-    # (lb, ub, step, s) -> s: s = 0 takes the body's float64
-    assert "}) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f64>) -> tensor<f64>" in text
+    # (lb, ub, step, s, s's type tag) -> s, tag: s = 0 takes the body's float64; it is the int 0
+    # where the loop does not run (type_choice.py), a tag that canonicalize computes after it
+    assert ("}) : (tensor<i64>, tensor<i64>, tensor<i64>, tensor<f64>, tensor<i8>) -> "
+            "(tensor<f64>, tensor<i8>)") in text
+    optimized = jc.jit(traced_bounds).lower(np.ones(6), 5).as_text("optimized")
+    assert "(i64, i64, i64, f64) -> f64" in optimized
 
 
 def test_short_static_range_unrolls_and_long_one_is_a_loop():

@@ -1,0 +1,151 @@
+"""The type Python would give a value that a traced condition chose (docs/control-flow.md §7).
+
+``1 if x.sum() > 0 else x.mean()`` is the int ``1`` or an ``np.float64`` in Python, chosen by
+the data; the compiled code holds one value of the promoted dtype (float64). Next to it, a
+traced *tag* (an int8 scalar) says which of the value's possible *kinds* the path taken gave:
+a Python type (``int``, ``float``, ``bool``, ``complex``) or a NumPy scalar's dtype. A
+``Tracer``'s ``type_choice`` is ``(tag, kinds)``, set only where values of different kinds
+merge (``x if c else y``, ``and``/``or``, ``max``/``min``, a traced ``if``, a loop carry), so
+code without such merges carries nothing. Branches and loops carry the tag as one more output
+or carry (``control_flow``); the function's results and printed values are converted to the
+chosen kind when the code runs (``convert``). Arithmetic on such a value gives a new tracer of
+the promoted type, as before: only a value that reaches a result or a print unchanged keeps
+the kind of its path.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+TAG = np.dtype(np.int8)
+_PYTHON = {"b": "bool", "i": "int", "u": "int", "f": "float", "c": "complex"}
+_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
+_STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(np.float64),
+           "complex": np.dtype(np.complex128)}
+
+
+def kind_of(leaf) -> str | None:
+    """The type Python shows for ``leaf``: a Python number type's name (``"int"``), a NumPy
+    scalar's dtype's (``"np.float32"``; names, since ``np.dtype("float64") == float``), or None
+    for an array (0-d arrays included) and anything else."""
+    from jitcore.tracer import Tracer
+
+    if isinstance(leaf, Tracer):
+        if leaf.ndim:
+            return None
+        if leaf.weak:
+            return _PYTHON[leaf.dtype.kind]
+        return f"np.{leaf.dtype.name}" if leaf.scalar else None
+    if type(leaf) in (bool, int, float, complex):
+        return type(leaf).__name__
+    if isinstance(leaf, np.generic) and leaf.dtype.kind in "biufc":
+        return f"np.{leaf.dtype.name}"
+    return None
+
+
+def kinds(leaf) -> tuple:
+    """The kinds ``leaf`` may have: its chosen ones, its one, or () where it has none."""
+    choice = getattr(leaf, "type_choice", None)
+    if choice is not None:
+        return choice[1]
+    kind = kind_of(leaf)
+    return () if kind is None else (kind,)
+
+
+def merge(a: tuple, b: tuple) -> tuple:
+    """The kinds of a value that is ``a``'s or ``b``'s (in first-seen order); () where one has
+    none (an array: its type is fixed)."""
+    if not a or not b:
+        return ()
+    return tuple(dict.fromkeys(a + b))
+
+
+def tag(trace, leaf, among: tuple):
+    """The int8 tracer (in the current region) that says which of ``among`` ``leaf`` has."""
+    from jitcore.primitives import constant
+
+    choice = getattr(leaf, "type_choice", None)
+    if choice is None:
+        return constant(trace, np.int8(among.index(kind_of(leaf))), TAG)
+    own_tag, own = choice
+    if own == among:
+        return own_tag
+    table = constant(trace, np.array([among.index(k) for k in own], TAG), TAG)
+    return table[own_tag]
+
+
+def mark(tracer, tag_tracer, among: tuple):
+    """``tracer`` with ``tag_tracer`` saying which of ``among`` it is (nothing for one kind)."""
+    if len(among) > 1 and not tracer.ndim:
+        tracer.type_choice = (tag_tracer, among)
+    return tracer
+
+
+def choose(out, test, a, b):
+    """``out`` (``a`` where the traced ``test`` holds, else ``b``, promoted) marked with the
+    kind of the side taken, where the sides' kinds differ."""
+    among = merge(kinds(a), kinds(b))
+    if len(among) < 2:
+        return out
+    trace = out.owner_trace
+    return mark(out, np.where(test, tag(trace, a, among), tag(trace, b, among))[()], among)
+
+
+def carried(old, new):
+    """``new`` (a copy of ``old``'s value: a branch's operand) with ``old``'s choice."""
+    choice = getattr(old, "type_choice", None)
+    if choice is not None and not new.ndim:
+        new.type_choice = choice
+    return new
+
+
+def _conversion(kind: str, held: np.dtype):
+    """The function that gives a value held as ``held`` the kind ``kind``, where that is exact:
+    an int (or bool) held as a float below 2**(mantissa bits + 1) in magnitude, checked on the
+    value; a narrower dtype held in a wider one. Else None: the promoted value stays as it is
+    (a Python float rounded into a float32 where it met one)."""
+    python = kind in _STRONG
+    source = _STRONG[kind] if python else np.dtype(kind[3:])
+    make = _TYPES[kind] if python else source.type
+    if source.kind in "biu" and held.kind in "fc":  # an int carried as a float
+        bound = 2.0 ** (np.finfo(held).nmant + 1)
+
+        def from_float(value):
+            real = value.real
+            if value.imag != 0 or not abs(real) < bound:  # (NaN fails too)
+                return value  # an int past 2**53 in a float64: not known exactly
+            return make(int(real))
+        return from_float
+    if python and source.kind in "biu" and held.kind in "biu":  # a Python int held as int32
+        return lambda value: make(int(value))
+    if np.promote_types(source, held) != held:  # rounded when it met the narrower dtype
+        return None
+    if source.kind != "c" and held.kind == "c":
+        return lambda value: make(value.real)
+    return make
+
+
+@functools.cache
+def converter(among: tuple, held: np.dtype):
+    """For values of ``among`` held as ``held``, one callable of (value, tag) that gives the
+    value the kind its tag names: what results and printed values are converted by (the
+    native call calls it too: ``native_call.result_program``)."""
+    table = tuple(_conversion(kind, held) or _same for kind in among)
+    return functools.partial(_convert_tagged, table)
+
+
+def _same(value):
+    return value
+
+
+def _convert_tagged(table, value, tag_value):
+    value = value[()] if type(value) is np.ndarray else value
+    return table[int(tag_value)](value)
+
+
+def convert_by_tag(value, among: tuple, tag_value):
+    """``value`` (a NumPy scalar or 0-d array of the promoted dtype) as the kind its run-time
+    tag names."""
+    return converter(among, value.dtype)(value, tag_value)
