@@ -79,21 +79,13 @@ def _sources(*operands) -> frozenset:
 # zero pivot): such code compiles, and that error, when it happens, is raised by the call
 # (docs/numpy_support.md).
 _INDEXED_WHEN_RUN = frozenset((array.GatherOp, array.GatherNdOp, array.ScatterNdOp))
-# Ops whose data may make the call raise numpy.linalg.LinAlgError (a singular matrix, one not
-# positive definite, a NaN, no convergence).
-_LINALG_ERROR_WHEN_RUN = frozenset((array.SolveOp, array.CholeskyOp, array.EighOp, array.EigOp,
-                                    array.SvdOp))
+
 
 
 def _emit(trace: Trace, op_cls, operands: list[Tracer], result_type: TensorType, attributes=None,
           sources=None) -> Tracer:
     if trace.catching and op_cls in _INDEXED_WHEN_RUN:
         _refuse_caught_index(trace, operands[1:])
-    if trace.catching and op_cls in _LINALG_ERROR_WHEN_RUN:
-        refuse_caught(trace, np.linalg.LinAlgError, operands,
-                      f"numpy.linalg at {user_location()} may raise LinAlgError",
-                      "Test the matrix first (np.linalg.cond(a) < 1 / np.finfo(a.dtype).eps, "
-                      "np.all(np.isfinite(a))) and choose the result with np.where")
     op = trace.builder.create(op_cls, [t.value for t in operands], [result_type], attributes)
     return Tracer(op.result, trace, _sources(*operands) if sources is None else sources)
 

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 import jitcore as jc
-from jitcore.errors import UnsupportedError
 
 
 def _same(got, want):
@@ -80,13 +79,16 @@ def _cholesky_or_none(A):
 
 
 @pytest.mark.parametrize("fn", [_solve_or_zeros, _cholesky_or_none])
-def test_try_around_linalg_is_refused_not_skipped(fn):
-    """NumPy's LinAlgError is found when the compiled code runs, after the try: its except
-    could never run, so the try is refused with the reason (h3/h4 C1: the handler never ran;
-    under ``except Exception`` the refusal itself was caught while tracing, and the fallback
-    returned for every matrix)."""
-    with pytest.raises(UnsupportedError, match="LinAlgError"):
-        jc.jit(fn)(*([np.eye(2), np.ones(2)] if fn is _solve_or_zeros else [np.eye(2)]))
+def test_try_around_linalg_compiles_and_a_bad_matrix_raises(fn):
+    """A matrix NumPy factors gives NumPy's result, under ``except Exception`` too (the
+    fallback ran while tracing before, for every matrix); a singular one's LinAlgError is
+    found when the compiled code runs and reaches the caller (the except cannot run then):
+    never a silent fallback."""
+    good = [np.eye(2), np.ones(2)] if fn is _solve_or_zeros else [np.eye(2)]
+    _same(jc.jit(fn)(*good), fn(*good))
+    bad = [np.zeros((2, 2)), np.ones(2)] if fn is _solve_or_zeros else [-np.eye(2)]
+    with pytest.raises(np.linalg.LinAlgError):
+        jc.jit(fn)(*bad)
 
 
 def test_except_exception_does_not_take_jitcores_refusal():
