@@ -434,18 +434,22 @@ def changed_python_object(stmts, own: set[str]) -> str | None:
     return None
 
 
+def _calls(stmts):
+    """Each call in ``stmts`` and the function it calls (converted code's ``__ag__.call(f)(...)``
+    calls ``f``)."""
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if isinstance(n, ast.Call):
+            f = n.func
+            yield n, (f.args[0] if isinstance(f, ast.Call) and f.args else f)
+
+
 def appended_lists(stmts, own: set[str]) -> tuple[str, ...] | None:
     """The names a loop body changes only by ``name.append(value)`` calls, when those are its
     only changes to Python objects and the names appear in it nowhere else but in ``name[-1]``
     (a list the loop fills, a trajectory: ``statements.for_stmt`` compiles it as a loop,
     ``appending``); else None."""
     appended, calls = set(), set()
-    for n in (m for s in stmts for m in ast.walk(s)):
-        if not isinstance(n, ast.Call):
-            continue
-        f = n.func
-        if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
-            f = f.args[0]
+    for n, f in _calls(stmts):
         if isinstance(f, ast.Attribute) and f.attr in _EFFECTS:
             if not (f.attr == "append" and isinstance(f.value, ast.Name) and f.value.id in own
                     and len(n.args) == 1 and not n.keywords):
@@ -484,12 +488,7 @@ def appended_paths(stmts, own: set[str]) -> list:
     ``stmts`` nowhere but at the root of such paths: each such path is one list the loop may
     reach before it starts (``transform`` names it there, and the loop appends to that name)."""
     paths, roots = [], {}
-    for n in (m for s in stmts for m in ast.walk(s)):
-        if not isinstance(n, ast.Call):
-            continue
-        f = n.func
-        if isinstance(f, ast.Call) and f.args:  # converted code: __ag__.call(f)(...)
-            f = f.args[0]
+    for n, f in _calls(stmts):
         if isinstance(f, ast.Attribute) and f.attr == "append" and len(n.args) == 1 \
                 and not n.keywords and not isinstance(f.value, ast.Name):
             root = _path_root(f.value)
