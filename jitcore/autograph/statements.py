@@ -492,8 +492,12 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, changes=None, effects=False):
+                stepped=None, affine=None, changes=None, effects=False):
     values = tuple(init)
+    if affine is not None:
+        counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
+        if counted is not None:
+            return counted
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
                                  bound)
@@ -613,6 +617,76 @@ def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, count
     out = tuple(_python_for(rng, None, body, state, state_names, line, targets, False, in_try,
                             long_range, len(rng), shaped))
     return (*out[:k], start + len(rng) * step, *out[k:])
+
+
+def _affine_while(test_fn, body_fn, values, names, line, in_try, targets, counters, in_test,
+                  compare, bound):
+    """``while start + N <= len(x): ...; start += hop; k += 1`` (``analysis.affine_while``) on
+    Python int counters stepped by Python ints: at the ``t``-th step each is ``start + hop * t``
+    and the test an inequality on ``t``, so its trip count is known now; the loop is then the
+    ``for t in range(trips)`` that gives each counter that value, by a ``range``'s rules (a
+    loop when long or bounded by a size, its counters carrying index forms: ``x[start:start +
+    N]`` is a window), or None and Python runs it, as before. After the loop each counter is
+    the Python int Python would leave."""
+    if any(t and type(values[names.index(c)]) is not int for c, t in zip(counters, in_test)):
+        return None  # (a float or traced counter: before its test adds ops to the trace)
+    left, right, *steps = bound(*values)
+    moving = {names.index(c): s for c, s in zip(counters, steps)
+              if type(values[names.index(c)]) is int and type(s) is int}
+    if any(t and names.index(c) not in moving for c, t in zip(counters, in_test)):
+        return None
+
+    def at(t: int) -> tuple:
+        return tuple(v + moving[k] * t if k in moving else v for k, v in enumerate(values))
+
+    later = bound(*at(1))[:2]
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in (left, right, *later)):
+        return None
+    d, slope = int(left) - int(right), (int(later[0]) - int(later[1])) - (int(left) - int(right))
+    if compare in (">", ">="):  # (as < and <= of the negated difference)
+        d, slope, compare = -d, -slope, {">": "<", ">=": "<="}[compare]
+    if not (d < 0 or (d == 0 and compare == "<=")):
+        trips = 0  # (the test fails at once: the body never runs)
+    elif slope <= 0:
+        return None  # never ends: Python's loop says how
+    else:
+        trips = (-d + slope - 1) // slope if compare == "<" else -d // slope + 1
+    ends = [test_fn(*at(trips - 1)) if trips else True, test_fn(*at(trips))]
+    if not all(isinstance(e, (bool, np.bool_)) for e in ends) or ends != [True, False]:
+        return None  # (not the loop the analysis read: Python's)
+    if not trips:
+        return values
+    keep = [k for k in range(len(names)) if k not in moving]
+    state, state_names = tuple(values[k] for k in keep), tuple(names[k] for k in keep)
+
+    def body(t, *v):
+        full = list(values)
+        for k, given in zip(keep, v):
+            full[k] = given
+        for k, step in moving.items():
+            full[k] = _affine_counter(t, values[k], step)
+        out = tuple(body_fn(*full))
+        return tuple(out[k] for k in keep)
+
+    rng = range(trips)
+    shaped = _sized_range(rng) or _sized(left) or _sized(right)
+    long_range = trips > 1 and not in_try and bool(state_names) and current_trace() is not None
+    out = _python_for(rng, None, body, state, state_names, line, targets, False, in_try,
+                      long_range, trips, shaped)
+    final = list(at(trips))
+    for k, v in zip(keep, out):
+        final[k] = v
+    return tuple(final)
+
+
+def _affine_counter(t, start: int, step: int):
+    """``start + step * t``, without ops that change nothing (the index itself for ``k += 1``
+    from 0); on a traced ``t`` with an index form, a value with its form (``index_forms``)."""
+    if step == 0 or isinstance(t, int):
+        return start + step * t
+    v = t if step == 1 else t * step
+    return v if start == 0 else v + start
 
 
 def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped, bound):
