@@ -2,7 +2,8 @@
 a breadth-first search over a grid with a queue array, rows written under two nested traced
 ifs, and the textbook Mandelbrot ``z[alive] = z[alive] ** 2 + c[alive]``; and (session 45)
 ``while`` loops on Python int counters: frames of a signal, two counters walking opposite ways,
-a pairwise loop stepping by 2.
+a pairwise loop stepping by 2; a compressor that keeps its gain trace in a list next to
+``y[n] = v``.
 
     PYTHONPATH=. python tools/bench_loop_shapes.py          # medians, ratios, first-call times
     PYTHONPATH=. python tools/bench_loop_shapes.py while    # the rows whose names hold 'while'
@@ -100,6 +101,22 @@ def pairwise(x):
     return acc, i
 
 
+def compressor(x, thresh_db, ratio):
+    a_att, a_rel = np.exp(-1 / 40.0), np.exp(-1 / 400.0)
+    gain_db = 0.0
+    y = np.zeros_like(x)
+    gains = []
+    for n in range(len(x)):
+        level = 20 * np.log10(max(abs(x[n]), 1e-9))
+        over = level - thresh_db
+        target = -over * (1 - 1 / ratio) if over > 0 else 0.0
+        coef = a_att if target < gain_db else a_rel
+        gain_db = coef * gain_db + (1 - coef) * target
+        y[n] = x[n] * 10 ** (gain_db / 20)  # an array written in place next to the append
+        gains.append(gain_db)
+    return y, np.array(gains)
+
+
 def _median(fn, args, repeat) -> float:
     times = []
     for _ in range(repeat):
@@ -118,6 +135,7 @@ def main() -> None:
         ("while frames, start += hop, 4095 steps", frames, (rng.standard_normal(8192), 4, 2), 7),
         ("while, two counters, 4000 steps", reversed_pairs, (rng.standard_normal(4000),), 7),
         ("while i + 1 < n, i += 2, 4000 steps", pairwise, (rng.standard_normal(8000),), 7),
+        ("compressor, append next to y[n] = v, 1024", compressor, (rng.standard_normal(1024), -12.0, 4.0), 7),
         ("list.append loop, 5000 steps", appended, (np.linspace(0, 1, 5000),), 7),
         ("BFS with a queue array, 200x200", breadth_first, (walls,), 5),
         ("rows under two nested ifs, 3000x64", nested_rows, (rng.standard_normal((3000, 64)),), 7),
@@ -133,7 +151,7 @@ def main() -> None:
         got = jitted(*args)
         first = time.perf_counter() - t
         for g, w in zip(*((r if isinstance(r, tuple) else (r,)) for r in (got, fn(*args)))):
-            np.testing.assert_array_equal(g, w)
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)  # (log10 and ** of jitcore's own)
         tj, tn = _median(jitted, args, repeat), _median(fn, args, max(2, repeat // 2))
         print(f"{name:44} {first:9.2f}s {tj * 1e3:9.2f} {tn * 1e3:9.2f} {tn / tj:8.1f}x")
 

@@ -772,13 +772,16 @@ def _trial(body_fn, values, then):
     """``then(after, copies)`` of the state after one run of the body and the copies of the state
     it ran on (a list it appended to holds the new items), traced into a block that is then
     dropped (the state is not changed; ``then`` reads what it needs there); None if the run
-    raises."""
+    raises. The copies are made in the block, so that the body's in-place writes (``y[n] = v``)
+    write them, as a loop's body writes the arrays it carries (made outside it, such a write
+    was refused and the trial gave None: a loop appending next to ``y[n] = v`` unrolled)."""
     trace, block = current_trace(), Block()
-    copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
-                                      x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
-              for leaves, tree in (pytree.flatten(v) for v in values)]
     try:
         with trace.region(block):
+            copies = [pytree.unflatten(tree, [
+                fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
+                x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
+                for leaves, tree in (pytree.flatten(v) for v in values)]
             return then(tuple(body_fn(*copies)), copies)
     except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
         return None

@@ -4,6 +4,10 @@ by constants (``while start + N <= len(x): ...; start += hop; k += 1``) has a tr
 when it starts, and compiles as the ``for`` over that count, the counters affine in its index
 (``x[start:start + N]`` a window), not as one copy of the body per step.
 
+A loop that appends to a list next to an in-place write (``y[n] = v``; h1 S1) is compiled
+as a loop too: the trial run that measures its appends now writes copies made in its own
+block.
+
 Each program is checked against itself run by Python: results, their types, the arguments
 after the call and the printed text; the loops that are not such loops (a break, a step under
 an ``if``) run as before.
@@ -27,7 +31,7 @@ from jitcore.errors import CompileTimeWarning
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 try:  # the programs the benchmark times (bench_loop_shapes.py while)
-    from bench_loop_shapes import frames, pairwise, reversed_pairs
+    from bench_loop_shapes import compressor, frames, pairwise, reversed_pairs
 finally:
     sys.path.pop(0)
 
@@ -296,3 +300,44 @@ def test_the_analysis_takes_affine_counters_only():
 
     assert analysis.affine_while(_loop(product)) is None
     assert analysis.affine_while(_loop(test_reads_data))[0] == ("i",)
+
+
+def gain_trace(x):
+    g = 0.0
+    y = np.zeros_like(x)
+    gains = []
+    for n in range(len(x)):
+        g = 0.5 * g + x[n]
+        y[n] = x[n] * g
+        gains.append(g)
+    return y, np.array(gains)
+
+
+def gains_and_rows(x):  # appends and writes a row of a 2-d array, an argument written too
+    out = np.zeros((len(x), 2))
+    peaks = []
+    for n in range(len(x)):
+        out[n, 0] = x[n] * 2
+        out[n] = out[n] + 1
+        x[n] = -x[n]
+        peaks.append(out[n, 0])
+    return out, np.array(peaks)
+
+
+@pytest.mark.parametrize("f", [gain_trace, gains_and_rows], ids=lambda f: f.__name__)
+def test_a_loop_appending_next_to_an_in_place_write_is_a_loop(f):
+    for n in (0, 1, 3, 70, 300):
+        check(f, np.random.default_rng(n).standard_normal(n))
+    text = traced(f, np.zeros(300))
+    # (a body's multiplies once, not per step; the list's rows are slices of the carried rows)
+    assert text.count('"scf.for"') == 1 and text.count('"array.mul"') < 10, text[:3000]
+
+
+def test_the_compressor_of_the_report_is_a_loop_and_pythons():
+    x = np.random.default_rng(1).standard_normal(1024)
+    text = traced(compressor, x, -12.0, 4.0)
+    assert text.count('"scf.for"') == 1 and text.count('"array.mul"') < 20, text[:3000]
+    got, want = jc.jit(compressor)(x, -12.0, 4.0), compressor(x, -12.0, 4.0)
+    for g, w in zip(got, want):  # (log10 and ** are jitcore's own: within a few ulps)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
+        assert type(g) is type(w) and g.dtype == w.dtype
