@@ -3,7 +3,7 @@ a breadth-first search over a grid with a queue array, rows written under two ne
 ifs, and the textbook Mandelbrot ``z[alive] = z[alive] ** 2 + c[alive]``; and (session 45)
 ``while`` loops on Python int counters: frames of a signal, two counters walking opposite ways,
 a pairwise loop stepping by 2; a compressor that keeps its gain trace in a list next to
-``y[n] = v``.
+``y[n] = v``; a short loop over frames of an rfft (~180 elementwise ops a step).
 
     PYTHONPATH=. python tools/bench_loop_shapes.py          # medians, ratios, first-call times
     PYTHONPATH=. python tools/bench_loop_shapes.py while    # the rows whose names hold 'while'
@@ -117,6 +117,13 @@ def compressor(x, thresh_db, ratio):
     return y, np.array(gains)
 
 
+def spectrum_sum(x):  # (7 to 63 frames: unrolled, as a short loop, before session 45)
+    acc = np.zeros(129)
+    for i in range((len(x) - 256) // 128 + 1):
+        acc += np.abs(np.fft.rfft(x[i * 128:i * 128 + 256])) ** 2
+    return acc
+
+
 def _median(fn, args, repeat) -> float:
     times = []
     for _ in range(repeat):
@@ -136,6 +143,7 @@ def main() -> None:
         ("while, two counters, 4000 steps", reversed_pairs, (rng.standard_normal(4000),), 7),
         ("while i + 1 < n, i += 2, 4000 steps", pairwise, (rng.standard_normal(8000),), 7),
         ("compressor, append next to y[n] = v, 1024", compressor, (rng.standard_normal(1024), -12.0, 4.0), 7),
+        ("rfft frames, acc +=, 31 frames", spectrum_sum, (rng.standard_normal(4096),), 7),
         ("list.append loop, 5000 steps", appended, (np.linspace(0, 1, 5000),), 7),
         ("BFS with a queue array, 200x200", breadth_first, (walls,), 5),
         ("rows under two nested ifs, 3000x64", nested_rows, (rng.standard_normal((3000, 64)),), 7),

@@ -56,6 +56,11 @@ UNROLL_LIMIT = 64
 # 50 steps: 100 kernels, 25 s; five rows of mean, sort and std: 3.8 s unrolled, 1.9 s as a
 # loop). Elementwise and shape ops fuse across copies: not counted.
 UNROLL_KERNELS = 16
+# ... and so does one whose copies would hold more ops than this in all, fused or not: a body
+# of many elementwise ops (an rfft of 256 points is ~180) compiles in time that grows with the
+# copies however well they fuse (31 frames of ``acc += np.abs(np.fft.rfft(x[i * 128:i * 128 +
+# 256])) ** 2``: 16 s unrolled; a few ms an op).
+UNROLL_OPS = 1000
 # Steps of a loop run in Python at each end, at most, so that the steps between are a loop
 # (a slice NumPy clamps at the first or last steps, ``x[i - 1:i + 2]``).
 PEEL = 2
@@ -959,16 +964,18 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 long_range, trips, shaped=False):
     """The loop run by Python (unrolled into the trace), until it must become a traced loop:
     when its remaining copies are more than ``UNROLL_LIMIT``, or, measured on the first
-    iteration, would end more than ``UNROLL_KERNELS`` kernels, or at once when its bounds are
-    ``shaped`` (from the arguments' extents)."""
+    iteration, would end more than ``UNROLL_KERNELS`` kernels or hold more than ``UNROLL_OPS``
+    ops, or at once when its bounds are ``shaped`` (from the arguments' extents)."""
     iterator = iter(iterable)
-    per_step = 0
+    per_step = ops_per_step = 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
     for done, item in enumerate(iterator):
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
+            ops_per_step = len(current_trace().builder.block.ops) - ops_per_step
         left = (trips - done) * _copies()
-        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS  # a loop for its bounds
+        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS \
+            and left * ops_per_step <= UNROLL_OPS  # (else a loop for its bounds)
         if long_range and (not short or shaped) and _holds_arrays(values) and _all_carriable(values):
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
@@ -1011,6 +1018,7 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 return values
         if long_range and done == 0:
             per_step = _kernel_ends()
+            ops_per_step = len(current_trace().builder.block.ops)
         with _unrolling(trips):
             values = tuple(body_fn(item, *values))
     return values

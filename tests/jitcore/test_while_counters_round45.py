@@ -6,7 +6,8 @@ when it starts, and compiles as the ``for`` over that count, the counters affine
 
 A loop that appends to a list next to an in-place write (``y[n] = v``; h1 S1) is compiled
 as a loop too: the trial run that measures its appends now writes copies made in its own
-block.
+block. And a short loop whose copies would hold more than ``UNROLL_OPS`` ops (frames of an
+rfft, ~180 elementwise ops each; h1 S2) is a loop, not copies that fuse into one huge kernel.
 
 Each program is checked against itself run by Python: results, their types, the arguments
 after the call and the printed text; the loops that are not such loops (a break, a step under
@@ -31,7 +32,7 @@ from jitcore.errors import CompileTimeWarning
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 try:  # the programs the benchmark times (bench_loop_shapes.py while)
-    from bench_loop_shapes import compressor, frames, pairwise, reversed_pairs
+    from bench_loop_shapes import compressor, frames, pairwise, reversed_pairs, spectrum_sum
 finally:
     sys.path.pop(0)
 
@@ -341,3 +342,31 @@ def test_the_compressor_of_the_report_is_a_loop_and_pythons():
     for g, w in zip(got, want):  # (log10 and ** are jitcore's own: within a few ulps)
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=0)
         assert type(g) is type(w) and g.dtype == w.dtype
+
+
+def welch(x, nperseg):  # h1 S2's welch: a while over frames (84 s to compile at 92 frames)
+    w = np.hanning(nperseg)
+    hop = nperseg // 2
+    acc = np.zeros(nperseg // 2 + 1)
+    count = 0
+    start = 0
+    while start + nperseg <= len(x):
+        seg = x[start:start + nperseg]
+        seg = seg - seg.mean()
+        acc += np.abs(np.fft.rfft(seg * w)) ** 2
+        count += 1
+        start += hop
+    psd = acc / count
+    psd[1:-1] *= 2
+    return psd, count, start
+
+
+@pytest.mark.parametrize("n", [1024, 4096])
+def test_frames_of_an_fft_are_a_loop(n):
+    x = np.random.default_rng(n).standard_normal(n)
+    for f, args, static in ((spectrum_sum, (x,), ()), (welch, (x, 256), (1,))):
+        assert traced(f, *args, static=static).count('"scf.for"') == 1, f.__name__
+        got, want = jc.jit(f, static_argnums=static)(*args), f(*args)
+        for g, w in zip(*(v if isinstance(v, tuple) else (v,) for v in (got, want))):
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12 * np.max(np.abs(w)))
+            assert type(g) is type(w)
