@@ -631,6 +631,90 @@ def _additive_step(stmt, counter: str, changed: set[str]) -> ast.expr | None:
     return value if isinstance(op, ast.Add) else ast.UnaryOp(op=ast.USub(), operand=value)
 
 
+def affine_while(node: ast.While) -> tuple | None:
+    """``(counters, in_test, compare, test, steps)`` for a ``while`` whose test compares affine
+    functions of counters (``start + N <= len(x)``, ``i + 1 < n``, ``2 * k < n - j``): names the
+    body steps by a constant in one statement at its top level (``start += hop``, ``k += 1``,
+    ``j -= 1``, a number or a name it does not change), assigns nowhere else and, in the test,
+    combines only by ``+``, ``-`` and products with invariant factors (``_invariant``); else None.
+    ``in_test`` says which counters the test reads (at least one), ``test`` is the comparison
+    itself (read after ``Expressions`` converted it), ``steps`` copies of the steps' sizes,
+    signed. Each counter is then ``start + step * t`` at the ``t``-th step, and the test an
+    inequality on ``t``: its trip count is known when the loop starts (``statements.while_stmt``).
+    A ``break`` or ``continue`` (as ``lowering`` writes it: a flag in the test, the step under an
+    ``if``) or a step under an ``if`` is not such a loop."""
+    test = node.test
+    jumps = any(isinstance(m, (ast.Break, ast.Continue, ast.Return, ast.FunctionDef,
+                               ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+                for s in node.body for m in ast.walk(s))
+    if node.orelse or jumps or has_python_effects(node.body) or not (
+            isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARES):
+        return None
+    changed = assigned(node.body) | written(node.body)
+    stores: dict[str, int] = {}
+    for n in (m for s in node.body for m in ast.walk(s)):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    counters, steps = [], []
+    for stmt in node.body:  # (top level: each runs once an iteration)
+        target = stmt.target if isinstance(stmt, ast.AugAssign) else \
+            stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if not isinstance(target, ast.Name) or stores.get(target.id) != 1:
+            continue
+        step = _additive_step(stmt, target.id, changed)
+        if step is not None:
+            counters.append(target.id)
+            steps.append(step)
+    sides = (test.left, test.comparators[0])
+    if not all(_affine(side, set(counters), changed, _resized(node.body, changed)) for side in sides):
+        return None
+    read = {n.id for side in sides for n in ast.walk(side) if isinstance(n, ast.Name)}
+    in_test = tuple(c in read for c in counters)
+    if not any(in_test):
+        return None
+    return tuple(counters), in_test, _COMPARES[type(test.ops[0])], test, steps
+
+
+def _affine(expr, counters: set[str], changed: set[str], resized: set[str]) -> bool:
+    """Whether ``expr`` is an affine function of ``counters`` with invariant coefficients."""
+    if not any(isinstance(n, ast.Name) and n.id in counters for n in ast.walk(expr)):
+        return _invariant_sizes(expr, changed, resized)
+    if isinstance(expr, ast.Name):
+        return True
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, (ast.USub, ast.UAdd)):
+        return _affine(expr.operand, counters, changed, resized)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub)):
+        return all(_affine(e, counters, changed, resized) for e in (expr.left, expr.right))
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):  # (one factor invariant)
+        return any(_invariant_sizes(f, changed, resized) and _affine(g, counters, changed, resized)
+                   for f, g in ((expr.left, expr.right), (expr.right, expr.left)))
+    return False
+
+
+def _resized(body, changed: set[str]) -> set[str]:
+    """The names of ``changed`` whose size ``body`` may change: all but the arrays it only
+    writes in place (``x[k] = v``: ``len(x)`` stays)."""
+    bound = _Assigned(subscripts=False)
+    for s in body:
+        bound.visit(s)
+    with_attributes = {n.value.id for m in ast.walk(ast.Module(body=body, type_ignores=[]))
+                       for n in (m.targets if isinstance(m, ast.Assign) else [getattr(m, "target", None)])
+                       if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
+    return changed - (written(body) - bound.names - with_attributes)
+
+
+def _invariant_sizes(expr, changed: set[str], resized: set[str]) -> bool:
+    """``_invariant``, where an array written only in place is read for its size alone
+    (``len(x)``, ``x.shape[0]``, ``x.size``)."""
+    sizes = {id(n.args[0]) for n in ast.walk(expr) if isinstance(n, ast.Call) and isinstance(
+        n.func, ast.Name) and n.func.id == "len" and len(n.args) == 1}
+    sizes |= {id(n.value) for n in ast.walk(expr)
+              if isinstance(n, ast.Attribute) and n.attr in ("shape", "size", "ndim")}
+    in_place = changed - resized
+    return _invariant(expr, resized) and all(
+        id(n) in sizes for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in in_place)
+
+
 def steps_once(body, counter: str) -> bool:
     """Whether every assignment of ``counter`` in ``body`` runs at most once an iteration: none
     is inside a loop nested in the body (``statements._counter_bounds``: then one iteration moves

@@ -56,6 +56,11 @@ UNROLL_LIMIT = 64
 # 50 steps: 100 kernels, 25 s; five rows of mean, sort and std: 3.8 s unrolled, 1.9 s as a
 # loop). Elementwise and shape ops fuse across copies: not counted.
 UNROLL_KERNELS = 16
+# ... and so does one whose copies would hold more ops than this in all, fused or not: a body
+# of many elementwise ops (an rfft of 256 points is ~180) compiles in time that grows with the
+# copies however well they fuse (31 frames of ``acc += np.abs(np.fft.rfft(x[i * 128:i * 128 +
+# 256])) ** 2``: 16 s unrolled; a few ms an op).
+UNROLL_OPS = 1000
 # Steps of a loop run in Python at each end, at most, so that the steps between are a loop
 # (a slice NumPy clamps at the first or last steps, ``x[i - 1:i + 2]``).
 PEEL = 2
@@ -500,8 +505,12 @@ def while_stmt(test_fn, body_fn, *, after=None, rebinds=None, holders=(), **site
 
 
 def _while_stmt(test_fn, body_fn, *, init, names, line, in_try, targets=(), counter=None, bound=None,
-                stepped=None, changes=None, effects=False):
+                stepped=None, affine=None, changes=None, effects=False):
     values = tuple(init)
+    if affine is not None:
+        counted = _affine_while(test_fn, body_fn, values, names, line, in_try, targets, *affine)
+        if counted is not None:
+            return counted
     if counter is not None:
         counted = _counted_while(test_fn, body_fn, values, names, line, in_try, targets, counter,
                                  bound)
@@ -625,6 +634,76 @@ def _counted_while(test_fn, body_fn, values, names, line, in_try, targets, count
     return (*out[:k], start + len(rng) * step, *out[k:])
 
 
+def _affine_while(test_fn, body_fn, values, names, line, in_try, targets, counters, in_test,
+                  compare, bound):
+    """``while start + N <= len(x): ...; start += hop; k += 1`` (``analysis.affine_while``) on
+    Python int counters stepped by Python ints: at the ``t``-th step each is ``start + hop * t``
+    and the test an inequality on ``t``, so its trip count is known now; the loop is then the
+    ``for t in range(trips)`` that gives each counter that value, by a ``range``'s rules (a
+    loop when long or bounded by a size, its counters carrying index forms: ``x[start:start +
+    N]`` is a window), or None and Python runs it, as before. After the loop each counter is
+    the Python int Python would leave."""
+    if any(t and type(values[names.index(c)]) is not int for c, t in zip(counters, in_test)):
+        return None  # (a float or traced counter: before its test adds ops to the trace)
+    left, right, *steps = bound(*values)
+    moving = {names.index(c): s for c, s in zip(counters, steps)
+              if type(values[names.index(c)]) is int and type(s) is int}
+    if any(t and names.index(c) not in moving for c, t in zip(counters, in_test)):
+        return None
+
+    def at(t: int) -> tuple:
+        return tuple(v + moving[k] * t if k in moving else v for k, v in enumerate(values))
+
+    later = bound(*at(1))[:2]
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+               for v in (left, right, *later)):
+        return None
+    d, slope = int(left) - int(right), (int(later[0]) - int(later[1])) - (int(left) - int(right))
+    if compare in (">", ">="):  # (as < and <= of the negated difference)
+        d, slope, compare = -d, -slope, {">": "<", ">=": "<="}[compare]
+    if not (d < 0 or (d == 0 and compare == "<=")):
+        trips = 0  # (the test fails at once: the body never runs)
+    elif slope <= 0:
+        return None  # never ends: Python's loop says how
+    else:
+        trips = (-d + slope - 1) // slope if compare == "<" else -d // slope + 1
+    ends = [test_fn(*at(trips - 1)) if trips else True, test_fn(*at(trips))]
+    if not all(isinstance(e, (bool, np.bool_)) for e in ends) or ends != [True, False]:
+        return None  # (not the loop the analysis read: Python's)
+    if not trips:
+        return values
+    keep = [k for k in range(len(names)) if k not in moving]
+    state, state_names = tuple(values[k] for k in keep), tuple(names[k] for k in keep)
+
+    def body(t, *v):
+        full = list(values)
+        for k, given in zip(keep, v):
+            full[k] = given
+        for k, step in moving.items():
+            full[k] = _affine_counter(t, values[k], step)
+        out = tuple(body_fn(*full))
+        return tuple(out[k] for k in keep)
+
+    rng = range(trips)
+    shaped = _sized_range(rng) or _sized(left) or _sized(right)
+    long_range = trips > 1 and not in_try and bool(state_names) and current_trace() is not None
+    out = _python_for(rng, None, body, state, state_names, line, targets, False, in_try,
+                      long_range, trips, shaped)
+    final = list(at(trips))
+    for k, v in zip(keep, out):
+        final[k] = v
+    return tuple(final)
+
+
+def _affine_counter(t, start: int, step: int):
+    """``start + step * t``, without ops that change nothing (the index itself for ``k += 1``
+    from 0); on a traced ``t`` with an index form, a value with its form (``index_forms``)."""
+    if step == 0 or isinstance(t, int):
+        return start + step * t
+    v = t if step == 1 else t * step
+    return v if start == 0 else v + start
+
+
 def _stepped_while(test_fn, body_fn, values, names, line, in_try, targets, stepped, bound):
     """``while i < n`` on a Python number ``i`` that the body steps by known sizes under an
     ``if`` (``i += 1`` in one branch, ``i += 2`` in the other), or a loop that may ``break``
@@ -708,13 +787,16 @@ def _trial(body_fn, values, then):
     """``then(after, copies)`` of the state after one run of the body and the copies of the state
     it ran on (a list it appended to holds the new items), traced into a block that is then
     dropped (the state is not changed; ``then`` reads what it needs there); None if the run
-    raises."""
+    raises. The copies are made in the block, so that the body's in-place writes (``y[n] = v``)
+    write them, as a loop's body writes the arrays it carries (made outside it, such a write
+    was refused and the trial gave None: a loop appending next to ``y[n] = v`` unrolled)."""
     trace, block = current_trace(), Block()
-    copies = [pytree.unflatten(tree, [fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
-                                      x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
-              for leaves, tree in (pytree.flatten(v) for v in values)]
     try:
         with trace.region(block), effects.undone((), values, (body_fn,)):
+            copies = [pytree.unflatten(tree, [
+                fresh(x, x.scalar, x.weak) if isinstance(x, Tracer) else
+                x.copy() if isinstance(x, np.ndarray) else x for x in leaves])
+                for leaves, tree in (pytree.flatten(v) for v in values)]
             return then(tuple(body_fn(*copies)), copies)
     except Exception:  # noqa: BLE001  (whatever it was, Python's steps will meet it again)
         return None
@@ -892,18 +974,21 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 long_range, trips, shaped=False, scratch=()):
     """The loop run by Python (unrolled into the trace), until it must become a traced loop:
     when its remaining copies are more than ``UNROLL_LIMIT``, or, measured on the first
-    iteration, would end more than ``UNROLL_KERNELS`` kernels, or at once when its bounds are
-    ``shaped`` (from the arguments' extents). After a break on a traced test, the rest is a
-    traced loop, or, where the body needs the index as a Python int, unrolled with each step
-    under an if (``_guarded_rest``; ``scratch``: the arrays each step makes afresh)."""
+    iteration, would end more than ``UNROLL_KERNELS`` kernels or hold more than ``UNROLL_OPS``
+    ops, or at once when its bounds are ``shaped`` (from the arguments' extents). After a break
+    on a traced test, the rest is a traced loop, or, where the body needs the index as a Python
+    int, unrolled with each step under an if (``_guarded_rest``; ``scratch``: the arrays each
+    step makes afresh)."""
     iterator = iter(iterable)
-    per_step = 0
+    per_step = ops_per_step = 0
     peeled = 0  # steps run in Python after the traced loop failed, as many kept for the end
     for done, item in enumerate(iterator):
         if long_range and done == 1:
             per_step = _kernel_ends() - per_step
+            ops_per_step = len(current_trace().builder.block.ops) - ops_per_step
         left = (trips - done) * _copies()
-        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS  # a loop for its bounds
+        short = left <= UNROLL_LIMIT and left * per_step <= UNROLL_KERNELS \
+            and left * ops_per_step <= UNROLL_OPS  # (else a loop for its bounds)
         if long_range and (not short or shaped) and _holds_arrays(values) and _all_carriable(values):
             tail = peeled if extra_test is None else 0  # a break would skip the last steps
             try:
@@ -952,6 +1037,7 @@ def _python_for(iterable, extra_test, body_fn, values, names, line, targets, eff
                 return values
         if long_range and done == 0:
             per_step = _kernel_ends()
+            ops_per_step = len(current_trace().builder.block.ops)
         with _unrolling(trips):
             values = tuple(body_fn(item, *values))
     return values

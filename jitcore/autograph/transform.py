@@ -420,10 +420,11 @@ class ControlFlow(ast.NodeTransformer):
     liveness (computed after ``lowering``), ``declared`` its global/nonlocal names."""
 
     def __init__(self, live: analysis.Liveness, declared: set[str], own: set[str], counted=None,
-                 stepped=None):
+                 stepped=None, affine=None):
         self.live = live
         self.counted = counted or {}  # id(while) -> analysis.counted_while, before Expressions
         self.stepped = stepped or {}  # id(while) -> analysis.stepped_while, the same
+        self.affine = affine or {}  # id(while) -> analysis.affine_while, the same
         self.declared = declared
         self.nonlocals: set[str] = set()  # those of ``declared`` that are nonlocal, not global
         self.own = own  # the function's locals: only they can be state
@@ -572,6 +573,21 @@ class ControlFlow(ast.NodeTransformer):
         defs = [_locate(test, node), self._function(body_fn, state, node.body, state, node)]
         site = self._site(node, state, node.body)
         site["targets"] = _strings(sorted(self._scratch(node.body, node)))
+        affine = self.affine.get(id(node))
+        if affine is not None and set(affine[0]) <= set(state) and (counted is None or len(affine[0]) > 1):
+            # ``while start + N <= len(x): ...; start += hop; k += 1``: the test's two sides and
+            # the steps, for a loop over the step count (``statements._affine_while``; where
+            # that cannot be, a float counter, the helpers below as before)
+            counters, in_test, compare, test, steps = affine
+            bound_fn = self.fresh("bound")
+            bound = self._function(bound_fn, state, [], [], node)
+            bound.body = [ast.Return(value=ast.Tuple(
+                elts=[copy.deepcopy(test.left), copy.deepcopy(test.comparators[0]), *steps],
+                ctx=ast.Load()))]
+            defs.insert(1, _locate(bound, node))
+            site["affine"] = ast.Tuple(elts=[_strings(counters), ast.Tuple(
+                elts=[ast.Constant(c) for c in in_test], ctx=ast.Load()), ast.Constant(compare),
+                _load(bound_fn)], ctx=ast.Load())
         if counted is not None and counted[0] in state and isinstance(node.test, ast.Compare):
             # ``while i < n: ...; i += 1``: the bound, for a loop over the counter's values
             bound_fn = self.fresh("bound")
@@ -753,9 +769,10 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     counted = {id(n): analysis.counted_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
     stepped = {id(n): analysis.stepped_while(n) for n in ast.walk(fn)
                if isinstance(n, ast.While) and counted[id(n)] is None}
+    affine = {id(n): analysis.affine_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
-    converter = ControlFlow(live, declared, own, counted, stepped)
+    converter = ControlFlow(live, declared, own, counted, stepped, affine)
     converter.nonlocals = nonlocals
     converter.following = {id(s): fn.body[k + 1:] for k, s in enumerate(fn.body)}
     fn.body = [out for s in fn.body for out in _as_list(converter.visit(s))]
