@@ -56,8 +56,11 @@ def _select(test: Tracer, if_true, if_false):
     are booleans (the same values), a select otherwise."""
     if all(getattr(v, "dtype", None) == np.bool_ or isinstance(v, (bool, np.bool_))
            for v in (test, if_true, if_false)):
-        return (np.logical_and(test, if_true) if if_false is test
-                else np.logical_or(test, if_false))
+        out = (np.logical_and(test, if_true) if if_false is test
+               else np.logical_or(test, if_false))
+        if all(python_number(v) for v in (test, if_true, if_false)):  # Python bools: a Python bool
+            return fresh(out, True, True)
+        return out
     return np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
 
 

@@ -1,0 +1,86 @@
+"""Round 45's new users (lead-out t45): boolean masks with an integer index, ``math``'s
+predicates, filtered generator reductions and a Python list indexed by traced data, each
+checked against plain Python and NumPy (results, types, arguments after the call), or, where
+jitcore refuses on purpose, checked to be jitcore's own error naming what to write instead."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import jitcore as jc
+
+
+def _same(got, want):
+    """Equal values of the same types, element by element through tuples."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+        return
+    assert type(got) is type(want), (got, want)
+    if isinstance(want, np.ndarray):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want or (got != got and want != want), (got, want)
+
+
+# -- math.isnan, isinf, isfinite, isclose, fsum -------------------------------------------------
+
+def _count_nans(x):
+    n = 0
+    for v in x:
+        if math.isnan(v):
+            n += 1
+    return n
+
+
+def _predicates(x):
+    return (math.isnan(x[0]), math.isinf(x[1]), math.isfinite(x[2]), math.isfinite(x[0]),
+            math.isnan(x.sum()), n_close(x))
+
+
+def n_close(x):
+    return math.isnan(x[3]) + math.isinf(x[1])
+
+
+def _isclose(x, y):
+    return (math.isclose(x[0], y[0]), math.isclose(x[1], y[1], rel_tol=0.1),
+            math.isclose(x[2], y[2], abs_tol=1e-3), math.isclose(x[3], y[3]),
+            math.isclose(x[4], y[4]), math.isclose(x[0], 1.0 + 1e-12))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_count_nans, (np.array([1.0, np.nan, 2.0, np.nan]),)),
+    (_predicates, (np.array([np.nan, -np.inf, 3.0, 1.0]),)),
+    (_predicates, (np.array([0.5, 2.0, np.inf, np.nan]),)),
+    (_isclose, (np.array([1.0, 1.0, 0.0, np.inf, np.nan]),
+                np.array([1.0 + 1e-10, 1.05, 5e-4, np.inf, np.nan]))),
+    (_isclose, (np.array([1.0, 1.0, 0.0, np.inf, 1.0]), np.array([1.1, 1.2, 2e-3, -np.inf, np.inf]))),
+], ids=["count-nans", "predicates", "predicates-2", "isclose", "isclose-2"])
+def test_math_predicates_of_traced_numbers_are_pythons(fn, args):
+    _same(jc.jit(fn)(*args), fn(*args))
+
+
+def test_isclose_of_a_traced_number_and_an_int():
+    fn = lambda x, n: math.isclose(x.sum(), n) and math.isclose(n, 6)  # noqa: E731
+    _same(jc.jit(fn)(np.arange(4.0), 6), fn(np.arange(4.0), 6))
+
+
+def test_isclose_with_a_negative_tolerance_raises_pythons_error():
+    x = np.arange(3.0)
+    with pytest.raises(ValueError, match="tolerances must be non-negative"):
+        jc.jit(lambda x: math.isclose(x[0], x[1], rel_tol=-1.0))(x)
+    with pytest.raises(ValueError, match="tolerances must be non-negative"):
+        jc.jit(lambda x, t: math.isclose(x[0], x[1], abs_tol=t))(x, x[1] - 2.0)
+    assert jc.jit(lambda x, t: math.isclose(x[0], x[1], abs_tol=t))(x, 1.5) is True
+
+
+def test_fsum_of_traced_numbers_is_refused_naming_np_sum():
+    with pytest.raises(jc.UnsupportedError, match=r"math.fsum of traced numbers.*np.sum\(x\)"):
+        jc.jit(lambda x: math.fsum(x))(np.arange(4.0))
+    with pytest.raises(jc.UnsupportedError, match="np.sum"):
+        jc.jit(lambda x: math.fsum([x[0], 1.0]))(np.arange(4.0))
