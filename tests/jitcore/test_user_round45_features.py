@@ -84,3 +84,63 @@ def test_fsum_of_traced_numbers_is_refused_naming_np_sum():
         jc.jit(lambda x: math.fsum(x))(np.arange(4.0))
     with pytest.raises(jc.UnsupportedError, match="np.sum"):
         jc.jit(lambda x: math.fsum([x[0], 1.0]))(np.arange(4.0))
+
+
+# -- a Python list or tuple read at a traced position -------------------------------------------
+
+def _best_lambda(x, lams):
+    scores = [np.sum((x - lam) ** 2) for lam in lams]
+    return lams[int(np.argmin(scores))]
+
+
+def _chosen_row(x, rows):
+    return rows[int(np.argmax(x)) - 2] * 2.0
+
+
+X4 = np.array([0.9, 1.1, 1.0, 3.0])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_best_lambda, (np.array([0.9, 1.1, 1.0]), [0.5, 1.0, 2.0])),
+    (_best_lambda, (np.array([0.9, 1.1, 1.0]), (0.5, 1.0, 2.0))),
+    (lambda x, ks: ks[int(np.argmax(x))] + 1, (X4, [1, 2, 3, 4])),
+    (lambda x, ks: ks[np.argmax(x)], (X4, (True, False, False, True))),
+    (lambda x, ks: ks[-int(np.argmax(x))], (X4, [1.5, 2.5, 7.0, 8.0])),
+    (lambda x, ks: ks[int(np.argmax(x))], (X4, [np.float32(1), np.float32(2), np.float32(3), np.float32(4)])),
+    (lambda x: [x.sum(), x.max(), x[0], x[1]][int(np.argmin(x))], (X4,)),
+    (lambda x: (1.0, 2.0, 4.0)[int(np.argmin(x))], (X4,)),
+    (_chosen_row, (X4, [np.zeros(2), np.ones(2), np.arange(2.0), np.full(2, 3.0)])),
+    (lambda x: [x, x * 2, x + 1][int(np.argmin(x)) + 1], (X4,)),
+], ids=["floats", "tuple", "ints", "bools", "negative", "float32", "numpy-scalars", "constant",
+        "array-arguments", "traced-arrays"])
+def test_a_list_read_at_a_traced_position_is_pythons_item(fn, args):
+    _same(jc.jit(fn)(*args), fn(*args))
+
+
+def test_a_list_read_out_of_range_raises_pythons_index_error():
+    fn = lambda x, ks: ks[int(np.argmax(x))]  # noqa: E731
+    with pytest.raises(IndexError, match="^list index out of range$"):
+        jc.jit(fn)(X4, [1.5, 2.5])
+    with pytest.raises(IndexError, match="^tuple index out of range$"):
+        jc.jit(lambda x: (1, 2)[-int(np.argmax(x))])(X4)
+
+
+def _write_chosen(x, arrays):
+    a = arrays[int(np.argmax(x)) - 3]
+    a[0] = 5.0
+    return a
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (lambda x, ks: ks[int(np.argmax(x))], (X4, [1, 2.5, 7.0, 8.0]), "list of mixed types.*np.asarray"),
+    (lambda x: ["a", "b", "c", "d"][int(np.argmax(x))], (X4,), "list of str items.*np.asarray"),
+    (_write_chosen, (X4, [np.zeros(2), np.ones(2)]), "array chosen from a list.*np.stack"),
+], ids=["mixed", "strings", "written"])
+def test_lists_a_gather_cannot_read_are_refused_with_advice(fn, args, words):
+    with pytest.raises(jc.UnsupportedError, match=words):
+        jc.jit(fn)(*args)
+
+
+def test_a_list_of_strings_at_an_int_argument_is_still_static_on_demand():
+    fn = lambda x, i: ["a", "b", "c"][i]  # noqa: E731
+    assert jc.jit(fn)(X4, 2) == "c"
