@@ -29,6 +29,7 @@ from jitcore.autograph.expressions import (
     or_,
     setitem,
 )
+from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
@@ -36,7 +37,8 @@ from jitcore.errors import UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
-__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
+__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare",
+           "comprehension_test", "converted", "filtered",
            "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_setitem", "not_", "or_", "out_call", "out_part",
            "outer_read",

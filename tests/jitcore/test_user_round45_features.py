@@ -144,3 +144,66 @@ def test_lists_a_gather_cannot_read_are_refused_with_advice(fn, args, words):
 def test_a_list_of_strings_at_an_int_argument_is_still_static_on_demand():
     fn = lambda x, i: ["a", "b", "c"][i]  # noqa: E731
     assert jc.jit(fn)(X4, 2) == "c"
+
+
+# -- reductions of a filtered generator ---------------------------------------------------------
+
+X3 = np.array([0.9, -1.1, 1.0, 3.0, 4.0, -0.5])
+
+
+def _positives_in_rows(x):
+    total = 0
+    for k in range(x.shape[0]):
+        total += sum(1 for v in x[k] if v > 0)
+    return total
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: sum(1 for v in x if v > 0),
+    lambda x: sum(v for v in x if v > 0),
+    lambda x: len([v for v in x if v > 0]),
+    lambda x: len([v for v in x if v > 0 if v < 3.5]),
+    lambda x: any(v > 3 for v in x if v > 0),
+    lambda x: all(v > 3.5 for v in x if v > 3),
+    lambda x: (max(v for v in x if v < 2), min([v for v in x if v > 0])),
+    lambda x: sum((v for v in x if v > 0), 10.0),
+    lambda x: sum([v * v for v in x if v > 0], 1),
+    lambda x: sum(v > 1 for v in x if v > 0),
+    lambda x: sum(v for v in x.astype(np.float32) if v > 0),
+    lambda x: sum(v for v in (x * 3).astype(np.int32) if v > 0),
+    lambda x: sum(1 for v in x.tolist() if v > 0),
+    lambda x: sum(v for v in x.tolist() if v > 0),
+    lambda x: sum(i for i, v in enumerate(x) if v > 0),
+    lambda x: sum(a * b for a, b in zip(x, x + 1) if a > 0),
+    lambda x: sum(x[i] for i in range(5) if x[i] > 0),
+    lambda x: sum(row for row in x.reshape(3, 2) if row[0] > 0),
+    lambda x: sum(math.log(v) for v in x if v > 0),
+    _positives_in_rows,
+], ids=["count", "sum", "len", "len-two-ifs", "any", "all", "max-min", "start", "list-start",
+        "bools", "float32", "int32", "tolist-count", "tolist-sum", "enumerate", "zip", "range",
+        "rows", "log-where-kept", "in-a-loop"])
+def test_filtered_generator_reductions_are_pythons(fn):
+    x = X3.reshape(2, 3) if fn is _positives_in_rows else X3
+    _same(jc.jit(fn)(x), fn(x))
+
+
+def test_max_of_a_filtered_generator_follows_pythons_nan_rule():
+    fn = lambda x: max(v for v in x if v > 0 or v != v)  # noqa: E731
+    for x in (np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 2.0])):
+        _same(jc.jit(fn)(x), fn(x))
+
+
+def test_an_empty_filtered_max_raises_pythons_error():
+    with pytest.raises(ValueError, match=r"max\(\) arg is an empty sequence"):
+        jc.jit(lambda x: max(v for v in x if v > 10))(X3)
+
+
+def test_a_filtered_sum_keeping_nothing_is_zero_of_the_items_type():
+    # Python's is start itself (the int 0); the items' type is what compiled code can give
+    assert jc.jit(lambda x: sum(v for v in x if v > 10))(X3) == 0
+
+
+def test_a_filtered_list_kept_is_refused_naming_the_masked_forms():
+    with pytest.raises(jc.UnsupportedError, match=r"'if' of a comprehension.*np.count_nonzero\(x > 0\)"
+                       r".*x\[x > 0\].sum\(\)"):
+        jc.jit(lambda x: [v for v in x if v > 0])(X3)
