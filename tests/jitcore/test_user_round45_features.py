@@ -207,3 +207,109 @@ def test_a_filtered_list_kept_is_refused_naming_the_masked_forms():
     with pytest.raises(jc.UnsupportedError, match=r"'if' of a comprehension.*np.count_nonzero\(x > 0\)"
                        r".*x\[x > 0\].sum\(\)"):
         jc.jit(lambda x: [v for v in x if v > 0])(X3)
+
+
+# -- a boolean mask with an integer index: v[mask, 0] *= -1 -------------------------------------
+
+_RNG = np.random.default_rng(45)
+V = _RNG.normal(size=(6, 3))
+A3 = _RNG.normal(size=(4, 5, 3))
+
+
+def _flip_column(v, m):
+    v[m, 0] *= -1
+    v[m, 1:] = 0
+    return v
+
+
+def _bump_row(v):
+    m = v[0] > 0
+    v[0, m] += 1
+    return v
+
+
+def _bounce(pos, vel, steps):
+    for _ in range(steps):
+        pos += 0.1 * vel
+        for k in range(2):
+            out = (pos[:, k] < 0) | (pos[:, k] > 1)
+            vel[out, k] = -vel[out, k]
+    return pos, vel
+
+
+def _column_k(v, k):
+    m = v[:, 0] > 0
+    v[m, k] = 0.5 * v[m, k] + 1
+    v[m, 0] = v[m, 1]
+    return v
+
+
+def _masked_columns(v):
+    m = v[0] > 0
+    v[:, m] *= 3
+    return v
+
+
+def _three_dims(a):
+    m = a[:, 0, 0] > 0
+    a[m, :, 0] += 10
+    a[0, :, m[:3]] -= 1
+    a[1, a[1, :, 0] > 0] *= 2
+    return a
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_flip_column, (V, V[:, 0] > 0)),
+    (_bump_row, (V,)),
+    (_bounce, (_RNG.uniform(0, 1, size=(40, 2)), _RNG.normal(size=(40, 2)), 20)),
+    (_column_k, (V, 2)),
+    (_column_k, (V, -1)),
+    (_masked_columns, (V,)),
+    (_three_dims, (A3,)),
+], ids=["flip-column", "row", "bounce-loop", "column-k", "column-negative", "columns", "3-d"])
+def test_writes_through_a_mask_and_an_int_are_numpys(fn, args):
+    mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got, want = jc.jit(fn)(*mine), fn(*theirs)
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        np.testing.assert_array_equal(g, w)
+    for p, q in zip(mine, theirs):
+        np.testing.assert_array_equal(p, q)  # the arguments after the call
+
+
+@pytest.mark.parametrize("fn", [
+    lambda v, m: np.sum(v[m, 0]),
+    lambda v, m: v[m, 1].max(),
+    lambda v, m: np.mean(v[m, 2]),
+    lambda v, m: v[m, -1].sum(),
+    lambda v, m: (v[m, 1:] * 2).sum(axis=0),
+    lambda v, m: v[:, m[:3]].sum(),
+    lambda v, m: np.sum(v[1:, m[:3]] ** 2),
+    lambda v, m: v[m, 0].astype(np.float32).sum(),
+], ids=["sum", "max", "mean", "negative-int", "slice-axis-0", "columns", "columns-power", "astype"])
+def test_reductions_of_a_mask_and_an_int_are_numpys(fn):
+    m = V[:, 0] > 0
+    got, want = jc.jit(fn)(V, m), fn(V, m)
+    assert type(got) is type(want)
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+
+
+def test_a_mask_and_an_int_read_in_3_d_is_numpys():
+    fn = lambda a, m: (a[m, :, 0].sum(axis=0), a[0, :, m[:3]].sum(axis=0))  # noqa: E731
+    m = A3[:, 0, 0] > 0
+    for g, w in zip(jc.jit(fn)(A3, m), fn(A3, m)):
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+
+
+@pytest.mark.parametrize("fn, words", [
+    (lambda v, m: v[:, m[:3]].sum(axis=0), "reduction along an axis of a\\[:, mask\\]"),
+    (lambda v, m: v.__setitem__((m, 0), v[~m, 1]), "selection by another mask"),
+], ids=["kept-axis", "another-mask"])
+def test_uses_of_a_mask_and_an_int_that_need_the_data_are_refused(fn, words):
+    with pytest.raises(jc.JitTypeError, match=words):
+        jc.jit(fn)(V.copy(), V[:, 0] > 0)
+
+
+def test_a_mask_and_an_int_out_of_range_raise_numpys_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        jc.jit(lambda v, m: v[m, 7].sum())(V, V[:, 0] > 0)
