@@ -8,7 +8,9 @@ numbers, a NumPy scalar for NumPy scalars, the array for arrays (a view that ref
 since Python's item is the list's own array, not a copy). A position out of range raises
 Python's ``IndexError('list index out of range')`` from the call. Items of mixed types, or of
 anything else, are refused with ``np.asarray(items)[i]`` as the advice: a gather would change
-their types (``[1, 2.5]`` as float64)."""
+their types (``[1, 2.5]`` as float64). A static loop's index (``ws[i]`` in ``for i in
+range(n)``) is left to Python: that loop unrolls, reading each item as it is, rather than
+stacking the items in every step of a compiled loop."""
 
 from __future__ import annotations
 
@@ -55,15 +57,22 @@ def _written(base, value):
 
 def item_at(base: list | tuple, key: Tracer):
     """``base[key]`` for a traced integer ``key`` (see the module's docstring)."""
+    if key.index_form is not None:
+        # a static loop's position (ws[i]): Python's read asks for it, and the loop unrolls
+        # (the items read one by one, no stack of them in every step), as before
+        return base[key]
     kinds = {_kind(v) for v in base}
     if not base or len(kinds) != 1 or None in kinds or next(iter(kinds)) == ("python", None):
         names = sorted({type(v).__name__ for v in base if not isinstance(v, Tracer)})
         what = ("empty" if not base else "of mixed types" if len(kinds) > 1
                 else f"of {', '.join(names) or 'these'} items")
+        instead = ("return the position (an int) and index the items outside the jitted function"
+                   if any(isinstance(v, (str, bytes)) for v in base)
+                   else "make it an array and index that: np.asarray(items)[i]")
         raise needs_static(UnsupportedError(
             f"a {type(base).__name__} {what} read at a traced position (at {user_location()}): "
             "Python asks the position for its value, which is known only when the function "
-            f"runs. Make it an array and index that: np.asarray(items)[i]"), key)
+            f"runs. Instead, {instead}"), key)
     n, kind = len(base), next(iter(kinds))
     raise_at_first((key < -n) | (key >= n), key, _out_of_range(type(base).__name__))
     dtype = {"python": lambda: np.dtype(kind[1]) if kind[1] is not int else np.dtype(np.int64),

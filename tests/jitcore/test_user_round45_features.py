@@ -117,6 +117,19 @@ def test_a_list_read_at_a_traced_position_is_pythons_item(fn, args):
     _same(jc.jit(fn)(*args), fn(*args))
 
 
+def _weighted(x, ws):
+    total = x * 0
+    for i in range(len(ws)):  # long: tried as a compiled loop, unrolled for ws[i], as before
+        total = total + ws[i] * x
+    return total
+
+
+def test_a_list_read_at_a_static_loops_index_is_read_item_by_item():
+    ws = [np.full(3, float(i)) for i in range(70)]
+    _same(jc.jit(_weighted)(np.ones(3), ws), _weighted(np.ones(3), ws))
+    assert '"scf.for"' not in jc.jit(_weighted).lower(np.ones(3), ws).as_text("traced")
+
+
 def test_a_list_read_out_of_range_raises_pythons_index_error():
     fn = lambda x, ks: ks[int(np.argmax(x))]  # noqa: E731
     with pytest.raises(IndexError, match="^list index out of range$"):
@@ -133,7 +146,7 @@ def _write_chosen(x, arrays):
 
 @pytest.mark.parametrize("fn, args, words", [
     (lambda x, ks: ks[int(np.argmax(x))], (X4, [1, 2.5, 7.0, 8.0]), "list of mixed types.*np.asarray"),
-    (lambda x: ["a", "b", "c", "d"][int(np.argmax(x))], (X4,), "list of str items.*np.asarray"),
+    (lambda x: ["a", "b", "c", "d"][int(np.argmax(x))], (X4,), "list of str items.*return the position"),
     (_write_chosen, (X4, [np.zeros(2), np.ones(2)]), "array chosen from a list.*np.stack"),
 ], ids=["mixed", "strings", "written"])
 def test_lists_a_gather_cannot_read_are_refused_with_advice(fn, args, words):
