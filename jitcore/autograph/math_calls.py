@@ -12,9 +12,8 @@ integer are domain errors, as ``math`` has them); ``floor``, ``ceil`` and ``trun
 Python int (a weak int64, with ``int()``'s errors for NaN and infinity); ``isnan``, ``isinf``,
 ``isfinite`` and ``isclose`` give a Python bool (a weak bool: ``n += math.isnan(v)`` counts in
 Python ints), ``isclose`` by CPython's formula, its ValueError for a negative tolerance raised
-by the call where the tolerance is traced. ``fsum`` of traced numbers is refused: its exactly
-rounded sum keeps a list of partial sums that grows with the data (``np.sum`` is the compiled
-sum, pairwise as NumPy's). The others are called as written.
+by the call where the tolerance is traced; ``fsum`` is CPython's exactly rounded sum, compiled
+(``autograph/fsum.py``). The others are called as written.
 
 ``np.vectorize`` of one of these functions (``np.vectorize(math.erf)(x)``) is the same
 function of each element: a float64 array (or ``otypes``'s), with the same errors, raised by
@@ -29,11 +28,12 @@ import math
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.autograph.fsum import traced_fsum
 from jitcore.autograph.vectorized import VectorizedLoop
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, UnsupportedError
+from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.python_arithmetic import check_int_of
-from jitcore.tracer import Tracer, fresh, needs_static, user_location
+from jitcore.tracer import Tracer, fresh, user_location
 
 # math's name -> (NumPy's ufunc, an infinity from finite numbers is a domain error)
 _UNARY = {"sqrt": np.sqrt, "exp": np.exp, "expm1": np.expm1, "exp2": np.exp2, "cbrt": np.cbrt,
@@ -163,11 +163,7 @@ def _fsum(seq):
     values = seq if isinstance(seq, Tracer) else list(seq)
     if not isinstance(values, Tracer) and not any(isinstance(v, Tracer) for v in values):
         return math.fsum(values)
-    raise needs_static(UnsupportedError(
-        f"math.fsum of traced numbers (at {user_location()}): its exactly rounded sum keeps a list "
-        "of partial sums that grows with the data, which compiled code does not hold; use "
-        "np.sum(x) (pairwise summation, as NumPy's), or call math.fsum outside the jitted "
-        "function"), *(values if not isinstance(values, Tracer) else (values,)))
+    return traced_fsum(values)
 
 
 MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}.items()}

@@ -79,11 +79,38 @@ def test_isclose_with_a_negative_tolerance_raises_pythons_error():
     assert jc.jit(lambda x, t: math.isclose(x[0], x[1], abs_tol=t))(x, 1.5) is True
 
 
-def test_fsum_of_traced_numbers_is_refused_naming_np_sum():
-    with pytest.raises(jc.UnsupportedError, match=r"math.fsum of traced numbers.*np.sum\(x\)"):
-        jc.jit(lambda x: math.fsum(x))(np.arange(4.0))
-    with pytest.raises(jc.UnsupportedError, match="np.sum"):
-        jc.jit(lambda x: math.fsum([x[0], 1.0]))(np.arange(4.0))
+_RNG_F = np.random.default_rng(7)
+
+
+@pytest.mark.parametrize("x", [
+    np.array([1e100, 1.0, -1e100, 1e-100, 1e50, -1.0, -1e50]),
+    np.array([1e-16, 1, 1e16]),  # the half-even correction across partials
+    np.array([0.1] * 10),
+    _RNG_F.normal(size=500) * 10.0 ** _RNG_F.integers(-30, 30, 500),
+    np.array([]), np.array([np.inf, 1.0]), np.array([np.nan, 1.0]), np.array([-0.0, -0.0]),
+    np.array([2.0 ** 53, 1.0, 1e-300]), np.array([1.0, -2.0 ** -54, -2.0 ** -108]),
+    np.array([1e308, 1e308, -1e308, -1e308]) / 2,
+], ids=["cancel", "half-even", "tenths", "wide", "empty", "inf", "nan", "negative-zeros",
+        "big-int", "below-half", "large"])
+def test_fsum_of_traced_numbers_is_pythons_exactly_rounded_sum(x):
+    got, want = jc.jit(lambda x: math.fsum(x))(x), math.fsum(x)
+    _same(got, want)
+    assert math.copysign(1.0, got) == math.copysign(1.0, want)
+
+
+def test_fsum_of_a_list_of_traced_numbers():
+    fn = lambda x: math.fsum([x[0], 1.0, x[1], x.sum()])  # noqa: E731
+    _same(jc.jit(fn)(np.array([1e16, -1e16])), fn(np.array([1e16, -1e16])))
+
+
+@pytest.mark.parametrize("x, error, words", [
+    (np.array([np.inf, -np.inf]), ValueError, r"-inf \+ inf in fsum"),
+    (np.array([1e308, 1e308, -1e308]), OverflowError, "intermediate overflow in fsum"),
+    (np.array([2.0 ** e for e in range(-1000, 1000, 20)]), OverflowError, "at most 64 partial sums"),
+], ids=["inf-minus-inf", "overflow", "too-many-partials"])
+def test_fsum_raises_pythons_errors(x, error, words):
+    with pytest.raises(error, match=words):
+        jc.jit(lambda x: math.fsum(x))(x)
 
 
 # -- a Python list or tuple read at a traced position -------------------------------------------
