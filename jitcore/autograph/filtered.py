@@ -171,8 +171,8 @@ def filtered(reducer, called, iterable, element, tests, is_list, *rest, **kwargs
     if fold is None:
         return called(_python(iterable, element, tests, is_list), *rest, **kwargs)
     if isinstance(iterable, Indexed) or isinstance(iterable, Tracer) and iterable.ndim:
-        if len(iterable) == 0:
-            return called([], *rest, **kwargs)
+        if len(iterable) == 0 or _test(iterable[0], tests) is False:
+            return called([], *rest, **kwargs)  # (a concrete test is the same for every item)
         return _looped(fold, iterable, element, tests)
     kept, entries = [], []
     for t in iterable:
@@ -196,7 +196,7 @@ def _test(t, tests):
     if isinstance(test, Tracer):
         _one_truth_value(test, "the 'if' of a generator expression")
         return _truth(test)
-    return test
+    return bool(test)  # as Python's if asks
 
 
 def _looped(fold, items, element, tests):
@@ -204,7 +204,7 @@ def _looped(fold, items, element, tests):
     def masked(i):
         t = items[i]
         test = _test(t, tests)
-        if not isinstance(test, Tracer):  # a test that does not depend on the item
+        if not isinstance(test, Tracer):  # a test that does not depend on the item: true
             return test, element(t)
         return test, _only_if(test, lambda: element(t))
 

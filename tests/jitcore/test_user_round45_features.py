@@ -233,6 +233,16 @@ def test_max_of_a_filtered_generator_follows_pythons_nan_rule():
         _same(jc.jit(fn)(x), fn(x))
 
 
+def _constant_test(x, keep):
+    return sum(math.log(v) for v in x if keep), len([v for v in x if keep])
+
+
+def test_a_test_that_does_not_depend_on_the_item_is_pythons():
+    for keep in (True, False):  # False: no item's value computed (log of a negative would raise)
+        x = np.abs(X3) if keep else X3
+        _same(jc.jit(_constant_test, static_argnames="keep")(x, keep), _constant_test(x, keep))
+
+
 def test_an_empty_filtered_max_raises_pythons_error():
     with pytest.raises(ValueError, match=r"max\(\) arg is an empty sequence"):
         jc.jit(lambda x: max(v for v in x if v > 10))(X3)
