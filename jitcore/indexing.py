@@ -557,6 +557,9 @@ def subscript(x: Tracer, key):
     mask = traced_mask(key)
     if mask is not None:
         return masked.select(x, mask)
+    selection = _masked_read(x, key)
+    if selection is not None:  # v[m, 0]: a selection of v[:, 0]
+        return selection
     ranged = _ranged_slice(x, key)
     if ranged is not None:
         return masked.RangedSelection(getitem(x, ranged[0]), ranged[1], ranged[2])
@@ -612,6 +615,10 @@ def assign_subscript(x: Tracer, key, value) -> None:
         value = prims.convert(prims.as_tracer(x.owner_trace, value, x.dtype), x.dtype)
         prims.assign(x, np.where(mask.reshape(mask.shape + (1,) * (x.ndim - mask.ndim)), value, x))
         return
+    written = _masked_write(x, key, value) if isinstance(value, masked.MaskedSelection) else None
+    if written is not None:  # v[m, 0] = -v[m, 0]
+        prims.assign(x, written)
+        return
     selected = _mask_among_slices(x, key, value)
     if selected is not None:  # x[:, m] = v: one value where the mask and the rest select
         prims.assign(x, np.where(selected, value, x))
@@ -640,20 +647,21 @@ def _fits(shape, target) -> bool:
         return False
 
 
-def _mask_among_slices(x: Tracer, key, value):
-    """The elements ``x[key] = value`` writes, as a boolean array of ``x``'s shape, where
-    ``key`` is a tuple of one traced boolean mask among slices, Python ints and an Ellipsis,
-    and ``value`` one value (``a[:, a[0] > 1] = -1``, ``a[1, m] = 0``); else None. Nothing's
-    shape depends on the data: NumPy writes the one value wherever the key selects."""
+def _is_int_index(k) -> bool:
+    return (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) or is_traced_int(k)
+
+
+def _mask_among_basic(x: Tracer, key):
+    """``(expanded, mask)`` for a tuple ``key`` of one traced boolean mask among slices, ints
+    (Python's or traced) and an Ellipsis (``a[:, a[0] > 1]``, ``v[m, 0]``, ``v[0, m]``):
+    ``expanded`` the key with the Ellipsis and the missing trailing dims made slices, with
+    NumPy's IndexError where the mask's shape is not that of the dims it covers; else None."""
     if not isinstance(key, tuple):
         return None
-    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_]
+    masks = [k for k in key if isinstance(k, Tracer) and k.dtype == np.bool_ and k.ndim]
     if len(masks) != 1 or sum(k is Ellipsis for k in key) > 1:
         return None
-    if not all(k is Ellipsis or isinstance(k, slice) or k is masks[0]
-               or (isinstance(k, (int, np.integer)) and not isinstance(k, bool)) for k in key):
-        return None
-    if not isinstance(value, (Tracer, bool, int, float, complex, np.generic)) or np.ndim(value) != 0:
+    if not all(k is Ellipsis or isinstance(k, slice) or k is masks[0] or _is_int_index(k) for k in key):
         return None
     (mask,) = masks
     used = sum(_dims_used(k) for k in key)
@@ -664,7 +672,7 @@ def _mask_among_slices(x: Tracer, key, value):
     for k in key:
         expanded += [slice(None)] * (x.ndim - used) if k is Ellipsis else [k]
     expanded += [slice(None)] * (x.ndim - len(expanded) - mask.ndim + 1)
-    selected, dim = None, 0
+    dim = 0
     for k in expanded:
         if k is mask:
             for j, size in enumerate(mask.shape):
@@ -672,15 +680,90 @@ def _mask_among_slices(x: Tracer, key, value):
                     raise IndexError(f"boolean index did not match indexed array along axis "
                                      f"{dim + j}; size of axis is {x.shape[dim + j]} but size of "
                                      f"corresponding boolean axis is {size}")
+        dim += mask.ndim if k is mask else 1
+    return expanded, mask
+
+
+def _selected_elements(x: Tracer, expanded, mask: Tracer) -> Tracer:
+    """The elements of ``x`` that ``x[key]`` selects (``_mask_among_basic``), as a boolean
+    array of ``x``'s shape."""
+    selected, dim = None, 0
+    for k in expanded:
+        if k is mask:
             part = mask.reshape((1,) * dim + mask.shape + (1,) * (x.ndim - dim - mask.ndim))
             dim += mask.ndim
         else:
             axis = np.zeros(x.shape[dim], bool)
-            axis[k] = True  # an int out of range: NumPy's IndexError
+            if isinstance(k, Tracer):  # an index out of range raises from the read or write
+                axis = np.arange(x.shape[dim]) == np.where(k < 0, k + x.shape[dim], k)
+            else:
+                axis[k] = True  # an int out of range: NumPy's IndexError
             part = axis.reshape((1,) * dim + (-1,) + (1,) * (x.ndim - dim - 1))
             dim += 1
         selected = part if selected is None else np.logical_and(selected, part)
     return np.broadcast_to(selected, x.shape)
+
+
+def _mask_among_slices(x: Tracer, key, value):
+    """The elements ``x[key] = value`` writes, as a boolean array of ``x``'s shape, where
+    ``key`` is a tuple of one traced boolean mask among slices, ints and an Ellipsis, and
+    ``value`` one value (``a[:, a[0] > 1] = -1``, ``a[1, m] = 0``); else None. Nothing's
+    shape depends on the data: NumPy writes the one value wherever the key selects."""
+    if not isinstance(value, (Tracer, bool, int, float, complex, np.generic)) or np.ndim(value) != 0:
+        return None
+    found = _mask_among_basic(x, key)
+    return None if found is None else _selected_elements(x, *found)
+
+
+def _masked_layout(expanded, mask: Tracer):
+    """``(basic, position, front)`` for ``x[key]`` (``_mask_among_basic``): ``basic`` the key
+    with the mask's dims made whole (a basic key), ``position`` where they sit in
+    ``x[basic]``, ``front`` whether NumPy puts the selection's dim first (the mask at the front
+    of what is kept, or the ints and the mask, NumPy's advanced indices, not side by side)."""
+    basic, position, kept = [], 0, 0
+    for k in expanded:
+        if k is mask:
+            basic += [slice(None)] * mask.ndim
+            position = kept
+            kept += mask.ndim
+        else:
+            basic.append(k)
+            kept += isinstance(k, slice)
+    advanced = [i for i, k in enumerate(expanded) if not isinstance(k, slice)]
+    side_by_side = advanced == list(range(advanced[0], advanced[-1] + 1))
+    return tuple(basic), position, position == 0 or not side_by_side
+
+
+def _masked_read(x: Tracer, key):
+    """``v[m, 0]``, ``v[0, m]``, ``a[:, m]``: the selection NumPy's advanced indexing makes, as
+    a ``MaskedSelection`` of ``x[basic]`` with the mask's dims moved first; where NumPy keeps the
+    selection's dim after others (``a[:, m]``), one whose reductions along an axis are refused
+    (their axes would differ from NumPy's). None for other keys."""
+    found = _mask_among_basic(x, key)
+    if found is None:
+        return None
+    expanded, mask = found
+    basic, position, front = _masked_layout(expanded, mask)
+    k = mask.ndim
+    values = np.moveaxis(getitem(x, basic), range(position, position + k), range(k))
+    return masked.MaskedSelection(values, mask) if front else masked.MovedSelection(values, mask)
+
+
+def _masked_write(x: Tracer, key, value: masked.MaskedSelection):
+    """``x[key] = f(x[key])`` for a key ``_masked_read`` reads (``v[m, 0] *= -1``): ``f``'s
+    values put back where the key selects, a ``where``; None for other keys."""
+    found = _mask_among_basic(x, key)
+    if found is None:
+        return None
+    expanded, mask = found
+    basic, position, _ = _masked_layout(expanded, mask)
+    k = mask.ndim
+    target = np.moveaxis(getitem(x, basic), range(position, position + k), range(k)).shape
+    if not masked.same_mask(value.mask, mask) or value.values.shape != target:
+        raise JitTypeError(masked.refused(x, "assigning a selection by another mask or of "
+                                             "another shape"))
+    back = np.moveaxis(prims.convert(value.values, x.dtype), range(k), range(position, position + k))
+    return np.where(_selected_elements(x, expanded, mask), update(x, basic, back), x)
 
 
 def _same_key(a, b) -> bool:

@@ -326,6 +326,22 @@ class RangedSelection(MaskedSelection):
         return f"{self.values!r}[a:b], a slice of traced length: reduce it (x[:i].sum())"
 
 
+class MovedSelection(MaskedSelection):
+    """``a[:, m]``: a selection whose dim NumPy keeps after others, held with the mask's dims
+    first; elementwise ops, writes back and reductions of all of it are the same, a reduction
+    along an axis (or a product) is refused: its axes would not be NumPy's."""
+
+    def __init__(self, values: Tracer, mask: Tracer, factors: tuple | None = None):
+        super().__init__(values, mask)
+        self.factors = None  # no products: their operands' dims would not be NumPy's
+
+    def _axes(self, axis, keepdims: bool):
+        if axis is not None:
+            raise self._refusal("a reduction along an axis of a[:, mask]; reduce all of it, or "
+                                "use jitcore.numpy.where(mask, a, fill)")
+        return super()._axes(axis, keepdims)
+
+
 def product_mask(masks) -> Tracer:
     """The mask over several dims that keeps a point where each dim's 1-d mask keeps its
     position, built one way everywhere (so two such masks compare as the same)."""

@@ -19,6 +19,7 @@ from jitcore.autograph.aliasing import chosen
 from jitcore.autograph.arrays import ARRAY_CALLS, traced_copy
 from jitcore.autograph.float_errors import FLOAT_ERROR_CALLS
 from jitcore.autograph.math_calls import MATH_CALLS
+from jitcore.autograph.sequence_items import item_at
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
 from jitcore.indexing import is_traced_int
 from jitcore.numpy import index_concatenation
@@ -58,6 +59,8 @@ def _select(test: Tracer, if_true, if_false):
            for v in (test, if_true, if_false)):
         out = (np.logical_and(test, if_true) if if_false is test
                else np.logical_or(test, if_false))
+        if all(python_number(v) for v in (test, if_true, if_false)):  # Python bools: a Python bool
+            out = fresh(out, True, True)
     else:
         out = np.where(test, if_true, if_false)[()]  # [()]: a scalar, as Python's operand is
     # x[0] > 0 or x[1]: np.True_ or an np.float64, as the data chooses (type_choice.py)
@@ -233,10 +236,8 @@ def getitem(base, key):
             table = constant(tracer.owner_trace, base)  # made while compiling: read, not written
             return make_view(table, lambda b: b[key], _read_only_table)
         return constant(tracer.owner_trace, base)[key]
-    if isinstance(base, (tuple, list)) and is_traced_int(key) and base \
-            and all(type(v) in (int, float, bool) for v in base):  # dx[d] of a tuple of numbers
-        value = constant(key.owner_trace, np.array(base))[key]
-        return fresh(value, True, True)  # one of Python's numbers, as the item is
+    if isinstance(base, (tuple, list)) and is_traced_int(key):  # dx[d], lams[int(np.argmin(s))]
+        return item_at(base, key)
     return base[key]
 
 

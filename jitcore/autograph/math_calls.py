@@ -9,8 +9,11 @@ the logarithms and ``atanh`` (``log(0)``, as ``math``). Both are raised by the c
 data meets them. ``erf``, ``erfc``, ``gamma`` and ``lgamma``, which NumPy has no ufunc for, are
 the math library's (``array.SPECIAL_FUNCTIONS``; ``gamma(0)`` and ``lgamma`` of a non-positive
 integer are domain errors, as ``math`` has them); ``floor``, ``ceil`` and ``trunc`` give a
-Python int (a weak int64, with ``int()``'s errors for NaN and infinity); the others (``isnan``,
-``fsum`` ...) are called as written.
+Python int (a weak int64, with ``int()``'s errors for NaN and infinity); ``isnan``, ``isinf``,
+``isfinite`` and ``isclose`` give a Python bool (a weak bool: ``n += math.isnan(v)`` counts in
+Python ints), ``isclose`` by CPython's formula, its ValueError for a negative tolerance raised
+by the call where the tolerance is traced; ``fsum`` is CPython's exactly rounded sum, compiled
+(``autograph/fsum.py``). The others are called as written.
 
 ``np.vectorize`` of one of these functions (``np.vectorize(math.erf)(x)``) is the same
 function of each element: a float64 array (or ``otypes``'s), with the same errors, raised by
@@ -25,6 +28,7 @@ import math
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore.autograph.fsum import traced_fsum
 from jitcore.autograph.vectorized import VectorizedLoop
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
 from jitcore.numpy.everyday import raise_at_first
@@ -122,11 +126,55 @@ def _rounded_to_int(name: str, rounding):
     return fn
 
 
+def _predicate(name: str, test):
+    """``math.isnan``/``isinf``/``isfinite`` of a traced number: a Python bool (a weak bool)."""
+    def fn(x):
+        if not isinstance(x, Tracer):
+            return getattr(math, name)(x)
+        return fresh(test(_as_float(x)), scalar=True, weak=True)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def _negative_tolerance(_):
+    raise JitValueError("tolerances must be non-negative")
+
+
+def _isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
+    """``math.isclose`` by CPython's formula: equal, or both finite and ``|a - b|`` within
+    ``rel_tol`` of either or within ``abs_tol`` (not ``np.isclose``'s asymmetric test)."""
+    if not any(isinstance(v, Tracer) for v in (a, b, rel_tol, abs_tol)):
+        return math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol)
+    a, b, rel_tol, abs_tol = (_as_float(v) for v in (a, b, rel_tol, abs_tol))
+    if not isinstance(rel_tol, Tracer) and not isinstance(abs_tol, Tracer):
+        if rel_tol < 0 or abs_tol < 0:
+            _negative_tolerance(None)
+    else:
+        bad = np.less(rel_tol, 0) | np.less(abs_tol, 0)
+        raise_at_first(bad, np.zeros(()), _negative_tolerance)
+    diff = np.abs(b - a)
+    near = (diff <= np.abs(rel_tol * b)) | (diff <= np.abs(rel_tol * a)) | (diff <= abs_tol)
+    close = (a == b) | (near & ~np.isinf(a) & ~np.isinf(b))
+    return fresh(close, scalar=True, weak=True)
+
+
+def _fsum(seq):
+    values = seq if isinstance(seq, Tracer) else list(seq)
+    if not isinstance(values, Tracer) and not any(isinstance(v, Tracer) for v in values):
+        return math.fsum(values)
+    return traced_fsum(values)
+
+
 MATH_CALLS = {getattr(math, n): _checked(n, f) for n, f in {**_UNARY, **_BINARY}.items()}
 MATH_CALLS.update({getattr(math, n): _rounded_to_int(n, f)
                    for n, f in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc))})
 MATH_CALLS[math.log] = _checked("log", _log)
 MATH_CALLS.update({getattr(math, n): _checked(n, f) for n, f in _SPECIAL.items()})
+MATH_CALLS.update({getattr(math, n): _predicate(n, f)
+                   for n, f in (("isnan", np.isnan), ("isinf", np.isinf), ("isfinite", np.isfinite))})
+MATH_CALLS[math.isclose] = _isclose
+MATH_CALLS[math.fsum] = _fsum
 
 
 class _VectorizedMath:

@@ -32,6 +32,7 @@ from jitcore.autograph.expressions import (
     or_,
     setitem,
 )
+from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.autograph.printf import percent
 from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
@@ -40,8 +41,8 @@ from jitcore.errors import ConcretizationError, TracerConversionError, Unsupport
 from jitcore.numpy.orthogonal_series import call_series
 from jitcore.tracer import Tracer, current_trace, print_options, user_location
 
-__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare", "converted",
-           "reraise_refusal",
+__all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "compare",
+           "comprehension_test", "converted", "filtered", "reraise_refusal",
            "fill", "for_stmt", "getitem", "holders", "if_exp", "if_stmt",
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",

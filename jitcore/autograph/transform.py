@@ -200,6 +200,49 @@ def _has_walrus(node) -> bool:
     return any(isinstance(n, ast.NamedExpr) for n in ast.walk(node))
 
 
+_REDUCERS = ("sum", "len", "any", "all", "min", "max")
+
+
+def _filtered_reduction(node: ast.Call) -> bool:
+    """``sum(e for t in it if c)`` and the like (``autograph/filtered.py``): a reducing builtin's
+    name called on one filtered generator (or list comprehension) with a single ``for``."""
+    if not (isinstance(node.func, ast.Name) and node.func.id in _REDUCERS and node.args):
+        return False
+    gen = node.args[0]
+    kinds = (ast.ListComp,) if node.func.id == "len" else (ast.ListComp, ast.GeneratorExp)
+    return (isinstance(gen, kinds) and len(gen.generators) == 1 and gen.generators[0].ifs
+            and not gen.generators[0].is_async and not _has_walrus(gen))
+
+
+def _of_item(target, expr) -> ast.Lambda:
+    """``lambda item: expr`` with ``target`` bound to the item as the ``for`` binds it (a tuple
+    target through a one-item generator, which unpacks as the ``for`` does)."""
+    item = "__ag_item"
+    if isinstance(target, ast.Name):
+        item, body = target.id, expr
+    else:
+        one = ast.comprehension(target=target, iter=ast.Tuple(elts=[_load(item)], ctx=ast.Load()),
+                                ifs=[], is_async=0)
+        body = _call(_load("next"), ast.GeneratorExp(elt=expr, generators=[one]))
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=item)], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    return ast.Lambda(args=args, body=body)
+
+
+def _filtered_call(node: ast.Call) -> ast.Call:
+    """``filtered(f, call(f), it, lambda t: e, (lambda t: c, ...), is_list, *rest, **kw)``; the
+    tests as written (``visit_comprehension`` wrapped each in ``comprehension_test``)."""
+    gen, rest = node.args[0], node.args[1:]
+    comp = gen.generators[0]
+    tests = [t.args[0] for t in comp.ifs]
+    call = _call(_helper("filtered"), node.func, _call(_helper("call"), node.func), comp.iter,
+                 _of_item(comp.target, gen.elt),
+                 ast.Tuple(elts=[_of_item(comp.target, t) for t in tests], ctx=ast.Load()),
+                 ast.Constant(isinstance(gen, ast.ListComp)), *rest)
+    call.keywords = node.keywords
+    return call
+
+
 class _LinedTransformer(ast.NodeTransformer):
     """A transformer whose rewritten statements' new calls take the statement's line (not,
     later, the enclosing loop's), so an error raised in a helper names the line written."""
@@ -404,10 +447,18 @@ class Expressions(_LinedTransformer):
         return ast.copy_location(_call(_helper("if_exp"), node.test, _thunk(node.body),
                                        _thunk(node.orelse)), node)
 
+    def visit_comprehension(self, node):
+        """A comprehension's ``if`` tests: a traced one refused, naming the masked forms."""
+        self.generic_visit(node)
+        node.ifs = [_call(_helper("comprehension_test"), test) for test in node.ifs]
+        return node
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id in ("locals", "super", "globals", "vars"):
             return node
+        if _filtered_reduction(node):
+            return ast.copy_location(_filtered_call(node), node)
         if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
                 and node.func.value.id == AG:
             return node

@@ -1,0 +1,85 @@
+"""A Python list or tuple read at a traced position (``lams[int(np.argmin(scores))]``).
+
+Python would ask the position for its value (``__index__``), which a traced int cannot give.
+Where every item is a number of one type (Python ints, floats or bools, traced or not; NumPy
+scalars of one dtype) or an array of one shape and dtype, the items are one array and the read
+is a gather from it, which gives what Python gives: a Python number (a weak scalar) for Python
+numbers, a NumPy scalar for NumPy scalars, the array for arrays (a view that refuses writes,
+since Python's item is the list's own array, not a copy). A position out of range raises
+Python's ``IndexError('list index out of range')`` from the call. Items of mixed types, or of
+anything else, are refused with ``np.asarray(items)[i]`` as the advice: a gather would change
+their types (``[1, 2.5]`` as float64). A static loop's index (``ws[i]`` in ``for i in
+range(n)``) is left to Python: that loop unrolls, reading each item as it is, rather than
+stacking the items in every step of a compiled loop."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jitcore.errors import UnsupportedError
+from jitcore.numpy.everyday import raise_at_first
+from jitcore.primitives import as_tracer
+from jitcore.tracer import Tracer, fresh, make_view, needs_static, user_location
+
+_PYTHON_NUMBERS = (bool, int, float)
+
+
+def _kind(v):
+    """What the item is, for telling items of one kind: ("python", type), ("numpy", dtype),
+    ("array", shape, dtype), or None for anything else."""
+    if isinstance(v, Tracer):
+        if v.ndim == 0 and v.weak:
+            return ("python", {"b": bool, "i": int, "u": int, "f": float}.get(v.dtype.kind))
+        if v.ndim == 0 and v.scalar:
+            return ("numpy", v.dtype)
+        return ("array", v.shape, v.dtype)
+    if type(v) in _PYTHON_NUMBERS:
+        return ("python", type(v))
+    if isinstance(v, np.generic) and v.dtype.kind in "biuf":
+        return ("numpy", v.dtype)
+    if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+        return ("array", v.shape, v.dtype)
+    return None
+
+
+def _out_of_range(what: str):
+    def fail(_):
+        raise IndexError(f"{what} index out of range")
+    return fail
+
+
+def _written(base, value):
+    raise UnsupportedError(
+        f"an array chosen from a list at a traced position is written (at {user_location()}): "
+        "the written array would be one of the list's, which one known only from the data. "
+        "Stack the arrays into one (a = np.stack(arrays)) and write a[i]")
+
+
+def item_at(base: list | tuple, key: Tracer):
+    """``base[key]`` for a traced integer ``key`` (see the module's docstring)."""
+    if key.index_form is not None:
+        # a static loop's position (ws[i]): Python's read asks for it, and the loop unrolls
+        # (the items read one by one, no stack of them in every step), as before
+        return base[key]
+    kinds = {_kind(v) for v in base}
+    if not base or len(kinds) != 1 or None in kinds or next(iter(kinds)) == ("python", None):
+        names = sorted({type(v).__name__ for v in base if not isinstance(v, Tracer)})
+        what = ("empty" if not base else "of mixed types" if len(kinds) > 1
+                else f"of {', '.join(names) or 'these'} items")
+        instead = ("return the position (an int) and index the items outside the jitted function"
+                   if any(isinstance(v, (str, bytes)) for v in base)
+                   else "make it an array and index that: np.asarray(items)[i]")
+        raise needs_static(UnsupportedError(
+            f"a {type(base).__name__} {what} read at a traced position (at {user_location()}): "
+            "Python asks the position for its value, which is known only when the function "
+            f"runs. Instead, {instead}"), key)
+    n, kind = len(base), next(iter(kinds))
+    raise_at_first((key < -n) | (key >= n), key, _out_of_range(type(base).__name__))
+    dtype = {"python": lambda: np.dtype(kind[1]) if kind[1] is not int else np.dtype(np.int64),
+             "numpy": lambda: kind[1], "array": lambda: kind[2]}[kind[0]]()
+    items = np.stack([as_tracer(key.owner_trace, v, dtype) for v in base])
+    index = np.where(key < 0, key + n, key)  # Python's negative positions, after the check
+    if kind[0] == "array":
+        return make_view(items, lambda b: b[index], _written)
+    value = items[index]
+    return fresh(value, True, kind[0] == "python")
