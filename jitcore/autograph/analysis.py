@@ -165,7 +165,8 @@ def written(stmts) -> set[str]:
     return _with_viewed(stmts, out)
 
 
-_IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "out_call", "at_call", "aug_assign")
+_IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "out_call", "at_call", "aug_assign",
+             "refreshed")
 _STATEMENTS = ("for_stmt", "while_stmt", "if_stmt")
 
 
