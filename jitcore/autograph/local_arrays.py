@@ -170,6 +170,11 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
                 out[where] = made[id(a)]
             else:
                 where.cell_contents = made[id(a)]
+    for i, v in enumerate(out):  # the rest it writes: their registered copies, so that a
+        # caller reading the array after a helper's loop reads what the loop wrote
+        if type(v) is np.ndarray and names[i] not in rebinds and v.dtype.kind in "biufc" \
+                and (v.base is None or id(_owner(v)) in trace.local_copies):
+            out[i] = written_copy(v, trace)
     return tuple(out)
 
 

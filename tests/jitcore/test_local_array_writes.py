@@ -351,3 +351,24 @@ def test_callers_other_name_of_an_attribute_written_in_a_method_is_refused():
 
     with pytest.raises(UnsupportedError, match="'c' also holds"):
         jc.jit(f)(np.ones(3))
+
+
+def _accumulate(sums, counts, keys, vals):
+    for i in range(len(keys)):  # a traced loop in the helper
+        sums[keys[i]] += vals[i]
+        counts[keys[i]] += 1
+
+
+def test_helper_writes_in_its_own_traced_loop():
+    def group_means(keys, vals):
+        sums = np.zeros(4)
+        counts = np.zeros(4, dtype=np.int64)
+        _accumulate(sums, counts, keys, vals)
+        return sums / np.maximum(counts, 1), counts
+
+    rng = np.random.default_rng(22)
+    keys, vals = rng.integers(0, 4, 100), rng.normal(size=100)
+    want = group_means(keys, vals)
+    got = jc.jit(group_means)(keys, vals)
+    np.testing.assert_allclose(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
