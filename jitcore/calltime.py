@@ -452,7 +452,11 @@ class Recorder:
             read = CellRead(cell, name)
             self._note(read, name)
             self._note_attributes(read(), name, attributes)
-        if bound_to is not None:
+        if bound_to is not None and self.made_here(bound_to):
+            # an object the trace made holds no call-time input (its arrays: local_arrays), but
+            # set_attribute refuses an attribute set in its method, as for one from outside
+            self._outside[id(bound_to)] = bound_to
+        elif bound_to is not None:
             self._note_attributes(bound_to, "self", attributes)
         # A default array (def f(x, w=np.ones(3))) is one object for every call, which the
         # program may change in place between calls, as it may a global: read on each call too.

@@ -125,7 +125,10 @@ def constant(trace: Trace, value, dtype=None) -> Tracer:
         if hidden is not None:
             return hidden
     if dtype is None and key in trace.constants:
-        return trace.constants[key][1]
+        cached = trace.constants[key][1]
+        # the array may have been written by NumPy since (self.n[...] = self.n + 1): read anew
+        if type(value) is not np.ndarray or _same_data(cached, value):
+            return cached
     arr = np.asarray(value) if dtype is None else np.asarray(scalar_to_dtype(value, dtype))
     t = TensorType(arr.shape, ir_type(arr.dtype))
     op = trace.builder.create(array.ConstantOp, [], [t], {"value": DenseAttr(arr, t)})
@@ -133,6 +136,16 @@ def constant(trace: Trace, value, dtype=None) -> Tracer:
     if dtype is None and isinstance(value, np.ndarray):
         trace.constants[key] = (value, tracer)  # keep value alive so its id stays unique
     return tracer
+
+
+def _same_data(cached: Tracer, value: np.ndarray) -> bool:
+    """Whether ``cached``, the constant made of ``value`` earlier in the trace, still holds its
+    data: a NumPy array made while tracing may be written by NumPy between two reads (a method's
+    ``self.n[...] = self.n + 1``; before session 45 the second read got the first's value)."""
+    op = getattr(cached._value, "op", None)
+    attr = op.attributes.get("value") if op is not None else None
+    return not isinstance(attr, DenseAttr) or np.array_equal(
+        attr.array, value, equal_nan=value.dtype.kind in "fc")
 
 
 def holds_tracer(obj) -> bool:

@@ -61,7 +61,7 @@ class Trace:
     builder: a tracer made at a smaller depth is from outside the current region."""
 
     __slots__ = ("builder", "function_name", "constants", "depth", "derived", "scalar_arguments",
-                 "extents", "formatted", "appended", "catching")
+                 "extents", "formatted", "appended", "catching", "local_copies")
 
     def __init__(self, builder: Builder, function_name: str):
         self.builder = LocatingBuilder(builder.block, builder.before)
@@ -83,6 +83,10 @@ class Trace:
         # (line, a function giving the exception types) of each try being traced, innermost
         # last: the errors its except clauses catch (primitives._refuse_caught_index)
         self.catching: list[tuple[int, object]] = []
+        # id(owner) -> (owner, root): the traced copy of each NumPy array made while tracing that
+        # a traced value was written into, which every later write and read of it goes to
+        # (autograph.local_arrays.written_copy)
+        self.local_copies: dict[int, tuple] = {}
 
     @contextmanager
     def running(self):
@@ -107,10 +111,11 @@ class Trace:
         Constants made inside stay inside: the caches are restored on the way out, since a value
         defined in a region cannot be used after it. If the body raises, the block is dropped:
         its ops let go of the values outside, which would otherwise keep uses that no op has."""
-        saved = self.builder, self.constants, self.derived
+        saved = self.builder, self.constants, self.derived, self.local_copies
         self.builder = LocatingBuilder(block)
         self.constants = dict(self.constants)
         self.derived = dict(self.derived)
+        self.local_copies = dict(self.local_copies)
         self.depth += 1
         try:
             yield block
@@ -119,7 +124,7 @@ class Trace:
                 op.drop_all_references()
             raise
         finally:
-            self.builder, self.constants, self.derived = saved
+            self.builder, self.constants, self.derived, self.local_copies = saved
             self.depth -= 1
 
 

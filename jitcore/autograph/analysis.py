@@ -166,7 +166,7 @@ def written(stmts) -> set[str]:
 
 
 _IN_PLACE = ("setitem", "aug_setitem", "nested_setitem", "nested_aug_setitem", "out_call",
-             "at_call", "aug_assign", "fill")
+             "at_call", "aug_assign", "fill", "refreshed")
 _STATEMENTS = ("for_stmt", "while_stmt", "if_stmt")
 
 

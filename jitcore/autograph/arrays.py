@@ -19,14 +19,13 @@ from __future__ import annotations
 
 import inspect
 import itertools
-import sys
 
 import numpy as np
 
 import jitcore.numpy as jnp
 from jitcore import primitives as prims
 from jitcore import view_layout
-from jitcore.autograph.local_arrays import refuse_shared
+from jitcore.autograph.local_arrays import refuse_shared, written_copy
 from jitcore.errors import TracerConversionError, UnsupportedError
 from jitcore.numpy import registry
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, UFUNCS, WRITES_OUT
@@ -238,20 +237,12 @@ ARRAY_CALLS = _array_calls()
 
 
 def traced_copy(base: np.ndarray, trace) -> Tracer:
-    """A local NumPy array about to be written with traced values, as a traced copy (the
-    converted statement binds it to the array's name). A view of an array that another name
-    still holds is refused: the copy would not carry the write to that array."""
-    owner = base.base
-    # References to the owner: the view's .base, ``owner``, getrefcount's argument, and any
-    # other holder (a name of the caller's: np.arange(6).reshape(2, 3) has none).
-    if isinstance(owner, np.ndarray) and sys.getrefcount(owner) > 3:
-        raise UnsupportedError(
-            f"a NumPy array made inside the jitted function is written with traced values "
-            f"through a view of it (at {user_location()}); the write cannot reach the array the "
-            "view shows: write through that array itself (img[i] = v rather than row = img[i]; "
-            "row[:] = v), or make it with jitcore.numpy (jnp.zeros)")
+    """A NumPy array made while tracing, about to be written with traced values, as its traced
+    copy (the converted statement binds it to the array's name), the one every holder of the
+    array reads once the write is done (``local_arrays.written_copy``). Another variable of
+    the writing function holding it is refused: that variable would keep the NumPy array."""
     refuse_shared(base)
-    return fresh(prims.as_tracer(trace, base, base.dtype))
+    return written_copy(base, trace)
 
 
 # Methods of an array that take out=, each the NumPy function of its name with the array first

@@ -23,6 +23,7 @@ import numpy as np
 
 from jitcore.autograph.expressions import where
 from jitcore.errors import UnsupportedError
+from jitcore.ir.errors import JitcoreError
 from jitcore.tracer import Tracer, needs_static
 
 _JITCORE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -163,14 +164,20 @@ class watching:
     def __exit__(self, kind, value, tb) -> bool:
         changed = _changed(self.before)
         error = None
-        if changed and kind is None:
+        # (a JitcoreError the change caused, a list carried with another length, is replaced)
+        if changed and (kind is None or issubclass(kind, JitcoreError)):
             obj, label, items = changed[0]
             had = items if isinstance(items, int) else len(items)
             error = _refusal(self.what, self.at, obj, label or "a container", had)
         for obj, _, items in changed:
             _restore(obj, items)
         if error is not None:
-            raise needs_static(error, *self.decided_by)
+            raise needs_static(error, *self.decided_by) from value
+        if kind is not None and issubclass(kind, JitcoreError) \
+                and not getattr(value, "static_would_fix", None):
+            # (what tracing it refused, a list a helper appends to carried with another length,
+            # Python runs when the bounds or condition are static: static on demand tries that)
+            needs_static(value, *self.decided_by)
         return False
 
 

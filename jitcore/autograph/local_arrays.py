@@ -14,6 +14,15 @@ a list holding ``z``) would keep the NumPy array and miss the write. So:
 - elsewhere, a traced write into such an array while another variable of the converted
   function holds it, a view of it or a list of it raises ``UnsupportedError``
   (``refuse_shared``), naming that variable, rather than leave it stale.
+
+Code other than the writing function's holds the array too: a caller that passed it to a
+helper (``fill(a, v)``), an object made while tracing whose method writes its attribute
+(``self.counts += h``). So the first traced write makes one traced copy per array, kept for the
+trace by the array's identity (``written_copy``, ``Trace.local_copies``), which every later
+write through any of its holders goes to; the attributes of objects made while tracing that
+hold the array are set to it then, and a caller's names passed to a call statement are read
+again after it (``refreshed``, which the conversion puts after the statement). A variable of
+the caller left holding the NumPy array then is refused (``refuse_stale``), not read stale.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ import sys
 
 import numpy as np
 
+from jitcore import calltime
 from jitcore import primitives as prims
 from jitcore.errors import UnsupportedError
 from jitcore.tracer import Tracer, current_trace, fresh, user_location
@@ -160,6 +170,11 @@ def shared_as_traced(values, names, functions, rebinds) -> tuple:
                 out[where] = made[id(a)]
             else:
                 where.cell_contents = made[id(a)]
+    for i, v in enumerate(out):  # the rest it writes: their registered copies, so that a
+        # caller reading the array after a helper's loop reads what the loop wrote
+        if type(v) is np.ndarray and names[i] not in rebinds and v.dtype.kind in "biufc" \
+                and (v.base is None or id(_owner(v)) in trace.local_copies):
+            out[i] = written_copy(v, trace)
     return tuple(out)
 
 
@@ -178,3 +193,121 @@ def refuse_shared(base: np.ndarray, written_by_name: bool = True) -> None:
             "jitcore writes a traced copy of a NumPy array. Make the array with jitcore.numpy "
             "(jnp.zeros(...)), whose views and names follow its writes, or write and read it "
             "through one name")
+
+
+def written_copy(base: np.ndarray, trace) -> Tracer:
+    """The traced array a traced write into ``base`` (a NumPy array made while tracing, or a
+    view of one) goes to: the traced copy of the array owning the memory, made at its first
+    such write and kept for the trace, or the view of it that ``base`` is. The attributes of
+    objects made while tracing that hold the array are set to the copy then."""
+    owner = _owner(base)
+    entry = trace.local_copies.get(id(owner))
+    if entry is None and base is not owner and (
+            owner.dtype.kind not in "biufc" or _view_key(base, owner) is None):
+        del owner  # (its references are counted there)
+        return _unkeyed_view_copy(base, trace)
+    if entry is None:
+        entry = trace.local_copies[id(owner)] = (owner, fresh(prims.as_tracer(trace, owner, owner.dtype)))
+        r = calltime.recorder()
+        for obj in list(r._made.values()) if r is not None else ():
+            for name, value in list(vars(obj).items()):
+                if type(value) is np.ndarray and _owner(value) is owner:
+                    vars(obj)[name] = _traced_view(value, *entry)
+                elif isinstance(value, (list, dict)):
+                    _resolve_items(value, trace)
+    return _traced_view(base, *entry)
+
+
+def _unkeyed_view_copy(base: np.ndarray, trace) -> Tracer:
+    """A view that is not basic slices of its array (``np.arange(6.0).reshape(2, 3)``): its
+    own traced copy when no other name holds what it views, else refused."""
+    viewed = base.base
+    # References to it: base.base, ``viewed``, getrefcount's argument, and any other holder
+    if isinstance(viewed, np.ndarray) and sys.getrefcount(viewed) > 3:
+        raise UnsupportedError(
+            f"a NumPy array made inside the jitted function is written with traced values "
+            f"through a view of it (at {user_location()}); the write cannot reach the array the "
+            "view shows: write through that array itself (img[i] = v rather than row = img[i]; "
+            "row[:] = v), or make it with jitcore.numpy (jnp.zeros)")
+    return fresh(prims.as_tracer(trace, base, base.dtype))
+
+
+def _traced_view(a: np.ndarray, owner: np.ndarray, root: Tracer):
+    if a is owner:
+        return root
+    key = _view_key(a, owner)
+    if key is None or owner.dtype.kind not in "biufc":
+        raise UnsupportedError(
+            f"a NumPy array made inside the jitted function is written with traced values (at "
+            f"{user_location()}), and a view of it of shape {a.shape} that jitcore cannot rebuild "
+            "from the array (another dtype, a length-1 or broadcast axis) is used; it would not "
+            "see the write. Make the array with jitcore.numpy (jnp.zeros(...)), or write and read "
+            "it through the array itself")
+    return root[key[0]].transpose(key[1])
+
+
+def resolved(value, trace=None):
+    """``value`` with each NumPy array that a traced write made a traced copy of (and each
+    view of one) as that copy: itself, or in a list or dict, whose items are replaced in place
+    (the list holds the array NumPy would have written)."""
+    trace = trace or current_trace()
+    if trace is None or not trace.local_copies:
+        return value
+    if type(value) is np.ndarray:
+        entry = trace.local_copies.get(id(_owner(value)))
+        return value if entry is None else _traced_view(value, *entry)
+    if isinstance(value, (list, dict)):
+        _resolve_items(value, trace)
+    elif type(value) is tuple:
+        return tuple(resolved(v, trace) for v in value)
+    return value
+
+
+def _resolve_items(container, trace) -> None:
+    keys = range(len(container)) if isinstance(container, list) else list(container)
+    for k in keys:
+        v = container[k]
+        if type(v) is np.ndarray or isinstance(v, (list, dict)):
+            new = resolved(v, trace)
+            if new is not v:
+                container[k] = new
+
+
+def refuse_held(base: np.ndarray) -> None:
+    """Raise if a variable of the converted function writing ``base`` through an object's
+    attribute (``h.counts[k] = v``) holds its memory as well: it would keep the NumPy array."""
+    owner_id = id(_owner(base))
+    names = sorted({f"'{n}'" for _, n in _frames_holding({owner_id})[owner_id]})
+    if names:
+        raise UnsupportedError(
+            f"a NumPy array that an object made inside the jitted function holds is written with "
+            f"traced values through its attribute (at {user_location()}) while {', '.join(names)} "
+            "holds it too (the array, a view of it or a list of it); jitcore writes a traced copy, "
+            "which the attribute then holds and that variable would miss. Read the array through "
+            "the attribute after the write, or make it with jitcore.numpy (jnp.zeros(...))")
+
+
+def refuse_stale(kept=()) -> None:
+    """After a call statement of a converted function (``kept``: the names it read again):
+    its lists and dicts holding an array the call wrote traced values into hold its traced
+    copy instead; raise if another of its variables still holds that array (or a view, a
+    tuple of it) as NumPy: it would miss the write."""
+    trace = current_trace()
+    if trace is None or not trace.local_copies:
+        return
+    frame = sys._getframe(1)
+    held = {name: value for name, value in frame.f_locals.items()
+            if not name.startswith("__ag") and name not in kept}
+    for value in held.values():
+        if isinstance(value, (list, dict)):  # it holds the array NumPy wrote: holds the copy now
+            _resolve_items(value, trace)
+    stale = sorted(f"'{name}'" for name, value in held.items()
+                   if any(k in trace.local_copies for k in _owners_held(value)))
+    if stale:
+        raise UnsupportedError(
+            f"a call (at {user_location()}) wrote traced values into a NumPy array made inside "
+            f"the jitted function, which {', '.join(stale)} also holds (the array, a view of it "
+            "or a list of it) without being passed to that call; jitcore writes a traced copy, "
+            "which would not reach it. Pass that variable to the call as a statement of its own "
+            "(fill(a, v), then read a), return the array from the function (a = fill(a, v)), "
+            "or make it with jitcore.numpy (jnp.zeros(...)), whose names follow its writes")

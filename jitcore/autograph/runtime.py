@@ -15,7 +15,7 @@ from numpy.polynomial._polybase import ABCPolyBase
 
 from jitcore import calltime, formatting, pytree, random, type_choice
 from jitcore import primitives as prims
-from jitcore.autograph import convert, expressions, math_calls, outputs, vectorized
+from jitcore.autograph import convert, expressions, local_arrays, math_calls, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
 from jitcore.autograph.expressions import (
     BUILTINS,
@@ -47,7 +47,7 @@ __all__ = ["and_", "at_call", "aug_assign", "aug_setitem", "call", "catching", "
            "percent", "nested_aug_setitem", "nested_setitem", "nonlocal_write", "not_", "or_",
            "out_call", "out_part",
            "outer_read",
-           "outer_value", "reach", "result",
+           "outer_value", "reach", "refreshed", "refuse_stale", "result",
            "setitem", "setitem_outer", "aug_setitem_outer", "slice", "state", "while_stmt"]
 
 slice = builtins.slice  # noqa: A001  (converted code builds subscript keys with it)
@@ -275,10 +275,16 @@ def setitem_outer(base, key, value) -> None:
 
 
 def _writable_outer(target, key, value):
-    """``target``, unless it is a NumPy array made while tracing (an enclosing function's
-    ``np.zeros``) given a traced write, which it cannot hold and the enclosing function would
-    not see in a copy."""
+    """``target``, unless it is a NumPy array made while tracing given a traced write, which
+    it cannot hold: an attribute's of an object made while tracing (``self.counts[k] += 1``
+    in its method) is written as its traced copy, which the object's attributes then hold
+    (``local_arrays.written_copy``); an enclosing function's (``np.zeros`` closed over) is
+    refused, as that function would not see the write in a copy."""
     if type(target) is np.ndarray and prims.holds_tracer((key, value)):
+        trace = current_trace()
+        if _held_by_made_object(target):
+            local_arrays.refuse_held(target)
+            return local_arrays.written_copy(target, trace)
         raise UnsupportedError(
             f"a traced value is written (at {user_location()}) into an array of shape "
             f"{target.shape} that the code reaches through an enclosing function's variable or "
@@ -288,13 +294,32 @@ def _writable_outer(target, key, value):
     return target
 
 
+def _held_by_made_object(array: np.ndarray) -> bool:
+    """Whether an attribute of an object the traced function made holds ``array``'s memory."""
+    r = calltime.recorder()
+    owner = local_arrays._owner(array)
+    return r is not None and any(
+        type(v) is np.ndarray and local_arrays._owner(v) is owner
+        for obj in r._made.values() for v in vars(obj).values())
+
+
+def refreshed(value):
+    """A name passed to a call statement, read again after it (``fill(a, v)``, then
+    ``a = refreshed(a)``): the traced copy of a NumPy array the call wrote traced values into
+    (``local_arrays.resolved``), else the value itself."""
+    return local_arrays.resolved(value)
+
+
+refuse_stale = local_arrays.refuse_stale
+
+
 def outer_read(value):
     """A global's or closure's array that the function writes by subscript: its hidden argument
     (the array the caller sees, as written so far), so reads after a traced write see it."""
     if type(value) is not np.ndarray:
         return value
     hidden = calltime.written_array(current_trace(), value, create=True)
-    return value if hidden is None else hidden
+    return local_arrays.resolved(value) if hidden is None else hidden
 
 
 def outer_value(value):
@@ -303,7 +328,7 @@ def outer_value(value):
     if type(value) is not np.ndarray:
         return value
     hidden = calltime.written_array(current_trace(), value, create=False)
-    return value if hidden is None else hidden
+    return local_arrays.resolved(value) if hidden is None else hidden
 
 
 def aug_attribute(obj, name: str, op: str, value) -> None:

@@ -256,6 +256,65 @@ class _LinedTransformer(ast.NodeTransformer):
         return out
 
 
+class CallRefreshes(ast.NodeTransformer):
+    """After a statement that calls the user's code, the names it passed read again and the
+    other variables checked (``fill(a, v)`` -> ``fill(a, v); a = refreshed(a);
+    refuse_stale(("a",))``): a traced write in the callee makes a NumPy array made while
+    tracing a traced copy, which the caller's names must then read (``local_arrays``). Only a
+    call statement's own names are read again: they are what an in-place helper writes, and
+    each one read again is, inside a traced loop, a variable the loop carries."""
+
+    _NOT_USERS = frozenset({"append", "extend", "insert"})  # a list's (only its items change)
+
+    def __init__(self, top, own):
+        self.top, self.own = top, own
+
+    def visit_FunctionDef(self, node):  # a nested function gets its own conversion
+        if node is self.top:
+            self.generic_visit(node)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_ClassDef(self, node):
+        return node
+
+    def _user_call(self, call) -> bool:
+        f = call.func
+        if isinstance(f, ast.Name):
+            return f.id in self.own or not hasattr(builtins, f.id)
+        return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+                and (f.value.id in self.own or f.value.id == "self") and f.attr not in self._NOT_USERS)
+
+    def _after(self, node, names) -> list:
+        out = [node]
+        for name in names:
+            read = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())],
+                              value=_call(_helper("refreshed"), _load(name)))
+            out.append(_locate(read, node))
+        check = ast.Expr(value=_call(_helper("refuse_stale"), _strings(names)))
+        out.append(_locate(check, node))
+        return out
+
+    def visit_Expr(self, node):
+        call = node.value
+        if not isinstance(call, ast.Call) or not self._user_call(call):
+            return self._checked(node)
+        parts = [*call.args, *(k.value for k in call.keywords)]
+        names = sorted({n.id for p in parts for n in ast.walk(p) if isinstance(n, ast.Name)
+                        and n.id in self.own and not n.id.startswith(GENERATED)})
+        return self._after(node, names)
+
+    def _checked(self, node):
+        calls = any(isinstance(n, ast.Call) and self._user_call(n) for n in ast.walk(node))
+        return self._after(node, []) if calls else node
+
+    visit_Assign = visit_AugAssign = visit_AnnAssign = _checked
+
+
 class Expressions(_LinedTransformer):
     """``a and b`` -> ``and_(lambda: a, lambda: b)``; ``not a`` -> ``not_(a)``; ``a < b < c``
     -> ``compare(...)`` evaluating each operand once, in order; ``f(x)`` -> ``call(f)(x)``."""
@@ -821,6 +880,7 @@ def convert_function(fn: ast.FunctionDef) -> ast.FunctionDef:
     stepped = {id(n): analysis.stepped_while(n) for n in ast.walk(fn)
                if isinstance(n, ast.While) and counted[id(n)] is None}
     affine = {id(n): analysis.affine_while(n) for n in ast.walk(fn) if isinstance(n, ast.While)}
+    CallRefreshes(fn, own).visit(fn)
     Expressions(fn, own).visit(fn)  # before ControlFlow: the loop tests it moves are converted here
     OuterReads(fn, own, written_outer).visit(fn)  # after Expressions (it matches W[k] = v by name)
     converter = ControlFlow(live, declared, own, counted, stepped, affine)

@@ -102,14 +102,21 @@ def test_a_traced_number_into_a_number_attribute_is_refused():
         jc.jit(Counter().add)(np.ones(3))
 
 
-def test_a_local_objects_numpy_array_written_with_traced_values_is_refused():
-    def local(x):
+def test_a_local_objects_numpy_array_written_with_traced_values_is_its_traced_copy():
+    def local(x):  # refused before session 45: now the attribute holds the written copy
         holder = Buffer()
         holder.buf[1] = x[0]
         return holder.buf
 
-    with pytest.raises(UnsupportedError, match="the code that holds it would not see the write"):
-        jc.jit(local)(np.arange(3.0))
+    def aliased(x):
+        holder = Buffer()
+        kept = holder.buf
+        holder.buf[1] = x[0]
+        return kept
+
+    np.testing.assert_array_equal(jc.jit(local)(np.arange(3.0) + 1), local(np.arange(3.0) + 1))
+    with pytest.raises(UnsupportedError, match="while 'kept' holds it too"):
+        jc.jit(aliased)(np.arange(3.0))
 
 
 class Layer:
