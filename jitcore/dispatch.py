@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from jitcore import config, python_arithmetic, pytree, type_choice  # noqa: F401  (config: its import sets the thread count)
+from jitcore import config, kind_conversion, python_arithmetic, pytree  # noqa: F401  (config: its import sets the thread count)
 from jitcore.buffer_pool import allocator
 from jitcore.codegen.backend import backend_for
 from jitcore.codegen.plan import ArrayHeader, CompiledFunction
@@ -404,7 +404,7 @@ class Executable:
             outputs[k] = outputs[k].T
         if self._chosen:
             for k, mark in self._chosen:
-                outputs[k] = type_choice.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
+                outputs[k] = kind_conversion.convert_by_tag(outputs[k], mark.kinds, outputs[mark.tag])
             outputs = outputs[:self.out_tree.num_leaves]
         return pytree.unflatten(self.out_tree, outputs)
 

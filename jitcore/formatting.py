@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 
-from jitcore import type_choice
 from jitcore.errors import ConcretizationError
+from jitcore.kind_conversion import convert_by_tag
 
 _OPEN, _MID, _CLOSE = "\ue000", "\ue001", "\ue002"
 REPR = "!r"  # the spec that stands for repr(value) (no format spec can be it)
@@ -70,7 +70,7 @@ def filler(texts, trace):
             value = values[k]
             value = value[()] if getattr(value, "ndim", None) == 0 else value
             if chosen[k] is not None:
-                value = type_choice.convert_by_tag(value, chosen[k][1], values[tag_at[k]])
+                value = convert_by_tag(value, chosen[k][1], values[tag_at[k]])
             elif python[k] is not None:
                 value = python[k](value)
             if specs[k] == REPR:

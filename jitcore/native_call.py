@@ -52,7 +52,7 @@ import types
 import numpy as np
 from llvmlite import ir
 
-from jitcore import calltime, pytree, type_choice
+from jitcore import calltime, kind_conversion, pytree
 from jitcore.argument_writes import ArgumentWrites
 from jitcore.call_memo import BY_IDENTITY, MAX_DEPTH, MAX_ITEMS, NUMPY_SCALARS
 from jitcore.call_memo import container as is_container
@@ -617,7 +617,7 @@ def result_program(tree, n_outputs: int, chosen=()) -> tuple[list, list] | None:
     tuple by calling its class); and the objects they point to. None for a tree it does not
     build (dict keys other than strings and ints, more than ``MAX_OPS`` nodes). A result whose
     type the data chose (``chosen``: its number and ``dispatch.ChosenType``) is its converter
-    (``type_choice.converter``) called with it and its tag, an output after the results."""
+    (``kind_conversion.converter``) called with it and its tag, an output after the results."""
     ops, keep, next_output = [], [], [0]
     tags = dict(chosen)
 
@@ -628,7 +628,7 @@ def result_program(tree, n_outputs: int, chosen=()) -> tuple[list, list] | None:
             ops.extend((OP_OUTPUT, k, 0))
             next_output[0] += 1
             if k in tags:
-                convert = type_choice.converter(tags[k].kinds, np.dtype(tags[k].dtype))
+                convert = kind_conversion.converter(tags[k].kinds, np.dtype(tags[k].dtype))
                 keep.append(convert)
                 ops.extend((OP_OUTPUT, tags[k].tag, 0, OP_CALL, 2, id(convert)))
             return True

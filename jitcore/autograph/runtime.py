@@ -13,7 +13,7 @@ import types
 import numpy as np
 from numpy.polynomial._polybase import ABCPolyBase
 
-from jitcore import calltime, formatting, pytree, random, type_choice
+from jitcore import calltime, formatting, kind_conversion, pytree, random
 from jitcore import primitives as prims
 from jitcore.autograph import convert, expressions, local_arrays, math_calls, outputs, vectorized
 from jitcore.autograph.arrays import at_call, out_call, out_part, ufunc_method
@@ -256,7 +256,7 @@ def _print(*args, sep=" ", end="\n", file=None, flush=False):
         leaves, tree = pytree.flatten(shown)
         tags = iter(tags)
         shown = pytree.unflatten(tree, [
-            type_choice.convert_by_tag(v, c[1], next(tags)) if c is not None else v if t is None else t(v)
+            kind_conversion.convert_by_tag(v, c[1], next(tags)) if c is not None else v if t is None else t(v)
             for v, t, c in zip(leaves, python, chosen)])
         with np.printoptions(**options) if options is not None else contextlib.nullcontext():
             builtins.print(*(fill(v, values) for v in shown), sep=sep, end=end,

@@ -1,0 +1,65 @@
+"""The run-time half of ``type_choice.py``: a value the compiled code held in the promoted
+dtype, given the kind (a Python type or a NumPy scalar's dtype) its tag names, where that is
+exact. Results (``dispatch``, ``native_call``) and printed values (``formatting``) are converted
+here; nothing here needs a tracer.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+_TYPES = {"bool": bool, "int": int, "float": float, "complex": complex}
+_STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(np.float64),
+           "complex": np.dtype(np.complex128)}
+
+
+def _conversion(kind: str, held: np.dtype):
+    """The function that gives a value held as ``held`` the kind ``kind``, where that is exact:
+    an int (or bool) held as a float below 2**(mantissa bits + 1) in magnitude, checked on the
+    value; a narrower dtype held in a wider one. Else None: the promoted value stays as it is
+    (a Python float rounded into a float32 where it met one)."""
+    python = kind in _STRONG
+    source = _STRONG[kind] if python else np.dtype(kind[3:])
+    make = _TYPES[kind] if python else source.type
+    if source.kind in "biu" and held.kind in "fc":  # an int carried as a float
+        bound = 2.0 ** (np.finfo(held).nmant + 1)
+
+        def from_float(value):
+            real = value.real
+            if value.imag != 0 or not abs(real) < bound:  # (NaN fails too)
+                return value  # an int past 2**53 in a float64: not known exactly
+            return make(int(real))
+        return from_float
+    if python and source.kind in "biu" and held.kind in "biu":  # a Python int held as int32
+        return lambda value: make(int(value))
+    if np.promote_types(source, held) != held:  # rounded when it met the narrower dtype
+        return None
+    if source.kind != "c" and held.kind == "c":
+        return lambda value: make(value.real)
+    return make
+
+
+@functools.cache
+def converter(among: tuple, held: np.dtype):
+    """For values of ``among`` held as ``held``, one callable of (value, tag) that gives the
+    value the kind its tag names: what results and printed values are converted by (the
+    native call calls it too: ``native_call.result_program``)."""
+    table = tuple(_conversion(kind, held) or _same for kind in among)
+    return functools.partial(_convert_tagged, table)
+
+
+def _same(value):
+    return value
+
+
+def _convert_tagged(table, value, tag_value):
+    value = value[()] if type(value) is np.ndarray else value
+    return table[int(tag_value)](value)
+
+
+def convert_by_tag(value, among: tuple, tag_value):
+    """``value`` (a NumPy scalar or 0-d array of the promoted dtype) as the kind its run-time
+    tag names."""
+    return converter(among, value.dtype)(value, tag_value)
