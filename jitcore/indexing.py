@@ -739,6 +739,16 @@ def _masked_read(x: Tracer, key):
     a ``MaskedSelection`` of ``x[basic]`` with the mask's dims moved first; where NumPy keeps the
     selection's dim after others (``a[:, m]``), one whose reductions along an axis are refused
     (their axes would differ from NumPy's). None for other keys."""
+    found = _masked_selection(x, key)
+    if found is None:
+        return None
+    values, mask, _, _, _, front = found
+    return masked.MaskedSelection(values, mask) if front else masked.MovedSelection(values, mask)
+
+
+def _masked_selection(x: Tracer, key):
+    """``(x[basic] with the mask's dims first, mask, expanded key, basic key, position,
+    front)`` for a key of a mask among basic entries (``_masked_layout``), else None."""
     found = _mask_among_basic(x, key)
     if found is None:
         return None
@@ -746,19 +756,17 @@ def _masked_read(x: Tracer, key):
     basic, position, front = _masked_layout(expanded, mask)
     k = mask.ndim
     values = np.moveaxis(getitem(x, basic), range(position, position + k), range(k))
-    return masked.MaskedSelection(values, mask) if front else masked.MovedSelection(values, mask)
+    return values, mask, expanded, basic, position, front
 
 
 def _masked_write(x: Tracer, key, value: masked.MaskedSelection):
     """``x[key] = f(x[key])`` for a key ``_masked_read`` reads (``v[m, 0] *= -1``): ``f``'s
     values put back where the key selects, a ``where``; None for other keys."""
-    found = _mask_among_basic(x, key)
+    found = _masked_selection(x, key)
     if found is None:
         return None
-    expanded, mask = found
-    basic, position, _ = _masked_layout(expanded, mask)
-    k = mask.ndim
-    target = np.moveaxis(getitem(x, basic), range(position, position + k), range(k)).shape
+    selected, mask, expanded, basic, position, _ = found
+    k, target = mask.ndim, selected.shape
     if not masked.same_mask(value.mask, mask) or value.values.shape != target:
         raise JitTypeError(masked.refused(x, "assigning a selection by another mask or of "
                                              "another shape"))
