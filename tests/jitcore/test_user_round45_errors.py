@@ -324,7 +324,14 @@ def test_index_list_changed_in_a_traced_loop_says_to_build_a_tuple():
             idx = tuple(0 if d == 1 else slice(None) for d in range(a.ndim))
             a[idx] += 1
         return a
+    def from_data(a):
+        for _k in range(int(a[0, 1]) + 30):  # a count from the data: the loop stays compiled
+            idx = [slice(None)] * 2
+            idx[1] = 0
+            a[tuple(idx)] += 1
+        return a
     with pytest.raises(jc.UnsupportedError, match=r"'idx' holds a slice.*idx = tuple\(0 if d == "
                                                   r"axis else slice\(None\)"):
-        jc.jit(f)(np.zeros((3, 2)), 30)
+        jc.jit(from_data)(np.zeros((3, 2)))
     same(fixed, np.zeros((3, 2)), 30)
+    same(f, np.zeros((3, 2)), 30)  # an int argument: static on demand, as Python runs it
