@@ -1669,8 +1669,9 @@ MUTANTS = [
            "21! of Python ints wraps around int64 instead of raising OverflowError",
            ("tests/jitcore/test_python_arithmetic.py",)),
     Mutant("if-results-share-a-buffer", "codegen/host.py",
-           "            if one is not None and one.kind == \"buffer\" and one not in storages:",
-           "            if one is not None and one.kind == \"buffer\":",
+           "                        and self.of(v) not in storages and self._dead_after(self.of(v), op)), "
+           "None)",
+           "                        and self._dead_after(self.of(v), op)), None)",
            "return x before x[k] = v in a loop: two results of an if in one buffer lose x",
            ("tests/jitcore/test_loop_exits_round45.py",)),
     Mutant("except-takes-refusals", "jitcore/autograph/runtime.py",
