@@ -8,9 +8,9 @@ same: a masked one, each item counted where its test holds. Over a traced array 
 the loop, to give the result its type: Python's ``0 + item + ...``, so a sum of Python ints is a
 Python int and of NumPy scalars a NumPy scalar); over a list or a ``range`` the items are read
 in Python, as a generator without ``if`` is. An item's value is computed only where its test
-holds (``math.log(v) for v in x if v > 0`` raises nothing for the others). Differences: where no
-item is kept, ``sum`` gives 0 of the items' type (Python gives ``start``, the int 0, itself), and
-``max``/``min`` raise Python's ValueError from the call.
+holds (``math.log(v) for v in x if v > 0`` raises nothing for the others). Where no item is
+kept, ``sum`` gives ``start`` itself (the int 0), its type chosen by the data (``type_choice``),
+and ``max``/``min`` raise Python's ValueError from the call.
 
 A filtered comprehension that is not reduced (a list kept) asks the test for a Python bool:
 ``comprehension_test`` refuses a traced test naming the masked forms instead.
@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore import pytree
+from jitcore import pytree, type_choice
 from jitcore.autograph.expressions import Indexed, _cast, _one_truth_value, _only_if, and_
 from jitcore.errors import JitValueError, UnsupportedError
 from jitcore.numpy.everyday import raise_at_first
@@ -70,19 +70,28 @@ def _flagged(value, model):
 
 
 class _Sum:
+    """The total and whether any item was kept: where none is, Python's sum is ``start``
+    itself (the int 0), given back with its type (``type_choice``)."""
+
     def __init__(self, start=0):
         self.start = start
 
     def first(self, trace, test, item):
         total = self.start + item
         self.model = total
-        return _pick(trace, test, total, as_tracer(trace, self.start, _dtype(total)))
+        kept = as_tracer(trace, test, np.bool_)
+        return _pick(trace, test, total, as_tracer(trace, self.start, _dtype(total))), kept
 
-    def step(self, trace, test, item, total):
-        return _pick(trace, test, total + item, total)
+    def step(self, trace, test, item, state):
+        total, kept = state
+        return _pick(trace, test, total + item, total), kept | as_tracer(trace, test, np.bool_)
 
-    def result(self, total):
-        return _flagged(total, self.model)
+    def result(self, state):
+        total, kept = state
+        out = _flagged(total, self.model)
+        if not isinstance(out, Tracer) or out.ndim or isinstance(self.start, Tracer):
+            return out
+        return type_choice.choose(out, kept, self.model, self.start)
 
 
 class _Len:

@@ -248,9 +248,13 @@ def test_an_empty_filtered_max_raises_pythons_error():
         jc.jit(lambda x: max(v for v in x if v > 10))(X3)
 
 
-def test_a_filtered_sum_keeping_nothing_is_zero_of_the_items_type():
-    # Python's is start itself (the int 0); the items' type is what compiled code can give
-    assert jc.jit(lambda x: sum(v for v in x if v > 10))(X3) == 0
+def test_a_filtered_sum_keeping_nothing_is_start_itself():
+    """Python's sum keeping nothing is ``start``, the int 0 (or the start given), and otherwise
+    the items' type: the type the data chose comes back (``type_choice``)."""
+    for fn in (lambda x: sum(v for v in x if v > 10), lambda x: sum(v for v in x if v > 1),
+               lambda x: sum((v for v in x if v > 10), 0.5)):
+        got, want = jc.jit(fn)(X3), fn(X3)
+        assert type(got) is type(want) and got == want, (got, want)
 
 
 def test_a_filtered_list_kept_is_refused_naming_the_masked_forms():
