@@ -18,7 +18,7 @@ from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
 from jitcore.ir.dialects import array
-from jitcore.ir.types import TensorType, i64
+from jitcore.ir.types import TensorType, i1, i64
 from jitcore.tracer import (
     Trace,
     Tracer,
@@ -115,6 +115,13 @@ def refuse_caught(trace: Trace, error: type, values, what: str, instead: str) ->
                 "except catches it: compiled code finds such an error only when it runs, and "
                 f"raises it after the call, so the except branch cannot run. {instead}, or put "
                 "the try around the call of the jitted function"), *values)
+
+
+def raise_if(bad: Tracer, code: int) -> None:
+    """``array.raise_if``: the call raises the error ``code`` names (``kernel.PYTHON_ERRORS``)
+    where the 0-d ``bad`` holds when it runs."""
+    _emit(bad.owner_trace, array.RaiseIfOp, [convert(bad, np.dtype(np.bool_))], TensorType((), i1),
+          {"code": code})
 
 
 def constant(trace: Trace, value, dtype=None) -> Tracer:

@@ -25,9 +25,8 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore import tracer as tracer_module
 from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
-from jitcore.ir.dialects import array, kernel
+from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
-from jitcore.ir.types import TensorType, i1
 from jitcore.tracer import Tracer, fresh, user_location
 
 _DIVISIONS = (np.true_divide, np.floor_divide, np.remainder)
@@ -74,8 +73,7 @@ def _raise_when(bad: Tracer, code: int) -> None:
     prims.refuse_caught(trace, getattr(builtins, name), [bad],
                         f"an operation at {user_location()} may raise {name}",
                         "Test the value first (if d != 0: ...)")
-    prims._emit(trace, array.RaiseIfOp, [prims.convert(bad, np.dtype(np.bool_))],
-                TensorType((), i1), {"code": code})
+    prims.raise_if(bad, code)
 
 
 # -- division -----------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from jitcore.numpy.orthogonal_series import BASIS_CALLS
 from jitcore.numpy.power_series import SERIES_CALLS
 from jitcore.primitives import as_tracer, complex_from_parts, constant, find_trace
 from jitcore.python_arithmetic import check_int_of, python_bool
+from jitcore.python_arithmetic import python_number as _python_number
 from jitcore.tracer import Tracer, as_scalar, fresh, make_view, needs_static, user_frame, user_location
 
 
@@ -178,10 +179,8 @@ def _joined(test, a, b, made_a, made_b):
 
 
 def python_number(x) -> bool:
-    """A Python number, or a traced one (weak: a Python number argument, ``int(x)``, a counter)."""
-    if isinstance(x, Tracer):
-        return x.weak and not x.ndim
-    return type(x) in (bool, int, float, complex)
+    """A Python number, or a traced one that is 0-d (``python_arithmetic.python_number``)."""
+    return _python_number(x) and not (isinstance(x, Tracer) and x.ndim)
 
 
 def _is_scalar(x) -> bool:
