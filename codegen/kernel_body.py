@@ -447,11 +447,13 @@ class KernelBody:
         """Where ``cond`` holds, ``code`` is recorded unless an earlier error is, and the
         kernel returns (``kernel.raise``): the caller raises."""
         b = self.b
+        test = b.block
         with b.if_then(cond, likely=False):
             first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), i64(0))
             with b.if_then(first):
                 b.store(i64(code), self._status_word(0))
             b.ret_void()
+        test.terminator.set_metadata("unpredictable", b.module.add_metadata([]))
 
     def check_index(self, i: ll.Value, axis: int, size: int) -> ll.Value:
         """``i`` wrapped into ``[0, size)`` (a negative index counts from the end), or 0 if it

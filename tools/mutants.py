@@ -1684,6 +1684,17 @@ MUTANTS = [
            "    return np.logical_not(_one_truth_value(x, \"'not'\"))",
            "not t of a traced comparison is np.False_ instead of Python's False",
            ("tests/jitcore/test_user_round45.py",)),
+    # session 46
+    Mutant("hoisted-raise-ignores-branch", "passes/scf_rules.py",
+           "            both = arith.SelectOp([cond, inner.operands[0], false.result], [i1])",
+           "            both = arith.SelectOp([cond, inner.operands[0], inner.operands[0]], [i1])",
+           "a check hoisted out of a branch raises where the branch does not run",
+           ("tests/jitcore/test_python_arithmetic.py",)),
+    Mutant("sums-of-python-ints-unchecked", "jitcore/python_arithmetic.py",
+           "    _raise_when(prims.ufunc(np.less, flips, 0), kernel.INT_OVERFLOW)",
+           "    pass",
+           "fib(93) by sums of Python ints wraps around int64 instead of raising",
+           ("tests/jitcore/test_python_arithmetic.py",)),
 ]
 
 

@@ -178,6 +178,69 @@ def test_products_past_int64_raise(n):
         assert got[0] == "error" and isinstance(got[1], OverflowError)
 
 
+@pytest.mark.parametrize("n", [60, 91, 93, 100])
+def test_sums_past_int64_raise(n):
+    """Fibonacci by sums alone: fib(92) fits int64, fib(93) does not. The loop's last step makes
+    fib(n + 1) too, so from n = 92 on the compiled loop raises (Python's b is exact); below, the
+    value; never a number that wrapped around."""
+    def f(x, n):
+        a, b = 0, 1
+        for _ in range(n):
+            a, b = b, a + b
+        return a
+
+    got = _outcome(jc.jit(f), np.zeros(1), n)
+    if n < 92:
+        assert got == ("value", f(None, n))
+    else:
+        assert got[0] == "error" and isinstance(got[1], OverflowError) and isinstance(got[1], JitcoreError)
+
+
+@pytest.mark.parametrize("a, b", [(9e18, -9e18), (-9e18, 9e18), (5.0, 7.0), (-9e18, -2e17), (4e18, 4e18)])
+def test_differences_and_sums_of_traced_ints(a, b):
+    def f(x, y):
+        return int(x[0]) - int(y[0]), int(x[0]) + int(y[0])
+
+    python = f(np.array([a]), np.array([b]))
+    got = _outcome(jc.jit(f), np.array([a]), np.array([b]))
+    if all(-2**63 <= v < 2**63 for v in python):
+        assert got == ("value", python)
+    else:
+        assert got[0] == "error" and isinstance(got[1], OverflowError)
+
+
+@pytest.mark.parametrize("positive_branch", [True, False])
+def test_a_check_in_a_branch_raises_only_where_the_branch_runs(positive_branch):
+    """A division check inside a data-dependent branch runs before the branch on 'condition
+    and test' (scf_rules._hoist_leading_raise): raised only where the branch is taken."""
+    def f(x, d):
+        s = 0
+        for i in range(x.shape[0]):
+            if (x[i] > 0) == positive_branch:
+                s += 100 // d
+            else:
+                s -= 1
+        return s
+
+    jitted = jc.jit(f)
+    for x, d in [(np.array([-1.0, -2.0]), 0), (np.array([1.0, 2.0]), 0), (np.array([-1.0, 3.0]), 0),
+                 (np.array([-1.0, 3.0]), 7), (np.zeros(0), 0)]:
+        _same(_outcome(f, x, d), _outcome(jitted, x, d))
+
+
+def test_counter_stepped_by_a_constant_is_not_checked():
+    """A counter under a data test stays branch-free (not checked: see _check_sum) and counts."""
+    def f(x):
+        n = 0
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                n += 1
+        return n
+
+    x = np.random.default_rng(1).normal(size=1001)
+    assert jc.jit(f)(x) == f(x) and type(jc.jit(f)(x)) is int
+
+
 def test_masked_hash_keeps_working():
     """A hash masked every step never leaves int64: no error, Python's value."""
     def f(codes):
