@@ -84,7 +84,7 @@ def _hoist_leading_raise(op: Operation) -> bool:
     """A branch that begins with cheap ops and a ``kernel.raise`` (a Python-number check such
     as ``n += 1`` past int64) raises before the ``scf.if`` on ``cond and test``: the branch is
     then free of effects, so LLVM can turn a small if into a select (a counter under a data
-    test: 41 ms for 10^6 steps with the raise inside, as without it 0.4 ms)."""
+    test with a check: 42 ms for 10^6 steps with the raise inside the branch, 2.2 ms hoisted)."""
     for block, taken in ((op.then_block, True), (op.else_block, False)):
         leading = []
         for inner in block.ops:
@@ -95,20 +95,19 @@ def _hoist_leading_raise(op: Operation) -> bool:
             leading.append(inner)
         else:
             continue
-        anchor = op
         for moved in leading:
             _detach(moved)
-            anchor.parent.insert_before(anchor, moved)
+            op.parent.insert_before(op, moved)
         cond = op.operands[0]
-        false = anchor.parent.insert_before(anchor, arith.ConstantOp((), [i1], {"value": ScalarAttr(False, i1)}))
+        false = op.parent.insert_before(op, arith.ConstantOp((), [i1], {"value": ScalarAttr(False, i1)}))
         if taken:
             both = arith.SelectOp([cond, inner.operands[0], false.result], [i1])
         else:
             both = arith.SelectOp([cond, false.result, inner.operands[0]], [i1])
-        anchor.parent.insert_before(anchor, both)
+        op.parent.insert_before(op, both)
         _detach(inner)
         inner.set_operand(0, both.result)
-        anchor.parent.insert_before(anchor, inner)
+        op.parent.insert_before(op, inner)
         return True
     return False
 
