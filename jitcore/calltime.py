@@ -40,7 +40,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.types import TensorType
-from jitcore.tracer import Tracer, is_jitcore_file
+from jitcore.tracer import Tracer, current_trace, is_jitcore_file
 
 _MISSING = object()
 _ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
@@ -355,6 +355,7 @@ class Recorder:
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
+        self._made_depth: dict[int, int] = {}  # id -> the region depth it was made at
         self.initializing: set[int] = set()  # ids of the made instances whose __init__ runs
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
         self._written: set[int] = set()  # id(array) of outer arrays written by subscript
@@ -586,6 +587,12 @@ class Recorder:
 
     def note_made(self, obj) -> None:
         self._made[id(obj)] = obj
+        trace = current_trace()
+        self._made_depth[id(obj)] = 0 if trace is None else trace.depth
+
+    def made_depth(self, obj) -> int:
+        """The trace's region depth where ``obj`` was made (0: the function's own level)."""
+        return self._made_depth.get(id(obj), 0)
 
     def made_here(self, obj) -> bool:
         """Whether ``obj`` is an instance the traced function made (``t = Tracker()``)."""

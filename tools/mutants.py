@@ -1695,6 +1695,11 @@ MUTANTS = [
            "    pass",
            "fib(93) by sums of Python ints wraps around int64 instead of raising",
            ("tests/jitcore/test_python_arithmetic.py",)),
+    Mutant("method-sets-not-carried", "jitcore/autograph/statements.py",
+           "        for attr in method_sets(getattr(type(obj), method, None)):",
+           "        for attr in ():",
+           "a traced if or loop does not carry the attributes a method it calls sets",
+           ("tests/jitcore/test_method_attributes_46.py",)),
 ]
 
 

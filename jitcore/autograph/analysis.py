@@ -148,6 +148,24 @@ def attribute_targets(stmts, own: set[str]) -> list[tuple[str, str]]:
     return list(found)
 
 
+def method_calls(stmts, own: set[str]) -> list[tuple[str, str]]:
+    """``(name, method)`` of each ``name.method(...)`` call in ``stmts`` on a name of ``own``, as
+    written or as converted (``__ag__.call(name.method)(...)``): methods that may set the
+    object's attributes while a traced branch or loop body is traced."""
+    found: dict = {}
+    for n in (m for s in stmts for m in ast.walk(s)):
+        if not isinstance(n, ast.Call):
+            continue
+        func = n.func
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Attribute) \
+                and func.func.attr == "call" and isinstance(func.func.value, ast.Name) \
+                and func.func.value.id == "__ag__" and func.args:
+            func = func.args[0]
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in own:
+            found[(func.value.id, func.attr)] = None
+    return list(found)
+
+
 def written(stmts) -> set[str]:
     """Base names of subscript targets (``out[i] = v``, ``h[k] += 1``): arrays changed in place,
     which are state wherever they are written, live or not (an argument's caller sees them)."""

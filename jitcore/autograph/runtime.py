@@ -35,7 +35,7 @@ from jitcore.autograph.expressions import (
 from jitcore.autograph.filtered import comprehension_test, filtered
 from jitcore.autograph.local_arrays import refuse_shared
 from jitcore.autograph.printf import percent
-from jitcore.autograph.statements import for_stmt, holders, if_stmt, result, state, while_stmt
+from jitcore.autograph.statements import carried, for_stmt, holders, if_stmt, result, state, while_stmt
 from jitcore.debugging import debug_callback
 from jitcore.errors import ConcretizationError, TracerConversionError, UnsupportedError
 from jitcore.numpy.orthogonal_series import call_series
@@ -363,6 +363,9 @@ def set_attribute(obj, name: str, value) -> None:
         setattr(obj, name, value)  # its __init__ (its classes'), before the function holds it
         return
     if current_trace() is not None and r is not None and r.outside(obj) and r.made_here(obj):
+        if carried(obj, name, r.made_depth(obj)):
+            setattr(obj, name, value)  # a method's: each traced statement around carries it
+            return
         raise UnsupportedError(
             f"'{name}', an attribute of an object the jitted function made, is set inside a method "
             f"of it (at {user_location()}): jitcore carries an object's attributes through the "

@@ -18,7 +18,7 @@ import numpy as np
 
 from jitcore import calltime, index_forms, pytree
 from jitcore import control_flow as cf
-from jitcore.autograph import appending, effects, loop_exit, raises
+from jitcore.autograph import analysis, appending, effects, loop_exit, raises
 from jitcore.autograph.aliasing import (
     Rebound,
     SharedArrays,
@@ -100,19 +100,87 @@ def state(local_vars: dict, names) -> tuple:
 _NOT_HOLDERS = (Tracer, np.ndarray, np.generic, type, types.ModuleType, Undefined)
 
 
-def holders(local_vars: dict, pairs) -> tuple:
-    """``(object, name, attribute)`` for each ``name.attribute`` a branch or loop sets, where
-    ``name`` holds a plain Python object made while tracing: its attribute is carried through
-    the statement as a variable is (``AttributeState``)."""
+def holders(local_vars: dict, pairs, methods=()) -> tuple:
+    """``(object, name, attribute)`` for each ``name.attribute`` a branch or loop sets, and each
+    attribute of ``self`` that a method it calls as ``name.method(...)`` sets (``methods``:
+    ``(name, method)`` pairs; ``method_sets``), where ``name`` holds a plain Python object made
+    while tracing: its attribute is carried through the statement as a variable is
+    (``AttributeState``)."""
     r = calltime.recorder()
-    out = []
-    for name, attr in pairs:
+    wanted = dict.fromkeys(pairs)
+    for name, method in methods:
         obj = local_vars.get(name)
-        if obj is None or isinstance(obj, _NOT_HOLDERS) \
-                or not hasattr(obj, "__dict__") or (r is not None and r.outside(obj)):
+        for attr in method_sets(getattr(type(obj), method, None)):
+            wanted[(name, attr)] = None
+    out = []
+    for name, attr in wanted:
+        obj = local_vars.get(name)
+        if obj is None or isinstance(obj, _NOT_HOLDERS) or not hasattr(obj, "__dict__") \
+                or (r is not None and r.outside(obj) and not r.made_here(obj)):
             continue  # an object from outside: set_attribute refuses it
         out.append((obj, name, attr))
     return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def method_sets(fn, depth: int = 3) -> tuple:
+    """The attributes of ``self`` a method of the user's sets (``self.k = v``, ``self.k += 1``),
+    those of the methods it calls on ``self`` included, ``depth`` calls deep: read from its
+    source, since they are set while the method is traced inside the statement."""
+    import ast
+    import inspect
+    import textwrap
+
+    fn = getattr(fn, "__func__", fn)
+    if depth <= 0 or not isinstance(fn, types.FunctionType):
+        return ()
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return ()
+    fdef = tree.body[0]
+    if not isinstance(fdef, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fdef.args.args:
+        return ()
+    me = fdef.args.args[0].arg
+    found = dict.fromkeys(a for _, a in analysis.attribute_targets(fdef.body, {me}))
+    cls = _defining_class(fn)
+    for _, method in analysis.method_calls(fdef.body, {me}):
+        for attr in method_sets(getattr(cls, method, None), depth - 1):
+            found[attr] = None
+    return tuple(found)
+
+
+def _defining_class(fn):
+    """The class whose body defines ``fn`` (from its qualified name), for its calls on self."""
+    owner = fn.__globals__
+    for part in fn.__qualname__.split(".")[:-1]:
+        owner = owner.get(part) if isinstance(owner, dict) else getattr(owner, part, None)
+        if owner is None:
+            return None
+    return owner if isinstance(owner, type) else None
+
+
+_CARRYING = threading.local()  # .frames: (region depth, {(id(object), attribute)}) innermost last
+
+
+@contextlib.contextmanager
+def _carrying(holders):
+    frames = _CARRYING.__dict__.setdefault("frames", [])
+    frames.append((current_trace().depth, {(id(o), a) for o, _, a in holders}))
+    try:
+        yield
+    finally:
+        frames.pop()
+
+
+def carried(obj, attr: str, made_depth: int) -> bool:
+    """Whether each traced branch or loop body being traced that is inside the region where
+    ``obj`` was made carries ``obj.attr`` (a method setting it there is then right: the
+    statement carries the value it sets out of the body; straight-line code carries it as is)."""
+    depth = current_trace().depth
+    frames = getattr(_CARRYING, "frames", [])
+    covered = {d for d, pairs in frames if (id(obj), attr) in pairs}
+    return all(d in covered for d in range(made_depth + 1, depth + 1))
 
 
 class AttributeState:
@@ -139,10 +207,13 @@ class AttributeState:
                 setattr(o, a, v)
 
     def body(self, fn, lead: int = 0):
-        """``fn(*lead values, *variables)`` returning the variables: with the attributes too."""
+        """``fn(*lead values, *variables)`` returning the variables: with the attributes too,
+        which methods may set while it is traced (``carried``)."""
         def run(*values):
             self._set(values[lead + self.count:])
-            return (*fn(*values[:lead + self.count]), *self._read())
+            with _carrying(self.holders):
+                out = fn(*values[:lead + self.count])
+            return (*out, *self._read())
         return run
 
     def reader(self, fn):

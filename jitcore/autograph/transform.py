@@ -637,9 +637,11 @@ class ControlFlow(ast.NodeTransformer):
         # throughout (not a name the statement binds anew: a loop's target, ``c = cs[i]``)
         bound = analysis.assigned(body or [])
         attributes = [(n, a) for n, a in analysis.attribute_targets(body or [], self.own) if n not in bound]
-        if attributes:
-            pairs = ast.Tuple(elts=[_strings(pair) for pair in attributes], ctx=ast.Load())
-            site["holders"] = _call(_helper("holders"), _call(_load("locals")), pairs)
+        methods = [(n, m) for n, m in analysis.method_calls(body or [], self.own) if n not in bound]
+        if attributes or methods:
+            pairs, calls = (ast.Tuple(elts=[_strings(pair) for pair in found], ctx=ast.Load())
+                            for found in (attributes, methods))
+            site["holders"] = _call(_helper("holders"), _call(_load("locals")), pairs, calls)
         return site
 
     def visit_If(self, node):
