@@ -630,7 +630,18 @@ class JitFunction:
             # the closure values are the current ones; compiled calls never get here.
             fun = converted(self.fun) if self.autograph else self.fun
             before = [(k, v, argument_writes.static_state(v)) for k, v in static]
-            result = fun(*full_args, **full_kwargs)
+            try:
+                result = fun(*full_args, **full_kwargs)
+            except (TypeError, ValueError, IndexError) as error:
+                if fun is not self.fun or isinstance(error, JitcoreError) \
+                        or not autograph_convert.source_unreadable(self.fun):
+                    raise
+                raise UnsupportedError(
+                    f"{self.__name__}(): Python could not give jitcore this function's source (a "
+                    "function made by exec() or typed at 'python -'), so it was traced as is, "
+                    "without converting its loops, branches and writes into arrays it makes, and "
+                    f"tracing it met {type(error).__name__}: {str(error).rstrip('.')}. Define the function in a "
+                    "file (a module or a script), or call it without jit") from error
             for k, v, state in before:  # a static argument is the caller's object
                 changed = argument_writes.changed_static(self._param_name(k), v, state)
                 if changed is not None:

@@ -67,6 +67,19 @@ def _convertible(fun) -> bool:
     return not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
 
 
+def source_unreadable(fun) -> bool:
+    """Whether ``fun`` is the user's Python function whose source ``inspect`` cannot find (made
+    by ``exec``, typed at ``python -``): it is then traced as is, unconverted."""
+    code = getattr(fun, "__code__", None)
+    if not isinstance(fun, types.FunctionType) or code is None or not is_user_file(code.co_filename):
+        return False
+    try:
+        inspect.getsourcelines(fun)
+    except (OSError, TypeError):
+        return True
+    return False
+
+
 def converted(fun, helpers):
     """``fun`` converted, or ``fun`` itself when it is not the user's Python function.
     ``helpers`` is what the converted code calls as ``__ag__`` (the ``runtime`` module)."""
