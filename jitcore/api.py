@@ -640,8 +640,8 @@ class JitFunction:
                     f"{self.__name__}(): Python could not give jitcore this function's source (a "
                     "function made by exec() or typed at 'python -'), so it was traced as is, "
                     "without converting its loops, branches and writes into arrays it makes, and "
-                    f"tracing it met {type(error).__name__}: {str(error).rstrip('.')}. Define the function in a "
-                    "file (a module or a script), or call it without jit") from error
+                    f"tracing it met {type(error).__name__}: {str(error).rstrip('.')}. Define the "
+                    "function in a file (a module or a script), or call it without jit") from error
             for k, v, state in before:  # a static argument is the caller's object
                 changed = argument_writes.changed_static(self._param_name(k), v, state)
                 if changed is not None:
