@@ -143,6 +143,16 @@ def method_sets(fn, depth: int = 3) -> tuple:
         return ()
     me = fdef.args.args[0].arg
     found = dict.fromkeys(a for _, a in analysis.attribute_targets(fdef.body, {me}))
+    # self.h[i] += 1: an array attribute written in place, which a made object's first write
+    # replaces by a traced copy (local_arrays), so the statement carries it too
+    for node in ast.walk(fdef):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+            node, ast.AugAssign) else []
+        for t in (t for t in targets if isinstance(t, ast.Subscript)):
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                found[t.attr] = None
     cls = _defining_class(fn)
     for _, method in analysis.method_calls(fdef.body, {me}):
         for attr in method_sets(getattr(cls, method, None), depth - 1):

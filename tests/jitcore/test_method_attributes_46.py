@@ -118,3 +118,47 @@ def test_a_helper_function_setting_attributes_in_a_traced_if_is_refused():
 
     with pytest.raises(UnsupportedError, match="Walker"):
         jc.jit(f)(np.arange(1.0, 4.0))
+
+
+class Counts:
+    def __init__(self):
+        self.h = np.zeros(4, dtype=np.int64)
+
+    def add(self, i):
+        self.h[i] += 1
+        self.h[0] += 1
+
+
+@pytest.mark.parametrize("n", [5, 9, 40])
+def test_method_writing_an_array_attribute_in_place_in_a_loop(n):
+    """self.h[i] += 1 in a method called in a compiled loop: the loop carries the attribute
+    (the first write replaces the made object's NumPy array by a traced copy)."""
+    def f(x):
+        a = Counts()
+        for i in range(x.shape[0]):
+            a.add(x[i])
+        return a.h
+
+    x = np.arange(n) % 4
+    np.testing.assert_array_equal(jc.jit(f)(x), f(x))
+
+
+def test_class_defined_inside_the_function_with_a_stepping_method():
+    def f(q0, p0, dt, n):
+        class Osc:
+            def __init__(self, q, p):
+                self.q = q
+                self.p = p
+
+            def step(self, dt):
+                self.p = self.p - dt * self.q
+                self.q = self.q + dt * self.p
+
+        o = Osc(q0, p0)
+        for _ in range(n):
+            o.step(dt)
+        return o.q, o.p
+
+    for n in (5, 500):
+        want, got = f(1.0, 0.0, 0.01, n), jc.jit(f)(1.0, 0.0, 0.01, n)
+        assert got == want and all(type(g) is float for g in got)
