@@ -56,7 +56,9 @@ def _same(value):
 
 def _convert_tagged(table, value, tag_value):
     value = value[()] if type(value) is np.ndarray else value
-    return table[int(tag_value)](value)
+    # the native call hands the tag over as its one-element buffer (shape (1,)), Python as 0-d
+    tag = tag_value.reshape(-1)[0] if type(tag_value) is np.ndarray else tag_value
+    return table[int(tag)](value)
 
 
 def convert_by_tag(value, among: tuple, tag_value):

@@ -295,3 +295,21 @@ def test_list_arguments_counters_and_while_loops(x):
     same(written_into_list, x, [0.0])
     same(half_counter, x)
     same(running_max, x, 2)
+
+
+def test_chosen_type_on_every_call_of_the_native_path():
+    """From the third call the native entry calls the executable: the tag arrives as its
+    one-element buffer, which the conversion reads as the Python path's 0-d tag (was a
+    TypeError from the third call on; session 46, h1 C1)."""
+    def f(p):
+        acc = 0.0
+        out = np.zeros(len(p))
+        for i in range(len(p)):
+            acc += p[i]
+            out[i] = 1.0
+        return acc
+
+    jitted = jc.jit(f)
+    for p in [np.linspace(0, 1, 30)] * 4 + [np.zeros(0)] * 4 + [np.arange(3.0)] * 3:
+        want, got = f(p), jitted(p)
+        assert type(got) is type(want) and got == want, (got, want)
