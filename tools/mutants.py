@@ -1700,6 +1700,11 @@ MUTANTS = [
            "        for attr in ():",
            "a traced if or loop does not carry the attributes a method it calls sets",
            ("tests/jitcore/test_method_attributes_46.py",)),
+    Mutant("native-tag-read-as-0d", "jitcore/kind_conversion.py",
+           "    tag = tag_value.reshape(-1)[0] if type(tag_value) is np.ndarray else tag_value",
+           "    tag = tag_value",
+           "a result whose type the data chose raises TypeError from the third (native) call on",
+           ("tests/jitcore/test_result_types_chosen_by_data.py",)),
 ]
 
 
