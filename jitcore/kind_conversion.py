@@ -15,11 +15,23 @@ _STRONG = {"bool": np.dtype(bool), "int": np.dtype(np.int64), "float": np.dtype(
            "complex": np.dtype(np.complex128)}
 
 
+# The kinds of an array whose dtype the data chose: NumPy's eig, eigvals and roots give the
+# real part where every eigenvalue is real (``type_choice.real_where``).
+COMPLEX_ARRAY, REAL_ARRAY = "array", "array.real"
+ARRAY_KINDS = (COMPLEX_ARRAY, REAL_ARRAY)
+
+
+def _real_part(value):
+    return value.real  # NumPy's own ``w = w.real``: a view of the complex array
+
+
 def _conversion(kind: str, held: np.dtype):
     """The function that gives a value held as ``held`` the kind ``kind``, where that is exact:
     an int (or bool) held as a float below 2**(mantissa bits + 1) in magnitude, checked on the
     value; a narrower dtype held in a wider one. Else None: the promoted value stays as it is
     (a Python float rounded into a float32 where it met one)."""
+    if kind in ARRAY_KINDS:  # an array held complex, real where the data made it so (eig)
+        return _real_part if kind == REAL_ARRAY else None
     python = kind in _STRONG
     source = _STRONG[kind] if python else np.dtype(kind[3:])
     make = _TYPES[kind] if python else source.type

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import primitives as prims
+from jitcore import type_choice
 from jitcore.errors import UnsupportedError
 from jitcore.ir import dialects
 from jitcore.numpy import linalg as _family
@@ -144,9 +145,10 @@ def eig(a):
     """``numpy.linalg.eig``; of real matrices: Householder reduction to Hessenberg form, Francis
     double-shift QR to the real Schur form, eigenvectors by back-substitution, each of unit
     norm with its largest component real (as LAPACK's ``geev``, without its balancing).
-    The results are always complex (complex64 for float32 input, complex128 otherwise): NumPy
-    gives a real dtype when every eigenvalue happens to be real, a choice made on the data,
-    which a compiled signature cannot follow; ``.real`` recovers NumPy's then. Order: as the
+    The results are computed complex (complex64 for float32 input, complex128 otherwise) and,
+    as NumPy's, given back as their real parts where every eigenvalue is real: a dtype the data
+    chooses, a tag the call reads (``type_choice.real_where``; inside the function they stay
+    complex). Order: as the
     Schur form's diagonal (a complex pair a + bi, a - bi with b > 0), usually but not always
     NumPy's. NaN or inf entries raise ``LinAlgError`` after the call, as NumPy's. Complex
     matrices: Hessenberg form and single-shift QR to the complex Schur form in complex
@@ -160,12 +162,18 @@ def eig(a):
     if a.dtype.kind == "c":  # plane 0 alone (complex Schur form, complex_eig.py)
         return _results.EigResult(packed[..., 0, n, :], packed[..., 0, :n, :])
     values = _joined(packed[..., 0, n, :], packed[..., 1, n, :])
-    return _results.EigResult(values, _joined(packed[..., 0, :n, :], packed[..., 1, :n, :]))
+    vectors = _joined(packed[..., 0, :n, :], packed[..., 1, :n, :])
+    return _results.EigResult(*type_choice.real_where((values, vectors), _all_real(values)))
+
+
+def _all_real(values):
+    """NumPy's test for giving ``eig``'s real part: every imaginary part (of the whole stack) 0."""
+    return np.all(np.imag(values) == 0)
 
 
 @implements(np.linalg.eigvals)
 def eigvals(a):
-    """``numpy.linalg.eigvals``: the eigenvalues of ``eig``, always complex (see ``eig``),
+    """``numpy.linalg.eigvals``: the eigenvalues of ``eig``, real where all are (see ``eig``),
     without its vectors (nor the updates of the Schur form outside the active window)."""
     if not traced(a):
         return np.linalg.eigvals(a)
@@ -173,7 +181,8 @@ def eigvals(a):
     packed = prims.decomposition(a, array.EigOp, vectors=0)
     if a.dtype.kind == "c":
         return packed[..., 0, :]
-    return _joined(packed[..., 0, :], packed[..., 1, :])
+    values = _joined(packed[..., 0, :], packed[..., 1, :])
+    return type_choice.real_where((values,), _all_real(values))[0]
 
 
 def _singular_values(a) -> Tracer:

@@ -177,8 +177,8 @@ def _as_traced(a, like: Tracer) -> Tracer:
 @implements(np.roots)
 def roots(p):
     """The roots of ``p`` (highest power first): the eigenvalues of its companion matrix, as
-    NumPy computes them, always complex (see ``numpy.linalg.eigvals``: take ``.real`` where
-    NumPy's are real). NumPy first strips leading and trailing zero coefficients, a length
+    NumPy computes them, real where all are (``eigvals``'s choice on the data, as NumPy's).
+    NumPy first strips leading and trailing zero coefficients, a length
     chosen on the data; here the length is static, ``len(p) - 1`` roots: a zero leading
     coefficient gives inf/NaN roots (strip it outside ``jit``), a trailing zero a root at 0
     (to rounding). Complex coefficients: the complex companion matrix's (``eigvals``)."""

@@ -4,7 +4,7 @@ The eigenvalues are compared with NumPy's sorted (``sort_complex``; jitcore's or
 Schur form's, usually but not always NumPy's) within ``C * n * eps * ||A||_F``; the vectors by
 their definition (A v = w v), unit norm and LAPACK's normalisation (the largest component
 real), and against NumPy's up to sign where the eigenvalues are well separated. Results are
-always complex under jit (NumPy's are real when every eigenvalue is). Each shape compiles anew
+real where every eigenvalue is, as NumPy's (session 46; complex before). Each shape compiles anew
 (a second or two), so the hypothesis test draws few examples.
 """
 
@@ -27,7 +27,9 @@ def _check(a, w, v, factor=16, values=None):
     """w, v against NumPy's eigenvalues (within ``values`` if given) and the definition, for
     a stack ``a``."""
     real = a.dtype if a.dtype.kind == "f" else np.dtype(np.float64)
-    assert w.dtype == v.dtype == np.result_type(real, np.complex64)
+    # NumPy's choice on the data: real parts where every eigenvalue is real
+    assert w.dtype == v.dtype
+    assert w.dtype == (real if np.isrealobj(w) else np.result_type(real, np.complex64))
     n = a.shape[-1]
     assert w.shape == a.shape[:-1] and v.shape == a.shape
     if n == 0:
@@ -75,8 +77,10 @@ def test_eig_of_special_matrices():
     w, v = EIG(rotation)
     np.testing.assert_allclose(w, [np.exp(0.3j), np.exp(-0.3j)], rtol=0, atol=1e-15)
     _check(rotation, w, v)
+    assert w.dtype == np.linalg.eig(rotation).eigenvalues.dtype == np.complex128
     w, v = EIG(np.diag([3.0, 1.0, 2.0, 5.0, 4.0]))  # shapes repeat: each new one compiles
     np.testing.assert_array_equal(w, [3, 1, 2, 5, 4])
+    assert w.dtype == v.dtype == np.float64  # every eigenvalue real: NumPy's real parts
     np.testing.assert_array_equal(v, np.eye(5))
     rng = np.random.default_rng(8)
     for a in (np.triu(rng.standard_normal((5, 5))), np.tril(rng.standard_normal((5, 5))),
@@ -115,3 +119,18 @@ def test_eig_op_round_trips_and_verifies():
     assert '"array.eig"' in text and "vectors = 0" in text and "vectors = 1" in text
     assert ir.print_op(ir.parse(text)) == text
     ir.verify(ir.parse(text))
+
+
+@pytest.mark.parametrize("fn", [np.linalg.eigvals, np.roots, lambda a: np.linalg.eig(a).eigenvectors],
+                         ids=["eigvals", "roots", "eig-vectors"])
+def test_real_results_where_every_eigenvalue_is_real(fn):
+    """NumPy gives real parts when every eigenvalue is real: a dtype chosen by the data, on
+    every call (the native path's from the third)."""
+    jitted = jc.jit(fn)
+    sym, rot = np.array([[2.0, 1.0], [1.0, 3.0]]), np.array([[0.0, -1.0], [1.0, 0.0]])
+    cases = [np.array([1.0, -3.0, 2.0]), np.array([1.0, 0.0, 1.0])] if fn is np.roots else [sym, rot]
+    for a in cases * 3:
+        got, want = jitted(a), fn(a)
+        assert got.dtype == want.dtype and got.shape == want.shape, (got, want)
+        if fn is np.roots:
+            np.testing.assert_allclose(np.sort_complex(got), np.sort_complex(want), atol=1e-12)
