@@ -167,3 +167,12 @@ def test_the_status_words_carry_a_float():
     bits = int(np.float64(2.5).view(np.int64))
     assert str(error(57, bits)) == "math domain error"
     assert "{" not in str(error(63, 7, 0, 6)) and "7" in str(error(63, 7, 0, 6))
+
+
+def test_the_gpu_code_records_the_status_words(tmp_path):
+    """The checks as PTX (sm_80, sm_90), assembled by ptxas where it is installed."""
+    from tests.codegen.test_nvptx import check_family
+
+    check_family(sqrt_sum, (np.ones(8), 8), tmp_path, set(), "sqrt loop")
+    check_family(list_sum, (np.zeros(8, np.int64), 8), tmp_path, set(), "list loop")
+    check_family(lambda i: np.unravel_index(i, (2, 3)), (np.arange(4),), tmp_path, set(), "unravel")
