@@ -176,3 +176,11 @@ def test_the_gpu_code_records_the_status_words(tmp_path):
     check_family(sqrt_sum, (np.ones(8), 8), tmp_path, set(), "sqrt loop")
     check_family(list_sum, (np.zeros(8, np.int64), 8), tmp_path, set(), "list loop")
     check_family(lambda i: np.unravel_index(i, (2, 3)), (np.arange(4),), tmp_path, set(), "unravel")
+
+
+@pytest.mark.parametrize("scale", [1.0, -1.0])
+def test_random_parameters_checked_in_compiled_code(scale):
+    def draw(s):
+        return np.random.default_rng(0).normal(0.0, s, 3)
+    _same(draw, np.float64(scale))
+    _no_callback(draw, np.float64(scale))

@@ -492,6 +492,24 @@ PYTHON_ERRORS = {
     MAX_OF_EMPTY: ("ValueError", _empty_message(max)),
     INT_TO_NEGATIVE_POWER: ("ValueError", "Integers to negative integer powers are not allowed."),
 }
+# numpy.random's checks of traced parameters (``jitcore/random.py``), Generator's and the
+# legacy RandomState's wording, from 70
+_RANDOM_ERRORS = (
+    ("ValueError", "scale < 0"), ("ValueError", "high - low < 0"),
+    ("OverflowError", "high - low range exceeds valid bounds"),
+    ("OverflowError", "Range exceeds valid bounds"),
+    ("ValueError", "probabilities contain NaN"), ("ValueError", "Probabilities contain NaN"),
+    ("ValueError", "probabilities are not non-negative"),
+    ("ValueError", "Probabilities are not non-negative"),
+    ("ValueError", "probabilities do not sum to 1"),
+    ("ValueError", "Probabilities do not sum to 1. See Notes section of docstring for more "
+     "information."))
+PYTHON_ERRORS.update(zip(range(70, 70 + len(_RANDOM_ERRORS)), _RANDOM_ERRORS))
+
+
+def python_error_code(name: str, message: str) -> int:
+    """The code of the error ``name(message)`` in ``PYTHON_ERRORS`` (a message with no fields)."""
+    return next(code for code, error in PYTHON_ERRORS.items() if error == (name, message))
 
 
 class RaiseOp(Operation):
