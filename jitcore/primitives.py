@@ -392,7 +392,7 @@ RAISE_AT_FIRST = None
 
 def _refuse_negative_exponents(exponent: Tracer) -> None:
     """An integer power with a traced signed exponent: NumPy's ValueError when the call finds a
-    negative one (a callback on the branch that finds it; the result is not returned)."""
+    negative one (checked in the kernel; the result is not returned)."""
     RAISE_AT_FIRST(ufunc(np.less, exponent, 0), exponent, kernel.INT_TO_NEGATIVE_POWER)
 
 
