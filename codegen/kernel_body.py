@@ -348,7 +348,8 @@ class KernelBody:
             elif (folded := fold_position_test(inner, self.known)) is not None:
                 values[id(inner.result)] = ll.Constant(I1, int(folded))
             elif isinstance(inner, kernel.RaiseOp):
-                self.record_error(values[id(inner.operands[0])], inner.code)
+                cond, *words = (values[id(v)] for v in inner.operands)
+                self.record_error(cond, inner.code, words)
             elif isinstance(inner, kernel.InsertOp):
                 value, *positions = (values[id(v)] for v in inner.operands)
                 self.insert(n_in + inner.result, positions, value, inner.mode)
@@ -443,15 +444,16 @@ class KernelBody:
                 b.store(i64(ZERO_STEP), self._status_word(0))
             b.ret_void()
 
-    def record_error(self, cond: ll.Value, code: int) -> None:
-        """Where ``cond`` holds, ``code`` is recorded unless an earlier error is, and the
-        kernel returns (``kernel.raise``): the caller raises."""
+    def record_error(self, cond: ll.Value, code: int, words=()) -> None:
+        """Where ``cond`` holds, ``code`` and ``words`` (status words 1..) are recorded unless
+        an earlier error is, and the kernel returns (``kernel.raise``): the caller raises."""
         b = self.b
         test = b.block
         with b.if_then(cond, likely=False):
             first = b.icmp_unsigned("==", b.load(self._status_word(0), typ=I64), i64(0))
             with b.if_then(first):
-                b.store(i64(code), self._status_word(0))
+                for slot, v in enumerate((i64(code), *words)):
+                    b.store(v, self._status_word(slot))
             b.ret_void()
         test.terminator.set_metadata("unpredictable", b.module.add_metadata([]))
 

@@ -219,7 +219,7 @@ def status_error(flag: int, index: int, axis: int, size: int) -> Exception:
     if flag == SVD_NO_CONVERGENCE:
         return np.linalg.LinAlgError("SVD did not converge")
     if flag in PYTHON_ERRORS:
-        return python_arithmetic.error(flag)
+        return python_arithmetic.error(flag, index, axis, size)
     if flag == ZERO_STEP:
         return LoopStepError("a loop ran with a step of zero (as range() with step 0, it would never end)")
     return IndexError(f"index {index} is out of bounds for axis {axis} with size {size}")

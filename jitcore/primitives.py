@@ -17,7 +17,7 @@ from jitcore import calltime, view_layout
 from jitcore.dtypes import ir_type, refuse_text, resolve_ufunc, scalar_to_dtype
 from jitcore.errors import JitAxisError, JitOverflowError, JitTypeError, JitValueError, UnsupportedError
 from jitcore.ir.attributes import DenseAttr
-from jitcore.ir.dialects import array
+from jitcore.ir.dialects import array, kernel
 from jitcore.ir.types import TensorType, i1, i64
 from jitcore.tracer import (
     Trace,
@@ -117,10 +117,15 @@ def refuse_caught(trace: Trace, error: type, values, what: str, instead: str) ->
                 "the try around the call of the jitted function"), *values)
 
 
-def raise_if(bad: Tracer, code: int) -> None:
+def raise_if(bad: Tracer, code: int, words=()) -> None:
     """``array.raise_if``: the call raises the error ``code`` names (``kernel.PYTHON_ERRORS``)
-    where the 0-d ``bad`` holds when it runs."""
-    _emit(bad.owner_trace, array.RaiseIfOp, [convert(bad, np.dtype(np.bool_))], TensorType((), i1),
+    where the 0-d ``bad`` holds when it runs, its message filled in from ``words`` (up to three
+    0-d numbers, ints or a float64's bits: the status words after the code)."""
+    trace = bad.owner_trace
+    words = [w if isinstance(w, Tracer) else constant(trace, np.int64(w)) for w in words]
+    words = [bitcast(w, np.dtype(np.int64)) if w.dtype == np.float64 else convert(w, np.dtype(np.int64))
+             for w in words]
+    _emit(trace, array.RaiseIfOp, [convert(bad, np.dtype(np.bool_)), *words], TensorType((), i1),
           {"code": code})
 
 
@@ -387,12 +392,8 @@ RAISE_AT_FIRST = None
 
 def _refuse_negative_exponents(exponent: Tracer) -> None:
     """An integer power with a traced signed exponent: NumPy's ValueError when the call finds a
-    negative one (a callback on the branch that finds it; the result is not returned)."""
-    RAISE_AT_FIRST(ufunc(np.less, exponent, 0), exponent, _negative_power)
-
-
-def _negative_power(_):
-    raise JitValueError("Integers to negative integer powers are not allowed.")
+    negative one (checked in the kernel; the result is not returned)."""
+    RAISE_AT_FIRST(ufunc(np.less, exponent, 0), exponent, kernel.INT_TO_NEGATIVE_POWER)
 
 
 def _spans(shape) -> bool:

@@ -24,7 +24,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import tracer as tracer_module
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
+from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
 from jitcore.tracer import Tracer, fresh, user_location
@@ -54,14 +54,15 @@ def _kind(x) -> str:
 
 
 _EXCEPTIONS = {"ZeroDivisionError": JitZeroDivisionError, "ValueError": JitValueError,
-               "OverflowError": JitOverflowError}
+               "OverflowError": JitOverflowError, "IndexError": JitIndexError}
 
 
-def error(code: int) -> Exception:
+def error(code: int, index: int = 0, axis: int = 0, size: int = 0) -> Exception:
     """The exception a call raises for ``code`` (``kernel.PYTHON_ERRORS``): jitcore's subclass of
-    Python's, with Python's message."""
+    Python's, with Python's message, filled in from the status words after the code."""
     name, message = PYTHON_ERRORS[code]
-    return _EXCEPTIONS[name](message)
+    as_float = float(np.int64(index).view(np.float64))
+    return _EXCEPTIONS[name](message.format(index=index, axis=axis, size=size, float=as_float))
 
 
 def _raise_when(bad: Tracer, code: int) -> None:

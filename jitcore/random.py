@@ -34,6 +34,7 @@ from jitcore import primitives as prims
 from jitcore.dtypes import SUPPORTED_DTYPES
 from jitcore.errors import UnsupportedError
 from jitcore.generator_arguments import GeneratorArgument, kind_of
+from jitcore.ir.dialects import kernel
 from jitcore.primitives import constant, convert
 from jitcore.tracer import Tracer, current_trace, fresh, needs_static, user_location
 
@@ -252,12 +253,6 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
     return out
 
 
-def _fails_with(error: type, message: str):
-    def fail(_):
-        raise error(message)
-    return fail
-
-
 def _check_parameters(method: str, generator: bool, values) -> None:
     """NumPy's checks of traced parameters, made when the compiled code runs: it raises the
     same error as NumPy's sampler (which checks before it draws: here the draw is made)."""
@@ -281,7 +276,7 @@ def _check_parameters(method: str, generator: bool, values) -> None:
                     "information." if generator else "probabilities do not sum to 1")]
     for bad, error, message in checks:
         if isinstance(bad, Tracer):
-            prims.RAISE_AT_FIRST(bad, bad, _fails_with(error, message))
+            prims.RAISE_AT_FIRST(bad, bad, kernel.python_error_code(error.__name__, message))
         elif np.any(bad):
             raise error(message)
 

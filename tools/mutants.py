@@ -60,6 +60,11 @@ class Mutant:
 
 
 MUTANTS = [
+    Mutant("raise-drops-its-status-words", "codegen/kernel_body.py",
+           "                for slot, v in enumerate((i64(code), *words)):",
+           "                for slot, v in enumerate((i64(code),)):",
+           "a kernel.raise records its code but not the first bad element (index 9 reads as 0)",
+           ("tests/test_raise_in_kernel.py",)),
     Mutant("derived-extent-off-by-one", "codegen/loops.py",
            'return s, 1, 1, n - s\n    for scale', 'return s, 1, 1, n - s + 1\n    for scale',
            "an extent near a symbol (n - 2) derived one too large: a loop's bound, a read's offset",

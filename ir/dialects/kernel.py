@@ -432,6 +432,24 @@ LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGE
  FLOAT_DIVMOD_BY_ZERO, INT_FLOOR_DIVISION_BY_ZERO, INT_MODULO_BY_ZERO, COMPLEX_DIVISION_BY_ZERO,
  ZERO_TO_NEGATIVE_POWER, INT_OF_NAN, INT_OF_INFINITY, INT_OF_LARGE_FLOAT, INT_OVERFLOW,
  NEGATIVE_SHIFT, NEGATIVE_INT_EXPONENT, COMPLEX_POWER, POWER_OVERFLOW) = range(40, 57)
+# Python's and NumPy's errors for the first bad element of data (``raise_at_first``): a message
+# may name the status words a ``kernel.raise`` records after its code: ``{index}``, ``{axis}``,
+# ``{size}`` (words 1..3 as int64) and ``{float}`` (word 1 as the bits of a float64).
+(MATH_DOMAIN, MATH_RANGE, NEGATIVE_TOLERANCE, LIST_INDEX, TUPLE_INDEX, INVALID_COORDINATE,
+ FLAT_INDEX_OUT_OF_BOUNDS, FSUM_OVERFLOW, FSUM_FULL, FSUM_INF_MINUS_INF, MIN_OF_EMPTY,
+ MAX_OF_EMPTY, INT_TO_NEGATIVE_POWER) = range(57, 70)
+FSUM_CAPACITY = 64  # math.fsum's partial sums under jit (``autograph/fsum.py`` keeps them)
+
+
+def _empty_message(builtin) -> str:
+    """``min([])``'s message, as this Python words it."""
+    try:
+        builtin([])
+    except ValueError as error:
+        return str(error)
+    raise AssertionError(f"{builtin.__name__}([]) returned")
+
+
 PYTHON_ERRORS = {
     DIVISION_BY_ZERO: ("ZeroDivisionError", "division by zero"),
     FLOAT_DIVISION_BY_ZERO: ("ZeroDivisionError", "float division by zero"),
@@ -459,25 +477,59 @@ PYTHON_ERRORS = {
          "in Python, but this power's type was fixed as float when the function compiled. Write "
          "complex(x) ** y for Python's complex result, or np.power(x, y) for NumPy's NaN"),
     POWER_OVERFLOW: ("OverflowError", "(34, 'Numerical result out of range')"),
+    MATH_DOMAIN: ("ValueError", "math domain error"),
+    MATH_RANGE: ("OverflowError", "math range error"),
+    NEGATIVE_TOLERANCE: ("ValueError", "tolerances must be non-negative"),
+    LIST_INDEX: ("IndexError", "list index out of range"),
+    TUPLE_INDEX: ("IndexError", "tuple index out of range"),
+    INVALID_COORDINATE: ("ValueError", "invalid entry in coordinates array"),
+    FLAT_INDEX_OUT_OF_BOUNDS: ("ValueError", "index {index} is out of bounds for array with size {size}"),
+    FSUM_OVERFLOW: ("OverflowError", "intermediate overflow in fsum"),
+    FSUM_FULL: ("OverflowError", f"math.fsum under jit keeps at most {FSUM_CAPACITY} partial sums; "
+         "these items need more (call math.fsum outside the jitted function)"),
+    FSUM_INF_MINUS_INF: ("ValueError", "-inf + inf in fsum"),
+    MIN_OF_EMPTY: ("ValueError", _empty_message(min)),
+    MAX_OF_EMPTY: ("ValueError", _empty_message(max)),
+    INT_TO_NEGATIVE_POWER: ("ValueError", "Integers to negative integer powers are not allowed."),
 }
+# numpy.random's checks of traced parameters (``jitcore/random.py``), Generator's and the
+# legacy RandomState's wording, from 70
+_RANDOM_ERRORS = (
+    ("ValueError", "scale < 0"), ("ValueError", "high - low < 0"),
+    ("OverflowError", "high - low range exceeds valid bounds"),
+    ("OverflowError", "Range exceeds valid bounds"),
+    ("ValueError", "probabilities contain NaN"), ("ValueError", "Probabilities contain NaN"),
+    ("ValueError", "probabilities are not non-negative"),
+    ("ValueError", "Probabilities are not non-negative"),
+    ("ValueError", "probabilities do not sum to 1"),
+    ("ValueError", "Probabilities do not sum to 1. See Notes section of docstring for more "
+     "information."))
+PYTHON_ERRORS.update(zip(range(70, 70 + len(_RANDOM_ERRORS)), _RANDOM_ERRORS))
+
+
+def python_error_code(name: str, message: str) -> int:
+    """The code of the error ``name(message)`` in ``PYTHON_ERRORS`` (a message with no fields)."""
+    return next(code for code, error in PYTHON_ERRORS.items() if error == (name, message))
 
 
 class RaiseOp(Operation):
-    """``kernel.raise %cond {code}``: where ``%cond`` (i1) holds, records ``code`` in the status
-    words unless an earlier error is, and the kernel returns; the caller then raises the error
-    the code names (``LINALG_ERRORS``: ``numpy.linalg.LinAlgError`` with NumPy's message). Not
-    pure."""
+    """``kernel.raise %cond, %word... {code}``: where ``%cond`` (i1) holds, records ``code`` in
+    status word 0 and the i64 ``%word``s (up to three: the first bad element, an axis, a size)
+    in words 1.. unless an earlier error is, and the kernel returns; the caller then raises the
+    error the code names (``LINALG_ERRORS``: ``numpy.linalg.LinAlgError`` with NumPy's message;
+    ``PYTHON_ERRORS``: the words fill in its message). Not pure."""
 
     name = "kernel.raise"
     traits = frozenset()
     __slots__ = ()
-    arity = (1, 0)
     code = attr(of(int))
 
     def verify_op(self) -> None:
         _enclosing_generic(self)
-        if self.operands[0].type != i1:
-            self.fail("takes one i1 condition")
+        if self.results or not 1 <= len(self.operands) <= 4:
+            self.fail("needs 1 to 4 operands and no results")
+        if self.operands[0].type != i1 or any(w.type != i64 for w in self.operands[1:]):
+            self.fail("takes one i1 condition and up to three i64 status words")
         if self.code not in LINALG_ERRORS and self.code not in PYTHON_ERRORS:
             self.fail(f"needs a known 'code' ({SINGULAR_MATRIX}: singular matrix, {NOT_POSITIVE_DEFINITE}: "
                       f"not positive definite, {NOT_FINITE}: not finite, {NO_CONVERGENCE}: no convergence, "

@@ -23,7 +23,8 @@ import numpy as np
 from jitcore import control_flow as cf
 from jitcore import pytree, type_choice
 from jitcore.autograph.expressions import Indexed, _cast, _one_truth_value, _only_if, and_
-from jitcore.errors import JitValueError, UnsupportedError
+from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.primitives import as_tracer, find_trace
 from jitcore.tracer import Tracer, fresh, needs_static, user_location
@@ -145,16 +146,9 @@ class _Extreme:
 
     def result(self, state):
         best, seen = state
-        try:
-            self.builtin([])
-        except ValueError as error:
-            message = str(error)
-        raise_at_first(np.logical_not(seen), best, lambda _: _empty(message))
+        raise_at_first(np.logical_not(seen), 0, kernel.MAX_OF_EMPTY if self.builtin is max
+                       else kernel.MIN_OF_EMPTY)
         return _flagged(best, self.model)
-
-
-def _empty(message):
-    raise JitValueError(message)
 
 
 def _fold(reducer, rest, kwargs):

@@ -14,12 +14,13 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore import control_flow as cf
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
+from jitcore.errors import JitTypeError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, fresh, user_location
 
-CAPACITY = 64
+CAPACITY = kernel.FSUM_CAPACITY
 
 
 def _add(trace, item, state):
@@ -79,12 +80,6 @@ def _rounded(trace, p, n):
     return np.where(np.logical_and(np.logical_and(k > 0, same_sign), y == x - hi), x, hi)
 
 
-def _fail(error):
-    def fail(_):
-        raise error
-    return fail
-
-
 def traced_fsum(values) -> Tracer:
     """``math.fsum(values)`` for a 1-d traced array or a list of numbers some traced."""
     if isinstance(values, Tracer):
@@ -107,12 +102,9 @@ def traced_fsum(values) -> Tracer:
              zero, zero, as_tracer(trace, False, np.bool_), as_tracer(trace, False, np.bool_))
     p, n, special, inf_sum, overflow, full = cf.fori_loop(
         0, items.shape[0], lambda i, s: _add(trace, items[i], s), state)
-    raise_at_first(overflow, special, _fail(JitOverflowError("intermediate overflow in fsum")))
-    raise_at_first(full, special, _fail(JitOverflowError(
-        f"math.fsum under jit keeps at most {CAPACITY} partial sums; these items need more "
-        "(call math.fsum outside the jitted function)")))
+    raise_at_first(overflow, special, kernel.FSUM_OVERFLOW)
+    raise_at_first(full, special, kernel.FSUM_FULL)
     has_special = special != 0
-    raise_at_first(np.logical_and(has_special, np.isnan(inf_sum)), special,
-                   _fail(JitValueError("-inf + inf in fsum")))
+    raise_at_first(np.logical_and(has_special, np.isnan(inf_sum)), special, kernel.FSUM_INF_MINUS_INF)
     total = np.where(has_special, special, _rounded(trace, p, n))
     return fresh(total, scalar=True, weak=True)  # a Python float

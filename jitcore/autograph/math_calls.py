@@ -30,7 +30,8 @@ import numpy as np
 from jitcore import primitives as prims
 from jitcore.autograph.fsum import traced_fsum
 from jitcore.autograph.vectorized import VectorizedLoop
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError
+from jitcore.errors import JitTypeError, JitValueError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.python_arithmetic import check_int_of
 from jitcore.tracer import Tracer, fresh, user_location
@@ -65,24 +66,17 @@ def _as_float(x, elementwise: bool = False) -> Tracer | float:
     return x.reshape(()).astype(np.float64)
 
 
-def _domain(_):
-    raise JitValueError("math domain error")
-
-
 def _domain_or_range(value):
     """A NaN is a domain error, an infinity a range error (math's, for exp, cosh, pow ...)."""
-    if math.isnan(float(value)):
-        _domain(value)
-    raise JitOverflowError("math range error")
+    nan = np.isnan(value)
+    return [(nan, kernel.MATH_DOMAIN), (np.logical_not(nan), kernel.MATH_RANGE)]
 
 
 def _domain_at_integer_poles(x):
     """gamma's and lgamma's errors, told from the argument: a non-positive integer (or -inf) is
     a domain error, an infinity elsewhere a range error."""
-    v = float(x)
-    if v <= 0 and v == math.floor(v):
-        _domain(v)
-    raise JitOverflowError("math range error")
+    pole = np.logical_and(np.less_equal(x, 0), np.equal(x, np.floor(x)))
+    return [(pole, kernel.MATH_DOMAIN), (np.logical_not(pole), kernel.MATH_RANGE)]
 
 
 def _checked(name: str, compute):
@@ -101,7 +95,7 @@ def _checked(name: str, compute):
         if name in _AT_INTEGER_POLES:
             raise_at_first(bad, np.broadcast_to(xs[0], np.shape(out)), _domain_at_integer_poles)
         else:
-            raise_at_first(bad, out, _domain if name in _POLE_IS_DOMAIN else _domain_or_range)
+            raise_at_first(bad, out, kernel.MATH_DOMAIN if name in _POLE_IS_DOMAIN else _domain_or_range)
         return fresh(out, scalar=True, weak=not elementwise)  # a Python float: weak, as NEP 50 has it
 
     fn.__name__ = fn.__qualname__ = name
@@ -137,10 +131,6 @@ def _predicate(name: str, test):
     return fn
 
 
-def _negative_tolerance(_):
-    raise JitValueError("tolerances must be non-negative")
-
-
 def _isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     """``math.isclose`` by CPython's formula: equal, or both finite and ``|a - b|`` within
     ``rel_tol`` of either or within ``abs_tol`` (not ``np.isclose``'s asymmetric test)."""
@@ -149,10 +139,10 @@ def _isclose(a, b, *, rel_tol=1e-09, abs_tol=0.0):
     a, b, rel_tol, abs_tol = (_as_float(v) for v in (a, b, rel_tol, abs_tol))
     if not isinstance(rel_tol, Tracer) and not isinstance(abs_tol, Tracer):
         if rel_tol < 0 or abs_tol < 0:
-            _negative_tolerance(None)
+            raise JitValueError("tolerances must be non-negative")
     else:
         bad = np.less(rel_tol, 0) | np.less(abs_tol, 0)
-        raise_at_first(bad, np.zeros(()), _negative_tolerance)
+        raise_at_first(bad, 0, kernel.NEGATIVE_TOLERANCE)
     diff = np.abs(b - a)
     near = (diff <= np.abs(rel_tol * b)) | (diff <= np.abs(rel_tol * a)) | (diff <= abs_tol)
     close = (a == b) | (near & ~np.isinf(a) & ~np.isinf(b))

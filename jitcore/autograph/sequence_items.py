@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from jitcore.errors import UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.primitives import as_tracer
 from jitcore.tracer import Tracer, fresh, make_view, needs_static, user_location
@@ -40,12 +41,6 @@ def _kind(v):
     if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
         return ("array", v.shape, v.dtype)
     return None
-
-
-def _out_of_range(what: str):
-    def fail(_):
-        raise IndexError(f"{what} index out of range")
-    return fail
 
 
 def _written(base, value):
@@ -74,7 +69,8 @@ def item_at(base: list | tuple, key: Tracer):
             "Python asks the position for its value, which is known only when the function "
             f"runs. Instead, {instead}"), key)
     n, kind = len(base), next(iter(kinds))
-    raise_at_first((key < -n) | (key >= n), key, _out_of_range(type(base).__name__))
+    raise_at_first((key < -n) | (key >= n), key,
+                   kernel.TUPLE_INDEX if isinstance(base, tuple) else kernel.LIST_INDEX)
     dtype = {"python": lambda: np.dtype(kind[1]) if kind[1] is not int else np.dtype(np.int64),
              "numpy": lambda: kind[1], "array": lambda: kind[2]}[kind[0]]()
     items = np.stack([as_tracer(key.owner_trace, v, dtype) for v in base])

@@ -7,9 +7,9 @@ gets its new value after the call, as in NumPy (a NumPy array by a copy back to 
 results are ``DeviceArray``s, so a loop of jitted calls keeps its data on the
 GPU until ``to_numpy()``. A loop or branch of the program reads its bounds or condition back
 from the device (a few bytes, a synchronisation) before deciding. A callback step
-(``debug_print``, ``debug_callback``, and the checks that raise NumPy's error for data it refuses,
-``raise_at_first``) copies its operands to the host and calls its Python function there, in
-program order; an exception it raises leaves the call.
+(``debug_print``, ``debug_callback``, and the checks that raise NumPy's error for data it refuses
+by a callback, such as a histogram of NaN) copies its operands to the host and calls its Python
+function there, in program order; an exception it raises leaves the call.
 """
 
 from __future__ import annotations

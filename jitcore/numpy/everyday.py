@@ -12,6 +12,7 @@ given no traced array it simply calls NumPy.
 
 from __future__ import annotations
 
+import builtins
 import operator
 import warnings
 
@@ -19,6 +20,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError, UnsupportedError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.registry import HANDLED_FUNCTIONS, implements, python_bool, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
 
@@ -450,24 +452,35 @@ def unravel_index(indices, shape, order="C"):
 
 def _raise_if_out_of_range(flat, size: int) -> None:
     """NumPy's ValueError for the first flat index outside ``[0, size)``, raised by the call."""
-    def fail(index):
-        raise JitValueError(f"index {int(index)} is out of bounds for array with size {size}")
-
     raise_at_first(prims.ufunc(np.bitwise_or, prims.ufunc(np.less, flat, 0),
-                               prims.ufunc(np.greater_equal, flat, size)), flat, fail)
+                               prims.ufunc(np.greater_equal, flat, size)), flat,
+                   kernel.FLAT_INDEX_OUT_OF_BOUNDS, words=(0, size))
 
 
-def raise_at_first(bad, values, fail) -> None:
-    """``fail(v)`` of the first of ``values`` where ``bad`` is true, when the function runs (a
-    callback on the branch taken only then): NumPy's error for data it refuses."""
-    from jitcore.control_flow import cond  # here: jitcore.numpy loads before control flow
-    from jitcore.debugging import debug_callback  # and the codegen's callbacks
-
-    def check():
-        first = np.reshape(values, (-1,))[np.argmax(np.reshape(bad, (-1,)))]
-        debug_callback(fail, first)
-
-    cond(np.any(bad), check, lambda: None)
+def raise_at_first(bad, values, error, words=()) -> None:
+    """NumPy's or Python's error for the first of ``values`` (in C order) where ``bad`` holds,
+    raised by the call from compiled code (``array.raise_if``: a compare and a branch, so a loop
+    that checks stays compiled). ``error`` is the error's code (``kernel.PYTHON_ERRORS``), or a
+    function of that first value giving ``(condition, code)`` pairs of which one holds (math's
+    domain or range error, told from the value). The value is status word 1 (a message's
+    ``{index}``, or ``{float}`` for a float64), ``words`` the static words after it."""
+    bad = bad if isinstance(bad, Tracer) else prims.constant(values.owner_trace, np.asarray(bad))
+    trace = bad.owner_trace
+    if not isinstance(values, Tracer):
+        values = prims.constant(trace, np.asarray(values))
+    values = prims.broadcast_to(values, bad.shape)
+    if values.dtype not in (np.int64, np.float64):
+        values = prims.convert(values, np.dtype(np.float64 if values.dtype.kind in "fc" else np.int64))
+    if bad.ndim:  # the first bad element: argmax finds it, and reading bad there says whether any is
+        at = np.argmax(np.reshape(bad, (-1,)))
+        bad, values = np.reshape(bad, (-1,))[at], np.reshape(values, (-1,))[at]
+    cases = [(None, error)] if isinstance(error, int) else error(values)
+    for holds, code in cases:
+        name = kernel.PYTHON_ERRORS[code][0]
+        prims.refuse_caught(trace, getattr(builtins, name), [bad],
+                            f"a check at {user_location()} may raise {name}",
+                            "Test the value first")
+        prims.raise_if(bad if holds is None else np.logical_and(bad, holds), code, (values, *words))
 
 
 prims.RAISE_AT_FIRST = raise_at_first  # the primitives' integer powers raise through it

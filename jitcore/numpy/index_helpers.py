@@ -12,6 +12,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, JitValueError
+from jitcore.ir.dialects import kernel
 from jitcore.numpy.everyday import raise_at_first
 from jitcore.numpy.registry import implements, traced
 from jitcore.tracer import Tracer, refuse_traced, user_location
@@ -66,11 +67,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         elif modes[axis] == "clip":
             c = np.clip(c, 0, max(n - 1, 0))
         else:
-            raise_at_first((c < 0) | (c >= n), c, _invalid_entry)
+            raise_at_first((c < 0) | (c >= n), c, kernel.INVALID_COORDINATE)
         flat = c * stride if flat is None else flat + c * stride
         stride *= n
     return flat
-
-
-def _invalid_entry(_):
-    raise JitValueError("invalid entry in coordinates array")

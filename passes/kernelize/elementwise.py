@@ -68,10 +68,11 @@ def reduce(op: array.ReduceOp) -> kernel.GenericOp:
 
 
 def raise_if(op: array.RaiseIfOp) -> kernel.GenericOp:
-    """A 0-d kernel whose body raises where its condition holds, and yields the condition."""
+    """A 0-d kernel whose body raises where its condition holds (recording its status words),
+    and yields the condition."""
     kb = KernelBuilder(0)
-    cond = kb.input(op.operands[0], AffineMap.identity(0))
-    kb.emit.b.create(kernel.RaiseOp, [cond], [], {"code": op.code})
+    cond, *words = (kb.input(v, AffineMap.identity(0)) for v in op.operands)
+    kb.emit.b.create(kernel.RaiseOp, [cond, *words], [], {"code": op.code})
     return _parallel(kb, op, cond)
 
 

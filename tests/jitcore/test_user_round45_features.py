@@ -159,9 +159,10 @@ def test_a_list_read_at_a_static_loops_index_is_read_item_by_item():
 
 def test_a_list_read_out_of_range_raises_pythons_index_error():
     fn = lambda x, ks: ks[int(np.argmax(x))]  # noqa: E731
-    with pytest.raises(IndexError, match="^list index out of range$"):
+    with pytest.raises(IndexError, match="^list index out of range") as caught:  # + the traceback note
         jc.jit(fn)(X4, [1.5, 2.5])
-    with pytest.raises(IndexError, match="^tuple index out of range$"):
+    assert str(caught.value) == "list index out of range"
+    with pytest.raises(IndexError, match="^tuple index out of range"):
         jc.jit(lambda x: (1, 2)[-int(np.argmax(x))])(X4)
 
 

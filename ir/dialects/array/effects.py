@@ -13,7 +13,7 @@ from __future__ import annotations
 from jitcore.ir.core import PURE
 from jitcore.ir.dialects.array.base import ArrayOp
 from jitcore.ir.opdef import attr, of
-from jitcore.ir.types import TensorType, i1
+from jitcore.ir.types import TensorType, i1, i64
 
 
 class CallbackOp(ArrayOp):
@@ -29,10 +29,12 @@ class CallbackOp(ArrayOp):
 
 
 class RaiseIfOp(ArrayOp):
-    """``array.raise_if %cond {code}``: where the 0-d i1 ``%cond`` holds when the function runs,
-    the call stops and raises the error ``code`` names (``kernel.PYTHON_ERRORS``: Python's
-    ``ZeroDivisionError`` for ``n / 0`` of Python numbers, ...). Its result is ``%cond``, which
-    nothing needs to read. Pure, like ``array.solve``, which may raise too: ``may_raise``
+    """``array.raise_if %cond, %word... {code}``: where the 0-d i1 ``%cond`` holds when the
+    function runs, the call stops and raises the error ``code`` names (``kernel.PYTHON_ERRORS``:
+    Python's ``ZeroDivisionError`` for ``n / 0`` of Python numbers, ...), whose message may name
+    the 0-d i64 ``%word``s (up to three: status words 1..3, as the first bad element, an axis,
+    a size; a float64 as its bits). Its result is ``%cond``, which nothing needs to read. Pure,
+    like ``array.solve``, which may raise too: ``may_raise``
     (``passes/effects.py``) keeps it where it runs, and it lowers to ``kernel.raise`` inside
     the kernel that computes ``%cond`` (a scalar loop's included), so a check in a loop's body
     costs a compare and a branch, not a call back to the host."""
@@ -40,13 +42,16 @@ class RaiseIfOp(ArrayOp):
     name = "array.raise_if"
     traits = frozenset({PURE})
     __slots__ = ()
-    arity = (1, 1)
     code = attr(of(int, ": the error's code (kernel.PYTHON_ERRORS)"))
 
     def check(self) -> None:
         from jitcore.ir.dialects.kernel import PYTHON_ERRORS  # the codes' one table
 
+        if not 1 <= len(self.operands) <= 4 or len(self.results) != 1:
+            self.fail("needs 1 to 4 operands and one result")
         if self.operands[0].type != TensorType((), i1) or self.result_type != TensorType((), i1):
             self.fail("takes and returns one 0-d i1 condition")
+        if any(w.type != TensorType((), i64) for w in self.operands[1:]):
+            self.fail("takes its status words as 0-d i64 values")
         if self.code not in PYTHON_ERRORS:
             self.fail("needs a 'code' of kernel.PYTHON_ERRORS")
