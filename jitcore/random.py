@@ -61,11 +61,16 @@ def _uniform(low, high, u):
     return low + (high - low) * u
 
 
+def _exponential(scale, e):
+    return scale * e
+
+
 # method -> (parameter names and defaults, the standard draw's method for RandomState and for
 # Generator, NumPy's formula on it)
 _AFFINE = {
     "normal": ((("loc", 0.0), ("scale", 1.0)), ("standard_normal", "standard_normal"), _normal),
     "uniform": ((("low", 0.0), ("high", 1.0)), ("random_sample", "random"), _uniform),
+    "exponential": ((("scale", 1.0),), ("standard_exponential", "standard_exponential"), _exponential),
 }
 
 
@@ -219,8 +224,8 @@ def _affine(recorder, owner, method, label, where, args, kwargs, frame=None, eag
         raise needs_static(UnsupportedError(
             f"{label} {where} with a traced argument: jitcore draws with NumPy's sampler before "
             "the compiled code runs, so the arguments must be Python values or arrays known while "
-            "compiling (only normal() and uniform() take traced parameters). Pass the parameters "
-            "as static arguments, or draw outside the jitted function."),
+            "compiling (only normal(), uniform() and exponential() take traced parameters). Pass "
+            "the parameters as static arguments, or draw outside the jitted function."),
             *pytree.flatten((args, kwargs))[0])
     params, standard, formula = spec
     names = [p for p, _ in params] + ["size"]
@@ -259,6 +264,8 @@ def _check_parameters(method: str, generator: bool, values) -> None:
     checks = []
     if method == "normal":
         checks.append((values[1] < 0, ValueError, "scale < 0"))
+    elif method == "exponential":
+        checks.append((values[0] < 0, ValueError, "scale < 0"))
     elif method == "uniform":
         span = values[1] - values[0]
         if generator:

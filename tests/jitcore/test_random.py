@@ -331,3 +331,30 @@ def test_traced_parameters_are_checked_as_numpys_sampler_checks_them(make, lo, h
         return
     for got, expected in zip(jc.jit(_bounded)(make(0), lo, hi, s, w), want):
         np.testing.assert_array_equal(got, expected)
+
+
+def _exponential_waits(rates, rng, n):
+    """Waiting times at rates computed in the function (NumPy: scale * standard_exponential)."""
+    scale = 1.0 / rates
+    total = 0.0
+    for i in range(n):
+        total += rng.exponential(scale[i % scale.size])
+    return rng.exponential(scale), rng.exponential(2.0 * scale.mean(), size=3), total
+
+
+@pytest.mark.parametrize("make", [lambda: np.random.default_rng(3), lambda: np.random.RandomState(3)])
+def test_exponential_with_traced_scale_draws_numpys_numbers(make):
+    a, b = make(), make()
+    f = jc.jit(_exponential_waits, static_argnums=2)
+    for rates in (np.array([1.0, 2.0, 0.5]), np.array([4.0, 0.25]), np.array([1.0, 2.0, 0.5])):
+        want, got = _exponential_waits(rates, a, 70), f(rates, b, 70)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+            assert type(g) is type(w)
+
+
+@pytest.mark.parametrize("make", [np.random.default_rng, np.random.RandomState])
+def test_exponential_negative_traced_scale_raises_numpys_error(make):
+    f = jc.jit(lambda rng, s: rng.exponential(s * 2.0))
+    with pytest.raises(ValueError, match="scale < 0"):
+        f(make(0), -1.0)
