@@ -76,6 +76,8 @@ def _binary(ufunc, a, b):
     if index_forms.form_of(a) or index_forms.form_of(b):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
             out.index_form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
+        elif isinstance(out, Tracer) and out.ndim == 0:
+            out.refines = index_forms.refinement(ufunc, a, b)  # t >= w: a traced if's test
     return out
 
 

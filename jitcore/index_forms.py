@@ -107,3 +107,51 @@ def _bound(b, size: int, which: int):
         return slice(c, None).indices(size)[0] if which == 0 else slice(None, c).indices(size)[1]
     form = form_of(b)
     return b if form is not None and 0 <= form.lo and form.hi <= size else None
+
+
+# v OP c -> the bounds of v where it holds and where it does not, from v's [lo, hi]
+_HOLDS = {
+    np.greater_equal: lambda lo, hi, c: ((max(lo, c), hi), (lo, min(hi, c - 1))),
+    np.greater: lambda lo, hi, c: ((max(lo, c + 1), hi), (lo, min(hi, c))),
+    np.less_equal: lambda lo, hi, c: ((lo, min(hi, c)), (max(lo, c + 1), hi)),
+    np.less: lambda lo, hi, c: ((lo, min(hi, c - 1)), (max(lo, c), hi)),
+    np.equal: lambda lo, hi, c: ((max(lo, c), min(hi, c)), (lo, hi)),
+}
+_MIRRORED = {np.greater_equal: np.less_equal, np.greater: np.less, np.less_equal: np.greater_equal,
+             np.less: np.greater, np.equal: np.equal}
+
+
+def refinement(ufunc, a, b):
+    """``(x, form where it holds, form where not)`` for a comparison ``a OP b`` of a loop index's
+    form ``x`` with a static int: inside ``if t >= w:`` the index is at least ``w``, so
+    ``x[t - w:t]`` there needs no clamping and stays a gather in the loop. None where nothing
+    narrows (an empty side keeps the loop's bounds: that branch never runs)."""
+    if ufunc not in _HOLDS:
+        return None
+    if form_of(a) is not None and _static_int(b) is not None:
+        x, c, op = a, _static_int(b), ufunc
+    elif form_of(b) is not None and _static_int(a) is not None:
+        x, c, op = b, _static_int(a), _MIRRORED[ufunc]
+    else:
+        return None
+    form = form_of(x)
+    sides = []
+    for lo, hi in _HOLDS[op](form.lo, form.hi, c):
+        narrower = lo <= hi and (lo, hi) != (form.lo, form.hi)
+        sides.append(IndexForm(form.base, form.scale, form.offset, lo, hi) if narrower else form)
+    return None if sides[0] is form and sides[1] is form else (x, *sides)
+
+
+def refining(fn, x, form):
+    """``fn`` run with ``x``'s form narrowed to ``form`` (a branch where a test on it held)."""
+    if form is x.index_form:
+        return fn
+
+    def run(*args):
+        before = x.index_form
+        x.index_form = form
+        try:
+            return fn(*args)
+        finally:
+            x.index_form = before
+    return run

@@ -205,7 +205,7 @@ class Tracer:
 
     __slots__ = ("_value", "owner_trace", "sources", "weak", "scalar", "view_of", "index", "version",
                  "_seen", "level", "int_range", "fortran", "index_form", "caller_sees", "view_model",
-                 "arg_layout", "type_choice")
+                 "arg_layout", "type_choice", "refines")
     __array_priority__ = 1000
 
     def __hash__(self):  # like ndarray's: == is elementwise, so tracers are not hashable
@@ -243,6 +243,9 @@ class Tracer:
         # A loop index plus or times constants, with its bounds (index_forms.IndexForm): lets
         # x[i:i + w] be a slice of static length in a traced loop.
         self.index_form = None
+        # A comparison of a loop index with a constant (index_forms.refinement): the index's
+        # narrower forms where it holds and where it does not, for a traced if's branches.
+        self.refines = None
         # An argument or call-time input: its caller's array is written when it is
         self.caller_sees = False
         # A view's strides from its base's, as a function of the base's stride model, and an

@@ -1710,6 +1710,11 @@ MUTANTS = [
            "    tag = tag_value",
            "a result whose type the data chose raises TypeError from the third (native) call on",
            ("tests/jitcore/test_result_types_chosen_by_data.py",)),
+    Mutant("refined-branches-swapped", "jitcore/autograph/statements.py",
+           "        then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)",
+           "        then_fn, else_fn = index_forms.refining(then_fn, x, fails), index_forms.refining(else_fn, x, holds)",
+           "if t >= w traces its then-branch with the bounds of t < w: the window is clamped wrongly",
+           ("tests/jitcore/test_guarded_windows_46.py",)),
 ]
 
 

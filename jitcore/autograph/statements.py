@@ -363,6 +363,9 @@ def if_stmt(pred, then_fn, else_fn, *, init, names, line, in_try, then_defined, 
         return then_fn(*init) if pred else else_fn(*init)
     _refuse_in_try(in_try, "an if", line, pred)
     _refuse_changes(changes, "if", line, pred)
+    if pred.refines is not None:  # if t >= w: t's narrower bounds in each branch
+        x, holds, fails = pred.refines
+        then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)
     pred = _pred(pred, "if", line)
     rebinds = set(rebinds or ())
     init = shared_as_traced(init, names, (then_fn, else_fn), rebinds)
