@@ -358,7 +358,8 @@ _LIBRARY_PATHS = tuple(os.path.abspath(p) + os.sep for p in {
 def _users_file(filename: str | None) -> bool:
     """Code of the user's own (not jitcore's, NumPy's, the standard library's or an installed
     package's): what it holds may change between calls; a library's constants do not."""
-    return bool(filename) and is_user_file(filename) and not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
+    return bool(filename) and is_user_file(filename) \
+        and not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
 
 
 def _users_module(obj) -> bool:
