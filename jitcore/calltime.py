@@ -406,6 +406,7 @@ class Recorder:
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
+        self._labels: dict[int, str] = {}  # id -> how the code names an outside list, dict or set
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
         self.initializing: set[int] = set()  # ids of the made instances whose __init__ runs
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
@@ -555,6 +556,7 @@ class Recorder:
                        if not a.startswith("__")]
         if type(obj) in (dict, list, set):
             self._outside[id(obj)] = obj  # (changing it while tracing is refused: runtime.call)
+            self._labels.setdefault(id(obj), name)
         elif _users_instance(obj):
             self._outside[id(obj)] = obj
             own, shared = obj.__dict__, _class_dict(type(obj))
@@ -570,6 +572,10 @@ class Recorder:
         """Whether ``obj`` is an object the traced code reads from outside it (a bound method's
         ``self``, an object among its globals and cells, or one held in theirs)."""
         return self._outside.get(id(obj)) is obj
+
+    def label(self, obj) -> str | None:
+        """How the code names ``obj``, an outside list, dict or set (``LOG``, ``OBJ.items``)."""
+        return self._labels.get(id(obj)) if self.outside(obj) else None
 
     def _note(self, read, name: str) -> None:
         value = read()

@@ -224,13 +224,17 @@ def _outside_container_method(method):
 def refuse_outside_change(container, what: str, traced: bool = False) -> None:
     """Refuse a change to ``container``, a list, dict or set from outside the jitted function."""
     kind = type(container).__name__
+    r = calltime.recorder()
+    name = r.label(container) if r is not None else None
     raise UnsupportedError(
-        f"{kind}.{what}{' with a traced value' if traced else ''} (at {user_location()}) changes a "
+        f"{kind}.{what}{f' on {name}' if name else ''}{' with a traced value' if traced else ''} "
+        f"(at {user_location()}) changes a "
         f"{kind} from outside the jitted function: its Python code runs once, while the function "
         "compiles, not at each call as NumPy's would, so the " + kind + " would change once"
         + (" and keep a traced value" if traced else "") + " (it was left unchanged). Return the "
         "value and store it outside the jitted function, or count in an array made beforehand "
-        "(COUNTS[i] += 1, OUT[i] = v), which the compiled code writes at each call")
+        "(COUNTS[i] += 1, OUT[i] = v), which the compiled code writes at each call. (To count "
+        "traces, read f.cache_info().traces.)")
 
 
 def _outside_container(base) -> bool:
