@@ -375,6 +375,20 @@ def _users_function(obj) -> bool:
     return type(obj) is types.FunctionType and _users_file(obj.__code__.co_filename)
 
 
+_SNAPSHOT_LIMIT = 4096  # items: an outside container this small is compared after the trace
+
+
+def _changed(obj, before) -> bool:
+    """Whether a list, dict or set holds other items than its copy ``before`` (by identity)."""
+    if len(obj) != len(before):
+        return True
+    if type(obj) is list:
+        return any(a is not b for a, b in zip(obj, before))
+    if type(obj) is dict:
+        return any(k not in before or before[k] is not v for k, v in obj.items())
+    return any(k not in before for k in obj)
+
+
 def _state(obj):
     """A comparable snapshot of a random generator's state."""
     if isinstance(obj, np.random.RandomState):
@@ -407,6 +421,7 @@ class Recorder:
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
         self._labels: dict[int, str] = {}  # id -> how the code names an outside list, dict or set
+        self._snapshots: dict[int, tuple] = {}  # id -> (outside list, dict or set, its copy)
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
         self.initializing: set[int] = set()  # ids of the made instances whose __init__ runs
         self._hidden: dict[int, Tracer] = {}  # id(array) -> its hidden argument's tracer
@@ -435,9 +450,32 @@ class Recorder:
     def finish(self) -> None:
         """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
         self.check_generators()
+        self.check_containers()
         self.check_guards()
         self.guard_frozen()
         self.inputs.prepare()
+
+    def check_containers(self) -> None:
+        """Refuse a trace during which an outside list, dict or set changed by a path that
+        ``runtime`` does not refuse as it happens (``global LOG; LOG += [v]``, a library
+        function given it): compiled, the change would happen once, not at each call. The
+        container is put back as tracing found it."""
+        for obj, before in self._snapshots.values():
+            if not _changed(obj, before):
+                continue
+            if type(obj) is list:
+                obj[:] = before
+            else:
+                obj.clear()
+                obj.update(before)
+            kind = type(obj).__name__
+            raise UnsupportedError(
+                f"the {kind} {self._labels.get(id(obj), '')} from outside {self.function_name}() "
+                f"changed while it was traced: its Python code runs once, while it compiles, not "
+                f"at each call as NumPy's would, so the {kind} would change once (it was put back "
+                "as it was). Return the value and store it outside the jitted function, or count "
+                "in an array made beforehand (COUNTS[i] += 1), which the compiled code writes at "
+                "each call")
 
     def check_guards(self) -> None:
         """Refuse a guarded number that the trace itself changed (``global N; N += 1``, a
@@ -557,6 +595,8 @@ class Recorder:
         if type(obj) in (dict, list, set):
             self._outside[id(obj)] = obj  # (changing it while tracing is refused: runtime.call)
             self._labels.setdefault(id(obj), name)
+            if id(obj) not in self._snapshots and len(obj) <= _SNAPSHOT_LIMIT:
+                self._snapshots[id(obj)] = (obj, obj.copy())  # (check_containers)
         elif _users_instance(obj):
             self._outside[id(obj)] = obj
             own, shared = obj.__dict__, _class_dict(type(obj))

@@ -410,7 +410,7 @@ def set_attribute(obj, name: str, value) -> None:
 
 
 def aug_setitem_outer(base, key, op, value) -> None:
-    if _outside_container(base):
+    if _outside_container(base) and type(base[key]) is not np.ndarray:  # (an array: updated in place)
         refuse_outside_change(base, "__setitem__(...)", prims.holds_tracer(value))
     target = _writable_outer(calltime.outer_target(base, key, value), key, value)
     target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer

@@ -317,6 +317,31 @@ def test_a_refused_global_number_change_sets_it_back():
     assert COUNT == 0
 
 
+def extends(img):
+    global LOG
+    LOG += [img.shape]  # no method call: found after the trace, the list put back
+    return img.sum()
+
+
+def test_a_change_to_an_outside_list_by_another_path_is_refused_after_the_trace_and_undone():
+    LOG[:] = ["before"]
+    with pytest.raises(jc.UnsupportedError, match=r"the list LOG from outside extends\(\) changed"):
+        jc.jit(extends)(np.ones((2, 2)))
+    assert LOG == ["before"]
+    LOG.clear()
+
+
+def test_an_array_in_an_outside_dict_updated_in_place_is_not_refused_as_a_dict_change():
+    params = {"w": np.ones(3)}
+
+    def f(g):
+        params["w"] -= g
+        return g
+
+    with pytest.raises(jc.UnsupportedError, match=r"out=\) into an array"):  # as before: out=
+        jc.jit(f)(np.ones(3))
+
+
 def test_reading_an_outside_container_is_still_fine():
     table = {"a": 2.0}
     names = ["a"]
