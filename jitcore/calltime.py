@@ -444,8 +444,19 @@ class Recorder:
         _ACTIVE.recorder = self
         try:
             yield self
+        except BaseException:
+            self.undo()  # a failed trace leaves the program's objects as they were
+            raise
         finally:
             _ACTIVE.recorder = previous
+
+    def undo(self) -> None:
+        """Put back the guarded values and outside containers that the trace changed."""
+        self._put_back_containers()
+        for read, value in self.inputs.guards:
+            now = read()
+            if now is not _MISSING and not _same(now, value):
+                _write_back(read, value)
 
     def finish(self) -> None:
         """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
@@ -460,14 +471,8 @@ class Recorder:
         ``runtime`` does not refuse as it happens (``global LOG; LOG += [v]``, a library
         function given it): compiled, the change would happen once, not at each call. The
         container is put back as tracing found it."""
-        for obj, before in self._snapshots.values():
-            if not _changed(obj, before):
-                continue
-            if type(obj) is list:
-                obj[:] = before
-            else:
-                obj.clear()
-                obj.update(before)
+        changed = self._put_back_containers()
+        for obj in changed[:1]:
             kind = type(obj).__name__
             raise UnsupportedError(
                 f"the {kind} {self._labels.get(id(obj), '')} from outside {self.function_name}() "
@@ -476,6 +481,18 @@ class Recorder:
                 "as it was). Return the value and store it outside the jitted function, or count "
                 "in an array made beforehand (COUNTS[i] += 1), which the compiled code writes at "
                 "each call")
+
+    def _put_back_containers(self) -> list:
+        """The outside containers the trace changed, each put back as the code found it."""
+        changed = [obj for obj, before in self._snapshots.values() if _changed(obj, before)]
+        for obj in changed:
+            before = self._snapshots[id(obj)][1]
+            if type(obj) is list:
+                obj[:] = before
+            else:
+                obj.clear()
+                obj.update(before)
+        return changed
 
     def check_guards(self) -> None:
         """Refuse a guarded number that the trace itself changed (``global N; N += 1``, a

@@ -342,6 +342,25 @@ def test_an_array_in_an_outside_dict_updated_in_place_is_not_refused_as_a_dict_c
         jc.jit(f)(np.ones(3))
 
 
+FAILS = 0
+NOTES = ["a"]
+
+
+def fails_after_changes(x):
+    global FAILS, NOTES
+    FAILS += 1
+    NOTES += ["b"]
+    if x.sum() > 0:  # under autograph=False: a ConcretizationError
+        return x
+    return -x
+
+
+def test_a_trace_that_fails_for_another_reason_leaves_outside_values_as_they_were():
+    with pytest.raises(jc.ConcretizationError):
+        jc.jit(fails_after_changes, autograph=False)(np.ones(2))
+    assert (FAILS, NOTES) == (0, ["a"])
+
+
 def test_reading_an_outside_container_is_still_fine():
     table = {"a": 2.0}
     names = ["a"]
