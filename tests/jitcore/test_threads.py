@@ -162,7 +162,7 @@ def test_cached_calls_from_many_threads_are_right_and_counted():
 # -- compiles that fail ------------------------------------------------------------------------
 
 def test_a_compile_that_raises_reaches_every_waiting_thread():
-    traces = []
+    traces = collections.deque()  # (a list changed while tracing is put back: the trace fails)
 
     @jc.jit(autograph=False)
     def f(x):
