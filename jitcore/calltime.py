@@ -27,7 +27,9 @@ import dis
 import functools
 import gc
 import itertools
+import os
 import sys
+import sysconfig
 import threading
 import types
 from contextlib import contextmanager
@@ -40,7 +42,7 @@ from jitcore.dtypes import SUPPORTED_DTYPES, ir_type
 from jitcore.errors import UnsupportedError
 from jitcore.ir import layout_class
 from jitcore.ir.types import TensorType
-from jitcore.tracer import Tracer, current_trace, is_jitcore_file
+from jitcore.tracer import Tracer, current_trace, is_jitcore_file, is_user_file
 
 _MISSING = object()
 _ACTIVE = threading.local()  # .recorder: the Recorder of the function traced on this thread
@@ -323,6 +325,70 @@ class ItemRead:
         return self.container[self.index] if self.index < len(self.container) else _MISSING
 
 
+class IsRead:
+    """Whether ``read()`` still gives ``obj`` itself: a global or closed-over list or tuple whose
+    items are read on each call (``L = [0.1]`` or ``TUP = (0.1,)`` bound anew must trace again,
+    as its items' reads would go on reading the old one)."""
+
+    __slots__ = ("read", "obj", "name")
+
+    def __init__(self, read, obj, name: str):
+        self.read, self.obj, self.name = read, obj, name
+
+    def __call__(self):
+        return self.read() is self.obj
+
+
+def _write_back(read, value) -> None:
+    """Put ``value`` back where ``read`` reads it (a refused trace leaves the program's
+    objects as they were: ``global COUNT; COUNT += 1`` changed COUNT while tracing)."""
+    if isinstance(read, GlobalRead):
+        read.namespace[read.name] = value
+    elif isinstance(read, CellRead):
+        read.cell.cell_contents = value
+    elif isinstance(read, ItemRead) and type(read.container) is list:
+        read.container[read.index] = value
+
+
+_LIBRARY_PATHS = tuple(os.path.abspath(p) + os.sep for p in {
+    sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+@functools.lru_cache(maxsize=1024)
+def _users_file(filename: str | None) -> bool:
+    """Code of the user's own (not jitcore's, NumPy's, the standard library's or an installed
+    package's): what it holds may change between calls; a library's constants do not."""
+    return bool(filename) and is_user_file(filename) \
+        and not os.path.abspath(filename).startswith(_LIBRARY_PATHS)
+
+
+def _users_module(obj) -> bool:
+    return type(obj) is types.ModuleType and _users_file(getattr(obj, "__file__", None))
+
+
+def _users_class(obj) -> bool:
+    """A class of the user's, of the plain metaclass (compared by identity, read through its dict)."""
+    return type(obj) is type and _users_file(getattr(sys.modules.get(obj.__module__), "__file__", None))
+
+
+def _users_function(obj) -> bool:
+    return type(obj) is types.FunctionType and _users_file(obj.__code__.co_filename)
+
+
+_SNAPSHOT_LIMIT = 4096  # items: an outside container this small is compared after the trace
+
+
+def _changed(obj, before) -> bool:
+    """Whether a list, dict or set holds other items than its copy ``before`` (by identity)."""
+    if len(obj) != len(before):
+        return True
+    if type(obj) is list:
+        return any(a is not b for a, b in zip(obj, before))
+    if type(obj) is dict:
+        return any(k not in before or before[k] is not v for k, v in obj.items())
+    return any(k not in before for k in obj)
+
+
 def _state(obj):
     """A comparable snapshot of a random generator's state."""
     if isinstance(obj, np.random.RandomState):
@@ -354,6 +420,8 @@ class Recorder:
         self.tracers: list[Tracer] = []  # per hidden argument
         self._known: dict[int, tuple] = {}  # id(array) -> (array, read, name)
         self._outside: dict[int, object] = {}  # id -> the objects whose attributes were noted
+        self._labels: dict[int, str] = {}  # id -> how the code names an outside list, dict or set
+        self._snapshots: dict[int, tuple] = {}  # id -> (outside list, dict or set, its copy)
         self._made: dict[int, object] = {}  # id -> instances of the user's classes made while tracing
         self._made_depth: dict[int, int] = {}  # id -> the region depth it was made at
         self.initializing: set[int] = set()  # ids of the made instances whose __init__ runs
@@ -377,31 +445,74 @@ class Recorder:
         _ACTIVE.recorder = self
         try:
             yield self
+        except BaseException:
+            self.undo()  # a failed trace leaves the program's objects as they were
+            raise
         finally:
             _ACTIVE.recorder = previous
+
+    def undo(self) -> None:
+        """Put back the guarded values and outside containers that the trace changed."""
+        self._put_back_containers()
+        for read, value in self.inputs.guards:
+            now = read()
+            if now is not _MISSING and not _same(now, value):
+                _write_back(read, value)
 
     def finish(self) -> None:
         """After the trace: refuse unseen draws, guard small frozen arrays, fix the call's steps."""
         self.check_generators()
+        self.check_containers()
         self.check_guards()
         self.guard_frozen()
         self.inputs.prepare()
+
+    def check_containers(self) -> None:
+        """Refuse a trace during which an outside list, dict or set changed by a path that
+        ``runtime`` does not refuse as it happens (``global LOG; LOG += [v]``, a library
+        function given it): compiled, the change would happen once, not at each call. The
+        container is put back as tracing found it."""
+        changed = self._put_back_containers()
+        for obj in changed[:1]:
+            kind = type(obj).__name__
+            raise UnsupportedError(
+                f"the {kind} {self._labels.get(id(obj), '')} from outside {self.function_name}() "
+                f"changed while it was traced: its Python code runs once, while it compiles, not "
+                f"at each call as NumPy's would, so the {kind} would change once (it was put back "
+                "as it was). Return the value and store it outside the jitted function, or count "
+                "in an array made beforehand (COUNTS[i] += 1), which the compiled code writes at "
+                "each call")
+
+    def _put_back_containers(self) -> list:
+        """The outside containers the trace changed, each put back as the code found it."""
+        changed = [obj for obj, before in self._snapshots.values() if _changed(obj, before)]
+        for obj in changed:
+            before = self._snapshots[id(obj)][1]
+            if type(obj) is list:
+                obj[:] = before
+            else:
+                obj.clear()
+                obj.update(before)
+        return changed
 
     def check_guards(self) -> None:
         """Refuse a guarded number that the trace itself changed (``global N; N += 1``, a
         nonlocal's, a dict item's): compiled, the change would happen once, and the guard
         would find it changed at every call (each call would trace again)."""
-        for read, value in self.inputs.guards:
-            now = read()
-            if now is not _MISSING and not _same(now, value):
-                name = getattr(read, "name", "a global")
-                raise UnsupportedError(
-                    f"'{name}' changed from {value!r} to {now!r} while the jitted function was "
-                    "traced: a jitted function runs its Python statements once, while it compiles, "
-                    f"so a change to a Python number it reads ('global {name}; {name} += 1', a "
-                    "nonlocal's, an attribute's) would not happen at each call. Keep a value that "
-                    "changes in an array (COUNT = np.zeros(1); COUNT[0] += 1 is written at each "
-                    "call), or change it outside the jitted function")
+        changed = [(read, value, now) for read, value in self.inputs.guards
+                   if (now := read()) is not _MISSING and not _same(now, value)]
+        for read, value, _ in changed:
+            _write_back(read, value)  # refused: the program's values as they were
+        for read, value, now in changed[:1]:
+            name = getattr(read, "name", "a global")
+            raise UnsupportedError(
+                f"'{name}' changed from {value!r} to {now!r} while the jitted function was "
+                "traced: a jitted function runs its Python statements once, while it compiles, "
+                f"so a change to a Python number it reads ('global {name}; {name} += 1', a "
+                "nonlocal's, an attribute's) would not happen at each call. Keep a value that "
+                "changes in an array (COUNT = np.zeros(1); COUNT[0] += 1 is written at each "
+                f"call), or change it outside the jitted function ('{name}' was set back to "
+                f"{value!r})")
 
     def guard_frozen(self) -> None:
         """Guard by content each small array the code names but did not use with a traced value:
@@ -435,7 +546,9 @@ class Recorder:
             fun = fun.func
         bound_to = getattr(fun, "__self__", None) if isinstance(fun, types.MethodType) else None
         fun = getattr(fun, "__func__", fun)
-        if not isinstance(fun, (types.FunctionType, type)) and callable(fun):
+        if not isinstance(fun, (types.FunctionType, type, types.MethodType)) and callable(fun):
+            if _users_instance(fun):
+                bound_to = fun  # gain(x): its __call__ reads self.g, self.w as a method would
             fun = type(fun).__dict__.get("__call__", fun)  # a callable object: its __call__
         code = getattr(fun, "__code__", None)
         if not isinstance(fun, types.FunctionType) or code is None or code in self._registered:
@@ -489,10 +602,19 @@ class Recorder:
                        if type(k) is str and (type(v) is np.ndarray or k in code_names
                                               or not isinstance(v, _GUARDED))]
         elif type(obj) in (list, tuple):
-            members = [(ItemRead(obj, i), f"{name}[{i}]", v) for i, v in enumerate(obj[:_MEMBERS])
-                       if not isinstance(v, _GUARDED)]
+            # numbers too: L[0], TUP[i] are read at the call as a global number is (guarded)
+            members = [(ItemRead(obj, i), f"{name}[{i}]", v) for i, v in enumerate(obj[:_MEMBERS])]
+        elif _users_module(obj) or _users_class(obj):
+            # settings.THR, Cfg.K: from the module's or class's dict, as a global from its module's
+            own = obj.__dict__ if type(obj) is types.ModuleType else _class_dict(obj)
+            self._outside[id(obj)] = obj  # (settings.THR = v in the traced code is refused)
+            members = [(GlobalRead(own, a), f"{name}.{a}", own[a]) for a in code_names & own.keys()
+                       if not a.startswith("__")]
         if type(obj) in (dict, list, set):
-            self._outside[id(obj)] = obj  # (a traced value stored into it is refused: runtime.call)
+            self._outside[id(obj)] = obj  # (changing it while tracing is refused: runtime.call)
+            self._labels.setdefault(id(obj), name)
+            if id(obj) not in self._snapshots and len(obj) <= _SNAPSHOT_LIMIT:
+                self._snapshots[id(obj)] = (obj, obj.copy())  # (check_containers)
         elif _users_instance(obj):
             self._outside[id(obj)] = obj
             own, shared = obj.__dict__, _class_dict(type(obj))
@@ -509,14 +631,25 @@ class Recorder:
         ``self``, an object among its globals and cells, or one held in theirs)."""
         return self._outside.get(id(obj)) is obj
 
+    def label(self, obj) -> str | None:
+        """How the code names ``obj``, an outside list, dict or set (``LOG``, ``OBJ.items``)."""
+        return self._labels.get(id(obj)) if self.outside(obj) else None
+
     def _note(self, read, name: str) -> None:
         value = read()
         if type(value) is np.ndarray:
             self._known.setdefault(id(value), (value, read, name))
-        elif isinstance(value, (*_GUARDED, *_GENERATORS)):
+        elif type(value) in (list, tuple):
+            key = (id(value), name)
+            if key not in self._guarded:  # its items are read from it: bound anew, trace again
+                self._guarded.add(key)
+                self.inputs.guards.append((IsRead(read, value, name), True))
+        elif isinstance(value, (*_GUARDED, *_GENERATORS)) or _users_function(value) or _users_class(value):
+            # a function or class by identity: helper = lambda x: x * 3 runs the new one
             # a generator by identity: the draws come from the object the trace saw, so a name
             # bound to another one (RNG = np.random.default_rng(7), to reseed) must trace again
-            key = (id(read.namespace if isinstance(read, GlobalRead) else read.cell), name)
+            key = (id(read.namespace if isinstance(read, GlobalRead)
+                      else read.container if isinstance(read, ItemRead) else read.cell), name)
             if key not in self._guarded:
                 self._guarded.add(key)
                 self.inputs.guards.append((read, value))

@@ -525,8 +525,8 @@ MUTANTS = [
            "an index from the data in a try that catches IndexError compiles; the except never runs",
            ("tests/jitcore/test_runtime_raises.py",)),
     Mutant("generator-global-not-guarded", "jitcore/calltime.py",
-           "        elif isinstance(value, (*_GUARDED, *_GENERATORS)):",
-           "        elif isinstance(value, _GUARDED):",
+           "        elif isinstance(value, (*_GUARDED, *_GENERATORS)) or _users_function(value)",
+           "        elif isinstance(value, _GUARDED) or _users_function(value)",
            "a global generator bound anew is not seen: draws come from the old one",
            ("tests/jitcore/test_globals.py",)),
     Mutant("same-object-step-refused", "jitcore/autograph/statements.py",
@@ -1432,6 +1432,18 @@ MUTANTS = [
            "        if False:\n",
            "PARAMS['w'] of a global dict of arrays is the first call's array forever",
            ("tests/jitcore/test_object_attributes.py",)),
+    Mutant("class-and-module-attributes-frozen", "jitcore/calltime.py",
+           "        elif _users_module(obj) or _users_class(obj):\n",
+           "        elif False:\n",
+           "Cfg.thr and settings.THR keep the first call's values: a threshold tuned between calls "
+           "is not seen (REPORT t46 1.1)",
+           ("tests/jitcore/test_call_time_reads_46.py",)),
+    Mutant("outside-container-change-once", "jitcore/autograph/runtime.py",
+           "        if method.__name__ in _CHANGING or prims.holds_tracer((args, kwargs)):",
+           "        if prims.holds_tracer((args, kwargs)):",
+           "LOG.append(img.shape) in a jitted function appends once, while compiling, not at each "
+           "call (REPORT t46 1.2)",
+           ("tests/jitcore/test_call_time_reads_46.py",)),
     Mutant("outside-attribute-set-allowed", "jitcore/autograph/runtime.py",
            "    if current_trace() is not None and r is not None and r.outside(obj):",
            "    if False:",
@@ -1711,8 +1723,10 @@ MUTANTS = [
            "a result whose type the data chose raises TypeError from the third (native) call on",
            ("tests/jitcore/test_result_types_chosen_by_data.py",)),
     Mutant("refined-branches-swapped", "jitcore/autograph/statements.py",
-           "        then_fn, else_fn = index_forms.refining(then_fn, x, holds), index_forms.refining(else_fn, x, fails)",
-           "        then_fn, else_fn = index_forms.refining(then_fn, x, fails), index_forms.refining(else_fn, x, holds)",
+           "        then_fn, else_fn = index_forms.refining(then_fn, x, holds), "
+           "index_forms.refining(else_fn, x, fails)",
+           "        then_fn, else_fn = index_forms.refining(then_fn, x, fails), "
+           "index_forms.refining(else_fn, x, holds)",
            "if t >= w traces its then-branch with the bounds of t < w: the window is clamped wrongly",
            ("tests/jitcore/test_guarded_windows_46.py",)),
 ]

@@ -199,22 +199,48 @@ def _noting_made(cls):
     return make
 
 
+# The methods that change a list, dict or set (the others only read it).
+_CHANGING = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse",
+                       "update", "popitem", "setdefault", "add", "discard", "difference_update",
+                       "intersection_update", "symmetric_difference_update", "__setitem__",
+                       "__delitem__", "__iadd__", "__ior__"})
+
+
 def _outside_container_method(method):
-    """``HIST.append(v)`` on a list, dict or set from outside the jitted function: refused when
-    it would store a traced value there (it runs once, while tracing, and the container would
-    keep a value that exists only then)."""
+    """``LOG.append(v)`` on a list, dict or set from outside the jitted function: refused, before
+    it runs. Its Python code runs once, while the function compiles, so the container would
+    change once, not at each call as NumPy's would (and keep a traced value, given one).
+    Replaying it at each call would be right for ``LOG.append(shape)`` but not for
+    ``D[k] = D.get(k, 0) + 1``, whose value came from the container as tracing found it."""
     def checked(*args, **kwargs):
-        if prims.holds_tracer((args, kwargs)):
-            kind = type(method.__self__).__name__
-            raise UnsupportedError(
-                f"{kind}.{method.__name__}(...) with a traced value (at {user_location()}) changes a "
-                f"{kind} from outside the jitted function: it would run once, while the function "
-                "compiles, not at each call, and leave a traced value in it. Return the value "
-                "(and store it outside the jitted function), or write it into an array made "
-                "beforehand (OUT[i] = v), which the compiled code writes at each call")
+        if method.__name__ in _CHANGING or prims.holds_tracer((args, kwargs)):
+            refuse_outside_change(method.__self__, f"{method.__name__}(...)",
+                                  prims.holds_tracer((args, kwargs)))
         return method(*args, **kwargs)
 
     return checked
+
+
+def refuse_outside_change(container, what: str, traced: bool = False) -> None:
+    """Refuse a change to ``container``, a list, dict or set from outside the jitted function."""
+    kind = type(container).__name__
+    r = calltime.recorder()
+    name = r.label(container) if r is not None else None
+    raise UnsupportedError(
+        f"{kind}.{what}{f' on {name}' if name else ''}{' with a traced value' if traced else ''} "
+        f"(at {user_location()}) changes a "
+        f"{kind} from outside the jitted function: its Python code runs once, while the function "
+        "compiles, not at each call as NumPy's would, so the " + kind + " would change once"
+        + (" and keep a traced value" if traced else "") + " (it was left unchanged). Return the "
+        "value and store it outside the jitted function, or count in an array made beforehand "
+        "(COUNTS[i] += 1, OUT[i] = v), which the compiled code writes at each call. (To count "
+        "traces, read f.cache_info().traces.)")
+
+
+def _outside_container(base) -> bool:
+    r = calltime.recorder()
+    return type(base) in (list, dict, set) and r is not None and current_trace() is not None \
+        and r.outside(base)
 
 
 def _apply_along_axis(func1d, axis, arr, *args, **kwargs):
@@ -271,6 +297,8 @@ BUILTINS[builtins.print] = _print
 def setitem_outer(base, key, value) -> None:
     """``W[k] = v`` where ``W`` is a global or a closure's variable: written in place, in the
     array the caller sees (a call-time input's, when the write is traced)."""
+    if _outside_container(base):
+        refuse_outside_change(base, "__setitem__(...)", prims.holds_tracer(value))
     _writable_outer(calltime.outer_target(base, key, value), key, value)[key] = value
 
 
@@ -385,6 +413,8 @@ def set_attribute(obj, name: str, value) -> None:
 
 
 def aug_setitem_outer(base, key, op, value) -> None:
+    if _outside_container(base) and type(base[key]) is not np.ndarray:  # (an array: updated in place)
+        refuse_outside_change(base, "__setitem__(...)", prims.holds_tracer(value))
     target = _writable_outer(calltime.outer_target(base, key, value), key, value)
     target[key] = expressions._AUG[op](target[key], value)  # no traced copy: see setitem_outer
 

@@ -4,6 +4,7 @@ shape errors, and a cache that stays consistent after an error."""
 
 from __future__ import annotations
 
+import collections
 import inspect
 import io
 import linecache
@@ -292,7 +293,7 @@ def test_print_of_intermediate_values_and_shapes(capsys):
 # -- (d) retracing -----------------------------------------------------------------------------
 
 def test_same_signature_neither_traces_nor_compiles_new_ones_do():
-    traces = []
+    traces = collections.deque()  # (a list changed while tracing is refused)
 
     @jc.jit
     def f(x):
@@ -303,7 +304,7 @@ def test_same_signature_neither_traces_nor_compiles_new_ones_do():
     for _ in range(3):
         assert_matches(f(a), np.tanh(a * 2 + 1), ulps=2)
     assert info(f) == (2, 1, 1, 1)
-    assert traces == [((64,), np.float32)]
+    assert list(traces) == [((64,), np.float32)]
     f(a[:32].copy())  # new shape: traced, its code reused (tests/jitcore/test_size_generic.py)
     assert info(f) == (2, 2, 2, 1)
     f(a.astype(np.float64))  # new dtype
@@ -311,7 +312,7 @@ def test_same_signature_neither_traces_nor_compiles_new_ones_do():
     f(a.astype(np.float64))
     f(a[:32].copy())
     assert info(f) == (4, 3, 3, 2)
-    assert traces == [((64,), np.float32), ((32,), np.float32), ((64,), np.float64)]
+    assert list(traces) == [((64,), np.float32), ((32,), np.float32), ((64,), np.float64)]
 
 
 # -- (e) unsupported arguments -----------------------------------------------------------------

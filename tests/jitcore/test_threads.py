@@ -8,6 +8,7 @@ it (``wait_until_waiting``) rather than sleeping for a while.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import sys
 import threading
@@ -86,7 +87,7 @@ def test_one_new_signature_from_many_threads_compiles_once():
 
 
 def test_threads_that_miss_wait_for_the_one_compile():
-    entered = []
+    entered = collections.deque()  # (a list changed while tracing is refused)
 
     @jc.jit
     def f(x):
@@ -161,7 +162,7 @@ def test_cached_calls_from_many_threads_are_right_and_counted():
 # -- compiles that fail ------------------------------------------------------------------------
 
 def test_a_compile_that_raises_reaches_every_waiting_thread():
-    traces = []
+    traces = collections.deque()  # (a list changed while tracing is put back: the trace fails)
 
     @jc.jit(autograph=False)
     def f(x):
@@ -195,7 +196,7 @@ def test_failing_compiles_from_many_threads_never_hang():
 
 
 def test_after_a_failed_compile_later_calls_compile_it():
-    traced = []
+    traced = collections.deque()  # (a list changed while tracing is refused)
 
     @jc.jit
     def f(x):
@@ -221,7 +222,7 @@ class Interrupt(BaseException):
 
 
 def test_an_interrupted_compile_is_retried_by_the_waiting_threads():
-    owner = []
+    owner = collections.deque()  # (a list changed while tracing is refused)
 
     @jc.jit
     def f(x):
@@ -285,7 +286,7 @@ def test_the_native_call_releases_the_gil():
 
 
 def test_a_function_calling_itself_with_its_signature_while_tracing_does_not_deadlock():
-    inner = []
+    inner = collections.deque()  # (a list changed while tracing is refused)
 
     @jc.jit
     def f(x):
