@@ -106,4 +106,25 @@ def _bound(b, size: int, which: int):
     if c is not None:  # NumPy's own clamping of a static bound
         return slice(c, None).indices(size)[0] if which == 0 else slice(None, c).indices(size)[1]
     form = form_of(b)
+    if form is not None and -size <= form.lo and form.hi < 0:
+        return b + size  # x[:-k]: NumPy counts from the end, for every value of the index
     return b if form is not None and 0 <= form.lo and form.hi <= size else None
+
+
+def length_key(start, stop) -> tuple | None:
+    """``stop - start`` as ``(base, scale, offset)`` when the two bounds (static ints or forms
+    of one index) make it a form (``x[:n - k]`` and ``x[k:]``: ``n - k`` both); else None.
+    Two slices with the same key have the same length for every value of the index."""
+    a, b = _as_form(start), _as_form(stop)
+    if a is None or b is None or (a[0] is not None and b[0] is not None and a[0] is not b[0]):
+        return None
+    scale = b[1] - a[1]
+    return (a[0] if a[0] is not None else b[0]) if scale else None, scale, b[2] - a[2]
+
+
+def _as_form(b) -> tuple | None:
+    c = _static_int(b)
+    if c is not None:
+        return None, 0, c
+    form = form_of(b)
+    return None if form is None else (form.base, form.scale, form.offset)

@@ -131,7 +131,7 @@ def _ranged_slice(x: Tracer, key):
         return None
     if any(isinstance(k, slice) and j not in traced for j, k in enumerate(keys[:traced[-1]])):
         return None  # a sliced axis is not among the first of the result
-    masks = []
+    masks, spans = [], []
     for j in traced:
         size = x.shape[j]
         if index_forms.static_slice(keys[j], size) is not None:
@@ -140,8 +140,9 @@ def _ranged_slice(x: Tracer, key):
         if bounds is None:
             return None
         masks.append(_positions_mask(x.owner_trace, size, *bounds))
+        spans.append(bounds)
     plain = tuple(slice(None) if j in traced else k for j, k in enumerate(keys))
-    return plain, masked.product_mask(masks), tuple(masks)
+    return plain, masked.product_mask(masks), tuple(masks), tuple(spans)
 
 
 def _positions_mask(trace, size: int, start, stop) -> Tracer:
@@ -562,7 +563,7 @@ def subscript(x: Tracer, key):
         return selection
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        return masked.RangedSelection(getitem(x, ranged[0]), ranged[1], ranged[2])
+        return masked.RangedSelection(getitem(x, ranged[0]), *ranged[1:])
     mask = _traced_scalar_mask(key)
     if mask is not None:  # x[m] with a 0-d m: x with a new leading dim of length 1 or 0
         return masked.select(x.reshape((1,) + x.shape), mask.reshape((1,)))
@@ -628,9 +629,9 @@ def assign_subscript(x: Tracer, key, value) -> None:
         return
     ranged = _ranged_slice(x, key)
     if ranged is not None:
-        plain, mask, _ = ranged
+        plain, mask, factors, spans = ranged
         written = masked.write_ranged(getitem(x, plain), mask, value,
-                                      masked.RangedSelection(x, mask))
+                                      masked.RangedSelection(x, mask, factors, spans))
         prims.assign(x, update(x, plain, written))
         return
     if isinstance(value, Tracer) and value.view_of is not None and value.view_of[0] is x:
