@@ -73,7 +73,7 @@ def _binary(ufunc, a, b):
     python_arithmetic.check_division(ufunc, a, b)
     python_arithmetic.check_int_overflow(ufunc, a, b)
     out = prims.ufunc(ufunc, a, b)
-    if index_forms.form_of(a) or index_forms.form_of(b):
+    if ufunc in (np.add, np.subtract, np.multiply):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
             out.index_form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
     return out

@@ -22,11 +22,12 @@ import operator
 
 import numpy as np
 
-from jitcore import index_forms, masked
+from jitcore import index_forms, masked, python_arithmetic
 from jitcore import primitives as prims
 from jitcore.errors import JitTypeError, UnsupportedError
 from jitcore.ir.dialects import array
 from jitcore.ir.dialects.array import DiagonalOp, GatherNdOp, GatherOp, ScatterNdOp, gather_nd_shape
+from jitcore.ir.dialects.kernel import SLICE_CLAMPED
 from jitcore.tracer import Tracer, as_scalar, make_view, user_location
 
 
@@ -107,7 +108,9 @@ def _split_sliding(x: Tracer, key):
             if found is None and any(isinstance(b, Tracer) for b in (k.start, k.stop, k.step)):
                 return None
             if found is not None:
-                start, length, step = found
+                start, length, step, checked = found
+                if checked:
+                    _check_window(start, length, step, x.shape[dim])
                 sliding.append((axis, start + step * np.arange(length, dtype=np.int64)))
                 k = slice(None)
             dim, axis = dim + 1, axis + 1
@@ -115,6 +118,15 @@ def _split_sliding(x: Tracer, key):
             dim += 1
         plain.append(k)
     return tuple(plain), sliding
+
+
+def _check_window(start: Tracer, length: int, step: int, size: int) -> None:
+    """``x[p:p + s]`` at a traced ``p`` of unknown bounds is gathered at its static length;
+    where NumPy would read another window (``p < 0``: from the end; past the end: shorter),
+    the call raises IndexError when it runs (``kernel.SLICE_CLAMPED``)."""
+    last = prims.ufunc(np.add, start, step * (length - 1))
+    python_arithmetic.raise_when(prims.ufunc(np.less, start, 0) | prims.ufunc(np.greater_equal, last, size),
+                                 SLICE_CLAMPED)
 
 
 def _ranged_slice(x: Tracer, key):

@@ -141,7 +141,9 @@ class MaskedSelection:
         if not all(isinstance(v, MaskedSelection) and v.factors is not None and v.values.ndim in (1, 2)
                    and len(v.factors) == v.values.ndim for v in (a, b)):
             raise self._refusal(f"numpy.{name} with an operand that is not a 1-d or 2-d selection")
-        aligned = aligned_onto(b, a) if a.values.ndim == b.values.ndim == 1 else None
+        aligned = None
+        if a.values.ndim == b.values.ndim == 1 and not same_mask(a.mask, b.mask):
+            aligned = aligned_onto(b, a)  # np.dot(xc[:-k], xc[k:])
         if aligned is None and (not same_mask(a.factors[-1], b.factors[0])
                                 or a.values.shape[-1] != b.values.shape[0]):
             raise self._refusal(f"numpy.{name} of selections whose contracted dims differ")
@@ -441,8 +443,11 @@ def realign(values: Tracer, start, n: int, onto_start) -> Tracer:
     from jitcore.indexing import take  # indexing imports this module
 
     trace = values.owner_trace
-    shift = prims.ufunc(np.subtract, start, onto_start)
-    idx = prims.ufunc(np.add, prims.constant(trace, _arange(n)), shift)
+    positions = prims.constant(trace, _arange(n))
+    if isinstance(start, Tracer) or isinstance(onto_start, Tracer):
+        idx = prims.ufunc(np.add, positions, prims.ufunc(np.subtract, start, onto_start))
+    else:
+        idx = positions + (start - onto_start)
     idx = prims.clip(idx, 0, max(values.shape[0] - 1, 0))
     return take(values, idx, 0)
 
@@ -543,7 +548,7 @@ def select(x: Tracer, mask: Tracer) -> MaskedSelection:
     return MaskedSelection(x, mask)
 
 
-def _same_value(a, b, depth: int = 8) -> bool:
+def same_value(a, b, depth: int = 8) -> bool:
     """Do ``a`` and ``b`` hold the same values by construction: one value, or the results of
     the same pure ops on the same values (what CSE would merge), ``x < 0`` computed twice?"""
     if a is b:
@@ -554,11 +559,11 @@ def _same_value(a, b, depth: int = 8) -> bool:
     return (p.op_name == q.op_name and p.has_trait(PURE) and not p.regions and not q.regions
             and p.attributes == q.attributes and len(p.operands) == len(q.operands)
             and [r.type for r in p.results] == [r.type for r in q.results]
-            and all(_same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
+            and all(same_value(u, v, depth - 1) for u, v in zip(p.operands, q.operands)))
 
 
 def same_mask(a: Tracer, b: Tracer) -> bool:
-    return a is b or (a.shape == b.shape and _same_value(a.value, b.value))
+    return a is b or (a.shape == b.shape and same_value(a.value, b.value))
 
 
 def write(x: Tracer, mask: Tracer, value: MaskedSelection) -> Tracer:

@@ -24,7 +24,7 @@ import numpy as np
 
 from jitcore import primitives as prims
 from jitcore import tracer as tracer_module
-from jitcore.errors import JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
+from jitcore.errors import JitIndexError, JitOverflowError, JitTypeError, JitValueError, JitZeroDivisionError
 from jitcore.ir.dialects import kernel
 from jitcore.ir.dialects.kernel import PYTHON_ERRORS
 from jitcore.tracer import Tracer, fresh, user_location
@@ -54,7 +54,7 @@ def _kind(x) -> str:
 
 
 _EXCEPTIONS = {"ZeroDivisionError": JitZeroDivisionError, "ValueError": JitValueError,
-               "OverflowError": JitOverflowError}
+               "OverflowError": JitOverflowError, "IndexError": JitIndexError}
 
 
 def error(code: int) -> Exception:
@@ -62,6 +62,12 @@ def error(code: int) -> Exception:
     Python's, with Python's message."""
     name, message = PYTHON_ERRORS[code]
     return _EXCEPTIONS[name](message)
+
+
+def raise_when(bad: Tracer, code: int) -> None:
+    """The call raises ``error(code)`` where ``bad`` holds; refused inside a ``try`` whose
+    ``except`` would catch it (Python would run the handler)."""
+    _raise_when(bad, code)
 
 
 def _raise_when(bad: Tracer, code: int) -> None:

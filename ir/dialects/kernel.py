@@ -431,7 +431,7 @@ LINALG_ERRORS = (SINGULAR_MATRIX, NOT_POSITIVE_DEFINITE, NOT_FINITE, NO_CONVERGE
 (DIVISION_BY_ZERO, FLOAT_DIVISION_BY_ZERO, FLOAT_FLOOR_DIVISION_BY_ZERO, FLOAT_MODULO_BY_ZERO,
  FLOAT_DIVMOD_BY_ZERO, INT_FLOOR_DIVISION_BY_ZERO, INT_MODULO_BY_ZERO, COMPLEX_DIVISION_BY_ZERO,
  ZERO_TO_NEGATIVE_POWER, INT_OF_NAN, INT_OF_INFINITY, INT_OF_LARGE_FLOAT, INT_OVERFLOW,
- NEGATIVE_SHIFT, NEGATIVE_INT_EXPONENT, COMPLEX_POWER, POWER_OVERFLOW) = range(40, 57)
+ NEGATIVE_SHIFT, NEGATIVE_INT_EXPONENT, COMPLEX_POWER, POWER_OVERFLOW, SLICE_CLAMPED) = range(40, 58)
 PYTHON_ERRORS = {
     DIVISION_BY_ZERO: ("ZeroDivisionError", "division by zero"),
     FLOAT_DIVISION_BY_ZERO: ("ZeroDivisionError", "float division by zero"),
@@ -459,6 +459,11 @@ PYTHON_ERRORS = {
          "in Python, but this power's type was fixed as float when the function compiled. Write "
          "complex(x) ** y for Python's complex result, or np.power(x, y) for NumPy's NaN"),
     POWER_OVERFLOW: ("OverflowError", "(34, 'Numerical result out of range')"),
+    SLICE_CLAMPED: ("IndexError", "a slice of static length at a traced start (x[p:p + s]) reaches "
+         "outside the array: its start is negative (NumPy would count it from the end) or start + s "
+         "is past the axis' size (NumPy would give a shorter slice), but under jit its length was "
+         "fixed at s when the function compiled. Keep the window inside the array (p = min(max(p, "
+         "0), n - s)), or pad the array first (np.pad)"),
 }
 
 
