@@ -142,7 +142,12 @@ def _reflected(ufunc, name: str):
 
 def _unary(ufunc, name: str):
     def unary(self):
-        return prims.ufunc(ufunc, self)
+        out = prims.ufunc(ufunc, self)
+        form = index_forms.form_of(self)
+        if form is not None and ufunc in (np.negative, np.positive) and isinstance(out, Tracer) \
+                and out.ndim == 0 and out.dtype.kind == "i":
+            out.index_form = form.negated() if ufunc is np.negative else form  # x[:-k]
+        return out
 
     return _method(unary, name)
 
