@@ -85,6 +85,8 @@ def test_velocity_autocorrelation(dtype):
     for nlag in (80, 90):
         same(jc.jit(velocity_autocorrelation, static_argnums=1)(v, nlag),
              velocity_autocorrelation(v, nlag), tol)
+    text = jc.jit(velocity_autocorrelation, static_argnums=1).lower(v, 90).as_text("traced")
+    assert '"scf.for"' in text
 
 
 def test_writes_and_reductions_of_shifted_slices():
@@ -212,7 +214,7 @@ def test_an_int_argument_compiles_once():
     f = jc.jit(row_window)
     for r in (0, 1, 2):
         same(f(x, r), row_window(x, r))
-    assert len(traced(row_window, x, 0)) > 0
+    assert f.cache_info().compiles == 1  # not one per value of r
     with pytest.raises(IndexError, match="traced start"):
         f(x, 3)
     with pytest.raises(IndexError, match="traced start"):
