@@ -239,3 +239,36 @@ def test_negative_steps_are_refused_clearly():
         return x[p[0] + 3:p[0]:-1]
     with pytest.raises(JitcoreError):
         jc.jit(f)(np.arange(8.0), np.array([2]))
+
+
+def paste(img, p, patch):
+    img = img.copy()
+    img[p[0]:p[0] + 3, p[1]:p[1] + 3] = patch
+    img[p[0]:p[0] + 3, p[1]:p[1] + 3] += 1
+    return img
+
+
+def test_writes_through_a_checked_window():
+    img, patch = np.zeros((6, 6)), np.arange(9.0).reshape(3, 3)
+    for p in ((0, 0), (3, 3), (1, 2)):
+        same(jc.jit(paste)(img, np.array(p), patch), paste(img, np.array(p), patch))
+    assert not img.any()
+    with pytest.raises(ValueError):  # NumPy: the value does not fit the clamped window
+        paste(img, np.array((4, 0)), patch)
+    with pytest.raises(IndexError, match="traced start"):  # jitcore: the window is refused
+        jc.jit(paste)(img, np.array((4, 0)), patch)
+
+
+_WINDOW = jc.jit(lambda x, p: x[p[0]:p[0] + 3] * 2)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-8, 8), st.integers(0, 7))
+def test_windows_match_numpy_or_raise(start, n):
+    x, p = np.arange(float(n)), np.array([start])
+    want = x[start:start + 3] * 2
+    if 0 <= start and start + 3 <= n:
+        same(_WINDOW(x, p), want)
+    else:  # NumPy clamps or counts from the end: another window
+        with pytest.raises(IndexError, match="traced start"):
+            _WINDOW(x, p)
