@@ -75,7 +75,10 @@ def _binary(ufunc, a, b):
     out = prims.ufunc(ufunc, a, b)
     if ufunc in (np.add, np.subtract, np.multiply):
         if isinstance(out, Tracer) and out.ndim == 0 and out.dtype.kind in "iu":
-            out.index_form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
+            form = index_forms.combine(ufunc, a, b)  # i + 1 is still i, shifted
+            if form is not None and not form.known:
+                out.open_form, form = form, None  # (no bounds: only a window's check reads it)
+            out.index_form = form
     return out
 
 

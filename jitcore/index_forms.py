@@ -67,7 +67,7 @@ _UNKNOWN = 2 ** 64
 def _form_or_open(v) -> IndexForm | None:
     """``v``'s form, or for a traced int scalar without one (``p[0]``, an int argument) an
     open form with ``v``'s value as its base: ``p[0] + s`` is then ``p[0]``, shifted."""
-    form = form_of(v)
+    form = form_of(v) or getattr(v, "open_form", None)
     if form is None and getattr(v, "ndim", None) == 0 and getattr(v, "dtype", np.dtype(float)).kind in "iu" \
             and hasattr(v, "value"):
         form = IndexForm(v.value, 1, 0, -_UNKNOWN, _UNKNOWN, known=False)
